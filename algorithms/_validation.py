@@ -1,0 +1,129 @@
+"""Input checks shared by every constructor: each error names the argument and what was wrong."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+FLOAT_DTYPES = (np.float32, np.float64)
+
+
+def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None) -> np.ndarray:
+    """``value`` as a finite float ndarray (float64 unless ``value`` is float32).
+
+    >>> as_float_array("q", [1, 2]).dtype
+    dtype('float64')
+    >>> as_float_array("q", [1.0, float("nan")])
+    Traceback (most recent call last):
+    ...
+    ValueError: q contains NaN or inf entries
+    """
+    if value is None:
+        raise TypeError(f"{name} is required, got None")
+    try:
+        array = np.asarray(value)
+    except Exception as exc:  # ragged lists and the like
+        raise TypeError(f"{name} must be array-like: {exc}") from exc
+    if array.dtype == object or not np.issubdtype(array.dtype, np.number):
+        raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
+    if np.iscomplexobj(array):
+        raise TypeError(f"{name} must be real, got complex entries")
+    if dtype is None:
+        dtype = np.float32 if array.dtype == np.float32 else np.float64
+    array = array.astype(dtype, copy=False)
+    if ndim is not None and array.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} contains NaN or inf entries")
+    return array
+
+
+def as_float_matrix(name: str, value: Any, *, dtype=None, allow_sparse: bool = True):
+    """A finite 2-D float matrix, dense ndarray or (if allowed) scipy CSC matrix."""
+    if sp.issparse(value):
+        if not allow_sparse:
+            raise TypeError(f"{name} must be dense")
+        matrix = sp.csc_matrix(value, dtype=dtype or np.float64)
+        if not np.all(np.isfinite(matrix.data)):
+            raise ValueError(f"{name} contains NaN or inf entries")
+        return matrix
+    return as_float_array(name, value, ndim=2, dtype=dtype)
+
+
+def check_shape(name: str, array, shape: tuple[int | None, ...]) -> None:
+    """Raise if ``array.shape`` differs from ``shape`` (``None`` matches any size)."""
+    ok = len(array.shape) == len(shape) and all(
+        want is None or want == got for want, got in zip(shape, array.shape)
+    )
+    if not ok:
+        expected = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
+        raise ValueError(f"{name} must have shape {expected}, got {tuple(array.shape)}")
+
+
+def check_square_symmetric(name: str, matrix, *, rtol: float = 1e-8) -> None:
+    """Raise unless ``matrix`` is square and symmetric to relative tolerance ``rtol``."""
+    rows, cols = matrix.shape
+    if rows != cols:
+        raise ValueError(f"{name} must be square, got shape {matrix.shape}")
+    asym = matrix - matrix.T
+    asym_norm = abs(asym).max() if sp.issparse(asym) else np.max(np.abs(asym), initial=0.0)
+    scale = abs(matrix).max() if sp.issparse(matrix) else np.max(np.abs(matrix), initial=0.0)
+    if asym_norm > rtol * max(1.0, scale):
+        raise ValueError(f"{name} must be symmetric (max |{name} - {name}ᵀ| = {asym_norm:.3g})")
+
+
+def min_eigenvalue(matrix) -> float:
+    """Smallest eigenvalue of a symmetric dense or sparse matrix."""
+    if sp.issparse(matrix):
+        n = matrix.shape[0]
+        if n <= 500:
+            return float(np.linalg.eigvalsh(matrix.toarray())[0])
+        from scipy.sparse.linalg import eigsh
+
+        return float(eigsh(matrix.astype(np.float64), k=1, which="SA", return_eigenvectors=False)[0])
+    return float(np.linalg.eigvalsh(np.asarray(matrix, dtype=np.float64))[0])
+
+
+def check_psd(name: str, matrix, *, rtol: float = 1e-10) -> float:
+    """Raise unless symmetric ``matrix`` is positive semidefinite; return its smallest eigenvalue."""
+    lam_min = min_eigenvalue(matrix)
+    scale = abs(matrix).max() if sp.issparse(matrix) else np.max(np.abs(matrix), initial=0.0)
+    if lam_min < -rtol * max(1.0, scale):
+        raise ValueError(
+            f"{name} must be positive semidefinite (smallest eigenvalue {lam_min:.3g})"
+        )
+    return lam_min
+
+
+def check_nonnegative(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
+    return float(value)
+
+
+def check_positive(name: str, value: Any) -> float:
+    value = check_nonnegative(name, value)
+    if value == 0:
+        raise ValueError(f"{name} must be > 0, got 0")
+    return value
+
+
+def check_positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value <= 0:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return int(value)
+
+
+def check_choice(name: str, value: Any, choices) -> Any:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")
+    return value
+
+
+def check_callable(name: str, value: Any) -> None:
+    if not callable(value):
+        raise TypeError(f"{name} must be callable, got {type(value).__name__}")

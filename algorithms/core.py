@@ -1,0 +1,273 @@
+"""The common interface: problems are data, algorithms are hyperparameters, ``solve`` joins them.
+
+Every method in the package is reached through one generic function,
+
+    solve(problem, algorithm, **options) -> Solution
+
+which dispatches on the concrete types of *both* arguments (plum multiple
+dispatch, one private :data:`_dispatch`). A family adds a method by defining
+
+    @_dispatch
+    def _solve(problem: MyProblem, algorithm: MyAlgorithm, options: SolveOptions) -> Solution:
+        ...
+
+in the algorithm's own file. Common keywords (documented once, here):
+
+``maxiters`` (int >= 0 or None)
+    iteration cap; ``None`` lets the algorithm use its default. ``maxiters=0``
+    returns the starting point with ``RetCode.MaxIters``.
+``tol`` (float > 0 or None)
+    the algorithm's stopping tolerance (what it measures is in its docstring).
+``seed`` (int or None)
+    seeds every random choice; same seed, same result.
+``callback`` (callable or None)
+    called as ``callback(record)`` with the per-iteration record (a dict);
+    returning ``True`` stops the run with ``RetCode.Terminated``.
+``progress`` (bool)
+    show a tqdm progress bar over iterations.
+``store_trace`` (bool)
+    keep the per-iteration records in ``Solution.trace`` (rate claims need them).
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from plum import Dispatcher
+
+__all__ = [
+    "Algorithm",
+    "IncompatibleAlgorithmError",
+    "IterationMonitor",
+    "Problem",
+    "RetCode",
+    "Solution",
+    "SolveOptions",
+    "Stats",
+    "applicable_algorithms",
+    "registered_pairs",
+    "solve",
+]
+
+_dispatch = Dispatcher()
+
+
+class RetCode(enum.StrEnum):
+    """Why a solve stopped (SciML's ``ReturnCode``)."""
+
+    Success = "Success"
+    MaxIters = "MaxIters"
+    Infeasible = "Infeasible"
+    Unbounded = "Unbounded"
+    Diverged = "Diverged"
+    Stalled = "Stalled"
+    Degenerate = "Degenerate"
+    Terminated = "Terminated"
+    Failure = "Failure"
+
+    @property
+    def successful(self) -> bool:
+        return self is RetCode.Success
+
+
+class Problem:
+    """Base class of every problem type: a frozen dataclass holding data only."""
+
+
+class Algorithm:
+    """Base class of every algorithm type: a frozen dataclass holding hyperparameters only."""
+
+
+@dataclass
+class Stats:
+    """Counters of a solve; families fill what applies, the rest stay zero."""
+
+    iterations: int = 0
+    f_calls: int = 0
+    grad_calls: int = 0
+    hess_calls: int = 0
+    linear_solves: int = 0
+    wall_time: float = math.nan
+
+    def as_dict(self) -> dict[str, float]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass
+class Solution:
+    """What every ``solve`` returns.
+
+    ``x`` is the final iterate, ``value`` the objective there, ``retcode`` why it
+    stopped, ``stats`` the counters, ``trace`` the per-iteration records (empty
+    unless ``store_trace=True``), and ``original`` the raw result of a wrapped
+    backend, when there is one.
+    """
+
+    x: Any
+    value: float
+    retcode: RetCode
+    stats: Stats = field(default_factory=Stats)
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    original: Any = None
+    problem: Problem | None = None
+    algorithm: Algorithm | None = None
+
+    @property
+    def successful(self) -> bool:
+        return self.retcode.successful
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    """The common keywords of :func:`solve` (see the module docstring)."""
+
+    maxiters: int | None = None
+    tol: float | None = None
+    seed: int | None = 0
+    callback: Callable[[dict[str, Any]], Any] | None = None
+    progress: bool = False
+    store_trace: bool = False
+
+    def __post_init__(self) -> None:
+        if self.maxiters is not None and (
+            isinstance(self.maxiters, bool) or not isinstance(self.maxiters, int) or self.maxiters < 0
+        ):
+            raise ValueError(f"maxiters must be a non-negative int or None, got {self.maxiters!r}")
+        if self.tol is not None and not (isinstance(self.tol, int | float) and self.tol > 0):
+            raise ValueError(f"tol must be a positive float or None, got {self.tol!r}")
+        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
+            raise TypeError(f"seed must be an int or None, got {type(self.seed).__name__}")
+        if self.callback is not None and not callable(self.callback):
+            raise TypeError("callback must be callable or None")
+
+    @classmethod
+    def from_kwargs(cls, options: dict[str, Any]) -> SolveOptions:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise TypeError(
+                f"solve() got unknown option(s) {unknown}; the common options are {sorted(known)}"
+            )
+        return cls(**options)
+
+    def iterations(self, default: int) -> int:
+        """The iteration cap: ``maxiters`` if given, else the algorithm's ``default``."""
+        return default if self.maxiters is None else self.maxiters
+
+    def tolerance(self, default: float) -> float:
+        return default if self.tol is None else float(self.tol)
+
+
+class IterationMonitor:
+    """Trace, callback and progress bar for an iterative method, in one place.
+
+    >>> monitor = IterationMonitor(SolveOptions(store_trace=True), total=3)
+    >>> for k in range(3):
+    ...     stop = monitor.record(iteration=k, value=1.0 / (k + 1))
+    >>> monitor.close()
+    >>> [r["iteration"] for r in monitor.trace]
+    [0, 1, 2]
+    """
+
+    def __init__(self, options: SolveOptions, total: int, desc: str = "solve") -> None:
+        self.options = options
+        self.trace: list[dict[str, Any]] = []
+        self._bar = None
+        if options.progress:
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(total=total, desc=desc, leave=False)
+
+    def record(self, **fields_: Any) -> bool:
+        """Store one iteration's record; return True when the callback asks to stop."""
+        if self.options.store_trace:
+            self.trace.append(dict(fields_))
+        if self._bar is not None:
+            self._bar.update(1)
+        if self.options.callback is not None:
+            return bool(self.options.callback(dict(fields_)))
+        return False
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+class IncompatibleAlgorithmError(TypeError):
+    """No ``solve`` method joins this problem type and this algorithm type."""
+
+
+@_dispatch
+def _solve(problem: Problem, algorithm: Algorithm, options: SolveOptions) -> Solution:
+    applicable = applicable_algorithms(type(problem))
+    names = ", ".join(a.__name__ for a in applicable) or "none"
+    raise IncompatibleAlgorithmError(
+        f"{type(algorithm).__name__} cannot solve a {type(problem).__name__}; "
+        f"algorithms that apply to {type(problem).__name__}: {names}"
+    )
+
+
+def registered_pairs() -> list[tuple[type[Problem], type[Algorithm]]]:
+    """Every concrete (problem type, algorithm type) pair that has a ``solve`` method."""
+    _import_families()
+    pairs = []
+    for method in _solve.methods:
+        problem_type, algorithm_type = method.signature.types[:2]
+        if (problem_type, algorithm_type) != (Problem, Algorithm):
+            pairs.append((problem_type, algorithm_type))
+    return sorted(pairs, key=lambda p: (p[0].__module__, p[0].__name__, p[1].__name__))
+
+
+def applicable_algorithms(problem_type: type[Problem]) -> list[type[Algorithm]]:
+    """Algorithm types with a ``solve`` method for ``problem_type``."""
+    return [a for p, a in registered_pairs() if issubclass(problem_type, p)]
+
+
+#: the family subpackages; ``registered_pairs`` imports them all so the list is complete.
+FAMILIES = ("qp", "curvature", "nets")
+
+
+def _import_families() -> None:
+    """Import every module of every family, so each ``_solve`` method is registered."""
+    import importlib
+    import importlib.util
+    import pkgutil
+
+    for family in FAMILIES:
+        name = f"algorithms.{family}"
+        if importlib.util.find_spec(name) is None:
+            continue
+        package = importlib.import_module(name)
+        for module in pkgutil.walk_packages(package.__path__, prefix=name + "."):
+            importlib.import_module(module.name)
+
+
+def solve(problem: Problem, algorithm: Algorithm, **options: Any) -> Solution:
+    """Solve ``problem`` with ``algorithm``; see the module docstring for the common options.
+
+    >>> import numpy as np
+    >>> from algorithms.qp import QP, DQP
+    >>> sol = solve(QP(P=np.eye(2), q=np.array([-1.0, -1.0])), DQP(backend="clarabel"))
+    >>> sol.retcode, np.round(sol.x, 6)
+    (<RetCode.Success: 'Success'>, array([1., 1.]))
+    """
+    if not isinstance(problem, Problem):
+        raise TypeError(
+            f"problem must be a Problem (e.g. algorithms.qp.QP), got {type(problem).__name__}"
+        )
+    if not isinstance(algorithm, Algorithm):
+        raise TypeError(
+            f"algorithm must be an Algorithm (e.g. algorithms.qp.DQP), got {type(algorithm).__name__}"
+        )
+    opts = SolveOptions.from_kwargs(options)
+    start = time.perf_counter()
+    solution = _solve(problem, algorithm, opts)
+    solution.stats.wall_time = time.perf_counter() - start
+    solution.problem = problem
+    solution.algorithm = algorithm
+    return solution

@@ -1,0 +1,65 @@
+from dataclasses import dataclass
+
+import pytest
+
+from algorithms import IncompatibleAlgorithmError, Problem, RetCode, SolveOptions, solve
+from algorithms.core import Algorithm, IterationMonitor, applicable_algorithms, registered_pairs
+
+
+@dataclass(frozen=True)
+class Orphan(Problem):
+    """A problem type that no algorithm solves."""
+
+
+@dataclass(frozen=True)
+class Nothing(Algorithm):
+    """An algorithm that solves nothing."""
+
+
+def test_solve_checks_argument_types():
+    with pytest.raises(TypeError, match="problem must be a Problem"):
+        solve(1, Nothing())
+    with pytest.raises(TypeError, match="algorithm must be an Algorithm"):
+        solve(Orphan(), "DQP")
+
+
+def test_incompatible_pair_names_applicable_algorithms():
+    with pytest.raises(IncompatibleAlgorithmError, match=r"Nothing cannot solve a Orphan.*none"):
+        solve(Orphan(), Nothing())
+    pairs = registered_pairs()
+    if pairs:  # a real problem type: the message lists the algorithms that do apply
+        problem_type, _ = pairs[0]
+        names = [a.__name__ for a in applicable_algorithms(problem_type)]
+        assert names
+
+
+def test_unknown_option_is_named():
+    with pytest.raises(TypeError, match=r"unknown option\(s\) \['maxiter'\]"):
+        SolveOptions.from_kwargs({"maxiter": 3})
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"maxiters": -1}, "maxiters"), ({"maxiters": 1.5}, "maxiters"), ({"tol": 0.0}, "tol"),
+    ({"seed": "a"}, "seed"), ({"callback": 3}, "callback"),
+])
+def test_bad_common_options(kwargs, match):
+    with pytest.raises((TypeError, ValueError), match=match):
+        SolveOptions(**kwargs)
+
+
+def test_options_defaults():
+    opts = SolveOptions(maxiters=5)
+    assert opts.iterations(100) == 5 and SolveOptions().iterations(100) == 100
+    assert SolveOptions().tolerance(1e-3) == 1e-3 and SolveOptions(tol=1e-9).tolerance(1e-3) == 1e-9
+
+
+def test_monitor_callback_stops_and_trace_only_when_asked():
+    seen = []
+    monitor = IterationMonitor(SolveOptions(callback=lambda r: seen.append(r) or r["k"] == 1), 5)
+    assert monitor.record(k=0) is False
+    assert monitor.record(k=1) is True
+    assert monitor.trace == [] and [r["k"] for r in seen] == [0, 1]
+
+
+def test_retcode_success_flag():
+    assert RetCode.Success.successful and not RetCode.MaxIters.successful

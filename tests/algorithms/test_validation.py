@@ -1,0 +1,50 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from algorithms import _validation as v
+
+
+def test_as_float_array_keeps_float32_and_rejects_bad_values():
+    assert v.as_float_array("x", np.ones(2, np.float32)).dtype == np.float32
+    assert v.as_float_array("x", [1, 2]).dtype == np.float64
+    with pytest.raises(ValueError, match="x contains NaN"):
+        v.as_float_array("x", [np.inf])
+    with pytest.raises(TypeError, match="x must be numeric"):
+        v.as_float_array("x", ["a"])
+    with pytest.raises(TypeError, match="x must be real"):
+        v.as_float_array("x", [1j])
+    with pytest.raises(ValueError, match="x must be 2-dimensional"):
+        v.as_float_array("x", [1.0], ndim=2)
+    with pytest.raises(TypeError, match="x is required"):
+        v.as_float_array("x", None)
+
+
+def test_matrix_checks():
+    with pytest.raises(ValueError, match="P must be square"):
+        v.check_square_symmetric("P", np.ones((2, 3)))
+    with pytest.raises(ValueError, match="P must be symmetric"):
+        v.check_square_symmetric("P", np.array([[1.0, 2.0], [0.0, 1.0]]))
+    with pytest.raises(ValueError, match="P must be positive semidefinite"):
+        v.check_psd("P", np.diag([1.0, -1.0]))
+    assert v.check_psd("P", sp.identity(3, format="csc")) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="G must have shape"):
+        v.check_shape("G", np.ones((2, 3)), (None, 4))
+    with pytest.raises(ValueError, match="P contains NaN"):
+        v.as_float_matrix("P", sp.csc_matrix(np.array([[np.nan]])))
+
+
+def test_scalar_checks():
+    assert v.check_positive("eta", 0.5) == 0.5
+    with pytest.raises(ValueError, match="eta must be > 0"):
+        v.check_positive("eta", 0)
+    with pytest.raises(ValueError, match="L must be finite and >= 0"):
+        v.check_nonnegative("L", -1.0)
+    with pytest.raises(TypeError, match="L must be a real number"):
+        v.check_nonnegative("L", True)
+    with pytest.raises(ValueError, match="width must be a positive int"):
+        v.check_positive_int("width", 0)
+    with pytest.raises(ValueError, match="backend must be one of"):
+        v.check_choice("backend", "x", {"a", "b"})
+    with pytest.raises(TypeError, match="f must be callable"):
+        v.check_callable("f", 3)

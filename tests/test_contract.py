@@ -1,0 +1,88 @@
+"""One contract over every registered (problem, algorithm) pair (jaxopt's common test).
+
+Each family's test folder ships ``cases*.py`` modules with ``CASES``: callables
+``make(dtype) -> (problem, algorithm)``. A pair without a case fails here, so
+a new algorithm cannot skip the contract.
+"""
+
+import importlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from algorithms import RetCode, Solution, registered_pairs, solve
+
+HERE = Path(__file__).resolve().parent
+
+
+def _cases():
+    cases = []
+    for path in sorted((HERE / "algorithms").glob("*/cases*.py")):
+        module = importlib.import_module(f"tests.algorithms.{path.parent.name}.{path.stem}")
+        cases.extend(module.CASES)
+    return cases
+
+
+CASES = _cases()
+PAIRS = registered_pairs()
+
+
+def _pair_of(make):
+    problem, algorithm = make(np.float64)
+    return type(problem), type(algorithm)
+
+
+def test_every_pair_has_a_case():
+    covered = {_pair_of(make) for make in CASES}
+    missing = [f"{p.__name__} x {a.__name__}" for p, a in PAIRS if (p, a) not in covered]
+    assert not missing, f"pairs without a contract case: {missing}"
+
+
+def _ids(make):
+    p, a = _pair_of(make)
+    return f"{p.__name__}-{a.__name__}"
+
+
+@pytest.mark.parametrize("make", CASES, ids=[_ids(m) for m in CASES])
+def test_solution_fields_filled(make):
+    problem, algorithm = make(np.float64)
+    sol = solve(problem, algorithm, seed=3)
+    assert isinstance(sol, Solution)
+    assert isinstance(sol.retcode, RetCode)
+    assert sol.retcode is RetCode.Success, sol.retcode
+    assert sol.x is not None and np.all(np.isfinite(np.asarray(sol.x)))
+    assert np.isfinite(sol.value)
+    assert sol.stats.wall_time >= 0
+    assert sol.problem is problem and sol.algorithm is algorithm
+
+
+@pytest.mark.parametrize("make", CASES, ids=[_ids(m) for m in CASES])
+def test_deterministic_under_seed(make):
+    problem, algorithm = make(np.float64)
+    first = solve(problem, algorithm, seed=7)
+    second = solve(problem, algorithm, seed=7)
+    np.testing.assert_array_equal(np.asarray(first.x), np.asarray(second.x))
+    assert first.retcode == second.retcode
+
+
+@pytest.mark.parametrize("make", CASES, ids=[_ids(m) for m in CASES])
+def test_maxiters_zero_gives_maxiters(make):
+    problem, algorithm = make(np.float64)
+    sol = solve(problem, algorithm, maxiters=0)
+    assert sol.retcode is RetCode.MaxIters
+
+
+@pytest.mark.parametrize("make", CASES, ids=[_ids(m) for m in CASES])
+def test_dtype_kept(make):
+    problem, algorithm = make(np.float32)
+    sol = solve(problem, algorithm)
+    assert np.asarray(sol.x).dtype == np.float32
+
+
+@pytest.mark.parametrize("make", CASES, ids=[_ids(m) for m in CASES])
+def test_trace_kept_when_asked(make):
+    problem, algorithm = make(np.float64)
+    sol = solve(problem, algorithm, store_trace=True)
+    assert isinstance(sol.trace, list) and len(sol.trace) >= 1
+    assert all(isinstance(r, dict) for r in sol.trace)

@@ -1,0 +1,199 @@
+"""Turning the three non-rate kinds of check into :class:`~theorems.core.Outcome` s.
+
+* :func:`symbolic_truth` / :func:`prove_zero` / :func:`prove_nonnegative`: sympy's
+  three-valued logic maps to pass / fail / undecided (never guess on ``None``).
+* :func:`property_outcome`: runs a hypothesis property under the context seed;
+  a failed assertion is a ``fail`` with the shrunk counterexample; any other
+  exception propagates (the runner reports it as ``error``).
+* :func:`numeric_outcome`: two independent computations of one quantity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import sympy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis.strategies import SearchStrategy
+
+from theorems.core import Context, Outcome
+
+__all__ = [
+    "numeric_outcome",
+    "property_outcome",
+    "prove_nonnegative",
+    "prove_zero",
+    "symbolic_truth",
+]
+
+
+def symbolic_truth(value: Any, *, what: str) -> Outcome:
+    """Map a sympy truth value (True / False / None or an undecided relational) to an Outcome.
+
+    >>> x = sympy.Symbol("x", positive=True)
+    >>> symbolic_truth((x + 1).is_positive, what="x + 1 > 0").status
+    'pass'
+    >>> symbolic_truth(sympy.Symbol("y").is_positive, what="y > 0").status
+    'undecided'
+    """
+    if value is True or value is sympy.true:
+        return Outcome("pass", f"sympy proves {what}", {"statement": what, "sympy": "True"})
+    if value is False or value is sympy.false:
+        return Outcome("fail", f"sympy disproves {what}", {"statement": what, "sympy": "False"})
+    return Outcome(
+        "undecided",
+        f"sympy cannot decide {what}",
+        {"statement": what, "sympy": "None" if value is None else str(value)},
+    )
+
+
+def prove_zero(expr: sympy.Expr, *, what: str) -> Outcome:
+    """Pass when ``expr`` simplifies to 0; fail when it is provably non-zero; else undecided.
+
+    >>> a, b = sympy.symbols("a b", real=True)
+    >>> prove_zero((a + b) ** 2 - a**2 - 2 * a * b - b**2, what="binomial").status
+    'pass'
+    >>> prove_zero(a - b + 1 - (a - b), what="one").status
+    'fail'
+    """
+    reduced = sympy.simplify(expr)
+    evidence = {"statement": what, "reduced": str(reduced)}
+    if reduced == 0:
+        return Outcome("pass", f"sympy reduces {what} to 0", evidence)
+    nonzero = reduced.is_zero is False or reduced.equals(0) is False
+    if nonzero:
+        return Outcome("fail", f"{what} reduces to {reduced}, not 0", evidence)
+    return Outcome("undecided", f"sympy cannot decide whether {reduced} is 0", evidence)
+
+
+def prove_nonnegative(expr: sympy.Expr, *, what: str) -> Outcome:
+    """Pass when sympy proves ``expr >= 0`` from its symbols' assumptions; fail on a proof of < 0."""
+    reduced = sympy.factor(sympy.simplify(expr))
+    evidence = {"statement": what, "reduced": str(reduced)}
+    verdict = reduced.is_nonnegative
+    if verdict is True:
+        return Outcome("pass", f"sympy proves {what}: {reduced} >= 0", evidence)
+    if verdict is False or reduced.is_negative is True:
+        return Outcome("fail", f"sympy disproves {what}: {reduced} < 0", evidence)
+    return Outcome("undecided", f"sympy cannot decide the sign of {reduced}", evidence)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return np.round(value, 6).tolist() if value.size <= 64 else f"array{value.shape}"
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, float | int | str | bool) or value is None:
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    return repr(value)
+
+
+def property_outcome(
+    strategy: SearchStrategy,
+    test: Callable[[Any], None],
+    *,
+    ctx: Context,
+    max_examples: int,
+    what: str,
+) -> Outcome:
+    """Run ``test`` on ``max_examples`` draws of ``strategy`` (seeded by ``ctx``).
+
+    ``test`` asserts the claimed property of one drawn example; it may return a
+    dict of figures (the worst margin seen, say), kept from the last example.
+
+    >>> from hypothesis import strategies as st
+    >>> ctx = Context(seed=1)
+    >>> property_outcome(st.integers(0, 9), lambda n: None, ctx=ctx, max_examples=5,
+    ...                  what="anything").status
+    'pass'
+    >>> def small(n):
+    ...     assert n < 5, f"n = {n}"
+    >>> out = property_outcome(st.integers(0, 9), small, ctx=ctx, max_examples=50, what="n < 5")
+    >>> out.status, out.evidence["counterexample"]
+    ('fail', 5)
+    """
+    state: dict[str, Any] = {"runs": 0, "last": None, "figures": {}}
+
+    @hypothesis_seed(ctx.seed)
+    @settings(
+        max_examples=max_examples,
+        deadline=None,
+        database=None,
+        derandomize=False,
+        print_blob=False,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def run(example: Any) -> None:
+        state["runs"] += 1
+        state["last"] = example
+        figures = test(example)
+        if isinstance(figures, dict):
+            state["figures"] = figures
+
+    try:
+        run()
+    except AssertionError as exc:  # hypothesis replays the shrunk example last
+        message = str(exc).split("\nFalsifying example")[0].strip()
+        return Outcome(
+            "fail",
+            f"{what}: counterexample found ({message})",
+            {
+                "statement": what,
+                "examples_run": state["runs"],
+                "counterexample": _jsonable(state["last"]),
+                "message": message,
+            },
+        )
+    return Outcome(
+        "pass",
+        f"{what}: held on {max_examples} drawn instances",
+        {"statement": what, "examples": max_examples, **_jsonable(state["figures"])},
+    )
+
+
+def numeric_outcome(
+    first: Any,
+    second: Any,
+    *,
+    rtol: float,
+    atol: float,
+    what: str,
+    names: tuple[str, str] = ("first", "second"),
+) -> Outcome:
+    """Pass when ``first`` and ``second`` agree to ``|a - b| <= atol + rtol |b|`` entrywise.
+
+    >>> numeric_outcome(1.0, 1.0 + 1e-12, rtol=1e-9, atol=0.0, what="one").status
+    'pass'
+    >>> numeric_outcome([1.0, 2.0], [1.0, 2.1], rtol=1e-6, atol=0.0, what="vec").status
+    'fail'
+    """
+    a = np.asarray(first, dtype=np.float64)
+    b = np.asarray(second, dtype=np.float64)
+    if a.shape != b.shape:
+        return Outcome("fail", f"{what}: shapes differ {a.shape} vs {b.shape}",
+                       {"statement": what})
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        return Outcome("fail", f"{what}: non-finite values", {"statement": what})
+    abs_err = float(np.max(np.abs(a - b), initial=0.0))
+    scale = float(np.max(np.abs(b), initial=0.0))
+    ok = bool(np.all(np.abs(a - b) <= atol + rtol * np.abs(b)))
+    evidence = {
+        "statement": what,
+        names[0]: _jsonable(a if a.size > 1 else float(a)),
+        names[1]: _jsonable(b if b.size > 1 else float(b)),
+        "max_abs_error": abs_err,
+        "max_rel_error": abs_err / scale if scale > 0 else abs_err,
+        "rtol": rtol,
+        "atol": atol,
+    }
+    verb = "agree" if ok else "disagree"
+    summary = f"{what}: {names[0]} and {names[1]} {verb} (max abs error {abs_err:.3g})"
+    return Outcome("pass" if ok else "fail", summary, evidence)
