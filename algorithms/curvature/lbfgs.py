@@ -1,0 +1,104 @@
+"""L-BFGS-B from scipy as a quasi-Newton peer of the LCD methods (no curvature map used).
+
+``scipy.optimize.minimize(f, x0, jac=∇f, method="L-BFGS-B")`` with memory ``m``; a callback
+stops it as soon as ``f − f* <= tol`` (when f* is known), so iteration counts compare with
+the other methods of the family. ``Solution.original`` is scipy's ``OptimizeResult``.
+
+References
+----------
+R. H. Byrd, P. Lu, J. Nocedal, C. Zhu. A limited memory algorithm for bound constrained
+optimization. SIAM J. Sci. Comput. 16(5), 1995. (Peer named by the LCD brief.)
+
+>>> import numpy as np
+>>> from algorithms import solve
+>>> from algorithms.curvature import LBFGS, squared_norm_residual
+>>> prob = squared_norm_residual(np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]), np.ones(3))
+>>> sol = solve(prob, LBFGS(), maxiters=100)
+>>> sol.retcode, type(sol.original).__name__
+(<RetCode.Success: 'Success'>, 'OptimizeResult')
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.optimize
+
+from algorithms._validation import check_positive_int
+from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
+from algorithms.curvature.problem import CurvatureProblem
+
+__all__ = ["LBFGS"]
+
+
+@dataclass(frozen=True)
+class LBFGS(Algorithm):
+    """scipy's L-BFGS-B with ``memory`` correction pairs (scipy's ``maxcor``).
+
+    ``tol`` (default 1e-10): success when ``f − f* <= tol`` (f* known) or ``‖∇f‖ <= tol``;
+    scipy's own stopping rules are set to their tightest (``ftol=0``, ``gtol=tol``), and a
+    stop of scipy's before the tolerance is met is reported as ``RetCode.Stalled``.
+    """
+
+    memory: int = 10
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "memory", check_positive_int("memory", self.memory))
+
+
+@_dispatch
+def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -> Solution:
+    maxiters = options.iterations(1000)
+    tol = options.tolerance(1e-10)
+    f_star = problem.f_star
+    monitor = IterationMonitor(options, total=maxiters, desc="L-BFGS-B")
+    x0 = problem.x0.astype(np.float64)
+
+    def record(k, fx, x):
+        gap = None if f_star is None else fx - f_star
+        return monitor.record(iteration=k, value=fx, gap=gap)
+
+    stats = Stats()
+    record(0, problem.f0, x0)
+    if maxiters == 0:
+        monitor.close()
+        return Solution(x=problem.x0.copy(), value=problem.f0, retcode=RetCode.MaxIters, stats=stats,
+                        trace=monitor.trace)
+    state = {"k": 0, "terminated": False}
+
+    def callback(intermediate_result):
+        state["k"] += 1
+        fx = float(intermediate_result.fun)
+        if record(state["k"], fx, intermediate_result.x):
+            state["terminated"] = True
+            raise StopIteration
+        if f_star is not None and fx - f_star <= tol:
+            raise StopIteration
+
+    try:
+        result = scipy.optimize.minimize(
+            problem.value, x0, jac=problem.gradient, method="L-BFGS-B", callback=callback,
+            options={"maxiter": maxiters, "maxcor": algorithm.memory, "ftol": 0.0, "gtol": tol,
+                     "maxfun": max(15000, 20 * maxiters)})
+    finally:
+        monitor.close()
+    x = np.asarray(result.x, dtype=np.float64)
+    fx = float(result.fun)
+    gnorm = float(np.linalg.norm(problem.gradient(x))) if np.all(np.isfinite(x)) else math.nan
+    stats.iterations = int(result.nit)
+    stats.f_calls = int(result.nfev)
+    stats.grad_calls = int(result.njev)
+    if not (math.isfinite(fx) and np.all(np.isfinite(x))):
+        retcode = RetCode.Diverged
+    elif (f_star is not None and fx - f_star <= tol) or gnorm <= tol:
+        retcode = RetCode.Success
+    elif state["terminated"]:
+        retcode = RetCode.Terminated
+    elif result.nit >= maxiters:
+        retcode = RetCode.MaxIters
+    else:
+        retcode = RetCode.Stalled
+    return Solution(x=x.astype(problem.dtype), value=fx, retcode=retcode, stats=stats,
+                    trace=monitor.trace, original=result)

@@ -1,0 +1,171 @@
+"""LCD2: project onto the localization set of the lower model (a Polyak step with curvature).
+
+With Δ = f(x_k) − f* and g = ∇f(x_k), the localization set (Section 3.2)
+
+    𝓛(x_k) = {x : f(x_k) + ⟨g, x − x_k⟩ + ½‖x − x_k‖²_{C(x_k)} <= f*}
+
+contains every minimizer (by the lower bound of Assumption 2.1). LCD2 moves to the
+Euclidean projection of x_k onto it. The KKT conditions give (Appendix C.1)
+
+    x_{k+1} = x_k − λ (I + λ C)⁻¹ g = x_k − (C + β I)⁻¹ g,    β = 1/λ,
+
+where the multiplier λ > 0 is the root of the scalar equation that makes the constraint
+tight. In an eigenbasis C = Q diag(D) Qᵀ, ĝ = Qᵀg, it reads
+
+    h(λ) = Δ − Σᵢ ĝᵢ² λ(2 + λDᵢ) / (2(1 + λDᵢ)²) = 0,
+
+h is decreasing and convex on [0, ∞) with h(0) = Δ > 0, and the root is >= Δ/‖g‖² (the
+Polyak multiplier, exact when C = 0). When h stays >= 0 up to λ = ∞ (the equality case of
+Lemma E.5, e.g. a quadratic with C = ∇²f) the step is the Newton step C⁺g. We bracket the
+root by doubling from Δ/‖g‖² and refine with Brent's method.
+Theorem 4.2: the iterates satisfy min_{1<=t<=k} f(x_t) − f* <= L_C‖x_0 − x*‖²/(2k) (the proof
+bounds the average of f(x_1), ..., f(x_k) − f* by the same quantity).
+
+References
+----------
+P. Richtárik, S. M. Giancola, D. Lubczyk, R. Yadav. Local Curvature Descent: Squeezing More
+Curvature out of Standard and Polyak Gradient Descent. NeurIPS 2025, arXiv:2405.16574.
+
+>>> import numpy as np
+>>> from algorithms import solve
+>>> from algorithms.curvature import LCD2, squared_huber
+>>> A = np.array([[1.0, 0.5], [0.0, 1.0], [1.0, -1.0]])
+>>> prob = squared_huber(A, A @ np.array([1.0, -2.0]), delta=0.5)
+>>> sol = solve(prob, LCD2(), maxiters=200, tol=1e-12)
+>>> sol.retcode, np.round(sol.x, 3).tolist()
+(<RetCode.Success: 'Success'>, [1.0, -2.0])
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.optimize
+
+from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
+from algorithms.curvature.problem import (
+    CurvatureProblem,
+    eig_curvature,
+    from_eigenbasis,
+    run_descent,
+)
+
+__all__ = ["LCD2", "lcd2_coefficients", "lcd2_gap", "lcd2_multiplier", "lcd2_step"]
+
+#: eigenvalues of C below this fraction of the largest are treated as zero
+_RANK_RTOL = 1e-12
+#: gradient components along zero eigenvalues below this fraction of ‖g‖ are rounding noise
+_NULL_RTOL = 1e-10
+#: h(∞) >= −_INF_RTOL·Δ counts as the equality case (root at infinity, Newton step)
+_INF_RTOL = 1e-12
+
+
+def lcd2_gap(lam: Any, delta: Any, ghat: Any, D: Any) -> Any:
+    """The model value minus f* at the candidate point, as a function of the multiplier λ.
+
+    ``h(λ) = Δ − Σᵢ ĝᵢ² λ(2 + λDᵢ) / (2(1 + λDᵢ)²)``; elementwise arithmetic only, so it
+    accepts numpy arrays and numpy object arrays of sympy symbols.
+
+    >>> import numpy as np
+    >>> float(lcd2_gap(0.5, 1.0, np.array([1.0, 1.0]), np.zeros(2)))   # Δ − λ‖g‖²
+    0.0
+    """
+    terms = ghat**2 * lam * (2 + lam * D) / (2 * (1 + lam * D) ** 2)
+    return delta - terms.sum()
+
+
+def lcd2_coefficients(lam: Any, D: Any) -> Any:
+    """Eigenbasis coefficients of the step: x⁺ = x − Q (λ/(1 + λDᵢ) · ĝᵢ)ᵢ."""
+    return lam / (1 + lam * D)
+
+
+def lcd2_multiplier(delta: float, ghat: np.ndarray, D: np.ndarray, *, rtol: float = 1e-13) -> float:
+    """The root λ of :func:`lcd2_gap` (``math.inf`` when h stays >= 0: the Newton step).
+
+    >>> import numpy as np
+    >>> lcd2_multiplier(2.0, np.array([1.0, 1.0]), np.zeros(2))   # Polyak: Δ/‖g‖²
+    1.0
+    """
+    g2 = float(ghat @ ghat)
+    lo = delta / g2
+    if not np.any(D > 0):
+        return lo
+    h = lambda lam: float(lcd2_gap(lam, delta, ghat, D))  # noqa: E731
+    pos = D > 0
+    if not np.any(ghat[~pos]):
+        # h decreases to h(∞) = Δ − ½ Σ ĝᵢ²/Dᵢ; when that is >= 0 up to rounding the root is at
+        # infinity (equality case of Lemma E.5) and the step is the Newton step C⁺g.
+        h_inf = delta - 0.5 * float(np.sum(ghat[pos] ** 2 / D[pos]))
+        if h_inf >= -_INF_RTOL * delta:
+            return math.inf
+    hi = 2.0 * lo
+    for _ in range(200):
+        if h(hi) < 0:
+            break
+        lo, hi = hi, 2.0 * hi
+    else:
+        return math.inf
+    return float(scipy.optimize.brentq(h, lo, hi, rtol=rtol, xtol=1e-300, maxiter=500))
+
+
+def lcd2_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tuple[np.ndarray, dict]:
+    """One LCD2 step from ``x`` with gradient ``g``, curvature ``C`` and ``Δ = f(x) − f*``.
+
+    Returns the new point and ``{"multiplier": λ, "shift": β = 1/λ}``.
+
+    >>> import numpy as np
+    >>> x, info = lcd2_step(np.array([1.0]), np.array([2.0]), np.zeros(1), 1.0)   # Polyak
+    >>> x.tolist(), info["multiplier"]
+    ([0.5], 0.25)
+    """
+    if delta <= 0 or not np.any(g):
+        return x.copy(), {"multiplier": 0.0, "shift": math.inf}
+    Q, D, ghat = eig_curvature(C, g)
+    # eigenvalues at rounding level are zero, and so are gradient components along them that are
+    # at rounding level (else a huge multiplier would amplify them into a huge step)
+    top = float(D.max(initial=0.0))
+    D = np.where(D > _RANK_RTOL * top, D, 0.0)
+    ghat = np.where((D == 0) & (np.abs(ghat) <= _NULL_RTOL * float(np.linalg.norm(ghat))), 0.0, ghat)
+    lam = lcd2_multiplier(delta, ghat, D)
+    if math.isinf(lam):  # Newton step C⁺g (equality case of Lemma E.5)
+        coef = np.zeros_like(D)
+        pos = D > 0
+        coef[pos] = 1.0 / D[pos]
+    else:
+        coef = lcd2_coefficients(lam, D)
+    direction = from_eigenbasis(Q, coef * ghat)
+    return x - direction, {"multiplier": lam, "shift": 0.0 if math.isinf(lam) else 1.0 / lam}
+
+
+@dataclass(frozen=True)
+class LCD2(Algorithm):
+    """Local Curvature Descent 2: Euclidean projection onto the localization set (needs ``f*``).
+
+    ``x⁺ = x − (C(x) + β I)⁻¹∇f(x)`` with β from a scalar root-find (see the module
+    docstring). The trace records the multiplier ``λ = 1/β`` of every step. ``tol``
+    (default 1e-10) stops at ``f − f* <= tol`` or ``‖∇f‖ <= tol``.
+    """
+
+
+def _require_f_star(problem: CurvatureProblem, method: str) -> float:
+    if problem.f_star is None:
+        raise ValueError(f"{method} needs the optimal value: construct the CurvatureProblem "
+                         "with f_star=...")
+    return problem.f_star
+
+
+@_dispatch
+def _solve(problem: CurvatureProblem, algorithm: LCD2, options: SolveOptions) -> Solution:
+    f_star = _require_f_star(problem, "LCD2")
+
+    def step(x, fx, g, stats):
+        C = problem.curvature_at(x)
+        stats.hess_calls += 1
+        stats.linear_solves += 1
+        return lcd2_step(x, g, C, fx - f_star)
+
+    return run_descent(problem, options, step, name="LCD2")
+

@@ -1,0 +1,110 @@
+"""LCD3: project onto the localization set in the metric of C(x_k) — a closed-form step.
+
+With Δ = f(x_k) − f*, g = ∇f(x_k), C = C(x_k) and G = ‖g‖²_{C⁻¹} = gᵀC⁻¹g, the projection
+of x_k onto 𝓛(x_k) (see :mod:`algorithms.curvature.lcd2`) in the norm ‖·‖_C is
+(Section 3.3, Appendix D.1)
+
+    x_{k+1} = x_k − (1 − √(1 − 2Δ/G)) C⁻¹ g.
+
+The radicand is >= 0 by Lemma E.5 (f* >= f(x_k) − ½G). The paper assumes C invertible
+"for simplicity"; we use the pseudo-inverse when g lies in the range of C (then the
+projection is still defined, e.g. for the rank-one C of ‖Ax − b‖₂², where LCD3 coincides
+with LCD2), and stop with ``RetCode.Degenerate`` when g has a component in the null space
+of C (the C-seminorm projection is then not unique: moving along that component is free).
+The paper proves no convergence theorem for LCD3.
+
+References
+----------
+P. Richtárik, S. M. Giancola, D. Lubczyk, R. Yadav. Local Curvature Descent: Squeezing More
+Curvature out of Standard and Polyak Gradient Descent. NeurIPS 2025, arXiv:2405.16574.
+
+>>> import numpy as np
+>>> from algorithms import solve
+>>> from algorithms.curvature import LCD3, squared_lp_norm
+>>> sol = solve(squared_lp_norm(3, x0=np.array([1.0, -2.0, 0.5])), LCD3(), maxiters=500)
+>>> sol.retcode
+<RetCode.Success: 'Success'>
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
+from algorithms.curvature.lcd2 import _require_f_star
+from algorithms.curvature.problem import (
+    CurvatureProblem,
+    eig_curvature,
+    from_eigenbasis,
+    run_descent,
+)
+
+__all__ = ["LCD3", "lcd3_step", "lcd3_stepsize"]
+
+#: eigenvalues below this fraction of the largest count as zero (pseudo-inverse cut-off)
+_RANK_RTOL = 1e-12
+#: a gradient whose null-space part exceeds this fraction of ‖g‖ makes the step undefined
+_NULL_RTOL = 1e-8
+
+
+def lcd3_stepsize(delta: Any, G: Any, sqrt=math.sqrt) -> Any:
+    """The scalar factor ``1 − √(1 − 2Δ/G)`` of the step along C⁻¹g (clipped at 1).
+
+    >>> lcd3_stepsize(0.5, 1.0)     # quadratic with C = Hessian: Δ = G/2 gives the Newton step
+    1.0
+    """
+    radicand = 1 - 2 * delta / G
+    if isinstance(radicand, float) and radicand < 0:
+        radicand = 0.0  # the localization set is empty (f* inconsistent with C): Newton step
+    return 1 - sqrt(radicand)
+
+
+def lcd3_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tuple[np.ndarray | None, dict]:
+    """One LCD3 step; returns ``(None, {"retcode": Degenerate, ...})`` when it is undefined.
+
+    >>> import numpy as np
+    >>> x, info = lcd3_step(np.array([2.0]), np.array([4.0]), np.array([2.0]), 4.0)  # f = x²
+    >>> x.tolist(), info["stepsize"]
+    ([0.0], 1.0)
+    """
+    if delta <= 0 or not np.any(g):
+        return x.copy(), {"stepsize": 0.0}
+    Q, D, ghat = eig_curvature(C, g)
+    top = float(D.max(initial=0.0))
+    pos = D > _RANK_RTOL * top if top > 0 else np.zeros(D.shape, bool)
+    null_part = float(np.linalg.norm(ghat[~pos]))
+    if null_part > _NULL_RTOL * float(np.linalg.norm(ghat)):
+        return None, {"retcode": RetCode.Degenerate,
+                      "reason": "∇f has a component in the null space of C(x): LCD3 is undefined"}
+    newton = np.zeros_like(ghat)
+    newton[pos] = ghat[pos] / D[pos]
+    G = float(ghat[pos] @ newton[pos])
+    t = lcd3_stepsize(delta, G)
+    return x - t * from_eigenbasis(Q, newton), {"stepsize": t, "empty_localization": 2 * delta > G}
+
+
+@dataclass(frozen=True)
+class LCD3(Algorithm):
+    """Local Curvature Descent 3: ``x⁺ = x − (1 − √(1 − 2Δ/‖∇f‖²_{C⁻¹})) C(x)⁻¹∇f(x)`` (needs ``f*``).
+
+    The trace records the scalar ``stepsize`` of every step. A step at a point where
+    ∇f(x) leaves the range of C(x) ends the solve with ``RetCode.Degenerate``.
+    ``tol`` (default 1e-10) stops at ``f − f* <= tol`` or ``‖∇f‖ <= tol``.
+    """
+
+
+@_dispatch
+def _solve(problem: CurvatureProblem, algorithm: LCD3, options: SolveOptions) -> Solution:
+    f_star = _require_f_star(problem, "LCD3")
+
+    def step(x, fx, g, stats):
+        C = problem.curvature_at(x)
+        stats.hess_calls += 1
+        stats.linear_solves += 1
+        return lcd3_step(x, g, C, fx - f_star)
+
+    return run_descent(problem, options, step, name="LCD3")

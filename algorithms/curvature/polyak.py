@@ -1,0 +1,56 @@
+"""Gradient descent with the Polyak step size (the baseline LCD2 generalizes).
+
+Update rule: x_{k+1} = x_k − (f(x_k) − f*) / ‖∇f(x_k)‖² · ∇f(x_k); needs the optimal value f*.
+
+References
+----------
+B. T. Polyak. Introduction to Optimization, 1987. Used as the peer of LCD2 in Richtárik,
+Giancola, Lubczyk, Yadav, arXiv:2405.16574 (equation (4)).
+
+>>> import numpy as np
+>>> from algorithms import solve
+>>> from algorithms.curvature import Polyak, squared_lp_norm
+>>> sol = solve(squared_lp_norm(2, x0=np.array([3.0, -1.0])), Polyak(), maxiters=50)
+>>> sol.retcode, sol.stats.iterations    # on ‖x‖² the Polyak step halves x (f* = 0)
+(<RetCode.Success: 'Success'>, 19)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
+from algorithms.curvature.lcd2 import _require_f_star
+from algorithms.curvature.problem import CurvatureProblem, run_descent
+
+__all__ = ["Polyak", "polyak_step"]
+
+
+def polyak_step(x: Any, g: Any, delta: Any, g_norm_sq: Any) -> Any:
+    """``x − Δ/‖g‖² · g`` (numpy or sympy).
+
+    >>> polyak_step(1.0, 2.0, 1.0, 4.0)
+    0.5
+    """
+    return x - (delta / g_norm_sq) * g
+
+
+@dataclass(frozen=True)
+class Polyak(Algorithm):
+    """Gradient descent with the Polyak step ``(f(x) − f*)/‖∇f(x)‖²`` (needs ``problem.f_star``).
+
+    ``tol`` (default 1e-10) stops at ``f − f* <= tol`` or ``‖∇f‖ <= tol``.
+    """
+
+
+@_dispatch
+def _solve(problem: CurvatureProblem, algorithm: Polyak, options: SolveOptions) -> Solution:
+    f_star = _require_f_star(problem, "Polyak")
+
+    def step(x, fx, g, stats):
+        delta = max(fx - f_star, 0.0)
+        gamma = delta / float(g @ g)
+        return polyak_step(x, g, delta, float(g @ g)), {"stepsize": gamma}
+
+    return run_descent(problem, options, step, name="Polyak", default_maxiters=10_000)

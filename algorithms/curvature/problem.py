@@ -1,0 +1,616 @@
+"""Problems with a known *local curvature*: the setting of Local Curvature Descent.
+
+A convex differentiable ``f`` satisfies Assumption 2.1 of Richtárik, Giancola,
+Lubczyk and Yadav (arXiv:2405.16574) with a curvature map ``C(y) ⪰ 0`` and a
+constant ``L_C >= 0`` when, for all ``x, y``,
+
+    f(y) + ⟨∇f(y), x − y⟩ + ½‖x − y‖²_{C(y)}  <=  f(x)
+                                               <=  f(y) + ⟨∇f(y), x − y⟩ + ½‖x − y‖²_{C(y) + L_C I}.
+
+:class:`CurvatureProblem` carries ``f``, ``∇f``, ``C``, ``L_C`` and optionally
+``f*`` (needed by the Polyak-type methods). ``curvature(x)`` returns either a
+symmetric PSD ``(d, d)`` matrix or a ``(d,)`` vector meaning a diagonal matrix.
+
+Ready-made families (each with f, ∇f, C, L_C, a global smoothness constant ``L``
+and, where it is known in closed form, ``f*`` and a minimizer ``x*``):
+
+* :func:`sum_of_squared_abs_linear` — Σ (aᵢᵀx − bᵢ)², each |aᵢᵀx − bᵢ| absolutely
+  convex, so C = 2AᵀA (= the Hessian) and L_C = 0 (Section 7).
+* :func:`squared_norm_residual` — ‖Ax − b‖₂² seen as φ² with φ = ‖Ax − b‖₂
+  absolutely convex: rank-one C(y) = 2Aᵀuuᵀ A, u = r/‖r‖, L_C = 2‖A‖₂² (Section 7).
+* :func:`sum_of_squared_absolutely_convex` — generic Σ φᵢ(x)² from a residual map
+  and its (sub)gradient Jacobian J: C = 2JᵀJ (Section 7); L_C is the caller's.
+* :func:`squared_huber` — Σ h_δ(aᵢᵀx − bᵢ)², Example 6.1 / Lemma E.19:
+  C = Aᵀ diag(min(rᵢ², δ²)) A and L_C = 2δ²‖A‖₂² (the 1-D constant 2δ² carried
+  through the linear map, Lemma E.2).
+* :func:`squared_lp_norm` / :func:`lp_regression` — ‖x‖_p², ‖Ax − b‖_p² for p >= 2,
+  Example 6.2/6.3: a diagonal C (Lemma E.14) or the rank-one absolute-convexity C
+  (Lemma E.15), L_C = 2(p − 1) (times ‖A‖₂² through A).
+* :func:`squared_hinge` — Σ max(0, 1 − bᵢaᵢᵀx)². The hinge is *not* absolutely
+  convex, and no nonzero curvature satisfies the lower bound for it in general,
+  so this family ships C ≡ 0 and L_C = 2‖A‖₂² (LCD1 is then gradient descent).
+
+>>> import numpy as np
+>>> prob = squared_lp_norm(4, x0=np.array([1.0, -2.0]))
+>>> prob.L_C, prob.f_star
+(6.0, 0.0)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.linalg
+
+from algorithms._validation import (
+    as_float_array,
+    as_float_matrix,
+    check_callable,
+    check_choice,
+    check_nonnegative,
+    check_positive,
+    check_shape,
+)
+from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
+
+__all__ = [
+    "CurvatureProblem",
+    "lp_regression",
+    "squared_hinge",
+    "squared_huber",
+    "squared_lp_norm",
+    "squared_norm_residual",
+    "sum_of_squared_abs_linear",
+    "sum_of_squared_absolutely_convex",
+]
+
+#: relative tolerance of the runtime symmetry / PSD checks of ``C(x)``
+_CURVATURE_RTOL = 1e-8
+
+
+@dataclass(frozen=True)
+class CurvatureProblem(Problem):
+    """Minimize a convex ``f`` that satisfies Assumption 2.1 with ``curvature`` and ``L_C``.
+
+    Parameters
+    ----------
+    f, grad : callables ``x -> float`` and ``x -> (d,) array``.
+    curvature : callable ``x -> C(x)``, a symmetric PSD ``(d, d)`` matrix or a ``(d,)``
+        non-negative vector (a diagonal matrix). Checked at ``x0`` here and at every
+        evaluation during a solve (a non-symmetric or indefinite ``C`` raises ``ValueError``).
+    L_C : the constant of the upper bound, ``>= 0``.
+    x0 : the starting point; its dtype (float32 or float64) is kept by every solver.
+    f_star : the optimal value, if known (LCD2, LCD3 and Polyak need it). Must not exceed
+        ``f(x0)``.
+    x_star : a minimizer, if known (used by the rate claims).
+    L : a global smoothness constant of ``f``, if known (gradient descent's default step 1/L).
+
+    >>> import numpy as np
+    >>> prob = CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x,
+    ...                         curvature=lambda x: 2 * np.ones_like(x), L_C=0.0,
+    ...                         x0=np.array([1.0, 2.0]), f_star=0.0)
+    >>> prob.dimension
+    2
+    """
+
+    f: Callable[[np.ndarray], float]
+    grad: Callable[[np.ndarray], np.ndarray]
+    curvature: Callable[[np.ndarray], np.ndarray]
+    L_C: float
+    x0: Any
+    f_star: float | None = None
+    x_star: Any = None
+    L: float | None = None
+    name: str = "curvature problem"
+    f0: float = field(init=False, repr=False, compare=False, default=math.nan)
+
+    def __post_init__(self) -> None:
+        check_callable("f", self.f)
+        check_callable("grad", self.grad)
+        check_callable("curvature", self.curvature)
+        object.__setattr__(self, "L_C", check_nonnegative("L_C", self.L_C))
+        x0 = as_float_array("x0", self.x0, ndim=1)
+        if x0.size == 0:
+            raise ValueError("x0 must have at least one entry, got shape (0,)")
+        object.__setattr__(self, "x0", x0)
+        if self.L is not None:
+            object.__setattr__(self, "L", check_positive("L", self.L))
+        if self.x_star is not None:
+            x_star = as_float_array("x_star", self.x_star, ndim=1)
+            check_shape("x_star", x_star, (x0.size,))
+            object.__setattr__(self, "x_star", x_star)
+        f0 = self.value(x0)
+        if not math.isfinite(f0):
+            raise ValueError(f"f(x0) must be finite, got {f0!r}")
+        object.__setattr__(self, "f0", f0)
+        g0 = self.gradient(x0)
+        if not np.all(np.isfinite(g0)):
+            raise ValueError("grad(x0) contains NaN or inf entries")
+        self.curvature_at(x0)
+        if self.f_star is not None:
+            f_star = check_finite_real("f_star", self.f_star)
+            # f* is a lower bound on f; allow rounding of f(x0) at the level of its dtype.
+            slack = 10 * np.finfo(x0.dtype).eps * max(1.0, abs(f0))
+            if f_star > f0 + slack:
+                raise ValueError(
+                    f"f_star = {f_star!r} exceeds f(x0) = {f0!r}: f_star must be the optimal value "
+                    "(a lower bound on f)")
+            object.__setattr__(self, "f_star", f_star)
+
+    @property
+    def dimension(self) -> int:
+        return int(self.x0.size)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.x0.dtype
+
+    def value(self, x: np.ndarray) -> float:
+        return float(self.f(x))
+
+    def gradient(self, x: np.ndarray) -> np.ndarray:
+        g = np.asarray(self.grad(x), dtype=np.float64)
+        if g.shape != (self.dimension,):
+            raise ValueError(f"grad(x) must have shape ({self.dimension},), got {g.shape}")
+        return g
+
+    def curvature_at(self, x: np.ndarray) -> np.ndarray:
+        """``C(x)`` as a float64 ``(d, d)`` matrix or ``(d,)`` diagonal, checked symmetric PSD.
+
+        >>> import numpy as np
+        >>> bad = lambda x: np.array([[1.0, 2.0], [0.0, 1.0]])
+        >>> CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x, curvature=bad,
+        ...                  L_C=2.0, x0=np.zeros(2))
+        Traceback (most recent call last):
+        ...
+        ValueError: curvature(x) must be symmetric (max |C - Cᵀ| = 2)
+        """
+        d = self.dimension
+        raw = self.curvature(x)
+        try:
+            C = np.asarray(raw, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"curvature(x) must return an array: {exc}") from exc
+        if C.shape not in ((d,), (d, d)):
+            raise ValueError(f"curvature(x) must have shape ({d},) or ({d}, {d}), got {C.shape}")
+        if not np.all(np.isfinite(C)):
+            raise ValueError("curvature(x) contains NaN or inf entries")
+        scale = max(1.0, float(np.max(np.abs(C), initial=0.0)))
+        if C.ndim == 1:
+            if C.min(initial=0.0) < -_CURVATURE_RTOL * scale:
+                raise ValueError(f"curvature(x) must be positive semidefinite (a diagonal entry is "
+                                 f"{C.min():.3g} < 0)")
+            return np.maximum(C, 0.0)
+        asym = float(np.max(np.abs(C - C.T), initial=0.0))
+        if asym > _CURVATURE_RTOL * scale:
+            raise ValueError(f"curvature(x) must be symmetric (max |C - Cᵀ| = {asym:.3g})")
+        C = 0.5 * (C + C.T)
+        try:  # PSD test: a Cholesky factor of C + ε I exists iff λ_min(C) > −ε
+            np.linalg.cholesky(C + (_CURVATURE_RTOL * scale) * np.eye(d))
+        except np.linalg.LinAlgError:
+            lam = float(np.linalg.eigvalsh(C)[0])
+            raise ValueError(
+                f"curvature(x) must be positive semidefinite (smallest eigenvalue {lam:.3g})"
+            ) from None
+        return C
+
+
+def check_finite_real(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return float(value)
+
+
+# --------------------------------------------------------------------------- linear algebra
+
+
+def eig_curvature(C: np.ndarray, g: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """``(Q, D, ĝ)`` with ``C = Q diag(D) Qᵀ`` and ``ĝ = Qᵀg`` (``Q`` is None for a diagonal C)."""
+    if C.ndim == 1:
+        return None, np.maximum(C, 0.0), g
+    D, Q = np.linalg.eigh(C)
+    return Q, np.maximum(D, 0.0), Q.T @ g
+
+
+def from_eigenbasis(Q: np.ndarray | None, v: np.ndarray) -> np.ndarray:
+    return v if Q is None else Q @ v
+
+
+def shifted_solve(C: np.ndarray, shift: float, g: np.ndarray) -> np.ndarray:
+    """``(C + shift I)⁻¹ g`` (pseudo-inverse when the matrix is singular, e.g. shift = 0)."""
+    if C.ndim == 1:
+        diag = C + shift
+        out = np.zeros_like(g)
+        nz = diag > 0
+        out[nz] = g[nz] / diag[nz]
+        return out
+    M = C + shift * np.eye(C.shape[0])
+    if shift > 0:
+        try:
+            return scipy.linalg.cho_solve(scipy.linalg.cho_factor(M, check_finite=False), g,
+                                          check_finite=False)
+        except np.linalg.LinAlgError:
+            pass
+    return scipy.linalg.lstsq(M, g, check_finite=False, lapack_driver="gelsd")[0]
+
+
+# --------------------------------------------------------------------------- the common loop
+
+
+def run_descent(
+    problem: CurvatureProblem,
+    options: SolveOptions,
+    step: Callable[[np.ndarray, float, np.ndarray, Stats], tuple[np.ndarray | None, dict[str, Any]]],
+    *,
+    name: str,
+    default_maxiters: int = 1000,
+    default_tol: float = 1e-10,
+) -> Solution:
+    """The iteration shared by every method of the family.
+
+    ``step(x, f(x), ∇f(x), stats)`` returns ``(x_next, info)``; ``x_next = None``
+    means the step is undefined (``info["retcode"]`` says why). Stops with
+    ``Success`` when ``f − f* <= tol`` (``f*`` known) or ``‖∇f‖ <= tol``,
+    ``MaxIters`` after ``maxiters`` steps, ``Diverged`` on a non-finite value.
+    Records per iterate: ``iteration, value, gap (f − f*, or None), grad_norm``
+    and the step's ``info``.
+    """
+    maxiters = options.iterations(default_maxiters)
+    tol = options.tolerance(default_tol)
+    dtype = problem.dtype
+    stats = Stats()
+    monitor = IterationMonitor(options, total=maxiters, desc=name)
+    x = problem.x0.copy()
+    retcode = RetCode.MaxIters
+    info: dict[str, Any] = {}
+    fx = problem.f0
+    try:
+        for k in range(maxiters + 1):
+            fx = problem.value(x)
+            g = problem.gradient(x)
+            stats.f_calls += 1
+            stats.grad_calls += 1
+            stats.iterations = k
+            gap = None if problem.f_star is None else fx - problem.f_star
+            gnorm = float(np.linalg.norm(g))
+            if not (math.isfinite(fx) and math.isfinite(gnorm) and np.all(np.isfinite(x))):
+                monitor.record(iteration=k, value=fx, gap=gap, grad_norm=gnorm, **info)
+                retcode = RetCode.Diverged
+                break
+            stop = monitor.record(iteration=k, value=fx, gap=gap, grad_norm=gnorm, **info)
+            if k > 0 or maxiters > 0:
+                if (gap is not None and gap <= tol) or gnorm <= tol:
+                    retcode = RetCode.Success
+                    break
+            if stop:
+                retcode = RetCode.Terminated
+                break
+            if k == maxiters:
+                retcode = RetCode.MaxIters
+                break
+            x_next, info = step(x.astype(np.float64), fx, g, stats)
+            if x_next is None:
+                retcode = info.pop("retcode", RetCode.Failure)
+                break
+            x = np.asarray(x_next, dtype=np.float64).astype(dtype)
+    finally:
+        monitor.close()
+    return Solution(x=x, value=fx, retcode=retcode, stats=stats, trace=monitor.trace)
+
+
+# --------------------------------------------------------------------------- families
+
+
+def _data(A: Any, b: Any, x0: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    A = as_float_matrix("A", A, allow_sparse=False)
+    n, d = A.shape
+    b = as_float_array("b", b, ndim=1)
+    check_shape("b", b, (n,))
+    if x0 is None:
+        x0 = np.zeros(d, dtype=A.dtype)
+    x0 = as_float_array("x0", x0, ndim=1)
+    check_shape("x0", x0, (d,))
+    return A.astype(np.float64), b.astype(np.float64), x0
+
+
+def _spectral_norm_sq(A: np.ndarray) -> float:
+    return float(np.linalg.norm(A, 2) ** 2)
+
+
+def _least_squares(A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
+    x_star = np.linalg.lstsq(A, b, rcond=None)[0]
+    r = A @ x_star - b
+    return x_star, float(r @ r)
+
+
+def sum_of_squared_abs_linear(A: Any, b: Any, x0: Any = None) -> CurvatureProblem:
+    """f(x) = Σᵢ (aᵢᵀx − bᵢ)² as a sum of squares of the absolutely convex |aᵢᵀx − bᵢ|.
+
+    C(y) = 2 Σᵢ ∇φᵢ∇φᵢᵀ = 2AᵀA (the Hessian: f is quadratic) and L_C = 0, so LCD1 is
+    Newton's method and lands on a minimizer in one step (Section 4, Appendix D.2).
+    f* and x* come from least squares.
+
+    >>> import numpy as np
+    >>> prob = sum_of_squared_abs_linear(np.eye(2), np.array([1.0, 2.0]))
+    >>> prob.L_C, prob.f_star, prob.x_star.tolist()
+    (0.0, 0.0, [1.0, 2.0])
+    """
+    A, b, x0 = _data(A, b, x0)
+    H = 2.0 * A.T @ A
+    x_star, f_star = _least_squares(A, b)
+
+    def f(x):
+        r = A @ x - b
+        return float(r @ r)
+
+    return CurvatureProblem(
+        f=f, grad=lambda x: 2.0 * (A.T @ (A @ x - b)), curvature=lambda x: H, L_C=0.0, x0=x0,
+        f_star=f_star, x_star=x_star, L=max(float(np.linalg.eigvalsh(H)[-1]), 1e-300),
+        name="sum of squared |aᵢᵀx − bᵢ|")
+
+
+def squared_norm_residual(A: Any, b: Any, x0: Any = None) -> CurvatureProblem:
+    """f(x) = ‖Ax − b‖₂² as φ(x)² with the absolutely convex φ(x) = ‖Ax − b‖₂.
+
+    ∇φ = Aᵀr/‖r‖ (r = Ax − b), so C(y) = 2Aᵀrrᵀ A/‖r‖² (rank one; 0 where r = 0) and,
+    since the Hessian is 2AᵀA ⪯ C(y) + 2‖A‖₂² I, L_C = 2‖A‖₂² (the sup over y of
+    λ_max(2AᵀA − C(y)) reaches this value when n > d, so it cannot be lowered in general).
+
+    >>> import numpy as np
+    >>> prob = squared_norm_residual(np.eye(2), np.array([3.0, 4.0]))
+    >>> prob.curvature_at(np.zeros(2)).round(3).tolist()
+    [[0.72, 0.96], [0.96, 1.28]]
+    """
+    A, b, x0 = _data(A, b, x0)
+    L = 2.0 * _spectral_norm_sq(A)
+    x_star, f_star = _least_squares(A, b)
+
+    def f(x):
+        r = A @ x - b
+        return float(r @ r)
+
+    def curvature(x):
+        r = A @ x - b
+        nr2 = float(r @ r)
+        if nr2 == 0.0:
+            return np.zeros((A.shape[1], A.shape[1]))
+        v = A.T @ r
+        return (2.0 / nr2) * np.outer(v, v)
+
+    return CurvatureProblem(
+        f=f, grad=lambda x: 2.0 * (A.T @ (A @ x - b)), curvature=curvature, L_C=L, x0=x0,
+        f_star=f_star, x_star=x_star, L=L, name="‖Ax − b‖₂²")
+
+
+def sum_of_squared_absolutely_convex(
+    residuals: Callable[[np.ndarray], np.ndarray],
+    jacobian: Callable[[np.ndarray], np.ndarray],
+    L_C: float,
+    x0: Any,
+    f_star: float | None = None,
+    x_star: Any = None,
+    L: float | None = None,
+) -> CurvatureProblem:
+    """f(x) = Σᵢ φᵢ(x)² for absolutely convex φᵢ (φᵢ(x) >= |φᵢ(y) + ⟨∇φᵢ(y), x − y⟩|).
+
+    ``residuals(x)`` returns the vector (φᵢ(x))ᵢ and ``jacobian(x)`` the matrix J with rows
+    ∇φᵢ(x) (subgradients). Squaring the absolute-convexity inequality gives the lower bound
+    of Assumption 2.1 with C(y) = 2JᵀJ (Section 7); ``L_C`` (the upper bound) must be
+    supplied by the caller. ∇f = 2Jᵀφ.
+
+    >>> import numpy as np
+    >>> prob = sum_of_squared_absolutely_convex(lambda x: np.abs(x), lambda x: np.diag(np.sign(x)),
+    ...                                         L_C=0.0, x0=np.array([1.0, -1.0]), f_star=0.0)
+    >>> prob.curvature_at(prob.x0).tolist()
+    [[2.0, 0.0], [0.0, 2.0]]
+    """
+    check_callable("residuals", residuals)
+    check_callable("jacobian", jacobian)
+
+    def f(x):
+        r = np.asarray(residuals(x), dtype=np.float64)
+        return float(r @ r)
+
+    def grad(x):
+        return 2.0 * np.asarray(jacobian(x), dtype=np.float64).T @ np.asarray(residuals(x), np.float64)
+
+    def curvature(x):
+        J = np.asarray(jacobian(x), dtype=np.float64)
+        return 2.0 * J.T @ J
+
+    return CurvatureProblem(f=f, grad=grad, curvature=curvature, L_C=L_C, x0=x0, f_star=f_star,
+                            x_star=x_star, L=L, name="sum of squared absolutely convex functions")
+
+
+def _huber(r: np.ndarray, delta: float) -> np.ndarray:
+    a = np.abs(r)
+    return np.where(a <= delta, 0.5 * r * r, delta * (a - 0.5 * delta))
+
+
+def _huber_prime(r: np.ndarray, delta: float) -> np.ndarray:
+    return np.clip(r, -delta, delta)
+
+
+def squared_huber(A: Any, b: Any, delta: float = 1.0, x0: Any = None,
+                  f_star: float | None = None, x_star: Any = None) -> CurvatureProblem:
+    """f(x) = Σᵢ h_δ(aᵢᵀx − bᵢ)² with the Huber loss h_δ(t) = t²/2 (|t| <= δ), δ(|t| − δ/2) else.
+
+    Example 6.1 / Lemma E.19 (1-D): h_δ² satisfies Assumption 2.1 with c(t) = min(t², δ²) and
+    L_C = 2δ² (its best smoothness constant is 3δ²). Summing over i and composing with
+    t = aᵢᵀx − bᵢ (Lemmas 5.1, E.2) gives C(y) = Aᵀ diag(min(rᵢ², δ²)) A, and the upper bound
+    Σᵢ δ²(aᵢᵀ(x − y))² <= δ²‖A‖₂²‖x − y‖² gives L_C = 2δ²‖A‖₂²; L = 3δ²‖A‖₂².
+
+    ``f_star``/``x_star`` default to 0 and the least-squares solution when ``b`` is in the range
+    of ``A`` (a planted model); otherwise pass them if known.
+
+    >>> import numpy as np
+    >>> prob = squared_huber(np.eye(1), np.array([0.0]), delta=1.0, x0=np.array([0.5]))
+    >>> prob.curvature_at(np.array([0.5])).tolist(), prob.L_C, prob.f_star
+    ([[0.25]], 2.0, 0.0)
+    """
+    A, b, x0 = _data(A, b, x0)
+    delta = check_positive("delta", delta)
+    norm2 = _spectral_norm_sq(A)
+    if f_star is None and x_star is None:
+        ls, res = _least_squares(A, b)
+        if res <= 1e-20 * max(1.0, float(b @ b)):
+            f_star, x_star = 0.0, ls
+
+    def f(x):
+        h = _huber(A @ x - b, delta)
+        return float(h @ h)
+
+    def grad(x):
+        r = A @ x - b
+        return A.T @ (2.0 * _huber(r, delta) * _huber_prime(r, delta))
+
+    def curvature(x):
+        r = A @ x - b
+        c = np.minimum(r * r, delta * delta)
+        return A.T @ (c[:, None] * A)
+
+    return CurvatureProblem(f=f, grad=grad, curvature=curvature, L_C=2.0 * delta**2 * norm2, x0=x0,
+                            f_star=f_star, x_star=x_star, L=3.0 * delta**2 * norm2,
+                            name=f"squared Huber (δ = {delta:g})")
+
+
+def _lp_parts(r: np.ndarray, p: float):
+    """N = ‖r‖_p, w = r|r|^{p−2} (so ∇‖r‖_p² = 2N^{2−p} w)."""
+    a = np.abs(r)
+    N = float(np.sum(a**p) ** (1.0 / p))
+    w = r * a ** (p - 2.0)
+    return N, a, w
+
+
+def _lp_curvature(r: np.ndarray, p: float, kind: str) -> np.ndarray:
+    N, a, w = _lp_parts(r, p)
+    if N == 0.0:
+        return np.zeros(r.size) if kind == "diagonal" else np.zeros((r.size, r.size))
+    if kind == "diagonal":  # Lemma E.14: C(y) = 2‖y‖_p^{2−p} diag(|yᵢ|^{p−2})
+        return 2.0 * N ** (2.0 - p) * a ** (p - 2.0)
+    # Lemma E.15: f = φ², φ = ‖·‖_p absolutely convex, C = 2∇φ∇φᵀ, ∇φ = w / N^{p−1}
+    v = w / N ** (p - 1.0)
+    return 2.0 * np.outer(v, v)
+
+
+def squared_lp_norm(p: float, x0: Any, curvature: str = "diagonal") -> CurvatureProblem:
+    """f(x) = ‖x‖_p² for p >= 2 (Example 6.2): f* = 0 at x* = 0, L_C = L = 2(p − 1).
+
+    ``curvature="diagonal"``: C(y) = 2‖y‖_p^{2−p} diag(|yᵢ|^{p−2}) (Lemma E.14; the lower
+    bound reduces to Hölder's inequality Σ|yᵢ|^{p−2}xᵢ² <= ‖y‖_p^{p−2}‖x‖_p²).
+    ``curvature="rank_one"``: C(y) = 2∇φ∇φᵀ with φ = ‖·‖_p absolutely convex (Lemma E.15).
+    L_C = 2(p − 1) is the smoothness constant of ‖·‖_p² (Lemma E.17).
+
+    >>> import numpy as np
+    >>> prob = squared_lp_norm(2, x0=np.array([3.0, 4.0]))
+    >>> prob.value(prob.x0), prob.curvature_at(prob.x0).tolist()
+    (25.0, [2.0, 2.0])
+    """
+    p = _check_p(p)
+    check_choice("curvature", curvature, {"diagonal", "rank_one"})
+    x0 = as_float_array("x0", x0, ndim=1)
+    d = x0.size
+
+    def f(x):
+        return _lp_parts(np.asarray(x, np.float64), p)[0] ** 2
+
+    def grad(x):
+        N, _, w = _lp_parts(np.asarray(x, np.float64), p)
+        return np.zeros(d) if N == 0.0 else 2.0 * N ** (2.0 - p) * w
+
+    return CurvatureProblem(f=f, grad=grad, curvature=lambda x: _lp_curvature(np.asarray(x, np.float64),
+                                                                              p, curvature),
+                            L_C=2.0 * (p - 1.0), x0=x0, f_star=0.0, x_star=np.zeros(d),
+                            L=2.0 * (p - 1.0), name=f"‖x‖_{p:g}² ({curvature} C)")
+
+
+def _check_p(p: Any) -> float:
+    if isinstance(p, bool) or not isinstance(p, int | float | np.integer | np.floating):
+        raise TypeError(f"p must be a real number >= 2, got {type(p).__name__}")
+    if not (math.isfinite(p) and p >= 2):
+        raise ValueError(f"p must be finite and >= 2, got {p!r}")
+    return float(p)
+
+
+def lp_regression(A: Any, b: Any, p: float, x0: Any = None, curvature: str = "diagonal",
+                  f_star: float | None = None, x_star: Any = None) -> CurvatureProblem:
+    """f(x) = ‖Ax − b‖_p² for p >= 2 (Example 6.3): Example 6.2 composed with x ↦ Ax − b.
+
+    C(y) = Aᵀ C_p(Ay − b) A (Lemma E.2) with C_p either curvature of
+    :func:`squared_lp_norm`, and L_C = L = 2(p − 1)‖A‖₂². ``f_star``/``x_star`` default to 0
+    and the least-squares solution when ``b`` is in the range of ``A``.
+
+    >>> import numpy as np
+    >>> prob = lp_regression(np.eye(2), np.array([1.0, 1.0]), p=3)
+    >>> prob.L_C, prob.f_star
+    (4.0, 0.0)
+    """
+    A, b, x0 = _data(A, b, x0)
+    p = _check_p(p)
+    check_choice("curvature", curvature, {"diagonal", "rank_one"})
+    if f_star is None and x_star is None:
+        ls, res = _least_squares(A, b)
+        if res <= 1e-20 * max(1.0, float(b @ b)):
+            f_star, x_star = 0.0, ls
+    L = 2.0 * (p - 1.0) * _spectral_norm_sq(A)
+
+    def f(x):
+        return _lp_parts(A @ x - b, p)[0] ** 2
+
+    def grad(x):
+        N, _, w = _lp_parts(A @ x - b, p)
+        return np.zeros(A.shape[1]) if N == 0.0 else A.T @ (2.0 * N ** (2.0 - p) * w)
+
+    def curv(x):
+        r = A @ x - b
+        if curvature == "diagonal":
+            c = _lp_curvature(r, p, "diagonal")
+            return A.T @ (c[:, None] * A)
+        N, _, w = _lp_parts(r, p)
+        if N == 0.0:
+            return np.zeros((A.shape[1], A.shape[1]))
+        u = A.T @ (w / N ** (p - 1.0))
+        return 2.0 * np.outer(u, u)
+
+    return CurvatureProblem(f=f, grad=grad, curvature=curv, L_C=L, x0=x0, f_star=f_star,
+                            x_star=x_star, L=L, name=f"‖Ax − b‖_{p:g}² ({curvature} C)")
+
+
+def squared_hinge(A: Any, b: Any, x0: Any = None, f_star: float | None = None) -> CurvatureProblem:
+    """f(x) = Σᵢ max(0, 1 − bᵢaᵢᵀx)² (labels bᵢ ∈ {−1, +1}) with C ≡ 0 and L_C = 2‖A‖₂².
+
+    The hinge t ↦ max(0, 1 − t) is not absolutely convex, and the "active-set Gauss–Newton"
+    curvature 2Σ_{active} aᵢaᵢᵀ violates the lower bound of Assumption 2.1 (a point that
+    leaves the active region makes f drop to 0 faster than the quadratic model allows), so
+    the only curvature we can certify is 0: on this family LCD1 is gradient descent with
+    step 1/L_C and LCD2 is the Polyak step. ``f_star`` (e.g. 0 for separable data) is the
+    caller's.
+
+    >>> import numpy as np
+    >>> prob = squared_hinge(np.array([[1.0], [-1.0]]), np.array([1.0, -1.0]), f_star=0.0)
+    >>> prob.value(prob.x0), prob.L_C
+    (2.0, 4.0)
+    """
+    A, b, x0 = _data(A, b, x0)
+    if not np.all(np.isin(b, (-1.0, 1.0))):
+        raise ValueError("b must hold labels in {-1, +1}")
+    L = 2.0 * _spectral_norm_sq(A)
+    Ab = A * b[:, None]
+
+    def f(x):
+        s = np.maximum(0.0, 1.0 - Ab @ x)
+        return float(s @ s)
+
+    def grad(x):
+        s = np.maximum(0.0, 1.0 - Ab @ x)
+        return -2.0 * (Ab.T @ s)
+
+    d = A.shape[1]
+    return CurvatureProblem(f=f, grad=grad, curvature=lambda x: np.zeros(d), L_C=L, x0=x0,
+                            f_star=f_star, L=L, name="squared hinge (C ≡ 0)")

@@ -1,0 +1,528 @@
+"""The (stochastic) gradient descent map of a network loss, its Jacobian and log|det|.
+
+For a loss L(θ) and a step size η > 0 the GD map is
+
+    G_η(θ) = θ − η ∇L(θ),      DG_η(θ) = I − η ∇²L(θ),
+
+and the SGD map with mini-batch B is the same with L replaced by the batch
+loss L_B. Crăciun & Ghoshdastidar (NeurIPS 2025, arXiv:2510.24466) prove that
+for networks with piecewise analytic activations G_η is non-singular (the
+preimage of a null set is null) for all step sizes outside a null set; the
+mechanism is that det(I − η∇²L(θ)) is analytic in θ (off a null set) and not
+identically zero. This module computes the pieces that statement is about:
+
+* :class:`EmpiricalLoss`: a model (:mod:`algorithms.nets.models`), data and a
+  loss (``cross_entropy`` or ``mse``) as a function of the flat parameters;
+* :func:`gd_map`, :func:`gd_jacobian` (autodiff of the map itself, via
+  ``torch.func.jacrev``), :func:`hessian_matrix`;
+* :func:`exact_logabsdet` (``slogdet`` of I − ηH or Σ log|1 − ηλ_i|) and
+  :func:`singular_step_sizes` (η = 1/λ_i for the positive eigenvalues λ_i);
+* :func:`stochastic_logabsdet` / :func:`gd_logabsdet_slq`: Hutchinson trace
+  estimation with Lanczos (Gauss) quadrature of log|·|, matrix-free through
+  Hessian-vector products;
+* :class:`StrictSaddle` and :class:`GDMap`: a strict-saddle test family and
+  plain GD from a (seeded) random initialization, reached through ``solve``.
+
+References
+----------
+A. Crăciun, D. Ghoshdastidar. Non-singularity of the gradient descent map for
+neural networks with piecewise analytic activations. NeurIPS 2025
+(OpenReview Ecw0Cina9N, arXiv:2510.24466).
+S. Ubaru, J. Chen, Y. Saad. Fast estimation of tr(f(A)) via stochastic Lanczos
+quadrature. SIAM J. Matrix Anal. Appl. 38(4), 2017.
+J. D. Lee, M. Simchowitz, M. I. Jordan, B. Recht. Gradient descent only
+converges to minimizers. COLT 2016.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+import torch
+from torch.func import grad, jacrev, jvp, vmap
+
+from algorithms._validation import as_float_array, check_positive, check_positive_int
+from algorithms.core import (
+    Algorithm,
+    IterationMonitor,
+    Problem,
+    RetCode,
+    Solution,
+    SolveOptions,
+    Stats,
+    _dispatch,
+)
+from algorithms.nets.functional import flat_hessian, flatten_params
+
+__all__ = [
+    "LOSSES",
+    "EmpiricalLoss",
+    "GDMap",
+    "SLQEstimate",
+    "StrictSaddle",
+    "exact_logabsdet",
+    "gd_jacobian",
+    "gd_logabsdet_slq",
+    "gd_map",
+    "hessian_eigenvalues",
+    "hessian_matrix",
+    "singular_step_sizes",
+    "stochastic_logabsdet",
+]
+
+LOSSES = ("cross_entropy", "mse")
+
+Objective = Callable[[torch.Tensor], torch.Tensor]
+
+
+# ----------------------------------------------------------------------------- inputs
+
+def check_eta(eta: Any) -> float:
+    """η as a float; raises unless it is a finite number > 0."""
+    if isinstance(eta, torch.Tensor) and eta.numel() == 1:
+        eta = eta.item()
+    if isinstance(eta, bool) or not isinstance(eta, int | float | np.floating | np.integer):
+        raise TypeError(f"eta must be a real number, got {type(eta).__name__}")
+    if not math.isfinite(eta) or eta <= 0:
+        raise ValueError(f"eta must be finite and > 0, got {eta!r}")
+    return float(eta)
+
+
+def check_theta(theta: Any) -> torch.Tensor:
+    """θ as a finite 1-D float tensor (float32 kept, anything else float64)."""
+    if not isinstance(theta, torch.Tensor):
+        theta = torch.as_tensor(as_float_array("theta", theta, ndim=1))
+    if theta.ndim != 1:
+        raise ValueError(f"theta must be 1-dimensional (flat parameters), got shape {tuple(theta.shape)}")
+    if not theta.is_floating_point():
+        theta = theta.to(torch.float64)
+    if not bool(torch.isfinite(theta).all()):
+        raise ValueError("theta contains NaN or inf entries")
+    return theta
+
+
+def _check_params(params: Any) -> None:
+    if not isinstance(params, dict) or not params:
+        raise TypeError("params must be a non-empty dict of tensors")
+    for key, value in params.items():
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"params[{key!r}] must be a torch.Tensor, got {type(value).__name__}")
+        if not bool(torch.isfinite(value).all()):
+            raise ValueError(f"params[{key!r}] contains NaN or inf entries")
+
+
+# ----------------------------------------------------------------------------- the loss
+
+@dataclass(frozen=True, eq=False)
+class EmpiricalLoss:
+    """L(θ) = (1/n) Σ_i ℓ(f_θ(x_i), y_i) for a model of :mod:`algorithms.nets.models`.
+
+    ``loss="cross_entropy"``: ``y`` holds integer labels in [0, num_outputs) and
+    ℓ = −log softmax(f)_y. ``loss="mse"``: ``y`` holds targets of shape
+    (n, num_outputs) (or (n,) for one output) and ℓ = ½‖f − y‖².
+
+    >>> from algorithms.nets.models import MLP
+    >>> net = MLP(sizes=(2, 3, 2), activation="sigmoid")
+    >>> L = EmpiricalLoss(net, torch.ones(4, 2, dtype=torch.float64), torch.tensor([0, 1, 0, 1]))
+    >>> theta, fn = L.flat_objective(net.init(seed=0))
+    >>> theta.shape, fn(theta).ndim
+    (torch.Size([17]), 0)
+    """
+
+    model: Any
+    X: torch.Tensor
+    y: torch.Tensor
+    loss: str = "cross_entropy"
+
+    def __post_init__(self) -> None:
+        for method in ("apply", "init"):
+            if not callable(getattr(self.model, method, None)):
+                raise TypeError(f"model must have an {method}() method (see algorithms.nets.models), "
+                                f"got {type(self.model).__name__}")
+        if self.loss not in LOSSES:
+            raise ValueError(f"loss must be one of {list(LOSSES)}, got {self.loss!r}")
+        X = self.X if isinstance(self.X, torch.Tensor) else torch.as_tensor(as_float_array("X", self.X))
+        if not X.is_floating_point():
+            X = X.to(torch.float64)
+        if X.ndim < 2 or X.shape[0] == 0:
+            raise ValueError(f"X must have a leading sample axis with n >= 1, got shape {tuple(X.shape)}")
+        if not bool(torch.isfinite(X).all()):
+            raise ValueError("X contains NaN or inf entries")
+        n = X.shape[0]
+        k = int(self.model.num_outputs)
+        y = torch.as_tensor(self.y)
+        if self.loss == "cross_entropy":
+            if y.is_floating_point() or y.ndim != 1 or y.shape[0] != n:
+                raise ValueError(f"y must be n={n} integer labels for cross_entropy, got dtype {y.dtype} "
+                                 f"shape {tuple(y.shape)}")
+            if bool((y < 0).any()) or bool((y >= k).any()):
+                raise ValueError(f"y labels must lie in [0, {k}) for a model with {k} outputs")
+            y = y.to(torch.int64)
+        else:
+            y = y.to(X.dtype)
+            if y.ndim == 1 and k == 1:
+                y = y[:, None]
+            if tuple(y.shape) != (n, k):
+                raise ValueError(f"y must have shape ({n}, {k}) for mse, got {tuple(y.shape)}")
+            if not bool(torch.isfinite(y).all()):
+                raise ValueError("y contains NaN or inf entries")
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", y)
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0])
+
+    def value(self, params: dict[str, torch.Tensor], batch: Any = None) -> torch.Tensor:
+        """The loss on all samples, or on the index set ``batch`` (the SGD loss L_B)."""
+        X, y = (self.X, self.y) if batch is None else (self.X[batch], self.y[batch])
+        out = self.model.apply(params, X)
+        if self.loss == "cross_entropy":
+            logp = torch.log_softmax(out, dim=-1)
+            return -logp.gather(1, y[:, None]).mean()
+        return 0.5 * ((out - y) ** 2).sum(dim=-1).mean()
+
+    def flat_objective(self, params: dict[str, torch.Tensor], batch: Any = None
+                       ) -> tuple[torch.Tensor, Objective]:
+        """θ (flattened ``params``) and the function θ ↦ L(θ) (or L_B(θ) for a mini-batch)."""
+        _check_params(params)
+        if batch is not None:
+            batch = torch.as_tensor(batch, dtype=torch.int64)
+            out_of_range = bool((batch < 0).any()) or bool((batch >= self.n).any())
+            if batch.ndim != 1 or batch.numel() == 0 or out_of_range:
+                raise ValueError(f"batch must be a non-empty 1-D index set into [0, {self.n})")
+        theta, unflatten = flatten_params(params)
+
+        def fn(vector: torch.Tensor) -> torch.Tensor:
+            return self.value(unflatten(vector), batch)
+
+        return theta, fn
+
+
+# ----------------------------------------------------------------------------- the map and its Jacobian
+
+def gd_map(fn: Objective, theta: torch.Tensor, eta: float) -> torch.Tensor:
+    """G_η(θ) = θ − η ∇fn(θ). With ``fn`` a mini-batch loss this is the SGD map.
+
+    >>> fn = lambda t: 0.5 * (t ** 2).sum()
+    >>> gd_map(fn, torch.tensor([2.0, -4.0], dtype=torch.float64), 0.25).tolist()
+    [1.5, -3.0]
+    """
+    eta = check_eta(eta)
+    theta = check_theta(theta)
+    return theta - eta * grad(fn)(theta)
+
+
+def gd_jacobian(fn: Objective, theta: torch.Tensor, eta: float) -> torch.Tensor:
+    """DG_η(θ), obtained by differentiating the map θ ↦ θ − η∇fn(θ) itself (reverse mode).
+
+    It equals I − η∇²fn(θ); :func:`hessian_matrix` computes the Hessian by a
+    different route (``torch.func.hessian``), so the two are independent checks.
+
+    >>> fn = lambda t: 0.5 * 3.0 * (t ** 2).sum()
+    >>> gd_jacobian(fn, torch.ones(2, dtype=torch.float64), 0.5).tolist()
+    [[-0.5, 0.0], [0.0, -0.5]]
+    """
+    eta = check_eta(eta)
+    theta = check_theta(theta)
+    return jacrev(lambda t: t - eta * grad(fn)(t))(theta)
+
+
+def hessian_matrix(fn: Objective, theta: torch.Tensor) -> torch.Tensor:
+    """∇²fn(θ), dense and symmetrized (forward-over-reverse round-off is not exactly symmetric)."""
+    theta = check_theta(theta)
+    H = flat_hessian(fn, theta)
+    return 0.5 * (H + H.T)
+
+
+def hessian_eigenvalues(fn: Objective, theta: torch.Tensor) -> torch.Tensor:
+    """Eigenvalues of ∇²fn(θ), ascending (float64)."""
+    return torch.linalg.eigvalsh(hessian_matrix(fn, theta).to(torch.float64))
+
+
+def exact_logabsdet(fn: Objective, theta: torch.Tensor, eta: float, method: str = "slogdet"
+                    ) -> tuple[float, float]:
+    """(sign, log|det(I − η∇²fn(θ))|) computed exactly.
+
+    ``method="slogdet"`` factorizes I − ηH (LU); ``method="eigvalsh"`` uses the
+    product formula det = Π_i (1 − ηλ_i) over the Hessian eigenvalues. A
+    singular matrix gives ``(0.0, -inf)``.
+
+    >>> fn = lambda t: 0.5 * (t[0] ** 2 + 4.0 * t[1] ** 2)
+    >>> sign, logdet = exact_logabsdet(fn, torch.zeros(2, dtype=torch.float64), 0.5)
+    >>> sign, round(math.exp(logdet), 12)     # (1 − 0.5)(1 − 2) = −0.5
+    (-1.0, 0.5)
+    """
+    eta = check_eta(eta)
+    if method not in ("slogdet", "eigvalsh"):
+        raise ValueError(f"method must be one of ['eigvalsh', 'slogdet'], got {method!r}")
+    if method == "slogdet":
+        H = hessian_matrix(fn, theta).to(torch.float64)
+        J = torch.eye(H.shape[0], dtype=H.dtype) - eta * H
+        sign, logabsdet = torch.linalg.slogdet(J)
+        return float(sign), float(logabsdet)
+    factors = 1.0 - eta * hessian_eigenvalues(fn, theta)
+    if bool((factors == 0).any()):
+        return 0.0, -math.inf
+    sign = float(torch.prod(torch.sign(factors)))
+    return sign, float(torch.log(torch.abs(factors)).sum())
+
+
+def singular_step_sizes(fn: Objective, theta: torch.Tensor, rtol: float | None = None) -> np.ndarray:
+    """The step sizes η > 0 at which DG_η(θ) is singular: η = 1/λ_i for each eigenvalue λ_i > 0.
+
+    det(I − ηH) = Π_i (1 − ηλ_i) vanishes exactly at these at most d values (with
+    multiplicity); non-positive eigenvalues give no positive singular step.
+    Eigenvalues with λ_i ≤ ``rtol`` · max|λ| are below what a symmetric eigensolver
+    resolves (its error is about d·ε·‖H‖) and are treated as zero; the default
+    ``rtol`` is 10·d·ε. Returned ascending.
+
+    >>> fn = lambda t: 0.5 * (2.0 * t[0] ** 2 - t[1] ** 2 + 8.0 * t[2] ** 2)
+    >>> singular_step_sizes(fn, torch.zeros(3, dtype=torch.float64)).tolist()
+    [0.125, 0.5]
+    """
+    lam = hessian_eigenvalues(fn, theta).numpy()
+    d = lam.size
+    if rtol is None:
+        rtol = 10.0 * d * np.finfo(np.float64).eps
+    cutoff = rtol * max(float(np.max(np.abs(lam), initial=0.0)), np.finfo(np.float64).tiny)
+    positive = lam[lam > cutoff]
+    return np.sort(1.0 / positive)
+
+
+# ----------------------------------------------------------------------------- stochastic log-det
+
+class SLQEstimate(NamedTuple):
+    """A Hutchinson + Lanczos estimate of tr log|A| = log|det A|."""
+
+    estimate: float  # mean over probes
+    stderr: float  # sample standard deviation over probes / sqrt(num_probes)
+    samples: np.ndarray  # one quadrature value per probe
+
+
+def stochastic_logabsdet(matvec: Callable[[torch.Tensor], torch.Tensor], dim: int, *,
+                         num_probes: int = 64, lanczos_steps: int = 30, seed: int = 0,
+                         dtype: torch.dtype = torch.float64) -> SLQEstimate:
+    """Estimate log|det A| = tr log|A| for a symmetric A known only through products.
+
+    ``matvec(V)`` maps a block V of shape (dim, m) to A V. For each Rademacher
+    probe z (seeded by ``seed``), ``lanczos_steps`` steps of Lanczos with full
+    re-orthogonalization from z/‖z‖ give a tridiagonal T with eigenpairs (t_j, u_j);
+    Gauss quadrature gives zᵀ log|A| z ≈ ‖z‖² Σ_j u_j[0]² log|t_j|, and the
+    estimate is the mean over probes (Hutchinson). Lanczos stops early on a probe
+    whose Krylov space is exhausted (then its quadrature is exact).
+
+    >>> A = torch.diag(torch.tensor([0.5, 1.0, 2.0, 4.0], dtype=torch.float64))
+    >>> est = stochastic_logabsdet(lambda V: A @ V, 4, num_probes=8, lanczos_steps=4, seed=0)
+    >>> round(est.estimate, 8) == round(math.log(4.0), 8)     # diagonal A: every probe is exact
+    True
+    """
+    check_positive_int("dim", dim)
+    check_positive_int("num_probes", num_probes)
+    check_positive_int("lanczos_steps", lanczos_steps)
+    steps = min(lanczos_steps, dim)
+    gen = torch.Generator().manual_seed(int(seed))
+    Z = (torch.randint(0, 2, (dim, num_probes), generator=gen) * 2 - 1).to(dtype)
+    norms2 = (Z * Z).sum(dim=0)
+    Q = torch.zeros(steps, dim, num_probes, dtype=dtype)
+    alphas = torch.zeros(steps, num_probes, dtype=dtype)
+    betas = torch.zeros(steps, num_probes, dtype=dtype)
+    lengths = torch.full((num_probes,), steps, dtype=torch.int64)
+    active = torch.ones(num_probes, dtype=torch.bool)
+    q = Z / torch.sqrt(norms2)
+    scale = None
+    for j in range(steps):
+        Q[j] = q
+        w = matvec(q)
+        alpha = (q * w).sum(dim=0)
+        alphas[j] = alpha
+        # full re-orthogonalization against every stored vector (twice is enough)
+        for _ in range(2):
+            coef = torch.einsum("kdm,dm->km", Q[: j + 1], w)
+            w = w - torch.einsum("kdm,km->dm", Q[: j + 1], coef)
+        beta = torch.linalg.vector_norm(w, dim=0)
+        if scale is None:
+            scale = torch.clamp(torch.abs(alpha) + beta, min=torch.finfo(dtype).tiny)
+        if j + 1 < steps:
+            done = active & (beta <= 1e3 * torch.finfo(dtype).eps * scale)
+            lengths[done] = j + 1
+            active = active & ~done
+            betas[j] = torch.where(active, beta, torch.zeros_like(beta))
+            safe = torch.where(beta > 0, beta, torch.ones_like(beta))
+            q = torch.where(active, w / safe, torch.zeros_like(w))
+    samples = np.empty(num_probes)
+    for i in range(num_probes):
+        k = int(lengths[i])
+        T = torch.diag(alphas[:k, i])
+        if k > 1:
+            off = betas[: k - 1, i]
+            T = T + torch.diag(off, 1) + torch.diag(off, -1)
+        nodes, vecs = torch.linalg.eigh(T.to(torch.float64))
+        weights = vecs[0] ** 2
+        samples[i] = float(norms2[i]) * float((weights * torch.log(torch.abs(nodes))).sum())
+    estimate = float(np.mean(samples))
+    stderr = float(np.std(samples, ddof=1) / math.sqrt(num_probes)) if num_probes > 1 else math.inf
+    return SLQEstimate(estimate, stderr, samples)
+
+
+def gd_logabsdet_slq(fn: Objective, theta: torch.Tensor, eta: float, *, num_probes: int = 64,
+                     lanczos_steps: int = 30, seed: int = 0) -> SLQEstimate:
+    """Stochastic log|det(I − η∇²fn(θ))| through Hessian-vector products only (never forms ∇²fn).
+
+    >>> fn = lambda t: 0.5 * (t ** 2 * torch.arange(1.0, 6.0, dtype=torch.float64)).sum()
+    >>> est = gd_logabsdet_slq(fn, torch.zeros(5, dtype=torch.float64), 0.1, num_probes=4)
+    >>> round(est.estimate, 8) == round(sum(math.log(1 - 0.1 * k) for k in range(1, 6)), 8)
+    True
+    """
+    eta = check_eta(eta)
+    theta = check_theta(theta)
+    grad_fn = grad(fn)
+
+    def hvp(v: torch.Tensor) -> torch.Tensor:
+        return jvp(grad_fn, (theta,), (v,))[1]
+
+    block_hvp = vmap(hvp, in_dims=1, out_dims=1)
+
+    def matvec(V: torch.Tensor) -> torch.Tensor:
+        return V - eta * block_hvp(V)
+
+    return stochastic_logabsdet(matvec, theta.numel(), num_probes=num_probes,
+                                lanczos_steps=lanczos_steps, seed=seed, dtype=theta.dtype)
+
+
+# ----------------------------------------------------------------------------- strict saddle + GD
+
+@dataclass(frozen=True, eq=False)
+class StrictSaddle(Problem):
+    """The strict-saddle family f(u, v) = ½ Σ_i a_i u_i² + Σ_j (¼ v_j⁴ − ½ b_j v_j²), a, b > 0.
+
+    Its critical points are u = 0 with each v_j ∈ {0, ±√b_j}. The origin is a
+    strict saddle (Hessian diag(a, −b)); its stable manifold is the subspace
+    {v = 0}. The minimizers are u = 0, v_j = ±√b_j (f = −Σ b_j²/4). The variable
+    is z = (u, v). ``x0`` fixes the start; when ``None`` it is drawn as
+    ``init_scale`` · N(0, I) from the solve's ``seed``. float32 ``a`` gives float32
+    iterates.
+
+    >>> p = StrictSaddle(a=[1.0], b=[2.0])
+    >>> p.value(np.array([0.0, np.sqrt(2.0)])), p.saddle().tolist()
+    (-1.0, [0.0, 0.0])
+    """
+
+    a: Any
+    b: Any
+    x0: Any = None
+    init_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        a = as_float_array("a", self.a, ndim=1)
+        b = as_float_array("b", self.b, ndim=1, dtype=a.dtype)
+        if a.size == 0 or b.size == 0:
+            raise ValueError("a and b must each have at least one entry")
+        if np.any(a <= 0):
+            raise ValueError("a must be > 0 entrywise (the saddle's stable directions)")
+        if np.any(b <= 0):
+            raise ValueError("b must be > 0 entrywise (the saddle's unstable directions)")
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "b", b)
+        if self.x0 is not None:
+            x0 = as_float_array("x0", self.x0, ndim=1, dtype=a.dtype)
+            if x0.size != a.size + b.size:
+                raise ValueError(f"x0 must have {a.size + b.size} entries (len(a) + len(b)), got {x0.size}")
+            object.__setattr__(self, "x0", x0)
+        object.__setattr__(self, "init_scale", check_positive("init_scale", self.init_scale))
+
+    @property
+    def dim(self) -> int:
+        return self.a.size + self.b.size
+
+    def _split(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return z[: self.a.size], z[self.a.size:]
+
+    def value(self, z: np.ndarray) -> float:
+        u, v = self._split(np.asarray(z))
+        with np.errstate(over="ignore"):  # a huge (diverging) iterate gives inf, not a warning
+            return float(0.5 * np.sum(self.a * u * u) + np.sum(0.25 * v**4 - 0.5 * self.b * v * v))
+
+    def grad(self, z: np.ndarray) -> np.ndarray:
+        u, v = self._split(np.asarray(z))
+        return np.concatenate([self.a * u, v**3 - self.b * v])
+
+    def hessian(self, z: np.ndarray) -> np.ndarray:
+        _, v = self._split(np.asarray(z))
+        return np.diag(np.concatenate([self.a, 3 * v * v - self.b]))
+
+    def saddle(self) -> np.ndarray:
+        """The strict saddle at the origin."""
+        return np.zeros(self.dim, dtype=self.a.dtype)
+
+    def start(self, seed: int | None) -> np.ndarray:
+        if self.x0 is not None:
+            return self.x0.copy()
+        rng = np.random.default_rng(seed)
+        return (self.init_scale * rng.standard_normal(self.dim)).astype(self.a.dtype)
+
+
+@dataclass(frozen=True)
+class GDMap(Algorithm):
+    """Gradient descent z_{k+1} = G_η(z_k) = z_k − η ∇f(z_k) with a constant step η = ``step``.
+
+    Stops with ``Success`` when ‖∇f(z_k)‖ ≤ ``tol`` (default 1e-8 in float64,
+    1e-4 in float32), ``Diverged`` on a non-finite iterate, ``MaxIters`` after
+    ``maxiters`` steps (default 20000). The start is the problem's ``x0`` or a
+    Gaussian draw from ``seed`` (random initialization).
+
+    References: Crăciun & Ghoshdastidar, NeurIPS 2025 (arXiv:2510.24466): GD maps
+    are non-singular for almost every η, which is what the strict-saddle avoidance
+    argument of Lee et al. (COLT 2016) needs.
+
+    >>> from algorithms import solve
+    >>> sol = solve(StrictSaddle(a=[1.0], b=[1.0]), GDMap(step=0.1), seed=0)
+    >>> sol.retcode, np.round(np.abs(sol.x), 6).tolist()
+    (<RetCode.Success: 'Success'>, [0.0, 1.0])
+    """
+
+    step: float = 0.1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "step", check_positive("step", self.step))
+
+
+@_dispatch
+def _solve(problem: StrictSaddle, algorithm: GDMap, options: SolveOptions) -> Solution:
+    z = problem.start(options.seed)
+    dtype = z.dtype
+    tol = options.tolerance(1e-8 if dtype == np.float64 else 1e-4)
+    maxiters = options.iterations(20000)
+    eta = dtype.type(algorithm.step)
+    monitor = IterationMonitor(options, total=maxiters, desc="GDMap")
+    stats = Stats()
+    retcode = RetCode.MaxIters
+    g = problem.grad(z)
+    stats.grad_calls += 1
+    for k in range(maxiters):
+        with np.errstate(over="ignore", invalid="ignore"):
+            z_new = (z - eta * g).astype(dtype, copy=False)
+            g_new = problem.grad(z_new)
+        stats.grad_calls += 1
+        stats.iterations = k + 1
+        if not (np.all(np.isfinite(z_new)) and np.all(np.isfinite(g_new))):
+            retcode = RetCode.Diverged  # keep the last finite iterate
+            break
+        z, g = z_new, g_new
+        gnorm = float(np.linalg.norm(g))
+        if monitor.record(iteration=k + 1, value=problem.value(z), grad_norm=gnorm):
+            retcode = RetCode.Terminated
+            break
+        if gnorm <= tol:
+            retcode = RetCode.Success
+            break
+    if options.store_trace and not monitor.trace:
+        monitor.trace.append({"iteration": 0, "value": problem.value(z),
+                              "grad_norm": float(np.linalg.norm(g))})
+    monitor.close()
+    value = problem.value(z)
+    return Solution(x=z, value=value, retcode=retcode, stats=stats, trace=monitor.trace)
