@@ -1,0 +1,628 @@
+"""Sparsest univariate ReLU interpolation: the ℓp path norm, its function-space form V_p, exact solvers.
+
+A univariate single-hidden-layer ReLU network with a linear skip term,
+
+    f_θ(x) = Σ_k v_k (w_k x + b_k)₊ + a x + c,
+
+is a continuous piecewise-linear (CPWL) function. Neuron k with ``w_k ≠ 0``
+puts a knot at ``t_k = -b_k / w_k`` where the slope of ``f`` jumps by
+``v_k |w_k|``. Its ℓp *path norm* is ``Σ_k |v_k w_k|^p``. The function-space
+counterpart is
+
+    V_p(f) = Σ_j |c_j|^p   (0 < p ≤ 1),     V_0(f) = number of knots,
+
+over the *distinct* knots of ``f`` with slope changes ``c_j`` (neurons sharing a
+knot are merged first). For ``0 < p < 1`` merging same-knot neurons can only
+lower the sum (``|a + b|^p ≤ |a|^p + |b|^p``), so ``path_norm ≥ V_p(f_θ)`` with
+equality when the knots are distinct; minimizing the path norm over networks
+that interpolate data is the same as minimizing ``V_p`` over CPWL interpolants
+(Nakhleh & Nowak, Prop. 3.1).
+
+The exact solvers rest on one identity. For data ``x_1 < … < x_N`` and a knot
+``t`` in the gap ``[x_j, x_{j+1}]``, the feature ``(x_i - t)₊`` restricted to the
+data is the convex combination ``λ (x_i - x_j)₊ + (1 - λ)(x_i - x_{j+1})₊`` with
+``λ = (x_{j+1} - t)/(x_{j+1} - x_j)``. So an interpolant is determined, on the data,
+by how its slope changes are *distributed* onto the interior data points, and
+that distribution must reproduce the discrete curvatures
+``Δ_i = s_i - s_{i-1}`` (``s_i`` the chord slopes) of the linear-spline
+interpolant. For ``0 < p < 1`` a concavity argument (see
+``paper_notes/sparse_relu.md``) shows every V_p minimizer uses each ``Δ_i``
+whole, either as a knot at ``x_i`` or merged with a same-sign neighbour
+``Δ_{i+1}`` into one knot inside ``(x_i, x_{i+1})``, where the extended chords
+``s_{i-1}`` and ``s_{i+1}`` cross. Minimizing is then a weighted matching on a
+path, solved by dynamic programming in ``O(N)``
+(:class:`SparsestInterpolantDP`); :class:`BruteForceVp` enumerates knot subsets
+instead; :func:`min_knots_slope_dp` counts the fewest knots by a second,
+independent dynamic program over slope states.
+
+References
+----------
+J. Nakhleh, R. D. Nowak. *Global minimizers of ℓ^p-regularized objectives yield
+the sparsest ReLU neural networks.* NeurIPS 2025, arXiv:2505.21791, Section 3.
+
+>>> prob = InterpolationProblem(x=[0, 1, 2, 3], y=[0, 0, 1, 3], p=0.5)
+>>> from algorithms import solve
+>>> sol = solve(prob, SparsestInterpolantDP())
+>>> f = CPWL.from_vector(sol.x)
+>>> f.num_knots, [round(float(t), 6) for t in f.knots]     # one knot where the chords cross
+(1, [1.5])
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from algorithms._validation import as_float_array, check_choice, check_nonnegative, check_positive_int
+from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
+
+__all__ = [
+    "CPWL",
+    "BruteForceVp",
+    "InterpolationProblem",
+    "SparsestInterpolantDP",
+    "discrete_curvature",
+    "linear_spline",
+    "min_knots_slope_dp",
+    "network_to_cpwl",
+    "path_norm",
+    "vp_of_jumps",
+]
+
+
+# ----------------------------------------------------------------------------- objectives
+
+
+def _check_p(p, *, allow_zero: bool = True, upper: float = 1.0) -> float:
+    p = check_nonnegative("p", p)
+    if (p == 0 and not allow_zero) or p > upper:
+        lo = "0 <=" if allow_zero else "0 <"
+        raise ValueError(f"p must satisfy {lo} p <= {upper:g}, got {p!r}")
+    return p
+
+
+def vp_of_jumps(jumps, p: float, *, zero_tol: float = 0.0) -> float:
+    """``Σ |c|^p`` over the entries with ``|c| > zero_tol``; ``p = 0`` counts them.
+
+    >>> vp_of_jumps([1.0, -4.0, 0.0], 0.5)
+    3.0
+    >>> vp_of_jumps([1.0, -4.0, 0.0], 0)
+    2.0
+    """
+    c = np.abs(np.asarray(jumps, dtype=np.float64).ravel())
+    c = c[c > zero_tol]
+    if p == 0:
+        return float(c.size)
+    return float(np.sum(c**p))
+
+
+def path_norm(v, w, p: float) -> float:
+    """The ℓp path norm ``Σ_k |v_k w_k|^p`` of a univariate network (``p = 0`` counts active neurons).
+
+    >>> path_norm([1.0, 2.0], [3.0, -0.5], 1.0)
+    4.0
+    """
+    p = check_nonnegative("p", p)
+    v = np.asarray(v, dtype=np.float64).ravel()
+    w = np.asarray(w, dtype=np.float64).ravel()
+    if v.shape != w.shape:
+        raise ValueError(f"v and w must have the same number of neurons, got {v.shape} and {w.shape}")
+    return vp_of_jumps(v * w, p)
+
+
+# ----------------------------------------------------------------------------- CPWL functions
+
+
+@dataclass(frozen=True)
+class CPWL:
+    """``f(x) = slope·x + intercept + Σ_j jumps_j (x - knots_j)₊`` with sorted, distinct knots.
+
+    Build one with :meth:`from_terms` (merges equal knots, drops zero jumps).
+    ``to_vector``/``from_vector`` give the flat form ``[slope, intercept, knots…,
+    jumps…]`` that the solvers return as ``Solution.x``.
+
+    >>> f = CPWL.from_terms([1.0, 1.0, 2.0], [0.5, 0.5, -1.0], slope=0.0, intercept=0.0)
+    >>> f.knots.tolist(), f.jumps.tolist(), f.vp(0.5)
+    ([1.0, 2.0], [1.0, -1.0], 2.0)
+    >>> f(np.array([0.0, 1.5, 3.0])).tolist()
+    [0.0, 0.5, 1.0]
+    """
+
+    knots: np.ndarray
+    jumps: np.ndarray
+    slope: float
+    intercept: float
+
+    @staticmethod
+    def from_terms(knots, jumps, slope: float, intercept: float, *, merge_tol: float = 0.0,
+                   zero_tol: float = 0.0) -> CPWL:
+        """Sort the knots, merge those within ``merge_tol`` of each other, drop jumps ``<= zero_tol``."""
+        t = np.asarray(knots, dtype=np.float64).ravel()
+        c = np.asarray(jumps, dtype=np.float64).ravel()
+        if t.shape != c.shape:
+            raise ValueError(f"knots and jumps must have the same length, got {t.shape} and {c.shape}")
+        order = np.argsort(t, kind="stable")
+        t, c = t[order], c[order]
+        merged_t: list[float] = []
+        merged_c: list[float] = []
+        group_start = None
+        for tk, ck in zip(t, c):
+            if merged_t and tk - group_start <= merge_tol:
+                merged_c[-1] += ck
+            else:
+                merged_t.append(float(tk))
+                merged_c.append(float(ck))
+                group_start = tk
+        mt, mc = np.array(merged_t), np.array(merged_c)
+        keep = np.abs(mc) > zero_tol
+        return CPWL(mt[keep], mc[keep], float(slope), float(intercept))
+
+    def __call__(self, x) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float64)
+        relu = np.maximum(x[..., None] - self.knots, 0.0)
+        return self.slope * x + self.intercept + relu @ self.jumps
+
+    @property
+    def num_knots(self) -> int:
+        return int(self.knots.size)
+
+    def vp(self, p: float) -> float:
+        """``V_p(f) = Σ_j |c_j|^p`` over the distinct knots (``V_0`` counts them)."""
+        return vp_of_jumps(self.jumps, check_nonnegative("p", p))
+
+    def to_vector(self, dtype=np.float64) -> np.ndarray:
+        return np.concatenate([[self.slope, self.intercept], self.knots, self.jumps]).astype(dtype)
+
+    @staticmethod
+    def from_vector(vector) -> CPWL:
+        vec = np.asarray(vector, dtype=np.float64).ravel()
+        if vec.size < 2 or vec.size % 2:
+            raise ValueError(f"vector must have even length >= 2, got {vec.size}")
+        k = (vec.size - 2) // 2
+        return CPWL(vec[2:2 + k], vec[2 + k:], float(vec[0]), float(vec[1]))
+
+
+def network_to_cpwl(W, b, v, *, a: float = 0.0, c: float = 0.0, merge: bool = True,
+                    merge_tol: float | None = None, zero_tol: float = 0.0) -> CPWL:
+    """The CPWL function computed by ``Σ_k v_k (w_k x + b_k)₊ + a x + c`` (knot extraction).
+
+    Neuron ``k`` with ``w_k > 0`` adds ``v_k w_k (x - t_k)₊``; with ``w_k < 0`` it adds
+    ``v_k |w_k| (x - t_k)₊ - v_k |w_k| (x - t_k)`` (slope jump ``v_k |w_k|`` plus a
+    linear term); with ``w_k = 0`` the constant ``v_k (b_k)₊``. ``merge=False``
+    keeps one entry per neuron (same-knot neurons stay separate), which is the
+    per-neuron view of the path norm and *not* a valid CPWL normal form. Knots
+    within ``merge_tol`` merge; the default ``1e-9 · max(1, max|t_k|)`` absorbs
+    the rounding of ``-b_k / w_k`` (two neurons built for the same knot can differ
+    by an ulp).
+
+    >>> f = network_to_cpwl(W=[1.0, -2.0], b=[0.0, 2.0], v=[1.0, 1.0])
+    >>> f.knots.tolist(), f.jumps.tolist(), f.slope, f.intercept
+    ([0.0, 1.0], [1.0, 2.0], -2.0, 2.0)
+    """
+    W = np.asarray(W, dtype=np.float64).ravel()
+    b = np.asarray(b, dtype=np.float64).ravel()
+    v = np.asarray(v, dtype=np.float64).ravel()
+    if not (W.shape == b.shape == v.shape):
+        raise ValueError(f"W, b and v must have one entry per neuron, got {W.shape}, {b.shape}, {v.shape}")
+    slope, intercept = float(a), float(c)
+    active = W != 0
+    intercept += float(np.sum(v[~active] * np.maximum(b[~active], 0.0)))
+    t = -b[active] / W[active]
+    jumps = v[active] * np.abs(W[active])
+    neg = W[active] < 0
+    slope -= float(np.sum(jumps[neg]))
+    intercept += float(np.sum(jumps[neg] * t[neg]))
+    if merge_tol is None:
+        merge_tol = 1e-9 * max(1.0, float(np.max(np.abs(t), initial=0.0)))
+    if not merge:
+        order = np.argsort(t, kind="stable")
+        return CPWL(t[order], jumps[order], slope, intercept)
+    return CPWL.from_terms(t, jumps, slope, intercept, merge_tol=merge_tol, zero_tol=zero_tol)
+
+
+# ----------------------------------------------------------------------------- the problem
+
+
+@dataclass(frozen=True)
+class InterpolationProblem(Problem):
+    """Interpolate univariate data ``(x_i, y_i)`` by a CPWL function minimizing ``V_p``.
+
+    ``p = 0`` asks for the fewest knots, ``0 < p < 1`` for the V_p minimizer (a
+    sparsest interpolant once ``p`` is small enough for the data), ``p = 1`` for a
+    V_1 (total variation of f') minimizer, which is not unique in general.
+    ``p > 1`` is rejected: V_p then has no minimizer (spreading a slope change
+    over ``n`` knots costs ``n^{1-p}`` times less). Data are sorted by ``x``;
+    repeated ``x`` with equal ``y`` are merged, with different ``y`` rejected.
+
+    >>> InterpolationProblem(x=[2.0, 0.0, 1.0], y=[1.0, 0.0, 0.0], p=0.5).x.tolist()
+    [0.0, 1.0, 2.0]
+    >>> InterpolationProblem(x=[0.0, 0.0], y=[1.0, 2.0])
+    Traceback (most recent call last):
+    ...
+    ValueError: y must be a function of x: x = 0 repeats with different y values
+    """
+
+    x: np.ndarray
+    y: np.ndarray
+    p: float = 0.5
+
+    def __post_init__(self) -> None:
+        x = as_float_array("x", self.x, ndim=1)
+        y = as_float_array("y", self.y, ndim=1)
+        if x.shape != y.shape:
+            raise ValueError(f"x and y must have the same length, got {x.size} and {y.size}")
+        dtype = np.float32 if (x.dtype == np.float32 and y.dtype == np.float32) else np.float64
+        order = np.argsort(x, kind="stable")
+        x, y = x[order].astype(dtype), y[order].astype(dtype)
+        if x.size:
+            same = np.diff(x) == 0
+            if np.any(same & (np.diff(y) != 0)):
+                bad = x[1:][same & (np.diff(y) != 0)][0]
+                raise ValueError(f"y must be a function of x: x = {bad:g} repeats with different y values")
+            keep = np.concatenate([[True], ~same])
+            x, y = x[keep], y[keep]
+        if x.size < 2:
+            raise ValueError(f"x must hold at least 2 distinct points, got {x.size}")
+        object.__setattr__(self, "x", x)
+        object.__setattr__(self, "y", y)
+        object.__setattr__(self, "p", _check_p(self.p))
+
+    @property
+    def n(self) -> int:
+        return int(self.x.size)
+
+    @property
+    def dtype(self):
+        return self.x.dtype
+
+
+def _data64(problem: InterpolationProblem) -> tuple[np.ndarray, np.ndarray]:
+    return problem.x.astype(np.float64), problem.y.astype(np.float64)
+
+
+def _slope_tol(x: np.ndarray, y: np.ndarray) -> float:
+    """Slope (and slope-change) magnitudes below this are zero: ``1e-9 · max|y| / min gap``.
+
+    A chord slope ``(y_{i+1} - y_i)/(x_{i+1} - x_i)`` carries a rounding error of about
+    ``1e-16 · max|y| / min gap``; the factor 1e-9 leaves seven orders of magnitude of
+    headroom, and keeps the threshold scale-invariant (tiny but exact data stay curved).
+    All solvers share it, so they agree on which curvatures vanish.
+    """
+    return 1e-9 * max(float(np.max(np.abs(y))) / float(np.min(np.diff(x))), 1e-300)
+
+
+def discrete_curvature(x, y) -> np.ndarray:
+    """``Δ_i = s_i - s_{i-1}`` at the interior points (slope changes of the linear spline).
+
+    >>> discrete_curvature([0, 1, 2, 3], [0, 0, 1, 3]).tolist()
+    [1.0, 1.0]
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    s = np.diff(y) / np.diff(x)
+    d = np.diff(s)
+    d[np.abs(d) <= _slope_tol(x, y)] = 0.0
+    return d
+
+
+def linear_spline(x, y) -> CPWL:
+    """The interpolant with knots only at data points: ``N - 2`` knots at most."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    s = np.diff(y) / np.diff(x)
+    return CPWL.from_terms(x[1:-1], discrete_curvature(x, y), slope=s[0], intercept=y[0] - s[0] * x[0])
+
+
+def _cpwl_from_matching(x: np.ndarray, y: np.ndarray, pairs: list[int]) -> CPWL:
+    """Interpolant that merges ``Δ_j, Δ_{j+1}`` (interior indices ``j`` in ``pairs``) into one knot."""
+    d = discrete_curvature(x, y)
+    s = np.diff(y) / np.diff(x)
+    knots, jumps = [], []
+    paired = set()
+    for j in pairs:  # interior index j ↔ data index j+1; pair knot in gap (x[j+1], x[j+2])
+        lam = d[j] / (d[j] + d[j + 1])  # weight on the left point; in (0, 1) for same signs
+        knots.append(x[j + 2] - lam * (x[j + 2] - x[j + 1]))
+        jumps.append(d[j] + d[j + 1])
+        paired.update((j, j + 1))
+    for i in range(d.size):
+        if i not in paired and d[i] != 0:
+            knots.append(x[i + 1])
+            jumps.append(d[i])
+    return CPWL.from_terms(knots, jumps, slope=s[0], intercept=y[0] - s[0] * x[0])
+
+
+# ----------------------------------------------------------------------------- the exact DP
+
+
+def _matching_dp(d: np.ndarray, p: float, objective: str, monitor: IterationMonitor | None,
+                 maxiters: int) -> tuple[list[int], tuple[float, float], int, RetCode]:
+    """Best set of merged pairs over interior curvatures ``d``; cost tuples compared lexicographically.
+
+    Returns (pairs, (knots, V_p), stages done, retcode).
+    """
+    def single(i):
+        return (0.0, 0.0) if d[i] == 0 else (1.0, abs(d[i]) ** p if p > 0 else 1.0)
+
+    def pair(i):
+        total = d[i] + d[i + 1]
+        return (1.0, abs(total) ** p if p > 0 else 1.0)
+
+    def key(cost):
+        return cost if objective == "knots" else (cost[1], cost[0])
+
+    m = d.size
+    best: list[tuple[float, float]] = [(0.0, 0.0)] + [(math.inf, math.inf)] * m
+    choice = [0] * (m + 1)  # 1: last point single, 2: last two points merged
+    for i in range(1, m + 1):
+        if i > maxiters:
+            return [], best[i - 1], i - 1, RetCode.MaxIters
+        a = single(i - 1)
+        cand = (best[i - 1][0] + a[0], best[i - 1][1] + a[1])
+        best[i], choice[i] = cand, 1
+        if i >= 2 and d[i - 2] * d[i - 1] > 0:
+            b = pair(i - 2)
+            cand2 = (best[i - 2][0] + b[0], best[i - 2][1] + b[1])
+            if key(cand2) < key(best[i]):
+                best[i], choice[i] = cand2, 2
+        if monitor is not None and monitor.record(stage=i, knots=best[i][0], vp=best[i][1]):
+            return [], best[i], i, RetCode.Terminated
+    pairs, i = [], m
+    while i > 0:
+        if choice[i] == 2:
+            pairs.append(i - 2)
+            i -= 2
+        else:
+            i -= 1
+    return sorted(pairs), best[m], m, RetCode.Success
+
+
+@dataclass(frozen=True)
+class SparsestInterpolantDP(Algorithm):
+    """Exact sparsest (or exact V_p-minimizing) CPWL interpolant of univariate data, in O(N).
+
+    Let ``Δ_i = s_i - s_{i-1}`` be the discrete curvatures at the interior
+    points. A *plan* keeps each nonzero ``Δ_i`` as a knot at ``x_i`` or merges a
+    same-sign adjacent pair ``(Δ_i, Δ_{i+1})`` into one knot of slope change
+    ``Δ_i + Δ_{i+1}`` at ``t = x_{i+1} - λ (x_{i+1} - x_i)``, ``λ = Δ_i / (Δ_i + Δ_{i+1})``
+    (where the extended chords ``s_{i-1}`` and ``s_{i+1}`` cross). The DP over
+    interior points,
+
+        D[i] = min( D[i-1] + cost(Δ_i),  D[i-2] + cost(Δ_{i-1} + Δ_i)  if Δ_{i-1} Δ_i > 0 ),
+
+    with ``cost(c) = (1, |c|^p)``, minimizes lexicographically (fewest knots,
+    then V_p; ``objective="knots"``) or (V_p, then knots; ``objective="vp"``,
+    the exact V_p minimizer for ``0 < p < 1``). Why plans suffice is argued in
+    ``paper_notes/sparse_relu.md`` and checked against :class:`BruteForceVp` and
+    :func:`min_knots_slope_dp` in the tests. ``maxiters`` caps the DP stages
+    (``maxiters=0`` returns the linear spline with ``MaxIters``). ``Solution.x``
+    is ``CPWL.to_vector()``; ``value`` is ``V_p`` of the result with the problem's ``p``.
+
+    References: Nakhleh & Nowak, NeurIPS 2025 (arXiv:2505.21791), Section 3.
+
+    >>> from algorithms import solve
+    >>> prob = InterpolationProblem(x=[0, 1, 2, 3, 4], y=[0, 0, 1, 3, 6], p=0.5)
+    >>> sol = solve(prob, SparsestInterpolantDP())
+    >>> sol.retcode, CPWL.from_vector(sol.x).num_knots
+    (<RetCode.Success: 'Success'>, 2)
+    """
+
+    objective: str = "knots"
+
+    def __post_init__(self) -> None:
+        check_choice("objective", self.objective, {"knots", "vp"})
+
+
+@_dispatch
+def _solve(problem: InterpolationProblem, algorithm: SparsestInterpolantDP, options: SolveOptions
+           ) -> Solution:
+    x, y = _data64(problem)
+    d = discrete_curvature(x, y)
+    monitor = IterationMonitor(options, total=d.size, desc="sparsest DP")
+    maxiters = options.iterations(default=d.size)
+    if maxiters == 0:
+        f = linear_spline(x, y)
+        monitor.record(stage=0, knots=f.num_knots, vp=f.vp(problem.p))
+        monitor.close()
+        return Solution(f.to_vector(problem.dtype), f.vp(problem.p), RetCode.MaxIters,
+                        trace=monitor.trace, original=f)
+    pairs, _, stages, retcode = _matching_dp(d, problem.p, algorithm.objective, monitor, maxiters)
+    if stages == 0:  # N = 2: nothing to decide; still leave one trace record
+        monitor.record(stage=0, knots=0.0, vp=0.0)
+    monitor.close()
+    # an interrupted DP has no complete plan: return the linear spline (always an interpolant)
+    f = _cpwl_from_matching(x, y, pairs) if retcode is RetCode.Success else linear_spline(x, y)
+    sol = Solution(f.to_vector(problem.dtype), f.vp(problem.p), retcode, trace=monitor.trace, original=f)
+    sol.stats.iterations = stages
+    return sol
+
+
+# ----------------------------------------------------------------------------- independent knot count
+
+
+def min_knots_slope_dp(x, y) -> int:
+    """Fewest knots of any CPWL interpolant, by a DP over slope *states* (no knot candidates).
+
+    At each data point the interpolant has a left slope ``α_i`` and a right slope
+    ``β_i`` (a knot at ``x_i`` iff they differ). Only their order relative to the
+    neighbouring chord slopes matters: inside a gap with chord slope ``s`` the
+    fewest knots joining start slope ``β`` to end slope ``α`` is 0 if
+    ``β = α = s``, 1 if ``s`` lies strictly between them (the two lines cross
+    inside the gap), and 2 otherwise. The DP runs over the 3 relations
+    (<, =, >) of ``β_i`` to ``s_i``. It shares no code with
+    :class:`SparsestInterpolantDP`, which makes it a check on that solver.
+
+    >>> min_knots_slope_dp([0, 1, 2, 3], [0, 0, 1, 3]), min_knots_slope_dp([0, 1, 2], [0, 1, 0])
+    (1, 1)
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    s = np.diff(y) / np.diff(x)
+    tol = _slope_tol(x, y)
+    rels = (-1, 0, 1)
+
+    def gap_cost(r_start, r_end):
+        if r_start == 0 and r_end == 0:
+            return 0
+        if r_start * r_end == -1:
+            return 1
+        return 2
+
+    def no_knot_feasible(ra, rb, s_left, s_right):
+        """Is there one slope σ with sign(σ - s_left) = ra and sign(σ - s_right) = rb?"""
+        if abs(s_left - s_right) <= tol:
+            return ra == rb
+        lo_first = s_left < s_right
+        # order the two chord slopes and test the three open intervals and two points
+        for sigma_rel in ("below", "at_left", "between", "at_right", "above"):
+            if sigma_rel == "below":
+                got = (-1, -1)
+            elif sigma_rel == "above":
+                got = (1, 1)
+            elif sigma_rel == "between":
+                got = (1, -1) if lo_first else (-1, 1)
+            elif sigma_rel == "at_left":
+                got = (0, -1) if lo_first else (0, 1)
+            else:
+                got = (1, 0) if lo_first else (-1, 0)
+            if got == (ra, rb):
+                return True
+        return False
+
+    n = x.size
+    best = dict.fromkeys(rels, 0)  # relation of β_1 to s_1: free, no cost
+    for j in range(n - 1):  # gap j between points j and j+1 (0-based)
+        arrive = {ra: min(best[rb] + gap_cost(rb, ra) for rb in rels) for ra in rels}
+        if j + 1 == n - 1:
+            return int(min(arrive.values()))
+        new = {}
+        for rb in rels:  # relation of β_{j+1} to s_{j+1}
+            with_knot = 1 + min(arrive.values())
+            without = min((arrive[ra] for ra in rels if no_knot_feasible(ra, rb, s[j], s[j + 1])),
+                          default=math.inf)
+            new[rb] = min(with_knot, without)
+        best = new
+    return 0
+
+
+# ----------------------------------------------------------------------------- brute force
+
+
+def candidate_knots(x, y) -> np.ndarray:
+    """Interior data points, plus, in each gap with interior ends, the crossing of the extended chords.
+
+    The crossing of the lines of chords ``s_{j-1}`` and ``s_{j+1}`` is kept when it
+    lies strictly inside ``(x_j, x_{j+1})``.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    s = np.diff(y) / np.diff(x)
+    cands = list(x[1:-1])
+    tol = _slope_tol(x, y)
+    for j in range(1, x.size - 2):  # gap (x[j], x[j+1]); chords s[j-1] (through x[j]) and s[j+1]
+        if abs(s[j + 1] - s[j - 1]) <= tol:
+            continue
+        t = (y[j + 1] - y[j] + s[j - 1] * x[j] - s[j + 1] * x[j + 1]) / (s[j - 1] - s[j + 1])
+        if x[j] < t < x[j + 1]:
+            cands.append(float(t))
+    return np.array(sorted(cands))
+
+
+@dataclass(frozen=True)
+class BruteForceVp(Algorithm):
+    """Global V_p minimizer over knots in a finite candidate set, by enumerating knot subsets.
+
+    For a fixed knot set ``S`` the interpolation constraints are linear in the
+    slope changes and ``V_p`` is concave on each orthant (``0 < p ≤ 1``), so a
+    minimum sits at a vertex: a subset with linearly independent features
+    ``[1, x, (x - t)₊, t ∈ S]`` and ``|S| ≤ N - 2``. The solver tries every such
+    subset of the candidates (:func:`candidate_knots`, plus ``extra_knots``),
+    solves the interpolation system exactly, and keeps the smallest ``V_p``
+    (``p = 0``: fewest knots). Exponential in ``N``; ``max_points`` guards it.
+    ``Solution.original`` holds every minimizer (within relative ``rtol``) as a
+    list of CPWL functions, the ground truth for uniqueness and sparsity checks.
+    ``maxiters`` caps the subsets tried (``MaxIters`` when it bites).
+
+    References: Nakhleh & Nowak, NeurIPS 2025 (arXiv:2505.21791), Section 3.
+
+    >>> from algorithms import solve
+    >>> prob = InterpolationProblem(x=[0, 1, 2, 3], y=[0, 0, 1, 3], p=0.5)
+    >>> sol = solve(prob, BruteForceVp())
+    >>> round(sol.value, 6), len(sol.original)      # the single knot of V_p = 2^0.5
+    (1.414214, 1)
+    """
+
+    extra_knots: tuple = field(default=())
+    max_points: int = 12
+    rtol: float = 1e-9
+
+    def __post_init__(self) -> None:
+        extra = as_float_array("extra_knots", list(self.extra_knots), ndim=1) if len(self.extra_knots) \
+            else np.zeros(0)
+        object.__setattr__(self, "extra_knots", tuple(float(t) for t in extra))
+        check_positive_int("max_points", self.max_points)
+        check_nonnegative("rtol", self.rtol)
+
+
+@_dispatch
+def _solve(problem: InterpolationProblem, algorithm: BruteForceVp, options: SolveOptions) -> Solution:
+    x, y = _data64(problem)
+    n = x.size
+    if n > algorithm.max_points:
+        raise ValueError(f"BruteForceVp enumerates subsets: {n} points exceed max_points="
+                         f"{algorithm.max_points}; use SparsestInterpolantDP")
+    p = problem.p
+    cands = np.unique(np.concatenate([candidate_knots(x, y), np.asarray(algorithm.extra_knots)]))
+    cands = cands[(cands > x[0]) & (cands < x[-1])]
+    # exact solves of small systems leave residuals ~1e-16·cond·max|y|; 1e-9·max|y| is loose
+    res_tol = 1e-9 * float(np.max(np.abs(y))) + 1e-300
+    jump_tol = _slope_tol(x, y)
+    budget = options.iterations(default=10**9)
+    monitor = IterationMonitor(options, total=min(n - 1, budget), desc="brute force V_p")
+    start = linear_spline(x, y)
+    results: list[tuple[float, int, CPWL]] = []
+    tried = 0
+    finished = True
+    stopped = RetCode.MaxIters
+    for k in range(0, n - 1):
+        for subset in itertools.combinations(range(cands.size), k):
+            if tried >= budget:
+                finished = False
+                break
+            tried += 1
+            t = cands[list(subset)]
+            A = np.column_stack([np.ones(n), x, np.maximum(x[:, None] - t[None, :], 0.0)])
+            if np.linalg.matrix_rank(A) < A.shape[1]:
+                continue
+            coef, *_ = np.linalg.lstsq(A, y, rcond=None)
+            if np.max(np.abs(A @ coef - y)) > res_tol:
+                continue
+            f = CPWL.from_terms(t, coef[2:], slope=coef[1], intercept=coef[0], zero_tol=jump_tol)
+            results.append((f.vp(p), f.num_knots, f))
+        if not finished:
+            break
+        best_so_far = min((r[0] for r in results), default=math.inf)
+        if monitor.record(subset_size=k, subsets_tried=tried, best_vp=best_so_far):
+            finished, stopped = False, RetCode.Terminated
+            break
+    monitor.close()
+    if not results:
+        return Solution(start.to_vector(problem.dtype), start.vp(p),
+                        stopped if not finished else RetCode.Failure,
+                        trace=monitor.trace, original=[start])
+    best = min(r[0] for r in results)
+    tol = algorithm.rtol * best  # relative: V_p scales like |y|^p, tiny data keep their ties apart
+    minimizers: list[CPWL] = []
+    for value, _, f in sorted(results, key=lambda r: (r[0], r[1])):
+        if value <= best + tol and not any(
+                g.num_knots == f.num_knots and np.allclose(g.knots, f.knots, rtol=0, atol=1e-9 * np.ptp(x))
+                for g in minimizers):
+            minimizers.append(f)
+    f = minimizers[0]
+    sol = Solution(f.to_vector(problem.dtype), f.vp(p), RetCode.Success if finished else stopped,
+                   trace=monitor.trace, original=minimizers)
+    sol.stats.iterations = tried
+    sol.stats.linear_solves = tried
+    return sol

@@ -1,0 +1,251 @@
+"""Unit tests: knot extraction, V_p, the exact sparsest-interpolant DP, the brute force, bad inputs."""
+
+import numpy as np
+import pytest
+
+from algorithms import RetCode, solve
+from algorithms.nets.sparse_interpolation import (
+    CPWL,
+    BruteForceVp,
+    InterpolationProblem,
+    SparsestInterpolantDP,
+    candidate_knots,
+    discrete_curvature,
+    linear_spline,
+    min_knots_slope_dp,
+    network_to_cpwl,
+    path_norm,
+    vp_of_jumps,
+)
+
+
+def _random_data(rng, n, *, rounded=False):
+    x = np.sort(rng.choice(np.arange(3 * n), n, replace=False) + rng.uniform(0, 0.5, n))
+    y = rng.normal(size=n)
+    if rounded:  # ties, zero curvatures and collinear runs
+        y = np.round(y)
+    return x, y
+
+
+# ----------------------------------------------------------------------------- objectives
+
+
+def test_path_norm_closed_form():
+    assert path_norm([2.0, -1.0], [0.5, 4.0], 0.5) == pytest.approx(1.0 + 2.0)
+    assert path_norm([2.0, 0.0], [0.5, 4.0], 0) == 1.0
+    with pytest.raises(ValueError, match="p must"):
+        path_norm([1.0], [1.0], -0.5)
+    with pytest.raises(ValueError, match="v and w"):
+        path_norm([1.0, 2.0], [1.0], 0.5)
+
+
+def test_network_to_cpwl_matches_forward_pass():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        k = 7
+        W, b, v = rng.normal(size=k), rng.normal(size=k), rng.normal(size=k)
+        W[0] = 0.0  # a constant neuron
+        a, c = rng.normal(), rng.normal()
+        f = network_to_cpwl(W, b, v, a=a, c=c)
+        xs = np.linspace(-5, 5, 101)
+        direct = np.maximum(np.outer(xs, W) + b, 0.0) @ v + a * xs + c
+        np.testing.assert_allclose(f(xs), direct, atol=1e-12)
+        # distinct knots: V_p of the function is the path norm of the active neurons
+        assert f.vp(0.3) == pytest.approx(path_norm(v[1:], W[1:], 0.3), rel=1e-12)
+
+
+def test_duplicate_knots_merge_and_lower_vp():
+    # two neurons with the same knot 0.5 (built with different scalings) and one at 2
+    W = np.array([0.3, 3.0, -1.0])
+    t = np.array([0.5, 0.5, 2.0])
+    b = -W * t
+    v = np.array([1.0, 0.1, 2.0])
+    f = network_to_cpwl(W, b, v)
+    assert f.num_knots == 2
+    np.testing.assert_allclose(f.jumps, [0.3 + 0.3, 2.0])
+    p = 0.5
+    assert f.vp(p) == pytest.approx(0.6**p + 2.0**p)
+    assert path_norm(v, W, p) == pytest.approx(2 * 0.3**p + 2.0**p)
+    assert path_norm(v, W, p) > f.vp(p)
+    unmerged = network_to_cpwl(W, b, v, merge=False)
+    assert unmerged.num_knots == 3 and unmerged.vp(p) == pytest.approx(path_norm(v, W, p))
+
+
+def test_cpwl_roundtrip_and_zero_jumps():
+    f = CPWL.from_terms([2.0, 1.0, 1.0], [1.0, 0.5, -0.5], slope=1.0, intercept=-1.0)
+    assert f.knots.tolist() == [2.0] and f.jumps.tolist() == [1.0]
+    g = CPWL.from_vector(f.to_vector())
+    np.testing.assert_array_equal(g.knots, f.knots)
+    assert vp_of_jumps([0.0, 0.0], 0.5) == 0.0
+    with pytest.raises(ValueError, match="vector"):
+        CPWL.from_vector([1.0, 2.0, 3.0])
+
+
+# ----------------------------------------------------------------------------- problem
+
+
+def test_problem_sorts_and_merges_repeated_points():
+    prob = InterpolationProblem(x=[1.0, 0.0, 1.0, 2.0], y=[5.0, 0.0, 5.0, 1.0], p=0.3)
+    assert prob.x.tolist() == [0.0, 1.0, 2.0] and prob.y.tolist() == [0.0, 5.0, 1.0]
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"x": [0.0, 0.0], "y": [1.0, 2.0]}, "y must be a function of x"),
+    ({"x": [0.0], "y": [1.0]}, "at least 2"),
+    ({"x": [1.0, 1.0], "y": [2.0, 2.0]}, "at least 2"),
+    ({"x": [0.0, 1.0], "y": [1.0]}, "same length"),
+    ({"x": [0.0, np.nan], "y": [1.0, 2.0]}, "x contains NaN"),
+    ({"x": [[0.0, 1.0]], "y": [1.0, 2.0]}, "x must be 1-dimensional"),
+    ({"x": [0.0, 1.0], "y": [1.0, 2.0], "p": 1.5}, "p must"),
+    ({"x": [0.0, 1.0], "y": [1.0, 2.0], "p": -0.1}, "p must"),
+    ({"x": ["a", "b"], "y": [1.0, 2.0]}, "x must be numeric"),
+])
+def test_problem_bad_inputs(kwargs, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        InterpolationProblem(**kwargs)
+
+
+def test_algorithm_bad_inputs():
+    with pytest.raises(ValueError, match="objective"):
+        SparsestInterpolantDP(objective="fewest")
+    with pytest.raises(ValueError, match="max_points"):
+        BruteForceVp(max_points=0)
+    with pytest.raises(ValueError, match="rtol"):
+        BruteForceVp(rtol=-1.0)
+    with pytest.raises(ValueError, match="extra_knots"):
+        BruteForceVp(extra_knots=(0.0, float("nan")))
+    prob = InterpolationProblem(x=np.arange(13.0), y=np.zeros(13))
+    with pytest.raises(ValueError, match="max_points"):
+        solve(prob, BruteForceVp())
+
+
+# ----------------------------------------------------------------------------- solvers
+
+
+def test_convex_four_points_single_knot_at_chord_crossing():
+    # slopes 0, 1, 2: the chords of the outer segments cross at x = 1.5
+    prob = InterpolationProblem(x=[0, 1, 2, 3], y=[0, 0, 1, 3], p=0.5)
+    for alg in (SparsestInterpolantDP(), SparsestInterpolantDP(objective="vp"), BruteForceVp()):
+        sol = solve(prob, alg)
+        f = CPWL.from_vector(sol.x)
+        assert sol.retcode is RetCode.Success
+        np.testing.assert_allclose(f.knots, [1.5])
+        np.testing.assert_allclose(f.jumps, [2.0])
+        assert sol.value == pytest.approx(2.0**0.5)
+
+
+def test_small_cases_closed_form():
+    assert min_knots_slope_dp([0, 1], [3, -1]) == 0
+    assert min_knots_slope_dp([0, 1, 2], [0, 1, 2]) == 0  # collinear
+    assert min_knots_slope_dp([0, 1, 2, 3], [0, 1, 0, 1]) == 2  # zigzag: one knot per sign change
+    # strictly convex data on N points needs ceil(N/2) - 1 knots
+    for n in range(3, 9):
+        x = np.arange(float(n))
+        assert min_knots_slope_dp(x, x**2) == int(np.ceil(n / 2)) - 1
+
+
+@pytest.mark.parametrize("rounded", [False, True])
+def test_three_solvers_agree_on_random_data(rounded):
+    rng = np.random.default_rng(11 + rounded)
+    for _ in range(40):
+        x, y = _random_data(rng, int(rng.integers(2, 7)), rounded=rounded)
+        prob0 = InterpolationProblem(x=x, y=y, p=0.0)
+        k_slope = min_knots_slope_dp(x, y)
+        dp = solve(prob0, SparsestInterpolantDP())
+        f = CPWL.from_vector(dp.x)
+        np.testing.assert_allclose(f(prob0.x), prob0.y, atol=1e-9)
+        brute = solve(prob0, BruteForceVp())
+        assert k_slope == f.num_knots == brute.value
+        for p in (0.2, 0.7, 1.0):
+            prob = InterpolationProblem(x=x, y=y, p=p)
+            vdp = solve(prob, SparsestInterpolantDP(objective="vp"))
+            vbf = solve(prob, BruteForceVp())
+            assert vdp.value == pytest.approx(vbf.value, rel=1e-9, abs=1e-12)
+            g = CPWL.from_vector(vdp.x)
+            np.testing.assert_allclose(g(prob.x), prob.y, atol=1e-9)
+
+
+def test_v1_minimum_is_total_curvature_and_the_linear_spline_attains_it():
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        x, y = _random_data(rng, 6)
+        prob = InterpolationProblem(x=x, y=y, p=1.0)
+        total = float(np.sum(np.abs(discrete_curvature(x, y))))
+        assert solve(prob, BruteForceVp()).value == pytest.approx(total, rel=1e-9)
+        assert linear_spline(x, y).vp(1.0) == pytest.approx(total, rel=1e-9)
+
+
+def test_extra_grid_knots_never_beat_the_candidates():
+    """The characterization: no V_p minimizer needs a knot off the candidate set."""
+    rng = np.random.default_rng(3)
+    for _ in range(4):
+        x, y = _random_data(rng, 5)
+        grid = tuple(np.linspace(x[0], x[-1], 14)[1:-1] + rng.uniform(-0.05, 0.05, 12))
+        for p in (0.3, 0.8):
+            prob = InterpolationProblem(x=x, y=y, p=p)
+            base = solve(prob, BruteForceVp()).value
+            wider = solve(prob, BruteForceVp(extra_knots=grid)).value
+            assert wider >= base * (1 - 1e-9)
+
+
+def test_candidate_knots_include_interior_points():
+    x, y = np.arange(5.0), np.array([0.0, 0.0, 1.0, 3.0, 6.0])
+    cands = candidate_knots(x, y)
+    assert set(x[1:-1]) <= set(cands.tolist())
+    assert 1.5 in cands and 2.5 in cands
+
+
+def test_vp_minimizer_is_not_unique_on_symmetric_data():
+    """Equal curvatures (1, 1, 1) on an even grid: merge the left pair or the right pair, same cost."""
+    prob = InterpolationProblem(x=np.arange(5.0), y=[0.0, 0.0, 1.0, 3.0, 6.0], p=0.5)
+    sol = solve(prob, BruteForceVp())
+    knots = sorted(tuple(np.round(f.knots, 9)) for f in sol.original)
+    assert knots == [(1.0, 2.5), (1.5, 3.0)]
+    assert sol.value == pytest.approx(1 + 2**0.5)
+
+
+def test_p_half_minimizer_not_sparsest_example():
+    """Curvatures (1e-3, 1, 1, 1e-3): 2 knots suffice, but the V_0.5 minimizer uses 3."""
+    x = np.arange(6.0)
+    slopes = np.concatenate([[0.0], np.cumsum([1e-3, 1.0, 1.0, 1e-3])])
+    y = np.concatenate([[0.0], np.cumsum(slopes)])
+    assert min_knots_slope_dp(x, y) == 2
+    half = solve(InterpolationProblem(x=x, y=y, p=0.5), BruteForceVp())
+    assert [f.num_knots for f in half.original] == [3]
+    small = solve(InterpolationProblem(x=x, y=y, p=0.02), BruteForceVp())
+    assert [f.num_knots for f in small.original] == [2]
+
+
+def test_maxiters_and_trace():
+    prob = InterpolationProblem(x=np.arange(6.0), y=[0.0, 1.0, 0.0, 2.0, 2.0, 5.0], p=0.5)
+    sol = solve(prob, SparsestInterpolantDP(), maxiters=2)
+    assert sol.retcode is RetCode.MaxIters
+    f = CPWL.from_vector(sol.x)
+    np.testing.assert_allclose(f(prob.x), prob.y, atol=1e-12)  # the linear spline
+    traced = solve(prob, SparsestInterpolantDP(), store_trace=True)
+    assert [r["stage"] for r in traced.trace] == [1, 2, 3, 4]
+    bf = solve(prob, BruteForceVp(), maxiters=3)
+    assert bf.retcode is RetCode.MaxIters
+    stop = solve(prob, SparsestInterpolantDP(), callback=lambda r: True)
+    assert stop.retcode is RetCode.Terminated and stop.stats.iterations == 1
+
+
+def test_float32_in_float32_out():
+    prob = InterpolationProblem(x=np.arange(4, dtype=np.float32), y=np.array([0, 0, 1, 3], np.float32))
+    for alg in (SparsestInterpolantDP(), BruteForceVp()):
+        assert solve(prob, alg).x.dtype == np.float32
+
+
+def test_scale_invariance_of_knots():
+    """Tolerances are relative: scaling y by 1e-200 or 1e200 changes no knot."""
+    rng = np.random.default_rng(8)
+    for _ in range(5):
+        x, y = _random_data(rng, 6)
+        ref = solve(InterpolationProblem(x=x, y=y, p=0.5), BruteForceVp())
+        for scale in (1e-200, 1e200):
+            prob = InterpolationProblem(x=x, y=scale * y, p=0.5)
+            assert min_knots_slope_dp(prob.x, prob.y) == min_knots_slope_dp(x, y)
+            sol = solve(prob, BruteForceVp())
+            assert len(sol.original) == len(ref.original)
+            np.testing.assert_allclose(CPWL.from_vector(sol.x).knots, CPWL.from_vector(ref.x).knots,
+                                       rtol=1e-9)
