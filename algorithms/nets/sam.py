@@ -1,0 +1,394 @@
+"""Sharpness-aware minimization (SAM) and plain SGD on two-layer ReLU regression tasks.
+
+SAM (Foret et al. 2021) takes, on the mini-batch loss L_B,
+
+    ε_t = ρ ∇L_B(θ_t) / ‖∇L_B(θ_t)‖          (``normalize=True``; ε_t = ρ ∇L_B(θ_t) otherwise)
+    θ_{t+1} = θ_t − η ∇L_B(θ_t + ε_t),
+
+so ρ = 0 is exactly SGD. :class:`SAM` is the ``torch.optim.Optimizer`` (first_step /
+second_step around a base optimizer, the usual PyTorch convention); :class:`SAMTraining`
+and :class:`SGDTraining` run it through ``solve`` on a :class:`TwoLayerMSETask`
+(mean squared error of a :class:`~algorithms.nets.two_layer.TwoLayerReLU`), with batches
+drawn without replacement in epochs. :func:`minimum_diagnostics` measures, at the
+reached point, the sharpness λ_max(∇²L), the per-sample Gauss–Newton Hessians
+H_i = 2∇f_i∇f_iᵀ (the per-sample Hessians at an interpolating minimum), their
+coherence matrix S and coherence measure σ, and the exact mean-square radius of
+linearized SGD there (:mod:`algorithms.nets.stability`).
+
+References
+----------
+P. Foret, A. Kleiner, H. Mobahi, B. Neyshabur. Sharpness-aware minimization for
+efficiently improving generalization. ICLR 2021. W.-K. Chang, R. Khanna. A unified
+stability analysis of SAM vs SGD: role of data coherence and emergence of simplicity
+bias. NeurIPS 2025, arXiv:2511.17378 (Section 4, Table 1: SAM reaches minima of lower
+λ_max(H), λ_max(S) and σ than SGD on the y = x₀x₁ task).
+
+>>> from algorithms import solve
+>>> task = parity_task(n=16, input_dim=4, width=8, seed=0)
+>>> sol = solve(task, SAMTraining(lr=0.1, rho=0.05, batch_size=4), maxiters=50, seed=0)
+>>> sol.retcode in (RetCode.Success, RetCode.MaxIters), sol.x.shape
+(True, (48,))
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from algorithms._validation import (
+    as_float_array,
+    check_nonnegative,
+    check_positive,
+    check_positive_int,
+)
+from algorithms.core import (
+    Algorithm,
+    IterationMonitor,
+    Problem,
+    RetCode,
+    Solution,
+    SolveOptions,
+    Stats,
+    _dispatch,
+)
+from algorithms.nets.functional import (
+    flat_hessian,
+    flatten_params,
+    per_sample_flat_grads,
+    per_sample_flat_hessians,
+)
+from algorithms.nets.stability import coherence_matrix, mean_square_radius
+from algorithms.nets.two_layer import TwoLayerReLU
+
+__all__ = [
+    "SAM",
+    "SAMTraining",
+    "SGDTraining",
+    "TwoLayerMSETask",
+    "minimum_diagnostics",
+    "parity_task",
+]
+
+
+class SAM(torch.optim.Optimizer):
+    """Sharpness-aware minimization around a base optimizer (default ``torch.optim.SGD``).
+
+    ``step(closure)`` needs a closure that zeroes the gradients, computes the mini-batch
+    loss, calls ``backward`` and returns the loss; it is evaluated twice (at θ and at θ + ε).
+    Or call ``first_step()`` after a backward pass at θ, recompute the gradients, then
+    ``second_step()``.
+
+    >>> w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
+    >>> opt = SAM([w], lr=0.1, rho=0.0)
+    >>> def closure():
+    ...     opt.zero_grad()
+    ...     loss = (w ** 2).sum()
+    ...     loss.backward()
+    ...     return loss
+    >>> _ = opt.step(closure)
+    >>> w.detach().tolist()        # ρ = 0: one plain gradient step, w − 0.1·2w
+    [0.8, -1.6]
+    """
+
+    def __init__(self, params, base_optimizer: type[torch.optim.Optimizer] = torch.optim.SGD,
+                 rho: float = 0.05, normalize: bool = True, **kwargs: Any) -> None:
+        rho = check_nonnegative("rho", rho)
+        if not (isinstance(base_optimizer, type) and issubclass(base_optimizer, torch.optim.Optimizer)):
+            raise TypeError("base_optimizer must be a torch.optim.Optimizer subclass")
+        defaults = dict(rho=rho, normalize=bool(normalize), **kwargs)
+        super().__init__(params, defaults)
+        self.base_optimizer = base_optimizer(self.param_groups, **kwargs)
+        self.param_groups = self.base_optimizer.param_groups
+        self.defaults.update(self.base_optimizer.defaults)
+
+    @torch.no_grad()
+    def _grad_norm(self) -> torch.Tensor:
+        norms = [p.grad.norm(p=2) for g in self.param_groups for p in g["params"] if p.grad is not None]
+        if not norms:
+            return torch.tensor(0.0)
+        return torch.linalg.vector_norm(torch.stack(norms), 2)
+
+    @torch.no_grad()
+    def first_step(self, zero_grad: bool = False) -> None:
+        """Move to θ + ε (ε = ρ g/‖g‖, or ρ g without normalization) and remember ε."""
+        grad_norm = self._grad_norm()
+        for group in self.param_groups:
+            scale = group["rho"] / (grad_norm + 1e-12) if group["normalize"] else group["rho"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                e_w = p.grad * scale
+                p.add_(e_w)
+                self.state[p]["e_w"] = e_w
+        if zero_grad:
+            self.zero_grad()
+
+    @torch.no_grad()
+    def second_step(self, zero_grad: bool = False) -> None:
+        """Return to θ and take the base optimizer's step with the gradient taken at θ + ε."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if "e_w" in self.state[p]:
+                    p.sub_(self.state[p].pop("e_w"))
+        self.base_optimizer.step()
+        if zero_grad:
+            self.zero_grad()
+
+    def step(self, closure=None):  # type: ignore[override]
+        if closure is None:
+            raise ValueError("closure is required: SAM evaluates the loss at two points")
+        closure = torch.enable_grad()(closure)
+        loss = closure()
+        self.first_step()
+        closure()
+        self.second_step()
+        return loss
+
+
+# ----------------------------------------------------------------------------- problem
+@dataclass(frozen=True)
+class TwoLayerMSETask(Problem):
+    """Fit f(x) = Σ_k v_k relu(w_kᵀx + b_k) to (X, y) by mean squared error (1/n)Σ(f(x_i) − y_i)².
+
+    ``X`` (n, input_dim) and ``y`` (n,); float32 data trains in float32. The network is
+    ``TwoLayerReLU(input_dim, width, hidden_bias=True, output_bias=False)`` initialized
+    with ``init_scale`` from the solve seed.
+    """
+
+    X: Any
+    y: Any
+    width: int
+    init_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        X = as_float_array("X", self.X, ndim=2)
+        y = as_float_array("y", self.y, ndim=1)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"y must have length n = {X.shape[0]} (rows of X), got {y.shape[0]}")
+        if X.shape[0] == 0:
+            raise ValueError("X must have at least one row")
+        y = y.astype(X.dtype, copy=False)
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", y)
+        check_positive_int("width", self.width)
+        check_positive("init_scale", self.init_scale)
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def net(self) -> TwoLayerReLU:
+        return TwoLayerReLU(input_dim=self.X.shape[1], width=self.width)
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return torch.float32 if self.X.dtype == np.float32 else torch.float64
+
+    def tensors(self) -> tuple[torch.Tensor, torch.Tensor]:
+        return torch.as_tensor(self.X), torch.as_tensor(self.y)
+
+    def loss(self, params: dict[str, torch.Tensor]) -> torch.Tensor:
+        X, y = self.tensors()
+        return torch.mean((self.net.apply(params, X) - y) ** 2)
+
+
+def parity_task(n: int, input_dim: int, width: int, seed: int, *, init_scale: float = 1.0,
+                dtype=np.float64) -> TwoLayerMSETask:
+    """The paper's synthetic task: x uniform on {−1, 1}^input_dim, y = x₀·x₁ (Wen et al. 2023).
+
+    >>> t = parity_task(n=5, input_dim=3, width=2, seed=1)
+    >>> bool(np.all(t.y == t.X[:, 0] * t.X[:, 1]))
+    True
+    """
+    n = check_positive_int("n", n)
+    input_dim = check_positive_int("input_dim", input_dim)
+    if input_dim < 2:
+        raise ValueError(f"input_dim must be >= 2 for y = x0*x1, got {input_dim}")
+    rng = np.random.default_rng(seed)
+    X = (2.0 * rng.integers(0, 2, size=(n, input_dim)) - 1.0).astype(dtype)
+    return TwoLayerMSETask(X=X, y=X[:, 0] * X[:, 1], width=width, init_scale=init_scale)
+
+
+# ----------------------------------------------------------------------------- algorithms
+@dataclass(frozen=True)
+class SGDTraining(Algorithm):
+    """Mini-batch SGD θ ← θ − η ∇L_B(θ), batches without replacement, reshuffled each epoch.
+
+    An epoch is ⌊n/B⌋ batches of a fresh permutation (a last partial batch is dropped).
+    ``maxiters`` counts steps (default 2000); ``tol`` (default 1e-4) stops with
+    ``Success`` once the full training loss is ≤ tol; a non-finite loss is ``Diverged``.
+
+    >>> from algorithms import solve
+    >>> sol = solve(parity_task(n=8, input_dim=3, width=8, seed=0), SGDTraining(lr=0.1, batch_size=4),
+    ...             maxiters=0)
+    >>> sol.retcode
+    <RetCode.MaxIters: 'MaxIters'>
+    """
+
+    lr: float = 0.1
+    batch_size: int = 10
+
+    def __post_init__(self) -> None:
+        check_positive("lr", self.lr)
+        check_positive_int("batch_size", self.batch_size)
+
+
+@dataclass(frozen=True)
+class SAMTraining(Algorithm):
+    """SAM θ ← θ − η ∇L_B(θ + ρ ∇L_B(θ)/‖∇L_B(θ)‖) with the batches of :class:`SGDTraining`.
+
+    ``normalize=False`` drops the normalization (ε = ρ∇L_B, "USAM"). Same ``maxiters``/``tol``
+    meaning as :class:`SGDTraining`; ρ = 0 reproduces it exactly.
+    """
+
+    lr: float = 0.1
+    rho: float = 0.05
+    batch_size: int = 10
+    normalize: bool = True
+
+    def __post_init__(self) -> None:
+        check_positive("lr", self.lr)
+        check_nonnegative("rho", self.rho)
+        check_positive_int("batch_size", self.batch_size)
+        if not isinstance(self.normalize, bool):
+            raise TypeError(f"normalize must be a bool, got {type(self.normalize).__name__}")
+
+
+def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: int, normalize: bool,
+           options: SolveOptions) -> Solution:
+    if batch_size > problem.n:
+        raise ValueError(f"batch_size must be <= n = {problem.n}, got {batch_size}")
+    seed = 0 if options.seed is None else options.seed
+    steps = options.iterations(2000)
+    tol = options.tolerance(1e-4)
+    net = problem.net
+    X, y = problem.tensors()
+    params = {k: torch.nn.Parameter(v) for k, v in
+              net.init(seed=seed, scale=problem.init_scale, dtype=problem.dtype).items()}
+    plist = list(params.values())
+    if rho is None:
+        opt: torch.optim.Optimizer = torch.optim.SGD(plist, lr=lr)
+    else:
+        opt = SAM(plist, torch.optim.SGD, rho=rho, normalize=normalize, lr=lr)
+    gen = torch.Generator().manual_seed(seed)
+    monitor = IterationMonitor(options, total=steps, desc="SAM" if rho is not None else "SGD")
+
+    def full_loss() -> float:
+        with torch.no_grad():
+            return float(problem.loss(params))
+
+    value = full_loss()
+    retcode = RetCode.MaxIters
+    perm = torch.empty(0, dtype=torch.long)
+    cursor = problem.n
+    k = 0
+    for k in range(1, steps + 1):
+        if cursor + batch_size > problem.n:
+            perm, cursor = torch.randperm(problem.n, generator=gen), 0
+        idx = perm[cursor:cursor + batch_size]
+        cursor += batch_size
+        xb, yb = X[idx], y[idx]
+
+        def closure(xb=xb, yb=yb) -> torch.Tensor:
+            opt.zero_grad()
+            loss = torch.mean((net.apply(params, xb) - yb) ** 2)
+            loss.backward()
+            return loss
+
+        if rho is None:
+            closure()
+            opt.step()
+        else:
+            opt.step(closure)
+        value = full_loss()
+        stop = monitor.record(iteration=k, loss=value)
+        if not math.isfinite(value) or value > 1e12:
+            retcode = RetCode.Diverged
+            break
+        if value <= tol:
+            retcode = RetCode.Success
+            break
+        if stop:
+            retcode = RetCode.Terminated
+            break
+    monitor.close()
+    theta, _ = flatten_params({key: p.detach() for key, p in params.items()})
+    x = theta.numpy().astype(problem.X.dtype, copy=True)
+    stats = Stats(iterations=k, grad_calls=k * (1 if rho is None else 2), f_calls=k)
+    return Solution(x=x, value=value, retcode=retcode, stats=stats, trace=monitor.trace,
+                    original={"params": {key: p.detach().clone() for key, p in params.items()}})
+
+
+@_dispatch
+def _solve(problem: TwoLayerMSETask, algorithm: SGDTraining, options: SolveOptions) -> Solution:
+    return _train(problem, algorithm.lr, None, algorithm.batch_size, False, options)
+
+
+@_dispatch
+def _solve(problem: TwoLayerMSETask, algorithm: SAMTraining, options: SolveOptions) -> Solution:
+    return _train(problem, algorithm.lr, algorithm.rho, algorithm.batch_size, algorithm.normalize, options)
+
+
+# ----------------------------------------------------------------------------- diagnostics
+def minimum_diagnostics(problem: TwoLayerMSETask, x: Any, *, lr: float | None = None,
+                        batch_size: int | None = None, exact_sample_hessians: bool = False
+                        ) -> dict[str, float]:
+    """Sharpness and coherence of the reached point ``x`` (flat parameters, as in ``Solution.x``).
+
+    ``sharpness`` = λ_max(∇²L(θ)) (full Hessian); per-sample Gauss–Newton Hessians
+    H_i = 2∇f_i∇f_iᵀ give ``gn_sharpness`` = λ_max((1/n)Σ H_i), ``coherence_top`` =
+    λ_max(S) with S_ij = √Tr(H_i H_j) = 2|∇f_iᵀ∇f_j|, ``max_sample_top`` = max_i λ_max(H_i)
+    = 2 max_i ‖∇f_i‖², ``coherence`` = σ = their ratio, and, when ``lr`` and ``batch_size``
+    are given, ``sgd_radius`` = the exact mean-square radius of linearized SGD there.
+    With ``exact_sample_hessians=True`` also the same three quantities from the true
+    per-sample Hessians ∇²ℓ_i (which carry the residual term 2(f_i − y_i)∇²f_i off
+    interpolation; negative Tr(H_iH_j) are clipped to 0): ``coherence_top_exact``,
+    ``max_sample_top_exact``, ``coherence_exact`` (the paper's code uses these).
+    """
+    net = problem.net
+    X, y = problem.tensors()
+    template = net.init(seed=0, dtype=torch.float64)
+    _, unflatten = flatten_params(template)
+    theta = torch.as_tensor(np.asarray(x, dtype=np.float64))
+    Xd, yd = X.to(torch.float64), y.to(torch.float64)
+
+    def loss(t: torch.Tensor) -> torch.Tensor:
+        return torch.mean((net.apply(unflatten(t), Xd) - yd) ** 2)
+
+    def output(t: torch.Tensor, xi: torch.Tensor, yi: torch.Tensor) -> torch.Tensor:
+        return net.apply(unflatten(t), xi[None])[0]
+
+    hess = flat_hessian(loss, theta).detach().numpy()
+    grads = per_sample_flat_grads(output, theta, Xd, yd).detach().numpy()
+    gram = grads @ grads.T
+    sample_hessians = 2.0 * np.einsum("ia,ib->iab", grads, grads)
+    S = coherence_matrix(sample_hessians)
+    coherence_top = float(np.linalg.eigvalsh(S)[-1])
+    max_sample_top = float(2.0 * np.max(np.diag(gram)))
+    out = {
+        "loss": float(loss(theta)),
+        "sharpness": float(np.linalg.eigvalsh(0.5 * (hess + hess.T))[-1]),
+        "gn_sharpness": float(np.linalg.eigvalsh(sample_hessians.mean(axis=0))[-1]),
+        "trace": float(np.trace(hess)),
+        "coherence_top": coherence_top,
+        "max_sample_top": max_sample_top,
+        "coherence": coherence_top / max_sample_top if max_sample_top > 0 else math.nan,
+    }
+    if lr is not None and batch_size is not None:
+        out["sgd_radius"] = mean_square_radius(sample_hessians, lr, batch_size)
+    if exact_sample_hessians:
+        def sample_loss(t: torch.Tensor, xi: torch.Tensor, yi: torch.Tensor) -> torch.Tensor:
+            return (output(t, xi, yi) - yi) ** 2
+
+        exact = per_sample_flat_hessians(sample_loss, theta, Xd, yd).detach().numpy()
+        exact = 0.5 * (exact + np.swapaxes(exact, 1, 2))
+        top = float(np.linalg.eigvalsh(coherence_matrix(exact))[-1])
+        per_top = float(np.linalg.eigvalsh(exact)[:, -1].max())
+        out.update(coherence_top_exact=top, max_sample_top_exact=per_top,
+                   coherence_exact=top / per_top if per_top > 0 else math.nan)
+    return out

@@ -1,0 +1,635 @@
+"""Linear (mean-square) stability of SGD, randomly perturbed SGD and SAM near a minimum.
+
+Near a minimum w* with per-sample Hessians H_1, …, H_n (PSD, symmetric) and mean
+Hessian H = (1/n) Σ_i H_i, the deviation w = θ − w* of the three methods evolves as
+
+* SGD:                 w ← (I − η H_B) w,                 H_B = (1/B) Σ_{i∈B} H_i;
+* random perturbation: w ← (I − η H_B)(w + ξ),            ξ zero-mean noise, cov s² I;
+* SAM (linearized):    w ← (I − η H_B (I + (ρ/α) H)) w,   α a fixed stand-in for ‖∇L‖.
+
+The second moment X_k = E[w_k w_kᵀ] of SGD obeys X_{k+1} = T(X_k) with
+
+    T(X) = E[(I − ηH_B) X (I − ηH_B)] = X − η(HX + XH) + η² (a·HXH + b·Q(X)),
+    Q(X) = (1/n) Σ_i H_i X H_i,
+
+where the batch law fixes (a, b) (:func:`batch_moment_coefficients`):
+with replacement (1 − 1/B, 1/B); without replacement (n(B−1)/(B(n−1)), (n−B)/(B(n−1)));
+Bernoulli inclusion with probability B/n (Dexter et al.'s model) (1, 1/B − 1/n).
+The iterates are bounded in mean square iff the spectral radius ρ(T) ≤ 1 (and
+decay iff ρ(T) < 1); T is self-adjoint in the Frobenius inner product and
+completely positive, so ρ(T) is its largest eigenvalue, with a PSD eigenvector.
+This is the exact criterion of Mulayoff & Michaeli (2023). :func:`mean_square_radius`
+computes it densely (the d²×d² Kronecker matrix) or matrix-free (power iteration or
+Lanczos on X ↦ T(X), O(n d³) per application).
+
+SAM reduces to SGD exactly: with M = I + (ρ/α)H (which commutes with H) and
+v = M^{1/2} w, the SAM step is v ← (I − η H̃_B) v with the symmetric PSD per-sample
+matrices H̃_i = M^{1/2} H_i M^{1/2} (:func:`sam_effective_hessians`), whose mean is
+H_SAM = H (I + (ρ/α) H) and whose Gram matrix gives the paper's SAM coherence
+entries Tr(M H_i M H_j). The random perturbation leaves T unchanged: it is bounded
+in mean square iff ρ(T) < 1, with stationary second moment (I − T)⁻¹ T(s² I).
+
+Coherence (Dexter et al. 2024, Definition 1 of Chang & Khanna): S_ij = √Tr(H_i H_j)
+and σ = λ_max(S) / max_i λ_max(H_i). Dexter et al.'s Theorem 1 (quoted as the SGD
+and random-perturbation divergence condition in Chang & Khanna, Thm 3.1 and C.14):
+under Bernoulli batches, λ_max(H) ≥ (σ/η)(n/B − 1)^{-1/2} implies divergence.
+
+References
+----------
+W.-K. Chang, R. Khanna. A unified stability analysis of SAM vs SGD: role of data
+coherence and emergence of simplicity bias. NeurIPS 2025, arXiv:2511.17378.
+G. Dexter et al. A precise characterization of SGD stability using loss surface
+geometry. ICLR 2024. R. Mulayoff, T. Michaeli. Exact mean square linear stability
+analysis for SGD. COLT 2024, arXiv:2306.07850. L. Wu, C. Ma, W. E. How SGD selects
+the global minima in over-parameterized learning. NeurIPS 2018.
+
+>>> import numpy as np
+>>> H = np.stack([np.diag([2.0, 0.0]), np.diag([0.0, 2.0])])   # two orthogonal samples
+>>> round(mean_square_radius(H, eta=0.5, batch_size=2), 6)       # full batch: GD on diag(1, 1)
+0.25
+>>> round(mean_square_radius(H, eta=1.5, batch_size=1), 6)   # SGD diverges though 1.5·λ_max(H) < 2
+2.5
+>>> round(coherence_measure(H), 6)
+1.0
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse.linalg as spla
+
+from algorithms._validation import (
+    as_float_array,
+    check_choice,
+    check_nonnegative,
+    check_positive,
+    check_positive_int,
+)
+
+__all__ = [
+    "SAMPLINGS",
+    "batch_moment_coefficients",
+    "check_hessians",
+    "coherence_matrix",
+    "coherence_measure",
+    "critical_step_size",
+    "dexter_divergence_condition",
+    "enumerate_batches",
+    "gd_stable",
+    "mean_square_radius",
+    "perturbed_stationary_moment",
+    "radius_curve",
+    "restrict_to_range",
+    "sam_coherence_matrix",
+    "sam_divergence_condition",
+    "sam_effective_hessians",
+    "second_moment_apply",
+    "second_moment_matrix",
+    "simulate_linearized",
+]
+
+#: batch laws: uniform B-subsets, B i.i.d. uniform indices, independent inclusion with prob. B/n
+SAMPLINGS = ("without_replacement", "with_replacement", "bernoulli")
+METHODS = ("auto", "dense", "power", "lanczos")
+#: largest d for which ``method="auto"`` forms the d²×d² matrix
+DENSE_MAX_DIM = 30
+
+
+# ----------------------------------------------------------------------------- validation
+def check_hessians(name: str, hessians: Any, *, rtol: float = 1e-8) -> np.ndarray:
+    """``hessians`` as a float64 (n, d, d) stack of symmetric matrices (raises naming ``name``).
+
+    >>> check_hessians("hessians", [[[1.0, 2.0], [0.0, 1.0]]])
+    Traceback (most recent call last):
+    ...
+    ValueError: hessians[0] must be symmetric (max |H - Hᵀ| = 2)
+    """
+    arr = as_float_array(name, hessians, ndim=3, dtype=np.float64)
+    n, d1, d2 = arr.shape
+    if n == 0 or d1 == 0:
+        raise ValueError(f"{name} must hold at least one non-empty matrix, got shape {arr.shape}")
+    if d1 != d2:
+        raise ValueError(f"{name} must have shape (n, d, d), got {arr.shape}")
+    asym = np.abs(arr - np.swapaxes(arr, 1, 2)).max(axis=(1, 2))
+    scale = np.maximum(1.0, np.abs(arr).max(axis=(1, 2)))
+    bad = np.flatnonzero(asym > rtol * scale)
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"{name}[{i}] must be symmetric (max |H - Hᵀ| = {asym[i]:.3g})")
+    return 0.5 * (arr + np.swapaxes(arr, 1, 2))
+
+
+def _check_batch(batch_size: Any, n: int) -> int:
+    batch_size = check_positive_int("batch_size", batch_size)
+    if batch_size > n:
+        raise ValueError(f"batch_size must be <= n = {n} (the number of samples), got {batch_size}")
+    return batch_size
+
+
+def _check_common(hessians, eta, batch_size, sampling, rho, alpha):
+    H = check_hessians("hessians", hessians)
+    eta = check_positive("eta", eta)
+    batch_size = _check_batch(batch_size, H.shape[0])
+    check_choice("sampling", sampling, SAMPLINGS)
+    rho = check_nonnegative("rho", rho)
+    alpha = check_positive("alpha", alpha)
+    return H, eta, batch_size, rho, alpha
+
+
+# ----------------------------------------------------------------------------- batch moments
+def batch_moment_coefficients(n: int, batch_size: int, sampling: str = "without_replacement"
+                              ) -> tuple[float, float]:
+    """(a, b) with E[H_B X H_B] = a·HXH + b·(1/n)Σ_i H_i X H_i for the batch law ``sampling``.
+
+    >>> batch_moment_coefficients(10, 10)          # full batch: no noise
+    (1.0, 0.0)
+    >>> batch_moment_coefficients(10, 1, "with_replacement")
+    (0.0, 1.0)
+    """
+    n = check_positive_int("n", n)
+    B = _check_batch(batch_size, n)
+    check_choice("sampling", sampling, SAMPLINGS)
+    if sampling == "with_replacement":
+        return 1.0 - 1.0 / B, 1.0 / B
+    if sampling == "bernoulli":
+        return 1.0, 1.0 / B - 1.0 / n
+    if n == 1:
+        return 1.0, 0.0
+    return n * (B - 1) / (B * (n - 1)), (n - B) / (B * (n - 1))
+
+
+def enumerate_batches(n: int, batch_size: int, sampling: str = "without_replacement"
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Every batch of the law with its probability: weights W (m, n), H_B = Σ_i W[b, i] H_i, and p (m,).
+
+    Without replacement: the C(n, B) subsets; with replacement: the multisets of size B
+    with multinomial probabilities; Bernoulli: the 2ⁿ inclusion patterns (H_B = (1/B)Σ_{i∈S} H_i).
+    For brute-force checks of the closed forms on small n.
+
+    >>> W, p = enumerate_batches(3, 2, "with_replacement")
+    >>> W.shape, round(float(p.sum()), 12)
+    ((6, 3), 1.0)
+    """
+    import itertools
+
+    n = check_positive_int("n", n)
+    B = _check_batch(batch_size, n)
+    check_choice("sampling", sampling, SAMPLINGS)
+    rows, probs = [], []
+    if sampling == "without_replacement":
+        combos = list(itertools.combinations(range(n), B))
+        for c in combos:
+            w = np.zeros(n)
+            w[list(c)] = 1.0 / B
+            rows.append(w)
+            probs.append(1.0 / len(combos))
+    elif sampling == "with_replacement":
+        for c in itertools.combinations_with_replacement(range(n), B):
+            counts = np.bincount(c, minlength=n)
+            ways = math.factorial(B) / math.prod(math.factorial(int(k)) for k in counts)
+            rows.append(counts / B)
+            probs.append(ways / n**B)
+    else:
+        q = B / n
+        for mask in itertools.product((0.0, 1.0), repeat=n):
+            m = np.array(mask)
+            rows.append(m / B)
+            probs.append(q ** m.sum() * (1 - q) ** (n - m.sum()))
+    return np.array(rows), np.array(probs)
+
+
+# ----------------------------------------------------------------------------- SAM reduction
+def _sym_sqrt(matrix: np.ndarray) -> np.ndarray:
+    vals, vecs = np.linalg.eigh(matrix)
+    return (vecs * np.sqrt(np.clip(vals, 0.0, None))) @ vecs.T
+
+
+def sam_effective_hessians(hessians: Any, rho: float, alpha: float = 1.0) -> np.ndarray:
+    """H̃_i = M^{1/2} H_i M^{1/2} with M = I + (ρ/α)H: SAM on {H_i} is SGD on {H̃_i}.
+
+    The linearized SAM step I − ηH_B M is similar (by M^{1/2}) to I − η M^{1/2} H_B M^{1/2},
+    so every mean-square statement about SGD transfers; mean(H̃_i) = H(I + (ρ/α)H).
+
+    >>> Ht = sam_effective_hessians(np.stack([np.eye(2), 3 * np.eye(2)]), rho=0.5, alpha=1.0)
+    >>> np.allclose(Ht.mean(axis=0), 2 * np.eye(2) * (1 + 0.5 * 2))
+    True
+    """
+    H = check_hessians("hessians", hessians)
+    rho = check_nonnegative("rho", rho)
+    alpha = check_positive("alpha", alpha)
+    if rho == 0.0:
+        return H
+    d = H.shape[1]
+    root = _sym_sqrt(np.eye(d) + (rho / alpha) * H.mean(axis=0))
+    return root @ H @ root
+
+
+def restrict_to_range(hessians: Any, rtol: float = 1e-10) -> np.ndarray:
+    """UᵀH_iU with U an orthonormal basis of range(H): the common null space ∩ ker H_i never moves.
+
+    >>> restrict_to_range(np.stack([np.diag([1.0, 0.0]), np.diag([3.0, 0.0])])).shape
+    (2, 1, 1)
+    """
+    H = check_hessians("hessians", hessians)
+    return _restrict_to_range(H, rtol)
+
+
+def _restrict_to_range(H: np.ndarray, rtol: float = 1e-10) -> np.ndarray:
+    mean = H.mean(axis=0)
+    vals, vecs = np.linalg.eigh(mean)
+    keep = vals > rtol * max(float(np.abs(vals).max(initial=0.0)), 1e-300)
+    if keep.all():
+        return H
+    U = vecs[:, keep]
+    return U.T @ H @ U
+
+
+# ----------------------------------------------------------------------------- the operator
+def second_moment_apply(hessians: np.ndarray, X: np.ndarray, eta: float, a: float, b: float
+                        ) -> np.ndarray:
+    """T(X) = X − η(HX + XH) + η²(a·HXH + b·(1/n)Σ H_i X H_i), without forming T (O(n d³))."""
+    mean = hessians.mean(axis=0)
+    HX = mean @ X
+    out = X - eta * (HX + X @ mean)
+    quad = a * (HX @ mean)
+    if b != 0.0:
+        quad = quad + b * np.einsum("iab,ibc->ac", hessians @ X, hessians) / hessians.shape[0]
+    return out + eta**2 * quad
+
+
+def second_moment_matrix(hessians: Any, eta: float, batch_size: int, *,
+                         sampling: str = "without_replacement", rho: float = 0.0,
+                         alpha: float = 1.0) -> np.ndarray:
+    """The d²×d² matrix of T on row-major vec(X): E[J_B ⊗ J_B] for J_B the linearized step.
+
+    >>> K = second_moment_matrix(np.eye(2)[None], eta=0.5, batch_size=1)
+    >>> np.allclose(K, 0.25 * np.eye(4))
+    True
+    """
+    H, eta, B, rho, alpha = _check_common(hessians, eta, batch_size, sampling, rho, alpha)
+    if rho > 0:
+        H = sam_effective_hessians(H, rho, alpha)
+    return _dense_matrix(H, eta, *batch_moment_coefficients(H.shape[0], B, sampling))
+
+
+def _dense_matrix(H: np.ndarray, eta: float, a: float, b: float) -> np.ndarray:
+    n, d, _ = H.shape
+    mean = H.mean(axis=0)
+    eye = np.eye(d)
+    K = np.kron(eye, eye) - eta * (np.kron(mean, eye) + np.kron(eye, mean))
+    quad = a * np.kron(mean, mean)
+    if b != 0.0:
+        quad = quad + (b / n) * np.einsum("iac,ibd->abcd", H, H).reshape(d * d, d * d)
+    return K + eta**2 * quad
+
+
+def mean_square_radius(hessians: Any, eta: float, batch_size: int, *,
+                       sampling: str = "without_replacement", rho: float = 0.0, alpha: float = 1.0,
+                       method: str = "auto", restrict_to_range: bool = True, tol: float = 1e-10,
+                       maxiter: int = 100_000) -> float:
+    """Spectral radius of the second-moment operator of linearized SGD (ρ = 0) or SAM (ρ > 0).
+
+    ``> 1``: E‖w_k‖² grows geometrically; ``< 1``: it decays; the random-perturbation
+    variant has the same radius. ``restrict_to_range`` drops the common null space of
+    the H_i (where w never moves and the radius is exactly 1), as in Mulayoff & Michaeli.
+    ``method``: ``dense`` (eigenvalues of the d²×d² matrix), ``power`` (power iteration on
+    X ↦ T(X) from X = I), ``lanczos`` (ARPACK on the same matrix-free operator), ``auto``
+    (dense up to d = 30, else lanczos).
+
+    >>> H = np.stack([np.diag([1.0, 0.0]), np.diag([0.0, 1.0]), np.eye(2)])
+    >>> r_dense = mean_square_radius(H, eta=1.2, batch_size=1, method="dense")
+    >>> r_power = mean_square_radius(H, eta=1.2, batch_size=1, method="power")
+    >>> abs(r_dense - r_power) < 1e-8
+    True
+    """
+    H, eta, B, rho, alpha = _check_common(hessians, eta, batch_size, sampling, rho, alpha)
+    check_choice("method", method, METHODS)
+    check_positive("tol", tol)
+    maxiter = check_positive_int("maxiter", maxiter)
+    a, b = batch_moment_coefficients(H.shape[0], B, sampling)
+    if rho > 0:
+        H = sam_effective_hessians(H, rho, alpha)
+    if restrict_to_range:
+        H = _restrict_to_range(H)
+        if H.shape[1] == 0:
+            return 1.0
+    d = H.shape[1]
+    if method == "auto":
+        method = "dense" if d <= DENSE_MAX_DIM else "lanczos"
+    if method == "dense":
+        return float(np.abs(scipy.linalg.eigvalsh(_dense_matrix(H, eta, a, b))[[0, -1]]).max())
+    if method == "power":
+        return _power_radius(H, eta, a, b, tol=tol, maxiter=maxiter)
+    return _lanczos_radius(H, eta, a, b, tol=tol, maxiter=maxiter)
+
+
+def _power_radius(H, eta, a, b, *, tol, maxiter) -> float:
+    d = H.shape[1]
+    X = np.eye(d) / math.sqrt(d)
+    previous = math.inf
+    estimate = 0.0
+    for _ in range(maxiter):
+        Y = second_moment_apply(H, X, eta, a, b)
+        Y = 0.5 * (Y + Y.T)
+        estimate = float(np.vdot(X, Y))     # Rayleigh quotient: T is self-adjoint, ‖X‖_F = 1
+        norm = float(np.linalg.norm(Y))
+        if norm == 0.0:
+            return 0.0
+        X = Y / norm
+        if abs(estimate - previous) <= tol * max(abs(estimate), 1e-300):
+            break
+        previous = estimate
+    return abs(estimate)
+
+
+def _lanczos_radius(H, eta, a, b, *, tol, maxiter) -> float:
+    d = H.shape[1]
+
+    def matvec(v: np.ndarray) -> np.ndarray:
+        return second_moment_apply(H, v.reshape(d, d), eta, a, b).reshape(-1)
+
+    op = spla.LinearOperator((d * d, d * d), matvec=matvec, dtype=np.float64)
+    v0 = (np.eye(d) / math.sqrt(d)).reshape(-1)   # PSD start overlaps the PSD Perron vector
+    # T is completely positive and self-adjoint: its spectral radius is its largest eigenvalue
+    # (Perron–Frobenius for positive maps), so one ARPACK run for the top one suffices.
+    top = spla.eigsh(op, k=1, which="LA", v0=v0, tol=tol, maxiter=maxiter,
+                     return_eigenvectors=False)[0]
+    return float(abs(top))
+
+
+def radius_curve(hessians: Any, batch_size: int, *, sampling: str = "without_replacement",
+                 rho: float = 0.0, alpha: float = 1.0, restrict_to_range: bool = True):
+    """η ↦ ρ(T(η)) for one family, with the d²×d² pieces formed once (d ≤ 30 after restriction).
+
+    T(η) = I − η L + η² Q on vec(X), so each evaluation is one small symmetric eigensolve.
+    ρ(T(η)) is convex in η (top eigenvalue of I − ηL + η²Q with Q ⪰ 0) and ρ(T(0)) = 1.
+
+    >>> f = radius_curve(np.eye(2)[None], batch_size=1)
+    >>> round(f(0.5), 6), round(f(2.0), 6)
+    (0.25, 1.0)
+    """
+    H, _, B, rho, alpha = _check_common(hessians, 1.0, batch_size, sampling, rho, alpha)
+    a, b = batch_moment_coefficients(H.shape[0], B, sampling)
+    if rho > 0:
+        H = sam_effective_hessians(H, rho, alpha)
+    if restrict_to_range:
+        H = _restrict_to_range(H)
+    d = H.shape[1]
+    if d == 0:
+        return lambda eta: 1.0
+    if d > DENSE_MAX_DIM:
+        raise ValueError(f"radius_curve forms d²×d² matrices; d = {d} > {DENSE_MAX_DIM}, "
+                         "use mean_square_radius(method='lanczos')")
+    K1, K2 = _dense_matrix(H, 1.0, a, b), _dense_matrix(H, 2.0, a, b)
+    eye = np.eye(d * d)
+    Q = 0.5 * (K2 - 2.0 * K1 + eye)
+    L = eye + Q - K1
+
+    def radius(eta: float) -> float:
+        vals = scipy.linalg.eigvalsh(eye - eta * L + eta**2 * Q)
+        return float(max(abs(vals[0]), abs(vals[-1])))
+
+    return radius
+
+
+def critical_step_size(hessians: Any, batch_size: int, *, level: float = 1.0,
+                       sampling: str = "without_replacement", rho: float = 0.0, alpha: float = 1.0,
+                       restrict_to_range: bool = True, rtol: float = 1e-12) -> float | None:
+    """The largest η with ρ(T(η)) ≤ ``level``: for level = 1, the mean-square stable steps are [0, η*].
+
+    ρ(T(η)) is convex with ρ(T(0)) = 1, so {η : ρ ≤ level} is an interval; this returns its
+    right end (golden-section search for the minimum, then bisection on the increasing
+    branch). None when ``level`` is below the minimum over η (and for level ≤ 1 when the
+    restricted mean Hessian is singular, where ρ ≥ 1 for every η).
+
+    >>> round(critical_step_size(np.eye(2)[None], batch_size=1), 9)   # GD: η* = 2/λ_max
+    2.0
+    """
+    level = check_positive("level", level)
+    H = check_hessians("hessians", hessians)
+    radius = radius_curve(H, batch_size, sampling=sampling, rho=rho, alpha=alpha,
+                          restrict_to_range=restrict_to_range)
+    lam = float(np.linalg.eigvalsh(H.mean(axis=0))[-1])
+    if lam <= 0:
+        return None
+    hi = 4.0 / lam
+    while radius(hi) <= level:
+        hi *= 2.0
+        if hi > 1e12 / lam:
+            return math.inf
+    lo, top = 0.0, hi                       # golden section for the minimizer on [0, hi]
+    g = (math.sqrt(5.0) - 1.0) / 2.0
+    x1, x2 = top - g * (top - lo), lo + g * (top - lo)
+    f1, f2 = radius(x1), radius(x2)
+    for _ in range(80):
+        if f1 <= f2:
+            top, x2, f2 = x2, x1, f1
+            x1 = top - g * (top - lo)
+            f1 = radius(x1)
+        else:
+            lo, x1, f1 = x1, x2, f2
+            x2 = lo + g * (top - lo)
+            f2 = radius(x2)
+        if top - lo <= rtol * hi:
+            break
+    left = x1 if f1 <= f2 else x2
+    if min(f1, f2) > level:
+        return None
+    right = hi
+    for _ in range(200):
+        mid = 0.5 * (left + right)
+        if radius(mid) <= level:
+            left = mid
+        else:
+            right = mid
+        if right - left <= rtol * right:
+            break
+    return left
+
+
+# ----------------------------------------------------------------------------- conditions
+def gd_stable(hessian: Any, eta: float) -> bool:
+    """Full-batch GD linearization w ← (I − ηH)w is bounded iff η λ_max(H) ≤ 2 (H PSD).
+
+    >>> gd_stable(np.diag([1.0, 2.0]), 1.0), gd_stable(np.diag([1.0, 2.0]), 1.01)
+    (True, False)
+    """
+    H = check_hessians("hessian", np.asarray(hessian, dtype=float)[None])[0]
+    eta = check_positive("eta", eta)
+    return bool(eta * np.linalg.eigvalsh(H)[-1] <= 2.0)
+
+
+def coherence_matrix(hessians: Any) -> np.ndarray:
+    """S_ij = √Tr(H_i H_j) (Dexter et al. 2024, Definition 1); tiny negatives from rounding -> 0.
+
+    >>> coherence_matrix(np.stack([np.eye(2), np.eye(2)]))
+    array([[1.41421356, 1.41421356],
+           [1.41421356, 1.41421356]])
+    """
+    H = check_hessians("hessians", hessians)
+    flat = H.reshape(H.shape[0], -1)
+    return np.sqrt(np.clip(flat @ flat.T, 0.0, None))
+
+
+def coherence_measure(hessians: Any) -> float:
+    """σ = λ_max(S) / max_i λ_max(H_i); σ ∈ [1, n] for PSD H_i (n when all are equal rank-1)."""
+    H = check_hessians("hessians", hessians)
+    top = float(np.linalg.eigvalsh(H)[:, -1].max())
+    if top <= 0.0:
+        raise ValueError("hessians must have a positive eigenvalue for the coherence measure")
+    return float(scipy.linalg.eigvalsh(coherence_matrix(H))[-1]) / top
+
+
+def sam_coherence_matrix(hessians: Any, rho: float, alpha: float = 1.0) -> np.ndarray:
+    """S^SAM_ij = √Tr((I + (ρ/α)H) H_i (I + (ρ/α)H) H_j): the coherence of the effective H̃_i."""
+    return coherence_matrix(sam_effective_hessians(hessians, rho, alpha))
+
+
+def dexter_divergence_condition(hessians: Any, eta: float, batch_size: int, *,
+                                use_coherence: bool = True) -> bool:
+    """True when λ_max(H) ≥ (σ/η)(n/B − 1)^{-1/2} (sufficient for mean-square divergence).
+
+    Dexter et al. (2024) Theorem 1, for Bernoulli batches of mean size B; restated in
+    Chang & Khanna (Thm 3.1(1), C.14) as the divergence condition of SGD and of the
+    randomly perturbed SGD. ``use_coherence=False`` sets σ = 1 (the condition with the
+    coherence term removed). Full batch (B = n) never satisfies it.
+
+    >>> H = np.stack([np.diag([2.0, 0.0]), np.diag([0.0, 2.0])])
+    >>> dexter_divergence_condition(H, eta=2.0, batch_size=1)
+    True
+    """
+    H = check_hessians("hessians", hessians)
+    eta = check_positive("eta", eta)
+    n = H.shape[0]
+    B = _check_batch(batch_size, n)
+    if B == n:
+        return False
+    sigma = coherence_measure(H) if use_coherence else 1.0
+    lam = float(np.linalg.eigvalsh(H.mean(axis=0))[-1])
+    return bool(lam >= sigma / (eta * math.sqrt(n / B - 1.0)))
+
+
+def sam_divergence_condition(hessians: Any, eta: float, batch_size: int, rho: float,
+                             alpha: float = 1.0, *, use_coherence: bool = True) -> bool:
+    """Dexter's condition on the SAM surface: λ_max(H_SAM) ≥ (σ_SAM/η)(n/B − 1)^{-1/2}.
+
+    H_SAM = H(I + (ρ/α)H) and σ_SAM from S^SAM (Chang & Khanna, Thm 3.2 and Appendix
+    C.9 define these effective quantities); exact as a sufficient condition because SAM
+    is SGD on the H̃_i of :func:`sam_effective_hessians`.
+    """
+    return dexter_divergence_condition(sam_effective_hessians(hessians, rho, alpha), eta,
+                                       batch_size, use_coherence=use_coherence)
+
+
+# ----------------------------------------------------------------------------- perturbation
+def perturbed_stationary_moment(hessians: Any, eta: float, batch_size: int, noise_std: float, *,
+                                sampling: str = "without_replacement") -> np.ndarray | None:
+    """lim E[w_k w_kᵀ] of w ← (I − ηH_B)(w + ξ), Cov ξ = s²I: (I − T)⁻¹ T(s² I); None if ρ(T) ≥ 1.
+
+    >>> X = perturbed_stationary_moment(np.eye(1)[None], eta=0.5, batch_size=1, noise_std=1.0)
+    >>> round(float(X[0, 0]), 6)   # x = 0.25 (x + 1)
+    0.333333
+    """
+    H, eta, B, _, _ = _check_common(hessians, eta, batch_size, sampling, 0.0, 1.0)
+    s = check_nonnegative("noise_std", noise_std)
+    d = H.shape[1]
+    a, b = batch_moment_coefficients(H.shape[0], B, sampling)
+    K = _dense_matrix(H, eta, a, b) if d <= DENSE_MAX_DIM else None
+    if mean_square_radius(H, eta, B, sampling=sampling, restrict_to_range=False) >= 1.0:
+        return None
+    rhs = second_moment_apply(H, s**2 * np.eye(d), eta, a, b).reshape(-1)
+    if K is not None:
+        sol = np.linalg.solve(np.eye(d * d) - K, rhs)
+    else:
+        op = spla.LinearOperator(
+            (d * d, d * d), dtype=np.float64,
+            matvec=lambda v: v - second_moment_apply(H, v.reshape(d, d), eta, a, b).reshape(-1))
+        sol, info = spla.cg(op, rhs, rtol=1e-12, maxiter=10_000)
+        if info != 0:
+            raise RuntimeError(f"conjugate gradients did not converge (info={info})")
+    X = sol.reshape(d, d)
+    return 0.5 * (X + X.T)
+
+
+# ----------------------------------------------------------------------------- simulation
+def _sample_batches(rng: np.random.Generator, replicates: int, n: int, B: int, sampling: str
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Per-replicate weights c (replicates, n) with H_B = Σ_i c_i H_i."""
+    if sampling == "with_replacement":
+        idx = rng.integers(0, n, size=(replicates, B))
+        weights = np.zeros((replicates, n))
+        np.add.at(weights, (np.arange(replicates)[:, None], idx), 1.0 / B)
+        return weights, idx
+    if sampling == "bernoulli":
+        return (rng.random((replicates, n)) < B / n) / B, None
+    idx = np.argsort(rng.random((replicates, n)), axis=1)[:, :B]
+    weights = np.zeros((replicates, n))
+    np.put_along_axis(weights, idx, 1.0 / B, axis=1)
+    return weights, idx
+
+
+def simulate_linearized(hessians: Any, eta: float, batch_size: int, steps: int, *,
+                        replicates: int = 1, sampling: str = "without_replacement",
+                        rho: float = 0.0, alpha: float = 1.0, noise_std: float = 0.0,
+                        track: str = "auto", seed: int = 0) -> dict[str, np.ndarray]:
+    """Run the linearized dynamics ``replicates`` times, each with its own batch sequence.
+
+    ``track="vector"`` follows one iterate per replicate from w_0 ~ N(0, I);
+    ``track="product"`` follows the product P_k = J_k ⋯ J_1 and records ‖P_k‖²_F / d,
+    which is E[‖w_k‖²] / E[‖w_0‖²] averaged exactly over w_0 ~ N(0, I) given the batches
+    (less Monte Carlo variance; no noise allowed). ``auto``: product when ``noise_std == 0``
+    and d ≤ 30. Iterates are renormalized each step, so nothing overflows.
+
+    Returns ``log_sq_norms`` (replicates, steps + 1), the per-replicate log squared norms
+    (log ‖P_k‖²_F / d for products), and ``log_mean_sq`` (steps + 1,), the log of their
+    Monte Carlo mean relative to step 0: an unbiased-in-the-mean estimate of k·log ρ(T)
+    for SGD and SAM (heavy-tailed when ρ(T) > 1, see the paper note).
+
+    >>> out = simulate_linearized(np.eye(2)[None], eta=0.5, batch_size=1, steps=3, replicates=4)
+    >>> np.allclose(out["log_mean_sq"][-1], 3 * np.log(0.25))
+    True
+    """
+    H, eta, B, rho, alpha = _check_common(hessians, eta, batch_size, sampling, rho, alpha)
+    steps = int(check_nonnegative("steps", steps))
+    replicates = check_positive_int("replicates", replicates)
+    s = check_nonnegative("noise_std", noise_std)
+    check_choice("track", track, ("auto", "vector", "product"))
+    n, d, _ = H.shape
+    if track == "auto":
+        track = "product" if s == 0 and d <= DENSE_MAX_DIM else "vector"
+    if track == "product" and s > 0:
+        raise ValueError("track='product' needs noise_std == 0 (the noise is not multiplicative)")
+    rng = np.random.default_rng(seed)
+    M = np.eye(d) + (rho / alpha) * H.mean(axis=0)
+    if track == "product":
+        w = np.broadcast_to(np.eye(d), (replicates, d, d)).copy()
+    else:
+        w = rng.standard_normal((replicates, d))[:, :, None]
+    log_scale = np.zeros(replicates)
+    logs = np.empty((replicates, steps + 1))
+    sq = np.einsum("rab,rab->r", w, w)
+    logs[:, 0] = np.log(sq) - math.log(d)
+    for k in range(1, steps + 1):
+        weights, _ = _sample_batches(rng, replicates, n, B, sampling)
+        HB = np.einsum("ri,iab->rab", weights, H)
+        if s > 0:
+            w = w + s * np.exp(-0.5 * log_scale)[:, None, None] * rng.standard_normal(w.shape)
+        u = M @ w if rho > 0 else w
+        w = w - eta * (HB @ u)
+        sq = np.einsum("rab,rab->r", w, w)
+        with np.errstate(divide="ignore"):
+            logs[:, k] = log_scale + np.log(sq) - math.log(d)
+        norm2 = np.where(sq > 0, sq, 1.0)
+        w = w / np.sqrt(norm2)[:, None, None]
+        log_scale = log_scale + np.log(norm2)
+    top = logs.max(axis=0)
+    safe_top = np.where(np.isfinite(top), top, 0.0)         # all replicates at w = 0: log 0 = −inf
+    with np.errstate(divide="ignore"):
+        log_mean = np.where(np.isfinite(top),
+                            safe_top + np.log(np.mean(np.exp(logs - safe_top), axis=0)), -np.inf)
+    return {"log_sq_norms": logs, "log_mean_sq": log_mean - log_mean[0] if track == "vector"
+            else log_mean}
