@@ -16,7 +16,8 @@ def test_unknown_paper_is_a_usage_error(capsys):
 
 
 def test_run_one_claim_writes_reports_and_index(tmp_path):
-    claim = all_claims()[0]
+    claims = {c.id: c for c in all_claims()}
+    claim = claims.get("lcd.reduces_to_gd_polyak", next(iter(claims.values())))  # a fast one
     index = tmp_path / "README.md"
     code = main(["--claim", claim.id, "--jobs", "0", "--out", str(tmp_path), "--no-progress",
                  "--write-index", str(index)])

@@ -1,0 +1,480 @@
+"""Gradient flow of a two-layer ReLU classifier as an ODE, and gradient descent as its discretization.
+
+The problem :class:`TwoLayerTraining` holds data ``(X, y)`` (classes ``0..K-1``),
+a bias-free :class:`~algorithms.nets.two_layer.TwoLayerReLU` of width ``h`` and a
+loss; θ is the flat parameter vector of :func:`~algorithms.nets.functional.flatten_params`
+(``W`` (h, d), ``b`` (h,) if ``hidden_bias``, ``v`` (K_out, h)). The network is
+
+    f(x) = V σ(W x (+ b)),        σ = ReLU,
+
+and the empirical loss ``L(θ) = (1/n) Σ_i ℓ(f(x_i), y_i)`` with
+
+* ``exponential`` (binary, K_out = 1, class 0 -> +1, class 1 -> -1): ``ℓ = exp(-s_i f(x_i))``,
+* ``logistic`` (binary): ``ℓ = log(1 + exp(-s_i f(x_i)))``,
+* ``cross_entropy`` (K classes, K_out = K): ``ℓ = logsumexp(f(x_i)) - f(x_i)_{y_i}``.
+
+Initialization (``init="balanced"``, the paper's small balanced initialization):
+``w_j = ε g_j / √d`` with ``g_j ~ N(0, I)``, and the output weights balanced,
+``|v_j| = ||w_j||`` (binary: ``v_j = ±||w_j||`` with a random sign; multi-class:
+``v_j = ||w_j|| u_j`` with ``u_j`` uniform on the sphere); ``ε = init_scale``.
+``init="gaussian"`` uses ``TwoLayerReLU.init(seed, scale=ε)`` instead.
+
+Algorithms (``solve(problem, algorithm, seed=...)``; the seed draws the initialization):
+
+* :class:`GradientFlow`: ``dθ/dt = -∇L(θ)`` integrated by ``scipy.integrate.solve_ivp``
+  (``method``, ``rtol``, ``atol``) from ``t = 0`` to ``t_end``, restarted at each
+  record time; one *iteration* is one interval between record times.
+  The right-hand side is discontinuous where a pre-activation ``w_jᵀx_i`` crosses 0;
+  adaptive solvers then shorten their steps (sliding along the switching
+  surface is the Filippov solution), which is where most evaluations go.
+* :class:`GradientDescentTraining`: ``θ_{k+1} = θ_k - η ∇L(θ_k)``, the explicit Euler
+  discretization of the same ODE with ``t_k = k η``; one iteration is one step.
+
+Both record, at the same times, the loss and the neural-collapse metrics of the
+hidden features ``σ(W x_i)`` (:func:`~algorithms.nets.neural_collapse.nc_metrics`),
+return θ at ``t_end`` as ``x`` and the loss there as ``value``, and keep the
+trajectory (times, θ's, losses) and the data's orthogonal-separability margins in
+``Solution.original``. Data that are not orthogonally separable are accepted
+(the dynamics are still defined); ``original["separability"]`` reports it.
+
+The gradient is written in closed form (numpy), which keeps an ODE right-hand
+side at tens of microseconds; :meth:`TwoLayerTraining.torch_loss` is the same loss
+through ``TwoLayerReLU.apply`` for autograd, Hessians and cross-checks. The ODE
+always runs in float64; float32 data give float32 ``x`` (and GD runs in float32).
+
+References
+----------
+H. Min, Z. Zhu, R. Vidal. Neural collapse under gradient flow on shallow ReLU
+networks for orthogonally separable data. NeurIPS 2025, arXiv:2510.21078.
+H. Min, E. Mallada, R. Vidal. Early neuron alignment in two-layer ReLU networks
+with small initialization. ICLR 2024, arXiv:2307.12851.
+
+>>> from algorithms import solve
+>>> from algorithms.nets.neural_collapse import orthogonally_separable_data
+>>> X, y = orthogonally_separable_data(4, 8, seed=0)
+>>> problem = TwoLayerTraining(X=X, y=y, width=10, init_scale=1e-3)
+>>> sol = solve(problem, GradientFlow(t_end=50.0, n_records=6), seed=0, store_trace=True)
+>>> sol.retcode, sol.value < 0.1, sol.trace[-1]["max_mean_cosine"] < 1e-6
+(<RetCode.Success: 'Success'>, True, True)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from scipy.integrate import solve_ivp
+
+from algorithms._validation import (
+    as_float_array,
+    check_choice,
+    check_positive,
+    check_positive_int,
+)
+from algorithms.core import (
+    Algorithm,
+    IterationMonitor,
+    Problem,
+    RetCode,
+    Solution,
+    SolveOptions,
+    Stats,
+    _dispatch,
+)
+from algorithms.nets.functional import flatten_params
+from algorithms.nets.neural_collapse import as_class_labels, nc_metrics, orthogonal_separability
+from algorithms.nets.two_layer import TwoLayerReLU
+
+__all__ = ["GradientDescentTraining", "GradientFlow", "TwoLayerTraining", "record_times"]
+
+LOSSES = ("exponential", "logistic", "cross_entropy")
+BINARY_LOSSES = ("exponential", "logistic")
+INITS = ("balanced", "gaussian")
+_EXP_CLIP = 700.0  # exp(700) ~ 1e304: keeps trial steps of an adaptive solver finite
+
+
+@dataclass(frozen=True, eq=False)
+class TwoLayerTraining(Problem):
+    """Train ``f(x) = V σ(W x)`` on classes ``y`` by the ``loss`` (see the module docstring).
+
+    ``X`` (n, d); ``y`` (n,) class indices ``0..K-1``, every class present
+    (``n_classes`` fixes K; binary losses need K = 2); ``width`` hidden units;
+    ``init_scale`` ε > 0; ``init`` "balanced" or "gaussian"; ``hidden_bias`` adds ``b``.
+    """
+
+    X: Any
+    y: Any
+    width: int = 50
+    loss: str = "exponential"
+    init_scale: float = 1e-3
+    init: str = "balanced"
+    hidden_bias: bool = False
+    n_classes: int | None = None
+
+    def __post_init__(self) -> None:
+        X = as_float_array("X", self.X, ndim=2)
+        if X.shape[0] == 0 or X.shape[1] == 0:
+            raise ValueError(f"X must have at least one row and one column, got shape {X.shape}")
+        check_choice("loss", self.loss, LOSSES)
+        y, k = as_class_labels("y", self.y, self.n_classes)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"y must have length n = {X.shape[0]} (rows of X), got {y.shape[0]}")
+        if self.loss in BINARY_LOSSES and k != 2:
+            raise ValueError(f"loss {self.loss!r} is binary: y must hold exactly 2 classes, got {k} "
+                             "(use loss='cross_entropy')")
+        check_positive_int("width", self.width)
+        check_positive("init_scale", self.init_scale)
+        check_choice("init", self.init, INITS)
+        if not isinstance(self.hidden_bias, bool):
+            raise TypeError(f"hidden_bias must be a bool, got {type(self.hidden_bias).__name__}")
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", y)
+        object.__setattr__(self, "n_classes", k)
+
+    # ------------------------------------------------------------------ shapes and views
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def output_dim(self) -> int:
+        return 1 if self.loss in BINARY_LOSSES else int(self.n_classes)
+
+    @property
+    def net(self) -> TwoLayerReLU:
+        return TwoLayerReLU(input_dim=self.X.shape[1], width=self.width, output_dim=self.output_dim,
+                            hidden_bias=self.hidden_bias, output_bias=False)
+
+    @property
+    def n_params(self) -> int:
+        d, h = self.X.shape[1], self.width
+        return h * d + (h if self.hidden_bias else 0) + self.output_dim * h
+
+    @property
+    def signs(self) -> np.ndarray:
+        """Binary targets ``s_i``: +1 for class 0, -1 for class 1."""
+        return np.where(self.y == 0, 1.0, -1.0)
+
+    def split(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+        """``(W, b or None, V)`` views of a flat θ (the layout of ``flatten_params``)."""
+        d, h = self.X.shape[1], self.width
+        W = theta[: h * d].reshape(h, d)
+        offset = h * d
+        b = None
+        if self.hidden_bias:
+            b = theta[offset: offset + h]
+            offset += h
+        V = theta[offset: offset + self.output_dim * h].reshape(self.output_dim, h)
+        return W, b, V
+
+    def initial_params(self, seed: int) -> dict[str, torch.Tensor]:
+        """The initialization (a params dict for ``self.net``) drawn from ``seed``, in float64."""
+        if self.init == "gaussian":
+            return self.net.init(seed, scale=self.init_scale)
+        rng = np.random.default_rng([int(seed), 2510_21078])
+        d, h = self.X.shape[1], self.width
+        W = self.init_scale * rng.standard_normal((h, d)) / math.sqrt(d)
+        params = {"W": W}
+        norms2 = np.sum(W**2, axis=1)
+        if self.hidden_bias:
+            params["b"] = self.init_scale * rng.standard_normal(h) / math.sqrt(d)
+            norms2 = norms2 + params["b"] ** 2
+        norms = np.sqrt(norms2)
+        if self.output_dim == 1:
+            V = (rng.choice([-1.0, 1.0], size=h) * norms)[None, :]
+        else:
+            U = rng.standard_normal((self.output_dim, h))
+            V = U / np.linalg.norm(U, axis=0, keepdims=True) * norms
+        params["v"] = V
+        return {k: torch.as_tensor(v, dtype=torch.float64) for k, v in params.items()}
+
+    def initial_theta(self, seed: int) -> np.ndarray:
+        theta, _ = flatten_params(self.initial_params(seed))
+        return theta.numpy().astype(np.float64)
+
+    def params(self, theta) -> dict[str, torch.Tensor]:
+        """θ as the params dict of ``self.net`` (float64 tensors)."""
+        _, unflatten = flatten_params(self.initial_params(0))
+        return unflatten(torch.as_tensor(np.asarray(theta, dtype=np.float64)))
+
+    # ------------------------------------------------------------------ loss, gradient, features
+    def loss_and_grad(self, theta: np.ndarray, X: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+        """``L(θ)`` and ``∇L(θ)`` in closed form, in the dtype of θ."""
+        X = self.X.astype(theta.dtype, copy=False) if X is None else X
+        W, b, V = self.split(theta)
+        pre = X @ W.T
+        if b is not None:
+            pre = pre + b
+        act = np.maximum(pre, 0.0)
+        out = act @ V.T  # (n, K_out)
+        n = self.n
+        if self.loss in BINARY_LOSSES:
+            s = self.signs.astype(theta.dtype)
+            margin = s * out[:, 0]
+            if self.loss == "exponential":
+                e = np.exp(np.minimum(-margin, _EXP_CLIP))
+                loss = float(np.mean(e))
+                dout = (-s * e)[:, None]
+            else:
+                loss = float(np.mean(np.logaddexp(0.0, -margin)))
+                dout = (-s / (1.0 + np.exp(np.minimum(margin, _EXP_CLIP))))[:, None]
+        else:
+            shifted = out - out.max(axis=1, keepdims=True)
+            logz = np.log(np.sum(np.exp(shifted), axis=1))
+            loss = float(np.mean(logz - shifted[np.arange(n), self.y]))
+            dout = np.exp(shifted - logz[:, None])
+            dout[np.arange(n), self.y] -= 1.0
+        dout = dout / n
+        grad_V = dout.T @ act
+        back = (dout @ V) * (pre > 0)
+        parts = [(back.T @ X).ravel()]
+        if b is not None:
+            parts.append(back.sum(axis=0))
+        parts.append(grad_V.ravel())
+        return loss, np.concatenate(parts).astype(theta.dtype, copy=False)
+
+    def loss_value(self, theta) -> float:
+        return self.loss_and_grad(np.asarray(theta, dtype=np.float64))[0]
+
+    def torch_loss(self, theta: torch.Tensor) -> torch.Tensor:
+        """The same loss as a torch function of a flat float64 θ (via ``TwoLayerReLU.apply``)."""
+        _, unflatten = flatten_params(self.initial_params(0))
+        out = self.net.apply(unflatten(theta), torch.as_tensor(self.X, dtype=theta.dtype))
+        if self.loss in BINARY_LOSSES:
+            margin = torch.as_tensor(self.signs, dtype=theta.dtype) * out
+            if self.loss == "exponential":
+                return torch.exp(-margin).mean()
+            return torch.nn.functional.softplus(-margin).mean()
+        return torch.nn.functional.cross_entropy(out, torch.as_tensor(self.y))
+
+    def features(self, theta) -> np.ndarray:
+        """Hidden-layer features ``σ(W x_i (+ b))``, shape (n, width), via ``TwoLayerReLU.hidden``."""
+        params = self.params(theta)
+        return self.net.hidden(params, torch.as_tensor(self.X, dtype=torch.float64)).numpy()
+
+    def metrics(self, theta) -> dict[str, float]:
+        """Loss, ‖θ‖ and the NC metrics of the hidden features at θ."""
+        theta = np.asarray(theta, dtype=np.float64)
+        _, _, V = self.split(theta)
+        out = {"loss": self.loss_value(theta), "param_norm": float(np.linalg.norm(theta))}
+        out.update(nc_metrics(self.features(theta), self.y, V))
+        return out
+
+
+def record_times(t_end: float, n_records: int, spacing: str, t_first: float) -> np.ndarray:
+    """Record times in (0, t_end]: ``geometric`` from ``t_first`` or ``linear`` (equal gaps).
+
+    >>> record_times(100.0, 3, "geometric", 1.0).tolist()
+    [1.0, 10.0, 100.0]
+    >>> record_times(1.0, 4, "linear", 1.0).tolist()
+    [0.25, 0.5, 0.75, 1.0]
+    """
+    if n_records == 1:
+        return np.array([float(t_end)])
+    if spacing == "linear" or t_first >= t_end:
+        return np.linspace(t_end / n_records, t_end, n_records)
+    times = np.geomspace(t_first, t_end, n_records)
+    times[-1] = t_end
+    return times
+
+
+def _check_horizon(algorithm) -> None:
+    check_positive("t_end", algorithm.t_end)
+    check_positive_int("n_records", algorithm.n_records)
+    check_choice("spacing", algorithm.spacing, ("geometric", "linear"))
+    check_positive("t_first", algorithm.t_first)
+
+
+@dataclass(frozen=True)
+class GradientFlow(Algorithm):
+    """``dθ/dt = -∇L(θ)`` on ``[0, t_end]`` by ``scipy.integrate.solve_ivp``.
+
+    ``method`` is any explicit ``solve_ivp`` method ("RK45", "DOP853", "RK23"; the
+    right-hand side is not smooth, so implicit methods gain nothing);
+    ``rtol``/``atol`` its tolerances; records at :func:`record_times`
+    (``n_records``, ``spacing``, ``t_first``). One iteration is one interval between
+    record times; ``maxiters`` caps them. ``tol`` stops with ``Success`` once the
+    loss at a record time is ``<= tol``.
+
+    >>> from algorithms import solve
+    >>> from algorithms.nets.neural_collapse import orthogonally_separable_data
+    >>> X, y = orthogonally_separable_data(3, 6, seed=1)
+    >>> sol = solve(TwoLayerTraining(X=X, y=y, width=4), GradientFlow(t_end=5.0), maxiters=0)
+    >>> sol.retcode, round(sol.value, 6), sol.stats.iterations
+    (<RetCode.MaxIters: 'MaxIters'>, 1.0, 0)
+    """
+
+    t_end: float = 100.0
+    n_records: int = 20
+    spacing: str = "geometric"
+    t_first: float = 1.0
+    method: str = "RK45"
+    rtol: float = 1e-6
+    atol: float = 1e-12
+
+    def __post_init__(self) -> None:
+        _check_horizon(self)
+        check_choice("method", self.method, ("RK45", "RK23", "DOP853"))
+        check_positive("rtol", self.rtol)
+        check_positive("atol", self.atol)
+
+
+@dataclass(frozen=True)
+class GradientDescentTraining(Algorithm):
+    """``θ_{k+1} = θ_k - η ∇L(θ_k)`` for ``round(t_end/η)`` steps (time ``t_k = k η``).
+
+    Records at the iterates nearest to :func:`record_times` (same arguments as
+    :class:`GradientFlow`, so the two trajectories can be compared). One iteration
+    is one step; ``maxiters`` caps them; ``tol`` stops with ``Success`` once a
+    recorded loss is ``<= tol``; a non-finite loss or θ is ``Diverged``.
+
+    >>> from algorithms import solve
+    >>> from algorithms.nets.neural_collapse import orthogonally_separable_data
+    >>> X, y = orthogonally_separable_data(4, 8, seed=0)
+    >>> p = TwoLayerTraining(X=X, y=y, width=10)
+    >>> gd = solve(p, GradientDescentTraining(step=0.01, t_end=20.0, n_records=4), seed=0)
+    >>> flow = solve(p, GradientFlow(t_end=20.0, n_records=4, rtol=1e-9), seed=0)
+    >>> bool(np.linalg.norm(gd.x - flow.x) < 0.05 * np.linalg.norm(flow.x))
+    True
+    """
+
+    step: float = 0.01
+    t_end: float = 100.0
+    n_records: int = 20
+    spacing: str = "geometric"
+    t_first: float = 1.0
+
+    def __post_init__(self) -> None:
+        check_positive("step", self.step)
+        _check_horizon(self)
+        if np.rint(self.t_end / self.step) < 1:
+            raise ValueError(f"t_end must be at least one step (step={self.step}), got {self.t_end}")
+
+
+def _original(problem: TwoLayerTraining, times: list[float], thetas: list[np.ndarray],
+              losses: list[float], **extra: Any) -> dict[str, Any]:
+    return {
+        "times": np.asarray(times, dtype=np.float64),
+        "thetas": np.vstack(thetas),
+        "losses": np.asarray(losses, dtype=np.float64),
+        "separability": orthogonal_separability(problem.X, problem.y).as_dict(),
+        **extra,
+    }
+
+
+def _record(monitor: IterationMonitor, problem: TwoLayerTraining, iteration: int, t: float,
+            theta: np.ndarray) -> tuple[bool, float]:
+    """Record the metrics at θ (only computed when a trace or callback wants them)."""
+    if monitor.options.store_trace or monitor.options.callback is not None:
+        m = problem.metrics(theta)
+        stop = monitor.record(iteration=iteration, t=float(t), **m)
+        return stop, m["loss"]
+    stop = monitor.record(iteration=iteration, t=float(t))
+    return stop, problem.loss_value(theta)
+
+
+@_dispatch
+def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOptions) -> Solution:
+    seed = 0 if options.seed is None else options.seed
+    out_dtype = problem.X.dtype
+    theta = problem.initial_theta(seed)
+    grid = record_times(algorithm.t_end, algorithm.n_records, algorithm.spacing, algorithm.t_first)
+    cap = options.iterations(len(grid))
+    monitor = IterationMonitor(options, total=min(cap, len(grid)), desc="gradient flow")
+    stats = Stats()
+    nfev = [0]
+    X64 = problem.X.astype(np.float64)
+
+    def rhs(_t: float, th: np.ndarray) -> np.ndarray:
+        nfev[0] += 1
+        return -problem.loss_and_grad(th, X64)[1]
+
+    _, loss = _record(monitor, problem, 0, 0.0, theta)
+    times, thetas, losses = [0.0], [theta.copy()], [loss]
+    retcode = RetCode.Success
+    t_prev = 0.0
+    message = ""
+    with np.errstate(over="ignore", invalid="ignore"):
+        for i, t_next in enumerate(grid):
+            if i >= cap:
+                retcode = RetCode.MaxIters
+                break
+            result = solve_ivp(rhs, (t_prev, float(t_next)), theta, method=algorithm.method,
+                               rtol=algorithm.rtol, atol=algorithm.atol)
+            message = result.message
+            if result.status != 0 or not np.all(np.isfinite(result.y[:, -1])):
+                retcode = RetCode.Diverged if not np.all(np.isfinite(result.y)) else RetCode.Failure
+                break
+            theta = result.y[:, -1]
+            t_prev = float(t_next)
+            stats.iterations += 1
+            stop, loss = _record(monitor, problem, i + 1, t_prev, theta)
+            times.append(t_prev)
+            thetas.append(theta.copy())
+            losses.append(loss)
+            if not math.isfinite(loss):
+                retcode = RetCode.Diverged
+                break
+            if stop:
+                retcode = RetCode.Terminated
+                break
+            if options.tol is not None and loss <= options.tol:
+                break
+    monitor.close()
+    stats.grad_calls = stats.f_calls = nfev[0]
+    return Solution(x=theta.astype(out_dtype), value=float(losses[-1]), retcode=retcode, stats=stats,
+                    trace=monitor.trace,
+                    original=_original(problem, times, thetas, losses, solver_message=message))
+
+
+@_dispatch
+def _solve(problem: TwoLayerTraining, algorithm: GradientDescentTraining,
+           options: SolveOptions) -> Solution:
+    seed = 0 if options.seed is None else options.seed
+    dtype = problem.X.dtype
+    theta = problem.initial_theta(seed).astype(dtype)
+    step = dtype.type(algorithm.step)
+    n_steps = int(np.rint(algorithm.t_end / algorithm.step))
+    grid = record_times(algorithm.t_end, algorithm.n_records, algorithm.spacing, algorithm.t_first)
+    record_at = sorted({min(max(int(np.rint(t / algorithm.step)), 1), n_steps) for t in grid})
+    record_set = set(record_at)
+    cap = options.iterations(n_steps)
+    monitor = IterationMonitor(options, total=len(record_at), desc="gradient descent")
+    stats = Stats()
+    X = problem.X
+    _, loss = _record(monitor, problem, 0, 0.0, theta)
+    times, thetas, losses = [0.0], [theta.astype(np.float64)], [loss]
+    retcode = RetCode.Success if n_steps > 0 else RetCode.MaxIters
+    with np.errstate(over="ignore", invalid="ignore"):
+        for k in range(1, n_steps + 1):
+            if k > cap:
+                retcode = RetCode.MaxIters
+                break
+            loss_k, grad = problem.loss_and_grad(theta, X)
+            stats.grad_calls += 1
+            new = theta - step * grad
+            if not (math.isfinite(loss_k) and np.all(np.isfinite(new))):
+                retcode = RetCode.Diverged
+                break
+            theta = new
+            stats.iterations = k
+            if k in record_set or k == n_steps:
+                stop, loss = _record(monitor, problem, k, k * algorithm.step, theta)
+                times.append(k * algorithm.step)
+                thetas.append(theta.astype(np.float64))
+                losses.append(loss)
+                if not math.isfinite(loss):
+                    retcode = RetCode.Diverged
+                    break
+                if stop:
+                    retcode = RetCode.Terminated
+                    break
+                if options.tol is not None and loss <= options.tol:
+                    break
+    monitor.close()
+    stats.f_calls = stats.grad_calls
+    return Solution(x=theta.astype(dtype), value=float(losses[-1]), retcode=retcode, stats=stats,
+                    trace=monitor.trace, original=_original(problem, times, thetas, losses))

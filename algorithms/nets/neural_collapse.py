@@ -1,0 +1,403 @@
+"""Orthogonally separable data and neural-collapse (NC) metrics of hidden-layer features.
+
+Data
+----
+A labelled set ``{(x_i, y_i)}`` is *orthogonally separable* (Phuong & Lampert,
+ICLR 2021; Assumption 1 of Min, Zhu & Vidal, NeurIPS 2025) when
+
+    y_i = y_j  =>  <x_i, x_j> > 0,        y_i != y_j  =>  <x_i, x_j> <= 0.
+
+:func:`orthogonally_separable_data` draws such sets for any number of classes
+``K`` (binary is ``K = 2``), with a guarantee by construction: class ``k`` is a
+cloud around a unit centre ``c_k``, the centres have pairwise correlation
+``rho <= 0``, and each class gets its noise in its own block of directions,
+orthogonal to every centre and to the other classes' blocks, so that
+
+    <x, x'> = a a' (1 + s s' <z, z'>)  >= a a' (1 - spread²) > 0   (same class),
+    <x, x'> = a a' rho  <= 0                                       (different classes),
+
+with ``a`` the point's scale, ``s <= spread < 1`` its noise level and ``z`` unit noise.
+:func:`interleaved_sector_data` draws data that break the assumption
+(classes alternate in angular sectors of one quarter plane, so points of
+different classes are positively correlated); the negative controls use it.
+:func:`orthogonal_separability` measures both margins.
+
+Metrics (rows of ``H`` are the features of the samples, ``y`` the classes)
+-------------------------------------------------------------------------
+With class means ``μ_k``, global mean ``μ_G``,
+``Σ_W = (1/n) Σ_i (h_i - μ_{y_i})(h_i - μ_{y_i})ᵀ`` and
+``Σ_B = (1/K) Σ_k (μ_k - μ_G)(μ_k - μ_G)ᵀ``:
+
+* ``nc1(H, y) = tr(Σ_W Σ_B⁺) / K`` (Papyan, Han & Donoho 2020);
+  ``nc1(H, y, normalize=True)`` applies it to the directions ``h_i / ||h_i||``
+  (the paper's collapse is *directional*: features of a class become
+  collinear, their norms may differ).
+* ``within_class_ratio(H, y) = tr(Σ_W) / tr(Σ_B)``: the same idea without the
+  pseudo-inverse, which for ``K = 2`` only sees one direction.
+* ``mean_cosines(means)``: the matrix of cosines between (uncentred) class
+  means; the paper predicts orthogonal means (cosines 0).
+* ``etf_distance(means)``: Frobenius distance between the normalised Gram
+  matrix of the *centred* means and that of a simplex ETF, ``I - 11ᵀ/K``
+  (informative for K >= 3 only: two centred means are always antipodal).
+* ``classifier_alignment(V, means)``: for each class, the cosine between the
+  class mean and the part of that class's classifier row that lies on the
+  support of the mean (the paper's "projected self-duality").
+
+References
+----------
+H. Min, Z. Zhu, R. Vidal. Neural collapse under gradient flow on shallow ReLU
+networks for orthogonally separable data. NeurIPS 2025, arXiv:2510.21078.
+M. Phuong, C. H. Lampert. The inductive bias of ReLU networks on orthogonally
+separable data. ICLR 2021.
+
+>>> X, y = orthogonally_separable_data(5, 8, n_classes=2, seed=0)
+>>> X.shape, orthogonal_separability(X, y).separable
+((10, 8), True)
+>>> H = np.vstack([np.tile([1.0, 0.0], (3, 1)), np.tile([0.0, 2.0], (3, 1))])
+>>> float(nc1(H, np.array([0, 0, 0, 1, 1, 1]))), float(mean_cosines(class_means(H, [0] * 3 + [1] * 3))[0, 1])
+(0.0, 0.0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from algorithms._validation import as_float_array, check_nonnegative, check_positive_int
+
+__all__ = [
+    "Separability",
+    "as_class_labels",
+    "class_means",
+    "classifier_alignment",
+    "etf_distance",
+    "interleaved_sector_data",
+    "mean_cosines",
+    "nc1",
+    "nc_metrics",
+    "orthogonal_separability",
+    "orthogonally_separable_data",
+    "within_class_ratio",
+]
+
+
+def as_class_labels(name: str, y, n_classes: int | None = None) -> tuple[np.ndarray, int]:
+    """``y`` as an int array of classes ``0..K-1`` in which every class occurs; returns (y, K).
+
+    >>> as_class_labels("y", [0, 1, 1])[1]
+    2
+    >>> as_class_labels("y", [0, 2, 2])
+    Traceback (most recent call last):
+    ...
+    ValueError: y must contain every class 0..2; class 1 has no sample
+    """
+    labels = np.asarray(y)
+    if labels.ndim != 1:
+        raise ValueError(f"{name} must be 1-dimensional, got shape {labels.shape}")
+    if labels.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if not np.issubdtype(labels.dtype, np.integer):
+        if not np.issubdtype(labels.dtype, np.number) or not np.all(np.mod(labels, 1) == 0):
+            raise TypeError(f"{name} must hold integer class indices 0..K-1, got dtype {labels.dtype}")
+    labels = labels.astype(np.int64)
+    if labels.min() < 0:
+        raise ValueError(f"{name} must hold class indices 0..K-1, got {labels.min()}")
+    k = int(labels.max()) + 1 if n_classes is None else check_positive_int("n_classes", n_classes)
+    if labels.max() >= k:
+        raise ValueError(f"{name} has class {labels.max()} but n_classes is {k}")
+    missing = sorted(set(range(k)) - set(labels.tolist()))
+    if missing:
+        raise ValueError(f"{name} must contain every class 0..{k - 1}; class "
+                         f"{', '.join(map(str, missing))} has no sample")
+    if k < 2:
+        raise ValueError(f"{name} must contain at least two classes, got {k}")
+    return labels, k
+
+
+@dataclass(frozen=True)
+class Separability:
+    """Margins of orthogonal separability: ``separable`` iff ``min_same > 0 >= max_cross``."""
+
+    min_same: float
+    max_cross: float
+
+    @property
+    def separable(self) -> bool:
+        return bool(self.min_same > 0.0 and self.max_cross <= 0.0)
+
+    def as_dict(self) -> dict[str, float | bool]:
+        return {"min_same_class_inner": float(f"{self.min_same:.6g}"),
+                "max_cross_class_inner": float(f"{self.max_cross:.6g}"),
+                "orthogonally_separable": self.separable}
+
+
+def orthogonal_separability(X, y) -> Separability:
+    """Smallest same-class and largest cross-class inner product of the rows of ``X``.
+
+    >>> X = np.array([[1.0, 0.0], [1.0, 0.1], [-1.0, 0.0]])
+    >>> s = orthogonal_separability(X, [0, 0, 1])
+    >>> s.separable, s.max_cross
+    (True, -1.0)
+    """
+    X = as_float_array("X", X, ndim=2, dtype=np.float64)
+    labels, _ = as_class_labels("y", y)
+    if labels.shape[0] != X.shape[0]:
+        raise ValueError(f"y must have length {X.shape[0]} (rows of X), got {labels.shape[0]}")
+    gram = X @ X.T
+    same = labels[:, None] == labels[None, :]
+    return Separability(float(gram[same].min()), float(gram[~same].max()))
+
+
+def orthogonally_separable_data(n_per_class: int, dim: int, n_classes: int = 2, *,
+                                spread: float = 0.6, center_correlation: float | None = None,
+                                norm_range: tuple[float, float] = (0.5, 1.5), seed: int = 0,
+                                dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
+    """Seeded orthogonally separable data ``(X, y)``, ``y`` in ``0..K-1`` (see the module docstring).
+
+    ``spread`` in [0, 1) is the largest noise-to-centre ratio; ``center_correlation``
+    (``rho``, default ``-1/(2(K-1))``) must lie in ``[-1/(K-1), 0]``; every point is
+    rescaled to a norm drawn uniformly from ``norm_range``. Needs
+    ``dim >= n_classes + n_classes`` (one noise direction per class at least).
+
+    >>> X, y = orthogonally_separable_data(4, 9, n_classes=3, seed=1)
+    >>> s = orthogonal_separability(X, y)
+    >>> s.separable, s.min_same > 0, bool(np.all(np.bincount(y) == 4))
+    (True, True, True)
+    """
+    n_per_class = check_positive_int("n_per_class", n_per_class)
+    dim = check_positive_int("dim", dim)
+    k = check_positive_int("n_classes", n_classes)
+    if k < 2:
+        raise ValueError(f"n_classes must be >= 2, got {k}")
+    block = (dim - k) // k
+    if block < 1:
+        raise ValueError(f"dim must be >= 2 * n_classes = {2 * k} (a noise direction per class), got {dim}")
+    spread = check_nonnegative("spread", spread)
+    if spread >= 1.0:
+        raise ValueError(f"spread must be < 1 (else same-class points may be orthogonal), got {spread}")
+    rho = -1.0 / (2.0 * (k - 1)) if center_correlation is None else float(center_correlation)
+    if not (-1.0 / (k - 1) - 1e-12 <= rho <= 0.0):
+        raise ValueError(f"center_correlation must lie in [-1/(n_classes-1), 0] = [{-1.0 / (k - 1):.4g}, 0], "
+                         f"got {rho}")
+    low, high = (float(v) for v in norm_range)
+    if not (0.0 < low <= high and np.isfinite(high)):
+        raise ValueError(f"norm_range must be (low, high) with 0 < low <= high, got {norm_range!r}")
+    rng = np.random.default_rng(seed)
+    basis, _ = np.linalg.qr(rng.standard_normal((dim, dim)))
+    gram = (1.0 - rho) * np.eye(k) + rho * np.ones((k, k))
+    # the centre Gram matrix is PSD for rho >= -1/(K-1); eigh copes with its singular end point
+    evals, evecs = np.linalg.eigh(gram)
+    factor = evecs * np.sqrt(np.clip(evals, 0.0, None))
+    centers = basis[:, :k] @ factor.T  # column k is c_k, <c_k, c_l> = gram[k, l]
+    X = np.empty((k * n_per_class, dim))
+    y = np.repeat(np.arange(k), n_per_class)
+    for c in range(k):
+        noise_basis = basis[:, k + c * block: k + (c + 1) * block]
+        z = rng.standard_normal((n_per_class, block))
+        z /= np.linalg.norm(z, axis=1, keepdims=True)
+        level = spread * rng.uniform(0.0, 1.0, size=(n_per_class, 1))
+        points = centers[:, c][None, :] + level * (z @ noise_basis.T)
+        scale = rng.uniform(low, high, size=(n_per_class, 1))
+        X[c * n_per_class:(c + 1) * n_per_class] = scale * points / np.linalg.norm(points, axis=1,
+                                                                                   keepdims=True)
+    return X.astype(dtype), y
+
+
+def interleaved_sector_data(n_per_class: int, dim: int, n_classes: int = 2, *, noise: float = 0.05,
+                            norm_range: tuple[float, float] = (0.5, 1.5), seed: int = 0,
+                            dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
+    """Seeded data that are NOT orthogonally separable (for negative controls).
+
+    The quarter plane spanned by the first two coordinates is cut into
+    ``n_classes + 1`` equal angular sectors whose classes cycle ``0, 1, .., K-1, 0``;
+    points are drawn inside the sectors (away from their edges), get Gaussian
+    ``noise`` in the other coordinates and a norm from ``norm_range``. All
+    inner products are positive, so points of different classes are positively
+    correlated and class ``1`` lies inside the cone of class ``0``.
+
+    >>> X, y = interleaved_sector_data(4, 6, seed=0)
+    >>> orthogonal_separability(X, y).separable, np.bincount(y).tolist()
+    (False, [4, 4])
+    """
+    n_per_class = check_positive_int("n_per_class", n_per_class)
+    dim = check_positive_int("dim", dim)
+    k = check_positive_int("n_classes", n_classes)
+    if k < 2:
+        raise ValueError(f"n_classes must be >= 2, got {k}")
+    if dim < 2:
+        raise ValueError(f"dim must be >= 2, got {dim}")
+    noise = check_nonnegative("noise", noise)
+    low, high = (float(v) for v in norm_range)
+    if not (0.0 < low <= high and np.isfinite(high)):
+        raise ValueError(f"norm_range must be (low, high) with 0 < low <= high, got {norm_range!r}")
+    rng = np.random.default_rng(seed)
+    n_sectors = k + 1
+    edges = np.linspace(0.0, np.pi / 2, n_sectors + 1)
+    width = edges[1] - edges[0]
+    # class 0 owns the first and the last sector: split its points between them
+    counts = {s: n_per_class for s in range(1, k)}
+    counts[0] = (n_per_class + 1) // 2
+    counts[k] = n_per_class // 2
+    rows, labels = [], []
+    for sector in range(n_sectors):
+        m = counts[sector]
+        angles = rng.uniform(edges[sector] + 0.1 * width, edges[sector + 1] - 0.1 * width, m)
+        pts = np.zeros((m, dim))
+        pts[:, 0], pts[:, 1] = np.cos(angles), np.sin(angles)
+        pts[:, 2:] = noise * rng.standard_normal((m, dim - 2))
+        pts *= rng.uniform(low, high, size=(m, 1)) / np.linalg.norm(pts, axis=1, keepdims=True)
+        rows.append(pts)
+        labels += [sector % k] * m
+    return np.vstack(rows).astype(dtype), np.asarray(labels, dtype=np.int64)
+
+
+def _features_and_labels(H, y) -> tuple[np.ndarray, np.ndarray, int]:
+    H = as_float_array("H", H, ndim=2, dtype=np.float64)
+    labels, k = as_class_labels("y", y)
+    if labels.shape[0] != H.shape[0]:
+        raise ValueError(f"y must have length {H.shape[0]} (rows of H), got {labels.shape[0]}")
+    return H, labels, k
+
+
+def _normalize_rows(H: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(H, axis=1, keepdims=True)
+    return np.divide(H, norms, out=np.zeros_like(H), where=norms > 0)
+
+
+def class_means(H, y, *, normalize: bool = False) -> np.ndarray:
+    """Rows ``μ_k``: the mean feature of class ``k`` (of unit-normalised features if asked)."""
+    H, labels, k = _features_and_labels(H, y)
+    if normalize:
+        H = _normalize_rows(H)
+    return np.vstack([H[labels == c].mean(axis=0) for c in range(k)])
+
+
+def _scatter(H: np.ndarray, labels: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    means = np.vstack([H[labels == c].mean(axis=0) for c in range(k)])
+    centred = H - means[labels]
+    sigma_w = centred.T @ centred / H.shape[0]
+    between = means - H.mean(axis=0)
+    sigma_b = between.T @ between / k
+    return sigma_w, sigma_b
+
+
+def nc1(H, y, *, normalize: bool = False) -> float:
+    """``tr(Σ_W Σ_B⁺) / K`` of the rows of ``H`` (of ``h_i/||h_i||`` when ``normalize``).
+
+    Returns ``inf`` when the class means coincide (``Σ_B = 0``) and some spread remains.
+
+    >>> rng = np.random.default_rng(0)
+    >>> H = rng.standard_normal((40, 3)); y = np.repeat([0, 1], 20)
+    >>> bool(nc1(H + 5.0 * y[:, None], y) < nc1(H + 1.0 * y[:, None], y))
+    True
+    """
+    H, labels, k = _features_and_labels(H, y)
+    if normalize:
+        H = _normalize_rows(H)
+    sigma_w, sigma_b = _scatter(H, labels, k)
+    if not np.any(sigma_b):
+        return 0.0 if not np.any(sigma_w) else float("inf")
+    scale = max(np.abs(sigma_b).max(), np.finfo(float).tiny)
+    pinv = np.linalg.pinv(sigma_b / scale, rcond=1e-12, hermitian=True) / scale
+    return float(max(np.trace(sigma_w @ pinv), 0.0) / k)
+
+
+def within_class_ratio(H, y, *, normalize: bool = False) -> float:
+    """``tr(Σ_W) / tr(Σ_B)``: within-class spread in *every* direction, relative to the class means.
+
+    >>> float(within_class_ratio(np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), [0, 0, 1]))
+    0.0
+    """
+    H, labels, k = _features_and_labels(H, y)
+    if normalize:
+        H = _normalize_rows(H)
+    sigma_w, sigma_b = _scatter(H, labels, k)
+    tw, tb = float(np.trace(sigma_w)), float(np.trace(sigma_b))
+    if tb == 0.0:
+        return 0.0 if tw == 0.0 else float("inf")
+    return tw / tb
+
+
+def mean_cosines(means) -> np.ndarray:
+    """Cosines between the rows of ``means`` (0 for a zero row).
+
+    >>> mean_cosines(np.array([[1.0, 1.0], [0.0, 2.0]])).round(4).tolist()
+    [[1.0, 0.7071], [0.7071, 1.0]]
+    """
+    M = _normalize_rows(as_float_array("means", means, ndim=2, dtype=np.float64))
+    return M @ M.T
+
+
+def etf_distance(means) -> float:
+    """``|| G/||G||_F - E/||E||_F ||_F`` with ``G`` the Gram of the centred means, ``E = I - 11ᵀ/K``.
+
+    Orthogonal means of equal norm give 0 (their centred versions form a simplex ETF).
+
+    >>> float(round(etf_distance(np.eye(3)), 12))
+    0.0
+    """
+    M = as_float_array("means", means, ndim=2, dtype=np.float64)
+    k = M.shape[0]
+    centred = M - M.mean(axis=0)
+    gram = centred @ centred.T
+    norm = np.linalg.norm(gram)
+    if norm == 0.0:
+        return float("inf")
+    etf = np.eye(k) - np.ones((k, k)) / k
+    return float(np.linalg.norm(gram / norm - etf / np.linalg.norm(etf)))
+
+
+def classifier_alignment(V, means) -> np.ndarray:
+    """Per class, cos(μ_k, P_k w_k) with ``P_k`` the projection on the support of ``μ_k``.
+
+    ``V`` is ``(K, width)`` (one classifier row per class; rows are centred first)
+    or, for a binary scalar-output network, ``(width,)`` or ``(1, width)``: then
+    class 0 uses ``+v`` and class 1 uses ``-v`` (labels ``+1, -1``).
+
+    >>> classifier_alignment(np.array([1.0, 1.0, -2.0]), np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 3.0]]))
+    array([1., 1.])
+    """
+    M = as_float_array("means", means, ndim=2, dtype=np.float64)
+    V = as_float_array("V", V, dtype=np.float64)
+    k, width = M.shape
+    if V.ndim == 1 or V.shape[0] == 1:
+        v = V.reshape(-1)
+        if k != 2 or v.shape[0] != width:
+            raise ValueError(f"a scalar-output V needs 2 classes and width {width}, got {V.shape}, K={k}")
+        rows = np.vstack([v, -v])
+    else:
+        if V.shape != (k, width):
+            raise ValueError(f"V must have shape ({k}, {width}), got {V.shape}")
+        rows = V - V.mean(axis=0)
+    out = np.empty(k)
+    for c in range(k):
+        support = M[c] > 0
+        w = np.where(support, rows[c], 0.0)
+        denom = np.linalg.norm(w) * np.linalg.norm(M[c])
+        out[c] = float(w @ M[c] / denom) if denom > 0 else 0.0
+    return out
+
+
+def nc_metrics(H, y, V=None) -> dict[str, float]:
+    """All the metrics above for features ``H`` (and classifier ``V`` if given), as plain floats.
+
+    >>> X, y = orthogonally_separable_data(3, 6, seed=0)
+    >>> sorted(nc_metrics(np.maximum(X, 0), y))[:3]
+    ['etf_distance', 'max_mean_cosine', 'nc1']
+    """
+    H, labels, k = _features_and_labels(H, y)
+    means = class_means(H, labels)
+    cos = mean_cosines(means)
+    off = cos[~np.eye(k, dtype=bool)]
+    out = {
+        "nc1": nc1(H, labels),
+        "nc1_directional": nc1(H, labels, normalize=True),
+        "within_ratio": within_class_ratio(H, labels),
+        "within_ratio_directional": within_class_ratio(H, labels, normalize=True),
+        "max_mean_cosine": float(np.max(np.abs(off))),
+        "etf_distance": etf_distance(means),
+    }
+    if V is not None:
+        out["min_classifier_alignment"] = float(np.min(classifier_alignment(V, means)))
+    return out
