@@ -11,9 +11,9 @@ same V_p.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+from _timing import best_of
 
 from algorithms import solve
 from algorithms.nets.sparse_interpolation import (
@@ -22,15 +22,6 @@ from algorithms.nets.sparse_interpolation import (
     SparsestInterpolantDP,
     min_knots_slope_dp,
 )
-
-
-def _time(fn, repeats: int) -> tuple[float, object]:
-    best, out = np.inf, None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, out
 
 
 def main() -> None:
@@ -48,9 +39,9 @@ def main() -> None:
         # candidate knots (random-sign data have fewer and flatter it)
         y = 0.5 * x**2 + 0.2 * rng.normal(size=n)
         prob = InterpolationProblem(x=x, y=y, p=0.5)
-        t_dp, dp = _time(lambda prob=prob: solve(prob, SparsestInterpolantDP(objective="vp")), 20)
-        t_slope, k0 = _time(lambda x=x, y=y: min_knots_slope_dp(x, y), 20)
-        t_bf, bf = _time(lambda prob=prob: solve(prob, BruteForceVp(max_points=20)), 1 if n > 8 else 3)
+        t_dp, dp = best_of(lambda prob=prob: solve(prob, SparsestInterpolantDP(objective="vp")), 20)
+        t_slope, k0 = best_of(lambda x=x, y=y: min_knots_slope_dp(x, y), 20)
+        t_bf, bf = best_of(lambda prob=prob: solve(prob, BruteForceVp(max_points=20)), 1 if n > 8 else 3)
         same = abs(dp.value - bf.value) <= 1e-9 * max(1.0, bf.value)
         print(f"{n:>3} {1e3 * t_dp:>10.3f} {1e3 * t_slope:>14.3f} {1e3 * t_bf:>12.1f} "
               f"{t_bf / t_dp:>10.0f} {bf.stats.iterations:>8} {'yes' if same else 'NO':>9} {k0:>6}")

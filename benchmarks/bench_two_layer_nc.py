@@ -14,25 +14,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
 import torch
+from _timing import best_of
 
 from algorithms import solve
 from algorithms.nets.gradient_flow import GradientDescentTraining, GradientFlow, TwoLayerTraining
 from algorithms.nets.neural_collapse import orthogonally_separable_data
-
-
-def _best_of(fn, repeats: int):
-    best, out = float("inf"), None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, out
 
 
 def main() -> None:
@@ -68,7 +59,7 @@ def main() -> None:
         peer_time = None
         for name, algorithm in methods.items():
             algorithm = type(algorithm)(**{**algorithm.__dict__, "t_end": t_end})
-            elapsed, sol = _best_of(lambda a=algorithm: solve(problem, a, seed=0), repeats)
+            elapsed, sol = best_of(lambda a=algorithm: solve(problem, a, seed=0), repeats)
             if peer_time is None:
                 peer_time = elapsed
             gap = np.linalg.norm(sol.x - ref) / np.linalg.norm(ref)
@@ -78,7 +69,7 @@ def main() -> None:
 
     theta = problem.initial_theta(0) * 300.0
     calls = 200 if args.quick else 2000
-    numpy_time, _ = _best_of(lambda: [problem.loss_and_grad(theta) for _ in range(calls)], repeats)
+    numpy_time, _ = best_of(lambda: [problem.loss_and_grad(theta) for _ in range(calls)], repeats)
     t = torch.tensor(theta)
 
     def autograd():
@@ -86,7 +77,7 @@ def main() -> None:
             tt = t.clone().requires_grad_(True)
             torch.autograd.grad(problem.torch_loss(tt), tt)
 
-    torch_time, _ = _best_of(autograd, repeats)
+    torch_time, _ = best_of(autograd, repeats)
     print(f"{'gradient (ODE rhs)':28s} {'us per call':>12s} {'x peer':>7s}")
     print(f"{'torch autograd (peer)':28s} {1e6 * torch_time / calls:12.1f} {1.0:7.2f}")
     print(f"{'closed-form numpy':28s} {1e6 * numpy_time / calls:12.1f} {numpy_time / torch_time:7.2f}")
