@@ -1,0 +1,164 @@
+"""dQP as a batched, differentiable torch layer (``torch.autograd.Function`` + ``nn.Module``).
+
+The forward solves each QP of the batch with :class:`~algorithms.qp.DQP` (any
+qpsolvers backend) and keeps its reduced-KKT factorization; the backward is
+the VJP of :meth:`~algorithms.qp.QPSolution.vjp` on that same factorization,
+so no matrix is factorized twice.
+
+Inputs are torch tensors, dense, with an optional leading batch dimension
+(unbatched inputs are shared by the batch and their gradient is summed over
+it), or scipy.sparse matrices for ``P``, ``G``, ``A``, which are treated as
+constants (no gradient; useful for large sparse problems such as projections).
+Computations run in float64; the output has the dtype of ``q``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+import torch
+
+from algorithms.core import RetCode, SolveOptions
+from algorithms.qp.dqp import DQP, forward
+
+__all__ = ["QPFunction", "QPLayer", "qp_layer"]
+
+_NAMES = ("P", "q", "G", "h", "A", "b")
+_BASE_NDIM = {"P": 2, "q": 1, "G": 2, "h": 1, "A": 2, "b": 1}
+
+
+def _to_numpy(name: str, value: Any, k: int, batched: bool):
+    if value is None:
+        return None
+    if sp.issparse(value):
+        return sp.csc_matrix(value, dtype=np.float64)
+    item = value[k] if batched else value
+    return item.detach().cpu().to(torch.float64).numpy()
+
+
+class QPFunction(torch.autograd.Function):
+    """``x* = argmin ½xᵀPx + qᵀx s.t. Ax = b, Gx ≤ h`` for each batch item (see :func:`qp_layer`)."""
+
+    @staticmethod
+    def forward(ctx, algorithm: DQP, options: SolveOptions, P, q, G, h, A, b):
+        inputs = dict(zip(_NAMES, (P, q, G, h, A, b)))
+        batched = {
+            k: (torch.is_tensor(v) and v.dim() == _BASE_NDIM[k] + 1) for k, v in inputs.items()
+        }
+        sizes = {inputs[k].shape[0] for k in _NAMES if batched[k]}
+        if len(sizes) > 1:
+            raise ValueError(f"inputs disagree on the batch size: {sorted(sizes)}")
+        batch = sizes.pop() if sizes else None
+        solutions, xs = [], []
+        degenerate = []
+        for k in range(batch or 1):
+            data = tuple(_to_numpy(name, inputs[name], k, batched[name]) for name in _NAMES)
+            sol = forward(data, algorithm, options)
+            if sol.retcode is not RetCode.Success:
+                where = f"batch item {k}" if batch is not None else "the QP"
+                raise RuntimeError(
+                    f"dQP layer: {where} ended with retcode {sol.retcode.value} ({'; '.join(sol.warnings)})"
+                )
+            if sol.degenerate:
+                degenerate.append(k)
+            solutions.append(sol)
+            xs.append(np.asarray(sol.x, dtype=np.float64))
+        if degenerate:
+            warnings.warn(
+                f"dQP layer: degenerate QP(s) at batch items {degenerate} "
+                f"({solutions[degenerate[0]].warnings[0]}); gradients use a least-squares/one-sided K_J",
+                RuntimeWarning, stacklevel=3,
+            )
+        ctx.solutions = solutions
+        ctx.batched = batched
+        ctx.batch = batch
+        ctx.inputs_meta = {
+            k: (True, v.dtype, v.device) if torch.is_tensor(v) else (False, None, None)
+            for k, v in inputs.items()
+        }
+        out = np.stack(xs) if batch is not None else xs[0]
+        return torch.as_tensor(out, dtype=q.dtype, device=q.device)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        g = grad_out.detach().cpu().to(torch.float64).numpy()
+        need = dict(zip(_NAMES, ctx.needs_input_grad[2:]))
+        per_item = []
+        for k, sol in enumerate(ctx.solutions):
+            gk = g[k] if ctx.batch is not None else g
+            per_item.append(sol.vjp(gk))
+        grads = []
+        for name in _NAMES:
+            is_tensor, dtype, device = ctx.inputs_meta[name]
+            if not (is_tensor and need[name]):
+                grads.append(None)
+                continue
+            items = [np.asarray(d[name], dtype=np.float64) for d in per_item]
+            if ctx.batch is None:
+                value = items[0]
+            elif ctx.batched[name]:
+                value = np.stack(items)
+            else:
+                value = np.sum(items, axis=0)
+            grads.append(torch.as_tensor(value, dtype=dtype, device=device))
+        return (None, None, *grads)
+
+
+def qp_layer(P, q, G=None, h=None, A=None, b=None, *, algorithm: DQP | None = None, tol: float | None = None):
+    """Differentiable ``x*(P, q, G, h, A, b)`` of a (batch of) convex QP(s), by dQP.
+
+    >>> import torch
+    >>> P = torch.eye(2, dtype=torch.float64, requires_grad=True)
+    >>> q = torch.tensor([-2.0, 0.5], dtype=torch.float64, requires_grad=True)
+    >>> G, h = -torch.eye(2, dtype=torch.float64), torch.zeros(2, dtype=torch.float64)
+    >>> x = qp_layer(P, q, G, h, algorithm=DQP(backend="daqp"))   # projection of -q on x >= 0
+    >>> x.detach().numpy().round(8)
+    array([2., 0.])
+    >>> x.sum().backward()
+    >>> q.grad.numpy().round(8)
+    array([-1.,  0.])
+    """
+    algorithm = DQP() if algorithm is None else algorithm
+    if not isinstance(algorithm, DQP):
+        raise TypeError(f"algorithm must be a DQP, got {type(algorithm).__name__}")
+    if not torch.is_tensor(q):
+        raise TypeError(f"q must be a torch tensor, got {type(q).__name__}")
+    for name, value in zip(_NAMES, (P, q, G, h, A, b)):
+        if value is not None and not (torch.is_tensor(value) or (name in "PGA" and sp.issparse(value))):
+            extra = " or scipy.sparse matrix" if name in "PGA" else ""
+            raise TypeError(f"{name} must be a torch tensor{extra}")
+        if torch.is_tensor(value) and value.dim() not in (_BASE_NDIM[name], _BASE_NDIM[name] + 1):
+            raise ValueError(f"{name} must have {_BASE_NDIM[name]} or {_BASE_NDIM[name] + 1} dimensions "
+                             f"(optional leading batch), got shape {tuple(value.shape)}")
+        if torch.is_tensor(value) and not torch.all(torch.isfinite(value)):
+            raise ValueError(f"{name} contains NaN or inf entries")
+    if (G is None) != (h is None):
+        raise ValueError("G and h must be given together")
+    if (A is None) != (b is None):
+        raise ValueError("A and b must be given together")
+    return QPFunction.apply(algorithm, SolveOptions(tol=tol), P, q, G, h, A, b)
+
+
+class QPLayer(torch.nn.Module):
+    """``nn.Module`` form of :func:`qp_layer`: ``QPLayer(DQP(...))(P, q, G, h, A, b)``.
+
+    >>> import torch
+    >>> layer = QPLayer(DQP(backend="clarabel"))
+    >>> q = torch.tensor([[1.0, -1.0], [-3.0, 0.5]], requires_grad=True)   # a batch of 2, float32
+    >>> x = layer(torch.eye(2), q, -torch.eye(2), torch.zeros(2))
+    >>> x.dtype, x.detach().numpy().round(6).tolist()
+    (torch.float32, [[0.0, 1.0], [3.0, 0.0]])
+    """
+
+    def __init__(self, algorithm: DQP | None = None, tol: float | None = None) -> None:
+        super().__init__()
+        self.algorithm = DQP() if algorithm is None else algorithm
+        if not isinstance(self.algorithm, DQP):
+            raise TypeError(f"algorithm must be a DQP, got {type(self.algorithm).__name__}")
+        self.tol = tol
+
+    def forward(self, P, q, G=None, h=None, A=None, b=None):
+        return qp_layer(P, q, G, h, A, b, algorithm=self.algorithm, tol=self.tol)

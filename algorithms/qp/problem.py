@@ -1,0 +1,128 @@
+"""The quadratic program ``min ½xᵀPx + qᵀx  s.t.  Ax = b, Gx ≤ h`` as validated data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from algorithms._validation import (
+    as_float_array,
+    as_float_matrix,
+    check_psd,
+    check_shape,
+    check_square_symmetric,
+)
+from algorithms.core import Problem
+
+__all__ = ["QP"]
+
+
+def _input_dtype(*values: Any) -> np.dtype:
+    """float32 when every array-like given is float32 (the caller's precision), else float64."""
+    dtypes = []
+    for value in values:
+        if value is None:
+            continue
+        dtype = value.dtype if (sp.issparse(value) or hasattr(value, "dtype")) else np.asarray(value).dtype
+        dtypes.append(dtype)
+    return np.dtype(np.float32) if dtypes and all(d == np.float32 for d in dtypes) else np.dtype(np.float64)
+
+
+def _is_diagonal(matrix) -> bool:
+    coo = matrix.tocoo()
+    return bool(np.all((coo.row == coo.col) | (coo.data == 0)))
+
+
+@dataclass(frozen=True, eq=False)
+class QP(Problem):
+    """A convex quadratic program ``min ½xᵀPx + qᵀx  s.t.  Ax = b,  Gx ≤ h``.
+
+    ``P`` (n×n, symmetric positive semidefinite), ``G`` (m×n) and ``A`` (p×n)
+    may be dense arrays or scipy.sparse matrices; ``q``, ``h``, ``b`` are
+    vectors. ``G``/``h`` and ``A``/``b`` come in pairs. The data are stored in
+    float64 (sparse matrices as CSC); ``dtype`` records the caller's precision
+    (float32 when every input is float32), and solvers return ``x`` in it.
+
+    >>> import numpy as np
+    >>> qp = QP(P=np.eye(2), q=np.array([1.0, -1.0]), G=-np.eye(2), h=np.zeros(2))
+    >>> qp.n, qp.n_ineq, qp.n_eq
+    (2, 2, 0)
+    >>> QP(P=np.array([[1.0, 2.0], [0.0, 1.0]]), q=np.zeros(2))
+    Traceback (most recent call last):
+    ...
+    ValueError: P must be symmetric (max |P - Pᵀ| = 2)
+    """
+
+    P: Any
+    q: Any
+    G: Any = None
+    h: Any = None
+    A: Any = None
+    b: Any = None
+    dtype: np.dtype = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        dtype = _input_dtype(self.P, self.q, self.G, self.h, self.A, self.b)
+        P = as_float_matrix("P", self.P, dtype=np.float64)
+        if P.ndim != 2:
+            raise ValueError(f"P must be 2-dimensional, got shape {P.shape}")
+        check_square_symmetric("P", P)
+        n = P.shape[0]
+        if n == 0:
+            raise ValueError("P must be at least 1×1, got shape (0, 0)")
+        if sp.issparse(P) and _is_diagonal(P):
+            lam_min = float(P.diagonal().min())
+            if lam_min < -1e-10 * max(1.0, float(abs(P).max())):
+                raise ValueError(f"P must be positive semidefinite (smallest eigenvalue {lam_min:.3g})")
+        else:
+            check_psd("P", P)
+        q = as_float_array("q", self.q, ndim=1, dtype=np.float64)
+        check_shape("q", q, (n,))
+        G, h = self._pair("G", self.G, "h", self.h, n)
+        A, b = self._pair("A", self.A, "b", self.b, n)
+        for name, value in (("P", P), ("q", q), ("G", G), ("h", h), ("A", A), ("b", b)):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "dtype", dtype)
+
+    @staticmethod
+    def _pair(mname: str, matrix: Any, vname: str, vector: Any, n: int):
+        if matrix is None and vector is None:
+            return None, None
+        if matrix is None or vector is None:
+            missing, given = (mname, vname) if matrix is None else (vname, mname)
+            raise ValueError(f"{missing} is required when {given} is given")
+        M = as_float_matrix(mname, matrix, dtype=np.float64)
+        if M.ndim != 2:
+            raise ValueError(f"{mname} must be 2-dimensional, got shape {M.shape}")
+        check_shape(mname, M, (None, n))
+        v = as_float_array(vname, vector, ndim=1, dtype=np.float64)
+        check_shape(vname, v, (M.shape[0],))
+        if M.shape[0] == 0:
+            return None, None
+        return M, v
+
+    @property
+    def n(self) -> int:
+        """Number of variables."""
+        return self.P.shape[0]
+
+    @property
+    def n_ineq(self) -> int:
+        return 0 if self.G is None else self.G.shape[0]
+
+    @property
+    def n_eq(self) -> int:
+        return 0 if self.A is None else self.A.shape[0]
+
+    @property
+    def sparse(self) -> bool:
+        """True when any matrix was given as scipy.sparse."""
+        return any(sp.issparse(m) for m in (self.P, self.G, self.A) if m is not None)
+
+    def objective(self, x: np.ndarray) -> float:
+        """``½xᵀPx + qᵀx``."""
+        x = np.asarray(x, dtype=np.float64)
+        return float(0.5 * x @ (self.P @ x) + self.q @ x)
