@@ -1,10 +1,17 @@
 """Small neural networks in torch and the differential tools the theory papers need.
 
-``two_layer`` holds the two-layer ReLU model shared by the two-layer papers
-(sam_stability, sparse_relu, two_layer_nc); ``functional`` flattens
-parameters and gives losses, per-sample gradients, Hessians and
-Hessian-vector products through ``torch.func``. Each paper adds its own
-modules beside them.
+Shared: ``two_layer`` (the two-layer network of the two-layer papers) and
+``functional`` (flat parameters; per-sample gradients, Hessians and
+Hessian-vector products through ``torch.func``). Per paper:
+
+* ``stability``, ``sam``: linear stability of SGD / random perturbation / SAM,
+  the coherence measure, a SAM ``torch.optim.Optimizer`` (sam_stability);
+* ``models``, ``gd_map``: MLP / CNN / attention models, the GD map, its
+  Jacobian and (stochastic) log-determinant (gd_nonsingular);
+* ``sparse_interpolation``, ``lp_training``: V_p, the exact sparsest
+  interpolant, ℓp path-norm training (sparse_relu);
+* ``neural_collapse``, ``gradient_flow``: orthogonally separable data, NC
+  metrics, gradient flow as an ODE and GD (two_layer_nc).
 """
 
 from algorithms.nets.functional import (
