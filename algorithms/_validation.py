@@ -106,10 +106,11 @@ def check_nonnegative(name: str, value: Any) -> float:
 
 
 def check_positive(name: str, value: Any) -> float:
-    value = check_nonnegative(name, value)
-    if value == 0:
-        raise ValueError(f"{name} must be > 0, got 0")
-    return value
+    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be > 0 and finite, got {value!r}")
+    return float(value)
 
 
 def check_positive_int(name: str, value: Any) -> int:

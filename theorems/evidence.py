@@ -107,6 +107,8 @@ def property_outcome(
 
     ``test`` asserts the claimed property of one drawn example; it may return a
     dict of figures (the worst margin seen, say), kept from the last example.
+    The evidence counts the examples the test ran to completion
+    (``examples_run``; draws rejected by ``hypothesis.assume`` are not counted).
 
     >>> from hypothesis import strategies as st
     >>> ctx = Context(seed=1)
@@ -119,7 +121,7 @@ def property_outcome(
     >>> out.status, out.evidence["counterexample"]
     ('fail', 5)
     """
-    state: dict[str, Any] = {"runs": 0, "last": None, "figures": {}}
+    state: dict[str, Any] = {"runs": 0, "completed": 0, "last": None, "figures": {}}
 
     @hypothesis_seed(ctx.seed)
     @settings(
@@ -135,6 +137,7 @@ def property_outcome(
         state["runs"] += 1
         state["last"] = example
         figures = test(example)
+        state["completed"] += 1  # not counted: draws rejected by hypothesis.assume
         if isinstance(figures, dict):
             state["figures"] = figures
 
@@ -154,8 +157,9 @@ def property_outcome(
         )
     return Outcome(
         "pass",
-        f"{what}: held on {max_examples} drawn instances",
-        {"statement": what, "examples": max_examples, **_jsonable(state["figures"])},
+        f"{what}: held on {state['completed']} drawn instances",
+        {"statement": what, "examples_run": state["completed"], "examples_drawn": state["runs"],
+         **_jsonable(state["figures"])},
     )
 
 

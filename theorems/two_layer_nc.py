@@ -112,6 +112,15 @@ def _split_runs(runs: list[dict]) -> tuple[list[dict], list[dict]]:
     return [r for r in runs if r["n_classes"] == 2], [r for r in runs if r["n_classes"] != 2]
 
 
+def _unfinished(runs: list[dict], what: str, evidence: dict) -> Outcome | None:
+    """An undecided outcome when a flow did not reach t_end (its metrics would be scored
+    at an earlier time, and a control could be rejected for the wrong reason)."""
+    failed = [r["seed"] for r in runs if r["retcode"] != "Success"]
+    if failed:
+        return Outcome("undecided", f"{what}: the flow did not finish for seeds {failed}", evidence)
+    return None
+
+
 def _check_within_class(ctx: Context, *, data: str = "separable") -> Outcome:
     binary, multi = _split_runs(_nc_runs(ctx, data))
     within = [r["within_ratio_directional"] for r in binary]
@@ -130,7 +139,7 @@ def _check_within_class(ctx: Context, *, data: str = "separable") -> Outcome:
                         names=("measured", "predicted")),
     ]
     what = f"within-class directional collapse on {data} data ({len(binary)} binary flows)"
-    return _all(parts, what, evidence)
+    return _unfinished(binary, what, evidence) or _all(parts, what, evidence)
 
 
 def _check_orthogonal_means(ctx: Context, *, data: str = "separable") -> Outcome:
@@ -143,7 +152,8 @@ def _check_orthogonal_means(ctx: Context, *, data: str = "separable") -> Outcome
     part = numeric_outcome(cosines, np.zeros(len(cosines)), rtol=0.0, atol=COSINE_TOL,
                            what="max |cos(μ_k, μ_l)| of class-mean features at t_end vs 0",
                            names=("measured", "predicted"))
-    return _all([part], f"orthogonal class means on {data} data ({len(binary)} binary flows)", evidence)
+    what = f"orthogonal class means on {data} data ({len(binary)} binary flows)"
+    return _unfinished(binary, what, evidence) or _all([part], what, evidence)
 
 
 # ----------------------------------------------------------------------------- GD vs flow
