@@ -50,7 +50,7 @@ from scipy.optimize import least_squares
 
 from algorithms._validation import check_choice, check_nonnegative, check_positive, check_positive_int
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.nets.sparse_interpolation import CPWL, InterpolationProblem, network_to_cpwl
+from algorithms.nets.sparse_interpolation import CPWL, InterpolationProblem, _neuron_terms, network_to_cpwl
 from algorithms.nets.two_layer import TwoLayerReLU
 
 __all__ = ["LpPathNormTraining", "count_active_neurons", "prune_network", "smoothed_lp"]
@@ -97,12 +97,13 @@ def prune_network(x, y, W, b, v, a: float, c: float, *, prune_tol: float, merge_
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    full = network_to_cpwl(W, b, v, a=a, c=c, merge=False)
-    u = np.abs(full.jumps)
+    t, jumps, slope, intercept = _neuron_terms(W, b, v, a, c)  # one term per neuron, unmerged
+    order = np.argsort(t, kind="stable")
+    t, jumps = t[order], jumps[order]
+    u = np.abs(jumps)
     umax = float(np.max(u, initial=0.0))
-    keep = (u > prune_tol * umax) & (full.knots > x[0]) & (full.knots < x[-1])
-    merged = CPWL.from_terms(full.knots[keep], full.jumps[keep], full.slope, full.intercept,
-                             merge_tol=merge_tol * float(np.ptp(x)))
+    keep = (u > prune_tol * umax) & (t > x[0]) & (t < x[-1])
+    merged = CPWL.from_terms(t[keep], jumps[keep], slope, intercept, merge_tol=merge_tol * float(np.ptp(x)))
     k = merged.num_knots
 
     def linear_refit(knots):

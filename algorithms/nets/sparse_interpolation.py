@@ -120,21 +120,51 @@ def path_norm(v, w, p: float) -> float:
 class CPWL:
     """``f(x) = slope·x + intercept + Σ_j jumps_j (x - knots_j)₊`` with sorted, distinct knots.
 
-    Build one with :meth:`from_terms` (merges equal knots, drops zero jumps).
-    ``to_vector``/``from_vector`` give the flat form ``[slope, intercept, knots…,
-    jumps…]`` that the solvers return as ``Solution.x``.
+    The normal form: ``knots`` strictly increasing, one nonzero ``jumps`` entry per
+    knot, everything finite, so ``num_knots`` and ``vp`` describe the function
+    itself. The constructor checks this (``ValueError`` naming the argument);
+    :meth:`from_terms` builds a valid one from arbitrary terms (sorts, merges
+    equal knots, drops zero jumps). ``to_vector``/``from_vector`` give the flat
+    form ``[slope, intercept, knots…, jumps…]`` that the solvers return as
+    ``Solution.x``.
 
     >>> f = CPWL.from_terms([1.0, 1.0, 2.0], [0.5, 0.5, -1.0], slope=0.0, intercept=0.0)
     >>> f.knots.tolist(), f.jumps.tolist(), f.vp(0.5)
     ([1.0, 2.0], [1.0, -1.0], 2.0)
     >>> f(np.array([0.0, 1.5, 3.0])).tolist()
     [0.0, 0.5, 1.0]
+    >>> CPWL(knots=[0.0, 0.0], jumps=[1.0, 1.0], slope=0.0, intercept=0.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: knots must be strictly increasing (distinct, sorted); use CPWL.from_terms to merge equal knots
     """
 
     knots: np.ndarray
     jumps: np.ndarray
     slope: float
     intercept: float
+
+    def __post_init__(self) -> None:
+        knots = as_float_array("knots", self.knots, ndim=1, dtype=np.float64)  # also rejects NaN/inf
+        jumps = as_float_array("jumps", self.jumps, ndim=1, dtype=np.float64)
+        if knots.shape != jumps.shape:
+            raise ValueError(f"knots and jumps must have the same length, got {knots.size} and {jumps.size}")
+        if np.any(np.diff(knots) <= 0):
+            raise ValueError("knots must be strictly increasing (distinct, sorted); "
+                             "use CPWL.from_terms to merge equal knots")
+        if np.any(jumps == 0):
+            raise ValueError("jumps must be nonzero (a zero jump is no knot); "
+                             "use CPWL.from_terms to drop them")
+        for name in ("slope", "intercept"):
+            value = getattr(self, name)
+            real = isinstance(value, (int, float, np.integer, np.floating))
+            if isinstance(value, (bool, np.bool_)) or not real:
+                raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+            if not math.isfinite(float(value)):
+                raise ValueError(f"{name} must be finite, got {value!r}")
+            object.__setattr__(self, name, float(value))
+        object.__setattr__(self, "knots", knots)
+        object.__setattr__(self, "jumps", jumps)
 
     @staticmethod
     def from_terms(knots, jumps, slope: float, intercept: float, *, merge_tol: float = 0.0,
@@ -144,6 +174,8 @@ class CPWL:
         c = np.asarray(jumps, dtype=np.float64).ravel()
         if t.shape != c.shape:
             raise ValueError(f"knots and jumps must have the same length, got {t.shape} and {c.shape}")
+        if not (np.all(np.isfinite(t)) and np.all(np.isfinite(c))):
+            raise ValueError("knots and jumps must be finite")
         order = np.argsort(t, kind="stable")
         t, c = t[order], c[order]
         merged_t: list[float] = []
@@ -178,29 +210,23 @@ class CPWL:
 
     @staticmethod
     def from_vector(vector) -> CPWL:
+        """Inverse of :meth:`to_vector`; knots that coincide (e.g. after a float32 cast) are merged."""
         vec = np.asarray(vector, dtype=np.float64).ravel()
         if vec.size < 2 or vec.size % 2:
             raise ValueError(f"vector must have even length >= 2, got {vec.size}")
+        if not np.all(np.isfinite(vec)):
+            raise ValueError("vector must be finite")
         k = (vec.size - 2) // 2
-        return CPWL(vec[2:2 + k], vec[2 + k:], float(vec[0]), float(vec[1]))
+        return CPWL.from_terms(vec[2:2 + k], vec[2 + k:], float(vec[0]), float(vec[1]))
 
 
-def network_to_cpwl(W, b, v, *, a: float = 0.0, c: float = 0.0, merge: bool = True,
-                    merge_tol: float | None = None, zero_tol: float = 0.0) -> CPWL:
-    """The CPWL function computed by ``Σ_k v_k (w_k x + b_k)₊ + a x + c`` (knot extraction).
+def _neuron_terms(W, b, v, a: float, c: float) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """One (knot, slope jump) per active neuron, unsorted and unmerged, plus the affine part.
 
     Neuron ``k`` with ``w_k > 0`` adds ``v_k w_k (x - t_k)₊``; with ``w_k < 0`` it adds
     ``v_k |w_k| (x - t_k)₊ - v_k |w_k| (x - t_k)`` (slope jump ``v_k |w_k|`` plus a
-    linear term); with ``w_k = 0`` the constant ``v_k (b_k)₊``. ``merge=False``
-    keeps one entry per neuron (same-knot neurons stay separate), which is the
-    per-neuron view of the path norm and *not* a valid CPWL normal form. Knots
-    within ``merge_tol`` merge; the default ``1e-9 · max(1, max|t_k|)`` absorbs
-    the rounding of ``-b_k / w_k`` (two neurons built for the same knot can differ
-    by an ulp).
-
-    >>> f = network_to_cpwl(W=[1.0, -2.0], b=[0.0, 2.0], v=[1.0, 1.0])
-    >>> f.knots.tolist(), f.jumps.tolist(), f.slope, f.intercept
-    ([0.0, 1.0], [1.0, 2.0], -2.0, 2.0)
+    linear term); with ``w_k = 0`` the constant ``v_k (b_k)₊``. These terms are not a
+    CPWL normal form (knots may repeat); :func:`network_to_cpwl` merges them.
     """
     W = np.asarray(W, dtype=np.float64).ravel()
     b = np.asarray(b, dtype=np.float64).ravel()
@@ -215,11 +241,27 @@ def network_to_cpwl(W, b, v, *, a: float = 0.0, c: float = 0.0, merge: bool = Tr
     neg = W[active] < 0
     slope -= float(np.sum(jumps[neg]))
     intercept += float(np.sum(jumps[neg] * t[neg]))
+    return t, jumps, slope, intercept
+
+
+def network_to_cpwl(W, b, v, *, a: float = 0.0, c: float = 0.0, merge_tol: float | None = None,
+                    zero_tol: float = 0.0) -> CPWL:
+    """The CPWL function computed by ``Σ_k v_k (w_k x + b_k)₊ + a x + c`` (knot extraction).
+
+    Neuron ``k`` with ``w_k > 0`` adds ``v_k w_k (x - t_k)₊``; with ``w_k < 0`` it adds
+    ``v_k |w_k| (x - t_k)₊ - v_k |w_k| (x - t_k)`` (slope jump ``v_k |w_k|`` plus a
+    linear term); with ``w_k = 0`` the constant ``v_k (b_k)₊``. Neurons sharing a
+    knot are merged (their slope jumps add). Knots within ``merge_tol`` merge; the
+    default ``1e-9 · max(1, max|t_k|)`` absorbs the rounding of ``-b_k / w_k`` (two
+    neurons built for the same knot can differ by an ulp).
+
+    >>> f = network_to_cpwl(W=[1.0, -2.0], b=[0.0, 2.0], v=[1.0, 1.0])
+    >>> f.knots.tolist(), f.jumps.tolist(), f.slope, f.intercept
+    ([0.0, 1.0], [1.0, 2.0], -2.0, 2.0)
+    """
+    t, jumps, slope, intercept = _neuron_terms(W, b, v, a, c)
     if merge_tol is None:
         merge_tol = 1e-9 * max(1.0, float(np.max(np.abs(t), initial=0.0)))
-    if not merge:
-        order = np.argsort(t, kind="stable")
-        return CPWL(t[order], jumps[order], slope, intercept)
     return CPWL.from_terms(t, jumps, slope, intercept, merge_tol=merge_tol, zero_tol=zero_tol)
 
 

@@ -67,8 +67,8 @@ def test_duplicate_knots_merge_and_lower_vp():
     assert f.vp(p) == pytest.approx(0.6**p + 2.0**p)
     assert path_norm(v, W, p) == pytest.approx(2 * 0.3**p + 2.0**p)
     assert path_norm(v, W, p) > f.vp(p)
-    unmerged = network_to_cpwl(W, b, v, merge=False)
-    assert unmerged.num_knots == 3 and unmerged.vp(p) == pytest.approx(path_norm(v, W, p))
+    with pytest.raises(TypeError, match="merge"):  # the unmerged (invalid normal form) view is not public
+        network_to_cpwl(W, b, v, merge=False)
 
 
 def test_cpwl_roundtrip_and_zero_jumps():
@@ -79,6 +79,46 @@ def test_cpwl_roundtrip_and_zero_jumps():
     assert vp_of_jumps([0.0, 0.0], 0.5) == 0.0
     with pytest.raises(ValueError, match="vector"):
         CPWL.from_vector([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="vector must be finite"):
+        CPWL.from_vector([0.0, 0.0, np.nan, 1.0])
+    # knots that coincide in the flat form (e.g. after a float32 cast) merge into one
+    h = CPWL.from_vector([0.0, 0.0, 1.0, 1.0, 0.5, 0.25])
+    assert h.knots.tolist() == [1.0] and h.jumps.tolist() == [0.75]
+
+
+def test_cpwl_constructor_normal_form():
+    f = CPWL([0.0, 1.0], [1.0, -2.0], 0.5, 1)
+    assert f.knots.dtype == np.float64 and isinstance(f.intercept, float) and f.num_knots == 2
+    assert f.vp(0.5) == pytest.approx(1.0 + 2.0**0.5)
+    empty = CPWL(np.zeros(0), np.zeros(0), 0.0, 0.0)
+    assert empty.num_knots == 0 and empty(np.array([1.0])).tolist() == [0.0]
+
+
+@pytest.mark.parametrize("args, exc, match", [
+    (([1.0, 0.0, 0.0], [1.0, 1.0], 0.0, 0.0), ValueError, "knots and jumps must have the same length"),
+    (([0.0, 0.0], [1.0, 1.0], 0.0, 0.0), ValueError, "knots must be strictly increasing"),
+    (([1.0, 0.0], [1.0, 1.0], 0.0, 0.0), ValueError, "knots must be strictly increasing"),
+    (([np.nan, 1.0], [1.0, 1.0], 0.0, 0.0), ValueError, "knots contains NaN"),
+    (([0.0, np.inf], [1.0, 1.0], 0.0, 0.0), ValueError, "knots contains NaN"),
+    (([0.0, 1.0], [1.0, np.nan], 0.0, 0.0), ValueError, "jumps contains NaN"),
+    (([0.0, 1.0], [1.0, 0.0], 0.0, 0.0), ValueError, "jumps must be nonzero"),
+    (([[0.0, 1.0]], [1.0, 1.0], 0.0, 0.0), ValueError, "knots must be 1-dimensional"),
+    ((["a"], [1.0], 0.0, 0.0), TypeError, "knots must be numeric"),
+    (([0.0], [1.0], np.nan, 0.0), ValueError, "slope must be finite"),
+    (([0.0], [1.0], 0.0, np.inf), ValueError, "intercept must be finite"),
+    (([0.0], [1.0], "1", 0.0), TypeError, "slope must be a real number"),
+    (([0.0], [1.0], 0.0, None), TypeError, "intercept must be a real number"),
+])
+def test_cpwl_bad_inputs(args, exc, match):
+    with pytest.raises(exc, match=match):
+        CPWL(*args)
+
+
+def test_from_terms_bad_inputs():
+    with pytest.raises(ValueError, match="same length"):
+        CPWL.from_terms([0.0, 1.0], [1.0], 0.0, 0.0)
+    with pytest.raises(ValueError, match="finite"):
+        CPWL.from_terms([0.0, np.nan], [1.0, 1.0], 0.0, 0.0)
 
 
 # ----------------------------------------------------------------------------- problem
