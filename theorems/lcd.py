@@ -5,12 +5,17 @@ Five claims, each against :mod:`algorithms.curvature`:
 * ``lcd.reduces_to_gd_polyak`` (symbolic): with C ≡ 0 the implemented LCD1 step is gradient
   descent with step 1/L_C and the implemented LCD2 step (its multiplier equation and step
   coefficients) is the Polyak step; the eigenbasis formula of the LCD2 constraint equals the
-  model of the localization set.
+  model of the localization set; and, on the numpy path the solver runs, solve(LCD1) and
+  solve(LCD2) with C ≡ 0 reproduce the iterates of solve(GradientDescent) and solve(Polyak).
 * ``lcd.curvature_bounds`` (property): Assumption 2.1 holds for every shipped family.
 * ``lcd.rate`` (property): Theorems 4.1 (LCD1, last iterate) and 4.2 (LCD2, best/average iterate).
 * ``lcd.quadratic_one_step`` (numeric): on a quadratic with C = ∇²f, L_C = 0, LCD1, LCD2 and
   LCD3 land on the minimizer in one step.
-* ``lcd.monotone`` (property): LCD1 decreases f by at least ½‖∇f‖²_{(C + L_C I)⁻¹} (Lemma B.2).
+* ``lcd.monotone`` (property): solve(LCD1) decreases f by at least ½‖∇f‖²_{(C + L_C I)⁻¹}
+  (Lemma B.2), the required decrease computed by an independent dense solve.
+
+Controls sabotage the solver through :func:`_scaled_step` (a temporary patch of the step
+function the solver looks up), so check and control run the same ``solve`` path.
 
 >>> from theorems.core import REGISTRY
 >>> sorted(k for k in REGISTRY if k.startswith("lcd."))
@@ -19,6 +24,9 @@ Five claims, each against :mod:`algorithms.curvature`:
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 
@@ -32,6 +40,8 @@ from algorithms.curvature import (
     LCD2,
     LCD3,
     CurvatureProblem,
+    GradientDescent,
+    Polyak,
     gd_step,
     lcd1_step,
     lcd2_coefficients,
@@ -126,12 +136,116 @@ def _quad(C: np.ndarray, v: np.ndarray) -> float:
     return float(v @ (C * v)) if C.ndim == 1 else float(v @ C @ v)
 
 
+def _sig(value: float) -> float:
+    """``value`` rounded to 6 significant digits (evidence must not carry BLAS-level noise)."""
+    return float(f"{value:.6g}")
+
+
+@contextmanager
+def _scaled_step(module: str, name: str, factor: float) -> Iterator[None]:
+    """Temporarily make ``algorithms.curvature.<module>.<name>`` step ``factor`` times as far.
+
+    The sabotage of the controls: the solver's ``_solve`` looks the step function up in its
+    module at every call, so ``solve(...)`` runs the unchanged loop with a mis-scaled step.
+    The step function returns the new point (LCD1) or ``(new point, info)`` (LCD2); only
+    the displacement from ``x`` is scaled. ``factor == 1`` leaves the implementation alone.
+    """
+    if factor == 1.0:
+        yield
+        return
+    mod = importlib.import_module(f"algorithms.curvature.{module}")
+    original = getattr(mod, name)
+
+    def scaled(x, *args, **kwargs):
+        out = original(x, *args, **kwargs)
+        if isinstance(out, tuple):
+            return (x + factor * (out[0] - x), *out[1:])
+        return x + factor * (out - x)
+
+    setattr(mod, name, scaled)
+    try:
+        yield
+    finally:
+        setattr(mod, name, original)
+
+
+def _iterates(prob: CurvatureProblem, algo, **kwargs) -> tuple[np.ndarray, list[dict]]:
+    """``solve(prob, algo, store_trace=True, **kwargs)``: the iterates x_0, x_1, ... and the trace.
+
+    The trace records f but not x; the iterates are the points at which the solver evaluates
+    ∇f (the shared loop does so exactly once per iterate, which is asserted).
+    """
+    points: list[np.ndarray] = []
+    grad = prob.grad
+
+    def recording_grad(x):
+        points.append(np.array(x, dtype=np.float64, copy=True))
+        return grad(x)
+
+    wrapped = replace(prob, grad=recording_grad)
+    points.clear()  # the constructor's own evaluation at x0
+    sol = solve(wrapped, algo, store_trace=True, **kwargs)
+    if len(points) != len(sol.trace):
+        raise RuntimeError(f"{len(points)} gradient evaluations for {len(sol.trace)} trace records")
+    return np.array(points), sol.trace
+
+
 # --------------------------------------------------------------------------- reduces_to_gd_polyak
 
 
 def _lcd1_step_doubled(x, g, C, L_C):
-    """A mis-derived LCD1 step (factor 2): x − 2(C + L_C I)⁻¹g."""
+    """A mis-derived LCD1 step (factor 2): x − 2(C + L_C I)⁻¹g (symbolic part of the control)."""
     return x + 2 * (lcd1_step(x, g, C, L_C) - x)
+
+
+#: families run with C replaced by 0 (matrix and diagonal forms) for the numeric comparison;
+#: the comparison is an identity of iterates (GD takes L = the family's L_C), so it needs no
+#: convergence; the iterates stay bounded on all of them (1/L_C is at most ~1.5/L)
+_REDUCE_FAMILIES = ("norm_residual", "group_residuals", "huber", "lp_regression_diagonal",
+                    "lp_norm_diagonal", "hinge")
+#: agreement of the iterates, relative to max(1, max|x|): LCD1 computes (0 + L_C I)⁻¹g by a
+#: Cholesky solve (or a diagonal division), GD multiplies by 1/L_C, a difference of a few ulps
+#: per step; a gradient step with step 1/L_C is non-expansive, so after <= 200 steps the
+#: iterates differ by at most ~200 · few ulps ≈ 1e-13 (measured: 3.7e-16 in 240 runs of 30
+#: steps). LCD2 with D = 0 computes Polyak's multiplier Δ/‖g‖² exactly (measured: 0).
+_REDUCE_RTOL = 1e-12
+
+
+def _numeric_reductions(ctx: Context, factor: float) -> tuple[list[str], dict]:
+    """The solver path: iterates of solve(LCD1/LCD2) with C ≡ 0 vs solve(GD(1/L_C)/Polyak)."""
+    iters = ctx.pick(30, 200)
+    seeds = ctx.rng("lcd.reduces_to_gd_polyak").integers(0, 2**31, size=ctx.pick(3, 20))
+    worst = {"LCD1 vs GD(1/L_C)": 0.0, "LCD2 vs Polyak": 0.0}
+    failures: list[str] = []
+    runs = different_lengths = 0
+    for family in _REDUCE_FAMILIES:
+        for seed in seeds:
+            prob = make_instance(family, int(seed), 1.0)
+            d = prob.dimension
+            for form, zero in (("matrix", lambda x, d=d: np.zeros((d, d))),
+                               ("diagonal", lambda x, d=d: np.zeros(d))):
+                p0 = replace(prob, curvature=zero)
+                pairs = [("LCD1 vs GD(1/L_C)", "lcd1", "lcd1_step", LCD1(), GradientDescent(L=p0.L_C))]
+                if p0.f_star is not None:
+                    pairs.append(("LCD2 vs Polyak", "lcd2", "lcd2_step", LCD2(), Polyak()))
+                for label, module, name, lcd, peer in pairs:
+                    with _scaled_step(module, name, factor):
+                        got, _ = _iterates(p0, lcd, maxiters=iters)
+                    want, _ = _iterates(p0, peer, maxiters=iters)
+                    runs += 1
+                    if got.shape != want.shape:
+                        err = np.inf
+                        different_lengths += 1
+                    else:
+                        err = float(np.max(np.abs(got - want))) / max(1.0, float(np.max(np.abs(want))))
+                        worst[label] = max(worst[label], err)
+                    if not err <= _REDUCE_RTOL:
+                        failures.append(f"{label} on {family} (seed {int(seed)}, C ≡ 0 as {form}): "
+                                        f"iterates differ (relative error {err:.3g}, {got.shape[0]} vs "
+                                        f"{want.shape[0]} iterates)")
+    figures = {"runs": runs, "rtol": _REDUCE_RTOL, "runs_with_different_iterate_counts": different_lengths,
+               "max_relative_error_same_counts": {k: _sig(v) for k, v in worst.items()}}
+    return failures, figures
 
 
 def _check_reduces(ctx: Context, *, sabotage: bool) -> Outcome:
@@ -165,12 +279,18 @@ def _check_reduces(ctx: Context, *, sabotage: bool) -> Outcome:
     outcomes.append(prove_zero(model - gap_formula, what="LCD2 gap formula = localization model"))
     evidence = {o.evidence["statement"]: o.evidence["reduced"] for o in outcomes}
     evidence["lcd2_root"] = str(roots[0])
+    # the numpy path the solver runs (shifted_solve, lcd2_multiplier), through solve()
+    numeric_failures, evidence["solver_path"] = _numeric_reductions(ctx, float(factor))
+    failed = [o.summary for o in outcomes if o.status == "fail"] + numeric_failures[:3]
+    if numeric_failures:
+        evidence["solver_path"]["mismatches"] = len(numeric_failures)
+    if failed:
+        return Outcome("fail", "; ".join(failed), evidence)
     if all(o.status == "pass" for o in outcomes):
         return Outcome("pass", "sympy: with C = 0, LCD1 is GD(1/L_C) and LCD2 is Polyak; the LCD2 "
-                       "constraint formula matches the model", evidence)
-    if any(o.status == "fail" for o in outcomes):
-        failed = [o.summary for o in outcomes if o.status == "fail"]
-        return Outcome("fail", "; ".join(failed), evidence)
+                       "constraint formula matches the model; through solve(), LCD1 and LCD2 with "
+                       f"C ≡ 0 reproduce the GD(1/L_C) and Polyak iterates in "
+                       f"{evidence['solver_path']['runs']} runs", evidence)
     return Outcome("undecided", "sympy could not decide every identity", evidence)
 
 
@@ -182,12 +302,17 @@ register(Claim(
               "then its step coefficients) equals the Polyak step (f − f*)/‖∇f‖²·∇f, for symbolic "
               "x, ∇f ∈ R³, L_C > 0, f − f* > 0; moreover the eigenbasis formula the LCD2 "
               "root-finder uses equals the localization-set model at the candidate step for any "
-              "eigenvalue D >= 0.",
+              "eigenvalue D >= 0. Numerically, on the solver's own path: solve(LCD1) and "
+              "solve(LCD2) on instances of six families with C replaced by 0 (as a zero matrix "
+              "and as a zero diagonal) reproduce the iterates of solve(GradientDescent(L=L_C)) "
+              "and solve(Polyak) for 30 (full: 200) steps, to 1e-12 relative.",
     kind=Kind.SYMBOLIC,
     check=partial(_check_reduces, sabotage=False), control=partial(_check_reduces, sabotage=True),
     control_description="The same identities with mis-derived steps that are twice too long "
                         "(x − 2(C + L_C I)⁻¹∇f, and twice the LCD2 coefficients); sympy must find "
-                        "a non-zero difference."))
+                        "a non-zero difference, and with the solver's lcd1_step / lcd2_step "
+                        "patched to step twice as far the iterates of solve() must differ from "
+                        "GD's and Polyak's."))
 
 
 # --------------------------------------------------------------------------- curvature_bounds
@@ -223,7 +348,7 @@ def _check_bounds(ctx: Context, *, sabotage: bool) -> Outcome:
                                    f"model {lin + 0.5 * q:.6g})")
             assert upper >= -tol, (f"{family}: upper bound violated by {-upper:.3g} (f(x) = {fx:.6g}, "
                                    f"model {lin + 0.5 * (q + prob.L_C * float(v @ v)):.6g})")
-        return {}
+        return {"min_margin_in_tolerances": {k: _sig(v) for k, v in worst.items()}}
 
     return property_outcome(instances, test, ctx=ctx, max_examples=ctx.pick(60, 600),
                             what="f(y) + ⟨∇f(y), x−y⟩ + ½‖x−y‖²_C(y) <= f(x) <= same + (L_C/2)‖x−y‖²")
@@ -305,17 +430,19 @@ def _check_one_step(ctx: Context, *, sabotage: bool) -> Outcome:
     c = rng.standard_normal(d)
     x_star = np.linalg.solve(H, c)
     f_star = float(-0.5 * c @ x_star)
-    curvature = (lambda x: np.zeros(d)) if sabotage else (lambda x: H)
+    C = 2.0 * H if sabotage else H
     prob = CurvatureProblem(f=lambda x: float(0.5 * x @ H @ x - c @ x), grad=lambda x: H @ x - c,
-                            curvature=curvature, L_C=0.0, x0=rng.standard_normal(d), f_star=f_star)
-    steps = [solve(prob, algo, maxiters=1, store_trace=False).x for algo in (LCD1(), LCD2(), LCD3())
-             ] if not sabotage else [solve(prob, algo, maxiters=1).x for algo in (LCD1(), LCD2())]
+                            curvature=lambda x: C, L_C=0.0, x0=rng.standard_normal(d), f_star=f_star)
+    steps = [solve(prob, algo, maxiters=1).x for algo in (LCD1(), LCD2(), LCD3())]
     got = np.concatenate(steps)
     want = np.concatenate([x_star] * len(steps))
     # one Newton step: error ~ eps · cond(H) · ‖x*‖; cond(H) <= ~20 here, so 1e-9 leaves ~4 digits
     # of margin over the rounding error and is far below any non-Newton step's error
-    return numeric_outcome(got, want, rtol=1e-9, atol=1e-9, what="x_1 of LCD1/LCD2/LCD3 = x*",
-                           names=("one step", "minimizer"))
+    out = numeric_outcome(got, want, rtol=1e-9, atol=1e-9, what="x_1 of LCD1/LCD2/LCD3 = x*",
+                          names=("one step", "minimizer"))
+    out.evidence["error_per_method"] = {name: _sig(float(np.linalg.norm(x1 - x_star)))
+                                        for name, x1 in zip(("LCD1", "LCD2", "LCD3"), steps, strict=True)}
+    return out
 
 
 register(Claim(
@@ -325,50 +452,79 @@ register(Claim(
               "step of LCD1, of LCD2 and of LCD3 from a random x_0 lands on the minimizer H⁻¹c.",
     kind=Kind.NUMERIC,
     check=partial(_check_one_step, sabotage=False), control=partial(_check_one_step, sabotage=True),
-    control_description="C ≡ 0 (with L_C = 0 the upper bound of Assumption 2.1 fails): LCD1 makes "
-                        "no step and LCD2 is a Polyak step, so neither lands on x*."))
+    control_description="C = 2∇²f (the lower bound of Assumption 2.1 fails): the same three "
+                        "methods take steps that are not Newton steps (LCD1 goes half-way), so "
+                        "none of them lands on x* and each block of the comparison fails."))
 
 
 # --------------------------------------------------------------------------- monotone
 
 #: rounding allowance per comparison: f is evaluated in float64 as a sum of <= ~20 terms
 _MONO_RTOL = 1e-12
+#: the decrease ratio (actual / required) is reported only where the required decrease is
+#: well above the rounding of f (else it is a ratio of rounding noise)
+_MONO_RATIO_FLOOR = 1e-9
 
 
-def _check_monotone(ctx: Context, *, sabotage: bool) -> Outcome:
+def _required_decrease(prob: CurvatureProblem, x: np.ndarray) -> float:
+    """½ ∇f(x)ᵀ(C(x) + L_C I)⁻¹∇f(x), by a dense solve independent of the solver's shifted_solve."""
+    g = prob.gradient(x)
+    C = prob.curvature_at(x)
+    M = (np.diag(C) if C.ndim == 1 else C) + prob.L_C * np.eye(prob.dimension)
+    try:
+        v = np.linalg.solve(M, g)
+    except np.linalg.LinAlgError:  # L_C = 0 and C singular: the paper's pseudo-inverse
+        v = np.linalg.pinv(M) @ g
+    return 0.5 * float(g @ v)
+
+
+def _check_monotone(ctx: Context, *, step_factor: float) -> Outcome:
     iters = ctx.pick(30, 200)
-    margins = {"min_slack": np.inf}
+    worst = {"min_relative_slack": np.inf, "min_decrease_ratio": np.inf}
 
     def test(example):
         family, seed, scale = example
         prob = make_instance(family, seed, scale)
-        x = prob.x0.astype(np.float64)
-        for k in range(iters):
-            fx, g = prob.value(x), prob.gradient(x)
-            C = prob.curvature_at(x)
-            step_x = _lcd1_step_doubled(x, g, C, prob.L_C) if sabotage else lcd1_step(x, g, C, prob.L_C)
-            s = x - step_x
-            decrease = 0.5 * float(g @ s) if not sabotage else 0.5 * float(g @ s) / 2
-            f_next = prob.value(step_x)
-            slack = fx - decrease - f_next
-            margins["min_slack"] = min(margins["min_slack"], slack)
-            assert slack >= -_MONO_RTOL * max(1.0, abs(fx)), (
-                f"{family}, step {k}: f(x⁺) = {f_next:.10g} > f(x) − ½‖∇f‖²_M⁻¹ = {fx - decrease:.10g}")
-            if float(g @ g) == 0.0 or not np.all(np.isfinite(step_x)):
-                break
-            x = step_x
-        return {}
+        with _scaled_step("lcd1", "lcd1_step", step_factor):
+            xs, trace = _iterates(prob, LCD1(), maxiters=iters, tol=1e-300)
+        for k in range(len(trace) - 1):
+            fx, f_next = trace[k]["value"], trace[k + 1]["value"]
+            required = _required_decrease(prob, xs[k])
+            slack = fx - required - f_next
+            scale_f = max(1.0, abs(fx))
+            worst["min_relative_slack"] = min(worst["min_relative_slack"], slack / scale_f)
+            if required > _MONO_RATIO_FLOOR * scale_f:
+                worst["min_decrease_ratio"] = min(worst["min_decrease_ratio"], (fx - f_next) / required)
+            assert slack >= -_MONO_RTOL * scale_f, (
+                f"{family}, step {k}: f(x⁺) = {f_next:.10g} > f(x) − ½‖∇f‖²_M⁻¹ = {fx - required:.10g} "
+                f"(decrease {fx - f_next:.4g}, required {required:.4g})")
+        return {k: _sig(v) for k, v in worst.items() if np.isfinite(v)}
 
     return property_outcome(instances, test, ctx=ctx, max_examples=ctx.pick(40, 400),
-                            what="f(x_{k+1}) <= f(x_k) − ½‖∇f(x_k)‖²_{(C + L_C I)⁻¹} along LCD1")
+                            what="f(x_{k+1}) <= f(x_k) − ½‖∇f(x_k)‖²_{(C + L_C I)⁻¹} along solve(LCD1)")
+
+
+def _control_monotone(ctx: Context) -> Outcome:
+    """The check with LCD1's step scaled by 0.3 and by 2; rejected only if both are rejected."""
+    outcomes = {factor: _check_monotone(ctx, step_factor=factor) for factor in (0.3, 2.0)}
+    evidence = {f"step x{factor:g}": {"status": o.status, **o.evidence} for factor, o in outcomes.items()}
+    summary = "; ".join(f"step ×{factor:g}: {o.summary}" for factor, o in outcomes.items())
+    if all(o.status == "fail" for o in outcomes.values()):
+        return Outcome("fail", summary, evidence)
+    if any(o.status == "pass" for o in outcomes.values()):
+        return Outcome("pass", summary, evidence)
+    return Outcome("undecided", summary, evidence)
 
 
 register(Claim(
     id="lcd.monotone", paper=PAPER, source=f"Lemma B.2, Appendix B.2 ({SOURCE})",
-    statement="Along LCD1, f(x_{k+1}) <= f(x_k) − ½‖∇f(x_k)‖²_{(C(x_k) + L_C I)⁻¹} for every k (so "
-              "LCD1 never increases f), on random instances of every shipped family.",
+    statement="Along LCD1 (the iterates of solve(LCD1)), f(x_{k+1}) <= f(x_k) − "
+              "½‖∇f(x_k)‖²_{(C(x_k) + L_C I)⁻¹} for every k (so LCD1 never increases f), on random "
+              "instances of every shipped family; the required decrease is computed by a dense "
+              "solve, independently of the solver's step.",
     kind=Kind.PROPERTY,
-    check=partial(_check_monotone, sabotage=False), control=partial(_check_monotone, sabotage=True),
-    control_description="The step 2(C + L_C I)⁻¹∇f: by the upper bound it cannot increase f, but it "
-                        "loses the guaranteed decrease (on a quadratic with C = ∇²f it returns to "
-                        "the same value), so the decrease inequality must fail."))
+    check=partial(_check_monotone, step_factor=1.0), control=_control_monotone,
+    control_description="The solver's lcd1_step patched to step t·(C + L_C I)⁻¹∇f, run twice through "
+                        "the same check: t = 0.3 (by the lower bound it decreases f by at most "
+                        "0.3‖∇f‖²_M⁻¹ < ½‖∇f‖²_M⁻¹) and t = 2 (on a quadratic with C = ∇²f it "
+                        "returns to the same f); both must be rejected."))
