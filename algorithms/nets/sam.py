@@ -33,6 +33,7 @@ bias. NeurIPS 2025, arXiv:2511.17378 (Section 4, Table 1: SAM reaches minima of 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -337,7 +338,7 @@ def _solve(problem: TwoLayerMSETask, algorithm: SAMTraining, options: SolveOptio
 # ----------------------------------------------------------------------------- diagnostics
 def minimum_diagnostics(problem: TwoLayerMSETask, x: Any, *, lr: float | None = None,
                         batch_size: int | None = None, exact_sample_hessians: bool = False
-                        ) -> dict[str, float]:
+                        ) -> dict[str, float | bool]:
     """Sharpness and coherence of the reached point ``x`` (flat parameters, as in ``Solution.x``).
 
     ``sharpness`` = λ_max(∇²L(θ)) (full Hessian); per-sample Gauss–Newton Hessians
@@ -349,6 +350,11 @@ def minimum_diagnostics(problem: TwoLayerMSETask, x: Any, *, lr: float | None = 
     per-sample Hessians ∇²ℓ_i (which carry the residual term 2(f_i − y_i)∇²f_i off
     interpolation; negative Tr(H_iH_j) are clipped to 0): ``coherence_top_exact``,
     ``max_sample_top_exact``, ``coherence_exact`` (the paper's code uses these).
+
+    σ is undefined when no per-sample Hessian has a positive eigenvalue (all ∇f_i = 0,
+    e.g. a network whose units are all dead): then ``coherence`` (resp. ``coherence_exact``) is NaN, the flag
+    ``coherence_defined`` (resp. ``coherence_exact_defined``) is False and a
+    ``RuntimeWarning`` names the quantity; otherwise the flags are True.
     """
     net = problem.net
     X, y = problem.tensors()
@@ -377,7 +383,8 @@ def minimum_diagnostics(problem: TwoLayerMSETask, x: Any, *, lr: float | None = 
         "trace": float(np.trace(hess)),
         "coherence_top": coherence_top,
         "max_sample_top": max_sample_top,
-        "coherence": coherence_top / max_sample_top if max_sample_top > 0 else math.nan,
+        "coherence": _coherence_ratio(coherence_top, max_sample_top, "coherence"),
+        "coherence_defined": max_sample_top > 0,
     }
     if lr is not None and batch_size is not None:
         out["sgd_radius"] = mean_square_radius(sample_hessians, lr, batch_size)
@@ -390,5 +397,15 @@ def minimum_diagnostics(problem: TwoLayerMSETask, x: Any, *, lr: float | None = 
         top = float(np.linalg.eigvalsh(coherence_matrix(exact))[-1])
         per_top = float(np.linalg.eigvalsh(exact)[:, -1].max())
         out.update(coherence_top_exact=top, max_sample_top_exact=per_top,
-                   coherence_exact=top / per_top if per_top > 0 else math.nan)
+                   coherence_exact=_coherence_ratio(top, per_top, "coherence_exact"),
+                   coherence_exact_defined=per_top > 0)
     return out
+
+
+def _coherence_ratio(top: float, per_sample_top: float, name: str) -> float:
+    """σ = λ_max(S) / max_i λ_max(H_i), or NaN with a RuntimeWarning when every H_i vanishes."""
+    if per_sample_top > 0:
+        return top / per_sample_top
+    warnings.warn(f"{name} is undefined (NaN): no per-sample Hessian has a positive eigenvalue "
+                  f"(max_i λ_max(H_i) = {per_sample_top:.3g})", RuntimeWarning, stacklevel=3)
+    return math.nan

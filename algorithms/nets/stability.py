@@ -221,11 +221,7 @@ def sam_effective_hessians(hessians: Any, rho: float, alpha: float = 1.0) -> np.
     H = check_hessians("hessians", hessians)
     rho = check_nonnegative("rho", rho)
     alpha = check_positive("alpha", alpha)
-    if rho == 0.0:
-        return H
-    d = H.shape[1]
-    root = _sym_sqrt(np.eye(d) + (rho / alpha) * H.mean(axis=0))
-    return root @ H @ root
+    return _effective(H, rho / alpha)
 
 
 def restrict_to_range(hessians: Any, rtol: float = 1e-10) -> np.ndarray:
@@ -310,10 +306,27 @@ def mean_square_radius(hessians: Any, eta: float, batch_size: int, *,
     check_choice("method", method, METHODS)
     check_positive("tol", tol)
     maxiter = check_positive_int("maxiter", maxiter)
+    return _radius(H, eta, B, sampling, rho / alpha, method=method, restrict=restrict_to_range,
+                   tol=tol, maxiter=maxiter)
+
+
+def _effective(H: np.ndarray, ratio: float) -> np.ndarray:
+    """M^{1/2} H_i M^{1/2} with M = I + ratio·mean(H), no input checks (ratio = ρ/α)."""
+    if ratio == 0.0:
+        return H
+    root = _sym_sqrt(np.eye(H.shape[1]) + ratio * H.mean(axis=0))
+    return root @ H @ root
+
+
+def _radius(H: np.ndarray, eta: float, B: int, sampling: str, ratio: float, *, method: str = "auto",
+            restrict: bool = True, tol: float = 1e-10, maxiter: int = 100_000) -> float:
+    """The body of :func:`mean_square_radius` on validated inputs, ``ratio`` = ρ/α.
+
+    Private: no checks, so ``ratio`` may be any real with I + ratio·H ⪰ 0.
+    """
     a, b = batch_moment_coefficients(H.shape[0], B, sampling)
-    if rho > 0:
-        H = sam_effective_hessians(H, rho, alpha)
-    if restrict_to_range:
+    H = _effective(H, ratio)
+    if restrict:
         H = _restrict_to_range(H)
         if H.shape[1] == 0:
             return 1.0
@@ -489,14 +502,12 @@ def sam_coherence_matrix(hessians: Any, rho: float, alpha: float = 1.0) -> np.nd
     return coherence_matrix(sam_effective_hessians(hessians, rho, alpha))
 
 
-def dexter_divergence_condition(hessians: Any, eta: float, batch_size: int, *,
-                                use_coherence: bool = True) -> bool:
+def dexter_divergence_condition(hessians: Any, eta: float, batch_size: int) -> bool:
     """True when λ_max(H) ≥ (σ/η)(n/B − 1)^{-1/2} (sufficient for mean-square divergence).
 
     Dexter et al. (2024) Theorem 1, for Bernoulli batches of mean size B; restated in
     Chang & Khanna (Thm 3.1(1), C.14) as the divergence condition of SGD and of the
-    randomly perturbed SGD. ``use_coherence=False`` sets σ = 1 (the condition with the
-    coherence term removed). Full batch (B = n) never satisfies it.
+    randomly perturbed SGD. Full batch (B = n) never satisfies it.
 
     >>> H = np.stack([np.diag([2.0, 0.0]), np.diag([0.0, 2.0])])
     >>> dexter_divergence_condition(H, eta=2.0, batch_size=1)
@@ -508,21 +519,20 @@ def dexter_divergence_condition(hessians: Any, eta: float, batch_size: int, *,
     B = _check_batch(batch_size, n)
     if B == n:
         return False
-    sigma = coherence_measure(H) if use_coherence else 1.0
+    sigma = coherence_measure(H)
     lam = float(np.linalg.eigvalsh(H.mean(axis=0))[-1])
     return bool(lam >= sigma / (eta * math.sqrt(n / B - 1.0)))
 
 
 def sam_divergence_condition(hessians: Any, eta: float, batch_size: int, rho: float,
-                             alpha: float = 1.0, *, use_coherence: bool = True) -> bool:
+                             alpha: float = 1.0) -> bool:
     """Dexter's condition on the SAM surface: λ_max(H_SAM) ≥ (σ_SAM/η)(n/B − 1)^{-1/2}.
 
     H_SAM = H(I + (ρ/α)H) and σ_SAM from S^SAM (Chang & Khanna, Thm 3.2 and Appendix
     C.9 define these effective quantities); exact as a sufficient condition because SAM
     is SGD on the H̃_i of :func:`sam_effective_hessians`.
     """
-    return dexter_divergence_condition(sam_effective_hessians(hessians, rho, alpha), eta,
-                                       batch_size, use_coherence=use_coherence)
+    return dexter_divergence_condition(sam_effective_hessians(hessians, rho, alpha), eta, batch_size)
 
 
 # ----------------------------------------------------------------------------- perturbation

@@ -1,5 +1,7 @@
 """Unit tests of the SAM optimizer and the SAM/SGD training pairs."""
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -96,10 +98,25 @@ def test_diagnostics_against_direct_computation():
     J = torch.func.jacrev(lambda t: task.net.apply(unflatten(t), X))(theta).numpy()
     S = 2 * np.abs(J @ J.T)
     assert abs(diag["coherence_top"] - np.linalg.eigvalsh(S)[-1]) < 1e-8 * diag["coherence_top"]
+    assert diag["coherence_defined"] and diag["coherence_exact_defined"]
     assert 1 - 1e-9 <= diag["coherence"] <= task.n + 1e-9
     assert 0 < diag["sgd_radius"] <= 1 + 1e-9      # a point SGD converged to is not unstable
     # at (near) interpolation the true per-sample Hessians are the Gauss–Newton ones
     assert abs(diag["coherence_exact"] - diag["coherence"]) < 1e-3 * diag["coherence"]
+
+
+def test_diagnostics_flag_undefined_coherence():
+    """All-zero parameters: every ∇f_i (and ∇²ℓ_i) vanishes, σ is 0/0 -> NaN, flagged and warned."""
+    task = parity_task(n=8, input_dim=3, width=4, seed=0)
+    theta, _ = flatten_params(task.net.init(seed=0))
+    with pytest.warns(RuntimeWarning) as record:
+        diag = minimum_diagnostics(task, np.zeros(theta.numel()), exact_sample_hessians=True)
+    messages = [str(w.message) for w in record]
+    assert any(m.startswith("coherence is undefined") for m in messages), messages
+    assert any(m.startswith("coherence_exact is undefined") for m in messages), messages
+    assert diag["coherence_defined"] is False and math.isnan(diag["coherence"])
+    assert diag["coherence_exact_defined"] is False and math.isnan(diag["coherence_exact"])
+    assert diag["max_sample_top"] == 0.0 and diag["coherence_top"] == 0.0
 
 
 def test_bad_inputs_name_the_argument():

@@ -102,13 +102,36 @@ def test_coherence_extremes():
     assert math.isclose(st.coherence_measure(orthogonal), 1.0, rel_tol=1e-12)
 
 
-def test_dexter_condition_and_ablation():
+def test_dexter_condition_needs_coherence():
     g = np.array([1.0, 0.0])
     same = np.stack([np.outer(g, g)] * 4)          # σ = 4, no batch noise at all
     assert not st.dexter_divergence_condition(same, eta=1.5, batch_size=1)
-    assert st.dexter_divergence_condition(same, eta=1.5, batch_size=1, use_coherence=False)
+    # without σ the threshold would be (1/η)(n/B − 1)^(-1/2) = 0.385 ≤ λ_max = 1: it would fire,
+    # though this (noise-free, η λ_max = 1.5 < 2) minimum is stable
+    assert 1.0 >= 1 / (1.5 * math.sqrt(4 / 1 - 1))
     assert st.mean_square_radius(same, 1.5, 1) < 1
     assert not st.dexter_divergence_condition(same, eta=1.5, batch_size=4)
+    with pytest.raises(TypeError, match="use_coherence"):      # no public switch to drop σ
+        st.dexter_divergence_condition(same, eta=1.5, batch_size=1, use_coherence=False)
+    with pytest.raises(TypeError, match="use_coherence"):
+        st.sam_divergence_condition(same, 1.5, 1, 0.1, use_coherence=False)
+
+
+def test_private_radius_body_matches_brute_force_for_signed_rho():
+    """``_radius`` (the body of mean_square_radius) against Σ_b p_b J_b ⊗ J_b, J_b = I − ηH_b(I + rH)."""
+    H = _hessians(n=4, d=2, seed=11, mix=0.3)
+    eta = 0.7 / np.linalg.eigvalsh(H.mean(0))[-1]
+    lam = np.linalg.eigvalsh(H.mean(0))[-1]
+    for ratio in (0.0, 0.4 / lam, -0.4 / lam):
+        W, p = st.enumerate_batches(4, 2, "with_replacement")
+        M = np.eye(2) + ratio * H.mean(0)
+        A = sum(pi * np.kron(J, J) for pi, J in
+                ((pi, np.eye(2) - eta * np.tensordot(w, H, 1) @ M) for w, pi in zip(W, p)))
+        brute = np.abs(np.linalg.eigvals(A)).max()
+        assert abs(st._radius(H, eta, 2, "with_replacement", ratio) - brute) < 1e-12
+        if ratio >= 0:
+            assert st.mean_square_radius(H, eta, 2, sampling="with_replacement", rho=ratio) == \
+                st._radius(H, eta, 2, "with_replacement", ratio)
 
 
 def test_simulation_matches_exact_second_moment():
