@@ -35,6 +35,21 @@ def qp_instances(draw, *, n_weak: int = 0, min_eq: int = 0, max_n: int = 7):
     return make_qp_instance(draw(seeds), n, n_eq, n_ineq, n_active, n_weak=n_weak)
 
 
+def _roundoff(value: float, floor: float = 1e-12) -> float:
+    """A round-off-level figure for the evidence: 0 below ``floor``, else one significant digit.
+
+    Residuals and differences of ~1e-13 depend on the BLAS build (summation order), so
+    keeping three digits of them would make the evidence differ between machines for the
+    same seed; below ``floor`` only "at round-off" is meaningful, above it the order of
+    magnitude.
+
+    >>> _roundoff(3.7e-14), _roundoff(2.345e-9), _roundoff(0.0123)
+    (0.0, 2e-09, 0.01)
+    """
+    value = float(value)
+    return 0.0 if abs(value) < floor else float(f"{value:.1g}")
+
+
 def _qp(inst, **override) -> QP:
     data = {k: getattr(inst, k) for k in _INPUTS}
     data.update(override)
@@ -81,10 +96,11 @@ def _check_kkt(ctx: Context, *, sabotage: bool) -> Outcome:
     tol = 1e-7
 
     failures = {b: 0 for b in backends}
+    worst: dict[str, float] = {}  # over all instances drawn so far
 
     def test(inst):
         qp = _qp(inst)
-        worst, problems, failed = {}, [], []
+        problems, failed = [], []
         for backend in backends:
             sol = solve(qp, make(backend=backend))
             if not sol.retcode.successful:
@@ -100,11 +116,11 @@ def _check_kkt(ctx: Context, *, sabotage: bool) -> Outcome:
             if bad:
                 problems.append(f"{backend}: KKT residuals above {tol:g}: {bad}")
             for k, v in res.items():
-                worst[k] = max(worst.get(k, 0.0), float(f"{v:.3g}"))
+                worst[k] = max(worst.get(k, 0.0), _roundoff(v))
         if len(failed) > 1:  # at most one backend may fail an instance (the check stays non-vacuous)
             problems.append(f"more than one backend failed: {failed}")
         assert not problems, "; ".join(problems)
-        return {"worst_residuals": worst, "backends": backends,
+        return {"worst_residuals": dict(worst), "backends": backends,
                 "backend_failures": {b: c for b, c in failures.items() if c}}
 
     return property_outcome(qp_instances(min_eq=1), test, ctx=ctx, max_examples=ctx.pick(8, 100),
@@ -120,7 +136,8 @@ register(Claim(
               "stationarity, primal and dual feasibility and complementarity to 1e-7 (relative to |q|) "
               "for every installed qpsolvers backend that returns a solution; a backend that fails on "
               "such a QP is reported as Failure/MaxIters (never a wrong x or a wrong Infeasible/Unbounded), "
-              "and at most one backend may fail per instance.",
+              "and at most one backend may fail per instance (a known backend limitation: highspy 1.13.1 "
+              "reports some strictly convex QPs unbounded; the failures are counted in the evidence).",
     kind=Kind.PROPERTY,
     check=partial(_check_kkt, sabotage=False), control=partial(_check_kkt, sabotage=True),
     control_description="a sabotaged polish that drops the equality rows [A; b] from K_J (and accepts its "
@@ -145,6 +162,7 @@ def _check_jacobian_fd(ctx: Context, *, sabotage: bool) -> Outcome:
     # (P, G, A) near a non-degenerate point) plus rounding ~1e-16·|ℓ|/eps ≈ 1e-10·|ℓ|;
     # rtol 1e-5 / atol 1e-6 leaves four orders of margin and still catches an O(1) missing term.
     rtol, atol = 1e-5, 1e-6
+    worst = [0.0]  # over all instances drawn so far
 
     def test(example):
         inst, salt = example
@@ -154,7 +172,6 @@ def _check_jacobian_fd(ctx: Context, *, sabotage: bool) -> Outcome:
         problems = [f"instance flagged degenerate: {sol.warnings}"] if sol.degenerate else []
         g = rng.standard_normal(inst.n)
         grads = _vjp(sol, g, sabotage=sabotage)
-        worst = 0.0
         for name in _INPUTS if not problems else ():
             base = getattr(inst, name)
             if base is None:
@@ -168,9 +185,10 @@ def _check_jacobian_fd(ctx: Context, *, sabotage: bool) -> Outcome:
             err = abs(an - fd)
             if err > atol + rtol * abs(fd):
                 problems.append(f"∇{name}: VJP {an:.6g} vs central FD {fd:.6g}")
-            worst = max(worst, err / (atol + rtol * abs(fd)))
+            worst[0] = max(worst[0], err / (atol + rtol * abs(fd)))
         assert not problems, "; ".join(problems)
-        return {"worst_error_over_tolerance": float(f"{worst:.3g}")}
+        # err is FD rounding noise (~1e-10): one digit, and 0 below err ≈ 1e-12 (ratio 1e-6)
+        return {"worst_error_over_tolerance": _roundoff(worst[0], floor=1e-6)}
 
     return property_outcome(st.tuples(qp_instances(), seeds), test, ctx=ctx, max_examples=ctx.pick(12, 200),
                             what="VJP of dQP w.r.t. P, q, G, h, A, b equals central finite differences")
@@ -191,41 +209,75 @@ register(Claim(
 
 # ---------------------------------------------------------------------------- dqp.reduced_equals_full
 
+# Tolerance of the reduced-vs-full comparison, scaled with the measured conditioning κ (the larger of
+# cond₂ of the full KKT matrix M and of K_J). Both sides are backward-stable direct solves of systems of
+# size N ≤ 20 with O(1) entries and right-hand sides, so each has a relative forward error
+# ≲ N·u·κ ≈ 2e-15·κ (u = 1.1e-16); _RTOL_PER_COND = 1e-13 leaves a factor ~50 above that, with a floor
+# of 1e-8 (κ ≤ 1e5, the bulk: median κ ≈ 20, 99th percentile ≈ 3e4, largest 6e6 in 300 draws of this
+# generator). atol = rtol/10 covers entries near zero. Beyond _MAX_COND = 1e10 the scaled
+# tolerance would pass 1e-3 and the comparison could no longer separate a wrong derivative term, so
+# such an instance is reported (with exactly singular ones) instead of compared.
+_RTOL_FLOOR, _RTOL_PER_COND, _MAX_COND = 1e-8, 1e-13, 1e10
 
-def _full_kkt_jvp(qp: QP, x, y, z, V) -> np.ndarray | None:
-    """OptNet-style implicit differentiation of the *full* KKT system along directions V; None if singular."""
-    n, m = qp.n, qp.n_ineq
-    p = qp.n_eq
-    P, G, h = qp.P, qp.G, qp.h
+
+def _full_kkt_matrix(qp: QP, x, z) -> np.ndarray:
+    """OptNet's Jacobian of the full KKT map (stationarity, Ax − b, diag(z)(Gx − h)) w.r.t. (x, y, z)."""
+    n, m, p = qp.n, qp.n_ineq, qp.n_eq
     A = qp.A if p else np.zeros((0, n))
-    slack = G @ x - h
-    M = np.block([
-        [P, A.T, G.T],
+    return np.block([
+        [qp.P, A.T, qp.G.T],
         [A, np.zeros((p, p)), np.zeros((p, m))],
-        [z[:, None] * G, np.zeros((m, p)), np.diag(slack)],
+        [z[:, None] * qp.G, np.zeros((m, p)), np.diag(qp.G @ x - qp.h)],
     ])
-    if np.linalg.cond(M) > 1e12:  # beyond this a float64 solve has < 4 correct digits
-        return None
+
+
+def _full_kkt_jvp(qp: QP, x, y, z, V) -> tuple[np.ndarray | None, float]:
+    """Implicit differentiation of the *full* KKT system along V: ``(dx, cond₂ M)``.
+
+    ``dx`` is None when cond₂ M > _MAX_COND (e.g. the zero row of a weakly active constraint).
+    """
+    n, p = qp.n, qp.n_eq
+    M = _full_kkt_matrix(qp, x, z)
+    kappa = float(np.linalg.cond(M))
+    if not kappa <= _MAX_COND:
+        return None, kappa
     rhs = np.concatenate([
         V["P"] @ x + V["q"] + (V["A"].T @ y if p else 0.0) + V["G"].T @ z,
         (V["A"] @ x - V["b"]) if p else np.zeros(0),
         z * (V["G"] @ x - V["h"]),
     ])
-    return -np.linalg.solve(M, rhs)[:n]
+    return -np.linalg.solve(M, rhs)[:n], kappa
 
 
-def _check_reduced_equals_full(ctx: Context, *, degenerate: bool) -> Outcome:
+def _reduced_jvp(sol, V, *, sabotage: bool) -> np.ndarray:
+    """Directional derivative of x* along V from dQP's reduced K_J: rows of the Jacobian from VJPs with eᵢ.
+
+    ``sabotage`` drops the μ dzᵀ term of ∇G_J = dμ xᵀ + μ dzᵀ (the Gᵀμ part of the stationarity row
+    of K_J ζ = r is forgotten when differentiating w.r.t. G): an O(μ) = O(1) error in the G direction.
+    """
+    J = np.flatnonzero(sol.active)
+    _, _, mu = sol.kkt_solution
+    out = np.empty(sol.x.size)
+    for i, e in enumerate(np.eye(sol.x.size)):
+        grads = sol.vjp(e)
+        if sabotage:
+            dz = sol.adjoint(e)[0]
+            grads["G"] = np.array(grads["G"], dtype=np.float64)
+            grads["G"][J] -= np.outer(mu, dz)
+        out[i] = sum(float(np.sum(grads[name] * V[name])) for name in V)
+    return out
+
+
+def _check_reduced_equals_full(ctx: Context, *, sabotage: bool) -> Outcome:
     rng = ctx.rng("dqp.reduced_equals_full")
     alg = DQP(backend="clarabel")
     count = ctx.pick(6, 60)
-    reduced, full, flagged, singular = [], [], [], 0
+    pairs, flagged, unresolved = [], [], []
     for k in range(count):
         n = int(rng.integers(3, 8))
         n_eq = int(rng.integers(0, n // 3 + 1))
-        n_weak = 1 if degenerate else 0
-        n_active = int(rng.integers(1, n - n_eq - n_weak + 1))
-        inst = make_qp_instance(int(rng.integers(2**31)), n, n_eq, n_active + n_weak + 2, n_active,
-                                n_weak=n_weak)
+        n_active = int(rng.integers(1, n - n_eq + 1))
+        inst = make_qp_instance(int(rng.integers(2**31)), n, n_eq, n_active + 2, n_active)
         qp = _qp(inst)
         sol = solve(qp, alg)
         if sol.degenerate:
@@ -233,26 +285,42 @@ def _check_reduced_equals_full(ctx: Context, *, degenerate: bool) -> Outcome:
         V = {name: rng.standard_normal(np.shape(getattr(inst, name)))
              for name in _INPUTS if getattr(inst, name) is not None}
         V["P"] = V["P"] + V["P"].T
-        jvp_full = _full_kkt_jvp(qp, np.asarray(sol.x, float), sol.y, sol.z, V)
-        if jvp_full is None:
-            singular += 1
+        jvp_full, kappa_full = _full_kkt_jvp(qp, np.asarray(sol.x, float), sol.y, sol.z, V)
+        kappa = max(kappa_full, float(np.linalg.cond(sol.kkt.K)))
+        if jvp_full is None or not kappa <= _MAX_COND:
+            unresolved.append(k)
             continue
-        # reduced: Jacobian rows from the VJP with basis vectors, contracted with V
-        jvp_red = np.array([
-            sum(float(np.sum(gr[name] * V[name])) for name in V)
-            for gr in (sol.vjp(e) for e in np.eye(inst.n))
-        ])
-        reduced.append(jvp_red)
-        full.append(jvp_full)
-    if singular or flagged:
-        return Outcome("fail", f"{singular} of {count} full KKT systems singular, {len(flagged)} solutions "
-                               "flagged degenerate: implicit differentiation does not define the derivative",
-                       {"singular_full_kkt": singular, "flagged_degenerate": flagged, "instances": count})
-    # 1e-8: both are direct solves of O(10)-sized systems with cond ≲ 1e6 (the full system includes
-    # diag(z), diag(slack) ≥ ½ scaling), so agreement to ~1e-10 is expected.
-    return numeric_outcome(np.concatenate(reduced), np.concatenate(full), rtol=1e-8, atol=1e-9,
-                           what=f"reduced-K_J JVP vs full-KKT implicit JVP on {count} instances",
-                           names=("reduced", "full"))
+        pairs.append((_reduced_jvp(sol, V, sabotage=sabotage), jvp_full, kappa))
+    if unresolved or flagged:
+        # the claim's assumptions do not hold at these points (the generator plants strict margins,
+        # so this is not expected): report rather than compare
+        return Outcome("fail", f"{len(unresolved)} of {count} instances with cond > {_MAX_COND:g} or a "
+                               f"singular system, {len(flagged)} flagged degenerate: the comparison is not "
+                               "defined there",
+                       {"ill_conditioned_or_singular": unresolved, "flagged_degenerate": flagged,
+                        "instances": count})
+    worst_ratio, worst_abs, max_kappa = 0.0, 0.0, 0.0
+    for k, (red, full, kappa) in enumerate(pairs):
+        rtol = max(_RTOL_FLOOR, _RTOL_PER_COND * kappa)
+        what = f"reduced-K_J JVP vs full-KKT implicit JVP, instance {k} (cond {kappa:.3g})"
+        out = numeric_outcome(red, full, rtol=rtol, atol=0.1 * rtol, names=("reduced", "full"), what=what)
+        if not out.passed:
+            ev = {key: ([float(f"{v:.6g}") for v in val] if isinstance(val, list) else val)
+                  for key, val in out.evidence.items()}
+            ev.update(max_abs_error=float(f"{ev['max_abs_error']:.3g}"),
+                      max_rel_error=float(f"{ev['max_rel_error']:.3g}"), instance=k, instances=count)
+            return Outcome("fail", out.summary, ev)
+        err = np.abs(red - full)
+        worst_ratio = max(worst_ratio, float(np.max(err / (0.1 * rtol + rtol * np.abs(full)))))
+        worst_abs = max(worst_abs, float(err.max()))
+        max_kappa = max(max_kappa, kappa)
+    return Outcome("pass", f"reduced-K_J JVP equals the full-KKT implicit JVP on {count} instances "
+                           f"(tolerance max({_RTOL_FLOOR:g}, {_RTOL_PER_COND:g}·cond))",
+                   {"instances": count, "max_condition": float(f"{max_kappa:.3g}"),
+                    # JVP entries are O(10): absolute errors below 1e-10 are round-off at κ ≲ 1e3
+                    "max_abs_error": _roundoff(worst_abs, floor=1e-10),
+                    # errors ≥ 1e-12 against tolerances ≥ 1e-9: ratios below 1e-3 are round-off
+                    "worst_error_over_tolerance": _roundoff(worst_ratio, floor=1e-3)})
 
 
 register(Claim(
@@ -260,13 +328,15 @@ register(Claim(
     source=f"Theorem 3.1 with the comparison to OptNet's full-KKT differentiation (Sections 2-3; {ARXIV})",
     statement="Under strict complementarity and independent active rows, the derivative of x* computed "
               "from the reduced matrix K_J equals the derivative from implicit differentiation of the full "
-              "KKT system (OptNet), in every direction of (P, q, G, h, A, b), to 1e-8.",
+              "KKT system (OptNet), in every direction of (P, q, G, h, A, b), to a relative tolerance "
+              "max(1e-8, 1e-13·κ), κ the larger condition number of K_J and of the full KKT matrix "
+              "(an instance with κ > 1e10 or flagged degenerate counts against the claim).",
     kind=Kind.NUMERIC,
-    check=partial(_check_reduced_equals_full, degenerate=False),
-    control=partial(_check_reduced_equals_full, degenerate=True),
-    control_description="instances with a weakly active constraint (active, multiplier 0): the full KKT "
-                        "Jacobian has a zero row and dQP flags the point degenerate, so the check reports "
-                        "fail rather than a number.",
+    check=partial(_check_reduced_equals_full, sabotage=False),
+    control=partial(_check_reduced_equals_full, sabotage=True),
+    control_description="the same non-degenerate instances, with the reduced derivative sabotaged (the μ dzᵀ "
+                        "term of ∇G_J = dμ xᵀ + μ dzᵀ dropped, in a private helper): the reduced JVP then "
+                        "differs from the full-KKT JVP by O(1) in the G direction, so the comparison fails.",
 ))
 
 
@@ -276,6 +346,7 @@ register(Claim(
 def _check_local_equivalence(ctx: Context, *, degenerate: bool) -> Outcome:
     alg = DQP(backend="clarabel")
     raw = DQP(backend="daqp", polish=False)  # independent exact active-set solve of the perturbed QP
+    worst = [0.0]  # over all instances drawn so far
 
     def test(example):
         inst, salt = example
@@ -283,7 +354,7 @@ def _check_local_equivalence(ctx: Context, *, degenerate: bool) -> Outcome:
         qp = _qp(inst)
         sol = solve(qp, alg)
         J = np.flatnonzero(sol.active)
-        x, _, mu = sol._zeta
+        x, _, mu = sol.kkt_solution
         slack = inst.h - inst.G @ x
         # a neighbourhood radius from the strict margins (Theorem 3.1's neighbourhood): x, μ move by
         # at most ‖K_J⁻¹‖·‖δ‖, slacks by ‖G‖·‖K_J⁻¹‖·‖δ‖. Weakly active rows (μ ≈ 0) are left out of
@@ -306,7 +377,8 @@ def _check_local_equivalence(ctx: Context, *, degenerate: bool) -> Outcome:
         if err > 1e-9 * (1 + np.abs(sol2.x).max()):
             problems.append(f"reduced-QP x differs from QP x by {err:.3g}")
         assert not problems, "; ".join(problems)
-        return {"radius": float(f"{radius:.3g}"), "max_abs_error": float(f"{err:.3g}")}
+        worst[0] = max(worst[0], err)
+        return {"radius": float(f"{radius:.3g}"), "max_abs_error": _roundoff(worst[0])}
 
     strategy = st.tuples(qp_instances(n_weak=1 if degenerate else 0), seeds)
     return property_outcome(strategy, test, ctx=ctx, max_examples=ctx.pick(15, 200),
@@ -347,6 +419,7 @@ def _check_backend_agnostic(ctx: Context, *, sabotage: bool) -> Outcome:
     tol = 1e-7
 
     failures = {b: 0 for b in algs}
+    worst = [0.0]  # over all instances drawn so far
 
     def test(example):
         inst, salt = example
@@ -362,7 +435,6 @@ def _check_backend_agnostic(ctx: Context, *, sabotage: bool) -> Outcome:
         ok = {b: sol for b, sol in sols.items() if sol.retcode.successful}
         if len(ok) < max(4, len(sols) - 1) or ref_name not in ok:
             problems.append(f"only {sorted(ok)} succeeded")
-        worst = 0.0
         ref = ok.get(ref_name)
         ref_grads = ref.vjp(g) if ref is not None else {}
         for b, sol in ok.items() if ref is not None else ():
@@ -377,10 +449,10 @@ def _check_backend_agnostic(ctx: Context, *, sabotage: bool) -> Outcome:
                 scale = 1 + float(np.abs(ref_grads[name]).max())
                 if err > tol * scale:
                     problems.append(f"{b}: ∇{name} differs from {ref_name} by {err:.3g}")
-                worst = max(worst, err / scale)
-            worst = max(worst, dx)
+                worst[0] = max(worst[0], err / scale)
+            worst[0] = max(worst[0], dx)
         assert not problems, "; ".join(problems)
-        return {"worst_relative_difference": float(f"{worst:.3g}"),
+        return {"worst_relative_difference": _roundoff(worst[0]),
                 "backend_failures": {b: c for b, c in failures.items() if c}}
 
     return property_outcome(st.tuples(qp_instances(), seeds), test, ctx=ctx, max_examples=ctx.pick(8, 100),
@@ -392,7 +464,9 @@ register(Claim(
     source=f"Section 4 (solver-agnostic framework over qpsolvers; {ARXIV})",
     statement="On non-degenerate strictly convex QPs, dQP's solution and its VJP w.r.t. all six inputs agree "
               "to 1e-7 (relative) across every installed qpsolvers backend (at least 4); at most one backend "
-              "may fail an instance, and only with a Failure/MaxIters retcode.",
+              "may fail an instance, and only with a Failure/MaxIters retcode (a known backend limitation: "
+              "highspy 1.13.1 reports some strictly convex QPs unbounded; the failures are counted in the "
+              "evidence).",
     kind=Kind.PROPERTY,
     check=partial(_check_backend_agnostic, sabotage=False),
     control=partial(_check_backend_agnostic, sabotage=True),

@@ -340,6 +340,25 @@ class QPSolution(Solution):
     _qp: tuple | None = field(default=None, repr=False)
     _zeta: tuple | None = field(default=None, repr=False)
 
+    @property
+    def kkt_solution(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """``(x, λ, μ_J)`` in float64: the point at which the derivative is taken (copies).
+
+        After an accepted polish this is the solution ζ of ``K_J ζ = (−q, b, h_J)``;
+        otherwise the backend's ``x`` and multipliers. ``μ_J`` is ordered like
+        ``np.flatnonzero(active)``. None when no derivative is available (no solution).
+
+        >>> from algorithms import solve
+        >>> sol = solve(QP(P=np.eye(2), q=np.array([-2.0, 0.0]), G=np.array([[1.0, 0.0]]),
+        ...                h=np.array([1.0])), DQP(backend="daqp"))
+        >>> x, lam, mu = sol.kkt_solution
+        >>> x.round(12).tolist(), lam.size, mu.round(12).tolist()
+        ([1.0, 0.0], 0, [1.0])
+        """
+        if self._zeta is None:
+            return None
+        return tuple(np.array(v, dtype=np.float64, copy=True) for v in self._zeta)
+
     def adjoint(self, grad_x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(dz, dλ, dμ) = −K_J⁻¹ [grad_x; 0; 0]`` with the forward factorization."""
         if self.kkt is None:

@@ -200,7 +200,7 @@ def test_unknown_backend_names_installed_ones():
     [
         ({"backend": 3}, TypeError, "backend must be a string"),
         ({"eps_active": 0.0}, ValueError, "eps_active must be > 0"),
-        ({"eps_active": -1.0}, ValueError, "eps_active must be finite and >= 0"),
+        ({"eps_active": -1.0}, ValueError, "eps_active must be > 0 and finite, got -1.0"),
         ({"refine_active": 1}, TypeError, "refine_active must be a bool"),
         ({"polish": "yes"}, TypeError, "polish must be a bool"),
         ({"backend_options": [1]}, TypeError, "backend_options must be a mapping"),
@@ -259,3 +259,44 @@ def test_backend_failure_on_a_solvable_qp_is_a_retcode():
         np.testing.assert_allclose(sol.x, exact.x, atol=1e-9)
     else:
         assert np.all(np.isnan(sol.x)) and sol.warnings
+
+
+def test_kkt_solution_is_the_polished_point():
+    inst = make_qp_instance(5, n=5, n_eq=1, n_ineq=4, n_active=2)
+    sol = solve(QP(P=inst.P, q=inst.q, G=inst.G, h=inst.h, A=inst.A, b=inst.b), DQP(backend="clarabel"))
+    x, lam, mu = sol.kkt_solution
+    J = np.flatnonzero(sol.active)
+    np.testing.assert_array_equal(J, np.flatnonzero(inst.active))
+    np.testing.assert_allclose(x, inst.x, atol=1e-10)
+    np.testing.assert_allclose(lam, inst.y, atol=1e-10)
+    np.testing.assert_allclose(mu, inst.z[J], atol=1e-10)
+    # it solves K_J ζ = (−q, b, h_J), and is a copy
+    np.testing.assert_allclose(sol.kkt.K @ np.concatenate([x, lam, mu]),
+                               np.concatenate([-inst.q, inst.b, inst.h[J]]), atol=1e-12)
+    x[:] = 0
+    assert np.abs(sol.kkt_solution[0]).max() > 0
+    failed = solve(QP(P=np.eye(1), q=np.zeros(1), G=np.ones((2, 1)), h=np.array([-1.0, 1.0]),
+                      A=np.ones((1, 1)), b=np.zeros(1)), DQP(backend="daqp"))
+    assert not failed.successful and failed.kkt_solution is None
+
+
+def test_weakly_active_row_keeps_k_j_invertible_but_the_full_kkt_matrix_singular():
+    # the finding behind dqp.reduced_equals_full (paper note): with a weakly active row in J,
+    # K_J stays invertible (a one-sided derivative) while OptNet's full KKT Jacobian has the zero
+    # row [z_i G_i, 0, slack_i] = 0; dQP flags the point degenerate and the claim's full-KKT
+    # helper refuses to differentiate there
+    from theorems.dqp import _full_kkt_jvp, _full_kkt_matrix
+
+    inst = make_qp_instance(3, n=4, n_eq=0, n_ineq=3, n_active=1, n_weak=1)
+    qp = QP(P=inst.P, q=inst.q, G=inst.G, h=inst.h)
+    sol = solve(qp, DQP(backend="daqp"))
+    weak = np.flatnonzero(inst.weakly_active)
+    assert sol.degenerate and set(weak) <= set(np.flatnonzero(sol.active))
+    assert not sol.kkt.singular and np.linalg.cond(sol.kkt.K) < 1e4
+    x = np.asarray(sol.x, dtype=np.float64)
+    M = _full_kkt_matrix(qp, x, sol.z)
+    np.testing.assert_allclose(M[4 + weak[0]], 0, atol=1e-12)
+    assert np.linalg.svd(M, compute_uv=False).min() < 1e-12
+    V = {"P": np.eye(4), "q": np.ones(4), "G": np.ones((3, 4)), "h": np.ones(3)}
+    dx, kappa = _full_kkt_jvp(qp, x, sol.y, sol.z, V)
+    assert dx is None and not kappa <= 1e10
