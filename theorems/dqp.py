@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from algorithms import RetCode, solve
 from algorithms.qp import DQP, QP, installed_backends
 from theorems.core import Claim, Context, Kind, Outcome, register
-from theorems.evidence import numeric_outcome, property_outcome
+from theorems.core.evidence import numeric_outcome, property_outcome
 from theorems.strategies import make_qp_instance, seeds
 
 PAPER = "dqp"

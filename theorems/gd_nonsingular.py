@@ -39,7 +39,7 @@ from algorithms.nets.gd_map import (
 )
 from algorithms.nets.models import ACTIVATIONS, CNN, MLP, SoftmaxAttention
 from theorems.core import Claim, Context, Kind, Outcome, register
-from theorems.evidence import property_outcome
+from theorems.core.evidence import property_outcome
 
 PAPER = "gd_nonsingular"
 EPS = float(np.finfo(np.float64).eps)

@@ -56,7 +56,7 @@ from algorithms.curvature import (
     sum_of_squared_absolutely_convex,
 )
 from theorems.core import Claim, Context, Kind, Outcome, register
-from theorems.evidence import numeric_outcome, property_outcome, prove_zero
+from theorems.core.evidence import numeric_outcome, property_outcome, prove_zero
 from theorems.strategies import seeds
 
 PAPER = "lcd"

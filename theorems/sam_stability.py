@@ -32,7 +32,7 @@ from algorithms.nets.stability import (
     simulate_linearized,
 )
 from theorems.core import Claim, Context, Kind, Outcome, register
-from theorems.evidence import property_outcome
+from theorems.core.evidence import property_outcome
 
 PAPER = "sam_stability"
 #: Monte Carlo horizon: ρ^K ≥ HORIZON_GAIN (diverging) or ≤ 1/HORIZON_GAIN (decaying)

@@ -34,7 +34,7 @@ from algorithms.nets.sparse_interpolation import (
     vp_of_jumps,
 )
 from theorems.core import Claim, Context, Kind, Outcome, register
-from theorems.evidence import property_outcome, symbolic_truth
+from theorems.core.evidence import property_outcome, symbolic_truth
 
 PAPER = "sparse_relu"
 

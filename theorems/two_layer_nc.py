@@ -22,8 +22,8 @@ from algorithms.nets.functional import flat_hessian
 from algorithms.nets.gradient_flow import GradientDescentTraining, GradientFlow, TwoLayerTraining
 from algorithms.nets.neural_collapse import interleaved_sector_data, orthogonally_separable_data
 from theorems.core import Claim, Context, Kind, Outcome, register
-from theorems.evidence import numeric_outcome
-from theorems.rates import rate_outcome
+from theorems.core.evidence import numeric_outcome
+from theorems.core.rates import rate_outcome
 
 PAPER = "two_layer_nc"
 ARXIV = "arXiv 2510.21078v1"

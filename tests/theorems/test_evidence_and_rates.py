@@ -4,14 +4,14 @@ import sympy
 from hypothesis import strategies as st
 
 from theorems.core import Claim, Context, Kind, Outcome
-from theorems.evidence import (
+from theorems.core.evidence import (
     numeric_outcome,
     property_outcome,
     prove_nonnegative,
     prove_zero,
     symbolic_truth,
 )
-from theorems.rates import fit_loglog, rate_outcome
+from theorems.core.rates import fit_loglog, rate_outcome
 from theorems.strategies import feasible_qps, make_qp_instance
 
 

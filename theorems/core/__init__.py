@@ -5,7 +5,10 @@ sabotaged implementation, a bound tightened past the truth, or inputs that
 break an assumption. The control must be *rejected*; a check whose control
 passes proves nothing (verdict ``vacuous``).
 
-Both callables take a :class:`Context` and return an :class:`Outcome`.
+Both callables take a :class:`Context` and return an :class:`Outcome`. The helpers
+that turn each kind of check into an Outcome live beside this module:
+:mod:`theorems.core.evidence` (symbolic, property, numeric) and
+:mod:`theorems.core.rates` (log-log slopes with a bootstrap interval).
 """
 
 from __future__ import annotations
