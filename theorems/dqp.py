@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from algorithms import RetCode, solve
 from algorithms.qp import DQP, QP, installed_backends
 from theorems.core import Claim, Context, Kind, Outcome, register
-from theorems.core.evidence import numeric_outcome, property_outcome
+from theorems.core.evidence import figure, numeric_outcome, property_outcome
 from theorems.strategies import make_qp_instance, seeds
 
 PAPER = "dqp"
@@ -34,20 +34,6 @@ def qp_instances(draw, *, n_weak: int = 0, min_eq: int = 0, max_n: int = 7):
     n_ineq = draw(st.integers(n_active + n_weak + 1, n_active + n_weak + n))
     return make_qp_instance(draw(seeds), n, n_eq, n_ineq, n_active, n_weak=n_weak)
 
-
-def _roundoff(value: float, floor: float = 1e-12) -> float:
-    """A round-off-level figure for the evidence: 0 below ``floor``, else one significant digit.
-
-    Residuals and differences of ~1e-13 depend on the BLAS build (summation order), so
-    keeping three digits of them would make the evidence differ between machines for the
-    same seed; below ``floor`` only "at round-off" is meaningful, above it the order of
-    magnitude.
-
-    >>> _roundoff(3.7e-14), _roundoff(2.345e-9), _roundoff(0.0123)
-    (0.0, 2e-09, 0.01)
-    """
-    value = float(value)
-    return 0.0 if abs(value) < floor else float(f"{value:.1g}")
 
 
 def _qp(inst, **override) -> QP:
@@ -116,7 +102,7 @@ def _check_kkt(ctx: Context, *, sabotage: bool) -> Outcome:
             if bad:
                 problems.append(f"{backend}: KKT residuals above {tol:g}: {bad}")
             for k, v in res.items():
-                worst[k] = max(worst.get(k, 0.0), _roundoff(v))
+                worst[k] = max(worst.get(k, 0.0), figure(v, 1, floor=1e-12))
         if len(failed) > 1:  # at most one backend may fail an instance (the check stays non-vacuous)
             problems.append(f"more than one backend failed: {failed}")
         assert not problems, "; ".join(problems)
@@ -188,7 +174,7 @@ def _check_jacobian_fd(ctx: Context, *, sabotage: bool) -> Outcome:
             worst[0] = max(worst[0], err / (atol + rtol * abs(fd)))
         assert not problems, "; ".join(problems)
         # err is FD rounding noise (~1e-10): one digit, and 0 below err ≈ 1e-12 (ratio 1e-6)
-        return {"worst_error_over_tolerance": _roundoff(worst[0], floor=1e-6)}
+        return {"worst_error_over_tolerance": figure(worst[0], 1, floor=1e-6)}
 
     return property_outcome(st.tuples(qp_instances(), seeds), test, ctx=ctx, max_examples=ctx.pick(12, 200),
                             what="VJP of dQP w.r.t. P, q, G, h, A, b equals central finite differences")
@@ -318,9 +304,9 @@ def _check_reduced_equals_full(ctx: Context, *, sabotage: bool) -> Outcome:
                            f"(tolerance max({_RTOL_FLOOR:g}, {_RTOL_PER_COND:g}·cond))",
                    {"instances": count, "max_condition": float(f"{max_kappa:.3g}"),
                     # JVP entries are O(10): absolute errors below 1e-10 are round-off at κ ≲ 1e3
-                    "max_abs_error": _roundoff(worst_abs, floor=1e-10),
+                    "max_abs_error": figure(worst_abs, 1, floor=1e-10),
                     # errors ≥ 1e-12 against tolerances ≥ 1e-9: ratios below 1e-3 are round-off
-                    "worst_error_over_tolerance": _roundoff(worst_ratio, floor=1e-3)})
+                    "worst_error_over_tolerance": figure(worst_ratio, 1, floor=1e-3)})
 
 
 register(Claim(
@@ -378,7 +364,7 @@ def _check_local_equivalence(ctx: Context, *, degenerate: bool) -> Outcome:
             problems.append(f"reduced-QP x differs from QP x by {err:.3g}")
         assert not problems, "; ".join(problems)
         worst[0] = max(worst[0], err)
-        return {"radius": float(f"{radius:.3g}"), "max_abs_error": _roundoff(worst[0])}
+        return {"radius": float(f"{radius:.3g}"), "max_abs_error": figure(worst[0], 1, floor=1e-12)}
 
     strategy = st.tuples(qp_instances(n_weak=1 if degenerate else 0), seeds)
     return property_outcome(strategy, test, ctx=ctx, max_examples=ctx.pick(15, 200),
@@ -452,7 +438,7 @@ def _check_backend_agnostic(ctx: Context, *, sabotage: bool) -> Outcome:
                 worst[0] = max(worst[0], err / scale)
             worst[0] = max(worst[0], dx)
         assert not problems, "; ".join(problems)
-        return {"worst_relative_difference": _roundoff(worst[0]),
+        return {"worst_relative_difference": figure(worst[0], 1, floor=1e-12),
                 "backend_failures": {b: c for b, c in failures.items() if c}}
 
     return property_outcome(st.tuples(qp_instances(), seeds), test, ctx=ctx, max_examples=ctx.pick(8, 100),

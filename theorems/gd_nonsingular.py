@@ -39,18 +39,12 @@ from algorithms.nets.gd_map import (
 )
 from algorithms.nets.models import ACTIVATIONS, CNN, MLP, SoftmaxAttention
 from theorems.core import Claim, Context, Kind, Outcome, register
-from theorems.core.evidence import property_outcome
+from theorems.core.evidence import figure, property_outcome
 
 PAPER = "gd_nonsingular"
 EPS = float(np.finfo(np.float64).eps)
 ARCHITECTURES = ("mlp", "cnn", "attention")
 
-
-def _r(x: float, digits: int = 6) -> float:
-    """Round for evidence (values that depend on BLAS summation order)."""
-    if not math.isfinite(x) or x == 0:
-        return float(x)
-    return float(f"{x:.{digits}g}")
 
 
 # --------------------------------------------------------------------------- small instances
@@ -150,7 +144,7 @@ def _check_det_symbolic(ctx: Context, *, sabotage: bool = False) -> Outcome:
         if match > HESSIAN_MATCH_RTOL:
             return Outcome("fail", f"the implementation's Hessian differs from the symbolic one by "
                            f"{match:.3g} (relative) at theta* = {point} ({label})",
-                           {"loss": label, "hessian_mismatch": _r(match)})
+                           {"loss": label, "hessian_mismatch": figure(match)})
         at_point = sympy.expand((sympy.eye(d) - eta * H_point).det(method="berkowitz"))
         poly = sympy.Poly(at_point, eta)
         value = at_point.subs(eta, eta0)
@@ -267,8 +261,8 @@ def _check_random_steps(ctx: Context, *, sabotage: bool = False) -> Outcome:
                     f"round-off {fig['roundoff_level']:.3g}")
                 if fig["margin_log10"] < worst["margin_log10"]:
                     worst.update(fig, where=where)
-        return {"worst_margin_log10": _r(worst["margin_log10"], 3), "worst_case": worst["where"],
-                "worst_sigma_min": _r(worst["sigma_min"], 3), "combinations_per_example": 12}
+        return {"worst_margin_log10": figure(worst["margin_log10"], 3), "worst_case": worst["where"],
+                "worst_sigma_min": figure(worst["sigma_min"], 3), "combinations_per_example": 12}
 
     what = ("DG_eta = I - eta H is non-singular for random eta, theta on every architecture x activation "
             "(GD and SGD)")
@@ -472,7 +466,7 @@ def _check_saddle(ctx: Context, *, sabotage: bool = False) -> Outcome:
             f"some v_j = 0 (distance to the origin saddle {dist:.3g}), not a minimizer")
         if dist < worst["dist"]:
             worst.update(dist=dist, iterations=sol.stats.iterations)
-        return {"min_distance_to_saddle": _r(worst["dist"]), "iterations_at_min": worst["iterations"]}
+        return {"min_distance_to_saddle": figure(worst["dist"]), "iterations_at_min": worst["iterations"]}
 
     what = ("GD from random init converges to a minimizer, not to a strict saddle" if not sabotage else
             "GD started on the stable manifold {v = 0} avoids the saddle")
@@ -550,10 +544,10 @@ def _check_slq(ctx: Context, *, sabotage: bool = False) -> Outcome:
             slogdet = float(torch.linalg.slogdet(torch.eye(d, dtype=H.dtype) - eta * H)[1])
             records.append({
                 "d": d, "case": label, "lanczos_steps": steps, "probes": probes,
-                "slq_estimate": _r(est.estimate, 4),
-                "hutchinson_same_probes": _r(float(hutchinson.mean()), 4),
+                "slq_estimate": figure(est.estimate, 4),
+                "hutchinson_same_probes": figure(float(hutchinson.mean()), 4),
                 # informational only (not part of the check): slogdet and the probe standard error
-                "slogdet": _r(slogdet, 4), "stderr": _r(est.stderr, 2),
+                "slogdet": figure(slogdet, 4), "stderr": figure(est.stderr, 2),
                 # quadrature error as a rounded log10, flushed at 1e-12 (round-off values depend on the BLAS)
                 "max_log10_rel_quadrature_error": round(math.log10(max(float(err.max()), 1e-12))),
                 "agree": good})

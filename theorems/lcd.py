@@ -56,7 +56,7 @@ from algorithms.curvature import (
     sum_of_squared_absolutely_convex,
 )
 from theorems.core import Claim, Context, Kind, Outcome, register
-from theorems.core.evidence import numeric_outcome, property_outcome, prove_zero
+from theorems.core.evidence import figure, numeric_outcome, property_outcome, prove_zero
 from theorems.strategies import seeds
 
 PAPER = "lcd"
@@ -135,10 +135,6 @@ rate_instances = st.tuples(st.sampled_from(RATE_FAMILIES), seeds, st.sampled_fro
 def _quad(C: np.ndarray, v: np.ndarray) -> float:
     return float(v @ (C * v)) if C.ndim == 1 else float(v @ C @ v)
 
-
-def _sig(value: float) -> float:
-    """``value`` rounded to 6 significant digits (evidence must not carry BLAS-level noise)."""
-    return float(f"{value:.6g}")
 
 
 @contextmanager
@@ -244,7 +240,7 @@ def _numeric_reductions(ctx: Context, factor: float) -> tuple[list[str], dict]:
                                         f"iterates differ (relative error {err:.3g}, {got.shape[0]} vs "
                                         f"{want.shape[0]} iterates)")
     figures = {"runs": runs, "rtol": _REDUCE_RTOL, "runs_with_different_iterate_counts": different_lengths,
-               "max_relative_error_same_counts": {k: _sig(v) for k, v in worst.items()}}
+               "max_relative_error_same_counts": {k: figure(v) for k, v in worst.items()}}
     return failures, figures
 
 
@@ -348,7 +344,7 @@ def _check_bounds(ctx: Context, *, sabotage: bool) -> Outcome:
                                    f"model {lin + 0.5 * q:.6g})")
             assert upper >= -tol, (f"{family}: upper bound violated by {-upper:.3g} (f(x) = {fx:.6g}, "
                                    f"model {lin + 0.5 * (q + prob.L_C * float(v @ v)):.6g})")
-        return {"min_margin_in_tolerances": {k: _sig(v) for k, v in worst.items()}}
+        return {"min_margin_in_tolerances": {k: figure(v) for k, v in worst.items()}}
 
     return property_outcome(instances, test, ctx=ctx, max_examples=ctx.pick(60, 600),
                             what="f(y) + ⟨∇f(y), x−y⟩ + ½‖x−y‖²_C(y) <= f(x) <= same + (L_C/2)‖x−y‖²")
@@ -440,7 +436,7 @@ def _check_one_step(ctx: Context, *, sabotage: bool) -> Outcome:
     # of margin over the rounding error and is far below any non-Newton step's error
     out = numeric_outcome(got, want, rtol=1e-9, atol=1e-9, what="x_1 of LCD1/LCD2/LCD3 = x*",
                           names=("one step", "minimizer"))
-    out.evidence["error_per_method"] = {name: _sig(float(np.linalg.norm(x1 - x_star)))
+    out.evidence["error_per_method"] = {name: figure(float(np.linalg.norm(x1 - x_star)))
                                         for name, x1 in zip(("LCD1", "LCD2", "LCD3"), steps, strict=True)}
     return out
 
@@ -498,7 +494,7 @@ def _check_monotone(ctx: Context, *, step_factor: float) -> Outcome:
             assert slack >= -_MONO_RTOL * scale_f, (
                 f"{family}, step {k}: f(x⁺) = {f_next:.10g} > f(x) − ½‖∇f‖²_M⁻¹ = {fx - required:.10g} "
                 f"(decrease {fx - f_next:.4g}, required {required:.4g})")
-        return {k: _sig(v) for k, v in worst.items() if np.isfinite(v)}
+        return {k: figure(v) for k, v in worst.items() if np.isfinite(v)}
 
     return property_outcome(instances, test, ctx=ctx, max_examples=ctx.pick(40, 400),
                             what="f(x_{k+1}) <= f(x_k) − ½‖∇f(x_k)‖²_{(C + L_C I)⁻¹} along solve(LCD1)")

@@ -22,8 +22,11 @@ from algorithms.nets.functional import flat_hessian
 from algorithms.nets.gradient_flow import GradientDescentTraining, GradientFlow, TwoLayerTraining
 from algorithms.nets.neural_collapse import interleaved_sector_data, orthogonally_separable_data
 from theorems.core import Claim, Context, Kind, Outcome, register
-from theorems.core.evidence import numeric_outcome
+from theorems.core.evidence import figure, numeric_outcome
 from theorems.core.rates import rate_outcome
+
+#: evidence figures: 6 significant digits, round-off-level values (< 1e-14) as 0
+_fig = partial(figure, floor=1e-14)
 
 PAPER = "two_layer_nc"
 ARXIV = "arXiv 2510.21078v1"
@@ -38,11 +41,6 @@ NC1_TOL = 1e-6
 #: gives exactly disjoint supports (cosine 0 up to round-off, 1e-16) after a finite time.
 COSINE_TOL = 1e-6
 
-
-def _round(x: float) -> float:
-    """6 significant digits; round-off-level values (|x| < 1e-14) become 0 so evidence is BLAS-stable."""
-    x = float(x)
-    return 0.0 if abs(x) < 1e-14 else float(f"{x:.6g}")
 
 
 def _data(kind: str, n_classes: int, n_per_class: int, dim: int, seed: int):
@@ -90,14 +88,14 @@ def _nc_runs(ctx: Context, kind: str) -> list[dict]:
             "n_classes": k, "seed": seed, "retcode": str(sol.retcode),
             **sol.original["separability"],
             "t_end": t_end,
-            "loss": _round(last["loss"]),
-            "within_ratio_directional": _round(last["within_ratio_directional"]),
-            "nc1_directional": _round(last["nc1_directional"]),
-            "nc1_raw": _round(last["nc1"]),
-            "within_ratio_directional_at_t1": _round(sol.trace[1]["within_ratio_directional"]),
-            "max_mean_cosine": _round(last["max_mean_cosine"]),
-            "etf_distance": _round(last["etf_distance"]),
-            "min_classifier_alignment": _round(last["min_classifier_alignment"]),
+            "loss": _fig(last["loss"]),
+            "within_ratio_directional": _fig(last["within_ratio_directional"]),
+            "nc1_directional": _fig(last["nc1_directional"]),
+            "nc1_raw": _fig(last["nc1"]),
+            "within_ratio_directional_at_t1": _fig(sol.trace[1]["within_ratio_directional"]),
+            "max_mean_cosine": _fig(last["max_mean_cosine"]),
+            "etf_distance": _fig(last["etf_distance"]),
+            "min_classifier_alignment": _fig(last["min_classifier_alignment"]),
         })
     return runs
 
@@ -208,10 +206,10 @@ def _check_flow_vs_gd(ctx: Context, *, step_factor: float = 0.05) -> Outcome:
         with np.errstate(divide="ignore", invalid="ignore"):
             orders = [float(np.log2(gaps[i] / gaps[i + 1])) for i in range(2)]
         orders = [o if np.isfinite(o) else 99.0 for o in orders]
-        per_seed.append({"seed": seed, "sharpness_max": _round(lam), "steps": [_round(e) for e in steps],
-                         "step_times_sharpness": _round(eta0 * lam), "t_end": _round(t_end),
-                         "max_relative_gaps": [_round(g) for g in gaps],
-                         "observed_orders": [_round(o) for o in orders]})
+        per_seed.append({"seed": seed, "sharpness_max": _fig(lam), "steps": [_fig(e) for e in steps],
+                         "step_times_sharpness": _fig(eta0 * lam), "t_end": _fig(t_end),
+                         "max_relative_gaps": [_fig(g) for g in gaps],
+                         "observed_orders": [_fig(o) for o in orders]})
         parts.append(numeric_outcome(orders, [1.0, 1.0], rtol=0.0, atol=0.3,
                                      what=f"seed {seed}: observed order of GD→flow convergence vs 1",
                                      names=("observed", "euler")))
@@ -235,7 +233,7 @@ def _check_loss_rate(ctx: Context, *, claimed: float = -1.0) -> Outcome:
         X, y = orthogonally_separable_data(n_per_class, dim, 2, seed=seed)
         sol = solve(_problem(X, y, 2, width), flow, seed=seed)
         values.append(sol.original["losses"][1:])
-        at_first.append(_round(sol.original["losses"][1]))
+        at_first.append(_fig(sol.original["losses"][1]))
     times = sol.original["times"][1:]
     # margin 0.05 on the exponent; an interval wider than 0.3 is too noisy to decide
     outcome = rate_outcome(times, np.array(values), claimed=claimed, relation="<=", ctx=ctx,

@@ -22,12 +22,31 @@ from hypothesis.strategies import SearchStrategy
 from theorems.core import Context, Outcome
 
 __all__ = [
+    "figure",
     "numeric_outcome",
     "property_outcome",
     "prove_nonnegative",
     "prove_zero",
     "symbolic_truth",
 ]
+
+
+def figure(value: float, digits: int = 6, floor: float = 0.0) -> float:
+    """A number for the evidence: ``digits`` significant digits, and 0 below ``floor``.
+
+    Values that depend on BLAS summation order (residuals, round-off-level differences)
+    must not carry that noise into the report, or the same seed would give different
+    evidence on different machines. Non-finite values pass through unchanged.
+
+    >>> figure(3.14159265), figure(3.7e-14, floor=1e-12), figure(2.345e-9, digits=1)
+    (3.14159, 0.0, 2e-09)
+    """
+    value = float(value)
+    if not np.isfinite(value):
+        return value
+    if abs(value) < floor:
+        return 0.0
+    return float(f"{value:.{digits}g}")
 
 
 def symbolic_truth(value: Any, *, what: str) -> Outcome:
