@@ -58,10 +58,32 @@ _dispatch = Dispatcher()
 
 
 class RetCode(enum.StrEnum):
-    """Why a solve stopped (SciML's ``ReturnCode``)."""
+    """Why a solve stopped (SciML's ``ReturnCode``); one meaning each, across the package.
+
+    ``Success``
+        the method's own convergence criterion held (stated in its docstring); for a
+        wrapped backend, the backend said so *and* its answer passed our check
+        (e.g. the KKT residuals of a QP). Never just "the loop ended".
+    ``MaxIters`` / ``MaxTime``
+        the iteration cap or the time horizon was reached before the criterion held.
+    ``Diverged``
+        the iterates blew up: a non-finite iterate or value, or growth past the
+        method's divergence threshold (stated in its docstring).
+    ``Infeasible`` / ``Unbounded``
+        the problem has no feasible point / an objective unbounded below.
+    ``Stalled``
+        no progress is possible (e.g. a zero step) and the criterion does not hold.
+    ``Degenerate``
+        the answer was found, but a quantity asked for (a derivative) is not defined there.
+    ``Terminated``
+        the user's callback asked to stop.
+    ``Failure``
+        anything else: a backend error, or an answer that failed our check.
+    """
 
     Success = "Success"
     MaxIters = "MaxIters"
+    MaxTime = "MaxTime"
     Infeasible = "Infeasible"
     Unbounded = "Unbounded"
     Diverged = "Diverged"

@@ -3,6 +3,11 @@
 Each family's test folder ships ``cases*.py`` modules with ``CASES``: callables
 ``make(dtype) -> (problem, algorithm)``. A pair without a case fails here, so
 a new algorithm cannot skip the contract.
+
+It also ships ``retcode_cases*.py`` modules with ``CASES`` of
+:class:`tests.retcodes.RetcodeCase`: runs that must diverge (``Diverged``) or be
+cut by their horizon (``MaxIters``/``MaxTime``); each family has both kinds, so
+``Success`` keeps its one meaning (the method's own criterion held).
 """
 
 import importlib
@@ -26,6 +31,34 @@ def _cases():
 
 CASES = _cases()
 PAIRS = registered_pairs()
+
+
+def _retcode_cases():
+    cases = []
+    for path in sorted((HERE / "algorithms").glob("*/retcode_cases*.py")):
+        module = importlib.import_module(f"tests.algorithms.{path.parent.name}.{path.stem}")
+        cases.extend((path.parent.name, case) for case in module.CASES)
+    return cases
+
+
+RETCODE_CASES = _retcode_cases()
+
+
+@pytest.mark.parametrize("family", sorted({p.__module__.split(".")[1] for p, _ in PAIRS}))
+def test_every_family_has_diverging_and_horizon_cases(family):
+    expected = {case.expected for fam, case in RETCODE_CASES if fam == family}
+    assert RetCode.MaxIters in expected or RetCode.MaxTime in expected, (
+        f"{family}: no retcode case cut by its horizon")
+    assert RetCode.Diverged in expected or RetCode.Failure in expected, (
+        f"{family}: no retcode case that diverges (or, for a direct solver, fails its check)")
+
+
+@pytest.mark.parametrize("family_case", RETCODE_CASES, ids=[f"{f}-{c.name}" for f, c in RETCODE_CASES])
+def test_retcode_case(family_case):
+    _, case = family_case
+    problem, algorithm, options = case.build()
+    sol = solve(problem, algorithm, **options)
+    assert sol.retcode is case.expected, f"{case.name}: {sol.retcode}, expected {case.expected}"
 
 
 def _pair_of(make):

@@ -1,11 +1,12 @@
-"""The registry's own contract: every claim has a control, a paper with a note, a cited source."""
+"""The registry's own contract: every claim has a control, a paper with a note, a cited source, an
+origin; every paper module maps the paper's numbered results and covers most of the checkable ones."""
 
 from pathlib import Path
 
 import pytest
 
 from theorems import PAPERS, all_claims
-from theorems.core import Kind
+from theorems.core import RESULTS, Kind, Origin, coverage
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAIMS = all_claims()
@@ -24,6 +25,28 @@ def test_claim_is_well_formed(claim):
     assert claim.control_description.strip()
     assert isinstance(claim.kind, Kind)
     assert (ROOT / "paper_notes" / f"{claim.paper}.md").exists(), f"no note for {claim.paper}"
+    assert isinstance(claim.origin, Origin), f"{claim.id}: say where the statement comes from (origin=)"
+    if claim.origin is Origin.PAPER:
+        ids = {r.id for r in RESULTS.get(claim.paper, ())}
+        unknown = [c for c in claim.covers if c not in ids]
+        assert not unknown, f"{claim.id} covers results missing from the {claim.paper} map: {unknown}"
+        for result_id in claim.covers:
+            assert result_id in claim.source, f"{claim.id}: source must name {result_id!r}"
+
+
+#: the landed papers the faithfulness issue holds to >= 80 % coverage of their checkable results
+COVERAGE_TARGET = 0.8
+
+
+@pytest.mark.parametrize("paper", PAPERS_WITH_CLAIMS)
+def test_results_map_and_coverage(paper):
+    assert RESULTS.get(paper), f"theorems/{paper}.py registers no results map (register_results)"
+    cov = coverage(paper)
+    assert cov["checkable"], f"{paper}: no checkable result in its map"
+    share = len(cov["covered"]) / len(cov["checkable"])
+    assert share >= COVERAGE_TARGET, (
+        f"{paper}: {len(cov['covered'])}/{len(cov['checkable'])} checkable results have a claim; "
+        f"uncovered: {cov['uncovered']}")
 
 
 @pytest.mark.parametrize("paper", PAPERS_WITH_CLAIMS)

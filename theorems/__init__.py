@@ -10,13 +10,17 @@ from theorems.core import (
     Claim,
     Context,
     Kind,
+    Origin,
     Outcome,
+    Result,
     all_claims,
     claims_for,
+    coverage,
     load_all,
     register,
+    register_results,
 )
-from theorems.papers import PAPERS, Paper
+from theorems.papers import PAPERS, Paper, register_paper
 
 __all__ = [
     "PAPERS",
@@ -24,10 +28,15 @@ __all__ = [
     "Claim",
     "Context",
     "Kind",
+    "Origin",
     "Outcome",
     "Paper",
+    "Result",
     "all_claims",
     "claims_for",
+    "coverage",
     "load_all",
     "register",
+    "register_paper",
+    "register_results",
 ]

@@ -1,24 +1,42 @@
-"""One record per paper key: title, reference and the ``algorithms`` family that implements it."""
+"""One record per paper key: title, reference, the ``algorithms`` family and modules that implement it.
+
+The package's own 19 papers are listed here; a user adds a paper of their own
+with :func:`register_paper` and then writes claims for it:
+
+>>> paper = register_paper("mypaper", "My paper's title", "Doe. 2026.")
+>>> PAPERS["mypaper"].title
+"My paper's title"
+>>> _ = PAPERS.pop("mypaper")
+"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
 class Paper:
+    """A paper: ``key`` (claim ids start with ``key.``), its exact ``title``, a ``reference``, the
+    ``algorithms`` ``family`` and the ``modules`` implementing it (what mutation testing mutates)."""
+
     key: str
     title: str
     reference: str
-    family: str
+    family: str = ""
+    modules: tuple[str, ...] = ()
 
 
 _RECORDS = [
     Paper("dqp", "dQP: solver-agnostic differentiation of quadratic programs",
-          "Magoon, Yang, Aigerman, Kovalsky. NeurIPS 2025. Code: cwmagoon/dQP (libdqp).", "qp"),
+          "Magoon, Yang, Aigerman, Kovalsky. NeurIPS 2025. Code: cwmagoon/dQP (libdqp).", "qp",
+          modules=("algorithms.qp.dqp", "algorithms.qp.problem", "algorithms.qp.layer")),
     Paper("lcd", "Local Curvature Descent: squeezing more curvature out of standard and "
           "Polyak gradient descent",
-          "Richtárik, Giancola, Lubczyk, Yadav. NeurIPS 2025. arXiv:2405.16574.", "curvature"),
+          "Richtárik, Giancola, Lubczyk, Yadav. NeurIPS 2025. arXiv:2405.16574.", "curvature",
+          modules=("algorithms.curvature.problem", "algorithms.curvature.lcd1",
+                   "algorithms.curvature.lcd2", "algorithms.curvature.lcd3",
+                   "algorithms.curvature.gradient_descent", "algorithms.curvature.polyak")),
     Paper("adaptive_hierarchical", "Noise-adaptive algorithms for stochastic minimax and "
           "bilevel optimization (Ada-Minimax, Ada-BiO)",
           "Gong, Hao, Liu. NeurIPS 2025. arXiv:2509.15399.", "hierarchical"),
@@ -30,14 +48,19 @@ _RECORDS = [
           "bayesopt"),
     Paper("sam_stability", "A unified linear stability analysis of SGD, random perturbation "
           "and SAM: the role of data coherence",
-          "Chang, Khanna. NeurIPS 2025. arXiv:2511.17378.", "nets"),
+          "Chang, Khanna. NeurIPS 2025. arXiv:2511.17378.", "nets",
+          modules=("algorithms.nets.stability", "algorithms.nets.sam", "algorithms.nets.functional")),
     Paper("gd_nonsingular", "The gradient descent map is non-singular for almost all step sizes",
           "Crăciun, Ghoshdastidar. NeurIPS 2025. OpenReview Ecw0Cina9N, arXiv:2510.24466.",
-          "nets"),
+          "nets",
+          modules=("algorithms.nets.models", "algorithms.nets.gd_map", "algorithms.nets.functional")),
     Paper("sparse_relu", "Sparsest interpolating ReLU networks via ℓp path norms, 0 < p < 1",
-          "Nakhleh, Nowak. NeurIPS 2025. OpenReview EMa1ih7Wdt, arXiv:2505.21791.", "nets"),
+          "Nakhleh, Nowak. NeurIPS 2025. OpenReview EMa1ih7Wdt, arXiv:2505.21791.", "nets",
+          modules=("algorithms.nets.sparse_interpolation", "algorithms.nets.lp_training")),
     Paper("two_layer_nc", "Neural collapse under gradient flow in two-layer ReLU networks",
-          "Min, Zhu, Vidal. NeurIPS 2025. OpenReview DbJ2f80JF8, arXiv:2510.21078.", "nets"),
+          "Min, Zhu, Vidal. NeurIPS 2025. OpenReview DbJ2f80JF8, arXiv:2510.21078.", "nets",
+          modules=("algorithms.nets.neural_collapse", "algorithms.nets.gradient_flow",
+                   "algorithms.nets.two_layer")),
     Paper("single_location_attention", "Exact mean-field analysis of softmax attention on "
           "single-location regression",
           "Dohmatob. NeurIPS 2025. OpenReview GiqeRe1NsY.", "attention"),
@@ -65,5 +88,32 @@ _RECORDS = [
           "Vu, Kapar, Wright, Watson. NeurIPS 2025. arXiv:2505.21441.", "forests"),
 ]
 
-#: paper key -> record, in the order of ``../shared/papers/README.md``.
+#: paper key -> record: the package's papers in the order of ``../shared/papers/README.md``, then
+#: those a user registered with :func:`register_paper`.
 PAPERS: dict[str, Paper] = {p.key: p for p in _RECORDS}
+
+_KEY = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def register_paper(key: str, title: str, reference: str = "", family: str = "",
+                   modules: tuple[str, ...] = ()) -> Paper:
+    """Register a paper of one's own so that claims can name it (``Claim(paper=key, ...)``).
+
+    ``key`` is a lower-case identifier (claim ids start with ``key.``); registering the same
+    record twice is harmless, a different record under a taken key raises.
+    """
+    if not isinstance(key, str) or not _KEY.fullmatch(key):
+        raise ValueError(f"key must be a lower-case identifier such as 'mypaper', got {key!r}")
+    for name, value in (("title", title), ("reference", reference), ("family", family)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    if not title.strip():
+        raise ValueError("title must not be empty")
+    if isinstance(modules, str) or not all(isinstance(m, str) for m in modules):
+        raise TypeError(f"modules must be a tuple of module names, got {modules!r}")
+    paper = Paper(key, title, reference, family, tuple(modules))
+    existing = PAPERS.get(key)
+    if existing is not None and existing != paper:
+        raise ValueError(f"paper key {key!r} is taken by {existing.title!r}")
+    PAPERS[key] = paper
+    return paper

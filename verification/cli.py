@@ -1,28 +1,46 @@
-"""``python -m verification``: run the claims, print a summary, write the reports."""
+"""``python -m verification``: run the claims, print one line per claim and a summary, write the reports.
+
+``python -m verification mutate --paper KEY ...`` runs mutation testing instead
+(see :mod:`verification.mutate`).
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import sys
 import time
 from pathlib import Path
 
-from verification.report import summary_table, write_index, write_json, write_markdown
-from verification.runner import BAD_VERDICTS, run_claims, select_claims
+from verification.report import (
+    coverage_table,
+    regressions,
+    summary_table,
+    write_index,
+    write_json,
+    write_markdown,
+)
+from verification.runner import BAD_VERDICTS, ClaimResult, run_claims, select_claims
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m verification",
-        description="Run each claim and its control against the implementations.",
+        description="Run each claim and its control against the implementations. "
+                    "`python -m verification mutate --help` for mutation testing.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    parser.add_argument("--paper", nargs="+", metavar="KEY", help="only these paper keys")
-    parser.add_argument("--claim", nargs="+", metavar="ID", help="only these claim ids")
+    parser.add_argument("--paper", nargs="+", metavar="KEY", help="only these paper keys (default: all)")
+    parser.add_argument("--claim", nargs="+", metavar="ID", help="only these claim ids (default: all)")
+    parser.add_argument("--import", dest="imports", nargs="+", metavar="MODULE", default=[],
+                        help="also import these modules (dotted names or .py paths) whose claims "
+                             "register with theorems.core.register: claims of one's own")
     parser.add_argument("--profile", choices=("quick", "full"), default="quick",
-                        help="quick: minutes on a laptop (default); full: paper-scale sweeps")
-    parser.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+                        help="quick: minutes on a laptop; full: paper-scale sweeps")
+    parser.add_argument("--seed", type=int, default=0, help="run seed")
     parser.add_argument("--jobs", type=int, default=2,
-                        help="worker processes (default 2; 0 runs in-process without budgets)")
+                        help="worker processes (0 runs in this process, without time budgets)")
     parser.add_argument("--out", type=Path, default=Path("reports/latest"),
                         help="output folder for report.json, report.md and plots")
     parser.add_argument("--dask", metavar="ADDRESS",
@@ -30,20 +48,61 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--list", action="store_true", help="list the selected claims and exit")
     parser.add_argument("--write-index", type=Path, metavar="PATH",
                         help="also regenerate the paper-notes index at PATH from this run")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="print only the per-claim lines, no progress bar")
     return parser
 
 
+def import_claim_modules(names: list[str]) -> None:
+    """Import each module (a dotted name, or a path to a .py file) so its claims register."""
+    for name in names:
+        path = Path(name)
+        if name.endswith(".py"):
+            if not path.is_file():
+                raise ValueError(f"--import: no file {name!r}")
+            loaded = {Path(m.__file__).resolve() for m in list(sys.modules.values())
+                      if getattr(m, "__file__", None)}
+            if path.resolve() in loaded:  # already imported (e.g. under its package name)
+                continue
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[path.stem] = module
+            spec.loader.exec_module(module)
+        else:
+            try:
+                importlib.import_module(name)
+            except ModuleNotFoundError as exc:
+                raise ValueError(f"--import: cannot import {name!r}: {exc}") from exc
+
+
+def claim_line(result: ClaimResult, done: int, total: int) -> str:
+    """One line per finished claim: verdict, id, kind, seconds, and why when not verified."""
+    width = len(str(total))
+    line = (f"[{done:>{width}}/{total}] {result.verdict.upper():<12} {result.id:<44} "
+            f"{result.kind:<9} {result.seconds:7.1f} s")
+    if result.verdict != result.expected_verdict:
+        line += f"  (expected {result.expected_verdict})"
+    if result.verdict != "verified":
+        line += f"\n{'':>{2 * width + 3}} {' '.join(result.reason.split())[:300]}"
+    return line
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["mutate"]:
+        from verification.mutate import main as mutate_main
+
+        return mutate_main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
+        import_claim_modules(args.imports)
         claims = select_claims(args.paper, args.claim)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.list:
         for c in claims:
-            print(f"{c.id:<44} {c.kind!s:<9} {c.source}")
+            print(f"{c.id:<44} {c.kind!s:<9} {c.origin or '-'!s:<21} {c.source}")
         print(f"{len(claims)} claims")
         return 0
     if not claims:
@@ -51,19 +110,50 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.time()
-    results = run_claims(claims, seed=args.seed, profile=args.profile, out_dir=args.out,
-                         jobs=args.jobs, dask_address=args.dask,
-                         progress=not args.no_progress)
+    bar = None
+    if not args.no_progress and sys.stdout.isatty():
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(claims), desc="claims", unit="claim", leave=False)
+    finished = 0
+
+    def on_result(result: ClaimResult) -> None:
+        nonlocal finished
+        finished += 1
+        line = claim_line(result, finished, len(claims))
+        if bar is not None:
+            bar.update(1)
+            bar.write(line)
+        else:  # not a terminal: plain lines, one per claim, flushed as they come
+            print(line, flush=True)
+
+    print(f"running {len(claims)} claims, profile {args.profile}, seed {args.seed}, "
+          f"jobs {args.jobs}", flush=True)
+    try:
+        results = run_claims(claims, seed=args.seed, profile=args.profile, out_dir=args.out,
+                             jobs=args.jobs, dask_address=args.dask, on_result=on_result)
+    finally:
+        if bar is not None:
+            bar.close()
     meta = {"profile": args.profile, "seed": args.seed,
-            "papers": args.paper, "claims": args.claim,
+            "papers": args.paper, "claims": args.claim, "imports": args.imports,
             "wall_seconds": round(time.time() - started, 1)}
     write_json(results, args.out / "report.json", meta)
     write_markdown(results, args.out / "report.md", meta)
     if args.write_index:
         write_index(results, args.write_index)
-    for r in results:
-        if r.verdict != "verified":
-            print(f"{r.verdict.upper():>12}  {r.id}: {r.reason}")
+    print()
     print(summary_table(results))
-    print(f"reports: {args.out / 'report.md'}, {args.out / 'report.json'}")
-    return 1 if any(r.verdict in BAD_VERDICTS for r in results) else 0
+    coverage = coverage_table(results)
+    if coverage:
+        print()
+        print(coverage)
+    changed = regressions(results)
+    if changed:
+        print()
+        print(f"!! {len(changed)} claim(s) changed verdict from the one pinned on the claim "
+              "(expected_verdict):")
+        for r in changed:
+            print(f"!!   {r.id}: {r.expected_verdict} -> {r.verdict}")
+    print(f"\nreports: {args.out / 'report.md'}, {args.out / 'report.json'}")
+    return 1 if changed or any(r.verdict in BAD_VERDICTS for r in results) else 0

@@ -11,28 +11,52 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from theorems.core import load_all
+from theorems.core import RESULTS, coverage, load_all
 from theorems.papers import PAPERS
 from verification.runner import VERDICTS, ClaimResult
 
-_VERSIONED = ("numpy", "scipy", "sympy", "hypothesis", "torch", "qpsolvers", "plum-dispatch")
+#: how results without a paper (``Claim(paper=None)``) are grouped
+NO_PAPER = "(no paper)"
 
 
 def package_versions() -> dict[str, str]:
+    """Python's version and that of every installed distribution (the resolved environment)."""
     versions = {"python": platform.python_version()}
-    for name in _VERSIONED:
-        try:
-            versions[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            versions[name] = "not installed"
+    for dist in sorted(importlib.metadata.distributions(), key=lambda d: d.metadata["Name"].lower()):
+        versions[dist.metadata["Name"].lower()] = dist.version
     return versions
 
 
 def counts_by_paper(results: list[ClaimResult]) -> dict[str, Counter]:
     table: dict[str, Counter] = {}
     for r in results:
-        table.setdefault(r.paper, Counter())[r.verdict] += 1
+        table.setdefault(r.paper or NO_PAPER, Counter())[r.verdict] += 1
     return table
+
+
+def regressions(results: list[ClaimResult]) -> list[ClaimResult]:
+    """Results whose verdict differs from the one pinned on the claim (``expected_verdict``)."""
+    return [r for r in results if r.verdict != r.expected_verdict]
+
+
+def coverage_by_paper(results: list[ClaimResult]) -> dict[str, dict[str, Any]]:
+    """For each paper in ``results`` that has a results map: its coverage by verified claims."""
+    verdicts = {r.id: r.verdict for r in results}
+    papers = sorted({r.paper for r in results if r.paper in RESULTS})
+    return {paper: coverage(paper, verdicts) for paper in papers}
+
+
+def coverage_table(results: list[ClaimResult]) -> str:
+    """Per paper: checkable numbered results with a verified claim, and those without one."""
+    rows = coverage_by_paper(results)
+    if not rows:
+        return ""
+    lines = [f"{'paper':<26}{'results covered':>18}  uncovered checkable results"]
+    for paper, cov in rows.items():
+        n, k = len(cov["checkable"]), len(cov["covered"])
+        share = f"{k}/{n} ({100 * k / n:.0f} %)" if n else "0/0"
+        lines.append(f"{paper:<26}{share:>18}  {', '.join(cov['uncovered']) or '-'}")
+    return "\n".join(lines)
 
 
 def summary_table(results: list[ClaimResult]) -> str:
@@ -69,19 +93,37 @@ def write_markdown(results: list[ClaimResult], path: Path, meta: dict[str, Any])
     table = counts_by_paper(results)
     for paper in sorted(table):
         lines.append(f"| {paper} | " + " | ".join(str(table[paper][v]) for v in VERDICTS) + " |")
+    changed = regressions(results)
+    if changed:
+        lines += ["", "**Verdicts that changed from the pinned one (`expected_verdict`):** "
+                  + ", ".join(f"`{r.id}` {r.expected_verdict} → **{r.verdict}**" for r in changed)]
+    covered = coverage_by_paper(results)
+    if covered:
+        lines += ["", "## Coverage of the papers' numbered results", "",
+                  "| paper | checkable results with a verified claim | uncovered checkable | not checkable |",
+                  "|---|---|---|---|"]
+        for paper, cov in covered.items():
+            n, k = len(cov["checkable"]), len(cov["covered"])
+            lines.append(f"| {paper} | {k}/{n} | {', '.join(cov['uncovered']) or '-'} | "
+                         f"{_cell(', '.join(cov['not_checkable']) or '-')} |")
     for paper in sorted(table):
-        lines += ["", f"## {paper}: {PAPERS[paper].title}", "",
-                  "| claim | kind | source | verdict | evidence | control | s |",
-                  "|---|---|---|---|---|---|---|"]
-        for r in (r for r in results if r.paper == paper):
+        record = PAPERS.get(paper)
+        title = f"{paper}: {record.title}" if record else paper
+        lines += ["", f"## {title}", "",
+                  "| claim | kind | origin | source (covers) | verdict | check | control | s |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for r in (r for r in results if (r.paper or NO_PAPER) == paper):
+            check = r.check["summary"] if r.check else r.reason
             control = r.control["summary"] if r.control else "not run"
+            source = r.source + (f" ({', '.join(r.covers)})" if r.covers else "")
+            origin = (r.origin or "-") + (f"; differs: {r.deviation}" if r.deviation else "")
             lines.append(
-                f"| `{r.id}` | {r.kind} | {_cell(r.source, 60)} | **{r.verdict}** | "
-                f"{_cell(r.reason)} | {_cell(control, 160)} | {r.seconds:.1f} |")
-        plots = [a for r in results if r.paper == paper for a in r.artifacts]
+                f"| `{r.id}` | {r.kind} | {_cell(origin, 160)} | {_cell(source, 80)} | "
+                f"**{r.verdict}** | {_cell(check)} | {_cell(control, 160)} | {r.seconds:.1f} |")
+        plots = [a for r in results if (r.paper or NO_PAPER) == paper for a in r.artifacts]
         for plot in plots:
             lines.append(f"\n![{plot}]({plot})")
-        errors = [r for r in results if r.paper == paper and r.error]
+        errors = [r for r in results if (r.paper or NO_PAPER) == paper and r.error]
         for r in errors:
             lines += ["", f"<details><summary>traceback of {r.id}</summary>", "", "```",
                       r.error.strip(), "```", "</details>"]
@@ -97,16 +139,27 @@ def write_index(results: list[ClaimResult], path: Path) -> None:
         "# Paper notes", "",
         "One note per paper, in our own words. This index is written by "
         "`python -m verification --write-index paper_notes/README.md`; do not edit it by hand.",
-        "", "| key | paper | family | implemented | claims | verdicts (last run) | note |",
-        "|---|---|---|---|---|---|---|",
+        "", "Results covered: the paper's computationally checkable numbered results (its results "
+        "map, in `theorems/<key>.py`) that have a verified claim in that run.",
+        "", "| key | paper | family | implemented | claims | verdicts (last run) | results covered "
+        "| note |",
+        "|---|---|---|---|---|---|---|---|",
     ]
+    covered = coverage_by_paper(results)
     for key, paper in PAPERS.items():
-        implemented = importlib.util.find_spec(f"algorithms.{paper.family}") is not None
+        if paper.family and importlib.util.find_spec("algorithms") is not None:
+            implemented = importlib.util.find_spec(f"algorithms.{paper.family}") is not None
+        else:
+            implemented = False
         counts = table.get(key, Counter())
         verdicts = ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v]) or "not run"
         note = f"[{key}.md]({key}.md)" if (path.parent / f"{key}.md").exists() else "none yet"
+        cov = covered.get(key)
+        share = (f"{len(cov['covered'])}/{len(cov['checkable'])}"
+                 + (f" (uncovered: {', '.join(cov['uncovered'])})" if cov["uncovered"] else "")
+                 if cov else "no map")
         lines.append(
             f"| `{key}` | {paper.title} | `algorithms.{paper.family}` | "
             f"{'yes' if implemented and claims_per_paper[key] else 'no'} | "
-            f"{claims_per_paper[key]} | {verdicts} | {note} |")
+            f"{claims_per_paper[key]} | {verdicts} | {share} | {note} |")
     path.write_text("\n".join(lines) + "\n")

@@ -12,14 +12,21 @@ exception          ``error`` (traceback in the report)
 over budget        ``error`` (the claim was stopped)
 =================  ===================================================
 
-Claims run in worker processes (``jobs`` of them) so that one slow claim is
-stopped at its time budget without hanging the run; ``jobs=0`` runs them in
-this process (no budget), which is what the tests use.
+``run_claims(claims)`` runs them in this process by default (``jobs=0``: no
+time budget), which works the same from a script, a notebook or a test.
+``jobs=N`` runs them in N fresh worker interpreters (``python -m
+verification._worker``) so that a claim past its time budget is stopped
+without hanging the run; claims travel to them by value (cloudpickle), so
+claims defined in a script or a notebook need no ``if __name__ == "__main__"``
+guard. ``dask_address`` sends them to a Dask cluster instead.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
+import queue
+import subprocess
+import sys
+import threading
 import time
 import traceback
 import zlib
@@ -29,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from theorems.core import REGISTRY, Claim, Context, Outcome, load_all
+from verification import _worker
 
 VERDICTS = ("verified", "falsified", "vacuous", "inconclusive", "error")
 BAD_VERDICTS = frozenset({"falsified", "vacuous", "error"})
@@ -37,7 +45,7 @@ BAD_VERDICTS = frozenset({"falsified", "vacuous", "error"})
 @dataclass
 class ClaimResult:
     id: str
-    paper: str
+    paper: str | None
     kind: str
     source: str
     statement: str
@@ -45,6 +53,10 @@ class ClaimResult:
     verdict: str
     reason: str
     seed: int
+    origin: str | None = None
+    covers: list[str] = field(default_factory=list)
+    deviation: str = ""
+    expected_verdict: str = "verified"
     check: dict[str, Any] | None = None
     control: dict[str, Any] | None = None
     error: str | None = None
@@ -53,6 +65,16 @@ class ClaimResult:
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+def _identity(claim: Claim, seed: int) -> dict[str, Any]:
+    """The fields of a result that come from the claim itself."""
+    return dict(id=claim.id, paper=claim.paper, kind=str(claim.kind), source=claim.source,
+                statement=claim.statement, control_description=claim.control_description,
+                seed=claim_seed(seed, claim.id),
+                origin=str(claim.origin) if claim.origin is not None else None,
+                covers=list(claim.covers), deviation=claim.deviation,
+                expected_verdict=claim.expected_verdict)
 
 
 def claim_seed(seed: int, claim_id: str) -> int:
@@ -77,10 +99,8 @@ def combine(check: Outcome, control: Outcome | None) -> tuple[str, str]:
 def run_claim(claim: Claim, *, seed: int = 0, profile: str = "quick",
               out_dir: Path | None = None) -> ClaimResult:
     """Run one claim's check and (if the check passed) its control, in this process."""
-    cseed = claim_seed(seed, claim.id)
-    base = dict(id=claim.id, paper=claim.paper, kind=str(claim.kind), source=claim.source,
-                statement=claim.statement, control_description=claim.control_description,
-                seed=cseed)
+    base = _identity(claim, seed)
+    cseed = base["seed"]
     start = time.perf_counter()
     check = control = None
     try:
@@ -111,68 +131,78 @@ def _run_claim_task(claim: Claim, seed: int, profile: str, out_dir: str | None) 
 
 
 def _timeout_result(claim: Claim, seed: int, budget: float) -> ClaimResult:
-    return ClaimResult(
-        id=claim.id, paper=claim.paper, kind=str(claim.kind), source=claim.source,
-        statement=claim.statement, control_description=claim.control_description,
-        verdict="error", reason=f"stopped: exceeded its time budget of {budget:.0f} s",
-        seed=claim_seed(seed, claim.id), seconds=budget,
-    )
-
-
-def _worker_loop(conn) -> None:
-    while True:
-        task = conn.recv()
-        if task is None:
-            return
-        conn.send(_run_claim_task(*task))
+    return ClaimResult(**_identity(claim, seed), verdict="error",
+                       reason=f"stopped: exceeded its time budget of {budget:.0f} s", seconds=budget)
 
 
 class _Worker:
-    def __init__(self, ctx) -> None:
-        self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_worker_loop, args=(child,), daemon=True)
-        self.process.start()
+    """One worker interpreter; a reader thread turns its replies into queue items."""
+
+    def __init__(self, replies: queue.Queue) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "verification._worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        _worker.send(self.process.stdin, list(sys.path))
         self.claim: Claim | None = None
         self.started = 0.0
+        self._replies = replies
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        try:
+            while True:
+                self._replies.put((self, _worker.receive(self.process.stdout)))
+        except (EOFError, OSError, ValueError):
+            self._replies.put((self, None))
 
     def submit(self, claim: Claim, args: tuple) -> None:
         self.claim, self.started = claim, time.perf_counter()
-        self.conn.send(args)
+        _worker.send(self.process.stdin, args)
 
-    def stop(self) -> None:
-        try:
-            self.conn.send(None)
-        except (BrokenPipeError, OSError):
-            pass
-        self.process.join(timeout=2)
-        if self.process.is_alive():
+    def stop(self, kill: bool = False) -> None:
+        if not kill:
+            try:
+                _worker.send(self.process.stdin, None)
+                self.process.wait(timeout=2)
+            except (BrokenPipeError, OSError, subprocess.TimeoutExpired):
+                pass
+        if self.process.poll() is None:
             self.process.kill()
+            self.process.wait()
 
 
 def _run_local(claims: list[Claim], seed: int, profile: str, out: str | None, jobs: int,
                on_result: Callable[[ClaimResult], None]) -> None:
-    ctx = mp.get_context("spawn")  # fresh interpreters: torch and BLAS threads do not fork well
+    replies: queue.Queue = queue.Queue()
     pending = list(claims)
-    workers = [_Worker(ctx) for _ in range(min(jobs, len(claims)))]
+    workers = [_Worker(replies) for _ in range(min(jobs, len(claims)))]
     try:
         while pending or any(w.claim for w in workers):
-            for i, worker in enumerate(workers):
+            for worker in workers:
                 if worker.claim is None and pending:
                     claim = pending.pop(0)
                     worker.submit(claim, (claim, seed, profile, out))
+            try:
+                worker, reply = replies.get(timeout=0.05)
+            except queue.Empty:
+                worker, reply = None, None
+            if worker is not None and worker in workers and worker.claim is not None:
+                i = workers.index(worker)
+                if reply is None:  # the interpreter died
+                    on_result(_crash_result(worker.claim, seed))
+                    worker.stop(kill=True)
+                    workers[i] = _Worker(replies)
+                else:
+                    on_result(ClaimResult(**reply))
+                    worker.claim = None
+            for i, worker in enumerate(workers):
                 if worker.claim is None:
                     continue
                 budget = worker.claim.budget(profile)
-                if worker.conn.poll(0.05):
-                    on_result(ClaimResult(**worker.conn.recv()))
-                    worker.claim = None
-                elif not worker.process.is_alive():
-                    on_result(_crash_result(worker.claim, seed))
-                    workers[i] = _Worker(ctx)
-                elif time.perf_counter() - worker.started > budget:
+                if time.perf_counter() - worker.started > budget:
                     on_result(_timeout_result(worker.claim, seed, budget))
-                    worker.process.kill()
-                    workers[i] = _Worker(ctx)
+                    worker.stop(kill=True)
+                    workers[i] = _Worker(replies)
     finally:
         for worker in workers:
             worker.stop()
@@ -215,21 +245,41 @@ def run_claims(
     seed: int = 0,
     profile: str = "quick",
     out_dir: Path | None = None,
-    jobs: int = 1,
+    jobs: int = 0,
     dask_address: str | None = None,
-    progress: bool = True,
+    progress: bool = False,
+    on_result: Callable[[ClaimResult], None] | None = None,
 ) -> list[ClaimResult]:
-    """Run every claim; results come back sorted by claim id (deterministic order)."""
+    """Run every claim; results come back sorted by claim id (deterministic order).
+
+    ``jobs=0`` (the default) runs them one after the other in this process, with no
+    time budget; ``jobs=N`` in N worker interpreters, each claim stopped at its budget.
+    ``on_result`` is called with each result as it arrives; ``progress`` shows a bar.
+
+    >>> from theorems.core import Claim, Kind, Origin, Outcome
+    >>> claim = Claim(id="square_nonneg", paper=None, source="ours", origin=Origin.IMPLEMENTATION,
+    ...               statement="x*x >= 0 on a grid", kind=Kind.NUMERIC,
+    ...               check=lambda ctx: Outcome("pass", "min 0.0"),
+    ...               control=lambda ctx: Outcome("fail", "x**3 < 0 at -1"),
+    ...               control_description="x**3 in place of x*x")
+    >>> [(r.id, r.verdict) for r in run_claims([claim])]
+    [('square_nonneg', 'verified')]
+    """
     claims = list(claims)
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
+        raise ValueError(f"jobs must be an int >= 0 (0 runs in this process), got {jobs!r}")
     results: list[ClaimResult] = []
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(claims), desc="claims", unit="claim")
+    user_callback = on_result
 
     def on_result(result: ClaimResult) -> None:
         results.append(result)
+        if user_callback is not None:
+            user_callback(result)
         if bar is not None:
             bar.set_postfix_str(f"{result.id}: {result.verdict}")
             bar.update(1)
@@ -238,7 +288,7 @@ def run_claims(
     try:
         if dask_address:
             _run_dask(claims, seed, profile, out, dask_address, on_result)
-        elif jobs <= 0:
+        elif jobs == 0:
             for claim in claims:
                 on_result(run_claim(claim, seed=seed, profile=profile, out_dir=out_dir))
         else:
@@ -250,7 +300,8 @@ def run_claims(
 
 
 def select_claims(papers: list[str] | None = None, ids: list[str] | None = None) -> list[Claim]:
-    """Registered claims filtered by paper keys and/or claim ids (unknown names raise)."""
+    """Registered claims filtered by paper keys and/or claim ids (unknown names raise); the
+    registry holds the package's claims and those a user registered (``theorems.core.register``)."""
     from theorems.papers import PAPERS
 
     registry = load_all()

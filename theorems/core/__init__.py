@@ -5,6 +5,29 @@ sabotaged implementation, a bound tightened past the truth, or inputs that
 break an assumption. The control must be *rejected*; a check whose control
 passes proves nothing (verdict ``vacuous``).
 
+Every claim says where it comes from (:class:`Origin`): the paper's numbered
+result(s) it encodes (``covers`` names them as in the paper's results map and
+``deviation`` says how the claim differs from them, if it does), or a
+consequence we derived, a proof ingredient, a prior paper's result applied
+here, or an implementation check. Each paper module lists the paper's main
+numbered results with :func:`register_results`; coverage (checkable results
+with a verified claim) is computed from the two by :func:`coverage`.
+
+A claim of one's own, on a paper of one's own (or on none):
+
+>>> from theorems.papers import register_paper
+>>> _ = register_paper("mypaper", "My paper", "Doe 2026")
+>>> claim = Claim(id="mypaper.square", paper="mypaper", source="Lemma 1", origin=Origin.PAPER,
+...               covers=("Lemma 1",), statement="x² >= 0 for real x", kind=Kind.SYMBOLIC,
+...               check=lambda ctx: Outcome("pass", "holds"),
+...               control=lambda ctx: Outcome("fail", "x³ >= 0 fails at -1"),
+...               control_description="x³ in place of x²")
+>>> Claim(id="scratch.check", paper=None, source="mine", origin=Origin.IMPLEMENTATION,
+...       statement="s", kind=Kind.NUMERIC, check=claim.check, control=claim.control,
+...       control_description="c").paper is None
+True
+>>> _ = PAPERS.pop("mypaper")
+
 Both callables take a :class:`Context` and return an :class:`Outcome`. The helpers
 that turn each kind of check into an Outcome live beside this module:
 :mod:`theorems.core.evidence` (symbolic, property, numeric) and
@@ -28,14 +51,19 @@ from theorems.papers import PAPERS
 
 __all__ = [
     "REGISTRY",
+    "RESULTS",
     "Claim",
     "Context",
     "Kind",
+    "Origin",
     "Outcome",
+    "Result",
     "all_claims",
     "claims_for",
+    "coverage",
     "load_all",
     "register",
+    "register_results",
 ]
 
 
@@ -44,6 +72,16 @@ class Kind(enum.StrEnum):
     PROPERTY = "property"  # hypothesis draws instances under the assumptions, asserts the bound
     RATE = "rate"  # log-log slope over a size sweep, bootstrap interval over seeds
     NUMERIC = "numeric"  # one quantity computed two independent ways, justified tolerance
+
+
+class Origin(enum.StrEnum):
+    """Where a claim's statement comes from."""
+
+    PAPER = "paper"  # the cited paper's numbered result(s), named in ``covers``
+    DERIVED = "derived"  # a consequence we derived from the paper's results
+    PROOF_STEP = "proof step"  # an ingredient of one of the paper's proofs, not a numbered result
+    PRIOR = "prior result"  # a prior paper's result, applied to this paper's setting
+    IMPLEMENTATION = "implementation check"  # a property of our implementation, not a theorem
 
 
 Status = Literal["pass", "fail", "undecided"]
@@ -109,21 +147,52 @@ class Context:
 
 
 @dataclass(frozen=True)
+class Result:
+    """One numbered result of a paper (``id`` as the paper numbers it, e.g. ``"Theorem 4.1"``).
+
+    ``statement`` is one line in our words; ``checkable`` says whether a computation on
+    concrete instances can check it, and ``why`` says why not (required then).
+    """
+
+    id: str
+    statement: str
+    checkable: bool
+    why: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.id.strip() or not self.statement.strip():
+            raise ValueError(f"result {self.id!r}: id and statement must not be empty")
+        if not isinstance(self.checkable, bool):
+            raise TypeError(f"result {self.id!r}: checkable must be a bool, got {self.checkable!r}")
+        if not self.checkable and not self.why.strip():
+            raise ValueError(f"result {self.id!r}: say why it is not checkable (why=...)")
+
+
+@dataclass(frozen=True)
 class Claim:
-    """One executable claim of one paper.
+    """One executable claim of one paper (or of none: ``paper=None``).
+
+    ``origin`` says where the statement comes from. For ``Origin.PAPER`` the claim
+    ``covers`` the paper's numbered results it encodes (ids of its results map) and
+    ``deviation`` is empty when the statement says what those results say, else one
+    sentence on how it differs (narrower instances, one direction, a constant we chose).
+    Other origins cover no result; their ``source`` names what they come from.
 
     ``budget_s`` bounds the wall time of check + control in the quick profile
     (the full profile gets ``full_budget_s``); the runner stops a claim past it.
     """
 
     id: str
-    paper: str
+    paper: str | None
     source: str
     statement: str
     kind: Kind
     check: Callable[[Context], Outcome]
     control: Callable[[Context], Outcome]
     control_description: str
+    origin: Origin | None = None
+    covers: tuple[str, ...] = ()
+    deviation: str = ""
     budget_s: float = 120.0
     full_budget_s: float = 1800.0
     #: set only for a claim we measured NOT to be verified (``falsified`` or
@@ -132,10 +201,24 @@ class Claim:
     expected_verdict: str = "verified"
 
     def __post_init__(self) -> None:
-        if self.paper not in PAPERS:
-            raise ValueError(f"claim {self.id!r}: unknown paper key {self.paper!r}")
-        if not self.id.startswith(self.paper + "."):
-            raise ValueError(f"claim id {self.id!r} must start with its paper key {self.paper!r}.")
+        if not isinstance(self.id, str) or not self.id.strip():
+            raise ValueError(f"claim id must be a non-empty str, got {self.id!r}")
+        if self.paper is not None:
+            if self.paper not in PAPERS:
+                raise ValueError(f"claim {self.id!r}: unknown paper key {self.paper!r}; register it "
+                                 "with theorems.papers.register_paper(key, title, reference), or "
+                                 "pass paper=None")
+            if not self.id.startswith(self.paper + "."):
+                raise ValueError(f"claim id {self.id!r} must start with its paper key {self.paper!r}.")
+        if self.origin is not None and not isinstance(self.origin, Origin):
+            raise TypeError(f"claim {self.id!r}: origin must be an Origin, got {self.origin!r}")
+        if isinstance(self.covers, str) or not all(isinstance(c, str) for c in self.covers):
+            raise TypeError(f"claim {self.id!r}: covers must be a tuple of result ids, got {self.covers!r}")
+        if self.origin is Origin.PAPER and not self.covers:
+            raise ValueError(f"claim {self.id!r}: origin PAPER needs covers=(the numbered results,)")
+        if self.origin not in (None, Origin.PAPER) and self.covers:
+            raise ValueError(f"claim {self.id!r}: only origin PAPER covers the paper's results; "
+                             f"a {self.origin} claim names its basis in source")
         if not isinstance(self.kind, Kind):
             raise TypeError(f"claim {self.id!r}: kind must be a Kind, got {self.kind!r}")
         for name in ("check", "control"):
@@ -153,6 +236,49 @@ class Claim:
 
 
 REGISTRY: dict[str, Claim] = {}
+
+#: paper key -> its main numbered results (each paper module calls :func:`register_results`)
+RESULTS: dict[str, tuple[Result, ...]] = {}
+
+
+def register_results(paper: str, results: list[Result]) -> tuple[Result, ...]:
+    """Record ``paper``'s numbered results (its results map); ids must be unique."""
+    if paper not in PAPERS:
+        raise ValueError(f"unknown paper key {paper!r}")
+    results = tuple(results)
+    ids = [r.id for r in results]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{paper}: result ids repeat: {sorted(i for i in ids if ids.count(i) > 1)}")
+    if paper in RESULTS and RESULTS[paper] != results:
+        raise ValueError(f"{paper}: results map registered twice")
+    RESULTS[paper] = results
+    return results
+
+
+def coverage(paper: str, verdicts: dict[str, str] | None = None) -> dict[str, Any]:
+    """Which of ``paper``'s checkable results have a claim (``verdicts`` given: a verified one).
+
+    Returns ``checkable``, ``covered`` (result ids), ``uncovered`` (checkable ids without one),
+    ``not_checkable`` ({id: why}) and ``claims`` ({result id: claim ids covering it}).
+    """
+    load_all()
+    results = RESULTS.get(paper, ())
+    claims: dict[str, list[str]] = {r.id: [] for r in results}
+    for claim in REGISTRY.values():
+        if claim.paper == paper and claim.origin is Origin.PAPER:
+            for rid in claim.covers:
+                claims.setdefault(rid, []).append(claim.id)
+    def counts(rid: str) -> bool:
+        ids = claims.get(rid, [])
+        return bool(ids) if verdicts is None else any(verdicts.get(c) == "verified" for c in ids)
+    checkable = [r.id for r in results if r.checkable]
+    return {
+        "checkable": checkable,
+        "covered": [rid for rid in checkable if counts(rid)],
+        "uncovered": [rid for rid in checkable if not counts(rid)],
+        "not_checkable": {r.id: r.why for r in results if not r.checkable},
+        "claims": {rid: sorted(ids) for rid, ids in claims.items()},
+    }
 
 
 def register(claim: Claim) -> Claim:
@@ -178,5 +304,5 @@ def all_claims() -> list[Claim]:
     return [REGISTRY[k] for k in sorted(REGISTRY)]
 
 
-def claims_for(paper: str) -> list[Claim]:
+def claims_for(paper: str | None) -> list[Claim]:
     return [c for c in all_claims() if c.paper == paper]

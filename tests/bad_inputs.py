@@ -1,0 +1,87 @@
+"""The bad-input harness every family's ``test_bad_inputs*.py`` uses.
+
+A :class:`BadInput` names the public callable it exercises (``target``), a
+zero-argument ``call`` that passes it one bad input, the exception class(es) it
+must raise and ``words`` its message must contain (the argument's name and what
+was expected). :func:`assert_every_callable_covered` fails when a public callable
+of the family's modules has no case and no recorded exemption, so a new callable
+without validation is noticed.
+"""
+
+from __future__ import annotations
+
+import inspect
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+#: packages whose frames must not be where the user's error is raised
+_LIBRARY_PREFIXES = ("numpy", "scipy", "torch", "sklearn", "qpsolvers", "sympy")
+
+
+@dataclass(frozen=True)
+class BadInput:
+    target: Callable[..., Any]
+    call: Callable[[], Any]
+    error: type[BaseException] | tuple[type[BaseException], ...]
+    words: tuple[str, ...]
+    label: str = ""
+
+    @property
+    def id(self) -> str:
+        name = getattr(self.target, "__qualname__", repr(self.target))
+        return f"{name}-{self.label}" if self.label else name
+
+
+def _raised_in_library(exc: BaseException) -> str | None:
+    """The library module that raised ``exc``, if its innermost frame is in one."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return None
+    module = inspect.getmodulename(frames[-1].filename) or ""
+    path = frames[-1].filename.replace("\\", "/")
+    for prefix in _LIBRARY_PREFIXES:
+        if f"/site-packages/{prefix}/" in path:
+            return f"{prefix} ({module})"
+    return None
+
+
+def check_bad_input(case: BadInput) -> None:
+    """``case.call()`` raises ``case.error`` from our own validation, naming ``case.words``."""
+    try:
+        case.call()
+    except case.error as exc:
+        message = str(exc)
+        missing = [w for w in case.words if w.lower() not in message.lower()]
+        assert not missing, f"{case.id}: message {message!r} does not mention {missing}"
+        library = _raised_in_library(exc)
+        assert library is None, f"{case.id}: raised inside {library}, not by our validation: {message!r}"
+    except Exception as exc:  # the wrong class: report it with its message
+        raise AssertionError(f"{case.id}: expected {case.error}, got {type(exc).__name__}: {exc}") from exc
+    else:
+        raise AssertionError(f"{case.id}: bad input was accepted")
+
+
+def public_callables(*modules: ModuleType) -> dict[str, Callable[..., Any]]:
+    """``module.name`` -> object for every callable in each module's ``__all__``."""
+    found = {}
+    for module in modules:
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name)
+            if callable(obj):
+                found[f"{module.__name__}.{name}"] = obj
+    return found
+
+
+def assert_every_callable_covered(modules: Iterable[ModuleType], cases: Iterable[BadInput],
+                                  exempt: dict[str, str] | None = None) -> None:
+    """Every public callable of ``modules`` is the target of a case or exempt (with a reason)."""
+    exempt = exempt or {}
+    targets = {id(c.target) for c in cases}
+    missing = [name for name, obj in public_callables(*modules).items()
+               if id(obj) not in targets and name.rsplit(".", 1)[-1] not in exempt and name not in exempt]
+    assert not missing, f"public callables without a bad-input case or an exemption: {missing}"
+    empty = [name for name, why in exempt.items() if not why.strip()]
+    assert not empty, f"exemptions need a reason: {empty}"
