@@ -31,11 +31,10 @@ _RECORDS = [
     Paper("dqp", "dQP: solver-agnostic differentiation of quadratic programs",
           "Magoon, Yang, Aigerman, Kovalsky. NeurIPS 2025. Code: cwmagoon/dQP (libdqp).", "qp",
           modules=("algorithms.qp.dqp", "algorithms.qp.problem", "algorithms.qp.layer")),
-    Paper("lcd", "Local Curvature Descent: squeezing more curvature out of standard and "
-          "Polyak gradient descent",
+    Paper("lcd", "Local Curvature Descent: Squeezing More Curvature out of Standard and Polyak GD",
           "Richtárik, Giancola, Lubczyk, Yadav. NeurIPS 2025. arXiv:2405.16574.", "curvature",
-          modules=("algorithms.curvature.problem", "algorithms.curvature.lcd1",
-                   "algorithms.curvature.lcd2", "algorithms.curvature.lcd3",
+          modules=("algorithms.curvature.problem", "algorithms.curvature.calculus",
+                   "algorithms.curvature.lcd1", "algorithms.curvature.lcd2", "algorithms.curvature.lcd3",
                    "algorithms.curvature.gradient_descent", "algorithms.curvature.polyak")),
     Paper("adaptive_hierarchical", "Noise-adaptive algorithms for stochastic minimax and "
           "bilevel optimization (Ada-Minimax, Ada-BiO)",

@@ -1,7 +1,8 @@
 """Local Curvature Descent (Richtárik, Giancola, Lubczyk, Yadav; arXiv:2405.16574) and its peers.
 
 Problem type: :class:`CurvatureProblem` (f, ∇f, a local curvature map C, the constant L_C,
-optionally f*), with ready-made families. Algorithms: :class:`LCD1`, :class:`LCD2`,
+optionally f*), with ready-made families and the calculus of Section 5 (:func:`shifted`,
+:func:`scaled`, :func:`summed`). Algorithms: :class:`LCD1`, :class:`LCD2`,
 :class:`LCD3` and the baselines :class:`GradientDescent`, :class:`Polyak`, :class:`LBFGS`.
 
 >>> import numpy as np
@@ -12,6 +13,7 @@ optionally f*), with ready-made families. Algorithms: :class:`LCD1`, :class:`LCD
 <RetCode.Success: 'Success'>
 """
 
+from algorithms.curvature.calculus import scaled, shifted, summed
 from algorithms.curvature.gradient_descent import GradientDescent, gd_step
 from algorithms.curvature.lbfgs import LBFGS
 from algorithms.curvature.lcd1 import LCD1, lcd1_step
@@ -20,6 +22,7 @@ from algorithms.curvature.lcd3 import LCD3, lcd3_step, lcd3_stepsize
 from algorithms.curvature.polyak import Polyak, polyak_step
 from algorithms.curvature.problem import (
     CurvatureProblem,
+    lp_norm_power,
     lp_regression,
     squared_hinge,
     squared_huber,
@@ -45,12 +48,16 @@ __all__ = [
     "lcd2_step",
     "lcd3_step",
     "lcd3_stepsize",
+    "lp_norm_power",
     "lp_regression",
     "polyak_step",
+    "scaled",
+    "shifted",
     "squared_hinge",
     "squared_huber",
     "squared_lp_norm",
     "squared_norm_residual",
     "sum_of_squared_abs_linear",
     "sum_of_squared_absolutely_convex",
+    "summed",
 ]

@@ -1,8 +1,8 @@
-"""Gradient descent with the constant step 1/L (the baseline LCD1 generalizes).
+"""Gradient descent with a constant step (the baseline LCD1 generalizes).
 
-Update rule: x_{k+1} = x_k − (1/L) ∇f(x_k), with L the algorithm's ``L`` if given, else the
-problem's smoothness constant ``problem.L``, else ``problem.L_C`` when the problem's curvature
-is identically zero at x0 (then L_C is a smoothness constant).
+Update rule: x_{k+1} = x_k − lr ∇f(x_k), with ``lr`` the algorithm's step if given, else 1/L for
+the problem's smoothness constant L = ``problem.L``, else 1/``problem.L_C`` when the problem's
+curvature is zero at x0 (then a finite L_C is a smoothness constant).
 
 References
 ----------
@@ -20,6 +20,7 @@ Used as the peer of LCD1 in Richtárik, Giancola, Lubczyk, Yadav, arXiv:2405.165
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,52 +28,54 @@ import numpy as np
 
 from algorithms._validation import check_positive
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
-from algorithms.curvature.problem import CurvatureProblem, run_descent
+from algorithms.curvature.problem import CurvatureProblem, is_number, run_descent
 
 __all__ = ["GradientDescent", "gd_step"]
 
 
-def gd_step(x: Any, g: Any, step: Any) -> Any:
-    """``x − step · g`` (numpy or sympy).
+def gd_step(x: Any, g: Any, lr: Any) -> Any:
+    """``x − lr · g`` (numpy or sympy); a numeric ``lr`` must be > 0.
 
     >>> gd_step(1.0, 2.0, 0.25)
     0.5
     """
-    return x - step * g
+    if is_number(lr):
+        check_positive("lr", lr)
+    return x - lr * g
 
 
 @dataclass(frozen=True)
 class GradientDescent(Algorithm):
-    """Gradient descent with step ``1/L``.
+    """Gradient descent with the constant step ``lr``.
 
-    ``L`` (> 0 or None): the smoothness constant; None takes ``problem.L`` (see the module
-    docstring). ``tol`` (default 1e-10) stops at ``f − f* <= tol`` or ``‖∇f‖ <= tol``.
+    ``lr`` (> 0 or None): the step size; None takes 1/L for the problem's smoothness constant
+    (see the module docstring). A step above 2/L makes the iterates blow up (``Diverged``).
+    ``tol`` (default 1e-10) stops at ``f − f* <= tol`` or ``‖∇f‖ <= tol``.
     """
 
-    L: float | None = None
+    lr: float | None = None
 
     def __post_init__(self) -> None:
-        if self.L is not None:
-            object.__setattr__(self, "L", check_positive("L", self.L))
+        if self.lr is not None:
+            object.__setattr__(self, "lr", check_positive("lr", self.lr))
 
 
-def smoothness_constant(problem: CurvatureProblem, L: float | None) -> float:
-    if L is not None:
-        return L
+def default_lr(problem: CurvatureProblem) -> float:
+    """1/L for the problem's smoothness constant (``problem.L``, or L_C when C(x0) = 0)."""
     if problem.L is not None:
-        return problem.L
+        return 1.0 / problem.L
     C0 = problem.curvature_at(problem.x0)
-    if not np.any(C0) and problem.L_C > 0:
-        return problem.L_C
-    raise ValueError("GradientDescent needs a smoothness constant: pass GradientDescent(L=...) or "
-                     "build the CurvatureProblem with L=...")
+    if not np.any(C0) and 0 < problem.L_C < math.inf:
+        return 1.0 / problem.L_C
+    raise ValueError("GradientDescent needs a step: pass GradientDescent(lr=...) or build the "
+                     "CurvatureProblem with its smoothness constant L=...")
 
 
 @_dispatch
 def _solve(problem: CurvatureProblem, algorithm: GradientDescent, options: SolveOptions) -> Solution:
-    L = smoothness_constant(problem, algorithm.L)
+    lr = default_lr(problem) if algorithm.lr is None else algorithm.lr
 
     def step(x, fx, g, stats):
-        return gd_step(x, g, 1.0 / L), {}
+        return gd_step(x, g, lr), {}
 
     return run_descent(problem, options, step, name="GD", default_maxiters=10_000)

@@ -11,7 +11,7 @@ Theorem 4.1: f(x_k) − f* <= L_C‖x_0 − x*‖² / (2k) for the last iterate,
 References
 ----------
 P. Richtárik, S. M. Giancola, D. Lubczyk, R. Yadav. Local Curvature Descent: Squeezing More
-Curvature out of Standard and Polyak Gradient Descent. NeurIPS 2025, arXiv:2405.16574.
+Curvature out of Standard and Polyak GD. NeurIPS 2025, arXiv:2405.16574.
 
 >>> import numpy as np
 >>> from algorithms import solve
@@ -28,10 +28,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
-from algorithms.curvature.problem import CurvatureProblem, run_descent, shifted_solve
+from algorithms.curvature.problem import (
+    CurvatureProblem,
+    check_finite_curvature_constant,
+    check_step_inputs,
+    run_descent,
+    shifted_solve,
+)
 
 __all__ = ["LCD1", "lcd1_step"]
 
@@ -39,9 +43,9 @@ __all__ = ["LCD1", "lcd1_step"]
 def lcd1_step(x: Any, g: Any, C: Any, L_C: Any) -> Any:
     """One LCD1 step ``x − (C + L_C I)⁻¹ g``.
 
-    ``C`` is a ``(d, d)`` matrix or a ``(d,)`` diagonal. Works on numpy arrays and on sympy
-    matrices (``C`` a sympy Matrix, ``x, g`` column vectors), which is how the claim
-    ``lcd.reduces_to_gd_polyak`` evaluates it symbolically.
+    ``C`` is a ``(d, d)`` matrix or a ``(d,)`` diagonal, ``L_C`` finite and >= 0. Works on numpy
+    arrays and on sympy matrices (``C`` a sympy Matrix, ``x, g`` column vectors), which is how
+    the claim ``lcd.reduces_to_gd_polyak`` evaluates it symbolically.
 
     >>> import numpy as np
     >>> lcd1_step(np.array([1.0, 1.0]), np.array([2.0, 4.0]), np.zeros(2), 2.0).tolist()
@@ -51,7 +55,9 @@ def lcd1_step(x: Any, g: Any, C: Any, L_C: Any) -> Any:
         import sympy
 
         return x - (C + L_C * sympy.eye(C.shape[0])).LUsolve(g)
-    return x - shifted_solve(np.asarray(C, np.float64), float(L_C), np.asarray(g, np.float64))
+    x, g, C = check_step_inputs(x, g, C)
+    L_C = check_finite_curvature_constant(L_C)
+    return x - shifted_solve(C, L_C, g)
 
 
 @dataclass(frozen=True)
@@ -61,12 +67,15 @@ class LCD1(Algorithm):
     Uses ``problem.L_C`` and ``problem.curvature``. ``tol`` (default 1e-10) stops at
     ``f − f* <= tol`` (when ``f*`` is known) or ``‖∇f‖ <= tol``. ``stats.hess_calls`` counts
     evaluations of ``C`` and ``stats.linear_solves`` the solves with ``C + L_C I``.
-    When ``L_C = 0`` and ``C(x)`` is singular the pseudo-inverse is used.
+    When ``L_C = 0`` and ``C(x)`` is singular the pseudo-inverse is used. Needs a finite
+    ``L_C`` (a problem with ``L_C = math.inf`` has no upper model to minimize).
     """
 
 
 @_dispatch
 def _solve(problem: CurvatureProblem, algorithm: LCD1, options: SolveOptions) -> Solution:
+    check_finite_curvature_constant(problem.L_C)
+
     def step(x, fx, g, stats):
         C = problem.curvature_at(x)
         stats.hess_calls += 1

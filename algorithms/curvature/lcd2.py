@@ -24,7 +24,7 @@ bounds the average of f(x_1), ..., f(x_k) − f* by the same quantity).
 References
 ----------
 P. Richtárik, S. M. Giancola, D. Lubczyk, R. Yadav. Local Curvature Descent: Squeezing More
-Curvature out of Standard and Polyak Gradient Descent. NeurIPS 2025, arXiv:2405.16574.
+Curvature out of Standard and Polyak GD. NeurIPS 2025, arXiv:2405.16574.
 
 >>> import numpy as np
 >>> from algorithms import solve
@@ -45,11 +45,15 @@ from typing import Any
 import numpy as np
 import scipy.optimize
 
+from algorithms._validation import as_float_array
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.curvature.problem import (
     CurvatureProblem,
+    check_finite_real,
+    check_step_inputs,
     eig_curvature,
     from_eigenbasis,
+    is_number,
     run_descent,
 )
 
@@ -63,6 +67,28 @@ _NULL_RTOL = 1e-10
 _INF_RTOL = 1e-12
 
 
+def _eigen_data(ghat: Any, D: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``ĝ`` and ``D`` as 1-D arrays of one shape (numeric: finite, D >= 0; object: sympy)."""
+    ghat, D = np.asarray(ghat), np.asarray(D)
+    numeric = [a.dtype != object for a in (ghat, D)]
+    if all(numeric):
+        ghat = as_float_array("ghat", ghat, ndim=1, dtype=np.float64)
+        D = as_float_array("D", D, ndim=1, dtype=np.float64)
+        if np.any(D < 0):
+            raise ValueError(f"D (the eigenvalues of C) must be >= 0, got min(D) = {D.min()!r}")
+    elif ghat.ndim != 1:
+        raise ValueError(f"ghat must be 1-dimensional, got shape {ghat.shape}")
+    if D.shape != ghat.shape:
+        raise ValueError(f"D must have the shape of ghat {ghat.shape}, got {D.shape}")
+    return ghat, D
+
+
+def _check_multiplier(lam: Any) -> Any:
+    if is_number(lam) and not lam >= 0:  # also rejects NaN; λ = ∞ is the Newton limit
+        raise ValueError(f"lam must be >= 0, got {lam!r}")
+    return lam
+
+
 def lcd2_gap(lam: Any, delta: Any, ghat: Any, D: Any) -> Any:
     """The model value minus f* at the candidate point, as a function of the multiplier λ.
 
@@ -73,22 +99,47 @@ def lcd2_gap(lam: Any, delta: Any, ghat: Any, D: Any) -> Any:
     >>> float(lcd2_gap(0.5, 1.0, np.array([1.0, 1.0]), np.zeros(2)))   # Δ − λ‖g‖²
     0.0
     """
+    ghat, D = _eigen_data(ghat, D)
+    lam = _check_multiplier(lam)
+    if is_number(delta):
+        check_finite_real("delta", delta)
     terms = ghat**2 * lam * (2 + lam * D) / (2 * (1 + lam * D) ** 2)
     return delta - terms.sum()
 
 
 def lcd2_coefficients(lam: Any, D: Any) -> Any:
-    """Eigenbasis coefficients of the step: x⁺ = x − Q (λ/(1 + λDᵢ) · ĝᵢ)ᵢ."""
+    """Eigenbasis coefficients of the step: x⁺ = x − Q (λ/(1 + λDᵢ) · ĝᵢ)ᵢ.
+
+    >>> lcd2_coefficients(1.0, np.array([0.0, 1.0])).tolist()
+    [1.0, 0.5]
+    """
+    lam = _check_multiplier(lam)
+    D = np.asarray(D)
+    if D.dtype != object:
+        D = as_float_array("D", D, dtype=np.float64)
+        if np.any(D < 0):
+            raise ValueError(f"D (the eigenvalues of C) must be >= 0, got min(D) = {D.min()!r}")
     return lam / (1 + lam * D)
 
 
 def lcd2_multiplier(delta: float, ghat: np.ndarray, D: np.ndarray, *, rtol: float = 1e-13) -> float:
     """The root λ of :func:`lcd2_gap` (``math.inf`` when h stays >= 0: the Newton step).
 
+    ``delta`` = f(x) − f* must be > 0 and ``ghat`` nonzero: at Δ > 0 and ĝ = 0 the localization
+    set is empty and no multiplier exists (for convex f, ∇f = 0 means Δ = 0).
+
     >>> import numpy as np
     >>> lcd2_multiplier(2.0, np.array([1.0, 1.0]), np.zeros(2))   # Polyak: Δ/‖g‖²
     1.0
     """
+    ghat, D = _eigen_data(ghat, D)
+    if check_finite_real("delta", delta) <= 0:
+        raise ValueError(f"delta (= f(x) − f*) must be > 0, got {delta!r}")
+    if not np.any(ghat):
+        raise ValueError("ghat must have a nonzero entry: with a zero gradient and delta > 0 the "
+                         "localization set is empty and no multiplier exists")
+    if not (is_number(rtol) and 0 < rtol < 1):
+        raise ValueError(f"rtol must be a number in (0, 1), got {rtol!r}")
     g2 = float(ghat @ ghat)
     lo = delta / g2
     if not np.any(D > 0):
@@ -121,6 +172,8 @@ def lcd2_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
     >>> x.tolist(), info["multiplier"]
     ([0.5], 0.25)
     """
+    x, g, C = check_step_inputs(x, g, C)
+    delta = check_finite_real("delta", delta)
     if delta <= 0 or not np.any(g):
         return x.copy(), {"multiplier": 0.0, "shift": math.inf}
     Q, D, ghat = eig_curvature(C, g)

@@ -16,7 +16,7 @@ The paper proves no convergence theorem for LCD3.
 References
 ----------
 P. Richtárik, S. M. Giancola, D. Lubczyk, R. Yadav. Local Curvature Descent: Squeezing More
-Curvature out of Standard and Polyak Gradient Descent. NeurIPS 2025, arXiv:2405.16574.
+Curvature out of Standard and Polyak GD. NeurIPS 2025, arXiv:2405.16574.
 
 >>> import numpy as np
 >>> from algorithms import solve
@@ -34,12 +34,16 @@ from typing import Any
 
 import numpy as np
 
+from algorithms._validation import check_callable
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.curvature.lcd2 import _require_f_star
 from algorithms.curvature.problem import (
     CurvatureProblem,
+    check_finite_real,
+    check_step_inputs,
     eig_curvature,
     from_eigenbasis,
+    is_number,
     run_descent,
 )
 
@@ -54,9 +58,17 @@ _NULL_RTOL = 1e-8
 def lcd3_stepsize(delta: Any, G: Any, sqrt=math.sqrt) -> Any:
     """The scalar factor ``1 − √(1 − 2Δ/G)`` of the step along C⁻¹g (clipped at 1).
 
+    ``delta`` = f(x) − f* >= 0 and ``G`` = ‖∇f‖²_{C⁻¹} > 0 when they are numbers (sympy
+    expressions pass through).
+
     >>> lcd3_stepsize(0.5, 1.0)     # quadratic with C = Hessian: Δ = G/2 gives the Newton step
     1.0
     """
+    if is_number(delta) and not (math.isfinite(delta) and delta >= 0):
+        raise ValueError(f"delta (= f(x) − f*) must be finite and >= 0, got {delta!r}")
+    if is_number(G) and not (math.isfinite(G) and G > 0):
+        raise ValueError(f"G (= ∇fᵀC⁻¹∇f) must be finite and > 0, got {G!r}")
+    check_callable("sqrt", sqrt)
     radicand = 1 - 2 * delta / G
     if isinstance(radicand, float) and radicand < 0:
         radicand = 0.0  # the localization set is empty (f* inconsistent with C): Newton step
@@ -71,6 +83,8 @@ def lcd3_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
     >>> x.tolist(), info["stepsize"]
     ([0.0], 1.0)
     """
+    x, g, C = check_step_inputs(x, g, C)
+    delta = check_finite_real("delta", delta)
     if delta <= 0 or not np.any(g):
         return x.copy(), {"stepsize": 0.0}
     Q, D, ghat = eig_curvature(C, g)

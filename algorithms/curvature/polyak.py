@@ -17,22 +17,28 @@ Giancola, Lubczyk, Yadav, arXiv:2405.16574 (equation (4)).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.curvature.lcd2 import _require_f_star
-from algorithms.curvature.problem import CurvatureProblem, run_descent
+from algorithms.curvature.problem import CurvatureProblem, is_number, run_descent
 
 __all__ = ["Polyak", "polyak_step"]
 
 
 def polyak_step(x: Any, g: Any, delta: Any, g_norm_sq: Any) -> Any:
-    """``x − Δ/‖g‖² · g`` (numpy or sympy).
+    """``x − Δ/‖g‖² · g`` (numpy or sympy); ``g_norm_sq`` = ‖g‖² must be > 0 when it is a number.
 
     >>> polyak_step(1.0, 2.0, 1.0, 4.0)
     0.5
     """
+    if is_number(delta) and not (math.isfinite(delta) and delta >= 0):
+        raise ValueError(f"delta (= f(x) − f*) must be finite and >= 0, got {delta!r}")
+    if is_number(g_norm_sq) and not (math.isfinite(g_norm_sq) and g_norm_sq > 0):
+        raise ValueError(f"g_norm_sq (= ‖g‖²) must be finite and > 0: the Polyak step is undefined "
+                         f"at a zero gradient, got {g_norm_sq!r}")
     return x - (delta / g_norm_sq) * g
 
 
@@ -50,7 +56,7 @@ def _solve(problem: CurvatureProblem, algorithm: Polyak, options: SolveOptions) 
 
     def step(x, fx, g, stats):
         delta = max(fx - f_star, 0.0)
-        gamma = delta / float(g @ g)
-        return polyak_step(x, g, delta, float(g @ g)), {"stepsize": gamma}
+        g_norm_sq = float(g @ g)  # > 0: the loop stops at ‖g‖ <= tol (tol > 0) before a step
+        return polyak_step(x, g, delta, g_norm_sq), {"stepsize": delta / g_norm_sq}
 
     return run_descent(problem, options, step, name="Polyak", default_maxiters=10_000)

@@ -26,6 +26,8 @@ and, where it is known in closed form, ``f*`` and a minimizer ``x*``):
 * :func:`squared_lp_norm` / :func:`lp_regression` — ‖x‖_p², ‖Ax − b‖_p² for p >= 2,
   Example 6.2/6.3: a diagonal C (Lemma E.14) or the rank-one absolute-convexity C
   (Lemma E.15), L_C = 2(p − 1) (times ‖A‖₂² through A).
+* :func:`lp_norm_power` — ‖x‖_p^p, p >= 2, Example 6.4: the lower bound only, with a diagonal
+  or a rank-one C (Lemmas E.11, E.12); L_C = ∞ for p > 2.
 * :func:`squared_hinge` — Σ max(0, 1 − bᵢaᵢᵀx)². The hinge is *not* absolutely
   convex, and no nonzero curvature satisfies the lower bound for it in general,
   so this family ships C ≡ 0 and L_C = 2‖A‖₂² (LCD1 is then gradient descent).
@@ -51,7 +53,6 @@ from algorithms._validation import (
     as_float_matrix,
     check_callable,
     check_choice,
-    check_nonnegative,
     check_positive,
     check_shape,
 )
@@ -59,6 +60,7 @@ from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveO
 
 __all__ = [
     "CurvatureProblem",
+    "lp_norm_power",
     "lp_regression",
     "squared_hinge",
     "squared_huber",
@@ -70,6 +72,11 @@ __all__ = [
 
 #: relative tolerance of the runtime symmetry / PSD checks of ``C(x)``
 _CURVATURE_RTOL = 1e-8
+#: a solve is ``Diverged`` once f exceeds f(x0) by this many times max(1, |f(x0)|): the methods
+#: of the family never increase f past f(x0) by more than rounding when their assumptions hold
+#: (LCD1 and GD decrease f; Polyak, LCD2 do not increase ‖x − x*‖, so f stays within
+#: L‖x0 − x*‖²/2 of f*), so growth by fifteen orders of magnitude means a broken assumption
+BLOWUP_FACTOR = 1e15
 
 
 @dataclass(frozen=True)
@@ -82,7 +89,9 @@ class CurvatureProblem(Problem):
     curvature : callable ``x -> C(x)``, a symmetric PSD ``(d, d)`` matrix or a ``(d,)``
         non-negative vector (a diagonal matrix). Checked at ``x0`` here and at every
         evaluation during a solve (a non-symmetric or indefinite ``C`` raises ``ValueError``).
-    L_C : the constant of the upper bound, ``>= 0``.
+    L_C : the constant of the upper bound, ``>= 0``; ``math.inf`` when only the lower bound
+        (inequality (5)) is known, as for ‖x‖_p^p (Example 6.4): LCD2, LCD3 and Polyak need
+        only that bound, LCD1 and the rate of Theorem 4.2 need a finite ``L_C``.
     x0 : the starting point; its dtype (float32 or float64) is kept by every solver.
     f_star : the optimal value, if known (LCD2, LCD3 and Polyak need it). Must not exceed
         ``f(x0)``.
@@ -112,7 +121,9 @@ class CurvatureProblem(Problem):
         check_callable("f", self.f)
         check_callable("grad", self.grad)
         check_callable("curvature", self.curvature)
-        object.__setattr__(self, "L_C", check_nonnegative("L_C", self.L_C))
+        object.__setattr__(self, "L_C", _check_curvature_constant(self.L_C))
+        if not isinstance(self.name, str):
+            raise TypeError(f"name must be a str, got {type(self.name).__name__}")
         x0 = as_float_array("x0", self.x0, ndim=1)
         if x0.size == 0:
             raise ValueError("x0 must have at least one entry, got shape (0,)")
@@ -150,7 +161,13 @@ class CurvatureProblem(Problem):
         return self.x0.dtype
 
     def value(self, x: np.ndarray) -> float:
-        return float(self.f(x))
+        fx = self.f(x)
+        if np.ndim(fx) != 0:
+            raise ValueError(f"f(x) must return a scalar, got an array of shape {np.shape(fx)}")
+        try:
+            return float(fx)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"f(x) must return a real number, got {type(fx).__name__}") from exc
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
         g = np.asarray(self.grad(x), dtype=np.float64)
@@ -197,6 +214,42 @@ class CurvatureProblem(Problem):
                 f"curvature(x) must be positive semidefinite (smallest eigenvalue {lam:.3g})"
             ) from None
         return C
+
+
+def _check_curvature_constant(value: Any) -> float:
+    """``L_C``: a real number in [0, ∞] (∞: no upper bound is known)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+        raise TypeError(f"L_C must be a real number >= 0 (or math.inf), got {type(value).__name__}")
+    if math.isnan(value) or value < 0:
+        raise ValueError(f"L_C must be >= 0 (or math.inf when only the lower bound is known), "
+                         f"got {value!r}")
+    return float(value)
+
+
+def check_finite_curvature_constant(value: Any) -> float:
+    """``L_C`` where the upper bound is used (LCD1): finite and >= 0."""
+    value = _check_curvature_constant(value)
+    if math.isinf(value):
+        raise ValueError("L_C must be finite here (LCD1 minimizes the upper model of inequality (6)), "
+                         "got inf: only the lower bound is known for this problem")
+    return value
+
+
+def is_number(value: Any) -> bool:
+    """True for a real Python/numpy scalar (the step helpers also accept sympy expressions)."""
+    return not isinstance(value, bool) and isinstance(value, int | float | np.floating | np.integer)
+
+
+def check_step_inputs(x: Any, g: Any, C: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The arguments of a step helper: ``x`` and ``g`` of shape (d,), ``C`` of shape (d, d) or (d,)."""
+    x = as_float_array("x", x, ndim=1)
+    g = as_float_array("g", g, ndim=1)
+    check_shape("g", g, x.shape)
+    C = as_float_array("C", C)
+    d = x.size
+    if C.shape not in ((d,), (d, d)):
+        raise ValueError(f"C must have shape ({d},) or ({d}, {d}) to match x, got {C.shape}")
+    return x.astype(np.float64), g.astype(np.float64), C.astype(np.float64)
 
 
 def check_finite_real(name: str, value: Any) -> float:
@@ -257,7 +310,8 @@ def run_descent(
     ``step(x, f(x), ∇f(x), stats)`` returns ``(x_next, info)``; ``x_next = None``
     means the step is undefined (``info["retcode"]`` says why). Stops with
     ``Success`` when ``f − f* <= tol`` (``f*`` known) or ``‖∇f‖ <= tol``,
-    ``MaxIters`` after ``maxiters`` steps, ``Diverged`` on a non-finite value.
+    ``MaxIters`` after ``maxiters`` steps without it, ``Diverged`` on a non-finite
+    iterate, value or gradient, or once ``f − f(x0) > BLOWUP_FACTOR · max(1, |f(x0)|)``.
     Records per iterate: ``iteration, value, gap (f − f*, or None), grad_norm``
     and the step's ``info``.
     """
@@ -279,7 +333,8 @@ def run_descent(
             stats.iterations = k
             gap = None if problem.f_star is None else fx - problem.f_star
             gnorm = float(np.linalg.norm(g))
-            if not (math.isfinite(fx) and math.isfinite(gnorm) and np.all(np.isfinite(x))):
+            blown_up = fx - problem.f0 > BLOWUP_FACTOR * max(1.0, abs(problem.f0))
+            if blown_up or not (math.isfinite(fx) and math.isfinite(gnorm) and np.all(np.isfinite(x))):
                 monitor.record(iteration=k, value=fx, gap=gap, grad_norm=gnorm, **info)
                 retcode = RetCode.Diverged
                 break
@@ -310,6 +365,11 @@ def run_descent(
 def _data(A: Any, b: Any, x0: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     A = as_float_matrix("A", A, allow_sparse=False)
     n, d = A.shape
+    if n == 0 or d == 0:
+        raise ValueError(f"A must have at least one row and one column, got shape {A.shape}")
+    if not np.any(A):
+        raise ValueError(f"A must have a nonzero entry (with A = 0 the objective is constant), "
+                         f"got an all-zero matrix of shape {A.shape}")
     b = as_float_array("b", b, ndim=1)
     check_shape("b", b, (n,))
     if x0 is None:
@@ -351,7 +411,7 @@ def sum_of_squared_abs_linear(A: Any, b: Any, x0: Any = None) -> CurvatureProble
 
     return CurvatureProblem(
         f=f, grad=lambda x: 2.0 * (A.T @ (A @ x - b)), curvature=lambda x: H, L_C=0.0, x0=x0,
-        f_star=f_star, x_star=x_star, L=max(float(np.linalg.eigvalsh(H)[-1]), 1e-300),
+        f_star=f_star, x_star=x_star, L=float(np.linalg.eigvalsh(H)[-1]),
         name="sum of squared |aᵢᵀx − bᵢ|")
 
 
@@ -412,16 +472,30 @@ def sum_of_squared_absolutely_convex(
     """
     check_callable("residuals", residuals)
     check_callable("jacobian", jacobian)
+    d = as_float_array("x0", x0, ndim=1).size
+
+    # shapes are checked at every call (a non-finite value is left to the solver: Diverged)
+    def phi(x):
+        r = np.asarray(residuals(x), dtype=np.float64)
+        if r.ndim != 1 or r.size == 0:
+            raise ValueError(f"residuals(x) must return a non-empty vector (m,), got shape {r.shape}")
+        return r
+
+    def jac(x, m):
+        J = np.asarray(jacobian(x), dtype=np.float64)
+        check_shape("jacobian(x)", J, (m, d))
+        return J
 
     def f(x):
-        r = np.asarray(residuals(x), dtype=np.float64)
+        r = phi(x)
         return float(r @ r)
 
     def grad(x):
-        return 2.0 * np.asarray(jacobian(x), dtype=np.float64).T @ np.asarray(residuals(x), np.float64)
+        r = phi(x)
+        return 2.0 * jac(x, r.size).T @ r
 
     def curvature(x):
-        J = np.asarray(jacobian(x), dtype=np.float64)
+        J = jac(x, phi(x).size)
         return 2.0 * J.T @ J
 
     return CurvatureProblem(f=f, grad=grad, curvature=curvature, L_C=L_C, x0=x0, f_star=f_star,
@@ -528,6 +602,53 @@ def squared_lp_norm(p: float, x0: Any, curvature: str = "diagonal") -> Curvature
                                                                               p, curvature),
                             L_C=2.0 * (p - 1.0), x0=x0, f_star=0.0, x_star=np.zeros(d),
                             L=2.0 * (p - 1.0), name=f"‖x‖_{p:g}² ({curvature} C)")
+
+
+def lp_norm_power(p: float, x0: Any, curvature: str = "diagonal") -> CurvatureProblem:
+    """f(x) = ‖x‖_p^p = Σᵢ |xᵢ|^p for p >= 2 (Example 6.4): the lower bound (5) only.
+
+    ``curvature="diagonal"``: C₁(y) = p diag(|yᵢ|^{p−2}) (Lemma E.11: per coordinate, Young's
+    inequality (p/2)|yᵢ|^{p−2}xᵢ² <= |xᵢ|^p + (p/2 − 1)|yᵢ|^p is the lower bound).
+    ``curvature="rank_one"``: C₂(y) = p wwᵀ/‖y‖_p^p with w = (yᵢ|yᵢ|^{p−2})ᵢ = ∇f(y)/p (Lemma
+    E.12: Hölder's inequality (wᵀx)² <= ‖x‖_p²‖y‖_p^{2p−2} followed by the same Young step).
+    The constant p is the largest possible in both: the bounds are tight at x = −y.
+    For p > 2 the Hessian is unbounded, so no finite L_C exists: ``L_C = math.inf`` (LCD2,
+    LCD3 and Polyak run, LCD1 does not). For p = 2 f = ‖x‖² and L_C = 0 (diagonal: C = 2I, the
+    Hessian) or 2 (rank one). f* = 0 at x* = 0.
+
+    >>> import numpy as np
+    >>> prob = lp_norm_power(3, x0=np.array([1.0, -2.0]))
+    >>> prob.value(prob.x0), prob.curvature_at(prob.x0).tolist(), prob.L_C
+    (9.0, [3.0, 6.0], inf)
+    """
+    p = _check_p(p)
+    check_choice("curvature", curvature, {"diagonal", "rank_one"})
+    x0 = as_float_array("x0", x0, ndim=1)
+    d = x0.size
+
+    def f(x):
+        return float(np.sum(np.abs(np.asarray(x, np.float64)) ** p))
+
+    def w(x):
+        x = np.asarray(x, np.float64)
+        return x * np.abs(x) ** (p - 2.0)
+
+    def curv(x):
+        a = np.abs(np.asarray(x, np.float64))
+        if curvature == "diagonal":
+            return p * a ** (p - 2.0)
+        S = float(np.sum(a**p))
+        if S == 0.0:
+            return np.zeros((d, d))
+        v = w(x)
+        return (p / S) * np.outer(v, v)
+
+    if p == 2.0:
+        L_C, L = (0.0 if curvature == "diagonal" else 2.0), 2.0
+    else:
+        L_C, L = math.inf, None
+    return CurvatureProblem(f=f, grad=lambda x: p * w(x), curvature=curv, L_C=L_C, x0=x0,
+                            f_star=0.0, x_star=np.zeros(d), L=L, name=f"‖x‖_{p:g}^{p:g} ({curvature} C)")
 
 
 def _check_p(p: Any) -> float:

@@ -162,8 +162,15 @@ def property_outcome(
 
     try:
         run()
-    except AssertionError as exc:  # hypothesis replays the shrunk example last
-        message = str(exc).split("\nFalsifying example")[0].strip()
+    except (AssertionError, ExceptionGroup) as exc:  # hypothesis replays the shrunk example last
+        if isinstance(exc, ExceptionGroup):  # failures at several assert sites: report them all
+            failures = exc.subgroup(AssertionError)
+            if failures is None:
+                raise
+            message = "; ".join(str(e).split("\nFalsifying example")[0].strip()
+                                for e in failures.exceptions)
+        else:
+            message = str(exc).split("\nFalsifying example")[0].strip()
         return Outcome(
             "fail",
             f"{what}: counterexample found ({message})",

@@ -28,18 +28,24 @@ def test_gradient_descent_matches_a_hand_loop():
     np.testing.assert_allclose(sol.x, x, rtol=1e-12)
 
 
-def test_gradient_descent_needs_L():
+def test_gradient_descent_needs_a_step():
     prob = CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x,
                             curvature=lambda x: 2 * np.ones(2), L_C=0.0, x0=np.ones(2))
-    with pytest.raises(ValueError, match="smoothness constant"):
+    with pytest.raises(ValueError, match="lr="):
         solve(prob, GradientDescent())
-    assert solve(prob, GradientDescent(L=2.0), maxiters=5).retcode is RetCode.Success
+    assert solve(prob, GradientDescent(lr=0.5), maxiters=5).retcode is RetCode.Success
 
 
-@pytest.mark.parametrize("L", [0.0, -1.0, float("inf")])
-def test_gradient_descent_bad_L(L):
-    with pytest.raises(ValueError, match="L"):
-        GradientDescent(L=L)
+@pytest.mark.parametrize("lr", [0.0, -1.0, float("inf")])
+def test_gradient_descent_bad_lr(lr):
+    with pytest.raises(ValueError, match="lr"):
+        GradientDescent(lr=lr)
+
+
+def test_gradient_descent_too_long_a_step_diverges():
+    prob = squared_norm_residual(A, B, x0=np.ones(3))
+    sol = solve(prob, GradientDescent(lr=3 / prob.L), maxiters=10_000)
+    assert sol.retcode is RetCode.Diverged and sol.stats.iterations < 200
 
 
 def test_polyak_matches_a_hand_loop():
@@ -81,3 +87,11 @@ def test_lbfgs_maxiters_zero_and_float32():
 def test_lbfgs_bad_memory(memory):
     with pytest.raises(ValueError, match="memory"):
         LBFGS(memory=memory)
+
+
+def test_gradient_descent_default_step_from_L_C_when_C_is_zero():
+    # no L given: with C ≡ 0, L_C is a smoothness constant and the step is 1/L_C
+    prob = CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x,
+                            curvature=lambda x: np.zeros(2), L_C=4.0, x0=np.array([1.0, -2.0]))
+    sol = solve(prob, GradientDescent(), maxiters=1, tol=1e-300)
+    np.testing.assert_allclose(sol.x, prob.x0 - 2 * prob.x0 / 4.0)

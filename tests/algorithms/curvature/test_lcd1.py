@@ -24,7 +24,7 @@ B = RNG.standard_normal(15)
 def test_equals_gradient_descent_when_curvature_is_zero():
     prob = squared_hinge(A, np.sign(B), x0=np.zeros(5))  # C ≡ 0, L_C = 2‖A‖²
     lcd = solve(prob, LCD1(), maxiters=40, store_trace=True, tol=1e-300)
-    gd = solve(prob, GradientDescent(L=prob.L_C), maxiters=40, store_trace=True, tol=1e-300)
+    gd = solve(prob, GradientDescent(lr=1 / prob.L_C), maxiters=40, store_trace=True, tol=1e-300)
     np.testing.assert_allclose(lcd.x, gd.x, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose([r["value"] for r in lcd.trace], [r["value"] for r in gd.trace], rtol=1e-12)
 

@@ -67,3 +67,9 @@ def test_needs_f_star():
                             curvature=lambda x: 2 * np.ones(2), L_C=0.0, x0=np.ones(2))
     with pytest.raises(ValueError, match="f_star"):
         solve(prob, LCD3())
+
+
+def test_stepsize_at_zero_gap_is_zero_and_negative_gap_is_rejected():
+    assert lcd3_stepsize(0.0, 2.0) == 0.0  # at the optimum the projection is the point itself
+    with pytest.raises(ValueError, match="delta"):
+        lcd3_stepsize(-1e-3, 2.0)

@@ -9,7 +9,15 @@ import algorithms.curvature.lcd1 as lcd1_module
 from algorithms import solve
 from algorithms.curvature import LCD1, GradientDescent, squared_norm_residual
 from theorems.core import Context
-from theorems.lcd import _check_monotone, _iterates, _required_decrease, _scaled_step, make_instance
+from theorems.lcd import (
+    _check_monotone,
+    _iterates,
+    _per_family,
+    _point_pairs,
+    _required_decrease,
+    _scaled_step,
+    make_instance,
+)
 
 
 def _problem():
@@ -56,9 +64,28 @@ def test_gd_comparison_sees_a_doubled_step():
     prob = make_instance("norm_residual", 1, 1.0)
     d = prob.dimension
     p0 = replace(prob, curvature=lambda x: np.zeros((d, d)))
-    want, _ = _iterates(p0, GradientDescent(L=p0.L_C), maxiters=10)
+    want, _ = _iterates(p0, GradientDescent(lr=1 / p0.L_C), maxiters=10)
     got, _ = _iterates(p0, LCD1(), maxiters=10)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     with _scaled_step("lcd1", "lcd1_step", 2.0):
         bad, _ = _iterates(p0, LCD1(), maxiters=10)
     assert bad.shape != want.shape or np.max(np.abs(bad - want)) > 1e-3
+
+
+def test_point_pairs_cover_the_four_kinds():
+    prob = make_instance("lp_norm_diagonal", 2, 1.0)
+    pairs = _point_pairs(prob, np.random.default_rng(0), 1.0, count=8)
+    assert len(pairs) == 8
+    x, y = pairs[2]  # the axis kind: y has one coordinate at x* = 0, x differs from y only there
+    axis = np.flatnonzero(x != y)
+    assert axis.size <= 1 and (axis.size == 0 or y[axis[0]] == 0.0)
+    x, y = pairs[3]  # the far-side kind: x = −t y around x* = 0
+    assert float(x @ y) < 0 and np.linalg.matrix_rank(np.stack([x, y])) == 1
+
+
+def test_per_family_gives_every_family_its_instances():
+    seen = []
+    out = _per_family(Context(seed=0), ("huber", "hinge"), lambda example: seen.append(example[0]),
+                      instances=(5, 9), what="anything")
+    assert out.status == "pass" and seen.count("huber") == 5 and seen.count("hinge") == 5
+

@@ -1,0 +1,156 @@
+"""Bad inputs to every public callable of ``algorithms.curvature``: each is rejected early, by our own
+validation, with a message naming the argument and what was expected."""
+
+import math
+
+import numpy as np
+import pytest
+
+import algorithms.curvature as curvature
+from algorithms import solve
+from algorithms.curvature import (
+    LBFGS,
+    LCD1,
+    LCD2,
+    LCD3,
+    CurvatureProblem,
+    GradientDescent,
+    Polyak,
+    gd_step,
+    lcd1_step,
+    lcd2_coefficients,
+    lcd2_gap,
+    lcd2_multiplier,
+    lcd2_step,
+    lcd3_step,
+    lcd3_stepsize,
+    lp_norm_power,
+    lp_regression,
+    polyak_step,
+    scaled,
+    shifted,
+    squared_hinge,
+    squared_huber,
+    squared_lp_norm,
+    squared_norm_residual,
+    sum_of_squared_abs_linear,
+    sum_of_squared_absolutely_convex,
+    summed,
+)
+from tests.bad_inputs import BadInput, assert_every_callable_covered, check_bad_input
+
+A = np.array([[1.0, 2.0], [0.0, 1.0], [1.0, -1.0]])
+B = np.array([1.0, 0.0, 2.0])
+X2, G2 = np.ones(2), np.array([1.0, -1.0])
+
+
+def _quadratic(**overrides):
+    kwargs = dict(f=lambda x: float(x @ x), grad=lambda x: 2 * x, curvature=lambda x: 2 * np.ones(2),
+                  L_C=0.0, x0=np.ones(2))
+    kwargs.update(overrides)
+    return CurvatureProblem(**kwargs)
+
+
+def _lp(d=2):
+    return squared_lp_norm(3, x0=np.ones(d))
+
+
+CASES = [
+    # problem
+    BadInput(CurvatureProblem, lambda: _quadratic(f=3.0), TypeError, ("f", "callable"), "f"),
+    BadInput(CurvatureProblem, lambda: _quadratic(L_C=-1.0), ValueError, ("L_C", ">= 0"), "L_C"),
+    BadInput(CurvatureProblem, lambda: _quadratic(L_C=math.nan), ValueError, ("L_C", ">= 0"), "L_C-nan"),
+    BadInput(CurvatureProblem, lambda: _quadratic(L_C="1"), TypeError, ("L_C", "real number"), "L_C-str"),
+    BadInput(CurvatureProblem, lambda: _quadratic(x0=np.ones((2, 2))), ValueError, ("x0", "1-dimensional"),
+             "x0-2d"),
+    BadInput(CurvatureProblem, lambda: _quadratic(x0=np.array([])), ValueError, ("x0", "at least one"),
+             "x0-empty"),
+    BadInput(CurvatureProblem, lambda: _quadratic(f_star=5.0), ValueError, ("f_star", "exceeds"), "f_star"),
+    BadInput(CurvatureProblem, lambda: _quadratic(x_star=np.zeros(3)), ValueError, ("x_star", "shape"),
+             "x_star"),
+    BadInput(CurvatureProblem, lambda: _quadratic(L=0.0), ValueError, ("L", "> 0"), "L"),
+    BadInput(CurvatureProblem, lambda: _quadratic(name=3), TypeError, ("name", "str"), "name"),
+    BadInput(CurvatureProblem, lambda: _quadratic(f=lambda x: x), ValueError, ("f(x)", "scalar"),
+             "f-vector"),
+    BadInput(CurvatureProblem, lambda: _quadratic(grad=lambda x: np.ones(3)), ValueError,
+             ("grad(x)", "shape"), "grad-shape"),
+    BadInput(CurvatureProblem, lambda: _quadratic(curvature=lambda x: np.eye(3)), ValueError,
+             ("curvature(x)", "shape"), "curvature-shape"),
+    BadInput(CurvatureProblem, lambda: _quadratic(curvature=lambda x: -np.ones(2)), ValueError,
+             ("curvature(x)", "positive semidefinite"), "curvature-psd"),
+    # families
+    BadInput(squared_norm_residual, lambda: squared_norm_residual(np.zeros((3, 2)), B), ValueError,
+             ("A", "nonzero"), "zero-A"),
+    BadInput(squared_norm_residual, lambda: squared_norm_residual(np.zeros((0, 2)), np.zeros(0)), ValueError,
+             ("A", "at least one row"), "empty-A"),
+    BadInput(squared_norm_residual, lambda: squared_norm_residual(A, np.ones(4)), ValueError,
+             ("b", "shape (3)"), "b-shape"),
+    BadInput(sum_of_squared_abs_linear, lambda: sum_of_squared_abs_linear(A, B, x0=np.ones(3)), ValueError,
+             ("x0", "shape (2)"), "x0-shape"),
+    BadInput(sum_of_squared_absolutely_convex,
+             lambda: sum_of_squared_absolutely_convex("r", lambda x: np.eye(2), 1.0, X2), TypeError,
+             ("residuals", "callable"), "residuals"),
+    BadInput(sum_of_squared_absolutely_convex,
+             lambda: sum_of_squared_absolutely_convex(np.abs, lambda x: np.eye(3), 1.0, X2), ValueError,
+             ("jacobian(x)", "shape (2, 2)"), "jacobian-shape"),
+    BadInput(squared_huber, lambda: squared_huber(A, B, delta=0.0), ValueError, ("delta", "> 0"), "delta"),
+    BadInput(squared_lp_norm, lambda: squared_lp_norm(1.5, x0=X2), ValueError, ("p", ">= 2"), "p"),
+    BadInput(squared_lp_norm, lambda: squared_lp_norm(3, x0=X2, curvature="full"), ValueError,
+             ("curvature", "diagonal"), "curvature"),
+    BadInput(lp_regression, lambda: lp_regression(A, B, p="3"), TypeError, ("p", "real number"), "p"),
+    BadInput(lp_norm_power, lambda: lp_norm_power(1.0, x0=X2), ValueError, ("p", ">= 2"), "p"),
+    BadInput(squared_hinge, lambda: squared_hinge(A, np.array([1.0, 0.0, -1.0])), ValueError,
+             ("b", "{-1, +1}"), "labels"),
+    # calculus
+    BadInput(shifted, lambda: shifted(_lp(), math.inf), ValueError, ("alpha", "finite"), "alpha"),
+    BadInput(shifted, lambda: shifted("f", 1.0), TypeError, ("problem", "CurvatureProblem"), "problem"),
+    BadInput(scaled, lambda: scaled(_lp(), 0.0), ValueError, ("beta", "> 0"), "beta"),
+    BadInput(summed, lambda: summed(_lp(2), _lp(3)), ValueError, ("second", "dimension"), "dimension"),
+    # algorithms (hyperparameters, or what solve needs from the problem)
+    BadInput(GradientDescent, lambda: GradientDescent(lr=0.0), ValueError, ("lr", "> 0"), "lr"),
+    BadInput(GradientDescent, lambda: GradientDescent(lr="0.1"), TypeError, ("lr", "real number"), "lr-str"),
+    BadInput(LBFGS, lambda: LBFGS(memory=0), ValueError, ("memory", "positive int"), "memory"),
+    BadInput(LCD1, lambda: solve(lp_norm_power(3, x0=X2), LCD1()), ValueError, ("L_C", "finite"), "inf-L_C"),
+    BadInput(LCD2, lambda: solve(_quadratic(), LCD2()), ValueError, ("f_star",), "no-f_star"),
+    BadInput(LCD3, lambda: solve(_quadratic(), LCD3()), ValueError, ("f_star",), "no-f_star"),
+    BadInput(Polyak, lambda: solve(_quadratic(), Polyak()), ValueError, ("f_star",), "no-f_star"),
+    # step helpers
+    BadInput(gd_step, lambda: gd_step(X2, G2, -0.1), ValueError, ("lr", "> 0"), "lr"),
+    BadInput(polyak_step, lambda: polyak_step(X2, np.zeros(2), 1.0, 0.0), ValueError,
+             ("g_norm_sq", "> 0"), "zero-gradient"),
+    BadInput(polyak_step, lambda: polyak_step(X2, G2, -1.0, 2.0), ValueError, ("delta", ">= 0"), "delta"),
+    BadInput(lcd1_step, lambda: lcd1_step(X2, np.ones(3), np.zeros(2), 1.0), ValueError,
+             ("g", "shape (2)"), "g-shape"),
+    BadInput(lcd1_step, lambda: lcd1_step(X2, G2, np.zeros((3, 3)), 1.0), ValueError,
+             ("C", "shape"), "C-shape"),
+    BadInput(lcd1_step, lambda: lcd1_step(X2, G2, np.zeros(2), -1.0), ValueError, ("L_C", ">= 0"), "L_C"),
+    BadInput(lcd2_gap, lambda: lcd2_gap(1.0, 1.0, G2, np.zeros(3)), ValueError, ("D", "shape"), "D-shape"),
+    BadInput(lcd2_gap, lambda: lcd2_gap(-1.0, 1.0, G2, np.zeros(2)), ValueError, ("lam", ">= 0"), "lam"),
+    BadInput(lcd2_coefficients, lambda: lcd2_coefficients(1.0, -np.ones(2)), ValueError, ("D", ">= 0"),
+             "D-negative"),
+    BadInput(lcd2_multiplier, lambda: lcd2_multiplier(1.0, np.zeros(2), np.ones(2)), ValueError,
+             ("ghat", "nonzero"), "zero-gradient"),
+    BadInput(lcd2_multiplier, lambda: lcd2_multiplier(0.0, G2, np.ones(2)), ValueError, ("delta", "> 0"),
+             "delta"),
+    BadInput(lcd2_step, lambda: lcd2_step(X2, G2, np.eye(3), 1.0), ValueError, ("C", "shape"), "C-shape"),
+    BadInput(lcd2_step, lambda: lcd2_step(X2, G2, np.eye(2), math.nan), ValueError, ("delta", "finite"),
+             "delta"),
+    BadInput(lcd3_stepsize, lambda: lcd3_stepsize(1.0, 0.0), ValueError, ("G", "> 0"), "G"),
+    BadInput(lcd3_step, lambda: lcd3_step(np.ones((2, 1)), G2, np.eye(2), 1.0), ValueError,
+             ("x", "1-dimensional"), "x-2d"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input_is_rejected(case):
+    check_bad_input(case)
+
+
+def test_every_public_callable_has_a_case():
+    assert_every_callable_covered([curvature], CASES)
+
+
+def test_integer_inputs_are_promoted():
+    prob = squared_norm_residual(np.array([[1, 0], [0, 2]]), np.array([1, 1]))
+    assert prob.x0.dtype == np.float64 and prob.L == 8.0
+    assert GradientDescent(lr=1).lr == 1.0 and isinstance(GradientDescent(lr=1).lr, float)
