@@ -58,7 +58,7 @@ def check_shape(name: str, array, shape: tuple[int | None, ...]) -> None:
         want is None or want == got for want, got in zip(shape, array.shape)
     )
     if not ok:
-        expected = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
+        expected = str(tuple("*" if s is None else s for s in shape)).replace("'*'", "*")
         raise ValueError(f"{name} must have shape {expected}, got {tuple(array.shape)}")
 
 

@@ -5,7 +5,7 @@ method to reach t_end, the number of gradient evaluations, the time per unit of
 t, the relative gap ‖θ − θ_ref‖/‖θ_ref‖ at t_end against a tight DOP853 reference,
 and the ratio of each time to the peer (GD with η = 0.01, measured in the same process).
 A second table times the ODE right-hand side: the closed-form numpy gradient used by
-the solvers vs torch autograd through ``TwoLayerReLU.apply``.
+the solvers vs torch autograd through the module (``TwoLayerTraining.torch_loss``).
 
     .venv/bin/python benchmarks/bench_two_layer_nc.py [--quick]
 """
@@ -40,8 +40,8 @@ def main() -> None:
           f"exponential loss, init_scale=1e-3, torch threads=1")
 
     methods = {
-        "GD eta=0.01 (peer)": GradientDescentTraining(step=0.01, n_records=2),
-        "GD eta=0.05": GradientDescentTraining(step=0.05, n_records=2),
+        "GD lr=0.01 (peer)": GradientDescentTraining(lr=0.01, n_records=2),
+        "GD lr=0.05": GradientDescentTraining(lr=0.05, n_records=2),
         "flow RK45 rtol=1e-6": GradientFlow(n_records=2, rtol=1e-6),
         "flow RK45 rtol=1e-9": GradientFlow(n_records=2, rtol=1e-9, atol=1e-14),
         "flow DOP853 rtol=1e-9": GradientFlow(n_records=2, method="DOP853", rtol=1e-9, atol=1e-14),

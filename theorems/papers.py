@@ -28,9 +28,9 @@ class Paper:
 
 
 _RECORDS = [
-    Paper("dqp", "dQP: solver-agnostic differentiation of quadratic programs",
-          "Magoon, Yang, Aigerman, Kovalsky. NeurIPS 2025. Code: cwmagoon/dQP (libdqp).", "qp",
-          modules=("algorithms.qp.dqp", "algorithms.qp.problem", "algorithms.qp.layer")),
+    Paper("dqp", "Differentiation Through Black-Box Quadratic Programming Solvers",
+          "Magoon, Yang, Aigerman, Kovalsky. NeurIPS 2025. arXiv:2410.06324. Code: cwmagoon/dQP (libdqp).",
+          "qp", modules=("algorithms.qp.dqp", "algorithms.qp.problem", "algorithms.qp.layer")),
     Paper("lcd", "Local Curvature Descent: Squeezing More Curvature out of Standard and Polyak GD",
           "Richtárik, Giancola, Lubczyk, Yadav. NeurIPS 2025. arXiv:2405.16574.", "curvature",
           modules=("algorithms.curvature.problem", "algorithms.curvature.calculus",
@@ -45,21 +45,24 @@ _RECORDS = [
     Paper("cei_rates", "Convergence rates of constrained expected improvement",
           "H. Wang, J. Wang, Dai, Chiang, Ng, Petra. NeurIPS 2025. arXiv:2505.11323.",
           "bayesopt"),
-    Paper("sam_stability", "A unified linear stability analysis of SGD, random perturbation "
-          "and SAM: the role of data coherence",
+    Paper("sam_stability", "A Unified Stability Analysis of SAM vs SGD: Role of Data Coherence "
+          "and Emergence of Simplicity Bias",
           "Chang, Khanna. NeurIPS 2025. arXiv:2511.17378.", "nets",
           modules=("algorithms.nets.stability", "algorithms.nets.sam", "algorithms.nets.functional")),
     Paper("gd_nonsingular", "The gradient descent map is non-singular for almost all step sizes",
           "Crăciun, Ghoshdastidar. NeurIPS 2025. OpenReview Ecw0Cina9N, arXiv:2510.24466.",
           "nets",
           modules=("algorithms.nets.models", "algorithms.nets.gd_map", "algorithms.nets.functional")),
-    Paper("sparse_relu", "Sparsest interpolating ReLU networks via ℓp path norms, 0 < p < 1",
+    Paper("sparse_relu", "Global Minimizers of ℓp-Regularized Objectives Yield the Sparsest ReLU "
+          "Neural Networks",
           "Nakhleh, Nowak. NeurIPS 2025. OpenReview EMa1ih7Wdt, arXiv:2505.21791.", "nets",
-          modules=("algorithms.nets.sparse_interpolation", "algorithms.nets.lp_training")),
-    Paper("two_layer_nc", "Neural collapse under gradient flow in two-layer ReLU networks",
+          modules=("algorithms.nets.sparse_interpolation", "algorithms.nets.lp_training",
+                   "algorithms.nets.multivariate_interpolation")),
+    Paper("two_layer_nc", "Neural Collapse under Gradient Flow on Shallow ReLU Networks for "
+          "Orthogonally Separable Data",
           "Min, Zhu, Vidal. NeurIPS 2025. OpenReview DbJ2f80JF8, arXiv:2510.21078.", "nets",
           modules=("algorithms.nets.neural_collapse", "algorithms.nets.gradient_flow",
-                   "algorithms.nets.two_layer")),
+                   "algorithms.nets.two_layer", "algorithms.nets.functional")),
     Paper("single_location_attention", "Exact mean-field analysis of softmax attention on "
           "single-location regression",
           "Dohmatob. NeurIPS 2025. OpenReview GiqeRe1NsY.", "attention"),

@@ -1,15 +1,18 @@
-"""Claims of Nakhleh & Nowak (NeurIPS 2025): ℓp path norms, 0 < p < 1, give the sparsest ReLU interpolants.
+"""Claims of Nakhleh & Nowak, *Global Minimizers of ℓp-Regularized Objectives Yield the Sparsest ReLU
+Neural Networks* (NeurIPS 2025, arXiv:2505.21791).
 
-Sources: arXiv:2505.21791 / OpenReview EMa1ih7Wdt. We could read the abstract and
-secondary summaries of the paper, not its full text (see paper_notes/sparse_relu.md);
-section numbers below follow those summaries (Section 3 is the univariate case,
-Proposition 3.1 the path-norm / V_p equivalence).
+Numbered results (the results map below): Section 3 (univariate) Proposition 3.1,
+Theorem 3.1, Corollaries 3.1.1 and 3.1.2, Theorem 3.2; Section 4 (multivariate)
+Proposition 4.1, Lemma 4.1, Theorem 4.1. Each claim says which it covers (``covers``)
+and how it departs from the statement (``deviation``); the note
+``paper_notes/sparse_relu.md`` restates each in our words.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from contextlib import contextmanager, nullcontext
 from functools import partial
 
 import numpy as np
@@ -20,23 +23,108 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from algorithms import solve
+from algorithms.nets import sparse_interpolation
 from algorithms.nets.lp_training import LpPathNormTraining
+from algorithms.nets.multivariate_interpolation import (
+    MultivariateInterpolationProblem,
+    PatternEnumeration,
+    basic_points,
+    network_from_pieces,
+    pattern_program,
+)
 from algorithms.nets.sparse_interpolation import (
     CPWL,
     BruteForceVp,
     InterpolationProblem,
     SparsestInterpolantDP,
     _slope_tol,
+    cpwl_to_network,
     discrete_curvature,
     min_knots_slope_dp,
     network_to_cpwl,
     path_norm,
     vp_of_jumps,
 )
-from theorems.core import Claim, Context, Kind, Outcome, register
+from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.evidence import property_outcome, symbolic_truth
 
 PAPER = "sparse_relu"
+
+register_results(PAPER, [
+    Result(id="Proposition 3.1", checkable=True,
+           statement="for 0 <= p <= 1 the functions of min-ℓp-path-norm interpolating nets (width K >= "
+                     "N) are "
+                     "exactly the CPWL interpolants (<= K knots) of least V_p = Σ|slope change|^p"),
+    Result(id="Theorem 3.1", checkable=True,
+           statement="for 0 < p < 1 minimizers exist and obey a geometric description: linear outside "
+                     "[x_2, x_{N-1}], on collinear runs and between points of different curvature; on a "
+                     "run of "
+                     "equal curvature one knot at the chord crossing (2 points) or convex/concave pieces "
+                     "through the data points with slopes between neighbouring chords (more points)"),
+    Result(id="Corollary 3.1.1", checkable=True,
+           statement="every min-ℓp interpolant (0 < p < 1) is also a min-ℓ1 interpolant and needs at "
+                     "most N - 2 "
+                     "neurons"),
+    Result(id="Corollary 3.1.2", checkable=True,
+           statement="every min-ℓp net (0 < p < 1) has max_k |v_k w_k| <= Σ_k |v_k w_k| = Σ_i |s_{i+1} "
+                     "- s_i| "
+                     "and Lipschitz constant <= max_i |s_i|"),
+    Result(id="Theorem 3.2", checkable=True,
+           statement="the V_p minimizer is unique (up to equal absolute slope changes) for all but "
+                     "finitely many "
+                     "p in (0, 1); a data-dependent p* exists below which it is sparsest; with no more "
+                     "than two "
+                     "consecutive points of equal curvature it is sparsest for every p in (0, 1)"),
+    Result(id="Proposition 4.1", checkable=True,
+           statement="multivariate, K >= N, 0 < p < 1: min-ℓp and min-ℓ0 interpolating nets exist and "
+                     "have at "
+                     "most N active neurons; in general position an ℓ0 solution has O(N) nonzero parameters"),
+    Result(id="Lemma 4.1", checkable=True,
+           statement="a min-ℓp (or ℓ0) net can be rebuilt from a solution of the activation-pattern "
+                     "program (10) "
+                     "with at most N nonzero pattern vectors, with the same ℓ0 and ℓq path norms"),
+    Result(id="Theorem 4.1", checkable=True,
+           statement="multivariate: for every data set a data-dependent p* exists such that every min-ℓp "
+                     "interpolating net with 0 < p < p* is a min-ℓ0 (sparsest) one"),
+])
+
+
+def _one_failure(test):
+    """``test`` with every assertion failure re-raised from one line, without its context.
+
+    hypothesis tells failures apart by where they are raised; with several assertions a control can
+    fail in more than one way and hypothesis then raises an ExceptionGroup of all of them, which
+    ``property_outcome`` does not read as a counterexample. One origin keeps one (shrunk) failure.
+    """
+    def wrapped(example):
+        message = None
+        try:
+            return test(example)
+        except AssertionError as exc:
+            message = str(exc)
+        raise AssertionError(message)
+
+    return wrapped
+
+
+def _sampled_outcome(draw, test, *, ctx: Context, count: int, what: str) -> Outcome:
+    """Run ``test`` on ``count`` instances ``draw(rng)`` from the context's generator; no shrinking.
+
+    For the multivariate claims, whose instances cost a second each: hypothesis would spend minutes
+    shrinking a control's counterexample. The first failing instance is reported as drawn.
+    """
+    rng = ctx.rng(what)
+    figures: dict = {}
+    for index in range(count):
+        example = draw(rng)
+        try:
+            figures = test(example) or figures
+        except AssertionError as exc:
+            return Outcome("fail", f"{what}: counterexample found ({exc})",
+                           {"statement": what, "examples_run": index + 1, "message": str(exc),
+                            "counterexample": [np.asarray(e).tolist() for e in example]})
+    return Outcome("pass", f"{what}: held on {count} drawn instances",
+                   {"statement": what, "examples_run": count, **figures})
 
 
 # ----------------------------------------------------------------------------- path norm = V_p
@@ -140,7 +228,7 @@ def _check_path_norm(ctx: Context, *, sabotage: bool) -> Outcome:
         worst["max_vp_error"] = max(worst["max_vp_error"], float(f"{err:.3g}"))
         return dict(worst)
 
-    return property_outcome(_networks(), test, ctx=ctx, max_examples=ctx.pick(150, 1000),
+    return property_outcome(_networks(), _one_failure(test), ctx=ctx, max_examples=ctx.pick(150, 1000),
                             what="path norm = V_p for distinct knots, >= V_p with repeated knots, "
                                  "V_p matches finite differences")
 
@@ -148,7 +236,12 @@ def _check_path_norm(ctx: Context, *, sabotage: bool) -> Outcome:
 register(Claim(
     id="sparse_relu.path_norm_equals_vp",
     paper=PAPER,
-    source="Section 3, Proposition 3.1 (arXiv:2505.21791; path norm vs V_p of the realized function)",
+    source="Proposition 3.1 and Remark 1 (arXiv:2505.21791; path norm vs V_p of the realized function)",
+    origin=Origin.PAPER,
+    covers=("Proposition 3.1",),
+    deviation=("Checks the network-level identity behind Proposition 3.1 (the least path norm of a net "
+               "realizing f is V_p(f), Remark 1) on random nets with 0 < p < 1, not the equality of the two "
+               "solution sets itself, and not p = 0 or p = 1."),
     statement=(
         "For a univariate ReLU net f(x) = Σ v_k (w_k x + b_k)₊ + a x + c and 0 < p < 1: V_p(f), the sum "
         "of |slope change|^p over the distinct knots of f, equals the path norm Σ |v_k w_k|^p when the "
@@ -233,7 +326,8 @@ def _check_sparsest(ctx: Context, *, p_override: float | None) -> Outcome:
         stats["max_p_used"] = max(stats["max_p_used"], round(p, 6))
         return dict(stats)
 
-    out = property_outcome(_datasets(ctx.pick(6, 8)), test, ctx=ctx, max_examples=ctx.pick(40, 300),
+    out = property_outcome(_datasets(ctx.pick(6, 8)), _one_failure(test), ctx=ctx,
+                           max_examples=ctx.pick(40, 300),
                            what="every global V_p minimizer has the fewest knots")
     # a data set where p = 0.5 is not small enough (recorded, not asserted: the claim is for small p)
     x = np.arange(6.0)
@@ -250,12 +344,17 @@ def _check_sparsest(ctx: Context, *, p_override: float | None) -> Outcome:
 register(Claim(
     id="sparse_relu.minimizer_is_sparsest",
     paper=PAPER,
-    source="Section 3, univariate sparsity theorem (arXiv:2505.21791; 'sufficiently small p')",
+    source="Theorem 3.2, second sentence (arXiv:2505.21791; a data-dependent p* exists)",
+    origin=Origin.PAPER,
+    covers=("Theorem 3.2",),
+    deviation=("Theorem 3.2 only proves that some data-dependent p* exists; we exhibit one per data set, "
+               "p = min(0.5, p̄/2) with p̄ = log(1 + 1/K₀)/log(M/m) a sufficient threshold of our own "
+               "derivation (paper_notes/sparse_relu.md), so the check also tests our p̄."),
     statement=(
         "For univariate data (3 to 6 points in the quick profile, 8 in full; x near a grid, y "
-        "arbitrary, ties and collinear points allowed) and every p below the explicit data-dependent "
-        "bound p̄ = log(1 + 1/K₀)/log(M/m) (we test p = min(0.5, p̄/2)), every global minimizer of V_p "
-        "over CPWL interpolants has exactly K₀ knots, the fewest any interpolant can have."),
+        "arbitrary, ties and collinear points allowed) some p* > 0 exists such that every global V_p "
+        "minimizer over CPWL interpolants with 0 < p < p* has exactly K₀ knots, the fewest any "
+        "interpolant can have; we exhibit p = min(0.5, p̄/2), p̄ = log(1 + 1/K₀)/log(M/m) our bound."),
     kind=Kind.PROPERTY,
     check=partial(_check_sparsest, p_override=None),
     control=partial(_check_sparsest, p_override=1.0),
@@ -283,7 +382,9 @@ def _check_concave(ctx: Context, *, p_value: sympy.Expr | None) -> Outcome:
 register(Claim(
     id="sparse_relu.quasinorm_concave",
     paper=PAPER,
-    source="Sections 1 and 3 (arXiv:2505.21791; ℓp quasinorm, 0 < p < 1, sparsity of minimizers)",
+    source="proofs of Theorem 3.2 and Theorem 4.1 (arXiv:2505.21791; strict concavity of |t|^p on each "
+           "orthant, used with the Bauer maximum principle)",
+    origin=Origin.PROOF_STEP,
     statement=(
         "t ↦ t^p is strictly concave on t > 0 for every 0 < p < 1 (second derivative p(p-1)t^{p-2} < 0), "
         "hence V_p is concave on each orthant of slope changes. (That its minimum over the interpolants "
@@ -380,15 +481,16 @@ def _check_vertex(ctx: Context, *, p_override: float | None) -> Outcome:
             "the best vertex (at most N - 2 knots)")
         return dict(stats)
 
-    return property_outcome(_knot_sets(), test, ctx=ctx, max_examples=ctx.pick(30, 200),
+    return property_outcome(_knot_sets(), _one_failure(test), ctx=ctx, max_examples=ctx.pick(30, 200),
                             what="no interpolant with knots in S beats the best vertex (<= N - 2 knots)")
 
 
 register(Claim(
     id="sparse_relu.vertex_minimizer",
     paper=PAPER,
-    source="Section 3 (arXiv:2505.21791; ℓp, 0 < p < 1, minimizers are sparse); the reduction behind "
-           "BruteForceVp in paper_notes/sparse_relu.md",
+    source="our reduction behind BruteForceVp (paper_notes/sparse_relu.md, step 4), the fixed-knot-set "
+           "analogue of the Bauer-maximum-principle step in the proof of Theorem 3.2 (arXiv:2505.21791)",
+    origin=Origin.DERIVED,
     statement=(
         "For univariate data (4 to 6 points near a grid, y in [-3, 3]), a knot set S (the interior data "
         "points plus 3 random knots) and 0 < p < 1, the least V_p over the affine set of CPWL "
@@ -447,8 +549,9 @@ def _check_training(ctx: Context, *, regularizer: str) -> Outcome:
 register(Claim(
     id="sparse_relu.training_recovers",
     paper=PAPER,
-    source="Abstract and Section 1 (arXiv:2505.21791; the ℓp objective is a.e. differentiable, "
-           "'potentially enabling gradient-based training'); the recovery rate is our measurement",
+    source="Section 5 and the abstract (arXiv:2505.21791; gradient training of the ℓp objective gives sparse "
+           "nets); our training method (LpPathNormTraining) and our measured recovery rate",
+    origin=Origin.IMPLEMENTATION,
     statement=(
         "Adam on the augmented Lagrangian of the smoothed ℓp path norm (p = 1/2, width 16, 4000 steps, "
         "ε annealed 1 → 1e-3), followed by magnitude pruning and a least-squares polish, returns an "
@@ -460,4 +563,734 @@ register(Claim(
     control_description=(
         "Same training, pruning and polish with ℓ2 weight decay ½Σ(v² + w²) instead of the ℓp path "
         "norm: it interpolates with extra knots and must fall below the 40% recovery threshold."),
+    # 80 trainings (check + control) cost ~42 s of CPU; on a 2-core machine at load 8 the wall time
+    # reached 170 s, past the default 120 s budget (the sample is what the threshold's error rates need)
+    budget_s=300,
+))
+
+
+# ----------------------------------------------------------------------------- Theorem 3.1: the shape
+
+
+def _one_sided_slopes(f: CPWL, point: float, knot_tol: float) -> tuple[float, float]:
+    """Left and right derivative of ``f`` at ``point`` (knots within ``knot_tol`` count as at it)."""
+    left = f.slope + float(np.sum(f.jumps[f.knots < point - knot_tol]))
+    right = f.slope + float(np.sum(f.jumps[f.knots <= point + knot_tol]))
+    return left, right
+
+
+def _curvature_runs(eps: np.ndarray) -> list[tuple[int, int]]:
+    """Maximal runs ``(i, i + m)`` of equal nonzero discrete curvature, m >= 1 (data indices, 0-based)."""
+    runs, i, n = [], 1, eps.size
+    while i < n - 1:
+        j = i
+        while j + 1 < n - 1 and eps[j + 1] == eps[i]:
+            j += 1
+        if eps[i] != 0 and j > i:
+            runs.append((i, j))
+        i = j + 1
+    return runs
+
+
+def theorem_3_1_violations(f: CPWL, x: np.ndarray, y: np.ndarray) -> list[str]:
+    """What of Theorem 3.1's description (and interpolation) the CPWL ``f`` breaks on data ``(x, y)``.
+
+    Our reading of the theorem, with 0-based data indices and ε_i = sign(Δ_i) at the
+    interior points: (0) f(x_i) = y_i; (1) no knot left of x_1 or right of x_{N-2};
+    no knot inside a gap (x_i, x_{i+1}) unless ε_i = ε_{i+1} ≠ 0; no knot at an interior
+    point with ε_i = 0 (three collinear points); (2) on a maximal run x_i..x_{i+m} of
+    equal nonzero curvature: slope s_{i-1} arriving at x_i and s_{i+m} leaving x_{i+m};
+    at most m knots, all with slope change of sign ε (convex/concave); for m = 1 exactly
+    one knot, strictly inside the gap; for m >= 2 at most m - 1 other slopes, each on a
+    piece through an interior point x_{i+j} of the run with slope between s_{i+j-1} and s_{i+j}.
+    """
+    s = np.diff(y) / np.diff(x)
+    d = discrete_curvature(x, y)
+    eps = np.concatenate([[0], np.sign(d), [0]]).astype(int)
+    scale = max(1.0, float(np.max(np.abs(s))))
+    # Tolerances. Positions: knots come from exact solves / closed forms, ~1e-15·ptp(x) off; a knot
+    # misplaced on purpose is off by a data-scale amount. Slopes: ~1e-13·scale off; a wrong slope is
+    # off by a curvature, which exceeds the shared zero threshold _slope_tol (>= 1e-9·max|y|/gap).
+    knot_tol = 1e-9 * float(np.ptp(x))
+    slope_tol = 1e-9 * scale
+    value_tol = 1e-9 * max(1.0, float(np.max(np.abs(y))))
+    bad = []
+    miss = float(np.max(np.abs(f(x) - y)))
+    if miss > value_tol:
+        bad.append(f"does not interpolate: max |f(x_i) - y_i| = {miss:.3g}")
+    t = f.knots
+    if np.any(t < x[1] - knot_tol) or np.any(t > x[-2] + knot_tol):
+        bad.append(f"knot outside [x_2, x_(N-1)]: {t.tolist()}")
+    for i in range(1, x.size - 2):
+        inside = (t > x[i] + knot_tol) & (t < x[i + 1] - knot_tol)
+        if np.any(inside) and not (eps[i] == eps[i + 1] != 0):
+            bad.append(f"knot inside gap ({x[i]:.6g}, {x[i + 1]:.6g}) with curvatures {eps[i]}, {eps[i + 1]}")
+    for i in range(1, x.size - 1):
+        if eps[i] == 0 and np.any(np.abs(t - x[i]) <= knot_tol):
+            bad.append(f"knot at collinear point x = {x[i]:.6g}")
+    for i, j in _curvature_runs(eps):
+        m = j - i
+        left, _ = _one_sided_slopes(f, x[i], knot_tol)
+        _, right = _one_sided_slopes(f, x[j], knot_tol)
+        if abs(left - s[i - 1]) > slope_tol or abs(right - s[j]) > slope_tol:
+            bad.append(f"run x[{i}..{j}]: slopes {left:.6g} in / {right:.6g} out, expected "
+                       f"{s[i - 1]:.6g} / {s[j]:.6g}")
+        on_run = (t >= x[i] - knot_tol) & (t <= x[j] + knot_tol)
+        if np.sum(on_run) > m or np.any(np.sign(f.jumps[on_run]) != eps[i]):
+            bad.append(f"run x[{i}..{j}] (m = {m}): knots {t[on_run].tolist()} with changes "
+                       f"{f.jumps[on_run].tolist()}, expected at most m of sign {eps[i]}")
+        if m == 1:
+            strictly = (t > x[i] + knot_tol) & (t < x[j] - knot_tol)
+            if np.sum(on_run) != 1 or np.sum(strictly) != 1:
+                bad.append(f"run x[{i}..{j}] (m = 1): knots {t[on_run].tolist()}, expected one inside "
+                           f"the gap")
+            continue
+        # pieces of f meeting (x_i, x_{i+m}): between consecutive breakpoints
+        breaks = np.concatenate([[x[i]], t[(t > x[i] + knot_tol) & (t < x[j] - knot_tol)], [x[j]]])
+        others = []
+        for a, b in itertools.pairwise(breaks):
+            slope = _one_sided_slopes(f, 0.5 * (a + b), 0.0)[0]
+            if min(abs(slope - s[i - 1]), abs(slope - s[j])) <= slope_tol:
+                continue
+            others.append(slope)
+            through = [k for k in range(i + 1, j) if a - knot_tol <= x[k] <= b + knot_tol
+                       and min(s[k - 1], s[k]) - slope_tol <= slope <= max(s[k - 1], s[k]) + slope_tol]
+            if not through:
+                bad.append(f"run x[{i}..{j}]: piece [{a:.6g}, {b:.6g}] of slope {slope:.6g} passes through "
+                           "no interior data point with a slope between its chords")
+        if len(others) > m - 1:
+            bad.append(f"run x[{i}..{j}] (m = {m}): {len(others)} slopes besides the end chords")
+    return bad
+
+
+@st.composite
+def _run_datasets(draw, max_points: int):
+    """Data whose discrete curvatures come in runs of equal sign (lengths 1 to 4): the m >= 2 cases."""
+    n = draw(st.integers(4, max_points))
+    jitter = draw(st.lists(st.floats(-0.3, 0.3, allow_nan=False), min_size=n, max_size=n))
+    x = np.arange(n) + np.array(jitter)
+    signs: list[float] = []
+    while len(signs) < n - 2:
+        signs += [draw(st.sampled_from([-1.0, 1.0]))] * draw(st.integers(1, 4))
+    mags = np.array(draw(st.lists(st.floats(0.05, 3.0, allow_nan=False), min_size=n - 2, max_size=n - 2)))
+    start = draw(st.floats(-2.0, 2.0, allow_nan=False))
+    slopes = start + np.concatenate([[0.0], np.cumsum(signs[:n - 2] * mags)])
+    y = np.concatenate([[draw(st.floats(-1.0, 1.0, allow_nan=False))], np.zeros(n - 1)])
+    y[1:] = y[0] + np.cumsum(slopes * np.diff(x))
+    return x, y
+
+
+@st.composite
+def _datasets_with_knots(draw, max_points: int):
+    """A data set (``_datasets`` or ``_run_datasets``), p in [0.05, 0.95], 4 extra knots inside the hull."""
+    x, y = draw(st.one_of(_datasets(max_points), _run_datasets(max_points)))
+    u = np.array(draw(st.lists(st.floats(0.01, 0.99, allow_nan=False), min_size=4, max_size=4)))
+    p = draw(st.floats(0.05, 0.95, allow_nan=False))
+    return x, y, tuple(x[0] + u * (x[-1] - x[0])), p
+
+
+def _check_characterization(ctx: Context, *, p_override: float | None) -> Outcome:
+    stats = {"minimizers_checked": 0, "runs_seen": {"m=1": 0, "m>=2": 0}}
+
+    def test(data):
+        x, y, extra, p = data
+        if p_override is not None:
+            p = p_override
+        prob = InterpolationProblem(x=x, y=y, p=p)
+        brute = solve(prob, BruteForceVp(extra_knots=extra))
+        assert brute.successful, brute.retcode
+        dp = CPWL.from_vector(solve(prob, SparsestInterpolantDP(objective="vp")).x)
+        eps = np.concatenate([[0], np.sign(discrete_curvature(prob.x, prob.y)), [0]]).astype(int)
+        for i, j in _curvature_runs(eps):
+            stats["runs_seen"]["m=1" if j - i == 1 else "m>=2"] += 1
+        for name, f in [*((f"brute-force minimizer {k}", g) for k, g in enumerate(brute.original)),
+                        ("DP (objective='vp')", dp)]:
+            bad = theorem_3_1_violations(f, prob.x.astype(np.float64), prob.y.astype(np.float64))
+            assert not bad, f"p = {p:.4g}, {name} (knots {f.knots.tolist()}): {bad}"
+            stats["minimizers_checked"] += 1
+        return {"minimizers_checked": stats["minimizers_checked"], "runs_seen": dict(stats["runs_seen"])}
+
+    return property_outcome(_datasets_with_knots(ctx.pick(6, 7)), _one_failure(test), ctx=ctx,
+                            max_examples=ctx.pick(40, 300),
+                            what="every V_p minimizer obeys Theorem 3.1's description")
+
+
+register(Claim(
+    id="sparse_relu.characterization",
+    paper=PAPER,
+    source="Theorem 3.1 (arXiv:2505.21791; geometric characterization of the V_p minimizers, 0 < p < 1)",
+    origin=Origin.PAPER,
+    covers=("Theorem 3.1",),
+    deviation=("The minimizers are those of a finite knot search (BruteForceVp: interior data points, chord "
+               "crossings and 4 random extra knots per data set) and our exact DP, not of all CPWL "
+               "functions; existence is taken from that search; 3 to 6 points (7 in full)."),
+    statement=(
+        "For univariate data (3 to 6 points near a grid, y integers or floats) and 0 < p < 1, every V_p "
+        "minimizing interpolant is linear left of x_2, right of x_(N-1), between collinear points and across "
+        "gaps whose end curvatures differ; on each maximal run x_i..x_(i+m) of equal nonzero curvature it "
+        "arrives with slope s_(i-1), leaves with s_(i+m), is convex/concave with at most m knots, has one "
+        "knot inside the gap when m = 1, and otherwise at most m - 1 further slopes, each on a piece "
+        "through an interior point x_(i+j) with slope between s_(i+j-1) and s_(i+j)."),
+    kind=Kind.PROPERTY,
+    check=partial(_check_characterization, p_override=None),
+    control=partial(_check_characterization, p_override=1.0),
+    control_description=(
+        "p = 1 (outside 0 < p < 1): V_1 minimizers tie, and the brute force returns among them the linear "
+        "spline (two knots on a two-point run) and interpolants with knots at the extra candidates inside "
+        "a run, which break the m = 1 and m >= 2 descriptions."),
+))
+
+
+# ----------------------------------------------------------------------------- Corollaries 3.1.1-3.1.2
+
+
+def _check_l1_lipschitz(ctx: Context, *, tighten: float) -> Outcome:
+    worst = {"max_v1_relative_gap": 0.0, "max_lipschitz_over_bound": 0.0, "max_knots_minus_bound": -99}
+
+    def test(data):
+        x, y, extra, p = data
+        prob = InterpolationProblem(x=x, y=y, p=p)
+        x64, y64 = prob.x.astype(np.float64), prob.y.astype(np.float64)
+        s = np.diff(y64) / np.diff(x64)
+        total_curvature = float(np.sum(np.abs(np.diff(s))))  # Σ|s_{i+1} - s_i|, the least V_1 (mean values)
+        brute = solve(prob, BruteForceVp(extra_knots=extra))
+        assert brute.successful, brute.retcode
+        for f in brute.original:
+            net = cpwl_to_network(f)
+            u = np.abs(net["v"] * net["W"])
+            # V_1 and Σ|Δ| sum the same <= 4 slope changes (exact solve vs chord differences): they agree to
+            # ~1e-13 relative; a non-V_1-minimal plan exceeds by 2·min|Δ| >= 2·_slope_tol (far more in
+            # practice)
+            v1_gap = (float(np.sum(u)) - total_curvature) / max(total_curvature, 1e-300)
+            assert abs(v1_gap) <= 1e-9 or total_curvature == 0, (
+                f"p = {p:.4g}: Σ|v w| = {np.sum(u):.12g} != Σ|s_(i+1) - s_i| = {total_curvature:.12g}")
+            assert np.max(u, initial=0.0) <= float(np.sum(u)), "max |v w| > Σ |v w|"
+            assert f.num_knots <= x.size - 2, f"{f.num_knots} neurons > N - 2"
+            piece_slopes = f.slope + np.concatenate([[0.0], np.cumsum(f.jumps)])
+            lipschitz = float(np.max(np.abs(piece_slopes)))
+            bound = tighten * float(np.max(np.abs(s)))
+            # slopes of the same interpolant from an exact solve: ~1e-13 relative, plus an absolute ~1e-16·
+            # max|y|/gap (constant data give slopes ~1e-17): below _slope_tol a slope counts as 0
+            assert lipschitz <= bound * (1 + 1e-9) + _slope_tol(x64, y64), (
+                f"p = {p:.4g}: Lipschitz constant {lipschitz:.12g} > {tighten:g}·max|s_i| = {bound:.12g}")
+            worst["max_v1_relative_gap"] = max(worst["max_v1_relative_gap"], float(f"{abs(v1_gap):.3g}"))
+            ratio = lipschitz / max(float(np.max(np.abs(s))), 1e-300)
+            worst["max_lipschitz_over_bound"] = max(worst["max_lipschitz_over_bound"], round(ratio, 12))
+            worst["max_knots_minus_bound"] = max(worst["max_knots_minus_bound"], f.num_knots - (x.size - 2))
+        return dict(worst)
+
+    return property_outcome(_datasets_with_knots(ctx.pick(6, 7)), _one_failure(test), ctx=ctx,
+                            max_examples=ctx.pick(40, 300),
+                            what="V_p minimizers are V_1 minimizers with <= N - 2 neurons, |v w| and "
+                                 "Lipschitz bounds")
+
+
+register(Claim(
+    id="sparse_relu.l1_and_lipschitz_bounds",
+    paper=PAPER,
+    source="Corollary 3.1.1 and Corollary 3.1.2 (arXiv:2505.21791)",
+    origin=Origin.PAPER,
+    covers=("Corollary 3.1.1", "Corollary 3.1.2"),
+    deviation=("Minimizers from a finite knot search (BruteForceVp with 4 random extra knots) on 3 to 6 "
+               "points; the least V_1 is taken as Σ|s_(i+1) - s_i| (the mean-value lower bound, attained by "
+               "the linear spline) rather than recomputed."),
+    statement=(
+        "For univariate data (3 to 6 points) and 0 < p < 1, every V_p minimizing interpolant, as the net "
+        "with one neuron per knot, has Σ_k |v_k w_k| = Σ_i |s_(i+1) - s_i| (the least ℓ1 path norm of any "
+        "interpolant), max_k |v_k w_k| <= Σ_k |v_k w_k|, at most N - 2 neurons, and Lipschitz constant at "
+        "most max_i |s_i|."),
+    kind=Kind.PROPERTY,
+    check=partial(_check_l1_lipschitz, tighten=1.0),
+    control=partial(_check_l1_lipschitz, tighten=1 - 1e-6),
+    control_description=(
+        "The Lipschitz bound tightened to (1 - 1e-6)·max|s_i|, past the truth: every interpolant has a "
+        "slope equal to some chord slope s_i, so the tightened bound must fail."),
+))
+
+
+# ----------------------------------------------------------------------------- Theorem 3.2: uniqueness
+
+
+def _abs_change_multiset(f: CPWL) -> np.ndarray:
+    return np.sort(np.abs(f.jumps))
+
+
+def _check_unique(ctx: Context, *, p_override: float | None) -> Outcome:
+    stats = {"data_sets_with_several_minimizers": 0, "max_minimizers": 0}
+
+    def test(data):
+        x, y, extra, p = data
+        if p_override is not None:
+            p = p_override
+        prob = InterpolationProblem(x=x, y=y, p=p)
+        brute = solve(prob, BruteForceVp(extra_knots=extra))
+        assert brute.successful, brute.retcode
+        first = _abs_change_multiset(brute.original[0])
+        for f in brute.original[1:]:
+            other = _abs_change_multiset(f)
+            # two minimizers with the same multiset share their slope changes up to rounding (~1e-13
+            # relative);
+            # different multisets of equal V_p differ by a data-scale amount
+            same = other.size == first.size and np.allclose(other, first, rtol=1e-9, atol=0)
+            assert same, (f"p = {p:.4g}: minimizers with |slope changes| {first.tolist()} and "
+                          f"{other.tolist()} "
+                          f"(knots {brute.original[0].knots.tolist()} and {f.knots.tolist()})")
+        if len(brute.original) > 1:
+            stats["data_sets_with_several_minimizers"] += 1
+        stats["max_minimizers"] = max(stats["max_minimizers"], len(brute.original))
+        return dict(stats)
+
+    out = property_outcome(_datasets_with_knots(ctx.pick(6, 7)), _one_failure(test), ctx=ctx,
+                           max_examples=ctx.pick(40, 300),
+                           what="the V_p minimizer is unique up to its multiset of |slope changes|")
+    # the symmetric data of the note: two minimizers, one multiset (footnote 5 of the paper allows this)
+    sym = solve(InterpolationProblem(x=np.arange(5.0), y=np.array([0.0, 0.0, 1.0, 3.0, 6.0]), p=0.5),
+                BruteForceVp())
+    out.evidence["symmetric_example"] = {"knots": [f.knots.tolist() for f in sym.original],
+                                         "abs_changes": [_abs_change_multiset(f).tolist()
+                                                         for f in sym.original]}
+    return out
+
+
+register(Claim(
+    id="sparse_relu.unique_minimizer",
+    paper=PAPER,
+    source="Theorem 3.2, first sentence, with its footnote 5 (arXiv:2505.21791)",
+    origin=Origin.PAPER,
+    covers=("Theorem 3.2",),
+    deviation=("We draw p at random from [0.05, 0.95] (the exceptional finitely many p are hit with "
+               "probability 0), read uniqueness as footnote 5 does (one multiset of absolute slope "
+               "changes), and search minimizers over a finite knot set (BruteForceVp with extra knots)."),
+    statement=(
+        "For univariate data (3 to 6 points) and p drawn from [0.05, 0.95], all V_p minimizing "
+        "interpolants have the same multiset of absolute slope changes (they are unique up to the data's "
+        "symmetries)."),
+    kind=Kind.PROPERTY,
+    check=partial(_check_unique, p_override=None),
+    control=partial(_check_unique, p_override=1.0),
+    control_description=(
+        "p = 1: on a two-point run of equal curvature the linear spline (|Δ_i|, |Δ_(i+1)|) and the merged "
+        "knot (|Δ_i + Δ_(i+1)|) both minimize V_1, with different multisets."),
+))
+
+
+# ----------------------------------------------------------------------------- Theorem 3.2: short runs
+
+
+def _max_equal_curvature_run(x, y) -> int:
+    """Longest run of consecutive interior points with the same nonzero discrete curvature sign."""
+    eps = np.sign(discrete_curvature(x, y))
+    best = run = 0
+    for i, e in enumerate(eps):
+        run = run + 1 if (e != 0 and i > 0 and eps[i - 1] == e) else (1 if e != 0 else 0)
+        best = max(best, run)
+    return best
+
+
+@st.composite
+def _long_run_datasets(draw):
+    """Six points with a run of four equal-sign curvatures (ε, 1, 1, ε)·scale, ε small: the note's example.
+
+    Drawn from short lists, so hypothesis shrinks a counterexample in a few steps."""
+    small = draw(st.sampled_from([1e-3, 0.01, 0.05]))
+    scale = draw(st.sampled_from([1.0, 0.5, 2.0]))
+    sign = draw(st.sampled_from([1.0, -1.0]))
+    curv = sign * scale * np.array([small, 1.0, 1.0, small])
+    x = np.arange(6.0)
+    y = np.concatenate([[0.0], np.cumsum(np.concatenate([[0.0], np.cumsum(curv)]))])
+    p = draw(st.sampled_from([0.5, 0.7, 0.9]))
+    return x, y, (), p
+
+
+def _check_short_runs(ctx: Context, *, long_runs: bool) -> Outcome:
+    stats = {"max_run": 0, "p_range": [1.0, 0.0]}
+
+    def test(data):
+        x, y, extra, p = data
+        prob = InterpolationProblem(x=x, y=y, p=p)
+        run = _max_equal_curvature_run(prob.x, prob.y)
+        if not long_runs:
+            assume(run <= 2)  # the theorem's hypothesis
+        k0 = min_knots_slope_dp(prob.x, prob.y)
+        brute = solve(prob, BruteForceVp(extra_knots=extra))
+        assert brute.successful, brute.retcode
+        counts = [f.num_knots for f in brute.original]
+        assert all(k == k0 for k in counts), (
+            f"p = {p:.4g}, longest equal-curvature run {run}: minimizers have {counts} knots, fewest {k0}")
+        stats["max_run"] = max(stats["max_run"], run)
+        stats["p_range"] = [min(stats["p_range"][0], round(p, 4)), max(stats["p_range"][1], round(p, 4))]
+        return {"max_run": stats["max_run"], "p_range": list(stats["p_range"])}
+
+    strategy = _long_run_datasets() if long_runs else _datasets_with_knots(ctx.pick(6, 7))
+    return property_outcome(strategy, _one_failure(test), ctx=ctx, max_examples=ctx.pick(40, 300),
+                            what="with runs of at most two equal curvatures, V_p minimizers are sparsest "
+                                 "for every p")
+
+
+register(Claim(
+    id="sparse_relu.short_runs_sparsest",
+    paper=PAPER,
+    source="Theorem 3.2, third sentence (arXiv:2505.21791; no more than two consecutive points of equal "
+           "discrete curvature)",
+    origin=Origin.PAPER,
+    covers=("Theorem 3.2",),
+    deviation=("p drawn from [0.05, 0.95] rather than all of (0, 1); minimizers from a finite knot search "
+               "(BruteForceVp with extra knots); 3 to 6 points (7 in full)."),
+    statement=(
+        "For univariate data (3 to 6 points) in which no more than two consecutive points share a nonzero "
+        "discrete curvature, and every p in [0.05, 0.95], every V_p minimizing interpolant has the fewest "
+        "knots any interpolant can have."),
+    kind=Kind.PROPERTY,
+    check=partial(_check_short_runs, long_runs=False),
+    control=partial(_check_short_runs, long_runs=True),
+    control_description=(
+        "Data violating the hypothesis: a run of four equal-sign curvatures (ε, 1, 1, ε)·scale with ε <= "
+        "0.05 and p >= 0.5; there the V_p minimizer keeps the two large curvatures apart (3 knots) while "
+        "2 knots suffice."),
+))
+
+
+# ----------------------------------------------------------------------------- the DP's output (#20)
+
+
+@contextmanager
+def _midpoint_pair_knots():
+    """Sabotage for the control: the DP places each merged knot at the gap midpoint (same slope change).
+
+    ``_solve`` looks ``_cpwl_from_matching`` up in its module at each call, so ``solve`` runs the
+    unchanged DP with the wrong knot placement. The objective values do not move: they depend on
+    the slope changes only, which is why a separate check of the output is needed.
+    """
+    original = sparse_interpolation._cpwl_from_matching
+
+    def midpoint(x, y, pairs):
+        f = original(x, y, pairs)
+        moved = f.knots.copy()
+        for j in pairs:
+            gap = (x[j + 1], x[j + 2])
+            inside = (moved > gap[0]) & (moved < gap[1])
+            moved[inside] = 0.5 * (gap[0] + gap[1])
+        return CPWL.from_terms(moved, f.jumps, f.slope, f.intercept)
+
+    sparse_interpolation._cpwl_from_matching = midpoint
+    try:
+        yield
+    finally:
+        sparse_interpolation._cpwl_from_matching = original
+
+
+def _net_values(net: dict, x: np.ndarray) -> np.ndarray:
+    """``Σ_k v_k (W_k x + b_k)₊ + a x + c`` evaluated directly (no CPWL code)."""
+    return np.maximum(np.outer(x, net["W"]) + net["b"], 0.0) @ net["v"] + net["a"] * x + net["c"]
+
+
+def _check_dp_output(ctx: Context, *, sabotage: bool) -> Outcome:
+    worst = {"max_relative_miss": 0.0, "pairs_merged": 0}
+
+    def test(data):
+        x, y = data
+        prob = InterpolationProblem(x=x, y=y, p=0.5)
+        x64, y64 = prob.x.astype(np.float64), prob.y.astype(np.float64)
+        s = np.diff(y64) / np.diff(x64)
+        d = discrete_curvature(x64, y64)
+        for objective in ("knots", "vp"):
+            with _midpoint_pair_knots() if sabotage else nullcontext():
+                sol = solve(prob, SparsestInterpolantDP(objective=objective))
+            f = CPWL.from_vector(sol.x)
+            net = cpwl_to_network(f)
+            miss = float(np.max(np.abs(_net_values(net, x64) - y64)))
+            # knots and jumps from closed forms (chord differences and crossings): the values carry
+            # ~1e-15·N·max|y| rounding; a misplaced knot misses by ~|Δ|·(distance moved), data scale
+            assert miss <= 1e-9 * max(1.0, float(np.max(np.abs(y64)))), (
+                f"objective={objective}: the DP's network misses the data by {miss:.3g} (knots "
+                f"{f.knots.tolist()})")
+            for t, c in zip(f.knots, f.jumps):
+                at_point = np.flatnonzero(np.abs(x64[1:-1] - t) <= 1e-9 * np.ptp(x64))
+                if at_point.size:  # a single curvature kept at its data point
+                    i = int(at_point[0])
+                    assert abs(c - d[i]) <= 1e-9 * max(1.0, abs(d[i])), (t, c, d[i])
+                    continue
+                j = int(np.searchsorted(x64, t)) - 1  # t in the gap (x_j, x_{j+1}), j >= 1 interior
+                assert 1 <= j <= x64.size - 3, f"knot {t} is neither at a data point nor in an interior gap"
+                crossing = ((y64[j + 1] - y64[j] + s[j - 1] * x64[j] - s[j + 1] * x64[j + 1])
+                            / (s[j - 1] - s[j + 1]))
+                assert abs(t - crossing) <= 1e-9 * np.ptp(x64), (
+                    f"objective={objective}: knot {t:.12g} in gap {j} is not where the chords s_(j-1), "
+                    f"s_(j+1) cross ({crossing:.12g})")
+                assert abs(c - (d[j - 1] + d[j])) <= 1e-9 * max(1.0, abs(c)), (t, c, d[j - 1] + d[j])
+                worst["pairs_merged"] += 1
+            if objective == "knots":
+                assert f.num_knots == min_knots_slope_dp(x64, y64), "the DP's knot count is not the fewest"
+            assert abs(sol.value - f.vp(0.5)) <= 1e-12 * max(1.0, sol.value)
+            rel = miss / max(1.0, float(np.max(np.abs(y64))))
+            worst["max_relative_miss"] = max(worst["max_relative_miss"], float(f"{rel:.3g}"))
+        return dict(worst)
+
+    return property_outcome(_datasets(ctx.pick(10, 14)), _one_failure(test), ctx=ctx,
+                            max_examples=ctx.pick(60, 400),
+                            what="the DP's output net interpolates, knots at data points or chord crossings")
+
+
+register(Claim(
+    id="sparse_relu.dp_output_interpolates",
+    paper=PAPER,
+    source="SparsestInterpolantDP (our solver; its knot placement follows Theorem 3.1, 2a)",
+    origin=Origin.IMPLEMENTATION,
+    statement=(
+        "For univariate data (3 to 10 points, 14 in full) the exact DP's output, as the net with one neuron "
+        "per knot, evaluated at every data point equals y; each knot is an interior data point x_i with "
+        "slope change Δ_i or lies in a gap (x_j, x_(j+1)) exactly where the extended chords s_(j-1) and "
+        "s_(j+1) cross, with slope change Δ_j + Δ_(j+1); with objective='knots' it has the fewest knots "
+        "(independent slope-state DP), and its value is V_p of its own knots."),
+    kind=Kind.PROPERTY,
+    check=partial(_check_dp_output, sabotage=False),
+    control=partial(_check_dp_output, sabotage=True),
+    control_description=(
+        "The DP with every merged knot moved to its gap's midpoint (same slope changes, so the same V_p "
+        "and knot count): the objective-value claims cannot see it, this check must."),
+))
+
+
+# ----------------------------------------------------------------------------- Section 4: multivariate
+
+
+def _tiny_multivariate(shapes: tuple[tuple[int, int], ...]):
+    """A draw(rng) of N points in d dimensions, N labels and p in [0.05, 0.95].
+
+    Entries have magnitude in [0.05, 1] (coordinates are 0 with probability 1/4): a coordinate ~1e-7
+    would call for weights ~1e7 and a label ~0 makes the needed neuron count ill-conditioned, neither
+    of which the theorems are about. Points are distinct, and for N <= d + 1 the augmented points are
+    well conditioned (smallest singular value >= 0.05), so the data are in general position."""
+    def draw(rng):
+        while True:
+            n, d = shapes[int(rng.integers(len(shapes)))]
+            X = rng.choice([-1.0, 1.0], (n, d)) * rng.uniform(0.05, 1.0, (n, d))
+            X[rng.uniform(size=(n, d)) < 0.25] = 0.0
+            y = rng.choice([-1.0, 1.0], n) * rng.uniform(0.05, 1.0, n)
+            Xa = np.hstack([X, np.ones((n, 1))])
+            distinct = np.unique(X, axis=0).shape[0] == n
+            if distinct and (n > d + 1 or np.linalg.svd(Xa, compute_uv=False)[-1] >= 0.05):
+                return X, y, float(rng.uniform(0.05, 0.95))
+
+    return draw
+
+
+def _stacked(points, n_pieces: int, m: int) -> np.ndarray:
+    """Basic points as full vectors z over all pieces (zeros for unused pieces): (count, n_pieces·m)."""
+    Z = np.zeros((len(points), n_pieces * m))
+    for row, (pieces, U) in enumerate(points):
+        for q, u in zip(pieces, U):
+            Z[row, q * m:(q + 1) * m] = u
+    return Z
+
+
+def _lp_costs(Z: np.ndarray, p: float) -> np.ndarray:
+    A = np.abs(Z)
+    return np.where(A > 0, A, 1.0) ** p @ np.ones(Z.shape[1]) - np.sum(A == 0, axis=1)
+
+
+def _program_matrices(prog: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Equality matrix A (N, P·m) and cone matrix G (P·N, P·m) of the full pattern program."""
+    P, N, m = prog["out"].shape
+    A = np.concatenate(list(prog["out"]), axis=1)
+    G = np.zeros((P * N, P * m))
+    for q in range(P):
+        G[q * N:(q + 1) * N, q * m:(q + 1) * m] = prog["cone"][q]
+    return A, G
+
+
+def _milp_l0(A: np.ndarray, G: np.ndarray, y: np.ndarray, bound: float) -> float:
+    """Fewest nonzeros of z with A z = y, G z >= 0, |z| <= bound: a MILP (HiGHS), independent of the
+    enumeration."""
+    n = A.shape[1]
+    eye = np.eye(n)
+    constraints = [
+        scipy.optimize.LinearConstraint(np.hstack([A, np.zeros_like(A)]), y, y),
+        scipy.optimize.LinearConstraint(np.hstack([G, np.zeros_like(G)]), 0.0, np.inf),
+        scipy.optimize.LinearConstraint(np.hstack([eye, -bound * eye]), -np.inf, 0.0),
+        scipy.optimize.LinearConstraint(np.hstack([-eye, -bound * eye]), -np.inf, 0.0),
+    ]
+    res = scipy.optimize.milp(np.concatenate([np.zeros(n), np.ones(n)]), constraints=constraints,
+                              integrality=np.concatenate([np.zeros(n), np.ones(n)]),
+                              bounds=scipy.optimize.Bounds(np.concatenate([-bound * np.ones(n), np.zeros(n)]),
+                                                           np.concatenate([bound * np.ones(n), np.ones(n)])))
+    assert res.status == 0, f"MILP failed: {res.message}"
+    return float(round(res.fun))
+
+
+def _feasible_samples(A: np.ndarray, G: np.ndarray, y: np.ndarray, bound: float, rng, count: int
+                      ) -> np.ndarray:
+    """Feasible points of the pattern program, independent of the enumeration: LP optima for random
+    objectives inside the box |z| <= bound (HiGHS), and random convex combinations of them."""
+    n = A.shape[1]
+    found = []
+    for _ in range(count):
+        res = scipy.optimize.linprog(rng.normal(size=n), A_ub=-G, b_ub=np.zeros(G.shape[0]), A_eq=A, b_eq=y,
+                                     bounds=[(-bound, bound)] * n, method="highs")
+        if res.status == 0:
+            found.append(res.x)
+    V = np.array(found).reshape(-1, n)
+    if V.shape[0] >= 2:
+        weights = rng.dirichlet(np.ones(V.shape[0]), size=count)
+        V = np.vstack([V, weights @ V])
+    return V
+
+
+def _pstar(Z: np.ndarray, l0: np.ndarray, k0: int) -> float:
+    """The largest p* such that for every grid p < p* the least-‖z‖_p^p point of Z has ℓ0 = k0 (1 if none
+    fails).
+
+    Grid: 0.005, 0.01, ..., 0.995; then bisection to 1e-6 between the last good and first bad point."""
+    def sparsest_at(p):
+        return l0[int(np.argmin(_lp_costs(Z, p)))] == k0
+
+    grid = np.arange(1, 200) * 0.005
+    bad = [p for p in grid if not sparsest_at(p)]
+    if not bad:
+        return 1.0
+    lo, hi = bad[0] - 0.005, bad[0]
+    while hi - lo > 1e-6:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if sparsest_at(mid) else (lo, mid)
+    return float(lo)
+
+
+def _check_multivariate_sparsest(ctx: Context, *, p_fixed: float | None) -> Outcome:
+    stats = {"pstar_below_1": 0, "instances": 0, "min_pstar": 1.0, "basic_points_max": 0, "lp_samples": 0}
+    rng = ctx.rng("sparse_relu.multivariate")
+
+    def test(data):
+        X, y, _ = data
+        n, d = X.shape
+        prob = MultivariateInterpolationProblem(X=X, y=y, p=0.5)
+        prog = pattern_program(prob)
+        P, m = prog["signs"].size, d + 1
+        points, complete = basic_points(prob, max_pieces=n)
+        assert complete and points, "no basic point: the pattern program has no interpolating net"
+        Xa = np.hstack([X, np.ones((n, 1))])
+        for pieces, U in points:  # Lemma 4.1: the rebuilt net interpolates, each neuron has its pattern
+            net = network_from_pieces(prob, pieces, U)
+            pre = Xa @ net["W"].T
+            out = np.maximum(pre, 0.0) @ net["v"]
+            # exact <= 9x9 solves with well-conditioned data: ~1e-13; a wrong point misses by O(1)
+            miss = float(np.max(np.abs(out - y)))
+            assert miss <= 1e-9, f"rebuilt net misses the data by {miss}"
+            for q, col in zip(pieces, pre.T):  # on at x̃ᵀw > 0, off at x̃ᵀw < 0 (0 is allowed either way)
+                pattern = prog["patterns"][q]
+                on_ok, off_ok = np.all(col[pattern] >= -1e-9), np.all(col[~pattern] <= 1e-9)
+                assert on_ok and off_ok, "neuron off its pattern"
+        Z = _stacked(points, P, m)
+        l0 = np.count_nonzero(Z, axis=1)
+        k0 = int(l0.min())
+        A, G = _program_matrices(prog)
+        # big-M of the MILP: 10x the entries of the sparsest enumerated nets (so they are inside the box;
+        # a larger M only worsens the MILP's conditioning: its tolerances scale with M)
+        bound = 10.0 * max(1.0, float(np.max(np.abs(Z[l0 == k0]))))
+        k0_milp = _milp_l0(A, G, y, bound)
+        assert k0_milp == k0, f"ℓ0 optimum: MILP {k0_milp} vs enumeration {k0}"
+        pstar = _pstar(Z, l0, k0)
+        p = 0.5 * pstar if p_fixed is None else p_fixed
+        best = int(np.argmin(_lp_costs(Z, p)))
+        assert l0[best] == k0, (f"p = {p:.4g} (p* = {pstar:.4g}): the ℓp minimizer has {l0[best]} nonzero "
+                                f"parameters, the sparsest net {k0}")
+        sol = solve(MultivariateInterpolationProblem(X=X, y=y, p=p), PatternEnumeration())
+        assert abs(sol.value - _lp_costs(Z[best:best + 1], p)[0]) <= 1e-9 * sol.value
+        # the enumerated minimum is the minimum over the whole feasible set: LP vertices and mixtures
+        samples = _feasible_samples(A, G, y, bound, rng, count=ctx.pick(10, 30))
+        lowest = float(np.min(_lp_costs(samples, p), initial=np.inf))
+        # costs of exact points agree to ~1e-12 relative; a feasible point below the minimum is a real miss
+        assert lowest >= sol.value * (1 - 1e-9), f"a feasible point has ‖z‖_p^p = {lowest} < {sol.value}"
+        stats["instances"] += 1
+        stats["pstar_below_1"] += int(pstar < 1.0)
+        stats["min_pstar"] = min(stats["min_pstar"], round(pstar, 4))
+        stats["basic_points_max"] = max(stats["basic_points_max"], len(points))
+        stats["lp_samples"] += int(samples.shape[0])
+        return dict(stats)
+
+    shapes = ctx.pick(((2, 2),), ((2, 2), (3, 1)))
+    return _sampled_outcome(_tiny_multivariate(shapes), test, ctx=ctx, count=ctx.pick(8, 40),
+                            what="below p*, the ℓp minimizer is an ℓ0 (sparsest) net")
+
+
+register(Claim(
+    id="sparse_relu.multivariate_sparsest",
+    paper=PAPER,
+    source="Theorem 4.1 and Lemma 4.1 (arXiv:2505.21791; activation-pattern program (10), Bauer principle)",
+    origin=Origin.PAPER,
+    covers=("Theorem 4.1", "Lemma 4.1"),
+    deviation=("Tiny instances only (N = 2 points in d = 2 quick; also N = 3 in d = 1 in full) solved by "
+               "enumerating the basic points of program (10) with at most N pieces; p* is located on that "
+               "finite set and the check runs at p*/2, with the minimum confirmed against LP vertices of the "
+               "whole program and the ℓ0 optimum against a MILP."),
+    statement=(
+        "For N = 2 data points in R^2 (coordinates 0 or of magnitude in [0.05, 1], labels |y| in [0.05, "
+        "1]) some p* > 0 exists such "
+        "that for 0 < p < p* (checked at p*/2) the least-ℓp-path-norm interpolating ReLU net is an ℓ0 one "
+        "(fewest nonzero input weight/bias parameters, equal to a MILP's optimum); every basic point of the "
+        "activation-pattern program rebuilds (Lemma 4.1) into a net that interpolates, and no feasible "
+        "point of the program has smaller ‖z‖_p^p than the enumerated minimum."),
+    kind=Kind.PROPERTY,
+    check=partial(_check_multivariate_sparsest, p_fixed=None),
+    control=partial(_check_multivariate_sparsest, p_fixed=0.95),
+    control_description=(
+        "p = 0.95 on every instance, not below the instance's p*: on instances with p* < 0.95 (about 40% "
+        "of draws) the ℓp minimizer uses more nonzero parameters than the sparsest net."),
+))
+
+
+def _check_neuron_bound(ctx: Context, *, neuron_bound_offset: int) -> Outcome:
+    stats = {"instances": 0, "max_neurons": 0, "max_l0": 0, "points_with_N+1_pieces": 0}
+
+    def test(data):
+        X, y, p = data
+        n, d = X.shape
+        prob = MultivariateInterpolationProblem(X=X, y=y, p=p)
+        bound = n + neuron_bound_offset
+        points, complete = basic_points(prob, max_pieces=n + 1)  # one more piece than the proposition allows
+        assert complete and points, "no interpolating net found (existence)"
+        lp = np.array([_lp_costs(U.reshape(1, -1), p)[0] for _, U in points])
+        l0 = np.array([np.count_nonzero(U) for _, U in points])
+        pieces = np.array([len(sel) for sel, _ in points])
+        best = int(np.argmin(lp))
+        assert pieces[best] <= bound, (
+            f"p = {p:.4g}: the ℓp minimizer has {pieces[best]} active neurons > {bound}")
+        k0 = int(l0.min())
+        sparsest = pieces[l0 == k0]
+        assert np.all(sparsest <= bound), f"an ℓ0 solution has {sparsest.max()} active neurons > {bound}"
+        sol = solve(prob, PatternEnumeration(max_pieces=n + 1))
+        assert int(np.count_nonzero(np.any(sol.original["W"] != 0, axis=1))) <= bound
+        if n <= d + 1:  # general position with N <= d + 1: the proof's explicit constants
+            cap = n if (np.all(y > 0) or np.all(y < 0)) else 2 * n
+            assert k0 <= cap, f"ℓ0 optimum {k0} > {cap}"
+        stats["instances"] += 1
+        stats["max_neurons"] = max(stats["max_neurons"], int(pieces[best]))
+        stats["max_l0"] = max(stats["max_l0"], k0)
+        stats["points_with_N+1_pieces"] += int(np.sum(pieces == n + 1))
+        return dict(stats)
+
+    return _sampled_outcome(_tiny_multivariate(((2, 2),)), test, ctx=ctx, count=ctx.pick(8, 40),
+                            what="ℓp and ℓ0 minimizers have at most N active neurons, O(N) parameters")
+
+
+register(Claim(
+    id="sparse_relu.multivariate_neuron_bound",
+    paper=PAPER,
+    source="Proposition 4.1 and its proof (arXiv:2505.21791; constants 2N and N for N <= d + 1)",
+    origin=Origin.PAPER,
+    covers=("Proposition 4.1",),
+    deviation=("N = 2 points in d = 2 only, solved by enumerating basic points of the pattern program "
+               "with up "
+               "to N + 1 pieces; the O(N) part is checked with the proof's constants for N <= d + 1 (2N, or "
+               "N for labels of one sign)."),
+    statement=(
+        "For N = 2 data points in R^2 in general position (labels |y| in [0.05, 1]) and p in [0.05, 0.95], "
+        "an ℓp-minimal and an ℓ0-minimal interpolating ReLU net exist, every one uses at most N active "
+        "neurons (an enumeration allowing N + 1 pieces finds no better candidate), and the ℓ0 optimum is "
+        "at most 2N nonzero parameters (N when all labels share a sign)."),
+    kind=Kind.PROPERTY,
+    check=partial(_check_neuron_bound, neuron_bound_offset=0),
+    control=partial(_check_neuron_bound, neuron_bound_offset=-1),
+    control_description=(
+        "The neuron bound tightened to N - 1, past the truth: labels of both signs need a positive and a "
+        "negative neuron, so the minimizer has N = 2 active neurons."),
 ))

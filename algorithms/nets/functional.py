@@ -2,6 +2,23 @@
 
 A scalar loss ``loss(params_dict)`` becomes a function of one flat vector θ, so
 that Hessians are plain matrices and Hessian-vector products are plain vectors.
+For a ``torch.nn.Module``, :func:`module_params` and :func:`flat_forward` give
+that view of the module itself (``torch.func.functional_call``): the module's
+own weights are never modified.
+
+The batched transforms run with ``randomness="same"``: a function that builds a
+seeded module inside the loss (its initialization draws random numbers) is
+then differentiated as the deterministic function it is, instead of failing
+under ``vmap``'s default refusal of random operations.
+
+>>> from algorithms.nets.two_layer import TwoLayerReLU
+>>> net = TwoLayerReLU(in_features=2, width=3, seed=0)
+>>> theta, f = flat_forward(net)
+>>> X = torch.ones(4, 2, dtype=torch.float64)
+>>> theta.shape, bool(torch.equal(f(theta, X), net(X)))
+(torch.Size([12]), True)
+>>> flat_hessian(lambda t: f(t, X).square().mean(), theta).shape
+torch.Size([12, 12])
 """
 
 from __future__ import annotations
@@ -9,7 +26,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import torch
-from torch.func import grad, hessian, jvp, vmap
+from torch.func import functional_call, grad, jacfwd, jacrev, jvp, vmap
+
+__all__ = [
+    "flat_forward",
+    "flat_hessian",
+    "flat_hvp",
+    "flatten_params",
+    "module_params",
+    "per_sample_flat_grads",
+    "per_sample_flat_hessians",
+]
 
 Params = dict[str, torch.Tensor]
 
@@ -21,6 +48,12 @@ def flatten_params(params: Params) -> tuple[torch.Tensor, Callable[[torch.Tensor
     >>> theta.tolist(), unflatten(theta)["B"].shape
     ([1.0, 1.0, 0.0, 0.0], torch.Size([1, 2]))
     """
+    if not isinstance(params, dict) or not params:
+        raise TypeError(f"params must be a non-empty dict of tensors, got {type(params).__name__}")
+    bad = [k for k, v in params.items() if not isinstance(v, torch.Tensor)]
+    if bad:
+        raise TypeError(f"params must map names to torch tensors; {bad} are "
+                        f"{sorted({type(params[k]).__name__ for k in bad})}")
     keys = list(params)
     shapes = [params[k].shape for k in keys]
     sizes = [params[k].numel() for k in keys]
@@ -33,21 +66,78 @@ def flatten_params(params: Params) -> tuple[torch.Tensor, Callable[[torch.Tensor
     return theta, unflatten
 
 
+def module_params(module: torch.nn.Module) -> Params:
+    """The module's parameters as a dict of detached tensors, in registration order."""
+    if not isinstance(module, torch.nn.Module):
+        raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
+    return {name: p.detach() for name, p in module.named_parameters()}
+
+
+def flat_forward(module: torch.nn.Module) -> tuple[torch.Tensor, Callable[[torch.Tensor, torch.Tensor],
+                                                                          torch.Tensor]]:
+    """θ (the module's parameters, flattened) and ``f(θ, X) = module(X)`` at the parameters θ.
+
+    ``f`` goes through ``torch.func.functional_call``, so ``torch.func`` transforms
+    (``grad``, ``hessian``, ``vmap``) differentiate it with respect to θ.
+    """
+    theta, unflatten = flatten_params(module_params(module))
+
+    def forward(vector: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
+        return functional_call(module, unflatten(vector), (X,))
+
+    return theta, forward
+
+
+def _check_function(name: str, fn) -> None:
+    if not callable(fn):
+        raise TypeError(f"{name} must be callable, got {type(fn).__name__}")
+
+
+def _check_theta(theta) -> None:
+    if not isinstance(theta, torch.Tensor) or theta.ndim != 1 or not theta.is_floating_point():
+        what = (f"shape {tuple(theta.shape)}, dtype {theta.dtype}" if isinstance(theta, torch.Tensor)
+                else type(theta).__name__)
+        raise TypeError(f"theta must be a 1-D floating torch tensor (a flat parameter vector), got {what}")
+
+
+def _check_samples(theta, X, y) -> None:
+    _check_theta(theta)
+    for name, value in (("X", X), ("y", y)):
+        if not isinstance(value, torch.Tensor) or value.ndim == 0:
+            got = "a 0-d tensor" if isinstance(value, torch.Tensor) else type(value).__name__
+            raise TypeError(f"{name} must be a torch tensor with a leading sample axis, got {got}")
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"X and y must have the same number of samples, got {X.shape[0]} and {y.shape[0]}")
+
+
+def _hessian(fn: Callable) -> Callable:
+    return jacfwd(jacrev(fn), randomness="same")
+
+
 def flat_hessian(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor) -> torch.Tensor:
-    """∇²loss(θ) as a dense (d, d) matrix."""
-    return hessian(loss)(theta)
+    """∇²loss(θ) as a dense (d, d) matrix (forward-over-reverse, as ``torch.func.hessian``)."""
+    _check_function("loss", loss)
+    _check_theta(theta)
+    return _hessian(loss)(theta)
 
 
 def flat_hvp(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor,
              vector: torch.Tensor) -> torch.Tensor:
     """∇²loss(θ) v without forming the Hessian (forward-over-reverse)."""
+    _check_function("loss", loss)
+    _check_theta(theta)
+    if not isinstance(vector, torch.Tensor) or vector.shape != theta.shape:
+        got = tuple(vector.shape) if isinstance(vector, torch.Tensor) else type(vector).__name__
+        raise ValueError(f"vector must be a tensor of theta's shape {tuple(theta.shape)}, got {got}")
     return jvp(grad(loss), (theta,), (vector,))[1]
 
 
 def per_sample_flat_grads(sample_loss: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor],
                           theta: torch.Tensor, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Rows ∇_θ ℓ(θ; x_i, y_i), shape (n, d); ``sample_loss(θ, x, y)`` takes one sample."""
-    return vmap(grad(sample_loss), in_dims=(None, 0, 0))(theta, X, y)
+    _check_function("sample_loss", sample_loss)
+    _check_samples(theta, X, y)
+    return vmap(grad(sample_loss), in_dims=(None, 0, 0), randomness="same")(theta, X, y)
 
 
 def per_sample_flat_hessians(
@@ -55,4 +145,6 @@ def per_sample_flat_hessians(
     theta: torch.Tensor, X: torch.Tensor, y: torch.Tensor,
 ) -> torch.Tensor:
     """Stack of ∇²_θ ℓ(θ; x_i, y_i), shape (n, d, d)."""
-    return vmap(hessian(sample_loss), in_dims=(None, 0, 0))(theta, X, y)
+    _check_function("sample_loss", sample_loss)
+    _check_samples(theta, X, y)
+    return vmap(_hessian(sample_loss), in_dims=(None, 0, 0), randomness="same")(theta, X, y)

@@ -17,7 +17,17 @@ Initialization (``init="balanced"``, the paper's small balanced initialization):
 ``w_j = ε g_j / √d`` with ``g_j ~ N(0, I)``, and the output weights balanced,
 ``|v_j| = ||w_j||`` (binary: ``v_j = ±||w_j||`` with a random sign; multi-class:
 ``v_j = ||w_j|| u_j`` with ``u_j`` uniform on the sphere); ``ε = init_scale``.
-``init="gaussian"`` uses ``TwoLayerReLU.init(seed, scale=ε)`` instead.
+``init="data"`` is the initialization from data that the paper (Section 4.2) notes
+satisfies its semi-local Assumption 4: neuron ``j`` belongs to class ``k = j mod K``,
+``w_j = ε x_i/||x_i||`` for a sample ``i`` drawn uniformly from class ``k`` and
+``v_j = ε ẽ_k`` with ``ẽ_k`` the ``k``-th column of ``Ẽ = sqrt(K/(K-1)) (I - 11ᵀ/K)``
+(binary: ``v_j = ε s_k``), so ``||v_j|| = ||w_j|| = ε``. ``init_noise = τ > 0`` perturbs
+both unit directions, ``u -> (u + τ g/√m)/||·||`` with ``g ~ N(0, I_m)`` (binary output
+signs are kept), so that a neuron may start active on a few points of other classes.
+With ``hidden_bias`` the bias is one more input coordinate equal to 1 (the paper's
+Appendix A remark).
+``init="gaussian"`` keeps the module's own draw (``TwoLayerReLU(seed=seed,
+init_scale=ε)``, not balanced).
 
 Algorithms (``solve(problem, algorithm, seed=...)``; the seed draws the initialization):
 
@@ -27,8 +37,11 @@ Algorithms (``solve(problem, algorithm, seed=...)``; the seed draws the initiali
   The right-hand side is discontinuous where a pre-activation ``w_jᵀx_i`` crosses 0;
   adaptive solvers then shorten their steps (sliding along the switching
   surface is the Filippov solution), which is where most evaluations go.
-* :class:`GradientDescentTraining`: ``θ_{k+1} = θ_k - η ∇L(θ_k)``, the explicit Euler
-  discretization of the same ODE with ``t_k = k η``; one iteration is one step.
+* :class:`GradientDescentTraining`: ``θ_{k+1} = θ_k - lr ∇L(θ_k)``, the explicit Euler
+  discretization of the same ODE with ``t_k = k lr``; one iteration is one step.
+
+The loss is the *mean* over samples, where the paper sums: our time ``t`` is the
+paper's ``t / n`` (rates in ``t`` and limit directions are unchanged).
 
 Both record, at the same times, the loss and the neural-collapse metrics of the
 hidden features ``σ(W x_i)`` (:func:`~algorithms.nets.neural_collapse.nc_metrics`),
@@ -39,7 +52,8 @@ trajectory (times, θ's, losses) and the data's orthogonal-separability margins 
 
 The gradient is written in closed form (numpy), which keeps an ODE right-hand
 side at tens of microseconds; :meth:`TwoLayerTraining.torch_loss` is the same loss
-through ``TwoLayerReLU.apply`` for autograd, Hessians and cross-checks. The ODE
+through the module ``TwoLayerTraining.net()`` (``torch.func.functional_call``) for
+autograd, Hessians and cross-checks. The ODE
 always runs in float64; float32 data give float32 ``x`` (and GD runs in float32).
 
 References
@@ -71,6 +85,7 @@ from scipy.integrate import solve_ivp
 from algorithms._validation import (
     as_float_array,
     check_choice,
+    check_nonnegative,
     check_positive,
     check_positive_int,
 )
@@ -84,15 +99,27 @@ from algorithms.core import (
     Stats,
     _dispatch,
 )
-from algorithms.nets.functional import flatten_params
-from algorithms.nets.neural_collapse import as_class_labels, nc_metrics, orthogonal_separability
+from algorithms.nets.functional import flat_forward, flatten_params, module_params
+from algorithms.nets.neural_collapse import (
+    as_class_labels,
+    nc_metrics,
+    orthogonal_separability,
+    pseudo_labels,
+)
 from algorithms.nets.two_layer import TwoLayerReLU
 
 __all__ = ["GradientDescentTraining", "GradientFlow", "TwoLayerTraining", "record_times"]
 
 LOSSES = ("exponential", "logistic", "cross_entropy")
 BINARY_LOSSES = ("exponential", "logistic")
-INITS = ("balanced", "gaussian")
+INITS = ("balanced", "data", "gaussian")
+SPACINGS = ("geometric", "linear")
+#: divergence threshold of both solvers: a loss above (1 + DIVERGENCE_RISE) L(θ_0). Gradient flow
+#: never increases the loss and gradient descent at a stable step size decreases it, while round-off
+#: moves a loss by ~1e-7 (float32) relative; a huge step that throws θ away rises by 1e-2 or more.
+DIVERGENCE_RISE = 1e-3
+#: gradient descent's default criterion: the training loss at most 1e-4
+DEFAULT_LOSS_TOL = 1e-4
 _EXP_CLIP = 700.0  # exp(700) ~ 1e304: keeps trial steps of an adaptive solver finite
 
 
@@ -102,7 +129,8 @@ class TwoLayerTraining(Problem):
 
     ``X`` (n, d); ``y`` (n,) class indices ``0..K-1``, every class present
     (``n_classes`` fixes K; binary losses need K = 2); ``width`` hidden units;
-    ``init_scale`` ε > 0; ``init`` "balanced" or "gaussian"; ``hidden_bias`` adds ``b``.
+    ``init_scale`` ε > 0; ``init`` "balanced", "data" or "gaussian"; ``init_noise`` >= 0 perturbs
+    ``init="data"``; ``hidden_bias`` adds ``b``.
     """
 
     X: Any
@@ -113,6 +141,7 @@ class TwoLayerTraining(Problem):
     init: str = "balanced"
     hidden_bias: bool = False
     n_classes: int | None = None
+    init_noise: float = 0.0
 
     def __post_init__(self) -> None:
         X = as_float_array("X", self.X, ndim=2)
@@ -128,11 +157,21 @@ class TwoLayerTraining(Problem):
         check_positive_int("width", self.width)
         check_positive("init_scale", self.init_scale)
         check_choice("init", self.init, INITS)
+        check_nonnegative("init_noise", self.init_noise)
+        if self.init_noise > 0 and self.init != "data":
+            raise ValueError(f"init_noise perturbs init='data' only, got init={self.init!r} "
+                             f"with init_noise={self.init_noise}")
+        if self.init == "data" and self.width < k:
+            raise ValueError(f"init='data' gives every class a neuron: width must be >= n_classes = {k}, "
+                             f"got {self.width}")
         if not isinstance(self.hidden_bias, bool):
             raise TypeError(f"hidden_bias must be a bool, got {type(self.hidden_bias).__name__}")
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "y", y)
         object.__setattr__(self, "n_classes", k)
+        # the module through which the functional views evaluate any θ; built here, never lazily
+        # inside a torch.func transform (its parameters would be captured by the transform)
+        object.__setattr__(self, "_template", self.net(0))
 
     # ------------------------------------------------------------------ shapes and views
     @property
@@ -142,11 +181,6 @@ class TwoLayerTraining(Problem):
     @property
     def output_dim(self) -> int:
         return 1 if self.loss in BINARY_LOSSES else int(self.n_classes)
-
-    @property
-    def net(self) -> TwoLayerReLU:
-        return TwoLayerReLU(input_dim=self.X.shape[1], width=self.width, output_dim=self.output_dim,
-                            hidden_bias=self.hidden_bias, output_bias=False)
 
     @property
     def n_params(self) -> int:
@@ -170,12 +204,49 @@ class TwoLayerTraining(Problem):
         V = theta[offset: offset + self.output_dim * h].reshape(self.output_dim, h)
         return W, b, V
 
+    def net(self, seed: int = 0) -> TwoLayerReLU:
+        """The network as a module (float64) whose weights are the initialization drawn from ``seed``."""
+        net = TwoLayerReLU(in_features=self.X.shape[1], width=self.width, out_features=self.output_dim,
+                           hidden_bias=self.hidden_bias, output_bias=False, seed=seed,
+                           init_scale=self.init_scale)
+        if self.init != "gaussian":
+            with torch.no_grad():
+                for name, value in self._shaped_params(seed).items():
+                    getattr(net, name).copy_(torch.as_tensor(value, dtype=torch.float64))
+        return net
+
     def initial_params(self, seed: int) -> dict[str, torch.Tensor]:
-        """The initialization (a params dict for ``self.net``) drawn from ``seed``, in float64."""
-        if self.init == "gaussian":
-            return self.net.init(seed, scale=self.init_scale)
+        """The initialization drawn from ``seed`` (the parameters of ``self.net(seed)``), in float64."""
+        return module_params(self.net(seed))
+
+    def pseudo_labels(self) -> np.ndarray:
+        """Row ``k`` is class ``k``'s target output direction ``ẽ_k`` (binary: ``s_k = ±1``)."""
+        return pseudo_labels(int(self.n_classes), binary=self.output_dim == 1).T
+
+    def data_neuron_classes(self) -> np.ndarray:
+        """Class of each neuron under ``init="data"``: neuron ``j`` belongs to class ``j mod K``."""
+        return np.arange(self.width) % int(self.n_classes)
+
+    def _shaped_params(self, seed: int) -> dict[str, np.ndarray]:
+        """The balanced (``|v_j| = ||w_j||``) initializations of the module docstring."""
         rng = np.random.default_rng([int(seed), 2510_21078])
         d, h = self.X.shape[1], self.width
+        if self.init == "data":
+            # one sample per neuron, uniformly within the neuron's class (classes cycle over neurons)
+            classes = self.data_neuron_classes()
+            rows = np.array([rng.choice(np.flatnonzero(self.y == c)) for c in classes])
+            inputs = self.X[rows].astype(np.float64)
+            if self.hidden_bias:  # a bias is one more input coordinate, equal to 1
+                inputs = np.hstack([inputs, np.ones((h, 1))])
+            shapes = _perturbed_directions(inputs, self.init_noise, rng)
+            params = {"W": self.init_scale * shapes[:, :d]}
+            if self.hidden_bias:
+                params["b"] = self.init_scale * shapes[:, d]
+            outputs = self.pseudo_labels()[classes]
+            if self.output_dim > 1:
+                outputs = _perturbed_directions(outputs, self.init_noise, rng)
+            params["v"] = self.init_scale * outputs.T
+            return params
         W = self.init_scale * rng.standard_normal((h, d)) / math.sqrt(d)
         params = {"W": W}
         norms2 = np.sum(W**2, axis=1)
@@ -189,15 +260,15 @@ class TwoLayerTraining(Problem):
             U = rng.standard_normal((self.output_dim, h))
             V = U / np.linalg.norm(U, axis=0, keepdims=True) * norms
         params["v"] = V
-        return {k: torch.as_tensor(v, dtype=torch.float64) for k, v in params.items()}
+        return params
 
     def initial_theta(self, seed: int) -> np.ndarray:
         theta, _ = flatten_params(self.initial_params(seed))
         return theta.numpy().astype(np.float64)
 
     def params(self, theta) -> dict[str, torch.Tensor]:
-        """θ as the params dict of ``self.net`` (float64 tensors)."""
-        _, unflatten = flatten_params(self.initial_params(0))
+        """θ as the parameter dict of ``self.net()`` (float64 tensors)."""
+        _, unflatten = flatten_params(module_params(self._template))
         return unflatten(torch.as_tensor(np.asarray(theta, dtype=np.float64)))
 
     # ------------------------------------------------------------------ loss, gradient, features
@@ -240,11 +311,12 @@ class TwoLayerTraining(Problem):
         return self.loss_and_grad(np.asarray(theta, dtype=np.float64))[0]
 
     def torch_loss(self, theta: torch.Tensor) -> torch.Tensor:
-        """The same loss as a torch function of a flat float64 θ (via ``TwoLayerReLU.apply``)."""
-        _, unflatten = flatten_params(self.initial_params(0))
-        out = self.net.apply(unflatten(theta), torch.as_tensor(self.X, dtype=theta.dtype))
+        """The same loss as a torch function of a flat float64 θ: the module ``self.net()`` evaluated at
+        θ by ``torch.func.functional_call`` (:func:`~algorithms.nets.functional.flat_forward`)."""
+        _, forward = flat_forward(self._template)
+        out = forward(theta, torch.as_tensor(self.X, dtype=theta.dtype))
         if self.loss in BINARY_LOSSES:
-            margin = torch.as_tensor(self.signs, dtype=theta.dtype) * out
+            margin = torch.as_tensor(self.signs, dtype=theta.dtype) * out[:, 0]
             if self.loss == "exponential":
                 return torch.exp(-margin).mean()
             return torch.nn.functional.softplus(-margin).mean()
@@ -253,7 +325,7 @@ class TwoLayerTraining(Problem):
     def features(self, theta) -> np.ndarray:
         """Hidden-layer features ``σ(W x_i (+ b))``, shape (n, width), via ``TwoLayerReLU.hidden``."""
         params = self.params(theta)
-        return self.net.hidden(params, torch.as_tensor(self.X, dtype=torch.float64)).numpy()
+        return self._template.hidden(params, torch.as_tensor(self.X, dtype=torch.float64)).numpy()
 
     def metrics(self, theta) -> dict[str, float]:
         """Loss, ‖θ‖ and the NC metrics of the hidden features at θ."""
@@ -264,28 +336,44 @@ class TwoLayerTraining(Problem):
         return out
 
 
-def record_times(t_end: float, n_records: int, spacing: str, t_first: float) -> np.ndarray:
-    """Record times in (0, t_end]: ``geometric`` from ``t_first`` or ``linear`` (equal gaps).
+def _perturbed_directions(rows: np.ndarray, noise: float, rng: np.random.Generator) -> np.ndarray:
+    """Unit rows ``(r/||r|| + noise g/√m) / ||·||``, ``g ~ N(0, I_m)``: directions near each row."""
+    units = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    if noise > 0:
+        units = units + noise * rng.standard_normal(units.shape) / math.sqrt(units.shape[1])
+        units = units / np.linalg.norm(units, axis=1, keepdims=True)
+    return units
+
+
+def record_times(t_end: float, n_records: int, spacing: str = "geometric", t_first: float = 1.0
+                 ) -> np.ndarray:
+    """Record times in (0, t_end]: ``geometric`` from ``t_first`` (< t_end) or ``linear`` (equal gaps).
+
+    ``n_records == 1`` records ``t_end`` only; ``linear`` ignores ``t_first``.
 
     >>> record_times(100.0, 3, "geometric", 1.0).tolist()
     [1.0, 10.0, 100.0]
-    >>> record_times(1.0, 4, "linear", 1.0).tolist()
+    >>> record_times(1.0, 4, "linear").tolist()
     [0.25, 0.5, 0.75, 1.0]
+    >>> record_times(1.0, 3, "geometric", t_first=5.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: t_first must be < t_end = 1.0 for geometric spacing with n_records > 1, got 5.0 ...
     """
+    t_end = check_positive("t_end", t_end)
+    n_records = check_positive_int("n_records", n_records)
+    check_choice("spacing", spacing, SPACINGS)
+    t_first = check_positive("t_first", t_first)
     if n_records == 1:
-        return np.array([float(t_end)])
-    if spacing == "linear" or t_first >= t_end:
+        return np.array([t_end])
+    if spacing == "linear":
         return np.linspace(t_end / n_records, t_end, n_records)
+    if t_first >= t_end:
+        raise ValueError(f"t_first must be < t_end = {t_end} for geometric spacing with n_records > 1, "
+                         f"got {t_first} (use spacing='linear' or a smaller t_first)")
     times = np.geomspace(t_first, t_end, n_records)
     times[-1] = t_end
     return times
-
-
-def _check_horizon(algorithm) -> None:
-    check_positive("t_end", algorithm.t_end)
-    check_positive_int("n_records", algorithm.n_records)
-    check_choice("spacing", algorithm.spacing, ("geometric", "linear"))
-    check_positive("t_first", algorithm.t_first)
 
 
 @dataclass(frozen=True)
@@ -296,8 +384,14 @@ class GradientFlow(Algorithm):
     right-hand side is not smooth, so implicit methods gain nothing);
     ``rtol``/``atol`` its tolerances; records at :func:`record_times`
     (``n_records``, ``spacing``, ``t_first``). One iteration is one interval between
-    record times; ``maxiters`` caps them. ``tol`` stops with ``Success`` once the
-    loss at a record time is ``<= tol``.
+    record times; ``maxiters`` caps them (then ``MaxIters``).
+
+    Retcodes: ``Success`` when the integrator reached ``t_end`` with its error control
+    satisfied on every interval (its own criterion: θ(t_end) is computed to ``rtol``/``atol``),
+    or earlier when ``tol`` is given and the loss at a record time is ``<= tol``;
+    ``Diverged`` for a non-finite θ or loss, or a loss above ``(1 + DIVERGENCE_RISE) L(θ_0)``
+    (the flow never increases the loss, so such a rise is a blow-up of the integration);
+    ``Failure`` when ``solve_ivp`` gives up.
 
     >>> from algorithms import solve
     >>> from algorithms.nets.neural_collapse import orthogonally_separable_data
@@ -316,7 +410,7 @@ class GradientFlow(Algorithm):
     atol: float = 1e-12
 
     def __post_init__(self) -> None:
-        _check_horizon(self)
+        record_times(self.t_end, self.n_records, self.spacing, self.t_first)
         check_choice("method", self.method, ("RK45", "RK23", "DOP853"))
         check_positive("rtol", self.rtol)
         check_positive("atol", self.atol)
@@ -324,34 +418,46 @@ class GradientFlow(Algorithm):
 
 @dataclass(frozen=True)
 class GradientDescentTraining(Algorithm):
-    """``θ_{k+1} = θ_k - η ∇L(θ_k)`` for ``round(t_end/η)`` steps (time ``t_k = k η``).
+    """``θ_{k+1} = θ_k - lr ∇L(θ_k)`` for ``round(t_end/lr)`` steps (time ``t_k = k lr``).
 
     Records at the iterates nearest to :func:`record_times` (same arguments as
     :class:`GradientFlow`, so the two trajectories can be compared). One iteration
-    is one step; ``maxiters`` caps them; ``tol`` stops with ``Success`` once a
-    recorded loss is ``<= tol``; a non-finite loss or θ is ``Diverged``.
+    is one step; ``maxiters`` caps them.
+
+    Retcodes: ``Success`` only when the loss at an iterate is ``<= tol`` (GD's own criterion;
+    ``tol`` defaults to ``DEFAULT_LOSS_TOL = 1e-4``; that iterate is returned); ``MaxIters``
+    when the horizon ``t_end`` or ``maxiters`` is reached first; ``Diverged`` for a non-finite
+    θ or loss, or a loss above ``(1 + DIVERGENCE_RISE) L(θ_0)`` (the divergence threshold:
+    GD at a stable step size decreases the loss); ``Stalled`` when the gradient is exactly zero above ``tol``
+    (every unit dead: GD cannot move).
 
     >>> from algorithms import solve
     >>> from algorithms.nets.neural_collapse import orthogonally_separable_data
     >>> X, y = orthogonally_separable_data(4, 8, seed=0)
     >>> p = TwoLayerTraining(X=X, y=y, width=10)
-    >>> gd = solve(p, GradientDescentTraining(step=0.01, t_end=20.0, n_records=4), seed=0)
+    >>> gd = solve(p, GradientDescentTraining(lr=0.01, t_end=20.0, n_records=4), seed=0)
     >>> flow = solve(p, GradientFlow(t_end=20.0, n_records=4, rtol=1e-9), seed=0)
-    >>> bool(np.linalg.norm(gd.x - flow.x) < 0.05 * np.linalg.norm(flow.x))
-    True
+    >>> gd.retcode, bool(np.linalg.norm(gd.x - flow.x) < 0.05 * np.linalg.norm(flow.x))
+    (<RetCode.MaxIters: 'MaxIters'>, True)
+    >>> solve(p, GradientDescentTraining(lr=0.01, t_end=20.0), tol=0.5, seed=0).retcode
+    <RetCode.Success: 'Success'>
     """
 
-    step: float = 0.01
+    lr: float = 0.01
     t_end: float = 100.0
     n_records: int = 20
     spacing: str = "geometric"
     t_first: float = 1.0
 
     def __post_init__(self) -> None:
-        check_positive("step", self.step)
-        _check_horizon(self)
-        if np.rint(self.t_end / self.step) < 1:
-            raise ValueError(f"t_end must be at least one step (step={self.step}), got {self.t_end}")
+        check_positive("lr", self.lr)
+        record_times(self.t_end, self.n_records, self.spacing, self.t_first)
+        if self.n_steps < 1:
+            raise ValueError(f"t_end must be at least one step (lr={self.lr}), got {self.t_end}")
+
+    @property
+    def n_steps(self) -> int:
+        return int(np.rint(self.t_end / self.lr))
 
 
 def _original(problem: TwoLayerTraining, times: list[float], thetas: list[np.ndarray],
@@ -376,6 +482,10 @@ def _record(monitor: IterationMonitor, problem: TwoLayerTraining, iteration: int
     return stop, problem.loss_value(theta)
 
 
+def _blown_up(loss: float, threshold: float) -> bool:
+    return not math.isfinite(loss) or loss > threshold
+
+
 @_dispatch
 def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOptions) -> Solution:
     seed = 0 if options.seed is None else options.seed
@@ -393,6 +503,7 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOpt
         return -problem.loss_and_grad(th, X64)[1]
 
     _, loss = _record(monitor, problem, 0, 0.0, theta)
+    threshold = (1.0 + DIVERGENCE_RISE) * loss
     times, thetas, losses = [0.0], [theta.copy()], [loss]
     retcode = RetCode.Success
     t_prev = 0.0
@@ -405,8 +516,11 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOpt
             result = solve_ivp(rhs, (t_prev, float(t_next)), theta, method=algorithm.method,
                                rtol=algorithm.rtol, atol=algorithm.atol)
             message = result.message
-            if result.status != 0 or not np.all(np.isfinite(result.y[:, -1])):
-                retcode = RetCode.Diverged if not np.all(np.isfinite(result.y)) else RetCode.Failure
+            if not np.all(np.isfinite(result.y)):
+                retcode = RetCode.Diverged
+                break
+            if result.status != 0:
+                retcode = RetCode.Failure
                 break
             theta = result.y[:, -1]
             t_prev = float(t_next)
@@ -415,7 +529,7 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOpt
             times.append(t_prev)
             thetas.append(theta.copy())
             losses.append(loss)
-            if not math.isfinite(loss):
+            if _blown_up(loss, threshold):
                 retcode = RetCode.Diverged
                 break
             if stop:
@@ -436,45 +550,59 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientDescentTraining,
     seed = 0 if options.seed is None else options.seed
     dtype = problem.X.dtype
     theta = problem.initial_theta(seed).astype(dtype)
-    step = dtype.type(algorithm.step)
-    n_steps = int(np.rint(algorithm.t_end / algorithm.step))
+    lr = dtype.type(algorithm.lr)
+    n_steps = algorithm.n_steps
     grid = record_times(algorithm.t_end, algorithm.n_records, algorithm.spacing, algorithm.t_first)
-    record_at = sorted({min(max(int(np.rint(t / algorithm.step)), 1), n_steps) for t in grid})
-    record_set = set(record_at)
+    record_set = {min(max(int(np.rint(t / algorithm.lr)), 1), n_steps) for t in grid}
     cap = options.iterations(n_steps)
-    monitor = IterationMonitor(options, total=len(record_at), desc="gradient descent")
+    tol = options.tolerance(DEFAULT_LOSS_TOL)
+    monitor = IterationMonitor(options, total=len(record_set), desc="gradient descent")
     stats = Stats()
     X = problem.X
     _, loss = _record(monitor, problem, 0, 0.0, theta)
+    threshold = (1.0 + DIVERGENCE_RISE) * loss
     times, thetas, losses = [0.0], [theta.astype(np.float64)], [loss]
-    retcode = RetCode.Success if n_steps > 0 else RetCode.MaxIters
+    retcode = RetCode.MaxIters
     with np.errstate(over="ignore", invalid="ignore"):
-        for k in range(1, n_steps + 1):
-            if k > cap:
-                retcode = RetCode.MaxIters
+        for k in range(n_steps + 1):  # the loss (and gradient) at θ_k, then the step to θ_{k+1}
+            last = k == n_steps or k >= cap
+            if last:
+                loss_k = problem.loss_value(theta)
+            else:
+                loss_k, grad = problem.loss_and_grad(theta, X)
+                stats.grad_calls += 1
+            stats.f_calls += 1
+            if _blown_up(loss_k, threshold):
+                retcode = RetCode.Diverged
                 break
-            loss_k, grad = problem.loss_and_grad(theta, X)
-            stats.grad_calls += 1
-            new = theta - step * grad
-            if not (math.isfinite(loss_k) and np.all(np.isfinite(new))):
+            if loss_k <= tol:
+                retcode = RetCode.Success
+                break
+            if last:
+                break
+            if not np.any(grad):
+                retcode = RetCode.Stalled
+                break
+            new = theta - lr * grad
+            if not np.all(np.isfinite(new)):
                 retcode = RetCode.Diverged
                 break
             theta = new
-            stats.iterations = k
-            if k in record_set or k == n_steps:
-                stop, loss = _record(monitor, problem, k, k * algorithm.step, theta)
-                times.append(k * algorithm.step)
+            stats.iterations = k + 1
+            if k + 1 in record_set:
+                stop, loss = _record(monitor, problem, k + 1, (k + 1) * algorithm.lr, theta)
+                times.append((k + 1) * algorithm.lr)
                 thetas.append(theta.astype(np.float64))
                 losses.append(loss)
-                if not math.isfinite(loss):
-                    retcode = RetCode.Diverged
-                    break
                 if stop:
                     retcode = RetCode.Terminated
+                    loss_k = loss
                     break
-                if options.tol is not None and loss <= options.tol:
-                    break
+    if stats.iterations * algorithm.lr != times[-1] and math.isfinite(loss_k):
+        # the run stopped between record times: the trajectory ends at the returned iterate
+        times.append(stats.iterations * algorithm.lr)
+        thetas.append(theta.astype(np.float64))
+        losses.append(float(loss_k))
     monitor.close()
-    stats.f_calls = stats.grad_calls
-    return Solution(x=theta.astype(dtype), value=float(losses[-1]), retcode=retcode, stats=stats,
+    return Solution(x=theta.astype(dtype), value=float(loss_k), retcode=retcode, stats=stats,
                     trace=monitor.trace, original=_original(problem, times, thetas, losses))

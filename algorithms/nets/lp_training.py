@@ -1,7 +1,7 @@
 """Gradient training of a univariate ReLU network under the ℓp path norm, then pruning.
 
-The network is :class:`~algorithms.nets.two_layer.TwoLayerReLU`-shaped
-(``input_dim=1``, its initialization) plus a linear skip term ``a x + c``:
+The network is a :class:`~algorithms.nets.two_layer.TwoLayerReLU` (``in_features=1``,
+its seeded initialization) plus a linear skip term ``a x + c``:
 
     f_θ(x) = Σ_k v_k (w_k x + b_k)₊ + a x + c.
 
@@ -27,6 +27,13 @@ After training the net is pruned (:func:`prune_network`): neurons with
 are dropped, knots closer than ``merge_tol`` times the data range are merged,
 and the survivors are polished by least squares on the interpolation residual.
 
+Retcodes: ``Success`` when the method's criterion holds, the pruned and polished
+network interpolating the data within ``tol`` (relative to ``max(1, max|y|)``);
+``MaxIters`` when the horizon (``maxiters`` Adam steps) is reached without it;
+``Diverged`` on a blow-up: a non-finite loss or iterate, or a loss above
+``1e30 · (1 + initial loss)`` (Adam moves each parameter by at most about ``lr`` per
+step, so only a runaway step size gets there).
+
 References
 ----------
 J. Nakhleh, R. D. Nowak. *Global minimizers of ℓ^p-regularized objectives yield
@@ -43,14 +50,29 @@ objective, Sections 2–3).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+import torch
 from scipy.optimize import least_squares
 
-from algorithms._validation import check_choice, check_nonnegative, check_positive, check_positive_int
+from algorithms._validation import (
+    as_float_array,
+    check_choice,
+    check_nonnegative,
+    check_positive,
+    check_positive_int,
+)
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.nets.sparse_interpolation import CPWL, InterpolationProblem, _neuron_terms, network_to_cpwl
+from algorithms.nets.sparse_interpolation import (
+    CPWL,
+    InterpolationProblem,
+    _check_data,
+    _check_p,
+    _neuron_terms,
+    network_to_cpwl,
+)
 from algorithms.nets.two_layer import TwoLayerReLU
 
 __all__ = ["LpPathNormTraining", "count_active_neurons", "prune_network", "smoothed_lp"]
@@ -59,9 +81,15 @@ __all__ = ["LpPathNormTraining", "count_active_neurons", "prune_network", "smoot
 def smoothed_lp(t, p: float, eps: float):
     """``Σ ((t² + ε²)^{p/2} - ε^p)``: within ``ε^p`` of ``Σ |t|^p`` per entry, smooth at 0 (numpy or torch).
 
+    ``0 < p <= 1`` and ``eps > 0`` (``p = 0`` would make every term 0: no penalty at all).
+
     >>> round(float(smoothed_lp(np.array([4.0, 0.0]), 0.5, 1e-12)), 6)
     2.0
     """
+    p = _check_p(p, allow_zero=False)
+    eps = check_positive("eps", eps)
+    if not isinstance(t, torch.Tensor):
+        t = as_float_array("t", t)
     return ((t * t + eps * eps) ** (p / 2) - eps**p).sum()
 
 
@@ -71,7 +99,12 @@ def count_active_neurons(v, w, *, tol: float = 0.0) -> int:
     >>> count_active_neurons([1.0, 1e-9, 2.0], [1.0, 1.0, 0.0], tol=1e-6)
     1
     """
-    u = np.abs(np.asarray(v, dtype=np.float64).ravel() * np.asarray(w, dtype=np.float64).ravel())
+    v = as_float_array("v", v, ndim=1, dtype=np.float64)
+    w = as_float_array("w", w, ndim=1, dtype=np.float64)
+    if v.shape != w.shape:
+        raise ValueError(f"v and w must have the same number of neurons, got {v.shape} and {w.shape}")
+    tol = check_nonnegative("tol", tol)
+    u = np.abs(v * w)
     return int(np.sum(u > tol))
 
 
@@ -95,8 +128,9 @@ def prune_network(x, y, W, b, v, a: float, c: float, *, prune_tol: float, merge_
     >>> f.knots.tolist(), round(res, 12)
     ([1.0], 0.0)
     """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    x, y = _check_data(x, y)
+    prune_tol = _check_prune_tol(prune_tol)
+    merge_tol = check_nonnegative("merge_tol", merge_tol)
     t, jumps, slope, intercept = _neuron_terms(W, b, v, a, c)  # one term per neuron, unmerged
     order = np.argsort(t, kind="stable")
     t, jumps = t[order], jumps[order]
@@ -133,6 +167,17 @@ def prune_network(x, y, W, b, v, a: float, c: float, *, prune_tol: float, merge_
     return f, float(np.max(np.abs(f(x) - y)))
 
 
+def _check_prune_tol(prune_tol) -> float:
+    prune_tol = check_nonnegative("prune_tol", prune_tol)
+    if prune_tol >= 1:
+        raise ValueError(f"prune_tol must be < 1 (relative to the largest |v w|), got {prune_tol}")
+    return prune_tol
+
+
+#: a loss this many times (1 + the first loss) is a blow-up (module docstring)
+BLOWUP_FACTOR = 1e30
+
+
 @dataclass(frozen=True)
 class LpPathNormTraining(Algorithm):
     """Adam on the augmented Lagrangian of ``min R(θ) s.t. f_θ(x_i) = y_i``, then prune (module docstring).
@@ -144,8 +189,9 @@ class LpPathNormTraining(Algorithm):
     ``prune_tol`` (relative to the largest ``|v w|``), knot merging ``merge_tol``
     (relative to the data range). ``maxiters`` counts Adam steps (default 4000);
     ``tol`` is the interpolation tolerance of the pruned, refit network, relative
-    to ``max|y|`` (default 1e-6): within it the retcode is ``Success``, else
-    ``Failure``; a non-finite loss gives ``Diverged``. ``Solution.x`` is the pruned
+    to ``max(1, max|y|)`` (default 1e-6): within it the retcode is ``Success``, else
+    ``MaxIters`` (the horizon came first); a blow-up gives ``Diverged`` (module docstring).
+    ``Solution.x`` is the pruned
     interpolant's ``CPWL.to_vector()``, ``value`` its ``V_p``, ``original`` a dict
     with the trained parameters, the pruned CPWL and the residual.
 
@@ -176,9 +222,7 @@ class LpPathNormTraining(Algorithm):
         check_positive("smoothing_start", self.smoothing_start)
         check_positive("penalty", self.penalty)
         check_positive_int("outer_every", self.outer_every)
-        check_nonnegative("prune_tol", self.prune_tol)
-        if self.prune_tol >= 1:
-            raise ValueError(f"prune_tol must be < 1 (relative to the largest |v w|), got {self.prune_tol}")
+        _check_prune_tol(self.prune_tol)
         check_nonnegative("merge_tol", self.merge_tol)
         check_positive("init_scale", self.init_scale)
         check_choice("regularizer", self.regularizer, {"lp_path", "weight_decay"})
@@ -187,11 +231,11 @@ class LpPathNormTraining(Algorithm):
 def _adam_train(X: np.ndarray, Y: np.ndarray, *, p: float, algorithm: LpPathNormTraining, steps: int,
                 seed: int, monitor: IterationMonitor) -> tuple[dict, int, RetCode | None]:
     """Adam on the augmented Lagrangian, on standardized data; hand-written gradients (see module doc)."""
-    net = TwoLayerReLU(input_dim=1, width=algorithm.width, hidden_bias=True, output_bias=False)
-    init = net.init(seed=seed, scale=algorithm.init_scale)
+    net = TwoLayerReLU(in_features=1, width=algorithm.width, hidden_bias=True, output_bias=False, seed=seed,
+                       init_scale=algorithm.init_scale)
     rng = np.random.default_rng(seed)
-    w = init["W"][:, 0].numpy().copy()
-    v = init["v"][0].numpy().copy()
+    w = net.W.detach().numpy()[:, 0].copy()
+    v = net.v.detach().numpy()[0].copy()
     b = -w * rng.uniform(-1.0, 1.0, algorithm.width)  # initial knots spread over the data range
     params = [w, b, v, np.zeros(1), np.zeros(1)]
     m1 = [np.zeros_like(q) for q in params]
@@ -203,6 +247,7 @@ def _adam_train(X: np.ndarray, Y: np.ndarray, *, p: float, algorithm: LpPathNorm
     eps_start = max(algorithm.smoothing_start, eps_end)
     anneal_steps = max(1, int(0.7 * steps))
     done, retcode = 0, None
+    blowup = math.inf
     for k in range(steps):
         w, b, v, a, c = params
         pre = np.outer(w, X) + b[:, None]
@@ -226,9 +271,11 @@ def _adam_train(X: np.ndarray, Y: np.ndarray, *, p: float, algorithm: LpPathNorm
             d_v = d_v + v
             d_w = d_w + w
         loss = reg + float(lam @ r) + 0.5 * mu * float(r @ r)
-        if not np.isfinite(loss):
+        if not np.isfinite(loss) or loss > blowup:
             retcode = RetCode.Diverged
             break
+        if k == 0:
+            blowup = BLOWUP_FACTOR * (1.0 + abs(loss))
         grads = [d_w, d_b, d_v, np.array([g_out @ X]), np.array([g_out.sum()])]
         for i, g in enumerate(grads):
             m1[i] = beta1 * m1[i] + (1 - beta1) * g
@@ -272,8 +319,9 @@ def _solve(problem: InterpolationProblem, algorithm: LpPathNormTraining, options
     steps = options.iterations(default=4000)
     seed = 0 if options.seed is None else options.seed
     monitor = _Monitor(options, total=steps, desc="lp path-norm training")
-    params, done, retcode = _adam_train(X, Y, p=p, algorithm=algorithm, steps=steps, seed=seed,
-                                        monitor=monitor)
+    with np.errstate(over="ignore", invalid="ignore"):  # a blow-up is reported as Diverged, not warned
+        params, done, retcode = _adam_train(X, Y, p=p, algorithm=algorithm, steps=steps, seed=seed,
+                                            monitor=monitor)
     monitor.close()
     # back to the original units: w x' + b with x' = (x - x_mid)/x_half, outputs times y_scale
     W = params["W"] / x_half
@@ -297,9 +345,9 @@ def _solve(problem: InterpolationProblem, algorithm: LpPathNormTraining, options
     else:
         f, residual = prune_network(x64, y64, W, b, v, a, c, prune_tol=algorithm.prune_tol,
                                     merge_tol=algorithm.merge_tol)
-        if retcode is None:
+        if retcode is None:  # the horizon is reached: Success only if the criterion holds
             tol = options.tolerance(default=1e-6) * max(float(np.max(np.abs(y64))), 1.0)
-            retcode = RetCode.Success if residual <= tol else RetCode.Failure
+            retcode = RetCode.Success if residual <= tol else RetCode.MaxIters
     sol = Solution(f.to_vector(problem.dtype), f.vp(p), retcode, trace=monitor.trace,
                    original={"params": raw, "cpwl": f, "max_residual": residual})
     sol.stats.iterations = done

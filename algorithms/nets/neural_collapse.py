@@ -41,7 +41,12 @@ With class means ``μ_k``, global mean ``μ_G``,
   (informative for K >= 3 only: two centred means are always antipodal).
 * ``classifier_alignment(V, means)``: for each class, the cosine between the
   class mean and the part of that class's classifier row that lies on the
-  support of the mean (the paper's "projected self-duality").
+  support of the mean.
+* ``self_duality_residual(V, means)``: the paper's projected self-duality (Theorem
+  1(3)) says ``V = Ẽ diag(s) Φ̄ᵀ``, with ``Φ̄`` the unit class-mean directions as
+  columns, ``Ẽ = sqrt(K/(K-1)) (I - 11ᵀ/K)`` the pseudo-labels
+  (:func:`pseudo_labels`; binary: ``(+1, -1)``) and unknown scales ``s_k > 0``; the
+  residual is ``||V - Σ_k ŝ_k ẽ_k φ̄_kᵀ||_F / ||V||_F`` with least-squares ``ŝ_k``.
 
 References
 ----------
@@ -78,6 +83,8 @@ __all__ = [
     "nc_metrics",
     "orthogonal_separability",
     "orthogonally_separable_data",
+    "pseudo_labels",
+    "self_duality_residual",
     "within_class_ratio",
 ]
 
@@ -379,6 +386,61 @@ def classifier_alignment(V, means) -> np.ndarray:
     return out
 
 
+def pseudo_labels(n_classes: int, *, binary: bool = False) -> np.ndarray:
+    """Column ``k`` is class ``k``'s pseudo-label ``ẽ_k``: ``Ẽ = sqrt(K/(K-1)) (I - 11ᵀ/K)`` (unit columns).
+
+    ``binary=True`` (a scalar-output network, two classes) gives the labels ``[[+1, -1]]``.
+
+    >>> E = pseudo_labels(3)
+    >>> bool(np.allclose(E.sum(axis=0), 0.0)), bool(np.allclose(np.linalg.norm(E, axis=0), 1.0))
+    (True, True)
+    >>> pseudo_labels(2, binary=True).tolist()
+    [[1.0, -1.0]]
+    """
+    k = check_positive_int("n_classes", n_classes)
+    if k < 2:
+        raise ValueError(f"n_classes must be >= 2, got {k}")
+    if binary:
+        if k != 2:
+            raise ValueError(f"binary pseudo-labels need n_classes = 2, got {k}")
+        return np.array([[1.0, -1.0]])
+    return np.sqrt(k / (k - 1)) * (np.eye(k) - np.ones((k, k)) / k)
+
+
+def self_duality_residual(V, means) -> float:
+    """``||V - Σ_k ŝ_k ẽ_k φ̄_kᵀ||_F / ||V||_F``: distance of the classifier from projected self-duality.
+
+    ``V`` is (K, width), or (1, width) / (width,) for a binary scalar-output network;
+    ``means`` (K, width) the class-mean features, whose unit directions are ``φ̄_k``;
+    ``ŝ_k = ẽ_kᵀ V φ̄_k`` is the least-squares scale (exact when the ``φ̄_k`` are
+    orthogonal, as the theorem's class means are). 0 when ``V`` is exactly self-dual.
+
+    >>> means = np.array([[1.0, 2.0, 0.0], [0.0, 0.0, 3.0]])
+    >>> float(self_duality_residual(np.array([2.0, 4.0, -1.0]), means))
+    0.0
+    >>> bool(self_duality_residual(np.array([4.0, 2.0, -1.0]), means) > 0.1)
+    True
+    """
+    M = as_float_array("means", means, ndim=2, dtype=np.float64)
+    V = as_float_array("V", V, dtype=np.float64)
+    k, width = M.shape
+    binary = V.ndim == 1 or V.shape[0] == 1
+    V = V.reshape(1, -1) if binary else V
+    if V.shape[1] != width or (not binary and V.shape[0] != k):
+        raise ValueError(f"V must have shape ({k}, {width}) (or (1, {width}) for a binary network), "
+                         f"got {V.shape}")
+    norm = np.linalg.norm(V)
+    if norm == 0.0:
+        return float("inf")
+    E = pseudo_labels(k, binary=binary)
+    directions = _normalize_rows(M)
+    fit = np.zeros_like(V)
+    for c in range(k):
+        scale = E[:, c] @ V @ directions[c]
+        fit += scale * np.outer(E[:, c], directions[c])
+    return float(np.linalg.norm(V - fit) / norm)
+
+
 def nc_metrics(H, y, V=None) -> dict[str, float]:
     """All the metrics above for features ``H`` (and classifier ``V`` if given), as plain floats.
 
@@ -400,4 +462,5 @@ def nc_metrics(H, y, V=None) -> dict[str, float]:
     }
     if V is not None:
         out["min_classifier_alignment"] = float(np.min(classifier_alignment(V, means)))
+        out["self_duality_residual"] = self_duality_residual(V, means)
     return out

@@ -24,7 +24,7 @@ bias. NeurIPS 2025, arXiv:2511.17378 (Section 4, Table 1: SAM reaches minima of 
 λ_max(H), λ_max(S) and σ than SGD on the y = x₀x₁ task).
 
 >>> from algorithms import solve
->>> task = parity_task(n=16, input_dim=4, width=8, seed=0)
+>>> task = parity_task(n=16, in_features=4, width=8, seed=0)
 >>> sol = solve(task, SAMTraining(lr=0.1, rho=0.05, batch_size=4), maxiters=50, seed=0)
 >>> sol.retcode in (RetCode.Success, RetCode.MaxIters), sol.x.shape
 (True, (48,))
@@ -63,25 +63,32 @@ from algorithms.nets.functional import (
     per_sample_flat_hessians,
 )
 from algorithms.nets.stability import coherence_matrix, mean_square_radius
-from algorithms.nets.two_layer import TwoLayerReLU
+from algorithms.nets.two_layer import ACTIVATIONS, TwoLayerReLU
 
 __all__ = [
     "SAM",
     "SAMTraining",
     "SGDTraining",
     "TwoLayerMSETask",
+    "generalizing_solution",
+    "memorizing_solution",
     "minimum_diagnostics",
     "parity_task",
+    "sample_coherence_matrix",
 ]
 
 
 class SAM(torch.optim.Optimizer):
     """Sharpness-aware minimization around a base optimizer (default ``torch.optim.SGD``).
 
-    ``step(closure)`` needs a closure that zeroes the gradients, computes the mini-batch
-    loss, calls ``backward`` and returns the loss; it is evaluated twice (at θ and at θ + ε).
-    Or call ``first_step()`` after a backward pass at θ, recompute the gradients, then
-    ``second_step()``.
+    ``SAM(params, base_optimizer=torch.optim.SGD, rho=0.05, normalize=True, **kwargs)``:
+    ``kwargs`` are the base optimizer's own keywords (``lr``, ``momentum``, ...), and the
+    base optimizer shares SAM's parameter groups. ``step(closure)`` needs a closure that
+    zeroes the gradients, computes the mini-batch loss, calls ``backward`` and returns the
+    loss; it is evaluated twice (at θ and at θ + ε). Or call ``first_step()`` after a
+    backward pass at θ, recompute the gradients, then ``second_step()``. ``state_dict()``
+    holds the base optimizer's state too (e.g. momentum buffers), so a training run saved
+    and reloaded continues step for step.
 
     >>> w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
     >>> opt = SAM([w], lr=0.1, rho=0.0)
@@ -98,11 +105,21 @@ class SAM(torch.optim.Optimizer):
     def __init__(self, params, base_optimizer: type[torch.optim.Optimizer] = torch.optim.SGD,
                  rho: float = 0.05, normalize: bool = True, **kwargs: Any) -> None:
         rho = check_nonnegative("rho", rho)
-        if not (isinstance(base_optimizer, type) and issubclass(base_optimizer, torch.optim.Optimizer)):
-            raise TypeError("base_optimizer must be a torch.optim.Optimizer subclass")
-        defaults = dict(rho=rho, normalize=bool(normalize), **kwargs)
-        super().__init__(params, defaults)
-        self.base_optimizer = base_optimizer(self.param_groups, **kwargs)
+        if not isinstance(normalize, bool):
+            raise TypeError(f"normalize must be a bool, got {type(normalize).__name__} {normalize!r}")
+        if not (isinstance(base_optimizer, type) and issubclass(base_optimizer, torch.optim.Optimizer)) \
+                or issubclass(base_optimizer, SAM):
+            raise TypeError(f"base_optimizer must be a torch.optim.Optimizer subclass other than SAM, "
+                            f"got {base_optimizer!r}")
+        if "lr" in kwargs:
+            kwargs["lr"] = check_nonnegative("lr", kwargs["lr"])
+        defaults = dict(rho=rho, normalize=normalize, **kwargs)
+        try:
+            super().__init__(params, defaults)
+            self.base_optimizer = base_optimizer(self.param_groups, **kwargs)
+        except (TypeError, ValueError) as exc:   # torch's own message, re-raised from here
+            raise type(exc)(f"SAM({base_optimizer.__name__}) rejected params or keywords "
+                            f"{sorted(kwargs)}: {exc}") from None
         self.param_groups = self.base_optimizer.param_groups
         self.defaults.update(self.base_optimizer.defaults)
 
@@ -142,6 +159,8 @@ class SAM(torch.optim.Optimizer):
     def step(self, closure=None):  # type: ignore[override]
         if closure is None:
             raise ValueError("closure is required: SAM evaluates the loss at two points")
+        if not callable(closure):
+            raise TypeError(f"closure must be callable, got {type(closure).__name__}")
         closure = torch.enable_grad()(closure)
         loss = closure()
         self.first_step()
@@ -149,21 +168,37 @@ class SAM(torch.optim.Optimizer):
         self.second_step()
         return loss
 
+    def state_dict(self) -> dict[str, Any]:
+        """torch's optimizer state (groups with ``rho``, ``normalize``) plus ``base_optimizer``'s."""
+        out = super().state_dict()
+        out["base_optimizer"] = self.base_optimizer.state_dict()
+        return out
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        if not isinstance(state_dict, dict) or "base_optimizer" not in state_dict:
+            raise ValueError("state_dict must be a SAM.state_dict() (a dict with a 'base_optimizer' entry)")
+        own = {k: v for k, v in state_dict.items() if k != "base_optimizer"}
+        super().load_state_dict(own)
+        self.base_optimizer.load_state_dict(state_dict["base_optimizer"])
+        self.param_groups = self.base_optimizer.param_groups     # one set of groups, as in __init__
+
 
 # ----------------------------------------------------------------------------- problem
 @dataclass(frozen=True)
 class TwoLayerMSETask(Problem):
     """Fit f(x) = Σ_k v_k relu(w_kᵀx + b_k) to (X, y) by mean squared error (1/n)Σ(f(x_i) − y_i)².
 
-    ``X`` (n, input_dim) and ``y`` (n,); float32 data trains in float32. The network is
-    ``TwoLayerReLU(input_dim, width, hidden_bias=True, output_bias=False)`` initialized
-    with ``init_scale`` from the solve seed.
+    ``X`` (n, in_features) and ``y`` (n,); float32 data trains in float32. The network is
+    ``TwoLayerReLU(in_features, width, hidden_bias=True, output_bias=False, activation=activation)``
+    initialized with ``init_scale`` from the solve seed (``activation`` other than ``"relu"``
+    is for experiments outside the paper's ReLU setting).
     """
 
     X: Any
     y: Any
     width: int
     init_scale: float = 1.0
+    activation: str = "relu"
 
     def __post_init__(self) -> None:
         X = as_float_array("X", self.X, ndim=2)
@@ -177,6 +212,11 @@ class TwoLayerMSETask(Problem):
         object.__setattr__(self, "y", y)
         check_positive_int("width", self.width)
         check_positive("init_scale", self.init_scale)
+        if not isinstance(self.activation, str) or self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {self.activation!r}")
+        # one module for the task's functional view (its own weights are never used)
+        object.__setattr__(self, "_net", TwoLayerReLU(in_features=X.shape[1], width=self.width,
+                                                      activation=self.activation))
 
     @property
     def n(self) -> int:
@@ -184,7 +224,12 @@ class TwoLayerMSETask(Problem):
 
     @property
     def net(self) -> TwoLayerReLU:
-        return TwoLayerReLU(input_dim=self.X.shape[1], width=self.width)
+        return self._net
+
+    @property
+    def n_params(self) -> int:
+        """Length of the flat parameter vector (``Solution.x``): W, b, v in that order."""
+        return self.width * (self.X.shape[1] + 2)
 
     @property
     def dtype(self) -> torch.dtype:
@@ -195,23 +240,34 @@ class TwoLayerMSETask(Problem):
 
     def loss(self, params: dict[str, torch.Tensor]) -> torch.Tensor:
         X, y = self.tensors()
-        return torch.mean((self.net.apply(params, X) - y) ** 2)
+        return torch.mean((self.net.forward_with(params, X) - y) ** 2)
+
+    def loss_at(self, x: Any) -> float:
+        """The training loss at flat parameters ``x`` (as in ``Solution.x``), in float64."""
+        _, theta = _check_task_point(self, x)
+        unflatten, X, y = _functional(self)
+        with torch.no_grad():
+            return float(torch.mean((self.net.forward_with(unflatten(theta), X) - y) ** 2))
 
 
-def parity_task(n: int, input_dim: int, width: int, seed: int, *, init_scale: float = 1.0,
+def parity_task(n: int, in_features: int, width: int, seed: int, *, init_scale: float = 1.0,
                 dtype=np.float64) -> TwoLayerMSETask:
-    """The paper's synthetic task: x uniform on {−1, 1}^input_dim, y = x₀·x₁ (Wen et al. 2023).
+    """The paper's synthetic task: x uniform on {−1, 1}^in_features, y = x₀·x₁ (Wen et al. 2023).
 
-    >>> t = parity_task(n=5, input_dim=3, width=2, seed=1)
+    >>> t = parity_task(n=5, in_features=3, width=2, seed=1)
     >>> bool(np.all(t.y == t.X[:, 0] * t.X[:, 1]))
     True
     """
     n = check_positive_int("n", n)
-    input_dim = check_positive_int("input_dim", input_dim)
-    if input_dim < 2:
-        raise ValueError(f"input_dim must be >= 2 for y = x0*x1, got {input_dim}")
+    in_features = check_positive_int("in_features", in_features)
+    if in_features < 2:
+        raise ValueError(f"in_features must be >= 2 for y = x0*x1, got {in_features}")
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    if np.dtype(dtype) not in (np.float32, np.float64):
+        raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
     rng = np.random.default_rng(seed)
-    X = (2.0 * rng.integers(0, 2, size=(n, input_dim)) - 1.0).astype(dtype)
+    X = (2.0 * rng.integers(0, 2, size=(n, in_features)) - 1.0).astype(dtype)
     return TwoLayerMSETask(X=X, y=X[:, 0] * X[:, 1], width=width, init_scale=init_scale)
 
 
@@ -222,10 +278,12 @@ class SGDTraining(Algorithm):
 
     An epoch is ⌊n/B⌋ batches of a fresh permutation (a last partial batch is dropped).
     ``maxiters`` counts steps (default 2000); ``tol`` (default 1e-4) stops with
-    ``Success`` once the full training loss is ≤ tol; a non-finite loss is ``Diverged``.
+    ``Success`` once the full training loss is ≤ tol (the only way to ``Success``); a
+    non-finite loss or parameter, or a loss above 1e12, is ``Diverged``; the horizon
+    reached without either is ``MaxIters``.
 
     >>> from algorithms import solve
-    >>> sol = solve(parity_task(n=8, input_dim=3, width=8, seed=0), SGDTraining(lr=0.1, batch_size=4),
+    >>> sol = solve(parity_task(n=8, in_features=3, width=8, seed=0), SGDTraining(lr=0.1, batch_size=4),
     ...             maxiters=0)
     >>> sol.retcode
     <RetCode.MaxIters: 'MaxIters'>
@@ -258,6 +316,10 @@ class SAMTraining(Algorithm):
         check_positive_int("batch_size", self.batch_size)
         if not isinstance(self.normalize, bool):
             raise TypeError(f"normalize must be a bool, got {type(self.normalize).__name__}")
+
+
+#: a full training loss above this is a blow-up (labels are O(1))
+DIVERGED_LOSS = 1e12
 
 
 def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: int, normalize: bool,
@@ -297,7 +359,7 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
 
         def closure(xb=xb, yb=yb) -> torch.Tensor:
             opt.zero_grad()
-            loss = torch.mean((net.apply(params, xb) - yb) ** 2)
+            loss = torch.mean((net.forward_with(params, xb) - yb) ** 2)
             loss.backward()
             return loss
 
@@ -308,7 +370,8 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
             opt.step(closure)
         value = full_loss()
         stop = monitor.record(iteration=k, loss=value)
-        if not math.isfinite(value) or value > 1e12:
+        if not math.isfinite(value) or value > DIVERGED_LOSS or \
+                not all(bool(torch.isfinite(p).all()) for p in plist):
             retcode = RetCode.Diverged
             break
         if value <= tol:
@@ -336,6 +399,121 @@ def _solve(problem: TwoLayerMSETask, algorithm: SAMTraining, options: SolveOptio
 
 
 # ----------------------------------------------------------------------------- diagnostics
+def _check_task_point(problem: Any, x: Any) -> tuple[TwoLayerMSETask, torch.Tensor]:
+    if not isinstance(problem, TwoLayerMSETask):
+        raise TypeError(f"problem must be a TwoLayerMSETask, got {type(problem).__name__}")
+    theta = as_float_array("x", x, ndim=1, dtype=np.float64)
+    if theta.shape[0] != problem.n_params:
+        raise ValueError(f"x must have length {problem.n_params} (the task's flat parameters W, b, v), "
+                         f"got {theta.shape[0]}")
+    return problem, torch.as_tensor(theta)
+
+
+def _functional(problem: TwoLayerMSETask):
+    """(unflatten, X, y) in float64 for derivatives at a flat parameter vector."""
+    _, unflatten = flatten_params(problem.net.init(seed=0, dtype=torch.float64))
+    X, y = problem.tensors()
+    return unflatten, X.to(torch.float64), y.to(torch.float64)
+
+
+def _output_gradients(problem: TwoLayerMSETask, theta: torch.Tensor) -> np.ndarray:
+    """Rows ∇_θ f(x_i; θ), shape (n, p) (torch.func.vmap of grad)."""
+    unflatten, X, y = _functional(problem)
+
+    def output(t: torch.Tensor, xi: torch.Tensor, yi: torch.Tensor) -> torch.Tensor:
+        return problem.net.forward_with(unflatten(t), xi[None])[0]
+
+    return per_sample_flat_grads(output, theta, X, y).detach().numpy()
+
+
+def sample_coherence_matrix(problem: TwoLayerMSETask, x: Any) -> np.ndarray:
+    """S_ij = √Tr(H_i H_j) = 2|∇f_iᵀ∇f_j| for the Gauss–Newton per-sample Hessians H_i = 2∇f_i∇f_iᵀ.
+
+    These are the per-sample Hessians of (f(x_i) − y_i)² at an interpolating point (x the
+    flat parameters, as in ``Solution.x``). Theorem 3.4 of Chang & Khanna: at a memorizing
+    solution (every sample activates hidden units no other sample activates) S is diagonal.
+
+    >>> task = parity_task(n=4, in_features=8, width=4, seed=0)    # 4 distinct points of {±1}^8
+    >>> S = sample_coherence_matrix(task, memorizing_solution(task))
+    >>> bool(np.all(S == np.diag(np.diag(S)))), bool(np.all(np.diag(S) > 0))
+    (True, True)
+    """
+    problem, theta = _check_task_point(problem, x)
+    grads = _output_gradients(problem, theta)
+    return coherence_matrix(2.0 * np.einsum("ia,ib->iab", grads, grads))
+
+
+def _flat(problem: TwoLayerMSETask, W: np.ndarray, b: np.ndarray, v: np.ndarray) -> np.ndarray:
+    theta, _ = flatten_params({"W": torch.as_tensor(W), "b": torch.as_tensor(b),
+                               "v": torch.as_tensor(v)[None, :]})
+    return theta.numpy().astype(np.float64)
+
+
+def generalizing_solution(problem: TwoLayerMSETask, features: int, r: float) -> np.ndarray:
+    """Flat parameters of the (C, r)-generalizing solution (Chang & Khanna, Definition 2), C = ``features``.
+
+    For each sign pattern a ∈ {0, 1}^C hidden unit j = Σ_i 2^{i−1} a_i has W_j = r·((−1)^{a_1}, …,
+    (−1)^{a_C}, 0, …, 0), b_j = −r(C − 1) and v_j = (−1)^{a_1 + a_2}/r; the other units are 0. On
+    x ∈ {±1}^d exactly the unit of x's first C signs fires (pre-activation r, the others ≤ −r),
+    so f(x) = x₀x₁: it interpolates the parity task with 2^C units, and samples sharing their
+    first C signs share a unit. ``r`` sets the sharpness: ‖∇f(x)‖² = r² + (d + 1)/r².
+
+    >>> task = parity_task(n=8, in_features=4, width=8, seed=0)
+    >>> x = generalizing_solution(task, features=3, r=(4 + 1) ** 0.25)
+    >>> float(task.loss_at(x))
+    0.0
+    """
+    if not isinstance(problem, TwoLayerMSETask):
+        raise TypeError(f"problem must be a TwoLayerMSETask, got {type(problem).__name__}")
+    C = check_positive_int("features", features)
+    r = check_positive("r", r)
+    d = problem.X.shape[1]
+    if not 2 <= C <= d:
+        raise ValueError(f"features must be in [2, input dim {d}] (the label uses x0 and x1), got {C}")
+    if problem.width < 2**C:
+        raise ValueError(f"the task's width must be >= 2**features = {2**C}, got {problem.width}")
+    W = np.zeros((problem.width, d))
+    b = np.zeros(problem.width)
+    v = np.zeros(problem.width)
+    for j in range(2**C):
+        a = [(j >> i) & 1 for i in range(C)]
+        W[j, :C] = r * (-1.0) ** np.array(a)
+        b[j] = -r * (C - 1)
+        v[j] = (-1.0) ** (a[0] + a[1]) / r
+    return _flat(problem, W, b, v)
+
+
+def memorizing_solution(problem: TwoLayerMSETask) -> np.ndarray:
+    """Flat parameters of an interpolating solution in which sample k alone activates hidden unit k.
+
+    W_k = x_k, b_k = −(‖x_k‖² + max_{j≠k} x_kᵀx_j)/2 (unit k fires on x_k only) and v_k fixed so
+    that f(x_k) = y_k; units beyond n are 0. The memorizing solution of Section 3.3 of
+    Chang & Khanna. Needs width ≥ n and every x_k with x_kᵀx_k > x_kᵀx_j (j ≠ k), e.g. distinct
+    rows of {±1}^d.
+    """
+    if not isinstance(problem, TwoLayerMSETask):
+        raise TypeError(f"problem must be a TwoLayerMSETask, got {type(problem).__name__}")
+    n, d = problem.X.shape
+    if problem.width < n:
+        raise ValueError(f"the task's width must be >= n = {n} (one unit per sample), got {problem.width}")
+    X = problem.X.astype(np.float64)
+    gram = X @ X.T
+    own = np.diag(gram).copy()
+    np.fill_diagonal(gram, -np.inf)
+    rival = gram.max(axis=1) if n > 1 else own - 2.0
+    if np.any(own <= rival):
+        k = int(np.flatnonzero(own <= rival)[0])
+        raise ValueError(f"X row {k} is not separable from the others (x_kᵀx_k <= max_j x_kᵀx_j): "
+                         "memorizing needs distinct rows of equal norm, e.g. distinct points of {±1}^d")
+    W = np.zeros((problem.width, d))
+    b = np.zeros(problem.width)
+    v = np.zeros(problem.width)
+    W[:n] = X
+    b[:n] = -(own + rival) / 2.0
+    v[:n] = problem.y.astype(np.float64) / ((own - rival) / 2.0)
+    return _flat(problem, W, b, v)
+
+
 def minimum_diagnostics(problem: TwoLayerMSETask, x: Any, *, lr: float | None = None,
                         batch_size: int | None = None, exact_sample_hessians: bool = False
                         ) -> dict[str, float | bool]:
@@ -356,21 +534,23 @@ def minimum_diagnostics(problem: TwoLayerMSETask, x: Any, *, lr: float | None = 
     ``coherence_defined`` (resp. ``coherence_exact_defined``) is False and a
     ``RuntimeWarning`` names the quantity; otherwise the flags are True.
     """
+    problem, theta = _check_task_point(problem, x)
+    if (lr is None) != (batch_size is None):
+        raise ValueError(f"give lr and batch_size together (for sgd_radius), got lr={lr!r}, "
+                         f"batch_size={batch_size!r}")
+    if not isinstance(exact_sample_hessians, bool):
+        raise TypeError(f"exact_sample_hessians must be a bool, got {type(exact_sample_hessians).__name__}")
     net = problem.net
-    X, y = problem.tensors()
-    template = net.init(seed=0, dtype=torch.float64)
-    _, unflatten = flatten_params(template)
-    theta = torch.as_tensor(np.asarray(x, dtype=np.float64))
-    Xd, yd = X.to(torch.float64), y.to(torch.float64)
+    unflatten, Xd, yd = _functional(problem)
 
     def loss(t: torch.Tensor) -> torch.Tensor:
-        return torch.mean((net.apply(unflatten(t), Xd) - yd) ** 2)
+        return torch.mean((net.forward_with(unflatten(t), Xd) - yd) ** 2)
 
     def output(t: torch.Tensor, xi: torch.Tensor, yi: torch.Tensor) -> torch.Tensor:
-        return net.apply(unflatten(t), xi[None])[0]
+        return net.forward_with(unflatten(t), xi[None])[0]
 
     hess = flat_hessian(loss, theta).detach().numpy()
-    grads = per_sample_flat_grads(output, theta, Xd, yd).detach().numpy()
+    grads = _output_gradients(problem, theta)
     gram = grads @ grads.T
     sample_hessians = 2.0 * np.einsum("ia,ib->iab", grads, grads)
     S = coherence_matrix(sample_hessians)

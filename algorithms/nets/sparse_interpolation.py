@@ -64,6 +64,8 @@ __all__ = [
     "BruteForceVp",
     "InterpolationProblem",
     "SparsestInterpolantDP",
+    "candidate_knots",
+    "cpwl_to_network",
     "discrete_curvature",
     "linear_spline",
     "min_knots_slope_dp",
@@ -77,11 +79,45 @@ __all__ = [
 
 
 def _check_p(p, *, allow_zero: bool = True, upper: float = 1.0) -> float:
+    """``p`` as a float in ``[0, upper]`` (``(0, upper]`` without ``allow_zero``), else an error naming p."""
     p = check_nonnegative("p", p)
     if (p == 0 and not allow_zero) or p > upper:
         lo = "0 <=" if allow_zero else "0 <"
         raise ValueError(f"p must satisfy {lo} p <= {upper:g}, got {p!r}")
     return p
+
+
+def _check_real(name: str, value) -> float:
+    """A finite real scalar (bools and arrays rejected) as a float."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    if not math.isfinite(float(value)):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return float(value)
+
+
+def _check_data(x, y) -> tuple[np.ndarray, np.ndarray]:
+    """Raw data ``(x, y)`` for the helpers: 1-D, finite, equal length >= 2, x strictly increasing."""
+    x = as_float_array("x", x, ndim=1, dtype=np.float64)
+    y = as_float_array("y", y, ndim=1, dtype=np.float64)
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same length, got {x.size} and {y.size}")
+    if x.size < 2:
+        raise ValueError(f"x must hold at least 2 points, got {x.size}")
+    if np.any(np.diff(x) <= 0):
+        raise ValueError("x must be strictly increasing (sorted, distinct); InterpolationProblem sorts and "
+                         "merges data")
+    return x, y
+
+
+def _check_neurons(W, b, v) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One finite input weight, bias and output weight per neuron (1-D arrays of equal length)."""
+    W = as_float_array("W", W, ndim=1, dtype=np.float64)
+    b = as_float_array("b", b, ndim=1, dtype=np.float64)
+    v = as_float_array("v", v, ndim=1, dtype=np.float64)
+    if not (W.shape == b.shape == v.shape):
+        raise ValueError(f"W, b and v must have one entry per neuron, got {W.shape}, {b.shape}, {v.shape}")
+    return W, b, v
 
 
 def vp_of_jumps(jumps, p: float, *, zero_tol: float = 0.0) -> float:
@@ -92,7 +128,9 @@ def vp_of_jumps(jumps, p: float, *, zero_tol: float = 0.0) -> float:
     >>> vp_of_jumps([1.0, -4.0, 0.0], 0)
     2.0
     """
-    c = np.abs(np.asarray(jumps, dtype=np.float64).ravel())
+    p = _check_p(p)
+    zero_tol = check_nonnegative("zero_tol", zero_tol)
+    c = np.abs(as_float_array("jumps", jumps, dtype=np.float64).ravel())
     c = c[c > zero_tol]
     if p == 0:
         return float(c.size)
@@ -102,12 +140,14 @@ def vp_of_jumps(jumps, p: float, *, zero_tol: float = 0.0) -> float:
 def path_norm(v, w, p: float) -> float:
     """The ℓp path norm ``Σ_k |v_k w_k|^p`` of a univariate network (``p = 0`` counts active neurons).
 
+    ``0 <= p <= 1``: the paper's range (for ``p > 1`` splitting a neuron lowers the sum).
+
     >>> path_norm([1.0, 2.0], [3.0, -0.5], 1.0)
     4.0
     """
-    p = check_nonnegative("p", p)
-    v = np.asarray(v, dtype=np.float64).ravel()
-    w = np.asarray(w, dtype=np.float64).ravel()
+    p = _check_p(p)
+    v = as_float_array("v", v, ndim=1, dtype=np.float64)
+    w = as_float_array("w", w, ndim=1, dtype=np.float64)
     if v.shape != w.shape:
         raise ValueError(f"v and w must have the same number of neurons, got {v.shape} and {w.shape}")
     return vp_of_jumps(v * w, p)
@@ -156,13 +196,7 @@ class CPWL:
             raise ValueError("jumps must be nonzero (a zero jump is no knot); "
                              "use CPWL.from_terms to drop them")
         for name in ("slope", "intercept"):
-            value = getattr(self, name)
-            real = isinstance(value, (int, float, np.integer, np.floating))
-            if isinstance(value, (bool, np.bool_)) or not real:
-                raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-            if not math.isfinite(float(value)):
-                raise ValueError(f"{name} must be finite, got {value!r}")
-            object.__setattr__(self, name, float(value))
+            object.__setattr__(self, name, _check_real(name, getattr(self, name)))
         object.__setattr__(self, "knots", knots)
         object.__setattr__(self, "jumps", jumps)
 
@@ -170,12 +204,13 @@ class CPWL:
     def from_terms(knots, jumps, slope: float, intercept: float, *, merge_tol: float = 0.0,
                    zero_tol: float = 0.0) -> CPWL:
         """Sort the knots, merge those within ``merge_tol`` of each other, drop jumps ``<= zero_tol``."""
-        t = np.asarray(knots, dtype=np.float64).ravel()
-        c = np.asarray(jumps, dtype=np.float64).ravel()
+        t = as_float_array("knots", knots, dtype=np.float64).ravel()  # also rejects NaN/inf
+        c = as_float_array("jumps", jumps, dtype=np.float64).ravel()
         if t.shape != c.shape:
             raise ValueError(f"knots and jumps must have the same length, got {t.shape} and {c.shape}")
-        if not (np.all(np.isfinite(t)) and np.all(np.isfinite(c))):
-            raise ValueError("knots and jumps must be finite")
+        merge_tol = check_nonnegative("merge_tol", merge_tol)
+        zero_tol = check_nonnegative("zero_tol", zero_tol)
+        slope, intercept = _check_real("slope", slope), _check_real("intercept", intercept)
         order = np.argsort(t, kind="stable")
         t, c = t[order], c[order]
         merged_t: list[float] = []
@@ -193,7 +228,7 @@ class CPWL:
         return CPWL(mt[keep], mc[keep], float(slope), float(intercept))
 
     def __call__(self, x) -> np.ndarray:
-        x = np.asarray(x, dtype=np.float64)
+        x = as_float_array("x", x, dtype=np.float64)
         relu = np.maximum(x[..., None] - self.knots, 0.0)
         return self.slope * x + self.intercept + relu @ self.jumps
 
@@ -202,16 +237,22 @@ class CPWL:
         return int(self.knots.size)
 
     def vp(self, p: float) -> float:
-        """``V_p(f) = Σ_j |c_j|^p`` over the distinct knots (``V_0`` counts them)."""
-        return vp_of_jumps(self.jumps, check_nonnegative("p", p))
+        """``V_p(f) = Σ_j |c_j|^p`` over the distinct knots (``V_0`` counts them), ``0 <= p <= 1``."""
+        return vp_of_jumps(self.jumps, p)
 
     def to_vector(self, dtype=np.float64) -> np.ndarray:
+        """``[slope, intercept, knots…, jumps…]`` in ``dtype`` (float32 or float64)."""
+        if np.dtype(dtype) not in (np.dtype(np.float32), np.dtype(np.float64)):
+            raise TypeError(f"dtype must be float32 or float64, got {dtype!r}")
         return np.concatenate([[self.slope, self.intercept], self.knots, self.jumps]).astype(dtype)
 
     @staticmethod
     def from_vector(vector) -> CPWL:
         """Inverse of :meth:`to_vector`; knots that coincide (e.g. after a float32 cast) are merged."""
-        vec = np.asarray(vector, dtype=np.float64).ravel()
+        vec = np.asarray(vector)
+        if vec.dtype == object or not np.issubdtype(vec.dtype, np.number) or np.iscomplexobj(vec):
+            raise TypeError(f"vector must be a real numeric array, got dtype {vec.dtype}")
+        vec = vec.astype(np.float64).ravel()
         if vec.size < 2 or vec.size % 2:
             raise ValueError(f"vector must have even length >= 2, got {vec.size}")
         if not np.all(np.isfinite(vec)):
@@ -228,12 +269,8 @@ def _neuron_terms(W, b, v, a: float, c: float) -> tuple[np.ndarray, np.ndarray, 
     linear term); with ``w_k = 0`` the constant ``v_k (b_k)₊``. These terms are not a
     CPWL normal form (knots may repeat); :func:`network_to_cpwl` merges them.
     """
-    W = np.asarray(W, dtype=np.float64).ravel()
-    b = np.asarray(b, dtype=np.float64).ravel()
-    v = np.asarray(v, dtype=np.float64).ravel()
-    if not (W.shape == b.shape == v.shape):
-        raise ValueError(f"W, b and v must have one entry per neuron, got {W.shape}, {b.shape}, {v.shape}")
-    slope, intercept = float(a), float(c)
+    W, b, v = _check_neurons(W, b, v)
+    slope, intercept = _check_real("a", a), _check_real("c", c)
     active = W != 0
     intercept += float(np.sum(v[~active] * np.maximum(b[~active], 0.0)))
     t = -b[active] / W[active]
@@ -263,6 +300,22 @@ def network_to_cpwl(W, b, v, *, a: float = 0.0, c: float = 0.0, merge_tol: float
     if merge_tol is None:
         merge_tol = 1e-9 * max(1.0, float(np.max(np.abs(t), initial=0.0)))
     return CPWL.from_terms(t, jumps, slope, intercept, merge_tol=merge_tol, zero_tol=zero_tol)
+
+
+def cpwl_to_network(f: CPWL) -> dict[str, np.ndarray | float]:
+    """One ReLU neuron per knot of ``f``: ``W = 1``, ``b = -t_j``, ``v = c_j``, skip ``a x + c``.
+
+    The network ``Σ_j v_j (W_j x + b_j)₊ + a x + c`` computes ``f`` with path norm
+    ``V_p(f)`` (Remark 1 of the paper: distinct knots). Inverse of :func:`network_to_cpwl`.
+
+    >>> net = cpwl_to_network(CPWL(knots=[1.5], jumps=[2.0], slope=0.0, intercept=0.0))
+    >>> net["W"].tolist(), net["b"].tolist(), net["v"].tolist(), net["a"], net["c"]
+    ([1.0], [-1.5], [2.0], 0.0, 0.0)
+    """
+    if not isinstance(f, CPWL):
+        raise TypeError(f"f must be a CPWL, got {type(f).__name__}")
+    return {"W": np.ones_like(f.knots), "b": -f.knots.copy(), "v": f.jumps.copy(), "a": f.slope,
+            "c": f.intercept}
 
 
 # ----------------------------------------------------------------------------- the problem
@@ -342,8 +395,7 @@ def discrete_curvature(x, y) -> np.ndarray:
     >>> discrete_curvature([0, 1, 2, 3], [0, 0, 1, 3]).tolist()
     [1.0, 1.0]
     """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    x, y = _check_data(x, y)
     s = np.diff(y) / np.diff(x)
     d = np.diff(s)
     d[np.abs(d) <= _slope_tol(x, y)] = 0.0
@@ -351,9 +403,12 @@ def discrete_curvature(x, y) -> np.ndarray:
 
 
 def linear_spline(x, y) -> CPWL:
-    """The interpolant with knots only at data points: ``N - 2`` knots at most."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    """The interpolant with knots only at data points: ``N - 2`` knots at most.
+
+    >>> linear_spline([0, 1, 2], [0, 1, 0]).knots.tolist()
+    [1.0]
+    """
+    x, y = _check_data(x, y)
     s = np.diff(y) / np.diff(x)
     return CPWL.from_terms(x[1:-1], discrete_curvature(x, y), slope=s[0], intercept=y[0] - s[0] * x[0])
 
@@ -499,8 +554,7 @@ def min_knots_slope_dp(x, y) -> int:
     >>> min_knots_slope_dp([0, 1, 2, 3], [0, 0, 1, 3]), min_knots_slope_dp([0, 1, 2], [0, 1, 0])
     (1, 1)
     """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    x, y = _check_data(x, y)
     s = np.diff(y) / np.diff(x)
     tol = _slope_tol(x, y)
     rels = (-1, 0, 1)
@@ -557,9 +611,11 @@ def candidate_knots(x, y) -> np.ndarray:
 
     The crossing of the lines of chords ``s_{j-1}`` and ``s_{j+1}`` is kept when it
     lies strictly inside ``(x_j, x_{j+1})``.
+
+    >>> candidate_knots([0, 1, 2, 3], [0, 0, 1, 3]).tolist()
+    [1.0, 1.5, 2.0]
     """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    x, y = _check_data(x, y)
     s = np.diff(y) / np.diff(x)
     cands = list(x[1:-1])
     tol = _slope_tol(x, y)

@@ -45,9 +45,9 @@ the global minima in over-parameterized learning. NeurIPS 2018.
 
 >>> import numpy as np
 >>> H = np.stack([np.diag([2.0, 0.0]), np.diag([0.0, 2.0])])   # two orthogonal samples
->>> round(mean_square_radius(H, eta=0.5, batch_size=2), 6)       # full batch: GD on diag(1, 1)
+>>> round(mean_square_radius(H, lr=0.5, batch_size=2), 6)       # full batch: GD on diag(1, 1)
 0.25
->>> round(mean_square_radius(H, eta=1.5, batch_size=1), 6)   # SGD diverges though 1.5·λ_max(H) < 2
+>>> round(mean_square_radius(H, lr=1.5, batch_size=1), 6)   # SGD diverges though 1.5·λ_max(H) < 2
 2.5
 >>> round(coherence_measure(H), 6)
 1.0
@@ -74,6 +74,7 @@ __all__ = [
     "SAMPLINGS",
     "batch_moment_coefficients",
     "check_hessians",
+    "coherence_lower_bound_hessians",
     "coherence_matrix",
     "coherence_measure",
     "critical_step_size",
@@ -81,6 +82,7 @@ __all__ = [
     "enumerate_batches",
     "gd_stable",
     "mean_square_radius",
+    "perturbed_mean_square",
     "perturbed_stationary_moment",
     "radius_curve",
     "restrict_to_range",
@@ -97,17 +99,31 @@ SAMPLINGS = ("without_replacement", "with_replacement", "bernoulli")
 METHODS = ("auto", "dense", "power", "lanczos")
 #: largest d for which ``method="auto"`` forms the d²×d² matrix
 DENSE_MAX_DIM = 30
+#: most batches :func:`enumerate_batches` lists (brute force is for small n)
+MAX_ENUMERATED_BATCHES = 1_000_000
 
 
 # ----------------------------------------------------------------------------- validation
-def check_hessians(name: str, hessians: Any, *, rtol: float = 1e-8) -> np.ndarray:
+def check_hessians(name: str, hessians: Any, *, rtol: float = 1e-8, psd: bool = False) -> np.ndarray:
     """``hessians`` as a float64 (n, d, d) stack of symmetric matrices (raises naming ``name``).
+
+    ``psd=True`` also requires every matrix to be positive semidefinite (smallest eigenvalue
+    ≥ −``rtol``·max(1, max |entry|)), the assumption of the divergence conditions and of
+    the SAM reduction (M = I + (ρ/α)H must have a square root).
 
     >>> check_hessians("hessians", [[[1.0, 2.0], [0.0, 1.0]]])
     Traceback (most recent call last):
     ...
     ValueError: hessians[0] must be symmetric (max |H - Hᵀ| = 2)
+    >>> check_hessians("hessians", [[[1.0, 0.0], [0.0, -1.0]]], psd=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: hessians[0] must be positive semidefinite (smallest eigenvalue -1)
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
+    rtol = check_positive("rtol", rtol)
+    psd = _check_bool("psd", psd)
     arr = as_float_array(name, hessians, ndim=3, dtype=np.float64)
     n, d1, d2 = arr.shape
     if n == 0 or d1 == 0:
@@ -120,7 +136,28 @@ def check_hessians(name: str, hessians: Any, *, rtol: float = 1e-8) -> np.ndarra
     if bad.size:
         i = int(bad[0])
         raise ValueError(f"{name}[{i}] must be symmetric (max |H - Hᵀ| = {asym[i]:.3g})")
-    return 0.5 * (arr + np.swapaxes(arr, 1, 2))
+    arr = 0.5 * (arr + np.swapaxes(arr, 1, 2))
+    if psd:
+        lowest = np.linalg.eigvalsh(arr)[:, 0]
+        bad = np.flatnonzero(lowest < -rtol * scale)
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(f"{name}[{i}] must be positive semidefinite (smallest eigenvalue "
+                             f"{lowest[i]:.3g})")
+    return arr
+
+
+def _check_bool(name: str, value: Any) -> bool:
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__} {value!r}")
+    return bool(value)
+
+
+def _check_count(name: str, value: Any) -> int:
+    """A non-negative int (a number of steps); floats and bools are rejected, not truncated."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+        raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+    return int(value)
 
 
 def _check_batch(batch_size: Any, n: int) -> int:
@@ -130,14 +167,15 @@ def _check_batch(batch_size: Any, n: int) -> int:
     return batch_size
 
 
-def _check_common(hessians, eta, batch_size, sampling, rho, alpha):
-    H = check_hessians("hessians", hessians)
-    eta = check_positive("eta", eta)
-    batch_size = _check_batch(batch_size, H.shape[0])
-    check_choice("sampling", sampling, SAMPLINGS)
+def _check_common(hessians, lr, batch_size, sampling, rho, alpha, *, psd=False):
+    """Validated (H, lr, B, ρ, α); ρ > 0 (or ``psd``) also requires PSD Hessians (M^{1/2} must exist)."""
     rho = check_nonnegative("rho", rho)
     alpha = check_positive("alpha", alpha)
-    return H, eta, batch_size, rho, alpha
+    H = check_hessians("hessians", hessians, psd=psd or rho > 0)
+    lr = check_positive("lr", lr)
+    batch_size = _check_batch(batch_size, H.shape[0])
+    check_choice("sampling", sampling, SAMPLINGS)
+    return H, lr, batch_size, rho, alpha
 
 
 # ----------------------------------------------------------------------------- batch moments
@@ -179,6 +217,11 @@ def enumerate_batches(n: int, batch_size: int, sampling: str = "without_replacem
     n = check_positive_int("n", n)
     B = _check_batch(batch_size, n)
     check_choice("sampling", sampling, SAMPLINGS)
+    count = {"without_replacement": math.comb(n, B), "with_replacement": math.comb(n + B - 1, B),
+             "bernoulli": 2**n}[sampling]
+    if count > MAX_ENUMERATED_BATCHES:
+        raise ValueError(f"n = {n}, batch_size = {B} ({sampling}) has {count} batches, more than "
+                         f"{MAX_ENUMERATED_BATCHES} to enumerate; use smaller n or batch_size")
     rows, probs = [], []
     if sampling == "without_replacement":
         combos = list(itertools.combinations(range(n), B))
@@ -218,7 +261,7 @@ def sam_effective_hessians(hessians: Any, rho: float, alpha: float = 1.0) -> np.
     >>> np.allclose(Ht.mean(axis=0), 2 * np.eye(2) * (1 + 0.5 * 2))
     True
     """
-    H = check_hessians("hessians", hessians)
+    H = check_hessians("hessians", hessians, psd=True)
     rho = check_nonnegative("rho", rho)
     alpha = check_positive("alpha", alpha)
     return _effective(H, rho / alpha)
@@ -231,7 +274,7 @@ def restrict_to_range(hessians: Any, rtol: float = 1e-10) -> np.ndarray:
     (2, 1, 1)
     """
     H = check_hessians("hessians", hessians)
-    return _restrict_to_range(H, rtol)
+    return _restrict_to_range(H, check_positive("rtol", rtol))
 
 
 def _restrict_to_range(H: np.ndarray, rtol: float = 1e-10) -> np.ndarray:
@@ -245,48 +288,66 @@ def _restrict_to_range(H: np.ndarray, rtol: float = 1e-10) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- the operator
-def second_moment_apply(hessians: np.ndarray, X: np.ndarray, eta: float, a: float, b: float
-                        ) -> np.ndarray:
-    """T(X) = X − η(HX + XH) + η²(a·HXH + b·(1/n)Σ H_i X H_i), without forming T (O(n d³))."""
+def second_moment_apply(hessians: Any, X: Any, lr: float, a: float, b: float) -> np.ndarray:
+    """T(X) = X − η(HX + XH) + η²(a·HXH + b·(1/n)Σ H_i X H_i), without forming T (O(n d³)).
+
+    ``a``, ``b`` are the batch law's coefficients (:func:`batch_moment_coefficients`).
+
+    >>> second_moment_apply(np.eye(1)[None], np.eye(1), lr=0.5, a=1.0, b=0.0)
+    array([[0.25]])
+    """
+    H = check_hessians("hessians", hessians)
+    d = H.shape[1]
+    X = as_float_array("X", X, ndim=2, dtype=np.float64)
+    if X.shape != (d, d):
+        raise ValueError(f"X must have shape ({d}, {d}) to match hessians, got {X.shape}")
+    lr = check_positive("lr", lr)
+    a = check_nonnegative("a", a)
+    b = check_nonnegative("b", b)
+    return _apply(H, X, lr, a, b)
+
+
+def _apply(hessians: np.ndarray, X: np.ndarray, lr: float, a: float, b: float) -> np.ndarray:
+    """The body of :func:`second_moment_apply` on validated inputs (the solvers' inner loop)."""
     mean = hessians.mean(axis=0)
     HX = mean @ X
-    out = X - eta * (HX + X @ mean)
+    out = X - lr * (HX + X @ mean)
     quad = a * (HX @ mean)
     if b != 0.0:
         quad = quad + b * np.einsum("iab,ibc->ac", hessians @ X, hessians) / hessians.shape[0]
-    return out + eta**2 * quad
+    return out + lr**2 * quad
 
 
-def second_moment_matrix(hessians: Any, eta: float, batch_size: int, *,
+def second_moment_matrix(hessians: Any, lr: float, batch_size: int, *,
                          sampling: str = "without_replacement", rho: float = 0.0,
                          alpha: float = 1.0) -> np.ndarray:
     """The d²×d² matrix of T on row-major vec(X): E[J_B ⊗ J_B] for J_B the linearized step.
 
-    >>> K = second_moment_matrix(np.eye(2)[None], eta=0.5, batch_size=1)
+    >>> K = second_moment_matrix(np.eye(2)[None], lr=0.5, batch_size=1)
     >>> np.allclose(K, 0.25 * np.eye(4))
     True
     """
-    H, eta, B, rho, alpha = _check_common(hessians, eta, batch_size, sampling, rho, alpha)
+    H, lr, B, rho, alpha = _check_common(hessians, lr, batch_size, sampling, rho, alpha)
     if rho > 0:
         H = sam_effective_hessians(H, rho, alpha)
-    return _dense_matrix(H, eta, *batch_moment_coefficients(H.shape[0], B, sampling))
+    return _dense_matrix(H, lr, *batch_moment_coefficients(H.shape[0], B, sampling))
 
 
-def _dense_matrix(H: np.ndarray, eta: float, a: float, b: float) -> np.ndarray:
+def _dense_matrix(H: np.ndarray, lr: float, a: float, b: float) -> np.ndarray:
     n, d, _ = H.shape
     mean = H.mean(axis=0)
     eye = np.eye(d)
-    K = np.kron(eye, eye) - eta * (np.kron(mean, eye) + np.kron(eye, mean))
+    K = np.kron(eye, eye) - lr * (np.kron(mean, eye) + np.kron(eye, mean))
     quad = a * np.kron(mean, mean)
     if b != 0.0:
         quad = quad + (b / n) * np.einsum("iac,ibd->abcd", H, H).reshape(d * d, d * d)
-    return K + eta**2 * quad
+    return K + lr**2 * quad
 
 
-def mean_square_radius(hessians: Any, eta: float, batch_size: int, *,
+def mean_square_radius(hessians: Any, lr: float, batch_size: int, *,
                        sampling: str = "without_replacement", rho: float = 0.0, alpha: float = 1.0,
                        method: str = "auto", restrict_to_range: bool = True, tol: float = 1e-10,
-                       maxiter: int = 100_000) -> float:
+                       maxiters: int = 100_000) -> float:
     """Spectral radius of the second-moment operator of linearized SGD (ρ = 0) or SAM (ρ > 0).
 
     ``> 1``: E‖w_k‖² grows geometrically; ``< 1``: it decays; the random-perturbation
@@ -297,17 +358,18 @@ def mean_square_radius(hessians: Any, eta: float, batch_size: int, *,
     (dense up to d = 30, else lanczos).
 
     >>> H = np.stack([np.diag([1.0, 0.0]), np.diag([0.0, 1.0]), np.eye(2)])
-    >>> r_dense = mean_square_radius(H, eta=1.2, batch_size=1, method="dense")
-    >>> r_power = mean_square_radius(H, eta=1.2, batch_size=1, method="power")
+    >>> r_dense = mean_square_radius(H, lr=1.2, batch_size=1, method="dense")
+    >>> r_power = mean_square_radius(H, lr=1.2, batch_size=1, method="power")
     >>> abs(r_dense - r_power) < 1e-8
     True
     """
-    H, eta, B, rho, alpha = _check_common(hessians, eta, batch_size, sampling, rho, alpha)
+    H, lr, B, rho, alpha = _check_common(hessians, lr, batch_size, sampling, rho, alpha)
     check_choice("method", method, METHODS)
-    check_positive("tol", tol)
-    maxiter = check_positive_int("maxiter", maxiter)
-    return _radius(H, eta, B, sampling, rho / alpha, method=method, restrict=restrict_to_range,
-                   tol=tol, maxiter=maxiter)
+    restrict_to_range = _check_bool("restrict_to_range", restrict_to_range)
+    tol = check_positive("tol", tol)
+    maxiters = check_positive_int("maxiters", maxiters)
+    return _radius(H, lr, B, sampling, rho / alpha, method=method, restrict=restrict_to_range,
+                   tol=tol, maxiters=maxiters)
 
 
 def _effective(H: np.ndarray, ratio: float) -> np.ndarray:
@@ -318,8 +380,8 @@ def _effective(H: np.ndarray, ratio: float) -> np.ndarray:
     return root @ H @ root
 
 
-def _radius(H: np.ndarray, eta: float, B: int, sampling: str, ratio: float, *, method: str = "auto",
-            restrict: bool = True, tol: float = 1e-10, maxiter: int = 100_000) -> float:
+def _radius(H: np.ndarray, lr: float, B: int, sampling: str, ratio: float, *, method: str = "auto",
+            restrict: bool = True, tol: float = 1e-10, maxiters: int = 100_000) -> float:
     """The body of :func:`mean_square_radius` on validated inputs, ``ratio`` = ρ/α.
 
     Private: no checks, so ``ratio`` may be any real with I + ratio·H ⪰ 0.
@@ -334,19 +396,19 @@ def _radius(H: np.ndarray, eta: float, B: int, sampling: str, ratio: float, *, m
     if method == "auto":
         method = "dense" if d <= DENSE_MAX_DIM else "lanczos"
     if method == "dense":
-        return float(np.abs(scipy.linalg.eigvalsh(_dense_matrix(H, eta, a, b))[[0, -1]]).max())
+        return float(np.abs(scipy.linalg.eigvalsh(_dense_matrix(H, lr, a, b))[[0, -1]]).max())
     if method == "power":
-        return _power_radius(H, eta, a, b, tol=tol, maxiter=maxiter)
-    return _lanczos_radius(H, eta, a, b, tol=tol, maxiter=maxiter)
+        return _power_radius(H, lr, a, b, tol=tol, maxiters=maxiters)
+    return _lanczos_radius(H, lr, a, b, tol=tol, maxiters=maxiters)
 
 
-def _power_radius(H, eta, a, b, *, tol, maxiter) -> float:
+def _power_radius(H, lr, a, b, *, tol, maxiters) -> float:
     d = H.shape[1]
     X = np.eye(d) / math.sqrt(d)
     previous = math.inf
     estimate = 0.0
-    for _ in range(maxiter):
-        Y = second_moment_apply(H, X, eta, a, b)
+    for _ in range(maxiters):
+        Y = _apply(H, X, lr, a, b)
         Y = 0.5 * (Y + Y.T)
         estimate = float(np.vdot(X, Y))     # Rayleigh quotient: T is self-adjoint, ‖X‖_F = 1
         norm = float(np.linalg.norm(Y))
@@ -354,23 +416,28 @@ def _power_radius(H, eta, a, b, *, tol, maxiter) -> float:
             return 0.0
         X = Y / norm
         if abs(estimate - previous) <= tol * max(abs(estimate), 1e-300):
-            break
+            return abs(estimate)
         previous = estimate
-    return abs(estimate)
+    raise RuntimeError(f"power iteration did not reach tol = {tol:g} within maxiters = {maxiters} "
+                       f"(last estimate {estimate:.10g}); raise maxiters or use method='lanczos'")
 
 
-def _lanczos_radius(H, eta, a, b, *, tol, maxiter) -> float:
+def _lanczos_radius(H, lr, a, b, *, tol, maxiters) -> float:
     d = H.shape[1]
 
     def matvec(v: np.ndarray) -> np.ndarray:
-        return second_moment_apply(H, v.reshape(d, d), eta, a, b).reshape(-1)
+        return _apply(H, v.reshape(d, d), lr, a, b).reshape(-1)
 
     op = spla.LinearOperator((d * d, d * d), matvec=matvec, dtype=np.float64)
     v0 = (np.eye(d) / math.sqrt(d)).reshape(-1)   # PSD start overlaps the PSD Perron vector
     # T is completely positive and self-adjoint: its spectral radius is its largest eigenvalue
     # (Perron–Frobenius for positive maps), so one ARPACK run for the top one suffices.
-    top = spla.eigsh(op, k=1, which="LA", v0=v0, tol=tol, maxiter=maxiter,
-                     return_eigenvectors=False)[0]
+    try:
+        top = spla.eigsh(op, k=1, which="LA", v0=v0, tol=tol, maxiter=maxiters,
+                         return_eigenvectors=False)[0]
+    except spla.ArpackNoConvergence as exc:
+        raise RuntimeError(f"Lanczos (ARPACK) did not reach tol = {tol:g} within maxiters = {maxiters}; "
+                           "raise maxiters or use method='dense'") from exc
     return float(abs(top))
 
 
@@ -385,15 +452,20 @@ def radius_curve(hessians: Any, batch_size: int, *, sampling: str = "without_rep
     >>> round(f(0.5), 6), round(f(2.0), 6)
     (0.25, 1.0)
     """
-    H, _, B, rho, alpha = _check_common(hessians, 1.0, batch_size, sampling, rho, alpha)
+    H, _, B, rho, alpha = _check_common(hessians, 1.0, batch_size, sampling, rho, alpha, psd=True)
+    restrict_to_range = _check_bool("restrict_to_range", restrict_to_range)
     a, b = batch_moment_coefficients(H.shape[0], B, sampling)
     if rho > 0:
         H = sam_effective_hessians(H, rho, alpha)
     if restrict_to_range:
         H = _restrict_to_range(H)
     d = H.shape[1]
-    if d == 0:
-        return lambda eta: 1.0
+    if d == 0:                              # nothing moves: T = identity on the null space
+        def still(lr: float) -> float:
+            check_nonnegative("lr", lr)
+            return 1.0
+
+        return still
     if d > DENSE_MAX_DIM:
         raise ValueError(f"radius_curve forms d²×d² matrices; d = {d} > {DENSE_MAX_DIM}, "
                          "use mean_square_radius(method='lanczos')")
@@ -402,8 +474,9 @@ def radius_curve(hessians: Any, batch_size: int, *, sampling: str = "without_rep
     Q = 0.5 * (K2 - 2.0 * K1 + eye)
     L = eye + Q - K1
 
-    def radius(eta: float) -> float:
-        vals = scipy.linalg.eigvalsh(eye - eta * L + eta**2 * Q)
+    def radius(lr: float) -> float:
+        lr = check_nonnegative("lr", lr)
+        vals = np.linalg.eigvalsh(eye - lr * L + lr**2 * Q)     # numpy: less overhead on small d²
         return float(max(abs(vals[0]), abs(vals[-1])))
 
     return radius
@@ -423,7 +496,8 @@ def critical_step_size(hessians: Any, batch_size: int, *, level: float = 1.0,
     2.0
     """
     level = check_positive("level", level)
-    H = check_hessians("hessians", hessians)
+    rtol = check_positive("rtol", rtol)
+    H = check_hessians("hessians", hessians, psd=True)
     radius = radius_curve(H, batch_size, sampling=sampling, rho=rho, alpha=alpha,
                           restrict_to_range=restrict_to_range)
     lam = float(np.linalg.eigvalsh(H.mean(axis=0))[-1])
@@ -465,15 +539,15 @@ def critical_step_size(hessians: Any, batch_size: int, *, level: float = 1.0,
 
 
 # ----------------------------------------------------------------------------- conditions
-def gd_stable(hessian: Any, eta: float) -> bool:
+def gd_stable(hessian: Any, lr: float) -> bool:
     """Full-batch GD linearization w ← (I − ηH)w is bounded iff η λ_max(H) ≤ 2 (H PSD).
 
     >>> gd_stable(np.diag([1.0, 2.0]), 1.0), gd_stable(np.diag([1.0, 2.0]), 1.01)
     (True, False)
     """
-    H = check_hessians("hessian", np.asarray(hessian, dtype=float)[None])[0]
-    eta = check_positive("eta", eta)
-    return bool(eta * np.linalg.eigvalsh(H)[-1] <= 2.0)
+    H = check_hessians("hessian", as_float_array("hessian", hessian, ndim=2)[None], psd=True)[0]
+    lr = check_positive("lr", lr)
+    return bool(lr * np.linalg.eigvalsh(H)[-1] <= 2.0)
 
 
 def coherence_matrix(hessians: Any) -> np.ndarray:
@@ -497,12 +571,35 @@ def coherence_measure(hessians: Any) -> float:
     return float(scipy.linalg.eigvalsh(coherence_matrix(H))[-1]) / top
 
 
+def coherence_lower_bound_hessians(lam_max: float, n: int, sigma: int) -> np.ndarray:
+    """The matching lower-bound family of Chang & Khanna, Theorem 3.3 (after Dexter et al., Thm 2).
+
+    n matrices of size n×n: H_i = m e₁e₁ᵀ for the first ``sigma`` samples and 0 for the rest,
+    m = λ₁ n/σ, so that λ_max(H) = λ₁ (= ``lam_max``), λ_max(S) = mσ, max_i λ_max(H_i) = m and
+    the coherence measure is exactly σ. Only e₁ moves, so every matrix commutes and the
+    Bernoulli-batch SAM step there is the scalar 1 − η(1 + (ρ/α)λ₁)h_B, with h_B = (m/B)·K,
+    K ~ Binomial(σ, B/n).
+
+    >>> H = coherence_lower_bound_hessians(2.0, n=4, sigma=2)
+    >>> float(H.mean(axis=0)[0, 0]), round(coherence_measure(H), 12)
+    (2.0, 2.0)
+    """
+    lam_max = check_positive("lam_max", lam_max)
+    n = check_positive_int("n", n)
+    sigma = check_positive_int("sigma", sigma)
+    if sigma > n:
+        raise ValueError(f"sigma must be an integer in [1, n = {n}], got {sigma}")
+    H = np.zeros((n, n, n))
+    H[:sigma, 0, 0] = lam_max * n / sigma
+    return H
+
+
 def sam_coherence_matrix(hessians: Any, rho: float, alpha: float = 1.0) -> np.ndarray:
     """S^SAM_ij = √Tr((I + (ρ/α)H) H_i (I + (ρ/α)H) H_j): the coherence of the effective H̃_i."""
     return coherence_matrix(sam_effective_hessians(hessians, rho, alpha))
 
 
-def dexter_divergence_condition(hessians: Any, eta: float, batch_size: int) -> bool:
+def dexter_divergence_condition(hessians: Any, lr: float, batch_size: int) -> bool:
     """True when λ_max(H) ≥ (σ/η)(n/B − 1)^{-1/2} (sufficient for mean-square divergence).
 
     Dexter et al. (2024) Theorem 1, for Bernoulli batches of mean size B; restated in
@@ -510,21 +607,21 @@ def dexter_divergence_condition(hessians: Any, eta: float, batch_size: int) -> b
     randomly perturbed SGD. Full batch (B = n) never satisfies it.
 
     >>> H = np.stack([np.diag([2.0, 0.0]), np.diag([0.0, 2.0])])
-    >>> dexter_divergence_condition(H, eta=2.0, batch_size=1)
+    >>> dexter_divergence_condition(H, lr=2.0, batch_size=1)
     True
     """
-    H = check_hessians("hessians", hessians)
-    eta = check_positive("eta", eta)
+    H = check_hessians("hessians", hessians, psd=True)
+    lr = check_positive("lr", lr)
     n = H.shape[0]
     B = _check_batch(batch_size, n)
     if B == n:
         return False
     sigma = coherence_measure(H)
     lam = float(np.linalg.eigvalsh(H.mean(axis=0))[-1])
-    return bool(lam >= sigma / (eta * math.sqrt(n / B - 1.0)))
+    return bool(lam >= sigma / (lr * math.sqrt(n / B - 1.0)))
 
 
-def sam_divergence_condition(hessians: Any, eta: float, batch_size: int, rho: float,
+def sam_divergence_condition(hessians: Any, lr: float, batch_size: int, rho: float,
                              alpha: float = 1.0) -> bool:
     """Dexter's condition on the SAM surface: λ_max(H_SAM) ≥ (σ_SAM/η)(n/B − 1)^{-1/2}.
 
@@ -532,37 +629,63 @@ def sam_divergence_condition(hessians: Any, eta: float, batch_size: int, rho: fl
     C.9 define these effective quantities); exact as a sufficient condition because SAM
     is SGD on the H̃_i of :func:`sam_effective_hessians`.
     """
-    return dexter_divergence_condition(sam_effective_hessians(hessians, rho, alpha), eta, batch_size)
+    return dexter_divergence_condition(sam_effective_hessians(hessians, rho, alpha), lr, batch_size)
 
 
 # ----------------------------------------------------------------------------- perturbation
-def perturbed_stationary_moment(hessians: Any, eta: float, batch_size: int, noise_std: float, *,
+def perturbed_stationary_moment(hessians: Any, lr: float, batch_size: int, noise_std: float, *,
                                 sampling: str = "without_replacement") -> np.ndarray | None:
     """lim E[w_k w_kᵀ] of w ← (I − ηH_B)(w + ξ), Cov ξ = s²I: (I − T)⁻¹ T(s² I); None if ρ(T) ≥ 1.
 
-    >>> X = perturbed_stationary_moment(np.eye(1)[None], eta=0.5, batch_size=1, noise_std=1.0)
+    >>> X = perturbed_stationary_moment(np.eye(1)[None], lr=0.5, batch_size=1, noise_std=1.0)
     >>> round(float(X[0, 0]), 6)   # x = 0.25 (x + 1)
     0.333333
     """
-    H, eta, B, _, _ = _check_common(hessians, eta, batch_size, sampling, 0.0, 1.0)
+    H, lr, B, _, _ = _check_common(hessians, lr, batch_size, sampling, 0.0, 1.0)
     s = check_nonnegative("noise_std", noise_std)
     d = H.shape[1]
     a, b = batch_moment_coefficients(H.shape[0], B, sampling)
-    K = _dense_matrix(H, eta, a, b) if d <= DENSE_MAX_DIM else None
-    if mean_square_radius(H, eta, B, sampling=sampling, restrict_to_range=False) >= 1.0:
+    K = _dense_matrix(H, lr, a, b) if d <= DENSE_MAX_DIM else None
+    if mean_square_radius(H, lr, B, sampling=sampling, restrict_to_range=False) >= 1.0:
         return None
-    rhs = second_moment_apply(H, s**2 * np.eye(d), eta, a, b).reshape(-1)
+    rhs = _apply(H, s**2 * np.eye(d), lr, a, b).reshape(-1)
     if K is not None:
         sol = np.linalg.solve(np.eye(d * d) - K, rhs)
     else:
         op = spla.LinearOperator(
             (d * d, d * d), dtype=np.float64,
-            matvec=lambda v: v - second_moment_apply(H, v.reshape(d, d), eta, a, b).reshape(-1))
+            matvec=lambda v: v - _apply(H, v.reshape(d, d), lr, a, b).reshape(-1))
         sol, info = spla.cg(op, rhs, rtol=1e-12, maxiter=10_000)
         if info != 0:
             raise RuntimeError(f"conjugate gradients did not converge (info={info})")
     X = sol.reshape(d, d)
     return 0.5 * (X + X.T)
+
+
+def perturbed_mean_square(hessians: Any, lr: float, batch_size: int, noise_std: float, steps: int, *,
+                          sampling: str = "without_replacement") -> np.ndarray:
+    """E‖w_k‖², k = 0, …, steps, of w ← (I − ηH_B)(w + ξ), Cov ξ = s²I, w_0 ~ N(0, I), exactly.
+
+    The second moment obeys X_{k+1} = T(X_k + s²I) from X_0 = I (T the SGD operator), so
+    X_k = T^k(I) + s²Σ_{j=1}^{k} T^j(I); ``noise_std = 0`` is plain SGD, tr T^k(I). Entries
+    grow like ρ(T)^k: beyond float range they are inf.
+
+    >>> perturbed_mean_square(np.eye(1)[None], lr=0.5, batch_size=1, noise_std=1.0, steps=2).tolist()
+    [1.0, 0.5, 0.375]
+    """
+    H, lr, B, _, _ = _check_common(hessians, lr, batch_size, sampling, 0.0, 1.0)
+    s = check_nonnegative("noise_std", noise_std)
+    steps = _check_count("steps", steps)
+    a, b = batch_moment_coefficients(H.shape[0], B, sampling)
+    d = H.shape[1]
+    X, noise = np.eye(d), s**2 * np.eye(d)
+    out = np.empty(steps + 1)
+    out[0] = d
+    with np.errstate(over="ignore", invalid="ignore"):
+        for k in range(1, steps + 1):
+            X = _apply(H, X + noise, lr, a, b)
+            out[k] = np.trace(X)
+    return out
 
 
 # ----------------------------------------------------------------------------- simulation
@@ -582,7 +705,7 @@ def _sample_batches(rng: np.random.Generator, replicates: int, n: int, B: int, s
     return weights, idx
 
 
-def simulate_linearized(hessians: Any, eta: float, batch_size: int, steps: int, *,
+def simulate_linearized(hessians: Any, lr: float, batch_size: int, steps: int, *,
                         replicates: int = 1, sampling: str = "without_replacement",
                         rho: float = 0.0, alpha: float = 1.0, noise_std: float = 0.0,
                         track: str = "auto", seed: int = 0) -> dict[str, np.ndarray]:
@@ -599,12 +722,13 @@ def simulate_linearized(hessians: Any, eta: float, batch_size: int, steps: int, 
     Monte Carlo mean relative to step 0: an unbiased-in-the-mean estimate of k·log ρ(T)
     for SGD and SAM (heavy-tailed when ρ(T) > 1, see the paper note).
 
-    >>> out = simulate_linearized(np.eye(2)[None], eta=0.5, batch_size=1, steps=3, replicates=4)
+    >>> out = simulate_linearized(np.eye(2)[None], lr=0.5, batch_size=1, steps=3, replicates=4)
     >>> np.allclose(out["log_mean_sq"][-1], 3 * np.log(0.25))
     True
     """
-    H, eta, B, rho, alpha = _check_common(hessians, eta, batch_size, sampling, rho, alpha)
-    steps = int(check_nonnegative("steps", steps))
+    H, lr, B, rho, alpha = _check_common(hessians, lr, batch_size, sampling, rho, alpha)
+    steps = _check_count("steps", steps)
+    seed = _check_count("seed", seed)
     replicates = check_positive_int("replicates", replicates)
     s = check_nonnegative("noise_std", noise_std)
     check_choice("track", track, ("auto", "vector", "product"))
@@ -629,7 +753,7 @@ def simulate_linearized(hessians: Any, eta: float, batch_size: int, steps: int, 
         if s > 0:
             w = w + s * np.exp(-0.5 * log_scale)[:, None, None] * rng.standard_normal(w.shape)
         u = M @ w if rho > 0 else w
-        w = w - eta * (HB @ u)
+        w = w - lr * (HB @ u)
         sq = np.einsum("rab,rab->r", w, w)
         with np.errstate(divide="ignore"):
             logs[:, k] = log_scale + np.log(sq) - math.log(d)

@@ -1,77 +1,152 @@
-"""The two-layer network ``f(x) = Σ_k v_k σ(w_kᵀx + b_k) + c`` as a pure function of its parameters."""
+"""The two-layer network ``f(x) = V σ(W x + b) + c`` as a ``torch.nn.Module``, and its functional view.
+
+:class:`TwoLayerReLU` is an ordinary module: its parameters ``W`` (width,
+in_features), ``b`` (width,) when ``hidden_bias``, ``v`` (out_features, width)
+and ``c`` (out_features,) when ``output_bias`` are ``torch.nn.Parameter``s drawn
+from ``seed`` at construction, and ``forward(X)`` maps (n, in_features) to
+(n, out_features).
+
+The theory papers differentiate the loss with respect to the parameters, so the
+module also offers the *functional view* they use, computed from a parameter
+dict rather than from the module's own weights (``torch.func.functional_call``):
+``init(seed)`` returns the parameter dict a module built with that seed holds,
+``forward_with(params, X)`` evaluates the network at ``params`` and
+``hidden(params, X)`` returns its hidden features (``nn.Module.apply(fn)`` keeps
+its torch meaning). Flat parameter vectors, Hessians and per-sample
+gradients of such functions are in :mod:`algorithms.nets.functional`.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 
 import torch
+from torch.func import functional_call
 
 from algorithms._validation import check_positive, check_positive_int
 
-ACTIVATIONS = {
+__all__ = ["ACTIVATIONS", "TwoLayerReLU"]
+
+ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "relu": torch.relu,
     "leaky_relu": lambda t: torch.nn.functional.leaky_relu(t, 0.1),
     "tanh": torch.tanh,
     "sigmoid": torch.sigmoid,
 }
 
+Params = dict[str, torch.Tensor]
 
-@dataclass(frozen=True)
-class TwoLayerReLU:
-    """Two-layer network with ``width`` hidden units and ``output_dim`` outputs.
 
-    Parameters are a dict of tensors: ``W`` (width, input_dim), ``b`` (width,)
-    when ``hidden_bias``, ``v`` (output_dim, width), ``c`` (output_dim,) when
-    ``output_bias``. ``apply`` maps inputs (n, input_dim) to (n, output_dim),
-    or to (n,) when ``output_dim == 1``.
+def _check_bool(name: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__} {value!r}")
+    return value
 
-    >>> net = TwoLayerReLU(input_dim=3, width=4)
+
+def _check_seed(seed) -> int:
+    if isinstance(seed, bool) or not hasattr(seed, "__index__"):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
+    seed = int(seed.__index__())
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
+    return seed
+
+
+def _check_dtype(dtype) -> torch.dtype:
+    if dtype not in (torch.float32, torch.float64):
+        raise TypeError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
+    return dtype
+
+
+def _features(W: torch.Tensor, b: torch.Tensor | None, X: torch.Tensor,
+              sigma: Callable[[torch.Tensor], torch.Tensor]) -> torch.Tensor:
+    pre = X @ W.T
+    return sigma(pre if b is None else pre + b)
+
+
+class TwoLayerReLU(torch.nn.Module):
+    """Two-layer network ``f(x) = V σ(W x (+ b)) (+ c)`` with ``width`` hidden units.
+
+    Parameters (constructor): ``in_features``, ``width``, ``out_features`` (default 1);
+    ``hidden_bias`` (default True) adds ``b``, ``output_bias`` (default False) adds
+    ``c``; ``activation`` one of :data:`ACTIVATIONS`; ``seed`` draws the weights:
+    ``W``, ``b`` ~ N(0, init_scale²/in_features), ``v`` ~ N(0, init_scale²/width),
+    ``c = 0``; ``dtype`` float64 (default) or float32.
+
+    ``forward(X)`` returns shape (n, out_features). The functional view
+    (``init``/``forward_with``/``hidden``, see the module docstring) returns (n,) from
+    ``forward_with`` when ``out_features == 1``, the convention of the scalar-output theory.
+
+    >>> net = TwoLayerReLU(in_features=3, width=4, seed=0)
+    >>> net(torch.zeros(5, 3, dtype=torch.float64)).shape
+    torch.Size([5, 1])
     >>> params = net.init(seed=0)
-    >>> net.apply(params, torch.zeros(5, 3, dtype=torch.float64)).shape
-    torch.Size([5])
+    >>> sorted(params), net.forward_with(params, torch.zeros(5, 3, dtype=torch.float64)).shape
+    (['W', 'b', 'v'], torch.Size([5]))
+    >>> bool(torch.equal(net.forward_with(params, torch.ones(2, 3, dtype=torch.float64)),
+    ...                  net(torch.ones(2, 3, dtype=torch.float64))[:, 0]))
+    True
     """
 
-    input_dim: int
-    width: int
-    output_dim: int = 1
-    hidden_bias: bool = True
-    output_bias: bool = False
-    activation: str = "relu"
+    def __init__(self, in_features: int, width: int, out_features: int = 1, *,
+                 hidden_bias: bool = True, output_bias: bool = False, activation: str = "relu",
+                 seed: int = 0, init_scale: float = 1.0, dtype: torch.dtype = torch.float64) -> None:
+        super().__init__()
+        self.in_features = check_positive_int("in_features", in_features)
+        self.width = check_positive_int("width", width)
+        self.out_features = check_positive_int("out_features", out_features)
+        self.hidden_bias = _check_bool("hidden_bias", hidden_bias)
+        self.output_bias = _check_bool("output_bias", output_bias)
+        if not isinstance(activation, str) or activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
+        self.activation = activation
+        self.seed = _check_seed(seed)
+        self.init_scale = check_positive("init_scale", init_scale)
+        dtype = _check_dtype(dtype)
+        gen = torch.Generator().manual_seed(self.seed)
 
-    def __post_init__(self) -> None:
-        check_positive_int("input_dim", self.input_dim)
-        check_positive_int("width", self.width)
-        check_positive_int("output_dim", self.output_dim)
-        if self.activation not in ACTIVATIONS:
-            raise ValueError(
-                f"activation must be one of {sorted(ACTIVATIONS)}, got {self.activation!r}")
+        def normal(*shape: int, fan_in: int) -> torch.nn.Parameter:
+            draw = torch.randn(*shape, generator=gen, dtype=dtype) * (self.init_scale / fan_in**0.5)
+            return torch.nn.Parameter(draw)
 
-    def init(self, seed: int, scale: float = 1.0, dtype: torch.dtype = torch.float64
-             ) -> dict[str, torch.Tensor]:
-        """Gaussian initialization with standard deviation ``scale / sqrt(fan_in)``."""
-        check_positive("scale", scale)
-        gen = torch.Generator().manual_seed(int(seed))
+        # registration order W, b, v, c fixes the layout of flatten_params(dict(named_parameters()))
+        self.W = normal(self.width, self.in_features, fan_in=self.in_features)
+        self.b = normal(self.width, fan_in=self.in_features) if self.hidden_bias else None
+        self.v = normal(self.out_features, self.width, fan_in=self.width)
+        self.c = torch.nn.Parameter(torch.zeros(self.out_features, dtype=dtype)) if self.output_bias else None
 
-        def normal(*shape: int, fan_in: int) -> torch.Tensor:
-            return torch.randn(*shape, generator=gen, dtype=dtype) * (scale / fan_in**0.5)
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, width={self.width}, out_features={self.out_features}, "
+                f"hidden_bias={self.hidden_bias}, output_bias={self.output_bias}, "
+                f"activation={self.activation!r}, seed={self.seed}, init_scale={self.init_scale:g}")
 
-        params = {"W": normal(self.width, self.input_dim, fan_in=self.input_dim)}
-        if self.hidden_bias:
-            params["b"] = normal(self.width, fan_in=self.input_dim)
-        params["v"] = normal(self.output_dim, self.width, fan_in=self.width)
-        if self.output_bias:
-            params["c"] = torch.zeros(self.output_dim, dtype=dtype)
-        return params
+    # ------------------------------------------------------------------ the module
+    def features(self, X: torch.Tensor) -> torch.Tensor:
+        """Hidden-layer features σ(X Wᵀ + b) of the module's weights, shape (n, width)."""
+        return _features(self.W, self.b, X, ACTIVATIONS[self.activation])
 
-    def hidden(self, params: dict[str, torch.Tensor], X: torch.Tensor) -> torch.Tensor:
-        """Hidden-layer features σ(XWᵀ + b), shape (n, width)."""
-        pre = X @ params["W"].T
-        if "b" in params:
-            pre = pre + params["b"]
-        return ACTIVATIONS[self.activation](pre)
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        """Outputs, shape (n, out_features)."""
+        out = self.features(X) @ self.v.T
+        return out if self.c is None else out + self.c
 
-    def apply(self, params: dict[str, torch.Tensor], X: torch.Tensor) -> torch.Tensor:
-        out = self.hidden(params, X) @ params["v"].T
-        if "c" in params:
-            out = out + params["c"]
-        return out[:, 0] if self.output_dim == 1 else out
+    # ------------------------------------------------------------------ the functional view
+    def init(self, seed: int, scale: float | None = None, dtype: torch.dtype | None = None) -> Params:
+        """The parameter dict (detached tensors) of this architecture built with ``seed``.
+
+        ``scale`` defaults to this module's ``init_scale``, ``dtype`` to its dtype.
+        """
+        twin = TwoLayerReLU(self.in_features, self.width, self.out_features, hidden_bias=self.hidden_bias,
+                            output_bias=self.output_bias, activation=self.activation, seed=seed,
+                            init_scale=self.init_scale if scale is None else scale,
+                            dtype=self.W.dtype if dtype is None else dtype)
+        return {name: p.detach() for name, p in twin.named_parameters()}
+
+    def hidden(self, params: Params, X: torch.Tensor) -> torch.Tensor:
+        """Hidden-layer features σ(X Wᵀ + b) at ``params``, shape (n, width)."""
+        return _features(params["W"], params.get("b"), X, ACTIVATIONS[self.activation])
+
+    def forward_with(self, params: Params, X: torch.Tensor) -> torch.Tensor:
+        """``forward`` at ``params`` (``torch.func.functional_call``); shape (n,) when out_features == 1."""
+        out = functional_call(self, params, (X,))
+        return out[:, 0] if self.out_features == 1 else out

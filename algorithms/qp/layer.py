@@ -9,7 +9,10 @@ Inputs are torch tensors, dense, with an optional leading batch dimension
 (unbatched inputs are shared by the batch and their gradient is summed over
 it), or scipy.sparse matrices for ``P``, ``G``, ``A``, which are treated as
 constants (no gradient; useful for large sparse problems such as projections).
-Computations run in float64; the output has the dtype of ``q``.
+Each item is validated exactly as :class:`~algorithms.qp.QP` validates its data
+(symmetric positive semidefinite ``P``, shapes, finiteness): the layer builds a ``QP``
+per item, so there is one validation. Computations run in float64; the output has the
+dtype of ``q`` (float64 when ``q`` is an integer tensor: integer inputs are promoted).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import torch
 
 from algorithms.core import RetCode, SolveOptions
 from algorithms.qp.dqp import DQP, forward
+from algorithms.qp.problem import QP
 
 __all__ = ["QPFunction", "QPLayer", "qp_layer"]
 
@@ -33,8 +37,9 @@ _BASE_NDIM = {"P": 2, "q": 1, "G": 2, "h": 1, "A": 2, "b": 1}
 def _to_numpy(name: str, value: Any, k: int, batched: bool):
     if value is None:
         return None
-    if sp.issparse(value):
-        return sp.csc_matrix(value, dtype=np.float64)
+    if sp.issparse(value):  # a constant: kept as it is when already CSC float64
+        return value if (value.format == "csc" and value.dtype == np.float64) \
+            else sp.csc_matrix(value, dtype=np.float64)
     item = value[k] if batched else value
     return item.detach().cpu().to(torch.float64).numpy()
 
@@ -55,10 +60,14 @@ class QPFunction(torch.autograd.Function):
         solutions, xs = [], []
         degenerate = []
         for k in range(batch or 1):
-            data = tuple(_to_numpy(name, inputs[name], k, batched[name]) for name in _NAMES)
-            sol = forward(data, algorithm, options)
+            where = f"batch item {k}" if batch is not None else "the QP"
+            data = {name: _to_numpy(name, inputs[name], k, batched[name]) for name in _NAMES}
+            try:
+                qp = QP(**data)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"{exc} ({where})" if batch is not None else str(exc)) from None
+            sol = forward(qp, algorithm, options)
             if sol.retcode is not RetCode.Success:
-                where = f"batch item {k}" if batch is not None else "the QP"
                 raise RuntimeError(
                     f"dQP layer: {where} ended with retcode {sol.retcode.value} ({'; '.join(sol.warnings)})"
                 )
@@ -80,16 +89,18 @@ class QPFunction(torch.autograd.Function):
             for k, v in inputs.items()
         }
         out = np.stack(xs) if batch is not None else xs[0]
-        return torch.as_tensor(out, dtype=q.dtype, device=q.device)
+        out_dtype = q.dtype if q.is_floating_point() else torch.float64
+        return torch.as_tensor(out, dtype=out_dtype, device=q.device)
 
     @staticmethod
     def backward(ctx, grad_out):
         g = grad_out.detach().cpu().to(torch.float64).numpy()
         need = dict(zip(_NAMES, ctx.needs_input_grad[2:]))
+        wanted = tuple(name for name in _NAMES if ctx.inputs_meta[name][0] and need[name])
         per_item = []
         for k, sol in enumerate(ctx.solutions):
             gk = g[k] if ctx.batch is not None else g
-            per_item.append(sol.vjp(gk))
+            per_item.append(sol.vjp(gk, wrt=wanted))
         grads = []
         for name in _NAMES:
             is_tensor, dtype, device = ctx.inputs_meta[name]
@@ -133,8 +144,6 @@ def qp_layer(P, q, G=None, h=None, A=None, b=None, *, algorithm: DQP | None = No
         if torch.is_tensor(value) and value.dim() not in (_BASE_NDIM[name], _BASE_NDIM[name] + 1):
             raise ValueError(f"{name} must have {_BASE_NDIM[name]} or {_BASE_NDIM[name] + 1} dimensions "
                              f"(optional leading batch), got shape {tuple(value.shape)}")
-        if torch.is_tensor(value) and not torch.all(torch.isfinite(value)):
-            raise ValueError(f"{name} contains NaN or inf entries")
     if (G is None) != (h is None):
         raise ValueError("G and h must be given together")
     if (A is None) != (b is None):

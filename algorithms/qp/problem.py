@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import scipy.linalg as sla
 import scipy.sparse as sp
 
 from algorithms._validation import (
@@ -29,6 +30,16 @@ def _input_dtype(*values: Any) -> np.dtype:
         dtype = value.dtype if (sp.issparse(value) or hasattr(value, "dtype")) else np.asarray(value).dtype
         dtypes.append(dtype)
     return np.dtype(np.float32) if dtypes and all(d == np.float32 for d in dtypes) else np.dtype(np.float64)
+
+
+def _as_matrix(name: str, value: Any):
+    """``as_float_matrix`` in float64, keeping a CSC float64 matrix as it is (no copy: the torch layer
+    passes the same sparse constants on every call)."""
+    if sp.issparse(value) and value.format == "csc" and value.dtype == np.float64:
+        if not np.all(np.isfinite(value.data)):
+            raise ValueError(f"{name} contains NaN or inf entries")
+        return value
+    return as_float_matrix(name, value, dtype=np.float64)
 
 
 def _is_diagonal(matrix) -> bool:
@@ -63,22 +74,34 @@ class QP(Problem):
     A: Any = None
     b: Any = None
     dtype: np.dtype = field(init=False, repr=False)
+    #: lower Cholesky factor of a dense positive definite P (found by the PSD check; the dQP
+    #: polish reuses it instead of factorizing P again), None otherwise
+    cholesky: np.ndarray | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         dtype = _input_dtype(self.P, self.q, self.G, self.h, self.A, self.b)
-        P = as_float_matrix("P", self.P, dtype=np.float64)
+        P = _as_matrix("P", self.P)
         if P.ndim != 2:
             raise ValueError(f"P must be 2-dimensional, got shape {P.shape}")
-        check_square_symmetric("P", P)
+        diagonal = sp.issparse(P) and P.shape[0] == P.shape[1] and _is_diagonal(P)
+        if not diagonal:  # a square diagonal matrix is symmetric
+            check_square_symmetric("P", P)
         n = P.shape[0]
         if n == 0:
             raise ValueError("P must be at least 1×1, got shape (0, 0)")
-        if sp.issparse(P) and _is_diagonal(P):
+        if diagonal:
             lam_min = float(P.diagonal().min())
             if lam_min < -1e-10 * max(1.0, float(abs(P).max())):
                 raise ValueError(f"P must be positive semidefinite (smallest eigenvalue {lam_min:.3g})")
-        else:
+        elif sp.issparse(P):
             check_psd("P", P)
+        else:
+            # a successful Cholesky factorization proves P ≻ 0 at a third of eigvalsh's cost (and
+            # is kept for the polish); only a failure needs the smallest eigenvalue
+            try:
+                object.__setattr__(self, "cholesky", sla.cholesky(P, lower=True, check_finite=False))
+            except np.linalg.LinAlgError:
+                check_psd("P", P)
         q = as_float_array("q", self.q, ndim=1, dtype=np.float64)
         check_shape("q", q, (n,))
         G, h = self._pair("G", self.G, "h", self.h, n)
@@ -94,7 +117,7 @@ class QP(Problem):
         if matrix is None or vector is None:
             missing, given = (mname, vname) if matrix is None else (vname, mname)
             raise ValueError(f"{missing} is required when {given} is given")
-        M = as_float_matrix(mname, matrix, dtype=np.float64)
+        M = _as_matrix(mname, matrix)
         if M.ndim != 2:
             raise ValueError(f"{mname} must be 2-dimensional, got shape {M.shape}")
         check_shape(mname, M, (None, n))

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import sympy
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis.strategies import SearchStrategy
 
@@ -141,10 +141,14 @@ def property_outcome(
     ('fail', 5)
     """
     state: dict[str, Any] = {"runs": 0, "completed": 0, "last": None, "figures": {}}
+    # A control only has to be rejected: its first counterexample is evidence enough, so it
+    # skips shrinking (the verdict is the same; a failing check still gets the shrunk example).
+    phases = [p for p in Phase if not (ctx.role == "control" and p is Phase.shrink)]
 
     @hypothesis_seed(ctx.seed)
     @settings(
         max_examples=max_examples,
+        phases=phases,
         deadline=None,
         database=None,
         derandomize=False,

@@ -6,7 +6,7 @@ from algorithms.nets.sam import SAMTraining, SGDTraining, parity_task
 
 
 def _task(dtype):
-    return parity_task(n=8, input_dim=3, width=16, seed=0, dtype=dtype)
+    return parity_task(n=8, in_features=3, width=16, seed=0, dtype=dtype)
 
 
 def make_sgd(dtype=np.float64):

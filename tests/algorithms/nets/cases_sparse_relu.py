@@ -3,6 +3,7 @@
 import numpy as np
 
 from algorithms.nets.lp_training import LpPathNormTraining
+from algorithms.nets.multivariate_interpolation import MultivariateInterpolationProblem, PatternEnumeration
 from algorithms.nets.sparse_interpolation import BruteForceVp, InterpolationProblem, SparsestInterpolantDP
 
 
@@ -24,4 +25,10 @@ def make_training(dtype):
     return _problem(dtype), LpPathNormTraining(width=8)
 
 
-CASES = [make_dp, make_brute_force, make_training]
+def make_enumeration(dtype):
+    X = np.array([[0.0, 1.0], [1.0, 0.0]], dtype=dtype)
+    y = np.array([1.0, -2.0], dtype=dtype)
+    return MultivariateInterpolationProblem(X=X, y=y, p=0.5), PatternEnumeration()
+
+
+CASES = [make_dp, make_brute_force, make_training, make_enumeration]

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from algorithms import RetCode, solve
-from algorithms.nets.functional import flatten_params
+from algorithms.nets.functional import flatten_params, module_params
 from algorithms.nets.gradient_flow import (
     GradientDescentTraining,
     GradientFlow,
@@ -13,6 +13,7 @@ from algorithms.nets.gradient_flow import (
     record_times,
 )
 from algorithms.nets.neural_collapse import interleaved_sector_data, orthogonally_separable_data
+from algorithms.nets.two_layer import TwoLayerReLU
 
 torch.set_num_threads(1)
 
@@ -66,9 +67,29 @@ def test_balanced_initialization():
     assert not np.array_equal(small.initial_theta(7), small.initial_theta(8))
 
 
+def test_data_initialization_satisfies_semi_local_assumption():
+    problem = _multi(init="data", init_scale=1e-2)
+    W, _, V = problem.split(problem.initial_theta(3))
+    classes = problem.data_neuron_classes()
+    assert np.bincount(classes).tolist() == [3, 3, 3]
+    np.testing.assert_allclose(np.linalg.norm(W, axis=1), 1e-2, rtol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(V, axis=0), 1e-2, rtol=1e-12)
+    E = problem.pseudo_labels()
+    np.testing.assert_allclose(E.sum(axis=0), 0.0, atol=1e-12)
+    np.testing.assert_allclose(V.T, 1e-2 * E[classes], rtol=1e-12)
+    # each input weight is a sample of its class: active exactly on that class
+    active = problem.X @ W.T > 0
+    np.testing.assert_array_equal(active, problem.y[:, None] == classes[None, :])
+    binary = _binary(init="data", hidden_bias=True)
+    W, b, V = binary.split(binary.initial_theta(0))
+    np.testing.assert_allclose(np.hypot(np.linalg.norm(W, axis=1), b), np.abs(V[0]), rtol=1e-12)
+    np.testing.assert_array_equal(np.sign(V[0]), np.where(binary.data_neuron_classes() == 0, 1.0, -1.0))
+
+
 def test_gaussian_initialization_uses_the_net():
     problem = _binary(init="gaussian", init_scale=0.5)
-    theta, _ = flatten_params(problem.net.init(2, scale=0.5))
+    net = TwoLayerReLU(in_features=10, width=12, hidden_bias=False, seed=2, init_scale=0.5)
+    theta, _ = flatten_params(module_params(net))
     np.testing.assert_array_equal(problem.initial_theta(2), theta.numpy())
 
 
@@ -91,7 +112,7 @@ def test_gd_converges_to_the_flow_at_first_order():
     flow = solve(problem, GradientFlow(rtol=1e-10, atol=1e-14, **kw), seed=2).original["thetas"]
     gaps = []
     for eta in (0.04, 0.02, 0.01):
-        gd = solve(problem, GradientDescentTraining(step=eta, **kw), seed=2).original
+        gd = solve(problem, GradientDescentTraining(lr=eta, **kw), seed=2).original
         np.testing.assert_allclose(gd["times"], [0, 4, 8, 12, 16, 20])
         gaps.append(np.max(np.linalg.norm(gd["thetas"] - flow, axis=1)))
     orders = np.log2(np.array(gaps[:-1]) / np.array(gaps[1:]))
@@ -100,7 +121,7 @@ def test_gd_converges_to_the_flow_at_first_order():
 
 def test_gd_step_equals_manual_euler_step():
     problem = _binary()
-    sol = solve(problem, GradientDescentTraining(step=0.1, t_end=0.1, n_records=1), seed=0)
+    sol = solve(problem, GradientDescentTraining(lr=0.1, t_end=0.1, n_records=1), seed=0)
     theta0 = problem.initial_theta(0)
     np.testing.assert_allclose(sol.x, theta0 - 0.1 * problem.loss_and_grad(theta0)[1], rtol=1e-14)
     assert sol.stats.iterations == 1 and sol.stats.grad_calls == 1
@@ -129,24 +150,74 @@ def test_maxiters_tol_and_callback():
     assert early.retcode is RetCode.Success and early.value <= 0.5 and early.original["times"][-1] < 100
     stopped = solve(problem, flow, callback=lambda rec: rec["iteration"] >= 1, seed=0)
     assert stopped.retcode is RetCode.Terminated and stopped.stats.iterations == 1
-    gd = solve(problem, GradientDescentTraining(step=0.1, t_end=10.0), maxiters=7, seed=0)
+    gd = solve(problem, GradientDescentTraining(lr=0.1, t_end=10.0), maxiters=7, seed=0)
     assert gd.retcode is RetCode.MaxIters and gd.stats.iterations == 7
+    assert gd.original["times"][-1] == pytest.approx(0.7)  # the trajectory ends at the returned iterate
 
+
+def test_gd_retcodes_follow_its_own_criterion():
+    problem = _binary()
+    horizon = solve(problem, GradientDescentTraining(lr=0.1, t_end=10.0), seed=0)
+    assert horizon.retcode is RetCode.MaxIters and horizon.stats.iterations == 100
+    early = solve(problem, GradientDescentTraining(lr=0.1, t_end=100.0), tol=0.5, seed=0)
+    assert early.retcode is RetCode.Success and early.value <= 0.5
+    assert early.stats.iterations < 1000 and early.original["losses"][-1] == early.value
+    assert early.value == pytest.approx(problem.loss_value(early.x), rel=1e-12)
+    # the step before the stop was still above tol: the first iterate below it is returned
+    assert problem.loss_value(early.original["thetas"][-2]) > 0.5
+
+
+@pytest.mark.parametrize("n_per_class, dim, width, init_scale, lr", [
+    (5, 10, 12, 1e-2, 100.0),   # used to be Success with the loss at 2e303
+    (4, 8, 8, 1e-3, 1e3),       # used to be Success-like: ||θ|| ~ 1e3, loss stuck above its start
+])
+def test_gd_blow_up_is_diverged(n_per_class, dim, width, init_scale, lr):
+    X, y = orthogonally_separable_data(n_per_class, dim, seed=0)
+    problem = TwoLayerTraining(X=X, y=y, width=width, init_scale=init_scale)
+    sol = solve(problem, GradientDescentTraining(lr=lr, t_end=3 * lr, n_records=3), seed=0)
+    assert sol.retcode is RetCode.Diverged
+    assert sol.value > sol.original["losses"][0]
+    assert np.all(np.isfinite(sol.x))
+
+
+def test_gd_on_a_dead_network_is_stalled():
+    # one step of lr = 30 leaves every unit inactive on every sample: zero gradient, loss ℓ(0) = 1
+    X, y = interleaved_sector_data(4, 8, seed=0)
+    problem = TwoLayerTraining(X=X, y=y, width=8, init_scale=1e-2, init="gaussian")
+    sol = solve(problem, GradientDescentTraining(lr=30.0, t_end=90.0, n_records=3), seed=0)
+    assert sol.retcode is RetCode.Stalled and sol.value == 1.0
+    assert not np.any(problem.loss_and_grad(sol.x.astype(np.float64))[1])
+
+
+def test_gd_loss_underflow_is_success():
+    # a step of 1e4 separates the classes with huge margins: the loss underflows to 0 <= tol
+    X, y = orthogonally_separable_data(6, 12, seed=0)
+    problem = TwoLayerTraining(X=X, y=y, width=20, init_scale=1e-2)
+    sol = solve(problem, GradientDescentTraining(lr=1e4, t_end=3e4, n_records=3), seed=0)
+    assert sol.retcode is RetCode.Success and sol.value == 0.0 and sol.stats.iterations == 1
+
+
+def test_flow_that_cannot_finish_is_not_success():
+    problem = _binary()
+    flow = solve(problem, GradientFlow(t_end=10.0, n_records=2), seed=0)
+    assert flow.retcode is RetCode.Success  # reached t_end under error control
+    assert solve(problem, GradientFlow(t_end=10.0, n_records=2), maxiters=1, seed=0).retcode \
+        is RetCode.MaxIters
 
 def test_gd_divergence_is_a_retcode():
     X, y = orthogonally_separable_data(5, 10, seed=0)
     problem = TwoLayerTraining(X=X, y=y, width=12, init_scale=3.0, init="gaussian")
-    sol = solve(problem, GradientDescentTraining(step=1e6, t_end=1e8, n_records=3), seed=0)
+    sol = solve(problem, GradientDescentTraining(lr=1e6, t_end=1e8, n_records=3), seed=0)
     assert sol.retcode is RetCode.Diverged
     assert np.all(np.isfinite(sol.x))
 
 
 def test_float32_data_trains_in_float32():
     problem = _binary(dtype=np.float32)
-    gd = solve(problem, GradientDescentTraining(step=0.05, t_end=5.0, n_records=2), seed=0)
+    gd = solve(problem, GradientDescentTraining(lr=0.05, t_end=5.0, n_records=2), seed=0)
     flow = solve(problem, GradientFlow(t_end=5.0, n_records=2), seed=0)
     assert gd.x.dtype == np.float32 and flow.x.dtype == np.float32
-    np.testing.assert_allclose(gd.x, solve(_binary(), GradientDescentTraining(step=0.05, t_end=5.0,
+    np.testing.assert_allclose(gd.x, solve(_binary(), GradientDescentTraining(lr=0.05, t_end=5.0,
                                                                               n_records=2), seed=0).x,
                                rtol=1e-3, atol=1e-6)
 
@@ -163,45 +234,14 @@ def test_non_separable_data_is_reported_not_refused():
 def test_record_times():
     np.testing.assert_allclose(record_times(1000.0, 4, "geometric", 1.0), [1, 10, 100, 1000])
     np.testing.assert_allclose(record_times(2.0, 2, "linear", 1.0), [1.0, 2.0])
-    np.testing.assert_allclose(record_times(0.5, 3, "geometric", 1.0), [1 / 6, 1 / 3, 0.5])
-    assert record_times(7.0, 1, "geometric", 1.0).tolist() == [7.0]
+    np.testing.assert_allclose(record_times(0.5, 3, "linear", 5.0), [1 / 6, 1 / 3, 0.5])  # t_first unused
+    assert record_times(7.0, 1, "geometric", 10.0).tolist() == [7.0]
+    with pytest.raises(ValueError, match="t_first must be < t_end"):
+        record_times(0.5, 3, "geometric", 1.0)
 
 
-# ----------------------------------------------------------------------------- bad inputs
-X0, Y0 = orthogonally_separable_data(3, 6, seed=0)
-
-
-@pytest.mark.parametrize("kwargs, exc, match", [
-    ({"init_scale": 0.0}, ValueError, "init_scale"),
-    ({"init_scale": -1e-3}, ValueError, "init_scale"),
-    ({"width": 0}, ValueError, "width"),
-    ({"loss": "mse"}, ValueError, "loss"),
-    ({"init": "zeros"}, ValueError, "init"),
-    ({"hidden_bias": 1}, TypeError, "hidden_bias"),
-    ({"y": np.array([0, 0, 0, 2, 2, 2])}, ValueError, "class 1 has no sample"),
-    ({"y": np.array([0, 1, 2, 0, 1, 2])}, ValueError, "binary"),
-    ({"y": np.array([0, 1, 0, 1, 0])}, ValueError, "y must have length"),
-    ({"n_classes": 3}, ValueError, "class 2 has no sample"),
-    ({"X": np.full((6, 6), np.nan)}, ValueError, "X contains NaN"),
-    ({"X": np.ones(6)}, ValueError, "X must be 2-dimensional"),
-])
-def test_problem_bad_inputs(kwargs, exc, match):
-    args = {"X": X0, "y": Y0, "width": 4, **kwargs}
-    with pytest.raises(exc, match=match):
-        TwoLayerTraining(**args)
-
-
-@pytest.mark.parametrize("make, match", [
-    (lambda: GradientFlow(t_end=0.0), "t_end"),
-    (lambda: GradientFlow(n_records=0), "n_records"),
-    (lambda: GradientFlow(spacing="log"), "spacing"),
-    (lambda: GradientFlow(method="BDF"), "method"),
-    (lambda: GradientFlow(rtol=-1.0), "rtol"),
-    (lambda: GradientFlow(atol=0.0), "atol"),
-    (lambda: GradientFlow(t_first=0.0), "t_first"),
-    (lambda: GradientDescentTraining(step=0.0), "step"),
-    (lambda: GradientDescentTraining(step=1.0, t_end=0.2), "t_end"),
-])
-def test_algorithm_bad_inputs(make, match):
-    with pytest.raises(ValueError, match=match):
-        make()
+def test_callback_sees_the_metrics_without_a_trace():
+    seen = []
+    solve(_binary(), GradientFlow(t_end=5.0, n_records=2), seed=0,
+          callback=lambda rec: seen.append((rec["iteration"], rec["loss"], rec["nc1"])) and False)
+    assert [s[0] for s in seen] == [0, 1, 2] and all(np.isfinite(s[1]) and np.isfinite(s[2]) for s in seen)

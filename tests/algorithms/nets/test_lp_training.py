@@ -6,6 +6,7 @@ import pytest
 from algorithms import RetCode, solve
 from algorithms.nets.lp_training import LpPathNormTraining, count_active_neurons, prune_network, smoothed_lp
 from algorithms.nets.sparse_interpolation import CPWL, InterpolationProblem, SparsestInterpolantDP
+from algorithms.nets.two_layer import TwoLayerReLU
 
 
 def test_smoothed_lp_approaches_lp():
@@ -93,3 +94,41 @@ def test_p_zero_rejected_for_lp_training():
     prob = InterpolationProblem(x=[0, 1, 2], y=[0, 1, 0], p=0.0)
     with pytest.raises(ValueError, match="p must be > 0"):
         solve(prob, LpPathNormTraining())
+
+
+def test_retcodes_follow_the_criterion():
+    x = np.linspace(-1.0, 1.0, 6)
+    prob = InterpolationProblem(x=x, y=[0.3, -1.2, 0.8, 0.1, -0.7, 1.5], p=0.5)
+    blown = solve(prob, LpPathNormTraining(width=8, lr=1e200))  # overflows at the first step
+    assert blown.retcode is RetCode.Diverged and blown.value == float("inf")
+    assert blown.x.tolist() == [0.0, 0.0]  # the empty function: no knots, zero slope and intercept
+    short = solve(prob, LpPathNormTraining(width=1), maxiters=200)  # cannot interpolate 6 points
+    assert short.retcode is RetCode.MaxIters and short.original["max_residual"] > 1e-3
+    ok = solve(InterpolationProblem(x=[0, 1, 2], y=[0, 1, 0], p=0.5), LpPathNormTraining(width=4), seed=0)
+    assert ok.retcode is RetCode.Success and ok.original["max_residual"] <= 1e-6
+
+
+def test_prune_network_lands_a_nearby_knot_on_its_data_point():
+    # the curvature sits at x = 1; a trained knot at 1.0001 (within the snap range 10·merge_tol·ptp(x))
+    # must end on the data point (any knot in [1, 2) interpolates here, only V_p tells them apart)
+    x, y = [0, 1, 2, 3, 4, 5], [0, 0, 1, 1, 1, 1]
+    f, res = prune_network(x, y, W=[1.0, 1.0], b=[-1.0001, -2.0001], v=[1.0, -1.0], a=0.0, c=0.0,
+                           prune_tol=1e-3, merge_tol=1e-3)
+    assert res <= 1e-12
+    np.testing.assert_allclose(f.knots, [1.0, 2.0], atol=1e-6)
+
+
+def test_prune_network_drops_a_neuron_exactly_at_the_threshold():
+    # |v w| <= prune_tol · max|v w| is dropped: with prune_tol = 1/2 the neuron of |v w| = 1 goes
+    f, res = prune_network([0, 1, 2, 3], [0, 0, 0, 2], W=[1.0, 1.0], b=[-1.0, -2.0], v=[1.0, 2.0], a=0.0,
+                           c=0.0, prune_tol=0.5, merge_tol=1e-3)
+    assert f.knots.tolist() == [2.0] and res <= 1e-12
+
+
+def test_trace_records_the_smoothed_penalty():
+    # the first record's regularizer: Σ ((v w)² + ε²)^{p/2} - ε^p at the initial weights, ε = smoothing_start
+    prob = InterpolationProblem(x=[-1.0, 0.0, 1.0], y=[0.0, 1.0, 0.0], p=0.5)
+    sol = solve(prob, LpPathNormTraining(width=4), maxiters=1, seed=2, store_trace=True)
+    net = TwoLayerReLU(in_features=1, width=4, seed=2)
+    u = net.v.detach().numpy()[0] * net.W.detach().numpy()[:, 0]
+    assert sol.trace[0]["regularizer"] == pytest.approx(float(smoothed_lp(u, 0.5, 1.0)), rel=1e-12)

@@ -173,7 +173,8 @@ def test_nc_metrics_keys_and_values():
     H = np.maximum(X, 0.0)
     out = nc_metrics(H, y, V=np.ones(8))
     assert set(out) == {"nc1", "nc1_directional", "within_ratio", "within_ratio_directional",
-                        "max_mean_cosine", "etf_distance", "min_classifier_alignment"}
+                        "max_mean_cosine", "etf_distance", "min_classifier_alignment",
+                        "self_duality_residual"}
     assert all(isinstance(v, float) for v in out.values())
 
 

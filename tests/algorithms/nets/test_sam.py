@@ -1,5 +1,6 @@
 """Unit tests of the SAM optimizer and the SAM/SGD training pairs."""
 
+import io
 import math
 
 import numpy as np
@@ -12,9 +13,11 @@ from algorithms.nets.sam import (
     SAM,
     SAMTraining,
     SGDTraining,
-    TwoLayerMSETask,
+    generalizing_solution,
+    memorizing_solution,
     minimum_diagnostics,
     parity_task,
+    sample_coherence_matrix,
 )
 
 torch.set_num_threads(1)
@@ -53,7 +56,7 @@ def test_unnormalized_sam():
 
 
 def test_sam_rho_zero_is_sgd_exactly():
-    task = parity_task(n=16, input_dim=4, width=6, seed=1)
+    task = parity_task(n=16, in_features=4, width=6, seed=1)
     a = solve(task, SGDTraining(lr=0.1, batch_size=4), maxiters=60, seed=2)
     b = solve(task, SAMTraining(lr=0.1, rho=0.0, batch_size=4), maxiters=60, seed=2)
     np.testing.assert_array_equal(a.x, b.x)
@@ -61,7 +64,7 @@ def test_sam_rho_zero_is_sgd_exactly():
 
 
 def test_sam_differs_and_counts_gradients():
-    task = parity_task(n=16, input_dim=4, width=6, seed=1)
+    task = parity_task(n=16, in_features=4, width=6, seed=1)
     a = solve(task, SGDTraining(lr=0.1, batch_size=4), maxiters=30, tol=1e-12, seed=2)
     b = solve(task, SAMTraining(lr=0.1, rho=0.1, batch_size=4), maxiters=30, tol=1e-12, seed=2,
               store_trace=True)
@@ -71,7 +74,7 @@ def test_sam_differs_and_counts_gradients():
 
 
 def test_maxiters_zero_returns_init():
-    task = parity_task(n=8, input_dim=3, width=4, seed=0)
+    task = parity_task(n=8, in_features=3, width=4, seed=0)
     sol = solve(task, SAMTraining(lr=0.1, rho=0.1, batch_size=4), maxiters=0, seed=5)
     assert sol.retcode is RetCode.MaxIters
     theta, _ = flatten_params(task.net.init(seed=5))
@@ -79,13 +82,13 @@ def test_maxiters_zero_returns_init():
 
 
 def test_divergence_is_a_retcode():
-    task = parity_task(n=8, input_dim=3, width=8, seed=0)
+    task = parity_task(n=8, in_features=3, width=8, seed=0)
     sol = solve(task, SGDTraining(lr=50.0, batch_size=8), maxiters=200, seed=0)
     assert sol.retcode is RetCode.Diverged
 
 
 def test_diagnostics_against_direct_computation():
-    task = parity_task(n=12, input_dim=3, width=5, seed=3)
+    task = parity_task(n=12, in_features=3, width=5, seed=3)
     sol = solve(task, SGDTraining(lr=0.1, batch_size=4), maxiters=3000, tol=1e-10, seed=0)
     diag = minimum_diagnostics(task, sol.x, lr=0.1, batch_size=4, exact_sample_hessians=True)
     _, unflatten = flatten_params(task.net.init(seed=0))
@@ -95,7 +98,7 @@ def test_diagnostics_against_direct_computation():
     # near interpolation the Gauss–Newton part is the whole Hessian
     assert abs(diag["gn_sharpness"] - diag["sharpness"]) < 1e-3 * diag["sharpness"]
     X = torch.as_tensor(task.X)
-    J = torch.func.jacrev(lambda t: task.net.apply(unflatten(t), X))(theta).numpy()
+    J = torch.func.jacrev(lambda t: task.net.forward_with(unflatten(t), X))(theta).numpy()
     S = 2 * np.abs(J @ J.T)
     assert abs(diag["coherence_top"] - np.linalg.eigvalsh(S)[-1]) < 1e-8 * diag["coherence_top"]
     assert diag["coherence_defined"] and diag["coherence_exact_defined"]
@@ -107,7 +110,7 @@ def test_diagnostics_against_direct_computation():
 
 def test_diagnostics_flag_undefined_coherence():
     """All-zero parameters: every ∇f_i (and ∇²ℓ_i) vanishes, σ is 0/0 -> NaN, flagged and warned."""
-    task = parity_task(n=8, input_dim=3, width=4, seed=0)
+    task = parity_task(n=8, in_features=3, width=4, seed=0)
     theta, _ = flatten_params(task.net.init(seed=0))
     with pytest.warns(RuntimeWarning) as record:
         diag = minimum_diagnostics(task, np.zeros(theta.numel()), exact_sample_hessians=True)
@@ -119,24 +122,105 @@ def test_diagnostics_flag_undefined_coherence():
     assert diag["max_sample_top"] == 0.0 and diag["coherence_top"] == 0.0
 
 
-def test_bad_inputs_name_the_argument():
-    with pytest.raises(ValueError, match="lr"):
-        SGDTraining(lr=0.0)
-    with pytest.raises(ValueError, match="rho"):
-        SAMTraining(rho=-0.1)
-    with pytest.raises(ValueError, match="batch_size"):
-        SAMTraining(batch_size=0)
-    with pytest.raises(TypeError, match="normalize"):
-        SAMTraining(normalize=1)
-    with pytest.raises(ValueError, match="rho"):
-        SAM([torch.nn.Parameter(torch.zeros(1))], lr=0.1, rho=-1.0)
-    with pytest.raises(ValueError, match="y must have length"):
-        TwoLayerMSETask(X=np.zeros((3, 2)), y=np.zeros(2), width=2)
-    with pytest.raises(ValueError, match="width"):
-        TwoLayerMSETask(X=np.zeros((3, 2)), y=np.zeros(3), width=0)
-    with pytest.raises(ValueError, match="X contains NaN"):
-        TwoLayerMSETask(X=np.full((3, 2), np.nan), y=np.zeros(3), width=2)
-    with pytest.raises(ValueError, match="batch_size"):
-        solve(parity_task(n=4, input_dim=2, width=2, seed=0), SGDTraining(batch_size=5))
-    with pytest.raises(ValueError, match="closure"):
-        SAM([torch.nn.Parameter(torch.zeros(1))], lr=0.1).step()
+def _closure(opt, params, loss_fn):
+    def closure():
+        opt.zero_grad()
+        loss = loss_fn(params)
+        loss.backward()
+        return loss
+    return closure
+
+
+def test_sam_step_against_independent_computation():
+    """One SAM step on a non-quadratic loss: ascent sign, radius ρ, gradient at θ + ε, restore, base step."""
+    a = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64)
+
+    def loss_of(w):
+        return torch.cosh(w).sum() + (w @ a) ** 4
+
+    w0 = torch.tensor([0.3, -0.2, 0.1], dtype=torch.float64)
+    lr, rho = 0.05, 0.2
+    g = torch.func.grad(loss_of)(w0)
+    eps = rho * g / g.norm()
+    expected = w0 - lr * torch.func.grad(loss_of)(w0 + eps)
+    w = torch.nn.Parameter(w0.clone())
+    opt = SAM([w], lr=lr, rho=rho)
+    loss_of(w).backward()
+    opt.first_step(zero_grad=True)
+    torch.testing.assert_close(w.detach() - w0, eps, rtol=1e-10, atol=1e-12)   # +g direction, ‖ε‖ = ρ
+    assert abs(float((w.detach() - w0).norm()) - rho) < 1e-12
+    loss_of(w).backward()
+    opt.second_step()
+    torch.testing.assert_close(w.detach(), expected, rtol=1e-10, atol=1e-12)
+    w.data.copy_(w0)                                 # and the closure form gives the same step
+    opt.step(_closure(opt, w, loss_of))
+    torch.testing.assert_close(w.detach(), expected, rtol=1e-10, atol=1e-12)
+
+
+def test_sam_state_dict_round_trip_with_momentum():
+    task = parity_task(n=12, in_features=3, width=5, seed=4)
+    X, y = task.tensors()
+
+    def loss_fn(params):
+        return torch.mean((task.net.forward_with(params, X) - y) ** 2)
+
+    def make(init):
+        params = {k: torch.nn.Parameter(v.clone()) for k, v in init.items()}
+        return params, SAM(list(params.values()), rho=0.05, lr=0.1, momentum=0.9)
+
+    params, opt = make(task.net.init(seed=1))
+    for _ in range(3):
+        opt.step(_closure(opt, params, loss_fn))
+    saved = opt.state_dict()
+    assert saved["base_optimizer"]["state"], "the momentum buffers must be saved"
+    file = io.BytesIO()          # through bytes, as to disk: torch's state_dict holds live tensors
+    torch.save(saved, file)
+    file.seek(0)
+    twin_params, twin = make({k: p.detach().clone() for k, p in params.items()})
+    twin.load_state_dict(torch.load(file))
+    assert twin.param_groups is twin.base_optimizer.param_groups
+    for _ in range(3):
+        opt.step(_closure(opt, params, loss_fn))
+        twin.step(_closure(twin, twin_params, loss_fn))
+    for k in params:
+        assert torch.equal(params[k].detach(), twin_params[k].detach()), k
+
+
+def test_success_only_when_the_loss_reaches_tol():
+    task = parity_task(n=8, in_features=3, width=8, seed=0)
+    loose = solve(task, SGDTraining(lr=0.1, batch_size=4), maxiters=500, tol=0.5, seed=0)
+    assert loose.retcode is RetCode.Success and loose.value <= 0.5
+    tight = solve(task, SGDTraining(lr=0.1, batch_size=4), maxiters=20, tol=1e-12, seed=0)
+    assert tight.retcode is RetCode.MaxIters and tight.value > 1e-12
+
+
+def test_gauss_newton_sample_hessians_are_exact_at_interpolation():
+    """At the (C, r) solution (loss 0) 2∇f∇fᵀ is the autograd per-sample Hessian of (f − y)²."""
+    from algorithms.nets.functional import flatten_params, per_sample_flat_hessians
+    from algorithms.nets.stability import coherence_matrix
+
+    task = parity_task(n=10, in_features=4, width=8, seed=2)
+    r = 5 ** 0.25
+    x = generalizing_solution(task, 3, r)
+    assert task.loss_at(x) < 1e-28
+    _, unflatten = flatten_params(task.net.init(seed=0))
+    X, y = task.tensors()
+
+    def sample_loss(t, xi, yi):
+        return (task.net.forward_with(unflatten(t), xi[None])[0] - yi) ** 2
+
+    exact = per_sample_flat_hessians(sample_loss, torch.as_tensor(x), X, y).numpy()
+    np.testing.assert_allclose(sample_coherence_matrix(task, x), coherence_matrix(exact), atol=1e-12)
+    # the hand-written ‖∇f‖² = r² + (d + 1)/r² (Appendix C.1) against autograd: λ_max(H_i) = 2‖∇f‖²
+    np.testing.assert_allclose(np.linalg.eigvalsh(exact)[:, -1], 2 * (r**2 + 5 / r**2), rtol=1e-12)
+
+
+def test_memorizing_solution_interpolates_with_diagonal_coherence():
+    task = parity_task(n=5, in_features=8, width=7, seed=3)
+    x = memorizing_solution(task)
+    assert task.loss_at(x) < 1e-28
+    S = sample_coherence_matrix(task, x)
+    assert np.all(S - np.diag(np.diag(S)) == 0) and np.all(np.diag(S) > 0)
+    shared = generalizing_solution(parity_task(n=5, in_features=8, width=8, seed=3), 2, 1.0)
+    S2 = sample_coherence_matrix(parity_task(n=5, in_features=8, width=8, seed=3), shared)
+    assert np.any(S2 - np.diag(np.diag(S2)) > 0)      # 5 samples, 4 units: some samples share one

@@ -10,6 +10,7 @@ from algorithms.nets.sparse_interpolation import (
     InterpolationProblem,
     SparsestInterpolantDP,
     candidate_knots,
+    cpwl_to_network,
     discrete_curvature,
     linear_spline,
     min_knots_slope_dp,
@@ -117,7 +118,7 @@ def test_cpwl_bad_inputs(args, exc, match):
 def test_from_terms_bad_inputs():
     with pytest.raises(ValueError, match="same length"):
         CPWL.from_terms([0.0, 1.0], [1.0], 0.0, 0.0)
-    with pytest.raises(ValueError, match="finite"):
+    with pytest.raises(ValueError, match="NaN or inf"):
         CPWL.from_terms([0.0, np.nan], [1.0, 1.0], 0.0, 0.0)
 
 
@@ -289,3 +290,62 @@ def test_scale_invariance_of_knots():
             assert len(sol.original) == len(ref.original)
             np.testing.assert_allclose(CPWL.from_vector(sol.x).knots, CPWL.from_vector(ref.x).knots,
                                        rtol=1e-9)
+
+
+def test_dp_output_network_interpolates_with_knots_where_claimed():
+    # the objective values do not see knot positions: check the output function itself
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        n = int(rng.integers(3, 10))
+        x = np.sort(rng.uniform(-2, 2, n))
+        y = rng.normal(size=n)
+        prob = InterpolationProblem(x=x, y=y, p=0.5)
+        s = np.diff(prob.y) / np.diff(prob.x)
+        for objective in ("knots", "vp"):
+            f = CPWL.from_vector(solve(prob, SparsestInterpolantDP(objective=objective)).x)
+            net = cpwl_to_network(f)
+            hidden = np.maximum(np.outer(prob.x, net["W"]) + net["b"], 0.0)
+            values = hidden @ net["v"] + net["a"] * prob.x + net["c"]
+            np.testing.assert_allclose(values, prob.y, atol=1e-9)
+            g = network_to_cpwl(net["W"], net["b"], net["v"], a=net["a"], c=net["c"])
+            np.testing.assert_allclose(g.knots, f.knots, atol=1e-12)
+            for t in f.knots:
+                if np.min(np.abs(prob.x - t)) <= 1e-12:
+                    continue
+                # inside (x_j, x_{j+1}): where the chords s_{j-1}, s_{j+1} cross
+                j = int(np.searchsorted(prob.x, t)) - 1
+                left = prob.y[j] + s[j - 1] * (t - prob.x[j])
+                right = prob.y[j + 1] + s[j + 1] * (t - prob.x[j + 1])
+                assert abs(left - right) <= 1e-9 * max(1.0, np.max(np.abs(prob.y)))
+
+
+def test_linear_spline_interpolates():
+    x, y = np.array([0.0, 0.5, 2.0, 3.0]), np.array([1.0, -1.0, 2.0, 0.5])
+    np.testing.assert_allclose(linear_spline(x, y)(x), y, atol=1e-12)
+
+
+def test_network_to_cpwl_merges_far_knots_built_for_one_position():
+    t = 123456789.123  # -b/w rounds differently for w = 3 and w = 7: ~1e-8 apart, far above 1e-9
+    f = network_to_cpwl(W=[3.0, 7.0], b=[-3.0 * t, -7.0 * t], v=[1.0, 1.0])
+    assert f.num_knots == 1 and f.jumps.tolist() == [10.0]
+
+
+def test_knots_objective_breaks_ties_by_least_vp():
+    # among the sparsest plans the DP (objective="knots") returns one of least V_p
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        n = int(rng.integers(4, 8))
+        x = np.arange(n) + rng.uniform(-0.3, 0.3, n)
+        y = np.cumsum(np.cumsum(rng.uniform(0.1, 2.0, n)))  # convex: one long run, many sparsest plans
+        dp = solve(InterpolationProblem(x=x, y=y, p=0.5), SparsestInterpolantDP(objective="knots"))
+        sparsest = solve(InterpolationProblem(x=x, y=y, p=0.0), BruteForceVp()).original
+        assert dp.value == pytest.approx(min(g.vp(0.5) for g in sparsest), rel=1e-9)
+
+
+def test_brute_force_is_scale_invariant():
+    # its residual tolerance is relative to max|y|: data scaled by 1e9 give the same knots
+    x, y = np.array([0.0, 1.0, 2.0, 3.0, 4.0]), np.array([0.0, 0.0, 1.0, 3.0, 2.0])
+    small = solve(InterpolationProblem(x=x, y=y, p=0.5), BruteForceVp())
+    large = solve(InterpolationProblem(x=x, y=1e9 * y, p=0.5), BruteForceVp())
+    assert large.successful
+    np.testing.assert_allclose(CPWL.from_vector(large.x).knots, CPWL.from_vector(small.x).knots, atol=1e-9)

@@ -13,7 +13,7 @@ def dense_box(dtype):
     G = np.vstack([np.eye(3), -np.eye(3)]).astype(dtype)
     h = np.concatenate([np.ones(3), np.zeros(3)]).astype(dtype)
     A, b = np.ones((1, 3), dtype=dtype), np.array([1.5], dtype=dtype)
-    return QP(P=P, q=q, G=G, h=h, A=A, b=b), DQP(backend="clarabel")
+    return QP(P=P, q=q, G=G, h=h, A=A, b=b), DQP()  # the default, backend="auto"
 
 
 def sparse_simplex(dtype):

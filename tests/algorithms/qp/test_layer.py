@@ -86,3 +86,41 @@ def test_degenerate_warns():
         x = qp_layer(torch.eye(2, dtype=torch.float64), torch.ones(2, dtype=torch.float64), G,
                      torch.zeros(3, dtype=torch.float64), algorithm=ALG)
     assert torch.all(torch.isfinite(x))
+
+
+def test_integer_inputs_are_promoted():
+    # issue #6: an integer q used to give the integer tensor([0, 0]); the answer is [0.5, 0.5]
+    G, h = -torch.eye(2, dtype=torch.float64), torch.zeros(2, dtype=torch.float64)
+    x = qp_layer(2 * torch.eye(2, dtype=torch.int64), torch.tensor([-1, -1]), G, h)
+    assert x.dtype == torch.float64
+    np.testing.assert_allclose(x.numpy(), [0.5, 0.5], atol=1e-12)
+
+
+def test_layer_validates_like_qp():
+    # issue #6: a non-symmetric P was solved as Px = -q, an indefinite one gave a saddle point
+    with pytest.raises(ValueError, match="P must be symmetric"):
+        qp_layer(torch.tensor([[1.0, 2.0], [0.0, 1.0]]), torch.zeros(2))
+    with pytest.raises(ValueError, match="P must be positive semidefinite"):
+        qp_layer(torch.diag(torch.tensor([1.0, -1.0])), torch.zeros(2), -torch.eye(2), torch.ones(2))
+
+
+def test_auto_backend_is_the_default_and_recorded():
+    layer = QPLayer()
+    assert layer.algorithm.backend == "auto"
+    q = torch.tensor([1.0, -1.0], dtype=torch.float64, requires_grad=True)
+    x = layer(torch.eye(2, dtype=torch.float64), q, -torch.eye(2, dtype=torch.float64),
+              torch.zeros(2, dtype=torch.float64))
+    np.testing.assert_allclose(x.detach().numpy(), [0.0, 1.0], atol=1e-12)
+
+
+def test_gradcheck_unbatched_auto_backend():
+    # the backward of the default (auto) path, against finite differences, with equalities
+    _, (P, q, G, h, A, b) = _batch([7], n=5, n_eq=1, n_ineq=6, n_active=2)
+
+    def f(P, q, G, h, A, b):
+        return qp_layer(0.5 * (P + P.transpose(-1, -2)), q, G, h, A, b)
+
+    assert torch.autograd.gradcheck(f, (P[0].detach().requires_grad_(), q[0].detach().requires_grad_(),
+                                        G[0].detach().requires_grad_(), h[0].detach().requires_grad_(),
+                                        A[0].detach().requires_grad_(), b[0].detach().requires_grad_()),
+                                    eps=1e-6, atol=1e-5, rtol=1e-4)

@@ -1,0 +1,363 @@
+"""Minimum ℓp / ℓ0 path-norm interpolation with a multivariate ReLU layer, exactly, on tiny instances.
+
+A single-hidden-layer network ``f(x) = Σ_k v_k (w_kᵀ x̃)₊`` with ``x̃ = [x, 1]`` (the bias
+is the last entry of ``w_k ∈ R^{d+1}``) interpolates data ``X ∈ R^{N×d}``, ``y ∈ R^N``.
+Its ℓp path norm is ``Σ_k ‖v_k w_k‖_p^p = Σ_k Σ_i |v_k w_{k,i}|^p`` (``0 < p < 1``) and its
+ℓ0 path norm counts the nonzero input weight/bias parameters of the active neurons.
+
+On the data only the *activation pattern* ``D = diag(1[X̃ u ≥ 0])`` of a neuron matters.
+Merging neurons with one pattern and one output sign (which never raises either path
+norm), the problem becomes the finite-dimensional program
+
+    min Σ_j ‖ν_j‖_p^p + ‖ω_j‖_p^p   s.t.  Σ_j D_j X̃ (ν_j − ω_j) = y,  (2D_j − I) X̃ ν_j ≥ 0,
+                                          (2D_j − I) X̃ ω_j ≥ 0,
+
+over the patterns ``D_1 … D_J`` (Nakhleh & Nowak, Lemma 4.1; ``ν_j`` is the neuron
+``v = 1, w = ν_j``, ``ω_j`` the neuron ``v = −1, w = ω_j``). Call one (pattern, sign)
+pair a *piece* and ``z`` the stacked piece vectors. ``‖z‖_p^p`` is strictly concave on
+each orthant, so (proof of Theorem 4.1) every minimizer is a *basic* point: with
+``S = supp(z)`` and ``I`` the active cone rows, ``[A; G_I]`` restricted to ``S`` has full
+column rank. Basic points do not depend on ``p``; :func:`basic_points` enumerates all of
+them that use at most ``max_pieces`` pieces (a vertex of the feasible set in each orthant:
+the equality rows plus ``n − rank A`` active cone or zero-coordinate rows determine it),
+and :class:`PatternEnumeration` minimizes ``‖z‖_p^p`` (or ``‖z‖_0`` for ``p = 0``) over them.
+Exponential in everything: meant for ``N ≤ 3`` points in ``d ≤ 2`` dimensions.
+
+References
+----------
+J. Nakhleh, R. D. Nowak. *Global minimizers of ℓ^p-regularized objectives yield the
+sparsest ReLU neural networks.* NeurIPS 2025, arXiv:2505.21791, Section 4 (Lemma 4.1,
+Proposition 4.1, Theorem 4.1). The pattern program follows Pilanci & Ergen (ICML 2020).
+
+>>> from algorithms import solve
+>>> prob = MultivariateInterpolationProblem(X=[[0.0, 1.0], [1.0, 0.0]], y=[1.0, 2.0], p=0.5)
+>>> sol = solve(prob, PatternEnumeration())
+>>> sol.retcode, network_l0(sol.original["W"])       # one neuron w = (2, 1, 0)·: x̃ ↦ 2x₁ + x₂
+(<RetCode.Success: 'Success'>, 2)
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linprog
+
+from algorithms._validation import as_float_array, check_nonnegative, check_positive_int
+from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
+
+__all__ = [
+    "MultivariateInterpolationProblem",
+    "PatternEnumeration",
+    "activation_patterns",
+    "basic_points",
+    "network_from_pieces",
+    "network_l0",
+    "network_lp",
+    "pattern_program",
+]
+
+#: exponential enumeration: refuse instances beyond this many points
+MAX_POINTS = 6
+
+
+def _check_X(X, dtype=np.float64) -> np.ndarray:
+    X = as_float_array("X", X, ndim=2, dtype=dtype)
+    if X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"X must have shape (N, d) with N, d >= 1, got {X.shape}")
+    if X.shape[0] > MAX_POINTS:
+        raise ValueError(f"X has {X.shape[0]} points; the exact enumeration allows at most {MAX_POINTS}")
+    return X
+
+
+def _augment(X: np.ndarray) -> np.ndarray:
+    return np.hstack([X, np.ones((X.shape[0], 1))])
+
+
+def activation_patterns(X) -> np.ndarray:
+    """Every pattern ``1[X̃ u ≥ 0]`` (u ∈ R^{d+1}) that is active on some point, as rows of a bool array.
+
+    Pattern ``S`` is realizable iff some ``u`` has ``x̃_iᵀu ≥ 0`` on ``S`` and ``x̃_iᵀu ≤ -1``
+    off it (scale any strict solution); one feasibility LP (HiGHS) per subset. The
+    empty pattern is left out: a neuron with it is zero on the data.
+
+    >>> activation_patterns([[0.0], [1.0]]).astype(int).tolist()
+    [[0, 1], [1, 0], [1, 1]]
+    """
+    Xa = _augment(_check_X(X))
+    n, m = Xa.shape
+    found = []
+    for bits in itertools.product([0, 1], repeat=n):
+        if not any(bits):
+            continue
+        on = np.array(bits, dtype=bool)
+        # x̃ᵀu >= 0 on the pattern  <=>  -x̃ᵀu <= 0;  x̃ᵀu <= -1 off it
+        A_ub = np.where(on[:, None], -Xa, Xa)
+        b_ub = np.where(on, 0.0, -1.0)
+        res = linprog(np.zeros(m), A_ub=A_ub, b_ub=b_ub, bounds=[(None, None)] * m, method="highs")
+        if res.status == 0:
+            found.append(on)
+    return np.array(found, dtype=bool).reshape(-1, n)
+
+
+@dataclass(frozen=True)
+class MultivariateInterpolationProblem(Problem):
+    """Interpolate ``y`` at the rows of ``X`` (N × d) with a ReLU layer of least ℓp path norm.
+
+    ``p = 0`` asks for the fewest nonzero input weight/bias parameters (problem (9) of the
+    paper), ``0 < p < 1`` for the least ``Σ_k ‖v_k w_k‖_p^p`` (problem (8)); ``p >= 1`` is
+    outside the paper's range. At most :data:`MAX_POINTS` points; rows of ``X`` distinct.
+
+    >>> MultivariateInterpolationProblem(X=[[0.0, 1.0]], y=[1.0, 2.0])
+    Traceback (most recent call last):
+    ...
+    ValueError: y must have one entry per row of X: X has 1 rows, y has 2 entries
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    p: float = 0.5
+
+    def __post_init__(self) -> None:
+        X = _check_X(self.X, dtype=None)
+        y = as_float_array("y", self.y, ndim=1)
+        if y.size != X.shape[0]:
+            raise ValueError(f"y must have one entry per row of X: X has {X.shape[0]} rows, y has {y.size} "
+                             "entries")
+        if np.unique(X, axis=0).shape[0] != X.shape[0]:
+            raise ValueError("X must have distinct rows (a repeated input cannot take two labels)")
+        p = check_nonnegative("p", self.p)
+        if p >= 1:
+            raise ValueError(f"p must satisfy 0 <= p < 1, got {p!r}")
+        dtype = np.float32 if (X.dtype == np.float32 and y.dtype == np.float32) else np.float64
+        object.__setattr__(self, "X", X.astype(dtype))
+        object.__setattr__(self, "y", y.astype(dtype))
+        object.__setattr__(self, "p", p)
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def dtype(self):
+        return self.X.dtype
+
+
+def _check_problem(problem) -> MultivariateInterpolationProblem:
+    if not isinstance(problem, MultivariateInterpolationProblem):
+        raise TypeError(f"problem must be a MultivariateInterpolationProblem, got {type(problem).__name__}")
+    return problem
+
+
+def pattern_program(problem: MultivariateInterpolationProblem) -> dict[str, np.ndarray]:
+    """The pieces of the pattern program: ``patterns`` (P, N) bool, ``signs`` (P,), ``out`` (P, N, d+1)
+    with ``out[q] = σ_q D_q X̃`` (the piece's output map), ``cone`` (P, N, d+1) with
+    ``cone[q] = (2D_q − I) X̃`` (``cone[q] @ u >= 0``: u has pattern q).
+
+    >>> prog = pattern_program(MultivariateInterpolationProblem(X=[[0.0], [1.0]], y=[1.0, 1.0]))
+    >>> prog["signs"].tolist(), prog["out"].shape
+    ([1.0, -1.0, 1.0, -1.0, 1.0, -1.0], (6, 2, 2))
+    """
+    problem = _check_problem(problem)
+    X = problem.X.astype(np.float64)
+    Xa = _augment(X)
+    patterns = activation_patterns(X)
+    pats = np.repeat(patterns, 2, axis=0)
+    signs = np.tile([1.0, -1.0], patterns.shape[0])
+    D = pats.astype(np.float64)
+    out = signs[:, None, None] * D[:, :, None] * Xa[None]
+    cone = (2 * D - 1)[:, :, None] * Xa[None]
+    return {"patterns": pats, "signs": signs, "out": out, "cone": cone}
+
+
+def _vertices_of_selection(out: np.ndarray, cone: np.ndarray, y: np.ndarray, tol: float) -> np.ndarray:
+    """Basic points using exactly the selected pieces (all of them nonzero): (count, k, d+1)."""
+    k, N, m = out.shape
+    n = k * m
+    A = np.concatenate(list(out), axis=1)  # (N, n): Σ_q out[q] u_q
+    r = np.linalg.matrix_rank(A)
+    G = np.zeros((k * N, n))
+    for q in range(k):
+        G[q * N:(q + 1) * N, q * m:(q + 1) * m] = cone[q]
+    rows = np.vstack([G, np.eye(n)])  # cone rows (>= 0 when inactive) and coordinate rows
+    need = n - r
+    # Each active row touches one piece. A piece given m of its rows is pinned to 0 (they are homogeneous
+    # and, if independent, span R^m), so a point with every piece nonzero takes at most m - 1 rows per
+    # piece; hence k <= r <= N pieces (the counting behind Proposition 4.1) and far fewer subsets to try.
+    block_rows = [np.concatenate([np.arange(q * N, (q + 1) * N), k * N + np.arange(q * m, (q + 1) * m)])
+                  for q in range(k)]
+    subsets = []
+    for counts in itertools.product(range(m), repeat=k):
+        if sum(counts) != need:
+            continue
+        per_block = [list(itertools.combinations(block_rows[q], c)) for q, c in enumerate(counts)]
+        subsets.extend(sum(choice, ()) for choice in itertools.product(*per_block))
+    if not subsets:
+        return np.zeros((0, k, m))
+    subsets = np.array(subsets, dtype=int).reshape(len(subsets), need)
+    M = np.concatenate([np.broadcast_to(A, (subsets.shape[0], N, n)), rows[subsets]], axis=1)
+    rhs = np.concatenate([y, np.zeros(need)])
+    if M.shape[1] == n:  # A has full row rank: square systems, solved where the determinant is not ~0
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            det = np.abs(np.linalg.det(M))
+        M, subsets = M[det > 1e-12], subsets[det > 1e-12]
+        z = np.linalg.solve(M, np.broadcast_to(rhs, (M.shape[0], n))[..., None])[..., 0]
+    else:
+        z = (np.linalg.pinv(M) @ rhs[:, None])[..., 0]
+    ok = np.max(np.abs((M @ z[..., None])[..., 0] - rhs), axis=1) <= tol
+    ok &= np.min(z @ G.T, axis=1) >= -tol
+    if np.any(ok):  # the survivors must be determined by their rows (full column rank)
+        ok[ok] = np.linalg.matrix_rank(M[ok]) == n
+    z = z[ok].reshape(-1, k, m)
+    z[np.abs(z) <= tol] = 0.0
+    z = z[np.all(np.any(z != 0, axis=2), axis=1)]  # a zero piece: the point belongs to a smaller selection
+    return np.unique(np.round(z, 12), axis=0)
+
+
+def basic_points(problem: MultivariateInterpolationProblem, max_pieces: int | None = None,
+                 *, budget: int | None = None) -> tuple[list[tuple[tuple[int, ...], np.ndarray]], bool]:
+    """All basic points of the pattern program with at most ``max_pieces`` nonzero pieces (default N).
+
+    Returns ``(points, complete)``: ``points`` is a list of ``(pieces, U)`` with ``pieces``
+    the indices into :func:`pattern_program` and ``U`` (k, d+1) their vectors, ``complete``
+    whether every selection was tried within ``budget`` selections (default unlimited).
+    A basic point has at most ``rank A <= N`` nonzero pieces (see ``_vertices_of_selection``),
+    so ``max_pieces > N`` finds nothing more; a check can run it to see that.
+
+    >>> prob = MultivariateInterpolationProblem(X=[[0.0], [1.0]], y=[1.0, 1.0])
+    >>> points, complete = basic_points(prob)
+    >>> complete, min(int(np.count_nonzero(U)) for _, U in points)   # the constant 1 = (0·x + 1)₊
+    (True, 1)
+    """
+    problem = _check_problem(problem)
+    max_pieces = problem.n if max_pieces is None else check_positive_int("max_pieces", max_pieces)
+    budget = None if budget is None else int(check_nonnegative("budget", budget))
+    prog = pattern_program(problem)
+    y = problem.y.astype(np.float64)
+    scale = max(1.0, float(np.max(np.abs(y))), float(np.max(np.abs(problem.X))))
+    tol = 1e-9 * scale  # exact small solves leave ~1e-15·cond; infeasible points miss by O(1)
+    points = []
+    tried = 0
+    for k in range(1, max_pieces + 1):
+        for sel in itertools.combinations(range(prog["signs"].size), k):
+            if budget is not None and tried >= budget:
+                return points, False
+            tried += 1
+            idx = list(sel)
+            for U in _vertices_of_selection(prog["out"][idx], prog["cone"][idx], y, tol):
+                points.append((sel, U))
+    return points, True
+
+
+def network_from_pieces(problem: MultivariateInterpolationProblem, pieces, U) -> dict[str, np.ndarray]:
+    """The network of Lemma 4.1's reconstruction: neuron ``w = U[i]``, ``v = σ`` of piece ``pieces[i]``.
+
+    >>> prob = MultivariateInterpolationProblem(X=[[0.0], [1.0]], y=[1.0, 1.0])
+    >>> network_from_pieces(prob, (4,), np.array([[0.0, 1.0]]))["v"].tolist()
+    [1.0]
+    """
+    problem = _check_problem(problem)
+    prog = pattern_program(problem)
+    U = as_float_array("U", U, ndim=2, dtype=np.float64)
+    pieces = [int(q) for q in pieces]
+    if len(pieces) != U.shape[0] or U.shape[1] != problem.X.shape[1] + 1:
+        raise ValueError(f"U must have shape ({len(pieces)}, {problem.X.shape[1] + 1}) for the given pieces, "
+                         f"got {U.shape}")
+    if any(q < 0 or q >= prog["signs"].size for q in pieces):
+        raise ValueError(f"pieces must index the {prog['signs'].size} pieces of the pattern program, "
+                         f"got {pieces}")
+    return {"W": U.copy(), "v": prog["signs"][pieces].copy()}
+
+
+def network_lp(W, v, p: float) -> float:
+    """ℓp path norm ``Σ_k Σ_i |v_k W_{k,i}|^p`` (``p = 0``: nonzero count), ``0 <= p < 1``.
+
+    >>> network_lp([[1.0, 4.0]], [1.0], 0.5)
+    3.0
+    """
+    W = as_float_array("W", W, ndim=2, dtype=np.float64)
+    v = as_float_array("v", v, ndim=1, dtype=np.float64)
+    if v.size != W.shape[0]:
+        raise ValueError(f"v must have one entry per row of W, got {v.size} and {W.shape[0]} rows")
+    p = check_nonnegative("p", p)
+    if p >= 1:
+        raise ValueError(f"p must satisfy 0 <= p < 1, got {p!r}")
+    u = np.abs(v[:, None] * W)
+    return float(np.count_nonzero(u)) if p == 0 else float(np.sum(u[u > 0] ** p))
+
+
+def network_l0(W, v=None) -> int:
+    """ℓ0 path norm: nonzero input weight/bias parameters of the active neurons (``v`` default all ones).
+
+    >>> network_l0([[1.0, 0.0], [0.0, 2.0]], [1.0, 0.0])
+    1
+    """
+    W = as_float_array("W", W, ndim=2, dtype=np.float64)
+    v = np.ones(W.shape[0]) if v is None else as_float_array("v", v, ndim=1, dtype=np.float64)
+    if v.size != W.shape[0]:
+        raise ValueError(f"v must have one entry per row of W, got {v.size} and {W.shape[0]} rows")
+    return int(np.count_nonzero(v[:, None] * W))
+
+
+def _piece_cost(U: np.ndarray, p: float) -> float:
+    u = np.abs(U[U != 0])
+    return float(u.size) if p == 0 else float(np.sum(u**p))
+
+
+@dataclass(frozen=True)
+class PatternEnumeration(Algorithm):
+    """Exact minimum ℓp (or ℓ0) path-norm interpolant over the basic points of the pattern program.
+
+    Enumerates :func:`basic_points` with at most ``max_pieces`` pieces (default N, the
+    bound of Proposition 4.1) and returns the one of least ``‖z‖_p^p`` (``p = 0``: fewest
+    nonzeros, ties broken by ``‖z‖_{1/2}^{1/2}`` then enumeration order). ``maxiters``
+    caps the piece selections tried (``MaxIters`` when it bites, with the best point so
+    far, or an empty network if none). ``Solution.x`` is the flattened input weights
+    ``W`` (K × (d+1)); ``original`` holds ``W``, ``v`` (the output signs), ``pieces``,
+    the number of basic points and every basic point (``points``).
+
+    References: Nakhleh & Nowak, NeurIPS 2025 (arXiv:2505.21791), Lemma 4.1, Theorem 4.1.
+
+    >>> from algorithms import solve
+    >>> X = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]
+    >>> prob = MultivariateInterpolationProblem(X=X, y=[0.0, 1.0, 1.0], p=0)
+    >>> sol = solve(prob, PatternEnumeration())
+    >>> sol.value                     # x₁ + x₂ is one neuron with two nonzero weights
+    2.0
+    """
+
+    max_pieces: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_pieces is not None:
+            check_positive_int("max_pieces", self.max_pieces)
+
+
+@_dispatch
+def _solve(problem: MultivariateInterpolationProblem, algorithm: PatternEnumeration, options: SolveOptions
+           ) -> Solution:
+    budget = options.maxiters
+    monitor = IterationMonitor(options, total=1, desc="pattern enumeration")
+    points, complete = basic_points(problem, algorithm.max_pieces, budget=budget)
+    p = problem.p
+    m = problem.X.shape[1] + 1
+    best = None
+    for pieces, U in points:
+        key = (_piece_cost(U, p), _piece_cost(U, 0.5))
+        if best is None or key < best[0]:
+            best = (key, pieces, U)
+    monitor.record(basic_points=len(points), complete=complete,
+                   best=float("nan") if best is None else best[0][0])
+    monitor.close()
+    if best is None:
+        W, v, pieces, value = np.zeros((0, m)), np.zeros(0), (), float("inf")
+        retcode = RetCode.MaxIters if not complete else RetCode.Infeasible
+    else:
+        net = network_from_pieces(problem, best[1], best[2])
+        W, v, pieces, value = net["W"], net["v"], best[1], best[0][0]
+        retcode = RetCode.Success if complete else RetCode.MaxIters
+    sol = Solution(W.ravel().astype(problem.dtype), value, retcode, trace=monitor.trace,
+                   original={"W": W, "v": v, "pieces": pieces, "num_points": len(points), "points": points})
+    sol.stats.iterations = len(points)
+    return sol

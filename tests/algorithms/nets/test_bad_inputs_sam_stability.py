@@ -1,0 +1,207 @@
+"""Bad inputs to every public callable of ``algorithms.nets.stability`` and ``algorithms.nets.sam``: each is
+rejected early, by our own validation, with a message naming the argument and what was expected."""
+
+import numpy as np
+import pytest
+import torch
+
+import algorithms.nets.sam as sam
+import algorithms.nets.stability as stability
+from algorithms import solve
+from algorithms.nets.sam import (
+    SAM,
+    SAMTraining,
+    SGDTraining,
+    TwoLayerMSETask,
+    generalizing_solution,
+    memorizing_solution,
+    minimum_diagnostics,
+    parity_task,
+    sample_coherence_matrix,
+)
+from algorithms.nets.stability import (
+    batch_moment_coefficients,
+    check_hessians,
+    coherence_lower_bound_hessians,
+    coherence_matrix,
+    coherence_measure,
+    critical_step_size,
+    dexter_divergence_condition,
+    enumerate_batches,
+    gd_stable,
+    mean_square_radius,
+    perturbed_mean_square,
+    perturbed_stationary_moment,
+    radius_curve,
+    restrict_to_range,
+    sam_coherence_matrix,
+    sam_divergence_condition,
+    sam_effective_hessians,
+    second_moment_apply,
+    second_moment_matrix,
+    simulate_linearized,
+)
+from tests.bad_inputs import BadInput, assert_every_callable_covered, check_bad_input
+
+H = np.stack([np.diag([1.0, 0.0]), np.diag([0.0, 2.0]), np.eye(2)])
+ASYM = H.copy()
+ASYM[1, 0, 1] = 1.0
+INDEFINITE = np.stack([np.diag([1.0, -1.0]), np.eye(2)])
+TASK = parity_task(n=4, in_features=8, width=4, seed=0)
+X_FLAT = memorizing_solution(TASK)
+
+
+def _param():
+    return [torch.nn.Parameter(torch.zeros(2))]
+
+
+CASES = [
+    # ------------------------------------------------------------------ stability
+    BadInput(check_hessians, lambda: check_hessians("hessians", ASYM), ValueError,
+             ("hessians[1]", "symmetric"), "asymmetric"),
+    BadInput(check_hessians, lambda: check_hessians("hessians", np.ones((2, 2))), ValueError,
+             ("hessians", "3-dimensional"), "ndim"),
+    BadInput(check_hessians, lambda: check_hessians("hessians", INDEFINITE, psd=True), ValueError,
+             ("hessians[0]", "positive semidefinite"), "psd"),
+    BadInput(check_hessians, lambda: check_hessians("hessians", H, rtol=-1.0), ValueError, ("rtol", "> 0"),
+             "rtol"),
+    BadInput(batch_moment_coefficients, lambda: batch_moment_coefficients(3, 4), ValueError,
+             ("batch_size", "<= n"), "batch"),
+    BadInput(batch_moment_coefficients, lambda: batch_moment_coefficients(3, 1, "poisson"), ValueError,
+             ("sampling", "bernoulli"), "sampling"),
+    BadInput(enumerate_batches, lambda: enumerate_batches(40, 1, "bernoulli"), ValueError,
+             ("n = 40", "enumerate"), "too-many"),
+    BadInput(enumerate_batches, lambda: enumerate_batches(0, 1), ValueError, ("n", "positive int"), "n"),
+    BadInput(sam_effective_hessians, lambda: sam_effective_hessians(H, rho=-0.1), ValueError,
+             ("rho", ">= 0"), "rho"),
+    BadInput(sam_effective_hessians, lambda: sam_effective_hessians(INDEFINITE, rho=0.1), ValueError,
+             ("hessians[0]", "positive semidefinite"), "psd"),
+    BadInput(restrict_to_range, lambda: restrict_to_range(H, rtol=0.0), ValueError, ("rtol", "> 0"), "rtol"),
+    BadInput(second_moment_apply, lambda: second_moment_apply(H, np.eye(3), 0.1, 1.0, 0.0), ValueError,
+             ("X", "(2, 2)"), "shape"),
+    BadInput(second_moment_apply, lambda: second_moment_apply(H, np.eye(2), -0.1, 1.0, 0.0), ValueError,
+             ("lr", "> 0"), "lr"),
+    BadInput(second_moment_apply, lambda: second_moment_apply(H, np.eye(2), 0.1, -1.0, 0.0), ValueError,
+             ("a", ">= 0"), "a"),
+    BadInput(second_moment_matrix, lambda: second_moment_matrix(H, -0.5, 1), ValueError, ("lr", "> 0"), "lr"),
+    BadInput(mean_square_radius, lambda: mean_square_radius(H, 0.0, 1), ValueError, ("lr", "> 0"), "lr"),
+    BadInput(mean_square_radius, lambda: mean_square_radius(H, 0.1, 4), ValueError, ("batch_size", "<= n"),
+             "batch"),
+    BadInput(mean_square_radius, lambda: mean_square_radius(H, 0.1, 1, alpha=0.0), ValueError,
+             ("alpha", "> 0"), "alpha"),
+    BadInput(mean_square_radius, lambda: mean_square_radius(H, 0.1, 1, method="qr"), ValueError,
+             ("method", "lanczos"), "method"),
+    BadInput(mean_square_radius, lambda: mean_square_radius(H, 0.1, 1, restrict_to_range=1), TypeError,
+             ("restrict_to_range", "bool"), "restrict"),
+    BadInput(mean_square_radius, lambda: mean_square_radius(H, 0.1, 1, maxiters=2.5), ValueError,
+             ("maxiters", "positive int"), "maxiters"),
+    BadInput(mean_square_radius, lambda: mean_square_radius(H, 0.1, 1, method="power", maxiters=1),
+             RuntimeError, ("maxiters = 1", "power iteration"), "unconverged"),
+    BadInput(radius_curve, lambda: radius_curve(H, 1)(-1.0), ValueError, ("lr", ">= 0"), "lr"),
+    BadInput(radius_curve, lambda: radius_curve(INDEFINITE, 1), ValueError, ("hessians[0]", "semidefinite"),
+             "psd"),
+    BadInput(critical_step_size, lambda: critical_step_size(H, 1, level=0.0), ValueError, ("level", "> 0"),
+             "level"),
+    BadInput(critical_step_size, lambda: critical_step_size(H, 1, rtol=-1e-3), ValueError, ("rtol", "> 0"),
+             "rtol"),
+    BadInput(gd_stable, lambda: gd_stable(np.eye(2), -1.0), ValueError, ("lr", "> 0"), "lr"),
+    BadInput(gd_stable, lambda: gd_stable(np.ones(3), 1.0), ValueError, ("hessian", "2-dimensional"), "ndim"),
+    BadInput(gd_stable, lambda: gd_stable(np.diag([1.0, -1.0]), 1.0), ValueError,
+             ("hessian", "semidefinite"), "psd"),
+    BadInput(coherence_matrix, lambda: coherence_matrix(np.ones((2, 2, 3))), ValueError,
+             ("hessians", "(n, d, d)"), "shape"),
+    BadInput(coherence_measure, lambda: coherence_measure(np.zeros((2, 2, 2))), ValueError,
+             ("hessians", "positive eigenvalue"), "zero"),
+    BadInput(coherence_lower_bound_hessians, lambda: coherence_lower_bound_hessians(1.0, 3, 4), ValueError,
+             ("sigma", "[1, n = 3]"), "sigma"),
+    BadInput(coherence_lower_bound_hessians, lambda: coherence_lower_bound_hessians(0.0, 3, 1), ValueError,
+             ("lam_max", "> 0"), "lam"),
+    BadInput(sam_coherence_matrix, lambda: sam_coherence_matrix(H, rho=-1.0), ValueError, ("rho", ">= 0"),
+             "rho"),
+    BadInput(dexter_divergence_condition, lambda: dexter_divergence_condition(H, -1.0, 1), ValueError,
+             ("lr", "> 0"), "lr"),
+    BadInput(dexter_divergence_condition, lambda: dexter_divergence_condition(INDEFINITE, 1.0, 1), ValueError,
+             ("hessians[0]", "semidefinite"), "psd"),
+    BadInput(sam_divergence_condition, lambda: sam_divergence_condition(H, 0.1, 1, rho=-0.5), ValueError,
+             ("rho", ">= 0"), "rho"),
+    BadInput(perturbed_stationary_moment, lambda: perturbed_stationary_moment(H, 0.1, 1, noise_std=-1.0),
+             ValueError, ("noise_std", ">= 0"), "noise"),
+    BadInput(perturbed_mean_square, lambda: perturbed_mean_square(H, 0.1, 1, 0.1, steps=2.5), ValueError,
+             ("steps", "int >= 0"), "steps"),
+    BadInput(perturbed_mean_square, lambda: perturbed_mean_square(H, -0.1, 1, 0.1, steps=2), ValueError,
+             ("lr", "> 0"), "lr"),
+    BadInput(simulate_linearized, lambda: simulate_linearized(H, 0.1, 0, 3), ValueError,
+             ("batch_size", "positive int"), "batch"),
+    BadInput(simulate_linearized, lambda: simulate_linearized(H, 0.1, 1, 3.5), ValueError,
+             ("steps", "int >= 0"), "steps"),
+    BadInput(simulate_linearized, lambda: simulate_linearized(H, 0.1, 1, 3, seed=-1), ValueError,
+             ("seed", "int >= 0"), "seed"),
+    BadInput(simulate_linearized, lambda: simulate_linearized(H, 0.1, 1, 3, noise_std=1.0, track="product"),
+             ValueError, ("track", "noise_std"), "track"),
+    # ------------------------------------------------------------------ sam
+    BadInput(SAM, lambda: SAM(_param(), lr=0.1, rho=-1.0), ValueError, ("rho", ">= 0"), "rho"),
+    BadInput(SAM, lambda: SAM(_param(), lr=-0.1), ValueError, ("lr", ">= 0"), "lr"),
+    BadInput(SAM, lambda: SAM(_param(), lr=0.1, normalize=1), TypeError, ("normalize", "bool"), "normalize"),
+    BadInput(SAM, lambda: SAM(_param(), base_optimizer=SAM, lr=0.1), TypeError,
+             ("base_optimizer", "Optimizer subclass"), "base"),
+    BadInput(SAM, lambda: SAM(_param(), lr=0.1, momentum=-0.5), ValueError, ("SGD", "momentum"), "momentum"),
+    BadInput(SAM, lambda: SAM(_param(), lr=0.1).step(), ValueError, ("closure",), "closure"),
+    BadInput(SAM, lambda: SAM(_param(), lr=0.1).load_state_dict({"state": {}}), ValueError,
+             ("state_dict", "base_optimizer"), "state"),
+    BadInput(SGDTraining, lambda: SGDTraining(lr=0.0), ValueError, ("lr", "> 0"), "lr"),
+    BadInput(SGDTraining, lambda: SGDTraining(batch_size=0), ValueError, ("batch_size", "positive int"),
+             "batch"),
+    BadInput(SGDTraining, lambda: solve(TASK, SGDTraining(batch_size=5)), ValueError, ("batch_size", "<= n"),
+             "batch-above-n"),
+    BadInput(SAMTraining, lambda: SAMTraining(rho=-0.1), ValueError, ("rho", ">= 0"), "rho"),
+    BadInput(SAMTraining, lambda: SAMTraining(lr=-1.0), ValueError, ("lr", "> 0"), "lr"),
+    BadInput(SAMTraining, lambda: SAMTraining(normalize=1), TypeError, ("normalize", "bool"), "normalize"),
+    BadInput(TwoLayerMSETask, lambda: TwoLayerMSETask(X=np.zeros((3, 2)), y=np.zeros(2), width=2), ValueError,
+             ("y", "length"), "y"),
+    BadInput(TwoLayerMSETask, lambda: TwoLayerMSETask(X=np.zeros((3, 2)), y=np.zeros(3), width=0), ValueError,
+             ("width", "positive int"), "width"),
+    BadInput(TwoLayerMSETask, lambda: TwoLayerMSETask(X=np.full((3, 2), np.nan), y=np.zeros(3), width=2),
+             ValueError, ("X", "NaN"), "nan"),
+    BadInput(TwoLayerMSETask, lambda: TwoLayerMSETask(X=np.zeros((3, 2)), y=np.zeros(3), width=2,
+                                                      activation="gelu"), ValueError, ("activation", "relu"),
+             "activation"),
+    BadInput(parity_task, lambda: parity_task(n=4, in_features=1, width=2, seed=0), ValueError,
+             ("in_features", ">= 2"), "dim"),
+    BadInput(parity_task, lambda: parity_task(n=4, in_features=3, width=2, seed=-1), ValueError,
+             ("seed", ">= 0"), "seed"),
+    BadInput(parity_task, lambda: parity_task(n=4, in_features=3, width=2, seed=0, dtype=np.int64), TypeError,
+             ("dtype", "float"), "dtype"),
+    BadInput(minimum_diagnostics, lambda: minimum_diagnostics(TASK, X_FLAT[:-1]), ValueError,
+             ("x", f"length {TASK.n_params}"), "x"),
+    BadInput(minimum_diagnostics, lambda: minimum_diagnostics(TASK, X_FLAT, lr=0.1), ValueError,
+             ("lr", "batch_size"), "lr-alone"),
+    BadInput(minimum_diagnostics, lambda: minimum_diagnostics("task", X_FLAT), TypeError,
+             ("problem", "TwoLayerMSETask"), "problem"),
+    BadInput(sample_coherence_matrix, lambda: sample_coherence_matrix(TASK, np.zeros(3)), ValueError,
+             ("x", "length"), "x"),
+    BadInput(generalizing_solution, lambda: generalizing_solution(TASK, features=3, r=1.0), ValueError,
+             ("width", "2**features"), "width"),
+    BadInput(generalizing_solution, lambda: generalizing_solution(TASK, features=2, r=0.0), ValueError,
+             ("r", "> 0"), "r"),
+    BadInput(generalizing_solution, lambda: generalizing_solution(TASK, features=1, r=1.0), ValueError,
+             ("features", "[2,"), "features"),
+    BadInput(memorizing_solution,
+             lambda: memorizing_solution(parity_task(n=6, in_features=3, width=4, seed=0)),
+             ValueError, ("width", ">= n"), "width"),
+    BadInput(memorizing_solution, lambda: memorizing_solution(
+        TwoLayerMSETask(X=np.ones((2, 3)), y=np.ones(2), width=2)), ValueError, ("X row", "distinct"),
+             "duplicates"),
+    # only row 0 is dominated (by row 1): the message must name that row
+    BadInput(memorizing_solution, lambda: memorizing_solution(
+        TwoLayerMSETask(X=[[1.0, 0.0], [2.0, 0.0]], y=np.ones(2), width=2)), ValueError, ("X row 0",),
+             "one-row"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input_is_rejected(case):
+    check_bad_input(case)
+
+
+def test_every_public_callable_has_a_case():
+    assert_every_callable_covered([stability, sam], CASES)

@@ -1,0 +1,121 @@
+"""Bad inputs to every public callable of ``algorithms.qp``: each is named in our own error message.
+
+The module loops over the ``__all__`` callables of the family's modules
+(:func:`tests.bad_inputs.assert_every_callable_covered`), so a new public callable
+without a case (or a recorded exemption) fails here.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import torch
+
+import algorithms.qp as qp_family
+from algorithms import solve
+from algorithms.qp import DQP, QP, KKTFactor, QPLayer, QPSolution, qp_layer
+from algorithms.qp import dqp as dqp_module
+from algorithms.qp import layer as layer_module
+from algorithms.qp import problem as problem_module
+from algorithms.qp.dqp import choose_backend, kkt_residuals
+from tests.bad_inputs import BadInput, assert_every_callable_covered, check_bad_input
+
+MODULES = (qp_family, dqp_module, problem_module, layer_module)
+EYE = np.eye(2)
+T_EYE = torch.eye(2, dtype=torch.float64)
+T_ZERO = torch.zeros(2, dtype=torch.float64)
+BOX = QP(P=EYE, q=np.ones(2), G=-EYE, h=np.zeros(2), A=np.ones((1, 2)), b=np.ones(1))
+
+
+def _solution() -> QPSolution:
+    return solve(BOX, DQP(backend="daqp"))
+
+
+CASES = [
+    # QP: symmetry, PSD-ness, shapes, types, finiteness
+    BadInput(QP, lambda: QP(P=np.array([[1.0, 2.0], [0.0, 1.0]]), q=np.zeros(2)), ValueError,
+             ("P", "symmetric"), "non-symmetric"),
+    BadInput(QP, lambda: QP(P=np.diag([1.0, -1.0]), q=np.zeros(2)), ValueError,
+             ("P", "positive semidefinite"), "indefinite"),
+    BadInput(QP, lambda: QP(P=np.ones((2, 3)), q=np.zeros(2)), ValueError, ("P", "square"), "P-shape"),
+    BadInput(QP, lambda: QP(P=EYE, q=np.zeros(3)), ValueError, ("q", "shape"), "q-shape"),
+    BadInput(QP, lambda: QP(P=EYE, q=np.zeros(2), G=np.ones((1, 3)), h=np.zeros(1)), ValueError,
+             ("G", "shape"), "G-shape"),
+    BadInput(QP, lambda: QP(P=EYE, q=np.zeros(2), G=np.ones((2, 2)), h=np.zeros(3)), ValueError,
+             ("h", "shape"), "h-shape"),
+    BadInput(QP, lambda: QP(P=EYE, q=np.zeros(2), A=np.ones((1, 2))), ValueError, ("b", "required"),
+             "b-missing"),
+    BadInput(QP, lambda: QP(P=EYE, q=np.array(["a", "b"])), TypeError, ("q", "numeric"), "q-type"),
+    BadInput(QP, lambda: QP(P=EYE, q=np.array([0.0, np.nan])), ValueError, ("q", "NaN"), "q-nan"),
+    # DQP hyperparameters
+    BadInput(DQP, lambda: DQP(backend=3), TypeError, ("backend", "string"), "backend-type"),
+    BadInput(DQP, lambda: DQP(backend="gurobi_nope"), ValueError, ("backend", "auto", "clarabel"),
+             "backend-name"),
+    BadInput(DQP, lambda: DQP(eps_active=-1.0), ValueError, ("eps_active", "> 0"), "eps_active"),
+    BadInput(DQP, lambda: DQP(kkt_tol=0.0), ValueError, ("kkt_tol", "> 0"), "kkt_tol"),
+    BadInput(DQP, lambda: DQP(polish="yes"), TypeError, ("polish", "bool"), "polish"),
+    BadInput(DQP, lambda: DQP(backend_options=[1]), TypeError, ("backend_options", "mapping"), "options"),
+    # KKTFactor
+    BadInput(KKTFactor, lambda: KKTFactor(np.array([[1.0, np.nan], [np.nan, 1.0]]), None), ValueError,
+             ("P", "NaN"), "P-nan"),
+    BadInput(KKTFactor, lambda: KKTFactor(sp.csc_matrix(np.diag([1.0, np.inf])), None), ValueError,
+             ("P", "NaN"), "sparse-P-inf"),
+    BadInput(KKTFactor, lambda: KKTFactor(EYE, np.array([[np.nan, 0.0]])), ValueError, ("C", "NaN"),
+             "C-nan"),
+    BadInput(KKTFactor, lambda: KKTFactor(EYE, np.ones((1, 3))), ValueError, ("C", "shape"), "C-shape"),
+    BadInput(KKTFactor, lambda: KKTFactor(np.ones((2, 3)), None), ValueError, ("P", "square"), "P-square"),
+    BadInput(KKTFactor, lambda: KKTFactor([[1.0]], None), TypeError, ("P", "array"), "P-type"),
+    # QPSolution's derivative
+    BadInput(QPSolution, lambda: _solution().vjp(np.ones(3)), ValueError, ("grad_x", "shape"), "vjp-shape"),
+    BadInput(QPSolution, lambda: _solution().vjp(np.ones((1, 2))), ValueError, ("grad_x",), "vjp-2d"),
+    BadInput(QPSolution, lambda: _solution().vjp(np.ones(2), wrt="P"), ValueError, ("wrt",), "vjp-wrt"),
+    BadInput(QPSolution, lambda: _solution().vjp(np.ones(2), wrt=("Q",)), ValueError, ("wrt", "P"),
+             "vjp-wrt-name"),
+    BadInput(QPSolution, lambda: _solution().adjoint(np.array([1.0, np.nan])), ValueError,
+             ("grad_x", "NaN"), "adjoint-nan"),
+    # helpers
+    BadInput(choose_backend, lambda: choose_backend(np.eye(2)), TypeError, ("qp", "QP"), "not-a-QP"),
+    BadInput(kkt_residuals, lambda: kkt_residuals(BOX, np.ones(3), np.ones(1), np.ones(2)), ValueError,
+             ("x", "shape"), "x-shape"),
+    BadInput(kkt_residuals, lambda: kkt_residuals(BOX, np.ones(2), np.ones(1), None), ValueError,
+             ("z", "required"), "z-missing"),
+    # the torch layer validates each item as QP does (issue #6)
+    BadInput(qp_layer, lambda: qp_layer(torch.tensor([[1.0, 2.0], [0.0, 1.0]]), torch.zeros(2)), ValueError,
+             ("P", "symmetric"), "non-symmetric"),
+    BadInput(qp_layer, lambda: qp_layer(torch.diag(torch.tensor([1.0, -1.0])), torch.zeros(2),
+                                        -torch.eye(2), torch.ones(2)), ValueError,
+             ("P", "positive semidefinite"), "indefinite"),
+    BadInput(qp_layer, lambda: qp_layer(T_EYE, torch.zeros(3, dtype=torch.float64)), ValueError,
+             ("q", "shape"), "q-shape"),
+    BadInput(qp_layer, lambda: qp_layer(T_EYE, T_ZERO, torch.ones(1, 3, dtype=torch.float64),
+                                        torch.zeros(1, dtype=torch.float64)), ValueError,
+             ("G", "shape"), "G-shape"),
+    BadInput(qp_layer, lambda: qp_layer(T_EYE.repeat(2, 1, 1),
+                                        torch.tensor([[0.0, 0.0], [float("nan"), 0.0]])), ValueError,
+             ("q", "NaN"), "q-nan"),
+    BadInput(qp_layer, lambda: qp_layer(torch.stack([T_EYE, torch.diag(torch.tensor([1.0, -1.0]))]),
+                                        torch.zeros(2, 2, dtype=torch.float64)), ValueError,
+             ("P", "batch item 1"), "batch-item"),
+    BadInput(qp_layer, lambda: qp_layer(T_EYE, np.zeros(2)), TypeError, ("q", "tensor"), "q-numpy"),
+    BadInput(qp_layer, lambda: qp_layer(T_EYE, T_ZERO, G=T_EYE), ValueError, ("G", "h"), "h-missing"),
+    BadInput(qp_layer, lambda: qp_layer(torch.ones(2), T_ZERO), ValueError, ("P", "dimensions"), "P-ndim"),
+    BadInput(qp_layer, lambda: qp_layer(T_EYE, T_ZERO, tol=-1.0), ValueError, ("tol",), "tol"),
+    BadInput(qp_layer, lambda: qp_layer(T_EYE, T_ZERO, algorithm="osqp"), TypeError, ("algorithm", "DQP"),
+             "algorithm"),
+    BadInput(QPLayer, lambda: QPLayer(algorithm="osqp"), TypeError, ("algorithm", "DQP"), "algorithm"),
+]
+
+EXEMPT = {
+    "QPFunction": "the torch.autograd.Function behind qp_layer/QPLayer; it is applied only by qp_layer, "
+                  "whose cases above exercise its validation",
+    "installed_backends": "takes no arguments",
+    "QPStats": "counters filled by solve, not built from user input",
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_bad_input(case):
+    check_bad_input(case)
+
+
+def test_every_public_callable_has_a_case():
+    assert_every_callable_covered(MODULES, CASES, exempt=EXEMPT)
