@@ -28,15 +28,15 @@ import torch
 from algorithms.nets.gd_map import EmpiricalLoss, gd_logabsdet_slq, hessian_matrix
 from algorithms.nets.models import MLP
 
-ETA = 0.1
+LR = 0.1  # the step size η
 
 
 def objective(width: int, seed: int = 0):
     gen = torch.Generator().manual_seed(seed)
-    model = MLP(sizes=(10, width, 3), activation="tanh")
+    model = MLP(10, (width,), 3, activation="tanh", seed=seed)
     X = torch.randn(64, 10, generator=gen, dtype=torch.float64)
     y = torch.randint(0, 3, (64,), generator=gen)
-    return EmpiricalLoss(model, X, y).flat_objective(model.init(seed=seed))
+    return EmpiricalLoss(model, X, y).flat_objective()
 
 
 def main() -> None:
@@ -51,13 +51,13 @@ def main() -> None:
         exact_widths = [4, 8, 16, 36, 71, 143, 286]
         slq_widths = [4, 8, 16, 36, 71, 143, 358, 714, 1428]
         probes, steps = 64, 30
-    print(f"log|det(I - eta H)| of a tanh MLP (10-w-3, CE, n=64), eta={ETA}; SLQ: {probes} probes x "
+    print(f"log|det(I - eta H)| of a tanh MLP (10-w-3, CE, n=64), eta={LR}; SLQ: {probes} probes x "
           f"{steps} Lanczos steps; torch threads={args.threads}")
     header = (f"{'d':>7} {'exact s':>9} {'slq s':>9} {'slq/exact':>9} {'exact logdet':>13} "
               f"{'slq logdet':>11} {'|err|':>8} {'4σ tol':>8} {'eta*lmax':>8}")
     theta, fn = objective(2)  # warm-up: the first torch.func call pays one-off dispatch costs
     hessian_matrix(fn, theta)
-    gd_logabsdet_slq(fn, theta, ETA, num_probes=2, lanczos_steps=2)
+    gd_logabsdet_slq(fn, theta, lr=LR, num_probes=2, lanczos_steps=2)
     print(header)
     print("-" * len(header))
     for width in sorted(set(exact_widths) | set(slq_widths)):
@@ -67,13 +67,13 @@ def main() -> None:
         if width in exact_widths:
             start = time.perf_counter()
             H = hessian_matrix(fn, theta)
-            exact = float(torch.linalg.slogdet(torch.eye(d, dtype=H.dtype) - ETA * H)[1])
+            exact = float(torch.linalg.slogdet(torch.eye(d, dtype=H.dtype) - LR * H)[1])
             t_exact = time.perf_counter() - start
             lam = torch.linalg.eigvalsh(H).numpy()
-            tol = 4 * math.sqrt(2 * np.sum(np.log(np.abs(1 - ETA * lam)) ** 2) / probes)
-            eta_lmax = ETA * float(lam.max())
+            tol = 4 * math.sqrt(2 * np.sum(np.log(np.abs(1 - LR * lam)) ** 2) / probes)
+            eta_lmax = LR * float(lam.max())
         start = time.perf_counter()
-        est = gd_logabsdet_slq(fn, theta, ETA, num_probes=probes, lanczos_steps=steps, seed=1)
+        est = gd_logabsdet_slq(fn, theta, lr=LR, num_probes=probes, lanczos_steps=steps, seed=1)
         t_slq = time.perf_counter() - start
         err = abs(est.estimate - exact)
         print(f"{d:>7} {t_exact:>9.3f} {t_slq:>9.3f} {t_slq / t_exact:>9.3f} {exact:>13.5f} "

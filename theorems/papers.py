@@ -49,7 +49,8 @@ _RECORDS = [
           "and Emergence of Simplicity Bias",
           "Chang, Khanna. NeurIPS 2025. arXiv:2511.17378.", "nets",
           modules=("algorithms.nets.stability", "algorithms.nets.sam", "algorithms.nets.functional")),
-    Paper("gd_nonsingular", "The gradient descent map is non-singular for almost all step sizes",
+    Paper("gd_nonsingular", "Non-Singularity of the Gradient Descent Map for Neural Networks with "
+          "Piecewise Analytic Activations",
           "Crăciun, Ghoshdastidar. NeurIPS 2025. OpenReview Ecw0Cina9N, arXiv:2510.24466.",
           "nets",
           modules=("algorithms.nets.models", "algorithms.nets.gd_map", "algorithms.nets.functional")),

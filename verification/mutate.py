@@ -728,6 +728,10 @@ def _trap_termination() -> Callable[[], None]:
         return lambda: None
 
     def interrupt(signum: int, frame: Any) -> None:
+        # one interruption is enough: a repeated signal (timeout's, a second kill) must not
+        # escape the clean-up that writes the finished mutants' report
+        for s in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, signal.SIG_IGN)
         raise KeyboardInterrupt(signal.Signals(signum).name)
 
     previous = {s: signal.signal(s, interrupt) for s in (signal.SIGTERM, signal.SIGHUP)}

@@ -1,18 +1,21 @@
 """The (stochastic) gradient descent map of a network loss, its Jacobian and log|det|.
 
-For a loss L(θ) and a step size η > 0 the GD map is
+For a loss L(θ) and a step size η > 0 (the keyword ``lr``, as in torch) the GD map is
 
     G_η(θ) = θ − η ∇L(θ),      DG_η(θ) = I − η ∇²L(θ),
 
 and the SGD map with mini-batch B is the same with L replaced by the batch
 loss L_B. Crăciun & Ghoshdastidar (NeurIPS 2025, arXiv:2510.24466) prove that
 for networks with piecewise analytic activations G_η is non-singular (the
-preimage of a null set is null) for all step sizes outside a null set; the
-mechanism is that det(I − η∇²L(θ)) is analytic in θ (off a null set) and not
-identically zero. This module computes the pieces that statement is about:
+preimage of a null set is null) for all step sizes outside a null set (their
+Theorem 1); the mechanism is that det(I − η∇²L(θ)) is analytic in θ (off a null
+set) and not identically zero (their Proposition 11). This module computes the
+pieces that statement is about:
 
-* :class:`EmpiricalLoss`: a model (:mod:`algorithms.nets.models`), data and a
-  loss (``cross_entropy`` or ``mse``) as a function of the flat parameters;
+* :class:`EmpiricalLoss`: any ``torch.nn.Module`` with ``out_features``
+  (:mod:`algorithms.nets.models`, :class:`~algorithms.nets.two_layer.TwoLayerReLU`),
+  data and a loss (``cross_entropy`` or ``mse``), as a function of the module's
+  parameters or, through ``torch.func.functional_call``, of a flat vector θ;
 * :func:`gd_map`, :func:`gd_jacobian` (autodiff of the map itself, via
   ``torch.func.jacrev``), :func:`hessian_matrix`;
 * :func:`exact_logabsdet` (``slogdet`` of I − ηH or Σ log|1 − ηλ_i|) and
@@ -43,7 +46,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import torch
-from torch.func import grad, jacrev, jvp, vmap
+from torch.func import functional_call, grad, jacrev, jvp, vmap
 
 from algorithms._validation import as_float_array, check_positive, check_positive_int
 from algorithms.core import (
@@ -81,23 +84,29 @@ Objective = Callable[[torch.Tensor], torch.Tensor]
 
 # ----------------------------------------------------------------------------- inputs
 
-def check_eta(eta: Any) -> float:
-    """η as a float; raises unless it is a finite number > 0."""
-    if isinstance(eta, torch.Tensor) and eta.numel() == 1:
-        eta = eta.item()
-    if isinstance(eta, bool) or not isinstance(eta, int | float | np.floating | np.integer):
-        raise TypeError(f"eta must be a real number, got {type(eta).__name__}")
-    if not math.isfinite(eta) or eta <= 0:
-        raise ValueError(f"eta must be finite and > 0, got {eta!r}")
-    return float(eta)
+def _check_lr(lr: Any) -> float:
+    """The step size as a float; raises unless it is a finite number > 0."""
+    if isinstance(lr, torch.Tensor) and lr.numel() == 1:
+        lr = lr.item()
+    if isinstance(lr, bool) or not isinstance(lr, int | float | np.floating | np.integer):
+        raise TypeError(f"lr must be a real number, got {type(lr).__name__}")
+    if not math.isfinite(lr) or lr <= 0:
+        raise ValueError(f"lr must be finite and > 0, got {lr!r}")
+    return float(lr)
 
 
-def check_theta(theta: Any) -> torch.Tensor:
+def _check_fn(fn: Any) -> None:
+    if not callable(fn):
+        raise TypeError(f"fn must be callable (theta -> scalar loss), got {type(fn).__name__}")
+
+
+def _check_theta(theta: Any) -> torch.Tensor:
     """θ as a finite 1-D float tensor (float32 kept, anything else float64)."""
     if not isinstance(theta, torch.Tensor):
         theta = torch.as_tensor(as_float_array("theta", theta, ndim=1))
-    if theta.ndim != 1:
-        raise ValueError(f"theta must be 1-dimensional (flat parameters), got shape {tuple(theta.shape)}")
+    if theta.ndim != 1 or theta.numel() == 0:
+        raise ValueError(f"theta must be a non-empty 1-dimensional tensor (flat parameters), "
+                         f"got shape {tuple(theta.shape)}")
     if not theta.is_floating_point():
         theta = theta.to(torch.float64)
     if not bool(torch.isfinite(theta).all()):
@@ -105,32 +114,37 @@ def check_theta(theta: Any) -> torch.Tensor:
     return theta
 
 
-def _check_params(params: Any) -> None:
-    if not isinstance(params, dict) or not params:
-        raise TypeError("params must be a non-empty dict of tensors")
-    for key, value in params.items():
-        if not isinstance(value, torch.Tensor):
-            raise TypeError(f"params[{key!r}] must be a torch.Tensor, got {type(value).__name__}")
-        if not bool(torch.isfinite(value).all()):
-            raise ValueError(f"params[{key!r}] contains NaN or inf entries")
+def _check_seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
+    return int(seed)
 
 
 # ----------------------------------------------------------------------------- the loss
 
 @dataclass(frozen=True, eq=False)
 class EmpiricalLoss:
-    """L(θ) = (1/n) Σ_i ℓ(f_θ(x_i), y_i) for a model of :mod:`algorithms.nets.models`.
+    """L(θ) = (1/n) Σ_i ℓ(f_θ(x_i), y_i) for a ``torch.nn.Module`` f with ``out_features`` outputs.
 
-    ``loss="cross_entropy"``: ``y`` holds integer labels in [0, num_outputs) and
-    ℓ = −log softmax(f)_y. ``loss="mse"``: ``y`` holds targets of shape
-    (n, num_outputs) (or (n,) for one output) and ℓ = ½‖f − y‖².
+    ``model`` is any module whose ``forward(X)`` returns (n, out_features) and that
+    has an int attribute ``out_features`` (the models of :mod:`algorithms.nets.models`,
+    :class:`algorithms.nets.two_layer.TwoLayerReLU`, ...). ``loss="cross_entropy"``:
+    ``y`` holds integer labels in [0, out_features) and ℓ = −log softmax(f)_y.
+    ``loss="mse"``: ``y`` holds targets of shape (n, out_features) (or (n,) for one
+    output) and ℓ = ½‖f − y‖². Integer ``X`` is promoted to the model's dtype.
+
+    ``value()`` differentiates with respect to the module's own parameters (so a torch
+    optimizer can train it); ``flat_objective()`` gives the functional view the theory
+    uses, θ ↦ L(θ) through ``torch.func.functional_call`` (the module is not modified).
 
     >>> from algorithms.nets.models import MLP
-    >>> net = MLP(sizes=(2, 3, 2), activation="sigmoid")
+    >>> net = MLP(in_features=2, hidden=(3,), out_features=2, activation="sigmoid", seed=0)
     >>> L = EmpiricalLoss(net, torch.ones(4, 2, dtype=torch.float64), torch.tensor([0, 1, 0, 1]))
-    >>> theta, fn = L.flat_objective(net.init(seed=0))
-    >>> theta.shape, fn(theta).ndim
-    (torch.Size([17]), 0)
+    >>> theta, fn = L.flat_objective()
+    >>> theta.shape, bool(torch.equal(fn(theta), L.value()))
+    (torch.Size([17]), True)
     """
 
     model: Any
@@ -139,30 +153,46 @@ class EmpiricalLoss:
     loss: str = "cross_entropy"
 
     def __post_init__(self) -> None:
-        for method in ("apply", "init"):
-            if not callable(getattr(self.model, method, None)):
-                raise TypeError(f"model must have an {method}() method (see algorithms.nets.models), "
-                                f"got {type(self.model).__name__}")
+        if not isinstance(self.model, torch.nn.Module):
+            raise TypeError(f"model must be a torch.nn.Module, got {type(self.model).__name__}")
+        k = getattr(self.model, "out_features", None)
+        if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
+            raise TypeError(f"model must have a positive int attribute out_features, got {k!r} on "
+                            f"{type(self.model).__name__}")
+        params = dict(self.model.named_parameters())
+        if not params:
+            raise ValueError(f"model must have parameters, {type(self.model).__name__} has none")
+        dtype = next(iter(params.values())).dtype
         if self.loss not in LOSSES:
             raise ValueError(f"loss must be one of {list(LOSSES)}, got {self.loss!r}")
         X = self.X if isinstance(self.X, torch.Tensor) else torch.as_tensor(as_float_array("X", self.X))
+        if X.dtype == torch.bool or X.is_complex():
+            raise TypeError(f"X must be a real float tensor, got dtype {X.dtype}")
         if not X.is_floating_point():
-            X = X.to(torch.float64)
+            X = X.to(dtype)
+        if X.dtype != dtype:
+            raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
         if X.ndim < 2 or X.shape[0] == 0:
             raise ValueError(f"X must have a leading sample axis with n >= 1, got shape {tuple(X.shape)}")
         if not bool(torch.isfinite(X).all()):
             raise ValueError("X contains NaN or inf entries")
         n = X.shape[0]
-        k = int(self.model.num_outputs)
-        y = torch.as_tensor(self.y)
+        out = self._forward(self.model, X)
+        if tuple(out.shape) != (n, k):
+            raise ValueError(f"model(X) must have shape (n, out_features) = ({n}, {k}), "
+                             f"got {tuple(out.shape)}")
+        y = self.y if isinstance(self.y, torch.Tensor) else torch.as_tensor(np.asarray(self.y))
         if self.loss == "cross_entropy":
-            if y.is_floating_point() or y.ndim != 1 or y.shape[0] != n:
+            not_labels = y.is_floating_point() or y.is_complex() or y.dtype == torch.bool
+            if not_labels or y.ndim != 1 or y.shape[0] != n:
                 raise ValueError(f"y must be n={n} integer labels for cross_entropy, got dtype {y.dtype} "
                                  f"shape {tuple(y.shape)}")
             if bool((y < 0).any()) or bool((y >= k).any()):
                 raise ValueError(f"y labels must lie in [0, {k}) for a model with {k} outputs")
             y = y.to(torch.int64)
         else:
+            if y.is_complex() or y.dtype == torch.bool:
+                raise TypeError(f"y must be real targets for mse, got dtype {y.dtype}")
             y = y.to(X.dtype)
             if y.ndim == 1 and k == 1:
                 y = y[:, None]
@@ -173,99 +203,159 @@ class EmpiricalLoss:
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "y", y)
 
+    @staticmethod
+    def _forward(model: torch.nn.Module, X: torch.Tensor, params: dict | None = None) -> torch.Tensor:
+        """model(X) (at ``params`` when given); a model that cannot take X raises naming it."""
+        try:
+            return model(X) if params is None else functional_call(model, params, (X,))
+        except RuntimeError as exc:  # a module without its own input check (shape or dtype mismatch)
+            raise ValueError(f"model {type(model).__name__} cannot be evaluated on X of shape "
+                             f"{tuple(X.shape)}: {exc}") from exc
+
     @property
     def n(self) -> int:
         return int(self.X.shape[0])
 
-    def value(self, params: dict[str, torch.Tensor], batch: Any = None) -> torch.Tensor:
-        """The loss on all samples, or on the index set ``batch`` (the SGD loss L_B)."""
-        X, y = (self.X, self.y) if batch is None else (self.X[batch], self.y[batch])
-        out = self.model.apply(params, X)
+    def _batch(self, batch: Any) -> torch.Tensor | None:
+        if batch is None:
+            return None
+        try:
+            index = torch.as_tensor(np.asarray(batch))
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"batch must be a 1-D array of sample indices, "
+                            f"got {type(batch).__name__}") from exc
+        if index.is_floating_point() or index.is_complex() or index.dtype == torch.bool:
+            raise TypeError(f"batch must hold integer sample indices, got dtype {index.dtype}")
+        index = index.to(torch.int64)
+        out_of_range = bool((index < 0).any()) or bool((index >= self.n).any())
+        if index.ndim != 1 or index.numel() == 0 or out_of_range:
+            raise ValueError(f"batch must be a non-empty 1-D index set into [0, {self.n}), got {batch!r}")
+        return index
+
+    def _loss_of(self, out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         if self.loss == "cross_entropy":
-            logp = torch.log_softmax(out, dim=-1)
-            return -logp.gather(1, y[:, None]).mean()
+            return -torch.log_softmax(out, dim=-1).gather(1, y[:, None]).mean()
         return 0.5 * ((out - y) ** 2).sum(dim=-1).mean()
 
-    def flat_objective(self, params: dict[str, torch.Tensor], batch: Any = None
+    def value(self, params: dict[str, torch.Tensor] | None = None, batch: Any = None) -> torch.Tensor:
+        """The loss on all samples, or on the index set ``batch`` (the SGD loss L_B).
+
+        With ``params=None`` it is a function of the module's own parameters (call
+        ``.backward()`` and step a torch optimizer); otherwise of the dict ``params``.
+        """
+        if params is not None:
+            self._check_params(params)
+        index = self._batch(batch)
+        X, y = (self.X, self.y) if index is None else (self.X[index], self.y[index])
+        return self._loss_of(self._forward(self.model, X, params), y)
+
+    def _check_params(self, params: Any) -> None:
+        expected = {name: p.shape for name, p in self.model.named_parameters()}
+        if not isinstance(params, dict):
+            raise TypeError(f"params must be a dict of tensors named like the model's parameters "
+                            f"{list(expected)}, got {type(params).__name__}")
+        if list(params) != list(expected):
+            raise ValueError(f"params must have the model's parameter names {list(expected)} in that order, "
+                             f"got {list(params)}")
+        for key, value in params.items():
+            if not isinstance(value, torch.Tensor):
+                raise TypeError(f"params[{key!r}] must be a torch.Tensor, got {type(value).__name__}")
+            if value.shape != expected[key]:
+                raise ValueError(f"params[{key!r}] must have shape {tuple(expected[key])}, "
+                                 f"got {tuple(value.shape)}")
+            if not bool(torch.isfinite(value).all()):
+                raise ValueError(f"params[{key!r}] contains NaN or inf entries")
+
+    def flat_objective(self, params: dict[str, torch.Tensor] | None = None, batch: Any = None
                        ) -> tuple[torch.Tensor, Objective]:
-        """θ (flattened ``params``) and the function θ ↦ L(θ) (or L_B(θ) for a mini-batch)."""
-        _check_params(params)
-        if batch is not None:
-            batch = torch.as_tensor(batch, dtype=torch.int64)
-            out_of_range = bool((batch < 0).any()) or bool((batch >= self.n).any())
-            if batch.ndim != 1 or batch.numel() == 0 or out_of_range:
-                raise ValueError(f"batch must be a non-empty 1-D index set into [0, {self.n})")
+        """θ (the flattened ``params``, default the module's own) and θ ↦ L(θ) (or L_B(θ) for a batch)."""
+        if params is None:
+            params = {name: p.detach() for name, p in self.model.named_parameters()}
+        self._check_params(params)
+        index = self._batch(batch)
+        X, y = (self.X, self.y) if index is None else (self.X[index], self.y[index])
         theta, unflatten = flatten_params(params)
 
         def fn(vector: torch.Tensor) -> torch.Tensor:
-            return self.value(unflatten(vector), batch)
+            return self._loss_of(self._forward(self.model, X, unflatten(vector)), y)
 
         return theta, fn
 
 
 # ----------------------------------------------------------------------------- the map and its Jacobian
 
-def gd_map(fn: Objective, theta: torch.Tensor, eta: float) -> torch.Tensor:
-    """G_η(θ) = θ − η ∇fn(θ). With ``fn`` a mini-batch loss this is the SGD map.
+def gd_map(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
+    """G_η(θ) = θ − η ∇fn(θ) with η = ``lr``. With ``fn`` a mini-batch loss this is the SGD map.
 
     >>> fn = lambda t: 0.5 * (t ** 2).sum()
-    >>> gd_map(fn, torch.tensor([2.0, -4.0], dtype=torch.float64), 0.25).tolist()
+    >>> gd_map(fn, torch.tensor([2.0, -4.0], dtype=torch.float64), lr=0.25).tolist()
     [1.5, -3.0]
     """
-    eta = check_eta(eta)
-    theta = check_theta(theta)
-    return theta - eta * grad(fn)(theta)
+    _check_fn(fn)
+    lr = _check_lr(lr)
+    theta = _check_theta(theta)
+    return theta - lr * grad(fn)(theta)
 
 
-def gd_jacobian(fn: Objective, theta: torch.Tensor, eta: float) -> torch.Tensor:
-    """DG_η(θ), obtained by differentiating the map θ ↦ θ − η∇fn(θ) itself (reverse mode).
+def gd_jacobian(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
+    """DG_η(θ), obtained by differentiating the map θ ↦ θ − η∇fn(θ) itself (reverse mode), η = ``lr``.
 
     It equals I − η∇²fn(θ); :func:`hessian_matrix` computes the Hessian by a
     different route (``torch.func.hessian``), so the two are independent checks.
 
     >>> fn = lambda t: 0.5 * 3.0 * (t ** 2).sum()
-    >>> gd_jacobian(fn, torch.ones(2, dtype=torch.float64), 0.5).tolist()
+    >>> gd_jacobian(fn, torch.ones(2, dtype=torch.float64), lr=0.5).tolist()
     [[-0.5, 0.0], [0.0, -0.5]]
     """
-    eta = check_eta(eta)
-    theta = check_theta(theta)
-    return jacrev(lambda t: t - eta * grad(fn)(t))(theta)
+    _check_fn(fn)
+    lr = _check_lr(lr)
+    theta = _check_theta(theta)
+    return jacrev(lambda t: t - lr * grad(fn)(t))(theta)
 
 
 def hessian_matrix(fn: Objective, theta: torch.Tensor) -> torch.Tensor:
-    """∇²fn(θ), dense and symmetrized (forward-over-reverse round-off is not exactly symmetric)."""
-    theta = check_theta(theta)
+    """∇²fn(θ), dense and symmetrized (forward-over-reverse round-off is not exactly symmetric).
+
+    >>> hessian_matrix(lambda t: t[0] * t[1] ** 2, torch.tensor([1.0, 2.0], dtype=torch.float64)).tolist()
+    [[0.0, 4.0], [4.0, 2.0]]
+    """
+    _check_fn(fn)
+    theta = _check_theta(theta)
     H = flat_hessian(fn, theta)
     return 0.5 * (H + H.T)
 
 
 def hessian_eigenvalues(fn: Objective, theta: torch.Tensor) -> torch.Tensor:
-    """Eigenvalues of ∇²fn(θ), ascending (float64)."""
+    """Eigenvalues of ∇²fn(θ), ascending (float64).
+
+    >>> hessian_eigenvalues(lambda t: (t ** 2).sum() - 2 * t[0] ** 2, torch.ones(2)).tolist()
+    [-2.0, 2.0]
+    """
     return torch.linalg.eigvalsh(hessian_matrix(fn, theta).to(torch.float64))
 
 
-def exact_logabsdet(fn: Objective, theta: torch.Tensor, eta: float, method: str = "slogdet"
+def exact_logabsdet(fn: Objective, theta: torch.Tensor, lr: float, method: str = "slogdet"
                     ) -> tuple[float, float]:
-    """(sign, log|det(I − η∇²fn(θ))|) computed exactly.
+    """(sign, log|det(I − η∇²fn(θ))|) computed exactly, η = ``lr``.
 
     ``method="slogdet"`` factorizes I − ηH (LU); ``method="eigvalsh"`` uses the
     product formula det = Π_i (1 − ηλ_i) over the Hessian eigenvalues. A
     singular matrix gives ``(0.0, -inf)``.
 
     >>> fn = lambda t: 0.5 * (t[0] ** 2 + 4.0 * t[1] ** 2)
-    >>> sign, logdet = exact_logabsdet(fn, torch.zeros(2, dtype=torch.float64), 0.5)
+    >>> sign, logdet = exact_logabsdet(fn, torch.zeros(2, dtype=torch.float64), lr=0.5)
     >>> sign, round(math.exp(logdet), 12)     # (1 − 0.5)(1 − 2) = −0.5
     (-1.0, 0.5)
     """
-    eta = check_eta(eta)
+    lr = _check_lr(lr)
     if method not in ("slogdet", "eigvalsh"):
         raise ValueError(f"method must be one of ['eigvalsh', 'slogdet'], got {method!r}")
     if method == "slogdet":
         H = hessian_matrix(fn, theta).to(torch.float64)
-        J = torch.eye(H.shape[0], dtype=H.dtype) - eta * H
+        J = torch.eye(H.shape[0], dtype=H.dtype) - lr * H
         sign, logabsdet = torch.linalg.slogdet(J)
         return float(sign), float(logabsdet)
-    factors = 1.0 - eta * hessian_eigenvalues(fn, theta)
+    factors = 1.0 - lr * hessian_eigenvalues(fn, theta)
     if bool((factors == 0).any()):
         return 0.0, -math.inf
     sign = float(torch.prod(torch.sign(factors)))
@@ -279,12 +369,17 @@ def singular_step_sizes(fn: Objective, theta: torch.Tensor, rtol: float | None =
     multiplicity); non-positive eigenvalues give no positive singular step.
     Eigenvalues with λ_i ≤ ``rtol`` · max|λ| are below what a symmetric eigensolver
     resolves (its error is about d·ε·‖H‖) and are treated as zero; the default
-    ``rtol`` is 10·d·ε. Returned ascending.
+    ``rtol`` is 10·d·ε, and ``rtol`` must lie in [0, 1). Returned ascending.
 
     >>> fn = lambda t: 0.5 * (2.0 * t[0] ** 2 - t[1] ** 2 + 8.0 * t[2] ** 2)
     >>> singular_step_sizes(fn, torch.zeros(3, dtype=torch.float64)).tolist()
     [0.125, 0.5]
     """
+    if rtol is not None:
+        if isinstance(rtol, bool) or not isinstance(rtol, int | float | np.floating | np.integer):
+            raise TypeError(f"rtol must be a real number or None, got {type(rtol).__name__}")
+        if not (math.isfinite(rtol) and 0 <= rtol < 1):
+            raise ValueError(f"rtol must lie in [0, 1) (a fraction of max|lambda|), got {rtol!r}")
     lam = hessian_eigenvalues(fn, theta).numpy()
     d = lam.size
     if rtol is None:
@@ -321,11 +416,16 @@ def stochastic_logabsdet(matvec: Callable[[torch.Tensor], torch.Tensor], dim: in
     >>> round(est.estimate, 8) == round(math.log(4.0), 8)     # diagonal A: every probe is exact
     True
     """
+    if not callable(matvec):
+        raise TypeError(f"matvec must be callable (V -> A V), got {type(matvec).__name__}")
     check_positive_int("dim", dim)
     check_positive_int("num_probes", num_probes)
     check_positive_int("lanczos_steps", lanczos_steps)
+    seed = _check_seed(seed)
+    if dtype not in (torch.float32, torch.float64):
+        raise TypeError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
     steps = min(lanczos_steps, dim)
-    gen = torch.Generator().manual_seed(int(seed))
+    gen = torch.Generator().manual_seed(seed)
     Z = (torch.randint(0, 2, (dim, num_probes), generator=gen) * 2 - 1).to(dtype)
     norms2 = (Z * Z).sum(dim=0)
     Q = torch.zeros(steps, dim, num_probes, dtype=dtype)
@@ -369,17 +469,18 @@ def stochastic_logabsdet(matvec: Callable[[torch.Tensor], torch.Tensor], dim: in
     return SLQEstimate(estimate, stderr, samples)
 
 
-def gd_logabsdet_slq(fn: Objective, theta: torch.Tensor, eta: float, *, num_probes: int = 64,
+def gd_logabsdet_slq(fn: Objective, theta: torch.Tensor, lr: float, *, num_probes: int = 64,
                      lanczos_steps: int = 30, seed: int = 0) -> SLQEstimate:
-    """Stochastic log|det(I − η∇²fn(θ))| through Hessian-vector products only (never forms ∇²fn).
+    """Stochastic log|det(I − η∇²fn(θ))|, η = ``lr``, through Hessian-vector products only (never forms ∇²fn).
 
     >>> fn = lambda t: 0.5 * (t ** 2 * torch.arange(1.0, 6.0, dtype=torch.float64)).sum()
-    >>> est = gd_logabsdet_slq(fn, torch.zeros(5, dtype=torch.float64), 0.1, num_probes=4)
+    >>> est = gd_logabsdet_slq(fn, torch.zeros(5, dtype=torch.float64), lr=0.1, num_probes=4)
     >>> round(est.estimate, 8) == round(sum(math.log(1 - 0.1 * k) for k in range(1, 6)), 8)
     True
     """
-    eta = check_eta(eta)
-    theta = check_theta(theta)
+    _check_fn(fn)
+    lr = _check_lr(lr)
+    theta = _check_theta(theta)
     grad_fn = grad(fn)
 
     def hvp(v: torch.Tensor) -> torch.Tensor:
@@ -388,7 +489,7 @@ def gd_logabsdet_slq(fn: Objective, theta: torch.Tensor, eta: float, *, num_prob
     block_hvp = vmap(hvp, in_dims=1, out_dims=1)
 
     def matvec(V: torch.Tensor) -> torch.Tensor:
-        return V - eta * block_hvp(V)
+        return V - lr * block_hvp(V)
 
     return stochastic_logabsdet(matvec, theta.numel(), num_probes=num_probes,
                                 lanczos_steps=lanczos_steps, seed=seed, dtype=theta.dtype)
@@ -466,29 +567,36 @@ class StrictSaddle(Problem):
         return (self.init_scale * rng.standard_normal(self.dim)).astype(self.a.dtype)
 
 
+#: GD reports ``Diverged`` once ‖z_k‖ exceeds this multiple of (1 + ‖z_0‖): on the coercive StrictSaddle
+#: family a convergent run stays within a few ‖z_0‖ + max √b_j, so this is blow-up, not a slow run.
+DIVERGENCE_FACTOR = 1e8
+
+
 @dataclass(frozen=True)
 class GDMap(Algorithm):
-    """Gradient descent z_{k+1} = G_η(z_k) = z_k − η ∇f(z_k) with a constant step η = ``step``.
+    """Gradient descent z_{k+1} = G_η(z_k) = z_k − η ∇f(z_k) with a constant step η = ``lr``.
 
     Stops with ``Success`` when ‖∇f(z_k)‖ ≤ ``tol`` (default 1e-8 in float64,
-    1e-4 in float32), ``Diverged`` on a non-finite iterate, ``MaxIters`` after
-    ``maxiters`` steps (default 20000). The start is the problem's ``x0`` or a
-    Gaussian draw from ``seed`` (random initialization).
+    1e-4 in float32); ``Diverged`` on a non-finite iterate or once ‖z_k‖ >
+    ``DIVERGENCE_FACTOR`` · (1 + ‖z_0‖) (1e8; the last finite iterate is kept);
+    ``MaxIters`` after ``maxiters`` steps (default 20000) without the criterion. The
+    start is the problem's ``x0`` or a Gaussian draw from ``seed`` (random initialization).
 
-    References: Crăciun & Ghoshdastidar, NeurIPS 2025 (arXiv:2510.24466): GD maps
-    are non-singular for almost every η, which is what the strict-saddle avoidance
-    argument of Lee et al. (COLT 2016) needs.
+    References: Lee, Simchowitz, Jordan & Recht (COLT 2016): GD from a random start
+    avoids strict saddles when G_η is a non-singular diffeomorphism; Crăciun &
+    Ghoshdastidar, NeurIPS 2025 (arXiv:2510.24466), Theorem 1: for network losses
+    G_η is non-singular for almost every η.
 
     >>> from algorithms import solve
-    >>> sol = solve(StrictSaddle(a=[1.0], b=[1.0]), GDMap(step=0.1), seed=0)
+    >>> sol = solve(StrictSaddle(a=[1.0], b=[1.0]), GDMap(lr=0.1), seed=0)
     >>> sol.retcode, np.round(np.abs(sol.x), 6).tolist()
     (<RetCode.Success: 'Success'>, [0.0, 1.0])
     """
 
-    step: float = 0.1
+    lr: float = 0.1
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "step", check_positive("step", self.step))
+        object.__setattr__(self, "lr", check_positive("lr", self.lr))
 
 
 @_dispatch
@@ -497,7 +605,8 @@ def _solve(problem: StrictSaddle, algorithm: GDMap, options: SolveOptions) -> So
     dtype = z.dtype
     tol = options.tolerance(1e-8 if dtype == np.float64 else 1e-4)
     maxiters = options.iterations(20000)
-    eta = dtype.type(algorithm.step)
+    lr = dtype.type(algorithm.lr)
+    blowup = DIVERGENCE_FACTOR * (1.0 + float(np.linalg.norm(z)))
     monitor = IterationMonitor(options, total=maxiters, desc="GDMap")
     stats = Stats()
     retcode = RetCode.MaxIters
@@ -505,12 +614,13 @@ def _solve(problem: StrictSaddle, algorithm: GDMap, options: SolveOptions) -> So
     stats.grad_calls += 1
     for k in range(maxiters):
         with np.errstate(over="ignore", invalid="ignore"):
-            z_new = (z - eta * g).astype(dtype, copy=False)
+            z_new = (z - lr * g).astype(dtype, copy=False)
             g_new = problem.grad(z_new)
         stats.grad_calls += 1
         stats.iterations = k + 1
-        if not (np.all(np.isfinite(z_new)) and np.all(np.isfinite(g_new))):
-            retcode = RetCode.Diverged  # keep the last finite iterate
+        finite = bool(np.all(np.isfinite(z_new)) and np.all(np.isfinite(g_new)))
+        if not finite or float(np.linalg.norm(z_new)) > blowup:
+            retcode = RetCode.Diverged  # keep the last iterate within bounds
             break
         z, g = z_new, g_new
         gnorm = float(np.linalg.norm(g))

@@ -1,29 +1,36 @@
-"""Small networks as pure functions of a parameter dict: MLP, 1-D CNN, single-layer softmax attention.
+"""Small networks as ``torch.nn.Module``s: MLP, 1-D CNN, single-layer softmax attention.
 
-Every model is a frozen dataclass holding the architecture only; the weights
-live in a ``dict[str, torch.Tensor]`` that ``init`` creates and ``apply``
-consumes, so ``torch.func`` can differentiate the loss with respect to the
-(flattened) parameters (see :mod:`algorithms.nets.functional` and
-:mod:`algorithms.nets.gd_map`). ``apply(params, X)`` always returns logits of
-shape ``(n, num_outputs)``.
+Every model is an ordinary module: its weights are ``torch.nn.Parameter``s drawn
+from ``seed`` at construction, ``forward(X)`` returns logits of shape
+``(n, out_features)``, and a torch optimizer can train it. The theory of
+Crăciun & Ghoshdastidar (NeurIPS 2025, arXiv:2510.24466) differentiates the
+loss with respect to the flat parameter vector; that functional view comes from
+the module itself through ``torch.func.functional_call`` (see
+:class:`algorithms.nets.gd_map.EmpiricalLoss` and
+:func:`algorithms.nets.functional.flat_forward`).
 
-The activations are the piecewise analytic ones of Crăciun & Ghoshdastidar
-(NeurIPS 2025, arXiv:2510.24466): ``relu``, ``leaky_relu``, ``sigmoid`` and
-``tanh``. Asking for anything else raises an error that names them.
+The activations are the piecewise analytic ones of the paper: ``relu``,
+``leaky_relu`` (slope 0.1), ``sigmoid`` and ``tanh``, each an :class:`Activation`
+submodule (so a forward hook sees its inputs, the pre-activations). Asking for
+anything else raises an error that names them. ``forward`` checks the input's
+shape and dtype and names what it expected.
 
->>> net = MLP(sizes=(3, 4, 2), activation="tanh")
->>> params = net.init(seed=0)
->>> net.apply(params, torch.zeros(5, 3, dtype=torch.float64)).shape
+>>> net = MLP(in_features=3, hidden=(4,), out_features=2, activation="tanh", seed=0)
+>>> net(torch.zeros(5, 3, dtype=torch.float64)).shape
 torch.Size([5, 2])
->>> num_params(params)
+>>> sum(p.numel() for p in net.parameters())
 26
+>>> net(torch.zeros(5, 4, dtype=torch.float64))
+Traceback (most recent call last):
+...
+ValueError: X must have shape (n, 3) with n >= 1 for MLP, got (5, 4)
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -33,9 +40,9 @@ __all__ = [
     "ACTIVATIONS",
     "CNN",
     "MLP",
+    "Activation",
     "SoftmaxAttention",
     "activation",
-    "num_params",
 ]
 
 #: slope of ``leaky_relu`` on the negative half-line
@@ -64,136 +71,185 @@ def activation(name: str) -> Callable[[torch.Tensor], torch.Tensor]:
     return ACTIVATIONS[name]
 
 
-def num_params(params: dict[str, torch.Tensor]) -> int:
-    """Total number of scalar parameters in a parameter dict."""
-    return int(sum(p.numel() for p in params.values()))
+class Activation(torch.nn.Module):
+    """The entrywise activation ``name`` as a module (its forward hook sees the pre-activations).
 
-
-def _normal(gen: torch.Generator, dtype: torch.dtype, *shape: int, std: float) -> torch.Tensor:
-    return torch.randn(*shape, generator=gen, dtype=dtype) * std
-
-
-def _check_dtype(dtype) -> None:
-    if dtype not in (torch.float32, torch.float64):
-        raise TypeError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
-
-
-@dataclass(frozen=True)
-class MLP:
-    """Fully connected network ``x -> W_L σ(... σ(W_1 x + b_1) ...) + b_L``.
-
-    ``sizes = (input_dim, hidden_1, ..., num_outputs)`` with at least one hidden
-    layer; σ is ``activation`` on every hidden layer, the last layer is linear.
-    Parameters: ``W{l}`` of shape (sizes[l+1], sizes[l]) and ``b{l}`` (sizes[l+1],).
-
-    References: Crăciun & Ghoshdastidar, NeurIPS 2025 (arXiv:2510.24466), the
-    fully connected architecture of the non-singularity theorem.
-
-    >>> MLP(sizes=(2, 3, 1), activation="relu").init(seed=1)["W0"].shape
-    torch.Size([3, 2])
+    >>> Activation("relu")(torch.tensor([-1.0, 2.0])).tolist()
+    [0.0, 2.0]
     """
 
-    sizes: tuple[int, ...]
-    activation: str = "tanh"
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.function = activation(name)
+        self.name = name
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.sizes, tuple | list) or len(self.sizes) < 3:
-            raise ValueError(f"sizes must be a tuple (input_dim, hidden..., num_outputs) of length >= 3, "
-                             f"got {self.sizes!r}")
-        for k, size in enumerate(self.sizes):
-            check_positive_int(f"sizes[{k}]", size)
-        object.__setattr__(self, "sizes", tuple(int(s) for s in self.sizes))
-        activation(self.activation)
+    def forward(self, t: torch.Tensor) -> torch.Tensor:
+        return self.function(t)
+
+    def extra_repr(self) -> str:
+        return repr(self.name)
+
+
+def _check_seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
+    return seed
+
+
+def _check_dtype(dtype: Any) -> torch.dtype:
+    if dtype not in (torch.float32, torch.float64):
+        raise TypeError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
+    return dtype
+
+
+class _Network(torch.nn.Module):
+    """What the three models share: seeded Gaussian parameters, input checks, the activation."""
+
+    #: per-sample input shape, set by each model
+    input_shape: tuple[int, ...]
+
+    def __init__(self, out_features: int, activation_name: str, seed: int, init_scale: float,
+                 dtype: torch.dtype) -> None:
+        super().__init__()
+        self.out_features = check_positive_int("out_features", out_features)
+        self.act = Activation(activation_name)
+        self.seed = _check_seed(seed)
+        self.init_scale = check_positive("init_scale", init_scale)
+        _check_dtype(dtype)
 
     @property
-    def num_outputs(self) -> int:
-        return self.sizes[-1]
+    def in_features(self) -> int:
+        """Number of input scalars per sample (the product of ``input_shape``)."""
+        return math.prod(self.input_shape)
 
-    def init(self, seed: int, scale: float = 1.0, dtype: torch.dtype = torch.float64
-             ) -> dict[str, torch.Tensor]:
-        """Gaussian weights with standard deviation ``scale / sqrt(fan_in)``, biases likewise."""
-        check_positive("scale", scale)
-        _check_dtype(dtype)
-        gen = torch.Generator().manual_seed(int(seed))
-        params = {}
+    @property
+    def activation(self) -> str:
+        return self.act.name
+
+    def _sampler(self, dtype: torch.dtype) -> Callable[..., torch.nn.Parameter]:
+        """Draws N(0, init_scale² / fan_in) parameters from a generator seeded by ``seed`` (the order of
+        the draws fixes the values)."""
+        gen = torch.Generator().manual_seed(self.seed)
+
+        def draw(*shape: int, fan_in: int) -> torch.nn.Parameter:
+            sample = torch.randn(*shape, generator=gen, dtype=dtype)
+            return torch.nn.Parameter(sample * (self.init_scale / math.sqrt(fan_in)))
+
+        return draw
+
+    def _check_input(self, X: Any, dtype: torch.dtype) -> None:
+        if not isinstance(X, torch.Tensor):
+            raise TypeError(f"X must be a torch.Tensor, got {type(X).__name__}")
+        expected = ", ".join(["n", *map(str, self.input_shape)])
+        if X.ndim != 1 + len(self.input_shape) or tuple(X.shape[1:]) != self.input_shape or X.shape[0] == 0:
+            raise ValueError(f"X must have shape ({expected}) with n >= 1 for {type(self).__name__}, "
+                             f"got {tuple(X.shape)}")
+        if X.dtype != dtype:
+            raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
+
+
+class MLP(_Network):
+    """Fully connected network ``x -> W_L σ(... σ(W_0 x + b_0) ...) + b_L``.
+
+    ``hidden`` lists the hidden widths (at least one); σ is ``activation`` on every
+    hidden layer, the last layer is linear. Parameters ``W{l}`` of shape
+    (width_{l+1}, width_l) and, when ``bias`` (default True), ``b{l}`` (width_{l+1},),
+    registered in the order W0, b0, W1, b1, ...; each drawn from
+    N(0, init_scale²/fan_in) with the generator seeded by ``seed``. ``bias=False`` is
+    the paper's convention (its networks have zero biases).
+
+    References: Crăciun & Ghoshdastidar, NeurIPS 2025 (arXiv:2510.24466), the
+    fully connected networks of Theorem 1 and Proposition 6.
+
+    >>> net = MLP(in_features=2, hidden=(3,), out_features=1, activation="relu", seed=1, bias=False)
+    >>> [name for name, _ in net.named_parameters()], net.W0.shape
+    (['W0', 'W1'], torch.Size([3, 2]))
+    """
+
+    def __init__(self, in_features: int, hidden: tuple[int, ...], out_features: int, *,
+                 activation: str = "tanh", bias: bool = True, seed: int = 0, init_scale: float = 1.0,
+                 dtype: torch.dtype = torch.float64) -> None:
+        super().__init__(out_features, activation, seed, init_scale, dtype)
+        check_positive_int("in_features", in_features)
+        if not isinstance(hidden, tuple | list) or len(hidden) == 0:
+            raise ValueError(f"hidden must be a non-empty tuple of hidden widths, got {hidden!r}")
+        for k, width in enumerate(hidden):
+            check_positive_int(f"hidden[{k}]", width)
+        if not isinstance(bias, bool):
+            raise TypeError(f"bias must be a bool, got {type(bias).__name__} {bias!r}")
+        self.input_shape = (int(in_features),)
+        self.sizes = (int(in_features), *map(int, hidden), self.out_features)
+        self.bias = bias
+        draw = self._sampler(dtype)
         for layer, (fan_in, fan_out) in enumerate(zip(self.sizes[:-1], self.sizes[1:])):
-            std = scale / math.sqrt(fan_in)
-            params[f"W{layer}"] = _normal(gen, dtype, fan_out, fan_in, std=std)
-            params[f"b{layer}"] = _normal(gen, dtype, fan_out, std=std)
-        return params
+            setattr(self, f"W{layer}", draw(fan_out, fan_in, fan_in=fan_in))
+            if bias:
+                setattr(self, f"b{layer}", draw(fan_out, fan_in=fan_in))
 
-    def apply(self, params: dict[str, torch.Tensor], X: torch.Tensor) -> torch.Tensor:
-        sigma = ACTIVATIONS[self.activation]
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        self._check_input(X, self.W0.dtype)
         h = X
         depth = len(self.sizes) - 1
         for layer in range(depth):
-            h = h @ params[f"W{layer}"].T + params[f"b{layer}"]
+            h = h @ getattr(self, f"W{layer}").T
+            if self.bias:
+                h = h + getattr(self, f"b{layer}")
             if layer < depth - 1:
-                h = sigma(h)
+                h = self.act(h)
         return h
 
+    def extra_repr(self) -> str:
+        return f"sizes={self.sizes}, bias={self.bias}, seed={self.seed}, init_scale={self.init_scale:g}"
 
-@dataclass(frozen=True)
-class CNN:
+
+class CNN(_Network):
     """One 1-D convolution layer, σ, then a linear read-out.
 
     Input ``X`` of shape (n, in_channels, length). The convolution has
     ``channels`` filters of width ``kernel_size`` (stride 1, no padding), so the
     feature map has length ``length - kernel_size + 1``; it is flattened and
-    mapped linearly to ``num_outputs`` logits. Parameters: ``K`` (channels,
-    in_channels, kernel_size), ``c`` (channels,), ``W`` (num_outputs, channels *
-    out_length), ``b`` (num_outputs,).
+    mapped linearly to ``out_features`` logits. Parameters: ``K`` (channels,
+    in_channels, kernel_size), ``c`` (channels,), ``W`` (out_features, channels *
+    out_length), ``b`` (out_features,), drawn from ``seed``.
 
     References: Crăciun & Ghoshdastidar, NeurIPS 2025 (arXiv:2510.24466), the
-    convolutional architecture of the non-singularity theorem.
+    convolutional layers of Theorem 1 (weight sharing: their Proposition 16).
 
-    >>> cnn = CNN(in_channels=1, length=6, channels=2, kernel_size=3, num_outputs=2)
-    >>> cnn.apply(cnn.init(seed=0), torch.zeros(4, 1, 6, dtype=torch.float64)).shape
-    torch.Size([4, 2])
+    >>> cnn = CNN(in_channels=1, length=6, channels=2, kernel_size=3, out_features=2, seed=0)
+    >>> cnn(torch.zeros(4, 1, 6, dtype=torch.float64)).shape, cnn.in_features
+    (torch.Size([4, 2]), 6)
     """
 
-    in_channels: int
-    length: int
-    channels: int
-    kernel_size: int
-    num_outputs: int
-    activation: str = "tanh"
+    def __init__(self, in_channels: int, length: int, channels: int, kernel_size: int, out_features: int,
+                 *, activation: str = "tanh", seed: int = 0, init_scale: float = 1.0,
+                 dtype: torch.dtype = torch.float64) -> None:
+        super().__init__(out_features, activation, seed, init_scale, dtype)
+        for name, value in (("in_channels", in_channels), ("length", length), ("channels", channels),
+                            ("kernel_size", kernel_size)):
+            check_positive_int(name, value)
+        if kernel_size > length:
+            raise ValueError(f"kernel_size must be <= length, got kernel_size={kernel_size} "
+                             f"> length={length}")
+        self.input_shape = (int(in_channels), int(length))
+        self.channels, self.kernel_size = int(channels), int(kernel_size)
+        self.out_length = self.input_shape[1] - self.kernel_size + 1
+        fan_conv = in_channels * kernel_size
+        fan_lin = channels * self.out_length
+        draw = self._sampler(dtype)
+        self.K = draw(channels, in_channels, kernel_size, fan_in=fan_conv)
+        self.c = draw(channels, fan_in=fan_conv)
+        self.W = draw(self.out_features, fan_lin, fan_in=fan_lin)
+        self.b = draw(self.out_features, fan_in=fan_lin)
 
-    def __post_init__(self) -> None:
-        for name in ("in_channels", "length", "channels", "kernel_size", "num_outputs"):
-            check_positive_int(name, getattr(self, name))
-        if self.kernel_size > self.length:
-            raise ValueError(f"kernel_size must be <= length, got kernel_size={self.kernel_size} "
-                             f"> length={self.length}")
-        activation(self.activation)
-
-    @property
-    def out_length(self) -> int:
-        return self.length - self.kernel_size + 1
-
-    def init(self, seed: int, scale: float = 1.0, dtype: torch.dtype = torch.float64
-             ) -> dict[str, torch.Tensor]:
-        check_positive("scale", scale)
-        _check_dtype(dtype)
-        gen = torch.Generator().manual_seed(int(seed))
-        fan_conv = self.in_channels * self.kernel_size
-        fan_lin = self.channels * self.out_length
-        return {
-            "K": _normal(gen, dtype, self.channels, self.in_channels, self.kernel_size,
-                         std=scale / math.sqrt(fan_conv)),
-            "c": _normal(gen, dtype, self.channels, std=scale / math.sqrt(fan_conv)),
-            "W": _normal(gen, dtype, self.num_outputs, fan_lin, std=scale / math.sqrt(fan_lin)),
-            "b": _normal(gen, dtype, self.num_outputs, std=scale / math.sqrt(fan_lin)),
-        }
-
-    def apply(self, params: dict[str, torch.Tensor], X: torch.Tensor) -> torch.Tensor:
-        feature = torch.nn.functional.conv1d(X, params["K"], params["c"])
-        feature = ACTIVATIONS[self.activation](feature)
-        return feature.reshape(feature.shape[0], -1) @ params["W"].T + params["b"]
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        self._check_input(X, self.K.dtype)
+        feature = self.act(torch.nn.functional.conv1d(X, self.K, self.c))
+        return feature.reshape(feature.shape[0], -1) @ self.W.T + self.b
 
 
-@dataclass(frozen=True)
-class SoftmaxAttention:
+class SoftmaxAttention(_Network):
     """A single softmax self-attention layer, σ, mean pooling over tokens, linear read-out.
 
     Input ``X`` of shape (n, seq_len, dim). With ``Q = X W_q``, ``K = X W_k``,
@@ -202,45 +258,32 @@ class SoftmaxAttention:
         Z = softmax(Q Kᵀ / sqrt(dim)) V,   logits = mean_t σ(Z_t) W_oᵀ + b_o,
 
     the softmax taken over the key index. Parameters: ``Wq``, ``Wk``, ``Wv``,
-    ``Wo`` (num_outputs, dim), ``bo`` (num_outputs,).
+    ``Wo`` (out_features, dim), ``bo`` (out_features,), drawn from ``seed``.
 
     References: Crăciun & Ghoshdastidar, NeurIPS 2025 (arXiv:2510.24466), the
-    softmax-attention architecture of the non-singularity theorem.
+    softmax-attention layers of Theorem 1 (their Proposition 17).
 
-    >>> att = SoftmaxAttention(seq_len=3, dim=2, num_outputs=2)
-    >>> att.apply(att.init(seed=0), torch.ones(5, 3, 2, dtype=torch.float64)).shape
+    >>> att = SoftmaxAttention(seq_len=3, dim=2, out_features=2, seed=0)
+    >>> att(torch.ones(5, 3, 2, dtype=torch.float64)).shape
     torch.Size([5, 2])
     """
 
-    seq_len: int
-    dim: int
-    num_outputs: int
-    activation: str = "tanh"
+    def __init__(self, seq_len: int, dim: int, out_features: int, *, activation: str = "tanh",
+                 seed: int = 0, init_scale: float = 1.0, dtype: torch.dtype = torch.float64) -> None:
+        super().__init__(out_features, activation, seed, init_scale, dtype)
+        check_positive_int("seq_len", seq_len)
+        check_positive_int("dim", dim)
+        self.input_shape = (int(seq_len), int(dim))
+        self.dim = int(dim)
+        draw = self._sampler(dtype)
+        self.Wq = draw(dim, dim, fan_in=dim)
+        self.Wk = draw(dim, dim, fan_in=dim)
+        self.Wv = draw(dim, dim, fan_in=dim)
+        self.Wo = draw(self.out_features, dim, fan_in=dim)
+        self.bo = draw(self.out_features, fan_in=dim)
 
-    def __post_init__(self) -> None:
-        for name in ("seq_len", "dim", "num_outputs"):
-            check_positive_int(name, getattr(self, name))
-        activation(self.activation)
-
-    def init(self, seed: int, scale: float = 1.0, dtype: torch.dtype = torch.float64
-             ) -> dict[str, torch.Tensor]:
-        check_positive("scale", scale)
-        _check_dtype(dtype)
-        gen = torch.Generator().manual_seed(int(seed))
-        std = scale / math.sqrt(self.dim)
-        return {
-            "Wq": _normal(gen, dtype, self.dim, self.dim, std=std),
-            "Wk": _normal(gen, dtype, self.dim, self.dim, std=std),
-            "Wv": _normal(gen, dtype, self.dim, self.dim, std=std),
-            "Wo": _normal(gen, dtype, self.num_outputs, self.dim, std=std),
-            "bo": _normal(gen, dtype, self.num_outputs, std=std),
-        }
-
-    def apply(self, params: dict[str, torch.Tensor], X: torch.Tensor) -> torch.Tensor:
-        Q = X @ params["Wq"]
-        K = X @ params["Wk"]
-        V = X @ params["Wv"]
-        scores = Q @ K.transpose(-1, -2) / math.sqrt(self.dim)
-        Z = torch.softmax(scores, dim=-1) @ V
-        pooled = ACTIVATIONS[self.activation](Z).mean(dim=-2)
-        return pooled @ params["Wo"].T + params["bo"]
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        self._check_input(X, self.Wq.dtype)
+        scores = (X @ self.Wq) @ (X @ self.Wk).transpose(-1, -2) / math.sqrt(self.dim)
+        Z = torch.softmax(scores, dim=-1) @ (X @ self.Wv)
+        return self.act(Z).mean(dim=-2) @ self.Wo.T + self.bo
