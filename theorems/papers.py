@@ -95,6 +95,9 @@ _RECORDS = [
 #: those a user registered with :func:`register_paper`.
 PAPERS: dict[str, Paper] = {p.key: p for p in _RECORDS}
 
+#: the package's own paper keys (``PAPERS`` may also hold a user's)
+PACKAGE_PAPERS: tuple[str, ...] = tuple(p.key for p in _RECORDS)
+
 _KEY = re.compile(r"[a-z][a-z0-9_]*")
 
 

@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import cloudpickle
+
 from verification.report import (
     coverage_table,
     regressions,
@@ -68,6 +70,8 @@ def import_claim_modules(names: list[str]) -> None:
             module = importlib.util.module_from_spec(spec)
             sys.modules[path.stem] = module
             spec.loader.exec_module(module)
+            # a file need not be importable by name in a worker: send its claims by value
+            cloudpickle.register_pickle_by_value(module)
         else:
             try:
                 importlib.import_module(name)

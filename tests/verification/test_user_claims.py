@@ -1,5 +1,6 @@
 """A user's own claim on a paper of their own: from a script, the CLI and Dask."""
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -8,11 +9,38 @@ from pathlib import Path
 
 import pytest
 
-from tests.verification.user_claims_example import SQUARE
+from theorems.core import REGISTRY
+from theorems.papers import PAPERS
 from verification.cli import main
 from verification.runner import run_claims
 
 HERE = Path(__file__).resolve().parent
+EXAMPLE = HERE / "user_claims_example.py"
+
+
+def _forget_the_users_paper():
+    """Undo what importing the example registered, so no other test sees the user's paper."""
+    PAPERS.pop("userpaper", None)
+    for key in [k for k in REGISTRY if k.startswith("userpaper.")]:
+        del REGISTRY[key]
+    for name in [n for n, m in sys.modules.items()
+                 if getattr(m, "__file__", None) and Path(m.__file__).resolve() == EXAMPLE]:
+        del sys.modules[name]
+
+
+@pytest.fixture
+def forget():
+    yield
+    _forget_the_users_paper()
+
+
+@pytest.fixture
+def example(forget):
+    spec = importlib.util.spec_from_file_location("user_claims_example", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_unguarded_script_with_worker_processes_runs_once(tmp_path):
@@ -36,14 +64,14 @@ def test_unguarded_script_with_worker_processes_runs_once(tmp_path):
 
 
 def test_guarded_script_registering_a_paper(tmp_path):
-    done = subprocess.run([sys.executable, str(HERE / "user_claims_example.py")], capture_output=True,
+    done = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "userpaper.square_nonnegative verified"
 
 
-def test_cli_imports_a_users_module(tmp_path, capsys):
-    code = main(["--import", str(HERE / "user_claims_example.py"), "--paper", "userpaper",
+def test_cli_imports_a_users_module(tmp_path, capsys, forget):
+    code = main(["--import", str(EXAMPLE), "--paper", "userpaper",
                  "--jobs", "1", "--out", str(tmp_path), "--no-progress"])
     out = capsys.readouterr().out
     assert code == 0, out
@@ -52,11 +80,11 @@ def test_cli_imports_a_users_module(tmp_path, capsys):
     assert (result["paper"], result["verdict"], result["origin"]) == ("userpaper", "verified", "paper")
 
 
-def test_on_dask():
+def test_on_dask(example):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster:
-        (result,) = run_claims([SQUARE], dask_address=cluster.scheduler_address)
+        (result,) = run_claims([example.SQUARE], dask_address=cluster.scheduler_address)
     assert result.verdict == "verified"
 
 
