@@ -110,15 +110,15 @@ def write_markdown(results: list[ClaimResult], path: Path, meta: dict[str, Any])
         record = PAPERS.get(paper)
         title = f"{paper}: {record.title}" if record else paper
         lines += ["", f"## {title}", "",
-                  "| claim | kind | origin | source (covers) | verdict | check | control | s |",
+                  "| claim | kind | origin | covers; source | verdict | check | control | s |",
                   "|---|---|---|---|---|---|---|---|"]
         for r in (r for r in results if (r.paper or NO_PAPER) == paper):
             check = r.check["summary"] if r.check else r.reason
             control = r.control["summary"] if r.control else "not run"
-            source = r.source + (f" ({', '.join(r.covers)})" if r.covers else "")
+            source = (f"**{', '.join(r.covers)}**; " if r.covers else "") + r.source
             origin = (r.origin or "-") + (f"; differs: {r.deviation}" if r.deviation else "")
             lines.append(
-                f"| `{r.id}` | {r.kind} | {_cell(origin, 160)} | {_cell(source, 80)} | "
+                f"| `{r.id}` | {r.kind} | {_cell(origin, 160)} | {_cell(source, 120)} | "
                 f"**{r.verdict}** | {_cell(check)} | {_cell(control, 160)} | {r.seconds:.1f} |")
         plots = [a for r in results if (r.paper or NO_PAPER) == paper for a in r.artifacts]
         for plot in plots:
