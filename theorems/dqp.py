@@ -18,14 +18,19 @@ importable, so a verdict does not depend on extra solvers in the environment.
 
 from __future__ import annotations
 
+import dataclasses
+import warnings
 from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
+import torch
 from hypothesis import strategies as st
 
 from algorithms import RetCode, solve
-from algorithms.qp import DQP, QP, KKTFactor, installed_backends
+from algorithms.core import SolveOptions
+from algorithms.qp import DQP, QP, KKTFactor, QPLayer, installed_backends
+from algorithms.qp.layer import QPFunction
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.evidence import figure, numeric_outcome, property_outcome
 from theorems.strategies import make_qp_instance, seeds
@@ -675,8 +680,10 @@ def _check_kkt_check(ctx: Context, *, sabotage: bool) -> Outcome:
         inst = make_qp_instance(int(rng.integers(2**31)), n, 1, n + 2, 1)
         scale = 10.0 ** rng.uniform(-3, 3)  # residuals are relative: data from 1e-3 to 1e3
         qp = QP(P=scale * inst.P, q=scale * inst.q, G=inst.G, h=inst.h, A=inst.A, b=inst.b)
-        # arbitrary points (not solutions): every term of every residual is exercised
-        x, y, z = rng.standard_normal(n), rng.standard_normal(1), rng.standard_normal(n + 2)
+        # arbitrary points (not solutions): every term of every residual is exercised; the points are
+        # scaled from 1e-3 to 10 too, so that every term can fall below the floor 1 of each scale
+        spread = 10.0 ** rng.uniform(-3, 1)
+        x, y, z = (spread * rng.standard_normal(size) for size in (n, 1, n + 2))
         ours = np.array(list(kkt_residuals(qp, x, y, z).values()))
         ref = _independent_residuals(qp, x, y, z, drop_complementarity_scale=sabotage)
         # the same formulas in a different order of operations: rounding ~1e-15 relative
@@ -697,9 +704,336 @@ register(Claim(
            "polish; the residuals are those of Appendix E.1's accuracy metrics, made relative",
     statement="kkt_residuals(qp, x, y, z) equals stationarity, primal, dual and complementarity residuals "
               "computed independently from their definitions (each divided by the scale of the terms it "
-              "compares), to 1e-12 relative, at arbitrary points of QPs whose data span 1e-3 to 1e3.",
+              "compares), to 1e-12 relative, at arbitrary points (scaled 1e-3 to 10) of QPs whose data "
+              "span 1e-3 to 1e3.",
     kind=Kind.NUMERIC,
     check=partial(_check_kkt_check, sabotage=False), control=partial(_check_kkt_check, sabotage=True),
     control_description="the independent complementarity residual computed without its scale "
                         "max(1, ‖z‖∞)·max(1, ‖h‖∞, ‖Gx‖∞): the two must then disagree.",
+))
+
+
+
+# ---------------------------------------------------------------------------- dqp.layer_gradient
+
+
+def _replan(inst, *, P=None, A=None):
+    """The planted instance with P and/or A replaced; q, b recomputed so (x*, y*, z*) stays its solution."""
+    P = inst.P if P is None else P
+    A = inst.A if A is None else A
+    q = -(P @ inst.x) - inst.G.T @ inst.z - (A.T @ inst.y if A is not None else 0.0)
+    return dataclasses.replace(inst, P=P, q=q, A=A, b=None if A is None else A @ inst.x)
+
+
+def _ill_conditioned(rng: np.random.Generator, n: int, n_eq: int, n_ineq: int, n_active: int,
+                     small_eig: float):
+    """A planted instance whose P has eigenvalue 1e-9 on the span of the active rows (cond(P) ≈ 1e9).
+
+    P on the null space of the active rows (the reduced Hessian) keeps eigenvalues in [½, 2], so x*
+    and its derivative stay O(1) and K_J well conditioned, while P's Cholesky factor has a diagonal
+    ratio ≈ 3e-5 < KKTFactor.CHOLESKY_DIAG_RATIO: dQP must factor K_J by LDLᵀ. Also returns the
+    projector onto P's well-conditioned eigenspace: P is perturbed only there (P ± εV stays ≻ 0).
+    """
+    inst = make_qp_instance(int(rng.integers(2**31)), n, n_eq, n_ineq, n_active)
+    C = np.vstack([B for B in (inst.A, inst.G[inst.active]) if B is not None])
+    basis, _ = np.linalg.qr(np.hstack([C.T, rng.standard_normal((n, n - C.shape[0]))]))
+    small, large = basis[:, : C.shape[0]], basis[:, C.shape[0]:]
+    P = small_eig * small @ small.T + large @ np.diag(rng.uniform(0.5, 2.0, n - C.shape[0])) @ large.T
+    return _replan(inst, P=0.5 * (P + P.T)), large @ large.T
+
+
+def _repaired_instance(rng: np.random.Generator, alg: DQP):
+    """A planted instance on which ``alg``'s polish is rejected, then repaired from the backend's z."""
+    for _ in range(40):
+        inst = make_qp_instance(int(rng.integers(2**31)), 5, 1, 6, 3)
+        if any("repaired" in note for note in solve(_qp(inst), alg).warnings):
+            return inst
+    return None
+
+
+class _MeanReducedFunction(QPFunction):
+    """Sabotage: the gradient of an input shared by the batch is averaged over it instead of summed."""
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        grads = list(QPFunction.backward(ctx, grad_out))
+        for i, name in enumerate(_INPUTS, start=2):
+            if grads[i] is not None and ctx.batch is not None and not ctx.batched[name]:
+                grads[i] = grads[i] / ctx.batch
+        return tuple(grads)
+
+
+class _MeanReducedLayer(QPLayer):
+    def forward(self, P, q, G=None, h=None, A=None, b=None):
+        return _MeanReducedFunction.apply(self.algorithm, SolveOptions(tol=self.tol), P, q, G, h, A, b)
+
+
+def _layer_cases(rng: np.random.Generator):
+    """(label, algorithm, data, planted x, projector for P's direction) for each route through the layer."""
+    daqp = DQP(backend="daqp")
+    n, batch = 5, 3
+    cases = []
+    # a batch of 3 sharing P and A (their gradients are sums over the batch), q, G, h, b per item
+    base = make_qp_instance(int(rng.integers(2**31)), n, 1, 6, 2)
+    items = [_replan(make_qp_instance(int(rng.integers(2**31)), n, 1, 6, 2), P=base.P, A=base.A)
+             for _ in range(batch)]
+    data = {"P": base.P, "A": base.A, **{k: np.stack([getattr(i, k) for i in items]) for k in "qGhb"}}
+    cases.append(("batch of 3, shared P and A", daqp, data, np.stack([i.x for i in items]), np.eye(n)))
+    # unbatched QPs with an ill-conditioned and with a singular P (LDLᵀ path; the singular one is
+    # validated by its smallest eigenvalue, its Cholesky factorization failing)
+    for label, small_eig in (("ill-conditioned P", 1e-9), ("singular P", 0.0)):
+        inst, proj = _ill_conditioned(rng, n, 1, 6, 2, small_eig)
+        cases.append((label, daqp, {k: getattr(inst, k) for k in _INPUTS}, inst.x, proj))
+    # one QP whose polish is rejected and repaired (osqp at eps 1e-3 without its own polish)
+    loose = DQP(backend="osqp", backend_options={"eps_abs": 1e-3, "eps_rel": 1e-3, "polish": False})
+    inst = _repaired_instance(rng, loose)
+    if inst is not None:
+        cases.append(("rejected polish, repaired", loose, {k: getattr(inst, k) for k in _INPUTS}, inst.x,
+                      np.eye(n)))
+    # the paper's projection onto the simplex, sparse (constant P, G, A; default backend "auto"), with a
+    # zero in the diagonal P (positive semidefinite); x* planted on a support F holding that coordinate,
+    # multipliers of the inactive bounds in [½, 2]
+    m = 6
+    diag = np.append(0.0, rng.uniform(0.5, 2.0, m - 1))
+    support = np.zeros(m, dtype=bool)
+    support[[0, *rng.choice(np.arange(1, m), 2, replace=False)]] = True
+    x = np.where(support, rng.uniform(0.5, 1.5, m), 0.0)
+    x /= x.sum()
+    nu = rng.standard_normal()
+    q = np.where(support, -diag * x - nu, rng.uniform(0.5, 2.0, m) - nu)
+    cases.append(("sparse simplex projection, singular diagonal P", DQP(),
+                  {"P": sp.diags(diag, format="csc"), "q": q, "G": -sp.eye(m, format="csc"), "h": np.zeros(m),
+                   "A": sp.csc_matrix(np.ones((1, m))), "b": np.ones(1)}, x, np.eye(m)))
+    # an unconstrained QP (K_J = P)
+    P = make_qp_instance(int(rng.integers(2**31)), n, 0, 1, 0).P
+    x = rng.standard_normal(n)
+    cases.append(("unconstrained", daqp, {"P": P, "q": -P @ x}, x, np.eye(n)))
+    return cases
+
+
+def _check_layer_gradient(ctx: Context, *, layer_type: type[QPLayer]) -> Outcome:
+    rng = ctx.rng("dqp.layer_gradient")
+    exact = QPLayer(DQP(backend="daqp"))  # the finite differences use an exact active-set backend
+    eps = 1e-6
+    # as dqp.jacobian_fd: central differences of a smooth x* (non-degenerate points) have truncation
+    # O(eps²) = 1e-12 and rounding ~1e-16·|ℓ|/eps ≈ 1e-10·|ℓ|; rtol 1e-5 / atol 1e-6 leaves four
+    # orders of margin and still catches an O(1) missing or misreduced term. The forward is the
+    # polished x (K_J solved to ~1e-13·cond(K_J), cond ≲ 1e4 here): 1e-8 from the planted x*.
+    rtol, atol, x_tol = 1e-5, 1e-6, 1e-8
+    cases = _layer_cases(rng)
+    labels = [c[0] for c in cases]
+    if "rejected polish, repaired" not in labels:
+        return Outcome("fail", "no instance with a repaired polish found in 40 draws: the route is not "
+                               "exercised", {"cases": labels})
+    for label, alg, data, _, _ in cases[1:3]:
+        method = solve(QP(**data), alg).kkt.method
+        if method != "ldl":  # the instance is built for the LDLᵀ route; another route leaves it untested
+            return Outcome("fail", f"the {label} was factored by {method!r}, not by LDLᵀ", {"cases": labels})
+    worst, problems = 0.0, []
+    for label, alg, data, x_star, proj in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # a degenerate flag would void the comparison
+            # scipy.sparse matrices enter the layer as constants; the finite differences densify them
+            tensors = {k: v if sp.issparse(v) else torch.tensor(v, dtype=torch.float64, requires_grad=True)
+                       for k, v in data.items()}
+            dense = {k: v.toarray() if sp.issparse(v) else v for k, v in data.items()}
+            x = layer_type(alg)(**tensors)
+            w = torch.as_tensor(rng.standard_normal(tuple(x.shape)), dtype=torch.float64)
+            (x * w).sum().backward()
+            x_err = float(np.abs(x.detach().numpy() - x_star).max())
+            if not x_err <= x_tol:
+                problems.append(f"{label}: forward x off the planted x* by {x_err:.3g}")
+            for name, value in data.items():
+                if sp.issparse(value):
+                    continue
+                V = rng.standard_normal(value.shape)
+                if name == "P":
+                    V = proj @ (V + V.T) @ proj
+                with torch.no_grad():
+                    loss = [float((exact(**{k: torch.tensor(v + s * eps * V if k == name else v)
+                                           for k, v in dense.items()}) * w).sum()) for s in (1, -1)]
+                fd = (loss[0] - loss[1]) / (2 * eps)
+                an = float(np.sum(tensors[name].grad.numpy() * V))
+                err = abs(an - fd)
+                if not err <= atol + rtol * abs(fd):
+                    problems.append(f"{label}: ∇{name} from the layer {an:.6g} vs central FD {fd:.6g}")
+                worst = max(worst, err / (atol + rtol * abs(fd)))
+        if problems:
+            break
+    if problems:
+        return Outcome("fail", "; ".join(problems), {"cases": labels})
+    return Outcome("pass", f"the torch layer's x equals the planted x* and its gradients w.r.t. every input "
+                           f"equal central finite differences on {len(cases)} routes",
+                   {"cases": labels,
+                    # FD rounding noise (~1e-10) over tolerances ≥ 1e-6: ratios below 1e-3 are round-off
+                    "worst_error_over_tolerance": figure(worst, 1, floor=1e-3)})
+
+
+register(Claim(
+    id="dqp.layer_gradient", paper=PAPER,
+    origin=Origin.IMPLEMENTATION,
+    source=f"Algorithm 1 steps 4-5 and Appendix C (dQP as a differentiable layer: the backward of eq. 7 "
+           f"on the forward's K_J; {ARXIV}), through our torch layer QPLayer/qp_layer",
+    statement="Through the torch layer (QPLayer → qp_layer → QPFunction), on seeded planted strictly "
+              "complementary QPs — a batch of 3 sharing P and A, an unbatched QP with cond(P) ≈ 1e9 (LDLᵀ "
+              "path), a QP whose polish is rejected and repaired from osqp's multipliers (eps 1e-3), and an "
+              "unconstrained QP — the output equals the planted x* to 1e-8 and the backward's gradient "
+              "w.r.t. each of P, q, G, h, A, b equals central finite differences of the layer's forward "
+              "(daqp) along a random direction to rtol 1e-5 / atol 1e-6, with no degeneracy warning.",
+    kind=Kind.NUMERIC,
+    check=partial(_check_layer_gradient, layer_type=QPLayer),
+    control=partial(_check_layer_gradient, layer_type=_MeanReducedLayer),
+    control_description="the same layer with a backward that averages the gradient of a batch-shared input "
+                        "(P, A) over the batch instead of summing it: ∇P and ∇A of the batch are then 3× too "
+                        "small, so the finite-difference comparison fails.",
+))
+
+
+# ---------------------------------------------------------------------------- dqp.dependent_active_rows
+
+
+def _check_dependent_active_rows(ctx: Context, *, duplicate: bool) -> Outcome:
+    rng = ctx.rng("dqp.dependent_active_rows")
+    eps, rtol, atol = 1e-6, 1e-5, 1e-6  # central differences in q, as dqp.jacobian_fd (x* is affine in q)
+    count = ctx.pick(3, 30)
+    worst = 0.0
+    for k in range(count):
+        inst = make_qp_instance(int(rng.integers(2**31)), 5, 1, 6, 2)
+        row = int(rng.choice(np.flatnonzero(inst.active)))
+        G, h = inst.G, inst.h
+        if duplicate:  # the active row twice: K_J is singular, x* and ∂x*/∂q are not affected
+            G, h = np.vstack([G, G[row]]), np.append(h, h[row])
+        g, V = rng.standard_normal(5), rng.standard_normal(5)
+        for backend in ("daqp", "clarabel"):  # an active-set and an interior-point forward
+            alg = DQP(backend=backend)
+            sol = solve(QP(P=inst.P, q=inst.q, G=G, h=h, A=inst.A, b=inst.b), alg)
+            where = f"instance {k}, {backend}"
+            if not sol.successful:
+                return Outcome("fail", f"{where}: retcode {sol.retcode.value} ({sol.warnings})",
+                               {"instance": k})
+            x_err = float(np.abs(sol.x - inst.x).max())
+            # the least-squares (pinv) solve of a consistent singular K_J is exact to ~1e-13·cond
+            if not x_err <= 1e-9:
+                return Outcome("fail", f"{where}: x off the planted x* by {x_err:.3g}", {"instance": k})
+            if not (sol.degenerate and sol.kkt.singular):
+                return Outcome("fail", f"{where}: the singular K_J is not flagged (degenerate "
+                                       f"{sol.degenerate}, warnings {sol.warnings})", {"instance": k})
+            loss = [g @ solve(QP(P=inst.P, q=inst.q + s * eps * V, G=G, h=h, A=inst.A, b=inst.b), alg).x
+                    for s in (1, -1)]
+            fd = (loss[0] - loss[1]) / (2 * eps)
+            an = float(sol.vjp(g, wrt=("q",))["q"] @ V)
+            if not abs(an - fd) <= atol + rtol * abs(fd):
+                return Outcome("fail", f"{where}: ∇q {an:.6g} vs central FD {fd:.6g}", {"instance": k})
+            worst = max(worst, abs(an - fd) / (atol + rtol * abs(fd)))
+    return Outcome("pass", f"{count} QPs with a duplicated active row: x = x*, K_J flagged singular, "
+                           "∇q from the least-squares solve equals finite differences",
+                   {"instances": count, "worst_error_over_tolerance": figure(worst, 1, floor=1e-3)})
+
+
+register(Claim(
+    id="dqp.dependent_active_rows", paper=PAPER,
+    origin=Origin.IMPLEMENTATION,
+    source=f"Section 3.2 / Theorem 3.1's assumption of independent active rows (LICQ), and our handling of "
+           f"its failure (item 5 of paper_notes/dqp.md; {ARXIV})",
+    statement="On planted strictly convex QPs with one active inequality duplicated (dependent active rows, "
+              "singular K_J), dQP with daqp and with clarabel returns Success with x equal to the planted x* "
+              "to 1e-9, flags the solution degenerate with K_J singular, and its least-squares VJP w.r.t. q "
+              "(x* stays affine in q) equals central finite differences to rtol 1e-5 / atol 1e-6.",
+    kind=Kind.NUMERIC,
+    check=partial(_check_dependent_active_rows, duplicate=True),
+    control=partial(_check_dependent_active_rows, duplicate=False),
+    control_description="the same QPs without the duplicated row: K_J is invertible there and must not be "
+                        "flagged singular, so the check (which demands the flag) must fail.",
+))
+
+
+# ---------------------------------------------------------------------------- dqp.infeasible_unbounded
+
+
+def _check_infeasible_unbounded(ctx: Context, *, feasible: bool) -> Outcome:
+    rng = ctx.rng("dqp.infeasible_unbounded")
+    # proxqp runs to its iteration cap on these QPs (3-4 s each): full profile only
+    backends = [b for b in _claim_backends() if ctx.pick(b != "proxqp", True)]
+    count, n = ctx.pick(2, 20), 5
+    seen: dict[str, int] = {}
+    for k in range(count):
+        inst = make_qp_instance(int(rng.integers(2**31)), n, 1, 6, 2)
+        row = int(np.flatnonzero(inst.active)[0])
+        # G_i x ≤ h_i and G_i x ≥ h_i + 1 (infeasible); the control's h_i − 1 is feasible
+        shift = -1.0 if feasible else 1.0
+        infeasible = QP(P=inst.P, q=inst.q, G=np.vstack([inst.G, -inst.G[row]]),
+                        h=np.append(inst.h, -inst.h[row] - shift), A=inst.A, b=inst.b)
+        # P d = 0, G d = −0.1 ≤ 0 and qᵀd < 0: d is a descent ray; the control adds the row dᵀx ≤ 1
+        d = rng.standard_normal(n)
+        d /= np.linalg.norm(d)
+        proj = np.eye(n) - np.outer(d, d)
+        G = rng.standard_normal((3, n))
+        G = G - np.outer(G @ d + 0.1, d)
+        if feasible:
+            G = np.vstack([G, d])
+        unbounded = QP(P=proj @ inst.P @ proj, q=proj @ rng.standard_normal(n) - d, G=G,
+                       h=np.ones(G.shape[0]))
+        for qp, expected in ((infeasible, RetCode.Infeasible), (unbounded, RetCode.Unbounded)):
+            for backend in backends:
+                code = solve(qp, DQP(backend=backend)).retcode
+                seen[expected.value] = seen.get(expected.value, 0) + 1
+                if code is not expected:
+                    return Outcome("fail", f"instance {k}, {backend}: {code.value} on a QP built "
+                                           f"{expected.value.lower()}", {"instance": k, "backend": backend})
+    return Outcome("pass", f"every backend's answer is diagnosed Infeasible / Unbounded on {count} + {count} "
+                           "planted QPs", {"solves": seen, "backends": backends})
+
+
+register(Claim(
+    id="dqp.infeasible_unbounded", paper=PAPER,
+    origin=Origin.IMPLEMENTATION,
+    source="Our retcode contract (item 7 of paper_notes/dqp.md): infeasible/unbounded QPs are diagnosed by "
+           "two HiGHS LPs independently of the backend",
+    statement="On planted QPs made infeasible (an active row contradicted by a parallel one at distance 1) "
+              "or unbounded (P singular along a ray d with Gd ≤ 0, qᵀd < 0), dQP returns Infeasible, "
+              "respectively Unbounded, with every backend of CLAIM_BACKENDS (proxqp in the full profile "
+              "only: it runs to its iteration cap here, 3-4 s a QP).",
+    kind=Kind.NUMERIC,
+    check=partial(_check_infeasible_unbounded, feasible=False),
+    control=partial(_check_infeasible_unbounded, feasible=True),
+    control_description="the same QPs made feasible (the parallel row at −1) and bounded (a row dᵀx ≤ 1 "
+                        "blocking the ray): dQP then solves them, so the check (which demands the "
+                        "diagnosis) must fail.",
+))
+
+
+# ---------------------------------------------------------------------------- dqp.iteration_cap
+
+#: each backend's own iteration-cap keyword (set through DQP.backend_options, not solve's ``maxiters``)
+_CAPS = {"osqp": ("max_iter", {"polish": False}), "scs": ("max_iters", {}), "piqp": ("max_iter", {}),
+         "proxqp": ("max_iter", {})}
+
+
+def _check_iteration_cap(ctx: Context, *, cap: int | None) -> Outcome:
+    rng = ctx.rng("dqp.iteration_cap")
+    count = ctx.pick(2, 20)
+    for k in range(count):
+        inst = make_qp_instance(int(rng.integers(2**31)), 6, 1, 8, 3)
+        for backend, (keyword, extra) in _CAPS.items():
+            options = {**extra, **({keyword: cap} if cap is not None else {})}
+            sol = solve(_qp(inst), DQP(backend=backend, backend_options=options))
+            if sol.retcode is not RetCode.MaxIters:
+                return Outcome("fail", f"instance {k}, {backend} with {options}: {sol.retcode.value}, not "
+                                       f"MaxIters ({sol.warnings})", {"instance": k, "backend": backend})
+    return Outcome("pass", f"{sorted(_CAPS)} stopped by their own cap of {cap} iterations are reported "
+                           f"MaxIters on {count} QPs", {"instances": count, "backends": sorted(_CAPS)})
+
+
+register(Claim(
+    id="dqp.iteration_cap", paper=PAPER,
+    origin=Origin.IMPLEMENTATION,
+    source="Our retcode contract (developer guide: a horizon reached without convergence is MaxIters): "
+           "a backend's own iteration cap, read from its status (algorithms.qp.dqp._hit_iteration_cap)",
+    statement="On planted strictly convex QPs, osqp, scs, piqp and proxqp stopped by their own iteration "
+              "cap (3 iterations, set through DQP.backend_options, not solve's maxiters) are reported "
+              "MaxIters by dQP (not Failure, not Success).",
+    kind=Kind.NUMERIC,
+    check=partial(_check_iteration_cap, cap=3), control=partial(_check_iteration_cap, cap=None),
+    control_description="the same QPs with the backends' default caps: they converge, dQP returns Success, "
+                        "so the check (which demands MaxIters) must fail.",
 ))

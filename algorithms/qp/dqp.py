@@ -619,7 +619,10 @@ def _hit_iteration_cap(result) -> bool:
         return False
     texts = []
     for value in (result.extras or {}).values():
+        # a status is a string (osqp, scs) or an enum whose name says it (piqp's Status, proxqp's
+        # QPSolverOutput: ``PIQP_MAX_ITER_REACHED``, ``PROXQP_MAX_ITER_REACHED``)
         for item in (value, getattr(value, "status", None), getattr(value, "status_val", None)):
+            item = item if isinstance(item, str) else getattr(item, "name", None)
             if isinstance(item, str):
                 texts.append(item.lower())
     return any("iter" in t and ("max" in t or "limit" in t) for t in texts)

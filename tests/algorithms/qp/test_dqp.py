@@ -350,3 +350,12 @@ def test_auto_backend_follows_the_table():
     assert sol.backend == sol.stats.backend == "daqp"
     # dense-format but mostly zero data at n >= 1000 counts as sparse
     assert choose_backend(QP(P=np.eye(1000), q=np.ones(1000))) == "piqp"
+
+
+@pytest.mark.parametrize("backend", ["piqp", "proxqp"])
+def test_a_backend_cap_reported_by_an_enum_status_is_max_iters(backend):
+    # piqp and proxqp report their cap as an enum (PIQP_MAX_ITER_REACHED, PROXQP_MAX_ITER_REACHED), not
+    # a string: dQP read only strings and called the run a Failure (found by mutation testing)
+    inst = make_qp_instance(0, 6, 1, 8, 3)
+    qp = QP(P=inst.P, q=inst.q, G=inst.G, h=inst.h, A=inst.A, b=inst.b)
+    assert solve(qp, DQP(backend=backend, backend_options={"max_iter": 3})).retcode is RetCode.MaxIters
