@@ -128,3 +128,28 @@ def check_choice(name: str, value: Any, choices) -> Any:
 def check_callable(name: str, value: Any) -> None:
     if not callable(value):
         raise TypeError(f"{name} must be callable, got {type(value).__name__}")
+
+
+def check_seed(seed: Any) -> int:
+    """A seed: an int (numpy integers too, not a bool) >= 0, returned as an int."""
+    if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
+    return int(seed)
+
+
+def check_bool(name: str, value: Any) -> bool:
+    """A flag: a bool (or numpy bool), returned as a bool."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__} {value!r}")
+    return bool(value)
+
+
+def check_torch_dtype(dtype: Any):
+    """A floating torch dtype the models support: torch.float32 or torch.float64."""
+    import torch
+
+    if dtype not in (torch.float32, torch.float64):
+        raise TypeError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
+    return dtype

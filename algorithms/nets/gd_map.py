@@ -48,7 +48,7 @@ import numpy as np
 import torch
 from torch.func import functional_call, grad, jacrev, jvp, vmap
 
-from algorithms._validation import as_float_array, check_positive, check_positive_int
+from algorithms._validation import as_float_array, check_positive, check_positive_int, check_seed
 from algorithms.core import (
     Algorithm,
     IterationMonitor,
@@ -112,14 +112,6 @@ def _check_theta(theta: Any) -> torch.Tensor:
     if not bool(torch.isfinite(theta).all()):
         raise ValueError("theta contains NaN or inf entries")
     return theta
-
-
-def _check_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed}")
-    return int(seed)
 
 
 # ----------------------------------------------------------------------------- the loss
@@ -421,7 +413,7 @@ def stochastic_logabsdet(matvec: Callable[[torch.Tensor], torch.Tensor], dim: in
     check_positive_int("dim", dim)
     check_positive_int("num_probes", num_probes)
     check_positive_int("lanczos_steps", lanczos_steps)
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     if dtype not in (torch.float32, torch.float64):
         raise TypeError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
     steps = min(lanczos_steps, dim)

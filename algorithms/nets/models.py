@@ -34,7 +34,8 @@ from typing import Any
 
 import torch
 
-from algorithms._validation import check_positive, check_positive_int
+from algorithms._validation import check_positive, check_positive_int, check_seed, check_torch_dtype
+from algorithms.nets.two_layer import ACTIVATIONS
 
 __all__ = [
     "ACTIVATIONS",
@@ -44,16 +45,6 @@ __all__ = [
     "SoftmaxAttention",
     "activation",
 ]
-
-#: slope of ``leaky_relu`` on the negative half-line
-LEAKY_SLOPE = 0.1
-
-ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
-    "relu": torch.relu,
-    "leaky_relu": lambda t: torch.nn.functional.leaky_relu(t, LEAKY_SLOPE),
-    "sigmoid": torch.sigmoid,
-    "tanh": torch.tanh,
-}
 
 
 def activation(name: str) -> Callable[[torch.Tensor], torch.Tensor]:
@@ -90,20 +81,6 @@ class Activation(torch.nn.Module):
         return repr(self.name)
 
 
-def _check_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed}")
-    return seed
-
-
-def _check_dtype(dtype: Any) -> torch.dtype:
-    if dtype not in (torch.float32, torch.float64):
-        raise TypeError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
-    return dtype
-
-
 class _Network(torch.nn.Module):
     """What the three models share: seeded Gaussian parameters, input checks, the activation."""
 
@@ -115,9 +92,9 @@ class _Network(torch.nn.Module):
         super().__init__()
         self.out_features = check_positive_int("out_features", out_features)
         self.act = Activation(activation_name)
-        self.seed = _check_seed(seed)
+        self.seed = check_seed(seed)
         self.init_scale = check_positive("init_scale", init_scale)
-        _check_dtype(dtype)
+        check_torch_dtype(dtype)
 
     @property
     def in_features(self) -> int:

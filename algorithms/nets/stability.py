@@ -64,6 +64,7 @@ import scipy.sparse.linalg as spla
 
 from algorithms._validation import (
     as_float_array,
+    check_bool,
     check_choice,
     check_nonnegative,
     check_positive,
@@ -123,7 +124,7 @@ def check_hessians(name: str, hessians: Any, *, rtol: float = 1e-8, psd: bool = 
     if not isinstance(name, str):
         raise TypeError(f"name must be a str, got {type(name).__name__}")
     rtol = check_positive("rtol", rtol)
-    psd = _check_bool("psd", psd)
+    psd = check_bool("psd", psd)
     arr = as_float_array(name, hessians, ndim=3, dtype=np.float64)
     n, d1, d2 = arr.shape
     if n == 0 or d1 == 0:
@@ -145,12 +146,6 @@ def check_hessians(name: str, hessians: Any, *, rtol: float = 1e-8, psd: bool = 
             raise ValueError(f"{name}[{i}] must be positive semidefinite (smallest eigenvalue "
                              f"{lowest[i]:.3g})")
     return arr
-
-
-def _check_bool(name: str, value: Any) -> bool:
-    if not isinstance(value, bool | np.bool_):
-        raise TypeError(f"{name} must be a bool, got {type(value).__name__} {value!r}")
-    return bool(value)
 
 
 def _check_count(name: str, value: Any) -> int:
@@ -365,7 +360,7 @@ def mean_square_radius(hessians: Any, lr: float, batch_size: int, *,
     """
     H, lr, B, rho, alpha = _check_common(hessians, lr, batch_size, sampling, rho, alpha)
     check_choice("method", method, METHODS)
-    restrict_to_range = _check_bool("restrict_to_range", restrict_to_range)
+    restrict_to_range = check_bool("restrict_to_range", restrict_to_range)
     tol = check_positive("tol", tol)
     maxiters = check_positive_int("maxiters", maxiters)
     return _radius(H, lr, B, sampling, rho / alpha, method=method, restrict=restrict_to_range,
@@ -453,7 +448,7 @@ def radius_curve(hessians: Any, batch_size: int, *, sampling: str = "without_rep
     (0.25, 1.0)
     """
     H, _, B, rho, alpha = _check_common(hessians, 1.0, batch_size, sampling, rho, alpha, psd=True)
-    restrict_to_range = _check_bool("restrict_to_range", restrict_to_range)
+    restrict_to_range = check_bool("restrict_to_range", restrict_to_range)
     a, b = batch_moment_coefficients(H.shape[0], B, sampling)
     if rho > 0:
         H = sam_effective_hessians(H, rho, alpha)

@@ -23,39 +23,28 @@ from collections.abc import Callable
 import torch
 from torch.func import functional_call
 
-from algorithms._validation import check_positive, check_positive_int
+from algorithms._validation import (
+    check_bool,
+    check_positive,
+    check_positive_int,
+    check_seed,
+    check_torch_dtype,
+)
 
 __all__ = ["ACTIVATIONS", "TwoLayerReLU"]
 
+#: slope of ``leaky_relu`` on the negative half-line
+LEAKY_SLOPE = 0.1
+
+#: the piecewise analytic activations every network of the package offers
 ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "relu": torch.relu,
-    "leaky_relu": lambda t: torch.nn.functional.leaky_relu(t, 0.1),
+    "leaky_relu": lambda t: torch.nn.functional.leaky_relu(t, LEAKY_SLOPE),
     "tanh": torch.tanh,
     "sigmoid": torch.sigmoid,
 }
 
 Params = dict[str, torch.Tensor]
-
-
-def _check_bool(name: str, value) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be a bool, got {type(value).__name__} {value!r}")
-    return value
-
-
-def _check_seed(seed) -> int:
-    if isinstance(seed, bool) or not hasattr(seed, "__index__"):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
-    seed = int(seed.__index__())
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed}")
-    return seed
-
-
-def _check_dtype(dtype) -> torch.dtype:
-    if dtype not in (torch.float32, torch.float64):
-        raise TypeError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
-    return dtype
 
 
 def _features(W: torch.Tensor, b: torch.Tensor | None, X: torch.Tensor,
@@ -95,14 +84,14 @@ class TwoLayerReLU(torch.nn.Module):
         self.in_features = check_positive_int("in_features", in_features)
         self.width = check_positive_int("width", width)
         self.out_features = check_positive_int("out_features", out_features)
-        self.hidden_bias = _check_bool("hidden_bias", hidden_bias)
-        self.output_bias = _check_bool("output_bias", output_bias)
+        self.hidden_bias = check_bool("hidden_bias", hidden_bias)
+        self.output_bias = check_bool("output_bias", output_bias)
         if not isinstance(activation, str) or activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
         self.activation = activation
-        self.seed = _check_seed(seed)
+        self.seed = check_seed(seed)
         self.init_scale = check_positive("init_scale", init_scale)
-        dtype = _check_dtype(dtype)
+        dtype = check_torch_dtype(dtype)
         gen = torch.Generator().manual_seed(self.seed)
 
         def normal(*shape: int, fan_in: int) -> torch.nn.Parameter:
