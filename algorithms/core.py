@@ -251,7 +251,7 @@ def applicable_algorithms(problem_type: type[Problem]) -> list[type[Algorithm]]:
 
 
 #: the family subpackages; ``registered_pairs`` imports them all so the list is complete.
-FAMILIES = ("qp", "curvature", "nets")
+FAMILIES = ("qp", "curvature", "nets", "submodular", "quantum", "bayesopt")
 
 
 def _import_families() -> None:
