@@ -22,14 +22,40 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
+import scipy.stats
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms import solve
-from algorithms.nets.functional import flat_hessian
-from algorithms.nets.gradient_flow import GradientDescentTraining, GradientFlow, TwoLayerTraining
-from algorithms.nets.neural_collapse import interleaved_sector_data, orthogonally_separable_data
+from algorithms import RetCode, solve
+from algorithms.nets.functional import (
+    flat_forward,
+    flat_hessian,
+    flat_hvp,
+    module_params,
+    per_sample_flat_grads,
+    per_sample_flat_hessians,
+)
+from algorithms.nets.gradient_flow import (
+    DEFAULT_LOSS_TOL,
+    GradientDescentTraining,
+    GradientFlow,
+    TwoLayerTraining,
+)
+from algorithms.nets.neural_collapse import (
+    class_means,
+    etf_distance,
+    interleaved_sector_data,
+    mean_cosines,
+    nc1,
+    nc_metrics,
+    orthogonal_separability,
+    orthogonally_separable_data,
+    pseudo_labels,
+    self_duality_residual,
+    within_class_ratio,
+)
+from algorithms.nets.two_layer import TwoLayerReLU
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.evidence import figure, numeric_outcome
 from theorems.core.rates import rate_outcome
@@ -130,6 +156,390 @@ def _unfinished(runs: list[dict], what: str, evidence: dict) -> Outcome | None:
     if failed:
         return Outcome("undecided", f"{what}: the flow did not finish for seeds {failed}", evidence)
     return None
+
+
+# ----------------------------------------------------------------------------- implementation helpers
+def _fact(ok: bool, what: str, **figures: float) -> Outcome:
+    """A pass/fail statement with a few figures (arrays stay out of the evidence)."""
+    return Outcome("pass" if ok else "fail", f"{what}: {'holds' if ok else 'violated'}",
+                   {"statement": what, **{k: _fig(float(v)) for k, v in figures.items()}})
+
+
+def _agree(measured, reference, *, rtol: float, what: str, atol: float = 1e-13) -> Outcome:
+    """``|a - b| <= atol + rtol |b|`` entrywise, infinities matching exactly; keeps the largest error."""
+    a, b = np.asarray(measured, dtype=np.float64), np.asarray(reference, dtype=np.float64)
+    if a.shape != b.shape:
+        return _fact(False, f"{what} (shapes {a.shape} vs {b.shape})")
+    if np.any(np.isnan(a)) or np.any(np.isnan(b)) or not np.array_equal(a[np.isinf(a) | np.isinf(b)],
+                                                                        b[np.isinf(a) | np.isinf(b)]):
+        return _fact(False, f"{what} (NaN or infinities differ)")
+    finite = np.isfinite(b)
+    err = np.abs(a[finite] - b[finite])
+    ok = bool(np.all(err <= atol + rtol * np.abs(b[finite])))
+    return _fact(ok, what, max_abs_error=float(err.max(initial=0.0)))
+
+
+#: Kolmogorov–Smirnov level of the distribution checks of the data generators and of the
+#: initialization: a correct implementation fails one with probability 1e-4 per test (the
+#: seeds are fixed, so a pass is reproducible); a law or range off by a constant factor gives
+#: p < 1e-10 at the sample sizes used (>= 300 draws).
+KS_LEVEL = 1e-4
+
+
+def _standard_normal_blocks(blocks: dict[str, np.ndarray], what: str) -> Outcome:
+    """Each block's Σz² against χ²(size) (two-sided: its scale; KS barely sees one rescaled block of
+    a mixture) and all entries against N(0, 1) (KS: the shape), at the level ``KS_LEVEL``."""
+    p_values = {name: float(2 * min(scipy.stats.chi2.cdf(np.sum(z**2), z.size),
+                                    scipy.stats.chi2.sf(np.sum(z**2), z.size))) for name, z in blocks.items()}
+    p_values["shape (KS)"] = float(scipy.stats.kstest(np.concatenate([np.ravel(z) for z in blocks.values()]),
+                                                      "norm").pvalue)
+    worst = min(p_values, key=p_values.get)
+    return _fact(p_values[worst] >= KS_LEVEL, f"{what} (per-block χ² scale and KS shape, p >= {KS_LEVEL:g})",
+                 least_p_value=p_values[worst])
+
+
+def _ks(values, what: str, dist: str, args: tuple) -> Outcome:
+    p = float(scipy.stats.kstest(np.ravel(values), dist, args=args).pvalue)
+    return _fact(p >= KS_LEVEL, f"{what} (KS p >= {KS_LEVEL:g})", p_value=p, n=np.size(values))
+
+
+# ----------------------------------------------------------------------------- the data generators
+def _orthogonal_data_facts(X, y, *, k: int, n_per_class: int, spread: float, rho: float,
+                           norm_range: tuple[float, float]) -> list[Outcome]:
+    """The documented guarantees of ``orthogonally_separable_data`` (one noise direction per class,
+    ``dim = 2K``): unit points ``(c_k + s z)/sqrt(1 + s²)`` with ``s ~ U(0, spread)``, ``z = ±e_k``,
+    rescaled to norms ``~ U(norm_range)``. Hence cross-class cosines are ``rho g g'`` with
+    ``g = 1/sqrt(1 + s²)`` (rank one per pair of classes, in ``[rho, rho/(1 + spread²)]``),
+    same-class cosines are at least ``(1 - spread²)/(1 + spread²)``, and the bounds are
+    approached to 0.03 (measured gaps 1e-4–3e-3 at 300 points per class; levels capped at
+    half the range would miss the same-class bound by > 0.2)."""
+    label = f"orthogonal data, K = {k}"
+    parts = [_fact(X.shape[0] == k * n_per_class and y.shape == (k * n_per_class,)
+                   and np.array_equal(np.bincount(y, minlength=k), [n_per_class] * k),
+                   f"{label}: {n_per_class} samples in each of classes 0..{k - 1}")]
+    norms = np.linalg.norm(X, axis=1)
+    units = X / norms[:, None]
+    cos = units @ units.T
+    same = y[:, None] == y[None, :]
+    distinct = ~np.eye(y.size, dtype=bool)
+    cross = cos[~same]
+    same_bound, cross_bound = (1 - spread**2) / (1 + spread**2), rho / (1 + spread**2)
+    parts.append(_fact(cos[same & distinct].min() >= same_bound - 1e-12,
+                       f"{label}: same-class cosines >= (1 - spread²)/(1 + spread²)",
+                       least=cos[same & distinct].min(), bound=same_bound))
+    parts.append(_fact(cross.min() >= rho - 1e-12 and cross.max() <= cross_bound + 1e-12,
+                       f"{label}: cross-class cosines in [rho, rho/(1 + spread²)]",
+                       least=cross.min(), largest=cross.max()))
+    parts.append(_agree([cos[same & distinct].min(), cross.min(), cross.max()],
+                        [same_bound, rho, cross_bound], rtol=0.0, atol=0.03,
+                        what=f"{label}: the cosine bounds are approached (noise levels fill [0, spread])"))
+    parts.append(_ks(norms, f"{label}: norms uniform on {norm_range}", "uniform",
+                     (norm_range[0], norm_range[1] - norm_range[0])))
+    if k >= 3:  # g_i² = C01[i, j] C02[i, l] / (rho C12[j, l]) recovers every noise level exactly
+        block = [np.flatnonzero(y == c) for c in range(3)]
+        c01, c02 = cos[np.ix_(block[0], block[1])], cos[np.ix_(block[0], block[2])]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g0 = np.sqrt(c01[:, 0] * c02[:, 0] / (rho * cos[block[1][0], block[2][0]]))
+            g1 = c01[0] / (rho * g0[0])
+            levels = np.sqrt(np.maximum(1.0 / g0**2 - 1.0, 0.0))
+        parts.append(_agree(c01, rho * np.outer(g0, g1), rtol=1e-9,
+                            what=f"{label}: cross-class cosines are rank one, rho g g'"))
+        parts.append(_ks(levels, f"{label}: noise levels uniform on [0, {spread:g}]", "uniform",
+                         (0.0, spread)))
+    sep = orthogonal_separability(X, y)
+    groups = [X[y == c] for c in range(k)]
+    min_same = min(float((G @ G.T).min()) for G in groups)
+    max_cross = max(float((groups[a] @ groups[b].T).max()) for a in range(k) for b in range(k) if a != b)
+    parts.append(_agree([sep.min_same, sep.max_cross], [min_same, max_cross], rtol=1e-12,
+                        what=f"{label}: orthogonal_separability vs class-block Gram matrices"))
+    parts.append(_fact(sep.separable and min_same > 0 >= max_cross,
+                       f"{label}: orthogonally separable (Assumption 1)"))
+    return parts
+
+
+def _sector_data_facts(X, y, *, k: int, n_per_class: int, noise: float,
+                       norm_range: tuple[float, float]) -> list[Outcome]:
+    """The documented construction of ``interleaved_sector_data``: K + 1 equal sectors of the
+    quarter plane of the first two coordinates, classes cycling 0..K-1, 0 (class 0 split between
+    the two end sectors), angles uniform on the middle 80 % of each sector, the other coordinates
+    ``noise`` times Gaussians relative to the first two, norms ``~ U(norm_range)``; all inner
+    products positive."""
+    label = f"sector data, K = {k}"
+    width = np.pi / (2 * (k + 1))
+    position = np.arctan2(X[:, 1], X[:, 0]) / width
+    sector = np.floor(position).astype(int)
+    expected_counts = [(n_per_class + 1) // 2] + [n_per_class] * (k - 1) + [n_per_class // 2]
+    parts = [
+        _fact(np.array_equal(np.bincount(y, minlength=k), [n_per_class] * k),
+              f"{label}: {n_per_class} samples in each of classes 0..{k - 1}"),
+        _fact(bool(np.all((sector >= 0) & (sector <= k))) and np.array_equal(y, sector % k)
+              and np.array_equal(np.bincount(np.clip(sector, 0, k), minlength=k + 1), expected_counts),
+              f"{label}: sample i lies in a sector of class y_i (classes cycle over {k + 1} sectors)"),
+        _ks(position - sector, f"{label}: positions uniform on the middle 80 % of each sector", "uniform",
+            (0.1, 0.8)),
+        _ks(X[:, 2:] / np.linalg.norm(X[:, :2], axis=1, keepdims=True) / noise,
+            f"{label}: off-plane coordinates N(0, noise²) relative to the plane", "norm", ()),
+        _ks(np.linalg.norm(X, axis=1), f"{label}: norms uniform on {norm_range}", "uniform",
+            (norm_range[0], norm_range[1] - norm_range[0])),
+    ]
+    sep = orthogonal_separability(X, y)
+    parts.append(_fact(float((X @ X.T).min()) > 0 and not sep.separable and sep.max_cross > 0,
+                       f"{label}: every inner product positive, so not orthogonally separable",
+                       least_inner_product=float((X @ X.T).min())))
+    return parts
+
+
+def _check_generators(ctx: Context, *, swapped: bool = False) -> Outcome:
+    """Both generators against their documented constructions (``swapped``: each set of facts is
+    applied to the other generator's data, which must fail)."""
+    n = ctx.pick(300, 1000)
+    parts, runs = [], []
+    orth = [(2, 0.6, None, (0.5, 1.5)), (3, 0.8, -0.5, (0.9, 1.1))]
+    sectors = [(2, 0.05, (0.5, 1.5)), (3, 0.1, (0.9, 1.1))]
+    for (k, spread, rho, norms), (_, noise, sector_norms) in zip(orth, sectors):
+        seed = int(ctx.rng(f"generators-{k}").integers(2**31))
+        Xo, yo = orthogonally_separable_data(n, 2 * k, k, spread=spread, center_correlation=rho,
+                                             norm_range=norms, seed=seed)
+        Xs, ys = interleaved_sector_data(n, 4, k, noise=noise, norm_range=sector_norms, seed=seed)
+        rho = -1.0 / (2 * (k - 1)) if rho is None else rho
+        if swapped:
+            Xo, yo, Xs, ys = Xs, ys, Xo, yo
+        parts += _orthogonal_data_facts(Xo, yo, k=k, n_per_class=n, spread=spread, rho=rho, norm_range=norms)
+        parts += _sector_data_facts(Xs, ys, k=k, n_per_class=n, noise=noise, norm_range=sector_norms)
+        runs.append({"n_classes": k, "seed": seed, "n_per_class": n})
+    # the other end of the documented range, rho = 0: orthogonal classes (cosines 0 up to round-off)
+    Xz, yz = orthogonally_separable_data(20, 6, 3, center_correlation=0.0, seed=runs[-1]["seed"])
+    Uz = Xz / np.linalg.norm(Xz, axis=1, keepdims=True)
+    cross = (Uz @ Uz.T)[yz[:, None] != yz[None, :]]
+    parts.append(_agree(cross, np.zeros_like(cross), rtol=0.0, atol=1e-12,
+                        what="orthogonal data, rho = 0: cross-class cosines 0"))
+    ties = [(np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]]), False),  # an orthogonal same-class pair
+            (np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 1.0]]), True)]  # an orthogonal cross-class pair
+    for X, separable in ties:
+        parts.append(_fact(orthogonal_separability(X, [0, 0, 1]).separable == separable,
+                           f"a tie (an inner product 0) is {'' if separable else 'not '}separable: "
+                           "y_i = y_j needs > 0, y_i != y_j allows <= 0"))
+    return _all(parts, "data generators vs their documented constructions",
+                {"swapped": swapped, "runs": runs})
+
+
+# ----------------------------------------------------------------------------- the NC metrics
+def _reference_scatter(F: np.ndarray, y: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Class means, Σ_W and Σ_B by explicit sums over samples and classes (global mean over samples)."""
+    means = np.array([F[y == c].sum(axis=0) / np.count_nonzero(y == c) for c in range(k)])
+    sigma_w = sum(np.outer(F[i] - means[y[i]], F[i] - means[y[i]]) for i in range(y.size)) / y.size
+    centre = F.sum(axis=0) / y.size
+    sigma_b = sum(np.outer(means[c] - centre, means[c] - centre) for c in range(k)) / k
+    return means, sigma_w, sigma_b
+
+
+def _reference_metrics(H: np.ndarray, y: np.ndarray, V: np.ndarray) -> dict[str, float]:
+    k = int(y.max()) + 1
+    out = {}
+    for suffix, F in (("", H), ("_directional", H / np.linalg.norm(H, axis=1, keepdims=True))):
+        _, sigma_w, sigma_b = _reference_scatter(F, y, k)
+        out["nc1" + suffix] = float(np.trace(sigma_w @ np.linalg.pinv(sigma_b))) / k
+        out["within_ratio" + suffix] = float(np.trace(sigma_w) / np.trace(sigma_b))
+    means, _, _ = _reference_scatter(H, y, k)
+    out["max_mean_cosine"] = max(abs(float(means[a] @ means[b]) / float(np.linalg.norm(means[a])
+                                                                        * np.linalg.norm(means[b])))
+                                 for a in range(k) for b in range(k) if a != b)
+    centred = means - means.mean(axis=0)
+    gram, etf = centred @ centred.T, np.eye(k) - 1.0 / k
+    out["etf_distance"] = float(np.linalg.norm(gram / np.linalg.norm(gram) - etf / np.linalg.norm(etf)))
+    rows = np.vstack([V.ravel(), -V.ravel()]) if V.ndim == 1 else V - V.mean(axis=0)
+    alignments = []
+    for c in range(k):
+        w = rows[c] * (means[c] > 0)
+        alignments.append(float(w @ means[c]) / float(np.linalg.norm(w) * np.linalg.norm(means[c])))
+    out["min_classifier_alignment"] = min(alignments)
+    # projected self-duality with the documented scales ŝ_k = ẽ_kᵀ V φ̄_k, by explicit sums
+    E = _reference_pseudo_labels(k, V.ndim == 1)
+    target = V.reshape(E.shape[0], -1)
+    directions = means / np.linalg.norm(means, axis=1, keepdims=True)
+    fit = np.zeros_like(target)
+    for c in range(k):
+        scale = sum(E[r, c] * target[r, j] * directions[c, j] for r in range(E.shape[0])
+                    for j in range(target.shape[1]))
+        fit += scale * np.outer(E[:, c], directions[c])
+    out["self_duality_residual"] = float(np.sqrt(np.sum((target - fit) ** 2) / np.sum(target**2)))
+    return out
+
+
+def _reference_pseudo_labels(k: int, scalar: bool) -> np.ndarray:
+    return np.array([[1.0, -1.0]]) if scalar else np.sqrt(k / (k - 1)) * (np.eye(k) - 1.0 / k)
+
+
+def _least_squares_duality(V: np.ndarray, means: np.ndarray) -> float:
+    """min over s of ‖V - Σ_k s_k ẽ_k φ̄_kᵀ‖_F / ‖V‖_F (lstsq over the K scales)."""
+    k = means.shape[0]
+    E = _reference_pseudo_labels(k, V.ndim == 1)
+    target = V.reshape(E.shape[0], -1).ravel()
+    basis = np.stack([np.outer(E[:, c], means[c] / np.linalg.norm(means[c])).ravel() for c in range(k)], 1)
+    scales = np.linalg.lstsq(basis, target, rcond=None)[0]
+    return float(np.linalg.norm(target - basis @ scales) / np.linalg.norm(target))
+
+
+def _metric_instances(ctx: Context) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    """Non-negative features with unbalanced classes (so the global mean differs from the mean of the
+    class means), each class on its own block of coordinates plus two shared ones, for K = 2 (scalar
+    and two-row classifiers), 3, 4. Without the shared coordinates the class means are orthogonal."""
+    rng = ctx.rng("nc-metrics")
+    instances = []
+    for k, sizes, block, scalar in [(2, (5, 8), 3, True), (2, (7, 4), 3, False), (3, (4, 6, 9), 3, False),
+                                    (4, (3, 5, 4, 6), 2, False)]:
+        y = rng.permutation(np.repeat(np.arange(k), sizes))
+        H = np.zeros((y.size, k * block + 2))
+        for i, c in enumerate(y):  # class c on coordinates c*block.., plus two shared ones
+            H[i, c * block:(c + 1) * block] = np.abs(rng.standard_normal(block)) + 0.5
+        H[:, -2:] = 0.3 * np.abs(rng.standard_normal((y.size, 2)))
+        V = rng.standard_normal(H.shape[1]) if scalar else rng.standard_normal((k, H.shape[1]))
+        instances.append((f"K = {k}{', scalar v' if scalar else ''}", H, y, V))
+    return instances
+
+
+def _check_metrics(ctx: Context, *, corrupt: float = 0.0) -> Outcome:
+    """The NC metrics against explicit-sum references (``corrupt``: the implementation sees the
+    features with one entry moved by that much, the references the originals: must fail)."""
+    parts = []
+    for label, H, y, V in _metric_instances(ctx):
+        seen = H.copy()
+        seen[0, 0] += corrupt
+        measured = nc_metrics(seen, y, V)
+        reference = _reference_metrics(H, y, V)
+        parts.append(_fact(set(measured) == set(reference), f"{label}: nc_metrics reports every metric"))
+        # 1e-9: the references differ from the implementation only in summation order and in the
+        # pseudo-inverse's cut-off (round-off of O(1) entries, ~1e-14 measured)
+        parts.append(_agree([measured.get(name, np.nan) for name in sorted(reference)],
+                            [reference[name] for name in sorted(reference)], rtol=1e-9,
+                            what=f"{label}: {', '.join(sorted(reference))} vs explicit sums"))
+        k = int(y.max()) + 1
+        means, _, _ = _reference_scatter(seen, y, k)
+        parts.append(_agree(class_means(seen, y), means, rtol=1e-12, what=f"{label}: class means"))
+        norms = np.linalg.norm(means, axis=1)
+        parts.append(_agree(mean_cosines(means), (means @ means.T) / np.outer(norms, norms), rtol=1e-12,
+                            what=f"{label}: cosines of the class means"))
+        # orthogonal class means (shared coordinates removed): the closed-form scales are the
+        # least-squares ones, so the residual is the least-squares residual
+        blocks = seen.copy()
+        blocks[:, -2:] = 0.0
+        parts.append(_agree(self_duality_residual(V, class_means(blocks, y)),
+                            _least_squares_duality(V, _reference_scatter(H * (blocks != 0), y, k)[0]),
+                            rtol=1e-9,
+                            what=f"{label}: self-duality residual vs least squares (orthogonal means)"))
+    E = pseudo_labels(4)
+    parts.append(_agree(E.T @ E, (4 / 3) * (np.eye(4) - 0.25), rtol=1e-12,
+                        what="pseudo-labels: unit columns with pairwise inner products -1/(K-1)"))
+    # degenerate features: the conventions the docstrings state
+    two = np.repeat([0, 1], 3)
+    collapsed = np.vstack([np.tile([1.0, 0.0], (3, 1)), np.tile([0.0, 2.0], (3, 1))])
+    parts.append(_agree([nc1(collapsed, two), within_class_ratio(collapsed, two), nc1(np.ones((6, 2)), two),
+                         within_class_ratio(np.ones((6, 2)), two), nc1(np.eye(2)[[0, 1, 0, 1]], [0, 0, 1, 1]),
+                         etf_distance(np.eye(3)), etf_distance(np.ones((3, 2))),
+                         self_duality_residual(np.zeros((2, 2)), np.eye(2)),
+                         mean_cosines(np.array([[0.0, 0.0], [1.0, 0.0]]))[0, 1]],
+                        [0.0, 0.0, 0.0, 0.0, np.inf, 0.0, np.inf, np.inf, 0.0], rtol=0.0,
+                        what="degenerate cases: collapsed classes 0, identical features 0, equal class "
+                             "means with spread inf, orthogonal unit means at the ETF, equal means, "
+                             "zero classifier and zero mean"))
+    return _all(parts, "NC metrics vs explicit-sum references", {"corrupt": corrupt})
+
+
+# ----------------------------------------------------------------------------- the initialization
+@dataclass(frozen=True, eq=False)
+class _UnbalancedInit(TwoLayerTraining):
+    """The balanced initialization with the hidden bias left out of the output norms (a planted bug,
+    the negative control of the initialization claim)."""
+
+    def _shaped_params(self, seed: int) -> dict[str, np.ndarray]:
+        params = super()._shaped_params(seed)
+        if self.init == "balanced" and self.hidden_bias:
+            rows = np.linalg.norm(params["W"], axis=1)
+            params["v"] = params["v"] * rows / np.sqrt(rows**2 + params["b"] ** 2)
+        return params
+
+
+def _init_facts(problem: TwoLayerTraining, seed: int, label: str) -> list[Outcome]:
+    theta = problem.initial_theta(seed)
+    W, b, V = problem.split(theta)
+    d, h, eps = problem.X.shape[1], problem.width, problem.init_scale
+    net = problem.net(seed)
+    module_theta = torch.cat([p.detach().reshape(-1) for p in net.parameters()]).numpy()
+    parts = [_agree([theta.size, problem.n_params], [module_theta.size] * 2, rtol=0.0,
+                    what=f"{label}: n_params and θ's length vs the module's parameter count"),
+             _agree(theta, module_theta, rtol=0.0, what=f"{label}: θ is the module's (W, b, v) flattened")]
+    inputs = np.hstack([W, b[:, None]]) if b is not None else W  # a bias is one more input coordinate
+    in_norms = np.linalg.norm(inputs, axis=1)
+    if problem.init == "balanced":
+        parts.append(_agree(np.linalg.norm(V, axis=0), in_norms, rtol=1e-12,
+                            what=f"{label}: balanced, |v_j| = ‖(w_j, b_j)‖"))
+        blocks = {"W": W * math.sqrt(d) / eps, **({"b": b * math.sqrt(d) / eps} if b is not None else {})}
+        parts.append(_standard_normal_blocks(blocks, f"{label}: entries of W, b N(0, ε²/d)"))
+        if problem.output_dim == 1:
+            positive = int(np.sum(V > 0))
+            parts.append(_fact(abs(positive - h / 2) <= 4 * math.sqrt(h) / 2,
+                               f"{label}: output signs ±1 with probability 1/2 (within 4σ)",
+                               positive=positive))
+        else:  # three outputs: the coordinates of a uniform unit vector of R³ are U(-1, 1) (Archimedes)
+            parts.append(_ks(V / np.linalg.norm(V, axis=0), f"{label}: output directions uniform on the "
+                             "sphere", "uniform", (-1.0, 2.0)))
+    else:
+        classes = problem.data_neuron_classes()
+        samples = problem.X if b is None else np.hstack([problem.X, np.ones((problem.n, 1))])
+        units = samples / np.linalg.norm(samples, axis=1, keepdims=True)
+        own = [float(np.max((units[problem.y == c] @ inputs[j]) / eps)) for j, c in enumerate(classes)]
+        targets = problem.pseudo_labels()[classes].T
+        parts.append(_agree([in_norms, np.linalg.norm(V, axis=0)], np.full((2, h), eps), rtol=1e-12,
+                            what=f"{label}: data init, ‖(w_j, b_j)‖ = ‖v_j‖ = ε"))
+        if problem.init_noise == 0:
+            parts.append(_agree(own, np.ones(h), rtol=1e-12,
+                                what=f"{label}: (w_j, b_j) = ε x_i/‖x_i‖ for a sample i of class j mod K"))
+            parts.append(_agree(V, eps * targets, rtol=1e-12, what=f"{label}: v_j = ε ẽ_(j mod K)"))
+        else:  # perturbed directions stay closest to their own class's samples and pseudo-label
+            cos_out = np.sum(V * targets, axis=0) / eps
+            parts.append(_fact(max(own) < 1 - 1e-6 and min(own) > 0 and cos_out.min() > 0 and cos_out.max()
+                               < 1 - 1e-6, f"{label}: perturbed data init (cosines to the own sample and "
+                               "pseudo-label in (0, 1))", least_sample_cosine=min(own),
+                               least_output_cosine=cos_out.min()))
+    return parts
+
+
+def _module_facts(ctx: Context) -> list[Outcome]:
+    """``TwoLayerReLU`` with both biases (c set away from 0) against the formula in numpy."""
+    rng = ctx.rng("module")
+    net = TwoLayerReLU(in_features=4, width=6, out_features=3, hidden_bias=True, output_bias=True, seed=3)
+    with torch.no_grad():
+        net.c.copy_(torch.as_tensor(rng.standard_normal(3)))
+    X = rng.standard_normal((7, 4))
+    W, b, v, c = (p.detach().numpy() for p in (net.W, net.b, net.v, net.c))
+    expected = np.maximum(X @ W.T + b, 0.0) @ v.T + c
+    theta, forward = flat_forward(net)
+    Xt = torch.as_tensor(X)
+    return [_agree(net(Xt).detach().numpy(), expected, rtol=1e-12,
+                   what="TwoLayerReLU: forward = V σ(Wx + b) + c"),
+            _agree(forward(theta, Xt).detach().numpy(), expected, rtol=1e-12,
+                   what="TwoLayerReLU: functional view at its own θ"),
+            _agree(net.hidden(module_params(net), Xt).numpy(), np.maximum(X @ W.T + b, 0.0), rtol=1e-12,
+                   what="TwoLayerReLU: hidden features σ(Wx + b)")]
+
+
+def _check_initialization(ctx: Context, *, problem_class: type = TwoLayerTraining) -> Outcome:
+    """The initializations of the module docstring (balanced: random directions, |v_j| = ‖(w_j, b_j)‖;
+    data: neuron j from a sample of class j mod K and its pseudo-label) and the module's forward."""
+    parts = _module_facts(ctx)
+    configs = [(2, "exponential", "balanced", False, 0.0), (2, "exponential", "balanced", True, 0.0),
+               (3, "cross_entropy", "balanced", True, 0.0), (2, "logistic", "data", True, 0.0),
+               (3, "cross_entropy", "data", False, 0.0), (3, "cross_entropy", "data", True, MULTI_NOISE)]
+    for i, (k, loss, init, bias, noise) in enumerate(configs):
+        seed = int(ctx.rng(f"init-{i}").integers(2**31))
+        X, y = orthogonally_separable_data(5, 4 * k, k, seed=seed)
+        width = 300 if init == "balanced" else 12  # >= 300 draws for the distribution tests
+        problem = problem_class(X=X, y=y, width=width, loss=loss, init=init, hidden_bias=bias,
+                                init_noise=noise, init_scale=INIT_SCALE)
+        label = f"K = {k}, {init}{' + bias' if bias else ''}{f', noise {noise:g}' if noise else ''}"
+        parts += _init_facts(problem, seed, label)
+    return _all(parts, "initializations and the module vs their definitions",
+                {"problem_class": problem_class.__name__})
 
 
 # ----------------------------------------------------------------------------- Theorem 1, binary
@@ -351,7 +761,67 @@ def _autograd(problem: TwoLayerTraining, theta: np.ndarray) -> tuple[float, np.n
     value = problem.torch_loss(t)
     (grad,) = torch.autograd.grad(value, t)
     hess = flat_hessian(problem.torch_loss, t.detach())
-    return float(value), grad.numpy(), hess.detach().numpy()
+    return float(value.detach()), grad.numpy(), hess.detach().numpy()
+
+
+def _gd_bookkeeping(problem: TwoLayerTraining, algorithm: GradientDescentTraining, run, seed: int,
+                    label: str) -> list[Outcome]:
+    """GD's documented bookkeeping on a 7-step run: retcode, counts, trace, and its loss tolerance."""
+    lr = algorithm.lr
+    losses = [r["loss"] for r in run.trace]
+    parts = [
+        _fact(run.retcode == RetCode.MaxIters and min(losses) > DEFAULT_LOSS_TOL,
+              f"{label}: GD reaching t_end above its tolerance is MaxIters"),
+        _agree([run.stats.iterations, run.stats.grad_calls, run.stats.f_calls], [7, 7, 8], rtol=0.0,
+               what=f"{label}: GD counts 7 steps, 7 gradients, 8 losses"),
+        _agree([[r["iteration"], r["t"]] for r in run.trace], [[i, i * lr] for i in range(8)], rtol=1e-12,
+               what=f"{label}: GD trace (iteration, t) from (0, 0)"),
+        _agree(losses, [problem.loss_value(th) for th in run.original["thetas"]], rtol=1e-12,
+               what=f"{label}: GD trace losses vs L at the recorded iterates"),
+    ]
+    # a tolerance between the losses after 2 and 3 steps: Success at step 3, returning θ_3
+    tol = 0.5 * (losses[2] + losses[3])
+    stopped = solve(problem, algorithm, seed=seed, tol=tol)
+    parts.append(_fact(stopped.retcode == RetCode.Success and stopped.stats.iterations == 3
+                       and np.array_equal(stopped.x, run.original["thetas"][3])
+                       and stopped.value == losses[3],
+                       f"{label}: GD with a loss tolerance stops with Success at the first iterate below it",
+                       iterations=stopped.stats.iterations))
+    unseeded = solve(problem, algorithm, maxiters=0, seed=None)
+    parts.append(_agree(unseeded.x, problem.initial_theta(0), rtol=0.0,
+                        what=f"{label}: GD without a seed starts from seed 0's initialization"))
+    return parts
+
+
+def _per_sample_facts(problem: TwoLayerTraining, theta0: np.ndarray, grad: np.ndarray, hess: np.ndarray,
+                      label: str) -> list[Outcome]:
+    """Per-sample gradients, Hessians (vmap) and the Hessian-vector product of ``functional`` against
+    the full-batch autograd gradient and Hessian: the mean of the per-sample ones is the full one."""
+    _, forward = flat_forward(problem.net())
+    binary = problem.output_dim == 1
+
+    def sample_loss(theta: torch.Tensor, x: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        out = forward(theta, x[None, :])[0]
+        if binary:  # target = the sign s_i
+            margin = target * out[0]
+            if problem.loss == "exponential":
+                return torch.exp(-margin)
+            return torch.nn.functional.softplus(-margin)
+        return torch.logsumexp(out, 0) - (out * target).sum()  # target = the one-hot label
+
+    theta = torch.as_tensor(theta0)
+    X = torch.as_tensor(problem.X)
+    targets = torch.as_tensor(problem.signs if binary else np.eye(problem.output_dim)[problem.y])
+    grads = per_sample_flat_grads(sample_loss, theta, X, targets).numpy()
+    hessians = per_sample_flat_hessians(sample_loss, theta, X, targets).numpy()
+    hvp = flat_hvp(problem.torch_loss, theta, torch.as_tensor(grad)).numpy()
+    scale = float(np.abs(hess).max())
+    return [_agree(grads.mean(axis=0), grad, rtol=1e-10, atol=1e-13 * float(np.abs(grad).max()),
+                   what=f"{label}: mean per-sample gradient vs ∇L"),
+            _agree(hessians.mean(axis=0), hess, rtol=1e-10, atol=1e-13 * scale,
+                   what=f"{label}: mean per-sample Hessian vs ∇²L"),
+            _agree(hvp, hess @ grad, rtol=1e-10, atol=1e-13 * scale * float(np.linalg.norm(grad)),
+                   what=f"{label}: Hessian-vector product vs ∇²L g")]
 
 
 def _check_gradient_field(ctx: Context, *, bug: dict | None = None) -> Outcome:
@@ -409,10 +879,12 @@ def _check_gradient_field(ctx: Context, *, bug: dict | None = None) -> Outcome:
         parts.append(numeric_outcome(step_error, np.zeros(theta0.size), rtol=0.0, atol=1e-10,
                                      what=f"{label}: one GD step vs θ0 - lr ∇L (÷ lr‖∇L‖)",
                                      names=("gd", "euler")))
-        steps = solve(problem, GradientDescentTraining(lr=tau, t_end=7 * tau, n_records=7, spacing="linear"),
-                      seed=seed).original["times"]
-        parts.append(numeric_outcome(steps, tau * np.arange(8), rtol=1e-12, atol=0.0,
+        seven = GradientDescentTraining(lr=tau, t_end=7 * tau, n_records=7, spacing="linear")
+        run = solve(problem, seven, seed=seed, store_trace=True)
+        parts.append(numeric_outcome(run.original["times"], tau * np.arange(8), rtol=1e-12, atol=0.0,
                                      what=f"{label}: GD record times vs k·lr", names=("recorded", "k_lr")))
+        parts += _gd_bookkeeping(problem, seven, run, seed, label)
+        parts += _per_sample_facts(problem, theta0, ref_grad, hess, label)
         # geometric records from τ/4 with ratio 2: τ/4, τ/2, τ (the grid written out, not recomputed)
         flow = solve(problem, GradientFlow(t_end=tau, n_records=3, t_first=tau / 4, rtol=1e-12, atol=1e-15),
                      seed=seed, store_trace=True)
@@ -427,6 +899,11 @@ def _check_gradient_field(ctx: Context, *, bug: dict | None = None) -> Outcome:
         parts.append(numeric_outcome([[r["iteration"], r["t"]] for r in flow.trace],
                                      [[0, 0.0], [1, tau / 4], [2, tau / 2], [3, tau]], rtol=1e-12, atol=0.0,
                                      what=f"{label}: flow trace (iteration, t)", names=("trace", "grid")))
+        parts.append(_agree([flow.stats.iterations, len(flow.trace)], [3, 4], rtol=0.0,
+                            what=f"{label}: flow iterations = record intervals (3), trace rows (4)"))
+        unseeded = solve(problem, GradientFlow(t_end=tau, n_records=1), maxiters=0, seed=None)
+        parts.append(_agree(unseeded.x, problem.initial_theta(0), rtol=0.0,
+                            what=f"{label}: flow without a seed starts from seed 0's initialization"))
         torch_at_x = float(problem.torch_loss(torch.as_tensor(flow.x, dtype=torch.float64)))
         parts.append(numeric_outcome(flow.value, torch_at_x, rtol=1e-12, atol=0.0,
                                      what=f"{label}: flow value vs torch loss at x",
@@ -770,4 +1247,61 @@ register(Claim(
     control=partial(_check_loss_rate, claimed=-2.0),
     control_description=("The same sweep against a claimed exponent of -2 (1/t²): the fitted slope (about "
                          "-1.25; the asymptotic rate is 1/(t log t)) is far above -2, so it is rejected."),
+))
+
+register(Claim(
+    id="two_layer_nc.data_generators", paper=PAPER,
+    source=("implementation: the data the claims train on (orthogonally separable clouds, Assumption 1 of "
+            f"{ARXIV}; interleaved sectors for the controls) against their documented constructions"),
+    statement=("orthogonally_separable_data (K = 2 and 3, 300 points per class) gives balanced classes, "
+               "same-class cosines >= (1 - spread²)/(1 + spread²), cross-class cosines rho·g·g' (rank one, "
+               "in [rho, rho/(1 + spread²)]) with both bounds approached, noise levels U(0, spread) and "
+               "norms U(norm_range) (KS), and orthogonal_separability agrees with class-block Gram "
+               "matrices; interleaved_sector_data puts each sample in a sector of its class, uniformly on "
+               "the middle 80 %, with N(0, noise²) off-plane coordinates, U(norm_range) norms and positive "
+               "inner products; ties (an inner product 0) follow Assumption 1's strict/non-strict signs."),
+    kind=Kind.NUMERIC, origin=Origin.IMPLEMENTATION,
+    check=partial(_check_generators, swapped=False),
+    control=partial(_check_generators, swapped=True),
+    control_description=("Each generator's facts applied to the other generator's data (inputs that violate "
+                         "the construction): the sector data are not orthogonally separable and the "
+                         "orthogonal clouds do not sit in class sectors, so the check must fail."),
+))
+
+register(Claim(
+    id="two_layer_nc.nc_metrics", paper=PAPER,
+    source=("implementation: the neural-collapse metrics that score Theorem 1 and Propositions 1-2 of "
+            f"{ARXIV} (NC1 of Papyan, Han & Donoho 2020; class-mean cosines, ETF distance, classifier "
+            "alignment, projected self-duality) against independent computations"),
+    statement=("On non-negative features with unbalanced classes (K = 2 with scalar and two-row "
+               "classifiers, 3, 4), nc_metrics, class_means and mean_cosines agree with explicit sums over "
+               "samples and classes (Σ_W, Σ_B with the global mean, numpy's pseudo-inverse) to rel. 1e-9; "
+               "the self-duality residual equals the least-squares one when the class means are orthogonal; "
+               "the pseudo-labels have Gram (K/(K-1))(I - 11ᵀ/K); degenerate inputs give the documented "
+               "0 / inf."),
+    kind=Kind.NUMERIC, origin=Origin.IMPLEMENTATION,
+    check=partial(_check_metrics, corrupt=0.0),
+    control=partial(_check_metrics, corrupt=1e-3),
+    control_description=("The implementation is handed the features with one entry moved by 1e-3 (a "
+                         "corrupted input reached through the same calls), the references the originals: "
+                         "the comparisons at 1e-9 must fail."),
+))
+
+register(Claim(
+    id="two_layer_nc.initialization", paper=PAPER,
+    source=(f"implementation: the small balanced initialization of Theorem 1 (Assumption 3, {ARXIV}) and the "
+            "semi-local data initialization of Section 4.2 (Assumption 4), as documented in "
+            "algorithms.nets.gradient_flow, and the module TwoLayerReLU they fill"),
+    statement=("θ has n_params entries and is the module's (W, b, v) flattened; the balanced initialization "
+               "has |v_j| = ‖(w_j, b_j)‖ (rel. 1e-12), entries N(0, ε²/d), output signs fair (binary) or "
+               "directions uniform on the sphere (K = 3); the data initialization has ‖(w_j, b_j)‖ = ‖v_j‖ "
+               "= ε, w_j along a sample of class j mod K and v_j = ε ẽ_(j mod K) (perturbed by init_noise: "
+               "cosines in (0, 1)); TwoLayerReLU's forward, functional view and hidden features equal "
+               "V σ(Wx + b) + c in numpy."),
+    kind=Kind.NUMERIC, origin=Origin.IMPLEMENTATION,
+    check=partial(_check_initialization, problem_class=TwoLayerTraining),
+    control=partial(_check_initialization, problem_class=_UnbalancedInit),
+    control_description=("A planted bug reached through the same code path: a problem whose balanced "
+                         "initialization leaves the hidden bias out of the output norms (|v_j| = ‖w_j‖). "
+                         "The balance comparisons with a bias must fail."),
 ))

@@ -29,7 +29,8 @@ Appendix A remark).
 ``init="gaussian"`` keeps the module's own draw (``TwoLayerReLU(seed=seed,
 init_scale=ε)``, not balanced).
 
-Algorithms (``solve(problem, algorithm, seed=...)``; the seed draws the initialization):
+Algorithms (``solve(problem, algorithm, seed=...)``; the seed draws the initialization, seed 0
+when none is given):
 
 * :class:`GradientFlow`: ``dθ/dt = -∇L(θ)`` integrated by ``scipy.integrate.solve_ivp``
   (``method``, ``rtol``, ``atol``) from ``t = 0`` to ``t_end``, restarted at each

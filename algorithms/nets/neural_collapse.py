@@ -217,9 +217,11 @@ def interleaved_sector_data(n_per_class: int, dim: int, n_classes: int = 2, *, n
     """Seeded data that are NOT orthogonally separable (for negative controls).
 
     The quarter plane spanned by the first two coordinates is cut into
-    ``n_classes + 1`` equal angular sectors whose classes cycle ``0, 1, .., K-1, 0``;
-    points are drawn inside the sectors (away from their edges), get Gaussian
-    ``noise`` in the other coordinates and a norm from ``norm_range``. All
+    ``n_classes + 1`` equal angular sectors whose classes cycle ``0, 1, .., K-1, 0``
+    (class 0's points split between its two sectors, the first one taking the odd one);
+    angles are uniform on the middle 80 % of each sector (away from its edges), the
+    other coordinates get Gaussian ``noise`` (relative to the unit vector in the
+    plane), and each point a norm drawn uniformly from ``norm_range``. All
     inner products are positive, so points of different classes are positively
     correlated and class ``1`` lies inside the cone of class ``0``.
 
@@ -339,7 +341,8 @@ def mean_cosines(means) -> np.ndarray:
 def etf_distance(means) -> float:
     """``|| G/||G||_F - E/||E||_F ||_F`` with ``G`` the Gram of the centred means, ``E = I - 11ᵀ/K``.
 
-    Orthogonal means of equal norm give 0 (their centred versions form a simplex ETF).
+    Orthogonal means of equal norm give 0 (their centred versions form a simplex ETF); ``inf``
+    when all the means coincide (no centred Gram to normalise).
 
     >>> float(round(etf_distance(np.eye(3)), 12))
     0.0
