@@ -1,0 +1,102 @@
+"""Stationary kernels of the CEI analysis: squared exponential and Matérn ν ∈ {1/2, 3/2, 5/2}.
+
+With r = ‖(x − x′)/ℓ‖₂ (ℓ a scalar or one length per coordinate) and outputscale s²:
+
+* SE:          k(r) = s² exp(−r²/2)
+* Matérn 1/2:  k(r) = s² exp(−r)
+* Matérn 3/2:  k(r) = s² (1 + √3 r) exp(−√3 r)
+* Matérn 5/2:  k(r) = s² (1 + √5 r + 5r²/3) exp(−√5 r)
+
+The theory (Assumption 3.2 of the paper) takes k(x, x) = 1, i.e. ``outputscale=1``.
+
+References
+----------
+H. Wang, J. Wang, Z. Dai, N.-Y. Chiang, S. H. Ng, C. G. Petra. Convergence Rates of Constrained
+Expected Improvement. NeurIPS 2025, arXiv:2505.11323 (Section 2.1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+from algorithms._validation import as_float_array, check_positive
+
+__all__ = ["KERNEL_NAMES", "MATERN_NUS", "Kernel"]
+
+KERNEL_NAMES = ("se", "matern")
+MATERN_NUS = (0.5, 1.5, 2.5)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A stationary kernel: ``name`` ``"se"`` or ``"matern"`` (with ``nu`` in {0.5, 1.5, 2.5}).
+
+    ``lengthscale`` is a positive float or one positive length per input coordinate (ARD).
+
+    >>> k = Kernel("matern", nu=2.5, lengthscale=0.2)
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.0]])
+    >>> np.round(k(X, X), 4)
+    array([[1.    , 0.8286],
+           [0.8286, 1.    ]])
+    """
+
+    name: str = "matern"
+    nu: float = 2.5
+    lengthscale: float | np.ndarray = 0.2
+    outputscale: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or self.name not in KERNEL_NAMES:
+            raise ValueError(f"name must be one of {list(KERNEL_NAMES)}, got {self.name!r}")
+        if self.name == "matern":
+            if isinstance(self.nu, bool) or not isinstance(self.nu, int | float) or self.nu not in MATERN_NUS:
+                raise ValueError(
+                    f"nu must be one of {list(MATERN_NUS)} for the Matérn kernel, got {self.nu!r}"
+                )
+            object.__setattr__(self, "nu", float(self.nu))
+        if np.ndim(self.lengthscale) == 0:
+            object.__setattr__(self, "lengthscale", check_positive("lengthscale", self.lengthscale))
+        else:
+            scale = as_float_array("lengthscale", self.lengthscale, ndim=1, dtype=np.float64)
+            if scale.size == 0 or np.any(scale <= 0):
+                raise ValueError(f"lengthscale must be > 0 in every coordinate, got {scale}")
+            object.__setattr__(self, "lengthscale", scale)
+        object.__setattr__(self, "outputscale", check_positive("outputscale", self.outputscale))
+
+    @property
+    def smoothness(self) -> float:
+        """ν of the kernel (``inf`` for SE, the ν → ∞ limit of the Matérn family)."""
+        return np.inf if self.name == "se" else self.nu
+
+    def with_params(self, lengthscale, outputscale: float) -> Kernel:
+        """The same kernel family with other hyperparameters."""
+        return Kernel(self.name, self.nu, lengthscale, outputscale)
+
+    def _scaled_distance(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        ell = np.asarray(self.lengthscale)
+        if ell.ndim == 1 and ell.size != X.shape[-1]:
+            raise ValueError(f"lengthscale has {ell.size} entries but the inputs have {X.shape[-1]} columns")
+        return cdist(X / ell, Y / ell)
+
+    def profile(self, r: np.ndarray) -> np.ndarray:
+        """k as a function of the scaled distance r (without the outputscale)."""
+        if self.name == "se":
+            return np.exp(-0.5 * r * r)
+        if self.nu == 0.5:
+            return np.exp(-r)
+        if self.nu == 1.5:
+            s = np.sqrt(3.0) * r
+            return (1.0 + s) * np.exp(-s)
+        s = np.sqrt(5.0) * r
+        return (1.0 + s + s * s / 3.0) * np.exp(-s)
+
+    def __call__(self, X, Y) -> np.ndarray:
+        """The kernel matrix k(X, Y), shape (len(X), len(Y)); X, Y of shape (n, d) and (m, d)."""
+        X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+        Y = np.atleast_2d(np.asarray(Y, dtype=np.float64))
+        if X.shape[1] != Y.shape[1]:
+            raise ValueError(f"X and Y must have the same number of columns, got {X.shape} and {Y.shape}")
+        return self.outputscale * self.profile(self._scaled_distance(X, Y))

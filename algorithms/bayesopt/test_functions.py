@@ -1,0 +1,332 @@
+"""Test problems for CEI: RKHS functions and GP sample paths for the theory, classic constrained problems.
+
+* :func:`rkhs_function`: g(x) = Σᵢ αᵢ k(x, zᵢ) with random centres zᵢ and N(0, 1) weights rescaled
+  to a prescribed RKHS norm ‖g‖_k = √(αᵀKα) (the paper's Section 4.1 construction, after
+  Chowdhury and Gopalan 2017); :func:`gp_sample_path`: a GP(0, k) draw on random points,
+  extended by its kernel interpolant (an RKHS function through the sampled values).
+* :func:`rkhs_problem`: f and c of that kind on [0, 1]^d, redrawn until the constraint is active
+  (the unconstrained minimizer of f is infeasible) and the seeded initial design has a feasible
+  point, with f* from :func:`constrained_minimum`.
+* :func:`gardner_problem` (Gardner et al. 2014, Section 5.1), :func:`constrained_branin` (Branin
+  with a disc constraint, Gelbart et al. 2014) and :func:`two_disks_problem` (a feasible region of
+  two disjoint discs), each with its known optimum.
+
+References
+----------
+S. R. Chowdhury, A. Gopalan. On kernelized multi-armed bandits. ICML 2017. J. R. Gardner et al.
+Bayesian optimization with inequality constraints. ICML 2014. M. A. Gelbart, J. Snoek, R. P. Adams.
+Bayesian optimization with unknown constraints. UAI 2014. H. Wang et al. arXiv:2505.11323, Sec. 4.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve
+from scipy.optimize import minimize
+from scipy.stats import qmc
+
+from algorithms._validation import (
+    as_float_array,
+    check_callable,
+    check_positive,
+    check_positive_int,
+    check_seed,
+)
+from algorithms.bayesopt.gp import _check_kernel
+from algorithms.bayesopt.kernels import Kernel
+from algorithms.bayesopt.problem import ConstrainedBOProblem
+
+__all__ = [
+    "RKHSFunction",
+    "constrained_branin",
+    "constrained_minimum",
+    "gardner_problem",
+    "gp_sample_path",
+    "rkhs_function",
+    "rkhs_problem",
+    "two_disks_problem",
+]
+
+
+@dataclass(frozen=True)
+class RKHSFunction:
+    """g(x) = Σᵢ ``weights[i]`` · k(x, ``centers[i]``): a finite kernel expansion.
+
+    Called on x of shape (d,) it returns a float, on X of shape (n, d) an (n,) array.
+
+    >>> g = RKHSFunction(Kernel("se", lengthscale=0.5), np.array([[0.0], [1.0]]), np.array([1.0, -1.0]))
+    >>> round(g(np.array([0.0])), 6), round(g.norm, 6)
+    (0.864665, 1.31504)
+    """
+
+    kernel: Kernel
+    centers: np.ndarray
+    weights: np.ndarray
+
+    def __post_init__(self) -> None:
+        _check_kernel(self.kernel)
+        centers = as_float_array("centers", self.centers, ndim=2, dtype=np.float64)
+        weights = as_float_array("weights", self.weights, ndim=1, dtype=np.float64)
+        if centers.shape[0] != weights.shape[0] or centers.shape[0] == 0:
+            raise ValueError(
+                f"centers and weights must have the same number (>= 1) of rows, got "
+                f"{centers.shape[0]} and {weights.shape[0]}"
+            )
+        object.__setattr__(self, "centers", centers)
+        object.__setattr__(self, "weights", weights)
+
+    @property
+    def norm(self) -> float:
+        """The RKHS norm √(αᵀKα)."""
+        return float(np.sqrt(max(self.weights @ self.kernel(self.centers, self.centers) @ self.weights, 0.0)))
+
+    def __call__(self, x):
+        x = np.asarray(x, dtype=np.float64)
+        rows = np.atleast_2d(x)
+        values = np.concatenate(
+            [
+                self.kernel(rows[i : i + 2048], self.centers) @ self.weights
+                for i in range(0, rows.shape[0], 2048)
+            ]
+        )
+        return float(values[0]) if x.ndim == 1 else values
+
+
+def rkhs_function(
+    kernel: Kernel, dim: int, norm: float, *, n_centers: int = 100, seed: int = 0
+) -> RKHSFunction:
+    """A random element of the RKHS of ``kernel`` on [0, 1]^dim with RKHS norm exactly ``norm``.
+
+    >>> g = rkhs_function(Kernel("matern", nu=2.5, lengthscale=0.2), 2, norm=3.0, seed=1)
+    >>> round(g.norm, 10)
+    3.0
+    """
+    _check_kernel(kernel)
+    dim = check_positive_int("dim", dim)
+    norm = check_positive("norm", norm)
+    n_centers = check_positive_int("n_centers", n_centers)
+    rng = np.random.default_rng(check_seed(seed))
+    centers = rng.uniform(size=(n_centers, dim))
+    weights = rng.standard_normal(n_centers)
+    raw = RKHSFunction(kernel, centers, weights).norm
+    return RKHSFunction(kernel, centers, weights * (norm / raw))
+
+
+def gp_sample_path(
+    kernel: Kernel, dim: int, *, n_points: int = 400, seed: int = 0, jitter: float = 1e-8
+) -> RKHSFunction:
+    """A draw of GP(0, ``kernel``) at ``n_points`` uniform points of [0, 1]^dim, extended by interpolation.
+
+    The values at the points are exact GP samples (Cholesky of K + ``jitter``·I); between them the
+    path is the kernel interpolant, so it is itself a finite kernel expansion.
+
+    >>> g = gp_sample_path(Kernel("se", lengthscale=0.2), 1, n_points=50, seed=0)
+    >>> g.centers.shape, bool(np.isfinite(g(np.array([0.3]))))
+    ((50, 1), True)
+    """
+    _check_kernel(kernel)
+    dim = check_positive_int("dim", dim)
+    n_points = check_positive_int("n_points", n_points)
+    jitter = check_positive("jitter", jitter)
+    rng = np.random.default_rng(check_seed(seed))
+    points = rng.uniform(size=(n_points, dim))
+    K = kernel(points, points) + jitter * np.eye(n_points)
+    factor = cho_factor(K, lower=True)
+    values = np.tril(factor[0]) @ rng.standard_normal(n_points)
+    return RKHSFunction(kernel, points, cho_solve(factor, values))
+
+
+def _grid(bounds: np.ndarray, n_grid: int) -> np.ndarray:
+    axes = [np.linspace(lo, hi, n_grid) for lo, hi in bounds]
+    return np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, len(axes))
+
+
+def _batch(g: Callable, X: np.ndarray) -> np.ndarray:
+    try:
+        values = np.asarray(g(X), dtype=np.float64)
+        if values.shape[0] == X.shape[0]:
+            return values.reshape(X.shape[0], -1)
+    except (TypeError, ValueError, IndexError):
+        pass
+    return np.array([np.atleast_1d(np.asarray(g(x), dtype=np.float64)) for x in X])
+
+
+def constrained_minimum(
+    f: Callable, c: Callable, bounds, *, n_grid: int | None = None, n_polish: int = 3
+) -> tuple[np.ndarray, float]:
+    """(x*, f*) of min f s.t. c <= 0 on the box: a dense grid, then SLSQP from the best feasible nodes.
+
+    The grid has ``n_grid`` nodes per axis (default: about 10⁴ nodes in all); the best of the
+    polished points that stay feasible (c <= 1e-10) is returned.
+
+    >>> x, value = constrained_minimum(lambda x: float(x @ x), lambda x: 0.5 - x[0], [[0, 1], [0, 1]])
+    >>> np.round(x, 6), round(value, 8)
+    (array([0.5, 0. ]), 0.25)
+    """
+    check_callable("f", f)
+    check_callable("c", c)
+    bounds = as_float_array("bounds", bounds, ndim=2, dtype=np.float64)
+    if bounds.shape[1] != 2 or np.any(bounds[:, 0] >= bounds[:, 1]):
+        raise ValueError(f"bounds must be a (d, 2) array of rows lower < upper, got {bounds.tolist()}")
+    dim = bounds.shape[0]
+    n_grid = check_positive_int("n_grid", n_grid) if n_grid is not None else max(3, int(1e4 ** (1 / dim)))
+    nodes = _grid(bounds, n_grid)
+    f_values = _batch(f, nodes)[:, 0]
+    feasible = np.all(_batch(c, nodes) <= 0, axis=1)
+    if not feasible.any():
+        raise ValueError("no feasible grid node: the feasible region is empty or thinner than the grid")
+    order = np.flatnonzero(feasible)[np.argsort(f_values[feasible])]
+    best_x, best_f = nodes[order[0]], float(f_values[order[0]])
+    for start in nodes[order[:n_polish]]:
+        res = minimize(
+            lambda x: float(np.asarray(f(x))),
+            start,
+            method="SLSQP",
+            bounds=bounds,
+            constraints=[{"type": "ineq", "fun": lambda x: -np.atleast_1d(c(x))}],
+            options={"ftol": 1e-14, "maxiter": 500},
+        )
+        x = np.clip(res.x, bounds[:, 0], bounds[:, 1])
+        value = float(np.asarray(f(x)))
+        if np.all(np.atleast_1d(c(x)) <= 1e-10) and value < best_f:
+            best_x, best_f = x, value
+    return best_x, best_f
+
+
+def rkhs_problem(
+    kernel: Kernel,
+    dim: int,
+    *,
+    norm_f: float = 3.0,
+    norm_c: float = 3.0,
+    n_initial: int = 10,
+    seed: int = 0,
+    gp_objective: bool = False,
+    n_centers: int = 100,
+) -> ConstrainedBOProblem:
+    """f, c random RKHS functions (or f a GP sample path, ``gp_objective=True``) on [0, 1]^dim.
+
+    Draws are repeated (seed, seed + 1000, ...) until the unconstrained minimizer of f is
+    infeasible, with a minimum at least 5 % of f's range below f*, and the ``n_initial``-point
+    Latin hypercube design (seeded) holds a feasible point; the problem's ``initial`` is that
+    design and ``f_star``/``x_star`` its constrained optimum.
+
+    >>> prob = rkhs_problem(Kernel("se", lengthscale=0.2), 1, seed=0)
+    >>> feasible = prob.initial[prob.c(prob.initial) <= 0]
+    >>> prob.initial.shape, bool(prob.f_star <= prob.f(feasible).min())
+    ((10, 1), True)
+    """
+    _check_kernel(kernel)
+    dim = check_positive_int("dim", dim)
+    n_initial = check_positive_int("n_initial", n_initial)
+    bounds = np.array([[0.0, 1.0]] * dim)
+    base = check_seed(seed)
+    for attempt in range(50):
+        s = base + 1000 * attempt
+        f = (
+            gp_sample_path(kernel, dim, seed=s)
+            if gp_objective
+            else rkhs_function(kernel, dim, norm_f, n_centers=n_centers, seed=s)
+        )
+        c = rkhs_function(kernel, dim, norm_c, n_centers=n_centers, seed=s + 1)
+        nodes = _grid(bounds, max(3, int(1e4 ** (1 / dim))))
+        f_nodes = f(nodes)
+        if c(nodes[[np.argmin(f_nodes)]])[0] <= 0:
+            continue  # the constraint would not matter
+        design = qmc.LatinHypercube(d=dim, seed=s).random(n_initial)
+        if not np.any(c(design) <= 0):
+            continue
+        try:
+            x_star, f_star = constrained_minimum(f, c, bounds)
+        except ValueError:
+            continue
+        if f_star - f_nodes.min() < 0.05 * np.ptp(f_nodes):
+            continue  # an infeasible minimizer barely below f*: the constraint hardly matters
+        kind = "GP sample" if gp_objective else "RKHS"
+        return ConstrainedBOProblem(
+            f=f,
+            c=c,
+            bounds=bounds,
+            initial=design,
+            f_star=f_star,
+            x_star=x_star,
+            name=f"{kind} {kernel.name} d={dim} seed={seed}",
+        )
+    raise ValueError(f"no admissible draw in 50 attempts for seed {seed}")
+
+
+def gardner_problem(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
+    """min cos(2x₁)cos(x₂) + sin(x₁) s.t. cos(x₁)cos(x₂) − sin(x₁)sin(x₂) <= 1/2, x in [0, 6]².
+
+    The optimum f* = −2 at (3π/2, 0) (where both terms reach −1); a second basin near (3π/2, 2π)
+    is cut off by the box, and the constraint removes the bands where cos(x₁ + x₂) > 1/2.
+
+    >>> prob = gardner_problem()
+    >>> round(prob.f(prob.x_star), 6) == round(prob.f_star, 6), prob.c(prob.x_star) <= 1e-9
+    (True, True)
+    """
+    return ConstrainedBOProblem(
+        f=lambda x: float(np.cos(2 * x[0]) * np.cos(x[1]) + np.sin(x[0])),
+        c=lambda x: float(np.cos(x[0]) * np.cos(x[1]) - np.sin(x[0]) * np.sin(x[1]) - 0.5),
+        bounds=np.array([[0.0, 6.0], [0.0, 6.0]]),
+        initial=initial,
+        f_star=-2.0,
+        x_star=np.array([1.5 * np.pi, 0.0]),
+        name="Gardner",
+    )
+
+
+def _branin(x: np.ndarray) -> float:
+    a, b, c, r, s, t = 1.0, 5.1 / (4 * np.pi**2), 5 / np.pi, 6.0, 10.0, 1 / (8 * np.pi)
+    return float(a * (x[1] - b * x[0] ** 2 + c * x[0] - r) ** 2 + s * (1 - t) * np.cos(x[0]) + s)
+
+
+def constrained_branin(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
+    """Branin on [−5, 10] × [0, 15] s.t. (x₁ − 2.5)² + (x₂ − 7.5)² <= 50; optimum 5/(4π) at (π, 2.275).
+
+    >>> prob = constrained_branin()
+    >>> round(prob.f_star, 6), prob.c(prob.x_star) <= 0
+    (0.397887, True)
+    """
+    return ConstrainedBOProblem(
+        f=_branin,
+        c=lambda x: float((x[0] - 2.5) ** 2 + (x[1] - 7.5) ** 2 - 50.0),
+        bounds=np.array([[-5.0, 10.0], [0.0, 15.0]]),
+        initial=initial,
+        f_star=5.0 / (4.0 * np.pi),
+        x_star=np.array([np.pi, 2.275]),
+        name="constrained Branin",
+    )
+
+
+_DISK_A, _DISK_B, _DISK_R = np.array([0.2, 0.7]), np.array([0.75, 0.25]), 0.15
+
+
+def two_disks_problem(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
+    """min x₁ + x₂ on [0, 1]² over two disjoint discs (radius 0.15 at (0.2, 0.7) and (0.75, 0.25)).
+
+    The constraint (‖x − a‖² − r²)(‖x − b‖² − r²) <= 0 holds exactly on the union of the discs
+    (they are disjoint); the optimum a − r(1, 1)/√2 lies on the first disc, f* = 0.9 − 0.15√2, and
+    the second disc holds a local optimum 0.1 worse.
+
+    >>> prob = two_disks_problem()
+    >>> round(prob.f_star, 6), abs(prob.c(prob.x_star)) < 1e-12
+    (0.687868, True)
+    """
+
+    def c(x):
+        return float((np.sum((x - _DISK_A) ** 2) - _DISK_R**2) * (np.sum((x - _DISK_B) ** 2) - _DISK_R**2))
+
+    x_star = _DISK_A - _DISK_R / np.sqrt(2.0)
+    return ConstrainedBOProblem(
+        f=lambda x: float(x[0] + x[1]),
+        c=c,
+        bounds=np.array([[0.0, 1.0], [0.0, 1.0]]),
+        initial=initial,
+        f_star=float(x_star.sum()),
+        x_star=x_star,
+        name="two disks (disconnected feasible region)",
+    )

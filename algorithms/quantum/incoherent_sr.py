@@ -1,0 +1,130 @@
+"""IncoherentSR: the paper's adaptive incoherent algorithm (IM-PQSI, Algorithm 1).
+
+Successive rejects over the K states with single-copy measurements in shared Haar-random
+bases. Haar unitaries U₁, U₂, ... are drawn once and shared by all states; basis j is measured
+on m copies of a state, giving counts c and the collision statistic g̃ = Σᵢ cᵢ(cᵢ − 1)/m².
+With the schedule N_k = ⌈(N − K)/(loḡ(K)(K + 1 − k))⌉ copies per surviving state, phase k
+measures each survivor in bases ⌊N_{k−1}/m⌋ + 1, ..., ⌊N_k/m⌋, sets w(ρ, k) to the mean of g̃
+over all its bases so far, and drops the state of smallest w. Since
+E[w] = (m − 1)(1 + Tr ρ²)/(m(d + 1)) (d = 2ⁿ), the purest state has the largest w.
+
+The number of copies per basis m:
+
+* ``copies_per_basis`` given: that m (>= 2);
+* else ``gap`` = c given (a known lower bound on every purity gap, c > 1/d²): m = ⌈1/√c⌉
+  (Theorem 4.1), raised to 2 when 1/√c <= 1 (the collision statistic needs two copies);
+* else m = d, the setting of Lemma 4.2, which needs no knowledge of the gaps.
+
+Theorem 4.1: with Δ₍ᵢ₎ >= c > 1/d² and m = ⌈1/√c⌉ the error probability is at most
+K(K − 1)/2 · exp(−Ω(√c N H₁/(loḡ(K) d))), H₁ = min_i Δ₍ᵢ₎/i.
+
+``Success``: all K − 1 phases ran and every elimination rested on at least one basis per
+survivor; ``Failure``: the budget left a phase without a single basis (N_k < m), so that
+elimination was a coin toss; ``MaxIters``: ``maxiters`` (phases) stopped it early, with the
+best current estimate returned. ``sol.x`` is the index of the state named purest,
+``sol.value`` its estimated purity, ``sol.stats.copies`` the copies spent (<= N).
+
+References
+----------
+Y. Yu, H. Chen, J. Wu, W. Xie, X.-Y. Li. Purest Quantum State Identification. NeurIPS 2025,
+arXiv:2502.14334 (Algorithm 1, Theorem 4.1, Lemma 4.2).
+
+>>> from algorithms import solve
+>>> from algorithms.quantum import PurestStateProblem, random_state
+>>> states = [random_state(2, purity=p, seed=i) for i, p in enumerate((0.5, 1.0, 0.4, 0.45))]
+>>> sol = solve(PurestStateProblem(states, copies=4000), IncoherentSR(), seed=0)
+>>> sol.x, sol.retcode, sol.stats.copies <= 4000
+(1, <RetCode.Success: 'Success'>, True)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
+from algorithms.quantum.estimators import collision_statistic, purity_from_collisions
+from algorithms.quantum.problem import (
+    PurestStateProblem,
+    QuantumStats,
+    check_copies_per_basis,
+    run_successive_rejects,
+    successive_rejects_schedule,
+)
+from algorithms.quantum.states import haar_unitaries, outcome_probabilities
+
+__all__ = ["IncoherentSR", "copies_per_basis_for"]
+
+
+def copies_per_basis_for(dim: int, copies_per_basis: int | None = None, gap: float | None = None) -> int:
+    """The m of :class:`IncoherentSR`: the given m, else max(2, ⌈1/√gap⌉), else ``dim``.
+
+    >>> copies_per_basis_for(8), copies_per_basis_for(8, gap=0.1), copies_per_basis_for(8, 3)
+    (8, 4, 3)
+    """
+    if isinstance(dim, bool) or not isinstance(dim, int | np.integer) or dim < 2:
+        raise ValueError(f"dim must be an int >= 2, got {dim!r}")
+    m = check_copies_per_basis(copies_per_basis)
+    if m is not None:
+        return m
+    if gap is not None:
+        return max(2, math.ceil(round(1.0 / math.sqrt(_check_gap(gap)), 9)))
+    return int(dim)
+
+
+def _check_gap(gap: object) -> float:
+    if isinstance(gap, bool) or not isinstance(gap, int | float | np.floating):
+        raise TypeError(f"gap must be a float in (0, 1] or None, got {type(gap).__name__} {gap!r}")
+    if not 0 < gap <= 1:
+        raise ValueError(f"gap must be a float in (0, 1] or None, got {gap!r}")
+    return float(gap)
+
+
+@dataclass(frozen=True)
+class IncoherentSR(Algorithm):
+    """Successive rejects with the Haar-basis collision estimator (see the module docstring)."""
+
+    copies_per_basis: int | None = None
+    gap: float | None = None
+
+    def __post_init__(self) -> None:
+        check_copies_per_basis(self.copies_per_basis)
+        if self.gap is not None:
+            _check_gap(self.gap)
+
+
+@_dispatch
+def _solve(problem: PurestStateProblem, algorithm: IncoherentSR, options: SolveOptions) -> Solution:
+    rng = np.random.default_rng(options.seed)
+    dim = problem.dim
+    m = copies_per_basis_for(dim, algorithm.copies_per_basis, algorithm.gap)
+    schedule = successive_rejects_schedule(problem.copies, problem.K)
+    stats = QuantumStats()
+    bases = np.empty((0, dim, dim), dtype=np.complex128)
+    sums = np.zeros(problem.K)
+    counts = np.zeros(problem.K, dtype=np.int64)
+
+    def measure(arm: int, previous: int, target: int) -> None:
+        nonlocal bases
+        first, last = previous // m, target // m
+        if last > bases.shape[0]:  # draw the new shared bases in order: same seed, same bases
+            bases = np.concatenate([bases, haar_unitaries(dim, last - bases.shape[0], rng)])
+        if last == first:
+            return
+        probabilities = outcome_probabilities(problem.states[arm], bases[first:last])
+        outcomes = rng.multinomial(m, probabilities)
+        sums[arm] += float(np.sum(collision_statistic(outcomes)))
+        counts[arm] += last - first
+        stats.copies += m * (last - first)
+        stats.settings += last - first
+
+    def score(arm: int) -> float:
+        return sums[arm] / counts[arm] if counts[arm] else math.nan
+
+    def to_purity(w: float) -> float:
+        return purity_from_collisions(w, m, dim) if math.isfinite(w) else math.nan
+
+    return run_successive_rejects(problem, schedule, measure, score, options, rng, stats, to_purity,
+                                  "IncoherentSR")

@@ -1,0 +1,272 @@
+"""The purest-state identification problem, its hardness quantities and the budget schedule.
+
+K unknown n-qubit states ρ₁, ..., ρ_K and a budget of N copies in all: name the state with
+the largest purity Tr ρ². With the purities sorted, P₍₁₎ >= P₍₂₎ >= ... >= P₍K₎, and gaps
+Δ₍ᵢ₎ = P₍₁₎ − P₍ᵢ₎, the paper's hardness quantities are
+
+    H₁ = min_{2<=i<=K} Δ₍ᵢ₎ / i,        H₂ = min_{2<=i<=K} Δ₍ᵢ₎² / i
+
+(:func:`hardness_h1`, :func:`hardness_h2`; larger means easier). Its algorithms are
+successive rejects in K − 1 phases: with loḡ(K) = 1/2 + Σ_{i=2}^{K} 1/i and a budget B of
+measurement units, phase k brings each surviving arm to
+
+    N_k = ⌈(B − K) / (loḡ(K) (K + 1 − k))⌉    units,
+
+after which the arm with the lowest estimate is dropped (:func:`successive_rejects_schedule`).
+The units spent, N₁ + ... + N_{K−1} + N_{K−1}, never exceed B (each ceiling adds at most one
+unit per phase and the fractions sum to (B − K)).
+
+References
+----------
+Y. Yu, H. Chen, J. Wu, W. Xie, X.-Y. Li. Purest Quantum State Identification. NeurIPS 2025,
+arXiv:2502.14334 (Problem 1.1, Section 3, Algorithms 1 and 2). J.-Y. Audibert, S. Bubeck,
+R. Munos. Best arm identification in multi-armed bandits. COLT 2010 (successive rejects).
+
+>>> from algorithms.quantum import random_state
+>>> states = [random_state(1, purity=p, seed=i) for i, p in enumerate((0.6, 0.9, 0.7))]
+>>> problem = PurestStateProblem(states, copies=300)
+>>> problem.purest, problem.n_qubits, round(problem.hardness()[0], 6)
+(1, 1, 0.1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
+from algorithms.quantum.states import _count, _n_qubits_of, as_density_matrix
+
+__all__ = [
+    "PurestStateProblem",
+    "QuantumStats",
+    "hardness_h1",
+    "hardness_h2",
+    "log_bar",
+    "successive_rejects_schedule",
+]
+
+
+def _purity_vector(purities: Any) -> np.ndarray:
+    array = np.asarray(purities)
+    if array.dtype == object or not np.issubdtype(array.dtype, np.number) or np.iscomplexobj(array):
+        raise TypeError(f"purities must be a real 1-D array, got {purities!r}")
+    array = array.astype(np.float64)
+    if array.ndim != 1 or array.size < 2:
+        raise ValueError(f"purities must be a 1-D array of K >= 2 values, got shape {array.shape}")
+    if not np.all(np.isfinite(array)) or np.any(array <= 0) or np.any(array > 1 + 1e-9):
+        raise ValueError(f"purities must lie in (0, 1], got {array.tolist()}")
+    return array
+
+
+def _sorted_gaps(purities: Any) -> tuple[np.ndarray, np.ndarray]:
+    ordered = np.sort(_purity_vector(purities))[::-1]
+    return ordered[0] - ordered[1:], np.arange(2, ordered.size + 1)
+
+
+def hardness_h1(purities: Any) -> float:
+    """H₁ = min_{2<=i<=K} Δ₍ᵢ₎/i of the sorted purity gaps (0 when the purest state is not unique).
+
+    >>> hardness_h1([1.0, 0.5, 0.5, 0.5])  # min(0.5/2, 0.5/3, 0.5/4)
+    0.125
+    """
+    gaps, ranks = _sorted_gaps(purities)
+    return float(np.min(gaps / ranks))
+
+
+def hardness_h2(purities: Any) -> float:
+    """H₂ = min_{2<=i<=K} Δ₍ᵢ₎²/i of the sorted purity gaps.
+
+    >>> hardness_h2([1.0, 0.5, 0.5, 0.5])  # min(0.25/2, 0.25/3, 0.25/4)
+    0.0625
+    """
+    gaps, ranks = _sorted_gaps(purities)
+    return float(np.min(gaps**2 / ranks))
+
+
+def log_bar(K: int) -> float:
+    """loḡ(K) = 1/2 + Σ_{i=2}^{K} 1/i, the normalization of the successive-rejects phases.
+
+    >>> log_bar(2), round(log_bar(4), 6)
+    (1.0, 1.583333)
+    """
+    K = _count("K", K, 2)
+    return 0.5 + sum(1.0 / i for i in range(2, K + 1))
+
+
+def successive_rejects_schedule(budget: int, K: int) -> np.ndarray:
+    """N_k = ⌈(budget − K)/(loḡ(K)(K + 1 − k))⌉ for k = 1, ..., K − 1 (units per surviving arm).
+
+    >>> successive_rejects_schedule(100, 4).tolist()
+    [16, 21, 31]
+    >>> int(sum(successive_rejects_schedule(100, 4)) + successive_rejects_schedule(100, 4)[-1]) <= 100
+    True
+    """
+    K = _count("K", K, 2)
+    budget = _count("budget", budget, K)
+    phases = np.arange(1, K)
+    raw = (budget - K) / (log_bar(K) * (K + 1 - phases))
+    # round first: (B − K)/(loḡ ·(K + 1 − k)) can land a hair above an integer it equals
+    return np.ceil(np.round(raw, 9)).astype(np.int64)
+
+
+@dataclass
+class QuantumStats(Stats):
+    """Counters of an identification run: ``copies`` consumed (never more than the budget),
+    ``settings`` measured (Haar or local bases, or SWAP tests); ``f_calls`` = ``copies`` and
+    ``iterations`` = elimination phases completed."""
+
+    copies: int = 0
+    settings: int = 0
+
+
+@dataclass(frozen=True, eq=False)
+class PurestStateProblem(Problem):
+    """K density matrices of one size and a budget of ``copies`` (N) copies in all.
+
+    ``states`` is a sequence of 2ⁿ × 2ⁿ density matrices (or a (K, 2ⁿ, 2ⁿ) array), each checked
+    by :func:`~algorithms.quantum.states.as_density_matrix`; K >= 2 and ``copies`` >= K.
+    The simulator knows the states; an algorithm only sees measurement outcomes.
+    """
+
+    states: Any
+    copies: int
+
+    def __post_init__(self) -> None:
+        if self.states is None or isinstance(self.states, str | bytes):
+            raise TypeError(f"states must be a sequence of density matrices, got {self.states!r}")
+        try:
+            items = list(self.states)
+        except TypeError as exc:
+            raise TypeError(f"states must be a sequence of density matrices, got "
+                            f"{type(self.states).__name__}") from exc
+        if len(items) < 2:
+            raise ValueError(f"states must hold K >= 2 density matrices, got K = {len(items)}")
+        matrices = [as_density_matrix(item, f"states[{i}]") for i, item in enumerate(items)]
+        shapes = sorted({m.shape for m in matrices})
+        if len(shapes) > 1:
+            raise ValueError(f"states must all have the same dimension (qubit count), got shapes {shapes}")
+        dtypes = {np.asarray(item).dtype for item in items}
+        object.__setattr__(self, "_dtype", np.float32 if dtypes <= {np.dtype(np.float32),
+                                                                    np.dtype(np.complex64)} else np.float64)
+        stacked = np.stack(matrices)
+        stacked.flags.writeable = False
+        object.__setattr__(self, "states", stacked)
+        if isinstance(self.copies, bool) or not isinstance(self.copies, int | np.integer):
+            raise TypeError(f"copies must be an int, got {type(self.copies).__name__} {self.copies!r}")
+        if self.copies < len(matrices):
+            raise ValueError(f"copies must be >= K = {len(matrices)} (one copy per state at least), "
+                             f"got {self.copies}")
+        object.__setattr__(self, "copies", int(self.copies))
+        object.__setattr__(self, "_purities", np.sum(np.abs(stacked) ** 2, axis=(1, 2)))
+
+    @property
+    def K(self) -> int:
+        return int(self.states.shape[0])
+
+    @property
+    def dim(self) -> int:
+        return int(self.states.shape[1])
+
+    @property
+    def n_qubits(self) -> int:
+        return _n_qubits_of("states", self.dim)
+
+    @property
+    def dtype(self) -> type:
+        """float32 when every state came in single precision, else float64."""
+        return self._dtype
+
+    @property
+    def purities(self) -> np.ndarray:
+        return self._purities.copy()
+
+    @property
+    def purest(self) -> int:
+        """The index of a purest state (the first, if several tie)."""
+        return int(np.argmax(self._purities))
+
+    def is_correct(self, index: int, atol: float = 1e-12) -> bool:
+        """Whether ``index`` names a purest state (ties within ``atol`` count as purest)."""
+        index = _count("index", index, 0)
+        if index >= self.K:
+            raise ValueError(f"index must be in [0, K − 1 = {self.K - 1}], got {index}")
+        return bool(self._purities[index] >= self._purities.max() - atol)
+
+    def hardness(self) -> tuple[float, float]:
+        """(H₁, H₂) of this problem's purities."""
+        return hardness_h1(self._purities), hardness_h2(self._purities)
+
+
+def run_successive_rejects(
+    problem: PurestStateProblem,
+    schedule: np.ndarray,
+    measure: Callable[[int, int, int], None],
+    score: Callable[[int], float],
+    options: SolveOptions,
+    rng: np.random.Generator,
+    stats: QuantumStats,
+    to_purity: Callable[[float], float],
+    label: str,
+) -> Solution:
+    """The elimination loop shared by the successive-rejects algorithms.
+
+    Phase k calls ``measure(arm, N_{k−1}, N_k)`` for each surviving arm (bringing it from
+    N_{k−1} to N_k units), then drops the arm of lowest ``score`` (ties broken at random). The
+    survivor of K − 1 phases is returned with ``Success`` when every elimination rested on data;
+    a phase that left an arm without a single measurement makes it ``Failure`` (a coin toss,
+    not an identification); ``maxiters`` below K − 1 phases gives ``MaxIters`` and the best
+    current estimate.
+    """
+    K = problem.K
+    survivors = list(range(K))
+    phases = options.iterations(K - 1)
+    monitor = IterationMonitor(options, total=min(phases, K - 1), desc=label)
+    blind = False
+    retcode = RetCode.Success
+    previous = 0
+    try:
+        for k, target in enumerate(schedule.tolist(), start=1):
+            if k > phases:
+                retcode = RetCode.MaxIters
+                break
+            for arm in survivors:
+                measure(arm, previous, target)
+            previous = target
+            scores = np.array([score(arm) for arm in survivors])
+            blind = blind or bool(np.any(np.isnan(scores)))
+            # every survivor holds the same number of units: all have data or none has
+            lowest = (np.arange(scores.size) if np.all(np.isnan(scores))
+                      else np.flatnonzero(scores == np.nanmin(scores)))
+            dropped = survivors[int(lowest[rng.integers(lowest.size)])]
+            survivors.remove(dropped)
+            stats.iterations = k
+            stop = monitor.record(phase=k, units_per_arm=target, dropped=dropped,
+                                  survivors=list(survivors), copies=stats.copies,
+                                  scores=[float(s) for s in scores])
+            if stop:
+                retcode = RetCode.Terminated
+                break
+    finally:
+        monitor.close()
+    if blind and retcode is RetCode.Success:
+        retcode = RetCode.Failure
+    scores = np.array([score(arm) for arm in survivors])
+    best = survivors[int(np.argmax(np.nan_to_num(scores, nan=-np.inf)))]
+    stats.f_calls = stats.copies
+    value = to_purity(score(best))
+    return Solution(x=best, value=value, retcode=retcode, stats=stats, trace=monitor.trace)
+
+
+def check_copies_per_basis(value: Any) -> int | None:
+    """``None`` or an int >= 2 (the collision statistic needs two copies per basis)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TypeError(f"copies_per_basis must be an int >= 2 or None, got {type(value).__name__} {value!r}")
+    if value < 2:
+        raise ValueError(f"copies_per_basis must be an int >= 2 or None, got {value}")
+    return int(value)

@@ -1,0 +1,298 @@
+"""Density matrices of n qubits: validation, purity, random states, partial traces, measurements.
+
+A density matrix of n qubits is a d×d complex matrix (d = 2ⁿ) that is Hermitian, positive
+semidefinite and of trace one; its purity is Tr ρ² ∈ [1/d, 1]. Every function here checks its
+matrix on entry (within the tolerance :func:`state_tolerance` of its dtype) and says which
+condition failed and by how much. Simulation is in complex128 whatever the input dtype.
+
+Measuring ρ in the orthonormal basis {U†|i⟩}ᵢ (the rows of U) gives outcome i with probability
+pᵢ = ⟨i|UρU†|i⟩ (:func:`measurement_probabilities`); m copies measured in one basis give
+multinomial counts (:func:`sample_counts`, drawn in bulk from the exact distribution, not copy
+by copy).
+
+>>> rho = random_state(2, purity=0.6, seed=1)
+>>> round(purity(rho), 12), round(float(np.trace(rho).real), 12)
+(0.6, 1.0)
+>>> partial_trace(rho, keep=(0,)).shape
+(2, 2)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "as_density_matrix",
+    "haar_unitaries",
+    "local_unitaries",
+    "measurement_probabilities",
+    "partial_trace",
+    "purity",
+    "random_state",
+    "sample_counts",
+    "state_tolerance",
+]
+
+#: the largest number of qubits the dense simulation accepts (a 2¹⁰ × 2¹⁰ matrix)
+MAX_QUBITS = 10
+
+
+def state_tolerance(dtype: Any) -> float:
+    """The tolerance of the density-matrix checks for entries of ``dtype``.
+
+    About 10⁴ machine epsilons of the real type (1e-5 for float32/complex64, 1e-8 below that
+    for float64/complex128), enough for matrices built in that precision.
+
+    >>> state_tolerance(np.float64), state_tolerance(np.complex64)
+    (1e-08, 1e-05)
+    """
+    try:
+        kind = np.dtype(dtype)
+    except TypeError as exc:
+        raise TypeError(f"dtype must be a numpy data type, got {dtype!r}") from exc
+    single = kind in (np.dtype(np.float32), np.dtype(np.complex64))
+    return 1e-5 if single else 1e-8
+
+
+def _n_qubits_of(name: str, dim: int) -> int:
+    n_qubits = int(dim).bit_length() - 1
+    if dim < 2 or 2**n_qubits != dim:
+        raise ValueError(f"{name} must be 2ⁿ × 2ⁿ for n >= 1 qubits, got {dim} × {dim}")
+    if n_qubits > MAX_QUBITS:
+        raise ValueError(f"{name} has {n_qubits} qubits; the dense simulation takes at most {MAX_QUBITS}")
+    return n_qubits
+
+
+def as_density_matrix(rho: Any, name: str = "rho", *, atol: float | None = None) -> np.ndarray:
+    """``rho`` as a complex128 density matrix, after checking it is one.
+
+    Checks, in order: a numeric square 2ⁿ × 2ⁿ array without NaN/inf, Hermitian
+    (max |ρ − ρ†| <= atol), positive semidefinite (smallest eigenvalue >= −atol), trace one
+    (|Tr ρ − 1| <= atol). ``atol`` defaults to :func:`state_tolerance` of the input dtype.
+    The error names ``name``, the failed condition and the measured violation.
+
+    >>> as_density_matrix(np.eye(2) / 2).dtype
+    dtype('complex128')
+    >>> as_density_matrix(np.diag([0.7, 0.7]), name="states[1]")
+    Traceback (most recent call last):
+    ...
+    ValueError: states[1] must have trace 1: |Tr ρ − 1| = 0.4 > tolerance 1e-08
+    """
+    if rho is None:
+        raise TypeError(f"{name} is required, got None")
+    try:
+        array = np.asarray(rho)
+    except Exception as exc:  # ragged nested lists
+        raise TypeError(f"{name} must be array-like: {exc}") from exc
+    if array.dtype == object or not np.issubdtype(array.dtype, np.number) or array.dtype == bool:
+        raise TypeError(f"{name} must be a numeric matrix, got dtype {array.dtype}")
+    if array.ndim != 2 or array.shape[0] != array.shape[1]:
+        raise ValueError(f"{name} must be a square 2ⁿ × 2ⁿ matrix, got shape {array.shape}")
+    _n_qubits_of(name, array.shape[0])
+    if atol is None:
+        atol = state_tolerance(array.dtype if np.issubdtype(array.dtype, np.inexact) else np.float64)
+    elif isinstance(atol, bool) or not isinstance(atol, int | float) or not atol > 0:
+        raise ValueError(f"atol must be a positive float, got {atol!r}")
+    matrix = array.astype(np.complex128)
+    if not np.all(np.isfinite(matrix)):
+        raise ValueError(f"{name} contains NaN or inf entries")
+    asymmetry = float(np.max(np.abs(matrix - matrix.conj().T)))
+    if asymmetry > atol:
+        raise ValueError(f"{name} must be Hermitian: max |ρ − ρ†| = {asymmetry:.3g} > tolerance {atol:g}")
+    matrix = (matrix + matrix.conj().T) / 2
+    lowest = float(np.linalg.eigvalsh(matrix)[0])
+    if lowest < -atol:
+        raise ValueError(f"{name} must be positive semidefinite: smallest eigenvalue {lowest:.3g} "
+                         f"< −{atol:g}")
+    trace_error = abs(float(np.trace(matrix).real) - 1.0)
+    if trace_error > atol:
+        raise ValueError(f"{name} must have trace 1: |Tr ρ − 1| = {trace_error:.3g} > tolerance {atol:g}")
+    return matrix
+
+
+def purity(rho: Any) -> float:
+    """Tr ρ² of a density matrix (checked first): 1 for a pure state, 1/d for I/d.
+
+    >>> purity(np.eye(4) / 4), purity(np.diag([1.0, 0.0]))
+    (0.25, 1.0)
+    """
+    matrix = as_density_matrix(rho)
+    # Tr ρ² = Σ |ρ_ij|² for Hermitian ρ: no matrix product needed
+    return float(np.sum(np.abs(matrix) ** 2))
+
+
+def _check_n_qubits(n_qubits: Any) -> int:
+    if isinstance(n_qubits, bool) or not isinstance(n_qubits, int | np.integer):
+        raise TypeError(f"n_qubits must be an int, got {type(n_qubits).__name__} {n_qubits!r}")
+    if not 1 <= n_qubits <= MAX_QUBITS:
+        raise ValueError(f"n_qubits must be in [1, {MAX_QUBITS}], got {n_qubits}")
+    return int(n_qubits)
+
+
+def _rng(seed: Any) -> np.random.Generator:
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer):
+        raise TypeError(f"seed must be an int or a numpy Generator, got {type(seed).__name__} {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
+    return np.random.default_rng(int(seed))
+
+
+def _count(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}, got {value}")
+    return int(value)
+
+
+def random_state(n_qubits: int, purity: float | None = None, rank: int | None = None,
+                 seed: int | np.random.Generator = 0) -> np.ndarray:
+    """A random density matrix of ``n_qubits`` qubits.
+
+    * ``purity`` given: the depolarized Haar-random pure state ρ = α|ψ⟩⟨ψ| + (1 − α) I/d with
+      α = √((dP − 1)/(d − 1)), whose purity is exactly P (P ∈ [1/d, 1]); this is the family of
+      the paper's lower-bound construction (Problem 5.4).
+    * ``rank`` given: a Hilbert–Schmidt random state GG†/Tr(GG†), G a d × rank complex Ginibre
+      matrix.
+    * neither: a Haar-random pure state. Both at once is an error.
+
+    >>> rho = random_state(3, rank=2, seed=0)
+    >>> int(np.linalg.matrix_rank(rho)), rho.shape
+    (2, (8, 8))
+    """
+    n_qubits = _check_n_qubits(n_qubits)
+    dim = 2**n_qubits
+    if purity is not None and rank is not None:
+        raise ValueError(f"give purity or rank, not both (got purity={purity!r}, rank={rank!r})")
+    rng = _rng(seed)
+    if rank is not None:
+        rank = _count("rank", rank, 1)
+        if rank > dim:
+            raise ValueError(f"rank must be in [1, 2ⁿ = {dim}], got {rank}")
+        ginibre = rng.standard_normal((dim, rank)) + 1j * rng.standard_normal((dim, rank))
+        rho = ginibre @ ginibre.conj().T
+        return rho / np.trace(rho).real
+    vector = rng.standard_normal(dim) + 1j * rng.standard_normal(dim)
+    vector /= np.linalg.norm(vector)
+    pure = np.outer(vector, vector.conj())
+    if purity is None:
+        return pure
+    if isinstance(purity, bool) or not isinstance(purity, int | float | np.floating | np.integer):
+        raise TypeError(f"purity must be a real number, got {type(purity).__name__}")
+    if not 1.0 / dim - 1e-12 <= purity <= 1.0 + 1e-12:
+        raise ValueError(f"purity must be in [1/2ⁿ, 1] = [{1.0 / dim:g}, 1] for {n_qubits} qubit(s), "
+                         f"got {purity!r}")
+    alpha = np.sqrt(max(dim * float(purity) - 1.0, 0.0) / (dim - 1))
+    return alpha * pure + (1.0 - alpha) * np.eye(dim) / dim
+
+
+def partial_trace(rho: Any, keep: Any) -> np.ndarray:
+    """Trace out every qubit of ``rho`` not in ``keep`` (qubit 0 is the most significant bit).
+
+    The result is the reduced density matrix of the kept qubits, in their original order.
+
+    >>> bell = np.zeros((4, 4)); bell[0, 0] = bell[0, 3] = bell[3, 0] = bell[3, 3] = 0.5
+    >>> partial_trace(bell, keep=(1,)).real.round(3).tolist()
+    [[0.5, 0.0], [0.0, 0.5]]
+    """
+    matrix = as_density_matrix(rho)
+    n_qubits = _n_qubits_of("rho", matrix.shape[0])
+    try:
+        kept = sorted({int(q) for q in keep})
+    except TypeError as exc:
+        raise TypeError(f"keep must be a sequence of qubit indices, got {keep!r}") from exc
+    if not kept or any(not 0 <= q < n_qubits for q in kept) or any(
+            isinstance(q, bool) for q in keep):
+        raise ValueError(f"keep must name qubits in [0, {n_qubits - 1}] (at least one), got {keep!r}")
+    traced = [q for q in range(n_qubits) if q not in kept]
+    tensor = matrix.reshape([2] * (2 * n_qubits))
+    # contract each traced qubit's row index with its column index
+    for offset, qubit in enumerate(traced):
+        remaining = n_qubits - offset
+        tensor = np.trace(tensor, axis1=qubit - offset, axis2=qubit - offset + remaining)
+    dim = 2 ** len(kept)
+    return tensor.reshape(dim, dim)
+
+
+def haar_unitaries(dim: int, size: int, seed: int | np.random.Generator = 0) -> np.ndarray:
+    """``size`` independent Haar-random ``dim`` × ``dim`` unitaries, shape (size, dim, dim).
+
+    QR of complex Ginibre matrices with the phases of R's diagonal moved into Q (Mezzadri's
+    recipe), which makes Q exactly Haar distributed.
+
+    >>> U = haar_unitaries(4, 3, seed=0)
+    >>> bool(np.allclose(U[1] @ U[1].conj().T, np.eye(4)))
+    True
+    """
+    dim = _count("dim", dim, 1)
+    size = _count("size", size, 0)
+    rng = _rng(seed)
+    ginibre = rng.standard_normal((size, dim, dim)) + 1j * rng.standard_normal((size, dim, dim))
+    if size == 0:
+        return ginibre
+    q, r = np.linalg.qr(ginibre)
+    phases = np.diagonal(r, axis1=1, axis2=2)
+    return q * (phases / np.abs(phases))[:, None, :]
+
+
+def local_unitaries(n_qubits: int, size: int, seed: int | np.random.Generator = 0) -> np.ndarray:
+    """``size`` random local unitaries U₁ ⊗ ... ⊗ Uₙ (each Uⱼ Haar on one qubit), (size, 2ⁿ, 2ⁿ).
+
+    >>> local_unitaries(2, 5, seed=0).shape
+    (5, 4, 4)
+    """
+    n_qubits = _check_n_qubits(n_qubits)
+    size = _count("size", size, 0)
+    rng = _rng(seed)
+    factors = haar_unitaries(2, size * n_qubits, rng).reshape(size, n_qubits, 2, 2)
+    result = factors[:, 0]
+    for j in range(1, n_qubits):
+        result = np.einsum("bij,bkl->bikjl", result, factors[:, j]).reshape(size, 2 ** (j + 1),
+                                                                               2 ** (j + 1))
+    return result
+
+
+def measurement_probabilities(rho: Any, unitaries: Any) -> np.ndarray:
+    """Exact outcome probabilities pᵢ = ⟨i|UρU†|i⟩ of measuring ``rho`` in each basis.
+
+    ``unitaries`` has shape (d, d) or (size, d, d); the result has shape (d,) or (size, d),
+    clipped at 0 and renormalized against round-off.
+
+    >>> measurement_probabilities(np.diag([0.75, 0.25]), np.eye(2)).tolist()
+    [0.75, 0.25]
+    """
+    matrix = as_density_matrix(rho)
+    array = np.asarray(unitaries)
+    if (not np.issubdtype(array.dtype, np.number) or array.ndim not in (2, 3)
+            or array.shape[-2:] != matrix.shape):
+        raise ValueError(f"unitaries must have shape ({matrix.shape[0]}, {matrix.shape[0]}) or "
+                         f"(size, {matrix.shape[0]}, {matrix.shape[0]}), got {array.shape}")
+    return outcome_probabilities(matrix, array)
+
+
+def outcome_probabilities(matrix: np.ndarray, unitaries: np.ndarray) -> np.ndarray:
+    """:func:`measurement_probabilities` without the checks (for inputs already validated)."""
+    # diag(UρU†)_i = Σ_jk U_ij ρ_jk conj(U_ik)
+    probabilities = np.sum((unitaries @ matrix) * unitaries.conj(), axis=-1).real
+    probabilities = np.clip(probabilities, 0.0, None)
+    return probabilities / probabilities.sum(axis=-1, keepdims=True)
+
+
+def sample_counts(probabilities: Any, shots: int, seed: int | np.random.Generator = 0) -> np.ndarray:
+    """Outcome counts of ``shots`` measurements per row of ``probabilities`` (multinomial, in bulk).
+
+    >>> sample_counts(np.array([[1.0, 0.0], [0.0, 1.0]]), 5, seed=0).tolist()
+    [[5, 0], [0, 5]]
+    """
+    shots = _count("shots", shots, 0)
+    array = np.asarray(probabilities, dtype=np.float64)
+    if array.ndim not in (1, 2) or array.shape[-1] < 1:
+        raise ValueError(f"probabilities must have shape (d,) or (size, d), got {array.shape}")
+    if not np.all(np.isfinite(array)) or np.any(array < 0) or not np.allclose(array.sum(-1), 1.0,
+                                                                              atol=1e-9):
+        raise ValueError("probabilities must be finite, >= 0 and sum to 1 along the last axis")
+    return _rng(seed).multinomial(shots, array)

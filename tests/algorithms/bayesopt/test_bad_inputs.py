@@ -1,0 +1,279 @@
+"""Bad inputs to every public callable of ``algorithms.bayesopt``: each is rejected early, by our own
+validation, with a message naming the argument and what was expected."""
+
+import numpy as np
+import pytest
+
+import algorithms.bayesopt as bayesopt
+from algorithms import solve
+from algorithms.bayesopt import (
+    CEI,
+    BOHistory,
+    ConstrainedBOProblem,
+    GaussianProcess,
+    Kernel,
+    RKHSFunction,
+    constrained_branin,
+    constrained_ei,
+    constrained_minimum,
+    expected_improvement,
+    fit_kernel,
+    gardner_problem,
+    gp_sample_path,
+    log_constrained_ei,
+    log_expected_improvement,
+    log_probability_of_feasibility,
+    probability_of_feasibility,
+    rkhs_function,
+    rkhs_problem,
+    two_disks_problem,
+)
+from tests.bad_inputs import BadInput, assert_every_callable_covered, check_bad_input
+
+SE = Kernel("se", lengthscale=0.3)
+ONE, TWO = np.array([0.0]), np.array([1.0])
+BOX = [[0.0, 1.0], [0.0, 1.0]]
+
+
+def _problem(**overrides):
+    kwargs = dict(f=lambda x: float(x @ x), c=lambda x: float(0.5 - x[0]), bounds=BOX)
+    kwargs.update(overrides)
+    return ConstrainedBOProblem(**kwargs)
+
+
+CASES = [
+    # kernels
+    BadInput(Kernel, lambda: Kernel("rbf"), ValueError, ("name", "se", "matern"), "name"),
+    BadInput(Kernel, lambda: Kernel("matern", nu=2.0), ValueError, ("nu", "0.5", "2.5"), "nu"),
+    BadInput(
+        Kernel, lambda: Kernel("se", lengthscale=-1.0), ValueError, ("lengthscale", "> 0"), "lengthscale"
+    ),
+    BadInput(
+        Kernel, lambda: Kernel("se", outputscale=0.0), ValueError, ("outputscale", "> 0"), "outputscale"
+    ),
+    BadInput(
+        Kernel,
+        lambda: Kernel("se", lengthscale=[0.1, 0.2])(np.zeros((1, 3)), np.zeros((1, 3))),
+        ValueError,
+        ("lengthscale", "columns"),
+        "ard-size",
+    ),
+    # GP
+    BadInput(GaussianProcess, lambda: GaussianProcess("se"), TypeError, ("kernel", "Kernel"), "kernel"),
+    BadInput(
+        GaussianProcess, lambda: GaussianProcess(SE, jitter=0.0), ValueError, ("jitter", "> 0"), "jitter"
+    ),
+    BadInput(
+        GaussianProcess,
+        lambda: GaussianProcess(SE).add(np.zeros((2, 1)), np.array([0.0, np.nan])),
+        ValueError,
+        ("y", "NaN"),
+        "y-nan",
+    ),
+    BadInput(
+        GaussianProcess,
+        lambda: GaussianProcess(SE).add(np.zeros((2, 1)), np.zeros(3)),
+        ValueError,
+        ("rows",),
+        "rows",
+    ),
+    BadInput(
+        fit_kernel, lambda: fit_kernel(np.zeros((1, 1)), np.zeros(1), SE), ValueError, (">= 2",), "one-row"
+    ),
+    BadInput(
+        fit_kernel, lambda: fit_kernel(np.zeros((3, 1)), np.zeros(3), "se"), TypeError, ("kernel",), "kernel"
+    ),
+    # acquisition
+    BadInput(
+        expected_improvement,
+        lambda: expected_improvement(ONE, -TWO, 0.0),
+        ValueError,
+        ("sigma_f", ">= 0"),
+        "negative-sd",
+    ),
+    BadInput(
+        log_expected_improvement,
+        lambda: log_expected_improvement(np.array([np.inf]), TWO, 0.0),
+        ValueError,
+        ("mu_f", "NaN or inf"),
+        "inf-mu",
+    ),
+    BadInput(
+        probability_of_feasibility,
+        lambda: probability_of_feasibility(ONE, np.ones(2)),
+        ValueError,
+        ("mu_c", "sigma_c", "same shape"),
+        "shape",
+    ),
+    BadInput(
+        log_probability_of_feasibility,
+        lambda: log_probability_of_feasibility(0.0, 1.0),
+        ValueError,
+        ("mu_c", "shape (n,)"),
+        "scalar",
+    ),
+    BadInput(
+        constrained_ei,
+        lambda: constrained_ei(ONE, TWO, np.zeros(3), np.ones(3), 0.0),
+        ValueError,
+        ("mu_c", "rows"),
+        "rows",
+    ),
+    BadInput(
+        constrained_ei,
+        lambda: constrained_ei(ONE, TWO, ONE, TWO, float("nan")),
+        ValueError,
+        ("best_feasible", "NaN"),
+        "nan-best",
+    ),
+    BadInput(
+        log_constrained_ei,
+        lambda: log_constrained_ei(np.zeros((2, 2)), np.ones((2, 2)), np.zeros(2), np.ones(2), 0.0),
+        ValueError,
+        ("mu_f", "shape (n,)"),
+        "mu-2d",
+    ),
+    # problem
+    BadInput(
+        ConstrainedBOProblem,
+        lambda: _problem(bounds=[[1.0, 0.0], [0.0, 1.0]]),
+        ValueError,
+        ("bounds", "lower < upper"),
+        "lower-upper",
+    ),
+    BadInput(
+        ConstrainedBOProblem,
+        lambda: _problem(bounds=[[0.0, 1.0, 2.0]]),
+        ValueError,
+        ("bounds", "(d, 2)"),
+        "bounds-shape",
+    ),
+    BadInput(
+        ConstrainedBOProblem,
+        lambda: _problem(bounds=[[0.0, np.inf]]),
+        ValueError,
+        ("bounds", "NaN or inf"),
+        "bounds-inf",
+    ),
+    BadInput(ConstrainedBOProblem, lambda: _problem(f=3.0), TypeError, ("f", "callable"), "f"),
+    BadInput(
+        ConstrainedBOProblem,
+        lambda: _problem(initial=0),
+        ValueError,
+        ("initial", "positive int"),
+        "initial-zero",
+    ),
+    BadInput(
+        ConstrainedBOProblem,
+        lambda: _problem(initial=np.array([[2.0, 0.0]])),
+        ValueError,
+        ("initial", "inside bounds"),
+        "initial-outside",
+    ),
+    BadInput(
+        ConstrainedBOProblem,
+        lambda: _problem(c=lambda x: np.zeros((2, 2))),
+        ValueError,
+        ("c(x)", "1-D"),
+        "c-shape",
+    ),
+    BadInput(
+        ConstrainedBOProblem,
+        lambda: _problem(n_constraints=0),
+        ValueError,
+        ("n_constraints", "positive int"),
+        "n-constraints",
+    ),
+    # algorithm and solve
+    BadInput(CEI, lambda: CEI(kernel="se"), TypeError, ("kernel", "Kernel"), "kernel"),
+    BadInput(CEI, lambda: CEI(n_candidates=0), ValueError, ("n_candidates", "positive int"), "candidates"),
+    BadInput(CEI, lambda: CEI(fit=1), TypeError, ("fit", "bool"), "fit"),
+    BadInput(
+        CEI,
+        lambda: solve(_problem(f=lambda x: np.ones(2)), CEI(kernel=SE), maxiters=1),
+        ValueError,
+        ("f(x)", "one float"),
+        "f-vector",
+    ),
+    BadInput(
+        BOHistory,
+        lambda: BOHistory(np.zeros((2, 1)), np.zeros(3), np.zeros((2, 1)), 1),
+        ValueError,
+        ("f", "2"),
+        "rows",
+    ),
+    # test functions
+    BadInput(
+        RKHSFunction,
+        lambda: RKHSFunction(SE, np.zeros((3, 1)), np.zeros(2)),
+        ValueError,
+        ("centers", "weights"),
+        "rows",
+    ),
+    BadInput(rkhs_function, lambda: rkhs_function(SE, 2, norm=-1.0), ValueError, ("norm", "> 0"), "norm"),
+    BadInput(gp_sample_path, lambda: gp_sample_path(SE, 0), ValueError, ("dim", "positive int"), "dim"),
+    BadInput(
+        rkhs_problem,
+        lambda: rkhs_problem(SE, 2, n_initial=0),
+        ValueError,
+        ("n_initial", "positive int"),
+        "n-initial",
+    ),
+    BadInput(
+        constrained_minimum,
+        lambda: constrained_minimum(lambda x: 0.0, lambda x: 1.0, BOX, n_grid=5),
+        ValueError,
+        ("feasible",),
+        "empty-region",
+    ),
+    BadInput(
+        constrained_minimum,
+        lambda: constrained_minimum(lambda x: 0.0, lambda x: -1.0, [[1.0, 0.0]]),
+        ValueError,
+        ("bounds", "lower < upper"),
+        "bounds",
+    ),
+    BadInput(
+        gardner_problem,
+        lambda: gardner_problem(initial=-3),
+        ValueError,
+        ("initial", "positive int"),
+        "initial",
+    ),
+    BadInput(
+        constrained_branin,
+        lambda: constrained_branin(initial=np.zeros((2, 3))),
+        ValueError,
+        ("initial", "(n0, 2)"),
+        "initial",
+    ),
+    BadInput(
+        two_disks_problem,
+        lambda: two_disks_problem(initial=1.5),
+        (TypeError, ValueError),
+        ("initial",),
+        "initial",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input_is_rejected(case):
+    check_bad_input(case)
+
+
+def test_every_public_callable_has_a_case():
+    assert_every_callable_covered([bayesopt], CASES)
+
+
+def test_no_feasible_initial_point_is_a_documented_failure_not_a_crash():
+    prob = _problem(c=lambda x: 1.0, initial=4)
+    sol = solve(prob, CEI(kernel=SE), maxiters=3)
+    assert sol.retcode.name == "Failure" and sol.stats.f_calls == 4 and np.all(np.isfinite(sol.x))
+
+
+def test_non_finite_observation_is_diverged():
+    prob = _problem(
+        c=lambda x: float("nan") if x[0] > 0.5 else -1.0, initial=np.array([[0.1, 0.1], [0.9, 0.9]])
+    )
+    assert solve(prob, CEI(kernel=SE), maxiters=3).retcode.name == "Diverged"

@@ -1,0 +1,181 @@
+"""Bad inputs to every public callable of ``algorithms.quantum``: each is named in our own error message.
+
+The module loops over the ``__all__`` callables of the family's modules
+(:func:`tests.bad_inputs.assert_every_callable_covered`), so a new public callable without a
+case (or a recorded exemption) fails here.
+"""
+
+import numpy as np
+import pytest
+
+import algorithms.quantum as quantum_family
+from algorithms import solve
+from algorithms.quantum import (
+    CoherentSR,
+    IncoherentSR,
+    PurestStateProblem,
+    UniformAllocation,
+    as_density_matrix,
+    coherent_sr,
+    collision_statistic,
+    copies_per_basis_for,
+    cross_correlation_kernel,
+    cross_correlation_purity,
+    estimators,
+    evaluation,
+    haar_unitaries,
+    hardness_h1,
+    hardness_h2,
+    identification_errors,
+    incoherent_sr,
+    local_unitaries,
+    log_bar,
+    measurement_probabilities,
+    partial_trace,
+    problem,
+    purity,
+    purity_from_collisions,
+    random_state,
+    sample_counts,
+    sample_swap_tests,
+    state_tolerance,
+    states,
+    successive_rejects_schedule,
+    swap_test_acceptance,
+    uniform,
+)
+from tests.bad_inputs import BadInput, assert_every_callable_covered, check_bad_input
+
+MODULES = (quantum_family, states, estimators, problem, incoherent_sr, coherent_sr, uniform, evaluation)
+MIXED = np.eye(2) / 2
+PURE = np.diag([1.0, 0.0])
+NON_HERMITIAN = np.array([[0.5, 0.3], [0.0, 0.5]])
+NON_PSD = np.diag([1.25, -0.25])
+BAD_TRACE = np.diag([0.7, 0.6])
+GOOD = PurestStateProblem([MIXED, PURE], copies=20)
+
+CASES = [
+    # density matrices: which condition failed and by how much
+    BadInput(as_density_matrix, lambda: as_density_matrix(NON_HERMITIAN), ValueError,
+             ("rho", "Hermitian", "0.3"), "non-hermitian"),
+    BadInput(as_density_matrix, lambda: as_density_matrix(NON_PSD), ValueError,
+             ("rho", "positive semidefinite", "-0.25"), "non-psd"),
+    BadInput(as_density_matrix, lambda: as_density_matrix(BAD_TRACE), ValueError,
+             ("rho", "trace 1", "0.3"), "trace"),
+    BadInput(as_density_matrix, lambda: as_density_matrix(np.eye(3) / 3), ValueError,
+             ("rho", "2ⁿ × 2ⁿ"), "not-qubits"),
+    BadInput(as_density_matrix, lambda: as_density_matrix(np.ones((2, 3))), ValueError,
+             ("rho", "square"), "not-square"),
+    BadInput(as_density_matrix, lambda: as_density_matrix([["a", "b"], ["c", "d"]]), TypeError,
+             ("rho", "numeric"), "strings"),
+    BadInput(as_density_matrix, lambda: as_density_matrix(np.array([[np.nan, 0], [0, 1.0]])), ValueError,
+             ("rho", "NaN"), "nan"),
+    BadInput(as_density_matrix, lambda: as_density_matrix(MIXED, atol=-1.0), ValueError,
+             ("atol", "positive"), "atol"),
+    BadInput(as_density_matrix, lambda: as_density_matrix(None), TypeError, ("rho", "required"), "none"),
+    BadInput(state_tolerance, lambda: state_tolerance("banana"), TypeError, ("dtype", "numpy data type"),
+             "dtype"),
+    BadInput(purity, lambda: purity(NON_PSD), ValueError, ("rho", "positive semidefinite"), "non-psd"),
+    BadInput(random_state, lambda: random_state(0), ValueError, ("n_qubits", "[1, 10]"), "zero-qubits"),
+    BadInput(random_state, lambda: random_state(1.5), TypeError, ("n_qubits", "int"), "float-qubits"),
+    BadInput(random_state, lambda: random_state(1, purity=0.3), ValueError, ("purity", "[1/2ⁿ, 1]"),
+             "purity-range"),
+    BadInput(random_state, lambda: random_state(1, purity="high"), TypeError, ("purity", "real"),
+             "purity-type"),
+    BadInput(random_state, lambda: random_state(1, rank=3), ValueError, ("rank", "[1, 2ⁿ = 2]"), "rank"),
+    BadInput(random_state, lambda: random_state(1, purity=0.8, rank=1), ValueError,
+             ("purity or rank", "not both"), "both"),
+    BadInput(random_state, lambda: random_state(1, seed=-1), ValueError, ("seed", ">= 0"), "seed"),
+    BadInput(random_state, lambda: random_state(1, seed=1.0), TypeError, ("seed", "int"), "seed-type"),
+    BadInput(partial_trace, lambda: partial_trace(np.eye(4) / 4, keep=(2,)), ValueError,
+             ("keep", "[0, 1]"), "keep-range"),
+    BadInput(partial_trace, lambda: partial_trace(np.eye(4) / 4, keep=3), TypeError, ("keep", "sequence"),
+             "keep-type"),
+    BadInput(partial_trace, lambda: partial_trace(BAD_TRACE, keep=(0,)), ValueError, ("rho", "trace 1"),
+             "rho"),
+    BadInput(haar_unitaries, lambda: haar_unitaries(0, 3), ValueError, ("dim", ">= 1"), "dim"),
+    BadInput(haar_unitaries, lambda: haar_unitaries(2, -1), ValueError, ("size", ">= 0"), "size"),
+    BadInput(local_unitaries, lambda: local_unitaries(0, 3), ValueError, ("n_qubits", "[1, 10]"), "qubits"),
+    BadInput(measurement_probabilities, lambda: measurement_probabilities(MIXED, np.eye(4)), ValueError,
+             ("unitaries", "shape"), "shape"),
+    BadInput(measurement_probabilities, lambda: measurement_probabilities(NON_HERMITIAN, np.eye(2)),
+             ValueError, ("rho", "Hermitian"), "rho"),
+    BadInput(sample_counts, lambda: sample_counts(np.array([0.7, 0.7]), 3), ValueError,
+             ("probabilities", "sum to 1"), "sum"),
+    BadInput(sample_counts, lambda: sample_counts(np.array([0.5, 0.5]), -2), ValueError, ("shots", ">= 0"),
+             "shots"),
+    # estimators
+    BadInput(collision_statistic, lambda: collision_statistic(np.array([[1, 0]])), ValueError,
+             ("counts", "m >= 2"), "one-shot"),
+    BadInput(collision_statistic, lambda: collision_statistic(np.array([0.5, 0.5])), ValueError,
+             ("counts", "integer"), "float-counts"),
+    BadInput(purity_from_collisions, lambda: purity_from_collisions(0.3, 1, 2), ValueError,
+             ("copies_per_basis", ">= 2"), "m"),
+    BadInput(purity_from_collisions, lambda: purity_from_collisions(float("nan"), 2, 2), ValueError,
+             ("mean_statistic", "finite"), "nan"),
+    BadInput(cross_correlation_kernel, lambda: cross_correlation_kernel(0), ValueError, ("n_qubits", ">= 1"),
+             "qubits"),
+    BadInput(cross_correlation_purity, lambda: cross_correlation_purity(np.array([[2, 1]]), 2), ValueError,
+             ("counts", "2ⁿ = 4 columns"), "columns"),
+    BadInput(cross_correlation_purity, lambda: cross_correlation_purity(np.array([[2, 1]]), 1, per_setting=1),
+             TypeError, ("per_setting", "bool"), "flag"),
+    BadInput(swap_test_acceptance, lambda: swap_test_acceptance(MIXED, np.eye(4) / 4), ValueError,
+             ("rho and sigma", "same number of qubits"), "dims"),
+    BadInput(swap_test_acceptance, lambda: swap_test_acceptance(MIXED, NON_PSD), ValueError,
+             ("sigma", "positive semidefinite"), "sigma"),
+    BadInput(swap_test_acceptance, lambda: swap_test_acceptance(np.eye(64) / 64, np.eye(64) / 64), ValueError,
+             ("rho", "at most 5"), "too-big"),
+    BadInput(sample_swap_tests, lambda: sample_swap_tests(MIXED, -1), ValueError, ("tests", ">= 0"), "tests"),
+    # problem and hardness
+    BadInput(PurestStateProblem, lambda: PurestStateProblem([MIXED, NON_HERMITIAN], copies=10), ValueError,
+             ("states[1]", "Hermitian", "0.3"), "non-hermitian"),
+    BadInput(PurestStateProblem, lambda: PurestStateProblem([NON_PSD, MIXED], copies=10), ValueError,
+             ("states[0]", "positive semidefinite"), "non-psd"),
+    BadInput(PurestStateProblem, lambda: PurestStateProblem([MIXED, BAD_TRACE], copies=10), ValueError,
+             ("states[1]", "trace 1", "0.3"), "trace"),
+    BadInput(PurestStateProblem, lambda: PurestStateProblem([MIXED, np.eye(4) / 4], copies=10), ValueError,
+             ("states", "same dimension"), "dimensions"),
+    BadInput(PurestStateProblem, lambda: PurestStateProblem([MIXED], copies=10), ValueError,
+             ("states", "K >= 2"), "one-state"),
+    BadInput(PurestStateProblem, lambda: PurestStateProblem([MIXED, PURE, MIXED], copies=2), ValueError,
+             ("copies", ">= K = 3"), "copies-below-K"),
+    BadInput(PurestStateProblem, lambda: PurestStateProblem([MIXED, PURE], copies=10.0), TypeError,
+             ("copies", "int"), "copies-float"),
+    BadInput(PurestStateProblem, lambda: PurestStateProblem(None, copies=10), TypeError,
+             ("states", "sequence"), "none"),
+    BadInput(hardness_h1, lambda: hardness_h1([0.5]), ValueError, ("purities", "K >= 2"), "short"),
+    BadInput(hardness_h2, lambda: hardness_h2([0.5, 1.5]), ValueError, ("purities", "(0, 1]"), "range"),
+    BadInput(log_bar, lambda: log_bar(1), ValueError, ("K", ">= 2"), "K"),
+    BadInput(successive_rejects_schedule, lambda: successive_rejects_schedule(3, 4), ValueError,
+             ("budget", ">= 4"), "budget"),
+    # algorithms
+    BadInput(IncoherentSR, lambda: IncoherentSR(copies_per_basis=1), ValueError,
+             ("copies_per_basis", ">= 2"), "m"),
+    BadInput(IncoherentSR, lambda: IncoherentSR(gap=1.5), ValueError, ("gap", "(0, 1]"), "gap"),
+    BadInput(IncoherentSR, lambda: IncoherentSR(gap="big"), TypeError, ("gap", "float"), "gap-type"),
+    BadInput(copies_per_basis_for, lambda: copies_per_basis_for(1), ValueError, ("dim", ">= 2"), "dim"),
+    BadInput(CoherentSR, lambda: solve(PurestStateProblem([MIXED, PURE], copies=3), CoherentSR()), ValueError,
+             ("copies", ">= 2K = 4"), "budget"),
+    BadInput(UniformAllocation, lambda: UniformAllocation(estimator="tomography"), ValueError,
+             ("estimator", "collision", "swap"), "estimator"),
+    BadInput(UniformAllocation, lambda: UniformAllocation(estimator="swap", copies_per_basis=4), ValueError,
+             ("copies_per_basis", "swap"), "swap-m"),
+    BadInput(identification_errors, lambda: identification_errors(GOOD, CoherentSR(), 0), ValueError,
+             ("repetitions", ">= 1"), "repetitions"),
+    BadInput(identification_errors, lambda: identification_errors("problem", CoherentSR(), 3), TypeError,
+             ("problem", "PurestStateProblem"), "problem"),
+]
+
+EXEMPT = {
+    "QuantumStats": "a counters dataclass the algorithms fill (Stats plus copies and settings), not an "
+                    "entry point taking user input",
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input(case):
+    check_bad_input(case)
+
+
+def test_every_public_callable_is_covered():
+    assert_every_callable_covered(MODULES, CASES, exempt=EXEMPT)
