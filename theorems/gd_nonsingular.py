@@ -20,7 +20,6 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-import scipy.stats
 import sympy
 import torch
 from hypothesis import strategies as st
@@ -46,7 +45,7 @@ from algorithms.nets.gd_map import (
 )
 from algorithms.nets.models import ACTIVATIONS, CNN, MLP, SoftmaxAttention
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
-from theorems.core.evidence import figure, property_outcome
+from theorems.core.evidence import agree, fact, figure, property_outcome, standard_normal_blocks
 
 PAPER = "gd_nonsingular"
 EPS = float(np.finfo(np.float64).eps)
@@ -1039,21 +1038,8 @@ register(Claim(
 
 # --------------------------------------------------------------------------- 9. implementation checks
 
-def _fact(ok: bool, what: str, **figures: float) -> Outcome:
-    """A pass/fail statement with a few figures (arrays stay out of the evidence)."""
-    return Outcome("pass" if ok else "fail", f"{what}: {'holds' if ok else 'violated'}",
-                   {"statement": what, **{k: figure(float(v)) for k, v in figures.items()}})
 
 
-def _agree(measured, reference, *, rtol: float, what: str, atol: float = 1e-13) -> Outcome:
-    """``|a - b| <= atol + rtol |b|`` entrywise (same shape, finite); keeps only the largest error."""
-    a = np.asarray(measured.detach() if isinstance(measured, torch.Tensor) else measured, dtype=np.float64)
-    b = np.asarray(reference.detach() if isinstance(reference, torch.Tensor) else reference, dtype=np.float64)
-    if a.shape != b.shape or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-        return _fact(False, f"{what} (shapes {a.shape} vs {b.shape}, or non-finite values)")
-    err = np.abs(a - b)
-    return _fact(bool(np.all(err <= atol + rtol * np.abs(b))), what,
-                 max_abs_error=float(err.max(initial=0.0)))
 
 
 def _all_parts(parts: list[Outcome], what: str, evidence: dict) -> Outcome:
@@ -1068,10 +1054,10 @@ def _raises(call: Callable[[], Any], error: type[Exception], what: str) -> Outco
     try:
         call()
     except error:
-        return _fact(True, what)
+        return fact(True, what)
     except Exception as exc:  # a different error is the finding
-        return _fact(False, f"{what} (raised {type(exc).__name__} instead)")
-    return _fact(False, f"{what} (accepted)")
+        return fact(False, f"{what} (raised {type(exc).__name__} instead)")
+    return fact(False, f"{what} (accepted)")
 
 
 #: level of the distribution tests of the initialization: a correct draw fails one with probability
@@ -1080,15 +1066,6 @@ def _raises(call: Callable[[], Any], error: type[Exception], what: str) -> Outco
 LAW_LEVEL = 1e-4
 
 
-def _standard_normal_blocks(blocks: dict[str, np.ndarray], what: str) -> Outcome:
-    """Each block's Σz² against χ²(size) (two-sided: its scale) and all entries against N(0, 1) (KS)."""
-    p_values = {name: float(2 * min(scipy.stats.chi2.cdf(np.sum(z**2), z.size),
-                                    scipy.stats.chi2.sf(np.sum(z**2), z.size))) for name, z in blocks.items()}
-    p_values["shape (KS)"] = float(scipy.stats.kstest(np.concatenate(list(blocks.values())), "norm").pvalue)
-    worst = min(p_values, key=p_values.get)
-    return _fact(p_values[worst] >= LAW_LEVEL,
-                 f"{what} (per-block χ² scale and KS shape, p >= {LAW_LEVEL:g})",
-                 least_p_value=p_values[worst])
 
 
 _NP_ACTIVATIONS = {"relu": lambda t: np.maximum(t, 0.0), "leaky_relu": lambda t: np.where(t > 0, t, 0.1 * t),
@@ -1165,12 +1142,12 @@ def _check_loss_and_map(ctx: Context, *, loss_class: type = EmpiricalLoss) -> Ou
         y = rng.integers(0, k, n) if loss_name == "cross_entropy" else rng.standard_normal((n, k)).squeeze()
         L = loss_class(model, torch.as_tensor(X), torch.as_tensor(y), loss_name)
         out = _np_forward(model, X)
-        parts.append(_agree(model(torch.as_tensor(X)), out, rtol=1e-12, what=f"{label}: forward vs formula"))
+        parts.append(agree(model(torch.as_tensor(X)), out, rtol=1e-12, what=f"{label}: forward vs formula"))
         batch = np.sort(rng.choice(n, 4, replace=False))
         theta, fn = L.flat_objective()
         _, fn_batch = L.flat_objective(batch=batch)
         params = {name: p.detach() for name, p in model.named_parameters()}
-        parts.append(_agree([float(L.value().detach()), float(L.value(params).detach()), float(fn(theta)),
+        parts.append(agree([float(L.value().detach()), float(L.value(params).detach()), float(fn(theta)),
                              float(L.value(batch=batch).detach()), float(fn_batch(theta))],
                             [_np_loss(out, y, loss_name)] * 3
                             + [_np_loss(out[batch], y[batch], loss_name)] * 2,
@@ -1184,23 +1161,23 @@ def _check_loss_and_map(ctx: Context, *, loss_class: type = EmpiricalLoss) -> Ou
         fd = np.stack([(_autograd_grad(fn, theta + h * e) - _autograd_grad(fn, theta - h * e)) / (2 * h)
                        for e in torch.eye(d, dtype=theta.dtype)[: min(d, 6)]])
         parts += [
-            _agree(gd_map(fn, theta, eta), (theta - eta * g).numpy(), rtol=1e-13,
+            agree(gd_map(fn, theta, eta), (theta - eta * g).numpy(), rtol=1e-13,
                    what=f"{label}: G_eta(θ) = θ - eta ∇L"),
-            _agree(gd_jacobian(fn, theta, eta), np.eye(d) - eta * H, rtol=1e-10, atol=1e-12,
+            agree(gd_jacobian(fn, theta, eta), np.eye(d) - eta * H, rtol=1e-10, atol=1e-12,
                    what=f"{label}: DG_eta = I - eta ∇²L"),
             # central differences: truncation h²‖∇⁴L‖ ~ 1e-10 and round-off ε‖∇L‖/h ~ 1e-11 on O(1) entries
-            _agree(fd, H[: fd.shape[0]], rtol=1e-5, atol=1e-6,
+            agree(fd, H[: fd.shape[0]], rtol=1e-5, atol=1e-6,
                    what=f"{label}: ∇²L vs central differences of ∇L"),
         ]
         lam = np.linalg.eigvalsh(H)
         J = np.eye(d) - eta * H
         sign, logdet = np.linalg.slogdet(J)
         by_eigenvalues = exact_logabsdet(fn, theta, eta, method="eigvalsh")
-        parts.append(_agree([*exact_logabsdet(fn, theta, eta), *by_eigenvalues],
+        parts.append(agree([*exact_logabsdet(fn, theta, eta), *by_eigenvalues],
                             [sign, logdet, sign, logdet], rtol=1e-9, atol=1e-10,
                             what=f"{label}: (sign, log|det DG|) by slogdet and by eigenvalues vs numpy"))
         cutoff = 10 * d * EPS * np.abs(lam).max()
-        parts.append(_agree(singular_step_sizes(fn, theta), np.sort(1.0 / lam[lam > cutoff]), rtol=1e-9,
+        parts.append(agree(singular_step_sizes(fn, theta), np.sort(1.0 / lam[lam > cutoff]), rtol=1e-9,
                             what=f"{label}: singular steps = 1/λ_i for λ_i > 0"))
     parts += _per_sample_and_contract_facts(ctx, loss_class)
     return _all_parts(parts, "models, loss and GD map vs independent computations",
@@ -1219,10 +1196,10 @@ def _per_sample_and_contract_facts(ctx: Context, loss_class: type) -> list[Outco
     def sample_loss(t: torch.Tensor, x: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         return 0.5 * ((functional_call(model, unflatten(t), (x[None],))[0] - target) ** 2).sum()
 
-    parts = [_agree(per_sample_flat_grads(sample_loss, theta, X, Y).mean(0), _autograd_grad(fn, theta),
+    parts = [agree(per_sample_flat_grads(sample_loss, theta, X, Y).mean(0), _autograd_grad(fn, theta),
                     rtol=1e-10,
                     what="mlp mse: mean per-sample gradient vs ∇L"),
-             _agree(per_sample_flat_hessians(sample_loss, theta, X, Y).mean(0), hessian_matrix(fn, theta),
+             agree(per_sample_flat_hessians(sample_loss, theta, X, Y).mean(0), hessian_matrix(fn, theta),
                     rtol=1e-10, what="mlp mse: mean per-sample Hessian vs ∇²L")]
     # the initialization law: every parameter N(0, init_scale²/fan_in), for each architecture
     seed = int(rng.integers(2**16))
@@ -1234,8 +1211,9 @@ def _per_sample_and_contract_facts(ctx: Context, loss_class: type) -> list[Outco
     for net, fan_in in laws:
         blocks = {name: p.detach().numpy().ravel() * math.sqrt(fan_in[name]) / 1.7
                   for name, p in net.named_parameters()}
-        parts.append(_standard_normal_blocks(blocks,
-                                             f"{type(net).__name__} parameters N(0, init_scale²/fan_in)"))
+        parts.append(standard_normal_blocks(blocks,
+                                             f"{type(net).__name__} parameters N(0, init_scale²/fan_in)",
+                                             LAW_LEVEL))
     # the documented cut-off of singular_step_sizes: λ <= 10·d·ε·max|λ| is round-off (d = 4, max|λ| = 2)
     diag = torch.tensor([1.0, 2.0, 40 * EPS, -1.0], dtype=torch.float64)  # 40ε: between 10ε·2 and 10dε·2
 
@@ -1243,16 +1221,16 @@ def _per_sample_and_contract_facts(ctx: Context, loss_class: type) -> list[Outco
         return 0.5 * (diag * t * t).sum()
 
     zero = torch.zeros(4, dtype=torch.float64)
-    parts.append(_agree(singular_step_sizes(quadratic, zero), [0.5, 1.0], rtol=1e-14,
+    parts.append(agree(singular_step_sizes(quadratic, zero), [0.5, 1.0], rtol=1e-14,
                         what="singular steps: an eigenvalue at the round-off cut-off 10dε·max|λ| gives none"))
-    parts.append(_agree(singular_step_sizes(quadratic, zero, rtol=0.6), [0.5], rtol=1e-14,
+    parts.append(agree(singular_step_sizes(quadratic, zero, rtol=0.6), [0.5], rtol=1e-14,
                         what="singular steps with rtol = 0.6: only λ > 0.6·max|λ|"))
     # exhausted Krylov spaces: SLQ stops and its quadrature is exact on every probe
     for values in ([2.0] * 4, [2.0, 2.0, 0.5, 0.5], [3.0] * 8 + [-0.25] * 8):
         A = torch.diag(torch.tensor(values, dtype=torch.float64))
         est = stochastic_logabsdet(lambda V, A=A: A @ V, len(values), num_probes=6, lanczos_steps=10, seed=3)
         probes = _rademacher_probes(len(values), 6, 3)
-        parts.append(_agree(est.samples, np.log(np.abs(values)) @ probes**2, rtol=1e-12,
+        parts.append(agree(est.samples, np.log(np.abs(values)) @ probes**2, rtol=1e-12,
                             what=f"SLQ on diag({sorted(set(values))}) (Krylov space exhausted) is exact "
                                  "per probe"))
     # scale invariance: Lanczos on cA is Lanczos on A scaled (its breakdown test is relative to the
@@ -1262,10 +1240,10 @@ def _per_sample_and_contract_facts(ctx: Context, loss_class: type) -> list[Outco
     unit = stochastic_logabsdet(lambda V: A @ V, 12, num_probes=4, lanczos_steps=6, seed=5).samples
     for c in (1e-14, 1e14):
         scaled = stochastic_logabsdet(lambda V, c=c: (c * A) @ V, 12, num_probes=4, lanczos_steps=6, seed=5)
-        parts.append(_agree(scaled.samples, unit + 12 * math.log(c), rtol=1e-10,
+        parts.append(agree(scaled.samples, unit + 12 * math.log(c), rtol=1e-10,
                             what=f"SLQ of {c:g}·A = SLQ of A + ‖z‖² log {c:g}, probe by probe"))
     one = stochastic_logabsdet(lambda V: 2.0 * V, 3, num_probes=1, lanczos_steps=2)
-    parts.append(_fact(one.stderr == math.inf,
+    parts.append(fact(one.stderr == math.inf,
                        "SLQ with one probe reports stderr = inf (no sample deviation)"))
     parts += [
         _raises(lambda: L.value(batch=[0, 7]), ValueError, "a batch index out of range raises ValueError"),
@@ -1314,29 +1292,29 @@ def _check_saddle_and_gd(ctx: Context, *, problem_class: type = StrictSaddle) ->
         H = torch.autograd.functional.hessian(partial(_saddle_torch_value, a, b), torch.as_tensor(z))
         minimizer = np.concatenate([np.zeros(a.size), np.sqrt(b) * rng.choice([-1.0, 1.0], b.size)])
         parts += [
-            _agree([problem.value(z), problem.value(minimizer), problem.value(problem.saddle())],
+            agree([problem.value(z), problem.value(minimizer), problem.value(problem.saddle())],
                    [float(value.detach()), -np.sum(b**2) / 4, 0.0], rtol=1e-13,
                    what=f"{label}: f at z, a minimizer, 0"),
-            _agree(problem.grad(z), g, rtol=1e-13, what=f"{label}: ∇f vs autograd"),
-            _agree(problem.hessian(z), H, rtol=1e-13, what=f"{label}: ∇²f vs autograd"),
-            _agree([problem.grad(minimizer), problem.grad(problem.saddle())], np.zeros((2, sum(dims))),
+            agree(problem.grad(z), g, rtol=1e-13, what=f"{label}: ∇f vs autograd"),
+            agree(problem.hessian(z), H, rtol=1e-13, what=f"{label}: ∇²f vs autograd"),
+            agree([problem.grad(minimizer), problem.grad(problem.saddle())], np.zeros((2, sum(dims))),
                    rtol=0.0,
                    what=f"{label}: ∇f = 0 at a minimizer and at the saddle"),
         ]
         seed = int(rng.integers(2**16))
         scaled = problem_class(a=a, b=b, init_scale=0.3)
-        parts.append(_agree(scaled.start(seed), 0.3 * np.random.default_rng(seed).standard_normal(sum(dims)),
+        parts.append(agree(scaled.start(seed), 0.3 * np.random.default_rng(seed).standard_normal(sum(dims)),
                             rtol=0.0, what=f"{label}: the start is init_scale · N(0, I) from the seed"))
         # five steps of GD against the recursion, the trace and the counters
         lr = float(0.3 / max(a.max(), b.max()))
         run = solve(scaled, GDMap(lr=lr), seed=seed, maxiters=5, store_trace=True)
         zs = _manual_gd(scaled, scaled.start(seed), lr, 5)
         parts += [
-            _agree(run.x, zs[-1], rtol=1e-12, what=f"{label}: GD x after 5 steps vs z - lr ∇f"),
-            _agree([[r["iteration"], r["value"], r["grad_norm"]] for r in run.trace],
+            agree(run.x, zs[-1], rtol=1e-12, what=f"{label}: GD x after 5 steps vs z - lr ∇f"),
+            agree([[r["iteration"], r["value"], r["grad_norm"]] for r in run.trace],
                    [[k, scaled.value(zk), np.linalg.norm(scaled.grad(zk))] for k, zk in enumerate(zs[1:], 1)],
                    rtol=1e-12, what=f"{label}: GD trace (iteration, f, ‖∇f‖) of steps 1..5"),
-            _fact(run.retcode == RetCode.MaxIters and run.stats.iterations == 5 and run.stats.grad_calls == 6,
+            fact(run.retcode == RetCode.MaxIters and run.stats.iterations == 5 and run.stats.grad_calls == 6,
                   f"{label}: 5 steps without the criterion: MaxIters, 5 iterations, 6 gradients"),
         ]
     # the stopping criterion ‖∇f‖ <= tol (defaults 1e-8 in float64, 1e-4 in float32): the first iterate below
@@ -1344,20 +1322,20 @@ def _check_saddle_and_gd(ctx: Context, *, problem_class: type = StrictSaddle) ->
         problem = problem_class(a=np.array([1.0, 0.5], dtype=dtype), b=np.array([1.0], dtype=dtype))
         run = solve(problem, GDMap(lr=0.2), seed=1, maxiters=2000, store_trace=True)
         norms = [r["grad_norm"] for r in run.trace]
-        parts.append(_fact(run.retcode == RetCode.Success and norms[-1] <= tol < norms[-2]
+        parts.append(fact(run.retcode == RetCode.Success and norms[-1] <= tol < norms[-2]
                            and run.stats.iterations == len(norms) and run.x.dtype == dtype,
                            f"{np.dtype(dtype).name}: GD stops with Success at the first ‖∇f‖ <= {tol:g}",
                            iterations=run.stats.iterations, last_grad_norm=norms[-1]))
     # a step far past 2/L: the quartic term throws the iterate away
     problem = problem_class(a=np.array([1.0]), b=np.array([1.0]), x0=np.array([0.5, 2.0]))
     blown = solve(problem, GDMap(lr=3.0), maxiters=100)
-    parts.append(_fact(blown.retcode == RetCode.Diverged and bool(np.all(np.isfinite(blown.x)))
+    parts.append(fact(blown.retcode == RetCode.Diverged and bool(np.all(np.isfinite(blown.x)))
                        and float(np.linalg.norm(blown.x))
                        <= DIVERGENCE_FACTOR * (1 + np.linalg.norm([0.5, 2.0])),
                        "lr = 3 from (0.5, 2): Diverged, keeping the last iterate within the blow-up bound"))
     # a far start on the stable coordinate (‖z_0‖ = 1e5) is not a blow-up: GD contracts u and converges
     far = problem_class(a=np.array([1.0]), b=np.array([1.0]), x0=np.array([1e5, 0.5]))
-    parts.append(_fact(solve(far, GDMap(lr=0.5), maxiters=2000).retcode == RetCode.Success,
+    parts.append(fact(solve(far, GDMap(lr=0.5), maxiters=2000).retcode == RetCode.Success,
                        "from u_0 = 1e5 (inside the blow-up bound 1e8·(1 + ‖z_0‖)) GD converges: Success"))
     parts += [_raises(lambda: problem_class(a=[], b=[1.0]), ValueError,
                       "no stable direction (a empty) raises"),

@@ -57,7 +57,7 @@ from algorithms.nets.neural_collapse import (
 )
 from algorithms.nets.two_layer import TwoLayerReLU
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
-from theorems.core.evidence import figure, numeric_outcome
+from theorems.core.evidence import agree, fact, figure, numeric_outcome, standard_normal_blocks
 from theorems.core.rates import rate_outcome
 
 #: evidence figures: 6 significant digits, round-off-level values (< 1e-14) as 0
@@ -159,24 +159,8 @@ def _unfinished(runs: list[dict], what: str, evidence: dict) -> Outcome | None:
 
 
 # ----------------------------------------------------------------------------- implementation helpers
-def _fact(ok: bool, what: str, **figures: float) -> Outcome:
-    """A pass/fail statement with a few figures (arrays stay out of the evidence)."""
-    return Outcome("pass" if ok else "fail", f"{what}: {'holds' if ok else 'violated'}",
-                   {"statement": what, **{k: _fig(float(v)) for k, v in figures.items()}})
 
 
-def _agree(measured, reference, *, rtol: float, what: str, atol: float = 1e-13) -> Outcome:
-    """``|a - b| <= atol + rtol |b|`` entrywise, infinities matching exactly; keeps the largest error."""
-    a, b = np.asarray(measured, dtype=np.float64), np.asarray(reference, dtype=np.float64)
-    if a.shape != b.shape:
-        return _fact(False, f"{what} (shapes {a.shape} vs {b.shape})")
-    if np.any(np.isnan(a)) or np.any(np.isnan(b)) or not np.array_equal(a[np.isinf(a) | np.isinf(b)],
-                                                                        b[np.isinf(a) | np.isinf(b)]):
-        return _fact(False, f"{what} (NaN or infinities differ)")
-    finite = np.isfinite(b)
-    err = np.abs(a[finite] - b[finite])
-    ok = bool(np.all(err <= atol + rtol * np.abs(b[finite])))
-    return _fact(ok, what, max_abs_error=float(err.max(initial=0.0)))
 
 
 #: Kolmogorov–Smirnov level of the distribution checks of the data generators and of the
@@ -186,21 +170,11 @@ def _agree(measured, reference, *, rtol: float, what: str, atol: float = 1e-13) 
 KS_LEVEL = 1e-4
 
 
-def _standard_normal_blocks(blocks: dict[str, np.ndarray], what: str) -> Outcome:
-    """Each block's Σz² against χ²(size) (two-sided: its scale; KS barely sees one rescaled block of
-    a mixture) and all entries against N(0, 1) (KS: the shape), at the level ``KS_LEVEL``."""
-    p_values = {name: float(2 * min(scipy.stats.chi2.cdf(np.sum(z**2), z.size),
-                                    scipy.stats.chi2.sf(np.sum(z**2), z.size))) for name, z in blocks.items()}
-    p_values["shape (KS)"] = float(scipy.stats.kstest(np.concatenate([np.ravel(z) for z in blocks.values()]),
-                                                      "norm").pvalue)
-    worst = min(p_values, key=p_values.get)
-    return _fact(p_values[worst] >= KS_LEVEL, f"{what} (per-block χ² scale and KS shape, p >= {KS_LEVEL:g})",
-                 least_p_value=p_values[worst])
 
 
 def _ks(values, what: str, dist: str, args: tuple) -> Outcome:
     p = float(scipy.stats.kstest(np.ravel(values), dist, args=args).pvalue)
-    return _fact(p >= KS_LEVEL, f"{what} (KS p >= {KS_LEVEL:g})", p_value=p, n=np.size(values))
+    return fact(p >= KS_LEVEL, f"{what} (KS p >= {KS_LEVEL:g})", p_value=p, n=np.size(values))
 
 
 # ----------------------------------------------------------------------------- the data generators
@@ -214,7 +188,7 @@ def _orthogonal_data_facts(X, y, *, k: int, n_per_class: int, spread: float, rho
     approached to 0.03 (measured gaps 1e-4–3e-3 at 300 points per class; levels capped at
     half the range would miss the same-class bound by > 0.2)."""
     label = f"orthogonal data, K = {k}"
-    parts = [_fact(X.shape[0] == k * n_per_class and y.shape == (k * n_per_class,)
+    parts = [fact(X.shape[0] == k * n_per_class and y.shape == (k * n_per_class,)
                    and np.array_equal(np.bincount(y, minlength=k), [n_per_class] * k),
                    f"{label}: {n_per_class} samples in each of classes 0..{k - 1}")]
     norms = np.linalg.norm(X, axis=1)
@@ -224,13 +198,13 @@ def _orthogonal_data_facts(X, y, *, k: int, n_per_class: int, spread: float, rho
     distinct = ~np.eye(y.size, dtype=bool)
     cross = cos[~same]
     same_bound, cross_bound = (1 - spread**2) / (1 + spread**2), rho / (1 + spread**2)
-    parts.append(_fact(cos[same & distinct].min() >= same_bound - 1e-12,
+    parts.append(fact(cos[same & distinct].min() >= same_bound - 1e-12,
                        f"{label}: same-class cosines >= (1 - spread²)/(1 + spread²)",
                        least=cos[same & distinct].min(), bound=same_bound))
-    parts.append(_fact(cross.min() >= rho - 1e-12 and cross.max() <= cross_bound + 1e-12,
+    parts.append(fact(cross.min() >= rho - 1e-12 and cross.max() <= cross_bound + 1e-12,
                        f"{label}: cross-class cosines in [rho, rho/(1 + spread²)]",
                        least=cross.min(), largest=cross.max()))
-    parts.append(_agree([cos[same & distinct].min(), cross.min(), cross.max()],
+    parts.append(agree([cos[same & distinct].min(), cross.min(), cross.max()],
                         [same_bound, rho, cross_bound], rtol=0.0, atol=0.03,
                         what=f"{label}: the cosine bounds are approached (noise levels fill [0, spread])"))
     parts.append(_ks(norms, f"{label}: norms uniform on {norm_range}", "uniform",
@@ -242,7 +216,7 @@ def _orthogonal_data_facts(X, y, *, k: int, n_per_class: int, spread: float, rho
             g0 = np.sqrt(c01[:, 0] * c02[:, 0] / (rho * cos[block[1][0], block[2][0]]))
             g1 = c01[0] / (rho * g0[0])
             levels = np.sqrt(np.maximum(1.0 / g0**2 - 1.0, 0.0))
-        parts.append(_agree(c01, rho * np.outer(g0, g1), rtol=1e-9,
+        parts.append(agree(c01, rho * np.outer(g0, g1), rtol=1e-9,
                             what=f"{label}: cross-class cosines are rank one, rho g g'"))
         parts.append(_ks(levels, f"{label}: noise levels uniform on [0, {spread:g}]", "uniform",
                          (0.0, spread)))
@@ -250,9 +224,9 @@ def _orthogonal_data_facts(X, y, *, k: int, n_per_class: int, spread: float, rho
     groups = [X[y == c] for c in range(k)]
     min_same = min(float((G @ G.T).min()) for G in groups)
     max_cross = max(float((groups[a] @ groups[b].T).max()) for a in range(k) for b in range(k) if a != b)
-    parts.append(_agree([sep.min_same, sep.max_cross], [min_same, max_cross], rtol=1e-12,
+    parts.append(agree([sep.min_same, sep.max_cross], [min_same, max_cross], rtol=1e-12,
                         what=f"{label}: orthogonal_separability vs class-block Gram matrices"))
-    parts.append(_fact(sep.separable and min_same > 0 >= max_cross,
+    parts.append(fact(sep.separable and min_same > 0 >= max_cross,
                        f"{label}: orthogonally separable (Assumption 1)"))
     return parts
 
@@ -270,9 +244,9 @@ def _sector_data_facts(X, y, *, k: int, n_per_class: int, noise: float,
     sector = np.floor(position).astype(int)
     expected_counts = [(n_per_class + 1) // 2] + [n_per_class] * (k - 1) + [n_per_class // 2]
     parts = [
-        _fact(np.array_equal(np.bincount(y, minlength=k), [n_per_class] * k),
+        fact(np.array_equal(np.bincount(y, minlength=k), [n_per_class] * k),
               f"{label}: {n_per_class} samples in each of classes 0..{k - 1}"),
-        _fact(bool(np.all((sector >= 0) & (sector <= k))) and np.array_equal(y, sector % k)
+        fact(bool(np.all((sector >= 0) & (sector <= k))) and np.array_equal(y, sector % k)
               and np.array_equal(np.bincount(np.clip(sector, 0, k), minlength=k + 1), expected_counts),
               f"{label}: sample i lies in a sector of class y_i (classes cycle over {k + 1} sectors)"),
         _ks(position - sector, f"{label}: positions uniform on the middle 80 % of each sector", "uniform",
@@ -283,7 +257,7 @@ def _sector_data_facts(X, y, *, k: int, n_per_class: int, noise: float,
             (norm_range[0], norm_range[1] - norm_range[0])),
     ]
     sep = orthogonal_separability(X, y)
-    parts.append(_fact(float((X @ X.T).min()) > 0 and not sep.separable and sep.max_cross > 0,
+    parts.append(fact(float((X @ X.T).min()) > 0 and not sep.separable and sep.max_cross > 0,
                        f"{label}: every inner product positive, so not orthogonally separable",
                        least_inner_product=float((X @ X.T).min())))
     return parts
@@ -311,12 +285,12 @@ def _check_generators(ctx: Context, *, swapped: bool = False) -> Outcome:
     Xz, yz = orthogonally_separable_data(20, 6, 3, center_correlation=0.0, seed=runs[-1]["seed"])
     Uz = Xz / np.linalg.norm(Xz, axis=1, keepdims=True)
     cross = (Uz @ Uz.T)[yz[:, None] != yz[None, :]]
-    parts.append(_agree(cross, np.zeros_like(cross), rtol=0.0, atol=1e-12,
+    parts.append(agree(cross, np.zeros_like(cross), rtol=0.0, atol=1e-12,
                         what="orthogonal data, rho = 0: cross-class cosines 0"))
     ties = [(np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]]), False),  # an orthogonal same-class pair
             (np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 1.0]]), True)]  # an orthogonal cross-class pair
     for X, separable in ties:
-        parts.append(_fact(orthogonal_separability(X, [0, 0, 1]).separable == separable,
+        parts.append(fact(orthogonal_separability(X, [0, 0, 1]).separable == separable,
                            f"a tie (an inner product 0) is {'' if separable else 'not '}separable: "
                            "y_i = y_j needs > 0, y_i != y_j allows <= 0"))
     return _all(parts, "data generators vs their documented constructions",
@@ -407,33 +381,33 @@ def _check_metrics(ctx: Context, *, corrupt: float = 0.0) -> Outcome:
         seen[0, 0] += corrupt
         measured = nc_metrics(seen, y, V)
         reference = _reference_metrics(H, y, V)
-        parts.append(_fact(set(measured) == set(reference), f"{label}: nc_metrics reports every metric"))
+        parts.append(fact(set(measured) == set(reference), f"{label}: nc_metrics reports every metric"))
         # 1e-9: the references differ from the implementation only in summation order and in the
         # pseudo-inverse's cut-off (round-off of O(1) entries, ~1e-14 measured)
-        parts.append(_agree([measured.get(name, np.nan) for name in sorted(reference)],
+        parts.append(agree([measured.get(name, np.nan) for name in sorted(reference)],
                             [reference[name] for name in sorted(reference)], rtol=1e-9,
                             what=f"{label}: {', '.join(sorted(reference))} vs explicit sums"))
         k = int(y.max()) + 1
         means, _, _ = _reference_scatter(seen, y, k)
-        parts.append(_agree(class_means(seen, y), means, rtol=1e-12, what=f"{label}: class means"))
+        parts.append(agree(class_means(seen, y), means, rtol=1e-12, what=f"{label}: class means"))
         norms = np.linalg.norm(means, axis=1)
-        parts.append(_agree(mean_cosines(means), (means @ means.T) / np.outer(norms, norms), rtol=1e-12,
+        parts.append(agree(mean_cosines(means), (means @ means.T) / np.outer(norms, norms), rtol=1e-12,
                             what=f"{label}: cosines of the class means"))
         # orthogonal class means (shared coordinates removed): the closed-form scales are the
         # least-squares ones, so the residual is the least-squares residual
         blocks = seen.copy()
         blocks[:, -2:] = 0.0
-        parts.append(_agree(self_duality_residual(V, class_means(blocks, y)),
+        parts.append(agree(self_duality_residual(V, class_means(blocks, y)),
                             _least_squares_duality(V, _reference_scatter(H * (blocks != 0), y, k)[0]),
                             rtol=1e-9,
                             what=f"{label}: self-duality residual vs least squares (orthogonal means)"))
     E = pseudo_labels(4)
-    parts.append(_agree(E.T @ E, (4 / 3) * (np.eye(4) - 0.25), rtol=1e-12,
+    parts.append(agree(E.T @ E, (4 / 3) * (np.eye(4) - 0.25), rtol=1e-12,
                         what="pseudo-labels: unit columns with pairwise inner products -1/(K-1)"))
     # degenerate features: the conventions the docstrings state
     two = np.repeat([0, 1], 3)
     collapsed = np.vstack([np.tile([1.0, 0.0], (3, 1)), np.tile([0.0, 2.0], (3, 1))])
-    parts.append(_agree([nc1(collapsed, two), within_class_ratio(collapsed, two), nc1(np.ones((6, 2)), two),
+    parts.append(agree([nc1(collapsed, two), within_class_ratio(collapsed, two), nc1(np.ones((6, 2)), two),
                          within_class_ratio(np.ones((6, 2)), two), nc1(np.eye(2)[[0, 1, 0, 1]], [0, 0, 1, 1]),
                          etf_distance(np.eye(3)), etf_distance(np.ones((3, 2))),
                          self_duality_residual(np.zeros((2, 2)), np.eye(2)),
@@ -465,19 +439,19 @@ def _init_facts(problem: TwoLayerTraining, seed: int, label: str) -> list[Outcom
     d, h, eps = problem.X.shape[1], problem.width, problem.init_scale
     net = problem.net(seed)
     module_theta = torch.cat([p.detach().reshape(-1) for p in net.parameters()]).numpy()
-    parts = [_agree([theta.size, problem.n_params], [module_theta.size] * 2, rtol=0.0,
+    parts = [agree([theta.size, problem.n_params], [module_theta.size] * 2, rtol=0.0,
                     what=f"{label}: n_params and θ's length vs the module's parameter count"),
-             _agree(theta, module_theta, rtol=0.0, what=f"{label}: θ is the module's (W, b, v) flattened")]
+             agree(theta, module_theta, rtol=0.0, what=f"{label}: θ is the module's (W, b, v) flattened")]
     inputs = np.hstack([W, b[:, None]]) if b is not None else W  # a bias is one more input coordinate
     in_norms = np.linalg.norm(inputs, axis=1)
     if problem.init == "balanced":
-        parts.append(_agree(np.linalg.norm(V, axis=0), in_norms, rtol=1e-12,
+        parts.append(agree(np.linalg.norm(V, axis=0), in_norms, rtol=1e-12,
                             what=f"{label}: balanced, |v_j| = ‖(w_j, b_j)‖"))
         blocks = {"W": W * math.sqrt(d) / eps, **({"b": b * math.sqrt(d) / eps} if b is not None else {})}
-        parts.append(_standard_normal_blocks(blocks, f"{label}: entries of W, b N(0, ε²/d)"))
+        parts.append(standard_normal_blocks(blocks, f"{label}: entries of W, b N(0, ε²/d)", KS_LEVEL))
         if problem.output_dim == 1:
             positive = int(np.sum(V > 0))
-            parts.append(_fact(abs(positive - h / 2) <= 4 * math.sqrt(h) / 2,
+            parts.append(fact(abs(positive - h / 2) <= 4 * math.sqrt(h) / 2,
                                f"{label}: output signs ±1 with probability 1/2 (within 4σ)",
                                positive=positive))
         else:  # three outputs: the coordinates of a uniform unit vector of R³ are U(-1, 1) (Archimedes)
@@ -489,15 +463,15 @@ def _init_facts(problem: TwoLayerTraining, seed: int, label: str) -> list[Outcom
         units = samples / np.linalg.norm(samples, axis=1, keepdims=True)
         own = [float(np.max((units[problem.y == c] @ inputs[j]) / eps)) for j, c in enumerate(classes)]
         targets = problem.pseudo_labels()[classes].T
-        parts.append(_agree([in_norms, np.linalg.norm(V, axis=0)], np.full((2, h), eps), rtol=1e-12,
+        parts.append(agree([in_norms, np.linalg.norm(V, axis=0)], np.full((2, h), eps), rtol=1e-12,
                             what=f"{label}: data init, ‖(w_j, b_j)‖ = ‖v_j‖ = ε"))
         if problem.init_noise == 0:
-            parts.append(_agree(own, np.ones(h), rtol=1e-12,
+            parts.append(agree(own, np.ones(h), rtol=1e-12,
                                 what=f"{label}: (w_j, b_j) = ε x_i/‖x_i‖ for a sample i of class j mod K"))
-            parts.append(_agree(V, eps * targets, rtol=1e-12, what=f"{label}: v_j = ε ẽ_(j mod K)"))
+            parts.append(agree(V, eps * targets, rtol=1e-12, what=f"{label}: v_j = ε ẽ_(j mod K)"))
         else:  # perturbed directions stay closest to their own class's samples and pseudo-label
             cos_out = np.sum(V * targets, axis=0) / eps
-            parts.append(_fact(max(own) < 1 - 1e-6 and min(own) > 0 and cos_out.min() > 0 and cos_out.max()
+            parts.append(fact(max(own) < 1 - 1e-6 and min(own) > 0 and cos_out.min() > 0 and cos_out.max()
                                < 1 - 1e-6, f"{label}: perturbed data init (cosines to the own sample and "
                                "pseudo-label in (0, 1))", least_sample_cosine=min(own),
                                least_output_cosine=cos_out.min()))
@@ -515,11 +489,11 @@ def _module_facts(ctx: Context) -> list[Outcome]:
     expected = np.maximum(X @ W.T + b, 0.0) @ v.T + c
     theta, forward = flat_forward(net)
     Xt = torch.as_tensor(X)
-    return [_agree(net(Xt).detach().numpy(), expected, rtol=1e-12,
+    return [agree(net(Xt).detach().numpy(), expected, rtol=1e-12,
                    what="TwoLayerReLU: forward = V σ(Wx + b) + c"),
-            _agree(forward(theta, Xt).detach().numpy(), expected, rtol=1e-12,
+            agree(forward(theta, Xt).detach().numpy(), expected, rtol=1e-12,
                    what="TwoLayerReLU: functional view at its own θ"),
-            _agree(net.hidden(module_params(net), Xt).numpy(), np.maximum(X @ W.T + b, 0.0), rtol=1e-12,
+            agree(net.hidden(module_params(net), Xt).numpy(), np.maximum(X @ W.T + b, 0.0), rtol=1e-12,
                    what="TwoLayerReLU: hidden features σ(Wx + b)")]
 
 
@@ -770,25 +744,25 @@ def _gd_bookkeeping(problem: TwoLayerTraining, algorithm: GradientDescentTrainin
     lr = algorithm.lr
     losses = [r["loss"] for r in run.trace]
     parts = [
-        _fact(run.retcode == RetCode.MaxIters and min(losses) > DEFAULT_LOSS_TOL,
+        fact(run.retcode == RetCode.MaxIters and min(losses) > DEFAULT_LOSS_TOL,
               f"{label}: GD reaching t_end above its tolerance is MaxIters"),
-        _agree([run.stats.iterations, run.stats.grad_calls, run.stats.f_calls], [7, 7, 8], rtol=0.0,
+        agree([run.stats.iterations, run.stats.grad_calls, run.stats.f_calls], [7, 7, 8], rtol=0.0,
                what=f"{label}: GD counts 7 steps, 7 gradients, 8 losses"),
-        _agree([[r["iteration"], r["t"]] for r in run.trace], [[i, i * lr] for i in range(8)], rtol=1e-12,
+        agree([[r["iteration"], r["t"]] for r in run.trace], [[i, i * lr] for i in range(8)], rtol=1e-12,
                what=f"{label}: GD trace (iteration, t) from (0, 0)"),
-        _agree(losses, [problem.loss_value(th) for th in run.original["thetas"]], rtol=1e-12,
+        agree(losses, [problem.loss_value(th) for th in run.original["thetas"]], rtol=1e-12,
                what=f"{label}: GD trace losses vs L at the recorded iterates"),
     ]
     # a tolerance between the losses after 2 and 3 steps: Success at step 3, returning θ_3
     tol = 0.5 * (losses[2] + losses[3])
     stopped = solve(problem, algorithm, seed=seed, tol=tol)
-    parts.append(_fact(stopped.retcode == RetCode.Success and stopped.stats.iterations == 3
+    parts.append(fact(stopped.retcode == RetCode.Success and stopped.stats.iterations == 3
                        and np.array_equal(stopped.x, run.original["thetas"][3])
                        and stopped.value == losses[3],
                        f"{label}: GD with a loss tolerance stops with Success at the first iterate below it",
                        iterations=stopped.stats.iterations))
     unseeded = solve(problem, algorithm, maxiters=0, seed=None)
-    parts.append(_agree(unseeded.x, problem.initial_theta(0), rtol=0.0,
+    parts.append(agree(unseeded.x, problem.initial_theta(0), rtol=0.0,
                         what=f"{label}: GD without a seed starts from seed 0's initialization"))
     return parts
 
@@ -816,11 +790,11 @@ def _per_sample_facts(problem: TwoLayerTraining, theta0: np.ndarray, grad: np.nd
     hessians = per_sample_flat_hessians(sample_loss, theta, X, targets).numpy()
     hvp = flat_hvp(problem.torch_loss, theta, torch.as_tensor(grad)).numpy()
     scale = float(np.abs(hess).max())
-    return [_agree(grads.mean(axis=0), grad, rtol=1e-10, atol=1e-13 * float(np.abs(grad).max()),
+    return [agree(grads.mean(axis=0), grad, rtol=1e-10, atol=1e-13 * float(np.abs(grad).max()),
                    what=f"{label}: mean per-sample gradient vs ∇L"),
-            _agree(hessians.mean(axis=0), hess, rtol=1e-10, atol=1e-13 * scale,
+            agree(hessians.mean(axis=0), hess, rtol=1e-10, atol=1e-13 * scale,
                    what=f"{label}: mean per-sample Hessian vs ∇²L"),
-            _agree(hvp, hess @ grad, rtol=1e-10, atol=1e-13 * scale * float(np.linalg.norm(grad)),
+            agree(hvp, hess @ grad, rtol=1e-10, atol=1e-13 * scale * float(np.linalg.norm(grad)),
                    what=f"{label}: Hessian-vector product vs ∇²L g")]
 
 
@@ -899,10 +873,10 @@ def _check_gradient_field(ctx: Context, *, bug: dict | None = None) -> Outcome:
         parts.append(numeric_outcome([[r["iteration"], r["t"]] for r in flow.trace],
                                      [[0, 0.0], [1, tau / 4], [2, tau / 2], [3, tau]], rtol=1e-12, atol=0.0,
                                      what=f"{label}: flow trace (iteration, t)", names=("trace", "grid")))
-        parts.append(_agree([flow.stats.iterations, len(flow.trace)], [3, 4], rtol=0.0,
+        parts.append(agree([flow.stats.iterations, len(flow.trace)], [3, 4], rtol=0.0,
                             what=f"{label}: flow iterations = record intervals (3), trace rows (4)"))
         unseeded = solve(problem, GradientFlow(t_end=tau, n_records=1), maxiters=0, seed=None)
-        parts.append(_agree(unseeded.x, problem.initial_theta(0), rtol=0.0,
+        parts.append(agree(unseeded.x, problem.initial_theta(0), rtol=0.0,
                             what=f"{label}: flow without a seed starts from seed 0's initialization"))
         torch_at_x = float(problem.torch_loss(torch.as_tensor(flow.x, dtype=torch.float64)))
         parts.append(numeric_outcome(flow.value, torch_at_x, rtol=1e-12, atol=0.0,

@@ -6,6 +6,8 @@
   a failed assertion is a ``fail`` with the shrunk counterexample; any other
   exception propagates (the runner reports it as ``error``).
 * :func:`numeric_outcome`: two independent computations of one quantity.
+* :func:`fact`, :func:`agree`, :func:`standard_normal_blocks`: small pass/fail parts that a
+  claim with many sub-checks (an implementation check) combines.
 """
 
 from __future__ import annotations
@@ -22,11 +24,14 @@ from hypothesis.strategies import SearchStrategy
 from theorems.core import Context, Outcome
 
 __all__ = [
+    "agree",
+    "fact",
     "figure",
     "numeric_outcome",
     "property_outcome",
     "prove_nonnegative",
     "prove_zero",
+    "standard_normal_blocks",
     "symbolic_truth",
 ]
 
@@ -231,3 +236,57 @@ def numeric_outcome(
     verb = "agree" if ok else "disagree"
     summary = f"{what}: {names[0]} and {names[1]} {verb} (max abs error {abs_err:.3g})"
     return Outcome("pass" if ok else "fail", summary, evidence)
+
+
+def fact(ok: bool, what: str, **figures: float) -> Outcome:
+    """A pass/fail statement with a few scalar figures (arrays stay out of the evidence).
+
+    >>> fact(True, "2 > 1", gap=1.0).summary
+    '2 > 1: holds'
+    """
+    return Outcome("pass" if ok else "fail", f"{what}: {'holds' if ok else 'violated'}",
+                   {"statement": what, **{k: figure(float(v), floor=1e-14) for k, v in figures.items()}})
+
+
+def agree(measured: Any, reference: Any, *, rtol: float, what: str, atol: float = 1e-13) -> Outcome:
+    """``|a - b| <= atol + rtol |b|`` entrywise; same shape, no NaN, infinities only where both have
+    the same one. Torch tensors are accepted (detached); only the largest error is kept.
+
+    >>> agree([1.0, float("inf")], [1.0 + 1e-15, float("inf")], rtol=1e-12, what="v").status
+    'pass'
+    >>> agree([1.0], [1.1], rtol=1e-3, what="v").status
+    'fail'
+    """
+    a, b = (np.asarray(v.detach() if hasattr(v, "detach") else v, dtype=np.float64)
+            for v in (measured, reference))
+    if a.shape != b.shape:
+        return fact(False, f"{what} (shapes {a.shape} vs {b.shape})")
+    infinite = np.isinf(a) | np.isinf(b)
+    if np.any(np.isnan(a)) or np.any(np.isnan(b)) or not np.array_equal(a[infinite], b[infinite]):
+        return fact(False, f"{what} (NaN, or infinities that differ)")
+    err = np.abs(a[~infinite] - b[~infinite])
+    ok = bool(np.all(err <= atol + rtol * np.abs(b[~infinite])))
+    return fact(ok, what, max_abs_error=float(err.max(initial=0.0)))
+
+
+def standard_normal_blocks(blocks: dict[str, np.ndarray], what: str, level: float) -> Outcome:
+    """Entries that should be i.i.d. N(0, 1): each block's Σz² against χ²(size), two-sided (its scale:
+    a KS test barely sees one rescaled block of a mixture), and all entries pooled against N(0, 1) by
+    Kolmogorov-Smirnov (the shape); passes when the least p-value is at least ``level``.
+
+    >>> z = np.random.default_rng(0).standard_normal((2, 500))
+    >>> standard_normal_blocks({"a": z[0], "b": z[1]}, "draws", 1e-4).status
+    'pass'
+    >>> standard_normal_blocks({"a": z[0], "b": 1.3 * z[1]}, "draws", 1e-4).status
+    'fail'
+    """
+    import scipy.stats
+
+    p_values = {name: float(2 * min(scipy.stats.chi2.cdf(np.sum(np.square(z)), np.size(z)),
+                                    scipy.stats.chi2.sf(np.sum(np.square(z)), np.size(z))))
+                for name, z in blocks.items()}
+    pooled = np.concatenate([np.ravel(z) for z in blocks.values()])
+    p_values["shape (KS)"] = float(scipy.stats.kstest(pooled, "norm").pvalue)
+    worst = min(p_values, key=p_values.get)
+    return fact(p_values[worst] >= level, f"{what} (per-block χ² scale and KS shape, p >= {level:g})",
+                least_p_value=p_values[worst])
