@@ -15,8 +15,12 @@ on standardized outputs after every evaluation (ARD lengthscales).
 
 Stopping and retcodes (``tol`` defaults to 1e-6):
 
-* ``Success``: with ``problem.f_star`` known, the simple regret f⁺_t − f* <= ``tol``; without
-  it, the maximal CEI found fell to <= ``tol`` (no point is expected to improve).
+* ``Success``: ``problem.f_star`` is known and the simple regret f⁺_t − f* <= ``tol``. Without f*
+  nothing certifies optimality, so a run never ends in ``Success``.
+* ``Stalled``: f* is unknown and the maximal CEI found fell to <= ``tol`` (the model expects no
+  point to improve). That is the model's belief, not a certificate: ``tol`` is absolute (in f's
+  units) and a misspecified kernel (a lengthscale far too long) makes CEI small everywhere, so a
+  run can stall after a few steps with a large regret; check the model before trusting it.
 * ``MaxIters``: ``maxiters`` (default 50) CEI evaluations after the initial design ran out first.
 * ``Failure``: the initial design holds no feasible point, so f⁺ (and CEI) is undefined
   (Remark 3.15); ``sol.x`` is then the design point of least constraint violation.
@@ -283,7 +287,7 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
         best = float(hist.best_feasible()[-1])
         u, log_value = _propose(surrogates, U, hist.f, hist.feasible, best, algorithm, rng)
         if problem.f_star is None and log_value <= np.log(tol):
-            retcode = RetCode.Success
+            retcode = RetCode.Stalled
             break
         x = problem.from_unit(u)
         mu_next, sd_next = surrogates.gps[0].predict(u[None, :])
