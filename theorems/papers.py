@@ -75,10 +75,10 @@ _RECORDS = [
     Paper("bcd_expansion", "Accelerating block coordinate descent for LLM finetuning via "
           "landscape expansion (BREAD)",
           "NeurIPS 2025. OpenReview DBybUx7ARy. Code: microsoft/BlockOptimizers.", "optimizers"),
-    Paper("dynamic_matchoid", "Non-monotone submodular optimization: p-matchoid constraints "
-          "and the fully dynamic setting",
+    Paper("dynamic_matchoid", "Non-monotone Submodular Optimization: p-Matchoid Constraints and "
+          "Fully Dynamic Setting",
           "Banihashem, Goudarzi, Hajiaghayi, Jabbarzade, Monemizadeh. NeurIPS 2025.",
-          "submodular"),
+          "submodular", modules=("algorithms.submodular.dynamic_matchoid",)),
     Paper("hbg_gflownet", "Hybrid-Balance GFlowNet for vehicle routing (TSP, CVRP)",
           "NeurIPS 2025. arXiv:2510.04792. Code: ZHANG-NI/HBG.", "routing"),
     Paper("ggdopt", "Gradient-guided diffusion for chance-constrained programs",

@@ -1,0 +1,84 @@
+"""Brute force: the exact optimum of a small instance, by enumerating its independent sets.
+
+Depth-first over the elements in order, extending a set only while it stays independent
+(the constraint is downward closed, so every independent set is reached once), keeping the
+best f. At most 30 elements.
+
+Retcodes: ``Success`` when every independent set was evaluated (the value is OPT);
+``MaxIters`` when ``maxiters`` (a cap on the number of sets evaluated) stopped it first;
+``Diverged`` / ``Failure`` when f returned a non-finite / negative value.
+
+References
+----------
+The exhaustive reference of the paper's OPT_t (Section 3, dynamic model).
+
+>>> from algorithms import solve
+>>> from algorithms.submodular import BruteForce, Matchoid, MatchoidMaximization, UniformMatroid
+>>> sol = solve(MatchoidMaximization(lambda s: len(s) * (3 - len(s)), Matchoid([UniformMatroid(3)]),
+...                                  range(4)), BruteForce())
+>>> sol.retcode, sol.value, int(sol.x.sum())
+(<RetCode.Success: 'Success'>, 2.0, 1)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
+from algorithms.submodular.oracle import CountingOracle, NegativeValueError, NonFiniteValueError
+from algorithms.submodular.problems import MatchoidMaximization
+
+__all__ = ["BruteForce"]
+
+MAX_ELEMENTS = 30
+
+
+@dataclass(frozen=True)
+class BruteForce(Algorithm):
+    """Exhaustive enumeration of the independent sets; no hyperparameters."""
+
+
+class _Stop(Exception):
+    pass
+
+
+@_dispatch
+def _solve(problem: MatchoidMaximization, algorithm: BruteForce, options: SolveOptions) -> Solution:
+    elements = problem.universe
+    if len(elements) > MAX_ELEMENTS:
+        raise ValueError(f"elements: brute force enumerates the independent sets of at most {MAX_ELEMENTS} "
+                         f"elements, got {len(elements)}")
+    oracle = CountingOracle(problem.f, problem.matchoid)
+    cap = options.iterations(2 ** len(elements))
+    monitor = IterationMonitor(options, total=min(cap, 2 ** len(elements)), desc="brute force")
+    best = {"set": frozenset(), "value": 0.0, "count": 0}
+
+    def visit(current: frozenset, start: int) -> None:
+        if best["count"] >= cap:
+            raise _Stop
+        value = oracle.value(current)
+        best["count"] += 1
+        if best["count"] == 1 or value > best["value"]:
+            best["set"], best["value"] = current, value
+        monitor.record(iteration=best["count"], value=value, size=len(current))
+        for index in range(start, len(elements)):
+            if oracle.can_add(current, elements[index]):
+                visit(current | {elements[index]}, index + 1)
+
+    retcode = RetCode.Success
+    try:
+        visit(frozenset(), 0)
+    except _Stop:
+        retcode = RetCode.MaxIters
+    except NonFiniteValueError:
+        retcode = RetCode.Diverged
+    except NegativeValueError:
+        retcode = RetCode.Failure
+    finally:
+        monitor.close()
+    if options.store_trace and not monitor.trace:
+        monitor.trace.append({"iteration": 0, "value": best["value"], "size": 0})
+    stats = Stats(iterations=best["count"], f_calls=oracle.value_queries)
+    return Solution(x=problem.indicator(best["set"]), value=float(best["value"]), retcode=retcode,
+                    stats=stats, trace=monitor.trace,
+                    original={"solution": best["set"], "queries": oracle.queries})

@@ -1,0 +1,205 @@
+"""Ready-made non-negative submodular set functions over the elements 0, ..., n - 1.
+
+Each is a callable ``f(S) -> float`` on a frozenset of ints (the package accepts any such
+callable; these are the usual test beds). ``dtype`` is the float type of the data they were
+built from. Non-monotone: :class:`GraphCut`, :class:`DirectedCut`, :class:`LogDet` with
+``monotone=False`` (the Gaussian mutual information between S and its complement).
+Monotone: :class:`FacilityLocation`, :class:`Coverage`, :class:`LogDet` with ``monotone=True``.
+
+>>> import numpy as np
+>>> from algorithms.submodular import GraphCut
+>>> cut = GraphCut(np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]]))
+>>> cut(frozenset()), cut(frozenset({0})), cut(frozenset({0, 1, 2}))
+(0.0, 3.0, 0.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from algorithms._validation import as_float_array, check_psd, check_square_symmetric
+
+__all__ = ["Coverage", "DirectedCut", "FacilityLocation", "GraphCut", "LogDet"]
+
+
+def _weights(name: str, weights) -> tuple[np.ndarray | sp.csr_matrix, type]:
+    if sp.issparse(weights):
+        matrix = sp.csr_matrix(weights)
+        if matrix.dtype not in (np.float32, np.float64):
+            matrix = matrix.astype(np.float64)
+        if not np.all(np.isfinite(matrix.data)):
+            raise ValueError(f"{name} contains NaN or inf entries")
+        data = matrix.data
+    else:
+        matrix = as_float_array(name, weights, ndim=2)
+        data = matrix
+    if matrix.shape[0] != matrix.shape[1]:
+        raise ValueError(f"{name} must be square, got shape {matrix.shape}")
+    if np.any(data < 0):
+        raise ValueError(f"{name} must have non-negative entries (a cut function is then >= 0)")
+    return matrix, matrix.dtype.type
+
+
+def _adjacency(matrix) -> list[list[tuple[int, float]]]:
+    """Row lists of (column, weight) for the non-zero off-diagonal entries."""
+    csr = sp.csr_matrix(matrix)
+    rows = []
+    for u in range(csr.shape[0]):
+        cols = csr.indices[csr.indptr[u]:csr.indptr[u + 1]]
+        vals = csr.data[csr.indptr[u]:csr.indptr[u + 1]]
+        rows.append([(int(v), float(w)) for v, w in zip(cols, vals) if v != u and w != 0])
+    return rows
+
+
+class _IndexFunction:
+    """Shared element check: every element of S is an int in [0, n)."""
+
+    n: int
+    dtype: type
+
+    def _check(self, subset: frozenset) -> None:
+        for element in subset:
+            if not isinstance(element, int | np.integer) or not 0 <= element < self.n:
+                raise ValueError(f"{type(self).__name__}: elements must be ints in [0, {self.n}), got "
+                                 f"{element!r}")
+
+
+class DirectedCut(_IndexFunction):
+    """f(S) = Σ_{u∈S, v∉S} W[u, v] for a non-negative (n, n) weight matrix (dense or sparse)."""
+
+    def __init__(self, weights) -> None:
+        matrix, self.dtype = _weights("weights", weights)
+        self.n = matrix.shape[0]
+        self._out = _adjacency(matrix)
+
+    def __call__(self, subset: frozenset) -> float:
+        self._check(subset)
+        return float(sum(w for u in subset for v, w in self._out[u] if v not in subset))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(n={self.n})"
+
+
+class GraphCut(DirectedCut):
+    """The undirected cut Σ_{u∈S, v∉S} W[u, v] of a symmetric non-negative weight matrix."""
+
+    def __init__(self, weights) -> None:
+        matrix, _ = _weights("weights", weights)
+        check_square_symmetric("weights", matrix)
+        super().__init__(weights)
+
+
+class FacilityLocation(_IndexFunction):
+    """f(S) = Σ_c max_{j∈S} similarity[c, j] (0 for S = ∅); ``similarity`` is (customers, n), >= 0.
+
+    >>> FacilityLocation(np.array([[1.0, 0.5], [0.0, 2.0]]))(frozenset({0, 1}))
+    3.0
+    """
+
+    def __init__(self, similarity) -> None:
+        self.similarity = as_float_array("similarity", similarity, ndim=2)
+        if np.any(self.similarity < 0):
+            raise ValueError("similarity must have non-negative entries")
+        self.dtype = self.similarity.dtype.type
+        self.n = self.similarity.shape[1]
+
+    def __call__(self, subset: frozenset) -> float:
+        self._check(subset)
+        if not subset:
+            return 0.0
+        columns = self.similarity[:, sorted(subset)]
+        return float(columns.max(axis=1).sum())
+
+    def __repr__(self) -> str:
+        return f"FacilityLocation(customers={self.similarity.shape[0]}, n={self.n})"
+
+
+class Coverage(_IndexFunction):
+    """f(S) = total weight of the items covered by ∪_{j∈S} sets[j] (``item_weights`` default 1).
+
+    >>> Coverage([{0, 1}, {1, 2}, {2}])(frozenset({0, 1}))
+    3.0
+    """
+
+    def __init__(self, sets: Sequence[Iterable[int]], item_weights=None) -> None:
+        if isinstance(sets, str | bytes) or not isinstance(sets, Sequence) or len(sets) == 0:
+            raise TypeError(f"sets must be a non-empty sequence of item sets, got {type(sets).__name__}")
+        family = []
+        for j, items in enumerate(sets):
+            if isinstance(items, str | bytes) or not isinstance(items, Iterable):
+                raise TypeError(f"sets[{j}] must be an iterable of item ints, got {type(items).__name__}")
+            items = frozenset(items)
+            if not all(isinstance(i, int | np.integer) and i >= 0 for i in items):
+                raise ValueError(f"sets[{j}] must hold non-negative int items, got {sorted(items, key=repr)}")
+            family.append(items)
+        n_items = 1 + max((max(s) for s in family if s), default=-1)
+        if item_weights is None:
+            weights = np.ones(n_items)
+        else:
+            weights = as_float_array("item_weights", item_weights, ndim=1)
+            if weights.size < n_items:
+                raise ValueError(f"item_weights must have one entry per item (>= {n_items}), "
+                                 f"got {weights.size}")
+            if np.any(weights < 0):
+                raise ValueError("item_weights must be non-negative")
+        self.sets = tuple(family)
+        self.item_weights = weights
+        self._weight_of = [float(w) for w in weights]
+        self.dtype = weights.dtype.type
+        self.n = len(family)
+
+    def __call__(self, subset: frozenset) -> float:
+        self._check(subset)
+        covered = set().union(*(self.sets[j] for j in subset)) if subset else set()
+        return float(sum(self._weight_of[i] for i in covered))
+
+    def __repr__(self) -> str:
+        return f"Coverage(n={self.n}, items={len(self._weight_of)})"
+
+
+class LogDet(_IndexFunction):
+    """Log-determinant functions of a positive semidefinite (n, n) kernel K.
+
+    ``monotone=True``: f(S) = log det(I + K_S) (monotone, f(∅) = 0). ``monotone=False``:
+    f(S) = log det(I + K_S) + log det(I + K_{V∖S}) − log det(I + K), the mutual information
+    between the Gaussian variables of S and of the rest for covariance I + K: non-negative,
+    submodular, not monotone (f(∅) = f(V) = 0).
+
+    >>> K = np.array([[2.0, 1.0], [1.0, 2.0]])
+    >>> round(LogDet(K)(frozenset({0})), 6), round(LogDet(K, monotone=False)(frozenset({0})), 6)
+    (1.098612, 0.117783)
+    """
+
+    def __init__(self, kernel, monotone: bool = True) -> None:
+        kernel = as_float_array("kernel", kernel, ndim=2)
+        check_square_symmetric("kernel", kernel)
+        check_psd("kernel", kernel)
+        if not isinstance(monotone, bool):
+            raise TypeError(f"monotone must be a bool, got {type(monotone).__name__}")
+        self.kernel = kernel
+        self.monotone = monotone
+        self.dtype = kernel.dtype.type
+        self.n = kernel.shape[0]
+        self._shifted = np.eye(self.n) + kernel.astype(np.float64)
+        self._total = self._logdet(list(range(self.n)))
+
+    def _logdet(self, index: list[int]) -> float:
+        if not index:
+            return 0.0
+        _, value = np.linalg.slogdet(self._shifted[np.ix_(index, index)])
+        return float(value)
+
+    def __call__(self, subset: frozenset) -> float:
+        self._check(subset)
+        inside = sorted(subset)
+        value = self._logdet(inside)
+        if not self.monotone:
+            outside = [j for j in range(self.n) if j not in subset]
+            value = max(value + self._logdet(outside) - self._total, 0.0)  # >= 0 up to round-off
+        return value
+
+    def __repr__(self) -> str:
+        return f"LogDet(n={self.n}, monotone={self.monotone})"

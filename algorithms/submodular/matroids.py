@@ -1,0 +1,300 @@
+"""Matroids as independence oracles, and the p-matchoid built from them.
+
+A matroid here is an independence oracle on its own ground set: ``is_independent(S)``
+answers for a set ``S`` of elements of that ground set (callers intersect first), and
+``in_ground(e)`` says whether ``e`` belongs to it. A :class:`Matchoid` joins m matroids:
+S is independent iff S ∩ Vᵢ is independent in every Mᵢ; ``p`` is the most matroids any
+element lies in and ``rank`` bounds the size of its largest independent set.
+
+>>> from algorithms.submodular import Matchoid, PartitionMatroid, UniformMatroid
+>>> colours = PartitionMatroid({0: "red", 1: "red", 2: "blue"}, capacity=1)
+>>> m = Matchoid([colours, UniformMatroid(2)])
+>>> m.p, m.rank, m.is_independent(frozenset({0, 2})), m.is_independent(frozenset({0, 1}))
+(2, 2, True, False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any
+
+import networkx as nx
+
+__all__ = ["GraphicMatroid", "LaminarMatroid", "Matchoid", "Matroid", "PartitionMatroid", "UniformMatroid"]
+
+
+def check_hashable(name: str, element: Any) -> Hashable:
+    """Raise a TypeError naming ``name`` unless ``element`` can be a set member."""
+    try:
+        hash(element)
+    except TypeError as exc:
+        raise TypeError(f"{name} must be hashable (elements are set members), got "
+                        f"{type(element).__name__} {element!r}") from exc
+    return element
+
+
+def _check_count(name: str, value: Any, *, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
+    return int(value)
+
+
+class Matroid:
+    """Base class: subclasses define ``in_ground``, ``is_independent`` and ``rank``.
+
+    ``is_independent`` is only asked about subsets of the ground set; a subclass whose
+    oracle is not downward closed (a subset of an independent set reported dependent)
+    is not a matroid, and the dynamic algorithm reports it where it notices
+    (see :class:`algorithms.submodular.DynamicMatchoidMaximizer`).
+    """
+
+    #: ``None``: every element; otherwise the frozenset of the ground set
+    ground: frozenset | None = None
+
+    def in_ground(self, element: Hashable) -> bool:
+        return self.ground is None or element in self.ground
+
+    def is_independent(self, subset: frozenset) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def rank(self) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class UniformMatroid(Matroid):
+    """Sets of at most ``k`` elements of ``ground`` (``None``: of every element).
+
+    >>> UniformMatroid(2).is_independent(frozenset({"a", "b", "c"}))
+    False
+    """
+
+    def __init__(self, k: int, ground: Iterable[Hashable] | None = None) -> None:
+        self.k = _check_count("k", k, minimum=1)
+        if ground is not None:
+            if isinstance(ground, str | bytes) or not isinstance(ground, Iterable):
+                raise TypeError(f"ground must be an iterable of elements or None, got "
+                                f"{type(ground).__name__}")
+            ground = frozenset(check_hashable("ground element", e) for e in ground)
+        self.ground = ground
+
+    def is_independent(self, subset: frozenset) -> bool:
+        return len(subset) <= self.k
+
+    @property
+    def rank(self) -> int:
+        return self.k if self.ground is None else min(self.k, len(self.ground))
+
+    def __repr__(self) -> str:
+        return f"UniformMatroid(k={self.k}, ground={'all' if self.ground is None else len(self.ground)})"
+
+
+class PartitionMatroid(Matroid):
+    """At most ``capacity[part]`` elements from each part; ``part_of`` maps element -> part.
+
+    Elements not in ``part_of`` are outside its ground set. ``capacity`` is one int for
+    every part or a mapping part -> int (>= 0).
+
+    >>> PartitionMatroid({1: "x", 2: "x", 3: "y"}, {"x": 1, "y": 1}).is_independent(frozenset({1, 3}))
+    True
+    """
+
+    def __init__(self, part_of: Mapping[Hashable, Hashable], capacity: int | Mapping[Hashable, int]) -> None:
+        if not isinstance(part_of, Mapping):
+            raise TypeError(f"part_of must be a mapping element -> part, got {type(part_of).__name__}")
+        for element, part in part_of.items():
+            check_hashable("part_of key", element)
+            check_hashable("part_of value", part)
+        parts = set(part_of.values())
+        if isinstance(capacity, Mapping):
+            missing = parts - set(capacity)
+            if missing:
+                raise ValueError(f"capacity has no entry for part(s) {sorted(map(repr, missing))}")
+            caps = {part: _check_count(f"capacity[{part!r}]", capacity[part], minimum=0) for part in parts}
+        else:
+            cap = _check_count("capacity", capacity, minimum=0)
+            caps = dict.fromkeys(parts, cap)
+        self.part_of = dict(part_of)
+        self.capacity = caps
+        self.ground = frozenset(part_of)
+
+    def is_independent(self, subset: frozenset) -> bool:
+        counts: dict[Hashable, int] = {}
+        for element in subset:
+            part = self.part_of[element]
+            counts[part] = counts.get(part, 0) + 1
+            if counts[part] > self.capacity[part]:
+                return False
+        return True
+
+    @property
+    def rank(self) -> int:
+        sizes: dict[Hashable, int] = {}
+        for part in self.part_of.values():
+            sizes[part] = sizes.get(part, 0) + 1
+        return sum(min(size, self.capacity[part]) for part, size in sizes.items())
+
+    def __repr__(self) -> str:
+        return f"PartitionMatroid(ground={len(self.ground)}, parts={len(self.capacity)})"
+
+
+class GraphicMatroid(Matroid):
+    """Edge sets without a cycle; ``endpoints`` maps element (edge) -> (u, v).
+
+    A self-loop ``(u, u)`` is dependent on its own; parallel edges form a cycle. The
+    cycle test is networkx's union-find.
+
+    >>> g = GraphicMatroid({"ab": ("a", "b"), "bc": ("b", "c"), "ca": ("c", "a")})
+    >>> g.is_independent(frozenset({"ab", "bc"})), g.is_independent(frozenset({"ab", "bc", "ca"})), g.rank
+    (True, False, 2)
+    """
+
+    def __init__(self, endpoints: Mapping[Hashable, tuple[Hashable, Hashable]]) -> None:
+        if not isinstance(endpoints, Mapping):
+            raise TypeError(f"endpoints must be a mapping element -> (u, v), got {type(endpoints).__name__}")
+        for element, edge in endpoints.items():
+            check_hashable("endpoints key", element)
+            if not isinstance(edge, tuple) or len(edge) != 2:
+                raise ValueError(f"endpoints[{element!r}] must be a pair (u, v), got {edge!r}")
+            check_hashable(f"endpoints[{element!r}] vertex", edge[0])
+            check_hashable(f"endpoints[{element!r}] vertex", edge[1])
+        self.endpoints = dict(endpoints)
+        self.ground = frozenset(endpoints)
+        graph = nx.MultiGraph()
+        graph.add_edges_from(self.endpoints.values())
+        self._rank = graph.number_of_nodes() - nx.number_connected_components(graph)
+
+    def is_independent(self, subset: frozenset) -> bool:
+        forest = nx.utils.UnionFind()
+        for element in subset:
+            u, v = self.endpoints[element]
+            if forest[u] == forest[v]:
+                return False
+            forest.union(u, v)
+        return True
+
+    @property
+    def rank(self) -> int:
+        return self._rank
+
+    def __repr__(self) -> str:
+        return f"GraphicMatroid(edges={len(self.ground)}, rank={self._rank})"
+
+
+class LaminarMatroid(Matroid):
+    """At most ``capacities[j]`` elements from ``sets[j]``; any two sets are disjoint or nested.
+
+    The ground set is the union of ``sets``.
+
+    >>> lam = LaminarMatroid([{1, 2, 3, 4}, {1, 2}], [2, 1])
+    >>> lam.is_independent(frozenset({1, 3})), lam.is_independent(frozenset({1, 2})), lam.rank
+    (True, False, 2)
+    """
+
+    def __init__(self, sets: Sequence[Iterable[Hashable]], capacities: Sequence[int]) -> None:
+        if isinstance(sets, str | bytes) or not isinstance(sets, Sequence):
+            raise TypeError(f"sets must be a sequence of element sets, got {type(sets).__name__}")
+        if isinstance(capacities, str | bytes) or not isinstance(capacities, Sequence):
+            raise TypeError(f"capacities must be a sequence of ints, got {type(capacities).__name__}")
+        if len(sets) != len(capacities):
+            raise ValueError(f"sets and capacities must have the same length, got {len(sets)} and "
+                             f"{len(capacities)}")
+        family = []
+        for j, members in enumerate(sets):
+            if isinstance(members, str | bytes) or not isinstance(members, Iterable):
+                raise TypeError(f"sets[{j}] must be an iterable of elements, got {type(members).__name__}")
+            family.append(frozenset(check_hashable(f"sets[{j}] element", e) for e in members))
+        caps = [_check_count(f"capacities[{j}]", c, minimum=0) for j, c in enumerate(capacities)]
+        for a in range(len(family)):
+            for b in range(a + 1, len(family)):
+                common = family[a] & family[b]
+                if common and not (family[a] <= family[b] or family[b] <= family[a]):
+                    raise ValueError(f"sets must be laminar (disjoint or nested); sets[{a}] and sets[{b}] "
+                                     "overlap without nesting")
+        self.sets = tuple(family)
+        self.capacities = tuple(caps)
+        self.ground = frozenset().union(*family) if family else frozenset()
+        self._containing = {e: [j for j, s in enumerate(family) if e in s] for e in self.ground}
+        basis: frozenset = frozenset()
+        for element in sorted(self.ground, key=repr):  # greedy builds a basis of any matroid
+            if self.is_independent(basis | {element}):
+                basis = basis | {element}
+        self._rank = len(basis)
+
+    def is_independent(self, subset: frozenset) -> bool:
+        counts = [0] * len(self.sets)
+        for element in subset:
+            for j in self._containing[element]:
+                counts[j] += 1
+                if counts[j] > self.capacities[j]:
+                    return False
+        return True
+
+    @property
+    def rank(self) -> int:
+        return self._rank
+
+    def __repr__(self) -> str:
+        return f"LaminarMatroid(sets={len(self.sets)}, ground={len(self.ground)})"
+
+
+class Matchoid:
+    """A p-matchoid: S is independent iff S ∩ Vᵢ is independent in every matroid Mᵢ.
+
+    ``p`` is the largest number of matroids an element lies in (a matroid whose ground
+    is every element counts for all). ``rank`` is k, the size of the largest independent
+    set, when given; otherwise an upper bound: the smallest rank of a matroid that covers
+    every element, else the sum of the ranks (every element must lie in some matroid, or
+    the rank would be unbounded). The dynamic algorithm's threshold uses it (a larger
+    bound only lowers the threshold; see the note).
+
+    >>> from algorithms.submodular import GraphicMatroid, UniformMatroid
+    >>> m = Matchoid([GraphicMatroid({0: (0, 1), 1: (1, 2)}), UniformMatroid(1)])
+    >>> m.p, m.rank, m.matroids_of(1)
+    (2, 1, (0, 1))
+    """
+
+    def __init__(self, matroids: Sequence[Matroid], rank: int | None = None) -> None:
+        if isinstance(matroids, Matroid) or not isinstance(matroids, Sequence) or not matroids:
+            raise TypeError(f"matroids must be a non-empty sequence of Matroid, got {matroids!r}")
+        for j, matroid in enumerate(matroids):
+            if not isinstance(matroid, Matroid):
+                raise TypeError(f"matroids[{j}] must be a Matroid, got {type(matroid).__name__}")
+        self.matroids = tuple(matroids)
+        self._everywhere = tuple(j for j, m in enumerate(self.matroids) if m.ground is None)
+        membership: dict[Hashable, list[int]] = {}
+        for j, matroid in enumerate(self.matroids):
+            if matroid.ground is not None:
+                for element in matroid.ground:
+                    membership.setdefault(element, []).append(j)
+        self._membership = {e: tuple(sorted(js + list(self._everywhere))) for e, js in membership.items()}
+        self.p = max([len(self._everywhere)] + [len(js) for js in self._membership.values()])
+        if self.p == 0:
+            raise ValueError("matroids: no element lies in any matroid (every ground set is empty)")
+        if rank is None:
+            if self._everywhere:
+                rank = min(self.matroids[j].rank for j in self._everywhere)
+            else:
+                rank = sum(m.rank for m in self.matroids)
+            rank = max(int(rank), 1)
+        self.rank = _check_count("rank", rank, minimum=1)
+
+    def covers(self, element: Hashable) -> bool:
+        """Whether ``element`` lies in at least one matroid's ground set."""
+        return bool(self._everywhere) or element in self._membership
+
+    def matroids_of(self, element: Hashable) -> tuple[int, ...]:
+        """Indices of the matroids whose ground set holds ``element``."""
+        return self._membership.get(element, self._everywhere)
+
+    def is_independent(self, subset: Iterable[Hashable]) -> bool:
+        """S ∩ Vᵢ independent in every Mᵢ (elements in no matroid are unconstrained)."""
+        subset = frozenset(subset)
+        for matroid in self.matroids:
+            part = subset if matroid.ground is None else subset & matroid.ground
+            if part and not matroid.is_independent(part):
+                return False
+        return True
+
+    def __repr__(self) -> str:
+        return f"Matchoid({len(self.matroids)} matroids, p={self.p}, rank={self.rank})"

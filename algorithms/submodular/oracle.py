@@ -1,0 +1,104 @@
+"""The query counter every method of the family evaluates ``f`` and the matroids through.
+
+The paper measures an algorithm by its oracle queries: value queries f(S) and
+independence queries "is S ∩ Vⱼ independent in Mⱼ?". :class:`CountingOracle` counts both
+and checks every value: the theorems need f >= 0, so a negative value raises
+:class:`NegativeValueError` and a NaN/inf one :class:`NonFiniteValueError` (both are
+``ValueError`` naming ``f``). Methods turn them into retcodes (``Failure`` / ``Diverged``).
+
+>>> from algorithms.submodular import Matchoid, UniformMatroid
+>>> oracle = CountingOracle(len, Matchoid([UniformMatroid(2)]))
+>>> oracle.value(frozenset({1, 2})), oracle.independent(0, frozenset({1, 2, 3}))
+(2.0, False)
+>>> oracle.value_queries, oracle.independence_queries, oracle.queries
+(1, 1, 2)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Iterable
+
+from algorithms.submodular.matroids import Matchoid
+
+__all__ = ["CountingOracle", "InconsistentOracleError", "NegativeValueError", "NonFiniteValueError"]
+
+
+class NonFiniteValueError(ValueError):
+    """f returned NaN or inf."""
+
+
+class NegativeValueError(ValueError):
+    """f returned a negative value (the approximation theorems need f >= 0)."""
+
+
+class InconsistentOracleError(ValueError):
+    """A matroid's independence oracle contradicted the matroid axioms (detected where cheap)."""
+
+
+def check_set_function(f) -> Callable[[frozenset], float]:
+    """Raise a TypeError naming ``f`` unless it is callable."""
+    if not callable(f):
+        raise TypeError(f"f must be a callable f(frozenset) -> float, got {type(f).__name__}")
+    return f
+
+
+def check_matchoid(matchoid) -> Matchoid:
+    if not isinstance(matchoid, Matchoid):
+        raise TypeError(f"matchoid must be an algorithms.submodular.Matchoid, got {type(matchoid).__name__}")
+    return matchoid
+
+
+class CountingOracle:
+    """``f`` and the matchoid's independence oracles behind one counter."""
+
+    def __init__(self, f: Callable[[frozenset], float], matchoid: Matchoid) -> None:
+        self.f = check_set_function(f)
+        self.matchoid = check_matchoid(matchoid)
+        self.value_queries = 0
+        self.independence_queries = 0
+
+    @property
+    def queries(self) -> int:
+        return self.value_queries + self.independence_queries
+
+    def value(self, subset: frozenset) -> float:
+        """f(subset), counted and checked (finite, >= 0)."""
+        self.value_queries += 1
+        raw = self.f(subset)
+        try:
+            value = float(raw)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"f must return a real number, got {type(raw).__name__} for S = "
+                            f"{_show(subset)}") from exc
+        if not math.isfinite(value):
+            raise NonFiniteValueError(f"f returned a non-finite value {value!r} for S = {_show(subset)}")
+        if value < 0:
+            raise NegativeValueError(f"f must be non-negative (the theorem needs f >= 0), got "
+                                     f"f(S) = {value!r} for S = {_show(subset)}")
+        return value
+
+    def independent(self, j: int, subset: frozenset) -> bool:
+        """Whether ``subset`` (a subset of matroid j's ground set) is independent in matroid j."""
+        self.independence_queries += 1
+        return bool(self.matchoid.matroids[j].is_independent(subset))
+
+    def restrict(self, j: int, elements: Iterable[Hashable]) -> frozenset:
+        """The elements of ``elements`` in matroid j's ground set."""
+        matroid = self.matchoid.matroids[j]
+        if matroid.ground is None:
+            return frozenset(elements)
+        return frozenset(e for e in elements if e in matroid.ground)
+
+    def can_add(self, solution: frozenset, element: Hashable) -> bool:
+        """Whether solution + element stays independent (solution is independent)."""
+        for j in self.matchoid.matroids_of(element):
+            if not self.independent(j, self.restrict(j, solution) | {element}):
+                return False
+        return True
+
+
+def _show(subset: frozenset) -> str:
+    items = sorted(subset, key=repr)
+    text = ", ".join(map(repr, items[:8])) + (", ..." if len(items) > 8 else "")
+    return "{" + text + "}"

@@ -1,0 +1,119 @@
+"""Problem types of the family: a static instance and a stream of insertions and deletions.
+
+``sol.x`` of every method is the indicator vector of the chosen set over the problem's
+``universe`` (a tuple of elements, in a fixed order), in the float type of ``f``
+(``f.dtype`` when it has one, else float64); ``problem.decode(sol.x)`` gives the frozenset.
+
+>>> from algorithms.submodular import Matchoid, UniformMatroid, UpdateStream
+>>> stream = UpdateStream(len, Matchoid([UniformMatroid(1)]), [("insert", "a"), ("insert", "b"),
+...                                                           ("delete", "a")])
+>>> stream.universe, stream.decode([0.0, 1.0])
+(('a', 'b'), frozenset({'b'}))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from algorithms.core import Problem
+from algorithms.submodular.matroids import Matchoid, check_hashable
+from algorithms.submodular.oracle import check_matchoid, check_set_function
+
+__all__ = ["MatchoidMaximization", "UpdateStream"]
+
+UPDATE_KINDS = ("insert", "delete")
+
+
+def _float_type(f) -> type:
+    dtype = getattr(f, "dtype", None)
+    return np.float32 if dtype is np.float32 or dtype == np.dtype(np.float32) else np.float64
+
+
+class _SetProblem(Problem):
+    universe: tuple
+
+    def indicator(self, chosen: Iterable[Hashable]) -> np.ndarray:
+        """The 0/1 vector of ``chosen`` over ``universe``."""
+        chosen = frozenset(chosen)
+        return np.array([e in chosen for e in self.universe], dtype=self.dtype)
+
+    def decode(self, x) -> frozenset:
+        """The set whose indicator over ``universe`` is ``x``."""
+        x = np.asarray(x)
+        if x.shape != (len(self.universe),):
+            raise ValueError(f"x must have shape ({len(self.universe)},), got {x.shape}")
+        return frozenset(e for e, xi in zip(self.universe, x) if xi)
+
+
+@dataclass(frozen=True)
+class MatchoidMaximization(_SetProblem):
+    """max f(S) over S ⊆ ``elements`` independent in ``matchoid``; f >= 0 submodular, not monotone."""
+
+    f: Callable[[frozenset], float]
+    matchoid: Matchoid
+    elements: Sequence[Hashable]
+    universe: tuple = field(init=False, repr=False)
+    dtype: type = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        check_set_function(self.f)
+        check_matchoid(self.matchoid)
+        if isinstance(self.elements, str | bytes) or not isinstance(self.elements, Iterable):
+            raise TypeError(f"elements must be an iterable of hashable elements, got "
+                            f"{type(self.elements).__name__}")
+        universe = tuple(check_hashable("elements entry", e) for e in self.elements)
+        if len(set(universe)) != len(universe):
+            raise ValueError("elements must not repeat an element")
+        object.__setattr__(self, "universe", universe)
+        object.__setattr__(self, "dtype", _float_type(self.f))
+
+
+@dataclass(frozen=True)
+class UpdateStream(_SetProblem):
+    """A fully dynamic instance: ``updates`` is a sequence of ("insert", e) / ("delete", e).
+
+    The stream must be consistent: an element is inserted only when absent and deleted
+    only when present (checked here, with the position of the first offending update).
+    ``universe`` lists the distinct elements in order of first appearance.
+    """
+
+    f: Callable[[frozenset], float]
+    matchoid: Matchoid
+    updates: Sequence[tuple[str, Hashable]]
+    universe: tuple = field(init=False, repr=False)
+    dtype: type = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        check_set_function(self.f)
+        check_matchoid(self.matchoid)
+        if isinstance(self.updates, str | bytes) or not isinstance(self.updates, Sequence):
+            raise TypeError(f"updates must be a sequence of (kind, element) pairs, got "
+                            f"{type(self.updates).__name__}")
+        present: set = set()
+        order: dict[Hashable, None] = {}
+        for t, update in enumerate(self.updates):
+            kind, element = _check_update(f"updates[{t}]", update)
+            if kind == "insert":
+                if element in present:
+                    raise ValueError(f"updates[{t}] inserts {element!r}, which is already present")
+                present.add(element)
+            else:
+                if element not in present:
+                    raise ValueError(f"updates[{t}] deletes {element!r}, which is absent")
+                present.discard(element)
+            order.setdefault(element, None)
+        object.__setattr__(self, "universe", tuple(order))
+        object.__setattr__(self, "dtype", _float_type(self.f))
+
+
+def _check_update(name: str, update: Any) -> tuple[str, Hashable]:
+    if not isinstance(update, tuple | list) or len(update) != 2:
+        raise ValueError(f"{name} must be a pair (kind, element) with kind in {UPDATE_KINDS}, got {update!r}")
+    kind, element = update
+    if kind not in UPDATE_KINDS:
+        raise ValueError(f"{name} kind must be one of {UPDATE_KINDS}, got {kind!r}")
+    return kind, check_hashable(f"{name} element", element)

@@ -1,0 +1,152 @@
+"""Bad inputs to every public callable of ``algorithms.submodular``: each is rejected early, by our own
+validation, with a message naming the argument and what was expected; a rejected update leaves the
+maintained solution as it was (see also test_dynamic_matchoid.py)."""
+
+import math
+
+import numpy as np
+import pytest
+
+import algorithms.submodular as submodular
+from algorithms import solve
+from algorithms.submodular import (
+    BruteForce,
+    CountingOracle,
+    Coverage,
+    DirectedCut,
+    DynamicMatchoid,
+    DynamicMatchoidMaximizer,
+    FacilityLocation,
+    GraphCut,
+    GraphicMatroid,
+    LaminarMatroid,
+    LogDet,
+    Matchoid,
+    MatchoidMaximization,
+    PartitionMatroid,
+    RecomputeFromScratch,
+    UniformMatroid,
+    UpdateStream,
+    sampling_parameters,
+)
+from tests.bad_inputs import BadInput, assert_every_callable_covered, check_bad_input
+
+M = Matchoid([UniformMatroid(2)])
+
+
+def _present(*elements):
+    dm = DynamicMatchoidMaximizer(len, M, seed=0)
+    for e in elements:
+        dm.insert(e)
+    return dm
+
+
+CASES = [
+    BadInput(UniformMatroid, lambda: UniformMatroid(0), ValueError, ("k", ">= 1"), "k"),
+    BadInput(UniformMatroid, lambda: UniformMatroid(True), ValueError, ("k",), "bool"),
+    BadInput(UniformMatroid, lambda: UniformMatroid(2, ground=5), TypeError, ("ground",), "ground"),
+    BadInput(UniformMatroid, lambda: UniformMatroid(2, ground=[[1]]), TypeError, ("hashable",), "unhashable"),
+    BadInput(PartitionMatroid, lambda: PartitionMatroid([1, 2], 1), TypeError, ("part_of", "mapping"),
+             "part_of"),
+    BadInput(PartitionMatroid, lambda: PartitionMatroid({1: "a"}, -1), ValueError, ("capacity", ">= 0"),
+             "capacity"),
+    BadInput(PartitionMatroid, lambda: PartitionMatroid({1: "a"}, {"b": 1}), ValueError, ("capacity",),
+             "missing part"),
+    BadInput(GraphicMatroid, lambda: GraphicMatroid({0: (1,)}), ValueError, ("endpoints", "pair"), "edge"),
+    BadInput(GraphicMatroid, lambda: GraphicMatroid([(0, 1)]), TypeError, ("endpoints",), "mapping"),
+    BadInput(LaminarMatroid, lambda: LaminarMatroid([{1, 2}, {2, 3}], [1, 1]), ValueError, ("laminar",),
+             "crossing"),
+    BadInput(LaminarMatroid, lambda: LaminarMatroid([{1}], [1, 2]), ValueError, ("same length",), "lengths"),
+    BadInput(LaminarMatroid, lambda: LaminarMatroid([{1}], [-1]), ValueError, ("capacities[0]",), "negative"),
+    BadInput(Matchoid, lambda: Matchoid([]), TypeError, ("matroids",), "empty"),
+    BadInput(Matchoid, lambda: Matchoid([3]), TypeError, ("matroids[0]", "Matroid"), "not a matroid"),
+    BadInput(Matchoid, lambda: Matchoid([UniformMatroid(1)], rank=0), ValueError, ("rank",), "rank"),
+    BadInput(Matchoid, lambda: Matchoid([PartitionMatroid({}, 1)]), ValueError, ("no element",), "empty"),
+    BadInput(GraphCut, lambda: GraphCut(np.array([[0.0, 1.0], [2.0, 0.0]])), ValueError, ("symmetric",),
+             "asymmetric"),
+    BadInput(GraphCut, lambda: GraphCut(-np.ones((2, 2))), ValueError, ("non-negative",), "negative"),
+    BadInput(DirectedCut, lambda: DirectedCut(np.ones((2, 3))), ValueError, ("square",), "shape"),
+    BadInput(DirectedCut, lambda: DirectedCut(np.array([[0.0, np.nan], [0.0, 0.0]])), ValueError,
+             ("NaN",), "nan"),
+    BadInput(FacilityLocation, lambda: FacilityLocation(-np.ones((2, 2))), ValueError,
+             ("similarity", "non-negative"), "negative"),
+    BadInput(Coverage, lambda: Coverage("ab"), TypeError, ("sets",), "string"),
+    BadInput(Coverage, lambda: Coverage([{-1}]), ValueError, ("sets[0]",), "negative item"),
+    BadInput(Coverage, lambda: Coverage([{0, 1}], item_weights=[1.0]), ValueError, ("item_weights",),
+             "short weights"),
+    BadInput(LogDet, lambda: LogDet(-np.eye(2)), ValueError, ("kernel", "positive semidefinite"), "not psd"),
+    BadInput(LogDet, lambda: LogDet(np.eye(2), monotone=1), TypeError, ("monotone",), "monotone"),
+    BadInput(CountingOracle, lambda: CountingOracle(3, M), TypeError, ("f", "callable"), "f"),
+    BadInput(CountingOracle, lambda: CountingOracle(len, [UniformMatroid(1)]), TypeError, ("matchoid",),
+             "matchoid"),
+    BadInput(MatchoidMaximization, lambda: MatchoidMaximization(len, M, 5), TypeError, ("elements",),
+             "elements"),
+    BadInput(MatchoidMaximization, lambda: MatchoidMaximization(len, M, [[1]]), TypeError, ("hashable",),
+             "unhashable"),
+    BadInput(UpdateStream, lambda: UpdateStream(len, M, [("insert", 1), ("insert", 1)]), ValueError,
+             ("updates[1]", "already present"), "inserted twice"),
+    BadInput(UpdateStream, lambda: UpdateStream(len, M, [("delete", 1)]), ValueError,
+             ("updates[0]", "absent"), "absent"),
+    BadInput(UpdateStream, lambda: UpdateStream(len, M, [("insert", {1})]), TypeError, ("hashable",),
+             "unhashable"),
+    BadInput(UpdateStream, lambda: UpdateStream(len, M, [("insert",)]), ValueError, ("updates[0]", "pair"),
+             "arity"),
+    BadInput(DynamicMatchoidMaximizer, lambda: DynamicMatchoidMaximizer(len, M, eps=0.0), ValueError,
+             ("eps", "(0, 1)"), "eps zero"),
+    BadInput(DynamicMatchoidMaximizer, lambda: DynamicMatchoidMaximizer(len, M, eps=1.0), ValueError,
+             ("eps", "(0, 1)"), "eps one"),
+    BadInput(DynamicMatchoidMaximizer, lambda: DynamicMatchoidMaximizer(len, M, eps="0.1"), TypeError,
+             ("eps",), "eps string"),
+    BadInput(DynamicMatchoidMaximizer, lambda: DynamicMatchoidMaximizer(len, M, seed=-1), ValueError,
+             ("seed",), "seed"),
+    BadInput(DynamicMatchoidMaximizer, lambda: DynamicMatchoidMaximizer(len, M, max_value=0.0), ValueError,
+             ("max_value",), "max_value"),
+    BadInput(DynamicMatchoidMaximizer, lambda: DynamicMatchoidMaximizer(lambda s: -1.0, M), ValueError,
+             ("f", "non-negative"), "negative f"),
+    BadInput(DynamicMatchoidMaximizer, lambda: DynamicMatchoidMaximizer(lambda s: math.inf, M), ValueError,
+             ("f", "non-finite"), "infinite f"),
+    BadInput(DynamicMatchoidMaximizer.insert, lambda: _present(1).insert(1), ValueError,
+             ("e = 1", "already present"), "twice"),
+    BadInput(DynamicMatchoidMaximizer.delete, lambda: _present(1).delete(2), ValueError, ("e = 2", "absent"),
+             "absent"),
+    BadInput(DynamicMatchoidMaximizer.insert, lambda: _present().insert([1]), TypeError, ("e", "hashable"),
+             "unhashable"),
+    BadInput(DynamicMatchoidMaximizer.insert,
+             lambda: DynamicMatchoidMaximizer(len, Matchoid([PartitionMatroid({0: "a"}, 1)])).insert(5),
+             ValueError, ("e = 5", "no matroid"), "uncovered"),
+    BadInput(DynamicMatchoidMaximizer.insert,
+             lambda: DynamicMatchoidMaximizer(lambda s: 5.0 * len(s), M, max_value=1.0).insert(0),
+             ValueError, ("max_value", "bound"), "max too small"),
+    BadInput(DynamicMatchoid, lambda: DynamicMatchoid(eps=-0.1), ValueError, ("eps",), "eps"),
+    BadInput(DynamicMatchoid, lambda: DynamicMatchoid(max_value=math.nan), ValueError, ("max_value",),
+             "max_value"),
+    BadInput(DynamicMatchoid, lambda: DynamicMatchoid(monotone="yes"), TypeError, ("monotone",), "monotone"),
+    BadInput(RecomputeFromScratch, lambda: RecomputeFromScratch(static=BruteForce()), TypeError, ("static",),
+             "static"),
+    BadInput(BruteForce, lambda: solve(MatchoidMaximization(len, M, range(40)), BruteForce()), ValueError,
+             ("elements", "30"), "too many"),
+    BadInput(sampling_parameters, lambda: sampling_parameters(0), ValueError, ("p", ">= 1"), "p"),
+]
+
+EXEMPT = {
+    "Matroid": "abstract base class without arguments; subclasses validate their own",
+    "Greedy": "no hyperparameters; its problem type validates the instance",
+    "SampleGreedy": "no hyperparameters; its problem type validates the instance",
+    "InconsistentOracleError": "an exception class raised by the package, not an input",
+    "NegativeValueError": "an exception class raised by the package, not an input",
+    "NonFiniteValueError": "an exception class raised by the package, not an input",
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input_is_rejected(case):
+    check_bad_input(case)
+
+
+def test_every_public_callable_has_a_case():
+    assert_every_callable_covered([submodular], CASES, exempt=EXEMPT)
+
+
+def test_integer_data_is_promoted_to_float():
+    cut = GraphCut(np.array([[0, 2], [2, 0]]))
+    assert cut.dtype is np.float64 and cut(frozenset({0})) == 2.0

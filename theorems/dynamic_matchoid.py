@@ -1,0 +1,545 @@
+"""Claims of the fully dynamic p-matchoid paper (Banihashem, Goudarzi, Hajiaghayi, Jabbarzade,
+Monemizadeh, NeurIPS 2025), against :mod:`algorithms.submodular`.
+
+* ``dynamic_matchoid.ratio_identity`` (symbolic): the parameter arithmetic behind the ratio:
+  1/q − 1 = (1 + c)p and 1 − q = 1/c for the paper's q, c; the ratio (1 + c)(1 + (1 + c)p)/c is
+  minimized at the paper's c with value 2p + 1 + 2√(p(p+1)) = (√p + √(p+1))² =
+  min_q [p/q + (p+1)/(1−q)]; p = 1 gives 3 + 2√2; Proposition 1.3's c = 1 gives 4p; and
+  the implementation's ``sampling_parameters`` are these values.
+* ``dynamic_matchoid.feasible`` (property): S_t is independent after every update.
+* ``dynamic_matchoid.invariants`` (property): Lemmas 5.2/5.3, the invariants 1-5 after Init and
+  after every update, recomputed from their definitions.
+* ``dynamic_matchoid.approximation`` (property): Theorems 1.1/5.5 and Corollary 1.2 at every time
+  step of random streams against brute-force OPT_t, p = 1, 2, 3.
+* ``dynamic_matchoid.monotone_approximation`` (property): Proposition 1.3 (4p + ε), monotone f.
+* ``dynamic_matchoid.queries_independent_of_n`` (rate): amortized queries per update do not grow
+  with the stream length (Theorems 1.1/5.4).
+* ``dynamic_matchoid.queries_vs_k`` (rate): their growth in k is within k⁴ log² k.
+
+Sabotages go through :func:`_patched` (a temporary replacement of one method of the run or the
+oracle), so check and control run the same code path.
+
+>>> from theorems.core import REGISTRY, coverage
+>>> sorted(k for k in REGISTRY if k.startswith("dynamic_matchoid."))  # doctest: +NORMALIZE_WHITESPACE
+['dynamic_matchoid.approximation', 'dynamic_matchoid.feasible', 'dynamic_matchoid.invariants',
+ 'dynamic_matchoid.monotone_approximation', 'dynamic_matchoid.queries_independent_of_n',
+ 'dynamic_matchoid.queries_vs_k', 'dynamic_matchoid.ratio_identity']
+>>> coverage("dynamic_matchoid")["uncovered"]
+[]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import partial
+
+import networkx as nx
+import numpy as np
+import sympy
+from hypothesis import strategies as st
+
+from algorithms import solve
+from algorithms.submodular import (
+    BruteForce,
+    Coverage,
+    DirectedCut,
+    DynamicMatchoid,
+    DynamicMatchoidMaximizer,
+    FacilityLocation,
+    GraphCut,
+    GraphicMatroid,
+    LaminarMatroid,
+    LogDet,
+    Matchoid,
+    MatchoidMaximization,
+    PartitionMatroid,
+    RecomputeFromScratch,
+    UniformMatroid,
+    UpdateStream,
+    sampling_parameters,
+)
+from algorithms.submodular import dynamic_matchoid as dynamic_module
+from algorithms.submodular import oracle as oracle_module
+from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.evidence import figure, property_outcome, prove_zero
+from theorems.core.rates import rate_outcome
+
+PAPER = "dynamic_matchoid"
+SOURCE = ("Banihashem, Goudarzi, Hajiaghayi, Jabbarzade, Monemizadeh, Non-monotone Submodular "
+          "Optimization: p-Matchoid Constraints and Fully Dynamic Setting, NeurIPS 2025")
+
+register_results(PAPER, [
+    Result("Theorem 1.1", "a dynamic algorithm keeps a (2p + 2√(p(p+1)) + 1 + ε)-approximate independent "
+           "set at every time with expected amortized O(ε⁻³ p k⁴ log² k) queries per update", True),
+    Result("Corollary 1.2", "for a matroid (or cardinality) constraint of rank k: 5.82 + ε with "
+           "O(ε⁻³ k⁴ log² k) queries per update", True),
+    Result("Proposition 1.3", "for monotone f the adapted algorithm is (4p + ε)-approximate with the same "
+           "query bound", True),
+    Result("Lemma 5.2", "after the offline construction (Init) all six invariants hold", True),
+    Result("Lemma 5.3", "insertions and deletions preserve the invariants", True),
+    Result("Theorem 5.4", "each insertion or deletion costs O(ε⁻³ p k⁴ log² k) oracle queries in "
+           "expectation", True),
+    Result("Theorem 5.5", "under the invariants, (2p + 2√(p(p+1)) + 1 + ε) f(A_{i*}) >= OPT for the "
+           "output independent set", True),
+])
+
+
+@contextmanager
+def _patched(owner, name: str, replacement) -> Iterator[None]:
+    """Replace ``owner.name`` for the duration of a control (the same solver path, one bug)."""
+    original = getattr(owner, name)
+    setattr(owner, name, replacement)
+    try:
+        yield
+    finally:
+        setattr(owner, name, original)
+
+
+def _heaviest_swap(self, level, element):
+    """Sabotaged DependencyDetection: the heaviest circuit element instead of the lightest."""
+    removal = []
+    for j in self.oracle.matchoid.matroids_of(element):
+        ground = self.oracle.matchoid.matroids[j].ground
+        part = [x for x in level.weights if ground is None or x in ground]
+        if self.oracle.independent(j, frozenset(part) | {element}):
+            continue
+        fixes = [x for x in part if self.oracle.independent(j, (frozenset(part) - {x}) | {element})]
+        if not fixes:
+            return None
+        heaviest = max(fixes, key=level.weights.__getitem__)
+        if heaviest not in removal:
+            removal.append(heaviest)
+    return tuple(removal)
+
+
+def _always_independent(self, j, subset) -> bool:
+    """Sabotaged independence oracle: every set passes (an insert that skips the check)."""
+    self.independence_queries += 1
+    return True
+
+
+# ---- small instances: p = 1, 2, 3 on ten elements ---------------------------------------------
+N_SMALL = 10
+
+
+def _small_instance(p: int, seed: int, monotone: bool = False):
+    """(f, matchoid) on the elements 0..9: p = 1 cardinality/laminar, 2 partitions, 3 graphic+."""
+    rng = np.random.default_rng([seed, p, int(monotone)])
+    n = N_SMALL
+    if monotone:
+        kind = seed % 3
+        if kind == 0:
+            f = Coverage([set(rng.choice(12, size=int(rng.integers(1, 5)), replace=False).tolist())
+                          for _ in range(n)])
+        elif kind == 1:
+            f = FacilityLocation(rng.random((6, n)))
+        else:
+            x = rng.normal(size=(n, 3))
+            f = LogDet(x @ x.T)
+    else:
+        kind = seed % 3
+        if kind == 0:
+            w = np.triu(rng.random((n, n)) * (rng.random((n, n)) < 0.6), 1)
+            f = GraphCut(w + w.T)
+        elif kind == 1:
+            f = DirectedCut(rng.random((n, n)) * (rng.random((n, n)) < 0.5) * (1 - np.eye(n)))
+        else:
+            x = rng.normal(size=(n, 4))
+            f = LogDet(x @ x.T, monotone=False)
+    if p == 1:
+        if seed % 2 == 0:
+            matchoid = Matchoid([UniformMatroid(3)])
+        else:
+            matchoid = Matchoid([LaminarMatroid([set(range(n)), set(range(5)), {0, 1}], [4, 2, 1])])
+    elif p == 2:
+        left = PartitionMatroid({e: e % 3 for e in range(n)}, 1)
+        right = PartitionMatroid({e: e // 4 for e in range(n)}, {0: 1, 1: 2, 2: 1})
+        matchoid = Matchoid([left, right])
+    else:
+        edges = [(u, v) for u in range(5) for v in range(u + 1, 5)]  # K5: its 10 edges
+        graphic = GraphicMatroid({e: edges[e] for e in range(n)})
+        colours = PartitionMatroid({e: int(rng.integers(3)) for e in range(n)}, 2)
+        matchoid = Matchoid([graphic, colours, UniformMatroid(3)])
+    assert matchoid.p == p
+    return f, matchoid
+
+
+def _opt(f, matchoid, present: frozenset, cache: dict) -> tuple[float, frozenset]:
+    if present not in cache:
+        sol = solve(MatchoidMaximization(f, matchoid, sorted(present)), BruteForce())
+        cache[present] = (sol.value, sol.original["solution"])
+    return cache[present]
+
+
+def _oblivious_stream(f, matchoid, length: int, rng: np.random.Generator, cache: dict) -> list:
+    """Random updates fixed in advance; half the deletions remove an element of OPT_t's optimal
+    set (which the maintained solution tends to hold), the rest a random present element; then a
+    drain: an element of the current optimal set is deleted until two elements are left (each
+    deletion tends to hit the maintained solution, which must be repaired)."""
+    present: set = set()
+    updates = []
+    for _ in range(length):
+        absent = [e for e in range(N_SMALL) if e not in present]
+        if absent and (not present or rng.random() < 0.55):
+            e = int(rng.choice(absent))
+            present.add(e)
+            updates.append(("insert", e))
+            continue
+        best = _opt(f, matchoid, frozenset(present), cache)[1]
+        pool = sorted(best) if best and rng.random() < 0.5 else sorted(present)
+        e = int(rng.choice(pool))
+        present.discard(e)
+        updates.append(("delete", e))
+    while len(present) > 2:
+        best = _opt(f, matchoid, frozenset(present), cache)[1] or frozenset(present)
+        e = int(rng.choice(sorted(best)))
+        present.discard(e)
+        updates.append(("delete", e))
+    return updates
+
+
+def _ratio(p: int, monotone: bool) -> float:
+    return 4.0 * p if monotone else 2 * p + 1 + 2 * np.sqrt(p * (p + 1))
+
+
+# ---- ratio_identity -------------------------------------------------------------------------
+def _check_ratio_identity(ctx: Context, *, wrong: bool) -> Outcome:
+    p, c_sym, q_sym = sympy.symbols("p c q", positive=True)
+    q = 1 / (p + sympy.sqrt(p**2 + p) + 1)
+    c = sympy.sqrt(1 + 1 / p)
+    closed = 2 * p + 1 + 2 * sympy.sqrt(p * (p + 1))
+    if wrong:
+        closed = 2 * p + 1 + sympy.sqrt(p * (p + 1))  # the √ term with a dropped factor 2
+    ratio_of_c = (1 + c_sym) * (1 + (1 + c_sym) * p) / c_sym  # after 1/q - 1 = (1 + c)p
+    q_star = sympy.sqrt(p) / (sympy.sqrt(p) + sympy.sqrt(p + 1))
+    identities = {
+        "1/q - 1 = (1 + c) p": 1 / q - 1 - (1 + c) * p,
+        "1 - q = 1/c": sympy.radsimp(1 - q) - 1 / c,
+        "ratio(c*) = closed form": ratio_of_c.subs(c_sym, c) - closed,
+        "ratio'(c*) = 0": sympy.diff(ratio_of_c, c_sym).subs(c_sym, c),
+        "(√p + √(p+1))² = closed form": sympy.expand((sympy.sqrt(p) + sympy.sqrt(p + 1)) ** 2) - closed,
+        "min_q [p/q + (p+1)/(1-q)] = closed form": (p / q_sym + (p + 1) / (1 - q_sym)).subs(q_sym, q_star)
+        - closed,
+        "p = 1: 3 + 2√2": closed.subs(p, 1) - (3 + 2 * sympy.sqrt(2)),
+        "Proposition 1.3: c = 1 gives 4p": ((1 + c_sym) ** 2 * p / c_sym).subs(c_sym, 1) - 4 * p,
+    }
+    evidence: dict = {}
+    for what, expr in identities.items():
+        out = prove_zero(expr, what=what)
+        evidence[what] = out.evidence["reduced"]
+        if not out.passed:
+            return Outcome(out.status, out.summary, evidence)
+    convex = sympy.simplify(sympy.diff(ratio_of_c, c_sym, 2))
+    if convex.is_positive is not True:
+        return Outcome("undecided", f"cannot show ratio(c) convex: {convex}", evidence)
+    evidence["ratio''(c)"] = str(convex)
+    constant = float(closed.subs(p, 1))
+    evidence["p = 1 constant"] = figure(constant)
+    evidence["Corollary 1.2 prints 5.82; 3 + 2√2 - 5.82"] = figure(constant - 5.82)
+    for pp in (1, 2, 3, 5):  # the implementation's parameters are the proved ones
+        q_impl, c_impl = sampling_parameters(pp)
+        qm, cm = sampling_parameters(pp, monotone=True)
+        if not (np.isclose(q_impl, float(q.subs(p, pp)), rtol=1e-14)
+                and np.isclose(c_impl, float(c.subs(p, pp)), rtol=1e-14)
+                and np.isclose(qm, 1 / (2 * pp + 1), rtol=1e-14) and cm == 1.0):
+            return Outcome("fail", f"sampling_parameters({pp}) differs from the paper's q, c", evidence)
+    return Outcome("pass", "sympy proves the parameter identities; the ratio is (√p + √(p+1))², "
+                   "3 + 2√2 at p = 1 and 4p for Proposition 1.3", evidence)
+
+
+register(Claim(
+    id="dynamic_matchoid.ratio_identity", paper=PAPER,
+    source=f"Theorem 1.1, Corollary 1.2 and the proofs of Theorem 5.5 and Proposition 1.3 (Appendix A.8) "
+           f"({SOURCE})",
+    origin=Origin.PAPER, covers=("Corollary 1.2",),
+    deviation="The arithmetic only: Corollary 1.2's constant is read as 3 + 2√2 = 5.8284..., the exact "
+              "value at p = 1 (the printed 5.82 is a truncation, 0.0084 below it).",
+    statement="For p > 0, with q = 1/(p + √(p² + p) + 1) and c = √(1 + 1/p): 1/q − 1 = (1 + c)p and "
+              "1 − q = 1/c; the ratio (1 + c)(1 + (1 + c)p)/c the proof yields is convex in c > 0 and "
+              "minimized at that c, with value 2p + 1 + 2√(p(p+1)) = (√p + √(p+1))² = "
+              "min_q [p/q + (p+1)/(1−q)]; p = 1 gives 3 + 2√2; with c = 1 (Proposition 1.3) the "
+              "ratio is 4p; the implemented sampling_parameters return these q, c.",
+    kind=Kind.SYMBOLIC,
+    check=partial(_check_ratio_identity, wrong=False), control=partial(_check_ratio_identity, wrong=True),
+    control_description="The same identities against a wrong closed form, 2p + 1 + √(p(p+1)) (a dropped "
+                        "factor 2): sympy must disprove it.",
+    budget_s=30.0,
+))
+
+
+# ---- feasibility, invariants, approximation: random streams on small instances ----------------
+def _instances():
+    return st.tuples(st.sampled_from((1, 2, 3)), st.integers(0, 10**6))
+
+
+def _stream_case(p: int, seed: int, length: int, monotone: bool = False):
+    f, matchoid = _small_instance(p, seed, monotone)
+    cache: dict = {}
+    updates = _oblivious_stream(f, matchoid, length, np.random.default_rng([seed, 7]), cache)
+    return f, matchoid, updates, cache
+
+
+def _check_feasible(ctx: Context) -> Outcome:
+    length = ctx.pick(40, 150)
+
+    def test(case) -> dict:
+        p, seed = case
+        f, matchoid, updates, _ = _stream_case(p, seed, length)
+        dm = DynamicMatchoidMaximizer(f, matchoid, eps=0.1, seed=seed)
+        for t, (kind, element) in enumerate(updates):
+            getattr(dm, kind)(element)
+            chosen = dm.solution()
+            assert matchoid.is_independent(chosen), f"p = {p}: S_{t + 1} = {sorted(chosen)} is dependent"
+        return {"updates_per_stream": length}
+
+    return property_outcome(_instances(), test, ctx=ctx, max_examples=ctx.pick(12, 60),
+                            what="S_t independent after every update")
+
+
+def _control_feasible(ctx: Context) -> Outcome:
+    with _patched(oracle_module.CountingOracle, "independent", _always_independent):
+        return _check_feasible(ctx)
+
+
+register(Claim(
+    id="dynamic_matchoid.feasible", paper=PAPER,
+    source=f"Theorem 5.5 (A_{{i*}} ∈ I) and the independent invariant (Section 5, Step 1) ({SOURCE})",
+    origin=Origin.PAPER, covers=("Theorem 5.5",),
+    deviation="Only the feasibility half of Theorem 5.5 (the output is independent), on random streams of "
+              "40 (full: 150) updates over 10 elements.",
+    statement="On random streams of insertions and deletions (p = 1: cardinality 3 or a laminar matroid; "
+              "p = 2: two partition matroids; p = 3: graphic on K5 + colour partition + cardinality), the "
+              "maintained S_t is independent in the p-matchoid after every update; 12 streams (full: 60).",
+    kind=Kind.PROPERTY, check=_check_feasible, control=_control_feasible,
+    control_description="The same streams with an independence oracle that passes every set (an insert "
+                        "that skips the independence check): S_t must come out dependent.",
+    budget_s=60.0,
+))
+
+
+def _check_invariants(ctx: Context) -> Outcome:
+    length = ctx.pick(30, 120)
+
+    def test(case) -> dict:
+        p, seed = case
+        f, matchoid, updates, _ = _stream_case(p, seed, length)
+        # Lemma 5.2: Init on a batch, then Lemma 5.3: every update
+        dm = DynamicMatchoidMaximizer(f, matchoid, eps=0.1, seed=seed)
+        assert (dm.levels, dm.solution(), dm.value) == (0, frozenset(), f(frozenset())), "empty state"
+        for t, (kind, element) in enumerate(updates):
+            getattr(dm, kind)(element)
+            broken = dm.invariant_violations()
+            assert not broken, f"p = {p}, after update {t + 1} ({kind} {element}): {broken[:3]}"
+        max_value = 2.0 * max(f(frozenset({e})) for e in range(N_SMALL))
+        run = dynamic_module._Run(dm._oracle, 0.1, max_value, dm.q, dm.c, f(frozenset()),
+                                  np.random.default_rng(seed))
+        for e in range(N_SMALL):
+            run.levels[0].survivors.add(e, None)
+        run.build()
+        broken = run.violations(f, set(range(N_SMALL)), 0.1 * max_value / (2 * matchoid.rank))
+        assert not broken, f"p = {p}, after Init: {broken[:3]}"
+        return {"updates_per_stream": length}
+
+    return property_outcome(_instances(), test, ctx=ctx, max_examples=ctx.pick(10, 50),
+                            what="invariants 1-5 after Init and after every update")
+
+
+def _control_invariants(ctx: Context) -> Outcome:
+    with _patched(dynamic_module._Run, "_dependency_detection", _heaviest_swap):
+        return _check_invariants(ctx)
+
+
+register(Claim(
+    id="dynamic_matchoid.invariants", paper=PAPER,
+    source=f"Lemma 5.2 and Lemma 5.3 (Section 5, Steps 1-2; Appendix A.1-A.5) ({SOURCE})",
+    origin=Origin.PAPER, covers=("Lemma 5.2", "Lemma 5.3"),
+    deviation="Invariants 1-5 are checked exactly; the uniform invariant 6 (a distributional statement) is "
+              "not checked; Init is run on the whole 10-element set with every element kept.",
+    statement="After Init on a 10-element instance and after every update of random streams (30, full: "
+              "120 updates; p = 1, 2, 3), the maintained levels satisfy the survivor, starter, weight, "
+              "independent and terminator invariants, recomputed from their definitions (Uᵢ(e) by a scan "
+              "of every element whose removal restores independence, not the binary search, and the "
+              "threshold ε·MAX/(2k) recomputed from ε, MAX and k), the stored f(Aᵢ) are current, and "
+              "every element sits in exactly the MAX-guess runs Appendix B routes it to; 10 streams "
+              "(full: 50).",
+    kind=Kind.PROPERTY, check=_check_invariants, control=_control_invariants,
+    control_description="The same runs with a DependencyDetection that removes the heaviest circuit element "
+                        "instead of the lightest: the recomputed Uᵢ(eᵢ) must disagree.",
+    budget_s=60.0,
+))
+
+
+def _check_approximation(ctx: Context, *, monotone: bool, tightened: bool = False) -> Outcome:
+    length, runs, eps = ctx.pick(30, 80), ctx.pick(10, 40), 0.1
+    state = {"worst": np.inf, "hits": 0, "deletions": 0}
+
+    def test(case) -> dict:
+        p, seed = case
+        f, matchoid, updates, cache = _stream_case(p, seed, length, monotone)
+        bound = 1.0 if tightened else _ratio(p, monotone) + eps
+        values = np.zeros((runs, len(updates)))
+        for r in range(runs):
+            dm = DynamicMatchoidMaximizer(f, matchoid, eps=eps, seed=1000 * seed + r, monotone=monotone)
+            for t, (kind, element) in enumerate(updates):
+                if kind == "delete":
+                    state["deletions"] += 1
+                    state["hits"] += element in dm.solution()
+                getattr(dm, kind)(element)
+                values[r, t] = dm.value
+        present: set = set()
+        for t, (kind, element) in enumerate(updates):
+            (present.add if kind == "insert" else present.discard)(element)
+            opt = _opt(f, matchoid, frozenset(present), cache)[0]
+            mean = values[:, t].mean()
+            if opt > 0:
+                state["worst"] = min(state["worst"], mean * bound / opt)
+            assert mean * bound >= opt, (f"p = {p}, t = {t + 1}: mean f(S_t) = {mean:.4g} over {runs} runs < "
+                                         f"OPT_t / {bound:.4g} = {opt / bound:.4g}")
+        return {"worst_mean_times_ratio_over_opt": figure(state["worst"]),
+                "deletions_hitting_solution": state["hits"], "deletions": state["deletions"]}
+
+    return property_outcome(_instances(), test, ctx=ctx, max_examples=ctx.pick(9, 40),
+                            what=f"mean f(S_t) >= OPT_t / ({'4p' if monotone else '(√p + √(p+1))²'} + ε) "
+                                 "at every t")
+
+
+
+
+register(Claim(
+    id="dynamic_matchoid.approximation", paper=PAPER,
+    source=f"Theorem 1.1, Theorem 5.5 and Corollary 1.2 ({SOURCE})",
+    origin=Origin.PAPER, covers=("Theorem 1.1", "Theorem 5.5", "Corollary 1.2"),
+    deviation="The expectation is estimated by the mean over 10 (full: 40) algorithm seeds on small "
+              "instances (10 elements, streams of 30, full: 80 updates); MAX is guessed by the parallel "
+              "runs of Appendix B.",
+    statement="On random oblivious streams (insertions and deletions interleaved, half the deletions "
+              "removing an element of the current optimal set) over 10-element instances with non-monotone "
+              "f (graph cut, directed cut, Gaussian mutual information) and p = 1 (cardinality, laminar), "
+              "2 (two partitions), 3 (graphic + partition + cardinality), the mean over algorithm seeds of "
+              "f(S_t) is >= OPT_t / (2p + 2√(p(p+1)) + 1 + ε), ε = 0.1, at every time t, OPT_t by brute "
+              "force; 9 streams (full: 40). The slack is statistical: the theorem bounds the expectation.",
+    kind=Kind.PROPERTY, check=partial(_check_approximation, monotone=False),
+    control=partial(_check_approximation, monotone=False, tightened=True),
+    control_description="The same runs against the ratio tightened past the truth to 1 (mean f(S_t) >= "
+                        "OPT_t): the subsampling alone makes it fail. (A deletion that never repairs is not "
+                        "a reliable control: the ratio is so loose that on these instances it often passes; "
+                        "see the note.)",
+    budget_s=90.0,
+))
+
+register(Claim(
+    id="dynamic_matchoid.monotone_approximation", paper=PAPER,
+    source=f"Proposition 1.3 and its proof (Appendix A.8) ({SOURCE})",
+    origin=Origin.PAPER, covers=("Proposition 1.3",),
+    deviation="The approximation half only (the query bound is the one of the main algorithm), with "
+              "the mean over 10 (full: 40) seeds on 10-element instances.",
+    statement="With the parameters c = 1, q = 1/(2p + 1) and monotone f (coverage, facility location, "
+              "log det(I + K_S)), on the streams of dynamic_matchoid.approximation, the mean over algorithm "
+              "seeds of f(S_t) is >= OPT_t / (4p + ε), ε = 0.1, at every time t; 9 streams (full: 40).",
+    kind=Kind.PROPERTY, check=partial(_check_approximation, monotone=True),
+    control=partial(_check_approximation, monotone=True, tightened=True),
+    control_description="The same runs against the ratio tightened past the truth to 1 (mean f(S_t) >= "
+                        "OPT_t): it must fail at some time step.",
+    budget_s=90.0,
+))
+
+
+# ---- query complexity ------------------------------------------------------------------------
+DEGREE = 4  # unit-weight 4-regular graphs: f({v}) = 4 for every v, so MAX = 4 is exact
+
+
+def _growing_stream(length: int, rng: np.random.Generator) -> tuple[list, int]:
+    """Two insertions of new elements for each deletion of a random present one."""
+    present: list = []
+    updates, fresh = [], 0
+    for _ in range(length):
+        if present and rng.random() < 1 / 3:
+            updates.append(("delete", present.pop(int(rng.integers(len(present))))))
+        else:
+            updates.append(("insert", fresh))
+            present.append(fresh)
+            fresh += 1
+    return updates, fresh
+
+
+def _regular_cut(n: int, seed: int) -> GraphCut:
+    n = max(n + (n * DEGREE) % 2, DEGREE + 2)
+    graph = nx.random_regular_graph(DEGREE, n, seed=seed)
+    return GraphCut(nx.to_scipy_sparse_array(graph, nodelist=range(n), format="csr"))
+
+
+def _queries_per_update(length: int, k: int, seed: int, algorithm) -> float:
+    """Mean oracle queries per update over the second half of the stream (past the warm-up; Theorem
+    5.4 bounds the expected cost of every single update, so any window is covered)."""
+    updates, n = _growing_stream(length, np.random.default_rng([seed, 11]))
+    stream = UpdateStream(_regular_cut(n, seed), Matchoid([UniformMatroid(k)]), updates)
+    sol = solve(stream, algorithm, seed=seed, store_trace=True)
+    assert sol.successful and sol.stats.iterations == length == len(sol.trace), sol.retcode
+    return float(np.mean([record["update_queries"] for record in sol.trace[length // 2:]]))
+
+
+def _check_queries_n(ctx: Context, *, dynamic: bool) -> Outcome:
+    lengths = ctx.pick([500, 1000, 2000], [500, 1000, 2000, 4000, 8000])
+    seeds = ctx.pick(6, 10) if dynamic else ctx.pick(2, 3)
+    algorithm = DynamicMatchoid(eps=0.1, max_value=float(DEGREE)) if dynamic else RecomputeFromScratch()
+    values = np.array([[_queries_per_update(n, 5, s, algorithm) for n in lengths] for s in range(seeds)])
+    return rate_outcome(lengths, values, claimed=0.0, relation="<=", ctx=ctx, margin=0.1, max_width=0.8,
+                        what="amortized queries per update vs stream length",
+                        plot_name=f"dynamic_matchoid_queries_vs_n_{'dyn' if dynamic else 'recompute'}.png",
+                        xlabel="updates", ylabel="queries / update")
+
+
+register(Claim(
+    id="dynamic_matchoid.queries_independent_of_n", paper=PAPER,
+    source=f"Theorem 1.1, Theorem 5.4 and Lemma A.13 ({SOURCE})",
+    origin=Origin.PAPER, covers=("Theorem 1.1", "Theorem 5.4"),
+    deviation="The bound's independence of n is tested as a flat log-log slope (<= 0.1) of the measured "
+              "per-update count over the second half of each stream (past the warm-up), with MAX known "
+              "(Lemma A.13), on one instance family.",
+    statement="On streams of T updates (two insertions of new elements per deletion of a random present "
+              "one) with f the cut of a random unit-weight 4-regular graph, a cardinality constraint "
+              "k = 5, ε = 0.1 and MAX = 4, the mean oracle queries (value + independence) per update over "
+              "the second half of the stream has a fitted log-log slope in T whose 95% bootstrap interval "
+              "(6 seeds, full: 10) lies below 0.1, for T ∈ {500, 1000, 2000} (full: up to 8000).",
+    kind=Kind.RATE, check=partial(_check_queries_n, dynamic=True),
+    control=partial(_check_queries_n, dynamic=False),
+    control_description="The same check on recompute-from-scratch (Sample Greedy after every update; 2 "
+                        "seeds, full: 3, for time): its per-update cost grows with |V_t| ∝ T, slope about 1.",
+    budget_s=90.0,
+    # The per-update cost is heavy-tailed (a rebuild of level 1 costs about i*·|B_0| queries with
+    # probability about 1/|B_1|): 6 seeds over a 4× range give an interval about ±0.25 wide around a
+    # slope near 0, too wide to show <= 0.1; see paper_notes/dynamic_matchoid.md.
+    expected_verdict="inconclusive",
+))
+
+
+def _check_queries_k(ctx: Context, *, claimed: float) -> Outcome:
+    ks = ctx.pick([2, 4, 8, 16], [2, 4, 8, 16, 32])
+    length, seeds = ctx.pick(600, 3000), ctx.pick(3, 6)
+    algorithm = DynamicMatchoid(eps=0.1, max_value=float(DEGREE))
+    raw = np.array([[_queries_per_update(length, k, s, algorithm) for k in ks] for s in range(seeds)])
+    values = raw / (1.0 + np.log2(ks)) ** 2  # divide out the log² k factor of the bound
+    return rate_outcome(ks, values, claimed=claimed, relation="<=", ctx=ctx, margin=0.1, max_width=1.5,
+                        what="amortized queries per update / (1 + log₂ k)² vs k",
+                        plot_name=f"dynamic_matchoid_queries_vs_k_{claimed:g}.png", xlabel="k",
+                        ylabel="queries / update / (1 + log k)²")
+
+
+register(Claim(
+    id="dynamic_matchoid.queries_vs_k", paper=PAPER,
+    source=f"Theorem 1.1 and Theorem 5.4 ({SOURCE})",
+    origin=Origin.PAPER, covers=("Theorem 5.4",),
+    deviation="The O(k⁴ log² k) bound is tested as a fitted slope <= 4 of queries/update/(1 + log₂ k)² "
+              "over k ∈ {2, 4, 8, 16} (full: up to 32) on one instance family; an upper-bound test, it "
+              "cannot show the exponent 4 is reached.",
+    statement="On streams of 600 (full: 3000) updates as in queries_independent_of_n with a cardinality "
+              "constraint k, the mean oracle queries per update over the second half of the stream divided "
+              "by (1 + log₂ k)² have a fitted "
+              "log-log slope in k whose 95% bootstrap interval (3 seeds, full: 6) lies below 4.1.",
+    kind=Kind.RATE, check=partial(_check_queries_k, claimed=4.0),
+    control=partial(_check_queries_k, claimed=0.0),
+    control_description="The same measurements against a bound tightened past the truth, exponent 0 "
+                        "(queries independent of k): the interval must lie above 0.1.",
+    budget_s=90.0,
+))
