@@ -24,13 +24,11 @@ from __future__ import annotations
 import argparse
 import time
 
-import networkx as nx
 import numpy as np
 
 from algorithms import solve
 from algorithms.submodular import (
     DynamicMatchoid,
-    GraphCut,
     Greedy,
     Matchoid,
     MatchoidMaximization,
@@ -38,25 +36,7 @@ from algorithms.submodular import (
     UniformMatroid,
     UpdateStream,
 )
-
-
-def growing_stream(length: int, rng: np.random.Generator) -> tuple[list, int]:
-    present: list = []
-    updates, fresh = [], 0
-    for _ in range(length):
-        if present and rng.random() < 1 / 3:
-            updates.append(("delete", present.pop(int(rng.integers(len(present))))))
-        else:
-            updates.append(("insert", fresh))
-            present.append(fresh)
-            fresh += 1
-    return updates, fresh
-
-
-def regular_cut(n: int, seed: int) -> GraphCut:
-    n = max(n + n % 2, 6)
-    graph = nx.random_regular_graph(4, n, seed=seed)
-    return GraphCut(nx.to_scipy_sparse_array(graph, nodelist=range(n), format="csr"))
+from theorems.dynamic_matchoid import growing_stream, regular_cut  # the claims' stream and instance
 
 
 def run(k: int, length: int, seed: int, every: int) -> dict:

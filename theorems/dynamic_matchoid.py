@@ -449,8 +449,9 @@ register(Claim(
 DEGREE = 4  # unit-weight 4-regular graphs: f({v}) = 4 for every v, so MAX = 4 is exact
 
 
-def _growing_stream(length: int, rng: np.random.Generator) -> tuple[list, int]:
-    """Two insertions of new elements for each deletion of a random present one."""
+def growing_stream(length: int, rng: np.random.Generator) -> tuple[list, int]:
+    """Two insertions of new elements for each deletion of a random present one (expected); returns the
+    updates and the number of elements ever inserted. The benchmark uses it too."""
     present: list = []
     updates, fresh = [], 0
     for _ in range(length):
@@ -463,7 +464,9 @@ def _growing_stream(length: int, rng: np.random.Generator) -> tuple[list, int]:
     return updates, fresh
 
 
-def _regular_cut(n: int, seed: int) -> GraphCut:
+def regular_cut(n: int, seed: int) -> GraphCut:
+    """Unit-weight cut function of a seeded random ``DEGREE``-regular graph on max(n, DEGREE + 2) vertices
+    (padded by one vertex when n·DEGREE is odd); the benchmark uses it too."""
     n = max(n + (n * DEGREE) % 2, DEGREE + 2)
     graph = nx.random_regular_graph(DEGREE, n, seed=seed)
     return GraphCut(nx.to_scipy_sparse_array(graph, nodelist=range(n), format="csr"))
@@ -472,8 +475,8 @@ def _regular_cut(n: int, seed: int) -> GraphCut:
 def _queries_per_update(length: int, k: int, seed: int, algorithm) -> float:
     """Mean oracle queries per update over the second half of the stream (past the warm-up; Theorem
     5.4 bounds the expected cost of every single update, so any window is covered)."""
-    updates, n = _growing_stream(length, np.random.default_rng([seed, 11]))
-    stream = UpdateStream(_regular_cut(n, seed), Matchoid([UniformMatroid(k)]), updates)
+    updates, n = growing_stream(length, np.random.default_rng([seed, 11]))
+    stream = UpdateStream(regular_cut(n, seed), Matchoid([UniformMatroid(k)]), updates)
     sol = solve(stream, algorithm, seed=seed, store_trace=True)
     assert sol.successful and sol.stats.iterations == length == len(sol.trace), sol.retcode
     return float(np.mean([record["update_queries"] for record in sol.trace[length // 2:]]))

@@ -560,36 +560,46 @@ def _incoherent_exact_k2(cells: list[dict], draws: int) -> list[dict]:
     return out
 
 
-def _incoherent_check(ctx: Context, claimed_dimension_exponent: float) -> Outcome:
-    cells, configs = _incoherent_data(ctx.seed, ctx.profile)
-    cells = [dict(c) for c in cells]
+def _exponent_decision(cells: list[dict], configs, hardness: str, claimed_dimension_exponent: float,
+                       exact: list[dict], exact_what: str, ctx: Context) -> tuple[str, str, dict, dict]:
+    """What both exponent claims decide: the scaling fits of −log P_err/N against 2ⁿ (K = 2) and
+    against H/loḡ(K) (n = 1, ``hardness`` the problem's own "H1" or "H2"), each with its bootstrap
+    interval and no margin (the 2ⁿ fit two-sided, the K fit one-sided, the bound's direction: the
+    exponent shrinks with K no faster than H/loḡ(K)); then the exact K = 2 cells (``exact``), which see
+    a factor common to every cell that the fits cannot; then the runs' own faults. Returns the status,
+    the summary, the fits and the claimed values."""
     keys_n = [(n, K) for n, K, _ in configs if K == 2]
     keys_k = [(n, K) for n, K, _ in configs if n == 1]
-    h1 = {c["K"]: c["H1"] for c in cells}  # the problem's own H₁ (Section 3's definition)
+    hardness_of = {c["K"]: c[hardness] for c in cells}
+    label = {"H1": "H₁", "H2": "H₂"}[hardness]
     n_boot = ctx.pick(300, 1000)
     fits = {
         "slope vs 2ⁿ (K = 2)": _scaling_fit(cells, lambda n, K: 2.0**n, keys_n, ctx, n_boot),
-        "slope vs H₁/loḡ(K) (n = 1)": _scaling_fit(cells, lambda n, K: h1[K] / log_bar(K), keys_k, ctx,
-                                                   n_boot),
+        f"slope vs {label}/loḡ(K) (n = 1)": _scaling_fit(
+            cells, lambda n, K: hardness_of[K] / log_bar(K), keys_k, ctx, n_boot),
     }
-    # no margins: the bootstrap interval itself must contain −1 (the finite-d prediction
-    # _FINITE_D_EXPONENT lies inside it too, and is kept as evidence only); the K fit is one-sided,
-    # the direction of the bound (the exponent shrinks with K no faster than H₁/loḡ(K))
     claimed = {"slope vs 2ⁿ (K = 2)": ("==", claimed_dimension_exponent, 0.0),
-               "slope vs H₁/loḡ(K) (n = 1)": ("<=", 1.0, 0.0)}
+               f"slope vs {label}/loḡ(K) (n = 1)": ("<=", 1.0, 0.0)}
     status, summary = _decide(fits, claimed, max_width=1.5)
-    # a factor common to every cell is invisible to the scaling fits: at K = 2 compare each cell with
-    # the P_err its per-basis law predicts
-    exact = _incoherent_exact_k2(cells, draws=ctx.pick(50_000, 400_000))
     misses = [e for e in exact if not e["inside"]]
-    summary += (f"; K = 2 error counts inside the 99.9 % interval of the per-basis prediction in "
+    summary += (f"; K = 2 error counts inside the 99.9 % interval of {exact_what} in "
                 f"{len(exact) - len(misses)}/{len(exact)} cells")
     if misses:
         status = "fail"
-    # Theorem 4.1's m = ⌈1/√c⌉ = 2 copies per Haar basis, every run Success within its budget
-    faults = _run_faults(cells, copies_per_setting=2)
+    faults = _run_faults(cells, copies_per_setting=2)  # m = 2 copies per Haar basis; two per SWAP test
     if faults:
         status, summary = "fail", f"{summary}; faulty runs: {'; '.join(faults[:3])}"
+    return status, summary, fits, claimed
+
+
+def _incoherent_check(ctx: Context, claimed_dimension_exponent: float) -> Outcome:
+    cells, configs = _incoherent_data(ctx.seed, ctx.profile)
+    cells = [dict(c) for c in cells]
+    # the 2ⁿ fit must contain −1 itself (the finite-d prediction _FINITE_D_EXPONENT lies inside it too,
+    # and is kept as evidence only); Theorem 4.1's m = ⌈1/√c⌉ = 2 copies per Haar basis
+    exact = _incoherent_exact_k2(cells, draws=ctx.pick(50_000, 400_000))
+    status, summary, fits, claimed = _exponent_decision(
+        cells, configs, "H1", claimed_dimension_exponent, exact, "the per-basis prediction", ctx)
     artifacts = _plot_exponents(ctx, "purest_quantum_incoherent_exponent.png", cells,
                                 "IncoherentSR (m = 2): −log P_err vs N")
     return Outcome(status, summary, {"fits": fits, "claimed": claimed, "cells": cells,
@@ -670,31 +680,11 @@ def _coherent_exact_k2(cells: list[dict]) -> list[dict]:
 def _coherent_check(ctx: Context, claimed_dimension_exponent: float) -> Outcome:
     cells, configs = _coherent_data(ctx.seed, ctx.profile)
     cells = [dict(c) for c in cells]
-    keys_n = [(n, K) for n, K, _ in configs if K == 2]
-    keys_k = [(n, K) for n, K, _ in configs if n == 1]
-    h2 = {c["K"]: c["H2"] for c in cells}
-    n_boot = ctx.pick(300, 1000)
-    fits = {
-        "slope vs 2ⁿ (K = 2)": _scaling_fit(cells, lambda n, K: 2.0**n, keys_n, ctx, n_boot),
-        "slope vs H₂/loḡ(K) (n = 1)": _scaling_fit(cells, lambda n, K: h2[K] / log_bar(K), keys_k, ctx,
-                                                   n_boot),
-    }
-    # the 2ⁿ fit: no finite-d effect (the SWAP acceptance depends on the purity only), margin 0;
-    # the K fit as for the incoherent claim
-    claimed = {"slope vs 2ⁿ (K = 2)": ("==", claimed_dimension_exponent, 0.0),
-               "slope vs H₂/loḡ(K) (n = 1)": ("<=", 1.0, 0.0)}
-    status, summary = _decide(fits, claimed, max_width=1.5)
-    # the scaling fits cannot see a factor common to every cell (half the tests thrown away, a
-    # biased tie-break); at K = 2 the error probability is known exactly: compare each cell with it
+    # no finite-d effect in the 2ⁿ fit (the SWAP acceptance depends on the purity only); at K = 2 the
+    # error probability is known exactly (half the tests thrown away, a biased tie-break show there)
     exact = _coherent_exact_k2(cells)
-    misses = [e for e in exact if not e["inside"]]
-    summary += (f"; K = 2 error counts inside the 99.9 % interval of the exact binomial P_err in "
-                f"{len(exact) - len(misses)}/{len(exact)} cells")
-    if misses:
-        status = "fail"
-    faults = _run_faults(cells, copies_per_setting=2)  # a SWAP test consumes two copies
-    if faults:
-        status, summary = "fail", f"{summary}; faulty runs: {'; '.join(faults[:3])}"
+    status, summary, fits, claimed = _exponent_decision(
+        cells, configs, "H2", claimed_dimension_exponent, exact, "the exact binomial P_err", ctx)
     artifacts = _plot_exponents(ctx, "purest_quantum_coherent_exponent.png", cells,
                                 "CoherentSR: −log P_err vs N")
     return Outcome(status, summary, {"fits": fits, "claimed": claimed, "cells": cells, "exact_k2": exact,
