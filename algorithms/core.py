@@ -251,7 +251,8 @@ def applicable_algorithms(problem_type: type[Problem]) -> list[type[Algorithm]]:
 
 
 #: the family subpackages; ``registered_pairs`` imports them all so the list is complete.
-FAMILIES = ("qp", "curvature", "nets", "submodular", "quantum", "bayesopt")
+FAMILIES = ("qp", "curvature", "nets", "submodular", "quantum", "bayesopt", "optimizers", "attention",
+            "hierarchical", "unlearning", "forests", "chance", "imaging", "routing", "blackbox")
 
 
 def _import_families() -> None:
