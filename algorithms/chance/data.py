@@ -1,0 +1,115 @@
+"""Stage 1 of GGDOpt (Section 3.1): a collection of points that meet the chance constraint.
+
+Each point solves a deterministic restricted problem (RP, eq. (13)): minimise f subject to the
+constraint holding at the mean uncertainty with a margin z >= 0; its empirical violation
+(eq. (14)) is the fraction of ``h_samples`` at which g(x, h) >= 0 fails. A larger z buys a smaller
+violation at a higher objective. The paper's displayed RP is not in our copy of the text; we use
+the margin in units of the sample spread of g (the mean-variance restriction the paper's appendix
+bound is built on, Cantelli's: violation <= 1/(1 + z²) when the moments are exact),
+
+    min f(x)  s.t.  mean_S g_j(x, h) − z · std_S g_j(x, h) >= 0 for every row j,  lower <= x <= upper,
+
+over a random subset S of ``bootstrap_size`` samples, with z ~ U[0, 3.5] (3 already gives <= 0.1
+by Cantelli), solved by SLSQP (torch gradients of f and g) from the box midpoint. The random
+(S, z) make the points a cloud around the efficient frontier rather than a curve.
+
+>>> from algorithms.chance import linear_gaussian_problem
+>>> p = linear_gaussian_problem(n=3, n_samples=200, rho=0.1, seed=0)
+>>> points, violation = collect_feasible_points(p, n_points=40, seed=0)
+>>> points.shape, bool((violation <= p.rho).sum() > 5)
+((40, 3), True)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.optimize
+import torch
+
+from algorithms._validation import check_positive_int, check_seed
+from algorithms.chance.problem import ChanceConstrainedProblem, empirical_violation
+
+__all__ = ["collect_feasible_points", "restricted_solution"]
+
+#: the largest margin drawn, in standard deviations of g
+Z_MAX = 3.5
+
+
+def restricted_solution(
+    problem: ChanceConstrainedProblem, h_subset: np.ndarray, z: float
+) -> np.ndarray | None:
+    """A solution of the restricted problem over the samples ``h_subset`` (k, d) at margin ``z``
+    (None when SLSQP finds none)."""
+    if not isinstance(problem, ChanceConstrainedProblem):
+        raise TypeError(f"problem must be a ChanceConstrainedProblem, got {type(problem).__name__}")
+    h_subset = np.asarray(h_subset, dtype=np.float64)
+    if h_subset.ndim != 2 or h_subset.shape[1] != problem.h_samples.shape[1] or h_subset.shape[0] < 2:
+        raise ValueError(
+            f"h_subset must have shape (k >= 2, {problem.h_samples.shape[1]}), got {h_subset.shape}"
+        )
+    if not np.isfinite(z) or z < 0:
+        raise ValueError(f"z (the restriction margin) must be finite and >= 0, got {z!r}")
+    torch_dtype = torch.float32 if problem.dtype == np.float32 else torch.float64
+    h_t = torch.as_tensor(h_subset, dtype=torch_dtype)
+
+    def margin(x: torch.Tensor) -> torch.Tensor:
+        values = problem.g(x[None], h_t)[0]
+        values = values[:, None] if values.ndim == 1 else values
+        return values.mean(dim=0) - z * (values.var(dim=0, unbiased=False) + 1e-12).sqrt()
+
+    def as_tensor(x: np.ndarray) -> torch.Tensor:
+        return torch.as_tensor(x, dtype=torch_dtype)
+
+    def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
+        xt = as_tensor(x).requires_grad_(True)
+        value = problem.f(xt[None])[0]
+        (gradient,) = torch.autograd.grad(value, xt)
+        return float(value.detach()), gradient.double().numpy()
+
+    def constraint(x: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return margin(as_tensor(x)).double().numpy()
+
+    def constraint_jacobian(x: np.ndarray) -> np.ndarray:
+        return torch.autograd.functional.jacobian(margin, as_tensor(x)).double().numpy()
+
+    bounds = list(zip(problem.lower.astype(np.float64), problem.upper.astype(np.float64)))
+    start = 0.5 * (problem.lower + problem.upper).astype(np.float64)
+    result = scipy.optimize.minimize(
+        objective,
+        start,
+        jac=True,
+        method="SLSQP",
+        bounds=bounds,
+        constraints=[{"type": "ineq", "fun": constraint, "jac": constraint_jacobian}],
+        options={"maxiter": 100, "ftol": 1e-9},
+    )
+    if not result.success or np.min(constraint(result.x)) < -1e-6:
+        return None
+    return np.clip(result.x, problem.lower, problem.upper)
+
+
+def collect_feasible_points(
+    problem: ChanceConstrainedProblem, *, n_points: int = 500, bootstrap_size: int = 50, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Up to ``n_points`` RP solutions (of at most 2 n_points draws of (h̄, z); a level z beyond what
+    the box allows has none) and their empirical violations (see the module docstring)."""
+    if not isinstance(problem, ChanceConstrainedProblem):
+        raise TypeError(f"problem must be a ChanceConstrainedProblem, got {type(problem).__name__}")
+    n_points = check_positive_int("n_points", n_points)
+    bootstrap_size = check_positive_int("bootstrap_size", bootstrap_size)
+    rng = np.random.default_rng(check_seed(seed))
+    h = problem.h_samples.astype(np.float64)
+    points = []
+    size = min(max(bootstrap_size, 2), h.shape[0])
+    for _ in range(2 * n_points):
+        subset = rng.choice(h.shape[0], size=size, replace=False)
+        x = restricted_solution(problem, h[subset], float(rng.uniform(0.0, Z_MAX)))
+        if x is not None:
+            points.append(x)
+        if len(points) == n_points:
+            break
+    if not points:
+        raise ValueError(f"none of {2 * n_points} restricted problems (13) had a solution")
+    points = np.asarray(points)
+    return points, empirical_violation(problem, points)

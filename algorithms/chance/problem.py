@@ -1,0 +1,272 @@
+"""Chance-constrained programs known through samples of the uncertainty.
+
+The problem (eq. (1)-(2) of the paper) is
+
+    min_x f(x)   s.t.   x ∈ X_ρ = {x : Prob_h[g(x, h) >= 0] >= 1 − ρ},   lower <= x <= upper,
+
+with the sign convention of the paper: ``g(x, h) >= 0`` (every component, a *joint* chance
+constraint) is the event that the constraint holds, and ρ ∈ (0, 1) the allowed violation
+probability. The distribution of h is known only through ``h_samples`` (and, to measure
+feasibility out of sample, through an optional ``h_sampler`` that draws fresh ones).
+
+``f`` maps a torch tensor of shape (batch, n) to shape (batch,); ``g`` maps (x of shape
+(batch, n), h of shape (L, d)) to shape (batch, L) or (batch, L, m). Both are torch callables so
+that the guidance of GGDOpt can differentiate f (first and second order).
+
+>>> import numpy as np, torch
+>>> problem = ChanceConstrainedProblem(
+...     f=lambda x: x.sum(dim=1), g=lambda x, h: h[None, :, 0] + x[:, :1] - 1.0,
+...     h_samples=np.linspace(0.0, 1.0, 20)[:, None], rho=0.25, lower=[0.0, 0.0], upper=[1.0, 1.0])
+>>> float(empirical_violation(problem, np.array([[0.5, 0.0]]))[0])  # h < 0.5 violates: 10 of 20
+0.5
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from algorithms._validation import as_float_array, check_callable, check_positive_int, check_seed
+from algorithms.core import Problem
+
+__all__ = [
+    "ChanceConstrainedProblem",
+    "LinearStructure",
+    "empirical_violation",
+    "min_samples",
+    "out_of_sample_feasibility",
+]
+
+#: a constraint value >= -_FEAS_TOL counts as satisfied (LP/MILP answers sit on the boundary)
+FEAS_TOL = 1e-7
+
+
+def min_samples(rho: float) -> int:
+    """The fewest samples that can resolve a violation level ``rho``: ⌈1/ρ⌉.
+
+    With fewer, ⌊ρL⌋ = 0 and the empirical constraint allows no violated sample at all, so the
+    requested level is not represented by the data.
+
+    >>> min_samples(0.05), min_samples(0.3)
+    (20, 4)
+    """
+    rho = check_rho(rho)
+    return math.ceil(1.0 / rho - 1e-12)
+
+
+def check_rho(rho: Any) -> float:
+    if isinstance(rho, bool) or not isinstance(rho, int | float | np.floating | np.integer):
+        raise TypeError(f"rho must be a real number in (0, 1), got {type(rho).__name__}")
+    if not (0.0 < float(rho) < 1.0):
+        raise ValueError(f"rho (the allowed violation probability) must lie in (0, 1), got {rho!r}")
+    return float(rho)
+
+
+@dataclass(frozen=True)
+class LinearStructure:
+    """A linear program's data behind f and g: f(x) = costᵀx, g(x, h_ℓ) = A[ℓ] x + b[ℓ].
+
+    ``cost`` has shape (n,), ``A`` shape (L, m, n) and ``b`` shape (L, m): one (A, b) per sample
+    of ``h_samples``. The baselines (SAA as a MILP, CVaR, scenario) need it.
+    """
+
+    cost: np.ndarray
+    A: np.ndarray
+    b: np.ndarray
+
+    def __post_init__(self) -> None:
+        cost = as_float_array("linear.cost", self.cost, ndim=1, dtype=np.float64)
+        A = as_float_array("linear.A", self.A, ndim=3, dtype=np.float64)
+        b = as_float_array("linear.b", self.b, ndim=2, dtype=np.float64)
+        if A.shape[2] != cost.shape[0] or A.shape[:2] != b.shape:
+            raise ValueError(f"linear: A must have shape (L, m, n) = {b.shape + cost.shape}, got {A.shape}")
+        object.__setattr__(self, "cost", cost)
+        object.__setattr__(self, "A", A)
+        object.__setattr__(self, "b", b)
+
+
+@dataclass(frozen=True)
+class ChanceConstrainedProblem(Problem):
+    """min f(x) s.t. Prob_h[g(x, h) >= 0] >= 1 − rho, lower <= x <= upper (see the module docstring).
+
+    ``h_samples`` (L, d) are the samples the methods see; L must be >= ⌈1/rho⌉.
+    ``h_sampler(rng, k)`` draws k fresh samples (shape (k, d)) for out-of-sample feasibility;
+    ``n_fresh`` is how many it draws. ``linear`` (a :class:`LinearStructure`) is the LP data
+    behind f and g when they are linear (checked against f and g at construction).
+    ``known_optimum`` is the value of the true-distribution problem when known in closed form.
+    """
+
+    f: Callable[[torch.Tensor], torch.Tensor]
+    g: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+    h_samples: np.ndarray
+    rho: float
+    lower: np.ndarray
+    upper: np.ndarray
+    h_sampler: Callable[[np.random.Generator, int], np.ndarray] | None = None
+    n_fresh: int = 20000
+    linear: LinearStructure | None = None
+    known_optimum: float | None = None
+
+    def __post_init__(self) -> None:
+        check_callable("f", self.f)
+        check_callable("g", self.g)
+        rho = check_rho(self.rho)
+        object.__setattr__(self, "rho", rho)
+        h = as_float_array("h_samples", self.h_samples)
+        if h.ndim == 1:
+            h = h[:, None]
+        if h.ndim != 2:
+            raise ValueError(f"h_samples must have shape (L, d), got {h.shape}")
+        need = min_samples(rho)
+        if h.shape[0] < need:
+            raise ValueError(
+                f"h_samples has {h.shape[0]} samples; rho={rho:g} needs at least {need} "
+                f"(⌈1/rho⌉) to resolve the violation level"
+            )
+        object.__setattr__(self, "h_samples", h)
+        lower = as_float_array("lower", self.lower, ndim=1, dtype=h.dtype)
+        upper = as_float_array("upper", self.upper, ndim=1, dtype=h.dtype)
+        if lower.shape != upper.shape:
+            raise ValueError(f"lower and upper must have one shape, got {lower.shape} and {upper.shape}")
+        if np.any(lower >= upper):
+            raise ValueError("lower must be < upper entrywise (a box with interior)")
+        object.__setattr__(self, "lower", lower)
+        object.__setattr__(self, "upper", upper)
+        if self.h_sampler is not None:
+            check_callable("h_sampler", self.h_sampler)
+        check_positive_int("n_fresh", self.n_fresh)
+        if self.linear is not None and not isinstance(self.linear, LinearStructure):
+            raise TypeError(f"linear must be a LinearStructure or None, got {type(self.linear).__name__}")
+        if self.known_optimum is not None and not np.isfinite(self.known_optimum):
+            raise ValueError(f"known_optimum must be finite or None, got {self.known_optimum!r}")
+        self._check_callables()
+
+    @property
+    def n(self) -> int:
+        return self.lower.shape[0]
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.h_samples.dtype
+
+    def _check_callables(self) -> None:
+        """Probe f and g at a few box points: shapes, finiteness, agreement with ``linear``."""
+        rng = np.random.default_rng(0)
+        probe = self.lower + (self.upper - self.lower) * rng.uniform(0.1, 0.9, size=(3, self.n))
+        values = self.objective(probe)
+        if values.shape != (3,):
+            raise ValueError(f"f must map a (batch, n) tensor to shape (batch,), got {values.shape}")
+        if not np.all(np.isfinite(values)):
+            raise ValueError("f returned non-finite values at points of the box")
+        cons = self.constraints(probe, self.h_samples)
+        if not np.all(np.isfinite(cons)):
+            raise ValueError("g returned non-finite values at points of the box")
+        if self.linear is not None:
+            lin = self.linear
+            if lin.A.shape[0] != self.h_samples.shape[0] or lin.A.shape[2] != self.n:
+                raise ValueError(
+                    f"linear.A must have shape (L, m, n) with L = {self.h_samples.shape[0]}, "
+                    f"n = {self.n}, got {lin.A.shape}"
+                )
+            f_lin = probe.astype(np.float64) @ lin.cost
+            g_lin = np.einsum("lmn,bn->blm", lin.A, probe.astype(np.float64)) + lin.b[None]
+            if g_lin.shape != cons.shape:
+                raise ValueError(f"linear has {lin.A.shape[1]} constraint rows but g returns {cons.shape[2]}")
+            scale = 1.0 + np.abs(f_lin).max() + np.abs(g_lin).max()
+            tol = 1e-4 * scale if self.dtype == np.float32 else 1e-8 * scale
+            if np.abs(f_lin - values).max() > tol or np.abs(g_lin - cons).max() > tol:
+                raise ValueError("linear (cost, A, b) does not reproduce f and g at probe points")
+
+    def objective(self, x: np.ndarray) -> np.ndarray:
+        """f at the rows of ``x`` (shape (batch, n)), as a float64 array of shape (batch,)."""
+        with torch.no_grad():
+            value = self.f(torch.as_tensor(np.asarray(x, dtype=self.dtype)))
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"f must return a torch tensor, got {type(value).__name__}")
+        return value.detach().cpu().numpy().astype(np.float64)
+
+    def constraints(self, x: np.ndarray, h: np.ndarray) -> np.ndarray:
+        """g at every (row of x, row of h), shape (batch, L, m), float64."""
+        x = np.atleast_2d(np.asarray(x, dtype=self.dtype))
+        h = np.asarray(h, dtype=self.dtype)
+        with torch.no_grad():
+            value = self.g(torch.as_tensor(x), torch.as_tensor(h))
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"g must return a torch tensor, got {type(value).__name__}")
+        value = value.detach().cpu().numpy().astype(np.float64)
+        if value.ndim == 2:
+            value = value[:, :, None]
+        if value.ndim != 3 or value.shape[:2] != (x.shape[0], h.shape[0]):
+            raise ValueError(
+                f"g must map x (batch, n) and h (L, d) to shape (batch, L) or (batch, L, m), "
+                f"got {value.shape} for batch={x.shape[0]}, L={h.shape[0]}"
+            )
+        return value
+
+
+def _check_points(problem: ChanceConstrainedProblem, x: Any) -> np.ndarray:
+    if not isinstance(problem, ChanceConstrainedProblem):
+        raise TypeError(f"problem must be a ChanceConstrainedProblem, got {type(problem).__name__}")
+    x = as_float_array("x", x, dtype=np.float64)
+    x = np.atleast_2d(x)
+    if x.ndim != 2 or x.shape[1] != problem.n:
+        raise ValueError(f"x must have shape (batch, n) with n = {problem.n}, got {x.shape}")
+    return x
+
+
+def violation_fraction(problem: ChanceConstrainedProblem, x: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Fraction of the rows of ``h`` at which some component of g(x, h) is < 0, per row of x."""
+    satisfied = np.all(problem.constraints(x, h) >= -FEAS_TOL, axis=2)
+    return 1.0 - satisfied.mean(axis=1)
+
+
+def empirical_violation(problem: ChanceConstrainedProblem, x: Any) -> np.ndarray:
+    """Fraction of ``problem.h_samples`` violated at each row of ``x`` (shape (batch,)).
+
+    A point is empirically feasible when this is <= rho (at most ⌊ρL⌋ violated samples).
+    """
+    return violation_fraction(problem, _check_points(problem, x), problem.h_samples)
+
+
+def out_of_sample_feasibility(
+    problem: ChanceConstrainedProblem, x: Any, *, seed: int = 0, n_fresh: int | None = None
+) -> np.ndarray:
+    """Prob_h[g(x, h) >= 0] estimated on fresh samples from ``problem.h_sampler`` (never the
+    training ones), per row of ``x``; compare with 1 − rho.
+
+    >>> from algorithms.chance import linear_gaussian_problem
+    >>> p = linear_gaussian_problem(n=2, n_samples=100, rho=0.1, seed=0)
+    >>> float(out_of_sample_feasibility(p, np.zeros((1, 2)), seed=1)[0])  # x = 0: cᵀx = 0 <= d
+    1.0
+    """
+    x = _check_points(problem, x)
+    check_seed(seed)
+    if problem.h_sampler is None:
+        raise ValueError("problem.h_sampler is None: out-of-sample feasibility needs a sampler of fresh h")
+    count = problem.n_fresh if n_fresh is None else check_positive_int("n_fresh", n_fresh)
+    fresh = as_float_array("h_sampler output", problem.h_sampler(np.random.default_rng(seed), count))
+    fresh = fresh[:, None] if fresh.ndim == 1 else fresh
+    if fresh.shape != (count, problem.h_samples.shape[1]):
+        raise ValueError(
+            f"h_sampler must return shape ({count}, {problem.h_samples.shape[1]}), got {fresh.shape}"
+        )
+    return 1.0 - violation_fraction(problem, x, fresh)
+
+
+def require_linear(problem: ChanceConstrainedProblem, method: str) -> LinearStructure:
+    """``problem.linear``, or a clear error naming the method that needs it."""
+    if problem.linear is None:
+        raise ValueError(
+            f"{method} needs problem.linear (f and g linear in x: cost, A, b); this problem has linear=None"
+        )
+    return problem.linear
+
+
+def box_minimum(A: np.ndarray, b: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """min over the box of A[ℓ, j] x + b[ℓ, j], entrywise (shape (L, m)): the big-M of the SAA MILP."""
+    return b + np.minimum(A * lower, A * upper).sum(axis=2)

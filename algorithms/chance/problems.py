@@ -1,0 +1,236 @@
+"""Test problems: the paper's linear chance-constrained problem, a VaR portfolio, power control.
+
+All three are linear in x given h (so the MILP/CVaR/scenario baselines apply) and come with a
+sampler of fresh h for out-of-sample feasibility.
+
+* :func:`linear_gaussian_problem`: the linear CCP of Section 5.1 (eq. (26)), min bᵀx s.t.
+  Prob_c[cᵀx <= d] >= 1 − ρ with c ~ N(c̄, I), here on the box [0, 1]^n. Because c is Gaussian
+  the true problem is the second-order cone program c̄ᵀx + Φ⁻¹(1 − ρ)‖x‖ <= d (the paper's
+  SOC_CVX reference), whose value is stored as ``known_optimum``.
+* :func:`portfolio_var_problem`: maximise the expected return μᵀx of a long-only portfolio with a
+  budget Σx <= 1 (the rest in cash) under a value-at-risk limit Prob[rᵀx >= −v] >= 1 − ρ,
+  r ~ N(μ, Σ); again an SOC program in closed form (``known_optimum``).
+* :func:`power_control_problem`: a small downlink power-allocation (waveform-design) instance:
+  minimise the total power Σp subject to every user's SINR
+  G_ii p_i / (σ² + Σ_{j≠i} G_ij p_j) >= γ jointly with probability >= 1 − ρ under Rayleigh
+  fading (G_ij exponential), linear in p for each channel draw.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.optimize
+import scipy.stats
+import torch
+
+from algorithms._validation import check_positive, check_positive_int, check_seed
+from algorithms.chance.problem import ChanceConstrainedProblem, LinearStructure, check_rho, min_samples
+
+__all__ = ["linear_gaussian_problem", "portfolio_var_problem", "power_control_problem"]
+
+
+def _sample_count(n_samples: int, rho: float) -> int:
+    n_samples = check_positive_int("n_samples", n_samples)
+    need = min_samples(rho)
+    if n_samples < need:
+        raise ValueError(f"n_samples={n_samples} is too few: rho={rho:g} needs at least {need} (⌈1/rho⌉)")
+    return n_samples
+
+
+def _training_rng(seed: int) -> np.random.Generator:
+    """The stream of the training samples: never the stream ``default_rng(k)`` of fresh samples."""
+    return np.random.default_rng([check_seed(seed), 7919])
+
+
+def _soc_optimum(cost: np.ndarray, constraint, bounds, x0: np.ndarray) -> float:
+    """min costᵀx s.t. constraint(x) >= 0 on a box, by SLSQP from a feasible start (a convex SOC).
+
+    SLSQP can stop on a line-search failure within 1e-10 of the optimum (status 8); we restart
+    once from where it stopped and accept a feasible answer of either status."""
+    x = x0
+    for _ in range(2):
+        result = scipy.optimize.minimize(
+            lambda x: cost @ x,
+            x,
+            jac=lambda x: cost,
+            method="SLSQP",
+            bounds=bounds,
+            constraints=[{"type": "ineq", "fun": constraint}],
+            options={"ftol": 1e-10, "maxiter": 500},
+        )
+        x = result.x
+        if result.success:
+            break
+    if result.status not in (0, 8) or constraint(result.x) < -1e-7:
+        raise RuntimeError(f"the SOC reference did not converge: {result.message}")
+    return float(result.fun)
+
+
+def linear_gaussian_problem(
+    n: int = 8, *, rho: float = 0.1, n_samples: int = 1000, seed: int = 0, dtype=np.float64
+) -> ChanceConstrainedProblem:
+    """min bᵀx s.t. Prob[cᵀx <= d] >= 1 − rho, c ~ N(c̄, I), x ∈ [0, 1]^n (eq. (26)).
+
+    b ~ −U(0.5, 1.5), c̄ ~ U(0.5, 1.5), d = n/4 (drawn from ``seed``); g(x, c) = d − cᵀx.
+
+    >>> p = linear_gaussian_problem(n=4, n_samples=200, rho=0.1, seed=0)
+    >>> p.h_samples.shape, round(p.known_optimum, 4) < 0
+    ((200, 4), True)
+    """
+    n = check_positive_int("n", n)
+    rho = check_rho(rho)
+    n_samples = _sample_count(n_samples, rho)
+    rng = _training_rng(seed)
+    b = -rng.uniform(0.5, 1.5, size=n)
+    c_bar = rng.uniform(0.5, 1.5, size=n)
+    d = n / 4.0
+    samples = (c_bar + rng.standard_normal((n_samples, n))).astype(dtype)
+    quantile = scipy.stats.norm.ppf(1.0 - rho)
+    optimum = _soc_optimum(
+        b, lambda x: d - c_bar @ x - quantile * np.sqrt(x @ x + 1e-18), [(0.0, 1.0)] * n, np.full(n, 1e-3)
+    )
+    b_t, d_t = torch.as_tensor(b, dtype=torch.float64), float(d)
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        return x @ b_t.to(x.dtype)
+
+    def g(x: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+        return d_t - x @ c.T
+
+    def sampler(generator: np.random.Generator, count: int) -> np.ndarray:
+        return c_bar + generator.standard_normal((count, n))
+
+    linear = LinearStructure(cost=b, A=-samples.astype(np.float64)[:, None, :], b=np.full((n_samples, 1), d))
+    return ChanceConstrainedProblem(
+        f=f,
+        g=g,
+        h_samples=samples,
+        rho=rho,
+        lower=np.zeros(n, dtype),
+        upper=np.ones(n, dtype),
+        h_sampler=sampler,
+        linear=linear,
+        known_optimum=optimum,
+    )
+
+
+def portfolio_var_problem(
+    n_assets: int = 5,
+    *,
+    rho: float = 0.05,
+    n_samples: int = 1000,
+    var_limit: float = 0.1,
+    seed: int = 0,
+    dtype=np.float64,
+) -> ChanceConstrainedProblem:
+    """max μᵀx s.t. Prob[rᵀx >= −var_limit] >= 1 − rho, Σx <= 1, 0 <= x <= 1, r ~ N(μ, Σ).
+
+    Asset i (of k) has mean return 0.02 + 0.08 i/k and volatility 0.05 + 0.35 i/k, correlation 0.3:
+    the riskier assets pay more. f(x) = −μᵀx; g = (rᵀx + var_limit, 1 − Σx).
+
+    >>> p = portfolio_var_problem(n_assets=3, n_samples=100, rho=0.1)
+    >>> p.constraints(np.full((1, 3), 0.2), p.h_samples[:2]).shape
+    (1, 2, 2)
+    """
+    k = check_positive_int("n_assets", n_assets)
+    rho = check_rho(rho)
+    n_samples = _sample_count(n_samples, rho)
+    var_limit = check_positive("var_limit", var_limit)
+    rng = _training_rng(seed)
+    ranks = np.arange(1, k + 1) / k
+    mu = 0.02 + 0.08 * ranks
+    vol = 0.05 + 0.35 * ranks
+    cov = 0.3 * np.outer(vol, vol) + 0.7 * np.diag(vol**2)
+    chol = np.linalg.cholesky(cov)
+    samples = (mu + rng.standard_normal((n_samples, k)) @ chol.T).astype(dtype)
+    quantile = scipy.stats.norm.ppf(1.0 - rho)
+
+    def soc(x: np.ndarray) -> float:
+        return min(mu @ x - quantile * np.sqrt(x @ cov @ x + 1e-18) + var_limit, 1.0 - x.sum())
+
+    optimum = _soc_optimum(-mu, soc, [(0.0, 1.0)] * k, np.full(k, 1e-3))
+    mu_t = torch.as_tensor(mu, dtype=torch.float64)
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        return -(x @ mu_t.to(x.dtype))
+
+    def g(x: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
+        loss_row = x @ r.T + var_limit
+        budget_row = (1.0 - x.sum(dim=1, keepdim=True)).expand_as(loss_row)
+        return torch.stack([loss_row, budget_row], dim=2)
+
+    def sampler(generator: np.random.Generator, count: int) -> np.ndarray:
+        return mu + generator.standard_normal((count, k)) @ chol.T
+
+    A = np.stack([samples.astype(np.float64), np.broadcast_to(-np.ones(k), (n_samples, k))], axis=1)
+    b = np.tile([var_limit, 1.0], (n_samples, 1))
+    return ChanceConstrainedProblem(
+        f=f,
+        g=g,
+        h_samples=samples,
+        rho=rho,
+        lower=np.zeros(k, dtype),
+        upper=np.ones(k, dtype),
+        h_sampler=sampler,
+        linear=LinearStructure(cost=-mu, A=A, b=b),
+        known_optimum=optimum,
+    )
+
+
+def power_control_problem(
+    n_users: int = 3,
+    *,
+    rho: float = 0.1,
+    n_samples: int = 1000,
+    sinr_target: float = 1.0,
+    noise: float = 0.1,
+    cross_gain: float = 0.01,
+    p_max: float = 50.0,
+    seed: int = 0,
+    dtype=np.float64,
+) -> ChanceConstrainedProblem:
+    """min Σp s.t. Prob[G_ii p_i − γ Σ_{j≠i} G_ij p_j − γσ² >= 0 for all i] >= 1 − rho, 0 <= p <= p_max.
+
+    Rayleigh fading: G_ij ~ Exp(1) on the diagonal, Exp(cross_gain) off it; h is G flattened
+    row-major (d = K²).
+
+    >>> p = power_control_problem(n_users=2, n_samples=50, rho=0.1)
+    >>> p.h_samples.shape
+    (50, 4)
+    """
+    K = check_positive_int("n_users", n_users)
+    rho = check_rho(rho)
+    n_samples = _sample_count(n_samples, rho)
+    gamma = check_positive("sinr_target", sinr_target)
+    noise = check_positive("noise", noise)
+    cross_gain = check_positive("cross_gain", cross_gain)
+    p_max = check_positive("p_max", p_max)
+    mean_gain = np.full((K, K), cross_gain)
+    np.fill_diagonal(mean_gain, 1.0)
+    rng = _training_rng(seed)
+    samples = (rng.exponential(1.0, size=(n_samples, K, K)) * mean_gain).reshape(n_samples, K * K)
+    samples = samples.astype(dtype)
+    sign = np.where(np.eye(K, dtype=bool), 1.0, -gamma)  # +G_ii p_i, −γ G_ij p_j
+
+    def f(p: torch.Tensor) -> torch.Tensor:
+        return p.sum(dim=1)
+
+    def g(p: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        gains = h.reshape(-1, K, K) * torch.as_tensor(sign, dtype=h.dtype)
+        return torch.einsum("lij,bj->bli", gains, p) - gamma * noise
+
+    def sampler(generator: np.random.Generator, count: int) -> np.ndarray:
+        return (generator.exponential(1.0, size=(count, K, K)) * mean_gain).reshape(count, K * K)
+
+    A = samples.astype(np.float64).reshape(n_samples, K, K) * sign
+    b = np.full((n_samples, K), -gamma * noise)
+    return ChanceConstrainedProblem(
+        f=f,
+        g=g,
+        h_samples=samples,
+        rho=rho,
+        lower=np.zeros(K, dtype),
+        upper=np.full(K, p_max, dtype),
+        h_sampler=sampler,
+        linear=LinearStructure(cost=np.ones(K), A=A, b=b),
+    )

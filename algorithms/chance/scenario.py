@@ -1,0 +1,87 @@
+"""The scenario approach (Calafiore & Campi 2006): enforce the constraint on N sampled scenarios.
+
+    min costᵀx  s.t.  A_ℓ x + b_ℓ >= 0 for ℓ = 1..N,  box,
+
+with N the smallest count for which the answer of a convex program in n variables violates the
+true chance constraint with probability at most ``confidence`` (Calafiore & Campi's bound
+N >= (2/ρ)(ln(1/confidence) + n)); when fewer samples exist, all L are used. An LP, solved by
+HiGHS. ``Success``: HiGHS optimal and every enforced scenario satisfied; ``MaxIters`` (the
+solve option ``maxiters``, HiGHS's iteration limit), ``Infeasible``, ``Failure`` as for the CVaR LP.
+
+References
+----------
+G. C. Calafiore, M. C. Campi. The scenario approach to robust control design. IEEE Trans. Autom.
+Control 51(5) (2006), 742-753.
+
+>>> from algorithms import solve
+>>> from algorithms.chance import ScenarioApproach, linear_gaussian_problem
+>>> sol = solve(linear_gaussian_problem(n=2, n_samples=100, rho=0.1, seed=0), ScenarioApproach())
+>>> sol.retcode, sol.original.n_scenarios
+(<RetCode.Success: 'Success'>, 100)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.optimize
+
+from algorithms._validation import check_positive, check_positive_int
+from algorithms.chance.cvar import highs_options, linprog_retcode
+from algorithms.chance.problem import FEAS_TOL, ChanceConstrainedProblem, check_rho, require_linear
+from algorithms.chance.saa_milp import finish_linear, midpoint_solution
+from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
+
+__all__ = ["ScenarioApproach", "scenario_count"]
+
+
+def scenario_count(rho: float, n: int, confidence: float) -> int:
+    """⌈(2/ρ)(ln(1/confidence) + n)⌉ (Calafiore & Campi).
+
+    >>> scenario_count(0.1, 2, 1e-3)
+    179
+    """
+    rho = check_rho(rho)
+    if not 0.0 < check_positive("confidence", confidence) < 1.0:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    return math.ceil(2.0 / rho * (math.log(1.0 / confidence) + check_positive_int("n", n)))
+
+
+@dataclass(frozen=True)
+class ScenarioApproach(Algorithm):
+    """Scenario approach; ``confidence`` in (0, 1) the allowed probability of a violating answer."""
+
+    confidence: float = 1e-3
+
+    def __post_init__(self) -> None:
+        if not 0.0 < check_positive("confidence", self.confidence) < 1.0:
+            raise ValueError(f"confidence must lie in (0, 1), got {self.confidence!r}")
+
+
+@dataclass
+class ScenarioResult:
+    n_scenarios: int
+    highs: Any
+
+
+@_dispatch
+def _solve(problem: ChanceConstrainedProblem, algorithm: ScenarioApproach, options: SolveOptions) -> Solution:
+    linear = require_linear(problem, "ScenarioApproach")
+    if options.maxiters == 0:
+        return midpoint_solution(problem, options)
+    L, m, n = linear.A.shape
+    count = min(L, scenario_count(problem.rho, n, algorithm.confidence))
+    A = linear.A[:count].reshape(count * m, n)
+    b = linear.b[:count].reshape(-1)
+    bounds = [(float(lo), float(hi)) for lo, hi in zip(problem.lower, problem.upper)]
+    result = scipy.optimize.linprog(
+        linear.cost, A_ub=-A, b_ub=b, bounds=bounds, method="highs", options=highs_options(options)
+    )
+    retcode = linprog_retcode(result, options)
+    x = result.x if result.x is not None else 0.5 * (problem.lower + problem.upper)
+    if retcode is RetCode.Success and np.min(A @ x + b) < -FEAS_TOL * (1.0 + np.abs(b).max()):
+        retcode = RetCode.Failure
+    return finish_linear(problem, x, retcode, options, ScenarioResult(count, result), max_violation=1.0)

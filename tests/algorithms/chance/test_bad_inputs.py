@@ -1,0 +1,207 @@
+"""Bad inputs to every public callable of ``algorithms.chance``: each is rejected early, by our own
+validation, with a message naming the argument and what was expected."""
+
+import numpy as np
+import pytest
+import torch
+
+import algorithms.chance as chance
+from algorithms import solve
+from algorithms.chance import (
+    SAAMILP,
+    ChanceConstrainedProblem,
+    GaussianScore,
+    GGDOpt,
+    LinearStructure,
+    ScenarioApproach,
+    ScoreMLP,
+    VPSchedule,
+    collect_feasible_points,
+    cvar,
+    data,
+    diffusion,
+    empirical_violation,
+    first_order_guidance,
+    ggdopt,
+    guidance,
+    guidance_term,
+    guided_reverse_sample,
+    linear_gaussian_problem,
+    min_samples,
+    out_of_sample_feasibility,
+    portfolio_var_problem,
+    power_control_problem,
+    problem,
+    problems,
+    restricted_solution,
+    saa_milp,
+    sampler,
+    scenario,
+    scenario_count,
+    second_order_guidance,
+    train_score,
+    tweedie_mean,
+)
+from tests.bad_inputs import BadInput, assert_every_callable_covered, check_bad_input
+
+H = np.linspace(0.0, 1.0, 40)[:, None]
+
+
+def _f(x):
+    return x.sum(dim=1)
+
+
+def _g(x, h):
+    return h[None, :, 0] - x[:, :1]
+
+
+def _ccp(**override):
+    kwargs = {"f": _f, "g": _g, "h_samples": H, "rho": 0.1, "lower": [0.0, 0.0], "upper": [1.0, 1.0]}
+    kwargs.update(override)
+    return ChanceConstrainedProblem(**kwargs)
+
+
+def _lin():
+    return linear_gaussian_problem(n=2, n_samples=50, rho=0.1, seed=0)
+
+
+def _gauss():
+    return GaussianScore([0.0], [1.0], VPSchedule())
+
+
+G2 = torch.ones(1, 2, dtype=torch.float64)
+
+CASES = [
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(rho=0.0), ValueError, ("rho", "(0, 1)"), "rho-zero"),
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(rho=1.5), ValueError, ("rho", "(0, 1)"), "rho-big"),
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(rho="a"), TypeError, ("rho",), "rho-type"),
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(rho=0.01), ValueError, ("h_samples", "100"), "few"),
+    BadInput(
+        ChanceConstrainedProblem,
+        lambda: _ccp(f=lambda x: x[:, 0] / 0.0),
+        ValueError,
+        ("f", "non-finite"),
+        "f-nan",
+    ),
+    BadInput(
+        ChanceConstrainedProblem,
+        lambda: _ccp(g=lambda x, h: torch.log(-h[None, :, 0] - 1 + 0 * x[:, :1])),
+        ValueError,
+        ("g", "non-finite"),
+        "g-nan",
+    ),
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(f=lambda x: x), ValueError, ("f", "shape"), "f-shape"),
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(g=lambda x, h: x), ValueError, ("g", "shape"), "g-shape"),
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(f=lambda x: 1.0), TypeError, ("f", "tensor"), "f-type"),
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(f=3), TypeError, ("f", "callable"), "f-callable"),
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(lower=[1.0, 0.0]), ValueError, ("lower", "upper"), "box"),
+    BadInput(
+        ChanceConstrainedProblem,
+        lambda: _ccp(h_samples=np.full((40, 1), np.nan)),
+        ValueError,
+        ("h_samples", "NaN"),
+        "h-nan",
+    ),
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(linear="x"), TypeError, ("linear",), "linear-type"),
+    BadInput(
+        LinearStructure,
+        lambda: LinearStructure(np.ones(2), np.ones((3, 1, 3)), np.ones((3, 1))),
+        ValueError,
+        ("linear", "shape"),
+        "shape",
+    ),
+    BadInput(min_samples, lambda: min_samples(1.0), ValueError, ("rho", "(0, 1)")),
+    BadInput(
+        empirical_violation, lambda: empirical_violation(_ccp(), np.ones((2, 3))), ValueError, ("x", "n = 2")
+    ),
+    BadInput(
+        out_of_sample_feasibility,
+        lambda: out_of_sample_feasibility(_ccp(), np.ones((1, 2))),
+        ValueError,
+        ("h_sampler", "None"),
+    ),
+    BadInput(
+        linear_gaussian_problem,
+        lambda: linear_gaussian_problem(n=2, n_samples=5, rho=0.1),
+        ValueError,
+        ("n_samples", "10"),
+    ),
+    BadInput(portfolio_var_problem, lambda: portfolio_var_problem(rho=-0.2), ValueError, ("rho", "(0, 1)")),
+    BadInput(power_control_problem, lambda: power_control_problem(noise=0.0), ValueError, ("noise", "> 0")),
+    BadInput(
+        VPSchedule, lambda: VPSchedule(beta_min=5.0, beta_max=1.0), ValueError, ("beta_max", "beta_min")
+    ),
+    BadInput(
+        GaussianScore, lambda: GaussianScore([0.0], [-1.0], VPSchedule()), ValueError, ("std", "positive")
+    ),
+    BadInput(ScoreMLP, lambda: ScoreMLP(0), ValueError, ("n", "positive")),
+    BadInput(train_score, lambda: train_score(ScoreMLP(2), torch.ones(5, 3)), ValueError, ("data", "(N, 2)")),
+    BadInput(tweedie_mean, lambda: tweedie_mean("model", torch.ones(1, 1), 0.5), TypeError, ("model",)),
+    BadInput(first_order_guidance, lambda: first_order_guidance(G2, beta=0.0), ValueError, ("beta", "> 0")),
+    BadInput(
+        second_order_guidance,
+        lambda: second_order_guidance(G2, torch.ones(1, 3, 3), beta=1.0, sigma2=0.1),
+        ValueError,
+        ("hess_f", "shape"),
+    ),
+    BadInput(
+        guidance_term,
+        lambda: guidance_term(_gauss(), _f, torch.ones(1, 1), 0.5, beta=1.0, order="third"),
+        ValueError,
+        ("order", "second"),
+    ),
+    BadInput(
+        guided_reverse_sample,
+        lambda: guided_reverse_sample(_gauss(), _f, n_samples=0, beta=1.0),
+        ValueError,
+        ("n_samples", "positive"),
+    ),
+    BadInput(
+        restricted_solution, lambda: restricted_solution(_ccp(), H[:5], -1.0), ValueError, ("z", ">= 0")
+    ),
+    BadInput(
+        collect_feasible_points,
+        lambda: collect_feasible_points(_ccp(), n_points=0),
+        ValueError,
+        ("n_points", "positive"),
+    ),
+    BadInput(GGDOpt, lambda: GGDOpt(beta=-1.0), ValueError, ("beta", "> 0"), "beta"),
+    BadInput(GGDOpt, lambda: GGDOpt(guidance="third"), ValueError, ("guidance", "first"), "guidance"),
+    BadInput(
+        GGDOpt, lambda: GGDOpt(corrector_steps=-1), ValueError, ("corrector_steps", ">= 0"), "corrector"
+    ),
+    BadInput(SAAMILP, lambda: SAAMILP(time_limit=0.0), ValueError, ("time_limit", "> 0")),
+    BadInput(
+        ScenarioApproach, lambda: ScenarioApproach(confidence=1.0), ValueError, ("confidence", "(0, 1)")
+    ),
+    BadInput(scenario_count, lambda: scenario_count(0.0, 2, 0.1), ValueError, ("rho", "(0, 1)")),
+]
+
+_EXEMPT = {
+    "CVaRApproximation": "no hyperparameters to validate",
+    "ChanceStats": "a counters record the solvers fill, not user input",
+    "GGDOptResult": "a result record GGDOpt fills, not user input",
+    "ReverseRun": "a result record the sampler returns, not user input",
+    "ScoreModel": "an abstract base class; GaussianScore and ScoreMLP validate",
+}
+
+MODULES = [chance, problem, problems, diffusion, guidance, sampler, data, ggdopt, saa_milp, cvar, scenario]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input(case):
+    check_bad_input(case)
+
+
+def test_every_public_callable_has_a_case():
+    assert_every_callable_covered(MODULES, CASES, exempt=_EXEMPT)
+
+
+def test_baselines_need_linear_data():
+    with pytest.raises(ValueError, match=r"problem\.linear"):
+        solve(_ccp(), SAAMILP())
+
+
+def test_solve_on_the_linear_problem_rejects_unknown_options():
+    with pytest.raises(TypeError, match="unknown option"):
+        solve(_lin(), SAAMILP(), steps=3)

@@ -1,0 +1,51 @@
+"""GGDOpt end to end on a small instance, its retcodes and its stats."""
+
+from dataclasses import replace
+
+import numpy as np
+
+from algorithms import RetCode, solve
+from algorithms.chance import GGDOpt, empirical_violation, linear_gaussian_problem
+from tests.algorithms.chance.cases_ggdopt import TINY_GGDOPT
+
+
+def _problem():
+    return linear_gaussian_problem(n=2, n_samples=100, rho=0.1, seed=0)
+
+
+def test_answer_is_the_best_empirically_feasible_sample():
+    problem = _problem()
+    sol = solve(problem, TINY_GGDOPT, seed=0)
+    result = sol.original
+    feasible = result.sample_violation <= problem.rho
+    assert sol.retcode is RetCode.Success
+    assert sol.value == result.sample_values[feasible].min()
+    np.testing.assert_allclose(result.sample_violation, empirical_violation(problem, result.samples))
+    assert sol.stats.empirical_violation <= problem.rho
+    assert 0.0 <= sol.stats.out_of_sample_feasibility <= 1.0
+    assert sol.stats.n_feasible_samples == feasible.sum()
+    assert np.all(result.samples >= problem.lower) and np.all(result.samples <= problem.upper)
+
+
+def test_trace_records_reverse_steps():
+    sol = solve(_problem(), TINY_GGDOPT, seed=0, store_trace=True)
+    assert [r["iteration"] for r in sol.trace] == list(range(TINY_GGDOPT.n_steps))
+    assert sol.stats.iterations == TINY_GGDOPT.n_steps
+
+
+def test_callback_terminates():
+    sol = solve(_problem(), TINY_GGDOPT, seed=0, callback=lambda record: record["iteration"] == 1)
+    assert sol.retcode is RetCode.Terminated
+
+
+def test_infeasible_when_no_training_point_is_feasible():
+    # d = n/4 with ρ tiny: 1/ρ = 100 samples, none of the restricted points violates at most 0 of them
+    problem = linear_gaussian_problem(n=2, n_samples=100, rho=0.01, seed=0)
+    sol = solve(problem, replace(TINY_GGDOPT, n_train_points=10), seed=0)
+    assert sol.retcode in (RetCode.Infeasible, RetCode.Success)
+    if sol.retcode is RetCode.Success:
+        assert sol.stats.empirical_violation <= 0.01
+
+
+def test_hyperparameters_are_validated_names():
+    assert GGDOpt().guidance == "second"

@@ -1,0 +1,525 @@
+"""Claims of GGDOpt (Zhang, Wang, Liu, *A Gradient Guided Diffusion Framework for Chance Constrained
+Programming*, NeurIPS 2025, arXiv:2510.12238), against :mod:`algorithms.chance`.
+
+The paper's main text has four numbered results: Theorem 1 (the score of the diffused product
+of the data and Boltzmann distributions is the data score plus a guidance term), Corollary 1
+(the first- and second-order guidance under a Gaussian posterior), Theorem 2 (as T, β → ∞ the
+guided samples keep the data's support and concentrate on argmin f over it) and Theorem 3 (a
+practical bound on E f(x) − f(x*) by a time-length term and an inverse-temperature term). Its
+experiments are Table 1 (the linear CCP against SAA) and Table 2 (robust waveform design).
+
+* ``ggdopt.guidance_closed_form`` (numeric, Corollary 1): the implemented guidance equals
+  ∇_μ log E_{N(μ, σ²I)}[e^{−βf}] computed by Gauss–Hermite quadrature and finite differences,
+  first order on linear f, second order on quadratic f.
+* ``ggdopt.product_sampling`` (numeric, Theorem 1): the guided reverse SDE with the exact data
+  score of a Gaussian toy samples the closed-form product Gaussian (energy two-sample test).
+* ``ggdopt.temperature`` (rate, Theorems 2-3): E f − min f decays like β⁻¹ on the Gaussian toy.
+* ``ggdopt.feasibility`` (numeric, derived): GGDOpt's answer on the linear CCP meets the chance
+  constraint on fresh samples.
+* ``ggdopt.vs_saa`` (numeric, Table 1): GGDOpt's answer is within 5 % of SAA's MILP optimum on
+  the same samples (never below it), with the measured time ratio.
+
+>>> from theorems.core import REGISTRY
+>>> sorted(k for k in REGISTRY if k.startswith("ggdopt."))  # doctest: +NORMALIZE_WHITESPACE
+['ggdopt.feasibility', 'ggdopt.guidance_closed_form', 'ggdopt.product_sampling', 'ggdopt.temperature',
+ 'ggdopt.vs_saa']
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import torch
+
+from algorithms import RetCode, solve
+from algorithms.chance import (
+    SAAMILP,
+    GaussianScore,
+    GGDOpt,
+    ScoreModel,
+    VPSchedule,
+    first_order_guidance,
+    guided_reverse_sample,
+    linear_gaussian_problem,
+    out_of_sample_feasibility,
+    second_order_guidance,
+)
+from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.evidence import fact, numeric_outcome
+from theorems.core.rates import rate_outcome
+
+PAPER = "ggdopt"
+
+register_results(
+    PAPER,
+    [
+        Result(
+            "Theorem 1",
+            "The score of the diffused product p_0·e^{−βf} is the diffused data score plus "
+            "G_t = ∇_{x_t} log E[e^{−βf(x_0)} | x_t] (written through a mean-value point x̂_0)",
+            checkable=True,
+        ),
+        Result(
+            "Corollary 1",
+            "For a Gaussian posterior N(μ, σ²I) the guidance is −β∇f(μ) to first order and "
+            "−β(I + βσ²∇²f(μ))⁻¹∇f(μ) to second order",
+            checkable=True,
+        ),
+        Result(
+            "Theorem 2",
+            "With a score error bounded by δ, as T → ∞ the guided samples have the support of "
+            "the product distribution, and as β → ∞ they concentrate at argmin f over D_ρ",
+            checkable=True,
+        ),
+        Result(
+            "Theorem 3",
+            "Under Assumption 1 (VE forward process, prior fitted to the product's moments, "
+            "‖∇f‖ <= C₁‖x‖ + C₂) E f(x) − f(x*) is bounded by a time-length term (via C_T) plus an "
+            "inverse-temperature term that vanish as T, β → ∞",
+            checkable=True,
+        ),
+        Result(
+            "Table 1",
+            "On the linear CCP (26) with n = 8 GGDOpt's objective is within 1.5 % of the SOC optimum, "
+            "better than SAA as a MIP, about 80 % faster than the SAA baselines",
+            checkable=True,
+        ),
+        Result(
+            "Table 2",
+            "Robust waveform design (27), Nt = 16, K = 3: GGDOpt beats the sphere-bounding and "
+            "Bernstein approximations at a fraction of their time",
+            checkable=False,
+            why="a complex SDP instance with the authors' channel model and two convex-approximation "
+                "baselines "
+            "that need the exact distribution; benchmarks/bench_ggdopt.py runs a real-valued "
+            "power-control analogue instead",
+        ),
+    ],
+)
+
+#: a toy where everything is Gaussian: data N(m0, I), f(x) = ½(x − a)ᵀH(x − a)
+TOY_MEAN = np.array([1.0, -0.5])
+TOY_TARGET = np.array([-1.0, 1.0])
+TOY_HESSIAN = np.diag([1.0, 3.0])
+
+
+def _toy_objective(hessian: np.ndarray = TOY_HESSIAN, target: np.ndarray = TOY_TARGET):
+    H = torch.as_tensor(hessian, dtype=torch.float64)
+    a = torch.as_tensor(target, dtype=torch.float64)
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        return 0.5 * (((x - a) @ H) * (x - a)).sum(dim=1)
+
+    return f
+
+
+def toy_product(beta: float, hessian: np.ndarray = TOY_HESSIAN, target: np.ndarray = TOY_TARGET):
+    """Mean and covariance of N(m0, I)·e^{−βf} (a Gaussian: precision I + βH)."""
+    precision = np.eye(2) + beta * hessian
+    cov = np.linalg.inv(precision)
+    return cov @ (TOY_MEAN + beta * hessian @ target), cov
+
+
+# ---------------------------------------------------------------------- ggdopt.guidance_closed_form
+
+
+def _quadrature_guidance(f_numpy, mu: np.ndarray, sigma2: float, beta: float) -> np.ndarray:
+    """∇_μ log E_{N(μ, σ²I)}[e^{−βf}] by 40×40 Gauss–Hermite quadrature and central differences."""
+    nodes, weights = np.polynomial.hermite_e.hermegauss(40)
+    grid = np.stack(np.meshgrid(nodes, nodes, indexing="ij"), axis=-1).reshape(-1, 2)
+    w = np.outer(weights, weights).reshape(-1)
+
+    def log_expectation(m: np.ndarray) -> float:
+        values = -beta * f_numpy(m + np.sqrt(sigma2) * grid)
+        top = values.max()
+        return float(top + np.log(np.sum(w * np.exp(values - top))))
+
+    step = 1e-4
+    return np.array(
+        [(log_expectation(mu + step * e) - log_expectation(mu - step * e)) / (2 * step) for e in np.eye(2)]
+    )
+
+
+def _check_guidance(ctx: Context, *, drop_curvature: bool) -> Outcome:
+    rng = ctx.rng("guidance")
+    implemented, reference = [], []
+    for _ in range(ctx.pick(6, 30)):
+        mu = rng.normal(size=2)
+        beta, sigma2 = float(rng.uniform(0.3, 3.0)), float(rng.uniform(0.05, 0.8))
+        # linear f: first order is exact
+        c = rng.normal(size=2)
+        implemented.append(first_order_guidance(torch.as_tensor(c[None]), beta=beta)[0].numpy())
+        reference.append(_quadrature_guidance(lambda x, c=c: x @ c, mu, sigma2, beta))
+        # quadratic f = ½xᵀHx + qᵀx: second order is exact (the control drops (I + βσ²H)⁻¹)
+        M = rng.normal(size=(2, 2))
+        H, q = M @ M.T + 0.2 * np.eye(2), rng.normal(size=2)
+        grad = torch.as_tensor((H @ mu + q)[None])
+        if drop_curvature:
+            g = first_order_guidance(grad, beta=beta)
+        else:
+            g = second_order_guidance(grad, torch.as_tensor(H[None]), beta=beta, sigma2=sigma2)
+        implemented.append(g[0].numpy())
+        reference.append(
+            _quadrature_guidance(
+                lambda x, H=H, q=q: 0.5 * np.einsum("bi,ij,bj->b", x, H, x) + x @ q, mu, sigma2, beta
+            )
+        )
+    # 1e-6: the integrands are Gaussians, which 40-node Gauss–Hermite integrates to ~1e-12 at these
+    # widths (βσ²‖H‖ <= 20); central differences with step 1e-4 add O(1e-8 · |f'''|) = O(1e-8)
+    return numeric_outcome(
+        np.array(implemented),
+        np.array(reference),
+        rtol=1e-6,
+        atol=1e-6,
+        what="Corollary 1 guidance vs quadrature",
+        names=("implemented", "quadrature"),
+    )
+
+
+register(
+    Claim(
+        id="ggdopt.guidance_closed_form",
+        paper=PAPER,
+        source="Corollary 1",
+        statement="For a Gaussian posterior N(μ, σ²I), the implemented first-order guidance −β∇f(μ) equals "
+        "∇_μ log E[e^{−βf(x_0)}] for linear f, and the second-order guidance −β(I + βσ²∇²f)⁻¹∇f(μ) equals "
+        "it for quadratic f (reference: Gauss–Hermite quadrature plus central differences)",
+        kind=Kind.NUMERIC,
+        origin=Origin.PAPER,
+        covers=("Corollary 1",),
+        deviation="checked on the f for which each order is exact (linear, quadratic), in two dimensions",
+        check=lambda ctx: _check_guidance(ctx, drop_curvature=False),
+        control=lambda ctx: _check_guidance(ctx, drop_curvature=True),
+        control_description="the second-order guidance with its curvature factor (I + βσ²H)⁻¹ dropped",
+        budget_s=30.0,
+    )
+)
+
+
+# ---------------------------------------------------------------------- ggdopt.product_sampling
+
+
+def energy_statistic(distances: np.ndarray, labels: np.ndarray) -> float:
+    """The two-sample energy statistic 2E‖X − Y‖ − E‖X − X'‖ − E‖Y − Y'‖ from all pairwise distances
+    (two matrix-vector products with the group indicators)."""
+    first = (labels == 0).astype(np.float64)
+    second = 1.0 - first
+    d_first, d_second = distances @ first, distances @ second
+    n1, n2 = first.sum(), second.sum()
+    return float(2 * (second @ d_first) / (n1 * n2) - (first @ d_first) / n1**2 - (second @ d_second) / n2**2)
+
+
+def energy_test(x: np.ndarray, y: np.ndarray, rng: np.random.Generator, permutations: int) -> float:
+    """Permutation p-value of the energy two-sample test (Székely & Rizzo)."""
+    pooled = np.vstack([x, y])
+    distances = np.linalg.norm(pooled[:, None] - pooled[None], axis=2)
+    labels = np.repeat([0, 1], [len(x), len(y)])
+    observed = energy_statistic(distances, labels)
+    exceed = sum(
+        energy_statistic(distances, rng.permutation(labels)) >= observed for _ in range(permutations)
+    )
+    return (1 + exceed) / (1 + permutations)
+
+
+def _check_product(ctx: Context, *, guidance: str) -> Outcome:
+    beta, size, permutations, alpha = 1.0, ctx.pick(300, 1000), ctx.pick(200, 500), 0.05
+    rng = ctx.rng("product")
+    mean, cov = toy_product(beta)
+    model = GaussianScore(TOY_MEAN, np.ones(2), VPSchedule())
+    run = guided_reverse_sample(
+        model,
+        _toy_objective(),
+        n_samples=size,
+        beta=beta,
+        guidance=guidance,
+        n_steps=ctx.pick(100, 400),
+        corrector_steps=0,
+        seed=ctx.seed,
+    )
+    samples = run.x.numpy()
+    exact = rng.multivariate_normal(mean, cov, size=size)
+    p_value = energy_test(samples, exact, rng, permutations)
+    # the test's power, measured: exact draws against draws shifted by 0.4 of the smaller product sd
+    shift = 0.4 * np.sqrt(np.linalg.eigvalsh(cov)[0]) * np.array([1.0, 0.0])
+    reps = ctx.pick(20, 50)
+    power = np.mean(
+        [
+            energy_test(
+                rng.multivariate_normal(mean, cov, size=size),
+                rng.multivariate_normal(mean + shift, cov, size=size),
+                rng,
+                100,
+            )
+            <= alpha
+            for _ in range(reps)
+        ]
+    )
+    ok = run.status == "completed" and p_value > alpha and power >= 0.8
+    return fact(
+        ok,
+        f"guided samples ({guidance}) vs exact product draws: energy test p > {alpha} "
+        f"with power >= 0.8 against a 0.4-sd shift",
+        p_value=p_value,
+        power=power,
+        sample_mean_0=samples[:, 0].mean(),
+        sample_mean_1=samples[:, 1].mean(),
+        exact_mean_0=mean[0],
+        exact_mean_1=mean[1],
+    )
+
+
+register(
+    Claim(
+        id="ggdopt.product_sampling",
+        paper=PAPER,
+        source="Theorem 1 (with Corollary 1, second order)",
+        statement="With the exact diffused score of Gaussian data N(m0, I) and f(x) = ½(x − a)ᵀH(x − a), "
+                  "the reverse "
+        "VP SDE driven by the data score plus the guidance G_t of Theorem 1 (second order, Tweedie's "
+        "posterior, chained through ∂μ/∂x_t) samples the product N(m0, I)·e^{−βf}: an energy two-sample "
+        "test against exact draws does not reject at level 0.05, while its measured power against a "
+        "0.4-sd shift is >= 0.8",
+        kind=Kind.NUMERIC,
+        origin=Origin.PAPER,
+        covers=("Theorem 1",),
+        deviation="a Gaussian toy, where the posterior is Gaussian and the second-order guidance exact; "
+                  "the data "
+        "score is exact (no training); sampler discretised in 100 steps",
+        check=lambda ctx: _check_product(ctx, guidance="second"),
+        control=lambda ctx: _check_product(ctx, guidance="none"),
+        control_description="no guidance: the samples follow the data distribution N(m0, I)",
+        budget_s=120.0,
+    )
+)
+
+
+# ---------------------------------------------------------------------- ggdopt.temperature
+
+
+def _toy_gaps(
+    ctx: Context, betas: list[float], replicates: int, *, fixed_beta: float | None = None
+) -> np.ndarray:
+    """E f(x) − min f over guided samples of the isotropic toy (f = ½‖x − a‖², min 0), per replicate.
+
+    The samples of one run are independent paths (no corrector, so nothing couples them), so one
+    run of ``replicates`` × ``size`` samples split into ``replicates`` groups stands for as many seeds.
+    ``fixed_beta`` (the control) samples every column at that one β, in a single run.
+    """
+    model = GaussianScore(TOY_MEAN, np.ones(2), VPSchedule())
+    f = _toy_objective(np.eye(2))
+    size, steps = ctx.pick(200, 1000), ctx.pick(150, 500)
+    if fixed_beta is not None:
+        run = guided_reverse_sample(
+            model,
+            f,
+            n_samples=len(betas) * replicates * size,
+            beta=fixed_beta,
+            guidance="second",
+            n_steps=steps,
+            corrector_steps=0,
+            seed=ctx.seed,
+        )
+        return f(run.x).reshape(replicates, len(betas), size).mean(dim=2).numpy()
+    gaps = np.zeros((replicates, len(betas)))
+    for j, beta in enumerate(betas):
+        run = guided_reverse_sample(
+            model,
+            f,
+            n_samples=replicates * size,
+            beta=beta,
+            guidance="second",
+            n_steps=steps,
+            corrector_steps=0,
+            seed=ctx.seed + j,
+        )
+        gaps[:, j] = f(run.x).reshape(replicates, size).mean(dim=1).numpy()
+    return gaps
+
+
+def _check_temperature(ctx: Context, *, fixed_beta: bool) -> Outcome:
+    betas = [2.0, 8.0, 32.0, 128.0]
+    gaps = _toy_gaps(ctx, betas, ctx.pick(4, 8), fixed_beta=betas[0] if fixed_beta else None)
+    # exact: E f = ½(‖m0 − a‖²/(1 + β)² + 2/(1 + β)); over β ∈ [2, 128] its log-log slope is −0.95
+    return rate_outcome(
+        betas,
+        gaps,
+        claimed=-1.0,
+        relation="==",
+        ctx=ctx,
+        margin=0.1,
+        max_width=0.3,
+        what="E f(x) − min f against β",
+        plot_name="ggdopt_temperature.png",
+        xlabel="inverse temperature β",
+        ylabel="E f − f*",
+    )
+
+
+register(
+    Claim(
+        id="ggdopt.temperature",
+        paper=PAPER,
+        source="Theorem 2; Theorem 3 (the inverse-temperature term)",
+        statement="On the Gaussian toy (data N(m0, I), f = ½‖x − a‖², f* = 0 over the data's support) "
+                  "the guided "
+        "samples' mean gap E f(x) − f* decays like β⁻¹: the fitted log-log slope over β ∈ {2, 8, 32, "
+        "128} (150 reverse steps) "
+        "contains −1 (margin 0.1)",
+        kind=Kind.RATE,
+        origin=Origin.PAPER,
+        covers=("Theorem 2", "Theorem 3"),
+        deviation="the β → ∞ part only, on a toy with full support and an exact score; the exponent −1 "
+                  "is our "
+        "computation for this toy (the paper's bound leaves its constants unspecified); the T → ∞ "
+        "time-length term is not swept",
+        check=lambda ctx: _check_temperature(ctx, fixed_beta=False),
+        control=lambda ctx: _check_temperature(ctx, fixed_beta=True),
+        control_description="β held at 2 along the sweep (temperature fixed): no decay",
+        budget_s=150.0,
+    )
+)
+
+
+# ---------------------------------------------------------------------- ggdopt.feasibility, ggdopt.vs_saa
+
+
+@dataclass(frozen=True)
+class _NoDataScore(GGDOpt):
+    """Sabotage: the sampler runs on the guidance alone (the data score replaced by zero)."""
+
+    def _data_score(self, model: ScoreModel) -> ScoreModel:
+        return _ZeroScore(model)
+
+
+class _ZeroScore(ScoreModel):
+    def __init__(self, model: ScoreModel) -> None:
+        super().__init__()
+        self.in_features, self.out_features, self.schedule = (
+            model.in_features,
+            model.out_features,
+            model.schedule,
+        )
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        return torch.zeros_like(X[:, :-1])
+
+
+def _ccp(ctx: Context):
+    return linear_gaussian_problem(n=ctx.pick(4, 8), rho=0.1, n_samples=ctx.pick(150, 1000), seed=ctx.seed)
+
+
+def _ggdopt(ctx: Context, *, sabotage: bool = False) -> GGDOpt:
+    make = _NoDataScore if sabotage else GGDOpt
+    return make(
+        beta=0.5,
+        n_train_points=ctx.pick(150, 600),
+        train_steps=ctx.pick(1500, 4000),
+        batch_size=128,
+        n_samples=256,
+        n_steps=ctx.pick(50, 100),
+        corrector_steps=0,
+    )
+
+
+@lru_cache(maxsize=4)
+def _ggdopt_run(seed: int, profile: str, sabotage: bool):
+    ctx = Context(seed=seed, profile=profile)
+    problem = _ccp(ctx)
+    return problem, solve(problem, _ggdopt(ctx, sabotage=sabotage), seed=seed)
+
+
+def _check_feasibility(ctx: Context, *, sabotage: bool) -> Outcome:
+    problem, sol = _ggdopt_run(ctx.seed, ctx.profile, sabotage)
+    fresh = float(out_of_sample_feasibility(problem, np.asarray(sol.x)[None], seed=ctx.seed + 1)[0])
+    # 0.03: the SAA generalisation gap of an answer selected on L = 150 samples (binomial sd of its
+    # empirical violation sqrt(0.09/150) = 0.024, so about 1.2 sd) plus the Monte Carlo error of the
+    # 20000 fresh draws (sd 0.002)
+    tol = 0.03
+    return fact(
+        sol.retcode is RetCode.Success and fresh >= 1 - problem.rho - tol,
+        f"GGDOpt's answer meets Prob[g >= 0] >= 1 − ρ − {tol} on 20000 fresh samples",
+        fresh_feasibility=fresh,
+        empirical_violation=sol.stats.empirical_violation,
+        feasible_samples=sol.stats.n_feasible_samples,
+        value=sol.value,
+    )
+
+
+register(
+    Claim(
+        id="ggdopt.feasibility",
+        paper=PAPER,
+        source="Section 5.1 (with Theorem 2's support statement)",
+        statement="On the linear CCP (26) (n = 4, L = 150 samples, ρ = 0.1), GGDOpt returns a point that "
+                  "meets the "
+        "chance constraint on 20000 fresh samples (never the training ones) with probability >= 1 − ρ − 0.03",
+        kind=Kind.NUMERIC,
+        origin=Origin.DERIVED,
+        check=lambda ctx: _check_feasibility(ctx, sabotage=False),
+        control=lambda ctx: _check_feasibility(ctx, sabotage=True),
+        control_description="the sampler without the data score (guidance alone, through the same solve "
+                            "path)",
+        budget_s=150.0,
+    )
+)
+
+
+@lru_cache(maxsize=2)
+def _saa_run(seed: int, profile: str):
+    problem, _ = _ggdopt_run(seed, profile, False)
+    start = time.perf_counter()
+    saa = solve(problem, SAAMILP(time_limit=Context(seed=seed, profile=profile).pick(60.0, 600.0)))
+    return saa, time.perf_counter() - start
+
+
+def _check_vs_saa(ctx: Context, *, tightened: bool) -> Outcome:
+    _, sol = _ggdopt_run(ctx.seed, ctx.profile, False)
+    saa, saa_seconds = _saa_run(ctx.seed, ctx.profile)
+    if saa.retcode is not RetCode.Success:
+        return Outcome("undecided", f"SAA MILP did not finish: {saa.retcode}", {"saa_seconds": saa_seconds})
+    gap = (sol.value - saa.value) / abs(saa.value)
+    # GGDOpt's answer is empirically feasible on the same samples, so it cannot beat SAA's exact
+    # optimum (gap >= 0 up to HiGHS's 1e-6 relative gap); the claim is that it stays within 5 %.
+    # The control tightens the bound past that truth: 1 % *below* SAA's optimum.
+    low, high = (-1.0, -0.01) if tightened else (-1e-6, 0.05)
+    return fact(
+        sol.retcode is RetCode.Success and low <= gap <= high,
+        f"GGDOpt's objective relative to SAA-MILP's optimum lies in [{low}, {high}]",
+        relative_gap=gap,
+        ggdopt_value=sol.value,
+        saa_value=saa.value,
+        ggdopt_fresh=sol.stats.out_of_sample_feasibility,
+        saa_fresh=saa.stats.out_of_sample_feasibility,
+        saa_seconds=saa_seconds,
+        ggdopt_sample_seconds=sol.stats.sample_seconds,
+        ggdopt_train_seconds=sol.stats.train_seconds,
+        sample_time_ratio=sol.stats.sample_seconds / saa_seconds,
+        total_time_ratio=(sol.stats.sample_seconds + sol.stats.train_seconds) / saa_seconds,
+    )
+
+
+register(
+    Claim(
+        id="ggdopt.vs_saa",
+        paper=PAPER,
+        source="Table 1",
+        statement="On the linear CCP (26) (n = 4, L = 150, ρ = 0.1), GGDOpt's answer is within 5 % of "
+                  "the optimum of "
+        "SAA solved exactly as a big-M MILP (HiGHS) on the same samples, and not below it; the wall-time "
+        "ratios against the MILP are reported",
+        kind=Kind.NUMERIC,
+        origin=Origin.PAPER,
+        covers=("Table 1",),
+        deviation="n = 4 instead of 8 and the SAA optimum instead of the SOC one as reference; the time "
+                  "ratio is "
+        "measured and reported, not asserted (wall time on a shared machine)",
+        check=lambda ctx: _check_vs_saa(ctx, tightened=False),
+        control=lambda ctx: _check_vs_saa(ctx, tightened=True),
+        control_description="the bound tightened past the truth: GGDOpt 1 % below SAA's exact optimum",
+        budget_s=150.0,
+        expected_verdict="falsified",
+    )
+)
