@@ -39,9 +39,13 @@ _RECORDS = [
     Paper("adaptive_hierarchical", "Noise-adaptive algorithms for stochastic minimax and "
           "bilevel optimization (Ada-Minimax, Ada-BiO)",
           "Gong, Hao, Liu. NeurIPS 2025. arXiv:2509.15399.", "hierarchical"),
-    Paper("overparam_unlearning", "Machine unlearning under overparameterization as "
-          "minimum-complexity interpolation",
-          "Block, Mokhtari, Shakkottai. NeurIPS 2025. arXiv:2505.22601.", "unlearning"),
+    Paper("overparam_unlearning", "Machine Unlearning under Overparameterization",
+          "Block, Mokhtari, Shakkottai. NeurIPS 2025. arXiv:2505.22601.", "unlearning",
+          modules=("algorithms.unlearning.problem", "algorithms.unlearning.models",
+                   "algorithms.unlearning.min_norm_og", "algorithms.unlearning.deep_linear_og",
+                   "algorithms.unlearning.sparse_width_og", "algorithms.unlearning.retrain",
+                   "algorithms.unlearning.gradient_descent", "algorithms.unlearning.neg_grad",
+                   "algorithms.unlearning.neg_grad_plus", "algorithms.unlearning.ridge")),
     Paper("cei_rates", "Convergence Rates of Constrained Expected Improvement",
           "H. Wang, J. Wang, Dai, Chiang, Ng, Petra. NeurIPS 2025. arXiv:2505.11323.",
           "bayesopt",
@@ -69,9 +73,14 @@ _RECORDS = [
     Paper("single_location_attention", "Exact mean-field analysis of softmax attention on "
           "single-location regression",
           "Dohmatob. NeurIPS 2025. OpenReview GiqeRe1NsY.", "attention"),
-    Paper("second_order_scaling", "Scaling rules for matrix-preconditioned optimizers "
-          "(Shampoo, SOAP, Muon)",
-          "Qiu, Chen, Phan, Lei, Wilson. NeurIPS 2025. OpenReview Ei6IsmxYrb.", "optimizers"),
+    Paper("second_order_scaling", "Hyperparameter Transfer Enables Consistent Gains of "
+          "Matrix-Preconditioned Optimizers Across Scales",
+          "Qiu, Chen, Phan, Lei, Wilson. NeurIPS 2025. OpenReview Ei6IsmxYrb; arXiv 2512.05620. "
+          "Code: charliezchen/scaling-matrix-preconditioning.", "optimizers",
+          modules=("algorithms.optimizers.muon", "algorithms.optimizers.newton_schulz",
+                   "algorithms.optimizers.shampoo", "algorithms.optimizers.soap",
+                   "algorithms.optimizers.scaling", "algorithms.optimizers.training",
+                   "algorithms.optimizers._base", "algorithms.optimizers._blocks")),
     Paper("bcd_expansion", "Accelerating Block Coordinate Descent for LLM Finetuning via Landscape Expansion",
           "Luo, Shen, Peng, Li, Li. NeurIPS 2025. OpenReview DBybUx7ARy. Code: microsoft/BlockOptimizers.",
           "optimizers", modules=("algorithms.optimizers.block", "algorithms.optimizers.expansion",

@@ -1,0 +1,184 @@
+"""What every optimizer of the family shares: hyperparameter checks, the non-finite-gradient flag,
+fp32 state for low-precision parameters, and a ``state_dict`` that knows which optimizer wrote it.
+
+Not public: :class:`~algorithms.optimizers.Muon`, :class:`~algorithms.optimizers.Shampoo` and
+:class:`~algorithms.optimizers.SOAP` subclass :class:`MatrixOptimizer`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from itertools import chain
+from typing import Any
+
+import torch
+
+from algorithms._validation import check_choice, check_nonnegative, check_positive
+
+#: what ``step`` does when a gradient holds NaN or ±inf
+NONFINITE_POLICIES = ("skip", "raise")
+
+
+def check_lr(value: Any) -> float:
+    """``lr`` >= 0 and finite (torch's own rule), as a float."""
+    return check_nonnegative("lr", value)
+
+
+def check_unit_interval(name: str, value: Any) -> float:
+    """A momentum / EMA coefficient in [0, 1)."""
+    value = check_nonnegative(name, value)
+    if value >= 1.0:
+        raise ValueError(f"{name} must be in [0, 1), got {value!r}")
+    return value
+
+
+def check_betas(value: Any) -> tuple[float, float]:
+    if not isinstance(value, tuple | list) or len(value) != 2:
+        raise TypeError(f"betas must be a pair (beta1, beta2) in [0, 1), got {value!r}")
+    return check_unit_interval("betas[0]", value[0]), check_unit_interval("betas[1]", value[1])
+
+
+def check_eps(name: str, value: Any) -> float:
+    return check_positive(name, value)
+
+
+def check_frequency(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+    return value
+
+
+class MatrixOptimizer(torch.optim.Optimizer):
+    """A ``torch.optim.Optimizer`` with the family's common behaviour.
+
+    * ``on_nonfinite="skip"``: a step whose gradients hold NaN/±inf changes neither the
+      parameters nor the state (``skipped_steps`` counts them); ``"raise"``: FloatingPointError.
+    * state tensors are float32 (float64 for float64 parameters), whatever the parameter
+      dtype: a bfloat16 parameter is updated from an fp32 computation and rounded once.
+    * ``state_dict()`` records the optimizer class; ``load_state_dict`` refuses another
+      optimizer's state and restores the state tensors without casting them to the
+      parameter dtype (torch's default would round fp32 state to bfloat16).
+    """
+
+    def __init__(self, params, defaults: dict[str, Any], on_nonfinite: str = "skip") -> None:
+        self.on_nonfinite = check_choice("on_nonfinite", on_nonfinite, NONFINITE_POLICIES)
+        self.skipped_steps = 0
+        try:
+            super().__init__(params, defaults)
+        except (TypeError, ValueError) as exc:  # torch's message about params, raised from here
+            raise type(exc)(f"{type(self).__name__}: params: {exc}") from None
+        for group in self.param_groups:
+            self._check_group(group)
+
+    def _check_group(self, group: dict[str, Any]) -> None:
+        """Validate one parameter group's hyperparameters (subclasses extend it)."""
+        group["lr"] = check_lr(group["lr"])
+        group["weight_decay"] = check_nonnegative("weight_decay", group["weight_decay"])
+        for p in group["params"]:
+            if not p.is_floating_point() or p.is_complex():
+                raise TypeError(f"{type(self).__name__}: params must be real floating tensors, "
+                                f"got dtype {p.dtype}")
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        super().add_param_group(param_group)
+        if hasattr(self, "skipped_steps"):  # after __init__: validate the new group too
+            self._check_group(self.param_groups[-1])
+
+    @staticmethod
+    def state_dtype(p: torch.Tensor) -> torch.dtype:
+        """The dtype of ``p``'s optimizer state: float64 for float64 parameters, else float32."""
+        return torch.float64 if p.dtype == torch.float64 else torch.float32
+
+    def _gradients_finite(self) -> bool:
+        by_kind: dict[tuple, list[torch.Tensor]] = {}
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    by_kind.setdefault((p.grad.device, p.grad.dtype), []).append(p.grad)
+        for (device, _), grads in by_kind.items():
+            found = torch.zeros(1, device=device)
+            try:  # GradScaler's fused check (one kernel per dtype); multiplying by 1 leaves grads as they are
+                torch._amp_foreach_non_finite_check_and_unscale_(grads, found, torch.ones(1, device=device))
+            except (RuntimeError, AttributeError):
+                found = torch.stack([~torch.isfinite(g).all() for g in grads]).any().float()
+            if found.item():
+                return False
+        return True
+
+    @torch.no_grad()
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One step; ``closure`` (optional) re-evaluates the loss with gradients and returns it."""
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        if not self._gradients_finite():
+            if self.on_nonfinite == "raise":
+                raise FloatingPointError(f"{type(self).__name__}.step: a gradient holds NaN or inf "
+                                         "(on_nonfinite='raise'); set on_nonfinite='skip' to skip "
+                                         "such steps")
+            self.skipped_steps += 1
+            return loss
+        for group in self.param_groups:
+            self._step_group(group)
+        return loss
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    @staticmethod
+    def _write(p: torch.Tensor, value: torch.Tensor) -> None:
+        """Store an fp32/fp64 result in ``p``, rounding once to ``p``'s dtype (a no-op when ``value``
+        is ``p`` itself: fp32/fp64 parameters are updated in place)."""
+        if value.data_ptr() != p.data_ptr():
+            p.copy_(value)
+
+    def state_dict(self) -> dict[str, Any]:
+        state = super().state_dict()
+        state["optimizer"] = type(self).__name__
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"state_dict must be a dict from {type(self).__name__}.state_dict(), "
+                            f"got {type(state_dict).__name__}")
+        written_by = state_dict.get("optimizer")
+        if written_by != type(self).__name__:
+            raise ValueError(f"state_dict was written by {written_by or 'another optimizer (no tag)'}, "
+                             f"expected a {type(self).__name__} state_dict")
+        saved = {k: v for k, v in state_dict.items() if k != "optimizer"}
+        super().load_state_dict(saved)
+        params = list(chain.from_iterable(g["params"] for g in self.param_groups))
+        for index, p in enumerate(params):
+            if index in saved["state"]:
+                self.state[p] = _copy_to(saved["state"][index], p.device)
+
+
+def _copy_to(value: Any, device: torch.device) -> Any:
+    """A deep copy with every tensor moved to ``device``, dtypes kept."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone().to(device)
+    if isinstance(value, dict):
+        return {k: _copy_to(v, device) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_copy_to(v, device) for v in value)
+    return copy.deepcopy(value)
+
+
+def adamw_direction(grad: torch.Tensor, state: dict[str, Any], betas: tuple[float, float],
+                    eps: float) -> torch.Tensor:
+    """The bias-corrected Adam direction m̂ / (√v̂ + ε), updating ``state``'s moments in place."""
+    if "exp_avg" not in state:
+        state["exp_avg"] = torch.zeros_like(grad)
+        state["exp_avg_sq"] = torch.zeros_like(grad)
+        state["adam_step"] = 0
+    state["adam_step"] += 1
+    beta1, beta2 = betas
+    state["exp_avg"].lerp_(grad, 1 - beta1)
+    state["exp_avg_sq"].mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    t = state["adam_step"]
+    m_hat = state["exp_avg"] / (1 - beta1**t)
+    v_hat = state["exp_avg_sq"] / (1 - beta2**t)
+    return m_hat / (v_hat.sqrt() + eps)
+

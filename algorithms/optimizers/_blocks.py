@@ -1,0 +1,47 @@
+"""Blocking of a matrix into equal tiles (zero-padded at the edges), for Shampoo and SOAP.
+
+A d_out × d_in matrix with block size b becomes a stack of ⌈d_out/b⌉·⌈d_in/b⌉ tiles of shape
+(min(b, d_out), min(b, d_in)); padded rows and columns carry zeros and are cut off on the way
+back. ``block_size=None`` gives one tile, the whole matrix.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+
+def tile_shape(shape: torch.Size, block_size: int | None) -> tuple[int, int, int, int]:
+    """(rows per tile, columns per tile, tiles down, tiles across)."""
+    d_out, d_in = shape
+    rows = d_out if block_size is None else min(block_size, d_out)
+    cols = d_in if block_size is None else min(block_size, d_in)
+    return rows, cols, math.ceil(d_out / rows), math.ceil(d_in / cols)
+
+
+def to_tiles(matrix: torch.Tensor, block_size: int | None) -> torch.Tensor:
+    """The stack of tiles, shape (n_tiles, rows, cols)."""
+    rows, cols, down, across = tile_shape(matrix.shape, block_size)
+    padded = torch.nn.functional.pad(matrix, (0, across * cols - matrix.shape[1],
+                                              0, down * rows - matrix.shape[0]))
+    return padded.reshape(down, rows, across, cols).permute(0, 2, 1, 3).reshape(-1, rows, cols)
+
+
+def from_tiles(tiles: torch.Tensor, shape: torch.Size, block_size: int | None) -> torch.Tensor:
+    """Inverse of :func:`to_tiles`."""
+    rows, cols, down, across = tile_shape(shape, block_size)
+    full = tiles.reshape(down, across, rows, cols).permute(0, 2, 1, 3).reshape(down * rows, across * cols)
+    return full[: shape[0], : shape[1]]
+
+
+def inverse_root(stat: torch.Tensor, exponent: float, eps: float) -> torch.Tensor:
+    """(S + eps·I)^(−exponent) for a stack of symmetric PSD S, by eigh in float64.
+
+    Eigenvalues are clipped at 0 before the ridge, so round-off cannot make them negative.
+    """
+    s64 = stat.to(torch.float64)
+    s64 = 0.5 * (s64 + s64.transpose(-1, -2))
+    values, vectors = torch.linalg.eigh(s64)
+    scale = (values.clamp(min=0.0) + eps) ** (-exponent)
+    return ((vectors * scale.unsqueeze(-2)) @ vectors.transpose(-1, -2)).to(stat.dtype)

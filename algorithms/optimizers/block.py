@@ -1,0 +1,411 @@
+"""Block coordinate descent with landscape expansion (BREAD) as a ``torch.optim.Optimizer``.
+
+The trainable parameters are split into D blocks W = (W_1, …, W_D). One block is active
+at a time; it takes ``switch_every`` = K steps of the base optimizer (AdamW by default),
+
+    W_π(i) ← BaseStep(W_π(i), ∇_{W_π(i)} H, s)          (s: base state of the active block only)
+
+then the next block of the order π becomes active and the old block's state is dropped
+(BAdam: Luo, Yu & Li 2024). An order is ``"ascending"`` (input to output), ``"descending"``
+or ``"random"`` (a fresh seeded permutation each block-epoch). With ``expansion="none"`` the
+inactive blocks are frozen (``requires_grad=False``, plain BCD). Landscape expansion
+(BREAD-SGD, Algorithm 2 of Luo et al. 2025) also moves every inactive parameter W_l, inside
+the same backward pass, as soon as its gradient is accumulated:
+
+    W_l ← W_l − β g_l    (``"sgd"``)      or      W_l ← W_l − β sign(g_l)    (``"sign"``),
+    g_l ← None                          (freed at once: no inactive gradient outlives the pass)
+
+with β = ``expansion_lr_scale`` · ``lr`` (read from the optimizer's param group at each pass,
+so an lr scheduler scales both). The update runs in a post-accumulate-grad hook, so only
+the active block's gradient is ever stored.
+
+Blocks are found from parameter names (:func:`find_blocks`): by default one block per
+numbered layer (the shortest dotted name prefix ending in an integer, e.g. ``layers.3`` of
+a transformer or ``2`` of an ``nn.Sequential``) plus one block for the remaining parameters
+(embeddings, final norm, head); or given explicitly as regular expressions or lists of
+names. :func:`optimizer_state_bytes` measures the bytes of the tensors an optimizer's state
+holds (walking its ``state_dict``).
+
+References
+----------
+Q. Luo, Y. Shen, L. Peng, D. Li, X. Li. Accelerating Block Coordinate Descent for LLM
+Finetuning via Landscape Expansion. NeurIPS 2025 (OpenReview DBybUx7ARy), Section 4.2
+(Algorithm I/II), Appendix C (Algorithm 2, BREAD-SGD).
+Q. Luo, H. Yu, X. Li. BAdam: A memory efficient full parameter optimization method for
+large language models. arXiv:2404.02827, 2024.
+
+>>> model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+>>> opt = BlockOptimizer(model, lr=0.1, switch_every=1)
+>>> opt.block_names
+[['0.weight', '0.bias'], ['2.weight', '2.bias']]
+>>> loss = model(torch.ones(5, 3)).square().mean()
+>>> loss.backward(); opt.step(); opt.active_block
+1
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from algorithms._validation import check_nonnegative, check_positive, check_positive_int, check_seed
+from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
+from algorithms.optimizers.finetune import FinetuneTask, run_finetune
+
+__all__ = ["BlockCoordinateDescent", "BlockOptimizer", "find_blocks", "optimizer_state_bytes"]
+
+ORDERS = ("ascending", "descending", "random")
+EXPANSIONS = ("none", "sgd", "sign")
+_LAYER_PREFIX = re.compile(r"^((?:[^.]+\.)*?\d+)\.")
+
+
+def _named_parameters(params: Any) -> dict[str, torch.nn.Parameter]:
+    """name -> trainable parameter, from a module or an iterable of (name, parameter) pairs."""
+    if isinstance(params, torch.nn.Module):
+        pairs = list(params.named_parameters())
+    elif isinstance(params, Iterable) and not isinstance(params, str | torch.Tensor | dict):
+        pairs = list(params)
+        if not all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str)
+                   and isinstance(p[1], torch.Tensor) for p in pairs):
+            raise TypeError("params must be a torch.nn.Module or an iterable of (name, parameter) pairs "
+                            "(e.g. model.named_parameters()); got an iterable of "
+                            f"{sorted({type(p).__name__ for p in pairs})}")
+    else:
+        raise TypeError("params must be a torch.nn.Module or an iterable of (name, parameter) pairs "
+                        f"(e.g. model.named_parameters()), got {type(params).__name__}")
+    named: dict[str, torch.nn.Parameter] = {}
+    seen: dict[int, str] = {}
+    for name, p in pairs:
+        if not p.requires_grad:
+            continue                      # frozen by the user: not ours to train
+        if not p.is_leaf:
+            raise ValueError(f"params: {name!r} is not a leaf tensor (a parameter), so it cannot be "
+                             "optimized")
+        if name in named:
+            raise ValueError(f"params: the name {name!r} appears twice")
+        if id(p) in seen:
+            continue                      # a shared (tied) parameter is trained once, under its first name
+        seen[id(p)] = name
+        named[name] = p
+    if not named:
+        raise ValueError("params holds no trainable parameter (none with requires_grad=True)")
+    return named
+
+
+def find_blocks(names: Sequence[str], blocks: Sequence[str | Sequence[str]] | None = None) -> list[list[str]]:
+    """Partition the parameter ``names`` into blocks (lists of names, in ``names`` order).
+
+    ``blocks=None``: one block per numbered layer (the shortest dotted prefix of a name that
+    ends in an integer: ``layers.0``, ``transformer.h.11``, ``2`` of an ``nn.Sequential``) in
+    order of first appearance, and one block of the remaining names at the end; a model
+    without numbered layers gets one block per top-level module. Otherwise each entry of
+    ``blocks`` is a regular expression (``re.search`` on the name) or a list of names; every
+    name must fall in exactly one block and every entry must match at least one name.
+
+    >>> find_blocks(["emb.weight", "layers.0.w", "layers.1.w", "head.weight"])
+    [['layers.0.w'], ['layers.1.w'], ['emb.weight', 'head.weight']]
+    >>> find_blocks(["a.w", "b.w", "b.v"], blocks=[r"^a\\.", ["b.w", "b.v"]])
+    [['a.w'], ['b.w', 'b.v']]
+    """
+    names = list(names)
+    if not names or not all(isinstance(n, str) for n in names):
+        raise TypeError(f"names must be a non-empty sequence of parameter names, got {names!r}")
+    if blocks is None:
+        return _default_blocks(names)
+    if isinstance(blocks, str) or not isinstance(blocks, Sequence) or len(blocks) == 0:
+        raise TypeError("blocks must be None or a non-empty list of regular expressions / lists of "
+                        f"parameter names, got {blocks!r}")
+    owner: dict[str, int] = {}
+    out: list[list[str]] = []
+    for index, entry in enumerate(blocks):
+        if isinstance(entry, str):
+            try:
+                pattern = re.compile(entry)
+            except re.error as exc:
+                raise ValueError(f"blocks[{index}]: {entry!r} is not a valid regular expression "
+                                 f"({exc})") from None
+            members = [n for n in names if pattern.search(n)]
+            if not members:
+                raise ValueError(f"blocks[{index}]: the pattern {entry!r} matches no parameter name; "
+                                 f"names are {names[:8]}{' ...' if len(names) > 8 else ''}")
+        elif isinstance(entry, Sequence) and entry and all(isinstance(n, str) for n in entry):
+            unknown = [n for n in entry if n not in names]
+            if unknown:
+                raise ValueError(f"blocks[{index}] names parameters the model does not have "
+                                 f"(or that are frozen): {unknown}")
+            members = [n for n in names if n in set(entry)]
+        else:
+            raise TypeError(f"blocks[{index}] must be a regular expression or a non-empty list of "
+                            f"parameter names, got {entry!r}")
+        for n in members:
+            if n in owner:
+                raise ValueError(f"blocks overlap: parameter {n!r} is in blocks[{owner[n]}] and "
+                                 f"blocks[{index}]; every parameter must be in exactly one block")
+            owner[n] = index
+        out.append(members)
+    missing = [n for n in names if n not in owner]
+    if missing:
+        raise ValueError(f"blocks miss parameters: {missing} are in no block; every trainable "
+                         "parameter must be in exactly one block")
+    return out
+
+
+def _default_blocks(names: list[str]) -> list[list[str]]:
+    layers: dict[str, list[str]] = {}
+    rest: list[str] = []
+    for n in names:
+        match = _LAYER_PREFIX.match(n)
+        if match:
+            layers.setdefault(match.group(1), []).append(n)
+        else:
+            rest.append(n)
+    if not layers:                        # no numbered layers: one block per top-level module
+        top: dict[str, list[str]] = {}
+        for n in names:
+            top.setdefault(n.split(".", 1)[0], []).append(n)
+        return list(top.values())
+    return list(layers.values()) + ([rest] if rest else [])
+
+
+def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> int:
+    """Bytes of the distinct tensor storages an optimizer's ``state_dict()`` holds (measured).
+
+    The state dict refers to the live state tensors (moments, step counters), so this counts
+    what the optimizer keeps in memory, each storage once.
+
+    >>> w = torch.nn.Parameter(torch.zeros(10))
+    >>> adam = torch.optim.AdamW([w]); w.grad = torch.ones(10); adam.step()
+    >>> optimizer_state_bytes(adam)     # exp_avg + exp_avg_sq (10 float32 each) + the step counter
+    84
+    """
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
+    seen: set[int] = set()
+    total = 0
+    state_dict = optimizer.state_dict()
+    stack: list[Any] = [state_dict["state"]]
+    if isinstance(state_dict.get("base"), dict):     # a BlockOptimizer: its active block's base state
+        stack.append(state_dict["base"]["state"])
+    while stack:
+        item = stack.pop()
+        if isinstance(item, torch.Tensor):
+            storage = item.untyped_storage()
+            if storage.data_ptr() not in seen:
+                seen.add(storage.data_ptr())
+                total += storage.nbytes()
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return total
+
+
+class BlockOptimizer(torch.optim.Optimizer):
+    """Block coordinate descent (BAdam) with optional landscape expansion (BREAD-SGD / sign).
+
+    ``BlockOptimizer(params, blocks=None, base=torch.optim.AdamW, switch_every=50,
+    order="ascending", expansion="none", expansion_lr_scale=1.0, lr=1e-3, seed=0, **base_kwargs)``
+
+    ``params`` is a module or ``model.named_parameters()`` (names find the blocks, see
+    :func:`find_blocks`); ``base`` a ``torch.optim.Optimizer`` class, built on the active
+    block with ``lr`` and ``base_kwargs`` and rebuilt (state dropped) at every switch;
+    ``seed`` seeds the ``"random"`` order. Construction sets ``requires_grad`` of the
+    parameters (only the active block, or all with expansion) and, with expansion, installs
+    the post-accumulate-grad hooks; :meth:`remove_hooks` takes them away again. Call
+    ``loss.backward()`` then ``step()``; ``state_dict()`` holds the base optimizer's state and
+    the schedule position (block-epoch, position in the order, steps in the block).
+    """
+
+    def __init__(self, params: Any, blocks: Sequence[str | Sequence[str]] | None = None,
+                 base: type[torch.optim.Optimizer] = torch.optim.AdamW, switch_every: int = 50,
+                 order: str = "ascending", expansion: str = "none", expansion_lr_scale: float = 1.0,
+                 lr: float = 1e-3, seed: int = 0, **base_kwargs: Any) -> None:
+        if not (isinstance(base, type) and issubclass(base, torch.optim.Optimizer)) or \
+                issubclass(base, BlockOptimizer):
+            raise TypeError("base must be a torch.optim.Optimizer class (e.g. torch.optim.AdamW) other "
+                            f"than BlockOptimizer, got {base!r}")
+        self.switch_every = check_positive_int("switch_every", switch_every)
+        if order not in ORDERS:
+            raise ValueError(f"order must be one of {list(ORDERS)}, got {order!r}")
+        if expansion not in EXPANSIONS:
+            raise ValueError(f"expansion must be one of {list(EXPANSIONS)}, got {expansion!r}")
+        expansion_lr_scale = check_nonnegative("expansion_lr_scale", expansion_lr_scale)
+        lr = check_positive("lr", lr)
+        self.seed = check_seed(seed)
+        named = _named_parameters(params)
+        self.block_names = find_blocks(list(named), blocks)
+        self._blocks = [[named[n] for n in block] for block in self.block_names]
+        self.base = base
+        self.order = order
+        self.expansion = expansion
+        self._base_kwargs = dict(base_kwargs)
+        super().__init__(list(named.values()),
+                         dict(lr=lr, expansion_lr_scale=expansion_lr_scale, **base_kwargs))
+        self._hooks: list[Any] = []
+        self._epoch, self._position, self._block_step = 0, 0, 0
+        self._active_ids: set[int] = set()
+        self._base_optimizer: torch.optim.Optimizer
+        self._activate()
+        if expansion != "none":
+            for block in self._blocks:
+                for p in block:
+                    self._hooks.append(p.register_post_accumulate_grad_hook(self._expand))
+
+    # -------------------------------------------------------------- schedule
+    @property
+    def num_blocks(self) -> int:
+        return len(self._blocks)
+
+    def block_order(self, epoch: int | None = None) -> list[int]:
+        """The order π of the blocks in block-epoch ``epoch`` (default: the current one)."""
+        epoch = self._epoch if epoch is None else epoch
+        D = self.num_blocks
+        if self.order == "ascending":
+            return list(range(D))
+        if self.order == "descending":
+            return list(range(D - 1, -1, -1))
+        return [int(i) for i in np.random.default_rng([self.seed, epoch]).permutation(D)]
+
+    @property
+    def active_block(self) -> int:
+        """Index (into ``block_names``) of the block the base optimizer now trains."""
+        return self.block_order()[self._position]
+
+    @property
+    def base_optimizer(self) -> torch.optim.Optimizer:
+        """The base optimizer of the active block (rebuilt at every switch)."""
+        return self._base_optimizer
+
+    def _activate(self) -> None:
+        active = self._blocks[self.active_block]
+        self._active_ids = {id(p) for p in active}
+        for block in self._blocks:
+            for p in block:
+                if id(p) not in self._active_ids:
+                    p.grad = None
+                    p.requires_grad_(self.expansion != "none")
+                else:
+                    p.requires_grad_(True)
+        try:
+            self._base_optimizer = self.base(active, lr=self.param_groups[0]["lr"], **self._base_kwargs)
+        except (TypeError, ValueError) as exc:   # the base's own message, raised from here with its name
+            raise type(exc)(f"base {self.base.__name__} rejected lr / keywords {sorted(self._base_kwargs)}: "
+                            f"{exc}") from None
+
+    def _switch(self) -> None:
+        self._block_step = 0
+        self._position += 1
+        if self._position == self.num_blocks:
+            self._epoch, self._position = self._epoch + 1, 0
+        self._activate()
+
+    # -------------------------------------------------------------- expansion
+    @torch.no_grad()
+    def _expand(self, p: torch.Tensor) -> None:
+        """Post-accumulate-grad hook: move an inactive parameter by β·g (or β·sign g), free g."""
+        if id(p) in self._active_ids or p.grad is None:
+            return
+        group = self.param_groups[0]
+        beta = group["lr"] * group["expansion_lr_scale"]
+        update = p.grad.sign() if self.expansion == "sign" else p.grad
+        p.add_(update, alpha=-beta)
+        p.grad = None
+
+    def remove_hooks(self) -> None:
+        """Remove the expansion hooks (inactive parameters then keep their gradients)."""
+        for handle in self._hooks:
+            handle.remove()
+        self._hooks = []
+
+    # -------------------------------------------------------------- torch API
+    @torch.no_grad()
+    def step(self, closure=None):  # type: ignore[override]
+        """One base step on the active block; switch to the next block after ``switch_every``."""
+        loss = None
+        if closure is not None:
+            if not callable(closure):
+                raise TypeError(f"closure must be callable, got {type(closure).__name__}")
+            with torch.enable_grad():
+                loss = closure()
+        for group in self._base_optimizer.param_groups:
+            group["lr"] = self.param_groups[0]["lr"]
+        self._base_optimizer.step()
+        self._block_step += 1
+        if self._block_step >= self.switch_every:
+            self._switch()
+        return loss
+
+    def state_dict(self) -> dict[str, Any]:
+        """torch's groups, the active block's base state (``base``) and the schedule position."""
+        out = super().state_dict()
+        out["base"] = self._base_optimizer.state_dict()
+        out["schedule"] = {"epoch": self._epoch, "position": self._position, "block_step": self._block_step,
+                           "num_blocks": self.num_blocks}
+        return out
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        if not isinstance(state_dict, dict) or "base" not in state_dict or "schedule" not in state_dict:
+            raise ValueError("state_dict must be a BlockOptimizer.state_dict() (with 'base' and 'schedule')")
+        schedule = state_dict["schedule"]
+        if schedule.get("num_blocks") != self.num_blocks:
+            raise ValueError(f"state_dict is for {schedule.get('num_blocks')} blocks, this optimizer has "
+                             f"{self.num_blocks}")
+        super().load_state_dict({k: v for k, v in state_dict.items() if k not in ("base", "schedule")})
+        self._epoch = int(schedule["epoch"])
+        self._position = int(schedule["position"])
+        self._block_step = int(schedule["block_step"])
+        self._activate()
+        self._base_optimizer.load_state_dict(state_dict["base"])
+
+
+# ----------------------------------------------------------------------------- solve
+@dataclass(frozen=True)
+class BlockCoordinateDescent(Algorithm):
+    """BCD / BREAD finetuning through ``solve``: a :class:`BlockOptimizer` over AdamW on a FinetuneTask.
+
+    Fields are the optimizer's (``blocks`` as in :func:`find_blocks`, ``weight_decay`` AdamW's);
+    the solve ``seed`` seeds the batches and the ``"random"`` order. Loop, convergence criterion
+    and retcodes: :func:`algorithms.optimizers.finetune.run_finetune`.
+
+    >>> from algorithms import solve
+    >>> from algorithms.optimizers.finetune import markov_finetune_task
+    >>> task = markov_finetune_task(vocab_size=8, context=4, n=16, width=16, depth=2, pretrain_steps=5)
+    >>> solve(task, BlockCoordinateDescent(lr=1e-2, switch_every=5, expansion="sgd"), maxiters=0).retcode
+    <RetCode.MaxIters: 'MaxIters'>
+    """
+
+    lr: float = 1e-3
+    switch_every: int = 50
+    order: str = "ascending"
+    expansion: str = "none"
+    expansion_lr_scale: float = 1.0
+    weight_decay: float = 0.0
+    blocks: tuple | None = None
+
+    def __post_init__(self) -> None:
+        check_positive("lr", self.lr)
+        check_positive_int("switch_every", self.switch_every)
+        if self.order not in ORDERS:
+            raise ValueError(f"order must be one of {list(ORDERS)}, got {self.order!r}")
+        if self.expansion not in EXPANSIONS:
+            raise ValueError(f"expansion must be one of {list(EXPANSIONS)}, got {self.expansion!r}")
+        check_nonnegative("expansion_lr_scale", self.expansion_lr_scale)
+        check_nonnegative("weight_decay", self.weight_decay)
+        if self.blocks is not None and (isinstance(self.blocks, str) or not isinstance(self.blocks, tuple)):
+            raise TypeError(f"blocks must be None or a tuple of patterns / name lists, got {self.blocks!r}")
+
+
+@_dispatch
+def _solve(problem: FinetuneTask, algorithm: BlockCoordinateDescent, options: SolveOptions) -> Solution:
+    def make(model: torch.nn.Module, seed: int) -> torch.optim.Optimizer:
+        return BlockOptimizer(model, blocks=algorithm.blocks, switch_every=algorithm.switch_every,
+                              order=algorithm.order, expansion=algorithm.expansion,
+                              expansion_lr_scale=algorithm.expansion_lr_scale, lr=algorithm.lr, seed=seed,
+                              weight_decay=algorithm.weight_decay)
+
+    return run_finetune(problem, make, options, desc=f"BCD({algorithm.expansion})")

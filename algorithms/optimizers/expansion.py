@@ -1,0 +1,74 @@
+"""Low-rank landscape expansion (BREAD-LoRA): a trainable correction C = U V on a frozen linear map.
+
+Proposition 4.1 of Luo et al. (2025) resolves the suboptimality of a BCD sub-problem by a
+rank-1 update of the frozen output layer; Algorithm 1 (BREAD-LoRA) trains such low-rank
+corrections of the inactive layers together with the active block. :class:`LowRankExpansion`
+wraps an ``nn.Linear`` (its weight W, shape (out, in), and bias stay as they are) and computes
+
+    y = x (W + U V)ᵀ + b,         U ∈ R^{out×r} (zero at start),  V ∈ R^{r×in} (Kaiming uniform),
+
+so at initialization it is the wrapped layer exactly (C = 0), as in the paper's Appendix B.
+:meth:`LowRankExpansion.merged_weight` gives W + U V. Train ``U``/``V`` with any optimizer
+(a separate AdamW in Algorithm 1, its state kept across block switches).
+
+References
+----------
+Q. Luo, Y. Shen, L. Peng, D. Li, X. Li. Accelerating Block Coordinate Descent for LLM
+Finetuning via Landscape Expansion. NeurIPS 2025, Proposition 4.1, Algorithm 1, Appendix B.
+
+>>> layer = torch.nn.Linear(3, 2)
+>>> wrapped = LowRankExpansion(layer, rank=1, seed=0)
+>>> x = torch.randn(4, 3)
+>>> bool(torch.equal(wrapped(x), layer(x)))        # C = U V = 0 at initialization
+True
+>>> [name for name, p in wrapped.named_parameters() if p.requires_grad]
+['U', 'V']
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from algorithms._validation import check_positive_int, check_seed
+
+__all__ = ["LowRankExpansion"]
+
+
+class LowRankExpansion(torch.nn.Module):
+    """``LowRankExpansion(linear, rank, seed=0, freeze=True)``: ``linear`` plus a rank-``rank`` correction.
+
+    ``freeze=True`` sets ``requires_grad=False`` on the wrapped layer's own parameters (the
+    inactive block of BCD); ``in_features``/``out_features`` are those of ``linear``.
+    """
+
+    def __init__(self, linear: torch.nn.Linear, rank: int, seed: int = 0, freeze: bool = True) -> None:
+        super().__init__()
+        if not isinstance(linear, torch.nn.Linear):
+            raise TypeError(f"linear must be a torch.nn.Linear, got {type(linear).__name__}")
+        rank = check_positive_int("rank", rank)
+        if rank > min(linear.in_features, linear.out_features):
+            raise ValueError(f"rank must be <= min(in_features, out_features) = "
+                             f"{min(linear.in_features, linear.out_features)}, got {rank}")
+        seed = check_seed(seed)
+        if not isinstance(freeze, bool):
+            raise TypeError(f"freeze must be a bool, got {type(freeze).__name__}")
+        self.linear = linear
+        self.in_features, self.out_features, self.rank = linear.in_features, linear.out_features, rank
+        dtype = linear.weight.dtype
+        gen = torch.Generator().manual_seed(seed)
+        bound = math.sqrt(6.0 / linear.in_features)          # Kaiming uniform for V (fan-in)
+        self.U = torch.nn.Parameter(torch.zeros(linear.out_features, rank, dtype=dtype))
+        self.V = torch.nn.Parameter((torch.rand(rank, linear.in_features, generator=gen, dtype=dtype)
+                                     * 2 - 1) * bound)
+        if freeze:
+            for p in linear.parameters():
+                p.requires_grad_(False)
+
+    def merged_weight(self) -> torch.Tensor:
+        """W + U V, the corrected weight (shape (out_features, in_features))."""
+        return self.linear.weight + self.U @ self.V
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.linear(x) + (x @ self.V.T) @ self.U.T

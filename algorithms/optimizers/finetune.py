@@ -1,0 +1,216 @@
+"""A tiny finetuning task: a small model of the family pretrained on one Markov chain, finetuned on another.
+
+:func:`markov_finetune_task` pretrains a :class:`~algorithms.optimizers.models.Transformer`
+(``architecture="transformer"``) or a residual :class:`~algorithms.optimizers.models.MLP` on
+the one-hot current token (``"mlp"``: the chain is first-order, so it can reach the entropy rate
+but cannot memorize the sample, and it is fast) briefly (AdamW, ``pretrain_steps`` fresh mini-batches)
+on the text of the
+:class:`~algorithms.optimizers.tasks.MarkovLanguageTask` with seed ``seed`` (chain A), then
+returns a :class:`FinetuneTask` on a fixed sample of ``n`` sequences of the chain with seed
+``seed + 1`` (chain B: other successors, the distribution shift). The task's
+``reference_loss`` is B's entropy rate, the least expected next-token loss (a finite sample
+can go a little below it).
+
+:class:`FullFinetune` is the full-parameter AdamW peer; :func:`run_finetune` is the training
+loop both it and :class:`~algorithms.optimizers.block.BlockCoordinateDescent` use: epochs over
+the fixed sample in mini-batches without replacement (reshuffled each epoch, seeded),
+``maxiters`` steps (default 200), ``Success`` once the full-sample cross-entropy is <=
+``reference_loss + tol`` (``tol`` default 0.1 nats), ``Diverged`` on a non-finite or blown-up
+(> 1e6) loss, else ``MaxIters``. ``Solution.x`` is the flat parameter vector (the model's
+dtype); ``original`` holds the trained model and the measured peak optimizer-state bytes.
+
+>>> from algorithms import solve
+>>> task = markov_finetune_task(vocab_size=8, context=8, n=32, width=16, depth=2, pretrain_steps=5, seed=0)
+>>> sol = solve(task, FullFinetune(lr=1e-2), maxiters=5, seed=0)
+>>> sol.retcode, sol.x.dtype
+(<RetCode.MaxIters: 'MaxIters'>, dtype('float32'))
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from algorithms._validation import check_nonnegative, check_positive, check_positive_int, check_seed
+from algorithms.core import (
+    Algorithm,
+    IterationMonitor,
+    Problem,
+    RetCode,
+    Solution,
+    SolveOptions,
+    Stats,
+    _dispatch,
+)
+from algorithms.optimizers.models import MLP, Transformer
+from algorithms.optimizers.tasks import MarkovLanguageTask
+
+__all__ = ["FinetuneTask", "FullFinetune", "markov_finetune_task", "run_finetune"]
+
+#: a full-sample cross-entropy above this (nats) is a blow-up (uniform guessing over 1e6 tokens is 13.8)
+DIVERGED_LOSS = 1e6
+
+
+@dataclass(frozen=True)
+class FinetuneTask(Problem):
+    """Finetune ``model`` (a pretrained language model, never modified) on a fixed sample of ``task``.
+
+    ``tokens`` is an (n, T + 1) integer array of sequences (inputs ``[:, :-1]``, targets
+    ``[:, 1:]``); the loss is ``task.loss`` (mean next-token cross-entropy). ``reference_loss``
+    (default: ``task.entropy_rate()``) is the level the convergence criterion measures from
+    (``loss <= reference_loss + tol``).
+    """
+
+    model: torch.nn.Module
+    task: MarkovLanguageTask
+    tokens: Any
+    batch_size: int = 16
+    reference_loss: float | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.model, torch.nn.Module):
+            raise TypeError(f"model must be a torch.nn.Module, got {type(self.model).__name__}")
+        if not isinstance(self.task, MarkovLanguageTask):
+            raise TypeError(f"task must be a MarkovLanguageTask, got {type(self.task).__name__}")
+        tokens = self.tokens if isinstance(self.tokens, torch.Tensor) else torch.as_tensor(self.tokens)
+        if tokens.ndim != 2 or tokens.shape[0] == 0 or tokens.shape[1] < 2 or \
+                tokens.dtype not in (torch.int64, torch.int32):
+            raise ValueError("tokens must be a non-empty (n, T + 1) integer array of sequences (T >= 1), "
+                             f"got shape {tuple(tokens.shape)} dtype {tokens.dtype}")
+        if int(tokens.min()) < 0 or int(tokens.max()) >= self.task.vocab_size:
+            raise ValueError(f"tokens must be ids in [0, {self.task.vocab_size}) (task.vocab_size), got "
+                             f"range [{int(tokens.min())}, {int(tokens.max())}]")
+        context = getattr(self.model, "context", None)
+        if context is not None and tokens.shape[1] - 1 > context:
+            raise ValueError(f"tokens must have at most model.context + 1 = {context + 1} columns, got "
+                             f"{tokens.shape[1]}")
+        object.__setattr__(self, "tokens", tokens.long())
+        batch = check_positive_int("batch_size", self.batch_size)
+        if batch > tokens.shape[0]:
+            raise ValueError(f"batch_size must be <= n = {tokens.shape[0]} (rows of tokens), got {batch}")
+        reference = self.task.entropy_rate() if self.reference_loss is None else self.reference_loss
+        object.__setattr__(self, "reference_loss", check_nonnegative("reference_loss", reference))
+
+    @property
+    def n(self) -> int:
+        return int(self.tokens.shape[0])
+
+    def loss(self, model: torch.nn.Module, index: torch.Tensor | None = None) -> torch.Tensor:
+        """Mean next-token cross-entropy of ``model`` on the sample (all rows, or those in ``index``)."""
+        return self.task.loss(model, self.tokens if index is None else self.tokens[index])
+
+
+def markov_finetune_task(vocab_size: int = 16, context: int = 16, n: int = 128, width: int = 32,
+                         depth: int = 4, pretrain_steps: int = 100, seed: int = 0,
+                         dtype: torch.dtype = torch.float32, batch_size: int = 16,
+                         architecture: str = "transformer") -> FinetuneTask:
+    """A :class:`FinetuneTask`: a Transformer pretrained on chain ``seed``, a sample of chain ``seed + 1``.
+
+    >>> task = markov_finetune_task(vocab_size=6, context=4, n=16, width=8, depth=1, pretrain_steps=2, seed=1)
+    >>> tuple(task.tokens.shape), 0 < task.reference_loss < math.log(6)
+    ((16, 5), True)
+    """
+    pretrain_steps = check_positive_int("pretrain_steps", pretrain_steps)
+    n = check_positive_int("n", n)
+    batch_size = min(check_positive_int("batch_size", batch_size), n)
+    seed = check_seed(seed)
+    source = MarkovLanguageTask(vocab_size=vocab_size, context=context, seed=seed)
+    target = MarkovLanguageTask(vocab_size=vocab_size, context=context, seed=seed + 1)
+    if architecture == "transformer":
+        model: torch.nn.Module = Transformer(vocab_size=vocab_size, width=width, depth=depth, context=context,
+                                             seed=seed, dtype=dtype)
+    elif architecture == "mlp":
+        model = MLP(vocab_size, vocab_size, width=width, depth=depth, seed=seed, dtype=dtype)
+    else:
+        raise ValueError(f"architecture must be 'transformer' or 'mlp', got {architecture!r}")
+    pretrain = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    generator = torch.Generator().manual_seed(seed)
+    for _ in range(pretrain_steps):
+        pretrain.zero_grad()
+        source.loss(model, source.sample(batch_size, generator)).backward()
+        pretrain.step()
+    model.zero_grad(set_to_none=True)
+    return FinetuneTask(model=model, task=target, tokens=target.sample(n, generator), batch_size=batch_size)
+
+
+@dataclass(frozen=True)
+class FullFinetune(Algorithm):
+    """Full-parameter AdamW (torch's) on every trainable parameter: the memory-hungry peer of BCD.
+
+    ``lr`` and ``weight_decay`` are AdamW's; loop and retcodes as in :func:`run_finetune`.
+    """
+
+    lr: float = 1e-3
+    weight_decay: float = 0.0
+
+    def __post_init__(self) -> None:
+        check_positive("lr", self.lr)
+        check_nonnegative("weight_decay", self.weight_decay)
+
+
+def run_finetune(problem: FinetuneTask,
+                 make_optimizer: Callable[[torch.nn.Module, int], torch.optim.Optimizer],
+                 options: SolveOptions, desc: str = "finetune") -> Solution:
+    """Train a copy of ``problem.model`` with ``make_optimizer(model, seed)``; see the module docstring."""
+    if not isinstance(problem, FinetuneTask):
+        raise TypeError(f"problem must be a FinetuneTask, got {type(problem).__name__}")
+    if not callable(make_optimizer):
+        raise TypeError(f"make_optimizer must be callable, got {type(make_optimizer).__name__}")
+    from algorithms.optimizers.block import optimizer_state_bytes  # block.py imports this module
+
+    seed = 0 if options.seed is None else options.seed
+    steps = options.iterations(200)
+    tol = options.tolerance(0.1)
+    model = copy.deepcopy(problem.model)
+    optimizer = make_optimizer(model, seed)
+    gen = torch.Generator().manual_seed(seed)
+    monitor = IterationMonitor(options, total=steps, desc=desc)
+
+    def full_loss() -> float:
+        with torch.no_grad():
+            return float(problem.loss(model))
+
+    value = full_loss()
+    retcode = RetCode.MaxIters
+    peak_state = optimizer_state_bytes(optimizer)
+    perm, cursor, k = torch.empty(0, dtype=torch.long), problem.n, 0
+    for k in range(1, steps + 1):
+        if cursor + problem.batch_size > problem.n:
+            perm, cursor = torch.randperm(problem.n, generator=gen), 0
+        index = perm[cursor:cursor + problem.batch_size]
+        cursor += problem.batch_size
+        optimizer.zero_grad(set_to_none=True)
+        problem.loss(model, index).backward()
+        optimizer.step()
+        state_bytes = optimizer_state_bytes(optimizer)
+        peak_state = max(peak_state, state_bytes)
+        value = full_loss()
+        stop = monitor.record(iteration=k, loss=value, state_bytes=state_bytes)
+        if not math.isfinite(value) or value > DIVERGED_LOSS:
+            retcode = RetCode.Diverged
+            break
+        if value <= problem.reference_loss + tol:
+            retcode = RetCode.Success
+            break
+        if stop:
+            retcode = RetCode.Terminated
+            break
+    monitor.close()
+    with torch.no_grad():
+        flat = torch.cat([p.detach().reshape(-1) for p in model.parameters()])
+        x = (flat.float() if flat.dtype == torch.bfloat16 else flat).numpy().copy()
+    return Solution(x=x, value=value, retcode=retcode, stats=Stats(iterations=k, grad_calls=k, f_calls=k),
+                    trace=monitor.trace, original={"model": model, "peak_state_bytes": peak_state})
+
+
+@_dispatch
+def _solve(problem: FinetuneTask, algorithm: FullFinetune, options: SolveOptions) -> Solution:
+    def make(model: torch.nn.Module, seed: int) -> torch.optim.Optimizer:
+        return torch.optim.AdamW(model.parameters(), lr=algorithm.lr, weight_decay=algorithm.weight_decay)
+
+    return run_finetune(problem, make, options, desc="AdamW")

@@ -1,0 +1,166 @@
+"""Width- and depth-parametrized models for optimizer scaling studies: a residual MLP and a small
+causal transformer. Both are ``torch.nn.Module``s with ``in_features``/``out_features``, a seeded
+init, and ``parameter_roles()`` naming each parameter's role for the scaling rules
+(:mod:`algorithms.optimizers.scaling`):
+
+``"input"``   the first matrix (fan-in fixed by the data, fan-out = width),
+``"hidden"``  width × width-scaled matrices inside the residual blocks,
+``"output"``  the read-out matrix (fan-in = width, fan-out fixed by the data),
+``"vector"``  biases, layer-norm gains, positional/token embeddings tables count as ``"input"``.
+
+Residual branches are multiplied by ``residual_multiplier`` (depth-μP uses base_depth/depth).
+The read-out starts at zero (μP's choice, as in the paper's code), so the initial output is 0.
+
+References
+----------
+G. Yang, E. Hu et al., *Tensor Programs V*, 2022 (μP); S. Qiu et al., *Hyperparameter Transfer
+Enables Consistent Gains of Matrix-Preconditioned Optimizers Across Scales*, NeurIPS 2025
+(residual branch multiplier 1/L for depth transfer).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from algorithms._validation import check_positive, check_positive_int, check_seed
+
+__all__ = ["MLP", "Transformer"]
+
+_DTYPES = (torch.float32, torch.float64, torch.bfloat16)
+
+
+def _check_dtype(dtype) -> torch.dtype:
+    if dtype not in _DTYPES:
+        raise TypeError(f"dtype must be one of {_DTYPES}, got {dtype!r}")
+    return dtype
+
+
+def _init_linear(layer: nn.Linear, generator: torch.Generator, std: float | None = None) -> None:
+    std = 1.0 / math.sqrt(layer.in_features) if std is None else std
+    with torch.no_grad():
+        layer.weight.copy_(torch.randn(layer.weight.shape, generator=generator) * std)
+        if layer.bias is not None:
+            layer.bias.zero_()
+
+
+class MLP(nn.Module):
+    """x ↦ W_out h_L, h_0 = W_in x, h_ℓ = h_{ℓ−1} + m · relu(W_ℓ h_{ℓ−1}) (m = residual_multiplier).
+
+    >>> net = MLP(in_features=5, out_features=3, width=16, depth=2, seed=0)
+    >>> net(torch.ones(4, 5)).shape, net.width, net.depth
+    (torch.Size([4, 3]), 16, 2)
+    >>> net.parameter_roles()["blocks.0.weight"]
+    'hidden'
+    """
+
+    def __init__(self, in_features: int, out_features: int, width: int, depth: int, seed: int = 0,
+                 residual_multiplier: float = 1.0, dtype: torch.dtype = torch.float32) -> None:
+        super().__init__()
+        self.in_features = check_positive_int("in_features", in_features)
+        self.out_features = check_positive_int("out_features", out_features)
+        self.width = check_positive_int("width", width)
+        self.depth = check_positive_int("depth", depth)
+        self.seed = check_seed(seed)
+        self.residual_multiplier = check_positive("residual_multiplier", residual_multiplier)
+        generator = torch.Generator().manual_seed(self.seed)
+        self.embed = nn.Linear(in_features, width, bias=False)
+        self.blocks = nn.ModuleList(nn.Linear(width, width, bias=False) for _ in range(depth))
+        self.readout = nn.Linear(width, out_features, bias=True)
+        _init_linear(self.embed, generator, std=1.0)
+        for block in self.blocks:
+            _init_linear(block, generator)
+        _init_linear(self.readout, generator, std=0.0)
+        self.to(_check_dtype(dtype))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.ndim != 2 or x.shape[1] != self.in_features:
+            raise ValueError(f"x must have shape (n, {self.in_features}), got {tuple(x.shape)}")
+        h = self.embed(x)
+        for block in self.blocks:
+            h = h + self.residual_multiplier * torch.relu(block(h))
+        return self.readout(h)
+
+    def parameter_roles(self) -> dict[str, str]:
+        roles = {"embed.weight": "input", "readout.weight": "output", "readout.bias": "vector"}
+        roles.update({f"blocks.{i}.weight": "hidden" for i in range(self.depth)})
+        return roles
+
+
+class _Block(nn.Module):
+    def __init__(self, width: int, n_heads: int, multiplier: float) -> None:
+        super().__init__()
+        self.n_heads, self.multiplier = n_heads, multiplier
+        self.norm1, self.norm2 = nn.LayerNorm(width), nn.LayerNorm(width)
+        self.qkv = nn.Linear(width, 3 * width, bias=False)
+        self.proj = nn.Linear(width, width, bias=False)
+        self.fc1 = nn.Linear(width, 4 * width, bias=False)
+        self.fc2 = nn.Linear(4 * width, width, bias=False)
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        n, t, d = h.shape
+        q, k, v = self.qkv(self.norm1(h)).reshape(n, t, 3, self.n_heads, d // self.n_heads).unbind(2)
+        attn = nn.functional.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2),
+                                                          v.transpose(1, 2), is_causal=True)
+        h = h + self.multiplier * self.proj(attn.transpose(1, 2).reshape(n, t, d))
+        return h + self.multiplier * self.fc2(torch.relu(self.fc1(self.norm2(h))))
+
+
+class Transformer(nn.Module):
+    """A pre-LN causal transformer over tokens: ``forward(tokens (n, T)) -> logits (n, T, vocab_size)``.
+
+    ``in_features = out_features = vocab_size`` (a language model's input and output are tokens;
+    its output has a sequence axis, unlike the package's (n, out_features) convention).
+
+    >>> lm = Transformer(vocab_size=11, width=16, depth=2, n_heads=2, context=8, seed=0)
+    >>> lm(torch.zeros(3, 8, dtype=torch.long)).shape
+    torch.Size([3, 8, 11])
+    """
+
+    def __init__(self, vocab_size: int, width: int, depth: int, n_heads: int = 2, context: int = 32,
+                 seed: int = 0, residual_multiplier: float = 1.0, dtype: torch.dtype = torch.float32) -> None:
+        super().__init__()
+        self.vocab_size = check_positive_int("vocab_size", vocab_size)
+        self.in_features = self.out_features = self.vocab_size
+        self.width = check_positive_int("width", width)
+        self.depth = check_positive_int("depth", depth)
+        self.n_heads = check_positive_int("n_heads", n_heads)
+        if width % n_heads:
+            raise ValueError(f"width must be a multiple of n_heads={n_heads}, got {width}")
+        self.context = check_positive_int("context", context)
+        self.seed = check_seed(seed)
+        self.residual_multiplier = check_positive("residual_multiplier", residual_multiplier)
+        generator = torch.Generator().manual_seed(self.seed)
+        self.token_embedding = nn.Embedding(vocab_size, width)
+        self.position_embedding = nn.Embedding(context, width)
+        self.blocks = nn.ModuleList(_Block(width, n_heads, self.residual_multiplier) for _ in range(depth))
+        self.norm = nn.LayerNorm(width)
+        self.readout = nn.Linear(width, vocab_size, bias=False)
+        with torch.no_grad():
+            for table in (self.token_embedding, self.position_embedding):
+                table.weight.copy_(torch.randn(table.weight.shape, generator=generator))
+        for block in self.blocks:
+            for layer in (block.qkv, block.proj, block.fc1, block.fc2):
+                _init_linear(layer, generator)
+        _init_linear(self.readout, generator, std=0.0)
+        self.to(_check_dtype(dtype))
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        if tokens.ndim != 2 or tokens.dtype != torch.long or tokens.shape[1] > self.context:
+            raise ValueError(f"tokens must be a LongTensor of shape (n, T <= {self.context}), got "
+                             f"{tuple(tokens.shape)} {tokens.dtype}")
+        positions = torch.arange(tokens.shape[1], device=tokens.device)
+        h = self.token_embedding(tokens) + self.position_embedding(positions)
+        for block in self.blocks:
+            h = block(h)
+        return self.readout(self.norm(h))
+
+    def parameter_roles(self) -> dict[str, str]:
+        roles = {"token_embedding.weight": "input", "position_embedding.weight": "input",
+                 "readout.weight": "output"}
+        for name, p in self.named_parameters():
+            if name.startswith("blocks.") or name.startswith("norm."):
+                roles[name] = "hidden" if p.ndim == 2 else "vector"
+        return roles

@@ -1,0 +1,144 @@
+"""Per-parameter learning-rate and weight-decay rules for scaling width and depth (μP-style).
+
+A model tuned at a base width w₀ and depth L₀ is trained at width w and depth L by multiplying
+each parameter's learning rate by a factor of the *ratios* d_in/d_in⁰, d_out/d_out⁰ (fan-in and
+fan-out against the base model), n_blocks/n_blocks⁰ (preconditioner blocks per side) and
+N = L/L₀. The factors (the paper's Table 1, as its official code implements it):
+
+=================  ===========================================================
+``"adamw"``        1 / d_in
+``"muon"``         √(d_out / d_in)
+``"shampoo"``      N^(1−2E) (d_out/d_in)^(1−E) (nb_in·nb_out)^(−E),  E = ½ (both sides
+                   preconditioned with exponent ¼; E = ¼ when one side is left out)
+``"soap"``         √(d_out/d_in) (nb_in·nb_out)^(−½)  (both sides preconditioned)
+``"grafted_shampoo"``  1 / d_in  (Adam grafting fixes the step size)
+=================  ===========================================================
+
+Muon only takes the ``"hidden"`` matrices; the input/output matrices and vectors go to its
+auxiliary AdamW and follow the AdamW rule. ``parametrization="standard"`` uses factor 1
+everywhere (the usual practice, and the paper's "incorrect scaling"). Depth: residual branches
+carry 1/N (:class:`~algorithms.optimizers.MLP`'s ``residual_multiplier``), and only Shampoo's
+rule has an N factor. Independent weight decay (W ← (1 − λ) W per step, not multiplied by the
+learning rate) scales as λ = λ₀ · w₀ / w (:func:`independent_weight_decay`).
+
+References
+----------
+S. Qiu, Z. Chen, H. Phan, Q. Lei, A. G. Wilson, *Hyperparameter Transfer Enables Consistent
+Gains of Matrix-Preconditioned Optimizers Across Scales*, NeurIPS 2025 (Table 1; Section 3 on
+weight decay); code: ``charliezchen/scaling-matrix-preconditioning``, ``train.py`` (``assign_lr``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from torch import nn
+
+from algorithms._validation import check_choice, check_nonnegative, check_positive, check_positive_int
+
+__all__ = ["OPTIMIZER_RULES", "PARAMETRIZATIONS", "independent_weight_decay", "lr_multiplier",
+           "param_groups"]
+
+OPTIMIZER_RULES = ("adamw", "muon", "shampoo", "soap", "grafted_shampoo")
+PARAMETRIZATIONS = ("mup", "standard")
+_ROLES = ("input", "hidden", "output", "vector")
+
+
+def lr_multiplier(optimizer: str, d_in_ratio: float, d_out_ratio: float, *, depth_ratio: float = 1.0,
+                  blocks_in_ratio: float = 1.0, blocks_out_ratio: float = 1.0,
+                  one_sided: bool = False) -> float:
+    """The learning-rate factor of Table 1 for one matrix (all arguments are ratios to the base).
+
+    ``one_sided`` says only one side of a Shampoo matrix is preconditioned (E = ¼).
+
+    >>> lr_multiplier("adamw", 4.0, 4.0), lr_multiplier("muon", 1.0, 4.0)
+    (0.25, 2.0)
+    >>> lr_multiplier("shampoo", 4.0, 4.0, blocks_in_ratio=2.0, blocks_out_ratio=2.0)
+    0.5
+    """
+    check_choice("optimizer", optimizer, OPTIMIZER_RULES)
+    d_in = check_positive("d_in_ratio", d_in_ratio)
+    d_out = check_positive("d_out_ratio", d_out_ratio)
+    n = check_positive("depth_ratio", depth_ratio)
+    blocks = check_positive("blocks_in_ratio", blocks_in_ratio) * check_positive(
+        "blocks_out_ratio", blocks_out_ratio)
+    if optimizer in ("adamw", "grafted_shampoo"):
+        return 1.0 / d_in
+    if optimizer == "muon":
+        return math.sqrt(d_out / d_in)
+    if optimizer == "shampoo":
+        e = 0.25 if one_sided else 0.5
+        return n ** (1 - 2 * e) * (d_out / d_in) ** (1 - e) * blocks ** (-e)
+    return math.sqrt(d_out / d_in) / math.sqrt(blocks)
+
+
+def independent_weight_decay(base_weight_decay: float, width: int, base_width: int) -> float:
+    """λ(w) = λ₀ · w₀ / w: the paper's near-optimal independent weight decay ∝ 1/width.
+
+    >>> independent_weight_decay(1e-3, width=512, base_width=128)
+    0.00025
+    """
+    base_weight_decay = check_nonnegative("base_weight_decay", base_weight_decay)
+    width = check_positive_int("width", width)
+    return base_weight_decay * check_positive_int("base_width", base_width) / width
+
+
+def _blocks(dim: int, block_size: int | None) -> int:
+    return 1 if block_size is None else math.ceil(dim / block_size)
+
+
+def param_groups(model: nn.Module, optimizer: str, lr: float, *, base_width: int,
+                 base_depth: int | None = None, parametrization: str = "mup",
+                 block_size: int | None = None) -> list[dict[str, Any]]:
+    """One torch parameter group per parameter of ``model``, with its scaled ``lr``.
+
+    ``model`` needs ``width``, ``depth`` and ``parameter_roles()`` (the family's
+    :class:`~algorithms.optimizers.MLP` and :class:`~algorithms.optimizers.Transformer`). For
+    ``optimizer="muon"`` each group also says ``use_muon`` (hidden matrices only). Each group
+    carries ``name`` and ``role`` for reading.
+
+    >>> from algorithms.optimizers.models import MLP
+    >>> groups = param_groups(MLP(4, 4, width=64, depth=2), "adamw", 0.01, base_width=16)
+    >>> {g["name"]: g["lr"] for g in groups}["blocks.0.weight"]      # 0.01 / (64 / 16)
+    0.0025
+    """
+    check_choice("optimizer", optimizer, OPTIMIZER_RULES)
+    check_choice("parametrization", parametrization, PARAMETRIZATIONS)
+    lr = check_nonnegative("lr", lr)
+    for attribute in ("width", "depth", "parameter_roles"):
+        if not hasattr(model, attribute):
+            raise TypeError(f"model must have width, depth and parameter_roles() (an MLP or a "
+                            f"Transformer of algorithms.optimizers), got {type(model).__name__}")
+    width_ratio = model.width / check_positive_int("base_width", base_width)
+    depth_ratio = 1.0 if base_depth is None else model.depth / check_positive_int("base_depth", base_depth)
+    roles = model.parameter_roles()
+    groups = []
+    for name, p in model.named_parameters():
+        role = roles.get(name)
+        if role not in _ROLES:
+            raise ValueError(f"parameter {name!r} has no role in model.parameter_roles()")
+        rule = "adamw" if optimizer == "muon" and role != "hidden" else optimizer
+        factor = 1.0
+        if parametrization == "mup" and p.ndim == 2:
+            d_out, d_in = p.shape
+            d_in_ratio = width_ratio if role in ("hidden", "output") else 1.0
+            d_out_ratio = width_ratio if role in ("hidden", "input") else 1.0
+            # an embedding table is stored (vocab, width): its fan-out is the width
+            if isinstance(_owner(model, name), nn.Embedding):
+                d_in, d_out = d_out, d_in
+            base_in, base_out = round(d_in / d_in_ratio), round(d_out / d_out_ratio)
+            factor = lr_multiplier(rule, d_in_ratio, d_out_ratio,
+                                   depth_ratio=depth_ratio if role == "hidden" else 1.0,
+                                   blocks_in_ratio=_blocks(d_in, block_size) / _blocks(base_in, block_size),
+                                   blocks_out_ratio=_blocks(d_out, block_size)
+                                   / _blocks(base_out, block_size))
+        group = {"params": [p], "lr": lr * factor, "name": name, "role": role}
+        if optimizer == "muon":
+            group["use_muon"] = role == "hidden"
+        groups.append(group)
+    return groups
+
+
+def _owner(model: nn.Module, name: str) -> nn.Module:
+    return model.get_submodule(name.rsplit(".", 1)[0]) if "." in name else model

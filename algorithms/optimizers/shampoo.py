@@ -1,0 +1,145 @@
+"""Shampoo: Kronecker-factored preconditioning of matrix parameters, with blocking and grafting.
+
+For each tile G (a block of a 2-D gradient, see ``block_size``) and step t:
+
+    L ← β₂ L + (1 − β₂) G Gᵀ,   R ← β₂ R + (1 − β₂) Gᵀ G        (factor statistics)
+    M ← β₁ M + (1 − β₁) G                                        (momentum)
+    every ``precondition_frequency`` steps:  L⁻ = (L̂ + εI)^(−e),  R⁻ = (R̂ + εI)^(−e)
+    D = L⁻ M̂ R⁻                                                   (e = ``exponent``, ¼ by default)
+
+with L̂, R̂, M̂ bias-corrected. Inverse roots come from an eigendecomposition in float64 with the
+eigenvalues clipped at 0 before the ridge ε. With ``grafting="adam"`` each tile's D is rescaled
+to the Frobenius norm of the Adam direction M̂ / (√V̂ + ε_adam) of the same tile (the
+layer-wise step size of Adam, the direction of Shampoo). A side longer than
+``max_precond_dim`` is left unpreconditioned (identity). The step is W ← (1 − lr·λ) W − lr·D.
+Parameters that are not matrices take the Adam direction (Shampoo's grafting base).
+
+References
+----------
+V. Gupta, T. Koren, Y. Singer, *Shampoo: Preconditioned Stochastic Tensor Optimization*,
+ICML 2018; S. Qiu et al., *Hyperparameter Transfer Enables Consistent Gains of
+Matrix-Preconditioned Optimizers Across Scales*, NeurIPS 2025 (Table 1: Shampoo's learning
+rate ∝ (d_out/d_in)^(1−E) (n_blocks)^(−E), E = 2e when both sides are preconditioned).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from algorithms.optimizers._base import (
+    MatrixOptimizer,
+    adamw_direction,
+    check_betas,
+    check_eps,
+    check_frequency,
+)
+from algorithms.optimizers._blocks import from_tiles, inverse_root, tile_shape, to_tiles
+
+__all__ = ["Shampoo"]
+
+GRAFTINGS = (None, "adam")
+
+
+def check_block_size(value: Any) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise ValueError(f"block_size must be None (no blocking) or an int >= 1, got {value!r}")
+    return value
+
+
+class Shampoo(MatrixOptimizer):
+    """Blocked, optionally grafted Shampoo; see the module docstring for the update.
+
+    >>> _ = torch.manual_seed(0)
+    >>> w = torch.nn.Parameter(torch.randn(6, 4))
+    >>> opt = Shampoo([w], lr=0.1, block_size=3, precondition_frequency=1)
+    >>> (w ** 2).sum().backward()
+    >>> opt.step()
+    >>> len(opt.state[w]["left"]), tuple(opt.state[w]["left"].shape[1:])      # 2 × 2 tiles of 3 × 3
+    (4, (3, 3))
+    """
+
+    def __init__(self, params, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.95),
+                 weight_decay: float = 0.0, eps: float = 1e-6, precondition_frequency: int = 10,
+                 block_size: int | None = None, exponent: float = 0.25, grafting: str | None = None,
+                 adam_eps: float = 1e-8, max_precond_dim: int = 10_000, *,
+                 on_nonfinite: str = "skip") -> None:
+        defaults = dict(lr=lr, betas=betas, weight_decay=weight_decay, eps=eps,
+                        precondition_frequency=precondition_frequency, block_size=block_size,
+                        exponent=exponent, grafting=grafting, adam_eps=adam_eps,
+                        max_precond_dim=max_precond_dim)
+        super().__init__(params, defaults, on_nonfinite=on_nonfinite)
+
+    def _check_group(self, group: dict[str, Any]) -> None:
+        super()._check_group(group)
+        group["betas"] = check_betas(group["betas"])
+        group["eps"] = check_eps("eps", group["eps"])
+        group["adam_eps"] = check_eps("adam_eps", group["adam_eps"])
+        group["precondition_frequency"] = check_frequency("precondition_frequency",
+                                                          group["precondition_frequency"])
+        group["block_size"] = check_block_size(group["block_size"])
+        group["max_precond_dim"] = check_frequency("max_precond_dim", group["max_precond_dim"])
+        exponent = group["exponent"]
+        if isinstance(exponent, bool) or not isinstance(exponent, int | float) or not 0 < exponent <= 0.5:
+            raise ValueError(f"exponent must be in (0, 0.5], got {exponent!r}")
+        if group["grafting"] not in GRAFTINGS:
+            raise ValueError(f"grafting must be one of {GRAFTINGS}, got {group['grafting']!r}")
+
+    def _init_matrix_state(self, p: torch.Tensor, group: dict[str, Any], dtype: torch.dtype) -> dict:
+        rows, cols, down, across = tile_shape(p.shape, group["block_size"])
+        n_tiles = down * across
+        eye = lambda n: torch.eye(n, dtype=dtype, device=p.device).expand(n_tiles, n, n).clone()  # noqa: E731
+        state: dict[str, Any] = {"step": 0, "momentum": torch.zeros(p.shape, dtype=dtype, device=p.device)}
+        if rows <= group["max_precond_dim"]:
+            state["left"] = torch.zeros(n_tiles, rows, rows, dtype=dtype, device=p.device)
+            state["left_root"] = eye(rows)
+        if cols <= group["max_precond_dim"]:
+            state["right"] = torch.zeros(n_tiles, cols, cols, dtype=dtype, device=p.device)
+            state["right_root"] = eye(cols)
+        return state
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        lr, wd = group["lr"], group["weight_decay"]
+        beta1, beta2 = group["betas"]
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            dtype = self.state_dtype(p)
+            grad = p.grad.to(dtype)
+            value = p.to(dtype)
+            state = self.state[p]
+            if p.ndim != 2:
+                direction = adamw_direction(grad, state, group["betas"], group["adam_eps"])
+            else:
+                if "momentum" not in state:
+                    state.update(self._init_matrix_state(p, group, dtype))
+                direction = self._matrix_direction(grad, state, group, beta1, beta2)
+            value.mul_(1 - lr * wd)
+            value.add_(direction, alpha=-lr)
+            self._write(p, value)
+
+    def _matrix_direction(self, grad, state, group, beta1, beta2) -> torch.Tensor:
+        state["step"] += 1
+        t = state["step"]
+        block_size = group["block_size"]
+        tiles = to_tiles(grad, block_size)
+        grams = (("left", tiles @ tiles.transpose(-1, -2)), ("right", tiles.transpose(-1, -2) @ tiles))
+        for side, gram in grams:
+            if side in state:
+                state[side].mul_(beta2).add_(gram, alpha=1 - beta2)
+                if (t - 1) % group["precondition_frequency"] == 0:
+                    state[side + "_root"] = inverse_root(state[side] / (1 - beta2**t), group["exponent"],
+                                                         group["eps"])
+        state["momentum"].lerp_(grad, 1 - beta1)
+        momentum = to_tiles(state["momentum"] / (1 - beta1**t), block_size)
+        direction = momentum
+        if "left" in state:
+            direction = state["left_root"] @ direction
+        if "right" in state:
+            direction = direction @ state["right_root"]
+        if group["grafting"] == "adam":
+            adam = to_tiles(adamw_direction(grad, state, group["betas"], group["adam_eps"]), block_size)
+            norms = direction.flatten(1).norm(dim=1).clamp(min=1e-30)
+            direction = direction * (adam.flatten(1).norm(dim=1) / norms)[:, None, None]
+        return from_tiles(direction, grad.shape, block_size)

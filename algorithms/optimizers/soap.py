@@ -1,0 +1,166 @@
+"""SOAP: Adam run in the eigenbasis of Shampoo's preconditioner, the basis refreshed periodically.
+
+For each tile G of a 2-D gradient (see ``block_size``) and step t:
+
+    L ← β_s L + (1 − β_s) G Gᵀ,   R ← β_s R + (1 − β_s) Gᵀ G       (Shampoo's statistics)
+    Q_L, Q_R: eigenvectors of L, R (exact at t = 1; then refreshed every
+              ``precondition_frequency`` steps by one power iteration Q ← qr(L Q), columns
+              kept in decreasing order of the estimated eigenvalues)
+    M ← β₁ M + (1 − β₁) G                                           (momentum, original basis)
+    G' = Q_Lᵀ G Q_R,  V ← β₂ V + (1 − β₂) G'²                        (second moment, rotated basis)
+    D = Q_L [ (Q_Lᵀ M̂ Q_R) / (√V̂ + ε) ] Q_Rᵀ
+
+and W ← (1 − lr·λ) W − lr·D. When the basis is refreshed, V is permuted with it. A side longer
+than ``max_precond_dim`` keeps the identity basis. Non-matrix parameters take the Adam step.
+
+References
+----------
+N. Vyas et al., *SOAP: Improving and Stabilizing Shampoo using Adam*, ICLR 2025; S. Qiu et al.,
+*Hyperparameter Transfer Enables Consistent Gains of Matrix-Preconditioned Optimizers Across
+Scales*, NeurIPS 2025 (Table 1: SOAP's learning rate ∝ √(d_out/d_in) (n_blocks)^(−½) when both
+sides are preconditioned).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from algorithms.optimizers._base import (
+    MatrixOptimizer,
+    adamw_direction,
+    check_betas,
+    check_eps,
+    check_frequency,
+    check_unit_interval,
+)
+from algorithms.optimizers._blocks import from_tiles, tile_shape, to_tiles
+from algorithms.optimizers.shampoo import check_block_size
+
+__all__ = ["SOAP"]
+
+
+def _eigenbasis(stat: torch.Tensor) -> torch.Tensor:
+    """Eigenvectors of a stack of symmetric matrices, by decreasing eigenvalue (float64 eigh)."""
+    s64 = stat.to(torch.float64)
+    _, vectors = torch.linalg.eigh(0.5 * (s64 + s64.transpose(-1, -2)))
+    return vectors.flip(-1).to(stat.dtype)
+
+
+def _power_refresh(stat: torch.Tensor, basis: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """One power iteration + QR; returns the new basis and the column order it applied."""
+    estimates = torch.einsum("bij,bik,bkj->bj", basis, stat, basis)
+    order = estimates.argsort(dim=-1, descending=True)
+    ordered = torch.gather(basis, -1, order[:, None, :].expand_as(basis))
+    q, _ = torch.linalg.qr((stat @ ordered).to(torch.float64))
+    return q.to(stat.dtype), order
+
+
+class SOAP(MatrixOptimizer):
+    """SOAP (Adam in Shampoo's eigenbasis); see the module docstring for the update.
+
+    >>> _ = torch.manual_seed(0)
+    >>> w = torch.nn.Parameter(torch.randn(5, 3))
+    >>> opt = SOAP([w], lr=0.01)
+    >>> (w ** 2).sum().backward()
+    >>> opt.step()
+    >>> sorted(k for k in opt.state[w] if k.startswith("basis"))
+    ['basis_left', 'basis_right']
+    """
+
+    def __init__(self, params, lr: float = 3e-3, betas: tuple[float, float] = (0.95, 0.95),
+                 shampoo_beta: float | None = None, eps: float = 1e-8, weight_decay: float = 0.0,
+                 precondition_frequency: int = 10, block_size: int | None = None,
+                 max_precond_dim: int = 10_000, *, on_nonfinite: str = "skip") -> None:
+        defaults = dict(lr=lr, betas=betas, shampoo_beta=shampoo_beta, eps=eps, weight_decay=weight_decay,
+                        precondition_frequency=precondition_frequency, block_size=block_size,
+                        max_precond_dim=max_precond_dim)
+        super().__init__(params, defaults, on_nonfinite=on_nonfinite)
+
+    def _check_group(self, group: dict[str, Any]) -> None:
+        super()._check_group(group)
+        group["betas"] = check_betas(group["betas"])
+        if group["shampoo_beta"] is not None:
+            group["shampoo_beta"] = check_unit_interval("shampoo_beta", group["shampoo_beta"])
+        group["eps"] = check_eps("eps", group["eps"])
+        group["precondition_frequency"] = check_frequency("precondition_frequency",
+                                                          group["precondition_frequency"])
+        group["block_size"] = check_block_size(group["block_size"])
+        group["max_precond_dim"] = check_frequency("max_precond_dim", group["max_precond_dim"])
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        lr, wd = group["lr"], group["weight_decay"]
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            dtype = self.state_dtype(p)
+            grad = p.grad.to(dtype)
+            value = p.to(dtype)
+            state = self.state[p]
+            if p.ndim != 2:
+                direction = adamw_direction(grad, state, group["betas"], group["eps"])
+            else:
+                direction = self._matrix_direction(p, grad, state, group, dtype)
+            value.mul_(1 - lr * wd)
+            value.add_(direction, alpha=-lr)
+            self._write(p, value)
+
+    def _rotate(self, tiles: torch.Tensor, state: dict[str, Any], inverse: bool = False) -> torch.Tensor:
+        left, right = state.get("basis_left"), state.get("basis_right")
+        if not inverse:
+            if left is not None:
+                tiles = left.transpose(-1, -2) @ tiles
+            if right is not None:
+                tiles = tiles @ right
+        else:
+            if left is not None:
+                tiles = left @ tiles
+            if right is not None:
+                tiles = tiles @ right.transpose(-1, -2)
+        return tiles
+
+    def _matrix_direction(self, p, grad, state, group, dtype) -> torch.Tensor:
+        beta1, beta2 = group["betas"]
+        beta_s = beta2 if group["shampoo_beta"] is None else group["shampoo_beta"]
+        block_size = group["block_size"]
+        rows, cols, down, across = tile_shape(p.shape, block_size)
+        tiles = to_tiles(grad, block_size)
+        first = "step" not in state
+        if first:
+            state["step"] = 0
+            state["momentum"] = torch.zeros(p.shape, dtype=dtype, device=p.device)
+            state["second_moment"] = torch.zeros(down * across, rows, cols, dtype=dtype, device=p.device)
+        state["step"] += 1
+        t = state["step"]
+        grams = {"left": (tiles @ tiles.transpose(-1, -2), rows),
+                 "right": (tiles.transpose(-1, -2) @ tiles, cols)}
+        for side, (gram, size) in grams.items():
+            if size > group["max_precond_dim"]:
+                continue
+            if first:
+                state[side] = torch.zeros_like(gram)
+            state[side].mul_(beta_s).add_(gram, alpha=1 - beta_s)
+            if first:
+                state["basis_" + side] = _eigenbasis(state[side])
+        state["momentum"].lerp_(grad, 1 - beta1)
+        rotated_grad = self._rotate(tiles, state)
+        state["second_moment"].mul_(beta2).addcmul_(rotated_grad, rotated_grad, value=1 - beta2)
+        rotated_momentum = self._rotate(to_tiles(state["momentum"], block_size), state) / (1 - beta1**t)
+        v_hat = state["second_moment"] / (1 - beta2**t)
+        direction = self._rotate(rotated_momentum / (v_hat.sqrt() + group["eps"]), state, inverse=True)
+        if t % group["precondition_frequency"] == 0:
+            self._refresh(state)
+        return from_tiles(direction, p.shape, block_size)
+
+    @staticmethod
+    def _refresh(state: dict[str, Any]) -> None:
+        """Refresh both eigenbases; V's rows/columns follow the reordering of the columns."""
+        for side, axis in (("left", -2), ("right", -1)):
+            if "basis_" + side not in state:
+                continue
+            basis, order = _power_refresh(state[side], state["basis_" + side])
+            state["basis_" + side] = basis
+            v = state["second_moment"]
+            index = order[:, :, None].expand_as(v) if axis == -2 else order[:, None, :].expand_as(v)
+            state["second_moment"] = torch.gather(v, axis, index)

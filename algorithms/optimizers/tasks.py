@@ -1,0 +1,104 @@
+"""A tiny language-modelling task on generated text: a seeded Markov chain over a small vocabulary.
+
+Each row of the transition matrix puts its mass on a few tokens (a Dirichlet draw over
+``branching`` random successors), so the chain's entropy rate H — the least next-token
+cross-entropy any model can reach — is well below log(vocab_size) and known exactly. A model's
+excess loss (loss − H) is then an absolute measure of training progress.
+
+Nothing is downloaded: the text is sampled from the chain with an explicit ``torch.Generator``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import torch
+from torch import nn
+
+from algorithms._validation import check_positive, check_positive_int, check_seed
+from algorithms.core import Problem
+
+__all__ = ["MarkovLanguageTask"]
+
+
+@dataclass(frozen=True)
+class MarkovLanguageTask(Problem):
+    """Next-token prediction on sequences of a random Markov chain.
+
+    >>> task = MarkovLanguageTask(vocab_size=8, context=6, branching=2, seed=0)
+    >>> tokens = task.sample(4, torch.Generator().manual_seed(0))
+    >>> tokens.shape, bool(0 < task.entropy_rate() < np.log(8))
+    (torch.Size([4, 7]), True)
+    """
+
+    vocab_size: int = 32
+    context: int = 16
+    branching: int = 4
+    concentration: float = 1.0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        check_positive_int("vocab_size", self.vocab_size)
+        check_positive_int("context", self.context)
+        check_positive_int("branching", self.branching)
+        if self.vocab_size < 2:
+            raise ValueError(f"vocab_size must be >= 2, got {self.vocab_size}")
+        if self.branching > self.vocab_size:
+            raise ValueError(f"branching must be <= vocab_size={self.vocab_size}, got {self.branching}")
+        check_positive("concentration", self.concentration)
+        check_seed(self.seed)
+
+    @cached_property
+    def transition(self) -> np.ndarray:
+        """Row-stochastic (vocab_size, vocab_size) matrix: P[i, j] = Pr(next = j | current = i)."""
+        rng = np.random.default_rng(self.seed)
+        matrix = np.zeros((self.vocab_size, self.vocab_size))
+        for i in range(self.vocab_size):
+            successors = rng.choice(self.vocab_size, size=self.branching, replace=False)
+            matrix[i, successors] = rng.dirichlet(np.full(self.branching, self.concentration))
+        # a little mass everywhere keeps the chain irreducible (one stationary law)
+        return 0.98 * matrix + 0.02 / self.vocab_size
+
+    @cached_property
+    def stationary(self) -> np.ndarray:
+        values, vectors = np.linalg.eig(self.transition.T)
+        pi = np.real(vectors[:, np.argmin(np.abs(values - 1.0))])
+        return pi / pi.sum()
+
+    def entropy_rate(self) -> float:
+        """H = −Σ_i π_i Σ_j P_ij log P_ij (nats): the floor of the next-token loss."""
+        p = self.transition
+        return float(-(self.stationary[:, None] * p * np.log(p)).sum())
+
+    def sample(self, n: int, generator: torch.Generator) -> torch.Tensor:
+        """``n`` sequences of ``context + 1`` tokens (inputs are [:, :-1], targets [:, 1:])."""
+        n = check_positive_int("n", n)
+        if not isinstance(generator, torch.Generator):
+            raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+        cumulative = torch.as_tensor(np.cumsum(self.transition, axis=1))
+        start = torch.as_tensor(self.stationary)
+        tokens = torch.empty(n, self.context + 1, dtype=torch.long)
+        tokens[:, 0] = torch.multinomial(start, n, replacement=True, generator=generator)
+        for t in range(self.context):
+            u = torch.rand(n, 1, generator=generator, dtype=torch.float64)
+            tokens[:, t + 1] = torch.searchsorted(cumulative[tokens[:, t]], u).squeeze(1).clamp(
+                max=self.vocab_size - 1)
+        return tokens
+
+    def loss(self, model: nn.Module, tokens: torch.Tensor) -> torch.Tensor:
+        """Mean next-token cross-entropy (nats) of ``model`` on ``tokens``.
+
+        A model with a ``vocab_size`` attribute (the :class:`~algorithms.optimizers.Transformer`)
+        reads token sequences; any other (an :class:`~algorithms.optimizers.MLP` with
+        ``in_features = out_features = vocab_size``) reads the one-hot current token.
+        """
+        inputs, targets = tokens[:, :-1], tokens[:, 1:]
+        if getattr(model, "vocab_size", None) is not None:
+            logits = model(inputs)
+        else:
+            dtype = next(model.parameters()).dtype
+            one_hot = nn.functional.one_hot(inputs.reshape(-1), self.vocab_size).to(dtype)
+            logits = model(one_hot)
+        return nn.functional.cross_entropy(logits.reshape(-1, self.vocab_size).float(), targets.reshape(-1))

@@ -1,0 +1,220 @@
+"""Training a model on a task with one of the family's optimizers, behind ``solve``.
+
+``solve(TrainingProblem(model, task, steps), OptimizerTraining("muon", lr=...))`` trains a copy of
+``model`` (the problem is never mutated) on fresh mini-batches of ``task``, with per-parameter
+learning rates from :func:`~algorithms.optimizers.scaling.param_groups`.
+
+Criterion (``Success``): the held-out loss (a fixed sample of ``eval_size`` sequences, drawn
+with seed ``task.seed + 1``), checked every ``eval_every`` steps, is at most ``target_loss``
+(default: the task's entropy rate + ``tol``, ``tol`` = 0.1 nats unless given). ``MaxIters``: the
+horizon (``maxiters`` or ``steps``) came first. ``Diverged``: a non-finite loss or parameter, or a
+mini-batch loss above ``divergence_factor`` × max(initial held-out loss, 1). Mini-batches are
+drawn from a ``torch.Generator`` seeded by ``seed``, 100 steps' worth at a time.
+
+``sol.x`` holds the trained parameters flattened (the model's dtype; float32 for bfloat16),
+``sol.value`` the last held-out loss, ``sol.original`` the trained model, ``sol.trace`` (with
+``store_trace=True``) one record per step: ``iteration``, ``loss`` and, at evaluations,
+``eval_loss``.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from algorithms._validation import check_choice, check_nonnegative, check_positive, check_positive_int
+from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
+from algorithms.optimizers.muon import Muon
+from algorithms.optimizers.scaling import PARAMETRIZATIONS, param_groups
+from algorithms.optimizers.shampoo import Shampoo
+from algorithms.optimizers.soap import SOAP
+from algorithms.optimizers.tasks import MarkovLanguageTask
+
+__all__ = ["OPTIMIZERS", "OptimizerTraining", "TrainingProblem"]
+
+#: optimizer name -> (class, the scaling rule its learning rates follow)
+OPTIMIZERS = {
+    "adamw": (torch.optim.AdamW, "adamw"),
+    "muon": (Muon, "muon"),
+    "shampoo": (Shampoo, "shampoo"),
+    "grafted_shampoo": (Shampoo, "grafted_shampoo"),
+    "soap": (SOAP, "soap"),
+}
+
+
+@dataclass(frozen=True)
+class TrainingProblem(Problem):
+    """A model, a task and a step budget; see the module docstring for the criterion.
+
+    >>> from algorithms import solve
+    >>> from algorithms.optimizers import MLP
+    >>> task = MarkovLanguageTask(vocab_size=8, context=8, seed=0)
+    >>> problem = TrainingProblem(MLP(8, 8, width=32, depth=1, seed=0), task, steps=300)
+    >>> sol = solve(problem, OptimizerTraining("adamw", lr=0.02), seed=0)
+    >>> sol.retcode, bool(sol.value <= task.entropy_rate() + 0.1)
+    (<RetCode.Success: 'Success'>, True)
+    """
+
+    model: nn.Module
+    task: MarkovLanguageTask
+    steps: int = 200
+    target_loss: float | None = None
+    eval_every: int = 10
+    eval_size: int = 256
+    divergence_factor: float = 10.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.model, nn.Module) or not hasattr(self.model, "parameter_roles"):
+            raise TypeError(f"model must be an algorithms.optimizers MLP or Transformer, got "
+                            f"{type(self.model).__name__}")
+        if not isinstance(self.task, MarkovLanguageTask):
+            raise TypeError(f"task must be a MarkovLanguageTask, got {type(self.task).__name__}")
+        if self.model.in_features != self.task.vocab_size or self.model.out_features != self.task.vocab_size:
+            raise ValueError(f"model in_features/out_features must equal task.vocab_size="
+                             f"{self.task.vocab_size}, got "
+                             f"{self.model.in_features}/{self.model.out_features}")
+        check_positive_int("steps", self.steps)
+        if self.target_loss is not None:
+            check_positive("target_loss", self.target_loss)
+        check_positive_int("eval_every", self.eval_every)
+        check_positive_int("eval_size", self.eval_size)
+        if check_positive("divergence_factor", self.divergence_factor) <= 1:
+            raise ValueError(f"divergence_factor must be > 1, got {self.divergence_factor}")
+
+
+@dataclass(frozen=True)
+class OptimizerTraining(Algorithm):
+    """Which optimizer, its base learning rate, and how hyperparameters scale with the model.
+
+    ``optimizer``: one of :data:`OPTIMIZERS`. ``lr``: the base learning rate, tuned at
+    ``base_width`` / ``base_depth`` (``None``: the model's own, i.e. no scaling) and multiplied
+    per parameter by the ``parametrization`` rule. ``independent_weight_decay``: λ in
+    W ← (1 − λ) W per step (for every parameter; 0 by default). ``hyperparameters``: further
+    keywords of the optimizer's constructor (``momentum``, ``betas``, ``block_size``, ...).
+    """
+
+    optimizer: str = "muon"
+    lr: float = 0.02
+    batch_size: int = 32
+    parametrization: str = "mup"
+    base_width: int | None = None
+    base_depth: int | None = None
+    independent_weight_decay: float = 0.0
+    hyperparameters: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_choice("optimizer", self.optimizer, OPTIMIZERS)
+        check_nonnegative("lr", self.lr)
+        check_positive_int("batch_size", self.batch_size)
+        check_choice("parametrization", self.parametrization, PARAMETRIZATIONS)
+        if self.base_width is not None:
+            check_positive_int("base_width", self.base_width)
+        if self.base_depth is not None:
+            check_positive_int("base_depth", self.base_depth)
+        wd = check_nonnegative("independent_weight_decay", self.independent_weight_decay)
+        if wd >= 1:
+            raise ValueError(f"independent_weight_decay must be in [0, 1), got {wd}")
+        if not isinstance(self.hyperparameters, Mapping):
+            raise TypeError(f"hyperparameters must be a mapping of optimizer keywords, got "
+                            f"{type(self.hyperparameters).__name__}")
+        reserved = {"lr", "weight_decay", "params"} & set(self.hyperparameters)
+        if reserved:
+            raise ValueError(f"hyperparameters must not set {sorted(reserved)} (use lr and "
+                             "independent_weight_decay)")
+
+    def build(self, model: nn.Module) -> torch.optim.Optimizer:
+        """The optimizer over ``model``'s parameters, with scaled per-parameter groups."""
+        cls, rule = OPTIMIZERS[self.optimizer]
+        groups = param_groups(model, rule, self.lr, base_width=self.base_width or model.width,
+                              base_depth=self.base_depth, parametrization=self.parametrization,
+                              block_size=self.hyperparameters.get("block_size"))
+        for group in groups:
+            group["weight_decay"] = self.independent_weight_decay / group["lr"] if group["lr"] > 0 else 0.0
+            if self.optimizer != "muon":
+                group.pop("use_muon", None)
+        hyperparameters = dict(self.hyperparameters)
+        if self.optimizer == "grafted_shampoo":
+            hyperparameters.setdefault("grafting", "adam")
+        try:
+            return cls(groups, lr=self.lr, **hyperparameters)
+        except TypeError as exc:
+            raise TypeError(f"hyperparameters {sorted(hyperparameters)} rejected by "
+                            f"{cls.__name__}: {exc}") from None
+
+
+#: how many steps' mini-batches are sampled in one call
+_CHUNK = 100
+
+
+def _flat(model: nn.Module) -> np.ndarray:
+    values = torch.cat([p.detach().reshape(-1) for p in model.parameters()])
+    if values.dtype == torch.bfloat16:
+        values = values.float()
+    return values.numpy().copy()
+
+
+def _finite_parameters(model: nn.Module) -> bool:
+    return all(bool(torch.isfinite(p).all()) for p in model.parameters())
+
+
+@_dispatch
+def _solve(problem: TrainingProblem, algorithm: OptimizerTraining, options: SolveOptions) -> Solution:
+    steps = options.iterations(problem.steps)
+    task = problem.task
+    model = copy.deepcopy(problem.model)
+    optimizer = algorithm.build(model)
+    generator = torch.Generator().manual_seed(options.seed or 0)
+    held_out = task.sample(problem.eval_size, torch.Generator().manual_seed(task.seed + 1))
+    target = problem.target_loss if problem.target_loss is not None else (
+        task.entropy_rate() + options.tolerance(0.1))
+
+    def evaluate() -> float:
+        with torch.no_grad():
+            return float(task.loss(model, held_out))
+
+    value = evaluate()
+    ceiling = problem.divergence_factor * max(value, 1.0)
+    monitor = IterationMonitor(options, total=steps, desc=f"train ({algorithm.optimizer})")
+    retcode, done = RetCode.MaxIters, 0
+    batches: list[torch.Tensor] = []
+    for k in range(1, steps + 1):
+        if not batches:  # draw up to _CHUNK steps' batches at once: one sampling loop, not one per step
+            count = min(_CHUNK, steps - k + 1)
+            batches = list(task.sample(count * algorithm.batch_size, generator).split(algorithm.batch_size))
+        optimizer.zero_grad(set_to_none=True)
+        loss = task.loss(model, batches.pop(0))
+        loss_value = loss.item()
+        if not math.isfinite(loss_value) or loss_value > ceiling:
+            retcode = RetCode.Diverged
+            break
+        loss.backward()
+        optimizer.step()
+        done = k
+        record: dict[str, Any] = {"iteration": k, "loss": loss_value}
+        if k % problem.eval_every == 0 or k == steps:
+            # a non-finite parameter shows here (and in the next mini-batch loss)
+            value = record["eval_loss"] = evaluate()
+            if not (math.isfinite(value) and _finite_parameters(model)):
+                retcode = RetCode.Diverged
+                break
+            if value <= target:
+                retcode = RetCode.Success
+        if monitor.record(**record):
+            retcode = RetCode.Terminated
+            break
+        if retcode is RetCode.Success:
+            break
+    monitor.close()
+    if retcode is RetCode.Diverged:
+        value = math.nan if not _finite_parameters(model) else evaluate()
+    sol = Solution(x=_flat(model), value=value, retcode=retcode, trace=monitor.trace, original=model)
+    sol.stats.iterations = done
+    sol.stats.grad_calls = done
+    return sol

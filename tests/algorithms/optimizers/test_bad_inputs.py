@@ -1,0 +1,154 @@
+"""Bad inputs to every public callable of ``algorithms.optimizers``: rejected early, by our own
+validation, with a message naming the argument and what was expected."""
+
+import pytest
+import torch
+
+import algorithms.optimizers.models as models
+import algorithms.optimizers.muon as muon
+import algorithms.optimizers.newton_schulz as newton_schulz_module
+import algorithms.optimizers.scaling as scaling
+import algorithms.optimizers.shampoo as shampoo
+import algorithms.optimizers.soap as soap
+import algorithms.optimizers.tasks as tasks
+import algorithms.optimizers.training as training
+from algorithms.optimizers import (
+    MLP,
+    SOAP,
+    MarkovLanguageTask,
+    Muon,
+    OptimizerTraining,
+    Shampoo,
+    TrainingProblem,
+    Transformer,
+    independent_weight_decay,
+    lr_multiplier,
+    newton_schulz,
+    param_groups,
+    singular_value_map,
+)
+from tests.bad_inputs import BadInput, assert_every_callable_covered, check_bad_input
+
+MODULES = [models, muon, newton_schulz_module, scaling, shampoo, soap, tasks, training]
+TASK = MarkovLanguageTask(vocab_size=8, context=4)
+
+
+def _w():
+    return [torch.nn.Parameter(torch.zeros(3, 3))]
+
+
+def _vector():
+    return [torch.nn.Parameter(torch.zeros(3))]
+
+
+def _mlp():
+    return MLP(8, 8, width=8, depth=1)
+
+
+CASES = [
+    # ------------------------------------------------------------------ optimizers
+    BadInput(Muon, lambda: Muon(_w(), lr=-0.1), ValueError, ("lr", ">= 0")),
+    BadInput(Muon, lambda: Muon(_w(), weight_decay=-1.0), ValueError, ("weight_decay", ">= 0"), "wd"),
+    BadInput(Muon, lambda: Muon(_w(), momentum=1.0), ValueError, ("momentum", "[0, 1)"), "momentum"),
+    BadInput(Muon, lambda: Muon(_w(), momentum=-0.1), ValueError, ("momentum", ">= 0"), "momentum-neg"),
+    BadInput(Muon, lambda: Muon([{"params": _vector(), "use_muon": True}]), ValueError,
+             ("use_muon=True", "2-D", "(3,)"), "vector"),
+    BadInput(Muon, lambda: Muon(_w(), adjust_lr_fn="rms"), ValueError, ("adjust_lr_fn",), "adjust"),
+    BadInput(Muon, lambda: Muon(_w(), ns_coefficients=(1.0, 2.0)), ValueError, ("ns_coefficients",), "ns"),
+    BadInput(Muon, lambda: Muon(_w(), ns_steps=-1), ValueError, ("ns_steps",), "steps"),
+    BadInput(Muon, lambda: Muon(_w(), on_nonfinite="ignore"), ValueError, ("on_nonfinite", "skip"), "nf"),
+    BadInput(Muon, lambda: Muon(_w()).load_state_dict(torch.optim.AdamW(_w()).state_dict()), ValueError,
+             ("state_dict", "Muon"), "foreign-state"),
+    BadInput(Muon, lambda: Muon([torch.zeros(3, dtype=torch.long)]), TypeError, ("params", "floating"),
+             "int-param"),
+    BadInput(Shampoo, lambda: Shampoo(_w(), lr=-1.0), ValueError, ("lr", ">= 0")),
+    BadInput(Shampoo, lambda: Shampoo(_w(), betas=(0.9, 1.0)), ValueError, ("betas[1]", "[0, 1)"), "beta"),
+    BadInput(Shampoo, lambda: Shampoo(_w(), block_size=0), ValueError, ("block_size", ">= 1"), "block"),
+    BadInput(Shampoo, lambda: Shampoo(_w(), precondition_frequency=0), ValueError,
+             ("precondition_frequency", ">= 1"), "freq"),
+    BadInput(Shampoo, lambda: Shampoo(_w(), exponent=1.0), ValueError, ("exponent", "(0, 0.5]"), "exp"),
+    BadInput(Shampoo, lambda: Shampoo(_w(), grafting="sgd"), ValueError, ("grafting",), "graft"),
+    BadInput(Shampoo, lambda: Shampoo(_w(), eps=0.0), ValueError, ("eps", "> 0"), "eps"),
+    BadInput(Shampoo, lambda: Shampoo(_w()).load_state_dict(SOAP(_w()).state_dict()), ValueError,
+             ("SOAP", "Shampoo"), "foreign-state"),
+    BadInput(SOAP, lambda: SOAP(_w(), weight_decay=-0.1), ValueError, ("weight_decay", ">= 0")),
+    BadInput(SOAP, lambda: SOAP(_w(), shampoo_beta=1.5), ValueError, ("shampoo_beta", "[0, 1)"), "beta"),
+    BadInput(SOAP, lambda: SOAP(_w(), betas=0.9), TypeError, ("betas",), "betas-type"),
+    BadInput(SOAP, lambda: SOAP(_w()).load_state_dict([1]), TypeError, ("state_dict",), "not-dict"),
+    # ------------------------------------------------------------------ Newton-Schulz
+    BadInput(newton_schulz, lambda: newton_schulz(torch.zeros(3)), ValueError, ("matrix", "2-D")),
+    BadInput(newton_schulz, lambda: newton_schulz(torch.zeros(2, 2), dtype=torch.float16), ValueError,
+             ("dtype",), "dtype"),
+    BadInput(newton_schulz, lambda: newton_schulz(torch.zeros(2, 2, dtype=torch.long)), TypeError,
+             ("matrix", "floating"), "int"),
+    BadInput(newton_schulz, lambda: newton_schulz(torch.zeros(2, 2), eps=0.0), ValueError, ("eps",), "eps"),
+    BadInput(singular_value_map, lambda: singular_value_map([float("nan")]), ValueError, ("sigma", "finite")),
+    BadInput(singular_value_map, lambda: singular_value_map([0.5], ns_steps=1.5), ValueError, ("ns_steps",),
+             "steps"),
+    # ------------------------------------------------------------------ scaling
+    BadInput(lr_multiplier, lambda: lr_multiplier("lion", 1.0, 1.0), ValueError, ("optimizer", "muon")),
+    BadInput(lr_multiplier, lambda: lr_multiplier("muon", 0.0, 1.0), ValueError, ("d_in_ratio", "> 0"),
+             "din"),
+    BadInput(independent_weight_decay, lambda: independent_weight_decay(-1.0, 8, 8), ValueError,
+             ("base_weight_decay", ">= 0")),
+    BadInput(independent_weight_decay, lambda: independent_weight_decay(0.1, 0, 8), ValueError,
+             ("width", "positive"), "width"),
+    BadInput(param_groups, lambda: param_groups(torch.nn.Linear(2, 2), "muon", 0.1, base_width=2), TypeError,
+             ("model", "parameter_roles")),
+    BadInput(param_groups, lambda: param_groups(_mlp(), "muon", 0.1, base_width=8, parametrization="sp"),
+             ValueError, ("parametrization", "mup"), "param"),
+    BadInput(param_groups, lambda: param_groups(_mlp(), "muon", 0.1, base_width=0), ValueError,
+             ("base_width",), "base"),
+    # ------------------------------------------------------------------ models and task
+    BadInput(MLP, lambda: MLP(0, 2, width=4, depth=1), ValueError, ("in_features", "positive")),
+    BadInput(MLP, lambda: MLP(2, 2, width=4, depth=1, dtype=torch.int32), TypeError, ("dtype",), "dtype"),
+    BadInput(MLP, lambda: MLP(2, 2, width=4, depth=1)(torch.zeros(3, 5)), ValueError, ("x", "(n, 2)"), "x"),
+    BadInput(MLP, lambda: MLP(2, 2, width=4, depth=1, residual_multiplier=0.0), ValueError,
+             ("residual_multiplier", "> 0"), "mult"),
+    BadInput(Transformer, lambda: Transformer(5, width=6, depth=1, n_heads=4), ValueError,
+             ("width", "n_heads")),
+    BadInput(Transformer, lambda: Transformer(5, width=8, depth=1, context=4)(torch.zeros(1, 9).long()),
+             ValueError, ("tokens", "T <= 4"), "long"),
+    BadInput(MarkovLanguageTask, lambda: MarkovLanguageTask(vocab_size=4, branching=5), ValueError,
+             ("branching", "vocab_size")),
+    BadInput(MarkovLanguageTask, lambda: MarkovLanguageTask(vocab_size=1), ValueError, ("vocab_size", ">= 2"),
+             "vocab"),
+    BadInput(MarkovLanguageTask, lambda: TASK.sample(2, 0), TypeError, ("generator",), "generator"),
+    BadInput(MarkovLanguageTask, lambda: TASK.sample(0, torch.Generator()), ValueError, ("n",), "n"),
+    # ------------------------------------------------------------------ solve interface
+    BadInput(TrainingProblem, lambda: TrainingProblem(torch.nn.Linear(8, 8), TASK), TypeError, ("model",)),
+    BadInput(TrainingProblem, lambda: TrainingProblem(MLP(5, 8, width=4, depth=1), TASK), ValueError,
+             ("in_features", "vocab_size=8"), "mismatch"),
+    BadInput(TrainingProblem, lambda: TrainingProblem(_mlp(), TASK, steps=0), ValueError, ("steps",),
+             "steps"),
+    BadInput(TrainingProblem, lambda: TrainingProblem(_mlp(), TASK, divergence_factor=1.0), ValueError,
+             ("divergence_factor", "> 1"), "div"),
+    BadInput(OptimizerTraining, lambda: OptimizerTraining("lion"), ValueError, ("optimizer", "muon")),
+    BadInput(OptimizerTraining, lambda: OptimizerTraining(lr=-1.0), ValueError, ("lr", ">= 0"), "lr"),
+    BadInput(OptimizerTraining, lambda: OptimizerTraining(independent_weight_decay=1.0), ValueError,
+             ("independent_weight_decay", "[0, 1)"), "wd"),
+    BadInput(OptimizerTraining, lambda: OptimizerTraining(hyperparameters={"lr": 1.0}), ValueError,
+             ("hyperparameters", "lr"), "reserved"),
+    BadInput(OptimizerTraining, lambda: OptimizerTraining(hyperparameters={"momentum": 2.0}).build(_mlp()),
+             ValueError, ("momentum", "[0, 1)"), "bad-hyper"),
+    BadInput(OptimizerTraining,
+             lambda: OptimizerTraining("soap", hyperparameters={"beta": 0.9}).build(_mlp()), TypeError,
+             ("hyperparameters", "SOAP"), "unknown-hyper"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input_rejected(case):
+    check_bad_input(case)
+
+
+def test_every_public_callable_has_a_case():
+    assert_every_callable_covered(MODULES, CASES)
+
+
+def test_nonfinite_gradient_raises_when_asked():
+    w = _w()
+    opt = Shampoo(w, on_nonfinite="raise")
+    w[0].grad = torch.full((3, 3), float("inf"))
+    with pytest.raises(FloatingPointError, match="NaN or inf"):
+        opt.step()

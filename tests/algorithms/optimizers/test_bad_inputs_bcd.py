@@ -1,0 +1,165 @@
+"""Bad inputs to every public callable of the bcd_expansion modules (block, expansion, finetune):
+rejected early, by our own validation, with a message naming the argument and what was expected."""
+
+import numpy as np
+import pytest
+import torch
+
+import algorithms.optimizers.block as block
+import algorithms.optimizers.expansion as expansion
+import algorithms.optimizers.finetune as finetune
+from algorithms import solve
+from algorithms.core import SolveOptions
+from algorithms.optimizers.block import (
+    BlockCoordinateDescent,
+    BlockOptimizer,
+    find_blocks,
+    optimizer_state_bytes,
+)
+from algorithms.optimizers.expansion import LowRankExpansion
+from algorithms.optimizers.finetune import FinetuneTask, FullFinetune, markov_finetune_task, run_finetune
+from algorithms.optimizers.tasks import MarkovLanguageTask
+from tests.bad_inputs import BadInput, assert_every_callable_covered, check_bad_input
+
+MODULES = [block, expansion, finetune]
+CHAIN = MarkovLanguageTask(vocab_size=4, context=3)
+
+
+def _model():
+    return torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+
+
+def _tokens(n=4):
+    return CHAIN.sample(n, torch.Generator().manual_seed(0))
+
+
+def _finetune(**kw):
+    args = dict(model=torch.nn.Linear(4, 4), task=CHAIN, tokens=_tokens(), batch_size=2)
+    args.update(kw)
+    return FinetuneTask(**args)
+
+
+CASES = [
+    # ------------------------------------------------------------------ BlockOptimizer (the issue's list)
+    BadInput(BlockOptimizer, lambda: BlockOptimizer(_model(), blocks=[r"^0\.", r"\.weight$", r"^2\.bias"]),
+             ValueError, ("blocks overlap", "0.weight", "blocks[0]", "blocks[1]"), "overlap"),
+    BadInput(BlockOptimizer, lambda: BlockOptimizer(_model(), blocks=[r"^0\."]), ValueError,
+             ("miss", "2.weight", "no block"), "missing"),
+    BadInput(BlockOptimizer, lambda: BlockOptimizer(_model(), switch_every=0), ValueError,
+             ("switch_every", "positive int", "0"), "switch-zero"),
+    BadInput(BlockOptimizer, lambda: BlockOptimizer(_model(), switch_every=-3), ValueError,
+             ("switch_every", "-3"), "switch-negative"),
+    BadInput(BlockOptimizer, lambda: BlockOptimizer(_model(), blocks=[r"^0\.", r"^2\.", r"^layers\."]),
+             ValueError, ("blocks[2]", "matches no parameter", "^layers"), "no-match"),
+    BadInput(BlockOptimizer, lambda: BlockOptimizer(_model(), base=torch.nn.Linear), TypeError,
+             ("base", "torch.optim.Optimizer class"), "base-not-optimizer"),
+    BadInput(BlockOptimizer, lambda: BlockOptimizer(_model(), base=torch.optim.AdamW(_model().parameters())),
+             TypeError, ("base", "class"), "base-instance"),
+    # ------------------------------------------------------------------ BlockOptimizer, the rest
+    BadInput(BlockOptimizer, lambda: BlockOptimizer(list(_model().parameters())), TypeError,
+             ("params", "(name, parameter) pairs"), "unnamed"),
+    BadInput(BlockOptimizer, lambda: BlockOptimizer(torch.zeros(3)), TypeError, ("params", "Module"),
+             "tensor"),
+    BadInput(BlockOptimizer, lambda: BlockOptimizer(torch.nn.ReLU()), ValueError,
+             ("params", "no trainable parameter"), "empty"),
+    BadInput(BlockOptimizer, lambda: BlockOptimizer(_model(), order="shuffled"), ValueError,
+             ("order", "ascending", "shuffled"), "order"),
+    BadInput(BlockOptimizer, lambda: BlockOptimizer(_model(), expansion="lora"), ValueError,
+             ("expansion", "sgd", "lora"), "expansion"),
+    BadInput(BlockOptimizer, lambda: BlockOptimizer(_model(), expansion_lr_scale=-1.0), ValueError,
+             ("expansion_lr_scale", ">= 0"), "scale"),
+    BadInput(BlockOptimizer, lambda: BlockOptimizer(_model(), lr=0.0), ValueError, ("lr", "> 0"), "lr"),
+    BadInput(BlockOptimizer, lambda: BlockOptimizer(_model(), seed=-1), ValueError, ("seed", ">= 0"), "seed"),
+    BadInput(BlockOptimizer, lambda: BlockOptimizer(_model(), lr=1e-3, betas=(2.0, 0.9)), ValueError,
+             ("AdamW", "betas"), "base-kwargs"),
+    BadInput(BlockOptimizer, lambda: BlockOptimizer(_model()).load_state_dict({"state": {}}), ValueError,
+             ("state_dict", "BlockOptimizer.state_dict()"), "state-dict"),
+    BadInput(BlockOptimizer, lambda: BlockOptimizer(_model()).step(closure=3), TypeError,
+             ("closure", "callable"), "closure"),
+    # ------------------------------------------------------------------ find_blocks
+    BadInput(find_blocks, lambda: find_blocks([]), TypeError, ("names", "non-empty"), "empty"),
+    BadInput(find_blocks, lambda: find_blocks(["a.w"], blocks="a"), TypeError, ("blocks", "list"), "str"),
+    BadInput(find_blocks, lambda: find_blocks(["a.w"], blocks=["("]), ValueError,
+             ("blocks[0]", "regular expression"), "bad-regex"),
+    BadInput(find_blocks, lambda: find_blocks(["a.w"], blocks=[["b.w"]]), ValueError,
+             ("blocks[0]", "b.w"), "unknown-name"),
+    BadInput(find_blocks, lambda: find_blocks(["a.w"], blocks=[3]), TypeError, ("blocks[0]", "3"), "entry"),
+    # ------------------------------------------------------------------ optimizer_state_bytes
+    BadInput(optimizer_state_bytes, lambda: optimizer_state_bytes({"state": {}}), TypeError,
+             ("optimizer", "torch.optim.Optimizer", "dict"), "dict"),
+    # ------------------------------------------------------------------ BlockCoordinateDescent
+    BadInput(BlockCoordinateDescent, lambda: BlockCoordinateDescent(switch_every=0), ValueError,
+             ("switch_every", "positive int"), "switch"),
+    BadInput(BlockCoordinateDescent, lambda: BlockCoordinateDescent(lr=-1.0), ValueError, ("lr", "> 0"),
+             "lr"),
+    BadInput(BlockCoordinateDescent, lambda: BlockCoordinateDescent(order="up"), ValueError, ("order", "up"),
+             "order"),
+    BadInput(BlockCoordinateDescent, lambda: BlockCoordinateDescent(expansion="x"), ValueError,
+             ("expansion", "sign"), "expansion"),
+    BadInput(BlockCoordinateDescent, lambda: BlockCoordinateDescent(expansion_lr_scale=float("nan")),
+             ValueError, ("expansion_lr_scale", "finite"), "scale"),
+    BadInput(BlockCoordinateDescent, lambda: BlockCoordinateDescent(weight_decay=-0.1), ValueError,
+             ("weight_decay", ">= 0"), "wd"),
+    BadInput(BlockCoordinateDescent, lambda: BlockCoordinateDescent(blocks=["a"]), TypeError,
+             ("blocks", "tuple"), "blocks"),
+    BadInput(BlockCoordinateDescent, lambda: solve(markov_finetune_task(
+        vocab_size=4, context=3, n=4, width=4, depth=1, pretrain_steps=1, architecture="mlp"),
+        BlockCoordinateDescent(blocks=(r"^nothing",))), ValueError, ("blocks[0]", "matches no parameter"),
+        "blocks-match-nothing"),
+    # ------------------------------------------------------------------ LowRankExpansion
+    BadInput(LowRankExpansion, lambda: LowRankExpansion(torch.nn.Conv1d(2, 2, 1), rank=1), TypeError,
+             ("linear", "torch.nn.Linear"), "not-linear"),
+    BadInput(LowRankExpansion, lambda: LowRankExpansion(torch.nn.Linear(3, 2), rank=0), ValueError,
+             ("rank", "positive int"), "rank-zero"),
+    BadInput(LowRankExpansion, lambda: LowRankExpansion(torch.nn.Linear(3, 2), rank=3), ValueError,
+             ("rank", "min(in_features, out_features) = 2"), "rank-big"),
+    BadInput(LowRankExpansion, lambda: LowRankExpansion(torch.nn.Linear(3, 2), rank=1, seed=1.5), TypeError,
+             ("seed", "int"), "seed"),
+    BadInput(LowRankExpansion, lambda: LowRankExpansion(torch.nn.Linear(3, 2), rank=1, freeze="yes"),
+             TypeError, ("freeze", "bool"), "freeze"),
+    # ------------------------------------------------------------------ FinetuneTask
+    BadInput(FinetuneTask, lambda: _finetune(model="net"), TypeError, ("model", "torch.nn.Module"), "model"),
+    BadInput(FinetuneTask, lambda: _finetune(task="chain"), TypeError, ("task", "MarkovLanguageTask"),
+             "task"),
+    BadInput(FinetuneTask, lambda: _finetune(tokens=np.zeros((3, 4))), ValueError,
+             ("tokens", "integer", "float64"), "float-tokens"),
+    BadInput(FinetuneTask, lambda: _finetune(tokens=np.zeros(4, dtype=np.int64)), ValueError,
+             ("tokens", "(n, T + 1)"), "1d"),
+    BadInput(FinetuneTask, lambda: _finetune(tokens=np.full((2, 4), 9)), ValueError,
+             ("tokens", "[0, 4)", "9"), "range"),
+    BadInput(FinetuneTask, lambda: _finetune(batch_size=9), ValueError, ("batch_size", "<= n = 4"), "batch"),
+    BadInput(FinetuneTask, lambda: _finetune(batch_size=0), ValueError, ("batch_size", "positive"), "batch0"),
+    BadInput(FinetuneTask, lambda: _finetune(reference_loss=-1.0), ValueError, ("reference_loss", ">= 0"),
+             "reference"),
+    BadInput(FinetuneTask, lambda: FinetuneTask(
+        model=finetune.Transformer(vocab_size=4, width=4, depth=1, context=2), task=CHAIN, tokens=_tokens(),
+        batch_size=2), ValueError, ("tokens", "model.context + 1 = 3"), "context"),
+    # ------------------------------------------------------------------ markov_finetune_task
+    BadInput(markov_finetune_task, lambda: markov_finetune_task(pretrain_steps=0), ValueError,
+             ("pretrain_steps", "positive int"), "pretrain"),
+    BadInput(markov_finetune_task, lambda: markov_finetune_task(n=0), ValueError, ("n", "positive int"), "n"),
+    BadInput(markov_finetune_task, lambda: markov_finetune_task(seed=-2), ValueError, ("seed",), "seed"),
+    BadInput(markov_finetune_task, lambda: markov_finetune_task(batch_size=0), ValueError,
+             ("batch_size", "positive int"), "batch"),
+    BadInput(markov_finetune_task, lambda: markov_finetune_task(architecture="rnn"), ValueError,
+             ("architecture", "transformer", "rnn"), "architecture"),
+    BadInput(markov_finetune_task, lambda: markov_finetune_task(vocab_size=1), ValueError,
+             ("vocab_size", ">= 2"), "vocab"),
+    # ------------------------------------------------------------------ FullFinetune / run_finetune
+    BadInput(FullFinetune, lambda: FullFinetune(lr=0.0), ValueError, ("lr", "> 0"), "lr"),
+    BadInput(FullFinetune, lambda: FullFinetune(weight_decay=-1.0), ValueError, ("weight_decay", ">= 0"),
+             "wd"),
+    BadInput(run_finetune, lambda: run_finetune(CHAIN, lambda m, s: None, SolveOptions()), TypeError,
+             ("problem", "FinetuneTask"), "problem"),
+    BadInput(run_finetune, lambda: run_finetune(_finetune(), "adamw", SolveOptions()), TypeError,
+             ("make_optimizer", "callable"), "factory"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input_is_rejected_clearly(case):
+    check_bad_input(case)
+
+
+def test_every_public_callable_has_a_case():
+    assert_every_callable_covered(MODULES, CASES)

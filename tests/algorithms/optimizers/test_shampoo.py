@@ -1,0 +1,80 @@
+import numpy as np
+import pytest
+import scipy.linalg
+import torch
+
+from algorithms.optimizers import Shampoo
+
+
+def _root(m, p, eps):
+    return np.real(scipy.linalg.fractional_matrix_power(m + eps * np.eye(len(m)), -p))
+
+
+def test_first_step_is_the_kronecker_preconditioned_gradient():
+    g = np.random.default_rng(0).normal(size=(5, 3))
+    w = torch.nn.Parameter(torch.zeros(5, 3, dtype=torch.float64))
+    opt = Shampoo([w], lr=1.0, betas=(0.0, 0.0), eps=1e-3, precondition_frequency=1)
+    w.grad = torch.as_tensor(g)
+    opt.step()
+    expected = _root(g @ g.T, 0.25, 1e-3) @ g @ _root(g.T @ g, 0.25, 1e-3)
+    np.testing.assert_allclose(-w.detach().numpy(), expected, rtol=1e-9, atol=1e-12)
+
+
+def test_blocking_equals_independent_shampoo_per_tile():
+    g = torch.Generator().manual_seed(1)
+    w = torch.nn.Parameter(torch.zeros(6, 6, dtype=torch.float64))
+    tiles = [torch.nn.Parameter(torch.zeros(3, 3, dtype=torch.float64)) for _ in range(4)]
+    corners = [(0, 0), (0, 3), (3, 0), (3, 3)]
+    blocked = Shampoo([w], lr=0.1, block_size=3, precondition_frequency=2)
+    separate = Shampoo(tiles, lr=0.1, precondition_frequency=2)
+    for _ in range(5):
+        w.grad = torch.randn(6, 6, generator=g, dtype=torch.float64)
+        for t, (i, j) in zip(tiles, corners, strict=True):
+            t.grad = w.grad[i:i + 3, j:j + 3].clone()
+        blocked.step()
+        separate.step()
+    for t, (i, j) in zip(tiles, corners, strict=True):
+        torch.testing.assert_close(w.detach()[i:i + 3, j:j + 3], t.detach(), rtol=1e-10, atol=1e-12)
+
+
+def test_ragged_blocks_are_padded_and_cut():
+    w = torch.nn.Parameter(torch.zeros(5, 7))
+    opt = Shampoo([w], lr=0.1, block_size=3, precondition_frequency=1)
+    w.grad = torch.randn(5, 7, generator=torch.Generator().manual_seed(2))
+    opt.step()
+    assert w.shape == (5, 7) and torch.isfinite(w).all()
+    assert opt.state[w]["left"].shape == (6, 3, 3)
+
+
+def test_adam_grafting_takes_adams_norm_per_tile():
+    grad = torch.randn(6, 4, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    w = torch.nn.Parameter(torch.zeros(6, 4, dtype=torch.float64))
+    opt = Shampoo([w], lr=1.0, block_size=3, grafting="adam", adam_eps=1e-12)
+    w.grad = grad
+    opt.step()
+    # Adam's first direction is sign(g): each 3 x 3 tile's norm is 3 (tiles 3 x 3 then 3 x 1 -> 2 x 2 tiles)
+    update = -w.detach()
+    for rows in (slice(0, 3), slice(3, 6)):
+        for cols, n in ((slice(0, 3), 9), (slice(3, 4), 3)):
+            assert update[rows, cols].norm().item() == pytest.approx(np.sqrt(n), rel=1e-9)
+
+
+def test_roots_are_kept_between_refreshes():
+    w = torch.nn.Parameter(torch.zeros(3, 3, dtype=torch.float64))
+    opt = Shampoo([w], lr=0.1, precondition_frequency=3)
+    g = torch.Generator().manual_seed(4)
+    roots = []
+    for _ in range(4):
+        w.grad = torch.randn(3, 3, generator=g, dtype=torch.float64)
+        opt.step()
+        roots.append(opt.state[w]["left_root"].clone())
+    assert torch.equal(roots[0], roots[1]) and torch.equal(roots[1], roots[2])
+    assert not torch.equal(roots[2], roots[3])
+
+
+def test_long_side_is_not_preconditioned():
+    w = torch.nn.Parameter(torch.zeros(50, 3))
+    opt = Shampoo([w], lr=0.1, max_precond_dim=10)
+    w.grad = torch.ones(50, 3)
+    opt.step()
+    assert "left" not in opt.state[w] and "right" in opt.state[w]
