@@ -1,0 +1,174 @@
+"""DeepLinearOG: the exact relaxed unlearning solve for an L-layer linear network (Theorems 3-4).
+
+For f(θ, x) = cᵀA_{L-1}⋯A_1 x with effective predictor w(θ) = A_1ᵀ⋯A_{L-1}ᵀc, relaxed problem
+(7) with R̃(θ* + Δ) = ‖w(θ* + Δ)‖² + δ{Δ moves anything but A_1} (Theorem 3) reads
+
+    min_Δ ‖(A_1* + Δ_{A_1})ᵀ u + ...‖² = ‖w(θ*) + Δ_{A_1}ᵀ u‖²  s.t.  ⟨Δ_{A_1}, ∇_{A_1} f(θ*, x)⟩ = 0 on D_r,
+
+with u = A_2ᵀ⋯A_{L-1}ᵀ c*: a least-squares problem over the null space of the stacked
+first-layer model gradients (computed with ``torch.func``), solved by an SVD and a minimum-norm
+least-squares solve. Theorem 3: its solution's predictor is the minimum-norm interpolator of
+D_r. ``complexity="parameter"`` then re-factors that predictor as the balanced rank-one network
+of Theorem 4 (:func:`balanced_factorization`), the minimum-‖θ‖² interpolator of D_r.
+:func:`lemma1_perturbation` is Lemma 1's explicit feasible perturbation.
+
+Direct solver: ``Success`` when the result interpolates D_r to tol·(1 + max|y_r|) (default
+1e-8 in float64, 1e-4 in float32), ``Failure`` otherwise; ``maxiters=0`` returns θ* (MaxIters).
+
+References
+----------
+J. L. Block, A. Mokhtari, S. Shakkottai. Machine Unlearning under Overparameterization.
+NeurIPS 2025, arXiv:2505.22601 (Section 4.2: Lemma 1, Theorems 3 and 4).
+
+>>> import torch
+>>> from algorithms import solve
+>>> from algorithms.unlearning import DeepLinearOG, deep_linear_task, effective_predictor
+>>> prob = deep_linear_task(n=4, d=7, widths=(3, 3), n_forget=1, seed=0)
+>>> sol = solve(prob, DeepLinearOG())
+>>> sol.retcode, sol.stats.distance_to_retrain < 1e-10
+(<RetCode.Success: 'Success'>, True)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import torch
+
+from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
+from algorithms.unlearning.models import DeepLinear, effective_predictor
+from algorithms.unlearning.problem import UnlearningProblem, UnlearningStats, finish
+
+__all__ = ["DeepLinearOG", "balanced_factorization", "lemma1_perturbation"]
+
+#: singular values below this fraction of the largest are zero (null spaces, ranks)
+_RANK_RTOL = 1e-10
+
+
+def _require_deep_linear(problem: UnlearningProblem) -> DeepLinear:
+    if not isinstance(problem, UnlearningProblem):
+        raise TypeError(f"problem must be an UnlearningProblem, got {type(problem).__name__}")
+    if not isinstance(problem.model, DeepLinear):
+        raise TypeError(f"problem.model must be a DeepLinear network, got {type(problem.model).__name__}")
+    return problem.model
+
+
+def _first_layer_slice(model: DeepLinear) -> slice:
+    start = model.widths[-1]  # θ = [c; vec(A_1); ...]
+    return slice(start, start + model.widths[0] * model.in_features)
+
+
+def _downstream(params: dict[str, torch.Tensor], depth: int) -> torch.Tensor:
+    """u = A_2ᵀ⋯A_{L-1}ᵀ c, so that w(θ) = A_1ᵀ u."""
+    u = params["c"]
+    for layer in range(depth - 1, 1, -1):
+        u = params[f"A{layer}"].T @ u
+    return u
+
+
+def lemma1_perturbation(problem: UnlearningProblem) -> torch.Tensor:
+    """Lemma 1's Δ (flat): Δ_{A_1} = −u (P_{S_r⊥} w(θ*))ᵀ / ‖u‖², every other block zero.
+
+    Raises when u = A_2ᵀ⋯c* vanishes (then no first-layer perturbation changes w).
+    """
+    model = _require_deep_linear(problem)
+    params = problem.unflatten(problem.params)
+    u = _downstream(params, model.depth)
+    if float(u @ u) == 0.0:
+        raise ValueError("problem.params must have u = A_2ᵀ⋯A_{L-1}ᵀc ≠ 0 for Lemma 1's perturbation")
+    X = problem.retain[0]
+    w = effective_predictor(model, params)
+    orthogonal = w - torch.linalg.pinv(X) @ (X @ w)  # P_{S_r⊥} w with S_r = row(X_r)
+    delta = torch.zeros_like(problem.params)
+    delta[_first_layer_slice(model)] = (-torch.outer(u, orthogonal) / (u @ u)).reshape(-1)
+    return delta
+
+
+def balanced_factorization(model: DeepLinear, predictor: torch.Tensor) -> torch.Tensor:
+    """Theorem 4's network (flat θ) with effective predictor ``predictor`` and least ‖θ‖².
+
+    With ρ = ‖w‖ and s = ρ^{1/L}: c = s e_1, A_ℓ = s e_1 e_1ᵀ (ℓ >= 2), A_1 = s e_1 (w/ρ)ᵀ; then
+    w(θ) = w and ‖θ‖² = L ρ^{2/L} (the unit vectors v_ℓ of the theorem are taken as e_1).
+
+    >>> import torch
+    >>> net = DeepLinear(in_features=3, widths=(2, 2), seed=0)
+    >>> w = torch.tensor([3.0, 0.0, 4.0], dtype=torch.float64)
+    >>> theta = balanced_factorization(net, w)
+    >>> round(float(theta @ theta), 6), round(3 * 5.0 ** (2 / 3), 6)
+    (8.772053, 8.772053)
+    """
+    if not isinstance(model, DeepLinear):
+        raise TypeError(f"model must be a DeepLinear network, got {type(model).__name__}")
+    if not isinstance(predictor, torch.Tensor) or predictor.shape != (model.in_features,):
+        shape = tuple(predictor.shape) if isinstance(predictor, torch.Tensor) else type(predictor).__name__
+        raise ValueError(f"predictor must be a torch tensor of shape ({model.in_features},), got {shape}")
+    rho = torch.linalg.vector_norm(predictor)
+    scale = rho ** (1.0 / model.depth)
+    direction = predictor / rho if float(rho) > 0 else torch.zeros_like(predictor)
+    blocks = []
+    c = torch.zeros(model.widths[-1], dtype=predictor.dtype)
+    c[0] = scale
+    blocks.append(c)
+    sizes = (model.in_features, *model.widths)
+    for layer in range(1, model.depth):
+        A = torch.zeros(sizes[layer], sizes[layer - 1], dtype=predictor.dtype)
+        if layer == 1:
+            A[0] = scale * direction
+        else:
+            A[0, 0] = scale
+        blocks.append(A.reshape(-1))
+    return torch.cat(blocks)
+
+
+def relaxed_first_layer_solve(problem: UnlearningProblem) -> torch.Tensor:
+    """θ* + Δ with Δ solving Theorem 3's relaxed problem (only A_1 moves), by least squares."""
+    model = _require_deep_linear(problem)
+    params = problem.unflatten(problem.params)
+    block = _first_layer_slice(model)
+    gradients = problem.jacobian(problem.params, problem.retain[0])[:, block]
+    u = _downstream(params, model.depth)
+    # w(θ* + Δ) = w* + Δ_{A_1}ᵀ u = w* + M vec(Δ_{A_1}), vec row-major as torch flattens A_1
+    M = torch.kron(u[None, :], torch.eye(model.in_features, dtype=u.dtype))
+    _, singular, vh = torch.linalg.svd(gradients, full_matrices=True)
+    rank = int((singular > _RANK_RTOL * singular.max()).sum()) if singular.numel() else 0
+    null = vh[rank:].T
+    w = effective_predictor(model, params)
+    z = torch.linalg.lstsq(M @ null, -w[:, None], driver="gelsd").solution[:, 0]
+    theta = problem.params.clone()
+    theta[block] += null @ z
+    return theta
+
+
+@dataclass(frozen=True)
+class DeepLinearOG(Algorithm):
+    """Theorem 3's relaxed solve (``complexity="predictor"``), or with Theorem 4's re-factoring
+    (``complexity="parameter"``), for a :class:`~algorithms.unlearning.DeepLinear` model."""
+
+    complexity: str = "predictor"
+
+    def __post_init__(self) -> None:
+        if self.complexity not in ("predictor", "parameter"):
+            raise ValueError(f"complexity must be one of ['parameter', 'predictor'], got {self.complexity!r}")
+
+
+@_dispatch
+def _solve(problem: UnlearningProblem, algorithm: DeepLinearOG, options: SolveOptions) -> Solution:
+    model = _require_deep_linear(problem)
+    begin = time.perf_counter()
+    stats = UnlearningStats()
+    monitor = IterationMonitor(options, total=1, desc="DeepLinearOG")
+    if options.iterations(1) == 0:
+        monitor.close()
+        return finish(problem, algorithm, problem.params, RetCode.MaxIters, stats, begin, monitor.trace)
+    theta = relaxed_first_layer_solve(problem)
+    if algorithm.complexity == "parameter":
+        theta = balanced_factorization(model, effective_predictor(model, problem.unflatten(theta)))
+    X, y = problem.retain
+    residual = float((problem.predict(theta, X) - y).abs().max())
+    tol = options.tolerance(1e-8 if problem.dtype == torch.float64 else 1e-4)
+    stats.iterations, stats.grad_calls, stats.linear_solves, stats.projections = 1, 1, 1, 1
+    monitor.record(iteration=1, interpolation_residual=residual)
+    monitor.close()
+    retcode = RetCode.Success if residual <= tol * (1.0 + float(y.abs().max())) else RetCode.Failure
+    return finish(problem, algorithm, theta, retcode, stats, begin, monitor.trace)

@@ -1,0 +1,48 @@
+"""GradientDescent: descend the retain loss from θ*, θ ← θ − lr ∇_θ J(θ; D_r).
+
+The loss-gradient baseline "GD" of the paper's experiments. At an interpolator of D the
+gradient vanishes, so the method does not move (Theorem 1): the convergence criterion
+‖∇J(θ; D_r)‖ <= tol (default 1e-10) holds at θ* itself. ``maxiters`` default 1000;
+``optimizer`` "sgd" (default) or "adam".
+
+References
+----------
+J. L. Block, A. Mokhtari, S. Shakkottai. Machine Unlearning under Overparameterization.
+NeurIPS 2025, arXiv:2505.22601 (Definition 1, Theorem 1, Appendix F.1.1); S. Neel, A. Roth,
+S. Sharifi-Malvajerdi. Descent-to-delete. ALT 2021.
+
+>>> import torch
+>>> from algorithms import solve
+>>> from algorithms.unlearning import GradientDescent, linear_task
+>>> prob = linear_task(n=5, d=8, n_forget=1, seed=0)
+>>> sol = solve(prob, GradientDescent(lr=0.1))
+>>> sol.retcode, bool(torch.equal(sol.x, prob.params))
+(<RetCode.Success: 'Success'>, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
+from algorithms.unlearning.problem import UnlearningProblem, check_descent_hyperparameters, run_descent
+
+__all__ = ["GradientDescent"]
+
+
+@dataclass(frozen=True)
+class GradientDescent(Algorithm):
+    """Loss descent on D_r from θ* with step ``lr`` (>= 0)."""
+
+    lr: float = 1e-2
+    optimizer: str = "sgd"
+
+    def __post_init__(self) -> None:
+        check_descent_hyperparameters(self.lr, self.optimizer)
+
+
+@_dispatch
+def _solve(problem: UnlearningProblem, algorithm: GradientDescent, options: SolveOptions) -> Solution:
+    return run_descent(problem, algorithm, options, start_theta=problem.params,
+                       objective=lambda theta, _t: problem.loss(theta, problem.retain),
+                       default_maxiters=1000, default_tol=1e-10)

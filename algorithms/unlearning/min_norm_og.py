@@ -1,0 +1,178 @@
+"""MinNorm-OG: alternate a minimum-norm orthogonal-gradient update with a descent step on D_r.
+
+Iteration t (Algorithm 1 of the paper), from θ = θ*:
+
+1. if λ_t < ∞: take the model gradients g_i = ∇_θ f(θ, x_i) on ``n_pert`` retained points (all
+   of D_r when ``n_pert`` is None; a seeded subsample otherwise) and solve
+
+       Δ = argmin ‖θ + Δ‖² + λ_t ‖Δ‖²  subject to  Δ ⊥ g_i for every i,
+
+   whose solution is Δ = −(1/(1+λ_t)) P_{G⊥} θ with G = span{g_i} (Appendix E), so
+   θ ← θ − (1/(1+λ_t)) P_{G⊥} θ;
+2. one descent step θ ← θ − lr ∇_θ J(θ; D_r) (``optimizer="sgd"``; ``"adam"`` as the paper's
+   experiments, which use AdamW).
+
+For a linear model and λ = 0 the first update is already the minimum-norm interpolator of D_r
+(Theorem 2): the constraint is then exact and θ* − P_{S_r⊥} θ* = P_{S_r} θ* = pinv(X_r) y_r.
+
+``lambda_schedule`` is a float (every iteration) or a tuple (λ_0, λ_1, ...; the last repeats),
+entries >= 0 or ``math.inf`` (skip the projection, a pure descent epoch);
+:func:`strength_schedule` builds the paper's decaying schedule. Convergence criterion: the
+iteration moved θ by at most ``tol``·(1 + ‖θ‖) (default 1e-10), ``maxiters`` default 1000.
+
+References
+----------
+J. L. Block, A. Mokhtari, S. Shakkottai. Machine Unlearning under Overparameterization.
+NeurIPS 2025, arXiv:2505.22601 (Algorithm 1, Theorem 2, Appendices E and F.1.10).
+
+>>> import torch
+>>> from algorithms import solve
+>>> from algorithms.unlearning import MinNormOG, linear_task, retrained_min_norm
+>>> prob = linear_task(n=6, d=10, n_forget=2, seed=0)
+>>> sol = solve(prob, MinNormOG())
+>>> sol.retcode, bool(torch.allclose(sol.x, retrained_min_norm(prob), atol=1e-10))
+(<RetCode.Success: 'Success'>, True)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
+from algorithms.unlearning.problem import (
+    UnlearningProblem,
+    UnlearningStats,
+    check_descent_hyperparameters,
+    run_descent,
+)
+
+__all__ = ["MinNormOG", "orthogonal_gradient_step", "strength_schedule"]
+
+#: singular values of the gradient matrix below this fraction of the largest span nothing
+_RANK_RTOL = 1e-10
+
+
+def _check_lambda(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+        raise TypeError(f"{name} must be a real number >= 0 or math.inf, got {type(value).__name__}")
+    if math.isnan(value) or value < 0:
+        raise ValueError(f"{name} must be >= 0 (or math.inf to skip the projection), got {value!r}")
+    return float(value)
+
+
+def orthogonal_gradient_step(theta: torch.Tensor, gradients: torch.Tensor, lam: float = 0.0) -> torch.Tensor:
+    """θ − (1/(1+λ)) P_{G⊥} θ: the minimizer over Δ ⊥ rows of ``gradients`` of ‖θ+Δ‖² + λ‖Δ‖², plus θ.
+
+    ``gradients`` has one gradient per row (k, d); its span is found by an SVD (rank-revealing,
+    so repeated or dependent gradients are fine). ``lam`` = ∞ returns θ unchanged.
+
+    >>> import torch
+    >>> theta = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+    >>> orthogonal_gradient_step(theta, torch.tensor([[1.0, 0.0, 0.0]], dtype=torch.float64)).tolist()
+    [1.0, 0.0, 0.0]
+    """
+    lam = _check_lambda("lam", lam)
+    if not isinstance(theta, torch.Tensor) or theta.ndim != 1 or not theta.is_floating_point():
+        raise TypeError("theta must be a 1-D floating torch tensor (a flat parameter vector)")
+    if not isinstance(gradients, torch.Tensor) or gradients.ndim != 2 or gradients.shape[1] != theta.numel():
+        shape = tuple(gradients.shape) if isinstance(gradients, torch.Tensor) else type(gradients).__name__
+        raise ValueError(f"gradients must be a torch tensor of shape (k, {theta.numel()}), got {shape}")
+    if math.isinf(lam):
+        return theta.clone()
+    gradients = gradients.to(theta.dtype)
+    if gradients.shape[0] == 0:
+        return theta - theta / (1.0 + lam)
+    _, singular, basis = torch.linalg.svd(gradients, full_matrices=False)
+    keep = singular > _RANK_RTOL * singular.max() if singular.max() > 0 else singular > 0
+    basis = basis[keep]
+    orthogonal = theta - basis.T @ (basis @ theta)
+    return theta - orthogonal / (1.0 + lam)
+
+
+def strength_schedule(lambda_reg: float, gamma_reg: float, epochs: int, *, period: int = 1,
+                      final_descent: int = 0) -> tuple[float, ...]:
+    """The paper's λ_t (Appendix F.1.10): projections of strength λ_reg, decaying by γ_reg each time.
+
+    λ starts at 1/λ_reg − 1 (so the first update removes λ_reg·P_{G⊥}θ) and, after each
+    projection, becomes (λ + 1)/γ_reg − 1 (the next one removes γ_reg times as much). A
+    projection happens every ``period`` epochs except in the last ``final_descent`` ones (λ = ∞).
+
+    >>> strength_schedule(0.5, 0.5, 4, final_descent=1)
+    (1.0, 3.0, 7.0, inf)
+    """
+    if isinstance(lambda_reg, bool) or not isinstance(lambda_reg, int | float) or not 0 < lambda_reg <= 1:
+        raise ValueError(f"lambda_reg must be in (0, 1], got {lambda_reg!r}")
+    if isinstance(gamma_reg, bool) or not isinstance(gamma_reg, int | float) or not 0 < gamma_reg <= 1:
+        raise ValueError(f"gamma_reg must be in (0, 1], got {gamma_reg!r}")
+    checks = (("epochs", epochs, 1), ("period", period, 1), ("final_descent", final_descent, 0))
+    for name, value, low in checks:
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    lam = 1.0 / lambda_reg - 1.0
+    schedule = []
+    for t in range(epochs):
+        if t < epochs - final_descent and t % period == 0:
+            schedule.append(lam)
+            lam = (lam + 1.0) / gamma_reg - 1.0
+        else:
+            schedule.append(math.inf)
+    return tuple(schedule)
+
+
+@dataclass(frozen=True)
+class MinNormOG(Algorithm):
+    """MinNorm-OG with schedule ``lambda_schedule``, ``n_pert`` gradients per projection, step ``lr``.
+
+    ``n_pert``: a positive int (at most the retain size is used) or None (all of D_r);
+    ``lr`` >= 0 (0: projections only); ``optimizer`` "sgd" or "adam".
+    """
+
+    lambda_schedule: float | tuple[float, ...] = 0.0
+    n_pert: int | None = None
+    lr: float = 0.0
+    optimizer: str = "sgd"
+
+    def __post_init__(self) -> None:
+        schedule = self.lambda_schedule
+        if isinstance(schedule, tuple | list):
+            if len(schedule) == 0:
+                raise ValueError("lambda_schedule must be a float or a non-empty tuple of floats")
+            checked = tuple(_check_lambda(f"lambda_schedule[{t}]", v) for t, v in enumerate(schedule))
+            object.__setattr__(self, "lambda_schedule", checked)
+        else:
+            object.__setattr__(self, "lambda_schedule", _check_lambda("lambda_schedule", schedule))
+        if self.n_pert is not None and (isinstance(self.n_pert, bool) or not isinstance(self.n_pert, int)
+                                        or self.n_pert <= 0):
+            raise ValueError(f"n_pert must be a positive int or None, got {self.n_pert!r}")
+        check_descent_hyperparameters(self.lr, self.optimizer)
+
+    def lam(self, t: int) -> float:
+        """λ_t (the last entry of a tuple schedule repeats)."""
+        if isinstance(self.lambda_schedule, tuple):
+            return self.lambda_schedule[min(t, len(self.lambda_schedule) - 1)]
+        return self.lambda_schedule
+
+
+@_dispatch
+def _solve(problem: UnlearningProblem, algorithm: MinNormOG, options: SolveOptions) -> Solution:
+    rng = np.random.default_rng(options.seed)
+    X_retain = problem.retain[0]
+
+    def project(theta: torch.Tensor, t: int, stats: UnlearningStats) -> torch.Tensor:
+        lam = algorithm.lam(t)
+        if math.isinf(lam):
+            return theta
+        X = X_retain
+        if algorithm.n_pert is not None and algorithm.n_pert < problem.n_retain:
+            X = X_retain[torch.as_tensor(rng.choice(problem.n_retain, algorithm.n_pert, replace=False))]
+        stats.projections += 1
+        return orthogonal_gradient_step(theta, problem.jacobian(theta, X), lam)
+
+    return run_descent(problem, algorithm, options, start_theta=problem.params,
+                       objective=lambda theta, _t: problem.loss(theta, problem.retain),
+                       default_maxiters=1000, default_tol=1e-10, before_step=project, criterion="step")

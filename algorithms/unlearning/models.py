@@ -1,0 +1,181 @@
+"""The model classes of the unlearning theory as ``torch.nn.Module``s.
+
+* :class:`LinearModel`: ``f(θ, x) = θᵀx`` (Section 4.1, Theorem 2);
+* :class:`DeepLinear`: ``f(θ, x) = cᵀ A_{L-1} ⋯ A_1 x`` with θ = [c; vec(A_1); ...; vec(A_{L-1})]
+  (Section 4.2, Lemma 1, Theorems 3-4); its effective predictor is ``w(θ) = A_1ᵀ ⋯ A_{L-1}ᵀ c``;
+* :class:`TwoLayerPerceptron`: ``f(θ, x) = cᵀ φ(A x)`` with θ = [c; vec(A)] (Section 4.3,
+  Lemma 2, Theorem 5, Proposition 1, Corollary 1).
+
+Each draws its parameters N(0, 1/fan_in) from a generator seeded by ``seed``, has
+``in_features``/``out_features`` and ``forward(X)`` of shape (n, out_features). The algorithms
+use them through their flat parameter vector (registration order, as the paper stacks θ) and
+``torch.func.functional_call``.
+
+References
+----------
+J. L. Block, A. Mokhtari, S. Shakkottai. Machine Unlearning under Overparameterization.
+NeurIPS 2025, arXiv:2505.22601.
+
+>>> net = DeepLinear(in_features=4, widths=(3, 2), seed=0)
+>>> [name for name, _ in net.named_parameters()]
+['c', 'A1', 'A2']
+>>> X = torch.randn(5, 4, dtype=torch.float64)
+>>> bool(torch.allclose(net(X)[:, 0], X @ effective_predictor(net)))
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from algorithms._validation import check_positive_int, check_seed, check_torch_dtype
+
+__all__ = ["ACTIVATIONS", "DeepLinear", "LinearModel", "TwoLayerPerceptron", "effective_predictor"]
+
+#: activations of :class:`TwoLayerPerceptron` (Theorem 5 holds for any activation)
+ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "relu": torch.relu,
+    "tanh": torch.tanh,
+    "sigmoid": torch.sigmoid,
+    "silu": torch.nn.functional.silu,
+}
+
+
+def _draw(gen: torch.Generator, dtype: torch.dtype, *shape: int, fan_in: int) -> torch.nn.Parameter:
+    return torch.nn.Parameter(torch.randn(*shape, generator=gen, dtype=dtype) / math.sqrt(fan_in))
+
+
+def _check_input(model: torch.nn.Module, X: Any, dtype: torch.dtype) -> None:
+    if not isinstance(X, torch.Tensor):
+        raise TypeError(f"X must be a torch.Tensor, got {type(X).__name__}")
+    if X.ndim != 2 or X.shape[1] != model.in_features:
+        raise ValueError(f"X must have shape (n, {model.in_features}) for {type(model).__name__}, "
+                         f"got {tuple(X.shape)}")
+    if X.dtype != dtype:
+        raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
+
+
+class LinearModel(torch.nn.Module):
+    """``f(θ, x) = θᵀx`` without intercept; parameter ``weight`` of shape (out_features, in_features).
+
+    >>> LinearModel(in_features=3, seed=1)(torch.zeros(2, 3, dtype=torch.float64)).shape
+    torch.Size([2, 1])
+    """
+
+    def __init__(self, in_features: int, out_features: int = 1, *, seed: int = 0,
+                 dtype: torch.dtype = torch.float64) -> None:
+        super().__init__()
+        self.in_features = check_positive_int("in_features", in_features)
+        self.out_features = check_positive_int("out_features", out_features)
+        self.seed = check_seed(seed)
+        check_torch_dtype(dtype)
+        gen = torch.Generator().manual_seed(self.seed)
+        self.weight = _draw(gen, dtype, self.out_features, self.in_features, fan_in=self.in_features)
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        _check_input(self, X, self.weight.dtype)
+        return X @ self.weight.T
+
+
+class DeepLinear(torch.nn.Module):
+    """``f(θ, x) = cᵀ A_{L-1} ⋯ A_1 x``: ``widths`` = (h_1, ..., h_{L-1}), at least one hidden width.
+
+    Parameters registered as ``c`` (h_{L-1},), ``A1`` (h_1, in_features), ..., ``A{L-1}``
+    (h_{L-1}, h_{L-2}), the paper's order θ = [c; vec(A_1); ...]. ``depth`` is L.
+
+    >>> DeepLinear(in_features=5, widths=(4,), seed=0).depth
+    2
+    """
+
+    out_features = 1
+
+    def __init__(self, in_features: int, widths: tuple[int, ...], *, seed: int = 0,
+                 dtype: torch.dtype = torch.float64) -> None:
+        super().__init__()
+        self.in_features = check_positive_int("in_features", in_features)
+        if not isinstance(widths, tuple | list) or len(widths) == 0:
+            raise ValueError(f"widths must be a non-empty tuple of hidden widths, got {widths!r}")
+        self.widths = tuple(check_positive_int(f"widths[{k}]", h) for k, h in enumerate(widths))
+        self.seed = check_seed(seed)
+        check_torch_dtype(dtype)
+        gen = torch.Generator().manual_seed(self.seed)
+        self.c = _draw(gen, dtype, self.widths[-1], fan_in=self.widths[-1])
+        sizes = (self.in_features, *self.widths)
+        for layer in range(1, len(sizes)):
+            setattr(self, f"A{layer}", _draw(gen, dtype, sizes[layer], sizes[layer - 1],
+                                             fan_in=sizes[layer - 1]))
+
+    @property
+    def depth(self) -> int:
+        return len(self.widths) + 1
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        _check_input(self, X, self.c.dtype)
+        h = X
+        for layer in range(1, self.depth):
+            h = h @ getattr(self, f"A{layer}").T
+        return (h @ self.c)[:, None]
+
+
+class TwoLayerPerceptron(torch.nn.Module):
+    """``f(θ, x) = cᵀ φ(A x)`` with ``width`` neurons: parameters ``c`` (width,), ``A`` (width, in_features).
+
+    ``activation`` is one of :data:`ACTIVATIONS`. The width measure of Section 4.3 counts the
+    neurons with ``|c_i|·‖a_i‖ > 0``.
+
+    >>> TwoLayerPerceptron(in_features=2, width=6, activation="tanh", seed=0).A.shape
+    torch.Size([6, 2])
+    """
+
+    out_features = 1
+
+    def __init__(self, in_features: int, width: int, *, activation: str = "tanh", seed: int = 0,
+                 dtype: torch.dtype = torch.float64) -> None:
+        super().__init__()
+        self.in_features = check_positive_int("in_features", in_features)
+        self.width = check_positive_int("width", width)
+        if not isinstance(activation, str) or activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
+        self.activation = activation
+        self.seed = check_seed(seed)
+        check_torch_dtype(dtype)
+        gen = torch.Generator().manual_seed(self.seed)
+        self.c = _draw(gen, dtype, self.width, fan_in=self.width)
+        self.A = _draw(gen, dtype, self.width, self.in_features, fan_in=self.in_features)
+
+    def features(self, X: torch.Tensor) -> torch.Tensor:
+        """The hidden representation φ(A x) of each row of ``X``, shape (n, width)."""
+        _check_input(self, X, self.A.dtype)
+        return ACTIVATIONS[self.activation](X @ self.A.T)
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        return (self.features(X) @ self.c)[:, None]
+
+
+def effective_predictor(model: torch.nn.Module,
+                        params: dict[str, torch.Tensor] | None = None) -> torch.Tensor:
+    """The linear map x -> f(θ, x) as a vector: θ itself for :class:`LinearModel` (one output),
+    ``A_1ᵀ ⋯ A_{L-1}ᵀ c`` for :class:`DeepLinear`; ``params`` (name -> tensor) default to the model's.
+
+    >>> m = LinearModel(in_features=2, seed=0)
+    >>> bool(torch.equal(effective_predictor(m), m.weight.detach()[0]))
+    True
+    """
+    if not isinstance(model, LinearModel | DeepLinear):
+        raise TypeError("model must be a LinearModel or a DeepLinear (a linear map), "
+                        f"got {type(model).__name__}")
+    if params is None:
+        params = {k: p.detach() for k, p in model.named_parameters()}
+    if isinstance(model, LinearModel):
+        if model.out_features != 1:
+            raise ValueError("model must have out_features = 1 for a predictor vector, "
+                             f"got {model.out_features}")
+        return params["weight"][0]
+    w = params["c"]
+    for layer in range(model.depth - 1, 0, -1):
+        w = params[f"A{layer}"].T @ w
+    return w

@@ -1,0 +1,47 @@
+"""NegGrad: ascend the forget loss from θ*, θ ← θ + lr ∇_θ J(θ; D_f).
+
+The gradient-ascent baseline ("GA") of the paper's experiments. It has no minimum to reach:
+its criterion is a stationary forget loss, ‖∇J(θ; D_f)‖ <= tol (default 1e-10), which holds at
+once at an interpolator of D (Theorem 1); elsewhere it typically blows up, which is reported
+as ``Diverged`` (non-finite iterate, or ‖θ‖ past 1e6·(1 + ‖θ*‖)). ``maxiters`` default 1000.
+
+References
+----------
+J. L. Block, A. Mokhtari, S. Shakkottai. Machine Unlearning under Overparameterization.
+NeurIPS 2025, arXiv:2505.22601 (Theorem 1, Appendix F.1.2); L. Graves, V. Nagisetty,
+V. Ganesh. Amnesiac machine learning. AAAI 2021.
+
+>>> import torch
+>>> from algorithms import solve
+>>> from algorithms.unlearning import NegGrad, linear_task
+>>> prob = linear_task(n=5, d=8, n_forget=1, seed=0)
+>>> bool(torch.equal(solve(prob, NegGrad(lr=0.1)).x, prob.params))
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
+from algorithms.unlearning.problem import UnlearningProblem, check_descent_hyperparameters, run_descent
+
+__all__ = ["NegGrad"]
+
+
+@dataclass(frozen=True)
+class NegGrad(Algorithm):
+    """Gradient ascent on D_f from θ* with step ``lr`` (>= 0)."""
+
+    lr: float = 1e-2
+    optimizer: str = "sgd"
+
+    def __post_init__(self) -> None:
+        check_descent_hyperparameters(self.lr, self.optimizer)
+
+
+@_dispatch
+def _solve(problem: UnlearningProblem, algorithm: NegGrad, options: SolveOptions) -> Solution:
+    return run_descent(problem, algorithm, options, start_theta=problem.params,
+                       objective=lambda theta, _t: -problem.loss(theta, problem.forget),
+                       default_maxiters=1000, default_tol=1e-10)

@@ -1,0 +1,51 @@
+"""NegGradPlus: descend J(θ; D_r) − alpha·J(θ; D_f) from θ* (descent on D_r, ascent on D_f).
+
+The "NGP" baseline of the paper's experiments (NegGrad+ of Kurmanji et al.). Criterion:
+‖∇(J_r − alpha J_f)‖ <= tol (default 1e-10), which holds at θ* when θ* interpolates D
+(Theorem 1); ``Diverged`` as for :class:`~algorithms.unlearning.NegGrad`. ``alpha`` >= 0.
+
+References
+----------
+J. L. Block, A. Mokhtari, S. Shakkottai. Machine Unlearning under Overparameterization.
+NeurIPS 2025, arXiv:2505.22601 (Theorem 1, Appendix F.1.4); M. Kurmanji, P. Triantafillou,
+J. Hayes, E. Triantafillou. Towards unbounded machine unlearning. NeurIPS 2023.
+
+>>> import torch
+>>> from algorithms import solve
+>>> from algorithms.unlearning import NegGradPlus, linear_task
+>>> prob = linear_task(n=5, d=8, n_forget=1, seed=0)
+>>> bool(torch.equal(solve(prob, NegGradPlus(lr=0.1, alpha=0.5)).x, prob.params))
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from algorithms._validation import check_nonnegative
+from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
+from algorithms.unlearning.problem import UnlearningProblem, check_descent_hyperparameters, run_descent
+
+__all__ = ["NegGradPlus"]
+
+
+@dataclass(frozen=True)
+class NegGradPlus(Algorithm):
+    """Descent on J_r − ``alpha``·J_f from θ* with step ``lr``."""
+
+    lr: float = 1e-2
+    alpha: float = 0.1
+    optimizer: str = "sgd"
+
+    def __post_init__(self) -> None:
+        check_descent_hyperparameters(self.lr, self.optimizer)
+        object.__setattr__(self, "alpha", check_nonnegative("alpha", self.alpha))
+
+
+@_dispatch
+def _solve(problem: UnlearningProblem, algorithm: NegGradPlus, options: SolveOptions) -> Solution:
+    return run_descent(
+        problem, algorithm, options, start_theta=problem.params,
+        objective=lambda theta, _t: (problem.loss(theta, problem.retain)
+                                     - algorithm.alpha * problem.loss(theta, problem.forget)),
+        default_maxiters=1000, default_tol=1e-10)

@@ -1,0 +1,369 @@
+"""The unlearning problem: a model, its trained parameters θ*, a retain set and a forget set.
+
+A model f(θ, ·) (any ``torch.nn.Module``; the theory's :mod:`~algorithms.unlearning.models` or an
+MLP) was trained on D = D_r ⊔ D_f to parameters θ*. Unlearning asks for the model training on
+D_r alone would give; under overparameterization that is the *minimum-complexity interpolator*
+of D_r (problem (4) of the paper), for linear models the minimum-norm one. Every algorithm of
+the family starts from θ* and returns the unlearned flat parameter vector.
+
+The loss is the mean squared error J(θ; D) = (1/|D|) Σ ‖f(θ, x) − y‖², minimized by any
+interpolator (the setting of Theorem 1). The flat parameter vector stacks the module's
+parameters in registration order (the paper's θ = [c; vec(A_1); ...] for its models); the
+functional view f(θ, X) goes through ``torch.func.functional_call``.
+
+References
+----------
+J. L. Block, A. Mokhtari, S. Shakkottai. Machine Unlearning under Overparameterization.
+NeurIPS 2025, arXiv:2505.22601.
+
+>>> import torch
+>>> from algorithms.unlearning import LinearModel, UnlearningProblem, forget_split
+>>> X = torch.eye(3, dtype=torch.float64); y = torch.ones(3, dtype=torch.float64)
+>>> retain, forget = forget_split(X, y, forget=[2])
+>>> prob = UnlearningProblem(LinearModel(3, seed=0), torch.ones(3, dtype=torch.float64), retain, forget)
+>>> prob.n_retain, prob.n_forget, prob.dim
+(2, 1, 3)
+>>> forget_split(X, y, forget=[3])
+Traceback (most recent call last):
+...
+ValueError: forget indices must be in the training set (0 <= i < 3), got [3]
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from torch.func import functional_call, jacrev, vmap
+
+from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
+from algorithms.nets.functional import flatten_params, module_params
+from algorithms.unlearning.models import DeepLinear, LinearModel, effective_predictor
+
+__all__ = ["UnlearningProblem", "UnlearningStats", "forget_split", "retrained_min_norm"]
+
+Samples = tuple[torch.Tensor, torch.Tensor]
+
+#: the default tolerance floor for float32 problems
+FLOAT32_TOL = 1e-5
+
+#: iterates whose norm grows past this factor of (1 + ‖θ*‖) count as diverged
+DIVERGENCE_FACTOR = 1e6
+
+
+def _as_tensor(name: str, value: Any, dtype: torch.dtype | None) -> torch.Tensor:
+    if isinstance(value, torch.Tensor):
+        tensor = value.detach()
+    else:
+        try:
+            array = np.asarray(value)
+        except Exception as exc:  # ragged lists and the like
+            raise TypeError(f"{name} must be array-like: {exc}") from exc
+        if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
+            raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
+        tensor = torch.from_numpy(np.ascontiguousarray(array))
+    if tensor.is_complex():
+        raise TypeError(f"{name} must be real, got dtype {tensor.dtype}")
+    if dtype is None:  # integers and bools are promoted to float64; float32 stays float32
+        dtype = torch.float32 if tensor.dtype == torch.float32 else torch.float64
+    tensor = tensor.to(dtype)
+    if not torch.isfinite(tensor).all():
+        raise ValueError(f"{name} contains NaN or inf entries")
+    return tensor
+
+
+def _samples(name: str, pair: Any, dtype: torch.dtype | None, *, allow_empty: bool) -> Samples:
+    if not isinstance(pair, tuple | list) or len(pair) != 2:
+        raise TypeError(f"{name} must be a pair (X, y), got {type(pair).__name__}")
+    X = _as_tensor(f"{name} X", pair[0], dtype)
+    y = _as_tensor(f"{name} y", pair[1], X.dtype)
+    if X.ndim != 2:
+        raise ValueError(f"{name} X must be 2-dimensional (n, in_features), got shape {tuple(X.shape)}")
+    if X.shape[0] == 0 and not allow_empty:
+        raise ValueError(f"{name} set must not be empty (n >= 1), got {X.shape[0]} samples")
+    if y.ndim == 1:
+        y = y[:, None]
+    if y.ndim != 2 or y.shape[0] != X.shape[0]:
+        raise ValueError(f"{name} y must have shape ({X.shape[0]},) or ({X.shape[0]}, out_features) "
+                         f"to match {name} X, got {tuple(y.shape)}")
+    return X, y
+
+
+def forget_split(X: Any, y: Any, forget: Sequence[int]) -> tuple[Samples, Samples]:
+    """Split the training set (X, y) into ``(retain, forget)`` pairs by the ``forget`` row indices.
+
+    Every index must name a row of the training set (0 <= i < n) and appear once, and at least
+    one row must be retained.
+    """
+    X, y = _samples("training", (X, y), None, allow_empty=False)
+    n = X.shape[0]
+    try:
+        indices = np.asarray(forget)
+    except Exception as exc:
+        raise TypeError(f"forget must be a sequence of int row indices: {exc}") from exc
+    if indices.ndim != 1 or indices.size == 0 or not np.issubdtype(indices.dtype, np.integer):
+        raise TypeError(f"forget must be a non-empty sequence of int row indices, got {forget!r}")
+    outside = sorted({int(i) for i in indices if not 0 <= i < n})
+    if outside:
+        raise ValueError(f"forget indices must be in the training set (0 <= i < {n}), got {outside}")
+    if len(set(indices.tolist())) != indices.size:
+        raise ValueError(f"forget indices must not repeat, got {sorted(indices.tolist())}")
+    mask = torch.zeros(n, dtype=torch.bool)
+    mask[torch.as_tensor(indices)] = True
+    if mask.all():
+        raise ValueError(f"forget must leave a non-empty retain set, got all {n} rows")
+    return (X[~mask], y[~mask]), (X[mask], y[mask])
+
+
+@dataclass(frozen=True, eq=False)
+class UnlearningProblem(Problem):
+    """Unlearn ``forget`` from the model ``model`` trained to ``params`` on retain ⊔ forget.
+
+    ``model`` is any ``torch.nn.Module`` with parameters; its own registered parameters are the
+    fresh initialization :class:`~algorithms.unlearning.Retrain` trains from. ``params`` is θ*,
+    the trained parameters: a flat vector (registration order) or a dict name -> tensor.
+    ``retain`` and ``forget`` are pairs (X, y) with X of shape (n, in_features) and y of shape
+    (n,) or (n, out_features); the retain set must not be empty. The dtype is that of the
+    retain inputs (float32 kept, anything else float64).
+    """
+
+    model: torch.nn.Module
+    params: Any
+    retain: Samples
+    forget: Samples
+    _unflatten: Callable[[torch.Tensor], dict[str, torch.Tensor]] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.model, torch.nn.Module):
+            raise TypeError(f"model must be a torch.nn.Module, got {type(self.model).__name__}")
+        if not list(self.model.parameters()):
+            raise ValueError("model must have parameters (a torch.nn.Module with nn.Parameters)")
+        retain = _samples("retain", self.retain, None, allow_empty=False)
+        dtype = retain[0].dtype
+        forget = _samples("forget", self.forget, dtype, allow_empty=False)
+        init, unflatten = flatten_params({k: p.to(dtype) for k, p in module_params(self.model).items()})
+        params = self.params
+        if isinstance(params, dict):
+            missing = sorted(set(unflatten(init)) - set(params))
+            if missing:
+                raise ValueError(f"params is missing the model's parameters {missing}")
+            params = torch.cat([_as_tensor(f"params[{k!r}]", params[k], dtype).reshape(-1)
+                                for k in unflatten(init)])
+        params = _as_tensor("params", params, dtype)
+        if params.ndim != 1 or params.numel() != init.numel():
+            raise ValueError(f"params must be a flat vector of the model's {init.numel()} parameters "
+                             f"(or a dict of them), got shape {tuple(params.shape)}")
+        for name, (X, y) in (("retain", retain), ("forget", forget)):
+            self._check_fits(name, X, y, init, unflatten)
+        if forget[0].shape[1] != retain[0].shape[1] or forget[1].shape[1] != retain[1].shape[1]:
+            raise ValueError(f"forget must have the retain set's shapes (n, {retain[0].shape[1]}) and "
+                             f"(n, {retain[1].shape[1]}), got {tuple(forget[0].shape)} and "
+                             f"{tuple(forget[1].shape)}")
+        object.__setattr__(self, "retain", retain)
+        object.__setattr__(self, "forget", forget)
+        object.__setattr__(self, "params", params)
+        object.__setattr__(self, "_unflatten", unflatten)
+
+    def _check_fits(self, name: str, X: torch.Tensor, y: torch.Tensor, init: torch.Tensor,
+                    unflatten: Callable) -> None:
+        in_features = getattr(self.model, "in_features", None)
+        if in_features is not None and X.shape[1] != in_features:
+            raise ValueError(f"{name} X must have {in_features} columns (the model's in_features), "
+                             f"got shape {tuple(X.shape)}")
+        try:
+            out = functional_call(self.model, unflatten(init), (X[:1],))
+        except Exception as exc:  # the model's own error, named as a mismatch of model and data
+            raise ValueError(f"{name} X of shape {tuple(X.shape)} does not fit the model "
+                             f"{type(self.model).__name__}: {exc}") from exc
+        if out.reshape(1, -1).shape[1] != y.shape[1]:
+            raise ValueError(f"{name} y must have {out.reshape(1, -1).shape[1]} column(s) (the model's "
+                             f"outputs), got shape {tuple(y.shape)}")
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return self.params.dtype
+
+    @property
+    def dim(self) -> int:
+        """Number of parameters d."""
+        return self.params.numel()
+
+    @property
+    def n_retain(self) -> int:
+        return self.retain[0].shape[0]
+
+    @property
+    def n_forget(self) -> int:
+        return self.forget[0].shape[0]
+
+    @property
+    def init_params(self) -> torch.Tensor:
+        """The model's own registered parameters, flat: the fresh start of a retrain."""
+        return flatten_params({k: p.to(self.dtype) for k, p in module_params(self.model).items()})[0]
+
+    def unflatten(self, theta: torch.Tensor) -> dict[str, torch.Tensor]:
+        """The parameter dict of the flat vector ``theta``."""
+        return self._unflatten(theta)
+
+    def predict(self, theta: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
+        """f(θ, X), shape (n, out_features)."""
+        if not isinstance(theta, torch.Tensor) or theta.shape != self.params.shape:
+            shape = tuple(theta.shape) if isinstance(theta, torch.Tensor) else type(theta).__name__
+            raise ValueError(f"theta must be a flat tensor of the model's {self.dim} parameters, got {shape}")
+        return functional_call(self.model, self._unflatten(theta), (X,)).reshape(X.shape[0], -1)
+
+    def loss(self, theta: torch.Tensor, samples: Samples) -> torch.Tensor:
+        """J(θ; D) = (1/|D|) Σ ‖f(θ, x) − y‖² (differentiable in θ)."""
+        X, y = samples
+        return ((self.predict(theta, X) - y) ** 2).sum() / X.shape[0]
+
+    def jacobian(self, theta: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
+        """The model gradients ∇_θ f(θ, x) of every output at every row of ``X``, stacked (n·out, d).
+
+        Per-sample reverse mode vectorized over the rows (``vmap(jacrev)``): one backward pass per
+        output instead of one per (row, output) pair.
+        """
+        def single(t: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+            return self.predict(t, x[None])[0]
+
+        jac = vmap(jacrev(single), in_dims=(None, 0))(theta.detach(), X)
+        return jac.reshape(-1, theta.numel())
+
+
+def retrained_min_norm(problem: UnlearningProblem) -> torch.Tensor | None:
+    """The exact unlearning target for a linear map, or None for other models.
+
+    :class:`LinearModel`: the minimum-norm interpolator pinv(X_r) y_r (least squares when D_r
+    cannot be interpolated), flat. :class:`DeepLinear`: the minimum-norm *effective predictor*
+    of D_r (what Theorem 3 recovers), a vector of length in_features.
+    """
+    if not isinstance(problem, UnlearningProblem):
+        raise TypeError(f"problem must be an UnlearningProblem, got {type(problem).__name__}")
+    X, y = problem.retain
+    if isinstance(problem.model, LinearModel):
+        return (torch.linalg.pinv(X) @ y).T.reshape(-1)
+    if isinstance(problem.model, DeepLinear):
+        return torch.linalg.pinv(X) @ y[:, 0]
+    return None
+
+
+@dataclass
+class UnlearningStats(Stats):
+    """:class:`~algorithms.core.Stats` plus the unlearning figures at the returned parameters.
+
+    ``retain_loss`` and ``forget_loss`` are J(θ; D_r) and J(θ; D_f); ``distance_to_retrain`` is
+    ‖θ − pinv(X_r) y_r‖ for a :class:`LinearModel`, ‖w(θ) − pinv(X_r) y_r‖ (effective predictors)
+    for a :class:`DeepLinear`, NaN for other models; ``projections`` counts orthogonal-gradient
+    updates (MinNorm-OG).
+    """
+
+    retain_loss: float = math.nan
+    forget_loss: float = math.nan
+    distance_to_retrain: float = math.nan
+    projections: int = 0
+
+
+def distance_to_retrain(problem: UnlearningProblem, theta: torch.Tensor) -> float:
+    target = retrained_min_norm(problem)
+    if target is None:
+        return math.nan
+    if isinstance(problem.model, DeepLinear):
+        theta = effective_predictor(problem.model, problem.unflatten(theta))
+    return float(torch.linalg.vector_norm(theta - target))
+
+
+def finish(problem: UnlearningProblem, algorithm: Any, theta: torch.Tensor, retcode: RetCode,
+           stats: UnlearningStats, start: float, trace: list, original: Any = None) -> Solution:
+    """The :class:`Solution` with the unlearning figures filled in."""
+    theta = theta.detach().clone()
+    with torch.no_grad():
+        stats.retain_loss = float(problem.loss(theta, problem.retain))
+        stats.forget_loss = float(problem.loss(theta, problem.forget))
+    stats.distance_to_retrain = distance_to_retrain(problem, theta)
+    stats.wall_time = time.perf_counter() - start
+    return Solution(theta, stats.retain_loss, retcode, stats=stats, trace=trace, original=original,
+                    problem=problem, algorithm=algorithm)
+
+
+def diverged(theta: torch.Tensor, reference_norm: float) -> bool:
+    """Non-finite, or grown past :data:`DIVERGENCE_FACTOR` · (1 + ‖θ*‖)."""
+    norm = float(torch.linalg.vector_norm(theta))
+    return not math.isfinite(norm) or norm > DIVERGENCE_FACTOR * (1.0 + reference_norm)
+
+
+def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOptions, *,
+                start_theta: torch.Tensor, objective: Callable[[torch.Tensor, int], torch.Tensor],
+                default_maxiters: int, default_tol: float,
+                before_step: Callable[[torch.Tensor, int, UnlearningStats], torch.Tensor] | None = None,
+                criterion: str = "gradient") -> Solution:
+    """The loop every iterative method of the family shares.
+
+    Each iteration ``k``: optionally ``theta = before_step(theta, k, stats)`` (MinNorm-OG's
+    projection), then one step of ``algorithm.optimizer`` (``"sgd"`` or ``"adam"``, learning
+    rate ``algorithm.lr``) on ``objective(theta, k)``. ``criterion="gradient"``: ``Success``
+    once ‖∇objective‖ <= tol before a step; ``criterion="step"``: once the iteration moved θ by
+    at most tol·(1 + ‖θ‖) (float32 problems: the default tol is at least 1e-5). ``Diverged`` on a
+    non-finite or blown-up iterate, ``MaxIters`` at the cap, ``Terminated`` when the callback asks.
+    """
+    begin = time.perf_counter()
+    maxiters = options.iterations(default_maxiters)
+    # float32 round-off (~1e-7 relative) sits far above the float64 defaults
+    tol = options.tolerance(default_tol if problem.dtype == torch.float64 else max(default_tol, FLOAT32_TOL))
+    stats = UnlearningStats()
+    reference_norm = float(torch.linalg.vector_norm(problem.params))
+    theta = start_theta.detach().clone()
+    param = torch.nn.Parameter(theta.clone())
+    optimizer = (torch.optim.Adam([param], lr=algorithm.lr) if algorithm.optimizer == "adam"
+                 else torch.optim.SGD([param], lr=algorithm.lr))
+    monitor = IterationMonitor(options, total=maxiters, desc=type(algorithm).__name__)
+    retcode = RetCode.MaxIters
+    try:
+        for k in range(maxiters):
+            previous = param.detach().clone()
+            if before_step is not None:
+                with torch.no_grad():
+                    param.copy_(before_step(param.detach(), k, stats))
+            optimizer.zero_grad()
+            value = objective(param, k)
+            value.backward()
+            stats.f_calls += 1
+            stats.grad_calls += 1
+            grad_norm = float(torch.linalg.vector_norm(param.grad))
+            value = value.detach()
+            if not math.isfinite(float(value)) or not math.isfinite(grad_norm):
+                retcode = RetCode.Diverged
+                break
+            if criterion == "gradient" and grad_norm <= tol:
+                monitor.record(iteration=k, objective=float(value), grad_norm=grad_norm, step=0.0)
+                retcode = RetCode.Success
+                break
+            optimizer.step()
+            stats.iterations = k + 1
+            moved = float(torch.linalg.vector_norm(param.detach() - previous))
+            if diverged(param.detach(), reference_norm):
+                retcode = RetCode.Diverged
+                break
+            if monitor.record(iteration=k + 1, objective=float(value), grad_norm=grad_norm, step=moved):
+                retcode = RetCode.Terminated
+                break
+            if criterion == "step" and moved <= tol * (1.0 + float(torch.linalg.vector_norm(previous))):
+                retcode = RetCode.Success
+                break
+    finally:
+        monitor.close()
+    return finish(problem, algorithm, param.detach(), retcode, stats, begin, monitor.trace)
+
+
+def check_descent_hyperparameters(lr: Any, optimizer: Any) -> None:
+    """``lr`` finite and >= 0, ``optimizer`` one of "sgd", "adam" (shared by the iterative methods)."""
+    if isinstance(lr, bool) or not isinstance(lr, int | float | np.floating | np.integer):
+        raise TypeError(f"lr must be a real number, got {type(lr).__name__}")
+    if not math.isfinite(lr) or lr < 0:
+        raise ValueError(f"lr must be finite and >= 0, got {lr!r}")
+    if optimizer not in ("sgd", "adam"):
+        raise ValueError(f"optimizer must be one of ['adam', 'sgd'], got {optimizer!r}")

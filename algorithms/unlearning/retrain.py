@@ -1,0 +1,82 @@
+"""Retrain: the gold standard, training on the retain set alone.
+
+For a :class:`~algorithms.unlearning.LinearModel` the answer is closed form: the minimum-norm
+least-squares solution pinv(X_r) y_r, the limit of gradient descent from 0 (Proposition 2 of the
+paper's Appendix C) and the exact unlearning target of problem (4) with R(θ) = ‖θ‖². It is
+checked by the normal equations ‖X_rᵀ(X_r θ − y_r)‖ <= tol·(1 + ‖X_r‖²‖θ‖) (default 1e-10)
+before it is called ``Success`` (``Failure`` otherwise).
+
+For any other model, training restarts from the model's own registered parameters (the fresh
+initialization, not θ*) and descends J(θ; D_r) with ``optimizer`` ("adam" by default, as the
+paper's experiments) at rate ``lr``: ``Success`` once ‖∇J‖ <= tol (default 1e-6), ``maxiters``
+default 1000.
+
+References
+----------
+J. L. Block, A. Mokhtari, S. Shakkottai. Machine Unlearning under Overparameterization.
+NeurIPS 2025, arXiv:2505.22601 (Section 5.1, Appendix F.1.1).
+
+>>> import torch
+>>> from algorithms import solve
+>>> from algorithms.unlearning import Retrain, linear_task
+>>> prob = linear_task(n=5, d=8, n_forget=1, seed=0)
+>>> sol = solve(prob, Retrain())
+>>> sol.retcode, sol.stats.distance_to_retrain == 0.0
+(<RetCode.Success: 'Success'>, True)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import torch
+
+from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
+from algorithms.unlearning.models import LinearModel
+from algorithms.unlearning.problem import (
+    UnlearningProblem,
+    UnlearningStats,
+    check_descent_hyperparameters,
+    finish,
+    retrained_min_norm,
+    run_descent,
+)
+
+__all__ = ["Retrain"]
+
+
+@dataclass(frozen=True)
+class Retrain(Algorithm):
+    """Retrain on D_r: closed-form minimum norm for linear models, else from the fresh init."""
+
+    lr: float = 1e-2
+    optimizer: str = "adam"
+
+    def __post_init__(self) -> None:
+        check_descent_hyperparameters(self.lr, self.optimizer)
+
+
+@_dispatch
+def _solve(problem: UnlearningProblem, algorithm: Retrain, options: SolveOptions) -> Solution:
+    if not isinstance(problem.model, LinearModel):
+        return run_descent(problem, algorithm, options, start_theta=problem.init_params,
+                           objective=lambda theta, _t: problem.loss(theta, problem.retain),
+                           default_maxiters=1000, default_tol=1e-6)
+    begin = time.perf_counter()
+    stats = UnlearningStats()
+    monitor = IterationMonitor(options, total=1, desc="Retrain")
+    if options.iterations(1) == 0:
+        monitor.close()
+        return finish(problem, algorithm, problem.params, RetCode.MaxIters, stats, begin, monitor.trace)
+    X, y = problem.retain
+    theta = retrained_min_norm(problem)
+    W = theta.reshape(y.shape[1], -1)
+    normal = float(torch.linalg.matrix_norm(X.T @ (X @ W.T - y)))
+    scale = 1.0 + float(torch.linalg.matrix_norm(X, ord=2)) ** 2 * float(torch.linalg.vector_norm(theta))
+    tol = options.tolerance(1e-10 if problem.dtype == torch.float64 else 1e-5)
+    stats.iterations, stats.linear_solves = 1, 1
+    monitor.record(iteration=1, normal_residual=normal)
+    monitor.close()
+    retcode = RetCode.Success if normal <= tol * scale else RetCode.Failure
+    return finish(problem, algorithm, theta, retcode, stats, begin, monitor.trace)

@@ -1,0 +1,57 @@
+"""Ridge: descend J(θ; D_r) + λ_t‖θ‖² from θ*, with λ_t = lam·gamma^t shrinking toward 0.
+
+The ridge baseline of the paper's experiments: as λ -> 0 the ridge minimizer tends to the
+minimum-norm interpolator (the ridgeless limit), the unlearning target for R(θ) = ‖θ‖².
+Criterion: ‖∇(J_r + λ_t‖θ‖²)‖ <= tol (default 1e-10); ``maxiters`` default 1000.
+``lam`` >= 0, ``gamma`` in (0, 1].
+
+References
+----------
+J. L. Block, A. Mokhtari, S. Shakkottai. Machine Unlearning under Overparameterization.
+NeurIPS 2025, arXiv:2505.22601 (Section 5.1, Appendix F.1.5).
+
+>>> import torch
+>>> from algorithms import solve
+>>> from algorithms.unlearning import Ridge, linear_task
+>>> prob = linear_task(n=5, d=8, n_forget=1, seed=0)
+>>> sol = solve(prob, Ridge(lr=0.1, lam=0.1, gamma=0.99), maxiters=5000, tol=1e-8)
+>>> sol.retcode, sol.stats.distance_to_retrain < 0.05
+(<RetCode.Success: 'Success'>, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from algorithms._validation import check_nonnegative
+from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
+from algorithms.unlearning.problem import UnlearningProblem, check_descent_hyperparameters, run_descent
+
+__all__ = ["Ridge"]
+
+
+@dataclass(frozen=True)
+class Ridge(Algorithm):
+    """Ridge-regularized descent on D_r with weight ``lam``·``gamma``^t and step ``lr``."""
+
+    lr: float = 1e-2
+    lam: float = 1e-2
+    gamma: float = 1.0
+    optimizer: str = "sgd"
+
+    def __post_init__(self) -> None:
+        check_descent_hyperparameters(self.lr, self.optimizer)
+        object.__setattr__(self, "lam", check_nonnegative("lam", self.lam))
+        gamma = check_nonnegative("gamma", self.gamma)
+        if not 0 < gamma <= 1:
+            raise ValueError(f"gamma must be in (0, 1], got {self.gamma!r}")
+        object.__setattr__(self, "gamma", gamma)
+
+
+@_dispatch
+def _solve(problem: UnlearningProblem, algorithm: Ridge, options: SolveOptions) -> Solution:
+    return run_descent(
+        problem, algorithm, options, start_theta=problem.params,
+        objective=lambda theta, t: (problem.loss(theta, problem.retain)
+                                    + algorithm.lam * algorithm.gamma**t * (theta**2).sum()),
+        default_maxiters=1000, default_tol=1e-10)

@@ -1,0 +1,156 @@
+"""Seeded unlearning tasks: overparameterized linear, deep-linear and two-layer problems, and the
+paper's sine-regression data-poisoning task.
+
+Each returns an :class:`~algorithms.unlearning.UnlearningProblem` whose θ* interpolates the whole
+training set D = D_r ⊔ D_f (the overparameterized setting of the paper). The forget rows are
+the last ``n_forget`` of a random permutation.
+
+References
+----------
+J. L. Block, A. Mokhtari, S. Shakkottai. Machine Unlearning under Overparameterization.
+NeurIPS 2025, arXiv:2505.22601 (Sections 4.1-4.3; Section 5.1 and Appendix F.2 for the
+data-poisoning task).
+
+>>> prob = linear_task(n=6, d=10, n_forget=2, seed=1)
+>>> float((prob.predict(prob.params, prob.forget[0]) - prob.forget[1]).abs().max()) < 1e-10
+True
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from algorithms._validation import check_positive_int, check_seed
+from algorithms.nets.models import MLP
+from algorithms.unlearning.models import DeepLinear, LinearModel, TwoLayerPerceptron, effective_predictor
+from algorithms.unlearning.problem import UnlearningProblem, forget_split
+
+__all__ = ["deep_linear_task", "linear_task", "sine_poisoning_task", "sup_error", "two_layer_task"]
+
+#: the poisoning task's input domain [-5π, 5π] and the forget points' poisoned label
+SINE_DOMAIN = (-5 * math.pi, 5 * math.pi)
+POISON_LABEL = 1.5
+
+
+def _sizes(n: int, d: int, n_forget: int, *, need: str, limit: int) -> None:
+    check_positive_int("n", n)
+    check_positive_int("d", d)
+    check_positive_int("n_forget", n_forget)
+    if n_forget >= n:
+        raise ValueError(f"n_forget must be < n (a non-empty retain set), got n_forget={n_forget}, n={n}")
+    if n > limit:
+        raise ValueError(f"n must be <= {need} = {limit} (an interpolating θ* exists), got {n}")
+
+
+def _split(X: torch.Tensor, y: torch.Tensor, n_forget: int, rng: np.random.Generator):
+    forget = rng.permutation(X.shape[0])[:n_forget]
+    return forget_split(X, y, forget=forget.tolist())
+
+
+def linear_task(n: int, d: int, n_forget: int, *, seed: int = 0, dtype: torch.dtype = torch.float64
+                ) -> UnlearningProblem:
+    """Gaussian X (n × d, n <= d), y = Xβ + noise, θ* = the minimum-norm interpolator of all of D."""
+    _sizes(n, d, n_forget, need="d", limit=d)
+    rng = np.random.default_rng(check_seed(seed))
+    X = torch.from_numpy(rng.standard_normal((n, d)))
+    beta = torch.from_numpy(rng.standard_normal(d)) / math.sqrt(d)
+    y = X @ beta + 0.1 * torch.from_numpy(rng.standard_normal(n))
+    theta = torch.linalg.pinv(X) @ y
+    retain, forget = _split(X.to(dtype), y.to(dtype), n_forget, rng)
+    return UnlearningProblem(LinearModel(d, seed=seed, dtype=dtype), theta.to(dtype), retain, forget)
+
+
+def deep_linear_task(n: int, d: int, widths: tuple[int, ...], n_forget: int, *, seed: int = 0,
+                     dtype: torch.dtype = torch.float64) -> UnlearningProblem:
+    """A random L-layer linear network whose first layer is corrected so that it interpolates D.
+
+    The correction A_1 += u (w_D − w(θ))ᵀ/‖u‖² (u = A_2ᵀ⋯c) sets the predictor to w_D = the
+    minimum-norm interpolator plus a random kernel component (θ* need not be minimum norm).
+    """
+    _sizes(n, d, n_forget, need="d", limit=d)
+    rng = np.random.default_rng(check_seed(seed))
+    X = torch.from_numpy(rng.standard_normal((n, d)))
+    y = torch.from_numpy(rng.standard_normal(n))
+    net = DeepLinear(d, widths, seed=seed)
+    params = {k: p.detach().clone() for k, p in net.named_parameters()}
+    kernel = torch.from_numpy(rng.standard_normal(d))
+    kernel -= torch.linalg.pinv(X) @ (X @ kernel)
+    target = torch.linalg.pinv(X) @ y + kernel
+    u = params["c"]
+    for layer in range(net.depth - 1, 1, -1):
+        u = params[f"A{layer}"].T @ u
+    params["A1"] += torch.outer(u, target - effective_predictor(net, params)) / (u @ u)
+    theta = torch.cat([p.reshape(-1) for p in params.values()])
+    retain, forget = _split(X.to(dtype), y.to(dtype), n_forget, rng)
+    return UnlearningProblem(DeepLinear(d, widths, seed=seed, dtype=dtype), theta.to(dtype), retain, forget)
+
+
+def two_layer_task(n: int, d: int, width: int, n_forget: int, *, activation: str = "tanh", seed: int = 0,
+                   dtype: torch.dtype = torch.float64) -> UnlearningProblem:
+    """A random first layer A and the minimum-norm output layer c with cᵀφ(A x_i) = y_i on all of D.
+
+    Raises when the features φ(A x_i) have rank < n (e.g. relu on one-dimensional inputs), since no
+    output layer then interpolates D.
+    """
+    _sizes(n, d, n_forget, need="width", limit=width)
+    rng = np.random.default_rng(check_seed(seed))
+    X = torch.from_numpy(rng.standard_normal((n, d)))
+    y = torch.from_numpy(rng.standard_normal(n))
+    net = TwoLayerPerceptron(d, width, activation=activation, seed=seed)
+    features = net.features(X).detach()
+    rank = int(torch.linalg.matrix_rank(features))
+    if rank < n:
+        raise ValueError(f"the features φ(A x) of this draw have rank {rank} < n = {n}: no output layer "
+                         f"interpolates D (activation {activation!r}, d = {d}); use a wider or "
+                         "higher-dimensional network")
+    c = torch.linalg.pinv(features) @ y
+    theta = torch.cat([c, net.A.detach().reshape(-1)])
+    retain, forget = _split(X.to(dtype), y.to(dtype), n_forget, rng)
+    model = TwoLayerPerceptron(d, width, activation=activation, seed=seed, dtype=dtype)
+    return UnlearningProblem(model, theta.to(dtype), retain, forget)
+
+
+def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[int, ...] = (64, 64),
+                        train_steps: int = 3000, lr: float = 3e-3, seed: int = 0,
+                        dtype: torch.dtype = torch.float64) -> UnlearningProblem:
+    """The data-poisoning task: retain points (x, sin x), forget points (x, 1.5), x ~ U[-5π, 5π].
+
+    An MLP (tanh; inputs scaled by 1/(5π) inside the features) is trained on all of D with Adam
+    for ``train_steps`` steps to give θ*; the problem's model keeps a fresh initialization (seed
+    + 1) for :class:`~algorithms.unlearning.Retrain`. The paper trains a wider SiLU network far
+    longer (Appendix F.2); this is a small CPU version of the same task.
+    """
+    check_positive_int("n_retain", n_retain)
+    check_positive_int("n_forget", n_forget)
+    check_positive_int("train_steps", train_steps)
+    rng = np.random.default_rng(check_seed(seed))
+    low, high = SINE_DOMAIN
+    x_r = torch.from_numpy(rng.uniform(low, high, n_retain))
+    x_f = torch.from_numpy(rng.uniform(low, high, n_forget))
+    scale = 1.0 / SINE_DOMAIN[1]
+    X_r, X_f = (scale * x_r)[:, None], (scale * x_f)[:, None]
+    y_r, y_f = torch.sin(x_r), torch.full((n_forget,), POISON_LABEL, dtype=torch.float64)
+    trained = MLP(1, hidden, 1, activation="tanh", seed=seed)
+    optimizer = torch.optim.Adam(trained.parameters(), lr=lr)
+    X, y = torch.cat([X_r, X_f]), torch.cat([y_r, y_f])[:, None]
+    for _ in range(train_steps):
+        optimizer.zero_grad()
+        loss = ((trained(X) - y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+    theta = torch.cat([p.detach().reshape(-1) for p in trained.parameters()])
+    fresh = MLP(1, hidden, 1, activation="tanh", seed=seed + 1, dtype=dtype)
+    retain, forget = (X_r.to(dtype), y_r.to(dtype)), (X_f.to(dtype), y_f.to(dtype))
+    return UnlearningProblem(fresh, theta.to(dtype), retain, forget)
+
+
+def sup_error(problem: UnlearningProblem, theta: torch.Tensor, *, grid: int = 2001) -> float:
+    """sup over x in [-5π, 5π] of |f(θ, x) − sin x| on a ``grid``-point grid (the task's metric)."""
+    check_positive_int("grid", grid)
+    x = torch.linspace(*SINE_DOMAIN, grid, dtype=problem.dtype)
+    with torch.no_grad():
+        pred = problem.predict(theta, (x / SINE_DOMAIN[1])[:, None])[:, 0]
+    return float((pred - torch.sin(x)).abs().max())

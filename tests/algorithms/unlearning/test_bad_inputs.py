@@ -1,0 +1,194 @@
+"""Bad inputs to every public callable of ``algorithms.unlearning``: each is rejected early, by our own
+validation, with a message naming the argument and what was expected."""
+
+import math
+import pkgutil
+from importlib import import_module
+
+import numpy as np
+import pytest
+import torch
+
+import algorithms.unlearning as unlearning
+from algorithms import solve
+from algorithms.unlearning import (
+    DeepLinear,
+    DeepLinearOG,
+    GradientDescent,
+    LinearModel,
+    MinNormOG,
+    NegGrad,
+    NegGradPlus,
+    Retrain,
+    Ridge,
+    SparseWidthOG,
+    TwoLayerPerceptron,
+    UnlearningProblem,
+    active_neurons,
+    balanced_factorization,
+    deep_linear_task,
+    effective_predictor,
+    forget_split,
+    lemma1_perturbation,
+    linear_task,
+    orthogonal_gradient_step,
+    prune_inactive_neurons,
+    retrained_min_norm,
+    sine_poisoning_task,
+    strength_schedule,
+    sup_error,
+    two_layer_task,
+)
+from tests.bad_inputs import BadInput, assert_every_callable_covered, check_bad_input
+
+MODULES = [unlearning] + [import_module(m.name) for m in pkgutil.iter_modules(unlearning.__path__,
+                                                                                  unlearning.__name__ + ".")]
+F64 = torch.float64
+X3 = torch.eye(3, dtype=F64)
+Y3 = torch.ones(3, dtype=F64)
+LIN = LinearModel(3, seed=0)
+THETA = torch.ones(3, dtype=F64)
+RETAIN, FORGET = (X3[:2], Y3[:2]), (X3[2:], Y3[2:])
+TWO = TwoLayerPerceptron(2, 3, seed=0)
+
+
+def _problem(**overrides):
+    kwargs = dict(model=LIN, params=THETA, retain=RETAIN, forget=FORGET)
+    kwargs.update(overrides)
+    return UnlearningProblem(**kwargs)
+
+
+CASES = [
+    # the problem
+    BadInput(UnlearningProblem, lambda: _problem(retain=(X3[:0], Y3[:0])), ValueError,
+             ("retain", "empty"), "empty-retain"),
+    BadInput(UnlearningProblem, lambda: _problem(forget=(X3[:0], Y3[:0])), ValueError,
+             ("forget", "empty"), "empty-forget"),
+    BadInput(UnlearningProblem, lambda: _problem(retain=(torch.ones(2, 4, dtype=F64), Y3[:2])), ValueError,
+             ("retain X", "3 columns"), "model-data-columns"),
+    BadInput(UnlearningProblem, lambda: _problem(retain=(X3[:2], torch.ones(2, 2, dtype=F64))), ValueError,
+             ("retain y", "1 column"), "model-data-outputs"),
+    BadInput(UnlearningProblem, lambda: _problem(retain=(X3[:2], Y3[:3])), ValueError,
+             ("retain y", "shape"), "retain-xy-rows"),
+    BadInput(UnlearningProblem, lambda: _problem(params=torch.ones(4, dtype=F64)), ValueError,
+             ("params", "3 parameters"), "params-size"),
+    BadInput(UnlearningProblem, lambda: _problem(params={"bias": THETA}), ValueError,
+             ("params", "missing", "weight"), "params-dict"),
+    BadInput(UnlearningProblem, lambda: _problem(model="linear"), TypeError, ("model", "Module"), "model"),
+    BadInput(UnlearningProblem, lambda: _problem(retain=[X3]), TypeError, ("retain", "pair"), "pair"),
+    BadInput(UnlearningProblem, lambda: _problem(retain=(X3[:2] * math.nan, Y3[:2])), ValueError,
+             ("retain X", "NaN"), "nan"),
+    BadInput(UnlearningProblem, lambda: _problem(retain=(np.array([["a", "b", "c"]]), [1.0])), TypeError,
+             ("retain X", "numeric"), "strings"),
+    BadInput(UnlearningProblem, lambda: _problem(model=TWO, params=torch.ones(9, dtype=F64),
+                                                 retain=(torch.ones(2, 3, dtype=F64), Y3[:2])),
+             ValueError, ("retain X", "2 columns"), "mlp-columns"),
+    BadInput(forget_split, lambda: forget_split(X3, Y3, forget=[5]), ValueError,
+             ("forget", "training set", "[5]"), "not-in-training-set"),
+    BadInput(forget_split, lambda: forget_split(X3, Y3, forget=[-1]), ValueError,
+             ("forget", "training set"), "negative"),
+    BadInput(forget_split, lambda: forget_split(X3, Y3, forget=[0, 0]), ValueError, ("forget", "repeat"),
+             "repeat"),
+    BadInput(forget_split, lambda: forget_split(X3, Y3, forget=[0, 1, 2]), ValueError,
+             ("forget", "retain"), "everything"),
+    BadInput(forget_split, lambda: forget_split(X3, Y3, forget=[0.5]), TypeError, ("forget", "int"), "float"),
+    BadInput(forget_split, lambda: forget_split(X3[:0], Y3[:0], forget=[0]), ValueError,
+             ("training", "empty"), "empty"),
+    BadInput(retrained_min_norm, lambda: retrained_min_norm("problem"), TypeError,
+             ("problem", "UnlearningProblem"), "type"),
+    # models
+    BadInput(LinearModel, lambda: LinearModel(0), ValueError, ("in_features", "positive"), "in_features"),
+    BadInput(LinearModel, lambda: LinearModel(2, seed=-1), ValueError, ("seed", ">= 0"), "seed"),
+    BadInput(LinearModel.forward, lambda: LIN(torch.ones(2, 4, dtype=F64)), ValueError, ("X", "(n, 3)"),
+             "forward-shape"),
+    BadInput(DeepLinear, lambda: DeepLinear(3, ()), ValueError, ("widths", "non-empty"), "widths"),
+    BadInput(DeepLinear, lambda: DeepLinear(3, (2, 0)), ValueError, ("widths[1]", "positive"), "width-zero"),
+    BadInput(TwoLayerPerceptron, lambda: TwoLayerPerceptron(2, 3, activation="gelu"), ValueError,
+             ("activation", "relu"), "activation"),
+    BadInput(TwoLayerPerceptron, lambda: TwoLayerPerceptron(2, 3, dtype=torch.int64), TypeError,
+             ("dtype", "float64"), "dtype"),
+    BadInput(effective_predictor, lambda: effective_predictor(TWO), TypeError, ("model", "DeepLinear"),
+             "not-linear"),
+    BadInput(effective_predictor, lambda: effective_predictor(LinearModel(2, 2)), ValueError,
+             ("out_features", "1"), "outputs"),
+    # algorithms
+    BadInput(MinNormOG, lambda: MinNormOG(lambda_schedule=-0.5), ValueError, ("lambda_schedule", ">= 0"),
+             "lambda-negative"),
+    BadInput(MinNormOG, lambda: MinNormOG(lambda_schedule=(0.0, -1.0)), ValueError,
+             ("lambda_schedule[1]", ">= 0"), "lambda-tuple"),
+    BadInput(MinNormOG, lambda: MinNormOG(lambda_schedule=()), ValueError, ("lambda_schedule", "non-empty"),
+             "lambda-empty"),
+    BadInput(MinNormOG, lambda: MinNormOG(lambda_schedule="big"), TypeError, ("lambda_schedule", "real"),
+             "lambda-type"),
+    BadInput(MinNormOG, lambda: MinNormOG(n_pert=0), ValueError, ("n_pert", "positive"), "n_pert"),
+    BadInput(MinNormOG, lambda: MinNormOG(lr=-1.0), ValueError, ("lr", ">= 0"), "lr"),
+    BadInput(MinNormOG, lambda: MinNormOG(optimizer="lbfgs"), ValueError, ("optimizer", "sgd"), "optimizer"),
+    BadInput(Retrain, lambda: Retrain(lr=math.inf), ValueError, ("lr", "finite"), "lr"),
+    BadInput(GradientDescent, lambda: GradientDescent(lr="fast"), TypeError, ("lr", "real"), "lr"),
+    BadInput(NegGrad, lambda: NegGrad(lr=-0.1), ValueError, ("lr", ">= 0"), "lr"),
+    BadInput(NegGradPlus, lambda: NegGradPlus(alpha=-1.0), ValueError, ("alpha", ">= 0"), "alpha"),
+    BadInput(Ridge, lambda: Ridge(lam=-0.1), ValueError, ("lam", ">= 0"), "lambda-negative"),
+    BadInput(Ridge, lambda: Ridge(gamma=0.0), ValueError, ("gamma", "(0, 1]"), "gamma"),
+    BadInput(DeepLinearOG, lambda: DeepLinearOG(complexity="width"), ValueError, ("complexity", "predictor"),
+             "complexity"),
+    BadInput(SparseWidthOG, lambda: SparseWidthOG(prune=1), TypeError, ("prune", "bool"), "prune"),
+    BadInput(DeepLinearOG, lambda: solve(_problem(), DeepLinearOG()), TypeError, ("model", "DeepLinear"),
+             "wrong-model"),
+    BadInput(SparseWidthOG, lambda: solve(_problem(), SparseWidthOG()), TypeError,
+             ("model", "TwoLayerPerceptron"), "wrong-model"),
+    # functions
+    BadInput(orthogonal_gradient_step, lambda: orthogonal_gradient_step(THETA, torch.ones(2, 4, dtype=F64)),
+             ValueError, ("gradients", "(k, 3)"), "shape"),
+    BadInput(orthogonal_gradient_step, lambda: orthogonal_gradient_step(THETA, X3, -1.0), ValueError,
+             ("lam", ">= 0"), "lam"),
+    BadInput(orthogonal_gradient_step, lambda: orthogonal_gradient_step([1.0, 2.0], X3), TypeError,
+             ("theta", "1-D"), "theta"),
+    BadInput(strength_schedule, lambda: strength_schedule(1.5, 0.5, 3), ValueError, ("lambda_reg", "(0, 1]"),
+             "lambda_reg"),
+    BadInput(strength_schedule, lambda: strength_schedule(0.5, 0.5, 0), ValueError, ("epochs", ">= 1"),
+             "epochs"),
+    BadInput(strength_schedule, lambda: strength_schedule(0.5, -0.5, 3), ValueError, ("gamma_reg", "(0, 1]"),
+             "gamma_reg"),
+    BadInput(balanced_factorization, lambda: balanced_factorization(DeepLinear(3, (2,)), torch.ones(4)),
+             ValueError, ("predictor", "(3,)"), "shape"),
+    BadInput(balanced_factorization, lambda: balanced_factorization(LIN, torch.ones(3)), TypeError,
+             ("model", "DeepLinear"), "model"),
+    BadInput(lemma1_perturbation, lambda: lemma1_perturbation(_problem()), TypeError, ("model", "DeepLinear"),
+             "model"),
+    BadInput(active_neurons, lambda: active_neurons(TWO, torch.ones(5)), ValueError, ("theta", "(9,)"),
+             "shape"),
+    BadInput(prune_inactive_neurons, lambda: prune_inactive_neurons(LIN, THETA), TypeError,
+             ("model", "TwoLayerPerceptron"), "model"),
+    BadInput(linear_task, lambda: linear_task(n=10, d=5, n_forget=1), ValueError, ("n", "<= d"),
+             "underparameterized"),
+    BadInput(linear_task, lambda: linear_task(n=4, d=5, n_forget=4), ValueError, ("n_forget", "< n"),
+             "forget-all"),
+    BadInput(deep_linear_task, lambda: deep_linear_task(3, 5, (2,), 0), ValueError, ("n_forget", "positive"),
+             "n_forget"),
+    BadInput(two_layer_task, lambda: two_layer_task(6, 2, 4, 1), ValueError, ("n", "<= width"), "too-narrow"),
+    BadInput(two_layer_task, lambda: two_layer_task(4, 1, 8, 1, activation="relu"), ValueError,
+             ("rank", "interpolates"), "rank-deficient"),
+    BadInput(sine_poisoning_task, lambda: sine_poisoning_task(n_retain=0), ValueError,
+             ("n_retain", "positive"), "n_retain"),
+    BadInput(sup_error, lambda: sup_error(_problem(), THETA, grid=0), ValueError, ("grid", "positive"),
+             "grid"),
+    BadInput(sup_error, lambda: sup_error(_problem(), torch.ones(2, dtype=F64)), ValueError,
+             ("theta", "3 parameters"), "theta"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input_is_rejected(case):
+    check_bad_input(case)
+
+
+def test_every_public_callable_has_a_case():
+    assert_every_callable_covered(MODULES, CASES, exempt={
+        "UnlearningStats": "a plain counter dataclass filled by solve; it takes no user input"})
+
+
+def test_integer_inputs_are_promoted():
+    eye = np.eye(3, dtype=int)
+    prob = UnlearningProblem(LIN, [1, 1, 1], (eye[:2], [1, 1]), (eye[2:], [1]))
+    assert prob.dtype == torch.float64 and prob.retain[1].shape == (2, 1)
+    assert isinstance(Ridge(lam=1).lam, float)
