@@ -36,9 +36,12 @@ _RECORDS = [
           modules=("algorithms.curvature.problem", "algorithms.curvature.calculus",
                    "algorithms.curvature.lcd1", "algorithms.curvature.lcd2", "algorithms.curvature.lcd3",
                    "algorithms.curvature.gradient_descent", "algorithms.curvature.polyak")),
-    Paper("adaptive_hierarchical", "Noise-adaptive algorithms for stochastic minimax and "
-          "bilevel optimization (Ada-Minimax, Ada-BiO)",
-          "Gong, Hao, Liu. NeurIPS 2025. arXiv:2509.15399.", "hierarchical"),
+    Paper("adaptive_hierarchical", "Adaptive Algorithms with Sharp Convergence Rates for Stochastic "
+          "Hierarchical Optimization",
+          "Gong, Hao, Liu. NeurIPS 2025. arXiv:2509.15399.", "hierarchical",
+          modules=("algorithms.hierarchical.problems", "algorithms.hierarchical._loop",
+                   "algorithms.hierarchical.ada_minimax", "algorithms.hierarchical.ada_bio",
+                   "algorithms.hierarchical.neumann")),
     Paper("overparam_unlearning", "Machine Unlearning under Overparameterization",
           "Block, Mokhtari, Shakkottai. NeurIPS 2025. arXiv:2505.22601.", "unlearning",
           modules=("algorithms.unlearning.problem", "algorithms.unlearning.models",

@@ -1,0 +1,85 @@
+"""The iteration loop every method of the family shares: oracle checks, trace, retcodes.
+
+Each method supplies ``step(t, x, y, rng) -> (x, y, record)`` for iteration t = 1, 2, ...;
+the loop records ‖∇Φ(x_t)‖ before each step, stops with ``Success`` when it is <= tol (the
+stationarity test of Theorems 4.1 and 4.2, measured with the problem's exact ∇Φ), with
+``Diverged`` when an oracle returns a wrong shape or a non-finite value, or an iterate leaves
+the ball of radius :data:`DIVERGENCE_RADIUS`, and with ``MaxIters`` otherwise.
+
+``Solution.original`` holds ``{"y": the last lower-level iterate, "grad_phi_norm": the array
+of ‖∇Φ(x_t)‖ for every iteration run}``, kept in every solve (store_trace or not).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from algorithms.core import IterationMonitor, RetCode, Solution, SolveOptions, Stats
+
+#: an iterate with a norm past this counts as diverged
+DIVERGENCE_RADIUS = 1e12
+#: default stopping tolerance on ‖∇Φ(x_t)‖ and default iteration cap
+DEFAULT_TOL = 1e-2
+DEFAULT_MAXITERS = 10_000
+
+
+class OracleFailure(Exception):
+    """An oracle returned a value of the wrong shape or a non-finite one (the run diverged)."""
+
+
+def norm(v: np.ndarray) -> float:
+    """Euclidean norm of a 1-D array (np.linalg.norm's overhead dominates on tiny vectors)."""
+    return math.sqrt(float(np.dot(v, v)))
+
+
+def checked(name: str, value: Any, like: np.ndarray) -> np.ndarray:
+    """``value`` as an array of the shape and dtype of ``like``; OracleFailure if it cannot be."""
+    try:
+        array = np.asarray(value, dtype=like.dtype)
+    except (TypeError, ValueError) as exc:
+        raise OracleFailure(f"{name} is not numeric: {exc}") from exc
+    if array.shape != like.shape:
+        raise OracleFailure(f"{name} has shape {array.shape}, expected {like.shape}")
+    if not np.isfinite(array).all():
+        raise OracleFailure(f"{name} has non-finite entries")
+    return array
+
+
+def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarray, np.ndarray, dict]],
+        stats: Stats, desc: str) -> Solution:
+    x, y = problem.x0.copy(), problem.y0.copy()
+    rng = np.random.default_rng(options.seed)
+    maxiters = options.iterations(DEFAULT_MAXITERS)
+    tol = options.tolerance(DEFAULT_TOL)
+    monitor = IterationMonitor(options, maxiters, desc)
+    norms: list[float] = []
+    retcode = RetCode.MaxIters
+    reason = ""
+    try:
+        for t in range(1, maxiters + 1):
+            grad_norm = norm(checked("grad_phi(x)", problem.grad_phi(x), x))
+            norms.append(grad_norm)
+            if grad_norm <= tol:
+                retcode = RetCode.Success
+                monitor.record(iteration=t, grad_phi_norm=grad_norm)
+                break
+            x, y, record = step(t, x, y, rng)
+            stats.iterations = t
+            if monitor.record(iteration=t, grad_phi_norm=grad_norm, **record):
+                retcode = RetCode.Terminated
+                break
+            size = max(norm(x), norm(y))
+            if not size <= DIVERGENCE_RADIUS:  # also catches NaN
+                retcode, reason = RetCode.Diverged, f"iterate left the ball of radius {DIVERGENCE_RADIUS:g}"
+                break
+    except OracleFailure as exc:
+        retcode, reason = RetCode.Diverged, str(exc)
+    finally:
+        monitor.close()
+    value = float(problem.phi(x)) if np.all(np.isfinite(x)) else float("nan")
+    original = {"y": y, "grad_phi_norm": np.asarray(norms), "reason": reason}
+    return Solution(x=x, value=value, retcode=retcode, stats=stats, trace=monitor.trace, original=original)

@@ -1,0 +1,86 @@
+"""Ada-BiO: Ada-Minimax's adaptive normalized momentum on the Neumann hypergradient.
+
+Algorithm 2 with the parameter choices (3)–(4) (the same as
+:mod:`algorithms.hierarchical.ada_minimax`): g_x,t and g̃_x,t are two independent Neumann
+hypergradient estimates ḡ_N at (x_t, y_t) (:func:`neumann_hypergradient`), g_y,t = ∇_y G(x_t,
+y_t; ζ_t), and the lower level descends, y_{t+1} = y_t − η_y,t g_y,t. N defaults to Theorem
+4.2's choice for the iteration cap T (:func:`neumann_terms`); the only problem constants
+the method uses are μ_g and l_g1, through N and the 1/l_g1 scaling of the series.
+
+References
+----------
+X. Gong, J. Hao, M. Liu. Adaptive Algorithms with Sharp Convergence Rates for Stochastic
+Hierarchical Optimization. NeurIPS 2025, arXiv:2509.15399 (Algorithm 2, Theorem 4.2).
+
+>>> from algorithms import solve
+>>> from algorithms.hierarchical import AdaBiO, quadratic_bilevel
+>>> sol = solve(quadratic_bilevel(mu_g=1.0, l_g1=2.0), AdaBiO(), maxiters=3000)
+>>> sol.retcode, sol.stats.hess_calls > 0
+(<RetCode.Success: 'Success'>, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
+from algorithms.hierarchical._loop import DEFAULT_MAXITERS, checked, norm, run
+from algorithms.hierarchical.ada_minimax import ada_parameters, check_rate, momentum_update
+from algorithms.hierarchical.neumann import neumann_hypergradient, neumann_terms
+from algorithms.hierarchical.problems import BilevelProblem
+
+__all__ = ["AdaBiO", "check_terms"]
+
+
+def check_terms(value: object) -> int | None:
+    """``neumann_terms`` hyperparameter: None (Theorem 4.2's choice) or an int >= 0."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ValueError(f"neumann_terms must be None or an int >= 0, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class AdaBiO(Algorithm):
+    """Ada-BiO (Algorithm 2): ``lr_x``, ``lr_y``, ``alpha``, ``gamma`` as in Ada-Minimax, and
+    ``neumann_terms`` (None: N of Theorem 4.2 for the iteration cap)."""
+
+    lr_x: float = 1.0
+    lr_y: float = 1.0
+    alpha: float = 2.0
+    gamma: float = 1.0
+    neumann_terms: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("lr_x", "lr_y", "alpha", "gamma"):
+            object.__setattr__(self, name, check_rate(name, getattr(self, name)))
+        check_terms(self.neumann_terms)
+
+
+@_dispatch
+def _solve(problem: BilevelProblem, algorithm: AdaBiO, options: SolveOptions) -> Solution:
+    stats = Stats()
+    terms = algorithm.neumann_terms
+    if terms is None:
+        terms = neumann_terms(max(2, options.iterations(DEFAULT_MAXITERS)), problem.mu_g, problem.l_g1)
+    state = {"m": None, "noise_sum": 0.0, "lower_sum": 0.0}
+
+    def step(t, x, y, rng):
+        gx, calls = neumann_hypergradient(problem, x, y, terms, rng)
+        gx_other, more = neumann_hypergradient(problem, x, y, terms, rng)
+        gy = checked("lower_grad", problem.lower_oracle(x, y, rng), y)
+        stats.grad_calls += 3
+        stats.hess_calls += calls + more
+        previous = state["noise_sum"]
+        state["noise_sum"] = previous + norm(gx - gx_other) ** 2
+        state["lower_sum"] += norm(gy) ** 2
+        alpha_t, lr_x_t, lr_y_t = ada_parameters(
+            t, state["noise_sum"], previous, state["lower_sum"], lr_x=algorithm.lr_x,
+            lr_y=algorithm.lr_y, alpha=algorithm.alpha, gamma=algorithm.gamma)
+        m = momentum_update(state["m"], gx, alpha_t)
+        state["m"] = m
+        m_norm = norm(m)
+        x_new = x - (lr_x_t / m_norm) * m if m_norm > 0 else x
+        return (x_new.astype(x.dtype), (y - lr_y_t * gy).astype(y.dtype),
+                {"alpha_t": alpha_t, "lr_x": lr_x_t, "lr_y": lr_y_t, "neumann_terms": terms})
+
+    return run(problem, options, step, stats, "Ada-BiO")

@@ -1,0 +1,137 @@
+"""Ada-Minimax: normalized momentum on x with noise-adaptive momentum and steps, AdaGrad-Norm on y.
+
+Algorithm 1 with the parameter choices (3)–(4) of the paper. With two independent samples
+ξ_t, ξ'_t at (x_t, y_t), g_x,t = ∇_x F(x_t, y_t; ξ_t), g̃_x,t = ∇_x F(x_t, y_t; ξ'_t) and
+g_y,t = ∇_y F(x_t, y_t; ξ_t):
+
+    S_t    = Σ_{k<=t} ‖g_x,k − g̃_x,k‖²                 (≈ 2σ²t: an online noise estimate)
+    α_t    = 1/√(1 + S_t/α²),   β_t = 1 − α_t           (momentum parameter)
+    α'_t   = 1/√(1 + S_{t−1}/α²)                         (our reading, see below)
+    η_x,t  = lr_x·√α'_t/√t,     η_y,t = lr_y/√(γ² + Σ_{k<=t}‖g_y,k‖²)
+    m_t    = β_t m_{t−1} + α_t g_x,t   (m_1 = g_x,1)
+    x_{t+1} = x_t − η_x,t m_t/‖m_t‖,   y_{t+1} = y_t + η_y,t g_y,t.
+
+Without noise S_t = 0, α_t = 1 and the x-step is normalized gradient descent with
+η/√t; with noise σ, α_t ≈ α/(σ√(2t)) and η_x,t ∝ t^(−3/4): the method picks the momentum
+of normalized SGD with known variance (Cutkosky & Mehta 2020) without being told σ.
+
+Gap we fill: the displayed formulas (3)–(4) are not in the text we have. α_t's form follows
+from the proof of Lemma G.2 (the (1 + c·t)^(−1/2) envelopes with c = σ̲²/α², 4σ̄²/α²), η_x,t
+from Section 6.2 (η_x√α'_t/√t), η_y,0 = η/γ from Lemma C.2. The paper says α'_t differs from
+α_t to control η_x,t/η_y,t without printing it; we take α'_t to be α_t computed from the
+noise estimate up to t − 1 (so η_x,t does not depend on the current samples).
+
+References
+----------
+X. Gong, J. Hao, M. Liu. Adaptive Algorithms with Sharp Convergence Rates for Stochastic
+Hierarchical Optimization. NeurIPS 2025, arXiv:2509.15399 (Algorithm 1, Theorem 4.1).
+
+>>> from algorithms import solve
+>>> from algorithms.hierarchical import AdaMinimax, synthetic_minimax
+>>> sol = solve(synthetic_minimax(coupling=0.5 ** 0.5), AdaMinimax(), tol=1e-2)
+>>> sol.retcode, bool(sol.original["grad_phi_norm"][-1] <= 1e-2)
+(<RetCode.Success: 'Success'>, True)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
+from algorithms.hierarchical._loop import checked, norm, run
+from algorithms.hierarchical.problems import MinimaxProblem
+
+__all__ = ["AdaMinimax", "ada_parameters", "check_rate", "momentum_update"]
+
+
+def check_rate(name: str, value: object) -> float:
+    """A step-size-like hyperparameter: a finite real number > 0 (ints promoted to float)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+        raise TypeError(f"{name} must be a real number > 0, got {type(value).__name__} {value!r}")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+def ada_parameters(t: int, noise_sum: float, previous_noise_sum: float, lower_sum: float, *,
+                   lr_x: float, lr_y: float, alpha: float, gamma: float) -> tuple[float, float, float]:
+    """(α_t, η_x,t, η_y,t) of equations (3)–(4) from the running sums (see the module docstring).
+
+    ``noise_sum`` = S_t, ``previous_noise_sum`` = S_{t−1}, ``lower_sum`` = Σ_{k<=t}‖g_y,k‖².
+
+    >>> ada_parameters(4, 0.0, 0.0, 0.0, lr_x=1.0, lr_y=1.0, alpha=1.0, gamma=2.0)
+    (1.0, 0.5, 0.5)
+    """
+    if isinstance(t, bool) or not isinstance(t, int) or t < 1:
+        raise ValueError(f"t must be an int >= 1, got {t!r}")
+    for name, value in (("noise_sum", noise_sum), ("previous_noise_sum", previous_noise_sum),
+                        ("lower_sum", lower_sum)):
+        if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    alpha_t = 1.0 / math.sqrt(1.0 + noise_sum / alpha**2)
+    alpha_prime = 1.0 / math.sqrt(1.0 + previous_noise_sum / alpha**2)
+    lr_x_t = lr_x * math.sqrt(alpha_prime) / math.sqrt(t)
+    lr_y_t = lr_y / math.sqrt(gamma**2 + lower_sum)
+    return alpha_t, lr_x_t, lr_y_t
+
+
+def momentum_update(momentum: np.ndarray | None, gradient: np.ndarray, alpha_t: float) -> np.ndarray:
+    """m_t = (1 − α_t) m_{t−1} + α_t g_t, and m_1 = g_1 (``momentum`` None).
+
+    >>> momentum_update(np.array([1.0]), np.array([3.0]), 0.25).tolist()
+    [1.5]
+    """
+    if momentum is None:
+        return gradient
+    return (1.0 - alpha_t) * momentum + alpha_t * gradient
+
+
+@dataclass(frozen=True)
+class AdaMinimax(Algorithm):
+    """Ada-Minimax (Algorithm 1): ``lr_x`` = η_x, ``lr_y`` = η_y, ``alpha`` = α, ``gamma`` = γ.
+
+    Defaults: the paper's synthetic setting at σ = 0 (α = 2, η_x = η_y = 3, Appendix I) with
+    γ = 1. Stopping test and retcodes: see :mod:`algorithms.hierarchical._loop`.
+    """
+
+    lr_x: float = 3.0
+    lr_y: float = 3.0
+    alpha: float = 2.0
+    gamma: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name in ("lr_x", "lr_y", "alpha", "gamma"):
+            object.__setattr__(self, name, check_rate(name, getattr(self, name)))
+
+
+@_dispatch
+def _solve(problem: MinimaxProblem, algorithm: AdaMinimax, options: SolveOptions) -> Solution:
+    stats = Stats()
+    state = {"m": None, "noise_sum": 0.0, "lower_sum": 0.0}
+
+    def step(t, x, y, rng):
+        gx, gy = problem.oracle(x, y, rng)
+        gx_other, _ = problem.oracle(x, y, rng)
+        stats.grad_calls += 2
+        gx, gy = checked("g_x", gx, x), checked("g_y", gy, y)
+        gx_other = checked("g_x", gx_other, x)
+        previous = state["noise_sum"]
+        state["noise_sum"] = previous + norm(gx - gx_other) ** 2
+        state["lower_sum"] += norm(gy) ** 2
+        alpha_t, lr_x_t, lr_y_t = ada_parameters(
+            t, state["noise_sum"], previous, state["lower_sum"], lr_x=algorithm.lr_x,
+            lr_y=algorithm.lr_y, alpha=algorithm.alpha, gamma=algorithm.gamma)
+        m = momentum_update(state["m"], gx, alpha_t)
+        state["m"] = m
+        m_norm = norm(m)
+        x_new = x - (lr_x_t / m_norm) * m if m_norm > 0 else x
+        y_new = y + lr_y_t * gy
+        # x, y, g_x and m of iteration t: what Lemma 5.3's recursion is stated in
+        return (x_new.astype(x.dtype), y_new.astype(y.dtype),
+                {"alpha_t": alpha_t, "lr_x": lr_x_t, "lr_y": lr_y_t, "noise_sum": state["noise_sum"],
+                 "x": x, "y": y, "g_x": gx, "momentum": m})
+
+    return run(problem, options, step, stats, "Ada-Minimax")

@@ -1,0 +1,149 @@
+"""A deep-AUC-maximization minimax task (Section 6.2 of the paper) on generated imbalanced data.
+
+With score h(w; z) of a small network, positive fraction p and labels ±1, AUC maximization
+with the square loss is min_{w,a,b} max_α E F(w, a, b, α; z),
+
+    F = (1−p)(h − a)²·[y=1] + p(h − b)²·[y=−1] + 2(1+α)(p·h·[y=−1] − (1−p)·h·[y=1]) − p(1−p)α²,
+
+strongly concave in α (modulus 2p(1−p)); x = (w, a, b) flattened, y = (α,). The inner
+maximizer is closed form, α*(x) = E[p·h·[y=−1] − (1−p)·h·[y=1]] / (p(1−p)), so Φ(x) = f(x,
+α*(x)) and, by Danskin's theorem, ∇Φ(x) = ∇_x f(x, α*(x)), both on the full data set. The
+oracle is a minibatch gradient (plus the problem's additive noise, if any).
+
+Data: two Gaussian classes in ``in_features`` dimensions with means ±``separation``/2 along
+one axis; a fraction ``positive_fraction`` of the ``n_samples`` points are positive.
+
+References
+----------
+Z. Yuan, Y. Yan, M. Sonka, T. Yang. Large-scale robust deep AUC maximization. ICCV 2021;
+X. Gong, J. Hao, M. Liu, arXiv:2509.15399 (Section 6.2).
+
+>>> from algorithms import solve
+>>> from algorithms.hierarchical import AdaMinimax, auc_minimax
+>>> prob = auc_minimax(n_samples=100, seed=0)
+>>> sol = solve(prob, AdaMinimax(lr_x=0.05, lr_y=1.0), maxiters=40, tol=1e-12)
+>>> sol.retcode, bool(sol.value < prob.phi(prob.x0))
+(<RetCode.MaxIters: 'MaxIters'>, True)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from torch import nn
+from torch.func import functional_call
+
+from algorithms._validation import check_positive
+from algorithms.hierarchical.problems import MinimaxProblem
+
+__all__ = ["ScoreNet", "auc_minimax"]
+
+
+def _positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return value
+
+
+class ScoreNet(nn.Module):
+    """A one-hidden-layer tanh network, the score h(w; z) of the AUC task (seeded init).
+
+    >>> net = ScoreNet(in_features=3, hidden=4, seed=0)
+    >>> tuple(net(torch.zeros(5, 3, dtype=torch.float64)).shape)
+    (5, 1)
+    """
+
+    def __init__(self, in_features: int, hidden: int = 8, out_features: int = 1, *, seed: int = 0) -> None:
+        super().__init__()
+        self.in_features = _positive_int("in_features", in_features)
+        self.out_features = _positive_int("out_features", out_features)
+        _positive_int("hidden", hidden)
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+        generator = torch.Generator().manual_seed(seed)
+        self.hidden = nn.Linear(in_features, hidden, dtype=torch.float64)
+        self.output = nn.Linear(hidden, out_features, dtype=torch.float64)
+        with torch.no_grad():
+            for layer in (self.hidden, self.output):
+                bound = 1.0 / math.sqrt(layer.in_features)
+                layer.weight.uniform_(-bound, bound, generator=generator)
+                layer.bias.uniform_(-bound, bound, generator=generator)
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        if X.ndim != 2 or X.shape[1] != self.in_features:
+            raise ValueError(f"X must have shape (n, {self.in_features}), got {tuple(X.shape)}")
+        return self.output(torch.tanh(self.hidden(X)))
+
+
+def auc_minimax(n_samples: int = 400, in_features: int = 5, hidden: int = 8, *,
+                positive_fraction: float = 0.1, separation: float = 2.0, batch_size: int = 32,
+                sigma: float = 0.0, noise: str = "gaussian", seed: int = 0,
+                dtype=np.float64) -> MinimaxProblem:
+    """The AUC minimax problem on generated data (see the module docstring).
+
+    x0 is the seeded network's parameters followed by a = b = 0; y0 = (α = 0,).
+    """
+    _positive_int("n_samples", n_samples)
+    _positive_int("batch_size", batch_size)
+    if not (isinstance(positive_fraction, int | float) and 0 < positive_fraction < 1):
+        raise ValueError(f"positive_fraction must be in (0, 1), got {positive_fraction!r}")
+    check_positive("separation", separation)
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
+    model = ScoreNet(in_features, hidden, seed=seed)
+    rng = np.random.default_rng(seed)
+    n_pos = max(1, min(n_samples - 1, round(positive_fraction * n_samples)))
+    labels = np.where(np.arange(n_samples) < n_pos, 1.0, -1.0)
+    Z = rng.standard_normal((n_samples, in_features))
+    Z[:, 0] += 0.5 * separation * labels
+    p = n_pos / n_samples
+    Z_t, pos_t = torch.from_numpy(Z), torch.from_numpy(labels > 0)
+    names = [name for name, _ in model.named_parameters()]
+    shapes = [param.shape for _, param in model.named_parameters()]
+    sizes = [param.numel() for _, param in model.named_parameters()]
+    w0 = torch.cat([param.detach().reshape(-1) for _, param in model.named_parameters()]).numpy()
+
+    def unpack(x_t):
+        chunks = torch.split(x_t[:-2], sizes)
+        return {n: c.reshape(s) for n, c, s in zip(names, chunks, shapes)}, x_t[-2], x_t[-1]
+
+    def objective(x_t, alpha, index):
+        params, a, b = unpack(x_t)
+        h = functional_call(model, params, (Z_t[index],)).reshape(-1)
+        pos = pos_t[index].to(h.dtype)
+        neg = 1.0 - pos
+        value = ((1 - p) * (h - a) ** 2 * pos + p * (h - b) ** 2 * neg
+                 + 2 * (1 + alpha) * (p * h * neg - (1 - p) * h * pos))
+        return value.mean() - p * (1 - p) * alpha**2, h, pos
+
+    full = torch.arange(n_samples)
+
+    def grad(x, y, rng_):
+        index = torch.from_numpy(rng_.integers(0, n_samples, batch_size))
+        x_t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+        y_t = torch.tensor(y, dtype=torch.float64, requires_grad=True)
+        value, _, _ = objective(x_t, y_t[0], index)
+        gx, gy = torch.autograd.grad(value, (x_t, y_t))
+        return gx.numpy(), gy.numpy()
+
+    def inner_max(x_t):
+        with torch.no_grad():
+            _, h, pos = objective(x_t, torch.zeros((), dtype=torch.float64), full)
+            neg = 1.0 - pos
+            return ((p * h * neg - (1 - p) * h * pos).mean() / (p * (1 - p))).detach()
+
+    def phi(x):
+        x_t = torch.tensor(x, dtype=torch.float64)
+        with torch.no_grad():
+            return float(objective(x_t, inner_max(x_t), full)[0])
+
+    def grad_phi(x):
+        x_t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+        value, _, _ = objective(x_t, inner_max(x_t.detach()), full)
+        return torch.autograd.grad(value, x_t)[0].numpy()
+
+    x0 = np.concatenate([w0, np.zeros(2)]).astype(dtype)
+    return MinimaxProblem(grad=grad, phi=phi, grad_phi=grad_phi, x0=x0, y0=np.zeros(1, dtype=dtype),
+                          sigma=sigma, noise=noise)

@@ -1,0 +1,84 @@
+"""The Neumann-series hypergradient of a bilevel problem (Appendix E.1 of the paper).
+
+∇Φ(x) = ∇_x f − ∇²_xy g [∇²_yy g]⁻¹ ∇_y f at y = y*(x). With H = ∇²_yy g, μ_g I ⪯ H ⪯ l_g1 I,
+the inverse is the series H⁻¹ = (1/l_g1) Σ_{n>=0} (I − H/l_g1)ⁿ; keeping N terms,
+
+    p_N = (1/l_g1) Σ_{n<N} (I − H/l_g1)ⁿ ∇_y F,     ḡ_N = ∇_x F − ∇²_xy G · p_N,
+
+each power of (I − H/l_g1) applied through one fresh Hessian-vector sample. On exact oracles
+at y*(x) the error is ∇²_xy g H⁻¹ (I − H/l_g1)^N ∇_y f: it shrinks like (1 − μ_g/l_g1)^N.
+Theorem 4.2 takes N >= 3 log T / (2 log(1/(1 − μ_g/l_g1))), so the bias is O(T^(−3/2)).
+
+References
+----------
+X. Gong, J. Hao, M. Liu. Adaptive Algorithms with Sharp Convergence Rates for Stochastic
+Hierarchical Optimization. NeurIPS 2025, arXiv:2509.15399 (Appendix E.1, Theorem 4.2);
+K. Ji, J. Yang, Y. Liang. Bilevel optimization: convergence analysis and enhanced design. ICML 2021.
+
+>>> import numpy as np
+>>> from algorithms.hierarchical import neumann_hypergradient, quadratic_bilevel
+>>> prob = quadratic_bilevel(seed=0)
+>>> est, calls = neumann_hypergradient(prob, prob.x0, prob.y0, 0, np.random.default_rng(0))
+>>> calls, bool(np.allclose(est, prob.upper_grad(prob.x0, prob.y0, None)[0]))   # N = 0: ∇_x f only
+(0, True)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from algorithms.hierarchical._loop import checked
+from algorithms.hierarchical.problems import BilevelProblem
+
+__all__ = ["neumann_hypergradient", "neumann_terms"]
+
+
+def neumann_terms(horizon: int, mu_g: float, l_g1: float) -> int:
+    """Theorem 4.2's series length: the least N >= 3 log T / (2 log(1/(1 − μ_g/l_g1))), at least 1.
+
+    >>> neumann_terms(1000, 0.5, 2.0)
+    37
+    """
+    if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1:
+        raise ValueError(f"horizon must be an int >= 1, got {horizon!r}")
+    for name, value in (("mu_g", mu_g), ("l_g1", l_g1)):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not (
+                math.isfinite(value) and value > 0):
+            raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    if mu_g > l_g1:
+        raise ValueError(f"mu_g must be <= l_g1, got mu_g = {mu_g!r} > l_g1 = {l_g1!r}")
+    if mu_g == l_g1:  # H = l_g1·I: one term is exact
+        return 1
+    contraction = 1.0 - mu_g / l_g1
+    return max(1, math.ceil(3.0 * math.log(horizon) / (2.0 * math.log(1.0 / contraction))))
+
+
+def neumann_hypergradient(problem: BilevelProblem, x: np.ndarray, y: np.ndarray, terms: int,
+                          rng: np.random.Generator) -> tuple[np.ndarray, int]:
+    """ḡ_N at (x, y) with N = ``terms`` (see the module docstring) and the Hessian-vector calls used.
+
+    Oracle outputs of the wrong shape or with non-finite entries raise ``OracleFailure``
+    (a solver turns it into ``Diverged``).
+    """
+    if not isinstance(problem, BilevelProblem):
+        raise TypeError(f"problem must be a BilevelProblem, got {type(problem).__name__}")
+    if isinstance(terms, bool) or not isinstance(terms, int) or terms < 0:
+        raise ValueError(f"terms must be an int >= 0, got {terms!r}")
+    x, y = np.asarray(x), np.asarray(y)
+    if x.shape != problem.x0.shape or y.shape != problem.y0.shape:
+        raise ValueError(f"x and y must have shapes {problem.x0.shape} and {problem.y0.shape}, got "
+                         f"{x.shape} and {y.shape}")
+    fx, fy = problem.upper_oracle(x, y, rng)
+    fx, fy = checked("upper_grad x-part", fx, x), checked("upper_grad y-part", fy, y)
+    if terms == 0:
+        return fx, 0
+    power = fy
+    total = fy.copy()
+    for _ in range(terms - 1):
+        _, hess = problem.hvp_oracle(x, y, power, rng)
+        power = power - checked("lower_hvp yy-part", hess, y) / problem.l_g1
+        total = total + power
+    cross, _ = problem.hvp_oracle(x, y, total / problem.l_g1, rng)
+    return fx - checked("lower_hvp xy-part", cross, x), terms

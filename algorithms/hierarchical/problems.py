@@ -1,0 +1,263 @@
+"""Stochastic minimax and bilevel problems whose gradient-noise level is a parameter.
+
+A :class:`MinimaxProblem` is ``min_x max_y f(x, y)`` with f nonconvex in x and strongly
+concave in y, seen through a stochastic gradient oracle; a :class:`BilevelProblem` is
+``min_x f(x, y*(x))`` with ``y*(x) = argmin_y g(x, y)``, g strongly convex in y, seen through
+stochastic oracles of ∇f, ∇_y g and the second-derivative products ∇²_xy g·v, ∇²_yy g·v.
+Both carry the objective Φ(x) = f(x, y*(x)) and its exact gradient ∇Φ, which the solvers
+record at every iterate (the stationarity measure of Theorems 4.1 and 4.2 of the paper).
+
+Noise is additive, on every oracle output, of level ``sigma``; ``noise`` picks its law:
+
+``"sphere"``  uniform on the sphere of radius σ: ‖noise‖ = σ exactly, so the two-sided bound
+              of Assumption 3.2(ii) / 3.4 holds with σ̲ = σ̄ = σ (the setting of the theorems);
+``"gaussian"`` N(0, σ²) per coordinate (the paper's synthetic experiment, Section 6.1);
+              unbounded, so outside Assumption 3.2(ii);
+``"student"``  Student-t with 3 degrees of freedom per coordinate scaled to variance σ²:
+              heavy-tailed, outside the assumptions (for stress tests).
+
+Ready-made instances: :func:`synthetic_minimax` (the paper's f = cos x + xy − y²/2 and a
+coupling knob), :func:`quadratic_bilevel` (closed-form hypergradient) and
+:func:`auc_minimax` (a deep-AUC minimax task on generated imbalanced data, torch).
+
+>>> import numpy as np
+>>> prob = synthetic_minimax(sigma=0.0)
+>>> bool(prob.grad_phi(np.array([1.0]))[0] == 1.0 - np.sin(1.0))
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from algorithms._validation import as_float_array, check_callable, check_choice, check_nonnegative
+from algorithms.core import Problem
+
+__all__ = [
+    "NOISE_KINDS",
+    "BilevelProblem",
+    "MinimaxProblem",
+    "additive_noise",
+    "quadratic_bilevel",
+    "synthetic_minimax",
+]
+
+NOISE_KINDS = ("gaussian", "sphere", "student")
+
+
+def additive_noise(kind: str, sigma: float, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """One draw of the oracle noise of law ``kind`` and level ``sigma`` (see the module docstring).
+
+    >>> rng = np.random.default_rng(0)
+    >>> round(float(np.linalg.norm(additive_noise("sphere", 2.0, (3,), rng))), 12)
+    2.0
+    """
+    check_choice("kind", kind, NOISE_KINDS)
+    sigma = check_nonnegative("sigma", sigma)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    if sigma == 0.0:
+        return np.zeros(shape)
+    return _draw(kind, sigma, shape, rng)
+
+
+def _draw(kind: str, sigma: float, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """:func:`additive_noise` without the argument checks (the oracles' inner loop)."""
+    if kind == "gaussian":
+        return sigma * rng.standard_normal(shape)
+    if kind == "student":
+        return sigma * rng.standard_t(3.0, shape) / math.sqrt(3.0)  # Var t_3 = 3
+    direction = rng.standard_normal(shape)
+    return (sigma / math.sqrt(float(np.dot(direction.ravel(), direction.ravel())))) * direction
+
+
+def _vector(name: str, value: Any) -> np.ndarray:
+    array = as_float_array(name, value)
+    if array.ndim != 1 or array.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {array.shape}")
+    return array
+
+
+def _check_noise(sigma: Any, noise: Any) -> None:
+    check_nonnegative("sigma", sigma)
+    check_choice("noise", noise, NOISE_KINDS)
+
+
+@dataclass(frozen=True)
+class MinimaxProblem(Problem):
+    """``min_x max_y f(x, y)``, f nonconvex in x and strongly concave in y.
+
+    ``grad(x, y, rng) -> (∇_x F, ∇_y F)``: the (possibly already stochastic, e.g. minibatch)
+    gradient of f; the oracle adds noise of level ``sigma`` and law ``noise`` to both parts.
+    ``phi(x)`` is Φ(x) = max_y f(x, y) and ``grad_phi(x)`` its exact gradient, used for the
+    recorded stationarity measure ‖∇Φ(x_t)‖ and the stopping test. The dtype of ``x0``
+    (float32 or float64) is the dtype of the iterates.
+    """
+
+    grad: Callable[[np.ndarray, np.ndarray, np.random.Generator], tuple[Any, Any]]
+    phi: Callable[[np.ndarray], float]
+    grad_phi: Callable[[np.ndarray], Any]
+    x0: np.ndarray
+    y0: np.ndarray
+    sigma: float = 0.0
+    noise: str = "gaussian"
+
+    def __post_init__(self) -> None:
+        for name in ("grad", "phi", "grad_phi"):
+            check_callable(name, getattr(self, name))
+        x0 = _vector("x0", self.x0)
+        object.__setattr__(self, "x0", x0)
+        object.__setattr__(self, "y0", _vector("y0", self.y0).astype(x0.dtype))
+        _check_noise(self.sigma, self.noise)
+
+    def oracle(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[Any, Any]:
+        """One stochastic gradient (g_x, g_y) at (x, y): ``grad`` plus the additive noise."""
+        gx, gy = self.grad(x, y, rng)
+        if self.sigma > 0:
+            gx = gx + _draw(self.noise, self.sigma, np.shape(gx), rng)
+            gy = gy + _draw(self.noise, self.sigma, np.shape(gy), rng)
+        return gx, gy
+
+
+@dataclass(frozen=True)
+class BilevelProblem(Problem):
+    """``min_x Φ(x) = f(x, y*(x))`` with ``y*(x) = argmin_y g(x, y)``, g strongly convex in y.
+
+    Oracles (each takes an ``rng`` for its own sampling; additive noise of level ``sigma`` is
+    added to the gradients and of level ``hessian_sigma`` to the second-derivative products):
+    ``upper_grad(x, y, rng) -> (∇_x F, ∇_y F)``, ``lower_grad(x, y, rng) -> ∇_y G`` and
+    ``lower_hvp(x, y, v, rng) -> (∇²_xy G·v, ∇²_yy G·v)`` (shapes of x and y).
+    ``mu_g`` and ``l_g1`` are the strong-convexity and smoothness constants of g(x, ·); the
+    Neumann-series hypergradient scales by 1/l_g1 and Theorem 4.2 picks its length from both.
+    """
+
+    upper_grad: Callable[[np.ndarray, np.ndarray, np.random.Generator], tuple[Any, Any]]
+    lower_grad: Callable[[np.ndarray, np.ndarray, np.random.Generator], Any]
+    lower_hvp: Callable[[np.ndarray, np.ndarray, np.ndarray, np.random.Generator], tuple[Any, Any]]
+    phi: Callable[[np.ndarray], float]
+    grad_phi: Callable[[np.ndarray], Any]
+    x0: np.ndarray
+    y0: np.ndarray
+    mu_g: float
+    l_g1: float
+    sigma: float = 0.0
+    hessian_sigma: float = 0.0
+    noise: str = "gaussian"
+
+    def __post_init__(self) -> None:
+        for name in ("upper_grad", "lower_grad", "lower_hvp", "phi", "grad_phi"):
+            check_callable(name, getattr(self, name))
+        x0 = _vector("x0", self.x0)
+        object.__setattr__(self, "x0", x0)
+        object.__setattr__(self, "y0", _vector("y0", self.y0).astype(x0.dtype))
+        for name in ("mu_g", "l_g1"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not (
+                    math.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+        if self.mu_g > self.l_g1:
+            raise ValueError(f"mu_g must be <= l_g1 (strong convexity below smoothness), got "
+                             f"mu_g = {self.mu_g!r} > l_g1 = {self.l_g1!r}")
+        _check_noise(self.sigma, self.noise)
+        check_nonnegative("hessian_sigma", self.hessian_sigma)
+
+    def _noisy(self, value: Any, sigma: float, rng: np.random.Generator) -> Any:
+        if sigma == 0:
+            return value
+        return value + _draw(self.noise, sigma, np.shape(value), rng)
+
+    def upper_oracle(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[Any, Any]:
+        fx, fy = self.upper_grad(x, y, rng)
+        return self._noisy(fx, self.sigma, rng), self._noisy(fy, self.sigma, rng)
+
+    def lower_oracle(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> Any:
+        return self._noisy(self.lower_grad(x, y, rng), self.sigma, rng)
+
+    def hvp_oracle(self, x: np.ndarray, y: np.ndarray, v: np.ndarray,
+                   rng: np.random.Generator) -> tuple[Any, Any]:
+        cross, hess = self.lower_hvp(x, y, v, rng)
+        return self._noisy(cross, self.hessian_sigma, rng), self._noisy(hess, self.hessian_sigma, rng)
+
+
+def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: float = 1.0,
+                      x0: float = 2.0, y0: float = 0.0, dtype=np.float64) -> MinimaxProblem:
+    """f(x, y) = cos x + c·x·y − y²/2 in one dimension (c = ``coupling``; c = 1 is Section 6.1).
+
+    y*(x) = c·x, Φ(x) = cos x + c²x²/2 and ∇Φ(x) = c²x − sin x. For c = 1 the minimizer x = 0
+    is degenerate (Φ''(0) = 0, ∇Φ ≈ x³/6); for c² < 1 it is a nonconvex Φ with a local
+    maximum at 0 and two non-degenerate minimizers.
+
+    >>> prob = synthetic_minimax(coupling=0.5 ** 0.5)
+    >>> round(float(prob.phi(np.array([0.0]))), 6)
+    1.0
+    """
+    for name, value in (("coupling", coupling), ("x0", x0), ("y0", y0)):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite real number, got {value!r}")
+    if coupling == 0:
+        raise ValueError("coupling must be nonzero (with c = 0, x and y decouple), got 0")
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
+    c = float(coupling)
+
+    def grad(x, y, rng):
+        return -np.sin(x) + c * y, c * x - y
+
+    return MinimaxProblem(
+        grad=grad,
+        phi=lambda x: float(np.cos(x[0]) + 0.5 * c * c * x[0] ** 2),
+        grad_phi=lambda x: c * c * x - np.sin(x),
+        x0=np.array([x0], dtype=dtype), y0=np.array([y0], dtype=dtype), sigma=sigma, noise=noise)
+
+
+def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noise: str = "gaussian",
+                      hessian_sigma: float = 0.0, mu_g: float = 0.5, l_g1: float = 2.0, reg: float = 0.1,
+                      seed: int = 0, dtype=np.float64) -> BilevelProblem:
+    """g(x, y) = ½ yᵀAy − yᵀBx, f(x, y) = ½‖y − b‖² + (reg/2)‖x‖², with spec(A) ⊂ [mu_g, l_g1].
+
+    A (with both ends of the spectrum attained), B and b are drawn from ``seed``. Then
+    y*(x) = A⁻¹Bx, Φ(x) = ½‖A⁻¹Bx − b‖² + (reg/2)‖x‖² and
+    ∇Φ(x) = reg·x + (A⁻¹B)ᵀ(A⁻¹Bx − b), the closed form the Neumann series approximates.
+
+    >>> prob = quadratic_bilevel(seed=1)
+    >>> prob.x0.shape, prob.y0.shape, prob.mu_g, prob.l_g1
+    ((3,), (4,), 0.5, 2.0)
+    """
+    for name, value in (("dim_x", dim_x), ("dim_y", dim_y)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    check_nonnegative("reg", reg)
+    for name, value in (("mu_g", mu_g), ("l_g1", l_g1)):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not (
+                math.isfinite(value) and value > 0):
+            raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
+    rng = np.random.default_rng(seed)
+    q, _ = np.linalg.qr(rng.standard_normal((dim_y, dim_y)))
+    eigenvalues = np.linspace(mu_g, l_g1, dim_y) if dim_y > 1 else np.array([mu_g])
+    A = (q * eigenvalues) @ q.T
+    A = 0.5 * (A + A.T)
+    B = rng.standard_normal((dim_y, dim_x))
+    b = rng.standard_normal(dim_y)
+    solve_map = np.linalg.solve(A, B)  # A⁻¹B: y*(x) = A⁻¹B x
+    reg = float(reg)
+
+    def grad_phi(x):
+        return reg * x + solve_map.T @ (solve_map @ x - b)
+
+    return BilevelProblem(
+        upper_grad=lambda x, y, rng: (reg * x, y - b),
+        lower_grad=lambda x, y, rng: A @ y - B @ x,
+        lower_hvp=lambda x, y, v, rng: (-(B.T @ v), A @ v),
+        phi=lambda x: float(0.5 * np.sum((solve_map @ x - b) ** 2) + 0.5 * reg * np.sum(x**2)),
+        grad_phi=grad_phi,
+        x0=np.ones(dim_x, dtype=dtype), y0=np.zeros(dim_y, dtype=dtype), mu_g=float(mu_g),
+        l_g1=float(l_g1), sigma=sigma, hessian_sigma=hessian_sigma, noise=noise)

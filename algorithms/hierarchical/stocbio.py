@@ -1,0 +1,70 @@
+"""stocBiO-style SGD for bilevel problems: constant steps on the Neumann hypergradient.
+
+Per outer iteration, ``inner_steps`` SGD steps on the lower level, then one on the upper:
+
+    y ← y − lr_y·∇_y G(x_t, y; ζ)   (inner_steps times),    x_{t+1} = x_t − lr_x·ḡ_N(x_t, y)
+
+with ḡ_N the N-term Neumann hypergradient (:func:`neumann_hypergradient`). The steps are
+fixed, so they must be tuned to the noise level.
+
+References
+----------
+K. Ji, J. Yang, Y. Liang. Bilevel optimization: convergence analysis and enhanced design.
+ICML 2021 (stocBiO).
+
+>>> from algorithms import solve
+>>> from algorithms.hierarchical import StocBiO, quadratic_bilevel
+>>> solve(quadratic_bilevel(), StocBiO(lr_x=0.1, lr_y=0.5)).retcode
+<RetCode.Success: 'Success'>
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
+from algorithms.hierarchical._loop import DEFAULT_MAXITERS, checked, run
+from algorithms.hierarchical.ada_bio import check_terms
+from algorithms.hierarchical.ada_minimax import check_rate
+from algorithms.hierarchical.neumann import neumann_hypergradient, neumann_terms
+from algorithms.hierarchical.problems import BilevelProblem
+
+__all__ = ["StocBiO"]
+
+
+@dataclass(frozen=True)
+class StocBiO(Algorithm):
+    """stocBiO-style SGD: ``lr_x``, ``lr_y``, ``inner_steps`` >= 1, ``neumann_terms`` (None:
+    Theorem 4.2's choice for the iteration cap)."""
+
+    lr_x: float = 0.1
+    lr_y: float = 0.5
+    inner_steps: int = 1
+    neumann_terms: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("lr_x", "lr_y"):
+            object.__setattr__(self, name, check_rate(name, getattr(self, name)))
+        steps = self.inner_steps
+        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+            raise ValueError(f"inner_steps must be an int >= 1, got {self.inner_steps!r}")
+        check_terms(self.neumann_terms)
+
+
+@_dispatch
+def _solve(problem: BilevelProblem, algorithm: StocBiO, options: SolveOptions) -> Solution:
+    stats = Stats()
+    terms = algorithm.neumann_terms
+    if terms is None:
+        terms = neumann_terms(max(2, options.iterations(DEFAULT_MAXITERS)), problem.mu_g, problem.l_g1)
+
+    def step(t, x, y, rng):
+        for _ in range(algorithm.inner_steps):
+            gy = checked("lower_grad", problem.lower_oracle(x, y, rng), y)
+            y = (y - algorithm.lr_y * gy).astype(y.dtype)
+        gx, calls = neumann_hypergradient(problem, x, y, terms, rng)
+        stats.grad_calls += algorithm.inner_steps + 1
+        stats.hess_calls += calls
+        return (x - algorithm.lr_x * gx).astype(x.dtype), y, {"neumann_terms": terms}
+
+    return run(problem, options, step, stats, "stocBiO")

@@ -1,0 +1,67 @@
+"""TiAda-style adaptive GDA: AdaGrad-Norm steps, the x-step damped by the larger accumulator.
+
+    v^x_{t} = v^x_{t−1} + ‖g_x,t‖²,   v^y_{t} = v^y_{t−1} + ‖g_y,t‖²   (v^x_0 = v^y_0 = 1)
+    x_{t+1} = x_t − lr_x / max(v^x_t, v^y_t)^alpha · g_x,t
+    y_{t+1} = y_t + lr_y / (v^y_t)^beta · g_y,t
+
+with 0 < beta < alpha < 1 (defaults 0.6, 0.4, TiAda's choice): the max in the x-step keeps
+the time-scale separation η_x/η_y small without knowing the condition number. Its rate
+does not improve with small noise (Table 1 of the Ada-Minimax paper).
+
+References
+----------
+X. Li, J. Yang, N. He. TiAda: A time-scale adaptive algorithm for nonconvex minimax
+optimization. ICLR 2023, arXiv:2210.17478.
+
+>>> from algorithms import solve
+>>> from algorithms.hierarchical import TiAda, synthetic_minimax
+>>> solve(synthetic_minimax(coupling=0.5 ** 0.5), TiAda(lr_x=1.0, lr_y=1.0)).retcode
+<RetCode.Success: 'Success'>
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
+from algorithms.hierarchical._loop import checked, norm, run
+from algorithms.hierarchical.ada_minimax import check_rate
+from algorithms.hierarchical.problems import MinimaxProblem
+
+__all__ = ["TiAda"]
+
+
+@dataclass(frozen=True)
+class TiAda(Algorithm):
+    """TiAda: ``lr_x``, ``lr_y`` and the exponents ``alpha`` (x) > ``beta`` (y), both in (0, 1)."""
+
+    lr_x: float = 1.0
+    lr_y: float = 1.0
+    alpha: float = 0.6
+    beta: float = 0.4
+
+    def __post_init__(self) -> None:
+        for name in ("lr_x", "lr_y", "alpha", "beta"):
+            object.__setattr__(self, name, check_rate(name, getattr(self, name)))
+        if not 0 < self.beta < self.alpha < 1:
+            raise ValueError(f"alpha and beta must satisfy 0 < beta < alpha < 1, got alpha = "
+                             f"{self.alpha!r}, beta = {self.beta!r}")
+
+
+@_dispatch
+def _solve(problem: MinimaxProblem, algorithm: TiAda, options: SolveOptions) -> Solution:
+    stats = Stats()
+    state = {"vx": 1.0, "vy": 1.0}
+
+    def step(t, x, y, rng):
+        gx, gy = problem.oracle(x, y, rng)
+        stats.grad_calls += 1
+        gx, gy = checked("g_x", gx, x), checked("g_y", gy, y)
+        state["vx"] += norm(gx) ** 2
+        state["vy"] += norm(gy) ** 2
+        lr_x_t = algorithm.lr_x / max(state["vx"], state["vy"]) ** algorithm.alpha
+        lr_y_t = algorithm.lr_y / state["vy"] ** algorithm.beta
+        return ((x - lr_x_t * gx).astype(x.dtype), (y + lr_y_t * gy).astype(y.dtype),
+                {"lr_x": lr_x_t, "lr_y": lr_y_t})
+
+    return run(problem, options, step, stats, "TiAda")

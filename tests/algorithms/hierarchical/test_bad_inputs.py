@@ -1,0 +1,140 @@
+"""Bad inputs to every public callable of ``algorithms.hierarchical``: rejected early by our own
+validation, with a message naming the argument and what was expected. Bad *oracle outputs* are not
+input errors: a solve stops with ``Diverged`` (see ``retcode_cases_hierarchical.py`` and below)."""
+
+import math
+
+import numpy as np
+import pytest
+
+import algorithms.hierarchical as hierarchical
+from algorithms import RetCode, solve
+from algorithms.hierarchical import (
+    SGDA,
+    AdaBiO,
+    AdaMinimax,
+    BilevelProblem,
+    MinimaxProblem,
+    ScoreNet,
+    StocBiO,
+    TiAda,
+    ada_bio,
+    ada_minimax,
+    ada_parameters,
+    additive_noise,
+    auc_minimax,
+    neumann_hypergradient,
+    neumann_terms,
+    quadratic_bilevel,
+    synthetic_minimax,
+)
+from tests.bad_inputs import BadInput as B
+from tests.bad_inputs import assert_every_callable_covered, check_bad_input
+
+RNG = np.random.default_rng(0)
+X1, X3, Y4 = np.ones(1), np.ones(3), np.ones(4)
+
+
+def _minimax(**overrides):
+    prob = synthetic_minimax()
+    kwargs = dict(grad=prob.grad, phi=prob.phi, grad_phi=prob.grad_phi, x0=prob.x0, y0=prob.y0)
+    kwargs.update(overrides)
+    return MinimaxProblem(**kwargs)
+
+
+def _bilevel(**overrides):
+    prob = quadratic_bilevel()
+    kwargs = dict(upper_grad=prob.upper_grad, lower_grad=prob.lower_grad, lower_hvp=prob.lower_hvp,
+                  phi=prob.phi, grad_phi=prob.grad_phi, x0=prob.x0, y0=prob.y0, mu_g=0.5, l_g1=2.0)
+    kwargs.update(overrides)
+    return BilevelProblem(**kwargs)
+
+
+PARAMS = dict(lr_x=1.0, lr_y=1.0, alpha=1.0, gamma=1.0)
+
+CASES = [
+    B(MinimaxProblem, lambda: _minimax(grad=3.0), TypeError, ("grad", "callable"), "grad"),
+    B(MinimaxProblem, lambda: _minimax(x0=np.array([np.nan])), ValueError, ("x0", "NaN"), "x0"),
+    B(MinimaxProblem, lambda: _minimax(y0=np.ones((2, 2))), ValueError, ("y0", "1-D"), "y0"),
+    B(MinimaxProblem, lambda: _minimax(sigma=-1.0), ValueError, ("sigma", ">= 0"), "sigma"),
+    B(MinimaxProblem, lambda: _minimax(noise="cauchy"), ValueError, ("noise", "sphere"), "noise"),
+    B(BilevelProblem, lambda: _bilevel(lower_hvp=None), TypeError, ("lower_hvp", "callable"), "hvp"),
+    B(BilevelProblem, lambda: _bilevel(mu_g=0.0), ValueError, ("mu_g", "> 0"), "mu_g"),
+    B(BilevelProblem, lambda: _bilevel(mu_g=3.0), ValueError, ("mu_g", "l_g1"), "mu_g>l"),
+    B(BilevelProblem, lambda: _bilevel(hessian_sigma=-0.1), ValueError, ("hessian_sigma",), "hs"),
+    B(additive_noise, lambda: additive_noise("sphere", -1.0, (2,), RNG), ValueError, ("sigma",), "sigma"),
+    B(additive_noise, lambda: additive_noise("levy", 1.0, (2,), RNG), ValueError, ("kind",), "kind"),
+    B(additive_noise, lambda: additive_noise("sphere", 1.0, (2,), 3), TypeError, ("rng", "Generator"),
+             "rng"),
+    B(synthetic_minimax, lambda: synthetic_minimax(coupling=0.0), ValueError, ("coupling", "nonzero"),
+             "coupling"),
+    B(synthetic_minimax, lambda: synthetic_minimax(x0=math.inf), ValueError, ("x0", "finite"), "x0"),
+    B(synthetic_minimax, lambda: synthetic_minimax(sigma=-2.0), ValueError, ("sigma",), "sigma"),
+    B(synthetic_minimax, lambda: synthetic_minimax(dtype=np.int64), TypeError, ("dtype",), "dtype"),
+    B(quadratic_bilevel, lambda: quadratic_bilevel(dim_x=0), ValueError, ("dim_x", "positive"), "dim"),
+    B(quadratic_bilevel, lambda: quadratic_bilevel(mu_g=-1.0), ValueError, ("mu_g", "> 0"), "mu_g"),
+    B(quadratic_bilevel, lambda: quadratic_bilevel(seed=-1), ValueError, ("seed", ">= 0"), "seed"),
+    B(auc_minimax, lambda: auc_minimax(positive_fraction=1.0), ValueError, ("positive_fraction", "(0, 1)"),
+             "p"),
+    B(auc_minimax, lambda: auc_minimax(batch_size=0), ValueError, ("batch_size", "positive"), "batch"),
+    B(auc_minimax, lambda: auc_minimax(separation=0.0), ValueError, ("separation", "> 0"), "sep"),
+    B(ScoreNet, lambda: ScoreNet(0), ValueError, ("in_features", "positive"), "in"),
+    B(ScoreNet, lambda: ScoreNet(2, seed=-3), ValueError, ("seed",), "seed"),
+    B(AdaMinimax, lambda: AdaMinimax(lr_x=0.0), ValueError, ("lr_x", "> 0"), "lr_x"),
+    B(AdaMinimax, lambda: AdaMinimax(lr_y=-1.0), ValueError, ("lr_y", "> 0"), "lr_y"),
+    B(AdaMinimax, lambda: AdaMinimax(alpha=math.nan), ValueError, ("alpha", "finite"), "alpha"),
+    B(AdaMinimax, lambda: AdaMinimax(gamma="1"), TypeError, ("gamma", "real number"), "gamma"),
+    B(AdaBiO, lambda: AdaBiO(lr_x=-0.5), ValueError, ("lr_x", "> 0"), "lr_x"),
+    B(AdaBiO, lambda: AdaBiO(neumann_terms=-1), ValueError, ("neumann_terms", ">= 0"), "N"),
+    B(SGDA, lambda: SGDA(lr_x=0), ValueError, ("lr_x", "> 0"), "lr_x"),
+    B(TiAda, lambda: TiAda(alpha=0.3, beta=0.4), ValueError, ("alpha", "beta"), "order"),
+    B(TiAda, lambda: TiAda(lr_y=-1.0), ValueError, ("lr_y",), "lr_y"),
+    B(StocBiO, lambda: StocBiO(inner_steps=0), ValueError, ("inner_steps", ">= 1"), "inner"),
+    B(StocBiO, lambda: StocBiO(neumann_terms=1.5), ValueError, ("neumann_terms",), "N"),
+    B(ada_parameters, lambda: ada_parameters(0, 0.0, 0.0, 0.0, **PARAMS), ValueError, ("t", ">= 1"), "t"),
+    B(ada_parameters, lambda: ada_parameters(1, -1.0, 0.0, 0.0, **PARAMS), ValueError, ("noise_sum",),
+             "sum"),
+    B(ada_minimax.check_rate, lambda: ada_minimax.check_rate("lr", True), TypeError, ("lr",), "bool"),
+    B(ada_bio.check_terms, lambda: ada_bio.check_terms(-2), ValueError, ("neumann_terms",), "neg"),
+    B(neumann_terms, lambda: neumann_terms(0, 0.5, 1.0), ValueError, ("horizon", ">= 1"), "T"),
+    B(neumann_terms, lambda: neumann_terms(10, 2.0, 1.0), ValueError, ("mu_g", "l_g1"), "order"),
+    B(neumann_hypergradient, lambda: neumann_hypergradient(synthetic_minimax(), X1, X1, 2, RNG), TypeError,
+      ("problem", "BilevelProblem"), "problem"),
+    B(neumann_hypergradient, lambda: neumann_hypergradient(quadratic_bilevel(), X3, Y4, -1, RNG), ValueError,
+      ("terms", ">= 0"), "terms"),
+    B(neumann_hypergradient, lambda: neumann_hypergradient(quadratic_bilevel(), X1, Y4, 1, RNG), ValueError,
+      ("shapes",), "shape"),
+]
+
+MODULES = [hierarchical, ada_minimax, ada_bio]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input_is_rejected(case):
+    check_bad_input(case)
+
+
+def test_every_public_callable_has_a_case():
+    assert_every_callable_covered(MODULES, CASES, exempt={
+        "momentum_update": "the solvers' inner-loop helper; its inputs are the solver's own arrays"})
+
+
+@pytest.mark.parametrize("algorithm", [AdaMinimax(), SGDA(), TiAda()])
+@pytest.mark.parametrize("bad", ["nan", "shape", "inf_phi"])
+def test_bad_oracle_output_stops_with_diverged_and_a_finite_iterate(algorithm, bad):
+    prob = synthetic_minimax(coupling=0.7)
+    if bad == "nan":
+        prob = _minimax(grad=lambda x, y, rng: (np.full(1, np.nan), y))
+    elif bad == "shape":
+        prob = _minimax(grad=lambda x, y, rng: (x, np.zeros(2)))
+    else:
+        prob = _minimax(grad_phi=lambda x: np.full(1, np.inf))
+    sol = solve(prob, algorithm, maxiters=50, tol=1e-12)
+    assert sol.retcode is RetCode.Diverged
+    assert np.all(np.isfinite(sol.x))
+
+
+def test_ints_are_promoted():
+    algo = AdaMinimax(lr_x=2, lr_y=1, alpha=3, gamma=1)
+    assert isinstance(algo.lr_x, float) and algo.lr_x == 2.0
+    assert synthetic_minimax(x0=2).x0.dtype == np.float64
