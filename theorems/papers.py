@@ -73,9 +73,12 @@ _RECORDS = [
           "Min, Zhu, Vidal. NeurIPS 2025. OpenReview DbJ2f80JF8, arXiv:2510.21078.", "nets",
           modules=("algorithms.nets.neural_collapse", "algorithms.nets.gradient_flow",
                    "algorithms.nets.two_layer", "algorithms.nets.functional")),
-    Paper("single_location_attention", "Exact mean-field analysis of softmax attention on "
-          "single-location regression",
-          "Dohmatob. NeurIPS 2025. OpenReview GiqeRe1NsY.", "attention"),
+    Paper("single_location_attention", "Understanding Softmax Attention Layers: Exact Mean-Field "
+          "Analysis on a Toy Problem",
+          "Dohmatob. NeurIPS 2025. OpenReview GiqeRe1NsY.", "attention",
+          modules=("algorithms.attention.problem", "algorithms.attention.models", "algorithms.attention.risk",
+                   "algorithms.attention.dynamics", "algorithms.attention.spherical_gd",
+                   "algorithms.attention.phase")),
     Paper("second_order_scaling", "Hyperparameter Transfer Enables Consistent Gains of "
           "Matrix-Preconditioned Optimizers Across Scales",
           "Qiu, Chen, Phan, Lei, Wilson. NeurIPS 2025. OpenReview Ei6IsmxYrb; arXiv 2512.05620. "

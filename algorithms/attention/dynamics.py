@@ -1,0 +1,177 @@
+"""The overlap dynamics of projected gradient flow on the mean-field risk (linear link, r = 0).
+
+Projected gradient flow on the sphere, du/dt = −P⊥_u ∇_u R̄, dv/dt = −P⊥_v ∇_v R̄ with
+P⊥_w = I − wwᵀ, moves the overlaps μ = uᵀu*, ν = vᵀv*, η = uᵀv*, ζ = vᵀu* by
+
+    dμ/dt = −(1 − μ²) ∂_μR̄,            dη/dt = μ η ∂_μR̄,
+    dν/dt = −(1 − ν²) ∂_νR̄ + ν ζ ∂_ζR̄,  dζ/dt = ν ζ ∂_νR̄ − (1 − ζ²) ∂_ζR̄,
+
+(our derivation of the paper's Corollary 2, whose displayed equations the available text does
+not carry). In the frozen regime r = 0 (Condition 3) R̄ = d (p s ζ)² + γ²(p² − 2pν + 1), so with
+A(μ) = p(1 − p) s β d:
+
+    ∂_μR̄ = 2 A (d s² p ζ² + γ² (p − ν)),   ∂_νR̄ = −2 γ² p,   ∂_ζR̄ = 2 d s² p² ζ.
+
+On M = {η = ζ = 0} the last two equations vanish (M is invariant, Proposition 5) and the first
+two are the 2-d flow of Proposition 6. :class:`OverlapFlow` integrates the 4-d system by
+explicit Euler steps of size ``lr``.
+
+References
+----------
+E. Dohmatob. Understanding softmax attention layers: exact mean-field analysis on a toy problem.
+NeurIPS 2025, Section 5: eq. (30), Corollary 2, Propositions 4-7.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from algorithms._validation import check_positive
+from algorithms.attention.problem import SingleLocationProblem, check_unit_vector, overlaps
+from algorithms.attention.risk import mean_field_risk, thermodynamics
+from algorithms.core import (
+    Algorithm,
+    IterationMonitor,
+    RetCode,
+    Solution,
+    SolveOptions,
+    Stats,
+    _dispatch,
+)
+
+__all__ = ["OverlapFlow", "overlap_velocity"]
+
+#: an iterate with an overlap beyond this is no longer a cosine: the Euler map blew up
+_DIVERGENCE_BOUND = 1.5
+
+
+def _check_state(state) -> np.ndarray:
+    arr = np.asarray(state, dtype=np.float64)
+    if arr.shape != (4,) or not np.all(np.isfinite(arr)):
+        raise ValueError(f"state must be 4 finite overlaps (mu, nu, eta, zeta), got {state!r}")
+    return arr
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
+def overlap_velocity(problem: SingleLocationProblem, state) -> np.ndarray:
+    """d/dt (μ, ν, η, ζ) under projected gradient flow on R̄ (linear link, r = 0).
+
+    >>> p = SingleLocationProblem(d=20, L=4, gamma=0.6)
+    >>> bool(np.abs(overlap_velocity(p, [1.0, 1.0, 0.0, 0.0])).max() < 1e-12)
+    True
+    """
+    if not isinstance(problem, SingleLocationProblem):
+        raise TypeError(f"problem must be a SingleLocationProblem, got {type(problem).__name__}")
+    if problem.link != "linear":
+        raise ValueError(f"problem.link must be 'linear' for the overlap dynamics, got {problem.link!r}")
+    mu, nu, eta, zeta = _check_state(state)
+    if np.abs([mu, nu, eta, zeta]).max() > _DIVERGENCE_BOUND:
+        raise ValueError(f"state must hold overlaps (|entries| <= {_DIVERGENCE_BOUND}), got {state!r}")
+    return _velocity(problem, thermodynamics(problem.alpha, problem.beta)["psi"], mu, nu, eta, zeta)
+
+
+def _velocity(problem: SingleLocationProblem, psi: float, mu: float, nu: float, eta: float,
+              zeta: float) -> np.ndarray:
+    d, s, g2 = problem.d, problem.signal_scale, problem.gamma**2
+    p = _sigmoid((s * min(1.0, max(-1.0, mu)) - psi) * problem.beta * d)
+    a = p * (1.0 - p) * s * problem.beta * d
+    d_mu = 2.0 * a * (d * s * s * p * zeta * zeta + g2 * (p - nu))
+    d_nu = -2.0 * g2 * p
+    d_zeta = 2.0 * d * s * s * p * p * zeta
+    return np.array([
+        -(1.0 - mu * mu) * d_mu,
+        -(1.0 - nu * nu) * d_nu + nu * zeta * d_zeta,
+        mu * eta * d_mu,
+        nu * zeta * d_nu - (1.0 - zeta * zeta) * d_zeta,
+    ])
+
+
+@dataclass(frozen=True)
+class OverlapFlow(Algorithm):
+    """Explicit Euler on the 4-d overlap flow (μ, ν, η, ζ) ← (μ, ν, η, ζ) + lr · velocity.
+
+    Starts from the overlaps of the problem's (u0, v0), or of unit vectors drawn from the
+    solve seed. Converged (``Success``) when the velocity's max-norm is at most ``tol``
+    (default 1e-8); an overlap beyond 1.5 in absolute value or a non-finite one is ``Diverged``
+    (a step too large for the Euler map); the iteration cap (default 20000) is ``MaxIters``.
+
+    >>> from algorithms import solve
+    >>> p = SingleLocationProblem(d=6, L=4, gamma=0.6, beta=0.5)
+    >>> sol = solve(p, OverlapFlow(lr=0.05), seed=0)
+    >>> sol.retcode, np.round(sol.x, 4).tolist()
+    (<RetCode.Success: 'Success'>, [1.0, 1.0, 0.0, 0.0])
+
+    References
+    ----------
+    E. Dohmatob. NeurIPS 2025, Corollary 2 and Proposition 4.
+    """
+
+    lr: float = 0.05
+
+    def __post_init__(self) -> None:
+        check_positive("lr", self.lr)
+
+
+def initial_vectors(problem: SingleLocationProblem, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(u0, v0) of the problem, or unit vectors drawn uniformly from ``seed`` where not given."""
+    gen = torch.Generator().manual_seed(seed)
+    draws = []
+    for given in (problem.u0, problem.v0):
+        vec = torch.randn(problem.d, generator=gen, dtype=torch.float64)
+        vec = vec / torch.linalg.vector_norm(vec)
+        draws.append(vec if given is None else check_unit_vector("u0/v0", given, problem.d))
+    return draws[0].to(problem.torch_dtype), draws[1].to(problem.torch_dtype)
+
+
+def _state_risk(problem: SingleLocationProblem, state: np.ndarray) -> float:
+    mu, nu, _, zeta = (float(x) for x in np.clip(state, -1.0, 1.0))
+    return mean_field_risk(problem, mu, nu, zeta, 0.0, frozen_limit=True)
+
+
+@_dispatch
+def _solve(problem: SingleLocationProblem, algorithm: OverlapFlow, options: SolveOptions) -> Solution:
+    if problem.link != "linear":
+        raise ValueError(f"problem.link must be 'linear' for OverlapFlow, got {problem.link!r}")
+    u, v = initial_vectors(problem, options.seed or 0)
+    start = overlaps(u, v, *problem.oracle())
+    state = np.array([start["mu"], start["nu"], start["eta"], start["zeta"]])
+    maxiters, tol = options.iterations(20000), options.tolerance(1e-8)
+    psi = thermodynamics(problem.alpha, problem.beta)["psi"]
+    monitor = IterationMonitor(options, total=maxiters, desc="OverlapFlow")
+    recording = options.store_trace or options.callback is not None
+
+    def record(iteration: int, speed: float) -> bool:
+        mu, nu, eta, zeta = state.tolist()
+        return recording and monitor.record(iteration=iteration, mu=mu, nu=nu, eta=eta, zeta=zeta,
+                                            risk=_state_risk(problem, state), speed=speed)
+
+    retcode, k = RetCode.MaxIters, 0
+    for k in range(maxiters + 1):
+        velocity = _velocity(problem, psi, *state.tolist())
+        speed = float(np.abs(velocity).max())
+        if record(k, speed):
+            retcode = RetCode.Terminated
+            break
+        if speed <= tol:
+            retcode = RetCode.Success
+            break
+        if k == maxiters:
+            break
+        state = state + algorithm.lr * velocity
+        if not np.all(np.isfinite(state)) or np.abs(state).max() > _DIVERGENCE_BOUND:
+            retcode, k = RetCode.Diverged, k + 1
+            break
+    monitor.close()
+    value = math.inf if retcode is RetCode.Diverged else _state_risk(problem, state)
+    if retcode is RetCode.Diverged and recording:
+        monitor.trace.append({"iteration": k, **dict(zip(("mu", "nu", "eta", "zeta"), state.tolist())),
+                              "risk": value, "speed": math.inf})
+    return Solution(x=state.astype(problem.dtype), value=value, retcode=retcode,
+                    stats=Stats(iterations=k, grad_calls=k), trace=monitor.trace)

@@ -1,0 +1,162 @@
+"""The single-location predictors as ``torch.nn.Module`` s, and the best linear predictor.
+
+* :class:`SoftmaxAttention` (Dohmatob, eq. 2): ``f(X; u, v) = Σ_ℓ softmax_ℓ(λ X u) σ(x_ℓᵀ v)``,
+  ``λ = β √d``, parameters a pair of unit vectors (u, v);
+* :class:`ErfAttention` (Marion et al., their simplified layer): ``T(X) = Σ_ℓ erf(λ x_ℓᵀ k) x_ℓᵀ v``;
+* the best linear predictor ``f(X) = Σ_ℓ w_ℓᵀ x_ℓ`` in closed form (linear link) and fitted by
+  least squares; its risk stays of order γ², which is the separation both papers start from.
+
+References
+----------
+E. Dohmatob. Understanding softmax attention layers: exact mean-field analysis on a toy problem.
+NeurIPS 2025, eq. (2). P. Marion et al. Attention layers provably solve single-location
+regression. ICLR 2025 (arXiv:2410.01537), Sections 2-3.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from torch import nn
+
+from algorithms._validation import check_positive, check_seed
+from algorithms.attention.problem import LINKS, SingleLocationProblem, link_function
+
+__all__ = ["ErfAttention", "SoftmaxAttention", "best_linear_risk", "best_linear_weights",
+           "fit_linear_predictor"]
+
+
+def _random_unit(d: int, gen: torch.Generator, dtype: torch.dtype) -> torch.Tensor:
+    vec = torch.randn(d, generator=gen, dtype=torch.float64)
+    return (vec / torch.linalg.vector_norm(vec)).to(dtype)
+
+
+def _check_tokens(X, d: int) -> torch.Tensor:
+    if not isinstance(X, torch.Tensor):
+        raise TypeError(f"X must be a torch tensor of shape (n, L, {d}), got {type(X).__name__}")
+    if X.ndim != 3 or X.shape[-1] != d:
+        raise ValueError(f"X must have shape (n, L, {d}), got {tuple(X.shape)}")
+    return X
+
+
+def _check_dimension(d) -> int:
+    if isinstance(d, bool) or not isinstance(d, int | np.integer) or d < 2:
+        raise ValueError(f"in_features must be an int >= 2, got {d!r}")
+    return int(d)
+
+
+class SoftmaxAttention(nn.Module):
+    """Softmax single-location attention with unit parameters ``u`` (key) and ``v`` (value).
+
+    >>> model = SoftmaxAttention(4, beta=1.0, seed=0)
+    >>> model(torch.zeros(2, 3, 4, dtype=torch.float64)).shape
+    torch.Size([2, 1])
+    """
+
+    def __init__(self, in_features: int, beta: float = 1.0, link: str = "linear", seed: int = 0,
+                 dtype: torch.dtype = torch.float64) -> None:
+        super().__init__()
+        self.in_features = _check_dimension(in_features)
+        self.out_features = 1
+        self.beta = check_positive("beta", beta)
+        if link not in LINKS:
+            raise ValueError(f"link must be one of {sorted(LINKS)}, got {link!r}")
+        self.link = link
+        gen = torch.Generator().manual_seed(check_seed(seed))
+        self.u = nn.Parameter(_random_unit(self.in_features, gen, dtype))
+        self.v = nn.Parameter(_random_unit(self.in_features, gen, dtype))
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        X = _check_tokens(X, self.in_features)
+        weights = torch.softmax(self.beta * math.sqrt(self.in_features) * (X @ self.u), dim=-1)
+        return (weights * link_function(self.link)(X @ self.v)).sum(-1, keepdim=True)
+
+
+class ErfAttention(nn.Module):
+    """Marion et al.'s pointwise layer ``T(X) = Σ_ℓ erf(λ x_ℓᵀ k) x_ℓᵀ v`` (no softmax coupling).
+
+    >>> model = ErfAttention(4, lam=0.5, seed=0)
+    >>> model(torch.zeros(2, 3, 4, dtype=torch.float64)).shape
+    torch.Size([2, 1])
+    """
+
+    def __init__(self, in_features: int, lam: float = 1.0, seed: int = 0,
+                 dtype: torch.dtype = torch.float64) -> None:
+        super().__init__()
+        self.in_features = _check_dimension(in_features)
+        self.out_features = 1
+        self.lam = check_positive("lam", lam)
+        gen = torch.Generator().manual_seed(check_seed(seed))
+        self.k = nn.Parameter(_random_unit(self.in_features, gen, dtype))
+        self.v = nn.Parameter(_random_unit(self.in_features, gen, dtype))
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        X = _check_tokens(X, self.in_features)
+        return (torch.erf(self.lam * (X @ self.k)) * (X @ self.v)).sum(-1, keepdim=True)
+
+
+def _linear_problem(problem) -> SingleLocationProblem:
+    if not isinstance(problem, SingleLocationProblem):
+        raise TypeError(f"problem must be a SingleLocationProblem, got {type(problem).__name__}")
+    if problem.link != "linear":
+        raise ValueError(f"problem.link must be 'linear' for the closed-form linear predictor, "
+                         f"got {problem.link!r}")
+    return problem
+
+
+def best_linear_weights(problem: SingleLocationProblem) -> torch.Tensor:
+    """The population least-squares weights ``w`` (L, d) of ``f(X) = Σ_ℓ w_ℓᵀ x_ℓ``, linear link.
+
+    The second-moment matrix is block diagonal (distinct tokens are uncorrelated) with v* an
+    eigenvector of each block, eigenvalue 1 − (1 − γ²)/L, and E[x_ℓ y] = (γ²/L) v*; so every
+    block is w_ℓ = γ² / (L − 1 + γ²) v*, whatever the signal scale (u* ⊥ v*).
+
+    >>> p = SingleLocationProblem(d=3, L=2, gamma=0.5)
+    >>> round(float(best_linear_weights(p)[0] @ p.oracle()[1]), 6)
+    0.2
+    """
+    problem = _linear_problem(problem)
+    _, v_star = problem.oracle()
+    scale = problem.gamma**2 / (problem.L - 1 + problem.gamma**2)
+    return scale * v_star.expand(problem.L, problem.d).clone()
+
+
+def best_linear_risk(problem: SingleLocationProblem) -> float:
+    """Excess risk (over ε²) of the best linear predictor: γ² (L − 1) / (L − 1 + γ²) >= γ²/(1 + γ²).
+
+    >>> round(best_linear_risk(SingleLocationProblem(d=3, L=2, gamma=0.5)), 6)
+    0.2
+    """
+    problem = _linear_problem(problem)
+    g2 = problem.gamma**2
+    return g2 * (problem.L - 1) / (problem.L - 1 + g2)
+
+
+def fit_linear_predictor(X: torch.Tensor, y: torch.Tensor):
+    """Least squares with intercept of ``y`` on the flattened tokens; returns ``predict(X) -> (n,)``.
+
+    >>> X = torch.randn(50, 2, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    >>> predict = fit_linear_predictor(X, X[:, 0, 0] + 1.0)
+    >>> round(float(predict(X[:1])[0] - X[0, 0, 0]), 6)
+    1.0
+    """
+    if not isinstance(X, torch.Tensor) or X.ndim != 3:
+        raise ValueError(f"X must be a torch tensor of shape (n, L, d), got "
+                         f"{tuple(X.shape) if isinstance(X, torch.Tensor) else type(X).__name__}")
+    if not isinstance(y, torch.Tensor) or y.shape != X.shape[:1]:
+        raise ValueError(f"y must be a torch tensor of shape ({X.shape[0]},), got "
+                         f"{tuple(y.shape) if isinstance(y, torch.Tensor) else type(y).__name__}")
+    n, L, d = X.shape
+    if n <= L * d + 1:
+        raise ValueError(f"X must have more rows than features + 1 = {L * d + 1} for least squares, "
+                         f"got n={n}")
+    design = torch.cat([X.reshape(n, L * d), torch.ones(n, 1, dtype=X.dtype)], 1)
+    coef = torch.linalg.lstsq(design, y.reshape(n, 1)).solution[:, 0]
+
+    def predict(X_new: torch.Tensor) -> torch.Tensor:
+        X_new = _check_tokens(X_new, d)
+        return X_new.reshape(X_new.shape[0], -1) @ coef[:-1] + coef[-1]
+
+    return predict

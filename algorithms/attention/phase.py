@@ -1,0 +1,87 @@
+"""The learnable / unlearnable phase map of the oracle (Dohmatob, Proposition 2).
+
+The oracle (u*, v*) reaches zero risk in the limit iff the secret token's signal beats the
+largest noise energy: s > ψ(α, β) (s = √(1 − γ²) in Dohmatob's variant); beyond, its risk stays
+of order γ². Here α = log(L − 1)/d is the length exponent and ψ the REM quantity of
+:func:`~algorithms.attention.thermodynamics`.
+
+References
+----------
+E. Dohmatob. Understanding softmax attention layers: exact mean-field analysis on a toy problem.
+NeurIPS 2025, Proposition 2 and Condition 2.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from algorithms._validation import check_positive
+from algorithms.attention.risk import thermodynamics
+
+__all__ = ["learnable", "phase_map", "plot_phase_map"]
+
+
+def _check_gamma(gamma) -> float:
+    gamma = check_positive("gamma", gamma)
+    if not gamma < 1.0:
+        raise ValueError(f"gamma must be in (0, 1), got {gamma!r}")
+    return gamma
+
+
+def learnable(gamma: float, alpha: float, beta: float = 1.0) -> bool:
+    """True when √(1 − γ²) > ψ(α, β): the oracle is Bayes-optimal in the limit (Proposition 2(A)).
+
+    >>> learnable(0.5, 0.3), learnable(0.8, 0.3)
+    (True, False)
+    """
+    gamma = _check_gamma(gamma)
+    return math.sqrt(1.0 - gamma**2) > thermodynamics(alpha, beta)["psi"]
+
+
+def phase_map(gammas, alphas, beta: float = 1.0) -> np.ndarray:
+    """Boolean array ``[i, j] = learnable(gammas[i], alphas[j], beta)``.
+
+    >>> phase_map([0.5, 0.8], [0.3]).tolist()
+    [[True], [False]]
+    """
+    gammas = np.atleast_1d(np.asarray(gammas, dtype=np.float64))
+    alphas = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
+    if gammas.ndim != 1 or alphas.ndim != 1 or gammas.size == 0 or alphas.size == 0:
+        raise ValueError(f"gammas and alphas must be non-empty 1-d sequences, got shapes "
+                         f"{gammas.shape} and {alphas.shape}")
+    check_positive("beta", beta)
+    return np.array([[learnable(float(g), float(a), beta) for a in alphas] for g in gammas])
+
+
+def plot_phase_map(path, *, beta: float = 1.0, size: int = 120) -> Path:
+    """Write the phase map over γ ∈ (0, 1) and α ∈ (0, 1] at ``beta`` to ``path`` (a PNG).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     plot_phase_map(Path(tmp) / "phase.png", size=20).exists()
+    True
+    """
+    if isinstance(size, bool) or not isinstance(size, int) or size < 2:
+        raise ValueError(f"size must be an int >= 2, got {size!r}")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    gammas = np.linspace(0.01, 0.99, size)
+    alphas = np.linspace(0.01, 1.0, size)
+    grid = phase_map(gammas, alphas, beta)
+    fig, ax = plt.subplots(figsize=(4.5, 3.5))
+    ax.imshow(grid, origin="lower", aspect="auto", cmap="RdYlGn",
+              extent=(alphas[0], alphas[-1], gammas[0], gammas[-1]))
+    ax.set_xlabel("α = log(L − 1)/d")
+    ax.set_ylabel("γ (feature noise)")
+    ax.set_title(f"oracle learnable (green), β = {beta:g}")
+    path = Path(path)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

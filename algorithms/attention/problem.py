@@ -1,0 +1,232 @@
+"""The single-location regression problem (Marion et al. 2025; Dohmatob, NeurIPS 2025) and its data.
+
+A sequence ``X = (x_1, ..., x_L)`` of ``L`` tokens in ``R^d``; one secret index ``ℓ*`` (uniform)
+carries the signal, the other tokens are pure noise:
+
+    x_ℓ ~ N(0, I_d)                      for ℓ != ℓ*,
+    x_ℓ* ~ N(s √d u*, γ² I_d),           y = σ(x_ℓ*ᵀ v*) + ε ξ,  ξ ~ N(0, 1),
+
+with unit, orthogonal oracle directions ``u*`` (key) and ``v*`` (value). Dohmatob's variant takes
+the signal scale ``s = c := √(1 − γ²)``; Marion et al.'s takes ``s = 1/√2`` (their ``√(d/2) k*``).
+The two coincide at ``γ = 1/√2``. The learner's models see ``λ = β √d`` as inverse temperature.
+
+References
+----------
+P. Marion, R. Berthier, G. Biau, C. Boyer. Attention layers provably solve single-location
+regression. ICLR 2025 (arXiv:2410.01537), Section 2.
+E. Dohmatob. Understanding softmax attention layers: exact mean-field analysis on a toy problem.
+NeurIPS 2025 (OpenReview GiqeRe1NsY), Section 3.1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from algorithms._validation import check_choice, check_nonnegative, check_positive, check_seed
+from algorithms.core import Problem
+
+__all__ = [
+    "LINKS",
+    "VARIANTS",
+    "SingleLocationProblem",
+    "link_function",
+    "overlaps",
+    "sample_batch",
+    "vectors_with_overlaps",
+]
+
+#: link functions σ of the labels and of the values (Condition 1 of Dohmatob: positive-homogeneous)
+LINKS = ("linear", "quadratic", "relu")
+#: data variants: the secret token's mean is ``s √d u*`` with s = √(1-γ²) (dohmatob) or 1/√2 (marion)
+VARIANTS = ("dohmatob", "marion")
+_UNIT_TOL = 1e-6
+
+
+def link_function(name: str):
+    """The link σ named ``name`` as a function of a torch tensor.
+
+    >>> link_function("relu")(torch.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
+    check_choice("link", name, LINKS)
+    return {"linear": lambda t: t, "quadratic": lambda t: t * t, "relu": torch.relu}[name]
+
+
+def _check_int(name: str, value, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{name} must be an int >= {minimum}, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_unit_vector(name: str, value, d: int, dtype=torch.float64) -> torch.Tensor:
+    """``value`` as a finite unit vector of ``R^d`` (a torch tensor of ``dtype``)."""
+    try:
+        vec = torch.as_tensor(np.asarray(value, dtype=np.float64), dtype=dtype).detach().clone()
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a real vector of length {d}: {exc}") from exc
+    if vec.shape != (d,):
+        raise ValueError(f"{name} must have shape ({d},), got {tuple(vec.shape)}")
+    if not bool(torch.isfinite(vec).all()):
+        raise ValueError(f"{name} contains NaN or inf entries")
+    norm = float(torch.linalg.vector_norm(vec.double()))
+    if abs(norm - 1.0) > _UNIT_TOL:
+        raise ValueError(f"{name} must be a unit vector (the model lives on the sphere), got norm {norm:.6g}")
+    return vec
+
+
+@dataclass(frozen=True)
+class SingleLocationProblem(Problem):
+    """A single-location regression instance and the learner's inverse temperature.
+
+    ``d`` (>= 2) the token dimension, ``L`` (>= 2) the sequence length, ``gamma`` in (0, 1) the
+    feature noise of the secret token, ``beta`` > 0 the normalised inverse temperature
+    (λ = β √d), ``epsilon`` >= 0 the label noise, ``link`` the link σ, ``variant`` the data model,
+    ``n_samples`` the training-sample size used by :class:`~algorithms.attention.SphericalGD`,
+    ``oracle_seed`` seeds the oracle directions (u*, v*), ``u0``/``v0`` optional unit starting
+    vectors (else drawn uniformly on the sphere from the solve seed), ``dtype`` float64 or float32.
+
+    >>> p = SingleLocationProblem(d=8, L=4, gamma=0.6)
+    >>> round(p.signal_scale, 3), round(p.alpha, 4)
+    (0.8, 0.1373)
+    """
+
+    d: int
+    L: int
+    gamma: float
+    beta: float = 1.0
+    epsilon: float = 0.0
+    link: str = "linear"
+    variant: str = "dohmatob"
+    n_samples: int = 500
+    oracle_seed: int = 0
+    u0: object = None
+    v0: object = None
+    dtype: object = np.float64
+
+    def __post_init__(self) -> None:
+        _check_int("d", self.d, 2)
+        _check_int("L", self.L, 2)
+        gamma = check_positive("gamma", self.gamma)
+        if not gamma < 1.0:
+            raise ValueError(f"gamma must be in (0, 1) (feature noise of the secret token), got {gamma!r}")
+        check_positive("beta", self.beta)
+        check_nonnegative("epsilon", self.epsilon)
+        check_choice("link", self.link, LINKS)
+        check_choice("variant", self.variant, VARIANTS)
+        _check_int("n_samples", self.n_samples, 1)
+        check_seed(self.oracle_seed)
+        if self.dtype not in (np.float32, np.float64):
+            raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {self.dtype!r}")
+        for name in ("u0", "v0"):
+            if getattr(self, name) is not None:
+                check_unit_vector(name, getattr(self, name), self.d)
+
+    @property
+    def torch_dtype(self) -> torch.dtype:
+        return torch.float32 if self.dtype == np.float32 else torch.float64
+
+    @property
+    def signal_scale(self) -> float:
+        """``s`` in the secret token's mean ``s √d u*``: √(1 − γ²) (Dohmatob) or 1/√2 (Marion et al.)."""
+        return math.sqrt(1.0 - self.gamma**2) if self.variant == "dohmatob" else math.sqrt(0.5)
+
+    @property
+    def alpha(self) -> float:
+        """The length exponent α with L − 1 = e^{α d} (the regime log L = O(d))."""
+        return math.log(self.L - 1) / self.d
+
+    @property
+    def inverse_temperature(self) -> float:
+        """λ = β √d."""
+        return self.beta * math.sqrt(self.d)
+
+    def oracle(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The oracle directions (u*, v*): orthonormal, drawn from ``oracle_seed``."""
+        gen = torch.Generator().manual_seed(self.oracle_seed)
+        basis = torch.randn(self.d, 2, generator=gen, dtype=torch.float64)
+        q, _ = torch.linalg.qr(basis)
+        return q[:, 0].to(self.torch_dtype), q[:, 1].to(self.torch_dtype)
+
+
+def sample_batch(problem: SingleLocationProblem, n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor,
+                                                                               torch.Tensor]:
+    """``n`` i.i.d. draws ``(X, y, secret)`` of the problem's distribution: X (n, L, d), y (n,), secret (n,).
+
+    >>> p = SingleLocationProblem(d=5, L=3, gamma=0.5)
+    >>> X, y, j = sample_batch(p, 4, seed=0)
+    >>> tuple(X.shape), tuple(y.shape), bool(((j >= 0) & (j < 3)).all())
+    ((4, 3, 5), (4,), True)
+    """
+    _check_int("n", n, 1)
+    check_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    dt = problem.torch_dtype
+    u_star, v_star = problem.oracle()
+    X = torch.randn(n, problem.L, problem.d, generator=gen, dtype=dt)
+    secret = torch.randint(problem.L, (n,), generator=gen)
+    rows = torch.arange(n)
+    X[rows, secret] = problem.gamma * X[rows, secret] + problem.signal_scale * math.sqrt(problem.d) * u_star
+    noise = problem.epsilon * torch.randn(n, generator=gen, dtype=dt)
+    y = link_function(problem.link)(X[rows, secret] @ v_star) + noise
+    return X, y, secret
+
+
+def overlaps(u, v, u_star, v_star) -> dict[str, float]:
+    """The order parameters μ = uᵀu*, ν = vᵀv*, η = uᵀv*, ζ = vᵀu*, ρ = uᵀv.
+
+    >>> e = torch.eye(3, dtype=torch.float64)
+    >>> overlaps(e[0], e[1], e[0], e[1])
+    {'mu': 1.0, 'nu': 1.0, 'eta': 0.0, 'zeta': 0.0, 'rho': 0.0}
+    """
+    u, v, u_star, v_star = (torch.as_tensor(t, dtype=torch.float64) for t in (u, v, u_star, v_star))
+    if not (u.shape == v.shape == u_star.shape == v_star.shape and u.ndim == 1):
+        raise ValueError(f"u, v, u_star, v_star must be vectors of one length, got shapes "
+                         f"{[tuple(t.shape) for t in (u, v, u_star, v_star)]}")
+    return {"mu": float(u @ u_star), "nu": float(v @ v_star), "eta": float(u @ v_star),
+            "zeta": float(v @ u_star), "rho": float(u @ v)}
+
+
+def vectors_with_overlaps(problem: SingleLocationProblem, *, mu: float, nu: float, zeta: float = 0.0,
+                          eta: float = 0.0, rho: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """Unit vectors (u, v) of ``R^d`` (d >= 4) with the given overlaps against the problem's oracle.
+
+    The Gram matrix of (u*, v*, u, v) must be positive semidefinite; otherwise no such pair exists.
+
+    >>> p = SingleLocationProblem(d=6, L=3, gamma=0.5)
+    >>> u, v = vectors_with_overlaps(p, mu=0.8, nu=0.6, zeta=0.1, rho=0.2)
+    >>> {k: round(x, 6) for k, x in overlaps(u, v, *p.oracle()).items()}
+    {'mu': 0.8, 'nu': 0.6, 'eta': 0.0, 'zeta': 0.1, 'rho': 0.2}
+    """
+    values = {"mu": mu, "nu": nu, "zeta": zeta, "eta": eta, "rho": rho}
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer) \
+                or not -1.0 <= value <= 1.0:
+            raise ValueError(f"{name} must be a real number in [-1, 1], got {value!r}")
+    if problem.d < 4:
+        raise ValueError(f"problem.d must be >= 4 to place (u*, v*, u, v) freely, got {problem.d}")
+    gram = np.array([[1.0, 0.0, mu, zeta], [0.0, 1.0, eta, nu], [mu, eta, 1.0, rho],
+                     [zeta, nu, rho, 1.0]])
+    eigenvalues, eigenvectors = np.linalg.eigh(gram)
+    if eigenvalues[0] < -1e-12:
+        raise ValueError(f"no unit vectors have these overlaps: the Gram matrix of (u*, v*, u, v) has "
+                         f"eigenvalue {eigenvalues[0]:.3g} < 0 (mu={mu}, nu={nu}, zeta={zeta}, eta={eta}, "
+                         f"rho={rho})")
+    # coordinates in an orthonormal basis whose first two vectors are u*, v*
+    factor = eigenvectors * np.sqrt(np.clip(eigenvalues, 0.0, None))  # gram = factor factorᵀ
+    r = np.linalg.qr(factor.T, mode="r")  # factorᵀ = q r: rows of rᵀ are coordinates with u* -> e1, v* -> e2
+    coords = r.T * np.where(np.diag(r) >= 0, 1.0, -1.0)[None, :]
+    u_star, v_star = (t.double() for t in problem.oracle())
+    extra = torch.randn(problem.d, 2, dtype=torch.float64,
+                        generator=torch.Generator().manual_seed(problem.oracle_seed + 1))
+    rest = torch.linalg.qr(torch.cat([torch.stack([u_star, v_star], 1), extra], 1))[0]
+    rest[:, 0], rest[:, 1] = u_star, v_star
+    u = rest @ torch.as_tensor(coords[2], dtype=torch.float64)
+    v = rest @ torch.as_tensor(coords[3], dtype=torch.float64)
+    return (u / torch.linalg.vector_norm(u)).to(problem.torch_dtype), \
+        (v / torch.linalg.vector_norm(v)).to(problem.torch_dtype)

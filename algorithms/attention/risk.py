@@ -1,0 +1,198 @@
+"""Population risk of softmax single-location attention: Monte Carlo and the mean-field closed form.
+
+Mean field (Dohmatob, Section 4). The L − 1 noise tokens form a random energy model with
+energies E_ℓ = √d x_ℓᵀu ~ N(0, d) and e^{αd} = L − 1 configurations. Its free energy gives
+
+    β_c = √(2α),   ψ = α/β + β/2 and r = β   (β < β_c, liquid),
+                   ψ = √(2α)     and r = β_c (β >= β_c, frozen / condensed),
+
+(ψ: the normalised log partition function, r = ∂_β(βψ): the Gibbs mean of x_ℓᵀu/√d), and
+the probability that the softmax puts its mass on the secret token is
+
+    p(μ) = 1 / (1 + exp(−(s μ − ψ) β d)),   s the signal scale (c = √(1 − γ²) for Dohmatob).
+
+For the linear link the risk is (Corollary 1)
+
+    R̄(μ, ν, ζ, ρ) = d (p s ζ + (1 − p) ρ r)² + γ² (p² − 2 p ν + 1).
+
+Monte Carlo. The model's output and the label depend on each token only through its
+projections on (u, v, u*, v*), whose joint law is Gaussian with the Gram matrix of these
+vectors; :func:`monte_carlo_risk` samples those projections exactly (no mean-field step), so
+L can be e^{αd} with d in the tens. The label noise ε² is subtracted exactly: the estimate
+is E[(f − σ(x_ℓ*ᵀv*))²].
+
+References
+----------
+E. Dohmatob. Understanding softmax attention layers: exact mean-field analysis on a toy problem.
+NeurIPS 2025: eqs. (14), (17), (20), Proposition 1, Corollary 1. B. Derrida. Random-energy
+model. Phys. Rev. B 24 (1981).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from algorithms._validation import check_nonnegative, check_positive, check_seed
+from algorithms.attention.problem import SingleLocationProblem, check_unit_vector, link_function
+
+__all__ = ["locate_probability", "mean_field_risk", "monte_carlo_risk", "thermodynamics",
+           "top_score_probability"]
+
+_CHUNK_ENTRIES = 1 << 22  # tokens per Monte Carlo chunk (memory ~ 100 MB in float64)
+
+
+def _check_problem(problem) -> SingleLocationProblem:
+    if not isinstance(problem, SingleLocationProblem):
+        raise TypeError(f"problem must be a SingleLocationProblem, got {type(problem).__name__}")
+    return problem
+
+
+def thermodynamics(alpha: float, beta: float) -> dict[str, float]:
+    """The REM quantities β_c = √(2α), ψ and r at length exponent ``alpha`` and inverse temperature ``beta``.
+
+    >>> thermodynamics(0.5, 2.0)
+    {'beta_crit': 1.0, 'psi': 1.0, 'r': 1.0, 'frozen': True}
+    >>> thermodynamics(0.5, 0.5)
+    {'beta_crit': 1.0, 'psi': 1.25, 'r': 0.5, 'frozen': False}
+    """
+    alpha = check_nonnegative("alpha", alpha)  # α = 0: L = 2, a single noise token
+    beta = check_positive("beta", beta)
+    beta_crit = math.sqrt(2.0 * alpha)
+    if beta < beta_crit:
+        return {"beta_crit": beta_crit, "psi": alpha / beta + beta / 2.0, "r": beta, "frozen": False}
+    return {"beta_crit": beta_crit, "psi": beta_crit, "r": beta_crit, "frozen": True}
+
+
+def _overlap(value, name: str):
+    """An overlap: a float in [-1, 1] (returned as float) or a tensor with entries there."""
+    if isinstance(value, torch.Tensor):
+        ok = bool(torch.isfinite(value).all()) and not bool((value.abs() > 1.0 + 1e-9).any())
+    elif isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+        raise TypeError(f"{name} must be a real number or a torch tensor, got {type(value).__name__}")
+    else:
+        value = float(value)
+        ok = math.isfinite(value) and abs(value) <= 1.0 + 1e-9
+    if not ok:
+        raise ValueError(f"{name} is an overlap of unit vectors: it must lie in [-1, 1], got {value!r}")
+    return value
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
+def locate_probability(problem: SingleLocationProblem, mu):
+    """p(μ) = 1/(1 + e^{−(sμ − ψ)βd}): the mean-field mass of the softmax on the secret token.
+
+    Accepts a float (returns a float) or a tensor (differentiable).
+
+    >>> p = SingleLocationProblem(d=50, L=21, gamma=0.6)
+    >>> locate_probability(p, 1.0) > 0.999, locate_probability(p, 0.0) < 1e-6
+    (True, True)
+    """
+    problem = _check_problem(problem)
+    mu = _overlap(mu, "mu")
+    psi = thermodynamics(problem.alpha, problem.beta)["psi"]
+    gap = (problem.signal_scale * mu - psi) * problem.beta * problem.d
+    return torch.sigmoid(gap) if isinstance(mu, torch.Tensor) else _sigmoid(gap)
+
+
+def mean_field_risk(problem: SingleLocationProblem, mu, nu, zeta=0.0, rho=0.0, *, frozen_limit: bool = False):
+    """R̄(μ, ν, ζ, ρ) = d (p s ζ + (1 − p) ρ r)² + γ² (p² − 2pν + 1), linear link (Corollary 1).
+
+    ``frozen_limit=True`` sets r = 0 (Condition 3: log L = o(d)), the regime of the paper's
+    Section 5, where ρ drops out. Floats in, float out; tensors in, a differentiable tensor out.
+
+    >>> p = SingleLocationProblem(d=50, L=21, gamma=0.6)
+    >>> round(mean_field_risk(p, 1.0, 1.0), 8), round(mean_field_risk(p, 1.0, 0.0), 6)
+    (0.0, 0.72)
+    """
+    problem = _check_problem(problem)
+    if problem.link != "linear":
+        raise ValueError(f"problem.link must be 'linear' for the closed-form risk (Corollary 1), "
+                         f"got {problem.link!r}")
+    mu, nu, zeta, rho = (_overlap(x, name)
+                         for x, name in ((mu, "mu"), (nu, "nu"), (zeta, "zeta"), (rho, "rho")))
+    r = 0.0 if frozen_limit else thermodynamics(problem.alpha, problem.beta)["r"]
+    p = locate_probability(problem, mu)
+    s, g2 = problem.signal_scale, problem.gamma**2
+    return problem.d * (p * s * zeta + (1 - p) * rho * r) ** 2 + g2 * (p * p - 2 * p * nu + 1)
+
+
+def top_score_probability(problem: SingleLocationProblem, mu: float = 1.0, *, nodes: int = 160) -> float:
+    """P(the secret token has the largest key score) for a key u with overlap ``mu``: exact.
+
+    The secret key is s√d μ + γ g and the L − 1 noise keys are i.i.d. N(0, 1), so the
+    probability is E_g[Φ(s√d μ + γ g)^{L−1}]; computed by Gauss-Hermite quadrature in g with
+    log Φ, so L may be astronomically large (L − 1 = e^{αd} with d in the thousands). This is
+    where the softmax puts its mass in the frozen phase (β >= β_c) as β grows.
+
+    >>> p = SingleLocationProblem(d=400, L=1 + round(math.exp(0.2 * 400)), gamma=0.6)
+    >>> top_score_probability(p) > 0.999
+    True
+    """
+    from scipy.special import log_ndtr
+
+    problem = _check_problem(problem)
+    mu = float(_overlap(mu, "mu"))
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 2:
+        raise ValueError(f"nodes must be an int >= 2, got {nodes!r}")
+    points, weights = np.polynomial.hermite_e.hermegauss(nodes)
+    keys = problem.signal_scale * math.sqrt(problem.d) * mu + problem.gamma * points
+    return float(weights @ np.exp((problem.L - 1) * log_ndtr(keys)) / weights.sum())
+
+
+def _psd_factor(gram: np.ndarray) -> torch.Tensor:
+    eigenvalues, eigenvectors = np.linalg.eigh(gram)
+    return torch.as_tensor(eigenvectors * np.sqrt(np.clip(eigenvalues, 0.0, None)), dtype=torch.float64)
+
+
+def monte_carlo_risk(problem: SingleLocationProblem, u, v, *, n: int = 2000, seed: int = 0,
+                     level: float = 0.95) -> dict[str, float]:
+    """Monte Carlo estimate of R(u, v) = E[(f(X; u, v) − y)²] − ε² with a normal ``level`` interval.
+
+    Exact in law for every link (the projections of the tokens on u, v, u*, v* are sampled
+    jointly Gaussian); returns ``risk``, ``half_width`` (the interval is risk ± half_width),
+    ``std`` and ``n``.
+
+    >>> p = SingleLocationProblem(d=40, L=5, gamma=0.6)
+    >>> out = monte_carlo_risk(p, *p.oracle(), n=500, seed=0)
+    >>> out["risk"] < 0.01
+    True
+    """
+    problem = _check_problem(problem)
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 2:
+        raise ValueError(f"n must be an int >= 2 (samples), got {n!r}")
+    check_seed(seed)
+    if isinstance(level, bool) or not isinstance(level, float | int) or not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    u = check_unit_vector("u", u, problem.d)
+    v = check_unit_vector("v", v, problem.d)
+    u_star, v_star = (t.double() for t in problem.oracle())
+    mu, nu, eta, zeta, rho = (float(a @ b) for a, b in ((u, u_star), (v, v_star), (u, v_star), (v, u_star),
+                                                         (u, v)))
+    noise_factor = _psd_factor(np.array([[1.0, rho], [rho, 1.0]]))
+    secret_factor = _psd_factor(np.array([[1.0, rho, eta], [rho, 1.0, nu], [eta, nu, 1.0]]))
+    sigma = link_function(problem.link)
+    lam, gamma = problem.inverse_temperature, problem.gamma
+    shift = problem.signal_scale * math.sqrt(problem.d)
+    gen = torch.Generator().manual_seed(seed)
+    chunk = max(1, _CHUNK_ENTRIES // problem.L)
+    squared = []
+    for start in range(0, n, chunk):
+        m = min(chunk, n - start)
+        noise = torch.randn(m, problem.L - 1, 2, generator=gen, dtype=torch.float64) @ noise_factor.T
+        z = torch.randn(m, 3, generator=gen, dtype=torch.float64) @ secret_factor.T
+        keys = torch.cat([(shift * mu + gamma * z[:, 0])[:, None], noise[..., 0]], 1)
+        values = torch.cat([(shift * zeta + gamma * z[:, 1])[:, None], noise[..., 1]], 1)
+        f = (torch.softmax(lam * keys, dim=1) * sigma(values)).sum(1)
+        squared.append((f - sigma(gamma * z[:, 2])) ** 2)
+    errors = torch.cat(squared)
+    std = float(errors.std())
+    from statistics import NormalDist
+
+    half = NormalDist().inv_cdf(0.5 + level / 2.0) * std / math.sqrt(n)
+    return {"risk": float(errors.mean()), "half_width": half, "std": std, "n": int(n)}

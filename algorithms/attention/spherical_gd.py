@@ -1,0 +1,107 @@
+"""Projected (Riemannian) gradient descent of softmax attention on the sphere, in torch.
+
+On a seeded training sample (X_i, y_i), i ≤ n, of the problem, with empirical risk
+R̂(u, v) = n⁻¹ Σ_i (f(X_i; u, v) − y_i)², each step is
+
+    u ← normalize(u − lr · P⊥_u ∇_u R̂),   v ← normalize(v − lr · P⊥_v ∇_v R̂),   P⊥_w = I − wwᵀ,
+
+the scheme (29) of the paper with R̂ in place of R (its Figure 2 does the same). The trace
+holds the overlaps μ, ν, η, ζ, ρ with the oracle at every step.
+
+References
+----------
+E. Dohmatob. Understanding softmax attention layers: exact mean-field analysis on a toy problem.
+NeurIPS 2025, eq. (29), Proposition 8, Figure 2.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from algorithms._validation import check_positive
+from algorithms.attention.dynamics import initial_vectors
+from algorithms.attention.models import SoftmaxAttention
+from algorithms.attention.problem import LINKS, SingleLocationProblem, overlaps, sample_batch
+from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
+
+__all__ = ["SphericalGD"]
+
+
+@dataclass(frozen=True)
+class SphericalGD(Algorithm):
+    """Riemannian gradient descent on (u, v) ∈ S^{d−1} × S^{d−1} for the empirical risk.
+
+    ``lr`` the step; ``link`` the student's value link (None: the problem's, known to the
+    learner as in the paper). The training sample has ``problem.n_samples`` draws from the solve
+    seed; the start is (u0, v0) of the problem or uniform unit vectors from the seed. Converged
+    (``Success``) when the Riemannian gradient's norm is at most ``tol`` (default 1e-6); a
+    non-finite risk or gradient is ``Diverged``; the cap (default 3000 steps) is ``MaxIters``.
+    The iterates stay on the sphere, so they cannot blow up otherwise.
+
+    >>> from algorithms import solve
+    >>> p = SingleLocationProblem(d=10, L=3, gamma=0.6, n_samples=200)
+    >>> sol = solve(p, SphericalGD(lr=0.1), seed=0, maxiters=3000, tol=1e-4)
+    >>> sol.retcode, sol.stats.iterations < 3000
+    (<RetCode.Success: 'Success'>, True)
+    """
+
+    lr: float = 0.1
+    link: str | None = None
+
+    def __post_init__(self) -> None:
+        check_positive("lr", self.lr)
+        if self.link is not None and self.link not in LINKS:
+            raise ValueError(f"link must be None or one of {sorted(LINKS)}, got {self.link!r}")
+
+
+def _tangent(grad: torch.Tensor, point: torch.Tensor) -> torch.Tensor:
+    return grad - (point @ grad) * point
+
+
+@_dispatch
+def _solve(problem: SingleLocationProblem, algorithm: SphericalGD, options: SolveOptions) -> Solution:
+    seed = options.seed or 0
+    X, y, _ = sample_batch(problem, problem.n_samples, seed=seed)
+    model = SoftmaxAttention(problem.d, beta=problem.beta, link=algorithm.link or problem.link,
+                             dtype=problem.torch_dtype)
+    u0, v0 = initial_vectors(problem, seed)
+    with torch.no_grad():
+        model.u.copy_(u0)
+        model.v.copy_(v0)
+    u_star, v_star = problem.oracle()
+    maxiters, tol = options.iterations(3000), options.tolerance(1e-6)
+    monitor = IterationMonitor(options, total=maxiters, desc="SphericalGD")
+    retcode, k, risk_value = RetCode.MaxIters, 0, math.nan
+
+    def record(iteration: int, risk: float, grad_norm: float) -> bool:
+        return monitor.record(iteration=iteration, risk=risk, grad_norm=grad_norm,
+                              **overlaps(model.u.detach(), model.v.detach(), u_star, v_star))
+
+    for k in range(maxiters + 1):
+        risk = ((model(X)[:, 0] - y) ** 2).mean()
+        grad_u, grad_v = torch.autograd.grad(risk, (model.u, model.v))
+        risk_value = float(risk.detach())
+        with torch.no_grad():
+            tangent_u, tangent_v = _tangent(grad_u, model.u), _tangent(grad_v, model.v)
+            grad_norm = float(torch.sqrt(tangent_u @ tangent_u + tangent_v @ tangent_v))
+            if not (math.isfinite(risk_value) and math.isfinite(grad_norm)):
+                retcode = RetCode.Diverged
+                break
+            if record(k, risk_value, grad_norm):
+                retcode = RetCode.Terminated
+                break
+            if grad_norm <= tol:
+                retcode = RetCode.Success
+                break
+            if k == maxiters:
+                break
+            for param, tangent in ((model.u, tangent_u), (model.v, tangent_v)):
+                step = param - algorithm.lr * tangent
+                param.copy_(step / torch.linalg.vector_norm(step))
+    monitor.close()
+    x = torch.cat([model.u.detach(), model.v.detach()]).numpy().astype(problem.dtype)
+    return Solution(x=x, value=risk_value, retcode=retcode,
+                    stats=Stats(iterations=k, f_calls=k + 1, grad_calls=k + 1), trace=monitor.trace)

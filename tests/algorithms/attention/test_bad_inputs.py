@@ -1,0 +1,136 @@
+"""Bad inputs for every public callable of algorithms.attention: each must raise our own error naming
+the argument and what was expected (never a bare torch/numpy traceback)."""
+
+import numpy as np
+import pytest
+import torch
+
+from algorithms.attention import dynamics, models, phase, problem, risk, spherical_gd
+from algorithms.attention import problem as pb
+from tests.bad_inputs import BadInput, assert_every_callable_covered, check_bad_input
+
+torch.set_num_threads(1)
+MODULES = (problem, models, risk, dynamics, spherical_gd, phase)
+
+P = pb.SingleLocationProblem(d=6, L=3, gamma=0.5)
+U, V = P.oracle()
+X = torch.zeros(2, 3, 6, dtype=torch.float64)
+
+
+def _problem(**override):
+    args = {"d": 6, "L": 3, "gamma": 0.5}
+    args.update(override)
+    return lambda: pb.SingleLocationProblem(**args)
+
+
+SLP = pb.SingleLocationProblem
+CASES = [
+    BadInput(SLP, _problem(L=1), ValueError, ("L", ">= 2"), "L<2"),
+    BadInput(SLP, _problem(d=1), ValueError, ("d", ">= 2"), "d<2"),
+    BadInput(SLP, _problem(d=4.0), TypeError, ("d", "int"), "d-float"),
+    BadInput(SLP, _problem(gamma=0.0), ValueError, ("gamma", "> 0"), "gamma=0"),
+    BadInput(SLP, _problem(gamma=-0.3), ValueError, ("gamma",), "gamma<0"),
+    BadInput(SLP, _problem(gamma=1.0), ValueError, ("gamma", "(0, 1)"), "gamma=1"),
+    BadInput(SLP, _problem(beta=0.0), ValueError, ("beta", "> 0"), "beta=0"),
+    BadInput(SLP, _problem(epsilon=-0.1), ValueError, ("epsilon", ">= 0"), "epsilon<0"),
+    BadInput(SLP, _problem(link="tanh"), ValueError, ("link", "linear"), "link"),
+    BadInput(SLP, _problem(variant="x"), ValueError, ("variant", "dohmatob"), "variant"),
+    BadInput(SLP, _problem(n_samples=0), ValueError, ("n_samples", ">= 1"), "n_samples"),
+    BadInput(SLP, _problem(oracle_seed=-1), ValueError, ("seed", ">= 0"), "oracle_seed"),
+    BadInput(SLP, _problem(u0=np.ones(6)), ValueError, ("u0", "unit"), "u0-not-unit"),
+    BadInput(SLP, _problem(v0=np.ones(5) / np.sqrt(5)), ValueError, ("v0", "shape"), "v0-shape"),
+    BadInput(SLP, _problem(v0=np.full(6, np.nan)), ValueError, ("v0", "nan"), "v0-nan"),
+    BadInput(SLP, _problem(dtype=np.int64), TypeError, ("dtype", "float32"), "dtype"),
+    BadInput(pb.link_function, lambda: pb.link_function("sigmoid"), ValueError, ("link", "relu"), "name"),
+    BadInput(pb.overlaps, lambda: pb.overlaps(U, V, U[:3], V), ValueError, ("u_star", "shapes"), "shapes"),
+    BadInput(pb.sample_batch, lambda: pb.sample_batch(P, 0, seed=0), ValueError, ("n", ">= 1"), "n"),
+    BadInput(pb.sample_batch, lambda: pb.sample_batch(P, 3, seed=-2), ValueError, ("seed",), "seed"),
+    BadInput(pb.vectors_with_overlaps, lambda: pb.vectors_with_overlaps(P, mu=1.5, nu=0.0), ValueError,
+             ("mu", "[-1, 1]"), "range"),
+    BadInput(pb.vectors_with_overlaps, lambda: pb.vectors_with_overlaps(P, mu=1.0, nu=0.0, zeta=0.5),
+             ValueError, ("gram", "overlaps"), "infeasible"),
+    BadInput(pb.vectors_with_overlaps,
+             lambda: pb.vectors_with_overlaps(pb.SingleLocationProblem(d=3, L=3, gamma=0.5), mu=0.1, nu=0.1),
+             ValueError, ("d", ">= 4"), "d<4"),
+    BadInput(models.SoftmaxAttention, lambda: models.SoftmaxAttention(1), ValueError,
+             ("in_features", ">= 2"), "d"),
+    BadInput(models.SoftmaxAttention, lambda: models.SoftmaxAttention(4, beta=-1.0), ValueError,
+             ("beta", "> 0"), "beta"),
+    BadInput(models.SoftmaxAttention, lambda: models.SoftmaxAttention(4, link="tanh"), ValueError,
+             ("link",), "link"),
+    BadInput(models.SoftmaxAttention, lambda: models.SoftmaxAttention(4)(torch.zeros(2, 3, 5)), ValueError,
+             ("X", "(n, L, 4)"), "X-shape"),
+    BadInput(models.SoftmaxAttention, lambda: models.SoftmaxAttention(4, seed=-1), ValueError, ("seed",),
+             "seed"),
+    BadInput(models.ErfAttention, lambda: models.ErfAttention(4, lam=0.0), ValueError, ("lam", "> 0"), "lam"),
+    BadInput(models.ErfAttention, lambda: models.ErfAttention(3)(np.zeros((2, 3, 3))), TypeError,
+             ("X", "torch"), "X-numpy"),
+    BadInput(models.best_linear_weights, lambda: models.best_linear_weights("P"), TypeError,
+             ("problem", "SingleLocationProblem"), "type"),
+    BadInput(models.best_linear_risk,
+             lambda: models.best_linear_risk(pb.SingleLocationProblem(d=4, L=3, gamma=0.5, link="relu")),
+             ValueError, ("link", "linear"), "link"),
+    BadInput(models.fit_linear_predictor, lambda: models.fit_linear_predictor(X, torch.zeros(2)), ValueError,
+             ("rows", "least squares"), "few-rows"),
+    BadInput(models.fit_linear_predictor, lambda: models.fit_linear_predictor(X, torch.zeros(3)), ValueError,
+             ("y", "shape"), "y-shape"),
+    BadInput(risk.thermodynamics, lambda: risk.thermodynamics(-0.1, 1.0), ValueError, ("alpha", ">= 0"),
+             "alpha"),
+    BadInput(risk.thermodynamics, lambda: risk.thermodynamics(0.1, 0.0), ValueError, ("beta", "> 0"), "beta"),
+    BadInput(risk.locate_probability, lambda: risk.locate_probability(P, 1.5), ValueError, ("mu", "[-1, 1]"),
+             "mu"),
+    BadInput(risk.locate_probability, lambda: risk.locate_probability(P, "1"), TypeError, ("mu",), "mu-str"),
+    BadInput(risk.mean_field_risk, lambda: risk.mean_field_risk(P, 0.5, -1.2), ValueError, ("nu", "[-1, 1]"),
+             "nu"),
+    BadInput(risk.mean_field_risk,
+             lambda: risk.mean_field_risk(pb.SingleLocationProblem(d=4, L=3, gamma=0.5, link="quadratic"),
+                                          0.5, 0.5), ValueError, ("link", "linear"), "link"),
+    BadInput(risk.monte_carlo_risk, lambda: risk.monte_carlo_risk(P, 2 * U, V), ValueError, ("u", "unit"),
+             "u-not-unit"),
+    BadInput(risk.monte_carlo_risk, lambda: risk.monte_carlo_risk(P, U, V, n=1), ValueError, ("n", ">= 2"),
+             "n"),
+    BadInput(risk.monte_carlo_risk, lambda: risk.monte_carlo_risk(P, U, V, level=1.5), ValueError,
+             ("level", "(0, 1)"), "level"),
+    BadInput(risk.monte_carlo_risk, lambda: risk.monte_carlo_risk("P", U, V), TypeError, ("problem",),
+             "problem"),
+    BadInput(risk.top_score_probability, lambda: risk.top_score_probability(P, 2.0), ValueError,
+             ("mu", "[-1, 1]"), "mu"),
+    BadInput(risk.top_score_probability, lambda: risk.top_score_probability(P, nodes=1), ValueError,
+             ("nodes", ">= 2"), "nodes"),
+    BadInput(dynamics.OverlapFlow, lambda: dynamics.OverlapFlow(lr=0.0), ValueError, ("lr", "> 0"), "lr"),
+    BadInput(dynamics.OverlapFlow, lambda: dynamics.OverlapFlow(lr=float("inf")), ValueError, ("lr",),
+             "lr-inf"),
+    BadInput(dynamics.overlap_velocity, lambda: dynamics.overlap_velocity(P, [1.0, 0.0]), ValueError,
+             ("state", "4"), "state-shape"),
+    BadInput(dynamics.overlap_velocity, lambda: dynamics.overlap_velocity(P, [3.0, 0.0, 0.0, 0.0]),
+             ValueError, ("state", "overlaps"), "state-range"),
+    BadInput(dynamics.overlap_velocity,
+             lambda: dynamics.overlap_velocity(pb.SingleLocationProblem(d=4, L=3, gamma=0.5, link="relu"),
+                                               [0.0] * 4), ValueError, ("link", "linear"), "link"),
+    BadInput(spherical_gd.SphericalGD, lambda: spherical_gd.SphericalGD(lr=-1.0), ValueError, ("lr", "> 0"),
+             "lr"),
+    BadInput(spherical_gd.SphericalGD, lambda: spherical_gd.SphericalGD(link="softmax"), ValueError,
+             ("link", "none"), "link"),
+    BadInput(phase.learnable, lambda: phase.learnable(1.5, 0.2), ValueError, ("gamma", "(0, 1)"), "gamma"),
+    BadInput(phase.learnable, lambda: phase.learnable(0.5, -0.2), ValueError, ("alpha",), "alpha"),
+    BadInput(phase.phase_map, lambda: phase.phase_map([], [0.2]), ValueError, ("gammas", "non-empty"),
+             "empty"),
+    BadInput(phase.plot_phase_map, lambda: phase.plot_phase_map("/tmp/x.png", size=1), ValueError,
+             ("size", ">= 2"), "size"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input(case):
+    check_bad_input(case)
+
+
+def test_every_public_callable_has_a_case():
+    assert_every_callable_covered(MODULES, CASES)
+
+
+def test_solve_options_rejected():
+    from algorithms import solve
+
+    with pytest.raises(ValueError, match="maxiters"):
+        solve(P, dynamics.OverlapFlow(), maxiters=-1)
