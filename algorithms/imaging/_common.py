@@ -1,0 +1,56 @@
+"""Pieces shared by the plug-and-play solvers: validation of the prior, the NPN set-up, the objective."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+
+from algorithms.imaging.priors import DenoiserPrior, SubspacePrior, TVPrior
+from algorithms.imaging.problems import NPN, InverseProblem
+
+PRIORS = (TVPrior, DenoiserPrior, SubspacePrior)
+
+#: an iterate with ‖x‖ > DIVERGENCE · max(1, ‖Hᵀy‖) counts as a blow-up (``Diverged``)
+DIVERGENCE = 1e8
+
+
+def check_prior(prior: Any) -> None:
+    if not isinstance(prior, PRIORS):
+        raise TypeError(f"prior must be one of {[p.__name__ for p in PRIORS]}, got {type(prior).__name__}")
+
+
+def check_npn(npn: Any) -> None:
+    if npn is not None and not isinstance(npn, NPN):
+        raise TypeError(f"npn must be an algorithms.imaging.NPN or None, got {type(npn).__name__}")
+
+
+def check_positive(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+        raise TypeError(f"{name} must be a real number > 0, got {type(value).__name__}")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be > 0 and finite, got {value!r}")
+    return float(value)
+
+
+def prepare(problem: InverseProblem, npn: NPN | None) -> torch.Tensor | None:
+    """G(y) for the NPN term (after checking S against H), or None without one."""
+    if npn is None:
+        return None
+    npn.check_against(problem.operator)
+    return npn.predict(problem.y)
+
+
+def objective(problem: InverseProblem, prior: Any, npn: NPN | None, prediction: torch.Tensor | None,
+              x: torch.Tensor) -> float:
+    """½‖Hx − y‖² + γ/2‖G(y) − Sx‖² + h(x) (h = the prior's penalty; 0 for a denoiser)."""
+    value = 0.5 * float(((problem.operator.forward(x) - problem.y) ** 2).sum()) + float(prior.value(x))
+    if npn is not None:
+        value += npn.value(x, prediction)
+    return value
+
+
+def blow_up_threshold(problem: InverseProblem) -> float:
+    return DIVERGENCE * max(1.0, float(torch.linalg.vector_norm(problem.operator.adjoint(problem.y))))

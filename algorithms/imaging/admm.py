@@ -1,0 +1,130 @@
+"""Plug-and-play ADMM, with or without the NPN term.
+
+Scaled ADMM on ½‖Hx − y‖² + γ/2‖G(y) − Sx‖² + h(z) subject to x = z, penalty β = ``penalty``:
+
+    x_{k+1} = argmin_x ½‖Hx − y‖² + γ/2‖Sx − G(y)‖² + β/2‖x − z_k + u_k‖²
+            (the normal equations (HᵀH + γSᵀS + βI) x = Hᵀy + γSᵀG(y) + β(z_k − u_k), by
+             conjugate gradients, ``cg_iters`` steps warm-started at x_k),
+    z_{k+1} = D(x_{k+1} + u_k)      (the prior's prox with step 1/β),
+    u_{k+1} = u_k + x_{k+1} − z_{k+1},          z_0 = u_0 = 0,
+
+the γ-terms present only when ``npn`` is given (the released code's stacked [H; S] with
+weights [1, γ]). Convergence criterion: primal residual ‖x − z‖ and change ‖z_{k+1} − z_k‖,
+each relative to max(‖z‖, 1e-12), both ≤ ``tol`` (default 1e-5) -> ``Success``; cap
+``maxiters`` (default 300) -> ``MaxIters``; a non-finite iterate or ‖z‖ > 1e8·max(1, ‖Hᵀy‖)
+-> ``Diverged``. ``sol.x`` = z (numpy, y's dtype).
+
+References
+----------
+Jacome et al., NPN, NeurIPS 2025, arXiv:2510.01608 (eq. (2); PnP-ADMM in Appendix A.11).
+Boyd et al., Distributed optimization and statistical learning via ADMM (2011).
+
+>>> import torch
+>>> from algorithms import solve
+>>> from algorithms.imaging import Blur, InverseProblem, PnPADMM, TVPrior
+>>> H = Blur((8, 8), 1.0)
+>>> x = torch.zeros(8, 8, dtype=torch.float64); x[2:6, 2:6] = 1.0
+>>> solve(InverseProblem(H, H(x)), PnPADMM(prior=TVPrior(weight=1e-2), penalty=0.5)).retcode
+<RetCode.Success: 'Success'>
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
+from algorithms.imaging._common import (
+    blow_up_threshold,
+    check_npn,
+    check_positive,
+    check_prior,
+    objective,
+    prepare,
+)
+from algorithms.imaging.problems import NPN, InverseProblem
+
+__all__ = ["PnPADMM"]
+
+
+@dataclass(frozen=True)
+class PnPADMM(Algorithm):
+    """PnP-ADMM: a quadratic x-step (data fit and NPN term), the prior's prox as the z-step."""
+
+    prior: Any
+    penalty: float = 1.0
+    npn: NPN | None = None
+    cg_iters: int = 20
+
+    def __post_init__(self) -> None:
+        check_prior(self.prior)
+        object.__setattr__(self, "penalty", check_positive("penalty", self.penalty))
+        check_npn(self.npn)
+        if isinstance(self.cg_iters, bool) or not isinstance(self.cg_iters, int) or self.cg_iters < 1:
+            raise ValueError(f"cg_iters must be a positive int, got {self.cg_iters!r}")
+
+    def _normal(self, problem: InverseProblem, x: torch.Tensor) -> torch.Tensor:
+        out = problem.operator.normal(x) + self.penalty * x
+        if self.npn is not None:
+            out = out + self.npn.gamma * self.npn.projection.adjoint(self.npn.projection.forward(x))
+        return out
+
+    def x_step(self, problem: InverseProblem, x: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
+        """Conjugate gradients on the x-step's normal equations, from ``x``."""
+        r = rhs - self._normal(problem, x)
+        d = r.clone()
+        rr = float((r * r).sum())
+        for _ in range(self.cg_iters):
+            if rr <= 1e-30:
+                break
+            q = self._normal(problem, d)
+            step = rr / float((d * q).sum())
+            x = x + step * d
+            r = r - step * q
+            rr_new = float((r * r).sum())
+            d = r + (rr_new / rr) * d
+            rr = rr_new
+        return x
+
+
+@_dispatch
+def _solve(problem: InverseProblem, algorithm: PnPADMM, options: SolveOptions) -> Solution:
+    prediction = prepare(problem, algorithm.npn)
+    H, beta = problem.operator, algorithm.penalty
+    data_rhs = H.adjoint(problem.y)
+    if algorithm.npn is not None:
+        data_rhs = data_rhs + algorithm.npn.gamma * algorithm.npn.projection.adjoint(prediction)
+    x = torch.zeros(H.image_shape, dtype=problem.y.dtype)
+    z, u = x.clone(), x.clone()
+    maxiters, tol = options.iterations(300), options.tolerance(1e-5)
+    limit = blow_up_threshold(problem)
+    monitor = IterationMonitor(options, total=maxiters, desc="PnP-ADMM")
+    retcode, iterations = RetCode.MaxIters, 0
+    try:
+        for iterations in range(1, maxiters + 1):
+            x = algorithm.x_step(problem, x, data_rhs + beta * (z - u))
+            z_new = algorithm.prior.prox(x + u, 1.0 / beta)
+            u = u + x - z_new
+            size = float(torch.linalg.vector_norm(z_new))
+            if not (bool(torch.isfinite(z_new).all()) and bool(torch.isfinite(u).all())) or size > limit:
+                retcode, z = RetCode.Diverged, z_new
+                break
+            scale = max(size, 1e-12)
+            primal = float(torch.linalg.vector_norm(x - z_new)) / scale
+            change = float(torch.linalg.vector_norm(z_new - z)) / scale
+            z = z_new
+            stop = monitor.record(iteration=iterations, primal_residual=primal, residual=change)
+            if max(primal, change) <= tol:
+                retcode = RetCode.Success
+                break
+            if stop:
+                retcode = RetCode.Terminated
+                break
+    finally:
+        monitor.close()
+    finite = bool(torch.isfinite(z).all())
+    value = objective(problem, algorithm.prior, algorithm.npn, prediction, z) if finite else float("nan")
+    return Solution(x=z.numpy(), value=value, retcode=retcode, trace=monitor.trace,
+                    stats=Stats(iterations=iterations, linear_solves=iterations))

@@ -1,0 +1,95 @@
+"""The networks of the imaging family: G (measurements -> null-space coefficients) and a denoiser.
+
+:class:`NullSpaceNet` is the G of NPN: G(y) = S(CNN(Hᵀy / ‖H‖²)), a small residual CNN on the
+back-projected measurements followed by the fixed projection S, so that its output has S's
+shape and lies in the range of S by construction. It takes flattened measurements
+``(batch, in_features)`` and returns ``(batch, out_features)`` with ``in_features`` = m and
+``out_features`` = p, the sizes of H and S. :class:`ResidualDenoiser` is a small DnCNN-style
+denoiser x − f(x) for plug-and-play.
+
+>>> import torch
+>>> from algorithms.imaging.operators import Blur, HighPass
+>>> G = NullSpaceNet(Blur((8, 8), 1.0), HighPass((8, 8), 1.0), channels=4, depth=2, seed=0)
+>>> G(torch.zeros(3, 64)).shape
+torch.Size([3, 64])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from algorithms.imaging.operators import LinearOperator
+
+__all__ = ["NullSpaceNet", "ResidualDenoiser"]
+
+
+def _check_int(name: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    return int(value)
+
+
+def _body(channels: int, depth: int) -> nn.Sequential:
+    layers: list[nn.Module] = [nn.Conv2d(1, channels, 3, padding=1), nn.ReLU()]
+    for _ in range(depth - 2):
+        layers += [nn.Conv2d(channels, channels, 3, padding=1), nn.ReLU()]
+    layers.append(nn.Conv2d(channels, 1, 3, padding=1))
+    return nn.Sequential(*layers)
+
+
+class NullSpaceNet(nn.Module):
+    """G(y) = S(z + CNN(z)) with z = Hᵀy / ‖H‖²: predicts Sx from y = Hx (+ noise).
+
+    References: the G of NPN (Jacome et al., NeurIPS 2025, Sections 3 and 3.2); the paper uses
+    a U-Net or ConvNeXt, we use a small CNN so that CPU training takes minutes.
+    """
+
+    def __init__(self, operator: LinearOperator, projection: LinearOperator, channels: int = 16,
+                 depth: int = 4, seed: int = 0) -> None:
+        super().__init__()
+        for name, value in (("operator", operator), ("projection", projection)):
+            if not isinstance(value, LinearOperator):
+                raise TypeError(f"{name} must be a LinearOperator, got {type(value).__name__}")
+        if projection.image_shape != operator.image_shape:
+            raise ValueError(f"projection must act on images of shape {operator.image_shape}, got "
+                             f"{projection.image_shape}")
+        channels, depth = _check_int("channels", channels, 1), _check_int("depth", depth, 2)
+        seed = _check_int("seed", seed, 0)
+        self.operator, self.projection = operator, projection
+        self.in_features, self.out_features = operator.out_features, projection.out_features
+        self.scale = 1.0 / max(operator.norm(), 1e-12) ** 2
+        with torch.random.fork_rng():  # seeded init without touching the global generator
+            torch.manual_seed(seed)
+            self.body = _body(channels, depth)
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        if not isinstance(X, torch.Tensor) or X.ndim != 2 or X.shape[1] != self.in_features:
+            raise ValueError(f"X must be a tensor of shape (batch, {self.in_features}), got "
+                             f"{tuple(getattr(X, 'shape', ()))}")
+        dtype = self.body[0].weight.dtype
+        y = X.to(dtype).reshape(X.shape[0], *self.operator.measurement_shape)
+        z = self.operator.adjoint(y) * self.scale
+        image = z + self.body(z[:, None])[:, 0]
+        return self.projection.forward(image).reshape(X.shape[0], -1)
+
+
+class ResidualDenoiser(nn.Module):
+    """D(x) = x − f(x), f a small CNN trained to predict the noise (DnCNN-style, Zhang et al. 2017)."""
+
+    def __init__(self, channels: int = 16, depth: int = 4, seed: int = 0) -> None:
+        super().__init__()
+        channels, depth = _check_int("channels", channels, 1), _check_int("depth", depth, 2)
+        with torch.random.fork_rng():
+            torch.manual_seed(_check_int("seed", seed, 0))
+            self.body = _body(channels, depth)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not isinstance(x, torch.Tensor) or x.ndim != 3:
+            raise ValueError(f"x must be a tensor of shape (batch, h, w), got "
+                             f"{tuple(getattr(x, 'shape', ()))}")
+        x = x.to(self.body[0].weight.dtype)
+        return x - self.body(x[:, None])[:, 0]

@@ -1,0 +1,252 @@
+"""Null spaces of sensing operators and the projection matrices S of NPN (paper Section 3.1).
+
+S is a :class:`~algorithms.imaging.operators.LinearOperator` whose rows should lie in
+Null(H), i.e. H Sᵀ = 0. Builders, one per operator structure:
+
+* :func:`qr_null_rows` — Algorithm 1 (Appendix A.2): a full QR of Hᵀ gives a basis N of
+  Null(H); p random orthonormal combinations of it give S = Uᵀ Nᵀ (small dense operators);
+* :func:`pca_null_rows` — our data-adaptive variant (a gap the paper fills by learning S with
+  eq. (3)): the p leading principal directions of the null-space components N Nᵀ x of training
+  images, exactly orthogonal to H by construction;
+* :func:`complement_rows` — the unselected Hadamard rows (fast CS);
+* :func:`complement_frequencies` — the unsampled k-space points (MRI);
+* :func:`complement_angles` — the Radon rows of the non-acquired angles (the paper's CT design);
+* :func:`highpass` — S = I − B for blur and super-resolution (the paper's design).
+
+The last two are *not* exactly in Null(H) (Radon rows at different angles are not orthogonal;
+a Gaussian spectrum never vanishes): :func:`null_space_leakage` measures how far any S is from
+it, and :class:`algorithms.imaging.NPN` refuses an S whose leakage exceeds its ``max_leakage``.
+
+>>> from algorithms.imaging.operators import gaussian_cs
+>>> H = gaussian_cs((4, 4), 0.5, seed=0)
+>>> S = qr_null_rows(H, p=3, seed=0)
+>>> null_space_leakage(H, S) < 1e-12
+True
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+
+from algorithms.imaging.operators import (
+    Blur,
+    HighPass,
+    LinearOperator,
+    MaskedFourier,
+    MatrixOperator,
+    Radon,
+    SubsampledHadamard,
+    SuperResolution,
+    _check_seed,
+)
+
+__all__ = [
+    "NullSpaceProjector",
+    "complement_angles",
+    "complement_frequencies",
+    "complement_rows",
+    "highpass",
+    "null_space_basis",
+    "null_space_leakage",
+    "pca_null_rows",
+    "qr_null_rows",
+]
+
+#: singular values below this fraction of the largest count as zero (rank of a dense H)
+_RANK_RTOL = 1e-10
+
+
+def _check_operator(name: str, value: Any, kind: type | tuple[type, ...] = LinearOperator) -> None:
+    if not isinstance(value, kind):
+        names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+        raise TypeError(f"{name} must be a {names}, got {type(value).__name__}")
+
+
+def null_space_basis(operator: LinearOperator) -> torch.Tensor:
+    """An orthonormal basis N (n, n − rank H) of Null(H), from a full QR of Hᵀ (Algorithm 1, steps 1-2).
+
+    The rank is read from the SVD so that a rank-deficient H (dependent rows) is handled.
+
+    >>> from algorithms.imaging.operators import gaussian_cs
+    >>> null_space_basis(gaussian_cs((4, 4), 0.25, seed=0)).shape
+    torch.Size([16, 12])
+    """
+    _check_operator("operator", operator)
+    matrix = operator.matrix(torch.float64)
+    singular = torch.linalg.svdvals(matrix)
+    rank = int((singular > _RANK_RTOL * singular.max()).sum()) if singular.numel() else 0
+    if rank == matrix.shape[0]:
+        q, _ = torch.linalg.qr(matrix.T, mode="complete")
+        return q[:, rank:]
+    _, _, vh = torch.linalg.svd(matrix, full_matrices=True)  # dependent rows: QR would mislead
+    return vh[rank:].T
+
+
+def _check_p(p: Any, available: int) -> int:
+    if isinstance(p, bool) or not isinstance(p, int | np.integer) or p < 1:
+        raise ValueError(f"p must be a positive int, got {p!r}")
+    if p > available:
+        raise ValueError(f"p must be <= {available} (the dimension of Null(H)), got {p}")
+    return int(p)
+
+
+def qr_null_rows(operator: LinearOperator, p: int, seed: int) -> MatrixOperator:
+    """Algorithm 1: S = Uᵀ Nᵀ, p orthonormal rows spanning a random p-dimensional subspace of Null(H).
+
+    >>> from algorithms.imaging.operators import gaussian_cs
+    >>> S = qr_null_rows(gaussian_cs((4, 4), 0.5, seed=0), p=2, seed=1)
+    >>> bool(torch.allclose(S.weight @ S.weight.T, torch.eye(2, dtype=torch.float64)))
+    True
+    """
+    basis = null_space_basis(operator)
+    p, seed = _check_p(p, basis.shape[1]), _check_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    u, _ = torch.linalg.qr(torch.randn(basis.shape[1], p, generator=generator, dtype=torch.float64))
+    return MatrixOperator((basis @ u).T.contiguous(), operator.image_shape)
+
+
+def pca_null_rows(operator: LinearOperator, p: int, images: torch.Tensor) -> MatrixOperator:
+    """S from the p leading principal directions of the null-space parts N Nᵀ x of ``images``.
+
+    The rows are orthonormal and in Null(H) exactly; they are the null-space directions in
+    which the training images vary most (our stand-in for the learned S of eq. (3)).
+
+    >>> from algorithms.imaging.operators import gaussian_cs
+    >>> H = gaussian_cs((4, 4), 0.5, seed=0)
+    >>> S = pca_null_rows(H, 2, torch.randn(20, 4, 4, dtype=torch.float64))
+    >>> null_space_leakage(H, S) < 1e-12
+    True
+    """
+    basis = null_space_basis(operator)
+    p = _check_p(p, basis.shape[1])
+    if not isinstance(images, torch.Tensor) or not images.is_floating_point():
+        raise TypeError(f"images must be a floating torch.Tensor, got {type(images).__name__}")
+    if images.ndim != 3 or tuple(images.shape[1:]) != operator.image_shape or images.shape[0] < 2:
+        raise ValueError(f"images must have shape (k >= 2, {operator.image_shape[0]}, "
+                         f"{operator.image_shape[1]}), got {tuple(images.shape)}")
+    coefficients = images.reshape(images.shape[0], -1).to(torch.float64) @ basis  # (k, n - rank)
+    coefficients = coefficients - coefficients.mean(0)
+    _, _, vh = torch.linalg.svd(coefficients, full_matrices=True)
+    return MatrixOperator((basis @ vh[:p].T).T.contiguous(), operator.image_shape)
+
+
+def complement_rows(operator: SubsampledHadamard, p: int | None = None, seed: int = 0) -> SubsampledHadamard:
+    """The Hadamard rows H does not select (p of them at random, all when ``p`` is None).
+
+    >>> H = SubsampledHadamard((4, 4), 0.25, seed=0)
+    >>> complement_rows(H).measurement_shape
+    (12,)
+    """
+    _check_operator("operator", operator, SubsampledHadamard)
+    unused = torch.tensor(sorted(set(range(operator.in_features)) - set(operator.rows.tolist())),
+                          dtype=torch.int64)
+    if unused.numel() == 0:
+        raise ValueError("operator selects every Hadamard row: Null(H) is {0}, there is no complement")
+    if p is not None:
+        p = _check_p(p, unused.numel())
+        generator = torch.Generator().manual_seed(_check_seed(seed))
+        unused = torch.sort(unused[torch.randperm(unused.numel(), generator=generator)[:p]]).values
+    return SubsampledHadamard(operator.image_shape, operator.ratio, operator.seed, rows=unused)
+
+
+def complement_frequencies(operator: MaskedFourier) -> MaskedFourier:
+    """S samples the k-space points H does not; exact null rows when the mask is conjugate-symmetric.
+
+    On real images the DFT at −k is the conjugate of that at k, so a mask that keeps k but
+    not −k would let S see part of what H sees; such a mask is refused.
+
+    >>> from algorithms.imaging.operators import cartesian_mask
+    >>> H = MaskedFourier(cartesian_mask((8, 8), 2, seed=0))
+    >>> complement_frequencies(H).measurement_shape[1] + H.measurement_shape[1]
+    64
+    """
+    _check_operator("operator", operator, MaskedFourier)
+    if not operator.conjugate_symmetric:
+        raise ValueError("operator's mask must be conjugate-symmetric (mask[k] == mask[-k]) for its "
+                         "complement to lie in Null(H); use algorithms.imaging.cartesian_mask")
+    if bool(operator.mask.all()):
+        raise ValueError("operator samples every k-space point: Null(H) is {0}, there is no complement")
+    return MaskedFourier(~operator.mask)
+
+
+def complement_angles(operator: Radon, angles: Any) -> Radon:
+    """The paper's CT design: S is the Radon transform at the non-acquired ``angles``.
+
+    Not in Null(H) exactly (rays at nearby angles overlap); see :func:`null_space_leakage`.
+
+    >>> complement_angles(Radon((8, 8), [0.0]), [90.0]).measurement_shape
+    (1, 8)
+    """
+    _check_operator("operator", operator, Radon)
+    other = Radon(operator.image_shape, angles)
+    shared = np.intersect1d(np.round(other.angles % 180.0, 9), np.round(operator.angles % 180.0, 9))
+    if shared.size:
+        raise ValueError(f"angles must not repeat the operator's acquired angles, got {shared.tolist()}")
+    return other
+
+
+def highpass(operator: Blur | SuperResolution) -> HighPass:
+    """The paper's S for deblurring and super-resolution: the filter δ − b of the operator's blur b.
+
+    >>> highpass(Blur((8, 8), 1.0)).measurement_shape
+    (8, 8)
+    """
+    _check_operator("operator", operator, (Blur, SuperResolution))
+    return HighPass(operator.image_shape, operator.sigma)
+
+
+def null_space_leakage(operator: LinearOperator, projection: LinearOperator, iterations: int = 60,
+                       seed: int = 0) -> float:
+    """‖H Sᵀ‖₂ / (‖H‖₂ ‖S‖₂): 0 when the rows of S lie in Null(H), up to 1 (power iteration).
+
+    >>> from algorithms.imaging.operators import gaussian_cs
+    >>> H = gaussian_cs((4, 4), 0.5, seed=0)
+    >>> round(null_space_leakage(H, H), 6)
+    1.0
+    """
+    _check_operator("operator", operator)
+    _check_operator("projection", projection)
+    if projection.image_shape != operator.image_shape:
+        raise ValueError(f"projection must act on images of shape {operator.image_shape}, "
+                         f"got image_shape {projection.image_shape}")
+    generator = torch.Generator().manual_seed(_check_seed(seed))
+    z = torch.randn(projection.measurement_shape, generator=generator, dtype=torch.float64)
+    value = 0.0
+    for _ in range(iterations):  # power iteration on S Hᵀ H Sᵀ
+        z = projection.forward(operator.normal(projection.adjoint(z)))
+        value = float(torch.linalg.vector_norm(z))
+        if value == 0.0:
+            return 0.0
+        z = z / value
+    scale = operator.norm(seed=seed) * projection.norm(seed=seed)
+    return min(1.0, math.sqrt(value) / scale) if scale > 0 else 0.0  # the norms are power-iteration estimates
+
+
+class NullSpaceProjector:
+    """P = I − H⁺H, the orthogonal projector onto Null(H), for small operators (dense).
+
+    >>> from algorithms.imaging.operators import gaussian_cs
+    >>> H = gaussian_cs((4, 4), 0.5, seed=0)
+    >>> P = NullSpaceProjector(H)
+    >>> x = torch.randn(4, 4, dtype=torch.float64)
+    >>> float(torch.linalg.vector_norm(H(P(x)))) < 1e-12
+    True
+    """
+
+    def __init__(self, operator: LinearOperator) -> None:
+        basis = null_space_basis(operator)
+        self.image_shape = operator.image_shape
+        self.matrix = basis @ basis.T
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+            raise TypeError(f"x must be a floating torch.Tensor, got {type(x).__name__}")
+        if tuple(x.shape[-2:]) != self.image_shape:
+            raise ValueError(f"x must have shape (*batch, {self.image_shape[0]}, {self.image_shape[1]}), "
+                             f"got {tuple(x.shape)}")
+        flat = x.reshape(-1, math.prod(self.image_shape))
+        return (flat @ self.matrix.to(x.dtype)).reshape(x.shape)

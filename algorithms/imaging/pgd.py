@@ -1,0 +1,101 @@
+"""Plug-and-play proximal gradient descent, with or without the NPN term (paper eq. (4)).
+
+Update rule, with data fit g(x) = ½‖Hx − y‖², step ``lr`` = α and denoiser D (the prior's prox):
+
+    x_{ℓ+1} = D( x_ℓ − α [ Hᵀ(Hx_ℓ − y) + γ Sᵀ(Sx_ℓ − G(y)) ] ),      x_0 = 0,
+
+the γ-term present only when ``npn`` is given (NPN-PnP, Algorithm 3 of the appendix
+without the FISTA momentum). Convergence criterion: the relative fixed-point residual
+‖x_{ℓ+1} − x_ℓ‖ / max(‖x_{ℓ+1}‖, 1e-12) ≤ ``tol`` (default 1e-5) -> ``Success``; the cap
+``maxiters`` (default 500) reached first -> ``MaxIters``; a non-finite iterate or
+‖x‖ > 1e8·max(1, ‖Hᵀy‖) -> ``Diverged``. ``sol.x`` is the image (numpy, y's dtype);
+``sol.value`` the objective ½‖Hx − y‖² + γ/2‖G(y) − Sx‖² + h(x).
+
+References
+----------
+Jacome, Gualdrón-Hurtado, Suarez, Arguello. NPN: Non-Linear Projections of the Null-Space for
+Imaging Inverse Problems. NeurIPS 2025, arXiv:2510.01608 (eq. (4), Theorem 1, Algorithm 3).
+
+>>> import torch
+>>> from algorithms import solve
+>>> from algorithms.imaging import Blur, InverseProblem, PnPPGD, TVPrior
+>>> H = Blur((8, 8), 1.0)
+>>> x = torch.zeros(8, 8, dtype=torch.float64); x[2:6, 2:6] = 1.0
+>>> sol = solve(InverseProblem(H, H(x)), PnPPGD(prior=TVPrior(weight=1e-2), lr=1.0))
+>>> sol.retcode
+<RetCode.Success: 'Success'>
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
+from algorithms.imaging._common import (
+    blow_up_threshold,
+    check_npn,
+    check_positive,
+    check_prior,
+    objective,
+    prepare,
+)
+from algorithms.imaging.problems import NPN, InverseProblem
+
+__all__ = ["PnPPGD"]
+
+
+@dataclass(frozen=True)
+class PnPPGD(Algorithm):
+    """PnP-PGD: a gradient step on the data fit (and the NPN term), then the prior's prox."""
+
+    prior: Any
+    lr: float = 1.0
+    npn: NPN | None = None
+
+    def __post_init__(self) -> None:
+        check_prior(self.prior)
+        object.__setattr__(self, "lr", check_positive("lr", self.lr))
+        check_npn(self.npn)
+
+    def step(self, problem: InverseProblem, x: torch.Tensor, prediction: torch.Tensor | None) -> torch.Tensor:
+        """One iteration of the update rule from ``x``."""
+        H = problem.operator
+        grad = H.adjoint(H.forward(x) - problem.y)
+        if self.npn is not None:
+            grad = grad + self.npn.gradient(x, prediction)
+        return self.prior.prox(x - self.lr * grad, self.lr)
+
+
+@_dispatch
+def _solve(problem: InverseProblem, algorithm: PnPPGD, options: SolveOptions) -> Solution:
+    prediction = prepare(problem, algorithm.npn)
+    x = torch.zeros(problem.operator.image_shape, dtype=problem.y.dtype)
+    maxiters, tol = options.iterations(500), options.tolerance(1e-5)
+    limit = blow_up_threshold(problem)
+    monitor = IterationMonitor(options, total=maxiters, desc="PnP-PGD")
+    retcode, iterations = RetCode.MaxIters, 0
+    try:
+        for iterations in range(1, maxiters + 1):
+            new = algorithm.step(problem, x, prediction)
+            size = float(torch.linalg.vector_norm(new))
+            if not bool(torch.isfinite(new).all()) or size > limit:
+                retcode, x = RetCode.Diverged, new
+                break
+            residual = float(torch.linalg.vector_norm(new - x)) / max(size, 1e-12)
+            x = new
+            stop = monitor.record(iteration=iterations, residual=residual)
+            if residual <= tol:
+                retcode = RetCode.Success
+                break
+            if stop:
+                retcode = RetCode.Terminated
+                break
+    finally:
+        monitor.close()
+    finite = bool(torch.isfinite(x).all())
+    value = objective(problem, algorithm.prior, algorithm.npn, prediction, x) if finite else float("nan")
+    return Solution(x=x.numpy(), value=value, retcode=retcode, trace=monitor.trace,
+                    stats=Stats(iterations=iterations, grad_calls=iterations))

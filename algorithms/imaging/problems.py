@@ -1,0 +1,127 @@
+"""The imaging inverse problem y = Hx + ω and the NPN regularizer γ‖G(y) − Sx‖² (paper eq. (2)).
+
+>>> import torch
+>>> from algorithms.imaging.operators import Blur
+>>> H = Blur((8, 8), 1.0)
+>>> problem = InverseProblem(H, H(torch.ones(8, 8, dtype=torch.float64)), noise_std=0.0)
+>>> problem.y.shape
+torch.Size([8, 8])
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from algorithms.core import Problem
+from algorithms.imaging.nullspace import null_space_leakage
+from algorithms.imaging.operators import LinearOperator
+
+__all__ = ["NPN", "InverseProblem"]
+
+
+@dataclass(frozen=True)
+class InverseProblem(Problem):
+    """Recover an image x (shape ``operator.image_shape``) from y = Hx + ω, ω ~ N(0, noise_std² I).
+
+    ``y`` (shape ``operator.measurement_shape``) may be a numpy array or a torch tensor; it is
+    stored as a float tensor (float32 stays float32, everything else becomes float64).
+    """
+
+    operator: LinearOperator
+    y: Any
+    noise_std: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.operator, LinearOperator):
+            raise TypeError(f"operator must be a LinearOperator (e.g. algorithms.imaging.Blur), got "
+                            f"{type(self.operator).__name__}")
+        y = self.y
+        if isinstance(y, np.ndarray):
+            if not np.issubdtype(y.dtype, np.number) or np.iscomplexobj(y):
+                raise TypeError(f"y must be real numeric, got dtype {y.dtype}")
+            y = torch.from_numpy(np.ascontiguousarray(y))
+        if not isinstance(y, torch.Tensor):
+            raise TypeError(f"y must be a torch.Tensor or numpy array, got {type(y).__name__}")
+        if y.is_complex():
+            raise TypeError("y must be real (complex data are stored as (real, imaginary) pairs)")
+        y = y.to(torch.float32 if y.dtype == torch.float32 else torch.float64)
+        if tuple(y.shape) != self.operator.measurement_shape:
+            raise ValueError(f"y must have shape {self.operator.measurement_shape} (the measurement shape "
+                             f"of the operator), got {tuple(y.shape)}")
+        if not bool(torch.isfinite(y).all()):
+            raise ValueError("y (the measurements) contains NaN or inf entries")
+        object.__setattr__(self, "y", y)
+        noise = self.noise_std
+        if isinstance(noise, bool) or not isinstance(noise, int | float | np.floating) or not (
+                math.isfinite(noise) and noise >= 0):
+            raise ValueError(f"noise_std must be a finite number >= 0, got {noise!r}")
+        object.__setattr__(self, "noise_std", float(noise))
+
+
+@dataclass(frozen=True)
+class NPN:
+    """The NPN term γ/2 ‖G(y) − Sx‖² of eq. (2): S (rows in Null(H)), its predictor G, the weight γ.
+
+    ``network`` maps flattened measurements ``(batch, m)`` to ``(batch, p)`` with p =
+    ``projection.out_features`` (e.g. :class:`algorithms.imaging.NullSpaceNet`). A solve refuses an
+    S whose rows leave Null(H) by more than ``max_leakage`` = ‖HSᵀ‖/(‖H‖‖S‖) (the paper's high-pass
+    S for blur leaks: pass a larger ``max_leakage`` to accept it knowingly).
+    """
+
+    projection: LinearOperator
+    network: torch.nn.Module
+    gamma: float
+    max_leakage: float = 1e-6
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.projection, LinearOperator):
+            raise TypeError(f"projection must be a LinearOperator, got {type(self.projection).__name__}")
+        if not isinstance(self.network, torch.nn.Module):
+            raise TypeError(f"network must be a torch.nn.Module, got {type(self.network).__name__}")
+        out = getattr(self.network, "out_features", self.projection.out_features)
+        if out != self.projection.out_features:
+            raise ValueError(f"network must output {self.projection.out_features} values (the rows of "
+                             f"projection), got out_features = {out}")
+        for name in ("gamma", "max_leakage"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float | np.floating) or not (
+                    math.isfinite(value) and value >= 0):
+                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+            object.__setattr__(self, name, float(value))
+
+    def check_against(self, operator: LinearOperator) -> float:
+        """Raise unless S acts on H's images and its rows lie in Null(H) within ``max_leakage``."""
+        if self.projection.image_shape != operator.image_shape:
+            raise ValueError(f"projection must act on images of shape {operator.image_shape} (the "
+                             f"operator's), got {self.projection.image_shape}")
+        inputs = getattr(self.network, "in_features", operator.out_features)
+        if inputs != operator.out_features:
+            raise ValueError(f"network must take {operator.out_features} measurements (the operator's), "
+                             f"got in_features = {inputs}")
+        leakage = null_space_leakage(operator, self.projection)
+        if leakage > self.max_leakage:
+            raise ValueError(f"projection has a range component: ‖HSᵀ‖/(‖H‖‖S‖) = {leakage:.3g} > "
+                             f"max_leakage = {self.max_leakage:.3g} (its rows are not in Null(H))")
+        return leakage
+
+    def predict(self, y: torch.Tensor) -> torch.Tensor:
+        """G(y) shaped as S's output, in y's dtype, without gradients."""
+        dtype = next(iter(self.network.parameters()), torch.empty(0, dtype=y.dtype)).dtype
+        with torch.no_grad():
+            out = self.network(y.reshape(1, -1).to(dtype))
+        out = out.to(y.dtype).reshape(self.projection.measurement_shape)
+        if not bool(torch.isfinite(out).all()):
+            raise ValueError("network returned NaN or inf for these measurements")
+        return out
+
+    def gradient(self, x: torch.Tensor, prediction: torch.Tensor) -> torch.Tensor:
+        """∇ of γ/2 ‖G(y) − Sx‖²: γ Sᵀ(Sx − G(y))."""
+        return self.gamma * self.projection.adjoint(self.projection.forward(x) - prediction)
+
+    def value(self, x: torch.Tensor, prediction: torch.Tensor) -> float:
+        return 0.5 * self.gamma * float(((self.projection.forward(x) - prediction) ** 2).sum())

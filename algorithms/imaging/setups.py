@@ -1,0 +1,145 @@
+"""The named imaging set-ups the shipped networks were trained for (32×32 images).
+
+A set-up fixes the operator H, the projection S (the paper's design per operator, Section 3.1),
+the measurement SNR and how much null-space leakage of S is accepted. :func:`load_network`
+returns its trained G (``checkpoints/<name>.pt``, made by ``python -m algorithms.imaging.train``);
+:func:`load_denoiser` the trained plug-and-play denoiser.
+
+=========  ==============================================  ==========================================
+name       H                                               S
+=========  ==============================================  ==========================================
+cs10/25/50 Gaussian CS, m/n = 0.10 / 0.25 / 0.50           p = 102 leading null-space PCA directions
+deblur     Gaussian blur, σ = 1 px                         high-pass δ − b (the paper's design)
+sr2        blur σ = 1 px then ×2 decimation                high-pass δ − b
+ct         Radon, 60 of 180 angles (0°..59°, limited)      Radon at 20 missing angles 60°, 66°, ...
+mri        masked DFT, Cartesian lines, ×4 acceleration    the unsampled k-space points
+=========  ==============================================  ==========================================
+
+>>> setup = make_setup("mri")
+>>> setup.operator.image_shape, setup.max_leakage
+((32, 32), 1e-06)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from algorithms.imaging.data import training_patches
+from algorithms.imaging.networks import NullSpaceNet, ResidualDenoiser
+from algorithms.imaging.nullspace import complement_angles, complement_frequencies, highpass, pca_null_rows
+from algorithms.imaging.operators import (
+    Blur,
+    LinearOperator,
+    MaskedFourier,
+    Radon,
+    SuperResolution,
+    cartesian_mask,
+    gaussian_cs,
+)
+from algorithms.imaging.problems import NPN
+
+__all__ = ["SETUPS", "SIZE", "Setup", "checkpoint_path", "load_denoiser", "load_network", "make_setup",
+           "measure", "npn_for"]
+
+SIZE = 32
+SETUPS = ("cs10", "cs25", "cs50", "deblur", "sr2", "ct", "mri")
+#: the widths of the shipped networks
+CHANNELS, DEPTH = 16, 4
+CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
+
+
+@dataclass(frozen=True)
+class Setup:
+    name: str
+    operator: LinearOperator
+    projection: LinearOperator
+    snr_db: float
+    max_leakage: float
+
+
+def _check_name(name: object) -> str:
+    if name not in SETUPS:
+        raise ValueError(f"name must be one of {SETUPS}, got {name!r}")
+    return str(name)
+
+
+@cache
+def make_setup(name: str) -> Setup:
+    """The operator, projection, SNR (30 dB) and accepted leakage of set-up ``name``."""
+    name = _check_name(name)
+    shape = (SIZE, SIZE)
+    if name.startswith("cs"):
+        H = gaussian_cs(shape, int(name[2:]) / 100, seed=0)
+        S = pca_null_rows(H, p=round(0.1 * SIZE * SIZE), images=training_patches(SIZE, 2000, seed=1))
+        return Setup(name, H, S, 30.0, 1e-6)
+    if name == "deblur":
+        H = Blur(shape, 1.0)
+        return Setup(name, H, highpass(H), 30.0, 1.0)
+    if name == "sr2":
+        H = SuperResolution(shape, 2, 1.0)
+        return Setup(name, H, highpass(H), 30.0, 1.0)
+    if name == "ct":
+        H = Radon(shape, np.arange(0.0, 60.0))
+        return Setup(name, H, complement_angles(H, np.arange(60.0, 180.0, 6.0)), 30.0, 1.0)
+    H = MaskedFourier(cartesian_mask(shape, 4, seed=0))
+    return Setup(name, H, complement_frequencies(H), 30.0, 1e-6)
+
+
+def measure(setup: Setup, x: torch.Tensor, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """y = Hx + ω at the set-up's SNR, and the noise std per image (rms of Hx / 10^(SNR/20)).
+
+    ``x`` has shape (*batch, h, w); the std has shape batch.
+    """
+    if not isinstance(setup, Setup):
+        raise TypeError(f"setup must be a Setup (from make_setup), got {type(setup).__name__}")
+    clean = setup.operator.forward(x)
+    rms = clean.reshape(*clean.shape[:-len(setup.operator.measurement_shape)], -1).pow(2).mean(-1).sqrt()
+    std = rms / 10 ** (setup.snr_db / 20)
+    generator = torch.Generator().manual_seed(seed)
+    noise = torch.randn(clean.shape, generator=generator, dtype=clean.dtype)
+    std_b = std.reshape(*std.shape, *([1] * len(setup.operator.measurement_shape)))
+    return clean + std_b * noise, std
+
+
+def checkpoint_path(name: str) -> Path:
+    """Where the checkpoint of set-up ``name`` (or ``"denoiser"``) lives."""
+    if name != "denoiser":
+        _check_name(name)
+    return CHECKPOINTS / f"{name}.pt"
+
+
+def _load_state(name: str, path: Path) -> dict:
+    if not path.exists():
+        raise FileNotFoundError(f"no checkpoint {path}; train it with "
+                                f"python -m algorithms.imaging.train --setup {name}")
+    return torch.load(path, map_location="cpu", weights_only=True)
+
+
+@cache
+def load_network(name: str) -> NullSpaceNet:
+    """The trained G of set-up ``name`` (float32, eval mode)."""
+    setup = make_setup(_check_name(name))
+    network = NullSpaceNet(setup.operator, setup.projection, channels=CHANNELS, depth=DEPTH, seed=0)
+    network.load_state_dict(_load_state(name, checkpoint_path(name))["model"])
+    return network.eval()
+
+
+@cache
+def load_denoiser() -> ResidualDenoiser:
+    """The trained plug-and-play denoiser (noise std up to 0.1 on [0, 1] images)."""
+    network = ResidualDenoiser(channels=CHANNELS, depth=DEPTH, seed=0)
+    network.load_state_dict(_load_state("denoiser", checkpoint_path("denoiser"))["model"])
+    return network.eval()
+
+
+def npn_for(name: str, gamma: float) -> NPN:
+    """The NPN term of set-up ``name`` with its trained G and weight ``gamma``."""
+    if isinstance(gamma, bool) or not isinstance(gamma, int | float) or not (0 <= gamma < float("inf")):
+        raise ValueError(f"gamma must be a finite number >= 0, got {gamma!r}")
+    setup = make_setup(name)
+    return NPN(setup.projection, load_network(name), gamma, max_leakage=setup.max_leakage)

@@ -1,0 +1,204 @@
+"""Bad inputs for every public callable of algorithms.imaging (each must raise our own error, naming
+the argument); a new public callable without a case fails ``test_every_public_callable_has_a_case``."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from algorithms import solve
+from algorithms.imaging import (
+    admm,
+    data,
+    metrics,
+    networks,
+    nullspace,
+    operators,
+    pgd,
+    priors,
+    problems,
+    setups,
+)
+from algorithms.imaging import train as training
+from tests.algorithms.imaging._instances import Planted, cs_problem
+from tests.bad_inputs import BadInput, assert_every_callable_covered, check_bad_input
+
+torch.set_num_threads(1)
+DT = torch.float64
+MODULES = (operators, nullspace, priors, problems, pgd, admm, networks, data, metrics, setups, training)
+
+CS = operators.gaussian_cs((4, 4), 0.5, seed=0)
+S = nullspace.qr_null_rows(CS, 4, seed=0)
+BLUR = operators.Blur((4, 4), 1.0)
+PROBLEM, X = cs_problem()
+TV = priors.TVPrior(weight=0.1)
+NET = Planted(torch.zeros(4, dtype=DT), CS.out_features)
+NPN = problems.NPN(S, NET, 1.0)
+BASIS, _ = torch.linalg.qr(torch.randn(16, 3, dtype=DT))
+
+CASES = [
+    # operators: shapes, ratio in (0, 1], seeds, kernel widths, non-finite data
+    BadInput(operators.gaussian_cs, lambda: operators.gaussian_cs((4, 4), 0.0, seed=0), ValueError,
+             ("ratio", "(0, 1]"), "ratio-zero"),
+    BadInput(operators.gaussian_cs, lambda: operators.gaussian_cs((4, 4), 1.5, seed=0), ValueError,
+             ("ratio", "(0, 1]"), "ratio-big"),
+    BadInput(operators.gaussian_cs, lambda: operators.gaussian_cs((4,), 0.5, seed=0), ValueError,
+             ("image_shape",), "shape"),
+    BadInput(operators.gaussian_cs, lambda: operators.gaussian_cs((4, 4), 0.5, seed=-1), ValueError,
+             ("seed", ">= 0"), "seed"),
+    BadInput(operators.SubsampledHadamard, lambda: operators.SubsampledHadamard((3, 4), 0.5, seed=0),
+             ValueError, ("image_shape", "power of two"), "size"),
+    BadInput(operators.SubsampledHadamard, lambda: operators.SubsampledHadamard((4, 4), -0.1, seed=0),
+             ValueError, ("ratio",), "ratio"),
+    BadInput(operators.SubsampledHadamard,
+             lambda: operators.SubsampledHadamard((4, 4), 0.5, seed=0, rows=torch.tensor([0, 16])),
+             ValueError, ("rows", "[0, 16)"), "rows"),
+    BadInput(operators.Blur, lambda: operators.Blur((4, 4), -1.0), ValueError, ("sigma", "> 0"), "sigma"),
+    BadInput(operators.HighPass, lambda: operators.HighPass((4, 4), math.nan), ValueError, ("sigma",),
+        "sigma"),
+    BadInput(operators.gaussian_kernel_spectrum, lambda: operators.gaussian_kernel_spectrum((4, 4), 0),
+             ValueError, ("sigma",), "sigma"),
+    BadInput(operators.SuperResolution, lambda: operators.SuperResolution((6, 6), 4, 1.0), ValueError,
+             ("image_shape", "divisible", "factor"), "divisible"),
+    BadInput(operators.SuperResolution, lambda: operators.SuperResolution((6, 6), 1, 1.0), ValueError,
+             ("factor", ">= 2"), "factor"),
+    BadInput(operators.Radon, lambda: operators.Radon((4, 6), [0.0]), ValueError, ("image_shape", "square"),
+             "square"),
+    BadInput(operators.Radon, lambda: operators.Radon((4, 4), [0.0, math.inf]), ValueError, ("angles",),
+        "inf"),
+    BadInput(operators.cartesian_mask, lambda: operators.cartesian_mask((8, 8), 0.5, seed=0), ValueError,
+             ("acceleration", ">= 1"), "acceleration"),
+    BadInput(operators.MaskedFourier, lambda: operators.MaskedFourier(torch.ones(4, 4)), TypeError,
+             ("mask", "boolean"), "dtype"),
+    BadInput(operators.MaskedFourier, lambda: operators.MaskedFourier(torch.zeros(4, 4, dtype=torch.bool)),
+             ValueError, ("mask", "empty"), "empty"),
+    BadInput(operators.MatrixOperator, lambda: operators.MatrixOperator(torch.ones(2, 5, dtype=DT), (2, 2)),
+             ValueError, ("matrix", "(m >= 1, 4)"), "shape"),
+    BadInput(operators.MatrixOperator,
+             lambda: operators.MatrixOperator(torch.full((2, 4), math.nan, dtype=DT), (2, 2)), ValueError,
+             ("matrix", "NaN"), "nan"),
+    BadInput(operators.LinearOperator, lambda: CS.forward(torch.zeros(3, 3, dtype=DT)), ValueError,
+             ("x", "(*batch, 4, 4)"), "image-shape"),
+    BadInput(operators.LinearOperator, lambda: CS.adjoint(torch.zeros(5, dtype=DT)), ValueError,
+             ("y", "(*batch, 8)"), "measurement-shape"),
+    BadInput(operators.LinearOperator, lambda: CS.forward(torch.zeros(4, 4, dtype=torch.int64)), TypeError,
+             ("x", "floating"), "int"),
+    # null space and S builders
+    BadInput(nullspace.null_space_basis, lambda: nullspace.null_space_basis(np.eye(4)), TypeError,
+             ("operator", "LinearOperator"), "type"),
+    BadInput(nullspace.qr_null_rows, lambda: nullspace.qr_null_rows(CS, 9, seed=0), ValueError,
+             ("p", "<= 8"), "p-big"),
+    BadInput(nullspace.qr_null_rows, lambda: nullspace.qr_null_rows(CS, 0, seed=0), ValueError,
+             ("p", "positive"), "p-zero"),
+    BadInput(nullspace.pca_null_rows, lambda: nullspace.pca_null_rows(CS, 2, torch.zeros(5, 3, 3, dtype=DT)),
+             ValueError, ("images", "(k >= 2, 4, 4)"), "shape"),
+    BadInput(nullspace.complement_rows, lambda: nullspace.complement_rows(CS), TypeError,
+             ("operator", "SubsampledHadamard"), "type"),
+    BadInput(nullspace.complement_frequencies,
+             lambda: nullspace.complement_frequencies(operators.MaskedFourier(
+                 torch.tensor([[False, True, False, False]] * 4))), ValueError,
+             ("mask", "conjugate-symmetric"), "asymmetric"),
+    BadInput(nullspace.complement_angles,
+             lambda: nullspace.complement_angles(operators.Radon((4, 4), [0.0]), [180.0]), ValueError,
+             ("angles", "repeat"), "repeat"),
+    BadInput(nullspace.highpass, lambda: nullspace.highpass(CS), TypeError, ("operator", "Blur"), "type"),
+    BadInput(nullspace.null_space_leakage, lambda: nullspace.null_space_leakage(CS, operators.Blur((3,
+        3), 1.0)),
+             ValueError, ("projection", "(4, 4)"), "shape"),
+    BadInput(nullspace.NullSpaceProjector, lambda: nullspace.NullSpaceProjector(CS)(torch.zeros(3, 3,
+        dtype=DT)),
+             ValueError, ("x", "(*batch, 4, 4)"), "shape"),
+    # priors
+    BadInput(priors.TVPrior, lambda: priors.TVPrior(weight=-1.0), ValueError, ("weight", ">= 0"), "weight"),
+    BadInput(priors.TVPrior, lambda: priors.TVPrior(weight=0.1, inner=0), ValueError, ("inner",), "inner"),
+    BadInput(priors.total_variation, lambda: priors.total_variation(np.zeros((3, 3))), TypeError, ("x",),
+        "type"),
+    BadInput(priors.DenoiserPrior, lambda: priors.DenoiserPrior(lambda x: x), TypeError,
+             ("network", "torch.nn.Module"), "type"),
+    BadInput(priors.SubspacePrior, lambda: priors.SubspacePrior(torch.ones(16, 2, dtype=DT), (4, 4)),
+        ValueError,
+             ("basis", "orthonormal"), "orthonormal"),
+    BadInput(priors.SubspacePrior, lambda: priors.SubspacePrior(BASIS, (4, 5)), ValueError,
+             ("image_shape", "16"), "shape"),
+    # the problem and the NPN term: shapes, non-finite measurements, S with a range component
+    BadInput(problems.InverseProblem, lambda: problems.InverseProblem(CS, torch.zeros(7, dtype=DT)),
+        ValueError,
+             ("y", "(8,)"), "shape"),
+    BadInput(problems.InverseProblem,
+             lambda: problems.InverseProblem(CS, torch.full((8,), math.nan, dtype=DT)), ValueError,
+             ("y", "NaN"), "nan"),
+    BadInput(problems.InverseProblem, lambda: problems.InverseProblem(CS, torch.zeros(8, dtype=DT), -1.0),
+             ValueError, ("noise_std", ">= 0"), "noise"),
+    BadInput(problems.InverseProblem, lambda: problems.InverseProblem(np.eye(8), torch.zeros(8, dtype=DT)),
+             TypeError, ("operator", "LinearOperator"), "operator"),
+    BadInput(problems.NPN, lambda: problems.NPN(S, NET, -1.0), ValueError, ("gamma", ">= 0"), "gamma"),
+    BadInput(problems.NPN, lambda: problems.NPN(S, Planted(torch.zeros(3, dtype=DT), 8), 1.0), ValueError,
+             ("network", "4"), "out-features"),
+    BadInput(problems.NPN, lambda: problems.NPN(operators.gaussian_cs((4, 4), 0.25, seed=1), NET, 1.0)
+             .check_against(CS), ValueError, ("projection", "range component"), "range"),
+    BadInput(problems.NPN, lambda: problems.NPN(operators.Blur((3, 3), 1.0), Planted(torch.zeros(9,
+        dtype=DT), 8),
+                                                1.0, 1.0).check_against(CS),
+             ValueError, ("projection", "(4, 4)"), "s-shape"),
+    # solvers
+    BadInput(pgd.PnPPGD, lambda: pgd.PnPPGD(prior=TV, lr=0.0), ValueError, ("lr", "> 0"), "lr"),
+    BadInput(pgd.PnPPGD, lambda: pgd.PnPPGD(prior="tv"), TypeError, ("prior", "TVPrior"), "prior"),
+    BadInput(pgd.PnPPGD, lambda: pgd.PnPPGD(prior=TV, npn="npn"), TypeError, ("npn",), "npn"),
+    BadInput(pgd.PnPPGD, lambda: solve(PROBLEM, pgd.PnPPGD(prior=TV, npn=problems.NPN(
+        nullspace.qr_null_rows(PROBLEM.operator, 4, seed=0), NET, 1.0))), ValueError,
+             ("network", "32 measurements"), "npn-mismatch"),
+    BadInput(admm.PnPADMM, lambda: admm.PnPADMM(prior=TV, penalty=-1.0), ValueError, ("penalty", "> 0"),
+             "penalty"),
+    BadInput(admm.PnPADMM, lambda: admm.PnPADMM(prior=TV, cg_iters=0), ValueError, ("cg_iters",), "cg"),
+    # networks
+    BadInput(networks.NullSpaceNet, lambda: networks.NullSpaceNet(CS, operators.Blur((3, 3), 1.0)),
+        ValueError,
+             ("projection", "(4, 4)"), "shape"),
+    BadInput(networks.NullSpaceNet, lambda: networks.NullSpaceNet(CS, S, depth=1), ValueError,
+             ("depth", ">= 2"), "depth"),
+    BadInput(networks.NullSpaceNet, lambda: networks.NullSpaceNet(CS, S, channels=2,
+        depth=2)(torch.zeros(1, 3)),
+             ValueError, ("X", "(batch, 8)"), "input"),
+    BadInput(networks.ResidualDenoiser, lambda: networks.ResidualDenoiser(channels=0), ValueError,
+             ("channels",), "channels"),
+    # data and metrics
+    BadInput(data.training_patches, lambda: data.training_patches(100, 2, seed=0), ValueError,
+             ("size", "<= 64"), "size"),
+    BadInput(data.training_patches, lambda: data.training_patches(8, 0, seed=0), ValueError,
+             ("count", "positive"), "count"),
+    BadInput(data.held_out_images, lambda: data.held_out_images(8, 2, seed=-3), ValueError, ("seed",),
+        "seed"),
+    BadInput(data.load_image, lambda: data.load_image("lena"), ValueError, ("name", "camera"), "name"),
+    BadInput(metrics.psnr, lambda: metrics.psnr(np.zeros((4, 4)), np.zeros((4, 5))), ValueError,
+             ("estimate", "reference", "same shape"), "shape"),
+    BadInput(metrics.psnr, lambda: metrics.psnr(np.zeros((4, 4)), np.zeros((4, 4)), data_range=0),
+             ValueError, ("data_range", "> 0"), "range"),
+    BadInput(metrics.ssim, lambda: metrics.ssim(np.full((8, 8), np.nan), np.zeros((8, 8))), ValueError,
+             ("estimate", "NaN"), "nan"),
+    # set-ups and training
+    BadInput(setups.make_setup, lambda: setups.make_setup("cs"), ValueError, ("name", "cs10"), "name"),
+    BadInput(setups.load_network, lambda: setups.load_network("blur"), ValueError, ("name", "deblur"),
+        "name"),
+    BadInput(setups.npn_for, lambda: setups.npn_for("mri", -1.0), ValueError, ("gamma",), "gamma"),
+    BadInput(setups.measure, lambda: setups.measure("deblur", torch.zeros(32, 32), seed=0), TypeError,
+             ("setup", "Setup"), "setup"),
+    BadInput(setups.checkpoint_path, lambda: setups.checkpoint_path("nope"), ValueError, ("name",), "name"),
+    BadInput(training.train, lambda: training.train("deblur", steps=0), ValueError, ("steps", "positive"),
+             "steps"),
+    BadInput(training.train, lambda: training.train("nope"), ValueError, ("name", "denoiser"), "name"),
+]
+
+EXEMPT = {
+    "algorithms.imaging.setups.Setup": "a plain record made by make_setup, never built by users",
+    "algorithms.imaging.setups.load_denoiser": "takes no argument",
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_bad_input(case):
+    check_bad_input(case)
+
+
+def test_every_public_callable_has_a_case():
+    assert_every_callable_covered(MODULES, CASES, exempt=EXEMPT)

@@ -1,0 +1,90 @@
+"""Unit tests of algorithms.imaging.nullspace: S builders and the projector against dense algebra."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+import torch
+
+from algorithms.imaging import nullspace as ns
+from algorithms.imaging import operators as ops
+
+torch.set_num_threads(1)
+DT = torch.float64
+
+
+def test_null_space_basis_matches_scipy():
+    H = ops.gaussian_cs((6, 6), 0.4, seed=2)
+    N = ns.null_space_basis(H)
+    reference = scipy.linalg.null_space(H.matrix().numpy())
+    assert N.shape == reference.shape
+    # same subspace: the projectors agree
+    np.testing.assert_allclose((N @ N.T).numpy(), reference @ reference.T, atol=1e-10)
+
+
+def test_null_space_basis_rank_deficient():
+    H = ops.MatrixOperator(torch.tensor([[1.0, 0, 0, 0], [2.0, 0, 0, 0]], dtype=DT), (2, 2))
+    assert ns.null_space_basis(H).shape == (4, 3)
+
+
+def test_qr_null_rows_algorithm_1():
+    H = ops.gaussian_cs((6, 6), 0.5, seed=0)
+    S = ns.qr_null_rows(H, 7, seed=4)
+    W = S.weight
+    torch.testing.assert_close(W @ W.T, torch.eye(7, dtype=DT))
+    assert float((H.weight @ W.T).abs().max()) < 1e-12
+    assert not torch.allclose(W, ns.qr_null_rows(H, 7, seed=5).weight)  # the seed draws U
+
+
+def test_pca_null_rows_pick_the_largest_null_variance():
+    H = ops.gaussian_cs((4, 4), 0.25, seed=0)
+    N = ns.null_space_basis(H)
+    g = torch.Generator().manual_seed(0)
+    direction = N[:, 0]
+    images = (torch.randn(200, 1, generator=g, dtype=DT) * 5 * direction
+              + 0.01 * torch.randn(200, 16, generator=g, dtype=DT)).reshape(200, 4, 4)
+    S = ns.pca_null_rows(H, 1, images)
+    assert abs(float(S.weight[0] @ direction)) > 0.999
+
+
+def test_complements_are_null():
+    had = ops.SubsampledHadamard((8, 8), 0.3, seed=0)
+    mri = ops.MaskedFourier(ops.cartesian_mask((8, 8), 3, seed=0))
+    for H, S in ((had, ns.complement_rows(had)), (mri, ns.complement_frequencies(mri))):
+        assert float((H.matrix() @ S.matrix().T).abs().max()) < 1e-12
+        stacked = torch.cat([H.matrix(), S.matrix()])
+        assert int(torch.linalg.matrix_rank(stacked)) == 64  # together they see everything
+    assert ns.complement_rows(had, p=5, seed=1).measurement_shape == (5,)
+
+
+def test_asymmetric_mask_complement_refused_and_leaks():
+    mask = torch.zeros(8, 8, dtype=torch.bool)
+    mask[1] = True  # row 1 without its mirror row 7
+    H = ops.MaskedFourier(mask)
+    with pytest.raises(ValueError, match="conjugate-symmetric"):
+        ns.complement_frequencies(H)
+    assert ns.null_space_leakage(H, ops.MaskedFourier(~mask)) > 0.1
+
+
+def test_paper_designs_for_blur_and_ct_leak():
+    blur = ops.Blur((16, 16), 1.0)
+    ct = ops.Radon((16, 16), np.arange(0.0, 60.0, 5.0))
+    assert 0.1 < ns.null_space_leakage(blur, ns.highpass(blur)) < 1.0
+    assert ns.null_space_leakage(ct, ns.complement_angles(ct, [90.0, 120.0])) > 0.1
+
+
+def test_leakage_against_dense_value():
+    H = ops.gaussian_cs((4, 4), 0.5, seed=0)
+    S = ops.gaussian_cs((4, 4), 0.25, seed=1)
+    A, B = H.matrix(), S.matrix()
+    expected = torch.linalg.matrix_norm(A @ B.T, ord=2) / (torch.linalg.matrix_norm(A, ord=2)
+                                                            * torch.linalg.matrix_norm(B, ord=2))
+    assert ns.null_space_leakage(H, S, iterations=200) == pytest.approx(float(expected), rel=1e-6)
+
+
+def test_projector_is_orthogonal_projection():
+    H = ops.gaussian_cs((4, 4), 0.5, seed=0)
+    P = ns.NullSpaceProjector(H)
+    pinv = torch.linalg.pinv(H.matrix())
+    torch.testing.assert_close(P.matrix, torch.eye(16, dtype=DT) - pinv @ H.matrix())
+    x = torch.randn(3, 4, 4, dtype=DT)
+    torch.testing.assert_close(P(P(x)), P(x))
