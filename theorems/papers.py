@@ -114,8 +114,11 @@ _RECORDS = [
                               "algorithms.imaging.problems", "algorithms.imaging.priors",
                               "algorithms.imaging.pgd", "algorithms.imaging.admm",
                               "algorithms.imaging._common")),
-    Paper("rf_autoencoder", "Autoencoding random forests",
-          "Vu, Kapar, Wright, Watson. NeurIPS 2025. arXiv:2505.21441.", "forests"),
+    Paper("rf_autoencoder", "Autoencoding Random Forests",
+          "Vu, Kapar, Wright, Watson. NeurIPS 2025. arXiv:2505.21441.", "forests",
+          modules=("algorithms.forests.partition", "algorithms.forests.diffusion",
+                   "algorithms.forests.knn_decoder", "algorithms.forests.exact_decoder",
+                   "algorithms.forests.autoencoder", "algorithms.forests.metrics")),
 ]
 
 #: paper key -> record: the package's papers in the order of ``../shared/papers/README.md``, then

@@ -1,0 +1,320 @@
+"""RFAutoencoder: the random-forest autoencoder as a scikit-learn transformer.
+
+``fit`` trains a forest (supervised on ``y``, or, without ``y``, a synthetic-contrast
+classifier separating the data from a copy with every column permuted independently),
+builds the forest kernel on the training set (:func:`~algorithms.forests.partition.forest_kernel`),
+and keeps its diffusion map (:func:`~algorithms.forests.diffusion.diffusion_map`). ``transform``
+embeds new rows by Nyström; ``inverse_transform`` decodes with ``decoder``:
+
+* ``"knn"``: the k-nearest-neighbour decoder (Section 4.3; the paper's default RFAE);
+* ``"relabel"``: split relabelling (Section 4.2);
+* ``"exact"``: the integer program over the leaf boxes (Section 4.1, Eq. 3).
+
+Mixed tables: a pandas DataFrame with categorical / object / bool columns is encoded to integer
+codes for the forest and decoded back to a DataFrame with the input's columns and dtypes.
+
+scikit-learn conventions win over the package's "validate in the constructor" rule here:
+``__init__`` only stores its arguments (``check_estimator`` requires it) and ``fit`` validates
+them, naming the argument, the expected and the received value.
+
+Estimator checks: ``tests/algorithms/forests/test_autoencoder.py`` runs every check of
+``sklearn.utils.estimator_checks`` (``parametrize_with_checks``); we skip none. scikit-learn
+itself skips its array-API check unless the environment sets ``SCIPY_ARRAY_API=1`` (the forest
+works on numpy arrays only).
+
+References
+----------
+B. D. Vu, J. Kapar, M. N. Wright, D. S. Watson. Autoencoding Random Forests. NeurIPS 2025,
+arXiv:2505.21441.
+
+>>> from sklearn.datasets import load_wine
+>>> X = load_wine().data
+>>> ae = RFAutoencoder(n_components=3, n_estimators=20, random_state=0).fit(X)
+>>> Z = ae.transform(X[:5])
+>>> Z.shape, ae.inverse_transform(Z).shape
+((5, 3), (5, 13))
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.exceptions import NotFittedError
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import validate_data
+
+from algorithms.forests.diffusion import DiffusionMap, dense_diffusion_map, diffusion_map
+from algorithms.forests.exact_decoder import exact_decode, kernel_estimate
+from algorithms.forests.knn_decoder import knn_decode, synthetic_training_set
+from algorithms.forests.partition import ForestPartition, check_forest, forest_kernel, sample_in_boxes
+from algorithms.forests.relabel_decoder import majority_box, relabel_forest
+
+__all__ = ["DECODERS", "RFAutoencoder"]
+
+DECODERS = ("knn", "relabel", "exact")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_categorical(series: pd.Series) -> bool:
+    return not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series.dtype)
+
+
+class RFAutoencoder(TransformerMixin, BaseEstimator):
+    """Encode with a forest's diffusion map, decode with the forest's splits.
+
+    Parameters: ``n_components`` (latent dimension d_Z >= 1, at most n_samples − 2),
+    ``forest`` (an unfitted scikit-learn forest, cloned at fit; None: a random forest of
+    ``n_estimators`` trees), ``t`` (diffusion time), ``decoder`` (one of :data:`DECODERS`),
+    ``k`` (neighbours of the kNN decoder, capped at n_samples), ``n_estimators``,
+    ``random_state``.
+    """
+
+    def __init__(self, n_components: int = 2, forest: Any = None, t: int = 1, decoder: str = "knn",
+                 k: int = 20, n_estimators: int = 100, random_state: Any = None) -> None:
+        self.n_components = n_components
+        self.forest = forest
+        self.t = t
+        self.decoder = decoder
+        self.k = k
+        self.n_estimators = n_estimators
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ validation and encoding
+
+    def _check_params(self) -> None:
+        if not _is_int(self.n_components) or self.n_components < 1:
+            raise ValueError(f"n_components must be a positive int, got {self.n_components!r}")
+        if not _is_int(self.t) or self.t < 0:
+            raise ValueError(f"t (the diffusion time) must be an int >= 0, got {self.t!r}")
+        if self.decoder not in DECODERS:
+            raise ValueError(f"decoder must be one of {DECODERS}, got {self.decoder!r}")
+        if not _is_int(self.k) or self.k < 1:
+            raise ValueError(f"k (kNN decoder neighbours) must be a positive int, got {self.k!r}")
+        if not _is_int(self.n_estimators) or self.n_estimators < 1:
+            raise ValueError(f"n_estimators must be a positive int, got {self.n_estimators!r}")
+        if self.forest is not None:
+            check_forest("forest", self.forest, fitted=False)
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "dmap_"):
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; call fit first")
+
+    def _encode_frame(self, X: pd.DataFrame, *, fitting: bool) -> np.ndarray:
+        columns = [str(c) for c in X.columns]
+        if fitting:
+            self.feature_names_in_ = np.asarray(columns, dtype=object)
+            self.n_features_in_ = len(columns)
+            self.dtypes_ = X.dtypes.copy()
+            self.categories_ = {}
+        else:
+            seen = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None
+            if seen is None:
+                raise ValueError("X has feature names (columns), but RFAutoencoder was fitted without "
+                                 "feature names: pass an array")
+            unseen = [c for c in columns if c not in seen]
+            missing = [c for c in seen if c not in columns]
+            if unseen or missing or columns != seen:
+                raise ValueError("The feature names should match those that were passed during fit: "
+                                 f"columns unseen at fit time: {unseen}; columns seen at fit time, yet "
+                                 f"now missing: {missing}; expected the columns {seen} in this order")
+        out = np.empty((len(X), len(columns)))
+        for j, name in enumerate(X.columns):
+            series = X[name]
+            if series.isna().any():
+                raise ValueError(f"X contains NaN (missing values) in column {name!r}")
+            key = str(name)
+            if fitting and _is_categorical(series):
+                self.categories_[key] = pd.Index(pd.unique(series)).sort_values() \
+                    if not isinstance(series.dtype, pd.CategoricalDtype) else series.cat.categories
+            if key in self.categories_:
+                codes = self.categories_[key].get_indexer(series)
+                if np.any(codes < 0):
+                    bad = series[codes < 0].iloc[0]
+                    raise ValueError(f"X column {name!r} holds the category {bad!r} unseen at fit time")
+                out[:, j] = codes
+            else:
+                try:
+                    out[:, j] = series.to_numpy(dtype=np.float64)
+                except (TypeError, ValueError) as exc:
+                    raise TypeError(f"X column {name!r} must be numeric or categorical: {exc}") from None
+            if not np.all(np.isfinite(out[:, j])):
+                raise ValueError(f"X contains inf in column {name!r}")
+        return out
+
+    def _encode(self, X: Any, *, fitting: bool) -> np.ndarray:
+        if isinstance(X, pd.DataFrame) and (fitting or self._frame_fitted_):
+            self._frame_fitted_ = True
+            return self._encode_frame(X, fitting=fitting)
+        if not sp.issparse(X):
+            array = np.asarray(X) if not isinstance(X, pd.DataFrame) else X.to_numpy()
+            if array.dtype.kind in "fc" and array.size and not np.all(np.isfinite(array)):
+                raise ValueError("X contains NaN or inf entries; the forest kernel needs finite inputs")
+            if not fitting and array.ndim == 2 and hasattr(self, "n_features_in_") \
+                    and array.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {array.shape[1]} features, but RFAutoencoder is expecting "
+                                 f"{self.n_features_in_} features as input (columns unseen at fit time)")
+        if fitting:
+            self._frame_fitted_ = False
+            self.categories_ = {}
+        return validate_data(self, X, reset=fitting, dtype=np.float64, ensure_min_samples=1)
+
+    # ------------------------------------------------------------------ fit / transform
+
+    def _make_forest(self, y: Any, seed: int):
+        if self.forest is not None:
+            forest = clone(self.forest)
+            if "random_state" in forest.get_params() and forest.random_state is None:
+                forest.set_params(random_state=seed)
+            return forest
+        if y is not None and type_of_target(y) not in ("binary", "multiclass"):
+            return RandomForestRegressor(n_estimators=self.n_estimators, min_samples_leaf=2,
+                                         random_state=seed)
+        return RandomForestClassifier(n_estimators=self.n_estimators, min_samples_leaf=2, random_state=seed)
+
+    def fit(self, X: Any, y: Any = None) -> RFAutoencoder:
+        """Train the forest and its diffusion map on ``X`` (rows: samples)."""
+        self._fit(X, y, maxiters=None)
+        return self
+
+    def _fit(self, X: Any, y: Any, *, maxiters: int | None) -> bool:
+        """Fit; with ``maxiters`` set, ARPACK is capped and not replaced: returns whether it converged."""
+        self._check_params()
+        X_enc = self._encode(X, fitting=True)
+        n = X_enc.shape[0]
+        if n == 0:
+            raise ValueError("X must hold at least one sample, got n_samples = 0")
+        if self.n_components > n - 2:
+            raise ValueError(f"n_components = {self.n_components} must be at most n_samples - 2 "
+                             f"(got n_samples = {n})")
+        rng = check_random_state(self.random_state)
+        seed = int(rng.randint(np.iinfo(np.int32).max))
+        forest = self._make_forest(y, seed)
+        if y is not None:
+            y = np.asarray(y)
+            if y.shape[0] != n:
+                raise ValueError(f"y must have {n} entries (one per row of X), got {y.shape[0]}")
+            forest.fit(X_enc, y)
+        elif type(forest).__name__ == "RandomTreesEmbedding":
+            forest.fit(X_enc)
+        else:  # synthetic contrast: real rows (0) vs rows with each column permuted (1)
+            contrast = np.column_stack([rng.permutation(col) for col in X_enc.T])
+            forest.fit(np.vstack([X_enc, contrast]), np.repeat([0, 1], n))
+        self.forest_ = forest
+        self.partition_ = ForestPartition.from_forest(forest)
+        self.train_leaves_ = self.partition_.leaves(X_enc)
+        self.categorical_ = np.array([str(c) in self.categories_ for c in self.feature_names_in_]) \
+            if self._frame_fitted_ else np.zeros(X_enc.shape[1], dtype=bool)
+        self.low_, self.high_ = X_enc.min(axis=0), X_enc.max(axis=0)
+        K = forest_kernel(self.partition_, X_enc)
+        dmap = diffusion_map(K, int(self.n_components), int(self.t), seed=seed, maxiters=maxiters)
+        converged = dmap.converged
+        if not converged and maxiters is None:  # ARPACK gave up: fall back to the dense solver
+            warnings.warn("ARPACK did not converge; using a dense eigendecomposition", stacklevel=2)
+            dmap = dense_diffusion_map(K, int(self.n_components), int(self.t))
+        self.dmap_: DiffusionMap = dmap
+        self.embedding_ = dmap.embedding
+        self.eigenvalues_ = dmap.eigenvalues
+        # Nyström through the leaves: Z₀ = K₀ Z Λ⁻¹ = mean over trees of W[leaf], W = S Πᵀ Z Λ⁻¹
+        counts = np.bincount(self.train_leaves_.ravel(), minlength=self.partition_.n_leaves)
+        self.leaf_counts_ = counts
+        inverse = np.divide(1.0, dmap.eigenvalues, out=np.zeros_like(dmap.eigenvalues),
+                            where=dmap.eigenvalues > 1e-10)
+        sums = np.zeros((self.partition_.n_leaves, dmap.embedding.shape[1]))
+        per_tree = np.repeat(dmap.embedding, self.partition_.n_trees, axis=0)
+        np.add.at(sums, self.train_leaves_.ravel(), per_tree)
+        self.leaf_weights_ = np.divide(sums, counts[:, None], out=np.zeros_like(sums),
+                                       where=counts[:, None] > 0) * inverse
+        self.lower_ = np.clip(self.partition_.lower, self.low_, self.high_)
+        self.upper_ = np.clip(self.partition_.upper, self.low_, self.high_)
+        # synthetic rows are drawn in each leaf's box shrunk to the bounding box of its training rows
+        # (a gap the paper leaves: an unbounded leaf face needs some bound, and the data range
+        # would make every feature a tree never split along a row's paths uniform over its range)
+        lows = np.full_like(self.lower_, np.inf)
+        highs = np.full_like(self.upper_, -np.inf)
+        flat = self.train_leaves_.ravel()
+        rows = np.repeat(X_enc, self.partition_.n_trees, axis=0)
+        np.minimum.at(lows, flat, rows)
+        np.maximum.at(highs, flat, rows)
+        lows[:, self.categorical_] -= 0.5  # boxes are open below: keep the smallest code inside
+        empty = counts == 0
+        lows[empty], highs[empty] = self.lower_[empty], self.upper_[empty]
+        self.data_lower_, self.data_upper_ = lows, highs
+        self.synthetic_ = synthetic_training_set(self.train_leaves_, lows, highs, self.categorical_,
+                                                 np.random.default_rng(seed))
+        self.seed_ = seed
+        if self.decoder == "relabel":
+            self.relabeled_ = relabel_forest(self.partition_, self._embed_encoded, self.low_, self.high_,
+                                             self.categorical_, np.random.default_rng(seed + 1))
+        return converged
+
+    def _embed_encoded(self, X_enc: np.ndarray) -> np.ndarray:
+        leaves = self.partition_.leaves(X_enc)
+        has_mass = self.leaf_counts_[leaves] > 0
+        total = (self.leaf_weights_[leaves] * has_mass[:, :, None]).sum(axis=1)
+        return total / np.maximum(has_mass.sum(axis=1), 1)[:, None]
+
+    def transform(self, X: Any) -> np.ndarray:
+        """Embed the rows of ``X`` (Nyström extension of the diffusion map), shape (m, n_components)."""
+        self._check_fitted()
+        return self._embed_encoded(self._encode(X, fitting=False))
+
+    def inverse_transform(self, X: Any) -> Any:
+        """Decode latent rows (m, n_components) back to input space (a DataFrame if fit on one)."""
+        self._check_fitted()
+        Z0 = np.asarray(X, dtype=np.float64) if not sp.issparse(X) else None
+        if Z0 is None or Z0.ndim != 2 or Z0.shape[1] != self.embedding_.shape[1]:
+            shape = getattr(X, "shape", None)
+            raise ValueError(f"X (latent rows) must have shape (m, n_components = "
+                             f"{self.embedding_.shape[1]}), got {shape}")
+        if not np.all(np.isfinite(Z0)):
+            raise ValueError("X (latent rows) contains NaN or inf entries")
+        rng = np.random.default_rng(self.seed_ + 2)
+        if self.decoder == "knn":
+            k = min(int(self.k), self.embedding_.shape[0])
+            decoded = knn_decode(Z0, self.embedding_, self.synthetic_, k=k, categorical=self.categorical_,
+                                 rng=rng)
+        elif self.decoder == "relabel":
+            leaves = self.relabeled_.leaves(Z0)
+            box_lo, box_hi = majority_box(self.data_lower_[leaves], self.data_upper_[leaves])
+            decoded = sample_in_boxes(box_lo, np.maximum(box_hi, box_lo), self.categorical_, rng)
+        else:
+            result = exact_decode(kernel_estimate(Z0, self.dmap_), self.partition_, self.train_leaves_,
+                                  self.low_, self.high_, self.categorical_, rng)
+            decoded = result.x
+            if not result.solved.all():  # fall back to the nearest training point's synthetic row
+                warnings.warn(f"the exact decoder's ILP found no checked solution for "
+                              f"{int((~result.solved).sum())} row(s); those use the 1-NN decoder",
+                              stacklevel=2)
+                fallback = knn_decode(Z0[~result.solved], self.embedding_, self.synthetic_, k=1,
+                                      categorical=self.categorical_, rng=rng)
+                decoded[~result.solved] = fallback
+        return self._decode_output(decoded)
+
+    def _decode_output(self, decoded: np.ndarray) -> Any:
+        if not self._frame_fitted_:
+            return decoded
+        columns = {}
+        for j, name in enumerate(self.feature_names_in_):
+            dtype = self.dtypes_.iloc[j]
+            if name in self.categories_:
+                codes = np.clip(np.round(decoded[:, j]).astype(int), 0, len(self.categories_[name]) - 1)
+                values = self.categories_[name][codes]
+                columns[name] = pd.Series(values).astype(dtype)
+            elif pd.api.types.is_integer_dtype(dtype):
+                columns[name] = pd.Series(np.round(decoded[:, j])).astype(dtype)
+            else:
+                columns[name] = pd.Series(decoded[:, j]).astype(dtype)
+        frame = pd.DataFrame(columns)
+        frame.columns = self.feature_names_in_.tolist()
+        return frame

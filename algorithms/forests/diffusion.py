@@ -1,0 +1,138 @@
+"""The diffusion-map embedding of a forest kernel and its Nyström out-of-sample extension.
+
+With K V = V Λ (eigenvalues 1 = λ₀ >= λ₁ >= ...; V₀ is constant because K is doubly stochastic),
+the diffusion map keeps the d leading non-trivial eigenpairs and scales them (Section 3):
+
+    Z = √n V Λᵗ  (columns 1..d),         Z₀ = K₀ Z Λ⁻¹  (Nyström, rows of a test kernel K₀),
+
+so Euclidean distances in Z are diffusion distances after t steps, and Z₀ = Z on the training
+set. The eigenpairs come from Lanczos (ARPACK ``eigsh``) started from a seeded vector; its
+convergence criterion is ARPACK's: every Ritz pair has a relative residual below ``tol``
+(0 = machine precision), reached within ``maxiters`` restarts. Eigenvector signs are fixed
+(largest-magnitude entry positive) so that the embedding is a deterministic function of K.
+Components whose eigenvalue is below :data:`EIGEN_FLOOR` carry no information; Nyström sends
+them to 0.
+
+References
+----------
+B. D. Vu, J. Kapar, M. N. Wright, D. S. Watson. Autoencoding Random Forests. NeurIPS 2025,
+arXiv:2505.21441 (Section 3). R. R. Coifman, S. Lafon. Diffusion maps. ACHA 21 (2006).
+
+>>> import numpy as np
+>>> K = np.full((4, 4), 0.1) + 0.6 * np.eye(4)
+>>> dm = diffusion_map(K, 2)
+>>> dm.converged, np.round(dm.eigenvalues, 6).tolist()
+(True, [0.6, 0.6])
+>>> bool(np.allclose(nystrom(K, dm), dm.embedding))
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+__all__ = ["EIGEN_FLOOR", "DiffusionMap", "dense_diffusion_map", "diffusion_map", "nystrom"]
+
+#: eigenvalues below this are treated as zero (their components are dropped by Nyström)
+EIGEN_FLOOR = 1e-10
+
+
+@dataclass(frozen=True)
+class DiffusionMap:
+    """A fitted diffusion map: ``embedding`` Z (n, d), ``eigenvalues`` λ₁..λ_d, ``eigenvectors``
+    V (n, d), the diffusion time ``t``, the largest eigen-residual ‖K v − λ v‖ and whether
+    ARPACK ``converged``."""
+
+    embedding: np.ndarray
+    eigenvalues: np.ndarray
+    eigenvectors: np.ndarray
+    t: int
+    residual: float
+    converged: bool
+    n_samples: int
+
+
+def _check_kernel(K: Any) -> Any:
+    if not sp.issparse(K):
+        K = np.asarray(K)
+        if K.dtype == object or not np.issubdtype(K.dtype, np.number):
+            raise TypeError(f"K must be a numeric matrix, got dtype {K.dtype}")
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"K must be a square matrix, got shape {K.shape}")
+    data = K.data if sp.issparse(K) else K
+    if not np.all(np.isfinite(data)):
+        raise ValueError("K contains NaN or inf entries")
+    return sp.csr_matrix(K, dtype=np.float64) if sp.issparse(K) else K.astype(np.float64)
+
+
+def diffusion_map(K: Any, n_components: int, t: int = 1, *, maxiters: int | None = None,
+                  tol: float = 0.0, seed: int = 0) -> DiffusionMap:
+    """The diffusion map of the symmetric kernel matrix ``K`` (n × n) with ``n_components`` columns.
+
+    ``maxiters`` caps ARPACK's restarts (``None``: ARPACK's default 10 n); when it is reached
+    first, ``converged`` is False and the Ritz pairs of a dense solve are *not* substituted.
+    """
+    K = _check_kernel(K)
+    n = K.shape[0]
+    if isinstance(n_components, bool) or not isinstance(n_components, int | np.integer) or n_components < 1:
+        raise ValueError(f"n_components must be a positive int, got {n_components!r}")
+    if n_components > n - 2:
+        raise ValueError(f"n_components must be at most n_samples - 2 = {n - 2}, got {n_components}")
+    if isinstance(t, bool) or not isinstance(t, int | np.integer) or t < 0:
+        raise ValueError(f"t (the diffusion time) must be a non-negative int, got {t!r}")
+    if maxiters is not None and (isinstance(maxiters, bool) or not isinstance(maxiters, int) or maxiters < 1):
+        raise ValueError(f"maxiters must be a positive int or None, got {maxiters!r}")
+    if not (isinstance(tol, int | float) and tol >= 0):
+        raise ValueError(f"tol must be a float >= 0, got {tol!r}")
+    k = n_components + 1
+    v0 = np.random.default_rng(seed).uniform(0.5, 1.5, n)
+    converged = True
+    try:
+        values, vectors = spla.eigsh(K, k=k, which="LA", v0=v0, maxiter=maxiters, tol=tol)
+    except spla.ArpackNoConvergence as exc:
+        converged = False
+        values, vectors = exc.eigenvalues, exc.eigenvectors
+        if values.size < k:  # too few Ritz pairs settled: report the residual of what exists
+            values = np.concatenate([values, np.zeros(k - values.size)])
+            vectors = np.hstack([vectors, np.zeros((n, k - vectors.shape[1]))])
+    order = np.argsort(values)[::-1]
+    values, vectors = values[order], vectors[:, order]
+    big = np.abs(vectors).argmax(axis=0)
+    vectors = vectors * np.where(vectors[big, np.arange(k)] < 0, -1.0, 1.0)
+    residual = float(np.abs(K @ vectors - vectors * values).max())
+    values, vectors = np.clip(values[1:], 0.0, None), vectors[:, 1:]  # drop the trivial pair
+    embedding = np.sqrt(n) * vectors * values**t
+    return DiffusionMap(embedding, values, vectors, int(t), residual, converged, n)
+
+
+def dense_diffusion_map(K: Any, n_components: int, t: int = 1) -> DiffusionMap:
+    """The same map from a dense LAPACK eigendecomposition (the reference for ``diffusion_map``)."""
+    K = _check_kernel(K)
+    K = K.toarray() if sp.issparse(K) else K
+    n = K.shape[0]
+    values, vectors = scipy.linalg.eigh(K, subset_by_index=(n - n_components - 1, n - 1))
+    values, vectors = values[::-1], vectors[:, ::-1]
+    big = np.abs(vectors).argmax(axis=0)
+    vectors = vectors * np.where(vectors[big, np.arange(vectors.shape[1])] < 0, -1.0, 1.0)
+    residual = float(np.abs(K @ vectors - vectors * values).max())
+    values, vectors = np.clip(values[1:], 0.0, None), vectors[:, 1:]
+    return DiffusionMap(np.sqrt(n) * vectors * values**t, values, vectors, int(t), residual, True, n)
+
+
+def nystrom(K0: Any, dmap: DiffusionMap) -> np.ndarray:
+    """Embed test points from their test-to-train kernel rows ``K0`` (m × n): Z₀ = K₀ Z Λ⁻¹."""
+    if not isinstance(dmap, DiffusionMap):
+        raise TypeError(f"dmap must be a DiffusionMap, got {type(dmap).__name__}")
+    if not sp.issparse(K0):
+        K0 = np.asarray(K0, dtype=np.float64)
+    if K0.ndim != 2 or K0.shape[1] != dmap.n_samples:
+        raise ValueError(f"K0 must have shape (m, {dmap.n_samples}), got {K0.shape}")
+    inverse = np.divide(1.0, dmap.eigenvalues, out=np.zeros_like(dmap.eigenvalues),
+                        where=dmap.eigenvalues > EIGEN_FLOOR)
+    return np.asarray(K0 @ dmap.embedding) * inverse

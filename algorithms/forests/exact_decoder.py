@@ -1,0 +1,194 @@
+"""The exact decoder (Section 4.1): leaf assignments by integer programming over the leaf boxes.
+
+A latent vector z₀ gives an estimated kernel row k̂₀ = z₀ Λ Z† + 1/n (the 1/n restores the
+trivial component λ₀ = 1, V₀ = 1/√n that the embedding drops; a gap the paper leaves). A
+candidate leaf assignment ψ ∈ {0,1}^{d_Φ} predicts the kernel row (1/B) Π S ψ; the decoder
+solves the integer linear program of Eq. 3,
+
+    min_ψ ‖k̂₀ − (1/B) Π S ψ‖₁
+    s.t. Σ_{ℓ ∈ tree b} ψ_ℓ = 1 for every tree b                    (one-hot)
+         ∩_{ℓ: ψ_ℓ = 1} box_ℓ ≠ ∅                                  (overlap),
+
+and draws x̂₀ uniformly from the intersection of the chosen boxes. To keep the program small
+(a gap the paper leaves: it notes the ILP scales poorly), each tree offers only its
+``n_candidates`` leaves holding the most estimated kernel mass Σ_{i ∈ ℓ} k̂₀ᵢ, and the L1
+objective runs over the training points of the candidate leaves (for the others the prediction
+is 0 whatever ψ is, so their terms are constant). The overlap constraint is
+linear once a point v in that intersection is a variable: ψ_ℓ = 1 forces a_ℓ <= v <= b_ℓ
+(v ∈ [0, 1] per numeric feature after scaling to the data range, so no big-M is needed;
+an integer code per categorical feature). Numeric boxes are open below, so v ≥ lower + δ with
+δ = :data:`BOX_MARGIN` of the range. Solved by HiGHS (``scipy.optimize.milp``) with a time
+limit per point; the returned assignment is checked against both constraints before use.
+
+References
+----------
+B. D. Vu, J. Kapar, M. N. Wright, D. S. Watson. Autoencoding Random Forests. NeurIPS 2025,
+arXiv:2505.21441 (Section 4.1, Eq. 3, Theorem 4.3).
+
+>>> import numpy as np
+>>> from sklearn.ensemble import RandomForestRegressor
+>>> from algorithms.forests.partition import ForestPartition, forest_kernel
+>>> X = np.random.default_rng(0).uniform(size=(30, 2))
+>>> forest = RandomForestRegressor(n_estimators=3, max_depth=2, random_state=0).fit(X, X.sum(1))
+>>> part = ForestPartition.from_forest(forest)
+>>> K0 = forest_kernel(part, X[:2], X).toarray()
+>>> dec = exact_decode(K0, part, part.leaves(X), X.min(0), X.max(0), np.zeros(2, bool),
+...                    np.random.default_rng(0))
+>>> bool(np.array_equal(part.leaves(dec.x), dec.leaves)), dec.solved.tolist()
+(True, [True, True])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.optimize
+import scipy.sparse as sp
+
+from algorithms.forests.diffusion import EIGEN_FLOOR, DiffusionMap
+from algorithms.forests.partition import ForestPartition, sample_in_boxes
+
+__all__ = ["BOX_MARGIN", "ExactDecoding", "exact_decode", "kernel_estimate"]
+
+#: numeric boxes are open below: a point must clear the lower bound by this share of the range
+BOX_MARGIN = 1e-6
+
+
+def kernel_estimate(Z0: Any, dmap: DiffusionMap) -> np.ndarray:
+    """k̂₀ = Z₀ Λ Z† + 1/n: the kernel rows a set of embeddings implies (m, n)."""
+    if not isinstance(dmap, DiffusionMap):
+        raise TypeError(f"dmap must be a DiffusionMap, got {type(dmap).__name__}")
+    Z0 = np.asarray(Z0, dtype=np.float64)
+    if Z0.ndim != 2 or Z0.shape[1] != dmap.embedding.shape[1]:
+        raise ValueError(f"Z0 must have shape (m, {dmap.embedding.shape[1]}), got {Z0.shape}")
+    keep = dmap.eigenvalues > EIGEN_FLOOR
+    # Z† = Λ^{-t} Vᵀ / √n on the kept components (V has orthonormal columns)
+    pinv = (dmap.eigenvectors[:, keep] * dmap.eigenvalues[keep] ** (-dmap.t)).T / np.sqrt(dmap.n_samples)
+    return (Z0[:, keep] * dmap.eigenvalues[keep]) @ pinv + 1.0 / dmap.n_samples
+
+
+@dataclass(frozen=True)
+class ExactDecoding:
+    """Decoded points ``x`` (m, d), the chosen ``leaves`` (m, B) and whether each ILP was ``solved``
+    to a checked feasible assignment (False: time limit without one; that row is NaN)."""
+
+    x: np.ndarray
+    leaves: np.ndarray
+    solved: np.ndarray
+    objective: np.ndarray
+
+
+def _box_bounds(part: ForestPartition, low: np.ndarray, high: np.ndarray, categorical: np.ndarray):
+    """Per-leaf bounds a <= v <= b in the solver's coordinates, and each coordinate's range R."""
+    span = np.where(high > low, high - low, 1.0)
+    lo = np.clip(part.lower, low, high)
+    hi = np.clip(part.upper, low, high)
+    a = np.where(categorical, np.floor(lo - low) + 1.0, (lo - low) / span + BOX_MARGIN)
+    a = np.where(np.isinf(part.lower), 0.0, a)  # unbounded below: no constraint
+    b = np.where(categorical, np.floor(hi - low), (hi - low) / span)
+    R = np.where(categorical, np.round(high - low), 1.0)
+    return a, np.minimum(b, R), R, span
+
+
+def _program(A: sp.csr_matrix, row: np.ndarray, tree_of: np.ndarray, a: np.ndarray, b: np.ndarray,
+             R: np.ndarray, categorical: np.ndarray, n_trees: int, time_limit: float):
+    """HiGHS on Eq. 3 restricted to the candidate leaves (columns of A) and their points (rows)."""
+    n, L = A.shape
+    d = R.size
+    nv = L + d + n  # variable order: ψ (L binaries), v (d), e (n residual magnitudes)
+    onehot = sp.csr_matrix((np.ones(L), (tree_of, np.arange(L))), shape=(n_trees, nv))
+    ell_lo, j_lo = np.nonzero(a > 0)  # v_j − a ψ >= 0 where the box has a lower face
+    ell_hi, j_hi = np.nonzero(b < R)  # v_j + (R − b) ψ <= R where it has an upper face
+
+    def block(ell, j, coef):
+        idx = np.arange(ell.size)
+        return sp.csr_matrix((np.concatenate([coef, np.ones(ell.size)]),
+                              (np.concatenate([idx, idx]), np.concatenate([ell, L + j]))),
+                             shape=(ell.size, nv))
+
+    zeros, I_n = sp.csr_matrix((n, d)), sp.identity(n)
+    constraints = [
+        scipy.optimize.LinearConstraint(onehot, 1.0, 1.0),
+        scipy.optimize.LinearConstraint(block(ell_lo, j_lo, -a[ell_lo, j_lo]), 0.0, np.inf),
+        scipy.optimize.LinearConstraint(block(ell_hi, j_hi, R[j_hi] - b[ell_hi, j_hi]), -np.inf, R[j_hi]),
+        scipy.optimize.LinearConstraint(sp.hstack([A, zeros, I_n]), row, np.inf),  # e >= k̂ − Aψ
+        scipy.optimize.LinearConstraint(sp.hstack([-A, zeros, I_n]), -row, np.inf),  # e >= Aψ − k̂
+    ]
+    c = np.concatenate([np.zeros(L + d), np.ones(n)])
+    integrality = np.concatenate([np.ones(L), categorical.astype(float), np.zeros(n)])
+    bounds = scipy.optimize.Bounds(np.zeros(nv), np.concatenate([np.ones(L), R, np.full(n, np.inf)]))
+    return scipy.optimize.milp(c, constraints=constraints, integrality=integrality, bounds=bounds,
+                               options={"time_limit": float(time_limit)})
+
+
+def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarray, low: Any, high: Any,
+                 categorical: Any, rng: np.random.Generator, *, n_candidates: int = 4,
+                 time_limit: float = 10.0) -> ExactDecoding:
+    """Decode each row of ``K0_hat`` (m, n) by the ILP of Eq. 3 over ``partition``'s leaf boxes.
+
+    ``train_leaves`` (n, B) are the training points' leaves; ``low``/``high`` the data range
+    (in the forest's coordinates; categorical features hold integer codes).
+    """
+    if not isinstance(partition, ForestPartition):
+        raise TypeError(f"partition must be a ForestPartition, got {type(partition).__name__}")
+    K0_hat = np.asarray(K0_hat, dtype=np.float64)
+    train_leaves = np.asarray(train_leaves)
+    B, L = partition.n_trees, partition.n_leaves
+    if train_leaves.ndim != 2 or train_leaves.shape[1] != B:
+        raise ValueError(f"train_leaves must have shape (n, {B}), got {train_leaves.shape}")
+    n = train_leaves.shape[0]
+    if K0_hat.ndim != 2 or K0_hat.shape[1] != n:
+        raise ValueError(f"K0_hat must have shape (m, {n}), got {K0_hat.shape}")
+    if not np.all(np.isfinite(K0_hat)):
+        raise ValueError("K0_hat contains NaN or inf entries")
+    if isinstance(n_candidates, bool) or not isinstance(n_candidates, int) or n_candidates < 1:
+        raise ValueError(f"n_candidates must be a positive int, got {n_candidates!r}")
+    if not (isinstance(time_limit, int | float) and time_limit > 0):
+        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+    categorical = np.asarray(categorical, dtype=bool)
+    d = partition.n_features
+    Pi = sp.csr_matrix((np.ones(n * B), (np.repeat(np.arange(n), B), train_leaves.ravel())), shape=(n, L))
+    counts = np.asarray(Pi.sum(axis=0)).ravel()
+    A = sp.csc_matrix(Pi @ sp.diags(np.divide(1.0, counts, out=np.zeros(L), where=counts > 0) / B))
+    a, b, R, span = _box_bounds(partition, low, high, categorical)
+    m = K0_hat.shape[0]
+    x = np.full((m, d), np.nan)
+    leaves = np.full((m, B), -1, dtype=np.int64)
+    solved = np.zeros(m, dtype=bool)
+    objective = np.full(m, np.nan)
+    for i, row in enumerate(K0_hat):
+        mass = Pi.T @ row
+        # per tree, the n_candidates leaves with the most mass (stable order: ties by leaf id)
+        order = np.lexsort((-mass, partition.tree_of))
+        rank = np.empty(L, dtype=np.int64)
+        starts = np.searchsorted(partition.tree_of[order], np.arange(B))
+        rank[order] = np.arange(L) - np.repeat(starts, np.diff(np.append(starts, L)))
+        cand = np.flatnonzero(rank < n_candidates)
+        points = np.unique(Pi[:, cand].nonzero()[0])
+        res = _program(sp.csr_matrix(A[points][:, cand]), row[points], partition.tree_of[cand], a[cand],
+                       b[cand], R, categorical, B, time_limit)
+        if res.x is None:
+            continue
+        chosen = cand[res.x[:cand.size] > 0.5]
+        if not np.array_equal(np.sort(partition.tree_of[chosen]), np.arange(B)):
+            continue  # not one leaf per tree: reject the answer
+        chosen = chosen[np.argsort(partition.tree_of[chosen])]
+        # a categorical face unbounded below keeps the smallest code (the boxes are open below)
+        chosen_lower = partition.lower[chosen]
+        box_lo = np.where(np.isinf(chosen_lower) & categorical, low - 0.5,
+                          np.clip(chosen_lower, low, high)).max(axis=0)
+        box_hi = np.clip(partition.upper[chosen], low, high).min(axis=0)
+        if np.any(box_hi < box_lo):
+            continue  # the overlap constraint failed: reject
+        # sample the open-below numeric box away from its lower face (and from its upper face,
+        # so that float32 routing cannot round the draw across a threshold)
+        inner_lo, inner_hi = box_lo + BOX_MARGIN * span, box_hi - BOX_MARGIN * span
+        wide = ~categorical & (inner_hi > inner_lo)
+        box_lo, box_hi = np.where(wide, inner_lo, box_lo), np.where(wide, inner_hi, box_hi)
+        x[i] = sample_in_boxes(box_lo[None], box_hi[None], categorical, rng)[0]
+        rest = np.abs(np.delete(row, points)).sum()  # the constant terms of the dropped points
+        leaves[i], solved[i], objective[i] = chosen, True, float(res.fun) + float(rest)
+    return ExactDecoding(x, leaves, solved, objective)

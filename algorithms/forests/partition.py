@@ -1,0 +1,219 @@
+"""The partition a fitted scikit-learn forest induces, and the random-forest kernel built from it.
+
+Each tree b routes a point x to one leaf; a leaf is an axis-aligned box ``(lower, upper]``
+(scikit-learn sends ``x_j <= threshold`` left). Stacking the one-hot leaf indicators of all
+B trees gives the leaf matrix Π ∈ {0,1}^{n×d_Φ}. With s the inverse leaf sizes counted over
+the *training* points and S = diag(s), the random-forest kernel (Eq. 1 of the paper) is
+
+    k(x, x_i) = (1/B) Σ_b 1[x, x_i share a leaf of tree b] / |leaf_b(x)|,   K₀ = (1/B) Π₀ S Πᵀ,
+
+symmetric, PSD and doubly stochastic on the training set (Theorem 3.4(a)). The Scornet kernel
+(Section 2) drops the 1/|leaf| weights: (1/B) Π₀ Πᵀ, the share of trees in which two points
+co-locate.
+
+Gap the paper leaves: a tree grown on a bootstrap sample or on synthetic-contrast data can have
+leaves holding no training point. A point falling in such a leaf gets no mass from that tree, and
+its kernel row is averaged over the trees that do hold training points in its leaf (so every row
+still sums to one). Training points are never affected (each lies in its own leaves).
+
+References
+----------
+B. D. Vu, J. Kapar, M. N. Wright, D. S. Watson. Autoencoding Random Forests. NeurIPS 2025,
+arXiv:2505.21441 (Eq. 1, Theorem 3.4).
+
+>>> import numpy as np
+>>> from sklearn.ensemble import RandomForestRegressor
+>>> X = np.random.default_rng(0).normal(size=(40, 2))
+>>> forest = RandomForestRegressor(n_estimators=5, random_state=0).fit(X, X[:, 0])
+>>> K = forest_kernel(forest, X)
+>>> bool(np.allclose(K.sum(axis=1), 1.0)), bool(abs(K - K.T).max() < 1e-12)
+(True, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.ensemble._forest import BaseForest
+
+__all__ = ["ForestPartition", "check_forest", "cooccurrence_kernel", "forest_kernel", "node_boxes",
+           "sample_in_boxes"]
+
+
+def check_forest(name: str, forest: Any, *, fitted: bool) -> BaseForest:
+    """``forest`` as a scikit-learn forest (``sklearn.ensemble`` RandomForest*, ExtraTrees*,
+    RandomTreesEmbedding); ``fitted`` asks that it has been fitted."""
+    if not isinstance(forest, BaseForest):
+        raise TypeError(f"{name} must be a scikit-learn forest (e.g. sklearn.ensemble."
+                        f"RandomForestRegressor), got {type(forest).__name__}")
+    if fitted and not hasattr(forest, "estimators_"):
+        raise ValueError(f"{name} must be a fitted forest; call its fit first")
+    return forest
+
+
+def _as_points(name: str, X: Any, n_features: int) -> np.ndarray:
+    array = np.asarray(X)
+    if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
+        raise TypeError(f"{name} must be a numeric array, got dtype {array.dtype}")
+    array = array.astype(np.float64)
+    if array.ndim != 2 or array.shape[1] != n_features:
+        raise ValueError(f"{name} must have shape (m, {n_features}), got {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} contains NaN or inf entries")
+    return array
+
+
+def node_boxes(tree: Any, n_features: int) -> tuple[np.ndarray, np.ndarray]:
+    """The box ``lower < x <= upper`` of every node of a fitted ``sklearn.tree`` ``tree_``."""
+    if not all(hasattr(tree, a) for a in ("node_count", "children_left", "feature", "threshold")):
+        raise TypeError(f"tree must be a fitted sklearn tree structure (estimator.tree_), got "
+                        f"{type(tree).__name__}")
+    lo = np.full((tree.node_count, n_features), -np.inf)
+    hi = np.full((tree.node_count, n_features), np.inf)
+    # nodes are numbered in depth-first order, so a parent precedes its children
+    for node in range(tree.node_count):
+        left, right = tree.children_left[node], tree.children_right[node]
+        if left == -1:
+            continue
+        j, thr = tree.feature[node], tree.threshold[node]
+        lo[left], hi[left] = lo[node], hi[node]
+        lo[right], hi[right] = lo[node], hi[node]
+        hi[left, j] = min(hi[node, j], thr)
+        lo[right, j] = max(lo[node, j], thr)
+    return lo, hi
+
+
+@dataclass(frozen=True)
+class ForestPartition:
+    """The leaves of a fitted forest as boxes, with global leaf ids ``0 .. n_leaves-1``.
+
+    ``lower``/``upper`` have shape (n_leaves, n_features) (±inf where a leaf is unbounded);
+    leaf ℓ is the box ``lower[ℓ] < x <= upper[ℓ]``. ``tree_of[ℓ]`` is the tree holding ℓ.
+
+    >>> import numpy as np
+    >>> from sklearn.ensemble import RandomForestRegressor
+    >>> X = np.arange(8.0).reshape(-1, 1)
+    >>> forest = RandomForestRegressor(n_estimators=2, max_depth=1, random_state=0).fit(X, X[:, 0])
+    >>> part = ForestPartition.from_forest(forest)
+    >>> part.n_trees, part.n_leaves, part.leaves(X).shape
+    (2, 4, (8, 2))
+    """
+
+    forest: Any
+    n_features: int
+    lower: np.ndarray
+    upper: np.ndarray
+    tree_of: np.ndarray
+    node_to_leaf: tuple[np.ndarray, ...]
+
+    @classmethod
+    def from_forest(cls, forest: Any) -> ForestPartition:
+        check_forest("forest", forest, fitted=True)
+        n_features = int(forest.n_features_in_)
+        lowers, uppers, trees, maps = [], [], [], []
+        offset = 0
+        for b, estimator in enumerate(forest.estimators_):
+            tree = estimator.tree_
+            lo, hi = node_boxes(tree, n_features)
+            leaf_nodes = np.flatnonzero(tree.children_left == -1)
+            mapping = np.full(tree.node_count, -1, dtype=np.int64)
+            mapping[leaf_nodes] = offset + np.arange(leaf_nodes.size)
+            lowers.append(lo[leaf_nodes])
+            uppers.append(hi[leaf_nodes])
+            trees.append(np.full(leaf_nodes.size, b, dtype=np.int64))
+            maps.append(mapping)
+            offset += leaf_nodes.size
+        return cls(forest, n_features, np.vstack(lowers), np.vstack(uppers), np.concatenate(trees),
+                   tuple(maps))
+
+    @property
+    def n_trees(self) -> int:
+        return len(self.node_to_leaf)
+
+    @property
+    def n_leaves(self) -> int:
+        return int(self.tree_of.size)
+
+    def leaves(self, X: Any) -> np.ndarray:
+        """Global leaf ids, shape (m, n_trees): column b is the leaf of tree b."""
+        X = _as_points("X", X, self.n_features)
+        nodes = self.forest.apply(X.astype(np.float32))  # the dtype sklearn's trees route in
+        return np.column_stack([self.node_to_leaf[b][nodes[:, b]] for b in range(self.n_trees)])
+
+    def indicator(self, X: Any) -> sp.csr_matrix:
+        """The one-hot leaf matrix Π, shape (m, n_leaves), B ones per row."""
+        leaves = self.leaves(X)
+        m = leaves.shape[0]
+        rows = np.repeat(np.arange(m), self.n_trees)
+        return sp.csr_matrix((np.ones(leaves.size), (rows, leaves.ravel())), shape=(m, self.n_leaves))
+
+
+def forest_kernel(forest: Any, X: Any, X_train: Any = None) -> sp.csr_matrix:
+    """The random-forest kernel K₀[i, j] = k(X[i], X_train[j]) (Eq. 1), sparse (m, n).
+
+    ``X_train`` (default ``X``) are the points whose leaf counts define the leaf sizes.
+    """
+    part = forest if isinstance(forest, ForestPartition) else ForestPartition.from_forest(forest)
+    train = part.indicator(X if X_train is None else X_train)
+    points = train if X_train is None else part.indicator(X)
+    counts = np.asarray(train.sum(axis=0)).ravel()
+    inverse = np.divide(1.0, counts, out=np.zeros_like(counts), where=counts > 0)
+    weighted = points @ sp.diags(inverse) @ train.T
+    trees_with_mass = np.asarray((points @ sp.diags((counts > 0).astype(float))).sum(axis=1)).ravel()
+    scale = np.divide(1.0, trees_with_mass, out=np.zeros_like(trees_with_mass), where=trees_with_mass > 0)
+    return sp.csr_matrix(sp.diags(scale) @ weighted)
+
+
+def cooccurrence_kernel(forest: Any, X: Any, X_train: Any = None) -> sp.csr_matrix:
+    """The Scornet kernel (1/B) Π₀ Πᵀ: the share of trees in which two points share a leaf.
+
+    >>> import numpy as np
+    >>> from sklearn.ensemble import RandomForestRegressor
+    >>> X = np.arange(6.0).reshape(-1, 1)
+    >>> forest = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, X[:, 0])
+    >>> float(cooccurrence_kernel(forest, X)[0, 0])
+    1.0
+    """
+    part = forest if isinstance(forest, ForestPartition) else ForestPartition.from_forest(forest)
+    train = part.indicator(X if X_train is None else X_train)
+    points = train if X_train is None else part.indicator(X)
+    return sp.csr_matrix(points @ train.T / part.n_trees)
+
+
+def sample_in_boxes(lower: np.ndarray, upper: np.ndarray, categorical: np.ndarray,
+                    rng: np.random.Generator) -> np.ndarray:
+    """One uniform draw from each box ``lower < x <= upper`` (finite bounds; rows are boxes).
+
+    Categorical coordinates hold integer codes: the draw is uniform over the codes in the box
+    (an empty set of codes falls back to the code nearest the box).
+
+    >>> import numpy as np
+    >>> x = sample_in_boxes(np.array([[0.0, 0.5]]), np.array([[1.0, 2.5]]), np.array([False, True]),
+    ...                     np.random.default_rng(0))
+    >>> bool(0.0 <= x[0, 0] <= 1.0), float(x[0, 1]) in (1.0, 2.0)
+    (True, True)
+    """
+    lower, upper = np.asarray(lower, dtype=np.float64), np.asarray(upper, dtype=np.float64)
+    if lower.ndim != 2 or upper.shape != lower.shape:
+        raise ValueError(f"lower and upper must be 2-D arrays of one shape (boxes, features), got "
+                         f"{lower.shape} and {upper.shape}")
+    if np.any(upper < lower):
+        raise ValueError("upper must be >= lower in every box")
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
+        raise ValueError("lower and upper must be finite (clip the boxes to the data range first)")
+    categorical = np.asarray(categorical, dtype=bool)
+    if categorical.shape != (lower.shape[1],):
+        raise ValueError(f"categorical must have one flag per feature ({lower.shape[1]}), got shape "
+                         f"{categorical.shape}")
+    draw = lower + rng.random(lower.shape) * (upper - lower)
+    if categorical.any():
+        first = np.floor(lower[:, categorical]) + 1.0  # smallest integer > lower
+        last = np.floor(upper[:, categorical])  # largest integer <= upper
+        span = np.maximum(last - first + 1.0, 1.0)
+        codes = first + np.floor(rng.random(first.shape) * span)
+        fallback = np.round(upper[:, categorical])
+        draw[:, categorical] = np.where(last >= first, np.minimum(codes, last), fallback)
+    return draw

@@ -1,0 +1,141 @@
+"""The split-relabelling decoder (Section 4.2): the forest's trees re-expressed in embedding space.
+
+For every internal node of every tree, draw ``n_synthetic`` points uniformly from the node's
+box, label each by the side of the node's split it falls on (``x_j <= threshold``: left),
+embed them (Nyström) and fit the best single axis-aligned split ``z_k <= c`` of the embeddings
+predicting that label (a depth-1 CART, Gini). The relabelled tree has the original structure
+with these splits; a latent vector z₀ is routed down each relabelled tree to a leaf, and x̂₀ is
+drawn uniformly from where the B chosen leaf boxes agree.
+
+Gaps the paper leaves, filled here: (i) when all synthetic points of a node fall on one side
+the node sends everything there; (ii) the relabelled leaves of different trees need not overlap,
+so per feature the decoder draws from the segment covered by the most chosen leaf intervals
+(the intersection, when it is non-empty).
+
+References
+----------
+B. D. Vu, J. Kapar, M. N. Wright, D. S. Watson. Autoencoding Random Forests. NeurIPS 2025,
+arXiv:2505.21441 (Section 4.2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.tree import DecisionTreeClassifier
+
+from algorithms.forests.partition import ForestPartition, node_boxes, sample_in_boxes
+
+__all__ = ["RelabeledForest", "majority_box", "relabel_forest"]
+
+
+@dataclass(frozen=True)
+class RelabeledForest:
+    """Per tree: for every node, the latent feature (−1: constant route), threshold and whether
+    ``z_k <= c`` leads to the left child; plus the children arrays and the node -> leaf map."""
+
+    partition: ForestPartition
+    feature: tuple[np.ndarray, ...]
+    threshold: tuple[np.ndarray, ...]
+    below_goes_left: tuple[np.ndarray, ...]
+    children: tuple[tuple[np.ndarray, np.ndarray], ...]
+
+    def leaves(self, Z0: np.ndarray) -> np.ndarray:
+        """Global leaf ids (m, B) that the relabelled trees route ``Z0`` to."""
+        Z0 = np.asarray(Z0, dtype=np.float64)
+        m = Z0.shape[0]
+        out = np.empty((m, len(self.feature)), dtype=np.int64)
+        for b, (left, right) in enumerate(self.children):
+            node = np.zeros(m, dtype=np.int64)
+            while True:
+                internal = left[node] != -1
+                if not internal.any():
+                    break
+                k = self.feature[b][node]
+                below = Z0[np.arange(m), np.maximum(k, 0)] <= self.threshold[b][node]
+                go_left = np.where(k >= 0, below == self.below_goes_left[b][node],
+                                   self.below_goes_left[b][node])
+                node = np.where(internal, np.where(go_left, left[node], right[node]), node)
+            out[:, b] = self.partition.node_to_leaf[b][node]
+        return out
+
+
+def relabel_forest(partition: ForestPartition, embed: Callable[[np.ndarray], np.ndarray],
+                   low: np.ndarray, high: np.ndarray, categorical: np.ndarray,
+                   rng: np.random.Generator, *, n_synthetic: int = 50) -> RelabeledForest:
+    """Relabel every split of ``partition``'s forest in the embedding space ``embed`` maps to."""
+    if not isinstance(partition, ForestPartition):
+        raise TypeError(f"partition must be a ForestPartition, got {type(partition).__name__}")
+    if not callable(embed):
+        raise TypeError(f"embed must be callable (rows -> embeddings), got {type(embed).__name__}")
+    if isinstance(n_synthetic, bool) or not isinstance(n_synthetic, int) or n_synthetic < 2:
+        raise ValueError(f"n_synthetic must be an int >= 2, got {n_synthetic!r}")
+    trees = [est.tree_ for est in partition.forest.estimators_]
+    samples, owners = [], []
+    for tree in trees:
+        lo, hi = node_boxes(tree, partition.n_features)
+        internal = np.flatnonzero(tree.children_left != -1)
+        boxes_lo = np.repeat(np.clip(lo[internal], low, high), n_synthetic, axis=0)
+        boxes_hi = np.repeat(np.clip(hi[internal], low, high), n_synthetic, axis=0)
+        samples.append(sample_in_boxes(boxes_lo, boxes_hi, categorical, rng))
+        owners.append(np.repeat(internal, n_synthetic))
+    Z = embed(np.vstack(samples))
+    features, thresholds, below_left, children = [], [], [], []
+    start = 0
+    for b, tree in enumerate(trees):
+        X_b, nodes = samples[b], owners[b]
+        Z_b = Z[start:start + X_b.shape[0]]
+        start += X_b.shape[0]
+        feat = np.full(tree.node_count, -1, dtype=np.int64)
+        thr = np.zeros(tree.node_count)
+        left_side = np.ones(tree.node_count, dtype=bool)
+        for node in np.unique(nodes):
+            rows = nodes == node
+            label = X_b[rows, tree.feature[node]] <= tree.threshold[node]
+            if label.all() or not label.any():
+                left_side[node] = bool(label.all())
+                continue
+            stump = DecisionTreeClassifier(max_depth=1).fit(Z_b[rows], label)
+            if stump.tree_.node_count < 3:  # no split improves on the majority
+                left_side[node] = bool(label.mean() >= 0.5)
+                continue
+            feat[node], thr[node] = stump.tree_.feature[0], stump.tree_.threshold[0]
+            # the stump's left child (z_k <= c) predicts "goes left" when its majority is True
+            left_value = stump.tree_.value[stump.tree_.children_left[0], 0]
+            left_side[node] = bool(stump.classes_[int(np.argmax(left_value))])
+        features.append(feat)
+        thresholds.append(thr)
+        below_left.append(left_side)
+        children.append((tree.children_left.copy(), tree.children_right.copy()))
+    return RelabeledForest(partition, tuple(features), tuple(thresholds), tuple(below_left),
+                           tuple(children))
+
+
+def majority_box(lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per point and feature, the segment covered by the most of the B intervals ``(lower, upper]``.
+
+    ``lower``/``upper`` have shape (m, B, d) (finite, lower <= upper); returns (m, d) bounds, equal
+    to the intersection when the intervals overlap.
+
+    >>> import numpy as np
+    >>> lo, hi = np.array([[[0.0], [1.0], [1.5]]]), np.array([[[2.0], [3.0], [1.8]]])
+    >>> majority_box(lo, hi)
+    (array([[1.5]]), array([[1.8]]))
+    """
+    lower, upper = np.asarray(lower, dtype=np.float64), np.asarray(upper, dtype=np.float64)
+    if lower.ndim != 3 or upper.shape != lower.shape:
+        raise ValueError(f"lower and upper must have one shape (m, B, d), got {lower.shape} and "
+                         f"{upper.shape}")
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))) or np.any(upper < lower):
+        raise ValueError("lower and upper must be finite with lower <= upper")
+    # coverage of each candidate point c = upper[b]: #{b': lower[b'] <= c <= upper[b']} (closed, so
+    # that a box clipped flat to the data range still covers its own candidate)
+    c = upper[:, :, None, :]  # (m, B, 1, d)
+    covers = (lower[:, None, :, :] <= c) & (c <= upper[:, None, :, :])  # (m, B, B, d)
+    best = covers.sum(axis=2).argmax(axis=1)  # (m, d): the best candidate b
+    chosen = np.take_along_axis(covers, best[:, None, None, :], axis=1)[:, 0]  # (m, B, d)
+    box_lo = np.where(chosen, lower, -np.inf).max(axis=1)
+    box_hi = np.where(chosen, upper, np.inf).min(axis=1)
+    return box_lo, box_hi

@@ -1,0 +1,129 @@
+"""RFAE through ``solve``: autoencode a numeric table with a random forest.
+
+``solve(AutoencodingProblem(X, y, X_test), RFAE(...))`` fits an :class:`RFAutoencoder` on ``X``
+(supervised on ``y`` when given), embeds ``X_test`` (default ``X``) by Nyström and decodes it.
+``sol.x`` is the embedding of ``X_test`` (in ``X``'s float dtype), ``sol.value`` the paper's
+distortion of the reconstruction (mean over columns of 1 − R²), ``sol.original`` the fitted
+estimator.
+
+Retcodes: ``Success`` when Lanczos (ARPACK) met its own criterion (every Ritz pair's relative
+residual below ``tol``, default machine precision) within ``maxiters`` restarts and all
+``n_components`` eigenvalues are above :data:`~algorithms.forests.diffusion.EIGEN_FLOOR`;
+``MaxIters`` when the restart cap came first (``maxiters=0`` returns zeros at once);
+``Failure`` when the kernel has too few non-zero eigenvalues for a non-degenerate embedding
+(e.g. a forest without splits, on constant data).
+
+References
+----------
+B. D. Vu, J. Kapar, M. N. Wright, D. S. Watson. Autoencoding Random Forests. NeurIPS 2025,
+arXiv:2505.21441.
+
+>>> import numpy as np
+>>> from algorithms import solve
+>>> X = np.random.default_rng(0).normal(size=(60, 3))
+>>> sol = solve(AutoencodingProblem(X), RFAE(n_components=2, n_estimators=10), seed=0)
+>>> sol.retcode, sol.x.shape, bool(0.0 <= sol.value <= 1.5)
+(<RetCode.Success: 'Success'>, (60, 2), True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from algorithms._validation import as_float_array
+from algorithms.core import (
+    Algorithm,
+    IterationMonitor,
+    Problem,
+    RetCode,
+    Solution,
+    SolveOptions,
+    Stats,
+    _dispatch,
+)
+from algorithms.forests.autoencoder import DECODERS, RFAutoencoder
+from algorithms.forests.diffusion import EIGEN_FLOOR
+from algorithms.forests.metrics import distortion
+
+__all__ = ["RFAE", "AutoencodingProblem"]
+
+
+@dataclass(frozen=True)
+class AutoencodingProblem(Problem):
+    """A numeric table ``X`` (n, d) to autoencode, optional labels ``y`` (n,) for a supervised
+    forest, and optional held-out rows ``X_test`` (m, d) to embed and reconstruct."""
+
+    X: Any
+    y: Any = None
+    X_test: Any = None
+
+    def __post_init__(self) -> None:
+        X = as_float_array("X", self.X, ndim=2)
+        if X.shape[0] < 4:
+            raise ValueError(f"X must have at least 4 rows (samples), got {X.shape[0]}")
+        object.__setattr__(self, "X", X)
+        if self.y is not None:
+            y = np.asarray(self.y)
+            if y.shape != (X.shape[0],):
+                raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
+            object.__setattr__(self, "y", y)
+        if self.X_test is not None:
+            X_test = as_float_array("X_test", self.X_test, ndim=2, dtype=X.dtype)
+            if X_test.shape[1] != X.shape[1]:
+                raise ValueError(f"X_test must have {X.shape[1]} columns like X, got {X_test.shape[1]}")
+            object.__setattr__(self, "X_test", X_test)
+
+
+@dataclass(frozen=True)
+class RFAE(Algorithm):
+    """The random-forest autoencoder's hyperparameters (see :class:`RFAutoencoder`)."""
+
+    n_components: int = 2
+    n_estimators: int = 50
+    t: int = 1
+    decoder: str = "knn"
+    k: int = 20
+
+    def __post_init__(self) -> None:
+        for name in ("n_components", "n_estimators", "k"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        if isinstance(self.t, bool) or not isinstance(self.t, int) or self.t < 0:
+            raise ValueError(f"t (the diffusion time) must be an int >= 0, got {self.t!r}")
+        if self.decoder not in DECODERS:
+            raise ValueError(f"decoder must be one of {DECODERS}, got {self.decoder!r}")
+
+
+@_dispatch
+def _solve(problem: AutoencodingProblem, algorithm: RFAE, options: SolveOptions) -> Solution:
+    X = problem.X
+    X_test = X if problem.X_test is None else problem.X_test
+    if algorithm.n_components > X.shape[0] - 2:
+        raise ValueError(f"n_components = {algorithm.n_components} must be at most n_samples - 2 "
+                         f"(got n_samples = {X.shape[0]})")
+    monitor = IterationMonitor(options, total=1, desc="RFAE")
+    if options.maxiters == 0:
+        monitor.record(iteration=0, stage="start")
+        monitor.close()
+        return Solution(np.zeros((X_test.shape[0], algorithm.n_components), dtype=X.dtype), float("nan"),
+                        RetCode.MaxIters, Stats(iterations=0), monitor.trace)
+    ae = RFAutoencoder(n_components=algorithm.n_components, n_estimators=algorithm.n_estimators,
+                       t=algorithm.t, decoder=algorithm.decoder, k=algorithm.k, random_state=options.seed)
+    converged = ae._fit(X.astype(np.float64), problem.y, maxiters=options.maxiters)
+    Z = ae.transform(X_test.astype(np.float64))
+    value = distortion(X_test, ae.inverse_transform(Z))
+    smallest = float(ae.eigenvalues_.min())
+    monitor.record(iteration=1, stage="embedding", residual=ae.dmap_.residual, converged=converged,
+                   smallest_eigenvalue=smallest, distortion=value)
+    monitor.close()
+    if not converged:
+        retcode = RetCode.MaxIters
+    elif smallest <= EIGEN_FLOOR or not np.isfinite(value):
+        retcode = RetCode.Failure
+    else:
+        retcode = RetCode.Success
+    return Solution(Z.astype(X.dtype), value, retcode, Stats(iterations=1), monitor.trace, original=ae)

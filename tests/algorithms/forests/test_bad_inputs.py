@@ -1,0 +1,145 @@
+"""Bad inputs to every public callable of ``algorithms.forests``: each is rejected early, by our own
+validation, with a message naming the argument and what was expected."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import LinearRegression
+
+import algorithms.forests as forests
+from algorithms.forests import (
+    RFAE,
+    AutoencodingProblem,
+    ForestPartition,
+    RFAutoencoder,
+    check_forest,
+    column_distortion,
+    cooccurrence_kernel,
+    dense_diffusion_map,
+    diffusion_map,
+    distortion,
+    exact_decode,
+    forest_kernel,
+    kernel_estimate,
+    knn_decode,
+    majority_box,
+    node_boxes,
+    nystrom,
+    relabel_forest,
+    sample_in_boxes,
+    synthetic_training_set,
+)
+from tests.bad_inputs import BadInput, assert_every_callable_covered, check_bad_input
+
+RNG = np.random.default_rng(0)
+X = RNG.random((30, 2))
+FOREST = RandomForestRegressor(n_estimators=3, max_depth=3, random_state=0).fit(X, X.sum(1))
+PART = ForestPartition.from_forest(FOREST)
+K = forest_kernel(PART, X)
+DMAP = diffusion_map(K, 2)
+FRAME = pd.DataFrame({"a": X[:, 0], "b": pd.Categorical(RNG.choice(["u", "v"], 30))})
+FITTED = RFAutoencoder(n_components=2, n_estimators=3, random_state=0).fit(FRAME)
+NAN = X.copy()
+NAN[0, 0] = np.nan
+NO_CAT = np.zeros(2, dtype=bool)
+
+CASES = [
+    # the estimator (validated at fit, scikit-learn's convention)
+    BadInput(RFAutoencoder, lambda: RFAutoencoder(n_components=30).fit(X), ValueError,
+             ("n_components", "n_samples"), "n_components-too-large"),
+    BadInput(RFAutoencoder, lambda: RFAutoencoder(n_components=0).fit(X), ValueError,
+             ("n_components", "positive"), "n_components-zero"),
+    BadInput(RFAutoencoder, lambda: RFAutoencoder().transform(X), NotFittedError, ("not fitted",),
+             "unfitted-transform"),
+    BadInput(RFAutoencoder, lambda: RFAutoencoder().inverse_transform(X), NotFittedError, ("not fitted",),
+             "unfitted-inverse"),
+    BadInput(RFAutoencoder, lambda: RFAutoencoder().fit(NAN), ValueError, ("NaN",), "nan-array"),
+    BadInput(RFAutoencoder, lambda: RFAutoencoder().fit(FRAME.assign(a=np.where(X[:, 0] > 0.5, np.nan, 1.0))),
+             ValueError, ("NaN", "'a'"), "nan-frame"),
+    BadInput(RFAutoencoder, lambda: FITTED.transform(FRAME.rename(columns={"a": "z"})), ValueError,
+             ("unseen at fit time", "z"), "unseen-column"),
+    BadInput(RFAutoencoder, lambda: FITTED.transform(FRAME.assign(b=["w"] * 30)), ValueError,
+             ("category", "unseen at fit time"), "unseen-category"),
+    BadInput(RFAutoencoder, lambda: RFAutoencoder(forest=LinearRegression()).fit(X), TypeError,
+             ("forest", "scikit-learn forest", "LinearRegression"), "forest"),
+    BadInput(RFAutoencoder, lambda: RFAutoencoder(decoder="pca").fit(X), ValueError, ("decoder", "knn"),
+             "decoder"),
+    BadInput(RFAutoencoder, lambda: RFAutoencoder(t=-1).fit(X), ValueError, ("t", ">= 0"), "t"),
+    BadInput(RFAutoencoder, lambda: RFAutoencoder(k=0).fit(X), ValueError, ("k", "positive"), "k"),
+    BadInput(RFAutoencoder, lambda: RFAutoencoder(n_estimators=0).fit(X), ValueError,
+             ("n_estimators", "positive"), "n_estimators"),
+    BadInput(RFAutoencoder, lambda: FITTED.inverse_transform(np.ones((2, 5))), ValueError,
+             ("n_components", "shape"), "latent-shape"),
+    # solve's problem and algorithm
+    BadInput(AutoencodingProblem, lambda: AutoencodingProblem(NAN), ValueError, ("X", "NaN"), "X-nan"),
+    BadInput(AutoencodingProblem, lambda: AutoencodingProblem(X, X_test=np.ones((3, 5))), ValueError,
+             ("X_test", "columns"), "X_test"),
+    BadInput(AutoencodingProblem, lambda: AutoencodingProblem(X, y=np.ones(3)), ValueError, ("y", "shape"),
+             "y"),
+    BadInput(RFAE, lambda: RFAE(n_components=0), ValueError, ("n_components", "positive"), "n_components"),
+    BadInput(RFAE, lambda: RFAE(decoder="x"), ValueError, ("decoder",), "decoder"),
+    BadInput(RFAE, lambda: RFAE(t=-2), ValueError, ("t", ">= 0"), "t"),
+    # kernels and partitions
+    BadInput(ForestPartition, lambda: ForestPartition.from_forest(LinearRegression()), TypeError,
+             ("forest", "scikit-learn forest"), "not-a-forest"),
+    BadInput(ForestPartition, lambda: ForestPartition.from_forest(RandomForestRegressor()), ValueError,
+             ("forest", "fitted"), "unfitted"),
+    BadInput(check_forest, lambda: check_forest("forest", 3, fitted=False), TypeError,
+             ("forest", "scikit-learn forest", "int")),
+    BadInput(forest_kernel, lambda: forest_kernel(FOREST, np.ones((3, 5))), ValueError, ("X", "shape")),
+    BadInput(cooccurrence_kernel, lambda: cooccurrence_kernel(FOREST, NAN), ValueError, ("X", "NaN")),
+    BadInput(node_boxes, lambda: node_boxes(FOREST, 2), TypeError, ("tree", "tree_")),
+    BadInput(sample_in_boxes, lambda: sample_in_boxes(np.zeros((2, 2)), np.ones((2, 3)), NO_CAT, RNG),
+             ValueError, ("lower", "upper", "shape")),
+    BadInput(sample_in_boxes, lambda: sample_in_boxes(np.zeros((1, 2)), np.full((1, 2), np.inf), NO_CAT,
+                                                      RNG), ValueError, ("finite",), "infinite"),
+    # the diffusion map
+    BadInput(diffusion_map, lambda: diffusion_map(K, 29), ValueError, ("n_components", "n_samples - 2")),
+    BadInput(diffusion_map, lambda: diffusion_map(np.ones((3, 4)), 1), ValueError, ("K", "square"),
+             "square"),
+    BadInput(diffusion_map, lambda: diffusion_map(K, 2, maxiters=0), ValueError, ("maxiters", "positive"),
+             "maxiters"),
+    BadInput(dense_diffusion_map, lambda: dense_diffusion_map(np.full((3, 3), np.nan), 1), ValueError,
+             ("K", "NaN")),
+    BadInput(nystrom, lambda: nystrom(np.ones((2, 5)), DMAP), ValueError, ("K0", "shape")),
+    BadInput(nystrom, lambda: nystrom(np.ones((2, 30)), "dmap"), TypeError, ("dmap", "DiffusionMap"),
+             "dmap"),
+    # decoders
+    BadInput(knn_decode, lambda: knn_decode(np.ones((1, 2)), DMAP.embedding, X, k=0, categorical=NO_CAT,
+                                            rng=RNG), ValueError, ("k", "[1, n_train")),
+    BadInput(knn_decode, lambda: knn_decode(np.full((1, 2), np.nan), DMAP.embedding, X, k=2,
+                                            categorical=NO_CAT, rng=RNG), ValueError, ("Z0", "NaN"), "nan"),
+    BadInput(synthetic_training_set, lambda: synthetic_training_set(np.ones((2, 3)), PART.lower, PART.upper,
+                                                                    NO_CAT, RNG), TypeError,
+             ("leaves", "integer")),
+    BadInput(kernel_estimate, lambda: kernel_estimate(np.ones((2, 5)), DMAP), ValueError, ("Z0", "shape")),
+    BadInput(exact_decode, lambda: exact_decode(np.ones((1, 4)), PART, PART.leaves(X), X.min(0), X.max(0),
+                                                NO_CAT, RNG), ValueError, ("K0_hat", "shape")),
+    BadInput(exact_decode, lambda: exact_decode(K[:1].toarray(), PART, PART.leaves(X), X.min(0), X.max(0),
+                                                NO_CAT, RNG, time_limit=0), ValueError,
+             ("time_limit", "positive"), "time_limit"),
+    BadInput(relabel_forest, lambda: relabel_forest(PART, lambda z: z, X.min(0), X.max(0), NO_CAT, RNG,
+                                                    n_synthetic=1), ValueError, ("n_synthetic", ">= 2")),
+    BadInput(majority_box, lambda: majority_box(np.ones((2, 3)), np.ones((2, 3))), ValueError,
+             ("lower", "(m, B, d)")),
+    # metrics
+    BadInput(column_distortion, lambda: column_distortion(X, X[:3]), ValueError, ("X_hat", "shape")),
+    BadInput(distortion, lambda: distortion(X, NAN), ValueError, ("finite",)),
+]
+
+EXEMPT = {
+    "DiffusionMap": "a result container that diffusion_map builds (its inputs are validated there)",
+    "ExactDecoding": "a result container that exact_decode builds",
+    "RelabeledForest": "a result container that relabel_forest builds",
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input_is_rejected(case):
+    check_bad_input(case)
+
+
+def test_every_public_callable_has_a_case():
+    assert_every_callable_covered([forests], CASES, exempt=EXEMPT)
