@@ -13,9 +13,10 @@ experiments are Table 1 (the linear CCP against SAA) and Table 2 (robust wavefor
   first order on linear f, second order on quadratic f.
 * ``ggdopt.product_sampling`` (numeric, Theorem 1): the guided reverse SDE with the exact data
   score of a Gaussian toy samples the closed-form product Gaussian (energy two-sample test).
-* ``ggdopt.temperature`` (rate, Theorems 2-3): E f − min f decays like β⁻¹ on the Gaussian toy.
-* ``ggdopt.feasibility`` (numeric, derived): GGDOpt's answer on the linear CCP meets the chance
-  constraint on fresh samples.
+* ``ggdopt.temperature`` (rate, Theorems 2-3): E f − min f decays like β⁻¹ on the Gaussian toy
+  (and matches its closed form at β = 2).
+* ``ggdopt.feasibility`` (numeric, derived): GGDOpt's answer on the linear CCP violates at most ρ
+  of its training samples and meets the chance constraint on fresh samples.
 * ``ggdopt.vs_saa`` (numeric, Table 1): GGDOpt's answer is within 5 % of SAA's MILP optimum on
   the same samples (never below it), with the measured time ratio.
 
@@ -44,11 +45,10 @@ from algorithms.chance import (
     first_order_guidance,
     guided_reverse_sample,
     linear_gaussian_problem,
-    out_of_sample_feasibility,
     second_order_guidance,
 )
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
-from theorems.core.evidence import fact, numeric_outcome
+from theorems.core.evidence import fact, figure, numeric_outcome
 from theorems.core.rates import rate_outcome
 
 PAPER = "ggdopt"
@@ -300,7 +300,7 @@ register(
 
 
 def _toy_gaps(
-    ctx: Context, betas: list[float], replicates: int, *, fixed_beta: float | None = None
+    ctx: Context, betas: list[float], replicates: int, size: int, *, fixed_beta: float | None = None
 ) -> np.ndarray:
     """E f(x) − min f over guided samples of the isotropic toy (f = ½‖x − a‖², min 0), per replicate.
 
@@ -310,7 +310,7 @@ def _toy_gaps(
     """
     model = GaussianScore(TOY_MEAN, np.ones(2), VPSchedule())
     f = _toy_objective(np.eye(2))
-    size, steps = ctx.pick(200, 1000), ctx.pick(150, 500)
+    steps = ctx.pick(150, 500)
     if fixed_beta is not None:
         run = guided_reverse_sample(
             model,
@@ -339,11 +339,21 @@ def _toy_gaps(
     return gaps
 
 
+def _toy_gap_moments(beta: float) -> tuple[float, float]:
+    """Exact mean and sd of f = ½‖x − a‖² under the isotropic toy's product N(μ, s²I): s² = 1/(1 + β),
+    μ − a = (m0 − a)/(1 + β); E f = ½(‖μ − a‖² + n s²), Var f = ½ n s⁴ + s²‖μ − a‖²."""
+    s2, offset2 = 1.0 / (1.0 + beta), float(np.sum((TOY_MEAN - TOY_TARGET) ** 2)) / (1.0 + beta) ** 2
+    n = TOY_MEAN.size
+    return 0.5 * (offset2 + n * s2), float(np.sqrt(0.5 * n * s2**2 + s2 * offset2))
+
+
 def _check_temperature(ctx: Context, *, fixed_beta: bool) -> Outcome:
     betas = [2.0, 8.0, 32.0, 128.0]
-    gaps = _toy_gaps(ctx, betas, ctx.pick(4, 8), fixed_beta=betas[0] if fixed_beta else None)
-    # exact: E f = ½(‖m0 − a‖²/(1 + β)² + 2/(1 + β)); over β ∈ [2, 128] its log-log slope is −0.95
-    return rate_outcome(
+    replicates, size = ctx.pick(4, 8), ctx.pick(200, 1000)
+    gaps = _toy_gaps(ctx, betas, replicates, size, fixed_beta=betas[0] if fixed_beta else None)
+    # exact: E f = ½(‖m0 − a‖²/(1 + β)² + 2/(1 + β)); its least-squares log-log slope over these four
+    # β is −1.07 (the 1/β² bias term still counts at β = 2), inside the window −1 ± 0.1 widened by the CI
+    outcome = rate_outcome(
         betas,
         gaps,
         claimed=-1.0,
@@ -356,6 +366,22 @@ def _check_temperature(ctx: Context, *, fixed_beta: bool) -> Outcome:
         xlabel="inverse temperature β",
         ylabel="E f − f*",
     )
+    # the slope is blind to a constant factor on the guidance; the level at the smallest β (where the
+    # 150-step discretisation error is smallest) must match the closed form within 3 sd of the mean
+    # of replicates × size independent samples (at β = 2, 800 samples: sd of the mean 0.021, window 0.062)
+    exact, sd = _toy_gap_moments(betas[0])
+    level, window = float(gaps[:, 0].mean()), 3 * sd / np.sqrt(replicates * size)
+    evidence = {**outcome.evidence, "level_at_smallest_beta": figure(level), "exact_level": figure(exact)}
+    evidence["level_window"] = figure(window)
+    if outcome.status == "pass" and abs(level - exact) > window:
+        return Outcome(
+            "fail",
+            f"{outcome.summary}, but E f at β = {betas[0]:g} is {level:.4f}, not the exact {exact:.4f} "
+            f"± {window:.4f}",
+            evidence,
+            outcome.artifacts,
+        )
+    return Outcome(outcome.status, outcome.summary, evidence, outcome.artifacts)
 
 
 register(
@@ -367,14 +393,15 @@ register(
                   "the guided "
         "samples' mean gap E f(x) − f* decays like β⁻¹: the fitted log-log slope over β ∈ {2, 8, 32, "
         "128} (150 reverse steps) "
-        "contains −1 (margin 0.1)",
+        "contains −1 (margin 0.1), and at β = 2 the gap matches its closed form within 3 standard errors",
         kind=Kind.RATE,
         origin=Origin.PAPER,
         covers=("Theorem 2", "Theorem 3"),
         deviation="the β → ∞ part only, on a toy with full support and an exact score; the exponent −1 "
                   "is our "
         "computation for this toy (the paper's bound leaves its constants unspecified); the T → ∞ "
-        "time-length term is not swept",
+        "time-length term is not swept, and the forward process is the VP SDE rather than Assumption 1's VE "
+        "one",
         check=lambda ctx: _check_temperature(ctx, fixed_beta=False),
         control=lambda ctx: _check_temperature(ctx, fixed_beta=True),
         control_description="β held at 2 along the sweep (temperature fixed): no decay",
@@ -407,8 +434,13 @@ class _ZeroScore(ScoreModel):
         return torch.zeros_like(X[:, :-1])
 
 
-def _ccp(ctx: Context):
-    return linear_gaussian_problem(n=ctx.pick(4, 8), rho=0.1, n_samples=ctx.pick(150, 1000), seed=ctx.seed)
+#: training samples L of the feasibility claim in both profiles: stage 1 and the sampler cost the same at
+#: any L, and at L = 1000 the binomial error of an empirical violation near ρ is 0.0095 (0.0245 at 150)
+FEASIBILITY_SAMPLES = 1000
+
+
+def _ccp(ctx: Context, n_samples: int):
+    return linear_gaussian_problem(n=ctx.pick(4, 8), rho=0.1, n_samples=n_samples, seed=ctx.seed)
 
 
 def _ggdopt(ctx: Context, *, sabotage: bool = False) -> GGDOpt:
@@ -424,25 +456,50 @@ def _ggdopt(ctx: Context, *, sabotage: bool = False) -> GGDOpt:
     )
 
 
+def _saa_samples(ctx: Context) -> int:
+    """L of the SAA comparison: the big-M MILP has one binary per sample."""
+    return ctx.pick(150, 1000)
+
+
 @lru_cache(maxsize=4)
-def _ggdopt_run(seed: int, profile: str, sabotage: bool):
+def _ggdopt_run(seed: int, profile: str, sabotage: bool, n_samples: int):
     ctx = Context(seed=seed, profile=profile)
-    problem = _ccp(ctx)
+    problem = _ccp(ctx, n_samples)
     return problem, solve(problem, _ggdopt(ctx, sabotage=sabotage), seed=seed)
 
 
+def _linear_violations(problem, x: np.ndarray, h: np.ndarray) -> float:
+    """Fraction of the rows c of ``h`` with cᵀx > d: the CCP (26)'s violation, from its LP data d
+    (``problem.linear``), computed here and not through the package's violation helpers."""
+    d = float(problem.linear.b[0, 0])
+    return float(np.mean(h @ x > d))
+
+
 def _check_feasibility(ctx: Context, *, sabotage: bool) -> Outcome:
-    problem, sol = _ggdopt_run(ctx.seed, ctx.profile, sabotage)
-    fresh = float(out_of_sample_feasibility(problem, np.asarray(sol.x)[None], seed=ctx.seed + 1)[0])
-    # 0.03: the SAA generalisation gap of an answer selected on L = 150 samples (binomial sd of its
-    # empirical violation sqrt(0.09/150) = 0.024, so about 1.2 sd) plus the Monte Carlo error of the
-    # 20000 fresh draws (sd 0.002)
-    tol = 0.03
+    problem, sol = _ggdopt_run(ctx.seed, ctx.profile, sabotage, FEASIBILITY_SAMPLES)
+    x = np.asarray(sol.x, dtype=np.float64)
+    L, draws = problem.h_samples.shape[0], 20000
+    in_sample = _linear_violations(problem, x, np.asarray(problem.h_samples, dtype=np.float64))
+    fresh_h = problem.h_sampler(np.random.default_rng([ctx.seed, 104729]), draws)
+    fresh = 1.0 - _linear_violations(problem, x, fresh_h)
+    # (a) exact: the answer is SAA-feasible, violation <= ρ on the L training samples (recomputed).
+    # (b) out of sample: the answer is picked at the empirical boundary (violation ≈ ρ on L samples),
+    # so its true violation sits within the binomial error of that estimate, sd sqrt(ρ(1−ρ)/L) =
+    # 0.0095 at L = 1000: we allow 2 sd (one-sided 97.7 % for a fixed point at the boundary) plus 3 sd
+    # of the 20000-draw Monte Carlo estimate (3 · 0.0021): tol = 0.025 at L = 1000 (0.055 at L = 150).
+    # Selection among many near-boundary samples adds optimism that this window does not bound
+    # exactly; (a) is what pins the implementation's feasibility filter.
+    rho = problem.rho
+    tol = 2 * np.sqrt(rho * (1 - rho) / L) + 3 * np.sqrt(rho * (1 - rho) / draws)
+    ok = sol.retcode is RetCode.Success and in_sample <= rho + 1e-12 and fresh >= 1 - rho - tol
     return fact(
-        sol.retcode is RetCode.Success and fresh >= 1 - problem.rho - tol,
-        f"GGDOpt's answer meets Prob[g >= 0] >= 1 − ρ − {tol} on 20000 fresh samples",
+        ok,
+        f"GGDOpt's answer violates <= ρ of the {L} training samples and meets Prob[g >= 0] >= "
+        f"1 − ρ − {tol:.3f} on {draws} fresh draws",
+        in_sample_violation=in_sample,
         fresh_feasibility=fresh,
-        empirical_violation=sol.stats.empirical_violation,
+        tolerance=tol,
+        reported_empirical_violation=sol.stats.empirical_violation,
         feasible_samples=sol.stats.n_feasible_samples,
         value=sol.value,
     )
@@ -453,9 +510,10 @@ register(
         id="ggdopt.feasibility",
         paper=PAPER,
         source="Section 5.1 (with Theorem 2's support statement)",
-        statement="On the linear CCP (26) (n = 4, L = 150 samples, ρ = 0.1), GGDOpt returns a point that "
-                  "meets the "
-        "chance constraint on 20000 fresh samples (never the training ones) with probability >= 1 − ρ − 0.03",
+        statement="On the linear CCP (26) (n = 4, L = 1000 samples, ρ = 0.1), GGDOpt returns a point that "
+        "violates at most ρ of the training samples (recomputed from the LP data) and meets the chance "
+        "constraint on 20000 fresh samples (never the training ones) with probability >= 1 − ρ − tol, "
+        "tol = 2 binomial sd at L plus 3 Monte Carlo sd (0.025 at L = 1000)",
         kind=Kind.NUMERIC,
         origin=Origin.DERIVED,
         check=lambda ctx: _check_feasibility(ctx, sabotage=False),
@@ -469,14 +527,14 @@ register(
 
 @lru_cache(maxsize=2)
 def _saa_run(seed: int, profile: str):
-    problem, _ = _ggdopt_run(seed, profile, False)
+    problem, _ = _ggdopt_run(seed, profile, False, _saa_samples(Context(seed=seed, profile=profile)))
     start = time.perf_counter()
     saa = solve(problem, SAAMILP(time_limit=Context(seed=seed, profile=profile).pick(60.0, 600.0)))
     return saa, time.perf_counter() - start
 
 
 def _check_vs_saa(ctx: Context, *, tightened: bool) -> Outcome:
-    _, sol = _ggdopt_run(ctx.seed, ctx.profile, False)
+    problem, sol = _ggdopt_run(ctx.seed, ctx.profile, False, _saa_samples(ctx))
     saa, saa_seconds = _saa_run(ctx.seed, ctx.profile)
     if saa.retcode is not RetCode.Success:
         return Outcome("undecided", f"SAA MILP did not finish: {saa.retcode}", {"saa_seconds": saa_seconds})
@@ -485,10 +543,13 @@ def _check_vs_saa(ctx: Context, *, tightened: bool) -> Outcome:
     # optimum (gap >= 0 up to HiGHS's 1e-6 relative gap); the claim is that it stays within 5 %.
     # The control tightens the bound past that truth: 1 % *below* SAA's optimum.
     low, high = (-1.0, -0.01) if tightened else (-1e-6, 0.05)
+    soc = problem.known_optimum
     return fact(
         sol.retcode is RetCode.Success and low <= gap <= high,
         f"GGDOpt's objective relative to SAA-MILP's optimum lies in [{low}, {high}]",
         relative_gap=gap,
+        relative_gap_to_soc=(sol.value - soc) / abs(soc),
+        soc_value=soc,
         ggdopt_value=sol.value,
         saa_value=saa.value,
         ggdopt_fresh=sol.stats.out_of_sample_feasibility,
@@ -513,9 +574,10 @@ register(
         kind=Kind.NUMERIC,
         origin=Origin.PAPER,
         covers=("Table 1",),
-        deviation="n = 4 instead of 8 and the SAA optimum instead of the SOC one as reference; the time "
-                  "ratio is "
-        "measured and reported, not asserted (wall time on a shared machine)",
+        deviation="n = 4 instead of 8, L = 150; Table 1 puts GGDOpt within 1.5 % of the SOC optimum and "
+        "below a (time-limited, resampled) SAA-MIP, while we take the exact SAA optimum on the same samples "
+        "as reference (a lower bound for any SAA-feasible answer) with a 5 % window of our choosing; the gap "
+        "to the SOC optimum and the time ratios are reported, not asserted",
         check=lambda ctx: _check_vs_saa(ctx, tightened=False),
         control=lambda ctx: _check_vs_saa(ctx, tightened=True),
         control_description="the bound tightened past the truth: GGDOpt 1 % below SAA's exact optimum",
