@@ -5,20 +5,23 @@
 * ``bcd_expansion.subproblem_suboptimal`` (numeric, Proposition 3.1): a frozen output layer that
   is not of full rank makes the BCD sub-problem strictly worse than the full problem: exactly
   (non-negative least squares) for the ℓ2 instance of the proof, and by training (BlockOptimizer
-  over the hidden blocks vs AdamW on everything) for the cross-entropy instance of Appendix D.3.2.
+  over the hidden blocks reaches the floor log 2 and no lower, AdamW on everything goes far below)
+  for the cross-entropy instance of Appendix D.3.2.
 * ``bcd_expansion.rank_one_expansion`` (numeric, Proposition 4.1): a rank-1 correction of the
   frozen output layer removes the gap: the proof's explicit C through LowRankExpansion, and
   BCD + a trained rank-1 LowRankExpansion getting below the floor plain BCD cannot cross.
 * ``bcd_expansion.sgd_expansion_escapes`` (numeric, derived): BREAD-SGD (expansion="sgd", the
   head an inactive block) gets below the same floor.
 * ``bcd_expansion.block_epoch_descent`` (property, Theorem 4.2): deterministic BREAD-SGD with
-  small steps decreases the loss over every block-epoch.
+  small steps decreases the loss over every block-epoch, and its expansion part alone decreases
+  it by at least β/2·‖g‖² at every step (the descent-lemma step of the proof of Lemma D.6).
 * ``bcd_expansion.state_memory`` (property, implementation): measured optimizer-state bytes
   equal those of the base AdamW on the active block alone.
 * ``bcd_expansion.grads_freed`` (property, implementation): with expansion, no inactive
   parameter holds a gradient after the backward pass, and each moved by exactly −β g.
 * ``bcd_expansion.matches_adam`` (numeric, implementation): on the tiny Markov finetune, BREAD-SGD
-  ends within a stated margin of AdamW's loss at equal steps with a fraction of its state memory.
+  ends within a stated margin of AdamW's loss at equal steps and below BAdam's, with a fraction of
+  its state memory.
 
 >>> from theorems.core import REGISTRY, coverage
 >>> len([k for k in REGISTRY if k.startswith("bcd_expansion.")])
@@ -145,6 +148,9 @@ def _l2_gap(seed: int, full_rank_head: bool) -> dict[str, float]:
 # ----------------------------------------------------------------------------- Proposition 3.1
 #: the trained sub-problem may sit on log 2 up to float64 round-off of the loss (16 samples)
 FLOOR_SLACK = 1e-9
+#: ...and must reach it: BCD's best is log 2 + at most this (measured <= 8.1e-10 on 13 seeds at
+#: 200 steps), so the gap is the sub-problem's, not an optimizer that failed to train
+FLOOR_REACHED = 1e-6
 #: full training must end clearly below the floor (nats); measured: below 1e-3 on every seed
 FULL_TRAINING_GAP = 0.3
 
@@ -158,19 +164,24 @@ def _check_suboptimal(ctx: Context, full_rank_head: bool) -> Outcome:
         bcd = _bcd_frozen_head(seed, full_rank_head, steps)
         full = _full_adamw(seed, full_rank_head, steps)
         rows.append({"seed": seed, "l2_subproblem_min": figure(l2["subproblem_min"], floor=1e-12),
-                     "ce_bcd_best": figure(bcd), "ce_full_best": figure(full, 3, floor=1e-6)})
+                     "ce_bcd_best": figure(bcd), "ce_bcd_above_log2": figure(bcd - LOG2, 2, floor=1e-15),
+                     "ce_full_best": figure(full, 3, floor=1e-6)})
         if not l2["subproblem_min"] > 1e-12:
             failures.append(f"seed {seed}: ℓ2 sub-problem reaches {l2['subproblem_min']:.3g} = the full "
                             "minimum")
         if bcd < LOG2 - FLOOR_SLACK:
             failures.append(f"seed {seed}: BCD with the head frozen reaches {bcd:.4f} < log 2")
+        if bcd > LOG2 + FLOOR_REACHED:
+            failures.append(f"seed {seed}: BCD with the head frozen stops at {bcd:.6f}, short of its floor "
+                            "log 2")
         if full > LOG2 - FULL_TRAINING_GAP:
             failures.append(f"seed {seed}: full training only reaches {full:.4f}")
     evidence = {"runs": rows, "log2": figure(LOG2), "steps": steps, "failures": failures[:5]}
     if failures:
         return Outcome("fail", f"sub-problem not strictly suboptimal: {failures[0]}", evidence)
     return Outcome("pass", f"{seeds} instances: ℓ2 sub-problem minimum > 0 = full minimum; frozen-head BCD "
-                           f">= log 2 while AdamW reaches <= {max(r['ce_full_best'] for r in rows):.3g}",
+                           f"reaches its floor log 2 (to {FLOOR_REACHED:g}) and no lower, while AdamW "
+                           f"reaches <= {max(r['ce_full_best'] for r in rows):.3g}",
                    evidence)
 
 
@@ -179,15 +190,17 @@ register(Claim(
     source=f"Proposition 3.1, its proof in Appendix D.2 and the cross-entropy case of Appendix D.3.2 "
            f"({SOURCE})",
     origin=Origin.PAPER, covers=("Proposition 3.1",),
-    deviation="Checked on concrete instances: the ℓ2 case of the proof exactly (NNLS), the cross-entropy "
-              "case with two equal head rows by training (the sub-problem's best loss over 200 BCD steps, "
-              "not its exact infimum, against the provable floor log 2).",
+    deviation="Checked on concrete instances of a ReLU MLP (not a transformer): the ℓ2 case of the D.2 proof "
+              "exactly (NNLS; that proof assumes W3 of full column rank, the opposite of the proposition's "
+              "'not of full rank', so only part (b), two equal head rows as in D.3.2, meets the stated "
+              "hypothesis), the cross-entropy case by training (the sub-problem's best loss over 200 BCD "
+              "steps, not its exact infimum, against the provable floor log 2).",
     statement="With the output layer frozen and not of full rank, the BCD sub-problem is strictly worse "
               "than the full problem: (a) ℓ2, W3 of full column rank (5×3) and y = W3 z* with a negative "
               "entry in z*: min_{z>=0} ‖W3 z − y‖² > 0 = the full minimum; (b) cross-entropy, 3-layer ReLU "
               "net with head rows 0 and 1 equal, labels in {0, 1}: BlockOptimizer (AdamW, K = 20) over the "
-              "two hidden blocks never gets below log 2, while AdamW on all parameters gets below "
-              "log 2 − 0.3, on 3 seeds (full: 10).",
+              "two hidden blocks never gets below log 2 and reaches it (best <= log 2 + 1e-6), while AdamW "
+              "on all parameters gets below log 2 − 0.3, on 3 seeds (full: 10).",
     kind=Kind.NUMERIC,
     check=partial(_check_suboptimal, full_rank_head=False),
     control=partial(_check_suboptimal, full_rank_head=True),
@@ -289,7 +302,8 @@ register(Claim(
     origin=Origin.PAPER, covers=("Proposition 4.1",),
     deviation="On the instances of subproblem_suboptimal: the ℓ2 case by the proof's explicit C, the "
               "cross-entropy case by training a rank-1 correction (200 steps), so 'resolved' means "
-              "'at least 0.2 nats below the frozen floor log 2', not an exact minimum.",
+              "'at least 0.2 nats below the frozen floor log 2', not an exact minimum; Appendix B's bound "
+              "for V reads √(6/r) in our copy, taken as Kaiming's fan-in bound √(6/in).",
     statement="(a) ℓ2: the proof's rank-1 C = [y − W3 e1, 0, 0], applied through LowRankExpansion "
               "(U = y − W3 e1, V = e1ᵀ), makes ‖(W3 + C) e1 − y‖² = 0 (<= 1e-20) with rank(C) = 1; "
               "(b) cross-entropy, head rows equal and frozen: BCD over the hidden blocks with a rank-1 "
@@ -389,8 +403,8 @@ def _block_epoch_losses(seed: int, lr: float, K: int, epochs: int) -> dict[str, 
         value.backward()                                  # the hooks move the inactive blocks here
         with torch.no_grad():
             moved = sum(float((params[n] - before[n]).square().sum()) for n in inactive)
-            decrease = float(value) - float(loss())
-        expansion_slack = min(expansion_slack, (decrease - moved / (2 * beta)) / float(value))
+            decrease = float(value.detach()) - float(loss())
+        expansion_slack = min(expansion_slack, (decrease - moved / (2 * beta)) / float(value.detach()))
         opt.step()
         if (t + 1) % epoch_len == 0:
             losses.append(float(loss().detach()))
@@ -432,13 +446,18 @@ register(Claim(
     id="bcd_expansion.block_epoch_descent", paper=PAPER,
     source=f"Theorem 4.2 (informal; formal as Theorem D.5 with Lemma D.6, Appendix D.1) ({SOURCE})",
     origin=Origin.PAPER, covers=("Theorem 4.2",),
-    deviation="The sign of the per-block-epoch change only, not the constants of (8)/(12), which our copy "
-              "lacks; the step sizes are ours (Adam lr 3e-3, β = 2·lr/G with G the largest block gradient "
-              "norm at the start: our reading of the stripped rule), on small smooth tanh nets.",
-    statement="BREAD-SGD with deterministic (full-batch) gradients, Adam (lr 3e-3) on the active block and "
-              "SGD expansion with β = 2·lr/G on the inactive ones, on a 3-layer tanh regression net (20 "
-              "samples): the loss after each block-epoch is <= the loss before it, for 12 block-epochs "
-              "(full: 40), K drawn in [2, 6], 4 drawn instances (full: 20).",
+    deviation="The sign of the per-block-epoch change, plus the descent-lemma ingredient of the proof of "
+              "Lemma D.6 for the expansion part, not the constants of (8)/(12), which our copy lacks, nor "
+              "the telescoped O(ε⁻²) complexity; the "
+              "step sizes are ours (Adam lr 3e-3, not checked against the rule's bound on α; β = 2·lr/G with "
+              "G the largest block gradient norm at the start, not the trajectory bound of Assumption D.2: "
+              "our reading of the stripped rule), on small smooth tanh nets.",
+    statement="BREAD-SGD with deterministic (full-batch) gradients, Adam (lr 3e-3, no weight decay) on the "
+              "active block and SGD expansion with β = 2·lr/G on the inactive ones, on a 3-layer tanh "
+              "regression net (20 samples): the loss after each block-epoch is <= the loss before it, for "
+              "12 block-epochs (full: 40), and at every step the expansion part alone (the inactive blocks' "
+              "W − βg, before the Adam step) decreases the loss by at least β/2·Σ‖g‖²; K drawn in [2, 6], "
+              "4 drawn instances (full: 20).",
     kind=Kind.PROPERTY,
     check=partial(_check_descent, lr=DESCENT_LR),
     control=partial(_check_descent, lr=OVERSIZED_LR),
@@ -667,6 +686,9 @@ def _check_matches(ctx: Context, sabotage: bool) -> Outcome:
         if not bread.value <= peers["adamw"] + MATCH_MARGIN:
             failures.append(f"seed {seed}: BREAD-SGD {bread.value:.4f} > AdamW {peers['adamw']:.4f} + "
                             f"{MATCH_MARGIN}")
+        if not bread.value < peers["badam"]:
+            failures.append(f"seed {seed}: BREAD-SGD's final loss {bread.value:.4f} >= BAdam's "
+                            f"{peers['badam']:.4f}")
         if not _mean_loss(bread) < peers["badam_mean"]:
             failures.append(f"seed {seed}: BREAD-SGD's mean loss {_mean_loss(bread):.4f} >= BAdam's "
                             f"{peers['badam_mean']:.4f}")
@@ -676,7 +698,7 @@ def _check_matches(ctx: Context, sabotage: bool) -> Outcome:
     if failures:
         return Outcome("fail", failures[0], evidence)
     return Outcome("pass", f"{seeds} finetunes of {steps} steps: BREAD-SGD ends within {MATCH_MARGIN} nats "
-                           f"of AdamW, converges faster than BAdam, with "
+                           f"of AdamW, ends below and converges faster than BAdam, with "
                            f"{max(r['state_ratio'] for r in rows):.2f}× AdamW's optimizer state", evidence)
 
 
@@ -688,8 +710,9 @@ register(Claim(
     statement="On the tiny Markov finetune (the family's residual MLP, width 32, 4 hidden blocks + 1, "
               "pretrained 100 steps on one chain and finetuned on 128 sequences of another), after 200 "
               "steps (full: 1000) at lr 1e-2: BREAD-SGD (K = 20, β = 3·lr) ends at most 0.05 nats above "
-              "AdamW's final loss, its mean loss over the run is below BAdam's (the same BCD without "
-              "expansion), and its measured peak optimizer state is at most (1/#blocks + 5 %) of "
+              "AdamW's final loss, its final loss and its mean loss over the run are below BAdam's (the same "
+              "BCD without expansion, which also ends within 0.05 of AdamW, so the margin alone would not "
+              "tell them apart), and its measured peak optimizer state is at most (1/#blocks + 5 %) of "
               "AdamW's; 2 seeds (full: 5).",
     kind=Kind.NUMERIC,
     check=partial(_check_matches, sabotage=False),
