@@ -15,11 +15,13 @@ import itertools
 from functools import lru_cache
 
 import numpy as np
+import pandas as pd
 from hypothesis import strategies as st
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, load_wine
 from sklearn.decomposition import PCA
 from sklearn.ensemble import ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
 from sklearn.model_selection import train_test_split
+from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import StandardScaler
 
 from algorithms.forests import (
@@ -31,6 +33,7 @@ from algorithms.forests import (
     exact_decode,
     forest_kernel,
     kernel_estimate,
+    knn_decode,
     nystrom,
     sample_in_boxes,
 )
@@ -158,7 +161,9 @@ def _decoder_check(ctx: Context, *, sabotage: bool) -> Outcome:
     def test(inst):
         seed, n, with_categorical = inst
         rng = np.random.default_rng(seed)
-        X = rng.random((n, 3))
+        # numeric columns on ranges that are neither [0, 1] nor of unit length, so that a dropped
+        # offset or scale in the solver's coordinates shows
+        X = rng.random((n, 3)) * [2.0, 0.5, 1.0] + [3.0, -1.0, 0.0]
         categorical = np.array([False, False, with_categorical])
         if with_categorical:
             X[:, 2] = rng.integers(0, 4, n)
@@ -182,7 +187,8 @@ def _decoder_check(ctx: Context, *, sabotage: bool) -> Outcome:
 register(Claim(
     id="rf_autoencoder.exact_decoder_feasible", paper=PAPER, origin=Origin.IMPLEMENTATION,
     source="Section 4.1, Eq. 3 (the one-hot and overlap constraints of the ILP)",
-    statement="On forests of 4 trees of depth 3 over 3 features (one optionally categorical), the "
+    statement="On forests of 4 trees of depth 3 over 3 features (numeric ones on [3, 5] and [−1, −0.5], "
+              "the third optionally categorical), the "
               "exact decoder's ILP is solved for every noisy kernel row and the decoded point is "
               "routed by every tree to the leaf the ILP chose",
     kind=Kind.PROPERTY,
@@ -481,34 +487,175 @@ register(Claim(
 def _roundtrip_check(ctx: Context, *, sabotage: bool) -> Outcome:
     rng = ctx.rng("roundtrip")
     X, X_test = _sheet(rng, 120), _sheet(rng, 20)
-    ae = RFAutoencoder(n_components=6, n_estimators=10, random_state=int(rng.integers(2**31))).fit(X)
+    t = 2  # a diffusion time != 1, so that a dropped or misplaced Λᵗ shows
+    ae = RFAutoencoder(n_components=6, n_estimators=10, t=t, random_state=int(rng.integers(2**31))).fit(X)
     K = forest_kernel(ae.partition_, X).toarray()
     K0 = forest_kernel(ae.partition_, X_test, X).toarray()
-    dense = dense_diffusion_map(K, 6)
+    # the reference: LAPACK's eigenpairs of the dense K (signs fixed by the largest-magnitude entry,
+    # the convention of diffusion_map), and Z = √n V Λᵗ written out here from them
+    values, vectors = np.linalg.eigh(K)
+    values, vectors = values[::-1][1:7], vectors[:, ::-1][:, 1:7]
+    vectors = vectors * np.sign(vectors[np.abs(vectors).argmax(axis=0), np.arange(6)])
+    Z = np.sqrt(len(X)) * vectors * values**t
     Z0 = ae.transform(X_test)  # through the leaf weights W = S Πᵀ Z Λ⁻¹
-    reference = nystrom(K0, ae.dmap_)  # through the dense test-to-train kernel
-    truncated = (dense.eigenvectors * dense.eigenvalues) @ dense.eigenvectors.T + 1.0 / len(X)
+    truncated = (vectors * values) @ vectors.T + 1.0 / len(X)
     estimate = kernel_estimate(ae.embedding_, ae.dmap_)
     if sabotage:  # the trivial component dropped from the kernel estimate
         estimate = estimate - 1.0 / len(X)
-    # 1e-8: eigenpairs to ARPACK's machine-precision tolerance, eigenvalues >= 0.05 here, and
-    # K entries <= 1, so both sides carry errors ~1e-12
-    errors = {"nystrom": float(np.abs(Z0 - reference).max()),
-              "eigenvalues": float(np.abs(ae.eigenvalues_ - dense.eigenvalues).max()),
-              "kernel_estimate": float(np.abs(estimate - truncated).max())}
-    return fact(max(errors.values()) <= 1e-8, "Nyström through leaf weights = through K₀; Lanczos = LAPACK; "
-                "k̂(Z) = the rank-(d+1) truncation of K", **errors)
+    # 1e-8: eigenpairs to ARPACK's machine-precision tolerance; the eigenvectors' error is
+    # ~eps·‖K‖ / (eigengap), and the smallest gap among the kept pairs (reported) is 0.02 at seed 0;
+    # K entries <= 1, so every side carries errors far below 1e-8
+    gaps = np.abs(np.diff(np.concatenate([[1.0], values, [np.linalg.eigvalsh(K)[-8]]])))
+    errors = {"embedding": float(np.abs(ae.embedding_ - Z).max()),
+              "nystrom": float(np.abs(Z0 - K0 @ Z / values).max()),
+              "nystrom_function": float(np.abs(nystrom(K0, ae.dmap_) - K0 @ Z / values).max()),
+              "dense_diffusion_map": float(np.abs(dense_diffusion_map(K, 6, t).embedding - Z).max()),
+              "training_rows": float(np.abs(ae.transform(X) - Z).max()),
+              "eigenvalues": float(np.abs(ae.eigenvalues_ - values).max()),
+              "kernel_estimate": float(np.abs(estimate - truncated).max()),
+              "reported_residual": ae.dmap_.residual}
+    ok = max(errors.values()) <= 1e-8
+    return fact(ok, "Z = √n V Λᵗ as LAPACK's; Nyström through leaf weights = K₀ Z Λ⁻¹ and = Z on the "
+                "training rows; k̂(Z) = the rank-(d+1) truncation of K; the reported residual is small",
+                **{k: figure(v, floor=1e-12) for k, v in errors.items()},
+                smallest_eigengap=figure(float(gaps.min()), 3))
 
 
 register(Claim(
     id="rf_autoencoder.nystrom_roundtrip", paper=PAPER, origin=Origin.IMPLEMENTATION,
     source="Section 3 (the diffusion map Z = √n V Λᵗ and Nyström Z₀ = K₀ Z Λ⁻¹) and Section 4.1 "
            "(k̂₀ = Z₀ Λ Z†)",
-    statement="For a 10-tree RFAE with d_Z = 6 on 120 sheet points, the estimator's Nyström embedding of "
-              "20 new points equals K₀ Z Λ⁻¹ from the dense kernel, its eigenvalues equal LAPACK's, and "
-              "the kernel estimate of the training embedding equals V Λ Vᵀ + 1/n over the kept pairs",
+    statement="For a 10-tree RFAE with d_Z = 6 and diffusion time t = 2 on 120 sheet points, its "
+              "training embedding equals √n V Λᵗ from LAPACK's eigenpairs of the dense kernel, its "
+              "Nyström embedding of 20 new points equals K₀ Z Λ⁻¹ and that of the training rows equals "
+              "Z, its eigenvalues equal LAPACK's, its reported eigen-residual max |K V − V Λ| is below "
+              "1e-8, and the kernel estimate of the training embedding equals V Λ Vᵀ + 1/n over the "
+              "kept pairs",
     kind=Kind.NUMERIC,
     check=lambda ctx: _roundtrip_check(ctx, sabotage=False),
     control=lambda ctx: _roundtrip_check(ctx, sabotage=True),
     control_description="a kernel estimate without the trivial component 1/n",
+))
+
+
+def _knn_reference(Z0: np.ndarray, Z_train: np.ndarray, synthetic: np.ndarray, k: int,
+                   categorical: np.ndarray) -> np.ndarray:
+    """The k-NN decoder written out: the k nearest training embeddings by Euclidean distance,
+    weights ∝ 1/distance, a weighted mean per numeric column and a weighted vote per categorical
+    one (continuous queries: no distance 0 and no tied vote, almost surely). Training points that
+    share all their leaves have equal embeddings; scikit-learn's search picks the neighbours so
+    that such ties at the k-th distance are broken as in the decoder."""
+    dist, index = NearestNeighbors(n_neighbors=k).fit(Z_train).kneighbors(Z0)
+    w = 1.0 / dist
+    w /= w.sum(axis=1, keepdims=True)
+    neighbours = synthetic[index]  # (m, k, d)
+    decoded = np.einsum("mk,mkd->md", w, neighbours)
+    for j in np.flatnonzero(categorical):
+        labels = np.unique(neighbours[:, :, j])
+        votes = np.stack([(w * (neighbours[:, :, j] == c)).sum(axis=1) for c in labels], axis=1)
+        decoded[:, j] = labels[votes.argmax(axis=1)]
+    return decoded
+
+
+# ---------------------------------------------------------------- rf_autoencoder.mixed_roundtrip
+
+_GRADES = ["low", "mid", "high"]  # a declared category order that is not alphabetical
+
+
+def _mixed_frame(rng: np.random.Generator, n: int) -> pd.DataFrame:
+    u = rng.random(n)
+    return pd.DataFrame({
+        "size": u + 0.05 * rng.normal(size=n),
+        "grade": pd.Categorical(np.array(_GRADES)[np.minimum((3 * u).astype(int), 2)], categories=_GRADES),
+        "city": np.where(rng.random(n) < u, "Rome", "Oslo"),
+        "member": rng.random(n) > u,
+        "count": rng.integers(0, 5, n),
+    })
+
+
+def _codes(frame: pd.DataFrame) -> np.ndarray:
+    """Our own encoding: declared category order, sorted labels for strings, False < True."""
+    return np.column_stack([frame["size"].to_numpy(), frame["grade"].cat.codes.to_numpy(),
+                            (frame["city"] == "Rome").to_numpy(), frame["member"].to_numpy(),
+                            frame["count"].to_numpy()]).astype(np.float64)
+
+
+def _mixed_check(ctx: Context, *, sabotage: bool) -> Outcome:
+    rng = ctx.rng("mixed")
+    frame, test = _mixed_frame(rng, 150), _mixed_frame(rng, 40)
+    seed = int(rng.integers(2**31))
+    k = 5  # k > 1 and below n: a decoder that ignores or caps k shows
+    ae = RFAutoencoder(n_components=3, n_estimators=10, k=k, random_state=seed).fit(frame)
+    if sabotage:  # a code-to-label mix-up: the fitted category table of "grade" reversed
+        ae.categories_["grade"] = ae.categories_["grade"][::-1]
+    # the same estimator fitted on our integer codes: the same forest, hence the same embedding
+    plain = RFAutoencoder(n_components=3, n_estimators=10, k=k, random_state=seed).fit(_codes(frame))
+    Z = ae.transform(test)
+    decoded = ae.inverse_transform(Z)
+    expected = _knn_reference(Z, ae.embedding_, ae.synthetic_, k, ae.categorical_)
+    expected[:, 4] = np.round(expected[:, 4])  # an integer column comes back rounded
+    figures = {"embedding_vs_codes": float(np.abs(ae.embedding_ - plain.embedding_).max()),
+               "transform_vs_codes": float(np.abs(Z - plain.transform(_codes(test))).max()),
+               "decoded_vs_knn_reference": float(np.abs(_codes(decoded) - expected).max())}
+    same_frame = list(decoded.columns) == list(frame.columns) and decoded.dtypes.equals(frame.dtypes)
+    # 1e-9: both fits see identical float64 inputs and seeds, so they differ by BLAS order at most;
+    # the decoded numbers are convex combinations of 5 synthetic values in [−0.2, 4.2]
+    ok = same_frame and max(figures.values()) <= 1e-9
+    return fact(ok, "a mixed DataFrame is encoded as its category codes and decoded back to the "
+                "k-NN decoder's labels with its columns and dtypes",
+                same_columns_and_dtypes=float(same_frame),
+                **{k: figure(v, floor=1e-12) for k, v in figures.items()})
+
+
+register(Claim(
+    id="rf_autoencoder.mixed_roundtrip", paper=PAPER, origin=Origin.IMPLEMENTATION,
+    source="Section 5 (mixed tabular data: continuous and categorical features) and Section 4.3 (the "
+           "k-NN decoder's categorical vote)",
+    statement="For an RFAE (10 trees, d_Z = 3, k = 5) fitted on a 150-row DataFrame with a float, an "
+              "ordered categorical (declared order low < mid < high), a string, a bool and an int "
+              "column, the embedding and the Nyström embedding of 40 new rows equal those of the same "
+              "estimator fitted on the integer codes we compute ourselves, and the decoded DataFrame "
+              "has the input's columns and dtypes and re-encodes to the inverse-distance-weighted mean "
+              "(numeric) and weighted vote (categorical) of the 5 nearest training points' synthetic rows",
+    kind=Kind.NUMERIC,
+    check=lambda ctx: _mixed_check(ctx, sabotage=False),
+    control=lambda ctx: _mixed_check(ctx, sabotage=True),
+    control_description="a fitted model whose category table for the 'grade' column is reversed (codes "
+                        "mapped to the wrong labels, in encoding and decoding)",
+))
+
+
+# ---------------------------------------------------------------- rf_autoencoder.knn_decoder_weights
+
+
+def _knn_weights_check(ctx: Context, *, sabotage: bool) -> Outcome:
+    rng = ctx.rng("knn_weights")
+    worst = 0.0
+    for _ in range(ctx.pick(5, 40)):
+        n, m, k = 60, 25, 7
+        Z_train, Z0 = rng.normal(size=(n, 2)), rng.normal(size=(m, 2))
+        synthetic = rng.normal(size=(n, 3))
+        synthetic[:, 2] = rng.integers(0, 3, n)
+        categorical = np.array([False, False, True])
+        used = Z_train[rng.permutation(n)] if sabotage else Z_train
+        decoded = knn_decode(Z0, used, synthetic, k=k, categorical=categorical, rng=rng)
+        reference = _knn_reference(Z0, Z_train, synthetic, k, categorical)
+        worst = max(worst, float(np.abs(decoded - reference).max()))
+    # 1e-10: each entry is a convex combination of 7 standard normals, so round-off is ~1e-15
+    return fact(worst <= 1e-10, "the k-NN decoder is the inverse-distance-weighted mean (numeric) and the "
+                "weighted vote (categorical) of the k nearest rows", max_error=figure(worst, floor=1e-12))
+
+
+register(Claim(
+    id="rf_autoencoder.knn_decoder_weights", paper=PAPER, origin=Origin.IMPLEMENTATION,
+    source="Section 4.3 (the k-NN decoder: inverse-diffusion-distance weights, weighted mean for "
+           "continuous features, weighted majority vote for categorical ones)",
+    statement="For 60 training embeddings in R², 25 query embeddings and k = 7 (Gaussian draws), the "
+              "k-NN decoder's numeric columns equal the mean of the 7 nearest synthetic rows weighted by "
+              "inverse Euclidean distance, and its categorical column equals their weighted majority vote",
+    kind=Kind.NUMERIC,
+    check=lambda ctx: _knn_weights_check(ctx, sabotage=False),
+    control=lambda ctx: _knn_weights_check(ctx, sabotage=True),
+    control_description="training embeddings permuted against their synthetic rows (the pairing of a "
+                        "neighbour with its row broken)",
 ))

@@ -188,7 +188,8 @@ class RFAutoencoder(TransformerMixin, BaseEstimator):
         return self
 
     def _fit(self, X: Any, y: Any, *, maxiters: int | None) -> bool:
-        """Fit; with ``maxiters`` set, ARPACK is capped and not replaced: returns whether it converged."""
+        """Fit; with ``maxiters`` set, ARPACK is capped and not replaced: returns whether the eigenpairs
+        converged (ARPACK's criterion, or the dense fallback when ``maxiters`` is None)."""
         self._check_params()
         X_enc = self._encode(X, fitting=True)
         n = X_enc.shape[0]
@@ -218,10 +219,10 @@ class RFAutoencoder(TransformerMixin, BaseEstimator):
         self.low_, self.high_ = X_enc.min(axis=0), X_enc.max(axis=0)
         K = forest_kernel(self.partition_, X_enc)
         dmap = diffusion_map(K, int(self.n_components), int(self.t), seed=seed, maxiters=maxiters)
-        converged = dmap.converged
-        if not converged and maxiters is None:  # ARPACK gave up: fall back to the dense solver
+        if not dmap.converged and maxiters is None:  # ARPACK gave up: fall back to the dense solver
             warnings.warn("ARPACK did not converge; using a dense eigendecomposition", stacklevel=2)
             dmap = dense_diffusion_map(K, int(self.n_components), int(self.t))
+        converged = dmap.converged  # the dense (LAPACK) fallback is exact: it counts as converged
         self.dmap_: DiffusionMap = dmap
         self.embedding_ = dmap.embedding
         self.eigenvalues_ = dmap.eigenvalues
