@@ -67,3 +67,12 @@ def test_overlap_flow_diverges_with_a_huge_step():
     p = SingleLocationProblem(d=6, L=4, gamma=0.6, beta=0.5)
     sol = solve(p, OverlapFlow(lr=100.0), seed=0)
     assert sol.retcode is RetCode.Diverged and sol.value == float("inf")
+
+
+def test_overlap_flow_is_not_success_on_the_unlocated_plateau():
+    # frozen instance, start with p(μ) ≈ 1e-10: the raw speed (~1e-9) is below tol, but no stationary point
+    problem = SingleLocationProblem(d=60, L=404, gamma=0.6)
+    start = solve(problem, OverlapFlow(lr=0.05), seed=0, maxiters=0).x
+    assert float(np.abs(overlap_velocity(problem, list(start))).max()) < 1e-8
+    sol = solve(problem, OverlapFlow(lr=0.05), seed=0, maxiters=300)
+    assert sol.retcode is RetCode.MaxIters
