@@ -18,7 +18,10 @@ For a linear model and λ = 0 the first update is already the minimum-norm inter
 ``lambda_schedule`` is a float (every iteration) or a tuple (λ_0, λ_1, ...; the last repeats),
 entries >= 0 or ``math.inf`` (skip the projection, a pure descent epoch);
 :func:`strength_schedule` builds the paper's decaying schedule. Convergence criterion: the
-iteration moved θ by at most ``tol``·(1 + ‖θ‖) (default 1e-10), ``maxiters`` default 1000.
+iteration moved θ by at most ``tol``·(1 + ‖θ‖) (default 1e-10), counted only at an iteration
+that projected or after which no projection is scheduled (a pure descent epoch that does not
+move, e.g. at an interpolator, says nothing about the projections still to come);
+``maxiters`` default 1000.
 
 References
 ----------
@@ -82,9 +85,13 @@ def orthogonal_gradient_step(theta: torch.Tensor, gradients: torch.Tensor, lam: 
     if not isinstance(gradients, torch.Tensor) or gradients.ndim != 2 or gradients.shape[1] != theta.numel():
         shape = tuple(gradients.shape) if isinstance(gradients, torch.Tensor) else type(gradients).__name__
         raise ValueError(f"gradients must be a torch tensor of shape (k, {theta.numel()}), got {shape}")
+    if not bool(torch.isfinite(theta).all()):
+        raise ValueError("theta must have finite entries, got NaN or inf")
+    if gradients.is_complex() or not bool(torch.isfinite(gradients).all()):
+        raise ValueError("gradients must be real with finite entries, got complex, NaN or inf values")
     if math.isinf(lam):
         return theta.clone()
-    gradients = gradients.to(theta.dtype)
+    gradients = gradients.to(theta.dtype)  # integer gradients are promoted to θ's float dtype
     if gradients.shape[0] == 0:
         return theta - theta / (1.0 + lam)
     _, singular, basis = torch.linalg.svd(gradients, full_matrices=False)
@@ -151,6 +158,12 @@ class MinNormOG(Algorithm):
             raise ValueError(f"n_pert must be a positive int or None, got {self.n_pert!r}")
         check_descent_hyperparameters(self.lr, self.optimizer)
 
+    def projects_after(self, t: int) -> bool:
+        """Whether some iteration after ``t`` projects (λ < ∞; the last entry of a tuple repeats)."""
+        if isinstance(self.lambda_schedule, tuple):
+            return any(not math.isinf(v) for v in self.lambda_schedule[t + 1:] or self.lambda_schedule[-1:])
+        return not math.isinf(self.lambda_schedule)
+
     def lam(self, t: int) -> float:
         """λ_t (the last entry of a tuple schedule repeats)."""
         if isinstance(self.lambda_schedule, tuple):
@@ -171,8 +184,12 @@ def _solve(problem: UnlearningProblem, algorithm: MinNormOG, options: SolveOptio
         if algorithm.n_pert is not None and algorithm.n_pert < problem.n_retain:
             X = X_retain[torch.as_tensor(rng.choice(problem.n_retain, algorithm.n_pert, replace=False))]
         stats.projections += 1
-        return orthogonal_gradient_step(theta, problem.jacobian(theta, X), lam)
+        gradients = problem.jacobian(theta, X)
+        if not bool(torch.isfinite(gradients).all()):  # overflowing model gradients: reported as Diverged
+            return torch.full_like(theta, math.nan)
+        return orthogonal_gradient_step(theta, gradients, lam)
 
     return run_descent(problem, algorithm, options, start_theta=problem.params,
                        objective=lambda theta, _t: problem.loss(theta, problem.retain),
-                       default_maxiters=1000, default_tol=1e-10, before_step=project, criterion="step")
+                       default_maxiters=1000, default_tol=1e-10, before_step=project, criterion="step",
+                       may_stop=lambda t: not math.isinf(algorithm.lam(t)) or not algorithm.projects_after(t))

@@ -300,14 +300,15 @@ def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOption
                 start_theta: torch.Tensor, objective: Callable[[torch.Tensor, int], torch.Tensor],
                 default_maxiters: int, default_tol: float,
                 before_step: Callable[[torch.Tensor, int, UnlearningStats], torch.Tensor] | None = None,
-                criterion: str = "gradient") -> Solution:
+                criterion: str = "gradient", may_stop: Callable[[int], bool] | None = None) -> Solution:
     """The loop every iterative method of the family shares.
 
     Each iteration ``k``: optionally ``theta = before_step(theta, k, stats)`` (MinNorm-OG's
     projection), then one step of ``algorithm.optimizer`` (``"sgd"`` or ``"adam"``, learning
     rate ``algorithm.lr``) on ``objective(theta, k)``. ``criterion="gradient"``: ``Success``
     once ‖∇objective‖ <= tol before a step; ``criterion="step"``: once the iteration moved θ by
-    at most tol·(1 + ‖θ‖) (float32 problems: the default tol is at least 1e-5). ``Diverged`` on a
+    at most tol·(1 + ‖θ‖) (float32 problems: the default tol is at least 1e-5), counted only at the
+    iterations ``k`` where ``may_stop(k)`` holds (default: all). ``Diverged`` on a
     non-finite or blown-up iterate, ``MaxIters`` at the cap, ``Terminated`` when the callback asks.
     """
     begin = time.perf_counter()
@@ -351,7 +352,8 @@ def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOption
             if monitor.record(iteration=k + 1, objective=float(value), grad_norm=grad_norm, step=moved):
                 retcode = RetCode.Terminated
                 break
-            if criterion == "step" and moved <= tol * (1.0 + float(torch.linalg.vector_norm(previous))):
+            if (criterion == "step" and (may_stop is None or may_stop(k))
+                    and moved <= tol * (1.0 + float(torch.linalg.vector_norm(previous)))):
                 retcode = RetCode.Success
                 break
     finally:

@@ -72,3 +72,16 @@ def test_n_pert_subsamples_under_the_seed():
     first, again = solve(prob, algo, maxiters=2, seed=5), solve(prob, algo, maxiters=2, seed=5)
     other = solve(prob, algo, maxiters=2, seed=6)
     assert torch.equal(first.x, again.x) and not torch.equal(first.x, other.x)
+
+
+def test_a_still_descent_epoch_does_not_stop_before_a_scheduled_projection():
+    # at an interpolator a pure descent epoch does not move θ; Success must wait for the projection
+    prob = linear_task(n=6, d=10, n_forget=2, seed=0)
+    sol = solve(prob, MinNormOG(lambda_schedule=(math.inf, 0.0)))
+    assert sol.retcode is RetCode.Success and sol.stats.projections >= 1
+    assert torch.allclose(sol.x, retrained_min_norm(prob), atol=1e-10)
+    schedule = strength_schedule(0.5, 0.5, 6, period=2, final_descent=1)
+    sol = solve(prob, MinNormOG(lambda_schedule=schedule, lr=0.01))
+    assert sol.retcode is RetCode.Success and sol.stats.projections == 3
+    assert not MinNormOG(lambda_schedule=(1.0, math.inf)).projects_after(0)
+    assert MinNormOG(lambda_schedule=(math.inf, 1.0)).projects_after(5)
