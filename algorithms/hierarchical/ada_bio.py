@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
-from algorithms.hierarchical._loop import DEFAULT_MAXITERS, checked, norm, run
-from algorithms.hierarchical.ada_minimax import ada_parameters, check_rate, momentum_update
+from algorithms.hierarchical._loop import DEFAULT_MAXITERS, checked, run
+from algorithms.hierarchical.ada_minimax import adaptive_x_step, check_rate
 from algorithms.hierarchical.neumann import neumann_hypergradient, neumann_terms
 from algorithms.hierarchical.problems import BilevelProblem
 
@@ -70,16 +70,7 @@ def _solve(problem: BilevelProblem, algorithm: AdaBiO, options: SolveOptions) ->
         gy = checked("lower_grad", problem.lower_oracle(x, y, rng), y)
         stats.grad_calls += 3
         stats.hess_calls += calls + more
-        previous = state["noise_sum"]
-        state["noise_sum"] = previous + norm(gx - gx_other) ** 2
-        state["lower_sum"] += norm(gy) ** 2
-        alpha_t, lr_x_t, lr_y_t = ada_parameters(
-            t, state["noise_sum"], previous, state["lower_sum"], lr_x=algorithm.lr_x,
-            lr_y=algorithm.lr_y, alpha=algorithm.alpha, gamma=algorithm.gamma)
-        m = momentum_update(state["m"], gx, alpha_t)
-        state["m"] = m
-        m_norm = norm(m)
-        x_new = x - (lr_x_t / m_norm) * m if m_norm > 0 else x
+        x_new, _, alpha_t, lr_x_t, lr_y_t = adaptive_x_step(state, algorithm, t, x, gx, gx_other, gy)
         return (x_new.astype(x.dtype), (y - lr_y_t * gy).astype(y.dtype),
                 {"alpha_t": alpha_t, "lr_x": lr_x_t, "lr_y": lr_y_t, "neumann_terms": terms})
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -107,6 +108,25 @@ class AdaMinimax(Algorithm):
             object.__setattr__(self, name, check_rate(name, getattr(self, name)))
 
 
+def adaptive_x_step(state: dict, algorithm: Any, t: int, x: np.ndarray, gx: np.ndarray, gx_other: np.ndarray,
+                    gy: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float, float]:
+    """The upper-level step Ada-Minimax and Ada-BiO share: add the two-sample noise estimate
+    ‖g_x − g_x'‖² and ‖g_y‖² to the running sums in ``state``, set (α_t, η_x,t, η_y,t) from them
+    (:func:`ada_parameters`), update the momentum m_t and take the normalized step
+    x − η_x,t m_t/‖m_t‖. Returns ``(x_new, m_t, α_t, η_x,t, η_y,t)``."""
+    previous = state["noise_sum"]
+    state["noise_sum"] = previous + norm(gx - gx_other) ** 2
+    state["lower_sum"] += norm(gy) ** 2
+    alpha_t, lr_x_t, lr_y_t = ada_parameters(
+        t, state["noise_sum"], previous, state["lower_sum"], lr_x=algorithm.lr_x,
+        lr_y=algorithm.lr_y, alpha=algorithm.alpha, gamma=algorithm.gamma)
+    m = momentum_update(state["m"], gx, alpha_t)
+    state["m"] = m
+    m_norm = norm(m)
+    x_new = x - (lr_x_t / m_norm) * m if m_norm > 0 else x
+    return x_new, m, alpha_t, lr_x_t, lr_y_t
+
+
 @_dispatch
 def _solve(problem: MinimaxProblem, algorithm: AdaMinimax, options: SolveOptions) -> Solution:
     stats = Stats()
@@ -118,16 +138,7 @@ def _solve(problem: MinimaxProblem, algorithm: AdaMinimax, options: SolveOptions
         stats.grad_calls += 2
         gx, gy = checked("g_x", gx, x), checked("g_y", gy, y)
         gx_other = checked("g_x", gx_other, x)
-        previous = state["noise_sum"]
-        state["noise_sum"] = previous + norm(gx - gx_other) ** 2
-        state["lower_sum"] += norm(gy) ** 2
-        alpha_t, lr_x_t, lr_y_t = ada_parameters(
-            t, state["noise_sum"], previous, state["lower_sum"], lr_x=algorithm.lr_x,
-            lr_y=algorithm.lr_y, alpha=algorithm.alpha, gamma=algorithm.gamma)
-        m = momentum_update(state["m"], gx, alpha_t)
-        state["m"] = m
-        m_norm = norm(m)
-        x_new = x - (lr_x_t / m_norm) * m if m_norm > 0 else x
+        x_new, m, alpha_t, lr_x_t, lr_y_t = adaptive_x_step(state, algorithm, t, x, gx, gx_other, gy)
         y_new = y + lr_y_t * gy
         # x, y, g_x and m of iteration t: what Lemma 5.3's recursion is stated in
         return (x_new.astype(x.dtype), y_new.astype(y.dtype),
