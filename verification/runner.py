@@ -23,6 +23,7 @@ guard. ``dask_address`` sends them to a Dask cluster instead.
 
 from __future__ import annotations
 
+import os
 import queue
 import subprocess
 import sys
@@ -135,13 +136,19 @@ def _timeout_result(claim: Claim, seed: int, budget: float) -> ClaimResult:
                        reason=f"stopped: exceeded its time budget of {budget:.0f} s", seconds=budget)
 
 
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
 class _Worker:
     """One worker interpreter; a reader thread turns its replies into queue items."""
 
-    def __init__(self, replies: queue.Queue) -> None:
+    def __init__(self, replies: queue.Queue, threads: int) -> None:
+        # N workers share the machine's cores: each gets cores/N BLAS/OpenMP threads (unless the
+        # user set them), since oversubscribed torch threads slow a claim several-fold
+        env = {**os.environ, **{name: str(threads) for name in _THREAD_VARIABLES if name not in os.environ}}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "verification._worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         _worker.send(self.process.stdin, list(sys.path))
         self.claim: Claim | None = None
         self.started = 0.0
@@ -175,7 +182,8 @@ def _run_local(claims: list[Claim], seed: int, profile: str, out: str | None, jo
                on_result: Callable[[ClaimResult], None]) -> None:
     replies: queue.Queue = queue.Queue()
     pending = list(claims)
-    workers = [_Worker(replies) for _ in range(min(jobs, len(claims)))]
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    workers = [_Worker(replies, threads) for _ in range(min(jobs, len(claims)))]
     try:
         while pending or any(w.claim for w in workers):
             for worker in workers:
@@ -191,7 +199,7 @@ def _run_local(claims: list[Claim], seed: int, profile: str, out: str | None, jo
                 if reply is None:  # the interpreter died
                     on_result(_crash_result(worker.claim, seed))
                     worker.stop(kill=True)
-                    workers[i] = _Worker(replies)
+                    workers[i] = _Worker(replies, threads)
                 else:
                     on_result(ClaimResult(**reply))
                     worker.claim = None
@@ -202,7 +210,7 @@ def _run_local(claims: list[Claim], seed: int, profile: str, out: str | None, jo
                 if time.perf_counter() - worker.started > budget:
                     on_result(_timeout_result(worker.claim, seed, budget))
                     worker.stop(kill=True)
-                    workers[i] = _Worker(replies)
+                    workers[i] = _Worker(replies, threads)
     finally:
         for worker in workers:
             worker.stop()
