@@ -1,0 +1,183 @@
+"""DesignX's two agents as small torch modules.
+
+Agent 1 (:class:`WorkflowGenerator`, π_φ): the 13 problem features are embedded into a start
+token; module tokens are embedded (a learned table over :data:`~algorithms.blackbox.grammar.TOKENS`),
+cosine positional codes are added, a causal Transformer encoder (GPT-2 style, ``layers``
+blocks, ``heads`` heads, width ``hidden``) reads the prefix and a linear head gives logits over
+the modules and the end token. Illegal tokens (``allowed_next`` of the prefix) get −∞ before
+the softmax, so every sampled workflow obeys the grammar; the workflow's log-probability is
+the sum of the steps' (the paper's Eq. 2).
+
+Agent 2 (:class:`HyperparameterController`, π_θ): each module of the workflow is embedded as
+(module embedding + linear map of the 9 progress features O_t) + cosine position; a
+Transformer encoder mixes them; for each CONTROLLABLE module a head gives the mean (sigmoid)
+and log standard deviation of a Normal over ``N_MAX = 3`` numbers, decoded to the module's
+hyperparameters by :func:`~algorithms.blackbox.grammar.decode_action`; a value head (mean-pooled)
+is the PPO critic.
+
+References
+----------
+H. Guo et al. DesignX. NeurIPS 2025, arXiv:2505.17866 (Sections 3.2.1, 3.2.2, Eqs. 1-6).
+
+>>> import torch
+>>> torch.manual_seed(0) and None
+>>> a1 = WorkflowGenerator()
+>>> wf, logp, _ = a1.sample(torch.zeros(13), generator=torch.Generator().manual_seed(0))
+>>> from algorithms.blackbox.grammar import validate
+>>> validate(wf) == wf
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import torch
+from torch import nn
+
+from algorithms._validation import check_positive_int
+from algorithms.blackbox.features import N_FEATURES
+from algorithms.blackbox.grammar import CONFIG_SPACE, END, MODULES, N_MAX, TOKENS, allowed_next
+
+__all__ = ["N_OBS", "HyperparameterController", "WorkflowGenerator", "cosine_positions"]
+
+N_OBS = 9
+MAX_LEN = 12
+_INDEX = {t: i for i, t in enumerate(TOKENS)}
+
+
+def cosine_positions(n: int, hidden: int) -> torch.Tensor:
+    """Sinusoidal position codes, shape ``(n, hidden)`` (Vaswani et al. 2017).
+
+    >>> cosine_positions(3, 4).shape
+    torch.Size([3, 4])
+    """
+    check_positive_int("n", n)
+    if check_positive_int("hidden", hidden) % 2:
+        raise ValueError(f"hidden must be even, got {hidden}")
+    pos = torch.arange(n, dtype=torch.float32)[:, None]
+    i = torch.arange(0, hidden, 2, dtype=torch.float32)
+    angle = pos / (10000 ** (i / hidden))
+    out = torch.zeros(n, hidden)
+    out[:, 0::2] = torch.sin(angle)
+    out[:, 1::2] = torch.cos(angle[:, : hidden // 2])
+    return out
+
+
+def _encoder(hidden: int, heads: int, layers: int) -> nn.TransformerEncoder:
+    layer = nn.TransformerEncoderLayer(hidden, heads, dim_feedforward=2 * hidden, dropout=0.0,
+                                       batch_first=True, norm_first=True)
+    return nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+
+
+def _check_sizes(hidden: int, heads: int, layers: int) -> None:
+    check_positive_int("hidden", hidden)
+    check_positive_int("heads", heads)
+    check_positive_int("layers", layers)
+    if hidden % heads or hidden % 2:
+        raise ValueError(f"hidden must be even and divisible by heads, got hidden={hidden}, heads={heads}")
+
+
+class WorkflowGenerator(nn.Module):
+    """Agent 1: problem features -> a grammar-valid workflow, token by token."""
+
+    def __init__(self, hidden: int = 32, heads: int = 2, layers: int = 1) -> None:
+        super().__init__()
+        _check_sizes(hidden, heads, layers)
+        self.hidden = hidden
+        self.feature = nn.Linear(N_FEATURES, hidden)
+        self.token = nn.Embedding(len(TOKENS), hidden)
+        self.body = _encoder(hidden, heads, layers)
+        self.head = nn.Linear(hidden, len(TOKENS))
+        self.register_buffer("pos", cosine_positions(MAX_LEN + 1, hidden), persistent=False)
+
+    def logits(self, features: torch.Tensor, prefix: Sequence[str]) -> torch.Tensor:
+        """Unmasked next-token logits after ``prefix``, shape ``(len(TOKENS),)``."""
+        start = self.feature(features.reshape(1, N_FEATURES))
+        if prefix:
+            ids = torch.tensor([_INDEX[t] for t in prefix])
+            seq = torch.cat([start, self.token(ids)], 0)
+        else:
+            seq = start
+        n = seq.shape[0]
+        seq = (seq + self.pos[:n])[None]
+        causal = torch.triu(torch.full((n, n), float("-inf")), 1)
+        return self.head(self.body(seq, mask=causal)[0, -1])
+
+    def masked_distribution(self, features: torch.Tensor, prefix: Sequence[str]
+                            ) -> torch.distributions.Categorical:
+        allowed = allowed_next(tuple(prefix))
+        if len(prefix) >= MAX_LEN - 1 and END in allowed:
+            allowed = frozenset({END})
+        mask = torch.tensor([t in allowed for t in TOKENS])
+        logits = self.logits(features, prefix).masked_fill(~mask, float("-inf"))
+        return torch.distributions.Categorical(logits=logits)
+
+    def sample(self, features: torch.Tensor, *, generator: torch.Generator | None = None, greedy: bool = False
+               ) -> tuple[tuple[str, ...], torch.Tensor, torch.Tensor]:
+        """A workflow, its log-probability (with gradient) and the summed entropy."""
+        features = torch.as_tensor(features, dtype=torch.float32)
+        prefix: list[str] = []
+        logp = torch.zeros(())
+        entropy = torch.zeros(())
+        while True:
+            dist = self.masked_distribution(features, prefix)
+            if greedy:
+                k = int(torch.argmax(dist.probs))
+            else:
+                k = int(torch.multinomial(dist.probs, 1, generator=generator))
+            logp = logp + dist.log_prob(torch.tensor(k))
+            entropy = entropy + dist.entropy()
+            token = TOKENS[k]
+            if token == END:
+                return tuple(prefix), logp, entropy
+            prefix.append(token)
+
+    def log_prob(self, features: torch.Tensor, workflow: Sequence[str]) -> torch.Tensor:
+        """log π_φ(workflow | features), the sum over the steps including the end token."""
+        features = torch.as_tensor(features, dtype=torch.float32)
+        total = torch.zeros(())
+        seq = [*workflow, END]
+        for i, token in enumerate(seq):
+            total = total + self.masked_distribution(features, seq[:i]).log_prob(torch.tensor(_INDEX[token]))
+        return total
+
+
+class HyperparameterController(nn.Module):
+    """Agent 2: (workflow, progress features O_t) -> Normal over each controllable module's actions."""
+
+    def __init__(self, hidden: int = 32, heads: int = 2, layers: int = 1) -> None:
+        super().__init__()
+        _check_sizes(hidden, heads, layers)
+        self.hidden = hidden
+        self.module = nn.Embedding(len(MODULES), hidden)
+        self.obs = nn.Linear(N_OBS, hidden)
+        self.body = _encoder(hidden, heads, layers)
+        self.mu = nn.Linear(hidden, N_MAX)
+        self.log_std = nn.Linear(hidden, N_MAX)
+        self.value = nn.Linear(hidden, 1)
+        self.register_buffer("pos", cosine_positions(MAX_LEN, hidden), persistent=False)
+
+    def forward(self, workflow: Sequence[str], obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor,
+                                                                             torch.Tensor]:
+        """Means (in (0, 1)) and stds for the controllable modules, shape ``(T, M_c, N_MAX)``, and
+        values ``(T,)``, for a batch of observations ``obs`` of shape ``(T, 9)``."""
+        obs = torch.as_tensor(obs, dtype=torch.float32).reshape(-1, N_OBS)
+        ids = torch.tensor([MODULES.index(m) for m in workflow])
+        x = self.module(ids)[None] + self.obs(obs)[:, None, :] + self.pos[: len(workflow)][None]
+        h = self.body(x)
+        ctrl = torch.tensor([i for i, m in enumerate(workflow) if m in CONFIG_SPACE], dtype=torch.long)
+        hc = h[:, ctrl]
+        mean = torch.sigmoid(self.mu(hc))
+        std = torch.exp(torch.clamp(self.log_std(hc), -4.0, 0.0)) * 0.5
+        return mean, std, self.value(h.mean(1)).squeeze(-1)
+
+    def controllable(self, workflow: Sequence[str]) -> tuple[str, ...]:
+        return tuple(m for m in workflow if m in CONFIG_SPACE)
+
+
+def initial_log_std_bias(model: HyperparameterController, value: float = math.log(0.3)) -> None:
+    """Set the log-std head's bias (a starting exploration level for training)."""
+    with torch.no_grad():
+        model.log_std.bias.fill_(value)

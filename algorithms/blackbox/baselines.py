@@ -1,0 +1,278 @@
+"""Hand-crafted baselines under the same budget and counting: scipy DE, CMA-ES, PSO, random search.
+
+Every baseline reaches the objective only through the budget-capped
+:class:`~algorithms.blackbox.problem.Evaluator`, so ``stats.f_calls`` counts exactly the same
+thing as for DesignX, and no baseline ever evaluates past the budget.
+
+* :class:`ScipyDE`: ``scipy.optimize.differential_evolution`` (``vectorized=True``,
+  ``updating="deferred"``, ``polish=False`` so that no L-BFGS-B evaluations are spent outside
+  the count, ``tol = atol = 0``); the wrapped objective raises an internal stop once the budget
+  is spent (or the target reached) and the best point the evaluator saw is returned.
+* :class:`CMAES`: ``cma`` (pycma) ask/tell with box bounds, x0 uniform in the box, σ0 =
+  ``sigma0``·mean width, default population size, restarted from a fresh x0 when pycma's own
+  termination criteria fire, until the budget is spent.
+* :class:`PSO`: inertia-weight PSO (w = 0.7298, c1 = c2 = 1.49618, Clerc-Kennedy's values),
+  swarm of 40, clipping, built from the same components as the modular space.
+* :class:`RandomSearch`: uniform samples in batches of ``batch``.
+
+Retcodes as everywhere in the family: ``MaxIters`` when the budget (or ``maxiters``) ends,
+``Success`` only if the problem's ``target`` is reached, ``Diverged`` if no finite value was seen.
+
+References
+----------
+R. Storn, K. Price 1997 (DE); N. Hansen, A. Ostermeier 2001 (CMA-ES), pycma; J. Kennedy,
+R. Eberhart 1995, M. Clerc, J. Kennedy 2002 (PSO); H. Guo et al. DesignX, arXiv:2505.17866
+(Section 4, the baselines).
+
+>>> import numpy as np
+>>> from algorithms import solve
+>>> from algorithms.blackbox import bbob_problem
+>>> p = bbob_problem(1, 6, 3, 600)
+>>> [solve(p, alg, seed=0).stats.f_calls for alg in (ScipyDE(), CMAES(), PSO(), RandomSearch())]
+[600, 600, 600, 600]
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from algorithms._validation import check_choice, check_positive, check_positive_int
+from algorithms.blackbox.modular import RunResult, WorkflowPlan, finish, run_workflow
+from algorithms.blackbox.problem import BlackBoxProblem, Evaluator
+from algorithms.core import Algorithm, IterationMonitor, Solution, SolveOptions, _dispatch
+
+__all__ = ["CMAES", "PSO", "RandomSearch", "ScipyDE"]
+
+
+class _Stop(Exception):
+    """Raised inside a wrapped backend's objective when the budget is spent or the target reached."""
+
+
+def _range01(name: str, value, lo: float, hi: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not lo <= value <= hi:
+        raise ValueError(f"{name} must be a number in [{lo}, {hi}], got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class ScipyDE(Algorithm):
+    """scipy's differential evolution: ``strategy``, ``popsize`` (× d), ``mutation`` (float or
+    (lo, hi) dithering), ``recombination``, ``init``."""
+
+    strategy: str = "best1bin"
+    popsize: int = 15
+    mutation: float | tuple[float, float] = (0.5, 1.0)
+    recombination: float = 0.7
+    init: str = "latinhypercube"
+
+    def __post_init__(self) -> None:
+        check_choice("strategy", self.strategy, ("best1bin", "rand1bin", "best1exp", "rand1exp", "rand2bin",
+                                                 "best2bin", "currenttobest1bin", "randtobest1bin"))
+        check_positive_int("popsize", self.popsize)
+        if isinstance(self.mutation, tuple):
+            if len(self.mutation) != 2 or not 0 <= self.mutation[0] <= self.mutation[1] <= 2:
+                raise ValueError(f"mutation must be a float in [0, 2] or a pair 0 <= lo <= hi <= 2, "
+                                 f"got {self.mutation!r}")
+        else:
+            _range01("mutation", self.mutation, 0.0, 2.0)
+        _range01("recombination", self.recombination, 0.0, 1.0)
+        check_choice("init", self.init, ("latinhypercube", "sobol", "halton", "random"))
+
+
+@_dispatch
+def _solve(problem: BlackBoxProblem, algorithm: ScipyDE, options: SolveOptions) -> Solution:
+    from scipy.optimize import differential_evolution
+
+    ev = Evaluator(problem)
+    monitor = IterationMonitor(options, total=options.maxiters or 0, desc="ScipyDE")
+    trace, stop = [], "budget"
+
+    def fun(xs: np.ndarray) -> np.ndarray:
+        if ev.exhausted or ev.target_reached():
+            raise _Stop
+        values = ev(np.atleast_2d(xs.T))
+        return np.where(np.isfinite(values), values, np.finfo(float).max)
+
+    def callback(intermediate_result) -> bool:
+        record = {"iteration": len(trace) + 1, "evaluations": ev.evaluations, "best_value": ev.best_value}
+        trace.append(record)
+        return bool(monitor.record(**record))
+
+    maxiter = options.maxiters if options.maxiters is not None else 10**9
+    bounds = list(zip(problem.lower.astype(float), problem.upper.astype(float)))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = differential_evolution(fun, bounds, strategy=algorithm.strategy, maxiter=maxiter,
+                                         popsize=algorithm.popsize, tol=0.0, atol=0.0,
+                                         mutation=algorithm.mutation, recombination=algorithm.recombination,
+                                         rng=options.seed, polish=False,
+                                         init=algorithm.init, updating="deferred", vectorized=True,
+                                         callback=callback)
+        stop = "callback" if "callback" in str(res.message).lower() else "maxiters"
+    except _Stop:
+        res = None
+        stop = "target" if ev.target_reached() else "budget"
+    finally:
+        monitor.close()
+    if stop == "maxiters" and ev.target_reached():
+        stop = "target"
+    return finish(problem, ev, RunResult(stop, len(trace), 0, trace, np.atleast_2d(problem.lower)), options,
+                  {"backend": res})
+
+
+@dataclass(frozen=True)
+class CMAES(Algorithm):
+    """pycma's CMA-ES with restarts: ``sigma0`` (fraction of the mean box width), ``popsize``
+    (None: pycma's default 4 + ⌊3 ln d⌋)."""
+
+    sigma0: float = 0.25
+    popsize: int | None = None
+
+    def __post_init__(self) -> None:
+        check_positive("sigma0", self.sigma0)
+        if self.popsize is not None:
+            check_positive_int("popsize", self.popsize)
+
+
+@_dispatch
+def _solve(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions) -> Solution:
+    import cma
+
+    ev = Evaluator(problem)
+    rng = np.random.default_rng(options.seed)
+    lo, hi = problem.lower.astype(float), problem.upper.astype(float)
+    sigma = algorithm.sigma0 * float((hi - lo).mean())
+    monitor = IterationMonitor(options, total=options.maxiters or 0, desc="CMAES")
+    trace, stop, restarts = [], "budget", -1
+    x0 = rng.uniform(lo, hi)
+    ev(x0[None])
+    try:
+        while not ev.exhausted and stop == "budget":
+            restarts += 1
+            opts = {"bounds": [lo.tolist(), hi.tolist()], "seed": int(rng.integers(1, 2**31)), "verbose": -9,
+                    "maxfevals": ev.remaining, "tolstagnation": 10**9 if problem.dim > 100 else None}
+            opts = {k: v for k, v in opts.items() if v is not None}
+            if algorithm.popsize is not None:
+                opts["popsize"] = algorithm.popsize
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                es = cma.CMAEvolutionStrategy(x0, sigma, opts)
+                while not es.stop():
+                    if ev.target_reached():
+                        stop = "target"
+                        break
+                    if options.maxiters is not None and len(trace) >= options.maxiters:
+                        stop = "maxiters"
+                        break
+                    if ev.exhausted:
+                        break
+                    X = np.asarray(es.ask())
+                    values = ev(X)
+                    if ev.exhausted and not np.all(np.isfinite(values)):
+                        break
+                    worst = np.finfo(float).max / 1e6
+                    es.tell(list(X), np.where(np.isfinite(values), values, worst).tolist())
+                    record = {"iteration": len(trace) + 1, "evaluations": ev.evaluations,
+                              "best_value": ev.best_value}
+                    trace.append(record)
+                    if monitor.record(**record):
+                        stop = "callback"
+                        break
+            if options.maxiters is not None and len(trace) >= options.maxiters and stop == "budget":
+                stop = "maxiters"
+            x0 = rng.uniform(lo, hi)
+    finally:
+        monitor.close()
+    if ev.target_reached():
+        stop = "target"
+    return finish(problem, ev, RunResult(stop, len(trace), max(restarts, 0), trace, x0[None]), options)
+
+
+@dataclass(frozen=True)
+class PSO(Algorithm):
+    """Inertia-weight PSO: ``w``, ``c1``, ``c2``, swarm size 40 (via the modular space's components)."""
+
+    w: float = 0.7298
+    c1: float = 1.49618
+    c2: float = 1.49618
+    swarm: int = 40
+
+    def __post_init__(self) -> None:
+        _range01("w", self.w, 0.2, 1.0)
+        _range01("c1", self.c1, 0.0, 2.5)
+        _range01("c2", self.c2, 0.0, 2.5)
+        if check_positive_int("swarm", self.swarm) < 2:
+            raise ValueError(f"swarm must be >= 2, got {self.swarm}")
+
+
+@_dispatch
+def _solve(problem: BlackBoxProblem, algorithm: PSO, options: SolveOptions) -> Solution:
+    plan = WorkflowPlan.parse(("init.uniform", "pop.20", "pso.inertia", "bc.clip", "sel.greedy"))
+    hp = {"pso.inertia": {"w": algorithm.w, "c1": algorithm.c1, "c2": algorithm.c2}}
+    ev = Evaluator(problem)
+    monitor = IterationMonitor(options, total=options.maxiters or 0, desc="PSO")
+    try:
+        result = run_workflow(_Sized(plan, algorithm.swarm), ev, np.random.default_rng(options.seed), hp,
+                              maxiters=options.maxiters, monitor=monitor)
+    finally:
+        monitor.close()
+    return finish(problem, ev, result, options)
+
+
+class _Sized:
+    """A plan whose population size is fixed (the PSO swarm), whatever the dimension."""
+
+    def __init__(self, plan: WorkflowPlan, n: int) -> None:
+        self._plan, self._n = plan, n
+
+    def __getattr__(self, name):
+        return getattr(self._plan, name)
+
+    def size(self, dim: int, budget: int) -> int:
+        return int(max(2, min(self._n, budget)))
+
+
+@dataclass(frozen=True)
+class RandomSearch(Algorithm):
+    """Uniform random search in batches of ``batch`` points."""
+
+    batch: int = 100
+
+    def __post_init__(self) -> None:
+        check_positive_int("batch", self.batch)
+
+
+@_dispatch
+def _solve(problem: BlackBoxProblem, algorithm: RandomSearch, options: SolveOptions) -> Solution:
+    ev = Evaluator(problem)
+    rng = np.random.default_rng(options.seed)
+    lo, hi = problem.lower.astype(float), problem.upper.astype(float)
+    monitor = IterationMonitor(options, total=options.maxiters or 0, desc="RandomSearch")
+    trace, stop, X = [], "budget", None
+    try:
+        while True:
+            X = rng.uniform(lo, hi, (min(algorithm.batch, max(ev.remaining, 1)), problem.dim))
+            ev(X)
+            if ev.target_reached():
+                stop = "target"
+                break
+            if ev.exhausted:
+                break
+            if options.maxiters is not None and len(trace) >= options.maxiters:
+                stop = "maxiters"
+                break
+            record = {"iteration": len(trace) + 1, "evaluations": ev.evaluations, "best_value": ev.best_value}
+            trace.append(record)
+            if monitor.record(**record):
+                stop = "callback"
+                break
+    finally:
+        monitor.close()
+    if not trace:
+        trace.append({"iteration": 0, "evaluations": ev.evaluations, "best_value": ev.best_value})
+    return finish(problem, ev, RunResult(stop, len(trace), 0, trace, X), options)
+

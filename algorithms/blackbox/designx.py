@@ -1,0 +1,206 @@
+"""DesignX: Agent 1 designs a workflow for the problem, Agent 2 configures it while it runs.
+
+For a problem p: compute the 13 features F_p from an LHS sample (charged to the budget), let
+Agent 1 generate a workflow A_p = π_φ(F_p) under the grammar mask (greedy decoding at
+inference unless ``stochastic=True``), then run A_p with :func:`~algorithms.blackbox.modular.run_workflow`;
+before every generation Agent 2 maps the progress features O_t to hyperparameters
+C_t = π_θ(O_t | A_p) for the CONTROLLABLE modules (its Normal means at inference, samples
+when ``stochastic=True``). Training (``python -m algorithms.blackbox.train``) uses the
+cooperative episodic objective: REINFORCE for Agent 1 and PPO for Agent 2 on the per-generation
+rewards r_t = (ℓ_{t−1} − ℓ_t) / (ℓ_0 − ℓ_min), ℓ_t = log10(f*_t − f* + 1e-8) the log regret of
+the best-so-far (the paper's reward is the same ratio on f itself, see the note).
+
+Retcodes as for :class:`~algorithms.blackbox.modular.ModularOptimizer`: ``MaxIters`` when the
+budget (or ``maxiters`` generations) ends, ``Success`` only when the problem's ``target`` is
+reached, ``Diverged`` if no finite value was ever seen.
+
+References
+----------
+H. Guo, Z. Ma, Y. Ma, X. Zhang, W.-N. Chen, Y.-J. Gong. DesignX: Human-Competitive Algorithm
+Designer for Black-Box Optimization. NeurIPS 2025, arXiv:2505.17866.
+
+>>> import numpy as np
+>>> from algorithms import solve
+>>> from algorithms.blackbox import DesignX, bbob_problem
+>>> sol = solve(bbob_problem(1, 1, 2, 400), DesignX(), seed=0)
+>>> sol.retcode, sol.stats.f_calls
+(<RetCode.MaxIters: 'MaxIters'>, 400)
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from algorithms._validation import check_bool
+from algorithms.blackbox.agents import HyperparameterController, WorkflowGenerator
+from algorithms.blackbox.features import problem_features
+from algorithms.blackbox.grammar import decode_action
+from algorithms.blackbox.modular import WorkflowPlan, finish, run_workflow
+from algorithms.blackbox.problem import BlackBoxProblem, Evaluator
+from algorithms.core import Algorithm, IterationMonitor, Solution, SolveOptions, _dispatch
+
+__all__ = ["DEFAULT_CHECKPOINT", "DesignX", "Episode", "load_agents", "log_regret_rewards", "run_episode",
+           "save_agents"]
+
+DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "designx.pt"
+#: Agent 2 acts about this many times per run (every ⌈(budget / N) / CONTROL_STEPS⌉ generations);
+#: the paper asks it every generation, which costs one Transformer forward per generation
+CONTROL_STEPS = 25
+
+
+def save_agents(path: str | Path, agent1: WorkflowGenerator, agent2: HyperparameterController,
+                meta: dict[str, Any] | None = None) -> None:
+    """Write both agents' state dicts and sizes to ``path`` (and ``meta`` to ``path``.json)."""
+    _check_agents(agent1, agent2)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sizes = {"hidden": agent1.hidden, "heads": agent1.body.layers[0].self_attn.num_heads,
+             "layers": len(agent1.body.layers)}
+    torch.save({"agent1": agent1.state_dict(), "agent2": agent2.state_dict(), "sizes": sizes}, path)
+    if meta is not None:
+        path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True))
+
+
+def _check_agents(agent1: Any, agent2: Any) -> None:
+    if not isinstance(agent1, WorkflowGenerator):
+        raise TypeError(f"agent1 must be a WorkflowGenerator, got {type(agent1).__name__}")
+    if not isinstance(agent2, HyperparameterController):
+        raise TypeError(f"agent2 must be a HyperparameterController, got {type(agent2).__name__}")
+
+
+@functools.lru_cache(maxsize=8)
+def _load(path: str) -> tuple[WorkflowGenerator, HyperparameterController]:
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    a1, a2 = WorkflowGenerator(**state["sizes"]), HyperparameterController(**state["sizes"])
+    a1.load_state_dict(state["agent1"])
+    a2.load_state_dict(state["agent2"])
+    return a1.eval(), a2.eval()
+
+
+def load_agents(checkpoint: str | Path | None = None) -> tuple[WorkflowGenerator, HyperparameterController]:
+    """The agents saved at ``checkpoint`` (``None``: the shipped checkpoint).
+
+    >>> a1, a2 = load_agents()
+    >>> type(a1).__name__, type(a2).__name__
+    ('WorkflowGenerator', 'HyperparameterController')
+    """
+    path = DEFAULT_CHECKPOINT if checkpoint is None else Path(checkpoint)
+    if not path.is_file():
+        raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist (train one with "
+                                f"python -m algorithms.blackbox.train)")
+    return _load(str(path.resolve()))
+
+
+@dataclass
+class Episode:
+    """One DesignX run with what training needs: Agent 1's log-probability and Agent 2's steps."""
+
+    workflow: tuple[str, ...]
+    logp1: torch.Tensor
+    entropy1: torch.Tensor
+    obs: list[np.ndarray] = field(default_factory=list)
+    actions: list[np.ndarray] = field(default_factory=list)
+    logp2: list[float] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
+    best_after: list[float] = field(default_factory=list)
+    start_best: float = math.inf
+    evaluator: Evaluator | None = None
+    result: Any = None
+
+
+def run_episode(problem: BlackBoxProblem, agent1: WorkflowGenerator, agent2: HyperparameterController,
+                rng: np.random.Generator, *, generator: torch.Generator | None = None,
+                stochastic: bool = False,
+                maxiters: int | None = None, monitor: IterationMonitor | None = None,
+                keep_grad: bool = False) -> Episode:
+    """Features → Agent 1's workflow → the run controlled by Agent 2 (see the module doc)."""
+    _check_agents(agent1, agent2)
+    ev = Evaluator(problem)
+    features, _, _ = problem_features(ev, rng)
+    with torch.set_grad_enabled(keep_grad):
+        workflow, logp1, ent1 = agent1.sample(torch.as_tensor(features, dtype=torch.float32),
+                                              generator=generator, greedy=not stochastic)
+    plan = WorkflowPlan.parse(workflow)
+    episode = Episode(workflow, logp1, ent1, evaluator=ev)
+    controllable = plan.controllable()
+    hyper = {m: decode_action(m, [0.5] * 3) for m in controllable}
+    controller = None
+    if controllable:
+        def controller(obs: np.ndarray) -> dict[str, dict[str, float]]:
+            with torch.no_grad():
+                mean, std, value = agent2(workflow, torch.as_tensor(obs, dtype=torch.float32)[None])
+                mean, std = mean[0], std[0]
+                if stochastic:
+                    raw = mean + std * torch.randn(mean.shape, generator=generator)
+                    lp = float(torch.distributions.Normal(mean, std).log_prob(raw).sum())
+                else:
+                    raw, lp = mean, 0.0
+            if not episode.obs:
+                episode.start_best = ev.best_value
+            episode.obs.append(obs)
+            episode.actions.append(raw.numpy().copy())
+            episode.logp2.append(lp)
+            episode.values.append(float(value[0]))
+            if len(episode.obs) > 1:
+                episode.best_after.append(ev.best_value)
+            return {m: decode_action(m, raw[j].numpy()) for j, m in enumerate(controllable)}
+    interval = max(1, math.ceil(problem.budget / plan.size(problem.dim, problem.budget) / CONTROL_STEPS))
+    episode.result = run_workflow(plan, ev, rng, hyper, controller=controller, maxiters=maxiters,
+                                  monitor=monitor, control_interval=interval)
+    if episode.obs:
+        episode.best_after.append(ev.best_value)
+    return episode
+
+
+def log_regret_rewards(episode: Episode, optimum: float, floor: float = 1e-8) -> np.ndarray:
+    """Per-step rewards r_t = (ℓ_{t−1} − ℓ_t)/(ℓ_0 − log10 floor), ℓ = log10(best − f* + floor),
+    ℓ_0 at the first control step (after the feature sample and the initial population)."""
+    if not isinstance(episode, Episode):
+        raise TypeError(f"episode must be an Episode, got {type(episode).__name__}")
+    ell = lambda v: math.log10(max(v - optimum, 0.0) + floor) if math.isfinite(v) else 10.0  # noqa: E731
+    l0 = ell(episode.start_best)
+    denom = max(l0 - math.log10(floor), 1e-6)
+    prev, out = l0, []
+    for b in episode.best_after:
+        cur = ell(b)
+        out.append((prev - cur) / denom)
+        prev = cur
+    return np.asarray(out, dtype=float)
+
+
+@dataclass(frozen=True)
+class DesignX(Algorithm):
+    """The trained dual-agent designer: ``checkpoint`` (None: the shipped one), ``stochastic``."""
+
+    checkpoint: Any = None
+    stochastic: bool = False
+
+    def __post_init__(self) -> None:
+        if self.checkpoint is not None and not isinstance(self.checkpoint, str | Path):
+            raise TypeError(f"checkpoint must be a path (str or Path) or None, got "
+                            f"{type(self.checkpoint).__name__}")
+        if self.checkpoint is not None and not Path(self.checkpoint).is_file():
+            raise ValueError(f"checkpoint must be an existing file, got {str(self.checkpoint)!r}")
+        check_bool("stochastic", self.stochastic)
+
+
+@_dispatch
+def _solve(problem: BlackBoxProblem, algorithm: DesignX, options: SolveOptions) -> Solution:
+    a1, a2 = load_agents(algorithm.checkpoint)
+    rng = np.random.default_rng(options.seed)
+    gen = torch.Generator().manual_seed(0 if options.seed is None else int(options.seed))
+    monitor = IterationMonitor(options, total=options.maxiters or 0, desc="DesignX")
+    try:
+        ep = run_episode(problem, a1, a2, rng, generator=gen, stochastic=algorithm.stochastic,
+                         maxiters=options.maxiters, monitor=monitor)
+    finally:
+        monitor.close()
+    return finish(problem, ep.evaluator, ep.result, options, {"workflow": ep.workflow})

@@ -1,0 +1,369 @@
+"""ModularOptimizer: run any valid workflow of the modular space on a BlackBoxProblem.
+
+A workflow (see :mod:`algorithms.blackbox.grammar`) fixes an initialization, a population size,
+optional niching, one reproduction family (DE mutation + crossover, GA mutation, PSO update or
+Sep-CMA-ES sampling), a boundary control, a selection, and optional population reduction and
+restart. One generation of the DE family reads
+
+    groups = niche(X, y)                    (all zero without NICHING)
+    V = mutation(X, y; F1, F2, p, groups)
+    U = crossover(X, V; Cr)
+    U = boundary(U, X)
+    yu = f(U)                               (through the budget-capped Evaluator)
+    X, y = selection(X, y, U, yu)
+    N = reduction(N0, N_min, evaluations / budget);  restart if stagnated
+
+the other families replace the two reproduction lines by ``U = ga_mutation(X)``, a PSO move
+of the current positions (selection then updates the personal bests) or ``U ~ Sep-CMA-ES``
+(the ES state is updated with the ranked offspring; the population keeps the best N seen).
+``hyperparameters`` maps each CONTROLLABLE module to its configuration (defaults in
+:data:`~algorithms.blackbox.grammar.CONFIG_SPACE`); a ``controller`` (Agent 2) may replace it
+each generation from the 9 progress features of :func:`progress_features`.
+
+Stopping and retcodes: the run stops when the evaluation budget is spent (``MaxIters``: the
+budget is the horizon of a budget-bounded black-box search), when ``maxiters`` generations
+are done (``MaxIters``), when the problem's ``target`` is reached (``Success``: the only
+criterion the method can certify), or when the callback asks (``Terminated``). A run that never
+saw a finite objective value is ``Diverged``. ``stats.f_calls`` is the exact number of objective
+evaluations, ``stats.nonfinite`` the number of non-finite values (each treated as +inf).
+
+References
+----------
+H. Guo et al. DesignX: Human-Competitive Algorithm Designer for Black-Box Optimization.
+NeurIPS 2025, arXiv:2505.17866 (Section 3.1, Modular-EC).
+
+>>> import numpy as np
+>>> from algorithms import solve
+>>> from algorithms.blackbox import BlackBoxProblem, ModularOptimizer
+>>> prob = BlackBoxProblem(lambda x: float(np.sum(x**2)), (-5 * np.ones(3), 5 * np.ones(3)), 3000)
+>>> de = ModularOptimizer(("init.uniform", "pop.20", "de.rand1", "cx.binomial", "bc.clip", "sel.greedy"))
+>>> sol = solve(prob, de, seed=0)
+>>> sol.retcode, sol.stats.f_calls, bool(sol.value < 1e-3)
+(<RetCode.MaxIters: 'MaxIters'>, 3000, True)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from algorithms.blackbox.components import (
+    N_PARTNERS,
+    SepCMAState,
+    boundary,
+    crossover,
+    de_mutation,
+    ga_mutation,
+    initialize,
+    niche,
+    pso_update,
+    reduced_size,
+    select,
+)
+from algorithms.blackbox.grammar import CONFIG_SPACE, MODULE_TYPE, family_of, validate
+from algorithms.blackbox.problem import BlackBoxProblem, Evaluator
+from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
+
+__all__ = ["BlackBoxStats", "ModularOptimizer", "RunResult", "WorkflowPlan", "run_workflow"]
+
+#: number of niches when NICHING is in the workflow (fewer if the population is too small)
+N_NICHES = 3
+#: generations without improvement of the best-so-far before a stagnation restart: max(30, 300/N)
+STALL_MIN = 30
+#: relative population spread (std / box width, max over coordinates) below which to restart
+DIVERSITY_TOL = 1e-8
+
+
+@dataclass
+class BlackBoxStats(Stats):
+    """Stats plus the count of non-finite objective values (each treated as the worst value)."""
+
+    nonfinite: int = 0
+    restarts: int = 0
+
+
+@dataclass(frozen=True)
+class WorkflowPlan:
+    """A validated workflow parsed into its slots (``None`` where a slot is empty)."""
+
+    workflow: tuple[str, ...]
+    init: str
+    pop: str
+    family: str
+    niching: str | None
+    mutation: str | None
+    crossover: str | None
+    ga: str | None
+    bc: str
+    selection: str
+    reduction: str | None
+    restart: str | None
+
+    @classmethod
+    def parse(cls, workflow: Sequence[str]) -> WorkflowPlan:
+        names = validate(workflow)
+        slot = {MODULE_TYPE[n]: n for n in names}
+        tail = lambda key: None if key not in slot else slot[key].split(".", 1)[1]  # noqa: E731
+        return cls(names, tail("INITIALIZATION"), slot["POPULATION_SIZE"], family_of(names),
+                   tail("NICHING"), tail("DE_MUTATION"), tail("DE_CROSSOVER"), tail("GA_MUTATION"),
+                   tail("BOUNDARY_CONTROL"), tail("SELECTION"), tail("POPULATION_REDUCTION"),
+                   tail("RESTART"))
+
+    def controllable(self) -> tuple[str, ...]:
+        return tuple(n for n in self.workflow if n in CONFIG_SPACE)
+
+    def min_size(self) -> int:
+        """The smallest population this workflow runs with (DE needs distinct partners)."""
+        return N_PARTNERS[self.mutation] + 1 if self.family == "de" else 2
+
+    def size(self, dim: int, budget: int) -> int:
+        base = {"pop.cma": 4 + int(3 * math.log(dim)), "pop.20": 20, "pop.50": 50, "pop.100": 100,
+                "pop.5d": 5 * dim, "pop.10d": 10 * dim, "pop.15d": 15 * dim}[self.pop]
+        return int(max(self.min_size(), min(base, budget)))
+
+
+def _check_hyperparameters(plan: WorkflowPlan, hyperparameters: Any) -> dict[str, dict[str, float]]:
+    if hyperparameters is None:
+        hyperparameters = {}
+    if not isinstance(hyperparameters, Mapping):
+        raise TypeError(f"hyperparameters must be a mapping module -> {{name: value}}, got "
+                        f"{type(hyperparameters).__name__}")
+    out = {n: {p[0]: p[3] for p in CONFIG_SPACE[n]} for n in plan.controllable()}
+    for module, config in hyperparameters.items():
+        if module not in out:
+            raise ValueError(f"hyperparameters names module {module!r}, which is not a CONTROLLABLE module "
+                             f"of the workflow (controllable here: {sorted(out)})")
+        if not isinstance(config, Mapping):
+            raise TypeError(f"hyperparameters[{module!r}] must be a mapping name -> value, got "
+                            f"{type(config).__name__}")
+        space = {p[0]: p for p in CONFIG_SPACE[module]}
+        for name, value in config.items():
+            if name not in space:
+                raise ValueError(f"hyperparameters[{module!r}] has no parameter {name!r} "
+                                 f"(expected one of {sorted(space)})")
+            _, lo, hi, _, _ = space[name]
+            if (isinstance(value, bool) or not isinstance(value, int | float | np.number)
+                    or not lo <= value <= hi):
+                raise ValueError(f"hyperparameters[{module!r}][{name!r}] must be a number in [{lo}, {hi}], "
+                                 f"got {value!r}")
+            out[module][name] = float(value)
+    return out
+
+
+@dataclass(frozen=True)
+class ModularOptimizer(Algorithm):
+    """An optimizer of the modular space: a valid ``workflow`` and its ``hyperparameters``.
+
+    ``hyperparameters`` (optional) maps CONTROLLABLE modules of the workflow to
+    ``{name: value}``; missing entries take the defaults of ``CONFIG_SPACE``.
+    """
+
+    workflow: tuple[str, ...]
+    hyperparameters: Any = None
+    plan: WorkflowPlan = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        plan = WorkflowPlan.parse(self.workflow)
+        object.__setattr__(self, "workflow", plan.workflow)
+        object.__setattr__(self, "hyperparameters", _check_hyperparameters(plan, self.hyperparameters))
+        object.__setattr__(self, "plan", plan)
+
+
+@dataclass
+class RunResult:
+    """What :func:`run_workflow` returns (the evaluator holds the counts and the best point)."""
+
+    stop: str
+    generations: int
+    restarts: int
+    trace: list[dict[str, Any]]
+    last_X: np.ndarray
+
+
+def progress_features(ev: Evaluator, X: np.ndarray, y: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+                      stall: int, success: float, improved: bool, init_best: float) -> np.ndarray:
+    """Agent 2's 9 observations of the run (each scale-free, roughly in [0, 1]).
+
+    budget used; stagnation (generations without improvement / 50, capped at 1); population
+    value spread (mean − min over |initial best − min| + tiny); population diversity (mean
+    distance to the centroid / box diagonal); progress (initial best − best) / (|initial best| +
+    |best|); last generation's success rate; whether the best improved; population size / 100;
+    log10(dimension) / 2.
+    """
+    diag = float(np.linalg.norm(upper - lower))
+    finite = y[np.isfinite(y)]
+    best = ev.best_value
+    scale = abs(init_best - best) + 1e-12 * (1 + abs(best))
+    spread = 0.0 if finite.size == 0 else min(1.0, float(finite.mean() - finite.min()) / scale)
+    diversity = float(np.linalg.norm(X - X.mean(0), axis=1).mean()) / diag
+    progress = (init_best - best) / (abs(init_best) + abs(best) + 1e-12) if math.isfinite(init_best) else 0.0
+    return np.array([ev.evaluations / ev.problem.budget, min(1.0, stall / 50.0), spread, diversity,
+                     min(max(progress, 0.0), 2.0), success, float(improved), len(X) / 100.0,
+                     math.log10(len(lower)) / 2.0])
+
+
+Controller = Callable[[np.ndarray], Mapping[str, Mapping[str, float]] | None]
+
+
+def run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
+                 hyperparameters: Mapping[str, Mapping[str, float]], *, controller: Controller | None = None,
+                 maxiters: int | None = None, monitor: IterationMonitor | None = None,
+                 control_interval: int = 1) -> RunResult:
+    """Run ``plan`` against ``ev`` until its budget, ``maxiters`` generations, the target, or a stop.
+
+    ``controller(obs)`` (optional, Agent 2) returns hyperparameters, asked before every
+    ``control_interval``-th generation (the values then hold until the next call).
+    """
+    if not isinstance(plan, WorkflowPlan) and not hasattr(plan, "family"):
+        raise TypeError(f"plan must be a WorkflowPlan, got {type(plan).__name__}")
+    if not isinstance(ev, Evaluator):
+        raise TypeError(f"ev must be an Evaluator, got {type(ev).__name__}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    if isinstance(control_interval, bool) or not isinstance(control_interval, int) or control_interval < 1:
+        raise ValueError(f"control_interval must be a positive int, got {control_interval!r}")
+    prob = ev.problem
+    lo, hi = prob.lower.astype(float), prob.upper.astype(float)
+    width = hi - lo
+    d, budget = prob.dim, prob.budget
+    N0 = plan.size(d, budget)
+    n_min = max(plan.min_size(), 4)
+    hp = {k: dict(v) for k, v in hyperparameters.items()}
+    restarts, gen, stall, trace = 0, 0, 0, []
+    patience = max(STALL_MIN, int(300 / N0))
+
+    def start(n: int):
+        X0 = initialize(plan.init, n, lo, hi, rng)
+        return X0, ev(X0)
+
+    X, y = start(N0)
+    init_best = float(np.min(y)) if np.any(np.isfinite(y)) else math.inf
+    Xc, V = X.copy(), np.zeros_like(X)                      # PSO: current positions, velocities
+    es = _es_start(X, y, lo, hi) if plan.family == "es" else None
+    success, improved = 0.0, False
+    stop = "budget"
+    while True:
+        if ev.target_reached():
+            stop = "target"
+            break
+        if ev.exhausted:
+            stop = "budget"
+            break
+        if maxiters is not None and gen >= maxiters:
+            stop = "maxiters"
+            break
+        if controller is not None and gen % control_interval == 0:
+            obs = progress_features(ev, X, y, lo, hi, stall, success, improved, init_best)
+            update = controller(obs)
+            if update:
+                for module, config in update.items():
+                    hp[module].update(config)
+        best_before = ev.best_value
+        N = len(X)
+        groups = None
+        if plan.niching is not None:
+            need = N_PARTNERS[plan.mutation] + 1 if plan.family == "de" else 2
+            k = min(N_NICHES, N // need)
+            if k >= 2:
+                groups = niche(plan.niching, X, y, k, rng)
+        if plan.family == "de":
+            m = hp[f"de.{plan.mutation}"]
+            Vd = de_mutation(plan.mutation, X, y, rng, F1=m["F1"], F2=m["F2"], p=m["p"], groups=groups)
+            U = crossover(plan.crossover, X, Vd, hp[f"cx.{plan.crossover}"]["Cr"], rng)
+            U = boundary(plan.bc, U, X, lo, hi, rng)
+            yu = ev(U)
+            success = float(np.mean(yu < y))
+            X, y = select(plan.selection, X, y, U, yu, rng)
+        elif plan.family == "ga":
+            cfg = hp[f"ga.{plan.ga}"]
+            U = ga_mutation(plan.ga, X, lo, hi, rng, sigma=cfg.get("sigma", 0.1), eta=cfg.get("eta", 20.0))
+            U = boundary(plan.bc, U, X, lo, hi, rng)
+            yu = ev(U)
+            success = float(np.mean(yu < y))
+            X, y = select(plan.selection, X, y, U, yu, rng)
+        elif plan.family == "pso":
+            cfg = hp["pso.inertia"]
+            U, V = pso_update(Xc, V, X, y, lo, hi, rng, w=cfg["w"], c1=cfg["c1"], c2=cfg["c2"], groups=groups)
+            U = boundary(plan.bc, U, Xc, lo, hi, rng)
+            yu = ev(U)
+            success = float(np.mean(yu < y))
+            X, y = select("greedy", X, y, U, yu, rng)        # personal bests
+            Xc = U
+        else:
+            U = es.sample(N, rng)
+            U = boundary(plan.bc, U, np.broadcast_to(np.clip(es.m, lo, hi), U.shape), lo, hi, rng)
+            yu = ev(U)
+            success = float(np.mean(yu < np.median(y)))
+            es.update(U, yu, hp["es.sep_cmaes"]["mu_ratio"])
+            X, y = select("mu_plus_lambda", X, y, U, yu, rng)
+        gen += 1
+        improved = ev.best_value < best_before
+        stall = 0 if improved else stall + 1
+        if plan.reduction is not None:
+            n_new = reduced_size(plan.reduction, N0, n_min, ev.evaluations / budget)
+            if n_new < len(X):
+                keep = np.argsort(y, kind="stable")[:n_new]
+                X, y, Xc, V = X[keep], y[keep], Xc[keep], V[keep]
+        if plan.restart is not None and not ev.exhausted:
+            if plan.restart == "stagnation":
+                trigger = stall >= patience
+            elif plan.family == "es":
+                trigger = es.sigma * math.sqrt(float(es.c.max())) < DIVERSITY_TOL * float(width.max())
+            else:
+                trigger = float(np.max(X.std(0) / width)) < DIVERSITY_TOL
+            if trigger:
+                X, y = start(len(X))
+                Xc, V = X.copy(), np.zeros_like(X)
+                es = _es_start(X, y, lo, hi) if plan.family == "es" else None
+                restarts += 1
+                stall = 0
+        record = {"iteration": gen, "evaluations": ev.evaluations, "best_value": ev.best_value, "pop": len(X)}
+        if monitor is not None and monitor.record(**record):
+            stop = "callback"
+            break
+        trace.append(record)
+    return RunResult(stop, gen, restarts, trace, X)
+
+
+def _es_start(X: np.ndarray, y: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> SepCMAState:
+    width = hi - lo
+    i = int(np.argmin(y)) if np.any(np.isfinite(y)) else 0
+    scale = float(width.mean())
+    state = SepCMAState.start(X[i], 0.25 * scale)
+    state.c = (width / scale) ** 2
+    return state
+
+
+def finish(problem: BlackBoxProblem, ev: Evaluator, result: RunResult, options: SolveOptions,
+           extra: dict[str, Any] | None = None) -> Solution:
+    """The Solution of a run: best point, retcode by why it stopped, exact counts."""
+    stats = BlackBoxStats(iterations=result.generations, f_calls=ev.evaluations, nonfinite=ev.nonfinite,
+                          restarts=result.restarts)
+    if ev.best_x is None:
+        x = np.asarray(result.last_X[0], dtype=problem.dtype)
+        return Solution(x, math.nan, RetCode.Diverged, stats, result.trace if options.store_trace else [],
+                        original=extra)
+    code = {"target": RetCode.Success, "budget": RetCode.MaxIters, "maxiters": RetCode.MaxIters,
+            "callback": RetCode.Terminated}[result.stop]
+    if code is RetCode.Success and not ev.target_reached():  # a Success must carry the target value
+        code = RetCode.Failure
+    x = np.asarray(ev.best_x, dtype=problem.dtype)
+    return Solution(x, float(ev.best_value), code, stats, result.trace if options.store_trace else [],
+                    original=extra)
+
+
+@_dispatch
+def _solve(problem: BlackBoxProblem, algorithm: ModularOptimizer, options: SolveOptions) -> Solution:
+    rng = np.random.default_rng(options.seed)
+    ev = Evaluator(problem)
+    monitor = IterationMonitor(options, total=options.maxiters or 0, desc="ModularOptimizer")
+    try:
+        result = run_workflow(algorithm.plan, ev, rng, algorithm.hyperparameters, maxiters=options.maxiters,
+                              monitor=monitor)
+    finally:
+        monitor.close()
+    return finish(problem, ev, result, options, {"workflow": algorithm.workflow})

@@ -1,0 +1,250 @@
+"""Box-constrained black-box problems with an evaluation budget, counted exactly.
+
+A :class:`BlackBoxProblem` holds an objective ``f`` (``f(x) -> float`` for ``x`` of shape
+``(d,)``, or ``f(X) -> (n,)`` for ``X`` of shape ``(n, d)`` when ``vectorized=True``), the
+box ``bounds = (lower, upper)`` and the evaluation ``budget``. Every optimizer of the family
+reaches ``f`` only through an :class:`Evaluator`, which
+
+* never evaluates more than ``budget`` points (a batch larger than what is left is cut: the
+  points beyond the budget get the worst value ``+inf`` and are never selected);
+* counts every point it evaluates (``evaluations``) and every non-finite objective value
+  (``nonfinite``), which it replaces by the worst value ``+inf``;
+* tracks the best finite point seen so far (``best_x``, ``best_value``) and the best-so-far
+  curve (``history``: one ``(evaluations, best_value)`` pair per batch).
+
+:func:`bbob_problem` builds one of the 24 noiseless BBOB functions from ``ioh`` with its known
+optimum ``f*`` and a reference value ``f_ref`` (the median of 1000 seeded uniform points, not
+charged to the budget) so that the normalized regret ``(f_best − f*) / (f_ref − f*)`` is
+comparable across functions.
+
+References
+----------
+H. Guo, Z. Ma, Y. Ma, X. Zhang, W.-N. Chen, Y.-J. Gong. DesignX: Human-Competitive Algorithm
+Designer for Black-Box Optimization. NeurIPS 2025, arXiv:2505.17866.
+N. Hansen, A. Auger, R. Ros, O. Mersmann, T. Tušar, D. Brockhoff. COCO: a platform for comparing
+continuous optimizers in a black-box setting. Optim. Methods Softw. 2021.
+
+>>> import numpy as np
+>>> prob = BlackBoxProblem(lambda x: float(np.sum(x**2)), (-np.ones(2), np.ones(2)), budget=10)
+>>> ev = Evaluator(prob)
+>>> ev(np.zeros((3, 2))).tolist(), ev.evaluations, ev.remaining
+([0.0, 0.0, 0.0], 3, 7)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from algorithms._validation import as_float_array, check_callable, check_positive_int
+from algorithms.core import Problem
+
+__all__ = ["BBOB_FUNCTIONS", "BlackBoxProblem", "Evaluator", "bbob_problem", "normalized_regret"]
+
+#: names of the 24 noiseless BBOB functions (fid 1..24)
+BBOB_FUNCTIONS = (
+    "Sphere", "Ellipsoid", "Rastrigin", "BuecheRastrigin", "LinearSlope", "AttractiveSector",
+    "StepEllipsoid", "Rosenbrock", "RosenbrockRotated", "EllipsoidRotated", "Discus", "BentCigar",
+    "SharpRidge", "DifferentPowers", "RastriginRotated", "Weierstrass", "Schaffers10",
+    "Schaffers1000", "GriewankRosenBrock", "Schwefel", "Gallagher101", "Gallagher21", "Katsuura",
+    "LunacekBiRastrigin",
+)
+
+
+@dataclass(frozen=True, eq=False)
+class BlackBoxProblem(Problem):
+    """Minimize ``f`` over the box ``bounds = (lower, upper)`` with at most ``budget`` evaluations.
+
+    ``optimum`` (the known minimum value f*, optional) and ``f_ref`` (a reference value above it,
+    optional) define the normalized regret; ``target`` (optional) is the value whose reaching
+    stops a run with ``RetCode.Success``. ``name`` labels reports.
+
+    >>> import numpy as np
+    >>> p = BlackBoxProblem(lambda x: float(x @ x), ([-1, -1], [1, 1]), budget=100)
+    >>> p.dim, p.budget
+    (2, 100)
+    """
+
+    f: Any
+    bounds: Any
+    budget: int
+    vectorized: bool = False
+    optimum: float | None = None
+    f_ref: float | None = None
+    target: float | None = None
+    name: str = "blackbox"
+    lower: np.ndarray = field(init=False, repr=False)
+    upper: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        check_callable("f", self.f)
+        if not isinstance(self.bounds, tuple | list) or len(self.bounds) != 2:
+            raise ValueError(f"bounds must be a pair (lower, upper), got {type(self.bounds).__name__} "
+                             f"{self.bounds!r}")
+        lower = as_float_array("bounds lower", self.bounds[0], ndim=1)
+        upper = as_float_array("bounds upper", self.bounds[1], ndim=1)
+        if lower.dtype != upper.dtype:
+            upper = upper.astype(lower.dtype)
+        if lower.shape != upper.shape or lower.size == 0:
+            raise ValueError(f"bounds lower and upper must be non-empty and of one shape, got "
+                             f"{lower.shape} and {upper.shape}")
+        if np.any(lower >= upper):
+            i = int(np.argmax(lower >= upper))
+            raise ValueError(f"bounds must have lower < upper in every coordinate, got lower[{i}] = "
+                             f"{lower[i]!r} >= upper[{i}] = {upper[i]!r}")
+        check_positive_int("budget", self.budget)
+        if not isinstance(self.vectorized, bool):
+            raise TypeError(f"vectorized must be a bool, got {type(self.vectorized).__name__}")
+        for key in ("optimum", "f_ref", "target"):
+            value = getattr(self, key)
+            if value is not None and (isinstance(value, bool)
+                                      or not isinstance(value, int | float | np.number)
+                                      or not math.isfinite(value)):
+                raise ValueError(f"{key} must be a finite number or None, got {value!r}")
+        if self.optimum is not None and self.f_ref is not None and not self.f_ref > self.optimum:
+            raise ValueError(f"f_ref must be > optimum, got f_ref = {self.f_ref!r} <= optimum = "
+                             f"{self.optimum!r}")
+        if not isinstance(self.name, str):
+            raise TypeError(f"name must be a str, got {type(self.name).__name__}")
+        object.__setattr__(self, "budget", int(self.budget))
+        object.__setattr__(self, "lower", lower)
+        object.__setattr__(self, "upper", upper)
+
+    @property
+    def dim(self) -> int:
+        return int(self.lower.size)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.lower.dtype
+
+
+class Evaluator:
+    """The only door to ``problem.f``: budget-capped, exactly counted, non-finite → ``+inf``.
+
+    ``__call__(X)`` evaluates the rows of ``X`` (shape ``(n, d)``) while budget remains and
+    returns ``n`` values (``+inf`` for rows beyond the budget and for non-finite objective values).
+    """
+
+    def __init__(self, problem: BlackBoxProblem) -> None:
+        if not isinstance(problem, BlackBoxProblem):
+            raise TypeError(f"problem must be a BlackBoxProblem, got {type(problem).__name__}")
+        self.problem = problem
+        self.evaluations = 0
+        self.nonfinite = 0
+        self.best_x: np.ndarray | None = None
+        self.best_value = math.inf
+        self.first_value = math.inf
+        self.history: list[tuple[int, float]] = []
+
+    @property
+    def remaining(self) -> int:
+        return self.problem.budget - self.evaluations
+
+    @property
+    def exhausted(self) -> bool:
+        return self.evaluations >= self.problem.budget
+
+    def target_reached(self) -> bool:
+        t = self.problem.target
+        return t is not None and self.best_value <= t
+
+    def __call__(self, X: np.ndarray) -> np.ndarray:
+        X = np.asarray(X)
+        if X.ndim != 2 or X.shape[1] != self.problem.dim:
+            raise ValueError(f"X must have shape (n, {self.problem.dim}), got {X.shape}")
+        n = X.shape[0]
+        out = np.full(n, np.inf)
+        k = min(n, max(self.remaining, 0))
+        if k == 0:
+            return out
+        rows = X[:k]
+        if self.problem.vectorized:
+            values = np.asarray(self.problem.f(rows), dtype=np.float64).reshape(-1)
+            if values.shape != (k,):
+                raise ValueError(f"a vectorized f must return shape ({k},), got {values.shape}")
+        else:
+            values = np.array([_scalar(self.problem.f(row)) for row in rows], dtype=np.float64)
+        self.evaluations += k
+        bad = ~np.isfinite(values)
+        self.nonfinite += int(bad.sum())
+        values = np.where(bad, np.inf, values)
+        out[:k] = values
+        if not math.isfinite(self.first_value) and np.any(~bad):
+            self.first_value = float(values[~bad][0])
+        i = int(np.argmin(values))
+        if values[i] < self.best_value:
+            self.best_value = float(values[i])
+            self.best_x = rows[i].copy()
+        self.history.append((self.evaluations, self.best_value))
+        return out
+
+
+def _scalar(value: Any) -> float:
+    try:
+        return float(np.asarray(value, dtype=np.float64).reshape(()))
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"f must return a real scalar, got {type(value).__name__} {value!r}") from exc
+
+
+def normalized_regret(value: float, problem: BlackBoxProblem) -> float:
+    """``(value − f*) / (f_ref − f*)``, clipped below at 0; needs ``optimum`` and ``f_ref``.
+
+    >>> import numpy as np
+    >>> p = BlackBoxProblem(lambda x: 0.0, ([0.0], [1.0]), 5, optimum=1.0, f_ref=3.0)
+    >>> normalized_regret(2.0, p)
+    0.5
+    """
+    if not isinstance(problem, BlackBoxProblem):
+        raise TypeError(f"problem must be a BlackBoxProblem, got {type(problem).__name__}")
+    if problem.optimum is None or problem.f_ref is None:
+        raise ValueError("problem must carry optimum and f_ref for a normalized regret, got "
+                         f"optimum = {problem.optimum!r}, f_ref = {problem.f_ref!r}")
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        raise TypeError(f"value must be a real number, got {type(value).__name__}")
+    if math.isnan(value):
+        raise ValueError(f"value must not be NaN, got {value!r}")
+    return max(0.0, (float(value) - problem.optimum) / (problem.f_ref - problem.optimum))
+
+
+def bbob_problem(fid: int, instance: int, dim: int, budget: int, *, target_precision: float | None = None
+                 ) -> BlackBoxProblem:
+    """BBOB function ``fid`` (1..24), ``instance`` (>= 1), dimension ``dim`` (>= 2) from ``ioh``.
+
+    The box is [-5, 5]^d, ``optimum`` the instance's known f*, ``f_ref`` the median of 1000
+    uniform points drawn with seed ``1000·fid + instance`` (not charged to ``budget``).
+    ``target_precision`` (optional, > 0) sets ``target = f* + target_precision``.
+
+    >>> p = bbob_problem(1, 1, 2, 100)
+    >>> p.name, p.dim, p.budget
+    ('bbob_f1_Sphere_i1_d2', 2, 100)
+    """
+    import ioh
+
+    if isinstance(fid, bool) or not isinstance(fid, int | np.integer) or not 1 <= fid <= 24:
+        raise ValueError(f"fid must be an int in 1..24, got {fid!r}")
+    check_positive_int("instance", instance)
+    if isinstance(dim, bool) or not isinstance(dim, int | np.integer) or dim < 2:
+        raise ValueError(f"dim must be an int >= 2, got {dim!r}")
+    check_positive_int("budget", budget)
+    if target_precision is not None and not (isinstance(target_precision, int | float)
+                                             and target_precision > 0):
+        raise ValueError(f"target_precision must be > 0 or None, got {target_precision!r}")
+    fn = ioh.get_problem(int(fid), instance=int(instance), dimension=int(dim),
+                         problem_class=ioh.ProblemClass.REAL)
+    fstar = float(fn.optimum.y)
+    lower, upper = np.asarray(fn.bounds.lb, dtype=float), np.asarray(fn.bounds.ub, dtype=float)
+    sample = np.random.default_rng(1000 * int(fid) + int(instance)).uniform(lower, upper, (1000, int(dim)))
+    f_ref = float(np.median(np.asarray(fn(sample), dtype=float)))
+    if not f_ref > fstar:
+        f_ref = fstar + 1.0
+    target = None if target_precision is None else fstar + float(target_precision)
+
+    def f(X: np.ndarray) -> np.ndarray:
+        return np.asarray(fn(np.asarray(X, dtype=float)), dtype=float)
+
+    return BlackBoxProblem(f, (lower, upper), int(budget), vectorized=True, optimum=fstar, f_ref=f_ref,
+                           target=target, name=f"bbob_f{fid}_{BBOB_FUNCTIONS[fid - 1]}_i{instance}_d{dim}")

@@ -1,0 +1,242 @@
+"""Train DesignX's two agents cooperatively on BBOB training instances (REINFORCE + PPO).
+
+    python -m algorithms.blackbox.train --minutes 20 --seed 0 --out algorithms/blackbox/checkpoints
+    python -m algorithms.blackbox.train --minutes 5 --out DIR --resume     # continue from DIR/state.pt
+
+Training set: the 24 BBOB functions, instances 1-5 (:data:`TRAIN_INSTANCES`), dimensions 5 and
+10, budgets 100·d, 250·d and 500·d; held-out evaluation uses other instances (6 and up).
+Each iteration runs a batch of ``--batch`` stochastic episodes
+(:func:`~algorithms.blackbox.designx.run_episode`), then
+
+* Agent 1 (REINFORCE with a baseline): loss = −(R − b_key) log π_φ(A_p) − β H, with R = Σ_t r_t
+  the episode's normalized log-regret improvement (in [0, 1]) and b_key an exponential moving
+  average of R per (function, dimension, budget) training key;
+* Agent 2 (PPO, clip 0.2, ``--ppo-epochs`` epochs): per-step rewards r_t, discounted
+  returns-to-go G_t (γ = 0.99), advantages G_t − V(O_t) normalized over the batch, value loss
+  ½ (V − G)².
+
+The cooperative objective is the same return for both agents. Progress bar (tqdm), a checkpoint
+``DIR/designx.pt`` (+ ``.json`` metadata: minutes, episodes, seed, training set) every
+``--every`` iterations and at the end, and ``DIR/state.pt`` (optimizers, baselines, RNG states)
+for ``--resume``. Importing this module has no side effects.
+
+References
+----------
+H. Guo et al. DesignX. NeurIPS 2025, arXiv:2505.17866 (Section 3.3, Appendix D Alg. 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+__all__ = ["TRAIN_DIMS", "TRAIN_INSTANCES", "main", "train"]
+
+TRAIN_INSTANCES = (1, 2, 3, 4, 5)
+TRAIN_DIMS = (5, 10)
+TRAIN_BUDGET_FACTORS = (100, 250, 500)
+GAMMA = 0.99
+CLIP = 0.2
+
+
+def _problem(fid: int, instance: int, dim: int, factor: int):
+    from algorithms.blackbox.problem import bbob_problem
+
+    return bbob_problem(fid, instance, dim, factor * dim)
+
+
+def _ppo_loss(agent2, episodes, advantages, returns):
+    from algorithms.blackbox.grammar import CONFIG_SPACE, N_MAX
+
+    losses = []
+    for ep, adv, ret in zip(episodes, advantages, returns):
+        if not ep.obs:
+            continue
+        obs = torch.as_tensor(np.asarray(ep.obs), dtype=torch.float32)
+        act = torch.as_tensor(np.asarray(ep.actions), dtype=torch.float32)
+        mean, std, value = agent2(ep.workflow, obs)
+        ctrl = [m for m in ep.workflow if m in CONFIG_SPACE]
+        used = torch.tensor([[j < len(CONFIG_SPACE[m]) for j in range(N_MAX)] for m in ctrl],
+                            dtype=torch.float32)
+        dist = torch.distributions.Normal(mean, std)
+        logp = (dist.log_prob(act) * used).sum((1, 2))
+        old = torch.as_tensor(ep.logp2_used, dtype=torch.float32)
+        ratio = torch.exp(logp - old)
+        a = torch.as_tensor(adv, dtype=torch.float32)
+        g = torch.as_tensor(ret, dtype=torch.float32)
+        pg = -torch.min(ratio * a, torch.clamp(ratio, 1 - CLIP, 1 + CLIP) * a).mean()
+        vl = 0.5 * ((value - g) ** 2).mean()
+        ent = (dist.entropy() * used).sum((1, 2)).mean()
+        losses.append(pg + vl - 1e-3 * ent)
+    return torch.stack(losses).mean() if losses else None
+
+
+def _used_logp(agent2, ep):
+    """Old log-probabilities of the taken actions over the used action dimensions only."""
+    from algorithms.blackbox.grammar import CONFIG_SPACE, N_MAX
+
+    if not ep.obs:
+        return []
+    with torch.no_grad():
+        mean, std, _ = agent2(ep.workflow, torch.as_tensor(np.asarray(ep.obs), dtype=torch.float32))
+        ctrl = [m for m in ep.workflow if m in CONFIG_SPACE]
+        used = torch.tensor([[j < len(CONFIG_SPACE[m]) for j in range(N_MAX)] for m in ctrl],
+                            dtype=torch.float32)
+        act = torch.as_tensor(np.asarray(ep.actions), dtype=torch.float32)
+        return (torch.distributions.Normal(mean, std).log_prob(act) * used).sum((1, 2)).tolist()
+
+
+def train(minutes: float, seed: int, out: Path, *, resume: bool = False, batch: int = 8, every: int = 10,
+          ppo_epochs: int = 3, lr: float = 1e-3, hidden: int = 32, progress: bool = True) -> dict:
+    """Run the training loop for ``minutes`` of wall time; returns the metadata written."""
+    from tqdm.auto import tqdm
+
+    from algorithms.blackbox.agents import HyperparameterController, WorkflowGenerator, initial_log_std_bias
+    from algorithms.blackbox.designx import log_regret_rewards, run_episode, save_agents
+
+    if isinstance(minutes, bool) or not isinstance(minutes, int | float) or not minutes > 0:
+        raise ValueError(f"minutes must be a number > 0, got {minutes!r}")
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise ValueError(f"batch must be a positive int, got {batch!r}")
+    torch.set_num_threads(1)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    gen = torch.Generator().manual_seed(seed)
+    a1, a2 = WorkflowGenerator(hidden=hidden), HyperparameterController(hidden=hidden)
+    initial_log_std_bias(a2)
+    opt1 = torch.optim.Adam(a1.parameters(), lr=lr)
+    opt2 = torch.optim.Adam(a2.parameters(), lr=lr)
+    baselines: dict[str, float] = {}
+    iteration, episodes, spent, history = 0, 0, 0.0, []
+    state_path = out / "state.pt"
+    if resume and state_path.is_file():
+        st = torch.load(state_path, map_location="cpu", weights_only=False)
+        a1.load_state_dict(st["agent1"])
+        a2.load_state_dict(st["agent2"])
+        opt1.load_state_dict(st["opt1"])
+        opt2.load_state_dict(st["opt2"])
+        baselines, iteration = st["baselines"], st["iteration"]
+        episodes, spent = st["episodes"], st["minutes"]
+        history = st["history"]
+        rng.bit_generator.state = st["rng"]
+        gen.set_state(st["torch_gen"])
+    keys = [(f, i, d, b) for f in range(1, 25) for i in TRAIN_INSTANCES for d in TRAIN_DIMS
+            for b in TRAIN_BUDGET_FACTORS]
+    start = time.perf_counter()
+    bar = tqdm(total=round(minutes * 60), desc="train designx", unit="s", disable=not progress)
+
+    def meta() -> dict:
+        return {"seed": seed, "minutes": round(spent + (time.perf_counter() - start) / 60, 2),
+                "iterations": iteration, "episodes": episodes, "batch": batch, "hidden": hidden, "lr": lr,
+                "train_functions": list(range(1, 25)), "train_instances": list(TRAIN_INSTANCES),
+                "train_dims": list(TRAIN_DIMS), "train_budget_factors": list(TRAIN_BUDGET_FACTORS),
+                "reward": "normalized log10-regret improvement", "torch": torch.__version__,
+                "mean_return_last_20": float(np.mean(history[-20:])) if history else None}
+
+    def checkpoint() -> None:
+        m = meta()
+        save_agents(out / "designx.pt", a1, a2, m)
+        torch.save({"agent1": a1.state_dict(), "agent2": a2.state_dict(), "opt1": opt1.state_dict(),
+                    "opt2": opt2.state_dict(), "baselines": baselines, "iteration": iteration,
+                    "episodes": episodes, "minutes": m["minutes"], "history": history,
+                    "rng": rng.bit_generator.state, "torch_gen": gen.get_state()}, state_path)
+
+    last = 0.0
+    while (elapsed := time.perf_counter() - start) < minutes * 60:
+        a1.train()
+        eps, rets, advs1, keys_b = [], [], [], []
+        for _ in range(batch):
+            key = keys[int(rng.integers(len(keys)))]
+            prob = _problem(*key)
+            ep = run_episode(prob, a1, a2, rng, generator=gen, stochastic=True, keep_grad=True)
+            r = log_regret_rewards(ep, prob.optimum)
+            ep.rewards = r
+            R = float(r.sum()) if r.size else _final_gain(ep, prob.optimum)
+            bkey = f"{key[0]}-{key[2]}-{key[3]}"
+            b = baselines.get(bkey, R)
+            advs1.append(R - b)
+            baselines[bkey] = 0.9 * b + 0.1 * R
+            eps.append(ep)
+            rets.append(R)
+            keys_b.append(bkey)
+        episodes += batch
+        loss1 = (-sum(a * ep.logp1 for a, ep in zip(advs1, eps))
+                 - 1e-3 * sum(ep.entropy1 for ep in eps)) / batch
+        opt1.zero_grad()
+        loss1.backward()
+        torch.nn.utils.clip_grad_norm_(a1.parameters(), 1.0)
+        opt1.step()
+        # PPO for Agent 2 on the per-generation rewards
+        returns, advantages = [], []
+        for ep in eps:
+            ep.logp2_used = _used_logp(a2, ep)
+            g, G = 0.0, np.zeros(len(ep.rewards))
+            for t in range(len(ep.rewards) - 1, -1, -1):
+                g = ep.rewards[t] + GAMMA * g
+                G[t] = g
+            returns.append(G)
+            advantages.append(G - np.asarray(ep.values[: len(G)]))
+        nonempty = [a for a in advantages if len(a)]
+        flat = np.concatenate(nonempty) if nonempty else np.zeros(1)
+        mu, sd = float(flat.mean()), float(flat.std() + 1e-8)
+        advantages = [(a - mu) / sd for a in advantages]
+        for _ in range(ppo_epochs):
+            loss2 = _ppo_loss(a2, eps, advantages, returns)
+            if loss2 is None:
+                break
+            opt2.zero_grad()
+            loss2.backward()
+            torch.nn.utils.clip_grad_norm_(a2.parameters(), 1.0)
+            opt2.step()
+        iteration += 1
+        history.append(float(np.mean(rets)))
+        bar.update(round(elapsed - last))
+        last = elapsed
+        bar.set_postfix(it=iteration, ret=f"{np.mean(history[-20:]):.3f}")
+        if iteration % every == 0:
+            checkpoint()
+    bar.close()
+    checkpoint()
+    result = meta()
+    (out / "designx.json").write_text(json.dumps(result, indent=2, sort_keys=True))
+    return result
+
+
+def _final_gain(ep, optimum: float) -> float:
+    ev = ep.evaluator
+    if not math.isfinite(ev.best_value) or not math.isfinite(ev.first_value):
+        return 0.0
+    lf = math.log10(max(ev.first_value - optimum, 0.0) + 1e-8)
+    lb = math.log10(max(ev.best_value - optimum, 0.0) + 1e-8)
+    return (lf - lb) / max(lf + 8.0, 1e-6)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minutes", type=float, default=20.0, help="wall-clock training minutes")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=Path("algorithms/blackbox/checkpoints"))
+    parser.add_argument("--resume", action="store_true", help="continue from OUT/state.pt")
+    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--every", type=int, default=10, help="checkpoint every EVERY iterations")
+    parser.add_argument("--ppo-epochs", type=int, default=3)
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    if args.minutes <= 0:
+        parser.error(f"--minutes must be > 0, got {args.minutes}")
+    result = train(args.minutes, args.seed, args.out, resume=args.resume, batch=args.batch, every=args.every,
+                   ppo_epochs=args.ppo_epochs, progress=not args.no_progress)
+    print(json.dumps(result, indent=2, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

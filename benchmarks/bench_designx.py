@@ -1,0 +1,127 @@
+"""Benchmark DesignX on held-out BBOB instances against scipy DE, CMA-ES, PSO and random search.
+
+For each BBOB function (``--functions``, default all 24), dimension (``--dims``, default 5 10) and
+held-out instance (``--instances``, default 6..10; training used instances 1-5), every algorithm
+runs once (seed = instance) with the same evaluation budget ``--budget-factor``·d (default 10⁴·d),
+counted by the same evaluator. It prints a per-function table of the median (over instances)
+normalized regret (f_best − f*)/(f_ref − f*), the overall median per algorithm, DesignX's ratio to
+each peer's overall median, how often DesignX is better, the wall time per algorithm, the
+training minutes of the shipped checkpoint, and writes a plot (per-function median normalized
+regret, log scale) and the table as JSON to ``--out`` (default ``reports/bench_designx``).
+Everything runs in one process, one torch thread.
+
+    .venv/bin/python benchmarks/bench_designx.py                                   # the issue's size
+    .venv/bin/python benchmarks/bench_designx.py --dims 5 --instances 6 --budget-factor 1000   # smaller
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from algorithms import solve
+from algorithms.blackbox import (
+    CMAES,
+    PSO,
+    DesignX,
+    RandomSearch,
+    ScipyDE,
+    bbob_problem,
+    normalized_regret,
+)
+from algorithms.blackbox.designx import DEFAULT_CHECKPOINT
+
+ALGORITHMS = {"DesignX": DesignX(), "DE (scipy)": ScipyDE(), "CMA-ES": CMAES(), "PSO": PSO(),
+              "random": RandomSearch()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--functions", type=int, nargs="+", default=list(range(1, 25)))
+    parser.add_argument("--dims", type=int, nargs="+", default=[5, 10])
+    parser.add_argument("--instances", type=int, nargs="+", default=[6, 7, 8, 9, 10])
+    parser.add_argument("--budget-factor", type=int, default=10_000)
+    parser.add_argument("--out", type=Path, default=Path("reports/bench_designx"))
+    args = parser.parse_args(argv)
+    if any(i <= 5 for i in args.instances):
+        parser.error("instances 1-5 are the training instances; pick held-out ones (>= 6)")
+    torch.set_num_threads(1)
+    args.out.mkdir(parents=True, exist_ok=True)
+    meta = json.loads(DEFAULT_CHECKPOINT.with_suffix(".json").read_text())
+    print(f"config: functions {args.functions}, dims {args.dims}, held-out instances {args.instances}, "
+          f"budget {args.budget_factor}·d; checkpoint trained {meta['minutes']} wall minutes, "
+          f"{meta['episodes']} episodes", flush=True)
+    regrets = {name: {} for name in ALGORITHMS}
+    wall = dict.fromkeys(ALGORITHMS, 0.0)
+    workflows = {}
+    for d in args.dims:
+        for fid in args.functions:
+            key = f"f{fid}-{d}D"
+            for name in ALGORITHMS:
+                regrets[name][key] = []
+            for inst in args.instances:
+                prob = bbob_problem(fid, inst, d, args.budget_factor * d)
+                for name, alg in ALGORITHMS.items():
+                    start = time.perf_counter()
+                    sol = solve(prob, alg, seed=inst)
+                    wall[name] += time.perf_counter() - start
+                    assert sol.stats.f_calls <= prob.budget
+                    regrets[name][key].append(normalized_regret(sol.value, prob))
+                    if name == "DesignX":
+                        workflows.setdefault(key, []).append(" ".join(sol.original["workflow"]))
+            row = "  ".join(f"{n}={np.median(regrets[n][key]):.2e}" for n in ALGORITHMS)
+            print(f"{key:10s} {row}", flush=True)
+    keys = list(regrets["DesignX"])
+    overall = {n: float(np.median([v for k in keys for v in regrets[n][k]])) for n in ALGORITHMS}
+    ours = np.array([v for k in keys for v in regrets["DesignX"][k]])
+    print("\nper-function median normalized regret (over instances)")
+    print("| problem | " + " | ".join(ALGORITHMS) + " |")
+    print("|---|" + "---|" * len(ALGORITHMS))
+    for k in keys:
+        print(f"| {k} | " + " | ".join(f"{np.median(regrets[n][k]):.2e}" for n in ALGORITHMS) + " |")
+    print("| **median** | " + " | ".join(f"{overall[n]:.2e}" for n in ALGORITHMS) + " |")
+    print("\nDesignX against each peer (all problems and instances)")
+    for n in ALGORITHMS:
+        if n == "DesignX":
+            continue
+        theirs = np.array([v for k in keys for v in regrets[n][k]])
+        ratio = overall["DesignX"] / overall[n] if overall[n] > 0 else float("inf")
+        print(f"  vs {n:11s}: median ratio {ratio:.3g}, DesignX better on {np.mean(ours < theirs):.0%}, "
+              f"ties {np.mean(ours == theirs):.0%}")
+    print("\nwall seconds per algorithm: " + ", ".join(f"{n} {wall[n]:.1f}" for n in ALGORITHMS))
+    print(f"training: {meta['minutes']} wall minutes, {meta['episodes']} episodes (seed {meta['seed']})")
+    (args.out / "bench_designx.json").write_text(json.dumps(
+        {"config": vars(args) | {"out": str(args.out)}, "regrets": regrets, "overall_median": overall,
+         "wall_s": wall, "designx_workflows": workflows, "training": meta}, indent=1))
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(max(8, 0.35 * len(keys)), 4))
+        for j, n in enumerate(ALGORITHMS):
+            medians = [max(np.median(regrets[n][k]), 1e-12) for k in keys]
+            ax.scatter(np.arange(len(keys)) + 0.12 * (j - 2), medians, label=n, s=14)
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(keys)), keys, rotation=90, fontsize=7)
+        ax.set_ylabel("median normalized regret")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(args.out / "bench_designx.png", dpi=120)
+        print(f"plot: {args.out / 'bench_designx.png'}")
+    except ImportError:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

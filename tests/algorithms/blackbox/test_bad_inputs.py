@@ -1,0 +1,193 @@
+"""Bad inputs to every public callable of ``algorithms.blackbox``: each is rejected early, by our own
+validation, with a message naming the argument and what was expected."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import algorithms.blackbox.agents as agents
+import algorithms.blackbox.baselines as baselines
+import algorithms.blackbox.components as components
+import algorithms.blackbox.designx as designx
+import algorithms.blackbox.features as features
+import algorithms.blackbox.grammar as grammar
+import algorithms.blackbox.modular as modular
+import algorithms.blackbox.problem as problem
+import algorithms.blackbox.train as train
+from algorithms.blackbox import (
+    CMAES,
+    PSO,
+    BlackBoxProblem,
+    DesignX,
+    Evaluator,
+    HyperparameterController,
+    InvalidWorkflowError,
+    ModularOptimizer,
+    RandomSearch,
+    ScipyDE,
+    WorkflowGenerator,
+    WorkflowPlan,
+    allowed_next,
+    bbob_problem,
+    load_agents,
+    normalized_regret,
+    problem_features,
+    run_episode,
+    run_workflow,
+    validate,
+)
+from algorithms.blackbox.agents import cosine_positions
+from algorithms.blackbox.components import (
+    SepCMAState,
+    boundary,
+    crossover,
+    de_mutation,
+    ga_mutation,
+    initialize,
+    niche,
+    partners,
+    pso_update,
+    reduced_size,
+    select,
+)
+from algorithms.blackbox.designx import log_regret_rewards, save_agents
+from algorithms.blackbox.features import ela_features, sample_size
+from algorithms.blackbox.grammar import decode_action, default_hyperparameters, family_of
+from tests.bad_inputs import BadInput, assert_every_callable_covered, check_bad_input
+
+R = np.random.default_rng(0)
+BOX = (-np.ones(2), np.ones(2))
+PROB = BlackBoxProblem(lambda x: float(x @ x), BOX, 50)
+DE = ("init.lhs", "pop.20", "de.rand1", "cx.binomial", "bc.clip", "sel.greedy")
+X = np.zeros((4, 2))
+
+CASES = [
+    BadInput(BlackBoxProblem, lambda: BlackBoxProblem(lambda x: 0.0, (np.ones(2), np.ones(2)), 10),
+             ValueError,
+             ("bounds", "lower", "upper"), "lower-equals-upper"),
+    BadInput(BlackBoxProblem, lambda: BlackBoxProblem(lambda x: 0.0, (np.ones(2), np.zeros(2)), 10),
+             ValueError,
+             ("lower <", "upper"), "lower-above-upper"),
+    BadInput(BlackBoxProblem, lambda: BlackBoxProblem(lambda x: 0.0, BOX, 0),
+             ValueError, ("budget", "positive"),
+             "budget-zero"),
+    BadInput(BlackBoxProblem, lambda: BlackBoxProblem(lambda x: 0.0, BOX, -5), ValueError, ("budget",),
+             "budget-negative"),
+    BadInput(BlackBoxProblem, lambda: BlackBoxProblem(3, BOX, 5), TypeError, ("f", "callable"), "f"),
+    BadInput(BlackBoxProblem, lambda: BlackBoxProblem(lambda x: 0.0, np.ones(2), 5), ValueError,
+             ("bounds", "pair"), "bounds-not-pair"),
+    BadInput(BlackBoxProblem, lambda: BlackBoxProblem(lambda x: 0.0, ([0.0, math.nan], [1.0, 1.0]), 5),
+             ValueError, ("bounds lower", "NaN"), "bounds-nan"),
+    BadInput(BlackBoxProblem, lambda: BlackBoxProblem(lambda x: 0.0, BOX, 5, optimum=1.0, f_ref=0.0),
+             ValueError,
+             ("f_ref", "optimum"), "f_ref"),
+    BadInput(Evaluator, lambda: Evaluator("p"), TypeError, ("problem", "BlackBoxProblem"), ""),
+    BadInput(bbob_problem, lambda: bbob_problem(25, 1, 2, 10), ValueError, ("fid", "1..24"), "fid"),
+    BadInput(bbob_problem, lambda: bbob_problem(1, 1, 1, 10), ValueError, ("dim", ">= 2"), "dim"),
+    BadInput(bbob_problem, lambda: bbob_problem(1, 1, 2, 0), ValueError, ("budget",), "budget"),
+    BadInput(normalized_regret, lambda: normalized_regret(1.0, PROB), ValueError, ("optimum", "f_ref"), ""),
+    # components
+    BadInput(initialize, lambda: initialize("latin", 4, *BOX, R), ValueError, ("method", "lhs"), ""),
+    BadInput(partners, lambda: partners(3, np.zeros(3, dtype=int), R), ValueError, ("group", "partners"), ""),
+    BadInput(de_mutation, lambda: de_mutation("rand1", X, np.zeros(3), R), ValueError, ("y", "shape"), ""),
+    BadInput(crossover, lambda: crossover("binomial", X, X, 1.5, R), ValueError, ("Cr", "[0, 1]"), ""),
+    BadInput(ga_mutation, lambda: ga_mutation("uniform", X, *BOX, R), ValueError, ("method", "gaussian"), ""),
+    BadInput(pso_update, lambda: pso_update(X, X[:2], X, np.zeros(4), *BOX, R),
+             ValueError, ("V", "shape"), ""),
+    BadInput(boundary, lambda: boundary("bounce", X, X, *BOX, R), ValueError, ("method", "reflect"), ""),
+    BadInput(select, lambda: select("greedy", X, np.zeros(4), X, np.zeros(4), "rng"), TypeError,
+             ("rng", "Generator"), ""),
+    BadInput(niche, lambda: niche("ranking", X, np.zeros(4), 5, R), ValueError, ("k", "population"), ""),
+    BadInput(reduced_size, lambda: reduced_size("linear", 4, 10, 0.5), ValueError, ("n_min", "n0"), ""),
+    BadInput(SepCMAState, lambda: SepCMAState.start(np.zeros(2), -1.0), ValueError, ("sigma", "> 0"), ""),
+    # grammar
+    BadInput(validate, lambda: validate(("init.lhs", "de.rand1")),
+             InvalidWorkflowError, ("rule R2",), "rule"),
+    BadInput(validate, lambda: validate("init.lhs"), TypeError, ("workflow", "sequence"), "str"),
+    BadInput(allowed_next, lambda: allowed_next(("pop.20",)), InvalidWorkflowError, ("rule R1",), ""),
+    BadInput(decode_action, lambda: decode_action("bc.clip", [0.5]),
+             ValueError, ("module", "CONTROLLABLE"), ""),
+    BadInput(default_hyperparameters, lambda: default_hyperparameters(("init.lhs",)), InvalidWorkflowError,
+             ("rule R11",), ""),
+    BadInput(family_of, lambda: family_of(3), TypeError, ("workflow", "sequence"), ""),
+    # modular
+    BadInput(ModularOptimizer, lambda: ModularOptimizer(("init.uniform", "pop.20", "de.rand1", "bc.clip",
+                                                         "sel.greedy")), InvalidWorkflowError,
+             ("rule R5", "cx.binomial"), "invalid-workflow"),
+    BadInput(ModularOptimizer, lambda: ModularOptimizer(DE, {"cx.binomial": {"Cr": -1}}), ValueError,
+             ("Cr", "[0.0, 1.0]"), "hyperparameter-range"),
+    BadInput(ModularOptimizer, lambda: ModularOptimizer(DE, [1]), TypeError, ("hyperparameters", "mapping"),
+             "hyperparameters-type"),
+    BadInput(WorkflowPlan, lambda: WorkflowPlan.parse(("init.lhs", "pop.20", "end", "de.rand1")),
+             InvalidWorkflowError, ("rule R11", "end"), ""),
+    BadInput(run_workflow, lambda: run_workflow(WorkflowPlan.parse(DE), PROB, R, {}), TypeError,
+             ("ev", "Evaluator"), ""),
+    # features
+    BadInput(sample_size, lambda: sample_size(0, 10), ValueError, ("dim", "positive"), ""),
+    BadInput(ela_features, lambda: ela_features(np.zeros((5, 2)), np.zeros(4), *BOX), ValueError,
+             ("y", "shape"), ""),
+    BadInput(problem_features, lambda: problem_features(PROB, R), TypeError, ("ev", "Evaluator"), ""),
+    # agents
+    BadInput(WorkflowGenerator, lambda: WorkflowGenerator(hidden=30, heads=4), ValueError,
+             ("hidden", "divisible"), ""),
+    BadInput(HyperparameterController, lambda: HyperparameterController(layers=0), ValueError,
+             ("layers", "positive"), ""),
+    BadInput(cosine_positions, lambda: cosine_positions(3, 5), ValueError, ("hidden", "even"), ""),
+    # designx
+    BadInput(DesignX, lambda: DesignX(checkpoint="/nonexistent.pt"),
+             ValueError, ("checkpoint", "existing"), ""),
+    BadInput(DesignX, lambda: DesignX(stochastic=1), TypeError, ("stochastic", "bool"), "stochastic"),
+    BadInput(load_agents, lambda: load_agents("/nonexistent.pt"),
+             FileNotFoundError, ("checkpoint", "train"), ""),
+    BadInput(run_episode, lambda: run_episode(PROB, None, None, R), TypeError,
+             ("agent1", "WorkflowGenerator"), ""),
+    BadInput(save_agents, lambda: save_agents("/tmp/never.pt", WorkflowGenerator(), None), TypeError,
+             ("agent2", "HyperparameterController"), ""),
+    BadInput(log_regret_rewards, lambda: log_regret_rewards(None, 0.0),
+             TypeError, ("episode", "Episode"), ""),
+    # baselines
+    BadInput(ScipyDE, lambda: ScipyDE(strategy="best3bin"), ValueError, ("strategy", "rand1bin"), ""),
+    BadInput(ScipyDE, lambda: ScipyDE(mutation=(1.0, 0.5)), ValueError, ("mutation", "lo <= hi"), "mutation"),
+    BadInput(CMAES, lambda: CMAES(sigma0=0.0), ValueError, ("sigma0", "> 0"), ""),
+    BadInput(PSO, lambda: PSO(w=1.5), ValueError, ("w", "[0.2, 1.0]"), ""),
+    BadInput(RandomSearch, lambda: RandomSearch(batch=0), ValueError, ("batch", "positive"), ""),
+    BadInput(train.train, lambda: train.train(0, 0, "/tmp/never"), ValueError, ("minutes", "> 0"), ""),
+]
+
+EXEMPT = {
+    "InvalidWorkflowError": "the exception class the validators raise (its message is tested above)",
+    "BlackBoxStats": "a plain record of counters filled by the family's solves",
+    "RunResult": "a plain record returned by run_workflow",
+    "Episode": "a plain record returned by run_episode",
+    "main": "the training CLI: argparse rejects bad options (parser.error names the option)",
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_bad_input(case):
+    check_bad_input(case)
+
+
+def test_every_callable_covered():
+    modules = [problem, components, grammar, modular, features, agents, designx, baselines, train]
+    assert_every_callable_covered(modules, CASES, EXEMPT)
+
+
+def test_nonfinite_objective_is_handled_as_worst_and_counted():
+    def f(x):
+        return math.nan if x[0] < 0 else float(x @ x)
+    prob = BlackBoxProblem(f, BOX, 300)
+    from algorithms import solve
+
+    sol = solve(prob, ModularOptimizer(DE), seed=0)
+    assert sol.stats.nonfinite > 0 and math.isfinite(sol.value) and sol.x[0] >= 0
+
+
+def test_cli_rejects_nonpositive_minutes():
+    with pytest.raises(SystemExit):
+        train.main(["--minutes", "0"])
+
+
+_ = torch
