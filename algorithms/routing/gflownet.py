@@ -1,0 +1,556 @@
+"""The GFlowNet of HBG in plain torch: kNN-graph GNN encoder, masked autoregressive decoder,
+state flow, and the TB, DB and hybrid losses with the symmetric backward policy.
+
+Construction (Section 3.1): a state is the node sequence built so far from the start node
+(TSP: node 0; CVRP: the depot, node 0); an action appends a feasible node. TSP: the n-1
+customer picks are followed by a closing transition back to node 0 (``P_F = 1``). CVRP: from
+the depot any unvisited customer; from a customer any unvisited customer whose demand fits
+the remaining load, or the depot; the run ends back at the depot with every customer served.
+
+Encoder: node features (TSP: x, y; CVRP: x, y, demand/Q, is-depot) and edge distances on a
+k-nearest-neighbour graph (``k = max(5, n // 5)`` capped at n-1, as AGFN/GFACS; CVRP keeps
+every depot edge), L gated residual message-passing layers on nodes and edges (Appendix A.1 is
+a GCN of this kind [48]); an MLP maps edge embeddings to a heatmap logit η_ij. Decoder: from
+current node i in state s, ``P_F(j | s) ∝ exp(η_ij + ⟨c(s), W_k h_j⟩/√d)`` over feasible j,
+where the context ``c(s)`` is an MLP of (h_i, mean of visited h, h_start, remaining load/Q,
+fraction of nodes left). Flow head (Eq. 8): ``log F̃(s) = MLP(c(s)) + a·log Γ(r+1) + b·r``
+with r the number of customers left (learned a, b; a = 1 matches a uniform policy's count of
+completions, so the scale of the flow is reachable from the start); ``log Z = log F̃(s_0)``.
+
+Reward: ``log R(x) = −β (cost(x) − c̄)``, c̄ the mean cost of the other samples of the same
+instance (the AGFN/HBG baseline; ``center=False`` drops it, used when the target must be a
+fixed distribution). Energies per transition are ``e_t = β (d(x_t, x_{t+1}) − ē_t)``, ē_t the
+mean over samples at step t (Eq. 9), so Σ_t e_t = β (cost − c̄).
+
+Backward policy. TSP (start fixed at 0): a tour has 2 constructions (its two directions), so
+``log P_B(τ) = −log 2``, put on the closing transition. CVRP: a solution with m routes, a of
+them with two or more customers, has ``m!·2^a`` constructions (route order × direction;
+Statement 1, the closed form B(A_a, J_j) = (a+j)!·2^a), so ``log P_B(τ) = −log Γ(m+1) −
+a·log 2`` (Statement 2). Step-wise (for DB) we use the factorisation that multiplies to it:
+when a route is closed at the depot and m routes are complete, ``log P_b = −log m − [route
+has ≥ 2 customers]·log 2``, other steps ``P_b = 1``. (Statement 3's uniform 1/(2a+j) over
+parent transitions does not multiply to Statement 2 when both route kinds are present; see
+:func:`paper_stepwise_log_pb` and the note.)
+
+Losses (Section 3.2):
+
+* TB: ``(log Z + Σ_t log P_F − log R(x) − log P_B(τ))²``, mean over trajectories.
+* DB with forward-looking flows [37]: per transition
+  ``δ_t = log F̃(s_t) + log P_F(s_{t+1}|s_t) − log F̃(s_{t+1}) − log P_b(s_t|s_{t+1}) + e_t``
+  with ``log F̃(s_0) = log Z`` and ``log F̃(x) = 0`` at the terminal; loss mean of δ_t². Summed
+  along a trajectory the δ_t telescope to the TB residual.
+* Hybrid (Eq. 11): ``TB + w·DB`` with ``w = 1`` as in the released code (the adaptivity is the
+  per-step relative energy of Eq. 9, whose scale follows the spread of the samples, and the β
+  schedule of training).
+
+References
+----------
+N. Zhang, Z. Cao. Hybrid-Balance GFlowNet for Solving Vehicle Routing Problems. NeurIPS 2025,
+arXiv:2510.04792. N. Malkin et al. Trajectory balance, NeurIPS 2022. L. Pan et al. Better
+training of GFlowNets with local credit and incomplete trajectories (forward-looking), ICML 2023.
+
+>>> import torch
+>>> from algorithms.routing.problem import random_tsp
+>>> torch.manual_seed(0) is not None
+True
+>>> model = RoutingGFlowNet("tsp", hidden=16, layers=2)
+>>> batch = encode_instances(model, [random_tsp(6, seed=0)])
+>>> traj = rollout(model, batch, samples=4, generator=torch.Generator().manual_seed(0))
+>>> traj.log_pf.shape[0], bool(torch.isfinite(tb_loss(traj)))
+(4, True)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from algorithms._validation import check_choice, check_positive, check_positive_int
+from algorithms.routing.problem import CVRPInstance, TSPInstance
+
+__all__ = [
+    "Batch",
+    "RoutingGFlowNet",
+    "Trajectories",
+    "cvrp_log_pb",
+    "db_loss",
+    "db_residuals",
+    "encode_instances",
+    "hybrid_loss",
+    "knn_adjacency",
+    "paper_stepwise_log_pb",
+    "rollout",
+    "tb_loss",
+    "tb_residuals",
+    "trajectory_loss",
+    "tsp_log_pb",
+]
+
+LOG2 = math.log(2.0)
+PROBLEMS = ("tsp", "cvrp")
+MODES = ("sample", "greedy", "depot", "forced")
+LOSSES = ("tb", "db", "hybrid")
+
+
+def tsp_log_pb(n: int) -> float:
+    """log P_B of a TSP trajectory (start fixed at node 0): −log 2 (the two directions), n >= 3.
+
+    >>> round(tsp_log_pb(5), 6)
+    -0.693147
+    """
+    check_positive_int("n", n)
+    if n < 3:
+        raise ValueError(f"n must be >= 3, got {n}")
+    return -LOG2
+
+
+def cvrp_log_pb(routes: Any) -> float:
+    """Closed-form log P_B of a CVRP solution: −log Γ(m+1) − (#routes with ≥ 2 customers)·log 2.
+
+    >>> round(cvrp_log_pb([[1, 2], [3]]), 6) == round(-math.log(2) - math.log(2), 6)
+    True
+    """
+    routes = [list(r) for r in routes]
+    if not routes or any(len(r) == 0 for r in routes):
+        raise ValueError(f"routes must be a non-empty list of non-empty routes, got {routes!r}")
+    m = len(routes)
+    multi = sum(1 for r in routes if len(r) >= 2)
+    return -math.lgamma(m + 1) - multi * LOG2
+
+
+def paper_stepwise_log_pb(a: int, j: int, multi: bool) -> float:
+    """Statement 3 as printed: one backward transition out of a depot state with ``a`` multi-node
+    and ``j`` single-node completed routes has probability 1/(2a + j) (whichever route it opens).
+
+    >>> round(paper_stepwise_log_pb(1, 1, True), 6) == round(-math.log(3), 6)
+    True
+    """
+    if a < 0 or j < 0 or a + j == 0:
+        raise ValueError(f"a and j must be >= 0 with a + j >= 1, got a={a}, j={j}")
+    if (multi and a == 0) or (not multi and j == 0):
+        raise ValueError("the opened route's kind must be present in the state")
+    return -math.log(2 * a + j)
+
+
+def knn_adjacency(dist: torch.Tensor, k: int, depot: bool) -> torch.Tensor:
+    """(B, n, n) float mask of the k-nearest-neighbour graph (each node to its k nearest),
+    symmetrised; with ``depot`` every edge at node 0 is kept."""
+    if not isinstance(dist, torch.Tensor) or dist.ndim != 3:
+        raise TypeError(f"dist must be a (B, n, n) torch tensor, got {type(dist).__name__}")
+    n = dist.shape[-1]
+    k = min(k, n - 1)
+    d = dist.clone()
+    d.diagonal(dim1=-2, dim2=-1).fill_(math.inf)
+    idx = d.topk(k, dim=-1, largest=False).indices
+    adj = torch.zeros_like(dist)
+    adj.scatter_(-1, idx, 1.0)
+    adj = torch.maximum(adj, adj.transpose(-1, -2))
+    if depot:
+        adj[:, 0, 1:] = 1.0
+        adj[:, 1:, 0] = 1.0
+    return adj
+
+
+class _Layer(nn.Module):
+    def __init__(self, d: int) -> None:
+        super().__init__()
+        self.node_self = nn.Linear(d, d)
+        self.node_msg = nn.Linear(d, d)
+        self.edge_self = nn.Linear(d, d)
+        self.edge_src = nn.Linear(d, d)
+        self.edge_dst = nn.Linear(d, d)
+        self.node_norm = nn.LayerNorm(d)
+        self.edge_norm = nn.LayerNorm(d)
+
+    def forward(
+        self, h: torch.Tensor, e: torch.Tensor, adj: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        # h (B, n, d), e (B, n, n, d), adj (B, n, n)
+        e_new = e + torch.relu(
+            self.edge_norm(
+                self.edge_self(e) + self.edge_src(h)[:, :, None, :] + self.edge_dst(h)[:, None, :, :]
+            )
+        )
+        gate = torch.sigmoid(e_new) * adj[..., None]
+        msg = (gate * self.node_msg(h)[:, None, :, :]).sum(2) / (gate.sum(2) + 1e-6)
+        h_new = h + torch.relu(self.node_norm(self.node_self(h) + msg))
+        return h_new, e_new
+
+
+class RoutingGFlowNet(nn.Module):
+    """Encoder, decoder and flow head of the routing GFlowNet (see the module docstring).
+
+    ``problem`` is "tsp" or "cvrp"; ``hidden`` the embedding width; ``layers`` the GNN depth;
+    ``k`` the kNN degree (None: max(5, n // 5)).
+    """
+
+    def __init__(self, problem: str = "tsp", hidden: int = 32, layers: int = 3, k: int | None = None) -> None:
+        super().__init__()
+        self.problem = check_choice("problem", problem, PROBLEMS)
+        self.hidden = check_positive_int("hidden", hidden)
+        self.layers = check_positive_int("layers", layers)
+        self.k = None if k is None else check_positive_int("k", k)
+        d = self.hidden
+        in_dim = 2 if problem == "tsp" else 4
+        self.node_in = nn.Linear(in_dim, d)
+        self.edge_in = nn.Linear(1, d)
+        self.gnn = nn.ModuleList([_Layer(d) for _ in range(self.layers)])
+        self.heat = nn.Sequential(nn.Linear(d, d), nn.ReLU(), nn.Linear(d, 1))
+        self.key = nn.Linear(d, d, bias=False)
+        self.context = nn.Sequential(nn.Linear(3 * d + 2, d), nn.ReLU(), nn.Linear(d, d))
+        self.flow = nn.Sequential(nn.Linear(d, d), nn.ReLU(), nn.Linear(d, 1))
+        self.flow_count = nn.Parameter(torch.tensor(1.0))  # a: weight of log Γ(r+1)
+        self.flow_linear = nn.Parameter(torch.tensor(0.0))  # b: weight of r
+
+    def config(self) -> dict[str, Any]:
+        return {"problem": self.problem, "hidden": self.hidden, "layers": self.layers, "k": self.k}
+
+    def encode(self, node_x: torch.Tensor, dist: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(heatmap logits (B, n, n), zero on the diagonal (never feasible), node embeddings (B, n, d))."""
+        n = dist.shape[-1]
+        k = self.k if self.k is not None else max(5, n // 5)
+        adj = knn_adjacency(dist, k, depot=self.problem == "cvrp")
+        h = self.node_in(node_x)
+        e = self.edge_in(dist[..., None])
+        for layer in self.gnn:
+            h, e = layer(h, e, adj)
+        heat = self.heat(e).squeeze(-1)
+        eye = torch.eye(n, dtype=torch.bool, device=dist.device)
+        heat = heat.masked_fill(eye, 0.0)
+        return heat, h
+
+
+@dataclass
+class Batch:
+    """Instances of one size, encoded: tensors shared by a rollout."""
+
+    problem: str
+    dist: torch.Tensor  # (B, n, n)
+    heat: torch.Tensor  # (B, n, n)
+    h: torch.Tensor  # (B, n, d)
+    keys: torch.Tensor  # (B, n, d)
+    demand: torch.Tensor  # (B, n), load units / capacity (zeros for TSP)
+    units: torch.Tensor  # (B, n) integer demands (zeros for TSP)
+    capacity: torch.Tensor  # (B,) integer capacity (1 for TSP)
+    instances: list
+
+
+def _features(
+    inst: TSPInstance | CVRPInstance, dtype: torch.dtype
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    coords = torch.tensor(np.array(inst.coords), dtype=dtype)
+    dist = torch.tensor(np.array(inst.distances), dtype=dtype)
+    if isinstance(inst, CVRPInstance):
+        dem = torch.as_tensor(np.asarray(inst.demands) / inst.capacity, dtype=dtype)
+        depot = torch.zeros_like(dem)
+        depot[0] = 1.0
+        x = torch.cat([coords, dem[:, None], depot[:, None]], dim=1)
+    else:
+        dem = torch.zeros(coords.shape[0], dtype=dtype)
+        x = coords
+    return x, dist, dem
+
+
+def encode_instances(model: RoutingGFlowNet, instances: list) -> Batch:
+    """Encode instances of one problem type and size with ``model``."""
+    if not isinstance(model, RoutingGFlowNet):
+        raise TypeError(f"model must be a RoutingGFlowNet, got {type(model).__name__}")
+    if not instances:
+        raise ValueError("instances must be a non-empty list")
+    want = TSPInstance if model.problem == "tsp" else CVRPInstance
+    sizes = set()
+    for inst in instances:
+        if not isinstance(inst, want):
+            raise TypeError(
+                f"instances must be {want.__name__}s for a {model.problem} model, got {type(inst).__name__}"
+            )
+        sizes.add(inst.coords.shape[0])
+    if len(sizes) != 1:
+        raise ValueError(f"instances must have one size, got sizes {sorted(sizes)}")
+    dtype = next(model.parameters()).dtype
+    feats = [_features(inst, dtype) for inst in instances]
+    x = torch.stack([f[0] for f in feats])
+    dist = torch.stack([f[1] for f in feats])
+    dem = torch.stack([f[2] for f in feats])
+    heat, h = model.encode(x, dist)
+    if model.problem == "cvrp":
+        units = torch.tensor(np.stack([np.asarray(i.demands) for i in instances]), dtype=torch.long)
+        cap = torch.tensor([int(i.capacity) for i in instances], dtype=torch.long)
+    else:
+        units = torch.zeros(dem.shape, dtype=torch.long)
+        cap = torch.ones(len(instances), dtype=torch.long)
+    return Batch(model.problem, dist, heat, h, model.key(h), dem, units, cap, list(instances))
+
+
+@dataclass
+class Trajectories:
+    """A batch of M = B·S trajectories, padded to T transitions.
+
+    ``actions`` (M, T) node chosen at each transition (−1 padding); ``log_pf``, ``log_pb``,
+    ``step_cost`` (M, T); ``log_flow`` (M, T+1): log F̃ of s_0 (= log Z), ..., with 0 at the
+    terminal and after; ``valid`` (M, T) real transitions; ``cost`` (M,) total length;
+    ``instance`` (M,) index into the batch; ``beta`` and ``center`` the reward's settings.
+    """
+
+    actions: torch.Tensor
+    log_pf: torch.Tensor
+    log_pb: torch.Tensor
+    step_cost: torch.Tensor
+    log_flow: torch.Tensor
+    valid: torch.Tensor
+    cost: torch.Tensor
+    instance: torch.Tensor
+    samples: int
+
+    @property
+    def log_z(self) -> torch.Tensor:
+        return self.log_flow[:, 0]
+
+    def energies(self, beta: float, center: bool = True) -> torch.Tensor:
+        """β·(step cost − mean over the instance's samples at that step) (Eq. 9); (M, T), zero
+        on padding. ``center=False``: β·(step cost)."""
+        e = self.step_cost
+        if center:
+            S = self.samples
+            grouped = e.reshape(-1, S, e.shape[1])
+            e = (grouped - grouped.mean(1, keepdim=True)).reshape(e.shape)
+            # a shorter trajectory (CVRP, fewer routes) would miss the baselines of the steps it
+            # does not take; fold them into its last transition so that Σ_t e_t = cost − c̄ exactly
+            pad = torch.where(self.valid, torch.zeros_like(e), e).sum(1)
+            last = self.valid.sum(1) - 1
+            e = torch.where(self.valid, e, torch.zeros_like(e))
+            e = e.index_put((torch.arange(e.shape[0]), last), pad, accumulate=True)
+        return beta * e
+
+    def log_reward(self, beta: float, center: bool = True) -> torch.Tensor:
+        """log R(x) = −β (cost − c̄); (M,)."""
+        return -self.energies(beta, center).sum(1)
+
+    def sequences(self) -> list[list[int]]:
+        """Node sequences from the start node (TSP: the tour; CVRP: depot-delimited)."""
+        out = []
+        for row in self.actions.tolist():
+            out.append([0] + [a for a in row if a >= 0])
+        return out
+
+
+def _context(
+    model: RoutingGFlowNet,
+    batch: Batch,
+    inst: torch.Tensor,
+    cur: torch.Tensor,
+    visited: torch.Tensor,
+    load: torch.Tensor,
+    left: torch.Tensor,
+    n: int,
+) -> torch.Tensor:
+    h = batch.h[inst]  # (M, n, d)
+    h_cur = h[torch.arange(h.shape[0]), cur]
+    vis = visited.to(h.dtype)
+    h_vis = (vis[..., None] * h).sum(1) / vis.sum(1, keepdim=True).clamp_min(1.0)
+    feats = torch.cat([h_cur, h_vis, h[:, 0], load[:, None], (left / n)[:, None]], dim=1)
+    return model.context(feats)
+
+
+def _log_flow(model: RoutingGFlowNet, ctx: torch.Tensor, left: torch.Tensor) -> torch.Tensor:
+    return (
+        model.flow(ctx).squeeze(-1) + model.flow_count * torch.lgamma(left + 1.0) + model.flow_linear * left
+    )
+
+
+def _policy_logp(
+    model: RoutingGFlowNet,
+    batch: Batch,
+    inst: torch.Tensor,
+    cur: torch.Tensor,
+    ctx: torch.Tensor,
+    mask: torch.Tensor,
+) -> torch.Tensor:
+    d = ctx.shape[-1]
+    heat = batch.heat[inst, cur]  # (M, n)
+    att = torch.einsum("md,mnd->mn", ctx, batch.keys[inst]) / math.sqrt(d)
+    logits = (heat + att).masked_fill(~mask, -math.inf)
+    return torch.log_softmax(logits, dim=-1)
+
+
+def _choose(
+    logp: torch.Tensor,
+    mode: str,
+    at_depot: torch.Tensor,
+    generator: torch.Generator | None,
+    forced: torch.Tensor | None,
+) -> torch.Tensor:
+    if mode == "forced":
+        return forced
+    probs = logp.exp()
+    greedy = logp.argmax(-1)
+    if mode == "greedy":
+        return greedy
+    sample = torch.multinomial(probs.detach(), 1, generator=generator).squeeze(-1)
+    if mode == "depot":
+        return torch.where(at_depot, sample, greedy)
+    return sample
+
+
+def rollout(
+    model: RoutingGFlowNet,
+    batch: Batch,
+    samples: int,
+    mode: str = "sample",
+    generator: torch.Generator | None = None,
+    actions: torch.Tensor | None = None,
+) -> Trajectories:
+    """Build ``samples`` trajectories per instance of ``batch``.
+
+    ``mode``: "sample" (from P_F), "greedy" (argmax), "depot" (depot-guided, Eq. 12: sample
+    when the current node is the depot, greedy elsewhere; for TSP the start node plays the
+    depot, so only the first pick is sampled), "forced" (follow ``actions`` (M, T), used to
+    score given trajectories).
+    """
+    check_positive_int("samples", samples)
+    check_choice("mode", mode, MODES)
+    B, n, _ = batch.dist.shape
+    S = samples
+    M = B * S
+    if mode == "forced":
+        if actions is None or actions.ndim != 2 or actions.shape[0] != M:
+            raise ValueError(f"actions must be an (M = {M}, T) tensor in mode 'forced'")
+    dtype = batch.dist.dtype
+    inst = torch.arange(B).repeat_interleave(S)
+    rows = torch.arange(M)
+    cur = torch.zeros(M, dtype=torch.long)
+    visited = torch.zeros(M, n, dtype=torch.bool)
+    visited[:, 0] = True
+    load = torch.ones(M, dtype=dtype)  # remaining load / capacity (TSP: unused, stays 1)
+    n_routes = torch.zeros(M, dtype=dtype)
+    route_len = torch.zeros(M, dtype=torch.long)
+    done = torch.zeros(M, dtype=torch.bool)
+    left = torch.full((M,), float(n - 1), dtype=dtype)
+    units = batch.units[inst]
+    cap = batch.capacity[inst]
+    load_units = cap.clone()
+    zero = torch.zeros(M, dtype=dtype)
+    ctx = _context(model, batch, inst, cur, visited, load, left, n)
+    flows = [_log_flow(model, ctx, left)]
+    acts, lpf, lpb, cst, val = [], [], [], [], []
+    T_max = n if batch.problem == "tsp" else 2 * (n - 1)
+    for t in range(T_max):
+        if batch.problem == "tsp" and t == n - 1:  # closing transition, P_F = 1, P_b = 1/2
+            a = torch.zeros(M, dtype=torch.long)
+            step_pf, step_pb = zero, torch.full((M,), -LOG2, dtype=dtype)
+            active = ~done
+            next_flow = zero
+            cost = batch.dist[inst, cur, a]
+            done = torch.ones(M, dtype=torch.bool)
+        else:
+            active = ~done
+            if batch.problem == "tsp":
+                mask = ~visited
+                at_depot = cur == 0
+            else:
+                fits = units <= load_units[:, None]
+                mask = (~visited) & fits
+                mask[:, 0] = cur != 0
+                at_depot = cur == 0
+            mask = mask | (~active)[:, None] & (torch.arange(n) == 0)[None, :]  # padded rows: dummy
+            logp = _policy_logp(model, batch, inst, cur, ctx, mask)
+            forced = None
+            if mode == "forced":
+                forced = actions[:, t].clone()
+                forced[~active] = 0
+                if bool((~mask[rows[active], forced[active]]).any()):
+                    raise ValueError(f"actions: an infeasible action at transition {t}")
+            a = _choose(logp, mode, at_depot, generator, forced)
+            a = torch.where(active, a, torch.zeros_like(a))
+            step_pf = torch.where(active, logp[rows, a], zero)
+            cost = torch.where(active, batch.dist[inst, cur, a], zero)
+            to_depot = active & (a == 0)
+            to_cust = active & (a != 0)
+            if batch.problem == "cvrp":
+                n_routes = n_routes + to_depot.to(dtype)
+                multi = (route_len >= 2).to(dtype)
+                step_pb = torch.where(to_depot, -torch.log(n_routes.clamp_min(1.0)) - multi * LOG2, zero)
+                load_units = torch.where(to_depot, cap, load_units - torch.where(to_cust, units[rows, a], 0))
+                load = load_units.to(dtype) / cap.to(dtype)
+                route_len = torch.where(to_depot, torch.zeros_like(route_len), route_len + to_cust.long())
+            else:
+                step_pb = zero
+            visited = visited.clone()
+            visited[rows[to_cust], a[to_cust]] = True
+            left = left - to_cust.to(dtype)
+            cur = torch.where(active, a, cur)
+            if batch.problem == "cvrp":
+                done = done | (active & (left == 0) & (cur == 0))
+            ctx = _context(model, batch, inst, cur, visited, load, left, n)
+            next_flow = torch.where(done, zero, _log_flow(model, ctx, left))
+        acts.append(torch.where(active, a, torch.full_like(a, -1)))
+        lpf.append(step_pf)
+        lpb.append(step_pb)
+        cst.append(cost)
+        val.append(active)
+        flows.append(torch.where(active, next_flow, zero))
+        if bool(done.all()):
+            break
+    if not bool(done.all()):
+        raise RuntimeError("rollout did not finish every trajectory (internal error)")
+    traj = Trajectories(
+        actions=torch.stack(acts, 1),
+        log_pf=torch.stack(lpf, 1),
+        log_pb=torch.stack(lpb, 1),
+        step_cost=torch.stack(cst, 1),
+        log_flow=torch.stack(flows, 1),
+        valid=torch.stack(val, 1),
+        cost=torch.stack(cst, 1).sum(1),
+        instance=inst,
+        samples=S,
+    )
+    return traj
+
+
+def tb_residuals(traj: Trajectories, beta: float, center: bool = True) -> torch.Tensor:
+    """log Z + Σ log P_F − log R − Σ log P_b, one per trajectory (M,)."""
+    return traj.log_z + traj.log_pf.sum(1) - traj.log_reward(beta, center) - traj.log_pb.sum(1)
+
+
+def db_residuals(traj: Trajectories, beta: float, center: bool = True) -> torch.Tensor:
+    """Forward-looking DB residuals δ_t (M, T), zero on padding."""
+    e = traj.energies(beta, center)
+    delta = traj.log_flow[:, :-1] + traj.log_pf - traj.log_flow[:, 1:] - traj.log_pb + e
+    return torch.where(traj.valid, delta, torch.zeros_like(delta))
+
+
+def tb_loss(traj: Trajectories, beta: float = 1.0, center: bool = True) -> torch.Tensor:
+    """Trajectory balance: mean squared TB residual."""
+    return tb_residuals(traj, beta, center).pow(2).mean()
+
+
+def db_loss(traj: Trajectories, beta: float = 1.0, center: bool = True) -> torch.Tensor:
+    """Detailed balance: per trajectory the mean of δ_t² over its transitions, then the mean."""
+    delta = db_residuals(traj, beta, center)
+    count = traj.valid.sum(1).clamp_min(1)
+    return (delta.pow(2).sum(1) / count).mean()
+
+
+def hybrid_loss(
+    traj: Trajectories, beta: float = 1.0, center: bool = True, db_weight: float = 1.0
+) -> torch.Tensor:
+    """Hybrid balance (Eq. 11): TB + w·DB."""
+    return tb_loss(traj, beta, center) + db_weight * db_loss(traj, beta, center)
+
+
+def trajectory_loss(
+    traj: Trajectories, loss: str, beta: float = 1.0, center: bool = True, db_weight: float = 1.0
+) -> torch.Tensor:
+    """The named loss ("tb", "db", "hybrid")."""
+    check_choice("loss", loss, LOSSES)
+    check_positive("beta", beta)
+    if loss == "tb":
+        return tb_loss(traj, beta, center)
+    if loss == "db":
+        return db_loss(traj, beta, center)
+    return hybrid_loss(traj, beta, center, db_weight)

@@ -1,0 +1,233 @@
+"""HBG: solve a TSP or CVRP with a trained Hybrid-Balance GFlowNet.
+
+``solve(instance, HBG(checkpoint=..., samples=S))`` encodes the instance once, draws S
+trajectories from the forward policy and keeps the cheapest. Decoding (``inference``):
+
+* "depot" (Eq. 12, depot-guided): sample the next node only when the current node is the
+  depot, take the argmax of P_F elsewhere. For a TSP the start node plays the depot, so each
+  sample differs only in its first move (at most n−1 distinct tours).
+* "sample": sample every move from P_F;  "greedy": one argmax trajectory.
+* "auto" (default): "depot" for a CVRP (as the paper), "sample" for a TSP (the paper keeps
+  the solver's own decoding on TSP).
+
+``local_search=True`` (default) then applies best-improvement 2-opt to the best trajectory
+(the tour; each CVRP route), as GFlowNet routing solvers do at test time; ``False`` reports
+the policy's own answer.
+
+Checkpoints: a name "tsp20", "tsp50", "cvrp20", "cvrp50" (the shipped hybrid ones; with
+``loss="tb"``/"db" the variants trained with that loss at the same budget, shipped for size
+50), a path to a ``.pt`` written by ``python -m algorithms.routing.train``, or None (the
+shipped checkpoint of the instance's problem type whose size is nearest). A checkpoint for
+the other problem type is refused, and so is one trained on another size unless
+``allow_size_transfer=True`` (the paper's protocol trains on one size and tests on larger).
+
+``Success``: every trajectory is finite and the returned answer passed our validity check;
+``Diverged``: the policy produced non-finite probabilities (a broken checkpoint).
+
+References
+----------
+N. Zhang, Z. Cao. Hybrid-Balance GFlowNet for Solving Vehicle Routing Problems. NeurIPS 2025,
+arXiv:2510.04792, Section 3.2.3.
+
+>>> from algorithms import solve
+>>> from algorithms.routing import random_cvrp
+>>> sol = solve(random_cvrp(20, seed=1), HBG(checkpoint="cvrp20", samples=8), seed=0)
+>>> sol.retcode
+<RetCode.Success: 'Success'>
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+from dataclasses import dataclass
+
+import torch
+
+from algorithms._validation import check_bool, check_choice, check_positive_int
+from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
+from algorithms.routing._common import finish, not_started
+from algorithms.routing.gflownet import LOSSES, RoutingGFlowNet, encode_instances, rollout
+from algorithms.routing.nn2opt import _route_two_opt, two_opt
+from algorithms.routing.problem import (
+    CVRPInstance,
+    TSPInstance,
+    cvrp_cost,
+    is_valid_cvrp,
+    is_valid_tsp,
+    routes_from_sequence,
+    tsp_cost,
+)
+from algorithms.routing.train import load_checkpoint
+
+__all__ = ["CHECKPOINT_DIR", "HBG", "load_model", "shipped_checkpoints"]
+
+CHECKPOINT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "checkpoints")
+INFERENCE = ("auto", "depot", "sample", "greedy")
+#: shipped sizes per problem type
+SHIPPED_SIZES = (20, 50)
+
+
+def shipped_checkpoints() -> dict[str, str]:
+    """Name (e.g. "tsp50_hybrid") → path of every shipped checkpoint."""
+    if not os.path.isdir(CHECKPOINT_DIR):
+        return {}
+    return {
+        f[:-3]: os.path.join(CHECKPOINT_DIR, f)
+        for f in sorted(os.listdir(CHECKPOINT_DIR))
+        if f.endswith(".pt")
+    }
+
+
+@functools.lru_cache(maxsize=16)
+def _load_cached(path: str, mtime: float) -> tuple[RoutingGFlowNet, dict]:
+    model, meta, _ = load_checkpoint(path)
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model, meta
+
+
+def load_model(path: str) -> tuple[RoutingGFlowNet, dict]:
+    """(model in eval mode, metadata) of a checkpoint file (cached)."""
+    if not isinstance(path, str | os.PathLike) or not os.path.isfile(path):
+        raise ValueError(f"checkpoint path {path!r} does not exist")
+    return _load_cached(os.path.abspath(path), os.path.getmtime(path))
+
+
+@dataclass(frozen=True)
+class HBG(Algorithm):
+    """Hybrid-Balance GFlowNet solver (see the module docstring).
+
+    ``checkpoint``: name, path or None; ``samples``: trajectories per instance (positive int);
+    ``loss``: which shipped variant a name refers to ("hybrid", "tb", "db");
+    ``inference``: "auto", "depot", "sample" or "greedy"; ``local_search``: 2-opt the best;
+    ``allow_size_transfer``: accept a checkpoint trained on another size.
+    """
+
+    checkpoint: str | None = None
+    samples: int = 100
+    loss: str = "hybrid"
+    inference: str = "auto"
+    local_search: bool = True
+    allow_size_transfer: bool = False
+
+    def __post_init__(self) -> None:
+        if self.checkpoint is not None and not isinstance(self.checkpoint, str | os.PathLike):
+            raise TypeError(
+                f"checkpoint must be a name, a path or None, got {type(self.checkpoint).__name__}"
+            )
+        check_positive_int("samples", self.samples)
+        check_choice("loss", self.loss, LOSSES)
+        check_choice("inference", self.inference, INFERENCE)
+        check_bool("local_search", self.local_search)
+        check_bool("allow_size_transfer", self.allow_size_transfer)
+
+
+def _resolve(algorithm: HBG, problem_type: str, size: int) -> str:
+    ck = algorithm.checkpoint
+    shipped = shipped_checkpoints()
+    if ck is None:
+        nearest = min(SHIPPED_SIZES, key=lambda s: (abs(s - size), s))
+        ck = f"{problem_type}{nearest}"
+    ck = str(ck)
+    if os.path.sep in ck or ck.endswith(".pt"):
+        return ck
+    name = ck if "_" in ck else f"{ck}_{algorithm.loss}"
+    if name not in shipped:
+        raise ValueError(
+            f"checkpoint must be a path or one of the shipped names {sorted(shipped)}, got {ck!r}"
+            f" (loss={algorithm.loss!r})"
+        )
+    return shipped[name]
+
+
+def _model_for(algorithm: HBG, problem_type: str, size: int) -> tuple[RoutingGFlowNet, dict]:
+    path = _resolve(algorithm, problem_type, size)
+    model, meta = load_model(path)
+    if model.problem != problem_type:
+        raise ValueError(
+            f"checkpoint {os.path.basename(path)!r} was trained for {model.problem.upper()}, "
+            f"not {problem_type.upper()}: use a {problem_type} checkpoint"
+        )
+    trained = meta.get("size")
+    if (
+        trained is not None
+        and int(trained) != size
+        and not (algorithm.allow_size_transfer or algorithm.checkpoint is None)
+    ):
+        raise ValueError(
+            f"checkpoint {os.path.basename(path)!r} was trained on {problem_type.upper()}{trained}, "
+            f"the instance has size {size}: pass allow_size_transfer=True to use it anyway"
+        )
+    return model, meta
+
+
+def _decode(model: RoutingGFlowNet, instance, algorithm: HBG, options: SolveOptions):
+    mode = algorithm.inference
+    if mode == "auto":
+        mode = "depot" if model.problem == "cvrp" else "sample"
+    samples = 1 if mode == "greedy" else options.iterations(algorithm.samples)
+    gen = torch.Generator().manual_seed(int(options.seed or 0))
+    with torch.no_grad():
+        batch = encode_instances(model, [instance])
+        if not bool(torch.isfinite(batch.heat).all() and torch.isfinite(batch.h).all()):
+            return None, samples
+        try:
+            traj = rollout(model, batch, samples, mode=mode, generator=gen)
+        except RuntimeError:  # multinomial on non-finite probabilities
+            return None, samples
+    if not bool(torch.isfinite(traj.log_pf).all()):
+        return None, samples
+    best = int(torch.argmin(traj.cost))
+    return traj.sequences()[best], samples
+
+
+@_dispatch
+def _solve(problem: TSPInstance, algorithm: HBG, options: SolveOptions) -> Solution:
+    model, meta = _model_for(algorithm, "tsp", problem.n)
+    if options.maxiters == 0:
+        return not_started(problem, options, "HBG")
+    seq, samples = _decode(model, problem, algorithm, options)
+    if seq is None:
+        return finish(problem, None, math.nan, RetCode.Diverged, options, samples)
+    tour = seq[:-1] if len(seq) == problem.n + 1 else seq
+    if algorithm.local_search and is_valid_tsp(problem, tour):
+        tour, _, _ = two_opt(problem.distances, tour)
+    if not is_valid_tsp(problem, tour):
+        return finish(problem, tour, math.nan, RetCode.Failure, options, samples)
+    value = tsp_cost(problem, tour)
+    return finish(
+        problem,
+        [int(v) for v in tour],
+        value,
+        RetCode.Success if math.isfinite(value) else RetCode.Failure,
+        options,
+        samples,
+        original=meta,
+    )
+
+
+@_dispatch
+def _solve(problem: CVRPInstance, algorithm: HBG, options: SolveOptions) -> Solution:
+    model, meta = _model_for(algorithm, "cvrp", problem.n_customers)
+    if options.maxiters == 0:
+        return not_started(problem, options, "HBG")
+    seq, samples = _decode(model, problem, algorithm, options)
+    if seq is None:
+        return finish(problem, None, math.nan, RetCode.Diverged, options, samples)
+    routes = routes_from_sequence(seq)
+    if algorithm.local_search and is_valid_cvrp(problem, routes):
+        routes = [_route_two_opt(problem.distances, r, 10_000, 1e-10)[0] for r in routes]
+    if not is_valid_cvrp(problem, routes):
+        return finish(problem, routes, math.nan, RetCode.Failure, options, samples)
+    value = cvrp_cost(problem, routes)
+    return finish(
+        problem,
+        routes,
+        value,
+        RetCode.Success if math.isfinite(value) else RetCode.Failure,
+        options,
+        samples,
+        original=meta,
+    )

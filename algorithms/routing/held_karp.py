@@ -1,0 +1,98 @@
+"""Held–Karp dynamic programme: the exact optimum of a small TSP (n <= 12).
+
+With start node 0 and C(S, j) the length of the shortest path from 0 through the node set S
+ending at j ∈ S,
+
+    C({j}, j) = d(0, j),    C(S, j) = min_{i ∈ S∖{j}} C(S∖{j}, i) + d(i, j),
+
+and the optimal tour length is ``min_j C(V∖{0}, j) + d(j, 0)``; O(2ⁿ n²) time.
+
+References
+----------
+M. Held, R. M. Karp. A dynamic programming approach to sequencing problems. J. SIAM 10 (1962).
+
+>>> from algorithms import solve
+>>> from algorithms.routing import random_tsp
+>>> from algorithms.routing.held_karp import HeldKarp
+>>> sol = solve(random_tsp(7, seed=0), HeldKarp())
+>>> sol.retcode, sorted(sol.x) == list(range(7))
+(<RetCode.Success: 'Success'>, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
+from algorithms.routing._common import finish, not_started
+from algorithms.routing.problem import TSPInstance, tsp_cost
+
+__all__ = ["MAX_HELD_KARP", "HeldKarp", "held_karp"]
+
+#: largest n Held–Karp accepts (2ⁿ n² table entries)
+MAX_HELD_KARP = 12
+
+
+def held_karp(dist: np.ndarray) -> tuple[list[int], float]:
+    """(optimal tour starting at 0, its length) for a distance matrix of size 3..12.
+
+    >>> d = np.array([[0, 1, 2], [1, 0, 1], [2, 1, 0]], dtype=float)
+    >>> held_karp(d)
+    ([0, 1, 2], 4.0)
+    """
+    dist = np.asarray(dist, dtype=float)
+    if dist.ndim != 2 or dist.shape[0] != dist.shape[1]:
+        raise ValueError(f"dist must be a square matrix, got shape {dist.shape}")
+    n = dist.shape[0]
+    if not 3 <= n <= MAX_HELD_KARP:
+        raise ValueError(f"dist must have 3 <= n <= {MAX_HELD_KARP} nodes for Held–Karp, got n = {n}")
+    m = n - 1  # nodes 1..n-1 are bits 0..m-1
+    full = (1 << m) - 1
+    C = np.full((1 << m, m), np.inf)
+    P = np.full((1 << m, m), -1, dtype=np.int64)
+    for j in range(m):
+        C[1 << j, j] = dist[0, j + 1]
+    for S in range(1, 1 << m):
+        for j in range(m):
+            if not (S >> j) & 1 or S == 1 << j:
+                continue
+            prev = S ^ (1 << j)
+            best, arg = np.inf, -1
+            for i in range(m):
+                if (prev >> i) & 1:
+                    v = C[prev, i] + dist[i + 1, j + 1]
+                    if v < best:
+                        best, arg = v, i
+            C[S, j], P[S, j] = best, arg
+    ends = C[full] + dist[1:, 0]
+    j = int(np.argmin(ends))
+    length = float(ends[j])
+    tour, S = [], full
+    while j != -1:
+        tour.append(j + 1)
+        S, j = S ^ (1 << j), int(P[S, j])
+    return [0, *tour[::-1]], length
+
+
+@dataclass(frozen=True)
+class HeldKarp(Algorithm):
+    """Exact TSP by the Held–Karp DP (n <= 12). ``Success`` carries an optimal tour whose
+    recomputed length matches the DP's value; ``maxiters=0`` returns the identity tour."""
+
+
+@_dispatch
+def _solve(problem: TSPInstance, algorithm: HeldKarp, options: SolveOptions) -> Solution:
+    if problem.n > MAX_HELD_KARP:
+        raise ValueError(
+            f"HeldKarp handles n <= {MAX_HELD_KARP} nodes, got a TSPInstance with n = {problem.n}"
+        )
+    if options.maxiters == 0:
+        return not_started(problem, options, "HeldKarp")
+    tour, length = held_karp(problem.distances)
+    value = tsp_cost(problem, tour)  # our own check of the DP's answer
+    ok = abs(value - length) <= 1e-9 * max(1.0, value)
+    return finish(
+        problem, tour, value, RetCode.Success if ok else RetCode.Failure, options, 1 << (problem.n - 1)
+    )

@@ -1,0 +1,169 @@
+"""Nearest neighbour + 2-opt: the classical construction-and-improvement baseline.
+
+Construction: from node 0 repeatedly go to the nearest unvisited node (CVRP: the nearest
+unvisited customer whose demand fits the remaining load, else back to the depot). Improvement
+(TSP: the tour; CVRP: each route with the depot, separately): apply the best 2-opt move
+(reverse the segment t[i+1..j], gain ``d(a,b) + d(c,e) − d(a,c) − d(b,e)`` for edges (a,b),
+(c,e)) while one improves by more than ``tol`` (default 1e-10), at most ``maxiters`` moves
+per tour (default 10 000). ``Success`` = no improving 2-opt move is left (a 2-opt local
+optimum) and the answer passed our validity check; ``MaxIters`` = the move cap was reached.
+
+References
+----------
+G. A. Croes. A method for solving traveling-salesman problems. Operations Research 6 (1958).
+
+>>> from algorithms import solve
+>>> from algorithms.routing import random_tsp
+>>> from algorithms.routing.nn2opt import NearestNeighbor2Opt
+>>> sol = solve(random_tsp(30, seed=0), NearestNeighbor2Opt())
+>>> sol.retcode
+<RetCode.Success: 'Success'>
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
+from algorithms.routing._common import finish
+from algorithms.routing.problem import CVRPInstance, TSPInstance, cvrp_cost, tsp_cost
+
+__all__ = ["NearestNeighbor2Opt", "nearest_neighbor_routes", "nearest_neighbor_tour", "two_opt"]
+
+#: default cap on 2-opt moves per tour
+MAX_MOVES = 10_000
+
+
+def _check_dist(dist: np.ndarray) -> np.ndarray:
+    dist = np.asarray(dist, dtype=float)
+    if dist.ndim != 2 or dist.shape[0] != dist.shape[1]:
+        raise ValueError(f"dist must be a square matrix, got shape {dist.shape}")
+    return dist
+
+
+def nearest_neighbor_tour(dist: np.ndarray, start: int = 0) -> list[int]:
+    """Greedy nearest-neighbour tour from ``start``.
+
+    >>> d = np.array([[0, 1, 3], [1, 0, 1], [3, 1, 0]], dtype=float)
+    >>> nearest_neighbor_tour(d)
+    [0, 1, 2]
+    """
+    dist = _check_dist(dist)
+    n = dist.shape[0]
+    seen = np.zeros(n, dtype=bool)
+    tour = [start]
+    seen[start] = True
+    for _ in range(n - 1):
+        row = np.where(seen, np.inf, dist[tour[-1]])
+        nxt = int(np.argmin(row))
+        tour.append(nxt)
+        seen[nxt] = True
+    return tour
+
+
+def nearest_neighbor_routes(instance: CVRPInstance) -> list[list[int]]:
+    """Greedy nearest feasible customer, back to the depot when none fits."""
+    if not isinstance(instance, CVRPInstance):
+        raise TypeError(f"instance must be a CVRPInstance, got {type(instance).__name__}")
+    d, dem, cap = instance.distances, instance.demands, instance.capacity
+    n = instance.n_customers
+    seen = np.zeros(n + 1, dtype=bool)
+    seen[0] = True
+    routes, cur, load, route = [], 0, cap, []
+    while not seen.all():
+        ok = (~seen) & (dem <= load)
+        if not ok.any():
+            routes.append(route)
+            cur, load, route = 0, cap, []
+            continue
+        row = np.where(ok, d[cur], np.inf)
+        nxt = int(np.argmin(row))
+        route.append(nxt)
+        seen[nxt] = True
+        load -= int(dem[nxt])
+        cur = nxt
+    if route:
+        routes.append(route)
+    return routes
+
+
+def two_opt(
+    dist: np.ndarray, tour: list[int], max_moves: int = MAX_MOVES, tol: float = 1e-10
+) -> tuple[list[int], bool, int]:
+    """Best-improvement 2-opt on a closed tour; returns (tour, local optimum reached, moves).
+
+    >>> d = np.array([[0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]], dtype=float)
+    >>> two_opt(d, [0, 2, 1, 3])[0]
+    [0, 1, 2, 3]
+    """
+    dist = _check_dist(dist)
+    t = np.asarray(tour, dtype=np.int64)
+    n = t.size
+    if (
+        t.ndim != 1
+        or sorted(t.tolist()) != sorted(set(t.tolist()))
+        or (n and (t.min() < 0 or t.max() >= dist.shape[0]))
+    ):
+        raise ValueError(f"tour must be a permutation of distinct node indices, got {list(tour)!r:.80}")
+    if n < 4:
+        return t.tolist(), True, 0
+    moves = 0
+    while moves < max_moves:
+        a = t
+        b = np.roll(t, -1)
+        # gain[i, j] for edges (a_i, b_i) and (a_j, b_j), i < j
+        gain = (
+            dist[a, b][:, None]
+            + dist[a, b][None, :]
+            - dist[a[:, None], a[None, :]]
+            - dist[b[:, None], b[None, :]]
+        )
+        gain = np.triu(gain, 2)
+        gain[0, n - 1] = 0.0  # those two edges are adjacent through the wrap-around
+        i, j = np.unravel_index(np.argmax(gain), gain.shape)
+        if gain[i, j] <= tol:
+            return t.tolist(), True, moves
+        t = np.concatenate([t[: i + 1], t[i + 1 : j + 1][::-1], t[j + 1 :]])
+        moves += 1
+    return t.tolist(), False, moves
+
+
+def _route_two_opt(
+    dist: np.ndarray, route: list[int], max_moves: int, tol: float
+) -> tuple[list[int], bool, int]:
+    tour, ok, moves = two_opt(dist, [0, *list(route)], max_moves, tol)
+    k = tour.index(0)
+    tour = tour[k:] + tour[:k]
+    return tour[1:], ok, moves
+
+
+@dataclass(frozen=True)
+class NearestNeighbor2Opt(Algorithm):
+    """Nearest neighbour construction, then best-improvement 2-opt (see the module docstring)."""
+
+
+@_dispatch
+def _solve(problem: TSPInstance, algorithm: NearestNeighbor2Opt, options: SolveOptions) -> Solution:
+    tour = nearest_neighbor_tour(problem.distances)
+    tour, ok, moves = two_opt(
+        problem.distances, tour, options.iterations(MAX_MOVES), options.tolerance(1e-10)
+    )
+    value = tsp_cost(problem, tour)
+    return finish(problem, tour, value, RetCode.Success if ok else RetCode.MaxIters, options, moves)
+
+
+@_dispatch
+def _solve(problem: CVRPInstance, algorithm: NearestNeighbor2Opt, options: SolveOptions) -> Solution:
+    routes = nearest_neighbor_routes(problem)
+    out, all_ok, total = [], True, 0
+    for r in routes:
+        r2, ok, moves = _route_two_opt(
+            problem.distances, r, options.iterations(MAX_MOVES), options.tolerance(1e-10)
+        )
+        out.append(r2)
+        all_ok &= ok
+        total += moves
+    value = cvrp_cost(problem, out)
+    return finish(problem, out, value, RetCode.Success if all_ok else RetCode.MaxIters, options, total)

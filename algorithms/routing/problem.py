@@ -1,0 +1,445 @@
+"""TSP and CVRP instances: data, the paper's generators, TSPLIB/CVRPLIB text, validation and cost.
+
+A TSP tour is a permutation of ``0..n-1`` (a closed cycle); its cost is
+``Σ_k d(x_k, x_{k+1 mod n})`` with Euclidean ``d``. A CVRP instance has the depot at node 0
+and customers ``1..n`` with integer demands ``1 <= d_i <= Q``; a solution is a list of routes
+(each a list of customers, the depot implicit at both ends) visiting every customer once,
+each route's demand ``<= Q``; its cost is the total Euclidean length of the closed routes.
+
+Generators follow the paper's data (Section 4 "Dataset", after AGFN/GFACS): coordinates
+uniform on ``[0, 1]²``, demands uniform on ``{1, ..., 9}``, capacity by size
+``{20: 30, 50: 40, 100: 50}`` and 50 for 200 customers and more (other sizes: the entry of
+the next size up).
+
+References
+----------
+N. Zhang, Z. Cao. Hybrid-Balance GFlowNet for Solving Vehicle Routing Problems. NeurIPS 2025,
+arXiv:2510.04792 (Section 3.1, Section 4 "Dataset").
+
+>>> inst = random_tsp(5, seed=0)
+>>> tour = [0, 1, 2, 3, 4]
+>>> bool(abs(tsp_cost(inst, tour) - tsp_cost(inst, [0, 4, 3, 2, 1])) < 1e-12)
+True
+>>> cv = random_cvrp(10, seed=0)
+>>> cv.capacity, cv.n_customers
+(30, 10)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from algorithms._validation import as_float_array, check_seed
+from algorithms.core import Problem
+
+__all__ = [
+    "CVRPInstance",
+    "TSPInstance",
+    "check_cvrp_routes",
+    "check_tsp_tour",
+    "cvrp_capacity",
+    "cvrp_cost",
+    "is_valid_cvrp",
+    "is_valid_tsp",
+    "random_cvrp",
+    "random_tsp",
+    "read_cvrplib",
+    "read_tsplib",
+    "routes_from_sequence",
+    "sequence_from_routes",
+    "tsp_cost",
+    "write_cvrplib",
+    "write_tsplib",
+]
+
+#: capacity by number of customers (AGFN / GFACS / HBG data); 200 and more: 50
+_CAPACITY = {20: 30, 50: 40, 100: 50}
+#: two coordinates closer than this are duplicates (the distance matrix would have a zero off the diagonal)
+_DUP_TOL = 1e-12
+
+
+def cvrp_capacity(n: int) -> int:
+    """Vehicle capacity for ``n`` customers: 20→30, 50→40, 100→50, ≥200→50 (else the next size up).
+
+    >>> [cvrp_capacity(n) for n in (10, 20, 50, 100, 500)]
+    [30, 30, 40, 50, 50]
+    """
+    n = _check_size("n", n, minimum=1)
+    for size in sorted(_CAPACITY):
+        if n <= size:
+            return _CAPACITY[size]
+    return 50
+
+
+def _check_size(name: str, n: Any, *, minimum: int) -> int:
+    if isinstance(n, bool) or not isinstance(n, int | np.integer):
+        raise TypeError(f"{name} must be an int, got {type(n).__name__} {n!r}")
+    if n < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {n}")
+    return int(n)
+
+
+def _check_coords(coords: Any, minimum: int) -> np.ndarray:
+    coords = as_float_array("coords", coords, ndim=2, dtype=np.float64)
+    if coords.shape[1] != 2:
+        raise ValueError(f"coords must have shape (n, 2), got {coords.shape}")
+    if coords.shape[0] < minimum:
+        raise ValueError(f"coords must have at least {minimum} nodes (n >= {minimum}), got {coords.shape[0]}")
+    diff = coords[:, None, :] - coords[None, :, :]
+    dist = np.sqrt((diff**2).sum(-1))
+    np.fill_diagonal(dist, np.inf)
+    if dist.min() <= _DUP_TOL:
+        i, j = np.unravel_index(np.argmin(dist), dist.shape)
+        raise ValueError(
+            f"coords must be distinct, got duplicate nodes {min(i, j)} and {max(i, j)} at "
+            f"{coords[i].tolist()}"
+        )
+    return coords
+
+
+def _distances(coords: np.ndarray) -> np.ndarray:
+    diff = coords[:, None, :] - coords[None, :, :]
+    return np.sqrt((diff**2).sum(-1))
+
+
+@dataclass(frozen=True, eq=False)
+class TSPInstance(Problem):
+    """A Euclidean TSP on ``n >= 3`` distinct finite points ``coords`` (shape (n, 2))."""
+
+    coords: np.ndarray
+
+    def __post_init__(self) -> None:
+        coords = _check_coords(self.coords, 3)
+        coords.setflags(write=False)
+        object.__setattr__(self, "coords", coords)
+        dist = _distances(coords)
+        dist.setflags(write=False)
+        object.__setattr__(self, "distances", dist)
+
+    @property
+    def n(self) -> int:
+        return int(self.coords.shape[0])
+
+
+@dataclass(frozen=True, eq=False)
+class CVRPInstance(Problem):
+    """A Euclidean CVRP: ``coords`` (n+1, 2) with the depot at row 0, integer ``demands`` (n+1,)
+    with ``demands[0] == 0`` and ``1 <= demands[i] <= capacity``, and an integer ``capacity``.
+
+    ``demands`` may also be given for the customers only (length n); a leading 0 is added.
+    At least 2 customers (3 nodes with the depot).
+    """
+
+    coords: np.ndarray
+    demands: np.ndarray
+    capacity: int
+
+    def __post_init__(self) -> None:
+        coords = _check_coords(self.coords, 3)
+        cap = self.capacity
+        if isinstance(cap, bool) or not isinstance(cap, int | np.integer | float | np.floating):
+            raise TypeError(f"capacity must be a positive int, got {type(cap).__name__} {cap!r}")
+        if not np.isfinite(cap) or cap <= 0 or int(cap) != cap:
+            raise ValueError(f"capacity must be a positive int, got {cap!r}")
+        cap = int(cap)
+        dem = as_float_array("demands", self.demands, ndim=1, dtype=np.float64)
+        if dem.shape[0] == coords.shape[0] - 1:
+            dem = np.concatenate([[0.0], dem])
+        if dem.shape[0] != coords.shape[0]:
+            raise ValueError(
+                f"demands must have length n+1 = {coords.shape[0]} (depot first) or n = "
+                f"{coords.shape[0] - 1}, got {dem.shape[0]}"
+            )
+        if np.any(dem != np.round(dem)):
+            raise ValueError(f"demands must be integers, got {dem[dem != np.round(dem)][:3].tolist()}")
+        if dem[0] != 0:
+            raise ValueError(f"demands[0] (the depot) must be 0, got {dem[0]!r}")
+        if np.any(dem[1:] < 1):
+            i = int(np.argmin(dem[1:])) + 1
+            raise ValueError(f"demands of customers must be >= 1, got demands[{i}] = {dem[i]:g}")
+        if np.any(dem > cap):
+            i = int(np.argmax(dem))
+            raise ValueError(f"demands must be <= capacity = {cap}, got demands[{i}] = {dem[i]:g}")
+        dem = dem.astype(np.int64)
+        for a in (coords, dem):
+            a.setflags(write=False)
+        object.__setattr__(self, "coords", coords)
+        object.__setattr__(self, "demands", dem)
+        object.__setattr__(self, "capacity", cap)
+        dist = _distances(coords)
+        dist.setflags(write=False)
+        object.__setattr__(self, "distances", dist)
+
+    @property
+    def n_customers(self) -> int:
+        return int(self.coords.shape[0] - 1)
+
+
+def random_tsp(n: int, seed: int = 0) -> TSPInstance:
+    """``n`` points uniform on ``[0, 1]²`` (seeded).
+
+    >>> random_tsp(4, seed=1).coords.shape
+    (4, 2)
+    """
+    n = _check_size("n", n, minimum=3)
+    rng = np.random.default_rng(check_seed(seed))
+    return TSPInstance(rng.random((n, 2)))
+
+
+def random_cvrp(n: int, seed: int = 0, capacity: int | None = None) -> CVRPInstance:
+    """A depot and ``n`` customers uniform on ``[0, 1]²``, demands uniform on {1..9}, the
+    paper's capacity for ``n`` unless ``capacity`` is given.
+
+    >>> inst = random_cvrp(5, seed=2)
+    >>> int(inst.demands[0]), bool(inst.demands[1:].min() >= 1), bool(inst.demands.max() <= 9)
+    (0, True, True)
+    """
+    n = _check_size("n", n, minimum=2)
+    rng = np.random.default_rng(check_seed(seed))
+    coords = rng.random((n + 1, 2))
+    demands = np.concatenate([[0], rng.integers(1, 10, size=n)])
+    return CVRPInstance(coords, demands, cvrp_capacity(n) if capacity is None else capacity)
+
+
+# ----------------------------------------------------------------------------- validation, cost
+
+
+def _check_instance(instance: Any, kind: type) -> None:
+    if not isinstance(instance, kind):
+        raise TypeError(f"instance must be a {kind.__name__}, got {type(instance).__name__}")
+
+
+def check_tsp_tour(instance: TSPInstance, tour: Any) -> np.ndarray:
+    """``tour`` as an int array, or ValueError when it is not a permutation of ``0..n-1``."""
+    _check_instance(instance, TSPInstance)
+    arr = np.asarray(tour)
+    if arr.ndim != 1 or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
+        raise ValueError(f"tour must be a 1-D sequence of node indices, got {tour!r:.80}")
+    if arr.size != instance.n or sorted(arr.tolist()) != list(range(instance.n)):
+        raise ValueError(
+            f"tour must visit each of the {instance.n} nodes exactly once, got {arr.tolist()!r:.120}"
+        )
+    return arr.astype(np.int64)
+
+
+def is_valid_tsp(instance: TSPInstance, tour: Any) -> bool:
+    """True when ``tour`` is a permutation of ``0..n-1``."""
+    _check_instance(instance, TSPInstance)
+    try:
+        check_tsp_tour(instance, tour)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def tsp_cost(instance: TSPInstance, tour: Any) -> float:
+    """Length of the closed tour."""
+    t = check_tsp_tour(instance, tour)
+    return float(instance.distances[t, np.roll(t, -1)].sum())
+
+
+def check_cvrp_routes(instance: CVRPInstance, routes: Any) -> list[list[int]]:
+    """``routes`` as a list of int lists, or ValueError when it is not a feasible solution."""
+    _check_instance(instance, CVRPInstance)
+    try:
+        out = [[int(c) for c in r] for r in routes]
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"routes must be a list of lists of customer indices: {exc}") from exc
+    seen: list[int] = [c for r in out for c in r]
+    if any(len(r) == 0 for r in out):
+        raise ValueError("routes must not contain an empty route")
+    if sorted(seen) != list(range(1, instance.n_customers + 1)):
+        raise ValueError(
+            f"routes must visit each customer 1..{instance.n_customers} exactly once (depot 0 "
+            f"implicit), got {out!r:.120}"
+        )
+    for k, r in enumerate(out):
+        load = int(instance.demands[r].sum())
+        if load > instance.capacity:
+            raise ValueError(f"route {k} carries {load} > capacity {instance.capacity}")
+    return out
+
+
+def is_valid_cvrp(instance: CVRPInstance, routes: Any) -> bool:
+    """True when ``routes`` is a feasible CVRP solution."""
+    _check_instance(instance, CVRPInstance)
+    try:
+        check_cvrp_routes(instance, routes)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def cvrp_cost(instance: CVRPInstance, routes: Any) -> float:
+    """Total length of the routes, each closed at the depot."""
+    out = check_cvrp_routes(instance, routes)
+    d = instance.distances
+    return float(sum(d[0, r[0]] + d[r[-1], 0] + d[r[:-1], r[1:]].sum() for r in (np.array(x) for x in out)))
+
+
+def routes_from_sequence(sequence: Any) -> list[list[int]]:
+    """Split a depot-delimited node sequence (``0, c, c, 0, c, 0``) into routes.
+
+    >>> routes_from_sequence([0, 3, 1, 0, 2, 0])
+    [[3, 1], [2]]
+    """
+    try:
+        values = [int(v) for v in sequence]
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"sequence must be a sequence of node indices: {exc}") from exc
+    routes, cur = [], []
+    for v in values:
+        if v == 0:
+            if cur:
+                routes.append(cur)
+            cur = []
+        else:
+            cur.append(v)
+    if cur:
+        routes.append(cur)
+    return routes
+
+
+def sequence_from_routes(routes: Any) -> list[int]:
+    """The depot-delimited sequence of ``routes``.
+
+    >>> sequence_from_routes([[3, 1], [2]])
+    [0, 3, 1, 0, 2, 0]
+    """
+    seq = [0]
+    try:
+        for r in routes:
+            seq.extend(int(c) for c in r)
+            seq.append(0)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"routes must be lists of customer indices: {exc}") from exc
+    return seq
+
+
+# ----------------------------------------------------------------------------- TSPLIB / CVRPLIB text
+
+
+def write_tsplib(instance: TSPInstance, name: str = "instance") -> str:
+    """TSPLIB text (``EUC_2D`` with float coordinates; our cost is the unrounded distance).
+
+    >>> inst = random_tsp(4, seed=0)
+    >>> np.allclose(read_tsplib(write_tsplib(inst)).coords, inst.coords)
+    True
+    """
+    _check_instance(instance, TSPInstance)
+    lines = [
+        f"NAME : {name}",
+        "TYPE : TSP",
+        f"DIMENSION : {instance.n}",
+        "EDGE_WEIGHT_TYPE : EUC_2D",
+        "NODE_COORD_SECTION",
+    ]
+    lines += [f"{i + 1} {x!r} {y!r}" for i, (x, y) in enumerate(instance.coords.tolist())]
+    lines.append("EOF")
+    return "\n".join(lines) + "\n"
+
+
+def write_cvrplib(instance: CVRPInstance, name: str = "instance") -> str:
+    """CVRPLIB text (depot is node 1, ``DEPOT_SECTION`` 1).
+
+    >>> inst = random_cvrp(4, seed=0)
+    >>> back = read_cvrplib(write_cvrplib(inst))
+    >>> back.capacity == inst.capacity and back.demands.tolist() == inst.demands.tolist()
+    True
+    """
+    _check_instance(instance, CVRPInstance)
+    lines = [
+        f"NAME : {name}",
+        "TYPE : CVRP",
+        f"DIMENSION : {instance.n_customers + 1}",
+        "EDGE_WEIGHT_TYPE : EUC_2D",
+        f"CAPACITY : {instance.capacity}",
+        "NODE_COORD_SECTION",
+    ]
+    lines += [f"{i + 1} {x!r} {y!r}" for i, (x, y) in enumerate(instance.coords.tolist())]
+    lines.append("DEMAND_SECTION")
+    lines += [f"{i + 1} {int(d)}" for i, d in enumerate(instance.demands.tolist())]
+    lines += ["DEPOT_SECTION", "1", "-1", "EOF"]
+    return "\n".join(lines) + "\n"
+
+
+def _parse_lib(text: str) -> tuple[dict[str, str], dict[str, list[list[str]]]]:
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str (the file's contents), got {type(text).__name__}")
+    header: dict[str, str] = {}
+    sections: dict[str, list[list[str]]] = {}
+    current = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if line.upper() == "EOF":
+            break
+        if ":" in line:  # data rows of the sections never contain a colon
+            key, _, value = line.partition(":")
+            header[key.strip().upper()] = value.strip()
+            current = None
+            continue
+        if line.upper().endswith("_SECTION"):
+            current = line.upper()
+            sections[current] = []
+            continue
+        if current is None:
+            raise ValueError(f"text: unexpected line outside any section: {line!r}")
+        sections[current].append(line.split())
+    return header, sections
+
+
+def _coords_from(sections: dict[str, list[list[str]]], dim: int) -> np.ndarray:
+    rows = sections.get("NODE_COORD_SECTION")
+    if rows is None:
+        raise ValueError("text has no NODE_COORD_SECTION")
+    if len(rows) != dim:
+        raise ValueError(f"NODE_COORD_SECTION must have DIMENSION = {dim} rows, got {len(rows)}")
+    try:
+        rows = sorted(rows, key=lambda r: int(r[0]))
+        return np.array([[float(r[1]), float(r[2])] for r in rows])
+    except (ValueError, IndexError) as exc:
+        raise ValueError(f"NODE_COORD_SECTION: malformed row: {exc}") from exc
+
+
+def _dimension(header: dict[str, str]) -> int:
+    try:
+        return int(header["DIMENSION"])
+    except (KeyError, ValueError) as exc:
+        raise ValueError(f"text must have an integer DIMENSION, got {header.get('DIMENSION')!r}") from exc
+
+
+def read_tsplib(text: str) -> TSPInstance:
+    """A :class:`TSPInstance` from TSPLIB text (``NODE_COORD_SECTION``)."""
+    header, sections = _parse_lib(text)
+    if header.get("TYPE", "TSP").split()[0].upper() != "TSP":
+        raise ValueError(f"text must be TYPE : TSP, got {header.get('TYPE')!r}")
+    return TSPInstance(_coords_from(sections, _dimension(header)))
+
+
+def read_cvrplib(text: str) -> CVRPInstance:
+    """A :class:`CVRPInstance` from CVRPLIB text (the depot, ``DEPOT_SECTION``, moved to node 0)."""
+    header, sections = _parse_lib(text)
+    if header.get("TYPE", "CVRP").split()[0].upper() != "CVRP":
+        raise ValueError(f"text must be TYPE : CVRP, got {header.get('TYPE')!r}")
+    dim = _dimension(header)
+    coords = _coords_from(sections, dim)
+    rows = sections.get("DEMAND_SECTION")
+    if rows is None or len(rows) != dim:
+        raise ValueError(f"DEMAND_SECTION must have DIMENSION = {dim} rows")
+    try:
+        demands = np.array([float(r[1]) for r in sorted(rows, key=lambda r: int(r[0]))])
+        cap = float(header["CAPACITY"])
+    except (KeyError, ValueError, IndexError) as exc:
+        raise ValueError(f"text: malformed DEMAND_SECTION or CAPACITY: {exc}") from exc
+    depot = 0
+    if sections.get("DEPOT_SECTION"):
+        depot = int(sections["DEPOT_SECTION"][0][0]) - 1
+    if not 0 <= depot < dim:
+        raise ValueError(f"DEPOT_SECTION names node {depot + 1}, outside 1..{dim}")
+    order = [depot] + [i for i in range(dim) if i != depot]
+    return CVRPInstance(coords[order], demands[order], int(cap) if cap == int(cap) else cap)

@@ -1,0 +1,291 @@
+"""CPU training of the routing GFlowNet: ``python -m algorithms.routing.train``.
+
+Each step draws ``batch`` fresh random instances of the paper's distribution (seeded by the
+run seed and the step), samples ``samples`` trajectories per instance on-policy (the paper
+trains with N = 20 samples per instance), and takes one AdamW step on the chosen loss
+(``tb``, ``db`` or ``hybrid``; gradient norm clipped at 3 as AGFN/HBG). The inverse
+temperature β rises geometrically from ``beta_min`` to ``beta_max`` over the run (the
+β schedule of the released AGFN/HBG code, log-shaped). Runs stop after ``steps`` steps or
+``minutes`` wall minutes, whichever comes first; a checkpoint (model, optimizer, RNG and step)
+is written every ``save_every`` steps and at the end, with a ``.json`` of metadata (problem,
+size, loss, steps, minutes, final loss, mean training cost); ``--resume`` continues from it.
+
+Importing this module has no side effects (``algorithms.core`` imports every family module).
+
+>>> import tempfile, os
+>>> with tempfile.TemporaryDirectory() as d:
+...     meta = train(problem="tsp", size=6, loss="hybrid", steps=2, batch=1, samples=4,
+...                  hidden=8, layers=1, out=os.path.join(d, "m.pt"), progress=False)
+>>> meta["steps"], meta["problem"], meta["size"]
+(2, 'tsp', 6)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import time
+from typing import Any
+
+import torch
+
+from algorithms._validation import check_bool, check_choice, check_positive, check_positive_int, check_seed
+from algorithms.routing.gflownet import (
+    LOSSES,
+    PROBLEMS,
+    RoutingGFlowNet,
+    encode_instances,
+    rollout,
+    trajectory_loss,
+)
+from algorithms.routing.problem import random_cvrp, random_tsp
+
+__all__ = ["beta_at", "load_checkpoint", "main", "save_checkpoint", "train"]
+
+#: gradient-norm clip of the released AGFN/HBG training
+GRAD_CLIP = 3.0
+
+
+def beta_at(step: int, steps: int, beta_min: float, beta_max: float) -> float:
+    """Geometric interpolation from beta_min (step 0) to beta_max (last step).
+
+    >>> beta_at(0, 11, 10.0, 1000.0), round(beta_at(10, 11, 10.0, 1000.0), 6)
+    (10.0, 1000.0)
+    """
+    check_positive("beta_min", beta_min)
+    check_positive("beta_max", beta_max)
+    frac = 0.0 if steps <= 1 else min(step / (steps - 1), 1.0)
+    return float(beta_min * (beta_max / beta_min) ** frac)
+
+
+def _instances(problem: str, size: int, count: int, seed: int) -> list:
+    gen = random_tsp if problem == "tsp" else random_cvrp
+    return [gen(size, seed=seed + i) for i in range(count)]
+
+
+def save_checkpoint(
+    path: str,
+    model: RoutingGFlowNet,
+    meta: dict[str, Any],
+    optimizer: torch.optim.Optimizer | None = None,
+    extra: dict[str, Any] | None = None,
+) -> None:
+    """Write ``path`` (torch) and ``path`` with ``.json`` (metadata)."""
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"path must be a str path for the .pt checkpoint, got {type(path).__name__}")
+    state = {"config": model.config(), "model": model.state_dict(), "meta": meta}
+    if optimizer is not None:
+        state["optimizer"] = optimizer.state_dict()
+    if extra:
+        state.update(extra)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".tmp"
+    torch.save(state, tmp)
+    os.replace(tmp, path)
+    with open(os.path.splitext(path)[0] + ".json", "w") as fh:
+        json.dump(meta, fh, indent=1, sort_keys=True)
+
+
+def load_checkpoint(path: str) -> tuple[RoutingGFlowNet, dict[str, Any], dict[str, Any]]:
+    """(model, metadata, raw state) from a checkpoint written by :func:`save_checkpoint`."""
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"path must be a str path to a .pt checkpoint, got {type(path).__name__}")
+    if not os.path.isfile(path):
+        raise ValueError(f"checkpoint path {str(path)!r} does not exist")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=False)
+        model = RoutingGFlowNet(**state["config"])
+        model.load_state_dict(state["model"])
+    except Exception as exc:  # a corrupt or foreign file
+        raise ValueError(f"checkpoint {str(path)!r} is not a routing GFlowNet checkpoint: {exc}") from exc
+    model.eval()
+    return model, dict(state.get("meta", {})), state
+
+
+def train(
+    problem: str = "tsp",
+    size: int = 20,
+    loss: str = "hybrid",
+    steps: int = 200,
+    minutes: float = math.inf,
+    batch: int = 4,
+    samples: int = 20,
+    lr: float = 1e-3,
+    beta_min: float = 20.0,
+    beta_max: float = 200.0,
+    hidden: int = 32,
+    layers: int = 3,
+    seed: int = 0,
+    out: str = "model.pt",
+    save_every: int = 50,
+    resume: bool = False,
+    progress: bool = True,
+    db_weight: float = 1.0,
+) -> dict[str, Any]:
+    """Train a GFlowNet and write the checkpoint ``out``; returns the metadata dict."""
+    check_choice("problem", problem, PROBLEMS)
+    check_choice("loss", loss, LOSSES)
+    check_positive_int("size", size)
+    if size < (3 if problem == "tsp" else 2):
+        raise ValueError(f"size must be >= {3 if problem == 'tsp' else 2} for {problem}, got {size}")
+    check_positive_int("steps", steps)
+    check_positive("minutes", minutes) if math.isfinite(minutes) else None
+    check_positive_int("batch", batch)
+    check_positive_int("samples", samples)
+    if samples < 2:
+        raise ValueError(
+            f"samples must be >= 2 (the reward baseline is the mean of the others), got {samples}"
+        )
+    check_positive("lr", lr)
+    check_positive("beta_min", beta_min)
+    check_positive("beta_max", beta_max)
+    seed = check_seed(seed)
+    check_bool("resume", resume)
+    if not isinstance(out, str | os.PathLike):
+        raise TypeError(f"out must be a path, got {type(out).__name__}")
+    torch.manual_seed(seed)
+    model = RoutingGFlowNet(problem, hidden=hidden, layers=layers)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+    gen = torch.Generator().manual_seed(seed)
+    start_step, used_minutes = 0, 0.0
+    history: list[float] = []
+    if resume and os.path.isfile(out):
+        model, meta_old, state = load_checkpoint(out)
+        if (meta_old.get("problem"), meta_old.get("size"), meta_old.get("loss")) != (problem, size, loss):
+            raise ValueError(
+                f"resume: checkpoint {out!r} is for {meta_old.get('problem')}{meta_old.get('size')} "
+                f"({meta_old.get('loss')}), not {problem}{size} ({loss})"
+            )
+        model.train()
+        optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+        optimizer.load_state_dict(state["optimizer"])
+        gen.set_state(state["generator"])
+        torch.set_rng_state(state["torch_rng"])
+        start_step = int(meta_old["steps"])
+        used_minutes = float(meta_old.get("minutes", 0.0))
+        history = list(state.get("history", []))
+    model.train()
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    used_cpu = 0.0 if not (resume and os.path.isfile(out)) else float(meta_old.get("cpu_minutes", 0.0))
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=steps, initial=start_step, desc=f"train {problem}{size} {loss}")
+    step = start_step
+    last_loss, last_cost = math.nan, math.nan
+
+    def meta() -> dict[str, Any]:
+        return {
+            "problem": problem,
+            "size": size,
+            "loss": loss,
+            "steps": step,
+            "target_steps": steps,
+            "minutes": used_minutes + (time.perf_counter() - t0) / 60.0,
+            "cpu_minutes": used_cpu + (time.process_time() - c0) / 60.0,
+            "batch": batch,
+            "samples": samples,
+            "lr": lr,
+            "beta_min": beta_min,
+            "beta_max": beta_max,
+            "hidden": hidden,
+            "layers": layers,
+            "seed": seed,
+            "final_loss": last_loss,
+            "final_train_cost": last_cost,
+            "db_weight": db_weight,
+            "torch_threads": torch.get_num_threads(),
+        }
+
+    def save() -> None:
+        save_checkpoint(
+            out,
+            model,
+            meta(),
+            optimizer,
+            {"generator": gen.get_state(), "torch_rng": torch.get_rng_state(), "history": history},
+        )
+
+    while step < steps:
+        if (used_minutes + (time.perf_counter() - t0) / 60.0) >= minutes:
+            break
+        beta = beta_at(step, steps, beta_min, beta_max)
+        insts = _instances(problem, size, batch, seed=1_000_003 * (seed + 1) + batch * step)
+        enc = encode_instances(model, insts)
+        traj = rollout(model, enc, samples, mode="sample", generator=gen)
+        value = trajectory_loss(traj, loss, beta=beta, center=True, db_weight=db_weight)
+        if not torch.isfinite(value):
+            raise FloatingPointError(f"training loss became non-finite at step {step}")
+        optimizer.zero_grad()
+        value.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), GRAD_CLIP)
+        optimizer.step()
+        step += 1
+        last_loss, last_cost = float(value.detach()), float(traj.cost.detach().mean())
+        history.append(last_cost)
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(loss=f"{last_loss:.3g}", cost=f"{last_cost:.3f}", beta=f"{beta:.0f}")
+        if step % save_every == 0:
+            save()
+    if bar is not None:
+        bar.close()
+    save()
+    model.eval()
+    return meta()
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    """Command line: ``python -m algorithms.routing.train --problem tsp --size 20 --loss hybrid ...``."""
+    p = argparse.ArgumentParser(
+        prog="python -m algorithms.routing.train", description=__doc__.split("\n\n")[0]
+    )
+    p.add_argument("--problem", choices=PROBLEMS, default="tsp")
+    p.add_argument("--size", type=int, default=20)
+    p.add_argument("--loss", choices=LOSSES, default="hybrid")
+    p.add_argument("--steps", type=int, default=400)
+    p.add_argument("--minutes", type=float, default=math.inf)
+    p.add_argument("--batch", type=int, default=4)
+    p.add_argument("--samples", type=int, default=20)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--beta-min", type=float, default=20.0)
+    p.add_argument("--beta-max", type=float, default=200.0)
+    p.add_argument("--hidden", type=int, default=32)
+    p.add_argument("--layers", type=int, default=3)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--save-every", type=int, default=50)
+    p.add_argument("--out", required=True)
+    p.add_argument("--resume", action="store_true")
+    p.add_argument("--no-progress", action="store_true")
+    args = p.parse_args(argv)
+    torch.set_num_threads(check_positive_int("threads", args.threads))
+    meta = train(
+        problem=args.problem,
+        size=args.size,
+        loss=args.loss,
+        steps=args.steps,
+        minutes=args.minutes,
+        batch=args.batch,
+        samples=args.samples,
+        lr=args.lr,
+        beta_min=args.beta_min,
+        beta_max=args.beta_max,
+        hidden=args.hidden,
+        layers=args.layers,
+        seed=args.seed,
+        out=args.out,
+        save_every=args.save_every,
+        resume=args.resume,
+        progress=not args.no_progress,
+    )
+    print(json.dumps(meta, indent=1, sort_keys=True))
+    return meta
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,345 @@
+"""Bad inputs to every public callable of ``algorithms.routing``: rejected early, by our own
+validation, with a message naming the argument and what was expected."""
+
+import os
+
+import numpy as np
+import pytest
+
+import algorithms.routing as routing
+import algorithms.routing.cvrp_enumeration as enum_mod
+import algorithms.routing.gflownet as gfn
+import algorithms.routing.hbg as hbg_mod
+import algorithms.routing.held_karp as hk_mod
+import algorithms.routing.hgs as hgs_mod
+import algorithms.routing.lkh as lkh_mod
+import algorithms.routing.nn2opt as nn_mod
+import algorithms.routing.problem as prob
+import algorithms.routing.train as train_mod
+from algorithms import solve
+from algorithms.routing import CVRPInstance, TSPInstance, random_cvrp, random_tsp
+from algorithms.routing.cvrp_enumeration import CVRPEnumeration, cvrp_enumerate
+from algorithms.routing.gflownet import RoutingGFlowNet
+from algorithms.routing.hbg import HBG
+from algorithms.routing.held_karp import HeldKarp, held_karp
+from algorithms.routing.hgs import HGS
+from algorithms.routing.lkh import LKH
+from tests.bad_inputs import BadInput, assert_every_callable_covered, check_bad_input
+
+SQ = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+DUP = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 0.0]])
+NAN = np.array([[0.0, 0.0], [np.nan, 0.0], [0.0, 1.0]])
+TSP = random_tsp(5, seed=0)
+CV = random_cvrp(5, seed=0)
+SHIPPED = hbg_mod.shipped_checkpoints()
+
+CASES = [
+    BadInput(TSPInstance, lambda: TSPInstance(DUP), ValueError, ("coords", "duplicate"), "duplicate"),
+    BadInput(TSPInstance, lambda: TSPInstance(NAN), ValueError, ("coords", "NaN"), "nan"),
+    BadInput(TSPInstance, lambda: TSPInstance(SQ[:2]), ValueError, ("coords", "n >= 3"), "n<3"),
+    BadInput(
+        TSPInstance,
+        lambda: TSPInstance(np.zeros((4, 3)) + np.arange(4)[:, None]),
+        ValueError,
+        ("coords", "(n, 2)"),
+        "shape",
+    ),
+    BadInput(
+        CVRPInstance,
+        lambda: CVRPInstance(SQ, [0, 3, 9, 2], 5),
+        ValueError,
+        ("demands", "capacity"),
+        "above-capacity",
+    ),
+    BadInput(
+        CVRPInstance,
+        lambda: CVRPInstance(SQ, [0, -1, 2, 2], 5),
+        ValueError,
+        ("demands", ">= 1"),
+        "negative-demand",
+    ),
+    BadInput(
+        CVRPInstance,
+        lambda: CVRPInstance(SQ, [0, 1.5, 2, 2], 5),
+        ValueError,
+        ("demands", "integers"),
+        "fractional-demand",
+    ),
+    BadInput(
+        CVRPInstance,
+        lambda: CVRPInstance(SQ, [1, 1, 2, 2], 5),
+        ValueError,
+        ("demands[0]", "depot"),
+        "depot-demand",
+    ),
+    BadInput(CVRPInstance, lambda: CVRPInstance(SQ, [0, 1], 5), ValueError, ("demands", "length"), "length"),
+    BadInput(
+        CVRPInstance,
+        lambda: CVRPInstance(SQ, [0, 1, 2, 2], 0),
+        ValueError,
+        ("capacity", "positive"),
+        "capacity",
+    ),
+    BadInput(
+        CVRPInstance,
+        lambda: CVRPInstance(DUP, [0, 1, 1], 5),
+        ValueError,
+        ("coords", "duplicate"),
+        "duplicate",
+    ),
+    BadInput(CVRPInstance, lambda: CVRPInstance(SQ[:2], [0, 1], 5), ValueError, ("coords", "n >= 3"), "n<3"),
+    BadInput(prob.random_tsp, lambda: random_tsp(2), ValueError, ("n", ">= 3"), "n<3"),
+    BadInput(prob.random_tsp, lambda: random_tsp(5, seed=-1), ValueError, ("seed",), "seed"),
+    BadInput(prob.random_cvrp, lambda: random_cvrp(1), ValueError, ("n", ">= 2"), "n<2"),
+    BadInput(
+        prob.random_cvrp,
+        lambda: random_cvrp(5, capacity=3),
+        ValueError,
+        ("demands", "capacity"),
+        "small-capacity",
+    ),
+    BadInput(prob.cvrp_capacity, lambda: prob.cvrp_capacity(0), ValueError, ("n", ">= 1"), "zero"),
+    BadInput(prob.cvrp_capacity, lambda: prob.cvrp_capacity(2.5), TypeError, ("n", "int"), "float"),
+    BadInput(
+        prob.check_tsp_tour,
+        lambda: prob.check_tsp_tour(TSP, [0, 1, 1, 2, 3]),
+        ValueError,
+        ("tour", "exactly once"),
+        "repeat",
+    ),
+    BadInput(prob.tsp_cost, lambda: prob.tsp_cost(TSP, [0, 1]), ValueError, ("tour",), "short"),
+    BadInput(
+        prob.check_cvrp_routes,
+        lambda: prob.check_cvrp_routes(CV, [[1, 2]]),
+        ValueError,
+        ("routes", "exactly once"),
+        "missing",
+    ),
+    BadInput(
+        prob.check_cvrp_routes,
+        lambda: prob.check_cvrp_routes(CV, [[1, 2, 3, 4, 5], []]),
+        ValueError,
+        ("routes", "empty"),
+        "empty-route",
+    ),
+    BadInput(
+        prob.check_cvrp_routes, lambda: prob.check_cvrp_routes(CV, 5), ValueError, ("routes",), "not-list"
+    ),
+    BadInput(
+        prob.cvrp_cost, lambda: prob.cvrp_cost(CV, [[1, 1, 2, 3, 4, 5]]), ValueError, ("routes",), "dup"
+    ),
+    BadInput(prob.read_tsplib, lambda: prob.read_tsplib(5), TypeError, ("text", "str"), "type"),
+    BadInput(
+        prob.read_tsplib,
+        lambda: prob.read_tsplib("NAME : x\nTYPE : TSP\nDIMENSION : 3\nEOF\n"),
+        ValueError,
+        ("NODE_COORD_SECTION",),
+        "no-coords",
+    ),
+    BadInput(
+        prob.read_cvrplib,
+        lambda: prob.read_cvrplib(prob.write_tsplib(TSP)),
+        ValueError,
+        ("CVRP",),
+        "wrong-type",
+    ),
+    BadInput(
+        prob.routes_from_sequence,
+        lambda: prob.routes_from_sequence([0, "a", 0]),
+        ValueError,
+        ("sequence",),
+        "non-int",
+    ),
+    BadInput(
+        prob.sequence_from_routes,
+        lambda: prob.sequence_from_routes([[1, "b"]]),
+        ValueError,
+        ("routes",),
+        "non-int",
+    ),
+    BadInput(
+        prob.write_tsplib, lambda: prob.write_tsplib(CV), TypeError, ("instance", "TSPInstance"), "type"
+    ),
+    BadInput(
+        prob.write_cvrplib, lambda: prob.write_cvrplib(TSP), TypeError, ("instance", "CVRPInstance"), "type"
+    ),
+    BadInput(
+        prob.is_valid_tsp, lambda: prob.is_valid_tsp(CV, [0]), TypeError, ("instance", "TSPInstance"), "type"
+    ),
+    BadInput(
+        prob.is_valid_cvrp,
+        lambda: prob.is_valid_cvrp(TSP, [[1]]),
+        TypeError,
+        ("instance", "CVRPInstance"),
+        "type",
+    ),
+    # exact solvers
+    BadInput(HeldKarp, lambda: solve(random_tsp(13), HeldKarp()), ValueError, ("n <= 12",), "too-big"),
+    BadInput(hk_mod.held_karp, lambda: held_karp(np.zeros((2, 3))), ValueError, ("dist", "square"), "shape"),
+    BadInput(
+        CVRPEnumeration, lambda: solve(random_cvrp(9), CVRPEnumeration()), ValueError, ("<= 8",), "too-big"
+    ),
+    BadInput(
+        enum_mod.cvrp_enumerate, lambda: cvrp_enumerate(random_cvrp(9)), ValueError, ("<= 8",), "too-big"
+    ),
+    BadInput(LKH, lambda: LKH(runs=0), ValueError, ("runs", "positive"), "runs"),
+    BadInput(HGS, lambda: HGS(runtime=-1.0), ValueError, ("runtime", "> 0"), "runtime"),
+    BadInput(
+        nn_mod.NearestNeighbor2Opt,
+        lambda: solve(TSP, nn_mod.NearestNeighbor2Opt(), tol=-1.0),
+        ValueError,
+        ("tol",),
+        "tol",
+    ),
+    BadInput(
+        nn_mod.nearest_neighbor_tour,
+        lambda: nn_mod.nearest_neighbor_tour(np.zeros(3)),
+        ValueError,
+        ("dist", "square"),
+        "shape",
+    ),
+    BadInput(
+        nn_mod.nearest_neighbor_routes,
+        lambda: nn_mod.nearest_neighbor_routes(TSP),
+        TypeError,
+        ("instance", "CVRPInstance"),
+        "type",
+    ),
+    BadInput(
+        nn_mod.two_opt,
+        lambda: nn_mod.two_opt(TSP.distances, [0, 1, 1, 2, 3]),
+        ValueError,
+        ("tour", "permutation"),
+        "repeat",
+    ),
+    # GFlowNet
+    BadInput(RoutingGFlowNet, lambda: RoutingGFlowNet("vrp"), ValueError, ("problem", "tsp"), "problem"),
+    BadInput(
+        RoutingGFlowNet,
+        lambda: RoutingGFlowNet("tsp", hidden=0),
+        ValueError,
+        ("hidden", "positive"),
+        "hidden",
+    ),
+    BadInput(
+        gfn.encode_instances,
+        lambda: gfn.encode_instances(RoutingGFlowNet("tsp"), [CV]),
+        TypeError,
+        ("instances", "TSPInstance"),
+        "type",
+    ),
+    BadInput(
+        gfn.encode_instances,
+        lambda: gfn.encode_instances(RoutingGFlowNet("tsp"), [TSP, random_tsp(6)]),
+        ValueError,
+        ("instances", "one size"),
+        "sizes",
+    ),
+    BadInput(
+        gfn.rollout, lambda: gfn.rollout(RoutingGFlowNet("tsp"), None, 0), ValueError, ("samples",), "samples"
+    ),
+    BadInput(
+        gfn.rollout,
+        lambda: gfn.rollout(
+            RoutingGFlowNet("tsp"), gfn.encode_instances(RoutingGFlowNet("tsp"), [TSP]), 2, mode="beam"
+        ),
+        ValueError,
+        ("mode",),
+        "mode",
+    ),
+    BadInput(gfn.trajectory_loss, lambda: gfn.trajectory_loss(None, "subtb"), ValueError, ("loss",), "loss"),
+    BadInput(gfn.tsp_log_pb, lambda: gfn.tsp_log_pb(2), ValueError, ("n", ">= 3"), "n"),
+    BadInput(gfn.cvrp_log_pb, lambda: gfn.cvrp_log_pb([[]]), ValueError, ("routes", "non-empty"), "empty"),
+    BadInput(
+        gfn.paper_stepwise_log_pb,
+        lambda: gfn.paper_stepwise_log_pb(0, 0, True),
+        ValueError,
+        ("a and j",),
+        "zero",
+    ),
+    BadInput(
+        gfn.knn_adjacency,
+        lambda: gfn.knn_adjacency(np.zeros((3, 3)), 2, True),
+        TypeError,
+        ("dist", "tensor"),
+        "numpy",
+    ),
+    # training and checkpoints
+    BadInput(
+        train_mod.train, lambda: train_mod.train(problem="tsp", size=2), ValueError, ("size", ">= 3"), "size"
+    ),
+    BadInput(train_mod.train, lambda: train_mod.train(loss="fm"), ValueError, ("loss",), "loss"),
+    BadInput(train_mod.train, lambda: train_mod.train(samples=1), ValueError, ("samples", ">= 2"), "samples"),
+    BadInput(
+        train_mod.load_checkpoint,
+        lambda: train_mod.load_checkpoint("/nonexistent/x.pt"),
+        ValueError,
+        ("checkpoint", "does not exist"),
+        "missing",
+    ),
+    BadInput(
+        train_mod.save_checkpoint,
+        lambda: train_mod.save_checkpoint(5, RoutingGFlowNet("tsp"), {}),
+        TypeError,
+        ("path",),
+        "path",
+    ),
+    BadInput(
+        train_mod.beta_at, lambda: train_mod.beta_at(0, 5, -1.0, 2.0), ValueError, ("beta_min",), "beta"
+    ),
+    BadInput(
+        train_mod.main,
+        lambda: train_mod.main(["--out", "/tmp/x.pt", "--threads", "0"]),
+        ValueError,
+        ("threads",),
+        "threads",
+    ),
+    BadInput(HBG, lambda: HBG(samples=0), ValueError, ("samples", "positive"), "samples"),
+    BadInput(HBG, lambda: HBG(inference="beam"), ValueError, ("inference",), "inference"),
+    BadInput(HBG, lambda: HBG(checkpoint=3), TypeError, ("checkpoint",), "type"),
+    BadInput(HBG, lambda: solve(TSP, HBG(checkpoint="tsp30")), ValueError, ("checkpoint", "shipped"), "name"),
+    BadInput(
+        HBG,
+        lambda: solve(random_tsp(20), HBG(checkpoint="cvrp20")),
+        ValueError,
+        ("checkpoint", "CVRP"),
+        "other-problem",
+    ),
+    BadInput(
+        HBG,
+        lambda: solve(random_tsp(30), HBG(checkpoint="tsp20")),
+        ValueError,
+        ("checkpoint", "TSP20", "allow_size_transfer"),
+        "other-size",
+    ),
+    BadInput(
+        hbg_mod.load_model,
+        lambda: hbg_mod.load_model("/nonexistent.pt"),
+        ValueError,
+        ("checkpoint",),
+        "missing",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input(case):
+    check_bad_input(case)
+
+
+def test_every_public_callable_has_a_case():
+    exempt = {
+        "shipped_checkpoints": "takes no argument",
+        "Batch": "a plain record built by encode_instances (validated there)",
+        "Trajectories": "a plain record built by rollout (validated there)",
+        "tb_loss": "takes a Trajectories from rollout; beta is checked by trajectory_loss",
+        "db_loss": "as tb_loss",
+        "hybrid_loss": "as tb_loss",
+        "tb_residuals": "as tb_loss",
+        "db_residuals": "as tb_loss",
+        "LOSSES": "a constant",
+    }
+    assert_every_callable_covered(
+        [routing, prob, hk_mod, enum_mod, nn_mod, lkh_mod, hgs_mod, gfn, train_mod, hbg_mod], CASES, exempt
+    )
+    assert SHIPPED and os.path.isdir(hbg_mod.CHECKPOINT_DIR)
