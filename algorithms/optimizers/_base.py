@@ -8,6 +8,7 @@ Not public: :class:`~algorithms.optimizers.Muon`, :class:`~algorithms.optimizers
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable
 from itertools import chain
 from typing import Any
@@ -125,6 +126,24 @@ class MatrixOptimizer(torch.optim.Optimizer):
         return loss
 
     def _step_group(self, group: dict[str, Any]) -> None:
+        """The loop every optimizer of the family shares: for each parameter with a gradient,
+        ``W ← (1 − lr·λ) W − s·D`` with (D, s) from :meth:`_direction`, in the state dtype and
+        written back once. A weight decay of 0 skips the multiplication by 1 (exact either way)."""
+        lr, wd = group["lr"], group["weight_decay"]
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            dtype = self.state_dtype(p)
+            value = p.to(dtype)                 # p itself for float32 / float64 parameters
+            direction, step_size = self._direction(p, p.grad.to(dtype), self.state[p], group, dtype)
+            if wd != 0:
+                value.mul_(1 - lr * wd)
+            value.add_(direction, alpha=-step_size)
+            self._write(p, value)
+
+    def _direction(self, p: torch.Tensor, grad: torch.Tensor, state: dict[str, Any], group: dict[str, Any],
+                   dtype: torch.dtype) -> tuple[torch.Tensor, float]:
+        """(D, s): the update direction of ``p`` (in ``dtype``, updating ``state``) and its step size."""
         raise NotImplementedError
 
     @staticmethod
@@ -178,7 +197,9 @@ def adamw_direction(grad: torch.Tensor, state: dict[str, Any], betas: tuple[floa
     state["exp_avg"].lerp_(grad, 1 - beta1)
     state["exp_avg_sq"].mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
     t = state["adam_step"]
-    m_hat = state["exp_avg"] / (1 - beta1**t)
-    v_hat = state["exp_avg_sq"] / (1 - beta2**t)
-    return m_hat / (v_hat.sqrt() + eps)
+    return (state["exp_avg"] / adam_denominator(state["exp_avg_sq"], beta2**t, eps)).div_(1 - beta1**t)
 
+
+def adam_denominator(exp_avg_sq: torch.Tensor, beta2_power: float, eps: float) -> torch.Tensor:
+    """√v̂ + ε = √v / √(1 − β₂ᵗ) + ε (torch.optim.Adam's order of operations), a new tensor."""
+    return exp_avg_sq.sqrt().div_(math.sqrt(1 - beta2_power)).add_(eps)

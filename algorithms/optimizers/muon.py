@@ -126,27 +126,15 @@ class Muon(MatrixOptimizer):
                 counts["muon" if self._uses_muon(group, p) else "adamw"] += 1
         return counts
 
-    def _step_group(self, group: dict[str, Any]) -> None:
-        lr, wd = group["lr"], group["weight_decay"]
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            dtype = self.state_dtype(p)
-            grad = p.grad.to(dtype)
-            state = self.state[p]
-            value = p.to(dtype)
-            if self._uses_muon(group, p):
-                if "momentum_buffer" not in state:
-                    state["momentum_buffer"] = torch.zeros_like(grad)
-                buf = state["momentum_buffer"]
-                buf.lerp_(grad, 1 - group["momentum"])
-                direction = grad.lerp(buf, group["momentum"]) if group["nesterov"] else buf
-                update = newton_schulz(direction, group["ns_coefficients"], group["ns_steps"],
-                                       group["eps"], group["ns_dtype"])
-                value.mul_(1 - lr * wd)
-                value.add_(update.to(dtype), alpha=-adjusted_lr(lr, group["adjust_lr_fn"], p.shape))
-            else:
-                direction = adamw_direction(grad, state, group["adamw_betas"], group["adamw_eps"])
-                value.mul_(1 - lr * wd)
-                value.add_(direction, alpha=-lr)
-            self._write(p, value)
+    def _direction(self, p, grad, state, group, dtype) -> tuple[torch.Tensor, float]:
+        lr = group["lr"]
+        if not self._uses_muon(group, p):
+            return adamw_direction(grad, state, group["adamw_betas"], group["adamw_eps"]), lr
+        if "momentum_buffer" not in state:
+            state["momentum_buffer"] = torch.zeros_like(grad)
+        buf = state["momentum_buffer"]
+        buf.lerp_(grad, 1 - group["momentum"])
+        direction = grad.lerp(buf, group["momentum"]) if group["nesterov"] else buf
+        update = newton_schulz(direction, group["ns_coefficients"], group["ns_steps"], group["eps"],
+                               group["ns_dtype"])
+        return update.to(dtype), adjusted_lr(lr, group["adjust_lr_fn"], p.shape)

@@ -10,7 +10,8 @@ For each tile G (a block of a 2-D gradient, see ``block_size``) and step t:
 with L̂, R̂, M̂ bias-corrected. Inverse roots come from an eigendecomposition in float64 with the
 eigenvalues clipped at 0 before the ridge ε. With ``grafting="adam"`` each tile's D is rescaled
 to the Frobenius norm of the Adam direction M̂ / (√V̂ + ε_adam) of the same tile (the
-layer-wise step size of Adam, the direction of Shampoo). A side longer than
+layer-wise step size of Adam, the direction of Shampoo; Adam's first moment is the same EMA as
+Shampoo's momentum M, kept once, and V ← β₂ V + (1 − β₂) G² is the only extra state). A side longer than
 ``max_precond_dim`` is left unpreconditioned (identity). The step is W ← (1 − lr·λ) W − lr·D.
 Parameters that are not matrices take the Adam direction (Shampoo's grafting base).
 
@@ -30,6 +31,7 @@ import torch
 
 from algorithms.optimizers._base import (
     MatrixOptimizer,
+    adam_denominator,
     adamw_direction,
     check_betas,
     check_eps,
@@ -99,47 +101,38 @@ class Shampoo(MatrixOptimizer):
             state["right_root"] = eye(cols)
         return state
 
-    def _step_group(self, group: dict[str, Any]) -> None:
-        lr, wd = group["lr"], group["weight_decay"]
+    def _direction(self, p, grad, state, group, dtype) -> tuple[torch.Tensor, float]:
+        if p.ndim != 2:
+            return adamw_direction(grad, state, group["betas"], group["adam_eps"]), group["lr"]
+        if "momentum" not in state:
+            state.update(self._init_matrix_state(p, group, dtype))
         beta1, beta2 = group["betas"]
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            dtype = self.state_dtype(p)
-            grad = p.grad.to(dtype)
-            value = p.to(dtype)
-            state = self.state[p]
-            if p.ndim != 2:
-                direction = adamw_direction(grad, state, group["betas"], group["adam_eps"])
-            else:
-                if "momentum" not in state:
-                    state.update(self._init_matrix_state(p, group, dtype))
-                direction = self._matrix_direction(grad, state, group, beta1, beta2)
-            value.mul_(1 - lr * wd)
-            value.add_(direction, alpha=-lr)
-            self._write(p, value)
-
-    def _matrix_direction(self, grad, state, group, beta1, beta2) -> torch.Tensor:
         state["step"] += 1
         t = state["step"]
         block_size = group["block_size"]
         tiles = to_tiles(grad, block_size)
-        grams = (("left", tiles @ tiles.transpose(-1, -2)), ("right", tiles.transpose(-1, -2) @ tiles))
-        for side, gram in grams:
+        refresh = (t - 1) % group["precondition_frequency"] == 0
+        for side, (a, b) in (("left", (tiles, tiles.mT)), ("right", (tiles.mT, tiles))):
             if side in state:
-                state[side].mul_(beta2).add_(gram, alpha=1 - beta2)
-                if (t - 1) % group["precondition_frequency"] == 0:
+                state[side].baddbmm_(a, b, beta=beta2, alpha=1 - beta2)      # β₂ S + (1 − β₂) Gram
+                if refresh:
                     state[side + "_root"] = inverse_root(state[side] / (1 - beta2**t), group["exponent"],
                                                          group["eps"])
         state["momentum"].lerp_(grad, 1 - beta1)
-        momentum = to_tiles(state["momentum"] / (1 - beta1**t), block_size)
-        direction = momentum
+        # D = L⁻ M R⁻ on the momentum before bias correction; M̂ = M / (1 − β₁ᵗ) is a scalar
+        # multiple, folded into the step size (grafting rescales D per tile, so it cancels there)
+        direction = to_tiles(state["momentum"], block_size)
         if "left" in state:
             direction = state["left_root"] @ direction
         if "right" in state:
             direction = direction @ state["right_root"]
         if group["grafting"] == "adam":
-            adam = to_tiles(adamw_direction(grad, state, group["betas"], group["adam_eps"]), block_size)
+            # Adam's direction of the same tile, M̂ / (√V̂ + ε): its first moment is Shampoo's momentum
+            if "exp_avg_sq" not in state:
+                state["exp_avg_sq"] = torch.zeros_like(grad)
+            state["exp_avg_sq"].mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+            adam = state["momentum"] / adam_denominator(state["exp_avg_sq"], beta2**t, group["adam_eps"])
+            adam_norms = to_tiles(adam, block_size).flatten(1).norm(dim=1)
             norms = direction.flatten(1).norm(dim=1).clamp(min=1e-30)
-            direction = direction * (adam.flatten(1).norm(dim=1) / norms)[:, None, None]
-        return from_tiles(direction, grad.shape, block_size)
+            direction = direction * (adam_norms / norms)[:, None, None]
+        return from_tiles(direction, grad.shape, block_size), group["lr"] / (1 - beta1**t)

@@ -29,6 +29,7 @@ import torch
 
 from algorithms.optimizers._base import (
     MatrixOptimizer,
+    adam_denominator,
     adamw_direction,
     check_betas,
     check_eps,
@@ -89,38 +90,26 @@ class SOAP(MatrixOptimizer):
         group["block_size"] = check_block_size(group["block_size"])
         group["max_precond_dim"] = check_frequency("max_precond_dim", group["max_precond_dim"])
 
-    def _step_group(self, group: dict[str, Any]) -> None:
-        lr, wd = group["lr"], group["weight_decay"]
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            dtype = self.state_dtype(p)
-            grad = p.grad.to(dtype)
-            value = p.to(dtype)
-            state = self.state[p]
-            if p.ndim != 2:
-                direction = adamw_direction(grad, state, group["betas"], group["eps"])
-            else:
-                direction = self._matrix_direction(p, grad, state, group, dtype)
-            value.mul_(1 - lr * wd)
-            value.add_(direction, alpha=-lr)
-            self._write(p, value)
+    def _direction(self, p, grad, state, group, dtype) -> tuple[torch.Tensor, float]:
+        if p.ndim != 2:
+            return adamw_direction(grad, state, group["betas"], group["eps"]), group["lr"]
+        return self._matrix_direction(p, grad, state, group, dtype)
 
     def _rotate(self, tiles: torch.Tensor, state: dict[str, Any], inverse: bool = False) -> torch.Tensor:
         left, right = state.get("basis_left"), state.get("basis_right")
         if not inverse:
             if left is not None:
-                tiles = left.transpose(-1, -2) @ tiles
+                tiles = left.mT @ tiles
             if right is not None:
                 tiles = tiles @ right
         else:
             if left is not None:
                 tiles = left @ tiles
             if right is not None:
-                tiles = tiles @ right.transpose(-1, -2)
+                tiles = tiles @ right.mT
         return tiles
 
-    def _matrix_direction(self, p, grad, state, group, dtype) -> torch.Tensor:
+    def _matrix_direction(self, p, grad, state, group, dtype) -> tuple[torch.Tensor, float]:
         beta1, beta2 = group["betas"]
         beta_s = beta2 if group["shampoo_beta"] is None else group["shampoo_beta"]
         block_size = group["block_size"]
@@ -133,25 +122,25 @@ class SOAP(MatrixOptimizer):
             state["second_moment"] = torch.zeros(down * across, rows, cols, dtype=dtype, device=p.device)
         state["step"] += 1
         t = state["step"]
-        grams = {"left": (tiles @ tiles.transpose(-1, -2), rows),
-                 "right": (tiles.transpose(-1, -2) @ tiles, cols)}
-        for side, (gram, size) in grams.items():
+        grams = {"left": ((tiles, tiles.mT), rows), "right": ((tiles.mT, tiles), cols)}
+        for side, ((a, b), size) in grams.items():
             if size > group["max_precond_dim"]:
                 continue
             if first:
-                state[side] = torch.zeros_like(gram)
-            state[side].mul_(beta_s).add_(gram, alpha=1 - beta_s)
+                state[side] = torch.zeros(a.shape[0], size, size, dtype=dtype, device=p.device)
+            state[side].baddbmm_(a, b, beta=beta_s, alpha=1 - beta_s)     # β_s S + (1 − β_s) Gram
             if first:
                 state["basis_" + side] = _eigenbasis(state[side])
         state["momentum"].lerp_(grad, 1 - beta1)
         rotated_grad = self._rotate(tiles, state)
         state["second_moment"].mul_(beta2).addcmul_(rotated_grad, rotated_grad, value=1 - beta2)
-        rotated_momentum = self._rotate(to_tiles(state["momentum"], block_size), state) / (1 - beta1**t)
-        v_hat = state["second_moment"] / (1 - beta2**t)
-        direction = self._rotate(rotated_momentum / (v_hat.sqrt() + group["eps"]), state, inverse=True)
+        # the rotated momentum before bias correction: M̂ = M / (1 − β₁ᵗ) is folded into the step size
+        rotated_momentum = self._rotate(to_tiles(state["momentum"], block_size), state)
+        denominator = adam_denominator(state["second_moment"], beta2**t, group["eps"])
+        direction = self._rotate(rotated_momentum / denominator, state, inverse=True)
         if t % group["precondition_frequency"] == 0:
             self._refresh(state)
-        return from_tiles(direction, p.shape, block_size)
+        return from_tiles(direction, p.shape, block_size), group["lr"] / (1 - beta1**t)
 
     @staticmethod
     def _refresh(state: dict[str, Any]) -> None:

@@ -78,3 +78,44 @@ def test_long_side_is_not_preconditioned():
     w.grad = torch.ones(50, 3)
     opt.step()
     assert "left" not in opt.state[w] and "right" in opt.state[w]
+
+
+def test_grafting_reuses_the_momentum_as_adams_first_moment():
+    w = torch.nn.Parameter(torch.zeros(4, 3))
+    opt = Shampoo([w], lr=0.1, grafting="adam")
+    w.grad = torch.ones(4, 3)
+    opt.step()
+    assert set(opt.state[w]) == {"step", "momentum", "left", "left_root", "right", "right_root", "exp_avg_sq"}
+
+
+@pytest.mark.parametrize("grafting", [None, "adam"])
+def test_unpreconditioned_shampoo_is_bias_corrected_momentum_and_keeps_its_state(grafting):
+    """Both sides past max_precond_dim: D = M̂ (grafted: rescaled to Adam's norm), and the momentum
+    buffer (which D is a view of before the rescaling) stays the EMA of the gradients."""
+    gen = torch.Generator().manual_seed(5)
+    w = torch.nn.Parameter(torch.zeros(4, 3, dtype=torch.float64))
+    opt = Shampoo([w], lr=0.1, betas=(0.9, 0.95), max_precond_dim=1, grafting=grafting, adam_eps=1e-12)
+    m = torch.zeros(4, 3, dtype=torch.float64)
+    v = torch.zeros(4, 3, dtype=torch.float64)
+    for t in range(1, 4):
+        before = w.detach().clone()
+        g = torch.randn(4, 3, generator=gen, dtype=torch.float64)
+        w.grad = g
+        opt.step()
+        m = 0.9 * m + 0.1 * g
+        v = 0.95 * v + 0.05 * g * g
+        d = m / (1 - 0.9**t)
+        if grafting:
+            d = d * (d / ((v / (1 - 0.95**t)).sqrt() + 1e-12)).norm() / d.norm()
+        torch.testing.assert_close(opt.state[w]["momentum"], m, rtol=1e-12, atol=1e-14)
+        torch.testing.assert_close(before - w.detach(), 0.1 * d, rtol=1e-10, atol=1e-13)
+
+
+def test_block_size_one_is_elementwise():
+    """1×1 tiles: each entry is its own Shampoo, D = m̂ / ((v̂ + ε)^¼ (v̂ + ε)^¼), here the sign at t = 1."""
+    w = torch.nn.Parameter(torch.zeros(3, 2, dtype=torch.float64))
+    opt = Shampoo([w], lr=1.0, block_size=1, eps=1e-30, precondition_frequency=1)
+    w.grad = torch.tensor([[2.0, -3.0], [0.5, 1.0], [-1.0, 4.0]], dtype=torch.float64)
+    opt.step()
+    assert opt.state[w]["left"].shape == (6, 1, 1)
+    torch.testing.assert_close(-w.detach(), torch.sign(w.grad), rtol=1e-9, atol=1e-12)
