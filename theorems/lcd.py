@@ -1,6 +1,6 @@
 """Claims of Local Curvature Descent (Richtárik, Giancola, Lubczyk, Yadav; arXiv:2405.16574).
 
-Nine claims, each against :mod:`algorithms.curvature`, and the paper's results map (the main-text
+Ten claims, each against :mod:`algorithms.curvature`, and the paper's results map (the main-text
 numbered results, plus Lemma B.2, which a claim covers):
 
 * ``lcd.reduces_to_gd_polyak`` (symbolic): with C ≡ 0 the implemented LCD1 step is gradient
@@ -17,6 +17,8 @@ numbered results, plus Lemma B.2, which a claim covers):
   (Lemma B.2), the required decrease computed by an independent dense solve.
 * ``lcd.lcd2_projection`` (property): each LCD2 step lands on the boundary of the localization
   set and satisfies the projection's KKT condition with the multiplier the solver records.
+* ``lcd.lcd3_projection`` (property): each LCD3 step is the C-norm projection onto the
+  localization set (on its boundary, along the Newton direction), or the Newton step where it is empty.
 * ``lcd.calculus`` (property): Lemma 5.1 and Corollary 5.1 through ``shifted``/``scaled``/``summed``.
 * ``lcd.lp_power`` (property): Example 6.4, the lower bound of ‖x‖_p^p with both curvature maps.
 * ``lcd.absolutely_convex`` (property): Example 7.1 and Lemma 7.1 on φ = √f of the shipped families.
@@ -27,7 +29,8 @@ solver looks up), so check and control run the same ``solve`` path.
 >>> from theorems.core import REGISTRY, coverage
 >>> sorted(k for k in REGISTRY if k.startswith("lcd."))  # doctest: +NORMALIZE_WHITESPACE
 ['lcd.absolutely_convex', 'lcd.calculus', 'lcd.curvature_bounds', 'lcd.lcd2_projection',
- 'lcd.lp_power', 'lcd.monotone', 'lcd.quadratic_one_step', 'lcd.rate', 'lcd.reduces_to_gd_polyak']
+ 'lcd.lcd3_projection', 'lcd.lp_power', 'lcd.monotone', 'lcd.quadratic_one_step', 'lcd.rate',
+ 'lcd.reduces_to_gd_polyak']
 >>> coverage("lcd")["uncovered"]
 []
 """
@@ -246,8 +249,9 @@ def _numeric_reductions(ctx: Context, factor: float) -> tuple[list[str], dict]:
             d = prob.dimension
             for form, zero in (("matrix", lambda x, d=d: np.zeros((d, d))),
                                ("diagonal", lambda x, d=d: np.zeros(d))):
-                # without L, GradientDescent's default step on a C ≡ 0 problem is 1/L_C
-                p0 = replace(prob, curvature=zero, L=None)
+                # GradientDescent's default step is 1/L, or 1/L_C on a C ≡ 0 problem without L: the
+                # matrix form runs without L, the diagonal form with L = L_C given (both branches)
+                p0 = replace(prob, curvature=zero, L=None if form == "matrix" else prob.L_C)
                 pairs = [("LCD1 vs GD(1/L_C)", "lcd1", "lcd1_step", LCD1(), GradientDescent())]
                 if p0.f_star is not None:
                     pairs.append(("LCD2 vs Polyak", "lcd2", "lcd2_step", LCD2(), Polyak()))
@@ -455,12 +459,48 @@ def _huber_best_smoothness() -> dict[str, float]:
     return ratios
 
 
+def _quadratic_best_smoothness(rng: np.random.Generator) -> dict[str, float]:
+    """Where f is quadratic (or quadratic on an open set), the family's L is λ_max(∇²f) exactly.
+
+    Σ(aᵢᵀx − bᵢ)², ‖Ax − b‖₂², ‖x‖₂², ‖x‖₂² as ‖x‖_p^p at p = 2 and ‖Ax − b‖₂² as ℓp regression at
+    p = 2 (both curvature maps) have a constant Hessian; the squared hinge Σ max(0, 1 − yᵢaᵢᵀx)² has
+    Hessian 2Σ yᵢ²aᵢaᵢᵀ near x = 0, where every term is active, and less elsewhere. So the family's L
+    (an upper bound everywhere) must equal λ_max of the Hessian there: a larger L is a valid but loose
+    constant (GD's default step 1/L then shrinks). The Hessian is a central difference of the
+    implemented gradient, exact for an affine gradient up to rounding (~1e-13 relative at step 1e-3).
+    """
+    d = 4
+    A = rng.standard_normal((7, d))
+    b = rng.standard_normal(7)
+    x = 0.3 * rng.standard_normal(d)
+    labels = np.where(rng.standard_normal(7) >= 0, 1.0, -1.0)
+    cases = {"Σ(aᵢᵀx − bᵢ)²": (sum_of_squared_abs_linear(A, b), x),
+             "‖Ax − b‖₂²": (squared_norm_residual(A, b), x),
+             "squared hinge at x = 0": (squared_hinge(A, labels, x0=np.zeros(d)), np.zeros(d))}
+    for kind in ("diagonal", "rank_one"):
+        cases[f"‖x‖₂² ({kind} C)"] = (squared_lp_norm(2.0, x0=x, curvature=kind), x)
+        cases[f"‖x‖₂^2 as ℓp power ({kind} C)"] = (lp_norm_power(2.0, x0=x, curvature=kind), x)
+        cases[f"‖Ax − b‖₂² as ℓp regression ({kind} C)"] = (lp_regression(A, b, 2.0, x0=x, curvature=kind), x)
+    ratios = {}
+    for label, (prob, point) in cases.items():
+        h = 1e-3
+        H = np.column_stack([(prob.gradient(point + h * e) - prob.gradient(point - h * e)) / (2 * h)
+                             for e in np.eye(d)])
+        top = float(np.linalg.eigvalsh(0.5 * (H + H.T))[-1])
+        ratios[label] = figure(prob.L / top, 6)
+        assert abs(prob.L / top - 1) <= 1e-6, (
+            f"{label}: L = {prob.L:.6g}, but the best smoothness constant λ_max(∇²f) is {top:.6g}")
+    return ratios
+
+
 def _check_bounds(ctx: Context, *, c_factor: float = 1.0, l_factor: float = 1.0,
                   families=FAMILIES) -> Outcome:
     try:
         huber_ratios = _huber_best_smoothness()
+        quadratic_ratios = _quadratic_best_smoothness(ctx.rng("lcd.curvature_bounds.L"))
     except AssertionError as exc:
-        return Outcome("fail", str(exc), {"statement": "the Huber family's L is 3δ² in one dimension"})
+        return Outcome("fail", str(exc), {"statement": "the families' L is the best smoothness constant "
+                                                       "where that is known"})
 
     def test(example):
         family, seed, scale = example
@@ -472,6 +512,7 @@ def _check_bounds(ctx: Context, *, c_factor: float = 1.0, l_factor: float = 1.0,
     out = _per_family(ctx, families, test, instances=_BOUND_INSTANCES,
                       what="f(y) + ⟨∇f(y), x−y⟩ + ½‖x−y‖²_C(y) <= f(x) <= same + (L_C/2)‖x−y‖²")
     out.evidence["huber_1d_sup_second_derivative_over_L"] = huber_ratios
+    out.evidence["L_over_lambda_max_hessian"] = quadratic_ratios
     return out
 
 
@@ -513,7 +554,9 @@ register(Claim(
               "with C ≡ 0) and random points x, y, both inequalities of Assumption 2.1 hold with "
               "the family's C(y) and L_C; 60 instances (full: 400) of every family, 16 pairs each. "
               "In one dimension the squared Huber's L = 3δ² is its best smoothness constant (the "
-              "remark after Example 6.1: C + L_C = min(t², δ²) + 2δ² <= 3δ² = sup f″).",
+              "remark after Example 6.1: C + L_C = min(t², δ²) + 2δ² <= 3δ² = sup f″); where f is "
+              "quadratic (Σ(aᵢᵀx − bᵢ)², ‖Ax − b‖₂², and the ℓp families at p = 2) or quadratic near a "
+              "point (the squared hinge at x = 0) the family's L equals λ_max(∇²f), to 1e-6.",
     kind=Kind.PROPERTY,
     check=_check_bounds, control=_control_bounds,
     control_description="Two sabotages, both must be rejected: C(y) doubled in every family (the "
@@ -583,22 +626,47 @@ def _check_one_step(ctx: Context, *, sabotage: bool) -> Outcome:
     rng = ctx.rng("lcd.quadratic_one_step")
     d = ctx.pick(8, 40)
     M = rng.standard_normal((d, d))
-    H = M.T @ M / d + 0.5 * np.eye(d)
-    c = rng.standard_normal(d)
-    x_star = np.linalg.solve(H, c)
-    f_star = float(-0.5 * c @ x_star)
-    C = 2.0 * H if sabotage else H
-    prob = CurvatureProblem(f=lambda x: float(0.5 * x @ H @ x - c @ x), grad=lambda x: H @ x - c,
-                            curvature=lambda x: C, L_C=0.0, x0=rng.standard_normal(d), f_star=f_star)
-    steps = [solve(prob, algo, maxiters=1).x for algo in (LCD1(), LCD2(), LCD3())]
-    got = np.concatenate(steps)
-    want = np.concatenate([x_star] * len(steps))
-    # one Newton step: error ~ eps · cond(H) · ‖x*‖; cond(H) <= ~20 here, so 1e-9 leaves ~4 digits
-    # of margin over the rounding error and is far below any non-Newton step's error
-    out = numeric_outcome(got, want, rtol=1e-9, atol=1e-9, what="x_1 of LCD1/LCD2/LCD3 = x*",
-                          names=("one step", "minimizer"))
-    out.evidence["error_per_method"] = {name: figure(float(np.linalg.norm(x1 - x_star)))
-                                        for name, x1 in zip(("LCD1", "LCD2", "LCD3"), steps, strict=True)}
+    H0 = M.T @ M / d + 0.5 * np.eye(d)
+    c0 = rng.standard_normal(d)
+    x0 = rng.standard_normal(d)
+    problems = {}
+    # the one-step property is invariant under scaling f, so it must hold whatever the scale of the
+    # curvature: 1e-2 puts every eigenvalue of H below 1 (≈ 5e-3 .. 4e-2)
+    for scale in (1.0, 1e-2):
+        H, c = scale * H0, scale * c0
+        x_star = np.linalg.solve(H, c)
+        C = 2.0 * H if sabotage else H
+        problems[f"½xᵀHx − cᵀx, H scaled by {scale:g}"] = (CurvatureProblem(
+            f=lambda x, H=H, c=c: float(0.5 * x @ H @ x - c @ x), grad=lambda x, H=H, c=c: H @ x - c,
+            curvature=lambda x, C=C: C, L_C=0.0, x0=x0, f_star=float(-0.5 * c @ x_star)), x_star)
+    # the shipped family Σ(aᵢᵀx − bᵢ)² (C = 2AᵀA = ∇²f, L_C = 0: Section 4's Newton case), with noise
+    A = rng.standard_normal((d + 5, d))
+    family = sum_of_squared_abs_linear(A, A @ rng.standard_normal(d) + rng.standard_normal(d + 5), x0=x0)
+    if sabotage:
+        H2 = family.curvature_at(x0)
+        family = replace(family, curvature=lambda x: 2.0 * H2)
+    problems["Σ(aᵢᵀx − bᵢ)² (shipped family)"] = (family, family.x_star)
+    errors, got, want = {}, {"LCD1/LCD2": [], "LCD3": []}, {"LCD1/LCD2": [], "LCD3": []}
+    for label, (prob, x_star) in problems.items():
+        steps = [solve(prob, algo, maxiters=1).x for algo in (LCD1(), LCD2(), LCD3())]
+        got["LCD1/LCD2"] += steps[:2]
+        got["LCD3"].append(steps[2])
+        want["LCD1/LCD2"] += [x_star] * 2
+        want["LCD3"].append(x_star)
+        errors[label] = {name: figure(float(np.linalg.norm(x1 - x_star)))
+                         for name, x1 in zip(("LCD1", "LCD2", "LCD3"), steps, strict=True)}
+    # one Newton step: error ~ eps · cond(H) · ‖x*‖; cond(H) <= ~20 here (the family's 2AᵀA with
+    # (d + 5) × d Gaussian A: cond ≲ 1e2), so 1e-9 leaves ~4 digits of margin over the rounding
+    # error and is far below any non-Newton step's error. LCD3's step size 1 − √(1 − 2Δ/G) takes
+    # the square root of a cancellation: at the Newton point 1 − 2Δ/G is rounding noise of size
+    # ~u·(|f(x₀)| + |f*|)/Δ ≈ 1e-15, so t is off 1 by up to ~√1e-15 ≈ 3e-8 (measured 3.5e-8, an
+    # x error of 1.1e-7 on one instance): 1e-6 leaves a factor ~10 and is still 1e-6 of the error
+    # of a non-Newton step (O(1), the control's).
+    outs = [numeric_outcome(np.concatenate(got[name]), np.concatenate(want[name]), rtol=tol, atol=tol,
+                            what=f"x_1 of {name} = x*", names=("one step", "minimizer"))
+            for name, tol in (("LCD1/LCD2", 1e-9), ("LCD3", 1e-6))]
+    out = next((o for o in outs if not o.passed), outs[0])
+    out.evidence["error_per_method"] = errors
     return out
 
 
@@ -607,7 +675,10 @@ register(Claim(
     source=f"Section 4 ('Convex quadratics'), Remarks in Appendices B.2 and C.2, D.2 ({SOURCE})",
     origin=Origin.DERIVED,
     statement="For a strongly convex quadratic f(x) = ½xᵀHx − cᵀx with C(x) = H and L_C = 0, one "
-              "step of LCD1, of LCD2 and of LCD3 from a random x_0 lands on the minimizer H⁻¹c.",
+              "step of LCD1, of LCD2 and of LCD3 from a random x_0 lands on the minimizer H⁻¹c, at the "
+              "curvature's own scale and with H scaled by 1e-2 (every eigenvalue below 1); the same on "
+              "the shipped family Σ(aᵢᵀx − bᵢ)², whose C = 2AᵀA and L_C = 0 (least-squares minimizer); to "
+              "1e-9 for LCD1 and LCD2, 1e-6 for LCD3 (its step size is the square root of a cancellation).",
     kind=Kind.NUMERIC,
     check=partial(_check_one_step, sabotage=False), control=partial(_check_one_step, sabotage=True),
     control_description="C = 2∇²f (the lower bound of Assumption 2.1 fails): the same three "
@@ -770,6 +841,93 @@ register(Claim(
                         "but ends inside the set, off its boundary; the check must fail."))
 
 
+# --------------------------------------------------------------------------- lcd3_projection
+
+#: families on which LCD3 is defined at every iterate (∇f in range(C(x))): C invertible, or the
+#: rank-one C of ‖Ax − b‖₂² (∇f = 2Aᵀr spans it); the ℓp families' diagonal C vanishes on the
+#: coordinates where x is 0, which random iterates avoid
+_LCD3_FAMILIES = ("abs_linear", "norm_residual", "huber", "lp_norm_diagonal", "lp_norm_rank_one",
+                  "lp_regression_diagonal", "lp_regression_rank_one")
+
+
+def _check_lcd3_projection(ctx: Context, *, stepsize_factor: float = 1.0) -> Outcome:
+    iters = ctx.pick(10, 40)
+
+    def wrap(original):
+        def sabotaged(*args, **kwargs):
+            return stepsize_factor * original(*args, **kwargs)
+        return sabotaged
+
+    counts: dict[str, dict[str, int]] = {}
+
+    def test(example):
+        family, seed, scale = example
+        prob = make_instance(family, seed, scale)
+        tally = counts.setdefault(family, {"steps_checked": 0, "newton_steps": 0})
+        if stepsize_factor == 1.0:
+            xs, trace = _iterates(prob, LCD3(), maxiters=iters, tol=1e-300)
+        else:
+            with _patched("lcd3", "lcd3_stepsize", wrap):
+                xs, trace = _iterates(prob, LCD3(), maxiters=iters, tol=1e-300)
+        for k in range(len(trace) - 1):
+            info = trace[k + 1]  # the info of the step from x_k, recorded at x_{k+1}
+            t = info.get("stepsize", 0.0)
+            if not t > 0:
+                continue
+            x, s = xs[k], xs[k + 1] - xs[k]
+            g = prob.gradient(x)
+            C = prob.curvature_at(x)
+            C = np.diag(C) if C.ndim == 1 else C
+            fx, gs, sCs = prob.value(x), float(g @ s), float(s @ C @ s)
+            # the C-norm projection's KKT condition: C s = −t ∇f (s = −t C⁺∇f with ∇f in range C)
+            kkt = C @ s + t * g
+            kkt_scale = float(np.linalg.norm(C @ s)) + t * float(np.linalg.norm(g))
+            amplification = 1.0 + float(np.linalg.norm(C, 2))
+            rounding = _PROJECTION_ATOL * (1.0 + float(np.linalg.norm(x))) * amplification
+            stationary = float(np.linalg.norm(kkt)) <= _PROJECTION_RTOL * kkt_scale + rounding
+            if info.get("empty_localization"):
+                # 2Δ > ‖∇f‖²_C⁺: the set is empty (f* below the model's minimum), the Newton step t = 1
+                assert stationary and t == 1.0, f"{family}, step {k}: empty set, but t = {t!r}"
+                tally["newton_steps"] += 1
+                continue
+            if fx - prob.f_star <= _RATE_ATOL * (1.0 + abs(prob.f_star)):
+                # converged: f − f* is at the rounding level of f* itself (see _RATE_ATOL), so the
+                # set 𝓛(x_k) is decided by rounding noise
+                tally["converged_steps"] = tally.get("converged_steps", 0) + 1
+                continue
+            model_gap = fx + gs + 0.5 * sCs - prob.f_star
+            scale_terms = abs(fx) + abs(gs) + sCs + abs(prob.f_star)
+            on_boundary = abs(model_gap) <= _PROJECTION_RTOL * scale_terms
+            assert on_boundary and stationary, (
+                f"{family}, step {k} (t = {t:.6g}): the model at x_(k+1) is f* {model_gap:+.3g} "
+                f"(on the boundary: {on_boundary}); ‖C s + t∇f‖ = {np.linalg.norm(kkt):.3g} "
+                f"(stationary: {stationary})")
+            tally["steps_checked"] += 1
+        return dict(tally)
+
+    return _per_family(ctx, _LCD3_FAMILIES, test, instances=(8, 60),
+                       what="x_(k+1) of solve(LCD3) is the C(x_k)-norm projection of x_k onto 𝓛(x_k): "
+                            "on its boundary, with C s = −t∇f")
+
+
+register(Claim(
+    id="lcd.lcd3_projection", paper=PAPER,
+    source=f"Section 3.3 and Appendix D.1 (derivation of the LCD3 step; {SOURCE})",
+    origin=Origin.PROOF_STEP,
+    statement="Every LCD3 step from x_k is the projection of x_k onto the localization set 𝓛(x_k) in the "
+              "C(x_k)-seminorm: with s = x_(k+1) − x_k and t the recorded step size, C(x_k)s = −t∇f(x_k) "
+              "(the step is along the Newton direction C⁺∇f) and the model f(x_k) + ⟨∇f, s⟩ + ½‖s‖²_C "
+              "equals f* (the constraint is tight), except where the set is empty (2Δ > ‖∇f‖²_C⁺), where "
+              "the step is the Newton step (t = 1); steps from a converged x_k (f − f* ≤ 1e-11(1 + |f*|)) "
+              "are skipped; along 10 (full: 40) steps of solve(LCD3) on 8 (full: "
+              "60) instances of each family where LCD3 is defined, to 1e-9 relative to the terms.",
+    kind=Kind.PROPERTY,
+    check=_check_lcd3_projection, control=partial(_check_lcd3_projection, stepsize_factor=0.9),
+    control_description="The solver's lcd3_stepsize patched to return 0.9t (a step that stops short): "
+                        "the step keeps the Newton direction but ends inside the set, off its boundary; "
+                        "the check must fail."))
+
+
 # --------------------------------------------------------------------------- calculus
 
 
@@ -787,10 +945,19 @@ def _check_calculus(ctx: Context, *, curvature_factor: float = 1.0) -> Outcome:
         combined = {"f + α": (calculus.shifted(f, alpha), (f,)), "βf": (calculus.scaled(f, beta), (f,)),
                     "f + g": (calculus.summed(f, g), (f, g)),
                     "f + convex": (calculus.summed(f, convex), (f, convex))}
+        # the function each rule must build (the bounds alone cannot see a rule that returns its input)
+        target = {"f + α": lambda x: f.value(x) + alpha, "βf": lambda x: beta * f.value(x),
+                  "f + g": lambda x: f.value(x) + g.value(x),
+                  "f + convex": lambda x: f.value(x) + convex.value(x)}
         rng = np.random.default_rng(seed)
         for rule, (prob, parts) in combined.items():
             label = f"{rule} ({first}, {second}, α = {alpha:g}, β = {beta:g})"
             pairs = _point_pairs(prob, rng, scale)
+            x = pairs[0][0]
+            want = target[rule](x)
+            # the same few float64 operations in another order: rounding ~1e-15 relative
+            assert abs(prob.value(x) - want) <= 1e-12 * (1.0 + abs(want) + abs(alpha)), (
+                f"{label}: the result's f(x) = {prob.value(x):.10g}, but the rule's is {want:.10g}")
             _check_assumption(prob, pairs, c_factor=curvature_factor, label=label)
             # the smoothness constant L travels too (GD's default step): C ≡ 0 with L_C = L
             if all(part.L is not None for part in parts):
@@ -814,8 +981,8 @@ register(Claim(
               "β ∈ {0.1, 0.5, 2, 10}: shifted(f, α) satisfies Assumption 2.1 with C_f, scaled(f, β) "
               "with βC_f and βL_C, summed(f, g) with C_f + C_g and L_C^f + L_C^g, and summed(f, h) "
               "with h the (convex, C ≡ 0) squared hinge with C_f (Corollary 5.1), and the smoothness "
-              "constant L each carries (L_f, βL_f, L_f + L_g) bounds f above; 60 (full: 400) draws, "
-              "16 point pairs each.",
+              "constant L each carries (L_f, βL_f, L_f + L_g) bounds f above; each result's value is the "
+              "rule's (f + α, βf, f + g, to 1e-12 relative); 60 (full: 400) draws, 16 point pairs each.",
     kind=Kind.PROPERTY,
     check=_check_calculus, control=partial(_check_calculus, curvature_factor=2.0),
     control_description="The curvature the calculus assigns doubled in every combined problem: the "
