@@ -17,6 +17,7 @@ two insertions of new elements per deletion of a random present element (|V_t| g
 
     .venv/bin/python benchmarks/bench_dynamic_matchoid.py           # k = 5, 10, 20, 10⁴ updates
     .venv/bin/python benchmarks/bench_dynamic_matchoid.py --quick   # k = 5, 2000 updates
+    .venv/bin/python benchmarks/bench_dynamic_matchoid.py --k 20    # one row
 """
 
 from __future__ import annotations
@@ -79,8 +80,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="k = 5 and 2000 updates")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--k", type=int, nargs="+", default=None, help="only these k (default 5 10 20)")
     args = parser.parse_args()
     ks, length = ((5,), 2000) if args.quick else ((5, 10, 20), 10_000)
+    ks = tuple(args.k) if args.k else ks
     header = (f"{'k':>3} {'updates':>8} {'dyn q/upd':>10} {'dyn(MAX) q/upd':>15} {'recompute q/upd':>16} "
               f"{'q ratio':>8} {'q ratio(MAX)':>13} {'dyn ms/upd':>11} {'recompute ms/upd':>17} "
               f"{'time ratio':>11} {'f/SampleGreedy':>15} {'f/Greedy':>9} {'slope q~T':>10}")

@@ -94,7 +94,9 @@ _RECORDS = [
     Paper("dynamic_matchoid", "Non-monotone Submodular Optimization: p-Matchoid Constraints and "
           "Fully Dynamic Setting",
           "Banihashem, Goudarzi, Hajiaghayi, Jabbarzade, Monemizadeh. NeurIPS 2025.",
-          "submodular", modules=("algorithms.submodular.dynamic_matchoid",)),
+          "submodular", modules=("algorithms.submodular.dynamic_matchoid", "algorithms.submodular.oracle",
+                                "algorithms.submodular.matroids", "algorithms.submodular.functions",
+                                "algorithms.submodular.brute_force", "algorithms.submodular.problems")),
     Paper("hbg_gflownet", "Hybrid-Balance GFlowNet for Solving Vehicle Routing Problems",
           "NeurIPS 2025. arXiv:2510.04792. Code: ZHANG-NI/HBG.", "routing",
           modules=("algorithms.routing.problem", "algorithms.routing.gflownet", "algorithms.routing.hbg",

@@ -27,8 +27,12 @@ time t, with expected amortized O(ε⁻³ p k⁴ log² k) oracle queries per upd
 Gaps the paper leaves, filled here (see ``paper_notes/dynamic_matchoid.md``): an insertion
 that survives every level i <= i* is also tried at level i* + 1 (the terminator invariant
 needs it); Δ(e | Aᵢ₋₁) is computed before Uᵢ(e), and Uᵢ(e) only when the gain passes
-ε·MAX/(2k) (the same decision with fewer queries); an element in no matroid is rejected
-(the rank bound k would not hold for it); ties in weight are broken by selection order.
+ε·MAX/(2k); the search for Uᵢ(e) stops as soon as (1 + c) times a lower bound on w(Uᵢ(e))
+(the lightest weight in Aᵢ₋₁ ∩ Vⱼ) exceeds the gain, and tests e alone for a loop only when
+the search ends at its last step; f(Aᵢ₋₁ + e) from the filter is reused as f(Aᵢ) when
+nothing is swapped out, and f({e}) from the insertion's routing as Δ(e | A₀) (all the same
+decisions with fewer queries); an element in no matroid is rejected (the rank bound k would
+not hold for it); ties in weight are broken by selection order.
 
 References
 ----------
@@ -84,7 +88,8 @@ def sampling_parameters(p: int, monotone: bool = False) -> tuple[float, float]:
 
 
 class _Survivors:
-    """A level's Bᵢ: O(1) add, remove and uniform draw; ``info[e]`` = (Uᵢ(e), Δ(e | Aᵢ₋₁))."""
+    """A level's Bᵢ: O(1) add, remove and uniform draw; ``info[e]`` = (Uᵢ(e), Δ(e | Aᵢ₋₁), f(Aᵢ₋₁ + e))
+    at a level i >= 1, f({e}) at level 0 (the value the insertion already queried, or None)."""
 
     __slots__ = ("info", "items", "pos")
 
@@ -141,21 +146,26 @@ class _Run:
         self._saved: tuple | None = None
 
     # ---- the paper's procedures ------------------------------------------------------------
-    def _dependency_detection(self, level: _Level, element) -> tuple | None:
+    def _dependency_detection(self, level: _Level, element, gain: float = math.inf) -> tuple | None:
         """Uᵢ(e): per matroid where Aᵢ₋₁ + e is dependent, the lightest element of its circuit.
 
-        None when e is dependent on its own in some matroid (it can never be added).
+        None when e cannot be added: it is dependent on its own in some matroid, or Uᵢ(e) is
+        proved heavy enough that (1 + c)·w(Uᵢ(e)) > ``gain`` (then e fails the filter whatever
+        the rest of Uᵢ(e) is, and the search stops: the same decision with fewer queries).
         """
-        oracle = self.oracle
+        oracle, weights, factor = self.oracle, level.weights, 1.0 + self.c
         removal: list = []
         for j in oracle.matchoid.matroids_of(element):
             ground = oracle.matchoid.matroids[j].ground
-            part = [x for x in level.weights if ground is None or x in ground]  # selection order
+            part = [x for x in weights if ground is None or x in ground]  # selection order
             if oracle.independent(j, frozenset(part) | {element}):
                 continue
-            if not oracle.independent(j, frozenset({element})):
+            if not part:
+                return None  # {e} itself is dependent: a loop
+            ordered = sorted(part, key=weights.__getitem__)
+            # xⱼ lies in Aᵢ₋₁ ∩ Vⱼ, so w(Uᵢ(e)) >= w(lightest there) and >= w(what U holds so far)
+            if factor * max(sum(weights[x] for x in removal), weights[ordered[0]]) > gain:
                 return None
-            ordered = sorted(part, key=level.weights.__getitem__)
             # removing the t lightest restores independence iff they meet the unique circuit
             lo, hi = 1, len(ordered)
             while lo < hi:
@@ -164,26 +174,31 @@ class _Run:
                     hi = mid
                 else:
                     lo = mid + 1
+            if lo == len(ordered) and not oracle.independent(j, frozenset({element})):
+                return None  # no removal restores independence: e is a loop
             lightest = ordered[lo - 1]
             if lightest not in removal:
                 removal.append(lightest)
         return tuple(removal)
 
     def _find_swaps(self, level: _Level, element) -> tuple | None:
-        """(Uᵢ(e), Δ(e | Aᵢ₋₁)) when e survives the filter at the level above ``level``, else None."""
+        """(Uᵢ(e), Δ(e | Aᵢ₋₁), f(Aᵢ₋₁ + e)) when e survives the filter at the level above ``level``,
+        else None. At level 1 (Aᵢ₋₁ = A₀ = ∅) f({e}) comes from level 0's cache when it is there."""
         if element in level.members:
             return None  # Δ = 0 < τ
-        gain = self.oracle.value(level.members | {element}) - level.value
+        cached = level.survivors.info.get(element) if level is self.levels[0] else None
+        value = self.oracle.value(level.members | {element}) if cached is None else cached
+        gain = value - level.value
         if gain < self.threshold:
             return None
-        swaps = self._dependency_detection(level, element)
+        swaps = self._dependency_detection(level, element, gain)
         if swaps is None:
             return None
         tau = max((1.0 + self.c) * sum(level.weights[x] for x in swaps), self.threshold)
-        return (swaps, gain) if gain >= tau else None
+        return (swaps, gain, value) if gain >= tau else None
 
     def _extension(self, previous: _Level, survivors: _Survivors, chosen) -> _Level:
-        swaps, gain = survivors.info[chosen]
+        swaps, gain, value = survivors.info[chosen]
         weights = {x: w for x, w in previous.weights.items() if x not in swaps}
         weights[chosen] = gain
         members = frozenset(weights)
@@ -193,7 +208,8 @@ class _Run:
                     f"matchoid: matroid {j} ({self.oracle.matchoid.matroids[j]!r}) reports A - U + e "
                     f"dependent after the lightest circuit element was removed; its oracle is not a "
                     f"matroid's (e = {chosen!r})")
-        return _Level(survivors, chosen, weights, self.oracle.value(members))
+        # with nothing swapped out Aᵢ = Aᵢ₋₁ + eᵢ, whose value the filter already queried
+        return _Level(survivors, chosen, weights, value if not swaps else self.oracle.value(members))
 
     def _recursion(self) -> None:
         """Build levels above the top one until the filter leaves no survivor."""
@@ -231,10 +247,11 @@ class _Run:
         del self.levels[1:]
         self._recursion()
 
-    def insert(self, element) -> None:
+    def insert(self, element, singleton: float | None = None) -> None:
+        """Algorithm 2's Insert; ``singleton`` is f({e}) when the caller has queried it already."""
         if self.rng.random() >= self.q:
             return  # ignored by the rate sampling
-        self._add(self.levels[0].survivors, element, None)
+        self._add(self.levels[0].survivors, element, singleton)
         for i in range(1, len(self.levels) + 1):
             previous = self.levels[i - 1]
             found = self._find_swaps(previous, element)
@@ -248,11 +265,15 @@ class _Run:
                 return
             level = self.levels[i]
             self._add(level.survivors, element, found)
-            if self.rng.random() * len(level.survivors) < 1.0:  # probability 1/|Bᵢ|
+            if self._promotes(level.survivors):
                 del self.levels[i:]
                 self.levels.append(self._extension(previous, level.survivors, element))
                 self._recursion()
                 return
+
+    def _promotes(self, survivors: _Survivors) -> bool:
+        """Insert's coin: the new survivor becomes eᵢ with probability 1/|Bᵢ| (it is in Bᵢ already)."""
+        return self.rng.random() * len(survivors) < 1.0
 
     def delete(self, element) -> None:
         for i, level in enumerate(self.levels):
@@ -507,14 +528,14 @@ class DynamicMatchoidMaximizer:
             self._runs[key] = run
         return run
 
-    def _apply(self, keys: tuple, action: str, element) -> None:
+    def _apply(self, keys: tuple, action: str, element, *args) -> None:
         created = [key for key in keys if key not in self._runs]
         touched = [self._run(key) for key in keys]
         for run in touched:
             run.begin()
         try:
             for run in touched:
-                getattr(run, action)(element)
+                getattr(run, action)(element, *args)
         except BaseException:
             for run in touched:
                 run.rollback()
@@ -530,8 +551,9 @@ class DynamicMatchoidMaximizer:
         if not self._oracle.matchoid.covers(e):
             raise ValueError(f"e = {e!r} lies in no matroid of the matchoid (its rank bound k would not "
                              "hold); add a matroid whose ground set holds it")
-        keys = self._run_keys(self._oracle.value(frozenset({e})))
-        self._apply(keys, "insert", e)
+        singleton = self._oracle.value(frozenset({e}))
+        keys = self._run_keys(singleton)
+        self._apply(keys, "insert", e, singleton)  # every run reuses f({e}) at its level 1
         self._present[e] = keys
 
     def delete(self, e: Hashable) -> None:

@@ -198,3 +198,67 @@ def test_nan_mid_stream_is_diverged_and_keeps_the_last_solution():
 def test_monotone_parameters():
     dm = DynamicMatchoidMaximizer(len, Matchoid([UniformMatroid(2), UniformMatroid(3)]), monotone=True)
     assert dm.q == pytest.approx(1 / 5) and dm.c == 1.0
+
+
+def _full_level(weights: dict, value: float):
+    from algorithms.submodular.dynamic_matchoid import _Level, _Survivors
+
+    return _Level(_Survivors(), None, dict(weights), value)
+
+
+def test_a_dependent_light_element_is_filtered_with_two_queries():
+    # A = {0, 1} fills a cardinality-2 matroid with weights 3 and 4; e = 2 gains less than
+    # (1 + c)·3: it cannot pay for the lightest swap, decided after one value and one
+    # independence query (no binary search, no loop test).
+    f = lambda s: float(len(s))  # noqa: E731  (modular: every gain is 1)
+    run = _Run(*_run_args(f, Matchoid([UniformMatroid(2)])))
+    level = _full_level({0: 3.0, 1: 4.0}, 2.0)
+    run.levels.append(level)
+    before = run.oracle.queries
+    assert run._find_swaps(level, 2) is None
+    assert run.oracle.queries - before == 2
+
+
+def test_a_heavy_enough_element_gets_the_lightest_swap():
+    # the same A with weights 0.1 and 0.2: e gains 1 >= (1 + c)·0.1, so U(e) = {0}; f(A + e) is kept
+    f = lambda s: float(len(s))  # noqa: E731
+    run = _Run(*_run_args(f, Matchoid([UniformMatroid(2)])))
+    level = _full_level({0: 0.1, 1: 0.2}, 2.0)
+    run.levels.append(level)
+    assert run._find_swaps(level, 2) == ((0,), 1.0, 3.0)
+
+
+def test_loops_are_never_chosen_with_or_without_a_circuit():
+    from algorithms.submodular import PartitionMatroid
+
+    # part "z" has capacity 0: its elements are loops; the rest form a cardinality-like part
+    matroid = PartitionMatroid({e: ("z" if e >= 4 else "a") for e in range(7)}, {"a": 2, "z": 0})
+    f = cut()
+    dm = DynamicMatchoidMaximizer(f, Matchoid([matroid]), seed=0, max_value=20.0)
+    for e in (4, 0, 5, 1, 2, 6, 3):  # loops before and after A fills up
+        dm.insert(e)
+        assert not dm.solution() & {4, 5, 6} and dm.invariant_violations() == []
+
+
+def test_insertion_reuses_the_singleton_value_at_level_one():
+    calls = []
+
+    def f(s):
+        calls.append(frozenset(s))
+        return float(len(s))
+
+    dm = DynamicMatchoidMaximizer(f, Matchoid([UniformMatroid(3)]), seed=0, max_value=2.0)
+    for e in range(30):
+        dm.insert(e)
+    assert dm.levels >= 1  # some elements were kept and walked up from level 1
+    assert all(calls.count(frozenset({e})) == 1 for e in range(30))  # the routing query only
+
+
+def test_levels_is_i_star_of_the_output_run():
+    f, matchoid = cut(), cardinality(3)
+    dm = DynamicMatchoidMaximizer(f, matchoid, seed=2, max_value=20.0)
+    assert dm.levels == 0
+    for e in range(8):
+        dm.insert(e)
+        run = dm._runs[None]
+        assert dm.levels == len(run.levels) - 1 and dm.solution() == run.levels[dm.levels].members
