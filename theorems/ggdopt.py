@@ -12,13 +12,15 @@ experiments are Table 1 (the linear CCP against SAA) and Table 2 (robust wavefor
   ∇_μ log E_{N(μ, σ²I)}[e^{−βf}] computed by Gauss–Hermite quadrature and finite differences,
   first order on linear f, second order on quadratic f.
 * ``ggdopt.product_sampling`` (numeric, Theorem 1): the guided reverse SDE with the exact data
-  score of a Gaussian toy samples the closed-form product Gaussian (energy two-sample test).
+  score of a Gaussian toy samples the closed-form product Gaussian (energy two-sample test), with
+  and without the Langevin corrector.
 * ``ggdopt.temperature`` (rate, Theorems 2-3): E f − min f decays like β⁻¹ on the Gaussian toy
   (and matches its closed form at β = 2).
 * ``ggdopt.feasibility`` (numeric, derived): GGDOpt's answer on the linear CCP violates at most ρ
   of its training samples and meets the chance constraint on fresh samples.
 * ``ggdopt.vs_saa`` (numeric, Table 1): GGDOpt's answer is within 5 % of SAA's MILP optimum on
-  the same samples (never below it), with the measured time ratio.
+  the same samples (never below it), with the measured time ratio; undecided when the SAA
+  reference itself fails its check (too many violated samples, or beaten by a feasible sample).
 
 >>> from theorems.core import REGISTRY
 >>> sorted(k for k in REGISTRY if k.startswith("ggdopt."))  # doctest: +NORMALIZE_WHITESPACE
@@ -93,9 +95,9 @@ register_results(
             "Bernstein approximations at a fraction of their time",
             checkable=False,
             why="a complex SDP instance with the authors' channel model and two convex-approximation "
-                "baselines "
-            "that need the exact distribution; benchmarks/bench_ggdopt.py runs a real-valued "
-            "power-control analogue instead",
+            "baselines (sphere bounding, Bernstein) that need the exact distribution; "
+            "benchmarks/bench_ggdopt.py runs a small real-valued, beam-restricted analogue "
+            "(algorithms.chance.beamforming_problem) against SAA-MILP, CVaR and scenario instead",
         ),
     ],
 )
@@ -116,11 +118,21 @@ def _toy_objective(hessian: np.ndarray = TOY_HESSIAN, target: np.ndarray = TOY_T
     return f
 
 
-def toy_product(beta: float, hessian: np.ndarray = TOY_HESSIAN, target: np.ndarray = TOY_TARGET):
-    """Mean and covariance of N(m0, I)·e^{−βf} (a Gaussian: precision I + βH)."""
-    precision = np.eye(2) + beta * hessian
-    cov = np.linalg.inv(precision)
-    return cov @ (TOY_MEAN + beta * hessian @ target), cov
+#: the data spread of the product-sampling toy: not 1, so that a wrong data variance in the exact score
+#: (which cancels at unit variance) changes the samples
+PRODUCT_STD = np.array([1.3, 0.8])
+
+
+def toy_product(
+    beta: float,
+    hessian: np.ndarray = TOY_HESSIAN,
+    target: np.ndarray = TOY_TARGET,
+    std: np.ndarray | None = None,
+):
+    """Mean and covariance of N(m0, diag(std²))·e^{−βf} (a Gaussian: precision diag(std⁻²) + βH)."""
+    data_precision = np.eye(2) if std is None else np.diag(1.0 / np.asarray(std) ** 2)
+    cov = np.linalg.inv(data_precision + beta * hessian)
+    return cov @ (data_precision @ TOY_MEAN + beta * hessian @ target), cov
 
 
 # ---------------------------------------------------------------------- ggdopt.guidance_closed_form
@@ -227,21 +239,27 @@ def energy_test(x: np.ndarray, y: np.ndarray, rng: np.random.Generator, permutat
 def _check_product(ctx: Context, *, guidance: str) -> Outcome:
     beta, size, permutations, alpha = 1.0, ctx.pick(300, 1000), ctx.pick(200, 500), 0.05
     rng = ctx.rng("product")
-    mean, cov = toy_product(beta)
-    model = GaussianScore(TOY_MEAN, np.ones(2), VPSchedule())
-    run = guided_reverse_sample(
-        model,
-        _toy_objective(),
-        n_samples=size,
-        beta=beta,
-        guidance=guidance,
-        n_steps=ctx.pick(100, 400),
-        corrector_steps=0,
-        seed=ctx.seed,
-    )
-    samples = run.x.numpy()
-    exact = rng.multivariate_normal(mean, cov, size=size)
-    p_value = energy_test(samples, exact, rng, permutations)
+    mean, cov = toy_product(beta, std=PRODUCT_STD)
+    model = GaussianScore(TOY_MEAN, PRODUCT_STD, VPSchedule())
+    # the predictor alone and the predictor–corrector sampler (one Langevin step per step, the
+    # default of GGDOpt): both target the same marginals, so both must match the product
+    p_values, means, completed = {}, {}, True
+    for corrector_steps in (0, 1):
+        run = guided_reverse_sample(
+            model,
+            _toy_objective(),
+            n_samples=size,
+            beta=beta,
+            guidance=guidance,
+            n_steps=ctx.pick(100, 400),
+            corrector_steps=corrector_steps,
+            seed=ctx.seed + corrector_steps,
+        )
+        samples = run.x.numpy()
+        completed = completed and run.status == "completed"
+        exact = rng.multivariate_normal(mean, cov, size=size)
+        p_values[corrector_steps] = energy_test(samples, exact, rng, permutations) if completed else 0.0
+        means[corrector_steps] = samples.mean(axis=0)
     # the test's power, measured: exact draws against draws shifted by 0.4 of the smaller product sd
     shift = 0.4 * np.sqrt(np.linalg.eigvalsh(cov)[0]) * np.array([1.0, 0.0])
     reps = ctx.pick(20, 50)
@@ -257,15 +275,18 @@ def _check_product(ctx: Context, *, guidance: str) -> Outcome:
             for _ in range(reps)
         ]
     )
-    ok = run.status == "completed" and p_value > alpha and power >= 0.8
+    ok = completed and min(p_values.values()) > alpha and power >= 0.8
     return fact(
         ok,
-        f"guided samples ({guidance}) vs exact product draws: energy test p > {alpha} "
-        f"with power >= 0.8 against a 0.4-sd shift",
-        p_value=p_value,
+        f"guided samples ({guidance}; predictor, and predictor–corrector) vs exact product draws: "
+        f"energy test p > {alpha} for both, with power >= 0.8 against a 0.4-sd shift",
+        p_value=p_values[0],
+        p_value_corrector=p_values[1],
         power=power,
-        sample_mean_0=samples[:, 0].mean(),
-        sample_mean_1=samples[:, 1].mean(),
+        sample_mean_0=means[0][0],
+        sample_mean_1=means[0][1],
+        corrector_mean_0=means[1][0],
+        corrector_mean_1=means[1][1],
         exact_mean_0=mean[0],
         exact_mean_1=mean[1],
     )
@@ -276,11 +297,13 @@ register(
         id="ggdopt.product_sampling",
         paper=PAPER,
         source="Theorem 1 (with Corollary 1, second order)",
-        statement="With the exact diffused score of Gaussian data N(m0, I) and f(x) = ½(x − a)ᵀH(x − a), "
+        statement="With the exact diffused score of Gaussian data N(m0, diag(1.3², 0.8²)) and "
+        "f(x) = ½(x − a)ᵀH(x − a), "
                   "the reverse "
         "VP SDE driven by the data score plus the guidance G_t of Theorem 1 (second order, Tweedie's "
-        "posterior, chained through ∂μ/∂x_t) samples the product N(m0, I)·e^{−βf}: an energy two-sample "
-        "test against exact draws does not reject at level 0.05, while its measured power against a "
+        "posterior, chained through ∂μ/∂x_t) samples the product N(m0, diag(s²))·e^{−βf}, with the predictor "
+        "alone and with one Langevin corrector step per step: an energy two-sample test against exact "
+        "draws does not reject at level 0.05 for either, while its measured power against a "
         "0.4-sd shift is >= 0.8",
         kind=Kind.NUMERIC,
         origin=Origin.PAPER,
@@ -539,6 +562,26 @@ def _check_vs_saa(ctx: Context, *, tightened: bool) -> Outcome:
     if saa.retcode is not RetCode.Success:
         return Outcome("undecided", f"SAA MILP did not finish: {saa.retcode}", {"saa_seconds": saa_seconds})
     gap = (sol.value - saa.value) / abs(saa.value)
+    # the reference must be what it claims to be, checked here from the LP data: SAA's answer violates
+    # at most ⌊ρL⌋ training samples, and no empirically feasible sample of GGDOpt lies below its optimum
+    # (HiGHS's relative gap is 1e-6); otherwise the comparison is undecidable, not a verdict on GGDOpt
+    h = np.asarray(problem.h_samples, dtype=np.float64)
+    # SAA's binding rows hold to HiGHS's primal feasibility tolerance (1e-7 on rows of size ~1): 1e-6 slack
+    d = float(problem.linear.b[0, 0])
+    saa_violation = float(np.mean(h @ np.asarray(saa.x, dtype=np.float64) > d + 1e-6))
+    result = sol.original
+    feasible_values = result.sample_values[
+        [_linear_violations(problem, x, h) <= problem.rho + 1e-12 for x in result.samples.astype(np.float64)]
+    ]
+    floor = float(feasible_values.min()) if feasible_values.size else np.inf
+    if saa_violation > problem.rho + 1e-12 or floor < saa.value - 1e-6 * abs(saa.value):
+        return Outcome(
+            "undecided",
+            f"the SAA-MILP reference is not an exact SAA optimum: its violation {saa_violation:.3f} "
+            f"(allowed {problem.rho}), value {saa.value:.4f} against an empirically feasible sample at "
+            f"{floor:.4f}",
+            {"saa_violation": saa_violation, "saa_value": saa.value, "best_feasible_sample": floor},
+        )
     # GGDOpt's answer is empirically feasible on the same samples, so it cannot beat SAA's exact
     # optimum (gap >= 0 up to HiGHS's 1e-6 relative gap); the claim is that it stays within 5 %.
     # The control tightens the bound past that truth: 1 % *below* SAA's optimum.

@@ -2,8 +2,9 @@
 
 Problem type: :class:`ChanceConstrainedProblem` (f, g, samples of h, ρ, a box; optionally a sampler
 of fresh h and the LP data behind linear f and g), with the test problems
-:func:`linear_gaussian_problem` (the paper's eq. (26)), :func:`portfolio_var_problem` and
-:func:`power_control_problem`. Algorithms: :class:`GGDOpt` (gradient-guided diffusion) and the
+:func:`linear_gaussian_problem` (the paper's eq. (26)), :func:`portfolio_var_problem`,
+:func:`power_control_problem` and :func:`beamforming_problem` (a real-valued restriction of the
+waveform design (27)). Algorithms: :class:`GGDOpt` (gradient-guided diffusion) and the
 baselines :class:`SAAMILP` (sample average approximation as a big-M MILP), :class:`CVaRApproximation`
 and :class:`ScenarioApproach`. The diffusion parts are public: :class:`VPSchedule`, the score models
 :class:`ScoreMLP` and :class:`GaussianScore`, :func:`train_score`, the guidance of Corollary 1
@@ -35,7 +36,12 @@ from algorithms.chance.problem import (
     min_samples,
     out_of_sample_feasibility,
 )
-from algorithms.chance.problems import linear_gaussian_problem, portfolio_var_problem, power_control_problem
+from algorithms.chance.problems import (
+    beamforming_problem,
+    linear_gaussian_problem,
+    portfolio_var_problem,
+    power_control_problem,
+)
 from algorithms.chance.saa_milp import SAAMILP
 from algorithms.chance.sampler import ReverseRun, guided_reverse_sample
 from algorithms.chance.scenario import ScenarioApproach, scenario_count
@@ -54,6 +60,7 @@ __all__ = [
     "ScoreMLP",
     "ScoreModel",
     "VPSchedule",
+    "beamforming_problem",
     "collect_feasible_points",
     "empirical_violation",
     "first_order_guidance",

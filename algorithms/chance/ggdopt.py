@@ -56,7 +56,7 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
 )
-from algorithms.chance.data import collect_feasible_points
+from algorithms.chance.data import RESTRICTIONS, collect_feasible_points
 from algorithms.chance.diffusion import ScoreMLP, ScoreModel, train_score
 from algorithms.chance.guidance import GUIDANCE_ORDERS
 from algorithms.chance.problem import ChanceConstrainedProblem, empirical_violation, out_of_sample_feasibility
@@ -98,7 +98,8 @@ class GGDOpt(Algorithm):
 
     ``beta`` the inverse temperature (on the standardised f), ``guidance`` one of "none",
     "first", "second", ``posterior_variance`` σ² of the second-order guidance (None: Tweedie's),
-    ``n_train_points`` and ``bootstrap_size`` of stage 1, ``train_steps``, ``hidden``, ``lr``,
+    ``n_train_points``, ``bootstrap_size`` and ``restriction`` ("moment" or "scenario", see
+    :mod:`algorithms.chance.data`) of stage 1, ``train_steps``, ``hidden``, ``lr``,
     ``batch_size`` of stage 2, ``n_samples``, ``n_steps``, ``corrector_steps``, ``snr`` of stage 3.
     """
 
@@ -115,9 +116,11 @@ class GGDOpt(Algorithm):
     n_steps: int = 100
     corrector_steps: int = 1
     snr: float = 0.16
+    restriction: str = "moment"
 
     def __post_init__(self) -> None:
         check_positive("beta", self.beta)
+        check_choice("restriction", self.restriction, RESTRICTIONS)
         check_choice("guidance", self.guidance, GUIDANCE_ORDERS)
         if self.posterior_variance is not None:
             check_nonnegative("posterior_variance", self.posterior_variance)
@@ -174,7 +177,11 @@ def _solve(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveO
         )
     start = time.perf_counter()
     points, violation = collect_feasible_points(
-        problem, n_points=algorithm.n_train_points, bootstrap_size=algorithm.bootstrap_size, seed=seed
+        problem,
+        n_points=algorithm.n_train_points,
+        bootstrap_size=algorithm.bootstrap_size,
+        seed=seed,
+        restriction=algorithm.restriction,
     )
     feasible = points[violation <= problem.rho]
     result = GGDOptResult(train_points=points, train_violation=violation, losses=[])

@@ -1,6 +1,6 @@
-"""Test problems: the paper's linear chance-constrained problem, a VaR portfolio, power control.
+"""Test problems: the paper's linear CCP, a VaR portfolio, power control, a waveform design.
 
-All three are linear in x given h (so the MILP/CVaR/scenario baselines apply) and come with a
+All four are linear in x given h (so the MILP/CVaR/scenario baselines apply) and come with a
 sampler of fresh h for out-of-sample feasibility.
 
 * :func:`linear_gaussian_problem`: the linear CCP of Section 5.1 (eq. (26)), min bᵀx s.t.
@@ -14,6 +14,10 @@ sampler of fresh h for out-of-sample feasibility.
   minimise the total power Σp subject to every user's SINR
   G_ii p_i / (σ² + Σ_{j≠i} G_ij p_j) >= γ jointly with probability >= 1 − ρ under Rayleigh
   fading (G_ij exponential), linear in p for each channel draw.
+* :func:`beamforming_problem`: a small outage-constrained multiuser transmit design in the
+  spirit of the paper's robust waveform design (27): total transmit power subject to every
+  user's SINR target under Gaussian channel errors, with each user's signal covariance restricted
+  to the cone of two fixed beams (real-valued; see its docstring for what differs from (27)).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import torch
 from algorithms._validation import check_positive, check_positive_int, check_seed
 from algorithms.chance.problem import ChanceConstrainedProblem, LinearStructure, check_rho, min_samples
 
-__all__ = ["linear_gaussian_problem", "portfolio_var_problem", "power_control_problem"]
+__all__ = ["beamforming_problem", "linear_gaussian_problem", "portfolio_var_problem", "power_control_problem"]
 
 
 def _sample_count(n_samples: int, rho: float) -> int:
@@ -233,4 +237,91 @@ def power_control_problem(
         upper=np.full(K, p_max, dtype),
         h_sampler=sampler,
         linear=LinearStructure(cost=np.ones(K), A=A, b=b),
+    )
+
+
+def beamforming_problem(
+    n_antennas: int = 3,
+    n_users: int = 2,
+    *,
+    rho: float = 0.1,
+    n_samples: int = 1000,
+    rate_target: float = 1.0,
+    noise: float = 1.0,
+    csi_error: float = 0.3,
+    p_max: float = 3.0,
+    seed: int = 0,
+    dtype=np.float64,
+) -> ChanceConstrainedProblem:
+    """Outage-constrained multiuser downlink transmit design, a real-valued restriction of eq. (27).
+
+    The paper's problem (27) (after Wang et al. 2014) designs signal covariances S_i ⪰ 0 of K
+    users at an N_t-antenna base station, minimising the total power Σ tr S_i subject to each
+    user's rate log₂(1 + SINR_i) >= r_i with probability >= 1 − ρ, where the channel
+    h_i = h̄_i + e_i has a Gaussian CSI error e_i. Here, so that the problem is linear in x for each
+    channel draw (SAA-MILP, CVaR and scenario apply):
+
+    * real channels: h̄_i ~ N(0, I_Nt) (drawn from ``seed``), e_i ~ N(0, csi_error² I_Nt);
+    * S_i restricted to the cone spanned by two fixed rank-one beams of user i, its nominal
+      maximum-ratio direction u_i = h̄_i/‖h̄_i‖ and zero-forcing direction v_i (column i of
+      H̄ᵀ(H̄H̄ᵀ)⁻¹, normalised): S_i = p_i u_iu_iᵀ + q_i v_iv_iᵀ, x = (p, q) ∈ [0, p_max]^{2K}, so
+      S_i ⪰ 0 holds by construction and tr S_i = p_i + q_i;
+    * the SINR_i >= γ = 2^{rate_target} − 1 constraints of all users held *jointly*
+      (Wang et al. and Table 2 hold one chance constraint per user):
+      hᵢᵀS_ihᵢ − γ Σ_{j≠i} hᵢᵀS_jhᵢ − γσ² >= 0 for every i, σ² = ``noise``.
+
+    h is the K×N_t channel matrix flattened row-major (d = K·N_t).
+
+    >>> p = beamforming_problem(n_antennas=3, n_users=2, n_samples=50, rho=0.1)
+    >>> p.h_samples.shape, p.n
+    ((50, 6), 4)
+    """
+    Nt = check_positive_int("n_antennas", n_antennas)
+    K = check_positive_int("n_users", n_users)
+    if K > Nt:
+        raise ValueError(f"n_users must be <= n_antennas (zero-forcing needs K <= Nt), got {K} > {Nt}")
+    rho = check_rho(rho)
+    n_samples = _sample_count(n_samples, rho)
+    rate = check_positive("rate_target", rate_target)
+    noise = check_positive("noise", noise)
+    csi_error = check_positive("csi_error", csi_error)
+    p_max = check_positive("p_max", p_max)
+    gamma = 2.0**rate - 1.0
+    rng = _training_rng(seed)
+    h_bar = rng.standard_normal((K, Nt))
+    mrt = h_bar / np.linalg.norm(h_bar, axis=1, keepdims=True)
+    zf = np.linalg.pinv(h_bar).T  # row i: h̄_jᵀ zf_i = δ_ij
+    zf = zf / np.linalg.norm(zf, axis=1, keepdims=True)
+    beams = np.concatenate([mrt, zf], axis=0)  # (2K, Nt): x_k drives beams[k] for user k mod K
+    owner = np.tile(np.arange(K), 2)
+    sign = np.where(owner[None, :] == np.arange(K)[:, None], 1.0, -gamma)  # (K users, 2K beams)
+    samples = (h_bar[None] + csi_error * rng.standard_normal((n_samples, K, Nt))).reshape(n_samples, K * Nt)
+    samples = samples.astype(dtype)
+    beams_t, sign_t = torch.as_tensor(beams), torch.as_tensor(sign)
+
+    def gains(h: torch.Tensor) -> torch.Tensor:
+        """(L, K, 2K): sign · (hᵢᵀ beam_k)², the coefficient of x_k in user i's SINR row."""
+        channels = h.reshape(-1, K, Nt)
+        return (channels @ beams_t.to(h.dtype).T) ** 2 * sign_t.to(h.dtype)
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        return x.sum(dim=1)
+
+    def g(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        return torch.einsum("lik,bk->bli", gains(h), x) - gamma * noise
+
+    def sampler(generator: np.random.Generator, count: int) -> np.ndarray:
+        return (h_bar[None] + csi_error * generator.standard_normal((count, K, Nt))).reshape(count, K * Nt)
+
+    A = gains(torch.as_tensor(samples, dtype=torch.float64)).numpy()
+    b = np.full((n_samples, K), -gamma * noise)
+    return ChanceConstrainedProblem(
+        f=f,
+        g=g,
+        h_samples=samples,
+        rho=rho,
+        lower=np.zeros(2 * K, dtype),
+        upper=np.full(2 * K, p_max, dtype),
+        h_sampler=sampler,
+        linear=LinearStructure(cost=np.ones(2 * K), A=A, b=b),
     )

@@ -16,6 +16,7 @@ from algorithms.chance import (
     ScenarioApproach,
     ScoreMLP,
     VPSchedule,
+    beamforming_problem,
     collect_feasible_points,
     cvar,
     data,
@@ -129,6 +130,34 @@ CASES = [
     BadInput(portfolio_var_problem, lambda: portfolio_var_problem(rho=-0.2), ValueError, ("rho", "(0, 1)")),
     BadInput(power_control_problem, lambda: power_control_problem(noise=0.0), ValueError, ("noise", "> 0")),
     BadInput(
+        beamforming_problem,
+        lambda: beamforming_problem(n_antennas=2, n_users=3),
+        ValueError,
+        ("n_users", "n_antennas"),
+        "users-beyond-antennas",
+    ),
+    BadInput(
+        beamforming_problem,
+        lambda: beamforming_problem(csi_error=-0.1),
+        ValueError,
+        ("csi_error", "> 0"),
+        "csi-error",
+    ),
+    BadInput(
+        beamforming_problem,
+        lambda: beamforming_problem(rate_target=0.0),
+        ValueError,
+        ("rate_target", "> 0"),
+        "rate",
+    ),
+    BadInput(
+        beamforming_problem,
+        lambda: beamforming_problem(n_samples=5, rho=0.1),
+        ValueError,
+        ("n_samples", "10"),
+        "few-samples",
+    ),
+    BadInput(
         VPSchedule, lambda: VPSchedule(beta_min=5.0, beta_max=1.0), ValueError, ("beta_max", "beta_min")
     ),
     BadInput(
@@ -160,15 +189,32 @@ CASES = [
         restricted_solution, lambda: restricted_solution(_ccp(), H[:5], -1.0), ValueError, ("z", ">= 0")
     ),
     BadInput(
+        restricted_solution,
+        lambda: restricted_solution(_ccp(), H[:5], 0.0, restriction="robust"),
+        ValueError,
+        ("restriction", "scenario"),
+        "restriction",
+    ),
+    BadInput(
         collect_feasible_points,
         lambda: collect_feasible_points(_ccp(), n_points=0),
         ValueError,
         ("n_points", "positive"),
     ),
+    BadInput(
+        collect_feasible_points,
+        lambda: collect_feasible_points(_ccp(), restriction="mean"),
+        ValueError,
+        ("restriction", "moment"),
+        "restriction",
+    ),
     BadInput(GGDOpt, lambda: GGDOpt(beta=-1.0), ValueError, ("beta", "> 0"), "beta"),
     BadInput(GGDOpt, lambda: GGDOpt(guidance="third"), ValueError, ("guidance", "first"), "guidance"),
     BadInput(
         GGDOpt, lambda: GGDOpt(corrector_steps=-1), ValueError, ("corrector_steps", ">= 0"), "corrector"
+    ),
+    BadInput(
+        GGDOpt, lambda: GGDOpt(restriction="cvar"), ValueError, ("restriction", "scenario"), "restriction"
     ),
     BadInput(SAAMILP, lambda: SAAMILP(time_limit=0.0), ValueError, ("time_limit", "> 0")),
     BadInput(

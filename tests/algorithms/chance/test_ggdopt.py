@@ -5,7 +5,7 @@ from dataclasses import replace
 import numpy as np
 
 from algorithms import RetCode, solve
-from algorithms.chance import GGDOpt, empirical_violation, linear_gaussian_problem
+from algorithms.chance import GGDOpt, empirical_violation, linear_gaussian_problem, power_control_problem
 from tests.algorithms.chance.cases_ggdopt import TINY_GGDOPT
 
 
@@ -49,3 +49,21 @@ def test_infeasible_when_no_training_point_is_feasible():
 
 def test_hyperparameters_are_validated_names():
     assert GGDOpt().guidance == "second"
+
+
+def test_scenario_restriction_trains_on_power_control():
+    # Rayleigh fading, where the moment restriction finds no point of violation <= ρ (test_data):
+    # with the scenario restriction GGDOpt trains and returns an empirically feasible answer
+    problem = power_control_problem(n_users=2, n_samples=100, rho=0.1, seed=0)
+    sol = solve(problem, replace(TINY_GGDOPT, n_train_points=20, restriction="scenario"), seed=0)
+    assert sol.retcode is RetCode.Success
+    assert empirical_violation(problem, sol.x[None])[0] <= problem.rho
+    assert sol.value == sol.original.sample_values[sol.original.sample_violation <= problem.rho].min()
+
+
+def test_the_seed_reaches_every_random_choice():
+    problem = _problem()
+    first, other = solve(problem, TINY_GGDOPT, seed=0), solve(problem, TINY_GGDOPT, seed=1)
+    assert first.retcode is RetCode.Success and other.retcode is RetCode.Success
+    assert not np.array_equal(first.original.train_points, other.original.train_points)
+    assert not np.array_equal(first.original.samples, other.original.samples)

@@ -86,3 +86,30 @@ def test_constraints_accept_three_dimensional_g():
     values = problem.constraints(np.zeros((2, 2)), problem.h_samples)
     assert values.shape == (2, 21, 1)
     assert isinstance(problem.f(torch.zeros(1, 2, dtype=torch.float64)), torch.Tensor)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_consistent_lp_data_of_large_magnitude_is_accepted(dtype):
+    # the f/g-vs-LP-data probe compares two float routes to the same numbers: its tolerance must grow
+    # with their magnitude (|f| ~ 1e4 here; float32 rounds at ~1e-3), or a correct problem is rejected
+    L, n = 20, 3
+    A = np.random.default_rng(0).uniform(100.0, 200.0, size=(L, 1, n))
+    cost = np.full(n, 1e4)
+    h = A[:, 0, :].astype(dtype)
+
+    def f(x):
+        return x @ torch.as_tensor(cost, dtype=x.dtype)
+
+    def g(x, h):
+        return x @ h.T - 50.0
+
+    problem = ChanceConstrainedProblem(
+        f=f,
+        g=g,
+        h_samples=h,
+        rho=0.1,
+        lower=np.zeros(n, dtype),
+        upper=np.ones(n, dtype),
+        linear=LinearStructure(cost=cost, A=A, b=np.full((L, 1), -50.0)),
+    )
+    assert problem.dtype == dtype
