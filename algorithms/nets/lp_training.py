@@ -119,7 +119,8 @@ def prune_network(x, y, W, b, v, a: float, c: float, *, prune_tol: float, merge_
     squares on the interpolation residual (scipy ``least_squares``), from the
     trained knots and from the trained knots snapped onto a data point within
     ``10 · merge_tol`` of the range (a knot on a data point is a kink of the
-    residual, where least squares stalls); the better of the two is kept. The
+    residual, where least squares stalls); the snapped one is kept unless the other fits better by more
+    than rounding (1e-12 relative to max(1, max|y|)). The
     knot *count* is decided by training and pruning; the polish only removes the
     remaining optimization error.
 
@@ -153,14 +154,18 @@ def prune_network(x, y, W, b, v, a: float, c: float, *, prune_tol: float, merge_
     snap_tol = 10 * merge_tol * float(np.ptp(x))
     nearest = x[np.argmin(np.abs(merged.knots[:, None] - x[None, :]), axis=1)] if k else merged.knots
     snapped = np.where(np.abs(nearest - merged.knots) <= snap_tol, nearest, merged.knots)
+    # The snapped start goes first and is kept unless the other one fits better by more than rounding
+    # (1e-12 relative to the data): residuals at the rounding level must not decide, or the choice would
+    # depend on the units of y.
+    rounding = 1e-12 * max(1.0, float(np.max(np.abs(y))))
     best_z, best_res = None, np.inf
-    for knots in (merged.knots, snapped):
+    for knots in (snapped, merged.knots):
         z = linear_refit(knots)
         if np.max(np.abs(residual(z))) > 0 and k:
             z = least_squares(residual, z, xtol=1e-15, ftol=1e-15, gtol=1e-15, max_nfev=100 * (k + 2)).x
             z = linear_refit(z[:k])
         res = float(np.max(np.abs(residual(z))))
-        if res < best_res:
+        if res < best_res - rounding:
             best_z, best_res = z, res
     z = best_z
     f = CPWL.from_terms(z[:k], z[k:2 * k], slope=z[2 * k], intercept=z[2 * k + 1])
@@ -228,16 +233,63 @@ class LpPathNormTraining(Algorithm):
         check_choice("regularizer", self.regularizer, {"lp_path", "weight_decay"})
 
 
-def _adam_train(X: np.ndarray, Y: np.ndarray, *, p: float, algorithm: LpPathNormTraining, steps: int,
-                seed: int, monitor: IterationMonitor) -> tuple[dict, int, RetCode | None]:
-    """Adam on the augmented Lagrangian, on standardized data; hand-written gradients (see module doc)."""
-    net = TwoLayerReLU(in_features=1, width=algorithm.width, hidden_bias=True, output_bias=False, seed=seed,
-                       init_scale=algorithm.init_scale)
+def _initial_params(width: int, seed: int, init_scale: float) -> list[np.ndarray]:
+    """``[w, b, v, a, c]`` at the start: TwoLayerReLU's seeded weights, knots uniform on [-1, 1], a = c = 0.
+
+    >>> [q.shape for q in _initial_params(3, seed=0, init_scale=1.0)]
+    [(3,), (3,), (3,), (1,), (1,)]
+    """
+    net = TwoLayerReLU(in_features=1, width=width, hidden_bias=True, output_bias=False, seed=seed,
+                       init_scale=init_scale)
     rng = np.random.default_rng(seed)
     w = net.W.detach().numpy()[:, 0].copy()
     v = net.v.detach().numpy()[0].copy()
-    b = -w * rng.uniform(-1.0, 1.0, algorithm.width)  # initial knots spread over the data range
-    params = [w, b, v, np.zeros(1), np.zeros(1)]
+    b = -w * rng.uniform(-1.0, 1.0, width)  # initial knots spread over the data range
+    return [w, b, v, np.zeros(1), np.zeros(1)]
+
+
+def _smoothing_at(k: int, steps: int, eps_start: float, eps_end: float) -> float:
+    """ε at step ``k``: geometric from ``eps_start`` to ``eps_end`` over the first 70% of ``steps``."""
+    anneal_steps = max(1, int(0.7 * steps))
+    return eps_start * (eps_end / eps_start) ** min(1.0, k / anneal_steps)
+
+
+def _lagrangian(params: list[np.ndarray], X: np.ndarray, Y: np.ndarray, lam: np.ndarray, mu: float, *,
+                p: float, eps: float, regularizer: str
+                ) -> tuple[float, float, np.ndarray, list[np.ndarray]]:
+    """``(L, R, r, ∇L)`` of the augmented Lagrangian at ``params = [w, b, v, a, c]`` (hand-written).
+
+    ``L = R(θ) + λᵀr + (μ/2)‖r‖²`` with ``r = Σ_k v_k (w_k X + b_k)₊ + a X + c - Y``; the
+    gradient is returned in the order of ``params`` (``a`` and ``c`` as 1-vectors).
+    """
+    w, b, v, a, c = params
+    pre = np.outer(w, X) + b[:, None]
+    mask = pre > 0
+    hid = pre * mask
+    r = v @ hid + a[0] * X + c[0] - Y
+    g_out = lam + mu * r
+    d_v = hid @ g_out
+    d_pre = (v[:, None] * mask) * g_out[None, :]
+    d_w = d_pre @ X
+    d_b = d_pre.sum(axis=1)
+    if regularizer == "lp_path":
+        u = v * w
+        reg = float(np.sum((u * u + eps * eps) ** (p / 2) - eps**p))
+        g_u = p * u * (u * u + eps * eps) ** (p / 2 - 1)
+        d_v = d_v + g_u * w
+        d_w = d_w + g_u * v
+    else:
+        reg = 0.5 * float(w @ w + v @ v)
+        d_v = d_v + v
+        d_w = d_w + w
+    loss = reg + float(lam @ r) + 0.5 * mu * float(r @ r)
+    return loss, reg, r, [d_w, d_b, d_v, np.array([g_out @ X]), np.array([g_out.sum()])]
+
+
+def _adam_train(X: np.ndarray, Y: np.ndarray, *, p: float, algorithm: LpPathNormTraining, steps: int,
+                seed: int, monitor: IterationMonitor) -> tuple[dict, int, RetCode | None]:
+    """Adam on the augmented Lagrangian, on standardized data; hand-written gradients (see module doc)."""
+    params = _initial_params(algorithm.width, seed, algorithm.init_scale)
     m1 = [np.zeros_like(q) for q in params]
     m2 = [np.zeros_like(q) for q in params]
     beta1, beta2 = 0.9, 0.999
@@ -245,38 +297,17 @@ def _adam_train(X: np.ndarray, Y: np.ndarray, *, p: float, algorithm: LpPathNorm
     mu, lr = algorithm.penalty, algorithm.lr
     eps_end = algorithm.smoothing
     eps_start = max(algorithm.smoothing_start, eps_end)
-    anneal_steps = max(1, int(0.7 * steps))
     done, retcode = 0, None
     blowup = math.inf
     for k in range(steps):
-        w, b, v, a, c = params
-        pre = np.outer(w, X) + b[:, None]
-        mask = pre > 0
-        hid = pre * mask
-        r = v @ hid + a[0] * X + c[0] - Y
-        g_out = lam + mu * r
-        d_v = hid @ g_out
-        d_pre = (v[:, None] * mask) * g_out[None, :]
-        d_w = d_pre @ X
-        d_b = d_pre.sum(axis=1)
-        if algorithm.regularizer == "lp_path":
-            eps = eps_start * (eps_end / eps_start) ** min(1.0, k / anneal_steps)
-            u = v * w
-            reg = float(np.sum((u * u + eps * eps) ** (p / 2) - eps**p))
-            g_u = p * u * (u * u + eps * eps) ** (p / 2 - 1)
-            d_v = d_v + g_u * w
-            d_w = d_w + g_u * v
-        else:
-            reg = 0.5 * float(w @ w + v @ v)
-            d_v = d_v + v
-            d_w = d_w + w
-        loss = reg + float(lam @ r) + 0.5 * mu * float(r @ r)
+        eps = _smoothing_at(k, steps, eps_start, eps_end)
+        loss, reg, r, grads = _lagrangian(params, X, Y, lam, mu, p=p, eps=eps,
+                                          regularizer=algorithm.regularizer)
         if not np.isfinite(loss) or loss > blowup:
             retcode = RetCode.Diverged
             break
         if k == 0:
             blowup = BLOWUP_FACTOR * (1.0 + abs(loss))
-        grads = [d_w, d_b, d_v, np.array([g_out @ X]), np.array([g_out.sum()])]
         for i, g in enumerate(grads):
             m1[i] = beta1 * m1[i] + (1 - beta1) * g
             m2[i] = beta2 * m2[i] + (1 - beta2) * g * g

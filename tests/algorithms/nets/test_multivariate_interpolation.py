@@ -98,3 +98,11 @@ def test_lp_and_l0_helpers_agree_with_a_direct_sum(p):
     direct = sum(abs(v[k] * W[k, i]) ** p for k, i in itertools.product(range(2), range(3)) if W[k, i])
     assert network_lp(W, v, p) == pytest.approx(direct)
     assert network_l0(W, v) == 4
+
+
+def test_no_selection_tried_gives_an_empty_network_of_the_right_shape():
+    # maxiters=0: no basic point, MaxIters, and an empty net whose rows would have d + 1 entries
+    prob = MultivariateInterpolationProblem(X=[[0.0, 1.0, 2.0], [1.0, 0.0, 0.5]], y=[1.0, -2.0], p=0.5)
+    sol = solve(prob, PatternEnumeration(), maxiters=0)
+    assert sol.retcode is RetCode.MaxIters and sol.value == float("inf")
+    assert sol.original["W"].shape == (0, 4) and sol.x.size == 0

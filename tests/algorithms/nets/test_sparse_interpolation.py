@@ -349,3 +349,24 @@ def test_brute_force_is_scale_invariant():
     large = solve(InterpolationProblem(x=x, y=1e9 * y, p=0.5), BruteForceVp())
     assert large.successful
     np.testing.assert_allclose(CPWL.from_vector(large.x).knots, CPWL.from_vector(small.x).knots, atol=1e-9)
+
+
+def test_dp_trace_records_the_partial_optimum():
+    # each record holds the best plan of the first `stage` curvatures; the last one is the returned plan
+    prob = InterpolationProblem(x=np.arange(7.0), y=[0.0, 1.0, 3.0, 6.0, 10.0, 9.0, 7.0], p=0.5)
+    for objective in ("knots", "vp"):
+        sol = solve(prob, SparsestInterpolantDP(objective=objective), store_trace=True)
+        f = CPWL.from_vector(sol.x)
+        assert [r["stage"] for r in sol.trace] == [1, 2, 3, 4, 5]
+        assert sol.trace[-1]["knots"] == f.num_knots == 3  # curvatures (1, 1, 1, -5, -1): pair, single, pair
+        assert sol.trace[-1]["vp"] == pytest.approx(f.vp(0.5), rel=1e-12)
+        assert [r["knots"] for r in sol.trace] == [1, 1, 2, 3, 3]
+
+
+def test_dp_trace_of_two_and_three_points():
+    # N = 2 has no DP stage: one record of the empty plan; N = 3 has one stage and no extra record
+    two = solve(InterpolationProblem(x=[0.0, 1.0], y=[0.0, 2.0]), SparsestInterpolantDP(), store_trace=True)
+    assert two.trace == [{"stage": 0, "knots": 0.0, "vp": 0.0}] and two.stats.iterations == 0
+    three = solve(InterpolationProblem(x=[0.0, 1.0, 2.0], y=[0.0, 1.0, 0.0]), SparsestInterpolantDP(),
+                  store_trace=True)
+    assert [r["stage"] for r in three.trace] == [1] and three.trace[0]["knots"] == 1.0
