@@ -132,7 +132,7 @@ class SAM(torch.optim.Optimizer):
 
     @torch.no_grad()
     def first_step(self, zero_grad: bool = False) -> None:
-        """Move to θ + ε (ε = ρ g/‖g‖, or ρ g without normalization) and remember ε."""
+        """Move to θ + ε (ε = ρ g/(‖g‖ + 1e-12), or ρ g without normalization) and remember ε."""
         grad_norm = self._grad_norm()
         for group in self.param_groups:
             scale = group["rho"] / (grad_norm + 1e-12) if group["normalize"] else group["rho"]
@@ -276,7 +276,9 @@ def parity_task(n: int, in_features: int, width: int, seed: int, *, init_scale: 
 class SGDTraining(Algorithm):
     """Mini-batch SGD θ ← θ − η ∇L_B(θ), batches without replacement, reshuffled each epoch.
 
-    An epoch is ⌊n/B⌋ batches of a fresh permutation (a last partial batch is dropped).
+    An epoch is ⌊n/B⌋ consecutive batches of a fresh permutation (a last partial batch is
+    dropped); the permutations are successive ``torch.randperm(n)`` draws of one generator seeded
+    with the solve seed (0 when none is given), the initialization ``net.init(seed, init_scale)``.
     ``maxiters`` counts steps (default 2000); ``tol`` (default 1e-4) stops with
     ``Success`` once the full training loss is ≤ tol (the only way to ``Success``); a
     non-finite loss or parameter, or a loss above 1e12, is ``Diverged``; the horizon

@@ -328,15 +328,23 @@ def second_moment_matrix(hessians: Any, lr: float, batch_size: int, *,
     return _dense_matrix(H, lr, *batch_moment_coefficients(H.shape[0], B, sampling))
 
 
-def _dense_matrix(H: np.ndarray, lr: float, a: float, b: float) -> np.ndarray:
+def _dense_pieces(H: np.ndarray, a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
+    """(L, Q) with T(η) = I − ηL + η²Q on row-major vec(X): L = H⊗I + I⊗H (H the mean),
+    Q = a·H⊗H + (b/n)Σ_i H_i⊗H_i. Formed directly, not by differencing T at two steps (which
+    loses Q to rounding against I when λ_max(H) ≪ 1)."""
     n, d, _ = H.shape
     mean = H.mean(axis=0)
     eye = np.eye(d)
-    K = np.kron(eye, eye) - lr * (np.kron(mean, eye) + np.kron(eye, mean))
-    quad = a * np.kron(mean, mean)
+    L = np.kron(mean, eye) + np.kron(eye, mean)
+    Q = a * np.kron(mean, mean)
     if b != 0.0:
-        quad = quad + (b / n) * np.einsum("iac,ibd->abcd", H, H).reshape(d * d, d * d)
-    return K + lr**2 * quad
+        Q = Q + (b / n) * np.einsum("iac,ibd->abcd", H, H).reshape(d * d, d * d)
+    return L, Q
+
+
+def _dense_matrix(H: np.ndarray, lr: float, a: float, b: float) -> np.ndarray:
+    L, Q = _dense_pieces(H, a, b)
+    return np.eye(L.shape[0]) - lr * L + lr**2 * Q
 
 
 def mean_square_radius(hessians: Any, lr: float, batch_size: int, *,
@@ -464,10 +472,8 @@ def radius_curve(hessians: Any, batch_size: int, *, sampling: str = "without_rep
     if d > DENSE_MAX_DIM:
         raise ValueError(f"radius_curve forms d²×d² matrices; d = {d} > {DENSE_MAX_DIM}, "
                          "use mean_square_radius(method='lanczos')")
-    K1, K2 = _dense_matrix(H, 1.0, a, b), _dense_matrix(H, 2.0, a, b)
+    L, Q = _dense_pieces(H, a, b)
     eye = np.eye(d * d)
-    Q = 0.5 * (K2 - 2.0 * K1 + eye)
-    L = eye + Q - K1
 
     def radius(lr: float) -> float:
         lr = check_nonnegative("lr", lr)

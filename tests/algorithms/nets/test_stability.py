@@ -243,3 +243,49 @@ def test_psd_is_required_where_the_theory_needs_it():
     assert st.mean_square_radius(indefinite, 0.1, 1) > 0          # the operator itself needs no PSD
     with pytest.raises(ValueError, match="positive semidefinite"):
         st.mean_square_radius(indefinite, 0.1, 1, rho=0.1)        # M = I + ρH needs a square root
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1e-12])
+@pytest.mark.parametrize("rho", [0.0, 0.3])
+def test_critical_step_is_scale_invariant(scale, rho):
+    # T depends on ηH_i and ρH̄ only; radius_curve used to form T(η) by differencing T(1) and T(2),
+    # which lost the η² term to rounding once λ_max(H) ≪ 1 (1e-7 relative at 1e-6, 100× off at 1e-9)
+    H = _hessians(n=5, d=3, rank=3, seed=5)
+    unit = st.critical_step_size(H, 2, rho=rho)
+    scaled = st.critical_step_size(scale * H, 2, rho=rho / scale)
+    assert scaled * scale == pytest.approx(unit, rel=1e-9)
+    curve, tiny = st.radius_curve(H, 2, rho=rho), st.radius_curve(scale * H, 2, rho=rho / scale)
+    for lr in (0.3 * unit, unit, 1.7 * unit):
+        assert tiny(lr / scale) == pytest.approx(curve(lr), rel=1e-9)
+
+
+def test_restrict_to_range_cut_is_relative():
+    # a direction with eigenvalue 1e-3·λ_max is range, whatever the overall scale
+    H = np.stack([np.diag([1.0, 1e-3, 0.0]), np.diag([1.0, 1e-3, 0.0])])
+    for scale in (1.0, 1e-12):
+        assert st.restrict_to_range(scale * H).shape == (2, 2, 2)
+
+
+def test_psd_tolerance_is_relative_to_the_entries():
+    # rounding-level negative eigenvalues pass, in proportion to the entries' size
+    big = np.diag([1e6, -1e-4])[None]
+    st.check_hessians("hessians", big, psd=True)                       # −1e-4 ≥ −1e-8·1e6
+    with pytest.raises(ValueError, match="positive semidefinite"):
+        st.check_hessians("hessians", np.diag([1e6, -1e-1])[None], psd=True)
+    with pytest.raises(ValueError, match="positive semidefinite"):
+        st.sam_effective_hessians(np.diag([1.0, -0.5])[None], rho=0.1)
+
+
+def test_simulate_default_tracks():
+    # noise-free: the product P_k (deterministic for full batch), so GD is exact
+    H = np.stack([np.diag([1.0, 0.5])])
+    out = st.simulate_linearized(H, lr=0.5, batch_size=1, steps=3)
+    exact = math.log(((1 - 0.5) ** 6 + (1 - 0.25) ** 6) / 2)
+    assert out["log_mean_sq"][-1] == pytest.approx(exact, rel=1e-12)
+    # with noise the default follows one iterate per replicate (the product would raise)
+    noisy = st.simulate_linearized(H, lr=0.5, batch_size=1, steps=3, replicates=5, noise_std=0.1)
+    assert noisy["log_sq_norms"].shape == (5, 4)
+    # a long decaying noise-free run stays finite (no 0·∞ from the renormalization)
+    long = st.simulate_linearized(H, lr=1.0, batch_size=1, steps=2000, track="vector")
+    assert np.all(np.isfinite(long["log_mean_sq"]))                    # ‖w‖² ~ 0.25^2000 = e^−2773
+    assert long["log_mean_sq"][-1] == pytest.approx(2000 * math.log(0.25), rel=1e-3)
