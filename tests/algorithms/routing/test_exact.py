@@ -37,7 +37,7 @@ def _partitions(items):
 
 def _route_length(inst, order):
     path = [0, *order, 0]
-    return sum(inst.distances[a, b] for a, b in zip(path[:-1], path[1:], strict=True))
+    return sum(inst.distances[a, b] for a, b in itertools.pairwise(path))
 
 
 def _brute_cvrp(inst):

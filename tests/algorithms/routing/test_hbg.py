@@ -56,3 +56,16 @@ def test_default_checkpoint_by_size_and_variants():
 
 def test_maxiters_zero():
     assert solve(random_tsp(20, seed=0), HBG(checkpoint="tsp20"), maxiters=0).retcode is RetCode.MaxIters
+
+
+def test_auto_inference_is_depot_guided_for_cvrp_and_sampling_for_tsp():
+    # Eq. 12: the default decoding of a CVRP is depot-guided; a TSP keeps plain sampling
+    cvrp = random_cvrp(20, seed=5)
+    auto = solve(cvrp, HBG(checkpoint="cvrp20", samples=4, local_search=False), seed=2)
+    depot = solve(cvrp, HBG(checkpoint="cvrp20", samples=4, inference="depot", local_search=False), seed=2)
+    sample = solve(cvrp, HBG(checkpoint="cvrp20", samples=4, inference="sample", local_search=False), seed=2)
+    assert auto.x == depot.x and auto.x != sample.x
+    tsp = random_tsp(20, seed=5)
+    auto = solve(tsp, HBG(checkpoint="tsp20", samples=4, local_search=False), seed=2)
+    sample = solve(tsp, HBG(checkpoint="tsp20", samples=4, inference="sample", local_search=False), seed=2)
+    assert auto.x == sample.x
