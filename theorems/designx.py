@@ -12,6 +12,7 @@ function of the implementation for the duration of the control (:func:`_patched`
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Iterator
@@ -220,12 +221,16 @@ register(
 # ---------------------------------------------------------------- designx.space_contains_de
 
 DE_WORKFLOW = ("init.uniform", "pop.10d", "de.rand1", "cx.binomial", "bc.random", "sel.greedy")
-DE_HYPER = {"de.rand1": {"F1": 0.5}, "cx.binomial": {"Cr": 0.9}}
+# F and Cr are CONFIG_SPACE's defaults, so this claim cannot see hyperparameters that are ignored
+# (audit: a Cr hard-coded to 0.9 passes); at F = 0.7, Cr = 0.3 the check sat at Z = -2.4 (f8 apart,
+# p = 0.007) and the swapped-crossover control was not rejected (Z = -1.1), see the note's Audit
+DE_F, DE_CR = 0.5, 0.9
+DE_HYPER = {"de.rand1": {"F1": DE_F}, "cx.binomial": {"Cr": DE_CR}}
 
 
 def _de_runs(ctx: Context, n_seeds: int, fids: tuple[int, ...], dim: int, budget: int) -> Outcome:
     ours = ModularOptimizer(DE_WORKFLOW, DE_HYPER)
-    ref = ScipyDE(strategy="rand1bin", popsize=10, mutation=0.5, recombination=0.9, init="random")
+    ref = ScipyDE(strategy="rand1bin", popsize=10, mutation=DE_F, recombination=DE_CR, init="random")
     zs, rows = [], {}
     for fid in fids:
         prob = bbob_problem(fid, 1, dim, budget)
@@ -275,7 +280,7 @@ register(
         origin=Origin.PAPER,
         covers=(SPACE,),
         deviation="Only DE/rand/1/bin is matched against an independent implementation (scipy); F = "
-                  "0.5, Cr = 0.9, "
+                  "0.5, Cr = 0.9 (the defaults), "
         "N = 10d, uniform initialization and random re-sampling of out-of-box genes (scipy's rule) on "
         "BBOB instance 1 of three functions in 5-D at 1500 evaluations.",
         statement="The workflow (init.uniform, pop.10d, de.rand1, cx.binomial, bc.random, sel.greedy) "
@@ -300,7 +305,9 @@ BASELINES = {"DE (scipy)": ScipyDE(), "CMA-ES": CMAES(), "PSO": PSO(), "random":
 
 def _held_out(ctx: Context) -> list[BlackBoxProblem]:
     dims = ctx.pick((5,), (5, 10))
-    instances = ctx.pick((6,), (6, 7, 8, 9, 10))
+    # two held-out instances in quick (48 paired problems; 24 gave p ~ 0.06 against CMA-ES at seed 0
+    # and ~ 0.02 at another seed: too little power for a stable verdict, audit)
+    instances = ctx.pick((6, 7), (6, 7, 8, 9, 10))
     factor = ctx.pick(200, 500)
     return [bbob_problem(f, i, d, factor * d) for d in dims for f in range(1, 25) for i in instances]
 
@@ -320,13 +327,14 @@ def _compare(ctx: Context, agent1: WorkflowGenerator) -> Outcome:
     problems = _held_out(ctx)
     ours = _designx_regrets(problems, agent1, agent2, ctx.seed)
     medians, wins, pvals, pworse = {"DesignX": float(np.median(ours))}, {}, {}, {}
-    worse_significantly = False
+    means = {"DesignX": float(np.mean(ours))}
     beats_all = True
     for name, alg in BASELINES.items():
         theirs = np.asarray(
             [normalized_regret(solve(p, alg, seed=ctx.seed + k).value, p) for k, p in enumerate(problems)]
         )
         medians[name] = float(np.median(theirs))
+        means[name] = float(np.mean(theirs))
         lo, lt = np.log10(ours + 1e-12), np.log10(theirs + 1e-12)
         wins[name] = float(np.mean(lo < lt))
         diff = lo - lt
@@ -337,14 +345,22 @@ def _compare(ctx: Context, agent1: WorkflowGenerator) -> Outcome:
             p_better = p_worse = 1.0
         pvals[name] = p_better
         pworse[name] = p_worse
-        # a baseline significantly better (one-sided Wilcoxon signed-rank, 5 %) falsifies the claim
-        worse_significantly |= p_worse < 0.05
+        # passing needs every one of the four one-sided tests at 5 %: an intersection-union test, valid
+        # at 5 % without a multiplicity correction
         beats_all &= medians["DesignX"] < medians[name] and p_better < 0.05
+    # falsifying needs ONE baseline significantly better out of four tests: Holm's step-down keeps the
+    # family-wise error at 5 % (an uncorrected 5 % per test falsifies a true claim up to ~19 % of the time)
+    # (Holm rejects at least one hypothesis exactly when its first step, min p < 5 % / 4, does)
+    worse_significantly = min(pworse.values()) < 0.05 / len(pworse)
     evidence = {
         "statement": "DesignX's median normalized regret is below every baseline's, with a "
         "one-sided paired Wilcoxon p < 0.05 against each",
         "problems": len(problems),
         "median_normalized_regret": {k: figure(v, 4) for k, v in medians.items()},
+        # Table 1's own metric is the average normalized objective; its Figure 8 (rank-based) finds
+        # CMA-ES and DesignX about equal: the mean is reported for comparison, the test is on ranks
+        "mean_normalized_regret": {k: figure(v, 4) for k, v in means.items()},
+        "falsification_rule": "Holm-corrected one-sided Wilcoxon (baseline better) at family-wise 5 %",
         "win_rate_of_designx": {k: figure(v, 3) for k, v in wins.items()},
         "p_designx_better": {k: figure(v, 3) for k, v in pvals.items()},
         "p_baseline_better": {k: figure(v, 3) for k, v in pworse.items()},
@@ -379,7 +395,10 @@ register(
         source=f"{ARXIV}, Table 1 and Section 4.1 (RQ1)",
         origin=Origin.PAPER,
         covers=(TABLE1,),
-        deviation="BBOB held-out instances (instance 6 in quick, 6-10 in full; training used instances "
+        deviation="Table 1 ranks by the AVERAGE normalized objective; we test paired ranks (one-sided "
+        "Wilcoxon per baseline; pass: all four at 5 %, fail: one baseline better after Holm), a stricter "
+        "reading for CMA-ES, which the paper's own rank-based Figure 8 finds about equal to DesignX. "
+        "BBOB held-out instances (instances 6-7 in quick, 6-10 in full; training used instances "
                   "1-5 of the "
         "same 24 functions) instead of the paper's synthetic composition/hybrid set; agents trained ~20 "
         "CPU minutes instead of 6 days; baselines are scipy DE, pycma CMA-ES, PSO and random search at "
@@ -896,6 +915,119 @@ register(
         control=_control_sep_cma,
         control_description="the diagonal covariance update dropped (an isotropic step-size-adapted ES)",
         budget_s=20,
+    )
+)
+
+
+# ---------------------------------------------------------------- designx.sep_cmaes_step_size
+
+SPHERE_D, SPHERE_LAM, SPHERE_TARGET, SPHERE_MAXF = 10, 10, 1e-10, 30_000
+SIGMA0S = (1e-4, 1.0, 1e2)  # step size far too small, about right, far too large (distance sqrt(10))
+
+
+def _evals_to_target(ask, tell) -> int:
+    used = 0
+    while used < SPHERE_MAXF:
+        X = ask()
+        y = (X**2).sum(1)
+        used += len(X)
+        if y.min() < SPHERE_TARGET:
+            return used
+        tell(X, y)
+    return SPHERE_MAXF
+
+
+def _ours_sphere(sigma0: float, seed: int) -> int:
+    rng = np.random.default_rng(seed)
+    es = SepCMAState.start(np.ones(SPHERE_D), sigma0)
+    return _evals_to_target(lambda: es.sample(SPHERE_LAM, rng), lambda X, y: es.update(X, y, 0.5))
+
+
+@functools.lru_cache(maxsize=256)  # the reference runs are shared by the check and the control
+def _pycma_sphere(sigma0: float, seed: int) -> int:
+    import cma  # the reference: pycma's separable CMA-ES (CMA_diagonal), same λ and default μ = λ/2
+
+    opts = {"CMA_diagonal": True, "popsize": SPHERE_LAM, "seed": seed + 1, "verbose": -9, "tolfun": 0,
+            "tolx": 0, "tolfunhist": 0, "tolstagnation": 10**9, "tolflatfitness": 10**9,
+            "maxfevals": 10**9, "CMA_active": False}
+    es = cma.CMAEvolutionStrategy(np.ones(SPHERE_D), sigma0, opts)
+    return _evals_to_target(lambda: np.asarray(es.ask()), lambda X, y: es.tell(list(X), list(y)))
+
+
+def _step_size(ctx: Context) -> Outcome:
+    n = ctx.pick(10, 30)
+    rows, ok = {}, True
+    for sigma0 in SIGMA0S:
+        seeds = [(ctx.seed + 7919 * s) % (2**31 - 2) for s in range(n)]
+        a = [_ours_sphere(sigma0, k) for k in seeds]
+        b = [_pycma_sphere(sigma0, k) for k in seeds]
+        ratio = float(np.median(a) / np.median(b))
+        # Window [0.8, 1.25]: the evaluations to 1e-10 vary by ~5 % between seeds (measured), so the
+        # median ratio of n = 10 runs each is known to ~3 %; pycma's defaults differ from Ros & Hansen's
+        # constants (its c_sigma and damping), which puts the correct ratio at ~0.91 (measured at three
+        # seeds); a mis-normalized or un-whitened evolution path, a wrong mu_eff give 0.75-0.78 or 1.27
+        ok &= 0.8 <= ratio <= 1.25 and max(a) < SPHERE_MAXF
+        rows[f"sigma0={sigma0:g}"] = {"median_evals_ours": float(np.median(a)),
+                                      "median_evals_pycma": float(np.median(b)),
+                                      "ratio": figure(ratio, 3)}
+    out = fact(ok, f"Sep-CMA-ES's evaluations to f < 1e-10 on the 10-D sphere are within [0.8, 1.25] of "
+               f"pycma's separable CMA-ES for sigma0 in {SIGMA0S} ({n} seeds each)")
+    out.evidence["per_sigma0"] = rows
+    return out
+
+
+def _unnormalized_path_update(self, X, y, mu_ratio=0.5):
+    """The control's bug: SepCMAState.update with the evolution path p_sigma accumulated WITHOUT its
+    normalization factor sqrt(c_sigma (2 - c_sigma) mu_eff) (so |p_sigma| is off its chi_d scale)."""
+    lam, d = X.shape
+    mu = max(1, math.ceil(mu_ratio * lam))
+    w = np.log(mu + 0.5) - np.log(np.arange(1, mu + 1))
+    w /= w.sum()
+    mueff = 1.0 / np.sum(w**2)
+    cs = (mueff + 2) / (d + mueff + 5)
+    ds = 1 + 2 * max(0.0, math.sqrt((mueff - 1) / (d + 1)) - 1) + cs
+    cc = (4 + mueff / d) / (d + 4 + 2 * mueff / d)
+    c1 = 2 / ((d + 1.3) ** 2 + mueff) * (d + 2) / 3
+    cmu = min(1 - c1, 2 * (mueff - 2 + 1 / mueff) / ((d + 2) ** 2 + mueff) * (d + 2) / 3)
+    chi = math.sqrt(d) * (1 - 1 / (4 * d) + 1 / (21 * d * d))
+    idx = np.argsort(y, kind="stable")[:mu]
+    Y = (X[idx] - self.m) / self.sigma
+    yw = w @ Y
+    self.m = self.m + self.sigma * yw
+    self.t += 1
+    self.ps = (1 - cs) * self.ps + yw / np.sqrt(self.c)  # the bug: the factor dropped
+    hs = np.linalg.norm(self.ps) / math.sqrt(1 - (1 - cs) ** (2 * self.t)) < (1.4 + 2 / (d + 1)) * chi
+    self.pc = (1 - cc) * self.pc + hs * math.sqrt(cc * (2 - cc) * mueff) * yw
+    self.c = ((1 - c1 - cmu) * self.c + c1 * (self.pc**2 + (1 - hs) * cc * (2 - cc) * self.c)
+              + cmu * (w @ (Y**2)))
+    self.c = np.clip(self.c, 1e-20, 1e20)
+    self.sigma = float(self.sigma * math.exp(min(1.0, (cs / ds) * (np.linalg.norm(self.ps) / chi - 1))))
+
+
+def _control_step_size(ctx: Context) -> Outcome:
+    with _patched(components_module.SepCMAState, "update", _unnormalized_path_update):
+        return _step_size(ctx)
+
+
+register(
+    Claim(
+        id="designx.sep_cmaes_step_size",
+        paper=PAPER,
+        source="Ros & Hansen, PPSN 2008 (sep-CMA-ES with cumulative step-size adaptation; the Sep-CMA-ES "
+        f"module of {ARXIV} Table 3); reference implementation pycma (CMA_diagonal)",
+        origin=Origin.PRIOR,
+        deviation="Matched against pycma's separable CMA-ES, whose default constants differ slightly from "
+        "ours (so a window, not equality); the sphere is unconstrained (no boundary control).",
+        statement="From x0 = (1, ..., 1) in 10-D with λ = 10, μ = 5 and σ0 ∈ {1e-4, 1, 1e2}, our "
+        "Sep-CMA-ES needs a median number of evaluations to reach f < 1e-10 on the sphere within a factor "
+        "[0.8, 1.25] of pycma's CMA_diagonal, i.e. its step-size adaptation grows a too-small σ, shrinks "
+        "a too-large one and converges at pycma's rate",
+        kind=Kind.NUMERIC,
+        check=_step_size,
+        control=_control_step_size,
+        control_description="the evolution path accumulated without its sqrt(c_σ(2 − c_σ)μ_eff) "
+        "normalization (a dropped factor in CSA)",
+        budget_s=30,
     )
 )
 
