@@ -40,7 +40,7 @@ def held_karp(dist: np.ndarray) -> tuple[list[int], float]:
 
     >>> d = np.array([[0, 1, 2], [1, 0, 1], [2, 1, 0]], dtype=float)
     >>> held_karp(d)
-    ([0, 1, 2], 4.0)
+    ([0, 2, 1], 4.0)
     """
     dist = np.asarray(dist, dtype=float)
     if dist.ndim != 2 or dist.shape[0] != dist.shape[1]:
