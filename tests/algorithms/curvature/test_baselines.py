@@ -54,8 +54,15 @@ def test_polyak_matches_a_hand_loop():
     for _ in range(10):
         g = prob.gradient(x)
         x = x - (prob.value(x) - prob.f_star) / (g @ g) * g
-    sol = solve(prob, Polyak(), maxiters=10, tol=1e-300)
+    sol = solve(prob, Polyak(), maxiters=10, tol=1e-300, store_trace=True)
     np.testing.assert_allclose(sol.x, x, rtol=1e-10)
+    # the trace records the step size Δ/‖∇f‖² of the step from each iterate, at the next one
+    y = prob.x0.copy()
+    for record in sol.trace[1:4]:
+        g = prob.gradient(y)
+        step = (prob.value(y) - prob.f_star) / (g @ g)
+        assert record["stepsize"] == pytest.approx(step, rel=1e-12)
+        y = y - step * g
 
 
 def test_polyak_needs_f_star():

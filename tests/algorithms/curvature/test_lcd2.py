@@ -100,3 +100,11 @@ def test_float32_and_maxiters_zero():
     prob = squared_norm_residual(A, B, x0=np.ones(4, dtype=np.float32))
     assert solve(prob, LCD2(), maxiters=5).x.dtype == np.float32
     assert solve(prob, LCD2(), maxiters=0).retcode is RetCode.MaxIters
+
+
+def test_stats_count_one_curvature_and_one_solve_per_step():
+    prob = squared_norm_residual(A, B, x0=np.ones(4))
+    sol = solve(prob, LCD2(), maxiters=7, tol=1e-300)
+    assert sol.retcode is RetCode.MaxIters and sol.stats.iterations == 7
+    assert sol.stats.hess_calls == 7 and sol.stats.linear_solves == 7
+    assert sol.stats.f_calls == 8 and sol.stats.grad_calls == 8

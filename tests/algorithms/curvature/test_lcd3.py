@@ -73,3 +73,11 @@ def test_stepsize_at_zero_gap_is_zero_and_negative_gap_is_rejected():
     assert lcd3_stepsize(0.0, 2.0) == 0.0  # at the optimum the projection is the point itself
     with pytest.raises(ValueError, match="delta"):
         lcd3_stepsize(-1e-3, 2.0)
+
+
+def test_stats_count_one_curvature_and_one_solve_per_step():
+    prob = squared_norm_residual(A, B, x0=np.ones(4))
+    sol = solve(prob, LCD3(), maxiters=6, tol=1e-300)
+    assert sol.retcode is RetCode.MaxIters and sol.stats.iterations == 6
+    assert sol.stats.hess_calls == 6 and sol.stats.linear_solves == 6
+    assert sol.stats.f_calls == 7 and sol.stats.grad_calls == 7

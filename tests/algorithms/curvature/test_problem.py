@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.optimize import approx_fprime
 
-from algorithms import solve
+from algorithms import RetCode, solve
 from algorithms.curvature import (
     LCD1,
     CurvatureProblem,
@@ -83,6 +83,19 @@ def test_bad_curvature_shape_symmetry_psd():
         _quadratic(curvature=lambda x: np.array([1.0, np.nan]))
 
 
+def test_curvature_checks_are_relative_to_the_size_of_C():
+    # rounding-level asymmetry / negativity of a large C passes (1e-8 · max|C| allowed), more fails
+    big = 1e3 * np.array([[2.0, 1.0], [1.0, 2.0]])
+    near = big + np.array([[0.0, 1e-6], [0.0, 0.0]])  # asymmetry 1e-6 <= 1e-8 · 2e3
+    np.testing.assert_allclose(_quadratic(curvature=lambda x: near).curvature_at(np.zeros(2)),
+                               0.5 * (near + near.T))
+    assert _quadratic(curvature=lambda x: np.array([2e3, -1e-6])).curvature_at(np.zeros(2))[1] == 0.0
+    with pytest.raises(ValueError, match="symmetric"):
+        _quadratic(curvature=lambda x: big + np.array([[0.0, 1e-4], [0.0, 0.0]]))
+    singular = 1e3 * np.array([[1.0, 1.0], [1.0, 1.0]]) - 1e-7 * np.eye(2)  # λ_min = −1e-7 >= −2e-5
+    assert _quadratic(curvature=lambda x: singular).curvature_at(np.zeros(2)).shape == (2, 2)
+
+
 def test_curvature_checked_at_runtime():
     # PSD at x0 = (1, -1) but indefinite once x1 < 0.5: the solve must stop with a clear error
     def curvature(x):
@@ -95,6 +108,22 @@ def test_curvature_checked_at_runtime():
 
 def test_f_star_equal_to_f_x0_is_fine():
     assert _quadratic(x0=np.zeros(2)).f_star == 0.0
+
+
+def test_f_star_slack_is_ten_ulps_of_f_x0():
+    # f(x0) = 2 here; f* may exceed it by rounding, up to 10 eps max(1, |f(x0)|) (exact in binary), not beyond
+    eps = np.finfo(np.float64).eps
+    assert _quadratic(f_star=2.0 + 10 * eps * 2.0).f_star > 2.0
+    with pytest.raises(ValueError, match="f_star"):
+        _quadratic(f_star=2.0 + 11 * eps * 2.0)
+
+
+def test_a_solve_from_a_minimizer():
+    # maxiters = 0 takes no step and reports the horizon; with a budget it stops at once with Success
+    prob = _quadratic(x0=np.zeros(2))
+    assert solve(prob, LCD1(), maxiters=0).retcode is RetCode.MaxIters
+    sol = solve(prob, LCD1(), maxiters=5)
+    assert sol.retcode is RetCode.Success and sol.stats.iterations == 0
 
 
 def test_float32_x0_kept():
@@ -179,6 +208,18 @@ def test_huber_one_dimensional_constants():
         assert prob.curvature_at(np.array([t]))[0, 0] == pytest.approx(c)
     assert prob.L_C == pytest.approx(2 * delta**2) and prob.L == pytest.approx(3 * delta**2)
     assert prob.value(np.array([2.0])) == pytest.approx((delta * (2.0 - delta / 2)) ** 2)
+
+
+@pytest.mark.parametrize("builder", [lambda b: squared_huber(A, b, delta=0.5),
+                                     lambda b: lp_regression(A, b, 3.0)])
+def test_planted_model_detected_at_any_scale(builder):
+    # b = A x exactly (up to rounding): f* = 0 and x* = the least-squares solution, whatever |b|;
+    # the exact-fit test is relative to ‖b‖² (an absolute cut-off misses it at ‖b‖ ~ 1e8)
+    for scale in (1e-8, 1.0, 1e8):
+        prob = builder(scale * (A @ X_TRUE))
+        assert prob.f_star == 0.0
+        np.testing.assert_allclose(prob.x_star, scale * X_TRUE, rtol=1e-9)
+    assert builder(B).f_star is None  # noisy b: f* unknown
 
 
 def test_lp_constants_and_diagonal_curvature():
