@@ -13,6 +13,7 @@ function of the implementation for the duration of the control (:func:`_patched`
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 import math
 from collections.abc import Iterator
@@ -119,8 +120,10 @@ register_results(
 
 @contextmanager
 def _patched(module, name: str, replacement) -> Iterator[None]:
-    """Temporarily replace ``module.name`` (the optimizer looks it up there at call time)."""
-    original = getattr(module, name)
+    """Temporarily replace ``module.name`` (the optimizer looks it up there at call time).
+
+    ``getattr_static`` keeps a class's staticmethod wrapper, so restoring it restores the method."""
+    original = inspect.getattr_static(module, name)
     setattr(module, name, replacement)
     try:
         yield
@@ -883,20 +886,17 @@ def _sep_cma_run(ctx: Context) -> Outcome:
     )
 
 
-def _frozen_covariance_update(self, X, y, mu_ratio=0.5):
-    """The control's bug: the diagonal covariance update dropped (an isotropic CSA-ES)."""
-    c = self.c.copy()
-    SepCMAState._original_update(self, X, y, mu_ratio)
-    self.c = c
-
-
 def _control_sep_cma(ctx: Context) -> Outcome:
-    SepCMAState._original_update = SepCMAState.update
-    try:
-        with _patched(components_module.SepCMAState, "update", _frozen_covariance_update):
-            return _sep_cma_run(ctx)
-    finally:
-        del SepCMAState._original_update
+    original = SepCMAState.update
+
+    def frozen_covariance_update(self, X, y, mu_ratio=0.5):
+        """The control's bug: the diagonal covariance update dropped (an isotropic CSA-ES)."""
+        c = self.c.copy()
+        original(self, X, y, mu_ratio)
+        self.c = c
+
+    with _patched(components_module.SepCMAState, "update", frozen_covariance_update):
+        return _sep_cma_run(ctx)
 
 
 register(
@@ -976,36 +976,14 @@ def _step_size(ctx: Context) -> Outcome:
     return out
 
 
-def _unnormalized_path_update(self, X, y, mu_ratio=0.5):
-    """The control's bug: SepCMAState.update with the evolution path p_sigma accumulated WITHOUT its
-    normalization factor sqrt(c_sigma (2 - c_sigma) mu_eff) (so |p_sigma| is off its chi_d scale)."""
-    lam, d = X.shape
-    mu = max(1, math.ceil(mu_ratio * lam))
-    w = np.log(mu + 0.5) - np.log(np.arange(1, mu + 1))
-    w /= w.sum()
-    mueff = 1.0 / np.sum(w**2)
-    cs = (mueff + 2) / (d + mueff + 5)
-    ds = 1 + 2 * max(0.0, math.sqrt((mueff - 1) / (d + 1)) - 1) + cs
-    cc = (4 + mueff / d) / (d + 4 + 2 * mueff / d)
-    c1 = 2 / ((d + 1.3) ** 2 + mueff) * (d + 2) / 3
-    cmu = min(1 - c1, 2 * (mueff - 2 + 1 / mueff) / ((d + 2) ** 2 + mueff) * (d + 2) / 3)
-    chi = math.sqrt(d) * (1 - 1 / (4 * d) + 1 / (21 * d * d))
-    idx = np.argsort(y, kind="stable")[:mu]
-    Y = (X[idx] - self.m) / self.sigma
-    yw = w @ Y
-    self.m = self.m + self.sigma * yw
-    self.t += 1
-    self.ps = (1 - cs) * self.ps + yw / np.sqrt(self.c)  # the bug: the factor dropped
-    hs = np.linalg.norm(self.ps) / math.sqrt(1 - (1 - cs) ** (2 * self.t)) < (1.4 + 2 / (d + 1)) * chi
-    self.pc = (1 - cc) * self.pc + hs * math.sqrt(cc * (2 - cc) * mueff) * yw
-    self.c = ((1 - c1 - cmu) * self.c + c1 * (self.pc**2 + (1 - hs) * cc * (2 - cc) * self.c)
-              + cmu * (w @ (Y**2)))
-    self.c = np.clip(self.c, 1e-20, 1e20)
-    self.sigma = float(self.sigma * math.exp(min(1.0, (cs / ds) * (np.linalg.norm(self.ps) / chi - 1))))
+def _unnormalized_path_gain(cs, mueff):
+    """The control's bug: the evolution path p_sigma accumulated WITHOUT its normalization factor
+    sqrt(c_sigma (2 - c_sigma) mu_eff) (so |p_sigma| is off its chi_d scale)."""
+    return 1.0
 
 
 def _control_step_size(ctx: Context) -> Outcome:
-    with _patched(components_module.SepCMAState, "update", _unnormalized_path_update):
+    with _patched(components_module.SepCMAState, "_path_gain", staticmethod(_unnormalized_path_gain)):
         return _step_size(ctx)
 
 

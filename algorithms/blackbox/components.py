@@ -469,6 +469,11 @@ class SepCMAState:
         z = _rng(rng).standard_normal((lam, self.m.size))
         return self.m + self.sigma * np.sqrt(self.c) * z
 
+    @staticmethod
+    def _path_gain(cs: float, mueff: float) -> float:
+        """sqrt(c_σ(2 − c_σ)μ_eff): keeps ‖p_σ‖ on the χ_d scale under random selection."""
+        return math.sqrt(cs * (2 - cs) * mueff)
+
     def update(self, X: np.ndarray, y: np.ndarray, mu_ratio: float = 0.5) -> None:
         lam, d = X.shape
         mu = max(1, math.ceil(mu_ratio * lam))
@@ -486,7 +491,7 @@ class SepCMAState:
         yw = w @ Y
         self.m = self.m + self.sigma * yw
         self.t += 1
-        self.ps = (1 - cs) * self.ps + math.sqrt(cs * (2 - cs) * mueff) * yw / np.sqrt(self.c)
+        self.ps = (1 - cs) * self.ps + self._path_gain(cs, mueff) * yw / np.sqrt(self.c)
         hs = np.linalg.norm(self.ps) / math.sqrt(1 - (1 - cs) ** (2 * self.t)) < (1.4 + 2 / (d + 1)) * chi
         self.pc = (1 - cc) * self.pc + hs * math.sqrt(cc * (2 - cc) * mueff) * yw
         self.c = ((1 - c1 - cmu) * self.c + c1 * (self.pc**2 + (1 - hs) * cc * (2 - cc) * self.c)
