@@ -845,8 +845,10 @@ def _check_memorizing_solution(task: TwoLayerMSETask) -> None:
 
     Read off the flat parameters with numpy (W, b, v in that order), independently of the
     network module: pre-activations x_iᵀW_k + b_k > 0 exactly when i = k ≤ n, and
-    f(x_i) = Σ_k v_k relu(·) equals y_i. ±1 data make every margin ≥ 1 and every product exact
-    up to a few roundings of O(d) numbers: 1e-12 is ~10³ roundings.
+    f(x_i) = Σ_k v_k relu(·) equals y_i. ±1 data (or ±1/4: a power of 2, so the same roundings)
+    make every margin ≥ 1 (1/16) and every product exact up to a few roundings of O(d) numbers:
+    1e-12 is ~10³ roundings. The scaled points matter: the bias must separate x_k from its
+    nearest rival at the data's own scale (a fixed offset works on {±1}^d but not at 1/4).
     """
     x = memorizing_solution(task)
     n, d = task.X.shape
@@ -872,9 +874,11 @@ def _check_memorization(ctx: Context, *, activation: str = "relu") -> Outcome:
         C = min(features, d)
         task = TwoLayerMSETask(X=X, y=X[:, 0] * X[:, 1], width=max(n, 2**C), activation=activation)
         w = task.width
-        if kind == "memorizing":                # the construction is for ReLU networks (and n = 1)
-            _check_memorizing_solution(TwoLayerMSETask(X=X, y=task.y, width=w))
-            _check_memorizing_solution(TwoLayerMSETask(X=X[:1], y=task.y[:1], width=w))
+        if kind == "memorizing":                # the construction is for ReLU networks (and n = 1, 2)
+            for rows in (n, 1, 2):              # on {±1}^d and on the same points scaled by 1/4
+                for scale in (1.0, 0.25):
+                    _check_memorizing_solution(TwoLayerMSETask(X=scale * X[:rows], y=task.y[:rows],
+                                                               width=w))
         x = _network(kind, task, rng, C)
         W, b = x[:w * d].reshape(w, d), x[w * d:w * d + w]
         pre = X @ W.T + b                      # independent of the implementation: numpy pre-activations
@@ -921,7 +925,8 @@ register(Claim(
               "is diagonal iff the samples' sets of active units are pairwise disjoint (memorizing); drawn "
               "over memorizing and (C, r)-generalizing solutions (perturbed) and random networks. The "
               "unperturbed memorizing solution interpolates and sample k activates unit k alone (numpy "
-              "pre-activations).",
+              "pre-activations), on the points, on the first one and the first two alone, and on the same "
+              "points scaled by 1/4.",
     kind=Kind.PROPERTY,
     check=partial(_check_memorization, activation="relu"),
     control=partial(_check_memorization, activation="leaky_relu"),
@@ -1342,8 +1347,42 @@ def _check_radius_methods(ctx: Context, *, batch_offset: int = 0) -> Outcome:
         if gap > 1e-7:
             return Outcome("fail", f"matrix-free radius off the dense one by {gap:.3g}",
                            {"instance": rows[-1]})
+    # Scales far from 1, where a tolerance applied as absolute (or a radius floored at 1) shows:
+    # deep-stable (H_i = I + 0.01·P_i, η = 1/λ_max: every batch step ≈ 0, radius ~5e-5),
+    # deep-unstable (η = 10/λ_max: radius ~10²) and exactly 0 (H_i = 4I, η = 1/4: every batch
+    # step is the zero matrix, all products exact in binary). Relative to the radius itself; the
+    # default tol = 1e-10 (1e-13 is below the cancellation noise of T(X) at radius 5e-5,
+    # ~1e-16/5e-5 = 2e-12 relative): power's error is ~tol over the relative gap of T's two top
+    # eigenvalues, ≤ 8e-10 measured (seeds 0–3, both profiles), so 1e-7 keeps a 100× margin.
+    for kind in ("deep_stable", "deep_unstable", "zero"):
+        n, d, B, sampling = 4, 3, 2, "without_replacement"
+        if kind == "zero":
+            n, B, sampling = 2, 1, "with_replacement"
+            H, lr = np.stack([4.0 * np.eye(d)] * n), 0.25
+        elif kind == "deep_stable":
+            P = _hessians(int(rng.integers(2**31)), n, d, d, 0.0)
+            H = np.eye(d)[None] + 0.01 * P / _lam_max(P)
+            lr = 1.0 / _lam_max(H)
+        else:
+            H = _hessians(int(rng.integers(2**31)), n, d, d, 0.5)
+            lr = 10.0 / _lam_max(H)
+        dense = mean_square_radius(H, lr, B, sampling=sampling, method="dense")
+        others = {m: mean_square_radius(H, lr, min(B + batch_offset, n), sampling=sampling, method=m)
+                  for m in ("power", "lanczos")}
+        rows.append({"kind": kind, "n": n, "d": d, "B": B, "sampling": sampling,
+                     "dense": float(f"{dense:.10g}"), **{m: float(f"{v:.10g}") for m, v in others.items()}})
+        if kind == "zero":
+            if dense != 0.0 or any(v != 0.0 for v in others.values()):
+                return Outcome("fail", "every batch step is 0 but a radius is not exactly 0",
+                               {"instance": rows[-1]})
+            continue
+        gap = max(abs(v - dense) / dense for v in others.values())
+        worst = max(worst, gap)
+        if gap > 1e-7:
+            return Outcome("fail", f"{kind}: matrix-free radius off the dense one by {gap:.3g} (relative)",
+                           {"instance": rows[-1]})
     return Outcome("pass", f"power and Lanczos radii match the dense eigenvalues on {len(rows)} instances "
-                   f"(worst relative gap {worst:.1e})",
+                   f"(worst relative gap {worst:.1e}; radii ~5e-5, ~1e2 and exactly 0 included)",
                    {"instances": rows, "max_relative_gap": float(f"{worst:.1e}")})
 
 
@@ -1354,7 +1393,9 @@ register(Claim(
            "used beyond d = 30, against the dense d²×d² eigenvalues",
     statement="For random per-sample PSD Hessians (n ≤ 6, d ≤ 5), any batch law, B < n, SGD and SAM, the "
               "power-iteration and Lanczos radii of the second-moment operator equal the dense one to 1e-7 "
-              "(relative to max(1, radius)); the SGD operator they iterate, second_moment_apply (and the "
+              "(relative to max(1, radius)), and to 1e-7 relative to the radius itself at a deep-stable "
+              "step (radius ~5e-5) and a deep-unstable one (~10²); all three are exactly 0 where every "
+              "batch step is 0; the SGD operator they iterate, second_moment_apply (and the "
               "dense second_moment_matrix on vec X), equals Σ_b p_b J_b X J_bᵀ over every batch to 1e-12 on "
               "a random symmetric X.",
     kind=Kind.NUMERIC,

@@ -358,7 +358,10 @@ def mean_square_radius(hessians: Any, lr: float, batch_size: int, *,
     the H_i (where w never moves and the radius is exactly 1), as in Mulayoff & Michaeli.
     ``method``: ``dense`` (eigenvalues of the d²×d² matrix), ``power`` (power iteration on
     X ↦ T(X) from X = I), ``lanczos`` (ARPACK on the same matrix-free operator), ``auto``
-    (dense up to d = 30, else lanczos).
+    (dense up to d = 30, else lanczos). ``tol`` is relative, at every scale of the radius: power
+    iteration stops when successive Rayleigh quotients differ by ≤ tol·|estimate| (its error is
+    about tol over the relative gap between T's two top eigenvalues), Lanczos passes it to
+    ARPACK (relative accuracy of the eigenvalue); ``dense`` ignores it.
 
     >>> H = np.stack([np.diag([1.0, 0.0]), np.diag([0.0, 1.0]), np.eye(2)])
     >>> r_dense = mean_square_radius(H, lr=1.2, batch_size=1, method="dense")
@@ -422,7 +425,7 @@ def _power_radius(H, lr, a, b, *, tol, maxiters) -> float:
             return abs(estimate)
         previous = estimate
     raise RuntimeError(f"power iteration did not reach tol = {tol:g} within maxiters = {maxiters} "
-                       f"(last estimate {estimate:.10g}); raise maxiters or use method='lanczos'")
+                       f"(last radius estimate {abs(estimate):.10g}); raise maxiters or use method='lanczos'")
 
 
 def _lanczos_radius(H, lr, a, b, *, tol, maxiters) -> float:
@@ -433,6 +436,10 @@ def _lanczos_radius(H, lr, a, b, *, tol, maxiters) -> float:
 
     op = spla.LinearOperator((d * d, d * d), matvec=matvec, dtype=np.float64)
     v0 = (np.eye(d) / math.sqrt(d)).reshape(-1)   # PSD start overlaps the PSD Perron vector
+    if not np.any(matvec(v0)):
+        # T(I) = 0: T is a positive map, so ‖T‖ = ‖T(I)‖ = 0 (every batch step is exactly 0,
+        # e.g. equal H_i = cI and η = 1/c); ARPACK would stop on a zero residual instead
+        return 0.0
     # T is completely positive and self-adjoint: its spectral radius is its largest eigenvalue
     # (Perron–Frobenius for positive maps), so one ARPACK run for the top one suffices.
     try:

@@ -224,3 +224,33 @@ def test_memorizing_solution_interpolates_with_diagonal_coherence():
     shared = generalizing_solution(parity_task(n=5, in_features=8, width=8, seed=3), 2, 1.0)
     S2 = sample_coherence_matrix(parity_task(n=5, in_features=8, width=8, seed=3), shared)
     assert np.any(S2 - np.diag(np.diag(S2)) > 0)      # 5 samples, 4 units: some samples share one
+
+
+@pytest.mark.parametrize("rows", [1, 2, 5])
+def test_memorizing_solution_at_the_data_scale(rows):
+    """The bias separates x_k from its nearest rival at the data's own scale (n = 1, 2 and more).
+
+    On 0.25·{±1}^d a fixed offset (own − 2 as the rival) would let unit k fire on every sample.
+    """
+    from algorithms.nets.sam import TwoLayerMSETask
+
+    base = parity_task(n=5, in_features=6, width=5, seed=4)
+    X, y = 0.25 * base.X[:rows], base.y[:rows]
+    task = TwoLayerMSETask(X=X, y=y, width=5)
+    x = memorizing_solution(task)
+    n, d = X.shape
+    W, b, v = x[:5 * d].reshape(5, d), x[5 * d:5 * d + 5], x[5 * d + 5:]
+    pre = X @ W.T + b
+    fires = np.zeros((n, 5), dtype=bool)
+    fires[:, :n] = np.eye(n, dtype=bool)
+    assert np.array_equal(pre > 0, fires)
+    np.testing.assert_allclose(np.maximum(pre, 0.0) @ v, y, atol=1e-12)
+    assert task.loss_at(x) < 1e-24
+
+
+def test_parity_task_smallest_input_dimension():
+    # y = x0·x1 needs two input features, and two suffice (the guard's boundary is a valid task)
+    task = parity_task(n=6, in_features=2, width=2, seed=0)
+    assert task.X.shape == (6, 2) and np.array_equal(task.y, task.X[:, 0] * task.X[:, 1])
+    with pytest.raises(ValueError, match="in_features"):
+        parity_task(n=6, in_features=1, width=2, seed=0)

@@ -289,3 +289,31 @@ def test_simulate_default_tracks():
     long = st.simulate_linearized(H, lr=1.0, batch_size=1, steps=2000, track="vector")
     assert np.all(np.isfinite(long["log_mean_sq"]))                    # ‖w‖² ~ 0.25^2000 = e^−2773
     assert long["log_mean_sq"][-1] == pytest.approx(2000 * math.log(0.25), rel=1e-3)
+
+
+@pytest.mark.parametrize("method", ["dense", "power", "lanczos"])
+def test_zero_operator_has_radius_zero(method):
+    # H_i = 4I and η = 1/4: every batch step is the zero matrix, so T = 0; ARPACK used to stop on
+    # the zero residual ("starting vector is zero") instead of returning 0
+    H = np.stack([4.0 * np.eye(3)] * 2)
+    assert st.mean_square_radius(H, 0.25, 1, sampling="with_replacement", method=method) == 0.0
+
+
+@pytest.mark.parametrize("method", ["power", "lanczos"])
+def test_matrix_free_tolerance_is_relative_at_small_radii(method):
+    # deep-stable step (radius ~5e-5): a tolerance applied as absolute stops power iteration after
+    # a couple of steps, off by ~1e-2 relative; relative to the radius the error is ~tol/gap
+    P = _hessians(n=4, d=3, rank=3, seed=7)
+    H = np.eye(3)[None] + 0.01 * P / np.linalg.eigvalsh(P.mean(axis=0))[-1]
+    lr = 1.0 / np.linalg.eigvalsh(H.mean(axis=0))[-1]
+    dense = st.mean_square_radius(H, lr, 2, method="dense")
+    assert dense < 1e-3
+    assert st.mean_square_radius(H, lr, 2, method=method) == pytest.approx(dense, rel=1e-7)
+
+
+def test_check_hessians_symmetrizes_within_tolerance():
+    # an asymmetry below the tolerance (rounding in an autograd Hessian) is accepted and removed
+    H = np.array([[[2.0, 1.0 + 1e-10], [1.0, 3.0]]])
+    out = st.check_hessians("hessians", H)
+    assert np.array_equal(out, np.swapaxes(out, 1, 2))
+    assert out[0, 0, 1] == pytest.approx(1.0 + 0.5e-10, rel=1e-15)
