@@ -152,6 +152,16 @@ def _check_kkt(ctx: Context, *, sabotage: bool) -> Outcome:
                 bad = {k: float(f"{v:.3g}") for k, v in res.items() if v > tol * (1 + np.abs(qp.q).max())}
                 if bad:
                     problems.append(f"{backend}: KKT residuals above {tol:g}: {bad}")
+                # the reported optimal value: ½xᵀPx + qᵀx at the returned x (the same sum in another
+                # order: 1e-12 relative), and the planted optimum f* (x within the KKT tolerance of x*,
+                # and f is stationary along the feasible face there: |f(x) − f*| ≲ 1e-7·scale)
+                x = np.asarray(sol.x, dtype=np.float64)
+                f_x = float(x @ (0.5 * (inst.P @ x) + inst.q))
+                f_star = float(inst.x @ (0.5 * (inst.P @ inst.x) + inst.q))
+                if not (abs(sol.value - f_x) <= 1e-12 * (1 + abs(f_x))
+                        and abs(sol.value - f_star) <= tol * (1 + abs(f_star))):
+                    problems.append(f"{backend}: reported value {sol.value:.12g}, objective at x {f_x:.12g}, "
+                                    f"planted optimum {f_star:.12g}")
                 for k, v in res.items():
                     worst[k] = max(worst.get(k, 0.0), figure(v, 1, floor=1e-12))
             if problems:  # stop at the first problem: shrinking a counterexample then stays cheap
@@ -177,7 +187,9 @@ register(Claim(
     statement="For strictly convex feasible QPs with linearly independent active constraints and strict "
               "complementarity, the dQP solution (backend forward + active-set polish ζ = K_J⁻¹v_J) "
               "satisfies stationarity, primal and dual feasibility and complementarity to 1e-7 (relative "
-              "to |q|) for every backend of CLAIM_BACKENDS that returns a solution; a backend that fails "
+              "to |q|) for every backend of CLAIM_BACKENDS that returns a solution, and the reported optimal "
+              "value equals ½xᵀPx + qᵀx at that x (to 1e-12) and the planted optimum (to 1e-7, relative); "
+              "a backend that fails "
               "on such a QP is reported as Failure/MaxIters (never a wrong x or a wrong "
               "Infeasible/Unbounded), and at most one backend may fail per instance (HiGHS, whose QP "
               "solver reports some strictly convex QPs unbounded or not solved; counted in the evidence).",
@@ -580,6 +592,36 @@ def _check_explicit_solution(ctx: Context, *, wrong_active_set: bool) -> Outcome
         err_diag = float(np.abs(diagonal.matvec(zeta_d) - v).max() / (1 + np.abs(v).max()))
         assert max(err_sparse, err_diag) <= rtol, (
             f"sparse factorizations: error {err_sparse:.3g} (splu), residual {err_diag:.3g} (diagonal Schur)")
+        # the diagonal-P route follows cond(D), not D's scale: D with cond 1e5 goes through the Schur
+        # complement C D⁻¹ Cᵀ, D with cond 1e10 (whose Schur complement would mix entries 1e10 apart)
+        # through splu of K_J, at D and at 1e4·D alike. Each solves its own system, so its residual is held
+        # to the tolerance of its own cond(K) (measured over 300 draws: at most 0.42 of it at cond(D) = 1e5;
+        # the Schur route degrades as min D shrinks, see the note)
+        d = np.diag(inst.P).copy()
+        for ratio, route in ((1e-5, "diagonal-schur"), (1e-10, "splu")):
+            d_r = np.append(ratio * d.max(), d[1:])
+            for s in (1.0, 1e4):
+                f = KKTFactor(sp.diags(s * d_r).tocsc(), sp.csr_matrix(C))
+                res = float(np.abs(f.matvec(f.solve(v)) - v).max() / (1 + np.abs(v).max()))
+                tol_r = max(1e-10, 1e-13 * float(np.linalg.cond(f.K.toarray())))
+                assert f.method == route and res <= tol_r, (
+                    f"diagonal P with cond {1 / ratio:g} at scale {s:g}: route {f.method!r} (expected "
+                    f"{route!r}), residual {res:.3g} (tolerance {tol_r:.3g})")
+        # J = ∅: the same x*, y* with the inequalities removed (q moved so that Px* + q + Aᵀy* = 0): the QP
+        # with equalities only (unconstrained when it has none) has ζ = K⁻¹(−q, b), K = [[P, Aᵀ], [A, 0]]
+        # (K = P without equalities), through dQP (whose active set is then empty) and from the sparse
+        # factorization
+        y_star = inst.y if inst.A is not None else np.zeros(0)
+        q0 = -(inst.P @ inst.x) - (inst.A.T @ y_star if inst.A is not None else 0.0)
+        v0 = np.concatenate([-q0, inst.b if inst.b is not None else np.zeros(0)])
+        planted0 = np.concatenate([inst.x, y_star])
+        sol0 = solve(QP(P=inst.P, q=q0, A=inst.A, b=inst.b), DQP(backend="daqp"))
+        sparse0 = KKTFactor(sp.csc_matrix(inst.P), None if inst.A is None else sp.csr_matrix(inst.A))
+        err0 = max(float(np.abs(np.concatenate([sol0.x, sol0.y]) - planted0).max()),
+                   float(np.abs(sparse0.solve(v0) - planted0).max())) / (1 + np.abs(planted0).max())
+        assert sol0.successful and sol0.active.shape == (0,) and err0 <= rtol, (
+            f"QP without inequalities: retcode {sol0.retcode.value}, active mask of shape "
+            f"{sol0.active.shape}, (x, y) off the planted one by {err0:.3g}")
         # through dQP: J read from daqp's x, ζ from the polish, duals included
         sol = solve(_qp(inst), DQP(backend="daqp"))
         x, lam, mu = sol.kkt_solution
@@ -605,8 +647,10 @@ register(Claim(
     statement="For a strictly convex QP with strict complementarity and linearly independent active rows, "
               "the solution of K_J ζ = (−q, b, h_J) with J the active set equals the primal-dual solution "
               "(x*, y*, z*_J), from KKTFactor on the planted J (dense, and sparse by splu; the sparse "
-              "diagonal-P Schur path solves its own system to the same tolerance) and from dQP's polish "
-              "on the J read off daqp's x, to max(1e-10, 1e-13·cond(K_J)) relative.",
+              "diagonal-P Schur path solves its own system to the same tolerance, and is taken for a "
+              "diagonal P of cond 1e5 but not 1e10, at P and 1e4·P alike) and from dQP's polish "
+              "on the J read off daqp's x, to max(1e-10, 1e-13·cond(K_J)) relative; with the inequalities "
+              "removed (J = ∅, q moved to keep x*, y*), dQP's active set is empty and (x, y) = K⁻¹(−q, b).",
     kind=Kind.PROPERTY,
     check=partial(_check_explicit_solution, wrong_active_set=False),
     control=partial(_check_explicit_solution, wrong_active_set=True),
@@ -954,54 +998,146 @@ def _overdetermined_vertex(rng: np.random.Generator):
     return dataclasses.replace(inst, G=G, h=h, z=z, q=q, active=active, weakly_active=np.zeros(m, dtype=bool))
 
 
-def _check_dependent_active_rows(ctx: Context, *, duplicate: bool) -> Outcome:
-    rng = ctx.rng("dqp.dependent_active_rows")
-    eps, rtol, atol = 1e-6, 1e-5, 1e-6  # central differences in q, as dqp.jacobian_fd (x* is affine in q)
-    count = ctx.pick(3, 30)
-    worst = 0.0
+def _near_duplicate(rng: np.random.Generator, inst, row: int, scale: float):
+    """QP data with a copy of active row ``row`` turned by 1e-9 (relative), active too, multiplier in [½, 2].
+
+    (x*, y*, z*) with the copy's multiplier stays the exact solution of a strictly complementary QP whose
+    K_J is nonsingular in exact arithmetic but has cond ≈ 1e18 (two active rows 1e-9 apart): numerically
+    singular. All data are multiplied by ``scale`` (the pivots of a factorization grow with it).
+    """
+    turn = rng.standard_normal(inst.n)
+    g = inst.G[row] + 1e-9 * np.linalg.norm(inst.G[row]) * turn / np.linalg.norm(turn)
+    G, z = np.vstack([inst.G, g]), np.append(inst.z, rng.uniform(0.5, 2.0))
+    h = np.append(inst.h, g @ inst.x)
+    q = -(inst.P @ inst.x) - G.T @ z - inst.A.T @ inst.y
+    return {"P": scale * inst.P, "q": scale * q, "G": scale * G, "h": scale * h, "A": inst.A, "b": inst.b}
+
+
+def _dependent_cases(rng: np.random.Generator, count: int, duplicate: bool):
+    """(label, QP data, planted x*, kind) for each kind of dependent active rows; ``duplicate=False``: the
+    same QPs without the row that makes them dependent (the control)."""
     cases = []
     for k in range(count):
         inst = make_qp_instance(int(rng.integers(2**31)), 5, 1, 6, 2)
         row = int(rng.choice(np.flatnonzero(inst.active)))
+        data = {name: getattr(inst, name) for name in _INPUTS}
+        if not duplicate:
+            cases.append((f"instance {k}", data, inst.x, "duplicate"))
+            continue
         G, h = inst.G, inst.h
-        if duplicate:  # the active row twice: K_J is singular, x* and ∂x*/∂q are not affected
-            G, h = np.vstack([G, G[row]]), np.append(h, h[row])
-        cases.append((f"instance {k}", inst, G, h))
-        if duplicate:
-            cases.append((f"vertex {k}", _overdetermined_vertex(rng), None, None))
-    for label, inst, G, h in cases:
-        G = inst.G if G is None else G
-        h = inst.h if h is None else h
-        n = inst.n
+        # the active row twice: K_J is singular, x* and ∂x*/∂q are not affected
+        cases.append((f"instance {k}", {**data, "G": np.vstack([G, G[row]]), "h": np.append(h, h[row])},
+                      inst.x, "duplicate"))
+        vertex = _overdetermined_vertex(rng)
+        cases.append((f"vertex {k}", {name: getattr(vertex, name) for name in _INPUTS}, vertex.x, "vertex"))
+        # a copy turned by 1e-9: numerically singular although strictly complementary; dense at data
+        # scale 1, sparse at 1e3 (the sparse LU's pivots then reach 1e6 and its smallest ~1e-12)
+        near = _near_duplicate(rng, inst, row, 1.0)
+        cases.append((f"near-duplicate {k}", near, inst.x, "near"))
+        near = _near_duplicate(rng, inst, row, 1e3)
+        near.update({name: sp.csc_matrix(near[name]) for name in ("P", "G", "A")})
+        cases.append((f"near-duplicate {k}, sparse, scale 1e3", near, inst.x, "near"))
+        # a parallel copy at slack 5e-6·‖G_i‖ (inside eps_active: read as active): K_J singular *and*
+        # inconsistent, so the polish is rejected and the backend's own x is returned
+        cases.append((f"parallel row at slack 5e-6, {k}",
+                      {**data, "G": np.vstack([G, G[row]]),
+                       "h": np.append(h, h[row] + 5e-6 * np.linalg.norm(G[row]))}, inst.x, "parallel"))
+        # the projection shape: sparse diagonal P (q moved to keep x*), the active row twice: the Schur
+        # complement C P⁻¹ Cᵀ is singular, so the LU of K_J must decide
+        D = np.diag(inst.P)
+        cases.append((f"diagonal P, sparse, {k}",
+                      {"P": sp.diags(D).tocsc(), "q": -(D * inst.x) - G.T @ inst.z - inst.A.T @ inst.y,
+                       "G": sp.csc_matrix(np.vstack([G, G[row]])), "h": np.append(h, h[row]),
+                       "A": sp.csc_matrix(inst.A), "b": inst.b}, inst.x, "duplicate"))
+    # the paper's simplex projection (Table 2's shape, sparse), weighted (P = D, D in [½, 2]: lsmr then
+    # needs ~150 iterations, not the ~17 of P = I), at n = 4000 with one active bound x_i ≥ 0 given twice:
+    # K_J has over 4000 rows, so the least-squares solves use lsmr, not pinv
+    n = 4000
+    point, weights = rng.standard_normal(n), rng.uniform(0.5, 2.0, n)
+    x = _simplex_projection(point, weights)
+    bounds = [-sp.identity(n, format="csr")]
+    if duplicate:
+        i = int(np.flatnonzero(x == 0)[0])
+        bounds.append(sp.csr_matrix(([-1.0], ([0], [i])), shape=(1, n)))
+    G = sp.vstack(bounds).tocsc()
+    simplex = {"P": sp.diags(weights).tocsc(), "q": -point, "G": G, "h": np.zeros(G.shape[0]),
+               "A": sp.csc_matrix(np.ones((1, n))), "b": np.ones(1)}
+    cases.append((f"simplex projection, n = {n}", simplex, x, "projection"))
+    return cases
+
+
+def _simplex_projection(point: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """argmin ½Σ dᵢxᵢ² − pointᵀx over the simplex: xᵢ = max((pointᵢ − ν)/dᵢ, 0), Σxᵢ = 1.
+
+    Σ max((pointᵢ − ν)/dᵢ, 0) decreases in ν: bisection from a bracket to adjacent floats.
+    """
+    lo, hi = float(point.min() - weights.max()), float(point.max())
+    while True:
+        mid = 0.5 * (lo + hi)
+        if not lo < mid < hi:
+            break
+        lo, hi = (mid, hi) if np.maximum((point - mid) / weights, 0.0).sum() > 1.0 else (lo, mid)
+    return np.maximum((point - hi) / weights, 0.0)
+
+
+def _check_dependent_active_rows(ctx: Context, *, duplicate: bool) -> Outcome:
+    rng = ctx.rng("dqp.dependent_active_rows")
+    eps, rtol, atol = 1e-6, 1e-5, 1e-6  # central differences in q, as dqp.jacobian_fd (x* is affine in q)
+    count = ctx.pick(3, 30)
+    # x from a least-squares (pinv) solve of a consistent singular K_J: exact to ~1e-13·cond; for the
+    # near-duplicate rows pinv drops the near-null direction, whose x part is O(1e-9·‖ζ‖): 1e-8; for the
+    # parallel row, the backend's own x (clarabel at 1e-9 tolerances: off by ≲ 1e-8): 1e-7
+    x_tols = {"duplicate": 1e-9, "vertex": 1e-9, "near": 1e-8, "parallel": 1e-7, "projection": 1e-9}
+    worst = 0.0
+    cases = _dependent_cases(rng, count, duplicate)
+    for label, data, x_star, kind in cases:
+        qp = QP(**data)
+        n = qp.n
         g, V = rng.standard_normal(n), rng.standard_normal(n)
-        k = label
-        for backend in ("daqp", "clarabel"):  # an active-set and an interior-point forward
+        # an active-set and an interior-point forward; the large sparse projection by the sparse piqp
+        for backend in ("piqp",) if kind == "projection" else ("daqp", "clarabel"):
             alg = DQP(backend=backend)
-            sol = solve(QP(P=inst.P, q=inst.q, G=G, h=h, A=inst.A, b=inst.b), alg)
+            sol = solve(qp, alg)
             where = f"{label}, {backend}"
             if not sol.successful:
                 return Outcome("fail", f"{where}: retcode {sol.retcode.value} ({sol.warnings})",
-                               {"instance": k})
-            x_err = float(np.abs(sol.x - inst.x).max())
-            # the least-squares (pinv) solve of a consistent singular K_J is exact to ~1e-13·cond
-            if not x_err <= 1e-9:
-                return Outcome("fail", f"{where}: x off the planted x* by {x_err:.3g}", {"instance": k})
+                               {"case": label})
+            x_err = float(np.abs(sol.x - x_star).max())
+            if not x_err <= x_tols[kind]:
+                return Outcome("fail", f"{where}: x off the planted x* by {x_err:.3g}", {"case": label})
             if not (sol.degenerate and sol.kkt.singular):
                 return Outcome("fail", f"{where}: the singular K_J is not flagged (degenerate "
-                                       f"{sol.degenerate}, warnings {sol.warnings})", {"instance": k})
-            if label.startswith("vertex") and not any("linearly dependent" in w for w in sol.warnings):
+                                       f"{sol.degenerate}, warnings {sol.warnings})", {"case": label})
+            if kind == "vertex" and not any("linearly dependent" in w for w in sol.warnings):
                 return Outcome("fail", f"{where}: n_eq + |J| > n is not given as the reason ({sol.warnings})",
-                               {"instance": k})
-            loss = [g @ solve(QP(P=inst.P, q=inst.q + s * eps * V, G=G, h=h, A=inst.A, b=inst.b), alg).x
-                    for s in (1, -1)]
+                               {"case": label})
+            if kind == "parallel" and not any("polish rejected" in w for w in sol.warnings):
+                return Outcome("fail", f"{where}: the inconsistent K_J's polish was not rejected "
+                                       f"({sol.warnings})", {"case": label})
+            if kind in ("near", "parallel"):  # x* is not differentiable there (near-dependent / weak rows)
+                continue
+            if kind == "projection":
+                # in closed form: x* = D⁻¹(−q − ν1) on the support F with 1ᵀx* = 1, so ∇_q⟨g, x*⟩ =
+                # −D⁻¹(g − c1) on F with c the D⁻¹-weighted mean of g over F, 0 off it (central differences
+                # of this n = 4000 map drown in lsmr's 1e-11 round-off)
+                F, dinv = x_star > 0, 1.0 / data["P"].diagonal()
+                c = float(g[F] @ dinv[F] / dinv[F].sum())
+                exact = np.where(F, -dinv * (g - c), 0.0)
+                err = float(np.abs(sol.vjp(g, wrt=("q",))["q"] - exact).max())
+                if not err <= 1e-8 * (1 + float(np.abs(g).max())):
+                    return Outcome("fail", f"{where}: ∇q off the closed form by {err:.3g}", {"case": label})
+                continue
+            loss = [g @ solve(QP(**{**data, "q": data["q"] + s * eps * V}), alg).x for s in (1, -1)]
             fd = (loss[0] - loss[1]) / (2 * eps)
             an = float(sol.vjp(g, wrt=("q",))["q"] @ V)
             if not abs(an - fd) <= atol + rtol * abs(fd):
-                return Outcome("fail", f"{where}: ∇q {an:.6g} vs central FD {fd:.6g}", {"instance": k})
+                return Outcome("fail", f"{where}: ∇q {an:.6g} vs central FD {fd:.6g}", {"case": label})
             worst = max(worst, abs(an - fd) / (atol + rtol * abs(fd)))
-    return Outcome("pass", f"{count} QPs with a duplicated active row and {count if duplicate else 0} "
-                           "over-determined vertices: x = x*, K_J flagged singular, ∇q from the "
-                           "least-squares solve equals finite differences",
+    return Outcome("pass", f"{len(cases)} QPs with dependent active rows (duplicated, over-determined "
+                           "vertices, turned by 1e-9 dense and sparse, a parallel row inside eps_active, a "
+                           "sparse diagonal P, a simplex projection of 4000 variables): x = x*, K_J flagged "
+                           "singular, ∇q from the least-squares "
+                           "solve equals finite differences where x* is differentiable",
                    {"instances": len(cases), "worst_error_over_tolerance": figure(worst, 1, floor=1e-3)})
 
 
@@ -1015,7 +1151,16 @@ register(Claim(
               "to 1e-9, flags the solution degenerate with K_J singular, and its least-squares VJP w.r.t. q "
               "(x* stays affine in q) equals central finite differences to rtol 1e-5 / atol 1e-6; the same "
               "on planted QPs in R³ whose solution is a vertex of one equality and three active rows "
-              "(n_eq + |J| = 4 > n, given as the reason in warnings; ∂x*/∂q = 0 there).",
+              "(n_eq + |J| = 4 > n, given as the reason in warnings; ∂x*/∂q = 0 there), and on sparse "
+              "projection-shaped QPs (diagonal P) with a duplicated active row, and on the simplex "
+              "projection of 4000 variables, weighted by P = D (sparse; its K_J of ~8000 rows is solved "
+              "by lsmr) with one active bound given twice, by piqp, where the least-squares ∇q equals the "
+              "closed form −D⁻¹(g − c) on the support F (c the D⁻¹-weighted mean of g over F; 1e-8). Nearly "
+              "dependent rows are "
+              "held to the same flag: a copy of an active row turned by 1e-9 (strictly complementary, K_J of "
+              "cond ≈ 1e18), dense and sparse at data scale 1e3, gives x* to 1e-8 flagged singular; a "
+              "parallel copy at slack 5e-6·‖G_i‖ (inside eps_active, so K_J is singular and inconsistent) "
+              "gives Success with the backend's x (x* to 1e-7), the polish rejected and flagged.",
     kind=Kind.NUMERIC,
     check=partial(_check_dependent_active_rows, duplicate=True),
     control=partial(_check_dependent_active_rows, duplicate=False),
@@ -1048,15 +1193,20 @@ def _check_infeasible_unbounded(ctx: Context, *, feasible: bool) -> Outcome:
         G = G - np.outer(G @ d + 0.1, d)
         if feasible:
             G = np.vstack([G, d])
+        # every other instance also has an equality row aᵀx = 0 with aᵀd = 0 (x = 0 stays feasible, d a ray)
+        eq = {"A": (proj @ rng.standard_normal(n))[None, :], "b": np.zeros(1)} if k % 2 else {}
         unbounded = QP(P=proj @ inst.P @ proj, q=proj @ rng.standard_normal(n) - d, G=G,
-                       h=np.ones(G.shape[0]))
+                       h=np.ones(G.shape[0]), **eq)
         for qp, expected in ((infeasible, RetCode.Infeasible), (unbounded, RetCode.Unbounded)):
             for backend in backends:
-                code = solve(qp, DQP(backend=backend)).retcode
+                sol = solve(qp, DQP(backend=backend))
                 seen[expected.value] = seen.get(expected.value, 0) + 1
-                if code is not expected:
-                    return Outcome("fail", f"instance {k}, {backend}: {code.value} on a QP built "
-                                           f"{expected.value.lower()}", {"instance": k, "backend": backend})
+                # the optimal value of an infeasible QP is +inf, of an unbounded one −inf; no x is offered
+                value = {RetCode.Infeasible: np.inf, RetCode.Unbounded: -np.inf}[expected]
+                if sol.retcode is not expected or sol.value != value or not np.all(np.isnan(sol.x)):
+                    return Outcome("fail", f"instance {k}, {backend}: {sol.retcode.value} with value "
+                                           f"{sol.value} on a QP built {expected.value.lower()}",
+                                   {"instance": k, "backend": backend})
     return Outcome("pass", f"every backend's answer is diagnosed Infeasible / Unbounded on {count} + {count} "
                            "planted QPs", {"solves": seen, "backends": backends})
 
@@ -1067,8 +1217,10 @@ register(Claim(
     source="Our retcode contract (item 7 of paper_notes/dqp.md): infeasible/unbounded QPs are diagnosed by "
            "two HiGHS LPs independently of the backend",
     statement="On planted QPs made infeasible (an active row contradicted by a parallel one at distance 1) "
-              "or unbounded (P singular along a ray d with Gd ≤ 0, qᵀd < 0), dQP returns Infeasible, "
-              "respectively Unbounded, with every backend of CLAIM_BACKENDS (proxqp in the full profile "
+              "or unbounded (P singular along a ray d with Gd ≤ 0, qᵀd < 0, and on every other instance an "
+              "equality row aᵀx = 0 with aᵀd = 0), dQP returns Infeasible with optimal value +inf, "
+              "respectively Unbounded with value −inf (x NaN), with every backend of CLAIM_BACKENDS (proxqp "
+              "in the full profile "
               "only: it runs to its iteration cap here, 3-4 s a QP).",
     kind=Kind.NUMERIC,
     check=partial(_check_infeasible_unbounded, feasible=False),
@@ -1105,6 +1257,14 @@ def _check_iteration_cap(ctx: Context, *, cap: int | None) -> Outcome:
         proj = np.eye(inst.n) - np.outer(d, d)
         singular = QP(P=proj @ inst.P @ proj, q=inst.q, G=np.vstack([inst.G, d, -d]),
                       h=np.append(inst.h, [5.0, 5.0]), A=inst.A, b=inst.b)
+        # solve's own horizon: maxiters=3 is mapped to each backend's cap keyword, so the same backends stop
+        # there (the control's maxiters=None leaves their defaults, and they converge)
+        for backend in _CAPS:
+            sol = solve(_qp(inst), DQP(backend=backend, backend_options=_CAPS[backend][1]), maxiters=cap)
+            if sol.retcode is not RetCode.MaxIters:
+                return Outcome("fail", f"instance {k}, {backend} with solve(..., maxiters={cap}): "
+                                       f"{sol.retcode.value}, not MaxIters ({sol.warnings})",
+                               {"instance": k, "backend": backend})
         codes = {b: solve(singular, DQP(backend=b)).retcode for b in ("quadprog", "daqp")}
         if codes != {"quadprog": RetCode.Failure, "daqp": RetCode.Success}:
             return Outcome("fail", f"instance {k}, singular P: {({b: c.value for b, c in codes.items()})}, "
@@ -1122,7 +1282,8 @@ register(Claim(
            "a backend's own iteration cap, read from its status (algorithms.qp.dqp._hit_iteration_cap)",
     statement="On planted strictly convex QPs, osqp, scs, piqp and proxqp stopped by their own iteration "
               "cap (3 iterations, set through DQP.backend_options, not solve's maxiters) are reported "
-              "MaxIters by dQP (not Failure, not Success); a backend that fails for another reason — "
+              "MaxIters by dQP (not Failure, not Success), and so are they with solve's own maxiters=3 "
+              "(mapped to each backend's cap keyword); a backend that fails for another reason — "
               "quadprog, which refuses a P that is not positive definite, on a bounded QP with singular P "
               "that daqp solves — is reported Failure, not MaxIters.",
     kind=Kind.NUMERIC,

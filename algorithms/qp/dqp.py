@@ -630,10 +630,10 @@ def _hit_iteration_cap(result) -> bool:
 
 def _call_backend(qp: QP, backend: str, algorithm: DQP, options: SolveOptions):
     problem = qpsolvers.Problem(qp.P, qp.q, qp.G, qp.h, qp.A, qp.b)
+    kwargs = algorithm.backend_kwargs(options, backend)  # outside the try: an error here is ours
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            kwargs = algorithm.backend_kwargs(options, backend)
             result = qpsolvers.solve_problem(problem, solver=backend, **kwargs)
     except Exception as exc:  # a backend that raises on infeasible/unbounded input (quadprog, ...)
         return None, f"{type(exc).__name__}: {exc}"
@@ -895,7 +895,7 @@ def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSo
         return _no_solution(qp, code, stats, [*notes, f"{backend}'s answer fails the KKT check "
                                                       f"(relative residuals {figures}; kkt_tol "
                                                       f"{algorithm.kkt_tol:g})"], result, dtype)
-    value = float(0.5 * x @ (P @ x) + q @ x)
+    value = qp.objective(x)
     return QPSolution(
         x=x.astype(dtype), value=value, retcode=RetCode.Success, stats=stats, original=result,
         y=y_full.astype(dtype), z=z_full.astype(dtype), active=active, degenerate=degenerate,

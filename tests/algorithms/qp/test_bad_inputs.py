@@ -64,6 +64,7 @@ CASES = [
     BadInput(KKTFactor, lambda: KKTFactor(EYE, np.ones((1, 3))), ValueError, ("C", "shape"), "C-shape"),
     BadInput(KKTFactor, lambda: KKTFactor(np.ones((2, 3)), None), ValueError, ("P", "square"), "P-square"),
     BadInput(KKTFactor, lambda: KKTFactor([[1.0]], None), TypeError, ("P", "array"), "P-type"),
+    BadInput(KKTFactor, lambda: KKTFactor(np.ones(3), None), TypeError, ("P", "2-D"), "P-1d"),
     # QPSolution's derivative
     BadInput(QPSolution, lambda: _solution().vjp(np.ones(3)), ValueError, ("grad_x", "shape"), "vjp-shape"),
     BadInput(QPSolution, lambda: _solution().vjp(np.ones((1, 2))), ValueError, ("grad_x",), "vjp-2d"),

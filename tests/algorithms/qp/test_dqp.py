@@ -134,9 +134,12 @@ def test_maxiters_zero_and_iteration_cap():
     sol = solve(qp, DQP(), maxiters=0)
     assert sol.retcode is RetCode.MaxIters and sol.x.dtype == np.float32
     np.testing.assert_array_equal(sol.x, 0)
+    # the start x = 0 has objective 0; no inequalities: an empty active mask
+    assert sol.value == 0.0 and sol.active.shape == (0,) and sol.stats.iterations == 0
     inst = make_qp_instance(2, n=8, n_eq=0, n_ineq=8, n_active=3)
     sol = solve(QP(P=inst.P, q=inst.q, G=inst.G, h=inst.h), DQP(backend="osqp"), maxiters=1)
-    assert sol.retcode is RetCode.MaxIters
+    # maxiters=1 runs the backend (one call), capped at one of its iterations
+    assert sol.retcode is RetCode.MaxIters and sol.stats.iterations == 1
 
 
 def test_float32_kept_and_trace():

@@ -37,6 +37,9 @@ def test_objective():
         ({"P": np.array([[1.0, 1.0], [0.0, 1.0]]), "q": np.zeros(2)}, "P must be symmetric"),
         ({"P": np.diag([1.0, -1.0]), "q": np.zeros(2)}, "P must be positive semidefinite"),
         ({"P": sp.diags([1.0, -1.0]), "q": np.zeros(2)}, "P must be positive semidefinite"),
+        # sparse with off-diagonal entries only (not the diagonal shortcut of the PSD test): indefinite
+        ({"P": sp.csc_matrix(np.array([[0.0, 1.0], [1.0, 0.0]])), "q": np.zeros(2)},
+         "P must be positive semidefinite"),
         ({"P": np.ones(3), "q": np.zeros(3)}, "P must be 2-dimensional"),
         ({"P": np.eye(2), "q": np.zeros(3)}, "q must have shape"),
         ({"P": np.eye(2), "q": np.array([0.0, np.nan])}, "q contains NaN"),
