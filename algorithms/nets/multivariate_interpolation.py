@@ -171,6 +171,13 @@ def pattern_program(problem: MultivariateInterpolationProblem) -> dict[str, np.n
     return {"patterns": pats, "signs": signs, "out": out, "cone": cone}
 
 
+def _column_scales(A: np.ndarray, G: np.ndarray) -> np.ndarray:
+    """Largest magnitude of each column of the equality and cone rows (1 for an all-zero column)."""
+    col = np.max(np.abs(np.vstack([A, G])), axis=0)
+    col[col == 0] = 1.0
+    return col
+
+
 def _vertices_of_selection(out: np.ndarray, cone: np.ndarray, y: np.ndarray, tol: float) -> np.ndarray:
     """Basic points using exactly the selected pieces (all of them nonzero): (count, k, d+1)."""
     k, N, m = out.shape
@@ -198,21 +205,32 @@ def _vertices_of_selection(out: np.ndarray, cone: np.ndarray, y: np.ndarray, tol
     subsets = np.array(subsets, dtype=int).reshape(len(subsets), need)
     M = np.concatenate([np.broadcast_to(A, (subsets.shape[0], N, n)), rows[subsets]], axis=1)
     rhs = np.concatenate([y, np.zeros(need)])
+    # Units: X -> sX multiplies the weight columns of A and G by s and maps basic points to basic points
+    # (u_w -> u_w / s), so the singularity and rank tests run on equilibrated columns (each scaled to
+    # largest entry 1) and, for the determinant, unit rows (|det| <= 1 by Hadamard's inequality): an
+    # absolute determinant threshold dropped basic points of inputs of size 1e-3.
+    col = _column_scales(A, G)
+    Ms = M / col
     if M.shape[1] == n:  # A has full row rank: square systems, solved where the determinant is not ~0
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            det = np.abs(np.linalg.det(M))
-        M, subsets = M[det > 1e-12], subsets[det > 1e-12]
-        z = np.linalg.solve(M, np.broadcast_to(rhs, (M.shape[0], n))[..., None])[..., 0]
+            det = np.abs(np.linalg.det(Ms / np.linalg.norm(Ms, axis=2, keepdims=True)))
+        M, Ms, subsets = M[det > 1e-12], Ms[det > 1e-12], subsets[det > 1e-12]
+        z = np.linalg.solve(Ms, np.broadcast_to(rhs, (M.shape[0], n))[..., None])[..., 0] / col
     else:
-        z = (np.linalg.pinv(M) @ rhs[:, None])[..., 0]
+        z = (np.linalg.pinv(Ms) @ rhs[:, None])[..., 0] / col
     ok = np.max(np.abs((M @ z[..., None])[..., 0] - rhs), axis=1) <= tol
     ok &= np.min(z @ G.T, axis=1) >= -tol
     if np.any(ok):  # the survivors must be determined by their rows (full column rank)
-        ok[ok] = np.linalg.matrix_rank(M[ok]) == n
-    z = z[ok].reshape(-1, k, m)
-    z[np.abs(z) <= tol] = 0.0
+        ok[ok] = np.linalg.matrix_rank(Ms[ok]) == n
+    z = z[ok]
+    z[np.abs(z) * col <= tol] = 0.0  # an entry whose largest contribution to the outputs is below tol
+    z = z.reshape(-1, k, m)
     z = z[np.all(np.any(z != 0, axis=2), axis=1)]  # a zero piece: the point belongs to a smaller selection
-    return np.unique(np.round(z, 12), axis=0)
+    # one copy of each point (found from several row sets), in the order of its rounded key (entries in
+    # output units, relative to the largest |y| = 1e9·tol); the point itself is returned unrounded
+    keys = np.round(z.reshape(len(z), n) * col / (1e9 * tol), 12)
+    _, first = np.unique(keys, axis=0, return_index=True)
+    return z[first]
 
 
 def basic_points(problem: MultivariateInterpolationProblem, max_pieces: int | None = None,
@@ -235,8 +253,9 @@ def basic_points(problem: MultivariateInterpolationProblem, max_pieces: int | No
     budget = None if budget is None else int(check_nonnegative("budget", budget))
     prog = pattern_program(problem)
     y = problem.y.astype(np.float64)
-    scale = max(1.0, float(np.max(np.abs(y))), float(np.max(np.abs(problem.X))))
-    tol = 1e-9 * scale  # exact small solves leave ~1e-15·cond; infeasible points miss by O(1)
+    # in output units, relative to the largest |y| (no absolute floor: the enumeration must not depend
+    # on the units of X or y): exact small solves leave ~1e-15·cond; infeasible points miss by O(|y|)
+    tol = 1e-9 * max(float(np.max(np.abs(y))), np.finfo(np.float64).tiny)
     points = []
     tried = 0
     for k in range(1, max_pieces + 1):

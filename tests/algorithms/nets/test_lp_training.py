@@ -63,6 +63,10 @@ def test_maxiters_trace_and_determinism():
     prob = InterpolationProblem(x=[0, 1, 2], y=[0, 1, 0], p=0.5)
     zero = solve(prob, LpPathNormTraining(width=4), maxiters=0)
     assert zero.retcode is RetCode.MaxIters and len(zero.x) == 2 + 2 * CPWL.from_vector(zero.x).num_knots
+    # the reported residual is that of the returned (untrained) function, not |f(x)|
+    f0 = zero.original["cpwl"]
+    x64, y64 = prob.x.astype(float), prob.y.astype(float)
+    assert zero.original["max_residual"] == float(np.max(np.abs(f0(x64) - y64)))
     traced = solve(prob, LpPathNormTraining(width=4), maxiters=50, store_trace=True)
     assert len(traced.trace) == 50 and {"loss", "max_residual"} <= set(traced.trace[0])
     a = solve(prob, LpPathNormTraining(width=4), maxiters=300, seed=4)

@@ -106,3 +106,28 @@ def test_no_selection_tried_gives_an_empty_network_of_the_right_shape():
     sol = solve(prob, PatternEnumeration(), maxiters=0)
     assert sol.retcode is RetCode.MaxIters and sol.value == float("inf")
     assert sol.original["W"].shape == (0, 4) and sol.x.size == 0
+
+
+def test_point_limit_is_inclusive():
+    # MAX_POINTS = 6 points are accepted (the problem is only built, not solved), 7 are refused
+    X = np.arange(12.0).reshape(6, 2) ** 1.5
+    assert MultivariateInterpolationProblem(X=X, y=np.ones(6)).n == 6
+    with pytest.raises(ValueError, match="at most 6"):
+        MultivariateInterpolationProblem(X=np.vstack([X, [[100.0, 1.0]]]), y=np.ones(7))
+
+
+def test_basic_points_do_not_depend_on_the_units_of_x_and_y():
+    # X -> sX, y -> cy maps each basic point u = (w, b) to (c·w/s, c·b); an absolute singularity threshold
+    # lost basic points at s = 1e-3, and rounding the returned points to 12 decimals cost y·1e-6 six digits
+    X, y = np.array([[0.7, -0.4], [-0.2, 0.9]]), np.array([0.6, -0.3])
+    ref, _ = basic_points(MultivariateInterpolationProblem(X=X, y=y, p=0.5))
+    for s, c in ((1e-3, 1.0), (1.0, 1e-6)):
+        got, _ = basic_points(MultivariateInterpolationProblem(X=s * X, y=c * y, p=0.5))
+        assert len(got) == len(ref)
+        unit = c * np.array([1.0 / s, 1.0 / s, 1.0])
+        assert sorted(sel for sel, _ in got) == sorted(sel for sel, _ in ref)
+        by_sel = {}
+        for sel, U in got:
+            by_sel.setdefault(sel, []).append(U / unit)
+        for sel, U in ref:
+            assert min(np.max(np.abs(B - U)) for B in by_sel[sel]) <= 1e-9 * max(1.0, np.max(np.abs(U)))

@@ -158,6 +158,11 @@ def test_algorithm_bad_inputs():
     prob = InterpolationProblem(x=np.arange(13.0), y=np.zeros(13))
     with pytest.raises(ValueError, match="max_points"):
         solve(prob, BruteForceVp())
+    # max_points is inclusive: exactly max_points points are solved, one more is refused
+    at_limit = InterpolationProblem(x=np.arange(4.0), y=[0.0, 0.0, 1.0, 3.0], p=0.5)
+    assert solve(at_limit, BruteForceVp(max_points=4)).successful
+    with pytest.raises(ValueError, match="max_points"):
+        solve(at_limit, BruteForceVp(max_points=3))
 
 
 # ----------------------------------------------------------------------------- solvers
