@@ -12,6 +12,7 @@ function of the implementation for the duration of the control (:func:`_patched`
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import itertools
@@ -25,6 +26,8 @@ from hypothesis import strategies as st
 from scipy import stats as sstats
 
 import algorithms.blackbox.components as components_module
+import algorithms.blackbox.features as features_module
+import algorithms.blackbox.grammar as grammar_module
 import algorithms.blackbox.modular as modular_module
 import algorithms.blackbox.problem as problem_module
 from algorithms import solve
@@ -1055,5 +1058,461 @@ register(Claim(
     kind=Kind.PROPERTY, check=lambda ctx: _reduction(ctx, components_module.reduced_size),
     control=lambda ctx: _reduction(ctx, _flipped_exponent),
     control_description="the nonlinear schedule's exponent written t − 1 instead of 1 − t",
+    budget_s=20,
+))
+
+
+# ---------------------------------------------------------------- designx.niching_partitions
+
+
+def _niching(ctx: Context, niche_fn) -> Outcome:
+    examples = st.tuples(st.integers(0, 2**31 - 1), st.integers(1, 6), st.integers(2, 40), st.integers(2, 5))
+
+    def test(example) -> None:
+        seed, d, n, k = example
+        k = min(k, n)
+        rng = np.random.default_rng(seed)
+        X, y = rng.normal(size=(n, d)), rng.normal(size=n)
+        small = n // k                       # the k groups have sizes floor(n/k) or ceil(n/k)
+        sizes = np.full(k, small)
+        sizes[: n % k] += 1
+        for method in ("random", "ranking", "distance"):
+            lab = np.asarray(niche_fn(method, X, y, k, np.random.default_rng(seed)))
+            assert lab.shape == (n,) and set(lab.tolist()) <= set(range(k)), (
+                f"{method}: labels outside 0..k-1")
+            assert np.array_equal(np.bincount(lab, minlength=k), sizes), (
+                f"{method}: group sizes {np.bincount(lab)}")
+            if method == "ranking":
+                order = np.argsort(y, kind="stable")
+                assert np.all(np.diff(lab[order]) >= 0), (
+                    "ranking: a niche is not a block of consecutive ranks")
+            if method == "distance":
+                # replay: niche g is seeded by the best unassigned individual and takes the |g| unassigned
+                # individuals nearest to it in Euclidean distance (ties have probability 0 for normal X)
+                free = np.ones(n, dtype=bool)
+                for g in range(k):
+                    cand = np.flatnonzero(free)
+                    s = cand[np.argmin(y[cand])]
+                    assert lab[s] == g, f"distance: niche {g} is not seeded by the best unassigned individual"
+                    dist = np.linalg.norm(X[cand] - X[s], axis=1)
+                    inside = lab[cand] == g
+                    later = cand[~inside]
+                    if later.size:
+                        assert dist[inside].max() < dist[~inside].min(), (
+                            f"distance: niche {g} is not the {sizes[g]} individuals nearest to its seed")
+                    free[cand[inside]] = False
+
+    return property_outcome(examples, test, ctx=ctx, max_examples=ctx.pick(60, 400),
+                            what="niching partitions the population as Table 3's NICHING variants say")
+
+
+def _niche_seed_not_refreshed(method, X, y, k, rng):
+    """The control's bug: every distance niche is grown around the GLOBAL best (the seed is not re-drawn
+    among the still unassigned individuals), so later niches are shells around the first one."""
+    if method != "distance":
+        return components_module.niche(method, X, y, k, rng)
+    X, y = np.asarray(X, float), np.asarray(y, float)
+    n = len(X)
+    sizes = np.full(k, n // k)
+    sizes[: n % k] += 1
+    out, free = np.full(n, -1), np.ones(n, dtype=bool)
+    seed = int(np.argmin(y))
+    for g in range(k):
+        cand = np.flatnonzero(free)
+        dist = ((X[cand] - X[seed]) ** 2).sum(1)
+        take = cand[np.argsort(dist, kind="stable")[: sizes[g]]]
+        out[take] = g
+        free[take] = False
+    return out
+
+
+register(Claim(
+    id="designx.niching_partitions", paper=PAPER,
+    source=f"{ARXIV}, Table 3 (NICHING: random, ranking and distance-based sub-population division)",
+    origin=Origin.PAPER, covers=(TABLE3,),
+    deviation="Our three niching variants (random, ranking, distance) of Table 3's; the paper's tree of "
+              "sub-populations is flattened to one split per generation (see the note).",
+    statement="For random populations (n in 2..40, d in 1..6) and k in 2..5 niches, random, ranking and "
+              "distance niching give each individual one label in 0..k−1 with group sizes ⌊n/k⌋ or ⌈n/k⌉ "
+              "(the first n mod k larger); ranking niches are blocks of consecutive fitness ranks; each "
+              "distance niche holds the best still unassigned individual and the unassigned individuals "
+              "nearest to it in Euclidean distance",
+    kind=Kind.PROPERTY, check=lambda ctx: _niching(ctx, components_module.niche),
+    control=lambda ctx: _niching(ctx, _niche_seed_not_refreshed),
+    control_description="every distance niche grown around the global best instead of the best still "
+                        "unassigned individual",
+    budget_s=20,
+))
+
+
+# ---------------------------------------------------------------- designx.agent2_control
+
+
+def _spied_operators(seen: list, wire_crossover):
+    """Wrappers of the operators ``run_workflow`` calls that record the hyperparameters they receive."""
+    real_de, real_cx, real_ga, real_pso = (components_module.de_mutation, components_module.crossover,
+                                           components_module.ga_mutation, components_module.pso_update)
+    real_es = components_module.SepCMAState.update
+
+    def de(method, X, y, rng, **kw):
+        seen.append((f"de.{method}", {k: kw[k] for k in ("F1", "F2", "p")}))
+        return real_de(method, X, y, rng, **kw)
+
+    def cx(method, X, V, Cr, rng):
+        seen.append((f"cx.{method}", {"Cr": Cr}))
+        return real_cx(method, X, V, Cr, rng)
+
+    def ga(method, X, lower, upper, rng, **kw):
+        name = "sigma" if method == "gaussian" else "eta"
+        seen.append((f"ga.{method}", {name: kw[name]}))
+        return real_ga(method, X, lower, upper, rng, **kw)
+
+    def pso(*args, **kw):
+        seen.append(("pso.inertia", {k: kw[k] for k in ("w", "c1", "c2")}))
+        return real_pso(*args, **kw)
+
+    def es(self, X, y, mu_ratio=0.5):
+        seen.append(("es.sep_cmaes", {"mu_ratio": mu_ratio}))
+        return real_es(self, X, y, mu_ratio)
+
+    return {"de_mutation": de, "crossover": wire_crossover(cx), "ga_mutation": ga, "pso_update": pso}, es
+
+
+def _agent2_control(ctx: Context, wire_crossover) -> Outcome:
+    space = grammar_module.CONFIG_SPACE
+    examples = st.tuples(st.integers(0, 2**31 - 1), st.integers(1, 5), st.integers(1, 3), st.booleans())
+
+    def test(example) -> None:
+        seed, d, interval, with_controller = example
+        rng = np.random.default_rng(seed)
+        # (1) decoding: [0, 1] maps onto each configuration range, affinely (lin) or geometrically (log)
+        for module, params in space.items():
+            a = rng.uniform(-0.3, 1.3, grammar_module.N_MAX)
+            lo_cfg = grammar_module.decode_action(module, np.zeros(grammar_module.N_MAX))
+            hi_cfg = grammar_module.decode_action(module, np.ones(grammar_module.N_MAX))
+            got = grammar_module.decode_action(module, a)
+            for j, (name, lo, hi, default, scale) in enumerate(params):
+                assert lo < hi and lo <= default <= hi, (
+                    f"{module}.{name}: default {default} outside [{lo}, {hi}]")
+                # 1e-12 relative: exp(log) round trips and one fused multiply-add
+                assert math.isclose(lo_cfg[name], lo, rel_tol=1e-12), (
+                    f"{module}.{name}: action 0 -> {lo_cfg[name]}")
+                assert math.isclose(hi_cfg[name], hi, rel_tol=1e-12), (
+                    f"{module}.{name}: action 1 -> {hi_cfg[name]}")
+                t = min(max(a[j], 0.0), 1.0)
+                want = lo * (hi / lo) ** t if scale == "log" else lo + t * (hi - lo)
+                assert math.isclose(got[name], want, rel_tol=1e-12, abs_tol=1e-15), (
+                    f"{module}.{name}: action {a[j]:.3f} -> {got[name]}, expected {want}")
+        # (2) plumbing: the decoded values (static, or from a controller every `interval` generations)
+        # are exactly what the operators of a random valid workflow receive
+        workflow = _random_workflow(rng)
+        controllable = [m for m in workflow if m in space]
+
+        def draw() -> dict[str, dict[str, float]]:
+            return {m: grammar_module.decode_action(m, rng.uniform(0, 1, grammar_module.N_MAX))
+                    for m in controllable}
+
+        current = draw()
+        calls = {"n": 0}
+
+        def controller(obs):
+            calls["n"] += 1
+            current.update(draw())
+            return {m: dict(v) for m, v in current.items()}
+
+        seen: list = []
+        fns, es = _spied_operators(seen, wire_crossover)
+        prob = BlackBoxProblem(lambda x: float(np.sum(x**2)), (-np.ones(d), np.ones(d)), 400)
+        plan = ModularOptimizer(workflow).plan
+        ev = problem_module.Evaluator(prob)
+        with contextlib.ExitStack() as stack:
+            for name, fn in fns.items():
+                stack.enter_context(_patched(modular_module, name, fn))
+            stack.enter_context(_patched(components_module.SepCMAState, "update", es))
+            checked = []
+
+            def spy_check():
+                # compare every recorded call with the values in force when it was made
+                while seen:
+                    module, cfg = seen.pop(0)
+                    for k, v in cfg.items():
+                        assert v == current[module][k], (
+                            f"{module}.{k}: the operator got {v}, the "
+                            f"{'controller' if with_controller else 'caller'} "
+                            f"set {current[module][k]} ({' '.join(workflow)})")
+                    checked.append(module)
+
+            class Monitor:
+                def record(self, **_):
+                    spy_check()
+                    return False
+
+            hp = {m: dict(v) for m, v in current.items()}
+            modular_module.run_workflow(plan, ev, np.random.default_rng(seed), hp,
+                                        controller=controller if with_controller else None,
+                                        maxiters=6, monitor=Monitor(), control_interval=interval)
+            spy_check()
+        if controllable and with_controller:
+            assert calls["n"] >= 1, "the controller was never asked"
+        assert set(controllable) <= set(checked) or ev.exhausted, (
+            f"a controllable module never reached its operator: {sorted(set(controllable) - set(checked))}")
+
+    return property_outcome(examples, test, ctx=ctx, max_examples=ctx.pick(40, 300),
+                            what="Agent 2's actions decode onto the configuration ranges and reach the "
+                                 "operators")
+
+
+def _cr_hard_coded(cx):
+    """The control's bug: the crossover rate passed on is the default 0.9 whatever was configured
+    (a hyperparameter silently ignored between the controller and the operator)."""
+    return lambda method, X, V, Cr, rng: cx(method, X, V, 0.9, rng)
+
+
+register(Claim(
+    id="designx.agent2_control", paper=PAPER,
+    source=f"{ARXIV}, Section 3.2.2 (Agent 2 outputs the hyperparameters of the controllable modules) "
+           "and Table 3 (their configuration spaces)",
+    origin=Origin.IMPLEMENTATION,
+    deviation="Agent 2's Normal is over [0, 1]^N_MAX (a sigmoid mean), decoded onto each range by our "
+              "decode_action; the paper does not spell the decoding out.",
+    statement="For every controllable module, decode_action maps action 0 to the lower and 1 to the upper "
+              "end of its configuration range (defaults inside it), affinely (linear parameters) or "
+              "geometrically (log parameters), clipping actions outside [0, 1]; in random valid workflows "
+              "(d in 1..5, 6 generations) the values set statically or by a controller every 1-3 "
+              "generations are exactly the F1, F2, p, Cr, σ, η, w, c1, c2 and μ-ratio the operators receive",
+    kind=Kind.PROPERTY, check=lambda ctx: _agent2_control(ctx, lambda cx: cx),
+    control=lambda ctx: _agent2_control(ctx, _cr_hard_coded),
+    control_description="Cr hard-coded to its default 0.9 between run_workflow and the crossover",
+    budget_s=20,
+))
+
+
+# ---------------------------------------------------------------- designx.sep_cmaes_update_rule
+
+
+def _sep_cma_reference(m, sigma, c, ps, pc, t, X, y, mu_ratio):
+    """One Sep-CMA-ES generation written from Hansen's tutorial (arXiv:1604.00772, Appendix A, the
+    default strategy parameters of its Table 1) with Ros & Hansen's diagonal learning-rate factor
+    (d + 2)/3; returns (m, sigma, c, ps, pc, h_sigma)."""
+    lam, d = X.shape
+    mu = max(1, math.ceil(mu_ratio * lam))
+    raw = np.array([math.log(mu + 0.5) - math.log(i) for i in range(1, mu + 1)])
+    w = raw / raw.sum()
+    mueff = w.sum() ** 2 / (w**2).sum()
+    c_sigma = (mueff + 2) / (d + mueff + 5)
+    d_sigma = 1 + 2 * max(0.0, math.sqrt((mueff - 1) / (d + 1)) - 1) + c_sigma
+    c_c = (4 + mueff / d) / (d + 4 + 2 * mueff / d)
+    c_1 = (d + 2) / 3 * 2 / ((d + 1.3) ** 2 + mueff)
+    c_mu = min(1 - c_1, (d + 2) / 3 * 2 * (mueff - 2 + 1 / mueff) / ((d + 2) ** 2 + mueff))
+    e_norm = math.sqrt(d) * (1 - 1 / (4 * d) + 1 / (21 * d**2))   # E||N(0, I_d)||
+    order = np.argsort(y, kind="stable")
+    steps = [(X[i] - m) / sigma for i in order[:mu]]
+    y_w = sum(wi * s for wi, s in zip(w, steps))
+    m_new = m + sigma * y_w
+    g = t + 1
+    ps_new = (1 - c_sigma) * ps + math.sqrt(c_sigma * (2 - c_sigma) * mueff) * y_w / np.sqrt(c)
+    h = float(np.linalg.norm(ps_new) / math.sqrt(1 - (1 - c_sigma) ** (2 * g)) < (1.4 + 2 / (d + 1)) * e_norm)
+    pc_new = (1 - c_c) * pc + h * math.sqrt(c_c * (2 - c_c) * mueff) * y_w
+    delta = (1 - h) * c_c * (2 - c_c)
+    rank_mu = sum(wi * s**2 for wi, s in zip(w, steps))
+    c_new = (1 - c_1 - c_mu) * c + c_1 * (pc_new**2 + delta * c) + c_mu * rank_mu
+    c_new = np.clip(c_new, 1e-20, 1e20)
+    sigma_new = sigma * math.exp(min(1.0, c_sigma / d_sigma * (np.linalg.norm(ps_new) / e_norm - 1)))
+    return m_new, sigma_new, c_new, ps_new, pc_new, h
+
+
+def _sep_update_rule(ctx: Context) -> Outcome:
+    examples = st.tuples(st.integers(0, 2**31 - 1), st.integers(1, 12), st.integers(2, 24),
+                         st.floats(0.1, 0.5), st.integers(0, 30), st.floats(0.0, 4.0))
+
+    def test(example) -> None:
+        seed, d, lam, mu_ratio, t, path_scale = example
+        rng = np.random.default_rng(seed)
+        # a random state: path lengths up to 4 chi_d (so h_sigma takes both values), skewed covariance
+        state = SepCMAState(rng.normal(size=d), float(np.exp(rng.uniform(-5, 2))),
+                            np.exp(rng.uniform(-3, 3, d)), path_scale * rng.normal(size=d),
+                            rng.normal(size=d), t)
+        X = state.sample(lam, rng)
+        y = rng.permutation(lam).astype(float)
+        ref = _sep_cma_reference(state.m.copy(), state.sigma, state.c.copy(), state.ps.copy(),
+                                 state.pc.copy(), state.t, X, y, mu_ratio)
+        state.update(X, y, mu_ratio)
+        names = ("mean", "sigma", "diagonal covariance", "p_sigma", "p_c")
+        for name, got, want in zip(names, (state.m, state.sigma, state.c, state.ps, state.pc), ref[:5]):
+            # same float64 operations up to regrouping: 1e-10 relative covers the rounding of sums of
+            # <= 24 terms and one exp; any dropped term or wrong constant changes the value by >= 1e-4
+            assert np.allclose(got, want, rtol=1e-10, atol=1e-14), (
+                f"{name} differs from the reference update (h_sigma = {ref[5]:.0f}, d = {d}, lambda = {lam})")
+        assert state.t == t + 1, "the generation counter did not advance"
+
+    return property_outcome(examples, test, ctx=ctx, max_examples=ctx.pick(150, 1000),
+                            what="one Sep-CMA-ES generation equals the tutorial's update of every state part")
+
+
+def _control_update_rule(ctx: Context) -> Outcome:
+    with _patched(components_module.SepCMAState, "_path_gain", staticmethod(
+            lambda cs, mueff: math.sqrt(cs * (2 - cs)))):
+        return _sep_update_rule(ctx)
+
+
+register(Claim(
+    id="designx.sep_cmaes_update_rule", paper=PAPER,
+    source="Hansen, The CMA Evolution Strategy: A Tutorial, arXiv:1604.00772 (Appendix A and Table 1: "
+           "default parameters, CSA, h_sigma); Ros & Hansen, PPSN 2008 (diagonal learning rates "
+           "× (d + 2)/3); "
+           f"the Sep-CMA-ES module of {ARXIV} Table 3",
+    origin=Origin.PRIOR,
+    statement="For random Sep-CMA-ES states (d in 1..12, λ in 2..24, μ = ⌈rλ⌉ with r in [0.1, 0.5], "
+              "generation 0..30, ‖p_σ‖ up to about 4√d so that h_σ takes both values) and random rankings, "
+              "one update gives the mean, σ, the diagonal covariance and both evolution paths of the "
+              "tutorial's update with log weights, c_σ = (μ_eff + 2)/(d + μ_eff + 5), "
+              "d_σ = 1 + 2 max(0, √((μ_eff − 1)/(d + 1)) − 1) + c_σ, c_c = (4 + μ_eff/d)/(d + 4 + 2μ_eff/d), "
+              "c_1, c_μ scaled by (d + 2)/3 and the h_σ stall of the rank-one path, to 1e-10",
+    kind=Kind.PROPERTY, check=_sep_update_rule, control=_control_update_rule,
+    control_description="p_σ accumulated with √(c_σ(2 − c_σ)) instead of √(c_σ(2 − c_σ)μ_eff) "
+                        "(the μ_eff of the weighted mean forgotten)",
+    budget_s=20,
+))
+
+
+# ---------------------------------------------------------------- designx.landscape_features
+
+FEATURE_D, FEATURE_N, FEATURE_REPS = 5, 200, 10
+
+
+def _landscape_features(ctx: Context, ela) -> Outcome:
+    lo, hi = -5 * np.ones(FEATURE_D), 5 * np.ones(FEATURE_D)
+    noise, exact_ok, sphere_ok = [], True, True
+    sphere = []
+    for r in range(FEATURE_REPS):
+        rng = np.random.default_rng([ctx.seed, r])
+        X = initialize("lhs", FEATURE_N, lo, hi, rng)
+        c = rng.uniform(-2, 2, FEATURE_D)
+        lin = ela(X, X @ rng.normal(size=FEATURE_D) + 3.0, lo, hi)
+        quad = ela(X, ((X - c) ** 2) @ (10.0 ** np.arange(FEATURE_D)), lo, hi)
+        # exact fits: R² = 1 and the axis-scale ratio 1e4 give 1 and log10(1e4)/10 = 0.4 up to the
+        # rounding of a 200 x 11 least-squares solve (1e-9)
+        exact_ok &= bool(lin[0] > 1 - 1e-9 and lin[1] > 1 - 1e-9 and quad[1] > 1 - 1e-9
+                         and abs(quad[2] - 0.4) < 1e-6)
+        noise.append(ela(X, rng.random(FEATURE_N), lo, hi))
+        s = ela(X, ((X - c) ** 2).sum(1), lo, hi)
+        sphere.append(s)
+        sphere_ok &= bool(s[5] < -0.2 and s[6] > 0.6)
+    N = np.array(noise)
+    m = N.mean(0)
+    # y independent of x (uniform noise): no structure to find. Tolerances are ~4 standard errors of
+    # the mean of 10 replicates (per-replicate sd measured at seed 0: dispersion 0.034, fdc 0.10, local
+    # minima 0.018, skewness 0.022, kurtosis feature 0.0036): dispersion 0 and fdc 0; a point is the
+    # smallest of itself and its 5 nearest neighbours with probability exactly 1/6; a uniform y has
+    # skewness 0 and excess kurtosis -1.2 (feature -1.2/20 = -0.06)
+    noise_ok = (abs(m[5]) < 0.05 and abs(m[6]) < 0.12 and abs(m[8] - 1 / 6) < 0.02 and abs(m[3]) < 0.03
+                and abs(m[4] + 0.06) < 0.006)
+    S = np.array(sphere)
+    out = fact(bool(exact_ok and noise_ok and sphere_ok),
+               "the ELA features take their defining values: R² = 1 for linear and separable quadratic f, "
+               "the quadratic's scale ratio, no dispersion / fitness-distance correlation and 1/6 local "
+               "minima on noise, clustered best points and a positive FDC on a sphere")
+    out.evidence.update(exact_fits=bool(exact_ok),
+                        noise_mean={"dispersion": figure(m[5], 3), "fdc": figure(m[6], 3),
+                                    "local_minima": figure(m[8], 3), "skewness": figure(m[3], 3),
+                                    "kurtosis_feature": figure(m[4], 3)},
+                        sphere_max_dispersion=figure(S[:, 5].max(), 3),
+                        sphere_min_fdc=figure(S[:, 6].min(), 3))
+    return out
+
+
+def _dispersion_without_offset(X, y, lower, upper):
+    """The control's bug: dispersion reported as the ratio of mean distances, its "- 1" dropped (so a
+    structureless landscape reads 1 instead of 0)."""
+    f = features_module.ela_features(X, y, lower, upper)
+    f[5] += 1.0
+    return f
+
+
+register(Claim(
+    id="designx.landscape_features", paper=PAPER,
+    source="Mersmann et al., Exploratory landscape analysis, GECCO 2011 (meta-model R², y-distribution, "
+           "dispersion, FDC, local-minima features); Lunacek & Whitley 2006 (dispersion); "
+           f"the ELA state of Agent 1, {ARXIV} Section 3.2.1",
+    origin=Origin.PRIOR,
+    deviation="Our 9 features are cheap analogues of the families the paper draws its 9 ELA features from "
+              "(its Appendix B.1 list is not reproduced); checked on synthetic landscapes with known values.",
+    statement="On a 200-point LHS sample of [-5, 5]^5 (10 replicates): a linear f has linear and quadratic "
+              "R² = 1; Σ 10^(i−1)(x_i − c_i)² has quadratic R² = 1 and conditioning feature log10(1e4)/10; "
+              "uniform noise has mean dispersion ≈ 0, FDC ≈ 0, local-minima fraction ≈ 1/6, skewness ≈ 0 "
+              "and kurtosis feature ≈ −0.06; a sphere has dispersion < −0.2 and FDC > 0.6 in every replicate",
+    kind=Kind.NUMERIC,
+    check=lambda ctx: _landscape_features(ctx, features_module.ela_features),
+    control=lambda ctx: _landscape_features(ctx, _dispersion_without_offset),
+    control_description="dispersion reported without its − 1 (the ratio instead of the excess)",
+    budget_s=20,
+))
+
+
+# ---------------------------------------------------------------- designx.normalized_regret
+
+
+def _regret(ctx: Context, regret) -> Outcome:
+    examples = st.tuples(st.floats(-1e3, 1e3), st.floats(1e-3, 1e3), st.floats(-2.0, 5.0),
+                         st.floats(1e-2, 1e2), st.floats(-1e3, 1e3))
+
+    def test(example) -> None:
+        fstar, gap, t, a, b = example
+        f_ref = fstar + gap
+        if not f_ref > fstar:
+            return
+        p = BlackBoxProblem(lambda x: 0.0, ([0.0], [1.0]), 5, optimum=fstar, f_ref=f_ref)
+        q = BlackBoxProblem(lambda x: 0.0, ([0.0], [1.0]), 5, optimum=a * fstar + b, f_ref=a * f_ref + b)
+        assert regret(fstar, p) == 0.0, "the optimum has regret != 0"
+        assert math.isclose(regret(f_ref, p), 1.0, rel_tol=1e-9), "f_ref has regret != 1"
+        v = fstar + t * gap
+        r = regret(v, p)
+        # 1e-9 relative (+1e-9 absolute near f*): float rounding of |f*| <= 1e3 against gaps >= 1e-3
+        assert math.isclose(r, max(0.0, t), rel_tol=1e-9, abs_tol=1e-9), (
+            f"regret {r} at (f − f*)/(f_ref − f*) = {t}")
+        assert math.isclose(regret(a * v + b, q), r, rel_tol=1e-7, abs_tol=1e-7), (
+            "the regret changed under f -> a f + b (a > 0)")
+
+    out = property_outcome(examples, test, ctx=ctx, max_examples=ctx.pick(100, 1000),
+                           what="the normalized regret is 0 at f*, 1 at f_ref, affine in f and invariant "
+                                "to f -> a f + b")
+    if out.status != "pass":
+        return out
+    # on BBOB, f_ref is a typical random point: about half of fresh uniform points have regret < 1
+    fracs = []
+    for fid in (1, 8, 15, 21):
+        prob = bbob_problem(fid, 1, 5, 100)
+        X = ctx.rng(f"regret{fid}").uniform(prob.lower, prob.upper, (400, 5))
+        vals = [regret(float(v), prob) for v in np.asarray(prob.f(X), dtype=float).reshape(-1)]
+        fracs.append(float(np.mean(np.array(vals) < 1.0)))
+    # 400 fresh points: the fraction below the median of 1000 others has sd ~ sqrt(.25/400 + .25/1000)
+    # ~ 0.03; 0.35-0.65 is 5 sd
+    ok = all(0.35 <= f <= 0.65 for f in fracs)
+    res = fact(ok, "the normalized regret is 0 at f*, 1 at f_ref and invariant to f -> a f + b "
+               f"({ctx.pick(100, 1000)} drawn cases), and on BBOB f1/f8/f15/f21 (5-D) fresh "
+               "uniform points have regret < 1 about half the time",
+               min_fraction_below_1=min(fracs), max_fraction_below_1=max(fracs))
+    res.evidence["fraction_below_1"] = [figure(f, 3) for f in fracs]
+    return res
+
+
+def _regret_unnormalized(value, problem):
+    """The control's bug: the regret f − f* without its division by f_ref − f*."""
+    return max(0.0, float(value) - problem.optimum)
+
+
+register(Claim(
+    id="designx.normalized_regret", paper=PAPER,
+    source=f"{ARXIV}, Table 1 (performance reported as the cost normalized between the optimum and a "
+           "reference, averaged over problems)",
+    origin=Origin.IMPLEMENTATION,
+    deviation="Our reference f_ref is the median of 1000 seeded uniform points (the paper normalizes by "
+              "the initial population's best, f*_0); the same role: a scale that makes problems comparable.",
+    statement="normalized_regret(f) = max(0, (f − f*)/(f_ref − f*)) is 0 at f*, 1 at f_ref, invariant to "
+              "f -> a f + b (a > 0) for random f* in [-1e3, 1e3] and gaps 1e-3..1e3; on BBOB f1/f8/f15/f21 "
+              "(5-D, instance 1) between 35 % and 65 % of fresh uniform points have regret below 1",
+    kind=Kind.PROPERTY, check=lambda ctx: _regret(ctx, problem_module.normalized_regret),
+    control=lambda ctx: _regret(ctx, _regret_unnormalized),
+    control_description="the regret f − f* left unnormalized (the division by f_ref − f* dropped)",
     budget_s=20,
 ))

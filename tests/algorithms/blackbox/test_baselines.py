@@ -1,3 +1,5 @@
+import itertools
+
 import numpy as np
 import pytest
 
@@ -25,3 +27,15 @@ def test_cmaes_and_de_reach_target():
     for alg in (CMAES(), ScipyDE()):
         sol = solve(p, alg, seed=1)
         assert sol.retcode is RetCode.Success and sol.value <= p.target and sol.stats.f_calls < 20000
+
+
+def test_stats_and_trace_bookkeeping():
+    """Plumbing the claims do not read: a CMA-ES run that never restarts reports 0 restarts, and every
+    trace numbers its iterations 1, 2, ... with non-decreasing evaluation counts."""
+    sphere = BlackBoxProblem(lambda x: float(np.sum(x**2)), (-np.ones(3), np.ones(3)), 200)
+    sol = solve(sphere, CMAES(), seed=0, store_trace=True)
+    assert sol.stats.restarts == 0
+    for alg in (CMAES(), ScipyDE(), PSO()):
+        trace = solve(sphere, alg, seed=0, store_trace=True).trace
+        assert [r["iteration"] for r in trace] == list(range(1, len(trace) + 1)), type(alg).__name__
+        assert all(a["evaluations"] <= b["evaluations"] for a, b in itertools.pairwise(trace))

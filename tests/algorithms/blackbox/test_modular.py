@@ -86,3 +86,27 @@ def test_bbob_runs():
     sol = solve(p, ModularOptimizer(("init.lhs", "pop.10d", "de.current_to_pbest1", "cx.binomial", "bc.clip",
                                      "sel.greedy", "red.linear")), seed=0)
     assert sol.stats.f_calls == 600 and sol.value >= p.optimum
+
+
+def test_non_default_de_hyperparameters_reach_the_operators(monkeypatch):
+    """Plumbing: ModularOptimizer's non-default F1/F2/p/Cr are what de_mutation and crossover get
+    (the claim space_contains_de runs at the defaults and could not see them ignored)."""
+    import algorithms.blackbox.modular as modular
+
+    seen = {"de": [], "cx": []}
+    real_de, real_cx = modular.de_mutation, modular.crossover
+
+    def de(method, X, y, rng, **kw):
+        seen["de"].append((kw["F1"], kw["F2"], kw["p"]))
+        return real_de(method, X, y, rng, **kw)
+
+    def cx(method, X, V, Cr, rng):
+        seen["cx"].append(Cr)
+        return real_cx(method, X, V, Cr, rng)
+
+    monkeypatch.setattr(modular, "de_mutation", de)
+    monkeypatch.setattr(modular, "crossover", cx)
+    wf = ("init.uniform", "pop.20", "de.current_to_pbest1", "cx.exponential", "bc.clip", "sel.greedy")
+    hp = {"de.current_to_pbest1": {"F1": 0.73, "F2": 0.21, "p": 0.37}, "cx.exponential": {"Cr": 0.31}}
+    solve(SPHERE, ModularOptimizer(wf, hp), maxiters=4, seed=0)
+    assert seen["de"] == [(0.73, 0.21, 0.37)] * 4 and seen["cx"] == [0.31] * 4
