@@ -160,3 +160,16 @@ def test_knn_adjacency_keeps_depot_edges():
     adj = knn_adjacency(d, 3, depot=True)
     assert bool((adj[0, 0, 1:] == 1).all()) and bool((adj[0, 1:, 0] == 1).all())
     assert bool((adj.sum(-1) >= 3).all())
+
+
+@pytest.mark.parametrize("problem", ["tsp", "cvrp"])
+def test_batch_demand_shapes(problem):
+    """Batch.demand and Batch.units are (B, n) for both problem types (zeros for a TSP)."""
+    model = RoutingGFlowNet(problem, hidden=8, layers=1)
+    gen = random_tsp if problem == "tsp" else random_cvrp
+    insts = [gen(6, seed=s) for s in range(3)]
+    batch = encode_instances(model, insts)
+    n = insts[0].coords.shape[0]
+    assert batch.demand.shape == (3, n) and batch.units.shape == (3, n)
+    if problem == "tsp":
+        assert not batch.demand.any() and not batch.units.any()

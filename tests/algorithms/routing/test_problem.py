@@ -114,3 +114,11 @@ def test_instances_are_immutable():
 def test_all_permutations_valid():
     inst = random_tsp(4, seed=0)
     assert all(is_valid_tsp(inst, p) for p in itertools.permutations(range(4)))
+
+
+def test_tour_must_hold_integer_indices():
+    """A float tour is refused even when its values are integral (the tour is a list of node indices)."""
+    inst = random_tsp(4, seed=0)
+    assert is_valid_tsp(inst, [0, 1, 2, 3])
+    assert not is_valid_tsp(inst, [0.0, 1.0, 2.0, 3.0])
+    assert not is_valid_tsp(inst, [])

@@ -118,3 +118,23 @@ def test_wrong_problem_or_size_is_refused(tmp_path):
 def test_beta_schedule():
     assert beta_at(0, 5, 2.0, 32.0) == 2.0 and beta_at(4, 5, 2.0, 32.0) == pytest.approx(32.0)
     assert beta_at(2, 5, 2.0, 32.0) == pytest.approx(8.0)
+
+
+def test_periodic_checkpoints_and_cpu_minutes(tmp_path, monkeypatch):
+    """A checkpoint every ``save_every`` steps plus the final one, and ``cpu_minutes`` counts only
+    this run's CPU (not the process's earlier work): at most wall minutes × cores."""
+    import algorithms.routing.train as tr
+
+    saved = []
+    orig = tr.save_checkpoint
+
+    def spy(path, model, meta, optimizer=None, extra=None):
+        saved.append(meta["steps"])
+        orig(path, model, meta, optimizer, extra)
+
+    monkeypatch.setattr(tr, "save_checkpoint", spy)
+    sum(i * i for i in range(2_000_000))  # some CPU spent by the process before the run
+    meta = train(problem="tsp", size=6, loss="tb", steps=5, batch=1, samples=4, hidden=8, layers=1,
+                 out=str(tmp_path / "m.pt"), save_every=2, progress=False)
+    assert saved == [2, 4, 5]
+    assert 0.0 <= meta["cpu_minutes"] <= meta["minutes"] * (os.cpu_count() or 1) + 1e-3
