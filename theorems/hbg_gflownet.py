@@ -1043,16 +1043,9 @@ register(
 # ----------------------------------------------------------------------------- HBG solve end to end
 
 
-def _decode_costliest(model, instance, algorithm, options):
-    """HBG's decoder keeping the costliest sample (``argmax`` for ``argmin``): the control's bug."""
-    mode = algorithm.inference
-    if mode == "auto":
-        mode = "depot" if model.problem == "cvrp" else "sample"
-    samples = 1 if mode == "greedy" else options.iterations(algorithm.samples)
-    gen = torch.Generator().manual_seed(int(options.seed or 0))
-    with torch.no_grad():
-        traj = rollout(model, encode_instances(model, [instance]), samples, mode=mode, generator=gen)
-    return traj.sequences()[int(torch.argmax(traj.cost))], samples
+def _costliest_trajectory(cost):
+    """The control's bug: HBG's inference keeps the costliest sample (``argmax`` for ``argmin``)."""
+    return int(torch.argmax(cost))
 
 
 @_one_thread
@@ -1129,12 +1122,12 @@ def _hbg_solve_check(ctx: Context) -> Outcome:
 def _hbg_solve_control(ctx: Context) -> Outcome:
     import algorithms.routing.hbg as hbg_mod
 
-    orig = hbg_mod._decode
-    hbg_mod._decode = _decode_costliest
+    orig = hbg_mod._best_trajectory
+    hbg_mod._best_trajectory = _costliest_trajectory
     try:
         return _hbg_solve_check(ctx)
     finally:
-        hbg_mod._decode = orig
+        hbg_mod._best_trajectory = orig
 
 
 register(

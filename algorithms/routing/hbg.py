@@ -179,8 +179,12 @@ def _decode(model: RoutingGFlowNet, instance, algorithm: HBG, options: SolveOpti
             return None, samples
     if not bool(torch.isfinite(traj.log_pf).all()):
         return None, samples
-    best = int(torch.argmin(traj.cost))
-    return traj.sequences()[best], samples
+    return traj.sequences()[_best_trajectory(traj.cost)], samples
+
+
+def _best_trajectory(cost: torch.Tensor) -> int:
+    """Index of the cheapest sampled trajectory (the inference keeps the best of its samples)."""
+    return int(torch.argmin(cost))
 
 
 @_dispatch
