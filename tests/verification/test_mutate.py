@@ -236,9 +236,10 @@ def test_ctrl_c_kills_the_workers_removes_scratch_and_keeps_a_partial_report(tmp
             time.sleep(1.0)
             proc.send_signal(signal.SIGINT)
             break
+    assert seen and seen[-1].startswith("[3/"), "the run ended before its third mutant:\n" + "".join(seen)
     # the interrupted run still imports every paper's claims to write its partial report: with 17
     # papers under a parallel (-n 2) test load that has taken over 60 s, though 6 s alone
-    rest, _ = proc.communicate(timeout=240)
+    _, rest = proc.communicate(timeout=240)  # stderr (stdout is not piped)
     assert proc.returncode == 130, "".join(seen) + rest
     assert list(scratch_parent.iterdir()) == []
     assert _processes_under(scratch_parent) == []
