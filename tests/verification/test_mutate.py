@@ -200,7 +200,11 @@ def test_a_shadowed_scratch_copy_stops_the_run():
 
 
 INTERRUPTED_RUN = """
+import signal
 import sys
+# a shell without job control starts background commands with SIGINT ignored, and Python then installs
+# no handler of its own: restore it, as an interactive Ctrl-C would find it
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from pathlib import Path
 from verification import mutate
 from tests.verification.test_mutate import FAKE
