@@ -8,9 +8,11 @@ normalized regret (f_best − f*)/(f_ref − f*), the overall median per algorit
 each peer's overall median, how often DesignX is better, the wall time per algorithm, the
 training minutes of the shipped checkpoint, and writes a plot (per-function median normalized
 regret, log scale) and the table as JSON to ``--out`` (default ``reports/bench_designx``).
-Everything runs in one process, one torch thread.
+Each problem (function, dimension) runs in one process with one torch thread; ``--jobs N`` spreads
+the problems over N worker processes (default 1). Every run is seeded by its instance, so the
+numbers do not depend on ``--jobs``; the wall seconds are summed over the workers.
 
-    .venv/bin/python benchmarks/bench_designx.py                                   # the issue's size
+    .venv/bin/python benchmarks/bench_designx.py --jobs 2                          # the issue's size
     .venv/bin/python benchmarks/bench_designx.py --dims 5 --instances 6 --budget-factor 1000   # smaller
 """
 
@@ -20,6 +22,7 @@ import argparse
 import json
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +46,40 @@ ALGORITHMS = {"DesignX": DesignX(), "DE (scipy)": ScipyDE(), "CMA-ES": CMAES(), 
               "random": RandomSearch()}
 
 
+class _InProcess:
+    """The ``map`` of a process pool, run in this process (``--jobs 1``)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def map(self, fn, items):
+        return map(fn, items)
+
+
+def _run_problem(task: tuple[int, int, tuple[int, ...], int]):
+    """Every algorithm once per held-out instance of one (function, dimension) problem."""
+    fid, d, instances, budget_factor = task
+    torch.set_num_threads(1)
+    key = f"f{fid}-{d}D"
+    regrets = {name: [] for name in ALGORITHMS}
+    wall = dict.fromkeys(ALGORITHMS, 0.0)
+    workflows = []
+    for inst in instances:
+        prob = bbob_problem(fid, inst, d, budget_factor * d)
+        for name, alg in ALGORITHMS.items():
+            start = time.perf_counter()
+            sol = solve(prob, alg, seed=inst)
+            wall[name] += time.perf_counter() - start
+            assert sol.stats.f_calls <= prob.budget
+            regrets[name].append(normalized_regret(sol.value, prob))
+            if name == "DesignX":
+                workflows.append(" ".join(sol.original["workflow"]))
+    return key, regrets, wall, workflows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--functions", type=int, nargs="+", default=list(range(1, 25)))
@@ -50,33 +87,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--instances", type=int, nargs="+", default=[6, 7, 8, 9, 10])
     parser.add_argument("--budget-factor", type=int, default=10_000)
     parser.add_argument("--out", type=Path, default=Path("reports/bench_designx"))
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes, one problem each at a time")
     args = parser.parse_args(argv)
     if any(i <= 5 for i in args.instances):
         parser.error("instances 1-5 are the training instances; pick held-out ones (>= 6)")
+    if args.jobs < 1:
+        parser.error(f"--jobs must be >= 1, got {args.jobs}")
     torch.set_num_threads(1)
     args.out.mkdir(parents=True, exist_ok=True)
     meta = json.loads(DEFAULT_CHECKPOINT.with_suffix(".json").read_text())
     print(f"config: functions {args.functions}, dims {args.dims}, held-out instances {args.instances}, "
           f"budget {args.budget_factor}·d; checkpoint trained {meta['minutes']} wall minutes, "
           f"{meta['episodes']} episodes", flush=True)
+    tasks = [(fid, d, tuple(args.instances), args.budget_factor) for d in args.dims for fid in args.functions]
     regrets = {name: {} for name in ALGORITHMS}
     wall = dict.fromkeys(ALGORITHMS, 0.0)
     workflows = {}
-    for d in args.dims:
-        for fid in args.functions:
-            key = f"f{fid}-{d}D"
+    with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else _InProcess() as pool:
+        for key, problem_regrets, problem_wall, problem_workflows in pool.map(_run_problem, tasks):
             for name in ALGORITHMS:
-                regrets[name][key] = []
-            for inst in args.instances:
-                prob = bbob_problem(fid, inst, d, args.budget_factor * d)
-                for name, alg in ALGORITHMS.items():
-                    start = time.perf_counter()
-                    sol = solve(prob, alg, seed=inst)
-                    wall[name] += time.perf_counter() - start
-                    assert sol.stats.f_calls <= prob.budget
-                    regrets[name][key].append(normalized_regret(sol.value, prob))
-                    if name == "DesignX":
-                        workflows.setdefault(key, []).append(" ".join(sol.original["workflow"]))
+                regrets[name][key] = problem_regrets[name]
+                wall[name] += problem_wall[name]
+            workflows[key] = problem_workflows
             row = "  ".join(f"{n}={np.median(regrets[n][key]):.2e}" for n in ALGORITHMS)
             print(f"{key:10s} {row}", flush=True)
     keys = list(regrets["DesignX"])
