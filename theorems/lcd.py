@@ -1,6 +1,6 @@
 """Claims of Local Curvature Descent (Richtárik, Giancola, Lubczyk, Yadav; arXiv:2405.16574).
 
-Eleven claims, each against :mod:`algorithms.curvature`, and the paper's results map (the main-text
+Twelve claims, each against :mod:`algorithms.curvature`, and the paper's results map (the main-text
 numbered results, plus Lemma B.2, which a claim covers):
 
 * ``lcd.reduces_to_gd_polyak`` (symbolic): with C ≡ 0 the implemented LCD1 step is gradient
@@ -25,6 +25,8 @@ numbered results, plus Lemma B.2, which a claim covers):
 * ``lcd.calculus`` (property): Lemma 5.1 and Corollary 5.1 through ``shifted``/``scaled``/``summed``.
 * ``lcd.lp_power`` (property): Example 6.4, the lower bound of ‖x‖_p^p with both curvature maps.
 * ``lcd.absolutely_convex`` (property): Example 7.1 and Lemma 7.1 on φ = √f of the shipped families.
+* ``lcd.oracle_counts`` (property, implementation): the counters of every solve (iterations, f/∇f/C
+  calls, linear solves) and its last trace record are the work it did and the point it returns.
 
 Solver controls sabotage through :func:`_patched` (a temporary patch of the step function the
 solver looks up), so check and control run the same ``solve`` path.
@@ -32,8 +34,8 @@ solver looks up), so check and control run the same ``solve`` path.
 >>> from theorems.core import REGISTRY, coverage
 >>> sorted(k for k in REGISTRY if k.startswith("lcd."))  # doctest: +NORMALIZE_WHITESPACE
 ['lcd.absolutely_convex', 'lcd.calculus', 'lcd.curvature_bounds', 'lcd.lcd2_projection',
- 'lcd.lcd3_projection', 'lcd.lp_power', 'lcd.monotone', 'lcd.quadratic_one_step', 'lcd.rate',
- 'lcd.reduces_to_gd_polyak', 'lcd.scale_invariance']
+ 'lcd.lcd3_projection', 'lcd.lp_power', 'lcd.monotone', 'lcd.oracle_counts', 'lcd.quadratic_one_step',
+ 'lcd.rate', 'lcd.reduces_to_gd_polyak', 'lcd.scale_invariance']
 >>> coverage("lcd")["uncovered"]
 []
 """
@@ -478,7 +480,8 @@ def _huber_best_smoothness() -> dict[str, float]:
 
 
 def _quadratic_best_smoothness(rng: np.random.Generator) -> dict[str, float]:
-    """Where f is quadratic (or quadratic on an open set), the family's L is λ_max(∇²f) exactly.
+    """Where f is quadratic (or quadratic on an open set), the family's L is λ_max(∇²f) exactly, and
+    for three of them (``_BEST_L_C``) L_C is the least constant λ_max(∇²f − C(y)) too.
 
     Σ(aᵢᵀx − bᵢ)², ‖Ax − b‖₂², ‖x‖₂², ‖x‖₂² as ‖x‖_p^p at p = 2 and ‖Ax − b‖₂² as ℓp regression at
     p = 2 (both curvature maps) have a constant Hessian; the squared hinge Σ max(0, 1 − yᵢaᵢᵀx)² has
@@ -508,7 +511,31 @@ def _quadratic_best_smoothness(rng: np.random.Generator) -> dict[str, float]:
         ratios[label] = figure(prob.L / top, 6)
         assert abs(prob.L / top - 1) <= 1e-6, (
             f"{label}: L = {prob.L:.6g}, but the best smoothness constant λ_max(∇²f) is {top:.6g}")
+        if label in _BEST_L_C:
+            # the least L_C of the upper bound is sup_y λ_max(∇²f − C(y)); for these C it is the same at
+            # every y ≠ 0: 0 where C = ∇²f (Σ(aᵢᵀx − bᵢ)², ‖x‖₂² as ‖x‖_p^p with C₁ = p diag(|yᵢ|^{p−2}) = 2I)
+            # and 2 for the rank-one C₂ = 2yyᵀ/‖y‖² of ‖x‖₂² (∇²f − C₂ = 2(I − yyᵀ/‖y‖²), d = 4 >= 2)
+            C = prob.curvature_at(point)
+            gap = float(np.linalg.eigvalsh(0.5 * (H + H.T) - (np.diag(C) if C.ndim == 1 else C))[-1])
+            assert abs(prob.L_C - gap) <= 1e-6 * prob.L, (
+                f"{label}: L_C = {prob.L_C:.6g}, but the least constant λ_max(∇²f − C) is {gap:.6g}")
     return ratios
+
+
+#: the cases of _quadratic_best_smoothness whose L_C is also the least constant of the upper bound
+_BEST_L_C = ("Σ(aᵢᵀx − bᵢ)²", "‖x‖₂^2 as ℓp power (diagonal C)", "‖x‖₂^2 as ℓp power (rank_one C)")
+
+
+def _planted_norm_residual(seed: int, c_factor: float = 1.0) -> tuple[CurvatureProblem, np.ndarray]:
+    """‖Ax − b‖₂² with b = Ax_fit exactly (r(x_fit) = 0 bit for bit), C scaled by ``c_factor``."""
+    rng = np.random.default_rng([seed, 2])
+    d = int(rng.integers(1, 7))
+    A = rng.standard_normal((d + int(rng.integers(0, 6)), d))
+    x_fit = rng.standard_normal(d)
+    prob = squared_norm_residual(A, A @ x_fit, x0=x_fit + rng.standard_normal(d))
+    if c_factor != 1.0:
+        prob = replace(prob, curvature=lambda x, C=prob.curvature: c_factor * np.asarray(C(x)))
+    return prob, x_fit
 
 
 def _check_bounds(ctx: Context, *, c_factor: float = 1.0, l_factor: float = 1.0,
@@ -525,6 +552,16 @@ def _check_bounds(ctx: Context, *, c_factor: float = 1.0, l_factor: float = 1.0,
         prob = make_instance(family, seed, scale)
         worst = _check_assumption(prob, _point_pairs(prob, np.random.default_rng(seed), scale),
                                   label=family, c_factor=c_factor, l_factor=l_factor)
+        if family == "norm_residual":
+            # an exact fit b = Ax*: at y = x* the residual is exactly 0, φ = ‖Ax − b‖₂ has a kink and the
+            # family's C takes its special value 0 (the subgradient 0 of φ); the bounds must hold there too
+            planted, x_fit = _planted_norm_residual(seed, c_factor)
+            assert not np.any(planted.curvature_at(x_fit)), "the exact fit left a nonzero residual"
+            rng = np.random.default_rng([seed, 1])
+            kink = [(x_fit + t * scale * rng.standard_normal(x_fit.size), x_fit) for t in (0.1, 1.0, 10.0)]
+            at_kink = _check_assumption(planted, kink, label="‖Ax − b‖₂² at its exact-fit minimizer",
+                                        l_factor=l_factor)
+            worst = {k: min(worst[k], at_kink[k]) for k in worst}
         return {"min_margin_in_tolerances": {k: figure(v, 3) for k, v in worst.items()}}
 
     out = _per_family(ctx, families, test, instances=_BOUND_INSTANCES,
@@ -574,7 +611,11 @@ register(Claim(
               "In one dimension the squared Huber's L = 3δ² is its best smoothness constant (the "
               "remark after Example 6.1: C + L_C = min(t², δ²) + 2δ² <= 3δ² = sup f″); where f is "
               "quadratic (Σ(aᵢᵀx − bᵢ)², ‖Ax − b‖₂², and the ℓp families at p = 2) or quadratic near a "
-              "point (the squared hinge at x = 0) the family's L equals λ_max(∇²f), to 1e-6.",
+              "point (the squared hinge at x = 0) the family's L equals λ_max(∇²f), to 1e-6, and for "
+              "Σ(aᵢᵀx − bᵢ)² and ‖x‖₂² as ‖x‖_p^p (both C) L_C equals the least constant "
+              "λ_max(∇²f − C(y)) (0, 0 and 2). Both bounds also "
+              "hold at the kink y = x* of an exact-fit ‖Ax − b‖₂² (r = 0: φ = ‖Ax − b‖₂ is not "
+              "differentiable there and the family's C(x*) is 0).",
     kind=Kind.PROPERTY,
     check=_check_bounds, control=_control_bounds,
     control_description="Two sabotages, both must be rejected: C(y) doubled in every family (the "
@@ -837,6 +878,21 @@ _PROJECTION_RTOL = 1e-9
 _PROJECTION_ATOL = 1e-12
 
 
+def _assert_fixed_at_optimum(prob: CurvatureProblem, step: str, key: str, family: str) -> None:
+    """From x* with Δ = f(x*) − f* = 0 the projection onto 𝓛(x*) is x* itself, with multiplier 0.
+
+    x* lies in 𝓛(x*) (the model at y = x* is f(x*) = f*), so the nearest point of the set is x*
+    and the constraint's multiplier is 0. The step function is called directly: the solver stops
+    at f − f* <= tol before it would step from such a point.
+    """
+    fn = getattr(importlib.import_module(f"algorithms.curvature.{step[:4]}"), step)
+    x = prob.x_star
+    y, info = fn(x, prob.gradient(x), prob.curvature_at(x), 0.0)
+    assert np.array_equal(y, x) and info[key] == 0.0, (
+        f"{family}: {step} from x* with Δ = 0 moves by {np.linalg.norm(y - x):.3g} ({key} {info[key]!r}); "
+        "x* is in its own localization set, so its projection is x* (multiplier 0)")
+
+
 def _check_lcd2_projection(ctx: Context, *, multiplier_factor: float = 1.0) -> Outcome:
     iters = ctx.pick(15, 60)
 
@@ -852,6 +908,7 @@ def _check_lcd2_projection(ctx: Context, *, multiplier_factor: float = 1.0) -> O
         family, seed, scale = example
         prob = make_instance(family, seed, scale)
         tally = counts.setdefault(family, {"steps_checked": 0, "newton_steps": 0, "with_C_nonzero": 0})
+        _assert_fixed_at_optimum(prob, "lcd2_step", "multiplier", family)
         if multiplier_factor == 1.0:
             xs, trace = _iterates(prob, LCD2(), maxiters=iters, tol=1e-300)
         else:
@@ -915,7 +972,8 @@ register(Claim(
               "of Lemma E.5) the step is the Newton step C s = −∇f, still on the boundary (Newton steps "
               "from a converged x_k, f − f* <= 1e-11(1 + |f*|), are skipped); along 15 (full: 60) steps "
               "of solve(LCD2) on 12 (full: 100) instances of each family with a known f*, to 1e-9 "
-              "relative to the terms.",
+              "relative to the terms; and from x* with Δ = 0 (x* is in its own localization set) "
+              "the step is x* itself with multiplier 0.",
     kind=Kind.PROPERTY,
     check=_check_lcd2_projection, control=partial(_check_lcd2_projection, multiplier_factor=0.9),
     control_description="The solver's lcd2_multiplier patched to return 0.9λ (a root-finder that "
@@ -940,12 +998,29 @@ def _check_lcd3_projection(ctx: Context, *, stepsize_factor: float = 1.0) -> Out
             return stepsize_factor * original(*args, **kwargs)
         return sabotaged
 
+    # the closed form first, symbolically: along the ray s = −tC⁺∇f the model is f − tG + ½t²G with
+    # G = ‖∇f‖²_C⁺, so the step size (the implementation's sympy path) must solve Δ − tG + ½t²G = 0
+    # identically in Δ, G > 0 (the far root 1 + √(1 − 2Δ/G) solves it too: the numeric part checks t <= 1)
+    delta, G = sympy.symbols("Delta G", positive=True)
+    with contextlib.nullcontext() if stepsize_factor == 1.0 else _patched("lcd3", "lcd3_stepsize", wrap):
+        t_sym = importlib.import_module("algorithms.curvature.lcd3").lcd3_stepsize(delta, G, sqrt=sympy.sqrt)
+    boundary = sympy.expand(delta - t_sym * G + t_sym**2 * G / 2)
+    closed_form = prove_zero(boundary, what="Δ − tG + ½t²G at t = lcd3_stepsize(Δ, G) (the model on the "
+                                            "boundary)")
+    if closed_form.status == "undecided":
+        # sympy's own non-zero test samples at random points; decide at fixed exact points instead
+        values = {(d, g): float(boundary.subs({delta: d, G: g})) for d, g in ((1, 4), (1, 3), (3, 8))}
+        if any(abs(v) > 1e-12 for v in values.values()):
+            closed_form = Outcome("fail", f"{closed_form.summary}; at (Δ, G) = (1, 4), (1, 3), (3, 8) it is "
+                                  f"{[figure(v) for v in values.values()]}, not 0", closed_form.evidence)
+
     counts: dict[str, dict[str, int]] = {}
 
     def test(example):
         family, seed, scale = example
         prob = make_instance(family, seed, scale)
         tally = counts.setdefault(family, {"steps_checked": 0, "newton_steps": 0})
+        _assert_fixed_at_optimum(prob, "lcd3_step", "stepsize", family)
         if stepsize_factor == 1.0:
             xs, trace = _iterates(prob, LCD3(), maxiters=iters, tol=1e-300)
         else:
@@ -992,16 +1067,25 @@ def _check_lcd3_projection(ctx: Context, *, stepsize_factor: float = 1.0) -> Out
             tally["steps_checked"] += 1
         return dict(tally)
 
-    return _per_family(ctx, _LCD3_FAMILIES, test, instances=(8, 60),
-                       what="x_(k+1) of solve(LCD3) is the C(x_k)-norm projection of x_k onto 𝓛(x_k): "
-                            "on its boundary, with C s = −t∇f and 0 < t <= 1")
+    steps = _per_family(ctx, _LCD3_FAMILIES, test, instances=(8, 60),
+                        what="x_(k+1) of solve(LCD3) is the C(x_k)-norm projection of x_k onto 𝓛(x_k): "
+                             "on its boundary, with C s = −t∇f and 0 < t <= 1")
+    if stepsize_factor != 1.0:  # the control: both parts must notice the sabotaged step size
+        return _both_rejected({"closed form": closed_form, "steps": steps})
+    if closed_form.status != "pass":
+        return closed_form
+    steps.evidence["closed_form"] = closed_form.evidence
+    return steps
 
 
 register(Claim(
     id="lcd.lcd3_projection", paper=PAPER,
     source=f"Section 3.3 and Appendix D.1 (derivation of the LCD3 step; {SOURCE})",
     origin=Origin.PROOF_STEP,
-    statement="Every LCD3 step from x_k is the projection of x_k onto the localization set 𝓛(x_k) in the "
+    statement="LCD3's step size t = 1 − √(1 − 2Δ/G) solves the boundary equation Δ − tG + ½t²G = 0 of "
+              "the model along the Newton ray identically in Δ, G > 0 (symbolically, through the "
+              "implementation's sympy path). "
+              "Every LCD3 step from x_k is the projection of x_k onto the localization set 𝓛(x_k) in the "
               "C(x_k)-seminorm: with s = x_(k+1) − x_k and t the recorded step size, C(x_k)s = −t∇f(x_k) "
               "(the step is along the Newton direction C⁺∇f) and the model f(x_k) + ⟨∇f, s⟩ + ½‖s‖²_C "
               "equals f* (the constraint is tight) at the nearer of the two boundary points on that ray "
@@ -1009,7 +1093,8 @@ register(Claim(
               "empty (2Δ > ‖∇f‖²_C⁺), where "
               "the step is the Newton step (t = 1); steps from a converged x_k (f − f* ≤ 1e-11(1 + |f*|)) "
               "are skipped; along 10 (full: 40) steps of solve(LCD3) on 8 (full: "
-              "60) instances of each family where LCD3 is defined, to 1e-9 relative to the terms.",
+              "60) instances of each family where LCD3 is defined, to 1e-9 relative to the terms; and "
+              "from x* with Δ = 0 the step is x* itself with step size 0.",
     kind=Kind.PROPERTY,
     check=_check_lcd3_projection, control=partial(_check_lcd3_projection, stepsize_factor=0.9),
     control_description="The solver's lcd3_stepsize patched to return 0.9t (a step that stops short): "
@@ -1136,6 +1221,10 @@ def _check_calculus(ctx: Context, *, curvature_factor: float = 1.0) -> Outcome:
                 f"{label}: the result's f(x) = {prob.value(x):.10g}, but the rule's is {want:.10g}")
             _check_assumption(prob, pairs, c_factor=curvature_factor, label=label)
             # the smoothness constant L travels too (GD's default step): C ≡ 0 with L_C = L
+            if rule == "f + g":
+                # where one part's L is unknown the sum's is unknown too (not a crash, not a guess)
+                unknown = calculus.summed(f, replace(g, L=None))
+                assert unknown.L is None, f"{label}: g's L unknown, but the sum has L = {unknown.L!r}"
             if all(part.L is not None for part in parts):
                 assert prob.L is not None, f"{label}: the parts have smoothness constants, the result none"
                 _check_assumption(replace(prob, curvature=lambda x, d=d: np.zeros(d), L_C=prob.L), pairs,
@@ -1157,8 +1246,9 @@ register(Claim(
               "β ∈ {0.1, 0.5, 2, 10}: shifted(f, α) satisfies Assumption 2.1 with C_f, scaled(f, β) "
               "with βC_f and βL_C, summed(f, g) with C_f + C_g and L_C^f + L_C^g, and summed(f, h) "
               "with h the (convex, C ≡ 0) squared hinge with C_f (Corollary 5.1), and the smoothness "
-              "constant L each carries (L_f, βL_f, L_f + L_g) bounds f above; each result's value is the "
-              "rule's (f + α, βf, f + g, to 1e-12 relative); 60 (full: 400) draws, 16 point pairs each.",
+              "constant L each carries (L_f, βL_f, L_f + L_g) bounds f above (and a sum with a part "
+              "whose L is unknown has L unknown); each result's value is the rule's (f + α, βf, f + g, "
+              "to 1e-12 relative); 60 (full: 400) draws, 16 point pairs each.",
     kind=Kind.PROPERTY,
     check=_check_calculus, control=partial(_check_calculus, curvature_factor=2.0),
     control_description="The curvature the calculus assigns doubled in every combined problem: the "
@@ -1282,6 +1372,131 @@ register(Claim(
     control_description="f = φ² in place of φ (the square root forgotten): f is convex but not "
                         "absolutely convex (its tangent at a far y dips below −f) and its gradient "
                         "grows without bound; the check must fail."))
+
+
+# --------------------------------------------------------------------------- oracle_counts
+
+#: (module, name) of the linear-algebra routine each LCD method calls once per step: the solve with
+#: C + L_C I (LCD1) and the eigendecomposition of C (LCD2, LCD3); the solvers look these names up in
+#: their own module at every call, so a counting wrapper there sees every call
+_LINEAR_ALGEBRA = {"LCD1": ("lcd1", "shifted_solve"), "LCD2": ("lcd2", "eig_curvature"),
+                   "LCD3": ("lcd3", "eig_curvature")}
+
+
+def _counted(prob: CurvatureProblem) -> tuple[CurvatureProblem, dict[str, int]]:
+    """``prob`` with f, ∇f and C wrapped by call counters (reset after the constructor's own calls)."""
+    counts = {"f": 0, "grad": 0, "curvature": 0}
+
+    def counting(name, fn):
+        def call(x):
+            counts[name] += 1
+            return fn(x)
+        return call
+
+    wrapped = replace(prob, f=counting("f", prob.f), grad=counting("grad", prob.grad),
+                      curvature=counting("curvature", prob.curvature))
+    for name in counts:
+        counts[name] = 0
+    return wrapped, counts
+
+
+@contextmanager
+def _counting(module: str, name: str, counts: dict[str, int], *, refine: bool = False) -> Iterator[None]:
+    """Count the calls of ``algorithms.curvature.<module>.<name>`` into ``counts["linear_algebra"]``.
+
+    ``refine`` is the control's sabotage: LCD1's solve gets one step of iterative refinement
+    (x ← x + (C + L_C I)⁻¹(g − (C + L_C I)x)), a second solve per step that its counters do not report.
+    """
+    def wrap(original):
+        def counted(*args):
+            counts["linear_algebra"] += 1
+            return original(*args)
+        if not refine:
+            return counted
+
+        def refined(C, shift, g):
+            x = counted(C, shift, g)
+            M = np.diag(C) if C.ndim == 1 else C
+            return x + counted(C, shift, g - (M + shift * np.eye(g.size)) @ x)
+        return refined
+
+    with _patched(module, name, wrap):
+        yield
+
+
+def _check_oracle_counts(ctx: Context, *, refine: bool = False) -> Outcome:
+    iters = ctx.pick(12, 40)
+    worst: dict[str, int] = {}
+
+    def test(example):
+        family, seed, scale = example
+        prob = make_instance(family, seed, scale)
+        methods = {"LCD1": LCD1(), "LCD2": LCD2(), "GD": GradientDescent(), "Polyak": Polyak()}
+        if family in _LCD3_FAMILIES:
+            methods["LCD3"] = LCD3()
+        wrong = []
+        for name, algo in methods.items():
+            counted, counts = _counted(prob)
+            counts["linear_algebra"] = 0
+            where = _LINEAR_ALGEBRA.get(name)
+            with _counting(*where, counts, refine=refine and name == "LCD1") if where \
+                    else contextlib.nullcontext():
+                sol = solve(counted, algo, maxiters=iters, store_trace=True)
+            st_ = sol.stats
+            steps = len(sol.trace) - 1  # the trace has one record per iterate x_0, ..., x_k
+            lcd = name in _LINEAR_ALGEBRA
+            want = {"iterations": steps, "f_calls": counts["f"], "grad_calls": counts["grad"],
+                    "hess_calls": counts["curvature"], "linear_solves": counts["linear_algebra"]}
+            got = {k: getattr(st_, k) for k in want}
+            for k in want:
+                if got[k] != want[k]:
+                    wrong.append(f"{name} on {family}: stats.{k} = {got[k]}, but it made {want[k]} "
+                                 f"({sol.retcode.name} after {steps} steps)")
+            # one f and one ∇f per iterate; one C and one solve (or eigendecomposition) per step of an
+            # LCD method (the last one too when it ended a step as undefined: Degenerate), none for GD/Polyak
+            per_step = steps + (1 if sol.retcode is RetCode.Degenerate else 0)
+            expected = {"f": steps + 1, "grad": steps + 1, "curvature": per_step if lcd else 0,
+                        "linear_algebra": per_step if lcd else 0}
+            for k, v in expected.items():
+                if counts[k] != v:
+                    wrong.append(f"{name} on {family}: {counts[k]} calls of {k} for {steps} steps "
+                                 f"(expected {v})")
+                worst[k] = max(worst.get(k, 0), counts[k])
+            last = sol.trace[-1]
+            gap = None if prob.f_star is None else sol.value - prob.f_star
+            if not (last["iteration"] == st_.iterations and sol.value == prob.value(sol.x) == last["value"]
+                    and last["gap"] == gap
+                    and last["grad_norm"] == float(np.linalg.norm(prob.gradient(sol.x)))):
+                wrong.append(f"{name} on {family}: the last trace record {dict(last)} does not describe the "
+                             f"returned point (iteration {st_.iterations}, f = {prob.value(sol.x)!r})")
+            if not (np.isfinite(st_.wall_time) and st_.wall_time > 0.0):
+                wrong.append(f"{name} on {family}: stats.wall_time = {st_.wall_time!r}")
+        assert not wrong, wrong[0]
+        return {"most_calls": dict(worst)}
+
+    return _per_family(ctx, RATE_FAMILIES, test, instances=(2, 10),
+                       what="the counters of solve() (iterations, f/∇f/C calls, solves) are the work it did")
+
+
+register(Claim(
+    id="lcd.oracle_counts", paper=PAPER,
+    source=f"Algorithms LCD1-LCD3 (Sections 3.1-3.3: one evaluation of ∇f and C(x) and one linear "
+           f"solve with C(x) + βI per step) and the per-iteration cost the benchmark compares ({SOURCE})",
+    origin=Origin.IMPLEMENTATION,
+    statement="The work a solve reports is the work it did: on 2 (full: 10) instances of each family "
+              "with a known f*, solve() with LCD1, LCD2, LCD3 (where defined), GradientDescent() and "
+              "Polyak for up to 12 (full: 40) steps reports stats.iterations = the steps in its trace, "
+              "f_calls / grad_calls / hess_calls = the calls of the problem's f, ∇f and C it made "
+              "(counted by wrappers), and linear_solves = the calls of its solve with C + L_C I "
+              "(LCD1) or eigendecomposition of C (LCD2, LCD3); each iterate costs one f and one ∇f, each "
+              "LCD step one C and one solve, GD and Polyak none; the last trace record (iteration, "
+              "f, f − f*, ‖∇f‖) and solution.value describe the returned point exactly, and wall_time is "
+              "positive.",
+    kind=Kind.PROPERTY,
+    check=_check_oracle_counts, control=partial(_check_oracle_counts, refine=True),
+    control_description="LCD1's solve with one step of iterative refinement (a second solve per "
+                        "step) that its counters do not report: stats.linear_solves is half the "
+                        "solves made; the check must fail."))
 
 
 # --------------------------------------------------------------------------- results map

@@ -102,3 +102,12 @@ def test_gradient_descent_default_step_from_L_C_when_C_is_zero():
                             curvature=lambda x: np.zeros(2), L_C=4.0, x0=np.array([1.0, -2.0]))
     sol = solve(prob, GradientDescent(), maxiters=1, tol=1e-300)
     np.testing.assert_allclose(sol.x, prob.x0 - 2 * prob.x0 / 4.0)
+
+
+def test_gradient_descent_has_no_default_step_when_C_is_not_zero():
+    # 1/L_C is GD's default only where C ≡ 0 (then L_C is a smoothness constant); with C ≠ 0 and no L
+    # there is no step to default to, whatever L_C is
+    prob = CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x,
+                            curvature=lambda x: np.ones(2), L_C=1.0, x0=np.ones(2))
+    with pytest.raises(ValueError, match="lr="):
+        solve(prob, GradientDescent())

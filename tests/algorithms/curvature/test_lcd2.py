@@ -9,6 +9,7 @@ from algorithms.curvature import (
     LCD2,
     CurvatureProblem,
     Polyak,
+    lcd2_coefficients,
     lcd2_gap,
     lcd2_multiplier,
     lcd2_step,
@@ -108,3 +109,12 @@ def test_stats_count_one_curvature_and_one_solve_per_step():
     assert sol.retcode is RetCode.MaxIters and sol.stats.iterations == 7
     assert sol.stats.hess_calls == 7 and sol.stats.linear_solves == 7
     assert sol.stats.f_calls == 8 and sol.stats.grad_calls == 8
+
+
+def test_multiplier_zero_is_a_valid_argument():
+    # λ = 0 (no step) is in the domain of h and of the step coefficients: h(0) = Δ, coefficients 0
+    ghat, D = np.array([1.0, -2.0]), np.array([0.0, 3.0])
+    assert float(lcd2_gap(0.0, 1.5, ghat, D)) == 1.5
+    assert lcd2_coefficients(0.0, D).tolist() == [0.0, 0.0]
+    with pytest.raises(ValueError, match="lam must be >= 0"):
+        lcd2_gap(-1e-300, 1.5, ghat, D)

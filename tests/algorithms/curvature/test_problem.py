@@ -264,3 +264,16 @@ def test_generic_sum_of_squares_curvature():
     np.testing.assert_allclose(prob.gradient(prob.x0), 2 * A.T @ (A @ prob.x0 - B))
     J = jacobian(prob.x0)
     np.testing.assert_allclose(prob.curvature_at(prob.x0), 2 * J.T @ J)
+
+
+@pytest.mark.parametrize("builder", [lambda b, **kw: squared_huber(A, b, delta=0.5, **kw),
+                                     lambda b, **kw: lp_regression(A, b, 3.0, **kw)])
+def test_a_given_f_star_or_x_star_is_kept(builder):
+    # the planted-model detection runs only when neither is given: a caller's x* is not overwritten
+    # (with f* left unknown), and a caller's f* does not bring in a least-squares x*
+    given = np.ones(4)
+    prob = builder(A @ X_TRUE, x_star=given)
+    assert prob.f_star is None
+    np.testing.assert_array_equal(prob.x_star, given)
+    prob = builder(A @ X_TRUE, f_star=0.0)
+    assert prob.f_star == 0.0 and prob.x_star is None
