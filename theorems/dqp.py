@@ -633,8 +633,83 @@ def _check_explicit_solution(ctx: Context, *, wrong_active_set: bool) -> Outcome
         # errors are round-off: ratios below 1e-3 carry no information
         return {"worst_error_over_tolerance": figure(worst[0], 1, floor=1e-3)}
 
+    failed = _check_lp_vertex(ctx.rng("dqp.explicit_solution.lp"), ctx.pick(3, 30), wrong_active_set)
+    if failed is not None:
+        return failed
     return property_outcome(qp_instances(), test, ctx=ctx, max_examples=ctx.pick(20, 300),
                             what="ζ* = K_J⁻¹ v_J equals the planted primal-dual solution")
+
+
+def _lp_vertex(rng: np.random.Generator, n: int = 5, n_inactive: int = 3):
+    """An LP (P = 0) whose solution is a planted nondegenerate vertex: one equality and n − 1 active rows
+    (C = [A; G_J] square, invertible), multipliers in [½, 2], the other rows at slack [½, 2]."""
+    C = rng.standard_normal((n, n)) + 2.0 * np.eye(n)  # generic: cond(C) ~ 10
+    x, y = rng.standard_normal(n), rng.standard_normal(1)
+    z_active = rng.uniform(0.5, 2.0, n - 1)
+    inactive = rng.standard_normal((n_inactive, n))
+    G = np.vstack([C[1:], inactive])
+    h = np.concatenate([C[1:] @ x, inactive @ x + rng.uniform(0.5, 2.0, n_inactive)])
+    z = np.append(z_active, np.zeros(n_inactive))
+    q = -(C[:1].T @ y) - G.T @ z
+    data = {"P": np.zeros((n, n)), "q": q, "G": G, "h": h, "A": C[:1], "b": C[:1] @ x}
+    return data, C, x, y, z
+
+
+def _check_lp_vertex(rng: np.random.Generator, count: int, wrong_active_set: bool) -> Outcome | None:
+    """Theorem 3.1's K_J with P = 0: an LP at a nondegenerate vertex, where K_J = [[0, Cᵀ], [C, 0]] is
+    invertible because C is square and invertible, x* = C⁻¹d is constant in q and ∇_d⟨g, x*⟩ = C⁻ᵀg,
+    ∇_C⟨g, x*⟩ = −C⁻ᵀg x*ᵀ. Dense P = 0 goes to LDLᵀ, sparse P = 0 to splu of K_J (the diagonal-P Schur
+    route needs D ≻ 0). None when every instance passes."""
+    for k in range(count):
+        data, C, x, y, z = _lp_vertex(rng)
+        n, m = x.size, z.size
+        J = np.arange(n - 1)
+        if wrong_active_set:  # an inactive row forced to equality as well (as the QP control)
+            J = np.append(J, n - 1)
+        Cj = np.vstack([data["A"], data["G"][J]])
+        v = np.concatenate([-data["q"], data["b"], data["h"][J]])
+        planted = np.concatenate([x, y, z[J]])
+        g = rng.standard_normal(n)
+        dd = np.linalg.solve(C.T, g)  # ∇_d⟨g, x*⟩ with d = (b, h_J)
+        # P = 0 dense, sparse without entries, and sparse as 0·I (a weight set to zero: the diagonal pattern
+        # is kept with explicit zeros, which the diagonal-P Schur route must refuse)
+        for layout, backend, P in (("dense", "clarabel", data["P"]),
+                                   ("sparse", "piqp", sp.csc_matrix((n, n))),
+                                   ("sparse 0·I", "piqp", 0.0 * sp.identity(n, format="csc"))):
+            sparse = sp.issparse(P)
+            factor = KKTFactor(P, sp.csr_matrix(Cj) if sparse else Cj)
+            # K_J = [[0, Cᵀ], [C, 0]] has cond(K_J) = cond(C) ~ 10-1e3 here: 1e-13·cond as for the QPs;
+            # a K_J beyond cond 1e10 (singular: J is not a vertex's active set) fails
+            kappa = float(np.linalg.cond(factor.K.toarray() if sparse else factor.K))
+            rtol = max(1e-10, 1e-13 * kappa)
+            err = float(np.abs(factor.solve(v) - planted).max() / (1 + np.abs(planted).max())) \
+                if factor.size == planted.size else np.inf
+            where = f"LP vertex {k}, P = 0 {layout}"
+            if not (kappa <= 1e10 and err <= rtol):
+                return Outcome("fail", f"{where}: K_J⁻¹ v_J ({factor.method}) differs from the planted "
+                                       f"(x, y, z_J) by {err:.3g} (cond {kappa:.3g})", {"instance": k})
+            qp = QP(**{**data, "P": P, **({"G": sp.csc_matrix(data["G"]), "A": sp.csc_matrix(data["A"])}
+                                           if sparse else {})})
+            sol = solve(qp, DQP(backend=backend))
+            if not sol.successful:
+                return Outcome("fail", f"{where}, {backend}: retcode {sol.retcode.value} ({sol.warnings})",
+                               {"instance": k})
+            grads = sol.vjp(g)
+            dense = {name: (val.toarray() if sp.issparse(val) else val) for name, val in grads.items()}
+            want_h = np.zeros(m)
+            want_h[: n - 1] = dd[1:]
+            want = {"P": np.zeros((n, n)), "q": np.zeros(n), "b": dd[:1], "h": want_h,
+                    "A": -np.outer(dd[:1], x), "G": -np.outer(want_h, x)}
+            # sparse G, A get their gradient on their own (here full) pattern
+            grad_err = max(float(np.abs(dense[name] - want[name]).max()) for name in want)
+            x_err = float(np.abs(sol.x - x).max())
+            # the polished x is C⁻¹d to ~1e-15·cond(C); the gradients solve K_J once more: 1e-9 on O(1) data
+            if not (np.array_equal(sol.active, np.arange(m) < n - 1) and x_err <= 1e-9 and grad_err <= 1e-9):
+                return Outcome("fail", f"{where}, {backend}: active set "
+                                       f"{np.flatnonzero(sol.active).tolist()}, x off the vertex by "
+                                       f"{x_err:.3g}, VJP off the closed form by {grad_err:.3g}",
+                               {"instance": k})
+    return None
 
 
 register(Claim(
@@ -650,7 +725,11 @@ register(Claim(
               "diagonal-P Schur path solves its own system to the same tolerance, and is taken for a "
               "diagonal P of cond 1e5 but not 1e10, at P and 1e4·P alike) and from dQP's polish "
               "on the J read off daqp's x, to max(1e-10, 1e-13·cond(K_J)) relative; with the inequalities "
-              "removed (J = ∅, q moved to keep x*, y*), dQP's active set is empty and (x, y) = K⁻¹(−q, b).",
+              "removed (J = ∅, q moved to keep x*, y*), dQP's active set is empty and (x, y) = K⁻¹(−q, b); "
+              "for an LP (P = 0: dense, sparse without entries, and sparse 0·I) at a planted nondegenerate "
+              "vertex (C = [A; G_J] square), K_J = [[0, Cᵀ], [C, 0]] gives the planted ζ by LDLᵀ / splu, "
+              "and dQP (clarabel dense, piqp sparse) returns the vertex to 1e-9 with the VJP equal to the "
+              "closed form of x* = C⁻¹d (∇P = 0, ∇q = 0, ∇d = C⁻ᵀg, ∇C = −C⁻ᵀg x*ᵀ) to 1e-9.",
     kind=Kind.PROPERTY,
     check=partial(_check_explicit_solution, wrong_active_set=False),
     control=partial(_check_explicit_solution, wrong_active_set=True),
@@ -1257,14 +1336,18 @@ def _check_iteration_cap(ctx: Context, *, cap: int | None) -> Outcome:
         proj = np.eye(inst.n) - np.outer(d, d)
         singular = QP(P=proj @ inst.P @ proj, q=inst.q, G=np.vstack([inst.G, d, -d]),
                       h=np.append(inst.h, [5.0, 5.0]), A=inst.A, b=inst.b)
-        # solve's own horizon: maxiters=3 is mapped to each backend's cap keyword, so the same backends stop
-        # there (the control's maxiters=None leaves their defaults, and they converge)
+        # solve's own horizon: maxiters=3 (and 1: the smallest horizon that still runs the backend) is mapped
+        # to each backend's cap keyword, so the same backends stop there, after one call whose result is kept
+        # as sol.original (the control's maxiters=None leaves their defaults, and they converge)
         for backend in _CAPS:
-            sol = solve(_qp(inst), DQP(backend=backend, backend_options=_CAPS[backend][1]), maxiters=cap)
-            if sol.retcode is not RetCode.MaxIters:
-                return Outcome("fail", f"instance {k}, {backend} with solve(..., maxiters={cap}): "
-                                       f"{sol.retcode.value}, not MaxIters ({sol.warnings})",
-                               {"instance": k, "backend": backend})
+            for maxiters in ((1, cap) if cap is not None else (None,)):
+                sol = solve(_qp(inst), DQP(backend=backend, backend_options=_CAPS[backend][1]),
+                            maxiters=maxiters)
+                ran = sol.original is not None and sol.stats.iterations == 1
+                if sol.retcode is not RetCode.MaxIters or not ran:
+                    return Outcome("fail", f"instance {k}, {backend} with solve(..., maxiters={maxiters}): "
+                                           f"{sol.retcode.value} (MaxIters wanted), backend called: {ran} "
+                                           f"({sol.warnings})", {"instance": k, "backend": backend})
         codes = {b: solve(singular, DQP(backend=b)).retcode for b in ("quadprog", "daqp")}
         if codes != {"quadprog": RetCode.Failure, "daqp": RetCode.Success}:
             return Outcome("fail", f"instance {k}, singular P: {({b: c.value for b, c in codes.items()})}, "
@@ -1282,8 +1365,9 @@ register(Claim(
            "a backend's own iteration cap, read from its status (algorithms.qp.dqp._hit_iteration_cap)",
     statement="On planted strictly convex QPs, osqp, scs, piqp and proxqp stopped by their own iteration "
               "cap (3 iterations, set through DQP.backend_options, not solve's maxiters) are reported "
-              "MaxIters by dQP (not Failure, not Success), and so are they with solve's own maxiters=3 "
-              "(mapped to each backend's cap keyword); a backend that fails for another reason — "
+              "MaxIters by dQP (not Failure, not Success), and so are they with solve's own maxiters=3 and "
+              "maxiters=1 (mapped to each backend's cap keyword: the backend is called once and its result "
+              "kept in sol.original); a backend that fails for another reason — "
               "quadprog, which refuses a P that is not positive definite, on a bounded QP with singular P "
               "that daqp solves — is reported Failure, not MaxIters.",
     kind=Kind.NUMERIC,
@@ -1388,13 +1472,93 @@ def _check_polish(ctx: Context, *, make: type[DQP]) -> Outcome:
         return Outcome("fail", f"osqp at eps 1e-3 with refine_active: retcode {sol.retcode.value}, active "
                                f"set {got} vs {np.flatnonzero(inst.active).tolist()}, error {err:.3g} "
                                f"({sol.warnings})", {})
+    refined = _check_refine_dependent(ctx.rng("dqp.polish.refine"), count, make, tol)
+    if isinstance(refined, Outcome):
+        return refined
     return Outcome("pass", f"on {count} QPs the polish recovers x* from osqp's loose answer to {tol:g} "
                            f"(osqp's own x was off by more than that on {sum(e > tol for e in raw_errors)}), "
                            f"and on {count} QPs with a misread near-active row it is rejected and the "
                            "backend's exact answer is returned, flagged degenerate; with refine_active the "
-                           "row is dropped and the polish accepted",
+                           "row is dropped and the polish accepted, also with three misread rows (three "
+                           "steps) and with a duplicated or a parallel active row (K_J nonsingular after it)",
                    {"instances": count, "rejections_flagged": rejected,
-                    "osqp_unpolished_error_median": figure(float(np.median(raw_errors)), 1)})
+                    "osqp_unpolished_error_median": figure(float(np.median(raw_errors)), 1),
+                    "refinement_steps": refined})
+
+
+def _misread_rows_instance(rng: np.random.Generator, count: int):
+    """As :func:`_misread_instance`, with ``count`` inactive rows moved inside eps_active
+    (n ≥ 1 + 2 + count + 1, so K_J stays invertible with all of them in J)."""
+    n = int(rng.integers(count + 4, count + 7))
+    inst = make_qp_instance(int(rng.integers(2**31)), n, 1, n + count + 1, 2)
+    rows = rng.choice(np.flatnonzero(~inst.active), count, replace=False)
+    h = inst.h.copy()
+    for row in rows:
+        h[row] = inst.G[row] @ inst.x + rng.uniform(2e-6, 8e-6) * max(1.0, float(np.linalg.norm(inst.G[row])))
+    return dataclasses.replace(inst, h=h)
+
+
+def _check_refine_dependent(rng: np.random.Generator, count: int, make: type[DQP], tol: float):
+    """Parts (e) and (f) of ``dqp.polish``: the refinement (refine_active) on several misread rows and on
+    dependent active rows. Returns a failing Outcome, or the refinement steps seen (for the evidence)."""
+    steps: dict[str, list[int]] = {"three misread rows": [], "duplicate": [], "parallel": []}
+    for k in range(count):
+        # (e) three inactive rows misread as active: one refinement step per row (the most negative
+        # multiplier is dropped, the system re-solved), so the refinement must run at least three steps
+        inst = _misread_rows_instance(rng, 3)
+        sol = solve(_qp(inst), make(backend="daqp", refine_active=True))
+        err = float(max(np.abs(sol.x - inst.x).max(), np.abs(sol.y - inst.y).max(),
+                        np.abs(sol.z - inst.z).max())) if sol.successful else np.inf
+        ok = (sol.successful and np.array_equal(sol.active, inst.active) and err <= tol
+              and not any("polish rejected" in w for w in sol.warnings))
+        if not ok:
+            got = np.flatnonzero(sol.active).tolist() if sol.active is not None else None
+            return Outcome("fail", f"instance {k}, three misread rows, daqp with refine_active: retcode "
+                                   f"{sol.retcode.value}, active set {got} vs "
+                                   f"{np.flatnonzero(inst.active).tolist()}, (x, y, z) off the planted "
+                                   f"solution by {err:.3g} ({sol.warnings})", {"instance": k})
+        steps["three misread rows"].append(sol.stats.iterations - 1)
+        # (f) dependent active rows: an active row given twice (K_J singular, consistent), or a parallel
+        # copy at slack 5e-6·‖G_i‖ (read as active: K_J singular and inconsistent). The refinement drops
+        # the copy the backend's x satisfies with the larger slack until K_J is nonsingular; the polish is
+        # then accepted, (x, z) is the planted solution (the two copies' multipliers summed) and the
+        # derivative is that of the QP without the copy (for the duplicate: ∇G and ∇h of the row and its
+        # copy summed, since either copy may be the one kept)
+        inst = make_qp_instance(int(rng.integers(2**31)), 5, 1, 6, 2)
+        row = int(rng.choice(np.flatnonzero(inst.active)))
+        norm = float(np.linalg.norm(inst.G[row]))
+        reference = solve(_qp(inst), DQP(backend="daqp"))
+        g = rng.standard_normal(inst.n)
+        want = reference.vjp(g)
+        for kind, shift in (("duplicate", 0.0), ("parallel", 5e-6 * norm)):
+            qp = _qp(inst, G=np.vstack([inst.G, inst.G[row]]), h=np.append(inst.h, inst.h[row] + shift))
+            for backend in ("daqp", "clarabel"):
+                sol = solve(qp, make(backend=backend, refine_active=True))
+                where = f"instance {k}, {kind} active row, {backend} with refine_active"
+                if not sol.successful:
+                    return Outcome("fail", f"{where}: retcode {sol.retcode.value} ({sol.warnings})",
+                                   {"instance": k})
+                z = sol.z[:-1].copy()
+                z[row] += sol.z[-1]
+                err = float(max(np.abs(sol.x - inst.x).max(), np.abs(sol.y - inst.y).max(),
+                                np.abs(z - inst.z).max()))
+                got = sol.vjp(g)
+                dG, dh = got["G"][:-1].copy(), got["h"][:-1].copy()
+                dG[row] += got["G"][-1]
+                dh[row] += got["h"][-1]
+                # both derivatives solve the same nonsingular K_J (cond ≲ 1e4 on these O(1) instances) by
+                # Cholesky-Schur: they agree to ~1e-12; 1e-9 leaves three orders for the conditioning
+                grad_err = max(float(np.abs(got[name] - want[name]).max()) for name in ("P", "q", "A", "b"))
+                grad_err = max(grad_err, float(np.abs(dG - want["G"]).max()),
+                               float(np.abs(dh - want["h"]).max()))
+                rejected = any("polish rejected" in w for w in sol.warnings)
+                if sol.kkt.singular or rejected or not (err <= tol and grad_err <= 1e-9):
+                    return Outcome("fail", f"{where}: K_J singular {sol.kkt.singular}, polish rejected "
+                                           f"{rejected}, (x, y, z) off the planted solution by {err:.3g}, "
+                                           f"gradients off those without the copy by {grad_err:.3g} "
+                                           f"({sol.warnings})", {"instance": k, "kind": kind})
+                steps[kind].append(sol.stats.iterations - 1)
+    return {kind: f"{min(v)}-{max(v)}" for kind, v in steps.items()}
 
 
 register(Claim(
@@ -1406,14 +1570,19 @@ register(Claim(
     statement="(a) On planted strictly complementary QPs solved by osqp at eps 1e-5 without osqp's own "
               "polish (x off x* by ~1e-9), dQP's polish is accepted and its (x, y, z) equals the planted "
               "solution to 1e-11; (b) on the same kind of QP with one inactive row moved to a slack of "
-              "(2-8)·1e-6·‖G_i‖ "
-              "(inside eps_active = 1e-5, so misread as active), dQP with daqp and with quadprog rejects the "
-              "polish (its multiplier of that row is negative), flags the solution degenerate, and returns "
-              "Success with the backend's (x, y, z), equal to the planted solution to 1e-11; (c) with "
-              "refine_active (the paper's heuristic refinement of J) daqp's dQP drops that row from J, the "
-              "polish is accepted and (x, y, z) equals the planted solution to 1e-11; (d) on a QP where osqp "
-              "at eps 1e-3 leaves an active row at a slack above eps_active (J misses it), refine_active "
-              "completes J and (x, y, z) equals the planted solution to 1e-11.",
+              "(2-8)·1e-6·‖G_i‖ (inside eps_active = 1e-5, so misread as active), dQP with daqp and with "
+              "quadprog rejects the polish (its multiplier of that row is negative), flags the solution "
+              "degenerate, and returns Success with the backend's (x, y, z), equal to the planted solution "
+              "to 1e-11; (c) with refine_active (the paper's heuristic refinement of J) daqp's dQP drops "
+              "that row from J, the polish is accepted and (x, y, z) equals the planted solution to 1e-11; "
+              "(d) on a QP where osqp at eps 1e-3 leaves an active row at a slack above eps_active (J misses"
+              " it), refine_active completes J and (x, y, z) equals the planted solution to 1e-11; (e) with "
+              "three inactive rows misread as active, refine_active drops all three (one step each) and (x, "
+              "y, z) equals the planted solution to 1e-11; (f) with an active row given twice (K_J singular)"
+              " or a parallel copy at slack 5e-6·‖G_i‖ (K_J singular and inconsistent), refine_active with "
+              "daqp and with clarabel drops a copy until K_J is nonsingular, the polish is accepted, (x, y, "
+              "z) equals the planted solution (the copies' multipliers summed) to 1e-11 and the VJP equals "
+              "that of the QP without the copy (the copies' ∇G, ∇h summed) to 1e-9.",
     kind=Kind.NUMERIC,
     check=partial(_check_polish, make=DQP), control=partial(_check_polish, make=_TrustingPolish),
     control_description="a polish accepted without its primal-feasibility and multiplier-sign tests: on the "
@@ -1502,4 +1671,106 @@ register(Claim(
     control_description="a naive backward that assembles and factors K_J again from the QP data and the "
                         "active set on every call: the count of factorizations grows with each backward "
                         "pass, so the check must fail.",
+))
+
+
+# ---------------------------------------------------------------------------- dqp.caller_precision
+
+
+class _WideningQP(QP):
+    """Sabotage: a QP that forgets the caller's precision (``dtype`` float64 whatever the inputs were)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "dtype", np.dtype(np.float64))
+
+
+def _ulp_close(got, want64) -> float:
+    """max |got − round₃₂(want)| in float32 ulps of round₃₂(want) (0 when ``got`` is ``want`` rounded)."""
+    want = np.asarray(want64.toarray() if sp.issparse(want64) else want64, dtype=np.float64)
+    want = want.astype(np.float32)
+    got = np.asarray(got.toarray() if sp.issparse(got) else got)
+    spacing = np.spacing(np.maximum(np.abs(want), np.float32(np.finfo(np.float32).tiny)))
+    return float((np.abs(got.astype(np.float64) - want.astype(np.float64)) / spacing).max(initial=0.0))
+
+
+def _check_caller_precision(ctx: Context, *, make_qp: type[QP]) -> Outcome:
+    rng = ctx.rng("dqp.caller_precision")
+    count = ctx.pick(3, 30)
+    alg = DQP(backend="daqp")
+    worst = 0.0
+    for k in range(count):
+        inst = make_qp_instance(int(rng.integers(2**31)), 5, 1, 6, 2)
+        d32 = {name: getattr(inst, name).astype(np.float32) for name in _INPUTS}
+        d64 = {name: value.astype(np.float64) for name, value in d32.items()}  # the same numbers, widened
+        g32 = rng.standard_normal(inst.n).astype(np.float32)
+        variants = [("dense", d32, d64)]
+        # the same data with P, G, A as scipy.sparse float32 (gradients on their pattern, in float32)
+        variants.append(("sparse", {**d32, **{m: sp.csc_matrix(d32[m]) for m in "PGA"}},
+                         {**d64, **{m: sp.csc_matrix(d64[m]) for m in "PGA"}}))
+        # and as torch float32 tensors (no grad) given to QP directly
+        variants.append(("torch", {m: torch.from_numpy(v) for m, v in d32.items()}, d64))
+        for label, data32, data64 in variants:
+            s32, s64 = solve(make_qp(**data32), alg), solve(QP(**data64), alg)
+            where = f"instance {k}, {label} float32 data"
+            if not (s32.successful and s64.successful):
+                return Outcome("fail", f"{where}: retcodes {s32.retcode.value} / {s64.retcode.value}",
+                               {"instance": k})
+            got, want = s32.vjp(g32), s64.vjp(g32.astype(np.float64))
+            pairs = [("x", s32.x, s64.x), ("y", s32.y, s64.y), ("z", s32.z, s64.z)]
+            pairs += [(f"∇{name}", got[name], want[name]) for name in _INPUTS]
+            for name, a, b in pairs:
+                dtype = a.dtype
+                # dQP computes in float64 whatever the input precision and rounds once at the end, so the
+                # float32 result is the float64 one rounded: ≤ 1 ulp leaves only the rounding mode
+                ulps = _ulp_close(a, b)
+                worst = max(worst, ulps)
+                if dtype != np.float32 or not ulps <= 1.0:
+                    return Outcome("fail", f"{where}: {name} has dtype {dtype} (want float32), "
+                                           f"{ulps:.3g} float32 ulps from the float64 result rounded",
+                                   {"instance": k, "output": name})
+            # one float64 input among float32 ones: the caller's precision is float64
+            mixed = solve(make_qp(**{**data32, "q": d64["q"]}), alg)
+            if mixed.x.dtype != np.float64 or not np.array_equal(mixed.x, s64.x):
+                return Outcome("fail", f"{where}, q in float64: x has dtype {mixed.x.dtype}, "
+                                       f"max |x − x₆₄| {float(np.abs(mixed.x - s64.x).max()):.3g}",
+                               {"instance": k})
+        # the torch layer: float32 tensors in, float32 out and float32 gradients, equal to the float64 ones
+        tensors = {name: torch.tensor(d32[name], requires_grad=True) for name in _INPUTS}
+        x = QPLayer(alg)(*(tensors[name] for name in _INPUTS))
+        (x @ torch.from_numpy(g32)).backward()
+        s64 = solve(QP(**d64), alg)
+        want = s64.vjp(g32.astype(np.float64))
+        pairs = [("layer x", x.detach(), s64.x)] + [(f"layer ∇{name}", tensors[name].grad, want[name])
+                                                     for name in _INPUTS]
+        for name, a, b in pairs:
+            ulps = _ulp_close(a.numpy(), b)
+            worst = max(worst, ulps)
+            if a.dtype != torch.float32 or not ulps <= 1.0:
+                return Outcome("fail", f"instance {k}: {name} has dtype {a.dtype} (want torch.float32), "
+                                       f"{ulps:.3g} float32 ulps from the float64 result rounded",
+                               {"instance": k, "output": name})
+    return Outcome("pass", f"on {count} planted QPs in float32 (dense, sparse and torch tensors through "
+                           "solve, and the torch layer), "
+                           "x, y, z and every gradient come back in float32, each the float64 result on the "
+                           "same data rounded; a float64 input among them gives the float64 result",
+                   {"instances": count, "worst_float32_ulps": worst})
+
+
+register(Claim(
+    id="dqp.caller_precision", paper=PAPER,
+    origin=Origin.IMPLEMENTATION,
+    source=f"the layer's interface (Section 3.3, dQP as a PyTorch layer; {ARXIV}) and our precision "
+           "rule (items 0 and 8 of paper_notes/dqp.md: float64 inside, results in the caller's precision)",
+    statement="On planted QPs whose data are all float32 — numpy arrays through solve (P, G, A dense and as "
+              "scipy.sparse), torch tensors given to QP, and torch tensors through QPLayer — dQP (daqp) "
+              "returns x, y, z and the VJP w.r.t. each of P, q, G, h, A, b (sparse ones on their pattern), "
+              "and the layer its output and every input's gradient, in float32, each within one float32 ulp "
+              "of the float64 result on the same data (the float32 values widened) rounded to float32; with "
+              "q in float64 and the rest float32, x is float64 and equals the float64 result.",
+    kind=Kind.NUMERIC,
+    check=partial(_check_caller_precision, make_qp=QP),
+    control=partial(_check_caller_precision, make_qp=_WideningQP),
+    control_description="a QP that forgets the caller's precision (its dtype float64 whatever the inputs): "
+                        "solve then returns float64 arrays for float32 data, so the check must fail.",
 ))

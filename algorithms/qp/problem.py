@@ -27,8 +27,13 @@ def _input_dtype(*values: Any) -> np.dtype:
     for value in values:
         if value is None:
             continue
-        dtype = value.dtype if (sp.issparse(value) or hasattr(value, "dtype")) else np.asarray(value).dtype
-        dtypes.append(dtype)
+        if sp.issparse(value):
+            dtypes.append(value.dtype)
+            continue
+        try:  # np.asarray, not ``.dtype``: a torch tensor's dtype is torch's, not numpy's
+            dtypes.append(np.asarray(value).dtype)
+        except Exception:  # not array-like (or a tensor requiring grad): the validation names it
+            continue
     return np.dtype(np.float32) if dtypes and all(d == np.float32 for d in dtypes) else np.dtype(np.float64)
 
 

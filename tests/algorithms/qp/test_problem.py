@@ -64,3 +64,13 @@ def test_non_numeric_is_type_error():
         QP(P=np.eye(2), q=np.array(["a", "b"]))
     with pytest.raises(TypeError, match="P is required"):
         QP(P=None, q=np.zeros(2))
+
+
+def test_float32_torch_tensors_keep_the_callers_precision():
+    # a torch tensor's .dtype is torch.float32, not np.float32: the precision is read through numpy
+    import torch
+
+    qp = QP(P=torch.eye(2), q=torch.ones(2))
+    assert qp.dtype == np.float32 and qp.P.dtype == np.float64
+    assert QP(P=torch.eye(2, dtype=torch.float64), q=torch.ones(2)).dtype == np.float64
+    assert QP(P=[[1.0, 0.0], [0.0, 1.0]], q=np.ones(2, dtype=np.float32)).dtype == np.float64
