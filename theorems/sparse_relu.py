@@ -41,6 +41,7 @@ from algorithms.nets.sparse_interpolation import (
     InterpolationProblem,
     SparsestInterpolantDP,
     _slope_tol,
+    candidate_knots,
     cpwl_to_network,
     discrete_curvature,
     linear_spline,
@@ -337,6 +338,13 @@ def _check_sparsest(ctx: Context, *, p_override: float | None) -> Outcome:
         prob = InterpolationProblem(x=x, y=y, p=p)
         brute = solve(prob, BruteForceVp())
         assert brute.successful, brute.retcode
+        # "global" over the candidate knots: every subset of at most N - 2 candidates was tried (a larger
+        # knot set has dependent features on N points), no more and no fewer
+        n_cands = candidate_knots(prob.x, prob.y).size
+        subsets = sum(math.comb(n_cands, k) for k in range(prob.n - 1))
+        assert brute.stats.iterations == subsets, (
+            f"the brute force tried {brute.stats.iterations} knot subsets, there are {subsets} of at most "
+            f"N - 2 = {prob.n - 2} of its {n_cands} candidates")
         counts = [f.num_knots for f in brute.original]
         # Interpolation tolerance, derived from the brute force's own thresholds (scale-invariant): it
         # accepts exact solves with residual ≤ 1e-9·max|y|, then drops slope changes below the shared
@@ -387,7 +395,9 @@ register(Claim(
         "For univariate data (3 to 6 points in the quick profile, 8 in full; x near a grid, y "
         "arbitrary, ties and collinear points allowed) some p* > 0 exists such that every global V_p "
         "minimizer over CPWL interpolants with 0 < p < p* has exactly K₀ knots, the fewest any "
-        "interpolant can have; we exhibit p = min(0.5, p̄/2), p̄ = log(1 + 1/K₀)/log(M/m) our bound."),
+        "interpolant can have; we exhibit p = min(0.5, p̄/2), p̄ = log(1 + 1/K₀)/log(M/m) our bound. The "
+        "global minimizers are the brute force's, which tries each of the Σ_{k<=N-2} C(c, k) subsets of "
+        "its c candidate knots once."),
     kind=Kind.PROPERTY,
     check=partial(_check_sparsest, p_override=None),
     control=partial(_check_sparsest, p_override=1.0),
@@ -1222,7 +1232,35 @@ def _net_values(net: dict, x: np.ndarray) -> np.ndarray:
 def _check_dp_output(ctx: Context, *, sabotage: bool) -> Outcome:
     worst = {"max_relative_miss": 0.0, "pairs_merged": 0}
 
-    def test(data):
+    def prefix_optima(x64, y64, objective):
+        """The DP's stage records are optima of the data prefixes they cover (Bellman's principle): the
+        record of stage i is the answer for x_0..x_{i+1}, and a two-point problem (no stage) records the
+        line. Exact on integer-grid data only: there every curvature is 0 or at least 1 in size, so no
+        prefix's own zero threshold (it scales with the prefix's max|y|) can zero a different curvature."""
+        traced = solve(InterpolationProblem(x=x64, y=y64, p=0.5), SparsestInterpolantDP(objective=objective),
+                       store_trace=True)
+        records = [(r["knots"], r["vp"]) for r in traced.trace]
+        for length in range(2, x64.size + 1):
+            pre = solve(InterpolationProblem(x=x64[:length], y=y64[:length], p=0.5),
+                        SparsestInterpolantDP(objective=objective), store_trace=True)
+            assert pre.successful, f"objective={objective}: the first {length} points give {pre.retcode}"
+            assert pre.trace, f"objective={objective}: the solve of the first {length} points left no record"
+            g = CPWL.from_vector(pre.x)
+            last = (pre.trace[-1]["knots"], pre.trace[-1]["vp"])
+            # the same sums of the same |Δ|^p terms: equal to rounding (1e-12 relative); plans differ by O(1)
+            assert last[0] == g.num_knots and abs(last[1] - pre.value) <= 1e-12 * max(1.0, pre.value), (
+                f"objective={objective}: the last record {last} of the first {length} points is not their "
+                f"answer ({g.num_knots} knots, V_p {pre.value:.10g})")
+            if objective == "knots":
+                assert g.num_knots == min_knots_slope_dp(x64[:length], y64[:length]), (
+                    f"the DP's knot count on the first {length} points is not the fewest")
+            if length >= 3:
+                rec = records[length - 3]
+                assert rec[0] == last[0] and abs(rec[1] - last[1]) <= 1e-12 * max(1.0, last[1]), (
+                    f"objective={objective}: stage {length - 2} records {rec}, the optimum of the first "
+                    f"{length} points is {last}")
+
+    def test(data, prefixes: bool = False):
         x, y = data
         prob = InterpolationProblem(x=x, y=y, p=0.5)
         x64, y64 = prob.x.astype(np.float64), prob.y.astype(np.float64)
@@ -1257,6 +1295,8 @@ def _check_dp_output(ctx: Context, *, sabotage: bool) -> Outcome:
             if objective == "knots":
                 assert f.num_knots == min_knots_slope_dp(x64, y64), "the DP's knot count is not the fewest"
             assert abs(sol.value - f.vp(0.5)) <= 1e-12 * max(1.0, sol.value)
+            if prefixes:
+                prefix_optima(x64, y64, objective)
             rel = miss / max(1.0, float(np.max(np.abs(y64))))
             worst["max_relative_miss"] = max(worst["max_relative_miss"], float(f"{rel:.3g}"))
         return dict(worst)
@@ -1269,7 +1309,8 @@ def _check_dp_output(ctx: Context, *, sabotage: bool) -> Outcome:
     # exact data on the integer grid (counts, pixel rows): curvatures are exact small integers (0, ±1,
     # ±2, ...), so exact zeros, exact ties between plans and repeated curvatures occur, which jittered
     # data almost never produce; a separate pass keeps the draws of the first one unchanged
-    grid = property_outcome(_integer_grid_datasets(ctx.pick(10, 14)), _one_failure(test), ctx=ctx,
+    grid_test = _one_failure(partial(test, prefixes=True))
+    grid = property_outcome(_integer_grid_datasets(ctx.pick(10, 14)), grid_test, ctx=ctx,
                             max_examples=ctx.pick(30, 200), what=what + " (integer-grid data)")
     if not grid.passed:
         return grid
@@ -1288,7 +1329,10 @@ register(Claim(
         "one neuron per knot, evaluated at every data point equals y; each knot is an interior data point "
         "x_i with slope change Δ_i or lies in a gap (x_j, x_(j+1)) exactly where the extended chords "
         "s_(j-1) and s_(j+1) cross, with slope change Δ_j + Δ_(j+1); with objective='knots' it has the "
-        "fewest knots (independent slope-state DP), and its value is V_p of its own knots."),
+        "fewest knots (independent slope-state DP), and its value is V_p of its own knots. On the "
+        "integer-grid data the DP also solves every prefix: the record of stage i (store_trace) is the "
+        "(knots, V_p) of its answer on x_0..x_(i+1), which is Success (the two-point prefix, no stage, "
+        "too) and, with objective='knots', has the fewest knots of that prefix."),
     kind=Kind.PROPERTY,
     check=partial(_check_dp_output, sabotage=False),
     control=partial(_check_dp_output, sabotage=True),
@@ -1604,6 +1648,39 @@ def _feasible_samples(A: np.ndarray, G: np.ndarray, y: np.ndarray, bound: float,
     return V
 
 
+def _orthant_vertices(A: np.ndarray, G: np.ndarray, y: np.ndarray, bound: float, rng, count: int
+                      ) -> list[np.ndarray]:
+    """Vertices of the pattern program, independent of the enumeration: for a random sign vector σ and
+    weights c > 0, the LP min Σ c_i σ_i z_i over A z = y, G z >= 0, σ ∘ z >= 0 (HiGHS) is bounded below
+    by 0, and its optimum is a vertex of that polyhedron: a basic point. Optima on the box |z| <= bound
+    (a safeguard only) are left out."""
+    n = A.shape[1]
+    found = []
+    for _ in range(count):
+        sigma = rng.choice([-1.0, 1.0], n)
+        res = scipy.optimize.linprog(rng.uniform(0.5, 1.5, n) * sigma, A_ub=np.vstack([-G, -np.diag(sigma)]),
+                                     b_ub=np.zeros(G.shape[0] + n), A_eq=A, b_eq=y,
+                                     bounds=[(-bound, bound)] * n, method="highs-ds")
+        if res.status == 0 and float(np.max(np.abs(res.x))) < bound * (1 - 1e-9):
+            found.append(res.x)
+    return found
+
+
+def _assert_vertices_enumerated(A: np.ndarray, G: np.ndarray, y: np.ndarray, Z: np.ndarray, bound: float, rng,
+                                count: int) -> int:
+    """Every vertex is enumerated: each LP vertex of :func:`_orthant_vertices` is a row of ``Z`` (the
+    stacked basic points); returns how many vertices were checked."""
+    vertices = _orthant_vertices(A, G, y, bound, rng, count)
+    for z in vertices:
+        # HiGHS's vertices are exact to its 1e-7 feasibility tolerance (~1e-15 seen); a basic point the
+        # enumeration dropped is off by the data scale
+        size = max(1.0, float(np.max(np.abs(z))))
+        gap = float(np.min(np.max(np.abs(Z - z), axis=1), initial=np.inf)) / size
+        assert gap <= 1e-6, (
+            f"an LP vertex of the program is not among the {Z.shape[0]} basic points ({gap:.3g})")
+    return len(vertices)
+
+
 def _pstar(Z: np.ndarray, l0: np.ndarray, k0: int) -> float:
     """The largest p* such that for every grid p < p* the least-‖z‖_p^p point of Z has ℓ0 = k0 (1 if none
     fails).
@@ -1624,7 +1701,8 @@ def _pstar(Z: np.ndarray, l0: np.ndarray, k0: int) -> float:
 
 
 def _check_multivariate_sparsest(ctx: Context, *, p_fixed: float | None) -> Outcome:
-    stats = {"pstar_below_1": 0, "instances": 0, "min_pstar": 1.0, "basic_points_max": 0, "lp_samples": 0}
+    stats = {"pstar_below_1": 0, "instances": 0, "min_pstar": 1.0, "basic_points_max": 0, "lp_samples": 0,
+             "lp_vertices": 0, "sparsest_ties": 0}
     rng = ctx.rng("sparse_relu.multivariate")
 
     def test(data):
@@ -1676,6 +1754,15 @@ def _check_multivariate_sparsest(ctx: Context, *, p_fixed: float | None) -> Outc
         assert sol0.value == k0 == network_l0(sol0.original["W"], sol0.original["v"]), (
             f"p = 0: the ℓ0 solve returns {sol0.value} ({network_l0(sol0.original['W'], sol0.original['v'])} "
             f"nonzeros), the sparsest net has {k0}")
+        # ... and among the sparsest nets the documented one: least ‖z‖_{1/2}^{1/2} (costs of one point by
+        # two sums of the same ≤ 9 terms: ~1e-15 relative; two sparsest nets differ at the data scale)
+        half = float(np.min(_lp_costs(Z[l0 == k0], 0.5)))
+        got_half = network_lp(sol0.original["W"], sol0.original["v"], 0.5)
+        assert abs(got_half - half) <= 1e-9 * half, (
+            f"p = 0: the ℓ0 solve's net has ‖z‖_1/2 cost {got_half:.10g}, the least among the sparsest "
+            f"{half:.10g}")
+        stats["sparsest_ties"] += int(np.sum(l0 == k0) > 1)
+        stats["lp_vertices"] += _assert_vertices_enumerated(A, G, y, Z, bound, rng, ctx.pick(20, 40))
         # the enumerated minimum is the minimum over the whole feasible set: LP vertices and mixtures
         samples = _feasible_samples(A, G, y, bound, rng, count=ctx.pick(10, 30))
         lowest = float(np.min(_lp_costs(samples, p), initial=np.inf))
@@ -1709,7 +1796,9 @@ register(Claim(
         "that for 0 < p < p* (checked at p*/2) the least-ℓp-path-norm interpolating ReLU net is an ℓ0 one "
         "(fewest nonzero input weight/bias parameters, equal to a MILP's optimum); every basic point of the "
         "activation-pattern program rebuilds (Lemma 4.1) into a net that interpolates, the solver's ℓp and "
-        "ℓ0 (p = 0) nets are those minimizers, and no feasible "
+        "ℓ0 (p = 0) nets are those minimizers (at p = 0 the sparsest net of least ‖z‖_{1/2}^{1/2}, as "
+        "documented), every vertex of the program that a weighted-ℓ1 LP in a "
+        "random orthant finds is an enumerated basic point, and no feasible "
         "point of the program has smaller ‖z‖_p^p than the enumerated minimum."),
     kind=Kind.PROPERTY,
     check=partial(_check_multivariate_sparsest, p_fixed=None),
@@ -1721,7 +1810,8 @@ register(Claim(
 
 
 def _check_neuron_bound(ctx: Context, *, neuron_bound_offset: int) -> Outcome:
-    stats = {"instances": 0, "max_neurons": 0, "max_l0": 0, "points_with_N+1_pieces": 0}
+    stats = {"instances": 0, "max_neurons": 0, "max_l0": 0, "points_with_N+1_pieces": 0, "lp_vertices": 0}
+    rng = ctx.rng("sparse_relu.multivariate_neuron_bound.vertices")
 
     def test(data):
         X, y, p = data
@@ -1741,6 +1831,13 @@ def _check_neuron_bound(ctx: Context, *, neuron_bound_offset: int) -> Outcome:
         assert np.all(sparsest <= bound), f"an ℓ0 solution has {sparsest.max()} active neurons > {bound}"
         sol = solve(prob, PatternEnumeration(max_pieces=n + 1))
         assert int(np.count_nonzero(np.any(sol.original["W"] != 0, axis=1))) <= bound
+        # the candidates are all there is: every vertex of the program (weighted-ℓ1 LP optima in random
+        # orthants) is an enumerated basic point, so the bounds above hold for every minimizer
+        prog = pattern_program(prob)
+        A, G = _program_matrices(prog)
+        Z = _stacked(points, prog["signs"].size, d + 1)
+        stats["lp_vertices"] += _assert_vertices_enumerated(
+            A, G, prob.y.astype(np.float64), Z, 10.0 * max(1.0, float(np.max(np.abs(Z)))), rng, 20)
         if n <= d + 1:  # general position with N <= d + 1: the proof's explicit constants
             cap = n if (np.all(y > 0) or np.all(y < 0)) else 2 * n
             assert k0 <= cap, f"ℓ0 optimum {k0} > {cap}"
@@ -1768,8 +1865,9 @@ register(Claim(
     statement=(
         "For N = 2 data points in R^1 or R^2 in general position (labels |y| in [0.05, 1]) and p in "
         "[0.05, 0.95], an ℓp-minimal and an ℓ0-minimal interpolating ReLU net exist, every one uses at most "
-        "N active neurons (an enumeration allowing N + 1 pieces finds no better candidate), and the ℓ0 "
-        "optimum is at most 2N nonzero parameters (N when all labels share a sign)."),
+        "N active neurons (an enumeration allowing N + 1 pieces finds no better candidate, and every vertex "
+        "of the program that a weighted-ℓ1 LP in a random orthant finds is among its basic points), and "
+        "the ℓ0 optimum is at most 2N nonzero parameters (N when all labels share a sign)."),
     kind=Kind.PROPERTY,
     check=partial(_check_neuron_bound, neuron_bound_offset=0),
     control=partial(_check_neuron_bound, neuron_bound_offset=-1),
@@ -1814,6 +1912,16 @@ def _check_multivariate_units(ctx: Context, *, sabotage: bool) -> Outcome:
             ref, complete = basic_points(MultivariateInterpolationProblem(X=X, y=y, p=p))
             assert complete and ref, "no basic point at the drawn scale"
             ref_sol = solve(MultivariateInterpolationProblem(X=X, y=y, p=p), PatternEnumeration())
+            # storage, not units: float32 X and y are solved in float64 and the net comes back in float32
+            # (bit for bit the float64 solve of the same values, rounded); one float64 array keeps float64
+            X32, y32 = X.astype(np.float32), y.astype(np.float32)
+            ref32 = solve(MultivariateInterpolationProblem(X=X32.astype(np.float64), y=y32.astype(np.float64),
+                                                           p=p), PatternEnumeration())
+            for Xs, ys, dtype in ((X32, y32, np.float32), (X32, y32.astype(np.float64), np.float64)):
+                got = solve(MultivariateInterpolationProblem(X=Xs, y=ys, p=p), PatternEnumeration())
+                assert got.x.dtype == dtype and np.array_equal(got.x, ref32.x.astype(dtype)), (
+                    f"X {Xs.dtype}, y {ys.dtype}: the net comes back as {got.x.dtype} {got.x.tolist()}, "
+                    f"expected {np.dtype(dtype)} {ref32.x.astype(dtype).tolist()}")
             for sx, sy in _MULTIVARIATE_UNIT_CHANGES:
                 where = f"X·{sx:g}, y·{sy:g}"
                 # X -> sx·X, y -> sy·y keeps the activation patterns (sx > 0) and maps each basic point
@@ -1853,7 +1961,8 @@ def _check_multivariate_units(ctx: Context, *, sabotage: bool) -> Outcome:
                 return X, y, float(rng.uniform(0.05, 0.95))
 
     return _sampled_outcome(draw, test, ctx=ctx, count=ctx.pick(4, 20),
-                            what="the pattern enumeration does not depend on the units of X and y")
+                            what="the pattern enumeration does not depend on the units or float32 storage "
+                                 "of X and y")
 
 
 register(Claim(
@@ -1866,7 +1975,9 @@ register(Claim(
         "For N = 2 data points in R^2 (coordinates and labels of size 0.05 to 1) rescaled to X·s, y·c "
         "with (s, c) in {(1e-3, 1), (1e5, 1), (1, 1e-9), (1, 1e6)}, the enumeration finds the same basic "
         "points of the activation-pattern program, mapped u = (w, b) -> (c·w/s, c·b), for the same piece "
-        "selections, and PatternEnumeration's optimum scales by c^p when only y is rescaled."),
+        "selections, and PatternEnumeration's optimum scales by c^p when only y is rescaled; with X and y "
+        "stored in float32 its net is the float32 rounding of the float64 solve of the same values (float64 "
+        "when only X is float32)."),
     kind=Kind.PROPERTY,
     check=partial(_check_multivariate_units, sabotage=False),
     control=partial(_check_multivariate_units, sabotage=True),
@@ -1874,4 +1985,203 @@ register(Claim(
         "The enumeration's singularity and rank tests on the raw columns (an absolute determinant "
         "threshold, as before round 3 of the mutation audit): inputs of size 1e-3 shrink the weight "
         "columns, and basic points whose systems are well posed are dropped as singular."),
+))
+
+
+# ----------------------------------------------------------------------------- activation patterns (#20)
+
+
+def cover_count(n: int, d: int) -> int:
+    """Regions of ``n`` hyperplanes through 0 in general position in R^{d+1}: ``2 Σ_{i<=d} C(n-1, i)``
+    (Cover 1965; Zaslavsky's count for a central arrangement), the activation patterns of a ReLU neuron
+    with bias on ``n`` points of R^d in general position, the empty pattern included.
+
+    >>> cover_count(3, 1), cover_count(2, 2), cover_count(5, 2)
+    (6, 4, 22)
+    """
+    return 2 * sum(math.comb(n - 1, i) for i in range(d + 1))
+
+
+@contextmanager
+def _marginless_patterns():
+    """Sabotage for the control: the pattern LP without its margin (x̃ᵀu <= 0 off the pattern instead of
+    <= -1), the bug of dropping the strict inequality; u = 0 then makes every subset 'realizable'."""
+    original = multivariate_interpolation.linprog
+
+    def linprog(c, A_ub=None, b_ub=None, **kwargs):
+        return original(c, A_ub=A_ub, b_ub=np.zeros_like(b_ub), **kwargs)
+
+    multivariate_interpolation.linprog = linprog
+    try:
+        yield
+    finally:
+        multivariate_interpolation.linprog = original
+
+
+def _check_pattern_count(ctx: Context, *, sabotage: bool) -> Outcome:
+    stats = {"instances": 0, "max_patterns": 0, "sampled_found_all": 0}
+
+    def test(data):
+        X, _, _ = data
+        n, d = X.shape
+        Xa = np.hstack([X, np.ones((n, 1))])
+        # general position: every min(n, d + 1) augmented points independent (drawn continuously, so this
+        # holds with probability 1; the margin 1e-2 keeps sampled regions from being slivers)
+        for rows in itertools.combinations(range(n), min(n, d + 1)):
+            assert np.linalg.svd(Xa[list(rows)], compute_uv=False)[-1] >= 1e-2, "draw not in general position"
+        with _marginless_patterns() if sabotage else nullcontext():
+            listed = multivariate_interpolation.activation_patterns(X)
+        keys = {tuple(row) for row in listed.astype(int).tolist()}
+        assert len(keys) == listed.shape[0], f"{listed.shape[0] - len(keys)} patterns listed twice"
+        assert not any(row.count(1) == 0 for row in keys), "the empty pattern is listed"
+        want = cover_count(n, d) - 1  # the empty pattern is left out (a dead neuron)
+        assert len(keys) == want, (
+            f"N = {n}, d = {d}: {len(keys)} nonempty activation patterns, Cover's count gives {want}")
+        # independent of the LPs: the patterns 1[X̃u >= 0] of many random u are all listed (with general
+        # position and the count above, finding them all means the list is exactly the arrangement's)
+        U = rng.normal(size=(20000, d + 1))
+        sampled = {tuple(r) for r in np.unique(U @ Xa.T >= 0, axis=0).astype(int).tolist() if any(r)}
+        missing = sampled - keys
+        assert not missing, f"N = {n}, d = {d}: realizable patterns {sorted(missing)[:3]} are not listed"
+        stats["instances"] += 1
+        stats["max_patterns"] = max(stats["max_patterns"], len(keys))
+        stats["sampled_found_all"] += int(sampled == keys)
+        return dict(stats)
+
+    rng = ctx.rng("sparse_relu.activation_patterns.sampling")
+    draw = _general_position_points(((2, 1), (3, 1), (4, 1), (2, 2), (3, 2), (4, 2), (5, 2)))
+    return _sampled_outcome(draw, test, ctx=ctx, count=ctx.pick(10, 40),
+                            what="activation_patterns lists every activation pattern of the points once")
+
+
+def _general_position_points(shapes: tuple[tuple[int, int], ...]):
+    """A draw(rng) of N points in R^d with every min(N, d + 1) augmented points well conditioned."""
+    def draw(rng):
+        while True:
+            n, d = shapes[int(rng.integers(len(shapes)))]
+            X = rng.uniform(-1.0, 1.0, (n, d))
+            Xa = np.hstack([X, np.ones((n, 1))])
+            if all(np.linalg.svd(Xa[list(rows)], compute_uv=False)[-1] >= 1e-2
+                   for rows in itertools.combinations(range(n), min(n, d + 1))):
+                return X, np.zeros(n), 0.5
+
+    return draw
+
+
+register(Claim(
+    id="sparse_relu.activation_patterns_complete",
+    paper=PAPER,
+    source="Cover (1965) / Zaslavsky (1975): a central arrangement of N hyperplanes in general position in "
+           "R^{d+1} has 2 Σ_{i<=d} C(N-1, i) regions; applied to the activation patterns that program (10) "
+           "of arXiv:2505.21791 (Lemma 4.1, Theorem 4.1) ranges over",
+    origin=Origin.PRIOR,
+    deviation=("Checks the pattern list the enumeration solves program (10) over, for N = 2 to 5 points in "
+               "R^1 or R^2 in general position, not the program itself; every other multivariate claim and "
+               "its independent references (MILP, LP vertices) read the same list."),
+    statement=(
+        "For N points of R^d in general position (N <= 5, d <= 2, uniform in [-1, 1]^d), "
+        "activation_patterns lists each nonempty pattern 1[X̃u >= 0] once, 2 Σ_{i<=d} C(N-1, i) - 1 of "
+        "them (Cover's count of the regions of the arrangement x̃_iᵀu = 0, less the empty pattern), and "
+        "every pattern of 20000 random u is among them."),
+    kind=Kind.PROPERTY,
+    check=partial(_check_pattern_count, sabotage=False),
+    control=partial(_check_pattern_count, sabotage=True),
+    control_description=(
+        "The pattern LP without its margin (x̃ᵀu <= 0 off the pattern instead of <= -1): u = 0 satisfies "
+        "every subset, so all 2^N - 1 subsets are listed, more than the arrangement has once N > d + 1."),
+))
+
+
+# ----------------------------------------------------------------------------- data, not arrays (#20)
+
+
+@st.composite
+def _shuffled_datasets(draw):
+    """Sorted data, a permutation of its points and indices of points to repeat (identical x and y)."""
+    x, y = draw(_datasets(6))
+    order = draw(st.permutations(range(x.size)))
+    repeats = draw(st.lists(st.integers(0, x.size - 1), min_size=1, max_size=3))
+    return x, y, np.array(order), np.array(repeats)
+
+
+@contextmanager
+def _x_sorted_without_y():
+    """Sabotage for the control: InterpolationProblem sorts x but leaves y in the order given (the bug of
+    sorting one array instead of both by one permutation)."""
+    original = InterpolationProblem.__post_init__
+
+    def post_init(self):
+        object.__setattr__(self, "x", np.sort(np.asarray(self.x)))
+        original(self)
+
+    InterpolationProblem.__post_init__ = post_init
+    try:
+        yield
+    finally:
+        InterpolationProblem.__post_init__ = original
+
+
+def _check_data_set(ctx: Context, *, sabotage: bool) -> Outcome:
+    stats = {"draws": 0, "repeated_points": 0}
+
+    def solved(x, y):
+        prob = InterpolationProblem(x=x, y=y, p=0.5)
+        out = [solve(prob, SparsestInterpolantDP(objective=obj)) for obj in ("knots", "vp")]
+        return [*out, solve(prob, BruteForceVp())]
+
+    def test(data):
+        x, y, order, repeats = data
+        ref = solved(x, y)
+        # the same points in another order, some of them repeated: the problem is the set of points
+        xs = np.concatenate([x[order], x[repeats]])
+        ys = np.concatenate([y[order], y[repeats]])
+        with _x_sorted_without_y() if sabotage else nullcontext():
+            try:
+                shuffled = solved(xs, ys)
+            except ValueError as exc:  # the points are a function: a correct problem accepts them
+                raise AssertionError(f"the shuffled data with repeated points are rejected: {exc}") from None
+        for name, a, b in zip(("DP knots", "DP vp", "brute force"), shuffled, ref):
+            # the same points, sorted and merged, go through the same arithmetic: bit-identical answers
+            assert a.retcode is b.retcode and np.array_equal(a.x, b.x), (
+                f"{name}: the shuffled data with {repeats.size} repeated points give {a.x.tolist()}, the "
+                f"sorted data {b.x.tolist()}")
+        # float32 storage: values exact in float32 are solved in float64 and returned in float32; x and y
+        # must both be float32 for that (one float64 array keeps the problem in float64)
+        x32, y32 = x.astype(np.float32), y.astype(np.float32)
+        ref32 = solved(x32.astype(np.float64), y32.astype(np.float64))
+        for xa, ya, dtype in ((x32, y32, np.float32), (x32, y32.astype(np.float64), np.float64),
+                              (x32.astype(np.float64), y32, np.float64)):
+            for name, a, b in zip(("DP knots", "DP vp", "brute force"), solved(xa, ya), ref32):
+                assert a.x.dtype == dtype and np.array_equal(a.x, b.x.astype(dtype)), (
+                    f"{name}: x {xa.dtype}, y {ya.dtype}: Solution.x is {a.x.dtype} {a.x.tolist()}, expected "
+                    f"{np.dtype(dtype)} {b.x.astype(dtype).tolist()}")
+        stats["draws"] += 1
+        stats["repeated_points"] += int(repeats.size)
+        return dict(stats)
+
+    return property_outcome(_shuffled_datasets(), _one_failure(test), ctx=ctx,
+                            max_examples=ctx.pick(25, 150),
+                            what="the solvers see the set of data points, not their order, repeats or "
+                                 "storage")
+
+
+register(Claim(
+    id="sparse_relu.problem_is_its_data_set",
+    paper=PAPER,
+    source="InterpolationProblem (our implementation of the interpolation problem of Section 3, "
+           "arXiv:2505.21791): the constraints f(x_i) = y_i depend on the set of points only",
+    origin=Origin.IMPLEMENTATION,
+    statement=(
+        "For univariate data (3 to 6 points, p = 1/2), the exact DP (both objectives) and the brute force "
+        "return bit for bit the same Solution on the points given in any order with up to three of them "
+        "repeated (same x and y) as on the sorted, distinct points; on float32 data the answer is the "
+        "float32 rounding of the float64 solve of the same values, and stays float64 when only one of x and "
+        "y is float32."),
+    kind=Kind.PROPERTY,
+    check=partial(_check_data_set, sabotage=False),
+    control=partial(_check_data_set, sabotage=True),
+    control_description=(
+        "InterpolationProblem sorting x without carrying y along (one array sorted instead of both by one "
+        "permutation): the shuffled data then pair x values with other points' y, and the solvers fit "
+        "other data."),
 ))

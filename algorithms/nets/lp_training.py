@@ -196,6 +196,7 @@ class LpPathNormTraining(Algorithm):
     ``tol`` is the interpolation tolerance of the pruned, refit network, relative
     to ``max(1, max|y|)`` (default 1e-6): within it the retcode is ``Success``, else
     ``MaxIters`` (the horizon came first); a blow-up gives ``Diverged`` (module docstring).
+    The initialization is seeded by ``solve``'s ``seed`` (``seed=None`` is seed 0: always reproducible).
     ``Solution.x`` is the pruned
     interpolant's ``CPWL.to_vector()``, ``value`` its ``V_p``, ``original`` a dict
     with the trained parameters, the pruned CPWL and the residual.

@@ -494,7 +494,8 @@ class SparsestInterpolantDP(Algorithm):
     the exact V_p minimizer for ``0 < p < 1``). Why plans suffice is argued in
     ``paper_notes/sparse_relu.md`` and checked against :class:`BruteForceVp` and
     :func:`min_knots_slope_dp` in the tests. ``maxiters`` caps the DP stages
-    (``maxiters=0`` returns the linear spline with ``MaxIters``). ``Solution.x``
+    (``maxiters=0`` returns the linear spline with ``MaxIters`` when there is a stage
+    to cut, N >= 3). ``Solution.x``
     is ``CPWL.to_vector()``; ``value`` is ``V_p`` of the result with the problem's ``p``.
 
     References: Nakhleh & Nowak, NeurIPS 2025 (arXiv:2505.21791), Section 3.
@@ -519,7 +520,7 @@ def _solve(problem: InterpolationProblem, algorithm: SparsestInterpolantDP, opti
     d = discrete_curvature(x, y)
     monitor = IterationMonitor(options, total=d.size, desc="sparsest DP")
     maxiters = options.iterations(default=d.size)
-    if maxiters == 0:
+    if maxiters == 0 < d.size:  # cut before the first stage (N = 2 has no stage: nothing is cut)
         f = linear_spline(x, y)
         monitor.record(stage=0, knots=f.num_knots, vp=f.vp(problem.p))
         monitor.close()

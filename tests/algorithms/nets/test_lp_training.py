@@ -72,6 +72,12 @@ def test_maxiters_trace_and_determinism():
     a = solve(prob, LpPathNormTraining(width=4), maxiters=300, seed=4)
     b = solve(prob, LpPathNormTraining(width=4), maxiters=300, seed=4)
     np.testing.assert_array_equal(a.x, b.x)
+    # seed=None means seed 0 (LpPathNormTraining's docstring): the same run as seed=0, not another seed
+    unseeded = solve(prob, LpPathNormTraining(width=4), maxiters=300, seed=None)
+    seeded = {s: solve(prob, LpPathNormTraining(width=4), maxiters=300, seed=s) for s in (0, 1)}
+    # (the trained weights: the pruned interpolant of three points is the same from most starts)
+    np.testing.assert_array_equal(unseeded.original["params"]["W"], seeded[0].original["params"]["W"])
+    assert not np.array_equal(unseeded.original["params"]["W"], seeded[1].original["params"]["W"])
     stop = solve(prob, LpPathNormTraining(width=4), maxiters=300, callback=lambda r: r["iteration"] >= 9)
     assert stop.retcode is RetCode.Terminated and stop.stats.iterations == 10
 

@@ -372,6 +372,10 @@ def test_dp_trace_of_two_and_three_points():
     # N = 2 has no DP stage: one record of the empty plan; N = 3 has one stage and no extra record
     two = solve(InterpolationProblem(x=[0.0, 1.0], y=[0.0, 2.0]), SparsestInterpolantDP(), store_trace=True)
     assert two.trace == [{"stage": 0, "knots": 0.0, "vp": 0.0}] and two.stats.iterations == 0
+    # nothing to decide is not a horizon: exact (it was MaxIters, through the maxiters = 0 branch)
+    assert two.retcode is RetCode.Success and CPWL.from_vector(two.x).num_knots == 0
+    assert solve(InterpolationProblem(x=[0.0, 1.0], y=[0.0, 2.0]), SparsestInterpolantDP(),
+                 maxiters=0).retcode is RetCode.Success
     three = solve(InterpolationProblem(x=[0.0, 1.0, 2.0], y=[0.0, 1.0, 0.0]), SparsestInterpolantDP(),
                   store_trace=True)
     assert [r["stage"] for r in three.trace] == [1] and three.trace[0]["knots"] == 1.0
