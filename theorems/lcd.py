@@ -990,6 +990,14 @@ _LCD3_FAMILIES = ("abs_linear", "norm_residual", "huber", "lp_norm_diagonal", "l
                   "lp_regression_diagonal", "lp_regression_rank_one")
 
 
+def _methods_for(family: str) -> dict:
+    """The five methods with their defaults; LCD3 only on the families it applies to."""
+    methods = {"LCD1": LCD1(), "LCD2": LCD2(), "GD": GradientDescent(), "Polyak": Polyak()}
+    if family in _LCD3_FAMILIES:
+        methods["LCD3"] = LCD3()
+    return methods
+
+
 def _check_lcd3_projection(ctx: Context, *, stepsize_factor: float = 1.0) -> Outcome:
     iters = ctx.pick(10, 40)
 
@@ -1143,9 +1151,7 @@ def _check_scale_invariance(ctx: Context, *, sabotage: bool = False) -> Outcome:
     def test(example):
         family, seed, scale = example
         prob = make_instance(family, seed, scale)
-        methods = {"LCD1": LCD1(), "LCD2": LCD2(), "GD": GradientDescent(), "Polyak": Polyak()}
-        if family in _LCD3_FAMILIES:
-            methods["LCD3"] = LCD3()
+        methods = _methods_for(family)
         mismatches = []
         for name, algo in methods.items():
             want, _ = _iterates(prob, algo, maxiters=iters, tol=1e-300)
@@ -1431,9 +1437,7 @@ def _check_oracle_counts(ctx: Context, *, refine: bool = False) -> Outcome:
     def test(example):
         family, seed, scale = example
         prob = make_instance(family, seed, scale)
-        methods = {"LCD1": LCD1(), "LCD2": LCD2(), "GD": GradientDescent(), "Polyak": Polyak()}
-        if family in _LCD3_FAMILIES:
-            methods["LCD3"] = LCD3()
+        methods = _methods_for(family)
         wrong = []
         for name, algo in methods.items():
             counted, counts = _counted(prob)
