@@ -42,8 +42,6 @@ Sabotage controls run the same ``solve`` path with one function of the implement
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from functools import lru_cache
 
@@ -64,6 +62,7 @@ from algorithms.hierarchical import neumann as neumann_module
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.evidence import fact, figure, prove_zero
 from theorems.core.rates import rate_outcome
+from theorems.core.sabotage import patched
 
 PAPER = "adaptive_hierarchical"
 
@@ -100,17 +99,6 @@ COUPLING = math.sqrt(0.5)
 #: the finite-T bias of the lower-order terms (the 1/T transient; the 1/√T term at high noise)
 MARGIN, MAX_WIDTH = 0.05, 0.15
 TINY_TOL = 1e-300  # the rate runs go the full horizon
-
-
-@contextmanager
-def _patched(module, name: str, replacement) -> Iterator[None]:
-    """Temporarily replace ``module.name`` (the solver looks it up there at call time)."""
-    original = getattr(module, name)
-    setattr(module, name, replacement)
-    try:
-        yield
-    finally:
-        setattr(module, name, original)
 
 
 def _prefix_means(norms: np.ndarray, sizes: list[int]) -> list[float]:
@@ -334,7 +322,7 @@ def _hypergradient_without_series(ctx: Context) -> Outcome:
     def truncated(problem, x, y, terms, rng):
         return original(problem, x, y, 0, rng)
 
-    with _patched(neumann_module, "neumann_hypergradient", truncated):
+    with patched(neumann_module, "neumann_hypergradient", truncated):
         return _hypergradient(ctx)
 
 
@@ -433,7 +421,7 @@ def _momentum_recursion_sabotaged(ctx: Context) -> Outcome:
     def swapped(momentum, gradient, alpha_t):  # β_t and α_t exchanged
         return gradient if momentum is None else alpha_t * momentum + (1.0 - alpha_t) * gradient
 
-    with _patched(ada_minimax_module, "momentum_update", swapped):
+    with patched(ada_minimax_module, "momentum_update", swapped):
         return _momentum_recursion(ctx)
 
 
@@ -686,7 +674,7 @@ def _transcription_sabotaged(ctx: Context) -> Outcome:
     def without_gamma(t, noise_sum, previous_noise_sum, lower_sum, **kw):
         return original(t, noise_sum, previous_noise_sum, lower_sum, **{**kw, "gamma": 1e-3})
 
-    with _patched(ada_minimax_module, "ada_parameters", without_gamma):
+    with patched(ada_minimax_module, "ada_parameters", without_gamma):
         return _transcription(ctx)
 
 

@@ -14,11 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import inspect
 import itertools
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import numpy as np
 import torch
@@ -64,6 +61,7 @@ from algorithms.blackbox.features import N_FEATURES
 from algorithms.blackbox.grammar import END, TOKENS, InvalidWorkflowError
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.evidence import fact, figure, property_outcome
+from theorems.core.sabotage import patched
 
 PAPER = "designx"
 ARXIV = "arXiv:2505.17866"
@@ -119,19 +117,6 @@ register_results(
         ),
     ],
 )
-
-
-@contextmanager
-def _patched(module, name: str, replacement) -> Iterator[None]:
-    """Temporarily replace ``module.name`` (the optimizer looks it up there at call time).
-
-    ``getattr_static`` keeps a class's staticmethod wrapper, so restoring it restores the method."""
-    original = inspect.getattr_static(module, name)
-    setattr(module, name, replacement)
-    try:
-        yield
-    finally:
-        setattr(module, name, original)
 
 
 def _log_regret(value: float, prob: BlackBoxProblem) -> float:
@@ -274,7 +259,7 @@ def _miswired_crossover(method, X, V, Cr, rng):
 
 
 def _control_de(ctx: Context) -> Outcome:
-    with _patched(modular_module, "crossover", _miswired_crossover):
+    with patched(modular_module, "crossover", _miswired_crossover):
         return _check_de(ctx)
 
 
@@ -834,7 +819,7 @@ def _overshooting_call(self, X):
 
 
 def _control_counting(ctx: Context) -> Outcome:
-    with _patched(problem_module.Evaluator, "__call__", _overshooting_call):
+    with patched(problem_module.Evaluator, "__call__", _overshooting_call):
         return _counting(ctx)
 
 
@@ -898,7 +883,7 @@ def _control_sep_cma(ctx: Context) -> Outcome:
         original(self, X, y, mu_ratio)
         self.c = c
 
-    with _patched(components_module.SepCMAState, "update", frozen_covariance_update):
+    with patched(components_module.SepCMAState, "update", frozen_covariance_update):
         return _sep_cma_run(ctx)
 
 
@@ -986,7 +971,7 @@ def _unnormalized_path_gain(cs, mueff):
 
 
 def _control_step_size(ctx: Context) -> Outcome:
-    with _patched(components_module.SepCMAState, "_path_gain", staticmethod(_unnormalized_path_gain)):
+    with patched(components_module.SepCMAState, "_path_gain", staticmethod(_unnormalized_path_gain)):
         return _step_size(ctx)
 
 
@@ -1227,8 +1212,8 @@ def _agent2_control(ctx: Context, wire_crossover) -> Outcome:
         ev = problem_module.Evaluator(prob)
         with contextlib.ExitStack() as stack:
             for name, fn in fns.items():
-                stack.enter_context(_patched(modular_module, name, fn))
-            stack.enter_context(_patched(components_module.SepCMAState, "update", es))
+                stack.enter_context(patched(modular_module, name, fn))
+            stack.enter_context(patched(components_module.SepCMAState, "update", es))
             checked = []
 
             def spy_check():
@@ -1350,7 +1335,7 @@ def _sep_update_rule(ctx: Context) -> Outcome:
 
 
 def _control_update_rule(ctx: Context) -> Outcome:
-    with _patched(components_module.SepCMAState, "_path_gain", staticmethod(
+    with patched(components_module.SepCMAState, "_path_gain", staticmethod(
             lambda cs, mueff: math.sqrt(cs * (2 - cs)))):
         return _sep_update_rule(ctx)
 

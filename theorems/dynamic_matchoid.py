@@ -39,8 +39,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from functools import lru_cache, partial
 
 import networkx as nx
@@ -73,6 +72,7 @@ from algorithms.submodular import oracle as oracle_module
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.evidence import fact, figure, property_outcome, prove_zero
 from theorems.core.rates import rate_outcome
+from theorems.core.sabotage import patched
 
 PAPER = "dynamic_matchoid"
 SOURCE = ("Banihashem, Goudarzi, Hajiaghayi, Jabbarzade, Monemizadeh, Non-monotone Submodular "
@@ -92,17 +92,6 @@ register_results(PAPER, [
     Result("Theorem 5.5", "under the invariants, (2p + 2√(p(p+1)) + 1 + ε) f(A_{i*}) >= OPT for the "
            "output independent set", True),
 ])
-
-
-@contextmanager
-def _patched(owner, name: str, replacement) -> Iterator[None]:
-    """Replace ``owner.name`` for the duration of a control (the same solver path, one bug)."""
-    original = getattr(owner, name)
-    setattr(owner, name, replacement)
-    try:
-        yield
-    finally:
-        setattr(owner, name, original)
 
 
 def _heaviest_swap(self, level, element, gain=None):
@@ -307,7 +296,7 @@ def _check_feasible(ctx: Context) -> Outcome:
 
 
 def _control_feasible(ctx: Context) -> Outcome:
-    with _patched(oracle_module.CountingOracle, "independent", _always_independent):
+    with patched(oracle_module.CountingOracle, "independent", _always_independent):
         return _check_feasible(ctx)
 
 
@@ -367,7 +356,7 @@ def _check_invariants(ctx: Context) -> Outcome:
 
 
 def _control_invariants(ctx: Context) -> Outcome:
-    with _patched(dynamic_module._Run, "_dependency_detection", _heaviest_swap):
+    with patched(dynamic_module._Run, "_dependency_detection", _heaviest_swap):
         return _check_invariants(ctx)
 
 
@@ -501,7 +490,7 @@ def _control_filter(ctx: Context) -> Outcome:
     def unbounded(self, level, element, gain=None):  # the search run to its end: no early stop
         return original(self, level, element)
 
-    with _patched(dynamic_module._Run, "_dependency_detection", unbounded):
+    with patched(dynamic_module._Run, "_dependency_detection", unbounded):
         return _check_filter(ctx)
 
 
@@ -622,7 +611,7 @@ def _promotes_before_adding(self, survivors) -> bool:
 
 
 def _control_uniform(ctx: Context) -> Outcome:
-    with _patched(dynamic_module._Run, "_promotes", _promotes_before_adding):
+    with patched(dynamic_module._Run, "_promotes", _promotes_before_adding):
         return _check_uniform(ctx)
 
 
@@ -925,7 +914,7 @@ def _control_hypotheses(ctx: Context) -> Outcome:
         self._check(subset)
         return max(self._logdet(sorted(subset)) - self._total, 0.0)
 
-    with _patched(LogDet, "__call__", dropped_outside_term):
+    with patched(LogDet, "__call__", dropped_outside_term):
         return _check_hypotheses(ctx)
 
 

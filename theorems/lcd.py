@@ -78,6 +78,7 @@ from algorithms.curvature import (
 )
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.evidence import figure, numeric_outcome, property_outcome, prove_zero
+from theorems.core.sabotage import patched
 from theorems.strategies import seeds
 
 PAPER = "lcd"
@@ -161,20 +162,14 @@ def _quad(C: np.ndarray, v: np.ndarray) -> float:
 
 
 
-@contextmanager
-def _patched(module: str, name: str, wrap) -> Iterator[None]:
+def _patched(module: str, name: str, wrap):
     """Temporarily replace ``algorithms.curvature.<module>.<name>`` by ``wrap(original)``.
 
     The sabotage of the controls: the solvers look their step functions up in their module at
     every call, so ``solve(...)`` runs the unchanged loop with the sabotaged function.
     """
     mod = importlib.import_module(f"algorithms.curvature.{module}")
-    original = getattr(mod, name)
-    setattr(mod, name, wrap(original))
-    try:
-        yield
-    finally:
-        setattr(mod, name, original)
+    return patched(mod, name, wrap(getattr(mod, name)))
 
 
 @contextmanager
