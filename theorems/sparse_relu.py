@@ -53,6 +53,7 @@ from algorithms.nets.sparse_interpolation import (
 from algorithms.nets.two_layer import TwoLayerReLU
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.evidence import figure, property_outcome, symbolic_truth
+from theorems.core.sabotage import patched
 
 PAPER = "sparse_relu"
 
@@ -642,11 +643,8 @@ def _swapped_chain_rule():
             grads = [grads[0] + g_u * (w - v), grads[1], grads[2] + g_u * (v - w), *grads[3:]]
         return loss, reg, r, grads
 
-    lp_training._lagrangian = swapped
-    try:
+    with patched(lp_training, "_lagrangian", swapped):
         yield
-    finally:
-        lp_training._lagrangian = original
 
 
 def _check_training_gradients(ctx: Context, *, sabotage: bool) -> Outcome:
@@ -1217,11 +1215,8 @@ def _midpoint_pair_knots():
             moved[inside] = 0.5 * (gap[0] + gap[1])
         return CPWL.from_terms(moved, f.jumps, f.slope, f.intercept)
 
-    sparse_interpolation._cpwl_from_matching = midpoint
-    try:
+    with patched(sparse_interpolation, "_cpwl_from_matching", midpoint):
         yield
-    finally:
-        sparse_interpolation._cpwl_from_matching = original
 
 
 def _net_values(net: dict, x: np.ndarray) -> np.ndarray:
@@ -1351,11 +1346,8 @@ def _count_only_dp():
     def count_only(d, p, objective, monitor, maxiters):
         return original(d, 0.0, objective, monitor, maxiters)
 
-    sparse_interpolation._matching_dp = count_only
-    try:
+    with patched(sparse_interpolation, "_matching_dp", count_only):
         yield
-    finally:
-        sparse_interpolation._matching_dp = original
 
 
 def _same_function(f: CPWL, g: CPWL, x: np.ndarray) -> bool:
@@ -1456,12 +1448,8 @@ register(Claim(
 def _absolute_zero_threshold():
     """Sabotage for the control: the shared zero threshold for curvatures made absolute (1e-9), the
     tolerance bug the first full run found; every solver looks ``_slope_tol`` up in its module."""
-    original = sparse_interpolation._slope_tol
-    sparse_interpolation._slope_tol = lambda x, y: 1e-9
-    try:
+    with patched(sparse_interpolation, "_slope_tol", lambda x, y: 1e-9):
         yield
-    finally:
-        sparse_interpolation._slope_tol = original
 
 
 #: (x scale, y scale) pairs: tiny and huge outputs, inputs far from O(1), both at once
@@ -1884,12 +1872,8 @@ register(Claim(
 def _unequilibrated_columns():
     """Sabotage for the control: the enumeration's singularity and rank tests on the raw columns (the
     implementation before round 3 of the mutation audit: an absolute determinant threshold)."""
-    original = multivariate_interpolation._column_scales
-    multivariate_interpolation._column_scales = lambda A, G: np.ones(A.shape[1])
-    try:
+    with patched(multivariate_interpolation, "_column_scales", lambda A, G: np.ones(A.shape[1])):
         yield
-    finally:
-        multivariate_interpolation._column_scales = original
 
 
 #: (x scale, y scale): inputs of size 1e-3 and 1e5, outputs of size 1e-9 and 1e6
@@ -2011,11 +1995,8 @@ def _marginless_patterns():
     def linprog(c, A_ub=None, b_ub=None, **kwargs):
         return original(c, A_ub=A_ub, b_ub=np.zeros_like(b_ub), **kwargs)
 
-    multivariate_interpolation.linprog = linprog
-    try:
+    with patched(multivariate_interpolation, "linprog", linprog):
         yield
-    finally:
-        multivariate_interpolation.linprog = original
 
 
 def _check_pattern_count(ctx: Context, *, sabotage: bool) -> Outcome:
@@ -2114,11 +2095,8 @@ def _x_sorted_without_y():
         object.__setattr__(self, "x", np.sort(np.asarray(self.x)))
         original(self)
 
-    InterpolationProblem.__post_init__ = post_init
-    try:
+    with patched(InterpolationProblem, "__post_init__", post_init):
         yield
-    finally:
-        InterpolationProblem.__post_init__ = original
 
 
 def _check_data_set(ctx: Context, *, sabotage: bool) -> Outcome:
