@@ -19,6 +19,7 @@ numbers do not depend on ``--jobs``; the wall seconds are summed over the worker
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -44,19 +45,6 @@ from algorithms.blackbox.designx import DEFAULT_CHECKPOINT
 
 ALGORITHMS = {"DesignX": DesignX(), "DE (scipy)": ScipyDE(), "CMA-ES": CMAES(), "PSO": PSO(),
               "random": RandomSearch()}
-
-
-class _InProcess:
-    """The ``map`` of a process pool, run in this process (``--jobs 1``)."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        return None
-
-    def map(self, fn, items):
-        return map(fn, items)
 
 
 def _run_problem(task: tuple[int, int, tuple[int, ...], int]):
@@ -103,8 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     regrets = {name: {} for name in ALGORITHMS}
     wall = dict.fromkeys(ALGORITHMS, 0.0)
     workflows = {}
-    with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else _InProcess() as pool:
-        for key, problem_regrets, problem_wall, problem_workflows in pool.map(_run_problem, tasks):
+    with contextlib.ExitStack() as stack:
+        mapper = stack.enter_context(ProcessPoolExecutor(args.jobs)).map if args.jobs > 1 else map
+        for key, problem_regrets, problem_wall, problem_workflows in mapper(_run_problem, tasks):
             for name in ALGORITHMS:
                 regrets[name][key] = problem_regrets[name]
                 wall[name] += problem_wall[name]
