@@ -23,7 +23,7 @@ import torch
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from algorithms import solve
+from algorithms import RetCode, solve
 from algorithms.nets import lp_training, multivariate_interpolation, sparse_interpolation
 from algorithms.nets.lp_training import LpPathNormTraining, count_active_neurons, smoothed_lp
 from algorithms.nets.multivariate_interpolation import (
@@ -1876,8 +1876,9 @@ def _unequilibrated_columns():
         yield
 
 
-#: (x scale, y scale): inputs of size 1e-3 and 1e5, outputs of size 1e-9 and 1e6
-_MULTIVARIATE_UNIT_CHANGES = ((1e-3, 1.0), (1e5, 1.0), (1.0, 1e-9), (1.0, 1e6))
+#: (x scale, y scale): inputs of size 1e-3, 1e5 and 1e10 (input weights then below 1e-9·max|y|), outputs of
+#: size 1e-9 and 1e6
+_MULTIVARIATE_UNIT_CHANGES = ((1e-3, 1.0), (1e5, 1.0), (1e10, 1.0), (1.0, 1e-9), (1.0, 1e6))
 
 
 def _check_multivariate_units(ctx: Context, *, sabotage: bool) -> Outcome:
@@ -2162,4 +2163,219 @@ register(Claim(
         "InterpolationProblem sorting x without carrying y along (one array sorted instead of both by one "
         "permutation): the shuffled data then pair x values with other points' y, and the solvers fit "
         "other data."),
+))
+
+
+# ----------------------------------------------------------------------------- budgets and retcodes (#20)
+
+
+def _net_outputs(X: np.ndarray, W: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Σ_k v_k (w_kᵀ x̃)₊ at the rows of X (x̃ = (x, 1)): the net of Lemma 4.1's reconstruction."""
+    Xa = np.hstack([X, np.ones((X.shape[0], 1))])
+    return np.maximum(Xa @ W.T, 0.0) @ v if W.size else np.zeros(X.shape[0])
+
+
+@contextmanager
+def _budget_ignored():
+    """Sabotage for the control: the multivariate enumeration reports every run complete, so an
+    exhausted ``maxiters`` is called ``Success`` (the bug of a budget test whose flag is never cleared)."""
+    original = multivariate_interpolation.basic_points
+
+    def complete_always(problem, max_pieces=None, *, budget=None):
+        return original(problem, max_pieces, budget=budget)[0], True
+
+    with patched(multivariate_interpolation, "basic_points", complete_always):
+        yield
+
+
+def _assert_interpolates(f: CPWL, x: np.ndarray, y: np.ndarray, what: str) -> None:
+    # exact solves (DP, lstsq on <= 12 points) leave ~1e-15·max|y|; 1e-9 is the solvers' own residual test
+    residual = float(np.max(np.abs(f(x) - y)))
+    assert residual <= 1e-9 * max(1.0, float(np.max(np.abs(y)))), f"{what}: the returned function misses " \
+        f"the data by {residual:.3g}"
+
+
+def _check_budgets(ctx: Context, *, sabotage: bool) -> Outcome:
+    stats = {"draws": 0, "dp_caps": 0, "brute_force_caps": 0, "enumeration_caps": 0}
+    S, M, T = RetCode.Success, RetCode.MaxIters, RetCode.Terminated
+
+    def dp_caps(x, y, p):
+        prob = InterpolationProblem(x=x, y=y, p=p)
+        stages = x.size - 2  # one DP stage per interior curvature
+        full = solve(prob, SparsestInterpolantDP(), store_trace=True)
+        assert full.retcode is S and full.stats.iterations == stages, (
+            f"DP, no cap: {full.retcode.value} after {full.stats.iterations} stages, expected Success after "
+            f"{stages}")
+        # the last stage record is the optimum of the whole data: the answer's knot count and V_p
+        last = full.trace[-1]
+        assert (last["knots"], last["vp"]) == (CPWL.from_vector(full.x).num_knots, full.value), (
+            f"DP at p = {p}: last trace record {last}, the answer has {CPWL.from_vector(full.x).num_knots} "
+            f"knots and V_p {full.value!r}")
+        spline = linear_spline(x, y).to_vector(prob.dtype)
+        for cap in range(stages + 2):
+            sol = solve(prob, SparsestInterpolantDP(), maxiters=cap, store_trace=True)
+            done = min(cap, stages)
+            seen = [r["stage"] for r in sol.trace]
+            if cap >= stages:  # the cap is not binding: the full answer
+                assert sol.retcode is S and np.array_equal(sol.x, full.x), (
+                    f"DP, maxiters={cap} >= {stages} stages: {sol.retcode.value}, x {sol.x.tolist()} "
+                    f"(uncapped {full.x.tolist()})")
+            else:  # documented: an interrupted DP returns the linear spline, MaxIters
+                assert sol.retcode is M and np.array_equal(sol.x, spline), (
+                    f"DP, maxiters={cap} < {stages} stages: {sol.retcode.value}, x {sol.x.tolist()}, "
+                    f"expected MaxIters with the linear spline {spline.tolist()}")
+            assert sol.stats.iterations == done and seen == (list(range(1, done + 1)) or [0]), (
+                f"DP, maxiters={cap}: {sol.stats.iterations} stages counted and trace stages {seen}, "
+                f"expected {done} and {list(range(1, done + 1)) or [0]}")
+            _assert_interpolates(CPWL.from_vector(sol.x), x, y, f"DP, maxiters={cap}")
+            stats["dp_caps"] += 1
+        stop = solve(prob, SparsestInterpolantDP(), callback=lambda record: True)
+        assert stop.retcode is T and np.array_equal(stop.x, spline), (
+            f"DP stopped by its callback at stage 1 of {stages}: {stop.retcode.value}, x {stop.x.tolist()}")
+
+    def brute_force_caps(x, y):
+        prob = InterpolationProblem(x=x, y=y, p=0.5)
+        # the limit is inclusive (its docstring)
+        full = solve(prob, BruteForceVp(max_points=x.size), store_trace=True)
+        subsets = full.stats.iterations  # all subsets (minimizer_is_sparsest checks this count)
+        assert full.retcode is S, f"brute force, no cap: {full.retcode.value}"
+        # one record per subset size, the last with every subset tried and the least V_p found
+        records = [(r["subset_size"], r["subsets_tried"]) for r in full.trace]
+        assert [k for k, _ in records] == list(range(x.size - 1)) and records[-1][1] == subsets \
+            and full.trace[-1]["best_vp"] == full.value, (
+                f"brute force: trace (size, tried) {records}, last best_vp {full.trace[-1]['best_vp']!r}, "
+                f"value {full.value!r} after {subsets} subsets")
+        previous = math.inf
+        for cap in sorted({0, 1, subsets // 2, subsets - 1, subsets, subsets + 1}):
+            sol = solve(prob, BruteForceVp(), maxiters=cap)
+            assert sol.stats.iterations == min(cap, subsets) or (cap == 0 and sol.stats.iterations == 0), (
+                f"brute force, maxiters={cap} of {subsets} subsets: {sol.stats.iterations} counted")
+            want = S if cap >= subsets else M
+            assert sol.retcode is want, (
+                f"brute force, maxiters={cap} of {subsets} subsets: {sol.retcode.value}, expected "
+                f"{want.value}")
+            # more subsets tried can only lower the best V_p, down to the uncapped minimum
+            assert full.value <= sol.value * (1 + 1e-12) and sol.value <= previous * (1 + 1e-12), (
+                f"brute force, maxiters={cap}: V_p {sol.value!r} after {previous!r} at a smaller cap, "
+                f"minimum {full.value!r}")
+            previous = sol.value
+            _assert_interpolates(CPWL.from_vector(sol.x), x, y, f"brute force, maxiters={cap}")
+            stats["brute_force_caps"] += 1
+        stop = solve(prob, BruteForceVp(), callback=lambda record: True)
+        assert stop.retcode is T, f"brute force stopped by its callback: {stop.retcode.value}"
+
+    def enumeration_caps(X, y, max_pieces):
+        prob = MultivariateInterpolationProblem(X=X, y=y, p=0.5)
+        alg = PatternEnumeration(max_pieces=max_pieces)
+        pieces = pattern_program(prob)["signs"].size
+        selections = sum(math.comb(pieces, k) for k in range(1, (max_pieces or X.shape[0]) + 1))
+        full = solve(prob, alg)
+        assert full.retcode is S, f"enumeration, no cap: {full.retcode.value}"
+        for cap in sorted({0, 1, selections // 2, selections - 1, selections}):
+            sol = solve(prob, alg, maxiters=cap)
+            want = S if cap >= selections else M
+            assert sol.retcode is want, (
+                f"enumeration of {X.shape[0]} points in R^{X.shape[1]}, maxiters={cap} of {selections} "
+                f"selections: {sol.retcode.value}, expected {want.value}")
+            assert full.value <= sol.value * (1 + 1e-12), (
+                f"enumeration, maxiters={cap}: value {sol.value!r} below the uncapped minimum {full.value!r}")
+            W = sol.original["W"]
+            if W.shape[0] == 0:  # nothing found within the cap: the documented empty net
+                v, pieces = sol.original["v"], sol.original["pieces"]
+                assert sol.value == math.inf and W.shape == (0, X.shape[1] + 1) and v.shape == (0,) \
+                    and pieces == () and sol.x.size == 0, (
+                        f"enumeration, maxiters={cap}: no net, but value {sol.value!r}, W of shape "
+                        f"{W.shape}, v of shape {v.shape}, pieces {pieces}")
+            else:
+                fit = float(np.max(np.abs(_net_outputs(X, W, sol.original["v"]) - y)))
+                assert fit <= 1e-8 * max(1.0, float(np.max(np.abs(y)))), (
+                    f"enumeration, maxiters={cap}: the returned net misses the data by {fit:.3g}")
+            stats["enumeration_caps"] += 1
+
+    def training(x, y):
+        prob = InterpolationProblem(x=x, y=y, p=0.5)
+        scale = max(1.0, float(np.max(np.abs(y))))
+        untrained = solve(prob, LpPathNormTraining(width=4), maxiters=0, store_trace=True)
+        f0 = CPWL.from_vector(untrained.x)
+        r0 = float(np.max(np.abs(f0(x) - y)))
+        records = [(r["iteration"], r["max_residual"]) for r in untrained.trace]
+        assert untrained.retcode is M and untrained.original["max_residual"] == r0 and records == [(0, r0)], (
+                f"training, maxiters=0: {untrained.retcode.value}, reported residual "
+                f"{untrained.original['max_residual']!r}, trace (iteration, residual) {records}, the "
+                f"returned function's residual {r0!r}")
+        blown = solve(prob, LpPathNormTraining(width=4, lr=1e200))  # overflows at the first step
+        assert blown.retcode is RetCode.Diverged and blown.value == math.inf \
+            and blown.x.tolist() == [0.0, 0.0] and blown.original["max_residual"] == math.inf, (
+                f"training with lr=1e200: {blown.retcode.value}, value {blown.value!r}, x {blown.x.tolist()}")
+        stop = solve(prob, LpPathNormTraining(width=4), callback=lambda record: record["iteration"] >= 9)
+        assert stop.retcode is T and stop.stats.iterations == 10, (
+            f"training stopped by its callback at iteration 9: {stop.retcode.value} after "
+            f"{stop.stats.iterations} steps")
+        for width, steps in ((4, None), (1, 200)):
+            sol = solve(prob, LpPathNormTraining(width=width), maxiters=steps)
+            fit = float(np.max(np.abs(CPWL.from_vector(sol.x)(x) - y)))
+            # the documented criterion, on the returned function: max residual <= 1e-6·max(1, max|y|)
+            want = S if fit <= 1e-6 * scale else M
+            assert sol.retcode is want and abs(sol.original["max_residual"] - fit) <= 1e-12 * scale, (
+                f"training, width {width}, {steps or 'default'} steps: {sol.retcode.value} with the returned "
+                f"function's residual {fit:.3g} (reported {sol.original['max_residual']:.3g}), expected "
+                f"{want.value}")
+
+    def test(data):
+        x, y = data
+        dp_caps(x, y, 0.5)
+        dp_caps(x, y, 0.0)  # V_0 = the knot count: a merged pair costs one
+        brute_force_caps(x, y)
+        stats["draws"] += 1
+        return dict(stats)
+
+    what = "budgets give MaxIters, callbacks Terminated, Success only when the method's own criterion held"
+    with _budget_ignored() if sabotage else nullcontext():
+        try:
+            # the multivariate enumeration: two points in R^2 (every selection), and at the documented limit
+            # of MAX_POINTS = 6 points in R^1 fitted by a two-neuron net, with at most two pieces
+            rng = ctx.rng("budgets")
+            X2 = rng.uniform(-1.0, 1.0, (2, 2))
+            enumeration_caps(X2, rng.uniform(-2.0, 2.0, 2), None)
+            X6 = np.sort(rng.uniform(-1.0, 1.0, (multivariate_interpolation.MAX_POINTS, 1)), axis=0)
+            teacher = np.array([[1.0, 0.2], [-0.7, 0.1]])
+            enumeration_caps(X6, _net_outputs(X6, teacher, np.array([1.0, -1.0])), 2)
+            # the trainer on three points (interpolated from most starts) and the brute force at its default
+            # limit of 12 points (one kink: few candidate subsets)
+            training(np.array([0.0, 1.0, 2.0]), np.array([0.0, 1.0, 0.0]))
+            x12 = np.linspace(0.0, 1.0, 12)
+            y12 = np.maximum(0.0, x12 - 0.4) + 0.3 * x12
+            assert solve(InterpolationProblem(x=x12, y=y12, p=0.5), BruteForceVp()).retcode is S, \
+                "the brute force at its default max_points=12 does not solve 12 points"
+        except AssertionError as exc:
+            return Outcome("fail", f"{what}: {exc}", {"statement": what, "counterexample": str(exc)})
+        return property_outcome(_datasets(7), _one_failure(test), ctx=ctx, max_examples=ctx.pick(10, 60),
+                                what=what)
+
+
+register(Claim(
+    id="sparse_relu.budgets_and_retcodes",
+    paper=PAPER,
+    source="the package's retcode contract (DESIGN.md: Success only when the method's own criterion held, a "
+           "budget reached without it MaxIters) for our solvers of Sections 3 and 4 of arXiv:2505.21791",
+    origin=Origin.IMPLEMENTATION,
+    statement=(
+        "Every solver of the paper honours its budget and says how it ended: the DP with maxiters below its N"
+        " - 2 stages returns MaxIters with the linear spline after exactly that many stages (trace and "
+        "counter), Success with the uncapped answer otherwise; the brute force at caps 0, 1, half, all - 1, "
+        "all and all + 1 of its subsets counts min(cap, all) subsets, is MaxIters below all and Success from "
+        "all on, and its best V_p falls with the cap to the uncapped minimum; the multivariate enumeration at"
+        " caps below its number of piece selections is MaxIters (the empty net of value inf when nothing was "
+        "found), Success at all of them, with MAX_POINTS = 6 points accepted; training for 0 steps reports "
+        "the residual of the function it returns, a blow-up is Diverged with the empty function, and a run is"
+        " Success exactly when the returned function meets 1e-6·max(1, max|y|); a callback's stop is "
+        "Terminated; every returned function or net interpolates the data; the DP's last trace record (p = "
+        "1/2 and p = 0) is the answer's knot count and V_p, the brute force's has every subset tried and the "
+        "least V_p. Data: 3 to 7 univariate points."),
+    kind=Kind.PROPERTY,
+    check=partial(_check_budgets, sabotage=False),
+    control=partial(_check_budgets, sabotage=True),
+    control_description=(
+        "The multivariate enumeration reporting every run complete (the budget test's flag never cleared): "
+        "a capped enumeration is then called Success."),
 ))

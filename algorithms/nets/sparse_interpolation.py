@@ -588,12 +588,13 @@ def min_knots_slope_dp(x, y) -> int:
                 return True
         return False
 
+    def arrivals(best):
+        return {ra: min(best[rb] + gap_cost(rb, ra) for rb in rels) for ra in rels}
+
     n = x.size
     best = dict.fromkeys(rels, 0)  # relation of β_1 to s_1: free, no cost
-    for j in range(n - 1):  # gap j between points j and j+1 (0-based)
-        arrive = {ra: min(best[rb] + gap_cost(rb, ra) for rb in rels) for ra in rels}
-        if j + 1 == n - 1:
-            return int(min(arrive.values()))
+    for j in range(n - 2):  # gap j between points j and j+1 (0-based), then the state at point j+1
+        arrive = arrivals(best)
         new = {}
         for rb in rels:  # relation of β_{j+1} to s_{j+1}
             with_knot = 1 + min(arrive.values())
@@ -601,7 +602,7 @@ def min_knots_slope_dp(x, y) -> int:
                           default=math.inf)
             new[rb] = min(with_knot, without)
         best = new
-    return 0
+    return int(min(arrivals(best).values()))  # the last gap: any end slope will do
 
 
 # ----------------------------------------------------------------------------- brute force
@@ -708,9 +709,11 @@ def _solve(problem: InterpolationProblem, algorithm: BruteForceVp, options: Solv
             break
     monitor.close()
     if not results:
-        return Solution(start.to_vector(problem.dtype), start.vp(p),
-                        stopped if not finished else RetCode.Failure,
-                        trace=monitor.trace, original=[start])
+        retcode = stopped if not finished else RetCode.Failure
+        sol = Solution(start.to_vector(problem.dtype), start.vp(p), retcode, trace=monitor.trace,
+                       original=[start])
+        sol.stats.iterations = sol.stats.linear_solves = tried
+        return sol
     best = min(r[0] for r in results)
     tol = algorithm.rtol * best  # relative: V_p scales like |y|^p, tiny data keep their ties apart
     minimizers: list[CPWL] = []
