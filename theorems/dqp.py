@@ -619,9 +619,9 @@ def _check_explicit_solution(ctx: Context, *, wrong_active_set: bool) -> Outcome
         sparse0 = KKTFactor(sp.csc_matrix(inst.P), None if inst.A is None else sp.csr_matrix(inst.A))
         err0 = max(float(np.abs(np.concatenate([sol0.x, sol0.y]) - planted0).max()),
                    float(np.abs(sparse0.solve(v0) - planted0).max())) / (1 + np.abs(planted0).max())
-        assert sol0.successful and sol0.active.shape == (0,) and err0 <= rtol, (
+        assert sol0.successful and sol0.active.shape == (0,) and sol0.z.shape == (0,) and err0 <= rtol, (
             f"QP without inequalities: retcode {sol0.retcode.value}, active mask of shape "
-            f"{sol0.active.shape}, (x, y) off the planted one by {err0:.3g}")
+            f"{sol0.active.shape}, z of shape {sol0.z.shape}, (x, y) off the planted one by {err0:.3g}")
         # through dQP: J read from daqp's x, ζ from the polish, duals included
         sol = solve(_qp(inst), DQP(backend="daqp"))
         x, lam, mu = sol.kkt_solution
@@ -1342,12 +1342,23 @@ def _check_iteration_cap(ctx: Context, *, cap: int | None) -> Outcome:
         for backend in _CAPS:
             for maxiters in ((1, cap) if cap is not None else (None,)):
                 sol = solve(_qp(inst), DQP(backend=backend, backend_options=_CAPS[backend][1]),
-                            maxiters=maxiters)
+                            maxiters=maxiters, store_trace=True)
                 ran = sol.original is not None and sol.stats.iterations == 1
-                if sol.retcode is not RetCode.MaxIters or not ran:
+                # the stored trace is the run's own records, the backend call first
+                stages = [record.get("stage") for record in sol.trace]
+                if sol.retcode is not RetCode.MaxIters or not ran or stages[:1] != ["backend"]:
                     return Outcome("fail", f"instance {k}, {backend} with solve(..., maxiters={maxiters}): "
-                                           f"{sol.retcode.value} (MaxIters wanted), backend called: {ran} "
-                                           f"({sol.warnings})", {"instance": k, "backend": backend})
+                                           f"{sol.retcode.value} (MaxIters wanted), backend called: {ran}, "
+                                           f"trace stages {stages} ({sol.warnings})",
+                                   {"instance": k, "backend": backend})
+        if cap is not None:  # maxiters=0: no backend call, the start point x = 0 (documented), one record
+            zero = solve(_qp(inst), DQP(backend="osqp"), maxiters=0, store_trace=True)
+            start = zero.trace[0].get("x") if len(zero.trace) == 1 else None
+            if zero.retcode is not RetCode.MaxIters or zero.original is not None or np.any(zero.x) \
+                    or start is None or np.any(start) or zero.trace[0].get("stage") != "start":
+                return Outcome("fail", f"instance {k}, solve(..., maxiters=0): {zero.retcode.value}, backend "
+                                       f"result {zero.original is not None}, x {zero.x.tolist()}, trace "
+                                       f"{zero.trace}", {"instance": k})
         codes = {b: solve(singular, DQP(backend=b)).retcode for b in ("quadprog", "daqp")}
         if codes != {"quadprog": RetCode.Failure, "daqp": RetCode.Success}:
             return Outcome("fail", f"instance {k}, singular P: {({b: c.value for b, c in codes.items()})}, "
@@ -1773,4 +1784,313 @@ register(Claim(
     control=partial(_check_caller_precision, make_qp=_WideningQP),
     control_description="a QP that forgets the caller's precision (its dtype float64 whatever the inputs): "
                         "solve then returns float64 arrays for float32 data, so the check must fail.",
+))
+
+
+# ---------------------------------------------------------------------------- dqp.documented_thresholds
+
+
+def _factor_cases() -> list[tuple[str, object, object, str, bool]]:
+    """(label, P, C, documented method, documented singular) at 1/2 and 3/2 of each threshold of
+    KKTFactor's docstring, and at the inclusive ties that float64 holds exactly. Diagonal data make the
+    pivots the test reads exact: splu's U diagonal, Cholesky's L and the Schur complement's, sycon's rcond."""
+    ratio = 1e-13  # SINGULAR_RATIO as documented, a literal: the check must not read the code's constant
+    cases = []
+    for scale in (1.0, 8.0):  # max(1, max pivot): a scale above 1 moves the threshold with the pivots
+        for r, singular in ((1.5 * ratio, False), (ratio, True), (0.5 * ratio, True)):
+            P = sp.diags([scale, scale * r], format="csc")
+            cases.append((f"sparse diag({scale:g}, {scale:g}·{r:.2g})", P, None, "splu", singular))
+    # P = 0 with an explicit zero diagonal (an LP) and two rows: K = [[0, I], [I, 0]] is nonsingular; no
+    # diagonal Schur route (D⁻¹ does not exist)
+    explicit_zeros = sp.csc_matrix((np.zeros(2), np.arange(2), np.arange(3)), shape=(2, 2))  # nnz = 2
+    cases.append(("sparse 0·I₂ (explicit zeros) with rows I₂", explicit_zeros, sp.csr_matrix(np.eye(2)),
+                  "splu", False))
+    # the absolute floor of the splu test: pivots below 1 are compared with 1e-13 itself
+    cases.append(("sparse diag(0.5, 0.5·1.5e-13)", sp.diags([0.5, 0.75 * ratio], format="csc"), None, "splu",
+                  True))
+    one_row = sp.csr_matrix([[1.0, 1.0]])
+    for rho, method in ((1.5e-8, "diagonal-schur"), (0.5e-8, "splu")):  # diag ratio of P vs (1e-4)²
+        cases.append((f"sparse diag(1, {rho:g}) with one row", sp.diags([1.0, rho], format="csc"), one_row,
+                      method, False))
+    for ell, method in ((1.5e-4, "cholesky-schur"), (0.5e-4, "ldl")):  # diag ratio of L vs 1e-4
+        cases.append((f"dense diag(1, {ell:g}²)", np.diag([1.0, ell * ell]), None, method, False))
+    for c2, method, singular in ((1.5 * ratio, "cholesky-schur", False), (0.5 * ratio, "ldl", True)):
+        # S = C Cᵀ = diag(1, c²): its Cholesky pivots squared against 1e-13·max(1, ·); on refusal LDLᵀ of K,
+        # whose rcond ≈ c²/(1 + …) decides
+        cases.append((f"dense I₂ with rows diag(1, √{c2:.2g})", np.eye(2), np.diag([1.0, np.sqrt(c2)]),
+                      method, singular))
+    for r, singular in ((1.5 * ratio, False), (0.5 * ratio, True)):  # Cholesky refused (ratio √r < 1e-4)
+        cases.append((f"dense diag(1, {r:.2g})", np.diag([1.0, r]), None, "ldl", singular))
+    return cases
+
+
+def _auto_cases() -> list[tuple[str, QP, list[str] | None, str]]:
+    """(label, QP, installed backends or None for the real list, backend AUTO_TABLE documents)."""
+    n_big = 1000  # SPARSE_MIN_N as documented
+    size = n_big * n_big
+
+    def dense_with(nnz: int) -> np.ndarray:
+        # a symmetric, diagonally dominant P with exactly nnz nonzeros (n on the diagonal, pairs off it)
+        P = np.eye(n_big)
+        pairs = (nnz - n_big) // 2
+        rows, cols = np.triu_indices(n_big, 1)
+        P[rows[:pairs], cols[:pairs]] = P[cols[:pairs], rows[:pairs]] = 1e-6
+        return P
+
+    at_density = int(0.05 * size)  # SPARSE_DENSITY as documented: 5 % counts as sparse
+    ones = np.ones(n_big)
+    small = QP(P=np.eye(3), q=np.ones(3))
+    return [
+        ("a dense QP with 500 variables", QP(P=np.eye(500), q=np.ones(500)), None, "daqp"),
+        ("a dense QP with 501 variables", QP(P=np.eye(501) + 1e-3, q=np.ones(501)), None, "proxqp"),
+        (f"dense arrays, n = {n_big}, exactly 5 % nonzeros", QP(P=dense_with(at_density), q=ones), None,
+         "piqp"),
+        (f"dense arrays, n = {n_big}, 5 % + 2 nonzeros", QP(P=dense_with(at_density + 2), q=ones), None,
+         "proxqp"),
+        (f"dense diagonal arrays, n = {n_big - 1}", QP(P=np.eye(n_big - 1), q=np.ones(n_big - 1)), None,
+         "proxqp"),
+        ("a dense QP, no table backend installed", small, ["clarabel", "osqp", "scs"], "clarabel"),
+        ("a dense QP, neither a table backend nor clarabel", small, ["scs", "osqp"], "osqp"),
+    ]
+
+
+def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) -> Outcome:
+    import qpsolvers
+
+    from algorithms.qp import choose_backend
+    from theorems.core.sabotage import patched
+
+    sabotage = patched(KKTFactor, "SINGULAR_RATIO", singular_ratio) if singular_ratio else _nothing()
+    checked = 0
+    with sabotage, warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # a route must not divide by zero on the way
+        for label, P, C, method, singular in _factor_cases():
+            try:
+                factor = KKTFactor(P, C)
+            except RuntimeWarning as warning:
+                return Outcome("fail", f"KKTFactor on {label}: RuntimeWarning {warning}", {"case": label})
+            if factor.method != method or factor.singular != singular:
+                return Outcome("fail", f"KKTFactor on {label}: method {factor.method!r}, singular "
+                                       f"{factor.singular}; its docstring's thresholds give {method!r}, "
+                                       f"singular {singular}", {"case": label})
+            rhs = np.arange(1.0, factor.size + 1.0)
+            zeta = factor.solve(rhs)
+            residual = float(np.max(np.abs(factor.matvec(zeta) - rhs)))
+            # diagonal pivots: the solves are exact to a few ulps of the largest |ζ| (≤ 1/1.5e-13 · n)
+            if not singular and not residual <= 1e-12 * max(1.0, float(np.max(np.abs(zeta)))):
+                return Outcome("fail", f"KKTFactor on {label}: residual {residual:.3g} of a nonsingular "
+                                       "solve", {"case": label})
+            checked += 1
+        for label, qp, installed, backend in _auto_cases():
+            with patched(qpsolvers, "available_solvers", installed) if installed else _nothing():
+                chosen = choose_backend(qp)
+            if chosen != backend:
+                return Outcome("fail", f"backend='auto' chose {chosen!r} for {label}, not {backend!r} "
+                                       "(AUTO_TABLE and its fallbacks)", {"case": label})
+            checked += 1
+        # QP's semidefiniteness test is relative: P = s·diag(1, 2, e) passes for e = -2.5e-11 and fails for
+        # e = -4e-10 (documented: smallest eigenvalue >= -1e-10·max(1, max|P|)), dense and sparse diagonal
+        for scale in (1.0, 1e6):
+            for e, accepted in ((-2.5e-11, True), (-4e-10, False)):
+                diagonal = scale * np.array([1.0, 2.0, e])
+                for P in (np.diag(diagonal), sp.diags(diagonal, format="csc")):
+                    try:
+                        QP(P=P, q=np.ones(3))
+                        ok = True
+                    except ValueError:
+                        ok = False
+                    if ok != accepted:
+                        return Outcome("fail", f"QP with P = {scale:g}·diag(1, 2, {e:g}) "
+                                               f"({'sparse' if sp.issparse(P) else 'dense'}): "
+                                               f"{'accepted' if ok else 'rejected'}, documented "
+                                               f"{'accepted' if accepted else 'rejected'}", {"scale": scale})
+                    checked += 1
+        # a sparse P with off-diagonal entries (here 1.0) is not diagonal: its full spectrum decides
+        for diag_value, accepted in ((2.0, True), (0.5, False)):  # eigenvalues diag_value ± 1
+            P = sp.csc_matrix(np.array([[diag_value, 1.0], [1.0, diag_value]]))
+            try:
+                QP(P=P, q=np.ones(2))
+                ok = True
+            except ValueError:
+                ok = False
+            if ok != accepted:
+                return Outcome("fail", f"QP with sparse P = [[{diag_value:g}, 1], [1, {diag_value:g}]]: "
+                                       f"{'accepted' if ok else 'rejected'} (eigenvalues {diag_value - 1:g}, "
+                                       f"{diag_value + 1:g})", {"diag": diag_value})
+            checked += 1
+        # the near-active band: an inactive row at slack 50·eps_active·‖G_i‖ is flagged as possibly weakly
+        # active (degenerate, with a note), one at 150·eps_active·‖G_i‖ is not (documented: 100·eps_active)
+        inst = make_qp_instance(int(ctx.rng("near").integers(2**31)), n=5, n_eq=1, n_ineq=4, n_active=2)
+        row = int(np.flatnonzero(~inst.active)[0])
+        norm = float(np.linalg.norm(inst.G[row]))
+        for factor, flagged in ((50.0, True), (150.0, False)):
+            h = inst.h.copy()
+            h[row] = inst.G[row] @ inst.x + factor * DQP().eps_active * norm
+            sol = solve(QP(P=inst.P, q=inst.q, G=inst.G, h=h, A=inst.A, b=inst.b), DQP(backend="daqp"))
+            noted = any("nearly active" in w for w in sol.warnings)
+            if not sol.successful or sol.degenerate != flagged or noted != flagged:
+                return Outcome("fail", f"an inactive row at slack {factor:g}·eps_active·‖G_i‖: "
+                                       f"{sol.retcode.value}, degenerate {sol.degenerate}, warnings "
+                                       f"{sol.warnings}; documented: flagged {flagged}", {"factor": factor})
+            checked += 1
+        # the weakly-active band: an active row's multiplier at 5e-6 with every multiplier below 1 is flagged
+        # (documented: mu <= eps_active·max(1, max mu) = 1e-5), at 2e-5 it is not; the other active rows'
+        # multipliers scaled to [0.05, 0.2]; q moved so that (x*, y*, z) stays the solution
+        active = np.flatnonzero(inst.active)
+        for weak_mu, flagged in ((5e-6, True), (2e-5, False)):
+            z = 0.1 * inst.z
+            z[active[0]] = weak_mu
+            q = -(inst.P @ inst.x + inst.A.T @ inst.y + inst.G.T @ z)
+            sol = solve(QP(P=inst.P, q=q, G=inst.G, h=inst.h, A=inst.A, b=inst.b), DQP(backend="daqp"))
+            noted = any("weakly active" in w for w in sol.warnings)
+            if not sol.successful or sol.degenerate != flagged or noted != flagged:
+                return Outcome("fail", f"an active row with multiplier {weak_mu:g} (the others in [0.05, "
+                                       f"0.2]): {sol.retcode.value}, degenerate {sol.degenerate}, warnings "
+                                       f"{sol.warnings}; documented: flagged {flagged}",
+                               {"multiplier": weak_mu})
+            checked += 1
+    return Outcome("pass", "KKTFactor's route and singular flag, backend='auto''s choice, QP's PSD test and "
+                           "the near- and weakly-active flags follow the documented thresholds on all "
+                           f"{checked} boundary cases",
+                   {"cases": checked})
+
+
+class _nothing:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+register(Claim(
+    id="dqp.documented_thresholds", paper=PAPER,
+    origin=Origin.IMPLEMENTATION,
+    source="our implementation's documented decisions (KKTFactor's docstring and class constants, AUTO_TABLE "
+           "and choose_backend), which decide which derivative dQP returns: the exact K_J⁻¹ or the "
+           "least-squares one of Theorem 3.1's degenerate case",
+    statement="On KKT matrices whose pivots are exact (diagonal P, one or two rows), KKTFactor takes the "
+              "documented route and sets `singular` exactly as documented, at 1/2 and 3/2 of each threshold "
+              "and at the ties float64 holds: splu is singular iff min|U_ii| <= 1e-13·max(1, max|U_ii|) "
+              "(at scale 1 and 8, and below 1); a sparse diagonal P with min/max >= 1e-8 goes to the "
+              "diagonal Schur route, else splu; dense P goes to Cholesky-Schur iff min/max of L's diagonal "
+              ">= 1e-4 and the Schur complement's squared pivots pass 1e-13·max(1, ·), else to LDLᵀ, "
+              "singular iff sycon's rcond <= 1e-13; every nonsingular solve has residual "
+              "<= 1e-12·max(1, |ζ|∞); no RuntimeWarning. backend='auto' gives daqp at n = 500 and proxqp "
+              "at 501 (dense), piqp for dense arrays of n = 1000 with exactly 5 % nonzeros and proxqp with "
+              "two more or at n = 999, clarabel when no table backend is installed and the first installed "
+              "one (sorted) without clarabel. QP accepts P = s·diag(1, 2, e) for e = -2.5e-11 and rejects "
+              "it for e = -4e-10 at s = 1 and 1e6, dense and sparse (smallest eigenvalue "
+              ">= -1e-10·max(1, max|P|)). A sparse zero P (an LP) with two rows goes to splu, without a "
+              "division by zero. An inactive row at slack 50·eps_active·‖G_i‖ makes the solution "
+              "degenerate with a 'nearly active' warning, one at 150·eps_active·‖G_i‖ does not, and an "
+              "active row with multiplier 5e-6 (the others in [0.05, 0.2]) makes it degenerate with a "
+              "'weakly active' warning, one with 2e-5 does not (daqp, planted QPs). A sparse "
+              "[[d, 1], [1, d]] is accepted for d = 2 and rejected for d = 0.5.",
+    kind=Kind.NUMERIC,
+    check=partial(_check_documented_thresholds, singular_ratio=None),
+    control=partial(_check_documented_thresholds, singular_ratio=1e-12),
+    control_description="KKTFactor.SINGULAR_RATIO ten times the documented 1e-13 (a wrong constant): the "
+                        "pivots at 1.5e-13 are then called singular, and the least-squares derivative "
+                        "replaces the exact one.",
+))
+
+
+# ---------------------------------------------------------------------------- dqp.representation_invariance
+
+
+def _floored_row_norms(G) -> np.ndarray:
+    """Sabotage for the control: row norms floored at 1 (the implementation before mutation round 5), so a
+    row of small norm has its slack read in raw units."""
+    norms = np.sqrt(np.bincount(G.indices, weights=G.data ** 2, minlength=G.shape[0])) \
+        if sp.issparse(G) else np.linalg.norm(G, axis=1)
+    return np.maximum(norms, 1.0)
+
+
+def _check_representation(ctx: Context, *, sabotage: bool) -> Outcome:
+    from algorithms.qp import dqp as dqp_module
+    from theorems.core.sabotage import patched
+
+    rng = ctx.rng("dqp.representation_invariance")
+    count = ctx.pick(6, 40)
+    worst = 0.0
+    with patched(dqp_module, "_row_norms", _floored_row_norms) if sabotage else _nothing():
+        for k in range(count):
+            inst = make_qp_instance(int(rng.integers(2**31)), 5, 1, 6, 3)
+            m = inst.G.shape[0]
+            ref = solve(_qp(inst), DQP(backend="quadprog"))
+            g = rng.standard_normal(inst.P.shape[0])
+            ref_dq = ref.vjp(g, wrt=("q",))["q"]
+            # the same QP written otherwise: rows of (G, h) permuted and scaled by c_i > 0 (log-uniform in
+            # [1e-6, 1e3] for inactive rows, one of them at 1e-6, and in [1e-2, 1e2] for active ones: K_J is
+            # not equilibrated, see the note), rows of (A, b) by a_j of either sign in [1e-2, 1e2]
+            perm = rng.permutation(m)
+            inactive = ~inst.active[perm]
+            c = np.where(inactive, 10.0 ** rng.uniform(-6.0, 3.0, m), 10.0 ** rng.uniform(-2.0, 2.0, m))
+            c[np.flatnonzero(inactive)[0]] = 1e-6
+            a = rng.choice([-1.0, 1.0], inst.A.shape[0]) * 10.0 ** rng.uniform(-2.0, 2.0, inst.A.shape[0])
+            same = QP(P=inst.P, q=inst.q, G=c[:, None] * inst.G[perm], h=c * inst.h[perm],
+                      A=a[:, None] * inst.A, b=a * inst.b)
+            sol = solve(same, DQP(backend="quadprog"))
+            if not (sol.successful and ref.successful):
+                return Outcome("fail", f"instance {k}: {ref.retcode.value} as written, {sol.retcode.value} "
+                                       f"with the rows permuted and scaled ({sol.warnings})", {"instance": k})
+            # x and ∂⟨g, x⟩/∂q do not depend on how the rows are written; z and y scale back by 1/c, 1/a
+            # (the polish solves the same K_J up to a diagonal row scaling: 1e-9 relative covers its
+            # conditioning, cond(K_J) ≲ 1e3·1e9 at c_i down to 1e-6)
+            errors = {
+                "x": np.abs(sol.x - ref.x).max() / (1 + np.abs(ref.x).max()),
+                "z": np.abs(c * sol.z - ref.z[perm]).max() / (1 + np.abs(ref.z).max()),
+                "y": np.abs(a * sol.y - ref.y).max() / (1 + np.abs(ref.y).max()),
+                "dq": np.abs(sol.vjp(g, wrt=("q",))["q"] - ref_dq).max() / (1 + np.abs(ref_dq).max()),
+            }
+            worst = max(worst, *errors.values())
+            flags = (np.array_equal(sol.active, ref.active[perm]), sol.degenerate == ref.degenerate)
+            if not all(flags) or max(errors.values()) > 1e-9:
+                return Outcome("fail", f"instance {k}, rows permuted and scaled (c in [{c.min():.1e}, "
+                                       f"{c.max():.1e}]): active set permuted alike {flags[0]}, degenerate "
+                                       f"{sol.degenerate} vs {ref.degenerate} ({sol.warnings}), relative "
+                                       f"errors { {n: f'{e:.2g}' for n, e in errors.items()} }",
+                               {"instance": k})
+            # storage: P, G, A as CSC, CSR or COO are the same QP, kept as CSC float64 (QP's docstring), and
+            # give bit for bit the same answer
+            answers = []
+            for fmt in ("csc", "csr", "coo"):
+                P, G, A = (sp.csr_matrix(M).asformat(fmt) for M in (inst.P, inst.G, inst.A))
+                qp = QP(P=P, q=inst.q, G=G, h=inst.h, A=A, b=inst.b)
+                stored = {name: (M.format, M.dtype) for name, M in (("P", qp.P), ("G", qp.G), ("A", qp.A))}
+                if not all(f == "csc" and dt == np.float64 for f, dt in stored.values()):
+                    return Outcome("fail", f"instance {k}: {fmt} input stored as {stored}, not CSC float64",
+                                   {"instance": k})
+                answers.append(solve(qp, DQP(backend="clarabel")).x)
+            if not all(np.array_equal(x, answers[0]) for x in answers):
+                return Outcome("fail", f"instance {k}: CSC, CSR and COO inputs give different x: {answers}",
+                               {"instance": k})
+    return Outcome("pass", f"on {count} planted QPs, permuting and rescaling the rows of (G, h) (down to "
+                           "1e-6) and of (A, b) leaves x, the active set (permuted), the degenerate flag "
+                           "and ∂⟨g, x⟩/∂q unchanged and scales z, y back; CSC, CSR and COO storage give "
+                           "the same x",
+                   {"instances": count, "worst_relative_error": figure(worst, digits=2, floor=1e-16)})
+
+
+register(Claim(
+    id="dqp.representation_invariance", paper=PAPER,
+    origin=Origin.IMPLEMENTATION,
+    source=f"the QP of eq. (1) ({ARXIV}) is a set of constraints: permuting or positively rescaling the rows "
+           "of (G, h), rescaling those of (A, b), or storing a matrix in another sparse format does not "
+           "change it; eps_active is documented per unit row norm of G",
+    statement="On planted QPs (n = 5, one equality, six inequalities, three active), dQP (quadprog) returns"
+              " the same x, the same active set (permuted), the same degenerate flag and the same ∂⟨g, "
+              "x⟩/∂q (each to 1e-9 relative) when the rows of (G, h) are permuted and scaled by c_i > 0 "
+              "log-uniform in [1e-6, 1e3] for inactive rows (one at 1e-6) and in [1e-2, 1e2] for active "
+              "ones, and those of (A, b) by a_j in ±[1e-2, 1e2], with z and y scaled by 1/c and 1/a; P, G, "
+              "A given as CSC, CSR or COO are stored as CSC float64 and give the same x bit for bit "
+              "(clarabel).",
+    kind=Kind.NUMERIC,
+    check=partial(_check_representation, sabotage=False),
+    control=partial(_check_representation, sabotage=True),
+    control_description="row norms floored at 1 (the implementation before mutation round 5): a row scaled "
+                        "by 1e-6 then has its slack read in raw units, is misread as active, and the "
+                        "solution "
+                        "comes back flagged degenerate with a rejected polish.",
 ))

@@ -56,7 +56,8 @@ def _is_diagonal(matrix) -> bool:
 class QP(Problem):
     """A convex quadratic program ``min ½xᵀPx + qᵀx  s.t.  Ax = b,  Gx ≤ h``.
 
-    ``P`` (n×n, symmetric positive semidefinite), ``G`` (m×n) and ``A`` (p×n)
+    ``P`` (n×n, symmetric positive semidefinite: smallest eigenvalue ``>= -1e-10·max(1, max|P|)``),
+    ``G`` (m×n) and ``A`` (p×n)
     may be dense arrays or scipy.sparse matrices; ``q``, ``h``, ``b`` are
     vectors. ``G``/``h`` and ``A``/``b`` come in pairs. The data are stored in
     float64 (sparse matrices as CSC); ``dtype`` records the caller's precision
