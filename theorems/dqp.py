@@ -1814,11 +1814,14 @@ def _factor_cases() -> list[tuple[str, object, object, str, bool]]:
                       method, False))
     for ell, method in ((1.5e-4, "cholesky-schur"), (0.5e-4, "ldl")):  # diag ratio of L vs 1e-4
         cases.append((f"dense diag(1, {ell:g}²)", np.diag([1.0, ell * ell]), None, method, False))
-    for c2, method, singular in ((1.5 * ratio, "cholesky-schur", False), (0.5 * ratio, "ldl", True)):
-        # S = C Cᵀ = diag(1, c²): its Cholesky pivots squared against 1e-13·max(1, ·); on refusal LDLᵀ of K,
-        # whose rcond ≈ c²/(1 + …) decides
-        cases.append((f"dense I₂ with rows diag(1, √{c2:.2g})", np.eye(2), np.diag([1.0, np.sqrt(c2)]),
-                      method, singular))
+    for top in (1.0, 8.0):  # max(1, max pivot²): at 8 the threshold is 64·1e-13
+        # S = C Cᵀ = diag(top², top²·c²): its Cholesky pivots squared against 1e-13·max(1, top²); on refusal
+        # LDLᵀ of K decides, whose exact 1-norm rcond is 2.5e-14 at top = 1 (singular) and 3.6e-13 at 8 (not)
+        for c2, method, singular in ((1.5 * ratio, "cholesky-schur", False),
+                                     (0.5 * ratio, "ldl", top == 1.0)):
+            rows = np.diag([top, top * np.sqrt(c2)])
+            cases.append((f"dense I₂ with rows diag({top:g}, {top:g}·√{c2:.2g})", np.eye(2), rows, method,
+                          singular))
     for r, singular in ((1.5 * ratio, False), (0.5 * ratio, True)):  # Cholesky refused (ratio √r < 1e-4)
         cases.append((f"dense diag(1, {r:.2g})", np.diag([1.0, r]), None, "ldl", singular))
     return cases
