@@ -1934,6 +1934,18 @@ def _check_multivariate_units(ctx: Context, *, sabotage: bool) -> Outcome:
                 if sx == 1.0:  # ℓp cost scales like sy^p when only y is rescaled
                     rel = abs(sol.value / sy**p - ref_sol.value) / ref_sol.value
                     assert rel <= 1e-9, f"{where}: ℓp optimum {sol.value:.10g} vs sy^p·{ref_sol.value:.10g}"
+            # a coordinate that is zero at every point: the same program with one more weight, which no
+            # basic point moves off 0 (its column of A and G is zero and must not be divided by)
+            X0 = np.hstack([X, np.zeros((X.shape[0], 1))])
+            flat = solve(MultivariateInterpolationProblem(X=X0, y=y, p=p), PatternEnumeration())
+            W0, W = flat.original["W"], ref_sol.original["W"]
+            same = (flat.retcode is RetCode.Success
+                    and flat.original["num_points"] == ref_sol.original["num_points"]
+                    and W0.shape == (W.shape[0], d + 2) and np.all(W0[:, d] == 0)
+                    and np.allclose(np.delete(W0, d, axis=1), W, rtol=1e-12, atol=0))
+            assert same, (f"a zero coordinate appended: {flat.retcode.value}, {flat.original['num_points']} "
+                          f"basic points ({ref_sol.original['num_points']} without), net {W0.tolist()} vs "
+                          f"{W.tolist()}")
         stats["instances"] += 1
         stats["basic_points_max"] = max(stats["basic_points_max"], len(ref))
         return dict(stats)
@@ -1957,12 +1969,13 @@ register(Claim(
            "the program's feasible set maps onto itself under X -> sX, y -> cy",
     origin=Origin.IMPLEMENTATION,
     statement=(
-        "For N = 2 data points in R^2 (coordinates and labels of size 0.05 to 1) rescaled to X·s, y·c "
-        "with (s, c) in {(1e-3, 1), (1e5, 1), (1, 1e-9), (1, 1e6)}, the enumeration finds the same basic "
-        "points of the activation-pattern program, mapped u = (w, b) -> (c·w/s, c·b), for the same piece "
-        "selections, and PatternEnumeration's optimum scales by c^p when only y is rescaled; with X and y "
-        "stored in float32 its net is the float32 rounding of the float64 solve of the same values (float64 "
-        "when only X is float32)."),
+        "For N = 2 data points in R^2 (coordinates and labels of size 0.05 to 1) rescaled to X·s, y·c with "
+        "(s, c) in {(1e-3, 1), (1e5, 1), (1e10, 1), (1, 1e-9), (1, 1e6)}, the enumeration finds the same "
+        "basic points of the activation-pattern program, mapped u = (w, b) -> (c·w/s, c·b), for the same "
+        "piece selections, and PatternEnumeration's optimum scales by c^p when only y is rescaled; with X and"
+        " y stored in float32 its net is the float32 rounding of the float64 solve of the same values "
+        "(float64 when only X is float32); a coordinate that is zero at every point, appended to X, leaves "
+        "the number of basic points and the optimal net unchanged (its weight 0)."),
     kind=Kind.PROPERTY,
     check=partial(_check_multivariate_units, sabotage=False),
     control=partial(_check_multivariate_units, sabotage=True),
