@@ -1325,9 +1325,13 @@ def _check_iteration_cap(ctx: Context, *, cap: int | None) -> Outcome:
         for backend, (keyword, extra) in _CAPS.items():
             options = {**extra, **({keyword: cap} if cap is not None else {})}
             sol = solve(_qp(inst), DQP(backend=backend, backend_options=options))
-            if sol.retcode is not RetCode.MaxIters:
-                return Outcome("fail", f"instance {k}, {backend} with {options}: {sol.retcode.value}, not "
-                                       f"MaxIters ({sol.warnings})", {"instance": k, "backend": backend})
+            # the solution says why it ended: each warning a sentence, one of them naming the backend
+            said = all(isinstance(w, str) and w for w in sol.warnings) \
+                and any(backend in w for w in sol.warnings)
+            if sol.retcode is not RetCode.MaxIters or not said:
+                return Outcome("fail", f"instance {k}, {backend} with {options}: {sol.retcode.value} "
+                                       f"(MaxIters wanted), warnings {sol.warnings}",
+                               {"instance": k, "backend": backend})
         # a backend that fails for a reason other than its cap: quadprog refuses a P that is not positive
         # definite (P made singular along d, the QP kept bounded by the rows ±dᵀx ≤ 5); daqp solves the
         # same QP, so it is solvable and dQP must say Failure, not MaxIters (no horizon was reached)
@@ -2055,6 +2059,28 @@ def _check_representation(ctx: Context, *, sabotage: bool) -> Outcome:
                                        f"{sol.degenerate} vs {ref.degenerate} ({sol.warnings}), relative "
                                        f"errors { {n: f'{e:.2g}' for n, e in errors.items()} }",
                                {"instance": k})
+            # units: the objective scaled by s > 0 (same x, multipliers ×s) and the solution by t >= 1 (q, h,
+            # b ×t: x, z, y ×t); t < 1 is not asked, since eps_active is a slack in x's units and small
+            # solutions bring inactive rows into the documented near-active band
+            units = [(f"(P, q)·{s:g}", QP(P=s * inst.P, q=s * inst.q, G=inst.G, h=inst.h, A=inst.A,
+                                          b=inst.b), 1.0, s) for s in (1e-4, 1e4)]
+            units += [(f"(q, h, b)·{t:g}", QP(P=inst.P, q=t * inst.q, G=inst.G, h=t * inst.h, A=inst.A,
+                                              b=t * inst.b), t, t) for t in (1e3, 1e6)]
+            for label, qp, x_scale, dual_scale in units:
+                scaled = solve(qp, DQP(backend="quadprog"))
+                errors = {
+                    "x": np.abs(scaled.x / x_scale - ref.x).max() / (1 + np.abs(ref.x).max()),
+                    "z": np.abs(scaled.z / dual_scale - ref.z).max() / (1 + np.abs(ref.z).max()),
+                    "y": np.abs(scaled.y / dual_scale - ref.y).max() / (1 + np.abs(ref.y).max()),
+                }
+                worst = max(worst, *errors.values())
+                if not (scaled.successful and np.array_equal(scaled.active, ref.active)
+                        and scaled.degenerate == ref.degenerate) or max(errors.values()) > 1e-9:
+                    return Outcome("fail", f"instance {k}, {label}: {scaled.retcode.value}, active set "
+                                           f"{np.flatnonzero(scaled.active).tolist()} vs "
+                                           f"{np.flatnonzero(ref.active).tolist()}, degenerate "
+                                           f"{scaled.degenerate} ({scaled.warnings}), relative errors "
+                                           f"{ {n: f'{e:.2g}' for n, e in errors.items()} }", {"instance": k})
             # storage: P, G, A as CSC, CSR or COO are the same QP, kept as CSC float64 (QP's docstring), and
             # give bit for bit the same answer
             answers = []
@@ -2088,7 +2114,9 @@ register(Claim(
               "log-uniform in [1e-6, 1e3] for inactive rows (one at 1e-6) and in [1e-2, 1e2] for active "
               "ones, and those of (A, b) by a_j in ±[1e-2, 1e2], with z and y scaled by 1/c and 1/a; P, G, "
               "A given as CSC, CSR or COO are stored as CSC float64 and give the same x bit for bit "
-              "(clarabel).",
+              "(clarabel). With the objective (P, q) scaled by 1e-4 and 1e4 (z, y scaled alike) and the "
+              "solution by 1e3 and 1e6 (q, h, b scaled: x, z, y alike), the active set, the degenerate flag "
+              "and the rescaled x, z, y are the same (1e-9 relative).",
     kind=Kind.NUMERIC,
     check=partial(_check_representation, sabotage=False),
     control=partial(_check_representation, sabotage=True),
