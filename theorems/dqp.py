@@ -1355,6 +1355,12 @@ def _check_iteration_cap(ctx: Context, *, cap: int | None) -> Outcome:
                                            f"{sol.retcode.value} (MaxIters wanted), backend called: {ran}, "
                                            f"trace stages {stages} ({sol.warnings})",
                                    {"instance": k, "backend": backend})
+        if cap is not None:  # backend="auto" maps solve's maxiters too: a sparse QP goes to piqp, capped
+            auto = solve(QP(**{**{k: getattr(inst, k) for k in _INPUTS}, "P": sp.csc_matrix(inst.P)}), DQP(),
+                         maxiters=1)
+            if auto.retcode is not RetCode.MaxIters or auto.backend != "piqp":
+                return Outcome("fail", f"instance {k}, backend='auto' ({auto.backend}) with solve(..., "
+                                       f"maxiters=1): {auto.retcode.value}, not MaxIters", {"instance": k})
         if cap is not None:  # maxiters=0: no backend call, the start point x = 0 (documented), one record
             zero = solve(_qp(inst), DQP(backend="osqp"), maxiters=0, store_trace=True)
             start = zero.trace[0].get("x") if len(zero.trace) == 1 else None
@@ -1813,7 +1819,8 @@ def _factor_cases() -> list[tuple[str, object, object, str, bool]]:
     cases.append(("sparse diag(0.5, 0.5·1.5e-13)", sp.diags([0.5, 0.75 * ratio], format="csc"), None, "splu",
                   True))
     one_row = sp.csr_matrix([[1.0, 1.0]])
-    for rho, method in ((1.5e-8, "diagonal-schur"), (0.5e-8, "splu")):  # diag ratio of P vs (1e-4)²
+    # diag ratio of P vs (1e-4)², the tie included (min d >= (1e-4)²·max d, as documented)
+    for rho, method in ((1.5e-8, "diagonal-schur"), (1e-4 ** 2, "diagonal-schur"), (0.5e-8, "splu")):
         cases.append((f"sparse diag(1, {rho:g}) with one row", sp.diags([1.0, rho], format="csc"), one_row,
                       method, False))
     for ell, method in ((1.5e-4, "cholesky-schur"), (0.5e-4, "ldl")):  # diag ratio of L vs 1e-4
