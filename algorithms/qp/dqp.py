@@ -546,7 +546,7 @@ class QPSolution(Solution):
             raise ValueError(f"wrt must be a tuple of names in {INPUTS}, got {wrt!r}")
         P, G, A = self._qp.P, self._qp.G, self._qp.A
         x, lam, mu = self._zeta
-        J = np.flatnonzero(self.active) if self.active is not None else np.zeros(0, dtype=int)
+        J = np.flatnonzero(self.active)  # a solution with a factor always has its active mask
         dz, dlam, dmu = self.adjoint(grad_x)
         dtype = self._qp.dtype
         out: dict[str, Any] = dict.fromkeys(INPUTS)
