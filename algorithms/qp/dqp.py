@@ -286,8 +286,8 @@ class KKTFactor:
     #: reciprocal condition number below which K is treated as singular (a float64
     #: solve has at most ~3 correct digits left)
     SINGULAR_RATIO = 1e-13
-    #: the Cholesky/Schur path is used only when cond(P) ≲ 1e8 (diag-ratio of L ≥ 1e-4),
-    #: so that block elimination loses no more accuracy than an LDLᵀ of K would
+    #: the Cholesky/Schur path is used only when cond(P) ≲ 1e8 (diag-ratio of L ≥ 1e-4): block
+    #: elimination loses up to cond(P)·eps, which the one refinement step of ``solve`` then recovers
     CHOLESKY_DIAG_RATIO = 1e-4
 
     def __init__(self, P, C=None, *, cholesky: np.ndarray | None = None) -> None:
