@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
+from contextlib import nullcontext
 from functools import partial
 
 import numpy as np
@@ -1874,7 +1875,7 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
     from algorithms.qp import choose_backend
     from theorems.core.sabotage import patched
 
-    sabotage = patched(KKTFactor, "SINGULAR_RATIO", singular_ratio) if singular_ratio else _nothing()
+    sabotage = patched(KKTFactor, "SINGULAR_RATIO", singular_ratio) if singular_ratio else nullcontext()
     checked = 0
     with sabotage, warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)  # a route must not divide by zero on the way
@@ -1896,7 +1897,7 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
                                        "solve", {"case": label})
             checked += 1
         for label, qp, installed, backend in _auto_cases():
-            with patched(qpsolvers, "available_solvers", installed) if installed else _nothing():
+            with patched(qpsolvers, "available_solvers", installed) if installed else nullcontext():
                 chosen = choose_backend(qp)
             if chosen != backend:
                 return Outcome("fail", f"backend='auto' chose {chosen!r} for {label}, not {backend!r} "
@@ -1969,14 +1970,6 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
                    {"cases": checked})
 
 
-class _nothing:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
-
-
 register(Claim(
     id="dqp.documented_thresholds", paper=PAPER,
     origin=Origin.IMPLEMENTATION,
@@ -2013,14 +2006,6 @@ register(Claim(
 # ---------------------------------------------------------------------------- dqp.representation_invariance
 
 
-def _floored_row_norms(G) -> np.ndarray:
-    """Sabotage for the control: row norms floored at 1 (the implementation before mutation round 5), so a
-    row of small norm has its slack read in raw units."""
-    norms = np.sqrt(np.bincount(G.indices, weights=G.data ** 2, minlength=G.shape[0])) \
-        if sp.issparse(G) else np.linalg.norm(G, axis=1)
-    return np.maximum(norms, 1.0)
-
-
 def _check_representation(ctx: Context, *, sabotage: bool) -> Outcome:
     from algorithms.qp import dqp as dqp_module
     from theorems.core.sabotage import patched
@@ -2028,7 +2013,11 @@ def _check_representation(ctx: Context, *, sabotage: bool) -> Outcome:
     rng = ctx.rng("dqp.representation_invariance")
     count = ctx.pick(6, 40)
     worst = 0.0
-    with patched(dqp_module, "_row_norms", _floored_row_norms) if sabotage else _nothing():
+    # sabotage for the control: row norms floored at 1 (the implementation before mutation round 5), so a row
+    # of small norm has its slack read in raw units
+    exact = dqp_module._row_norms
+    floored = patched(dqp_module, "_row_norms", lambda G: np.maximum(exact(G), 1.0))
+    with floored if sabotage else nullcontext():
         for k in range(count):
             inst = make_qp_instance(int(rng.integers(2**31)), 5, 1, 6, 3)
             m = inst.G.shape[0]
