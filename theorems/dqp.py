@@ -1905,33 +1905,26 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
             checked += 1
         # QP's semidefiniteness test is relative: P = s·diag(1, 2, e) passes for e = -2.5e-11 and fails for
         # e = -4e-10 (documented: smallest eigenvalue >= -1e-10·max(1, max|P|)), dense and sparse diagonal
+        psd_cases = []
         for scale in (1.0, 1e6):
             for e, accepted in ((-2.5e-11, True), (-4e-10, False)):
                 diagonal = scale * np.array([1.0, 2.0, e])
-                for P in (np.diag(diagonal), sp.diags(diagonal, format="csc")):
-                    try:
-                        QP(P=P, q=np.ones(3))
-                        ok = True
-                    except ValueError:
-                        ok = False
-                    if ok != accepted:
-                        return Outcome("fail", f"QP with P = {scale:g}·diag(1, 2, {e:g}) "
-                                               f"({'sparse' if sp.issparse(P) else 'dense'}): "
-                                               f"{'accepted' if ok else 'rejected'}, documented "
-                                               f"{'accepted' if accepted else 'rejected'}", {"scale": scale})
-                    checked += 1
+                psd_cases += [(f"P = {scale:g}·diag(1, 2, {e:g}) (dense)", np.diag(diagonal), accepted),
+                              (f"P = {scale:g}·diag(1, 2, {e:g}) (sparse)", sp.diags(diagonal, format="csc"),
+                               accepted)]
         # a sparse P with off-diagonal entries (here 1.0) is not diagonal: its full spectrum decides
-        for diag_value, accepted in ((2.0, True), (0.5, False)):  # eigenvalues diag_value ± 1
-            P = sp.csc_matrix(np.array([[diag_value, 1.0], [1.0, diag_value]]))
+        for d, accepted in ((2.0, True), (0.5, False)):  # eigenvalues d ± 1
+            psd_cases.append((f"sparse P = [[{d:g}, 1], [1, {d:g}]] (eigenvalues {d - 1:g}, {d + 1:g})",
+                              sp.csc_matrix(np.array([[d, 1.0], [1.0, d]])), accepted))
+        for label, P, accepted in psd_cases:
             try:
-                QP(P=P, q=np.ones(2))
+                QP(P=P, q=np.ones(P.shape[0]))
                 ok = True
             except ValueError:
                 ok = False
             if ok != accepted:
-                return Outcome("fail", f"QP with sparse P = [[{diag_value:g}, 1], [1, {diag_value:g}]]: "
-                                       f"{'accepted' if ok else 'rejected'} (eigenvalues {diag_value - 1:g}, "
-                                       f"{diag_value + 1:g})", {"diag": diag_value})
+                return Outcome("fail", f"QP with {label}: {'accepted' if ok else 'rejected'}, documented "
+                                       f"{'accepted' if accepted else 'rejected'}", {"case": label})
             checked += 1
         # the near-active band: an inactive row at slack 50·eps_active·‖G_i‖ is flagged as possibly weakly
         # active (degenerate, with a note), one at 150·eps_active·‖G_i‖ is not (documented: 100·eps_active)
