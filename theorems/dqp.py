@@ -24,16 +24,19 @@ from contextlib import nullcontext
 from functools import partial
 
 import numpy as np
+import qpsolvers
 import scipy.sparse as sp
 import torch
 from hypothesis import strategies as st
 
 from algorithms import RetCode, solve
 from algorithms.core import SolveOptions
-from algorithms.qp import DQP, QP, KKTFactor, QPLayer, installed_backends
+from algorithms.qp import DQP, QP, KKTFactor, QPLayer, choose_backend, installed_backends, kkt_residuals
+from algorithms.qp import dqp as dqp_module
 from algorithms.qp.layer import QPFunction
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.evidence import figure, numeric_outcome, property_outcome
+from theorems.core.sabotage import patched
 from theorems.strategies import make_qp_instance, seeds
 
 PAPER = "dqp"
@@ -808,8 +811,6 @@ def _independent_residuals(qp: QP, x, y, z, *, drop_complementarity_scale: bool 
 
 
 def _check_kkt_check(ctx: Context, *, sabotage: bool) -> Outcome:
-    from algorithms.qp import kkt_residuals
-
     rng = ctx.rng("dqp.kkt_check")
     count = ctx.pick(40, 400)
     worst = 0.0
@@ -980,7 +981,6 @@ def _check_layer_gradient(ctx: Context, *, layer_type: type[QPLayer]) -> Outcome
                                {"cases": labels})
     # backend="auto" follows AUTO_TABLE: daqp for dense QPs up to 500 variables, proxqp beyond, piqp for
     # sparse data (scipy.sparse, or dense arrays with ≤ 5 % nonzeros from 1000 variables on)
-    from algorithms.qp import choose_backend
     simplex = next(c for c in cases if c[0].startswith("sparse simplex"))[2]
     big = 1000
     routes = {"the layer's dense batch item": (QP(P=cases[0][2]["P"], q=cases[0][2]["q"][0]), "daqp"),
@@ -1356,13 +1356,13 @@ def _check_iteration_cap(ctx: Context, *, cap: int | None) -> Outcome:
                                            f"{sol.retcode.value} (MaxIters wanted), backend called: {ran}, "
                                            f"trace stages {stages} ({sol.warnings})",
                                    {"instance": k, "backend": backend})
-        if cap is not None:  # backend="auto" maps solve's maxiters too: a sparse QP goes to piqp, capped
-            auto = solve(QP(**{**{k: getattr(inst, k) for k in _INPUTS}, "P": sp.csc_matrix(inst.P)}), DQP(),
-                         maxiters=1)
+        if cap is not None:
+            # backend="auto" maps solve's maxiters too: a sparse QP goes to piqp, capped
+            auto = solve(_qp(inst, P=sp.csc_matrix(inst.P)), DQP(), maxiters=1)
             if auto.retcode is not RetCode.MaxIters or auto.backend != "piqp":
                 return Outcome("fail", f"instance {k}, backend='auto' ({auto.backend}) with solve(..., "
                                        f"maxiters=1): {auto.retcode.value}, not MaxIters", {"instance": k})
-        if cap is not None:  # maxiters=0: no backend call, the start point x = 0 (documented), one record
+            # maxiters=0: no backend call, the start point x = 0 (documented), one record
             zero = solve(_qp(inst), DQP(backend="osqp"), maxiters=0, store_trace=True)
             start = zero.trace[0].get("x") if len(zero.trace) == 1 else None
             if zero.retcode is not RetCode.MaxIters or zero.original is not None or np.any(zero.x) \
@@ -1617,8 +1617,6 @@ register(Claim(
 
 
 def _check_factorization_reuse(ctx: Context, *, refactor: bool) -> Outcome:
-    import algorithms.qp.dqp as dqp_module
-
     rng = ctx.rng("dqp.factorization_reuse")
     made = [0]
     original = dqp_module.KKTFactor
@@ -1870,11 +1868,6 @@ def _auto_cases() -> list[tuple[str, QP, list[str] | None, str]]:
 
 
 def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) -> Outcome:
-    import qpsolvers
-
-    from algorithms.qp import choose_backend
-    from theorems.core.sabotage import patched
-
     sabotage = patched(KKTFactor, "SINGULAR_RATIO", singular_ratio) if singular_ratio else nullcontext()
     checked = 0
     with sabotage, warnings.catch_warnings():
@@ -1926,36 +1919,31 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
                 return Outcome("fail", f"QP with {label}: {'accepted' if ok else 'rejected'}, documented "
                                        f"{'accepted' if accepted else 'rejected'}", {"case": label})
             checked += 1
-        # the near-active band: an inactive row at slack 50·eps_active·‖G_i‖ is flagged as possibly weakly
-        # active (degenerate, with a note), one at 150·eps_active·‖G_i‖ is not (documented: 100·eps_active)
+        # the two degeneracy bands on a planted QP (daqp), each at 1/2 and 3/2 of its documented threshold:
+        # an inactive row at slack 50 or 150·eps_active·‖G_i‖ (flagged "nearly active" below 100·eps_active),
+        # and an active row's multiplier at 5e-6 or 2e-5 with the others scaled into [0.05, 0.2] (flagged
+        # "weakly active" at mu <= eps_active·max(1, max mu) = 1e-5; q moved so that (x*, y*, z) stays the
+        # solution)
         inst = make_qp_instance(int(ctx.rng("near").integers(2**31)), n=5, n_eq=1, n_ineq=4, n_active=2)
-        row = int(np.flatnonzero(~inst.active)[0])
-        norm = float(np.linalg.norm(inst.G[row]))
+        row, first_active = int(np.flatnonzero(~inst.active)[0]), int(np.flatnonzero(inst.active)[0])
+        band_cases = []
         for factor, flagged in ((50.0, True), (150.0, False)):
             h = inst.h.copy()
-            h[row] = inst.G[row] @ inst.x + factor * DQP().eps_active * norm
-            sol = solve(QP(P=inst.P, q=inst.q, G=inst.G, h=h, A=inst.A, b=inst.b), DQP(backend="daqp"))
-            noted = any("nearly active" in w for w in sol.warnings)
-            if not sol.successful or sol.degenerate != flagged or noted != flagged:
-                return Outcome("fail", f"an inactive row at slack {factor:g}·eps_active·‖G_i‖: "
-                                       f"{sol.retcode.value}, degenerate {sol.degenerate}, warnings "
-                                       f"{sol.warnings}; documented: flagged {flagged}", {"factor": factor})
-            checked += 1
-        # the weakly-active band: an active row's multiplier at 5e-6 with every multiplier below 1 is flagged
-        # (documented: mu <= eps_active·max(1, max mu) = 1e-5), at 2e-5 it is not; the other active rows'
-        # multipliers scaled to [0.05, 0.2]; q moved so that (x*, y*, z) stays the solution
-        active = np.flatnonzero(inst.active)
+            h[row] = inst.G[row] @ inst.x + factor * DQP().eps_active * float(np.linalg.norm(inst.G[row]))
+            band_cases.append((f"an inactive row at slack {factor:g}·eps_active·‖G_i‖", _qp(inst, h=h),
+                               "nearly active", flagged))
         for weak_mu, flagged in ((5e-6, True), (2e-5, False)):
             z = 0.1 * inst.z
-            z[active[0]] = weak_mu
+            z[first_active] = weak_mu
             q = -(inst.P @ inst.x + inst.A.T @ inst.y + inst.G.T @ z)
-            sol = solve(QP(P=inst.P, q=q, G=inst.G, h=inst.h, A=inst.A, b=inst.b), DQP(backend="daqp"))
-            noted = any("weakly active" in w for w in sol.warnings)
+            band_cases.append((f"an active row with multiplier {weak_mu:g} (the others in [0.05, 0.2])",
+                               _qp(inst, q=q), "weakly active", flagged))
+        for label, qp, note, flagged in band_cases:
+            sol = solve(qp, DQP(backend="daqp"))
+            noted = any(note in w for w in sol.warnings)
             if not sol.successful or sol.degenerate != flagged or noted != flagged:
-                return Outcome("fail", f"an active row with multiplier {weak_mu:g} (the others in [0.05, "
-                                       f"0.2]): {sol.retcode.value}, degenerate {sol.degenerate}, warnings "
-                                       f"{sol.warnings}; documented: flagged {flagged}",
-                               {"multiplier": weak_mu})
+                return Outcome("fail", f"{label}: {sol.retcode.value}, degenerate {sol.degenerate}, warnings "
+                                       f"{sol.warnings}; documented: flagged {flagged}", {"case": label})
             checked += 1
     return Outcome("pass", "KKTFactor's route and singular flag, backend='auto''s choice, QP's PSD test and "
                            "the near- and weakly-active flags follow the documented thresholds on all "
@@ -2000,9 +1988,6 @@ register(Claim(
 
 
 def _check_representation(ctx: Context, *, sabotage: bool) -> Outcome:
-    from algorithms.qp import dqp as dqp_module
-    from theorems.core.sabotage import patched
-
     rng = ctx.rng("dqp.representation_invariance")
     count = ctx.pick(6, 40)
     worst = 0.0

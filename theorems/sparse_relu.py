@@ -1219,6 +1219,12 @@ def _midpoint_pair_knots():
         yield
 
 
+def _net_outputs(X: np.ndarray, W: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Σ_k v_k (w_kᵀ x̃)₊ at the rows of X (x̃ = (x, 1)): the net of Lemma 4.1's reconstruction."""
+    Xa = np.hstack([X, np.ones((X.shape[0], 1))])
+    return np.maximum(Xa @ W.T, 0.0) @ v if W.size else np.zeros(X.shape[0])
+
+
 def _net_values(net: dict, x: np.ndarray) -> np.ndarray:
     """``Σ_k v_k (W_k x + b_k)₊ + a x + c`` evaluated directly (no CPWL code)."""
     return np.maximum(np.outer(x, net["W"]) + net["b"], 0.0) @ net["v"] + net["a"] * x + net["c"]
@@ -1733,7 +1739,7 @@ def _check_multivariate_sparsest(ctx: Context, *, p_fixed: float | None) -> Outc
         # nonzero parameters and ℓp path norm sol.value (same |entries|^p summed: ~1e-15 relative)
         W, v = sol.original["W"], sol.original["v"]
         assert np.array_equal(sol.x, W.ravel()), "Solution.x is not the flattened input weights"
-        sol_miss = float(np.max(np.abs(np.maximum(Xa @ W.T, 0.0) @ v - y)))
+        sol_miss = float(np.max(np.abs(_net_outputs(X, W, v) - y)))
         assert sol_miss <= 1e-9, f"the returned net misses the data by {sol_miss}"
         assert network_l0(W, v) == k0, f"the returned net has ℓ0 = {network_l0(W, v)}, the sparsest {k0}"
         assert abs(network_lp(W, v, p) - sol.value) <= 1e-9 * sol.value, (network_lp(W, v, p), sol.value)
@@ -2180,12 +2186,6 @@ register(Claim(
 
 
 # ----------------------------------------------------------------------------- budgets and retcodes (#20)
-
-
-def _net_outputs(X: np.ndarray, W: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Σ_k v_k (w_kᵀ x̃)₊ at the rows of X (x̃ = (x, 1)): the net of Lemma 4.1's reconstruction."""
-    Xa = np.hstack([X, np.ones((X.shape[0], 1))])
-    return np.maximum(Xa @ W.T, 0.0) @ v if W.size else np.zeros(X.shape[0])
 
 
 @contextmanager
