@@ -1867,6 +1867,29 @@ def _auto_cases() -> list[tuple[str, QP, list[str] | None, str]]:
     ]
 
 
+def _inclusive_tie_missed() -> str | None:
+    """The two ``<=`` rules of ``eps_active`` at their exact ties, on a QP whose numbers float64 holds:
+    min ½‖x‖² − x₁/4 s.t. x₁ ≤ 0, x₂ ≤ 100 (unit rows, so a slack is h_i − x_i exactly), with
+    x* = (0, 0) and μ₁ = 1/4. Returns what was read as strict, or None."""
+    qp = QP(P=np.eye(2), q=np.array([-0.25, 0.0]), G=np.eye(2), h=np.array([0.0, 100.0]))
+    x0 = np.asarray(solve(qp, DQP(backend="daqp")).original.x, dtype=np.float64)
+    slack = float(qp.h[1] - x0[1])  # row 2's slack at the backend's x, as the active-set rule reads it
+    for eps, active in ((slack, True), (float(np.nextafter(slack, 0.0)), False)):
+        sol = solve(qp, DQP(backend="daqp", eps_active=eps))  # daqp is deterministic: the same x₀
+        if bool(sol.active[1]) != active:
+            return (f"row 2 at slack {slack!r} with eps_active {eps!r}: active {bool(sol.active[1])}, "
+                    f"documented {active} (active iff slack <= eps_active)")
+    mu = float(solve(qp, DQP(backend="daqp")).z[0])  # the polished multiplier of row 1 (≈ 1/4 ≤ 1)
+    for eps, weak in ((mu, True), (float(np.nextafter(mu, 0.0)), False)):
+        sol = solve(qp, DQP(backend="daqp", eps_active=eps))
+        noted = any("weakly active" in w for w in sol.warnings)
+        if noted != weak or not bool(sol.active[0]):
+            return (f"row 1 with multiplier {mu!r} and eps_active {eps!r}: active "
+                    f"{bool(sol.active[0])}, weakly active {noted}, documented {weak} "
+                    "(mu <= eps_active·max(1, max mu))")
+    return None
+
+
 def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) -> Outcome:
     sabotage = patched(KKTFactor, "SINGULAR_RATIO", singular_ratio) if singular_ratio else nullcontext()
     checked = 0
@@ -1888,6 +1911,16 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
             if not singular and not residual <= 1e-12 * max(1.0, float(np.max(np.abs(zeta)))):
                 return Outcome("fail", f"KKTFactor on {label}: residual {residual:.3g} of a nonsingular "
                                        "solve", {"case": label})
+            checked += 1
+        # the least-squares route of a singular K: pinv for dense K and sparse K up to size 4000, lsmr above
+        for label, P, method in (("sparse zero P of size 4000", sp.csc_matrix((4000, 4000)), "pinv"),
+                                 ("sparse zero P of size 4001", sp.csc_matrix((4001, 4001)), "lsmr"),
+                                 ("dense zero P of size 4001", np.zeros((4001, 4001)), "pinv")):
+            factor = KKTFactor(P)
+            if not factor.singular or factor.lstsq_method != method:
+                return Outcome("fail", f"KKTFactor on a {label}: singular {factor.singular}, least squares "
+                                       f"by {factor.lstsq_method!r}; documented: singular, by {method!r}",
+                               {"case": label})
             checked += 1
         for label, qp, installed, backend in _auto_cases():
             with patched(qpsolvers, "available_solvers", installed) if installed else nullcontext():
@@ -1938,6 +1971,11 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
             q = -(inst.P @ inst.x + inst.A.T @ inst.y + inst.G.T @ z)
             band_cases.append((f"an active row with multiplier {weak_mu:g} (the others in [0.05, 0.2])",
                                _qp(inst, q=q), "weakly active", flagged))
+        missed = _inclusive_tie_missed()
+        if missed is not None:
+            return Outcome("fail", f"an inclusive tie of eps_active read as strict: {missed}",
+                           {"case": "eps_active ties"})
+        checked += 4
         for label, qp, note, flagged in band_cases:
             sol = solve(qp, DQP(backend="daqp"))
             noted = any(note in w for w in sol.warnings)

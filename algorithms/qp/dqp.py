@@ -3,7 +3,7 @@
 Forward. A backend (``qpsolvers.solve_problem``) returns ``x₀``. The active set
 is read off the primal slack,
 
-    J = { i : (h_i − G_i x₀) / max(1, ‖G_i‖) ≤ eps_active },
+    J = { i : (h_i − G_i x₀) / ‖G_i‖ ≤ eps_active }      (‖G_i‖ := 1 for a zero row),
 
 and the solution is *polished* by the reduced KKT system of the equality QP
 with constraints ``C x = d``, ``C = [A; G_J]``, ``d = [b; h_J]``:
@@ -146,7 +146,9 @@ class DQP(Algorithm):
     backend : ``"auto"`` (default: chosen by size and sparsity from :data:`AUTO_TABLE`,
         recorded in ``sol.backend`` and ``sol.stats.backend``) or a name in
         ``qpsolvers.available_solvers`` (clarabel, osqp, daqp, ...).
-    eps_active : slack threshold (per unit row norm of ``G``) deciding the active set.
+    eps_active : slack threshold (per unit row norm of ``G``) deciding the active set: row i is
+        active iff its slack is ``<= eps_active``; an active row is weakly active iff
+        ``mu_i <= eps_active · max(1, max mu)``.
     refine_active : greedily fix the active set after the polish (drop the most
         negative multiplier / add the most violated constraint, re-solve), as in
         the paper's heuristic refinement.
@@ -267,6 +269,9 @@ class KKTFactor:
       ``k > 0``, ``S = LₛLₛᵀ`` exists with ``min Lₛ,ii² > 1e-13 · max(1, max Lₛ,ii²)``;
     * ``LDLᵀ`` otherwise: singular iff ``sytrf`` finds a zero pivot or ``sycon``'s
       reciprocal condition estimate is ``<= 1e-13``.
+
+    A singular K is solved by ``pinv`` (dense K, or sparse K of size ≤ 4000) or by ``lsmr``
+    (sparse K of size > 4000, never densified); ``lstsq_method`` names it.
 
     The two Schur routes refine their solve once (block elimination alone loses up to
     ``cond(P) · eps`` even where K is well conditioned).
@@ -449,8 +454,13 @@ class KKTFactor:
         x = sla.lapack.dtrtrs(self._L, t - self._W @ y, lower=1, trans=1)[0]
         return np.concatenate([x, y])
 
+    @property
+    def lstsq_method(self) -> str:
+        """The least-squares route a singular K takes: ``"lsmr"`` (sparse, size > 4000) or ``"pinv"``."""
+        return "lsmr" if self.sparse and self.size > 4000 else "pinv"
+
     def _solve_lstsq(self, rhs: np.ndarray) -> np.ndarray:
-        if self.sparse and self.size > 4000:
+        if self.lstsq_method == "lsmr":
             return spla.lsmr(self.K, rhs, atol=1e-14, btol=1e-14, maxiter=20 * self.size)[0]
         if self._lstsq is None:
             K = self.K.toarray() if sp.issparse(self.K) else self.K
