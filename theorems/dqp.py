@@ -1887,6 +1887,14 @@ def _inclusive_tie_missed() -> str | None:
             return (f"row 1 with multiplier {mu!r} and eps_active {eps!r}: active "
                     f"{bool(sol.active[0])}, weakly active {noted}, documented {weak} "
                     "(mu <= eps_active·max(1, max mu))")
+    # a zero row 0·x <= h_1 is measured with ‖G_1‖ := 1: its slack is h_1 itself, at 1/2 and 3/2 of eps_active
+    eps = DQP().eps_active
+    for h1, active in ((0.5 * eps, True), (1.5 * eps, False)):
+        sol = solve(QP(P=np.eye(2), q=np.zeros(2), G=np.zeros((1, 2)), h=np.array([h1])), DQP(backend="daqp"))
+        if sol.active is None or bool(sol.active[0]) != active:
+            got = None if sol.active is None else bool(sol.active[0])
+            return (f"a zero row with h = {h1:g}: active {got}, documented {active} (slack h / 1 against "
+                    f"eps_active {eps:g})")
     return None
 
 
@@ -1938,6 +1946,12 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
                 psd_cases += [(f"P = {scale:g}·diag(1, 2, {e:g}) (dense)", np.diag(diagonal), accepted),
                               (f"P = {scale:g}·diag(1, 2, {e:g}) (sparse)", sp.diags(diagonal, format="csc"),
                                accepted)]
+        # below max|P| = 1 the floor 1 of max(1, max|P|) holds the threshold at -1e-10 itself
+        for e, accepted in ((-0.5e-10, True), (-1.5e-10, False)):
+            diagonal = np.array([0.5, 0.25, e])
+            label = f"P = diag(0.5, 0.25, {e:g})"
+            psd_cases += [(f"{label} (dense)", np.diag(diagonal), accepted),
+                          (f"{label} (sparse)", sp.diags(diagonal, format="csc"), accepted)]
         # a sparse P with off-diagonal entries (here 1.0) is not diagonal: its full spectrum decides
         for d, accepted in ((2.0, True), (0.5, False)):  # eigenvalues d ± 1
             psd_cases.append((f"sparse P = [[{d:g}, 1], [1, {d:g}]] (eigenvalues {d - 1:g}, {d + 1:g})",
@@ -1975,7 +1989,7 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
         if missed is not None:
             return Outcome("fail", f"an inclusive tie of eps_active read as strict: {missed}",
                            {"case": "eps_active ties"})
-        checked += 4
+        checked += 6
         for label, qp, note, flagged in band_cases:
             sol = solve(qp, DQP(backend="daqp"))
             noted = any(note in w for w in sol.warnings)
@@ -2007,12 +2021,18 @@ register(Claim(
               "two more or at n = 999, clarabel when no table backend is installed and the first installed "
               "one (sorted) without clarabel. QP accepts P = s·diag(1, 2, e) for e = -2.5e-11 and rejects "
               "it for e = -4e-10 at s = 1 and 1e6, dense and sparse (smallest eigenvalue "
-              ">= -1e-10·max(1, max|P|)). A sparse zero P (an LP) with two rows goes to splu, without a "
+              ">= -1e-10·max(1, max|P|)), and accepts diag(0.5, 0.25, -0.5e-10) and rejects diag(0.5, "
+              "0.25, -1.5e-10). A sparse zero P (an LP) with two rows goes to splu, without a "
               "division by zero. An inactive row at slack 50·eps_active·‖G_i‖ makes the solution "
               "degenerate with a 'nearly active' warning, one at 150·eps_active·‖G_i‖ does not, and an "
               "active row with multiplier 5e-6 (the others in [0.05, 0.2]) makes it degenerate with a "
               "'weakly active' warning, one with 2e-5 does not (daqp, planted QPs). A sparse "
-              "[[d, 1], [1, d]] is accepted for d = 2 and rejected for d = 0.5.",
+              "[[d, 1], [1, d]] is accepted for d = 2 and rejected for d = 0.5. A singular K is solved by "
+              "pinv when dense (size 4001) or sparse of size 4000 and by lsmr when sparse of size 4001. The "
+              "rules of eps_active are inclusive (daqp, a QP with exact numbers): a row whose slack equals "
+              "eps_active is active, one with eps_active one ulp below it is not; an active row whose "
+              "multiplier equals eps_active·max(1, max mu) is weakly active, one ulp below is not; a zero "
+              "row's slack is h_i (norm 1), active at h_i = eps_active/2 and not at 3·eps_active/2.",
     kind=Kind.NUMERIC,
     check=partial(_check_documented_thresholds, singular_ratio=None),
     control=partial(_check_documented_thresholds, singular_ratio=1e-12),
