@@ -1898,6 +1898,37 @@ def _inclusive_tie_missed() -> str | None:
     return None
 
 
+def _backend_keywords_missed() -> str | None:
+    """The keywords DQP's docstring documents for each backend, as the backend receives them in a real
+    solve (recorded at qpsolvers.solve_problem), with ``tol`` unset and set. Returns a mismatch or None."""
+    documented = {"osqp": 1e-6, "scs": 1e-7, "proxqp": 1e-9, "piqp": 1e-9, "clarabel": 1e-9}
+    qp = QP(P=np.eye(2), q=np.array([-1.0, 0.0]), G=np.eye(2), h=np.array([0.5, 1.0]))
+    received: list[dict] = []
+    real = qpsolvers.solve_problem
+
+    def recording(problem, solver, **kwargs):
+        received.append(kwargs)
+        return real(problem, solver=solver, **kwargs)
+
+    with patched(qpsolvers, "solve_problem", recording):
+        for backend, default in documented.items():
+            keys = ("tol_gap_abs", "tol_gap_rel", "tol_feas") if backend == "clarabel" \
+                else ("eps_abs", "eps_rel")
+            for tol in (None, 1e-4):
+                want = {key: default if tol is None else tol for key in keys}
+                if backend == "osqp":
+                    want["polish"] = True
+                if backend == "proxqp":
+                    want.update(check_duality_gap=True, eps_duality_gap_abs=want["eps_abs"],
+                                eps_duality_gap_rel=want["eps_abs"])
+                received.clear()
+                solve(qp, DQP(backend=backend), tol=tol)
+                got = {key: received[-1].get(key) for key in want} if received else None
+                if got != want:
+                    return f"{backend} with tol={tol}: received {got}, documented {want}"
+    return None
+
+
 def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) -> Outcome:
     sabotage = patched(KKTFactor, "SINGULAR_RATIO", singular_ratio) if singular_ratio else nullcontext()
     checked = 0
@@ -1990,6 +2021,11 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
             return Outcome("fail", f"an inclusive tie of eps_active read as strict: {missed}",
                            {"case": "eps_active ties"})
         checked += 6
+        missed = _backend_keywords_missed()
+        if missed is not None:
+            return Outcome("fail", f"a backend's keywords differ from DQP's docstring: {missed}",
+                           {"case": "backend keywords"})
+        checked += 10
         for label, qp, note, flagged in band_cases:
             sol = solve(qp, DQP(backend="daqp"))
             noted = any(note in w for w in sol.warnings)
@@ -2032,7 +2068,9 @@ register(Claim(
               "rules of eps_active are inclusive (daqp, a QP with exact numbers): a row whose slack equals "
               "eps_active is active, one with eps_active one ulp below it is not; an active row whose "
               "multiplier equals eps_active·max(1, max mu) is weakly active, one ulp below is not; a zero "
-              "row's slack is h_i (norm 1), active at h_i = eps_active/2 and not at 3·eps_active/2.",
+              "row's slack is h_i (norm 1), active at h_i = eps_active/2 and not at 3·eps_active/2. In a "
+              "real solve each backend receives the documented tolerances (osqp 1e-6, scs 1e-7, proxqp, piqp "
+              "and clarabel 1e-9, or tol when given), osqp its own polish and proxqp its duality-gap test.",
     kind=Kind.NUMERIC,
     check=partial(_check_documented_thresholds, singular_ratio=None),
     control=partial(_check_documented_thresholds, singular_ratio=1e-12),

@@ -166,7 +166,10 @@ class DQP(Algorithm):
     ``solve(qp, DQP(...), tol=..., maxiters=...)``: ``tol`` sets the backend's
     tolerances where qpsolvers exposes them (osqp, scs, proxqp, piqp, clarabel),
     ``maxiters`` its iteration cap (those and daqp); ``maxiters=0`` returns ``x = 0`` with
-    ``MaxIters``. Formulas: see the module docstring.
+    ``MaxIters``. Without ``tol`` the backend gets ``eps_abs = eps_rel`` = 1e-6 (osqp),
+    1e-7 (scs), 1e-9 (proxqp, piqp), and clarabel ``tol_gap_abs = tol_gap_rel = tol_feas`` =
+    1e-9; osqp always runs its own polish, and proxqp also stops on its duality gap
+    (``check_duality_gap``, absolute and relative at the same tolerance). Formulas: see the module docstring.
 
     References: Magoon, Yang, Aigerman, Kovalsky, NeurIPS 2025, Theorem 3.1.
 
