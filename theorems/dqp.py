@@ -33,7 +33,7 @@ from algorithms import RetCode, solve
 from algorithms.core import SolveOptions
 from algorithms.qp import DQP, QP, KKTFactor, QPLayer, choose_backend, installed_backends, kkt_residuals
 from algorithms.qp import dqp as dqp_module
-from algorithms.qp.layer import QPFunction
+from algorithms.qp.layer import QPFunction, qp_layer
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.evidence import figure, numeric_outcome, property_outcome
 from theorems.core.sabotage import patched
@@ -1025,6 +1025,20 @@ def _check_layer_gradient(ctx: Context, *, layer_type: type[QPLayer]) -> Outcome
                 worst = max(worst, err / (atol + rtol * abs(fd)))
         if problems:
             break
+    # the layer solves with the algorithm it is given, not a default: osqp capped at one iteration ends with
+    # MaxIters, which the layer raises (a layer that fell back to DQP() would solve this QP)
+    capped = DQP(backend="osqp", backend_options={"max_iter": 1, "polish": False})
+    eye = torch.eye(2, dtype=torch.float64)
+    args = (eye, torch.tensor([1.0, -1.0], dtype=torch.float64), -eye, torch.zeros(2, dtype=torch.float64))
+    for route, call in (("QPLayer", lambda: layer_type(capped)(*args)),
+                        ("qp_layer", lambda: qp_layer(*args, algorithm=capped))):
+        try:
+            out = call()
+            problems.append(f"{route} given osqp capped at one iteration returned {out.tolist()}: the "
+                            "algorithm given was not used")
+        except RuntimeError as exc:
+            if "MaxIters" not in str(exc) or "osqp" not in str(exc):
+                problems.append(f"{route} given osqp capped at one iteration: {exc}")
     if problems:
         return Outcome("fail", "; ".join(problems), {"cases": labels})
     return Outcome("pass", f"the torch layer's x equals the planted x* and its gradients w.r.t. every input "
@@ -1048,7 +1062,9 @@ register(Claim(
               "factorization route follows cond(P), not its scale (with (P, q) scaled by 1e-4 and 1e4 the "
               "cond-1e9 and the singular P stay on LDLᵀ and a well-conditioned P on Cholesky-Schur); and "
               "backend='auto' follows AUTO_TABLE (daqp for dense QPs up to 500 variables, proxqp beyond, "
-              "piqp for sparse data and for dense arrays with ≤ 5 % nonzeros from 1000 variables on).",
+              "piqp for sparse data and for dense arrays with ≤ 5 % nonzeros from 1000 variables on). "
+              "QPLayer and qp_layer solve with the DQP they are given: with osqp capped at one iteration "
+              "they raise a RuntimeError naming osqp and MaxIters.",
     kind=Kind.NUMERIC,
     check=partial(_check_layer_gradient, layer_type=QPLayer),
     control=partial(_check_layer_gradient, layer_type=_MeanReducedLayer),
@@ -1978,7 +1994,7 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
                               (f"P = {scale:g}·diag(1, 2, {e:g}) (sparse)", sp.diags(diagonal, format="csc"),
                                accepted)]
         # below max|P| = 1 the floor 1 of max(1, max|P|) holds the threshold at -1e-10 itself
-        for e, accepted in ((-0.5e-10, True), (-1.5e-10, False)):
+        for e, accepted in ((-0.75e-10, True), (-1.5e-10, False)):
             diagonal = np.array([0.5, 0.25, e])
             label = f"P = diag(0.5, 0.25, {e:g})"
             psd_cases += [(f"{label} (dense)", np.diag(diagonal), accepted),
@@ -2057,7 +2073,7 @@ register(Claim(
               "two more or at n = 999, clarabel when no table backend is installed and the first installed "
               "one (sorted) without clarabel. QP accepts P = s·diag(1, 2, e) for e = -2.5e-11 and rejects "
               "it for e = -4e-10 at s = 1 and 1e6, dense and sparse (smallest eigenvalue "
-              ">= -1e-10·max(1, max|P|)), and accepts diag(0.5, 0.25, -0.5e-10) and rejects diag(0.5, "
+              ">= -1e-10·max(1, max|P|)), and accepts diag(0.5, 0.25, -0.75e-10) and rejects diag(0.5, "
               "0.25, -1.5e-10). A sparse zero P (an LP) with two rows goes to splu, without a "
               "division by zero. An inactive row at slack 50·eps_active·‖G_i‖ makes the solution "
               "degenerate with a 'nearly active' warning, one at 150·eps_active·‖G_i‖ does not, and an "
