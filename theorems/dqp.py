@@ -2000,7 +2000,7 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
             psd_cases += [(f"{label} (dense)", np.diag(diagonal), accepted),
                           (f"{label} (sparse)", sp.diags(diagonal, format="csc"), accepted)]
         # a sparse P with off-diagonal entries (here 1.0) is not diagonal: its full spectrum decides
-        for d, accepted in ((2.0, True), (0.5, False)):  # eigenvalues d ± 1
+        for d, accepted in ((2.0, True), (0.5, False), (0.0, False)):  # eigenvalues d ± 1
             psd_cases.append((f"sparse P = [[{d:g}, 1], [1, {d:g}]] (eigenvalues {d - 1:g}, {d + 1:g})",
                               sp.csc_matrix(np.array([[d, 1.0], [1.0, d]])), accepted))
         for label, P, accepted in psd_cases:
@@ -2079,8 +2079,9 @@ register(Claim(
               "degenerate with a 'nearly active' warning, one at 150·eps_active·‖G_i‖ does not, and an "
               "active row with multiplier 5e-6 (the others in [0.05, 0.2]) makes it degenerate with a "
               "'weakly active' warning, one with 2e-5 does not (daqp, planted QPs). A sparse "
-              "[[d, 1], [1, d]] is accepted for d = 2 and rejected for d = 0.5. A singular K is solved by "
-              "pinv when dense (size 4001) or sparse of size 4000 and by lsmr when sparse of size 4001. The "
+              "[[d, 1], [1, d]] is accepted for d = 2 and rejected for d = 0.5 and 0 (no diagonal entries "
+              "stored). A singular K is solved by pinv when dense (size 4001) or sparse of size 4000 and by"
+              " lsmr when sparse of size 4001. The "
               "rules of eps_active are inclusive (daqp, a QP with exact numbers): a row whose slack equals "
               "eps_active is active, one with eps_active one ulp below it is not; an active row whose "
               "multiplier equals eps_active·max(1, max mu) is weakly active, one ulp below is not; a zero "
