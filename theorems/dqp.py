@@ -1954,6 +1954,84 @@ def _backend_keywords_missed() -> tuple[str | None, int]:
     return None, checked
 
 
+def _polish_ties_missed() -> tuple[str | None, int]:
+    """The inclusive ties of the polish's acceptance, the near-active band and ``kkt_tol``, on QPs whose
+    numbers float64 holds (daqp, unit rows): min ½‖x‖² + q₁x₁ s.t. x₁ ≤ 0, x₂ ≤ h₂. Returns (what was
+    read otherwise or None, the number of cases checked)."""
+    checked = 0
+    # q₁ = 1e-7: x* = (−1e-7, 0) has slack 1e-7 ≤ eps_active, so row 1 is read active and the polish
+    # gives μ₁ = −1e-7: a negative multiplier of exactly POLISH_TOL is accepted, one ulp more is not
+    # (with refine_active the row is then dropped)
+    tol = dqp_module.POLISH_TOL
+    for q1, accepted in ((tol, True), (float(np.nextafter(tol, 1.0)), False)):
+        qp = QP(P=np.eye(2), q=np.array([q1, 0.0]), G=np.eye(2), h=np.array([0.0, 100.0]))
+        for refine in (False, True):
+            sol = solve(qp, DQP(backend="daqp", refine_active=refine))
+            # (polish rejected, row 1 active, x₁ = 0): accepted keeps J and the polished x; rejected keeps
+            # the backend's x, unless the refinement drops row 1 and then accepts
+            rejected = any("polish rejected" in w for w in sol.warnings)
+            got = (rejected, bool(sol.active[0]), float(sol.x[0]) == 0.0)
+            want = (False, True, True) if accepted else \
+                ((False, False, False) if refine else (True, True, False))
+            if got != want:
+                return (f"a polished multiplier of -{q1!r} (POLISH_TOL {tol:g}), refine_active {refine}: "
+                        f"(polish rejected, row 1 active, x₁ = 0) = {got}, documented {want} (accepted "
+                        "iff -mu <= POLISH_TOL)"), checked
+            checked += 1
+    # the near-active band, at eps_active = 1: row 2's slack h₂ − 0 against NEAR_ACTIVE_FACTOR·1 = 100
+    band = dqp_module.NEAR_ACTIVE_FACTOR
+    for h2, near in ((band, True), (float(np.nextafter(band, np.inf)), False)):
+        qp = QP(P=np.eye(2), q=np.array([-0.25, 0.0]), G=np.eye(2), h=np.array([0.0, h2]))
+        sol = solve(qp, DQP(backend="daqp", eps_active=1.0))
+        noted = any("nearly active" in w for w in sol.warnings)
+        if noted != near:
+            return (f"an inactive row at slack {h2!r} with eps_active 1: nearly active {noted}, documented "
+                    f"{near} (slack <= {band:g}·eps_active)"), checked
+        checked += 1
+    # kkt_tol at the measured residual of a point (μ₁ = −1e-7 leaves a dual residual): Success at it,
+    # Failure one ulp below it
+    qp = QP(P=np.eye(2), q=np.array([tol, 0.0]), G=np.eye(2), h=np.array([0.0, 100.0]))
+    s = solve(qp, DQP(backend="daqp")).stats
+    worst = max(s.stationarity, s.primal_residual, s.dual_residual, s.complementarity)
+    for kkt_tol, ok in ((worst, True), (float(np.nextafter(worst, 0.0)), False)):
+        sol = solve(qp, DQP(backend="daqp", kkt_tol=kkt_tol))
+        if sol.successful != ok:
+            return (f"largest KKT residual {worst!r} with kkt_tol {kkt_tol!r}: {sol.retcode.value}, "
+                    f"documented {'Success' if ok else 'Failure'} (Success iff residual <= kkt_tol)"), checked
+        checked += 1
+    return None, checked
+
+
+def _diagnosis_missed() -> tuple[str | None, int]:
+    """The unbounded test of dQP's diagnosis (min qᵀd over P d = 0, A d = 0, G d ≤ 0, |d|∞ ≤ 1 must be
+    < −1e-9·max(1, |q|∞)) and the relative scale of the reduced system's consistency test. On
+    P = diag(1, 0) the LP's value is −|q₂|. Returns (a mismatch or None, the number of cases checked)."""
+    checked = 0
+    P = np.diag([1.0, 0.0])
+    for q1 in (0.0, 1000.0):
+        scale = 1e-9 * max(1.0, q1)
+        for ratio, unbounded in ((0.75, False), (1.0, False), (1.5, True)):  # 1.0: the strict tie
+            for sign in (1.0, -1.0):
+                q = np.array([q1, sign * ratio * scale])
+                code = dqp_module._diagnose(P, q, None, None, None, None)
+                if (code is RetCode.Unbounded) != unbounded:
+                    return (f"P = diag(1, 0), q = {q.tolist()}: diagnosed {code}, documented "
+                            f"{'Unbounded' if unbounded else 'not shown'} (slope < -1e-9·max(1, |q|∞) on "
+                            "|d|∞ <= 1)"), checked
+                checked += 1
+    # consistency is relative, |K_J ζ − rhs|∞ / (1 + |rhs|∞) <= 1e-8: P and q scaled by 1e9 (x* unchanged,
+    # |rhs| ~ 1e9, so round-off alone is ~1e-7 absolute) is a consistent K_J
+    for seed in (0, 1):
+        inst = make_qp_instance(seed, 8, 2, 6, 3)
+        qp = QP(P=1e9 * inst.P, q=1e9 * inst.q, G=inst.G, h=inst.h, A=inst.A, b=inst.b)
+        sol = solve(qp, DQP(backend="daqp"))
+        if not sol.successful or any("inconsistent" in w for w in sol.warnings):
+            return (f"a planted QP (seed {seed}) with P, q scaled by 1e9: {sol.retcode.value}, warnings "
+                    f"{sol.warnings}; documented: a consistent K_J (relative residual)"), checked
+        checked += 1
+    return None, checked
+
+
 def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) -> Outcome:
     sabotage = patched(KKTFactor, "SINGULAR_RATIO", singular_ratio) if singular_ratio else nullcontext()
     checked = 0
@@ -2051,6 +2129,15 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
             return Outcome("fail", f"a backend's keywords differ from DQP's docstring: {missed}",
                            {"case": "backend keywords"})
         checked += cases
+        missed, cases = _polish_ties_missed()
+        if missed is not None:
+            return Outcome("fail", f"a polish, band or kkt_tol rule not as documented: {missed}",
+                           {"case": "polish ties"})
+        checked += cases
+        missed, cases = _diagnosis_missed()
+        if missed is not None:
+            return Outcome("fail", f"dQP's diagnosis not as documented: {missed}", {"case": "diagnosis"})
+        checked += cases
         for label, qp, note, flagged in band_cases:
             sol = solve(qp, DQP(backend="daqp"))
             noted = any(note in w for w in sol.warnings)
@@ -2059,7 +2146,8 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
                                        f"{sol.warnings}; documented: flagged {flagged}", {"case": label})
             checked += 1
     return Outcome("pass", "KKTFactor's route and singular flag, backend='auto''s choice, QP's PSD test and "
-                           "the near- and weakly-active flags follow the documented thresholds on all "
+                           "the near- and weakly-active flags, the polish, band and kkt_tol ties and the "
+                           "diagnosis follow the documented thresholds on all "
                            f"{checked} boundary cases",
                    {"cases": checked})
 
@@ -2095,7 +2183,17 @@ register(Claim(
               "eps_active·max(1, max mu) is weakly active, one ulp below is not; a zero row's slack is h_i "
               "(norm 1), active at h_i = eps_active/2 and not at 3·eps_active/2. In a real solve each "
               "backend receives the documented tolerances (osqp 1e-6, scs 1e-7, proxqp, piqp and clarabel "
-              "1e-9, or tol when given), osqp its own polish and proxqp its duality-gap test.",
+              "1e-9, or tol when given), osqp its own polish and proxqp its duality-gap test. The polish "
+              "(daqp, P = I, q = (q1, 0), x1 <= 0, x2 <= 100) is accepted iff the active row's polished "
+              "multiplier mu has -mu <= POLISH_TOL = 1e-7 (inclusive: accepted at q1 = 1e-7, rejected one "
+              "ulp above; with refine_active the rejected row is dropped from the active set); the 'nearly "
+              "active' band is slack <= 100·eps_active, inclusive (flagged at slack 100 with eps_active = "
+              "1, not one ulp above); Success iff the largest KKT residual <= kkt_tol (inclusive: Success "
+              "at the measured residual, Failure one ulp below). The diagnosis of a failed solve calls a QP"
+              " Unbounded iff its recession LP over |d|∞ <= 1 has value < -1e-9·max(1, |q|∞) (strict: not "
+              "at 0.75 and 1 times that threshold, Unbounded at 1.5 times, for q1 = 0 and 1000), and its "
+              "consistency test is relative to 1 + |rhs|∞ (planted QPs with P and q scaled by 1e9 are "
+              "solved without an 'inconsistent' warning).",
     kind=Kind.NUMERIC,
     check=partial(_check_documented_thresholds, singular_ratio=None),
     control=partial(_check_documented_thresholds, singular_ratio=1e-12),

@@ -25,9 +25,23 @@ Degenerate points (a weakly active constraint, i.e. ``i ∈ J`` with ``μ_i ≈ 
 and ``QPSolution.warnings``; a singular K_J is solved by least squares
 (minimum norm), never silently returning NaN.
 
+The polish is accepted iff the polished point violates no row by more than
+``POLISH_TOL`` = 1e-7 (per unit row norm) and no multiplier has ``−μ_i > POLISH_TOL``
+(both inclusive), and ``K_J`` is consistent: ``‖K_J ζ − rhs‖∞ / (1 + ‖rhs‖∞) ≤
+KKT_RESIDUAL_TOL`` = 1e-8 (relative, so scaling P and q leaves it unchanged). A
+rejected polish keeps the backend's ``x`` (``refine_active`` first drops the most
+negative multiplier or adds the most violated row and re-polishes). Inactive rows with
+slack ``≤ NEAR_ACTIVE_FACTOR · eps_active`` (100·eps_active, inclusive) are flagged as
+nearly active.
+
 Check. Whatever the backend and the polish did, the returned ``(x, y, z)`` must
 satisfy the KKT conditions of the original QP (:func:`kkt_residuals` ≤
-``DQP.kkt_tol``) to be called ``Success``; otherwise the retcode is ``Failure``.
+``DQP.kkt_tol``, inclusive) to be called ``Success``; otherwise the retcode is
+``Failure``. A backend that returns no point, or one whose ``K_J`` is inconsistent, is
+diagnosed by two LPs (HiGHS):
+``Infeasible`` when ``{G x ≤ h, A x = b}`` is empty, ``Unbounded`` when
+``min qᵀd`` over ``P d = 0, A d = 0, G d ≤ 0, ‖d‖∞ ≤ 1`` is ``< −1e-9·max(1, ‖q‖∞)``
+(strict).
 
 Backend. ``DQP()`` picks the backend from the problem's size and sparsity
 (:func:`choose_backend`, table :data:`AUTO_TABLE`).
