@@ -1850,6 +1850,9 @@ def _factor_cases() -> list[tuple[str, object, object, str, bool]]:
                           singular))
     for r, singular in ((1.5 * ratio, False), (0.5 * ratio, True)):  # Cholesky refused (ratio √r < 1e-4)
         cases.append((f"dense diag(1, {r:.2g})", np.diag([1.0, r]), None, "ldl", singular))
+    # a duplicated row: S = C Cᵀ = [[1, 1], [1, 1]] has no Cholesky factor (potrf fails), so LDLᵀ of K decides
+    cases.append(("dense I₂ with the row (1, 0) twice", np.eye(2), np.array([[1.0, 0.0], [1.0, 0.0]]), "ldl",
+                  True))
     return cases
 
 
@@ -2086,6 +2089,13 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
             label = f"P = diag(0.5, 0.25, {e:g})"
             psd_cases += [(f"{label} (dense)", np.diag(diagonal), accepted),
                           (f"{label} (sparse)", sp.diags(diagonal, format="csc"), accepted)]
+        # the tie is accepted (rejected iff the smallest eigenvalue < -1e-10·max(1, max|P|)): s·(-1e-10) is
+        # the threshold to the bit at s = 1 and 1e6, and eigvalsh of a diagonal matrix returns its entries
+        for scale in (1.0, 1e6):
+            diagonal = scale * np.array([1.0, 0.5, -1e-10])
+            label = f"P = {scale:g}·diag(1, 0.5, -1e-10), the tie"
+            psd_cases += [(f"{label} (dense)", np.diag(diagonal), True),
+                          (f"{label} (sparse)", sp.diags(diagonal, format="csc"), True)]
         # a sparse P with off-diagonal entries (here 1.0) is not diagonal: its full spectrum decides
         for d, accepted in ((2.0, True), (0.5, False), (0.0, False)):  # eigenvalues d ± 1
             psd_cases.append((f"sparse P = [[{d:g}, 1], [1, {d:g}]] (eigenvalues {d - 1:g}, {d + 1:g})",
@@ -2163,15 +2173,17 @@ register(Claim(
               " and at the ties float64 holds: splu is singular iff min|U_ii| <= 1e-13·max(1, max|U_ii|) "
               "(at scale 1 and 8, and below 1); a sparse diagonal P with min/max >= 1e-8 goes to the "
               "diagonal Schur route, else splu; dense P goes to Cholesky-Schur iff min/max of L's diagonal "
-              ">= 1e-4 and the Schur complement's squared pivots pass 1e-13·max(1, ·), else to LDLᵀ, "
+              ">= 1e-4 and the Schur complement's squared pivots pass 1e-13·max(1, ·), else to LDLᵀ (also "
+              "when the Schur complement has no Cholesky factor: I₂ with the row (1, 0) twice, singular), "
               "singular iff sycon's rcond <= 1e-13; every nonsingular solve has residual <= 1e-12·max(1, "
               "|ζ|∞); no RuntimeWarning. backend='auto' gives daqp at n = 500 and proxqp at 501 (dense), "
               "piqp for dense arrays of n = 1000 with exactly 5 % nonzeros and proxqp with two more or at n"
               " = 999, clarabel when no table backend is installed and the first installed one (sorted) "
               "without clarabel. QP accepts P = s·diag(1, 2, e) for e = -2.5e-11 and rejects it for e = "
               "-4e-10 at s = 1 and 1e6, dense and sparse (smallest eigenvalue >= -1e-10·max(1, max|P|)), "
-              "and accepts diag(0.5, 0.25, -0.75e-10) and rejects diag(0.5, 0.25, -1.5e-10). A sparse zero "
-              "P (an LP) with two rows goes to splu, without a division by zero. An inactive row at slack "
+              "and accepts diag(0.5, 0.25, -0.75e-10) and rejects diag(0.5, 0.25, -1.5e-10), and accepts "
+              "the tie s·diag(1, 0.5, -1e-10) (s = 1 and 1e6, dense and sparse). A sparse zero P (an LP) "
+              "with two rows goes to splu, without a division by zero. An inactive row at slack "
               "50·eps_active·‖G_i‖ makes the solution degenerate with a 'nearly active' warning, one at "
               "150·eps_active·‖G_i‖ does not, and an active row with multiplier 5e-6 (the others in [0.05, "
               "0.2]) makes it degenerate with a 'weakly active' warning, one with 2e-5 does not (daqp, "

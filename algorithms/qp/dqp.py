@@ -327,6 +327,12 @@ class KKTFactor:
         n = P.shape[0]
         if C is not None and C.shape[1] != n:
             raise ValueError(f"C must have shape (*, {n}), got {C.shape}")
+        if cholesky is not None:
+            if not isinstance(cholesky, np.ndarray) or cholesky.shape != (n, n):
+                raise TypeError(f"cholesky must be a numpy array of shape ({n}, {n}) (P's lower factor), "
+                                f"got {type(cholesky).__name__} of shape {np.shape(cholesky)}")
+            if not np.issubdtype(cholesky.dtype, np.number) or not np.all(np.isfinite(cholesky)):
+                raise ValueError("cholesky contains NaN or inf entries (or is not numeric)")
         self.n = n
         self.k = 0 if C is None else C.shape[0]
         self.sparse = sp.issparse(P) or (C is not None and sp.issparse(C))
