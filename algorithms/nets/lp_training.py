@@ -31,8 +31,9 @@ Retcodes: ``Success`` when the method's criterion holds, the pruned and polished
 network interpolating the data within ``tol`` (relative to ``max(1, max|y|)``);
 ``MaxIters`` when the horizon (``maxiters`` Adam steps) is reached without it;
 ``Diverged`` on a blow-up: a non-finite loss or iterate, or a loss above
-``1e30 · (1 + initial loss)`` (Adam moves each parameter by at most about ``lr`` per
-step, so only a runaway step size gets there).
+``BLOWUP_FACTOR · (1 + |loss₀|)`` = ``1e30 · (1 + |loss at step 0|)``, at the step
+where it happens (Adam moves each parameter by at most about ``lr`` per step, so only
+a runaway step size gets there).
 
 References
 ----------
