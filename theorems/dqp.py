@@ -2129,25 +2129,16 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
             q = -(inst.P @ inst.x + inst.A.T @ inst.y + inst.G.T @ z)
             band_cases.append((f"an active row with multiplier {weak_mu:g} (the others in [0.05, 0.2])",
                                _qp(inst, q=q), "weakly active", flagged))
-        missed, cases = _inclusive_tie_missed()
-        if missed is not None:
-            return Outcome("fail", f"an eps_active rule not as documented: {missed}",
-                           {"case": "eps_active ties"})
-        checked += cases
-        missed, cases = _backend_keywords_missed()
-        if missed is not None:
-            return Outcome("fail", f"a backend's keywords differ from DQP's docstring: {missed}",
-                           {"case": "backend keywords"})
-        checked += cases
-        missed, cases = _polish_ties_missed()
-        if missed is not None:
-            return Outcome("fail", f"a polish, band or kkt_tol rule not as documented: {missed}",
-                           {"case": "polish ties"})
-        checked += cases
-        missed, cases = _diagnosis_missed()
-        if missed is not None:
-            return Outcome("fail", f"dQP's diagnosis not as documented: {missed}", {"case": "diagnosis"})
-        checked += cases
+        for boundary_missed, rule, case in (
+                (_inclusive_tie_missed, "an eps_active rule not as documented", "eps_active ties"),
+                (_backend_keywords_missed, "a backend's keywords differ from DQP's docstring",
+                 "backend keywords"),
+                (_polish_ties_missed, "a polish, band or kkt_tol rule not as documented", "polish ties"),
+                (_diagnosis_missed, "dQP's diagnosis not as documented", "diagnosis")):
+            missed, cases = boundary_missed()
+            if missed is not None:
+                return Outcome("fail", f"{rule}: {missed}", {"case": case})
+            checked += cases
         for label, qp, note, flagged in band_cases:
             sol = solve(qp, DQP(backend="daqp"))
             noted = any(note in w for w in sol.warnings)
