@@ -1965,11 +1965,14 @@ def _polish_ties_missed() -> tuple[str | None, int]:
     # q₁ = 1e-7: x* = (−1e-7, 0) has slack 1e-7 ≤ eps_active, so row 1 is read active and the polish
     # gives μ₁ = −1e-7: a negative multiplier of exactly POLISH_TOL is accepted, one ulp more is not
     # (with refine_active the row is then dropped)
-    tol = dqp_module.POLISH_TOL
+    tol = 1e-7  # POLISH_TOL as documented, a literal: the check must not read the code's constant
+    tie_stats = None
     for q1, accepted in ((tol, True), (float(np.nextafter(tol, 1.0)), False)):
         qp = QP(P=np.eye(2), q=np.array([q1, 0.0]), G=np.eye(2), h=np.array([0.0, 100.0]))
         for refine in (False, True):
             sol = solve(qp, DQP(backend="daqp", refine_active=refine))
+            if accepted and not refine:
+                tie_stats = sol.stats  # the default solve at the tie, reused for kkt_tol below
             # (polish rejected, row 1 active, x₁ = 0): accepted keeps J and the polished x; rejected keeps
             # the backend's x, unless the refinement drops row 1 and then accepts
             rejected = any("polish rejected" in w for w in sol.warnings)
@@ -1982,7 +1985,7 @@ def _polish_ties_missed() -> tuple[str | None, int]:
                         "iff -mu <= POLISH_TOL)"), checked
             checked += 1
     # the near-active band, at eps_active = 1: row 2's slack h₂ − 0 against NEAR_ACTIVE_FACTOR·1 = 100
-    band = dqp_module.NEAR_ACTIVE_FACTOR
+    band = 100.0  # NEAR_ACTIVE_FACTOR as documented
     for h2, near in ((band, True), (float(np.nextafter(band, np.inf)), False)):
         qp = QP(P=np.eye(2), q=np.array([-0.25, 0.0]), G=np.eye(2), h=np.array([0.0, h2]))
         sol = solve(qp, DQP(backend="daqp", eps_active=1.0))
@@ -1991,10 +1994,10 @@ def _polish_ties_missed() -> tuple[str | None, int]:
             return (f"an inactive row at slack {h2!r} with eps_active 1: nearly active {noted}, documented "
                     f"{near} (slack <= {band:g}·eps_active)"), checked
         checked += 1
-    # kkt_tol at the measured residual of a point (μ₁ = −1e-7 leaves a dual residual): Success at it,
-    # Failure one ulp below it
+    # kkt_tol at the measured residual of the default solve at the tie (μ₁ = −1e-7 leaves a dual residual):
+    # Success at it, Failure one ulp below it
     qp = QP(P=np.eye(2), q=np.array([tol, 0.0]), G=np.eye(2), h=np.array([0.0, 100.0]))
-    s = solve(qp, DQP(backend="daqp")).stats
+    s = tie_stats
     worst = max(s.stationarity, s.primal_residual, s.dual_residual, s.complementarity)
     for kkt_tol, ok in ((worst, True), (float(np.nextafter(worst, 0.0)), False)):
         sol = solve(qp, DQP(backend="daqp", kkt_tol=kkt_tol))
