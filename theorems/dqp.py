@@ -2035,6 +2035,19 @@ def _diagnosis_missed() -> tuple[str | None, int]:
             return (f"a planted QP (seed {seed}) with P, q scaled by 1e9: {sol.retcode.value}, warnings "
                     f"{sol.warnings}; documented: a consistent K_J (relative residual)"), checked
         checked += 1
+    # the threshold itself, at 1/2 and 3/2: x₁ = 1 and x₁ = 1 + δ as two equality rows (P = I, q = 0) leave
+    # the least-squares residual (±δ/2) over 1 + |rhs|∞ = 2 + δ, i.e. ρ for δ = 4ρ/(1 − 2ρ) (pinv of a
+    # 4×4 K: ρ to ~1e-8 relative); daqp still returns a point, so only the consistency note tells them apart
+    for rho, inconsistent in ((0.5e-8, False), (1.5e-8, True)):
+        delta = 4.0 * rho / (1.0 - 2.0 * rho)
+        qp = QP(P=np.eye(2), q=np.zeros(2), A=np.array([[1.0, 0.0], [1.0, 0.0]]),
+                b=np.array([1.0, 1.0 + delta]))
+        sol = solve(qp, DQP(backend="daqp"))
+        noted = any("inconsistent" in w for w in sol.warnings)
+        if noted != inconsistent:
+            return (f"x₁ = 1 and x₁ = 1 + {delta:.3g} (relative residual {rho:g}): inconsistent {noted}, "
+                    f"documented {inconsistent} (consistent iff residual <= 1e-8)"), checked
+        checked += 1
     return None, checked
 
 
@@ -2199,7 +2212,9 @@ register(Claim(
               " Unbounded iff its recession LP over |d|∞ <= 1 has value < -1e-9·max(1, |q|∞) (strict: not "
               "at 0.75 and 1 times that threshold, Unbounded at 1.5 times, for q1 = 0 and 1000), and its "
               "consistency test is relative to 1 + |rhs|∞ (planted QPs with P and q scaled by 1e9 are "
-              "solved without an 'inconsistent' warning).",
+              "solved without an 'inconsistent' warning) with threshold 1e-8 (the equality rows x1 = 1 "
+              "and x1 = 1 + delta, relative least-squares residual 0.5e-8: no 'inconsistent' warning; "
+              "1.5e-8: one).",
     kind=Kind.NUMERIC,
     check=partial(_check_documented_thresholds, singular_ratio=None),
     control=partial(_check_documented_thresholds, singular_ratio=1e-12),
