@@ -1840,6 +1840,8 @@ def _factor_cases() -> list[tuple[str, object, object, str, bool]]:
                       method, False))
     for ell, method in ((1.5e-4, "cholesky-schur"), (0.5e-4, "ldl")):  # diag ratio of L vs 1e-4
         cases.append((f"dense diag(1, {ell:g}²)", np.diag([1.0, ell * ell]), None, method, False))
+    # the inclusive tie min L_ii >= 1e-4·max L_ii: float64's sqrt(1e-8) is 1e-4 to the bit
+    cases.append(("dense diag(1, 1e-8), the tie", np.diag([1.0, 1e-8]), None, "cholesky-schur", False))
     for top in (1.0, 8.0):  # max(1, max pivot²): at 8 the threshold is 64·1e-13
         # S = C Cᵀ = diag(top², top²·c²): its Cholesky pivots squared against 1e-13·max(1, top²); on refusal
         # LDLᵀ of K decides, whose exact 1-norm rcond is 2.5e-14 at top = 1 (singular) and 3.6e-13 at 8 (not)
@@ -1848,6 +1850,12 @@ def _factor_cases() -> list[tuple[str, object, object, str, bool]]:
             rows = np.diag([top, top * np.sqrt(c2)])
             cases.append((f"dense I₂ with rows diag({top:g}, {top:g}·√{c2:.2g})", np.eye(2), rows, method,
                           singular))
+    # below 1 the floor holds: at top = 1/2 the pivot 0.25·c² is compared with 1e-13 itself (c² = 6e-13 and
+    # 2e-13 are 1.5 and 0.5 times it); on refusal LDLᵀ calls K singular (its rcond is below 1e-13 there)
+    for c2, method, singular in ((1.5 * ratio / 0.25, "cholesky-schur", False),
+                                 (0.5 * ratio / 0.25, "ldl", True)):
+        rows = np.diag([0.5, 0.5 * np.sqrt(c2)])
+        cases.append((f"dense I₂ with rows diag(0.5, 0.5·√{c2:.2g})", np.eye(2), rows, method, singular))
     for r, singular in ((1.5 * ratio, False), (0.5 * ratio, True)):  # Cholesky refused (ratio √r < 1e-4)
         cases.append((f"dense diag(1, {r:.2g})", np.diag([1.0, r]), None, "ldl", singular))
     # a duplicated row: S = C Cᵀ = [[1, 1], [1, 1]] has no Cholesky factor (potrf fails), so LDLᵀ of K decides
@@ -2073,6 +2081,23 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
                 return Outcome("fail", f"KKTFactor on {label}: residual {residual:.3g} of a nonsingular "
                                        "solve", {"case": label})
             checked += 1
+        # the two Schur routes refine their solve once: on P = diag(1, 1.5e-8) with the row (1, 1) (cond(K)
+        # = 4) block elimination alone leaves ~4e-10 relative (cond(P)·eps); refined, a backward-stable solve
+        # of a K this well conditioned is at round-off: 1e-14 relative is 100 ulps, 4 orders below unrefined
+        rhs_cases = (np.arange(1.0, 4.0), np.array([1.0, -1.0, 0.5]), np.array([-3.0, 0.25, 2.0]))
+        for label, P in (("dense", np.diag([1.0, 1.5e-8])),
+                         ("sparse", sp.diags([1.0, 1.5e-8], format="csc"))):
+            C = np.array([[1.0, 1.0]]) if label == "dense" else sp.csr_matrix([[1.0, 1.0]])
+            factor = KKTFactor(P, C)
+            for rhs in rhs_cases:
+                zeta = factor.solve(rhs)
+                relative = float(np.max(np.abs(factor.matvec(zeta) - rhs)) / (1.0 + np.max(np.abs(rhs))))
+                if not relative <= 1e-14:
+                    return Outcome("fail", f"KKTFactor ({factor.method}) on {label} diag(1, 1.5e-8) with "
+                                           f"the row (1, 1): relative residual {relative:.3g} of the refined "
+                                           f"solve for rhs {rhs.tolist()} (documented: one refinement step, "
+                                           "round-off)", {"case": f"{label} refinement"})
+                checked += 1
         # the least-squares route of a singular K: pinv for dense K and sparse K up to size 4000, lsmr above
         for label, P, method in (("sparse zero P of size 4000", sp.csc_matrix((4000, 4000)), "pinv"),
                                  ("sparse zero P of size 4001", sp.csc_matrix((4001, 4001)), "lsmr"),
