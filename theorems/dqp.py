@@ -1331,7 +1331,9 @@ register(Claim(
 
 #: each backend's own iteration-cap keyword (set through DQP.backend_options, not solve's ``maxiters``)
 _CAPS = {"osqp": ("max_iter", {"polish": False}), "scs": ("max_iters", {}), "piqp": ("max_iter", {}),
-         "proxqp": ("max_iter", {})}
+         "proxqp": ("max_iter", {}), "clarabel": ("max_iter", {})}
+#: the backends with a time limit and its keyword; 1e-9 s ends every run before it converges
+_TIME_LIMITS = {"osqp": "time_limit", "scs": "time_limit_secs", "clarabel": "time_limit"}
 
 
 def _check_iteration_cap(ctx: Context, *, cap: int | None) -> Outcome:
@@ -1373,6 +1375,14 @@ def _check_iteration_cap(ctx: Context, *, cap: int | None) -> Outcome:
                                            f"trace stages {stages} ({sol.warnings})",
                                    {"instance": k, "backend": backend})
         if cap is not None:
+            # a backend stopped by its own time limit reached a horizon too: MaxTime, not Failure
+            for backend, keyword in _TIME_LIMITS.items():
+                options = {**_CAPS[backend][1], keyword: 1e-9}
+                sol = solve(_qp(inst), DQP(backend=backend, backend_options=options))
+                if sol.retcode is not RetCode.MaxTime or not any(backend in w for w in sol.warnings):
+                    return Outcome("fail", f"instance {k}, {backend} with {keyword}=1e-9: "
+                                           f"{sol.retcode.value} (MaxTime wanted), warnings {sol.warnings}",
+                                   {"instance": k, "backend": backend})
             # backend="auto" maps solve's maxiters too: a sparse QP goes to piqp, capped
             auto = solve(_qp(inst, P=sp.csc_matrix(inst.P)), DQP(), maxiters=1)
             if auto.retcode is not RetCode.MaxIters or auto.backend != "piqp":
@@ -1392,7 +1402,8 @@ def _check_iteration_cap(ctx: Context, *, cap: int | None) -> Outcome:
                                    "expected quadprog Failure (it refuses the QP) and daqp Success",
                            {"instance": k})
     return Outcome("pass", f"{sorted(_CAPS)} stopped by their own cap of {cap} iterations are reported "
-                           f"MaxIters on {count} QPs; quadprog refusing a singular P is reported Failure",
+                           f"MaxIters on {count} QPs, {sorted(_TIME_LIMITS)} stopped by their time limit "
+                           "MaxTime; quadprog refusing a singular P is reported Failure",
                    {"instances": count, "backends": sorted(_CAPS)})
 
 
@@ -1401,9 +1412,10 @@ register(Claim(
     origin=Origin.IMPLEMENTATION,
     source="Our retcode contract (developer guide: a horizon reached without convergence is MaxIters): "
            "a backend's own iteration cap, read from its status (algorithms.qp.dqp._hit_iteration_cap)",
-    statement="On planted strictly convex QPs, osqp, scs, piqp and proxqp stopped by their own iteration "
-              "cap (3 iterations, set through DQP.backend_options, not solve's maxiters) are reported "
-              "MaxIters by dQP (not Failure, not Success), and so are they with solve's own maxiters=3 and "
+    statement="On planted strictly convex QPs, osqp, scs, piqp, proxqp and clarabel stopped by their own "
+              "iteration cap (3 iterations, set through DQP.backend_options, not solve's maxiters) are "
+              "reported MaxIters by dQP (not Failure, not Success); osqp, scs and clarabel stopped by their "
+              "own time limit (1e-9 s) are reported MaxTime; so are the five with solve's own maxiters=3 and "
               "maxiters=1 (mapped to each backend's cap keyword: the backend is called once and its result "
               "kept in sol.original); a backend that fails for another reason — "
               "quadprog, which refuses a P that is not positive definite, on a bounded QP with singular P "

@@ -170,10 +170,12 @@ class DQP(Algorithm):
         ``False`` keeps the backend's own ``x`` (the derivative still uses K_J).
     kkt_tol : the returned point is checked, whatever the backend and the polish did:
         ``Success`` needs every relative KKT residual (:func:`kkt_residuals`) ≤ ``kkt_tol``;
-        otherwise the retcode is ``Failure`` (``MaxIters`` when the backend hit its cap)
-        with the residuals in ``stats`` and ``warnings``. The default 1e-6 is far above the
-        round-off of a polished point (~1e-13 at cond(K_J) ≲ 1e3) and far below the residual
-        of a wrong active set (the size of a multiplier or a slack).
+        otherwise the retcode is ``Failure`` (``MaxIters`` when the backend's status says it
+        hit its iteration cap, ``MaxTime`` its time limit; the same when it returned no
+        point and dQP's own LPs show neither infeasibility nor unboundedness) with the
+        residuals in ``stats`` and ``warnings``. The default 1e-6 is far above the round-off
+        of a polished point (~1e-13 at cond(K_J) ≲ 1e3) and far below the residual of a wrong
+        active set (the size of a multiplier or a slack).
     backend_options : extra keywords passed to the backend (they override the
         tolerance defaults).
 
@@ -664,19 +666,43 @@ def _diagnose(P, q, G, h, A, b) -> RetCode | None:
     return None
 
 
-def _hit_iteration_cap(result) -> bool:
-    """Whether the backend's own status (kept by qpsolvers in ``extras``) says it ran out of iterations."""
+def _status_texts(result) -> list[str]:
+    """The backend's own status words (kept by qpsolvers in ``extras``), lower-cased.
+
+    A status is a string (osqp: ``"maximum iterations reached"``, ``"run time limit reached"``; scs:
+    ``"solved (inaccurate - reached max_iters)"``), an enum whose ``name`` says it (piqp's
+    ``PIQP_MAX_ITER_REACHED``, proxqp's ``PROXQP_MAX_ITER_REACHED``), or clarabel's ``SolverStatus``,
+    which has no ``name`` but prints as ``MaxIterations`` / ``MaxTime``.
+    """
     if result is None:
-        return False
+        return []
     texts = []
     for value in (result.extras or {}).values():
-        # a status is a string (osqp, scs) or an enum whose name says it (piqp's Status, proxqp's
-        # QPSolverOutput: ``PIQP_MAX_ITER_REACHED``, ``PROXQP_MAX_ITER_REACHED``)
         for item in (value, getattr(value, "status", None), getattr(value, "status_val", None)):
-            item = item if isinstance(item, str) else getattr(item, "name", None)
+            if not isinstance(item, str):
+                item = getattr(item, "name", None) if hasattr(item, "name") \
+                    else (str(item) if type(item).__name__.endswith("Status") else None)
             if isinstance(item, str):
                 texts.append(item.lower())
-    return any("iter" in t and ("max" in t or "limit" in t) for t in texts)
+    return texts
+
+
+def _hit_iteration_cap(result) -> bool:
+    """Whether the backend's own status says it ran out of iterations (``max`` and ``iter`` in it)."""
+    return any("iter" in t and "max" in t for t in _status_texts(result))
+
+
+def _hit_time_limit(result) -> bool:
+    """Whether the backend's own status says it ran out of time (osqp's ``run time limit reached``, scs's
+    ``reached time_limit_secs``, clarabel's ``MaxTime``; no other status of theirs names time)."""
+    return any("time" in t for t in _status_texts(result))
+
+
+def _backend_horizon(result) -> RetCode:
+    """MaxIters or MaxTime when the backend's own status says a horizon ended its run, else Failure."""
+    if _hit_iteration_cap(result):
+        return RetCode.MaxIters
+    return RetCode.MaxTime if _hit_time_limit(result) else RetCode.Failure
 
 
 def _call_backend(qp: QP, backend: str, algorithm: DQP, options: SolveOptions):
@@ -826,8 +852,7 @@ def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSo
     if not ok:
         code = _diagnose(P, q, G, h, A, b)
         if code is None:
-            code = RetCode.MaxIters if (options.maxiters is not None or _hit_iteration_cap(result)) \
-                else RetCode.Failure
+            code = RetCode.MaxIters if options.maxiters is not None else _backend_horizon(result)
         return _no_solution(qp, code, stats, [error or f"{backend} returned no solution"], result, dtype)
     x_raw = np.asarray(x_raw, dtype=np.float64)
     notes: list[str] = []
@@ -947,7 +972,7 @@ def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSo
     stats.stationarity, stats.primal_residual = residuals["stationarity"], residuals["primal"]
     stats.dual_residual, stats.complementarity = residuals["dual"], residuals["complementarity"]
     if not max(residuals.values()) <= algorithm.kkt_tol:
-        code = RetCode.MaxIters if _hit_iteration_cap(result) else RetCode.Failure
+        code = _backend_horizon(result)
         figures = ", ".join(f"{k} {v:.2g}" for k, v in residuals.items())
         return _no_solution(qp, code, stats, [*notes, f"{backend}'s answer fails the KKT check "
                                                       f"(relative residuals {figures}; kkt_tol "

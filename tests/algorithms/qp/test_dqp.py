@@ -355,10 +355,21 @@ def test_auto_backend_follows_the_table():
     assert choose_backend(QP(P=np.eye(1000), q=np.ones(1000))) == "piqp"
 
 
-@pytest.mark.parametrize("backend", ["piqp", "proxqp"])
+@pytest.mark.parametrize("backend", ["piqp", "proxqp", "clarabel"])
 def test_a_backend_cap_reported_by_an_enum_status_is_max_iters(backend):
     # piqp and proxqp report their cap as an enum (PIQP_MAX_ITER_REACHED, PROXQP_MAX_ITER_REACHED), not
-    # a string: dQP read only strings and called the run a Failure (found by mutation testing)
+    # a string: dQP read only strings and called the run a Failure (found by mutation testing); clarabel's
+    # SolverStatus has no name at all, only its printed form MaxIterations (also called Failure before)
     inst = make_qp_instance(0, 6, 1, 8, 3)
     qp = QP(P=inst.P, q=inst.q, G=inst.G, h=inst.h, A=inst.A, b=inst.b)
     assert solve(qp, DQP(backend=backend, backend_options={"max_iter": 3})).retcode is RetCode.MaxIters
+
+
+@pytest.mark.parametrize(("backend", "keyword"),
+                         [("osqp", "time_limit"), ("scs", "time_limit_secs"), ("clarabel", "time_limit")])
+def test_a_backend_stopped_by_its_time_limit_is_max_time(backend, keyword):
+    # a horizon, not a failure (the retcode contract): these were called Failure before
+    inst = make_qp_instance(0, 6, 1, 8, 3)
+    qp = QP(P=inst.P, q=inst.q, G=inst.G, h=inst.h, A=inst.A, b=inst.b)
+    sol = solve(qp, DQP(backend=backend, backend_options={keyword: 1e-9}))
+    assert sol.retcode is RetCode.MaxTime and np.all(np.isnan(sol.x))
