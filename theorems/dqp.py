@@ -2182,6 +2182,15 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
             q = -(inst.P @ inst.x + inst.A.T @ inst.y + inst.G.T @ z)
             band_cases.append((f"an active row with multiplier {weak_mu:g} (the others in [0.05, 0.2])",
                                _qp(inst, q=q), "weakly active", flagged))
+        # the threshold is relative above 1: with the other multipliers scaled so that the largest is 1000,
+        # eps_active·max mu = 1e-2, at 1/2 and 3/2 of which the row is and is not weakly active
+        for factor, flagged in ((0.5, True), (1.5, False)):
+            others = np.delete(inst.z, first_active)  # the largest multiplier is another row's
+            z = inst.z * (1000.0 / float(np.max(others)))
+            z[first_active] = factor * DQP().eps_active * 1000.0
+            q = -(inst.P @ inst.x + inst.A.T @ inst.y + inst.G.T @ z)
+            band_cases.append((f"an active row with multiplier {factor:g}·eps_active·1000 (the largest 1000)",
+                               _qp(inst, q=q), "weakly active", flagged))
         for boundary_missed, rule, case in (
                 (_inclusive_tie_missed, "an eps_active rule not as documented", "eps_active ties"),
                 (_backend_keywords_missed, "a backend's keywords differ from DQP's docstring",
@@ -2230,7 +2239,8 @@ register(Claim(
               "with two rows goes to splu, without a division by zero. An inactive row at slack "
               "50·eps_active·‖G_i‖ makes the solution degenerate with a 'nearly active' warning, one at "
               "150·eps_active·‖G_i‖ does not, and an active row with multiplier 5e-6 (the others in [0.05, "
-              "0.2]) makes it degenerate with a 'weakly active' warning, one with 2e-5 does not (daqp, "
+              "0.2]) makes it degenerate with a 'weakly active' warning, one with 2e-5 does not, and with "
+              "the largest other multiplier 1000 the band is relative (5e-3 flagged, 1.5e-2 not) (daqp, "
               "planted QPs). A sparse [[d, 1], [1, d]] is accepted for d = 2 and rejected for d = 0.5 and 0"
               " (no diagonal entries stored). A singular K is solved by pinv when dense (size 4001) or "
               "sparse of size 4000 and by lsmr when sparse of size 4001. The rules of eps_active are "
