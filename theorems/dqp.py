@@ -1870,6 +1870,15 @@ def _factor_cases() -> list[tuple[str, object, object, str, bool]]:
         cases.append((f"dense I₂ with rows diag(0.5, 0.5·√{c2:.2g})", np.eye(2), rows, method, singular))
     for r, singular in ((1.5 * ratio, False), (0.5 * ratio, True)):  # Cholesky refused (ratio √r < 1e-4)
         cases.append((f"dense diag(1, {r:.2g})", np.diag([1.0, r]), None, "ldl", singular))
+    # sparse means P or C sparse: a dense I₂ with a sparse row is the sparse diagonal-Schur route
+    cases.append(("dense I₂ with the sparse row (1, 1)", np.eye(2), sp.csr_matrix([[1.0, 1.0]]),
+                  "diagonal-schur", False))
+    # n stored entries that are not the diagonal: the all-ones 2×2 block ⊕ 0₂ (PSD, nnz = n = 4, every stored
+    # value positive) is not diagonal, so splu of K (nonsingular with rows spanning P's null space)
+    ones_block = sp.csc_matrix(np.kron(np.diag([1.0, 0.0]), np.ones((2, 2))))
+    null_rows = sp.csr_matrix(np.array([[1.0, -1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]))
+    cases.append(("sparse ones(2, 2) ⊕ 0₂ (4 nonzeros) with its null space's rows", ones_block, null_rows,
+                  "splu", False))
     # a duplicated row: S = C Cᵀ = [[1, 1], [1, 1]] has no Cholesky factor (potrf fails), so LDLᵀ of K decides
     cases.append(("dense I₂ with the row (1, 0) twice", np.eye(2), np.array([[1.0, 0.0], [1.0, 0.0]]), "ldl",
                   True))
@@ -2055,19 +2064,21 @@ def _diagnosis_missed() -> tuple[str | None, int]:
             return (f"a planted QP (seed {seed}) with P, q scaled by 1e9: {sol.retcode.value}, warnings "
                     f"{sol.warnings}; documented: a consistent K_J (relative residual)"), checked
         checked += 1
-    # the threshold itself, at 1/2 and 3/2: x₁ = 1 and x₁ = 1 + δ as two equality rows (P = I, q = 0) leave
-    # the least-squares residual (±δ/2) over 1 + |rhs|∞ = 2 + δ, i.e. ρ for δ = 4ρ/(1 − 2ρ) (pinv of a
-    # 4×4 K: ρ to ~1e-8 relative); daqp still returns a point, so only the consistency note tells them apart
-    for rho, inconsistent in ((0.5e-8, False), (1.5e-8, True)):
-        delta = 4.0 * rho / (1.0 - 2.0 * rho)
-        qp = QP(P=np.eye(2), q=np.zeros(2), A=np.array([[1.0, 0.0], [1.0, 0.0]]),
-                b=np.array([1.0, 1.0 + delta]))
-        sol = solve(qp, DQP(backend="daqp"))
-        noted = any("inconsistent" in w for w in sol.warnings)
-        if noted != inconsistent:
-            return (f"x₁ = 1 and x₁ = 1 + {delta:.3g} (relative residual {rho:g}): inconsistent {noted}, "
-                    f"documented {inconsistent} (consistent iff residual <= 1e-8)"), checked
-        checked += 1
+    # the threshold itself, at 1/2 and 3/2: x₁ = c and x₁ = c + δ as two equality rows (P = I, q = 0) leave
+    # the least-squares residual (±δ/2) over 1 + |rhs|∞ = 1 + c + δ, i.e. ρ for δ = 2ρ(1 + c)/(1 − 2ρ) (pinv of a
+    # 4×4 K: ρ to ~1e-8 relative); at c = 0.01 the floor 1 is most of the scale. daqp still returns a point,
+    # so only the consistency note tells them apart
+    for c in (1.0, 0.01):
+        for rho, inconsistent in ((0.5e-8, False), (1.5e-8, True)):
+            delta = 2.0 * rho * (1.0 + c) / (1.0 - 2.0 * rho)
+            qp = QP(P=np.eye(2), q=np.zeros(2), A=np.array([[1.0, 0.0], [1.0, 0.0]]),
+                    b=np.array([c, c + delta]))
+            sol = solve(qp, DQP(backend="daqp"))
+            noted = any("inconsistent" in w for w in sol.warnings)
+            if noted != inconsistent:
+                return (f"x₁ = {c:g} and x₁ = {c:g} + {delta:.3g} (relative residual {rho:g}): inconsistent "
+                        f"{noted}, documented {inconsistent} (consistent iff residual <= 1e-8)"), checked
+            checked += 1
     return None, checked
 
 
@@ -2081,6 +2092,8 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
                 factor = KKTFactor(P, C)
             except RuntimeWarning as warning:
                 return Outcome("fail", f"KKTFactor on {label}: RuntimeWarning {warning}", {"case": label})
+            except Exception as exc:  # a route that cannot take this input (e.g. dense blocks of a sparse C)
+                return Outcome("fail", f"KKTFactor on {label}: {type(exc).__name__}: {exc}", {"case": label})
             if factor.method != method or factor.singular != singular:
                 return Outcome("fail", f"KKTFactor on {label}: method {factor.method!r}, singular "
                                        f"{factor.singular}; its docstring's thresholds give {method!r}, "
@@ -2259,9 +2272,9 @@ register(Claim(
               " Unbounded iff its recession LP over |d|∞ <= 1 has value < -1e-9·max(1, |q|∞) (strict: not "
               "at 0.75 and 1 times that threshold, Unbounded at 1.5 times, for q1 = 0 and 1000), and its "
               "consistency test is relative to 1 + |rhs|∞ (planted QPs with P and q scaled by 1e9 are "
-              "solved without an 'inconsistent' warning) with threshold 1e-8 (the equality rows x1 = 1 "
-              "and x1 = 1 + delta, relative least-squares residual 0.5e-8: no 'inconsistent' warning; "
-              "1.5e-8: one).",
+              "solved without an 'inconsistent' warning) with threshold 1e-8 (the equality rows x1 = c "
+              "and x1 = c + delta, c = 1 and 0.01, relative least-squares residual 0.5e-8: no "
+              "'inconsistent' warning; 1.5e-8: one).",
     kind=Kind.NUMERIC,
     check=partial(_check_documented_thresholds, singular_ratio=None),
     control=partial(_check_documented_thresholds, singular_ratio=1e-12),
