@@ -2065,9 +2065,9 @@ def _diagnosis_missed() -> tuple[str | None, int]:
                     f"{sol.warnings}; documented: a consistent K_J (relative residual)"), checked
         checked += 1
     # the threshold itself, at 1/2 and 3/2: x₁ = c and x₁ = c + δ as two equality rows (P = I, q = 0) leave
-    # the least-squares residual (±δ/2) over 1 + |rhs|∞ = 1 + c + δ, i.e. ρ for δ = 2ρ(1 + c)/(1 − 2ρ) (pinv of a
-    # 4×4 K: ρ to ~1e-8 relative); at c = 0.01 the floor 1 is most of the scale. daqp still returns a point,
-    # so only the consistency note tells them apart
+    # the least-squares residual (±δ/2) over 1 + |rhs|∞ = 1 + c + δ, i.e. ρ for δ = 2ρ(1 + c)/(1 − 2ρ)
+    # (pinv of a 4×4 K: ρ to ~1e-8 relative); at c = 0.01 the floor 1 is most of the scale. daqp still
+    # returns a point, so only the consistency note tells them apart
     for c in (1.0, 0.01):
         for rho, inconsistent in ((0.5e-8, False), (1.5e-8, True)):
             delta = 2.0 * rho * (1.0 + c) / (1.0 - 2.0 * rho)
