@@ -1391,11 +1391,13 @@ def _check_iteration_cap(ctx: Context, *, cap: int | None) -> Outcome:
             # maxiters=0: no backend call, the start point x = 0 (documented), one record
             zero = solve(_qp(inst), DQP(backend="osqp"), maxiters=0, store_trace=True)
             start = zero.trace[0].get("x") if len(zero.trace) == 1 else None
+            # its value is the objective there, ½·0ᵀP0 + qᵀ0 = 0
             if zero.retcode is not RetCode.MaxIters or zero.original is not None or np.any(zero.x) \
-                    or start is None or np.any(start) or zero.trace[0].get("stage") != "start":
+                    or zero.value != 0.0 or start is None or np.any(start) \
+                    or zero.trace[0].get("stage") != "start":
                 return Outcome("fail", f"instance {k}, solve(..., maxiters=0): {zero.retcode.value}, backend "
-                                       f"result {zero.original is not None}, x {zero.x.tolist()}, trace "
-                                       f"{zero.trace}", {"instance": k})
+                                       f"result {zero.original is not None}, x {zero.x.tolist()}, value "
+                                       f"{zero.value}, trace {zero.trace}", {"instance": k})
         codes = {b: solve(singular, DQP(backend=b)).retcode for b in ("quadprog", "daqp")}
         if codes != {"quadprog": RetCode.Failure, "daqp": RetCode.Success}:
             return Outcome("fail", f"instance {k}, singular P: {({b: c.value for b, c in codes.items()})}, "
@@ -2369,10 +2371,32 @@ def _check_representation(ctx: Context, *, sabotage: bool) -> Outcome:
             if not all(np.array_equal(x, answers[0]) for x in answers):
                 return Outcome("fail", f"instance {k}: CSC, CSR and COO inputs give different x: {answers}",
                                {"instance": k})
+            # blocks with no rows are no constraints: (G, h) and (A, b) of shape (0, n), (0,) are the QP
+            # without them (stored as None), bit for bit the same answer
+            empty = QP(P=inst.P, q=inst.q, G=np.zeros((0, inst.n)), h=np.zeros(0), A=np.zeros((0, inst.n)),
+                       b=np.zeros(0))
+            free = solve(QP(P=inst.P, q=inst.q), DQP(backend="quadprog"))
+            got = solve(empty, DQP(backend="quadprog"))
+            if empty.G is not None or empty.A is not None or not np.array_equal(got.x, free.x):
+                return Outcome("fail", f"instance {k}: zero-row (G, h), (A, b) stored as G {empty.G}, A "
+                                       f"{empty.A}; x {got.x.tolist()} vs {free.x.tolist()} without them",
+                               {"instance": k})
+        # the smallest QP, one variable: min ½p x² + q x s.t. x <= h has x* = min(-q/p, h)
+        for p_, q_, h_ in ((2.0, -3.0, 1.0), (2.0, -1.0, 1.0), (0.5, 4.0, -10.0)):
+            try:
+                one = solve(QP(P=np.array([[p_]]), q=np.array([q_]), G=np.ones((1, 1)), h=np.array([h_])),
+                            DQP(backend="quadprog"))
+            except ValueError as exc:
+                return Outcome("fail", f"the 1-variable QP (p, q, h) = ({p_:g}, {q_:g}, {h_:g}) is refused: "
+                                       f"{exc}", {})
+            want = min(-q_ / p_, h_)
+            if not (one.successful and abs(float(one.x[0]) - want) <= 1e-12 * max(1.0, abs(want))):
+                return Outcome("fail", f"the 1-variable QP (p, q, h) = ({p_:g}, {q_:g}, {h_:g}): "
+                                       f"{one.retcode.value}, x {one.x.tolist()}, x* = {want:g}", {})
     return Outcome("pass", f"on {count} planted QPs, permuting and rescaling the rows of (G, h) (down to "
                            "1e-6) and of (A, b) leaves x, the active set (permuted), the degenerate flag "
                            "and ∂⟨g, x⟩/∂q unchanged and scales z, y back; CSC, CSR and COO storage give "
-                           "the same x",
+                           "the same x, zero-row blocks are no constraints, and 1-variable QPs are solved",
                    {"instances": count, "worst_relative_error": figure(worst, digits=2, floor=1e-16)})
 
 
@@ -2390,7 +2414,10 @@ register(Claim(
               "A given as CSC, CSR or COO are stored as CSC float64 and give the same x bit for bit "
               "(clarabel). With the objective (P, q) scaled by 1e-4 and 1e4 (z, y scaled alike) and the "
               "solution by 1e3 and 1e6 (q, h, b scaled: x, z, y alike), the active set, the degenerate flag "
-              "and the rescaled x, z, y are the same (1e-9 relative).",
+              "and the rescaled x, z, y are the same (1e-9 relative). (G, h) and (A, b) with zero rows are "
+              "stored as absent and give bit for bit the x of the QP without them; a 1-variable QP min "
+              "½p x² + q x s.t. x <= h is solved to x* = min(-q/p, h) (1e-12 relative; active and "
+              "inactive row).",
     kind=Kind.NUMERIC,
     check=partial(_check_representation, sabotage=False),
     control=partial(_check_representation, sabotage=True),
