@@ -796,17 +796,23 @@ register(Claim(
 
 
 def _independent_residuals(qp: QP, x, y, z, *, drop_complementarity_scale: bool = False) -> np.ndarray:
-    """The relative KKT residuals of ``kkt_residuals``' docstring, written out again here."""
-    Px, Aty, Gtz = qp.P @ x, qp.A.T @ y, qp.G.T @ z
-    Ax, Gx = qp.A @ x, qp.G @ x
-    slack = qp.h - Gx
+    """The relative KKT residuals of ``kkt_residuals``' docstring, written out again here (an absent block
+    contributes no term)."""
     norm = np.linalg.norm
+    n = qp.n
+    A, b, y = (qp.A, qp.b, y) if qp.A is not None else (np.zeros((0, n)), np.zeros(0), np.zeros(0))
+    G, h, z = (qp.G, qp.h, z) if qp.G is not None else (np.zeros((0, n)), np.zeros(0), np.zeros(0))
+    Px, Aty, Gtz = qp.P @ x, A.T @ y, G.T @ z
+    Ax, Gx = A @ x, G @ x
+    slack = h - Gx
     station = norm(Px + qp.q + Aty + Gtz, np.inf) / max(1, *(norm(v, np.inf) for v in (qp.q, Px, Aty, Gtz)))
-    primal = max(norm(Ax - qp.b, np.inf), float(np.max(np.maximum(Gx - qp.h, 0)))) / max(
-        1, *(norm(v, np.inf) for v in (qp.b, Ax, qp.h, Gx)))
+    violations = [norm(Ax - b, np.inf) if b.size else 0.0, float(np.max(np.maximum(Gx - h, 0), initial=0.0))]
+    primal = max(violations) / max(1, *(norm(v, np.inf) if v.size else 0.0 for v in (b, Ax, h, Gx)))
+    if not h.size:
+        return np.array([station, primal, 0.0, 0.0])
     dual = float(np.max(np.maximum(-z, 0))) / max(1, norm(z, np.inf))
     scale = 1.0 if drop_complementarity_scale else max(1, norm(z, np.inf)) * max(
-        1, norm(qp.h, np.inf), norm(Gx, np.inf))
+        1, norm(h, np.inf), norm(Gx, np.inf))
     return np.array([station, primal, dual, norm(z * slack, np.inf) / scale])
 
 
@@ -818,11 +824,17 @@ def _check_kkt_check(ctx: Context, *, sabotage: bool) -> Outcome:
         n = int(rng.integers(2, 8))
         inst = make_qp_instance(int(rng.integers(2**31)), n, 1, n + 2, 1)
         scale = 10.0 ** rng.uniform(-3, 3)  # residuals are relative: data from 1e-3 to 1e3
-        qp = QP(P=scale * inst.P, q=scale * inst.q, G=inst.G, h=inst.h, A=inst.A, b=inst.b)
+        # the constraint rows scaled too (1e-3 to 10), so that h, b, Gx, Ax can all fall below the floor 1;
+        # every third QP has no inequalities and every third no equalities (the floors then stand alone)
+        rows = 10.0 ** rng.uniform(-3, 1)
+        G, h = (rows * inst.G, rows * inst.h) if k % 3 != 1 else (None, None)
+        A, b = (rows * inst.A, rows * inst.b) if k % 3 != 2 else (None, None)
+        qp = QP(P=scale * inst.P, q=scale * inst.q, G=G, h=h, A=A, b=b)
         # arbitrary points (not solutions): every term of every residual is exercised; the points are
         # scaled from 1e-3 to 10 too, so that every term can fall below the floor 1 of each scale
         spread = 10.0 ** rng.uniform(-3, 1)
         x, y, z = (spread * rng.standard_normal(size) for size in (n, 1, n + 2))
+        y, z = (y if A is not None else None), (z if G is not None else None)
         ours = np.array(list(kkt_residuals(qp, x, y, z).values()))
         ref = _independent_residuals(qp, x, y, z, drop_complementarity_scale=sabotage)
         # the same formulas in a different order of operations: rounding ~1e-15 relative
@@ -844,7 +856,8 @@ register(Claim(
     statement="kkt_residuals(qp, x, y, z) equals stationarity, primal, dual and complementarity residuals "
               "computed independently from their definitions (each divided by the scale of the terms it "
               "compares), to 1e-12 relative, at arbitrary points (scaled 1e-3 to 10) of QPs whose data "
-              "span 1e-3 to 1e3.",
+              "span 1e-3 to 1e3 (objective) and 1e-3 to 10 (constraint rows), with both blocks, without "
+              "inequalities and without equalities (a third each).",
     kind=Kind.NUMERIC,
     check=partial(_check_kkt_check, sabotage=False), control=partial(_check_kkt_check, sabotage=True),
     control_description="the independent complementarity residual computed without its scale "
