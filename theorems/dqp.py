@@ -633,6 +633,11 @@ def _check_explicit_solution(ctx: Context, *, wrong_active_set: bool) -> Outcome
             [inst.x, inst.y, inst.z[sol.active]])).max() / (1 + np.abs(planted).max()))
         assert np.array_equal(sol.active, inst.active) and err_dqp <= rtol, (
             f"dQP's polished ζ differs from the planted one by {err_dqp:.3g}")
+        # kkt_solution hands out copies (its docstring): a caller writing into them changes no later read
+        for part in (x, lam, mu):
+            part[...] = np.nan
+        assert all(np.all(np.isfinite(part)) for part in sol.kkt_solution), (
+            "writing into the arrays kkt_solution returned changed the solution's own ζ")
         worst[0] = max(worst[0], err / rtol, err_dqp / rtol)
         # errors are round-off: ratios below 1e-3 carry no information
         return {"worst_error_over_tolerance": figure(worst[0], 1, floor=1e-3)}
@@ -728,7 +733,8 @@ register(Claim(
               "(x*, y*, z*_J), from KKTFactor on the planted J (dense, and sparse by splu; the sparse "
               "diagonal-P Schur path solves its own system to the same tolerance, and is taken for a "
               "diagonal P of cond 1e5 but not 1e10, at P and 1e4·P alike) and from dQP's polish "
-              "on the J read off daqp's x, to max(1e-10, 1e-13·cond(K_J)) relative; with the inequalities "
+              "on the J read off daqp's x, to max(1e-10, 1e-13·cond(K_J)) relative (kkt_solution returns "
+              "copies: overwriting them leaves the next read finite); with the inequalities "
               "removed (J = ∅, q moved to keep x*, y*), dQP's active set is empty and (x, y) = K⁻¹(−q, b); "
               "for an LP (P = 0: dense, sparse without entries, and sparse 0·I) at a planted nondegenerate "
               "vertex (C = [A; G_J] square), K_J = [[0, Cᵀ], [C, 0]] gives the planted ζ by LDLᵀ / splu, "
