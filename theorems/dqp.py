@@ -1056,8 +1056,17 @@ def _check_layer_gradient(ctx: Context, *, layer_type: type[QPLayer]) -> Outcome
             problems.append(f"{route} given osqp capped at one iteration returned {out.tolist()}: the "
                             "algorithm given was not used")
         except RuntimeError as exc:
-            if "MaxIters" not in str(exc) or "osqp" not in str(exc):
+            if "MaxIters" not in str(exc) or "osqp" not in str(exc) or "the QP" not in str(exc):
                 problems.append(f"{route} given osqp capped at one iteration: {exc}")
+    # in a batch the error names the item that failed: item 1 asks for x₁ <= -1 and x₁ >= 1
+    rows = torch.tensor([[1.0, 0.0], [-1.0, 0.0]], dtype=torch.float64)
+    h_batch = torch.tensor([[1.0, 1.0], [-1.0, -1.0]], dtype=torch.float64)
+    try:
+        qp_layer(eye, torch.ones(2, 2, dtype=torch.float64), rows, h_batch, algorithm=DQP(backend="daqp"))
+        problems.append("a batch whose item 1 is infeasible was solved")
+    except RuntimeError as exc:
+        if "batch item 1" not in str(exc) or "Infeasible" not in str(exc):
+            problems.append(f"a batch whose item 1 is infeasible: {exc}")
     if problems:
         return Outcome("fail", "; ".join(problems), {"cases": labels})
     return Outcome("pass", f"the torch layer's x equals the planted x* and its gradients w.r.t. every input "
@@ -1083,7 +1092,8 @@ register(Claim(
               "backend='auto' follows AUTO_TABLE (daqp for dense QPs up to 500 variables, proxqp beyond, "
               "piqp for sparse data and for dense arrays with ≤ 5 % nonzeros from 1000 variables on). "
               "QPLayer and qp_layer solve with the DQP they are given: with osqp capped at one iteration "
-              "they raise a RuntimeError naming osqp and MaxIters.",
+              "they raise a RuntimeError naming osqp, MaxIters and the QP; a batch whose item 1 is "
+              "infeasible raises one naming batch item 1 and Infeasible.",
     kind=Kind.NUMERIC,
     check=partial(_check_layer_gradient, layer_type=QPLayer),
     control=partial(_check_layer_gradient, layer_type=_MeanReducedLayer),
