@@ -2475,3 +2475,87 @@ register(Claim(
         "The multivariate enumeration reporting every run complete (the budget test's flag never cleared): "
         "a capped enumeration is then called Success."),
 ))
+
+
+# ----------------------------------------------------------------------------- sparse_relu.documented_domain
+
+
+def _domain_cases() -> list[tuple[str, object, bool]]:
+    """(label, call, documented: accepted) at each side of every documented domain boundary of the paper's
+    hypotheses: p in [0, 1] univariate (the paper's range; p > 1 favours split neurons), p in [0, 1)
+    multivariate, p > 0 for training and its smoothed penalty, prune_tol < 1, at most MAX_POINTS = 6
+    multivariate points, at least 2 univariate points."""
+    above_one, below_one = float(np.nextafter(1.0, 2.0)), float(np.nextafter(1.0, 0.0))
+    x3, y3 = [0.0, 1.0, 2.0], [0.0, 1.0, 0.0]
+    X2, y2 = np.array([[0.0, 0.0], [1.0, 0.5]]), np.array([1.0, -1.0])
+
+    def grid(n):  # n distinct points in the plane, labels with a kink
+        X = np.column_stack([np.arange(n, dtype=float), np.arange(n, dtype=float) ** 2 / 7.0])
+        return X, np.abs(X[:, 0] - 2.0)
+
+    def train(p):  # 0 Adam steps: the guard runs, nothing is trained
+        return solve(InterpolationProblem(x=x3, y=y3, p=p), LpPathNormTraining(width=2), maxiters=0)
+
+    cases = []
+    for p, ok in ((0.0, True), (1.0, True), (above_one, False)):
+        cases += [(f"InterpolationProblem(p={p!r})", partial(InterpolationProblem, x=x3, y=y3, p=p), ok),
+                  (f"path_norm(p={p!r})", partial(path_norm, [1.0], [2.0], p), ok)]
+    for p, ok in ((0.0, True), (below_one, True), (1.0, False)):
+        cases += [(f"MultivariateInterpolationProblem(p={p!r})",
+                   partial(MultivariateInterpolationProblem, X=X2, y=y2, p=p), ok),
+                  (f"network_lp(p={p!r})", partial(network_lp, [[1.0, 4.0]], [1.0], p), ok)]
+    for p, ok in ((0.0, False), (1e-300, True)):
+        cases += [(f"LpPathNormTraining on p={p!r}", partial(train, p), ok),
+                  (f"smoothed_lp(p={p!r})", partial(smoothed_lp, np.array([4.0, 0.0]), p, 1e-12), ok)]
+    for tol, ok in ((below_one, True), (1.0, False)):
+        cases.append((f"prune_network(prune_tol={tol!r})",
+                      partial(lp_training.prune_network, x3, y3, W=[1.0], b=[-1.0], v=[1.0], a=0.0, c=0.0,
+                              prune_tol=tol, merge_tol=1e-6), ok))
+    for n, ok in ((multivariate_interpolation.MAX_POINTS, True), (multivariate_interpolation.MAX_POINTS + 1,
+                                                                   False)):
+        X, y = grid(n)
+        cases.append((f"MultivariateInterpolationProblem with {n} points",
+                      partial(MultivariateInterpolationProblem, X=X, y=y, p=0.5), ok))
+    for n, ok in ((2, True), (1, False)):
+        cases.append((f"InterpolationProblem with {n} point(s)",
+                      partial(InterpolationProblem, x=x3[:n], y=y3[:n], p=0.5), ok))
+    return cases
+
+
+def _check_domain(ctx: Context, *, sabotage: bool) -> Outcome:
+    # control: MAX_POINTS one lower (a wrong constant), so the documented 6-point problem is refused
+    lowered = patched(multivariate_interpolation, "MAX_POINTS", multivariate_interpolation.MAX_POINTS - 1)
+    cases = _domain_cases()  # built before the sabotage: the documented limit, not the patched one
+    with lowered if sabotage else nullcontext():
+        for label, call, accepted in cases:
+            try:
+                call()
+                got = True
+            except ValueError:
+                got = False
+            if got != accepted:
+                want = "accepted" if accepted else "refused (ValueError)"
+                return Outcome("fail", f"{label}: {'accepted' if got else 'refused'}, documented {want}",
+                               {"case": label})
+    return Outcome("pass", f"all {len(cases)} boundary cases of the documented domains are accepted or "
+                           "refused as documented", {"cases": len(cases)})
+
+
+register(Claim(
+    id="sparse_relu.documented_domain",
+    paper=PAPER,
+    source="the domains our problem classes and solvers document for the hypotheses of Sections 3 and 4 of "
+           "arXiv:2505.21791 (ℓp path norms with 0 <= p <= 1, p < 1 for the multivariate sparsity results)",
+    origin=Origin.IMPLEMENTATION,
+    statement=(
+        "Every documented domain boundary holds at both sides (ValueError outside, accepted inside): "
+        "InterpolationProblem and path_norm accept p = 0 and p = 1 and refuse the next float above 1; "
+        "MultivariateInterpolationProblem and network_lp accept p = 0 and the float just below 1 and refuse "
+        "p = 1; LpPathNormTraining (0 steps) and smoothed_lp refuse p = 0 and accept p = 1e-300; "
+        "prune_network accepts prune_tol just below 1 and refuses 1; a multivariate problem of MAX_POINTS "
+        "= 6 points is accepted and one of 7 refused; a univariate problem needs 2 points."),
+    kind=Kind.NUMERIC,
+    check=partial(_check_domain, sabotage=False),
+    control=partial(_check_domain, sabotage=True),
+    control_description="MAX_POINTS one lower (a wrong constant): the documented 6-point problem is refused.",
+))

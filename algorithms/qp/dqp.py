@@ -679,11 +679,12 @@ def _status_texts(result) -> list[str]:
     texts = []
     for value in (result.extras or {}).values():
         for item in (value, getattr(value, "status", None), getattr(value, "status_val", None)):
-            if not isinstance(item, str):
-                item = getattr(item, "name", None) if hasattr(item, "name") \
-                    else (str(item) if type(item).__name__.endswith("Status") else None)
             if isinstance(item, str):
                 texts.append(item.lower())
+            elif isinstance(getattr(item, "name", None), str):
+                texts.append(item.name.lower())
+            elif type(item).__name__.endswith("Status"):
+                texts.append(str(item).lower())
     return texts
 
 
