@@ -2519,6 +2519,14 @@ def _domain_cases() -> list[tuple[str, object, bool]]:
     for n, ok in ((2, True), (1, False)):
         cases.append((f"InterpolationProblem with {n} point(s)",
                       partial(InterpolationProblem, x=x3[:n], y=y3[:n], p=0.5), ok))
+    # distinct rows (a repeated input cannot take two labels); repeated columns are allowed
+    for X, ok in ((np.array([[1.0, 1.0], [2.0, 2.0]]), True), (np.array([[1.0, 2.0], [1.0, 2.0]]), False)):
+        cases.append((f"MultivariateInterpolationProblem with X = {X.tolist()}",
+                      partial(MultivariateInterpolationProblem, X=X, y=np.array([1.0, -1.0]), p=0.5), ok))
+    for shape, ok in (((1, 1), True), ((0, 2), False), ((2, 0), False)):  # X of shape (N, d), N, d >= 1
+        X = np.arange(1.0, 1.0 + shape[0] * shape[1]).reshape(shape)
+        cases.append((f"MultivariateInterpolationProblem with X of shape {shape}",
+                      partial(MultivariateInterpolationProblem, X=X, y=np.ones(shape[0]), p=0.5), ok))
     return cases
 
 
@@ -2553,7 +2561,9 @@ register(Claim(
         "MultivariateInterpolationProblem and network_lp accept p = 0 and the float just below 1 and refuse "
         "p = 1; LpPathNormTraining (0 steps) and smoothed_lp refuse p = 0 and accept p = 1e-300; "
         "prune_network accepts prune_tol just below 1 and refuses 1; a multivariate problem of MAX_POINTS "
-        "= 6 points is accepted and one of 7 refused; a univariate problem needs 2 points."),
+        "= 6 points is accepted and one of 7 refused, X of shape (1, 1) accepted and (0, 2), (2, 0) refused, "
+        "X with two equal columns accepted and with two equal rows refused; a univariate problem needs 2 "
+        "points."),
     kind=Kind.NUMERIC,
     check=partial(_check_domain, sabotage=False),
     control=partial(_check_domain, sabotage=True),
