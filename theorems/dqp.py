@@ -2113,6 +2113,50 @@ def _diagnosis_missed() -> tuple[str | None, int]:
     return None, checked
 
 
+def _answering(x) -> object:
+    """A stand-in for ``qpsolvers.solve_problem`` whose every answer is ``x`` (no duals): a backend that
+    returns this point, so that the active set dQP reads off it is chosen by the check."""
+    def solve_problem(problem, solver, **kwargs):
+        answer = qpsolvers.Solution(problem)
+        answer.found, answer.x, answer.y, answer.z = True, np.asarray(x, dtype=np.float64), None, None
+        return answer
+    return solve_problem
+
+
+def _per_unit_rules_missed() -> tuple[str | None, int]:
+    """The polish's violation test and the refinement's choice of the most violated row are per unit row
+    norm (the documented units of eps_active): scaling a row and its h_i by s > 0 is the same QP and must
+    not change either. A backend answering the interior point x₀ makes dQP read J = ∅, so the polished
+    point is the unconstrained minimizer c = (1, 1) of ½‖x‖² − cᵀx. Returns (a mismatch or None, cases)."""
+    checked = 0
+    c = np.array([1.0, 1.0])
+    # refinement: row A x₁ + x₂ <= 0 (violated by 2/√2 = 1.41 per unit) and row B x₁ <= 0.1 (by 0.9): A is
+    # added first, after which x = 0 satisfies B: one step. Had B been added first (its raw violation 0.9·s_B
+    # exceeds A's at s_B = 10), A then, then B dropped (negative multiplier): three steps, the same x
+    for s_a, s_b in ((1.0, 1.0), (1.0, 10.0), (0.1, 1.0), (10.0, 1.0)):
+        qp = QP(P=np.eye(2), q=-c, G=np.array([[s_a, s_a], [s_b, 0.0]]), h=np.array([0.0, 0.1 * s_b]))
+        with patched(qpsolvers, "solve_problem", _answering([-1.0, -1.0])):
+            sol = solve(qp, DQP(backend="daqp", refine_active=True))
+        if not (sol.successful and sol.stats.iterations == 2 and float(np.abs(sol.x).max()) <= 1e-12):
+            return (f"refine_active on rows scaled by ({s_a:g}, {s_b:g}): {sol.retcode.value}, "
+                    f"{sol.stats.iterations - 1} refinement steps (documented: one, row A being the most "
+                    f"violated per unit norm), x {sol.x.tolist()}"), checked
+        checked += 1
+    # acceptance: the row x₁ <= 1 − 1e-8 scaled by s is violated by 1e-8 per unit norm (<= POLISH_TOL, so the
+    # polish is accepted) and by s·1e-8 in raw units, above 1e-7 at s = 100
+    for scale in (1.0, 100.0, 0.01):
+        qp = QP(P=np.eye(2), q=-c, G=np.array([[scale, 0.0]]), h=np.array([scale * (1.0 - 1e-8)]))
+        with patched(qpsolvers, "solve_problem", _answering([0.0, 0.0])):
+            sol = solve(qp, DQP(backend="daqp"))
+        rejected = any("polish rejected" in w for w in sol.warnings)
+        if rejected or not (sol.successful and float(np.abs(sol.x - c).max()) <= 1e-12):
+            return (f"a polished point violating the row x₁ <= 1 − 1e-8 (scaled by {scale:g}) by 1e-8 per "
+                    f"unit norm: {sol.retcode.value}, polish rejected {rejected}, x {sol.x.tolist()} "
+                    "(documented: accepted, the violation <= POLISH_TOL per unit row norm)"), checked
+        checked += 1
+    return None, checked
+
+
 def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) -> Outcome:
     sabotage = patched(KKTFactor, "SINGULAR_RATIO", singular_ratio) if singular_ratio else nullcontext()
     checked = 0
@@ -2240,7 +2284,8 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
                 (_backend_keywords_missed, "a backend's keywords differ from DQP's docstring",
                  "backend keywords"),
                 (_polish_ties_missed, "a polish, band or kkt_tol rule not as documented", "polish ties"),
-                (_diagnosis_missed, "dQP's diagnosis not as documented", "diagnosis")):
+                (_diagnosis_missed, "dQP's diagnosis not as documented", "diagnosis"),
+                (_per_unit_rules_missed, "a polish or refinement rule not per unit row norm", "per unit")):
             missed, cases = boundary_missed()
             if missed is not None:
                 return Outcome("fail", f"{rule}: {missed}", {"case": case})
@@ -2305,7 +2350,10 @@ register(Claim(
               "consistency test is relative to 1 + |rhs|∞ (planted QPs with P and q scaled by 1e9 are "
               "solved without an 'inconsistent' warning) with threshold 1e-8 (the equality rows x1 = c "
               "and x1 = c + delta, c = 1 and 0.01, relative least-squares residual 0.5e-8: no "
-              "'inconsistent' warning; 1.5e-8: one).",
+              "'inconsistent' warning; 1.5e-8: one). Per unit row norm (a backend stand-in answering an "
+              "interior point, so J = ∅): with refine_active the row most violated per unit norm is added "
+              "first, one step whatever the rows' scales (4 scalings), and a polished point violating a row "
+              "by 1e-8 per unit norm (1e-6 raw at scale 100) is accepted.",
     kind=Kind.NUMERIC,
     check=partial(_check_documented_thresholds, singular_ratio=None),
     control=partial(_check_documented_thresholds, singular_ratio=1e-12),
