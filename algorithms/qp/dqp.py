@@ -267,6 +267,9 @@ class DQP(Algorithm):
 class KKTFactor:
     """A factorization of ``K = [[P, Cᵀ], [C, 0]]`` reused by the forward polish and the VJP.
 
+    ``P`` is the symmetric positive semidefinite ``P`` of a QP (:class:`QP` checks both), so K is
+    symmetric: the dense routes read P's lower triangle only.
+
     * sparse, ``P`` diagonal and well-conditioned positive (projections): ``splu`` of the
       sparse Schur complement ``S = C P⁻¹ Cᵀ`` (k×k; the simplex projection's K_J at
       n = 1e5 factors 2-3× faster this way than as a whole);
