@@ -2356,6 +2356,13 @@ def _check_budgets(ctx: Context, *, sabotage: bool) -> Outcome:
                 f"training, maxiters=0: {untrained.retcode.value} after {untrained.stats.iterations} steps, "
                 f"reported residual {untrained.original['max_residual']!r}, trace (iteration, residual) "
                 f"{records}, the returned function's residual {r0!r}")
+        # y ≡ 0 is data too (the zero function interpolates it): the y scale's floor keeps 0/0 out of training
+        flat = solve(InterpolationProblem(x=[0.0, 1.0, 2.0, 3.0], y=[0.0] * 4, p=0.5),
+                     LpPathNormTraining(width=3), maxiters=50)
+        flat_knots = CPWL.from_vector(flat.x).num_knots
+        assert flat.retcode is RetCode.Success and flat_knots == 0 and flat.value == 0.0, (
+            f"training on y = 0: {flat.retcode.value}, {flat_knots} knots, value "
+            f"{flat.value!r} (the zero function, Success, wanted)")
         blown = solve(prob, LpPathNormTraining(width=4, lr=1e200))  # overflows at the first step
         assert blown.retcode is RetCode.Diverged and blown.value == math.inf \
             and blown.x.tolist() == [0.0, 0.0] and blown.original["max_residual"] == math.inf, (
@@ -2459,8 +2466,9 @@ register(Claim(
         "from all on, and its best V_p falls with the cap to the uncapped minimum; the multivariate "
         "enumeration at caps below its number of piece selections is MaxIters (the empty net of value inf "
         "when nothing was found), Success at all of them, with MAX_POINTS = 6 points accepted; training for"
-        " 0 steps reports the residual of the function it returns, a blow-up is Diverged with the empty "
-        "function, and a run is Success exactly when the returned function meets 1e-6·max(1, max|y|) (also "
+        " 0 steps reports the residual of the function it returns, 50 steps on y ≡ 0 return the zero "
+        "function with Success, a blow-up is Diverged with the empty function, and a run is Success "
+        "exactly when the returned function meets 1e-6·max(1, max|y|) (also "
         "at 1/2 and 3/2 of that default: one neuron on a 7-point zigzag of amplitude below 1, and on 1000 +"
         " a small zigzag), a loss above 1e30·(1 + |loss at step 0|) is Diverged at the step where it occurs"
         " (lr = 1e12: after 1 step; and two-step runs with loss at step 1 at 0.7, 0.9, 1.15 and 1.35 times "
