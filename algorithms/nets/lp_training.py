@@ -162,7 +162,7 @@ def prune_network(x, y, W, b, v, a: float, c: float, *, prune_tol: float, merge_
     best_z, best_res = None, np.inf
     for knots in (snapped, merged.knots):
         z = linear_refit(knots)
-        if np.max(np.abs(residual(z))) > 0 and k:
+        if k:  # an exact start stops at once (zero gradient), so no residual test first
             z = least_squares(residual, z, xtol=1e-15, ftol=1e-15, gtol=1e-15, max_nfev=100 * (k + 2)).x
             z = linear_refit(z[:k])
         res = float(np.max(np.abs(residual(z))))
