@@ -303,7 +303,7 @@ def network_lp(W, v, p: float) -> float:
     if p >= 1:
         raise ValueError(f"p must satisfy 0 <= p < 1, got {p!r}")
     u = np.abs(v[:, None] * W)
-    return float(np.count_nonzero(u)) if p == 0 else float(np.sum(u[u > 0] ** p))
+    return float(np.count_nonzero(u)) if p == 0 else float(np.sum(u ** p))  # 0 ** p = 0 for p > 0
 
 
 def network_l0(W, v=None) -> int:
