@@ -322,7 +322,7 @@ def sufficient_p(x, y) -> float:
     k0 = min_knots_slope_dp(x, y)
     if nz.size == 0 or k0 == 0:
         return 1.0
-    sums = [abs(d[i] + d[i + 1]) for i in range(d.size - 1) if d[i] * d[i + 1] > 0]
+    sums = [abs(d[i] + d[i + 1]) for i in range(d.size - 1) if np.sign(d[i]) * np.sign(d[i + 1]) > 0]
     m, M = float(nz.min()), float(max([*nz.tolist(), *sums]))
     if M <= m:
         return 1.0

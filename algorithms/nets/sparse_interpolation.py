@@ -459,7 +459,8 @@ def _matching_dp(d: np.ndarray, p: float, objective: str, monitor: IterationMoni
         a = single(i - 1)
         cand = (best[i - 1][0] + a[0], best[i - 1][1] + a[1])
         best[i], choice[i] = cand, 1
-        if i >= 2 and d[i - 2] * d[i - 1] > 0:
+        # same strict sign by the signs, not the product: two curvatures of size 1e-200 multiply to 0
+        if i >= 2 and np.sign(d[i - 2]) * np.sign(d[i - 1]) > 0:
             b = pair(i - 2)
             cand2 = (best[i - 2][0] + b[0], best[i - 2][1] + b[1])
             if key(cand2) < key(best[i]):

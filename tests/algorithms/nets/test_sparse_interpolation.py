@@ -379,3 +379,12 @@ def test_dp_trace_of_two_and_three_points():
     three = solve(InterpolationProblem(x=[0.0, 1.0, 2.0], y=[0.0, 1.0, 0.0]), SparsestInterpolantDP(),
                   store_trace=True)
     assert [r["stage"] for r in three.trace] == [1] and three.trace[0]["knots"] == 1.0
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-200, 1e-300])
+def test_dp_merges_same_sign_curvatures_whose_product_underflows(scale):
+    # the run test multiplied two curvatures: at 1e-200 their product is 0 and the merge was missed (3 knots
+    # instead of 2; found by mutation round 8's survivor `d[i-2]·d[i-1] > 0` → `>= 0`)
+    x, y = np.arange(5.0), scale * np.array([0.0, 0.0, 1.0, 3.0, 6.0])
+    sol = solve(InterpolationProblem(x=x, y=y, p=0.5), SparsestInterpolantDP())
+    assert CPWL.from_vector(sol.x).num_knots == min_knots_slope_dp(x, y) == 2
