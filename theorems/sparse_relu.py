@@ -2519,8 +2519,8 @@ def _domain_cases() -> list[tuple[str, object, bool]]:
         cases.append((f"prune_network(prune_tol={tol!r})",
                       partial(lp_training.prune_network, x3, y3, W=[1.0], b=[-1.0], v=[1.0], a=0.0, c=0.0,
                               prune_tol=tol, merge_tol=1e-6), ok))
-    for n, ok in ((multivariate_interpolation.MAX_POINTS, True), (multivariate_interpolation.MAX_POINTS + 1,
-                                                                   False)):
+    # MAX_POINTS as documented, a literal: the check must not read the code's constant
+    for n, ok in ((6, True), (7, False)):
         X, y = grid(n)
         cases.append((f"MultivariateInterpolationProblem with {n} points",
                       partial(MultivariateInterpolationProblem, X=X, y=y, p=0.5), ok))
@@ -2540,8 +2540,8 @@ def _domain_cases() -> list[tuple[str, object, bool]]:
 
 def _check_domain(ctx: Context, *, sabotage: bool) -> Outcome:
     # control: MAX_POINTS one lower (a wrong constant), so the documented 6-point problem is refused
-    lowered = patched(multivariate_interpolation, "MAX_POINTS", multivariate_interpolation.MAX_POINTS - 1)
-    cases = _domain_cases()  # built before the sabotage: the documented limit, not the patched one
+    lowered = patched(multivariate_interpolation, "MAX_POINTS", 5)
+    cases = _domain_cases()
     with lowered if sabotage else nullcontext():
         for label, call, accepted in cases:
             try:
