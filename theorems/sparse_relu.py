@@ -694,14 +694,19 @@ def _check_training_gradients(ctx: Context, *, sabotage: bool) -> Outcome:
     # (seen in 1 of 16 runs), which says nothing about the code. With ε >= 0.05 the traces agreed to
     # 1.4e-13 (relative) at worst over 100 random runs; 1e-7 leaves six orders, and a wrong step,
     # gradient or multiplier update moves the loss by O(1) within a few steps.
-    steps, outer = 300, 50
-    for run in range(ctx.pick(4, 12)):
+    # Run 2 anneals from 0.5, not 1 (with ε from 1 a schedule that multiplies by ε_start where it should
+    # divide is the same); the last run has 2 steps, where 70 % of the steps is one step (ε at its end at
+    # step 2): a schedule annealing over more steps than documented shows only in short runs.
+    outer, runs = 50, ctx.pick(5, 13)
+    for run in range(runs):
         regularizer = ("lp_path", "weight_decay")[run % 2]
+        steps = 2 if run == runs - 1 else 300
         n = int(rng.integers(4, 8))
         x = np.sort(rng.uniform(-3.0, 5.0, n))
         y = 2.0 * rng.normal(size=n)
         prob = InterpolationProblem(x=x, y=y, p=0.5)
-        alg = LpPathNormTraining(width=6, outer_every=outer, smoothing=0.05, regularizer=regularizer)
+        alg = LpPathNormTraining(width=6, outer_every=outer, smoothing=0.05, regularizer=regularizer,
+                                 smoothing_start=0.5 if run == 2 else 1.0)
         with guard():
             sol = solve(prob, alg, maxiters=steps, store_trace=True, seed=run)
         x_mid, x_half = 0.5 * (x[0] + x[-1]), 0.5 * (x[-1] - x[0])  # the documented standardization
@@ -787,8 +792,9 @@ register(Claim(
         "smoothed ℓp path norm Σ((v_k w_k)² + ε²)^{p/2} - ε^p (smoothed_lp; p in {0.2, 0.5, 0.8, 1}) or "
         "weight decay, and its gradient in (w, b, v, a, c) equal torch autograd of the same objective at "
         "random points (to 1e-9 relative); and 300 training steps (width 6, multiplier update every 50 "
-        "steps, ε annealed from 1 to 0.05) follow torch.optim.Adam on that objective from the same start: "
-        "the traced loss per step and the returned net, in the data's units, agree with the reference to "
+        "steps, ε annealed geometrically from 1, or 0.5, to 0.05 over the first 70 % of the steps; one run "
+        "of 2 steps) follow torch.optim.Adam on that objective from the same start: the traced loss per step "
+        "and the returned net, in the data's units, agree with the reference to "
         "1e-7; full training on y·1e6 returns the same knots, slope changes times 1e6 and the same "
         "retcode (Success) as on y."),
     kind=Kind.PROPERTY,
