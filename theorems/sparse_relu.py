@@ -666,6 +666,8 @@ def _check_training_gradients(ctx: Context, *, sabotage: bool) -> Outcome:
         p = float(rng.choice([0.2, 0.5, 0.8, 1.0]))  # p = 1: the ℓ1 path norm, the edge of the range
         eps = float(10 ** rng.uniform(-3.0, 0.0))
         regularizer = ("lp_path", "weight_decay")[index % 2]
+        if index % 4 == 3:  # neuron 0's kink exactly on a data point: w X_j + b = 0, where ReLU' is torch's 0
+            params[1][0] = -(params[0][0] * X[index % n])
         with guard():
             loss, reg, r, grads = lp_training._lagrangian(params, X, Y, lam, mu, p=p, eps=eps,
                                                           regularizer=regularizer)
@@ -791,7 +793,8 @@ register(Claim(
         "The hand-written augmented Lagrangian of LpPathNormTraining, L = R(θ) + λᵀr + (μ/2)‖r‖² with R the "
         "smoothed ℓp path norm Σ((v_k w_k)² + ε²)^{p/2} - ε^p (smoothed_lp; p in {0.2, 0.5, 0.8, 1}) or "
         "weight decay, and its gradient in (w, b, v, a, c) equal torch autograd of the same objective at "
-        "random points (to 1e-9 relative); and 300 training steps (width 6, multiplier update every 50 "
+        "random points, a quarter with a kink exactly on a data point (to 1e-9 relative); and 300 training "
+        "steps (width 6, multiplier update every 50 "
         "steps, ε annealed geometrically from 1, or 0.5, to 0.05 over the first 70 % of the steps; one run "
         "of 2 steps) follow torch.optim.Adam on that objective from the same start: the traced loss per step "
         "and the returned net, in the data's units, agree with the reference to "
