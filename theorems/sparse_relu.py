@@ -1799,6 +1799,14 @@ def _check_multivariate_sparsest(ctx: Context, *, p_fixed: float | None) -> Outc
         stats["lp_samples"] += int(samples.shape[0])
         return dict(stats)
 
+    # the documented default max_pieces = N, on N = 3 points in d = 1 (N > d: a default read off the wrong
+    # axis of X would search at most d pieces)
+    three = MultivariateInterpolationProblem(X=[[0.0], [1.0], [2.0]], y=[0.0, 1.0, 0.0], p=0.5)
+    default, full = basic_points(three)[0], basic_points(three, max_pieces=3)[0]
+    if [(tuple(s), U.tolist()) for s, U in default] != [(tuple(s), U.tolist()) for s, U in full]:
+        return Outcome("fail", f"basic_points without max_pieces gives {len(default)} basic points on 3 "
+                               f"points in R^1, with max_pieces = N = 3 {len(full)}",
+                       {"default": len(default), "max_pieces_N": len(full)})
     shapes = ctx.pick(((2, 2),), ((2, 2), (3, 1)))
     return _sampled_outcome(_tiny_multivariate(shapes), test, ctx=ctx, count=ctx.pick(8, 40),
                             what="below p*, the ℓp minimizer is an ℓ0 (sparsest) net")
@@ -1823,7 +1831,8 @@ register(Claim(
         "ℓ0 (p = 0) nets are those minimizers (at p = 0 the sparsest net of least ‖z‖_{1/2}^{1/2}, as "
         "documented), every vertex of the program that a weighted-ℓ1 LP in a "
         "random orthant finds is an enumerated basic point, and no feasible "
-        "point of the program has smaller ‖z‖_p^p than the enumerated minimum."),
+        "point of the program has smaller ‖z‖_p^p than the enumerated minimum; basic_points' documented "
+        "default max_pieces is N (on 3 points in R^1 the same basic points as max_pieces = 3)."),
     kind=Kind.PROPERTY,
     check=partial(_check_multivariate_sparsest, p_fixed=None),
     control=partial(_check_multivariate_sparsest, p_fixed=0.95),
@@ -2378,6 +2387,11 @@ def _check_budgets(ctx: Context, *, sabotage: bool) -> Outcome:
                 f"training, maxiters=0: {untrained.retcode.value} after {untrained.stats.iterations} steps, "
                 f"reported residual {untrained.original['max_residual']!r}, trace (iteration, residual) "
                 f"{records}, the returned function's residual {r0!r}")
+        # the documented default horizon: 4000 Adam steps when maxiters is not given (0.5 s at width 2)
+        default = solve(InterpolationProblem(x=[0.0, 1.0, 2.0], y=[0.0, 1.0, 0.0], p=0.5),
+                        LpPathNormTraining(width=2))
+        assert default.stats.iterations == 4000, (
+            f"training without maxiters ran {default.stats.iterations} steps, documented 4000")
         # y ≡ 0 is data too (the zero function interpolates it): the y scale's floor keeps 0/0 out of training
         flat = solve(InterpolationProblem(x=[0.0, 1.0, 2.0, 3.0], y=[0.0] * 4, p=0.5),
                      LpPathNormTraining(width=3), maxiters=50)
@@ -2488,8 +2502,9 @@ register(Claim(
         "from all on, and its best V_p falls with the cap to the uncapped minimum; the multivariate "
         "enumeration at caps below its number of piece selections is MaxIters (the empty net of value inf "
         "when nothing was found), Success at all of them, with MAX_POINTS = 6 points accepted; training for"
-        " 0 steps reports the residual of the function it returns, 50 steps on y ≡ 0 return the zero "
-        "function with Success, a blow-up is Diverged with the empty function, and a run is Success "
+        " 0 steps reports the residual of the function it returns, without maxiters it runs the documented "
+        "4000 steps, 50 steps on y ≡ 0 return the zero function with Success, a blow-up is Diverged with "
+        "the empty function, and a run is Success "
         "exactly when the returned function meets 1e-6·max(1, max|y|) (also "
         "at 1/2 and 3/2 of that default: one neuron on a 7-point zigzag of amplitude below 1, and on 1000 +"
         " a small zigzag), a loss above 1e30·(1 + |loss at step 0|) is Diverged at the step where it occurs"
