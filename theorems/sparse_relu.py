@@ -1735,6 +1735,12 @@ def _check_multivariate_sparsest(ctx: Context, *, p_fixed: float | None) -> Outc
         prob = MultivariateInterpolationProblem(X=X, y=y, p=0.5)
         prog = pattern_program(prob)
         P, m = prog["signs"].size, d + 1
+        # the documented pieces, exactly: out[q] = σ_q D_q X̃ and cone[q] = (2 D_q − I) X̃ (entries are X's
+        # entries, 0 or their negatives: exact in floats)
+        Xt, D = np.hstack([X, np.ones((n, 1))]), prog["patterns"].astype(float)
+        assert np.array_equal(prog["out"], prog["signs"][:, None, None] * D[:, :, None] * Xt[None]) and \
+            np.array_equal(prog["cone"], np.where(prog["patterns"][:, :, None], Xt[None], -Xt[None])), (
+                "pattern_program's out or cone is not σ_q D_q X̃, (2 D_q − I) X̃")
         points, complete = basic_points(prob, max_pieces=n)
         assert complete and points, "no basic point: the pattern program has no interpolating net"
         Xa = np.hstack([X, np.ones((n, 1))])
@@ -1832,7 +1838,8 @@ register(Claim(
         "documented), every vertex of the program that a weighted-ℓ1 LP in a "
         "random orthant finds is an enumerated basic point, and no feasible "
         "point of the program has smaller ‖z‖_p^p than the enumerated minimum; basic_points' documented "
-        "default max_pieces is N (on 3 points in R^1 the same basic points as max_pieces = 3)."),
+        "default max_pieces is N (on 3 points in R^1 the same basic points as max_pieces = 3), and "
+        "pattern_program's pieces are exactly the documented σ_q D_q X̃ and (2 D_q − I) X̃."),
     kind=Kind.PROPERTY,
     check=partial(_check_multivariate_sparsest, p_fixed=None),
     control=partial(_check_multivariate_sparsest, p_fixed=0.95),
