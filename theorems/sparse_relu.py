@@ -1775,6 +1775,11 @@ def _check_multivariate_sparsest(ctx: Context, *, p_fixed: float | None) -> Outc
         # nonzero parameters and ℓp path norm sol.value (same |entries|^p summed: ~1e-15 relative)
         W, v = sol.original["W"], sol.original["v"]
         assert np.array_equal(sol.x, W.ravel()), "Solution.x is not the flattened input weights"
+        # original["pieces"] is the minimizer's selection: with its basic point it rebuilds the returned net
+        chosen = tuple(int(q) for q in sol.original["pieces"])
+        assert any(tuple(sel) == chosen and np.array_equal(network_from_pieces(prob, sel, U)["W"], W)
+                   for sel, U in sol.original["points"]), (
+            f"original['pieces'] = {chosen} does not rebuild the returned net from its basic point")
         sol_miss = float(np.max(np.abs(_net_outputs(X, W, v) - y)))
         assert sol_miss <= 1e-9, f"the returned net misses the data by {sol_miss}"
         assert network_l0(W, v) == k0, f"the returned net has ℓ0 = {network_l0(W, v)}, the sparsest {k0}"
@@ -1805,6 +1810,14 @@ def _check_multivariate_sparsest(ctx: Context, *, p_fixed: float | None) -> Outc
         stats["lp_samples"] += int(samples.shape[0])
         return dict(stats)
 
+    # network_l0 as documented: the nonzero weight/bias entries of the neurons with v_k != 0 (v: ones by
+    # default), on a W with more rows than columns
+    W3 = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, -1.0]])
+    if (network_l0(W3, [1.0, 0.0, -2.0]), network_l0(W3)) != (3, 4):
+        return Outcome("fail", f"network_l0 of {W3.tolist()}: {network_l0(W3, [1.0, 0.0, -2.0])} with v = "
+                               f"(1, 0, -2) (documented 3), {network_l0(W3)} with the default v "
+                               "(documented 4)",
+                       {"W": W3.tolist()})
     # the documented default max_pieces = N, on N = 3 points in d = 1 (N > d: a default read off the wrong
     # axis of X would search at most d pieces)
     three = MultivariateInterpolationProblem(X=[[0.0], [1.0], [2.0]], y=[0.0, 1.0, 0.0], p=0.5)
@@ -1839,7 +1852,9 @@ register(Claim(
         "random orthant finds is an enumerated basic point, and no feasible "
         "point of the program has smaller ‖z‖_p^p than the enumerated minimum; basic_points' documented "
         "default max_pieces is N (on 3 points in R^1 the same basic points as max_pieces = 3), and "
-        "pattern_program's pieces are exactly the documented σ_q D_q X̃ and (2 D_q − I) X̃."),
+        "pattern_program's pieces are exactly the documented σ_q D_q X̃ and (2 D_q − I) X̃; original's "
+        "pieces rebuild the returned net; network_l0 counts the documented entries (v = (1, 0, −2) and the "
+        "default v on a 3 × 2 W)."),
     kind=Kind.PROPERTY,
     check=partial(_check_multivariate_sparsest, p_fixed=None),
     control=partial(_check_multivariate_sparsest, p_fixed=0.95),
@@ -2370,7 +2385,7 @@ def _check_budgets(ctx: Context, *, sabotage: bool) -> Outcome:
             assert full.value <= sol.value * (1 + 1e-12), (
                 f"enumeration, maxiters={cap}: value {sol.value!r} below the uncapped minimum {full.value!r}")
             W = sol.original["W"]
-            if W.shape[0] == 0:  # nothing found within the cap: the documented empty net
+            if not sol.original["points"]:  # nothing found within the cap: the documented empty net
                 v, pieces = sol.original["v"], sol.original["pieces"]
                 assert sol.value == math.inf and W.shape == (0, X.shape[1] + 1) and v.shape == (0,) \
                     and pieces == () and sol.x.size == 0, (
