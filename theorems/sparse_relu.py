@@ -2376,6 +2376,12 @@ def _check_budgets(ctx: Context, *, sabotage: bool) -> Outcome:
         selections = sum(math.comb(pieces, k) for k in range(1, (max_pieces or X.shape[0]) + 1))
         full = solve(prob, alg)
         assert full.retcode is S, f"enumeration, no cap: {full.retcode.value}"
+        # the run's record: its basic points and the best cost among them (at p = 1/4, where the cost is not
+        # the ‖·‖_{1/2}^{1/2} tie-break that the solver also computes)
+        quarter = solve(MultivariateInterpolationProblem(X=X, y=y, p=0.25), alg, store_trace=True)
+        record = quarter.trace[-1]
+        assert (record["basic_points"], record["best"]) == (len(quarter.original["points"]), quarter.value), (
+            f"enumeration: trace {record}, {len(quarter.original['points'])} points, value {quarter.value!r}")
         for cap in sorted({0, 1, selections // 2, selections - 1, selections}):
             sol = solve(prob, alg, maxiters=cap)
             want = S if cap >= selections else M
@@ -2523,7 +2529,8 @@ register(Claim(
         " all and all + 1 of its subsets counts min(cap, all) subsets, is MaxIters below all and Success "
         "from all on, and its best V_p falls with the cap to the uncapped minimum; the multivariate "
         "enumeration at caps below its number of piece selections is MaxIters (the empty net of value inf "
-        "when nothing was found), Success at all of them, with MAX_POINTS = 6 points accepted; training for"
+        "when nothing was found), Success at all of them (its trace records the basic points and the best "
+        "cost, at p = 1/4), with MAX_POINTS = 6 points accepted; training for"
         " 0 steps reports the residual of the function it returns, without maxiters it runs the documented "
         "4000 steps, 50 steps on y ≡ 0 return the zero function with Success, a blow-up is Diverged with "
         "the empty function, and a run is Success "
