@@ -2645,7 +2645,7 @@ register(Claim(
 ))
 
 
-# ----------------------------------------------------------------------------- sparse_relu.pruning_rules
+# ----------------------------------------------------------------------------- sparse_relu.documented_rules
 
 
 def _pruning_cases(scale: float) -> list[tuple[str, dict, np.ndarray, object]]:
@@ -2698,6 +2698,27 @@ def _check_pruning(ctx: Context, *, sabotage: bool) -> Outcome:
     def absolute_merge(x, y, W, b, v, a, c, *, prune_tol, merge_tol):  # merge_tol not relative to the range
         return original(x, y, W, b, v, a, c, prune_tol=prune_tol, merge_tol=merge_tol / float(np.ptp(x)))
 
+    # network_to_cpwl's default merge tolerance 1e-9 · max(1, max|t_k|) and discrete_curvature's zero
+    # threshold 1e-9 · max|y| / min gap, each at 0.6 and 1.5 times itself (documented literals; both sides
+    # are far from rounding: knots are exact floats here, the curvatures carry ~1e-16 relative error)
+    for t0 in (0.3, 1000.0):
+        tol = 1e-9 * max(1.0, t0)
+        for factor, knots in ((0.6, 1), (1.5, 2)):
+            t1 = t0 + factor * tol
+            f = network_to_cpwl(W=[1.0, 1.0], b=[-t0, -t1], v=[1.0, 1.0])
+            if f.num_knots != knots:
+                return Outcome("fail", f"network_to_cpwl: knots {t0} and {t1} ({factor} × the default merge "
+                                       f"tolerance apart) give {f.num_knots} knots, documented {knots}",
+                               {"knots": [t0, t1]})
+    for scale in (1.0, 1e6):
+        for factor, kept in ((0.6, False), (1.5, True)):
+            y = scale * np.array([1.0, 1.0, 1.0 + factor * 1e-9])  # one curvature, factor × the threshold
+            d = discrete_curvature([0.0, 1.0, 2.0], y)
+            if bool(d[0] != 0.0) != kept:
+                return Outcome("fail", f"discrete_curvature: a slope change of {factor} × its documented "
+                                       f"zero threshold (max|y| = {scale:g}) is "
+                                       f"{'kept' if d[0] else 'zeroed'}",
+                               {"factor": factor, "scale": scale})
     worst, cases = 0.0, 0
     with patched(lp_training, "prune_network", absolute_merge) if sabotage else nullcontext():
         for scale in (1.0, 100.0):  # ranges 6 and 600: the rules are relative to the range, not absolute
@@ -2723,7 +2744,7 @@ def _check_pruning(ctx: Context, *, sabotage: bool) -> Outcome:
 
 
 register(Claim(
-    id="sparse_relu.pruning_rules",
+    id="sparse_relu.documented_rules",
     paper=PAPER,
     source="prune_network's documented rules (our pruning and polish of the trained nets of Section 5's "
            "experiments, arXiv:2505.21791)",
@@ -2739,7 +2760,10 @@ register(Claim(
         "(the snapped start is kept unless the other fits better by more than rounding). Each result has "
         "the documented knots (to 1e-9 of the range, 1e-6 for the snapped pair, whose exact fits form a "
         "family; the count alone for the pair that stays two) and fits the data to 1e-12 · max(1, "
-        "max|y|), as its reported residual says."),
+        "max|y|), as its reported residual says. network_to_cpwl's default merge tolerance 1e-9 · max(1, "
+        "max|t|) merges knots 0.6 times it apart and keeps 1.5 times apart (at t = 0.3 and 1000), and "
+        "discrete_curvature zeroes a slope change of 0.6 times its documented threshold 1e-9 · max|y| / min "
+        "gap and keeps 1.5 times (max|y| = 1 and 1e6)."),
     kind=Kind.NUMERIC,
     check=partial(_check_pruning, sabotage=False),
     control=partial(_check_pruning, sabotage=True),
