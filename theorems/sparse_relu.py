@@ -1339,6 +1339,14 @@ def _check_dp_output(ctx: Context, *, sabotage: bool) -> Outcome:
     for y in patterns:
         try:
             test((np.arange(float(y.size)), y))
+            # at p = 1 every plan of whole curvatures and same-sign pairs costs V_1 = Σ|Δ_i|, so the
+            # documented tie-break of objective="vp" (V_p, then knots) decides alone: the fewest knots
+            one = solve(InterpolationProblem(x=np.arange(float(y.size)), y=y, p=1.0),
+                        SparsestInterpolantDP(objective="vp"))
+            fewest = min_knots_slope_dp(np.arange(float(y.size)), y)
+            assert CPWL.from_vector(one.x).num_knots == fewest, (
+                f"p = 1, objective='vp': {CPWL.from_vector(one.x).num_knots} knots, the tie-break by knots "
+                f"gives {fewest}")
         except AssertionError as exc:
             return Outcome("fail", f"{what} (every y in {{-1, 0, 1}}^n): fails on y = {y.tolist()} ({exc})",
                            {"statement": what, "counterexample_y": y.tolist(), "message": str(exc)})
@@ -1363,7 +1371,9 @@ register(Claim(
         "integer-grid data the DP also solves every prefix: the record of stage i (store_trace) is the "
         "(knots, V_p) of its answer on x_0..x_(i+1), which is Success (the two-point prefix, no stage, "
         "too) and, with objective='knots', has the fewest knots of that prefix. All of this also holds on "
-        "every y in {-1, 0, 1}^n on the integer grid (n = 3 to 6, 7 in full), checked exhaustively."),
+        "every y in {-1, 0, 1}^n on the integer grid (n = 3 to 6, 7 in full), checked exhaustively, where "
+        "also at p = 1 (all plans tie in V_1) objective='vp' returns the fewest knots, its documented "
+        "tie-break."),
     kind=Kind.PROPERTY,
     check=partial(_check_dp_output, sabotage=False),
     control=partial(_check_dp_output, sabotage=True),
