@@ -2430,6 +2430,11 @@ def _check_budgets(ctx: Context, *, sabotage: bool) -> Outcome:
                         LpPathNormTraining(width=2))
         assert default.stats.iterations == 4000, (
             f"training without maxiters ran {default.stats.iterations} steps, documented 4000")
+        # documented: seed=None is seed 0 (always reproducible), and another seed is another start
+        unseeded, seeded, other = (solve(prob, LpPathNormTraining(width=4), maxiters=50,
+                                         seed=seed).original["params"] for seed in (None, 0, 1))
+        assert np.array_equal(unseeded["W"], seeded["W"]) and not np.array_equal(unseeded["W"], other["W"]), (
+            "training with seed=None does not start as with seed 0 (documented), or seed 1 starts the same")
         # y ≡ 0 is data too (the zero function interpolates it): the y scale's floor keeps 0/0 out of training
         flat = solve(InterpolationProblem(x=[0.0, 1.0, 2.0, 3.0], y=[0.0] * 4, p=0.5),
                      LpPathNormTraining(width=3), maxiters=50)
@@ -2542,7 +2547,8 @@ register(Claim(
         "when nothing was found), Success at all of them (its trace records the basic points and the best "
         "cost, at p = 1/4), with MAX_POINTS = 6 points accepted; training for"
         " 0 steps reports the residual of the function it returns, without maxiters it runs the documented "
-        "4000 steps, 50 steps on y ≡ 0 return the zero function with Success, a blow-up is Diverged with "
+        "4000 steps and seed=None trains as seed 0, 50 steps on y ≡ 0 return the zero function with "
+        "Success, a blow-up is Diverged with "
         "the empty function, and a run is Success "
         "exactly when the returned function meets 1e-6·max(1, max|y|) (also "
         "at 1/2 and 3/2 of that default: one neuron on a 7-point zigzag of amplitude below 1, and on 1000 +"
