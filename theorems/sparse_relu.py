@@ -2664,7 +2664,7 @@ register(Claim(
 # ----------------------------------------------------------------------------- sparse_relu.documented_rules
 
 
-def _pruning_cases(scale: float) -> list[tuple[str, dict, np.ndarray, object]]:
+def _documented_rule_cases(scale: float) -> list[tuple[str, dict, np.ndarray, object]]:
     """(label, prune_network's net and tolerances, y, the documented knots) on x = 0, scale, ..., 6·scale.
 
     The knots are a list (to 1e-9 of the range), their count where two knots in one gap leave their places
@@ -2708,7 +2708,7 @@ def _pruning_cases(scale: float) -> list[tuple[str, dict, np.ndarray, object]]:
     ]
 
 
-def _check_pruning(ctx: Context, *, sabotage: bool) -> Outcome:
+def _check_documented_rules(ctx: Context, *, sabotage: bool) -> Outcome:
     original = lp_training.prune_network
 
     def absolute_merge(x, y, W, b, v, a, c, *, prune_tol, merge_tol):  # merge_tol not relative to the range
@@ -2739,7 +2739,7 @@ def _check_pruning(ctx: Context, *, sabotage: bool) -> Outcome:
     with patched(lp_training, "prune_network", absolute_merge) if sabotage else nullcontext():
         for scale in (1.0, 100.0):  # ranges 6 and 600: the rules are relative to the range, not absolute
             x = np.arange(7.0) * scale
-            for label, net, y, knots in _pruning_cases(scale):
+            for label, net, y, knots in _documented_rule_cases(scale):
                 f, res = lp_training.prune_network(x, y, **net)
                 # exact data, an exact answer: the refit leaves rounding, ~1e-15 · N · max(|y|, |x|·|slope|)
                 # (measured 1.7e-15 at range 6, 6.8e-13 at 600); a wrong knot misses by ~ its offset · jump
@@ -2781,8 +2781,8 @@ register(Claim(
         "discrete_curvature zeroes a slope change of 0.6 times its documented threshold 1e-9 · max|y| / min "
         "gap and keeps 1.5 times (max|y| = 1 and 1e6)."),
     kind=Kind.NUMERIC,
-    check=partial(_check_pruning, sabotage=False),
-    control=partial(_check_pruning, sabotage=True),
+    check=partial(_check_documented_rules, sabotage=False),
+    control=partial(_check_documented_rules, sabotage=True),
     control_description="merge_tol taken as absolute (not relative to the data range): at range 600 the "
                         "0.5·merge_tol·range pair stays two knots.",
 ))
