@@ -7,6 +7,18 @@ Run ``python -m verification --help``. Programmatic use:
 True
 """
 
-from verification.runner import ClaimResult, run_claim, run_claims, select_claims
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["ClaimResult", "run_claim", "run_claims", "select_claims"]
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy, so that ``python -m verification`` reaches its own check for a missing
+    # dependency (``__main__``) before numpy or torch is imported.
+    if name in __all__:
+        from verification import runner
+
+        return getattr(runner, name)
+    raise AttributeError(f"module 'verification' has no attribute {name!r}")

@@ -27,3 +27,25 @@ def test_run_one_claim_writes_reports_and_index(tmp_path):
     assert code == (1 if result["verdict"] in ("falsified", "vacuous", "error") else 0)
     assert (tmp_path / "report.md").exists()
     assert f"`{claim.paper}`" in index.read_text()
+
+
+def test_missing_dependency_is_one_line_not_a_traceback():
+    # A Python without the package's dependencies (qpsolvers blocked here) gets the
+    # install command and exit status 2, not an import traceback.
+    import subprocess
+    import sys
+
+    code = ("import runpy, sys; sys.modules['qpsolvers'] = None; sys.argv = ['verification', '--list'];"
+            " runpy.run_module('verification', run_name='__main__')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "'qpsolvers' is not installed" in done.stderr and "pip install" in done.stderr
+
+
+def test_our_own_broken_import_keeps_its_traceback():
+    from verification.__main__ import missing_dependency_message
+
+    assert missing_dependency_message(ModuleNotFoundError("x", name="theorems.nope")) is None
+    assert "'scipy' is not installed" in missing_dependency_message(
+        ModuleNotFoundError("x", name="scipy.linalg"))
