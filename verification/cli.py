@@ -17,21 +17,41 @@ import cloudpickle
 
 from verification.report import (
     coverage_table,
+    legend_line,
     regressions,
     summary_table,
     write_index,
     write_json,
     write_markdown,
 )
-from verification.runner import BAD_VERDICTS, ClaimResult, run_claims, select_claims
+from verification.runner import ClaimResult, run_claims, select_claims
+
+#: verdicts that fail a run even when pinned (a pin cannot hold them: see ``Claim.expected_verdict``)
+ALWAYS_BAD = frozenset({"vacuous", "error"})
+#: verdicts that ``--strict`` also fails on, pinned or not
+NOT_HOLDING = frozenset({"falsified", "inconclusive"})
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows a default only where there is one to show (not ``None``, ``False`` or ``[]``)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if default is None or default is False or default == [] or default is argparse.SUPPRESS \
+                or "default" in text:
+            return text
+        return super()._get_help_string(action)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m verification",
-        description="Run each claim and its control against the implementations. "
+        description="Run each claim and its control against the implementations. Exit status 0 when "
+                    "every verdict is the one pinned on its claim (expected_verdict), 1 otherwise or "
+                    "on any vacuous or error verdict, 2 on a usage error. "
                     "`python -m verification mutate --help` for mutation testing.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_HelpFormatter,
     )
     parser.add_argument("--paper", nargs="+", metavar="KEY", help="only these paper keys (default: all)")
     parser.add_argument("--claim", nargs="+", metavar="ID", help="only these claim ids (default: all)")
@@ -40,14 +60,21 @@ def build_parser() -> argparse.ArgumentParser:
                              "register with theorems.core.register: claims of one's own")
     parser.add_argument("--profile", choices=("quick", "full"), default="quick",
                         help="quick: minutes on a laptop; full: paper-scale sweeps")
-    parser.add_argument("--seed", type=int, default=0, help="run seed")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="run seed; a claim runs under (seed * 1000003 + crc32(claim id)) mod 2**32 "
+                             "(verification.runner.claim_seed), so claims draw independently and adding "
+                             "one changes no other's draws")
     parser.add_argument("--jobs", type=int, default=2,
                         help="worker processes (0 runs in this process, without time budgets)")
     parser.add_argument("--out", type=Path, default=Path("reports/latest"),
                         help="output folder for report.json, report.md and plots")
     parser.add_argument("--dask", metavar="ADDRESS",
                         help="run the claims on an existing Dask cluster (scheduler address)")
-    parser.add_argument("--list", action="store_true", help="list the selected claims and exit")
+    parser.add_argument("--list", action="store_true",
+                        help="list the selected claims by paper (kind, origin, pinned verdict, source) "
+                             "and exit")
+    parser.add_argument("--strict", action="store_true",
+                        help="also exit 1 on falsified or inconclusive verdicts pinned as expected")
     parser.add_argument("--write-index", type=Path, metavar="PATH",
                         help="also regenerate the paper-notes index at PATH from this run")
     parser.add_argument("--no-progress", action="store_true",
@@ -80,15 +107,48 @@ def import_claim_modules(names: list[str]) -> None:
 
 
 def claim_line(result: ClaimResult, done: int, total: int) -> str:
-    """One line per finished claim: verdict, id, kind, seconds, and why when not verified."""
+    """One line per finished claim: verdict, id, kind, seconds, whether the verdict is the pinned one,
+    and (under it) why when it is not verified."""
     width = len(str(total))
     line = (f"[{done:>{width}}/{total}] {result.verdict.upper():<12} {result.id:<44} "
             f"{result.kind:<9} {result.seconds:7.1f} s")
     if result.verdict != result.expected_verdict:
-        line += f"  (expected {result.expected_verdict})"
+        line += f"  !! REGRESSION: pinned {result.expected_verdict}"
+    elif result.expected_verdict != "verified":
+        line += "  (expected: pinned on the claim, see the paper's note)"
     if result.verdict != "verified":
         line += f"\n{'':>{2 * width + 3}} {' '.join(result.reason.split())[:300]}"
     return line
+
+
+def exit_code(results: list[ClaimResult], strict: bool = False) -> int:
+    """0 when every verdict is the one pinned on its claim and none is vacuous or error; else 1.
+    ``strict`` also fails on ``falsified``/``inconclusive`` verdicts that are pinned."""
+    if regressions(results) or any(r.verdict in ALWAYS_BAD for r in results):
+        return 1
+    if strict and any(r.verdict in NOT_HOLDING for r in results):
+        return 1
+    return 0
+
+
+def list_claims(claims: list) -> str:
+    """The selected claims grouped by paper (its title as the heading): id, kind, origin, pin, source."""
+    from theorems.papers import PAPERS
+
+    by_paper: dict[str | None, list] = {}
+    for c in claims:
+        by_paper.setdefault(c.paper, []).append(c)
+    lines: list[str] = []
+    for paper, group in by_paper.items():
+        record = PAPERS.get(paper) if paper else None
+        title = f"{paper}: {record.title}" if record else (paper or "(no paper)")
+        lines += [f"{title} ({len(group)} claims)"]
+        for c in group:
+            pin = "" if c.expected_verdict == "verified" else f"pinned {c.expected_verdict}"
+            lines.append(f"  {c.id:<46} {c.kind!s:<9} {c.origin or '-'!s:<21} {pin:<20} {c.source}")
+        lines.append("")
+    lines.append(f"{len(claims)} claims")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,9 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.list:
-        for c in claims:
-            print(f"{c.id:<44} {c.kind!s:<9} {c.origin or '-'!s:<21} {c.source}")
-        print(f"{len(claims)} claims")
+        print(list_claims(claims))
         return 0
     if not claims:
         print("no claims selected", file=sys.stderr)
@@ -159,5 +217,13 @@ def main(argv: list[str] | None = None) -> int:
               "(expected_verdict):")
         for r in changed:
             print(f"!!   {r.id}: {r.expected_verdict} -> {r.verdict}")
-    print(f"\nreports: {args.out / 'report.md'}, {args.out / 'report.json'}")
-    return 1 if changed or any(r.verdict in BAD_VERDICTS for r in results) else 0
+    pinned = [r for r in results if r.verdict == r.expected_verdict and r.expected_verdict != "verified"]
+    print()
+    print(legend_line())
+    code = exit_code(results, args.strict)
+    print(f"{len(results) - len(changed)} of {len(results)} verdicts as pinned "
+          f"({len(pinned)} of them pinned not verified: see the papers' notes); "
+          f"{len(changed)} changed. Exit status {code}"
+          + (" (--strict: pinned falsified/inconclusive fail too)" if args.strict else "") + ".")
+    print(f"reports: {args.out / 'report.md'}, {args.out / 'report.json'}")
+    return code

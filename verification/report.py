@@ -18,6 +18,33 @@ from verification.runner import VERDICTS, ClaimResult
 #: how results without a paper (``Claim(paper=None)``) are grouped
 NO_PAPER = "(no paper)"
 
+#: what each verdict means: (one line for the terminal, a sentence for the report)
+VERDICT_MEANINGS: dict[str, tuple[str, str]] = {
+    "certified": ("verified, and a certificate of its mathematics rechecked",
+                  "verified, and a certificate proves the mathematics over its stated scope: the artifact "
+                  "passed an independent recheck, the certificate's control was refuted by a rechecked "
+                  "witness, and a mutated artifact was rejected"),
+    "verified": ("check passed, control rejected",
+                 "the check passed and its control (the same check on something false) was rejected"),
+    "falsified": ("check failed",
+                  "the check failed: the claim does not hold on our implementation; the counterexample "
+                  "is in the evidence"),
+    "vacuous": ("control passed too",
+                "the check passed, but so did its control: the check cannot tell right from wrong"),
+    "inconclusive": ("undecided",
+                     "the check could not decide (sympy's None, a rate interval too wide), or it passed "
+                     "and the control could not decide"),
+    "error": ("raised or over budget",
+              "the check or control raised, returned something other than an Outcome, or ran past its "
+              "CPU-time budget; the traceback is in the evidence"),
+}
+
+
+def legend_line() -> str:
+    """One line: every verdict the runner gives and what it means."""
+    return "verdicts: " + "; ".join(f"{v} = {VERDICT_MEANINGS[v][0]}" for v in VERDICTS
+                                    if v in VERDICT_MEANINGS)
+
 
 def package_versions() -> dict[str, str]:
     """Python's version and that of every installed distribution (the resolved environment)."""

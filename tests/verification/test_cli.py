@@ -1,13 +1,42 @@
 import json
 
+import pytest
+
 from theorems import all_claims
-from verification.cli import main
+from verification.cli import exit_code, main
+from verification.runner import ClaimResult
 
 
 def test_list_prints_every_claim(capsys):
     assert main(["--list"]) == 0
     out = capsys.readouterr().out
     assert out.strip().endswith(f"{len(all_claims())} claims")
+    assert "lcd: Local Curvature Descent" in out  # the paper's title heads its claims
+    pinned = next(c for c in all_claims() if c.expected_verdict != "verified")
+    line = next(line for line in out.splitlines() if line.strip().startswith(pinned.id + " "))
+    assert f"pinned {pinned.expected_verdict}" in line
+
+
+def test_help_shows_only_real_defaults(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "(default: None)" not in out and "(default: False)" not in out and "(default: [])" not in out
+    assert "(default: all) (default" not in out
+    assert "(default: 0)" in out  # the seed's
+
+
+def test_exit_status_follows_the_pins():
+    def result(verdict, expected="verified"):
+        return ClaimResult(id="a.b", paper=None, kind="numeric", source="s", statement="s",
+                           control_description="c", verdict=verdict, reason="r", seed=0,
+                           expected_verdict=expected)
+
+    assert exit_code([result("verified"), result("falsified", "falsified")]) == 0
+    assert exit_code([result("verified"), result("falsified", "falsified")], strict=True) == 1
+    assert exit_code([result("inconclusive")]) == 1  # a regression
+    assert exit_code([result("verified", "inconclusive")]) == 1  # a change either way
+    assert exit_code([result("error")]) == 1 and exit_code([result("vacuous")]) == 1
 
 
 def test_unknown_paper_is_a_usage_error(capsys):
@@ -24,7 +53,7 @@ def test_run_one_claim_writes_reports_and_index(tmp_path):
     payload = json.loads((tmp_path / "report.json").read_text())
     (result,) = payload["results"]
     assert result["id"] == claim.id
-    assert code == (1 if result["verdict"] in ("falsified", "vacuous", "error") else 0)
+    assert code == (0 if result["verdict"] == result["expected_verdict"] else 1)
     assert (tmp_path / "report.md").exists()
     assert f"`{claim.paper}`" in index.read_text()
 
