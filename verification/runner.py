@@ -12,6 +12,12 @@ exception          ``error`` (traceback in the report)
 over budget        ``error`` (the claim was stopped)
 =================  ===================================================
 
+A ``verified`` claim with a :class:`~theorems.core.certificates.Certificate` then has it
+rechecked (:func:`~theorems.core.certificates.run_certificate`): ``certified`` when the
+proof's artifact is rechecked, the certificate's control is refuted by a rechecked witness
+and a corrupted artifact is rejected; ``falsified`` when the producer found the statement
+false; otherwise it stays ``verified`` and ``certificate["status"]`` says why.
+
 ``run_claims(claims)`` runs them in this process by default (``jobs=0``: no
 time budget), which works the same from a script, a notebook or a test.
 ``jobs=N`` runs them in N fresh worker interpreters (``python -m
@@ -37,9 +43,10 @@ from pathlib import Path
 from typing import Any
 
 from theorems.core import REGISTRY, Claim, Context, Outcome, load_all
+from theorems.core.certificates import run_certificate
 from verification import _worker
 
-VERDICTS = ("verified", "falsified", "vacuous", "inconclusive", "error")
+VERDICTS = ("certified", "verified", "falsified", "vacuous", "inconclusive", "error")
 BAD_VERDICTS = frozenset({"falsified", "vacuous", "error"})
 
 
@@ -63,6 +70,8 @@ class ClaimResult:
     error: str | None = None
     seconds: float = 0.0
     artifacts: list[str] = field(default_factory=list)
+    #: the certificate's record (:func:`theorems.core.certificates.run_certificate`), if any
+    certificate: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -103,13 +112,16 @@ def run_claim(claim: Claim, *, seed: int = 0, profile: str = "quick",
     base = _identity(claim, seed)
     cseed = base["seed"]
     start = time.perf_counter()
-    check = control = None
+    check = control = certificate = None
     try:
         check = claim.check(Context(seed=cseed, profile=profile, out_dir=out_dir, role="check"))
         if check.status == "pass":
             control = claim.control(
                 Context(seed=cseed, profile=profile, out_dir=out_dir, role="control"))
         verdict, reason = combine(check, control)
+        if verdict == "verified" and claim.certificate is not None:
+            certificate = run_certificate(claim.id, claim.certificate, profile=profile, seed=cseed)
+            verdict, reason = with_certificate(reason, certificate)
         error = None
     except Exception as exc:  # reported, never swallowed
         verdict, reason = "error", f"{type(exc).__name__}: {exc}"
@@ -120,7 +132,18 @@ def run_claim(claim: Claim, *, seed: int = 0, profile: str = "quick",
         check=check.as_dict() if check else None,
         control=control.as_dict() if control else None,
         error=error, seconds=round(time.perf_counter() - start, 3), artifacts=artifacts,
+        certificate=certificate,
     )
+
+
+def with_certificate(reason: str, certificate: dict[str, Any]) -> tuple[str, str]:
+    """A verified claim's verdict once its certificate ran (see the module docstring)."""
+    status, summary = certificate["status"], certificate["summary"]
+    if status == "certified":
+        return "certified", f"certified ({certificate['method']}, {certificate['scope']}): {summary}"
+    if status == "refuted":
+        return "falsified", f"certificate: {summary}"
+    return "verified", f"{reason}; certificate {status}: {summary}"
 
 
 def _run_claim_task(claim: Claim, seed: int, profile: str, out_dir: str | None) -> dict:

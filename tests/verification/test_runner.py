@@ -69,7 +69,7 @@ def test_reports_written(tmp_path):
     markdown = (tmp_path / "report.md").read_text()
     assert "**vacuous**" in markdown and "traceback of dqp.fake_error" in markdown
     table = summary_table(results)
-    assert table.splitlines()[-1].split()[1:] == ["1", "1", "1", "2", "1"]
+    assert table.splitlines()[-1].split()[1:] == ["0", "1", "1", "1", "2", "1"]
 
 
 def test_select_claims_rejects_unknown_names():

@@ -47,6 +47,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from theorems.core.certificates import Certificate
 from theorems.papers import PAPERS
 
 __all__ = [
@@ -195,10 +196,13 @@ class Claim:
     deviation: str = ""
     budget_s: float = 120.0
     full_budget_s: float = 1800.0
-    #: set only for a claim we measured NOT to be verified (``falsified`` or
-    #: ``inconclusive``); the paper note explains why. The tests pin it, so a change
-    #: in either direction is noticed; the runner still reports the verdict as is.
+    #: ``certified`` for a claim with a certificate that is proved; set to ``falsified`` or
+    #: ``inconclusive`` for a claim we measured NOT to be verified (the paper note explains
+    #: why). The tests pin it, so a change in either direction is noticed; the runner still
+    #: reports the verdict as is.
     expected_verdict: str = "verified"
+    #: the mathematics proved over a scope, beside the check (:mod:`theorems.core.certificates`)
+    certificate: Certificate | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id.strip():
@@ -224,9 +228,18 @@ class Claim:
         for name in ("check", "control"):
             if not callable(getattr(self, name)):
                 raise TypeError(f"claim {self.id!r}: {name} must be callable")
-        if self.expected_verdict not in ("verified", "falsified", "inconclusive"):
-            raise ValueError(f"claim {self.id!r}: expected_verdict must be verified, falsified "
-                             f"or inconclusive, got {self.expected_verdict!r}")
+        if self.expected_verdict not in ("certified", "verified", "falsified", "inconclusive"):
+            raise ValueError(f"claim {self.id!r}: expected_verdict must be certified, verified, "
+                             f"falsified or inconclusive, got {self.expected_verdict!r}")
+        if self.certificate is not None and not isinstance(self.certificate, Certificate):
+            raise TypeError(f"claim {self.id!r}: certificate must be a Certificate, "
+                            f"got {self.certificate!r}")
+        if self.expected_verdict == "certified" and self.certificate is None:
+            raise ValueError(f"claim {self.id!r}: expected_verdict 'certified' needs a certificate")
+        for rid in self.certificate.covers if self.certificate is not None else ():
+            if rid not in self.covers:
+                raise ValueError(f"claim {self.id!r}: its certificate covers {rid!r}, which the "
+                                 f"claim does not cover (covers={self.covers!r})")
         for name in ("source", "statement", "control_description"):
             if not getattr(self, name).strip():
                 raise ValueError(f"claim {self.id!r}: {name} must not be empty")
@@ -256,25 +269,37 @@ def register_results(paper: str, results: list[Result]) -> tuple[Result, ...]:
 
 
 def coverage(paper: str, verdicts: dict[str, str] | None = None) -> dict[str, Any]:
-    """Which of ``paper``'s checkable results have a claim (``verdicts`` given: a verified one).
+    """Which of ``paper``'s checkable results have a claim (``verdicts`` given: a verified or
+    certified one), and which are certified.
 
-    Returns ``checkable``, ``covered`` (result ids), ``uncovered`` (checkable ids without one),
-    ``not_checkable`` ({id: why}) and ``claims`` ({result id: claim ids covering it}).
+    Returns ``checkable``, ``covered`` (result ids with a claim: tested or certified),
+    ``certified`` (those whose whole statement a certificate's scope covers: a claim with a
+    certificate naming the result in its ``covers``; with ``verdicts``, a certified claim),
+    ``uncovered`` (checkable ids without a claim), ``not_checkable`` ({id: why}) and ``claims``
+    ({result id: claim ids covering it}).
     """
     load_all()
     results = RESULTS.get(paper, ())
     claims: dict[str, list[str]] = {r.id: [] for r in results}
+    certifying: dict[str, list[str]] = {}
     for claim in REGISTRY.values():
         if claim.paper == paper and claim.origin is Origin.PAPER:
             for rid in claim.covers:
                 claims.setdefault(rid, []).append(claim.id)
+            for rid in claim.certificate.covers if claim.certificate is not None else ():
+                certifying.setdefault(rid, []).append(claim.id)
     def counts(rid: str) -> bool:
         ids = claims.get(rid, [])
-        return bool(ids) if verdicts is None else any(verdicts.get(c) == "verified" for c in ids)
+        return bool(ids) if verdicts is None else any(
+            verdicts.get(c) in ("verified", "certified") for c in ids)
+    def certified(rid: str) -> bool:
+        ids = certifying.get(rid, [])
+        return bool(ids) if verdicts is None else any(verdicts.get(c) == "certified" for c in ids)
     checkable = [r.id for r in results if r.checkable]
     return {
         "checkable": checkable,
         "covered": [rid for rid in checkable if counts(rid)],
+        "certified": [rid for rid in checkable if certified(rid)],
         "uncovered": [rid for rid in checkable if not counts(rid)],
         "not_checkable": {r.id: r.why for r in results if not r.checkable},
         "claims": {rid: sorted(ids) for rid, ids in claims.items()},
