@@ -78,3 +78,18 @@ def test_our_own_broken_import_keeps_its_traceback():
     assert missing_dependency_message(ModuleNotFoundError("x", name="theorems.nope")) is None
     assert "'scipy' is not installed" in missing_dependency_message(
         ModuleNotFoundError("x", name="scipy.linalg"))
+
+
+def test_selecting_one_claim_imports_only_its_paper():
+    # `--claim lcd.X` must not import every paper's module and dependencies (torch among them)
+    import subprocess
+    import sys
+
+    code = ("import sys; from verification.cli import main; "
+            "main(['--claim', 'lcd.reduces_to_gd_polyak', '--list']); "
+            "print(sorted(m for m in sys.modules if m.startswith('theorems.') and m.count('.') == 1 "
+            "and m not in ('theorems.core', 'theorems.papers', 'theorems.strategies')), "
+            "'torch' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "['theorems.lcd'] False"

@@ -39,6 +39,7 @@ from __future__ import annotations
 import enum
 import importlib
 import importlib.util
+import sys
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -63,6 +64,7 @@ __all__ = [
     "claims_for",
     "coverage",
     "load_all",
+    "load_papers",
     "register",
     "register_results",
 ]
@@ -278,7 +280,7 @@ def coverage(paper: str, verdicts: dict[str, str] | None = None) -> dict[str, An
     ``uncovered`` (checkable ids without a claim), ``not_checkable`` ({id: why}) and ``claims``
     ({result id: claim ids covering it}).
     """
-    load_all()
+    load_papers([paper])
     results = RESULTS.get(paper, ())
     claims: dict[str, list[str]] = {r.id: [] for r in results}
     certifying: dict[str, list[str]] = {}
@@ -317,9 +319,16 @@ def register(claim: Claim) -> Claim:
 
 def load_all() -> dict[str, Claim]:
     """Import every paper module under ``theorems`` so that its claims register."""
-    for key in PAPERS:
+    return load_papers(list(PAPERS))
+
+
+def load_papers(keys: list[str]) -> dict[str, Claim]:
+    """Import only these papers' modules under ``theorems`` (keys without one, such as a user's
+    own paper, are skipped): selecting one paper's claims does not import every paper's
+    dependencies."""
+    for key in keys:
         name = f"theorems.{key}"
-        if importlib.util.find_spec(name) is not None:
+        if name not in sys.modules and importlib.util.find_spec(name) is not None:
             importlib.import_module(name)
     return REGISTRY
 
