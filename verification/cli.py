@@ -114,9 +114,9 @@ def claim_line(result: ClaimResult, done: int, total: int) -> str:
             f"{result.kind:<9} {result.seconds:7.1f} s")
     if result.verdict != result.expected_verdict:
         line += f"  !! REGRESSION: pinned {result.expected_verdict}"
-    elif result.expected_verdict != "verified":
+    elif result.expected_verdict in NOT_HOLDING:
         line += "  (expected: pinned on the claim, see the paper's note)"
-    if result.verdict != "verified":
+    if result.verdict not in ("verified", "certified"):
         line += f"\n{'':>{2 * width + 3}} {' '.join(result.reason.split())[:300]}"
     return line
 
@@ -217,12 +217,12 @@ def main(argv: list[str] | None = None) -> int:
               "(expected_verdict):")
         for r in changed:
             print(f"!!   {r.id}: {r.expected_verdict} -> {r.verdict}")
-    pinned = [r for r in results if r.verdict == r.expected_verdict and r.expected_verdict != "verified"]
+    pinned = [r for r in results if r.verdict == r.expected_verdict and r.verdict in NOT_HOLDING]
     print()
     print(legend_line())
     code = exit_code(results, args.strict)
     print(f"{len(results) - len(changed)} of {len(results)} verdicts as pinned "
-          f"({len(pinned)} of them pinned not verified: see the papers' notes); "
+          f"({len(pinned)} of them pinned falsified or inconclusive: see the papers' notes); "
           f"{len(changed)} changed. Exit status {code}"
           + (" (--strict: pinned falsified/inconclusive fail too)" if args.strict else "") + ".")
     print(f"reports: {args.out / 'report.md'}, {args.out / 'report.json'}")
