@@ -4,26 +4,46 @@ Instance: f is the cut of a random unit-weight 4-regular graph (non-monotone, f(
 cardinality constraint k ∈ {5, 10, 20} (a matroid, p = 1), ε = 0.1; the stream has 10⁴ updates,
 two insertions of new elements per deletion of a random present element (|V_t| grows to ~3300).
 
+Table 1 (queries and wall time on the cut function):
+
 * dynamic: ``solve(UpdateStream, DynamicMatchoid(eps=0.1))`` with MAX guessed by parallel runs
   (Appendix B, the algorithm a user runs), every update processed; and with MAX = 4 given.
 * recompute: Sample Greedy (the static non-monotone p-matchoid algorithm of Feldman, Harshaw and
   Karbasi) rerun on V_t after an update. Running it after all 10⁴ updates takes far too long in
   Python, so it is run after every 100th update (100 recomputes) and its per-update queries and
   wall time are the means over those times (an estimate: its cost depends only on V_t).
+* q ratio: recompute's mean queries per update over the dynamic one's (both over the whole stream,
+  i.e. total queries after 10⁴ updates); "at T" the same at the end of the stream: recompute on
+  V_T against the dynamic algorithm's mean over the last 10 % of the stream.
 * value: f(S_t) of the dynamic solution over f of Sample Greedy and of Greedy recomputed on V_t,
   at the same 100 times (mean of the ratios).
 * flatness: the log-log slope of the dynamic algorithm's amortized queries per update (from the
   start of the stream) against T over T = 10³ … 10⁴ (from one run's trace).
 
+Table 2 (the oracle's cost as the x-axis): each method's wall time splits into time inside f
+(measured around every call) and the rest, its bookkeeping B. With an oracle that costs c per
+query, a method's time per update is B + q·c, so the dynamic algorithm is the faster one for
+every c above c* = (B_dyn − B_rec) / (q_rec − q_dyn) (always, when c* <= 0). One point is checked
+directly: f slowed by a busy wait of ``--cost`` µs per call, on a shorter stream.
+
+Table 3 (queries per update against the live-set size): the stream grows to n live elements, then
+each update deletes a random live element or inserts a new one with equal probability, so |V_t|
+stays near n; the mean queries per update over that steady window (MAX given, several seeds), and
+the log-log slope against n (flat: slope ≈ 0; Theorem 5.4's bound has no n).
+
+Timings are medians over ``--repeats`` interleaved repetitions (one thread; the machine is
+shared, so they move with its load; the query counts are exact and do not).
+
     .venv/bin/python benchmarks/bench_dynamic_matchoid.py           # k = 5, 10, 20, 10⁴ updates
-    .venv/bin/python benchmarks/bench_dynamic_matchoid.py --quick   # k = 5, 2000 updates
-    .venv/bin/python benchmarks/bench_dynamic_matchoid.py --k 20    # one row
+    .venv/bin/python benchmarks/bench_dynamic_matchoid.py --quick   # k = 10, 2000 updates, small table 3
+    .venv/bin/python benchmarks/bench_dynamic_matchoid.py --k 10    # one row
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -40,60 +60,193 @@ from algorithms.submodular import (
 from theorems.dynamic_matchoid import growing_stream, regular_cut  # the claims' stream and instance
 
 
-def run(k: int, length: int, seed: int, every: int) -> dict:
+class TimedOracle:
+    """f with the time spent inside it summed (and an optional busy wait of ``cost`` seconds per call)."""
+
+    def __init__(self, f: Callable[[frozenset], float], cost: float = 0.0) -> None:
+        self.f, self.cost, self.spent = f, cost, 0.0
+
+    def __call__(self, subset: frozenset) -> float:
+        start = time.perf_counter()
+        value = self.f(subset)
+        if self.cost:
+            while time.perf_counter() - start < self.cost:
+                pass
+        self.spent += time.perf_counter() - start
+        return value
+
+
+def _dynamic(oracle: TimedOracle, matchoid: Matchoid, updates: list, max_value: float | None,
+             seed: int) -> tuple[float, float, int, list]:
+    """(wall s, s inside f, queries, trace) of one dynamic run over ``updates``."""
+    oracle.spent = 0.0
+    start = time.perf_counter()
+    sol = solve(UpdateStream(oracle, matchoid, updates), DynamicMatchoid(eps=0.1, max_value=max_value),
+                seed=seed, store_trace=True)
+    return time.perf_counter() - start, oracle.spent, sol.original.queries, sol.trace
+
+
+def _recompute(oracle: TimedOracle, matchoid: Matchoid, elements: list,
+               seed: int) -> tuple[float, float, int, float]:
+    """(wall s, s inside f, queries, value) of one Sample Greedy run on ``elements``."""
+    oracle.spent = 0.0
+    start = time.perf_counter()
+    static = solve(MatchoidMaximization(oracle, matchoid, elements), SampleGreedy(), seed=seed)
+    return time.perf_counter() - start, oracle.spent, static.original["queries"], static.value
+
+
+def run(k: int, length: int, seed: int, every: int, repeats: int) -> dict:
     updates, n = growing_stream(length, np.random.default_rng(seed))
     f, matchoid = regular_cut(n, seed), Matchoid([UniformMatroid(k)])
-    stream = UpdateStream(f, matchoid, updates)
-    row: dict = {"k": k, "updates": length}
-    dynamic = (("dyn", DynamicMatchoid(eps=0.1)), ("dyn_max", DynamicMatchoid(eps=0.1, max_value=4.0)))
-    for name, algorithm in dynamic:
-        start = time.perf_counter()
-        sol = solve(stream, algorithm, seed=seed, store_trace=True)
-        row[f"{name}_s"] = (time.perf_counter() - start) / length
-        row[f"{name}_q"] = sol.original.queries / length
-        row[f"{name}_trace"] = sol.trace
-    present: set = set()
-    rec_q, rec_s, vs_sample, vs_greedy = [], [], [], []
+    oracle = TimedOracle(f)
+    checkpoints, present = [], set()
     for t, (kind, element) in enumerate(updates, start=1):
         (present.add if kind == "insert" else present.discard)(element)
-        if t % every:
-            continue
-        problem = MatchoidMaximization(f, matchoid, sorted(present))
-        start = time.perf_counter()
-        static = solve(problem, SampleGreedy(), seed=t)
-        rec_s.append(time.perf_counter() - start)
-        rec_q.append(static.original["queries"])
-        greedy = solve(problem, Greedy())
+        if t % every == 0:
+            checkpoints.append((t, sorted(present)))
+    row: dict = {"k": k, "updates": length}
+    walls: dict = {"dyn": [], "dyn_max": [], "rec": []}
+    inside: dict = {"dyn": [], "dyn_max": [], "rec": []}
+    for _ in range(repeats):  # interleaved: a change of load hits every method alike
+        for name, max_value in (("dyn", None), ("dyn_max", 4.0)):
+            wall, spent, queries, trace = _dynamic(oracle, matchoid, updates, max_value, seed)
+            walls[name].append(wall / length)
+            inside[name].append(spent / length)
+            row[f"{name}_q"], row[f"{name}_trace"] = queries / length, trace
+        rec = [_recompute(oracle, matchoid, elements, t) for t, elements in checkpoints]
+        walls["rec"].append(float(np.mean([r[0] for r in rec])))
+        inside["rec"].append(float(np.mean([r[1] for r in rec])))
+        row["rec_q"] = float(np.mean([r[2] for r in rec]))
+        row["rec_q_end"] = float(rec[-1][2])
+        rec_values = [r[3] for r in rec]
+    for name in walls:
+        row[f"{name}_s"] = float(np.median(walls[name]))
+        row[f"{name}_b"] = float(np.median(np.subtract(walls[name], inside[name])))  # bookkeeping B
+    vs_sample, vs_greedy = [], []
+    for (t, elements), static_value in zip(checkpoints, rec_values):
+        greedy = solve(MatchoidMaximization(f, matchoid, elements), Greedy())
         value = row["dyn_trace"][t - 1]["value"]
-        vs_sample.append(value / static.value if static.value > 0 else 1.0)
+        vs_sample.append(value / static_value if static_value > 0 else 1.0)
         vs_greedy.append(value / greedy.value if greedy.value > 0 else 1.0)
-    row.update(rec_q=float(np.mean(rec_q)), rec_s=float(np.mean(rec_s)), vs_sample=float(np.mean(vs_sample)),
-               vs_greedy=float(np.mean(vs_greedy)))
+    row.update(vs_sample=float(np.mean(vs_sample)), vs_greedy=float(np.mean(vs_greedy)))
+    tail = length - max(length // 10, 1)
+    for name in ("dyn", "dyn_max"):
+        row[f"{name}_q_end"] = float(np.mean([r["update_queries"] for r in row[f"{name}_trace"][tail:]]))
     cumulative = np.cumsum([r["update_queries"] for r in row["dyn_trace"]])
     sizes = np.array([s for s in (1000, 2000, 4000, 7000, 10000) if s <= length] or [length // 4, length])
     amortized = cumulative[sizes - 1] / sizes
     row["slope"] = float(np.polyfit(np.log(sizes), np.log(amortized), 1)[0])
+    row["updates_list"], row["checkpoints"], row["matchoid"], row["f"] = updates, checkpoints, matchoid, f
     return row
+
+
+def crossover(row: dict, name: str) -> float:
+    """c* in seconds per query: the oracle cost above which the dynamic run is the faster one."""
+    return (row[f"{name}_b"] - row["rec_b"]) / (row["rec_q"] - row[f"{name}_q"])
+
+
+def direct_check(row: dict, cost: float, seed: int, length: int) -> dict:
+    """Wall time per update with f slowed by ``cost`` s per call, measured against B + q·(c_f + cost)."""
+    updates = row["updates_list"][:length]
+    matchoid, slow = row["matchoid"], TimedOracle(row["f"], cost)
+    out = {}
+    wall, _, queries, _ = _dynamic(slow, matchoid, updates, None, seed)
+    out["dyn"] = (wall / length, queries / length)
+    checkpoints = [(t, e) for t, e in row["checkpoints"] if t <= length]
+    rec = [_recompute(slow, matchoid, elements, t) for t, elements in checkpoints]
+    out["rec"] = (float(np.mean([r[0] for r in rec])), float(np.mean([r[2] for r in rec])))
+    return out
+
+
+def steady_stream(n: int, window: int, rng: np.random.Generator) -> list:
+    """Insert n new elements, then ``window`` updates that each delete a random live element or insert
+    a new one with probability 1/2 (|V_t| stays near n)."""
+    live, updates, fresh = [], [], 0
+    for _ in range(n):
+        updates.append(("insert", fresh))
+        live.append(fresh)
+        fresh += 1
+    for _ in range(window):
+        if live and rng.random() < 0.5:
+            updates.append(("delete", live.pop(int(rng.integers(len(live))))))
+        else:
+            updates.append(("insert", fresh))
+            live.append(fresh)
+            fresh += 1
+    return updates
+
+
+def live_set_table(k: int, sizes: list[int], window: int, seeds: int) -> list[tuple]:
+    rows = []
+    for n in sizes:
+        per_seed = []
+        for seed in range(seeds):
+            updates = steady_stream(n, window, np.random.default_rng([seed, n]))
+            f = regular_cut(len({e for _, e in updates}), seed)
+            sol = solve(UpdateStream(f, Matchoid([UniformMatroid(k)]), updates),
+                        DynamicMatchoid(eps=0.1, max_value=4.0), seed=seed, store_trace=True)
+            per_seed.append(np.mean([r["update_queries"] for r in sol.trace[n:]]))
+        rows.append((n, float(np.mean(per_seed)), float(np.std(per_seed) / np.sqrt(seeds))))
+    return rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="k = 5 and 2000 updates")
+    parser.add_argument("--quick", action="store_true", help="k = 10 and 2000 updates; a small table 3")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--k", type=int, nargs="+", default=None, help="only these k (default 5 10 20)")
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved repetitions of the timings")
+    parser.add_argument("--cost", type=float, default=20.0, help="µs per call of the slowed oracle")
+    parser.add_argument("--skip-live", action="store_true", help="skip table 3")
     args = parser.parse_args()
-    ks, length = ((5,), 2000) if args.quick else ((5, 10, 20), 10_000)
+    ks, length = ((10,), 2000) if args.quick else ((5, 10, 20), 10_000)
     ks = tuple(args.k) if args.k else ks
-    header = (f"{'k':>3} {'updates':>8} {'dyn q/upd':>10} {'dyn(MAX) q/upd':>15} {'recompute q/upd':>16} "
-              f"{'q ratio':>8} {'q ratio(MAX)':>13} {'dyn ms/upd':>11} {'recompute ms/upd':>17} "
-              f"{'time ratio':>11} {'f/SampleGreedy':>15} {'f/Greedy':>9} {'slope q~T':>10}")
-    print(header)
+
+    print("Table 1: queries and wall time per update (cut function)")
+    print(f"{'k':>3} {'updates':>8} {'dyn q':>8} {'dyn(MAX) q':>11} {'rec q':>8} {'q ratio':>8} "
+          f"{'q ratio(MAX)':>13} {'at T (MAX)':>11} {'dyn ms':>8} {'dyn(MAX) ms':>12} {'rec ms':>8} "
+          f"{'rec/dyn':>8} {'rec/dyn(MAX)':>13} {'f/SG':>6} {'f/G':>6} {'slope q~T':>10}", flush=True)
+    rows = []
     for k in ks:
-        r = run(k, length, args.seed, every=max(length // 100, 1))
-        print(f"{k:>3} {length:>8} {r['dyn_q']:>10.1f} {r['dyn_max_q']:>15.1f} {r['rec_q']:>16.1f} "
+        r = run(k, length, args.seed, every=max(length // 100, 1), repeats=args.repeats)
+        rows.append(r)
+        print(f"{k:>3} {length:>8} {r['dyn_q']:>8.1f} {r['dyn_max_q']:>11.1f} {r['rec_q']:>8.1f} "
               f"{r['rec_q'] / r['dyn_q']:>8.1f} {r['rec_q'] / r['dyn_max_q']:>13.1f} "
-              f"{1e3 * r['dyn_s']:>11.3f} {1e3 * r['rec_s']:>17.3f} {r['rec_s'] / r['dyn_s']:>11.1f} "
-              f"{r['vs_sample']:>15.3f} {r['vs_greedy']:>9.3f} {r['slope']:>10.3f}", flush=True)
+              f"{r['rec_q_end'] / r['dyn_max_q_end']:>11.1f} {1e3 * r['dyn_s']:>8.3f} "
+              f"{1e3 * r['dyn_max_s']:>12.3f} {1e3 * r['rec_s']:>8.3f} {r['rec_s'] / r['dyn_s']:>8.2f} "
+              f"{r['rec_s'] / r['dyn_max_s']:>13.2f} {r['vs_sample']:>6.3f} {r['vs_greedy']:>6.3f} "
+              f"{r['slope']:>10.3f}", flush=True)
+
+    print("\nTable 2: bookkeeping B (wall time outside f) and the crossover oracle cost c*")
+    print(f"{'k':>3} {'B dyn ms':>9} {'B dyn(MAX) ms':>14} {'B rec ms':>9} {'f µs/q dyn':>11} "
+          f"{'f µs/q rec':>11} {'c* dyn µs':>10} {'c* dyn(MAX) µs':>15}", flush=True)
+    for r in rows:
+        f_dyn = 1e6 * (r["dyn_s"] - r["dyn_b"]) / r["dyn_q"]
+        f_rec = 1e6 * (r["rec_s"] - r["rec_b"]) / r["rec_q"]
+        print(f"{r['k']:>3} {1e3 * r['dyn_b']:>9.3f} {1e3 * r['dyn_max_b']:>14.3f} {1e3 * r['rec_b']:>9.3f} "
+              f"{f_dyn:>11.2f} {f_rec:>11.2f} {1e6 * crossover(r, 'dyn'):>10.2f} "
+              f"{1e6 * crossover(r, 'dyn_max'):>15.2f}", flush=True)
+    short = min(length, 1000)
+    for r in rows:
+        check = direct_check(r, args.cost * 1e-6, args.seed, short)
+        predicted = {name: check[name][0] for name in check}
+        print(f"  k = {r['k']}, f slowed by {args.cost:g} µs per call, first {short} updates: dynamic "
+              f"{1e3 * predicted['dyn']:.3f} ms/update ({check['dyn'][1]:.1f} q), recompute "
+              f"{1e3 * predicted['rec']:.3f} ms/update ({check['rec'][1]:.1f} q), ratio "
+              f"{predicted['rec'] / predicted['dyn']:.2f}", flush=True)
+
+    if args.skip_live:
+        return
+    full = ([60, 120, 240, 480, 960, 1920], 2000, 3)
+    sizes, window, seeds = ([60, 240, 960], 600, 2) if args.quick else full
+    print(f"\nTable 3: queries per update at steady state against the live-set size n (k = 10, MAX = 4 "
+          f"given, {window} updates past the growth, {seeds} seeds)")
+    table = live_set_table(10, sizes, window, seeds)
+    for n, mean, err in table:
+        print(f"  n = {n:>5}: {mean:8.1f} ± {err:.1f} queries/update")
+    slope = np.polyfit(np.log([t[0] for t in table]), np.log([t[1] for t in table]), 1)[0]
+    print(f"  log-log slope of queries/update vs n: {slope:.3f}; "
+          f"largest / smallest n: {table[-1][1] / table[0][1]:.2f}×")
 
 
 if __name__ == "__main__":

@@ -119,9 +119,14 @@ class _Survivors:
 
 
 class _Level:
-    """Level i: Bᵢ, eᵢ (None at level 0), Aᵢ as {element: weight} in selection order, f(Aᵢ)."""
+    """Level i: Bᵢ, eᵢ (None at level 0), Aᵢ as {element: weight} in selection order, f(Aᵢ).
 
-    __slots__ = ("chosen", "members", "survivors", "value", "weights")
+    Aᵢ and its weights never change once the level is built (a change of Aᵢ builds a new level), so
+    its restriction to each matroid's ground set and the weight order there are computed once, on
+    the first filter that needs them, and shared by every element filtered against Aᵢ.
+    """
+
+    __slots__ = ("_parts", "chosen", "members", "survivors", "value", "weights")
 
     def __init__(self, survivors: _Survivors, chosen, weights: dict, value: float) -> None:
         self.survivors = survivors
@@ -129,6 +134,20 @@ class _Level:
         self.weights = weights
         self.members = frozenset(weights)
         self.value = value
+        self._parts: dict = {}
+
+    def part(self, j: int, ground) -> tuple[frozenset, list]:
+        """(Aᵢ ∩ Vⱼ, its elements by increasing weight, ties in selection order) for matroid j."""
+        found = self._parts.get(j)
+        if found is None:
+            weights = self.weights
+            if ground is None:
+                found = (self.members, sorted(weights, key=weights.__getitem__))
+            else:
+                inside = [x for x in weights if x in ground]  # selection order: sorted() is stable
+                found = (frozenset(inside), sorted(inside, key=weights.__getitem__))
+            self._parts[j] = found
+        return found
 
 
 class _Run:
@@ -154,15 +173,14 @@ class _Run:
         the rest of Uᵢ(e) is, and the search stops: the same decision with fewer queries).
         """
         oracle, weights, factor = self.oracle, level.weights, 1.0 + self.c
+        matchoid = oracle.matchoid
         removal: list = []
-        for j in oracle.matchoid.matroids_of(element):
-            ground = oracle.matchoid.matroids[j].ground
-            part = [x for x in weights if ground is None or x in ground]  # selection order
-            if oracle.independent(j, frozenset(part) | {element}):
+        for j in matchoid.matroids_of(element):
+            part, ordered = level.part(j, matchoid.matroids[j].ground)
+            if oracle.independent(j, part | {element}):
                 continue
             if not part:
                 return None  # {e} itself is dependent: a loop
-            ordered = sorted(part, key=weights.__getitem__)
             # xⱼ lies in Aᵢ₋₁ ∩ Vⱼ, so w(Uᵢ(e)) >= w(lightest there) and >= w(what U holds so far)
             if factor * max(sum(weights[x] for x in removal), weights[ordered[0]]) > gain:
                 return None
@@ -194,6 +212,8 @@ class _Run:
         swaps = self._dependency_detection(level, element, gain)
         if swaps is None:
             return None
+        if not swaps:  # τ = max(0, ε·MAX/(2k)), which the gain has passed
+            return (swaps, gain, value)
         tau = max((1.0 + self.c) * sum(level.weights[x] for x in swaps), self.threshold)
         return (swaps, gain, value) if gain >= tau else None
 
