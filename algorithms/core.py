@@ -13,19 +13,24 @@ dispatch, one private :data:`_dispatch`). A family adds a method by defining
 
 in the algorithm's own file. Common keywords (documented once, here):
 
+Each is checked once, in :class:`SolveOptions`, with the argument's name in the message.
+
 ``maxiters`` (int >= 0 or None)
     iteration cap; ``None`` lets the algorithm use its default. ``maxiters=0``
     returns the starting point with ``RetCode.MaxIters``.
-``tol`` (float > 0 or None)
-    the algorithm's stopping tolerance (what it measures is in its docstring).
-``seed`` (int or None)
-    seeds every random choice; same seed, same result.
+``tol`` (finite float > 0 or None)
+    the algorithm's stopping tolerance (what it measures is in its docstring); an
+    algorithm with a narrower range (e.g. a probability in (0, 1)) checks that too.
+``seed`` (int in [0, 2**32), a ``numpy.random.Generator``, or None)
+    seeds every random choice; same seed, same result. A ``Generator`` is drawn from
+    once (it advances) and that integer is the seed. The default is 0; ``None`` is
+    passed on to the family (its docstring says what it does with it).
 ``callback`` (callable or None)
     called as ``callback(record)`` with the per-iteration record (a dict);
     returning ``True`` stops the run with ``RetCode.Terminated``.
-``progress`` (bool)
+``progress`` (bool, not a truthy string)
     show a tqdm progress bar over iterations.
-``store_trace`` (bool)
+``store_trace`` (bool, not a truthy string)
     keep the per-iteration records in ``Solution.trace`` (rate claims need them).
 """
 
@@ -33,11 +38,13 @@ from __future__ import annotations
 
 import enum
 import math
+import numbers
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+import numpy as np
 from plum import Dispatcher
 
 __all__ = [
@@ -150,22 +157,36 @@ class SolveOptions:
 
     maxiters: int | None = None
     tol: float | None = None
-    seed: int | None = 0
+    seed: int | np.random.Generator | None = 0
     callback: Callable[[dict[str, Any]], Any] | None = None
     progress: bool = False
     store_trace: bool = False
 
     def __post_init__(self) -> None:
-        if self.maxiters is not None and (
-            isinstance(self.maxiters, bool) or not isinstance(self.maxiters, int) or self.maxiters < 0
-        ):
-            raise ValueError(f"maxiters must be a non-negative int or None, got {self.maxiters!r}")
-        if self.tol is not None and not (isinstance(self.tol, int | float) and self.tol > 0):
-            raise ValueError(f"tol must be a positive float or None, got {self.tol!r}")
-        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
-            raise TypeError(f"seed must be an int or None, got {type(self.seed).__name__}")
+        # Checked once here, so no family sees a truthy string, an infinite tolerance or a seed
+        # that numpy/torch reject deep inside a run.
+        if self.maxiters is not None:
+            if isinstance(self.maxiters, bool) or not isinstance(self.maxiters, numbers.Integral):
+                raise TypeError(f"maxiters must be a non-negative int or None, got "
+                                f"{type(self.maxiters).__name__} {self.maxiters!r}")
+            if self.maxiters < 0:
+                raise ValueError(f"maxiters must be a non-negative int or None, got {self.maxiters!r}")
+            object.__setattr__(self, "maxiters", int(self.maxiters))
+        if self.tol is not None:
+            if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real):
+                raise TypeError(f"tol must be a finite float > 0 or None, got {type(self.tol).__name__} "
+                                f"{self.tol!r}")
+            if not (math.isfinite(self.tol) and self.tol > 0):
+                raise ValueError(f"tol must be a finite float > 0 or None, got {self.tol!r}")
+        object.__setattr__(self, "seed", _checked_seed(self.seed))
         if self.callback is not None and not callable(self.callback):
-            raise TypeError("callback must be callable or None")
+            raise TypeError(f"callback must be callable or None, got {type(self.callback).__name__}")
+        for name in ("progress", "store_trace"):
+            value = getattr(self, name)
+            if not isinstance(value, bool | np.bool_):
+                raise TypeError(f"{name} must be a bool (True or False), got {type(value).__name__} "
+                                f"{value!r}")
+            object.__setattr__(self, name, bool(value))
 
     @classmethod
     def from_kwargs(cls, options: dict[str, Any]) -> SolveOptions:
@@ -183,6 +204,21 @@ class SolveOptions:
 
     def tolerance(self, default: float) -> float:
         return default if self.tol is None else float(self.tol)
+
+
+def _checked_seed(seed: Any) -> int | None:
+    """``seed`` as an int in [0, 2**32) or None; a numpy ``Generator`` gives one draw from it."""
+    if seed is None:
+        return None
+    if isinstance(seed, np.random.Generator):
+        # one draw, so the caller's generator advances and two solves with it differ
+        return int(seed.integers(2**32))
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be None, an int in [0, 2**32) or a numpy.random.Generator, "
+                        f"got {type(seed).__name__} {seed!r}")
+    if not 0 <= seed < 2**32:
+        raise ValueError(f"seed must be an int in [0, 2**32) (numpy's and torch's range), got {seed!r}")
+    return int(seed)
 
 
 class IterationMonitor:

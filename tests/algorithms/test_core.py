@@ -63,3 +63,33 @@ def test_monitor_callback_stops_and_trace_only_when_asked():
 
 def test_retcode_success_flag():
     assert RetCode.Success.successful and not RetCode.MaxIters.successful
+
+
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    ({"store_trace": "no"}, TypeError, "store_trace must be a bool"),
+    ({"progress": "off"}, TypeError, "progress must be a bool"),
+    ({"progress": 1}, TypeError, "progress must be a bool"),
+    ({"tol": float("inf")}, ValueError, "tol must be a finite"),
+    ({"tol": float("nan")}, ValueError, "tol must be a finite"),
+    ({"tol": "1e-3"}, TypeError, "tol"),
+    ({"seed": -1}, ValueError, r"seed must be an int in \[0, 2\*\*32\)"),
+    ({"seed": 2**64}, ValueError, "seed"),
+    ({"seed": 1.0}, TypeError, "seed"),
+    ({"seed": True}, TypeError, "seed"),
+    ({"maxiters": True}, TypeError, "maxiters"),
+])
+def test_common_options_type_checked_once(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        SolveOptions(**kwargs)
+
+
+def test_common_options_accept_numpy_scalars_and_generators():
+    import numpy as np
+
+    opts = SolveOptions(maxiters=np.int64(3), seed=np.uint32(7), store_trace=np.True_)
+    assert opts.maxiters == 3 and type(opts.maxiters) is int and opts.seed == 7 and opts.store_trace is True
+    gen = np.random.default_rng(0)
+    first, second = SolveOptions(seed=gen).seed, SolveOptions(seed=gen).seed
+    assert 0 <= first < 2**32 and first != second   # the generator advances
+    assert SolveOptions(seed=np.random.default_rng(0)).seed == first   # and is reproducible
+    assert SolveOptions(seed=2**32 - 1).seed == 2**32 - 1 and SolveOptions(seed=None).seed is None
