@@ -1,12 +1,17 @@
 """Hybrid genetic search through PyVRP: the near-optimal CVRP reference.
 
-PyVRP works on integer distances: we pass ``round(scale · d_ij)`` (``scale`` default 10⁴, so
-the rounding error per edge is <= 0.5/scale), run for ``runtime`` seconds (fixed per
-instance; default 1 s) with the solve's ``seed``, and recompute the cost of the returned
-routes with our float distances. ``Success`` = PyVRP reports a feasible solution, every
-returned route maps back to a customer list and our own feasibility check passes; a
-solution PyVRP marks infeasible gives ``Infeasible``; a backend error or a failed check
-gives ``Failure``. HGS is a heuristic: ``Success`` does not claim optimality.
+PyVRP works on integer distances: we pass ``round(scale · d_ij)`` (the rounding error per
+edge is <= 0.5/scale), run for ``runtime`` seconds (fixed per instance; default 1 s) with the
+solve's ``seed``, and recompute the cost of the returned routes with our float distances.
+``scale=None`` (the default) is chosen from the data: the power of ten nearest
+``10⁴ / max d_ij`` (10⁴ on unit-square data), so small coordinates do not round to 0 and large
+ones do not overflow; a given ``scale`` mapping a distance past 10¹² raises ``ValueError``.
+``Success`` = PyVRP reports a feasible solution, every returned route maps back to a customer
+list, our own feasibility check passes, PyVRP's reported distance equals the routes' integer
+length on our matrix, that length agrees with our float length, and the worst-case rounding loss
+``(edges) / scale`` is at most 1 % of it; a solution PyVRP marks infeasible gives
+``Infeasible``; a backend error or a failed check gives ``Failure`` (``Solution.original`` then
+says which check failed). HGS is a heuristic: ``Success`` does not claim optimality.
 
 References
 ----------
@@ -30,7 +35,7 @@ import numpy as np
 
 from algorithms._validation import check_positive
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.routing._common import finish, not_started
+from algorithms.routing._common import finish, integer_distances, not_started, rounding_check
 from algorithms.routing.problem import CVRPInstance, cvrp_cost, is_valid_cvrp
 
 __all__ = ["HGS"]
@@ -38,17 +43,31 @@ __all__ = ["HGS"]
 
 @dataclass(frozen=True)
 class HGS(Algorithm):
-    """PyVRP's hybrid genetic search for ``runtime`` seconds on distances scaled by ``scale``."""
+    """PyVRP's hybrid genetic search.
+
+    Parameters
+    ----------
+    runtime : float > 0
+        seconds of search (default 1.0).
+    scale : float > 0 or None
+        distances are passed as ``round(scale · d)``; ``None`` (default) picks the power of
+        ten nearest ``10⁴ / max d`` from the data (see the module docstring).
+    """
 
     runtime: float = 1.0
-    scale: float = 1e4
+    scale: float | None = None
 
     def __post_init__(self) -> None:
         check_positive("runtime", self.runtime)
-        check_positive("scale", self.scale)
+        if self.scale is not None:
+            check_positive("scale", self.scale)
 
 
-def _pyvrp_model(problem: CVRPInstance, scale: float):
+_TARGET = 1e4   # the largest distance maps to about this integer (the historical fixed scale)
+_LIMIT = 1e12   # PyVRP's distances are int64: n · 1e12 stays far below 2**63
+
+
+def _pyvrp_model(problem: CVRPInstance, dist: np.ndarray):
     from pyvrp import Model
 
     m = Model()
@@ -59,7 +78,6 @@ def _pyvrp_model(problem: CVRPInstance, scale: float):
     m.add_vehicle_type(num_available=n, capacity=int(problem.capacity), start_depot=depot, end_depot=depot)
     for i in range(1, n + 1):
         m.add_client(locs[i], delivery=int(problem.demands[i]))
-    dist = np.rint(np.asarray(problem.distances) * scale).astype(np.int64)
     for i, a in enumerate(locs):
         for j, b in enumerate(locs):
             m.add_edge(a, b, int(dist[i, j]))
@@ -72,13 +90,15 @@ def _solve(problem: CVRPInstance, algorithm: HGS, options: SolveOptions) -> Solu
 
     if options.maxiters == 0:
         return not_started(problem, options, "HGS")
+    dist, scale = integer_distances(problem.distances, algorithm.scale, _TARGET, _LIMIT, "PyVRP")
     try:
-        model = _pyvrp_model(problem, algorithm.scale)
+        model = _pyvrp_model(problem, dist)
         result = model.solve(MaxRuntime(algorithm.runtime), seed=int(options.seed or 0), display=False)
         routes = [
             [int(a.idx) + 1 for a in route.schedule() if a.is_client()] for route in result.best.routes()
         ]
         feasible = bool(result.is_feasible())
+        backend_length = int(result.best.distance())
     except Exception as exc:  # backend error
         return finish(problem, None, math.nan, RetCode.Failure, options, 0, original=exc)
     routes = [r for r in routes if r]
@@ -87,12 +107,10 @@ def _solve(problem: CVRPInstance, algorithm: HGS, options: SolveOptions) -> Solu
     if not is_valid_cvrp(problem, routes):
         return finish(problem, routes, math.nan, RetCode.Failure, options, 0, original=result)
     value = cvrp_cost(problem, routes)
-    return finish(
-        problem,
-        routes,
-        value,
-        RetCode.Success if math.isfinite(value) else RetCode.Failure,
-        options,
-        int(result.num_iterations),
-        original=result,
-    )
+    stops = [[0, *r, 0] for r in routes]
+    int_length = int(sum(dist[s[:-1], s[1:]].sum() for s in map(np.asarray, stops)))
+    why = rounding_check(value, int_length, backend_length, sum(len(r) + 1 for r in routes), scale)
+    ok = math.isfinite(value) and why is None
+    failed = {"result": result, "check": why or "non-finite length", "scale": scale}
+    return finish(problem, routes, value, RetCode.Success if ok else RetCode.Failure, options,
+                  int(result.num_iterations), original=result if ok else failed)

@@ -1,11 +1,16 @@
 """LKH (Lin–Kernighan–Helsgaun) through ``elkai``: the near-optimal TSP reference.
 
-elkai wraps LKH, which works on integer distances (a float matrix is truncated: unit-square
-distances below 1 would all become 0), so we pass ``round(scale · d_ij)`` (``scale`` default
-10⁶) and ``runs`` (default 10) restarts, and recompute the cost with our float distances.
-``Success`` = elkai returned a permutation of all nodes, our own validity check passed and
-the cost is finite; otherwise ``Failure``. LKH is a heuristic: ``Success`` does not claim
-optimality.
+elkai wraps LKH, which works on 32-bit integer distances (a float matrix is truncated:
+unit-square distances below 1 would all become 0), so we pass ``round(scale · d_ij)`` and
+``runs`` (default 10) restarts, and recompute the cost with our float distances. ``scale=None``
+(the default) is chosen from the data: the power of ten nearest ``10⁶ / max d_ij`` (10⁶ on
+unit-square data), so neither small coordinates round to 0 nor large ones overflow; a given
+``scale`` that maps a distance past 10⁷ (LKH multiplies by its precision, 100, in 32-bit
+arithmetic) raises ``ValueError``. ``Success`` = elkai returned a permutation of all nodes, our
+validity check passed, the tour's length on our distances agrees with its integer length, and
+the worst-case rounding loss ``n / scale`` is at most 1 % of that length; otherwise ``Failure``
+(``Solution.original`` then says which check failed). LKH is a heuristic: ``Success`` does not
+claim optimality.
 
 References
 ----------
@@ -28,22 +33,35 @@ import numpy as np
 
 from algorithms._validation import check_positive, check_positive_int
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.routing._common import finish, not_started
+from algorithms.routing._common import finish, integer_distances, not_started, rounding_check
 from algorithms.routing.problem import TSPInstance, is_valid_tsp, tsp_cost
 
 __all__ = ["LKH"]
 
+_TARGET = 1e6   # the largest distance maps to about this integer (the historical fixed scale)
+_LIMIT = 1e7    # LKH scales by its PRECISION (100) in C ints: 1e7 · 100 < 2**31
+
 
 @dataclass(frozen=True)
 class LKH(Algorithm):
-    """LKH-3 via elkai with ``runs`` restarts (positive int) on distances scaled by ``scale``."""
+    """LKH-3 via elkai.
+
+    Parameters
+    ----------
+    runs : int > 0
+        LKH restarts (default 10).
+    scale : float > 0 or None
+        distances are passed as ``round(scale · d)``; ``None`` (default) picks the power of
+        ten nearest ``10⁶ / max d`` from the data (see the module docstring).
+    """
 
     runs: int = 10
-    scale: float = 1e6
+    scale: float | None = None
 
     def __post_init__(self) -> None:
         check_positive_int("runs", self.runs)
-        check_positive("scale", self.scale)
+        if self.scale is not None:
+            check_positive("scale", self.scale)
 
 
 @_dispatch
@@ -52,8 +70,8 @@ def _solve(problem: TSPInstance, algorithm: LKH, options: SolveOptions) -> Solut
 
     if options.maxiters == 0:
         return not_started(problem, options, "LKH")
+    dist, scale = integer_distances(problem.distances, algorithm.scale, _TARGET, _LIMIT, "LKH")
     try:
-        dist = np.rint(np.asarray(problem.distances) * algorithm.scale).astype(np.int64)
         raw = elkai.DistanceMatrix(dist.tolist()).solve_tsp(runs=algorithm.runs)
     except Exception as exc:  # backend error
         return finish(problem, None, math.nan, RetCode.Failure, options, 0, original=exc)
@@ -63,12 +81,8 @@ def _solve(problem: TSPInstance, algorithm: LKH, options: SolveOptions) -> Solut
     if not is_valid_tsp(problem, tour):
         return finish(problem, tour, math.nan, RetCode.Failure, options, algorithm.runs, original=raw)
     value = tsp_cost(problem, tour)
-    return finish(
-        problem,
-        tour,
-        value,
-        RetCode.Success if math.isfinite(value) else RetCode.Failure,
-        options,
-        algorithm.runs,
-        original=raw,
-    )
+    t = np.asarray(tour)
+    why = rounding_check(value, int(dist[t, np.roll(t, -1)].sum()), None, problem.n, scale)
+    ok = math.isfinite(value) and why is None
+    return finish(problem, tour, value, RetCode.Success if ok else RetCode.Failure, options, algorithm.runs,
+                  original=raw if ok else {"tour": raw, "check": why or "non-finite length", "scale": scale})

@@ -184,6 +184,11 @@ CASES = [
     ),
     BadInput(LKH, lambda: LKH(runs=0), ValueError, ("runs", "positive"), "runs"),
     BadInput(HGS, lambda: HGS(runtime=-1.0), ValueError, ("runtime", "> 0"), "runtime"),
+    BadInput(LKH, lambda: solve(random_tsp(5, seed=0), LKH(scale=1e9)), ValueError, ("scale", "limit"),
+             "scale-overflows"),
+    BadInput(HGS, lambda: solve(random_cvrp(5, seed=0), HGS(scale=1e14)), ValueError, ("scale", "limit"),
+             "scale-overflows"),
+    BadInput(LKH, lambda: LKH(scale=0.0), ValueError, ("scale", "> 0"), "scale"),
     BadInput(
         nn_mod.NearestNeighbor2Opt,
         lambda: solve(TSP, nn_mod.NearestNeighbor2Opt(), tol=-1.0),

@@ -43,8 +43,31 @@ def test_lkh_matches_held_karp():
 def test_lkh_unscaled_distances_are_the_documented_bug():
     inst = random_tsp(30, seed=0)
     good = solve(inst, LKH(runs=1)).value
-    bad = solve(inst, LKH(runs=1, scale=1.0)).value
-    assert bad > good * 1.2
+    bad = solve(inst, LKH(runs=1, scale=1.0))
+    assert bad.value > good * 1.2
+    assert bad.retcode is RetCode.Failure and "rounding" in bad.original["check"]   # never Success
+
+
+@pytest.mark.parametrize("factor", [1e-6, 1e-3, 1e3, 1e6])
+def test_lkh_and_hgs_scale_from_the_data(factor):
+    """Small or large coordinates: the default scale neither rounds every distance to 0 nor overflows."""
+    from algorithms.routing import CVRPInstance, TSPInstance
+
+    tsp = random_tsp(9, seed=1)
+    small = TSPInstance(coords=tsp.coords * factor)
+    sol = solve(small, LKH(runs=2))
+    assert sol.retcode is RetCode.Success
+    assert sol.value == pytest.approx(solve(small, HeldKarp()).value, rel=1e-9)
+    cvrp = random_cvrp(6, seed=1, capacity=15)
+    scaled = CVRPInstance(coords=cvrp.coords * factor, demands=cvrp.demands, capacity=cvrp.capacity)
+    sol = solve(scaled, HGS(runtime=0.2))
+    assert sol.retcode is RetCode.Success
+    assert sol.value == pytest.approx(solve(scaled, CVRPEnumeration()).value, rel=1e-9)
+
+
+def test_hgs_too_coarse_scale_is_failure():
+    sol = solve(random_cvrp(8, seed=0), HGS(runtime=0.1, scale=1.0))
+    assert sol.retcode is RetCode.Failure and "rounding" in sol.original["check"]
 
 
 def test_hgs_matches_enumeration():
