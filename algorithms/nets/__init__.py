@@ -25,9 +25,11 @@ from algorithms.nets.functional import (
     per_sample_flat_grads,
     per_sample_flat_hessians,
 )
+from algorithms.nets.sam import SAM
 from algorithms.nets.two_layer import TwoLayerReLU
 
 __all__ = [
+    "SAM",
     "TwoLayerReLU",
     "flat_forward",
     "flat_hessian",

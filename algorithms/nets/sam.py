@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 import warnings
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,6 +91,14 @@ class SAM(torch.optim.Optimizer):
     holds the base optimizer's state too (e.g. momentum buffers), so a training run saved
     and reloaded continues step for step.
 
+    Parameters: ``params`` (tensors or parameter groups, as for any torch optimizer);
+    ``base_optimizer`` the optimizer *class* (an instance is rejected with a one-line
+    ``TypeError``); ``rho`` >= 0 the perturbation radius; ``normalize`` (bool) whether ε is
+    ``ρ g/‖g‖`` (SAM) or ``ρ g``. A closure that never calls ``backward`` raises
+    ``RuntimeError`` instead of stepping nothing. A ``torch.optim.lr_scheduler`` works with
+    both paths (``second_step`` counts as the optimizer's step, so no "scheduler before
+    optimizer" warning). Also exported as ``algorithms.nets.SAM``.
+
     >>> w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
     >>> opt = SAM([w], lr=0.1, rho=0.0)
     >>> def closure():
@@ -107,10 +116,15 @@ class SAM(torch.optim.Optimizer):
         rho = check_nonnegative("rho", rho)
         if not isinstance(normalize, bool):
             raise TypeError(f"normalize must be a bool, got {type(normalize).__name__} {normalize!r}")
+        if isinstance(base_optimizer, torch.optim.Optimizer):   # one line, not the instance's repr
+            name = type(base_optimizer).__name__
+            raise TypeError(f"base_optimizer must be an optimizer class, got an instance of {name}: pass "
+                            f"base_optimizer={name} and its keywords (e.g. lr=...) to SAM")
         if not (isinstance(base_optimizer, type) and issubclass(base_optimizer, torch.optim.Optimizer)) \
                 or issubclass(base_optimizer, SAM):
+            shown = getattr(base_optimizer, "__name__", type(base_optimizer).__name__)
             raise TypeError(f"base_optimizer must be a torch.optim.Optimizer subclass other than SAM, "
-                            f"got {base_optimizer!r}")
+                            f"got {shown}")
         if "lr" in kwargs:
             kwargs["lr"] = check_nonnegative("lr", kwargs["lr"])
         defaults = dict(rho=rho, normalize=normalize, **kwargs)
@@ -153,20 +167,58 @@ class SAM(torch.optim.Optimizer):
                 if "e_w" in self.state[p]:
                     p.sub_(self.state[p].pop("e_w"))
         self.base_optimizer.step()
+        # the two-step path never calls self.step: tell a torch LR scheduler that this optimizer
+        # has stepped, as its wrapper of step() would (else it warns "lr_scheduler.step() before
+        # optimizer.step()")
+        self._opt_called = True
         if zero_grad:
             self.zero_grad()
 
+    def _params(self) -> list[torch.Tensor]:
+        return [p for g in self.param_groups for p in g["params"]]
+
+    def _call_closure(self, closure, where: str):
+        # weak references: a gradient freed and reallocated is a change, and no gradient is kept alive
+        before = [None if p.grad is None else (weakref.ref(p.grad), p.grad._version) for p in self._params()]
+        loss = closure()
+        params = self._params()
+        unchanged = all((b is None and p.grad is None)
+                        or (b is not None and p.grad is not None
+                            and b[0]() is p.grad and b[1] == p.grad._version)
+                        for p, b in zip(params, before, strict=True))
+        if unchanged or all(p.grad is None for p in params):
+            raise RuntimeError(f"SAM.step: the closure left every gradient {where} unset or unchanged; it "
+                               f"must call loss.backward() (after zero_grad()) and return the loss")
+        return loss
+
     def step(self, closure=None):  # type: ignore[override]
+        """Evaluate ``closure`` at θ, move to θ + ε, evaluate it again, and take the base step there.
+
+        The closure must zero the gradients, compute the loss, call ``backward`` and return the
+        loss; a closure that leaves the gradients unset or unchanged raises ``RuntimeError``
+        (rather than stepping nothing in silence).
+        """
         if closure is None:
             raise ValueError("closure is required: SAM evaluates the loss at two points")
         if not callable(closure):
             raise TypeError(f"closure must be callable, got {type(closure).__name__}")
         closure = torch.enable_grad()(closure)
-        loss = closure()
+        loss = self._call_closure(closure, "at θ")
         self.first_step()
-        closure()
+        try:
+            self._call_closure(closure, "at θ + ε")
+        except RuntimeError:
+            self._undo_first_step()
+            raise
         self.second_step()
         return loss
+
+    @torch.no_grad()
+    def _undo_first_step(self) -> None:
+        for group in self.param_groups:
+            for p in group["params"]:
+                if "e_w" in self.state[p]:
+                    p.sub_(self.state[p].pop("e_w"))
 
     def state_dict(self) -> dict[str, Any]:
         """torch's optimizer state (groups with ``rho``, ``normalize``) plus ``base_optimizer``'s."""

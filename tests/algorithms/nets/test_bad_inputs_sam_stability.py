@@ -55,6 +55,12 @@ def _param():
     return [torch.nn.Parameter(torch.zeros(2))]
 
 
+def _sam_without_backward():
+    params = _param()
+    opt = SAM(params, lr=0.1)
+    opt.step(lambda: (params[0] ** 2).sum())     # the loss, never its backward
+
+
 CASES = [
     # ------------------------------------------------------------------ stability
     BadInput(check_hessians, lambda: check_hessians("hessians", ASYM), ValueError,
@@ -146,6 +152,9 @@ CASES = [
              ("base_optimizer", "Optimizer subclass"), "base"),
     BadInput(SAM, lambda: SAM(_param(), lr=0.1, momentum=-0.5), ValueError, ("SGD", "momentum"), "momentum"),
     BadInput(SAM, lambda: SAM(_param(), lr=0.1).step(), ValueError, ("closure",), "closure"),
+    BadInput(SAM, lambda: SAM(_param(), base_optimizer=torch.optim.SGD(_param(), lr=0.1), lr=0.1), TypeError,
+             ("base_optimizer", "instance of SGD", "class"), "base-instance"),
+    BadInput(SAM, _sam_without_backward, RuntimeError, ("closure", "backward"), "closure-no-backward"),
     BadInput(SAM, lambda: SAM(_param(), lr=0.1).load_state_dict({"state": {}}), ValueError,
              ("state_dict", "base_optimizer"), "state"),
     BadInput(SGDTraining, lambda: SGDTraining(lr=0.0), ValueError, ("lr", "> 0"), "lr"),

@@ -254,3 +254,46 @@ def test_parity_task_smallest_input_dimension():
     assert task.X.shape == (6, 2) and np.array_equal(task.y, task.X[:, 0] * task.X[:, 1])
     with pytest.raises(ValueError, match="in_features"):
         parity_task(n=6, in_features=1, width=2, seed=0)
+
+
+def test_sam_is_exported_from_nets():
+    import algorithms.nets
+
+    assert algorithms.nets.SAM is SAM and "SAM" in algorithms.nets.__all__
+
+
+def test_two_step_path_with_a_scheduler_does_not_warn():
+    import warnings
+
+    w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
+    opt = SAM([w], lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(2):
+            (w ** 2).sum().backward()
+            opt.first_step(zero_grad=True)
+            (w ** 2).sum().backward()
+            opt.second_step(zero_grad=True)
+            sched.step()
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.025)
+
+
+def test_closure_without_backward_raises_and_leaves_the_parameters():
+    w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
+    opt = SAM([w], lr=0.1)
+    with pytest.raises(RuntimeError, match="backward"):
+        opt.step(lambda: (w ** 2).sum())
+    calls = []
+
+    def second_forgets():   # the first evaluation has backward, the second not: θ is restored
+        calls.append(1)
+        loss = (w ** 2).sum()
+        if len(calls) == 1:
+            opt.zero_grad()
+            loss.backward()
+        return loss
+
+    with pytest.raises(RuntimeError, match="θ \\+ ε"):
+        opt.step(second_forgets)
+    assert w.detach().tolist() == [1.0, -2.0]
