@@ -21,7 +21,7 @@ Each is checked once, in :class:`SolveOptions`, with the argument's name in the 
 ``tol`` (finite float > 0 or None)
     the algorithm's stopping tolerance (what it measures is in its docstring); an
     algorithm with a narrower range (e.g. a probability in (0, 1)) checks that too.
-``seed`` (int in [0, 2**32), a ``numpy.random.Generator``, or None)
+``seed`` (int in [0, 2**64), a ``numpy.random.Generator``, or None)
     seeds every random choice; same seed, same result. A ``Generator`` is drawn from
     once (it advances) and that integer is the seed. The default is 0; ``None`` is
     passed on to the family (its docstring says what it does with it).
@@ -207,17 +207,21 @@ class SolveOptions:
 
 
 def _checked_seed(seed: Any) -> int | None:
-    """``seed`` as an int in [0, 2**32) or None; a numpy ``Generator`` gives one draw from it."""
+    """``seed`` as an int in [0, 2**64) or None; a numpy ``Generator`` gives one draw from it.
+
+    [0, 2**64) is what both ``numpy.random.default_rng`` and ``torch.manual_seed`` accept; a family
+    whose backend needs 32 bits (scikit-learn's ``random_state``) reduces it itself.
+    """
     if seed is None:
         return None
     if isinstance(seed, np.random.Generator):
         # one draw, so the caller's generator advances and two solves with it differ
         return int(seed.integers(2**32))
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be None, an int in [0, 2**32) or a numpy.random.Generator, "
+        raise TypeError(f"seed must be None, an int in [0, 2**64) or a numpy.random.Generator, "
                         f"got {type(seed).__name__} {seed!r}")
-    if not 0 <= seed < 2**32:
-        raise ValueError(f"seed must be an int in [0, 2**32) (numpy's and torch's range), got {seed!r}")
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an int in [0, 2**64) (numpy's and torch's range), got {seed!r}")
     return int(seed)
 
 

@@ -111,8 +111,11 @@ def _solve(problem: AutoencodingProblem, algorithm: RFAE, options: SolveOptions)
         monitor.close()
         return Solution(np.zeros((X_test.shape[0], algorithm.n_components), dtype=X.dtype), float("nan"),
                         RetCode.MaxIters, Stats(iterations=0), monitor.trace)
+    seed = options.seed
+    if seed is not None and seed >= 2**32:   # scikit-learn's random_state is 32-bit: derive one from it
+        seed = int(np.random.SeedSequence(seed).generate_state(1)[0])
     ae = RFAutoencoder(n_components=algorithm.n_components, n_estimators=algorithm.n_estimators,
-                       t=algorithm.t, decoder=algorithm.decoder, k=algorithm.k, random_state=options.seed)
+                       t=algorithm.t, decoder=algorithm.decoder, k=algorithm.k, random_state=seed)
     converged = ae._fit(X.astype(np.float64), problem.y, maxiters=options.maxiters)
     Z = ae.transform(X_test.astype(np.float64))
     value = distortion(X_test, ae.inverse_transform(Z))

@@ -177,7 +177,7 @@ class SAM(torch.optim.Optimizer):
     def _params(self) -> list[torch.Tensor]:
         return [p for g in self.param_groups for p in g["params"]]
 
-    def _call_closure(self, closure, where: str):
+    def _call_closure(self, closure, where: str) -> Any:
         # weak references: a gradient freed and reallocated is a change, and no gradient is kept alive
         before = [None if p.grad is None else (weakref.ref(p.grad), p.grad._version) for p in self._params()]
         loss = closure()
@@ -203,22 +203,11 @@ class SAM(torch.optim.Optimizer):
         if not callable(closure):
             raise TypeError(f"closure must be callable, got {type(closure).__name__}")
         closure = torch.enable_grad()(closure)
-        loss = self._call_closure(closure, "at θ")
+        loss = self._call_closure(closure, "at θ")   # a closure without backward fails here, before any move
         self.first_step()
-        try:
-            self._call_closure(closure, "at θ + ε")
-        except RuntimeError:
-            self._undo_first_step()
-            raise
+        closure()
         self.second_step()
         return loss
-
-    @torch.no_grad()
-    def _undo_first_step(self) -> None:
-        for group in self.param_groups:
-            for p in group["params"]:
-                if "e_w" in self.state[p]:
-                    p.sub_(self.state[p].pop("e_w"))
 
     def state_dict(self) -> dict[str, Any]:
         """torch's optimizer state (groups with ``rho``, ``normalize``) plus ``base_optimizer``'s."""

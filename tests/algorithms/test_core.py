@@ -72,7 +72,7 @@ def test_retcode_success_flag():
     ({"tol": float("inf")}, ValueError, "tol must be a finite"),
     ({"tol": float("nan")}, ValueError, "tol must be a finite"),
     ({"tol": "1e-3"}, TypeError, "tol"),
-    ({"seed": -1}, ValueError, r"seed must be an int in \[0, 2\*\*32\)"),
+    ({"seed": -1}, ValueError, r"seed must be an int in \[0, 2\*\*64\)"),
     ({"seed": 2**64}, ValueError, "seed"),
     ({"seed": 1.0}, TypeError, "seed"),
     ({"seed": True}, TypeError, "seed"),
@@ -92,4 +92,4 @@ def test_common_options_accept_numpy_scalars_and_generators():
     first, second = SolveOptions(seed=gen).seed, SolveOptions(seed=gen).seed
     assert 0 <= first < 2**32 and first != second   # the generator advances
     assert SolveOptions(seed=np.random.default_rng(0)).seed == first   # and is reproducible
-    assert SolveOptions(seed=2**32 - 1).seed == 2**32 - 1 and SolveOptions(seed=None).seed is None
+    assert SolveOptions(seed=2**64 - 1).seed == 2**64 - 1 and SolveOptions(seed=None).seed is None
