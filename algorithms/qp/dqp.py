@@ -36,8 +36,11 @@ nearly active.
 
 Check. Whatever the backend and the polish did, the returned ``(x, y, z)`` must
 satisfy the KKT conditions of the original QP (:func:`kkt_residuals` ≤
-``DQP.kkt_tol``, inclusive) to be called ``Success``; otherwise the retcode is
-``Failure``. A backend that returns no point, or one whose ``K_J`` is inconsistent, is
+``DQP.kkt_tol``, inclusive) to be called ``Success``. Two candidates are checked in
+turn: the polished point (when the polish was accepted), then the backend's own point
+with *all* its multipliers (its active set then also holds the rows with a positive
+multiplier); the first that passes is returned (the second flagged degenerate), and
+when neither does the retcode is ``Failure``. A backend that returns no point, or one whose ``K_J`` is inconsistent, is
 diagnosed by two LPs (HiGHS):
 ``Infeasible`` when ``{G x ≤ h, A x = b}`` is empty, ``Unbounded`` when
 ``min qᵀd`` over ``P d = 0, A d = 0, G d ≤ 0, ‖d‖∞ ≤ 1`` is ``< −1e-9·max(1, ‖q‖∞)``
@@ -127,6 +130,19 @@ def installed_backends() -> list[str]:
     return sorted(qpsolvers.available_solvers)
 
 
+def _layout(qp: QP) -> str:
+    """``"sparse"`` for scipy.sparse data, and for dense-format data with n ≥ ``SPARSE_MIN_N`` and at most
+    ``SPARSE_DENSITY`` nonzeros; ``"dense"`` otherwise."""
+    if qp.sparse:
+        return "sparse"
+    if qp.n >= SPARSE_MIN_N:
+        matrices = [M for M in (qp.P, qp.G, qp.A) if M is not None]
+        nnz = sum(int(np.count_nonzero(M)) for M in matrices)
+        if nnz <= SPARSE_DENSITY * sum(M.size for M in matrices):
+            return "sparse"
+    return "dense"
+
+
 def choose_backend(qp: QP) -> str:
     """The backend ``DQP(backend="auto")`` uses for ``qp`` (see :data:`AUTO_TABLE`).
 
@@ -138,12 +154,7 @@ def choose_backend(qp: QP) -> str:
     """
     if not isinstance(qp, QP):
         raise TypeError(f"qp must be an algorithms.qp.QP, got {type(qp).__name__}")
-    layout = "sparse" if qp.sparse else "dense"
-    if layout == "dense" and qp.n >= SPARSE_MIN_N:
-        matrices = [M for M in (qp.P, qp.G, qp.A) if M is not None]
-        nnz = sum(int(np.count_nonzero(M)) for M in matrices)
-        if nnz <= SPARSE_DENSITY * sum(M.size for M in matrices):
-            layout = "sparse"
+    layout = _layout(qp)
     installed = set(qpsolvers.available_solvers)
     for kind, max_n, backend in AUTO_TABLE:
         if kind == layout and qp.n <= max_n and backend in installed:
@@ -292,8 +303,9 @@ class KKTFactor:
     * ``LDLᵀ`` otherwise: singular iff ``sytrf`` finds a zero pivot or ``sycon``'s
       reciprocal condition estimate is ``<= 1e-13``.
 
-    A singular K is solved by ``pinv`` (dense K, or sparse K of size ≤ 4000) or by ``lsmr``
-    (sparse K of size > 4000, never densified); ``lstsq_method`` names it.
+    A singular K is solved by ``pinv`` (dense K) or, sparse, by the ``splu`` of the regularized
+    ``K + diag(δI, −δI)`` (``δ = 1e-8·max(1, max|K|)``) with iterative refinement against K (at most 30
+    steps; never densified); ``lstsq_method`` names it.
 
     The two Schur routes refine their solve once (block elimination alone loses up to
     ``cond(P) · eps`` even where K is well conditioned).
@@ -316,6 +328,12 @@ class KKTFactor:
     #: the Cholesky/Schur path is used only when cond(P) ≲ 1e8 (diag-ratio of L ≥ 1e-4): block
     #: elimination loses up to cond(P)·eps, which the one refinement step of ``solve`` then recovers
     CHOLESKY_DIAG_RATIO = 1e-4
+    #: relative shift δ of the regularized LU of a singular sparse K (about √eps: the shifted matrix is
+    #: then well enough conditioned to factor, and refinement removes the O(δ) bias)
+    REGULARIZATION = 1e-8
+    #: iterative-refinement steps of the regularized solve (each contracts the error by δ/(|λ| + δ) along
+    #: an eigenvector of K with eigenvalue λ; it stops earlier once the residual stops falling)
+    REFINEMENT_STEPS = 30
 
     def __init__(self, P, C=None, *, cholesky: np.ndarray | None = None) -> None:
         for name, M in (("P", P), ("C", C)):
@@ -352,6 +370,8 @@ class KKTFactor:
             self.method = "splu"
             self._lu = self._splu(self.K)
             self.singular = self._lu is None
+            if self.singular:
+                self._regularize()
             return
         self.P = np.asarray(P, dtype=np.float64)
         self.C = None if C is None else np.asarray(C, dtype=np.float64)
@@ -368,6 +388,21 @@ class KKTFactor:
             anorm = float(np.abs(K).sum(axis=0).max())
             rcond, _ = sla.lapack.dsycon(ldu, ipiv, anorm, lower=1)
             self.singular = not (rcond > self.SINGULAR_RATIO)
+
+    def _regularize(self) -> None:
+        """``splu`` of the quasi-definite ``K + diag(δ I_n, −δ I_k)``, ``δ = REGULARIZATION·max(1, max|K|)``:
+        it exists for every δ > 0 and P ⪰ 0 (a symmetric quasi-definite matrix is strongly factorizable),
+        and iterative refinement against the exact K turns it into a solve of a consistent singular K
+        (never a dense ``pinv``: on Maros-Meszaros problems it took 41 of 48 s, issue #42)."""
+        K = self.K
+        delta = self.REGULARIZATION * max(1.0, float(abs(K).max()) if K.nnz else 1.0)
+        shift = np.concatenate([np.full(self.n, delta), np.full(self.k, -delta)])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", spla.MatrixRankWarning)
+            try:
+                self._reg_lu = spla.splu((K + sp.diags(shift)).tocsc())
+            except RuntimeError:  # exactly singular even so (cannot happen for P ⪰ 0): lsmr then
+                self._reg_lu = None
 
     @classmethod
     def _splu(cls, M):
@@ -484,10 +519,35 @@ class KKTFactor:
 
     @property
     def lstsq_method(self) -> str:
-        """The least-squares route a singular K takes: ``"lsmr"`` (sparse, size > 4000) or ``"pinv"``."""
-        return "lsmr" if self.sparse and self.size > 4000 else "pinv"
+        """The route a singular K takes: ``"regularized"`` (sparse: refined regularized LU), ``"pinv"``
+        (dense) or ``"lsmr"`` (sparse, should the regularized LU fail)."""
+        if self.sparse:
+            return "regularized" if getattr(self, "_reg_lu", None) is not None else "lsmr"
+        return "pinv"
+
+    def _solve_regularized(self, rhs: np.ndarray) -> np.ndarray:
+        zeta = np.zeros_like(rhs)
+        r = rhs.copy()
+        best, best_norm, stalled = zeta, _inf_norm(r), 0
+        floor = 1e-15 * (1.0 + _inf_norm(rhs))
+        for _ in range(self.REFINEMENT_STEPS):
+            zeta = zeta + self._reg_lu.solve(r)
+            r = rhs - self.matvec(zeta)
+            norm = _inf_norm(r)
+            if not np.isfinite(norm):
+                break
+            if norm < best_norm:
+                stalled = 0 if norm < 0.5 * best_norm else stalled + 1
+                best, best_norm = zeta, norm
+            else:
+                stalled += 1
+            if best_norm <= floor or stalled >= 3:
+                break
+        return best
 
     def _solve_lstsq(self, rhs: np.ndarray) -> np.ndarray:
+        if self.lstsq_method == "regularized":
+            return self._solve_regularized(rhs)
         if self.lstsq_method == "lsmr":
             return spla.lsmr(self.K, rhs, atol=1e-14, btol=1e-14, maxiter=20 * self.size)[0]
         if self._lstsq is None:
@@ -710,7 +770,12 @@ def _backend_horizon(result) -> RetCode:
 
 
 def _call_backend(qp: QP, backend: str, algorithm: DQP, options: SolveOptions):
-    problem = qpsolvers.Problem(qp.P, qp.q, qp.G, qp.h, qp.A, qp.b)
+    P, G, A = qp.P, qp.G, qp.A
+    if not qp.sparse and backend in qpsolvers.sparse_solvers and _layout(qp) == "sparse":
+        # large sparse data given as dense arrays: a sparse backend's sparse solver (piqp's dense
+        # one took 1.1-1.8 s where its sparse one took 0.02 s on Maros-Meszaros problems, issue #42)
+        P, G, A = (None if M is None else sp.csc_matrix(M) for M in (P, G, A))
+    problem = qpsolvers.Problem(P, qp.q, G, qp.h, A, qp.b)
     kwargs = algorithm.backend_kwargs(options, backend)  # outside the try: an error here is ours
     try:
         with warnings.catch_warnings():
@@ -927,25 +992,69 @@ def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSo
             return _no_solution(qp, code, stats, [f"{backend} reported a solution, but the QP is "
                                                   f"{code.value.lower()}"], result, dtype)
         notes.append(f"the reduced KKT system is inconsistent (relative residual {resid:.2g})")
-    if not algorithm.polish or not polished_ok:
-        if algorithm.polish:
-            notes.append(
-                f"polish rejected (primal violation {viol:.2g}, negative multiplier {neg:.2g}): "
-                "the active set read from the backend's x is not optimal; the backend's x is checked instead"
-            )
-        x = x_raw
-        if result.z is not None and G is not None:
-            mu = np.asarray(result.z, dtype=np.float64)[J]
-        if result.y is not None and A is not None and use_eq:
-            lam = np.asarray(result.y, dtype=np.float64)
+    if algorithm.polish and not polished_ok:
+        notes.append(
+            f"polish rejected (primal violation {viol:.2g}, negative multiplier {neg:.2g}): "
+            "the active set read from the backend's x is not optimal; the backend's x is checked instead"
+        )
+    # the candidates, in order: the polished point (when accepted), then the backend's own point with
+    # *all* its multipliers. A polish that fails (or whose point fails the check) must never discard a
+    # backend answer that passes the check: keeping only the multipliers of the rows read as active
+    # broke stationarity on Maros-Meszaros problems whose backend answer was right (issue #42)
+    candidates = []
+    if algorithm.polish and polished_ok:
+        z_pol = np.zeros(m)
+        z_pol[J] = mu
+        candidates.append(("polish", x, lam, z_pol, J, factor, active, mu))
+    raw_lam = np.asarray(result.y, dtype=np.float64) if (result.y is not None and A is not None and use_eq) \
+        else lam
+    if result.z is not None and G is not None and np.size(result.z) == m:
+        z_raw = np.asarray(result.z, dtype=np.float64)
+        raw_active = active | (z_raw > algorithm.eps_active * max(1.0, _inf_norm(z_raw)))
+        J_raw = np.flatnonzero(raw_active)
+        candidates.append(("backend", x_raw, raw_lam, z_raw, J_raw, None, raw_active, z_raw[J_raw]))
+    else:  # a primal-only backend: the multipliers of the reduced solve on J complete its x
+        z_pol = np.zeros(m)
+        z_pol[J] = mu
+        candidates.append(("backend", x_raw, raw_lam, z_pol, J, factor, active, mu))
+    chosen = residuals = first = None
+    for label, *cand in candidates:
+        x_c, lam_c, z_c = cand[0], cand[1], cand[2]
+        y_c = lam_c if lam_c.size == p else np.zeros(p)
+        # the one acceptance test, for every backend and whatever the polish did: x with its
+        # multipliers must satisfy the KKT conditions of *this* QP (the original data, not K_J)
+        residuals = kkt_residuals(qp, x_c, y_c, z_c)
+        first = residuals if first is None else first
+        if max(residuals.values()) <= algorithm.kkt_tol:
+            chosen = (label, x_c, lam_c, y_c, *cand[2:])
+            break
+        if label == "polish":
+            figures = ", ".join(f"{k} {v:.2g}" for k, v in residuals.items())
+            notes.append(f"the polished point fails the KKT check ({figures}); the backend's point is "
+                         "checked instead")
+    if chosen is None:  # the figures of the first candidate tried (the polished point, when accepted)
+        residuals = first
+    stats.stationarity, stats.primal_residual = residuals["stationarity"], residuals["primal"]
+    stats.dual_residual, stats.complementarity = residuals["dual"], residuals["complementarity"]
+    if chosen is None:
+        code = _backend_horizon(result)
+        figures = ", ".join(f"{k} {v:.2g}" for k, v in residuals.items())
+        return _no_solution(qp, code, stats, [*notes, f"{backend}'s answer fails the KKT check "
+                                                      f"(relative residuals {figures}; kkt_tol "
+                                                      f"{algorithm.kkt_tol:g})"], result, dtype)
+    label, x, lam, y_full, z_full, J_c, factor_c, active, mu = chosen
+    if factor_c is None:  # the backend's multipliers name another active set: K_J of that set
+        factor_c = factor if np.array_equal(J_c, J) else _reduced(qp, J_c, use_eq)[0]
+        stats.linear_solves += int(factor_c is not factor)
+    factor, J = factor_c, J_c
     # degeneracy: the derivative of x is not unique / K_J not invertible / J not trustworthy
-    degenerate = algorithm.polish and not polished_ok
+    degenerate = algorithm.polish and label != "polish"
     if p + J.size > n:
         degenerate = True
         notes.append(f"n_eq + |J| = {p + J.size} > n = {n}: active constraints are linearly dependent")
     if factor.singular:
         degenerate = True
-        notes.append("the reduced KKT matrix K_J is singular: least-squares (minimum-norm) solves used")
+        notes.append("the reduced KKT matrix K_J is singular: regularized (least-squares) solves used")
     if mu.size:
         weak = np.flatnonzero(mu <= algorithm.eps_active * max(1.0, float(np.abs(mu).max())))
         if weak.size:
@@ -965,22 +1074,6 @@ def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSo
     if monitor is not None:
         monitor.record(stage="polish", active=int(J.size), degenerate=degenerate,
                        primal_violation=viol, negative_multiplier=neg)
-    if not np.all(np.isfinite(x)):
-        return _no_solution(qp, RetCode.Diverged, stats, [*notes, "non-finite solution"], result, dtype)
-    z_full = np.zeros(m)
-    z_full[J] = mu
-    y_full = lam if lam.size == p else np.zeros(p)
-    # the one acceptance test, for every backend and whatever the polish did: x with its
-    # multipliers must satisfy the KKT conditions of *this* QP (the original data, not K_J)
-    residuals = kkt_residuals(qp, x, y_full, z_full)
-    stats.stationarity, stats.primal_residual = residuals["stationarity"], residuals["primal"]
-    stats.dual_residual, stats.complementarity = residuals["dual"], residuals["complementarity"]
-    if not max(residuals.values()) <= algorithm.kkt_tol:
-        code = _backend_horizon(result)
-        figures = ", ".join(f"{k} {v:.2g}" for k, v in residuals.items())
-        return _no_solution(qp, code, stats, [*notes, f"{backend}'s answer fails the KKT check "
-                                                      f"(relative residuals {figures}; kkt_tol "
-                                                      f"{algorithm.kkt_tol:g})"], result, dtype)
     value = qp.objective(x)
     return QPSolution(
         x=x.astype(dtype), value=value, retcode=RetCode.Success, stats=stats, original=result,

@@ -52,6 +52,39 @@ def _is_diagonal(matrix) -> bool:
     return bool(np.all((coo.row == coo.col) | (coo.data == 0)))
 
 
+#: below this size a sparse P's smallest eigenvalue is computed densely (exact, and cheap)
+DENSE_EIG_MAX_N = 500
+#: relative PSD threshold (the same as ``check_psd``'s): P passes iff λ_min(P) ≥ −PSD_RTOL·max(1, max|P|)
+PSD_RTOL = 1e-10
+
+
+def _check_sparse_psd(P) -> None:
+    """Raise unless the sparse symmetric ``P`` is PSD to ``PSD_RTOL`` (relative).
+
+    Small P: the exact smallest eigenvalue. Larger P: the inertia of ``P + τI``, ``τ = PSD_RTOL·max(1,
+    max|P|)``, from a sparse LDLᵀ (qdldl, AMD ordering, no pivoting): by Sylvester's law, all pivots are
+    positive iff ``λ_min(P) > −τ``. One factorization, no iteration, so it cannot hang: ARPACK's
+    ``eigsh(which="SA")`` ran ~7 s and raised ArpackNoConvergence on valid Maros-Meszaros P (CVXQP*_M,
+    λ_min = −5e-13; issue #42).
+    """
+    n = P.shape[0]
+    if n <= DENSE_EIG_MAX_N:
+        check_psd("P", P, rtol=PSD_RTOL)
+        return
+    import qdldl
+
+    tau = PSD_RTOL * max(1.0, float(abs(P).max()) if P.nnz else 1.0)
+    shifted = (P + tau * sp.identity(n, format="csc")).tocsc()
+    try:
+        pivots = qdldl.Solver(sp.triu(shifted, format="csc"), upper=True).factors()[1]
+    except (RuntimeError, ValueError) as exc:  # a zero pivot: P + τI is singular, so λ_min(P) ≤ −τ
+        raise ValueError(f"P must be positive semidefinite (P + {tau:.3g}·I has a zero pivot in its LDLᵀ: "
+                         f"smallest eigenvalue ≤ {-tau:.3g})") from exc
+    if not (np.all(np.isfinite(pivots)) and pivots.min() > 0):
+        raise ValueError(f"P must be positive semidefinite (P + {tau:.3g}·I has the pivot {pivots.min():.3g} "
+                         f"in its LDLᵀ: smallest eigenvalue below {-tau:.3g})")
+
+
 @dataclass(frozen=True, eq=False)
 class QP(Problem):
     """A convex quadratic program ``min ½xᵀPx + qᵀx  s.t.  Ax = b,  Gx ≤ h``.
@@ -100,7 +133,7 @@ class QP(Problem):
             if lam_min < -1e-10 * max(1.0, float(abs(P).max())):
                 raise ValueError(f"P must be positive semidefinite (smallest eigenvalue {lam_min:.3g})")
         elif sp.issparse(P):
-            check_psd("P", P)
+            _check_sparse_psd(P)
         else:
             # a successful Cholesky factorization proves P ≻ 0 at a third of eigvalsh's cost (and
             # is kept for the polish); only a failure needs the smallest eigenvalue
