@@ -1174,9 +1174,9 @@ def _dependent_cases(rng: np.random.Generator, count: int, duplicate: bool):
                       {"P": sp.diags(D).tocsc(), "q": -(D * inst.x) - G.T @ inst.z - inst.A.T @ inst.y,
                        "G": sp.csc_matrix(np.vstack([G, G[row]])), "h": np.append(h, h[row]),
                        "A": sp.csc_matrix(inst.A), "b": inst.b}, inst.x, "duplicate"))
-    # the paper's simplex projection (Table 2's shape, sparse), weighted (P = D, D in [½, 2]: lsmr then
-    # needs ~150 iterations, not the ~17 of P = I), at n = 4000 with one active bound x_i ≥ 0 given twice:
-    # K_J has over 4000 rows, so the least-squares solves use lsmr, not pinv
+    # the paper's simplex projection (Table 2's shape, sparse), weighted (P = D, D in [½, 2]), at n = 4000
+    # with one active bound x_i ≥ 0 given twice: K_J has over 4000 rows, solved by the refined regularized
+    # sparse LU (never densified)
     n = 4000
     point, weights = rng.standard_normal(n), rng.uniform(0.5, 2.0, n)
     x = _simplex_projection(point, weights)
@@ -1244,7 +1244,7 @@ def _check_dependent_active_rows(ctx: Context, *, duplicate: bool) -> Outcome:
             if kind == "projection":
                 # in closed form: x* = D⁻¹(−q − ν1) on the support F with 1ᵀx* = 1, so ∇_q⟨g, x*⟩ =
                 # −D⁻¹(g − c1) on F with c the D⁻¹-weighted mean of g over F, 0 off it (central differences
-                # of this n = 4000 map drown in lsmr's 1e-11 round-off)
+                # of this n = 4000 map drown in the least-squares solve's round-off)
                 F, dinv = x_star > 0, 1.0 / data["P"].diagonal()
                 c = float(g[F] @ dinv[F] / dinv[F].sum())
                 exact = np.where(F, -dinv * (g - c), 0.0)
@@ -1279,7 +1279,8 @@ register(Claim(
               "(n_eq + |J| = 4 > n, given as the reason in warnings; ∂x*/∂q = 0 there), and on sparse "
               "projection-shaped QPs (diagonal P) with a duplicated active row, and on the simplex "
               "projection of 4000 variables, weighted by P = D (sparse; its K_J of ~8000 rows is solved "
-              "by lsmr) with one active bound given twice, by piqp, where the least-squares ∇q equals the "
+              "by a regularized sparse LU) with one active bound given twice, by piqp, where the "
+              "least-squares ∇q equals the "
               "closed form −D⁻¹(g − c) on the support F (c the D⁻¹-weighted mean of g over F; 1e-8). Nearly "
               "dependent rows are "
               "held to the same flag: a copy of an active row turned by 1e-9 (strictly complementary, K_J of "
@@ -2055,12 +2056,28 @@ def _polish_ties_missed() -> tuple[str | None, int]:
                     f"{near} (slack <= {band:g}·eps_active)"), checked
         checked += 1
     # kkt_tol at the measured residual of the default solve at the tie (μ₁ = −1e-7 leaves a dual residual):
-    # Success at it, Failure one ulp below it
+    # the polished point passes at it; one ulp below it fails, and the backend's own exact point (daqp:
+    # x₁ = −1e-7, μ = 0) is checked next and returned (a correct backend answer is never discarded)
     qp = QP(P=np.eye(2), q=np.array([tol, 0.0]), G=np.eye(2), h=np.array([0.0, 100.0]))
     s = tie_stats
     worst = max(s.stationarity, s.primal_residual, s.dual_residual, s.complementarity)
-    for kkt_tol, ok in ((worst, True), (float(np.nextafter(worst, 0.0)), False)):
+    for kkt_tol, polished in ((worst, True), (float(np.nextafter(worst, 0.0)), False)):
         sol = solve(qp, DQP(backend="daqp", kkt_tol=kkt_tol))
+        fell_back = any("polished point fails the KKT check" in w for w in sol.warnings)
+        if not sol.successful or fell_back == polished or (float(sol.x[0]) == 0.0) != polished:
+            return (f"largest KKT residual {worst!r} of the polished point with kkt_tol {kkt_tol!r}: "
+                    f"{sol.retcode.value}, fell back to the backend's point {fell_back}, x₁ = {sol.x[0]!r}; "
+                    f"documented: the polished point iff residual <= kkt_tol, else the backend's"), checked
+        checked += 1
+    # a single candidate (polish=False: the backend's point only): osqp unpolished at 1e-3 leaves a
+    # residual r; Success at kkt_tol = r, Failure one ulp below
+    loose = {"eps_abs": 1e-3, "eps_rel": 1e-3, "polish": False}
+    qp = QP(P=np.array([[2.0, 0.5], [0.5, 1.0]]), q=np.array([1.0, -1.0]), G=np.array([[1.0, 1.0]]),
+            h=np.array([0.5]))
+    s = solve(qp, DQP(backend="osqp", polish=False, kkt_tol=1.0, backend_options=loose)).stats
+    worst = max(s.stationarity, s.primal_residual, s.dual_residual, s.complementarity)
+    for kkt_tol, ok in ((worst, True), (float(np.nextafter(worst, 0.0)), False)):
+        sol = solve(qp, DQP(backend="osqp", polish=False, kkt_tol=kkt_tol, backend_options=loose))
         if sol.successful != ok:
             return (f"largest KKT residual {worst!r} with kkt_tol {kkt_tol!r}: {sol.retcode.value}, "
                     f"documented {'Success' if ok else 'Failure'} (Success iff residual <= kkt_tol)"), checked
@@ -2198,9 +2215,10 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
                                            f"solve for rhs {rhs.tolist()} (documented: one refinement step, "
                                            "round-off)", {"case": f"{label} refinement"})
                 checked += 1
-        # the least-squares route of a singular K: pinv for dense K and sparse K up to size 4000, lsmr above
-        for label, P, method in (("sparse zero P of size 4000", sp.csc_matrix((4000, 4000)), "pinv"),
-                                 ("sparse zero P of size 4001", sp.csc_matrix((4001, 4001)), "lsmr"),
+        # the least-squares route of a singular K: pinv for dense K, a refined regularized LU for sparse K
+        # of any size (never densified)
+        for label, P, method in (("sparse zero P of size 4000", sp.csc_matrix((4000, 4000)), "regularized"),
+                                 ("sparse zero P of size 4001", sp.csc_matrix((4001, 4001)), "regularized"),
                                  ("dense zero P of size 4001", np.zeros((4001, 4001)), "pinv")):
             factor = KKTFactor(P)
             if not factor.singular or factor.lstsq_method != method:
@@ -2331,8 +2349,9 @@ register(Claim(
               "0.2]) makes it degenerate with a 'weakly active' warning, one with 2e-5 does not, and with "
               "the largest other multiplier 1000 the band is relative (5e-3 flagged, 1.5e-2 not) (daqp, "
               "planted QPs). A sparse [[d, 1], [1, d]] is accepted for d = 2 and rejected for d = 0.5 and 0"
-              " (no diagonal entries stored). A singular K is solved by pinv when dense (size 4001) or "
-              "sparse of size 4000 and by lsmr when sparse of size 4001. The rules of eps_active are "
+              " (no diagonal entries stored). A singular K is solved by pinv when dense (size 4001) and "
+              "by a refined regularized sparse LU when sparse (sizes 4000 and 4001). The rules of "
+              "eps_active are "
               "inclusive (daqp, a QP with exact numbers): a row whose slack equals eps_active is active, "
               "one with eps_active one ulp below it is not; an active row whose multiplier equals "
               "eps_active·max(1, max mu) is weakly active, one ulp below is not; a zero row's slack is h_i "
@@ -2343,8 +2362,10 @@ register(Claim(
               "multiplier mu has -mu <= POLISH_TOL = 1e-7 (inclusive: accepted at q1 = 1e-7, rejected one "
               "ulp above; with refine_active the rejected row is dropped from the active set); the 'nearly "
               "active' band is slack <= 100·eps_active, inclusive (flagged at slack 100 with eps_active = "
-              "1, not one ulp above); Success iff the largest KKT residual <= kkt_tol (inclusive: Success "
-              "at the measured residual, Failure one ulp below). The diagnosis of a failed solve calls a QP"
+              "1, not one ulp above); a point is accepted iff its largest KKT residual <= kkt_tol "
+              "(inclusive: the polished point at its measured residual; one ulp below, the backend's own "
+              "point instead; an unpolished osqp point Success at its residual, Failure one ulp below). The "
+              "diagnosis of a failed solve calls a QP"
               " Unbounded iff its recession LP over |d|∞ <= 1 has value < -1e-9·max(1, |q|∞) (strict: not "
               "at 0.75 and 1 times that threshold, Unbounded at 1.5 times, for q1 = 0 and 1000), and its "
               "consistency test is relative to 1 + |rhs|∞ (planted QPs with P and q scaled by 1e9 are "
