@@ -40,8 +40,8 @@ satisfy the KKT conditions of the original QP (:func:`kkt_residuals` ≤
 turn: the polished point (when the polish was accepted), then the backend's own point
 with *all* its multipliers (its active set then also holds the rows with a positive
 multiplier); the first that passes is returned (the second flagged degenerate), and
-when neither does the retcode is ``Failure``. A backend that returns no point, or one whose ``K_J`` is inconsistent, is
-diagnosed by two LPs (HiGHS):
+when neither does the retcode is ``Failure``. A backend that returns no point, or one whose
+``K_J`` is inconsistent, is diagnosed by two LPs (HiGHS):
 ``Infeasible`` when ``{G x ≤ h, A x = b}`` is empty, ``Unbounded`` when
 ``min qᵀd`` over ``P d = 0, A d = 0, G d ≤ 0, ‖d‖∞ ≤ 1`` is ``< −1e-9·max(1, ‖q‖∞)``
 (strict).
