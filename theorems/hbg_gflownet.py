@@ -41,8 +41,8 @@ from algorithms.routing.held_karp import HeldKarp, held_karp
 from algorithms.routing.hgs import HGS
 from algorithms.routing.lkh import LKH
 from algorithms.routing.problem import check_cvrp_routes, cvrp_cost, is_valid_cvrp, routes_from_sequence
-from theorems.core.certificates import CannotProve, Certificate, Method, Refuted, Rejected
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.certificates import CannotProve, Certificate, Method, Refuted, Rejected
 from theorems.core.evidence import fact, figure, prove_zero
 
 PAPER = "hbg_gflownet"
@@ -101,6 +101,338 @@ register_results(
         ),
     ],
 )
+
+
+# ----------------------------------------------------------------------------- certificates (issue #40)
+#: the enumeration certificates cover every CVRP solution on at most this many customers
+CERT_CUSTOMERS = 6
+
+
+def _canonical_route(route) -> tuple[int, ...]:
+    route = tuple(route)
+    return route if route[0] <= route[-1] else route[::-1]
+
+
+def _closed_form_count(a: int, j: int) -> int:
+    return math.factorial(a + j) * 2**a
+
+
+def _trajectory_counts_dfs(n: int) -> Counter:
+    """Every forward trajectory on n customers with no capacity limit (a capacity only removes the
+    trajectories of infeasible solutions: a feasible solution's routes fit in any order), by depth-first
+    construction; counted per solution (a set of routes up to reversal)."""
+    counts: Counter = Counter()
+
+    def go(routes: tuple, current: tuple, left: frozenset) -> None:
+        if not left and not current:
+            counts[frozenset(routes)] += 1
+            return
+        for c in sorted(left):
+            go(routes, (*current, c), left - {c})
+        if current:
+            go((*routes, _canonical_route(current)), (), left)
+
+    go((), (), frozenset(range(1, n + 1)))
+    return counts
+
+
+def _bp_table(counts: Counter) -> dict[tuple[int, int], set[int]]:
+    table: dict[tuple[int, int], set[int]] = {}
+    for solution, count in counts.items():
+        a = sum(len(r) >= 2 for r in solution)
+        table.setdefault((a, len(solution) - a), set()).add(count)
+    return table
+
+
+def _backward_prove() -> dict:
+    classes = []
+    for n in range(1, CERT_CUSTOMERS + 1):
+        table = _bp_table(_trajectory_counts_dfs(n))
+        solutions = Counter()
+        for solution in _trajectory_counts_dfs(n):
+            a = sum(len(r) >= 2 for r in solution)
+            solutions[(a, len(solution) - a)] += 1
+        for (a, j), seen in sorted(table.items()):
+            if len(seen) != 1:
+                raise Refuted({"n": n, "a": a, "j": j, "counts": sorted(seen)},
+                              "solutions of one (a, j) class are built by different numbers of trajectories")
+            (count,) = seen
+            if count != _closed_form_count(a, j):
+                raise Refuted({"n": n, "a": a, "j": j, "count": count},
+                              f"{count} trajectories, not (a+j)!·2^a = {_closed_form_count(a, j)}")
+            classes.append({"n": n, "a": a, "j": j, "solutions": solutions[(a, j)],
+                            "trajectories_each": count})
+    return {"max_customers": CERT_CUSTOMERS, "classes": classes,
+            "recurrence": "factorial(a + j)*2**a - 2*a*factorial(a + j - 1)*2**(a - 1) "
+                          "- j*factorial(a + j - 1)*2**a"}
+
+
+def _backward_recheck(proof: dict) -> str:
+    """Re-enumerate in another order (a customer permutation cut by a depot-separator pattern: each
+    trajectory exactly once) and compare with the artifact's table; prove the recurrence exactly."""
+    if proof["max_customers"] != CERT_CUSTOMERS:
+        raise Rejected(f"max_customers {proof['max_customers']} is not {CERT_CUSTOMERS}")
+    claimed = {(c["n"], c["a"], c["j"]): (c["solutions"], c["trajectories_each"]) for c in proof["classes"]}
+    found: dict[tuple[int, int, int], tuple[int, int]] = {}
+    total = 0
+    for n in range(1, CERT_CUSTOMERS + 1):
+        counts: Counter = Counter()
+        splits = []                          # each depot-separator pattern as route slices
+        for cuts in itertools.product((False, True), repeat=n - 1):
+            bounds = [0, *(i + 1 for i, cut in enumerate(cuts) if cut), n]
+            splits.append(list(itertools.pairwise(bounds)))
+        for perm in itertools.permutations(range(1, n + 1)):
+            for pieces in splits:
+                routes = (perm[lo:hi] for lo, hi in pieces)
+                counts[frozenset(r if r[0] <= r[-1] else r[::-1] for r in routes)] += 1
+        total += sum(counts.values())
+        per_class: dict[tuple[int, int], list[int]] = {}
+        for solution, count in counts.items():
+            a = sum(len(r) >= 2 for r in solution)
+            per_class.setdefault((a, len(solution) - a), []).append(count)
+        for (a, j), cs in per_class.items():
+            if len(set(cs)) != 1 or cs[0] != math.factorial(a + j) * 2**a:
+                raise Rejected(f"n = {n}, (a, j) = ({a}, {j}): trajectory counts {sorted(set(cs))}")
+            found[(n, a, j)] = (len(cs), cs[0])
+    if found != claimed:
+        diff = sorted(set(found.items()) ^ set(claimed.items()))[:3]
+        raise Rejected(f"the artifact's table differs from the re-enumeration: {diff}")
+    a, j = sympy.symbols("a j", integer=True, nonnegative=True)
+    expr = sympy.sympify(proof["recurrence"], locals={"a": a, "j": j})
+    expected = (sympy.factorial(a + j) * 2**a - 2 * a * sympy.factorial(a + j - 1) * 2 ** (a - 1)
+                - j * sympy.factorial(a + j - 1) * 2**a)
+    if sympy.expand(expr - expected) != 0:
+        raise Rejected(f"the recurrence {proof['recurrence']} is not B = 2a·B(a−1, j) + j·B(a, j−1)")
+    if sympy.expand(sympy.expand_func(sympy.combsimp(expr / (sympy.factorial(a + j - 1) * 2**a)))) != 0:
+        raise Rejected("the closed form does not satisfy the recurrence")
+    return (f"{total} trajectories on <= {CERT_CUSTOMERS} customers re-enumerated: each solution with a "
+            f"multi-node and j single-node routes is built by exactly (a+j)!·2^a of them "
+            f"({len(found)} (n, a, j) classes); the closed form satisfies the recurrence for all a, j")
+
+
+def _backward_refute() -> dict:
+    return {"routes": [[1, 2]], "closed_form_without_reversal": 1}
+
+
+def _backward_recheck_witness(witness: dict) -> str:
+    routes = [tuple(r) for r in witness["routes"]]
+    customers = sorted(c for r in routes for c in r)
+    target = frozenset(_canonical_route(r) for r in routes)
+    built = 0
+    for perm in itertools.permutations(customers):   # every trajectory, from the definition
+        for cuts in itertools.product((False, True), repeat=len(perm) - 1):
+            pieces, current = [], [perm[0]]
+            for c, cut in zip(perm[1:], cuts, strict=True):
+                if cut:
+                    pieces.append(tuple(current))
+                    current = []
+                current.append(c)
+            pieces.append(tuple(current))
+            built += frozenset(_canonical_route(p) for p in pieces) == target
+    claimed = math.factorial(len(routes))            # the control's closed form: (a+j)! without 2^a
+    if claimed != witness["closed_form_without_reversal"] or built == claimed:
+        raise Rejected(f"{built} trajectories build {witness['routes']}; the control says {claimed}")
+    return f"{built} trajectories build {witness['routes']}, the closed form without 2^a says {claimed}"
+
+
+def _stepwise_walk(n: int, rule) -> tuple[int, int, dict]:
+    """Every state on n customers (completed routes up to reversal, the open route), the backward
+    probabilities ``rule`` gives each parent transition (exact Fractions), and every trajectory's
+    product. Returns (states checked, trajectories, {(a, j): the set of products})."""
+    products: dict[tuple[int, int], set] = {}
+    states, trajectories = set(), 0
+
+    def parents_sum(routes: frozenset) -> Fraction:
+        a = sum(len(r) >= 2 for r in routes)
+        total = Fraction(0)
+        for r in routes:                    # reopen r, in each direction it can have been built
+            for _ in {r, r[::-1]}:
+                total += rule(a, len(routes) - a, len(r) >= 2)
+        return total
+
+    def go(routes: frozenset, current: tuple, left: frozenset, prob: Fraction) -> None:
+        nonlocal trajectories
+        key = (routes, current)
+        if key not in states:
+            states.add(key)
+            if not current and routes and parents_sum(routes) != 1:
+                raise Rejected(f"at depot state {sorted(routes)} the backward probabilities sum to "
+                               f"{parents_sum(routes)}")
+        if not left and not current:
+            a = sum(len(r) >= 2 for r in routes)
+            products.setdefault((a, len(routes) - a), set()).add(prob)
+            trajectories += 1
+            return
+        for c in sorted(left):              # a customer state has one parent: probability 1
+            go(routes, (*current, c), left - {c}, prob)
+        if current:
+            closed = routes | {_canonical_route(current)}
+            a = sum(len(r) >= 2 for r in closed)
+            go(closed, (), left, prob * rule(a, len(closed) - a, len(current) >= 2))
+
+    go(frozenset(), (), frozenset(range(1, n + 1)), Fraction(1))
+    return len(states), trajectories, products
+
+
+def _ours_rule(a: int, j: int, multi: bool) -> Fraction:
+    """Our factorisation: 1/m for which of the m completed routes was closed last, 1/2 for its direction."""
+    return Fraction(1, a + j) * (Fraction(1, 2) if multi else 1)
+
+
+def _paper_rule(a: int, j: int, multi: bool) -> Fraction:
+    """Statement 3 as printed: uniform over the 2a + j parent transitions."""
+    return Fraction(1, 2 * a + j)
+
+
+def _stepwise_prove() -> dict:
+    rows = []
+    for n in range(1, CERT_CUSTOMERS):
+        states, trajectories, products = _stepwise_walk(n, _ours_rule)
+        for (a, j), seen in sorted(products.items()):
+            if seen != {Fraction(1, _closed_form_count(a, j))}:
+                raise Refuted({"n": n, "a": a, "j": j, "products": sorted(map(str, seen))},
+                              "a trajectory's product differs from 1/((a+j)!·2^a)")
+        rows.append({"n": n, "states": states, "trajectories": trajectories})
+    return {"max_customers": CERT_CUSTOMERS - 1, "rule": "1/m, times 1/2 for a multi-node route",
+            "rows": rows}
+
+
+def _stepwise_recheck(proof: dict) -> str:
+    if proof["max_customers"] != CERT_CUSTOMERS - 1 or len(proof["rows"]) != CERT_CUSTOMERS - 1:
+        raise Rejected(f"the artifact covers {proof['max_customers']} customers, not {CERT_CUSTOMERS - 1}")
+    total = 0
+    for row in proof["rows"]:
+        states, trajectories, products = _stepwise_walk(row["n"], _ours_rule)
+        if (states, trajectories) != (row["states"], row["trajectories"]):
+            raise Rejected(f"n = {row['n']}: {states} states and {trajectories} trajectories, the artifact "
+                           f"says {row['states']} and {row['trajectories']}")
+        for (a, j), seen in products.items():
+            if seen != {Fraction(1, math.factorial(a + j) * 2**a)}:
+                raise Rejected(f"n = {row['n']}, (a, j) = ({a}, {j}): products {sorted(seen)}")
+        total += trajectories
+    return (f"on <= {proof['max_customers']} customers our step-wise P_b sums to exactly 1 over the parents "
+            f"of every depot state, and multiplies to 1/((a+j)!·2^a) along all {total} trajectories")
+
+
+def _stepwise_refute() -> dict:
+    return {"routes_in_order": [[1, 2], [3]]}
+
+
+def _stepwise_recheck_witness(witness: dict) -> str:
+    """Statement 3's uniform rule along the witness trajectory, from its definition: 2a + j parents."""
+    order = [tuple(r) for r in witness["routes_in_order"]]
+    prob, closed = Fraction(1), []
+    for r in order:
+        closed.append(r)
+        a = sum(len(x) >= 2 for x in closed)
+        prob *= Fraction(1, 2 * a + (len(closed) - a))
+    a = sum(len(x) >= 2 for x in order)
+    target = Fraction(1, math.factorial(len(order)) * 2**a)
+    if prob == target:
+        raise Rejected(f"the uniform rule gives {prob} = 1/((a+j)!·2^a) on {order}")
+    return f"Statement 3's uniform rule multiplies to {prob} along {order}, not {target}"
+
+
+def _telescope_prove() -> dict:
+    # D(T) = Σ_{t<T} δ_t − (F_0 + Σ_{t<T} (pf_t − pb_t + e_t) − F_T): D(1) = 0 and D(T+1) − D(T) = 0,
+    # written out (unevaluated) so that the recheck expands them itself
+    base = "(F0 + pf - F1 - pb + e) - (F0 + pf - pb + e - F1)"
+    step = "(F1 + pf - F2 - pb + e) - ((pf - pb + e) - F2 + F1)"
+    if any(sympy.expand(sympy.sympify(x)) != 0 for x in (base, step)):
+        raise CannotProve("the telescoping identity does not expand to zero")
+    return {"delta_t": "F_t + pf_t - F_next - pb_t + e_t", "base": base, "step": step}
+
+
+def _telescope_recheck(proof: dict) -> str:
+    syms = {name: sympy.Symbol(name) for name in ("F0", "F1", "F2", "pf", "pb", "e")}
+    F0, F1, F2, pf, pb, e = (syms[k] for k in ("F0", "F1", "F2", "pf", "pb", "e"))
+    base = sympy.sympify(proof["base"], locals=syms)
+    step = sympy.sympify(proof["step"], locals=syms)
+    # the artifact's expressions must be the induction's two obligations, term for term
+    want_base = (F0 + pf - F1 - pb + e) - (F0 + pf - pb + e - F1)
+    want_step = (F1 + pf - F2 - pb + e) - ((pf - pb + e) - F2 + F1)
+    if sympy.expand(base - want_base) != 0 or sympy.expand(step - want_step) != 0:
+        raise Rejected("the artifact's base or step is not the induction obligation")
+    if sympy.expand(base) != 0 or sympy.expand(step) != 0:
+        raise Rejected(f"an obligation does not vanish: base {sympy.expand(base)}, step {sympy.expand(step)}")
+    return ("Σ_{t<T} δ_t = log F(s_0) + Σ_t (log P_F − log P_B + e_t) − log F(s_T) for every T >= 1 "
+            "(base and induction step vanish over Q[F, pf, pb, e])")
+
+
+def _telescope_refute() -> dict:
+    return {"F": ["1", "0"], "pf": ["0"], "pb": ["0"], "e": ["0"]}
+
+
+def _telescope_recheck_witness(witness: dict) -> str:
+    F = [Fraction(v) for v in witness["F"]]
+    pf, pb, e = ([Fraction(v) for v in witness[k]] for k in ("pf", "pb", "e"))
+    T = len(pf)
+    if len(F) != T + 1 or F[T] != 0:
+        raise Rejected("the witness must give F(s_0..s_T) with log F(s_T) = 0 (the terminal energy form)")
+    swapped = sum(F[t + 1] + pf[t] - F[t] - pb[t] + e[t] for t in range(T))
+    tb = F[0] + sum(pf) - sum(pb) + sum(e)
+    if swapped == tb:
+        raise Rejected(f"the swapped DB sum {swapped} equals the TB residual")
+    return f"with the flow indices swapped Σ δ_t = {swapped} but the TB residual is {tb} (T = {T})"
+
+
+_CERTIFICATES: dict[str, Certificate] = {
+    f"{PAPER}.backward_policy": Certificate(
+        statement="Every CVRP solution on at most 6 customers with a multi-node and j single-node routes is "
+                  "built by exactly (a+j)!·2^a forward trajectories (so the uniform TB backward "
+                  "probability is 1/((a+j)!·2^a), Statement 2), and B(a, j) = (a+j)!·2^a satisfies "
+                  "Statement 1's recurrence B = 2a·B(a−1, j) + j·B(a, j−1) for all a, j >= 0",
+        scope="every solution of every CVRP instance with <= 6 customers (a capacity only removes "
+              "infeasible solutions, whose routes are then absent; a feasible solution's routes fit in any "
+              "order); the recurrence for all a, j. The TSP part of the claim (−log 2) is not certified.",
+        method=Method.ENUMERATION,
+        trusts="Python's integers (exact counting); sympy's combsimp/expand for the factorial recurrence",
+        prove=_backward_prove,
+        recheck=_backward_recheck,
+        control_statement="the closed form without the route-reversal factor: (a+j)! trajectories per "
+                          "solution",
+        refute=_backward_refute,
+        recheck_witness=_backward_recheck_witness,
+        mutate=lambda proof: {**proof, "classes": [*proof["classes"][:-1], {
+            **proof["classes"][-1], "solutions": proof["classes"][-1]["solutions"] + 1}]},
+    ),
+    f"{PAPER}.stepwise_backward_ours": Certificate(
+        statement="Our step-wise backward policy (at a depot state with m completed routes: 1/m for the "
+                  "route closed last, times 1/2 for its direction if it has >= 2 customers; 1 at customer "
+                  "states) is a probability distribution over the parents of every state (sums to exactly "
+                  "1), and its product along every trajectory equals 1/((a+j)!·2^a)",
+        scope="every state and every trajectory on at most 5 customers (capacity removes states, never a "
+              "parent of a kept state), exact rationals",
+        method=Method.ENUMERATION,
+        trusts="Python's Fractions (exact rational arithmetic)",
+        prove=_stepwise_prove,
+        recheck=_stepwise_recheck,
+        control_statement="Statement 3's uniform 1/(2a+j) per parent transition also multiplies to "
+                          "1/((a+j)!·2^a) along every trajectory",
+        refute=_stepwise_refute,
+        recheck_witness=_stepwise_recheck_witness,
+        mutate=lambda proof: {**proof, "rows": [*proof["rows"][:-1], {
+            **proof["rows"][-1], "trajectories": proof["rows"][-1]["trajectories"] + 1}]},
+    ),
+    f"{PAPER}.db_implies_tb": Certificate(
+        statement="For every trajectory length T >= 1 and all real values, the forward-looking DB residuals "
+                  "δ_t = log F(s_t) + log P_F − log F(s_{t+1}) − log P_B + e_t sum to log F(s_0) + Σ_t "
+                  "(log P_F − log P_B + e_t) − log F(s_T): with log F(s_0) = log Z and log F(s_T) = 0 "
+                  "(the energy form of F(x) = R(x), log R = −Σ e_t) that is the TB residual, so zero DB "
+                  "residuals give a zero TB residual",
+        scope="all T >= 1 (induction), all real flows, probabilities and energies; not the losses' "
+              "averaging or the energy baseline (the claim's check sees those on our code)",
+        method=Method.EXACT_ALGEBRA,
+        trusts="sympy's polynomial expansion over Q",
+        prove=_telescope_prove,
+        recheck=_telescope_recheck,
+        control_statement="the DB term with the flow indices swapped (log F(s_{t+1}) − log F(s_t)) also "
+                          "sums to the TB residual",
+        refute=_telescope_refute,
+        recheck_witness=_telescope_recheck_witness,
+        mutate=lambda proof: {**proof, "step": proof["step"].replace("F2", "2*F2", 1)},
+    ),
+}
 
 
 def _one_thread(fn):
@@ -252,6 +584,8 @@ register(
         origin=Origin.PAPER,
         covers=(S1, S2),
         budget_s=20,
+        certificate=_CERTIFICATES[f"{PAPER}.backward_policy"],
+        expected_verdict="certified",
     )
 )
 
@@ -344,6 +678,8 @@ register(
         control_description="Statement 3's uniform 1/(2a+j) over parent transitions, as printed",
         origin=Origin.IMPLEMENTATION,
         budget_s=20,
+        certificate=_CERTIFICATES[f"{PAPER}.stepwise_backward_ours"],
+        expected_verdict="certified",
     )
 )
 
@@ -433,7 +769,7 @@ register(
         statement="With log F(s_0) = log Z, log F(x) = log R(x) and forward-looking energies, the DB "
                   "residuals of "
         "a trajectory telescope to its TB residual, so zero DB loss implies zero TB loss",
-        kind=Kind.SYMBOLIC,
+        kind=Kind.NUMERIC,
         check=lambda ctx: _telescope(ctx, False),
         control=lambda ctx: _telescope(ctx, True),
         control_description="a DB term with the flow indices swapped (log F(s_{t+1}) in place of log F(s_t))",
@@ -443,6 +779,8 @@ register(
     "F(s_0) = Z, F(x) = R(x) and the Eq. 9 energies summing to the trajectory's) is our derived check, "
     "symbolic for T <= 6 and numeric on our losses",
         budget_s=20,
+        certificate=_CERTIFICATES[f"{PAPER}.db_implies_tb"],
+        expected_verdict="certified",
     )
 )
 
@@ -1399,333 +1737,3 @@ register(
         budget_s=30,
     )
 )
-
-
-# ----------------------------------------------------------------------------- certificates (issue #40)
-#: the enumeration certificates cover every CVRP solution on at most this many customers
-CERT_CUSTOMERS = 6
-
-
-def _canonical_route(route) -> tuple[int, ...]:
-    route = tuple(route)
-    return route if route[0] <= route[-1] else route[::-1]
-
-
-def _closed_form_count(a: int, j: int) -> int:
-    return math.factorial(a + j) * 2**a
-
-
-def _trajectory_counts_dfs(n: int) -> Counter:
-    """Every forward trajectory on n customers with no capacity limit (a capacity only removes the
-    trajectories of infeasible solutions: a feasible solution's routes fit in any order), by depth-first
-    construction; counted per solution (a set of routes up to reversal)."""
-    counts: Counter = Counter()
-
-    def go(routes: tuple, current: tuple, left: frozenset) -> None:
-        if not left and not current:
-            counts[frozenset(routes)] += 1
-            return
-        for c in sorted(left):
-            go(routes, (*current, c), left - {c})
-        if current:
-            go((*routes, _canonical_route(current)), (), left)
-
-    go((), (), frozenset(range(1, n + 1)))
-    return counts
-
-
-def _bp_table(counts: Counter) -> dict[tuple[int, int], set[int]]:
-    table: dict[tuple[int, int], set[int]] = {}
-    for solution, count in counts.items():
-        a = sum(len(r) >= 2 for r in solution)
-        table.setdefault((a, len(solution) - a), set()).add(count)
-    return table
-
-
-def _backward_prove() -> dict:
-    classes = []
-    for n in range(1, CERT_CUSTOMERS + 1):
-        table = _bp_table(_trajectory_counts_dfs(n))
-        solutions = Counter()
-        for solution in _trajectory_counts_dfs(n):
-            a = sum(len(r) >= 2 for r in solution)
-            solutions[(a, len(solution) - a)] += 1
-        for (a, j), seen in sorted(table.items()):
-            if len(seen) != 1:
-                raise Refuted({"n": n, "a": a, "j": j, "counts": sorted(seen)},
-                              "solutions of one (a, j) class are built by different numbers of trajectories")
-            (count,) = seen
-            if count != _closed_form_count(a, j):
-                raise Refuted({"n": n, "a": a, "j": j, "count": count},
-                              f"{count} trajectories, not (a+j)!·2^a = {_closed_form_count(a, j)}")
-            classes.append({"n": n, "a": a, "j": j, "solutions": solutions[(a, j)], "trajectories_each": count})
-    return {"max_customers": CERT_CUSTOMERS, "classes": classes,
-            "recurrence": "factorial(a + j)*2**a - 2*a*factorial(a + j - 1)*2**(a - 1) "
-                          "- j*factorial(a + j - 1)*2**a"}
-
-
-def _backward_recheck(proof: dict) -> str:
-    """Re-enumerate in another order (a customer permutation cut by a depot-separator pattern: each
-    trajectory exactly once) and compare with the artifact's table; prove the recurrence exactly."""
-    if proof["max_customers"] != CERT_CUSTOMERS:
-        raise Rejected(f"max_customers {proof['max_customers']} is not {CERT_CUSTOMERS}")
-    claimed = {(c["n"], c["a"], c["j"]): (c["solutions"], c["trajectories_each"]) for c in proof["classes"]}
-    found: dict[tuple[int, int, int], tuple[int, int]] = {}
-    total = 0
-    for n in range(1, CERT_CUSTOMERS + 1):
-        counts: Counter = Counter()
-        splits = []                          # each depot-separator pattern as route slices
-        for cuts in itertools.product((False, True), repeat=n - 1):
-            bounds = [0, *(i + 1 for i, cut in enumerate(cuts) if cut), n]
-            splits.append(list(itertools.pairwise(bounds)))
-        for perm in itertools.permutations(range(1, n + 1)):
-            for pieces in splits:
-                routes = (perm[lo:hi] for lo, hi in pieces)
-                counts[frozenset(r if r[0] <= r[-1] else r[::-1] for r in routes)] += 1
-        total += sum(counts.values())
-        per_class: dict[tuple[int, int], list[int]] = {}
-        for solution, count in counts.items():
-            a = sum(len(r) >= 2 for r in solution)
-            per_class.setdefault((a, len(solution) - a), []).append(count)
-        for (a, j), cs in per_class.items():
-            if len(set(cs)) != 1 or cs[0] != math.factorial(a + j) * 2**a:
-                raise Rejected(f"n = {n}, (a, j) = ({a}, {j}): trajectory counts {sorted(set(cs))}")
-            found[(n, a, j)] = (len(cs), cs[0])
-    if found != claimed:
-        diff = sorted(set(found.items()) ^ set(claimed.items()))[:3]
-        raise Rejected(f"the artifact's table differs from the re-enumeration: {diff}")
-    a, j = sympy.symbols("a j", integer=True, nonnegative=True)
-    expr = sympy.sympify(proof["recurrence"], locals={"a": a, "j": j})
-    expected = (sympy.factorial(a + j) * 2**a - 2 * a * sympy.factorial(a + j - 1) * 2 ** (a - 1)
-                - j * sympy.factorial(a + j - 1) * 2**a)
-    if sympy.expand(expr - expected) != 0:
-        raise Rejected(f"the recurrence {proof['recurrence']} is not B = 2a·B(a−1, j) + j·B(a, j−1)")
-    if sympy.expand(sympy.expand_func(sympy.combsimp(expr / (sympy.factorial(a + j - 1) * 2**a)))) != 0:
-        raise Rejected("the closed form does not satisfy the recurrence")
-    return (f"{total} trajectories on <= {CERT_CUSTOMERS} customers re-enumerated: each solution with a "
-            f"multi-node and j single-node routes is built by exactly (a+j)!·2^a of them "
-            f"({len(found)} (n, a, j) classes); the closed form satisfies the recurrence for all a, j")
-
-
-def _backward_refute() -> dict:
-    return {"routes": [[1, 2]], "closed_form_without_reversal": 1}
-
-
-def _backward_recheck_witness(witness: dict) -> str:
-    routes = [tuple(r) for r in witness["routes"]]
-    customers = sorted(c for r in routes for c in r)
-    target = frozenset(_canonical_route(r) for r in routes)
-    built = 0
-    for perm in itertools.permutations(customers):   # every trajectory, from the definition
-        for cuts in itertools.product((False, True), repeat=len(perm) - 1):
-            pieces, current = [], [perm[0]]
-            for c, cut in zip(perm[1:], cuts, strict=True):
-                if cut:
-                    pieces.append(tuple(current))
-                    current = []
-                current.append(c)
-            pieces.append(tuple(current))
-            built += frozenset(_canonical_route(p) for p in pieces) == target
-    claimed = math.factorial(len(routes))            # the control's closed form: (a+j)! without 2^a
-    if claimed != witness["closed_form_without_reversal"] or built == claimed:
-        raise Rejected(f"{built} trajectories build {witness['routes']}; the control says {claimed}")
-    return f"{built} trajectories build {witness['routes']}, the closed form without 2^a says {claimed}"
-
-
-def _stepwise_walk(n: int, rule) -> tuple[int, int, dict]:
-    """Every state on n customers (completed routes up to reversal, the open route), the backward
-    probabilities ``rule`` gives each parent transition (exact Fractions), and every trajectory's
-    product. Returns (states checked, trajectories, {(a, j): the set of products})."""
-    products: dict[tuple[int, int], set] = {}
-    states, trajectories = set(), 0
-
-    def parents_sum(routes: frozenset) -> Fraction:
-        a = sum(len(r) >= 2 for r in routes)
-        total = Fraction(0)
-        for r in routes:                    # reopen r, in each direction it can have been built
-            for _ in {r, r[::-1]}:
-                total += rule(a, len(routes) - a, len(r) >= 2)
-        return total
-
-    def go(routes: frozenset, current: tuple, left: frozenset, prob: Fraction) -> None:
-        nonlocal trajectories
-        key = (routes, current)
-        if key not in states:
-            states.add(key)
-            if not current and routes and parents_sum(routes) != 1:
-                raise Rejected(f"at depot state {sorted(routes)} the backward probabilities sum to "
-                               f"{parents_sum(routes)}")
-        if not left and not current:
-            a = sum(len(r) >= 2 for r in routes)
-            products.setdefault((a, len(routes) - a), set()).add(prob)
-            trajectories += 1
-            return
-        for c in sorted(left):              # a customer state has one parent: probability 1
-            go(routes, (*current, c), left - {c}, prob)
-        if current:
-            closed = routes | {_canonical_route(current)}
-            a = sum(len(r) >= 2 for r in closed)
-            go(closed, (), left, prob * rule(a, len(closed) - a, len(current) >= 2))
-
-    go(frozenset(), (), frozenset(range(1, n + 1)), Fraction(1))
-    return len(states), trajectories, products
-
-
-def _ours_rule(a: int, j: int, multi: bool) -> Fraction:
-    """Our factorisation: 1/m for which of the m completed routes was closed last, 1/2 for its direction."""
-    return Fraction(1, a + j) * (Fraction(1, 2) if multi else 1)
-
-
-def _paper_rule(a: int, j: int, multi: bool) -> Fraction:
-    """Statement 3 as printed: uniform over the 2a + j parent transitions."""
-    return Fraction(1, 2 * a + j)
-
-
-def _stepwise_prove() -> dict:
-    rows = []
-    for n in range(1, CERT_CUSTOMERS):
-        states, trajectories, products = _stepwise_walk(n, _ours_rule)
-        for (a, j), seen in sorted(products.items()):
-            if seen != {Fraction(1, _closed_form_count(a, j))}:
-                raise Refuted({"n": n, "a": a, "j": j, "products": sorted(map(str, seen))},
-                              "a trajectory's product differs from 1/((a+j)!·2^a)")
-        rows.append({"n": n, "states": states, "trajectories": trajectories})
-    return {"max_customers": CERT_CUSTOMERS - 1, "rule": "1/m, times 1/2 for a multi-node route",
-            "rows": rows}
-
-
-def _stepwise_recheck(proof: dict) -> str:
-    if proof["max_customers"] != CERT_CUSTOMERS - 1 or len(proof["rows"]) != CERT_CUSTOMERS - 1:
-        raise Rejected(f"the artifact covers {proof['max_customers']} customers, not {CERT_CUSTOMERS - 1}")
-    total = 0
-    for row in proof["rows"]:
-        states, trajectories, products = _stepwise_walk(row["n"], _ours_rule)
-        if (states, trajectories) != (row["states"], row["trajectories"]):
-            raise Rejected(f"n = {row['n']}: {states} states and {trajectories} trajectories, the artifact "
-                           f"says {row['states']} and {row['trajectories']}")
-        for (a, j), seen in products.items():
-            if seen != {Fraction(1, math.factorial(a + j) * 2**a)}:
-                raise Rejected(f"n = {row['n']}, (a, j) = ({a}, {j}): products {sorted(seen)}")
-        total += trajectories
-    return (f"on <= {proof['max_customers']} customers our step-wise P_b sums to exactly 1 over the parents "
-            f"of every depot state, and multiplies to 1/((a+j)!·2^a) along all {total} trajectories")
-
-
-def _stepwise_refute() -> dict:
-    return {"routes_in_order": [[1, 2], [3]]}
-
-
-def _stepwise_recheck_witness(witness: dict) -> str:
-    """Statement 3's uniform rule along the witness trajectory, from its definition: 2a + j parents."""
-    order = [tuple(r) for r in witness["routes_in_order"]]
-    prob, closed = Fraction(1), []
-    for r in order:
-        closed.append(r)
-        a = sum(len(x) >= 2 for x in closed)
-        prob *= Fraction(1, 2 * a + (len(closed) - a))
-    a = sum(len(x) >= 2 for x in order)
-    target = Fraction(1, math.factorial(len(order)) * 2**a)
-    if prob == target:
-        raise Rejected(f"the uniform rule gives {prob} = 1/((a+j)!·2^a) on {order}")
-    return f"Statement 3's uniform rule multiplies to {prob} along {order}, not {target}"
-
-
-def _telescope_prove() -> dict:
-    # D(T) = Σ_{t<T} δ_t − (F_0 + Σ_{t<T} (pf_t − pb_t + e_t) − F_T): D(1) = 0 and D(T+1) − D(T) = 0,
-    # written out (unevaluated) so that the recheck expands them itself
-    base = "(F0 + pf - F1 - pb + e) - (F0 + pf - pb + e - F1)"
-    step = "(F1 + pf - F2 - pb + e) - ((pf - pb + e) - F2 + F1)"
-    if any(sympy.expand(sympy.sympify(x)) != 0 for x in (base, step)):
-        raise CannotProve("the telescoping identity does not expand to zero")
-    return {"delta_t": "F_t + pf_t - F_next - pb_t + e_t", "base": base, "step": step}
-
-
-def _telescope_recheck(proof: dict) -> str:
-    syms = {name: sympy.Symbol(name) for name in ("F0", "F1", "F2", "pf", "pb", "e")}
-    F0, F1, F2, pf, pb, e = (syms[k] for k in ("F0", "F1", "F2", "pf", "pb", "e"))
-    base = sympy.sympify(proof["base"], locals=syms)
-    step = sympy.sympify(proof["step"], locals=syms)
-    # the artifact's expressions must be the induction's two obligations, term for term
-    want_base = (F0 + pf - F1 - pb + e) - (F0 + pf - pb + e - F1)
-    want_step = (F1 + pf - F2 - pb + e) - ((pf - pb + e) - F2 + F1)
-    if sympy.expand(base - want_base) != 0 or sympy.expand(step - want_step) != 0:
-        raise Rejected("the artifact's base or step is not the induction obligation")
-    if sympy.expand(base) != 0 or sympy.expand(step) != 0:
-        raise Rejected(f"an obligation does not vanish: base {sympy.expand(base)}, step {sympy.expand(step)}")
-    return ("Σ_{t<T} δ_t = log F(s_0) + Σ_t (log P_F − log P_B + e_t) − log F(s_T) for every T >= 1 "
-            "(base and induction step vanish over Q[F, pf, pb, e])")
-
-
-def _telescope_refute() -> dict:
-    return {"F": ["1", "0"], "pf": ["0"], "pb": ["0"], "e": ["0"]}
-
-
-def _telescope_recheck_witness(witness: dict) -> str:
-    F = [Fraction(v) for v in witness["F"]]
-    pf, pb, e = ([Fraction(v) for v in witness[k]] for k in ("pf", "pb", "e"))
-    T = len(pf)
-    if len(F) != T + 1 or F[T] != 0:
-        raise Rejected("the witness must give F(s_0..s_T) with log F(s_T) = 0 (the terminal energy form)")
-    swapped = sum(F[t + 1] + pf[t] - F[t] - pb[t] + e[t] for t in range(T))
-    tb = F[0] + sum(pf) - sum(pb) + sum(e)
-    if swapped == tb:
-        raise Rejected(f"the swapped DB sum {swapped} equals the TB residual")
-    return f"with the flow indices swapped Σ δ_t = {swapped} but the TB residual is {tb} (T = {T})"
-
-
-_CERTIFICATES: dict[str, Certificate] = {
-    f"{PAPER}.backward_policy": Certificate(
-        statement="Every CVRP solution on at most 6 customers with a multi-node and j single-node routes is "
-                  "built by exactly (a+j)!·2^a forward trajectories (so the uniform TB backward "
-                  "probability is 1/((a+j)!·2^a), Statement 2), and B(a, j) = (a+j)!·2^a satisfies "
-                  "Statement 1's recurrence B = 2a·B(a−1, j) + j·B(a, j−1) for all a, j >= 0",
-        scope="every solution of every CVRP instance with <= 6 customers (a capacity only removes "
-              "infeasible solutions, whose routes are then absent; a feasible solution's routes fit in any "
-              "order); the recurrence for all a, j. The TSP part of the claim (−log 2) is not certified.",
-        method=Method.ENUMERATION,
-        trusts="Python's integers (exact counting); sympy's combsimp/expand for the factorial recurrence",
-        prove=_backward_prove,
-        recheck=_backward_recheck,
-        control_statement="the closed form without the route-reversal factor: (a+j)! trajectories per solution",
-        refute=_backward_refute,
-        recheck_witness=_backward_recheck_witness,
-        mutate=lambda proof: {**proof, "classes": [*proof["classes"][:-1], {
-            **proof["classes"][-1], "solutions": proof["classes"][-1]["solutions"] + 1}]},
-    ),
-    f"{PAPER}.stepwise_backward_ours": Certificate(
-        statement="Our step-wise backward policy (at a depot state with m completed routes: 1/m for the "
-                  "route closed last, times 1/2 for its direction if it has >= 2 customers; 1 at customer "
-                  "states) is a probability distribution over the parents of every state (sums to exactly "
-                  "1), and its product along every trajectory equals 1/((a+j)!·2^a)",
-        scope="every state and every trajectory on at most 5 customers (capacity removes states, never a "
-              "parent of a kept state), exact rationals",
-        method=Method.ENUMERATION,
-        trusts="Python's Fractions (exact rational arithmetic)",
-        prove=_stepwise_prove,
-        recheck=_stepwise_recheck,
-        control_statement="Statement 3's uniform 1/(2a+j) per parent transition also multiplies to "
-                          "1/((a+j)!·2^a) along every trajectory",
-        refute=_stepwise_refute,
-        recheck_witness=_stepwise_recheck_witness,
-        mutate=lambda proof: {**proof, "rows": [*proof["rows"][:-1], {
-            **proof["rows"][-1], "trajectories": proof["rows"][-1]["trajectories"] + 1}]},
-    ),
-    f"{PAPER}.db_implies_tb": Certificate(
-        statement="For every trajectory length T >= 1 and all real values, the forward-looking DB residuals "
-                  "δ_t = log F(s_t) + log P_F − log F(s_{t+1}) − log P_B + e_t sum to log F(s_0) + Σ_t "
-                  "(log P_F − log P_B + e_t) − log F(s_T): with log F(s_0) = log Z and log F(s_T) = 0 "
-                  "(the energy form of F(x) = R(x), log R = −Σ e_t) that is the TB residual, so zero DB "
-                  "residuals give a zero TB residual",
-        scope="all T >= 1 (induction), all real flows, probabilities and energies; not the losses' "
-              "averaging or the energy baseline (the claim's check sees those on our code)",
-        method=Method.EXACT_ALGEBRA,
-        trusts="sympy's polynomial expansion over Q",
-        prove=_telescope_prove,
-        recheck=_telescope_recheck,
-        control_statement="the DB term with the flow indices swapped (log F(s_{t+1}) − log F(s_t)) also "
-                          "sums to the TB residual",
-        refute=_telescope_refute,
-        recheck_witness=_telescope_recheck_witness,
-        mutate=lambda proof: {**proof, "step": proof["step"].replace("F2", "2*F2", 1)},
-    ),
-}

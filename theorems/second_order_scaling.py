@@ -43,8 +43,8 @@ from algorithms.optimizers import (
     singular_value_map,
 )
 from algorithms.optimizers.scaling import OPTIMIZER_RULES
-from theorems.core.certificates import CannotProve, Certificate, Method, Rejected
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.certificates import CannotProve, Certificate, Method, Rejected
 from theorems.core.evidence import agree, fact, figure, property_outcome
 from theorems.core.rates import fit_loglog, rate_outcome
 
@@ -898,6 +898,8 @@ register(Claim(
     control_description="the classical cubic coefficients (1.5, −0.5, 0): five steps lift small singular "
                         "values far too slowly to reach the band",
     budget_s=30.0,
+    certificate=_CERTIFICATES[f"{PAPER}.newton_schulz"],
+    expected_verdict="certified",
 ))
 
 register(Claim(

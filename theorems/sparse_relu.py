@@ -55,8 +55,8 @@ from algorithms.nets.sparse_interpolation import (
     vp_of_jumps,
 )
 from algorithms.nets.two_layer import TwoLayerReLU
-from theorems.core.certificates import CannotProve, Certificate, Method, Refuted, Rejected
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.certificates import CannotProve, Certificate, Method, Refuted, Rejected
 from theorems.core.evidence import figure, property_outcome, symbolic_truth
 from theorems.core.sabotage import patched
 
@@ -99,6 +99,534 @@ register_results(PAPER, [
            statement="multivariate: for every data set a data-dependent p* exists such that every min-ℓp "
                      "interpolating net with 0 < p < p* is a min-ℓ0 (sparsest) one"),
 ])
+
+
+# ----------------------------------------------------------------------------- certificates (issue #40)
+# Exhaustive exact enumeration on grid data: x = 0, 1, ..., N − 1 and integer y, taken modulo linear
+# functions (adding one maps interpolants onto interpolants with the same slope changes), i.e. every
+# sequence of integer discrete curvatures d ∈ {−D..D}^{N−2}. For each data set every vertex of the
+# interpolants with knots in candidate_knots (interior data points and chord crossings; Theorem 3.1
+# puts every V_p minimizer's knots there, and on each orthant V_p is concave, so the minimizers are
+# vertices) is found with exact rational linear algebra (flint fmpq_mat).
+#: (number of points N, largest |curvature| D): every integer curvature sequence in {−D..D}^{N−2}
+CERT_FAMILY = ((3, 3), (4, 3), (5, 2), (6, 1))
+CERT_P_HIGH = Fraction(99, 100)   # short runs: certified for p in (0, 99/100]; at p = 1 ties appear
+
+
+def _grid_curvatures() -> list[tuple[int, ...]]:
+    return [d for n, bound in CERT_FAMILY for d in itertools.product(range(-bound, bound + 1), repeat=n - 2)]
+
+
+def _grid_data(d: tuple[int, ...]) -> tuple[list[int], list[int]]:
+    """x = 0..N−1 and the integer y with y_0 = y_1 = 0 and second differences d."""
+    y, slope = [0, 0], 0
+    for di in d:
+        slope += di
+        y.append(y[-1] + slope)
+    return list(range(len(y))), y
+
+
+def _exact_candidates(x: list[int], y: list[int]) -> list[flint.fmpq]:
+    """Interior data points and, in each gap with interior ends, the crossing of the extended chords
+    (candidate_knots' rule, in exact rationals)."""
+    s = [flint.fmpq(y[i + 1] - y[i]) for i in range(len(x) - 1)]
+    out = [flint.fmpq(v) for v in x[1:-1]]
+    for j in range(1, len(x) - 2):
+        if s[j + 1] == s[j - 1]:
+            continue
+        t = (y[j + 1] - y[j] + s[j - 1] * x[j] - s[j + 1] * x[j + 1]) / (s[j - 1] - s[j + 1])
+        if x[j] < t < x[j + 1]:
+            out.append(t)
+    return sorted(out, key=lambda v: Fraction(int(v.p), int(v.q)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _grid_vertices(d: tuple[int, ...]) -> tuple[tuple[tuple[str, str], ...], ...]:
+    """Every vertex interpolant of data set d with knots in the candidate set: a subset T (|T| <= N − 2)
+    whose features [1, x, (x − t)₊] are independent and interpolate exactly. As ((knot, slope change),
+    ...) over the nonzero slope changes, as "p/q" strings, without repeats."""
+    x, y = _grid_data(d)
+    n = len(x)
+    cands = _exact_candidates(x, y)
+    out = {}
+    for k in range(n - 1):
+        for T in itertools.combinations(cands, k):
+            entries = []
+            for xi, yi in zip(x, y, strict=True):
+                entries += [1, xi, *[(xi - t) if xi > t else 0 for t in T], yi]
+            R, rank = flint.fmpq_mat(n, k + 3, entries).rref()
+            # independent features that interpolate: rank k + 2 with the pivots in the features' columns
+            if rank != k + 2 or any(R[i, i] != 1 for i in range(k + 2)):
+                continue
+            knots = tuple((str(t), str(R[i + 2, k + 2])) for i, t in enumerate(T) if R[i + 2, k + 2] != 0)
+            out[knots] = None
+    return tuple(out)
+
+
+def _vp_bounds(changes, p_low: flint.fmpq, p_high: flint.fmpq) -> tuple[flint.arb, flint.arb]:
+    """Balls around (min, max) over p in [p_low, p_high] of Σ|c|^p (each term monotone in p)."""
+    low = high = flint.arb(0)
+    for c in changes:
+        base = flint.arb(abs(_q(c)))
+        a, b = base ** flint.arb(p_low), base ** flint.arb(p_high)
+        low += a if a < b else (b if b < a else a.union(b))
+        high += b if a < b else (a if b < a else a.union(b))
+    return low, high
+
+
+def _q(text: str) -> flint.fmpq:
+    f = Fraction(text)
+    return flint.fmpq(f.numerator, f.denominator)
+
+
+def _beats_on(best, other, p_low: flint.fmpq, p_high: flint.fmpq) -> bool:
+    """Certified: V_p(best) < V_p(other) for every p in [p_low, p_high] (endpoint balls)."""
+    return bool(_vp_bounds([c for _, c in best], p_low, p_high)[1]
+                < _vp_bounds([c for _, c in other], p_low, p_high)[0])
+
+
+def _low_p_certified(vertices, k0: int, best, p0: flint.fmpq) -> bool:
+    """For every p in (0, p0]: Σ|c|^p of best < that of every vertex with more than k0 knots.
+    Each |c|^p lies between 1 and |c|^p0, so the comparison at the two ends of that range decides."""
+    return all(_beats_on(best, v, flint.fmpq(0), p0) for v in vertices if len(v) > k0)
+
+
+def _sparsest_prove() -> dict:
+    sets = []
+    for d in _grid_curvatures():
+        vertices = _grid_vertices(d)
+        k0 = min(len(v) for v in vertices)
+        p0 = None
+        for best in (v for v in vertices if len(v) == k0):
+            for e in range(1, 40):                  # the largest 2^-e that the near-zero bound certifies
+                if _low_p_certified(vertices, k0, best, flint.fmpq(1, 2**e)):
+                    if p0 is None or Fraction(1, 2**e) > Fraction(p0[0]):
+                        p0 = (f"1/{2**e}", best)
+                    break
+        if p0 is None:
+            raise CannotProve(f"d = {d}: no p0 = 2^-e (e < 40) certifies the fewest-knot vertices")
+        sets.append({"d": list(d), "K0": k0, "p0": p0[0], "best": [list(kc) for kc in p0[1]]})
+    return {"family": [list(f) for f in CERT_FAMILY], "sets": sets}
+
+
+def _grid_family_check(proof: dict) -> list[tuple[int, ...]]:
+    if [tuple(f) for f in proof["family"]] != list(CERT_FAMILY):
+        raise Rejected(f"the artifact's family {proof['family']} is not the certified {CERT_FAMILY}")
+    family = _grid_curvatures()
+    if [tuple(s["d"]) for s in proof["sets"]] != family:
+        raise Rejected(f"the artifact lists {len(proof['sets'])} data sets, not the family's {len(family)} "
+                       "in order")
+    return family
+
+
+def _sparsest_recheck(proof: dict) -> str:
+    _grid_family_check(proof)
+    least_p0 = Fraction(1)
+    for s in proof["sets"]:
+        vertices = _grid_vertices(tuple(s["d"]))
+        k0 = min(len(v) for v in vertices)
+        best = tuple(tuple(kc) for kc in s["best"])
+        if s["K0"] != k0 or best not in vertices or len(best) != k0:
+            raise Rejected(f"d = {s['d']}: K0 {s['K0']} (enumerated {k0}) or its vertex {s['best']} is wrong")
+        p0 = _q(s["p0"])
+        if not 0 < p0 <= 1 or not _low_p_certified(vertices, k0, best, p0):
+            raise Rejected(f"d = {s['d']}: some vertex with more than {k0} knots is not beaten for all "
+                           f"p in (0, {s['p0']}]")
+        least_p0 = min(least_p0, Fraction(s["p0"]))
+    return (f"{len(proof['sets'])} grid data sets ((N, max |d|) in {CERT_FAMILY}, integer curvatures): "
+            f"for p in (0, p0] (p0 >= {least_p0}) every minimizing vertex has the fewest "
+            f"knots K0 of any candidate-knot interpolant")
+
+
+def _sparsest_mutate(proof: dict) -> dict:
+    """p0 = 1 for d = (1, 1): there the 2-knot linear spline ties the 1-knot interpolant at p = 1."""
+    out = copy.deepcopy(proof)
+    next(s for s in out["sets"] if s["d"] == [1, 1])["p0"] = "1/1"
+    return out
+
+
+def _v1_tie_refute() -> dict:
+    # d = (1, 1): y = 0, 0, 1, 3; the linear spline (2 knots) and the chord-crossing knot (1 knot)
+    return {"x": [0, 1, 2, 3], "y": [0, 0, 1, 3],
+            "sparse": {"intercept": "0", "slope": "0", "knots": [["3/2", "2"]]},
+            "dense": {"intercept": "0", "slope": "0", "knots": [["1", "1"], ["2", "1"]]}}
+
+
+def _cpwl_exact(net: dict, x: Fraction) -> Fraction:
+    value = Fraction(net["intercept"]) + Fraction(net["slope"]) * x
+    return value + sum(Fraction(c) * max(x - Fraction(t), 0) for t, c in net["knots"])
+
+
+def _v1_tie_recheck_witness(witness: dict) -> str:
+    """Both nets interpolate, both reach V_1's lower bound max chord slope − min chord slope (f' must
+    take every chord slope somewhere in its gap, so its total variation is at least that), and the
+    minimizer with more knots is not sparsest."""
+    x, y = [Fraction(v) for v in witness["x"]], [Fraction(v) for v in witness["y"]]
+    chords = [(y[i + 1] - y[i]) / (x[i + 1] - x[i]) for i in range(len(x) - 1)]
+    bound = max(chords) - min(chords)
+    values = {}
+    for name in ("sparse", "dense"):
+        net = witness[name]
+        if any(_cpwl_exact(net, xi) != yi for xi, yi in zip(x, y, strict=True)):
+            raise Rejected(f"the {name} net does not interpolate")
+        values[name] = sum(abs(Fraction(c)) for _, c in net["knots"])
+        if values[name] != bound:
+            raise Rejected(f"the {name} net has V_1 = {values[name]}, above the lower bound {bound}")
+    counts = {name: sum(Fraction(c) != 0 for _, c in witness[name]["knots"]) for name in values}
+    if counts["dense"] <= counts["sparse"]:
+        raise Rejected(f"knot counts {counts}: the dense minimizer is not less sparse")
+    return (f"at p = 1 both interpolants minimize V_1 (= {bound}, the chord-slope range) with "
+            f"{counts['sparse']} and {counts['dense']} knots: a V_1 minimizer need not be sparsest")
+
+
+def _runs_ok(d: tuple[int, ...]) -> bool:
+    """No more than two consecutive interior points share a nonzero curvature sign."""
+    run, prev = 0, 0
+    for di in d:
+        sign = (di > 0) - (di < 0)
+        run = run + 1 if sign != 0 and sign == prev else (1 if sign != 0 else 0)
+        prev = sign
+        if run > 2:
+            return False
+    return True
+
+
+def _short_runs_pieces(vertices, k0: int):
+    """A cover of (0, CERT_P_HIGH] by p-intervals, each with one fewest-knot vertex beating every vertex
+    with more knots on it: (0, p0] by the near-zero bound, then pieces grown greedily."""
+    fewest = [v for v in vertices if len(v) == k0]
+    pieces, start = [], flint.fmpq(0)
+    width = flint.fmpq(1, 4)
+    while start < _q(str(CERT_P_HIGH)):
+        end = min(start + width, _q(str(CERT_P_HIGH)))
+        winner = next((i for i, b in enumerate(fewest)
+                       if all(_beats_on(b, v, start, end) for v in vertices if len(v) > k0)), None)
+        if winner is None:
+            if width < flint.fmpq(1, 2**20):
+                return None
+            width /= 2
+            continue
+        pieces.append([str(end), vertices.index(fewest[winner])])
+        start, width = end, width * 2
+    return pieces
+
+
+def _short_runs_prove() -> dict:
+    sets = []
+    for d in _grid_curvatures():
+        if not _runs_ok(d):
+            continue
+        vertices = _grid_vertices(d)
+        k0 = min(len(v) for v in vertices)
+        pieces = _short_runs_pieces(vertices, k0)
+        if pieces is None:
+            raise CannotProve(f"d = {d}: could not separate the fewest-knot vertices on (0, {CERT_P_HIGH}]")
+        sets.append({"d": list(d), "K0": k0, "pieces": pieces})
+    return {"family": [list(f) for f in CERT_FAMILY], "p_high": str(CERT_P_HIGH), "sets": sets}
+
+
+def _short_runs_recheck(proof: dict) -> str:
+    if [tuple(f) for f in proof["family"]] != list(CERT_FAMILY):
+        raise Rejected(f"the artifact's family {proof['family']} is not the certified {CERT_FAMILY}")
+    family = [d for d in _grid_curvatures() if _runs_ok(d)]
+    if [tuple(s["d"]) for s in proof["sets"]] != family or Fraction(proof["p_high"]) != CERT_P_HIGH:
+        raise Rejected(f"the artifact does not list the {len(family)} short-run data sets up to "
+                       f"p = {CERT_P_HIGH}")
+    count = 0
+    for s in proof["sets"]:
+        vertices = _grid_vertices(tuple(s["d"]))
+        k0 = min(len(v) for v in vertices)
+        if s["K0"] != k0:
+            raise Rejected(f"d = {s['d']}: K0 {s['K0']}, enumerated {k0}")
+        start = flint.fmpq(0)
+        for end, index in s["pieces"]:
+            end = _q(end)
+            best = vertices[index]
+            if not start < end or len(best) != k0 or not all(
+                    _beats_on(best, v, start, end) for v in vertices if len(v) > k0):
+                raise Rejected(f"d = {s['d']}: on p in [{start}, {end}] vertex {index} does not win")
+            start = end
+            count += 1
+        if start != _q(str(CERT_P_HIGH)):
+            raise Rejected(f"d = {s['d']}: the pieces stop at {start}")
+    return (f"{len(proof['sets'])} grid data sets with equal-curvature runs <= 2 ((N, max |d|) in "
+            f"{CERT_FAMILY}): on each of {count} p-pieces tiling (0, {CERT_P_HIGH}] a fewest-knot "
+            f"vertex beats every vertex with more knots")
+
+
+def _short_runs_mutate(proof: dict) -> dict:
+    """The first piece of d = (1, 1) won by the 2-knot linear spline instead of the 1-knot vertex."""
+    out = copy.deepcopy(proof)
+    s = next(s for s in out["sets"] if s["d"] == [1, 1])
+    vertices = _grid_vertices((1, 1))
+    s["pieces"][0][1] = next(i for i, v in enumerate(vertices) if len(v) > s["K0"])
+    return out
+
+
+def _sign_changes(coefficients: list[int]) -> int:
+    signs = [c > 0 for c in coefficients if c != 0]
+    return sum(a != b for a, b in itertools.pairwise(signs))
+
+
+def _unique_prove() -> dict:
+    sets = []
+    for d in _grid_curvatures():
+        vertices = _grid_vertices(d)
+        multisets = {tuple(sorted(str(abs(_q(c))) for _, c in v)) for v in vertices}
+        sets.append({"d": list(d), "vertices": len(vertices), "multisets": len(multisets),
+                     "exceptional_p_bound": _exceptional_bound(sorted(multisets))})
+    return {"family": [list(f) for f in CERT_FAMILY], "sets": sets}
+
+
+def _exceptional_bound(multisets: list[tuple[str, ...]]) -> int:
+    """Σ over pairs of distinct multisets of the sign changes of Σ_b (count_A(b) − count_B(b)) b^p, bases b
+    in increasing order: by Descartes' rule for exponential sums (Pólya–Szegő, Part V, Problem 75) an upper
+    bound on the p where two vertices of different |slope change| multisets tie, over all p."""
+    total = 0
+    for A, B in itertools.combinations(multisets, 2):
+        bases = sorted({*A, *B}, key=Fraction)
+        coefficients = [A.count(b) - B.count(b) for b in bases]
+        if not any(coefficients):
+            raise Refuted({"multisets": [list(A), list(B)]},
+                          "two different multisets with equal V_p for all p")
+        total += _sign_changes(coefficients)
+    return total
+
+
+def _unique_recheck(proof: dict) -> str:
+    family = _grid_family_check(proof)
+    bound = 0
+    for s, d in zip(proof["sets"], family, strict=True):
+        vertices = _grid_vertices(d)
+        multisets = sorted({tuple(sorted(str(abs(_q(c))) for _, c in v)) for v in vertices})
+        for A, B in itertools.combinations(multisets, 2):
+            bases = sorted({*A, *B}, key=Fraction)
+            if not any(A.count(b) != B.count(b) for b in bases):
+                raise Rejected(f"d = {s['d']}: multisets {A} and {B} coincide")
+        got = (len(vertices), len(multisets), _exceptional_bound(multisets))
+        if got != (s["vertices"], s["multisets"], s["exceptional_p_bound"]):
+            raise Rejected(f"d = {s['d']}: (vertices, multisets, bound) {got}, the artifact says "
+                           f"{(s['vertices'], s['multisets'], s['exceptional_p_bound'])}")
+        bound = max(bound, got[2])
+    return (f"{len(proof['sets'])} grid data sets: the minimizers are among finitely many vertices, and two "
+            f"with different |slope change| multisets tie at no more than {bound} values of p per data set "
+            f"(nonzero exponential sums)")
+
+
+def _unique_mutate(proof: dict) -> dict:
+    out = copy.deepcopy(proof)
+    s = max(out["sets"], key=lambda s: s["exceptional_p_bound"])
+    s["exceptional_p_bound"] -= 1
+    return out
+
+
+def _concave_prove() -> dict:
+    t, p = sympy.symbols("t p", positive=True)
+    second = sympy.factor(sympy.powsimp(sympy.diff(t**p, t, 2), force=True))
+    return {"function": "t**p", "second_derivative": str(second),
+            "factors": ["p", "p - 1", "t**(p - 2)"], "signs": [1, -1, 1]}
+
+
+def _concave_recheck(proof: dict) -> str:
+    t, p = sympy.symbols("t p", positive=True)
+    names = {"t": t, "p": p}
+    if proof["function"] != "t**p":
+        raise Rejected(f"the function {proof['function']} is not t**p")
+    second = sympy.sympify(proof["second_derivative"], locals=names)
+    # the stated second derivative equals d²/dt² t^p: compare after dividing out t^(p−2) (exact over Q[p])
+    if sympy.expand(sympy.powsimp((sympy.diff(t**p, t, 2) - second) * t**(2 - p), force=True)) != 0:
+        raise Rejected(f"{second} is not the second derivative of t^p")
+    factors = [sympy.sympify(f, locals=names) for f in proof["factors"]]
+    if sympy.expand(sympy.powsimp((sympy.Mul(*factors) - second) * t**(2 - p), force=True)) != 0:
+        raise Rejected("the factors do not multiply to the second derivative")
+    for factor, sign in zip(factors, proof["signs"], strict=True):
+        if factor.is_polynomial(p) and sympy.degree(factor, p) <= 1 and not factor.has(t):
+            # an affine function of p: its sign on (0, 1) from its values at the ends (exact rationals)
+            ends = [factor.subs(p, 0), factor.subs(p, 1)]
+            ok = all(sign * e >= 0 for e in ends) and any(sign * e > 0 for e in ends)
+        else:
+            ok = factor == t**(p - 2) and sign == 1      # a positive base to a real power
+        if not ok:
+            raise Rejected(f"the factor {factor} does not have sign {sign} for t > 0, 0 < p < 1")
+    if sympy.Mul(*proof["signs"]) != -1:
+        raise Rejected("the signs do not multiply to −1")
+    return "d²/dt² t^p = p·(p − 1)·t^(p−2) < 0 for every t > 0 and 0 < p < 1 (sign of each factor)"
+
+
+def _concave_refute() -> dict:
+    return {"p": "101/100", "a": "1", "b": "4"}
+
+
+def _concave_recheck_witness(witness: dict) -> str:
+    """Midpoint concavity fails for t^p at p = 1.01: t^p((a+b)/2) < (a^p + b^p)/2, in arb balls."""
+    p, a, b = (_q(witness[k]) for k in ("p", "a", "b"))
+    if not (1 < p <= flint.fmpq(101, 100)) or not (0 < a < b):
+        raise Rejected("the witness needs 1 < p <= 1.01 and 0 < a < b")
+    mid = flint.arb((a + b) / 2) ** flint.arb(p)
+    avg = (flint.arb(a) ** flint.arb(p) + flint.arb(b) ** flint.arb(p)) / 2
+    if not mid < avg:
+        raise Rejected(f"t^p at the midpoint {mid} is not certainly below the average {avg}")
+    return (f"p = {p}: ((a+b)/2)^p = {mid.str(6)} < (a^p + b^p)/2 = {avg.str(6)} (a = {a}, b = {b}): "
+            "not concave")
+
+
+def _segment_prove() -> dict:
+    lam, c, e, p = sympy.symbols("s c e p", real=True)
+    term = (c + lam * e) ** p          # one coordinate on a segment inside its orthant (c + s·e > 0)
+    second = sympy.factor(sympy.diff(term, lam, 2))
+    return {"term": "(c + s*e)**p", "second_derivative": str(second),
+            "factors": ["p", "p - 1", "e**2", "(c + s*e)**(p - 2)"], "signs": [1, -1, 1, 1]}
+
+
+def _segment_recheck(proof: dict) -> str:
+    lam, c, e, p = sympy.symbols("s c e p", real=True)
+    names = {"s": lam, "c": c, "e": e, "p": p}
+    u = c + lam * e
+    if sympy.expand(sympy.sympify(proof["term"], locals=names) - u**p) != 0:
+        raise Rejected(f"the term {proof['term']} is not (c + s·e)^p")
+    second = sympy.sympify(proof["second_derivative"], locals=names)
+    factors = [sympy.sympify(f, locals=names) for f in proof["factors"]]
+    for expr, what in ((sympy.diff(u**p, lam, 2), "the second derivative in s"),
+                       (sympy.Mul(*factors), "the product")):
+        if sympy.expand(sympy.powsimp((expr - second) * u ** (2 - p), force=True)) != 0:
+            raise Rejected(f"{proof['second_derivative']} is not {what}")
+    expected = {"p": 1, "p - 1": -1, "e**2": 1, "(c + s*e)**(p - 2)": 1}
+    got = dict(zip(proof["factors"], proof["signs"], strict=True))
+    if got != expected:   # p > 0, p − 1 < 0, a square, a positive base to a real power (0 < p < 1)
+        raise Rejected(f"factor signs {got} are not {expected}")
+    return ("along any segment of slope changes inside one orthant, each |c_i + s·e_i|^p has second "
+            "derivative "
+            "p(p − 1)e_i²|c_i + s·e_i|^(p−2) <= 0: V_p is concave there for 0 < p < 1")
+
+
+def _vertex_refute() -> dict:
+    """Data d = (1, 1) (x = 0..3, y = 0, 0, 1, 3), knots S = {1, 3/2, 2}, p = 3/2: the interpolant with
+    slope changes (1/2, 1, 1/2) at the three knots beats every vertex."""
+    return {"x": [0, 1, 2, 3], "y": [0, 0, 1, 3], "knots": ["1", "3/2", "2"], "p": "3/2",
+            "point": {"intercept": "0", "slope": "0", "changes": ["1/2", "1", "1/2"]}}
+
+
+def _vertex_recheck_witness(witness: dict) -> str:
+    x, y = [Fraction(v) for v in witness["x"]], [Fraction(v) for v in witness["y"]]
+    knots = [Fraction(v) for v in witness["knots"]]
+    p = _q(witness["p"])
+    point = witness["point"]
+    net = {"intercept": point["intercept"], "slope": point["slope"],
+           "knots": list(zip(witness["knots"], point["changes"], strict=True))}
+    if any(_cpwl_exact(net, xi) != yi for xi, yi in zip(x, y, strict=True)):
+        raise Rejected("the witness point does not interpolate")
+    value = sum((flint.arb(abs(_q(c))) ** flint.arb(p) for c in point["changes"]), flint.arb(0))
+    n, best = len(x), None
+    for k in range(n - 1):             # every vertex: independent features, exact interpolation
+        for T in itertools.combinations(knots, k):
+            rows = [[1, xi, *[max(xi - t, 0) for t in T], yi] for xi, yi in zip(x, y, strict=True)]
+            M = flint.fmpq_mat(n, k + 3, [flint.fmpq(v.numerator, v.denominator) for r in rows for v in r])
+            R, rank = M.rref()
+            if rank != k + 2 or any(R[i, i] != 1 for i in range(k + 2)):
+                continue
+            v = sum((flint.arb(abs(R[i + 2, k + 2])) ** flint.arb(p) for i in range(k)), flint.arb(0))
+            best = v if best is None or v < best else best
+    if best is None or not value < best:
+        raise Rejected(f"V_p at the witness ({value}) is not certainly below every vertex (best {best})")
+    return (f"p = {witness['p']}: an interpolant with knots in S has V_p = {value.str(5)} < {best.str(5)}, "
+            "the "
+            f"least over the vertices: no vertex minimum past p = 1")
+
+
+_GRID_SCOPE = ("every grid data set x = 0, 1, ..., N − 1 with integer y whose discrete curvatures lie in "
+               "{−D..D} for (N, D) in ((3, 3), (4, 3), (5, 2), (6, 1)) (262 data sets, taken modulo linear "
+               "functions), every interpolant with knots in the candidate set")
+_GRID_TRUSTS = ("Theorem 3.1 of the paper (every V_p minimizer has its knots among the interior data points "
+                "and "
+                "the chord crossings, 0 < p < 1) and concavity of V_p on each orthant (so minimizers are "
+                "vertices: certified in sparse_relu.vertex_minimizer); python-flint's exact rational linear "
+                "algebra (fmpq_mat) and arb balls for |c|^p")
+_V1_TIE = ("at p = 1 the same holds: every V_1 minimizer of every data set has the fewest knots")
+
+_CERTIFICATES: dict[str, Certificate] = {
+    "sparse_relu.minimizer_is_sparsest": Certificate(
+        statement="For every data set of the grid family some p0 in {1/2, 1/4} exists such that for every p "
+                  "in (0, p0] every global V_p minimizer over the candidate-knot interpolants has exactly K0 "
+                  "knots, the fewest of any candidate-knot interpolant (Theorem 3.2's data-dependent p*, "
+                  "exhibited per data set; p0 >= 1/4 throughout the family)",
+        scope=_GRID_SCOPE + "; every p in (0, p0]",
+        method=Method.ENUMERATION,
+        trusts=_GRID_TRUSTS,
+        prove=_sparsest_prove,
+        recheck=_sparsest_recheck,
+        control_statement=_V1_TIE,
+        refute=_v1_tie_refute,
+        recheck_witness=_v1_tie_recheck_witness,
+        mutate=_sparsest_mutate,
+    ),
+    "sparse_relu.short_runs_sparsest": Certificate(
+        statement="For every data set of the grid family in which no more than two consecutive interior "
+                  "points share a nonzero curvature sign, and every p in (0, 99/100], every global V_p "
+                  "minimizer over the candidate-knot interpolants has the fewest knots K0 (Theorem 3.2, "
+                  "third sentence)",
+        scope=_GRID_SCOPE + " with equal-sign curvature runs of length <= 2 (236 data sets); p in "
+                            "(0, 99/100] (at p = 1 ties appear, so no finite tiling reaches it)",
+        method=Method.ENUMERATION,
+        trusts=_GRID_TRUSTS,
+        prove=_short_runs_prove,
+        recheck=_short_runs_recheck,
+        control_statement=_V1_TIE,
+        refute=_v1_tie_refute,
+        recheck_witness=_v1_tie_recheck_witness,
+        mutate=_short_runs_mutate,
+    ),
+    "sparse_relu.unique_minimizer": Certificate(
+        statement="For every data set of the grid family the V_p minimizers (0 < p < 1) are among finitely "
+                  "many vertex interpolants, and two vertices with different multisets of |slope change| "
+                  "have V_p values that differ for all but at most B values of p (B listed per data set, at "
+                  "most 7): the minimizer is unique up to its multiset for all but finitely many p "
+                  "(Theorem 3.2, first sentence, with footnote 5)",
+        scope=_GRID_SCOPE + "; every p in (0, 1)",
+        method=Method.ENUMERATION,
+        trusts=_GRID_TRUSTS + "; Descartes' rule of signs for exponential sums Σ a_i b_i^p (Pólya–Szegő, "
+                              "Problems and Theorems in Analysis II, Part V, Problem 75)",
+        prove=_unique_prove,
+        recheck=_unique_recheck,
+        control_statement="at p = 1 too all V_1 minimizers share one multiset of |slope change|",
+        refute=_v1_tie_refute,
+        recheck_witness=_v1_tie_recheck_witness,
+        mutate=_unique_mutate,
+    ),
+    "sparse_relu.quasinorm_concave": Certificate(
+        statement="t ↦ t^p has second derivative p(p − 1)t^(p−2) < 0 for every t > 0 and every 0 < p < 1 "
+                  "(strictly concave), the claim's statement",
+        scope="all t > 0 and all p in (0, 1)",
+        method=Method.EXACT_ALGEBRA,
+        trusts="sympy's differentiation, powsimp and expansion over Q(p); the sign of a positive base to a "
+               "real power",
+        prove=_concave_prove,
+        recheck=_concave_recheck,
+        control_statement="t ↦ t^p is concave on t > 0 also at p = 1.01",
+        refute=_concave_refute,
+        recheck_witness=_concave_recheck_witness,
+        mutate=lambda proof: {**proof, "signs": [1, 1, 1]},
+    ),
+    "sparse_relu.vertex_minimizer": Certificate(
+        statement="Along every segment of slope changes inside one orthant, V_p = Σ|c_i|^p is concave for "
+                  "0 < p < 1 (each term has second derivative p(p − 1)e_i²|c_i + s·e_i|^(p−2) <= 0); so on "
+                  "each orthant's polyhedron of interpolants with knots in S (pointed: it lies in an "
+                  "orthant of the slope changes, and the intercept and slope are fixed by them) V_p attains "
+                  "its least value at a vertex, an interpolant with at most N − 2 knots of S with "
+                  "independent features",
+        scope="every data set, every finite knot set S, every p in (0, 1)",
+        method=Method.EXACT_ALGEBRA,
+        trusts="sympy's differentiation and expansion; that a concave function bounded below on a pointed "
+               "polyhedron attains its infimum at a vertex (Rockafellar, Convex Analysis, Cor. 32.3.4, "
+               "applied to −V_p)",
+        prove=_segment_prove,
+        recheck=_segment_recheck,
+        control_statement="the least V_p over the interpolants with knots in S sits at a vertex also at "
+                          "p = 3/2",
+        refute=_vertex_refute,
+        recheck_witness=_vertex_recheck_witness,
+        mutate=lambda proof: {**proof, "signs": [1, 1, 1, 1]},
+    ),
+}
 
 
 def _one_failure(test):
@@ -411,6 +939,8 @@ register(Claim(
         "p = 1 (the ℓ1 path norm / weight-decay case): V_1 minimizers are not unique and include the "
         "linear spline with a knot at every curved interior point, which is not sparsest as soon as two "
         "adjacent curvatures share a sign. (p > 1 has no minimizer at all: splitting a knot lowers V_p.)"),
+    certificate=_CERTIFICATES["sparse_relu.minimizer_is_sparsest"],
+    expected_verdict="certified",
 ))
 
 
@@ -444,6 +974,8 @@ register(Claim(
     control_description="p = 3/2: t^p is strictly convex, sympy must disprove negativity of the second "
                         "derivative.",
     budget_s=60,
+    certificate=_CERTIFICATES["sparse_relu.quasinorm_concave"],
+    expected_verdict="certified",
 ))
 
 
@@ -552,6 +1084,8 @@ register(Claim(
     control_description=(
         "p = 3/2: Σ|c|^p is strictly convex, its minimum over the affine set spreads slope change over "
         "all knots of S, and the search must find interpolants below every vertex."),
+    certificate=_CERTIFICATES["sparse_relu.vertex_minimizer"],
+    expected_verdict="certified",
 ))
 
 
@@ -1128,6 +1662,8 @@ register(Claim(
     control_description=(
         "p = 1: on a two-point run of equal curvature the linear spline (|Δ_i|, |Δ_(i+1)|) and the merged "
         "knot (|Δ_i + Δ_(i+1)|) both minimize V_1, with different multisets."),
+    certificate=_CERTIFICATES["sparse_relu.unique_minimizer"],
+    expected_verdict="certified",
 ))
 
 
@@ -1204,6 +1740,8 @@ register(Claim(
         "Data violating the hypothesis: a run of four equal-sign curvatures (ε, 1, 1, ε)·scale with ε <= "
         "0.05 and p >= 0.5; there the V_p minimizer keeps the two large curvatures apart (3 knots) while "
         "2 knots suffice."),
+    certificate=_CERTIFICATES["sparse_relu.short_runs_sparsest"],
+    expected_verdict="certified",
 ))
 
 
@@ -2791,427 +3329,3 @@ register(Claim(
     control_description="merge_tol taken as absolute (not relative to the data range): at range 600 the "
                         "0.5·merge_tol·range pair stays two knots.",
 ))
-
-
-# ----------------------------------------------------------------------------- certificates (issue #40)
-# Exhaustive exact enumeration on grid data: x = 0, 1, ..., N − 1 and integer y, taken modulo linear
-# functions (adding one maps interpolants onto interpolants with the same slope changes), i.e. every
-# sequence of integer discrete curvatures d ∈ {−D..D}^{N−2}. For each data set every vertex of the
-# interpolants with knots in candidate_knots (interior data points and chord crossings; Theorem 3.1
-# puts every V_p minimizer's knots there, and on each orthant V_p is concave, so the minimizers are
-# vertices) is found with exact rational linear algebra (flint fmpq_mat).
-#: (number of points N, largest |curvature| D): every integer curvature sequence in {−D..D}^{N−2}
-CERT_FAMILY = ((3, 3), (4, 3), (5, 2), (6, 1))
-CERT_P_HIGH = Fraction(99, 100)   # short runs: certified for p in (0, 99/100]; at p = 1 ties appear
-
-
-def _grid_curvatures() -> list[tuple[int, ...]]:
-    return [d for n, bound in CERT_FAMILY for d in itertools.product(range(-bound, bound + 1), repeat=n - 2)]
-
-
-def _grid_data(d: tuple[int, ...]) -> tuple[list[int], list[int]]:
-    """x = 0..N−1 and the integer y with y_0 = y_1 = 0 and second differences d."""
-    y, slope = [0, 0], 0
-    for di in d:
-        slope += di
-        y.append(y[-1] + slope)
-    return list(range(len(y))), y
-
-
-def _exact_candidates(x: list[int], y: list[int]) -> list[flint.fmpq]:
-    """Interior data points and, in each gap with interior ends, the crossing of the extended chords
-    (candidate_knots' rule, in exact rationals)."""
-    s = [flint.fmpq(y[i + 1] - y[i]) for i in range(len(x) - 1)]
-    out = [flint.fmpq(v) for v in x[1:-1]]
-    for j in range(1, len(x) - 2):
-        if s[j + 1] == s[j - 1]:
-            continue
-        t = (y[j + 1] - y[j] + s[j - 1] * x[j] - s[j + 1] * x[j + 1]) / (s[j - 1] - s[j + 1])
-        if x[j] < t < x[j + 1]:
-            out.append(t)
-    return sorted(out, key=lambda v: Fraction(int(v.p), int(v.q)))
-
-
-@functools.lru_cache(maxsize=1024)
-def _grid_vertices(d: tuple[int, ...]) -> tuple[tuple[tuple[str, str], ...], ...]:
-    """Every vertex interpolant of data set d with knots in the candidate set: a subset T (|T| <= N − 2)
-    whose features [1, x, (x − t)₊] are independent and interpolate exactly. As ((knot, slope change),
-    ...) over the nonzero slope changes, as "p/q" strings, without repeats."""
-    x, y = _grid_data(d)
-    n = len(x)
-    cands = _exact_candidates(x, y)
-    out = {}
-    for k in range(n - 1):
-        for T in itertools.combinations(cands, k):
-            entries = []
-            for xi, yi in zip(x, y, strict=True):
-                entries += [1, xi, *[(xi - t) if xi > t else 0 for t in T], yi]
-            R, rank = flint.fmpq_mat(n, k + 3, entries).rref()
-            # independent features that interpolate: rank k + 2 with the pivots in the features' columns
-            if rank != k + 2 or any(R[i, i] != 1 for i in range(k + 2)):
-                continue
-            knots = tuple((str(t), str(R[i + 2, k + 2])) for i, t in enumerate(T) if R[i + 2, k + 2] != 0)
-            out[knots] = None
-    return tuple(out)
-
-
-def _vp_bounds(changes, p_low: flint.fmpq, p_high: flint.fmpq) -> tuple[flint.arb, flint.arb]:
-    """Balls around (min, max) over p in [p_low, p_high] of Σ|c|^p (each term monotone in p)."""
-    low = high = flint.arb(0)
-    for c in changes:
-        base = flint.arb(abs(_q(c)))
-        a, b = base ** flint.arb(p_low), base ** flint.arb(p_high)
-        low += a if a < b else (b if b < a else a.union(b))
-        high += b if a < b else (a if b < a else a.union(b))
-    return low, high
-
-
-def _q(text: str) -> flint.fmpq:
-    f = Fraction(text)
-    return flint.fmpq(f.numerator, f.denominator)
-
-
-def _beats_on(best, other, p_low: flint.fmpq, p_high: flint.fmpq) -> bool:
-    """Certified: V_p(best) < V_p(other) for every p in [p_low, p_high] (endpoint balls)."""
-    return bool(_vp_bounds([c for _, c in best], p_low, p_high)[1]
-                < _vp_bounds([c for _, c in other], p_low, p_high)[0])
-
-
-def _low_p_certified(vertices, k0: int, best, p0: flint.fmpq) -> bool:
-    """For every p in (0, p0]: Σ|c|^p of best < that of every vertex with more than k0 knots.
-    Each |c|^p lies between 1 and |c|^p0, so the comparison at the two ends of that range decides."""
-    return all(_beats_on(best, v, flint.fmpq(0), p0) for v in vertices if len(v) > k0)
-
-
-def _sparsest_prove() -> dict:
-    sets = []
-    for d in _grid_curvatures():
-        vertices = _grid_vertices(d)
-        k0 = min(len(v) for v in vertices)
-        p0 = None
-        for best in (v for v in vertices if len(v) == k0):
-            for e in range(1, 40):                  # the largest 2^-e that the near-zero bound certifies
-                if _low_p_certified(vertices, k0, best, flint.fmpq(1, 2**e)):
-                    if p0 is None or Fraction(1, 2**e) > Fraction(p0[0]):
-                        p0 = (f"1/{2**e}", best)
-                    break
-        if p0 is None:
-            raise CannotProve(f"d = {d}: no p0 = 2^-e (e < 40) certifies the fewest-knot vertices")
-        sets.append({"d": list(d), "K0": k0, "p0": p0[0], "best": [list(kc) for kc in p0[1]]})
-    return {"family": [list(f) for f in CERT_FAMILY], "sets": sets}
-
-
-def _grid_family_check(proof: dict) -> list[tuple[int, ...]]:
-    if [tuple(f) for f in proof["family"]] != list(CERT_FAMILY):
-        raise Rejected(f"the artifact's family {proof['family']} is not the certified {CERT_FAMILY}")
-    family = _grid_curvatures()
-    if [tuple(s["d"]) for s in proof["sets"]] != family:
-        raise Rejected(f"the artifact lists {len(proof['sets'])} data sets, not the family's {len(family)} in order")
-    return family
-
-
-def _sparsest_recheck(proof: dict) -> str:
-    _grid_family_check(proof)
-    least_p0 = Fraction(1)
-    for s in proof["sets"]:
-        vertices = _grid_vertices(tuple(s["d"]))
-        k0 = min(len(v) for v in vertices)
-        best = tuple(tuple(kc) for kc in s["best"])
-        if s["K0"] != k0 or best not in vertices or len(best) != k0:
-            raise Rejected(f"d = {s['d']}: K0 {s['K0']} (enumerated {k0}) or its vertex {s['best']} is wrong")
-        p0 = _q(s["p0"])
-        if not 0 < p0 <= 1 or not _low_p_certified(vertices, k0, best, p0):
-            raise Rejected(f"d = {s['d']}: some vertex with more than {k0} knots is not beaten for all "
-                           f"p in (0, {s['p0']}]")
-        least_p0 = min(least_p0, Fraction(s["p0"]))
-    return (f"{len(proof['sets'])} grid data sets ((N, max |d|) in {CERT_FAMILY}, integer curvatures): for p in (0, p0] (p0 >= {least_p0}) every minimizing vertex has the fewest "
-            f"knots K0 of any candidate-knot interpolant")
-
-
-def _sparsest_mutate(proof: dict) -> dict:
-    """p0 = 1 for d = (1, 1): there the 2-knot linear spline ties the 1-knot interpolant at p = 1."""
-    out = copy.deepcopy(proof)
-    next(s for s in out["sets"] if s["d"] == [1, 1])["p0"] = "1/1"
-    return out
-
-
-def _v1_tie_refute() -> dict:
-    # d = (1, 1): y = 0, 0, 1, 3; the linear spline (2 knots) and the chord-crossing knot (1 knot)
-    return {"x": [0, 1, 2, 3], "y": [0, 0, 1, 3],
-            "sparse": {"intercept": "0", "slope": "0", "knots": [["3/2", "2"]]},
-            "dense": {"intercept": "0", "slope": "0", "knots": [["1", "1"], ["2", "1"]]}}
-
-
-def _cpwl_exact(net: dict, x: Fraction) -> Fraction:
-    value = Fraction(net["intercept"]) + Fraction(net["slope"]) * x
-    return value + sum(Fraction(c) * max(x - Fraction(t), 0) for t, c in net["knots"])
-
-
-def _v1_tie_recheck_witness(witness: dict) -> str:
-    """Both nets interpolate, both reach V_1's lower bound max chord slope − min chord slope (f' must
-    take every chord slope somewhere in its gap, so its total variation is at least that), and the
-    minimizer with more knots is not sparsest."""
-    x, y = [Fraction(v) for v in witness["x"]], [Fraction(v) for v in witness["y"]]
-    chords = [(y[i + 1] - y[i]) / (x[i + 1] - x[i]) for i in range(len(x) - 1)]
-    bound = max(chords) - min(chords)
-    values = {}
-    for name in ("sparse", "dense"):
-        net = witness[name]
-        if any(_cpwl_exact(net, xi) != yi for xi, yi in zip(x, y, strict=True)):
-            raise Rejected(f"the {name} net does not interpolate")
-        values[name] = sum(abs(Fraction(c)) for _, c in net["knots"])
-        if values[name] != bound:
-            raise Rejected(f"the {name} net has V_1 = {values[name]}, above the lower bound {bound}")
-    counts = {name: sum(Fraction(c) != 0 for _, c in witness[name]["knots"]) for name in values}
-    if counts["dense"] <= counts["sparse"]:
-        raise Rejected(f"knot counts {counts}: the dense minimizer is not less sparse")
-    return (f"at p = 1 both interpolants minimize V_1 (= {bound}, the chord-slope range) with "
-            f"{counts['sparse']} and {counts['dense']} knots: a V_1 minimizer need not be sparsest")
-
-
-def _runs_ok(d: tuple[int, ...]) -> bool:
-    """No more than two consecutive interior points share a nonzero curvature sign."""
-    run, prev = 0, 0
-    for di in d:
-        sign = (di > 0) - (di < 0)
-        run = run + 1 if sign != 0 and sign == prev else (1 if sign != 0 else 0)
-        prev = sign
-        if run > 2:
-            return False
-    return True
-
-
-def _short_runs_pieces(vertices, k0: int):
-    """A cover of (0, CERT_P_HIGH] by p-intervals, each with one fewest-knot vertex beating every vertex
-    with more knots on it: (0, p0] by the near-zero bound, then pieces grown greedily."""
-    fewest = [v for v in vertices if len(v) == k0]
-    pieces, start = [], flint.fmpq(0)
-    width = flint.fmpq(1, 4)
-    while start < _q(str(CERT_P_HIGH)):
-        end = min(start + width, _q(str(CERT_P_HIGH)))
-        winner = next((i for i, b in enumerate(fewest)
-                       if all(_beats_on(b, v, start, end) for v in vertices if len(v) > k0)), None)
-        if winner is None:
-            if width < flint.fmpq(1, 2**20):
-                return None
-            width /= 2
-            continue
-        pieces.append([str(end), vertices.index(fewest[winner])])
-        start, width = end, width * 2
-    return pieces
-
-
-def _short_runs_prove() -> dict:
-    sets = []
-    for d in _grid_curvatures():
-        if not _runs_ok(d):
-            continue
-        vertices = _grid_vertices(d)
-        k0 = min(len(v) for v in vertices)
-        pieces = _short_runs_pieces(vertices, k0)
-        if pieces is None:
-            raise CannotProve(f"d = {d}: could not separate the fewest-knot vertices on (0, {CERT_P_HIGH}]")
-        sets.append({"d": list(d), "K0": k0, "pieces": pieces})
-    return {"family": [list(f) for f in CERT_FAMILY], "p_high": str(CERT_P_HIGH), "sets": sets}
-
-
-def _short_runs_recheck(proof: dict) -> str:
-    if [tuple(f) for f in proof["family"]] != list(CERT_FAMILY):
-        raise Rejected(f"the artifact's family {proof['family']} is not the certified {CERT_FAMILY}")
-    family = [d for d in _grid_curvatures() if _runs_ok(d)]
-    if [tuple(s["d"]) for s in proof["sets"]] != family or Fraction(proof["p_high"]) != CERT_P_HIGH:
-        raise Rejected(f"the artifact does not list the {len(family)} short-run data sets up to p = {CERT_P_HIGH}")
-    count = 0
-    for s in proof["sets"]:
-        vertices = _grid_vertices(tuple(s["d"]))
-        k0 = min(len(v) for v in vertices)
-        if s["K0"] != k0:
-            raise Rejected(f"d = {s['d']}: K0 {s['K0']}, enumerated {k0}")
-        start = flint.fmpq(0)
-        for end, index in s["pieces"]:
-            end = _q(end)
-            best = vertices[index]
-            if not start < end or len(best) != k0 or not all(
-                    _beats_on(best, v, start, end) for v in vertices if len(v) > k0):
-                raise Rejected(f"d = {s['d']}: on p in [{start}, {end}] vertex {index} does not win")
-            start = end
-            count += 1
-        if start != _q(str(CERT_P_HIGH)):
-            raise Rejected(f"d = {s['d']}: the pieces stop at {start}")
-    return (f"{len(proof['sets'])} grid data sets with equal-curvature runs <= 2 ((N, max |d|) in "
-            f"{CERT_FAMILY}): on each of {count} p-pieces tiling (0, {CERT_P_HIGH}] a fewest-knot "
-            f"vertex beats every vertex with more knots")
-
-
-def _short_runs_mutate(proof: dict) -> dict:
-    """The first piece of d = (1, 1) won by the 2-knot linear spline instead of the 1-knot vertex."""
-    out = copy.deepcopy(proof)
-    s = next(s for s in out["sets"] if s["d"] == [1, 1])
-    vertices = _grid_vertices((1, 1))
-    s["pieces"][0][1] = next(i for i, v in enumerate(vertices) if len(v) > s["K0"])
-    return out
-
-
-def _sign_changes(coefficients: list[int]) -> int:
-    signs = [c > 0 for c in coefficients if c != 0]
-    return sum(a != b for a, b in itertools.pairwise(signs))
-
-
-def _unique_prove() -> dict:
-    sets = []
-    for d in _grid_curvatures():
-        vertices = _grid_vertices(d)
-        multisets = {tuple(sorted(str(abs(_q(c))) for _, c in v)) for v in vertices}
-        sets.append({"d": list(d), "vertices": len(vertices), "multisets": len(multisets),
-                     "exceptional_p_bound": _exceptional_bound(sorted(multisets))})
-    return {"family": [list(f) for f in CERT_FAMILY], "sets": sets}
-
-
-def _exceptional_bound(multisets: list[tuple[str, ...]]) -> int:
-    """Σ over pairs of distinct multisets of the sign changes of Σ_b (count_A(b) − count_B(b)) b^p, bases b
-    in increasing order: by Descartes' rule for exponential sums (Pólya–Szegő, Part V, Problem 75) an upper
-    bound on the p where two vertices of different |slope change| multisets tie, over all p."""
-    total = 0
-    for A, B in itertools.combinations(multisets, 2):
-        bases = sorted({*A, *B}, key=Fraction)
-        coefficients = [A.count(b) - B.count(b) for b in bases]
-        if not any(coefficients):
-            raise Refuted({"multisets": [list(A), list(B)]}, "two different multisets with equal V_p for all p")
-        total += _sign_changes(coefficients)
-    return total
-
-
-def _unique_recheck(proof: dict) -> str:
-    family = _grid_family_check(proof)
-    bound = 0
-    for s, d in zip(proof["sets"], family, strict=True):
-        vertices = _grid_vertices(d)
-        multisets = sorted({tuple(sorted(str(abs(_q(c))) for _, c in v)) for v in vertices})
-        for A, B in itertools.combinations(multisets, 2):
-            bases = sorted({*A, *B}, key=Fraction)
-            if not any(A.count(b) != B.count(b) for b in bases):
-                raise Rejected(f"d = {s['d']}: multisets {A} and {B} coincide")
-        got = (len(vertices), len(multisets), _exceptional_bound(multisets))
-        if got != (s["vertices"], s["multisets"], s["exceptional_p_bound"]):
-            raise Rejected(f"d = {s['d']}: (vertices, multisets, bound) {got}, the artifact says "
-                           f"{(s['vertices'], s['multisets'], s['exceptional_p_bound'])}")
-        bound = max(bound, got[2])
-    return (f"{len(proof['sets'])} grid data sets: the minimizers are among finitely many vertices, and two "
-            f"with different |slope change| multisets tie at no more than {bound} values of p per data set "
-            f"(nonzero exponential sums)")
-
-
-def _unique_mutate(proof: dict) -> dict:
-    out = copy.deepcopy(proof)
-    s = max(out["sets"], key=lambda s: s["exceptional_p_bound"])
-    s["exceptional_p_bound"] -= 1
-    return out
-
-
-def _concave_prove() -> dict:
-    t, p = sympy.symbols("t p", positive=True)
-    second = sympy.factor(sympy.powsimp(sympy.diff(t**p, t, 2), force=True))
-    return {"function": "t**p", "second_derivative": str(second),
-            "factors": ["p", "p - 1", "t**(p - 2)"], "signs": [1, -1, 1]}
-
-
-def _concave_recheck(proof: dict) -> str:
-    t, p = sympy.symbols("t p", positive=True)
-    names = {"t": t, "p": p}
-    if proof["function"] != "t**p":
-        raise Rejected(f"the function {proof['function']} is not t**p")
-    second = sympy.sympify(proof["second_derivative"], locals=names)
-    # the stated second derivative equals d²/dt² t^p: compare after dividing out t^(p−2) (exact over Q[p])
-    if sympy.expand(sympy.powsimp((sympy.diff(t**p, t, 2) - second) * t**(2 - p), force=True)) != 0:
-        raise Rejected(f"{second} is not the second derivative of t^p")
-    factors = [sympy.sympify(f, locals=names) for f in proof["factors"]]
-    if sympy.expand(sympy.powsimp((sympy.Mul(*factors) - second) * t**(2 - p), force=True)) != 0:
-        raise Rejected("the factors do not multiply to the second derivative")
-    for factor, sign in zip(factors, proof["signs"], strict=True):
-        if factor.is_polynomial(p) and sympy.degree(factor, p) <= 1 and not factor.has(t):
-            # an affine function of p: its sign on (0, 1) from its values at the ends (exact rationals)
-            ends = [factor.subs(p, 0), factor.subs(p, 1)]
-            ok = all(sign * e >= 0 for e in ends) and any(sign * e > 0 for e in ends)
-        else:
-            ok = factor == t**(p - 2) and sign == 1      # a positive base to a real power
-        if not ok:
-            raise Rejected(f"the factor {factor} does not have sign {sign} for t > 0, 0 < p < 1")
-    if sympy.Mul(*proof["signs"]) != -1:
-        raise Rejected("the signs do not multiply to −1")
-    return "d²/dt² t^p = p·(p − 1)·t^(p−2) < 0 for every t > 0 and 0 < p < 1 (sign of each factor)"
-
-
-def _concave_refute() -> dict:
-    return {"p": "101/100", "a": "1", "b": "4"}
-
-
-def _concave_recheck_witness(witness: dict) -> str:
-    """Midpoint concavity fails for t^p at p = 1.01: t^p((a+b)/2) < (a^p + b^p)/2, in arb balls."""
-    p, a, b = (_q(witness[k]) for k in ("p", "a", "b"))
-    if not (1 < p <= flint.fmpq(101, 100)) or not (0 < a < b):
-        raise Rejected("the witness needs 1 < p <= 1.01 and 0 < a < b")
-    mid = flint.arb((a + b) / 2) ** flint.arb(p)
-    avg = (flint.arb(a) ** flint.arb(p) + flint.arb(b) ** flint.arb(p)) / 2
-    if not mid < avg:
-        raise Rejected(f"t^p at the midpoint {mid} is not certainly below the average {avg}")
-    return f"p = {p}: ((a+b)/2)^p = {mid.str(6)} < (a^p + b^p)/2 = {avg.str(6)} (a = {a}, b = {b}): not concave"
-
-
-def _segment_prove() -> dict:
-    lam, c, e, p = sympy.symbols("s c e p", real=True)
-    term = (c + lam * e) ** p          # one coordinate on a segment inside its orthant (c + s·e > 0)
-    second = sympy.factor(sympy.diff(term, lam, 2))
-    return {"term": "(c + s*e)**p", "second_derivative": str(second),
-            "factors": ["p", "p - 1", "e**2", "(c + s*e)**(p - 2)"], "signs": [1, -1, 1, 1]}
-
-
-def _segment_recheck(proof: dict) -> str:
-    lam, c, e, p = sympy.symbols("s c e p", real=True)
-    names = {"s": lam, "c": c, "e": e, "p": p}
-    u = c + lam * e
-    if sympy.expand(sympy.sympify(proof["term"], locals=names) - u**p) != 0:
-        raise Rejected(f"the term {proof['term']} is not (c + s·e)^p")
-    second = sympy.sympify(proof["second_derivative"], locals=names)
-    factors = [sympy.sympify(f, locals=names) for f in proof["factors"]]
-    for expr, what in ((sympy.diff(u**p, lam, 2), "the second derivative in λ"), (sympy.Mul(*factors), "the product")):
-        if sympy.expand(sympy.powsimp((expr - second) * u ** (2 - p), force=True)) != 0:
-            raise Rejected(f"{proof['second_derivative']} is not {what}")
-    expected = {"p": 1, "p - 1": -1, "e**2": 1, "(c + s*e)**(p - 2)": 1}
-    got = dict(zip(proof["factors"], proof["signs"], strict=True))
-    if got != expected:   # p > 0, p − 1 < 0, a square, a positive base to a real power (0 < p < 1)
-        raise Rejected(f"factor signs {got} are not {expected}")
-    return ("along any segment of slope changes inside one orthant, each |c_i + s·e_i|^p has second derivative "
-            "p(p − 1)e_i²|c_i + s·e_i|^(p−2) <= 0: V_p is concave there for 0 < p < 1")
-
-
-def _vertex_refute() -> dict:
-    """Data d = (1, 1) (x = 0..3, y = 0, 0, 1, 3), knots S = {1, 3/2, 2}, p = 3/2: the interpolant with
-    slope changes (1/2, 1, 1/2) at the three knots beats every vertex."""
-    return {"x": [0, 1, 2, 3], "y": [0, 0, 1, 3], "knots": ["1", "3/2", "2"], "p": "3/2",
-            "point": {"intercept": "0", "slope": "0", "changes": ["1/2", "1", "1/2"]}}
-
-
-def _vertex_recheck_witness(witness: dict) -> str:
-    x, y = [Fraction(v) for v in witness["x"]], [Fraction(v) for v in witness["y"]]
-    knots = [Fraction(v) for v in witness["knots"]]
-    p = _q(witness["p"])
-    point = witness["point"]
-    net = {"intercept": point["intercept"], "slope": point["slope"],
-           "knots": list(zip(witness["knots"], point["changes"], strict=True))}
-    if any(_cpwl_exact(net, xi) != yi for xi, yi in zip(x, y, strict=True)):
-        raise Rejected("the witness point does not interpolate")
-    value = sum((flint.arb(abs(_q(c))) ** flint.arb(p) for c in point["changes"]), flint.arb(0))
-    n, best = len(x), None
-    for k in range(n - 1):             # every vertex: independent features, exact interpolation
-        for T in itertools.combinations(knots, k):
-            rows = [[1, xi, *[max(xi - t, 0) for t in T], yi] for xi, yi in zip(x, y, strict=True)]
-            M = flint.fmpq_mat(n, k + 3, [flint.fmpq(v.numerator, v.denominator) for r in rows for v in r])
-            R, rank = M.rref()
-            if rank != k + 2 or any(R[i, i] != 1 for i in range(k + 2)):
-                continue
-            v = sum((flint.arb(abs(R[i + 2, k + 2])) ** flint.arb(p) for i in range(k)), flint.arb(0))
-            best = v if best is None or v < best else best
-    if best is None or not value < best:
-        raise Rejected(f"V_p at the witness ({value}) is not certainly below every vertex (best {best})")
-    return (f"p = {witness['p']}: an interpolant with knots in S has V_p = {value.str(5)} < {best.str(5)}, the "
-            f"least over the vertices: no vertex minimum past p = 1")
