@@ -193,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
           f"jobs {args.jobs}", flush=True)
     try:
         results = run_claims(claims, seed=args.seed, profile=args.profile, out_dir=args.out,
-                             jobs=args.jobs, dask_address=args.dask, on_result=on_result)
+                             jobs=args.jobs, dask_address=args.dask, on_result=on_result,
+                             report=False)
     finally:
         if bar is not None:
             bar.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import json
+import os
 import platform
 import re
 import sys
@@ -84,36 +85,62 @@ def regressions(results: list[ClaimResult]) -> list[ClaimResult]:
 
 
 def coverage_by_paper(results: list[ClaimResult]) -> dict[str, dict[str, Any]]:
-    """For each paper in ``results`` that has a results map: its coverage by verified claims."""
+    """For each paper in ``results`` that has a results map: its coverage *by the claims that ran*.
+
+    Besides :func:`theorems.core.coverage`'s keys: ``in_run`` (checkable results that a claim of this
+    run covers, or that no claim covers at all), split into ``certified`` (a certified claim's
+    certificate covers it), ``tested`` (a verified or certified claim covers it, no certificate) and
+    ``neither``; and ``not_run`` (checkable results whose claims exist but did not run).
+    """
     verdicts = {r.id: r.verdict for r in results}
     papers = sorted({r.paper for r in results if r.paper in RESULTS})
-    return {paper: coverage(paper, verdicts) for paper in papers}
+    rows = {}
+    for paper in papers:
+        cov = coverage(paper, verdicts)
+        claims = cov["claims"]
+        in_run = [rid for rid in cov["checkable"]
+                  if not claims.get(rid) or any(c in verdicts for c in claims[rid])]
+        certified = [rid for rid in in_run if rid in cov.get("certified", [])]
+        tested = [rid for rid in in_run if rid in cov["covered"] and rid not in certified]
+        neither = [rid for rid in in_run if rid not in cov["covered"]]
+        not_run = [rid for rid in cov["checkable"] if rid not in in_run]
+        rows[paper] = {**cov, "in_run": in_run, "certified": certified, "tested": tested,
+                       "neither": neither, "not_run": not_run}
+    return rows
 
 
 def coverage_table(results: list[ClaimResult]) -> str:
-    """Per paper: checkable numbered results with a verified claim, and those without one."""
+    """Per paper, over the checkable numbered results that the claims of this run cover (or that no
+    claim covers): how many are certified, tested, neither; how many were not run."""
     rows = coverage_by_paper(results)
     if not rows:
         return ""
-    lines = [f"{'paper':<26}{'results covered':>18}  uncovered checkable results"]
+    lines = ["coverage of the papers' checkable numbered results by the claims that ran "
+             "(not run: results whose claims were not selected)",
+             f"{'paper':<26}{'certified':>10}{'tested':>8}{'neither':>9}{'not run':>9}  results with "
+             "neither"]
     for paper, cov in rows.items():
-        n, k = len(cov["checkable"]), len(cov["covered"])
-        share = f"{k}/{n} ({100 * k / n:.0f} %)" if n else "0/0"
-        lines.append(f"{paper:<26}{share:>18}  {', '.join(cov['uncovered']) or '-'}")
+        n = len(cov["in_run"])
+        lines.append(f"{paper:<26}{len(cov['certified']):>7}/{n:<2}{len(cov['tested']):>5}/{n:<2}"
+                     f"{len(cov['neither']):>6}/{n:<2}{len(cov['not_run']):>9}  "
+                     f"{', '.join(cov['neither']) or '-'}")
     return "\n".join(lines)
 
 
 def summary_table(results: list[ClaimResult]) -> str:
     """A plain-text table of verdict counts by paper (what the terminal shows)."""
     table = counts_by_paper(results)
-    header = f"{'paper':<26}" + "".join(f"{v:>14}" for v in VERDICTS)
+    header = f"{'paper':<26}" + "".join(f"{v:>13}" for v in VERDICTS) + f"{'as pinned':>11}"
     lines = [header, "-" * len(header)]
     total: Counter = Counter()
+    pinned = Counter((r.paper or NO_PAPER) for r in results if r.verdict == r.expected_verdict)
     for paper in sorted(table):
         total.update(table[paper])
-        lines.append(f"{paper:<26}" + "".join(f"{table[paper][v]:>14}" for v in VERDICTS))
+        lines.append(f"{paper:<26}" + "".join(f"{table[paper][v]:>13}" for v in VERDICTS)
+                     + f"{pinned[paper]:>7}/{sum(table[paper].values()):<3}")
     lines.append("-" * len(header))
-    lines.append(f"{'total':<26}" + "".join(f"{total[v]:>14}" for v in VERDICTS))
+    lines.append(f"{'total':<26}" + "".join(f"{total[v]:>13}" for v in VERDICTS)
+                 + f"{sum(pinned.values()):>7}/{len(results):<3}")
     return "\n".join(lines)
 
 
@@ -123,54 +150,194 @@ def write_json(results: list[ClaimResult], path: Path, meta: dict[str, Any]) -> 
     path.write_text(json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n")
 
 
-def _cell(text: str, limit: int = 220) -> str:
-    text = " ".join(str(text).split()).replace("|", "\\|")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def write_report(results: list[ClaimResult], out_dir: Path | str,
+                 meta: dict[str, Any] | None = None) -> Path:
+    """Write what the CLI writes into ``out_dir``: ``report.json``, ``report.md`` and one evidence page
+    per paper (``evidence/<paper>.md``); plots are already under ``out_dir/plots`` when the claims ran
+    with ``out_dir``. Returns the path of ``report.md``.
+
+    >>> import tempfile
+    >>> from theorems.core import Claim, Kind, Origin, Outcome
+    >>> from verification.runner import run_claims
+    >>> claim = Claim(id="mine.positive", paper=None, source="mine", origin=Origin.IMPLEMENTATION,
+    ...               statement="2 > 1", kind=Kind.NUMERIC, check=lambda ctx: Outcome("pass", "2 > 1"),
+    ...               control=lambda ctx: Outcome("fail", "1 > 2 is false"), control_description="swapped")
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     md = write_report(run_claims([claim]), out)
+    ...     "**verified**" in md.read_text()
+    True
+    """
+    if isinstance(out_dir, str):
+        out_dir = Path(out_dir)
+    if not isinstance(out_dir, Path):
+        raise TypeError(f"out_dir must be a path, got {out_dir!r}")
+    meta = {"profile": "quick", "seed": 0, **(meta or {})}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_json(results, out_dir / "report.json", meta)
+    write_markdown(results, out_dir / "report.md", meta)
+    return out_dir / "report.md"
+
+
+def _inline(text: Any, cell: bool = False) -> str:
+    """Text on one line for a list item or (``cell``) a table cell: whole, never cut."""
+    text = " ".join(str(text).split())
+    return text.replace("|", "\\|") if cell else text
+
+
+def _anchor(claim_id: str) -> str:
+    return claim_id.replace(".", "-")
+
+
+def _note_link(paper: str, out_dir: Path) -> str | None:
+    """A relative link from ``out_dir`` to the paper's note in this checkout, if it has one."""
+    import theorems
+
+    note = Path(theorems.__file__).resolve().parent.parent / "paper_notes" / f"{paper}.md"
+    if not note.is_file():
+        return None
+    return Path(os.path.relpath(note, out_dir.resolve())).as_posix()
+
+
+def _plots(outcome: dict[str, Any] | None) -> list[str]:
+    return list(outcome.get("artifacts", [])) if outcome else []
+
+
+def _claim_section(r: ClaimResult, evidence_page: str) -> list[str]:
+    pin = ""
+    if r.verdict != r.expected_verdict:
+        pin = f" · **changed: pinned `{r.expected_verdict}`**"
+    elif r.expected_verdict in ("falsified", "inconclusive"):
+        pin = " · expected (pinned on the claim; the paper's note says why)"
+    origin = r.origin or "origin not stated"
+    if r.covers:
+        origin += f", covering **{', '.join(r.covers)}**"
+    lines = ["", f'<a id="{_anchor(r.id)}"></a>', "", f"### `{r.id}`", "",
+             f"**{r.verdict}**{pin} · {r.kind} · {r.seconds:.1f} s · claim seed {r.seed}", "",
+             f"- **Statement.** {_inline(r.statement)}",
+             f"- **Origin.** {origin}. Source: {_inline(r.source)}."
+             + (f" Differs: {_inline(r.deviation)}" if r.deviation else ""),
+             f"- **Control** (what it sabotages): {_inline(r.control_description)}"]
+    link = f"[evidence]({evidence_page}#{_anchor(r.id)})"
+    if r.check:
+        lines.append(f"- **Check** ({r.check['status']}): {_inline(r.check['summary'])} ({link})")
+    if r.control:
+        lines.append(f"- **Control run** ({r.control['status']}): {_inline(r.control['summary'])}")
+    elif r.check:
+        lines.append("- **Control run**: not run (it runs only when the check passes)")
+    if r.error:
+        lines.append(f"- **Error**: {_inline(r.reason)} (traceback: {link})")
+    elif r.verdict == "error":
+        lines.append(f"- **Error**: {_inline(r.reason)}")
+    cert = getattr(r, "certificate", None)
+    if cert:
+        lines += [f"- **Certificate** ({cert.get('status')}, {cert.get('method')}, artifact "
+                  f"{cert.get('source', '-')}): {_inline(cert.get('statement', ''))}",
+                  f"  - scope: {_inline(cert.get('scope', ''))}",
+                  f"  - trusts: {_inline(cert.get('trusts', ''))}",
+                  f"  - {_inline(cert.get('summary', ''))}"]
+    for role, outcome in (("check", r.check), ("control", r.control)):
+        for plot in _plots(outcome):
+            lines += ["", f"**{role} plot** `{plot}`:", "", f"![{role} plot]({plot})"]
+    return lines
+
+
+def _evidence_page(paper: str, results: list[ClaimResult], report: str) -> list[str]:
+    lines = [f"# Evidence: {paper}", "",
+             f"The whole evidence of each claim of `{paper}` in this run, as `report.json` has it; "
+             f"[back to the report]({report}).", ""]
+    for r in results:
+        lines += [f'<a id="{_anchor(r.id)}"></a>', "", f"## `{r.id}`: {r.verdict}", ""]
+        for role, outcome in (("check", r.check), ("control", r.control)):
+            if outcome is None:
+                continue
+            lines += [f"**{role}** ({outcome['status']}): {_inline(outcome['summary'])}", "", "```json",
+                      json.dumps(outcome.get("evidence", {}), indent=1, sort_keys=True, default=str,
+                                 ensure_ascii=False), "```", ""]
+        cert = getattr(r, "certificate", None)
+        if cert:
+            shown = {k: cert.get(k) for k in ("status", "source", "statement", "scope", "method", "trusts",
+                                             "control_statement", "covers", "summary", "recheck",
+                                             "witness_recheck", "mutation", "seconds") if k in cert}
+            lines += ["**certificate** (the proof and witness artifacts are in `report.json`)", "",
+                      "```json", json.dumps(shown, indent=1, default=str, ensure_ascii=False), "```", ""]
+        if r.error:
+            lines += ["**traceback**", "", "```", r.error.strip(), "```", ""]
+    return lines
 
 
 def write_markdown(results: list[ClaimResult], path: Path, meta: dict[str, Any]) -> None:
-    lines = ["# Verification report", "",
-             f"Profile `{meta['profile']}`, seed `{meta['seed']}`. Verdicts: verified = check "
-             "passed and its control was rejected; vacuous = the control also passed.", "",
-             "## Summary", "", "| paper | " + " | ".join(VERDICTS) + " |",
-             "|---|" + "---|" * len(VERDICTS)]
+    """``report.md`` at ``path`` and, beside it, ``evidence/<paper>.md`` with the whole evidence."""
+    out_dir = path.parent
     table = counts_by_paper(results)
+    verdicts = [v for v in VERDICTS if v in VERDICT_MEANINGS]
+    selection = ", ".join(f"{flag} {' '.join(map(str, meta[k]))}" for k, flag in
+                          (("papers", "--paper"), ("claims", "--claim"), ("imports", "--import"))
+                          if meta.get(k)) or "every claim"
+    lines = ["# Verification report", "",
+             f"{len(results)} claims of {len(table)} paper(s) ({selection}); profile `{meta['profile']}`, "
+             f"run seed `{meta['seed']}` (each claim runs under `claim_seed(seed, id)` = "
+             "(seed · 1000003 + crc32(id)) mod 2³²). Every claim runs a check against the implementation "
+             "and, when it passes, a control: the same check on something false, which it must reject.",
+             "", "## Verdicts", "", "| verdict | meaning |", "|---|---|"]
+    lines += [f"| **{v}** | {VERDICT_MEANINGS[v][1]} |" for v in verdicts]
+    lines += ["", "A verdict other than `verified` (or `certified`) that the claim pins "
+              "(`expected_verdict`) is marked *expected*: we measured it, and the paper's note says why.",
+              "", "## Summary", "", "| paper | " + " | ".join(verdicts) + " | as pinned |",
+              "|---|" + "---|" * (len(verdicts) + 1)]
+    total: Counter = Counter()
     for paper in sorted(table):
-        lines.append(f"| {paper} | " + " | ".join(str(table[paper][v]) for v in VERDICTS) + " |")
+        total.update(table[paper])
+        same = sum(1 for r in results if (r.paper or NO_PAPER) == paper and r.verdict == r.expected_verdict)
+        lines.append(f"| [{paper}](#{_anchor(paper)}) | " + " | ".join(str(table[paper][v]) for v in verdicts)
+                     + f" | {same}/{sum(table[paper].values())} |")
+    same = sum(1 for r in results if r.verdict == r.expected_verdict)
+    lines.append("| **total** | " + " | ".join(str(total[v]) for v in verdicts)
+                 + f" | {same}/{len(results)} |")
     changed = regressions(results)
     if changed:
         lines += ["", "**Verdicts that changed from the pinned one (`expected_verdict`):** "
-                  + ", ".join(f"`{r.id}` {r.expected_verdict} → **{r.verdict}**" for r in changed)]
+                  + ", ".join(f"[`{r.id}`](#{_anchor(r.id)}) {r.expected_verdict} → **{r.verdict}**"
+                              for r in changed)]
     covered = coverage_by_paper(results)
     if covered:
         lines += ["", "## Coverage of the papers' numbered results", "",
-                  "| paper | checkable results with a verified claim | uncovered checkable | not checkable |",
-                  "|---|---|---|---|"]
+                  "Computed over the claims that ran: the checkable results that a claim of this run covers "
+                  "(or that no claim covers at all). *Certified*: a certified claim's certificate covers the "
+                  "result's whole statement; *tested*: a verified claim covers it; *neither*: no verified "
+                  "claim in this run does. *Not run*: results whose claims were not selected.", "",
+                  "| paper | certified | tested | neither | not run | not checkable |",
+                  "|---|---|---|---|---|---|"]
         for paper, cov in covered.items():
-            n, k = len(cov["checkable"]), len(cov["covered"])
-            lines.append(f"| {paper} | {k}/{n} | {', '.join(cov['uncovered']) or '-'} | "
-                         f"{_cell(', '.join(cov['not_checkable']) or '-')} |")
+            n = len(cov["in_run"])
+
+            def cell(ids: list[str], n: int = n) -> str:
+                return f"{len(ids)}/{n}" + (f": {', '.join(ids)}" if ids else "")
+
+            lines.append(f"| {paper} | {cell(cov['certified'])} | {cell(cov['tested'])} | "
+                         f"{cell(cov['neither'])} | {len(cov['not_run'])} | "
+                         f"{_inline(', '.join(cov['not_checkable']) or '-', cell=True)} |")
+    (out_dir / "evidence").mkdir(parents=True, exist_ok=True)
     for paper in sorted(table):
+        group = [r for r in results if (r.paper or NO_PAPER) == paper]
+        page_name = "no_paper" if paper == NO_PAPER else paper
+        page = f"evidence/{page_name}.md"
+        (out_dir / page).write_text("\n".join(_evidence_page(paper, group, "../report.md")) + "\n")
         record = PAPERS.get(paper)
         title = f"{paper}: {record.title}" if record else paper
-        lines += ["", f"## {title}", "",
-                  "| claim | kind | origin | covers; source | verdict | check | control | s |",
-                  "|---|---|---|---|---|---|---|---|"]
-        for r in (r for r in results if (r.paper or NO_PAPER) == paper):
-            check = r.check["summary"] if r.check else r.reason
-            control = r.control["summary"] if r.control else "not run"
-            source = (f"**{', '.join(r.covers)}**; " if r.covers else "") + r.source
-            origin = (r.origin or "-") + (f"; differs: {r.deviation}" if r.deviation else "")
-            lines.append(
-                f"| `{r.id}` | {r.kind} | {_cell(origin, 160)} | {_cell(source, 120)} | "
-                f"**{r.verdict}** | {_cell(check)} | {_cell(control, 160)} | {r.seconds:.1f} |")
-        plots = [a for r in results if (r.paper or NO_PAPER) == paper for a in r.artifacts]
-        for plot in plots:
-            lines.append(f"\n![{plot}]({plot})")
-        errors = [r for r in results if (r.paper or NO_PAPER) == paper and r.error]
-        for r in errors:
-            lines += ["", f"<details><summary>traceback of {r.id}</summary>", "", "```",
-                      r.error.strip(), "```", "</details>"]
+        note = _note_link(paper, out_dir) if record else None
+        links = [f"the paper's note: [{note}]({note})"] if note else []
+        links.append(f"the whole evidence: [{page}]({page})")
+        lines += ["", f'<a id="{_anchor(paper)}"></a>', "", f"## {title}", "", "; ".join(links) + ".", "",
+                  "| claim | kind | verdict | check says | s |", "|---|---|---|---|---|"]
+        for r in group:
+            mark = " (expected)" if r.verdict == r.expected_verdict and r.verdict in ("falsified",
+                                                                                     "inconclusive") else ""
+            mark = f" (pinned {r.expected_verdict})" if r.verdict != r.expected_verdict else mark
+            says = r.check["summary"] if r.check else r.reason
+            lines.append(f"| [`{r.id}`](#{_anchor(r.id)}) | {r.kind} | **{r.verdict}**{mark} | "
+                         f"{_inline(says, cell=True)} | {r.seconds:.1f} |")
+        for r in group:
+            lines += _claim_section(r, page)
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -200,6 +367,7 @@ def write_index(results: list[ClaimResult], path: Path) -> None:
         note = f"[{key}.md]({key}.md)" if (path.parent / f"{key}.md").exists() else "none yet"
         cov = covered.get(key)
         share = (f"{len(cov['covered'])}/{len(cov['checkable'])}"
+                 + (f", {len(cov['certified'])} certified" if cov["certified"] else "")
                  + (f" (uncovered: {', '.join(cov['uncovered'])})" if cov["uncovered"] else "")
                  if cov else "no map")
         lines.append(

@@ -114,10 +114,11 @@ def run_claim(claim: Claim, *, seed: int = 0, profile: str = "quick",
     start = time.perf_counter()
     check = control = certificate = None
     try:
-        check = claim.check(Context(seed=cseed, profile=profile, out_dir=out_dir, role="check"))
+        check = _outcome(claim.check(Context(seed=cseed, profile=profile, out_dir=out_dir, role="check")),
+                         claim, "check")
         if check.status == "pass":
-            control = claim.control(
-                Context(seed=cseed, profile=profile, out_dir=out_dir, role="control"))
+            control = _outcome(claim.control(
+                Context(seed=cseed, profile=profile, out_dir=out_dir, role="control")), claim, "control")
         verdict, reason = combine(check, control)
         if verdict == "verified" and claim.certificate is not None:
             certificate = run_certificate(claim.id, claim.certificate, profile=profile, seed=cseed)
@@ -144,6 +145,14 @@ def with_certificate(reason: str, certificate: dict[str, Any]) -> tuple[str, str
     if status == "refuted":
         return "falsified", f"certificate: {summary}"
     return "verified", f"{reason}; certificate {status}: {summary}"
+
+
+def _outcome(value: Any, claim: Claim, role: str) -> Outcome:
+    """``value`` if it is an Outcome; otherwise a TypeError that the run reports as ``error``."""
+    if not isinstance(value, Outcome):
+        raise TypeError(f"{claim.id}: its {role} must return a theorems.core.Outcome(status, summary, "
+                        f"evidence, artifacts), got {type(value).__name__} {value!r:.80}")
+    return value
 
 
 def _run_claim_task(claim: Claim, seed: int, profile: str, out_dir: str | None) -> dict:
@@ -275,17 +284,21 @@ def run_claims(
     *,
     seed: int = 0,
     profile: str = "quick",
-    out_dir: Path | None = None,
+    out_dir: Path | str | None = None,
     jobs: int = 0,
     dask_address: str | None = None,
     progress: bool = False,
     on_result: Callable[[ClaimResult], None] | None = None,
+    report: bool = True,
 ) -> list[ClaimResult]:
     """Run every claim; results come back sorted by claim id (deterministic order).
 
     ``jobs=0`` (the default) runs them one after the other in this process, with no
-    time budget; ``jobs=N`` in N worker interpreters, each claim stopped at its budget.
-    ``on_result`` is called with each result as it arrives; ``progress`` shows a bar.
+    time budget; ``jobs=N`` in N worker interpreters, each claim stopped past its CPU-time
+    budget. ``on_result`` is called with each result as it arrives; ``progress`` shows a bar.
+    With ``out_dir``, plots go to ``out_dir/plots`` and (``report=True``) the report the CLI
+    writes goes there too (:func:`verification.report.write_report`: ``report.md``,
+    ``report.json``, ``evidence/<paper>.md``).
 
     >>> from theorems.core import Claim, Kind, Origin, Outcome
     >>> claim = Claim(id="square_nonneg", paper=None, source="ours", origin=Origin.IMPLEMENTATION,
@@ -299,6 +312,12 @@ def run_claims(
     claims = list(claims)
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 0:
         raise ValueError(f"jobs must be an int >= 0 (0 runs in this process), got {jobs!r}")
+    for claim in claims:
+        if not isinstance(claim, Claim):
+            raise TypeError(f"claims must be theorems.core.Claim objects, got {type(claim).__name__}")
+    if out_dir is not None and not isinstance(out_dir, str | Path):
+        raise TypeError(f"out_dir must be a path or None, got {out_dir!r}")
+    out_dir = Path(out_dir) if out_dir is not None else None
     results: list[ClaimResult] = []
     bar = None
     if progress:
@@ -327,7 +346,12 @@ def run_claims(
     finally:
         if bar is not None:
             bar.close()
-    return sorted(results, key=lambda r: r.id)
+    results = sorted(results, key=lambda r: r.id)
+    if out_dir is not None and report:
+        from verification.report import write_report
+
+        write_report(results, out_dir, {"profile": profile, "seed": seed})
+    return results
 
 
 def select_claims(papers: list[str] | None = None, ids: list[str] | None = None) -> list[Claim]:

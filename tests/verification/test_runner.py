@@ -3,8 +3,8 @@ import json
 import pytest
 
 from tests.verification import fake_claims as fake
-from theorems.core import Outcome
-from verification.report import summary_table, write_json, write_markdown
+from theorems.core import Claim, Context, Kind, Origin, Outcome
+from verification.report import coverage_by_paper, coverage_table, summary_table, write_json, write_markdown
 from verification.runner import claim_seed, combine, run_claim, run_claims, select_claims
 
 FAST = [fake.VERIFIED, fake.FALSIFIED, fake.VACUOUS, fake.INCONCLUSIVE, fake.CONTROL_UNDECIDED,
@@ -67,9 +67,68 @@ def test_reports_written(tmp_path):
     assert payload["meta"]["versions"]["numpy"]
     assert {r["id"] for r in payload["results"]} == {c.id for c in FAST}
     markdown = (tmp_path / "report.md").read_text()
-    assert "**vacuous**" in markdown and "traceback of dqp.fake_error" in markdown
+    assert "**vacuous**" in markdown
+    # every verdict is defined, each claim has its statement, control and a link to its whole evidence
+    for verdict in ("verified", "falsified", "vacuous", "inconclusive", "error"):
+        assert f"| **{verdict}** |" in markdown
+    assert "- **Statement.** fake" in markdown and "- **Control** (what it sabotages): fake" in markdown
+    assert "(evidence/dqp.md#dqp-fake_verified)" in markdown
+    assert "paper_notes/dqp.md" in markdown  # the paper's note
+    evidence = (tmp_path / "evidence" / "dqp.md").read_text()
+    assert '<a id="dqp-fake_error"></a>' in evidence and "RuntimeError: boom" in evidence
+    assert '"draw":' in evidence  # the whole evidence, not a cut summary
     table = summary_table(results)
-    assert table.splitlines()[-1].split()[1:] == ["0", "1", "1", "1", "2", "1"]
+    assert table.splitlines()[-1].split()[1:] == ["0", "1", "1", "1", "2", "1", "1/6"]
+
+
+def test_coverage_counts_only_the_claims_that_ran():
+    one = run_claims(select_claims(ids=["lcd.monotone"]), jobs=0)  # covers Lemma B.2 only
+    cov = coverage_by_paper(one)["lcd"]
+    assert cov["in_run"] and set(cov["in_run"]) <= set(cov["tested"]) | set(cov["certified"])
+    assert not cov["neither"] and len(cov["not_run"]) == len(cov["checkable"]) - len(cov["in_run"])
+    assert "not run" in coverage_table(one)
+
+
+def _plotting_check(ctx):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    return Outcome("pass", "plotted", {"points": 2}, artifacts=ctx.savefig(fig, "line.png"))
+
+
+def test_claims_of_ones_own_get_the_report_and_their_plots(tmp_path):
+    claim = Claim(id="mine.plot", paper=None, source="mine", origin=Origin.IMPLEMENTATION, statement="a line",
+                  kind=Kind.NUMERIC, check=_plotting_check, control=lambda ctx: Outcome("fail", "no line"),
+                  control_description="nothing drawn")
+    (result,) = run_claims([claim], out_dir=tmp_path)
+    assert result.verdict == "verified" and result.check["artifacts"] == ["plots/line.png"]
+    markdown = (tmp_path / "report.md").read_text()
+    assert "![check plot](plots/line.png)" in markdown and (tmp_path / "plots" / "line.png").is_file()
+    assert json.loads((tmp_path / "report.json").read_text())["results"][0]["id"] == "mine.plot"
+    assert '"points": 2' in (tmp_path / "evidence" / "no_paper.md").read_text()
+
+
+@pytest.mark.parametrize("returned", [True, None, {"status": "pass"}])
+def test_a_check_returning_no_outcome_is_an_error_verdict(returned, tmp_path):
+    claim = Claim(id="mine.bool", paper=None, source="mine", origin=Origin.IMPLEMENTATION, statement="s",
+                  kind=Kind.NUMERIC, check=lambda ctx: returned, control=lambda ctx: Outcome("fail", "f"),
+                  control_description="c")
+    (result,) = run_claims([claim], out_dir=tmp_path)
+    assert result.verdict == "error" and "must return a theorems.core.Outcome" in result.reason
+    assert "Traceback" in result.error
+    assert "TypeError" in (tmp_path / "evidence" / "no_paper.md").read_text()
+
+
+def test_control_plots_do_not_overwrite_the_checks(tmp_path):
+    check, control = (Context(out_dir=tmp_path, role=role).artifact_path("p.png")
+                      for role in ("check", "control"))
+    assert check != control and control.parent.name == "control"
+    with pytest.raises(ValueError, match="relative file name"):
+        Context(out_dir=tmp_path).artifact_path("../p.png")
 
 
 def test_select_claims_rejects_unknown_names():

@@ -64,10 +64,15 @@ def test_unguarded_script_with_worker_processes_runs_once(tmp_path):
 
 
 def test_guarded_script_registering_a_paper(tmp_path):
-    done = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True,
+    done = subprocess.run([sys.executable, str(EXAMPLE), str(tmp_path)], capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "userpaper.square_nonnegative verified"
+    # the README's example gets the CLI's report: its plot, statement and whole evidence
+    markdown = (tmp_path / "report.md").read_text()
+    assert "![check plot](plots/square.png)" in markdown and (tmp_path / "plots" / "square.png").is_file()
+    assert "x² >= 0 for every real x" in markdown
+    assert '"draws": 100' in (tmp_path / "evidence" / "userpaper.md").read_text()
 
 
 def test_cli_imports_a_users_module(tmp_path, capsys, forget):

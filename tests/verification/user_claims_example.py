@@ -1,5 +1,10 @@
 """A user's own paper and claim, as the README shows them (imported by the tests, and run as a script)."""
 
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
 from theorems.core import Claim, Kind, Origin, Outcome, register
 from theorems.papers import register_paper
 
@@ -7,12 +12,15 @@ register_paper("userpaper", "A user's paper", "Doe. 2026.")
 
 
 def check(ctx):
-    xs = ctx.rng("grid").uniform(-3, 3, size=100)
-    return Outcome("pass" if (xs * xs >= 0).all() else "fail", f"min x² = {min(xs * xs):.3g}")
+    xs = ctx.rng("grid").uniform(-3, 3, size=ctx.pick(100, 10_000))
+    fig, ax = plt.subplots()
+    ax.plot(xs, xs * xs, ".")
+    return Outcome("pass" if (xs * xs >= 0).all() else "fail", f"min x² = {min(xs * xs):.3g}",
+                   {"draws": len(xs), "min": float(min(xs * xs))}, artifacts=ctx.savefig(fig, "square.png"))
 
 
 def control(ctx):
-    xs = ctx.rng("grid").uniform(-3, 3, size=100)
+    xs = ctx.rng("grid").uniform(-3, 3, size=ctx.pick(100, 10_000))
     return Outcome("pass" if (xs ** 3 >= 0).all() else "fail", f"min x³ = {min(xs ** 3):.3g}")
 
 
@@ -22,7 +30,9 @@ SQUARE = register(Claim(
     check=check, control=control, control_description="x³ in place of x²: negative draws fail"))
 
 if __name__ == "__main__":  # pragma: no cover - exercised by a test through a subprocess
-    from verification.runner import run_claims
+    import sys
 
-    for result in run_claims([SQUARE], jobs=1):
-        print(result.id, result.verdict)
+    from verification import run_claims
+
+    (result,) = run_claims([SQUARE], jobs=1, out_dir=sys.argv[1] if len(sys.argv) > 1 else None)
+    print(result.id, result.verdict)

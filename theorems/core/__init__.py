@@ -141,12 +141,38 @@ class Context:
         return quick if self.profile == "quick" else full
 
     def artifact_path(self, name: str) -> Path | None:
-        """A path under ``out_dir`` for an artifact (None when no output folder is set)."""
+        """A path under ``out_dir`` for an artifact (None when no output folder is set):
+        ``plots/<name>`` for the check, ``plots/control/<name>`` for the control (so the two never
+        overwrite each other)."""
+        if not isinstance(name, str) or not name.strip() or Path(name).is_absolute() \
+                or ".." in Path(name).parts:
+            raise ValueError(f"artifact name must be a relative file name, got {name!r}")
         if self.out_dir is None:
             return None
-        path = Path(self.out_dir) / "plots" / name
+        path = Path(self.out_dir) / "plots" / ("control" if self.role == "control" else "") / name
         path.parent.mkdir(parents=True, exist_ok=True)
         return path
+
+    def savefig(self, fig: Any, name: str, *, dpi: int = 90) -> list[str]:
+        """Save a matplotlib figure as ``name`` (see :meth:`artifact_path`), close it, and return the
+        artifacts list for :class:`Outcome` (``[]`` when the run writes no files).
+
+        >>> import matplotlib; matplotlib.use("Agg"); import matplotlib.pyplot as plt
+        >>> Context().savefig(plt.figure(), "mine.png")  # no out_dir: nothing written
+        []
+        """
+        if not hasattr(fig, "savefig"):
+            raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+        path = self.artifact_path(name if Path(name).suffix else f"{name}.png")
+        try:
+            if path is None:
+                return []
+            fig.savefig(path, dpi=dpi)
+            return [path.relative_to(self.out_dir).as_posix()]
+        finally:
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
 
 
 @dataclass(frozen=True)

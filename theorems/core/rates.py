@@ -80,30 +80,36 @@ def fit_loglog(
 
 
 def _plot(fit: RateFit, values: np.ndarray, claimed: float, ctx: Context, name: str,
-          xlabel: str, ylabel: str) -> list[str]:
-    path = ctx.artifact_path(name)
-    if path is None:
+          xlabel: str, ylabel: str, margin: float = 0.0) -> list[str]:
+    """The log-log plot of a rate claim: each seed's values, their means, the fitted line (slope and
+    interval in the legend) and a line of the claimed slope through the same centre."""
+    if ctx.out_dir is None:
         return []
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     sizes = np.asarray(fit.sizes)
-    fig, ax = plt.subplots(figsize=(4.5, 3.4))
-    for row in np.atleast_2d(values):
-        ax.loglog(sizes, row, color="0.75", lw=0.8)
-    ax.loglog(sizes, fit.means, "o-", color="C0", label=f"measured, slope {fit.slope:.3f}")
-    ref = np.exp(fit.intercept) * sizes**claimed
-    ax.loglog(sizes, ref, "--", color="C3", label=f"claimed slope {claimed:g}")
+    centre = float(np.mean(np.log(sizes)))
+    fitted_at_centre = fit.intercept + fit.slope * centre
+    fig, ax = plt.subplots(figsize=(4.8, 3.6))
+    rows = np.atleast_2d(values)
+    for i, row in enumerate(rows):
+        ax.loglog(sizes, row, color="0.8", lw=0.8, label="each seed" if i == 0 and len(rows) > 1 else None)
+    ax.loglog(sizes, fit.means, "o", color="C0", label="mean over seeds")
+    ax.loglog(sizes, np.exp(fitted_at_centre + fit.slope * (np.log(sizes) - centre)), "-", color="C0",
+              label=f"fitted slope {fit.slope:.3f} [{fit.low:.3f}, {fit.high:.3f}]")
+    ax.loglog(sizes, np.exp(fitted_at_centre + claimed * (np.log(sizes) - centre)), "--", color="C3",
+              label=f"claimed slope {claimed:g}" + (f" (margin {margin:g})" if margin else ""))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())  # minor labels overlap
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.legend(fontsize=8)
-    ax.set_title(name.removesuffix(".png"), fontsize=9)
+    ax.legend(fontsize=7)
+    ax.set_title(f"{ctx.role}: {name.removesuffix('.png')}", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return [str(path.relative_to(ctx.out_dir))]
+    return ctx.savefig(fig, name)
 
 
 def rate_outcome(
@@ -132,7 +138,7 @@ def rate_outcome(
     fit = fit_loglog(sizes, values, seed=ctx.seed)
     evidence = {"statement": what, "claimed": claimed, "relation": relation,
                 "margin": margin, **fit.as_dict()}
-    artifacts = _plot(fit, values, claimed, ctx, plot_name, xlabel, ylabel)
+    artifacts = _plot(fit, values, claimed, ctx, plot_name, xlabel, ylabel, margin)
     interval = f"slope {fit.slope:.3f} [{fit.low:.3f}, {fit.high:.3f}]"
     if fit.high - fit.low > max_width:
         return Outcome("undecided", f"{what}: {interval} too wide to decide", evidence, artifacts)
