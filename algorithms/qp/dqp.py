@@ -585,17 +585,27 @@ class QPSolution(Solution):
     inequalities. ``degenerate`` is True at a point where the derivative is not
     unique (weakly active constraint, ``n_eq + |J| > n`` or a singular K_J); the
     reasons are in ``warnings``.
+
+    With variable bounds, ``z_box`` (length n) holds their multipliers in qpsolvers' convention
+    (``Px + q + Aᵀy + Gᵀz + z_box = 0``: negative at an active lower bound, positive at an active
+    upper bound) and ``active_box`` marks the variables at a bound; the duals' layout is (``y``:
+    equalities, ``z``: inequalities, ``z_box``: bounds). Row numbers in ``warnings`` then count the
+    rows ``[G; −I_L; I_U]`` of :meth:`QP.with_box_rows`.
     """
 
     y: np.ndarray | None = None
     z: np.ndarray | None = None
     active: np.ndarray | None = None
+    z_box: np.ndarray | None = None
+    active_box: np.ndarray | None = None
     degenerate: bool = False
     warnings: list[str] = field(default_factory=list)
     backend: str = ""
     kkt: KKTFactor | None = field(default=None, repr=False)
     _qp: QP | None = field(default=None, repr=False)
     _zeta: tuple | None = field(default=None, repr=False)
+    _box: tuple | None = field(default=None, repr=False)
+    _active_all: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def kkt_solution(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -629,8 +639,9 @@ class QPSolution(Solution):
         n_eq = self._zeta[1].size
         return d[:n], d[n: n + n_eq], d[n + n_eq:]
 
-    def vjp(self, grad_x: np.ndarray, wrt: tuple[str, ...] = INPUTS) -> dict[str, Any]:
-        """Gradients of ``⟨grad_x, x*⟩`` w.r.t. ``P, q, G, h, A, b`` (None where absent).
+    def vjp(self, grad_x: np.ndarray, wrt: tuple[str, ...] | None = None) -> dict[str, Any]:
+        """Gradients of ``⟨grad_x, x*⟩`` w.r.t. ``P, q, G, h, A, b`` (None where absent), and ``lb``,
+        ``ub`` when the QP has bounds (zero at infinite bounds).
 
         Dense inputs get dense gradients; a sparse matrix gets a sparse gradient on
         its own sparsity pattern (its zeros are structural, as in dQP). ``wrt`` names
@@ -639,12 +650,37 @@ class QPSolution(Solution):
         """
         if self.kkt is None or self._zeta is None:
             raise ValueError(f"no derivative available: the solve ended with {self.retcode.value}")
-        unknown = sorted(set(wrt) - set(INPUTS))
+        names = INPUTS + (("lb", "ub") if self._box is not None else ())
+        wrt = names if wrt is None else wrt
+        unknown = sorted(set(wrt) - set(names))
         if isinstance(wrt, str) or unknown:
-            raise ValueError(f"wrt must be a tuple of names in {INPUTS}, got {wrt!r}")
+            raise ValueError(f"wrt must be a tuple of names in {names}, got {wrt!r}")
+        if self._box is None:
+            return self._vjp(grad_x, wrt)
+        qp, L, U = self._box
+        m = qp.n_ineq
+        inner = tuple(w for w in wrt if w in INPUTS) + tuple("h" for w in wrt if w in ("lb", "ub"))
+        out = self._vjp(grad_x, inner + (("G",) if "G" in wrt else ()))
+        G_aug, h_aug = out["G"], out["h"]
+        out["G"] = None if G_aug is None or not m or "G" not in wrt else G_aug[:m]
+        out["h"] = None if not m or "h" not in wrt else h_aug[:m]
+        if qp.lb is not None and "lb" in wrt:
+            out["lb"] = np.zeros(qp.n, dtype=h_aug.dtype)
+            out["lb"][L] = -h_aug[m: m + L.size]  # the row −x_i ≤ −lb_i: ∂/∂lb_i = −∂/∂h_i
+        else:
+            out["lb"] = None
+        if qp.ub is not None and "ub" in wrt:
+            out["ub"] = np.zeros(qp.n, dtype=h_aug.dtype)
+            out["ub"][U] = h_aug[m + L.size:]
+        else:
+            out["ub"] = None
+        return out
+
+    def _vjp(self, grad_x: np.ndarray, wrt: tuple[str, ...]) -> dict[str, Any]:
         P, G, A = self._qp.P, self._qp.G, self._qp.A
         x, lam, mu = self._zeta
-        J = np.flatnonzero(self.active)  # a solution with a factor always has its active mask
+        # a solution with a factor always has its active mask (over the rows of G and the bounds)
+        J = np.flatnonzero(self.active if self._active_all is None else self._active_all)
         dz, dlam, dmu = self.adjoint(grad_x)
         dtype = self._qp.dtype
         out: dict[str, Any] = dict.fromkeys(INPUTS)
@@ -769,13 +805,23 @@ def _backend_horizon(result) -> RetCode:
     return RetCode.MaxTime if _hit_time_limit(result) else RetCode.Failure
 
 
+#: backends that take infinite entries in lb/ub (checked with qpsolvers 4.11); the others get the finite
+#: bounds as rows of G
+_NATIVE_BOUNDS = frozenset({"clarabel", "cvxopt", "daqp", "gurobi", "highs", "osqp", "piqp", "proxqp",
+                            "qpalm", "quadprog", "scs"})
+
+
 def _call_backend(qp: QP, backend: str, algorithm: DQP, options: SolveOptions):
+    if qp.has_box and backend not in _NATIVE_BOUNDS:
+        qp = qp.with_box_rows()
     P, G, A = qp.P, qp.G, qp.A
     if not qp.sparse and backend in qpsolvers.sparse_solvers and _layout(qp) == "sparse":
         # large sparse data given as dense arrays: a sparse backend's sparse solver (piqp's dense
         # one took 1.1-1.8 s where its sparse one took 0.02 s on Maros-Meszaros problems, issue #42)
         P, G, A = (None if M is None else sp.csc_matrix(M) for M in (P, G, A))
-    problem = qpsolvers.Problem(P, qp.q, G, qp.h, A, qp.b)
+    elif qp.sparse and backend not in qpsolvers.sparse_solvers:  # a dense-only backend (quadprog, daqp)
+        P, G, A = (M.toarray() if sp.issparse(M) else M for M in (P, G, A))
+    problem = qpsolvers.Problem(P, qp.q, G, qp.h, A, qp.b, qp.lb, qp.ub)
     kwargs = algorithm.backend_kwargs(options, backend)  # outside the try: an error here is ours
     try:
         with warnings.catch_warnings():
@@ -835,8 +881,14 @@ def _inf_norm(v) -> float:
     return float(np.abs(v).max(initial=0.0))
 
 
-def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | None) -> dict[str, float]:
+def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | None,
+                  z_box: np.ndarray | None = None) -> dict[str, float]:
     """Relative KKT residuals of ``(x, y, z)`` for ``qp`` (qpsolvers' signs: Px + q + Aᵀy + Gᵀz = 0).
+
+    With bounds (``z_box`` required, qpsolvers' convention ``+ z_box`` in stationarity), the residuals
+    are those of the rows ``[G; −I_L; I_U]`` (:meth:`QP.with_box_rows`) with multipliers
+    ``(z, max(−z_box_L, 0), max(z_box_U, 0))``; a ``z_box`` entry of the wrong sign for its bound (or
+    at a free side) is a stationarity and dual violation.
 
     Each residual is divided by the scale of the terms it compares, so that it is
     invariant under scaling the data:
@@ -854,6 +906,21 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
     """
     if not isinstance(qp, QP):
         raise TypeError(f"qp must be an algorithms.qp.QP, got {type(qp).__name__}")
+    if qp.has_box:
+        if z_box is None:
+            raise ValueError("z_box is required: the QP has variable bounds")
+        z_box = as_float_array("z_box", z_box, dtype=np.float64)
+        check_shape("z_box", z_box, (qp.n,))
+        L, U = qp.box_indices()
+        z_parts = [] if qp.G is None else [as_float_array("z", z, dtype=np.float64)]
+        lower, upper = np.zeros(qp.n), np.zeros(qp.n)
+        lower[L], upper[U] = np.maximum(-z_box[L], 0.0), np.maximum(z_box[U], 0.0)
+        free_part = z_box + lower - upper  # what no bound can absorb (wrong sign or a free side)
+        aug = qp.with_box_rows()
+        res = kkt_residuals(aug, x, y, np.concatenate([*z_parts, lower[L], upper[U]]))
+        scale = max(1.0, _inf_norm(qp.q), _inf_norm(z_box))
+        res["stationarity"] = max(res["stationarity"], _inf_norm(free_part) / scale)
+        return res
     x = as_float_array("x", x, dtype=np.float64)
     check_shape("x", x, (qp.n,))
     for name, value, size, rows in (("y", y, qp.n_eq, "equalities"), ("z", z, qp.n_ineq, "inequalities")):
@@ -900,11 +967,63 @@ def _no_solution(qp: QP, code: RetCode, stats: QPStats, notes: list[str], result
 
 
 def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSolution:
-    """The dQP forward on a validated :class:`QP`: backend, polish, KKT check (``x`` in ``qp.dtype``)."""
+    """The dQP forward on a validated :class:`QP`: backend, polish, KKT check (``x`` in ``qp.dtype``).
+
+    Variable bounds go to the backend as bounds; the polish, the check and the derivative treat them as
+    the rows of :meth:`QP.with_box_rows`, and the solution splits their multipliers off into ``z_box``.
+    """
+    backend = choose_backend(qp) if algorithm.backend == "auto" else algorithm.backend
+    if not qp.has_box:
+        return _forward(qp, algorithm, options, monitor, backend)
+    sol = _forward(qp.with_box_rows(), algorithm, options, monitor, backend, source=qp)
+    return _split_box(sol, qp)
+
+
+def _backend_duals(result, source: QP | None):
+    """The backend's (y, z) over the rows dQP works with: with bounds, z over ``[G; −I_L; I_U]`` from
+    qpsolvers' ``z_box`` (negative at an active lower bound, positive at an active upper bound)."""
+    if result is None:
+        return None, None
+    if source is None or result.z_box is None or (source.n_ineq and result.z is None):
+        if source is not None and result.z is not None and result.z_box is None and \
+                np.size(result.z) != source.with_box_rows().n_ineq:
+            return result.y, None  # bounds given natively but no bound multipliers returned
+        return result.y, result.z
+    L, U = source.box_indices()
+    zb = np.asarray(result.z_box, dtype=np.float64)
+    parts = ([np.asarray(result.z, dtype=np.float64)] if source.n_ineq else []) + \
+        [np.maximum(-zb[L], 0.0), np.maximum(zb[U], 0.0)]
+    return result.y, np.concatenate(parts)
+
+
+def _split_box(sol: QPSolution, qp: QP) -> QPSolution:
+    """Map a solution over the rows ``[G; −I_L; I_U]`` back to ``qp``: z over G, ``z_box`` over x
+    (qpsolvers' convention: Px + q + Aᵀy + Gᵀz + z_box = 0), ``active`` / ``active_box`` masks."""
+    m, n = qp.n_ineq, qp.n
+    L, U = qp.box_indices()
+    sol._box = (qp, L, U)
+    if sol.z is None:
+        return sol
+    z_aug = np.asarray(sol.z)
+    active_aug = np.asarray(sol.active, dtype=bool)
+    sol._active_all = active_aug
+    z_box = np.zeros(n, dtype=z_aug.dtype)
+    np.subtract.at(z_box, L, z_aug[m: m + L.size])
+    np.add.at(z_box, U, z_aug[m + L.size:])
+    active_box = np.zeros(n, dtype=bool)
+    active_box[L] |= active_aug[m: m + L.size]
+    active_box[U] |= active_aug[m + L.size:]
+    sol.z, sol.z_box = z_aug[:m], z_box
+    sol.active, sol.active_box = active_aug[:m], active_box
+    return sol
+
+
+def _forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor, backend: str,
+             source: QP | None = None) -> QPSolution:
+    """The forward on ``qp`` (bounds already rows of G when ``source``, the QP with bounds, is given)."""
     P, q, G, h, A, b = qp.P, qp.q, qp.G, qp.h, qp.A, qp.b
     dtype = qp.dtype
     n, m, p = qp.n, qp.n_ineq, qp.n_eq
-    backend = choose_backend(qp) if algorithm.backend == "auto" else algorithm.backend
     stats = QPStats(backend=backend)
     if options.maxiters == 0:
         return QPSolution(
@@ -912,7 +1031,9 @@ def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSo
             y=np.zeros(p, dtype=dtype), z=np.zeros(m, dtype=dtype), active=np.zeros(m, dtype=bool),
             backend=backend, _qp=qp,
         )
-    result, error = _call_backend(qp, backend, algorithm, options)
+    result, error = _call_backend(qp if source is None else source, backend, algorithm, options)
+    # bounds went natively to the backend (else as rows of G, and its z is over those rows already)
+    y_back, z_back = _backend_duals(result, source if backend in _NATIVE_BOUNDS else None)
     stats.iterations = 1
     x_raw = None if result is None else result.x
     ok = result is not None and result.found and x_raw is not None and np.all(np.isfinite(x_raw))
@@ -966,10 +1087,10 @@ def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSo
         active = np.zeros(m, dtype=bool)
         active[J] = True
     polished_ok = algorithm._accept_polish(viol, neg, tol_check) and bool(np.all(np.isfinite(x)))
-    if not polished_ok and algorithm.polish and G is not None and result.z is not None:
+    if not polished_ok and algorithm.polish and G is not None and z_back is not None:
         # repair once: a row with a clearly positive backend multiplier is active (complementarity),
         # even when an inaccurate backend left it at a slack above eps_active
-        z_raw = np.asarray(result.z, dtype=np.float64)
+        z_raw = np.asarray(z_back, dtype=np.float64)
         mask = np.zeros(m, dtype=bool)
         mask[J] = True
         mask |= z_raw > algorithm.eps_active * max(1.0, float(np.abs(z_raw).max()))
@@ -1006,10 +1127,10 @@ def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSo
         z_pol = np.zeros(m)
         z_pol[J] = mu
         candidates.append(("polish", x, lam, z_pol, J, factor, active, mu))
-    raw_lam = np.asarray(result.y, dtype=np.float64) if (result.y is not None and A is not None and use_eq) \
+    raw_lam = np.asarray(y_back, dtype=np.float64) if (y_back is not None and A is not None and use_eq) \
         else lam
-    if result.z is not None and G is not None and np.size(result.z) == m:
-        z_raw = np.asarray(result.z, dtype=np.float64)
+    if z_back is not None and G is not None and np.size(z_back) == m:
+        z_raw = np.asarray(z_back, dtype=np.float64)
         raw_active = active | (z_raw > algorithm.eps_active * max(1.0, _inf_norm(z_raw)))
         J_raw = np.flatnonzero(raw_active)
         candidates.append(("backend", x_raw, raw_lam, z_raw, J_raw, None, raw_active, z_raw[J_raw]))

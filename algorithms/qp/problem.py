@@ -87,12 +87,15 @@ def _check_sparse_psd(P) -> None:
 
 @dataclass(frozen=True, eq=False)
 class QP(Problem):
-    """A convex quadratic program ``min ½xᵀPx + qᵀx  s.t.  Ax = b,  Gx ≤ h``.
+    """A convex quadratic program ``min ½xᵀPx + qᵀx  s.t.  Ax = b,  Gx ≤ h,  lb ≤ x ≤ ub``.
 
     ``P`` (n×n, symmetric positive semidefinite: smallest eigenvalue ``>= -1e-10·max(1, max|P|)``),
     ``G`` (m×n) and ``A`` (p×n)
     may be dense arrays or scipy.sparse matrices; ``q``, ``h``, ``b`` are
-    vectors. ``G``/``h`` and ``A``/``b`` come in pairs. The data are stored in
+    vectors. ``G``/``h`` and ``A``/``b`` come in pairs. ``lb``/``ub`` (optional, length n, ±inf
+    for a free side, ``lb ≤ ub``) are variable bounds; solvers pass them to the backend as bounds and
+    differentiate them as the rows ``−x_i ≤ −lb_i`` (finite lb) and ``x_i ≤ ub_i`` (finite ub) appended
+    to ``G`` in that order (:meth:`with_box_rows`). The data are stored in
     float64 (sparse matrices as CSC); ``dtype`` records the caller's precision
     (float32 when every input is float32), and solvers return ``x`` in it.
 
@@ -112,6 +115,8 @@ class QP(Problem):
     h: Any = None
     A: Any = None
     b: Any = None
+    lb: Any = None
+    ub: Any = None
     dtype: np.dtype = field(init=False, repr=False)
     #: lower Cholesky factor of a dense positive definite P (found by the PSD check; the dQP
     #: polish reuses it instead of factorizing P again), None otherwise
@@ -145,9 +150,67 @@ class QP(Problem):
         check_shape("q", q, (n,))
         G, h = self._pair("G", self.G, "h", self.h, n)
         A, b = self._pair("A", self.A, "b", self.b, n)
-        for name, value in (("P", P), ("q", q), ("G", G), ("h", h), ("A", A), ("b", b)):
+        lb, ub = self._bound("lb", self.lb, n, -np.inf), self._bound("ub", self.ub, n, np.inf)
+        if lb is not None and ub is not None and np.any(lb > ub):
+            i = int(np.argmax(lb > ub))
+            raise ValueError(f"lb must be <= ub, got lb[{i}] = {lb[i]:g} > ub[{i}] = {ub[i]:g}")
+        for name, value in (("P", P), ("q", q), ("G", G), ("h", h), ("A", A), ("b", b), ("lb", lb), ("ub", ub)):
             object.__setattr__(self, name, value)
         object.__setattr__(self, "dtype", dtype)
+        object.__setattr__(self, "_box_rows", None)
+
+    @staticmethod
+    def _bound(name: str, value: Any, n: int, free: float):
+        """A bound vector (NaN refused, ``free`` = ±inf allowed), or None when absent or all free."""
+        if value is None:
+            return None
+        try:
+            v = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be a numeric vector, got {type(value).__name__}") from exc
+        if v.ndim != 1 or v.shape[0] != n:
+            raise ValueError(f"{name} must have shape ({n},), got {v.shape}")
+        if np.any(np.isnan(v)) or np.any(v == -free):
+            raise ValueError(f"{name} contains NaN or {-free} entries")
+        return None if np.all(v == free) else v.copy()
+
+    @property
+    def has_box(self) -> bool:
+        """True when some variable bound is finite."""
+        return self.lb is not None or self.ub is not None
+
+    def box_indices(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(L, U)``: the variables with a finite lower and a finite upper bound."""
+        L = np.zeros(0, dtype=int) if self.lb is None else np.flatnonzero(np.isfinite(self.lb))
+        U = np.zeros(0, dtype=int) if self.ub is None else np.flatnonzero(np.isfinite(self.ub))
+        return L, U
+
+    def with_box_rows(self) -> QP:
+        """This QP with its finite bounds as rows of G: ``[G; −I_L; I_U] x ≤ [h; −lb_L; ub_U]`` (cached;
+        ``self`` when there are no bounds). Built without re-validating P."""
+        if not self.has_box:
+            return self
+        if self._box_rows is not None:
+            return self._box_rows
+        n = self.n
+        L, U = self.box_indices()
+        eye = sp.identity(n, format="csr")
+        rows = [-eye[L], eye[U]]
+        sparse = self.sparse or n > 1000
+        blocks = ([] if self.G is None else [self.G]) + rows
+        if sparse:
+            G = sp.vstack([sp.csr_matrix(B) for B in blocks]).tocsc()
+        else:
+            G = np.vstack([B.toarray() if sp.issparse(B) else B for B in blocks])
+        h = np.concatenate(([] if self.h is None else [self.h]) + [-self.lb[L] if L.size else np.zeros(0),
+                                                                    self.ub[U] if U.size else np.zeros(0)])
+        aug = object.__new__(QP)
+        for name, value in (("P", self.P), ("q", self.q), ("G", G), ("h", h), ("A", self.A), ("b", self.b),
+                            ("lb", None), ("ub", None), ("dtype", self.dtype), ("cholesky", self.cholesky),
+                            ("_box_rows", None)):
+            object.__setattr__(aug, name, value)
+        object.__setattr__(self, "_box_rows", aug)
+        return aug
 
     @staticmethod
     def _pair(mname: str, matrix: Any, vname: str, vector: Any, n: int):
