@@ -154,7 +154,8 @@ class QP(Problem):
         if lb is not None and ub is not None and np.any(lb > ub):
             i = int(np.argmax(lb > ub))
             raise ValueError(f"lb must be <= ub, got lb[{i}] = {lb[i]:g} > ub[{i}] = {ub[i]:g}")
-        for name, value in (("P", P), ("q", q), ("G", G), ("h", h), ("A", A), ("b", b), ("lb", lb), ("ub", ub)):
+        fields = (("P", P), ("q", q), ("G", G), ("h", h), ("A", A), ("b", b), ("lb", lb), ("ub", ub))
+        for name, value in fields:
             object.__setattr__(self, name, value)
         object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "_box_rows", None)
