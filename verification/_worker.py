@@ -2,7 +2,8 @@
 
 It reads length-prefixed cloudpickle messages on stdin: first the parent's
 ``sys.path``, then ``(claim, seed, profile, out_dir)`` tasks (``None`` ends it), and
-answers each with the result dict on the original stdout. Claims travel by value
+answers each with ``("started", CPU seconds so far)`` once the claim is unpickled (its module
+imported), then the result dict, on the original stdout. Claims travel by value
 when they were defined in a script or a notebook (cloudpickle), so the user's
 ``__main__`` is never re-run here, and whatever a claim prints goes to stderr.
 """
@@ -40,7 +41,8 @@ def main() -> None:
     sys.path[:] = receive(requests)
     from verification.runner import _run_claim_task
 
-    while (task := receive(requests)) is not None:
+    while (task := receive(requests)) is not None:  # unpickling imports the claim's module
+        send(replies, ("started", sum(os.times()[:4])))  # the claim's CPU-time budget starts here
         send(replies, _run_claim_task(*task))
 
 

@@ -65,7 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "(verification.runner.claim_seed), so claims draw independently and adding "
                              "one changes no other's draws")
     parser.add_argument("--jobs", type=int, default=2,
-                        help="worker processes (0 runs in this process, without time budgets)")
+                        help="worker processes, each claim stopped past its CPU-time budget (0 runs in this "
+                             "process, without budgets)")
     parser.add_argument("--out", type=Path, default=Path("reports/latest"),
                         help="output folder for report.json, report.md and plots")
     parser.add_argument("--dask", metavar="ADDRESS",

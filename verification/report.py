@@ -212,7 +212,8 @@ def _claim_section(r: ClaimResult, evidence_page: str) -> list[str]:
     if r.covers:
         origin += f", covering **{', '.join(r.covers)}**"
     lines = ["", f'<a id="{_anchor(r.id)}"></a>', "", f"### `{r.id}`", "",
-             f"**{r.verdict}**{pin} · {r.kind} · {r.seconds:.1f} s · claim seed {r.seed}", "",
+             f"**{r.verdict}**{pin} · {r.kind} · {r.seconds:.1f} s wall, {r.cpu_seconds:.1f} s CPU · "
+             f"claim seed {r.seed}", "",
              f"- **Statement.** {_inline(r.statement)}",
              f"- **Origin.** {origin}. Source: {_inline(r.source)}."
              + (f" Differs: {_inline(r.deviation)}" if r.deviation else ""),

@@ -9,7 +9,7 @@ pass, ctrl fail    ``verified``
 pass, ctrl pass    ``vacuous`` (the check cannot tell right from wrong)
 pass, ctrl undec.  ``inconclusive`` (the control was not rejected)
 exception          ``error`` (traceback in the report)
-over budget        ``error`` (the claim was stopped)
+over budget        ``error`` (the claim was stopped: CPU time past its budget)
 =================  ===================================================
 
 A ``verified`` claim with a :class:`~theorems.core.certificates.Certificate` then has it
@@ -21,8 +21,9 @@ false; otherwise it stays ``verified`` and ``certificate["status"]`` says why.
 ``run_claims(claims)`` runs them in this process by default (``jobs=0``: no
 time budget), which works the same from a script, a notebook or a test.
 ``jobs=N`` runs them in N fresh worker interpreters (``python -m
-verification._worker``) so that a claim past its time budget is stopped
-without hanging the run; claims travel to them by value (cloudpickle), so
+verification._worker``) so that a claim past its CPU-time budget is stopped
+without hanging the run (CPU time, so that a busy machine does not change a
+verdict; a wall-clock backstop stops a hang); claims travel to them by value (cloudpickle), so
 claims defined in a script or a notebook need no ``if __name__ == "__main__"``
 guard. ``dask_address`` sends them to a Dask cluster instead.
 """
@@ -69,6 +70,8 @@ class ClaimResult:
     control: dict[str, Any] | None = None
     error: str | None = None
     seconds: float = 0.0
+    #: CPU seconds of check + control in the process that ran them (every thread)
+    cpu_seconds: float = 0.0
     artifacts: list[str] = field(default_factory=list)
     #: the certificate's record (:func:`theorems.core.certificates.run_certificate`), if any
     certificate: dict[str, Any] | None = None
@@ -111,7 +114,7 @@ def run_claim(claim: Claim, *, seed: int = 0, profile: str = "quick",
     """Run one claim's check and (if the check passed) its control, in this process."""
     base = _identity(claim, seed)
     cseed = base["seed"]
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     check = control = certificate = None
     try:
         check = _outcome(claim.check(Context(seed=cseed, profile=profile, out_dir=out_dir, role="check")),
@@ -132,7 +135,8 @@ def run_claim(claim: Claim, *, seed: int = 0, profile: str = "quick",
         **base, verdict=verdict, reason=reason,
         check=check.as_dict() if check else None,
         control=control.as_dict() if control else None,
-        error=error, seconds=round(time.perf_counter() - start, 3), artifacts=artifacts,
+        error=error, seconds=round(time.perf_counter() - start, 3),
+        cpu_seconds=round(time.process_time() - cpu_start, 3), artifacts=artifacts,
         certificate=certificate,
     )
 
@@ -163,9 +167,36 @@ def _run_claim_task(claim: Claim, seed: int, profile: str, out_dir: str | None) 
     return result.as_dict()
 
 
-def _timeout_result(claim: Claim, seed: int, budget: float) -> ClaimResult:
+def _timeout_result(claim: Claim, seed: int, budget: float, reason: str | None = None,
+                    seconds: float | None = None) -> ClaimResult:
     return ClaimResult(**_identity(claim, seed), verdict="error",
-                       reason=f"stopped: exceeded its time budget of {budget:.0f} s", seconds=budget)
+                       reason=reason or f"stopped: exceeded its time budget of {budget:.0f} s",
+                       seconds=round(budget if seconds is None else seconds, 3))
+
+
+#: a worker's claim is stopped past ``WALL_BACKSTOP`` times its budget (at least ``WALL_BACKSTOP_MIN_S``)
+#: of wall-clock time even when it uses no CPU (a hang, a deadlock); generous, so that a busy machine
+#: (load 20 on 2 cores: each process gets a tenth of a core) does not trigger it
+WALL_BACKSTOP = 10.0
+WALL_BACKSTOP_MIN_S = 120.0
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """CPU seconds (user + system, every thread, plus children it waited for) used so far by process
+    ``pid``; None where neither ``/proc`` nor psutil can tell."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return sum(int(f) for f in fields[11:15]) / _CLOCK_TICKS  # utime stime cutime cstime
+    except (OSError, IndexError, ValueError):
+        pass
+    try:
+        import psutil
+
+        times = psutil.Process(pid).cpu_times()
+        return times.user + times.system + times.children_user + times.children_system
+    except Exception:  # no psutil, or the process is gone
+        return None
 
 
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
@@ -184,6 +215,8 @@ class _Worker:
         _worker.send(self.process.stdin, list(sys.path))
         self.claim: Claim | None = None
         self.started = 0.0
+        self.cpu_start: float | None = None  # the worker's CPU seconds when the claim began
+        self.threads = threads
         self._replies = replies
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -195,8 +228,29 @@ class _Worker:
             self._replies.put((self, None))
 
     def submit(self, claim: Claim, args: tuple) -> None:
-        self.claim, self.started = claim, time.perf_counter()
+        self.claim, self.started, self.cpu_start = claim, time.perf_counter(), None
         _worker.send(self.process.stdin, args)
+
+    def over_budget(self, budget: float) -> str | None:
+        """Why the running claim must stop, or None. The budget is on the worker's CPU time since the
+        claim began (after its module was imported), times the BLAS threads it was given, so a busy
+        machine does not stop a claim; a wall-clock backstop of ``WALL_BACKSTOP`` x the budget
+        (at least ``WALL_BACKSTOP_MIN_S``, from submission) stops a claim that hangs without computing."""
+        wall = time.perf_counter() - self.started
+        if wall > max(WALL_BACKSTOP * budget, WALL_BACKSTOP_MIN_S):
+            return (f"stopped: no result after {wall:.0f} s of wall-clock time (the backstop: "
+                    f"{WALL_BACKSTOP:g} x its budget of {budget:.0f} s, at least "
+                    f"{WALL_BACKSTOP_MIN_S:.0f} s); hung?")
+        if self.cpu_start is None:
+            return None
+        used = process_cpu_seconds(self.process.pid)
+        if used is None:  # no way to read CPU time here: the budget applies to wall-clock time
+            return f"stopped: exceeded its time budget of {budget:.0f} s" if wall > budget else None
+        allowed = budget * self.threads
+        if used - self.cpu_start > allowed:
+            return (f"stopped: used {used - self.cpu_start:.0f} s of CPU time, past its budget of "
+                    f"{allowed:.0f} s ({budget:.0f} s x {self.threads} thread(s)); wall {wall:.0f} s")
+        return None
 
     def stop(self, kill: bool = False) -> None:
         if not kill:
@@ -226,7 +280,9 @@ def _run_local(claims: list[Claim], seed: int, profile: str, out: str | None, jo
                 worker, reply = replies.get(timeout=0.05)
             except queue.Empty:
                 worker, reply = None, None
-            if worker is not None and worker in workers and worker.claim is not None:
+            if isinstance(reply, tuple) and reply[:1] == ("started",):
+                worker.cpu_start = reply[1]  # the claim's module is imported: its budget starts
+            elif worker is not None and worker in workers and worker.claim is not None:
                 i = workers.index(worker)
                 if reply is None:  # the interpreter died
                     on_result(_crash_result(worker.claim, seed))
@@ -239,8 +295,10 @@ def _run_local(claims: list[Claim], seed: int, profile: str, out: str | None, jo
                 if worker.claim is None:
                     continue
                 budget = worker.claim.budget(profile)
-                if time.perf_counter() - worker.started > budget:
-                    on_result(_timeout_result(worker.claim, seed, budget))
+                why = worker.over_budget(budget)
+                if why is not None:
+                    on_result(_timeout_result(worker.claim, seed, budget, why,
+                                              seconds=time.perf_counter() - worker.started))
                     worker.stop(kill=True)
                     workers[i] = _Worker(replies, threads)
     finally:
@@ -263,9 +321,10 @@ def _run_dask(claims: list[Claim], seed: int, profile: str, out: str | None, add
             client.submit(_run_claim_task, c, seed, profile, out, pure=False, key=f"claim-{c.id}"): c
             for c in claims
         }
-        # Dask cannot kill a running task: the budget bounds the wait, and what is
-        # still running at the deadline is cancelled and reported as over budget.
-        deadline = time.perf_counter() + sum(c.budget(profile) for c in claims)
+        # Dask cannot kill a running task nor tell its CPU time: the wall-clock backstop of the
+        # budgets bounds the wait, and what is still running then is cancelled as over budget.
+        deadline = time.perf_counter() + max(WALL_BACKSTOP * sum(c.budget(profile) for c in claims),
+                                             WALL_BACKSTOP_MIN_S)
         done: set[str] = set()
         try:
             for future in as_completed(futures, timeout=max(1.0, deadline - time.perf_counter())):

@@ -38,14 +38,18 @@ def test_same_seed_same_evidence_and_claim_seeds_differ():
     assert claim_seed(0, "a.x") != claim_seed(0, "a.y")
 
 
-def test_worker_pool_matches_in_process_and_enforces_budget():
-    results = run_claims([*FAST, fake.SLOW], jobs=2, progress=False)
+def test_worker_pool_matches_in_process_and_enforces_budget(monkeypatch):
+    from verification import runner
+
+    monkeypatch.setattr(runner, "WALL_BACKSTOP_MIN_S", 0.0)  # SLOW hangs: stop it at 10 x 1 s
+    results = run_claims([*FAST, fake.SLOW, fake.BUSY], jobs=2, progress=False)
     verdicts = {r.id: r.verdict for r in results}
     for claim in FAST:
         assert verdicts[claim.id] == fake.EXPECTED[claim.id]
-    assert verdicts[fake.SLOW.id] == "error"
-    slow = next(r for r in results if r.id == fake.SLOW.id)
-    assert "time budget" in slow.reason
+    assert verdicts[fake.SLOW.id] == "error" and verdicts[fake.BUSY.id] == "error"
+    slow, busy = (next(r for r in results if r.id == c.id) for c in (fake.SLOW, fake.BUSY))
+    assert "wall-clock" in slow.reason and "hung" in slow.reason  # the backstop: 10 x its budget
+    assert "of CPU time, past its budget" in busy.reason, busy.reason
     in_process = {r.id: r.check for r in run_claims(FAST, jobs=0, progress=False)}
     assert {r.id: r.check for r in results if r.id in in_process} == in_process
 
@@ -136,3 +140,21 @@ def test_select_claims_rejects_unknown_names():
         select_claims(papers=["nope"])
     with pytest.raises(ValueError, match="unknown claim id"):
         select_claims(ids=["dqp.nope"])
+
+
+def test_budget_is_cpu_time_so_a_busy_machine_does_not_change_the_verdict():
+    """A claim using ~0.6 s of CPU under a 1 s budget, beside six CPU-bound processes: its wall
+    time is several times its budget, yet it is verified, as on an idle machine."""
+    import subprocess
+    import sys
+
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(6)]
+    try:
+        (busy,) = run_claims([fake.CHEAP], jobs=1)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    alone = run_claim(fake.CHEAP)  # in this process, no budget: what an idle machine gives
+    assert (busy.verdict, alone.verdict) == ("verified", "verified"), (busy.reason, busy.seconds)
+    assert busy.check == alone.check

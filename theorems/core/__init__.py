@@ -207,8 +207,9 @@ class Claim:
     sentence on how it differs (narrower instances, one direction, a constant we chose).
     Other origins cover no result; their ``source`` names what they come from.
 
-    ``budget_s`` bounds the wall time of check + control in the quick profile
-    (the full profile gets ``full_budget_s``); the runner stops a claim past it.
+    ``budget_s`` bounds the CPU time of check + control in the quick profile (the full
+    profile gets ``full_budget_s``); the runner's workers stop a claim past it (see
+    :meth:`verification.runner._Worker.over_budget`), whatever the machine's load.
     """
 
     id: str
