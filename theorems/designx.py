@@ -827,8 +827,8 @@ register(
     Claim(
         id="designx.exact_counting",
         paper=PAPER,
-        source="the family's evaluation contract (issue #13: the budget "
-        "counted exactly, non-finite values treated as the worst)",
+        source="the family's evaluation contract (algorithms.blackbox.problem.Evaluator's docstring: "
+        "the budget counted exactly, non-finite values treated as the worst)",
         origin=Origin.IMPLEMENTATION,
         statement="For random grammar-valid workflows and each baseline, budgets 1..250 and an "
                   "objective that returns "

@@ -857,7 +857,8 @@ def _check_kkt_check(ctx: Context, *, sabotage: bool) -> Outcome:
 register(Claim(
     id="dqp.kkt_check", paper=PAPER,
     origin=Origin.IMPLEMENTATION,
-    source="Our acceptance test (issue #21): algorithms.qp.kkt_residuals, the one KKT check after the "
+    source="Our acceptance test (item 9 of paper_notes/dqp.md): algorithms.qp.kkt_residuals, the one KKT "
+           "check after the "
            "polish; the residuals are those of Appendix E.1's accuracy metrics, made relative",
     statement="kkt_residuals(qp, x, y, z) equals stationarity, primal, dual and complementarity residuals "
               "computed independently from their definitions (each divided by the scale of the terms it "
@@ -1442,7 +1443,8 @@ def _check_iteration_cap(ctx: Context, *, cap: int | None) -> Outcome:
 register(Claim(
     id="dqp.iteration_cap", paper=PAPER,
     origin=Origin.IMPLEMENTATION,
-    source="Our retcode contract (developer guide: a horizon reached without convergence is MaxIters): "
+    source="Our retcode contract (the README's retcode table: a horizon reached without convergence is "
+           "MaxIters): "
            "a backend's own iteration cap, read from its status (algorithms.qp.dqp._hit_iteration_cap)",
     statement="On planted strictly convex QPs, osqp, scs, piqp, proxqp and clarabel stopped by their own "
               "iteration cap (3 iterations, set through DQP.backend_options, not solve's maxiters) are "
