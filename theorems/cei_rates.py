@@ -34,6 +34,7 @@ from algorithms.bayesopt import (
     rkhs_problem,
 )
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import figure, numeric_outcome, symbolic_truth
 from theorems.core.rates import rate_outcome
 
@@ -87,6 +88,253 @@ register_results(
         ),
     ],
 )
+
+
+# ---------------------------------------------------------------------------- certificates (exact algebra)
+
+_EI_SYMBOLS = "y mu sigma fplus"
+
+
+def _normal_parts(u):
+    """Φ(u) and φ(u) written with erf and exp (sympy's exact functions)."""
+    return (1 + sympy.erf(u / sympy.sqrt(2))) / 2, sympy.exp(-(u**2) / 2) / sympy.sqrt(2 * sympy.pi)
+
+
+def _prove_acquisition() -> dict:
+    """The antiderivative found by integrating (f⁺ − y)φ((y − μ)/σ)/σ with y = μ + σu by parts."""
+    y, mu, sigma, fplus = sympy.symbols(_EI_SYMBOLS, real=True)
+    cdf, pdf = _normal_parts((y - mu) / sigma)
+    antiderivative = (fplus - mu) * cdf + sigma * pdf
+    z = sympy.Symbol("z", real=True)
+    cdf_z, pdf_z = _normal_parts(z)
+    return {"antiderivative": sympy.srepr(antiderivative),
+            "closed_form_at_fplus": sympy.srepr(sigma * (z * cdf_z + pdf_z)),
+            "feasibility_antiderivative": sympy.srepr(_normal_parts(y)[0])}
+
+
+def _rational_in(expr, function, what: str):
+    """``expr`` with every ``function(arg)`` replaced by one symbol, after checking that all its
+    arguments are the same expression (then expr is a rational function of that symbol)."""
+    args = {sympy.cancel(node.args[0]) for node in expr.atoms(function)}
+    if len(args) > 1:
+        raise Rejected(f"{what}: {function.__name__} appears with {len(args)} different arguments")
+    stand_in = sympy.Symbol(f"_{function.__name__}_value")
+    return expr.replace(lambda node: isinstance(node, function), lambda node: stand_in)
+
+
+def _recheck_acquisition(proof: dict) -> str:
+    """H'(y) equals the integrand (f⁺ − y)φ((y − μ)/σ)/σ as a rational function of y, μ, σ, f⁺, the one
+    exp and the one erf that occur; H(f⁺) = σ(zΦ(z) + φ(z)) at z = (f⁺ − μ)/σ; (d/dy)Φ(y) = φ(y)."""
+    y, mu, sigma, fplus = sympy.symbols(_EI_SYMBOLS, real=True)
+    z = sympy.Symbol("z", real=True)
+    try:
+        antiderivative = sympy.parse_expr(proof["antiderivative"], local_dict={"Symbol": sympy.Symbol},
+                                          global_dict=vars(sympy))
+        closed = sympy.parse_expr(proof["closed_form_at_fplus"], global_dict=vars(sympy))
+        feasibility = sympy.parse_expr(proof["feasibility_antiderivative"], global_dict=vars(sympy))
+    except Exception as exc:  # a corrupted expression is a rejected artifact
+        raise Rejected(f"an expression does not parse: {exc}") from exc
+    _, pdf = _normal_parts((y - mu) / sigma)
+    integrand = (fplus - y) * pdf / sigma
+    difference = sympy.diff(antiderivative, y) - integrand
+    difference = _rational_in(_rational_in(sympy.expand(difference), sympy.exp, "H' − integrand"), sympy.erf,
+                              "H' − integrand")
+    if sympy.cancel(sympy.together(difference)) != 0:
+        raise Rejected(f"H'(y) is not the integrand: the difference is {difference}")
+    cdf_z, pdf_z = _normal_parts(z)
+    at_top = sympy.expand(antiderivative.subs(y, fplus) - closed.subs(z, (fplus - mu) / sigma))
+    if sympy.cancel(sympy.together(at_top)) != 0:
+        raise Rejected("H(f⁺) is not σ(zΦ(z) + φ(z))")
+    if sympy.simplify(closed - sigma * (z * cdf_z + pdf_z)) != 0:
+        raise Rejected("the closed form is not σ(zΦ(z) + φ(z))")
+    _, pdf_y = _normal_parts(y)
+    if (sympy.cancel(sympy.expand(sympy.diff(feasibility, y) - pdf_y)) != 0
+            or feasibility.subs(y, 0) != sympy.S.Half):
+        raise Rejected("the feasibility antiderivative is not Φ")
+    return ("H(y) = (f⁺ − μ)Φ((y − μ)/σ) + σφ((y − μ)/σ) differentiates to (f⁺ − y)φ((y − μ)/σ)/σ exactly; "
+            "H(f⁺) − H(−∞) = σ(zΦ(z) + φ(z)); Φ' = φ")
+
+
+def _refute_acquisition() -> dict:
+    return {"mu": 0, "sigma": 1, "fplus": 0}
+
+
+def _recheck_acquisition_witness(witness: dict) -> str:
+    """E[(f⁺ − F)₊] by rigorous ball-arithmetic quadrature of its definition, against (f⁺ − μ)Φ(z)."""
+    from flint import acb, arb, ctx
+
+    if {k: witness.get(k) for k in ("mu", "sigma", "fplus")} != {"mu": 0, "sigma": 1, "fplus": 0}:
+        raise Rejected("the witness is μ = 0, σ = 1, f⁺ = 0")
+    old, ctx.prec = ctx.prec, 80
+    try:
+        # ∫_{−40}^{0} (0 − y)φ(y) dy; the part below −40 is < e^{−800} (|y|φ(y) has that antiderivative)
+        value = acb.integral(lambda x, _: -x * acb.exp(-x * x / 2) / acb.sqrt(2 * acb.pi()), -40, 0).real
+        tail = arb(0).exp() * arb("1e-340")
+    finally:
+        ctx.prec = old
+    dropped = arb(0)  # (f⁺ − μ)Φ(z) at f⁺ = μ
+    if not (value - tail > dropped):
+        raise Rejected(f"E[(f⁺ − F)₊] = {value} is not above (f⁺ − μ)Φ(z) = 0")
+    return f"μ = 0, σ = 1, f⁺ = 0: E[(f⁺ − F)₊] ∈ {value.str(6)} > 0 = (f⁺ − μ)Φ(z) (σφ(z) dropped)"
+
+
+def _exponent_facts() -> dict:
+    """name -> (expression, its claimed numerator, denominator) in ν, d (all rational functions)."""
+    nu, d = sympy.symbols("nu d", positive=True)
+    improved = nu / (2 * nu + d)
+    return {
+        "theorem 3.7 minus corollary 3.6 (nu >= 1)": (improved - 1 / d, (d - 2) * nu - d, d * (2 * nu + d)),
+        "theorem 3.7 minus corollary 3.6 (nu < 1)": (improved - nu / d, -2 * nu**2, d * (2 * nu + d)),
+        "one half minus theorem 3.7": (sympy.Rational(1, 2) - improved, d, 2 * (2 * nu + d)),
+        "SE: one half minus 1/d": (sympy.Rational(1, 2) - 1 / d, d - 2, 2 * d),
+    }
+
+
+def _prove_exponents() -> dict:
+    return {name: {"numerator": str(num), "denominator": str(den)}
+            for name, (_, num, den) in _exponent_facts().items()}
+
+
+def _recheck_exponents(proof: dict) -> str:
+    """Each difference of exponents is numerator/denominator exactly (sympy cancel over Q(ν, d)); the
+    denominators are positive for ν, d > 0 (nonnegative coefficients, nonzero); the numerators are the
+    linear/quadratic forms whose signs give the statement."""
+    nu, d = sympy.symbols("nu d", positive=True)
+    facts = _exponent_facts()
+    if set(proof) != set(facts):
+        raise Rejected(f"facts {sorted(proof)} are not {sorted(facts)}")
+    for name, (expr, numerator, _) in facts.items():
+        try:
+            num = sympy.sympify(proof[name]["numerator"], locals={"nu": nu, "d": d})
+            den = sympy.sympify(proof[name]["denominator"], locals={"nu": nu, "d": d})
+        except Exception as exc:
+            raise Rejected(f"{name}: does not parse: {exc}") from exc
+        if sympy.cancel(expr - num / den) != 0:
+            raise Rejected(f"{name}: {expr} is not ({num})/({den})")
+        if sympy.expand(num - numerator) != 0:
+            raise Rejected(f"{name}: the numerator {num} is not {numerator}")
+        poly = sympy.Poly(sympy.expand(den), nu, d)
+        if poly.is_zero or any(c < 0 for c in poly.coeffs()):
+            raise Rejected(f"{name}: the denominator {den} is not visibly positive")
+    return ("ν/(2ν+d) − 1/d = ((d−2)ν − d)/(d(2ν+d)) (>= 0 iff ν >= d/(d−2) for d >= 3, = 0 there); "
+            "ν/(2ν+d) − ν/d = −2ν²/(d(2ν+d)) < 0; 1/2 − ν/(2ν+d) = d/(2(2ν+d)) → 0; 1/2 − 1/d = (d−2)/(2d)")
+
+
+def _recheck_exponents_witness(witness: dict) -> str:
+    """At d = 3, ν = 3/2 (>= d/(d − 1) = 3/2): ν/(2ν + d) = 1/4 < 1/3 = 1/d, in exact rationals."""
+    from fractions import Fraction
+
+    d, nu = Fraction(witness["d"]), Fraction(witness["nu"])
+    if not (d >= 3 and nu >= 1 and nu >= d / (d - 1)):
+        raise Rejected(f"d = {d}, ν = {nu} is not in the control's range")
+    improved = nu / (2 * nu + d)
+    if improved >= 1 / d:
+        raise Rejected(f"ν/(2ν+d) = {improved} >= 1/d = {1 / d}: no counterexample")
+    return f"d = {d}, ν = {nu} (>= d/(d−1)): ν/(2ν+d) = {improved} < 1/d = {1 / d}"
+
+
+def _rate_exponent_facts(kind: str) -> dict:
+    """The exponents of t and log t in √(t·γ_t)/t (times √β_t when Bayesian) for γ_t = t^a log^b t:
+    name -> (expression, claimed value); a, b from Lemma A.2."""
+    nu, d = sympy.symbols("nu d", positive=True)
+    if kind == "se":
+        a, b = sympy.Integer(0), d + 1
+        claimed_t, claimed_log = sympy.Rational(-1, 2), (d + 1) / 2
+    else:
+        a, b = d / (2 * nu + d), 2 * nu / (2 * nu + d)
+        claimed_t, claimed_log = -nu / (2 * nu + d), nu / (2 * nu + d)
+    extra = sympy.Rational(1, 2) if kind == "bayesian" else sympy.Integer(0)  # √β_t, β_t = 4 log t + const
+    facts = {
+        "t exponent of sqrt(t gamma_t)/t": ((1 + a) / 2 - 1, claimed_t),
+        "log exponent": (b / 2 + extra, claimed_log + extra),
+        # the 2B_f/k term (k >= t/3 − 1) decays at t^{-1}: its margin over the claimed exponent is >= 0
+        "margin of the 1/k term": (claimed_t + 1,
+                                   sympy.Rational(1, 2) if kind == "se" else (nu + d) / (2 * nu + d)),
+    }
+    if kind == "bayesian":
+        delta, t = sympy.symbols("delta t", positive=True)
+        pi_t = sympy.pi**2 * t**2 / 6
+        facts["beta_t = 4 log t + 2 log(pi^2/(2 delta))"] = (
+            sympy.expand_log(2 * sympy.log(3 * pi_t / delta), force=True),
+            4 * sympy.log(t) + 2 * sympy.log(sympy.pi**2 / (2 * delta)))
+    return facts
+
+
+def _prove_rate(kind: str) -> dict:
+    return {name: {"claimed": str(value)} for name, (_, value) in _rate_exponent_facts(kind).items()}
+
+
+def _recheck_rate(proof: dict, kind: str) -> str:
+    nu, d, delta, t = sympy.symbols("nu d delta t", positive=True)
+    facts = _rate_exponent_facts(kind)
+    if set(proof) != set(facts):
+        raise Rejected(f"facts {sorted(proof)} are not {sorted(facts)}")
+    for name, (expr, _) in facts.items():
+        try:
+            value = sympy.sympify(proof[name]["claimed"], locals={"nu": nu, "d": d, "delta": delta, "t": t,
+                                                                  "pi": sympy.pi})
+        except Exception as exc:
+            raise Rejected(f"{name}: does not parse: {exc}") from exc
+        if sympy.cancel(sympy.expand_log(expr - value, force=True)) != 0:
+            raise Rejected(f"{name}: {expr} is not {value}")
+    margin = sympy.sympify(proof["margin of the 1/k term"]["claimed"], locals={"nu": nu, "d": d})
+    numerator, denominator = sympy.fraction(sympy.cancel(margin))
+    for part in (numerator, denominator):
+        poly = sympy.Poly(sympy.expand(part), nu, d)
+        if poly.is_zero or any(c < 0 for c in poly.coeffs()):
+            raise Rejected(f"the 1/k term's margin {margin} is not visibly positive")
+    exponent = facts["t exponent of sqrt(t gamma_t)/t"][1]
+    log_power = facts["log exponent"][1]
+    return (f"√(t·γ_t)/t{' · √β_t' if kind == 'bayesian' else ''} = t^({exponent}) log^({log_power}) t "
+            f"for γ_t of Lemma A.2; the 1/k term decays faster (margin {margin} > 0)")
+
+
+def _recheck_rate_witness(witness: dict, kind: str) -> str:
+    """The exponents recomputed in exact rationals at the witness's ν, d from γ_t = t^a log^b t."""
+    from fractions import Fraction
+
+    if witness.get("kind") != kind:
+        raise Rejected(f"the witness is for {witness.get('kind')!r}, not {kind!r}")
+    nu, d = Fraction(witness["nu"]), Fraction(witness["d"])
+    a, b = (Fraction(0), d + 1) if kind == "se" else (d / (2 * nu + d), 2 * nu / (2 * nu + d))
+    t_exponent = (1 + a) / 2 - 1
+    log_power = b / 2 + (Fraction(1, 2) if kind == "bayesian" else 0)
+    if kind == "bayesian":
+        wrong = b / 2  # the control: √β_t's log^{1/2} dropped
+        if wrong == log_power:
+            raise Rejected("the control's log power agrees")
+        return f"ν = {nu}, d = {d}: the log power is {log_power}, not {wrong} (√β_t dropped)"
+    wrong = 2 * t_exponent  # the control: the square root of γ_t/t dropped
+    if wrong == t_exponent:
+        raise Rejected("the control's exponent agrees")
+    return f"ν = {nu}, d = {d}: r_t's exponent of t is {t_exponent}, not {wrong} (square root dropped)"
+
+
+def _rate_certificate(kind: str) -> Certificate:
+    gamma = {"se": "γ_t = O(log^{d+1} t)", "matern": "γ_t = O(t^{d/(2ν+d)} log^{2ν/(2ν+d)} t)",
+             "bayesian": "γ_t = O(t^{d/(2ν+d)} log^{2ν/(2ν+d)} t)"}[kind]
+    rate = {"se": "t^{−1/2} log^{(d+1)/2} t", "matern": "t^{−ν/(2ν+d)} log^{ν/(2ν+d)} t",
+            "bayesian": "t^{−ν/(2ν+d)} log^{ν/(2ν+d) + 1/2} t"}[kind]
+    bayes = ("; β_t = 2 log(3π_t/δ) with π_t = π²t²/6 equals 4 log t + 2 log(π²/(2δ)), so √β_t adds "
+             "log^{1/2} t") if kind == "bayesian" else ""
+    control = ("the log power without the √β_t factor's 1/2" if kind == "bayesian"
+               else "the exponent of t doubled (the square root of γ_t/t dropped)")
+    return Certificate(
+        statement=(f"The exponent algebra of the rate: with {gamma} (Lemma A.2), the proof's term "
+                   f"3√(t·γ_t)/(t − 3) is O({rate}) — its exponents (1 + a)/2 − 1 and b/2 for "
+                   "γ_t = t^a log^b t "
+                   f"equal the claimed ones as rational functions of ν, d{bayes} — and the 2B_f/k term "
+                   "(k >= t/3 − 1) decays strictly faster (its exponent −1 is below the claimed one by a "
+                   "positive rational function)."),
+        scope="every ν > 0, d > 0 (symbolic); the rate's constants and the O(·) of γ_t are not certified",
+        method=Method.EXACT_ALGEBRA,
+        trusts=("Lemma A.2's information-gain rates (Vakili et al. 2021; Iwazaki 2025) and the proof of "
+                "Theorem 3.7 (r_t <= c/Φ(−B_c)·(2B_f/k + (B_f + φ(0))·3√(t·γ_t)/(t − 3))); sympy's exact "
+                "rational-function arithmetic (cancel, expand_log)"),
+        prove=lambda: _prove_rate(kind), recheck=lambda art: _recheck_rate(art, kind),
+        control_statement=f"The same rate with {control}.",
+        refute=lambda: {"kind": kind, "nu": "5/2", "d": 2},
+        recheck_witness=lambda w: _recheck_rate_witness(w, kind))
 
 
 # ---------------------------------------------------------------------------- runs shared by claims
@@ -304,6 +552,23 @@ register(
         control_description="The feasibility factor dropped (plain EI of f compared with the same Monte "
         "Carlo "
         "expectation of the constrained improvement): it must disagree.",
+        certificate=Certificate(
+            statement="For all μ ∈ R, σ > 0, f⁺ ∈ R: H(y) = (f⁺ − μ)Φ((y − μ)/σ) + σφ((y − μ)/σ) has "
+            "H'(y) = (f⁺ − y)φ((y − μ)/σ)/σ, the density-weighted improvement of F ~ N(μ, σ²) below f⁺, and "
+            "H(−∞) = 0, so E[(f⁺ − F)₊] = H(f⁺) = σ(zΦ(z) + φ(z)), z = (f⁺ − μ)/σ; with Φ' = φ, "
+            "P(C ≤ 0) = Φ(−μ_c/σ_c) for C ~ N(μ_c, σ_c²); independence gives the product EI·ΠⱼΦ(−μ_cⱼ/σ_cⱼ).",
+            scope="every μ ∈ R, σ > 0, f⁺ ∈ R (and every μ_c, σ_c > 0, any number of constraints)",
+            method=Method.EXACT_ALGEBRA,
+            trusts="sympy's exact differentiation and rational-function arithmetic (with the one exp and "
+            "the one erf that occur as independent symbols); H(−∞) = 0 (Φ and φ vanish at −∞); "
+            "E[XY] = E[X]E[Y] for the independent posteriors",
+            prove=_prove_acquisition,
+            recheck=_recheck_acquisition,
+            control_statement="E[(f⁺ − F)₊] = (f⁺ − μ)Φ(z) (the σφ(z) term dropped).",
+            refute=_refute_acquisition,
+            recheck_witness=_recheck_acquisition_witness,
+        ),
+        expected_verdict="certified",
     )
 )
 
@@ -634,6 +899,8 @@ _rate_claim(
     "t^{−1/2} log^{(d+1)/2} t (Theorem 3.7; for d = 2 also Corollary 3.6's t^{−1/d}): the "
     "log-log slope of r_t / log^{3/2} t and that of r_t, with their 95 % bootstrap intervals, "
     "lie at or below −1/2; " + _SWEEP + ".",
+    certificate=_rate_certificate("se"),
+    expected_verdict="certified",
 )
 
 _MATERN_EXP = 2.5 / (2 * 2.5 + DIM)
@@ -655,6 +922,8 @@ _rate_claim(
     statement="For Matérn-5/2 on f, c in its RKHS (d = 2), the log-log slope of r_t / log^{ν/(2ν+d)} t lies "
     "at or below −ν/(2ν+d) = −5/14 (Theorem 3.7) and that of r_t at or below −min(ν, 1)/d = −1/2 "
     "(Corollary 3.6), 95 % bootstrap intervals; " + _SWEEP + ".",
+    certificate=_rate_certificate("matern"),
+    expected_verdict="certified",
 )
 
 _rate_claim(
@@ -675,6 +944,8 @@ _rate_claim(
     statement="For f a GP(0, k) sample path (Matérn-5/2, d = 2) and c in the RKHS, the log-log slope of "
     "r_t / log^{ν/(2ν+d) + 1/2} t and that of r_t lie at or below −ν/(2ν+d) = −5/14 "
     "(95 % bootstrap intervals); " + _SWEEP + ".",
+    certificate=_rate_certificate("bayesian"),
+    expected_verdict="certified",
 )
 
 
@@ -751,5 +1022,23 @@ register(
         control_description="The improvement condition replaced by a wrong one, ν >= d/(d−1): sympy must "
         "find "
         "the margin ν/(2ν+d) − 1/d negative somewhere on it (e.g. d = 3, ν = 3/2).",
+        certificate=Certificate(
+            statement="As rational functions of ν, d > 0: ν/(2ν+d) − 1/d = ((d−2)ν − d)/(d(2ν+d)), so for "
+            "d >= 3 Theorem 3.7's exponent is at least Corollary 3.6's 1/d exactly when ν >= d/(d−2), with "
+            "equality there; ν/(2ν+d) − ν/d = −2ν²/(d(2ν+d)) < 0 (no gain when min(ν, 1) = ν); "
+            "1/2 − ν/(2ν+d) = d/(2(2ν+d)) > 0 and → 0 as ν → ∞ (SE is the limit); 1/2 − 1/d = (d−2)/(2d), "
+            "positive exactly when d > 2.",
+            scope="every ν > 0, d > 0",
+            method=Method.EXACT_ALGEBRA,
+            trusts="sympy's exact rational-function arithmetic over Q (cancel, expand); a polynomial with "
+            "nonnegative coefficients, not zero, is positive for ν, d > 0",
+            prove=_prove_exponents,
+            recheck=_recheck_exponents,
+            control_statement="For ν >= 1 and d >= 3 the exponent ν/(2ν+d) is at least 1/d whenever "
+            "ν >= d/(d−1).",
+            refute=lambda: {"d": 3, "nu": "3/2"},
+            recheck_witness=_recheck_exponents_witness,
+        ),
+        expected_verdict="certified",
     )
 )

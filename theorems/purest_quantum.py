@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+from fractions import Fraction
 
 import numpy as np
 import sympy
@@ -42,6 +43,7 @@ from algorithms.quantum import (
     swap_test_acceptance,
 )
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import figure, numeric_outcome, property_outcome, prove_zero
 
 PAPER = "purest_quantum"
@@ -80,6 +82,357 @@ def _clopper_pearson(errors: int, runs: int, level: float = 0.95) -> tuple[float
     low = 0.0 if errors == 0 else float(scipy_stats.beta.ppf(alpha / 2, errors, runs - errors + 1))
     high = 1.0 if errors == runs else float(scipy_stats.beta.ppf(1 - alpha / 2, errors + 1, runs - errors))
     return low, high
+
+
+# ---------------------------------------------------------------------------------------------
+# certificates (exact algebra)
+# ---------------------------------------------------------------------------------------------
+
+def _surd_mul(x: tuple, y: tuple, s: int) -> tuple:
+    """(a + b√s)(c + d√s) with rational a, b, c, d."""
+    return (x[0] * y[0] + s * x[1] * y[1], x[0] * y[1] + x[1] * y[0])
+
+
+def _at_most_surd(value: Fraction, bound: tuple, s: int) -> bool:
+    """value <= a + b√s (b >= 0), decided exactly."""
+    a, b = bound
+    if value <= a:
+        return True
+    return b >= 0 and (value - a) ** 2 <= s * b * b
+
+
+def _pair_error(T: int, a: Fraction, b: Fraction) -> Fraction:
+    """P(B_a < B_b) + ½P(B_a = B_b) for independent B_a ~ Bin(T, a), B_b ~ Bin(T, b): the purer state
+    (acceptance a) loses, ties broken by a fair coin; exact rationals."""
+    # integers: a = A/Q, b = B/R, every term over the common denominator 2·Q^T·R^T
+    A, Q, B, R = a.numerator, a.denominator, b.numerator, b.denominator
+    pa = [math.comb(T, k) * A**k * (Q - A) ** (T - k) for k in range(T + 1)]
+    pb = [math.comb(T, k) * B**k * (R - B) ** (T - k) for k in range(T + 1)]
+    above = [0] * (T + 2)
+    for j in range(T, -1, -1):
+        above[j] = above[j + 1] + pb[j]
+    return Fraction(sum(pa[k] * (2 * above[k + 1] + pb[k]) for k in range(T + 1)), 2 * Q**T * R**T)
+
+
+#: (a, b, √s, rational coefficient of √s in 2√(a(1 − b)(1 − a)b)) of the two K = 2 settings
+_K2 = {
+    # SWAP tests: acceptances (1 + P)/2 for purities 9/10 and 6/10
+    "coherent": {"a": Fraction(19, 20), "b": Fraction(4, 5), "s": 19, "root": Fraction(2, 50)},
+    # m = 2 copies per Haar basis at n = 1: collision probabilities with means (1 + E u_z²)/2 = 2/3 for the
+    # pure state and 1/2 for I/2; each basis is a win/loss/tie as Bin(2/3) − Bin(1/2)
+    "incoherent": {"a": Fraction(2, 3), "b": Fraction(1, 2), "s": 2, "root": Fraction(2, 6)},
+}
+_K2_HORIZON = 60
+
+
+def _chernoff_base(setting: dict) -> tuple:
+    """m = P(tie) + 2√(P(win)P(loss)) = min_λ E e^{−λ(X_a − X_b)} as a + b√s, exactly."""
+    a, b = setting["a"], setting["b"]
+    win, loss = a * (1 - b), (1 - a) * b
+    if setting["root"] ** 2 * setting["s"] != 4 * win * loss:
+        raise Rejected("the surd of the Chernoff base is not 2√(win·loss)")
+    return (1 - win - loss, setting["root"])
+
+
+def _prove_k2(name: str) -> dict:
+    setting = _K2[name]
+    values = (_pair_error(T, setting["a"], setting["b"]) for T in range(1, _K2_HORIZON + 1))
+    return {"p_err": [f"{x.numerator}/{x.denominator}" for x in values]}
+
+
+def _recheck_k2(proof: dict, name: str) -> str:
+    """Each stored P_err(T) recomputed from the binomial laws in exact rationals; strictly decreasing in T;
+    and P_err(T) <= m^T (m the Chernoff base, in Q(√s)) for T = 1..60."""
+    setting = _K2[name]
+    if name == "incoherent" and setting["a"] != _qubit_collision_mean():
+        raise Rejected("the pure qubit's mean collision probability is not 2/3")
+    values = [Fraction(x) for x in proof["p_err"]]
+    if len(values) != _K2_HORIZON:
+        raise Rejected(f"{len(values)} values, not T = 1..{_K2_HORIZON}")
+    base = _chernoff_base(setting)
+    power = (Fraction(1), Fraction(0))
+    for T, value in enumerate(values, start=1):
+        if value != _pair_error(T, setting["a"], setting["b"]):
+            raise Rejected(f"P_err({T}) = {value} is not the binomial law's")
+        if T > 1 and not value < values[T - 2]:
+            raise Rejected(f"P_err is not decreasing at T = {T}")
+        power = _surd_mul(power, base, setting["s"])
+        if not _at_most_surd(value, power, setting["s"]):
+            raise Rejected(f"P_err({T}) exceeds the Chernoff bound m^T")
+    m = float(base[0]) + float(base[1]) * math.sqrt(setting["s"])
+    return (f"P_err(T) exact for T = 1..{_K2_HORIZON} (P_err(1) = {values[0]}, P_err(60) = "
+            f"{float(values[-1]):.3g}), "
+            f"strictly decreasing, <= m^T with m = {m:.5f}")
+
+
+def _recheck_k2_witness(witness: dict, name: str) -> str:
+    """P_err(T) at the witness's T, exactly, against (0.99·m)^T."""
+    setting = _K2[name]
+    T = int(witness["T"])
+    value = _pair_error(T, setting["a"], setting["b"])
+    base = _chernoff_base(setting)
+    shrunk = (base[0] * Fraction(99, 100), base[1] * Fraction(99, 100))
+    power = (Fraction(1), Fraction(0))
+    for _ in range(T):
+        power = _surd_mul(power, shrunk, setting["s"])
+    if _at_most_surd(value, power, setting["s"]):
+        raise Rejected(f"P_err({T}) <= (0.99·m)^{T}")
+    bound = float(power[0]) + float(power[1]) * math.sqrt(setting["s"])
+    return f"T = {T}: P_err = {float(value):.4g} > (0.99·m)^T = {bound:.4g}"
+
+
+def _qubit_collision_mean() -> Fraction:
+    """E_U[Σ_j ⟨j|UρU†|j⟩²] for a pure qubit state: (1 + E[u_z²])/2 with u uniform on the sphere,
+    E[u_z²] = ∫₀^π cos²θ sinθ dθ / 2, integrated exactly by sympy."""
+    theta = sympy.Symbol("theta")
+    moment = sympy.integrate(sympy.cos(theta) ** 2 * sympy.sin(theta), (theta, 0, sympy.pi)) / 2
+    value = (1 + moment) / 2
+    if not value.is_Rational:
+        raise Rejected(f"the sphere moment is not rational: {moment}")
+    return Fraction(int(value.p), int(value.q))
+
+
+def _prove_swap() -> dict:
+    """The ancilla-0 block M = (⟨0| ⊗ I) U (|0⟩ ⊗ I) of U = (H ⊗ I)·CSWAP·(H ⊗ I), for d = 2, 4, 8."""
+    out = {}
+    for dim in (2, 4, 8):
+        block = _swap_block(dim)
+        rows, cols = np.nonzero(block)
+        out[f"d={dim}"] = [[int(r), int(c), f"{int(block[r, c])}/2"] for r, c in zip(rows, cols, strict=True)]
+    return out
+
+
+def _swap_block(dim: int) -> np.ndarray:
+    """2·M with integer entries: H ⊗ I = K/√2 with K = [[I, I], [I, −I]], so U = K·C·K/2."""
+    size = dim * dim
+    eye = np.eye(size, dtype=np.int64)
+    K = np.block([[eye, eye], [eye, -eye]])
+    swap = np.zeros((size, size), dtype=np.int64)
+    for i in range(dim):
+        for j in range(dim):
+            swap[j * dim + i, i * dim + j] = 1  # |i⟩|j⟩ -> |j⟩|i⟩
+    controlled = np.block([[eye, np.zeros_like(eye)], [np.zeros_like(eye), swap]])
+    return (K @ controlled @ K)[:size, :size]  # = 2·M (the entries of U are halves)
+
+
+def _recheck_swap(proof: dict) -> str:
+    """M recomputed from the gates (integer matrices); then P(ancilla 0) = Tr(M (ρ ⊗ σ) Mᵀ) expanded
+    as a polynomial in the entries of arbitrary d × d matrices ρ, σ equals (Tr ρ Tr σ + Tr ρσ)/2."""
+    if sorted(proof) != ["d=2", "d=4", "d=8"]:
+        raise Rejected(f"dimensions {sorted(proof)} are not d = 2, 4, 8")
+    for dim in (2, 4, 8):
+        block = _swap_block(dim)
+        stored = {(int(r), int(c)): Fraction(v) for r, c, v in proof[f"d={dim}"]}
+        mine = {(int(r), int(c)): Fraction(int(block[r, c]), 2)
+                for r, c in zip(*np.nonzero(block), strict=True)}
+        if stored != mine:
+            raise Rejected(f"d = {dim}: the stored ancilla-0 block is not the circuit's")
+        # polynomials in the entries of ρ and σ: {((i, j), (k, l)): coefficient of ρ_ij σ_kl} over Q.
+        # Tr(M X Mᵀ) = Σ M[a, j] X[j, k] M[a, k] over the nonzero entries of M, X = ρ ⊗ σ
+        by_row: dict = {}
+        for (a, j), v in mine.items():
+            by_row.setdefault(a, []).append((j, v))
+        total: dict = {}
+        for entries in by_row.values():
+            for j, v in entries:
+                for k, w in entries:
+                    key = ((j // dim, k // dim), (j % dim, k % dim))
+                    total[key] = total.get(key, 0) + v * w
+        expected: dict = {}
+        for a in range(dim):
+            for b in range(dim):
+                for key in (((a, a), (b, b)), ((a, b), (b, a))):  # Tr ρ Tr σ and Tr ρσ, each halved
+                    expected[key] = expected.get(key, 0) + Fraction(1, 2)
+        if {k: v for k, v in total.items() if v} != expected:
+            raise Rejected(f"d = {dim}: P(ancilla 0) is not (Tr ρ Tr σ + Tr ρσ)/2")
+    return "P(ancilla 0) = (Tr ρ·Tr σ + Tr ρσ)/2 as polynomials in the entries, d = 2, 4, 8"
+
+
+def _recheck_swap_witness(witness: dict) -> str:
+    """ρ = σ = |0⟩⟨0| (d = 2): the circuit accepts with probability Tr(M X Mᵀ) = 1, not 1 + Tr ρσ = 2."""
+    if witness != {"rho": [[1, 0], [0, 0]], "sigma": [[1, 0], [0, 0]]}:
+        raise Rejected("the witness is ρ = σ = |0⟩⟨0|")
+    block = _swap_block(2)
+    state = np.kron(np.array(witness["rho"]), np.array(witness["sigma"]))
+    accept = Fraction(int(np.trace(block @ state @ block.T)), 4)
+    overlap = Fraction(int(np.trace(np.array(witness["rho"]) @ np.array(witness["sigma"]))))
+    if accept == 1 + overlap:
+        raise Rejected("the circuit agrees with 1 + Tr ρσ")
+    return f"ρ = σ = |0⟩⟨0|: the circuit accepts with probability {accept}, not 1 + Tr ρσ = {1 + overlap}"
+
+
+def _prove_budget() -> dict:
+    """(i) loḡ(K) for K = 2..20 as exact rationals; (ii) a digest of the implemented schedule on the grid."""
+    import hashlib
+
+    schedules = ";".join(",".join(map(str, successive_rejects_schedule(N, K).tolist()))
+                         for K in range(2, 21) for N in range(K, _BUDGET_GRID + 1))
+    return {"log_bar": [f"{x.numerator}/{x.denominator}" for x in map(_exact_log_bar, range(2, 21))],
+            "schedule_sha256": hashlib.sha256(schedules.encode()).hexdigest()}
+
+
+_BUDGET_GRID = 600
+
+
+@functools.lru_cache(maxsize=32)
+def _exact_log_bar(K: int) -> Fraction:
+    return Fraction(1, 2) + sum((Fraction(1, i) for i in range(2, K + 1)), Fraction(0))
+
+
+def _exact_schedule(N: int, K: int) -> list[int]:
+    """N_k = ⌈(N − K)/(loḡ(K)(K + 1 − k))⌉ by integer ceiling division (loḡ(K) = num/den)."""
+    log_bar_k = _exact_log_bar(K)
+    return [-((-(N - K) * log_bar_k.denominator) // (log_bar_k.numerator * (K + 1 - k))) for k in range(1, K)]
+
+
+def _recheck_budget(proof: dict) -> str:
+    """For every K = 2..20: loḡ(K) = 1/2 + Σ_{i=2}^K 1/i exactly and Σ_{j=2}^{K} 1/j + 1/2 = loḡ(K), so the
+    ceiling-free spend Σ_{k<K} (N−K)/(loḡ(K)(K+1−k)) + (N−K)/(2loḡ(K)) is N − K for every N and the
+    ceilings (K of them, each < x + 1) keep the spend below N; the exact schedules for N = K..600 spend
+    between N − K and N, and their SHA-256 is the implementation's."""
+    import hashlib
+
+    values = [Fraction(x) for x in proof["log_bar"]]
+    if len(values) != 19:
+        raise Rejected("loḡ(K) must be listed for K = 2..20")
+    for K, value in zip(range(2, 21), values, strict=True):
+        if value != _exact_log_bar(K):
+            raise Rejected(f"loḡ({K}) = {value} is not 1/2 + Σ 1/i")
+        weights = sum((Fraction(1, K + 1 - k) for k in range(1, K)), Fraction(0)) + Fraction(1, 2)
+        if weights != value:
+            raise Rejected(f"K = {K}: Σ_k 1/(K + 1 − k) + 1/2 = {weights} is not loḡ(K)")
+    parts = []
+    for K in range(2, 21):
+        for N in range(K, _BUDGET_GRID + 1):
+            schedule = _exact_schedule(N, K)
+            spent = sum(schedule) + schedule[-1]
+            if not N - K <= spent <= N:
+                raise Rejected(f"K = {K}, N = {N}: the exact schedule spends {spent}")
+            parts.append(",".join(map(str, schedule)))
+    if hashlib.sha256(";".join(parts).encode()).hexdigest() != proof["schedule_sha256"]:
+        raise Rejected("the implemented schedule differs from the exact ceilings on the grid")
+    return ("Σ_{k<K} 1/(K+1−k) + 1/2 = loḡ(K) exactly (K = 2..20), so the spend is <= N for every N; the "
+            f"implemented schedule equals the exact ceilings for K = 2..20, N = K..{_BUDGET_GRID}")
+
+
+def _recheck_budget_witness(witness: dict) -> str:
+    """The unnormalized allocation ⌈(N − K)/(K + 1 − k)⌉ at the witness overspends N."""
+    N, K = int(witness["N"]), int(witness["K"])
+    schedule = [-(-(N - K) // (K + 1 - k)) for k in range(1, K)]
+    spent = sum(schedule) + schedule[-1]
+    if spent <= N:
+        raise Rejected(f"K = {K}, N = {N}: the unnormalized schedule spends {spent} <= N")
+    return f"K = {K}, N = {N}: the allocation without loḡ(K) spends {spent} > N"
+
+
+def _binomial_expectation(m: int, p, g) -> sympy.Expr:
+    """E[g(c₀, m − c₀)] for c₀ ~ Bin(m, p), as a polynomial in p (the outcome counts of m shots, d = 2)."""
+    return sympy.expand(sum(sympy.binomial(m, k) * p**k * (1 - p) ** (m - k) * g(k, m - k)
+                            for k in range(m + 1)))
+
+
+@functools.lru_cache(maxsize=1)
+def _sphere_moment() -> sympy.Expr:
+    """E[u_z²] for u uniform on the unit sphere: ∫₀^π cos²θ sinθ dθ / 2 (sympy, exact)."""
+    theta = sympy.Symbol("theta")
+    return sympy.integrate(sympy.cos(theta) ** 2 * sympy.sin(theta), (theta, 0, sympy.pi)) / 2
+
+
+def _prove_qubit_statistic(kind: str) -> dict:
+    """Per m = 2..5: the statistic's mean over shots as a polynomial in p = p₀ (the recheck averages it)."""
+    p = sympy.Symbol("p")
+    out = {}
+    for m in range(2, 6):
+        out[f"m={m}"] = str(_binomial_expectation(m, p, _QUBIT_STATISTICS[kind]["statistic"](m)))
+    return out
+
+
+_QUBIT_STATISTICS = {
+    # collision statistic g̃ = Σ c_i(c_i − 1)/m²; target (m − 1)(1 + Tr ρ²)/(m(d + 1)) at d = 2
+    "collision": {"statistic": lambda m: (lambda a, b: sympy.Rational(a * (a - 1) + b * (b - 1), m * m)),
+                  "shot_mean": lambda m, p: sympy.Rational(m - 1, m) * (p**2 + (1 - p) ** 2),
+                  "target": lambda m, purity: sympy.Rational(m - 1, m) * (1 + purity) / 3},
+    # cross-correlation U-statistic (cᵀXc − 2m)/(m(m − 1)), X = 2·(−2)^(−D) = [[2, −1], [−1, 2]]; target Tr ρ²
+    "estimator": {"statistic": lambda m: (lambda a, b: sympy.Rational(
+                      2 * a * a + 2 * b * b - 2 * a * b - 2 * m, m * (m - 1))),
+                  "shot_mean": lambda m, p: 2 * p**2 + 2 * (1 - p) ** 2 - 2 * p * (1 - p),
+                  "target": lambda m, purity: purity},
+}
+
+
+def _recheck_qubit_statistic(proof: dict, kind: str) -> str:
+    """For m = 2..5: the stored mean over shots is the binomial expectation of the statistic (exact
+    polynomial in p) and equals the closed form; with p = (1 + t)/2, t = u·r the Bloch component along
+    the measured axis, the average over t² = |r|²·E[u_z²] (E[u_z²] = 1/3 integrated) is the target as a
+    polynomial in |r|², whose purity is (1 + |r|²)/2."""
+    p, r2 = sympy.symbols("p r2")
+    spec = _QUBIT_STATISTICS[kind]
+    if sorted(proof) != [f"m={m}" for m in range(2, 6)]:
+        raise Rejected(f"entries {sorted(proof)} are not m = 2..5")
+    moment = _sphere_moment()
+    for m in range(2, 6):
+        try:
+            stored = sympy.sympify(proof[f"m={m}"], locals={"p": p})
+        except Exception as exc:
+            raise Rejected(f"m = {m}: does not parse: {exc}") from exc
+        if sympy.expand(stored - _binomial_expectation(m, p, spec["statistic"](m))) != 0:
+            raise Rejected(f"m = {m}: the stored mean is not the binomial expectation")
+        if sympy.expand(stored - spec["shot_mean"](m, p)) != 0:
+            raise Rejected(f"m = {m}: the mean over shots is not the closed form")
+        t = sympy.Symbol("t")
+        in_t = sympy.expand(stored.subs(p, (1 + t) / 2))
+        if sympy.Poly(in_t, t).degree() > 2 or in_t.coeff(t, 1) != 0:
+            raise Rejected(f"m = {m}: the mean is not even and quadratic in t")
+        averaged = sympy.expand(in_t.subs(t**2, r2 * moment))
+        if sympy.expand(averaged - spec["target"](m, (1 + r2) / 2)) != 0:
+            raise Rejected(f"m = {m}: the Haar average {averaged} is not the target")
+    return (f"E over shots = closed form (m = 2..5), and its Haar average over a qubit basis (E[u_z²] = "
+            f"{moment}) is the target for every Bloch radius")
+
+
+def _recheck_statistic_witness(witness: dict, kind: str) -> str:
+    """The control's closed form against the exact Haar-and-shot average at the witness (m, |r|²)."""
+    m, r2 = int(witness["m"]), sympy.Rational(witness["r2"])
+    p, t = sympy.symbols("p t")
+    if kind == "collision":
+        statistic, wrong = _QUBIT_STATISTICS[kind]["statistic"](m), sympy.Rational(m - 1, m) * (
+            1 + (1 + r2) / 2) / 2  # d in place of d + 1
+        label = "(m − 1)(1 + Tr ρ²)/(m d)"
+    else:  # the plug-in estimate Σ X p̂ p̂ with p̂ = c/m, against Tr ρ²
+        def statistic(a, b):
+            return sympy.Rational(2 * a * a + 2 * b * b - 2 * a * b, m * m)
+
+        wrong, label = (1 + r2) / 2, "Tr ρ² (the plug-in estimate unbiased)"
+    mean = _binomial_expectation(m, p, statistic).subs(p, (1 + t) / 2)
+    value = sympy.expand(sympy.expand(mean).subs(t**2, r2 * _sphere_moment()).subs(t, 0))
+    if sympy.simplify(value - wrong) == 0:
+        raise Rejected("the control's form agrees at the witness")
+    return f"m = {m}, |r|² = {r2}: the exact mean is {value}, the control's {label} is {wrong}"
+
+
+def _k2_certificate(name: str) -> Certificate:
+    if name == "coherent":
+        what = ("one phase of T SWAP tests per state (K = 2), acceptances Bin(T, 19/20) and Bin(T, 4/5) "
+                "(purities 9/10 and 6/10), the purer state lost on fewer acceptances or on a fair tie-break")
+        trusts = "the SWAP-test acceptance (1 + Tr ρ²)/2 (purest_quantum.swap_test's certificate)"
+    else:
+        what = ("one phase of T Haar bases with m = 2 copies each (K = 2, n = 1, purities 1 and 1/2): per "
+                "basis the pure state collides with probability (1 + E[u_z²])/2 = 2/3 on average, I/2 with "
+                "probability 1/2 for every basis, so the per-basis comparison is Bin(2/3) − Bin(1/2) and the "
+                "phase's D = Bin(T, 2/3) − Bin(T, 1/2), the purer state lost when D < 0 or on a fair tie")
+        trusts = ("the Haar measure's rotation invariance on the Bloch sphere (E[(u·r)²] = |r|²E[u_z²]) and "
+                  "the independence of the bases; E[u_z²] = 1/3 is integrated by sympy")
+    return Certificate(
+        statement=(f"For {what}: P_err(T) is the stored exact rational for T = 1..{_K2_HORIZON} (every K = 2 "
+                   "cell of the check has T <= 59), strictly decreasing in T, and at most m^T with "
+                   "m = P(tie) + 2√(P(win)P(loss)) the Chernoff base of one comparison (an exponential "
+                   "rate in N, as the theorem's exp(−Ω(·))), decided exactly in Q(√s)."),
+        scope=f"T = 1..{_K2_HORIZON}, the instance's purities (the exponent's constant is the instance's)",
+        method=Method.EXACT_ALGEBRA,
+        trusts=f"{trusts}; exact rational binomial sums",
+        prove=lambda: _prove_k2(name), recheck=lambda art: _recheck_k2(art, name),
+        control_statement="P_err(T) <= (0.99·m)^T for every T (the exponent 1 % past the Chernoff base).",
+        refute=lambda: {"T": 400}, recheck_witness=lambda w: _recheck_k2_witness(w, name))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -143,6 +496,21 @@ register(Claim(
     control=lambda ctx: _swap_check(ctx, lambda overlap: 1.0 + overlap),
     control_description="the closed form without the 1/2, 1 + Tr ρσ",
     budget_s=30.0,
+    certificate=Certificate(
+        statement="For the SWAP-test circuit (ancilla |0⟩, Hadamard, controlled-SWAP of two d-dimensional "
+                  "registers, Hadamard, ancilla measured), the ancilla-0 block of the circuit's unitary is "
+                  "M = (I + S)/2 and P(ancilla 0) = Tr(M(ρ ⊗ σ)Mᵀ) = (Tr ρ·Tr σ + Tr ρσ)/2 as a polynomial "
+                  "identity in the entries of arbitrary d × d matrices ρ, σ: (1 + Tr ρσ)/2 for states",
+        scope="d = 2, 4, 8 (n = 1, 2, 3 qubits per register, the check's sizes); every pair of d × d "
+              "matrices",
+        method=Method.EXACT_ALGEBRA,
+        trusts="integer matrix products (the gates: H ⊗ I = K/√2 with K integer, so the circuit's unitary is "
+               "K·CSWAP·K/2) and sympy's polynomial expansion over Q",
+        prove=_prove_swap, recheck=_recheck_swap,
+        control_statement="The acceptance is 1 + Tr ρσ (the 1/2 dropped).",
+        refute=lambda: {"rho": [[1, 0], [0, 0]], "sigma": [[1, 0], [0, 0]]},
+        recheck_witness=_recheck_swap_witness),
+    expected_verdict="certified",
 ))
 
 
@@ -249,6 +617,21 @@ register(Claim(
     control=lambda ctx: _estimator_check(ctx, _plugin_estimate),
     control_description="the naive estimate from squared empirical frequencies (biased by (2ⁿ − Tr ρ²)/m)",
     budget_s=30.0,
+    certificate=Certificate(
+        statement="For one qubit (n = 1) and m = 2..5 shots per random single-qubit basis: the mean over "
+                  "shots "
+                  "of (cᵀXc − 2m)/(m(m − 1)), X = [[2, −1], [−1, 2]], is Σ X(s, s')p_s p_s' (a polynomial "
+                  "identity in p), and its Haar average is Tr ρ² for every qubit state",
+        scope="n = 1, m = 2..5, every qubit density matrix (n > 1 factorizes over qubits; not certified)",
+        method=Method.EXACT_ALGEBRA,
+        trusts="the Haar measure's rotation invariance on the Bloch sphere (E[u_z²] = 1/3 integrated by "
+               "sympy); sympy's polynomial expansion over Q",
+        prove=lambda: _prove_qubit_statistic("estimator"),
+        recheck=lambda art: _recheck_qubit_statistic(art, "estimator"),
+        control_statement="The plug-in estimate Σ X(s, s')p̂_s p̂_s' (p̂ = c/m) has mean Tr ρ².",
+        refute=lambda: {"m": 2, "r2": 0},
+        recheck_witness=lambda w: _recheck_statistic_witness(w, "estimator")),
+    expected_verdict="certified",
 ))
 
 
@@ -291,6 +674,21 @@ register(Claim(
     control=lambda ctx: _collision_check(ctx, lambda m, p, d: (m - 1) * (1 + p) / (m * d)),
     control_description="the mean with d in place of d + 1",
     budget_s=30.0,
+    certificate=Certificate(
+        statement="For a qubit (d = 2) and m = 2..5 copies: the mean over shots of g̃ = Σ c_i(c_i − 1)/m² is "
+                  "(m − 1)/m·Σ p_i² (a polynomial identity in p), and its average over a Haar-random basis "
+                  "is "
+                  "(m − 1)(1 + Tr ρ²)/(m(d + 1)) for every qubit state (every Bloch radius)",
+        scope="d = 2, m = 2..5, every qubit density matrix",
+        method=Method.EXACT_ALGEBRA,
+        trusts="the Haar measure's rotation invariance on the Bloch sphere (E[(u·r)²] = |r|²E[u_z²], with "
+               "E[u_z²] = 1/3 integrated by sympy); sympy's polynomial expansion over Q",
+        prove=lambda: _prove_qubit_statistic("collision"),
+        recheck=lambda art: _recheck_qubit_statistic(art, "collision"),
+        control_statement="The mean is (m − 1)(1 + Tr ρ²)/(m d) (d in place of d + 1).",
+        refute=lambda: {"m": 2, "r2": 1},
+        recheck_witness=lambda w: _recheck_statistic_witness(w, "collision")),
+    expected_verdict="certified",
 ))
 
 
@@ -350,6 +748,22 @@ register(Claim(
     control=lambda ctx: _budget_check(ctx, lambda K: sympy.Integer(1), _unnormalized_schedule),
     control_description="the allocation without the loḡ(K) normalization, N_k = ⌈(N − K)/(K + 1 − k)⌉",
     budget_s=30.0,
+    certificate=Certificate(
+        statement="For every K >= 2 and N >= K the exact schedule N_k = ⌈(N − K)/(loḡ(K)(K + 1 − k))⌉ spends "
+                  "N₁ + ... + N_{K−1} + N_{K−1} <= N (Σ_{k<K} 1/(K + 1 − k) + 1/2 = loḡ(K), so the "
+                  "ceiling-free spend is N − K, and K ceilings add less than K), checked as an identity for "
+                  "K = 2..20; and "
+                  "the implemented schedule equals the exact ceilings, spending between N − K and N, for "
+                  f"K = 2..20 and every N = K..{_BUDGET_GRID}",
+        scope=f"the identity for K = 2..20 (every N); the implementation for K = 2..20, "
+              f"N = K..{_BUDGET_GRID}",
+        method=Method.EXACT_ALGEBRA,
+        trusts="Fraction arithmetic and integer ceiling division; SHA-256 to compare the implementation's "
+               "schedules with the exact ones",
+        prove=_prove_budget, recheck=_recheck_budget,
+        control_statement="Without the loḡ(K) normalization, N_k = ⌈(N − K)/(K + 1 − k)⌉, the spend is <= N.",
+        refute=lambda: {"K": 3, "N": 100}, recheck_witness=_recheck_budget_witness),
+    expected_verdict="certified",
 ))
 
 
@@ -633,6 +1047,8 @@ register(Claim(
     control_description="the claimed slope without the 2ⁿ (dimension exponent 0) on the same measurements",
     budget_s=90.0,
     full_budget_s=3600.0,
+    certificate=_k2_certificate("incoherent"),
+    expected_verdict="certified",
 ))
 
 #: coherent instances: purities (0.9, 0.6, ..., 0.6), SWAP acceptances 0.95 and 0.8, for every n
@@ -712,6 +1128,8 @@ register(Claim(
     control_description="a claimed slope carrying the incoherent 2^(−n) (dimension exponent −1), same data",
     budget_s=60.0,
     full_budget_s=3600.0,
+    certificate=_k2_certificate("coherent"),
+    expected_verdict="certified",
 ))
 
 
