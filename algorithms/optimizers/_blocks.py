@@ -23,6 +23,8 @@ def tile_shape(shape: torch.Size, block_size: int | None) -> tuple[int, int, int
 def to_tiles(matrix: torch.Tensor, block_size: int | None) -> torch.Tensor:
     """The stack of tiles, shape (n_tiles, rows, cols)."""
     rows, cols, down, across = tile_shape(matrix.shape, block_size)
+    if down == across == 1:
+        return matrix.unsqueeze(0)  # one tile, the matrix itself: a view, no padded copy
     padded = torch.nn.functional.pad(matrix, (0, across * cols - matrix.shape[1],
                                               0, down * rows - matrix.shape[0]))
     return padded.reshape(down, rows, across, cols).permute(0, 2, 1, 3).reshape(-1, rows, cols)
@@ -31,6 +33,8 @@ def to_tiles(matrix: torch.Tensor, block_size: int | None) -> torch.Tensor:
 def from_tiles(tiles: torch.Tensor, shape: torch.Size, block_size: int | None) -> torch.Tensor:
     """Inverse of :func:`to_tiles`."""
     rows, cols, down, across = tile_shape(shape, block_size)
+    if down == across == 1:
+        return tiles[0]
     full = tiles.reshape(down, across, rows, cols).permute(0, 2, 1, 3).reshape(down * rows, across * cols)
     return full[: shape[0], : shape[1]]
 
