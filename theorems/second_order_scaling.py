@@ -14,6 +14,7 @@ exponent re-uses its check's runs.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import math
@@ -42,11 +43,13 @@ from algorithms.optimizers import (
     param_groups,
     singular_value_map,
 )
+from algorithms.optimizers import muon as muon_module
 from algorithms.optimizers.scaling import OPTIMIZER_RULES
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.certificates import CannotProve, Certificate, Method, Rejected
 from theorems.core.evidence import agree, fact, figure, property_outcome
 from theorems.core.rates import fit_loglog, rate_outcome
+from theorems.core.sabotage import patched
 
 PAPER = "second_order_scaling"
 ARXIV = "arXiv 2512.05620"
@@ -285,7 +288,7 @@ def _muon_pair(ctx: Context, nesterov: bool) -> Outcome:
     shapes = [(16, 8), (8, 16), (12, 12)]
     ours = [torch.nn.Parameter(torch.randn(s, generator=gen)) for s in shapes]
     theirs = [torch.nn.Parameter(p.detach().clone()) for p in ours]
-    mine = Muon(ours, lr=0.02, weight_decay=0.1, nesterov=nesterov)
+    mine = ctx.subject("Muon")(ours, lr=0.02, weight_decay=0.1, nesterov=nesterov)
     reference = torch.optim.Muon(theirs, lr=0.02, weight_decay=0.1)   # torch's defaults: nesterov=True
     for _ in range(ctx.pick(8, 40)):
         grads = [torch.randn(s, generator=gen) for s in shapes]
@@ -304,6 +307,41 @@ def _muon_pair(ctx: Context, nesterov: bool) -> Outcome:
     return _all_of(parts, "our Muon equals torch.optim.Muon, and every non-matrix parameter of Muon, "
                           "Shampoo and SOAP takes torch.optim.AdamW's step",
                    {o.evidence.get("statement", str(i)): o.evidence for i, o in enumerate(parts)}, [])
+
+
+#: the learning rate of the band check's single Muon step (any lr: the update is divided by it)
+_BAND_LR = 0.01
+
+
+def _muon_update_band(ctx: Context, drop_shape_factor: bool) -> Outcome:
+    """One Muon step (zero weight decay) on a matrix whose gradient has normalized singular values in
+    [SIGMA_FLOOR, 1]: every singular value of ΔW / (lr·√max(1, d_out/d_in)) lies in BAND."""
+    muon = ctx.subject("Muon")
+
+    def test(drawn):
+        u, sigma, v, scale = drawn
+        grad = torch.as_tensor(scale * (u * sigma) @ v.T, dtype=torch.float32)
+        weight = torch.nn.Parameter(torch.zeros_like(grad))
+        optimizer = muon([weight], lr=_BAND_LR, weight_decay=0.0)
+        weight.grad = grad.clone()
+        optimizer.step()
+        d_out, d_in = grad.shape
+        update = -weight.detach().double().numpy() / (_BAND_LR * math.sqrt(max(1.0, d_out / d_in)))
+        values = np.linalg.svd(update, compute_uv=False)[: min(d_out, d_in)]
+        assert BAND[0] <= values.min() and values.max() <= BAND[1], (
+            f"{d_out}×{d_in}: singular values of the update / (lr·√max(1, d_out/d_in)) "
+            f"{values.min():.4f}..{values.max():.4f} leave {BAND}")
+        return {"least": float(values.min()), "largest": float(values.max())}
+
+    # the control plants its bug in our reference (a control always gets ours): torch's shape factor
+    # √max(1, d_out/d_in) dropped, which only a tall matrix can show
+    with patched(muon_module, "adjusted_lr", lambda lr, rule, shape: lr) if drop_shape_factor \
+            else contextlib.nullcontext():
+        # bfloat16 Newton–Schulz (the default) moves singular values by ~1 %; BAND's margin around
+        # the certified image [0.68, 1.21] of the exact quintic (newton_schulz's certificate) is 12 % / 3 %
+        return property_outcome(_matrices(), test, ctx=ctx, max_examples=ctx.pick(40, 300),
+                                what="one Muon step: singular values of ΔW / (lr·√max(1, d_out/d_in)) "
+                                     f"in {BAND} for gradients with σ/‖G‖_F in [{SIGMA_FLOOR}, 1]")
 
 
 def _adamw_parts(ctx: Context, reference_cls) -> list[Outcome]:
@@ -915,11 +953,32 @@ register(Claim(
     kind=Kind.NUMERIC,
     check=lambda ctx: _muon_pair(ctx, nesterov=True),
     control=lambda ctx: _muon_pair(ctx, nesterov=False),
+    subjects=("Muon",),
     control_description="our Muon with plain (non-Nesterov) momentum against torch's Nesterov default, and "
                         "the non-matrix parameters against torch.optim.Adam with coupled (L2) weight decay. "
                         "(Heavy-ball sum momentum B ← μB + G is no control: it is (1 − μ)⁻¹ times the EMA "
                         "buffer, and the Frobenius normalization before Newton–Schulz erases the factor)",
     budget_s=20.0,
+))
+
+register(Claim(
+    id=f"{PAPER}.muon_update_band",
+    paper=PAPER,
+    source="Section 2 (Muon's orthogonalized update and torch's √max(1, d_out/d_in) learning-rate "
+           "factor) with the Newton–Schulz band of second_order_scaling.newton_schulz",
+    origin=Origin.DERIVED,
+    statement=f"One Muon step (zero weight decay, torch's defaults: 5 quintic Newton–Schulz steps in "
+              f"bfloat16) on a d_out × d_in matrix (2..12 each) whose gradient has normalized singular "
+              f"values σ/‖G‖_F in [{SIGMA_FLOOR}, 1] moves it by ΔW with every singular value of "
+              f"ΔW / (lr·√max(1, d_out/d_in)) in [{BAND[0]}, {BAND[1]}]: an orthogonalized update of "
+              "torch's size",
+    kind=Kind.PROPERTY,
+    check=lambda ctx: _muon_update_band(ctx, drop_shape_factor=False),
+    control=lambda ctx: _muon_update_band(ctx, drop_shape_factor=True),
+    control_description="our Muon with torch's shape factor √max(1, d_out/d_in) dropped from the "
+                        "learning rate (an update too small on tall matrices)",
+    subjects=("Muon",),
+    budget_s=30.0,
 ))
 
 register(Claim(

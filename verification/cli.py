@@ -17,6 +17,7 @@ import cloudpickle
 
 from verification.report import (
     coverage_table,
+    implementations_table,
     legend_line,
     regressions,
     summary_table,
@@ -74,6 +75,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--list", action="store_true",
                         help="list the selected claims by paper (kind, origin, pinned verdict, source) "
                              "and exit")
+    parser.add_argument("--subject", nargs="+", metavar="NAME=MODULE:OBJECT", default=[],
+                        help="run the claims that exercise subject NAME (e.g. Muon) against another "
+                             "implementation, e.g. Muon=torch.optim:Muon or Muon=my_muon:MyMuon; the "
+                             "controls keep running on ours; claims that do not exercise NAME are skipped")
+    parser.add_argument("--peers", action="store_true",
+                        help="run the claims that exercise a subject against every registered peer "
+                             "implementation of it (torch, pytorch-optimizer, heavyball, ...) beside ours, "
+                             "and print the table claim x implementation")
     parser.add_argument("--strict", action="store_true",
                         help="also exit 1 on falsified or inconclusive verdicts pinned as expected")
     parser.add_argument("--write-index", type=Path, metavar="PATH",
@@ -113,6 +122,8 @@ def claim_line(result: ClaimResult, done: int, total: int) -> str:
     width = len(str(total))
     line = (f"[{done:>{width}}/{total}] {result.verdict.upper():<12} {result.id:<44} "
             f"{result.kind:<9} {result.seconds:7.1f} s")
+    if result.implementations:
+        line += " on " + ", ".join(f"{k}={v}" for k, v in result.implementations.items())
     if result.verdict != result.expected_verdict:
         line += f"  !! REGRESSION: pinned {result.expected_verdict}"
     elif result.expected_verdict in NOT_HOLDING:
@@ -152,6 +163,25 @@ def list_claims(claims: list) -> str:
     return "\n".join(lines)
 
 
+def implementation_runs(subjects: list[str], peers: bool) -> list[dict[str, str]]:
+    """The implementation sets to run: one per ``--subject`` NAME (all its specs together when a
+    name is given once; ``--peers`` adds one run per registered peer of every subject)."""
+    from theorems.core.subjects import PEERS, SUBJECTS, parse_spec
+
+    given: dict[str, str] = {}
+    for text in subjects:
+        name, spec = parse_spec(text)
+        if name not in SUBJECTS:
+            raise ValueError(f"--subject: unknown subject {name!r}; known: {', '.join(sorted(SUBJECTS))}")
+        if name in given:
+            raise ValueError(f"--subject: {name} given twice; run one implementation of it at a time")
+        given[name] = spec
+    runs = [given] if given else []
+    if peers:
+        runs += [{name: spec} for name in sorted(PEERS) for spec in PEERS[name].values()]
+    return runs
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["mutate"]:
@@ -162,52 +192,72 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import_claim_modules(args.imports)
         claims = select_claims(args.paper, args.claim)
+        runs = implementation_runs(args.subject, args.peers)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if runs:
+        exercising = {c.id for c in claims if any(set(c.subjects) & set(impl) for impl in runs)}
+        skipped = len(claims) - len(exercising)
+        claims = [c for c in claims if c.id in exercising]
+        names = sorted({name for impl in runs for name in impl})
+        print(f"{skipped} selected claim(s) skipped: they do not exercise {', '.join(names)}", flush=True)
     if args.list:
         print(list_claims(claims))
         return 0
     if not claims:
         print("no claims selected", file=sys.stderr)
         return 2
+    plans = [(impl, [c for c in claims if not impl or set(c.subjects) & set(impl)])
+             for impl in ([{}] if args.peers or not runs else []) + runs]
+    total = sum(len(subset) for _, subset in plans)
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.time()
     bar = None
     if not args.no_progress and sys.stdout.isatty():
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(claims), desc="claims", unit="claim", leave=False)
+        bar = tqdm(total=total, desc="claims", unit="claim", leave=False)
     finished = 0
 
     def on_result(result: ClaimResult) -> None:
         nonlocal finished
         finished += 1
-        line = claim_line(result, finished, len(claims))
+        line = claim_line(result, finished, total)
         if bar is not None:
             bar.update(1)
             bar.write(line)
         else:  # not a terminal: plain lines, one per claim, flushed as they come
             print(line, flush=True)
 
-    print(f"running {len(claims)} claims, profile {args.profile}, seed {args.seed}, "
+    print(f"running {total} claims, profile {args.profile}, seed {args.seed}, "
           f"jobs {args.jobs}", flush=True)
+    results: list[ClaimResult] = []
     try:
-        results = run_claims(claims, seed=args.seed, profile=args.profile, out_dir=args.out,
-                             jobs=args.jobs, dask_address=args.dask, on_result=on_result,
-                             report=False)
+        for implementations, subset in plans:
+            if implementations:
+                print("on " + ", ".join(f"{k}={v}" for k, v in implementations.items()), flush=True)
+            results += run_claims(subset, seed=args.seed, profile=args.profile, out_dir=args.out,
+                                  jobs=args.jobs, dask_address=args.dask, on_result=on_result,
+                                  report=False, implementations=implementations)
     finally:
         if bar is not None:
             bar.close()
+    table, everything = implementations_table(results), results
+    if args.peers:  # peers' verdicts are findings; the exit status and the summary are about ours
+        results = [r for r in results if not r.implementations]
     meta = {"profile": args.profile, "seed": args.seed,
             "papers": args.paper, "claims": args.claim, "imports": args.imports,
             "wall_seconds": round(time.time() - started, 1)}
-    write_json(results, args.out / "report.json", meta)
-    write_markdown(results, args.out / "report.md", meta)
+    write_json(everything, args.out / "report.json", meta)
+    write_markdown(everything, args.out / "report.md", meta)
     if args.write_index:
         write_index(results, args.write_index)
     print()
     print(summary_table(results))
+    if table:
+        print()
+        print(table)
     coverage = coverage_table(results)
     if coverage:
         print()

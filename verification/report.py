@@ -144,6 +144,26 @@ def summary_table(results: list[ClaimResult]) -> str:
     return "\n".join(lines)
 
 
+def implementations_table(results: list[ClaimResult]) -> str:
+    """Claim x implementation -> verdict, for claims run on implementations other than ours
+    (``--subject``, ``--peers``); empty when there are none. Markdown, readable in a terminal."""
+    others = sorted({_label(r) for r in results if r.implementations})
+    if not others:
+        return ""
+    labels = ["ours", *others] if any(not r.implementations for r in results) else others
+    verdicts: dict[str, dict[str, str]] = {}
+    for r in results:
+        verdicts.setdefault(r.id, {})[_label(r)] = r.verdict
+    rows = [f"| claim | {' | '.join(labels)} |", "|---|" + "---|" * len(labels)]
+    for cid in sorted(c for c, row in verdicts.items() if any(lab in row for lab in others)):
+        rows.append(f"| `{cid}` | " + " | ".join(verdicts[cid].get(lab, "-") for lab in labels) + " |")
+    return "\n".join(rows)
+
+
+def _label(result: ClaimResult) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(result.implementations.items())) or "ours"
+
+
 def write_json(results: list[ClaimResult], path: Path, meta: dict[str, Any]) -> None:
     payload = {"meta": {**meta, "versions": package_versions()},
                "results": [r.as_dict() for r in results]}
@@ -294,6 +314,11 @@ def write_markdown(results: list[ClaimResult], path: Path, meta: dict[str, Any])
     same = sum(1 for r in results if r.verdict == r.expected_verdict)
     lines.append("| **total** | " + " | ".join(str(total[v]) for v in verdicts)
                  + f" | {same}/{len(results)} |")
+    if implementations := implementations_table(results):
+        lines += ["", "## Implementations under test", "",
+                  "The claims that exercise a subject, run on other implementations of it (the "
+                  "controls on ours): `python -m verification --peers` or `--subject NAME=module:object`.",
+                  "", implementations]
     changed = regressions(results)
     if changed:
         lines += ["", "**Verdicts that changed from the pinned one (`expected_verdict`):** "

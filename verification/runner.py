@@ -45,6 +45,7 @@ from typing import Any
 
 from theorems.core import REGISTRY, Claim, Context, Outcome, load_all, load_papers
 from theorems.core.certificates import run_certificate
+from theorems.core.subjects import SUBJECTS, load_object, parse_spec
 from verification import _worker
 
 VERDICTS = ("certified", "verified", "falsified", "vacuous", "inconclusive", "error")
@@ -75,6 +76,8 @@ class ClaimResult:
     artifacts: list[str] = field(default_factory=list)
     #: the certificate's record (:func:`theorems.core.certificates.run_certificate`), if any
     certificate: dict[str, Any] | None = None
+    #: subject name -> ``module:object`` the check exercised in place of ours (empty: ours)
+    implementations: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -110,20 +113,25 @@ def combine(check: Outcome, control: Outcome | None) -> tuple[str, str]:
 
 
 def run_claim(claim: Claim, *, seed: int = 0, profile: str = "quick",
-              out_dir: Path | None = None) -> ClaimResult:
-    """Run one claim's check and (if the check passed) its control, in this process."""
+              out_dir: Path | None = None, implementations: dict[str, str] | None = None) -> ClaimResult:
+    """Run one claim's check and (if the check passed) its control, in this process.
+
+    ``implementations`` ({subject name: ``module:object``}) replaces our implementation of
+    those of the claim's subjects in its check (the control keeps ours)."""
     base = _identity(claim, seed)
     cseed = base["seed"]
+    used = {name: spec for name, spec in (implementations or {}).items() if name in claim.subjects}
     start, cpu_start = time.perf_counter(), time.process_time()
     check = control = certificate = None
     try:
-        check = _outcome(claim.check(Context(seed=cseed, profile=profile, out_dir=out_dir, role="check")),
+        check = _outcome(claim.check(Context(seed=cseed, profile=profile, out_dir=out_dir, role="check",
+                                             implementations=tuple(sorted(used.items())))),
                          claim, "check")
         if check.status == "pass":
             control = _outcome(claim.control(
                 Context(seed=cseed, profile=profile, out_dir=out_dir, role="control")), claim, "control")
         verdict, reason = combine(check, control)
-        if verdict == "verified" and claim.certificate is not None:
+        if verdict == "verified" and claim.certificate is not None and not used:
             certificate = run_certificate(claim.id, claim.certificate, profile=profile, seed=cseed)
             verdict, reason = with_certificate(reason, certificate)
         error = None
@@ -137,7 +145,7 @@ def run_claim(claim: Claim, *, seed: int = 0, profile: str = "quick",
         control=control.as_dict() if control else None,
         error=error, seconds=round(time.perf_counter() - start, 3),
         cpu_seconds=round(time.process_time() - cpu_start, 3), artifacts=artifacts,
-        certificate=certificate,
+        certificate=certificate, implementations=used,
     )
 
 
@@ -159,11 +167,12 @@ def _outcome(value: Any, claim: Claim, role: str) -> Outcome:
     return value
 
 
-def _run_claim_task(claim: Claim, seed: int, profile: str, out_dir: str | None) -> dict:
+def _run_claim_task(claim: Claim, seed: int, profile: str, out_dir: str | None,
+                    implementations: dict[str, str] | None = None) -> dict:
     """Entry point for worker processes and Dask workers (the claim travels pickled, so
     claims defined outside ``theorems`` run the same way as registered ones)."""
     result = run_claim(claim, seed=seed, profile=profile,
-                       out_dir=Path(out_dir) if out_dir else None)
+                       out_dir=Path(out_dir) if out_dir else None, implementations=implementations)
     return result.as_dict()
 
 
@@ -265,7 +274,7 @@ class _Worker:
 
 
 def _run_local(claims: list[Claim], seed: int, profile: str, out: str | None, jobs: int,
-               on_result: Callable[[ClaimResult], None]) -> None:
+               on_result: Callable[[ClaimResult], None], implementations: dict[str, str]) -> None:
     replies: queue.Queue = queue.Queue()
     pending = list(claims)
     threads = max(1, (os.cpu_count() or 1) // jobs)
@@ -275,7 +284,7 @@ def _run_local(claims: list[Claim], seed: int, profile: str, out: str | None, jo
             for worker in workers:
                 if worker.claim is None and pending:
                     claim = pending.pop(0)
-                    worker.submit(claim, (claim, seed, profile, out))
+                    worker.submit(claim, (claim, seed, profile, out, implementations))
             try:
                 worker, reply = replies.get(timeout=0.05)
             except queue.Empty:
@@ -313,12 +322,13 @@ def _crash_result(claim: Claim, seed: int) -> ClaimResult:
 
 
 def _run_dask(claims: list[Claim], seed: int, profile: str, out: str | None, address: str,
-              on_result: Callable[[ClaimResult], None]) -> None:
+              on_result: Callable[[ClaimResult], None], implementations: dict[str, str]) -> None:
     from distributed import Client, as_completed
 
     with Client(address) as client:
         futures = {
-            client.submit(_run_claim_task, c, seed, profile, out, pure=False, key=f"claim-{c.id}"): c
+            client.submit(_run_claim_task, c, seed, profile, out, implementations, pure=False,
+                          key=f"claim-{c.id}"): c
             for c in claims
         }
         # Dask cannot kill a running task nor tell its CPU time: the wall-clock backstop of the
@@ -349,6 +359,7 @@ def run_claims(
     progress: bool = False,
     on_result: Callable[[ClaimResult], None] | None = None,
     report: bool = True,
+    implementations: dict[str, str] | None = None,
 ) -> list[ClaimResult]:
     """Run every claim; results come back sorted by claim id (deterministic order).
 
@@ -358,6 +369,9 @@ def run_claims(
     With ``out_dir``, plots go to ``out_dir/plots`` and (``report=True``) the report the CLI
     writes goes there too (:func:`verification.report.write_report`: ``report.md``,
     ``report.json``, ``evidence/<paper>.md``).
+    ``implementations`` ({subject name: ``module:object``}, e.g. ``{"Muon": "torch.optim:Muon"}``)
+    runs each claim's check against those implementations of its subjects instead of ours
+    (:mod:`theorems.core.subjects`); the controls keep ours.
 
     >>> from theorems.core import Claim, Kind, Origin, Outcome
     >>> claim = Claim(id="square_nonneg", paper=None, source="ours", origin=Origin.IMPLEMENTATION,
@@ -377,6 +391,11 @@ def run_claims(
     if out_dir is not None and not isinstance(out_dir, str | Path):
         raise TypeError(f"out_dir must be a path or None, got {out_dir!r}")
     out_dir = Path(out_dir) if out_dir is not None else None
+    implementations = dict(implementations or {})
+    for name, spec in implementations.items():
+        load_object(parse_spec(f"{name}={spec}")[1])  # fail now, naming the spec, not in a worker
+        if name not in SUBJECTS:
+            raise ValueError(f"unknown subject {name!r}; known: {', '.join(sorted(SUBJECTS))}")
     results: list[ClaimResult] = []
     bar = None
     if progress:
@@ -396,12 +415,13 @@ def run_claims(
     out = str(out_dir) if out_dir else None
     try:
         if dask_address:
-            _run_dask(claims, seed, profile, out, dask_address, on_result)
+            _run_dask(claims, seed, profile, out, dask_address, on_result, implementations)
         elif jobs == 0:
             for claim in claims:
-                on_result(run_claim(claim, seed=seed, profile=profile, out_dir=out_dir))
+                on_result(run_claim(claim, seed=seed, profile=profile, out_dir=out_dir,
+                                    implementations=implementations))
         else:
-            _run_local(claims, seed, profile, out, jobs, on_result)
+            _run_local(claims, seed, profile, out, jobs, on_result, implementations)
     finally:
         if bar is not None:
             bar.close()

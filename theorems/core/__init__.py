@@ -49,6 +49,7 @@ from typing import Any, Literal
 import numpy as np
 
 from theorems.core.certificates import Certificate
+from theorems.core.subjects import SUBJECTS, load_object
 from theorems.papers import PAPERS
 
 __all__ = [
@@ -125,12 +126,24 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Context:
-    """What a check may depend on: a seed, a profile and where to write plots."""
+    """What a check may depend on: a seed, a profile, where to write plots, and the
+    implementations it exercises (``implementations``: (subject name, ``module:object``)
+    pairs replacing our reference for the check; see :meth:`subject`)."""
 
     seed: int = 0
     profile: Literal["quick", "full"] = "quick"
     out_dir: Path | None = None
     role: Literal["check", "control"] = "check"
+    implementations: tuple[tuple[str, str], ...] = ()
+
+    def subject(self, name: str) -> Any:
+        """The implementation registered as subject ``name``: ours, or the one this run was
+        given for it (``--subject NAME=module:object``). A control always gets ours, since its
+        sabotage is planted in our reference."""
+        if name not in SUBJECTS:
+            raise ValueError(f"unknown subject {name!r}; known: {', '.join(sorted(SUBJECTS))}")
+        given = dict(self.implementations).get(name) if self.role == "check" else None
+        return load_object(given or SUBJECTS[name].reference)
 
     def rng(self, salt: str = "") -> np.random.Generator:
         """A generator seeded by the context seed and ``salt`` (stable across runs)."""
@@ -232,6 +245,9 @@ class Claim:
     expected_verdict: str = "verified"
     #: the mathematics proved over a scope, beside the check (:mod:`theorems.core.certificates`)
     certificate: Certificate | None = None
+    #: the implementations the check takes from ``ctx.subject(name)`` (:mod:`theorems.core.subjects`),
+    #: so that it can run against anyone's
+    subjects: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id.strip():
@@ -263,6 +279,9 @@ class Claim:
         if self.certificate is not None and not isinstance(self.certificate, Certificate):
             raise TypeError(f"claim {self.id!r}: certificate must be a Certificate, "
                             f"got {self.certificate!r}")
+        if isinstance(self.subjects, str) or any(name not in SUBJECTS for name in self.subjects):
+            raise ValueError(f"claim {self.id!r}: subjects must be a tuple of registered subject names "
+                             f"(theorems.core.subjects.register_subject), got {self.subjects!r}")
         if self.expected_verdict == "certified" and self.certificate is None:
             raise ValueError(f"claim {self.id!r}: expected_verdict 'certified' needs a certificate")
         for rid in self.certificate.covers if self.certificate is not None else ():

@@ -1,0 +1,63 @@
+"""Adapters: peers' implementations behind the interface a subject names (:mod:`theorems.core.subjects`).
+
+Each adapter is a small function with the subject's call signature that builds the peer's
+object, mapping the keywords whose names or conventions differ, and nothing more: a peer's
+own defaults and numerics stay its own, so a claim that fails on a peer reports the peer (or
+this mapping, which the paper note then says), not a re-implementation of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["heavyball_muon", "pytorch_optimizer_muon"]
+
+
+def pytorch_optimizer_muon(params: Any, lr: float = 1e-3, weight_decay: float = 0.1, momentum: float = 0.95,
+                           nesterov: bool = True, **unmapped: Any):
+    """pytorch-optimizer's ``Muon`` with torch.optim.Muon's keywords: decoupled weight decay,
+    and its ``use_adjusted_lr`` off (its own default; the subject's lr rule is then not
+    torch's, which the claims that measure it will say)."""
+    from pytorch_optimizer import Muon
+
+    _no_unmapped("pytorch-optimizer Muon", unmapped)
+    return Muon(_muon_groups(params), lr=lr, weight_decay=weight_decay, weight_decouple=True,
+                momentum=momentum, nesterov=nesterov)
+
+
+def heavyball_muon(params: Any, lr: float = 1e-3, weight_decay: float = 0.1, momentum: float = 0.95,
+                   nesterov: bool = True, **unmapped: Any):
+    """heavyball's ``Muon`` with torch.optim.Muon's keywords: ``momentum`` is its first beta; its
+    other defaults are its own. Uncompiled (``heavyball.utils.compile_mode = None``): torch.compile's
+    autotuning costs minutes per new shape on a CPU, and compiling does not change the numerics."""
+    import heavyball.utils
+    from heavyball import Muon
+
+    heavyball.utils.compile_mode = None
+
+    _no_unmapped("heavyball Muon", unmapped)
+    return Muon(params, lr=lr, betas=(momentum, 0.99), weight_decay=weight_decay, nesterov=nesterov,
+                compile_step=False)
+
+
+def _muon_groups(params: Any) -> list[dict[str, Any]]:
+    """Parameter groups with ``use_muon`` set (pytorch-optimizer demands it): a group's own
+    value, else by shape (2-D: Muon), as our Muon and torch.optim.Muon's users route them."""
+    groups = list(params)
+    if not all(isinstance(g, dict) for g in groups):
+        groups = [{"params": groups}]
+    routed = []
+    for group in groups:
+        tensors = list(group["params"])
+        flag = group.get("use_muon")
+        split = ((True, [p for p in tensors if p.ndim == 2]), (False, [p for p in tensors if p.ndim != 2]))
+        for use_muon, members in ((flag, tensors),) if flag is not None else split:
+            if members:
+                routed.append({**group, "params": members, "use_muon": use_muon})
+    return routed
+
+
+def _no_unmapped(peer: str, unmapped: dict[str, Any]) -> None:
+    if unmapped:
+        raise TypeError(f"{peer}: no mapping for the keyword(s) {', '.join(sorted(unmapped))}; "
+                        "add one to theorems.core.adapters")

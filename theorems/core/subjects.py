@@ -1,0 +1,111 @@
+"""Subjects: the implementations a claim exercises, replaceable by anyone's.
+
+A claim names its *subjects* (``Claim(subjects=("Muon",))``): the names of our classes or
+functions its check runs, each registered here with our reference implementation and the
+interface a replacement must offer. A check asks its context for them
+(``ctx.subject("Muon")``) instead of importing ours, so the same claim runs against another
+implementation given as ``NAME=module:object``::
+
+    python -m verification --subject Muon=torch.optim:Muon
+    python -m verification --subject Muon=my_muon:MyMuon --paper second_order_scaling
+
+A control always gets our reference: its sabotage is planted there, so a check's power is
+shown whatever the subject. Adapters for peers whose interface differs are small functions in
+:mod:`theorems.adapters`; :data:`PEERS` lists the peer implementations the package runs its
+claims against (``python -m verification --peers``).
+
+>>> spec = parse_spec("Muon=torch.optim:Muon")
+>>> spec
+('Muon', 'torch.optim:Muon')
+>>> load_object(spec[1]).__name__
+'Muon'
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["PEERS", "SUBJECTS", "Subject", "load_object", "parse_spec", "register_peer", "register_subject"]
+
+
+@dataclass(frozen=True)
+class Subject:
+    """An implementation claims exercise: ``name``, our ``reference`` (``module:object``) and
+    the ``interface`` a replacement must offer (constructor / call signature, in words)."""
+
+    name: str
+    reference: str
+    interface: str
+
+    def __post_init__(self) -> None:
+        if not self.name.isidentifier():
+            raise ValueError(f"subject name must be an identifier, got {self.name!r}")
+        parse_spec(f"{self.name}={self.reference}")
+        if not self.interface.strip():
+            raise ValueError(f"subject {self.name!r}: say what interface a replacement must offer")
+
+
+SUBJECTS: dict[str, Subject] = {}
+
+#: subject name -> {peer label: "module:object"}: the libraries a user would pick instead
+PEERS: dict[str, dict[str, str]] = {}
+
+
+def register_subject(name: str, reference: str, interface: str) -> Subject:
+    """Record a subject (idempotent for an identical record)."""
+    subject = Subject(name, reference, interface)
+    if SUBJECTS.get(name, subject) != subject:
+        raise ValueError(f"subject {name!r} is registered twice, differently")
+    SUBJECTS[name] = subject
+    return subject
+
+
+def register_peer(name: str, label: str, spec: str) -> None:
+    """Record a peer implementation of subject ``name`` (``spec`` as ``module:object``)."""
+    if name not in SUBJECTS:
+        raise ValueError(f"unknown subject {name!r}; known: {', '.join(sorted(SUBJECTS)) or 'none'}")
+    parse_spec(f"{name}={spec}")
+    PEERS.setdefault(name, {})[label] = spec
+
+
+def parse_spec(text: str) -> tuple[str, str]:
+    """``"NAME=module:object"`` -> ``(NAME, "module:object")``; raises ValueError naming the form."""
+    if not isinstance(text, str) or text.count("=") != 1:
+        raise ValueError(f"a subject is given as NAME=module:object, got {text!r}")
+    name, spec = (part.strip() for part in text.split("="))
+    module, _, obj = spec.partition(":")
+    if not name.isidentifier() or not module or not obj or not all(
+            p.isidentifier() for p in [*module.split("."), *obj.split(".")]):
+        raise ValueError(f"a subject is given as NAME=module:object (e.g. Muon=torch.optim:Muon), "
+                         f"got {text!r}")
+    return name, spec
+
+
+def load_object(spec: str) -> Any:
+    """Import ``module:object`` (``object`` may be dotted) and return it."""
+    module_name, _, path = spec.partition(":")
+    try:
+        obj = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"cannot import module {module_name!r} of subject {spec!r}: {exc}") from exc
+    for part in path.split("."):
+        if not hasattr(obj, part):
+            raise ValueError(f"{spec!r}: {obj.__name__ if hasattr(obj, '__name__') else obj!r} "
+                             f"has no attribute {part!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+# ---------------------------------------------------------------------------------------------
+# the package's subjects and the peers its claims run against (adapters: theorems.core.adapters)
+
+register_subject(
+    "Muon", "algorithms.optimizers:Muon",
+    "a torch.optim.Optimizer built as Muon(params, lr=, weight_decay=, momentum=, nesterov=) with "
+    "torch.optim.Muon's meaning of each keyword (decoupled weight decay, lr scaled by "
+    "√max(1, d_out/d_in)); params: 2-D tensors or groups of them")
+register_peer("Muon", "torch.optim.Muon", "torch.optim:Muon")
+register_peer("Muon", "pytorch-optimizer Muon", "theorems.core.adapters:pytorch_optimizer_muon")
+register_peer("Muon", "heavyball Muon", "theorems.core.adapters:heavyball_muon")
