@@ -169,7 +169,9 @@ class DQP(Algorithm):
     Parameters
     ----------
     backend : ``"auto"`` (default: chosen by size and sparsity from :data:`AUTO_TABLE`,
-        recorded in ``sol.backend`` and ``sol.stats.backend``) or a name in
+        recorded in ``sol.backend`` and ``sol.stats.backend``; when that backend's answer is not
+        ``Success``, ``Infeasible`` or ``Unbounded`` and no ``maxiters`` was given, the backends of
+        :data:`AUTO_FALLBACK` are tried in turn, daqp only up to 3000 variables) or a name in
         ``qpsolvers.available_solvers`` (clarabel, osqp, daqp, ...).
     eps_active : slack threshold (per unit row norm of ``G``) deciding the active set: row i is
         active iff its slack is ``<= eps_active``; an active row is weakly active iff
@@ -972,7 +974,39 @@ def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSo
     Variable bounds go to the backend as bounds; the polish, the check and the derivative treat them as
     the rows of :meth:`QP.with_box_rows`, and the solution splits their multipliers off into ``z_box``.
     """
-    backend = choose_backend(qp) if algorithm.backend == "auto" else algorithm.backend
+    if algorithm.backend != "auto":
+        return _forward_with(qp, algorithm, options, monitor, algorithm.backend)
+    first = choose_backend(qp)
+    sol = _forward_with(qp, algorithm, options, monitor, first)
+    if sol.retcode in _FINAL or options.maxiters is not None:
+        return sol
+    # the automatic choice failed (no point, or a point that fails the check): the next backends in
+    # AUTO_FALLBACK get their turn; piqp alone stopped at its iteration cap on QISRAEL, where daqp succeeds
+    tried = [f"{first}: {sol.retcode.value}"]
+    installed = set(qpsolvers.available_solvers)
+    for backend in AUTO_FALLBACK:
+        if backend == first or backend not in installed or \
+                (backend in _DENSE_ONLY and qp.n > DENSE_FALLBACK_MAX_N):
+            continue
+        sol = _forward_with(qp, algorithm, options, monitor, backend)
+        if sol.retcode in _FINAL:
+            break
+        tried.append(f"{backend}: {sol.retcode.value}")
+    sol.warnings.insert(0, f"backend='auto' fell back after {'; '.join(tried)}")
+    return sol
+
+
+#: retcodes that end the automatic choice's fallback (Infeasible/Unbounded are dQP's own LP verdicts)
+_FINAL = (RetCode.Success, RetCode.Infeasible, RetCode.Unbounded)
+#: backend='auto': the backends tried, in turn, after the chosen one fails (an interior-point, an exact
+#: active-set and a second interior-point method: their failures on Maros-Meszaros rarely coincide)
+AUTO_FALLBACK = ("clarabel", "daqp", "piqp", "proxqp")
+#: the dense-only daqp is tried as a fallback up to this many variables (it densifies)
+DENSE_FALLBACK_MAX_N = 3000
+_DENSE_ONLY = frozenset({"daqp", "quadprog"})
+
+
+def _forward_with(qp: QP, algorithm: DQP, options: SolveOptions, monitor, backend: str) -> QPSolution:
     if not qp.has_box:
         return _forward(qp, algorithm, options, monitor, backend)
     sol = _forward(qp.with_box_rows(), algorithm, options, monitor, backend, source=qp)
@@ -1104,14 +1138,12 @@ def _forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor, backend: st
                 factor, x, lam, mu, resid, J, viol, neg = f2, x2, lam2, mu2, resid2, J2, viol2, neg2
                 active = mask
                 polished_ok = bool(np.all(np.isfinite(x)))
-    if resid > KKT_RESIDUAL_TOL:
-        # the reduced KKT system has no solution: the backend's point is not a KKT point of any
-        # face, which happens when a backend reports an unbounded/infeasible QP as solved
+    inconsistent = resid > KKT_RESIDUAL_TOL
+    if inconsistent:
+        # the reduced KKT system has no solution: J is misread (dependent rows of a degenerate vertex), or
+        # the backend's point is no KKT point of any face, as when a backend reports an unbounded or
+        # infeasible QP as solved; the second is diagnosed below, only if the backend's point fails too
         polished_ok = False
-        code = _diagnose(P, q, G, h, A, b)
-        if code is not None:
-            return _no_solution(qp, code, stats, [f"{backend} reported a solution, but the QP is "
-                                                  f"{code.value.lower()}"], result, dtype)
         notes.append(f"the reduced KKT system is inconsistent (relative residual {resid:.2g})")
     if algorithm.polish and not polished_ok:
         notes.append(
@@ -1157,6 +1189,11 @@ def _forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor, backend: st
         residuals = first
     stats.stationarity, stats.primal_residual = residuals["stationarity"], residuals["primal"]
     stats.dual_residual, stats.complementarity = residuals["dual"], residuals["complementarity"]
+    if chosen is None and inconsistent:
+        code = _diagnose(P, q, G, h, A, b)
+        if code is not None:
+            return _no_solution(qp, code, stats, [f"{backend} reported a solution, but the QP is "
+                                                  f"{code.value.lower()}"], result, dtype)
     if chosen is None:
         code = _backend_horizon(result)
         figures = ", ".join(f"{k} {v:.2g}" for k, v in residuals.items())
