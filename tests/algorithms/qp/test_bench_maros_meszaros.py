@@ -25,8 +25,8 @@ def _mat(tmp_path: Path) -> Path:
     C = sp.vstack([sp.csr_matrix([[1.0, 1.0, 1.0], [1.0, -1.0, 0.0], [0.0, 1.0, 2.0]]), sp.identity(n)])
     path = tmp_path / "TOY.mat"
     sio.savemat(str(path), {"P": sp.csc_matrix(np.diag([2.0, 1.0, 1.0])),
-                            "q": np.array([[-1.0], [0.5], [0.0]]), "r": np.zeros((1, 1)), "A": sp.csc_matrix(C), "n": np.array([[n]]),
-                            "m": np.array([[C.shape[0]]]),
+                            "q": np.array([[-1.0], [0.5], [0.0]]), "r": np.zeros((1, 1)),
+                            "A": sp.csc_matrix(C), "n": np.array([[n]]), "m": np.array([[C.shape[0]]]),
                             "l": np.array([[1.0], [-0.5], [-1e20], [0.0], [-1e20], [-1.0]]),
                             "u": np.array([[1.0], [0.5], [1.5], [1e20], [0.8], [1.0]])})
     return path
