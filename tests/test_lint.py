@@ -68,3 +68,15 @@ def test_index_lists_all_papers():
     index = (ROOT / "paper_notes" / "README.md").read_text()
     for key in PACKAGE_PAPERS:
         assert f"`{key}`" in index
+
+
+@pytest.mark.parametrize("paper", sorted(PACKAGE_PAPERS))
+def test_results_map_lists_every_numbered_item_of_the_paper(paper):
+    """theorems/numbered.toml records each paper's main-text numbered results, tables and figures
+    (read off the full text independently of the map); the map must list every one of them."""
+    from theorems.core import numbered_items, unmapped_items
+
+    if numbered_items(paper) is None:
+        pytest.skip(f"{paper}: no numbered list recorded in theorems/numbered.toml yet")
+    missing = unmapped_items(paper)
+    assert not missing, f"{paper}: the results map does not list {missing}"

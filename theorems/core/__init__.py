@@ -66,8 +66,10 @@ __all__ = [
     "coverage",
     "load_all",
     "load_papers",
+    "numbered_items",
     "register",
     "register_results",
+    "unmapped_items",
 ]
 
 
@@ -314,6 +316,30 @@ def register_results(paper: str, results: list[Result]) -> tuple[Result, ...]:
         raise ValueError(f"{paper}: results map registered twice")
     RESULTS[paper] = results
     return results
+
+
+#: the papers' main-text numbered results, tables and figures, read off the full texts by someone
+#: other than the maps' authors (``theorems/numbered.toml``); every map must list each of them
+NUMBERED_PATH = Path(__file__).resolve().parent.parent / "numbered.toml"
+
+
+def numbered_items(paper: str) -> tuple[str, ...] | None:
+    """``paper``'s main-text numbered items as recorded in ``theorems/numbered.toml`` (None: not recorded)."""
+    import tomllib
+
+    if not NUMBERED_PATH.is_file():
+        return None
+    items = tomllib.loads(NUMBERED_PATH.read_text(encoding="utf-8")).get(paper, {}).get("items")
+    return tuple(items) if items is not None else None
+
+
+def unmapped_items(paper: str) -> list[str]:
+    """The recorded numbered items of ``paper`` that its results map does not list (an item
+    ``Figure 5`` is listed by ``Figure 5`` itself or by its panels, e.g. ``Figure 5 (left)``)."""
+    load_all()
+    ids = [r.id for r in RESULTS.get(paper, ())]
+    return [item for item in numbered_items(paper) or ()
+            if not any(i == item or i.startswith(f"{item} ") or i.startswith(f"{item}(") for i in ids)]
 
 
 def coverage(paper: str, verdicts: dict[str, str] | None = None) -> dict[str, Any]:
