@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
@@ -60,6 +61,7 @@ from algorithms.hierarchical import (
 from algorithms.hierarchical import ada_minimax as ada_minimax_module
 from algorithms.hierarchical import neumann as neumann_module
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import fact, figure, prove_zero
 from theorems.core.rates import rate_outcome
 from theorems.core.sabotage import patched
@@ -249,6 +251,203 @@ register(Claim(
 ))
 
 
+# --- certificates (exact algebra) -------------------------------------------------------------------
+
+def _prove_rate_expression() -> dict:
+    """With T = u⁸, σ = v⁴ the three terms are monomials: 1/√T = u⁻⁴, σ^(1/4)/T^(3/8) = v/u³,
+    √σ/T^(1/4) = v²/u²."""
+    return {"low": "u**(-4)", "mid": "v/u**3", "high": "v**2/u**2"}
+
+
+def _recheck_rate_expression(proof: dict) -> str:
+    """The stored monomials are the terms at T = u⁸, σ = v⁴ (u, v > 0: an exact change of variables);
+    (high/low)⁴ − σ²T and mid² − low·high cancel to 0; (high − low)·(high + low)·... decide the sign:
+    high > low ⇔ u²v² > 1 ⇔ σ²T > 1; mid = √(low·high) <= max(low, high) by AM-GM."""
+    u, v = sympy.symbols("u v", positive=True)
+    T, s = u**8, v**4
+    terms = {"low": 1 / sympy.sqrt(T), "mid": s ** sympy.Rational(1, 4) / T ** sympy.Rational(3, 8),
+             "high": sympy.sqrt(s) / T ** sympy.Rational(1, 4)}
+    if set(proof) != set(terms):
+        raise Rejected(f"terms {sorted(proof)} are not low, mid, high")
+    stored = {}
+    for name, expected in terms.items():
+        try:
+            stored[name] = sympy.sympify(proof[name], locals={"u": u, "v": v})
+        except Exception as exc:
+            raise Rejected(f"{name}: does not parse: {exc}") from exc
+        if sympy.cancel(sympy.powsimp(expected - stored[name], force=True)) != 0:
+            raise Rejected(f"{name}: {proof[name]} is not the term at T = u⁸, σ = v⁴")
+    low, mid, high = stored["low"], stored["mid"], stored["high"]
+    if sympy.cancel((high / low) ** 4 - s**2 * T) != 0 or sympy.cancel(mid**2 - low * high) != 0:
+        raise Rejected("(high/low)⁴ is not σ²T or mid² is not low·high")
+    if sympy.cancel(high / low - u**2 * v**2) != 0:
+        raise Rejected("high/low is not u²v²")
+    return ("(√σ/T^(1/4) ÷ 1/√T)⁴ = σ²T and (σ^(1/4)/T^(3/8))² = (1/√T)(√σ/T^(1/4)) for all T, σ > 0 "
+            "(T = u⁸, σ = v⁴)")
+
+
+def _recheck_rate_expression_witness(witness: dict) -> str:
+    """At T = 1, σ = 4: the ratio's 4th power is σ²T = 16, not σT = 4 (exact)."""
+    T, s = Fraction(witness["T"]), Fraction(witness["sigma"])
+    if T != 1 or s != 4:
+        raise Rejected("the witness is T = 1, σ = 4")
+    ratio4 = (s * s) * T  # (√σ T^(1/4)/1)⁴ at T = 1 is σ², exactly 16
+    if ratio4 == s * T:
+        raise Rejected("σ²T equals σT here")
+    return f"T = 1, σ = 4: ratio⁴ = {ratio4}, not σT = {s * T}"
+
+
+_NEUMANN_TERMS = 30
+
+
+def _prove_neumann() -> dict:
+    """For each N: l·S_N = Σ_{k<N}(1 − x)^k, x = a/l, as rational coefficients (the truncation times l)."""
+    import flint
+
+    one_minus = flint.fmpq_poly([1, -1])
+    out = {}
+    for N in range(_NEUMANN_TERMS + 1):
+        total = flint.fmpq_poly([0])
+        for k in range(N):
+            total += one_minus**k
+        out[f"N={N}"] = [str(c) for c in total.coeffs()]
+    return out
+
+
+def _recheck_neumann(proof: dict) -> str:
+    """For N = 0..30 (python-flint's exact polynomials over Q, x = a/l): the stored P_N is Σ_{k<N}(1 − x)^k
+    and x·P_N + (1 − x)^N = 1, i.e. a·S_N(a) + (1 − a/l)^N = 1; as S_N is a polynomial in H the identity
+    holds for the symmetric H, so H⁻¹ − S_N(H) = H⁻¹(I − H/l)^N; for a ∈ [μ, l], (1 − a/l)^N/a <= (1 −
+    μ/l)^N/μ (the numerator falls and the denominator grows with a), hence the bound; and
+    N = 3 log T/(2 log(1/(1 − μ/l))) makes (1 − μ/l)^N = T^(−3/2)."""
+    import flint
+
+    if sorted(proof) != sorted(f"N={N}" for N in range(_NEUMANN_TERMS + 1)):
+        raise Rejected("the truncations must be listed for N = 0..30")
+    x, one_minus = flint.fmpq_poly([0, 1]), flint.fmpq_poly([1, -1])
+    expected = flint.fmpq_poly([0])
+    for N in range(_NEUMANN_TERMS + 1):
+        try:
+            stored = flint.fmpq_poly([flint.fmpq(*map(int, c.split("/"))) if "/" in c else int(c)
+                                      for c in proof[f"N={N}"]])
+        except (ValueError, TypeError) as exc:
+            raise Rejected(f"N = {N}: a coefficient does not parse: {exc}") from exc
+        if stored != expected:
+            raise Rejected(f"N = {N}: the stored sum is not the Neumann truncation")
+        if x * stored + one_minus**N != 1:
+            raise Rejected(f"N = {N}: x·P_N + (1 − x)^N is not 1")
+        expected += one_minus**N
+    T = sympy.Symbol("T", positive=True)
+    kappa = sympy.Symbol("kappa", positive=True)  # 1 − μ/l in (0, 1)
+    threshold = 3 * sympy.log(T) / (2 * sympy.log(1 / kappa))
+    if sympy.expand_log(threshold * sympy.log(kappa) + sympy.Rational(3, 2) * sympy.log(T), force=True) != 0:
+        raise Rejected("N log(1 − μ/l) is not −(3/2) log T at the threshold")
+    return (f"a·S_N(a) + (1 − a/l)^N = 1 for N = 0..{_NEUMANN_TERMS} (the truncation error H⁻¹(I − H/l)^N); "
+            "the threshold N gives (1 − μ/l)^N = T^(−3/2)")
+
+
+def _recheck_neumann_witness(witness: dict) -> str:
+    """N = 0, a = 1, l = 2: the error of the empty series is 1/a = 1, not (1 − a/l)^{N+1}/a = 1/2."""
+    N, a, lip = int(witness["N"]), Fraction(witness["a"]), Fraction(witness["l"])
+    partial_sum = sum(((1 - a / lip) ** k for k in range(N)), Fraction(0)) / lip
+    error = 1 / a - partial_sum
+    wrong = (1 - a / lip) ** (N + 1) / a
+    if error == wrong:
+        raise Rejected("the off-by-one form agrees here")
+    return f"N = {N}, a = {a}, l = {lip}: 1/a − S_N = {error}, not (1 − a/l)^(N+1)/a = {wrong}"
+
+
+_RECURSION_STEPS = 8
+
+
+def _recursion_ring():
+    """python-flint's exact multivariate polynomials over Q in α_2..α_8, G_1..G_8, ε_2..ε_8, m_1."""
+    import flint
+
+    names = ([f"alpha{k}" for k in range(2, _RECURSION_STEPS + 1)]
+             + [f"G{k}" for k in range(1, _RECURSION_STEPS + 1)]
+             + [f"e{k}" for k in range(2, _RECURSION_STEPS + 1)] + ["m1"])
+    ctx = flint.fmpq_mpoly_ctx.get(tuple(names), "lex")
+    return ctx, dict(zip(names, ctx.gens(), strict=True))
+
+
+def _recursion_polynomials() -> tuple:
+    """(ring, generators, {t: m_t − G_t by the momentum update}, {t: the unrolled form})."""
+    ctx, g = _recursion_ring()
+    alpha = {k: g[f"alpha{k}"] for k in range(2, _RECURSION_STEPS + 1)}
+    grad = {k: g[f"G{k}"] for k in range(1, _RECURSION_STEPS + 1)}
+    noise = {k: g[f"e{k}"] for k in range(2, _RECURSION_STEPS + 1)}
+    momentum, by_update, unrolled = g["m1"], {}, {}
+    for t in range(2, _RECURSION_STEPS + 1):
+        momentum = (1 - alpha[t]) * momentum + alpha[t] * (grad[t] + noise[t])
+        by_update[t] = momentum - grad[t]
+
+        def beta(i: int, t: int = t):
+            out = ctx.from_dict({}) + 1
+            for j in range(i, t + 1):
+                out = out * (1 - alpha[j])
+            return out
+
+        form = beta(2) * (g["m1"] - grad[1])
+        for k in range(2, t + 1):
+            form = form + beta(k) * (grad[k - 1] - grad[k]) + beta(k + 1) * alpha[k] * noise[k]
+        unrolled[t] = form
+    return ctx, g, by_update, unrolled
+
+
+def _prove_recursion() -> dict:
+    """m_t − G_t along the momentum update, t = 2..8, as {monomial: coefficient} (names joined by '*')."""
+    ctx, _, by_update, _ = _recursion_polynomials()
+    names = ctx.names()
+    out = {}
+    for t, poly in by_update.items():
+        terms = {}
+        for exponents, coefficient in poly.to_dict().items():
+            monomial = "*".join(name + ("" if e == 1 else f"^{e}") for name, e in zip(names, exponents) if e)
+            terms[monomial or "1"] = str(coefficient)
+        out[f"t={t}"] = terms
+    return out
+
+
+def _recheck_recursion(proof: dict) -> str:
+    """For t = 2..8 the stored m_t − G_t equals the momentum update's (recomputed in python-flint's exact
+    multivariate polynomials over Q) and the unrolled form with S_k = G_{k−1} − G_k, ε̂_1 = m_1 − G_1."""
+    import flint
+
+    ctx, g, by_update, unrolled = _recursion_polynomials()
+    if sorted(proof) != sorted(f"t={t}" for t in range(2, _RECURSION_STEPS + 1)):
+        raise Rejected("t = 2..8 must be listed")
+    for t in range(2, _RECURSION_STEPS + 1):
+        stored = ctx.from_dict({})
+        for monomial, coefficient in proof[f"t={t}"].items():
+            term = ctx.from_dict({}) + 1
+            for factor in ([] if monomial == "1" else monomial.split("*")):
+                name, _, power = factor.partition("^")
+                if name not in g:
+                    raise Rejected(f"t = {t}: unknown variable {name!r}")
+                term = term * g[name] ** (int(power) if power else 1)
+            numerator, _, denominator = coefficient.partition("/")
+            stored = stored + term * flint.fmpq(int(numerator), int(denominator or 1))
+        if stored != by_update[t]:
+            raise Rejected(f"t = {t}: the stored deviation is not the update's")
+        if stored != unrolled[t]:
+            raise Rejected(f"t = {t}: the deviation is not the unrolled form")
+    return (f"m_t − G_t = β_(2:t)ε̂_1 + Σ β_(k:t)S_k + Σ β_(k+1:t)α_kε_k exactly for "
+            f"t = 2..{_RECURSION_STEPS} (polynomials in every α_k, G_k, ε_k, m_1)")
+
+
+def _recheck_recursion_witness(witness: dict) -> str:
+    """With α and β exchanged in the update (m_t = α_t m_{t−1} + (1 − α_t)g_t) the unrolled form fails at
+    t = 2 for the witness's numbers (exact rationals)."""
+    a2, g1, g2, e2, m1 = (Fraction(witness[k]) for k in ("alpha2", "G1", "G2", "e2", "m1"))
+    swapped = a2 * m1 + (1 - a2) * (g2 + e2) - g2
+    unrolled = (1 - a2) * (m1 - g1) + (1 - a2) * (g1 - g2) + a2 * e2
+    if swapped == unrolled:
+        raise Rejected("the swapped update agrees with the unrolled form here")
+    return (f"α₂ = {a2}, m₁ = {m1}, G = ({g1}, {g2}), ε₂ = {e2}: swapped update {swapped} ≠ unrolled "
+            f"{unrolled}")
+
+
 # --- the rate expression ----------------------------------------------------------------------------
 
 def _rate_expression(crossover_exponent: int) -> Outcome:
@@ -278,6 +477,17 @@ register(Claim(
     control=lambda ctx: _rate_expression(1),
     control_description="the crossover stated as T > σ⁻¹ (ratio⁴ = σT) must be disproved",
     budget_s=30.0,
+    certificate=Certificate(
+        statement="For all T, σ > 0: (√σ/T^(1/4) ÷ 1/√T)⁴ = σ²T, so √σ/T^(1/4) > 1/√T exactly when T > σ⁻², "
+                  "and (σ^(1/4)/T^(3/8))² = (1/√T)·(√σ/T^(1/4)): the middle term is the geometric mean of "
+                  "the other two, never above both",
+        scope="every T > 0, σ > 0 (the change of variables T = u⁸, σ = v⁴, u, v > 0, makes the terms "
+              "monomials)",
+        method=Method.EXACT_ALGEBRA, trusts="sympy's exact rational-function arithmetic (cancel, powsimp)",
+        prove=_prove_rate_expression, recheck=_recheck_rate_expression,
+        control_statement="The crossover at T = σ⁻¹ (the ratio's 4th power σT).",
+        refute=lambda: {"T": 1, "sigma": 4}, recheck_witness=_recheck_rate_expression_witness),
+    expected_verdict="certified",
 ))
 
 
@@ -337,6 +547,23 @@ register(Claim(
     control=_hypergradient_without_series,
     control_description="the series truncated to N = 0 whatever N is asked (∇_x f alone)",
     budget_s=30.0,
+    certificate=Certificate(
+        statement="For N = 0..30 the N-term Neumann truncation S_N(a) = (1/l)Σ_{k<N}(1 − a/l)^k satisfies "
+                  "a·S_N(a) + (1 − a/l)^N = 1 as polynomials, so for symmetric H the hypergradient's error "
+                  "is "
+                  "∇²_xy g·H⁻¹(I − H/l)^N∇_y f, at most ‖∇²_xy g‖/μ·(1 − μ/l)^N‖∇_y f‖ when spec H ⊂ [μ, l] "
+                  "((1 − a/l)^N/a is decreasing in a there); and Theorem 4.2's "
+                  "N = 3 log T/(2 log(1/(1 − μ/l))) "
+                  "gives (1 − μ/l)^N = T^(−3/2)",
+        scope="N = 0..30 (the check's range), every a, l > 0; the threshold for every T > 0, 0 < μ < l",
+        method=Method.EXACT_ALGEBRA,
+        trusts="python-flint's exact polynomials over Q (in x = a/l); a polynomial identity in a holds for a "
+               "symmetric matrix H in place of a (functional calculus); the monotonicity of (1 − a/l)^N/a "
+               "on [μ, l]",
+        prove=_prove_neumann, recheck=_recheck_neumann,
+        control_statement="The truncation error is H⁻¹(I − H/l)^(N+1) (one power too many).",
+        refute=lambda: {"N": 0, "a": 1, "l": 2}, recheck_witness=_recheck_neumann_witness),
+    expected_verdict="certified",
 ))
 
 
@@ -438,6 +665,19 @@ register(Claim(
     control=_momentum_recursion_sabotaged,
     control_description="the solver's momentum update with α_t and β_t exchanged",
     budget_s=30.0,
+    certificate=Certificate(
+        statement="For the momentum update m_t = (1 − α_t)m_{t−1} + α_t(G_t + ε_t), the deviation "
+                  "ε̂_t = m_t − G_t equals β_{2:t}ε̂_1 + Σ_{k=2}^t β_{k:t}S_k + Σ_{k=2}^t β_{k+1:t}α_kε_k with "
+                  "β_{i:t} = Π_{j=i}^t(1 − α_j) and S_k = G_{k−1} − G_k, as polynomials in every α_k, G_k, "
+                  "ε_k "
+                  "and m_1 (coordinatewise for vectors)",
+        scope="t = 2..8 (every sequence of α's, gradients and noise); the claim's check runs 61 steps",
+        method=Method.EXACT_ALGEBRA, trusts="python-flint's exact multivariate polynomials over Q",
+        prove=_prove_recursion, recheck=_recheck_recursion,
+        control_statement="The same unrolled form for the update with α_t and β_t = 1 − α_t exchanged.",
+        refute=lambda: {"alpha2": "1/4", "G1": 1, "G2": 2, "e2": 0, "m1": 3},
+        recheck_witness=_recheck_recursion_witness),
+    expected_verdict="certified",
 ))
 
 

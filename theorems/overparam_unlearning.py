@@ -36,6 +36,7 @@ assumption (a θ* that does not interpolate).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from functools import partial
 
 import numpy as np
@@ -68,6 +69,7 @@ from algorithms.unlearning import (
 )
 from algorithms.unlearning.models import ACTIVATIONS
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import fact, figure, property_outcome
 from theorems.strategies import seeds
 
@@ -245,6 +247,172 @@ register(Claim(
 ))
 
 
+# ----------------------------------------------------------------- certificates (exact algebra)
+
+_KKT_SHAPES = ((1, 2), (1, 3), (2, 3))
+
+
+def _kkt_ring(k: int, d: int):
+    """python-flint's exact polynomials over Q in the entries of G (k × d), θ and λ."""
+    import flint
+
+    names = tuple([f"g{i}_{j}" for i in range(k) for j in range(d)] + [f"t{i}" for i in range(d)] + ["lam"])
+    ctx = flint.fmpq_mpoly_ctx.get(names, "lex")
+    gens = dict(zip(names, ctx.gens(), strict=True))
+    G = [[gens[f"g{i}_{j}"] for j in range(d)] for i in range(k)]
+    theta = [gens[f"t{i}"] for i in range(d)]
+    zero = ctx.from_dict({})
+    gram = [[sum((G[a][j] * G[b][j] for j in range(d)), zero) for b in range(k)] for a in range(k)]
+    if k == 1:
+        adj, det = [[ctx.from_dict({}) + 1]], gram[0][0]
+    else:  # k == 2
+        adj = [[gram[1][1], -gram[0][1]], [-gram[1][0], gram[0][0]]]
+        det = gram[0][0] * gram[1][1] - gram[0][1] * gram[1][0]
+    g_theta = [sum((G[a][j] * theta[j] for j in range(d)), ctx.from_dict({})) for a in range(k)]
+    adj_g_theta = [sum((adj[a][b] * g_theta[b] for b in range(k)), ctx.from_dict({})) for a in range(k)]
+    return ctx, gens, G, theta, det, adj_g_theta
+
+
+def _prove_closed_form() -> dict:
+    """Per shape: ν·det(GGᵀ) = 2·adj(GGᵀ)Gθ for the step Δ = −P⊥θ/(1 + λ), as {monomial: coefficient}."""
+    out = {}
+    for k, d in _KKT_SHAPES:
+        ctx, _, _, _, _, adj_g_theta = _kkt_ring(k, d)
+        names = ctx.names()
+        entries = []
+        for value in adj_g_theta:
+            terms = {}
+            for exponents, coefficient in (2 * value).to_dict().items():
+                monomial = "*".join(n + ("" if e == 1 else f"^{e}") for n, e in zip(names, exponents) if e)
+                terms[monomial or "1"] = str(coefficient)
+            entries.append(terms)
+        out[f"{k}x{d}"] = entries
+    return out
+
+
+def _recheck_closed_form(proof: dict) -> str:
+    """For each shape, with D = det(GGᵀ) and P⊥ = I − Gᵀ adj(GGᵀ) G/D (G of full row rank, D ≠ 0), the
+    step Δ = −P⊥θ/(1 + λ) satisfies, multiplied out by D(1 + λ): GΔ = 0 (feasible) and
+    2(θ + Δ) + 2λΔ = Gᵀν (stationary) with the stored ν·D, as polynomials over Q in every entry of G, θ
+    and λ (python-flint); the objective's Hessian 2(1 + λ)I is positive definite for λ >= 0, so Δ is
+    the unique minimizer."""
+    import flint
+
+    if sorted(proof) != sorted(f"{k}x{d}" for k, d in _KKT_SHAPES):
+        raise Rejected(f"shapes {sorted(proof)} are not {_KKT_SHAPES}")
+    for k, d in _KKT_SHAPES:
+        ctx, gens, G, theta, det, adj_g_theta = _kkt_ring(k, d)
+        zero = ctx.from_dict({})
+        entries = proof[f"{k}x{d}"]
+        if len(entries) != k:
+            raise Rejected(f"{k}x{d}: ν has {len(entries)} entries, not {k}")
+        nu_det = []
+        for terms in entries:
+            value = zero
+            for monomial, coefficient in terms.items():
+                term = zero + 1
+                for factor in ([] if monomial == "1" else monomial.split("*")):
+                    name, _, power = factor.partition("^")
+                    if name not in gens:
+                        raise Rejected(f"{k}x{d}: unknown variable {name!r}")
+                    term = term * gens[name] ** (int(power) if power else 1)
+                numerator, _, denominator = coefficient.partition("/")
+                value = value + term * flint.fmpq(int(numerator), int(denominator or 1))
+            nu_det.append(value)
+        lam = gens["lam"]
+        # D(1 + λ)Δ = −(D θ − Gᵀ adj(GGᵀ) G θ)
+        delta = [-(det * theta[j] - sum((G[a][j] * adj_g_theta[a] for a in range(k)), zero))
+                 for j in range(d)]
+        for a in range(k):
+            if sum((G[a][j] * delta[j] for j in range(d)), zero) != 0:
+                raise Rejected(f"{k}x{d}: GΔ is not 0")
+        for j in range(d):
+            lhs = 2 * det * (1 + lam) * theta[j] + 2 * (1 + lam) * delta[j]
+            if lhs != (1 + lam) * sum((G[a][j] * nu_det[a] for a in range(k)), zero):
+                raise Rejected(f"{k}x{d}: stationarity fails in coordinate {j}")
+    return ("Δ = −P⊥θ/(1 + λ) satisfies GΔ = 0 and 2(θ + Δ) + 2λΔ = Gᵀν exactly for G of shapes "
+            f"{', '.join(f'{k}x{d}' for k, d in _KKT_SHAPES)} (full row rank), every θ, λ")
+
+
+def _recheck_closed_form_witness(witness: dict) -> str:
+    """d = 2, G = [1, 0], θ = (0, 1), λ = 1: the objective ‖θ + Δ‖² + λ‖Δ‖² at −P⊥θ (no 1/(1 + λ)) is 1,
+    at −P⊥θ/(1 + λ) it is 1/2: the former is not the minimizer (exact rationals)."""
+    if witness != {"G": [[1, 0]], "theta": [0, 1], "lambda": 1}:
+        raise Rejected("the witness is G = [1, 0], θ = (0, 1), λ = 1")
+    lam = Fraction(1)
+    theta = [Fraction(0), Fraction(1)]
+    perp = [Fraction(0), theta[1]]  # P⊥θ: the component orthogonal to span(G) = e_1
+
+    def objective(delta: list) -> Fraction:
+        return sum((t + x) ** 2 for t, x in zip(theta, delta)) + lam * sum(x * x for x in delta)
+
+    wrong = objective([-x for x in perp])
+    right = objective([-x / (1 + lam) for x in perp])
+    if not wrong > right:
+        raise Rejected("the unscaled step is not worse")
+    return f"objective {wrong} at −P⊥θ > {right} at −P⊥θ/(1 + λ): the unscaled step is not the minimizer"
+
+
+#: Σ u_i^L − L Π u_i as Σ (coefficient >= 0)·(factors with nonnegative coefficients)·(square)
+_AM_GM = {
+    2: [{"coefficient": "1", "positive": [], "square": "u1 - u2"}],
+    3: [{"coefficient": "1/2", "positive": ["u1 + u2 + u3"], "square": "u1 - u2"},
+        {"coefficient": "1/2", "positive": ["u1 + u2 + u3"], "square": "u2 - u3"},
+        {"coefficient": "1/2", "positive": ["u1 + u2 + u3"], "square": "u3 - u1"}],
+    4: [{"coefficient": "1", "positive": [], "square": "u1**2 - u2**2"},
+        {"coefficient": "1", "positive": [], "square": "u3**2 - u4**2"},
+        {"coefficient": "2", "positive": [], "square": "u1*u2 - u3*u4"}],
+}
+
+
+def _prove_am_gm() -> dict:
+    return {f"L={L}": terms for L, terms in _AM_GM.items()}
+
+
+def _recheck_am_gm(proof: dict) -> str:
+    """Σ_{i<=L} u_i^L − L·Π u_i equals the stored sum of nonnegative terms (coefficients >= 0, linear
+    factors with nonnegative coefficients, squares), as polynomials: so it is >= 0 for u >= 0, with
+    equality when all u_i are equal. With u_ℓ = ‖A_ℓ‖_F^{2/L}: Σ‖A_ℓ‖² >= L(Π‖A_ℓ‖_F)^{2/L} >= Lρ^{2/L}."""
+    import sympy
+
+    if sorted(proof) != ["L=2", "L=3", "L=4"]:
+        raise Rejected("L = 2, 3, 4 must be listed")
+    for L in (2, 3, 4):
+        u = sympy.symbols(f"u1:{L + 1}", nonnegative=True)
+        names = {str(s): s for s in u}
+        total = sympy.Integer(0)
+        for term in proof[f"L={L}"]:
+            coefficient = sympy.Rational(term["coefficient"])
+            if coefficient < 0:
+                raise Rejected(f"L = {L}: a negative coefficient")
+            product = coefficient * sympy.sympify(term["square"], locals=names) ** 2
+            for factor in term["positive"]:
+                poly = sympy.Poly(sympy.sympify(factor, locals=names), *u)
+                if any(c < 0 for c in poly.coeffs()):
+                    raise Rejected(f"L = {L}: the factor {factor} is not nonnegative on u >= 0")
+                product *= poly.as_expr()
+            total += product
+        if sympy.expand(total - (sum(x**L for x in u) - L * sympy.Mul(*u))) != 0:
+            raise Rejected(f"L = {L}: the terms do not add up to Σu^L − LΠu")
+        balanced = {x: 1 for x in u}
+        if any(sympy.sympify(t["square"], locals=names).subs(balanced) != 0 for t in proof[f"L={L}"]):
+            raise Rejected(f"L = {L}: the balanced point is not a zero")
+    return "Σ u_i^L − LΠu_i is a sum of nonnegative terms for L = 2, 3, 4 (AM-GM), zero at balance"
+
+
+def _recheck_am_gm_witness(witness: dict) -> str:
+    """The balanced two-layer network A_1 = [1, 0], A_2 = [1]: w = (1, 0), ρ = 1, ‖θ‖² = 2 < 1.01·2ρ."""
+    A1, A2 = witness["A1"], witness["A2"]
+    if A1 != [[1, 0]] or A2 != [[1]]:
+        raise Rejected("the witness is A_1 = [1, 0], A_2 = [1]")
+    w = [A2[0][0] * A1[0][j] for j in range(2)]
+    rho2 = Fraction(sum(x * x for x in w))
+    norm = Fraction(sum(x * x for row in A1 + A2 for x in row))
+    if rho2 != 1 or not norm < Fraction(101, 100) * 2:  # L ρ^{2/L} = 2 at ρ = 1, L = 2
+        raise Rejected("the balanced network does not beat 1.01·Lρ^{2/L}")
+    return f"balanced L = 2 network with ρ = 1: ‖θ‖² = {norm} < 1.01·Lρ^(2/L) = 2.02"
+
+
 # --------------------------------------------------------------------- closed_form_step
 
 def _kkt_step(theta: np.ndarray, G: np.ndarray, lam: float) -> np.ndarray:
@@ -292,6 +460,22 @@ register(Claim(
     check=partial(_check_closed_form, sabotage=False), control=partial(_check_closed_form, sabotage=True),
     control_description="the update computed with the orthogonal complement of the gradients in place of "
                         "the gradients (a projection along span(G)): it disagrees with the KKT solution.",
+    certificate=Certificate(
+        statement="For G of full row rank, every θ and λ >= 0, Δ = −P⊥θ/(1 + λ) with P⊥ = I − Gᵀ(GGᵀ)⁻¹G "
+                  "satisfies the KKT conditions of min ‖θ + Δ‖² + λ‖Δ‖² s.t. GΔ = 0 (feasibility and "
+                  "stationarity with ν = 2(GGᵀ)⁻¹Gθ, multiplied out by det(GGᵀ)(1 + λ)), and the objective "
+                  "is strictly convex, so Δ is its unique minimizer: the update orthogonal_gradient_step "
+                  "computes",
+        scope="G of shapes 1×2, 1×3, 2×3 with symbolic entries (generic: full row rank), every θ, λ >= 0; "
+              "dependent gradients (which the check also draws) are not covered",
+        method=Method.EXACT_ALGEBRA,
+        trusts="python-flint's exact polynomials over Q (the inverse written as adj/det); strict convexity "
+               "of (1 + λ)‖Δ‖² + linear terms for λ > −1",
+        prove=_prove_closed_form, recheck=_recheck_closed_form,
+        control_statement="The update without the 1/(1 + λ), θ − P⊥θ, minimizes the objective.",
+        refute=lambda: {"G": [[1, 0]], "theta": [0, 1], "lambda": 1},
+        recheck_witness=_recheck_closed_form_witness),
+    expected_verdict="certified",
 ))
 
 
@@ -442,6 +626,20 @@ register(Claim(
     control=partial(_check_parameter_norm, sabotage=True),
     control_description="an unbalanced factorization of the same predictor (all of ρ in A_1, unit scales "
                         "elsewhere): it interpolates but its ‖θ‖² = ρ² + L − 1 exceeds the minimum.",
+    certificate=Certificate(
+        statement="For L = 2, 3, 4: Σ_ℓ u_ℓ^L − L·Π_ℓ u_ℓ is a sum of nonnegative terms on u >= 0 (AM-GM), "
+                  "zero at u_1 = ... = u_L; with u_ℓ = ‖A_ℓ‖_F^{2/L} and ρ = ‖w‖ <= Π‖A_ℓ‖_F, every network "
+                  "with effective predictor w has ‖θ‖² = Σ‖A_ℓ‖_F² >= Lρ^{2/L}, with equality for the "
+                  "balanced "
+                  "rank-one network (every ‖A_ℓ‖_F = ρ^{1/L})",
+        scope="L = 2, 3, 4 (the check's depths), every factorization",
+        method=Method.EXACT_ALGEBRA,
+        trusts="‖A_L···A_1‖ <= Π‖A_ℓ‖_F (submultiplicativity); sympy's polynomial expansion over Q",
+        prove=_prove_am_gm, recheck=_recheck_am_gm,
+        control_statement="‖θ‖² >= 1.01·Lρ^{2/L} for every interpolating network (1 % past the tight "
+                          "constant).",
+        refute=lambda: {"A1": [[1, 0]], "A2": [[1]]}, recheck_witness=_recheck_am_gm_witness),
+    expected_verdict="certified",
 ))
 
 
