@@ -229,13 +229,17 @@ def _claim_section(r: ClaimResult, evidence_page: str) -> list[str]:
     elif r.expected_verdict in ("falsified", "inconclusive"):
         pin = " · expected (pinned on the claim; the paper's note says why)"
     origin = r.origin or "origin not stated"
+    source = _inline(r.source)
     if r.covers:
-        origin += f", covering **{', '.join(r.covers)}**"
+        covers = ", ".join(r.covers)
+        origin += f", covering **{covers}**"
+        if source.startswith(covers):  # said once: the source's rest only
+            source = source[len(covers):].lstrip(" ;,:") or "-"
     lines = ["", f'<a id="{_anchor(r.id)}"></a>', "", f"### `{r.id}`", "",
              f"**{r.verdict}**{pin} · {r.kind} · {r.seconds:.1f} s wall, {r.cpu_seconds:.1f} s CPU · "
              f"claim seed {r.seed}", "",
              f"- **Statement.** {_inline(r.statement)}",
-             f"- **Origin.** {origin}. Source: {_inline(r.source)}."
+             f"- **Origin.** {origin}. Source: {source}."
              + (f" Differs: {_inline(r.deviation)}" if r.deviation else ""),
              f"- **Control** (what it sabotages): {_inline(r.control_description)}"]
     link = f"[evidence]({evidence_page}#{_anchor(r.id)})"
