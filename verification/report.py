@@ -208,6 +208,18 @@ def _anchor(claim_id: str) -> str:
     return claim_id.replace(".", "-")
 
 
+def _result_anchor(r: ClaimResult) -> str:
+    """A claim's anchor; a run on another implementation (``--subject``, ``--peers``) gets its own."""
+    implementations = getattr(r, "implementations", None)
+    if not implementations:
+        return _anchor(r.id)
+    return _anchor(r.id) + "--" + re.sub(r"[^A-Za-z0-9_]+", "-", _label(r)).strip("-")
+
+
+def _title(r: ClaimResult) -> str:
+    return f"`{r.id}`" + (f" on {_label(r)}" if getattr(r, "implementations", None) else "")
+
+
 def _note_link(paper: str, out_dir: Path) -> str | None:
     """A relative link from ``out_dir`` to the paper's note in this checkout, if it has one."""
     import theorems
@@ -224,7 +236,9 @@ def _plots(outcome: dict[str, Any] | None) -> list[str]:
 
 def _claim_section(r: ClaimResult, evidence_page: str) -> list[str]:
     pin = ""
-    if r.verdict != r.expected_verdict:
+    if getattr(r, "implementations", None):
+        pin = f" · check run on {_label(r)} (a control runs on ours)"
+    elif r.verdict != r.expected_verdict:
         pin = f" · **changed: pinned `{r.expected_verdict}`**"
     elif r.expected_verdict in ("falsified", "inconclusive"):
         pin = " · expected (pinned on the claim; the paper's note says why)"
@@ -235,14 +249,14 @@ def _claim_section(r: ClaimResult, evidence_page: str) -> list[str]:
         origin += f", covering **{covers}**"
         if source.startswith(covers):  # said once: the source's rest only
             source = source[len(covers):].lstrip(" ;,:") or "-"
-    lines = ["", f'<a id="{_anchor(r.id)}"></a>', "", f"### `{r.id}`", "",
+    lines = ["", f'<a id="{_result_anchor(r)}"></a>', "", f"### {_title(r)}", "",
              f"**{r.verdict}**{pin} · {r.kind} · {r.seconds:.1f} s wall, {r.cpu_seconds:.1f} s CPU · "
              f"claim seed {r.seed}", "",
              f"- **Statement.** {_inline(r.statement)}",
              f"- **Origin.** {origin}. Source: {source}."
              + (f" Differs: {_inline(r.deviation)}" if r.deviation else ""),
              f"- **Control** (what it sabotages): {_inline(r.control_description)}"]
-    link = f"[evidence]({evidence_page}#{_anchor(r.id)})"
+    link = f"[evidence]({evidence_page}#{_result_anchor(r)})"
     if r.check:
         lines.append(f"- **Check** ({r.check['status']}): {_inline(r.check['summary'])} ({link})")
     if r.control:
@@ -271,7 +285,7 @@ def _evidence_page(paper: str, results: list[ClaimResult], report: str) -> list[
              f"The whole evidence of each claim of `{paper}` in this run, as `report.json` has it; "
              f"[back to the report]({report}).", ""]
     for r in results:
-        lines += [f'<a id="{_anchor(r.id)}"></a>', "", f"## `{r.id}`: {r.verdict}", ""]
+        lines += [f'<a id="{_result_anchor(r)}"></a>', "", f"## {_title(r)}: {r.verdict}", ""]
         for role, outcome in (("check", r.check), ("control", r.control)):
             if outcome is None:
                 continue
@@ -293,13 +307,20 @@ def _evidence_page(paper: str, results: list[ClaimResult], report: str) -> list[
 def write_markdown(results: list[ClaimResult], path: Path, meta: dict[str, Any]) -> None:
     """``report.md`` at ``path`` and, beside it, ``evidence/<paper>.md`` with the whole evidence."""
     out_dir = path.parent
+    everything = results
+    # the summary, pins and coverage are about our implementations; runs on peers (--peers) are
+    # findings, in their own table (with only --subject runs, those are what is under test)
+    results = [r for r in everything if not getattr(r, "implementations", None)] or everything
     table = counts_by_paper(results)
     verdicts = [v for v in VERDICTS if v in VERDICT_MEANINGS]
     selection = ", ".join(f"{flag} {' '.join(map(str, meta[k]))}" for k, flag in
                           (("papers", "--paper"), ("claims", "--claim"), ("imports", "--import"))
                           if meta.get(k)) or "every claim"
     lines = ["# Verification report", "",
-             f"{len(results)} claims of {len(table)} paper(s) ({selection}); profile `{meta['profile']}`, "
+             f"{len(results)} claim(s) of {len(table)} paper(s) ({selection}"
+             + (f"; {len(everything) - len(results)} more runs on other implementations"
+                if len(everything) > len(results) else "")
+             + f"); profile `{meta['profile']}`, "
              f"run seed `{meta['seed']}` (each claim runs under `claim_seed(seed, id)` = "
              "(seed · 1000003 + crc32(id)) mod 2³²). Every claim runs a check against the implementation "
              "and, when it passes, a control: the same check on something false, which it must reject.",
@@ -318,7 +339,7 @@ def write_markdown(results: list[ClaimResult], path: Path, meta: dict[str, Any])
     same = sum(1 for r in results if r.verdict == r.expected_verdict)
     lines.append("| **total** | " + " | ".join(str(total[v]) for v in verdicts)
                  + f" | {same}/{len(results)} |")
-    if implementations := implementations_table(results):
+    if implementations := implementations_table(everything):
         lines += ["", "## Implementations under test", "",
                   "The claims that exercise a subject, run on other implementations of it (the "
                   "controls on ours): `python -m verification --peers` or `--subject NAME=module:object`.",
@@ -326,7 +347,7 @@ def write_markdown(results: list[ClaimResult], path: Path, meta: dict[str, Any])
     changed = regressions(results)
     if changed:
         lines += ["", "**Verdicts that changed from the pinned one (`expected_verdict`):** "
-                  + ", ".join(f"[`{r.id}`](#{_anchor(r.id)}) {r.expected_verdict} → **{r.verdict}**"
+                  + ", ".join(f"[{_title(r)}](#{_result_anchor(r)}) {r.expected_verdict} → **{r.verdict}**"
                               for r in changed)]
     covered = coverage_by_paper(results)
     if covered:
@@ -348,7 +369,7 @@ def write_markdown(results: list[ClaimResult], path: Path, meta: dict[str, Any])
                          f"{_inline(', '.join(cov['not_checkable']) or '-', cell=True)} |")
     (out_dir / "evidence").mkdir(parents=True, exist_ok=True)
     for paper in sorted(table):
-        group = [r for r in results if (r.paper or NO_PAPER) == paper]
+        group = [r for r in everything if (r.paper or NO_PAPER) == paper]
         page_name = "no_paper" if paper == NO_PAPER else paper
         page = f"evidence/{page_name}.md"
         (out_dir / page).write_text("\n".join(_evidence_page(paper, group, "../report.md")) + "\n")
@@ -363,8 +384,9 @@ def write_markdown(results: list[ClaimResult], path: Path, meta: dict[str, Any])
             mark = " (expected)" if r.verdict == r.expected_verdict and r.verdict in ("falsified",
                                                                                      "inconclusive") else ""
             mark = f" (pinned {r.expected_verdict})" if r.verdict != r.expected_verdict else mark
+            mark = "" if getattr(r, "implementations", None) else mark  # a peer's: a finding, not a pin
             says = r.check["summary"] if r.check else r.reason
-            lines.append(f"| [`{r.id}`](#{_anchor(r.id)}) | {r.kind} | **{r.verdict}**{mark} | "
+            lines.append(f"| [{_title(r)}](#{_result_anchor(r)}) | {r.kind} | **{r.verdict}**{mark} | "
                          f"{_inline(says, cell=True)} | {r.seconds:.1f} |")
         for r in group:
             lines += _claim_section(r, page)
