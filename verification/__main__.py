@@ -1,3 +1,4 @@
+import os
 import sys
 
 OWN_PACKAGES = ("algorithms", "theorems", "verification")
@@ -25,6 +26,10 @@ def run() -> int:
             raise
         print(message, file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `--list | head`: the reader left; no traceback (Python's documented way)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":
