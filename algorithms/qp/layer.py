@@ -17,6 +17,7 @@ dtype of ``q`` (float64 when ``q`` is an integer tensor: integer inputs are prom
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from typing import Any
 
@@ -31,6 +32,26 @@ from algorithms.qp.problem import QP
 __all__ = ["QPFunction", "QPLayer", "qp_layer"]
 
 _NAMES = ("P", "q", "G", "h", "A", "b")
+#: batches of QPs with at most this many variables run with one BLAS thread: their factorizations are
+#: tiny, and a multi-threaded BLAS spent 5-10× longer waking threads than solving (issue #42: 32 QPs
+#: of 5 variables); the limit is set once per batch (threadpoolctl costs ~0.3 ms a switch)
+SMALL_N = 64
+_CONTROLLER = None
+
+
+def _blas_threads(n: int):
+    """One BLAS thread for small problems (a context manager), nothing otherwise."""
+    global _CONTROLLER
+    if n > SMALL_N:
+        return contextlib.nullcontext()
+    try:
+        if _CONTROLLER is None:
+            from threadpoolctl import ThreadpoolController
+
+            _CONTROLLER = ThreadpoolController()
+        return _CONTROLLER.limit(limits=1, user_api="blas")
+    except ImportError:  # threadpoolctl is optional
+        return contextlib.nullcontext()
 _BASE_NDIM = {"P": 2, "q": 1, "G": 2, "h": 1, "A": 2, "b": 1}
 
 
@@ -57,6 +78,11 @@ class QPFunction(torch.autograd.Function):
         if len(sizes) > 1:
             raise ValueError(f"inputs disagree on the batch size: {sorted(sizes)}")
         batch = sizes.pop() if sizes else None
+        with _blas_threads(int(q.shape[-1])):
+            return QPFunction._forward(ctx, algorithm, options, inputs, batched, batch, q)
+
+    @staticmethod
+    def _forward(ctx, algorithm, options, inputs, batched, batch, q):
         solutions, xs = [], []
         degenerate = []
         for k in range(batch or 1):
@@ -79,7 +105,7 @@ class QPFunction(torch.autograd.Function):
             warnings.warn(
                 f"dQP layer: degenerate QP(s) at batch items {degenerate} "
                 f"({solutions[degenerate[0]].warnings[0]}); gradients use a least-squares/one-sided K_J",
-                RuntimeWarning, stacklevel=3,
+                RuntimeWarning, stacklevel=4,
             )
         ctx.solutions = solutions
         ctx.batched = batched
@@ -98,9 +124,10 @@ class QPFunction(torch.autograd.Function):
         need = dict(zip(_NAMES, ctx.needs_input_grad[2:]))
         wanted = tuple(name for name in _NAMES if ctx.inputs_meta[name][0] and need[name])
         per_item = []
-        for k, sol in enumerate(ctx.solutions):
-            gk = g[k] if ctx.batch is not None else g
-            per_item.append(sol.vjp(gk, wrt=wanted))
+        with _blas_threads(int(g.shape[-1])):
+            for k, sol in enumerate(ctx.solutions):
+                gk = g[k] if ctx.batch is not None else g
+                per_item.append(sol.vjp(gk, wrt=wanted))
         grads = []
         for name in _NAMES:
             is_tensor, dtype, device = ctx.inputs_meta[name]
