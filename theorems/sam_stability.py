@@ -10,11 +10,14 @@ orthogonal/incoherent data (σ ≈ 1) to identical samples (σ = n).
 from __future__ import annotations
 
 import io
+import itertools
 import math
+from fractions import Fraction
 from functools import lru_cache, partial
 
 import numpy as np
 import scipy.special
+import sympy
 import torch
 from hypothesis import strategies as st
 
@@ -52,6 +55,7 @@ from algorithms.nets.stability import (
     simulate_linearized,
 )
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import property_outcome
 
 PAPER = "sam_stability"
@@ -100,6 +104,227 @@ def _lr_for_radius(H: np.ndarray, B: int, sampling: str, target: float, rho: flo
                     ) -> float | None:
     """The step η on the increasing branch of the (convex) curve η ↦ ρ(T(η)) where it equals target."""
     return critical_step_size(H, B, level=target, sampling=sampling, rho=rho)
+
+
+# ----------------------------------------------------------------------------- certificates (issue #40)
+def _lb_symbols() -> dict:
+    names = ("eta", "lam", "n", "B", "sigma", "kappa")  # kappa = ρ/α
+    return dict(zip(names, sympy.symbols(" ".join(names), positive=True)))
+
+
+def _lower_bound_prove() -> dict:
+    return {"threshold": "2*sigma/(lam*(1 + kappa*lam)*(sigma + n/B - 1))",
+            "moment_minus_one_factor": "eta*c*sigma/n * (eta*c*(1/B - 1/n + sigma/n) - 2)",
+            "c": "lam*n*(1 + kappa*lam)/sigma"}
+
+
+def _lower_bound_recheck(artifact: dict) -> str:
+    """E[J²] of the e₁ step J = 1 − η c Σ_{i<=σ} w_i (Bernoulli batches: w_i = 1{i ∈ batch}/B, independent
+    with P = B/n; c = (λ₁n/σ)(1 + κλ₁) from H̃_i = H_i(I + κH̄), H̄ = λ₁e₁e₁ᵀ), from the moments of w."""
+    s = _lb_symbols()
+    eta, lam, n, B, sigma, kappa = (s[k] for k in ("eta", "lam", "n", "B", "sigma", "kappa"))
+    c = sympy.sympify(artifact["c"], locals=s)
+    # the family: H_i = h e₁e₁ᵀ for i <= σ (h = λ₁n/σ), so H̄ = (σh/n) e₁e₁ᵀ = λ₁ e₁e₁ᵀ; the coherence matrix
+    # S_ij = √Tr(H_iH_j) = h on the σ×σ block: λ_max(S) = σh, max_i λ_max(H_i) = h, measure σ
+    h = lam * n / sigma
+    if sympy.simplify(sigma * h / n - lam) != 0 or sympy.simplify(c - h * (1 + kappa * lam)) != 0:
+        raise Rejected("c is not (lam n/sigma)(1 + kappa lam), or the family's mean is not lam")
+    q = B / n
+    mean_w, mean_w2 = q / B, q / B**2                      # E[w_i], E[w_i²]
+    first = sigma * mean_w                                  # E[Σ w_i]
+    second = sigma * mean_w2 + sigma * (sigma - 1) * mean_w**2   # E[(Σ w_i)²], independence
+    moment = 1 - 2 * eta * c * first + eta**2 * c**2 * second
+    stored = sympy.sympify(artifact["moment_minus_one_factor"], locals={**s, "c": c})
+    if sympy.simplify(moment - 1 - stored) != 0:
+        raise Rejected("E[J^2] - 1 is not the stored factorization")
+    # E[J²] < 1 ⟺ η c (1/B − 1/n + σ/n) < 2 (the prefactor η c σ/n is positive) ⟺ η < threshold
+    threshold = sympy.sympify(artifact["threshold"], locals=s)
+    if sympy.simplify(2 / (c * (1 / B - 1 / n + sigma / n)) - threshold) != 0:
+        raise Rejected("the stored threshold is not where E[J^2] = 1")
+    return ("E[J^2] - 1 = eta c (sigma/n) (eta c (1/B - 1/n + sigma/n) - 2) for all parameters: mean-square "
+            "stable iff eta < 2 sigma/(lam (1 + kappa lam)(sigma + n/B - 1)); the family has lam_max = lam, "
+            "coherence measure sigma")
+
+
+def _lower_bound_refute() -> dict:
+    return {"eta": "3/4", "lam": "1", "n": "2", "B": "1", "sigma": "1", "kappa": "1"}
+
+
+def _lower_bound_recheck_witness(witness: dict) -> str:
+    """Below the SGD threshold but above SAM's, the e₁ step's second moment (enumerated) exceeds 1."""
+    eta, lam, kappa = (Fraction(witness[k]) for k in ("eta", "lam", "kappa"))
+    n, B, sigma = (int(witness[k]) for k in ("n", "B", "sigma"))
+    if not (1 <= B <= n and 1 <= sigma <= n):
+        raise Rejected("B and sigma must lie in [1, n]")
+    sgd = 2 * Fraction(sigma) / (lam * (sigma + Fraction(n, B) - 1))
+    if not eta < sgd:
+        raise Rejected("the step is not below the SGD threshold the control claims for SAM")
+    c = lam * n / sigma * (1 + kappa * lam)
+    q = Fraction(B, n)
+    moment = Fraction(0)
+    for mask in itertools.product((0, 1), repeat=n):  # every Bernoulli batch, exactly
+        prob = math.prod(q if m else 1 - q for m in mask)
+        step = 1 - eta * c * Fraction(sum(mask[:sigma]), B)
+        moment += prob * step * step
+    if not moment > 1:
+        raise Rejected(f"E[J^2] = {moment} <= 1: stable")
+    return (f"eta = {eta} < the SGD threshold {sgd}, yet SAM's e1 step has E[J^2] = {moment} > 1 "
+            "(all Bernoulli batches enumerated)")
+
+
+#: the batch laws and sizes the moment certificate enumerates exhaustively
+MOMENT_MAX_N = 4
+
+
+def _moments_prove() -> dict:
+    table = {}
+    for sampling in SAMPLINGS:
+        for n in range(1, MOMENT_MAX_N + 1):
+            for B in range(1, n + 1):
+                a, b = batch_moment_coefficients(n, B, sampling)
+                table[f"{sampling},{n},{B}"] = [str(Fraction(a).limit_denominator(10**6)),
+                                                str(Fraction(b).limit_denominator(10**6))]
+    return {"coefficients": table}
+
+
+def _batch_law(sampling: str, n: int, B: int) -> list[tuple[Fraction, list[Fraction]]]:
+    """Every batch of the law with its exact probability and weights w (H_B = Σ w_i H_i), from scratch."""
+    out = []
+    if sampling == "without_replacement":
+        subsets = list(itertools.combinations(range(n), B))
+        for subset in subsets:
+            out.append((Fraction(1, len(subsets)), [Fraction(int(i in subset), B) for i in range(n)]))
+    elif sampling == "with_replacement":
+        for draw in itertools.product(range(n), repeat=B):
+            out.append((Fraction(1, n**B), [Fraction(draw.count(i), B) for i in range(n)]))
+    else:  # bernoulli: each sample independently with probability B/n, H_B = (1/B) Σ_{i ∈ batch} H_i
+        q = Fraction(B, n)
+        for mask in itertools.product((0, 1), repeat=n):
+            out.append((math.prod(q if m else 1 - q for m in mask), [Fraction(m, B) for m in mask]))
+    return out
+
+
+def _moments_recheck(artifact: dict) -> str:
+    table = artifact["coefficients"]
+    expected = {f"{s},{n},{B}" for s in SAMPLINGS for n in range(1, MOMENT_MAX_N + 1)
+                for B in range(1, n + 1)}
+    if set(table) != expected:
+        raise Rejected(f"the artifact must list every law, n <= {MOMENT_MAX_N} and B <= n")
+    for key, (a_text, b_text) in table.items():
+        sampling, n, B = key.split(",")[0], int(key.split(",")[1]), int(key.split(",")[2])
+        a, b = Fraction(a_text), Fraction(b_text)
+        law = _batch_law(sampling, n, B)
+        if sum(p for p, _ in law) != 1:
+            raise Rejected(f"{key}: the batch probabilities do not sum to 1")
+        # E[H_B X H_B] = Σ_ij E[w_i w_j] H_i X H_j equals a·H̄XH̄ + b·(1/n)Σ H_i X H_i for every H_i, X
+        # iff E[w_i w_j] = a/n² + δ_ij b/n for all i, j
+        for i in range(n):
+            for j in range(n):
+                moment = sum(p * w[i] * w[j] for p, w in law)
+                if moment != a / n**2 + (b / n if i == j else 0):
+                    raise Rejected(f"{key}: E[w_{i} w_{j}] = {moment} is not a/n^2 + delta b/n")
+    return (f"for every batch law, n <= {MOMENT_MAX_N} and B <= n, exhaustive enumeration gives E[w_i w_j] = "
+            "a/n^2 + delta_ij b/n with the implementation's (a, b): E[H_B X H_B] = a HXH + b mean(H_i X H_i)")
+
+
+def _moments_refute() -> dict:
+    return {"sampling": "bernoulli", "n": 2, "B": 1, "claimed_b": "1"}
+
+
+def _moments_recheck_witness(witness: dict) -> str:
+    n, B = int(witness["n"]), int(witness["B"])
+    law = _batch_law(witness["sampling"], n, B)
+    second, cross = (sum(p * w[0] * w[k] for p, w in law) for k in (0, 1))
+    b = n * (second - cross)
+    if b == Fraction(witness["claimed_b"]):
+        raise Rejected("the claimed b is right")
+    return (f"{witness['sampling']} n = {n}, B = {B}: b = n(E[w_0^2] - E[w_0 w_1]) = {b}, "
+            f"not {witness['claimed_b']}")
+
+
+def _gd_threshold_prove() -> dict:
+    return {"multiplier_squared_minus_one": "t*(t - 2)", "stable_interval": ["0", "2"]}
+
+
+def _gd_threshold_recheck(artifact: dict) -> str:
+    """On an eigenvector of H (λ >= 0) the GD linearization multiplies by 1 − t, t = ηλ: bounded powers
+    iff |1 − t| <= 1; (1 − t)² − 1 = t(t − 2) <= 0 iff t ∈ [0, 2]: stable on spec(H) iff ηλ_max <= 2."""
+    t = sympy.Symbol("t", nonnegative=True)
+    stored = sympy.sympify(artifact["multiplier_squared_minus_one"], locals={"t": t})
+    if sympy.expand((1 - t) ** 2 - 1 - stored) != 0:
+        raise Rejected("(1 - t)^2 - 1 is not the stored polynomial")
+    roots = sorted(sympy.Poly(stored, t).real_roots())
+    lo, hi = (sympy.Rational(x) for x in artifact["stable_interval"])
+    if roots != [lo, hi] or sympy.Poly(stored, t).LC() <= 0:
+        raise Rejected("the stored interval is not where (1 - t)^2 <= 1")
+    return "(1 - t)^2 - 1 = t(t - 2) <= 0 exactly on t = eta lam in [0, 2]: GD stable iff eta lam_max(H) <= 2"
+
+
+def _gd_threshold_refute() -> dict:
+    return {"t": "101/50"}
+
+
+def _gd_threshold_recheck_witness(witness: dict) -> str:
+    t = Fraction(witness["t"])
+    if not (t > 2 and abs(1 - t) > 1):
+        raise Rejected("not past the threshold")
+    return f"t = eta lam_max = {t}: |1 - t| = {abs(1 - t)} > 1, the powers (1 - t)^k grow"
+
+
+_CERTIFICATES: dict[str, Certificate] = {
+    "sam_stability.lower_bound": Certificate(
+        statement="For every lam > 0, n, B in [n], sigma in [n] and kappa = rho/alpha >= 0, the family H_i = "
+                  "(lam n/sigma) e1 e1^T (i <= sigma), 0 otherwise, has lam_max(mean H) = lam and coherence "
+                  "measure sigma, and the second moment of linearized SAM's e1 step under Bernoulli batches "
+                  "is "
+                  "E[J^2] = 1 + eta c (sigma/n)(eta c (1/B - 1/n + sigma/n) - 2), c = (lam n/sigma)(1 + "
+                  "kappa "
+                  "lam): so E[J^2] < 1 exactly when eta < 2 sigma/(lam (1 + kappa lam)(sigma + n/B - 1)) "
+                  "(the "
+                  "other coordinates keep E|w|^2 constant): bounded in mean square below SAM's threshold, "
+                  "divergent above.",
+        scope="all real lam, eta > 0, kappa >= 0 and all n, B, sigma (symbolic); Bernoulli batches",
+        method=Method.EXACT_ALGEBRA,
+        trusts="sympy rational-function simplification; the moments of independent Bernoulli indicators",
+        prove=_lower_bound_prove,
+        recheck=_lower_bound_recheck,
+        control_statement="SAM keeps SGD's threshold 2 sigma/(lam (sigma + n/B - 1)) (the factor 1 + kappa "
+                          "lam "
+                          "dropped)",
+        refute=_lower_bound_refute,
+        recheck_witness=_lower_bound_recheck_witness,
+        covers=("Theorem 3.3",),
+    ),
+    "sam_stability.mean_square_exact": Certificate(
+        statement="The implementation's batch-law coefficients (a, b) (batch_moment_coefficients) make "
+                  "E[H_B X H_B] = a HXH + b (1/n) sum_i H_i X H_i hold for every family H_i and every X: "
+                  "exhaustive enumeration of every batch with exact probabilities gives E[w_i w_j] = a/n^2 + "
+                  "delta_ij b/n, for without-replacement, with-replacement and Bernoulli batches; so the "
+                  "second-moment operator whose spectral radius the claim tests is E[J_B X J_B^T] exactly.",
+        scope=f"every batch law, n <= {MOMENT_MAX_N}, 1 <= B <= n (exhaustive); any d and any H_i, X",
+        method=Method.ENUMERATION,
+        trusts="Python's exact Fractions; the expansion of E[H_B X H_B] into the moments of the weights",
+        prove=_moments_prove,
+        recheck=_moments_recheck,
+        control_statement="for Bernoulli batches b = 1/B (the with-replacement coefficient)",
+        refute=_moments_refute,
+        recheck_witness=_moments_recheck_witness,
+    ),
+    "sam_stability.gd_threshold": Certificate(
+        statement="For every PSD H and eta > 0 the GD linearization w <- (I - eta H) w has bounded powers "
+                  "iff "
+                  "eta lam_max(H) <= 2: on each eigenvector the multiplier is 1 - t (t = eta lam >= 0) and "
+                  "(1 - t)^2 - 1 = t(t - 2) <= 0 exactly for t in [0, 2].",
+        scope="every PSD H of every size, every eta > 0",
+        method=Method.EXACT_ALGEBRA,
+        trusts="the spectral theorem for symmetric matrices; sympy real-root isolation over Q",
+        prove=_gd_threshold_prove,
+        recheck=_gd_threshold_recheck,
+        control_statement="stable up to eta lam_max(H) = 2.02 (1 % past the threshold)",
+        refute=_gd_threshold_refute,
+        recheck_witness=_gd_threshold_recheck_witness,
+    ),
+}
 
 
 # ----------------------------------------------------------------------------- gd_threshold
@@ -161,7 +386,8 @@ register(Claim(
     check=partial(_check_gd_threshold, threshold_factor=1.0),
     control=partial(_check_gd_threshold, threshold_factor=1.01),
     control_description="Claims stability at η = 1.01·2/λ_max (1% above the threshold): |1 − ηλ_max| = "
-                        "1.02 so the iterates grow and the check must reject it."))
+                        "1.02 so the iterates grow and the check must reject it.",
+    certificate=_CERTIFICATES["sam_stability.gd_threshold"], expected_verdict="certified"))
 
 
 # ----------------------------------------------------------------------------- mean_square_exact
@@ -292,7 +518,8 @@ register(Claim(
     control=partial(_check_mean_square, predictor="gd"),
     control_description="Predicts with the deterministic GD rule η λ_max(H) ≤ 2 (mean Hessian only, the "
                         "batch noise ignored); on incoherent data SGD diverges in mean square below that "
-                        "threshold, so the check must reject it."))
+                        "threshold, so the check must reject it.",
+    certificate=_CERTIFICATES["sam_stability.mean_square_exact"], expected_verdict="certified"))
 
 
 # ----------------------------------------------------------------------------- coherence_condition
@@ -815,7 +1042,8 @@ register(Claim(
     control=partial(_check_lower_bound, sam_factor=False),
     control_description="The SGD threshold 2σ/(λ₁(σ + n/B − 1)) claimed for SAM (the (1 + ρλ₁/α) factor "
                         "dropped): it overstates SAM's stable steps whenever ρ > 0, so the check must "
-                        "reject it."))
+                        "reject it.",
+    certificate=_CERTIFICATES["sam_stability.lower_bound"], expected_verdict="certified"))
 
 
 # ----------------------------------------------------------------------------- memorization
