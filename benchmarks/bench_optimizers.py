@@ -185,9 +185,12 @@ def _aux(rest: list) -> torch.optim.Optimizer:
 
 
 def muon_rows() -> list[Row]:
-    rows = [Row("ours", "quintic NS, bf16", lambda h, r: [Muon(h, lr=0.02, weight_decay=0.0), _aux(r)]),
+    # head="muon": every hidden matrix to Muon, as torch.optim.Muon (the head is in r, on AdamW)
+    rows = [Row("ours", "quintic NS, bf16",
+                lambda h, r: [Muon(h, lr=0.02, weight_decay=0.0, head="muon"), _aux(r)]),
             Row("ours ns_dtype=float32", "quintic NS, fp32 (equal to pytorch-optimizer's)",
-                lambda h, r: [Muon(h, lr=0.02, weight_decay=0.0, ns_dtype=torch.float32), _aux(r)]),
+                lambda h, r: [Muon(h, lr=0.02, weight_decay=0.0, ns_dtype=torch.float32, head="muon"),
+                              _aux(r)]),
             Row("torch.optim.Muon", "quintic NS, bf16",
                 lambda h, r: [torch.optim.Muon(h, lr=0.02, weight_decay=0.0), _aux(r)])]
     if po is not None:

@@ -13,11 +13,12 @@ with s = √max(1, d_out/d_in) (``adjust_lr_fn="original"``, the default), 0.2·
 are ``torch.optim.Muon``'s, so one can replace the other.
 
 Parameters that are not matrices (biases, gains) cannot be orthogonalized: they go to an
-AdamW step (``adamw_betas``, ``adamw_eps``, the group's ``lr`` and ``weight_decay``). Each
-parameter group may set ``use_muon``: ``None`` (default) routes by shape (2-D: Muon, else
-AdamW), ``False`` sends every parameter of the group to AdamW (embeddings, read-outs), ``True``
-demands 2-D parameters and raises on any other, so nothing reaches Muon silently.
-``routing()`` says where each parameter went.
+AdamW step (``adamw_betas``, ``adamw_eps``, the group's ``lr`` and ``weight_decay``). Conv
+kernels (and any parameter of more than two dimensions) are flattened to
+``(shape[0], prod(shape[1:]))`` for the Newton–Schulz step, as the usual Muon recipe does. The
+output layer (``head="adamw"``, the default) also takes AdamW, as in the usual recipe;
+``head="muon"`` is the paper's (and ``torch.optim.Muon``'s) routing, every matrix to Muon. The
+full routing rules are on the class. ``routing()`` says where each parameter went.
 
 References
 ----------
@@ -30,11 +31,14 @@ learning rate ∝ √(d_out/d_in)).
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import torch
 
+from algorithms._validation import check_choice
 from algorithms.optimizers._base import (
+    NONFINITE_POLICIES,
     MatrixOptimizer,
     adamw_direction,
     check_betas,
@@ -51,6 +55,7 @@ from algorithms.optimizers.newton_schulz import (
 __all__ = ["Muon"]
 
 ADJUST_LR_FNS = (None, "original", "match_rms_adamw", "none")
+HEAD_ROUTINGS = ("adamw", "muon")
 
 
 def adjusted_lr(lr: float, adjust_lr_fn: str | None, shape: torch.Size) -> float:
@@ -64,7 +69,66 @@ def adjusted_lr(lr: float, adjust_lr_fn: str | None, shape: torch.Size) -> float
 
 
 class Muon(MatrixOptimizer):
-    """Muon with torch's keywords and an auxiliary AdamW for non-matrix parameters.
+    """Muon with torch's keywords and an auxiliary AdamW for the parameters Muon does not take.
+
+    Parameters
+    ----------
+    params : iterable of tensors, of (name, tensor) pairs, or of parameter groups (dicts)
+        as for any ``torch.optim`` optimizer. A group may set any keyword below and ``use_muon``.
+    lr : float >= 0
+        learning rate of both the Muon and the AdamW steps (default 1e-3, torch's).
+    weight_decay : float >= 0
+        decoupled weight decay λ: ``W ← (1 − lr·λ) W`` before each step (default 0.1, torch's).
+    momentum : float in [0, 1)
+        μ of the EMA momentum buffer (default 0.95).
+    nesterov : bool
+        Nesterov-style look-ahead ``(1 − μ) G + μ B`` (default True).
+    ns_coefficients : (a, b, c)
+        the quintic Newton–Schulz polynomial (default torch's (3.4445, −4.775, 2.0315)).
+    eps : float > 0
+        added to ‖D‖_F before Newton–Schulz normalizes by it (default 1e-7).
+    ns_steps : int >= 0
+        Newton–Schulz iterations (default 5).
+    adjust_lr_fn : None, "original", "match_rms_adamw" or "none"
+        the shape factor s(d_out, d_in) of the Muon step (module docstring); ``None`` is
+        ``"original"`` (torch's); ``"none"`` is the paper's convention (μP factors come from
+        :mod:`algorithms.optimizers.scaling`).
+    maximize : bool
+        ascend instead of descend (the gradient's sign flipped), as torch's optimizers do.
+    foreach : bool or None
+        accepted for drop-in compatibility with torch's optimizers; the step runs per parameter
+        either way (results do not depend on it).
+    adamw_betas : (β₁, β₂) in [0, 1)
+        the auxiliary AdamW's betas (default (0.9, 0.95)).
+    adamw_eps : float > 0
+        the auxiliary AdamW's ε (default 1e-8).
+    ns_dtype : torch.bfloat16, torch.float32 or torch.float64
+        precision of the Newton–Schulz iteration (default bfloat16, torch's; float64 is the exact
+        polynomial map).
+    head : "adamw" or "muon"
+        ``"adamw"`` (default, the usual recipe): the output layer takes the AdamW step. The head
+        is the last parameter of two or more dimensions, in ``params`` order, among the groups
+        that route by shape (``use_muon=None``), when there are at least two such matrices; with
+        ``model.parameters()`` that is the output layer's weight (modules register in order).
+        ``"muon"``: the paper's routing and ``torch.optim.Muon``'s, every matrix to Muon (use it
+        to reproduce torch's steps bit for bit, or to follow the paper; :meth:`Muon.paper`
+        builds it). Decided at construction; groups added later never change it.
+    on_nonfinite : "warn", "skip" or "raise"
+        a step whose gradients hold NaN/±inf changes neither the parameters nor the state
+        (``skipped_steps`` counts them) and warns (``"warn"``, default: an LR scheduler keeps
+        stepping, so a silent skip would go unnoticed), skips silently (``"skip"``), or raises
+        ``FloatingPointError`` (``"raise"``). torch's own optimizers would write the NaN into
+        the weights; no setting here does.
+
+    Routing per group (``use_muon``): ``None`` (default) by shape (2-D and conv kernels: Muon,
+    flattened to ``(shape[0], -1)``; vectors and scalars: AdamW; the head as above), ``False``
+    every parameter to AdamW (embeddings, read-outs), ``True`` every parameter to Muon (raises
+    on a vector or scalar), so nothing reaches Muon silently.
+
+    ``state_dict()`` interchanges with ``torch.optim.Muon``'s both ways (same group keys, same
+    ``momentum_buffer`` state): ``load_state_dict`` accepts one written by ``torch.optim.Muon``
+    (our own keywords keep their current values), and ``torch.optim.Muon.load_state_dict``
+    accepts ours. To continue a torch run step for step, build with ``head="muon"``.
 
     >>> _ = torch.manual_seed(0)
     >>> w = torch.nn.Parameter(torch.randn(4, 3))
@@ -80,20 +144,45 @@ class Muon(MatrixOptimizer):
 
     def __init__(self, params, lr: float = 1e-3, weight_decay: float = 0.1, momentum: float = 0.95,
                  nesterov: bool = True, ns_coefficients=QUINTIC_COEFFICIENTS, eps: float = 1e-7,
-                 ns_steps: int = 5, adjust_lr_fn: str | None = None, *,
-                 adamw_betas: tuple[float, float] = (0.9, 0.95), adamw_eps: float = 1e-8,
-                 ns_dtype: torch.dtype = torch.bfloat16, on_nonfinite: str = "skip") -> None:
+                 ns_steps: int = 5, adjust_lr_fn: str | None = None, *, maximize: bool = False,
+                 foreach: bool | None = None, adamw_betas: tuple[float, float] = (0.9, 0.95),
+                 adamw_eps: float = 1e-8, ns_dtype: torch.dtype = torch.bfloat16, head: str = "adamw",
+                 on_nonfinite: str = "warn") -> None:
+        head = check_choice("head", head, HEAD_ROUTINGS)
+        on_nonfinite = check_choice("on_nonfinite", on_nonfinite, ("warn", *NONFINITE_POLICIES))
         defaults = dict(lr=lr, weight_decay=weight_decay, momentum=momentum, nesterov=nesterov,
                         ns_coefficients=ns_coefficients, eps=eps, ns_steps=ns_steps,
-                        adjust_lr_fn=adjust_lr_fn, adamw_betas=adamw_betas, adamw_eps=adamw_eps,
-                        ns_dtype=ns_dtype, use_muon=None)
-        super().__init__(params, defaults, on_nonfinite=on_nonfinite)
+                        adjust_lr_fn=adjust_lr_fn, maximize=maximize, foreach=foreach,
+                        adamw_betas=adamw_betas, adamw_eps=adamw_eps, ns_dtype=ns_dtype, use_muon=None)
+        # the base class knows "skip" and "raise"; "warn" skips as "skip" does, then warns in step()
+        super().__init__(params, defaults, on_nonfinite="skip" if on_nonfinite == "warn" else on_nonfinite)
+        self.on_nonfinite = on_nonfinite
+        self.head = head
+        self._head_param: torch.Tensor | None = None
+        if head == "adamw":
+            by_shape = [p for g in self.param_groups if g["use_muon"] is None
+                        for p in g["params"] if p.ndim >= 2]
+            if len(by_shape) >= 2:
+                self._head_param = by_shape[-1]
+
+    @staticmethod
+    def paper(params, **kwargs: Any) -> Muon:
+        """Muon with the paper's routing, which is also ``torch.optim.Muon``'s: every matrix to
+        Muon, the head included (``head="muon"``); other keywords as for :class:`Muon`.
+
+        A staticmethod, so ``Muon.paper`` is one object (claims name it as their subject)."""
+        if "head" in kwargs:
+            raise TypeError("Muon.paper() fixes head='muon'; use Muon(head=...) to choose")
+        return Muon(params, head="muon", **kwargs)
 
     def _check_group(self, group: dict[str, Any]) -> None:
         super()._check_group(group)
         group["momentum"] = check_unit_interval("momentum", group["momentum"])
-        if not isinstance(group["nesterov"], bool):
-            raise TypeError(f"nesterov must be a bool, got {group['nesterov']!r}")
+        for name in ("nesterov", "maximize"):
+            if not isinstance(group[name], bool):
+                raise TypeError(f"{name} must be a bool, got {group[name]!r}")
+        if group["foreach"] is not None and not isinstance(group["foreach"], bool):
+            raise TypeError(f"foreach must be None or a bool, got {group['foreach']!r}")
         group["ns_coefficients"] = _check_coefficients(group["ns_coefficients"])
         group["ns_steps"] = _check_steps(group["ns_steps"])
         group["eps"] = check_eps("eps", group["eps"])
@@ -109,14 +198,64 @@ class Muon(MatrixOptimizer):
                              f"got {group['use_muon']!r}")
         if group["use_muon"] is True:
             for p in group["params"]:
-                if p.ndim != 2:
+                if p.ndim < 2:
                     raise ValueError(f"Muon: a group with use_muon=True holds a parameter of shape "
-                                     f"{tuple(p.shape)}; Muon needs 2-D parameters (leave use_muon=None "
-                                     "to send the others to the auxiliary AdamW)")
+                                     f"{tuple(p.shape)}; Muon needs parameters of 2 or more dimensions "
+                                     "(leave use_muon=None to send the others to the auxiliary AdamW)")
 
-    @staticmethod
-    def _uses_muon(group: dict[str, Any], p: torch.Tensor) -> bool:
-        return p.ndim == 2 if group["use_muon"] is None else bool(group["use_muon"])
+    def _uses_muon(self, group: dict[str, Any], p: torch.Tensor) -> bool:
+        if group["use_muon"] is None:
+            return p.ndim >= 2 and p is not getattr(self, "_head_param", None)
+        return bool(group["use_muon"])
+
+    @torch.no_grad()
+    def step(self, closure=None) -> Any:
+        """One step; ``closure`` (optional) re-evaluates the loss with gradients and returns it.
+
+        A step with a non-finite gradient is skipped (``skipped_steps``) and, with
+        ``on_nonfinite="warn"``, warns; see the class docstring.
+        """
+        skipped = self.skipped_steps
+        loss = super().step(closure)
+        if self.skipped_steps > skipped and self.on_nonfinite == "warn":
+            warnings.warn(f"Muon.step: a gradient holds NaN or inf; the step was skipped (parameters and "
+                          f"state unchanged, {self.skipped_steps} skipped so far). Pass "
+                          "on_nonfinite='raise' to stop, or 'skip' to skip silently", RuntimeWarning,
+                          stacklevel=2)
+        return loss
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Load a ``Muon.state_dict()`` or a ``torch.optim.Muon.state_dict()``.
+
+        torch's groups lack our own keywords (``adamw_betas``, ``maximize``, ``use_muon``, ...):
+        they keep the values this optimizer was built with.
+        """
+        if (isinstance(state_dict, dict) and "optimizer" not in state_dict
+                and isinstance(state_dict.get("param_groups"), list)
+                and all(isinstance(g, dict) and "ns_coefficients" in g and "adjust_lr_fn" in g
+                        for g in state_dict["param_groups"])):     # written by torch.optim.Muon
+            if len(state_dict["param_groups"]) != len(self.param_groups):
+                raise ValueError(f"state_dict has {len(state_dict['param_groups'])} parameter groups, "
+                                 f"this Muon has {len(self.param_groups)}")
+            groups = [{**{k: v for k, v in own.items() if k != "params"}, **saved}
+                      for own, saved in zip(self.param_groups, state_dict["param_groups"], strict=True)]
+            state_dict = {**state_dict, "param_groups": groups, "optimizer": type(self).__name__}
+            params = [p for g in self.param_groups for p in g["params"]]
+            moved = [i for i in state_dict["state"] if i < len(params) and not self._uses_muon(
+                self._group_of(params[i]), params[i])]
+            if moved:
+                warnings.warn(f"Muon.load_state_dict: torch.optim.Muon's momentum of parameter(s) {moved} "
+                              "is not used: here they take the AdamW step (head='adamw' or use_muon=False); "
+                              "build with head='muon' to continue torch's run step for step", UserWarning,
+                              stacklevel=2)
+        super().load_state_dict(state_dict)
+
+    def _group_of(self, p: torch.Tensor) -> dict[str, Any]:
+        return next(g for g in self.param_groups if any(q is p for q in g["params"]))
+
+    def state_dict(self) -> dict[str, Any]:
+        """torch's optimizer state (loadable by ``torch.optim.Muon`` too) tagged ``optimizer="Muon"``."""
+        return super().state_dict()
 
     def routing(self) -> dict[str, int]:
         """How many parameters take the Muon step and how many the auxiliary AdamW step."""
@@ -128,6 +267,8 @@ class Muon(MatrixOptimizer):
 
     def _direction(self, p, grad, state, group, dtype) -> tuple[torch.Tensor, float]:
         lr = group["lr"]
+        if group["maximize"]:
+            grad = -grad
         if not self._uses_muon(group, p):
             return adamw_direction(grad, state, group["adamw_betas"], group["adamw_eps"]), lr
         if "momentum_buffer" not in state:
@@ -135,6 +276,8 @@ class Muon(MatrixOptimizer):
         buf = state["momentum_buffer"]
         buf.lerp_(grad, 1 - group["momentum"])
         direction = grad.lerp(buf, group["momentum"]) if group["nesterov"] else buf
+        if direction.ndim > 2:      # a conv kernel (out, in, kh, kw): orthogonalized as (out, in·kh·kw)
+            direction = direction.reshape(direction.shape[0], -1)
         update = newton_schulz(direction, group["ns_coefficients"], group["ns_steps"], group["eps"],
                                group["ns_dtype"])
-        return update.to(dtype), adjusted_lr(lr, group["adjust_lr_fn"], p.shape)
+        return update.reshape(p.shape).to(dtype), adjusted_lr(lr, group["adjust_lr_fn"], direction.shape)
