@@ -102,7 +102,7 @@ def load_object(spec: str) -> Any:
 # the package's subjects and the peers its claims run against (adapters: theorems.core.adapters)
 
 register_subject(
-    "Muon", "algorithms.optimizers:Muon",
+    "Muon", "algorithms.optimizers:Muon.paper",   # torch's routing: every matrix to Muon
     "a torch.optim.Optimizer built as Muon(params, lr=, weight_decay=, momentum=, nesterov=) with "
     "torch.optim.Muon's meaning of each keyword (decoupled weight decay, lr scaled by "
     "√max(1, d_out/d_in)); params: 2-D tensors or groups of them")
