@@ -53,6 +53,14 @@ def check_block_size(value: Any) -> int | None:
 class Shampoo(MatrixOptimizer):
     """Blocked, optionally grafted Shampoo; see the module docstring for the update.
 
+    Which grafting: the default ``grafting=None`` is the bare update of the references (what
+    the paper's scaling rules are stated for); its step size is not Adam's, so a learning rate
+    tuned for AdamW can be far off (a user's comparison in issue #43 ended about 7x worse than
+    AdamW). For practical training pass ``grafting="adam"`` (Adam's layer-wise
+    step size, Shampoo's direction: the usual recipe, and what ``OptimizerTraining(
+    "grafted_shampoo")`` uses) and reuse an AdamW learning rate; keep ``None`` to reproduce the
+    ungrafted setting.
+
     >>> _ = torch.manual_seed(0)
     >>> w = torch.nn.Parameter(torch.randn(6, 4))
     >>> opt = Shampoo([w], lr=0.1, block_size=3, precondition_frequency=1)
