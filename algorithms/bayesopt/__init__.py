@@ -1,6 +1,7 @@
 """Bayesian optimization with constraints: GP regression, (constrained) expected improvement, CEI.
 
-``solve(ConstrainedBOProblem(f, c, bounds, initial=...), CEI(kernel=Kernel(...)), maxiters=50, seed=0)``
+``solve(ConstrainedBOProblem(f, c, bounds, initial=...), CEI(), maxiters=50, seed=0)`` (or ask/tell:
+``CEI().ask_tell(bounds, n_constraints)``)
 minimizes f subject to c <= 0 with the constrained expected improvement of Gardner et al. (2014),
 whose regret rates Wang et al. (NeurIPS 2025, arXiv:2505.11323) establish; the test functions
 (RKHS functions, GP sample paths, classic constrained problems) come with their optima.
@@ -14,7 +15,7 @@ from algorithms.bayesopt.acquisition import (
     log_probability_of_feasibility,
     probability_of_feasibility,
 )
-from algorithms.bayesopt.cei import CEI, BOHistory
+from algorithms.bayesopt.cei import CEI, BOHistory, CEIAskTell
 from algorithms.bayesopt.gp import GaussianProcess, fit_kernel
 from algorithms.bayesopt.kernels import KERNEL_NAMES, MATERN_NUS, Kernel
 from algorithms.bayesopt.problem import ConstrainedBOProblem
@@ -34,6 +35,7 @@ __all__ = [
     "KERNEL_NAMES",
     "MATERN_NUS",
     "BOHistory",
+    "CEIAskTell",
     "ConstrainedBOProblem",
     "GaussianProcess",
     "Kernel",

@@ -8,10 +8,27 @@ evaluations and f⁺_t the best *feasible* observed value, the next point is
 found by maximizing log CEI: a dense set of candidates (uniform in the box plus Gaussian
 perturbations of the best observed points), then L-BFGS-B from the best ``n_restarts`` of
 them (gradients by batched central differences). The GPs live on the box mapped to [0, 1]^d
-(so lengthscales are fractions of the box side); with fixed hyperparameters (``fit=False``,
-the theory's setting: zero prior mean, k(x, x) = 1) the Cholesky factors grow one row per
-evaluation, with ``fit=True`` the kernel hyperparameters are refitted by marginal likelihood
-on standardized outputs after every evaluation (ARD lengthscales).
+(so lengthscales are fractions of the box side).
+
+Two settings, one switch (``fit``):
+
+* ``fit=True`` (the default, the practical one, as BoTorch does): each output is standardized
+  and its kernel's hyperparameters (ARD lengthscales, scale) are refitted by marginal likelihood
+  after every evaluation, starting from ``kernel``. Use it on a real problem: nothing about its
+  scale or smoothness has to be known in advance.
+* ``fit=False`` (:meth:`CEI.paper`, the paper's setting): the kernel is fixed, zero prior mean,
+  k(x, x) = outputscale (1 by default), and the Cholesky factors grow one row per evaluation.
+  The regret bounds are stated for a known kernel; the claims of ``theorems/cei_rates.py`` run
+  this. On a problem whose scale or lengthscale differs from the kernel's it can do much worse
+  (a scaled Rosenbrock: f⁺ 0.385 against 0.0454 fitted, issue #43).
+
+Without a feasible point yet (none in the initial design), the next point maximizes the
+probability of feasibility Πⱼ Φ(−μ_cⱼ/σ_cⱼ) instead (f⁺ is undefined), until one is found; then
+CEI takes over. ``noise`` > 0 models noisy evaluations (a noise-to-signal variance ratio added to
+every GP's diagonal); the incumbent stays the best *observed* feasible value.
+
+:meth:`CEI.ask_tell` gives the same method as ask/tell (``suggest()`` / ``observe(x, f, c)``),
+for evaluations the user runs, or data already evaluated.
 
 Stopping and retcodes (``tol`` defaults to 1e-6):
 
@@ -22,14 +39,18 @@ Stopping and retcodes (``tol`` defaults to 1e-6):
   units) and a misspecified kernel (a lengthscale far too long) makes CEI small everywhere, so a
   run can stall after a few steps with a large regret; check the model before trusting it.
 * ``MaxIters``: ``maxiters`` (default 50) CEI evaluations after the initial design ran out first.
-* ``Failure``: the initial design holds no feasible point, so f⁺ (and CEI) is undefined
-  (Remark 3.15); ``sol.x`` is then the design point of least constraint violation.
+  If no feasible point was found by then, ``sol.x`` is the point of least constraint violation
+  and ``sol.value`` its f (not a feasible value).
 * ``Diverged``: f or c returned a non-finite value; ``sol.x`` is the best feasible point so far.
 
 ``sol.x`` is the best feasible evaluated point (the dtype of ``problem.bounds``), ``sol.value``
-f⁺; ``sol.original`` is the evaluation history (:class:`BOHistory`), and each trace record holds
-the iteration, the number of evaluations, f⁺, the regret (when f* is known), log CEI at the
-chosen point and there the posterior σ_f and EI of f (what the paper's bounds are built from).
+f⁺; ``sol.original`` is the evaluation history (:class:`BOHistory`, always kept). With
+``store_trace=True`` (only then: ``sol.trace`` is empty otherwise) each iteration after the
+initial design adds a record with the iteration, the number of evaluations, the point and its f,
+f⁺ (``inf`` before the first feasible point), the regret (when f* is known), the log acquisition
+at the chosen point (log CEI; log PoF while no point is feasible, with ``"phase": "feasibility"``)
+and there the posterior σ_f and EI of f (what the paper's bounds are built from). A callback gets
+the same records whether or not they are stored.
 
 References
 ----------
@@ -40,21 +61,32 @@ Z. Xu, K. Q. Weinberger, J. P. Cunningham. Bayesian optimization with inequality
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
 from scipy.stats import qmc
 from threadpoolctl import threadpool_limits
 
-from algorithms._validation import check_bool, check_positive, check_positive_int
-from algorithms.bayesopt.acquisition import expected_improvement, log_constrained_ei
+from algorithms._validation import (
+    as_float_array,
+    check_bool,
+    check_nonnegative,
+    check_positive,
+    check_positive_int,
+)
+from algorithms.bayesopt.acquisition import (
+    expected_improvement,
+    log_constrained_ei,
+    log_probability_of_feasibility,
+)
 from algorithms.bayesopt.gp import GaussianProcess, _check_kernel, fit_kernel
 from algorithms.bayesopt.kernels import Kernel
 from algorithms.bayesopt.problem import ConstrainedBOProblem
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 
-__all__ = ["CEI", "BOHistory"]
+__all__ = ["CEI", "BOHistory", "CEIAskTell"]
 
 _FLOOR = -1e300  # stands for log 0 inside the optimizer
 _STEP = 1e-6  # central-difference step in unit coordinates
@@ -92,21 +124,46 @@ class BOHistory:
         return np.minimum.accumulate(np.where(self.feasible, self.f, np.inf))
 
 
+#: Matérn-5/2, lengthscale 0.2 of the box side, unit scale: the paper's fixed kernel, and the fit's start
+#: (a module constant, not a default_factory, so the signature and the repr show it)
+DEFAULT_KERNEL = Kernel("matern", nu=2.5, lengthscale=0.2)
+
+
 @dataclass(frozen=True)
 class CEI(Algorithm):
     """Constrained expected improvement with GP surrogates (see the module docstring).
 
+    Parameters
+    ----------
+    kernel : Kernel
+        the GP kernel of f (default Matérn-5/2, lengthscale 0.2 of the box side, unit scale):
+        the starting point of the fit with ``fit=True``, fixed with ``fit=False``.
+    constraint_kernel : Kernel or None
+        the constraints' kernel (``None``: ``kernel``).
+    fit : bool
+        ``True`` (default): standardized outputs, hyperparameters refitted by marginal
+        likelihood after every evaluation (the practical setting). ``False``: the paper's fixed
+        hyperparameters (:meth:`CEI.paper`); why both exist is in the module docstring.
+    noise : float >= 0
+        observation-noise variance as a fraction of each GP's prior variance (0: exact
+        evaluations, the paper's setting).
+    n_candidates, n_restarts : int > 0
+        the dense candidate set and the L-BFGS-B restarts of the acquisition maximization.
+    jitter : float > 0
+        the GPs' diagonal jitter, relative to the prior variance.
+
     >>> from algorithms import solve
     >>> from algorithms.bayesopt import two_disks_problem
-    >>> sol = solve(two_disks_problem(initial=8), CEI(kernel=Kernel("se", lengthscale=0.3)),
+    >>> sol = solve(two_disks_problem(initial=8), CEI.paper(kernel=Kernel("se", lengthscale=0.3)),
     ...             maxiters=15, seed=0)
     >>> sol.retcode, bool(sol.value - sol.problem.f_star < 0.05)
     (<RetCode.MaxIters: 'MaxIters'>, True)
     """
 
-    kernel: Kernel = field(default_factory=lambda: Kernel("matern", nu=2.5, lengthscale=0.2))
+    kernel: Kernel = DEFAULT_KERNEL
     constraint_kernel: Kernel | None = None
-    fit: bool = False
+    fit: bool = True
+    noise: float = 0.0
     n_candidates: int = 1000
     n_restarts: int = 3
     jitter: float = 1e-8
@@ -116,13 +173,127 @@ class CEI(Algorithm):
         if self.constraint_kernel is not None:
             _check_kernel(self.constraint_kernel)
         check_bool("fit", self.fit)
+        check_nonnegative("noise", self.noise)
         check_positive_int("n_candidates", self.n_candidates)
         check_positive_int("n_restarts", self.n_restarts)
         check_positive("jitter", self.jitter)
 
+    @classmethod
+    def paper(cls, **overrides) -> CEI:
+        """The paper's setting: fixed kernel hyperparameters (``fit=False``), exact evaluations.
+
+        The regret rates of Wang et al. hold for a known kernel, so the claims run this; on a
+        new problem the default (``fit=True``) is the better choice (module docstring).
+        """
+        if "fit" in overrides:
+            raise TypeError("CEI.paper() fixes fit=False; use CEI(fit=...) to choose")
+        return cls(fit=False, **overrides)
+
     def log_acquisition(self, mu_f, sigma_f, mu_c, sigma_c, best_feasible) -> np.ndarray:
         """The maximized criterion, log CEI (claims' controls override it to sabotage the method)."""
         return log_constrained_ei(mu_f, sigma_f, mu_c, sigma_c, best_feasible)
+
+    def ask_tell(self, bounds, n_constraints: int, initial: int | np.ndarray = 10,
+                 seed: int | None = 0) -> CEIAskTell:
+        """CEI as ask/tell: ``suggest()`` the next point, ``observe(x, f, c)`` its values.
+
+        ``bounds`` (d, 2) and ``initial`` (a design size or array) as in
+        :class:`ConstrainedBOProblem`; ``n_constraints`` the length m of ``c``. The initial
+        design is suggested first (skipped once that many points are observed, e.g. data the
+        user already has), then CEI's maximizer (the feasibility probability's while no point is
+        feasible). Same ``seed``, same suggestions.
+
+        >>> import numpy as np
+        >>> bo = CEI(n_candidates=200).ask_tell([[0.0, 1.0], [0.0, 1.0]], n_constraints=1, initial=4)
+        >>> for _ in range(6):
+        ...     x = bo.suggest()
+        ...     bo.observe(x, float(np.sum((x - 0.7) ** 2)), x[0] - 0.5)
+        >>> bo.history.f.shape, bool(bo.best()[0][0] <= 0.5)
+        ((6,), True)
+        """
+        if isinstance(seed, bool) or not (seed is None or isinstance(seed, int | np.integer)):
+            raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+        problem = ConstrainedBOProblem(f=_not_evaluated, c=_not_evaluated, bounds=bounds, initial=initial,
+                                       n_constraints=n_constraints, name="ask/tell")
+        return CEIAskTell(self, problem, 0 if seed is None else int(seed))
+
+
+def _not_evaluated(x):
+    raise RuntimeError("an ask/tell problem is never evaluated by CEI: call observe(x, f, c)")
+
+
+class CEIAskTell:
+    """CEI driven by the user: ``suggest()`` proposes, ``observe(x, f, c)`` records (:meth:`CEI.ask_tell`)."""
+
+    def __init__(self, algorithm: CEI, problem: ConstrainedBOProblem, seed: int) -> None:
+        self.algorithm, self.problem, self.seed = algorithm, problem, seed
+        self._rng = np.random.default_rng(seed)
+        self._design = _design(problem, self._rng)
+        self._next = 0
+        self._X: list[np.ndarray] = []
+        self._F: list[float] = []
+        self._C: list[np.ndarray] = []
+
+    @property
+    def history(self) -> BOHistory:
+        m, d = self.problem.n_constraints, self.problem.dim
+        return BOHistory(np.array(self._X).reshape(-1, d), np.array(self._F),
+                         np.array(self._C).reshape(-1, m), len(self._design))
+
+    def observe(self, x, f, c) -> None:
+        """Record f(x) and c(x) (finite; ``x`` inside the bounds); rows of arrays are several points."""
+        d, m = self.problem.dim, self.problem.n_constraints
+        X = as_float_array("x", x, dtype=np.float64)
+        X = X.reshape(1, d) if X.shape == (d,) else X
+        if X.ndim != 2 or X.shape[1] != d:
+            raise ValueError(f"x must have shape ({d},) or (n, {d}), got {np.shape(x)}")
+        n = X.shape[0]
+        F = as_float_array("f", f, dtype=np.float64).reshape(-1)
+        if F.shape != (n,):
+            raise ValueError(f"f must hold {n} value(s), one per point of x, got shape {np.shape(f)}")
+        C = as_float_array("c", c, dtype=np.float64)
+        C = C.reshape(n, m) if C.size == n * m else C
+        if C.shape != (n, m):
+            raise ValueError(f"c must hold {m} value(s) per point ({n} point(s)), got shape {np.shape(c)}")
+        if not (np.all(np.isfinite(F)) and np.all(np.isfinite(C))):
+            raise ValueError("f and c must be finite (a failed evaluation cannot be modelled; leave it out)")
+        lo, hi = self.problem.bounds[:, 0].astype(np.float64), self.problem.bounds[:, 1].astype(np.float64)
+        if np.any(X < lo) or np.any(X > hi):
+            raise ValueError("x must lie inside bounds (lower <= x <= upper)")
+        self._X.extend(X)
+        self._F.extend(F.tolist())
+        self._C.extend(C)
+
+    def suggest(self) -> np.ndarray:
+        """The next point to evaluate (in box coordinates, the dtype of ``bounds``)."""
+        dtype = self.problem.bounds.dtype
+        if self._next < len(self._design) and len(self._F) < len(self._design):
+            self._next += 1
+            return self._design[self._next - 1].astype(dtype)
+        if not self._F:
+            raise RuntimeError("observe the suggested initial design before asking for more points")
+        hist = self.history
+        U = self.problem.to_unit(hist.X)
+        surrogates = _Surrogates(self.algorithm, self.problem.n_constraints)
+        with threadpool_limits(limits=1, user_api="blas"):
+            surrogates.update(U, hist.f, hist.c, (U, np.arange(len(U))), self.seed)
+            u, _ = _propose(surrogates, U, hist.f, hist.feasible, float(hist.best_feasible()[-1]), hist.c,
+                            self.algorithm, self._rng)
+        return self.problem.from_unit(u).astype(dtype)
+
+    def best(self) -> tuple[np.ndarray, float] | None:
+        """(x, f) of the best feasible observation, or None while none is feasible."""
+        hist = self.history
+        if not hist.feasible.any():
+            return None
+        i = int(np.flatnonzero(hist.feasible)[np.argmin(hist.f[hist.feasible])])
+        return hist.X[i].astype(self.problem.bounds.dtype), float(hist.f[i])
+
+
+def _design(problem: ConstrainedBOProblem, rng: np.random.Generator) -> np.ndarray:
+    if isinstance(problem.initial, np.ndarray):
+        return problem.initial
+    return problem.from_unit(qmc.LatinHypercube(d=problem.dim, seed=rng).random(problem.initial))
 
 
 class _Surrogates:
@@ -131,7 +302,9 @@ class _Surrogates:
     def __init__(self, algorithm: CEI, n_constraints: int) -> None:
         self.algorithm = algorithm
         self.kernels = [algorithm.kernel] + [algorithm.constraint_kernel or algorithm.kernel] * n_constraints
-        self.gps = [GaussianProcess(k, jitter=algorithm.jitter) for k in self.kernels]
+        # noise is a variance ratio to the prior variance, as the jitter is: both go on the diagonal
+        self.diagonal = algorithm.jitter + algorithm.noise
+        self.gps = [GaussianProcess(k, jitter=self.diagonal) for k in self.kernels]
 
     def update(self, U: np.ndarray, F: np.ndarray, C: np.ndarray, new: np.ndarray, seed: int) -> None:
         outputs = np.column_stack([F, C])
@@ -142,21 +315,29 @@ class _Surrogates:
         for j, kernel in enumerate(self.kernels):
             y = outputs[:, j]
             centre, scale = float(y.mean()), float(y.std()) or 1.0
-            fitted = fit_kernel(U, (y - centre) / scale, kernel, seed=seed + j)
+            if self.algorithm.noise > 0:
+                fitted = fit_kernel(U, (y - centre) / scale, kernel, seed=seed + j,
+                                    jitter=1e-6 + self.algorithm.noise)
+            else:   # the historical call, so fitted runs without noise reproduce
+                fitted = fit_kernel(U, (y - centre) / scale, kernel, seed=seed + j)
             self.kernels[j] = fitted
             gp = GaussianProcess(
                 fitted.with_params(fitted.lengthscale, fitted.outputscale * scale**2),
-                jitter=self.algorithm.jitter,
+                jitter=self.diagonal,
                 mean=centre,
             )
             gp.add(U, y)
             self.gps[j] = gp
 
     def log_acquisition(self, U: np.ndarray, best: float) -> np.ndarray:
-        mu_f, sd_f = self.gps[0].predict(U)
+        """log CEI at the rows of ``U``; log PoF while no point is feasible (``best`` = inf)."""
         pairs = [gp.predict(U) for gp in self.gps[1:]]
         mu_c = np.column_stack([p[0] for p in pairs])
         sd_c = np.column_stack([p[1] for p in pairs])
+        if not np.isfinite(best):
+            values = log_probability_of_feasibility(mu_c, sd_c)
+            return np.where(np.isfinite(values), values, _FLOOR)
+        mu_f, sd_f = self.gps[0].predict(U)
         values = self.algorithm.log_acquisition(mu_f, sd_f, mu_c, sd_c, best)
         return np.where(np.isfinite(values), values, _FLOOR)
 
@@ -187,12 +368,16 @@ def _propose(
     F: np.ndarray,
     feasible: np.ndarray,
     best: float,
+    C: np.ndarray,
     algorithm: CEI,
     rng: np.random.Generator,
 ) -> tuple[np.ndarray, float]:
     d = U.shape[1]
     n_local = algorithm.n_candidates // 5
-    order = np.argsort(np.where(feasible, F, np.inf))[: max(1, min(5, int(feasible.sum())))]
+    if feasible.any():
+        order = np.argsort(np.where(feasible, F, np.inf))[: max(1, min(5, int(feasible.sum())))]
+    else:   # the search for a feasible point: perturb the least violating points
+        order = np.argsort(np.max(C, axis=1))[:5]
     anchors = U[order[rng.integers(0, order.size, n_local)]]
     local = np.clip(anchors + 0.05 * rng.standard_normal((n_local, d)), 0.0, 1.0)
     candidates = np.vstack([rng.uniform(size=(algorithm.n_candidates - n_local, d)), local])
@@ -220,11 +405,7 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
     maxiters = options.iterations(50)
     tol = options.tolerance(1e-6)
     dtype = problem.bounds.dtype
-    design = (
-        problem.initial
-        if isinstance(problem.initial, np.ndarray)
-        else problem.from_unit(qmc.LatinHypercube(d=problem.dim, seed=rng).random(problem.initial))
-    )
+    design = _design(problem, rng)
     X, F, C = [], [], []
     stats = Stats()
 
@@ -267,8 +448,6 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
         if not observe(x):
             return finish(RetCode.Diverged, monitor.trace)
     hist = history()
-    if not hist.feasible.any():
-        return finish(RetCode.Failure, monitor.trace)
     surrogates = _Surrogates(algorithm, problem.n_constraints)
     U = problem.to_unit(hist.X)
     surrogates.update(U, hist.f, hist.c, (U, np.arange(len(U))), seed)
@@ -285,13 +464,13 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
         hist = history()
         U = problem.to_unit(hist.X)
         best = float(hist.best_feasible()[-1])
-        u, log_value = _propose(surrogates, U, hist.f, hist.feasible, best, algorithm, rng)
-        if problem.f_star is None and log_value <= np.log(tol):
+        u, log_value = _propose(surrogates, U, hist.f, hist.feasible, best, hist.c, algorithm, rng)
+        if problem.f_star is None and np.isfinite(best) and log_value <= np.log(tol):
             retcode = RetCode.Stalled
             break
         x = problem.from_unit(u)
         mu_next, sd_next = surrogates.gps[0].predict(u[None, :])
-        ei_next = float(expected_improvement(mu_next, sd_next, best)[0])
+        ei_next = float(expected_improvement(mu_next, sd_next, best)[0]) if np.isfinite(best) else math.nan
         ok = observe(x)
         stats.iterations = iteration + 1
         record = {
@@ -304,6 +483,8 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
             "sigma_f": float(sd_next[0]),
             "ei_f": ei_next,
         }
+        if not np.isfinite(best):
+            record["phase"] = "feasibility"
         if problem.f_star is not None:
             record["regret"] = record["best_feasible"] - problem.f_star
         if not ok:

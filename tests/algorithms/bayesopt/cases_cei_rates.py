@@ -15,7 +15,7 @@ def make_cei(dtype):
         initial=6,
         f_star=0.0,
     )
-    return problem, CEI(kernel=Kernel("se", lengthscale=0.3))
+    return problem, CEI.paper(kernel=Kernel("se", lengthscale=0.3))
 
 
 CASES = [make_cei]

@@ -9,6 +9,7 @@ from algorithms import solve
 from algorithms.bayesopt import (
     CEI,
     BOHistory,
+    CEIAskTell,
     ConstrainedBOProblem,
     GaussianProcess,
     Kernel,
@@ -40,6 +41,12 @@ def _problem(**overrides):
     kwargs.update(overrides)
     return ConstrainedBOProblem(**kwargs)
 
+
+
+def _suggest_past_the_design():
+    bo = CEI().ask_tell([[0.0, 1.0]], 1, initial=1)
+    bo.suggest()
+    bo.suggest()        # the design is used up and nothing was observed
 
 CASES = [
     # kernels
@@ -185,12 +192,26 @@ CASES = [
         "n-constraints",
     ),
     # algorithm and solve
-    BadInput(CEI, lambda: CEI(kernel="se"), TypeError, ("kernel", "Kernel"), "kernel"),
+    BadInput(CEI, lambda: CEI.paper(kernel="se"), TypeError, ("kernel", "Kernel"), "kernel"),
     BadInput(CEI, lambda: CEI(n_candidates=0), ValueError, ("n_candidates", "positive int"), "candidates"),
     BadInput(CEI, lambda: CEI(fit=1), TypeError, ("fit", "bool"), "fit"),
+    BadInput(CEI, lambda: CEI(noise=-1e-3), ValueError, ("noise", ">= 0"), "noise"),
+    BadInput(CEI, lambda: CEI.paper(fit=True), TypeError, ("fit",), "paper-fit"),
+    BadInput(CEI, lambda: CEI().ask_tell([[0.0, 1.0]], n_constraints=0), ValueError, ("n_constraints",),
+             "ask-tell-m"),
+    BadInput(CEI, lambda: CEI().ask_tell([[0.0, 1.0]], n_constraints=1, seed="a"), TypeError, ("seed",),
+             "ask-tell-seed"),
+    BadInput(CEIAskTell, lambda: CEI().ask_tell([[0.0, 1.0]], 1).observe([0.5, 0.5], 1.0, 0.0), ValueError,
+             ("x", "shape"), "observe-x"),
+    BadInput(CEIAskTell, lambda: CEI().ask_tell([[0.0, 1.0]], 2).observe([0.5], 1.0, 0.0), ValueError,
+             ("c", "2 value"), "observe-c"),
+    BadInput(CEIAskTell, lambda: CEI().ask_tell([[0.0, 1.0]], 1).observe([1.5], 1.0, 0.0), ValueError,
+             ("x", "inside bounds"), "observe-outside"),
+    BadInput(CEIAskTell, lambda: _suggest_past_the_design(), RuntimeError, ("observe",),
+             "suggest-before-observe"),
     BadInput(
         CEI,
-        lambda: solve(_problem(f=lambda x: np.ones(2)), CEI(kernel=SE), maxiters=1),
+        lambda: solve(_problem(f=lambda x: np.ones(2)), CEI.paper(kernel=SE), maxiters=1),
         ValueError,
         ("f(x)", "one float"),
         "f-vector",
@@ -266,14 +287,14 @@ def test_every_public_callable_has_a_case():
     assert_every_callable_covered([bayesopt], CASES)
 
 
-def test_no_feasible_initial_point_is_a_documented_failure_not_a_crash():
+def test_no_feasible_point_anywhere_explores_to_the_horizon_not_a_crash():
     prob = _problem(c=lambda x: 1.0, initial=4)
-    sol = solve(prob, CEI(kernel=SE), maxiters=3)
-    assert sol.retcode.name == "Failure" and sol.stats.f_calls == 4 and np.all(np.isfinite(sol.x))
+    sol = solve(prob, CEI.paper(kernel=SE), maxiters=3)
+    assert sol.retcode.name == "MaxIters" and sol.stats.f_calls == 7 and np.all(np.isfinite(sol.x))
 
 
 def test_non_finite_observation_is_diverged():
     prob = _problem(
         c=lambda x: float("nan") if x[0] > 0.5 else -1.0, initial=np.array([[0.1, 0.1], [0.9, 0.9]])
     )
-    assert solve(prob, CEI(kernel=SE), maxiters=3).retcode.name == "Diverged"
+    assert solve(prob, CEI.paper(kernel=SE), maxiters=3).retcode.name == "Diverged"
