@@ -378,7 +378,7 @@ def _runs(
     """(problem, solution) per instance seed; instances depend on ctx's seed, not on the algorithm."""
     rng = ctx.rng(salt)
     seeds = rng.integers(0, 2**31 - 1, n_seeds)
-    algorithm = algorithm_type(kernel=kernel, n_candidates=500, n_restarts=1)
+    algorithm = algorithm_type(kernel=kernel, fit=False, n_candidates=500, n_restarts=1)   # the paper's
     out = []
     with threadpool_limits(limits=1, user_api="blas"):
         for s in seeds:
