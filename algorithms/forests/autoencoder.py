@@ -44,9 +44,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.exceptions import NotFittedError
+from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
@@ -54,6 +55,7 @@ from sklearn.utils.validation import validate_data
 from algorithms.forests.diffusion import DiffusionMap, dense_diffusion_map, diffusion_map
 from algorithms.forests.exact_decoder import exact_decode, kernel_estimate
 from algorithms.forests.knn_decoder import knn_decode, synthetic_training_set
+from algorithms.forests.metrics import distortion
 from algorithms.forests.partition import ForestPartition, check_forest, forest_kernel, sample_in_boxes
 from algorithms.forests.relabel_decoder import majority_box, relabel_forest
 
@@ -70,18 +72,42 @@ def _is_categorical(series: pd.Series) -> bool:
     return not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series.dtype)
 
 
-class RFAutoencoder(TransformerMixin, BaseEstimator):
+class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Encode with a forest's diffusion map, decode with the forest's splits.
 
-    Parameters: ``n_components`` (latent dimension d_Z >= 1, at most n_samples − 2),
-    ``forest`` (an unfitted scikit-learn forest, cloned at fit; None: a random forest of
-    ``n_estimators`` trees), ``t`` (diffusion time), ``decoder`` (one of :data:`DECODERS`),
-    ``k`` (neighbours of the kNN decoder, capped at n_samples), ``n_estimators``,
-    ``random_state``.
+    Parameters
+    ----------
+    n_components : int
+        latent dimension d_Z >= 1, at most n_samples − 2.
+    forest : unfitted scikit-learn forest or None
+        cloned at fit; None: a random forest of ``n_estimators`` trees.
+    t : int >= 0
+        diffusion time.
+    decoder : one of :data:`DECODERS`
+        ``"knn"`` (default; fast, but it reproduces *training* rows almost exactly, so judge it
+        on held-out rows: ``inverse_transform`` warns when latent rows coincide with training
+        embeddings), ``"relabel"``, ``"exact"`` (an integer program per row: slow, seconds per
+        row; ``progress=True`` shows a bar).
+    k : int > 0
+        neighbours of the kNN decoder, capped at n_samples.
+    n_estimators : int > 0
+    random_state : int, RandomState or None
+    supervised : None, True or False
+        what ``fit(X, y)`` does with ``y``. ``None`` (default): a given ``y`` trains the forest
+        on it (the paper's supervised variant; without ``y``, the unsupervised synthetic-contrast
+        forest) and warns, since a Pipeline passes its target to every step; ``True``: use ``y``
+        (required) without a warning; ``False``: ignore ``y`` (always unsupervised).
+    progress : bool
+        a tqdm bar over the rows the exact decoder solves.
+
+    ``get_feature_names_out`` names the latent columns ``rfautoencoder0``, ... (so
+    ``set_output(transform="pandas")`` works), and ``score(X)`` is minus the paper's
+    reconstruction distortion of ``X`` (higher is better, scikit-learn's convention).
     """
 
     def __init__(self, n_components: int = 2, forest: Any = None, t: int = 1, decoder: str = "knn",
-                 k: int = 20, n_estimators: int = 100, random_state: Any = None) -> None:
+                 k: int = 20, n_estimators: int = 100, random_state: Any = None, supervised: Any = None,
+                 progress: bool = False) -> None:
         self.n_components = n_components
         self.forest = forest
         self.t = t
@@ -89,6 +115,8 @@ class RFAutoencoder(TransformerMixin, BaseEstimator):
         self.k = k
         self.n_estimators = n_estimators
         self.random_state = random_state
+        self.supervised = supervised
+        self.progress = progress
 
     # ------------------------------------------------------------------ validation and encoding
 
@@ -105,6 +133,10 @@ class RFAutoencoder(TransformerMixin, BaseEstimator):
             raise ValueError(f"n_estimators must be a positive int, got {self.n_estimators!r}")
         if self.forest is not None:
             check_forest("forest", self.forest, fitted=False)
+        if self.supervised not in (None, True, False):
+            raise ValueError(f"supervised must be None, True or False, got {self.supervised!r}")
+        if not isinstance(self.progress, bool | np.bool_):
+            raise TypeError(f"progress must be a bool, got {type(self.progress).__name__} {self.progress!r}")
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "dmap_"):
@@ -198,14 +230,29 @@ class RFAutoencoder(TransformerMixin, BaseEstimator):
         if self.n_components > n - 2:
             raise ValueError(f"n_components = {self.n_components} must be at most n_samples - 2 "
                              f"(got n_samples = {n})")
+        if self.supervised is False:
+            y = None
+        elif self.supervised is True and y is None:
+            raise ValueError("y is required with supervised=True (the forest is trained on it)")
+        elif y is not None and self.supervised is None:
+            warnings.warn("RFAutoencoder.fit got y: the forest is trained supervised on y (the paper's "
+                          "supervised variant). Pass supervised=True to say so, or supervised=False to "
+                          "ignore y (e.g. inside a Pipeline that passes its target to every step)",
+                          UserWarning, stacklevel=3)
         rng = check_random_state(self.random_state)
         seed = int(rng.randint(np.iinfo(np.int32).max))
-        forest = self._make_forest(y, seed)
         if y is not None:
             y = np.asarray(y)
-            if y.shape[0] != n:
-                raise ValueError(f"y must have {n} entries (one per row of X), got {y.shape[0]}")
-            forest.fit(X_enc, y)
+            if y.ndim == 0 or y.shape[0] != n:
+                raise ValueError(f"y must have {n} entries (one per row of X), got shape {y.shape}")
+            if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
+                raise ValueError("y contains NaN or inf entries; the supervised forest needs a finite target")
+        forest = self._make_forest(y, seed)
+        if y is not None:
+            try:
+                forest.fit(X_enc, y)
+            except ValueError as exc:   # scikit-learn's message does not say the target is at fault
+                raise ValueError(f"y (the forest's target) was rejected: {exc}") from None
         elif type(forest).__name__ == "RandomTreesEmbedding":
             forest.fit(X_enc)
         else:  # synthetic contrast: real rows (0) vs rows with each column permuted (1)
@@ -280,9 +327,22 @@ class RFAutoencoder(TransformerMixin, BaseEstimator):
                              f"{self.embedding_.shape[1]}), got {shape}")
         if not np.all(np.isfinite(Z0)):
             raise ValueError("X (latent rows) contains NaN or inf entries")
+        return self._decode_output(self._decode(Z0))
+
+    def _decode(self, Z0: np.ndarray) -> np.ndarray:
+        """Latent rows -> rows in the forest's (encoded) coordinates."""
         rng = np.random.default_rng(self.seed_ + 2)
         if self.decoder == "knn":
             k = min(int(self.k), self.embedding_.shape[0])
+            nearest = NearestNeighbors(n_neighbors=1).fit(self.embedding_).kneighbors(Z0)[0][:, 0]
+            scale = max(1.0, float(np.abs(self.embedding_).max()))
+            memorized = int((nearest <= 1e-9 * scale).sum())
+            if memorized:
+                warnings.warn(f"RFAutoencoder.inverse_transform: {memorized} of {len(Z0)} latent row(s) "
+                              "coincide with training embeddings, so the kNN decoder returns (nearly) "
+                              "their training rows: the reconstruction error of training data understates "
+                              "the error on new data; measure it on held-out rows", UserWarning,
+                              stacklevel=3)
             decoded = knn_decode(Z0, self.embedding_, self.synthetic_, k=k, categorical=self.categorical_,
                                  rng=rng)
         elif self.decoder == "relabel":
@@ -291,7 +351,7 @@ class RFAutoencoder(TransformerMixin, BaseEstimator):
             decoded = sample_in_boxes(box_lo, np.maximum(box_hi, box_lo), self.categorical_, rng)
         else:
             result = exact_decode(kernel_estimate(Z0, self.dmap_), self.partition_, self.train_leaves_,
-                                  self.low_, self.high_, self.categorical_, rng)
+                                  self.low_, self.high_, self.categorical_, rng, progress=bool(self.progress))
             decoded = result.x
             if not result.solved.all():  # fall back to the nearest training point's synthetic row
                 warnings.warn(f"the exact decoder's ILP found no checked solution for "
@@ -300,7 +360,23 @@ class RFAutoencoder(TransformerMixin, BaseEstimator):
                 fallback = knn_decode(Z0[~result.solved], self.embedding_, self.synthetic_, k=1,
                                       categorical=self.categorical_, rng=rng)
                 decoded[~result.solved] = fallback
-        return self._decode_output(decoded)
+        return decoded
+
+    @property
+    def _n_features_out(self) -> int:
+        """The latent dimension (``get_feature_names_out`` names its columns)."""
+        return int(self.embedding_.shape[1])
+
+    def score(self, X: Any, y: Any = None) -> float:
+        """Minus the reconstruction distortion of ``X`` (:func:`~algorithms.forests.metrics.distortion`:
+        1 − R² per numeric column, the error rate per categorical one, averaged), so higher is
+        better; ``y`` is ignored. Score held-out rows: the kNN decoder nearly memorizes training rows."""
+        self._check_fitted()
+        X_enc = self._encode(X, fitting=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)   # scoring training rows is the caller's choice
+            decoded = self._decode(self._embed_encoded(X_enc))
+        return -distortion(X_enc, decoded, self.categorical_)
 
     def _decode_output(self, decoded: np.ndarray) -> Any:
         if not self._frame_fitted_:

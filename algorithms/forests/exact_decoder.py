@@ -119,18 +119,22 @@ def _program(A: sp.csr_matrix, row: np.ndarray, tree_of: np.ndarray, a: np.ndarr
     c = np.concatenate([np.zeros(L + d), np.ones(n)])
     integrality = np.concatenate([np.ones(L), categorical.astype(float), np.zeros(n)])
     bounds = scipy.optimize.Bounds(np.zeros(nv), np.concatenate([np.ones(L), R, np.full(n, np.inf)]))
+    # disp=False: HiGHS stays quiet (a decode of many rows would otherwise fill the console)
     return scipy.optimize.milp(c, constraints=constraints, integrality=integrality, bounds=bounds,
-                               options={"time_limit": float(time_limit)})
+                               options={"time_limit": float(time_limit), "disp": False})
 
 
 def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarray, low: Any, high: Any,
                  categorical: Any, rng: np.random.Generator, *, n_candidates: int = 4,
-                 time_limit: float = 10.0) -> ExactDecoding:
+                 time_limit: float = 10.0, progress: bool = False) -> ExactDecoding:
     """Decode each row of ``K0_hat`` (m, n) by the ILP of Eq. 3 over ``partition``'s leaf boxes.
 
     ``train_leaves`` (n, B) are the training points' leaves; ``low``/``high`` the data range
-    (in the forest's coordinates; categorical features hold integer codes).
+    (in the forest's coordinates; categorical features hold integer codes). One integer program
+    per row, each up to ``time_limit`` seconds: ``progress=True`` shows a tqdm bar over the rows.
     """
+    if not isinstance(progress, bool | np.bool_):
+        raise TypeError(f"progress must be a bool, got {type(progress).__name__} {progress!r}")
     if not isinstance(partition, ForestPartition):
         raise TypeError(f"partition must be a ForestPartition, got {type(partition).__name__}")
     K0_hat = np.asarray(K0_hat, dtype=np.float64)
@@ -159,7 +163,12 @@ def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarr
     leaves = np.full((m, B), -1, dtype=np.int64)
     solved = np.zeros(m, dtype=bool)
     objective = np.full(m, np.nan)
-    for i, row in enumerate(K0_hat):
+    rows = K0_hat
+    if progress:
+        from tqdm.auto import tqdm
+
+        rows = tqdm(K0_hat, desc="exact decoder (one ILP per row)", leave=False)
+    for i, row in enumerate(rows):
         mass = Pi.T @ row
         # per tree, the n_candidates leaves with the most mass (stable order: ties by leaf id)
         order = np.lexsort((-mass, partition.tree_of))

@@ -115,7 +115,8 @@ def _solve(problem: AutoencodingProblem, algorithm: RFAE, options: SolveOptions)
     if seed is not None and seed >= 2**32:   # scikit-learn's random_state is 32-bit: derive one from it
         seed = int(np.random.SeedSequence(seed).generate_state(1)[0])
     ae = RFAutoencoder(n_components=algorithm.n_components, n_estimators=algorithm.n_estimators,
-                       t=algorithm.t, decoder=algorithm.decoder, k=algorithm.k, random_state=seed)
+                       t=algorithm.t, decoder=algorithm.decoder, k=algorithm.k, random_state=seed,
+                       supervised=problem.y is not None, progress=options.progress)
     converged = ae._fit(X.astype(np.float64), problem.y, maxiters=options.maxiters)
     Z = ae.transform(X_test.astype(np.float64))
     value = distortion(X_test, ae.inverse_transform(Z))

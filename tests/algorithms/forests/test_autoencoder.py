@@ -4,6 +4,8 @@ Every check of ``sklearn.utils.estimator_checks`` runs (none is skipped), with 5
 them fast.
 """
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -80,3 +82,44 @@ def test_supervised_forest_and_pipeline_and_clone():
     assert Z.shape == (len(X), 2)
     twin = clone(pipe).fit(X, y)
     np.testing.assert_array_equal(twin.transform(X), Z)
+
+
+def _data(n=60, seed=0):
+    return np.random.default_rng(seed).normal(size=(n, 4))
+
+
+def test_feature_names_out_and_pandas_output():
+    ae = RFAutoencoder(n_components=3, n_estimators=10, random_state=0).fit(_data())
+    assert list(ae.get_feature_names_out()) == ["rfautoencoder0", "rfautoencoder1", "rfautoencoder2"]
+    frame = ae.set_output(transform="pandas").transform(_data(5, seed=1))
+    assert isinstance(frame, pd.DataFrame) and list(frame.columns) == list(ae.get_feature_names_out())
+
+
+def test_score_is_minus_the_distortion_and_ranks_held_out_below_training():
+    X, X_new = _data(), _data(40, seed=1)
+    ae = RFAutoencoder(n_components=2, n_estimators=10, random_state=0).fit(X)
+    with pytest.warns(UserWarning, match="coincide with training embeddings"):
+        train = ae.inverse_transform(ae.transform(X))
+    assert ae.score(X) == pytest.approx(-distortion(X, train))
+    assert ae.score(X_new) < ae.score(X) <= 0.0
+
+
+def test_y_is_warned_about_or_chosen_explicitly():
+    X, y = _data(), (_data()[:, 0] > 0).astype(int)
+    with pytest.warns(UserWarning, match="supervised"):
+        warned = RFAutoencoder(n_estimators=5, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        chosen = RFAutoencoder(n_estimators=5, random_state=0, supervised=True).fit(X, y)
+        ignored = RFAutoencoder(n_estimators=5, random_state=0, supervised=False).fit(X, y)
+        unsupervised = RFAutoencoder(n_estimators=5, random_state=0).fit(X)
+    np.testing.assert_array_equal(warned.embedding_, chosen.embedding_)
+    np.testing.assert_array_equal(ignored.embedding_, unsupervised.embedding_)
+
+
+def test_exact_decoder_is_quiet_and_shows_progress(capfd):
+    X = _data(30)
+    ae = RFAutoencoder(n_components=2, n_estimators=3, random_state=0, decoder="exact", progress=True).fit(X)
+    ae.inverse_transform(ae.transform(X[:2]))
+    out, err = capfd.readouterr()
+    assert "HiGHS" not in out and "exact decoder" in err      # tqdm writes its bar to stderr
