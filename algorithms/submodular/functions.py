@@ -25,7 +25,32 @@ from algorithms._validation import as_float_array, check_psd, check_square_symme
 __all__ = ["Coverage", "DirectedCut", "FacilityLocation", "GraphCut", "LogDet"]
 
 
+def _is_networkx_graph(value) -> bool:
+    return type(value).__module__.split(".")[0] == "networkx" and hasattr(value, "nodes") \
+        and hasattr(value, "is_directed")
+
+
+def _from_graph(name: str, graph, weight: str | None) -> tuple[sp.csr_matrix, list]:
+    """A networkx graph's weighted adjacency (nodes in ``graph.nodes`` order) and that node list."""
+    import networkx as nx
+
+    nodes = list(graph.nodes)
+    if not nodes:
+        raise ValueError(f"{name} must be a graph with at least one node, got an empty graph")
+    if weight is not None and not isinstance(weight, str):
+        raise TypeError(f"weight must be an edge attribute name (str) or None, got {type(weight).__name__}")
+    try:
+        matrix = nx.to_scipy_sparse_array(graph, nodelist=nodes, weight=weight, dtype=np.float64)
+    except (TypeError, ValueError) as exc:    # a non-numeric edge attribute
+        raise TypeError(f"{name}: the edge attribute {weight!r} must be numeric: {exc}") from None
+    return sp.csr_matrix(matrix), nodes
+
+
 def _weights(name: str, weights) -> tuple[np.ndarray | sp.csr_matrix, type]:
+    if isinstance(weights, str | bytes) or (isinstance(weights, np.ndarray) and weights.dtype.kind in "USO"):
+        raise TypeError(f"{name} must be a numeric (n, n) weight matrix or a networkx graph, got "
+                        f"{type(weights).__name__}" + (f" of dtype {weights.dtype}"
+                                                       if isinstance(weights, np.ndarray) else ""))
     if sp.issparse(weights):
         matrix = sp.csr_matrix(weights)
         if matrix.dtype not in (np.float32, np.float64):
@@ -68,12 +93,41 @@ class _IndexFunction:
 
 
 class DirectedCut(_IndexFunction):
-    """f(S) = Σ_{u∈S, v∉S} W[u, v] for a non-negative (n, n) weight matrix (dense or sparse)."""
+    """f(S) = Σ_{u∈S, v∉S} W[u, v] for a non-negative (n, n) weight matrix (dense or sparse),
+    or a networkx (di)graph with edge weights in the attribute ``weight`` (default ``"weight"``,
+    missing: 1; ``None``: every edge 1).
 
-    def __init__(self, weights) -> None:
+    With a graph, element i is ``nodes[i]`` (``graph.nodes`` order): ``to_nodes(S)`` maps a set
+    of indices back to node labels, ``from_nodes(labels)`` the other way.
+    """
+
+    def __init__(self, weights, weight: str | None = "weight") -> None:
+        self.nodes: list | None = None
+        if _is_networkx_graph(weights):
+            if isinstance(self, GraphCut) and weights.is_directed():
+                raise ValueError("weights: GraphCut needs an undirected graph, got a directed one; "
+                                 "use DirectedCut for a DiGraph")
+            weights, self.nodes = _from_graph("weights", weights, weight)
         matrix, self.dtype = _weights("weights", weights)
         self.n = matrix.shape[0]
         self._out = _adjacency(matrix)
+
+    def to_nodes(self, subset) -> frozenset:
+        """The graph's node labels of the element indices in ``subset`` (the indices without a graph)."""
+        if self.nodes is None:
+            return frozenset(subset)
+        self._check(frozenset(subset))
+        return frozenset(self.nodes[i] for i in subset)
+
+    def from_nodes(self, labels) -> frozenset:
+        """The element indices of the graph's node ``labels``."""
+        if self.nodes is None:
+            return frozenset(labels)
+        index = {node: i for i, node in enumerate(self.nodes)}
+        missing = [v for v in labels if v not in index]
+        if missing:
+            raise ValueError(f"labels must be nodes of the graph, got {missing[:3]} not in it")
+        return frozenset(index[v] for v in labels)
 
     def __call__(self, subset: frozenset) -> float:
         self._check(subset)
@@ -84,12 +138,20 @@ class DirectedCut(_IndexFunction):
 
 
 class GraphCut(DirectedCut):
-    """The undirected cut Σ_{u∈S, v∉S} W[u, v] of a symmetric non-negative weight matrix."""
+    """The undirected cut Σ_{u∈S, v∉S} W[u, v] of a symmetric non-negative weight matrix, or of
+    an undirected networkx graph (see :class:`DirectedCut` for ``weight`` and node labels).
 
-    def __init__(self, weights) -> None:
-        matrix, _ = _weights("weights", weights)
-        check_square_symmetric("weights", matrix)
-        super().__init__(weights)
+    >>> import networkx as nx
+    >>> cut = GraphCut(nx.Graph([("a", "b", {"weight": 2.0}), ("b", "c", {"weight": 1.0})]))
+    >>> cut(cut.from_nodes({"b"})), cut.to_nodes({0})
+    (3.0, frozenset({'a'}))
+    """
+
+    def __init__(self, weights, weight: str | None = "weight") -> None:
+        if not _is_networkx_graph(weights):
+            matrix, _ = _weights("weights", weights)
+            check_square_symmetric("weights", matrix)
+        super().__init__(weights, weight)
 
 
 class FacilityLocation(_IndexFunction):

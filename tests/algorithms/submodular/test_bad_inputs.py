@@ -4,6 +4,7 @@ maintained solution as it was (see also test_dynamic_matchoid.py)."""
 
 import math
 
+import networkx as nx
 import numpy as np
 import pytest
 
@@ -65,6 +66,17 @@ CASES = [
     BadInput(GraphCut, lambda: GraphCut(np.array([[0.0, 1.0], [2.0, 0.0]])), ValueError, ("symmetric",),
              "asymmetric"),
     BadInput(GraphCut, lambda: GraphCut(-np.ones((2, 2))), ValueError, ("non-negative",), "negative"),
+    BadInput(GraphCut, lambda: GraphCut(nx.DiGraph([(0, 1)])), ValueError, ("undirected", "DirectedCut"),
+             "digraph"),
+    BadInput(GraphCut, lambda: GraphCut(nx.Graph()), ValueError, ("weights", "at least one node"), "empty"),
+    BadInput(GraphCut, lambda: GraphCut(nx.Graph([(0, 1, {"weight": -1.0})])), ValueError, ("non-negative",),
+             "graph-negative"),
+    BadInput(GraphCut, lambda: GraphCut(nx.Graph([(0, 1, {"weight": "heavy"})])), TypeError,
+             ("edge attribute", "numeric"), "graph-str-weight"),
+    BadInput(GraphCut, lambda: GraphCut(np.array([["a", "b"], ["c", "d"]])), TypeError,
+             ("weights", "numeric", "networkx"), "strings"),
+    BadInput(GraphCut, lambda: GraphCut(nx.path_graph(3)).from_nodes({7}), ValueError, ("labels", "nodes"),
+             "unknown-node"),
     BadInput(DirectedCut, lambda: DirectedCut(np.ones((2, 3))), ValueError, ("square",), "shape"),
     BadInput(DirectedCut, lambda: DirectedCut(np.array([[0.0, np.nan], [0.0, 0.0]])), ValueError,
              ("NaN",), "nan"),

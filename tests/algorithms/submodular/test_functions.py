@@ -65,3 +65,22 @@ def test_float32_data_keeps_its_dtype():
 def test_elements_out_of_range_are_named():
     with pytest.raises(ValueError, match=r"ints in \[0, 6\)"):
         FUNCTIONS["cut"](frozenset({6}))
+
+
+def test_graph_cut_takes_a_networkx_graph():
+    import networkx as nx
+
+    G = nx.Graph()
+    G.add_edge("x", "y", weight=2.0)
+    G.add_edge("y", "z", weight=0.5)
+    G.add_edge("x", "z")                     # no weight attribute: 1, networkx's convention
+    cut = GraphCut(G)
+    dense = GraphCut(nx.to_numpy_array(G, nodelist=list(G.nodes)))
+    for r in range(4):
+        for S in itertools.combinations(range(3), r):
+            assert cut(frozenset(S)) == dense(frozenset(S))
+    assert cut(cut.from_nodes({"x"})) == 3.0 and cut.to_nodes({1, 2}) == frozenset({"y", "z"})
+    unweighted = GraphCut(G, weight=None)
+    assert unweighted(unweighted.from_nodes({"x"})) == 2.0
+    directed = DirectedCut(nx.DiGraph([("a", "b", {"weight": 4.0})]))
+    assert directed(directed.from_nodes({"a"})) == 4.0 and directed(directed.from_nodes({"b"})) == 0.0
