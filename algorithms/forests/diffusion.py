@@ -68,6 +68,12 @@ def _check_kernel(K: Any) -> Any:
     data = K.data if sp.issparse(K) else K
     if not np.all(np.isfinite(data)):
         raise ValueError("K contains NaN or inf entries")
+    # symmetry is documented (eigsh reads one triangle only): a non-symmetric K would be misread
+    # silently. 1e-8 relative is far above the round-off of a kernel built as a matrix product.
+    asym = abs(K - K.T).max() if sp.issparse(K) else float(np.abs(K - K.T).max(initial=0.0))
+    scale = max(1.0, float(np.abs(data).max(initial=0.0)))
+    if asym > 1e-8 * scale:
+        raise ValueError(f"K must be symmetric, got max |K - K^T| = {float(asym):.3g}")
     return sp.csr_matrix(K, dtype=np.float64) if sp.issparse(K) else K.astype(np.float64)
 
 

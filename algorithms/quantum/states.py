@@ -259,8 +259,10 @@ def local_unitaries(n_qubits: int, size: int, seed: int | np.random.Generator = 
 def measurement_probabilities(rho: Any, unitaries: Any) -> np.ndarray:
     """Exact outcome probabilities pᵢ = ⟨i|UρU†|i⟩ of measuring ``rho`` in each basis.
 
-    ``unitaries`` has shape (d, d) or (size, d, d); the result has shape (d,) or (size, d),
-    clipped at 0 and renormalized against round-off.
+    ``unitaries`` has shape (d, d) or (size, d, d), each unitary (U U† = I to 10x
+    :func:`state_tolerance` of its dtype: anything else is not a measurement basis, and its
+    "probabilities" would be renormalized into a distribution in silence); the result has shape
+    (d,) or (size, d), clipped at 0 and renormalized against round-off.
 
     >>> measurement_probabilities(np.diag([0.75, 0.25]), np.eye(2)).tolist()
     [0.75, 0.25]
@@ -271,6 +273,16 @@ def measurement_probabilities(rho: Any, unitaries: Any) -> np.ndarray:
             or array.shape[-2:] != matrix.shape):
         raise ValueError(f"unitaries must have shape ({matrix.shape[0]}, {matrix.shape[0]}) or "
                          f"(size, {matrix.shape[0]}, {matrix.shape[0]}), got {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError("unitaries contains NaN or inf entries")
+    stack = array.reshape(-1, *array.shape[-2:])
+    gram = stack @ np.conj(np.swapaxes(stack, -1, -2))
+    error = np.abs(gram - np.eye(array.shape[-1])).max(axis=(-2, -1))
+    tol = 10 * state_tolerance(array.dtype if np.issubdtype(array.dtype, np.inexact) else np.float64)
+    if np.any(error > tol):
+        bad = int(np.argmax(error))
+        raise ValueError(f"unitaries must be unitary (rows an orthonormal measurement basis): basis {bad} "
+                         f"has max |U U^dagger - I| = {float(error[bad]):.3g} > {tol:g}")
     return outcome_probabilities(matrix, array)
 
 

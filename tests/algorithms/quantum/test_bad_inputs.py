@@ -54,6 +54,8 @@ NON_PSD = np.diag([1.25, -0.25])
 BAD_TRACE = np.diag([0.7, 0.6])
 GOOD = PurestStateProblem([MIXED, PURE], copies=20)
 
+SHEARS = np.stack([np.eye(2), [[1.0, 1.0], [0.0, 1.0]]])   # the second is no basis
+
 CASES = [
     # density matrices: which condition failed and by how much
     BadInput(as_density_matrix, lambda: as_density_matrix(NON_HERMITIAN), ValueError,
@@ -96,6 +98,11 @@ CASES = [
     BadInput(haar_unitaries, lambda: haar_unitaries(0, 3), ValueError, ("dim", ">= 1"), "dim"),
     BadInput(haar_unitaries, lambda: haar_unitaries(2, -1), ValueError, ("size", ">= 0"), "size"),
     BadInput(local_unitaries, lambda: local_unitaries(0, 3), ValueError, ("n_qubits", "[1, 10]"), "qubits"),
+    BadInput(measurement_probabilities, lambda: measurement_probabilities(np.eye(2) / 2, 2 * np.eye(2)),
+             ValueError, ("unitaries", "unitary"), "non-unitary"),
+    BadInput(measurement_probabilities,
+             lambda: measurement_probabilities(np.eye(2) / 2, SHEARS),
+             ValueError, ("unitaries", "basis 1"), "non-unitary-stack"),
     BadInput(measurement_probabilities, lambda: measurement_probabilities(MIXED, np.eye(4)), ValueError,
              ("unitaries", "shape"), "shape"),
     BadInput(measurement_probabilities, lambda: measurement_probabilities(NON_HERMITIAN, np.eye(2)),
