@@ -227,8 +227,10 @@ class BlockOptimizer(torch.optim.Optimizer):
                  lr: float = 1e-3, seed: int = 0, **base_kwargs: Any) -> None:
         if not (isinstance(base, type) and issubclass(base, torch.optim.Optimizer)) or \
                 issubclass(base, BlockOptimizer):
+            shown = f"an instance of {type(base).__name__}" if isinstance(base, torch.optim.Optimizer) \
+                else getattr(base, "__name__", type(base).__name__)
             raise TypeError("base must be a torch.optim.Optimizer class (e.g. torch.optim.AdamW) other "
-                            f"than BlockOptimizer, got {base!r}")
+                            f"than BlockOptimizer, got {shown}")
         self.switch_every = check_positive_int("switch_every", switch_every)
         if order not in ORDERS:
             raise ValueError(f"order must be one of {list(ORDERS)}, got {order!r}")
@@ -283,6 +285,13 @@ class BlockOptimizer(torch.optim.Optimizer):
 
     def _activate(self) -> None:
         active = self._blocks[self.active_block]
+        # the base optimizer first: if it rejects its keywords, the user's model is left as it was
+        # (no requires_grad flag or gradient changed by a constructor that raised)
+        try:
+            base_optimizer = self.base(active, lr=self.param_groups[0]["lr"], **self._base_kwargs)
+        except (TypeError, ValueError) as exc:   # the base's own message, raised from here with its name
+            raise type(exc)(f"base {self.base.__name__} rejected lr / keywords {sorted(self._base_kwargs)}: "
+                            f"{exc}") from None
         self._active_ids = {id(p) for p in active}
         for block in self._blocks:
             for p in block:
@@ -291,11 +300,7 @@ class BlockOptimizer(torch.optim.Optimizer):
                     p.requires_grad_(self.expansion != "none")
                 else:
                     p.requires_grad_(True)
-        try:
-            self._base_optimizer = self.base(active, lr=self.param_groups[0]["lr"], **self._base_kwargs)
-        except (TypeError, ValueError) as exc:   # the base's own message, raised from here with its name
-            raise type(exc)(f"base {self.base.__name__} rejected lr / keywords {sorted(self._base_kwargs)}: "
-                            f"{exc}") from None
+        self._base_optimizer = base_optimizer
 
     def _switch(self) -> None:
         self._block_step = 0

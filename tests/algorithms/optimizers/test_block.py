@@ -266,3 +266,19 @@ def test_solve_bcd_float32_and_diverged():
     blown = solve(task, BlockCoordinateDescent(lr=1e-2, switch_every=5, expansion="sgd",
                                                expansion_lr_scale=1e12), maxiters=20)
     assert blown.retcode is RetCode.Diverged
+
+
+def test_a_rejected_constructor_leaves_the_model_unchanged():
+    import pytest
+    import torch
+
+    from algorithms.optimizers import BlockOptimizer
+
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    for p in model.parameters():
+        p.grad = torch.ones_like(p)
+    with pytest.raises(ValueError, match="base AdamW rejected"):
+        BlockOptimizer(model, base=torch.optim.AdamW, betas=(2.0, 0.9))
+    assert all(p.requires_grad and p.grad is not None for p in model.parameters())
+    with pytest.raises(TypeError, match="got an instance of SGD"):
+        BlockOptimizer(model, base=torch.optim.SGD(model.parameters(), lr=0.1))
