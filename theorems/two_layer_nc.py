@@ -23,6 +23,7 @@ from functools import partial
 
 import numpy as np
 import scipy.stats
+import sympy
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -57,6 +58,7 @@ from algorithms.nets.neural_collapse import (
 )
 from algorithms.nets.two_layer import TwoLayerReLU
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import agree, fact, figure, numeric_outcome, standard_normal_blocks
 from theorems.core.rates import rate_outcome
 
@@ -1054,6 +1056,127 @@ def _softmax_from_gradient(z: np.ndarray) -> np.ndarray:
     return k * grad[-k:] + np.eye(1, k, 0).ravel()
 
 
+# ----------------------------------------------------------------------------- certificates (issue #40)
+def _softmax_prove() -> dict:
+    return {"gershgorin_row_sum": "2*p*(1 - p)", "bound": "1/2", "sos": "(2*p - 1)**2/2"}
+
+
+def _softmax_recheck(artifact: dict) -> str:
+    """J = diag(p) − ppᵀ (the softmax Jacobian) is symmetric; its row i has |J_ii| + Σ_{j≠i} |J_ij| =
+    p_i(1 − p_i) + p_i Σ_{j≠i} p_j = 2p_i(1 − p_i) (Σ p = 1, p > 0), and 1/2 − 2p(1 − p) = (2p − 1)²/2 >= 0:
+    by Gershgorin ‖J‖₂ <= 1/2 for every z and K, so ‖softmax(z) − 1/K‖ <= ‖z‖/2 (mean value theorem
+    along [0, z], softmax(0) = 1/K) <= 8√K‖z‖."""
+    p, others = sympy.symbols("p others", positive=True)
+    row = sympy.sympify(artifact["gershgorin_row_sum"], locals={"p": p})
+    diagonal, off = p - p**2, p * others  # |J_ii| = p(1 − p); Σ_{j≠i} |−p_i p_j| = p_i Σ_{j≠i} p_j
+    if sympy.expand((diagonal + off).subs(others, 1 - p) - row) != 0:
+        raise Rejected("the stored row sum is not |J_ii| + sum_j |J_ij|")
+    bound = sympy.Rational(artifact["bound"])
+    sos = sympy.sympify(artifact["sos"], locals={"p": p})
+    if sympy.expand(bound - row - sos) != 0 or not bound <= 8:
+        raise Rejected("bound - row sum is not the stored square")
+    if sympy.Poly(sympy.expand(sos), p).LC() <= 0 or sympy.factor(sos) != sympy.factor((2 * p - 1) ** 2 / 2):
+        raise Rejected("the stored remainder is not a non-negative square")
+    return ("Gershgorin: every row of diag(p) - pp^T sums to 2p(1 - p) = 1/2 - (2p - 1)^2/2 <= 1/2, so "
+            "softmax "
+            "is 1/2-Lipschitz: |softmax(z) - 1/K| <= |z|/2 <= 8 sqrt(K)|z| for every K and z")
+
+
+def _softmax_refute() -> dict:
+    return {"t": "1/10", "constant": "49/100"}
+
+
+def _softmax_recheck_witness(witness: dict) -> str:
+    """K = 2, z = (t, −t): ‖softmax(z) − 1/2‖ = tanh(t)/√2 and ‖z‖ = √2 t; > c‖z‖ for the claimed c < 1/2."""
+    from flint import arb
+
+    t, c = sympy.Rational(witness["t"]), sympy.Rational(witness["constant"])
+    tb = arb(int(t.p)) / int(t.q)
+    gap = (tb.exp() / (tb.exp() + (-tb).exp()) - arb(1) / 2) * arb(2).sqrt()   # two equal-size entries
+    claimed = arb(int(c.p)) / int(c.q) * arb(2).sqrt() * tb
+    if not gap > claimed:
+        raise Rejected(f"{gap} is not certainly above {claimed}")
+    return f"K = 2, z = ({t}, -{t}): |softmax(z) - 1/2| = {gap} > {c} |z| = {claimed}"
+
+
+def _balance_prove() -> dict:
+    return {"relu_cases": {"u > 0": ["1", "u"], "u < 0": ["0", "0"]}}
+
+
+def _balance_recheck(artifact: dict) -> str:
+    """d/dt(‖w_j‖² − ‖v_j‖²) = −2 Σ_i Σ_k ℓ'_{ik} V_kj (σ'(u_ij) u_ij − σ(u_ij)), u_ij = w_jᵀx_i (since
+    ⟨w_j, ∇_{w_j} σ(w_jᵀx)⟩ = σ'(u)⟨w_j, x⟩ = σ'(u)u): zero for every loss, data and dimension iff
+    σ'(u)u = σ(u), which holds on both ReLU branches (the kink u = 0 gives 0 = 0 for any subgradient)."""
+    u = sympy.Symbol("u", real=True)
+    cases = artifact["relu_cases"]
+    if set(cases) != {"u > 0", "u < 0"}:
+        raise Rejected("both ReLU branches must be given")
+    relu = {"u > 0": u, "u < 0": sympy.Integer(0)}
+    for branch, (slope, value) in cases.items():
+        slope_e, value_e = sympy.sympify(slope, locals={"u": u}), sympy.sympify(value, locals={"u": u})
+        if sympy.diff(relu[branch], u) != slope_e or relu[branch] != value_e:
+            raise Rejected(f"{branch}: the stored slope / value are not ReLU's")
+        if sympy.expand(slope_e * u - value_e) != 0:
+            raise Rejected(f"{branch}: sigma'(u) u != sigma(u)")
+    w, x = sympy.Matrix(sympy.symbols("w1:4", real=True)), sympy.Matrix(sympy.symbols("x1:4", real=True))
+    s = sympy.Function("s")
+    inner = (w.T * sympy.Matrix([sympy.diff(s((w.T * x)[0, 0]), wi) for wi in w]))[0, 0]
+    dot = (w.T * x)[0, 0]
+    if sympy.simplify(inner - sympy.Subs(sympy.diff(s(u), u), u, dot).doit() * dot) != 0:
+        raise Rejected("<w, grad_w s(w.x)> is not s'(u) u")
+    return ("sigma'(u) u = sigma(u) on both ReLU branches and <w, grad_w sigma(w.x)> = sigma'(u) u: each "
+            "neuron's |w_j|^2 - |v_j|^2 is constant along the flow, for every loss, data set and width")
+
+
+def _balance_refute() -> dict:
+    return {"activation": "tanh", "u": "1"}
+
+
+def _balance_recheck_witness(witness: dict) -> str:
+    u = sympy.Rational(witness["u"])
+    s = sympy.Symbol("s")
+    act = {"tanh": sympy.tanh(s)}[witness["activation"]]
+    gap = (sympy.diff(act, s) * s - act).subs(s, u)
+    if not (gap.is_nonzero or sympy.N(gap, 30) != 0):
+        raise Rejected("sigma'(u) u = sigma(u) here")
+    return f"{witness['activation']}: sigma'({u}) {u} - sigma({u}) = {sympy.N(gap, 8)} != 0: not homogeneous"
+
+
+_CERTIFICATES: dict[str, Certificate] = {
+    "two_layer_nc.softmax_near_uniform": Certificate(
+        statement="For every K >= 2 and every z in R^K, |softmax(z) - 1/K| <= |z|/2; hence Lemma 1's "
+                  "|softmax(z) - 1/K| <= 8 sqrt(K)|z| (for |z| <= 1, and in fact for all z).",
+        scope="every K >= 2, every z (no restriction |z| <= 1 needed)",
+        method=Method.EXACT_ALGEBRA,
+        trusts="Gershgorin's theorem for the symmetric Jacobian diag(p) - pp^T; the mean value inequality "
+               "for a C^1 map; sympy polynomial arithmetic",
+        prove=_softmax_prove,
+        recheck=_softmax_recheck,
+        control_statement="softmax is 0.49-Lipschitz: |softmax(z) - 1/K| <= 0.49 |z|",
+        refute=_softmax_refute,
+        recheck_witness=_softmax_recheck_witness,
+        covers=(SOFTMAX_LEMMA,),
+    ),
+    "two_layer_nc.balancedness": Certificate(
+        statement="For the bias-free two-layer ReLU network f(x) = V sigma(W x) with any differentiable "
+                  "loss, "
+                  "any data and any width, the gradient flow keeps |w_j|^2 - |v_j|^2 constant for every "
+                  "neuron j: its derivative is -2 sum_i sum_k l'_ik V_kj (sigma'(u) u - sigma(u)) at u = "
+                  "w_j.x_i, "
+                  "and sigma'(u) u = sigma(u) on both ReLU branches.",
+        scope="every width, dimension, number of classes, data set and loss (away from the kink, where any "
+              "subgradient gives 0 = 0)",
+        method=Method.EXACT_ALGEBRA,
+        trusts="the chain rule; sympy differentiation",
+        prove=_balance_prove,
+        recheck=_balance_recheck,
+        control_statement="the same conservation holds with tanh in place of ReLU",
+        refute=_balance_refute,
+        recheck_witness=_balance_recheck_witness,
+    ),
+}
+
+
 # ----------------------------------------------------------------------------- registry
 _BINARY_CONTROL = ("Same flows on interleaved-sector data, which violate orthogonal separability (points of "
                    "different classes positively correlated): ")
@@ -1157,6 +1280,7 @@ register(Claim(
     control=partial(_check_softmax_lemma, constant=0.05),
     control_description=("The bound tightened past the truth, 0.05√K‖z‖ (the worst ratio found is ~0.19, "
                          "near 1/K^1.5 for K = 3): hypothesis must find a counterexample."),
+    certificate=_CERTIFICATES["two_layer_nc.softmax_near_uniform"], expected_verdict="certified",
 ))
 
 register(Claim(
@@ -1191,6 +1315,7 @@ register(Claim(
     control_description=("A planted bug reached through the same code path: the hidden-layer block of the "
                          "gradient scaled by 1.01 (a wrong factor in one layer), which breaks the "
                          "conservation law, so the check must fail."),
+    certificate=_CERTIFICATES["two_layer_nc.balancedness"], expected_verdict="certified",
 ))
 
 register(Claim(
