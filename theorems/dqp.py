@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from contextlib import nullcontext
+from fractions import Fraction
 from functools import partial
 
 import numpy as np
@@ -35,6 +36,7 @@ from algorithms.qp import DQP, QP, KKTFactor, QPLayer, choose_backend, installed
 from algorithms.qp import dqp as dqp_module
 from algorithms.qp.layer import QPFunction, qp_layer
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import figure, numeric_outcome, property_outcome
 from theorems.core.sabotage import patched
 from theorems.strategies import make_qp_instance, seeds
@@ -66,6 +68,425 @@ register_results(PAPER, [
     Result("Table 3", "Chain projection: the same scaling picture", checkable=False,
            why="timings with Gurobi on the authors' machine (benchmark, not a claim)"),
 ])
+
+
+# ----------------------------------------------------------------------------- certificates (issue #40)
+# Exact rational instances: planted strictly convex QPs (integer data, a chosen active set J with positive
+# multipliers, positive slack elsewhere). The rechecks solve the reduced KKT system over Q (python-flint)
+# and decide every sign exactly; they prove Theorem 3.1's formulas on these instances, not in general.
+
+#: (n, equality rows, inequality rows, |J|) of the stored instances, one seed each
+CERT_SHAPES = ((3, 1, 3, 1), (4, 1, 4, 2), (4, 0, 5, 2), (5, 2, 5, 3))
+
+
+def _q(value):
+    from flint import fmpq
+
+    frac = value if isinstance(value, Fraction) else Fraction(str(value))
+    return fmpq(frac.numerator, frac.denominator)
+
+
+def _mat(rows):
+    from flint import fmpq_mat
+
+    rows = [[_q(v) for v in row] for row in rows]
+    return fmpq_mat(len(rows), len(rows[0]) if rows else 0, [v for row in rows for v in row])
+
+
+def _planted_instance(seed: int, n: int, m: int, p: int, k: int) -> dict:
+    """Integer P = MᵀM + I, A, G, x*, y*, z_J >= 1; q, b, h from the KKT conditions; slack >= 1 off J."""
+    rng = np.random.default_rng([seed, 40])
+    M = rng.integers(-2, 3, (n, n))
+    P = M.T @ M + np.eye(n, dtype=int)
+    A = rng.integers(-2, 3, (m, n))
+    G = rng.integers(-2, 3, (p, n))
+    nonzero = np.array([-3, -2, -1, 1, 2, 3])  # every x_i, y_r non-zero: each datum enters a KKT residual
+    x = rng.choice(nonzero, n)
+    y = rng.choice(nonzero, m)
+    J = sorted(int(j) for j in rng.choice(p, size=k, replace=False))
+    z = np.zeros(p, dtype=int)
+    z[J] = rng.integers(1, 4, k)
+    q = -(P @ x + A.T @ y + G.T @ z)
+    slack = np.where(np.isin(np.arange(p), J), 0, rng.integers(1, 4, p))
+    h = G @ x + slack
+    b = A @ x
+    as_text = lambda a: [[str(int(v)) for v in row] for row in np.atleast_2d(a)] if a.ndim == 2 else [  # noqa: E731
+        str(int(v)) for v in a]
+    return {"P": as_text(P), "q": as_text(q), "A": as_text(A) if m else [], "b": as_text(b) if m else [],
+            "G": as_text(G), "h": as_text(h), "J": J}
+
+
+def _reduced_system(inst: dict) -> tuple:
+    """K_J = [[P, Aᵀ, G_Jᵀ], [A, 0, 0], [G_J, 0, 0]] and v_J = (−q, b, h_J) over Q."""
+    n, m, J = len(inst["q"]), len(inst["b"]), inst["J"]
+    rows_A = [[Fraction(v) for v in r] for r in inst["A"]]
+    rows_G = [[Fraction(v) for v in r] for r in inst["G"]]
+    P = [[Fraction(v) for v in r] for r in inst["P"]]
+    size = n + m + len(J)
+    K = [[Fraction(0)] * size for _ in range(size)]
+    for i in range(n):
+        for j in range(n):
+            K[i][j] = P[i][j]
+    for r, row in enumerate(rows_A + [rows_G[j] for j in J]):
+        for i in range(n):
+            K[n + r][i] = row[i]
+            K[i][n + r] = row[i]
+    v = ([-Fraction(t) for t in inst["q"]] + [Fraction(t) for t in inst["b"]]
+         + [Fraction(inst["h"][j]) for j in J])
+    return K, v, n, m
+
+
+def _solve_reduced(inst: dict) -> tuple[list[Fraction], list[Fraction], list[Fraction]]:
+    K, v, n, m = _reduced_system(inst)
+    Km = _mat(K)
+    if Km.det() == 0:
+        raise Rejected("K_J is singular")
+    zeta = Km.solve(_mat([[t] for t in v]))
+    values = [Fraction(int(zeta[i, 0].p), int(zeta[i, 0].q)) for i in range(len(v))]
+    return values[:n], values[n:n + m], values[n + m:]
+
+
+def _positive_definite(P: list[list[Fraction]]) -> bool:
+    """Exact symmetric elimination: every pivot > 0."""
+    A = [row[:] for row in P]
+    for k in range(len(A)):
+        if A[k][k] <= 0:
+            return False
+        for i in range(k + 1, len(A)):
+            f = A[i][k] / A[k][k]
+            for j in range(k, len(A)):
+                A[i][j] -= f * A[k][j]
+    return True
+
+
+def _kkt_optimal(inst: dict) -> tuple[list[Fraction], list[Fraction], list[Fraction]]:
+    """ζ from K_J; the KKT conditions of min ½xᵀPx + qᵀx s.t. Ax = b, Gx <= h decided exactly (with P ≻ 0:
+    x is the unique minimizer and J exactly its active set). Raises Rejected otherwise."""
+    P = [[Fraction(v) for v in r] for r in inst["P"]]
+    G = [[Fraction(v) for v in r] for r in inst["G"]]
+    A = [[Fraction(v) for v in r] for r in inst["A"]]
+    if any(P[i][j] != P[j][i] for i in range(len(P)) for j in range(len(P))) or not _positive_definite(P):
+        raise Rejected("P is not symmetric positive definite")
+    x, y, zJ = _solve_reduced(inst)
+    z = [Fraction(0)] * len(G)
+    for j, value in zip(inst["J"], zJ):
+        z[j] = value
+    n = len(x)
+    station = [sum(P[i][j] * x[j] for j in range(n)) + Fraction(inst["q"][i])
+               + sum(A[r][i] * y[r] for r in range(len(A))) + sum(G[r][i] * z[r] for r in range(len(G)))
+               for i in range(n)]
+    slack = [Fraction(inst["h"][r]) - sum(G[r][j] * x[j] for j in range(n)) for r in range(len(G))]
+    eq = [sum(A[r][j] * x[j] for j in range(n)) - Fraction(inst["b"][r]) for r in range(len(A))]
+    active = set(inst["J"])
+    if any(station) or any(eq):
+        raise Rejected("stationarity or the equality constraints fail")
+    if any(z[r] <= 0 or slack[r] != 0 for r in active) or any(
+            slack[r] <= 0 for r in range(len(G)) if r not in active):
+        raise Rejected("strict complementarity with active set J fails")
+    return x, y, z
+
+
+def _solution_record(inst: dict) -> dict:
+    """x, y, z and every row's slack h − Gx as strings: they depend on every datum of the instance, so a
+    changed entry shows (an inactive row's entries move its slack, the rest move the solution)."""
+    x, y, z = _kkt_optimal(inst)
+    G = [[Fraction(v) for v in r] for r in inst["G"]]
+    slack = [Fraction(inst["h"][r]) - sum(G[r][j] * x[j] for j in range(len(x))) for r in range(len(G))]
+    return {key: [str(v) for v in values] for key, values in (("x", x), ("y", y), ("z", z), ("slack", slack))}
+
+
+def _check_record(inst: dict, record: dict) -> None:
+    if _solution_record(inst) != record:
+        raise Rejected("the stored solution or slacks are not those of K_J^-1 v_J on the stored data")
+
+
+def _explicit_prove() -> dict:
+    instances = [_planted_instance(seed, *shape) for seed, shape in enumerate(CERT_SHAPES)]
+    return {"instances": [{"data": inst, "solution": _solution_record(inst)} for inst in instances]}
+
+
+def _explicit_recheck(artifact: dict) -> str:
+    for case in artifact["instances"]:
+        _check_record(case["data"], case["solution"])
+    return (f"on {len(artifact['instances'])} rational QPs, zeta = K_J^-1 v_J (exact) satisfies the KKT "
+            "conditions "
+            "with z_J > 0 and positive slack off J, and P > 0: it is the unique solution, as eq. (6) says")
+
+
+def _explicit_refute() -> dict:
+    inst = _planted_instance(1, *CERT_SHAPES[1])
+    extra = next(r for r in range(len(inst["G"])) if r not in inst["J"])
+    return {"instance": inst, "added_row": extra}
+
+
+def _explicit_recheck_witness(witness: dict) -> str:
+    """With an inactive row forced into J the reduced solution is a different point, so not the QP's unique
+    solution (which the instance's own J gives, rechecked)."""
+    inst = witness["instance"]
+    x, _, _ = _kkt_optimal(inst)
+    row = int(witness["added_row"])
+    if row in inst["J"]:
+        raise Rejected("the added row is already active")
+    wrong = {**inst, "J": sorted([*inst["J"], row])}
+    x_wrong, _, _ = _solve_reduced(wrong)
+    if x_wrong == x:
+        raise Rejected("the enlarged active set gives the same point")
+    return f"J + {{{row}}}: the reduced solution differs from the unique minimizer (the QP's own J)"
+
+
+def _direction(inst: dict, seed: int) -> dict:
+    rng = np.random.default_rng([seed, 41])
+    shape = lambda key: np.array(inst[key], dtype=object).shape  # noqa: E731
+    d = {}
+    for key in ("P", "q", "A", "b", "G", "h"):
+        if not inst[key]:
+            d[key] = []
+            continue
+        values = rng.integers(-2, 3, shape(key))
+        if key == "P":
+            values = values + values.T
+        d[key] = ([[str(int(v)) for v in row] for row in values] if values.ndim == 2
+                  else [str(int(v)) for v in values])
+    return d
+
+
+def _full_kkt_derivative(inst: dict, d: dict, x, y, z) -> list[Fraction]:
+    """OptNet: differentiate Px + q + Aᵀy + Gᵀz = 0, Ax = b, diag(z)(Gx − h) = 0 along d; solve for
+    (dx, dy, dz)."""
+    F = lambda key: [[Fraction(v) for v in r] for r in inst[key]]  # noqa: E731
+    D = lambda key: [[Fraction(v) for v in r] for r in d[key]]  # noqa: E731
+    P, A, G, dP, dA, dG = F("P"), F("A"), F("G"), D("P"), D("A"), D("G")
+    dq, db, dh = ([Fraction(v) for v in d[k]] for k in ("q", "b", "h"))
+    h = [Fraction(v) for v in inst["h"]]
+    n, m, p = len(x), len(A), len(G)
+    size = n + m + p
+    K = [[Fraction(0)] * size for _ in range(size)]
+    rhs = [Fraction(0)] * size
+    for i in range(n):
+        for j in range(n):
+            K[i][j] = P[i][j]
+        for r in range(m):
+            K[i][n + r] = A[r][i]
+        for r in range(p):
+            K[i][n + m + r] = G[r][i]
+        rhs[i] = -(sum(dP[i][j] * x[j] for j in range(n)) + dq[i] + sum(dA[r][i] * y[r] for r in range(m))
+                   + sum(dG[r][i] * z[r] for r in range(p)))
+    for r in range(m):
+        for j in range(n):
+            K[n + r][j] = A[r][j]
+        rhs[n + r] = -(sum(dA[r][j] * x[j] for j in range(n)) - db[r])
+    for r in range(p):
+        gx = sum(G[r][j] * x[j] for j in range(n))
+        for j in range(n):
+            K[n + m + r][j] = z[r] * G[r][j]
+        K[n + m + r][n + m + r] = gx - h[r]
+        rhs[n + m + r] = -z[r] * (sum(dG[r][j] * x[j] for j in range(n)) - dh[r])
+    sol = _mat(K).solve(_mat([[v] for v in rhs]))
+    return [Fraction(int(sol[i, 0].p), int(sol[i, 0].q)) for i in range(size)]
+
+
+def _reduced_derivative(inst: dict, d: dict, x, y, z, drop_dK: bool = False) -> list[Fraction]:
+    """∂ζ = K_J⁻¹(∂v_J − ∂K_J ζ) (eq. 7); ``drop_dK``: the control's K_J⁻¹∂v_J."""
+    J = inst["J"]
+    dK, dv, _, _ = _reduced_system({**d, "J": J})   # ∂K_J from (dP, dA, dG_J); ∂v_J = (−dq, db, dh_J)
+    K, _, _, _ = _reduced_system(inst)
+    zeta = [*x, *y, *(z[j] for j in J)]
+    rhs = [dv[i] - (0 if drop_dK else sum(dK[i][j] * zeta[j] for j in range(len(zeta))))
+           for i in range(len(dv))]
+    sol = _mat(K).solve(_mat([[v] for v in rhs]))
+    return [Fraction(int(sol[i, 0].p), int(sol[i, 0].q)) for i in range(len(rhs))]
+
+
+def _slack_derivative(inst: dict, d: dict, x, y, z) -> list[Fraction]:
+    """d(h − Gx) = dh − dG x − G dx on every row (it sees a direction's inactive rows, which dx does not)."""
+    dx = _full_kkt_derivative(inst, d, x, y, z)[:len(x)]
+    G = [[Fraction(v) for v in r] for r in inst["G"]]
+    dG = [[Fraction(v) for v in r] for r in d["G"]]
+    return [Fraction(d["h"][r]) - sum(dG[r][j] * x[j] + G[r][j] * dx[j] for j in range(len(x)))
+            for r in range(len(G))]
+
+
+def _derivative_prove() -> dict:
+    out = []
+    for seed, shape in enumerate(CERT_SHAPES):
+        inst = _planted_instance(seed, *shape)
+        d = _direction(inst, seed)
+        x, y, z = _kkt_optimal(inst)
+        out.append({"instance": inst, "solution": _solution_record(inst), "direction": d,
+                    "derivative": [str(v) for v in _full_kkt_derivative(inst, d, x, y, z)],
+                    "slack_derivative": [str(v) for v in _slack_derivative(inst, d, x, y, z)]})
+    return {"cases": out}
+
+
+def _compare_derivatives(inst: dict, d: dict, drop_dK: bool = False, stored: list | None = None) -> bool:
+    x, y, z = _kkt_optimal(inst)
+    full = _full_kkt_derivative(inst, d, x, y, z)
+    if stored is not None and [str(v) for v in full] != stored:
+        raise Rejected("the stored derivative is not the full KKT derivative along the stored direction")
+    reduced = _reduced_derivative(inst, d, x, y, z, drop_dK=drop_dK)
+    n, m, J = len(x), len(y), inst["J"]
+    dz_full = full[n + m:]
+    expected = full[:n + m] + [dz_full[j] for j in J]
+    return reduced == expected and all(dz_full[r] == 0 for r in range(len(dz_full)) if r not in J)
+
+
+def _derivative_recheck(artifact: dict) -> str:
+    for case in artifact["cases"]:
+        _check_record(case["instance"], case["solution"])
+        x, y, z = _kkt_optimal(case["instance"])
+        if [str(v) for v in _slack_derivative(case["instance"], case["direction"], x, y, z)] != \
+                case["slack_derivative"]:
+            raise Rejected("the stored slack derivative is not that of the stored direction")
+        if not _compare_derivatives(case["instance"], case["direction"], stored=case["derivative"]):
+            raise Rejected("the reduced derivative differs from implicit differentiation of the full KKT "
+                           "system")
+    return (f"on {len(artifact['cases'])} rational QPs and directions in all of (P, q, A, b, G, h), "
+            "K_J^-1(dv_J - dK_J zeta) equals the full KKT derivative exactly (and dz = 0 off J)")
+
+
+def _derivative_refute() -> dict:
+    return _derivative_prove()["cases"][1]
+
+
+def _derivative_recheck_witness(witness: dict) -> str:
+    if _compare_derivatives(witness["instance"], witness["direction"], drop_dK=True):
+        raise Rejected("dropping dK_J zeta gives the same derivative here")
+    return "K_J^-1 dv_J (the -dK_J zeta term dropped) differs from the full KKT derivative on this instance"
+
+
+def _equivalence_radius(inst: dict, scale: Fraction) -> tuple[Fraction, list]:
+    """Every (δq, δh, δb) with ‖δ‖∞ <= r keeps z_J > 0 and positive slack off J: these are affine in δ
+    (ζ(δ) = ζ + K_J⁻¹δv_J); their minimum over the box is value − r·‖coefficients‖₁. Returns the largest r
+    times ``scale`` and the (value, ‖coefficients‖₁) pairs."""
+    x, _, z = _kkt_optimal(inst)
+    K, v, n, m = _reduced_system(inst)
+    Kinv = _mat(K).inv()
+    size = len(v)
+    inv = [[Fraction(int(Kinv[i, j].p), int(Kinv[i, j].q)) for j in range(size)] for i in range(size)]
+    J = inst["J"]
+    G = [[Fraction(t) for t in r] for r in inst["G"]]
+    p = len(G)
+    # δv_J = (−δq, δb, δh_J): coordinates δq (n), δb (m), δh (p, only J enters v_J)
+    def coefficients(row_of_zeta: list[Fraction]) -> list[Fraction]:
+        dq = [-row_of_zeta[i] for i in range(n)]
+        db = [row_of_zeta[n + r] for r in range(m)]
+        dh = [Fraction(0)] * p
+        for k, j in enumerate(J):
+            dh[j] = row_of_zeta[n + m + k]
+        return dq + db + dh
+    conditions = []
+    for k, j in enumerate(J):  # z_j(δ) > 0
+        conditions.append((z[j], coefficients(inv[n + m + k])))
+    for r in range(p):  # slack_r(δ) = h_r + δh_r − G_r x(δ) > 0 off J
+        if r in J:
+            continue
+        rows = [sum(G[r][i] * inv[i][c] for i in range(n)) for c in range(size)]
+        coef = [-t for t in coefficients(rows)]
+        coef[n + m + r] += 1
+        conditions.append((Fraction(inst["h"][r]) - sum(G[r][i] * x[i] for i in range(n)), coef))
+    radius = min(value / sum(abs(c) for c in coef) for value, coef in conditions)
+    return radius * scale, conditions
+
+
+def _equivalence_prove() -> dict:
+    out = []
+    for seed, shape in enumerate(CERT_SHAPES):
+        inst = _planted_instance(seed, *shape)
+        radius, _ = _equivalence_radius(inst, Fraction(1, 2))
+        out.append({"instance": inst, "solution": _solution_record(inst), "radius": str(radius)})
+    return {"cases": out}
+
+
+def _equivalence_recheck(artifact: dict) -> str:
+    for case in artifact["cases"]:
+        _check_record(case["instance"], case["solution"])
+        r = Fraction(case["radius"])
+        if r <= 0:
+            raise Rejected("the radius must be positive")
+        _, conditions = _equivalence_radius(case["instance"], Fraction(1))
+        worst = min(value - r * sum(abs(c) for c in coef) for value, coef in conditions)
+        if worst <= 0:
+            raise Rejected(f"at radius {r} some perturbation loses z_J > 0 or the slack off J")
+    return (f"on {len(artifact['cases'])} rational QPs every (dq, dh, db) with |d|_inf <= r (stored r) keeps "
+            "J active with z_J > 0 and positive slack: the QP and the equality QP on J have the same "
+            "solution")
+
+
+def _equivalence_refute() -> dict:
+    inst = _planted_instance(0, *CERT_SHAPES[0])
+    radius, conditions = _equivalence_radius(inst, Fraction(101, 100))
+    _, coef = min(conditions, key=lambda vc: vc[0] / sum(abs(c) for c in vc[1]))
+    delta = [str(-radius * (1 if c > 0 else -1 if c < 0 else 0)) for c in coef]
+    return {"instance": inst, "delta": delta}
+
+
+def _equivalence_recheck_witness(witness: dict) -> str:
+    """At the perturbation δ (inside 1.01 x the claimed-safe radius) the reduced solution on J has z_j <= 0 or
+    a violated row: J is no longer the optimal active set there."""
+    inst = witness["instance"]
+    n, m, p = len(inst["q"]), len(inst["b"]), len(inst["G"])
+    delta = [Fraction(v) for v in witness["delta"]]
+    moved = {**inst, "q": [str(Fraction(inst["q"][i]) + delta[i]) for i in range(n)],
+             "b": [str(Fraction(inst["b"][r]) + delta[n + r]) for r in range(m)],
+             "h": [str(Fraction(inst["h"][r]) + delta[n + m + r]) for r in range(p)]}
+    try:
+        _kkt_optimal(moved)
+    except Rejected as exc:
+        return f"perturbed by |delta|_inf = {max(abs(v) for v in delta)}: {exc}"
+    raise Rejected("J is still optimal at the perturbed data")
+
+
+_INSTANCE_SCOPE = ("the four stored planted rational QPs (n = 3-5 variables, 0-2 equalities, 3-5 "
+                   "inequalities, "
+                   "1-3 active, integer data) -- the formula is proved on these instances, not for every QP")
+_CERTIFICATES: dict[str, Certificate] = {
+    "dqp.explicit_solution": Certificate(
+        statement="On each stored rational QP, zeta = K_J^-1 v_J (exact over Q) with K_J = [[P, A^T, G_J^T], "
+                  "[A, 0, 0], [G_J, 0, 0]], v_J = (-q, b, h_J) satisfies stationarity and the equalities, "
+                  "has "
+                  "z_J > 0 and strictly positive slack off J, and P is positive definite: so it is the QP's "
+                  "unique primal-dual solution and J exactly its active set (Theorem 3.1, eq. 6).",
+        scope=_INSTANCE_SCOPE,
+        method=Method.EXACT_ALGEBRA,
+        trusts="python-flint's exact rational linear algebra; KKT sufficiency for a convex QP",
+        prove=_explicit_prove,
+        recheck=_explicit_recheck,
+        control_statement="the reduced system with one inactive row added to J also gives the QP's solution",
+        refute=_explicit_refute,
+        recheck_witness=_explicit_recheck_witness,
+    ),
+    "dqp.reduced_equals_full": Certificate(
+        statement="On each stored rational QP and a stored rational direction in all of (P, q, A, b, G, h), "
+                  "the reduced derivative K_J^-1(dv_J - dK_J zeta) equals, exactly, the derivative from "
+                  "implicit differentiation of the full KKT system (stationarity, equalities, diag(z)(Gx - h)"
+                  " = 0), whose inactive multipliers have dz = 0 (Theorem 3.1, eq. 7).",
+        scope=_INSTANCE_SCOPE + "; one direction per instance",
+        method=Method.EXACT_ALGEBRA,
+        trusts="python-flint's exact rational linear algebra",
+        prove=_derivative_prove,
+        recheck=_derivative_recheck,
+        control_statement="the derivative is K_J^-1 dv_J (the -dK_J zeta term dropped)",
+        refute=_derivative_refute,
+        recheck_witness=_derivative_recheck_witness,
+    ),
+    "dqp.local_equivalence": Certificate(
+        statement="On each stored rational QP, every perturbation (dq, dh, db) with |d|_inf <= r (the stored "
+                  "radius, half the largest one) keeps the reduced solution zeta + K_J^-1 dv_J dual feasible "
+                  "(z_J > 0) and strictly feasible off J: the QP and the equality QP on J have the same "
+                  "unique "
+                  "solution on that whole box (Theorem 3.1, local equivalence); decided by minimizing each "
+                  "affine condition over the box exactly.",
+        scope=_INSTANCE_SCOPE + "; the whole box |(dq, dh, db)|_inf <= r",
+        method=Method.EXACT_ALGEBRA,
+        trusts="python-flint's exact rational linear algebra; KKT sufficiency for a convex QP",
+        prove=_equivalence_prove,
+        recheck=_equivalence_recheck,
+        control_statement="the equivalence holds on the box of 1.01 x the largest radius",
+        refute=_equivalence_refute,
+        recheck_witness=_equivalence_recheck_witness,
+    ),
+}
+
 
 
 def _claim_backends() -> list[str]:
@@ -418,7 +839,7 @@ register(Claim(
     control_description="the same non-degenerate instances, with the reduced derivative sabotaged (the μ dzᵀ "
                         "term of ∇G_J = dμ xᵀ + μ dzᵀ dropped, in a private helper): the reduced JVP then "
                         "differs from the full-KKT JVP by O(1) in the G direction, so the comparison fails.",
-))
+    certificate=_CERTIFICATES["dqp.reduced_equals_full"], expected_verdict="certified"))
 
 
 # ---------------------------------------------------------------------------- dqp.local_equivalence
@@ -483,7 +904,7 @@ register(Claim(
     control_description="instances with a weakly active constraint (strict complementarity broken, the "
                         "radius computed from the strict margins only): a perturbation that makes its "
                         "multiplier negative drops it from J, so the check must find a changed active set.",
-))
+    certificate=_CERTIFICATES["dqp.local_equivalence"], expected_verdict="certified"))
 
 
 # ---------------------------------------------------------------------------- dqp.backend_agnostic
@@ -746,7 +1167,7 @@ register(Claim(
     control_description="the same solve with one inactive row added to J (the assumption that J is the "
                         "active set broken): the row is forced to equality, x moves by O(its slack), and "
                         "K_J⁻¹ v_J must differ from the solution.",
-))
+    certificate=_CERTIFICATES["dqp.explicit_solution"], expected_verdict="certified"))
 
 
 # ---------------------------------------------------------------------------- dqp.degenerate_flagged
