@@ -338,7 +338,141 @@ def _calculus_recheck_witness(witness: dict) -> str:
     return f"f = t^2, C = 2 (residual {base}); beta f with C = 2 at x = {x}, y = {y}: residual {residual} < 0"
 
 
+def _lcd3_prove() -> dict:
+    delta, G = sympy.symbols("Delta G", positive=True)
+    return {"stepsize": str(importlib.import_module("algorithms.curvature.lcd3").lcd3_stepsize(
+        delta, G, sqrt=sympy.sqrt)), "multiplier": "t/(1 - t)"}
+
+
+def _lcd3_recheck(artifact: dict) -> str:
+    """KKT of min ½‖s‖²_C s.t. Δ + <g, s> + ½‖s‖²_C <= 0 (C ≻ 0) at s = −t C⁻¹g, dimension-free: with
+    G = gᵀC⁻¹g, <g, s> = −tG, ‖s‖²_C = t²G, and stationarity Cs + λ(g + Cs) = (−t + λ(1 − t)) g = 0.
+    Parametrize the non-empty case 0 <= 2Δ < G by w = √(1 − 2Δ/G) ∈ (0, 1]: Δ = G(1 − w²)/2."""
+    delta, G, w = sympy.symbols("Delta G w", positive=True)
+    t = sympy.sympify(artifact["stepsize"], locals={"Delta": delta, "G": G})
+    t_w = sympy.simplify(t.subs(delta, G * (1 - w**2) / 2))
+    if sympy.simplify(t_w - (1 - w)) != 0:
+        raise Rejected(f"the step size is not 1 - sqrt(1 - 2 Delta/G) (got {t_w})")
+    boundary = sympy.expand(G * (1 - w**2) / 2 - t_w * G + t_w**2 * G / 2)
+    lam = sympy.sympify(artifact["multiplier"], locals={"t": t_w})
+    if boundary != 0 or sympy.simplify(-t_w + lam * (1 - t_w)) != 0:
+        raise Rejected("the step is not on the boundary, or the multiplier does not make it stationary")
+    if sympy.simplify(lam - (1 - w) / w) != 0:
+        raise Rejected("the multiplier is not (1 - w)/w")
+    return ("t = 1 - sqrt(1 - 2 Delta/G) puts s = -t C^-1 g on the boundary with multiplier t/(1 - t) = "
+            "(1 - w)/w >= 0 (w in (0, 1]): the KKT point of the strictly convex C-norm projection, in every "
+            "dimension")
+
+
+def _lcd3_refute() -> dict:
+    return {"Delta": "1", "G": "4"}
+
+
+def _lcd3_recheck_witness(witness: dict) -> str:
+    """The control's other boundary root t = 1 + √(1 − 2Δ/G) needs a negative multiplier t/(1 − t)."""
+    delta, G = sympy.Rational(witness["Delta"]), sympy.Rational(witness["G"])
+    if not 0 < 2 * delta < G:
+        raise Rejected("need 0 < 2 Delta < G (a non-empty set, two boundary points)")
+    t = 1 + sympy.sqrt(1 - 2 * delta / G)
+    if sympy.simplify(delta - t * G + t**2 * G / 2) != 0:
+        raise Rejected("the far root is not on the boundary")
+    lam = t / (1 - t)
+    if not lam.is_negative:
+        raise Rejected("the far root's multiplier is not negative")
+    return f"Delta = {delta}, G = {G}: the far boundary root t = {t} has multiplier {sympy.simplify(lam)} < 0"
+
+
+#: Example 6.4's integer exponents the certificate covers (p = 2 is the Hessian itself)
+LP_POWERS = (3, 4, 6)
+
+
+def _lp_residual(p: int, sx: int, sy: int, constant: sympy.Expr) -> sympy.Expr:
+    """|x|^p − |y|^p − φ'(y)(x − y) − ½·constant·|y|^(p−2)(x − y)² for φ = |·|^p, with x = sx·u, y = sy·v
+    (u, v >= 0): a polynomial in u, v (φ'(y) = p y |y|^(p−2))."""
+    u, v = sympy.symbols("u v", nonnegative=True)
+    x, y = sx * u, sy * v
+    return sympy.expand(u**p - v**p - p * y * v ** (p - 2) * (x - y)
+                        - constant / 2 * v ** (p - 2) * (x - y) ** 2)
+
+
+def _lp_prove() -> dict:
+    return {"factorizations": {f"{p},{sx},{sy}": str(sympy.factor(_lp_residual(p, sx, sy, sympy.Integer(p))))
+                               for p in LP_POWERS for sx in (1, -1) for sy in (1, -1)}}
+
+
+def _lp_recheck(artifact: dict) -> str:
+    """Per coordinate and sign pattern the residual equals the stored product, whose constant is positive and
+    whose every factor is an even power or a polynomial with non-negative coefficients in u, v >= 0."""
+    u, v = sympy.symbols("u v", nonnegative=True)
+    table = artifact["factorizations"]
+    if set(table) != {f"{p},{sx},{sy}" for p in LP_POWERS for sx in (1, -1) for sy in (1, -1)}:
+        raise Rejected("every exponent and sign pattern must be given")
+    for key, text in table.items():
+        p, sx, sy = (int(k) for k in key.split(","))
+        product = sympy.sympify(text, locals={"u": u, "v": v})
+        if sympy.expand(_lp_residual(p, sx, sy, sympy.Integer(p)) - product) != 0:
+            raise Rejected(f"p = {p}, signs ({sx}, {sy}): the stored product is not the residual")
+        constant, factors = sympy.factor_list(product)
+        if constant < 0 or not all(power % 2 == 0 or all(c >= 0 for c in sympy.Poly(f, u, v).coeffs())
+                                    for f, power in factors):
+            raise Rejected(f"p = {p}, signs ({sx}, {sy}): a factor of the product may be negative")
+    return (f"for p in {LP_POWERS} and every sign pattern of (x_i, y_i) the coordinate residual of (5) with "
+            "C1 = p diag|y_i|^(p-2) factors into non-negative pieces: (5) holds for ||x||_p^p in every d")
+
+
+def _lp_refute() -> dict:
+    return {"p": 4, "factor": "101/100", "x": "-1", "y": "1"}
+
+
+def _lp_recheck_witness(witness: dict) -> str:
+    p, c = int(witness["p"]), Fraction(witness["factor"])
+    x, y = Fraction(witness["x"]), Fraction(witness["y"])
+    residual = (abs(x) ** p - abs(y) ** p - p * y * abs(y) ** (p - 2) * (x - y)
+                - c * p / 2 * abs(y) ** (p - 2) * (x - y) ** 2)
+    if residual >= 0:
+        raise Rejected("the raised constant still satisfies (5) here")
+    return f"p = {p}, C = {c} p |y|^(p-2), x = {x}, y = {y}: residual {residual} < 0"
+
+
 _CERTIFICATES: dict[str, Certificate] = {
+    "lcd.lcd3_projection": Certificate(
+        statement="The implemented LCD3 step size t = 1 - sqrt(1 - 2 Delta/G) (lcd3_stepsize evaluated "
+                  "symbolically), G = g^T C^-1 g, makes s = -t C^-1 g the KKT point of the C-norm projection "
+                  "min |s|_C^2/2 s.t. Delta + <g, s> + |s|_C^2/2 <= 0 whenever 0 <= 2 Delta < G: s is on the "
+                  "boundary and stationary with multiplier t/(1 - t) >= 0, hence the unique projection (C > "
+                  "0).",
+        scope="every dimension, every C > 0, g != 0 and 0 <= 2 Delta < G (the non-empty case; the empty case "
+              "is the Newton step by definition)",
+        method=Method.EXACT_ALGEBRA,
+        trusts="sympy simplification of radicals in w = sqrt(1 - 2 Delta/G); KKT sufficiency for a convex "
+               "program with a strictly convex objective",
+        prove=_lcd3_prove,
+        recheck=_lcd3_recheck,
+        control_statement="the other boundary point on the Newton ray, t = 1 + sqrt(1 - 2 Delta/G), is the "
+                          "projection",
+        refute=_lcd3_refute,
+        recheck_witness=_lcd3_recheck_witness,
+        mutate=lambda artifact: {**artifact, "multiplier": "t/(1 + t)"},
+    ),
+    "lcd.lp_power": Certificate(
+        statement="For f(x) = |x|_p^p with p in {3, 4, 6} the lower bound (5) holds with the diagonal "
+                  "curvature "
+                  "C1(y) = p diag(|y_i|^(p-2)) for all x, y in every dimension: per coordinate and sign "
+                  "pattern "
+                  "of (x_i, y_i) the residual is a polynomial in (|x_i|, |y_i|) that factors into "
+                  "non-negative "
+                  "pieces (e.g. p = 4: (x - y)^2 (x + y)^2).",
+        scope="p in {3, 4, 6}, the diagonal curvature C1, every d, all x, y (the claim also samples p = 2, "
+              "2.5 "
+              "and the rank-one C2)",
+        method=Method.EXACT_ALGEBRA,
+        trusts="sympy polynomial factorization and expansion over Q",
+        prove=_lp_prove,
+        recheck=_lp_recheck,
+        control_statement="(5) holds with the constant raised 1 %: C = 1.01 p diag(|y_i|^(p-2))",
+        refute=_lp_refute,
+        recheck_witness=_lp_recheck_witness,
+    ),
     "lcd.rate": Certificate(
         statement="LCD1 with C = 0 under Assumption 2.1 is gradient descent with step 1/L_C on a convex "
                   "L_C-smooth f; for every k = 1..16, every dimension and every such f, f(x_k) - f* <= "
@@ -1418,7 +1552,8 @@ register(Claim(
     check=_check_lcd3_projection, control=partial(_check_lcd3_projection, stepsize_factor=0.9),
     control_description="The solver's lcd3_stepsize patched to return 0.9t (a step that stops short): "
                         "the step keeps the Newton direction but ends inside the set, off its boundary; "
-                        "the check must fail."))
+                        "the check must fail.",
+    certificate=_CERTIFICATES["lcd.lcd3_projection"], expected_verdict="certified"))
 
 
 # --------------------------------------------------------------------------- scale_invariance
@@ -1609,7 +1744,8 @@ register(Claim(
     kind=Kind.PROPERTY,
     check=_check_lp_power, control=partial(_check_lp_power, curvature_factor=1.25),
     control_description="Both curvature maps scaled by 1.25 (the constant p raised to 1.25p): the lower "
-                        "bound must fail, near x = −y where p is the largest constant that holds."))
+                        "bound must fail, near x = −y where p is the largest constant that holds.",
+    certificate=_CERTIFICATES["lcd.lp_power"], expected_verdict="certified"))
 
 
 # --------------------------------------------------------------------------- absolutely_convex
