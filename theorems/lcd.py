@@ -434,7 +434,76 @@ def _lp_recheck_witness(witness: dict) -> str:
     return f"p = {p}, C = {c} p |y|^(p-2), x = {x}, y = {y}: residual {residual} < 0"
 
 
+def _quadratic_symbols(d: int):
+    H = sympy.Matrix(d, d, lambda i, j: sympy.Symbol(f"h{min(i, j)}{max(i, j)}", real=True))
+    c = sympy.Matrix(sympy.symbols(f"c1:{d + 1}", real=True))
+    x = sympy.Matrix(sympy.symbols(f"x1:{d + 1}", real=True))
+    s = sympy.Matrix(sympy.symbols(f"s1:{d + 1}", real=True))
+    return H, c, x, s
+
+
+def _one_step_prove() -> dict:
+    return {"dimensions": [1, 2, 3], "model_gap": "0", "newton_step": "-H^-1 grad f = x* - x"}
+
+
+def _one_step_recheck(artifact: dict) -> str:
+    """For f = ½xᵀHx − cᵀx (H ≻ 0, symbolic, d = 1, 2, 3): the model f(x) + <∇f, s> + ½sᵀHs equals f(x + s)
+    identically (so with C = H, L_C = 0 the localization set {s : model <= f*} = {x* − x} is one point and
+    LCD2's and LCD3's projections are x*), and LCD1's step −(H + 0·I)⁻¹∇f(x) is x* − x."""
+    if artifact["dimensions"] != [1, 2, 3] or sympy.sympify(artifact["model_gap"]) != 0:
+        raise Rejected("the artifact must claim a zero model gap in d = 1, 2, 3")
+    for d in artifact["dimensions"]:
+        H, c, x, s = _quadratic_symbols(d)
+        f = lambda z, H=H, c=c: ((z.T * H * z)[0, 0] / 2 - (c.T * z)[0, 0])  # noqa: E731
+        grad = H * x - c
+        gap = sympy.expand(f(x + s) - f(x) - (grad.T * s)[0, 0] - (s.T * H * s)[0, 0] / 2)
+        if gap != sympy.sympify(artifact["model_gap"]):
+            raise Rejected(f"d = {d}: the quadratic model is not exact")
+        # LCD1's step −H⁻¹∇f = −adj(H)∇f/det H lands where ∇f = 0: H·adj(H) = det(H)·I (a polynomial identity)
+        adjugate, det = H.adjugate(), H.det()
+        if any(sympy.expand(e) != 0 for e in (H * adjugate - det * sympy.eye(d))):
+            raise Rejected(f"d = {d}: H adj(H) != det(H) I")
+        landed = det * x - adjugate * grad                      # det(H)·(x + step)
+        if any(sympy.expand(e) != 0 for e in (H * landed - det * c)):
+            raise Rejected(f"d = {d}: LCD1's step does not land where grad f = 0")
+    return ("the model with C = H, L_C = 0 is f itself (d = 1, 2, 3, symbolic H, c, x): the localization set "
+            "is {x*}, so LCD2 and LCD3 project onto x*, and LCD1's step -H^-1 grad f lands on x*")
+
+
+def _one_step_refute() -> dict:
+    return {"H": "2", "c": "2", "x": "3"}
+
+
+def _one_step_recheck_witness(witness: dict) -> str:
+    """The control's C = 2H: LCD1's step −(2H)⁻¹∇f goes half-way (1-D)."""
+    H, c, x = (Fraction(witness[k]) for k in ("H", "c", "x"))
+    if H <= 0:
+        raise Rejected("H must be positive")
+    new = x - (H * x - c) / (2 * H)
+    if new == c / H:
+        raise Rejected("the half step lands on x* here")
+    return f"H = {H}, c = {c}, x0 = {x}: x1 = {new} != x* = {c / H} with C = 2H"
+
+
 _CERTIFICATES: dict[str, Certificate] = {
+    "lcd.quadratic_one_step": Certificate(
+        statement="For f(x) = x^T H x/2 - c^T x with H > 0, C = H and L_C = 0: the model f(x) + <grad f, s> "
+                  "+ "
+                  "s^T H s/2 equals f(x + s) identically, so the localization set is the single point x* = "
+                  "H^-1 c and LCD2's and LCD3's projections are x*; LCD1's step -(H + 0 I)^-1 grad f lands "
+                  "on x*: "
+                  "all three methods finish in one step.",
+        scope="symbolic H, c, x in dimensions d = 1, 2, 3 (H invertible); the singular-C cases of the claim "
+              "are the check's business",
+        method=Method.EXACT_ALGEBRA,
+        trusts="sympy polynomial expansion and adjugate formulas",
+        prove=_one_step_prove,
+        recheck=_one_step_recheck,
+        control_statement="with C = 2H (twice the Hessian) LCD1 still lands on x* in one step",
+        refute=_one_step_refute,
+        recheck_witness=_one_step_recheck_witness,
+        mutate=lambda artifact: {**artifact, "model_gap": "1"},
+    ),
     "lcd.lcd3_projection": Certificate(
         statement="The implemented LCD3 step size t = 1 - sqrt(1 - 2 Delta/G) (lcd3_stepsize evaluated "
                   "symbolically), G = g^T C^-1 g, makes s = -t C^-1 g the KKT point of the C-norm projection "
@@ -1232,7 +1301,8 @@ register(Claim(
     check=partial(_check_one_step, sabotage=False), control=partial(_check_one_step, sabotage=True),
     control_description="C = 2∇²f (the lower bound of Assumption 2.1 fails): the same three "
                         "methods take steps that are not Newton steps (LCD1 goes half-way), so "
-                        "none of them lands on x* and each block of the comparison fails."))
+                        "none of them lands on x* and each block of the comparison fails.",
+    certificate=_CERTIFICATES["lcd.quadratic_one_step"], expected_verdict="certified"))
 
 
 # --------------------------------------------------------------------------- monotone
