@@ -55,6 +55,7 @@ from algorithms.hierarchical import (
     AdaBiO,
     AdaMinimax,
     MinimaxProblem,
+    TiAda,
     quadratic_bilevel,
     synthetic_minimax,
 )
@@ -88,6 +89,14 @@ register_results(PAPER, [
            "and its weighted sums are bounded w.h.p.", checkable=False,
            why="D (equation (24)) and the bounds are displayed formulas missing from our copy; the "
                "statement has no concrete constant to test"),
+    Result(id="Figure 1", statement="on f = cos x + xy − y²/2 with gradient noise σ, Ada-Minimax outperforms "
+           "TiAda at every noise level, and TiAda fails at σ = 100", checkable=True),
+    Result(id="Figure 2", statement="deep AUC maximization of a 2-layer Transformer (hidden 4096) on "
+           "imbalanced Sentiment140: Ada-Minimax 20 % higher training AUC than PDSM", checkable=False,
+           why="a 4096-wide Transformer trained 50 epochs on Sentiment140 (1.6M tweets, a download) is "
+               "GPU-scale; checkable with the dataset and about a GPU-day"),
+    Result(id="Figure 3", statement="robustness of the deep-AUC runs to α, η_x, η_y, γ", checkable=False,
+           why="the same deep-AUC training as Figure 2, swept over four hyperparameters"),
 ])
 
 #: one hyperparameter setting for every noise level of the rate claims (tuned once, at σ = 0
@@ -446,6 +455,94 @@ def _recheck_recursion_witness(witness: dict) -> str:
         raise Rejected("the swapped update agrees with the unrolled form here")
     return (f"α₂ = {a2}, m₁ = {m1}, G = ({g1}, {g2}), ε₂ = {e2}: swapped update {swapped} ≠ unrolled "
             f"{unrolled}")
+
+
+# --- Figure 1: Ada-Minimax against TiAda over noise levels -----------------------------------------
+
+FIGURE1_SIGMAS = (0.0, 1.0, 10.0, 100.0)
+#: TiAda's step, tuned once at σ = 0 on the grid 0.05..2 by benchmarks/bench_hierarchical.py (2.0 won)
+FIGURE1_TIADA = TiAda(lr_x=2.0, lr_y=2.0)
+
+
+def _figure1_average(algorithm, sigma: float, T: int, seed: int) -> float:
+    sol = solve(synthetic_minimax(sigma, "sphere", coupling=COUPLING, x0=3.0), algorithm, maxiters=T,
+                tol=TINY_TOL, seed=seed)
+    norms = sol.original["grad_phi_norm"]
+    # as the benchmark: a diverged run counts inf from there on; a run that stopped on ‖∇Φ‖ = 0 exactly
+    # (Success) keeps its last value
+    fill = np.inf if sol.retcode is RetCode.Diverged else norms[-1]
+    return float(np.mean(np.concatenate([norms, np.full(T - norms.size, fill)])))
+
+
+@lru_cache(maxsize=4)
+def _figure1_runs(seed: int, profile: str) -> dict:
+    ctx = Context(seed=seed, profile=profile)
+    T, seeds = ctx.pick(1024, 4096), ctx.pick(4, 16)
+    return {sigma: np.array([[_figure1_average(algorithm, sigma, T, 1000 * seed + s)
+                              for algorithm in (SETTING, FIGURE1_TIADA)] for s in range(seeds)])
+            for sigma in FIGURE1_SIGMAS}
+
+
+def _check_figure1(ctx: Context, *, adaptive_first: bool) -> Outcome:
+    """Per σ a paired t-test over seeds of log(average ‖∇Φ‖ of Ada-Minimax / TiAda's), two-sided 0.05:
+    'pass' when Ada-Minimax is significantly better at every σ, 'fail' when the other method is
+    significantly better at some σ, 'undecided' otherwise."""
+    from scipy import stats as scipy_stats
+
+    runs = _figure1_runs(ctx.seed, ctx.profile)
+    rows, verdicts = [], []
+    for sigma, values in runs.items():
+        ours, theirs = (values[:, 0], values[:, 1]) if adaptive_first else (values[:, 1], values[:, 0])
+        log_ratio = np.log(ours) - np.log(theirs)
+        if np.all(log_ratio == log_ratio[0]):
+            p_value = 0.0 if log_ratio[0] != 0 else 1.0
+        else:
+            p_value = float(scipy_stats.ttest_1samp(log_ratio, 0.0).pvalue)
+        mean = float(np.mean(log_ratio))
+        verdict = ("better" if mean < 0 else "worse") if p_value < 0.05 else "tied"
+        verdicts.append(verdict)
+        # the ratio the test would resolve with 80 % power at this seed count (two-sided 0.05):
+        # (z_0.975 + z_0.8)·sd/√n of the log ratio
+        sd = float(np.std(log_ratio, ddof=1))
+        resolvable = float(np.exp(2.8 * sd / math.sqrt(log_ratio.size)))
+        ada_over_tiada = float(np.exp(np.mean(np.log(values[:, 0] / values[:, 1]))))
+        rows.append({"sigma": sigma, "ada_minimax": figure(float(np.mean(values[:, 0])), 4),
+                     "tiada": figure(float(np.mean(values[:, 1])), 4),
+                     "geometric_mean_ratio": figure(ada_over_tiada, 3),
+                     "p_value": figure(p_value, 3), "outcome": verdict,
+                     "ratio_resolvable_at_80pct_power": figure(resolvable, 3)})
+    first = "Ada-Minimax" if adaptive_first else "TiAda"
+    evidence = {"per_sigma": rows, "seeds": int(next(iter(runs.values())).shape[0]),
+                "horizon": ctx.pick(1024, 4096)}
+    summary = f"{first} against the other per σ: " + ", ".join(
+        f"σ = {r['sigma']:g}: {r['outcome']} (Ada/TiAda {r['geometric_mean_ratio']}, p = {r['p_value']})"
+        for r in rows)
+    status = "fail" if "worse" in verdicts else "undecided" if "tied" in verdicts else "pass"
+    return Outcome(status, summary, evidence)
+
+
+register(Claim(
+    id=f"{PAPER}.figure1_vs_tiada", paper=PAPER,
+    source="Figure 1 and Section 6.1 (Ada-Minimax against TiAda across noise magnitudes)",
+    origin=Origin.PAPER, covers=("Figure 1",),
+    deviation="our synthetic instance (c² = 1/2, a non-degenerate Φ; noise of norm exactly σ, x₀ = 3) and "
+              "our Ada-Minimax setting, TiAda tuned once at σ = 0 (lr 2.0, the benchmark's grid), T = 1024 "
+              "(full: 4096), 4 (full: 16) seeds; the paper plots one run per σ with Gaussian noise on c = 1.",
+    statement="At every σ ∈ {0, 1, 10, 100} Ada-Minimax (one setting, not retuned) reaches a smaller average "
+              "‖∇Φ(x_t)‖ over the run than TiAda: per σ a paired two-sided t-test over seeds of the log "
+              "ratio at level 0.05 must find Ada-Minimax better; the claim fails if TiAda is significantly better "
+              "at some σ (measured, quick: TiAda far ahead at σ = 0, a tie at σ = 1, σ = 10 and 100 not "
+              "separated at 4 seeds; the evidence gives the ratio each test resolves at 80 % power, and the "
+              "full profile's 16 seeds and T = 4096 are the benchmark's setting, where Ada-Minimax leads at "
+              "σ = 10 and 100).",
+    kind=Kind.NUMERIC,
+    check=lambda ctx: _check_figure1(ctx, adaptive_first=True),
+    control=lambda ctx: _check_figure1(ctx, adaptive_first=False),
+    control_description="the same tests with the roles exchanged (TiAda claimed better at every σ): at "
+                        "σ = 100 Ada-Minimax is better, so it must fail",
+    expected_verdict="falsified",
+    budget_s=60.0,
+))
 
 
 # --- the rate expression ----------------------------------------------------------------------------
