@@ -532,9 +532,9 @@ register(Claim(
               "‖∇Φ(x_t)‖ over the run than TiAda: per σ a paired two-sided t-test over seeds of the log "
               "ratio at level 0.05 must find Ada-Minimax better; the claim fails if TiAda is significantly "
               "better at some σ (measured, quick: TiAda far ahead at σ = 0, a tie at σ = 1, σ = 10 and 100 "
-              "not separated at 4 seeds; the evidence gives the ratio each test resolves at 80 % power, and the "
-              "full profile's 16 seeds and T = 4096 are the benchmark's setting, where Ada-Minimax leads at "
-              "σ = 10 and 100).",
+              "not separated at 4 seeds; the evidence gives the ratio each test resolves at 80 % power, and "
+              "the full profile's 16 seeds and T = 4096 are the benchmark's setting, where Ada-Minimax leads "
+              "at σ = 10 and 100).",
     kind=Kind.NUMERIC,
     check=lambda ctx: _check_figure1(ctx, adaptive_first=True),
     control=lambda ctx: _check_figure1(ctx, adaptive_first=False),
