@@ -79,6 +79,7 @@ from algorithms.core import (
     Stats,
     _dispatch,
 )
+from algorithms.qp._threads import single_blas_thread
 from algorithms.qp.problem import QP
 
 __all__ = ["AUTO_TABLE", "DQP", "KKTFactor", "QPSolution", "QPStats", "choose_backend", "kkt_residuals"]
@@ -135,12 +136,17 @@ def _layout(qp: QP) -> str:
     ``SPARSE_DENSITY`` nonzeros; ``"dense"`` otherwise."""
     if qp.sparse:
         return "sparse"
+    cached = getattr(qp, "_layout_cache", None)
+    if cached is not None:
+        return cached
+    layout = "dense"
     if qp.n >= SPARSE_MIN_N:
         matrices = [M for M in (qp.P, qp.G, qp.A) if M is not None]
         nnz = sum(int(np.count_nonzero(M)) for M in matrices)
         if nnz <= SPARSE_DENSITY * sum(M.size for M in matrices):
-            return "sparse"
-    return "dense"
+            layout = "sparse"
+    object.__setattr__(qp, "_layout_cache", layout)  # the data of a QP never change
+    return layout
 
 
 def choose_backend(qp: QP) -> str:
@@ -305,7 +311,8 @@ class KKTFactor:
     * ``LDLᵀ`` otherwise: singular iff ``sytrf`` finds a zero pivot or ``sycon``'s
       reciprocal condition estimate is ``<= 1e-13``.
 
-    A singular K is solved by ``pinv`` (dense K) or, sparse, by the ``splu`` of the regularized
+    A singular K is solved by ``pinv`` (dense K up to size 1000; above, the ``sytrf`` of the same
+    regularized matrix, refined in the same way) or, sparse, by the ``splu`` of the regularized
     ``K + diag(δI, −δI)`` (``δ = 1e-8·max(1, max|K|)``) with iterative refinement against K (at most 30
     steps; never densified); ``lstsq_method`` names it.
 
@@ -336,6 +343,9 @@ class KKTFactor:
     #: iterative-refinement steps of the regularized solve (each contracts the error by δ/(|λ| + δ) along
     #: an eigenvector of K with eigenvalue λ; it stops earlier once the residual stops falling)
     REFINEMENT_STEPS = 30
+    #: a singular dense K up to this size is solved by ``pinv`` (minimum norm); above, by the refined
+    #: regularized LDLᵀ (an SVD of a few thousand rows is what made dense Maros-Meszaros runs slow)
+    DENSE_PINV_MAX = 1000
 
     def __init__(self, P, C=None, *, cholesky: np.ndarray | None = None) -> None:
         for name, M in (("P", P), ("C", C)):
@@ -390,6 +400,19 @@ class KKTFactor:
             anorm = float(np.abs(K).sum(axis=0).max())
             rcond, _ = sla.lapack.dsycon(ldu, ipiv, anorm, lower=1)
             self.singular = not (rcond > self.SINGULAR_RATIO)
+        if self.singular and self.size > self.DENSE_PINV_MAX:
+            self._regularize_dense()
+
+    def _regularize_dense(self) -> None:
+        """The dense counterpart of :meth:`_regularize`: ``sytrf`` of ``K + diag(δI, −δI)`` (a ``pinv``
+        of a K of ~3000 rows is an SVD, seconds to minutes; issue #42)."""
+        K = self.K
+        delta = self.REGULARIZATION * max(1.0, float(np.abs(K).max(initial=0.0)))
+        shifted = K + np.diag(np.concatenate([np.full(self.n, delta), np.full(self.k, -delta)]))
+        lwork = int(sla.lapack.dsytrf_lwork(shifted.shape[0])[0])
+        ldu, ipiv, info = sla.lapack.dsytrf(shifted, lower=1, lwork=max(1, lwork))
+        if info == 0:
+            self._reg_ldl = (ldu, ipiv)
 
     def _regularize(self) -> None:
         """``splu`` of the quasi-definite ``K + diag(δ I_n, −δ I_k)``, ``δ = REGULARIZATION·max(1, max|K|)``:
@@ -525,7 +548,7 @@ class KKTFactor:
         (dense) or ``"lsmr"`` (sparse, should the regularized LU fail)."""
         if self.sparse:
             return "regularized" if getattr(self, "_reg_lu", None) is not None else "lsmr"
-        return "pinv"
+        return "regularized" if getattr(self, "_reg_ldl", None) is not None else "pinv"
 
     def _solve_regularized(self, rhs: np.ndarray) -> np.ndarray:
         zeta = np.zeros_like(rhs)
@@ -533,7 +556,8 @@ class KKTFactor:
         best, best_norm, stalled = zeta, _inf_norm(r), 0
         floor = 1e-15 * (1.0 + _inf_norm(rhs))
         for _ in range(self.REFINEMENT_STEPS):
-            zeta = zeta + self._reg_lu.solve(r)
+            zeta = zeta + (self._reg_lu.solve(r) if self.sparse else
+                           sla.lapack.dsytrs(self._reg_ldl[0], self._reg_ldl[1], r, lower=1)[0])
             r = rhs - self.matvec(zeta)
             norm = _inf_norm(r)
             if not np.isfinite(norm):
@@ -849,7 +873,12 @@ def _reduced(qp: QP, J, use_eq: bool):
             else np.vstack(blocks)
     else:
         C = None
-    factor = KKTFactor(P, C, cholesky=qp.cholesky)
+    if not sp.issparse(P) and qp.n >= SPARSE_MIN_N and _layout(qp) == "sparse":
+        # large sparse data given as dense arrays: the sparse routes (never a dense pinv of K_J)
+        P, C = sp.csc_matrix(P), None if C is None else sp.csr_matrix(C)
+        factor = KKTFactor(P, C)
+    else:
+        factor = KKTFactor(P, C, cholesky=qp.cholesky)
     rhs = np.concatenate(rhs)
     zeta = factor.solve(rhs)
     n = q.size
@@ -974,6 +1003,17 @@ def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSo
     Variable bounds go to the backend as bounds; the polish, the check and the derivative treat them as
     the rows of :meth:`QP.with_box_rows`, and the solution splits their multipliers off into ``z_box``.
     """
+    # dense data: one BLAS thread for the factorizations (tiny problems are left alone: the switch costs
+    # ~0.3 ms; the layer sets it once per batch for them)
+    with single_blas_thread(qp.n if _layout(qp) == "dense" else 0, min_n=SMALL_THREAD_N):
+        return _forward_auto(qp, algorithm, options, monitor)
+
+
+#: dense problems above this many variables are solved with one BLAS thread (``_threads``)
+SMALL_THREAD_N = 64
+
+
+def _forward_auto(qp: QP, algorithm: DQP, options: SolveOptions, monitor) -> QPSolution:
     if algorithm.backend != "auto":
         return _forward_with(qp, algorithm, options, monitor, algorithm.backend)
     first = choose_backend(qp)

@@ -26,32 +26,23 @@ import scipy.sparse as sp
 import torch
 
 from algorithms.core import RetCode, SolveOptions
+from algorithms.qp._threads import single_blas_thread
 from algorithms.qp.dqp import DQP, forward
 from algorithms.qp.problem import QP
 
 __all__ = ["QPFunction", "QPLayer", "qp_layer"]
 
 _NAMES = ("P", "q", "G", "h", "A", "b")
-#: batches of QPs with at most this many variables run with one BLAS thread: their factorizations are
-#: tiny, and a multi-threaded BLAS spent 5-10× longer waking threads than solving (issue #42: 32 QPs
-#: of 5 variables); the limit is set once per batch (threadpoolctl costs ~0.3 ms a switch)
+#: batches of QPs with at most this many variables run with one BLAS thread, set once per batch (a
+#: multi-threaded BLAS spent 5-10× longer waking threads than solving 32 QPs of 5 variables, issue #42);
+#: larger problems get the limit per solve, in ``forward`` (``algorithms.qp._threads``)
 SMALL_N = 64
-_CONTROLLER = None
 
 
 def _blas_threads(n: int):
-    """One BLAS thread for small problems (a context manager), nothing otherwise."""
-    global _CONTROLLER
-    if n > SMALL_N:
-        return contextlib.nullcontext()
-    try:
-        if _CONTROLLER is None:
-            from threadpoolctl import ThreadpoolController
+    return single_blas_thread(n) if n <= SMALL_N else contextlib.nullcontext()
 
-            _CONTROLLER = ThreadpoolController()
-        return _CONTROLLER.limit(limits=1, user_api="blas")
-    except ImportError:  # threadpoolctl is optional
-        return contextlib.nullcontext()
+
 _BASE_NDIM = {"P": 2, "q": 1, "G": 2, "h": 1, "A": 2, "b": 1}
 
 

@@ -17,6 +17,7 @@ from algorithms._validation import (
     check_square_symmetric,
 )
 from algorithms.core import Problem
+from algorithms.qp._threads import single_blas_thread
 
 __all__ = ["QP"]
 
@@ -141,12 +142,9 @@ class QP(Problem):
         elif sp.issparse(P):
             _check_sparse_psd(P)
         else:
-            # a successful Cholesky factorization proves P ≻ 0 at a third of eigvalsh's cost (and
-            # is kept for the polish); only a failure needs the smallest eigenvalue
-            try:
-                object.__setattr__(self, "cholesky", sla.cholesky(P, lower=True, check_finite=False))
-            except np.linalg.LinAlgError:
-                check_psd("P", P)
+            with single_blas_thread(n, min_n=64):
+                self._check_dense_psd(P, n)
+        q = as_float_array("q", self.q, ndim=1, dtype=np.float64)
         q = as_float_array("q", self.q, ndim=1, dtype=np.float64)
         check_shape("q", q, (n,))
         G, h = self._pair("G", self.G, "h", self.h, n)
@@ -160,6 +158,17 @@ class QP(Problem):
             object.__setattr__(self, name, value)
         object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "_box_rows", None)
+
+    def _check_dense_psd(self, P: np.ndarray, n: int) -> None:
+        # a successful Cholesky factorization proves P ≻ 0 at a third of eigvalsh's cost (and is kept
+        # for the polish); only a failure needs the smallest eigenvalue
+        try:
+            object.__setattr__(self, "cholesky", sla.cholesky(P, lower=True, check_finite=False))
+        except np.linalg.LinAlgError:
+            if n > DENSE_EIG_MAX_N and np.count_nonzero(P) <= 0.05 * P.size:
+                _check_sparse_psd(sp.csc_matrix(P))  # a sparse P given densely: one sparse LDLᵀ
+            else:
+                check_psd("P", P)
 
     @staticmethod
     def _bound(name: str, value: Any, n: int, free: float):

@@ -109,3 +109,22 @@ def test_large_sparse_dense_format_data_reach_the_backend_sparse(monkeypatch):
     assert sol.retcode is RetCode.Success
     np.testing.assert_allclose(sol.x, 0.5, atol=1e-8)
     assert seen == [("piqp", True)]
+
+
+def test_large_singular_dense_kkt_is_regularized_not_pinv(monkeypatch):
+    monkeypatch.setattr(np.linalg, "pinv", lambda *a, **k: (_ for _ in ()).throw(AssertionError("pinv")))
+    n = KKTFactor.DENSE_PINV_MAX + 1
+    P = np.zeros((n, n))
+    P[np.arange(n - 1), np.arange(n - 1)] = 1.0  # P singular: one zero direction
+    factor = KKTFactor(P)
+    assert factor.singular and factor.lstsq_method == "regularized"
+    rhs = np.append(np.ones(n - 1), 0.0)  # consistent: in the range of P
+    zeta = factor.solve(rhs)
+    np.testing.assert_allclose(P @ zeta, rhs, atol=1e-12)
+
+
+def test_large_sparse_data_in_dense_arrays_polish_on_the_sparse_route():
+    n = 1200
+    sol = solve(QP(P=np.eye(n), q=-np.ones(n), G=np.eye(n), h=0.5 * np.ones(n)), DQP())
+    assert sol.retcode is RetCode.Success and sol.kkt.sparse
+    np.testing.assert_allclose(sol.vjp(np.ones(n))["h"], 1.0, atol=1e-10)  # x = h on the active rows
