@@ -2638,11 +2638,12 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
                                            f"solve for rhs {rhs.tolist()} (documented: one refinement step, "
                                            "round-off)", {"case": f"{label} refinement"})
                 checked += 1
-        # the least-squares route of a singular K: pinv for dense K, a refined regularized LU for sparse K
-        # of any size (never densified)
+        # the least-squares route of a singular K: pinv for dense K up to size 1000 (DENSE_PINV_MAX), a
+        # refined regularized LDLᵀ above, a refined regularized LU for sparse K of any size (never densified)
         for label, P, method in (("sparse zero P of size 4000", sp.csc_matrix((4000, 4000)), "regularized"),
                                  ("sparse zero P of size 4001", sp.csc_matrix((4001, 4001)), "regularized"),
-                                 ("dense zero P of size 4001", np.zeros((4001, 4001)), "pinv")):
+                                 ("dense zero P of size 1000", np.zeros((1000, 1000)), "pinv"),
+                                 ("dense zero P of size 1001", np.zeros((1001, 1001)), "regularized")):
             factor = KKTFactor(P)
             if not factor.singular or factor.lstsq_method != method:
                 return Outcome("fail", f"KKTFactor on a {label}: singular {factor.singular}, least squares "
@@ -2772,8 +2773,9 @@ register(Claim(
               "0.2]) makes it degenerate with a 'weakly active' warning, one with 2e-5 does not, and with "
               "the largest other multiplier 1000 the band is relative (5e-3 flagged, 1.5e-2 not) (daqp, "
               "planted QPs). A sparse [[d, 1], [1, d]] is accepted for d = 2 and rejected for d = 0.5 and 0"
-              " (no diagonal entries stored). A singular K is solved by pinv when dense (size 4001) and "
-              "by a refined regularized sparse LU when sparse (sizes 4000 and 4001). The rules of "
+              " (no diagonal entries stored). A singular K is solved by pinv when dense up to size 1000 "
+              "and by a refined regularized LDLᵀ above (size 1001), by a refined regularized sparse LU "
+              "when sparse (sizes 4000 and 4001). The rules of "
               "eps_active are "
               "inclusive (daqp, a QP with exact numbers): a row whose slack equals eps_active is active, "
               "one with eps_active one ulp below it is not; an active row whose multiplier equals "
