@@ -79,6 +79,10 @@ class ConstrainedBOProblem(Problem):
             x_star = as_float_array("x_star", self.x_star, ndim=1, dtype=np.float64)
             if x_star.shape != (self.dim,):
                 raise ValueError(f"x_star must have shape ({self.dim},), got {x_star.shape}")
+            slack = 1e-9 * (bounds[:, 1] - bounds[:, 0])   # an optimizer's polish may land on a face
+            if np.any(x_star < bounds[:, 0] - slack) or np.any(x_star > bounds[:, 1] + slack):
+                raise ValueError(f"x_star must lie inside bounds (lower <= x <= upper), "
+                                 f"got {x_star.tolist()}")
             object.__setattr__(self, "x_star", x_star)
         if self.n_constraints is None:
             object.__setattr__(self, "n_constraints", self._count_constraints())
@@ -112,10 +116,17 @@ class ConstrainedBOProblem(Problem):
 
     def evaluate(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         """(f(x), c(x) as an (m,) array), both as float64; non-finite values are returned as they are."""
-        value = np.asarray(self.f(x), dtype=np.float64)
+        raw = self.f(x)
+        if raw is None or isinstance(raw, str | bytes):   # None would become NaN (a false Diverged)
+            raise TypeError(f"f(x) must return one float, got {type(raw).__name__}")
+        cons_raw = self.c(x)
+        if cons_raw is None or isinstance(cons_raw, str | bytes):
+            raise TypeError(f"c(x) must return a float or an array of {self.n_constraints}, "
+                            f"got {type(cons_raw).__name__}")
+        value = np.asarray(raw, dtype=np.float64)
         if value.size != 1:
             raise ValueError(f"f(x) must return one float, got shape {value.shape}")
-        cons = np.atleast_1d(np.asarray(self.c(x), dtype=np.float64))
+        cons = np.atleast_1d(np.asarray(cons_raw, dtype=np.float64))
         if cons.shape != (self.n_constraints,):
             raise ValueError(f"c(x) must return {self.n_constraints} values, got shape {cons.shape}")
         return float(value.reshape(())), cons

@@ -42,7 +42,6 @@ def _problem(**overrides):
     return ConstrainedBOProblem(**kwargs)
 
 
-
 def _suggest_past_the_design():
     bo = CEI().ask_tell([[0.0, 1.0]], 1, initial=1)
     bo.suggest()
@@ -196,6 +195,10 @@ CASES = [
     BadInput(CEI, lambda: CEI(n_candidates=0), ValueError, ("n_candidates", "positive int"), "candidates"),
     BadInput(CEI, lambda: CEI(fit=1), TypeError, ("fit", "bool"), "fit"),
     BadInput(CEI, lambda: CEI(noise=-1e-3), ValueError, ("noise", ">= 0"), "noise"),
+    BadInput(CEI, lambda: solve(_problem(f=lambda x: None), CEI(n_candidates=50), maxiters=1), TypeError,
+             ("f(x)", "NoneType"), "f-none"),
+    BadInput(ConstrainedBOProblem, lambda: _problem(x_star=np.array([5.0, 0.5])), ValueError,
+             ("x_star", "inside bounds"), "x-star-outside"),
     BadInput(CEI, lambda: CEI.paper(fit=True), TypeError, ("fit",), "paper-fit"),
     BadInput(CEI, lambda: CEI().ask_tell([[0.0, 1.0]], n_constraints=0), ValueError, ("n_constraints",),
              "ask-tell-m"),
