@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from functools import partial
+from functools import lru_cache, partial
 
 import numpy as np
 import scipy.optimize
@@ -65,6 +65,9 @@ from algorithms.unlearning import (
     linear_task,
     orthogonal_gradient_step,
     prune_inactive_neurons,
+    sine_poisoning_task,
+    strength_schedule,
+    sup_error,
     two_layer_task,
 )
 from algorithms.unlearning.models import ACTIVATIONS
@@ -943,6 +946,103 @@ register(Claim(
 
 # ------------------------------------------------------------------------- results map
 
+# ------------------------------------------------------------------- table1_poisoning
+
+def _poisoning_methods(epochs: int) -> dict:
+    """The benchmark's settings (benchmarks/bench_unlearning.py): Adam for every method; MinNorm-OG projects
+    every 5th epoch on 16 retained gradients, strength 0.1 decaying by 0.9, the last fifth pure descent."""
+    schedule = strength_schedule(0.1, 0.9, epochs, period=5, final_descent=epochs // 5)
+    return {"MinNorm-OG": MinNormOG(lambda_schedule=schedule, n_pert=16, lr=3e-3, optimizer="adam"),
+            "Retrain": Retrain(lr=1e-2, optimizer="adam"),
+            "GD": GradientDescent(lr=3e-3, optimizer="adam"),
+            "GA (NegGrad)": NegGrad(lr=1e-3, optimizer="adam"),
+            "NGP (NegGrad+)": NegGradPlus(lr=3e-3, alpha=0.1, optimizer="adam"),
+            "Ridge": Ridge(lr=3e-3, lam=1e-3, gamma=0.99, optimizer="adam")}
+
+
+@lru_cache(maxsize=2)
+def _poisoning_errors(seed: int, profile: str) -> tuple[dict, float]:
+    ctx = Context(seed=seed, profile=profile)
+    seeds_, train_steps, epochs = ctx.pick(3, 10), ctx.pick(1000, 3000), ctx.pick(30, 100)
+    errors: dict = {}
+    poisoned = []
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # small MLPs: one thread each avoids oversubscribing the shared cores
+    try:
+        _poisoning_runs(seed, seeds_, train_steps, epochs, errors, poisoned)
+    finally:
+        torch.set_num_threads(threads)
+    return {k: np.array(v) for k, v in errors.items()}, float(np.median(poisoned))
+
+
+def _poisoning_runs(seed: int, seeds_: int, train_steps: int, epochs: int, errors: dict,
+                    poisoned: list) -> None:
+    for s in range(seeds_):
+        problem = sine_poisoning_task(50, 5, hidden=(64, 64), train_steps=train_steps, seed=1000 * seed + s)
+        poisoned.append(sup_error(problem, problem.params))
+        for name, algorithm in _poisoning_methods(epochs).items():
+            unlearned = solve(problem, algorithm, maxiters=epochs).x
+            errors.setdefault(name, []).append(sup_error(problem, unlearned))
+
+
+def _check_poisoning(ctx: Context, *, method: str) -> Outcome:
+    """Per baseline a paired two-sided t-test over seeds of log(sup error of ``method`` / baseline's) at
+    0.05: 'pass' when ``method`` is significantly better than every other method, 'fail' when some other
+    method is significantly better, 'undecided' otherwise."""
+    from scipy import stats as scipy_stats
+
+    errors, poisoned = _poisoning_errors(ctx.seed, ctx.profile)
+    rows, verdicts = [], []
+    for other, values in errors.items():
+        if other == method:
+            continue
+        log_ratio = np.log(errors[method]) - np.log(values)
+        p_value = float(scipy_stats.ttest_1samp(log_ratio, 0.0).pvalue) if np.ptp(log_ratio) > 0 else 0.0
+        verdict = ("better" if log_ratio.mean() < 0 else "worse") if p_value < 0.05 else "tied"
+        verdicts.append(verdict)
+        sd = float(np.std(log_ratio, ddof=1))
+        rows.append({"baseline": other, "median_sup_error": figure(float(np.median(values)), 3),
+                     "geometric_mean_ratio": figure(float(np.exp(log_ratio.mean())), 3),
+                     "p_value": figure(p_value, 3), "outcome": verdict,
+                     "ratio_resolvable_at_80pct_power": figure(
+                         float(np.exp(2.8 * sd / math.sqrt(log_ratio.size))), 3)})
+    evidence = {"method": method, "median_sup_error": figure(float(np.median(errors[method])), 3),
+                "poisoned_model_median": figure(poisoned, 3), "per_baseline": rows,
+                "seeds": int(errors[method].size), "epochs": ctx.pick(30, 100)}
+    status = "fail" if "worse" in verdicts else "undecided" if "tied" in verdicts else "pass"
+    summary = f"{method} (median sup error {evidence['median_sup_error']}) against: " + ", ".join(
+        f"{r['baseline']} {r['outcome']} (ratio {r['geometric_mean_ratio']}, p = "
+         f"{r['p_value']})" for r in rows)
+    return Outcome(status, summary, evidence)
+
+
+register(Claim(
+    id=f"{PAPER}.table1_poisoning", paper=PAPER, origin=Origin.PAPER, covers=("Table 1", "Figure 1"),
+    source=f"Table 1 and Figure 1 (Section 5.1, Data Poisoning; Appendix F) ({SOURCE})",
+    deviation="3 (full: 10, the paper's trial count) seeds, the poisoned model trained 1000 (full: 3000) "
+              "Adam "
+              "steps, 30 (full: 100) unlearning epochs, a tanh MLP 1-64-64-1 with our hyperparameters (the "
+              "benchmark's); NGD, ℓ1-Sparse, SCRUB, NPO and SalUn are not implemented; medians become a "
+              "paired test over seeds.",
+    statement="On the sine data-poisoning task (50 retained points (x, sin x), 5 poisoned (x, 1.5), "
+              "x ∈ [−5π, 5π]), at equal epochs MinNorm-OG's sup_x |f(θ, x) − sin x| is smaller than that of "
+              "Retrain, GD, GA (NegGrad), NGP (NegGrad+) and Ridge: for each, a paired two-sided t-test over "
+              "seeds of the log ratio at level 0.05 must find MinNorm-OG better; the claim fails if a "
+              "baseline "
+              "is significantly better and is undecided when a test cannot separate them (the evidence gives "
+              "the ratio each test resolves at 80 % power).",
+    kind=Kind.NUMERIC,
+    check=lambda ctx: _check_poisoning(ctx, method="MinNorm-OG"),
+    control=lambda ctx: _check_poisoning(ctx, method="GA (NegGrad)"),
+    control_description="the same tests with gradient ascent (NegGrad) in MinNorm-OG's place: it blows the "
+                        "function up away from the data and must lose to the others",
+    # quick: MinNorm-OG beats GA and NGP significantly and is 1.4-1.6x better than Retrain, GD and Ridge,
+    # which 3 seeds cannot resolve (1.5-2.0x at 80 % power); the full profile's 10 seeds resolve ~1.25x
+    expected_verdict="inconclusive",
+    budget_s=120.0,
+))
+
+
 register_results(PAPER, [
     Result(id="Theorem 1", statement="at an interpolator of D, any loss-gradient unlearning method only adds "
                                      "zero-mean noise to θ*", checkable=True),
@@ -964,4 +1064,21 @@ register_results(PAPER, [
                                          "and leaves at most R nonzero rows", checkable=True),
     Result(id="Corollary 1", statement="Proposition 1 applied to Theorem 5's solution keeps its guarantees",
            checkable=True),
+    Result(id="Table 1", statement="data poisoning (an MLP fit to sin x plus 5 poisoned points): at equal "
+                                   "unlearning epochs MinNorm-OG has the smallest median sup|f − sin| of all "
+                                   "methods", checkable=True),
+    Result(id="Figure 1", statement="the unlearned fits of Table 1's experiment at 100 epochs: MinNorm-OG "
+                                    "follows sin x closest", checkable=True),
+    Result(id="Figure 2", statement="Pareto frontiers of retain accuracy vs forget error for colored "
+                                    "CIFAR-10 "
+                                    "(ResNet-18) and Tiny ImageNet (ResNet-50) label "
+                                    "erasure", checkable=False,
+           why="ResNet-18/50 trained on colored CIFAR-10 and Tiny ImageNet over hyperparameter grids and 5 "
+               "trials: GPU-days and dataset downloads; checkable with a GPU and the datasets"),
+    Result(id="Table 2", statement="representation collapse on colored CIFAR-10: MinNorm-OG has the highest "
+                                   "color-label accuracy of the unlearning methods", checkable=False,
+           why="ResNet training on CIFAR-10 over 5 trials and 5 constraint settings: GPU-scale"),
+    Result(id="Table 3", statement="seconds per unlearning epoch with ResNet-50 on Tiny ImageNet",
+           checkable=False,
+           why="wall-clock of GPU runs on Tiny ImageNet; our own per-epoch time ratios are in the benchmark"),
 ])
