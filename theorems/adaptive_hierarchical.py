@@ -31,7 +31,8 @@ Sabotage controls run the same ``solve`` path with one function of the implement
 
 >>> from theorems.core import REGISTRY
 >>> sorted(k for k in REGISTRY if k.startswith("adaptive_hierarchical."))  # doctest: +NORMALIZE_WHITESPACE
-['adaptive_hierarchical.hypergradient', 'adaptive_hierarchical.instances',
+['adaptive_hierarchical.figure1_vs_tiada', 'adaptive_hierarchical.hypergradient',
+ 'adaptive_hierarchical.instances',
  'adaptive_hierarchical.momentum_parameter_bounds',
  'adaptive_hierarchical.momentum_recursion', 'adaptive_hierarchical.noise_adaptive',
  'adaptive_hierarchical.rate_bilevel', 'adaptive_hierarchical.rate_expression',

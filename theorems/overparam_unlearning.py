@@ -1,7 +1,7 @@
 """Claims of Machine Unlearning under Overparameterization (Block, Mokhtari, Shakkottai; arXiv:2505.22601).
 
-Ten claims against :mod:`algorithms.unlearning` and the paper's results map (its nine main-text
-numbered results):
+Eleven claims against :mod:`algorithms.unlearning` and the paper's results map (its nine main-text
+numbered results, Tables 1-3 and Figures 1-2):
 
 * ``overparam_unlearning.gradients_vanish`` (property, Theorem 1): at an interpolator of D the
   retain and forget loss gradients vanish, so GradientDescent, NegGrad, NegGradPlus and any
@@ -28,7 +28,7 @@ assumption (a θ* that does not interpolate).
 
 >>> from theorems.core import REGISTRY, coverage
 >>> len([k for k in REGISTRY if k.startswith("overparam_unlearning.")])
-10
+11
 >>> coverage("overparam_unlearning")["uncovered"]
 []
 """
