@@ -616,7 +616,7 @@ class QPSolution(Solution):
     (``Px + q + Aᵀy + Gᵀz + z_box = 0``: negative at an active lower bound, positive at an active
     upper bound) and ``active_box`` marks the variables at a bound; the duals' layout is (``y``:
     equalities, ``z``: inequalities, ``z_box``: bounds). Row numbers in ``warnings`` then count the
-    rows ``[G; −I_L; I_U]`` of :meth:`QP.with_box_rows`.
+    rows ``[G; −I_L; I_U]`` of :meth:`QP.with_box_rows` (fixed variables are equality rows there).
     """
 
     y: np.ndarray | None = None
@@ -667,7 +667,8 @@ class QPSolution(Solution):
 
     def vjp(self, grad_x: np.ndarray, wrt: tuple[str, ...] | None = None) -> dict[str, Any]:
         """Gradients of ``⟨grad_x, x*⟩`` w.r.t. ``P, q, G, h, A, b`` (None where absent), and ``lb``,
-        ``ub`` when the QP has bounds (zero at infinite bounds).
+        ``ub`` when the QP has bounds (zero at infinite bounds; at a fixed variable, lb_i = ub_i, x*
+        moves with the common value, whose derivative is given in both lb_i and ub_i).
 
         Dense inputs get dense gradients; a sparse matrix gets a sparse gradient on
         its own sparsity pattern (its zeros are structural, as in dQP). ``wrt`` names
@@ -684,22 +685,27 @@ class QPSolution(Solution):
         if self._box is None:
             return self._vjp(grad_x, wrt)
         qp, L, U = self._box
-        m = qp.n_ineq
-        inner = tuple(w for w in wrt if w in INPUTS) + tuple("h" for w in wrt if w in ("lb", "ub"))
-        out = self._vjp(grad_x, inner + (("G",) if "G" in wrt else ()))
-        G_aug, h_aug = out["G"], out["h"]
+        m, p = qp.n_ineq, qp.n_eq
+        F = qp.fixed_indices()
+        bounds = tuple(w for w in wrt if w in ("lb", "ub"))
+        inner = tuple(w for w in wrt if w in INPUTS) + (("h", "b") if bounds else ())
+        out = self._vjp(grad_x, inner)
+        G_aug, h_aug, A_aug, b_aug = out["G"], out["h"], out["A"], out["b"]
         out["G"] = None if G_aug is None or not m or "G" not in wrt else G_aug[:m]
         out["h"] = None if not m or "h" not in wrt else h_aug[:m]
-        if qp.lb is not None and "lb" in wrt:
-            out["lb"] = np.zeros(qp.n, dtype=h_aug.dtype)
-            out["lb"][L] = -h_aug[m: m + L.size]  # the row −x_i ≤ −lb_i: ∂/∂lb_i = −∂/∂h_i
-        else:
-            out["lb"] = None
-        if qp.ub is not None and "ub" in wrt:
-            out["ub"] = np.zeros(qp.n, dtype=h_aug.dtype)
-            out["ub"][U] = h_aug[m + L.size:]
-        else:
-            out["ub"] = None
+        out["A"] = None if A_aug is None or not p or "A" not in wrt else A_aug[:p]
+        out["b"] = None if not p or "b" not in wrt else b_aug[:p]
+        dtype = self._qp.dtype
+        for name, rows, sign, offset in (("lb", L, -1.0, m), ("ub", U, 1.0, m + L.size)):
+            if getattr(qp, name) is None or name not in wrt:
+                out[name] = None
+                continue
+            grad = np.zeros(qp.n, dtype=dtype)
+            if rows.size:  # the row −x_i ≤ −lb_i: ∂/∂lb_i = −∂/∂h_i; x_i ≤ ub_i: ∂/∂ub_i = ∂/∂h_i
+                grad[rows] = sign * h_aug[offset: offset + rows.size]
+            if F.size:  # a fixed variable: x* moves with the common value lb_i = ub_i (given in both)
+                grad[F] = b_aug[p:]
+            out[name] = grad
         return out
 
     def _vjp(self, grad_x: np.ndarray, wrt: tuple[str, ...]) -> dict[str, Any]:
@@ -943,12 +949,17 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
         z_box = as_float_array("z_box", z_box, dtype=np.float64)
         check_shape("z_box", z_box, (qp.n,))
         L, U = qp.box_indices()
+        F = qp.fixed_indices()
         z_parts = [] if qp.G is None else [as_float_array("z", z, dtype=np.float64)]
         lower, upper = np.zeros(qp.n), np.zeros(qp.n)
         lower[L], upper[U] = np.maximum(-z_box[L], 0.0), np.maximum(z_box[U], 0.0)
         free_part = z_box + lower - upper  # what no bound can absorb (wrong sign or a free side)
+        free_part[F] = 0.0  # a fixed variable's multiplier has either sign
         aug = qp.with_box_rows()
-        res = kkt_residuals(aug, x, y, np.concatenate([*z_parts, lower[L], upper[U]]))
+        y_parts = [] if qp.A is None else [as_float_array("y", y, dtype=np.float64)]
+        y_aug = np.concatenate([*y_parts, z_box[F]]) if aug.A is not None else None
+        z_aug = np.concatenate([*z_parts, lower[L], upper[U]]) if aug.G is not None else None
+        res = kkt_residuals(aug, x, y_aug, z_aug)
         scale = max(1.0, _inf_norm(qp.q), _inf_norm(z_box))
         res["stationarity"] = max(res["stationarity"], _inf_norm(free_part) / scale)
         return res
@@ -1058,36 +1069,41 @@ def _backend_duals(result, source: QP | None):
     qpsolvers' ``z_box`` (negative at an active lower bound, positive at an active upper bound)."""
     if result is None:
         return None, None
-    if source is None or result.z_box is None or (source.n_ineq and result.z is None):
-        if source is not None and result.z is not None and result.z_box is None and \
-                np.size(result.z) != source.with_box_rows().n_ineq:
-            return result.y, None  # bounds given natively but no bound multipliers returned
+    if source is None:
         return result.y, result.z
+    if result.z_box is None or (source.n_ineq and result.z is None) or (source.n_eq and result.y is None):
+        return None, None  # bounds given natively but not all multipliers returned: the polish's are used
     L, U = source.box_indices()
+    F = source.fixed_indices()
     zb = np.asarray(result.z_box, dtype=np.float64)
     parts = ([np.asarray(result.z, dtype=np.float64)] if source.n_ineq else []) + \
         [np.maximum(-zb[L], 0.0), np.maximum(zb[U], 0.0)]
-    return result.y, np.concatenate(parts)
+    y = ([np.asarray(result.y, dtype=np.float64)] if source.n_eq else []) + [zb[F]]
+    return np.concatenate(y), np.concatenate(parts)
 
 
 def _split_box(sol: QPSolution, qp: QP) -> QPSolution:
     """Map a solution over the rows ``[G; −I_L; I_U]`` back to ``qp``: z over G, ``z_box`` over x
     (qpsolvers' convention: Px + q + Aᵀy + Gᵀz + z_box = 0), ``active`` / ``active_box`` masks."""
-    m, n = qp.n_ineq, qp.n
+    m, n, p = qp.n_ineq, qp.n, qp.n_eq
     L, U = qp.box_indices()
+    F = qp.fixed_indices()
     sol._box = (qp, L, U)
-    if sol.z is None:
+    if sol.z is None or sol.y is None:
         return sol
     z_aug = np.asarray(sol.z)
+    y_aug = np.asarray(sol.y)
     active_aug = np.asarray(sol.active, dtype=bool)
     sol._active_all = active_aug
     z_box = np.zeros(n, dtype=z_aug.dtype)
     np.subtract.at(z_box, L, z_aug[m: m + L.size])
     np.add.at(z_box, U, z_aug[m + L.size:])
+    z_box[F] = y_aug[p:]  # a fixed variable's equality row: its multiplier is z_box_i itself
     active_box = np.zeros(n, dtype=bool)
     active_box[L] |= active_aug[m: m + L.size]
     active_box[U] |= active_aug[m + L.size:]
-    sol.z, sol.z_box = z_aug[:m], z_box
+    active_box[F] = True
+    sol.z, sol.y, sol.z_box = z_aug[:m], y_aug[:p], z_box
     sol.active, sol.active_box = active_aug[:m], active_box
     return sol
 

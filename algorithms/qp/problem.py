@@ -97,7 +97,8 @@ class QP(Problem):
     vectors. ``G``/``h`` and ``A``/``b`` come in pairs. ``lb``/``ub`` (optional, length n, ±inf
     for a free side, ``lb ≤ ub``) are variable bounds; solvers pass them to the backend as bounds and
     differentiate them as the rows ``−x_i ≤ −lb_i`` (finite lb) and ``x_i ≤ ub_i`` (finite ub) appended
-    to ``G`` in that order (:meth:`with_box_rows`). The data are stored in
+    to ``G`` in that order, a fixed variable (``lb_i = ub_i``) as the row ``x_i = lb_i`` appended to
+    ``A`` (:meth:`with_box_rows`). The data are stored in
     float64 (sparse matrices as CSC); ``dtype`` records the caller's precision
     (float32 when every input is float32), and solvers return ``x`` in it.
 
@@ -190,33 +191,51 @@ class QP(Problem):
         """True when some variable bound is finite."""
         return self.lb is not None or self.ub is not None
 
+    def fixed_indices(self) -> np.ndarray:
+        """The fixed variables, ``lb_i = ub_i`` (finite)."""
+        if self.lb is None or self.ub is None:
+            return np.zeros(0, dtype=int)
+        return np.flatnonzero(np.isfinite(self.lb) & (self.lb == self.ub))
+
     def box_indices(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(L, U)``: the variables with a finite lower and a finite upper bound."""
-        L = np.zeros(0, dtype=int) if self.lb is None else np.flatnonzero(np.isfinite(self.lb))
-        U = np.zeros(0, dtype=int) if self.ub is None else np.flatnonzero(np.isfinite(self.ub))
+        """``(L, U)``: the variables with a finite lower and a finite upper bound, fixed ones excepted."""
+        F = np.zeros(0 if self.lb is None else self.n, dtype=bool)
+        F[self.fixed_indices()] = True
+        L = np.zeros(0, dtype=int) if self.lb is None else np.flatnonzero(np.isfinite(self.lb) & ~F)
+        U = np.zeros(0, dtype=int) if self.ub is None else \
+            np.flatnonzero(np.isfinite(self.ub) & ~(F if F.size else np.zeros(self.n, dtype=bool)))
         return L, U
 
     def with_box_rows(self) -> QP:
-        """This QP with its finite bounds as rows of G: ``[G; −I_L; I_U] x ≤ [h; −lb_L; ub_U]`` (cached;
-        ``self`` when there are no bounds). Built without re-validating P."""
+        """This QP with its finite bounds as rows: ``[G; −I_L; I_U] x ≤ [h; −lb_L; ub_U]`` and, for the
+        fixed variables F (``lb_i = ub_i``), ``[A; I_F] x = [b; lb_F]`` (two opposite bound rows would make
+        every K_J holding both singular). Cached; ``self`` when there are no bounds; P not re-validated."""
         if not self.has_box:
             return self
         if self._box_rows is not None:
             return self._box_rows
         n = self.n
         L, U = self.box_indices()
+        F = self.fixed_indices()
         eye = sp.identity(n, format="csr")
-        rows = [-eye[L], eye[U]]
         sparse = self.sparse or n > 1000
-        blocks = ([] if self.G is None else [self.G]) + rows
-        if sparse:
-            G = sp.vstack([sp.csr_matrix(B) for B in blocks]).tocsc()
-        else:
-            G = np.vstack([B.toarray() if sp.issparse(B) else B for B in blocks])
+
+        def stack(blocks):
+            if not blocks:
+                return None
+            if sparse:
+                return sp.vstack([sp.csr_matrix(B) for B in blocks]).tocsc()
+            return np.vstack([B.toarray() if sp.issparse(B) else B for B in blocks])
+
+        G = stack(([] if self.G is None else [self.G]) + [B for B in (-eye[L], eye[U]) if B.shape[0]])
         h = np.concatenate(([] if self.h is None else [self.h]) + [-self.lb[L] if L.size else np.zeros(0),
                                                                     self.ub[U] if U.size else np.zeros(0)])
+        A = stack(([] if self.A is None else [self.A]) + ([eye[F]] if F.size else []))
+        b = np.concatenate(([] if self.b is None else [self.b]) + [self.lb[F]]) if A is not None else None
+        if G is None:
+            h = None
         aug = object.__new__(QP)
-        for name, value in (("P", self.P), ("q", self.q), ("G", G), ("h", h), ("A", self.A), ("b", self.b),
+        for name, value in (("P", self.P), ("q", self.q), ("G", G), ("h", h), ("A", A), ("b", b),
                             ("lb", None), ("ub", None), ("dtype", self.dtype), ("cholesky", self.cholesky),
                             ("_box_rows", None)):
             object.__setattr__(aug, name, value)

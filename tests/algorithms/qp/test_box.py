@@ -103,3 +103,26 @@ def test_bounds_validation_names_the_argument():
     with pytest.raises(ValueError, match="ub contains NaN"):
         QP(P=np.eye(2), q=np.zeros(2), ub=np.array([np.nan, 1.0]))
     assert not QP(P=np.eye(2), q=np.zeros(2), lb=np.full(2, -np.inf)).has_box
+
+
+def test_fixed_variables_are_equality_rows_with_gradients():
+    # lb_i = ub_i: an equality row, not two opposite bound rows (whose K_J is singular and whose
+    # least-squares multipliers are split into a negative one, rejecting the polish)
+    data = _box_qp(1)
+    data["lb"][2] = data["ub"][2] = 0.1
+    qp = QP(**data)
+    assert qp.fixed_indices().tolist() == [2]
+    for backend in ("daqp", "piqp", "ecos"):
+        sol = solve(qp, DQP(backend=backend))
+        assert sol.retcode is RetCode.Success and not any("polish rejected" in w for w in sol.warnings)
+        assert sol.x[2] == pytest.approx(0.1, abs=1e-12) and sol.active_box[2]
+        assert max(kkt_residuals(qp, sol.x, sol.y, sol.z, sol.z_box).values()) < 1e-9
+    sol = solve(qp, DQP(backend="daqp"))
+    g = np.random.default_rng(0).standard_normal(qp.n)
+    grads = sol.vjp(g)
+    eps = 1e-6  # x* moves with the common value of lb_2 = ub_2: central differences of both together
+    moved = [g @ solve(QP(**{**data, "lb": data["lb"] + s * eps * np.eye(6)[2],
+                               "ub": data["ub"] + s * eps * np.eye(6)[2]}), DQP(backend="daqp")).x
+             for s in (1.0, -1.0)]
+    assert grads["lb"][2] == pytest.approx((moved[0] - moved[1]) / (2 * eps), abs=1e-6)
+    assert grads["lb"][2] == grads["ub"][2]
