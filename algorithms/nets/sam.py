@@ -146,7 +146,12 @@ class SAM(torch.optim.Optimizer):
 
     @torch.no_grad()
     def first_step(self, zero_grad: bool = False) -> None:
-        """Move to θ + ε (ε = ρ g/(‖g‖ + 1e-12), or ρ g without normalization) and remember ε."""
+        """Move to θ + ε (ε = ρ g/(‖g‖ + 1e-12), or ρ g without normalization) and remember ε.
+
+        Needs the gradients at θ: with none at all it raises ``RuntimeError`` (nothing would move)."""
+        if all(p.grad is None for g in self.param_groups for p in g["params"]):
+            raise RuntimeError("SAM.first_step: no parameter has a gradient; call loss.backward() at θ "
+                               "first (or pass a closure to step())")
         grad_norm = self._grad_norm()
         for group in self.param_groups:
             scale = group["rho"] / (grad_norm + 1e-12) if group["normalize"] else group["rho"]

@@ -177,6 +177,13 @@ class Muon(MatrixOptimizer):
 
     def _check_group(self, group: dict[str, Any]) -> None:
         super()._check_group(group)
+        # a misspelt group key (torch accepts any) would leave the default in force in silence;
+        # LR schedulers' and torch's own extras, and "name"/"role" labels (scaling.param_groups), are expected
+        unknown = sorted(set(group) - set(self.defaults)
+                         - {"params", "initial_lr", "param_names", "name", "role"})
+        if unknown:
+            warnings.warn(f"Muon: parameter group keys {unknown} are not Muon keywords and are ignored "
+                          f"(known: {sorted(self.defaults)})", UserWarning, stacklevel=4)
         group["momentum"] = check_unit_interval("momentum", group["momentum"])
         for name in ("nesterov", "maximize"):
             if not isinstance(group[name], bool):

@@ -155,6 +155,8 @@ CASES = [
     BadInput(SAM, lambda: SAM(_param(), base_optimizer=torch.optim.SGD(_param(), lr=0.1), lr=0.1), TypeError,
              ("base_optimizer", "instance of SGD", "class"), "base-instance"),
     BadInput(SAM, _sam_without_backward, RuntimeError, ("closure", "backward"), "closure-no-backward"),
+    BadInput(SAM, lambda: SAM(_param(), lr=0.1).first_step(), RuntimeError, ("first_step", "backward"),
+             "first-step-no-grad"),
     BadInput(SAM, lambda: SAM(_param(), lr=0.1).load_state_dict({"state": {}}), ValueError,
              ("state_dict", "base_optimizer"), "state"),
     BadInput(SGDTraining, lambda: SGDTraining(lr=0.0), ValueError, ("lr", "> 0"), "lr"),

@@ -141,3 +141,13 @@ def test_nonfinite_gradient_warns_by_default_and_skips():
         warnings.simplefilter("error")
         quiet.step()
     assert quiet.skipped_steps == 1
+
+
+def test_a_misspelt_group_key_warns():
+    w = torch.nn.Parameter(torch.ones(3, 3))
+    with pytest.warns(UserWarning, match="momentun"):
+        Muon([{"params": [w], "momentun": 0.5}])
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Muon([{"params": [w], "name": "hidden", "initial_lr": 0.1}])
