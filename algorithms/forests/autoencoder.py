@@ -133,6 +133,11 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             raise ValueError(f"n_estimators must be a positive int, got {self.n_estimators!r}")
         if self.forest is not None:
             check_forest("forest", self.forest, fitted=False)
+        rs = self.random_state
+        if not (rs is None or isinstance(rs, np.random.RandomState)
+                or (_is_int(rs) and 0 <= rs < 2**32)):
+            raise ValueError(f"random_state must be None, an int in [0, 2**32) or a numpy RandomState "
+                             f"(scikit-learn's rule), got {type(rs).__name__} {rs!r}")
         if self.supervised not in (None, True, False):
             raise ValueError(f"supervised must be None, True or False, got {self.supervised!r}")
         if not isinstance(self.progress, bool | np.bool_):
