@@ -696,8 +696,13 @@ def _check_sam_stricter(ctx: Context, *, flip: bool = False) -> Outcome:
         # SGD-unstable (radius ≥ 1) must stay SAM-unstable; 1e-9: eigensolver rounding
         assert sam >= 1 - 1e-9, (f"SGD radius {sgd:.6g} ≥ 1 but SAM radius {sam:.6g} < 1 "
                                  f"(ρλ/α = {rho * _lam_max(H):.3g}, B = {B}, n = {n}, {sampling})")
+        # Figure 1(c): a larger ρ/α tightens SAM's boundary — the radius at 2ρ is not below the one at ρ
+        sam_double = _sam_radius(H, lr, B, sampling, 2.0 * rho)
+        assert sam_double >= sam - 1e-9 * max(1.0, sam), (
+            f"SAM radius {sam_double:.9g} at 2ρ below {sam:.9g} at ρ (ρλ/α = {rho * _lam_max(H):.3g})")
         counts["tested"] += 1
-        return {"sgd_radius": round(sgd, 6), "sam_radius": round(sam, 6)}
+        return {"sgd_radius": round(sgd, 6), "sam_radius": round(sam, 6),
+                "sam_radius_2rho": round(sam_double, 6)}
 
     strategy = st.tuples(_instance_params, st.integers(0, 100), st.sampled_from(SAMPLINGS),
                          st.floats(1.0, 1.3), st.floats(1e-3, 0.9))
@@ -712,16 +717,20 @@ def _check_sam_stricter(ctx: Context, *, flip: bool = False) -> Outcome:
 
 register(Claim(
     id="sam_stability.sam_stricter", paper=PAPER,
-    origin=Origin.DERIVED,
-    deviation="Ours, not the paper's: the paper compares sufficient divergence thresholds (Theorem 3.2 "
-              "and its discussion) and notes in C.9 that which of the SGD/SAM ratios is larger depends "
-              "on the data; this containment for the exact criterion is our extrapolation, tested "
-              "empirically, not proved (by us or the paper).",
-    source=f"Our extrapolation of the discussion after Theorem 3.2 (a minimum marginally stable for SGD "
-           f"can become unstable for SAM: effective Hessian H(I + (ρ/α)H)) to the exact criterion; {ARXIV}",
+    origin=Origin.PAPER, covers=("Figure 1(b)", "Figure 1(c)"),
+    deviation="Figure 1(b)/(c) read on the exact criterion (the paper plots simulated boundaries on its "
+              "Appendix C.3 families, whose settings we do not have): SAM-stable ⊆ SGD-stable and a larger "
+              "ρ/α not below in radius, on drawn Hessian families at SGD's boundary; the SGD/random-"
+              "perturbation overlap of Figure 1(b) is Theorem 3.1(1)'s same threshold (coherence_condition). "
+              "The containment is our extrapolation of the discussion after Theorem 3.2 (C.9 notes that "
+              "which of the SGD/SAM ratios is larger depends on the data), tested, not proved.",
+    source=f"Figure 1(b), Figure 1(c) and the discussion after Theorem 3.2 (a minimum marginally stable for "
+           f"SGD can become unstable for SAM: effective Hessian H(I + (ρ/α)H)), on the exact criterion; "
+           f"{ARXIV}",
     statement="For the same η, batch size and batch law, every minimum that is mean-square unstable for "
               "linearized SGD (exact radius ≥ 1) is unstable for linearized SAM with any ρ/α > 0, i.e. the "
               "SAM-stable set is contained in the SGD-stable one; with ρ = 0 SAM's radius is SGD's. "
+              "Doubling ρ/α never lowers SAM's radius (a larger ρ/α tightens the boundary). "
               "Instances sit on SGD's boundary (SGD radius in [1, 1.3]); every radius (SGD at ρ = 0, and "
               "SAM) is checked against a brute-force sum of J_b ⊗ J_b over all batches with the "
               "non-symmetric SAM step J_b = I − ηH_b(I + (ρ/α)H).",
@@ -746,6 +755,20 @@ TABLE1_RATIOS = {"sharpness": round(3.834 / 6.776, 4), "coherence_top": round(34
                  "sigma": round(65.656 / 133.942, 4)}
 
 
+def _effective_rank(task, x, width: int, in_features: int, level: float = 0.9) -> int:
+    """Table 1's ER: the fewest principal components of the hidden features relu(Wx_i + b) (centred)
+    that explain ``level`` of their variance. θ is flattened as (W, b, v) (algorithms.nets.sam._flat)."""
+    theta = np.asarray(x, dtype=np.float64)
+    W = theta[: width * in_features].reshape(width, in_features)
+    b = theta[width * in_features: width * (in_features + 1)]
+    features = np.maximum(np.asarray(task.X, dtype=np.float64) @ W.T + b, 0.0)
+    centred = features - features.mean(axis=0)
+    power = np.linalg.svd(centred, compute_uv=False) ** 2
+    if power.sum() == 0:
+        return 0
+    return int(np.searchsorted(np.cumsum(power) / power.sum(), level) + 1)
+
+
 @lru_cache(maxsize=64)
 def _trained(n, in_features, width, steps, lr, batch, seed, rho) -> dict:
     torch.set_num_threads(1)
@@ -754,6 +777,7 @@ def _trained(n, in_features, width, steps, lr, batch, seed, rho) -> dict:
         SAMTraining(lr=lr, rho=rho, batch_size=batch)
     sol = solve(task, algorithm, maxiters=steps, tol=1e-6, seed=seed)
     out = minimum_diagnostics(task, sol.x, exact_sample_hessians=True)
+    out["effective_rank"] = _effective_rank(task, sol.x, width, in_features)
     out["retcode"] = str(sol.retcode)
     out["reported_loss"] = float(sol.value)
     return out
@@ -788,6 +812,9 @@ def _check_simplicity_bias(ctx: Context, *, rho: float = 0.1, gap: float = 0.8) 
             "coherence_top_ratio": round(sam["coherence_top"] / sgd["coherence_top"], 4),
             "sigma_ratio": round(sam["coherence"] / sgd["coherence"], 4),
             "sigma_exact_ratio": round(sam["coherence_exact"] / sgd["coherence_exact"], 4),
+            "max_sample_top_ratio": round(sam["max_sample_top"] / sgd["max_sample_top"], 4),
+            "trace_ratio": round(sam["trace"] / sgd["trace"], 4),
+            "sgd_effective_rank": sgd["effective_rank"], "sam_effective_rank": sam["effective_rank"],
         })
     bad = _misreported([run for key in keys for run in (_trained(*key, None), _trained(*key, rho))])
     if bad:
@@ -798,18 +825,29 @@ def _check_simplicity_bias(ctx: Context, *, rho: float = 0.1, gap: float = 0.8) 
     near = all(r["sgd_loss"] <= 1e-2 and r["sam_loss"] <= 1e-2 for r in rows)
     # The effect size asked of every seed: ≥ 20% lower λ_max(H) and λ_max(S) (the paper's Table 1
     # reports 43% and 73% lower at ρ = 0.1); a stated gap, not a noise tolerance.
-    lower = all(r["sharpness_ratio"] <= gap and r["coherence_top_ratio"] <= gap for r in rows)
+    # Table 1's other columns on the same runs: max_i λ_max(H_i) and Tr(H) with the same stated gap (the
+    # paper: 0.554 and 0.561 at ρ = 0.1), and the effective rank of the features not above SGD's (the
+    # paper: 5.6 vs 6.167; an integer per run, so "not above" is the direction it reports)
+    lower = all(r["sharpness_ratio"] <= gap and r["coherence_top_ratio"] <= gap
+                and r["max_sample_top_ratio"] <= gap and r["trace_ratio"] <= gap
+                and r["sam_effective_rank"] <= r["sgd_effective_rank"] for r in rows)
     evidence = {
         "config": {**cfg, "rho": rho}, "per_seed": rows,
         "median_sharpness_ratio": float(np.median([r["sharpness_ratio"] for r in rows])),
         "median_coherence_top_ratio": float(np.median([r["coherence_top_ratio"] for r in rows])),
         "median_sigma_ratio": float(np.median([r["sigma_ratio"] for r in rows])),
+        "median_max_sample_top_ratio": float(np.median([r["max_sample_top_ratio"] for r in rows])),
+        "median_trace_ratio": float(np.median([r["trace_ratio"] for r in rows])),
         "required_ratio": gap,
         "paper_table1_ratios": TABLE1_RATIOS,
     }
     summary = (f"SAM(ρ={rho}) vs SGD over {len(rows)} seeds: median λ_max(H) ratio "
                f"{evidence['median_sharpness_ratio']:.3g}, λ_max(S) ratio "
-               f"{evidence['median_coherence_top_ratio']:.3g}, σ ratio {evidence['median_sigma_ratio']:.3g}"
+               f"{evidence['median_coherence_top_ratio']:.3g}, max_i λ_max(H_i) ratio "
+               f"{evidence['median_max_sample_top_ratio']:.3g}, Tr(H) ratio "
+               f"{evidence['median_trace_ratio']:.3g}, "
+               f"ER SGD/SAM {[(r['sgd_effective_rank'], r['sam_effective_rank']) for r in rows]}, "
+               f"σ ratio {evidence['median_sigma_ratio']:.3g}"
                f" (required ≤ {gap} per seed; near-minimum: {near})")
     if not near:
         # The statement is about minima: a run that did not reach one cannot confirm or refute
@@ -825,14 +863,17 @@ register(Claim(
     deviation="Table 1 reports one configuration (n = 50, d = 15, width 10; our full profile) with "
               "SAM(ρ = 0.1)/SGD ratios 0.566 for λ_max(H) and 0.270 for λ_max(S) (drops of 43% and "
               "73%); we require a drop of at least 20% on every seed (a margin we chose, below the "
-              "paper's figures) at points with loss ≤ 1e-2; Table 1's σ column is the claim "
-              "sam_stability.coherence_drop.",
+              "paper's figures) at points with loss ≤ 1e-2, the same for max_i λ_max(H_i) and Tr(H) (paper "
+              "0.554, 0.561), and an effective rank of the features not above SGD's (paper 5.6 vs 6.17); "
+              "Table 1's σ column is the claim sam_stability.coherence_drop.",
     source=f"Section 4 'Global: the role of coherence in the training', Table 1 and Appendix C.5; {ARXIV}",
     statement="On the y = x₀x₁ task with x ∈ {±1}^d (two-layer ReLU, MSE), SAM (ρ = 0.1) and SGD from the "
               "same initialization, data and batch order reach near-interpolating points where SAM's "
-              "sharpness λ_max(∇²L) and top coherence eigenvalue λ_max(S) are each at least 20% lower "
-              "than SGD's, on every seed; the coherence measure σ, Table 1's headline column, is the "
-              "claim sam_stability.coherence_drop.",
+              "sharpness λ_max(∇²L), top coherence eigenvalue λ_max(S), largest per-sample curvature "
+              "max_i λ_max(H_i) and trace Tr(∇²L) are each at least 20% lower than SGD's, and the effective "
+              "rank of its hidden features (PCA, 90% of the variance) is not above SGD's, on every seed; "
+              "the coherence measure σ, Table 1's headline column, is the claim "
+              "sam_stability.coherence_drop.",
     kind=Kind.NUMERIC,
     check=partial(_check_simplicity_bias, rho=0.1),
     control=partial(_check_simplicity_bias, rho=0.0),
@@ -1380,6 +1421,84 @@ register(Claim(
                         "θ + ε, must disagree."))
 
 
+# ----------------------------------------------------------------------------- Theorem 3.6 (qualitative)
+#: ρ/α times λ_max of the C = 2 solution's mean Hessian is O(1) at these values (λ_max(H̄) ≈ 2-3 at d = 5)
+SAM_AMPLIFICATION_KAPPAS = (0.1, 0.5)
+
+
+def _sample_hessians(task: TwoLayerMSETask, x: np.ndarray) -> np.ndarray:
+    """H_i = 2∇f_i∇f_iᵀ (the interpolating Gauss–Newton per-sample Hessians) by torch.func, per sample."""
+    theta = torch.as_tensor(x, dtype=torch.float64)
+    net = task.net
+    names = [name for name, _ in net.named_parameters()]
+    shapes = [p.shape for _, p in net.named_parameters()]
+
+    def output(t: torch.Tensor, xi: torch.Tensor) -> torch.Tensor:
+        params, start = {}, 0
+        for name, shape in zip(names, shapes, strict=True):
+            size = int(np.prod(shape))
+            params[name] = t[start:start + size].reshape(shape)
+            start += size
+        return torch.func.functional_call(net, params, (xi[None],)).reshape(())
+
+    X = torch.as_tensor(task.X, dtype=torch.float64)
+    grads = torch.func.vmap(torch.func.grad(output), in_dims=(None, 0))(theta, X).numpy()
+    return 2.0 * np.einsum("ia,ib->iab", grads, grads)
+
+
+def _check_sam_amplification(ctx: Context, *, sam: bool = True) -> Outcome:
+    torch.set_num_threads(1)
+    n, d, Cs = 32, 5, (2, 3, 4)
+    rows, ok = [], True
+    for k in range(ctx.pick(1, 10)):
+        seed = int(ctx.rng(f"amplification-{k}").integers(2**31))
+        ratios: dict[float, list[float]] = {kappa: [] for kappa in SAM_AMPLIFICATION_KAPPAS}
+        for C in Cs:
+            task = parity_task(n=n, in_features=d, width=2**C, seed=seed)
+            x = generalizing_solution(task, C, (d + 1) ** 0.25)
+            H = _sample_hessians(task, x)
+            # the implementation's S (sample_coherence_matrix) is the S of these H_i: ties them to it
+            S = sample_coherence_matrix(task, x)
+            assert np.allclose(sam_coherence_matrix(H, 0.0), S, rtol=1e-10, atol=1e-10)
+            top = float(np.linalg.eigvalsh(S)[-1])
+            for kappa in SAM_AMPLIFICATION_KAPPAS:
+                top_sam = float(np.linalg.eigvalsh(sam_coherence_matrix(H, kappa if sam else 0.0))[-1])
+                ratios[kappa].append(top_sam / top)
+        for kappa, values in ratios.items():
+            # the amplification λ_max(S_SAM)/λ_max(S) strictly larger for smaller C (by more than rounding)
+            decreasing = all(a > b * (1 + 1e-9) for a, b in itertools.pairwise(values))
+            ok = ok and decreasing
+            rows.append({"seed": seed, "rho_over_alpha": kappa, "C": list(Cs),
+                         "amplification": [round(r, 4) for r in values], "decreasing_in_C": decreasing})
+    what = ("Theorem 3.6 (qualitative): at (C, r)-generalizing solutions SAM's coherence amplification "
+            "lambda_max(S_SAM)/lambda_max(S) is strictly larger for smaller C")
+    if not sam:
+        what += " [control: rho = 0]"
+    summary = (f"{what}: " + ("held" if ok else "violated") + f" on {len(rows)} (seed, rho/alpha) pairs; "
+               f"first {rows[0]['amplification']}")
+    return Outcome("pass" if ok else "fail", summary, {"statement": what, "rows": rows})
+
+
+register(Claim(
+    id="sam_stability.sam_amplification", paper=PAPER,
+    origin=Origin.PAPER, covers=("Theorem 3.6",),
+    deviation="The qualitative form only (the displayed bounds did not survive extraction and the upper "
+              "bound is an O(.) with unstated constants): the SAM coherence grows relatively more for "
+              "smaller C, at n = 32, d = 5, C in {2, 3, 4}, r = (d + 1)^(1/4), rho/alpha in {0.1, 0.5}.",
+    source=f"Theorem 3.6 and the paragraph 'SAM Favors Simpler Solutions' before it; {ARXIV}",
+    statement="At (C, r)-generalizing interpolants of y = x0 x1 on n = 32 points of {+-1}^5 (r = 6^(1/4)), "
+              "the ratio lambda_max(S_SAM)/lambda_max(S) of the SAM coherence matrix (S_SAM_ij = "
+              "sqrt Tr(M H_i M H_j), M = I + (rho/alpha) H) to the SGD one is strictly decreasing in C "
+              "(C = 2, 3, 4) for rho/alpha = 0.1 and 0.5, on 1 (full 10) data sets; the per-sample H_i are "
+              "2 grad f_i grad f_i^T from torch.func, whose coherence matrix equals the implementation's.",
+    kind=Kind.NUMERIC,
+    check=partial(_check_sam_amplification, sam=True),
+    control=partial(_check_sam_amplification, sam=False),
+    control_description="rho = 0 (SGD's own coherence): the ratio is 1 for every C, not decreasing, so the "
+                        "check must fail.",
+    budget_s=60))
+
+
 # ----------------------------------------------------------------------------- results map
 register_results(PAPER, [
     Result("Theorem 3.1(1)", "Random perturbation: Dexter et al.'s SGD divergence condition (coherence σ, "
@@ -1401,11 +1520,27 @@ register_results(PAPER, [
     Result("Theorem 3.5", "(C, r)-generalizing solutions: max_i λ_max(H_i) = 2√(d+1) and, w.p. ≥ 1 − δ, "
            "λ_max(S) ≤ 2√(d+1)·n(2^-C + ε)", checkable=True),
     Result("Theorem 3.6", "SAM coherence of (C, r)-generalizing solutions: an expectation lower bound and "
-           "an O(·) upper bound growing faster for small C", checkable=False,
-           why="the upper bound is an O(·) with unstated constants and the lower bound's display did not "
-               "survive extraction"),
+           "an O(·) upper bound growing faster for small C (checked in its qualitative form: the SAM "
+           "amplification of λ_max(S) is larger for smaller C)", checkable=True),
     Result("Table 1", "SAM endpoints on y = x₀x₁ have lower σ, λ_max(S), max_i λ_max(H_i), λ_max(H) and "
            "Tr H than SGD's (ρ = 0.01, 0.05, 0.1)", checkable=True),
+    Result("Figure 1(a)", "quadratic loss: SAM's diverging / converging (B, σ) pairs against the Theorem 3.2 "
+           "(upper) and Theorem 3.3 (lower) curves; a gap at small B, accurate at large B", checkable=False,
+           why="the experiment's Hessian families (Appendix C.3) and the plotted curves' displays did not "
+               "survive extraction; its two curves are checked as results: Theorem 3.2(1) by "
+               "coherence_condition, Theorem 3.3 (certified) by lower_bound; the exact radius that decides "
+               "every plotted point is mean_square_exact's"),
+    Result("Figure 1(b)", "the stable/unstable boundaries of SGD and random perturbation overlap, SAM's "
+           "diverges on more (B, σ) pairs", checkable=True),
+    Result("Figure 1(c)", "a larger ρ/α tightens SAM's boundary", checkable=True),
+    Result("Figure 1(d)", "near (C, r)-generalizing solutions, training converges faster for smaller C, and "
+           "SAM faster than SGD", checkable=False,
+           why="a training-speed plot near solutions of up to 2^C units on n = 100 points (Appendix C.4), "
+               "whose settings did not survive extraction; the linearized radius at C = 2..5 (n = 64, "
+               "d = 6) is not monotone in C at a fixed step (measured 0.982, 0.996, 0.993, 0.988), so the "
+               "figure's speed is not a property of the linearization we could check without its settings"),
+    Result("Figure 2", "the coherence measure changes along training (SGD and SAM runs)", checkable=False,
+           why="a descriptive trace without a quantitative statement to test"),
 ])
 
 
