@@ -32,7 +32,7 @@ from algorithms.qp.problem import QP
 
 __all__ = ["QPFunction", "QPLayer", "qp_layer"]
 
-_NAMES = ("P", "q", "G", "h", "A", "b")
+_NAMES = ("P", "q", "G", "h", "A", "b", "lb", "ub")
 #: batches of QPs with at most this many variables run with one BLAS thread, set once per batch (a
 #: multi-threaded BLAS spent 5-10× longer waking threads than solving 32 QPs of 5 variables, issue #42);
 #: larger problems get the limit per solve, in ``forward`` (``algorithms.qp._threads``)
@@ -43,7 +43,7 @@ def _blas_threads(n: int):
     return single_blas_thread(n) if n <= SMALL_N else contextlib.nullcontext()
 
 
-_BASE_NDIM = {"P": 2, "q": 1, "G": 2, "h": 1, "A": 2, "b": 1}
+_BASE_NDIM = {"P": 2, "q": 1, "G": 2, "h": 1, "A": 2, "b": 1, "lb": 1, "ub": 1}
 
 
 def _to_numpy(name: str, value: Any, k: int, batched: bool):
@@ -60,8 +60,8 @@ class QPFunction(torch.autograd.Function):
     """``x* = argmin ½xᵀPx + qᵀx s.t. Ax = b, Gx ≤ h`` for each batch item (see :func:`qp_layer`)."""
 
     @staticmethod
-    def forward(ctx, algorithm: DQP, options: SolveOptions, P, q, G, h, A, b):
-        inputs = dict(zip(_NAMES, (P, q, G, h, A, b)))
+    def forward(ctx, algorithm: DQP, options: SolveOptions, P, q, G, h, A, b, lb=None, ub=None):
+        inputs = dict(zip(_NAMES, (P, q, G, h, A, b, lb, ub)))
         batched = {
             k: (torch.is_tensor(v) and v.dim() == _BASE_NDIM[k] + 1) for k, v in inputs.items()
         }
@@ -118,14 +118,17 @@ class QPFunction(torch.autograd.Function):
         with _blas_threads(int(g.shape[-1])):
             for k, sol in enumerate(ctx.solutions):
                 gk = g[k] if ctx.batch is not None else g
-                per_item.append(sol.vjp(gk, wrt=wanted))
+                # bounds that are all infinite (or absent on one side) leave no box: zero gradients
+                known = tuple(w for w in wanted if w not in ("lb", "ub") or sol._box is not None)
+                per_item.append(sol.vjp(gk, wrt=known))
         grads = []
         for name in _NAMES:
             is_tensor, dtype, device = ctx.inputs_meta[name]
             if not (is_tensor and need[name]):
                 grads.append(None)
                 continue
-            items = [np.asarray(d[name], dtype=np.float64) for d in per_item]
+            items = [np.zeros(g.shape[-1]) if d.get(name) is None else np.asarray(d[name], dtype=np.float64)
+                     for d in per_item]
             if ctx.batch is None:
                 value = items[0]
             elif ctx.batched[name]:
@@ -136,8 +139,12 @@ class QPFunction(torch.autograd.Function):
         return (None, None, *grads)
 
 
-def qp_layer(P, q, G=None, h=None, A=None, b=None, *, algorithm: DQP | None = None, tol: float | None = None):
-    """Differentiable ``x*(P, q, G, h, A, b)`` of a (batch of) convex QP(s), by dQP.
+def qp_layer(P, q, G=None, h=None, A=None, b=None, *, lb=None, ub=None, algorithm: DQP | None = None,
+             tol: float | None = None):
+    """Differentiable ``x*(P, q, G, h, A, b, lb, ub)`` of a (batch of) convex QP(s), by dQP.
+
+    ``lb``/``ub`` (tensors, ±inf for a free side) are variable bounds, differentiated like the rest
+    (zero gradient at an infinite bound).
 
     >>> import torch
     >>> P = torch.eye(2, dtype=torch.float64, requires_grad=True)
@@ -155,7 +162,7 @@ def qp_layer(P, q, G=None, h=None, A=None, b=None, *, algorithm: DQP | None = No
         raise TypeError(f"algorithm must be a DQP, got {type(algorithm).__name__}")
     if not torch.is_tensor(q):
         raise TypeError(f"q must be a torch tensor, got {type(q).__name__}")
-    for name, value in zip(_NAMES, (P, q, G, h, A, b)):
+    for name, value in zip(_NAMES, (P, q, G, h, A, b, lb, ub)):
         if value is not None and not (torch.is_tensor(value) or (name in "PGA" and sp.issparse(value))):
             extra = " or scipy.sparse matrix" if name in "PGA" else ""
             raise TypeError(f"{name} must be a torch tensor{extra}")
@@ -166,7 +173,7 @@ def qp_layer(P, q, G=None, h=None, A=None, b=None, *, algorithm: DQP | None = No
         raise ValueError("G and h must be given together")
     if (A is None) != (b is None):
         raise ValueError("A and b must be given together")
-    return QPFunction.apply(algorithm, SolveOptions(tol=tol), P, q, G, h, A, b)
+    return QPFunction.apply(algorithm, SolveOptions(tol=tol), P, q, G, h, A, b, lb, ub)
 
 
 class QPLayer(torch.nn.Module):
@@ -187,5 +194,5 @@ class QPLayer(torch.nn.Module):
             raise TypeError(f"algorithm must be a DQP, got {type(self.algorithm).__name__}")
         self.tol = tol
 
-    def forward(self, P, q, G=None, h=None, A=None, b=None):
-        return qp_layer(P, q, G, h, A, b, algorithm=self.algorithm, tol=self.tol)
+    def forward(self, P, q, G=None, h=None, A=None, b=None, lb=None, ub=None):
+        return qp_layer(P, q, G, h, A, b, lb=lb, ub=ub, algorithm=self.algorithm, tol=self.tol)

@@ -124,3 +124,21 @@ def test_gradcheck_unbatched_auto_backend():
                                         G[0].detach().requires_grad_(), h[0].detach().requires_grad_(),
                                         A[0].detach().requires_grad_(), b[0].detach().requires_grad_()),
                                     eps=1e-6, atol=1e-5, rtol=1e-4)
+
+
+def test_layer_bounds_gradcheck():
+    # lb/ub as tensors (one side infinite) pass torch's gradcheck (float64, away from active-set changes)
+    torch.manual_seed(0)
+    n = 4
+    M = torch.randn(n, n, dtype=torch.float64)
+    P = (M @ M.T + torch.eye(n, dtype=torch.float64)).requires_grad_()
+    q = (3 * torch.randn(n, dtype=torch.float64)).requires_grad_()
+    lb = torch.tensor([-0.5, -float("inf"), -0.3, -0.4], dtype=torch.float64, requires_grad=True)
+    ub = torch.tensor([0.6, 0.5, float("inf"), 0.2], dtype=torch.float64, requires_grad=True)
+
+    def f(P, q, lb, ub):
+        return qp_layer(0.5 * (P + P.T), q, lb=lb, ub=ub, algorithm=DQP(backend="daqp"))
+
+    x = f(P, q, lb, ub)
+    assert torch.all(x >= lb - 1e-12) and torch.all(x <= ub + 1e-12)
+    assert torch.autograd.gradcheck(f, (P, q, lb, ub), eps=1e-6, atol=1e-5)
