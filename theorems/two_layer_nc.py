@@ -1161,8 +1161,8 @@ def _check_section41(ctx: Context, *, data: str = "separable", swap: bool = Fals
 
 register(Claim(
     id="two_layer_nc.section41_claims", paper=PAPER,
-    source=f"Section 4.1, Claim (inter-class separation via alignment) and Claim (directional collapse and "
-           f"self-duality via max-margin bias), {ARXIV}",
+    source=f"Claim 4.1 (separation) and Claim 4.1 (max-margin): Section 4.1's Claim (inter-class separation "
+           f"via alignment) and Claim (directional collapse and self-duality via max-margin bias), {ARXIV}",
     origin=Origin.PAPER, covers=("Claim 4.1 (separation)", "Claim 4.1 (max-margin)"),
     deviation="Finite time: the separation at every record time t >= 20 up to t_end = 300 (full 3000); the "
               "limiting direction's rank one read at t_end and its alignment with u+ as an approach (the "
