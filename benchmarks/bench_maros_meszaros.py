@@ -234,10 +234,17 @@ class Worker:
     def run(self, name: str, config: str, seed: int, fd: bool, limit: float) -> dict:
         if self.proc is None or not self.proc.is_alive():
             self._start()
-        self.conn.send((name, config, seed, fd))
-        # the first call also loads the problem and imports the solvers: a grace of 30 s on top
-        if self.conn.poll(limit + (60.0 if fd else 0.0) + 30.0):
-            out = self.conn.recv()
+        try:
+            self.conn.send((name, config, seed, fd))
+            # the first call also loads the problem and imports the solvers: a grace of 30 s on top
+            ready = self.conn.poll(limit + (60.0 if fd else 0.0) + 30.0)
+            out = self.conn.recv() if ready else None
+        except (EOFError, OSError):  # the worker died (a solver crashed, or the OS killed it)
+            self.proc.join(5)
+            code = self.proc.exitcode
+            self.proc = None
+            return {"found": False, "time": limit, "error": f"worker died (exit code {code})"}
+        if out is not None:
             t = out.get("time", math.nan)
             if np.isfinite(t) and t > limit:
                 out.update(found=False, error=f"over the time limit ({t:.1f} s)")
@@ -249,7 +256,10 @@ class Worker:
 
     def close(self) -> None:
         if self.proc is not None and self.proc.is_alive():
-            self.conn.send(None)
+            try:
+                self.conn.send(None)
+            except OSError:
+                pass
             self.proc.join(5)
 
 
