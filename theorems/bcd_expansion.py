@@ -25,9 +25,9 @@
 
 >>> from theorems.core import REGISTRY, coverage
 >>> len([k for k in REGISTRY if k.startswith("bcd_expansion.")])
-7
+8
 >>> coverage("bcd_expansion")["uncovered"]
-['Figure 1(b)']
+[]
 """
 
 from __future__ import annotations
@@ -929,3 +929,59 @@ register(Claim(
     control_description="A sabotaged BREAD-SGD whose steps are 1000× too small (lr 1e-5): the same check "
                         "(margin to AdamW, faster than BAdam) must fail.",
     budget_s=60.0))
+
+
+# ------------------------------------------------------------- Figure 1(b): block switch frequency
+#: the block switch frequencies of the sweep (the matches_adam finetune uses K = 20)
+SWEEP_K = (10, 40)
+
+
+@functools.lru_cache(maxsize=64)
+def _sweep_mean_loss(seed: int, pretrain_steps: int, K: int, expansion: str, lr: float, steps: int) -> float:
+    """Mean loss over one finetune run (cached: the control reuses the check's BAdam runs)."""
+    task = _finetune_task(seed, pretrain_steps)
+    sol = solve(task, BlockCoordinateDescent(lr=lr, switch_every=K, expansion=expansion,
+                                             expansion_lr_scale=MATCH_SCALE),
+                maxiters=steps, tol=MATCH_TOL, seed=seed, store_trace=True)
+    return _mean_loss(sol)
+
+
+def _check_switch_frequency(ctx: Context, sabotage: bool) -> Outcome:
+    steps, seeds = ctx.pick(200, 1000), ctx.pick(2, 5)
+    rows, failures = [], []
+    for seed in range(ctx.seed * 100, ctx.seed * 100 + seeds):
+        for K in SWEEP_K:
+            runs = {name: _sweep_mean_loss(seed, ctx.pick(100, 400), K, expansion, lr, steps)
+                    for name, expansion, lr in (("badam", "none", MATCH_LR),
+                                                ("bread_sgd", "sgd", MATCH_LR * (1e-3 if sabotage else 1.0)))}
+            rows.append({"seed": seed, "K": K, "badam_mean": figure(runs["badam"], 4),
+                         "bread_sgd_mean": figure(runs["bread_sgd"], 4)})
+            if not runs["bread_sgd"] < runs["badam"]:
+                failures.append(f"seed {seed}, K = {K}: BREAD-SGD's mean loss {runs['bread_sgd']:.4f} >= "
+                                f"BAdam's {runs['badam']:.4f}")
+    evidence = {"runs": rows, "steps": steps, "failures": failures[:5]}
+    if failures:
+        return Outcome("fail", failures[0], evidence)
+    return Outcome("pass", f"{seeds} finetunes of {steps} steps: at every K in {SWEEP_K} BREAD-SGD converges "
+                           "faster than BAdam (lower mean loss over the run)", evidence)
+
+
+register(Claim(
+    id="bcd_expansion.switch_frequency", paper=PAPER,
+    source=f"Figure 1(b) and Section 5.5 'Effect of K' (BREAD beats BAdam under every K), at our tiny scale "
+           f"({SOURCE})",
+    origin=Origin.PAPER, covers=("Figure 1(b)",),
+    deviation="BREAD-SGD (not BREAD-LoRA) on the matches_adam finetune (residual MLP, Markov chain), K in "
+              "{10, 40} (the paper: 32 to 512 on Llama 3.1-8B), 200 steps, 2 seeds (full: 1000 steps, 5 "
+              "seeds); 'beats' read as a lower mean loss over the run. The figure's second observation "
+              "(larger K converges faster) is reported in the evidence, not asserted.",
+    statement="On the tiny Markov finetune, at each block switch frequency K in {10, 40} and each of 2 "
+              "seeds, "
+              "BREAD-SGD (β = 3·lr) has a lower mean loss over 200 steps than BAdam (the same BCD without "
+              "expansion)",
+    kind=Kind.NUMERIC,
+    check=partial(_check_switch_frequency, sabotage=False),
+    control=partial(_check_switch_frequency, sabotage=True),
+    control_description="A sabotaged BREAD-SGD whose steps are 1000× too small (lr 1e-5): it must lose to "
+                        "BAdam at some K.",
+    budget_s=90.0))
