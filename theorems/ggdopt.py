@@ -18,9 +18,9 @@ experiments are Table 1 (the linear CCP against SAA) and Table 2 (robust wavefor
   (and matches its closed form at β = 2).
 * ``ggdopt.feasibility`` (numeric, derived): GGDOpt's answer on the linear CCP violates at most ρ
   of its training samples and meets the chance constraint on fresh samples.
-* ``ggdopt.vs_saa`` (numeric, Table 1): GGDOpt's answer is within 5 % of SAA's MILP optimum on
-  the same samples (never below it), with the measured time ratio; undecided when the SAA
-  reference itself fails its check (too many violated samples, or beaten by a feasible sample).
+* ``ggdopt.vs_saa`` (numeric, Table 1): GGDOpt's objective, averaged over independent repeats, is
+  within 1.5 % of the SOC optimum (a t interval of the mean relative gap against the window);
+  seconds, and in the full profile SAA-MILP's gap and out-of-sample feasibility, reported.
 * ``ggdopt.tilt`` (numeric, derived from Theorem 2): the guided samples' mean objective lies below
   that of D_ρ, the feasible training points (the Boltzmann tilt lowers E f), one-sided test.
 
@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
+import scipy.stats
 import torch
 
 from algorithms import RetCode, solve
@@ -487,7 +488,7 @@ def _saa_samples(ctx: Context) -> int:
     return ctx.pick(150, 1000)
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=16)
 def _ggdopt_run(seed: int, profile: str, sabotage: bool, n_samples: int):
     ctx = Context(seed=seed, profile=profile)
     problem = _ccp(ctx, n_samples)
@@ -551,61 +552,96 @@ register(
 )
 
 
-@lru_cache(maxsize=2)
-def _saa_run(seed: int, profile: str):
-    problem, _ = _ggdopt_run(seed, profile, False, _saa_samples(Context(seed=seed, profile=profile)))
-    start = time.perf_counter()
-    saa = solve(problem, SAAMILP(time_limit=Context(seed=seed, profile=profile).pick(60.0, 600.0)))
-    return saa, time.perf_counter() - start
+#: Table 1's window: GGDOpt's mean objective (100 repeats) is -0.6491 against the SOC optimum -0.6586,
+#: a relative gap of 1.44 %; the text reads it as "approximately the global minimizer", within 1.5 %
+TABLE1_WINDOW = 0.015
+#: two-sided level of the Table 1 test (a t interval for the mean relative gap over seeds)
+TABLE1_ALPHA = 0.05
 
 
-def _check_vs_saa(ctx: Context, *, tightened: bool) -> Outcome:
-    problem, sol = _ggdopt_run(ctx.seed, ctx.profile, False, _saa_samples(ctx))
-    saa, saa_seconds = _saa_run(ctx.seed, ctx.profile)
-    if saa.retcode is not RetCode.Success:
-        return Outcome("undecided", f"SAA MILP did not finish: {saa.retcode}", {"saa_seconds": saa_seconds})
-    gap = (sol.value - saa.value) / abs(saa.value)
-    # the reference must be what it claims to be, checked here from the LP data: SAA's answer violates
-    # at most ⌊ρL⌋ training samples, and no empirically feasible sample of GGDOpt lies below its optimum
-    # (HiGHS's relative gap is 1e-6); otherwise the comparison is undecidable, not a verdict on GGDOpt
-    h = np.asarray(problem.h_samples, dtype=np.float64)
-    # SAA's binding rows hold to HiGHS's primal feasibility tolerance (1e-7 on rows of size ~1): 1e-6 slack
-    d = float(problem.linear.b[0, 0])
-    saa_violation = float(np.mean(h @ np.asarray(saa.x, dtype=np.float64) > d + 1e-6))
-    result = sol.original
-    feasible_values = result.sample_values[
-        [_linear_violations(problem, x, h) <= problem.rho + 1e-12 for x in result.samples.astype(np.float64)]
-    ]
-    floor = float(feasible_values.min()) if feasible_values.size else np.inf
-    if saa_violation > problem.rho + 1e-12 or floor < saa.value - 1e-6 * abs(saa.value):
-        return Outcome(
-            "undecided",
-            f"the SAA-MILP reference is not an exact SAA optimum: its violation {saa_violation:.3f} "
-            f"(allowed {problem.rho}), value {saa.value:.4f} against an empirically feasible sample at "
-            f"{floor:.4f}",
-            {"saa_violation": saa_violation, "saa_value": saa.value, "best_feasible_sample": floor},
+def _table1_samples(profile: str) -> int:
+    """L of the Table 1 comparison: 150 in the quick profile (a training run there costs seconds, and the
+    stage-1 data at L = 1000 tens of seconds on a loaded machine), 1000 in the full one."""
+    return Context(profile=profile).pick(150, 1000)
+
+
+def _table1_seeds(ctx: Context) -> list[int]:
+    """Seeds of the Table 1 comparison (each a fresh instance (b, c̄), sample set and training run)."""
+    return [ctx.seed + k for k in range(ctx.pick(2, 12))]
+
+
+@lru_cache(maxsize=16)
+def _table1_run(seed: int, profile: str, guidance: str) -> dict[str, float]:
+    """One repeat of Table 1: GGDOpt's gap to the SOC optimum, its out-of-sample
+    feasibility and seconds; in the full profile also SAA-MILP's (HiGHS, 30 s limit, as the
+    paper's time-limited SAA_MIP) on the same samples."""
+    ctx = Context(seed=seed, profile=profile)
+    if guidance == "second":
+        problem, sol = _ggdopt_run(seed, profile, False, _table1_samples(profile))
+    else:
+        problem = _ccp(ctx, _table1_samples(profile))
+        sol = solve(problem, replace(_ggdopt(ctx), guidance=guidance), seed=seed)
+    soc = float(problem.known_optimum)
+    row = {
+        "gap": (sol.value - soc) / abs(soc) if sol.retcode is RetCode.Success else float("nan"),
+        "fresh": sol.stats.out_of_sample_feasibility,
+        "train_seconds": sol.stats.train_seconds,
+        "sample_seconds": sol.stats.sample_seconds,
+    }
+    if profile == "full" and guidance == "second":
+        start = time.perf_counter()
+        saa = solve(problem, SAAMILP(time_limit=30.0))
+        row["saa_seconds"] = time.perf_counter() - start
+        row["saa_gap"] = (saa.value - soc) / abs(soc)
+        row["saa_fresh"] = saa.stats.out_of_sample_feasibility
+        row["saa_optimal"] = float(saa.retcode is RetCode.Success)
+    return row
+
+
+def _check_vs_saa(ctx: Context, *, guidance: str) -> Outcome:
+    rows = [_table1_run(seed, ctx.profile, guidance) for seed in _table1_seeds(ctx)]
+    gaps = np.array([r["gap"] for r in rows])
+    if not np.all(np.isfinite(gaps)):
+        return Outcome("fail", f"GGDOpt returned no feasible answer on {int(np.sum(~np.isfinite(gaps)))} of "
+                       f"{gaps.size} seeds", {"gaps": gaps.tolist()})
+    n = gaps.size
+    mean, sd = float(gaps.mean()), float(gaps.std(ddof=1))
+    # the repeats are independent (own instance, samples, stage-1 data, training and sampling seeds): a t
+    # interval at level 0.95 for the mean relative gap, compared with the window [-1.5 %, 1.5 %]
+    half = float(scipy.stats.t.ppf(1 - TABLE1_ALPHA / 2, n - 1) * sd / np.sqrt(n))
+    low, high = mean - half, mean + half
+    inside = -TABLE1_WINDOW <= low and high <= TABLE1_WINDOW
+    outside = low > TABLE1_WINDOW or high < -TABLE1_WINDOW
+    # power statement: the number of seeds whose interval (z approximation, at the measured sd) would
+    # clear the nearer window edge from the measured mean
+    distance = min(abs(mean - TABLE1_WINDOW), abs(mean + TABLE1_WINDOW))
+    needed = math.ceil((1.959964 * sd / distance) ** 2) if distance > 0 else math.inf
+    evidence = {
+        "seeds": n,
+        "gaps": [figure(g, 4) for g in gaps],
+        "mean_gap": figure(mean),
+        "sd_gap": figure(sd),
+        "interval": [figure(low), figure(high)],
+        "seeds_that_would_decide": needed,
+        "mean_fresh_feasibility": figure(np.mean([r["fresh"] for r in rows])),
+        "mean_train_seconds": figure(np.mean([r["train_seconds"] for r in rows]), 3),
+        "mean_sample_seconds": figure(np.mean([r["sample_seconds"] for r in rows]), 3),
+    }
+    if "saa_gap" in rows[0]:
+        evidence.update(
+            saa_gaps=[figure(r["saa_gap"], 4) for r in rows],
+            saa_mean_gap=figure(np.mean([r["saa_gap"] for r in rows])),
+            saa_mean_fresh_feasibility=figure(np.mean([r["saa_fresh"] for r in rows])),
+            saa_proved_optimal=float(np.sum([r["saa_optimal"] for r in rows])),
+            saa_mean_seconds=figure(np.mean([r["saa_seconds"] for r in rows]), 3),
         )
-    # GGDOpt's answer is empirically feasible on the same samples, so it cannot beat SAA's exact
-    # optimum (gap >= 0 up to HiGHS's 1e-6 relative gap); the claim is that it stays within 5 %.
-    # The control tightens the bound past that truth: 1 % *below* SAA's optimum.
-    low, high = (-1.0, -0.01) if tightened else (-1e-6, 0.05)
-    soc = problem.known_optimum
-    return fact(
-        sol.retcode is RetCode.Success and low <= gap <= high,
-        f"GGDOpt's objective relative to SAA-MILP's optimum lies in [{low}, {high}]",
-        relative_gap=gap,
-        relative_gap_to_soc=(sol.value - soc) / abs(soc),
-        soc_value=soc,
-        ggdopt_value=sol.value,
-        saa_value=saa.value,
-        ggdopt_fresh=sol.stats.out_of_sample_feasibility,
-        saa_fresh=saa.stats.out_of_sample_feasibility,
-        saa_seconds=saa_seconds,
-        ggdopt_sample_seconds=sol.stats.sample_seconds,
-        ggdopt_train_seconds=sol.stats.train_seconds,
-        sample_time_ratio=sol.stats.sample_seconds / saa_seconds,
-        total_time_ratio=(sol.stats.sample_seconds + sol.stats.train_seconds) / saa_seconds,
-    )
+    what = (f"mean relative gap of GGDOpt to the SOC optimum over {n} seeds {mean:+.4f}, 95 % interval "
+            f"[{low:+.4f}, {high:+.4f}] against the window ±{TABLE1_WINDOW}")
+    if inside:
+        return Outcome("pass", what + ": inside", evidence)
+    if outside:
+        return Outcome("fail", what + ": outside", evidence)
+    return Outcome("undecided", f"{what}: overlaps its edge; about {needed} seeds would decide", evidence)
 
 
 register(
@@ -613,22 +649,30 @@ register(
         id="ggdopt.vs_saa",
         paper=PAPER,
         source="Table 1",
-        statement="On the linear CCP (26) (n = 4, L = 150, ρ = 0.1), GGDOpt's answer is within 5 % of "
-                  "the optimum of "
-        "SAA solved exactly as a big-M MILP (HiGHS) on the same samples, and not below it; the wall-time "
-        "ratios against the MILP are reported",
+        statement="On the linear CCP (26) (n = 4, L = 150; n = 8, L = 1000 in the full profile; ρ = 0.1), "
+        "GGDOpt's objective averaged over independent repeats (each its own instance, samples and "
+        "training) lies within 1.5 % of the optimum of the exact SOC reformulation: the 95 % t interval "
+        "of the mean relative gap (f − f_SOC)/|f_SOC| lies inside [−1.5 %, 1.5 %] (pass), outside it "
+        "(fail), or overlaps an edge (undecided, with the number of seeds that would decide); GGDOpt's "
+        "seconds, and in the full profile SAA-MILP's gap, out-of-sample feasibility and seconds, are "
+        "reported",
         kind=Kind.NUMERIC,
         origin=Origin.PAPER,
         covers=("Table 1",),
-        deviation="n = 4 instead of 8, L = 150; Table 1 puts GGDOpt within 1.5 % of the SOC optimum and "
-        "below a (time-limited, resampled) SAA-MIP, while we take the exact SAA optimum on the same samples "
-        "as reference (a lower bound for any SAA-feasible answer) with a 5 % window of our choosing; the gap "
-        "to the SOC optimum and the time ratios are reported, not asserted",
-        check=lambda ctx: _check_vs_saa(ctx, tightened=False),
-        control=lambda ctx: _check_vs_saa(ctx, tightened=True),
-        control_description="the bound tightened past the truth: GGDOpt 1 % below SAA's exact optimum",
+        deviation="n = 4 and L = 150 in the quick profile (Table 1: n = 8), a new instance per repeat "
+        "(Table 1: one instance, 100 repeats); 2 repeats in the quick profile, 12 in the full one; the "
+        "1.5 % window is Table 1's 1.44 % rounded up. Table 1's 'better than SAA as a MIP' is not "
+        "asserted: the exact SAA optimum on the same samples is a lower bound for any SAA-feasible "
+        "answer, GGDOpt's included, so only a time-limited MIP (the paper's 15 s) can lose to it; its "
+        "numbers are reported. The 80 % time saving is reported, never asserted (timings do not enter "
+        "verdicts)",
+        check=lambda ctx: _check_vs_saa(ctx, guidance="second"),
+        control=lambda ctx: _check_vs_saa(ctx, guidance="none"),
+        control_description="Table 1's own ablation, GGDOpt without guidance (guidance='none' through the "
+        "same solve path): the samples follow D_ρ and the mean gap leaves the window",
         budget_s=150.0,
-        expected_verdict="falsified",
+        full_budget_s=3600.0,
+        expected_verdict="inconclusive",
     )
 )
 
