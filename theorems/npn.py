@@ -581,6 +581,19 @@ register(Claim(
 TUNED = {"cs10": (0.01, 0.03), "cs25": (0.01, 0.03), "cs50": (0.003, 0.03), "deblur": (0.003, 0.03),
          "sr2": (0.003, 0.03), "ct": (0.03, 0.03), "mri": (0.01, 0.1)}
 
+class _NegatedNetwork(torch.nn.Module):
+    """A control's G: the trained network's output with its sign flipped (the NPN term then pulls Sx
+    toward −Sx*, with the same magnitude as the trained prediction)."""
+
+    def __init__(self, trained: torch.nn.Module) -> None:
+        super().__init__()
+        self.trained = trained
+        self.in_features, self.out_features = trained.in_features, trained.out_features
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        return -self.trained(X)
+
+
 class _ZeroNetwork(torch.nn.Module):
     """The control's G: the same shapes as the trained one, output identically zero."""
 
@@ -609,11 +622,11 @@ def _solution(name: str, seed: int, index: int, network: str, maxiters: int = 30
     npn = None
     if network != "none":
         trained = load_network(name)
-        g = trained if network == "trained" else _ZeroNetwork(trained)
+        g = {"trained": trained, "zero": _ZeroNetwork(trained), "negated": _NegatedNetwork(trained)}[network]
         npn = NPN(setup.projection, g, gamma, max_leakage=setup.max_leakage)
     lipschitz = setup.operator.norm() ** 2 + (0.0 if npn is None else gamma * setup.projection.norm() ** 2)
     algorithm = PnPPGD(prior=TVPrior(weight=weight, inner=10), lr=1.8 / lipschitz, npn=npn)
-    tol = 1e-4 if maxiters == 300 else 0.0
+    tol = 1e-4 if maxiters == 300 else 1e-300  # no early stop: the iterate x_maxiters itself
     sol = solve(InverseProblem(setup.operator, y, float(std)), algorithm, tol=tol, maxiters=maxiters)
     return sol.x
 
@@ -707,7 +720,7 @@ def _estimate_ratio(name: str, seed: int, index: int, network: str) -> float:
 
 def _check_estimate(ctx: Context, *, network: str) -> Outcome:
     names = ctx.pick(("cs25",), ("cs10", "cs25", "cs50"))
-    count = ctx.pick(8, 16)
+    count = ctx.pick(6, 16)
     diffs = np.array([-_estimate_ratio(name, ctx.seed, i, network) for name in names for i in range(count)])
     return _paired_outcome(diffs, "log(‖Sx̂_0 − Sx*‖ / ‖G(y) − Sx*‖) on " + ", ".join(names), {})
 
@@ -719,7 +732,8 @@ register(Claim(
     deviation="Figure 1 is a low-dimensional toy (Appendix A.1) with the direct reconstruction x̂_0; we ask "
               "its statement of our CS set-up (32×32 crops, the shipped G, x̂_0 the PnP-PGD-TV "
               "reconstruction without NPN); panel (b) is Table 1's statement (npn.improves_reconstruction)",
-    statement="On held-out images of the CS set-up (m/n = 0.25; 0.1, 0.25, 0.5 in the full profile), the "
+    statement="On held-out images of the CS set-up (m/n = 0.25, 6 crops; 0.1, 0.25, 0.5 and 16 crops each in "
+              "the full profile), the "
               "trained G estimates the null-space coordinates Sx* more accurately than S applied to the "
               "baseline reconstruction x̂_0: the 95 % paired t interval over images of "
               "log(‖Sx̂_0 − Sx*‖/‖G(y) − Sx*‖) lies above 0 (pass), below it (fail), or straddles it "
@@ -747,8 +761,10 @@ def _early_log_ratio(name: str, seed: int, index: int, network: str) -> float:
 
 
 def _check_early(ctx: Context, *, network: str) -> Outcome:
-    names = ctx.pick(("cs10", "deblur", "mri"), ("cs10", "deblur", "mri"))
-    count = ctx.pick(6, 16)
+    # quick: the set-ups improves_reconstruction builds anyway (building cs10's PCA rows and the MRI
+    # set-up costs seconds), 4 crops each; full: Figure 2's CS m/n = 0.1 and Figure 3's deblurring and MRI
+    names = ctx.pick(("cs25", "deblur"), ("cs10", "deblur", "mri"))
+    count = ctx.pick(4, 16)
     evidence = {}
     pooled = []
     for name in names:
@@ -760,16 +776,23 @@ def _check_early(ctx: Context, *, network: str) -> Outcome:
 
 
 register(Claim(
-    id="npn.early_convergence", paper=PAPER, source=f"{ARXIV}, Section 5.1, Figures 2(a) and 3",
+    id="npn.early_convergence", paper=PAPER, source=f"{ARXIV}, Section 5.1, Figure 2 (a) and Figure 3",
     origin=Origin.PAPER, covers=("Figure 2", "Figure 3"),
-    deviation="Our set-ups: CS m/n = 0.1 with PCA null rows (Figure 2: a QR or jointly designed S), "
+    deviation="Our set-ups: CS with PCA null rows (m/n = 0.25 quick, 0.1 full as Figure 2; Figure 2: a QR or "
+              "jointly designed S), "
               "deblurring σ = 1 px and MRI ×4 (Figure 3: σ ∈ {2, 5, 10}, AF ∈ {4, 8, 12}), PnP-PGD with TV "
               "(the paper: PnP-FISTA with a deep denoiser); the early speed-up only, read at one iteration; "
               "the final quality of Figure 3 is Table 1's statement (npn.improves_reconstruction)",
     statement="With the NPN term PnP-PGD-TV is nearer x* early on: at iteration 10, over held-out images "
-              "of CS (m/n = 0.1), deblurring and MRI (6 crops each quick, 16 full), the 95 % paired t "
-              "interval of log(‖x₁₀ − x*‖² without NPN / with NPN) lies above 0",
+              "(CS m/n = 0.25 and deblurring, 4 crops each, quick; CS m/n = 0.1, deblurring and MRI, 16 "
+              "crops each, full), the 95 % paired t interval of log(‖x₁₀ − x*‖² without NPN / with NPN) "
+              "lies above 0 (pass), below it (fail), or straddles it (undecided)",
     kind=Kind.NUMERIC, check=lambda ctx: _check_early(ctx, network="trained"),
-    control=lambda ctx: _check_early(ctx, network="zero"),
-    control_description="G replaced by a network that outputs zero (the NPN term pulls Sx to 0)",
+    control=lambda ctx: _check_early(ctx, network="negated"),
+    control_description="G's output negated (the NPN term pulls Sx toward −Sx*); a zero G is no control "
+                        "here: the extra quadratic term alone speeds the first iterations (measured)",
+    # measured (quick): the check passes, but the negated-G control is not rejected either (mean +0.28,
+    # interval [−0.41, +0.97] over 8 pairs), so the speed-up cannot be credited to the trained G at this
+    # size; the full profile's 48 pairs is the size that may separate them (paper_notes/npn.md)
+    expected_verdict="inconclusive",
 ))
