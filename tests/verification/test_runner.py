@@ -1,3 +1,4 @@
+import dataclasses
 import json
 
 import pytest
@@ -41,14 +42,19 @@ def test_same_seed_same_evidence_and_claim_seeds_differ():
 def test_worker_pool_matches_in_process_and_enforces_budget(monkeypatch):
     from verification import runner
 
-    monkeypatch.setattr(runner, "WALL_BACKSTOP_MIN_S", 0.0)  # SLOW hangs: stop it at 10 x 1 s
-    results = run_claims([*FAST, fake.SLOW, fake.BUSY], jobs=2, progress=False)
+    # SLOW hangs: the backstop (100 x its 0.1 s budget) stops it at 10 s. BUSY computes: its 0.5 s of
+    # CPU must run out long before its own backstop (50 s), even on a machine so loaded that the
+    # worker gets a tenth of a core and its import takes seconds
+    monkeypatch.setattr(runner, "WALL_BACKSTOP_MIN_S", 0.0)
+    monkeypatch.setattr(runner, "WALL_BACKSTOP", 100.0)
+    hang = dataclasses.replace(fake.SLOW, budget_s=0.1)
+    results = run_claims([*FAST, hang, fake.BUSY], jobs=2, progress=False)
     verdicts = {r.id: r.verdict for r in results}
     for claim in FAST:
         assert verdicts[claim.id] == fake.EXPECTED[claim.id]
     assert verdicts[fake.SLOW.id] == "error" and verdicts[fake.BUSY.id] == "error"
     slow, busy = (next(r for r in results if r.id == c.id) for c in (fake.SLOW, fake.BUSY))
-    assert "wall-clock" in slow.reason and "hung" in slow.reason  # the backstop: 10 x its budget
+    assert "wall-clock" in slow.reason and "hung" in slow.reason  # the backstop
     assert "of CPU time, past its budget" in busy.reason, busy.reason
     in_process = {r.id: r.check for r in run_claims(FAST, jobs=0, progress=False)}
     assert {r.id: r.check for r in results if r.id in in_process} == in_process
