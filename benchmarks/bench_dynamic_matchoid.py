@@ -4,14 +4,14 @@ Instance: f is the cut of a random unit-weight 4-regular graph (non-monotone, f(
 cardinality constraint k ∈ {5, 10, 20} (a matroid, p = 1), ε = 0.1; the stream has 10⁴ updates,
 two insertions of new elements per deletion of a random present element (|V_t| grows to ~3300).
 
-Table 1 (queries and wall time on the cut function):
+Table 1 (queries and CPU time per update on the cut function):
 
 * dynamic: ``solve(UpdateStream, DynamicMatchoid(eps=0.1))`` with MAX guessed by parallel runs
   (Appendix B, the algorithm a user runs), every update processed; and with MAX = 4 given.
 * recompute: Sample Greedy (the static non-monotone p-matchoid algorithm of Feldman, Harshaw and
   Karbasi) rerun on V_t after an update. Running it after all 10⁴ updates takes far too long in
   Python, so it is run after every 100th update (100 recomputes) and its per-update queries and
-  wall time are the means over those times (an estimate: its cost depends only on V_t).
+  CPU time are the means over those times (an estimate: its cost depends only on V_t).
 * q ratio: recompute's mean queries per update over the dynamic one's (both over the whole stream,
   i.e. total queries after 10⁴ updates); "at T" the same at the end of the stream: recompute on
   V_T against the dynamic algorithm's mean over the last 10 % of the stream.
@@ -20,19 +20,22 @@ Table 1 (queries and wall time on the cut function):
 * flatness: the log-log slope of the dynamic algorithm's amortized queries per update (from the
   start of the stream) against T over T = 10³ … 10⁴ (from one run's trace).
 
-Table 2 (the oracle's cost as the x-axis): each method's wall time splits into time inside f
+Table 2 (the oracle's cost as the x-axis): each method's CPU time splits into time inside f
 (measured around every call) and the rest, its bookkeeping B. With an oracle that costs c per
-query, a method's time per update is B + q·c, so the dynamic algorithm is the faster one for
-every c above c* = (B_dyn − B_rec) / (q_rec − q_dyn) (always, when c* <= 0). One point is checked
-directly: f slowed by a busy wait of ``--cost`` µs per call, on a shorter stream.
+call of f, a method's time per update is B + q·c (q: its calls of f per update, the independence
+queries are not slowed), so the dynamic algorithm is the faster one for every c above
+c* = (B_dyn − B_rec) / (q_rec − q_dyn) (for every c when c* <= 0). One point is checked directly
+at k = 10 (``--direct-k``): f slowed by a busy wait of ``--cost`` µs of CPU per call, the whole
+stream again, measured against the model's prediction.
 
 Table 3 (queries per update against the live-set size): the stream grows to n live elements, then
 each update deletes a random live element or inserts a new one with equal probability, so |V_t|
 stays near n; the mean queries per update over that steady window (MAX given, several seeds), and
 the log-log slope against n (flat: slope ≈ 0; Theorem 5.4's bound has no n).
 
-Timings are medians over ``--repeats`` interleaved repetitions (one thread; the machine is
-shared, so they move with its load; the query counts are exact and do not).
+Times are the CPU time of the one thread (``time.thread_time``: other processes on a shared machine
+barely move it, unlike the wall clock), medians over ``--repeats`` interleaved repetitions; the
+query counts are exact.
 
     .venv/bin/python benchmarks/bench_dynamic_matchoid.py           # k = 5, 10, 20, 10⁴ updates
     .venv/bin/python benchmarks/bench_dynamic_matchoid.py --quick   # k = 10, 2000 updates, small table 3
@@ -59,40 +62,43 @@ from algorithms.submodular import (
 )
 from theorems.dynamic_matchoid import growing_stream, regular_cut  # the claims' stream and instance
 
+clock = time.thread_time  # CPU time of this thread: other processes on a shared machine barely move it
+
 
 class TimedOracle:
-    """f with the time spent inside it summed (and an optional busy wait of ``cost`` seconds per call)."""
+    """f with the CPU time spent inside it summed (and an optional busy wait of ``cost`` CPU seconds
+    per call, the x-axis of table 2)."""
 
     def __init__(self, f: Callable[[frozenset], float], cost: float = 0.0) -> None:
         self.f, self.cost, self.spent = f, cost, 0.0
 
     def __call__(self, subset: frozenset) -> float:
-        start = time.perf_counter()
+        start = clock()
         value = self.f(subset)
         if self.cost:
-            while time.perf_counter() - start < self.cost:
+            while clock() - start < self.cost:
                 pass
-        self.spent += time.perf_counter() - start
+        self.spent += clock() - start
         return value
 
 
 def _dynamic(oracle: TimedOracle, matchoid: Matchoid, updates: list, max_value: float | None,
-             seed: int) -> tuple[float, float, int, list]:
-    """(wall s, s inside f, queries, trace) of one dynamic run over ``updates``."""
+             seed: int) -> tuple[float, float, int, list, int]:
+    """(CPU s, s inside f, queries, trace, value queries) of one dynamic run over ``updates``."""
     oracle.spent = 0.0
-    start = time.perf_counter()
+    start = clock()
     sol = solve(UpdateStream(oracle, matchoid, updates), DynamicMatchoid(eps=0.1, max_value=max_value),
                 seed=seed, store_trace=True)
-    return time.perf_counter() - start, oracle.spent, sol.original.queries, sol.trace
+    return clock() - start, oracle.spent, sol.original.queries, sol.trace, sol.original.value_queries
 
 
 def _recompute(oracle: TimedOracle, matchoid: Matchoid, elements: list,
-               seed: int) -> tuple[float, float, int, float]:
-    """(wall s, s inside f, queries, value) of one Sample Greedy run on ``elements``."""
+               seed: int) -> tuple[float, float, int, float, int]:
+    """(CPU s, s inside f, queries, value, value queries) of one Sample Greedy run on ``elements``."""
     oracle.spent = 0.0
-    start = time.perf_counter()
+    start = clock()
     static = solve(MatchoidMaximization(oracle, matchoid, elements), SampleGreedy(), seed=seed)
-    return time.perf_counter() - start, oracle.spent, static.original["queries"], static.value
+    return clock() - start, oracle.spent, static.original["queries"], static.value, static.stats.f_calls
 
 
 def run(k: int, length: int, seed: int, every: int, repeats: int) -> dict:
@@ -109,14 +115,16 @@ def run(k: int, length: int, seed: int, every: int, repeats: int) -> dict:
     inside: dict = {"dyn": [], "dyn_max": [], "rec": []}
     for _ in range(repeats):  # interleaved: a change of load hits every method alike
         for name, max_value in (("dyn", None), ("dyn_max", 4.0)):
-            wall, spent, queries, trace = _dynamic(oracle, matchoid, updates, max_value, seed)
+            wall, spent, queries, trace, value_queries = _dynamic(oracle, matchoid, updates, max_value, seed)
             walls[name].append(wall / length)
             inside[name].append(spent / length)
             row[f"{name}_q"], row[f"{name}_trace"] = queries / length, trace
+            row[f"{name}_vq"] = value_queries / length
         rec = [_recompute(oracle, matchoid, elements, t) for t, elements in checkpoints]
         walls["rec"].append(float(np.mean([r[0] for r in rec])))
         inside["rec"].append(float(np.mean([r[1] for r in rec])))
         row["rec_q"] = float(np.mean([r[2] for r in rec]))
+        row["rec_vq"] = float(np.mean([r[4] for r in rec]))
         row["rec_q_end"] = float(rec[-1][2])
         rec_values = [r[3] for r in rec]
     for name in walls:
@@ -141,21 +149,17 @@ def run(k: int, length: int, seed: int, every: int, repeats: int) -> dict:
 
 
 def crossover(row: dict, name: str) -> float:
-    """c* in seconds per query: the oracle cost above which the dynamic run is the faster one."""
-    return (row[f"{name}_b"] - row["rec_b"]) / (row["rec_q"] - row[f"{name}_q"])
+    """c* in seconds per call of f: the cost of f above which the dynamic run is the faster one (the
+    independence queries are not slowed: only f's cost varies on this axis)."""
+    return (row[f"{name}_b"] - row["rec_b"]) / (row["rec_vq"] - row[f"{name}_vq"])
 
 
-def direct_check(row: dict, cost: float, seed: int, length: int) -> dict:
-    """Wall time per update with f slowed by ``cost`` s per call, measured against B + q·(c_f + cost)."""
-    updates = row["updates_list"][:length]
-    matchoid, slow = row["matchoid"], TimedOracle(row["f"], cost)
-    out = {}
-    wall, _, queries, _ = _dynamic(slow, matchoid, updates, None, seed)
-    out["dyn"] = (wall / length, queries / length)
-    checkpoints = [(t, e) for t, e in row["checkpoints"] if t <= length]
-    rec = [_recompute(slow, matchoid, elements, t) for t, elements in checkpoints]
-    out["rec"] = (float(np.mean([r[0] for r in rec])), float(np.mean([r[2] for r in rec])))
-    return out
+def direct_check(row: dict, cost: float, seed: int) -> dict:
+    """CPU time per update over the whole stream with f slowed by ``cost`` s per call (MAX guessed)."""
+    updates, matchoid, slow = row["updates_list"], row["matchoid"], TimedOracle(row["f"], cost)
+    spent, _, _, _, _ = _dynamic(slow, matchoid, updates, None, seed)
+    rec = [_recompute(slow, matchoid, elements, t) for t, elements in row["checkpoints"]]
+    return {"dyn": spent / len(updates), "rec": float(np.mean([r[0] for r in rec]))}
 
 
 def steady_stream(n: int, window: int, rng: np.random.Generator) -> list:
@@ -197,12 +201,14 @@ def main() -> None:
     parser.add_argument("--k", type=int, nargs="+", default=None, help="only these k (default 5 10 20)")
     parser.add_argument("--repeats", type=int, default=3, help="interleaved repetitions of the timings")
     parser.add_argument("--cost", type=float, default=20.0, help="µs per call of the slowed oracle")
+    parser.add_argument("--direct-k", type=int, nargs="*", default=[10],
+                        help="the k whose crossover model is checked by a run with the slowed oracle")
     parser.add_argument("--skip-live", action="store_true", help="skip table 3")
     args = parser.parse_args()
     ks, length = ((10,), 2000) if args.quick else ((5, 10, 20), 10_000)
     ks = tuple(args.k) if args.k else ks
 
-    print("Table 1: queries and wall time per update (cut function)")
+    print("Table 1: queries and CPU time per update (cut function)")
     print(f"{'k':>3} {'updates':>8} {'dyn q':>8} {'dyn(MAX) q':>11} {'rec q':>8} {'q ratio':>8} "
           f"{'q ratio(MAX)':>13} {'at T':>6} {'at T (MAX)':>11} {'dyn ms':>8} {'dyn(MAX) ms':>12} "
           f"{'rec ms':>8} {'rec/dyn':>8} {'rec/dyn(MAX)':>13} {'f/SG':>6} {'f/G':>6} {'slope q~T':>10}",
@@ -219,23 +225,25 @@ def main() -> None:
               f"{r['rec_s'] / r['dyn_max_s']:>13.2f} {r['vs_sample']:>6.3f} {r['vs_greedy']:>6.3f} "
               f"{r['slope']:>10.3f}", flush=True)
 
-    print("\nTable 2: bookkeeping B (wall time outside f) and the crossover oracle cost c*")
-    print(f"{'k':>3} {'B dyn ms':>9} {'B dyn(MAX) ms':>14} {'B rec ms':>9} {'f µs/q dyn':>11} "
-          f"{'f µs/q rec':>11} {'c* dyn µs':>10} {'c* dyn(MAX) µs':>15}", flush=True)
+    print("\nTable 2: bookkeeping B (CPU time outside f) and the crossover oracle cost c*")
+    print(f"{'k':>3} {'B dyn ms':>9} {'B dyn(MAX) ms':>14} {'B rec ms':>9} {'µs/f dyn':>11} "
+          f"{'µs/f rec':>11} {'c* dyn µs':>10} {'c* dyn(MAX) µs':>15}", flush=True)
     for r in rows:
-        f_dyn = 1e6 * (r["dyn_s"] - r["dyn_b"]) / r["dyn_q"]
-        f_rec = 1e6 * (r["rec_s"] - r["rec_b"]) / r["rec_q"]
+        f_dyn = 1e6 * (r["dyn_s"] - r["dyn_b"]) / r["dyn_vq"]
+        f_rec = 1e6 * (r["rec_s"] - r["rec_b"]) / r["rec_vq"]
         print(f"{r['k']:>3} {1e3 * r['dyn_b']:>9.3f} {1e3 * r['dyn_max_b']:>14.3f} {1e3 * r['rec_b']:>9.3f} "
               f"{f_dyn:>11.2f} {f_rec:>11.2f} {1e6 * crossover(r, 'dyn'):>10.2f} "
               f"{1e6 * crossover(r, 'dyn_max'):>15.2f}", flush=True)
-    short = min(length, 1000)
     for r in rows:
-        check = direct_check(r, args.cost * 1e-6, args.seed, short)
-        predicted = {name: check[name][0] for name in check}
-        print(f"  k = {r['k']}, f slowed by {args.cost:g} µs per call, first {short} updates: dynamic "
-              f"{1e3 * predicted['dyn']:.3f} ms/update ({check['dyn'][1]:.1f} q), recompute "
-              f"{1e3 * predicted['rec']:.3f} ms/update ({check['rec'][1]:.1f} q), ratio "
-              f"{predicted['rec'] / predicted['dyn']:.2f}", flush=True)
+        if r["k"] not in args.direct_k:
+            continue
+        check, cost = direct_check(r, args.cost * 1e-6, args.seed), args.cost * 1e-6
+        # B + q·(c_f + cost): the measured time plus the added cost of every query
+        model = {name: r[f"{name}_s"] + r[f"{name}_vq"] * cost for name in ("dyn", "rec")}
+        print(f"  k = {r['k']}, f slowed by {args.cost:g} µs of CPU per call, whole stream, MAX guessed: "
+              f"dynamic {1e3 * check['dyn']:.3f} ms/update (model {1e3 * model['dyn']:.3f}), recompute "
+              f"{1e3 * check['rec']:.3f} ms/update (model {1e3 * model['rec']:.3f}), recompute / dynamic "
+              f"{check['rec'] / check['dyn']:.2f}", flush=True)
 
     if args.skip_live:
         return
@@ -247,7 +255,9 @@ def main() -> None:
     for n, mean, err in table:
         print(f"  n = {n:>5}: {mean:8.1f} ± {err:.1f} queries/update")
     slope = np.polyfit(np.log([t[0] for t in table]), np.log([t[1] for t in table]), 1)[0]
-    print(f"  log-log slope of queries/update vs n: {slope:.3f}; "
+    late = [t for t in table if t[0] >= 240] or table
+    tail = np.polyfit(np.log([t[0] for t in late]), np.log([t[1] for t in late]), 1)[0] if late[1:] else 0.0
+    print(f"  log-log slope of queries/update vs n: {slope:.3f} over all n, {tail:.3f} over n >= 240; "
           f"largest / smallest n: {table[-1][1] / table[0][1]:.2f}×")
 
 

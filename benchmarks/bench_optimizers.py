@@ -8,7 +8,7 @@ so a change of the machine's load hits all of them alike. Printed per implementa
 
 * ms/step: the median CPU time of the thread (``time.thread_time``; torch runs on one thread here,
   so other processes on a shared machine barely move it) of the ``step()`` calls alone (after the
-  backward pass; for SAM the whole two-gradient step), over the steps after the first 10, and the
+  backward pass; for SAM the whole step with both gradients), over the steps after the first 10, and the
   mean (refreshes amortized), each with its ratio to ours; the median wall clock beside them;
 * state: bytes of the optimizer state (every tensor storage once, the auxiliary AdamW included);
 * loss: the held-out loss after the step budget.
@@ -34,8 +34,9 @@ set both sides to the same schedule and precision where the APIs allow:
   pytorch-optimizer's ``Shampoo`` is the original (summed statistics, SVD roots, no grafting),
   its ``ScalableShampoo`` the distributed-Shampoo variant (Newton iteration roots, Adam-normalized
   grafting); the rows set the frequency to 10 and roots from step 1.
-* Muon: ours and torch.optim.Muon are bit-identical at equal settings; pytorch-optimizer's uses
-  the same quintic Newton–Schulz in float32, heavyball's its own scaling.
+* Muon: ours, torch.optim.Muon and pytorch-optimizer's run the same bfloat16 quintic Newton–Schulz
+  (the same losses); heavyball's has its own scaling; ``ours ns_dtype=float32`` is our existing
+  keyword for a float32 iteration (faster than bfloat16 on some CPUs, slower on others).
 
 Before the SOAP rows a cProfile of our SOAP and Shampoo steps on the MLP shows where the time goes.
 
@@ -156,11 +157,10 @@ def float32_roots() -> Iterator[None]:
     def eigenbasis(stat):
         return torch.linalg.eigh(0.5 * (stat + stat.mT))[1].flip(-1)
 
-    def power_refresh(stat, basis):
-        estimates = torch.einsum("bij,bik,bkj->bj", basis, stat, basis)
-        order = estimates.argsort(dim=-1, descending=True)
-        ordered = torch.gather(basis, -1, order[:, None, :].expand_as(basis))
-        return torch.linalg.qr(stat @ ordered)[0], order
+    def power_refresh(stat, basis):  # soap._power_refresh with the QR in float32
+        power = stat @ basis
+        order = (basis * power).sum(dim=-2).argsort(dim=-1, descending=True)
+        return torch.linalg.qr(torch.gather(power, -1, order[:, None, :].expand_as(power)))[0], order
 
     blocks_module.inverse_root = shampoo_module.inverse_root = inverse_root
     soap_module._eigenbasis, soap_module._power_refresh = eigenbasis, power_refresh
@@ -178,23 +178,30 @@ class Row:
     build: Callable[[list, list], list]       # (hidden, rest) -> optimizers
     fp32: bool = False
     sam: bool = False
+    sam_first_gradient: bool = False  # pytorch-optimizer's SAM.step wants the gradient at θ before it
 
 
 def _aux(rest: list) -> torch.optim.Optimizer:
     return torch.optim.AdamW(rest, lr=3e-3, weight_decay=0.0)
 
 
+def _matrices(build: Callable[[list, list], list]) -> Callable[[list, list], list]:
+    """Muon rows take the 2-D hidden parameters only (torch.optim.Muon refuses others): conv kernels go
+    to the auxiliary AdamW in every Muon row."""
+    return lambda h, r: build([p for p in h if p.ndim == 2], r + [p for p in h if p.ndim != 2])
+
+
 def muon_rows() -> list[Row]:
     # head="muon": every hidden matrix to Muon, as torch.optim.Muon (the head is in r, on AdamW)
     rows = [Row("ours", "quintic NS, bf16",
                 lambda h, r: [Muon(h, lr=0.02, weight_decay=0.0, head="muon"), _aux(r)]),
-            Row("ours ns_dtype=float32", "quintic NS, fp32 (equal to pytorch-optimizer's)",
+            Row("ours ns_dtype=float32", "quintic NS, fp32",
                 lambda h, r: [Muon(h, lr=0.02, weight_decay=0.0, ns_dtype=torch.float32, head="muon"),
                               _aux(r)]),
             Row("torch.optim.Muon", "quintic NS, bf16",
                 lambda h, r: [torch.optim.Muon(h, lr=0.02, weight_decay=0.0), _aux(r)])]
     if po is not None:
-        rows.append(Row("pytorch-optimizer", "quintic NS, fp32, no lr shape factor",
+        rows.append(Row("pytorch-optimizer", "quintic NS, bf16, its own loop",
                         lambda h, r: [po.Muon([{"params": h, "use_muon": True}], lr=0.02, momentum=0.95,
                                               nesterov=True, weight_decay=0.0),
                                       _aux(r)]))
@@ -226,8 +233,8 @@ def shampoo_rows() -> list[Row]:
     rows = [Row("ours", "EMA, Adam graft, fp64 eigh, every 10", ours),
             Row("ours fp32 roots", "EMA, Adam graft, fp32 eigh, every 10", ours, fp32=True)]
     if po is not None:
-        rows.append(Row("pytorch-optimizer Shampoo", "summed stats, SVD roots, every 10, no graft",
-                        lambda h, r: [po.Shampoo(h, lr=3e-3, momentum=0.9, preconditioning_compute_steps=10),
+        rows.append(Row("pytorch-optimizer Shampoo", "summed stats, SVD roots, every 10, no graft, lr 1e-3",
+                        lambda h, r: [po.Shampoo(h, lr=1e-3, momentum=0.9, preconditioning_compute_steps=10),
                                       _aux(r)]))
         rows.append(Row("pytorch-optimizer ScalableShampoo", "EMA, RMSprop graft, Newton roots, every 10",
                         lambda h, r: [po.ScalableShampoo(h, lr=3e-3, betas=(0.9, 0.95),
@@ -243,11 +250,16 @@ def sam_rows() -> list[Row]:
     if po is not None:
         rows.append(Row("pytorch-optimizer", "AdamW(lr 3e-3) base, rho 0.05",
                         lambda h, r: [po.SAM(h + r, base_optimizer=torch.optim.AdamW, lr=3e-3,
-                                             weight_decay=0.0, rho=0.05)], sam=True))
+                                             weight_decay=0.0, rho=0.05)], sam=True,
+                        sam_first_gradient=True))
     return rows
 
 
-METHODS = {"muon": muon_rows, "soap": soap_rows, "shampoo": shampoo_rows, "sam": sam_rows}
+def _muon_rows() -> list[Row]:
+    return [Row(row.label, row.numerics, _matrices(row.build)) for row in muon_rows()]
+
+
+METHODS = {"muon": _muon_rows, "soap": soap_rows, "shampoo": shampoo_rows, "sam": sam_rows}
 
 
 # ---- measurement ----------------------------------------------------------------------------------
@@ -283,12 +295,12 @@ def _split(task: Task, model: nn.Module) -> tuple[list, list]:
     return hidden, [p for p in model.parameters() if id(p) not in ids]
 
 
-def _one_step(task: Task, model: nn.Module, optimizers: list, batch: tuple, sam: bool) -> tuple[float, float]:
+def _one_step(task: Task, model: nn.Module, optimizers: list, batch: tuple, row: Row) -> tuple[float, float]:
     """(CPU s of this thread, wall s) of the optimizer step of one training step (SAM: both gradients,
     inside the step)."""
     for opt in optimizers:
         opt.zero_grad()
-    if sam:
+    if row.sam:
         (opt,) = optimizers
 
         def closure() -> torch.Tensor:
@@ -298,6 +310,8 @@ def _one_step(task: Task, model: nn.Module, optimizers: list, batch: tuple, sam:
             return loss
 
         start, wall = time.thread_time(), time.perf_counter()
+        if row.sam_first_gradient:
+            closure()
         opt.step(closure)
         return time.thread_time() - start, time.perf_counter() - wall
     task.loss(model, batch).backward()
@@ -321,7 +335,7 @@ def compare(task: Task, rows: list[Row], steps: int) -> list[dict]:
                 continue
             try:
                 with float32_roots() if run["row"].fp32 else contextlib.nullcontext():
-                    run["times"].append(_one_step(task, run["model"], run["opts"], batch, run["row"].sam))
+                    run["times"].append(_one_step(task, run["model"], run["opts"], batch, run["row"]))
             except (RuntimeError, ValueError) as exc:  # a peer that breaks down: its row says so
                 run["error"] = f"failed at step {k + 1}: {type(exc).__name__}: {str(exc)[:60]}"
     out = []

@@ -14,6 +14,7 @@ K. Jordan et al., *Muon: an optimizer for hidden layers in neural networks*, 202
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,7 @@ _NS_DTYPES = (torch.bfloat16, torch.float32, torch.float64)
 
 def _check_coefficients(ns_coefficients: Any) -> tuple[float, float, float]:
     if not isinstance(ns_coefficients, tuple | list) or len(ns_coefficients) != 3 or not all(
-            isinstance(c, int | float) and not isinstance(c, bool) and np.isfinite(c)
+            isinstance(c, int | float) and not isinstance(c, bool) and math.isfinite(c)
             for c in ns_coefficients):
         raise ValueError(f"ns_coefficients must be three finite numbers (a, b, c), got {ns_coefficients!r}")
     return tuple(float(c) for c in ns_coefficients)
@@ -61,7 +62,7 @@ def newton_schulz(matrix: torch.Tensor, ns_coefficients=QUINTIC_COEFFICIENTS, ns
         raise TypeError(f"matrix must be a floating tensor, got dtype {matrix.dtype}")
     a, b, c = _check_coefficients(ns_coefficients)
     ns_steps = _check_steps(ns_steps)
-    if isinstance(eps, bool) or not isinstance(eps, int | float) or not (eps > 0 and np.isfinite(eps)):
+    if isinstance(eps, bool) or not isinstance(eps, int | float) or not (eps > 0 and math.isfinite(eps)):
         raise ValueError(f"eps must be a positive finite float, got {eps!r}")
     if dtype not in _NS_DTYPES:
         raise ValueError(f"dtype must be one of {_NS_DTYPES}, got {dtype!r}")

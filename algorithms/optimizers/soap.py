@@ -50,11 +50,14 @@ def _eigenbasis(stat: torch.Tensor) -> torch.Tensor:
 
 
 def _power_refresh(stat: torch.Tensor, basis: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """One power iteration + QR; returns the new basis and the column order it applied."""
-    estimates = torch.einsum("bij,bik,bkj->bj", basis, stat, basis)
+    """One power iteration + QR; returns the new basis and the column order it applied.
+
+    One product S Q serves both the eigenvalue estimates qⱼᵀ S qⱼ (column sums of Q ⊙ S Q) and the
+    power step (its columns reordered), instead of a three-operand einsum and a second product."""
+    power = stat @ basis
+    estimates = (basis * power).sum(dim=-2)
     order = estimates.argsort(dim=-1, descending=True)
-    ordered = torch.gather(basis, -1, order[:, None, :].expand_as(basis))
-    q, _ = torch.linalg.qr((stat @ ordered).to(torch.float64))
+    q, _ = torch.linalg.qr(torch.gather(power, -1, order[:, None, :].expand_as(power)).to(torch.float64))
     return q.to(stat.dtype), order
 
 
