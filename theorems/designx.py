@@ -16,8 +16,10 @@ import contextlib
 import functools
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
+import sympy
 import torch
 from hypothesis import strategies as st
 from scipy import stats as sstats
@@ -60,6 +62,7 @@ from algorithms.blackbox.components import (
 from algorithms.blackbox.features import N_FEATURES
 from algorithms.blackbox.grammar import END, TOKENS, InvalidWorkflowError
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import fact, figure, property_outcome
 from theorems.core.sabotage import patched
 
@@ -1189,6 +1192,71 @@ def _flipped_exponent(method, n0, n_min, used_fraction):
     return int(max(n_min, min(n0, round(n0 + (n_min - n0) * frac))))
 
 
+# ---- certificate: the nonlinear schedule's shape. g(t) = t^(1−t) has g(0) = 0, g(1) = 1 and
+# g'(t) = t^(1−t)·((1 − t)/t − ln t), a product of factors >= 0 on (0, 1]: g is non-decreasing from 0 to 1, so
+# N(t) = round(N0 + (N_min − N0)·g(t)) is non-increasing from N0 to N_min (round is monotone), as the linear
+# schedule (g(t) = t) trivially is.
+
+_RT = sympy.Symbol("t", positive=True)
+
+
+def _reduction_cert_prove() -> dict:
+    g = _RT ** (1 - _RT)
+    return {"g": str(g), "derivative": str(sympy.simplify(sympy.diff(g, _RT))),
+            "factors": [str(g), str((1 - _RT) / _RT), str(-sympy.log(_RT))]}
+
+
+def _reduction_cert_recheck(proof: dict) -> str:
+    names = {"t": _RT}
+    g = sympy.sympify(proof["g"], locals=names)
+    if sympy.simplify(g - _RT ** (1 - _RT)) != 0:
+        raise Rejected(f"the schedule {g} is not t^(1 − t)")
+    factors = [sympy.sympify(f, locals=names) for f in proof["factors"]]
+    expected = [_RT ** (1 - _RT), (1 - _RT) / _RT, -sympy.log(_RT)]
+    if len(factors) != 3 or any(sympy.simplify(f - e) != 0 for f, e in zip(factors, expected, strict=True)):
+        raise Rejected("the factors are not t^(1−t), (1 − t)/t and −ln t")
+    derivative = sympy.sympify(proof["derivative"], locals=names)
+    if sympy.simplify(sympy.diff(g, _RT) - derivative) != 0:
+        raise Rejected("the recorded derivative is not g'")
+    if sympy.simplify(derivative - factors[0] * (factors[1] + factors[2])) != 0:
+        raise Rejected("g' is not t^(1−t)·((1 − t)/t − ln t)")
+    if sympy.limit(g, _RT, 0, "+") != 0 or g.subs(_RT, 1) != 1:
+        raise Rejected("g(0+) ≠ 0 or g(1) ≠ 1")
+    return ("g(t) = t^(1−t): g(0+) = 0, g(1) = 1, g' = t^(1−t)·((1 − t)/t − ln t) with every factor >= 0 on "
+            "(0, 1]: the nonlinear reduction is non-increasing from N0 to N_min")
+
+
+def _reduction_cert_refute() -> dict:
+    return {"t": "1/2"}
+
+
+def _reduction_cert_recheck_witness(w: dict) -> str:
+    """Control: the exponent t − 1 (g(t) = t^(t−1)) leaves [0, 1]: at t = 1/2, g² = (1/2)^(−1) = 2 > 1."""
+    t = Fraction(w["t"])
+    if not 0 < t < 1:
+        raise Rejected("t must lie in (0, 1)")
+    squared = (1 / t) ** (2 * (1 - t)) if (2 * (1 - t)).denominator == 1 else None
+    if squared is None or squared <= 1:
+        raise Rejected("the witness does not show g(t) > 1")
+    return f"t^(t−1) at t = {t}: its square is {squared} > 1, so N(t) would undershoot N_min"
+
+
+REDUCTION_CERTIFICATE = Certificate(
+    statement="The nonlinear (NL-SHADE-RSP) schedule g(t) = t^(1−t) is non-decreasing on [0, 1] with "
+              "g(0) = 0 and g(1) = 1, so N(t) = round(N0 + (N_min − N0)g(t)) starts at N0, ends at N_min "
+              "and never increases; the linear (L-SHADE) schedule g(t) = t likewise",
+    scope="every t in [0, 1], N0 >= N_min (symbolically: the sign of g' factor by factor)",
+    method=Method.EXACT_ALGEBRA,
+    trusts="t^(1−t) > 0, (1 − t)/t >= 0 and −ln t >= 0 on (0, 1] (elementary); sympy's differentiation, "
+           "simplification and limit; round is non-decreasing",
+    prove=_reduction_cert_prove,
+    recheck=_reduction_cert_recheck,
+    control_statement="with the exponent written t − 1 (the claim's control) the schedule stays in [0, 1]",
+    refute=_reduction_cert_refute,
+    recheck_witness=_reduction_cert_recheck_witness,
+)
+
+
 register(Claim(
     id="designx.population_reduction", paper=PAPER,
     source=f"{ARXIV}, Table 3 (POPULATION_REDUCTION: linear, L-SHADE; nonlinear, NL-SHADE-RSP)",
@@ -1200,6 +1268,8 @@ register(Claim(
     control=lambda ctx: _reduction(ctx, _flipped_exponent),
     control_description="the nonlinear schedule's exponent written t − 1 instead of 1 − t",
     budget_s=20,
+    certificate=REDUCTION_CERTIFICATE,
+    expected_verdict="certified",
 ))
 
 
@@ -1642,6 +1712,69 @@ def _regret_unnormalized(value, problem):
     return max(0.0, float(value) - problem.optimum)
 
 
+# ---- certificate: the definition's algebra. With r(f) = max(0, (f − f*)/(f_ref − f*)), f_ref > f*:
+# r(f*) = 0, r(f_ref) = 1, and under f ↦ af + b (a > 0) the ratio (af + b − af* − b)/(af_ref + b − af* − b)
+# cancels to the original one, so the clipped regret is unchanged.
+
+_R = sympy.symbols("f fs fr a b", real=True)
+
+
+def _regret_cert_prove() -> dict:
+    f, fs, fr, a, b = _R
+    ratio = (f - fs) / (fr - fs)
+    transformed = ((a * f + b) - (a * fs + b)) / ((a * fr + b) - (a * fs + b))
+    return {"ratio": str(ratio), "transformed": str(transformed),
+            "difference_numerator": str(sympy.numer(sympy.together(transformed - ratio)))}
+
+
+def _regret_cert_recheck(proof: dict) -> str:
+    f, fs, fr, a, b = _R
+    names = dict(zip(("f", "fs", "fr", "a", "b"), _R, strict=True))
+    ratio, transformed = (sympy.sympify(proof[k], locals=names) for k in ("ratio", "transformed"))
+    if sympy.cancel(ratio - (f - fs) / (fr - fs)) != 0:
+        raise Rejected("the artifact's ratio is not (f − f*)/(f_ref − f*)")
+    if sympy.cancel(transformed - ((a * f + b) - (a * fs + b)) / ((a * fr + b) - (a * fs + b))) != 0:
+        raise Rejected("the artifact's transformed ratio is not that of af + b")
+    if sympy.expand(sympy.sympify(proof["difference_numerator"], locals=names)) != 0:
+        raise Rejected("the recorded numerator of transformed − ratio is not 0")
+    if sympy.cancel(transformed - ratio) != 0:
+        raise Rejected("the transformed ratio differs from the original")
+    if ratio.subs(f, fs) != 0 or sympy.cancel(ratio.subs(f, fr) - 1) != 0:
+        raise Rejected("r(f*) ≠ 0 or r(f_ref) ≠ 1")
+    # a > 0 keeps the sign of the ratio, so the clip max(0, ·) commutes with the map: identical regrets
+    return ("(f − f*)/(f_ref − f*) is 0 at f*, 1 at f_ref and identical after f ↦ af + b for every a ≠ 0, "
+            "b (the clip at 0 then agrees for a > 0): the regret is affine-invariant")
+
+
+def _regret_cert_refute() -> dict:
+    return {"f": "1", "fs": "0", "fr": "2", "unnormalized": True}
+
+
+def _regret_cert_recheck_witness(w: dict) -> str:
+    """Control: the unnormalized regret f − f* is not invariant to f ↦ 2f (a = 2, b = 0)."""
+    f, fs, fr = (Fraction(w[k]) for k in ("f", "fs", "fr"))
+    if not fr > fs:
+        raise Rejected("needs f_ref > f*")
+    before, after = f - fs, 2 * f - 2 * fs
+    if before == after:
+        raise Rejected("the unnormalized regret agrees at this point")
+    return f"f − f* = {before} but 2f − 2f* = {after}: the unnormalized regret changes under f ↦ 2f"
+
+
+REGRET_CERTIFICATE = Certificate(
+    statement="normalized_regret's formula r(f) = max(0, (f − f*)/(f_ref − f*)) satisfies r(f*) = 0, "
+              "r(f_ref) = 1 and r is unchanged when f, f* and f_ref are all mapped by f ↦ af + b, a > 0",
+    scope="every real f, f* < f_ref, a > 0, b (symbolically)",
+    method=Method.EXACT_ALGEBRA,
+    trusts="sympy's rational-function cancellation",
+    prove=_regret_cert_prove,
+    recheck=_regret_cert_recheck,
+    control_statement="the unnormalized regret f − f* is affine-invariant too",
+    refute=_regret_cert_refute,
+    recheck_witness=_regret_cert_recheck_witness,
+)
+
+
 register(Claim(
     id="designx.normalized_regret", paper=PAPER,
     source=f"{ARXIV}, Table 1 (performance reported as the cost normalized between the optimum and a "
@@ -1656,4 +1789,6 @@ register(Claim(
     control=lambda ctx: _regret(ctx, _regret_unnormalized),
     control_description="the regret f − f* left unnormalized (the division by f_ref − f* dropped)",
     budget_s=20,
+    certificate=REGRET_CERTIFICATE,
+    expected_verdict="certified",
 ))

@@ -510,6 +510,84 @@ def _check_temperature(ctx: Context, *, fixed_beta: bool) -> Outcome:
     return Outcome(outcome.status, outcome.summary, evidence, outcome.artifacts)
 
 
+# ---- certificate: the toy's exact gap and its β⁻¹ decay. Per coordinate, N(m, 1)·e^{−β(x − a)²/2} is
+# N((m + βa)/(1 + β), 1/(1 + β)), and E (x − a)²/2 = ((μ − a)² + v)/2; summed over d coordinates the gap is
+# ‖m − a‖²/(2(1 + β)²) + d/(2(1 + β)), so β·gap → d/2: the exponent is exactly −1.
+
+_T_BETA = sympy.Symbol("beta", positive=True)
+_T_X, _T_M, _T_A = sympy.symbols("x m a", real=True)
+
+
+def _temperature_cert_prove() -> dict:
+    mean = (_T_M + _T_BETA * _T_A) / (1 + _T_BETA)
+    var = 1 / (1 + _T_BETA)
+    gap = (_T_M - _T_A) ** 2 / (2 * (1 + _T_BETA) ** 2) + 1 / (2 * (1 + _T_BETA))
+    return {"mean": str(mean), "var": str(var), "gap_per_coordinate": str(gap), "limit_beta_gap": "1/2"}
+
+
+def _parse(text: str) -> sympy.Expr:
+    return sympy.sympify(text, locals={"beta": _T_BETA, "x": _T_X, "m": _T_M, "a": _T_A})
+
+
+def _leading_ratio(expr: sympy.Expr) -> tuple[int, sympy.Expr]:
+    """(deg num − deg den, ratio of leading coefficients) of a rational function of β."""
+    num, den = sympy.fraction(sympy.cancel(sympy.together(expr)))
+    pn, pd = sympy.Poly(num, _T_BETA), sympy.Poly(den, _T_BETA)
+    return pn.degree() - pd.degree(), sympy.cancel(pn.LC() / pd.LC())
+
+
+def _temperature_cert_recheck(proof: dict) -> str:
+    mean, var, gap = (_parse(proof[k]) for k in ("mean", "var", "gap_per_coordinate"))
+    # (1) the product's exponent −(x − m)²/2 − β(x − a)²/2 equals −(x − mean)²/(2 var) up to terms free of x
+    rest = -(_T_X - _T_M) ** 2 / 2 - _T_BETA * (_T_X - _T_A) ** 2 / 2 + (_T_X - mean) ** 2 / (2 * var)
+    if sympy.cancel(sympy.diff(rest, _T_X)) != 0:
+        raise Rejected("the product's exponent is not −(x − mean)²/(2 var) plus a constant")
+    # (2) E_Q (x − a)²/2 = ((mean − a)² + var)/2 (Gaussian second moment) is the artifact's gap
+    if sympy.cancel(((mean - _T_A) ** 2 + var) / 2 - gap) != 0:
+        raise Rejected("the gap is not E_Q (x − a)²/2")
+    # (3) β·gap → the artifact's limit: equal degrees and leading-coefficient ratio, for every m, a
+    degree, ratio = _leading_ratio(_T_BETA * gap)
+    if degree != 0 or sympy.cancel(ratio - _parse(proof["limit_beta_gap"])) != 0 or ratio == 0:
+        raise Rejected(f"β·gap tends to {ratio if degree == 0 else 'not a finite non-zero limit'}")
+    return ("per coordinate the product is N((m + βa)/(1 + β), 1/(1 + β)), the gap (m − a)²/(2(1 + β)²) + "
+            "1/(2(1 + β)), and β·gap → 1/2: over d coordinates E f − f* ~ d/(2β), exponent exactly −1")
+
+
+def _temperature_cert_refute() -> dict:
+    return {"m": "0", "a": "0", "claimed_exponent": -2}
+
+
+def _temperature_cert_recheck_witness(w: dict) -> str:
+    """From the definition at m = a = 0: the product N(0, 1)e^{−βx²/2} has variance 1/(1 + β) (its
+    exponent −(1 + β)x²/2), so the gap is 1/(2(1 + β)); β²·gap is unbounded, refuting a β⁻² decay."""
+    m, a = sympy.Rational(w["m"]), sympy.Rational(w["a"])
+    exponent = sympy.expand(-(_T_X - m) ** 2 / 2 - _T_BETA * (_T_X - a) ** 2 / 2)
+    precision = -2 * sympy.Poly(exponent, _T_X).coeff_monomial(_T_X**2)  # 1 + β
+    centre = sympy.Poly(exponent, _T_X).coeff_monomial(_T_X) / precision
+    gap = ((centre - a) ** 2 + 1 / precision) / 2
+    degree, _ = _leading_ratio(_T_BETA ** (-int(w["claimed_exponent"])) * gap)
+    if degree <= 0:
+        raise Rejected(f"β^{-int(w['claimed_exponent'])}·gap stays bounded: no refutation")
+    return f"at m = a = 0 the gap is {sympy.simplify(gap)}, and β²·gap grows like β^{degree}: not β⁻²"
+
+
+TEMPERATURE_CERTIFICATE = Certificate(
+    statement="For data N(m0, I_d) and f = ½‖x − a‖² (f* = 0), the product N(m0, I)·e^{−βf} is "
+              "N((m0 + βa)/(1 + β), I/(1 + β)) and E f − f* = ‖m0 − a‖²/(2(1 + β)²) + d/(2(1 + β)), so "
+              "β(E f − f*) → d/2: on the claim's toy the inverse-temperature term decays exactly like β⁻¹ "
+              "(the exponent the check fits)",
+    scope="every m0, a ∈ R^d, every d and β > 0 (coordinates separate; the check's toy has d = 2)",
+    method=Method.EXACT_ALGEBRA,
+    trusts="E(x − a)² = (μ − a)² + v for x ~ N(μ, v); a density ∝ e^{−(x − μ)²/(2v)} is N(μ, v); sympy's "
+           "rational-function cancellation",
+    prove=_temperature_cert_prove,
+    recheck=_temperature_cert_recheck,
+    control_statement="the gap decays like β⁻² (exponent −2)",
+    refute=_temperature_cert_refute,
+    recheck_witness=_temperature_cert_recheck_witness,
+)
+
+
 register(
     Claim(
         id="ggdopt.temperature",
@@ -532,6 +610,8 @@ register(
         control=lambda ctx: _check_temperature(ctx, fixed_beta=True),
         control_description="β held at 2 along the sweep (temperature fixed): no decay",
         budget_s=150.0,
+        certificate=TEMPERATURE_CERTIFICATE,
+        expected_verdict="certified",
     )
 )
 
