@@ -380,7 +380,10 @@ class KKTFactor:
             if self._try_diagonal_schur():
                 return
             self.method = "splu"
-            self._lu = self._splu(self.K)
+            # more constraint rows than variables: K is singular for sure, and SuperLU (scipy 1.16) on
+            # a singular K failed in dpanel_bmod.c and corrupted memory (a later splu segfaulted on
+            # QSHARE2B, 79 variables and 83 rows; issue #42): straight to the regularized factorization
+            self._lu = None if self.k > self.n else self._splu(self.K)
             self.singular = self._lu is None
             if self.singular:
                 self._regularize()
@@ -445,7 +448,7 @@ class KKTFactor:
 
     def _try_diagonal_schur(self) -> bool:
         """Block elimination for a diagonal ``P = D ≻ 0``: ``S = C D⁻¹ Cᵀ`` factored by ``splu``."""
-        if not self.k:
+        if not self.k or self.k > self.n:  # k > n: S is singular for sure (see __init__)
             return False
         P = self.P  # CSC: diagonal when column j holds row j only
         if not (P.nnz == self.n and np.array_equal(P.indices, np.arange(self.n))

@@ -64,24 +64,30 @@ def _check_sparse_psd(P) -> None:
     """Raise unless the sparse symmetric ``P`` is PSD to ``PSD_RTOL`` (relative).
 
     Small P: the exact smallest eigenvalue. Larger P: the inertia of ``P + τI``, ``τ = PSD_RTOL·max(1,
-    max|P|)``, from a sparse LDLᵀ (qdldl, AMD ordering, no pivoting): by Sylvester's law, all pivots are
+    max|P|)``, from one sparse LU with symmetric ordering and diagonal pivots only (SuperLU's symmetric
+    mode, ``diag_pivot_thresh = 0``: an LDLᵀ, with ``D = diag(U)``): by Sylvester's law all pivots are
     positive iff ``λ_min(P) > −τ``. One factorization, no iteration, so it cannot hang: ARPACK's
     ``eigsh(which="SA")`` ran ~7 s and raised ArpackNoConvergence on valid Maros-Meszaros P (CVXQP*_M,
-    λ_min = −5e-13; issue #42).
+    λ_min = −5e-13; issue #42). An off-diagonal pivot (none seen) falls back to ``check_psd``.
     """
     n = P.shape[0]
     if n <= DENSE_EIG_MAX_N:
         check_psd("P", P, rtol=PSD_RTOL)
         return
-    import qdldl
+    import scipy.sparse.linalg as spla
 
     tau = PSD_RTOL * max(1.0, float(abs(P).max()) if P.nnz else 1.0)
     shifted = (P + tau * sp.identity(n, format="csc")).tocsc()
     try:
-        pivots = qdldl.Solver(sp.triu(shifted, format="csc"), upper=True).factors()[1]
-    except (RuntimeError, ValueError) as exc:  # a zero pivot: P + τI is singular, so λ_min(P) ≤ −τ
-        raise ValueError(f"P must be positive semidefinite (P + {tau:.3g}·I has a zero pivot in its LDLᵀ: "
-                         f"smallest eigenvalue ≤ {-tau:.3g})") from exc
+        lu = spla.splu(shifted, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                       options={"SymmetricMode": True})
+    except RuntimeError as exc:  # an exactly zero pivot: P + τI is singular, so λ_min(P) ≤ −τ
+        raise ValueError(f"P must be positive semidefinite (P + {tau:.3g}·I is singular: smallest eigenvalue "
+                         f"≤ {-tau:.3g})") from exc
+    if not np.array_equal(lu.perm_r, lu.perm_c):  # an off-diagonal pivot: no inertia to read
+        check_psd("P", P, rtol=PSD_RTOL)
+        return
+    pivots = lu.U.diagonal()
     if not (np.all(np.isfinite(pivots)) and pivots.min() > 0):
         raise ValueError(f"P must be positive semidefinite (P + {tau:.3g}·I has the pivot {pivots.min():.3g} "
                          f"in its LDLᵀ: smallest eigenvalue below {-tau:.3g})")

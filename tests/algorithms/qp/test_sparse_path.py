@@ -128,3 +128,18 @@ def test_large_sparse_data_in_dense_arrays_polish_on_the_sparse_route():
     sol = solve(QP(P=np.eye(n), q=-np.ones(n), G=np.eye(n), h=0.5 * np.ones(n)), DQP())
     assert sol.retcode is RetCode.Success and sol.kkt.sparse
     np.testing.assert_allclose(sol.vjp(np.ones(n))["h"], 1.0, atol=1e-10)  # x = h on the active rows
+
+
+def test_more_rows_than_variables_skip_the_plain_sparse_lu(monkeypatch):
+    # K is singular for sure: SuperLU is not asked to factor it (it corrupted memory on such a K)
+    calls = []
+    real = KKTFactor._splu.__func__
+    monkeypatch.setattr(KKTFactor, "_splu", classmethod(lambda cls, M: calls.append(M.shape) or real(cls, M)))
+    C = sp.csr_matrix(np.vstack([np.eye(3), np.ones((1, 3))]))
+    factor = KKTFactor(sp.identity(3, format="csc"), C)
+    assert factor.singular and factor.lstsq_method == "regularized" and calls == []
+    x = np.array([1.0, 2.0, 3.0])
+    rhs = np.concatenate([-x - C.T @ np.array([0.0, 0.0, 0.0, 0.0]), C @ x])  # consistent: ζ = (x, 0)
+    rhs[:3] = 0.0  # P x + Cᵀ y = 0 with y chosen by the solve
+    zeta = factor.solve(rhs)
+    np.testing.assert_allclose(factor.matvec(zeta), rhs, atol=1e-10)
