@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["heavyball_muon", "pytorch_optimizer_muon"]
+__all__ = ["heavyball_muon", "pytorch_optimizer_muon", "pytorch_optimizer_sam"]
 
 
 def pytorch_optimizer_muon(params: Any, lr: float = 1e-3, weight_decay: float = 0.1, momentum: float = 0.95,
@@ -38,6 +38,22 @@ def heavyball_muon(params: Any, lr: float = 1e-3, weight_decay: float = 0.1, mom
     _no_unmapped("heavyball Muon", unmapped)
     return Muon(params, lr=lr, betas=(momentum, 0.99), weight_decay=weight_decay, nesterov=nesterov,
                 compile_step=False)
+
+
+def pytorch_optimizer_sam(params: Any, base_optimizer: Any = None, rho: float = 0.05, normalize: bool = True,
+                          **base_kwargs: Any):
+    """pytorch-optimizer's ``SAM`` with our keywords: ``base_optimizer`` defaults to
+    ``torch.optim.SGD`` (theirs has no default), ``normalize=True`` is their only rule (ε = ρg/‖g‖;
+    their ``adaptive`` is ASAM, a different one), so ``normalize=False`` (USAM, ε = ρg) has no
+    mapping and raises ``NotImplementedError``: the claims that draw it skip it for a peer."""
+    import torch
+    from pytorch_optimizer import SAM
+
+    if normalize is not True:
+        raise NotImplementedError("pytorch-optimizer SAM: no unnormalized perturbation (normalize=False); "
+                                  f"got normalize={normalize!r}")
+    return SAM(params, base_optimizer=torch.optim.SGD if base_optimizer is None else base_optimizer,
+               rho=rho, adaptive=False, **base_kwargs)
 
 
 def _muon_groups(params: Any) -> list[dict[str, Any]]:

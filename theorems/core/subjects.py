@@ -109,3 +109,10 @@ register_subject(
 register_peer("Muon", "torch.optim.Muon", "torch.optim:Muon")
 register_peer("Muon", "pytorch-optimizer Muon", "theorems.core.adapters:pytorch_optimizer_muon")
 register_peer("Muon", "heavyball Muon", "theorems.core.adapters:heavyball_muon")
+
+register_subject(
+    "SAM", "algorithms.nets:SAM",
+    "a torch.optim.Optimizer built as SAM(params, base_optimizer=torch.optim.SGD, rho=, normalize=True, "
+    "**base keywords (lr=, momentum=, ...)) with step(closure) evaluating the closure at θ and at "
+    "θ + ε, ε = ρg/‖g‖ (normalize=False: ρg), and first_step()/second_step() as pytorch-optimizer's SAM")
+register_peer("SAM", "pytorch-optimizer SAM", "theorems.core.adapters:pytorch_optimizer_sam")
