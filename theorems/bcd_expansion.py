@@ -936,10 +936,17 @@ register(Claim(
 SWEEP_K = (10, 40)
 
 
+@functools.lru_cache(maxsize=8)
+def _cached_finetune_task(seed: int, pretrain_steps: int) -> Any:
+    """The pretrained task, built once per seed (seeded generators: the same task every time; solve trains a
+    copy of its model)."""
+    return _finetune_task(seed, pretrain_steps)
+
+
 @functools.lru_cache(maxsize=64)
 def _sweep_mean_loss(seed: int, pretrain_steps: int, K: int, expansion: str, lr: float, steps: int) -> float:
     """Mean loss over one finetune run (cached: the control reuses the check's BAdam runs)."""
-    task = _finetune_task(seed, pretrain_steps)
+    task = _cached_finetune_task(seed, pretrain_steps)
     sol = solve(task, BlockCoordinateDescent(lr=lr, switch_every=K, expansion=expansion,
                                              expansion_lr_scale=MATCH_SCALE),
                 maxiters=steps, tol=MATCH_TOL, seed=seed, store_trace=True)
@@ -947,7 +954,7 @@ def _sweep_mean_loss(seed: int, pretrain_steps: int, K: int, expansion: str, lr:
 
 
 def _check_switch_frequency(ctx: Context, sabotage: bool) -> Outcome:
-    steps, seeds = ctx.pick(200, 1000), ctx.pick(2, 5)
+    steps, seeds = ctx.pick(100, 1000), ctx.pick(2, 5)
     rows, failures = [], []
     for seed in range(ctx.seed * 100, ctx.seed * 100 + seeds):
         for K in SWEEP_K:
@@ -972,12 +979,13 @@ register(Claim(
            f"({SOURCE})",
     origin=Origin.PAPER, covers=("Figure 1(b)",),
     deviation="BREAD-SGD (not BREAD-LoRA) on the matches_adam finetune (residual MLP, Markov chain), K in "
-              "{10, 40} (the paper: 32 to 512 on Llama 3.1-8B), 200 steps, 2 seeds (full: 1000 steps, 5 "
+              "{10, 40} (the paper: 32 to 512 on Llama 3.1-8B), 100 steps, 2 seeds (full: 1000 steps, 5 "
               "seeds); 'beats' read as a lower mean loss over the run. The figure's second observation "
               "(larger K converges faster) is reported in the evidence, not asserted.",
     statement="On the tiny Markov finetune, at each block switch frequency K in {10, 40} and each of 2 "
               "seeds, "
-              "BREAD-SGD (β = 3·lr) has a lower mean loss over 200 steps than BAdam (the same BCD without "
+              "BREAD-SGD (β = 3·lr) has a lower mean loss over 100 steps (1000 in full) than BAdam (the same "
+              "BCD without "
               "expansion)",
     kind=Kind.NUMERIC,
     check=partial(_check_switch_frequency, sabotage=False),
