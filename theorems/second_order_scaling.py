@@ -485,8 +485,9 @@ def _adamw_parts(ctx: Context, reference_cls) -> list[Outcome]:
     betas, eps, lr, wd = (0.9, 0.95), 1e-3, 0.01, 0.1
     makers = {"Muon": lambda ps: Muon([{"params": ps[:1]}, {"params": ps[1:], "use_muon": False}], lr=lr,
                                       weight_decay=wd, adamw_betas=betas, adamw_eps=eps),
-              "Shampoo": lambda ps: Shampoo(ps, lr=lr, weight_decay=wd, betas=betas, adam_eps=eps),
-              "SOAP": lambda ps: SOAP(ps, lr=lr, weight_decay=wd, betas=betas, eps=eps)}
+              "Shampoo": lambda ps: ctx.subject("Shampoo")(ps, lr=lr, weight_decay=wd, betas=betas,
+                                                           adam_eps=eps),
+              "SOAP": lambda ps: ctx.subject("SOAP")(ps, lr=lr, weight_decay=wd, betas=betas, eps=eps)}
     outcomes = []
     for name, make in makers.items():
         shapes = [(7,), (5, 3)] if name == "Muon" else [(7,), (3,)]
@@ -1120,7 +1121,7 @@ register(Claim(
     kind=Kind.NUMERIC,
     check=lambda ctx: _muon_pair(ctx, nesterov=True),
     control=lambda ctx: _muon_pair(ctx, nesterov=False),
-    subjects=("Muon",),
+    subjects=("Muon", "Shampoo", "SOAP"),
     control_description="our Muon with plain (non-Nesterov) momentum against torch's Nesterov default, and "
                         "the non-matrix parameters against torch.optim.Adam with coupled (L2) weight decay. "
                         "(Heavy-ball sum momentum B ← μB + G is no control: it is (1 − μ)⁻¹ times the EMA "

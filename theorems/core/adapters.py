@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["heavyball_muon", "pytorch_optimizer_muon", "pytorch_optimizer_sam"]
+__all__ = ["heavyball_muon", "heavyball_soap", "pytorch_optimizer_muon", "pytorch_optimizer_sam",
+           "pytorch_optimizer_soap"]
 
 
 def pytorch_optimizer_muon(params: Any, lr: float = 1e-3, weight_decay: float = 0.1, momentum: float = 0.95,
@@ -54,6 +55,36 @@ def pytorch_optimizer_sam(params: Any, base_optimizer: Any = None, rho: float = 
                                   f"got normalize={normalize!r}")
     return SAM(params, base_optimizer=torch.optim.SGD if base_optimizer is None else base_optimizer,
                rho=rho, adaptive=False, **base_kwargs)
+
+
+def pytorch_optimizer_soap(params: Any, lr: float = 3e-3, betas: tuple[float, float] = (0.95, 0.95),
+                           eps: float = 1e-8, weight_decay: float = 0.0, precondition_frequency: int = 10,
+                           shampoo_beta: float | None = None, **unmapped: Any):
+    """pytorch-optimizer's ``SOAP`` with our SOAP's keywords (same names and meanings; ``block_size``
+    has no counterpart: its ``max_precondition_dim`` skips large dimensions instead of tiling them,
+    so it is not mapped). Its other defaults (bias correction on, 1-D tensors by plain Adam) are its own."""
+    from pytorch_optimizer import SOAP
+
+    _no_unmapped("pytorch-optimizer SOAP", unmapped)
+    return SOAP(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                precondition_frequency=precondition_frequency, shampoo_beta=shampoo_beta)
+
+
+def heavyball_soap(params: Any, lr: float = 3e-3, betas: tuple[float, float] = (0.95, 0.95),
+                   eps: float = 1e-8, weight_decay: float = 0.0, precondition_frequency: int = 10,
+                   shampoo_beta: float | None = None, **unmapped: Any):
+    """heavyball's ``SOAP`` with our SOAP's keywords (``shampoo_beta`` None: ``betas[1]``, as ours);
+    ``block_size`` has no counterpart (not mapped); its other defaults are its own. Uncompiled, as
+    :func:`heavyball_muon`."""
+    import heavyball.utils
+    from heavyball import SOAP
+
+    heavyball.utils.compile_mode = None
+
+    _no_unmapped("heavyball SOAP", unmapped)
+    return SOAP(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                precondition_frequency=precondition_frequency,
+                shampoo_beta=betas[1] if shampoo_beta is None else shampoo_beta, compile_step=False)
 
 
 def _muon_groups(params: Any) -> list[dict[str, Any]]:

@@ -116,3 +116,16 @@ register_subject(
     "**base keywords (lr=, momentum=, ...)) with step(closure) evaluating the closure at θ and at "
     "θ + ε, ε = ρg/‖g‖ (normalize=False: ρg), and first_step()/second_step() as pytorch-optimizer's SAM")
 register_peer("SAM", "pytorch-optimizer SAM", "theorems.core.adapters:pytorch_optimizer_sam")
+
+register_subject(
+    "SOAP", "algorithms.optimizers:SOAP",
+    "a torch.optim.Optimizer built as SOAP(params, lr=, betas=(β1, β2), eps=, weight_decay=, "
+    "precondition_frequency=) with our SOAP's meaning of each keyword (Adam in the eigenbasis of the "
+    "Shampoo statistics, decoupled weight decay); 1-D tensors take AdamW's step")
+register_peer("SOAP", "pytorch-optimizer SOAP", "theorems.core.adapters:pytorch_optimizer_soap")
+register_peer("SOAP", "heavyball SOAP", "theorems.core.adapters:heavyball_soap")
+register_subject(
+    "Shampoo", "algorithms.optimizers:Shampoo",
+    "a torch.optim.Optimizer built as Shampoo(params, lr=, betas=(β1, β2), weight_decay=, adam_eps=) with "
+    "our Shampoo's meaning (two-sided ¼ roots, decoupled weight decay) and 1-D tensors on AdamW with "
+    "betas and adam_eps (no peer offers that routing: pytorch-optimizer's Shampoo has no betas or Adam path)")
