@@ -15,18 +15,25 @@ import contextlib
 #: beyond it a dense factorization is large enough for several threads to pay on an idle machine
 MAX_N = 3000
 _CONTROLLER = None
+#: whether some BLAS runs more than one thread (read once: then a switch is needed at all)
+_MULTI = None
 
 
 def single_blas_thread(n: int, min_n: int = 0):
-    """A context manager limiting BLAS to one thread when ``min_n < n <= MAX_N`` (else a no-op)."""
-    global _CONTROLLER
-    if not (min_n < n <= MAX_N):
+    """A context manager limiting BLAS to one thread when ``min_n < n <= MAX_N`` (else a no-op, and a
+    no-op when every BLAS already runs one thread, e.g. under ``OMP_NUM_THREADS=1``)."""
+    global _CONTROLLER, _MULTI
+    if not (min_n < n <= MAX_N) or _MULTI is False:
         return contextlib.nullcontext()
     try:
         if _CONTROLLER is None:
             from threadpoolctl import ThreadpoolController
 
             _CONTROLLER = ThreadpoolController()
+            _MULTI = any(info.get("num_threads", 1) > 1 for info in _CONTROLLER.info()
+                         if info.get("user_api") == "blas")
+            if not _MULTI:
+                return contextlib.nullcontext()
         return _CONTROLLER.limit(limits=1, user_api="blas")
     except ImportError:  # threadpoolctl is optional
         return contextlib.nullcontext()
