@@ -46,15 +46,25 @@ def pytorch_optimizer_sam(params: Any, base_optimizer: Any = None, rho: float = 
     """pytorch-optimizer's ``SAM`` with our keywords: ``base_optimizer`` defaults to
     ``torch.optim.SGD`` (theirs has no default), ``normalize=True`` is their only rule (ε = ρg/‖g‖;
     their ``adaptive`` is ASAM, a different one), so ``normalize=False`` (USAM, ε = ρg) has no
-    mapping and raises ``NotImplementedError``: the claims that draw it skip it for a peer."""
+    mapping and raises ``NotImplementedError``: the claims that draw it skip it for a peer. Their
+    ``step(closure)`` expects the gradient at θ already computed and calls the closure once (at θ + ε);
+    the subject's calls it at θ too, so the adapter's ``step`` runs the closure first, then theirs."""
     import torch
     from pytorch_optimizer import SAM
 
     if normalize is not True:
         raise NotImplementedError("pytorch-optimizer SAM: no unnormalized perturbation (normalize=False); "
                                   f"got normalize={normalize!r}")
-    return SAM(params, base_optimizer=torch.optim.SGD if base_optimizer is None else base_optimizer,
-               rho=rho, adaptive=False, **base_kwargs)
+
+    class ClosureAtTheta(SAM):
+        def step(self, closure=None):
+            if closure is not None:
+                with torch.enable_grad():
+                    closure()
+            return super().step(closure)
+
+    base = torch.optim.SGD if base_optimizer is None else base_optimizer
+    return ClosureAtTheta(params, base_optimizer=base, rho=rho, adaptive=False, **base_kwargs)
 
 
 def pytorch_optimizer_soap(params: Any, lr: float = 3e-3, betas: tuple[float, float] = (0.95, 0.95),
