@@ -63,3 +63,23 @@ def test_cli_subject_skips_the_rest_and_exits_non_zero_on_a_difference(tmp_path,
     assert "| `second_order_scaling.matches_torch_muon` | falsified |" in out
     assert "Implementations under test" in (tmp_path / "report.md").read_text()
     assert main(["--subject", "Nope=torch.optim:Muon", "--list"]) == 2
+
+
+def only_normalized_sam(params, normalize: bool = True, **kwargs):
+    """Our SAM without USAM, as a peer without ``normalize=False`` (pytorch-optimizer's) behaves."""
+    from algorithms.nets import SAM
+
+    if not normalize:
+        raise NotImplementedError("no normalize=False")
+    return SAM(params, normalize=normalize, **kwargs)
+
+
+def test_draws_a_subject_cannot_express_are_skipped_and_said():
+    load_all()
+    claim = REGISTRY["sam_stability.sam_step"]
+    given = (("SAM", "tests.theorems.test_subjects:only_normalized_sam"),)
+    outcome = claim.check(Context(role="check", implementations=given))
+    assert outcome.status == "pass", outcome.summary
+    assert "normalize=False" in outcome.evidence["skipped_unsupported"]
+    with pytest.raises(NotImplementedError, match="normalize=False"):
+        load_object(PEERS["SAM"]["pytorch-optimizer SAM"])([], normalize=False)
