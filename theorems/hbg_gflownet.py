@@ -1874,8 +1874,10 @@ def _beats_nn2opt(ctx: Context, raw_demands: bool = False) -> Outcome:
     orig = gfn._features
     if raw_demands:
         gfn._features = _raw_demand_features(orig)
+    # the sabotaged features must not be answered from the cache of the unsabotaged runs
+    run = _costs_cached.__wrapped__ if raw_demands else _costs_cached
     try:
-        hbg = _costs("cvrp50_hybrid", "cvrp", 50, count, ctx.seed, "depot", 16)
+        hbg = np.array(run("cvrp50_hybrid", "cvrp", 50, count, ctx.seed, "depot", 16, False))
     finally:
         gfn._features = orig
     return _paired(
