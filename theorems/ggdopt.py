@@ -395,6 +395,79 @@ def _check_product(ctx: Context, *, guidance: str) -> Outcome:
     )
 
 
+# ---- certificate: the reference the check samples from. N(m0, D)·e^{−β(x − a)ᵀH(x − a)/2} (D diagonal, H
+# symmetric) has exponent −½(x − μ)ᵀΣ⁻¹(x − μ) + const with Σ⁻¹ = D⁻¹ + βH and μ = Σ(D⁻¹m0 + βHa): the
+# formula of toy_product, exactly, in d = 2 with every parameter symbolic.
+
+_P_SYMBOLS = sympy.symbols("x0 x1 m0 m1 a0 a1 h00 h01 h11", real=True)
+_P_POS = sympy.symbols("s0 s1 beta", positive=True)
+
+
+def _product_parts():
+    x0, x1, m0, m1, a0, a1, h00, h01, h11 = _P_SYMBOLS
+    s0, s1, beta = _P_POS
+    x, m, a = sympy.Matrix([x0, x1]), sympy.Matrix([m0, m1]), sympy.Matrix([a0, a1])
+    H = sympy.Matrix([[h00, h01], [h01, h11]])
+    D_inv = sympy.diag(1 / s0**2, 1 / s1**2)
+    return x, m, a, H, D_inv, beta
+
+
+def _product_cert_prove() -> dict:
+    _, m, a, H, D_inv, beta = _product_parts()
+    precision = D_inv + beta * H
+    mean = precision.inv() * (D_inv * m + beta * H * a)
+    return {"precision": sympy.srepr(precision), "mean": sympy.srepr(sympy.simplify(mean))}
+
+
+def _product_cert_recheck(proof: dict) -> str:
+    x, m, a, H, D_inv, beta = _product_parts()
+    precision, mean = sympy.sympify(proof["precision"]), sympy.sympify(proof["mean"])
+    if (precision - (D_inv + beta * H)).applyfunc(sympy.cancel) != sympy.zeros(2, 2):
+        raise Rejected("the recorded precision is not D⁻¹ + βH")
+    exponent = -((x - m).T * D_inv * (x - m))[0] / 2 - beta * ((x - a).T * H * (x - a))[0] / 2
+    gaussian = -((x - mean).T * precision * (x - mean))[0] / 2
+    # equal up to a constant: the x-gradients agree identically (rational functions, cancelled to 0)
+    for xi in x:
+        if sympy.cancel(sympy.together(sympy.diff(exponent - gaussian, xi))) != 0:
+            raise Rejected(f"∂/∂{xi}: the product's exponent is not −½(x − μ)ᵀΣ⁻¹(x − μ) + const")
+    return ("in d = 2, for every m0, a, s > 0, symmetric H and β > 0 the product's exponent is "
+            "−½(x − μ)ᵀ(D⁻¹ + βH)(x − μ) + const with μ = (D⁻¹ + βH)⁻¹(D⁻¹m0 + βHa): toy_product's formula")
+
+
+def _product_cert_refute() -> dict:
+    return {"m0": "0", "a": "1", "s2": "4", "h": "1", "beta": "1", "claimed_mean": "1/2"}
+
+
+def _product_cert_recheck_witness(w: dict) -> str:
+    """Control: the unweighted average (m0 + βa)/(1 + β) as the product's mean. In 1-D the mean is the
+    stationary point of the exponent −(x − m0)²/(2s²) − βh(x − a)²/2, computed here exactly."""
+    x = sympy.Symbol("x", real=True)
+    m0, a, s2, h, beta = (sympy.Rational(w[k]) for k in ("m0", "a", "s2", "h", "beta"))
+    exponent = -(x - m0) ** 2 / (2 * s2) - beta * h * (x - a) ** 2 / 2
+    (mean,) = sympy.solve(sympy.diff(exponent, x), x)
+    if mean == sympy.Rational(w["claimed_mean"]):
+        raise Rejected("the unweighted average is right here: no counterexample")
+    return (f"with s² = {s2} the product's mean is {mean}, not the unweighted (m0 + βa)/(1 + β) = "
+            f"{w['claimed_mean']}")
+
+
+PRODUCT_CERTIFICATE = Certificate(
+    statement="The product N(m0, D)·e^{−βf}, f = ½(x − a)ᵀH(x − a), D diagonal, is the Gaussian with "
+              "precision D⁻¹ + βH and mean (D⁻¹ + βH)⁻¹(D⁻¹m0 + βHa) (toy_product's formula, the "
+              "distribution the check's exact draws come from)",
+    scope="d = 2 (the check's toy), every m0, a, spreads s0, s1 > 0, symmetric H, β > 0 with D⁻¹ + βH ≻ 0",
+    method=Method.EXACT_ALGEBRA,
+    trusts="a density ∝ exp(−½(x − μ)ᵀP(x − μ)) with P ≻ 0 is N(μ, P⁻¹); sympy's rational-function "
+           "cancellation",
+    prove=_product_cert_prove,
+    recheck=_product_cert_recheck,
+    control_statement="the product's mean is the unweighted average (m0 + βa)/(1 + β) (the data spread "
+                      "ignored, the check's unit-variance pitfall)",
+    refute=_product_cert_refute,
+    recheck_witness=_product_cert_recheck_witness,
+)
+
+
 register(
     Claim(
         id="ggdopt.product_sampling",
@@ -418,6 +491,8 @@ register(
         control=lambda ctx: _check_product(ctx, guidance="none"),
         control_description="no guidance: the samples follow the data distribution N(m0, I)",
         budget_s=120.0,
+        certificate=PRODUCT_CERTIFICATE,
+        expected_verdict="certified",
     )
 )
 
