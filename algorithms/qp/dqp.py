@@ -1024,8 +1024,9 @@ def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSo
 
 
 #: dense problems above this many variables are solved with one BLAS thread (``_threads``); below it
-#: the ~0.3 ms switch costs more than it saves (dense n = 100: 1.21× libdqp with it, 0.99× without)
-SMALL_THREAD_N = 200
+#: the ~0.3 ms switch costs more than it saves. 200 was tried: dense Maros-Meszaros problems of 64-200
+#: variables then ran up to 140× slower on the loaded machine (QPCBOEI2 0.023 → 3.2 s)
+SMALL_THREAD_N = 64
 
 
 def _forward_auto(qp: QP, algorithm: DQP, options: SolveOptions, monitor) -> QPSolution:

@@ -149,7 +149,7 @@ class QP(Problem):
         elif sp.issparse(P):
             _check_sparse_psd(P)
         else:
-            with single_blas_thread(n, min_n=200):  # as dqp.SMALL_THREAD_N
+            with single_blas_thread(n, min_n=64):  # as dqp.SMALL_THREAD_N
                 self._check_dense_psd(P, n)
         q = as_float_array("q", self.q, ndim=1, dtype=np.float64)
         q = as_float_array("q", self.q, ndim=1, dtype=np.float64)
