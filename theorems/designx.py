@@ -494,6 +494,15 @@ def _rank_problems(ctx: Context) -> list[BlackBoxProblem]:
 
 
 def _rank_comparison(ctx: Context, *, designer_is_random: bool) -> Outcome:
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # the agents are tiny: two contended threads only cost CPU time
+    try:
+        return _rank_comparison_body(ctx, designer_is_random=designer_is_random)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _rank_comparison_body(ctx: Context, *, designer_is_random: bool) -> Outcome:
     problems = _rank_problems(ctx)
     regrets = {}
     for name, alg in BASELINES.items():
@@ -596,7 +605,12 @@ def _family_counts(ctx: Context, *, static_pso: bool) -> dict[str, int]:
 
 
 def _designs_prefer_de(ctx: Context, *, static_pso: bool) -> Outcome:
-    counts = _family_counts(ctx, static_pso=static_pso)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # the agent is tiny: two contended threads only cost CPU time
+    try:
+        counts = _family_counts(ctx, static_pso=static_pso)
+    finally:
+        torch.set_num_threads(threads)
     rival = max((k for k in counts if k != "de"), key=lambda k: counts[k])
     de, other = counts["de"], counts[rival]
     # a two-sided sign test among the workflows of the two leading families (each workflow one trial)

@@ -704,7 +704,14 @@ def _solution(name: str, seed: int, index: int, network: str, maxiters: int = 30
     lipschitz = setup.operator.norm() ** 2 + (0.0 if npn is None else gamma * setup.projection.norm() ** 2)
     algorithm = PnPPGD(prior=TVPrior(weight=weight, inner=10), lr=1.8 / lipschitz, npn=npn)
     tol = 1e-4 if maxiters == 300 else 1e-300  # no early stop: the iterate x_maxiters itself
-    sol = solve(InverseProblem(setup.operator, y, float(std)), algorithm, tol=tol, maxiters=maxiters)
+    # one torch thread: 32×32 images gain nothing from two, and two contended threads cost several times
+    # the CPU time on the shared machine
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        sol = solve(InverseProblem(setup.operator, y, float(std)), algorithm, tol=tol, maxiters=maxiters)
+    finally:
+        torch.set_num_threads(threads)
     return sol.x
 
 
