@@ -442,14 +442,23 @@ def _compare(ctx: Context, agent1: WorkflowGenerator) -> Outcome:
     )
 
 
+def _one_thread_compare(ctx: Context, agent1: WorkflowGenerator) -> Outcome:
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # the agents are tiny: two contended threads cost ~50× the wall time (measured)
+    try:
+        return _compare(ctx, agent1)
+    finally:
+        torch.set_num_threads(threads)
+
+
 def _check_beats(ctx: Context) -> Outcome:
     agent1, _ = load_agents()
-    return _compare(ctx, agent1)
+    return _one_thread_compare(ctx, agent1)
 
 
 def _control_beats(ctx: Context) -> Outcome:
     torch.manual_seed(ctx.seed)
-    return _compare(ctx, WorkflowGenerator().eval())
+    return _one_thread_compare(ctx, WorkflowGenerator().eval())
 
 
 register(
