@@ -21,8 +21,8 @@ exactly rather than estimated.
 
 >>> from theorems.core import REGISTRY
 >>> sorted(k for k in REGISTRY if k.startswith("npn."))  # doctest: +NORMALIZE_WHITESPACE
-['npn.improves_reconstruction', 'npn.null_space_operators', 'npn.pnp_converges',
- 'npn.regularizer_bound']
+['npn.analytic_designs_orthogonal', 'npn.early_convergence', 'npn.improves_reconstruction',
+ 'npn.null_space_estimate', 'npn.null_space_operators', 'npn.pnp_converges', 'npn.regularizer_bound']
 """
 
 from __future__ import annotations

@@ -49,12 +49,11 @@ def pytorch_optimizer_sam(params: Any, base_optimizer: Any = None, rho: float = 
     mapping and raises ``NotImplementedError``: the claims that draw it skip it for a peer. Their
     ``step(closure)`` expects the gradient at θ already computed and calls the closure once (at θ + ε);
     the subject's calls it at θ too, so the adapter's ``step`` runs the closure first, then theirs."""
-    import torch
-    from pytorch_optimizer import SAM
-
-    if normalize is not True:
+    if normalize is not True:  # before the import: the answer does not depend on the package
         raise NotImplementedError("pytorch-optimizer SAM: no unnormalized perturbation (normalize=False); "
                                   f"got normalize={normalize!r}")
+    import torch
+    from pytorch_optimizer import SAM
 
     class ClosureAtTheta(SAM):
         def step(self, closure=None):

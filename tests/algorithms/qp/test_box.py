@@ -35,7 +35,7 @@ def _rows_qp(data):
     return QP(P=P, q=data["q"], G=np.vstack(G), h=np.concatenate(h))
 
 
-@pytest.mark.parametrize("backend", ["daqp", "clarabel", "piqp", "osqp", "quadprog", "ecos"])
+@pytest.mark.parametrize("backend", ["daqp", "clarabel", "piqp", "osqp", "quadprog", "proxqp", "scs"])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_box_values_and_duals_match_the_rows_form(backend, sparse):
     for seed in range(3):
@@ -112,7 +112,7 @@ def test_fixed_variables_are_equality_rows_with_gradients():
     data["lb"][2] = data["ub"][2] = 0.1
     qp = QP(**data)
     assert qp.fixed_indices().tolist() == [2]
-    for backend in ("daqp", "piqp", "ecos"):
+    for backend in ("daqp", "piqp", "scs"):
         sol = solve(qp, DQP(backend=backend))
         assert sol.retcode is RetCode.Success and not any("polish rejected" in w for w in sol.warnings)
         assert sol.x[2] == pytest.approx(0.1, abs=1e-12) and sol.active_box[2]
