@@ -219,7 +219,13 @@ def _explicit_prove() -> dict:
     return {"instances": [{"data": inst, "solution": _solution_record(inst)} for inst in instances]}
 
 
+def _planted_check(datas: list) -> None:
+    if datas != [_planted_instance(seed, *shape) for seed, shape in enumerate(CERT_SHAPES)]:
+        raise Rejected("the artifact's QPs are not the planted instances of CERT_SHAPES")
+
+
 def _explicit_recheck(artifact: dict) -> str:
+    _planted_check([case["data"] for case in artifact["instances"]])
     for case in artifact["instances"]:
         _check_record(case["data"], case["solution"])
     return (f"on {len(artifact['instances'])} rational QPs, zeta = K_J^-1 v_J (exact) satisfies the KKT "
@@ -345,6 +351,7 @@ def _compare_derivatives(inst: dict, d: dict, drop_dK: bool = False, stored: lis
 
 
 def _derivative_recheck(artifact: dict) -> str:
+    _planted_check([case["instance"] for case in artifact["cases"]])
     for case in artifact["cases"]:
         _check_record(case["instance"], case["solution"])
         x, y, z = _kkt_optimal(case["instance"])
@@ -412,9 +419,12 @@ def _equivalence_prove() -> dict:
 
 
 def _equivalence_recheck(artifact: dict) -> str:
+    _planted_check([case["instance"] for case in artifact["cases"]])
     for case in artifact["cases"]:
         _check_record(case["instance"], case["solution"])
         r = Fraction(case["radius"])
+        if r != _equivalence_radius(case["instance"], Fraction(1, 2))[0]:
+            raise Rejected(f"the radius {r} is not half the largest one")
         if r <= 0:
             raise Rejected("the radius must be positive")
         _, conditions = _equivalence_radius(case["instance"], Fraction(1))

@@ -709,8 +709,9 @@ def _recheck_states(proof: dict, names: tuple, *, full: bool) -> str:
             if _law_total(entries, present) != [Fraction(1)]:
                 raise Rejected(f"{name}: the states of V = {_elements(present)} do not carry probability 1")
             for text in entries:
-                if full:
-                    broken = _state_invariants(spec, present, text, memo)
+                reachable = _state_invariants(spec, present, text, memo)  # the listed states are Init's
+                if full or reachable:
+                    broken = reachable
                 else:
                     levels = _parse_state(text)
                     broken = [f"A_{i} dependent" for i, level in enumerate(levels)

@@ -399,7 +399,7 @@ _CERTIFICATES: dict[str, Certificate] = {
         statement="Every CVRP solution on at most 6 customers with a multi-node and j single-node routes is "
                   "built by exactly (a+j)!·2^a forward trajectories (so the uniform TB backward "
                   "probability is 1/((a+j)!·2^a), Statement 2), and B(a, j) = (a+j)!·2^a satisfies "
-                  "Statement 1's recurrence B = 2a·B(a−1, j) + j·B(a, j−1) for all a, j >= 0",
+                  "Statement 1's recurrence B = 2a·B(a−1, j) + j·B(a, j−1) for all a, j >= 0 with a + j >= 1",
         scope="every solution of every CVRP instance with <= 6 customers (a capacity only removes "
               "infeasible solutions, whose routes are then absent; a feasible solution's routes fit in any "
               "order); the recurrence for all a, j. The TSP part of the claim (−log 2) is not certified.",

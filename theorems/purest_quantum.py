@@ -430,8 +430,9 @@ def _k2_certificate(name: str) -> Certificate:
         trusts = ("the Haar measure's rotation invariance on the Bloch sphere (E[(u·r)²] = |r|²E[u_z²]) and "
                   "the independence of the bases; E[u_z²] = 1/3 is integrated by sympy")
     return Certificate(
-        statement=(f"For {what}: P_err(T) is the stored exact rational for T = 1..{_K2_HORIZON} (every K = 2 "
-                   "cell of the check has T <= 59), strictly decreasing in T, and at most m^T with "
+        statement=(f"For {what}: P_err(T) is the stored exact rational for T = 1..{_K2_HORIZON} (the quick "
+                   "profile's K = 2 cells of the check have T <= 59; the full profile's reach T = 89, past "
+                   "this scope), strictly decreasing in T, and at most m^T with "
                    "m = P(tie) + 2√(P(win)P(loss)) the Chernoff base of one comparison (an exponential "
                    "rate in N, as the theorem's exp(−Ω(·))), decided exactly in Q(√s)."),
         scope=f"T = 1..{_K2_HORIZON}, the instance's purities (the exponent's constant is the instance's)",
@@ -829,8 +830,8 @@ register(Claim(
     control_description="the allocation without the loḡ(K) normalization, N_k = ⌈(N − K)/(K + 1 − k)⌉",
     budget_s=30.0,
     certificate=Certificate(
-        statement="For every K >= 2 and N >= K the exact schedule N_k = ⌈(N − K)/(loḡ(K)(K + 1 − k))⌉ spends "
-                  "N₁ + ... + N_{K−1} + N_{K−1} <= N (Σ_{k<K} 1/(K + 1 − k) + 1/2 = loḡ(K), so the "
+        statement="For K = 2..20 and every N >= K the exact schedule N_k = ⌈(N − K)/(loḡ(K)(K + 1 − k))⌉ "
+                  "spends N₁ + ... + N_{K−1} + N_{K−1} <= N (Σ_{k<K} 1/(K + 1 − k) + 1/2 = loḡ(K), so the "
                   "ceiling-free spend is N − K, and K ceilings add less than K), checked as an identity for "
                   "K = 2..20; and "
                   "the implemented schedule equals the exact ceilings, spending between N − K and N, for "

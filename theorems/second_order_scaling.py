@@ -333,7 +333,10 @@ def _multiplier_exponents(optimizer: str) -> list[str]:
         ratios[k] = 1024.0
         value = math.log2(lr_multiplier(optimizer, ratios[0], ratios[1], blocks_in_ratio=ratios[2],
                                         blocks_out_ratio=ratios[3])) - base
-        out.append(str(Fraction(value / 10).limit_denominator(8)))
+        exponent = Fraction(value / 10).limit_denominator(8)
+        if abs(value / 10 - float(exponent)) > 1e-12:  # a monomial with a rational exponent, exactly
+            raise CannotProve(f"{optimizer}: lr_multiplier's exponent {value / 10!r} is not a small rational")
+        out.append(str(exponent))
     return out
 
 

@@ -245,6 +245,8 @@ def _sparsest_recheck(proof: dict) -> str:
         if s["K0"] != k0 or best not in vertices or len(best) != k0:
             raise Rejected(f"d = {s['d']}: K0 {s['K0']} (enumerated {k0}) or its vertex {s['best']} is wrong")
         p0 = _q(s["p0"])
+        if s["p0"] not in ("1/2", "1/4"):
+            raise Rejected(f"d = {s['d']}: p0 = {s['p0']} is not one of the stated 1/2, 1/4")
         if not 0 < p0 <= 1 or not _low_p_certified(vertices, k0, best, p0):
             raise Rejected(f"d = {s['d']}: some vertex with more than {k0} knots is not beaten for all "
                            f"p in (0, {s['p0']}]")
