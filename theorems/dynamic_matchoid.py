@@ -471,25 +471,24 @@ def _law_of_init(chains: dict, present: int) -> dict:
     return law
 
 
-def _expected_of_init(chains: dict, present: int) -> list:
-    """E[f(A_{i*})] under Init on V as a polynomial in q (exact coefficients)."""
+def _init_average(chains: dict, present: int, weight) -> list:
+    """Σ over the states of Init on V of probability × weight(f value), a polynomial in q (exact)."""
     total = [Fraction(0)]
     size = bin(present).count("1")
     for sample in _subsets(present):
         a = bin(sample).count("1")
-        mean = sum((prob * value for _, prob, value in chains[sample]), Fraction(0))
+        mean = sum((prob * weight(value) for _, prob, value in chains[sample]), Fraction(0))
         total = _poly_add(total, [mean * x for x in _bernstein(a, size - a)])
     return total
 
 
+def _expected_of_init(chains: dict, present: int) -> list:
+    """E[f(A_{i*})] under Init on V as a polynomial in q (exact coefficients)."""
+    return _init_average(chains, present, lambda value: value)
+
+
 def _total_is_one(chains: dict, present: int) -> bool:
-    total = [Fraction(0)]
-    size = bin(present).count("1")
-    for sample in _subsets(present):
-        a = bin(sample).count("1")
-        mass = sum((prob for _, prob, _ in chains[sample]), Fraction(0))
-        total = _poly_add(total, [mass * x for x in _bernstein(a, size - a)])
-    return total == [Fraction(1)]
+    return _init_average(chains, present, lambda value: 1) == [Fraction(1)]
 
 
 def _prove_approximation(names: tuple) -> dict:
