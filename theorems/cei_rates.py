@@ -312,25 +312,55 @@ def _recheck_rate(proof: dict, kind: str) -> str:
             f"for γ_t of Lemma A.2; the 1/k term decays faster (margin {margin} > 0)")
 
 
-def _recheck_rate_witness(witness: dict, kind: str) -> str:
-    """The exponents recomputed in exact rationals at the witness's ν, d from γ_t = t^a log^b t."""
-    from fractions import Fraction
+#: each rate certificate's control: the rate (t exponent, log power, as functions of ν, d) with a
+#: realistic bookkeeping bug, and what the bug is
+_RATE_CONTROLS = {
+    "se": (lambda nu, d: -sympy.Rational(1, 2), lambda nu, d: d / 2,
+           "t^{−1/2} log^{d/2} t: a log factor dropped (γ_t read as log^d t instead of log^{d+1} t)"),
+    "matern": (lambda nu, d: -2 * nu / (2 * nu + d), lambda nu, d: nu / (2 * nu + d),
+               "t^{−2ν/(2ν+d)} log^{ν/(2ν+d)} t: a wrong exponent of t (the square root of "
+               "t·γ_t/t² not taken in t's exponent)"),
+    "bayesian": (lambda nu, d: -nu / (2 * nu + d), lambda nu, d: nu / (2 * nu + d),
+                 "t^{−ν/(2ν+d)} log^{ν/(2ν+d)} t: √β_t's log^{1/2} t factor dropped"),
+}
 
+
+def _refute_rate(kind: str) -> dict:
+    nu, d = sympy.Rational(5, 2), sympy.Integer(2)
+    t_of, log_of, _ = _RATE_CONTROLS[kind]
+    return {"kind": kind, "nu": "5/2", "d": 2, "control_t_exponent": str(t_of(nu, d)),
+            "control_log_power": str(log_of(nu, d))}
+
+
+def _recheck_rate_witness(witness: dict, kind: str) -> str:
+    """At the witness's ν, d, the proof's term is rebuilt from its definitions (γ_t = t^a log^b t of
+    Lemma A.2, times √β_t with β_t = 2 log(3π_t/δ), π_t = π²t²/6, δ = 1/10, when Bayesian) and divided
+    by the control's rate; the control (an O(·) statement) is refuted when the ratio tends to +∞.
+    The control's exponents are re-evaluated from its formulas, so the witness cannot name another
+    control; nothing of `_rate_exponent_facts` (the claim's own bookkeeping) is used."""
     if witness.get("kind") != kind:
         raise Rejected(f"the witness is for {witness.get('kind')!r}, not {kind!r}")
-    nu, d = Fraction(witness["nu"]), Fraction(witness["d"])
-    a, b = (Fraction(0), d + 1) if kind == "se" else (d / (2 * nu + d), 2 * nu / (2 * nu + d))
-    t_exponent = (1 + a) / 2 - 1
-    log_power = b / 2 + (Fraction(1, 2) if kind == "bayesian" else 0)
+    try:
+        nu, d = sympy.Rational(witness["nu"]), sympy.Rational(witness["d"])
+        stated = (sympy.Rational(witness["control_t_exponent"]), sympy.Rational(witness["control_log_power"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise Rejected(f"the witness does not parse: {exc}") from exc
+    if not (nu > 0 and d > 0):
+        raise Rejected(f"ν = {nu}, d = {d} is outside ν, d > 0")
+    t_of, log_of, bug = _RATE_CONTROLS[kind]
+    p, q = t_of(nu, d), log_of(nu, d)
+    if (p, q) != stated:
+        raise Rejected(f"the witness's exponents {stated} are not the control's ({p}, {q}) "
+                       f"at ν = {nu}, d = {d}")
+    t = sympy.symbols("t", positive=True)
+    a, b = (sympy.Integer(0), d + 1) if kind == "se" else (d / (2 * nu + d), 2 * nu / (2 * nu + d))
+    term = sympy.sqrt(t * t**a * sympy.log(t) ** b) / t
     if kind == "bayesian":
-        wrong = b / 2  # the control: √β_t's log^{1/2} dropped
-        if wrong == log_power:
-            raise Rejected("the control's log power agrees")
-        return f"ν = {nu}, d = {d}: the log power is {log_power}, not {wrong} (√β_t dropped)"
-    wrong = 2 * t_exponent  # the control: the square root of γ_t/t dropped
-    if wrong == t_exponent:
-        raise Rejected("the control's exponent agrees")
-    return f"ν = {nu}, d = {d}: r_t's exponent of t is {t_exponent}, not {wrong} (square root dropped)"
+        term *= sympy.sqrt(2 * sympy.log(3 * (sympy.pi**2 * t**2 / 6) / sympy.Rational(1, 10)))
+    ratio = sympy.limit(term / (t**p * sympy.log(t) ** q), t, sympy.oo)
+    if ratio != sympy.oo:
+        raise Rejected(f"the term over the control's rate tends to {ratio}, not +∞: the control holds")
+    return f"ν = {nu}, d = {d}: the proof's term over the control's rate ({bug}) tends to +∞"
 
 
 def _rate_certificate(kind: str) -> Certificate:
@@ -340,8 +370,6 @@ def _rate_certificate(kind: str) -> Certificate:
             "bayesian": "t^{−ν/(2ν+d)} log^{ν/(2ν+d) + 1/2} t"}[kind]
     bayes = ("; β_t = 2 log(3π_t/δ) with π_t = π²t²/6 equals 4 log t + 2 log(π²/(2δ)), so √β_t adds "
              "log^{1/2} t") if kind == "bayesian" else ""
-    control = ("the log power without the √β_t factor's 1/2" if kind == "bayesian"
-               else "the exponent of t doubled (the square root of γ_t/t dropped)")
     return Certificate(
         statement=(f"The exponent algebra of the rate: with {gamma} (Lemma A.2), the proof's term "
                    f"3√(t·γ_t)/(t − 3) is O({rate}) — its exponents (1 + a)/2 − 1 and b/2 for "
@@ -355,8 +383,8 @@ def _rate_certificate(kind: str) -> Certificate:
                 "Theorem 3.7 (r_t <= c/Φ(−B_c)·(2B_f/k + (B_f + φ(0))·3√(t·γ_t)/(t − 3))); sympy's exact "
                 "rational-function arithmetic (cancel, expand_log)"),
         prove=lambda: _prove_rate(kind), recheck=lambda art: _recheck_rate(art, kind),
-        control_statement=f"The same rate with {control}.",
-        refute=lambda: {"kind": kind, "nu": "5/2", "d": 2},
+        control_statement=f"The same O(·) statement with the rate {_RATE_CONTROLS[kind][2]}.",
+        refute=lambda: _refute_rate(kind),
         recheck_witness=lambda w: _recheck_rate_witness(w, kind))
 
 

@@ -158,3 +158,24 @@ def test_package_certificates_have_stored_artifacts(claim):
     own run (tests/test_claims.py) rechecks it, its witness and its mutation."""
     assert load_artifacts(claim.id, claim.certificate) is not None, (
         f"{claim.id}: store its artifact with `python -m verification.certify --claim {claim.id}`")
+
+
+@pytest.mark.parametrize("kind", ["se", "matern", "bayesian"])
+def test_cei_rate_controls_are_refuted_only_when_false(kind, monkeypatch):
+    """The rate certificates' controls (a dropped log factor, a wrong exponent of t) are refuted
+    by rebuilding the proof's term; a control equal to the true rate, or a witness whose exponents
+    are not the control's, is not accepted as a refutation."""
+    import sympy
+
+    import theorems.cei_rates as cei
+
+    witness = cei._refute_rate(kind)
+    assert "+∞" in cei._recheck_rate_witness(witness, kind)
+    with pytest.raises(Rejected, match="not the control's"):
+        cei._recheck_rate_witness({**witness, "control_log_power": "7/3"}, kind)
+    true_t = (lambda nu, d: -sympy.Rational(1, 2)) if kind == "se" else (lambda nu, d: -nu / (2 * nu + d))
+    true_log = {"se": lambda nu, d: (d + 1) / 2, "matern": lambda nu, d: nu / (2 * nu + d),
+                "bayesian": lambda nu, d: nu / (2 * nu + d) + sympy.Rational(1, 2)}[kind]
+    monkeypatch.setitem(cei._RATE_CONTROLS, kind, (true_t, true_log, "the true rate"))
+    with pytest.raises(Rejected, match="the control holds"):
+        cei._recheck_rate_witness(cei._refute_rate(kind), kind)
