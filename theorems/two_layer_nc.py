@@ -18,6 +18,7 @@ the paper's t/n; no claim depends on the time unit except through the horizons.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
@@ -1229,14 +1230,44 @@ def _softmax_recheck_witness(witness: dict) -> str:
     return f"K = 2, z = ({t}, -{t}): |softmax(z) - 1/2| = {gap} > {c} |z| = {claimed}"
 
 
+#: the symbolic network of the balancedness certificate: inputs d, classes K, width m (neuron 0 is
+#: the one whose balance is differentiated; the others carry an arbitrary activation s)
+_BALANCE_SHAPE = (2, 2, 2)
+
+
+def _balance_derivative(activation: Callable[[sympy.Expr], sympy.Expr],
+                        hidden_factor: sympy.Expr = sympy.S.One,
+                        loss: Callable[..., sympy.Expr] | None = None) -> sympy.Expr:
+    """d/dt(‖w_0‖² − ‖v_0‖²) along the flow θ' = −∇L of L = ℓ(V σ(W x)) for one sample x, by sympy's
+    chain rule: d/dt ‖w_0‖² = −2 c ⟨w_0, ∇_{w_0} L⟩ with the hidden-layer gradient scaled by c =
+    ``hidden_factor`` (1: the true flow), d/dt ‖v_0‖² = −2 ⟨v_0, ∇_{v_0} L⟩. ``activation`` is
+    neuron 0's σ (a callable on sympy expressions), the other neurons use an undefined s; ``loss``
+    (callable on the K outputs) defaults to an undefined ℓ. A sum over samples is a sum of these."""
+    d, k_out, m = _BALANCE_SHAPE
+    W = sympy.Matrix(m, d, lambda j, i: sympy.Symbol(f"w{j}{i}", real=True))
+    V = sympy.Matrix(k_out, m, lambda k, j: sympy.Symbol(f"v{k}{j}", real=True))
+    x = sympy.Matrix(d, 1, lambda i, _: sympy.Symbol(f"x{i}", real=True))
+    other = sympy.Function("s")
+    u = W * x
+    hidden = sympy.Matrix(m, 1, lambda j, _: activation(u[0]) if j == 0 else other(u[j]))
+    outputs = V * hidden
+    L = (loss or sympy.Function("l"))(*outputs)
+    dw = sum(W[0, i] * sympy.diff(L, W[0, i]) for i in range(d))
+    dv = sum(V[k, 0] * sympy.diff(L, V[k, 0]) for k in range(k_out))
+    return sympy.expand(-2 * hidden_factor * dw + 2 * dv)
+
+
 def _balance_prove() -> dict:
     return {"relu_cases": {"u > 0": ["1", "u"], "u < 0": ["0", "0"]}}
 
 
 def _balance_recheck(artifact: dict) -> str:
-    """d/dt(‖w_j‖² − ‖v_j‖²) = −2 Σ_i Σ_k ℓ'_{ik} V_kj (σ'(u_ij) u_ij − σ(u_ij)), u_ij = w_jᵀx_i (since
-    ⟨w_j, ∇_{w_j} σ(w_jᵀx)⟩ = σ'(u)⟨w_j, x⟩ = σ'(u)u): zero for every loss, data and dimension iff
-    σ'(u)u = σ(u), which holds on both ReLU branches (the kink u = 0 gives 0 = 0 for any subgradient)."""
+    """Per ReLU branch (the stored slope and value must be ReLU's there, with σ'(u)u = σ(u)), the
+    derivative of ‖w_0‖² − ‖v_0‖² along the exact flow, assembled by sympy's chain rule for an
+    undefined loss ℓ of the K outputs and an undefined activation of the other neurons, expands to 0.
+    It is −2 Σ_k ∂_kℓ v_k0 (σ'(u)u − σ(u)) at u = w_0ᵀx: one term per input coordinate, output row
+    and sample, so the instance (d, K, m) = (2, 2, 2) with one sample shows the general algebra (the
+    kink u = 0 gives 0 = 0 for any subgradient)."""
     u = sympy.Symbol("u", real=True)
     cases = artifact["relu_cases"]
     if set(cases) != {"u > 0", "u < 0"}:
@@ -1248,28 +1279,51 @@ def _balance_recheck(artifact: dict) -> str:
             raise Rejected(f"{branch}: the stored slope / value are not ReLU's")
         if sympy.expand(slope_e * u - value_e) != 0:
             raise Rejected(f"{branch}: sigma'(u) u != sigma(u)")
-    w, x = sympy.Matrix(sympy.symbols("w1:4", real=True)), sympy.Matrix(sympy.symbols("x1:4", real=True))
-    s = sympy.Function("s")
-    inner = (w.T * sympy.Matrix([sympy.diff(s((w.T * x)[0, 0]), wi) for wi in w]))[0, 0]
-    dot = (w.T * x)[0, 0]
-    if sympy.simplify(inner - sympy.Subs(sympy.diff(s(u), u), u, dot).doit() * dot) != 0:
-        raise Rejected("<w, grad_w s(w.x)> is not s'(u) u")
-    return ("sigma'(u) u = sigma(u) on both ReLU branches and <w, grad_w sigma(w.x)> = sigma'(u) u: each "
-            "neuron's |w_j|^2 - |v_j|^2 is constant along the flow, for every loss, data set and width")
+        derivative = _balance_derivative(lambda arg, v=value_e: v.subs(u, arg))
+        if derivative != 0:
+            raise Rejected(f"{branch}: d/dt(|w|^2 - |v|^2) = {derivative} along the flow, not 0")
+    return ("on both ReLU branches sigma'(u) u = sigma(u), and d/dt(|w_0|^2 - |v_0|^2) along the flow of "
+            "l(V sigma(W x)) (l and the other neurons' activation undefined; d = K = width = 2) expands "
+            "to 0")
 
 
 def _balance_refute() -> dict:
-    return {"activation": "tanh", "u": "1"}
+    # a point on the u > 0 branch (u = w_0·x = 1/2), loss slopes ∂ℓ = (1, -1/2), and the claim's
+    # control bug: the hidden-layer gradient scaled by 101/100
+    return {"hidden_factor": "101/100", "loss_slopes": ["1", "-1/2"],
+            "W": [["1/2", "1/4"], ["-1", "1/3"]], "V": [["1", "2"], ["-1/2", "1"]], "x": ["1/2", "1"]}
 
 
 def _balance_recheck_witness(witness: dict) -> str:
-    u = sympy.Rational(witness["u"])
-    s = sympy.Symbol("s")
-    act = {"tanh": sympy.tanh(s)}[witness["activation"]]
-    gap = (sympy.diff(act, s) * s - act).subs(s, u)
-    if not (gap.is_nonzero or sympy.N(gap, 30) != 0):
-        raise Rejected("sigma'(u) u = sigma(u) here")
-    return f"{witness['activation']}: sigma'({u}) {u} - sigma({u}) = {sympy.N(gap, 8)} != 0: not homogeneous"
+    """Exact rationals: with the loss ℓ(f) = Σ_k g_k f_k (any loss has these slopes at the point) and
+    ReLU, the flow with the hidden-layer gradient scaled by the witness's factor changes neuron 0's
+    imbalance at a non-zero rate, while the true flow (factor 1) keeps it at the same point."""
+    d, k_out, m = _BALANCE_SHAPE
+    q = sympy.Rational
+    factor = q(witness["hidden_factor"])
+    slopes = [q(g) for g in witness["loss_slopes"]]
+    W, V, x = (np.array(witness[n], dtype=object) for n in ("W", "V", "x"))
+    if len(slopes) != k_out or W.shape != (m, d) or V.shape != (k_out, m) or x.shape != (d,):
+        raise Rejected(f"the witness must give K = {k_out} slopes, W {m}x{d}, V {k_out}x{m}, x of {d}")
+    point = {sympy.Symbol(f"w{j}{i}", real=True): q(W[j, i]) for j in range(m) for i in range(d)}
+    point |= {sympy.Symbol(f"v{k}{j}", real=True): q(V[k, j]) for k in range(k_out) for j in range(m)}
+    point |= {sympy.Symbol(f"x{i}", real=True): q(x[i]) for i in range(d)}
+
+    def rate(c: sympy.Expr) -> sympy.Expr:
+        # a linear loss: ∇_{w_0}, ∇_{v_0} do not involve the other neurons, whose s drops out
+        expr = _balance_derivative(lambda arg: sympy.Max(arg, 0), c,
+                                   loss=lambda *f: sum(g * fk for g, fk in zip(slopes, f, strict=True)))
+        return sympy.simplify(expr.subs(point))
+
+    bugged, true = rate(factor), rate(sympy.S.One)
+    if not (bugged.is_Rational and true.is_Rational):
+        raise Rejected(f"the rates are not exact rationals: {bugged}, {true}")
+    if bugged == 0:
+        raise Rejected(f"with the hidden-layer gradient scaled by {factor} the imbalance does not move here")
+    if true != 0:
+        raise Rejected(f"the true flow moves the imbalance at this point ({true}): not ReLU's conservation")
+    return (f"hidden-layer gradient scaled by {factor}: d/dt(|w_0|^2 - |v_0|^2) = {bugged} != 0 at the "
+            f"witness (exact), while the true flow gives {true}")
 
 
 _CERTIFICATES: dict[str, Certificate] = {
@@ -1297,10 +1351,13 @@ _CERTIFICATES: dict[str, Certificate] = {
         scope="every width, dimension, number of classes, data set and loss (away from the kink, where any "
               "subgradient gives 0 = 0)",
         method=Method.EXACT_ALGEBRA,
-        trusts="the chain rule; sympy differentiation",
+        trusts="the chain rule as sympy's differentiation applies it; the step from the (d, K, width) = "
+               "(2, 2, 2) one-sample instance to every size (the derivative is a sum of the same term over "
+               "input coordinates, output rows and samples)",
         prove=_balance_prove,
         recheck=_balance_recheck,
-        control_statement="the same conservation holds with tanh in place of ReLU",
+        control_statement="the same conservation holds for the flow whose hidden-layer gradient is scaled by "
+                          "101/100 (the wrong factor in one layer that the claim's control plants)",
         refute=_balance_refute,
         recheck_witness=_balance_recheck_witness,
     ),
