@@ -879,4 +879,7 @@ register(Claim(
     # interval [−0.41, +0.97] over 8 pairs), so the speed-up cannot be credited to the trained G at this
     # size; the full profile's 48 pairs is the size that may separate them (paper_notes/npn.md)
     expected_verdict="inconclusive",
+    power="The check passes (8 pairs); its control (G's output negated) stays undecided: at its measured "
+          "effect (mean +0.28) about 34 pairs would reject it; the full profile runs 48 (3 set-ups × 16 "
+          "crops).",
 ))

@@ -256,6 +256,8 @@ def _claim_section(r: ClaimResult, evidence_page: str) -> list[str]:
              f"- **Origin.** {origin}. Source: {source}."
              + (f" Differs: {_inline(r.deviation)}" if r.deviation else ""),
              f"- **Control** (what it sabotages): {_inline(r.control_description)}"]
+    if getattr(r, "power", "") and r.verdict == "inconclusive":
+        lines.append(f"- **What would decide it.** {_inline(r.power)}")
     link = f"[evidence]({evidence_page}#{_result_anchor(r)})"
     if r.check:
         lines.append(f"- **Check** ({r.check['status']}): {_inline(r.check['summary'])} ({link})")

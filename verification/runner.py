@@ -67,6 +67,8 @@ class ClaimResult:
     covers: list[str] = field(default_factory=list)
     deviation: str = ""
     expected_verdict: str = "verified"
+    #: the claim's power statement (claims pinned inconclusive: what would decide them)
+    power: str = ""
     check: dict[str, Any] | None = None
     control: dict[str, Any] | None = None
     error: str | None = None
@@ -90,7 +92,7 @@ def _identity(claim: Claim, seed: int) -> dict[str, Any]:
                 seed=claim_seed(seed, claim.id),
                 origin=str(claim.origin) if claim.origin is not None else None,
                 covers=list(claim.covers), deviation=claim.deviation,
-                expected_verdict=claim.expected_verdict)
+                expected_verdict=claim.expected_verdict, power=claim.power)
 
 
 def claim_seed(seed: int, claim_id: str) -> int:

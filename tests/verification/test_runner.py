@@ -164,3 +164,16 @@ def test_budget_is_cpu_time_so_a_busy_machine_does_not_change_the_verdict():
     alone = run_claim(fake.CHEAP)  # in this process, no budget: what an idle machine gives
     assert (busy.verdict, alone.verdict) == ("verified", "verified"), (busy.reason, busy.seconds)
     assert busy.check == alone.check
+
+
+def test_a_claim_pinned_inconclusive_carries_what_would_decide_it(tmp_path):
+    with pytest.raises(ValueError, match=r"pinned inconclusive needs power="):
+        fake.make("pinned", "undecided", "fail", expected_verdict="inconclusive")
+    pinned = fake.make("pinned", "undecided", "fail", expected_verdict="inconclusive",
+                       power="about 40 pairs would decide; the full profile runs 48")
+    results = run_claims([pinned, fake.VERIFIED], jobs=0, progress=False)
+    assert results[0].verdict == "inconclusive" and results[0].power.startswith("about 40 pairs")
+    write_markdown(results, tmp_path / "report.md", {"profile": "quick", "seed": 0})
+    markdown = (tmp_path / "report.md").read_text()
+    assert markdown.count("**What would decide it.**") == 1  # beside the inconclusive verdict only
+    assert "**What would decide it.** about 40 pairs would decide; the full profile runs 48" in markdown

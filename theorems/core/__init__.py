@@ -251,6 +251,10 @@ class Claim:
     #: the implementations the check takes from ``ctx.subject(name)`` (:mod:`theorems.core.subjects`),
     #: so that it can run against anyone's
     subjects: tuple[str, ...] = ()
+    #: for a claim pinned ``inconclusive``: its power statement, what would decide it (the sample
+    #: size or horizon at the measured effect) and whether the full profile runs that size, or why
+    #: no size we can run decides it. Required for that pin; shown beside the verdict.
+    power: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id.strip():
@@ -285,6 +289,12 @@ class Claim:
         if isinstance(self.subjects, str) or any(name not in SUBJECTS for name in self.subjects):
             raise ValueError(f"claim {self.id!r}: subjects must be a tuple of registered subject names "
                              f"(theorems.core.subjects.register_subject), got {self.subjects!r}")
+        if not isinstance(self.power, str):
+            raise TypeError(f"claim {self.id!r}: power must be a str, got {self.power!r}")
+        if self.expected_verdict == "inconclusive" and not self.power.strip():
+            raise ValueError(f"claim {self.id!r}: a claim pinned inconclusive needs power=... (the size or "
+                             "horizon that would decide it, and whether the full profile runs it; or why "
+                             "no size we can run decides it)")
         if self.expected_verdict == "certified" and self.certificate is None:
             raise ValueError(f"claim {self.id!r}: expected_verdict 'certified' needs a certificate")
         for rid in self.certificate.covers if self.certificate is not None else ():
