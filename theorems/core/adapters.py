@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["heavyball_muon", "heavyball_soap", "pytorch_optimizer_muon", "pytorch_optimizer_sam",
-           "pytorch_optimizer_soap"]
+__all__ = ["cvxpylayers_qp", "heavyball_muon", "heavyball_soap", "proxsuite_qplayer",
+           "pytorch_optimizer_muon", "pytorch_optimizer_sam", "pytorch_optimizer_soap"]
 
 
 def pytorch_optimizer_muon(params: Any, lr: float = 1e-3, weight_decay: float = 0.1, momentum: float = 0.95,
@@ -94,6 +94,101 @@ def heavyball_soap(params: Any, lr: float = 3e-3, betas: tuple[float, float] = (
     return SOAP(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                 precondition_frequency=precondition_frequency,
                 shampoo_beta=betas[1] if shampoo_beta is None else shampoo_beta, compile_step=False)
+
+
+def cvxpylayers_qp(algorithm: Any = None, tol: float | None = None):
+    """cvxpylayers' ``CvxpyLayer`` behind our ``QPLayer(algorithm)(P, q, G, h, A, b)``.
+
+    The QP is written as a DPP problem, ½‖Lx‖² + qᵀx s.t. Gx ≤ h, Ax = b, with L = Cᵀ from the
+    Cholesky factor C of P (cvxpy's ``quad_form(x, P)`` with a parameter P is not DPP), so ∇P flows
+    through ``torch.linalg.cholesky``; a P that is not positive definite, a scipy.sparse input or a QP
+    without constraints has no mapping (``NotImplementedError``). ``algorithm`` and ``tol`` (our dQP's
+    backend and tolerance) are not used: the layer solves with its own default (diffcp, its solver's
+    default accuracy). One ``CvxpyLayer`` is built per shape (n, m, p) and reused."""
+    import torch
+
+    class CvxpyQPLayer(torch.nn.Module):
+        def forward(self, P, q, G=None, h=None, A=None, b=None, lb=None, ub=None):
+            _dense_qp_inputs("cvxpylayers", P, q, G, h, A, b, lb, ub)
+            if G is None and A is None:
+                raise NotImplementedError("cvxpylayers QP adapter: a QP without constraints (cvxpylayers "
+                                          "needs a constraint to differentiate through)")
+            try:
+                chol = torch.linalg.cholesky(P)
+            except RuntimeError as exc:
+                raise NotImplementedError("cvxpylayers QP adapter: P must be positive definite (it enters "
+                                          f"as a Cholesky factor): {exc}") from None
+            n = int(q.shape[-1])
+            m, p = (0 if G is None else int(G.shape[-2])), (0 if A is None else int(A.shape[-2]))
+            layer = _cvxpy_qp_layer(n, m, p)
+            params = [chol.transpose(-1, -2), q, *([G, h] if m else []), *([A, b] if p else [])]
+            (x,) = layer(*params)
+            return x
+
+    return CvxpyQPLayer()
+
+
+def proxsuite_qplayer(algorithm: Any = None, tol: float | None = None):
+    """proxsuite's QPLayer (``proxsuite.torch.qplayer.QPFunction()``, its defaults) behind our
+    ``QPLayer(algorithm)(P, q, G, h, A, b)``: ``Gx ≤ h`` is its ``l ≤ Gx ≤ u`` with ``l = −∞``, an
+    absent ``(A, b)`` its empty tensors, and its batch-of-one output is unbatched for unbatched
+    inputs. It needs inequality rows (``G`` None: ``NotImplementedError``) and dense tensors.
+    ``algorithm`` and ``tol`` are not used (it solves with ProxQP at its own ``eps=1e-9``)."""
+    import torch
+    from proxsuite.torch.qplayer import QPFunction
+
+    class ProxsuiteQPLayer(torch.nn.Module):
+        def forward(self, P, q, G=None, h=None, A=None, b=None, lb=None, ub=None):
+            _dense_qp_inputs("proxsuite QPLayer", P, q, G, h, A, b, lb, ub)
+            if G is None:
+                raise NotImplementedError("proxsuite QPLayer: a QP without inequality rows (its "
+                                          "QPFunction needs a 2-D or 3-D G)")
+            if A is None:
+                A = b = torch.empty(0, dtype=q.dtype)
+            x, _, _ = QPFunction()(P, q, A, b, G, torch.full_like(h, -torch.inf), h)
+            batched = any(t.dim() == d + 1 for t, d in ((P, 2), (q, 1), (G, 2), (h, 1), (A, 2), (b, 1))
+                          if t.numel())
+            return x if batched else x[0]
+
+    return ProxsuiteQPLayer()
+
+
+def _dense_qp_inputs(peer: str, *inputs: Any) -> None:
+    """A peer layer takes dense torch tensors only, and no variable bounds (lb, ub)."""
+    import torch
+
+    names = ("P", "q", "G", "h", "A", "b", "lb", "ub")
+    for name, value in zip(names, inputs):
+        if name in ("lb", "ub") and value is not None:
+            raise NotImplementedError(f"{peer}: no mapping for variable bounds ({name}); write them as "
+                                      "rows of G")
+        if value is not None and not torch.is_tensor(value):
+            raise NotImplementedError(f"{peer}: {name} must be a dense torch tensor, got "
+                                      f"{type(value).__name__}")
+
+
+_CVXPY_LAYERS: dict[tuple[int, int, int], Any] = {}
+
+
+def _cvxpy_qp_layer(n: int, m: int, p: int):
+    """The DPP QP of :func:`cvxpylayers_qp` for n variables, m inequalities, p equalities (cached)."""
+    if (n, m, p) not in _CVXPY_LAYERS:
+        import cvxpy as cp
+        from cvxpylayers.torch import CvxpyLayer
+
+        x, L, q = cp.Variable(n), cp.Parameter((n, n)), cp.Parameter(n)
+        params, constraints = [L, q], []
+        if m:
+            G, h = cp.Parameter((m, n)), cp.Parameter(m)
+            params += [G, h]
+            constraints.append(G @ x <= h)
+        if p:
+            A, b = cp.Parameter((p, n)), cp.Parameter(p)
+            params += [A, b]
+            constraints.append(A @ x == b)
+        problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(L @ x) + q @ x), constraints)
+        _CVXPY_LAYERS[(n, m, p)] = CvxpyLayer(problem, parameters=params, variables=[x])
+    return _CVXPY_LAYERS[(n, m, p)]
 
 
 def _muon_groups(params: Any) -> list[dict[str, Any]]:

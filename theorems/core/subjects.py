@@ -129,3 +129,14 @@ register_subject(
     "a torch.optim.Optimizer built as Shampoo(params, lr=, betas=(β1, β2), weight_decay=, adam_eps=) with "
     "our Shampoo's meaning (two-sided ¼ roots, decoupled weight decay) and 1-D tensors on AdamW with "
     "betas and adam_eps (no peer offers that routing: pytorch-optimizer's Shampoo has no betas or Adam path)")
+
+register_subject(
+    "QPLayer", "algorithms.qp:QPLayer",
+    "a torch.nn.Module built as QPLayer(algorithm) (algorithm: our DQP, the backend our layer solves with; "
+    "a peer solves with its own solver and ignores it) whose forward(P, q, G=None, h=None, A=None, b=None) "
+    "takes dense float64 tensors of min ½xᵀPx + qᵀx s.t. Gx ≤ h, Ax = b (unbatched, or batched on a "
+    "leading dimension, unbatched ones shared by the batch) and returns x* (n, or batch × n) "
+    "differentiable by autograd w.r.t. every input; an input it cannot take (scipy.sparse, a QP without "
+    "constraints, a singular P) raises NotImplementedError")
+register_peer("QPLayer", "cvxpylayers", "theorems.core.adapters:cvxpylayers_qp")
+register_peer("QPLayer", "proxsuite QPLayer", "theorems.core.adapters:proxsuite_qplayer")
