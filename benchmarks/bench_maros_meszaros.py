@@ -17,10 +17,17 @@ defaults on sparse data (qpsolvers densifies for dense-only solvers, as a direct
 A run past ``--time-limit`` is killed (the worker is restarted) and counts as a failure at the limit.
 
 Success, as qpbenchmark: a solution was returned and its primal residual, dual residual and duality
-gap (qpsolvers' ``Solution`` methods, absolute) are all ≤ 1 ("default") or ≤ 1e-9 ("high accuracy");
-the one run is judged at both thresholds. For dQP we also count ``Success`` retcodes and how many of
-them fail qpbenchmark's default criterion (must be 0) and report dQP's relative KKT residuals.
+gap (qpsolvers' ``Solution`` methods, absolute) are all ≤ 1 ("default") or ≤ 1e-9 ("high accuracy"),
+each column judging its own run. For dQP we also count ``Success`` retcodes and how many of them fail
+the column's criterion (the default column's ``DQP()`` checks relative residuals, so a point on data of
+size 1e7 can pass it and miss the absolute 1; the high column's ``DQP(abs_tol=1e-9)`` checks both).
 Time score: the shifted geometric mean of the run times (shift 10 ms), a failure counted at the limit.
+``--repeats k`` reruns every run under 1 s up to k times and keeps its fastest time (all configurations
+alike; on a shared machine the small problems' single times are mostly load).
+
+Columns: "default" runs every configuration at its defaults (``DQP()``, each backend's own settings) and
+judges at 1; "high" runs qpbenchmark's high-accuracy settings (backends: :data:`HIGH_SETTINGS`; dQP:
+``DQP(abs_tol=1e-9)``) and judges at 1e-9, as qpbenchmark does.
 
 Derivatives: on every dQP success, the backward (``sol.vjp`` w.r.t. every input) is timed; on a
 seeded sample of non-degenerate successes (``--fd-sample``), ``∇_q⟨g, x*⟩·V`` is compared with central
@@ -49,6 +56,19 @@ SHIFT = 0.01  # qpbenchmark's shift of the geometric mean (10 ms)
 CRITERIA = {"default": 1.0, "high": 1e-9}  # qpbenchmark's absolute tolerances on residuals and gap
 EQ_GAP = 1e-10  # qpbenchmark: u − l below this is an equality row
 FD_TOL = 1e-3  # relative FD agreement demanded (see fd_check)
+#: qpbenchmark's high-accuracy settings of the backends called directly (absolute tolerances 1e-9, relative
+#: ones 0, the duality gap checked where the solver can); its "default" column runs each solver's defaults
+HIGH_SETTINGS: dict[str, dict] = {
+    "clarabel": {"tol_feas": 1e-9, "tol_gap_abs": 1e-9, "tol_gap_rel": 0.0},
+    "daqp": {"primal_tol": 1e-9, "dual_tol": 1e-9},
+    "highs": {"dual_feasibility_tolerance": 1e-9, "primal_feasibility_tolerance": 1e-9},
+    "osqp": {"eps_abs": 1e-9, "eps_rel": 0.0},
+    "piqp": {"eps_abs": 1e-9, "eps_rel": 0.0, "check_duality_gap": True, "eps_duality_gap_abs": 1e-9,
+             "eps_duality_gap_rel": 0.0},
+    "proxqp": {"eps_abs": 1e-9, "eps_rel": 0.0, "check_duality_gap": True, "eps_duality_gap_abs": 1e-9,
+               "eps_duality_gap_rel": 0.0},
+    "scs": {"eps_abs": 1e-9, "eps_rel": 0.0},
+}
 
 
 # ----------------------------------------------------------------------------
@@ -120,20 +140,31 @@ def shifted_geomean(times, shift: float = SHIFT) -> float:
 # ----------------------------------------------------------------------------
 
 
-def run_config(data: dict, config: str, seed: int, fd: bool) -> dict:
-    """Solve ``data`` by ``config`` and return time, residuals and (dQP) retcode, backward, FD."""
+def dqp_algorithm(accuracy: str):
+    """dQP as each column runs it: ``DQP()`` for "default"; for "high", ``DQP(abs_tol=1e-9)``, which asks
+    the backend for qpbenchmark's absolute 1e-9 and returns ``Success`` only when the absolute residuals
+    meet it too (as qpbenchmark runs each solver with its high-accuracy settings in that column)."""
+    from algorithms.qp import DQP
+
+    return DQP() if accuracy == "default" else DQP(abs_tol=CRITERIA[accuracy])
+
+
+def run_config(data: dict, config: str, seed: int, fd: bool, accuracy: str = "default") -> dict:
+    """Solve ``data`` by ``config`` at ``accuracy``'s settings: time, residuals, (dQP) retcode, backward,
+    FD."""
     import qpsolvers
 
     from algorithms import RetCode, solve
-    from algorithms.qp import DQP, QP
+    from algorithms.qp import QP
 
     out: dict = {"found": False, "time": math.nan}
     if config.startswith("dqp"):
         given = data if config == "dqp" else \
             {k: (v.toarray() if sp.issparse(v) else v) for k, v in data.items()}
+        algorithm = dqp_algorithm(accuracy)
         start = time.perf_counter()
         try:
-            sol = solve(QP(**given), DQP())
+            sol = solve(QP(**given), algorithm)
         except Exception as exc:  # a validation error on a valid problem is a failure, reported
             out.update(time=time.perf_counter() - start, error=f"{type(exc).__name__}: {exc}"[:200])
             return out
@@ -156,7 +187,7 @@ def run_config(data: dict, config: str, seed: int, fd: bool) -> dict:
         except Exception as exc:
             out["backward_error"] = f"{type(exc).__name__}: {exc}"[:200]
         if fd and not sol.degenerate:
-            out["fd"] = fd_check(given, sol, g, rng)
+            out["fd"] = fd_check(given, sol, g, rng, algorithm)
         return out
     problem = qpsolvers.Problem(data["P"], data["q"], data["G"], data["h"], data["A"], data["b"],
                                 data["lb"], data["ub"])
@@ -164,7 +195,8 @@ def run_config(data: dict, config: str, seed: int, fd: bool) -> dict:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = qpsolvers.solve_problem(problem, solver=config)
+            res = qpsolvers.solve_problem(problem, solver=config,
+                                          **(HIGH_SETTINGS.get(config, {}) if accuracy == "high" else {}))
     except Exception as exc:
         out.update(time=time.perf_counter() - start, error=f"{type(exc).__name__}: {exc}"[:200])
         return out
@@ -175,20 +207,20 @@ def run_config(data: dict, config: str, seed: int, fd: bool) -> dict:
     return out
 
 
-def fd_check(data: dict, sol, g, rng) -> dict:
+def fd_check(data: dict, sol, g, rng, algorithm) -> dict:
     """∇_q⟨g, x*⟩ along a random V against central differences of two more dQP solves.
 
     x* is affine in q while the active set holds, so the difference quotient is exact up to the solves'
     error over 2ε: the polished x is exact to ~1e-12·‖x‖, i.e. ~1e-6 relative at ε = 1e-6·‖q‖; FD_TOL =
     1e-3 leaves room for a backend-point fallback (~1e-9) and flags a wrong derivative (O(1) off)."""
     from algorithms import solve
-    from algorithms.qp import DQP, QP
+    from algorithms.qp import QP
 
     V = rng.standard_normal(sol.x.size)
     eps = 1e-6 * max(1.0, float(np.abs(data["q"]).max()))
     moved = []
     for s in (1.0, -1.0):
-        other = solve(QP(**{**data, "q": data["q"] + s * eps * V}), DQP())
+        other = solve(QP(**{**data, "q": data["q"] + s * eps * V}), algorithm)
         if not other.successful:
             return {"skipped": f"perturbed solve {other.retcode.value}"}
         same = np.array_equal(other.active, sol.active) and (
@@ -209,12 +241,12 @@ def _worker(conn, paths: dict[str, str]) -> None:
         msg = conn.recv()
         if msg is None:
             return
-        name, config, seed, fd = msg
+        name, config, seed, fd, accuracy = msg
         try:
             if name not in cache:
                 cache.clear()  # one problem at a time: configurations run problem by problem
                 cache[name] = load_problem(Path(paths[name]))
-            conn.send(run_config(cache[name], config, seed, fd))
+            conn.send(run_config(cache[name], config, seed, fd, accuracy))
         except Exception as exc:
             conn.send({"found": False, "time": math.nan, "error": f"{type(exc).__name__}: {exc}"[:200]})
 
@@ -231,11 +263,12 @@ class Worker:
         self.proc = ctx.Process(target=_worker, args=(child, self.paths), daemon=True)
         self.proc.start()
 
-    def run(self, name: str, config: str, seed: int, fd: bool, limit: float) -> dict:
+    def run(self, name: str, config: str, seed: int, fd: bool, limit: float,
+            accuracy: str = "default") -> dict:
         if self.proc is None or not self.proc.is_alive():
             self._start()
         try:
-            self.conn.send((name, config, seed, fd))
+            self.conn.send((name, config, seed, fd, accuracy))
             # the first call also loads the problem and imports the solvers: a grace of 30 s on top
             ready = self.conn.poll(limit + (60.0 if fd else 0.0) + 30.0)
             out = self.conn.recv() if ready else None
@@ -274,28 +307,34 @@ def success(out: dict, tol: float) -> bool:
 
 
 def summarize(results: dict[str, dict[str, dict]], configs: list[str], limit: float) -> list[dict]:
+    """Per configuration and accuracy column: successes (that run judged at that column's criterion) and
+    the shifted geometric mean; for dQP also its retcodes, backward times and FD agreement.
+
+    ``results[problem][config][accuracy]`` is one run's record."""
     rows = []
     for config in configs:
-        outs = [results[p][config] for p in results]
-        row = {"config": config, "problems": len(outs)}
+        row: dict = {"config": config, "problems": len(results)}
         for label, tol in CRITERIA.items():
+            outs = [results[p][config][label] for p in results if label in results[p][config]]
+            if not outs:
+                continue
             row[f"success_{label}"] = sum(success(o, tol) for o in outs)
-            row[f"geomean_{label}"] = shifted_geomean(
-                o["time"] if success(o, tol) else limit for o in outs)
-        if config.startswith("dqp"):
-            row["retcode_success"] = sum(o.get("retcode") == "Success" for o in outs)
-            # Success whose point misses qpbenchmark's absolute criterion (a run over the time limit is a
-            # failure of its own, not counted here)
-            row["success_failing_default"] = sum(
-                o.get("retcode") == "Success" and o.get("res") is not None and not success(o, 1.0)
+            row[f"geomean_{label}"] = shifted_geomean(o["time"] if success(o, tol) else limit for o in outs)
+            if not config.startswith("dqp"):
+                continue
+            row[f"retcode_success_{label}"] = sum(o.get("retcode") == "Success" for o in outs)
+            # Success whose point misses qpbenchmark's criterion of the column (a run over the time limit
+            # is a failure of its own, not counted here)
+            row[f"success_failing_{label}"] = sum(
+                o.get("retcode") == "Success" and o.get("res") is not None and not success(o, tol)
                 and o.get("time", math.inf) <= limit for o in outs)
             back = [o["backward"] for o in outs if "backward" in o]
-            row["backward_median_s"] = float(np.median(back)) if back else math.nan
-            row["backward_over_forward_median"] = float(np.median(
+            row[f"backward_median_s_{label}"] = float(np.median(back)) if back else math.nan
+            row[f"backward_over_forward_median_{label}"] = float(np.median(
                 [o["backward"] / o["time"] for o in outs if "backward" in o])) if back else math.nan
             fds = [o["fd"] for o in outs if "fd" in o and "agrees" in o["fd"]]
-            row["fd_checked"], row["fd_agree"] = len(fds), sum(f["agrees"] for f in fds)
-            row["fd_worst"] = max((f["relative_error"] for f in fds), default=math.nan)
+            row[f"fd_checked_{label}"], row[f"fd_agree_{label}"] = len(fds), sum(f["agrees"] for f in fds)
+            row[f"fd_worst_{label}"] = max((f["relative_error"] for f in fds), default=math.nan)
         rows.append(row)
     return rows
 
@@ -334,39 +373,56 @@ def _fmt(v) -> str:
     return str(v)
 
 
+def best_backend(summary: list[dict], label: str) -> dict | None:
+    """The directly called backend with the most successes in column ``label`` (then the faster)."""
+    backends = [r for r in summary if not r["config"].startswith("dqp") and f"success_{label}" in r]
+    return max(backends, key=lambda r: (r[f"success_{label}"], -r[f"geomean_{label}"])) if backends else None
+
+
 def print_report(results, configs, summary, pub, limit) -> None:
-    print("\n## Per problem (time in s; ✓ default criterion, ✓✓ high accuracy, ✗ failure)\n")
-    print("| problem | " + " | ".join(configs) + " |")
-    print("|---|" + "---|" * len(configs))
+    labels = [k for k in CRITERIA if any(k in results[p][configs[0]] for p in results)]
+    print("\n## Per problem (time in s; ✓ success at the column's criterion, ✗ failure)\n")
+    heads = [f"{c} ({k})" for c in configs for k in labels]
+    print("| problem | " + " | ".join(heads) + " |")
+    print("|---|" + "---|" * len(heads))
     for p, outs in results.items():
         cells = []
         for c in configs:
-            o = outs[c]
-            mark = "✓✓" if success(o, 1e-9) else "✓" if success(o, 1.0) else "✗"
-            cells.append(f"{mark} {_fmt(o.get('time', math.nan))}")
+            for k in labels:
+                o = outs[c].get(k, {})
+                cells.append(f"{'✓' if success(o, CRITERIA[k]) else '✗'} {_fmt(o.get('time', math.nan))}")
         print(f"| {p} | " + " | ".join(cells) + " |")
     n = len(results)
-    backends = [r for r in summary if not r["config"].startswith("dqp")]
-    best = max(backends, key=lambda r: (r["success_default"], -r["geomean_default"])) if backends else None
+    best = {k: best_backend(summary, k) for k in labels}
     print(f"\n## Summary ({n} problems, time limit {limit:g} s, shifted geometric mean with shift "
-          f"{SHIFT * 1000:g} ms, failure = limit)\n")
-    print("| config | success (default) | success (high acc.) | shifted geomean (default) | ratio to best "
-          "backend | shifted geomean (high) |")
-    print("|---|---|---|---|---|---|")
+          f"{SHIFT * 1000:g} ms, failure = limit; each column its own run at that column's settings)\n")
+    head = "| config |"
+    for k in labels:
+        head += f" success ({k}) | shifted geomean ({k}) | ratio to best backend ({k}) |"
+    print(head)
+    print("|---|" + "---|---|---|" * len(labels))
     for r in summary + pub:
-        ratio = r["geomean_default"] / best["geomean_default"] if best else math.nan
-        print(f"| {r['config']} | {r['success_default']}/{n} | {r['success_high']}/{n} | "
-              f"{_fmt(r['geomean_default'])} | {_fmt(ratio)} | {_fmt(r['geomean_high'])} |")
-    if best:
-        print(f"\nbest directly called backend (most default successes, then time): {best['config']}")
+        line = f"| {r['config']} |"
+        for k in labels:
+            if f"success_{k}" not in r:
+                line += " - | - | - |"
+                continue
+            ratio = r[f"geomean_{k}"] / best[k][f"geomean_{k}"] if best[k] else math.nan
+            line += f" {r[f'success_{k}']}/{n} | {_fmt(r[f'geomean_{k}'])} | {_fmt(ratio)} |"
+        print(line)
+    for k in labels:
+        if best[k]:
+            print(f"\nbest directly called backend in the {k} column (most successes, then time): "
+                  f"{best[k]['config']}")
     for r in summary:
-        if r["config"].startswith("dqp"):
-            print(f"{r['config']}: Success retcodes {r['retcode_success']}, of which failing qpbenchmark's "
-                  f"default criterion {r['success_failing_default']}; backward median "
-                  f"{_fmt(r['backward_median_s'])} s ({_fmt(r['backward_over_forward_median'])}× the "
-                  "forward); "
-                  f"finite differences: {r['fd_agree']}/{r['fd_checked']} agree (worst relative error "
-                  f"{_fmt(r['fd_worst'])}, tolerance {FD_TOL:g})")
+        if not r["config"].startswith("dqp"):
+            continue
+        for k in labels:
+            print(f"{r['config']} ({k}): Success retcodes {r[f'retcode_success_{k}']}, of which failing "
+                  f"qpbenchmark's {k} criterion {r[f'success_failing_{k}']}; backward median "
+                  f"{_fmt(r[f'backward_median_s_{k}'])} s ({_fmt(r[f'backward_over_forward_median_{k}'])}× "
+                  f"the forward); finite differences: {r[f'fd_agree_{k}']}/{r[f'fd_checked_{k}']} agree "
+                  f"(worst relative error {_fmt(r[f'fd_worst_{k}'])}, tolerance {FD_TOL:g})")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -384,9 +440,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="non-degenerate dQP successes checked against finite differences (default 10)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, default=None, help="also write every run's record here")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="runs per (problem, configuration, column) under 1 s, the fastest kept "
+                             "(default 1; on a shared machine 3 takes the load spikes out of the small "
+                             "problems' times, for every configuration alike)")
+    parser.add_argument("--accuracies", default="default,high",
+                        help="columns to run, comma-separated (default: default,high; each its own run)")
     args = parser.parse_args(argv)
+    accuracies = [a for a in args.accuracies.split(",") if a]
+    if not accuracies or set(accuracies) - set(CRITERIA):
+        parser.error(f"--accuracies must name some of {sorted(CRITERIA)}, got {args.accuracies!r}")
     if not args.directory.is_dir():
         parser.error(f"directory {args.directory} does not exist")
+    if args.repeats < 1:
+        parser.error(f"--repeats must be >= 1, got {args.repeats}")
     if args.time_limit <= 0:
         parser.error(f"--time-limit must be > 0, got {args.time_limit}")
     import qpsolvers
@@ -412,15 +479,25 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     try:
         for i, name in enumerate(paths):
-            results[name] = {}
-            for config in configs:
-                fd = config == "dqp" and name in fd_set and fd_done < args.fd_sample
-                out = worker.run(name, config, args.seed + i, fd, args.time_limit)
-                if "fd" in out and "agrees" in out["fd"]:
-                    fd_done += 1
-                results[name][config] = out
-            line = ", ".join(f"{c} {'ok' if success(results[name][c], 1.0) else 'FAIL'} "
-                             f"{_fmt(results[name][c].get('time', math.nan))}" for c in configs)
+            results[name] = {c: {} for c in configs}
+            for accuracy in accuracies:
+                for config in configs:
+                    fd = config == "dqp" and name in fd_set and fd_done < args.fd_sample and \
+                        accuracy == accuracies[0]
+                    out = worker.run(name, config, args.seed + i, fd, args.time_limit, accuracy)
+                    for _ in range(args.repeats - 1):  # the same deterministic run again: its best time
+                        if not out.get("time", math.inf) < 1.0:
+                            break
+                        again = worker.run(name, config, args.seed + i, False, args.time_limit, accuracy)
+                        faster = again.get("time", math.inf) < out["time"]
+                        if again.get("found") == out.get("found") and faster:
+                            out["time"] = again["time"]
+                    if "fd" in out and "agrees" in out["fd"]:
+                        fd_done += 1
+                    results[name][config][accuracy] = out
+            line = ", ".join(f"{c} {k} {'ok' if success(results[name][c][k], CRITERIA[k]) else 'FAIL'} "
+                             f"{_fmt(results[name][c][k].get('time', math.nan))}"
+                             for c in configs for k in accuracies)
             print(f"[{i + 1}/{len(paths)}] {name}: {line}", flush=True)
     finally:
         worker.close()
@@ -429,7 +506,7 @@ def main(argv: list[str] | None = None) -> int:
     pub = published(csv_path, list(results), args.time_limit) if csv_path.exists() else []
     pub = [r for r in pub if r["config"].split()[-1] in [*backends, "gurobi", "proxqp", "osqp"]]
     print_report(results, configs, summary, pub, args.time_limit)
-    fds = [(p, o["dqp"]["fd"]) for p, o in results.items() if "fd" in o["dqp"]]
+    fds = [(p, o["dqp"][k]["fd"]) for p, o in results.items() for k in accuracies if "fd" in o["dqp"][k]]
     for p, f in fds:
         print(f"FD {p}: {f}")
     print(f"\nwall time {time.perf_counter() - start:.0f} s")

@@ -7,11 +7,19 @@ wrap it as a batched, differentiable torch layer (imported lazily, so numpy user
 torch).
 """
 
-from algorithms.qp.dqp import DQP, KKTFactor, QPSolution, choose_backend, installed_backends, kkt_residuals
+from algorithms.qp.dqp import (
+    DQP,
+    KKTFactor,
+    QPSolution,
+    absolute_residuals,
+    choose_backend,
+    installed_backends,
+    kkt_residuals,
+)
 from algorithms.qp.problem import QP
 
-__all__ = ["DQP", "QP", "KKTFactor", "QPLayer", "QPSolution", "choose_backend", "installed_backends",
-           "kkt_residuals", "qp_layer"]
+__all__ = ["DQP", "QP", "KKTFactor", "QPLayer", "QPSolution", "absolute_residuals", "choose_backend",
+           "installed_backends", "kkt_residuals", "qp_layer"]
 
 
 def __getattr__(name):

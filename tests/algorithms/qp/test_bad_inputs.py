@@ -16,7 +16,7 @@ from algorithms.qp import DQP, QP, KKTFactor, QPLayer, QPSolution, qp_layer
 from algorithms.qp import dqp as dqp_module
 from algorithms.qp import layer as layer_module
 from algorithms.qp import problem as problem_module
-from algorithms.qp.dqp import choose_backend, kkt_residuals
+from algorithms.qp.dqp import absolute_residuals, choose_backend, kkt_residuals
 from tests.bad_inputs import BadInput, assert_every_callable_covered, check_bad_input
 
 MODULES = (qp_family, dqp_module, problem_module, layer_module)
@@ -83,6 +83,12 @@ CASES = [
              ("x", "shape"), "x-shape"),
     BadInput(kkt_residuals, lambda: kkt_residuals(BOX, np.ones(2), np.ones(1), None), ValueError,
              ("z", "required"), "z-missing"),
+    BadInput(absolute_residuals, lambda: absolute_residuals(BOX, np.ones(3), np.ones(1), np.ones(2)),
+             ValueError, ("x", "shape"), "abs-x-shape"),
+    BadInput(absolute_residuals, lambda: absolute_residuals(BOX, np.ones(2), np.ones(1), None), ValueError,
+             ("z", "required"), "abs-z-missing"),
+    BadInput(absolute_residuals, lambda: absolute_residuals(np.eye(2), np.ones(2), None, None), TypeError,
+             ("qp", "QP"), "abs-not-a-QP"),
     # the torch layer validates each item as QP does (issue #6)
     BadInput(qp_layer, lambda: qp_layer(torch.tensor([[1.0, 2.0], [0.0, 1.0]]), torch.zeros(2)), ValueError,
              ("P", "symmetric"), "non-symmetric"),

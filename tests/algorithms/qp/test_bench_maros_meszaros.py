@@ -47,7 +47,22 @@ def test_runs_are_scored_and_summarized(bench, tmp_path):
     direct = bench.run_config(data, "clarabel", seed=0, fd=False)
     assert ours["retcode"] == "Success" and bench.success(ours, 1e-9) and bench.success(direct, 1.0)
     assert ours["backward"] >= 0 and (ours["fd"].get("agrees") or "skipped" in ours["fd"])
-    rows = bench.summarize({"TOY": {"dqp": ours, "clarabel": direct}}, ["dqp", "clarabel"], 10.0)
+    # the high-accuracy column: dQP with abs_tol = 1e-9, the backend with qpbenchmark's high settings
+    ours_high = bench.run_config(data, "dqp", seed=0, fd=False, accuracy="high")
+    direct_high = bench.run_config(data, "clarabel", seed=0, fd=False, accuracy="high")
+    assert ours_high["retcode"] == "Success" and bench.success(ours_high, 1e-9)
+    results = {"TOY": {"dqp": {"default": ours, "high": ours_high},
+                       "clarabel": {"default": direct, "high": direct_high}}}
+    rows = bench.summarize(results, ["dqp", "clarabel"], 10.0)
     assert rows[0]["success_default"] == 1 and rows[0]["success_failing_default"] == 0
+    assert rows[0]["success_high"] == 1 and rows[0]["success_failing_high"] == 0
+    assert bench.best_backend(rows, "high")["config"] == "clarabel"
     assert bench.shifted_geomean([0.0, 0.0]) == pytest.approx(0.0, abs=1e-15)
     assert bench.shifted_geomean([1.0]) == pytest.approx(1.0)
+
+
+def test_high_settings_are_absolute(bench):
+    """qpbenchmark's high-accuracy column: absolute 1e-9, relative tolerances off."""
+    for solver, settings in bench.HIGH_SETTINGS.items():
+        assert all(v in (0.0, 1e-9, True) for v in settings.values()), solver
+    assert bench.dqp_algorithm("high").abs_tol == 1e-9 and bench.dqp_algorithm("default").abs_tol is None
