@@ -1,6 +1,6 @@
 """Claims of Machine Unlearning under Overparameterization (Block, Mokhtari, Shakkottai; arXiv:2505.22601).
 
-Eleven claims against :mod:`algorithms.unlearning` and the paper's results map (its nine main-text
+Twelve claims against :mod:`algorithms.unlearning` and the paper's results map (its nine main-text
 numbered results, Tables 1-3 and Figures 1-2):
 
 * ``overparam_unlearning.gradients_vanish`` (property, Theorem 1): at an interpolator of D the
@@ -19,7 +19,11 @@ numbered results, Tables 1-3 and Figures 1-2):
 * ``overparam_unlearning.ridge_limit`` (numeric, prior result [22]): the Ridge baseline reaches the
   ridge minimizer and approaches the minimum-norm interpolator as λ decreases.
 * ``overparam_unlearning.descent_updates`` (numeric, implementation check): away from
-  interpolation, every iterative method follows its update rule (recomputed in numpy).
+  interpolation, every iterative method follows its update rule (recomputed in numpy), and a
+  blown-up ascent stops Diverged at the documented bound.
+* ``overparam_unlearning.table1_poisoning`` (numeric, Table 1): the data-poisoning experiment.
+* ``overparam_unlearning.assumptions`` (property, implementation check): every input assumption
+  is enforced at its boundary (the value just inside accepted, just outside refused).
 
 Controls: a sabotaged implementation reached through the same ``solve`` call (a problem whose
 model gradients are hidden, a swapped retain/forget split, an inverted pruning mask, an
@@ -28,7 +32,7 @@ assumption (a θ* that does not interpolate).
 
 >>> from theorems.core import REGISTRY, coverage
 >>> len([k for k in REGISTRY if k.startswith("overparam_unlearning.")])
-11
+12
 >>> coverage("overparam_unlearning")["uncovered"]
 []
 """
@@ -61,6 +65,7 @@ from algorithms.unlearning import (
     balanced_factorization,
     deep_linear_task,
     effective_predictor,
+    forget_split,
     lemma1_perturbation,
     linear_task,
     orthogonal_gradient_step,
@@ -72,6 +77,7 @@ from algorithms.unlearning import (
 )
 from algorithms.unlearning.models import ACTIVATIONS
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.assumptions import Boundary, boundary_outcome
 from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import fact, figure, property_outcome
 from theorems.strategies import seeds
@@ -219,12 +225,23 @@ def _check_linear_exact(ctx: Context, *, swap: bool) -> Outcome:
         # Algorithm 1 with a pure descent epoch first: at θ* it does not move (Theorem 1), which
         # must not end the run before the projection scheduled next
         delayed = solve(solved, MinNormOG(lambda_schedule=(math.inf, 0.0), lr=0.1))
+        # the schedule's other end (Appendix F.1.10's final descent epochs): one projection, then λ = ∞
+        # repeated; at the retained interpolator descent does not move, so the run must end Success
+        # once no projection is left, well before the 1000-iteration cap
+        final = solve(solved, MinNormOG(lambda_schedule=(0.0, math.inf), lr=0.1))
         retrain = solve(solved, Retrain())
         tol = ROUNDOFF * _cond(X) * (1.0 + float(np.linalg.norm(target)))
-        errors = {"MinNormOG": float(np.abs(sol.x.numpy() - target).max()),
-                  "MinNormOG(∞, 0)": float(np.abs(delayed.x.numpy() - target).max()),
+
+        def predictor(theta: torch.Tensor) -> np.ndarray:  # the linear model's w(θ), its weight row
+            return effective_predictor(solved.model, solved.unflatten(theta)).numpy()
+
+        errors = {"MinNormOG": float(np.abs(predictor(sol.x) - target).max()),
+                  "MinNormOG(∞, 0)": float(np.abs(predictor(delayed.x) - target).max()),
+                  "MinNormOG(0, ∞)": float(np.abs(predictor(final.x) - target).max()),
                   "Retrain": float(np.abs(retrain.x.numpy() - target).max())}
-        retcodes = (sol.retcode, delayed.retcode, retrain.retcode)
+        # the solution's own figure, stats.distance_to_retrain (‖w(θ) − pinv(X_r) y_r‖), must say the same
+        errors["stats.distance_to_retrain"] = float(sol.stats.distance_to_retrain)
+        retcodes = (sol.retcode, delayed.retcode, final.retcode, retrain.retcode)
         assert all(r is RetCode.Success for r in retcodes), f"retcodes {retcodes}"
         assert max(errors.values()) <= tol, f"distance to pinv(X_r) y_r {errors} > {tol:.3g}"
         return {"worst_error_over_tol": figure(max(errors.values()) / tol, 3, floor=1e-12)}
@@ -242,7 +259,9 @@ register(Claim(
               "problem (7) with R̃ = ‖·‖² (MinNorm-OG with λ = 0, every retained gradient) returns the "
               "minimum-norm interpolator pinv(X_r) y_r of D_r, for every forget subset, to round-off "
               "(1e3·eps·cond(X_r)·(1 + ‖θ_r‖)), also when a pure descent epoch (λ_0 = ∞, lr 0.1) comes "
-              "first; Retrain's closed form returns the same vector; all three return Success.",
+              "first or when pure descent (λ = ∞) follows the projection; the effective predictor w(θ) of "
+              "each is that vector (the distance the solution reports, stats.distance_to_retrain, is 0 to "
+              "the same round-off), Retrain's closed form returns it too, and all four return Success.",
     kind=Kind.PROPERTY,
     check=partial(_check_linear_exact, swap=False), control=partial(_check_linear_exact, swap=True),
     control_description="the projection onto the forget-set span instead (retain and forget swapped in "
@@ -443,6 +462,11 @@ def _check_closed_form(ctx: Context, *, sabotage: bool) -> Outcome:
         if sabotage:  # the update along the gradients instead of orthogonal to them
             step = orthogonal_gradient_step(torch.from_numpy(theta), _complement(G_t), lam).numpy()
         worst = max(worst, float(np.abs(step - _kkt_step(theta, G, lam)).max()))
+        # P_{span(G)⊥} depends on the span only: gradients 1e-12 times smaller (a nearly converged
+        # model's) span the same space, so the update is the same (the KKT reference, whose matrix mixes
+        # 2(1 + λ) with G, would lose these digits, hence the comparison with the unscaled update)
+        tiny = orthogonal_gradient_step(torch.from_numpy(theta), G_t * 1e-12, lam).numpy()
+        worst = max(worst, float(np.abs(tiny - step).max()))
     # KKT matrix condition number is O(10²) for these sizes; 1e-9 is far above its round-off
     return fact(worst <= 1e-9, "orthogonal_gradient_step equals the KKT solution to 1e-9", worst_error=worst)
 
@@ -458,7 +482,8 @@ register(Claim(
     source=f"Appendix E (closed form of the MinNorm-OG update used by Algorithm 1, line 7) ({SOURCE})",
     statement="For every λ >= 0 and gradient set G, θ − (1/(1+λ)) P_{span(G)⊥} θ (our "
               "orthogonal_gradient_step) equals θ + argmin{‖θ+Δ‖² + λ‖Δ‖² : Δ ⊥ G} computed from the KKT "
-              "system by numpy least squares, to 1e-9, including dependent gradients.",
+              "system by numpy least squares, to 1e-9, including dependent gradients, and the gradients "
+              "scaled by 1e-12 (the same span) give the same update to 1e-9.",
     kind=Kind.NUMERIC,
     check=partial(_check_closed_form, sabotage=False), control=partial(_check_closed_form, sabotage=True),
     control_description="the update computed with the orthogonal complement of the gradients in place of "
@@ -670,6 +695,9 @@ def _check_two_layer(ctx: Context, *, forget_nothing: bool) -> Outcome:
         assert np.abs(features @ delta_c).max() <= tol, "Δ_c not orthogonal to the retained ∇_c f"
         assert residual <= tol, f"D_r not interpolated (residual {residual:.3g})"
         assert width <= s <= problem.n_retain, f"{width} active neurons > s = {s}"
+        # a direct solver: one iteration of one Jacobian at θ*, one least-squares solve, one projection
+        work = (sol.stats.iterations, sol.stats.grad_calls, sol.stats.linear_solves, sol.stats.projections)
+        assert work == (1, 1, 1, 1), f"(iterations, grad_calls, linear_solves, projections) = {work}"
         return {"active_neurons": width, "s": s, "n_retain": problem.n_retain, "width": model.width}
 
     return property_outcome(two_layer_instances(), test, ctx=ctx, max_examples=ctx.pick(20, 200),
@@ -684,7 +712,8 @@ register(Claim(
     source=f"Lemma 2 and Theorem 5 (surrogate (12)), Section 4.3 ({SOURCE})",
     statement="For f(θ, x) = cᵀφ(Ax) (relu, tanh, sigmoid or silu; width h >= n) interpolating D, the "
               "relaxed solve with A frozen (SparseWidthOG) returns Δ = [Δ_c; 0] with Δ_c ⊥ φ(A*x) on D_r, "
-              "interpolates D_r, and has at most s = rank{φ(A*x)}_{D_r} <= n_r active neurons.",
+              "interpolates D_r, and has at most s = rank{φ(A*x)}_{D_r} <= n_r active neurons; its work "
+              "counters report one iteration, one Jacobian, one linear solve and one projection.",
     kind=Kind.PROPERTY,
     check=partial(_check_two_layer, forget_nothing=False),
     control=partial(_check_two_layer, forget_nothing=True),
@@ -833,6 +862,16 @@ def _check_ridge(ctx: Context, *, weight_factor: float) -> Outcome:
             worst = max(worst, float(np.abs(sol.x.numpy() - closed).max()))
             distances.append(float(np.linalg.norm(sol.x.numpy() - target)))
         gaps.append(distances)
+    # the documented default criterion: Success once ‖∇(J_r + λ‖θ‖²)‖ <= 1e-10 (float64) at the returned θ,
+    # recomputed here in numpy; terms are O(1), so round-off adds ~1e-15 at most
+    lam = RIDGE_LAMBDAS[0]
+    smoothness = 2 * float(np.linalg.eigvalsh(X.T @ X / n).max()) + 2 * lam
+    sol = solve(problem, Ridge(lr=1.0 / smoothness, lam=lam), maxiters=20000)
+    theta = sol.x.numpy()
+    grad = float(np.linalg.norm(2.0 * X.T @ (X @ theta - y[:, 0]) / n + 2.0 * lam * theta))
+    if sol.retcode is not RetCode.Success or grad > 1e-10 + 1e-14:
+        return fact(False, f"Ridge(lam={lam}) at the default tolerance: {sol.retcode.value} with gradient "
+                           f"norm {grad:.3g} (documented: Success at <= 1e-10)")
     shrinking = all(a > b > c for a, b, c in gaps)
     # gradient tol 1e-11 on an objective with curvature >= 2λ >= 0.5: the iterate is within
     # 1e-11/0.5 = 2e-11 of the minimizer; 1e-9 leaves room for the float64 solve
@@ -846,7 +885,8 @@ register(Claim(
            f"Montanari, Rosset, Tibshirani (Ann. Statist. 2022), reference [22] ({SOURCE})",
     statement="On overparameterized linear tasks, solve(Ridge(lam=λ)) reaches the minimizer "
               "(X_rᵀX_r/n + λI)⁻¹X_rᵀy_r/n of J_r + λ‖θ‖² to 1e-9 for λ in {1, 0.5, 0.25}, and its "
-              "distance to the minimum-norm interpolator pinv(X_r) y_r decreases as λ does.",
+              "distance to the minimum-norm interpolator pinv(X_r) y_r decreases as λ does; at the default "
+              "tolerance it returns Success with ‖∇(J_r + λ‖θ‖²)‖ <= 1e-10 at the returned θ.",
     kind=Kind.NUMERIC,
     check=partial(_check_ridge, weight_factor=1.0), control=partial(_check_ridge, weight_factor=2.0),
     control_description="the closed form with the weight 2λ (the ½-convention slip): the iterates no "
@@ -922,9 +962,37 @@ def _check_descent_updates(ctx: Context, *, swap: bool) -> Outcome:
             worst = max(worst, error)
     # six steps without the criterion holding is the horizon: MaxIters, never Success
     ok = worst <= 1e-10 and retcodes == {RetCode.MaxIters}
-    return fact(ok, "GD, NegGrad, NegGrad+, Ridge (decaying) and MinNorm-OG follow their update rules "
-                f"away from interpolation (retcodes {sorted(r.value for r in retcodes)})",
+    blow_up = _check_blow_up(rng, swap)
+    return fact(ok and blow_up["ok"], "GD, NegGrad, NegGrad+, Ridge (decaying) and MinNorm-OG follow their "
+                f"update rules away from interpolation (retcodes {sorted(r.value for r in retcodes)}); "
+                f"gradient ascent stops Diverged at the first iterate past the blow-up bound: "
+                f"{blow_up['text']}",
                 worst_relative_error=figure(worst, 2, floor=1e-13))
+
+
+def _check_blow_up(rng: np.random.Generator, swap: bool) -> dict:
+    """NegGrad with a step that makes ascent grow by 1.5 per iteration on a linear task: the run must stop
+    Diverged at the first iterate whose norm passes DIVERGENCE_FACTOR·(1 + ‖θ*‖) (the documented rule,
+    1e6), recomputed in numpy: at a growth of 1.5 per step a bound 2x off moves the stop by 1-2 steps."""
+    task = linear_task(6, 10, 3, seed=int(rng.integers(2**31)))
+    # a small start away from interpolation (at θ* the forget gradient vanishes and ascent stops at once,
+    # Theorem 1); ‖θ_0‖ ≈ 0.3 keeps the bound's "1 +" a factor of about 4, which the stop step resolves
+    task = UnlearningProblem(task.model, 0.1 * torch.from_numpy(rng.standard_normal(task.dim)),
+                             task.retain, task.forget)
+    X, y = (t.numpy() for t in task.forget)
+    curvature = float(np.linalg.eigvalsh(X.T @ X / X.shape[0]).max())
+    lr = 0.25 / curvature  # θ ← θ + lr·2X_fᵀ(X_fθ − y_f)/n_f grows by 1 + 2·lr·curvature = 1.5
+    theta = task.params.numpy().copy()
+    limit = 1e6 * (1.0 + float(np.linalg.norm(theta)))
+    step = 0
+    while np.linalg.norm(theta) <= limit and step < 200:
+        theta = theta + lr * 2.0 * X.T @ (X @ theta - y[:, 0]) / X.shape[0]
+        step += 1
+    sol = solve(_swapped(task) if swap else task, NegGrad(lr=lr), maxiters=200)
+    error = float(np.abs(sol.x.numpy() - theta).max() / np.abs(theta).max())
+    ok = sol.retcode is RetCode.Diverged and sol.stats.iterations == step and error <= 1e-10
+    return {"ok": ok, "text": f"{sol.retcode.value} after {sol.stats.iterations} steps (numpy: {step}, "
+                             f"relative distance {error:.2g})"}
 
 
 register(Claim(
@@ -936,11 +1004,81 @@ register(Claim(
               "(schedule 0, 1, ∞, 3, ...; lr > 0) equal the update rules θ − η∇J_r, θ + η∇J_f, "
               "θ − η(∇J_r − α∇J_f), θ − η(∇J_r + 2λγᵏθ) and θ − (1/(1+λ_k))P_{G(θ)⊥}θ then a descent "
               "step, recomputed in numpy with hand-written model gradients, to 1e-10 relative; each "
-              "returns MaxIters at the horizon.",
+              "returns MaxIters at the horizon; NegGrad with a step that grows a linear model's iterate "
+              "1.5-fold per step returns Diverged at the first iterate whose norm passes 1e6·(1 + ‖θ*‖), "
+              "with that iterate.",
     kind=Kind.NUMERIC,
     check=partial(_check_descent_updates, swap=False), control=partial(_check_descent_updates, swap=True),
     control_description="retain and forget exchanged in the problem handed to solve (the methods run on "
                         "the wrong sets): the trajectories leave the reference.",
+))
+
+
+# ------------------------------------------------------------------------ assumptions
+
+def _assumption_cases() -> list[Boundary]:
+    """The inputs the paper's results and Algorithm 1 assume, each probed just inside and just outside."""
+    task = linear_task(4, 6, 1, seed=0)
+    model, theta = task.model, task.params
+    (X, y), forget = task.retain, task.forget
+
+    def problem(retain=(X, y), params=theta):
+        return UnlearningProblem(model, params, retain, forget)
+
+    labels = y[:, 0].numpy()
+    G = torch.ones(1, theta.numel(), dtype=theta.dtype)
+    tiny = 1e-12  # a step past each boundary, far below every value the claims use
+    return [
+        Boundary("D_r is a pair (X, y)", "retain", lambda: problem((X, y)), lambda: problem((X, y, y))),
+        Boundary("labels are real; bool labels are promoted", "retain y",
+                 lambda: problem((X, labels > 0)), lambda: problem((X, labels.astype(str)))),
+        Boundary("y has the model's one output", "retain y", lambda: problem((X, y)),
+                 lambda: problem((X, torch.cat([y, y], dim=1)))),
+        Boundary("θ* has the model's d parameters", "params", lambda: problem(params=theta),
+                 lambda: problem(params=torch.cat([theta, theta[:1]]))),
+        Boundary("step η >= 0", "lr", lambda: GradientDescent(lr=0.0), lambda: GradientDescent(lr=-tiny)),
+        Boundary("step η finite", "lr", lambda: NegGrad(lr=1e300), lambda: NegGrad(lr=math.inf)),
+        Boundary("λ >= 0 (∞: no projection)", "lam", lambda: orthogonal_gradient_step(theta, G, 0.0),
+                 lambda: orthogonal_gradient_step(theta, G, -tiny)),
+        Boundary("at least one perturbation gradient", "n_pert", lambda: MinNormOG(n_pert=1),
+                 lambda: MinNormOG(n_pert=0)),
+        Boundary("ridge decay γ <= 1", "gamma", lambda: Ridge(gamma=1.0), lambda: Ridge(gamma=1.0 + 1e-9)),
+        Boundary("ridge decay γ > 0", "gamma", lambda: Ridge(gamma=1e-300), lambda: Ridge(gamma=0.0)),
+        Boundary("NegGrad+ weight α >= 0", "alpha", lambda: NegGradPlus(alpha=0.0),
+                 lambda: NegGradPlus(alpha=-tiny)),
+        Boundary("λ_reg in (0, 1]", "lambda_reg", lambda: strength_schedule(1.0, 0.5, 3),
+                 lambda: strength_schedule(1.0 + 1e-9, 0.5, 3)),
+        Boundary("forget rows are rows of D", "forget", lambda: forget_split(X, y, [X.shape[0] - 1]),
+                 lambda: forget_split(X, y, [X.shape[0]])),
+    ]
+
+
+def _check_assumptions(ctx: Context, *, shifted: bool) -> Outcome:
+    outcome = boundary_outcome(_assumption_cases(), shifted=shifted)
+    # θ* as a dict of the model's tensors (the documented alternative form) is the same flat θ*
+    task = linear_task(4, 6, 1, seed=0)
+    as_dict = UnlearningProblem(task.model, {"weight": task.params[None, :]}, task.retain, task.forget)
+    same = bool(torch.equal(as_dict.params, task.params))
+    outcome.evidence["dict_params_equal_flat"] = same
+    if not same:
+        return Outcome("fail", "θ* given as a dict is not the flat θ*; " + outcome.summary, outcome.evidence)
+    return outcome
+
+
+register(Claim(
+    id=f"{PAPER}.assumptions", paper=PAPER, origin=Origin.IMPLEMENTATION,
+    source=f"the inputs Theorems 1-5 and Algorithm 1 take (Sections 2-4; the baselines of Section 5.1) "
+           f"({SOURCE})",
+    statement="Each input assumption of the paper's setting (D_r a pair (X, y) of real arrays, bool labels "
+              "promoted; y with the model's one output; θ* with the model's d parameters, also given as a "
+              "dict of its tensors; a finite step η >= 0; λ >= 0; at least one perturbation gradient; a "
+              "ridge decay γ in (0, 1]; NegGrad+'s α >= 0; λ_reg in (0, 1]; forget rows inside D) is "
+              "enforced at its boundary: the value just inside is accepted, the value just outside (1e-12 "
+              "or one unit past it) is refused with a ValueError or TypeError naming the argument.",
+    kind=Kind.PROPERTY,
+    check=partial(_check_assumptions, shifted=False), control=partial(_check_assumptions, shifted=True),
+    control_description="every boundary claimed one step inward (the value just inside stated as outside): "
+                        "those values are accepted, so the same check must fail.",
 ))
 
 

@@ -1,0 +1,91 @@
+"""Assumptions at their boundary: the implementation accepts exactly the instances a theorem covers.
+
+A theorem is stated under assumptions (0 < ρ < 1, μ_g <= l_g1, a positive step, a unit vector...);
+the implementation's documented contract is that its constructors and public functions enforce
+them: an instance inside is accepted, one outside is refused with a ``ValueError``/``TypeError``
+that names the argument. A :class:`Boundary` probes one assumption on both sides of its boundary
+(the value just inside and the value just outside), so a guard that tests the wrong side, the
+strict form for the weak one, or ``and`` for ``or``, is seen; :func:`boundary_outcome` is the
+check, and ``shifted=True`` its control: the boundary claimed one step inward (the value just
+inside stated as outside), which the same check must reject because that value is accepted.
+
+>>> cases = [Boundary("0 < x", "x", inside=lambda: _positive(1e-300), outside=lambda: _positive(0.0))]
+>>> boundary_outcome(cases).status, boundary_outcome(cases, shifted=True).status
+('pass', 'fail')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from theorems.core import Outcome
+
+__all__ = ["Boundary", "boundary_outcome"]
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """One assumption probed at its boundary.
+
+    ``label`` states the assumption; ``argument`` is the name the refusal must mention;
+    ``inside`` builds or calls with the value just inside (it must return), ``outside`` with the
+    value just outside (it must raise ``ValueError`` or ``TypeError`` naming ``argument``).
+    """
+
+    label: str
+    argument: str
+    inside: Callable[[], Any]
+    outside: Callable[[], Any]
+
+    def __post_init__(self) -> None:
+        for name in ("label", "argument"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+        for name in ("inside", "outside"):
+            if not callable(getattr(self, name)):
+                raise TypeError(f"{name} must be a zero-argument callable, got {getattr(self, name)!r}")
+
+
+def _accepted(call: Callable[[], Any]) -> str | None:
+    """None when ``call`` returns; else the refusal, as text."""
+    try:
+        call()
+    except (ValueError, TypeError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def boundary_outcome(cases: Sequence[Boundary], *, shifted: bool = False) -> Outcome:
+    """Pass when every case's inside value is accepted and its outside value is refused with an
+    error naming the argument. ``shifted`` (the control) expects the inside value refused too."""
+    if not isinstance(cases, Sequence) or not cases or not all(isinstance(c, Boundary) for c in cases):
+        raise TypeError(f"cases must be a non-empty sequence of Boundary, got {cases!r}")
+    wrong: list[str] = []
+    for case in cases:
+        refusal_inside = _accepted(case.inside)
+        if shifted:
+            if refusal_inside is None:
+                wrong.append(f"{case.label}: the value just inside was accepted")
+        elif refusal_inside is not None:
+            wrong.append(f"{case.label}: the value just inside was refused ({refusal_inside})")
+        refusal = _accepted(case.outside)
+        if refusal is None:
+            wrong.append(f"{case.label}: the value just outside was accepted")
+        elif case.argument.lower() not in refusal.lower():
+            wrong.append(f"{case.label}: the refusal does not name {case.argument!r} ({refusal})")
+    evidence = {"assumptions": len(cases), "wrong": wrong[:20], "shifted": shifted}
+    if wrong:
+        return Outcome("fail", f"{len(wrong)} boundary probe(s) of {len(cases)} assumptions went the "
+                               f"wrong way; first: {wrong[0]}", evidence)
+    return Outcome("pass", f"all {len(cases)} assumptions accept the value just inside and refuse the "
+                           "value just outside, naming the argument", evidence)
+
+
+def _positive(x: float) -> float:
+    """A doctest helper: refuse x <= 0."""
+    if not x > 0:
+        raise ValueError(f"x must be positive, got {x}")
+    return x
