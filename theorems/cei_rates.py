@@ -493,12 +493,13 @@ def _check_posterior(ctx: Context, *, sabotage: bool) -> Outcome:
 
     rng = ctx.rng("posterior")
     n_train = ctx.pick(40, 200)
+    gp_type = ctx.subject("GaussianProcess")  # ours, or a peer's (the control: ours)
     ours, theirs = [], []
     for name, nu in (("se", 2.5), ("matern", 0.5), ("matern", 1.5), ("matern", 2.5)):
         kernel = Kernel(name, nu=nu, lengthscale=0.3)
         X, Xq = rng.uniform(size=(n_train, DIM)), rng.uniform(size=(25, DIM))
         y = np.sin(4 * X[:, 0]) * np.cos(3 * X[:, 1]) + X[:, 1]
-        gp = GaussianProcess(kernel, jitter=1e-8)
+        gp = gp_type(kernel, jitter=1e-8)
         for i in range(0, n_train, 9):  # incremental updates in uneven batches
             gp.add(X[i : i + 9], y[i : i + 9])
         mu, sd = gp.predict(Xq)
@@ -536,6 +537,7 @@ register(
         "alpha = 1e-8 to 1e-6.",
         kind=Kind.NUMERIC,
         check=partial(_check_posterior, sabotage=False),
+        subjects=("GaussianProcess",),
         control=partial(_check_posterior, sabotage=True),
         control_description="Each of our kernels compared with scikit-learn's next kernel in the list "
         "(SE vs Matérn-5/2, Matérn-1/2 vs 3/2, ...): the posteriors must disagree.",
@@ -550,6 +552,7 @@ def _check_formula(ctx: Context, *, sabotage: bool) -> Outcome:
     """Closed-form CEI vs a Monte Carlo mean of (f⁺ − F)₊ · Πⱼ 1{Cⱼ <= 0} under real GP posteriors."""
     rng = ctx.rng("formula")
     n_samples = ctx.pick(200_000, 2_000_000)
+    cei = ctx.subject("constrained_ei")  # ours, or a peer's (the control: our EI without the factor)
     z_scores, worst = [], 0.0
     for m in (1, 2):  # one constraint (eq. (7)) and two (Remark 3.13)
         X = rng.uniform(size=(12, DIM))
@@ -564,7 +567,7 @@ def _check_formula(ctx: Context, *, sabotage: bool) -> Outcome:
         closed = (
             expected_improvement(mu_f, sd_f, best)
             if sabotage
-            else constrained_ei(mu_f, sd_f, mu_c, sd_c, best)
+            else cei(mu_f, sd_f, mu_c, sd_c, best)
         )
         F = mu_f + sd_f * rng.standard_normal((n_samples, mu_f.size))
         C = mu_c + sd_c * rng.standard_normal((n_samples, *mu_c.shape))
@@ -608,6 +611,7 @@ register(
         "to 4.5 standard errors.",
         kind=Kind.NUMERIC,
         check=partial(_check_formula, sabotage=False),
+        subjects=("constrained_ei",),
         control=partial(_check_formula, sabotage=True),
         control_description="The feasibility factor dropped (plain EI of f compared with the same Monte "
         "Carlo "
@@ -939,8 +943,9 @@ _C_ALPHA = (1 + 2 * np.pi) / (2 * np.pi)
 _BETA = 2 * np.log(6 * _C_ALPHA / _DELTA)  # Theorem 3.10's β for δ = 0.1
 
 
-def _check_bound(ctx: Context, *, algorithm_type: type[CEI]) -> Outcome:
+def _check_bound(ctx: Context, *, algorithm_type: type[CEI] | None = None) -> Outcome:
     """At every step t: r_t <= C/Φ(−B_c) · EI_t(x_{t+1}) and (frequentist) the paper's final form."""
+    algorithm_type = algorithm_type or ctx.subject("CEI")  # ours, or a peer's; the control: its own
     b_f = b_c = 1.0  # RKHS norms of f and c (exact: the test functions are built with them)
     c_freq = _tau(b_f) / _tau(-b_f)  # c_τB of Theorem 3.3
     c_bayes = _tau(np.sqrt(_BETA)) / _tau(-np.sqrt(_BETA))  # c_τ(β) of Theorem 3.10
@@ -1025,7 +1030,8 @@ register(
         "(B_f + φ(0))σ_t(x_{t+1})]; 2 (full: 8) instances each, 15 (full: 40) steps after 6 "
         "initial points.",
         kind=Kind.PROPERTY,
-        check=partial(_check_bound, algorithm_type=CEI),
+        check=partial(_check_bound, algorithm_type=None),
+        subjects=("CEI",),
         control=partial(_check_bound, algorithm_type=_Exploit),
         control_description="The same bound on runs whose acquisition is sabotaged to pure exploitation "
         "(−μ_f + log PoF, no improvement term): the chosen points are not CEI maximizers, "
@@ -1037,8 +1043,9 @@ register(
 # ---------------------------------------------------------------------------- cei_rates.maximization_step
 
 
-def _check_maximization(ctx: Context, *, algorithm_type: type[CEI]) -> Outcome:
+def _check_maximization(ctx: Context, *, algorithm_type: type[CEI] | None = None) -> Outcome:
     """CEI_t(x_{t+1}) >= CEI_t(x*) at every step, both recomputed from the run's history."""
+    algorithm_type = algorithm_type or ctx.subject("CEI")  # ours, or a peer's; the control: its own
     n_seeds, iterations = ctx.pick(2, 8), ctx.pick(15, 40)
     steps, violations, worst, examples = 0, 0, 0.0, []
     for setting, gp_objective in (("frequentist", False), ("Bayesian", True)):
@@ -1115,7 +1122,8 @@ register(
         "(to 1e-6 relative), both computed with GPs rebuilt from the run's evaluations and the true "
         "best feasible value f⁺_t: the ingredient of both proofs that x_{t+1} maximizes CEI_t.",
         kind=Kind.PROPERTY,
-        check=partial(_check_maximization, algorithm_type=CEI),
+        check=partial(_check_maximization, algorithm_type=None),
+        subjects=("CEI",),
         control=partial(_check_maximization, algorithm_type=_Exploit),
         control_description="Runs whose acquisition is sabotaged to pure exploitation (−μ_f + log PoF): "
         "their points are not CEI maximizers, so on some step x* must have the larger CEI.",
@@ -1130,7 +1138,7 @@ def _rate_check(
     ctx: Context,
     *,
     kernel: Kernel,
-    algorithm_type: type[CEI],
+    algorithm_type: type[CEI] | None,
     exponent: float,
     log_power: float,
     raw_exponent: float,
@@ -1138,6 +1146,7 @@ def _rate_check(
     name: str,
 ) -> Outcome:
     """Slope of log r_t vs log t, with the theorem's log factor divided out and without it."""
+    algorithm_type = algorithm_type or ctx.subject("CEI")  # ours, or a peer's; the control: its own
     n_initial, iterations = 6, ctx.pick(30, 60)
     runs = _runs(
         ctx,
@@ -1214,7 +1223,8 @@ def _rate_claim(
             id=claim_id,
             paper=PAPER,
             kind=Kind.RATE,
-            check=partial(_rate_check, algorithm_type=CEI, **common),
+            check=partial(_rate_check, algorithm_type=None, **common),
+            subjects=("CEI",),
             control=partial(_rate_check, algorithm_type=_IgnoreConstraint, **common),
             control_description="The same sweep with the feasibility factor dropped from the acquisition "
             "(plain "
@@ -1307,9 +1317,10 @@ _rate_claim(
 # ---------------------------------------------------------------------------- cei_rates.test_problem_regret
 
 
-def _check_test_problem(ctx: Context, *, algorithm_type: type[CEI]) -> Outcome:
+def _check_test_problem(ctx: Context, *, algorithm_type: type[CEI] | None = None) -> Outcome:
     """Figure 2(a) on Gardner's problem: the simple regret after the run against after the design, per seed
     (one-sided sign test), and the median final regret."""
+    algorithm_type = algorithm_type or ctx.subject("CEI")  # ours, or a peer's; the control: its own
     seeds, iterations = ctx.pick(5, 20), ctx.pick(30, 50)
     fit = ctx.profile != "quick"  # the paper fits the SE hyperparameters by maximum likelihood
     algorithm = algorithm_type(kernel=Kernel("se", lengthscale=0.5), fit=fit, n_candidates=500, n_restarts=1)
@@ -1360,7 +1371,8 @@ register(
         "significantly many seeds (one-sided sign test at 0.05: all 5 quick seeds, 15 of 20 full) and the "
         "median final regret is at most 1e-2.",
         kind=Kind.NUMERIC,
-        check=partial(_check_test_problem, algorithm_type=CEI),
+        check=partial(_check_test_problem, algorithm_type=None),
+        subjects=("CEI",),
         control=partial(_check_test_problem, algorithm_type=_Arbitrary),
         control_description="The same runs with an acquisition blind to improvement and feasibility (a "
         "pseudo-random function of the posterior): effectively random search, whose median final regret must "

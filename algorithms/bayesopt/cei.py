@@ -193,6 +193,20 @@ class CEI(Algorithm):
         """The maximized criterion, log CEI (claims' controls override it to sabotage the method)."""
         return log_constrained_ei(mu_f, sigma_f, mu_c, sigma_c, best_feasible)
 
+    def maximize_acquisition(self, surrogates: _Surrogates, U: np.ndarray, F: np.ndarray, C: np.ndarray,
+                             best_feasible: float, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+        """The acquisition-maximization step: the next point in [0, 1]^d and its log acquisition.
+
+        ``surrogates.gps`` are the GPs of f and of each constraint on unit coordinates (each with its
+        ``kernel``, ``mean``, ``jitter``, ``X``, ``y`` and ``predict``), ``U``, ``F``, ``C`` the
+        evaluations so far (unit coordinates) and ``best_feasible`` f⁺ (``inf`` while none is feasible).
+        Ours: dense candidates, then L-BFGS-B on log CEI (the module docstring). A subclass may replace
+        it with another maximizer of the same criterion (a peer's, e.g. BoTorch's, through
+        ``theorems.core.adapters``); the loop around it stays the same.
+        """
+        feasible = np.all(C <= 0, axis=1)
+        return _propose(surrogates, U, F, feasible, best_feasible, C, self, rng)
+
     def ask_tell(self, bounds, n_constraints: int, initial: int | np.ndarray = 10,
                  seed: int | None = 0) -> CEIAskTell:
         """CEI as ask/tell: ``suggest()`` the next point, ``observe(x, f, c)`` its values.
@@ -277,8 +291,8 @@ class CEIAskTell:
         surrogates = _Surrogates(self.algorithm, self.problem.n_constraints)
         with threadpool_limits(limits=1, user_api="blas"):
             surrogates.update(U, hist.f, hist.c, (U, np.arange(len(U))), self.seed)
-            u, _ = _propose(surrogates, U, hist.f, hist.feasible, float(hist.best_feasible()[-1]), hist.c,
-                            self.algorithm, self._rng)
+            u, _ = self.algorithm.maximize_acquisition(surrogates, U, hist.f, hist.c,
+                                                       float(hist.best_feasible()[-1]), self._rng)
         return self.problem.from_unit(u).astype(dtype)
 
     def best(self) -> tuple[np.ndarray, float] | None:
@@ -464,7 +478,7 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
         hist = history()
         U = problem.to_unit(hist.X)
         best = float(hist.best_feasible()[-1])
-        u, log_value = _propose(surrogates, U, hist.f, hist.feasible, best, hist.c, algorithm, rng)
+        u, log_value = algorithm.maximize_acquisition(surrogates, U, hist.f, hist.c, best, rng)
         if problem.f_star is None and np.isfinite(best) and log_value <= np.log(tol):
             retcode = RetCode.Stalled
             break

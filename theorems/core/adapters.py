@@ -8,10 +8,16 @@ this mapping, which the paper note then says), not a re-implementation of it.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
-__all__ = ["cvxpylayers_qp", "heavyball_muon", "heavyball_soap", "proxsuite_qplayer",
-           "pytorch_optimizer_muon", "pytorch_optimizer_sam", "pytorch_optimizer_soap"]
+import numpy as np
+
+from algorithms.bayesopt import CEI
+
+__all__ = ["BoTorchGP", "BoTorchLogCEI", "botorch_constrained_ei", "cvxpylayers_qp", "heavyball_muon",
+           "heavyball_soap", "proxsuite_qplayer", "pytorch_optimizer_muon", "pytorch_optimizer_sam",
+           "pytorch_optimizer_soap"]
 
 
 def pytorch_optimizer_muon(params: Any, lr: float = 1e-3, weight_decay: float = 0.1, momentum: float = 0.95,
@@ -189,6 +195,130 @@ def _cvxpy_qp_layer(n: int, m: int, p: int):
         problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(L @ x) + q @ x), constraints)
         _CVXPY_LAYERS[(n, m, p)] = CvxpyLayer(problem, parameters=params, variables=[x])
     return _CVXPY_LAYERS[(n, m, p)]
+
+
+class BoTorchLogCEI(CEI):
+    """Our CEI loop with BoTorch's acquisition-maximization step: ``LogConstrainedExpectedImprovement``
+    (``maximize=False``, each constraint ``(None, 0.0)``) on BoTorch GPs that carry our GPs' kernels,
+    means, data and noise (``jitter``·outputscale: gpytorch rounds it up to 1e-6, its own floor),
+    maximized by ``optimize_acqf`` with ``num_restarts = n_restarts`` and ``raw_samples = n_candidates``
+    (its other defaults its own). Built as our ``CEI(kernel=, fit=, n_candidates=, n_restarts=, ...)``;
+    the GPs are ours (fixed kernel, or our fit with ``fit=True``), so a claim that fixes the kernel
+    compares the two maximizers of the same criterion. While no point is feasible there is no f⁺ for
+    LogCEI: that phase keeps our feasibility search."""
+
+    def maximize_acquisition(self, surrogates, U, F, C, best_feasible, rng):
+        if not np.isfinite(best_feasible):
+            return super().maximize_acquisition(surrogates, U, F, C, best_feasible, rng)
+        import torch
+        from botorch.acquisition.analytic import LogConstrainedExpectedImprovement
+        from botorch.models import ModelListGP
+        from botorch.optim import optimize_acqf
+
+        model = ModelListGP(*[_botorch_gp(gp) for gp in surrogates.gps])
+        acquisition = LogConstrainedExpectedImprovement(
+            model, best_f=float(best_feasible), objective_index=0,
+            constraints={j: (None, 0.0) for j in range(1, len(surrogates.gps))}, maximize=False)
+        d = U.shape[1]
+        bounds = torch.tensor([[0.0] * d, [1.0] * d], dtype=torch.float64)
+        with torch.random.fork_rng():  # its raw samples from a seed drawn from the run's generator
+            torch.manual_seed(int(rng.integers(2**31)))
+            x, value = optimize_acqf(acquisition, bounds, q=1, num_restarts=self.n_restarts,
+                                     raw_samples=self.n_candidates)
+        return np.clip(x.detach().numpy().reshape(d), 0.0, 1.0), float(value)
+
+
+def botorch_constrained_ei(mu_f: Any, sigma_f: Any, mu_c: Any, sigma_c: Any,
+                           best_feasible: float) -> np.ndarray:
+    """exp of BoTorch's ``LogConstrainedExpectedImprovement`` (``maximize=False``, each constraint
+    ``(None, 0.0)``) at given posterior moments, behind our ``constrained_ei(mu_f, sigma_f, mu_c, sigma_c,
+    best_feasible)``: the moments enter through BoTorch's own ``MockModel``/``MockPosterior``
+    (``botorch.utils.testing``), one q = 1 batch per point."""
+    import torch
+    from botorch.acquisition.analytic import LogConstrainedExpectedImprovement
+    from botorch.utils.testing import MockModel, MockPosterior
+
+    mu_f, sigma_f = np.asarray(mu_f, dtype=np.float64).ravel(), np.asarray(sigma_f, dtype=np.float64).ravel()
+    mu_c = np.asarray(mu_c, dtype=np.float64).reshape(mu_f.size, -1)
+    sigma_c = np.asarray(sigma_c, dtype=np.float64).reshape(mu_f.size, -1)
+    mean = torch.tensor(np.column_stack([mu_f, mu_c]))[:, None, :]
+    variance = torch.tensor(np.column_stack([sigma_f, sigma_c]) ** 2)[:, None, :]
+    acquisition = LogConstrainedExpectedImprovement(
+        MockModel(MockPosterior(mean=mean, variance=variance)), best_f=float(best_feasible),
+        objective_index=0, constraints={j: (None, 0.0) for j in range(1, mean.shape[-1])}, maximize=False)
+    with torch.no_grad():
+        return np.exp(acquisition(torch.zeros(mu_f.size, 1, 1, dtype=torch.float64)).numpy())
+
+
+class BoTorchGP:
+    """BoTorch's ``SingleTaskGP`` behind our ``GaussianProcess(kernel, jitter=, mean=)``: ``add(X, y)``
+    collects observations, ``predict(X)`` returns the posterior mean and standard deviation of a
+    SingleTaskGP with our kernel's family and hyperparameters (fixed, no fit), constant ``mean`` and
+    fixed noise ``jitter``·outputscale (gpytorch rounds a noise below 1e-6 up to 1e-6: its own floor),
+    ``log_marginal_likelihood()`` gpytorch's ``ExactMarginalLogLikelihood`` times n (it reports the
+    mean per observation)."""
+
+    def __init__(self, kernel: Any, *, jitter: float = 1e-8, mean: float = 0.0) -> None:
+        self.kernel, self.jitter, self.mean = kernel, float(jitter), float(mean)
+        self._X: list[np.ndarray] = []
+        self._y: list[float] = []
+
+    @property
+    def X(self) -> np.ndarray:
+        return np.array(self._X, dtype=np.float64)
+
+    @property
+    def y(self) -> np.ndarray:
+        return np.array(self._y, dtype=np.float64)
+
+    @property
+    def n(self) -> int:
+        return len(self._y)
+
+    def add(self, X: Any, y: Any) -> None:
+        self._X.extend(np.atleast_2d(np.asarray(X, dtype=np.float64)))
+        self._y.extend(np.asarray(y, dtype=np.float64).ravel().tolist())
+
+    def predict(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        import torch
+
+        with torch.no_grad():
+            posterior = _botorch_gp(self).posterior(torch.tensor(np.atleast_2d(X), dtype=torch.float64))
+            return posterior.mean.numpy()[:, 0], posterior.variance.clamp_min(0).sqrt().numpy()[:, 0]
+
+    def log_marginal_likelihood(self) -> float:
+        import torch
+        from gpytorch.mlls import ExactMarginalLogLikelihood
+
+        model = _botorch_gp(self).train()
+        mll = ExactMarginalLogLikelihood(model.likelihood, model)
+        with torch.no_grad():
+            return float(mll(model(*model.train_inputs), model.train_targets)) * self.n
+
+
+def _botorch_gp(gp: Any):
+    """A BoTorch ``SingleTaskGP`` with the posterior of our ``GaussianProcess`` ``gp`` (same kernel
+    family and hyperparameters, constant mean, fixed noise; no outcome or input transform)."""
+    import torch
+    from botorch.models import SingleTaskGP
+    from gpytorch.kernels import MaternKernel, RBFKernel, ScaleKernel
+    from gpytorch.means import ConstantMean
+
+    kernel, X = gp.kernel, torch.tensor(gp.X, dtype=torch.float64)
+    ard = {"ard_num_dims": X.shape[1]} if np.ndim(kernel.lengthscale) == 1 else {}
+    base = RBFKernel(**ard) if kernel.name == "se" else MaternKernel(nu=kernel.nu, **ard)
+    base.lengthscale = torch.tensor(np.asarray(kernel.lengthscale, dtype=np.float64))
+    covar = ScaleKernel(base)
+    covar.outputscale = torch.tensor(float(kernel.outputscale), dtype=torch.float64)
+    mean = ConstantMean()
+    mean.constant = torch.tensor(float(gp.mean), dtype=torch.float64)
+    y = torch.tensor(gp.y, dtype=torch.float64)[:, None]
+    noise = torch.full_like(y, gp.jitter * float(kernel.outputscale))
+    with warnings.catch_warnings():  # gpytorch's notice that it rounds the noise up to its floor
+        warnings.filterwarnings("ignore", message="Very small noise values")
+        model = SingleTaskGP(X, y, train_Yvar=noise, covar_module=covar.double(), mean_module=mean.double(),
+                             outcome_transform=None)
+    return model.eval()
 
 
 def _muon_groups(params: Any) -> list[dict[str, Any]]:

@@ -140,3 +140,27 @@ register_subject(
     "constraints, a singular P) raises NotImplementedError")
 register_peer("QPLayer", "cvxpylayers", "theorems.core.adapters:cvxpylayers_qp")
 register_peer("QPLayer", "proxsuite QPLayer", "theorems.core.adapters:proxsuite_qplayer")
+
+register_subject(
+    "CEI", "algorithms.bayesopt:CEI",
+    "an algorithms.bayesopt.CEI (or subclass) built as CEI(kernel=, fit=, n_candidates=, n_restarts=) whose "
+    "solve(ConstrainedBOProblem, ·, maxiters=, seed=, tol=, store_trace=True) runs constrained EI with GPs "
+    "of that kernel (fit=False: fixed, the paper's setting) and records each step's point, f⁺ and regret; a "
+    "replacement overrides maximize_acquisition(surrogates, U, F, C, best_feasible, rng), the step that "
+    "picks the next point in [0, 1]^d")
+register_peer("CEI", "BoTorch LogConstrainedExpectedImprovement", "theorems.core.adapters:BoTorchLogCEI")
+
+register_subject(
+    "constrained_ei", "algorithms.bayesopt:constrained_ei",
+    "a function constrained_ei(mu_f, sigma_f, mu_c, sigma_c, best_feasible) -> array: the constrained "
+    "expected improvement EI_f·ΠⱼΦ(−μ_cⱼ/σ_cⱼ) of minimizing f below best_feasible at each point, from the "
+    "posterior means and standard deviations of f (shape (n,)) and of the constraints cⱼ <= 0 (shape (n, m))")
+register_peer("constrained_ei", "BoTorch LogConstrainedExpectedImprovement",
+              "theorems.core.adapters:botorch_constrained_ei")
+
+register_subject(
+    "GaussianProcess", "algorithms.bayesopt:GaussianProcess",
+    "a class built as GaussianProcess(kernel, jitter=, mean=) (kernel: our algorithms.bayesopt.Kernel, its "
+    "family and hyperparameters fixed; jitter the noise variance relative to the outputscale) with add(X, y) "
+    "(observations, in batches), predict(X) -> (posterior mean, posterior sd) and log_marginal_likelihood()")
+register_peer("GaussianProcess", "BoTorch SingleTaskGP", "theorems.core.adapters:BoTorchGP")
