@@ -130,12 +130,20 @@ def check_callable(name: str, value: Any) -> None:
         raise TypeError(f"{name} must be callable, got {type(value).__name__}")
 
 
-def check_seed(seed: Any) -> int:
-    """A seed: an int (numpy integers too, not a bool) >= 0, returned as an int."""
+def check_seed(seed: Any, name: str = "seed") -> int:
+    """A seed: an int (numpy integers too, not a bool) in [0, 2**64), returned as an int.
+
+    [0, 2**64) is what both ``numpy.random.default_rng`` and ``torch.manual_seed`` accept.
+
+    >>> check_seed(2**64, "oracle_seed")
+    Traceback (most recent call last):
+    ...
+    ValueError: oracle_seed must be an int >= 0 and < 2**64, got 18446744073709551616
+    """
     if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed}")
+        raise TypeError(f"{name} must be an int, got {type(seed).__name__} {seed!r}")
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"{name} must be an int >= 0 and < 2**64, got {seed}")
     return int(seed)
 
 
@@ -153,3 +161,46 @@ def check_torch_dtype(dtype: Any):
     if dtype not in (torch.float32, torch.float64):
         raise TypeError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
     return dtype
+
+
+def returned_pair(call: str, value: Any) -> tuple[Any, Any]:
+    """A user callable's result that must be a pair, unpacked, or a TypeError naming the callable.
+
+    >>> returned_pair("grad(x, y, rng)", "x")
+    Traceback (most recent call last):
+    ...
+    TypeError: grad(x, y, rng) must return a pair (a tuple of two arrays), got str 'x'
+    """
+    if not isinstance(value, tuple | list) or len(value) != 2:
+        raise TypeError(f"{call} must return a pair (a tuple of two arrays), got {type(value).__name__} "
+                        f"{_brief(value)}")
+    return value[0], value[1]
+
+
+def returned_scalar(call: str, value: Any) -> float:
+    """A user callable's result that must be a real number, as a float, or a TypeError naming it.
+
+    >>> returned_scalar("phi(x)", None)
+    Traceback (most recent call last):
+    ...
+    TypeError: phi(x) must return a real number, got NoneType None
+    """
+    if np.ndim(value) != 0 or isinstance(value, str | bytes) or np.iscomplexobj(value):
+        raise TypeError(f"{call} must return a real number, got {type(value).__name__} {_brief(value)}")
+    try:
+        return float(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{call} must return a real number, got {type(value).__name__} "
+                        f"{_brief(value)}") from exc
+
+
+def _brief(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_str(name: str, value: Any) -> str:
+    """A label (a problem's ``name``): a str."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r}")
+    return value

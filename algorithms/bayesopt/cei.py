@@ -171,7 +171,7 @@ class CEI(Algorithm):
     def __post_init__(self) -> None:
         _check_kernel(self.kernel)
         if self.constraint_kernel is not None:
-            _check_kernel(self.constraint_kernel)
+            _check_kernel(self.constraint_kernel, "constraint_kernel")
         check_bool("fit", self.fit)
         check_nonnegative("noise", self.noise)
         check_positive_int("n_candidates", self.n_candidates)

@@ -30,9 +30,9 @@ from algorithms.bayesopt.kernels import Kernel
 __all__ = ["GaussianProcess", "fit_kernel"]
 
 
-def _check_kernel(kernel) -> Kernel:
+def _check_kernel(kernel, name: str = "kernel") -> Kernel:
     if not isinstance(kernel, Kernel):
-        raise TypeError(f"kernel must be an algorithms.bayesopt.Kernel, got {type(kernel).__name__}")
+        raise TypeError(f"{name} must be an algorithms.bayesopt.Kernel, got {type(kernel).__name__}")
     return kernel
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from algorithms._validation import as_float_array, check_callable, check_positive_int
+from algorithms._validation import as_float_array, check_callable, check_positive_int, check_str
 from algorithms.core import Problem
 
 __all__ = ["ConstrainedBOProblem"]
@@ -47,6 +47,7 @@ class ConstrainedBOProblem(Problem):
     n_constraints: int | None = None
 
     def __post_init__(self) -> None:
+        check_str("name", self.name)
         check_callable("f", self.f)
         check_callable("c", self.c)
         bounds = as_float_array("bounds", self.bounds, ndim=2)

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import as_float_array, check_callable, check_positive_int
+from algorithms._validation import as_float_array, check_callable, check_positive_int, check_str
 from algorithms.core import Problem
 
 __all__ = ["BBOB_FUNCTIONS", "BlackBoxProblem", "Evaluator", "bbob_problem", "normalized_regret"]
@@ -80,6 +80,7 @@ class BlackBoxProblem(Problem):
     upper: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        check_str("name", self.name)
         check_callable("f", self.f)
         if not isinstance(self.bounds, tuple | list) or len(self.bounds) != 2:
             raise ValueError(f"bounds must be a pair (lower, upper), got {type(self.bounds).__name__} "

@@ -142,8 +142,9 @@ class ChanceConstrainedProblem(Problem):
         check_positive_int("n_fresh", self.n_fresh)
         if self.linear is not None and not isinstance(self.linear, LinearStructure):
             raise TypeError(f"linear must be a LinearStructure or None, got {type(self.linear).__name__}")
-        if self.known_optimum is not None and not np.isfinite(self.known_optimum):
-            raise ValueError(f"known_optimum must be finite or None, got {self.known_optimum!r}")
+        if self.known_optimum is not None:
+            object.__setattr__(self, "known_optimum",
+                               float(as_float_array("known_optimum", self.known_optimum, ndim=0)))
         self._check_callables()
 
     @property

@@ -55,6 +55,7 @@ from algorithms._validation import (
     check_choice,
     check_positive,
     check_shape,
+    check_str,
 )
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 
@@ -118,6 +119,7 @@ class CurvatureProblem(Problem):
     f0: float = field(init=False, repr=False, compare=False, default=math.nan)
 
     def __post_init__(self) -> None:
+        check_str("name", self.name)
         check_callable("f", self.f)
         check_callable("grad", self.grad)
         check_callable("curvature", self.curvature)
@@ -170,7 +172,12 @@ class CurvatureProblem(Problem):
             raise TypeError(f"f(x) must return a real number, got {type(fx).__name__}") from exc
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
-        g = np.asarray(self.grad(x), dtype=np.float64)
+        raw = self.grad(x)
+        try:
+            g = np.asarray(raw, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"grad(x) must return a real array of shape ({self.dimension},), got "
+                            f"{type(raw).__name__}") from exc
         if g.shape != (self.dimension,):
             raise ValueError(f"grad(x) must have shape ({self.dimension},), got {g.shape}")
         return g

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from algorithms._validation import returned_scalar
 from algorithms.core import IterationMonitor, RetCode, Solution, SolveOptions, Stats
 
 #: an iterate with a norm past this counts as diverged
@@ -80,6 +81,6 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
         retcode, reason = RetCode.Diverged, str(exc)
     finally:
         monitor.close()
-    value = float(problem.phi(x)) if np.all(np.isfinite(x)) else float("nan")
+    value = returned_scalar("phi(x)", problem.phi(x)) if np.all(np.isfinite(x)) else float("nan")
     original = {"y": y, "grad_phi_norm": np.asarray(norms), "reason": reason}
     return Solution(x=x, value=value, retcode=retcode, stats=stats, trace=monitor.trace, original=original)

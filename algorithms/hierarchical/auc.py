@@ -60,8 +60,8 @@ class ScoreNet(nn.Module):
         self.in_features = _positive_int("in_features", in_features)
         self.out_features = _positive_int("out_features", out_features)
         _positive_int("hidden", hidden)
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be an int >= 0 and < 2**64, got {seed!r}")
         generator = torch.Generator().manual_seed(seed)
         self.hidden = nn.Linear(in_features, hidden, dtype=torch.float64)
         self.output = nn.Linear(hidden, out_features, dtype=torch.float64)

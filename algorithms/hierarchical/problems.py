@@ -35,7 +35,13 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import as_float_array, check_callable, check_choice, check_nonnegative
+from algorithms._validation import (
+    as_float_array,
+    check_callable,
+    check_choice,
+    check_nonnegative,
+    returned_pair,
+)
 from algorithms.core import Problem
 
 __all__ = [
@@ -117,7 +123,7 @@ class MinimaxProblem(Problem):
 
     def oracle(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[Any, Any]:
         """One stochastic gradient (g_x, g_y) at (x, y): ``grad`` plus the additive noise."""
-        gx, gy = self.grad(x, y, rng)
+        gx, gy = returned_pair("grad(x, y, rng)", self.grad(x, y, rng))
         if self.sigma > 0:
             gx = gx + _draw(self.noise, self.sigma, np.shape(gx), rng)
             gy = gy + _draw(self.noise, self.sigma, np.shape(gy), rng)
@@ -172,7 +178,7 @@ class BilevelProblem(Problem):
         return value + _draw(self.noise, sigma, np.shape(value), rng)
 
     def upper_oracle(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[Any, Any]:
-        fx, fy = self.upper_grad(x, y, rng)
+        fx, fy = returned_pair("upper_grad(x, y, rng)", self.upper_grad(x, y, rng))
         return self._noisy(fx, self.sigma, rng), self._noisy(fy, self.sigma, rng)
 
     def lower_oracle(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> Any:
@@ -180,7 +186,7 @@ class BilevelProblem(Problem):
 
     def hvp_oracle(self, x: np.ndarray, y: np.ndarray, v: np.ndarray,
                    rng: np.random.Generator) -> tuple[Any, Any]:
-        cross, hess = self.lower_hvp(x, y, v, rng)
+        cross, hess = returned_pair("lower_hvp(x, y, v, rng)", self.lower_hvp(x, y, v, rng))
         return self._noisy(cross, self.hessian_sigma, rng), self._noisy(hess, self.hessian_sigma, rng)
 
 
@@ -231,8 +237,8 @@ def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noi
     for name, value in (("dim_x", dim_x), ("dim_y", dim_y)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a positive int, got {value!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an int >= 0 and < 2**64, got {seed!r}")
     check_nonnegative("reg", reg)
     for name, value in (("mu_g", mu_g), ("l_g1", l_g1)):
         if isinstance(value, bool) or not isinstance(value, int | float) or not (

@@ -70,8 +70,8 @@ def load_image(name: str) -> np.ndarray:
 def _crops(names: tuple[str, ...], size: int, count: int, seed: int, augment: bool) -> torch.Tensor:
     if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 1:
         raise ValueError(f"count must be a positive int, got {count!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an int >= 0 and < 2**64, got {seed!r}")
     rng = np.random.default_rng(seed)
     out = np.empty((count, size, size))
     for k in range(count):

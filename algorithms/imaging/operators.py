@@ -33,6 +33,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from algorithms._validation import check_seed
+
 __all__ = [
     "Blur",
     "HighPass",
@@ -65,11 +67,7 @@ def _check_ratio(ratio: Any) -> float:
 
 
 def _check_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed!r}")
-    return int(seed)
+    return check_seed(seed)
 
 
 def _check_positive(name: str, value: Any) -> float:

@@ -308,8 +308,8 @@ def parity_task(n: int, in_features: int, width: int, seed: int, *, init_scale: 
     in_features = check_positive_int("in_features", in_features)
     if in_features < 2:
         raise ValueError(f"in_features must be >= 2 for y = x0*x1, got {in_features}")
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an int >= 0 and < 2**64, got {seed!r}")
     if np.dtype(dtype) not in (np.float32, np.float64):
         raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
     rng = np.random.default_rng(seed)

@@ -663,6 +663,9 @@ class BruteForceVp(Algorithm):
     rtol: float = 1e-9
 
     def __post_init__(self) -> None:
+        if not isinstance(self.extra_knots, tuple | list | np.ndarray):
+            raise TypeError(f"extra_knots must be a tuple of knot positions, got "
+                            f"{type(self.extra_knots).__name__}")
         extra = as_float_array("extra_knots", list(self.extra_knots), ndim=1) if len(self.extra_knots) \
             else np.zeros(0)
         object.__setattr__(self, "extra_knots", tuple(float(t) for t in extra))

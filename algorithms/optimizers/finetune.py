@@ -77,7 +77,11 @@ class FinetuneTask(Problem):
             raise TypeError(f"model must be a torch.nn.Module, got {type(self.model).__name__}")
         if not isinstance(self.task, MarkovLanguageTask):
             raise TypeError(f"task must be a MarkovLanguageTask, got {type(self.task).__name__}")
-        tokens = self.tokens if isinstance(self.tokens, torch.Tensor) else torch.as_tensor(self.tokens)
+        try:
+            tokens = self.tokens if isinstance(self.tokens, torch.Tensor) else torch.as_tensor(self.tokens)
+        except (TypeError, ValueError, RuntimeError) as exc:
+            raise TypeError(f"tokens must be an (n, T + 1) integer array of sequences, got "
+                            f"{type(self.tokens).__name__}") from exc
         if tokens.ndim != 2 or tokens.shape[0] == 0 or tokens.shape[1] < 2 or \
                 tokens.dtype not in (torch.int64, torch.int32):
             raise ValueError("tokens must be a non-empty (n, T + 1) integer array of sequences (T >= 1), "

@@ -20,6 +20,7 @@ drawn from a ``torch.Generator`` seeded by ``seed``, 100 steps' worth at a time.
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -128,6 +129,14 @@ class OptimizerTraining(Algorithm):
         if reserved:
             raise ValueError(f"hyperparameters must not set {sorted(reserved)} (use lr and "
                              "independent_weight_decay)")
+        # an unknown keyword is named now, not by the optimizer's constructor at solve
+        params = inspect.signature(OPTIMIZERS[self.optimizer][0]).parameters
+        if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+            unknown = sorted(set(self.hyperparameters) - set(params) - {"params", "self"})
+            if unknown:
+                raise TypeError(f"hyperparameters {unknown} are not keywords of "
+                                f"{OPTIMIZERS[self.optimizer][0].__name__} ({self.optimizer!r}); it takes "
+                                f"{sorted(set(params) - {'params', 'lr', 'weight_decay'})}")
 
     def build(self, model: nn.Module) -> torch.optim.Optimizer:
         """The optimizer over ``model``'s parameters, with scaled per-parameter groups."""

@@ -136,8 +136,8 @@ def _rng(seed: Any) -> np.random.Generator:
         return seed
     if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer):
         raise TypeError(f"seed must be an int or a numpy Generator, got {type(seed).__name__} {seed!r}")
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed}")
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be >= 0 and < 2**64, got {seed}")
     return np.random.default_rng(int(seed))
 
 

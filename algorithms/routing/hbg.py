@@ -122,6 +122,17 @@ class HBG(Algorithm):
         check_choice("inference", self.inference, INFERENCE)
         check_bool("local_search", self.local_search)
         check_bool("allow_size_transfer", self.allow_size_transfer)
+        if self.checkpoint is not None:  # a name or a path that cannot load is said now, not at solve
+            ck = os.fspath(self.checkpoint)
+            if os.path.sep in ck or ck.endswith(".pt"):
+                if not os.path.exists(ck):
+                    raise ValueError(f"checkpoint path {ck!r} does not exist")
+            else:
+                shipped = shipped_checkpoints()
+                name = ck if "_" in ck else f"{ck}_{self.loss}"
+                if name not in shipped:
+                    raise ValueError(f"checkpoint must be a path or one of the shipped names "
+                                     f"{sorted(shipped)}, got {ck!r} (loss={self.loss!r})")
 
 
 def _resolve(algorithm: HBG, problem_type: str, size: int) -> str:

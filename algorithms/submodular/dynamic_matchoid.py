@@ -407,8 +407,8 @@ def _check_optional_seed(seed: Any) -> int | None:
         return None
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed}")
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be >= 0 and < 2**64, got {seed}")
     return int(seed)
 
 
