@@ -163,6 +163,23 @@ def check_torch_dtype(dtype: Any):
     return dtype
 
 
+def check_float_dtype(dtype: Any, name: str = "dtype") -> np.dtype:
+    """A numpy float dtype the factories support (float32 or float64), as a ``numpy.dtype``.
+
+    >>> check_float_dtype("x")
+    Traceback (most recent call last):
+    ...
+    TypeError: dtype must be numpy.float32 or numpy.float64, got 'x'
+    """
+    try:  # np.dtype(None) is float64 and a dtype compares equal to None: both excluded explicitly
+        kind = np.dtype(dtype) if dtype is not None else None
+    except TypeError:
+        kind = None
+    if kind is None or kind not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise TypeError(f"{name} must be numpy.float32 or numpy.float64, got {dtype!r}")
+    return kind
+
+
 def returned_pair(call: str, value: Any) -> tuple[Any, Any]:
     """A user callable's result that must be a pair, unpacked, or a TypeError naming the callable.
 

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._validation import check_positive, check_seed
+from algorithms._validation import check_positive, check_seed, check_torch_dtype
 from algorithms.attention.problem import LINKS, SingleLocationProblem, link_function
 
 __all__ = ["ErfAttention", "SoftmaxAttention", "best_linear_risk", "best_linear_weights",
@@ -65,6 +65,7 @@ class SoftmaxAttention(nn.Module):
             raise ValueError(f"link must be one of {sorted(LINKS)}, got {link!r}")
         self.link = link
         gen = torch.Generator().manual_seed(check_seed(seed))
+        dtype = check_torch_dtype(dtype)
         self.u = nn.Parameter(_random_unit(self.in_features, gen, dtype))
         self.v = nn.Parameter(_random_unit(self.in_features, gen, dtype))
 
@@ -89,6 +90,7 @@ class ErfAttention(nn.Module):
         self.out_features = 1
         self.lam = check_positive("lam", lam)
         gen = torch.Generator().manual_seed(check_seed(seed))
+        dtype = check_torch_dtype(dtype)
         self.k = nn.Parameter(_random_unit(self.in_features, gen, dtype))
         self.v = nn.Parameter(_random_unit(self.in_features, gen, dtype))
 

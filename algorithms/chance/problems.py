@@ -27,7 +27,7 @@ import scipy.optimize
 import scipy.stats
 import torch
 
-from algorithms._validation import check_positive, check_positive_int, check_seed
+from algorithms._validation import check_float_dtype, check_positive, check_positive_int, check_seed
 from algorithms.chance.problem import ChanceConstrainedProblem, LinearStructure, check_rho, min_samples
 
 __all__ = ["beamforming_problem", "linear_gaussian_problem", "portfolio_var_problem", "power_control_problem"]
@@ -81,6 +81,7 @@ def linear_gaussian_problem(
     >>> p.h_samples.shape, round(p.known_optimum, 4) < 0
     ((200, 4), True)
     """
+    dtype = check_float_dtype(dtype)
     n = check_positive_int("n", n)
     rho = check_rho(rho)
     n_samples = _sample_count(n_samples, rho)
@@ -136,6 +137,7 @@ def portfolio_var_problem(
     >>> p.constraints(np.full((1, 3), 0.2), p.h_samples[:2]).shape
     (1, 2, 2)
     """
+    dtype = check_float_dtype(dtype)
     k = check_positive_int("n_assets", n_assets)
     rho = check_rho(rho)
     n_samples = _sample_count(n_samples, rho)
@@ -202,6 +204,7 @@ def power_control_problem(
     >>> p.h_samples.shape
     (50, 4)
     """
+    dtype = check_float_dtype(dtype)
     K = check_positive_int("n_users", n_users)
     rho = check_rho(rho)
     n_samples = _sample_count(n_samples, rho)
@@ -276,6 +279,7 @@ def beamforming_problem(
     >>> p.h_samples.shape, p.n
     ((50, 6), 4)
     """
+    dtype = check_float_dtype(dtype)
     Nt = check_positive_int("n_antennas", n_antennas)
     K = check_positive_int("n_users", n_users)
     if K > Nt:

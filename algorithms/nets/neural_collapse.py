@@ -69,7 +69,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from algorithms._validation import as_float_array, check_nonnegative, check_positive_int
+from algorithms._validation import (
+    as_float_array,
+    check_float_dtype,
+    check_nonnegative,
+    check_positive_int,
+    check_seed,
+)
 
 __all__ = [
     "Separability",
@@ -183,14 +189,18 @@ def orthogonally_separable_data(n_per_class: int, dim: int, n_classes: int = 2, 
     spread = check_nonnegative("spread", spread)
     if spread >= 1.0:
         raise ValueError(f"spread must be < 1 (else same-class points may be orthogonal), got {spread}")
-    rho = -1.0 / (2.0 * (k - 1)) if center_correlation is None else float(center_correlation)
+    rho = -1.0 / (2.0 * (k - 1)) if center_correlation is None else \
+        float(as_float_array("center_correlation", center_correlation, ndim=0))
     if not (-1.0 / (k - 1) - 1e-12 <= rho <= 0.0):
         raise ValueError(f"center_correlation must lie in [-1/(n_classes-1), 0] = [{-1.0 / (k - 1):.4g}, 0], "
                          f"got {rho}")
-    low, high = (float(v) for v in norm_range)
+    if not isinstance(norm_range, tuple | list) or len(norm_range) != 2:
+        raise TypeError(f"norm_range must be a pair (low, high), got {norm_range!r}")
+    low, high = (float(v) for v in as_float_array("norm_range", list(norm_range), ndim=1))
     if not (0.0 < low <= high and np.isfinite(high)):
         raise ValueError(f"norm_range must be (low, high) with 0 < low <= high, got {norm_range!r}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
+    dtype = check_float_dtype(dtype)
     basis, _ = np.linalg.qr(rng.standard_normal((dim, dim)))
     gram = (1.0 - rho) * np.eye(k) + rho * np.ones((k, k))
     # the centre Gram matrix is PSD for rho >= -1/(K-1); eigh copes with its singular end point
@@ -237,10 +247,13 @@ def interleaved_sector_data(n_per_class: int, dim: int, n_classes: int = 2, *, n
     if dim < 2:
         raise ValueError(f"dim must be >= 2, got {dim}")
     noise = check_nonnegative("noise", noise)
-    low, high = (float(v) for v in norm_range)
+    if not isinstance(norm_range, tuple | list) or len(norm_range) != 2:
+        raise TypeError(f"norm_range must be a pair (low, high), got {norm_range!r}")
+    low, high = (float(v) for v in as_float_array("norm_range", list(norm_range), ndim=1))
     if not (0.0 < low <= high and np.isfinite(high)):
         raise ValueError(f"norm_range must be (low, high) with 0 < low <= high, got {norm_range!r}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
+    dtype = check_float_dtype(dtype)
     n_sectors = k + 1
     edges = np.linspace(0.0, np.pi / 2, n_sectors + 1)
     width = edges[1] - edges[0]

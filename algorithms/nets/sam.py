@@ -43,6 +43,7 @@ import torch
 
 from algorithms._validation import (
     as_float_array,
+    check_float_dtype,
     check_nonnegative,
     check_positive,
     check_positive_int,
@@ -310,8 +311,7 @@ def parity_task(n: int, in_features: int, width: int, seed: int, *, init_scale: 
         raise ValueError(f"in_features must be >= 2 for y = x0*x1, got {in_features}")
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be an int >= 0 and < 2**64, got {seed!r}")
-    if np.dtype(dtype) not in (np.float32, np.float64):
-        raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
+    dtype = check_float_dtype(dtype)
     rng = np.random.default_rng(seed)
     X = (2.0 * rng.integers(0, 2, size=(n, in_features)) - 1.0).astype(dtype)
     return TwoLayerMSETask(X=X, y=X[:, 0] * X[:, 1], width=width, init_scale=init_scale)

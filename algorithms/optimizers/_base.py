@@ -34,10 +34,10 @@ def check_unit_interval(name: str, value: Any) -> float:
     return value
 
 
-def check_betas(value: Any) -> tuple[float, float]:
+def check_betas(value: Any, name: str = "betas") -> tuple[float, float]:
     if not isinstance(value, tuple | list) or len(value) != 2:
-        raise TypeError(f"betas must be a pair (beta1, beta2) in [0, 1), got {value!r}")
-    return check_unit_interval("betas[0]", value[0]), check_unit_interval("betas[1]", value[1])
+        raise TypeError(f"{name} must be a pair (beta1, beta2) in [0, 1), got {value!r}")
+    return check_unit_interval(f"{name}[0]", value[0]), check_unit_interval(f"{name}[1]", value[1])
 
 
 def check_eps(name: str, value: Any) -> float:

@@ -195,7 +195,7 @@ class Muon(MatrixOptimizer):
         group["eps"] = check_eps("eps", group["eps"])
         if group["adjust_lr_fn"] not in ADJUST_LR_FNS:
             raise ValueError(f"adjust_lr_fn must be one of {ADJUST_LR_FNS}, got {group['adjust_lr_fn']!r}")
-        group["adamw_betas"] = check_betas(group["adamw_betas"])
+        group["adamw_betas"] = check_betas(group["adamw_betas"], "adamw_betas")
         group["adamw_eps"] = check_eps("adamw_eps", group["adamw_eps"])
         if group["ns_dtype"] not in (torch.bfloat16, torch.float32, torch.float64):
             raise ValueError(f"ns_dtype must be torch.bfloat16, float32 or float64, "

@@ -192,7 +192,7 @@ class QPLayer(torch.nn.Module):
         self.algorithm = DQP() if algorithm is None else algorithm
         if not isinstance(self.algorithm, DQP):
             raise TypeError(f"algorithm must be a DQP, got {type(self.algorithm).__name__}")
-        self.tol = tol
+        self.tol = SolveOptions(tol=tol).tol  # checked now (a finite float > 0 or None), not at forward
 
     def forward(self, P, q, G=None, h=None, A=None, b=None, lb=None, ub=None):
         return qp_layer(P, q, G, h, A, b, lb=lb, ub=ub, algorithm=self.algorithm, tol=self.tol)

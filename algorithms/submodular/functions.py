@@ -102,6 +102,9 @@ class DirectedCut(_IndexFunction):
     """
 
     def __init__(self, weights, weight: str | None = "weight") -> None:
+        if weight is not None and not isinstance(weight, str):  # checked for a matrix too
+            raise TypeError(f"weight must be an edge attribute name (str) or None, got "
+                            f"{type(weight).__name__}")
         self.nodes: list | None = None
         if _is_networkx_graph(weights):
             if isinstance(self, GraphCut) and weights.is_directed():
