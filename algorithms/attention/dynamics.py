@@ -32,7 +32,7 @@ import torch
 
 from algorithms._validation import check_positive
 from algorithms.attention.problem import SingleLocationProblem, check_unit_vector, overlaps
-from algorithms.attention.risk import mean_field_risk, thermodynamics
+from algorithms.attention.risk import _risk, thermodynamics
 from algorithms.core import (
     Algorithm,
     IterationMonitor,
@@ -140,7 +140,7 @@ def initial_vectors(problem: SingleLocationProblem, seed: int) -> tuple[torch.Te
 
 def _state_risk(problem: SingleLocationProblem, state: np.ndarray) -> float:
     mu, nu, _, zeta = (float(x) for x in np.clip(state, -1.0, 1.0))
-    return mean_field_risk(problem, mu, nu, zeta, 0.0, frozen_limit=True)
+    return _risk(problem, mu, nu, zeta, 0.0, True)
 
 
 @_dispatch

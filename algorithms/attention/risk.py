@@ -116,6 +116,16 @@ def mean_field_risk(problem: SingleLocationProblem, mu, nu, zeta=0.0, rho=0.0, *
                          f"got {problem.link!r}")
     mu, nu, zeta, rho = (_overlap(x, name)
                          for x, name in ((mu, "mu"), (nu, "nu"), (zeta, "zeta"), (rho, "rho")))
+    if not any(isinstance(x, torch.Tensor) for x in (nu, zeta)) and nu * nu + zeta * zeta > 1.0 + 1e-9:
+        # ν and ζ are v's overlaps with the orthonormal pair (v*, u*): a unit v has ν² + ζ² <= 1
+        raise ValueError(f"no unit vectors have these overlaps: nu**2 + zeta**2 = "
+                         f"{nu * nu + zeta * zeta:.6g} > 1 (nu = <v, v*> and zeta = <v, u*> with u* "
+                         f"orthogonal to v*)")
+    return _risk(problem, mu, nu, zeta, rho, frozen_limit)
+
+
+def _risk(problem: SingleLocationProblem, mu, nu, zeta, rho, frozen_limit: bool):
+    """Corollary 1's formula on checked overlaps (the Euler states of OverlapFlow come here directly)."""
     r = 0.0 if frozen_limit else thermodynamics(problem.alpha, problem.beta)["r"]
     p = locate_probability(problem, mu)
     s, g2 = problem.signal_scale, problem.gamma**2

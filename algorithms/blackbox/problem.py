@@ -108,8 +108,9 @@ class BlackBoxProblem(Problem):
         if self.optimum is not None and self.f_ref is not None and not self.f_ref > self.optimum:
             raise ValueError(f"f_ref must be > optimum, got f_ref = {self.f_ref!r} <= optimum = "
                              f"{self.optimum!r}")
-        if not isinstance(self.name, str):
-            raise TypeError(f"name must be a str, got {type(self.name).__name__}")
+        if self.optimum is not None and self.target is not None and self.target < self.optimum:
+            raise ValueError(f"target must be >= optimum (no point reaches a value below the optimum), got "
+                             f"target = {self.target!r} < optimum = {self.optimum!r}")
         object.__setattr__(self, "budget", int(self.budget))
         object.__setattr__(self, "lower", lower)
         object.__setattr__(self, "upper", upper)

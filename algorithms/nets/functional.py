@@ -59,7 +59,16 @@ def flatten_params(params: Params) -> tuple[torch.Tensor, Callable[[torch.Tensor
     sizes = [params[k].numel() for k in keys]
     theta = torch.cat([params[k].reshape(-1) for k in keys])
 
+    total = sum(sizes)
+
     def unflatten(vector: torch.Tensor) -> Params:
+        if not isinstance(vector, torch.Tensor) or tuple(vector.shape) != (total,):
+            # a short vector would otherwise reach torch.split (or, through functional_call, leave the
+            # module's own values in the missing parameters)
+            got = (f"shape {tuple(vector.shape)}" if isinstance(vector, torch.Tensor)
+                   else type(vector).__name__)
+            raise ValueError(f"the flat parameter vector theta must have shape ({total},) (the parameters "
+                             f"{keys}), got {got}")
         chunks = torch.split(vector, sizes)
         return {k: c.reshape(s) for k, c, s in zip(keys, chunks, shapes)}
 
