@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import math
+import warnings
 from collections.abc import Callable
 from itertools import chain
 from typing import Any
@@ -53,8 +54,10 @@ def check_frequency(name: str, value: Any) -> int:
 class MatrixOptimizer(torch.optim.Optimizer):
     """A ``torch.optim.Optimizer`` with the family's common behaviour.
 
-    * ``on_nonfinite="skip"``: a step whose gradients hold NaN/±inf changes neither the
-      parameters nor the state (``skipped_steps`` counts them); ``"raise"``: FloatingPointError.
+    * ``on_nonfinite="warn"`` (the default of Shampoo and SOAP): a step whose gradients hold
+      NaN/±inf changes neither the parameters nor the state (``skipped_steps`` counts them) and
+      warns (``RuntimeWarning``); ``"skip"``: the same without the warning; ``"raise"``:
+      FloatingPointError. (torch's own optimizers write the NaN into the weights.)
     * state tensors are float32 (float64 for float64 parameters), whatever the parameter
       dtype: a bfloat16 parameter is updated from an fp32 computation and rounded once.
     * ``state_dict()`` records the optimizer class; ``load_state_dict`` refuses another
@@ -62,8 +65,8 @@ class MatrixOptimizer(torch.optim.Optimizer):
       parameter dtype (torch's default would round fp32 state to bfloat16).
     """
 
-    def __init__(self, params, defaults: dict[str, Any], on_nonfinite: str = "skip") -> None:
-        self.on_nonfinite = check_choice("on_nonfinite", on_nonfinite, NONFINITE_POLICIES)
+    def __init__(self, params, defaults: dict[str, Any], on_nonfinite: str = "warn") -> None:
+        self.on_nonfinite = check_choice("on_nonfinite", on_nonfinite, ("warn", *NONFINITE_POLICIES))
         self.skipped_steps = 0
         try:
             super().__init__(params, defaults)
@@ -120,6 +123,12 @@ class MatrixOptimizer(torch.optim.Optimizer):
                                          "(on_nonfinite='raise'); set on_nonfinite='skip' to skip "
                                          "such steps")
             self.skipped_steps += 1
+            if self.on_nonfinite == "warn":
+                warnings.warn(f"{type(self).__name__}.step: a gradient holds NaN or inf; the step was "
+                              f"skipped (parameters and state unchanged, {self.skipped_steps} skipped so "
+                              "far). Pass on_nonfinite='raise' to stop, or 'skip' to skip silently",
+                              RuntimeWarning,
+                              stacklevel=2)
             return loss
         for group in self.param_groups:
             self._step_group(group)

@@ -218,7 +218,9 @@ class BlockOptimizer(torch.optim.Optimizer):
     parameters (only the active block, or all with expansion) and, with expansion, installs
     the post-accumulate-grad hooks; :meth:`remove_hooks` takes them away again. Call
     ``loss.backward()`` then ``step()``; ``state_dict()`` holds the base optimizer's state and
-    the schedule position (block-epoch, position in the order, steps in the block).
+    the schedule position (block-epoch, position in the order, steps in the block). A NaN/inf
+    gradient goes to the base optimizer unchanged, so the step behaves as that torch optimizer's
+    does (for ``torch.optim.AdamW``, the NaN reaches the weights).
     """
 
     def __init__(self, params: Any, blocks: Sequence[str | Sequence[str]] | None = None,

@@ -61,6 +61,23 @@ class Shampoo(MatrixOptimizer):
     "grafted_shampoo")`` uses) and reuse an AdamW learning rate; keep ``None`` to reproduce the
     ungrafted setting.
 
+    Parameters
+    ----------
+    params : iterable of tensors or parameter groups (torch's convention)
+    lr : float >= 0 (default 1e-3)
+    betas : (β₁, β₂) in [0, 1) (default (0.9, 0.95)): momentum and the factor statistics' EMA
+    weight_decay : float >= 0 (default 0): decoupled, W ← (1 − lr·λ) W
+    eps : float > 0 (default 1e-6): the ridge ε of the inverse roots
+    precondition_frequency : int >= 1 (default 10): steps between inverse-root refreshes
+    block_size : int >= 1 or None (default None: whole matrices): tile side
+    exponent : float in (0, 0.5] (default 0.25): e in (L̂ + εI)^(−e)
+    grafting : None or "adam" (default None; see above)
+    adam_eps : float > 0 (default 1e-8): ε of the grafted Adam direction
+    max_precond_dim : int >= 1 (default 10000): longer sides are left unpreconditioned
+    on_nonfinite : "warn" (default), "skip" or "raise": a step with a NaN/inf gradient is skipped
+        (parameters and state unchanged, counted in ``skipped_steps``) with a RuntimeWarning,
+        silently, or raises FloatingPointError
+
     >>> _ = torch.manual_seed(0)
     >>> w = torch.nn.Parameter(torch.randn(6, 4))
     >>> opt = Shampoo([w], lr=0.1, block_size=3, precondition_frequency=1)
@@ -74,7 +91,7 @@ class Shampoo(MatrixOptimizer):
                  weight_decay: float = 0.0, eps: float = 1e-6, precondition_frequency: int = 10,
                  block_size: int | None = None, exponent: float = 0.25, grafting: str | None = None,
                  adam_eps: float = 1e-8, max_precond_dim: int = 10_000, *,
-                 on_nonfinite: str = "skip") -> None:
+                 on_nonfinite: str = "warn") -> None:
         defaults = dict(lr=lr, betas=betas, weight_decay=weight_decay, eps=eps,
                         precondition_frequency=precondition_frequency, block_size=block_size,
                         exponent=exponent, grafting=grafting, adam_eps=adam_eps,

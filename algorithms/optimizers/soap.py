@@ -64,6 +64,21 @@ def _power_refresh(stat: torch.Tensor, basis: torch.Tensor) -> tuple[torch.Tenso
 class SOAP(MatrixOptimizer):
     """SOAP (Adam in Shampoo's eigenbasis); see the module docstring for the update.
 
+    Parameters
+    ----------
+    params : iterable of tensors or parameter groups (torch's convention)
+    lr : float >= 0 (default 3e-3)
+    betas : (β₁, β₂) in [0, 1) (default (0.95, 0.95)): Adam's moments
+    shampoo_beta : float in [0, 1) or None (default None: β₂): β_s of the factor statistics
+    eps : float > 0 (default 1e-8): Adam's ε in the rotated basis
+    weight_decay : float >= 0 (default 0): decoupled, W ← (1 − lr·λ) W
+    precondition_frequency : int >= 1 (default 10): steps between basis refreshes
+    block_size : int >= 1 or None (default None: whole matrices): tile side
+    max_precond_dim : int >= 1 (default 10000): longer sides keep the identity basis
+    on_nonfinite : "warn" (default), "skip" or "raise": a step with a NaN/inf gradient is skipped
+        (parameters and state unchanged, counted in ``skipped_steps``) with a RuntimeWarning,
+        silently, or raises FloatingPointError
+
     >>> _ = torch.manual_seed(0)
     >>> w = torch.nn.Parameter(torch.randn(5, 3))
     >>> opt = SOAP([w], lr=0.01)
@@ -76,7 +91,7 @@ class SOAP(MatrixOptimizer):
     def __init__(self, params, lr: float = 3e-3, betas: tuple[float, float] = (0.95, 0.95),
                  shampoo_beta: float | None = None, eps: float = 1e-8, weight_decay: float = 0.0,
                  precondition_frequency: int = 10, block_size: int | None = None,
-                 max_precond_dim: int = 10_000, *, on_nonfinite: str = "skip") -> None:
+                 max_precond_dim: int = 10_000, *, on_nonfinite: str = "warn") -> None:
         defaults = dict(lr=lr, betas=betas, shampoo_beta=shampoo_beta, eps=eps, weight_decay=weight_decay,
                         precondition_frequency=precondition_frequency, block_size=block_size,
                         max_precond_dim=max_precond_dim)

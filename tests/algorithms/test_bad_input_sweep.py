@@ -307,6 +307,15 @@ def _physical():
                                    b=np.array([0.0, 1.0])), DQP()),
                   ("A", "b"), accept=_not_wrong_success(float("nan"))),
     ]
+    from algorithms.optimizers import SOAP, Muon, Shampoo
+
+    for name, make in (("Muon", Muon), ("Shampoo", Shampoo), ("SOAP", SOAP)):
+        cases.append(SweepCase("optimizers", f"{name}.step(NaN gradient) warns or raises",
+                               _nan_gradient_step(make), ("NaN",)))
+    cases.append(SweepCase("optimizers", "BlockOptimizer.step(NaN gradient)",
+                           _nan_gradient_step(lambda p: BlockOptimizer([("w", p[0])])), ("NaN",),
+                           valid="the base torch.optim optimizer steps as torch would (the NaN reaches the "
+                                 "weights), as the class docstring says"))
     # wrapped integer-distance backends on tiny and huge coordinates: Success only at the optimum
     rng = np.random.default_rng(3)
     unit = rng.random((8, 2))
@@ -321,6 +330,24 @@ def _physical():
                                lambda c=cvrp: solve(c, HGS(runtime=0.2), seed=0), ("coords",),
                                accept=_not_wrong_success(best)))
     return cases
+
+
+def _nan_gradient_step(make):
+    """One step with a NaN gradient; a RuntimeWarning about it counts as the error (handled)."""
+    import warnings
+
+    def call():
+        w = torch.nn.Parameter(torch.ones(3, 3))
+        opt = make([w])
+        w.grad = torch.full_like(w, float("nan"))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            opt.step()
+        said = [str(c.message) for c in caught if issubclass(c.category, RuntimeWarning)]
+        if said:
+            raise ValueError(f"warned: {said[0]}")
+        return "stepped"
+    return call
 
 
 def _two_layers():
