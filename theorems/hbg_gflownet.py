@@ -15,6 +15,7 @@ import dataclasses
 import functools
 import itertools
 import math
+import time
 from collections import Counter
 from fractions import Fraction
 from functools import lru_cache
@@ -1776,8 +1777,8 @@ def _train_check(ctx: Context, flip_reward: bool = False) -> Outcome:
     import algorithms.routing.train as tr
 
     steps, size, bmin, bmax = 40, 8, 2.0, 20.0
-    betas, seeds = [], []
-    orig_loss, orig_inst = tr.trajectory_loss, tr._instances
+    betas, seeds, saves = [], [], []
+    orig_loss, orig_inst, orig_save = tr.trajectory_loss, tr._instances, tr.save_checkpoint
 
     def spy_loss(traj, loss, beta=1.0, center=True, db_weight=1.0):
         betas.append(beta)
@@ -1789,18 +1790,24 @@ def _train_check(ctx: Context, flip_reward: bool = False) -> Outcome:
         seeds.extend(seed + i for i in range(count))
         return orig_inst(problem, size, count, seed)
 
+    def spy_save(path, model, meta, *args, **kwargs):
+        saves.append((meta["steps"], meta["minutes"], meta["cpu_minutes"]))
+        return orig_save(path, model, meta, *args, **kwargs)
+
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    tr.trajectory_loss, tr._instances = spy_loss, spy_inst
+    tr.trajectory_loss, tr._instances, tr.save_checkpoint = spy_loss, spy_inst, spy_save
     try:
         with tempfile.TemporaryDirectory() as d:
             path = f"{d}/m.pt"
+            wall0, cpu0 = time.perf_counter(), time.process_time()
             meta = tr.train(problem="tsp", size=size, loss="hybrid", steps=steps, batch=2, samples=8,
                             hidden=16, layers=1, lr=1e-2, beta_min=bmin, beta_max=bmax, seed=ctx.seed,
                             out=path, save_every=10, progress=False)
+            wall, cpu = (time.perf_counter() - wall0) / 60.0, (time.process_time() - cpu0) / 60.0
             trained, _, _ = tr.load_checkpoint(path)
     finally:
-        tr.trajectory_loss, tr._instances = orig_loss, orig_inst
+        tr.trajectory_loss, tr._instances, tr.save_checkpoint = orig_loss, orig_inst, orig_save
         torch.set_num_threads(threads)
     torch.manual_seed(ctx.seed)
     initial = RoutingGFlowNet("tsp", hidden=16, layers=1)
@@ -1821,13 +1828,28 @@ def _train_check(ctx: Context, flip_reward: bool = False) -> Outcome:
     se = float(diff.std(ddof=1) / math.sqrt(diff.size))
     # the schedule is float64 arithmetic (1e-12); learning: the paired mean improvement must exceed
     # 2 standard errors over the 16 held-out instances (a ~95% one-sided normal bound)
-    ok = beta_err <= 1e-12 and fresh and meta["steps"] == steps and float(diff.mean()) > 2 * se
+    # the resumable budget's bookkeeping: a checkpoint every save_every = 10 steps and at the end, its
+    # elapsed minutes (wall and CPU) nondecreasing and within the time the call itself took
+    saved_steps = [s for s, _, _ in saves]
+    clocks = [(m, c) for _, m, c in saves] + [(meta["minutes"], meta["cpu_minutes"])]
+    budget_ok = (saved_steps == [10, 20, 30, 40, 40]
+                 and all(0.0 <= a[0] <= b[0] and 0.0 <= a[1] <= b[1] for a, b in itertools.pairwise(clocks))
+                 and meta["minutes"] <= wall and meta["cpu_minutes"] <= cpu)
+    ok = (beta_err <= 1e-12 and fresh and meta["steps"] == steps and budget_ok
+          and float(diff.mean()) > 2 * se)
     return fact(
         ok,
         "the training script anneals β geometrically from β_min to β_max, draws fresh instances each step, "
-        "and its checkpoint samples shorter held-out tours than the untrained policy it started from",
+        "checkpoints every 10 steps with its elapsed minutes, and its checkpoint samples shorter held-out "
+        "tours than the untrained policy it started from",
         beta_max_rel_error=beta_err,
         distinct_instances=len(set(seeds)),
+        checkpoints_as_documented=float(budget_ok),
+        checkpoints=len(saved_steps),
+        minutes_reported=meta["minutes"],
+        minutes_measured=wall,
+        cpu_minutes_reported=meta["cpu_minutes"],
+        cpu_minutes_measured=cpu,
         mean_cost_untrained=float(before.mean()),
         mean_cost_trained=float(after.mean()),
         mean_improvement=float(diff.mean()),
@@ -1843,8 +1865,10 @@ register(
         "algorithms.routing.train",
         statement="python -m algorithms.routing.train's train() on TSP8 (40 steps of the hybrid loss, 2 "
         "instances × 8 samples, lr 1e-2, β 2 → 20) passes the loss β_t = β_min (β_max/β_min)^(t/(T−1)), "
-        "draws 80 distinct instances, and writes a checkpoint whose mean sampled tour length on 16 held-out "
-        "instances is lower than the untrained starting policy's by more than 2 standard errors",
+        "draws 80 distinct instances, writes a checkpoint every 10 steps and at the end whose elapsed wall "
+        "and CPU minutes are nondecreasing and within the call's own, and ends with a checkpoint whose mean "
+        "sampled tour length on 16 held-out instances is lower than the untrained starting policy's by more "
+        "than 2 standard errors",
         kind=Kind.PROPERTY,
         check=_train_check,
         control=lambda ctx: _train_check(ctx, flip_reward=True),
@@ -1923,5 +1947,75 @@ register(
         "training; we test the CPU-trained CVRP50 checkpoint against the classical baseline at 50 nodes "
         "(the benchmark measures the rest)",
         budget_s=30,
+    )
+)
+
+
+# ---------------------------------------------------------------------------- instance files, immutability
+
+
+def _io_check(ctx: Context, drop_depot_section: bool = False) -> Outcome:
+    """TSPLIB/CVRPLIB round trips of random instances, a CVRPLIB text whose depot is not node 1 (moved
+    to node 0 on reading), and the instances' arrays read-only."""
+    from algorithms.routing.problem import read_cvrplib, read_tsplib, write_cvrplib, write_tsplib
+
+    failures = []
+    for n in (5, 12):
+        cv = random_cvrp(n, seed=ctx.seed + n)
+        back = read_cvrplib(write_cvrplib(cv))
+        if not (np.array_equal(back.coords, cv.coords) and np.array_equal(back.demands, cv.demands)
+                and back.capacity == cv.capacity and np.array_equal(back.distances, cv.distances)):
+            failures.append(f"CVRPLIB round trip of CVRP{n}")
+        ts = random_tsp(n, seed=ctx.seed + n)
+        if not np.array_equal(read_tsplib(write_tsplib(ts)).coords, ts.coords):
+            failures.append(f"TSPLIB round trip of TSP{n}")
+        for name, arr in (("coords", cv.coords), ("demands", cv.demands), ("distances", cv.distances),
+                          ("TSP distances", ts.distances)):
+            try:
+                arr[0, -1] = 1.0 if arr.ndim == 2 else arr[0]
+                failures.append(f"{name} of an instance is writable")
+            except ValueError:
+                pass
+    # CVRPLIB numbers nodes from 1 and names the depot in DEPOT_SECTION: write CVRP6 with its nodes
+    # rotated so the depot is node 3, and read it back: the depot must come back to node 0
+    cv = random_cvrp(6, seed=ctx.seed)
+    order = [1, 2, 0, 3, 4, 5, 6]  # file node k + 1 holds our node order[k]; our depot is file node 3
+    lines = ["NAME : rotated", "TYPE : CVRP", "DIMENSION : 7", "EDGE_WEIGHT_TYPE : EUC_2D",
+             f"CAPACITY : {cv.capacity}", "NODE_COORD_SECTION"]
+    xy = cv.coords.tolist()
+    lines += [f"{k + 1} {xy[i][0]!r} {xy[i][1]!r}" for k, i in enumerate(order)]
+    lines += ["DEMAND_SECTION"] + [f"{k + 1} {int(cv.demands[i])}" for k, i in enumerate(order)]
+    if not drop_depot_section:  # the control: the file's depot not declared (node 1 assumed)
+        lines += ["DEPOT_SECTION", "3", "-1"]
+    expected = [0] + [i for i in order if i != 0]
+    try:
+        back = read_cvrplib("\n".join([*lines, "EOF"]) + "\n")
+    except ValueError as exc:  # e.g. node 1 taken as the depot, with a nonzero demand
+        failures.append(f"the rotated file is refused: {exc}")
+    else:
+        if not (np.array_equal(back.coords, cv.coords[expected])
+                and np.array_equal(back.demands, cv.demands[expected])):
+            failures.append("the depot of a file whose DEPOT_SECTION is node 3 is not node 0 after reading")
+    return fact(not failures, "TSPLIB/CVRPLIB round trips exact, a declared depot moved to node 0, instance "
+                "arrays read-only" + (f" (failed: {'; '.join(failures)})" if failures else ""),
+                failures=len(failures))
+
+
+register(
+    Claim(
+        id=f"{PAPER}.instance_io",
+        paper=PAPER,
+        source=f"Section 5 (benchmark instances: uniform TSP/CVRP and CVRPLIB files) {SRC}; "
+        "algorithms.routing.problem",
+        statement="write_cvrplib/read_cvrplib and write_tsplib/read_tsplib round-trip random CVRP5, CVRP12, "
+        "TSP5, TSP12 exactly (coordinates, demands, capacity, distances); a CVRPLIB file whose "
+        "DEPOT_SECTION names node 3 is read with that node as node 0 and the others in file order; and "
+        "the instances' coordinates, demands and distance matrices are read-only",
+        kind=Kind.PROPERTY,
+        check=_io_check,
+        control=lambda ctx: _io_check(ctx, drop_depot_section=True),
+        control_description="the rotated file without its DEPOT_SECTION (the reader then takes node 1 as the "
+        "depot): the depot check must fail",
+        origin=Origin.IMPLEMENTATION,
     )
 )
