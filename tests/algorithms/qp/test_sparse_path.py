@@ -143,3 +143,51 @@ def test_more_rows_than_variables_skip_the_plain_sparse_lu(monkeypatch):
     rhs[:3] = 0.0  # P x + Cᵀ y = 0 with y chosen by the solve
     zeta = factor.solve(rhs)
     np.testing.assert_allclose(factor.matvec(zeta), rhs, atol=1e-10)
+
+
+@pytest.mark.parametrize("case", ["free-variable", "empty-row"])
+def test_structurally_singular_kkt_skips_the_plain_sparse_lu(monkeypatch, case):
+    """An LP-like K with a variable in no term of P and no active row (or an empty row of C) is singular
+    for sure: straight to the regularized factorization, whose refined solve still answers exactly."""
+    calls = []
+    real = KKTFactor._splu.__func__
+    monkeypatch.setattr(KKTFactor, "_splu", classmethod(lambda cls, M: calls.append(M.shape) or real(cls, M)))
+    P = sp.diags([1.0, 2.0, 0.0, 0.0], format="csc")  # variables 2 and 3 are linear
+    rows = [[0.0, 0.0, 1.0, 0.0]] if case == "free-variable" else [[0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0],
+                                                                   [0.0, 0.0, 0.0, 0.0]]
+    C = sp.csr_matrix(np.array(rows))
+    C.eliminate_zeros()
+    factor = KKTFactor(P, C)
+    assert factor._structurally_singular() and factor.singular and calls == []
+    assert factor.lstsq_method == "regularized"
+    zeta_true = np.arange(1.0, factor.size + 1)
+    rhs = factor.matvec(zeta_true)
+    zeta = factor.solve(rhs)
+    assert np.abs(factor.matvec(zeta) - rhs).max() <= 1e-12 * (1 + np.abs(rhs).max())
+    # a K whose every variable is covered keeps the plain LU (and its singularity test)
+    full = KKTFactor(sp.diags([1.0, 2.0, 0.0], format="csc"), sp.csr_matrix(np.array([[0.0, 0.0, 1.0]])))
+    assert not full._structurally_singular() and not full.singular and full.method == "splu"
+
+
+def test_schur_solves_refine_only_when_the_residual_shows_a_loss(monkeypatch):
+    """The block-elimination routes skip the refinement step at a round-off residual and take it on the
+    ill-conditioned P where block elimination alone loses cond(P)·eps (residual 4e-10 unrefined)."""
+    rng = np.random.default_rng(3)
+    n = 40
+    M = rng.standard_normal((n, n))
+    factor = KKTFactor(M @ M.T + n * np.eye(n), rng.standard_normal((5, n)))
+    assert factor.method == "cholesky-schur"
+    count = []
+    real = KKTFactor._block_solve
+    monkeypatch.setattr(KKTFactor, "_block_solve", lambda self, r: count.append(1) or real(self, r))
+    rhs = rng.standard_normal(n + 5)
+    zeta = factor.solve(rhs)
+    assert len(count) == 1  # well conditioned: one block solve
+    assert np.abs(factor.matvec(zeta) - rhs).max() <= KKTFactor.REFINE_GATE * max(1, np.abs(zeta).max())
+    count.clear()
+    bad = KKTFactor(sp.diags([1.0, 1.5e-8], format="csc"), sp.csr_matrix([[1.0, 1.0]]))
+    assert bad.method == "diagonal-schur"
+    rhs = np.array([1.0, 2.0, 3.0])
+    zeta = bad.solve(rhs)
+    assert len(count) == 2  # the residual showed the loss: refined once
+    assert np.abs(bad.matvec(zeta) - rhs).max() <= 1e-12 * max(1.0, np.abs(zeta).max())
