@@ -989,6 +989,12 @@ def _check_backend_agnostic(ctx: Context, *, sabotage: bool) -> Outcome:
         # compared first, so that shrinking the counterexample does not re-run every backend
         algs = {"osqp": loose, **{b: a for b, a in algs.items() if b != "osqp"}}
     ref_name = "clarabel"
+    # the QPLayer subject is compared with the reference too (ours: QPLayer(DQP()), backend "auto"); a
+    # peer's layer is compared alone (the backends are our dQP's)
+    make, ours = _subject_layer(ctx)
+    layer = make(DQP())
+    if not ours:
+        algs = {ref_name: algs[ref_name]}
     # 1e-7: the polished solutions share J, so they differ only by rounding in the same
     # LU solve (~1e-13); 1e-7 tolerates a backend whose J is read at eps_active = 1e-5.
     tol = 1e-7
@@ -1029,12 +1035,28 @@ def _check_backend_agnostic(ctx: Context, *, sabotage: bool) -> Outcome:
                     problems.append(f"{b}: ∇{name} differs from {ref_name} by {err:.3g}")
                 worst[0] = max(worst[0], err / scale)
             worst[0] = max(worst[0], dx)
+        if not problems:  # the layer: its x and its autograd VJP against the reference's
+            x, grads, _ = _through_layer(layer, {k: getattr(inst, k) for k in _INPUTS}, g)
+            dx = float(np.abs(x - ref.x).max())
+            if dx > tol * (1 + np.abs(ref.x).max()):
+                problems.append(f"the QPLayer: x differs from {ref_name} by {dx:.3g}")
+            for name in _INPUTS:
+                if ref_grads[name] is None:
+                    continue
+                err = float(np.abs(grads[name] - ref_grads[name]).max())
+                scale = 1 + float(np.abs(ref_grads[name]).max())
+                if err > tol * scale:
+                    problems.append(f"the QPLayer: ∇{name} differs from {ref_name} by {err:.3g}")
+                worst[0] = max(worst[0], err / scale)
+            worst[0] = max(worst[0], dx)
         assert not problems, "; ".join(problems)
         return {"worst_relative_difference": figure(worst[0], 1, floor=1e-12),
                 "backend_failures": {b: c for b, c in failures.items() if c}}
 
+    what = (f"x* and VJPs agree across {len(backends)} backends {backends} and the QPLayer" if ours
+            else f"the QPLayer's x* and VJPs agree with dQP ({ref_name})")
     return property_outcome(st.tuples(qp_instances(), seeds), test, ctx=ctx, max_examples=ctx.pick(8, 100),
-                            what=f"x* and VJPs agree across {len(backends)} backends {backends}")
+                            what=what)
 
 
 register(Claim(
@@ -1047,8 +1069,10 @@ register(Claim(
               "to 1e-7 (relative) across every backend of CLAIM_BACKENDS; at most one backend may fail an "
               "instance, and only with a Failure/MaxIters retcode (HiGHS's QP solver fails some strictly "
               "convex QPs; the failures are counted in the evidence), and the reference (clarabel) must "
-              "succeed.",
+              "succeed; the torch layer QPLayer(DQP()) gives the same x and (by autograd) VJPs to 1e-7 too "
+              "(another QPLayer is compared with the reference alone).",
     kind=Kind.PROPERTY,
+    subjects=("QPLayer",),
     check=partial(_check_backend_agnostic, sabotage=False),
     control=partial(_check_backend_agnostic, sabotage=True),
     control_description="osqp run at eps_abs = eps_rel = 1e-2 with dQP's polish and osqp's own polish off "
@@ -2937,6 +2961,30 @@ register(Claim(
 # ---------------------------------------------------------------------------- dqp.representation_invariance
 
 
+def _representation_layer(layer, inst, g: np.ndarray, perm: np.ndarray, c: np.ndarray,
+                          a: np.ndarray) -> tuple[str | None, float]:
+    """x and ∂⟨g, x⟩/∂q through ``layer`` for the QP as written and with the rows of (G, h) permuted and
+    scaled by c, those of (A, b) by a; x for (P, q)·1e±4 and (q, h, b)·1e3, 1e6 (x scaled alike): the
+    first difference above 1e-9 (relative, as the claim's) and the largest relative difference."""
+    def run(**override) -> tuple[np.ndarray, np.ndarray]:
+        x, grads, _ = _through_layer(layer, {**{k: getattr(inst, k) for k in _INPUTS}, **override}, g,
+                                     wrt=("q",))
+        return x, grads["q"]
+
+    x0, dq0 = run()
+    x1, dq1 = run(G=c[:, None] * inst.G[perm], h=c * inst.h[perm], A=a[:, None] * inst.A, b=a * inst.b)
+    errors = {"rows permuted and scaled: x": np.abs(x1 - x0).max() / (1 + np.abs(x0).max()),
+              "rows permuted and scaled: ∂q": np.abs(dq1 - dq0).max() / (1 + np.abs(dq0).max())}
+    for s in (1e-4, 1e4):
+        x_s = run(P=s * inst.P, q=s * inst.q)[0]
+        errors[f"(P, q)·{s:g}: x"] = np.abs(x_s - x0).max() / (1 + np.abs(x0).max())
+    for t in (1e3, 1e6):
+        x_t = run(q=t * inst.q, h=t * inst.h, b=t * inst.b)[0] / t
+        errors[f"(q, h, b)·{t:g}: x"] = np.abs(x_t - x0).max() / (1 + np.abs(x0).max())
+    bad = {k: f"{v:.2g}" for k, v in errors.items() if not v <= 1e-9}
+    return (f"relative differences above 1e-9: {bad}" if bad else None), float(max(errors.values()))
+
+
 def _check_representation(ctx: Context, *, sabotage: bool) -> Outcome:
     rng = ctx.rng("dqp.representation_invariance")
     count = ctx.pick(6, 40)
@@ -2945,6 +2993,8 @@ def _check_representation(ctx: Context, *, sabotage: bool) -> Outcome:
     # of small norm has its slack read in raw units
     exact = dqp_module._row_norms
     floored = patched(dqp_module, "_row_norms", lambda G: np.maximum(exact(G), 1.0))
+    make, ours = _subject_layer(ctx)  # x and ∂⟨g, x⟩/∂q also through the QPLayer subject
+    layer = make(DQP(backend="quadprog"))
     with floored if sabotage else nullcontext():
         for k in range(count):
             inst = make_qp_instance(int(rng.integers(2**31)), 5, 1, 6, 3)
@@ -2960,6 +3010,12 @@ def _check_representation(ctx: Context, *, sabotage: bool) -> Outcome:
             c = np.where(inactive, 10.0 ** rng.uniform(-6.0, 3.0, m), 10.0 ** rng.uniform(-2.0, 2.0, m))
             c[np.flatnonzero(inactive)[0]] = 1e-6
             a = rng.choice([-1.0, 1.0], inst.A.shape[0]) * 10.0 ** rng.uniform(-2.0, 2.0, inst.A.shape[0])
+            problem, error = _representation_layer(layer, inst, g, perm, c, a)
+            worst = max(worst, error)
+            if problem is not None:
+                return Outcome("fail", f"instance {k}, the QPLayer: {problem}", {"instance": k})
+            if not ours:  # the rest reads dQP's own duals, active set, flags and storage
+                continue
             same = QP(P=inst.P, q=inst.q, G=c[:, None] * inst.G[perm], h=c * inst.h[perm],
                       A=a[:, None] * inst.A, b=a * inst.b)
             sol = solve(same, DQP(backend="quadprog"))
@@ -3030,7 +3086,7 @@ def _check_representation(ctx: Context, *, sabotage: bool) -> Outcome:
                                        f"{empty.A}; x {got.x.tolist()} vs {free.x.tolist()} without them",
                                {"instance": k})
         # the smallest QP, one variable: min ½p x² + q x s.t. x <= h has x* = min(-q/p, h)
-        for p_, q_, h_ in ((2.0, -3.0, 1.0), (2.0, -1.0, 1.0), (0.5, 4.0, -10.0)):
+        for p_, q_, h_ in ((2.0, -3.0, 1.0), (2.0, -1.0, 1.0), (0.5, 4.0, -10.0)) if ours else ():
             try:
                 one = solve(QP(P=np.array([[p_]]), q=np.array([q_]), G=np.ones((1, 1)), h=np.array([h_])),
                             DQP(backend="quadprog"))
@@ -3045,7 +3101,9 @@ def _check_representation(ctx: Context, *, sabotage: bool) -> Outcome:
                            "1e-6) and of (A, b) leaves x, the active set (permuted), the degenerate flag "
                            "and ∂⟨g, x⟩/∂q unchanged and scales z, y back; CSC, CSR and COO storage give "
                            "the same x, zero-row blocks are no constraints, and 1-variable QPs are solved",
-                   {"instances": count, "worst_relative_error": figure(worst, digits=2, floor=1e-16)})
+                   {"instances": count, "worst_relative_error": figure(worst, digits=2, floor=1e-16),
+                    **({} if ours else {"not_run_on_subject": "dQP's duals, active set, degenerate flag, "
+                                                              "sparse storage and 1-variable QPs"})})
 
 
 register(Claim(
@@ -3065,8 +3123,11 @@ register(Claim(
               "and the rescaled x, z, y are the same (1e-9 relative). (G, h) and (A, b) with zero rows are "
               "stored as absent and give bit for bit the x of the QP without them; a 1-variable QP min "
               "½p x² + q x s.t. x <= h is solved to x* = min(-q/p, h) (1e-12 relative; active and "
-              "inactive row).",
+              "inactive row). Through the torch layer QPLayer(DQP(quadprog)), x and ∂⟨g, x⟩/∂q are the "
+              "same (1e-9 relative) for the rows permuted and scaled, and x for the scaled objective and "
+              "solution (another QPLayer runs this part only).",
     kind=Kind.NUMERIC,
+    subjects=("QPLayer",),
     check=partial(_check_representation, sabotage=False),
     control=partial(_check_representation, sabotage=True),
     control_description="row norms floored at 1 (the implementation before mutation round 5): a row scaled "

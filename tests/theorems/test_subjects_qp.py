@@ -37,7 +37,8 @@ def test_qplayer_subject_is_registered_with_its_claims():
     assert set(PEERS["QPLayer"]) == {"cvxpylayers", "proxsuite QPLayer"}
     exercising = {c.id for c in REGISTRY.values() if "QPLayer" in c.subjects}
     assert {"dqp.jacobian_fd", "dqp.layer_gradient", "dqp.reduced_equals_full",
-            "dqp.dependent_active_rows"} <= exercising
+            "dqp.dependent_active_rows", "dqp.backend_agnostic",
+            "dqp.representation_invariance"} <= exercising
 
 
 def test_a_users_layer_without_the_P_gradient_is_caught():
