@@ -1690,3 +1690,207 @@ register(Claim(
                         "baseline) instead of the units the state holds; the ranking is unchanged",
     budget_s=30.0,
 ))
+
+
+# ---------------------------------------------------------------------------------------------
+# purest_quantum.input_domains
+# ---------------------------------------------------------------------------------------------
+
+def _domain_cases() -> list[tuple[str, object, bool, tuple[type, str] | None]]:
+    """(label, call, at a closed end of the domain, expected refusal or None for accepted)."""
+    from algorithms.quantum import (
+        PurestStateProblem,
+        as_density_matrix,
+        hardness_h1,
+        measurement_probabilities,
+        partial_trace,
+        random_state,
+        sample_counts,
+    )
+    from algorithms.quantum.problem import check_copies_per_basis
+
+    mixed, pure = np.eye(2) / 2, np.diag([1.0, 0.0])
+    bell = np.zeros((4, 4))
+    bell[0, 0] = bell[0, 3] = bell[3, 0] = bell[3, 3] = 0.5
+    off = np.eye(2) + 1e-3 * np.array([[0.0, 1.0], [0.0, 0.0]])  # 1e-3 from unitary
+    return [
+        # closed ends: what the documented domains include
+        ("purities with float round-off above 1 (1 + 1e-12)", lambda: hardness_h1([1.0 + 1e-12, 0.5]),
+         True, None),
+        ("random_state at purity 1/2ⁿ", lambda: random_state(2, purity=0.25, seed=0), True, None),
+        ("random_state at purity 1", lambda: random_state(2, purity=1.0, seed=0), True, None),
+        ("copies_per_basis = 2", lambda: check_copies_per_basis(2), True, None),
+        ("partial_trace keeping qubit 0", lambda: partial_trace(bell, keep=(0,)), True, None),
+        ("copies = K", lambda: PurestStateProblem([mixed, pure], copies=2), True, None),
+        ("a one-qubit state", lambda: as_density_matrix(mixed), True, None),
+        ("sample_counts with zero shots", lambda: sample_counts(np.array([0.5, 0.5]), 0, seed=0), True,
+         None),
+        # just outside: refused, the argument named
+        ("purity 1.01", lambda: hardness_h1([1.01, 0.5]), False, (ValueError, "purities")),
+        ("random_state below 1/2ⁿ", lambda: random_state(2, purity=0.2499, seed=0), False,
+         (ValueError, "purity")),
+        ("copies_per_basis = 1", lambda: check_copies_per_basis(1), False, (ValueError, "copies_per_basis")),
+        ("partial_trace keeping qubit n", lambda: partial_trace(bell, keep=(2,)), False,
+         (ValueError, "keep")),
+        ("copies = 2.5", lambda: PurestStateProblem([mixed, pure], copies=2.5), False,
+         (TypeError, "copies")),
+        ("copies = K − 1", lambda: PurestStateProblem([mixed, pure], copies=1), False,
+         (ValueError, "copies")),
+        ("atol = 0", lambda: as_density_matrix(mixed, atol=0.0), False, (ValueError, "atol")),
+        ("a 3 × 3 matrix", lambda: as_density_matrix(np.eye(3) / 3), False, (ValueError, "rho")),
+        ("a basis 1e-3 from unitary", lambda: measurement_probabilities(mixed, off), False,
+         (ValueError, "unitaries")),
+        ("unitaries of the wrong size", lambda: measurement_probabilities(mixed, np.eye(4)), False,
+         (ValueError, "unitaries")),
+        ("probabilities summing to 0.9", lambda: sample_counts(np.array([0.5, 0.4]), 3), False,
+         (ValueError, "probabilities")),
+        ("a negative probability", lambda: sample_counts(np.array([1.2, -0.2]), 3), False,
+         (ValueError, "probabilities")),
+    ]
+
+
+def _check_domains(ctx: Context, *, open_ends: bool) -> Outcome:
+    """Every case accepted or refused as its domain says; ``open_ends`` (the control) expects the
+    closed ends refused too."""
+    wrong = []
+    cases = _domain_cases()
+    for label, call, closed_end, refusal in cases:
+        expect_refusal = refusal is not None or (open_ends and closed_end)
+        try:
+            call()
+        except (TypeError, ValueError) as exc:
+            named = refusal is not None and isinstance(exc, refusal[0]) and refusal[1] in str(exc)
+            if not expect_refusal or (refusal is not None and not named):
+                wrong.append(f"{label}: {type(exc).__name__}: {str(exc)[:80]}")
+        else:
+            if expect_refusal:
+                wrong.append(f"{label}: accepted")
+    return Outcome("pass" if not wrong else "fail",
+                   f"{len(cases) - len(wrong)} of {len(cases)} inputs accepted or refused as their "
+                   "documented domains say" + (f"; wrong: {'; '.join(wrong[:4])}" if wrong else ""),
+                   {"cases": len(cases), "wrong": wrong})
+
+
+register(Claim(
+    id="purest_quantum.input_domains",
+    paper=PAPER,
+    source="Section 2 (the model: density matrices of n qubits, purities in (0, 1], m >= 2 copies per "
+           "basis for the collision statistic, K arms with at least one copy each); our validation "
+           "(algorithms.quantum.states, .problem)",
+    origin=Origin.IMPLEMENTATION,
+    statement="The public functions of the model accept their domains' closed ends (purities up to 1 plus "
+              "float round-off, random_state at purity 1/2ⁿ and 1, copies_per_basis = 2, copies = K, qubit "
+              "index 0, one qubit, zero shots) and refuse inputs just outside with a ValueError or TypeError "
+              "naming the argument (purity 1.01 or below 1/2ⁿ, copies_per_basis = 1, qubit index n, copies "
+              "2.5 or K − 1, atol = 0, a 3 × 3 matrix, a basis 1e-3 from unitary or of the wrong size, "
+              "probabilities summing to 0.9 or negative): 20 cases",
+    kind=Kind.PROPERTY,
+    check=lambda ctx: _check_domains(ctx, open_ends=False),
+    control=lambda ctx: _check_domains(ctx, open_ends=True),
+    control_description="the domains read as open at their closed ends (purity 1 and 1/2ⁿ, copies_per_basis "
+                        "2, copies K, qubit 0, ...): the check then expects refusals where the model "
+                        "accepts, and must fail",
+))
+
+
+# ---------------------------------------------------------------------------------------------
+# purest_quantum.random_state_law
+# ---------------------------------------------------------------------------------------------
+
+def _real_random_state(n_qubits: int, rank: int | None = None, seed=None) -> np.ndarray:
+    """The control's sampler: the Ginibre matrix (or the Haar vector) drawn real, imaginary part dropped."""
+    dim = 2**n_qubits
+    g = seed.standard_normal((dim, rank or 1))
+    rho = g @ g.T
+    return rho / np.trace(rho)
+
+
+def _check_state_law(ctx: Context, *, sampler) -> Outcome:
+    """Monte Carlo moments of random_state against the complex Ginibre / Haar closed forms."""
+    rng = ctx.rng("state-law")
+    draws = ctx.pick(3000, 20_000)
+    cells = []
+    # E Tr ρ² = (d + r)/(dr + 1) for ρ = GG†/Tr, G a d × r complex Ginibre matrix (Życzkowski–Sommers);
+    # E ρ₀₀² = 2/(d(d + 1)) for a Haar pure state (|ψ₀|² ~ Beta(1, d − 1))
+    for n, rank in ((2, 2), (3, 3), (3, None)):
+        d = 2**n
+        if rank is None:
+            values = np.array([sampler(n, seed=rng)[0, 0].real ** 2 for _ in range(draws)])
+            exact = 2.0 / (d * (d + 1))
+        else:
+            values = np.array([np.sum(np.abs(sampler(n, rank=rank, seed=rng)) ** 2) for _ in range(draws)])
+            exact = (d + rank) / (d * rank + 1)
+        se = float(values.std(ddof=1) / math.sqrt(draws))
+        mean = float(values.mean())
+        cells.append({"d": d, "rank": rank, "mean": figure(mean, 5), "exact": figure(exact, 5),
+                      "z": figure((mean - exact) / se, 3)})
+    # |z| <= 4 per cell: a false alarm has probability 3 × 6.3e-5 under the law; a real (orthogonal)
+    # ensemble moves these means to (d + r + 1)/(dr + 2) and 3/(d(d + 2)), 14-26 standard errors away
+    # at 3000 draws (measured), so the check's power against that bug is essentially 1
+    worst = max(abs(c["z"]) for c in cells)
+    return Outcome("pass" if worst <= 4 else "fail",
+                   f"random_state's moments vs the complex Ginibre/Haar closed forms: max |z| = {worst:.3g} "
+                   f"({'<=' if worst <= 4 else '>'} 4) over {len(cells)} cells of {draws} draws",
+                   {"cells": cells, "draws": draws})
+
+
+register(Claim(
+    id="purest_quantum.random_state_law",
+    paper=PAPER,
+    source="Section 5 (the experiments' random states: Haar-random pure states and ranked mixed states); "
+           "algorithms.quantum.states.random_state",
+    origin=Origin.IMPLEMENTATION,
+    statement="random_state draws from the complex ensembles its docstring names: for rank r, "
+              "E Tr ρ² = (d + r)/(dr + 1) (d = 4, r = 2 and d = r = 8), and for a Haar pure state "
+              "E ρ₀₀² = 2/(d(d + 1)) (d = 8); each Monte Carlo mean over 3000 (full: 20 000) draws within 4 "
+              "standard errors",
+    kind=Kind.NUMERIC,
+    check=lambda ctx: _check_state_law(ctx, sampler=random_state),
+    control=lambda ctx: _check_state_law(ctx, sampler=_real_random_state),
+    control_description="the states drawn from the real ensembles (the Ginibre matrix's or the Haar "
+                        "vector's imaginary part dropped): every cell moves by >= 14 standard errors",
+))
+
+
+# ---------------------------------------------------------------------------------------------
+# purest_quantum.no_data_no_success
+# ---------------------------------------------------------------------------------------------
+
+def _check_no_data(ctx: Context, *, copies_per_arm: int) -> Outcome:
+    """Algorithms 1 and 2 with ``copies_per_arm``·K units (K = 3 one-qubit states; a unit is a copy, or a
+    pair of copies for the SWAP test): with K units the schedule gives every phase 0 units, so no
+    elimination rests on data."""
+    states = [random_state(1, purity=p, seed=ctx.seed + i) for i, p in enumerate((0.95, 0.75, 0.6))]
+    rows, ok = [], True
+    # CoherentSR spends copies in pairs (one SWAP test): 2K copies are its K units
+    for algorithm, per_unit in ((IncoherentSR(copies_per_basis=2), 1), (CoherentSR(), 2)):
+        problem = PurestStateProblem(states, copies=per_unit * copies_per_arm * len(states))
+        full = solve(problem, algorithm, seed=ctx.seed)
+        cut = solve(problem, algorithm, seed=ctx.seed, maxiters=1)
+        # the documented retcodes: a phase without data -> Failure (a coin toss, not an identification);
+        # a phase cap below K − 1 -> MaxIters, whatever the data
+        ok = ok and full.retcode is RetCode.Failure and cut.retcode is RetCode.MaxIters
+        rows.append({"algorithm": type(algorithm).__name__, "retcode": str(full.retcode),
+                     "retcode_maxiters_1": str(cut.retcode), "copies_used": full.stats.copies})
+    return Outcome("pass" if ok else "fail",
+                   f"with {copies_per_arm} unit{'' if copies_per_arm == 1 else 's'} per state: "
+                   + ", ".join(f"{r['algorithm']} {r['retcode']} (maxiters = 1: {r['retcode_maxiters_1']})"
+                               for r in rows), {"runs": rows})
+
+
+register(Claim(
+    id="purest_quantum.no_data_no_success",
+    paper=PAPER,
+    source="Algorithms 1 and 2 (successive rejects: each phase eliminates on the data of its N_k copies); "
+           "our retcodes (algorithms.quantum.problem.run_successive_rejects)",
+    origin=Origin.IMPLEMENTATION,
+    statement="With a budget of K units (K copies; 2K for the SWAP tests of Algorithm 2; K = 3 one-qubit "
+              "states of purities 0.95, 0.75, 0.6) every phase of "
+              "Algorithms 1 and 2 gets N_k = 0 copies, so no elimination rests on data: both end in Failure, "
+              "not Success, and with maxiters = 1 (a phase cap below K − 1) in MaxIters",
+    kind=Kind.PROPERTY,
+    check=lambda ctx: _check_no_data(ctx, copies_per_arm=1),
+    control=lambda ctx: _check_no_data(ctx, copies_per_arm=60),
+    control_description="the same expectation at 60 units per state, where every phase has data: the runs "
+                        "end in Success, so the check's Failure must fail",
+))
