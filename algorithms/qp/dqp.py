@@ -489,15 +489,24 @@ class KKTFactor:
                 self._reg_lu = None
 
     def _structurally_singular(self) -> bool:
-        """Whether K has an empty row: a variable with an empty column in both P and C, or an empty row
-        of C (sparse routes; counts stored nonzeros, so an explicit zero counts as an entry)."""
-        used = np.diff(self.P.indptr) > 0  # CSC: entries per column of P
-        if self.k:
-            C = self.C  # CSR
-            if np.any(np.diff(C.indptr) == 0):
-                return True
-            used = used | (np.bincount(C.indices, minlength=self.n) > 0)
-        return not bool(np.all(used))
+        """Whether K is singular by its structure alone: an empty row of C, or more empty columns of P
+        (the set Z) than rows of C with an entry in Z (then C restricted to Z has a null vector x_Z, and
+        K (x, 0) = 0 for x = x_Z on Z and 0 elsewhere; a variable in no term of P and no row of C is the
+        case of one). LP-like K_J are such, and SuperLU's plain LU of one printed illegal-argument errors
+        from BLAS on QSCAGR7 and left the process's later solves wrong. Sparse routes; an explicitly
+        stored zero counts as an entry."""
+        empty = np.diff(self.P.indptr) == 0  # CSC: entries per column of P
+        z = int(np.count_nonzero(empty))
+        if not self.k:
+            return z > 0
+        C = self.C  # CSR
+        if np.any(np.diff(C.indptr) == 0):
+            return True
+        if not z:
+            return False
+        rows = np.repeat(np.arange(self.k), np.diff(C.indptr))
+        touching = np.unique(rows[empty[C.indices]]).size  # rows of C with an entry in Z
+        return z > touching
 
     @classmethod
     def _splu(cls, M):

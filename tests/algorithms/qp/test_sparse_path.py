@@ -145,7 +145,7 @@ def test_more_rows_than_variables_skip_the_plain_sparse_lu(monkeypatch):
     np.testing.assert_allclose(factor.matvec(zeta), rhs, atol=1e-10)
 
 
-@pytest.mark.parametrize("case", ["free-variable", "empty-row"])
+@pytest.mark.parametrize("case", ["free-variable", "empty-row", "lp-block"])
 def test_structurally_singular_kkt_skips_the_plain_sparse_lu(monkeypatch, case):
     """An LP-like K with a variable in no term of P and no active row (or an empty row of C) is singular
     for sure: straight to the regularized factorization, whose refined solve still answers exactly."""
@@ -153,8 +153,10 @@ def test_structurally_singular_kkt_skips_the_plain_sparse_lu(monkeypatch, case):
     real = KKTFactor._splu.__func__
     monkeypatch.setattr(KKTFactor, "_splu", classmethod(lambda cls, M: calls.append(M.shape) or real(cls, M)))
     P = sp.diags([1.0, 2.0, 0.0, 0.0], format="csc")  # variables 2 and 3 are linear
-    rows = [[0.0, 0.0, 1.0, 0.0]] if case == "free-variable" else [[0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0],
-                                                                   [0.0, 0.0, 0.0, 0.0]]
+    rows = {"free-variable": [[0.0, 0.0, 1.0, 0.0]],
+            "empty-row": [[0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0]],
+            # every variable covered, but the two linear ones meet one row only (as QSCAGR7's K_J)
+            "lp-block": [[1.0, 0.0, 1.0, 1.0], [0.0, 1.0, 0.0, 0.0]]}[case]
     C = sp.csr_matrix(np.array(rows))
     C.eliminate_zeros()
     factor = KKTFactor(P, C)
