@@ -609,10 +609,13 @@ FAMILIES = ("abs_linear", "norm_residual", "group_residuals", "huber", "lp_norm_
 RATE_FAMILIES = FAMILIES[:-1]
 
 
-def make_instance(family: str, seed: int, scale: float, dim: int | None = None) -> CurvatureProblem:
+def make_instance(family: str, seed: int, scale: float, dim: int | None = None,
+                  data_scale: float = 1.0) -> CurvatureProblem:
     """A small instance of ``family`` whose starting point sits at distance ~``scale`` from x*.
 
     ``dim`` fixes the dimension (else it is drawn in 1..6), so that two instances can be summed.
+    ``data_scale`` γ multiplies the planted solution, the noise and the start (so b and x0): the
+    problem in y = γx, f_γ(γx) = γ²f(x), for the families homogeneous in (x, b) (``_DATA_SCALED``).
 
     >>> prob = make_instance("huber", 0, 1.0)
     >>> prob.f_star, prob.x_star.shape == prob.x0.shape
@@ -623,9 +626,11 @@ def make_instance(family: str, seed: int, scale: float, dim: int | None = None) 
     d = drawn if dim is None else dim
     n = d + int(rng.integers(1, 12))
     A = rng.standard_normal((n, d))
-    x_true = rng.standard_normal(d)
-    x0 = x_true + scale * rng.standard_normal(d)
-    noise = rng.standard_normal(n)
+    if not (data_scale > 0 and math.isfinite(data_scale)):
+        raise ValueError(f"data_scale must be finite and > 0, got {data_scale!r}")
+    x_true = data_scale * rng.standard_normal(d)
+    x0 = x_true + data_scale * scale * rng.standard_normal(d)
+    noise = data_scale * rng.standard_normal(n)
     p = float(rng.choice([2.0, 2.5, 3.0, 4.0, 6.0]))
     if family == "abs_linear":
         return sum_of_squared_abs_linear(A, A @ x_true + noise, x0=x0)
@@ -1537,6 +1542,17 @@ def _check_lcd3_projection(ctx: Context, *, stepsize_factor: float = 1.0) -> Out
             closed_form = Outcome("fail", f"{closed_form.summary}; at (Δ, G) = (1, 4), (1, 3), (3, 8) it is "
                                   f"{[figure(v) for v in values.values()]}, not 0", closed_form.evidence)
 
+    # the closed domain's end Δ = 0 (a point attaining f*; the paper's Δ = f(x) − f* >= 0): the formula
+    # gives t = 1 − √1 = 0 for every G > 0, exactly in floats, through the public numeric path
+    lcd3_stepsize = importlib.import_module("algorithms.curvature.lcd3").lcd3_stepsize
+    try:
+        at_zero = {g: lcd3_stepsize(0.0, g) for g in (1e-6, 1.0, 1e6)}
+        zero_gap = "" if all(t == 0.0 for t in at_zero.values()) else f"t(0, G) = {at_zero}, not 0"
+    except ValueError as exc:
+        zero_gap = f"lcd3_stepsize rejects Δ = 0: {exc}"
+    if zero_gap:
+        closed_form = Outcome("fail", f"Δ = 0: {zero_gap}", closed_form.evidence)
+
     counts: dict[str, dict[str, int]] = {}
 
     def test(example):
@@ -1607,7 +1623,8 @@ register(Claim(
     origin=Origin.PROOF_STEP,
     statement="LCD3's step size t = 1 − √(1 − 2Δ/G) solves the boundary equation Δ − tG + ½t²G = 0 of "
               "the model along the Newton ray identically in Δ, G > 0 (symbolically, through the "
-              "implementation's sympy path). "
+              "implementation's sympy path), and at Δ = 0 (x attains f*) the numeric step size is 0 for "
+              "every G > 0. "
               "Every LCD3 step from x_k is the projection of x_k onto the localization set 𝓛(x_k) in the "
               "C(x_k)-seminorm: with s = x_(k+1) − x_k and t the recorded step size, C(x_k)s = −t∇f(x_k) "
               "(the step is along the Newton direction C⁺∇f) and the model f(x_k) + ⟨∇f, s⟩ + ½‖s‖²_C "
@@ -1636,6 +1653,13 @@ _SCALES = (2.0**-50, 2.0**50)
 #: arithmetic of every step scales exactly (measured: 0, bit for bit); 1e-12 leaves room for
 #: a LAPACK path that rounds differently at another scale (a few ulps per step, <= 40 steps)
 _SCALE_RTOL = 1e-12
+#: families homogeneous of degree 2 in (x, b) whose constructor finds f* itself (least squares, the
+#: exact-fit test of ℓp regression): data scaled by γ is the problem in y = γx, f_γ(y) = γ²f(y/γ), with
+#: C_γ(y) = C(y/γ), ∇f_γ = γ∇f, f*_γ = γ²f*, the same L and L_C; every method's step scales by γ (the
+#: C-steps are Newton-like, GD's 1/L and Polyak's Δ/‖∇f‖² are homogeneous), so the iterates are γx_k.
+#: γ = 2^±40 (exact): the constructor's own tests must be relative to the data's scale
+_DATA_SCALED = ("norm_residual", "lp_regression_diagonal", "lp_regression_rank_one")
+_DATA_SCALES = (2.0**-40, 2.0**40)
 
 
 def _scaled_problem(prob: CurvatureProblem, beta: float) -> CurvatureProblem:
@@ -1670,7 +1694,7 @@ def _check_scale_invariance(ctx: Context, *, sabotage: bool = False) -> Outcome:
         methods = _methods_for(family)
         mismatches = []
         for name, algo in methods.items():
-            want, _ = _iterates(prob, algo, maxiters=iters, tol=1e-300)
+            want, want_trace = _iterates(prob, algo, maxiters=iters, tol=1e-300)
             for beta in _SCALES:
                 with _absolute_cutoff() if sabotage else contextlib.nullcontext():
                     got, _ = _iterates(_scaled_problem(prob, beta), algo, maxiters=iters, tol=1e-300)
@@ -1683,6 +1707,31 @@ def _check_scale_invariance(ctx: Context, *, sabotage: bool = False) -> Outcome:
                 if not err <= _SCALE_RTOL:
                     mismatches.append(f"{name} on {family}, β = 2^{np.log2(beta):+.0f}: iterates differ from "
                                       f"those on f (relative error {err:.3g})")
+            # not LCD3: its factor 1 − √(1 − 2Δ/G) cancels to ~√u once Δ ≪ G (see quadratic_one_step), so
+            # the ulp-level differences of pow at another scale reach ~1e-8 in its iterates
+            for gamma in _DATA_SCALES if family in _DATA_SCALED and name != "LCD3" else ():
+                scaled = make_instance(family, seed, scale, data_scale=gamma)
+                try:
+                    got, got_trace = _iterates(scaled, algo, maxiters=iters, tol=1e-300)
+                except ValueError as exc:  # e.g. LCD2 without the f* the constructor should have found
+                    mismatches.append(f"{name} on {family} with data × 2^{np.log2(gamma):+.0f}: {exc}")
+                    continue
+                # pow and LAPACK round differently at another scale (ulps), so a run may land on an exact
+                # minimizer (f = f* or ∇f = 0 bit for bit: the only stop at tol 1e-300) a step before
+                # the other: the runs may differ in length only by such a stop; the common steps are compared
+                m = min(len(got), len(want))
+                shorter = got_trace if len(got) < len(want) else want_trace
+                if len(got) != len(want) and not (shorter[-1].get("gap") == 0.0
+                                                  or shorter[-1].get("grad_norm") == 0.0):
+                    mismatches.append(f"{name} on {family}, data × 2^{np.log2(gamma):+.0f}: {got.shape[0]} "
+                                      f"iterates against {want.shape[0]}, not at an exact minimizer")
+                    continue
+                err = (float(np.max(np.abs(got[:m] / gamma - want[:m])))
+                       / max(1.0, float(np.max(np.abs(want)))))
+                worst[f"{name} (data)"] = max(worst.get(f"{name} (data)", 0.0), err)
+                if not err <= _SCALE_RTOL:
+                    mismatches.append(f"{name} on {family}, data × 2^{np.log2(gamma):+.0f}: iterates are not "
+                                      f"γ x_k (relative error {err:.3g})")
         assert not mismatches, mismatches[0]
         return {"max_relative_difference": {k: figure(v) for k, v in worst.items()}}
 
@@ -1702,7 +1751,9 @@ register(Claim(
               "for βf, βC, βL_C, βf* as for f, C, L_C, f*. So solve() with LCD1, LCD2, LCD3, "
               "GradientDescent() and Polyak on the scaled problem takes the same iterates as on f; "
               "checked for β = 2⁻⁵⁰ and 2⁵⁰ along 10 (full: 40) steps on 3 (full: 20) instances of "
-              "each family with a known f* (LCD3 where it is defined), to 1e-12 relative.",
+              "each family with a known f* (LCD3 where it is defined), to 1e-12 relative. Likewise for "
+              "the families homogeneous in (x, b) whose constructor finds f* (‖Ax − b‖₂², ℓp "
+              "regression): data b and start scaled by γ = 2^±40 give the iterates γx_k (all but LCD3).",
     kind=Kind.PROPERTY,
     check=_check_scale_invariance, control=partial(_check_scale_invariance, sabotage=True),
     control_description="LCD2 and LCD3 with an absolute rank cut-off (eigenvalues of C below 1e-12 "
