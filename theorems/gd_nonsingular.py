@@ -29,7 +29,13 @@ from scipy.optimize import brentq
 from torch.func import functional_call, grad, jacrev, jvp, vmap
 
 from algorithms import RetCode, solve
-from algorithms.nets.functional import flatten_params, per_sample_flat_grads, per_sample_flat_hessians
+from algorithms.nets.functional import (
+    flat_hessian,
+    flat_hvp,
+    flatten_params,
+    per_sample_flat_grads,
+    per_sample_flat_hessians,
+)
 from algorithms.nets.gd_map import (
     DIVERGENCE_FACTOR,
     EmpiricalLoss,
@@ -1848,11 +1854,33 @@ def _per_sample_and_contract_facts(ctx: Context, loss_class: type) -> list[Outco
     L = loss_class(model, X, Y, "mse")
     theta, fn = L.flat_objective()
     _, unflatten = flatten_params({name: p.detach() for name, p in model.named_parameters()})
+    parts: list[Outcome] = []
 
     def sample_loss(t: torch.Tensor, x: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         return 0.5 * ((functional_call(model, unflatten(t), (x[None],))[0] - target) ** 2).sum()
 
-    parts = [agree(per_sample_flat_grads(sample_loss, theta, X, Y).mean(0), _autograd_grad(fn, theta),
+    # the library's matrix-free HVP (the paper's Hessian actions) against the dense Hessian; forward-over-
+    # reverse vs reverse-over-reverse on O(1) entries: rounding ~1e-15, 1e-10 leaves room for d = 22 sums
+    v = torch.as_tensor(rng.standard_normal(theta.numel()))
+    parts.append(agree(flat_hvp(fn, theta, v), hessian_matrix(fn, theta) @ v, rtol=1e-10,
+                       what="mlp mse: flat_hvp(L, θ, v) vs ∇²L v"))
+    # the helpers' documented contract on θ: a 1-D floating tensor, else TypeError (a 2-D θ would
+    # otherwise be differentiated as a matrix of parameters, an integer one fails inside autograd)
+    for bad, label in ((theta[None, :], "2-D"), (theta.to(torch.int64), "integer")):
+        calls = {"flat_hessian": lambda b=bad: flat_hessian(fn, b),
+                 "flat_hvp": lambda b=bad: flat_hvp(fn, b, v),
+                 "per_sample_flat_grads": lambda b=bad: per_sample_flat_grads(sample_loss, b, X, Y)}
+        for name, call in calls.items():
+            try:
+                call()
+                raised = "nothing"
+            except TypeError:
+                raised = "TypeError"
+            except Exception as exc:  # any other failure is outside the contract
+                raised = type(exc).__name__
+            parts.append(fact(raised == "TypeError", f"{name} on a {label} θ raises TypeError (raised: "
+                                                     f"{raised})"))
+    parts += [agree(per_sample_flat_grads(sample_loss, theta, X, Y).mean(0), _autograd_grad(fn, theta),
                     rtol=1e-10,
                     what="mlp mse: mean per-sample gradient vs ∇L"),
              agree(per_sample_flat_hessians(sample_loss, theta, X, Y).mean(0), hessian_matrix(fn, theta),
@@ -2014,7 +2042,9 @@ register(Claim(
               "gd_map is theta - eta autograd-grad; gd_jacobian is I - eta H with H = hessian_matrix "
               "matching central differences of the gradient; exact_logabsdet (both methods) equals numpy's "
               "slogdet; singular_step_sizes is 1/lambda_i over the eigenvalues above its documented cut-off; "
-              "per-sample gradients and Hessians average to the full ones; parameters are "
+              "per-sample gradients and Hessians average to the full ones; flat_hvp is H v; the flat "
+              "helpers reject a 2-D or integer theta with TypeError (their documented contract); "
+              "parameters are "
               "N(0, init_scale^2/fan_in); SLQ is exact per probe when the Krylov space is exhausted; bad "
               "batch indices raise.",
     kind=Kind.NUMERIC,
