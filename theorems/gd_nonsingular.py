@@ -1909,6 +1909,10 @@ def _per_sample_and_contract_facts(ctx: Context, loss_class: type) -> list[Outco
                         what="singular steps: an eigenvalue at the round-off cut-off 10dε·max|λ| gives none"))
     parts.append(agree(singular_step_sizes(quadratic, zero, rtol=0.6), [0.5], rtol=1e-14,
                         what="singular steps with rtol = 0.6: only λ > 0.6·max|λ|"))
+    # rtol = 0 (the closed end of its documented [0, 1)): no cut-off, the paper's set {1/λ_i : λ_i > 0}
+    # exactly, the round-off-sized eigenvalue included (the eigenvalues of a diagonal H are exact)
+    parts.append(agree(singular_step_sizes(quadratic, zero, rtol=0.0), [0.5, 1.0, 1 / (40 * EPS)], rtol=1e-14,
+                        what="singular steps with rtol = 0: 1/λ_i for every λ_i > 0"))
     # exhausted Krylov spaces: SLQ stops and its quadrature is exact on every probe
     for values in ([2.0] * 4, [2.0, 2.0, 0.5, 0.5], [3.0] * 8 + [-0.25] * 8):
         A = torch.diag(torch.tensor(values, dtype=torch.float64))
@@ -2043,7 +2047,8 @@ register(Claim(
               "matching central differences of the gradient; exact_logabsdet (both methods) equals numpy's "
               "slogdet; singular_step_sizes is 1/lambda_i over the eigenvalues above its documented cut-off; "
               "per-sample gradients and Hessians average to the full ones; flat_hvp is H v; the flat "
-              "helpers reject a 2-D or integer theta with TypeError (their documented contract); "
+              "helpers reject a 2-D or integer theta with TypeError (their documented contract); with "
+              "rtol = 0 singular_step_sizes is 1/lambda_i for every lambda_i > 0; "
               "parameters are "
               "N(0, init_scale^2/fan_in); SLQ is exact per probe when the Krylov space is exhausted; bad "
               "batch indices raise.",
