@@ -2030,6 +2030,18 @@ def _check_saddle_and_gd(ctx: Context, *, problem_class: type = StrictSaddle) ->
                        and float(np.linalg.norm(blown.x))
                        <= DIVERGENCE_FACTOR * (1 + np.linalg.norm([0.5, 2.0])),
                        "lr = 3 from (0.5, 2): Diverged, keeping the last iterate within the blow-up bound"))
+    # the documented divergence rule on a geometric blow-up (u_k = (1 − 2.05)^k u_0 on the stable
+    # coordinate, v = 0 stays 0): Diverged at the FIRST iterate with ‖z_k‖ > 1e8 (1 + ‖z_0‖), returning
+    # z_(k−1); at growth 1.05 per step a threshold off by a factor 1.5 moves that k by ~8 steps
+    geometric = problem_class(a=np.array([1.0]), b=np.array([1.0]), x0=np.array([1.0, 0.0]))
+    zs_geo = [geometric.x0]
+    while np.linalg.norm(zs_geo[-1]) <= DIVERGENCE_FACTOR * (1 + np.linalg.norm(geometric.x0)):
+        zs_geo.append(zs_geo[-1] - 2.05 * geometric.grad(zs_geo[-1]))
+    run = solve(geometric, GDMap(lr=2.05), maxiters=2000)
+    parts.append(fact(run.retcode == RetCode.Diverged and run.stats.iterations == len(zs_geo) - 1
+                       and bool(np.array_equal(run.x, zs_geo[-2])),
+                       f"lr = 2.05 from (1, 0): Diverged at the first ‖z_k‖ > 1e8·(1 + ‖z_0‖) (k = "
+                       f"{len(zs_geo) - 1}), returning z_(k-1)", iterations=run.stats.iterations))
     # a far start on the stable coordinate (‖z_0‖ = 1e5) is not a blow-up: GD contracts u and converges
     far = problem_class(a=np.array([1.0]), b=np.array([1.0]), x0=np.array([1e5, 0.5]))
     parts.append(fact(solve(far, GDMap(lr=0.5), maxiters=2000).retcode == RetCode.Success,
@@ -2082,7 +2094,9 @@ register(Claim(
               "vanishes there and at the saddle, the start is init_scale N(0, I) from the seed; GDMap's "
               "iterates, trace (iteration, f, |grad f|) and counters follow z - lr grad f for 5 steps "
               "(MaxIters), it stops with Success at the first iterate with |grad f| <= tol (1e-8 float64, "
-              "1e-4 float32), a step far past 2/L is Diverged with a finite last iterate, and an empty a "
+              "1e-4 float32), a step far past 2/L is Diverged with a finite last iterate, a geometric "
+              "blow-up is Diverged at the first iterate past 1e8 (1 + |z_0|) (the documented rule), and an "
+              "empty a "
               "or b is refused.",
     kind=Kind.NUMERIC,
     check=partial(_check_saddle_and_gd, problem_class=StrictSaddle),
