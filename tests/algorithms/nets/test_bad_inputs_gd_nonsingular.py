@@ -97,6 +97,8 @@ CASES = [
     BadInput(gm.EmpiricalLoss, lambda: gm.EmpiricalLoss(torch.nn.Sequential(torch.nn.Linear(3, 2)), X,
                                                         LABELS), TypeError, ("model", "out_features"),
              "model-without-out_features"),
+    BadInput(gm.EmpiricalLoss, lambda: gm.EmpiricalLoss(torch.nn.Linear(3, 0).double(), X, LABELS), TypeError,
+             ("model", "out_features"), "model-with-zero-out_features"),
     BadInput(gm.EmpiricalLoss, lambda: gm.EmpiricalLoss(MLP, X, LABELS, loss="hinge"), ValueError,
              ("loss", "cross_entropy", "mse"), "loss"),
     BadInput(gm.EmpiricalLoss, lambda: gm.EmpiricalLoss(MLP, X.float(), LABELS), TypeError,
