@@ -1875,6 +1875,16 @@ def _per_sample_and_contract_facts(ctx: Context, loss_class: type) -> list[Outco
                        what="mlp mse: flat_hvp(L, θ, v) vs ∇²L v"))
     # the helpers' documented contract on θ: a 1-D floating tensor, else TypeError (a 2-D θ would
     # otherwise be differentiated as a matrix of parameters, an integer one fails inside autograd)
+    # and the models' on X (documented: shape (n, *input_shape), n >= 1, the parameters' dtype)
+    for bad, label, error in ((X.float(), "float32", TypeError), (X[:, :2], "2-feature", ValueError),
+                              (X[:0], "empty", ValueError)):
+        try:
+            model(bad)
+            raised = "nothing"
+        except Exception as exc:  # anything but the documented error is outside the contract
+            raised = type(exc).__name__
+        parts.append(fact(raised == error.__name__, f"MLP forward on a {label} X raises {error.__name__} "
+                                                    f"(raised: {raised})"))
     for bad, label in ((theta[None, :], "2-D"), (theta.to(torch.int64), "integer")):
         calls = {"flat_hessian": lambda b=bad: flat_hessian(fn, b),
                  "flat_hvp": lambda b=bad: flat_hvp(fn, b, v),
@@ -2069,7 +2079,8 @@ register(Claim(
               "slogdet; singular_step_sizes is 1/lambda_i over the eigenvalues above its documented cut-off; "
               "per-sample gradients and Hessians average to the full ones; flat_hvp is H v; the flat "
               "helpers reject a 2-D or integer theta with TypeError (their documented contract); with "
-              "rtol = 0 singular_step_sizes is 1/lambda_i for every lambda_i > 0; "
+              "rtol = 0 singular_step_sizes is 1/lambda_i for every lambda_i > 0; the MLP rejects an X of "
+              "the wrong dtype or shape with the documented error; "
               "parameters are "
               "N(0, init_scale^2/fan_in); SLQ is exact per probe when the Krylov space is exhausted; bad "
               "batch indices raise.",
