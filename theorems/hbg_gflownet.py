@@ -2019,3 +2019,68 @@ register(
         origin=Origin.IMPLEMENTATION,
     )
 )
+
+
+# ---------------------------------------------------------------------------- the exact references' domains
+
+
+def _one_pass(instance, algorithm) -> None:
+    """Solve with maxiters = 1; refuse (ValueError) anything but Success."""
+    sol = solve(instance, algorithm, maxiters=1)
+    if sol.retcode.value != "Success":
+        raise ValueError(f"maxiters = 1: {sol.retcode.value}, not Success")
+
+
+def _domain_check(ctx: Context, open_ends: bool = False) -> Outcome:
+    """The exact references and the tour validator on their domains' closed ends (accepted) and just
+    outside (refused with a ValueError naming the argument); ``open_ends`` (the control) expects the
+    closed ends refused too."""
+    from algorithms.routing.problem import check_tsp_tour
+
+    tsp3, tsp5 = random_tsp(3, seed=ctx.seed), random_tsp(5, seed=ctx.seed)
+    cvrp4 = random_cvrp(4, seed=ctx.seed)
+    cases = [  # (label, call, closed end, refusal: (type, argument) or None)
+        ("Held–Karp on 3 nodes", lambda: held_karp(tsp3.distances), True, None),
+        ("HeldKarp with maxiters = 1 (one pass)", lambda: _one_pass(tsp5, HeldKarp()), True, None),
+        ("CVRPEnumeration with maxiters = 1", lambda: _one_pass(cvrp4, CVRPEnumeration()), True, None),
+        ("a 3 × 4 distance matrix", lambda: held_karp(np.ones((3, 4))), False, (ValueError, "dist")),
+        ("a 1-D distance array", lambda: held_karp(np.ones(9)), False, (ValueError, "dist")),
+        ("Held–Karp on 13 nodes", lambda: held_karp(np.ones((13, 13))), False, (ValueError, "dist")),
+        ("an empty tour", lambda: check_tsp_tour(tsp5, []), False, (ValueError, "tour")),
+        ("a tour of floats", lambda: check_tsp_tour(tsp5, [0.0, 1.0, 2.0, 3.0, 4.0]), False,
+         (ValueError, "tour")),
+        ("a tour missing a node", lambda: check_tsp_tour(tsp5, [0, 1, 2, 3]), False, (ValueError, "tour")),
+    ]
+    wrong = []
+    for label, call, closed_end, refusal in cases:
+        expect_refusal = refusal is not None or (open_ends and closed_end)
+        try:
+            call()
+        except (TypeError, ValueError, IndexError) as exc:
+            named = refusal is not None and isinstance(exc, refusal[0]) and refusal[1] in str(exc)
+            if not expect_refusal or (refusal is not None and not named):
+                wrong.append(f"{label}: {type(exc).__name__}: {str(exc)[:60]}")
+        else:
+            if expect_refusal:
+                wrong.append(f"{label}: accepted")
+    return fact(not wrong, f"{len(cases) - len(wrong)} of {len(cases)} inputs accepted or refused as the "
+                "domains say" + (f" (wrong: {'; '.join(wrong[:3])})" if wrong else ""), wrong=len(wrong))
+
+
+register(
+    Claim(
+        id=f"{PAPER}.reference_domains",
+        paper=PAPER,
+        source=f"Section 5 (optimality gaps against exact and classical references) {SRC}; our validation "
+        "(algorithms.routing.held_karp, cvrp_enumeration, problem)",
+        statement="Held–Karp accepts 3..12 nodes (3 tested) and HeldKarp / CVRPEnumeration return Success "
+        "with maxiters = 1 (one pass is their whole run); a 3 × 4 or 1-D distance array, 13 nodes, and an "
+        "empty, float or incomplete tour are refused with a ValueError naming the argument (9 cases)",
+        kind=Kind.PROPERTY,
+        check=_domain_check,
+        control=lambda ctx: _domain_check(ctx, open_ends=True),
+        control_description="the closed ends read as open (3 nodes, maxiters = 1 refused): the check must "
+        "fail",
+        origin=Origin.IMPLEMENTATION,
+    )
+)

@@ -1701,7 +1701,9 @@ def _domain_cases() -> list[tuple[str, object, bool, tuple[type, str] | None]]:
     from algorithms.quantum import (
         PurestStateProblem,
         as_density_matrix,
+        haar_unitaries,
         hardness_h1,
+        local_unitaries,
         measurement_probabilities,
         partial_trace,
         random_state,
@@ -1725,6 +1727,8 @@ def _domain_cases() -> list[tuple[str, object, bool, tuple[type, str] | None]]:
         ("a one-qubit state", lambda: as_density_matrix(mixed), True, None),
         ("sample_counts with zero shots", lambda: sample_counts(np.array([0.5, 0.5]), 0, seed=0), True,
          None),
+        ("an empty batch of local unitaries", lambda: local_unitaries(2, 0, seed=0), True, None),
+        ("an empty batch of Haar unitaries", lambda: haar_unitaries(2, 0, seed=0), True, None),
         # just outside: refused, the argument named
         ("purity 1.01", lambda: hardness_h1([1.01, 0.5]), False, (ValueError, "purities")),
         ("random_state below 1/2ⁿ", lambda: random_state(2, purity=0.2499, seed=0), False,
@@ -1780,10 +1784,10 @@ register(Claim(
     origin=Origin.IMPLEMENTATION,
     statement="The public functions of the model accept their domains' closed ends (purities up to 1 plus "
               "float round-off, random_state at purity 1/2ⁿ and 1, copies_per_basis = 2, copies = K, qubit "
-              "index 0, one qubit, zero shots) and refuse inputs just outside with a ValueError or TypeError "
-              "naming the argument (purity 1.01 or below 1/2ⁿ, copies_per_basis = 1, qubit index n, copies "
-              "2.5 or K − 1, atol = 0, a 3 × 3 matrix, a basis 1e-3 from unitary or of the wrong size, "
-              "probabilities summing to 0.9 or negative): 20 cases",
+              "index 0, one qubit, zero shots, empty batches of unitaries) and refuse inputs just outside "
+              "with a ValueError or TypeError naming the argument (purity 1.01 or below 1/2ⁿ, "
+              "copies_per_basis = 1, qubit index n, copies 2.5 or K − 1, atol = 0, a 3 × 3 matrix, a basis "
+              "1e-3 from unitary or of the wrong size, probabilities summing to 0.9 or negative): 22 cases",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_domains(ctx, open_ends=False),
     control=lambda ctx: _check_domains(ctx, open_ends=True),
