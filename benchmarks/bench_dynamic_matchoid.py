@@ -7,7 +7,8 @@ two insertions of new elements per deletion of a random present element (|V_t| g
 Table 1 (queries and CPU time per update on the cut function):
 
 * dynamic: ``solve(UpdateStream, DynamicMatchoid(eps=0.1))`` with MAX guessed by parallel runs
-  (Appendix B, the algorithm a user runs), every update processed; and with MAX = 4 given.
+  (Appendix B, the default), every update processed; with MAX = 4 given; and with MAX guessed by
+  ``max_guess="current"``.
 * recompute: Sample Greedy (the static non-monotone p-matchoid algorithm of Feldman, Harshaw and
   Karbasi) rerun on V_t after an update. Running it after all 10⁴ updates takes far too long in
   Python, so it is run after every 100th update (100 recomputes) and its per-update queries and
@@ -30,8 +31,13 @@ stream again, measured against the model's prediction.
 
 Table 3 (queries per update against the live-set size): the stream grows to n live elements, then
 each update deletes a random live element or inserts a new one with equal probability, so |V_t|
-stays near n; the mean queries per update over that steady window (MAX given, several seeds), and
-the log-log slope against n (flat: slope ≈ 0; Theorem 5.4's bound has no n).
+stays near n; the mean queries per update over that steady window (MAX given, and MAX guessed with
+``max_guess="current"``; several seeds), and the log-log slope against n (flat: slope ≈ 0;
+Theorem 5.4's bound has no n).
+
+Every table has a row for ``max_guess="current"`` (our option: one run for the MAX valid now,
+rebuilt by Init when ⌈log₂ max f(v)⌉ changes; on this instance every f(v) = 4, so after the first
+insertion the exponent changes only when the stream empties the live set).
 
 Times are the CPU time of the one thread (``time.thread_time``: other processes on a shared machine
 barely move it, unlike the wall clock), medians over ``--repeats`` interleaved repetitions; the
@@ -63,6 +69,9 @@ from algorithms.submodular import (
 from theorems.dynamic_matchoid import growing_stream, regular_cut  # the claims' stream and instance
 
 clock = time.thread_time  # CPU time of this thread: other processes on a shared machine barely move it
+#: the dynamic variants: MAX guessed by Appendix B's parallel runs, MAX = 4 given, MAX guessed by our
+#: max_guess="current" (one run for the MAX valid now, rebuilt by Init when ⌈log₂ max f(v)⌉ changes)
+DYNAMIC = {"dyn": (None, "parallel"), "dyn_max": (4.0, "parallel"), "dyn_cur": (None, "current")}
 
 
 class TimedOracle:
@@ -83,13 +92,15 @@ class TimedOracle:
 
 
 def _dynamic(oracle: TimedOracle, matchoid: Matchoid, updates: list, max_value: float | None,
-             seed: int) -> tuple[float, float, int, list, int]:
-    """(CPU s, s inside f, queries, trace, value queries) of one dynamic run over ``updates``."""
+             seed: int, max_guess: str = "parallel") -> tuple[float, float, int, list, int, int]:
+    """(CPU s, s inside f, queries, trace, value queries, rebuilds) of one dynamic run over ``updates``."""
     oracle.spent = 0.0
     start = clock()
-    sol = solve(UpdateStream(oracle, matchoid, updates), DynamicMatchoid(eps=0.1, max_value=max_value),
-                seed=seed, store_trace=True)
-    return clock() - start, oracle.spent, sol.original.queries, sol.trace, sol.original.value_queries
+    sol = solve(UpdateStream(oracle, matchoid, updates),
+                DynamicMatchoid(eps=0.1, max_value=max_value, max_guess=max_guess), seed=seed,
+                store_trace=True)
+    return (clock() - start, oracle.spent, sol.original.queries, sol.trace, sol.original.value_queries,
+            sol.original.rebuilds)
 
 
 def _recompute(oracle: TimedOracle, matchoid: Matchoid, elements: list,
@@ -111,15 +122,17 @@ def run(k: int, length: int, seed: int, every: int, repeats: int) -> dict:
         if t % every == 0:
             checkpoints.append((t, sorted(present)))
     row: dict = {"k": k, "updates": length}
-    walls: dict = {"dyn": [], "dyn_max": [], "rec": []}
-    inside: dict = {"dyn": [], "dyn_max": [], "rec": []}
+    walls: dict = {name: [] for name in (*DYNAMIC, "rec")}
+    inside: dict = {name: [] for name in (*DYNAMIC, "rec")}
     for _ in range(repeats):  # interleaved: a change of load hits every method alike
-        for name, max_value in (("dyn", None), ("dyn_max", 4.0)):
-            wall, spent, queries, trace, value_queries = _dynamic(oracle, matchoid, updates, max_value, seed)
+        for name, (max_value, guess) in DYNAMIC.items():
+            wall, spent, queries, trace, value_queries, rebuilds = _dynamic(oracle, matchoid, updates,
+                                                                            max_value, seed, guess)
             walls[name].append(wall / length)
             inside[name].append(spent / length)
             row[f"{name}_q"], row[f"{name}_trace"] = queries / length, trace
             row[f"{name}_vq"] = value_queries / length
+            row[f"{name}_rebuilds"] = rebuilds
         rec = [_recompute(oracle, matchoid, elements, t) for t, elements in checkpoints]
         walls["rec"].append(float(np.mean([r[0] for r in rec])))
         inside["rec"].append(float(np.mean([r[1] for r in rec])))
@@ -138,7 +151,7 @@ def run(k: int, length: int, seed: int, every: int, repeats: int) -> dict:
         vs_greedy.append(value / greedy.value if greedy.value > 0 else 1.0)
     row.update(vs_sample=float(np.mean(vs_sample)), vs_greedy=float(np.mean(vs_greedy)))
     tail = length - max(length // 10, 1)
-    for name in ("dyn", "dyn_max"):
+    for name in DYNAMIC:
         row[f"{name}_q_end"] = float(np.mean([r["update_queries"] for r in row[f"{name}_trace"][tail:]]))
     cumulative = np.cumsum([r["update_queries"] for r in row["dyn_trace"]])
     sizes = np.array([s for s in (1000, 2000, 4000, 7000, 10000) if s <= length] or [length // 4, length])
@@ -157,7 +170,7 @@ def crossover(row: dict, name: str) -> float:
 def direct_check(row: dict, cost: float, seed: int) -> dict:
     """CPU time per update over the whole stream with f slowed by ``cost`` s per call (MAX guessed)."""
     updates, matchoid, slow = row["updates_list"], row["matchoid"], TimedOracle(row["f"], cost)
-    spent, _, _, _, _ = _dynamic(slow, matchoid, updates, None, seed)
+    spent = _dynamic(slow, matchoid, updates, None, seed)[0]
     rec = [_recompute(slow, matchoid, elements, t) for t, elements in row["checkpoints"]]
     return {"dyn": spent / len(updates), "rec": float(np.mean([r[0] for r in rec]))}
 
@@ -180,7 +193,8 @@ def steady_stream(n: int, window: int, rng: np.random.Generator) -> list:
     return updates
 
 
-def live_set_table(k: int, sizes: list[int], window: int, seeds: int) -> list[tuple]:
+def live_set_table(k: int, sizes: list[int], window: int, seeds: int,
+                   algorithm: DynamicMatchoid) -> list[tuple]:
     rows = []
     for n in sizes:
         per_seed = []
@@ -188,7 +202,7 @@ def live_set_table(k: int, sizes: list[int], window: int, seeds: int) -> list[tu
             updates = steady_stream(n, window, np.random.default_rng([seed, n]))
             f = regular_cut(len({e for _, e in updates}), seed)
             sol = solve(UpdateStream(f, Matchoid([UniformMatroid(k)]), updates),
-                        DynamicMatchoid(eps=0.1, max_value=4.0), seed=seed, store_trace=True)
+                        algorithm, seed=seed, store_trace=True)
             per_seed.append(np.mean([r["update_queries"] for r in sol.trace[n:]]))
         rows.append((n, float(np.mean(per_seed)), float(np.std(per_seed) / np.sqrt(seeds))))
     return rows
@@ -208,32 +222,34 @@ def main() -> None:
     ks, length = ((10,), 2000) if args.quick else ((5, 10, 20), 10_000)
     ks = tuple(args.k) if args.k else ks
 
-    print("Table 1: queries and CPU time per update (cut function)")
-    print(f"{'k':>3} {'updates':>8} {'dyn q':>8} {'dyn(MAX) q':>11} {'rec q':>8} {'q ratio':>8} "
-          f"{'q ratio(MAX)':>13} {'at T':>6} {'at T (MAX)':>11} {'dyn ms':>8} {'dyn(MAX) ms':>12} "
-          f"{'rec ms':>8} {'rec/dyn':>8} {'rec/dyn(MAX)':>13} {'f/SG':>6} {'f/G':>6} {'slope q~T':>10}",
+    print("Table 1: queries and CPU time per update (cut function); dyn = MAX guessed (Appendix B), "
+          "dyn(MAX) = MAX given, dyn(cur) = MAX guessed, max_guess='current'")
+    print(f"{'k':>3} {'updates':>8} {'variant':>9} {'q/update':>9} {'rec q':>8} {'q ratio':>8} {'at T':>7} "
+          f"{'ms/update':>10} {'rec ms':>8} {'rec/dyn':>8} {'f/SG':>6} {'f/G':>6} {'slope q~T':>10}",
           flush=True)
     rows = []
     for k in ks:
         r = run(k, length, args.seed, every=max(length // 100, 1), repeats=args.repeats)
         rows.append(r)
-        print(f"{k:>3} {length:>8} {r['dyn_q']:>8.1f} {r['dyn_max_q']:>11.1f} {r['rec_q']:>8.1f} "
-              f"{r['rec_q'] / r['dyn_q']:>8.1f} {r['rec_q'] / r['dyn_max_q']:>13.1f} "
-              f"{r['rec_q_end'] / r['dyn_q_end']:>6.1f} {r['rec_q_end'] / r['dyn_max_q_end']:>11.1f} "
-              f"{1e3 * r['dyn_s']:>8.3f} "
-              f"{1e3 * r['dyn_max_s']:>12.3f} {1e3 * r['rec_s']:>8.3f} {r['rec_s'] / r['dyn_s']:>8.2f} "
-              f"{r['rec_s'] / r['dyn_max_s']:>13.2f} {r['vs_sample']:>6.3f} {r['vs_greedy']:>6.3f} "
-              f"{r['slope']:>10.3f}", flush=True)
+        for name in DYNAMIC:
+            print(f"{k:>3} {length:>8} {name:>9} {r[name + '_q']:>9.1f} {r['rec_q']:>8.1f} "
+                  f"{r['rec_q'] / r[name + '_q']:>8.1f} {r['rec_q_end'] / r[name + '_q_end']:>7.1f} "
+                  f"{1e3 * r[name + '_s']:>10.3f} {1e3 * r['rec_s']:>8.3f} "
+                  f"{r['rec_s'] / r[name + '_s']:>8.2f} "
+                  f"{r['vs_sample']:>6.3f} {r['vs_greedy']:>6.3f} {r['slope']:>10.3f}", flush=True)
+        print(f"    (f/SG, f/G, slope: the MAX-guessed parallel run; max_guess='current' rebuilt its run "
+              f"{r['dyn_cur_rebuilds']} times)", flush=True)
 
-    print("\nTable 2: bookkeeping B (CPU time outside f) and the crossover oracle cost c*")
-    print(f"{'k':>3} {'B dyn ms':>9} {'B dyn(MAX) ms':>14} {'B rec ms':>9} {'µs/f dyn':>11} "
-          f"{'µs/f rec':>11} {'c* dyn µs':>10} {'c* dyn(MAX) µs':>15}", flush=True)
+    print("\nTable 2: bookkeeping B (CPU time outside f), the crossover oracle cost c* (µs per call of f)")
+    print(f"{'k':>3} {'variant':>9} {'B ms':>8} {'B rec ms':>9} {'µs/f':>7} {'µs/f rec':>9} {'c* µs':>8}",
+          flush=True)
     for r in rows:
-        f_dyn = 1e6 * (r["dyn_s"] - r["dyn_b"]) / r["dyn_vq"]
         f_rec = 1e6 * (r["rec_s"] - r["rec_b"]) / r["rec_vq"]
-        print(f"{r['k']:>3} {1e3 * r['dyn_b']:>9.3f} {1e3 * r['dyn_max_b']:>14.3f} {1e3 * r['rec_b']:>9.3f} "
-              f"{f_dyn:>11.2f} {f_rec:>11.2f} {1e6 * crossover(r, 'dyn'):>10.2f} "
-              f"{1e6 * crossover(r, 'dyn_max'):>15.2f}", flush=True)
+        for name in DYNAMIC:
+            f_dyn = 1e6 * (r[name + "_s"] - r[name + "_b"]) / r[name + "_vq"]
+            print(f"{r['k']:>3} {name:>9} {1e3 * r[name + '_b']:>8.3f} {1e3 * r['rec_b']:>9.3f} "
+                  f"{f_dyn:>7.2f} "
+                  f"{f_rec:>9.2f} {1e6 * crossover(r, name):>8.2f}", flush=True)
     for r in rows:
         if r["k"] not in args.direct_k:
             continue
@@ -249,16 +265,21 @@ def main() -> None:
         return
     full = ([60, 120, 240, 480, 960, 1920], 2000, 3)
     sizes, window, seeds = ([60, 240, 960], 600, 2) if args.quick else full
-    print(f"\nTable 3: queries per update at steady state against the live-set size n (k = 10, MAX = 4 "
-          f"given, {window} updates past the growth, {seeds} seeds)")
-    table = live_set_table(10, sizes, window, seeds)
-    for n, mean, err in table:
-        print(f"  n = {n:>5}: {mean:8.1f} ± {err:.1f} queries/update")
-    slope = np.polyfit(np.log([t[0] for t in table]), np.log([t[1] for t in table]), 1)[0]
-    late = [t for t in table if t[0] >= 240] or table
-    tail = np.polyfit(np.log([t[0] for t in late]), np.log([t[1] for t in late]), 1)[0] if late[1:] else 0.0
-    print(f"  log-log slope of queries/update vs n: {slope:.3f} over all n, {tail:.3f} over n >= 240; "
-          f"largest / smallest n: {table[-1][1] / table[0][1]:.2f}×")
+    print(f"\nTable 3: queries per update at steady state against the live-set size n (k = 10, "
+          f"{window} updates past the growth, {seeds} seeds)")
+    for label, algorithm in (("MAX = 4 given", DynamicMatchoid(eps=0.1, max_value=4.0)),
+                             ("MAX guessed, max_guess='current'",
+                              DynamicMatchoid(eps=0.1, max_guess="current"))):
+        table = live_set_table(10, sizes, window, seeds, algorithm)
+        print(f"  {label}:")
+        for n, mean, err in table:
+            print(f"    n = {n:>5}: {mean:8.1f} ± {err:.1f} queries/update")
+        slope = np.polyfit(np.log([t[0] for t in table]), np.log([t[1] for t in table]), 1)[0]
+        late = [t for t in table if t[0] >= 240] or table
+        tail = (np.polyfit(np.log([t[0] for t in late]), np.log([t[1] for t in late]), 1)[0]
+                if late[1:] else 0.0)
+        print(f"    log-log slope of queries/update vs n: {slope:.3f} over all n, {tail:.3f} over n >= 240; "
+              f"largest / smallest n: {table[-1][1] / table[0][1]:.2f}×", flush=True)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,14 @@ above. ``delete(e)`` removes e from the Bᵢ holding it and, when e was some e�
 eᵢ from Bᵢ and rebuilds the levels above. MAX (max_v f(v) <= MAX <= 2 max_v f(v)) is
 either given (``max_value``) or guessed by parallel runs MAX = 2ʲ, each element going to
 the runs with f(v) <= 2ʲ <= 2k f(v)/ε (the paper's Appendix B); the output is the best run.
+``max_guess="current"`` (our option, not the paper's; the default is ``"parallel"``, Appendix B)
+keeps only the one run whose MAX is valid now, 2^⌈log₂ M_t⌉ with M_t = max_{v ∈ V_t} f(v), and
+rebuilds it by ``Init`` (rate sampling of the present elements routed to it, then the recursion)
+whenever ⌈log₂ M_t⌉ changes: the same guarantee at every time (that run's MAX lies in
+[M_t, 2 M_t)), about one run's queries per update instead of ⌊log₂(2k/ε)⌋ + 1 runs', plus an
+``Init`` per change of ⌈log₂ M_t⌉ — so Theorem 1.1's amortized bound holds for it only on streams
+where that exponent changes rarely (a stream that moves M_t across a power of two at every update
+pays an ``Init`` at every update).
 With ``monotone=True`` the parameters are those of Proposition 1.3 (q = 1/(2p + 1), c = 1).
 
 Guarantees (the paper's Theorem 1.1): E f(S_t) >= OPT_t / (2p + 2√(p(p+1)) + 1 + ε) at every
@@ -54,12 +62,14 @@ False
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from algorithms._validation import check_choice
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.submodular.matroids import Matchoid, check_hashable
 from algorithms.submodular.oracle import (
@@ -71,6 +81,9 @@ from algorithms.submodular.oracle import (
 from algorithms.submodular.problems import UpdateStream
 
 __all__ = ["DynamicMatchoid", "DynamicMatchoidMaximizer", "sampling_parameters"]
+
+#: how MAX is guessed when it is not given: Appendix B's parallel runs, or our one current run
+MAX_GUESSES = ("parallel", "current")
 
 
 def sampling_parameters(p: int, monotone: bool = False) -> tuple[float, float]:
@@ -419,7 +432,10 @@ class DynamicMatchoidMaximizer:
     counted in ``queries`` together with the matroid oracle calls); ``matchoid`` a
     :class:`Matchoid`; ``eps`` in (0, 1); ``seed`` seeds every coin; ``max_value``, when
     given, is the paper's MAX (it must bound every f({e})); otherwise MAX is guessed by
-    parallel runs (Appendix B). ``monotone=True`` uses Proposition 1.3's parameters.
+    parallel runs (Appendix B, ``max_guess="parallel"``, the default) or, with
+    ``max_guess="current"`` (our option, see the module docstring), by the one run whose MAX
+    2^⌈log₂ M_t⌉ is valid now, rebuilt by Init when that exponent changes (``rebuilds`` counts
+    them). ``monotone=True`` uses Proposition 1.3's parameters.
 
     A rejected update (an element inserted twice or deleted while absent, an unhashable
     element, f returning a negative or non-finite value, an inconsistent matroid oracle)
@@ -427,7 +443,8 @@ class DynamicMatchoidMaximizer:
     """
 
     def __init__(self, f: Callable[[frozenset], float], matchoid: Matchoid, eps: float = 0.1,
-                 seed: int | None = 0, max_value: float | None = None, monotone: bool = False) -> None:
+                 seed: int | None = 0, max_value: float | None = None, monotone: bool = False,
+                 max_guess: str = "parallel") -> None:
         self._oracle = CountingOracle(f, matchoid)
         self.eps = _check_eps(eps)
         self.seed = _check_optional_seed(seed)
@@ -435,6 +452,12 @@ class DynamicMatchoidMaximizer:
         if not isinstance(monotone, bool):
             raise TypeError(f"monotone must be a bool, got {type(monotone).__name__}")
         self.monotone = monotone
+        self.max_guess = check_choice("max_guess", max_guess, MAX_GUESSES)
+        # max_guess="current": f({v}) of the present elements and how many have each ⌈log₂ f({v})⌉
+        self._singletons: dict[Hashable, float] = {}
+        self._exponents: Counter = Counter()
+        #: max_guess="current": how many times the run was rebuilt by Init (⌈log₂ M_t⌉ changed)
+        self.rebuilds = 0
         self.q, self.c = sampling_parameters(matchoid.p, monotone)
         self._entropy = np.random.SeedSequence(self.seed).entropy
         self._empty_value = self._oracle.value(frozenset())
@@ -508,9 +531,17 @@ class DynamicMatchoidMaximizer:
                     centre = math.floor(math.log2(singleton))
                     expected = {j for j in range(centre - 2, centre + int(math.log2(2 * k / self.eps)) + 3)
                                 if singleton <= 2.0**j <= 2 * k * singleton / self.eps}
+            if self._current_mode():
+                expected &= set(self._runs)
+                keys = tuple(key for key in keys if key in self._runs)
             if set(keys) != expected:
                 found.append(f"routing: {element!r} is in runs {sorted(keys, key=str)}, not "
                              f"{sorted(expected, key=str)}")
+        if self._current_mode():
+            top = self._top_exponent()
+            if set(self._runs) != (set() if top is None else {top}):
+                found.append(f"current guess: runs {sorted(self._runs)} kept, not the one of "
+                             f"⌈log₂ max f(v)⌉ = {top}")
         for key, run in self._runs.items():
             max_value = self.max_value if key is None else 2.0**key
             mine = {e for e, keys in self._present.items() if key in keys}
@@ -573,6 +604,9 @@ class DynamicMatchoidMaximizer:
                              "hold); add a matroid whose ground set holds it")
         singleton = self._oracle.value(frozenset({e}))
         keys = self._run_keys(singleton)
+        if self._current_mode():
+            self._update_current("insert", e, singleton, keys)
+            return
         self._apply(keys, "insert", e, singleton)  # every run reuses f({e}) at its level 1
         self._present[e] = keys
 
@@ -581,8 +615,58 @@ class DynamicMatchoidMaximizer:
         check_hashable("e", e)
         if e not in self._present:
             raise ValueError(f"e = {e!r} is absent; only a present element can be deleted")
+        if self._current_mode():
+            self._update_current("delete", e, self._singletons[e], self._present[e])
+            return
         self._apply(self._present[e], "delete", e)
         del self._present[e]
+
+    # ---- max_guess="current": one run, MAX = 2^⌈log₂ M_t⌉ ----------------------------------------
+    def _current_mode(self) -> bool:
+        return self.max_value is None and self.max_guess == "current"
+
+    def _top_exponent(self) -> int | None:
+        """⌈log₂ M_t⌉ (the least j with 2ʲ >= every present f(v) > 0), None when no f(v) > 0."""
+        return max(self._exponents) if self._exponents else None
+
+    def _update_current(self, action: str, e: Hashable, singleton: float, keys: tuple) -> None:
+        """Apply an update in ``max_guess="current"`` mode: the kept run takes it when ⌈log₂ M_t⌉ stays
+        (and e is routed to it, as in Appendix B); otherwise the run of the new exponent is built by
+        Init on the present elements routed to it. A rejected update changes nothing."""
+        exponent = keys[0] if keys else None        # ⌈log₂ f(v)⌉: the first run v is routed to
+        counts = self._exponents.copy()
+        if exponent is not None:
+            counts[exponent] += 1 if action == "insert" else -1
+            counts += Counter()                     # drops the exponents no present element has
+        top = max(counts) if counts else None
+        if top is not None and top in self._runs:
+            args = (singleton,) if action == "insert" else ()
+            self._apply((top,) if top in keys else (), action, e, *args)
+        elif top is not None:
+            present = {**self._present, e: keys} if action == "insert" else {
+                x: k for x, k in self._present.items() if x != e}
+            singletons = {**self._singletons, e: singleton}
+            run = self._fresh_run(top)
+            for x, x_keys in present.items():       # Init: rate sampling of the routed elements, then levels
+                if top in x_keys and run.rng.random() < run.q:
+                    run.levels[0].survivors.add(x, singletons[x])
+            run.build()
+            self.rebuilds += 1
+            self._runs = {top: run}
+        if top is None:
+            self._runs = {}
+        self._exponents = counts
+        if action == "insert":
+            self._present[e], self._singletons[e] = keys, singleton
+        else:
+            del self._present[e], self._singletons[e]
+
+    def _fresh_run(self, key: int) -> _Run:
+        """A run for MAX = 2^key with coins of its own (a new stream per build: a rebuild of the same
+        key draws fresh coins)."""
+        salt = 2 * abs(key) + (key < 0) + 1
+        rng = np.random.default_rng(np.random.SeedSequence([self._entropy, salt, self.rebuilds + 1]))
+        return _Run(self._oracle, self.eps, math.ldexp(1.0, key), self.q, self.c, self._empty_value, rng)
 
     def __repr__(self) -> str:
         return (f"DynamicMatchoidMaximizer(eps={self.eps}, p={self.matchoid.p}, k={self.matchoid.rank}, "
@@ -593,8 +677,10 @@ class DynamicMatchoidMaximizer:
 class DynamicMatchoid(Algorithm):
     """The paper's dynamic algorithm over an :class:`UpdateStream` (see the module docstring).
 
-    ``eps`` in (0, 1); ``max_value`` the paper's MAX when known (None: parallel guesses);
-    ``monotone`` selects Proposition 1.3's parameters.
+    ``eps`` in (0, 1); ``max_value`` the paper's MAX when known (None: guessed, by Appendix B's
+    parallel runs with ``max_guess="parallel"``, the default, or by our ``max_guess="current"``:
+    one run for the MAX valid now, rebuilt by Init when ⌈log₂ max f(v)⌉ changes, see the module
+    docstring); ``monotone`` selects Proposition 1.3's parameters.
 
     Retcodes: ``Success`` when every update of the stream was processed and every
     maintained solution S_t passed the matchoid's independence check; ``MaxIters`` when
@@ -620,12 +706,14 @@ class DynamicMatchoid(Algorithm):
     eps: float = 0.1
     max_value: float | None = None
     monotone: bool = False
+    max_guess: str = "parallel"
 
     def __post_init__(self) -> None:
         _check_eps(self.eps)
         _check_max_value(self.max_value)
         if not isinstance(self.monotone, bool):
             raise TypeError(f"monotone must be a bool, got {type(self.monotone).__name__}")
+        check_choice("max_guess", self.max_guess, MAX_GUESSES)
 
 
 def run_stream(problem: UpdateStream, options: SolveOptions, step: Callable[[str, Hashable], Any],
@@ -668,7 +756,8 @@ def run_stream(problem: UpdateStream, options: SolveOptions, step: Callable[[str
 @_dispatch
 def _solve(problem: UpdateStream, algorithm: DynamicMatchoid, options: SolveOptions) -> Solution:
     dm = DynamicMatchoidMaximizer(problem.f, problem.matchoid, eps=algorithm.eps, seed=options.seed,
-                                  max_value=algorithm.max_value, monotone=algorithm.monotone)
+                                  max_value=algorithm.max_value, monotone=algorithm.monotone,
+                                  max_guess=algorithm.max_guess)
 
     def step(kind: str, element) -> None:
         (dm.insert if kind == "insert" else dm.delete)(element)

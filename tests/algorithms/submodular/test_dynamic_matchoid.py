@@ -262,3 +262,75 @@ def test_levels_is_i_star_of_the_output_run():
         dm.insert(e)
         run = dm._runs[None]
         assert dm.levels == len(run.levels) - 1 and dm.solution() == run.levels[dm.levels].members
+
+
+def _weighted_cut(n=40, seed=3):
+    import networkx as nx
+
+    from algorithms.submodular import GraphCut
+
+    rng = np.random.default_rng(seed)
+    graph = nx.random_regular_graph(4, n, seed=seed)
+    for u, v in graph.edges:    # weights spread over a factor 30: max f(v) crosses powers of two
+        graph[u][v]["weight"] = float(rng.uniform(0.1, 3.0))
+    return GraphCut(nx.to_scipy_sparse_array(graph, nodelist=range(n), format="csr"))
+
+
+def test_current_max_guess_keeps_one_valid_run_and_the_invariants():
+    # max_guess="current": one run, MAX = 2^⌈log₂ max f(v)⌉ over the present elements, rebuilt by
+    # Init when that exponent changes; the invariants (and the routing into that run) hold throughout
+    f = _weighted_cut()
+    matchoid = cardinality(4)
+    rng = np.random.default_rng(0)
+    dm = DynamicMatchoidMaximizer(f, matchoid, eps=0.2, seed=1, max_guess="current")
+    present: list = []
+    for _ in range(120):
+        if present and rng.random() < 0.45:
+            dm.delete(present.pop(int(rng.integers(len(present)))))
+        else:
+            e = int(rng.choice([x for x in range(40) if x not in present]))
+            dm.insert(e)
+            present.append(e)
+        assert dm.invariant_violations() == []
+        assert matchoid.is_independent(dm.solution())
+        top = max((f(frozenset({e})) for e in present), default=0.0)
+        if top > 0:
+            assert list(dm._runs) == [math.ceil(math.log2(top))]
+    assert dm.rebuilds >= 3           # the exponent did change on this stream
+    parallel = DynamicMatchoidMaximizer(f, matchoid, eps=0.2, seed=1)
+    for e in present:
+        parallel.insert(e)
+    assert len(parallel._runs) > 1     # Appendix B's default keeps several runs
+
+
+def test_current_max_guess_rebuild_failure_is_rolled_back():
+    base = cut()
+
+    def f(s):  # f({9}) is large (a new, higher MAX: a rebuild), f of 9 with others negative
+        if 9 in s:
+            return 50.0 if len(s) == 1 else -1.0
+        return base(s)
+
+    raised = 0
+    for seed in range(20):       # Init's rate sampling keeps 9 with probability q: some seeds reach it
+        dm = DynamicMatchoidMaximizer(f, cardinality(3), seed=seed, max_guess="current")
+        for e in range(6):
+            dm.insert(e)
+        snapshot = (dm.solution(), dm.value, dm.levels, dm.elements, dm.rebuilds, list(dm._runs))
+        try:
+            dm.insert(9)
+        except NegativeValueError:
+            raised += 1
+            assert (dm.solution(), dm.value, dm.levels, dm.elements, dm.rebuilds, list(dm._runs)) == snapshot
+            assert dm.invariant_violations() == []
+            dm.delete(0)                 # the structure keeps working
+            assert dm.invariant_violations() == []
+        else:
+            assert dm.rebuilds == snapshot[4] + 1 and list(dm._runs) == [6]   # 2⁶ >= f({9}) = 50
+    assert raised > 0
+
+
+def test_solve_passes_max_guess():
+    stream = UpdateStream(cut(), cardinality(3), [("insert", e) for e in range(8)])
+    sol = solve(stream, DynamicMatchoid(eps=0.2, max_guess="current"), seed=0)
+    assert sol.successful and sol.original.max_guess == "current" and len(sol.original._runs) == 1
