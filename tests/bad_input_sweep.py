@@ -154,10 +154,13 @@ def _none_mutations(annotation: str) -> list[tuple[str, Any]]:
     return [("wrong-type", object())]
 
 
-def mutations(value: Any, annotation: str = "") -> list[tuple[str, Any]]:
-    """(label, bad value) pairs for a field whose valid value is ``value``."""
+def mutations(value: Any, annotation: str = "", name: str = "") -> list[tuple[str, Any]]:
+    """(label, bad value) pairs for a field whose valid value is ``value`` (``name``: its name)."""
     import torch
 
+    if "seed" in name and isinstance(value, int | np.integer) and not isinstance(value, bool):
+        # numpy takes any non-negative int, torch.manual_seed only [0, 2**64)
+        return [("neg", -1), ("2**64", 2**64), ("float", 2.5), ("str", "3"), ("bool", True), ("None", None)]
     if value is None:
         return _none_mutations(annotation)
     if isinstance(value, bool | np.bool_):
@@ -293,7 +296,7 @@ def field_cases(with_callables: bool = True) -> list[SweepCase]:
                 else:
                     def late(obj, p=problem):
                         return solve(p, obj, maxiters=2)
-                for label, bad in mutations(value, annotation):
+                for label, bad in mutations(value, annotation, f.name):
                     if label == "None" and "None" in annotation:
                         continue  # documented optional
                     out.append(_field_case(family, owner, f.name, label, bad, late))
@@ -325,7 +328,23 @@ def option_cases() -> list[SweepCase]:
                                  source="option"))
         out.append(SweepCase(family, f"solve({pair}, algorithm='x')", lambda p=problem: solve(p, "x"),
                              ("algorithm",), source="option"))
+        # the largest seed solve documents: each family (and its backend) must take it
+        out.append(SweepCase(family, f"solve({pair}, seed=2**64 - 1)",
+                             lambda p=problem, a=algorithm: _no_failure_from_seed(p, a, 2**64 - 1),
+                             ("seed",),
+                             valid="seeds in [0, 2**64) are documented valid", source="option"))
     return out
+
+
+def _no_failure_from_seed(problem: Any, algorithm: Any, seed: int) -> Any:
+    """Two short runs, seeds 0 and ``seed``: a backend that cannot take the seed must not turn it into a
+    ``Failure`` (other retcodes may differ: a randomized method's sample depends on its seed)."""
+    from algorithms import RetCode, solve
+
+    big, small = (solve(problem, algorithm, seed=s, maxiters=2) for s in (seed, 0))
+    if big.retcode is RetCode.Failure and small.retcode is not RetCode.Failure:
+        raise RuntimeError(f"seed={seed} gives {big.retcode.value} where seed=0 gives {small.retcode.value}")
+    return big
 
 
 @dataclass(frozen=True)
@@ -359,7 +378,7 @@ def signature_cases(signatures: list[Signature]) -> list[SweepCase]:
             if arg in sig.skip:
                 continue
             annotation = str(params[arg].annotation) if arg in params else ""
-            for label, bad in mutations(value, annotation):
+            for label, bad in mutations(value, annotation, arg):
                 if label == "None" and "None" in annotation:
                     continue  # documented optional
 

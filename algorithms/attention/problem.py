@@ -223,7 +223,7 @@ def vectors_with_overlaps(problem: SingleLocationProblem, *, mu: float, nu: floa
     coords = r.T * np.where(np.diag(r) >= 0, 1.0, -1.0)[None, :]
     u_star, v_star = (t.double() for t in problem.oracle())
     extra = torch.randn(problem.d, 2, dtype=torch.float64,
-                        generator=torch.Generator().manual_seed(problem.oracle_seed + 1))
+                        generator=torch.Generator().manual_seed((problem.oracle_seed + 1) % 2**64))
     rest = torch.linalg.qr(torch.cat([torch.stack([u_star, v_star], 1), extra], 1))[0]
     rest[:, 0], rest[:, 1] = u_star, v_star
     u = rest @ torch.as_tensor(coords[2], dtype=torch.float64)

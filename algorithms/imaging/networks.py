@@ -22,6 +22,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from algorithms._validation import check_seed
 from algorithms.imaging.operators import LinearOperator
 
 __all__ = ["NullSpaceNet", "ResidualDenoiser"]
@@ -58,7 +59,7 @@ class NullSpaceNet(nn.Module):
             raise ValueError(f"projection must act on images of shape {operator.image_shape}, got "
                              f"{projection.image_shape}")
         channels, depth = _check_int("channels", channels, 1), _check_int("depth", depth, 2)
-        seed = _check_int("seed", seed, 0)
+        seed = check_seed(seed)
         self.operator, self.projection = operator, projection
         self.in_features, self.out_features = operator.out_features, projection.out_features
         self.scale = 1.0 / max(operator.norm(), 1e-12) ** 2
@@ -84,7 +85,7 @@ class ResidualDenoiser(nn.Module):
         super().__init__()
         channels, depth = _check_int("channels", channels, 1), _check_int("depth", depth, 2)
         with torch.random.fork_rng():
-            torch.manual_seed(_check_int("seed", seed, 0))
+            torch.manual_seed(check_seed(seed))
             self.body = _body(channels, depth)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

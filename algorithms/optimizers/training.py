@@ -180,7 +180,7 @@ def _solve(problem: TrainingProblem, algorithm: OptimizerTraining, options: Solv
     model = copy.deepcopy(problem.model)
     optimizer = algorithm.build(model)
     generator = torch.Generator().manual_seed(options.seed or 0)
-    held_out = task.sample(problem.eval_size, torch.Generator().manual_seed(task.seed + 1))
+    held_out = task.sample(problem.eval_size, torch.Generator().manual_seed((task.seed + 1) % 2**64))
     target = problem.target_loss if problem.target_loss is not None else (
         task.entropy_rate() + options.tolerance(0.1))
 

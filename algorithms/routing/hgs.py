@@ -93,7 +93,8 @@ def _solve(problem: CVRPInstance, algorithm: HGS, options: SolveOptions) -> Solu
     dist, scale = integer_distances(problem.distances, algorithm.scale, _TARGET, _LIMIT, "PyVRP")
     try:
         model = _pyvrp_model(problem, dist)
-        result = model.solve(MaxRuntime(algorithm.runtime), seed=int(options.seed or 0), display=False)
+        result = model.solve(MaxRuntime(algorithm.runtime), seed=int(options.seed or 0) % 2**32,
+                             display=False)  # PyVRP's generator takes 32 bits; solve's seeds go to 2**64
         routes = [
             [int(a.idx) + 1 for a in route.schedule() if a.is_client()] for route in result.best.routes()
         ]
