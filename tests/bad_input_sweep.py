@@ -254,7 +254,8 @@ def _field_case(family: str, owner: Any, name: str, label: str, bad: Any, late) 
 
 
 def _callable_cases(family: str, problem: Any, algorithm: Any, name: str) -> list[SweepCase]:
-    """A user callable of ``problem`` returning a string or a NaN: caught in ``solve`` or reported."""
+    """A user callable of ``problem`` returning a string, None or an array of the wrong shape: raised in
+    ``solve`` naming the callable, or reported by a retcode other than ``Success``."""
     from algorithms import RetCode, solve
 
     key = f"{type(problem).__name__}.{name}"
@@ -268,7 +269,9 @@ def _callable_cases(family: str, problem: Any, algorithm: Any, name: str) -> lis
     def reported(sol: Any) -> bool:
         return getattr(sol, "retcode", RetCode.Success) is not RetCode.Success
     return [SweepCase(family, f"{key}->str", run("x"), (name,), accept=reported, source="callable"),
-            SweepCase(family, f"{key}->None", run(None), (name,), accept=reported, source="callable")]
+            SweepCase(family, f"{key}->None", run(None), (name,), accept=reported, source="callable"),
+            SweepCase(family, f"{key}->shape(17,)", run(np.ones(17)), (name,), accept=reported,
+                      source="callable")]
 
 
 def field_cases(with_callables: bool = True) -> list[SweepCase]:

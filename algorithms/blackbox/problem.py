@@ -186,6 +186,8 @@ class Evaluator:
 
 
 def _scalar(value: Any) -> float:
+    if value is None:  # numpy would read it as NaN, a blow-up rather than the programming error it is
+        raise TypeError("f must return a real scalar, got None")
     try:
         return float(np.asarray(value, dtype=np.float64).reshape(()))
     except (TypeError, ValueError) as exc:

@@ -38,13 +38,20 @@ def norm(v: np.ndarray) -> float:
 
 
 def checked(name: str, value: Any, like: np.ndarray) -> np.ndarray:
-    """``value`` as an array of the shape and dtype of ``like``; OracleFailure if it cannot be."""
+    """``value`` as an array of the shape and dtype of ``like``.
+
+    A user oracle that returns the wrong type (``None``, a string) or shape is a programming error:
+    TypeError/ValueError naming it. Non-finite entries are a blow-up: OracleFailure (``Diverged``).
+    """
+    if value is None:
+        raise TypeError(f"{name} must return an array of shape {like.shape}, got None")
     try:
         array = np.asarray(value, dtype=like.dtype)
     except (TypeError, ValueError) as exc:
-        raise OracleFailure(f"{name} is not numeric: {exc}") from exc
+        raise TypeError(f"{name} must return a numeric array of shape {like.shape}, got "
+                        f"{type(value).__name__}") from exc
     if array.shape != like.shape:
-        raise OracleFailure(f"{name} has shape {array.shape}, expected {like.shape}")
+        raise ValueError(f"{name} must return an array of shape {like.shape}, got shape {array.shape}")
     if not np.isfinite(array).all():
         raise OracleFailure(f"{name} has non-finite entries")
     return array

@@ -59,8 +59,8 @@ def neumann_hypergradient(problem: BilevelProblem, x: np.ndarray, y: np.ndarray,
                           rng: np.random.Generator) -> tuple[np.ndarray, int]:
     """ḡ_N at (x, y) with N = ``terms`` (see the module docstring) and the Hessian-vector calls used.
 
-    Oracle outputs of the wrong shape or with non-finite entries raise ``OracleFailure``
-    (a solver turns it into ``Diverged``).
+    Oracle outputs of the wrong type or shape raise TypeError/ValueError naming the oracle;
+    non-finite entries raise ``OracleFailure`` (a solver turns it into ``Diverged``).
     """
     if not isinstance(problem, BilevelProblem):
         raise TypeError(f"problem must be a BilevelProblem, got {type(problem).__name__}")

@@ -125,6 +125,7 @@ class MinimaxProblem(Problem):
         """One stochastic gradient (g_x, g_y) at (x, y): ``grad`` plus the additive noise."""
         gx, gy = returned_pair("grad(x, y, rng)", self.grad(x, y, rng))
         if self.sigma > 0:
+            gx, gy = _numeric("grad(x, y, rng)[0]", gx), _numeric("grad(x, y, rng)[1]", gy)
             gx = gx + _draw(self.noise, self.sigma, np.shape(gx), rng)
             gy = gy + _draw(self.noise, self.sigma, np.shape(gy), rng)
         return gx, gy
@@ -172,22 +173,35 @@ class BilevelProblem(Problem):
         _check_noise(self.sigma, self.noise)
         check_nonnegative("hessian_sigma", self.hessian_sigma)
 
-    def _noisy(self, value: Any, sigma: float, rng: np.random.Generator) -> Any:
+    def _noisy(self, value: Any, sigma: float, rng: np.random.Generator, name: str = "oracle") -> Any:
         if sigma == 0:
             return value
-        return value + _draw(self.noise, sigma, np.shape(value), rng)
+        return _numeric(name, value) + _draw(self.noise, sigma, np.shape(value), rng)
 
     def upper_oracle(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[Any, Any]:
         fx, fy = returned_pair("upper_grad(x, y, rng)", self.upper_grad(x, y, rng))
-        return self._noisy(fx, self.sigma, rng), self._noisy(fy, self.sigma, rng)
+        return (self._noisy(fx, self.sigma, rng, "upper_grad(x, y, rng)[0]"),
+                self._noisy(fy, self.sigma, rng, "upper_grad(x, y, rng)[1]"))
 
     def lower_oracle(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> Any:
-        return self._noisy(self.lower_grad(x, y, rng), self.sigma, rng)
+        return self._noisy(self.lower_grad(x, y, rng), self.sigma, rng, "lower_grad(x, y, rng)")
 
     def hvp_oracle(self, x: np.ndarray, y: np.ndarray, v: np.ndarray,
                    rng: np.random.Generator) -> tuple[Any, Any]:
         cross, hess = returned_pair("lower_hvp(x, y, v, rng)", self.lower_hvp(x, y, v, rng))
-        return self._noisy(cross, self.hessian_sigma, rng), self._noisy(hess, self.hessian_sigma, rng)
+        return (self._noisy(cross, self.hessian_sigma, rng, "lower_hvp(x, y, v, rng)[0]"),
+                self._noisy(hess, self.hessian_sigma, rng, "lower_hvp(x, y, v, rng)[1]"))
+
+
+def _numeric(name: str, value: Any) -> Any:
+    """``value`` unchanged when it is numeric (noise is added to it next), else a TypeError naming the
+    oracle (rather than numpy's message about adding noise to a string or None)."""
+    if value is None:
+        raise TypeError(f"{name} must return a real array, got None")
+    kind = value.dtype if isinstance(value, np.ndarray | np.generic) else np.asarray(value).dtype
+    if kind.kind not in "fiu":
+        raise TypeError(f"{name} must return a real array, got {type(value).__name__}")
+    return value
 
 
 def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: float = 1.0,

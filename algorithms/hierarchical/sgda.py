@@ -48,7 +48,7 @@ def _solve(problem: MinimaxProblem, algorithm: SGDA, options: SolveOptions) -> S
     def step(t, x, y, rng):
         gx, gy = problem.oracle(x, y, rng)
         stats.grad_calls += 1
-        gx, gy = checked("g_x", gx, x), checked("g_y", gy, y)
+        gx, gy = checked("grad(x, y, rng)[0]", gx, x), checked("grad(x, y, rng)[1]", gy, y)
         return (x - algorithm.lr_x * gx).astype(x.dtype), (y + algorithm.lr_y * gy).astype(y.dtype), {}
 
     return run(problem, options, step, stats, "SGDA")

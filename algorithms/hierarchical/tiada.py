@@ -56,7 +56,7 @@ def _solve(problem: MinimaxProblem, algorithm: TiAda, options: SolveOptions) -> 
     def step(t, x, y, rng):
         gx, gy = problem.oracle(x, y, rng)
         stats.grad_calls += 1
-        gx, gy = checked("g_x", gx, x), checked("g_y", gy, y)
+        gx, gy = checked("grad(x, y, rng)[0]", gx, x), checked("grad(x, y, rng)[1]", gy, y)
         state["vx"] += norm(gx) ** 2
         state["vy"] += norm(gy) ** 2
         lr_x_t = algorithm.lr_x / max(state["vx"], state["vy"]) ** algorithm.alpha

@@ -171,6 +171,8 @@ def _not_wrong_success(optimum: float, rtol: float = 1e-6):
 
 
 def _physical():
+    import dataclasses
+
     import networkx as nx
     import numpy as np
 
@@ -329,7 +331,7 @@ def _physical():
         cases.append(SweepCase("routing", f"HGS on coords x{scale:g}",
                                lambda c=cvrp: solve(c, HGS(runtime=0.2), seed=0), ("coords",),
                                accept=_not_wrong_success(best)))
-    return cases
+    return [dataclasses.replace(c, source="physical") for c in cases]
 
 
 def _nan_gradient_step(make):
