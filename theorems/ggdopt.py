@@ -23,11 +23,15 @@ experiments are Table 1 (the linear CCP against SAA) and Table 2 (robust wavefor
   seconds, and in the full profile SAA-MILP's gap and out-of-sample feasibility, reported.
 * ``ggdopt.tilt`` (numeric, derived from Theorem 2): the guided samples' mean objective lies below
   that of D_ρ, the feasible training points (the Boltzmann tilt lowers E f), one-sided test.
+* ``ggdopt.saa_baseline`` (numeric, implementation check): the SAA-MILP baseline of Table 1 returns
+  the SAA optimum (against enumeration and an independent MILP) and Infeasible when none exists.
+* ``ggdopt.assumptions`` (property, implementation check): every input assumption is enforced at
+  its boundary (the value just inside accepted, just outside refused).
 
 >>> from theorems.core import REGISTRY
 >>> sorted(k for k in REGISTRY if k.startswith("ggdopt."))  # doctest: +NORMALIZE_WHITESPACE
-['ggdopt.feasibility', 'ggdopt.guidance_closed_form', 'ggdopt.product_sampling', 'ggdopt.temperature',
- 'ggdopt.tilt', 'ggdopt.vs_saa']
+['ggdopt.assumptions', 'ggdopt.feasibility', 'ggdopt.guidance_closed_form', 'ggdopt.product_sampling',
+ 'ggdopt.saa_baseline', 'ggdopt.temperature', 'ggdopt.tilt', 'ggdopt.vs_saa']
 """
 
 from __future__ import annotations
@@ -47,16 +51,21 @@ import torch
 from algorithms import RetCode, solve
 from algorithms.chance import (
     SAAMILP,
+    ChanceConstrainedProblem,
     GaussianScore,
     GGDOpt,
+    LinearStructure,
     ScoreModel,
     VPSchedule,
+    empirical_violation,
     first_order_guidance,
     guided_reverse_sample,
     linear_gaussian_problem,
+    out_of_sample_feasibility,
     second_order_guidance,
 )
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.assumptions import Boundary, boundary_outcome
 from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import fact, figure, numeric_outcome
 from theorems.core.rates import rate_outcome
@@ -1025,3 +1034,188 @@ register(
         budget_s=120.0,
     )
 )
+
+
+# --------------------------------------------------------------------------- saa_baseline
+
+def _saa_brute_force(problem, k: int) -> float:
+    """The SAA optimum by enumeration: min over every set of k dropped samples of the LP on the others."""
+    import itertools
+
+    import scipy.optimize
+
+    lin = problem.linear
+    L = lin.A.shape[0]
+    best = math.inf
+    for dropped in itertools.combinations(range(L), k):
+        keep = np.setdiff1d(np.arange(L), dropped)
+        # A_l x + b_l >= 0  <=>  −A_l x <= b_l
+        res = scipy.optimize.linprog(lin.cost, A_ub=-lin.A[keep].reshape(-1, lin.A.shape[2]),
+                                     b_ub=lin.b[keep].reshape(-1),
+                                     bounds=list(zip(problem.lower, problem.upper, strict=True)),
+                                     method="highs")
+        if res.status == 0:
+            best = min(best, float(res.fun))
+    return best
+
+
+def _saa_reference_milp(problem, k: int) -> float:
+    """The SAA optimum by our own big-M MILP (M_l from the box: the most A_l x + b_l can fall below 0)."""
+    import scipy.optimize
+
+    lin = problem.linear
+    L, m, n = lin.A.shape
+    lowest = lin.b + np.minimum(lin.A * problem.lower, lin.A * problem.upper).sum(axis=2)  # (L, m)
+    big_m = np.maximum(0.0, -lowest)
+    rows = np.zeros((L * m, n + L))
+    rows[:, :n] = lin.A.reshape(L * m, n)
+    rows[np.arange(L * m), n + np.repeat(np.arange(L), m)] = big_m.reshape(-1)
+    budget = np.concatenate([np.zeros(n), np.ones(L)])[None]
+    res = scipy.optimize.milp(np.concatenate([lin.cost, np.zeros(L)]),
+                              constraints=[scipy.optimize.LinearConstraint(rows, -lin.b.reshape(-1), np.inf),
+                                           scipy.optimize.LinearConstraint(budget, -np.inf, k)],
+                              integrality=np.concatenate([np.zeros(n), np.ones(L)]),
+                              bounds=scipy.optimize.Bounds(np.concatenate([problem.lower, np.zeros(L)]),
+                                                           np.concatenate([problem.upper, np.ones(L)])),
+                              options={"mip_rel_gap": 1e-9})
+    return float(res.fun)
+
+
+def _budget(rho: float, L: int) -> int:
+    """The violations the package's own feasibility test allows: the largest j with j/L <= ρ (as
+    ``empirical_violation`` compares the violated fraction with ρ)."""
+    return max(j for j in range(L + 1) if j / L <= rho)
+
+
+def _check_saa(ctx: Context, *, budget_shift: int = 0) -> Outcome:
+    rows = []
+    # (n, L, ρ): a small instance solved by enumeration of the dropped samples (C(12, 3) = 220 LPs), and one
+    # where ρL rounds below its integer in floats (0.58 · 50 = 28.999...; 29/50 <= 0.58 is feasible)
+    for n, L, rho, how in ((2, 12, 0.25, "enumeration"), (2, 50, 0.58, "milp")):
+        problem = linear_gaussian_problem(n=n, n_samples=L, rho=rho, seed=ctx.seed)
+        k = _budget(rho, L) + budget_shift
+        reference = _saa_brute_force(problem, k) if how == "enumeration" else _saa_reference_milp(problem, k)
+        sol = solve(problem, SAAMILP())
+        violated = round(float(empirical_violation(problem, sol.x[None])[0]) * L)
+        # HiGHS's relative gap 1e-6 (SAAMILP's default) on objectives of order 1; LPs to 1e-9
+        ok = sol.retcode is RetCode.Success and violated <= k and \
+            abs(sol.value - reference) <= 1e-6 * (1.0 + abs(reference))
+        rows.append({"n": n, "L": L, "rho": rho, "budget": k, "reference": how, "value": figure(sol.value),
+                     "reference_value": figure(reference), "violated": violated,
+                     "retcode": sol.retcode.value, "ok": ok})
+    # every sample violated at every box point: no SAA-feasible point exists, so the answer is Infeasible
+    rng = np.random.default_rng(ctx.seed)
+    c = np.abs(rng.standard_normal((12, 2))) + 0.1
+    cost = np.array([-1.0, -1.0])
+    cost_t = torch.as_tensor(cost)
+    impossible = ChanceConstrainedProblem(
+        f=lambda x: x @ cost_t.to(x.dtype), g=lambda x, h: -1.0 - x @ h.T, h_samples=c, rho=0.25,
+        lower=np.zeros(2), upper=np.ones(2),
+        linear=LinearStructure(cost=cost, A=-c[:, None, :], b=-np.ones((12, 1))))
+    none = solve(impossible, SAAMILP())
+    # the direct solvers' maxiters = 0 contract: no work, the box midpoint, MaxIters
+    small = linear_gaussian_problem(n=2, n_samples=12, rho=0.25, seed=ctx.seed)
+    midpoint = 0.5 * (small.lower + small.upper)
+    idle = [solve(small, algorithm, maxiters=0) for algorithm in (SAAMILP(), GGDOpt())]
+    idle_ok = all(s.retcode is RetCode.MaxIters and np.array_equal(s.x, midpoint) for s in idle)
+    ok = all(r["ok"] for r in rows) and none.retcode is RetCode.Infeasible and idle_ok
+    return Outcome("pass" if ok else "fail",
+                   "SAA-MILP returns the SAA optimum (enumeration; our own MILP where ρL rounds down in "
+                   f"floats) within ⌊ρL⌋ violations, and Infeasible when no point is SAA-feasible "
+                   f"({none.retcode.value}); maxiters = 0 gives the midpoint with MaxIters ({idle_ok}): "
+                   f"{'holds' if ok else 'violated'}", {"instances": rows})
+
+
+register(Claim(
+    id=f"{PAPER}.saa_baseline",
+    paper=PAPER,
+    source="Table 1's baseline: SAA solved as a MIP (Section 5.1, the big-M reformulation of the empirical "
+           "chance constraint)",
+    origin=Origin.IMPLEMENTATION,
+    statement="On the linear CCP (26), SAA-MILP returns Success with an answer violating at most the budget "
+              "of samples its own feasibility test allows (the largest j with j/L <= ρ) and with the SAA "
+              "optimum's value to 1e-6 relative: against the minimum over all 220 sets of 3 dropped samples "
+              "of the remaining LP (n = 2, L = 12, ρ = 0.25), and against an independent big-M MILP at "
+              "n = 2, L = 50, ρ = 0.58 (where ρL rounds to 28.999... in floats, budget 29); on data where "
+              "every sample is violated at every box point it returns Infeasible; with maxiters = 0 SAA-MILP "
+              "and GGDOpt return the box midpoint with MaxIters.",
+    kind=Kind.NUMERIC,
+    check=lambda ctx: _check_saa(ctx),
+    control=lambda ctx: _check_saa(ctx, budget_shift=-1),
+    control_description="the references computed with one violation fewer than the budget: the SAA optimum "
+                        "then differs (it is lower with the full budget), so the same check must fail",
+    budget_s=30.0,
+))
+
+
+# --------------------------------------------------------------------------- assumptions
+
+def _assumption_cases() -> list[Boundary]:
+    """The inputs the paper's setting assumes, each probed just inside and just outside its boundary."""
+    tiny = 1e-12  # a step past each boundary, far below every value the claims use
+    base = linear_gaussian_problem(n=2, n_samples=20, rho=0.1, seed=0)
+    grad = torch.ones(3, 2, dtype=torch.float64)
+
+    def samples(count: int):
+        return replace(base, h_samples=base.h_samples[:count], linear=None)
+
+    def bad_g(x, h):
+        return torch.zeros(x.shape[0], h.shape[0] + 1, dtype=x.dtype)
+
+    def short_sampler(generator, count):
+        return base.h_sampler(generator, count)[:-1]
+
+    return [
+        Boundary("violation level ρ < 1", "rho", lambda: linear_gaussian_problem(n=2, n_samples=20, rho=0.95),
+                 lambda: linear_gaussian_problem(n=2, n_samples=20, rho=1.0)),
+        Boundary("violation level ρ > 0", "rho", lambda: linear_gaussian_problem(n=2, n_samples=20, rho=0.05),
+                 lambda: linear_gaussian_problem(n=2, n_samples=20, rho=0.0)),
+        # L >= ⌈1/ρ⌉ samples, so that ⌊ρL⌋ >= 1 violated sample can be allowed at all
+        Boundary("L >= ⌈1/ρ⌉ samples", "h_samples", lambda: samples(10), lambda: samples(9)),
+        Boundary("g maps to (batch, L) or (batch, L, m)", "g", lambda: replace(base),
+                 lambda: replace(base, g=bad_g, linear=None)),
+        Boundary("fresh samples of h's shape", "h_sampler",
+                 lambda: out_of_sample_feasibility(base, np.zeros((1, 2)), n_fresh=50),
+                 lambda: out_of_sample_feasibility(replace(base, h_sampler=short_sampler), np.zeros((1, 2)),
+                                                   n_fresh=50)),
+        Boundary("points of the problem's dimension", "x",
+                 lambda: empirical_violation(base, np.zeros((1, 2))),
+                 lambda: empirical_violation(base, np.zeros((1, 3)))),
+        Boundary("float32 LP data reproduce f and g", "linear",
+                 lambda: linear_gaussian_problem(n=2, n_samples=20, rho=0.1, dtype=np.float32),
+                 lambda: replace(base, linear=replace(base.linear, cost=base.linear.cost + 1e-3))),
+        Boundary("inverse temperature β > 0", "beta", lambda: GGDOpt(beta=1e-300), lambda: GGDOpt(beta=0.0)),
+        Boundary("corrector steps >= 0", "corrector_steps", lambda: GGDOpt(corrector_steps=0),
+                 lambda: GGDOpt(corrector_steps=-1)),
+        Boundary("posterior variance >= 0", "posterior_variance", lambda: GGDOpt(posterior_variance=0.0),
+                 lambda: GGDOpt(posterior_variance=-tiny)),
+        Boundary("a Hessian per gradient row", "hess_f",
+                 lambda: second_order_guidance(grad, torch.zeros(3, 2, 2, dtype=torch.float64), beta=1.0,
+                                               sigma2=0.1),
+                 lambda: second_order_guidance(grad, torch.zeros(3, 2, 3, dtype=torch.float64), beta=1.0,
+                                               sigma2=0.1)),
+    ]
+
+
+def _check_assumptions(ctx: Context, *, shifted: bool) -> Outcome:
+    return boundary_outcome(_assumption_cases(), shifted=shifted)
+
+
+register(Claim(
+    id=f"{PAPER}.assumptions",
+    paper=PAPER,
+    source="the chance-constrained program (1) and its sample form (Section 2), Corollary 1's guidance, "
+           "Algorithm 1's inputs",
+    origin=Origin.IMPLEMENTATION,
+    statement="Each input assumption of the setting (0 < ρ < 1; at least ⌈1/ρ⌉ samples; g of shape (batch, "
+              "L) or (batch, L, m); fresh samples of h's shape; points of the problem's dimension; LP data "
+              "that reproduce f and g, float32 included; β > 0; corrector steps >= 0; a posterior variance "
+              ">= 0; one Hessian per gradient row) is enforced at its boundary: the value just inside is "
+              "accepted, the value just outside is refused with a ValueError or TypeError naming the "
+              "argument.",
+    kind=Kind.PROPERTY,
+    check=lambda ctx: _check_assumptions(ctx, shifted=False),
+    control=lambda ctx: _check_assumptions(ctx, shifted=True),
+    control_description="every boundary claimed one step inward (the value just inside stated as outside): "
+                        "those values are accepted, so the same check must fail.",
+))
