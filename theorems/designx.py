@@ -1890,3 +1890,154 @@ register(Claim(
     certificate=REGRET_CERTIFICATE,
     expected_verdict="certified",
 ))
+
+
+# ---------------------------------------------------------------- designx.reward_telescopes
+
+
+def _log_regret_rewards():
+    from algorithms.blackbox.designx import log_regret_rewards
+
+    return log_regret_rewards
+
+
+def _unnormalized_rewards(episode, optimum: float, floor: float = 1e-8) -> np.ndarray:
+    """The control's rewards: the log-regret improvements without the normalization by ℓ₀ − log10 ε."""
+    ell = lambda v: math.log10(max(v - optimum, 0.0) + floor)  # noqa: E731
+    prev, out = ell(episode.start_best), []
+    for b in episode.best_after:
+        out.append(prev - ell(b))
+        prev = ell(b)
+    return np.asarray(out)
+
+
+def _check_rewards(ctx: Context, rewards_of) -> Outcome:
+    """Agent 2's per-step rewards on best-so-far sequences: they telescope to the normalized total
+    improvement, a run that reaches f* earns exactly 1, a run that never improves earns 0."""
+    from algorithms.blackbox.designx import Episode
+
+    rng = ctx.rng("rewards")
+    optimum, floor = 3.0, 1e-8
+    ell = lambda v: math.log10(v - optimum + floor)  # noqa: E731
+    worst, rows = 0.0, []
+    for case in range(6):
+        start = optimum + 10.0 ** rng.uniform(-2, 3)
+        steps = rng.integers(3, 12)
+        # a nonincreasing best-so-far; the last two cases end at f* exactly and never improve
+        gaps = np.minimum.accumulate((start - optimum) * 10.0 ** -rng.uniform(0, 1.5, size=steps).cumsum())
+        if case == 4:
+            gaps[-1] = 0.0
+        if case == 5:
+            gaps[:] = start - optimum
+        episode = Episode(workflow=(), logp1=torch.zeros(()), entropy1=torch.zeros(()),
+                          best_after=list(optimum + gaps), start_best=start)
+        r = np.asarray(rewards_of(episode, optimum, floor))
+        expected = (ell(start) - ell(optimum + gaps[-1])) / (ell(start) - math.log10(floor))
+        # float64 sums of <= 12 terms of size <= 1: 1e-12
+        worst = max(worst, abs(float(r.sum()) - expected), 0.0 if r.size == steps else math.inf)
+        rows.append({"steps": int(steps), "return": figure(float(r.sum()), 6),
+                     "expected": figure(expected, 6), "min_reward": figure(float(r.min()), 3)})
+        if float(r.min()) < -1e-12:
+            worst = math.inf
+    ok = worst <= 1e-12
+    return Outcome("pass" if ok else "fail",
+                   "per-step rewards telescope to (ℓ₀ − ℓ_T)/(ℓ₀ − log10 ε), 1 at f*, 0 without "
+                   f"improvement: max error {worst:.3g} ({'<=' if ok else '>'} 1e-12)", {"episodes": rows})
+
+
+register(Claim(
+    id="designx.reward_telescopes", paper=PAPER,
+    source="Section 3.3 (Agent 2's per-step reward: the improvement of the best-so-far, normalized), in our "
+           "log-regret form (see the note's departures); algorithms.blackbox.designx.log_regret_rewards",
+    origin=Origin.IMPLEMENTATION,
+    statement="For any nonincreasing best-so-far sequence, the per-step rewards r_t = (ℓ_{t−1} − ℓ_t)/(ℓ₀ − "
+              "log10 ε), ℓ = log10(f_best − f* + ε), are >= 0 and sum to (ℓ₀ − ℓ_T)/(ℓ₀ − log10 ε): a run "
+              "that reaches f* earns exactly 1 and one that never improves 0 (6 random sequences, 1e-12)",
+    kind=Kind.PROPERTY,
+    check=lambda ctx: _check_rewards(ctx, _log_regret_rewards()),
+    control=lambda ctx: _check_rewards(ctx, _unnormalized_rewards),
+    control_description="the rewards without the normalization by ℓ₀ − log10 ε (a run reaching f* then "
+                        "earns ℓ₀ − log10 ε, not 1)",
+))
+
+
+# ---------------------------------------------------------------- designx.input_domains
+
+
+def _zero_regret(value: float) -> None:
+    if value != 0.0:
+        raise ValueError(f"value: the regret of f* is {value}, not 0")
+
+
+def _designx_domain_cases() -> list:
+    """(label, call, at a closed end, expected refusal (type, argument) or None)."""
+    from algorithms.blackbox.designx import log_regret_rewards
+    from algorithms.blackbox.features import ela_features
+
+    def box(**kw):
+        return BlackBoxProblem(lambda x: float(np.sum(x**2)), ([0.0, 0.0], [1.0, 1.0]), 20, **kw)
+
+    X = np.random.default_rng(0).random((30, 2))
+    return [
+        ("PSO with w = 0.2", lambda: PSO(w=0.2), True, None),
+        ("PSO with c1 = 0 and c2 = 2.5", lambda: PSO(c1=0.0, c2=2.5), True, None),
+        ("PSO with a swarm of 2", lambda: PSO(swarm=2), True, None),
+        ("a target equal to the optimum", lambda: box(optimum=1.0, target=1.0), True, None),
+        ("the regret of f* itself", lambda: _zero_regret(normalized_regret(1.0, box(optimum=1.0, f_ref=2.0))),
+         True, None),
+        ("BBOB in dimension 2", lambda: bbob_problem(1, 1, 2, 10), True, None),
+        ("ELA features of (n, d) samples", lambda: ela_features(X, X.sum(1), np.zeros(2), np.ones(2)), True,
+         None),
+        ("PSO with w = 0.19", lambda: PSO(w=0.19), False, (ValueError, "w")),
+        ("PSO with c1 = 2.6", lambda: PSO(c1=2.6), False, (ValueError, "c1")),
+        ("PSO with a swarm of 1", lambda: PSO(swarm=1), False, (ValueError, "swarm")),
+        ("a target below the optimum", lambda: box(optimum=1.0, target=0.5), False, (ValueError, "target")),
+        ("f_ref equal to the optimum", lambda: box(optimum=1.0, f_ref=1.0), False, (ValueError, "f_ref")),
+        ("a regret without an optimum", lambda: normalized_regret(1.0, box(f_ref=2.0)), False,
+         (ValueError, "optimum")),
+        ("BBOB in dimension 1", lambda: bbob_problem(1, 1, 1, 10), False, (ValueError, "dim")),
+        ("BBOB with dim = 2.0", lambda: bbob_problem(1, 1, 2.0, 10), False, (ValueError, "dim")),
+        ("ELA bounds of the wrong length", lambda: ela_features(X, X.sum(1), np.zeros(3), np.ones(3)), False,
+         (ValueError, "lower")),
+        ("rewards of a non-episode", lambda: log_regret_rewards("episode", 0.0), False,
+         (TypeError, "episode")),
+    ]
+
+
+def _check_designx_domains(ctx: Context, *, open_ends: bool) -> Outcome:
+    wrong = []
+    cases = _designx_domain_cases()
+    for label, call, closed_end, refusal in cases:
+        expect_refusal = refusal is not None or (open_ends and closed_end)
+        try:
+            call()
+        except (TypeError, ValueError) as exc:
+            named = refusal is not None and isinstance(exc, refusal[0]) and refusal[1] in str(exc)
+            if not expect_refusal or (refusal is not None and not named):
+                wrong.append(f"{label}: {type(exc).__name__}: {str(exc)[:60]}")
+        else:
+            if expect_refusal:
+                wrong.append(f"{label}: accepted")
+    return Outcome("pass" if not wrong else "fail",
+                   f"{len(cases) - len(wrong)} of {len(cases)} inputs accepted or refused as their domains "
+                   "say" + (f"; wrong: {'; '.join(wrong[:3])}" if wrong else ""),
+                   {"cases": len(cases), "wrong": wrong})
+
+
+register(Claim(
+    id="designx.input_domains", paper=PAPER,
+    source="Sections 3-4 (the problems, the regret metric, the baselines and Agent 2's rewards as the paper "
+           "defines them); our validation (algorithms.blackbox)",
+    origin=Origin.IMPLEMENTATION,
+    statement="The public constructors and functions accept their domains' closed ends (PSO's w = 0.2, "
+              "c1 = 0, c2 = 2.5, a swarm of 2; a target equal to f*; the regret of f* itself, 0; BBOB in "
+              "dimension 2; "
+              "ELA features of (n, d) samples) and refuse inputs just outside with an error naming the "
+              "argument (w = 0.19, c1 = 2.6, a swarm of 1, a target below f*, f_ref = f*, a regret without "
+              "f*, dimension 1 or 2.0, bounds of the wrong length, rewards of a non-episode): 17 cases",
+    kind=Kind.PROPERTY,
+    check=lambda ctx: _check_designx_domains(ctx, open_ends=False),
+    control=lambda ctx: _check_designx_domains(ctx, open_ends=True),
+    control_description="the domains read as open at their closed ends: the check expects refusals where "
+                        "the model accepts, and must fail",
+))
