@@ -350,13 +350,17 @@ class SAMTraining(Algorithm):
     """SAM θ ← θ − η ∇L_B(θ + ρ ∇L_B(θ)/‖∇L_B(θ)‖) with the batches of :class:`SGDTraining`.
 
     ``normalize=False`` drops the normalization (ε = ρ∇L_B, "USAM"). Same ``maxiters``/``tol``
-    meaning as :class:`SGDTraining`; ρ = 0 reproduces it exactly.
+    meaning as :class:`SGDTraining`; ρ = 0 reproduces it exactly. ``optimizer`` builds the SAM
+    optimizer, called as ``optimizer(params, torch.optim.SGD, rho=, normalize=, lr=)`` and stepped
+    with ``step(closure)`` (default :class:`SAM`; another implementation of the same interface, e.g.
+    a user's own, trains under the same batches and criterion).
     """
 
     lr: float = 0.1
     rho: float = 0.05
     batch_size: int = 10
     normalize: bool = True
+    optimizer: Any = SAM
 
     def __post_init__(self) -> None:
         check_positive("lr", self.lr)
@@ -364,6 +368,9 @@ class SAMTraining(Algorithm):
         check_positive_int("batch_size", self.batch_size)
         if not isinstance(self.normalize, bool):
             raise TypeError(f"normalize must be a bool, got {type(self.normalize).__name__}")
+        if not callable(self.optimizer):
+            raise TypeError(f"optimizer must be a callable building a SAM-like optimizer (e.g. SAM), got "
+                            f"{type(self.optimizer).__name__}")
 
 
 #: a full training loss above this is a blow-up (labels are O(1))
@@ -371,7 +378,7 @@ DIVERGED_LOSS = 1e12
 
 
 def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: int, normalize: bool,
-           options: SolveOptions) -> Solution:
+           options: SolveOptions, sam: Any = SAM) -> Solution:
     if batch_size > problem.n:
         raise ValueError(f"batch_size must be <= n = {problem.n}, got {batch_size}")
     seed = 0 if options.seed is None else options.seed
@@ -385,7 +392,7 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
     if rho is None:
         opt: torch.optim.Optimizer = torch.optim.SGD(plist, lr=lr)
     else:
-        opt = SAM(plist, torch.optim.SGD, rho=rho, normalize=normalize, lr=lr)
+        opt = sam(plist, torch.optim.SGD, rho=rho, normalize=normalize, lr=lr)
     gen = torch.Generator().manual_seed(seed)
     monitor = IterationMonitor(options, total=steps, desc="SAM" if rho is not None else "SGD")
 
@@ -443,7 +450,8 @@ def _solve(problem: TwoLayerMSETask, algorithm: SGDTraining, options: SolveOptio
 
 @_dispatch
 def _solve(problem: TwoLayerMSETask, algorithm: SAMTraining, options: SolveOptions) -> Solution:
-    return _train(problem, algorithm.lr, algorithm.rho, algorithm.batch_size, algorithm.normalize, options)
+    return _train(problem, algorithm.lr, algorithm.rho, algorithm.batch_size, algorithm.normalize, options,
+                  algorithm.optimizer)
 
 
 # ----------------------------------------------------------------------------- diagnostics

@@ -83,3 +83,17 @@ def test_draws_a_subject_cannot_express_are_skipped_and_said():
     assert "normalize=False" in outcome.evidence["skipped_unsupported"]
     with pytest.raises(NotImplementedError, match="normalize=False"):
         load_object(PEERS["SAM"]["pytorch-optimizer SAM"])([], normalize=False)
+
+
+def test_subject_spec_is_ours_for_a_control_and_the_given_one_for_a_check():
+    given = (("Muon", USER_MUON),)
+    assert Context(role="check", implementations=given).subject_spec("Muon") == USER_MUON
+    assert Context(role="control", implementations=given).subject_spec("Muon") == SUBJECTS["Muon"].reference
+    assert Context().subject_spec("SAM") == SUBJECTS["SAM"].reference
+
+
+def test_the_sam_claims_exercise_the_sam_subject():
+    load_all()
+    assert {c.id for c in REGISTRY.values() if "SAM" in c.subjects} == {
+        f"sam_stability.{name}" for name in ("sam_step", "training_reference", "training_retcodes",
+                                             "simplicity_bias", "coherence_drop")}

@@ -143,10 +143,14 @@ class Context:
         """The implementation registered as subject ``name``: ours, or the one this run was
         given for it (``--subject NAME=module:object``). A control always gets ours, since its
         sabotage is planted in our reference."""
+        return load_object(self.subject_spec(name))
+
+    def subject_spec(self, name: str) -> str:
+        """The ``module:object`` :meth:`subject` loads for ``name`` (a key for caches of runs)."""
         if name not in SUBJECTS:
             raise ValueError(f"unknown subject {name!r}; known: {', '.join(sorted(SUBJECTS))}")
         given = dict(self.implementations).get(name) if self.role == "check" else None
-        return load_object(given or SUBJECTS[name].reference)
+        return given or SUBJECTS[name].reference
 
     def rng(self, salt: str = "") -> np.random.Generator:
         """A generator seeded by the context seed and ``salt`` (stable across runs)."""

@@ -167,6 +167,8 @@ CASES = [
     BadInput(SAMTraining, lambda: SAMTraining(rho=-0.1), ValueError, ("rho", ">= 0"), "rho"),
     BadInput(SAMTraining, lambda: SAMTraining(lr=-1.0), ValueError, ("lr", "> 0"), "lr"),
     BadInput(SAMTraining, lambda: SAMTraining(normalize=1), TypeError, ("normalize", "bool"), "normalize"),
+    BadInput(SAMTraining, lambda: SAMTraining(optimizer="SAM"), TypeError, ("optimizer", "callable"),
+             "optimizer"),
     BadInput(TwoLayerMSETask, lambda: TwoLayerMSETask(X=np.zeros((3, 2)), y=np.zeros(2), width=2), ValueError,
              ("y", "length"), "y"),
     BadInput(TwoLayerMSETask, lambda: TwoLayerMSETask(X=np.zeros((3, 2)), y=np.zeros(3), width=0), ValueError,

@@ -285,3 +285,21 @@ def test_closure_without_backward_raises_and_leaves_the_parameters():
     with pytest.raises(RuntimeError, match="backward"):
         opt.step(lambda: (w ** 2).sum())
     assert w.detach().tolist() == [1.0, -2.0]
+
+
+def test_training_with_another_sam_optimizer():
+    """``SAMTraining(optimizer=...)`` trains with the given SAM-like class under the same batches: our SAM
+    given explicitly is the default run exactly; a stand-in records that it was built and stepped."""
+    task = parity_task(n=16, in_features=4, width=6, seed=1)
+    a = solve(task, SAMTraining(lr=0.1, rho=0.1, batch_size=4), maxiters=20, seed=2)
+    b = solve(task, SAMTraining(lr=0.1, rho=0.1, batch_size=4, optimizer=SAM), maxiters=20, seed=2)
+    np.testing.assert_array_equal(a.x, b.x)
+    built = []
+
+    def recording(params, base_optimizer, **kwargs):
+        built.append(kwargs)
+        return SAM(params, base_optimizer, **kwargs)
+
+    c = solve(task, SAMTraining(lr=0.1, rho=0.1, batch_size=4, optimizer=recording), maxiters=20, seed=2)
+    np.testing.assert_array_equal(a.x, c.x)
+    assert built == [{"rho": 0.1, "normalize": True, "lr": 0.1}]
