@@ -1146,8 +1146,32 @@ def _check_memorizing_solution(task: TwoLayerMSETask) -> None:
         f"memorizing_solution does not interpolate (max residual {residual:.3g})"
 
 
+def _documented_domain_errors() -> list[str]:
+    """The constructions' documented domains: memorizing_solution needs x_kᵀx_k > x_kᵀx_j (a repeated
+    row violates it) and generalizing_solution a width >= 2^C; outside, each raises ValueError."""
+    X = _distinct_points(np.random.default_rng(0), 4, 3)
+    repeated = TwoLayerMSETask(X=np.vstack([X, X[:1]]), y=np.append(X[:, 0] * X[:, 1], X[0, 0] * X[0, 1]),
+                               width=5)
+    cases = {"memorizing_solution on a repeated row": lambda: memorizing_solution(repeated),
+             "generalizing_solution with width 2^3 - 1 for C = 3":
+                 lambda: generalizing_solution(TwoLayerMSETask(X=X, y=X[:, 0] * X[:, 1], width=7), 3, 1.0)}
+    wrong = []
+    for label, call in cases.items():
+        try:
+            call()
+            wrong.append(f"{label}: no error")
+        except ValueError:
+            pass
+        except Exception as exc:  # anything but the documented error is outside the contract
+            wrong.append(f"{label}: {type(exc).__name__} instead of ValueError")
+    return wrong
+
+
 def _check_memorization(ctx: Context, *, activation: str = "relu") -> Outcome:
     counts = {"tested": 0, "memorizing": 0, "skipped_inactive_or_kink": 0}
+    if wrong := _documented_domain_errors():
+        return Outcome("fail", "outside their documented domains the constructions must raise ValueError: "
+                       + "; ".join(wrong), {"domain_errors": wrong})
 
     def test(example: tuple) -> dict | None:
         seed, n, d, kind, features = example
@@ -1209,7 +1233,8 @@ register(Claim(
               "over memorizing and (C, r)-generalizing solutions (perturbed) and random networks. The "
               "unperturbed memorizing solution interpolates and sample k activates unit k alone (numpy "
               "pre-activations), on the points, on the first one and the first two alone, and on the same "
-              "points scaled by 1/4.",
+              "points scaled by 1/4. Outside their documented domains (a repeated row; width < 2^C) both "
+              "constructions raise ValueError.",
     kind=Kind.PROPERTY,
     check=partial(_check_memorization, activation="relu"),
     control=partial(_check_memorization, activation="leaky_relu"),
