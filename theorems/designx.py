@@ -2041,3 +2041,127 @@ register(Claim(
     control_description="the domains read as open at their closed ends: the check expects refusals where "
                         "the model accepts, and must fail",
 ))
+
+
+# ---------------------------------------------------------------- designx.random_operator_laws
+
+
+def _start_at_zero(method, X, V, Cr, rng):
+    """The control's bug: exponential crossover whose run always starts at gene 0 (j_rand ignored)."""
+    if method != "exponential":
+        return crossover(method, X, V, Cr, rng)
+    N, d = X.shape
+    rng.integers(d, size=N)
+    run = np.cumprod(rng.random((N, d - 1)) < Cr, axis=1)
+    L = 1 + run.sum(axis=1)
+    return np.where(np.arange(d)[None, :] < L[:, None], V, X)
+
+
+def _check_operator_laws(ctx: Context, cross) -> Outcome:
+    """The probabilities of Table 3's random operators, not only their structure: chi-square and KS
+    tests at level 1e-4 each (five tests: family-wise false alarm <= 5e-4)."""
+    rng = ctx.rng("operator-laws")
+    n, d, Cr = ctx.pick(4000, 40_000), 5, 0.5
+    X, V = np.zeros((n, d)), np.ones((n, d))
+    tests = {}
+    # binomial: gene j from the donor with probability Cr + (1 − Cr)/d (the forced j_rand included)
+    take = cross("binomial", X, V, Cr, rng) == 1.0
+    p_gene = Cr + (1 - Cr) / d
+    counts = take.sum(axis=0)
+    # Σ_j z_j² over the d independent positions is chi-square with d degrees of freedom
+    z = (counts - n * p_gene) / math.sqrt(n * p_gene * (1 - p_gene))
+    tests["binomial: donor genes per position"] = float(sstats.chi2.sf(float(z @ z), d))
+    # exponential: run length L with P(L = k) = (1 − Cr)Cr^{k−1} (k < d), P(L = d) = Cr^{d−1}; a run
+    # shorter than d starts at a uniform position j_rand
+    take = cross("exponential", X, V, Cr, rng) == 1.0
+    L = take.sum(axis=1)
+    law = np.r_[[(1 - Cr) * Cr ** (k - 1) for k in range(1, d)], Cr ** (d - 1)]
+    tests["exponential: run length"] = sstats.chisquare(np.bincount(L, minlength=d + 1)[1:], n * law).pvalue
+    short = take[L < d]
+    # the run's first gene: taken, its left (cyclic) neighbour not
+    starts = np.argmax(short & ~np.roll(short, 1, axis=1), axis=1)
+    tests["exponential: run start"] = sstats.chisquare(np.bincount(starts, minlength=d)).pvalue
+    # random repair: the out-of-box coordinates land uniformly in [l, u]
+    lower, upper = np.full(d, -1.0), np.full(d, 2.0)
+    U = np.where(rng.random((n, d)) < 0.5, -3.0, 5.0)  # every coordinate out of the box
+    R = boundary("random", U, np.zeros((n, d)), lower, upper, rng)
+    tests["random repair: uniform in [l, u]"] = sstats.kstest(((R - lower) / (upper - lower)).ravel(),
+                                                              "uniform").pvalue
+    # the uniform initialization, the same way
+    Xi = initialize("uniform", n, lower, upper, rng)
+    tests["uniform initialization"] = sstats.kstest(((Xi - lower) / (upper - lower)).ravel(),
+                                                    "uniform").pvalue
+    # power: a run that always starts at gene 0, a repair that resets to a bound, or a draw on half the
+    # box gives chi-square / KS p-values below 1e-100 at these sizes
+    worst = min(tests.values())
+    ok = worst >= 1e-4
+    return Outcome("pass" if ok else "fail",
+                   f"Table 3's random operators follow their laws: smallest p-value {worst:.3g} "
+                   f"({'>=' if ok else '<'} 1e-4) over {len(tests)} tests of {n} draws",
+                   {name: figure(float(p), 3) for name, p in tests.items()} | {"draws": n})
+
+
+register(Claim(
+    id="designx.random_operator_laws", paper=PAPER,
+    source=f"{ARXIV}, Table 3 (DE binomial and exponential crossover, the random boundary repair, uniform "
+           "initialization): their probabilities",
+    origin=Origin.PAPER,
+    covers=(TABLE3,),
+    statement="With Cr = 1/2, d = 5 and 4000 (full: 40 000) draws each: binomial crossover takes gene j from "
+              "the donor with probability Cr + (1 − Cr)/d; exponential crossover's run length L has "
+              "P(L = k) = (1 − Cr)Cr^{k−1} (k < d), P(L = d) = Cr^{d−1}, and a run shorter than d starts at "
+              "a uniform position; the random repair puts out-of-box coordinates uniformly in [l, u]; the "
+              "uniform initialization is uniform (chi-square / Kolmogorov–Smirnov, each p >= 1e-4)",
+    kind=Kind.NUMERIC,
+    check=lambda ctx: _check_operator_laws(ctx, crossover),
+    control=lambda ctx: _check_operator_laws(ctx, _start_at_zero),
+    control_description="exponential crossover whose run always starts at gene 0 (j_rand drawn but not "
+                        "used): the run-start test must reject",
+))
+
+
+# ---------------------------------------------------------------- designx.agents_round_trip
+
+
+def _check_round_trip(ctx: Context, *, reload: bool) -> Outcome:
+    """save_agents into a folder that does not exist yet, then load_agents: the same parameters and
+    sizes, and the metadata beside it; ``reload=False`` (the control) compares fresh agents instead."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from algorithms.blackbox.designx import load_agents, save_agents
+
+    agent1, agent2 = load_agents()
+    meta = {"seed": ctx.seed, "note": "round trip"}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "new" / "folder" / "agents.pt"
+        save_agents(path, agent1, agent2, meta=meta)
+        if reload:
+            back1, back2 = load_agents(path)
+        else:
+            torch.manual_seed(ctx.seed)
+            back1, back2 = type(agent1)(), type(agent2)()
+        meta_back = json.loads(path.with_suffix(".json").read_text())
+    same = all(torch.equal(a, b) for m, n in ((agent1, back1), (agent2, back2))
+               for a, b in zip(m.state_dict().values(), n.state_dict().values(), strict=True))
+    ok = same and meta_back == meta
+    return Outcome("pass" if ok else "fail",
+                   f"agents saved into a new folder and loaded back: parameters identical {same}, metadata "
+                   f"identical {meta_back == meta}", {"parameters_identical": same})
+
+
+register(Claim(
+    id="designx.agents_round_trip", paper=PAPER,
+    source="Section 3.3 (the trained agents, used by every DesignX run); our checkpoint files "
+           "(algorithms.blackbox.designx.save_agents / load_agents)",
+    origin=Origin.IMPLEMENTATION,
+    statement="The shipped agents written by save_agents into a folder that does not exist yet and read back "
+              "by load_agents have bit-identical parameters, and the metadata written beside them reads back "
+              "equal",
+    kind=Kind.PROPERTY,
+    check=lambda ctx: _check_round_trip(ctx, reload=True),
+    control=lambda ctx: _check_round_trip(ctx, reload=False),
+    control_description="freshly initialized agents compared with the saved ones (what a loader that "
+                        "ignored the file would return): the parameters must differ",
+))
