@@ -72,8 +72,13 @@ class ScoreNet(nn.Module):
                 layer.bias.uniform_(-bound, bound, generator=generator)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
+        if not isinstance(X, torch.Tensor):
+            raise TypeError(f"X must be a torch.Tensor, got {type(X).__name__}")
         if X.ndim != 2 or X.shape[1] != self.in_features:
             raise ValueError(f"X must have shape (n, {self.in_features}), got {tuple(X.shape)}")
+        if X.dtype != self.hidden.weight.dtype:
+            raise TypeError(f"X must have dtype {self.hidden.weight.dtype} (the model's parameters), "
+                            f"got {X.dtype}")
         return self.output(torch.tanh(self.hidden(X)))
 
 

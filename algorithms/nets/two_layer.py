@@ -62,7 +62,9 @@ class TwoLayerReLU(torch.nn.Module):
     ``W``, ``b`` ~ N(0, init_scale²/in_features), ``v`` ~ N(0, init_scale²/width),
     ``c = 0``; ``dtype`` float64 (default) or float32.
 
-    ``forward(X)`` returns shape (n, out_features). The functional view
+    ``forward(X)`` returns shape (n, out_features); ``X`` must be a tensor of the model's dtype with
+    ``in_features`` on its last axis (a single sample ``(in_features,)`` is accepted: it is what
+    ``torch.func.vmap`` passes). The functional view
     (``init``/``forward_with``/``hidden``, see the module docstring) returns (n,) from
     ``forward_with`` when ``out_features == 1``, the convention of the scalar-output theory.
 
@@ -112,6 +114,14 @@ class TwoLayerReLU(torch.nn.Module):
     # ------------------------------------------------------------------ the module
     def features(self, X: torch.Tensor) -> torch.Tensor:
         """Hidden-layer features σ(X Wᵀ + b) of the module's weights, shape (n, width)."""
+        # the last axis and the dtype only: under torch.func.vmap a sample arrives without its batch axis
+        if not isinstance(X, torch.Tensor):
+            raise TypeError(f"X must be a torch.Tensor, got {type(X).__name__}")
+        if X.ndim == 0 or X.shape[-1] != self.in_features:
+            raise ValueError(f"X must have shape (n, {self.in_features}) for TwoLayerReLU, got "
+                             f"{tuple(X.shape)}")
+        if X.dtype != self.W.dtype:
+            raise TypeError(f"X must have dtype {self.W.dtype} (the model's parameters), got {X.dtype}")
         return _features(self.W, self.b, X, ACTIVATIONS[self.activation])
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:

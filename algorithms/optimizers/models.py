@@ -76,8 +76,13 @@ class MLP(nn.Module):
         self.to(_check_dtype(dtype))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not isinstance(x, torch.Tensor):
+            raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
         if x.ndim != 2 or x.shape[1] != self.in_features:
             raise ValueError(f"x must have shape (n, {self.in_features}), got {tuple(x.shape)}")
+        if x.dtype != self.embed.weight.dtype:
+            raise TypeError(f"x must have dtype {self.embed.weight.dtype} (the model's parameters), "
+                            f"got {x.dtype}")
         h = self.embed(x)
         for block in self.blocks:
             h = h + self.residual_multiplier * torch.relu(block(h))

@@ -311,6 +311,8 @@ def _physical():
     ]
     from algorithms.optimizers import SOAP, Muon, Shampoo
 
+    cases += _model_inputs()
+
     for name, make in (("Muon", Muon), ("Shampoo", Shampoo), ("SOAP", SOAP)):
         cases.append(SweepCase("optimizers", f"{name}.step(NaN gradient) warns or raises",
                                _nan_gradient_step(make), ("NaN",)))
@@ -350,6 +352,65 @@ def _nan_gradient_step(make):
             raise ValueError(f"warned: {said[0]}")
         return "stepped"
     return call
+
+
+def _model_inputs():
+    """Each model's forward on inputs of the wrong shape, dtype or type (torch's own messages before)."""
+    import numpy as np
+
+    from algorithms.hierarchical.auc import ScoreNet
+    from algorithms.imaging import networks as im_networks
+    from algorithms.imaging import operators as im_operators
+    from algorithms.nets import models as net_models
+    from algorithms.nets import two_layer
+    from algorithms.optimizers import models as opt_models
+    from algorithms.qp import qp_layer
+    from algorithms.unlearning import models as un_models
+    from tests.bad_input_sweep import SweepCase
+
+    f64 = torch.float64
+    models = [("nets", net_models.MLP(3, (4,), 1), (5, 3), f64),
+              ("nets", two_layer.TwoLayerReLU(3, 4), (5, 3), f64),
+              ("nets", net_models.CNN(1, 8, 2, 3, 1), (5, 1, 8), f64),
+              ("nets", net_models.SoftmaxAttention(4, 3, 1), (5, 4, 3), f64),
+              ("unlearning", un_models.LinearModel(3), (5, 3), f64),
+              ("unlearning", un_models.DeepLinear(3, (2, 2)), (5, 3), f64),
+              ("unlearning", un_models.TwoLayerPerceptron(3, 4), (5, 3), f64),
+              ("hierarchical", ScoreNet(3), (5, 3), f64),
+              ("optimizers", opt_models.MLP(4, 4, width=8, depth=1), (5, 4), torch.float32)]
+    cases = []
+    for family, model, shape, dtype in models:
+        name = type(model).__qualname__
+        wider = tuple(s + 1 for s in shape)
+        one_sample = "a single sample (the form torch.func.vmap passes) is accepted" \
+            if name == "TwoLayerReLU" else ""
+        cases += [
+            SweepCase(family, f"{name}.forward(X of shape {wider})",
+                      lambda m=model, s=wider, d=dtype: m(torch.zeros(s, dtype=d)), ("X",)),
+            SweepCase(family, f"{name}.forward(X float16)",
+                      lambda m=model, s=shape: m(torch.zeros(s, dtype=torch.float16)), ("X",)),
+            SweepCase(family, f"{name}.forward(X numpy)", lambda m=model, s=shape: m(np.zeros(s)), ("X",)),
+            SweepCase(family, f"{name}.forward(X 1-D)",
+                      lambda m=model, s=shape, d=dtype: m(torch.zeros(s[-1], dtype=d)), ("X",),
+                      valid=one_sample),
+        ]
+    blur = im_operators.Blur((8, 8), 1.0)
+    cases += [
+        SweepCase("imaging", "Blur.forward(x of shape (7, 7))",
+                  lambda: blur.forward(torch.zeros(7, 7, dtype=f64)), ("x",)),
+        SweepCase("imaging", "Blur.forward(int x)",
+                  lambda: blur.forward(torch.zeros(8, 8, dtype=torch.int64)), ("x",)),
+        SweepCase("imaging", "Blur.adjoint(y of shape (3,))",
+                  lambda: blur.adjoint(torch.zeros(3, dtype=f64)), ("y",)),
+        SweepCase("imaging", "ResidualDenoiser.forward(x 1-D)",
+                  lambda: im_networks.ResidualDenoiser(channels=4, depth=2)(torch.zeros(3)), ("x",)),
+        SweepCase("qp", "qp_layer(P float32, q float64)",
+                  lambda: qp_layer(torch.eye(2), torch.zeros(2, dtype=f64)), ("P",),
+                  valid="the layer computes in float64 and returns q's dtype (module docstring)"),
+        SweepCase("qp", "qp_layer(P 3x3, q of 2)",
+                  lambda: qp_layer(torch.eye(3, dtype=f64), torch.zeros(2, dtype=f64)), ("q",)),
+    ]
+    return cases
 
 
 def _two_layers():
