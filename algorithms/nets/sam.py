@@ -368,9 +368,11 @@ class SAMTraining(Algorithm):
         check_positive_int("batch_size", self.batch_size)
         if not isinstance(self.normalize, bool):
             raise TypeError(f"normalize must be a bool, got {type(self.normalize).__name__}")
-        if not callable(self.optimizer):
+        if not callable(self.optimizer) or (isinstance(self.optimizer, type)
+                                            and not issubclass(self.optimizer, torch.optim.Optimizer)):
+            # a class must be an optimizer class (numpy's int64 is callable too); a function is a factory
             raise TypeError(f"optimizer must be a callable building a SAM-like optimizer (e.g. SAM), got "
-                            f"{type(self.optimizer).__name__}")
+                            f"{getattr(self.optimizer, '__name__', type(self.optimizer).__name__)}")
 
 
 #: a full training loss above this is a blow-up (labels are O(1))
@@ -392,7 +394,13 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
     if rho is None:
         opt: torch.optim.Optimizer = torch.optim.SGD(plist, lr=lr)
     else:
-        opt = sam(plist, torch.optim.SGD, rho=rho, normalize=normalize, lr=lr)
+        try:
+            opt = sam(plist, torch.optim.SGD, rho=rho, normalize=normalize, lr=lr)
+        except TypeError as exc:  # a factory with another signature: named, not Python's bare message
+            raise TypeError(f"optimizer must accept (params, base_optimizer, rho=, normalize=, lr=): "
+                            f"{exc}") from exc
+        if not callable(getattr(opt, "step", None)):
+            raise TypeError(f"optimizer must build an optimizer with step(closure), got {type(opt).__name__}")
     gen = torch.Generator().manual_seed(seed)
     monitor = IterationMonitor(options, total=steps, desc="SAM" if rho is not None else "SGD")
 
