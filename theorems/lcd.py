@@ -1550,8 +1550,16 @@ def _check_lcd3_projection(ctx: Context, *, stepsize_factor: float = 1.0) -> Out
         zero_gap = "" if all(t == 0.0 for t in at_zero.values()) else f"t(0, G) = {at_zero}, not 0"
     except ValueError as exc:
         zero_gap = f"lcd3_stepsize rejects Δ = 0: {exc}"
+    # G = ‖∇f‖²_C⁺ = 0 is outside its documented domain G > 0 (the step is undefined): ValueError
+    try:
+        lcd3_stepsize(1.0, 0.0)
+        zero_gap += "; G = 0 accepted"
+    except ValueError:
+        pass
+    except Exception as exc:  # anything but the documented error is outside the contract
+        zero_gap += f"; G = 0 raises {type(exc).__name__}, not ValueError"
     if zero_gap:
-        closed_form = Outcome("fail", f"Δ = 0: {zero_gap}", closed_form.evidence)
+        closed_form = Outcome("fail", f"Δ = 0 / G = 0: {zero_gap.lstrip('; ')}", closed_form.evidence)
 
     counts: dict[str, dict[str, int]] = {}
 
@@ -1624,7 +1632,7 @@ register(Claim(
     statement="LCD3's step size t = 1 − √(1 − 2Δ/G) solves the boundary equation Δ − tG + ½t²G = 0 of "
               "the model along the Newton ray identically in Δ, G > 0 (symbolically, through the "
               "implementation's sympy path), and at Δ = 0 (x attains f*) the numeric step size is 0 for "
-              "every G > 0. "
+              "every G > 0 (G = 0, outside its domain, raises ValueError). "
               "Every LCD3 step from x_k is the projection of x_k onto the localization set 𝓛(x_k) in the "
               "C(x_k)-seminorm: with s = x_(k+1) − x_k and t the recorded step size, C(x_k)s = −t∇f(x_k) "
               "(the step is along the Newton direction C⁺∇f) and the model f(x_k) + ⟨∇f, s⟩ + ½‖s‖²_C "
@@ -2047,6 +2055,19 @@ def _check_oracle_counts(ctx: Context, *, refine: bool = False) -> Outcome:
         assert not wrong, wrong[0]
         return {"most_calls": dict(worst)}
 
+    # the documented blow-up rule: Diverged at the first iterate with f − f(x0) > 1e15·max(1, |f(x0)|),
+    # on a geometric blow-up (GD with step 1.05 on ‖x‖², L = 2: x_k = (−1.1)^k x0, f grows 1.21× per
+    # step, so a threshold off by a factor 2 moves the stop by ~4 steps); replayed from the recursion
+    blow = squared_norm_residual(np.eye(1), np.zeros(1), x0=np.array([0.5]))
+    xs_blow = [blow.x0]
+    while blow.value(xs_blow[-1]) - blow.f0 <= 1e15 * max(1.0, abs(blow.f0)):
+        xs_blow.append(xs_blow[-1] - 1.05 * blow.gradient(xs_blow[-1]))
+    run = solve(blow, GradientDescent(lr=1.05), maxiters=1000)
+    if not (run.retcode is RetCode.Diverged and run.stats.iterations == len(xs_blow) - 1
+            and np.array_equal(run.x, xs_blow[-1])):
+        return Outcome("fail", f"GD with step 1.05 on ‖x‖² from 0.5 stops with {run.retcode.name} after "
+                       f"{run.stats.iterations} steps; the documented rule says Diverged at step "
+                       f"{len(xs_blow) - 1}, the first f − f(x0) > 1e15·max(1, |f(x0)|)", {})
     return _per_family(ctx, RATE_FAMILIES, test, instances=(2, 10),
                        what="the counters of solve() (iterations, f/∇f/C calls, solves) are the work it did")
 
@@ -2064,7 +2085,8 @@ register(Claim(
               "(LCD1) or eigendecomposition of C (LCD2, LCD3); each iterate costs one f and one ∇f, each "
               "LCD step one C and one solve, GD and Polyak none; the last trace record (iteration, "
               "f, f − f*, ‖∇f‖) and solution.value describe the returned point exactly, and wall_time is "
-              "positive.",
+              "positive. A geometric blow-up (GD, step 1.05 on ‖x‖²) ends Diverged at the first iterate "
+              "with f − f(x0) > 1e15·max(1, |f(x0)|) (the documented rule).",
     kind=Kind.PROPERTY,
     check=_check_oracle_counts, control=partial(_check_oracle_counts, refine=True),
     control_description="LCD1's solve with one step of iterative refinement (a second solve per "
