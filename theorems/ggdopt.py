@@ -55,10 +55,12 @@ from algorithms.chance import (
     GaussianScore,
     GGDOpt,
     LinearStructure,
+    ScoreMLP,
     ScoreModel,
     VPSchedule,
     empirical_violation,
     first_order_guidance,
+    guidance_term,
     guided_reverse_sample,
     linear_gaussian_problem,
     out_of_sample_feasibility,
@@ -205,7 +207,7 @@ def _check_guidance(ctx: Context, *, drop_curvature: bool) -> Outcome:
         )
     # 1e-6: the integrands are Gaussians, which 40-node Gauss–Hermite integrates to ~1e-12 at these
     # widths (βσ²‖H‖ <= 20); central differences with step 1e-4 add O(1e-8 · |f'''|) = O(1e-8)
-    return numeric_outcome(
+    outcome = numeric_outcome(
         np.array(implemented),
         np.array(reference),
         rtol=1e-6,
@@ -213,6 +215,25 @@ def _check_guidance(ctx: Context, *, drop_curvature: bool) -> Outcome:
         what="Corollary 1 guidance vs quadrature",
         names=("implemented", "quadrature"),
     )
+    # the chain to x_t (Theorem 1's G_t = (∂μ/∂x_t)ᵀ ∇_μ log E[e^{−βf}]) through Tweedie's mean
+    # μ = (x + (1 − ᾱ)s(x))/√ᾱ, for a score model that is not a gradient field (an untrained MLP, so ∂μ/∂x
+    # is not symmetric): guidance_term's first-order G against the vector-Jacobian product −β(∂μ/∂x)ᵀc
+    # of a linear f = cᵀx, by autograd; the same float64 operations up to summation order, hence 1e-10
+    model = ScoreMLP(3, hidden=16, seed=ctx.seed)
+    x = torch.as_tensor(rng.normal(size=(4, 3)))
+    c = torch.as_tensor(rng.normal(size=3))
+    beta, t = 1.7, 0.4
+    G, _ = guidance_term(model, lambda z: z @ c, x, t, beta=beta, order="first")
+    xg = x.clone().requires_grad_(True)
+    ab = model.schedule.alpha_bar(t)
+    mu = (xg + (1.0 - ab) * model.score(xg, t)) / math.sqrt(ab)
+    (vjp,) = torch.autograd.grad((mu * (-beta * c)).sum(), xg)
+    chain_gap = float((G - vjp).abs().max() / (1.0 + vjp.abs().max()))
+    outcome.evidence["chain_rule_relative_gap"] = figure(chain_gap, 2, 1e-16)
+    if chain_gap > 1e-10:
+        return Outcome("fail", f"guidance_term's chain to x_t is not (∂μ/∂x)ᵀ∇_μ (gap {chain_gap:.3g}); "
+                       + outcome.summary, outcome.evidence)
+    return outcome
 
 
 # ---- certificate: Corollary 1's second-order form is exact for quadratic f, in d = 1 and 2, symbolically.
@@ -309,7 +330,9 @@ register(
         source="Corollary 1",
         statement="For a Gaussian posterior N(μ, σ²I), the implemented first-order guidance −β∇f(μ) equals "
         "∇_μ log E[e^{−βf(x_0)}] for linear f, and the second-order guidance −β(I + βσ²∇²f)⁻¹∇f(μ) equals "
-        "it for quadratic f (reference: Gauss–Hermite quadrature plus central differences)",
+        "it for quadratic f (reference: Gauss–Hermite quadrature plus central differences); guidance_term "
+        "chains it to x_t as (∂μ/∂x_t)ᵀ∇_μ through Tweedie's mean, also for a score model that is not a "
+        "gradient field (against autograd's vector-Jacobian product, 1e-10)",
         kind=Kind.NUMERIC,
         origin=Origin.PAPER,
         covers=("Corollary 1",),
