@@ -311,7 +311,7 @@ def _physical():
     ]
     from algorithms.optimizers import SOAP, Muon, Shampoo
 
-    cases += _model_inputs()
+    cases += _model_inputs() + _ask_tell()
 
     for name, make in (("Muon", Muon), ("Shampoo", Shampoo), ("SOAP", SOAP)):
         cases.append(SweepCase("optimizers", f"{name}.step(NaN gradient) warns or raises",
@@ -411,6 +411,38 @@ def _model_inputs():
                   lambda: qp_layer(torch.eye(3, dtype=f64), torch.zeros(2, dtype=f64)), ("q",)),
     ]
     return cases
+
+
+def _ask_tell():
+    """CEI's ask/tell interface: bad bounds, constraint counts and observations."""
+    import numpy as np
+
+    from algorithms.bayesopt import CEI
+    from tests.bad_input_sweep import SweepCase
+
+    box = np.array([[0.0, 1.0], [0.0, 1.0]])
+    mid = np.array([0.5, 0.5])
+
+    def bo():
+        return CEI().ask_tell(box, 1, initial=3)
+    cei = CEI()
+    return [
+        SweepCase("bayesopt", "ask_tell(bounds lower > upper)",
+                  lambda: cei.ask_tell(np.array([[1.0, 0.0], [0.0, 1.0]]), 1), ("bounds",)),
+        SweepCase("bayesopt", "ask_tell(n_constraints=0)", lambda: cei.ask_tell(box, 0),
+                  ("n_constraints",)),
+        SweepCase("bayesopt", "ask_tell(n_constraints='1')", lambda: cei.ask_tell(box, "1"),
+                  ("n_constraints",)),
+        SweepCase("bayesopt", "observe(x of shape (3,))", lambda: bo().observe(np.zeros(3), 1.0, [0.0]),
+                  ("x",)),
+        SweepCase("bayesopt", "observe(x outside bounds)",
+                  lambda: bo().observe(np.array([2.0, 0.5]), 1.0, [0.0]), ("x",)),
+        SweepCase("bayesopt", "observe(f NaN)", lambda: bo().observe(mid, float("nan"), [0.0]), ("f",)),
+        SweepCase("bayesopt", "observe(f str)", lambda: bo().observe(mid, "x", [0.0]), ("f",)),
+        SweepCase("bayesopt", "observe(c of 2 for 1 constraint)",
+                  lambda: bo().observe(mid, 1.0, [0.0, 1.0]), ("c",)),
+        SweepCase("bayesopt", "observe(c None)", lambda: bo().observe(mid, 1.0, None), ("c",)),
+    ]
 
 
 def _two_layers():
