@@ -1188,6 +1188,18 @@ def _assumption_cases() -> list[Boundary]:
     def short_sampler(generator, count):
         return base.h_sampler(generator, count)[:-1]
 
+    # float32 data with |f| ~ 2e4: f in float32 is off the float64 LP value by ~1e-3 (round-off), far
+    # inside the documented tolerance 1e-4·(1 + max|f| + max|g|); costs off by 0.1 % are far outside it
+    base32 = linear_gaussian_problem(n=2, n_samples=20, rho=0.1, seed=0, dtype=np.float32)
+    big = base32.linear.cost * 1e4
+    big_t = torch.as_tensor(big)
+
+    def big_f(x):
+        return x @ big_t.to(x.dtype)
+
+    def scaled(factor: float):
+        return replace(base32, f=big_f, linear=replace(base32.linear, cost=big * factor))
+
     return [
         Boundary("violation level ρ < 1", "rho", lambda: linear_gaussian_problem(n=2, n_samples=20, rho=0.95),
                  lambda: linear_gaussian_problem(n=2, n_samples=20, rho=1.0)),
@@ -1207,6 +1219,8 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("float32 LP data reproduce f and g", "linear",
                  lambda: linear_gaussian_problem(n=2, n_samples=20, rho=0.1, dtype=np.float32),
                  lambda: replace(base, linear=replace(base.linear, cost=base.linear.cost + 1e-3))),
+        Boundary("float32 LP data at |f| ~ 2e4 reproduce f", "linear", lambda: scaled(1.0),
+                 lambda: scaled(1.001)),
         Boundary("inverse temperature β > 0", "beta", lambda: GGDOpt(beta=1e-300), lambda: GGDOpt(beta=0.0)),
         Boundary("corrector steps >= 0", "corrector_steps", lambda: GGDOpt(corrector_steps=0),
                  lambda: GGDOpt(corrector_steps=-1)),
@@ -1232,10 +1246,10 @@ register(Claim(
     origin=Origin.IMPLEMENTATION,
     statement="Each input assumption of the setting (0 < ρ < 1; at least ⌈1/ρ⌉ samples; g of shape (batch, "
               "L) or (batch, L, m); fresh samples of h's shape; points of the problem's dimension; LP data "
-              "that reproduce f and g, float32 included; β > 0; corrector steps >= 0; a posterior variance "
-              ">= 0; one Hessian per gradient row) is enforced at its boundary: the value just inside is "
-              "accepted, the value just outside is refused with a ValueError or TypeError naming the "
-              "argument.",
+              "that reproduce f and g to a tolerance relative to max|f| + max|g|, float32 included; β > 0; "
+              "corrector steps >= 0; a posterior variance >= 0; one Hessian per gradient row) is enforced "
+              "at its boundary: the value just inside is accepted, the value just outside is refused with a "
+              "ValueError or TypeError naming the argument.",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_assumptions(ctx, shifted=False),
     control=lambda ctx: _check_assumptions(ctx, shifted=True),
