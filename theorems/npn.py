@@ -14,6 +14,9 @@ Null-Space for Imaging Inverse Problems*, NeurIPS 2025, arXiv:2510.01608), again
   and φ ends at most at the network error ‖N‖²).
 * ``npn.improves_reconstruction`` (numeric): PnP-PGD with the trained NPN term against PnP-PGD
   without it on held-out images, per operator, the PSNR gain with a t-interval over images.
+* ``npn.solvers_agree`` (implementation): PnP-PGD and PnP-ADMM with the convex subspace prior both reach
+  the closed-form minimizer of eq. (2) on M_D and report its objective.
+* ``npn.assumptions`` (implementation): every documented input condition enforced at its boundary.
 
 The theory instances (:func:`_theory_instance`) use the "network" G(y) = Sx* + N with a planted
 error N, so that the assumptions on the network error (Assumption 1, Definition 3) are known
@@ -21,15 +24,16 @@ exactly rather than estimated.
 
 >>> from theorems.core import REGISTRY
 >>> sorted(k for k in REGISTRY if k.startswith("npn."))  # doctest: +NORMALIZE_WHITESPACE
-['npn.analytic_designs_orthogonal', 'npn.early_convergence', 'npn.improves_reconstruction',
- 'npn.null_space_estimate', 'npn.null_space_operators', 'npn.pnp_converges', 'npn.regularizer_bound']
+['npn.analytic_designs_orthogonal', 'npn.assumptions', 'npn.early_convergence', 'npn.improves_reconstruction',
+ 'npn.null_space_estimate', 'npn.null_space_operators', 'npn.pnp_converges', 'npn.regularizer_bound',
+ 'npn.solvers_agree']
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import flint
@@ -43,12 +47,16 @@ from algorithms import RetCode, solve
 from algorithms.imaging import (
     NPN,
     Blur,
+    DenoiserPrior,
     InverseProblem,
+    LinearOperator,
     MaskedFourier,
     MatrixOperator,
     NullSpaceProjector,
+    PnPADMM,
     PnPPGD,
     Radon,
+    ResidualDenoiser,
     SubsampledHadamard,
     SubspacePrior,
     SuperResolution,
@@ -58,6 +66,7 @@ from algorithms.imaging import (
     complement_rows,
     gaussian_cs,
     held_out_images,
+    null_space_basis,
     null_space_leakage,
     pca_null_rows,
     psnr,
@@ -65,6 +74,7 @@ from algorithms.imaging import (
 )
 from algorithms.imaging.setups import load_network, make_setup, measure
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.assumptions import Boundary, boundary_outcome
 from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import figure, property_outcome
 from theorems.strategies import seeds
@@ -148,7 +158,12 @@ def _null_pairs(seed: int, side: int) -> list:
     had = SubsampledHadamard(shape, float(rng.uniform(0.1, 0.8)), seed=seed)
     mri = MaskedFourier(cartesian_mask(shape, float(rng.uniform(1.5, 6.0)), seed=seed))
     images = torch.from_numpy(rng.random((12, side, side)))
+    # a rank-deficient H (its last row the sum of the first two): Null(H) is one dimension larger than
+    # n − m, which the builder must read from the singular values (a QR of Hᵀ alone would miss it)
+    weight = cs.matrix()
+    deficient = MatrixOperator(torch.cat((weight, weight[:1] + weight[1:2])), (side, side))
     return [(cs, qr_null_rows(cs, int(rng.integers(1, dim + 1)), seed=seed)),
+            (deficient, qr_null_rows(deficient, dim, seed=seed)),
             (cs, pca_null_rows(cs, int(rng.integers(1, min(dim, 11) + 1)), images)),
             (had, complement_rows(had)), (mri, complement_frequencies(mri))]
 
@@ -159,6 +174,19 @@ def _with_range_component(H, S):
     row = H.matrix()[0]
     weight[0] = weight[0] + 0.1 * row / torch.linalg.vector_norm(row)
     return MatrixOperator(weight, S.image_shape)
+
+
+class _NoMeasurements(LinearOperator):
+    """H with no rows (m = 0): every image is in Null(H), an edge the null-space tools handle."""
+
+    def __init__(self, image_shape: tuple[int, int]) -> None:
+        self.image_shape, self.measurement_shape = image_shape, (0,)
+
+    def _forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x.reshape(x.shape[0], -1)[:, :0]
+
+    def _adjoint(self, y: torch.Tensor) -> torch.Tensor:
+        return torch.zeros(y.shape[0], *self.image_shape, dtype=y.dtype)
 
 
 #: relative tolerance of the float64 identities below: sums of <= 4096 products of O(1) terms
@@ -247,6 +275,13 @@ def _operators_test(sabotage: bool):
                        float((H.matrix() @ P).abs().max()) / max(H.norm(), 1e-12))
             worst_proj = max(worst_proj, proj)
             assert proj <= _ROUNDING, f"the null-space projector of {type(H).__name__} is off by {proj:.3g}"
+        # no measurements at all: Null(H) is the whole space, so the basis is n orthonormal columns
+        basis = null_space_basis(_NoMeasurements((side, side)))
+        identity = torch.eye(side * side, dtype=DT)
+        gap = float((basis.T @ basis - identity).abs().max()) if basis.shape == identity.shape else math.inf
+        assert gap <= _ROUNDING, (
+            f"Null of an operator with no rows: basis of shape {tuple(basis.shape)}, not n = {side * side} "
+            "orthonormal columns")
         radon_error, blur_error = _reference_errors(seed)
         assert radon_error <= _RADON_TOL, f"Radon of a Gaussian blob off its integrals by {radon_error:.3g}"
         assert blur_error <= _ROUNDING, f"Blur's impulse response off the Gaussian kernel by {blur_error:.3g}"
@@ -882,4 +917,290 @@ register(Claim(
     power="The check passes (8 pairs); its control (G's output negated) stays undecided: at its measured "
           "effect (mean +0.28) about 34 pairs would reject it; the full profile runs 48 (3 set-ups × 16 "
           "crops).",
+))
+
+
+# ---------------------------------------------------------------- npn.solvers_agree
+
+#: a reported minimizer against the closed form: PGD and ADMM stop at relative change 1e-12 with
+#: contraction factors <= 0.99 here, which leaves them within ~1e-10 of their fixed point (measured <= 4e-11);
+#: 1e-8 keeps two orders of margin while the minimizer without the NPN term lies 2e-3 to 6e-2 away
+_MINIMIZER = 1e-8
+#: Solution.value against F at the closed form: F is flat at its minimizer, so an x within 1e-8 changes F
+#: by ~1e-16 relative; 1e-9 is far below any misweighted term (a factor 2 or 1/γ on either part)
+_VALUE = 1e-9
+#: the iteration count of the horizon check (maxiters with a tolerance no step meets)
+_HORIZON = 7
+
+
+def _agree_test(with_network_term: bool):
+    def test(case):
+        seed, eta, fraction, penalty, cg_iters = case
+        theory = _theory_instance(seed, eta, fraction)
+        H, npn, prior = theory.problem.operator, theory.algorithm.npn, theory.algorithm.prior
+        # noisy measurements (10 % of ‖Hx*‖): the data term is not consistent with x*, so the NPN term
+        # moves the minimizer (without noise, x* minimizes both objectives when N = 0)
+        generator = torch.Generator().manual_seed(seed)
+        clean = H(theory.x_star)
+        noise = torch.randn(clean.shape, generator=generator, dtype=DT)
+        y = clean + 0.1 * _norm(clean) * noise / _norm(noise)
+        problem = InverseProblem(H, y)
+        Hm, Sm, V = H.matrix(), npn.projection.matrix(), theory.basis
+        g = npn.predict(y).reshape(-1)
+        weight = npn.gamma if with_network_term else 0.0
+        # eq. (2) restricted to M_D = span V (the prior is its indicator): the normal equations on V
+        normal = V.T @ (Hm.T @ Hm + weight * Sm.T @ Sm) @ V
+        reference = V @ torch.linalg.solve(normal, V.T @ (Hm.T @ y.reshape(-1) + weight * Sm.T @ g))
+        value = (0.5 * _norm(Hm @ reference - y.reshape(-1)) ** 2
+                 + 0.5 * npn.gamma * _norm(Sm @ reference - g) ** 2)
+        found = {}
+        admm = PnPADMM(prior=prior, penalty=penalty, npn=npn, cg_iters=cg_iters)
+        for algorithm in (theory.algorithm, admm):
+            name = type(algorithm).__name__
+            sol = solve(problem, algorithm, tol=1e-12, maxiters=20000)
+            _require(sol.retcode is RetCode.Success, f"{name} ended {sol.retcode}")
+            gap = _norm(torch.from_numpy(sol.x).reshape(-1) - reference) / _norm(reference)
+            _require(gap <= _MINIMIZER, f"{name}: ‖x − x̂‖/‖x̂‖ = {gap:.3g} > {_MINIMIZER:g}")
+            _require(abs(sol.value - value) <= _VALUE * value,
+                     f"{name}: Solution.value = {sol.value:.12g}, F(x̂) = {value:.12g}")
+            found[name] = figure(gap, floor=1e-17)
+            # the horizon: maxiters = k with a tolerance no step meets (1e-300): k iterations, MaxIters
+            short = solve(problem, algorithm, tol=1e-300, maxiters=_HORIZON)
+            _require(short.retcode is RetCode.MaxIters and short.stats.iterations == _HORIZON,
+                     f"{name} with maxiters = {_HORIZON}, tol = 1e-300: {short.retcode} after "
+                     f"{short.stats.iterations}")
+        xs = _iterates(replace(theory, problem=problem), _HORIZON)
+        short = solve(problem, theory.algorithm, tol=1e-300, maxiters=_HORIZON)
+        _require(_norm(torch.from_numpy(short.x) - xs[-1]) <= _ROUNDING * _norm(xs[-1]),
+                 f"PnPPGD after maxiters = {_HORIZON} is not the {_HORIZON}-th iterate of its own step")
+        # the priors act image by image on a batch (*batch, h, w): prox and value of a stack are the stack
+        batch = torch.stack((reference.reshape(theory.x_star.shape), theory.x_star))
+        for each in (prior, TVPrior(0.1), DenoiserPrior(ResidualDenoiser(seed=seed % 1000).double())):
+            together = each.prox(batch, 0.5), each.value(batch)
+            alone = (torch.stack([each.prox(image[None], 0.5)[0] for image in batch]),
+                     torch.stack([each.value(image[None])[0] for image in batch]))
+            _require(all(a.shape == b.shape and bool(torch.allclose(a, b, rtol=1e-12, atol=1e-12))
+                         for a, b in zip(together, alone, strict=True)),
+                     f"{type(each).__name__} on a batch differs from image by image")
+        return {"gap_pgd": found["PnPPGD"], "gap_admm": found["PnPADMM"], "objective": figure(value)}
+    return test
+
+
+_agree_cases = st.tuples(seeds, st.floats(0.0, 0.5), st.floats(0.1, 0.9), st.floats(0.3, 3.0),
+                         st.integers(1, 20))
+
+
+def _check_agree(ctx: Context, *, with_network_term: bool) -> Outcome:
+    return property_outcome(_agree_cases, _agree_test(with_network_term), ctx=ctx,
+                            max_examples=ctx.pick(3, 40),
+                            what="PnP-PGD and PnP-ADMM (any penalty, any CG length) reach the minimizer of "
+                                 "eq. (2) on M_D and report its objective; the horizon; priors on a batch")
+
+
+register(Claim(
+    id="npn.solvers_agree", paper=PAPER,
+    source=f"{ARXIV}, eq. (2) and Section 4 (the NPN term in PnP solvers other than the analysed PGD)",
+    origin=Origin.IMPLEMENTATION,
+    statement="On the instances of npn.pnp_converges with noisy y (10 % of ‖Hx*‖) and the convex prior "
+              "ι_{M_D}, PnP-PGD and PnP-ADMM (penalty β ∈ [0.3, 3], 1-20 CG steps per x-step) both end "
+              "Success at the minimizer x̂ of ½‖Hx − y‖² + γ/2‖G(y) − Sx‖² on M_D (closed form from the "
+              "dense matrices, relative 1e-8) and report F(x̂) as Solution.value (relative 1e-9); with "
+              "maxiters = 7 and tol = 1e-300 both end MaxIters after exactly 7 iterations, PGD at the 7th "
+              "iterate of its own step; the subspace, TV and denoiser priors act image by image on a batch "
+              "(prox and value)",
+    kind=Kind.PROPERTY, check=lambda ctx: _check_agree(ctx, with_network_term=True),
+    control=lambda ctx: _check_agree(ctx, with_network_term=False),
+    control_description="the reference minimizer computed without the NPN term (γ = 0 in the normal "
+                        "equations): the solvers' answers must not match it",
+))
+
+
+# ---------------------------------------------------------------- npn.assumptions
+
+def _assumption_cases() -> list[Boundary]:
+    """Every documented input condition of the operators, S builders, problems, priors and solvers,
+    each probed just inside and just outside its boundary."""
+    tiny = 1e-12  # a step past each real-valued boundary, far below every value the claims use
+    shape = (4, 4)
+    H = gaussian_cs(shape, 0.5, seed=0)
+    S = qr_null_rows(H, 2, seed=0)
+    dim = H.in_features - H.out_features
+    had = SubsampledHadamard(shape, 0.5, seed=0)
+    mask = cartesian_mask(shape, 2.0, seed=0, centre_lines=1)
+    x = torch.zeros(shape, dtype=DT)
+    y = torch.zeros(H.measurement_shape, dtype=DT)
+    basis = torch.eye(16, dtype=DT)[:, :3]
+    prior = SubspacePrior(basis, shape)
+    images = torch.rand(3, *shape, dtype=DT, generator=torch.Generator().manual_seed(0))
+
+    def network(out: int, inputs: int = H.out_features, value: float = 0.0):
+        return _PlantedNetwork(torch.full((out,), value, dtype=DT), inputs)
+
+    leak_S = _with_range_component(H, S)
+    leak = null_space_leakage(H, leak_S)
+    leak_problem = InverseProblem(H, y)
+
+    def leaky(max_leakage: float):
+        return NPN(leak_S, network(2), 1.0, max_leakage=max_leakage).check_against(H)
+
+    def hadamard_rows(rows: list[int]):
+        return SubsampledHadamard(shape, 0.5, seed=0, rows=torch.tensor(rows, dtype=torch.int64))
+
+    def one_point(i: int, j: int) -> torch.Tensor:
+        m = torch.zeros(shape, dtype=torch.bool)
+        m[i, j] = True
+        return m
+
+    non_orthonormal = basis.clone()
+    non_orthonormal[0, 1] = 1e-6  # above SubspacePrior's 1e-8 check, far from any float rounding
+    return [
+        Boundary("image sides >= 2", "image_shape", lambda: Blur((2, 2), 1.0), lambda: Blur((2, 1), 1.0)),
+        Boundary("image shape a pair", "image_shape", lambda: Blur([2, 2], 1.0),
+                 lambda: Blur((2, 2, 2), 1.0)),
+        Boundary("image sides ints", "image_shape", lambda: Blur((np.int64(2), 2), 1.0),
+                 lambda: Blur((2.0, 2), 1.0)),
+        Boundary("CS ratio <= 1", "ratio", lambda: gaussian_cs(shape, 1.0, seed=0),
+                 lambda: gaussian_cs(shape, 1.0 + tiny, seed=0)),
+        Boundary("CS ratio > 0", "ratio", lambda: gaussian_cs(shape, tiny, seed=0),
+                 lambda: gaussian_cs(shape, 0.0, seed=0)),
+        Boundary("CS ratio a real number", "ratio", lambda: gaussian_cs(shape, 1, seed=0),
+                 lambda: gaussian_cs(shape, True, seed=0)),
+        Boundary("blur σ > 0", "sigma", lambda: Blur(shape, 1e-3), lambda: Blur(shape, 0.0)),
+        Boundary("blur σ finite", "sigma", lambda: Blur(shape, 1e3), lambda: Blur(shape, math.inf)),
+        Boundary("a 2-D matrix", "matrix", lambda: MatrixOperator(torch.ones(1, 16, dtype=DT), shape),
+                 lambda: MatrixOperator(torch.ones(16, dtype=DT), shape)),
+        Boundary("a floating matrix", "matrix",
+                 lambda: MatrixOperator(torch.ones(1, 16, dtype=torch.float32), shape),
+                 lambda: MatrixOperator(torch.ones(1, 16, dtype=torch.int64), shape)),
+        Boundary("matrix columns = h·w", "matrix", lambda: MatrixOperator(torch.ones(2, 16, dtype=DT), shape),
+                 lambda: MatrixOperator(torch.ones(2, 15, dtype=DT), shape)),
+        Boundary("matrix rows >= 1", "matrix", lambda: MatrixOperator(torch.ones(1, 16, dtype=DT), shape),
+                 lambda: MatrixOperator(torch.ones(0, 16, dtype=DT), shape)),
+        Boundary("finite matrix", "matrix",
+                 lambda: MatrixOperator(torch.full((1, 16), 1e300, dtype=DT), shape),
+                 lambda: MatrixOperator(torch.full((1, 16), math.nan, dtype=DT), shape)),
+        Boundary("Hadamard h·w a power of two", "image_shape",
+                 lambda: SubsampledHadamard((2, 4), 0.5, seed=0),
+                 lambda: SubsampledHadamard((2, 3), 0.5, seed=0)),
+        Boundary("Hadamard rows >= 0", "rows", lambda: hadamard_rows([0]), lambda: hadamard_rows([-1])),
+        Boundary("Hadamard rows < h·w", "rows", lambda: hadamard_rows([15]), lambda: hadamard_rows([16])),
+        Boundary("Hadamard rows distinct", "rows", lambda: hadamard_rows([0, 1]),
+                 lambda: hadamard_rows([1, 1])),
+        Boundary("Hadamard rows non-empty", "rows", lambda: hadamard_rows([3]), lambda: hadamard_rows([])),
+        Boundary("SR factor >= 2", "factor", lambda: SuperResolution(shape, 2, 1.0),
+                 lambda: SuperResolution(shape, 1, 1.0)),
+        Boundary("SR factor an int", "factor", lambda: SuperResolution(shape, np.int64(2), 1.0),
+                 lambda: SuperResolution(shape, True, 1.0)),
+        Boundary("SR factor divides the sides", "factor", lambda: SuperResolution((6, 6), 3, 1.0),
+                 lambda: SuperResolution((6, 6), 4, 1.0)),
+        Boundary("CT images square", "image_shape", lambda: Radon(shape, [0.0]),
+                 lambda: Radon((4, 8), [0.0])),
+        Boundary("CT angles non-empty", "angles", lambda: Radon(shape, [90.0]), lambda: Radon(shape, [])),
+        Boundary("CT angles finite", "angles", lambda: Radon(shape, [1e300]),
+                 lambda: Radon(shape, [math.nan])),
+        Boundary("MRI mask non-empty", "mask", lambda: MaskedFourier(one_point(0, 0)),
+                 lambda: MaskedFourier(torch.zeros(shape, dtype=torch.bool))),
+        Boundary("MRI mask boolean", "mask", lambda: MaskedFourier(one_point(3, 3)),
+                 lambda: MaskedFourier(one_point(3, 3).to(DT))),
+        Boundary("MRI acceleration >= 1", "acceleration", lambda: cartesian_mask(shape, 1.0, seed=0),
+                 lambda: cartesian_mask(shape, 1.0 - tiny, seed=0)),
+        Boundary("H x takes floating images", "x", lambda: H(x), lambda: H(x.to(torch.int64))),
+        Boundary("H x takes tensors", "x", lambda: H(x), lambda: H(x.tolist())),
+        Boundary("H x takes images of H's shape", "x", lambda: H(x[None]), lambda: H(x[:, :3])),
+        Boundary("Hᵀ y takes measurements of H's shape", "y", lambda: H.adjoint(y),
+                 lambda: H.adjoint(y[:-1])),
+        Boundary("p >= 1 null rows", "p", lambda: qr_null_rows(H, 1, seed=0),
+                 lambda: qr_null_rows(H, 0, seed=0)),
+        Boundary("p <= dim Null(H)", "p", lambda: qr_null_rows(H, dim, seed=0),
+                 lambda: qr_null_rows(H, dim + 1, seed=0)),
+        Boundary("p an int", "p", lambda: qr_null_rows(H, np.int64(1), seed=0),
+                 lambda: qr_null_rows(H, True, seed=0)),
+        Boundary("PCA from >= 2 images", "images", lambda: pca_null_rows(H, 1, images[:2]),
+                 lambda: pca_null_rows(H, 1, images[:1])),
+        Boundary("PCA images of H's shape", "images", lambda: pca_null_rows(H, 1, images),
+                 lambda: pca_null_rows(H, 1, images[:, :3])),
+        Boundary("PCA images floating", "images", lambda: pca_null_rows(H, 1, images.float()),
+                 lambda: pca_null_rows(H, 1, images.to(torch.int64))),
+        Boundary("Hadamard complement non-empty", "operator", lambda: complement_rows(had, 1),
+                 lambda: complement_rows(SubsampledHadamard(shape, 1.0, seed=0))),
+        Boundary("MRI complement of a conjugate-symmetric mask", "operator",
+                 lambda: complement_frequencies(MaskedFourier(mask)),
+                 lambda: complement_frequencies(MaskedFourier(one_point(0, 1)))),
+        Boundary("MRI complement non-empty", "operator", lambda: complement_frequencies(MaskedFourier(mask)),
+                 lambda: complement_frequencies(MaskedFourier(torch.ones(shape, dtype=torch.bool)))),
+        Boundary("leakage of S on H's images", "projection", lambda: null_space_leakage(H, S),
+                 lambda: null_space_leakage(H, Blur((4, 2), 1.0))),
+        Boundary("projector input floating", "x", lambda: NullSpaceProjector(H)(x),
+                 lambda: NullSpaceProjector(H)(x.to(torch.int64))),
+        Boundary("projector input of H's shape", "x", lambda: NullSpaceProjector(H)(x[None]),
+                 lambda: NullSpaceProjector(H)(x[:, :3])),
+        Boundary("y of H's measurement shape", "y", lambda: InverseProblem(H, y),
+                 lambda: InverseProblem(H, y[:-1])),
+        Boundary("finite y", "y", lambda: InverseProblem(H, y + 1e300),
+                 lambda: InverseProblem(H, y + math.nan)),
+        Boundary("real y", "y", lambda: InverseProblem(H, y.numpy()),
+                 lambda: InverseProblem(H, y.numpy().astype(complex))),
+        Boundary("noise_std >= 0", "noise_std", lambda: InverseProblem(H, y, 0.0),
+                 lambda: InverseProblem(H, y, -tiny)),
+        Boundary("γ >= 0", "gamma", lambda: NPN(S, network(2), 0.0), lambda: NPN(S, network(2), -tiny)),
+        Boundary("γ finite", "gamma", lambda: NPN(S, network(2), 1e300),
+                 lambda: NPN(S, network(2), math.inf)),
+        Boundary("max_leakage >= 0", "max_leakage", lambda: NPN(S, network(2), 1.0, max_leakage=0.0),
+                 lambda: NPN(S, network(2), 1.0, max_leakage=-tiny)),
+        Boundary("G outputs p values", "network", lambda: NPN(S, network(2), 1.0),
+                 lambda: NPN(S, network(3), 1.0)),
+        # leakage exactly at max_leakage is allowed (the bound is inclusive), just above it refused
+        Boundary("leakage <= max_leakage", "projection", lambda: leaky(leak),
+                 lambda: leaky(leak * (1 - 1e-9))),
+        Boundary("S on H's images", "projection", lambda: NPN(S, network(2), 1.0).check_against(H),
+                 lambda: NPN(S, network(2), 1.0).check_against(gaussian_cs((2, 8), 0.5, seed=0))),
+        Boundary("G takes m measurements", "network", lambda: NPN(S, network(2), 1.0).check_against(H),
+                 lambda: NPN(S, network(2, H.out_features + 1), 1.0).check_against(H)),
+        Boundary("G(y) finite", "network", lambda: NPN(S, network(2, value=1e300), 1.0).predict(y),
+                 lambda: NPN(S, network(2, value=math.nan), 1.0).predict(y)),
+        Boundary("TV weight >= 0", "weight", lambda: TVPrior(0.0), lambda: TVPrior(-tiny)),
+        Boundary("TV inner >= 1", "inner", lambda: TVPrior(0.1, inner=1), lambda: TVPrior(0.1, inner=0)),
+        Boundary("prox of floating images", "x", lambda: TVPrior(0.1).prox(x, 1.0),
+                 lambda: TVPrior(0.1).prox(x.to(torch.int64), 1.0)),
+        Boundary("prox of (*batch, h, w)", "x", lambda: prior.prox(x, 1.0), lambda: prior.prox(x[0], 1.0)),
+        Boundary("orthonormal basis", "basis", lambda: SubspacePrior(basis, shape),
+                 lambda: SubspacePrior(non_orthonormal, shape)),
+        Boundary("basis of h·w rows", "image_shape", lambda: SubspacePrior(basis, (2, 8)),
+                 lambda: SubspacePrior(basis, (2, 4))),
+        Boundary("denoiser a torch module", "network", lambda: DenoiserPrior(torch.nn.Identity()),
+                 lambda: DenoiserPrior(lambda t: t)),
+        Boundary("PGD step > 0", "lr", lambda: PnPPGD(prior, lr=tiny), lambda: PnPPGD(prior, lr=0.0)),
+        Boundary("PGD prior one of ours", "prior", lambda: PnPPGD(prior), lambda: PnPPGD(lambda t: t)),
+        Boundary("ADMM penalty > 0", "penalty", lambda: PnPADMM(prior, penalty=tiny),
+                 lambda: PnPADMM(prior, penalty=0.0)),
+        Boundary("ADMM CG steps >= 1", "cg_iters", lambda: PnPADMM(prior, cg_iters=1),
+                 lambda: PnPADMM(prior, cg_iters=0)),
+        Boundary("ADMM npn an NPN or None", "npn", lambda: PnPADMM(prior, npn=None),
+                 lambda: PnPADMM(prior, npn=leak_problem)),
+    ]
+
+
+def _check_assumptions(ctx: Context, *, shifted: bool) -> Outcome:
+    return boundary_outcome(_assumption_cases(), shifted=shifted)
+
+
+register(Claim(
+    id=f"{PAPER}.assumptions", paper=PAPER,
+    source=f"{ARXIV}, Section 3 (y = Hx + ω, S with rows in Null(H), the NPN term of eq. (2)) and Section 4 "
+           "(the PnP iterations (4)): the inputs our implementation documents for them",
+    origin=Origin.IMPLEMENTATION,
+    statement="Each documented input condition (image sides >= 2; CS ratio in (0, 1]; σ > 0; a 2-D finite "
+              "floating matrix with h·w columns; Hadamard sizes and rows; SR factor; square CT images and "
+              "finite angles; a non-empty boolean MRI mask, acceleration >= 1; operator inputs' type and "
+              "shape; 1 <= p <= dim Null(H); PCA images; non-empty, conjugate-symmetric complements; y's "
+              "shape, finiteness, reality; noise_std, γ, max_leakage >= 0; leakage <= max_leakage; G's "
+              "sizes and finite output; TV weight >= 0 and inner >= 1; prior inputs; an orthonormal "
+              "subspace basis; step, penalty > 0; cg_iters >= 1; prior and npn types) is enforced at its "
+              "boundary: the value just inside is accepted, the value just outside refused with a "
+              "ValueError or TypeError naming the argument",
+    kind=Kind.PROPERTY,
+    check=lambda ctx: _check_assumptions(ctx, shifted=False),
+    control=lambda ctx: _check_assumptions(ctx, shifted=True),
+    control_description="every boundary claimed one step inward (the value just inside stated as outside): "
+                        "those values are accepted, so the same check must fail",
 ))
