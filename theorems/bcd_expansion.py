@@ -47,6 +47,7 @@ import scipy.optimize
 import scipy.stats
 import sympy
 import torch
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from algorithms import solve
@@ -56,6 +57,7 @@ from algorithms.optimizers.finetune import FullFinetune, markov_finetune_task
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import figure, property_outcome
+from theorems.core.subjects import SUBJECTS, load_object
 
 PAPER = "bcd_expansion"
 SOURCE = "Luo et al., NeurIPS 2025, OpenReview DBybUx7ARy"
@@ -308,12 +310,25 @@ CE_LR = 0.05
 CE_SWITCH = 20
 
 
-def _bcd_frozen_head(seed: int, full_rank_head: bool, steps: int) -> float:
+def _bcd_impl(ctx: Context) -> str | None:
+    """The plain BCD (subject ``BAdam``) this check runs, as a cache key: None for ours (our runs are
+    cached and computed as before), else the ``module:object`` given (``--subject`` / ``--peers``; a
+    control always gets ours). BREAD (expansion) runs stay ours: they are what the claims compare."""
+    spec = ctx.subject_spec("BAdam")
+    return None if spec == SUBJECTS["BAdam"].reference else spec
+
+
+def _bcd_class(impl: str | None) -> Any:
+    return BlockOptimizer if impl is None else load_object(impl)
+
+
+def _bcd_frozen_head(seed: int, full_rank_head: bool, steps: int, impl: str | None = None) -> float:
     """Plain BCD (BAdam) over the two hidden blocks, the head frozen: the sub-problem of (1)."""
     X, y, model = _ce_instance(seed, full_rank_head)
     for p in model[4].parameters():
         p.requires_grad_(False)
-    return _best_loss(model, [BlockOptimizer(model, switch_every=CE_SWITCH, lr=CE_LR)], X, y, steps)
+    bcd = _bcd_class(impl)(model, switch_every=CE_SWITCH, lr=CE_LR)
+    return _best_loss(model, [bcd], X, y, steps)
 
 
 def _full_adamw(seed: int, full_rank_head: bool, steps: int) -> float:
@@ -355,7 +370,7 @@ def _check_suboptimal(ctx: Context, full_rank_head: bool) -> Outcome:
     rows, failures = [], []
     for seed in range(ctx.seed * 100, ctx.seed * 100 + seeds):
         l2 = _l2_gap(seed, full_rank_head)
-        bcd = _bcd_frozen_head(seed, full_rank_head, steps)
+        bcd = _bcd_frozen_head(seed, full_rank_head, steps, _bcd_impl(ctx))
         full = _full_adamw(seed, full_rank_head, steps)
         rows.append({"seed": seed, "l2_subproblem_min": figure(l2["subproblem_min"], floor=1e-12),
                      "ce_bcd_best": figure(bcd), "ce_bcd_above_log2": figure(bcd - LOG2, 2, floor=1e-15),
@@ -402,6 +417,7 @@ register(Claim(
                         "so the frozen W3 can still fit y): the sub-problem reaches the full minimum "
                         "(or gets below log 2), so the check must fail.",
     budget_s=40.0,
+    subjects=("BAdam",),
     certificate=_CERTIFICATES["bcd_expansion.subproblem_suboptimal"],
     expected_verdict="certified"))
 
@@ -411,12 +427,12 @@ register(Claim(
 EXPANSION_GAP = 0.2
 
 
-def _bcd_rank_one(seed: int, steps: int, train_correction: bool) -> float:
+def _bcd_rank_one(seed: int, steps: int, train_correction: bool, impl: str | None = None) -> float:
     """BCD over the hidden blocks, the head frozen but corrected by a rank-1 U V (Algorithm 1)."""
     X, y, model = _ce_instance(seed, full_rank_head=False)
     model[4] = LowRankExpansion(model[4], rank=1, seed=seed)
     hidden = [(name, p) for name, p in model.named_parameters() if not name.startswith("4.")]
-    optimizers: list[torch.optim.Optimizer] = [BlockOptimizer(hidden, switch_every=CE_SWITCH, lr=CE_LR)]
+    optimizers: list[torch.optim.Optimizer] = [_bcd_class(impl)(hidden, switch_every=CE_SWITCH, lr=CE_LR)]
     if train_correction:
         optimizers.append(torch.optim.AdamW([model[4].U, model[4].V], lr=CE_LR))
     return _best_loss(model, optimizers, X, y, steps)
@@ -474,7 +490,7 @@ def _check_rank_one(ctx: Context, train_correction: bool) -> Outcome:
                         f"KS p-value of V against Kaiming uniform {start['ks_p']:.3g}")
     for seed in range(ctx.seed * 100, ctx.seed * 100 + seeds):
         explicit = _explicit_correction(seed, apply=train_correction)
-        best = _bcd_rank_one(seed, steps, train_correction)
+        best = _bcd_rank_one(seed, steps, train_correction, _bcd_impl(ctx))
         rows.append({"seed": seed, "explicit_loss": figure(explicit["loss"], floor=1e-12),
                      "rank_C": explicit["rank_C"], "bcd_rank1_best": figure(best, 4, floor=1e-6)})
         # round-off of ‖(W3 + C)e1 − y‖² with O(1) entries: 1e-20 is far above it, far below any miss
@@ -518,6 +534,7 @@ register(Claim(
                         "U = 0 (never trained, the explicit C not set), so the ℓ2 loss stays ‖W3 e1 − y‖² "
                         "> 0, BCD stays at log 2 and the check must fail.",
     budget_s=30.0,
+    subjects=("BAdam",),
     certificate=_CERTIFICATES["bcd_expansion.rank_one_expansion"],
     expected_verdict="certified"))
 
@@ -718,6 +735,8 @@ def _expected_block(params: dict, num_blocks: int) -> tuple[int, int]:
 
 
 def _check_memory(ctx: Context, sabotage: bool) -> Outcome:
+    bcd = ctx.subject("BAdam")      # ours, or a peer's (--subject / --peers); the control: plain AdamW
+
     def test(params: dict) -> dict:
         model = _mlp(params["widths"], params["seed"])
         g = torch.Generator().manual_seed(params["seed"])
@@ -725,8 +744,11 @@ def _check_memory(ctx: Context, sabotage: bool) -> Outcome:
         if sabotage:
             opt: torch.optim.Optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
         else:
-            opt = BlockOptimizer(model, switch_every=params["switch_every"], order=params["order"],
-                                 expansion=params["expansion"], lr=1e-3, seed=params["seed"])
+            try:
+                opt = bcd(model, switch_every=params["switch_every"], order=params["order"],
+                          expansion=params["expansion"], lr=1e-3, seed=params["seed"])
+            except NotImplementedError:     # a peer without the draw's setting (BAdam: expansion, seeded
+                assume(False)               # random order): not counted in examples_run
         for _ in range(params["steps"]):
             opt.zero_grad()
             model(X).square().mean().backward()
@@ -739,17 +761,22 @@ def _check_memory(ctx: Context, sabotage: bool) -> Outcome:
         assert measured == expected, (f"measured state {measured} B, AdamW on the active block (layer "
                                       f"{2 * active}) alone after {in_block} steps: {expected} B")
         if not sabotage:             # the state_dict round trip keeps the state and the schedule position
-            resumed = BlockOptimizer(_mlp(params["widths"], params["seed"]),
-                                     switch_every=params["switch_every"], order=params["order"],
-                                     expansion=params["expansion"], lr=1e-3, seed=params["seed"])
+            resumed = bcd(_mlp(params["widths"], params["seed"]),
+                          switch_every=params["switch_every"], order=params["order"],
+                          expansion=params["expansion"], lr=1e-3, seed=params["seed"])
             resumed.load_state_dict(copy.deepcopy(opt.state_dict()))
-            assert (resumed.active_block, optimizer_state_bytes(resumed)) == (active, expected), (
-                f"after a state_dict round trip: block {resumed.active_block}, "
+            block = getattr(resumed, "active_block", None)      # a peer may not say which block is active
+            assert (block, optimizer_state_bytes(resumed)) == (active, expected), (
+                f"after a state_dict round trip: block {block}, "
                 f"{optimizer_state_bytes(resumed)} B; expected block {active}, {expected} B")
         return {"measured_bytes": measured, "active_block_bytes": expected}
 
-    return property_outcome(_memory_params, test, ctx=ctx, max_examples=ctx.pick(25, 200),
-                            what="optimizer-state bytes == base AdamW's on the active block only")
+    out = property_outcome(_memory_params, test, ctx=ctx, max_examples=ctx.pick(25, 200),
+                           what="optimizer-state bytes == base AdamW's on the active block only")
+    if out.status == "pass" and not out.evidence.get("examples_run"):
+        return Outcome("undecided", f"{out.summary}; but the subject could express none of the draws",
+                       out.evidence, out.artifacts)
+    return out
 
 
 register(Claim(
@@ -768,7 +795,8 @@ register(Claim(
     control=partial(_check_memory, sabotage=True),
     control_description="Plain AdamW on all parameters in place of the BlockOptimizer: its state covers "
                         "every block, so it exceeds the active block's and the check must fail.",
-    budget_s=30.0))
+    budget_s=30.0,
+    subjects=("BAdam",)))
 
 
 # ----------------------------------------------------------------------------- grads freed
@@ -859,13 +887,15 @@ def _mean_loss(sol: Any) -> float:
     return float(np.mean([record["loss"] for record in sol.trace]))
 
 
-@functools.lru_cache(maxsize=8)
-def _finetune_peers(seed: int, steps: int, pretrain_steps: int) -> dict[str, Any]:
-    """AdamW's and BAdam's runs on the seed's task; shared by check and control (only BREAD differs)."""
+@functools.lru_cache(maxsize=16)
+def _finetune_peers(seed: int, steps: int, pretrain_steps: int, impl: str | None = None) -> dict[str, Any]:
+    """AdamW's and BAdam's runs on the seed's task; shared by check and control (only BREAD differs).
+    ``impl``: the BAdam run's implementation (:func:`_bcd_impl`)."""
     task = _finetune_task(seed, pretrain_steps)
     adam = solve(task, FullFinetune(lr=MATCH_LR), maxiters=steps, tol=MATCH_TOL, seed=seed)
-    badam = solve(task, BlockCoordinateDescent(lr=MATCH_LR, switch_every=MATCH_K), maxiters=steps,
-                  tol=MATCH_TOL, seed=seed, store_trace=True)
+    badam = solve(task, BlockCoordinateDescent(lr=MATCH_LR, switch_every=MATCH_K,
+                                               optimizer=None if impl is None else load_object(impl)),
+                  maxiters=steps, tol=MATCH_TOL, seed=seed, store_trace=True)
     blocks = BlockOptimizer(copy.deepcopy(task.model), lr=MATCH_LR).num_blocks
     return {"task": task, "adamw": adam.value, "badam": badam.value, "badam_mean": _mean_loss(badam),
             "adamw_bytes": adam.original["peak_state_bytes"], "blocks": blocks}
@@ -876,7 +906,7 @@ def _check_matches(ctx: Context, sabotage: bool) -> Outcome:
     seeds = ctx.pick(2, 5)
     rows, failures = [], []
     for seed in range(ctx.seed * 100, ctx.seed * 100 + seeds):
-        peers = _finetune_peers(seed, steps, ctx.pick(100, 400))
+        peers = _finetune_peers(seed, steps, ctx.pick(100, 400), _bcd_impl(ctx))
         lr = MATCH_LR if not sabotage else MATCH_LR * 1e-3
         bread = solve(peers["task"], BlockCoordinateDescent(lr=lr, switch_every=MATCH_K, expansion="sgd",
                                                             expansion_lr_scale=MATCH_SCALE),
@@ -928,7 +958,8 @@ register(Claim(
     control=partial(_check_matches, sabotage=True),
     control_description="A sabotaged BREAD-SGD whose steps are 1000× too small (lr 1e-5): the same check "
                         "(margin to AdamW, faster than BAdam) must fail.",
-    budget_s=60.0))
+    budget_s=60.0,
+    subjects=("BAdam",)))
 
 
 # ------------------------------------------------------------- Figure 1(b): block switch frequency
@@ -944,21 +975,25 @@ def _cached_finetune_task(seed: int, pretrain_steps: int) -> Any:
 
 
 @functools.lru_cache(maxsize=64)
-def _sweep_mean_loss(seed: int, pretrain_steps: int, K: int, expansion: str, lr: float, steps: int) -> float:
-    """Mean loss over one finetune run (cached: the control reuses the check's BAdam runs)."""
+def _sweep_mean_loss(seed: int, pretrain_steps: int, K: int, expansion: str, lr: float, steps: int,
+                     impl: str | None = None) -> float:
+    """Mean loss over one finetune run (cached: the control reuses the check's BAdam runs); ``impl``:
+    the plain BCD's implementation (:func:`_bcd_impl`)."""
     task = _cached_finetune_task(seed, pretrain_steps)
     sol = solve(task, BlockCoordinateDescent(lr=lr, switch_every=K, expansion=expansion,
-                                             expansion_lr_scale=MATCH_SCALE),
+                                             expansion_lr_scale=MATCH_SCALE,
+                                             optimizer=None if impl is None else load_object(impl)),
                 maxiters=steps, tol=MATCH_TOL, seed=seed, store_trace=True)
     return _mean_loss(sol)
 
 
 def _check_switch_frequency(ctx: Context, sabotage: bool) -> Outcome:
     steps, seeds = ctx.pick(100, 1000), ctx.pick(2, 5)
-    rows, failures = [], []
+    rows, failures, impl = [], [], _bcd_impl(ctx)
     for seed in range(ctx.seed * 100, ctx.seed * 100 + seeds):
         for K in SWEEP_K:
-            runs = {name: _sweep_mean_loss(seed, ctx.pick(100, 400), K, expansion, lr, steps)
+            runs = {name: _sweep_mean_loss(seed, ctx.pick(100, 400), K, expansion, lr, steps,
+                                           impl if expansion == "none" else None)
                     for name, expansion, lr in (("badam", "none", MATCH_LR),
                                                 ("bread_sgd", "sgd", MATCH_LR * (1e-3 if sabotage else 1.0)))}
             rows.append({"seed": seed, "K": K, "badam_mean": figure(runs["badam"], 4),
@@ -992,4 +1027,5 @@ register(Claim(
     control=partial(_check_switch_frequency, sabotage=True),
     control_description="A sabotaged BREAD-SGD whose steps are 1000× too small (lr 1e-5): it must lose to "
                         "BAdam at some K.",
-    budget_s=90.0))
+    budget_s=90.0,
+    subjects=("BAdam",)))

@@ -20,7 +20,7 @@ import dataclasses
 import itertools
 import math
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import flint
 import numpy as np
@@ -51,6 +51,7 @@ from theorems.core.certificates import CannotProve, Certificate, Method, Rejecte
 from theorems.core.evidence import agree, fact, figure, property_outcome
 from theorems.core.rates import fit_loglog, rate_outcome
 from theorems.core.sabotage import patched
+from theorems.core.subjects import SUBJECTS, load_object
 
 PAPER = "second_order_scaling"
 ARXIV = "arXiv 2512.05620"
@@ -496,7 +497,14 @@ def _adamw_parts(ctx: Context, reference_cls) -> list[Outcome]:
         shapes = [(7,), (5, 3)] if name == "Muon" else [(7,), (3,)]
         ours = [torch.nn.Parameter(torch.randn(s, generator=gen)) for s in shapes]
         theirs = [torch.nn.Parameter(p.detach().clone()) for p in ours]
-        mine, reference = make(ours), reference_cls(theirs, lr=lr, betas=betas, eps=eps, weight_decay=wd)
+        try:
+            mine = make(ours)
+        except NotImplementedError as exc:   # a peer without the keywords (pytorch-optimizer's Shampoo)
+            outcomes.append(Outcome("undecided", f"{name}: not run, the subject cannot express it ({exc})",
+                                    {"statement": f"{name}: non-matrix parameters take AdamW's step",
+                                     "skipped_unsupported": str(exc)}))
+            continue
+        reference = reference_cls(theirs, lr=lr, betas=betas, eps=eps, weight_decay=wd)
         for _ in range(ctx.pick(8, 40)):
             for p, q in zip(ours, theirs, strict=True):
                 p.grad = torch.randn(p.shape, generator=gen)
@@ -722,6 +730,68 @@ LAYERS = ("input", "hidden", "output")
 SCALE_BLOCK = 16
 
 
+# ----------------------------------------------------------------------------- subjects (peers' optimizers)
+#: the subject (theorems.core.subjects) each matrix optimizer of OPTIMIZERS exercises
+_SUBJECT = {"muon": "Muon", "shampoo": "Shampoo", "soap": "SOAP"}
+#: _EXACT for a peer: the same ε and refresh period; Newton–Schulz in the peer's own precision (torch's,
+#: pytorch-optimizer's and heavyball's run it in bfloat16: ~1 % on the singular values, a constant
+#: factor far inside the slope margin 0.15, so the claims' slopes do not see it)
+_PEER_EXACT = {"adamw": {}, "muon": {"adamw_eps": 1e-30},
+               "shampoo": {"eps": 1e-30, "precondition_frequency": 1},
+               "soap": {"eps": 1e-12, "precondition_frequency": 1}}
+#: the peers whose first step moved nothing (reported in the evidence)
+_IDLE_FIRST_STEP: set[str] = set()
+
+
+def _impl(ctx: Context, optimizer: str) -> str | None:
+    """The implementation of ``optimizer`` the check runs, as a cache key: None for ours (our runs are
+    cached and computed as before), else the peer's ``module:object`` (``--subject`` / ``--peers``; a
+    control always gets ours)."""
+    name = _SUBJECT.get(optimizer)
+    if name is None:
+        return None
+    spec = ctx.subject_spec(name)
+    return None if spec == SUBJECTS[name].reference else spec
+
+
+class _MuonAndAdamW:
+    """The paper's routing for a Muon that takes matrices only (torch.optim.Muon's interface): the
+    subject on the ``use_muon`` groups, torch.optim.AdamW (our Muon's auxiliary defaults: betas
+    (0.9, 0.95), ε 1e-8) on the others. Our Muon routes them itself; its AdamW equals torch's
+    (matches_torch_muon), so ours and a peer train the same AdamW parts."""
+
+    def __init__(self, muon, groups: list[dict], lr: float, weight_decay: float = 0.0,
+                 adamw_betas: tuple[float, float] = (0.9, 0.95), adamw_eps: float = 1e-8) -> None:
+        strip = [{k: v for k, v in g.items() if k != "use_muon"} for g in groups]
+        matrices = [g for g, h in zip(strip, groups, strict=True) if h.get("use_muon")]
+        rest = [g for g, h in zip(strip, groups, strict=True) if not h.get("use_muon")]
+        self.parts = [muon(matrices, lr=lr, weight_decay=weight_decay)] if matrices else []
+        if rest:
+            self.parts.append(torch.optim.AdamW(rest, lr=lr, betas=adamw_betas, eps=adamw_eps,
+                                                weight_decay=weight_decay))
+
+    @property
+    def param_groups(self) -> list[dict]:
+        return [g for part in self.parts for g in part.param_groups]
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for part in self.parts:
+            part.zero_grad(set_to_none=set_to_none)
+
+    def step(self) -> None:
+        for part in self.parts:
+            part.step()
+
+
+def _peer_optimizer(optimizer: str, impl: str, groups: list[dict], **options):
+    """A peer's optimizer (``impl``, ``module:object``) on our μP groups; Muon through
+    :class:`_MuonAndAdamW`. A keyword the peer cannot honour raises ``NotImplementedError``."""
+    peer = load_object(impl)
+    if optimizer == "muon":
+        return _MuonAndAdamW(peer, groups, **options)
+    return peer(groups, **options)
+
+
 def _rms_operator_norm(update: torch.Tensor) -> float:
     """‖ΔW‖ as a map between RMS-normalized vectors: σ_max · √(d_in / d_out)."""
     d_out, d_in = update.shape
@@ -730,11 +800,15 @@ def _rms_operator_norm(update: torch.Tensor) -> float:
 
 def _first_step(optimizer: str, width: int, depth: int, seed: int, *, swapped: bool = False,
                 residual_multiplier: float = 1.0, base_depth: int | None = None,
-                hidden_only: bool = False, block_size: int | None = None) -> tuple[dict[str, float], float]:
+                hidden_only: bool = False, block_size: int | None = None,
+                impl: str | None = None) -> tuple[dict[str, float], float]:
     """One step from a μP init (read-out std 1/width, so gradients reach the hidden layers): the
     RMS→RMS operator norm of each of :data:`LAYERS`' updates (the input matrix, the first hidden
     matrix, the read-out) and the RMS change of the network output on the batch (``hidden_only``:
-    from the hidden matrices' updates alone, the input and read-out matrices held fixed)."""
+    from the hidden matrices' updates alone, the input and read-out matrices held fixed).
+    ``impl``: a peer's ``module:object`` for the optimizer's subject (None: ours; see :func:`_impl`).
+    A peer whose first step moves nothing (SOAP's authors' code only builds its preconditioner
+    there) takes a second step at the same point on the same batch: its first update."""
     model = MLP(TASK.vocab_size, TASK.vocab_size, width=width, depth=depth, seed=seed,
                 residual_multiplier=residual_multiplier, dtype=torch.float64)
     with torch.no_grad():
@@ -751,7 +825,11 @@ def _first_step(optimizer: str, width: int, depth: int, seed: int, *, swapped: b
         if hidden_only and group["role"] != "hidden":
             group["lr"] = 0.0
     blocking = {} if block_size is None else {"block_size": block_size}
-    opt = cls(groups, lr=_LR, weight_decay=0.0, **_EXACT[optimizer], **blocking)
+    if impl is None:
+        opt = cls(groups, lr=_LR, weight_decay=0.0, **_EXACT[optimizer], **blocking)
+    else:
+        opt = _peer_optimizer(optimizer, impl, groups, lr=_LR, weight_decay=0.0, **_PEER_EXACT[optimizer],
+                              **blocking)
     tokens = TASK.sample(8, torch.Generator().manual_seed(seed + 1))
     x = torch.nn.functional.one_hot(tokens[:, :-1].reshape(-1), TASK.vocab_size).double()
     matrices = dict(zip(LAYERS, (model.embed.weight, model.blocks[0].weight, model.readout.weight),
@@ -759,8 +837,14 @@ def _first_step(optimizer: str, width: int, depth: int, seed: int, *, swapped: b
     before = {layer: w.detach().clone() for layer, w in matrices.items()}
     with torch.no_grad():
         before_out = model(x)
+    start = [p.detach().clone() for p in model.parameters()]
     TASK.loss(model, tokens).backward()
     opt.step()
+    if impl is not None and all(torch.equal(p, q) for p, q in zip(model.parameters(), start, strict=True)):
+        _IDLE_FIRST_STEP.add(impl)
+        opt.zero_grad(set_to_none=True)
+        TASK.loss(model, tokens).backward()
+        opt.step()
     operators = {layer: _rms_operator_norm(w.detach() - before[layer]) for layer, w in matrices.items()}
     with torch.no_grad():
         change = float((model(x) - before_out).pow(2).mean().sqrt())
@@ -781,7 +865,11 @@ def _flat_in(sizes, measure, arms, ctx: Context, what: str, plot: str, xlabel: s
     seeds = range(ctx.seed * 100, ctx.seed * 100 + ctx.pick(2, 8))
     outcomes, evidence, artifacts = [], {}, []
     for arm in arms:
-        values = np.array([[measure(arm, n, s) for n in sizes] for s in seeds])
+        try:
+            values = np.array([[measure(arm, n, s) for n in sizes] for s in seeds])
+        except NotImplementedError as exc:      # a peer without the arm's setting (e.g. block_size)
+            evidence[arm] = {"skipped_unsupported": str(exc)}
+            continue
         # margin 0.15: a rule off by any power of the size (the wrong rules are off by ≥ 1/2)
         # is rejected, while seed-to-seed noise of one step stays well inside it
         arm_ctx = ctx if plotted(arm) else dataclasses.replace(ctx, out_dir=None)
@@ -794,6 +882,11 @@ def _flat_in(sizes, measure, arms, ctx: Context, what: str, plot: str, xlabel: s
         artifacts += out.artifacts
         if out.status == "fail":        # one failing arm decides; the later arms are not run
             break
+    idle = sorted(_IDLE_FIRST_STEP & {_impl(ctx, name) for name in _SUBJECT})
+    if idle:
+        evidence["first_step_moved_nothing"] = (f"{', '.join(idle)}: its first step only built its state; "
+                                                "the update measured is its second, at the same point on "
+                                                "the same batch")
     return _all_of(outcomes, what, evidence, artifacts)
 
 
@@ -814,8 +907,8 @@ SCALE_ARMS = (*((name, None) for name in SCALE_OPTIMIZERS), ("shampoo", SCALE_BL
 
 @lru_cache(maxsize=256)
 def _update_norms(optimizer: str, block_size: int | None, width: int, seed: int,
-                  swapped: bool) -> dict[str, float]:
-    return _first_step(optimizer, width, 2, seed, swapped=swapped, block_size=block_size)[0]
+                  swapped: bool, impl: str | None = None) -> dict[str, float]:
+    return _first_step(optimizer, width, 2, seed, swapped=swapped, block_size=block_size, impl=impl)[0]
 
 
 def _update_scale(ctx: Context, swapped: bool) -> Outcome:
@@ -825,7 +918,7 @@ def _update_scale(ctx: Context, swapped: bool) -> Outcome:
 
     def measure(arm, width, seed):
         name, block, layer = arms[arm]
-        return _update_norms(name, block, width, seed, swapped)[layer] / _LR
+        return _update_norms(name, block, width, seed, swapped, _impl(ctx, name))[layer] / _LR
 
     flat = _flat_in(widths, measure, tuple(arms), ctx,
                     "every optimizer's input, hidden and read-out update (RMS→RMS norm / lr) is flat in "
@@ -859,7 +952,7 @@ def _depth_scale(ctx: Context, depth_mup: bool) -> Outcome:
     def measure(opt, depth, seed):
         multiplier = DEPTH_BASE / depth if depth_mup else 1.0
         change = _first_step(opt, 32, depth, seed, base_depth=DEPTH_BASE, residual_multiplier=multiplier,
-                             hidden_only=True)[1]
+                             hidden_only=True, impl=_impl(ctx, opt))[1]
         return change / _LR
 
     return _flat_in(depths, measure, ("muon", "shampoo"), ctx,
@@ -870,34 +963,38 @@ def _depth_scale(ctx: Context, depth_mup: bool) -> Outcome:
 
 # ----------------------------------------------------------------------------- sweeps (Figures 2, 5, 6)
 def _train(width: int, seed: int, optimizer: str, lr: float, parametrization: str, steps: int,
-           independent_weight_decay: float = 0.0, eval_every: int | None = None):
+           independent_weight_decay: float = 0.0, eval_every: int | None = None, impl: str | None = None):
+    """``impl``: a peer's ``module:object`` for the optimizer's subject (None: ours, see :func:`_impl`)."""
     model = MLP(TASK.vocab_size, TASK.vocab_size, width=width, depth=2, seed=seed)
     # 128 held-out sequences (2048 tokens): shared by every run of a sweep, so its noise moves all
     # runs' losses together and barely shifts their argmin
     problem = TrainingProblem(model, TASK, steps=steps, target_loss=1e-6, eval_every=eval_every or steps,
                               eval_size=128, divergence_factor=3.0)
-    hyper = {"ns_dtype": torch.float32} if optimizer == "muon" else {}
+    # a peer's Newton–Schulz runs in its own precision (_PEER_EXACT's note)
+    hyper = {"ns_dtype": torch.float32} if optimizer == "muon" and impl is None else {}
+    factory = None if impl is None else partial(_peer_optimizer, optimizer, impl)
     algorithm = OptimizerTraining(optimizer, lr=lr, batch_size=8, parametrization=parametrization,
                                   base_width=BASE_WIDTH, independent_weight_decay=independent_weight_decay,
-                                  hyperparameters=hyper)
+                                  hyperparameters=hyper, factory=factory)
     return solve(problem, algorithm, seed=seed, store_trace=eval_every is not None)
 
 
 @lru_cache(maxsize=4096)
 def _cached_final_loss(width: int, seed: int, optimizer: str, lr: float, parametrization: str, steps: int,
-                       independent_weight_decay: float) -> float:
-    value = _train(width, seed, optimizer, lr, parametrization, steps, independent_weight_decay).value
+                       independent_weight_decay: float, impl: str | None = None) -> float:
+    value = _train(width, seed, optimizer, lr, parametrization, steps, independent_weight_decay,
+                   impl=impl).value
     return value if math.isfinite(value) else math.inf
 
 
 def _final_loss(width: int, seed: int, optimizer: str, lr: float, parametrization: str, steps: int,
-                independent_weight_decay: float = 0.0) -> float:
+                independent_weight_decay: float = 0.0, impl: str | None = None) -> float:
     """The held-out loss after ``steps``; at the base width every multiplier is 1, so μP and the
     standard parametrization are the same run (computed once)."""
     if width == BASE_WIDTH:
         parametrization = "mup"
     return _cached_final_loss(width, seed, optimizer, float(lr), parametrization, steps,
-                              independent_weight_decay)
+                              independent_weight_decay, impl)
 
 
 def _at_edge(grid: np.ndarray, best: np.ndarray) -> float:
@@ -927,8 +1024,8 @@ def _argmin_log(grid: np.ndarray, losses: np.ndarray) -> float:
     return float(np.exp(np.clip(-b / (2 * a), x[0], x[2]))) if a > 0 else float(grid[k])
 
 
-@lru_cache(maxsize=8)
-def _lr_sweep(seed: int, profile: str, parametrization: str) -> dict:
+@lru_cache(maxsize=32)
+def _lr_sweep(seed: int, profile: str, parametrization: str, impl: str | None = None) -> dict:
     quick = profile == "quick"
     # full: sized to fit ~40 min of the whole paper's full profile on 2 shared cores (width 512
     # costs ~110 ms a step, 7x width 256; 20 lr points x 400 steps x 4 seeds would take hours)
@@ -940,7 +1037,7 @@ def _lr_sweep(seed: int, profile: str, parametrization: str) -> dict:
     best = np.empty((n_seeds, len(widths)))
     for i in range(n_seeds):
         for j, w in enumerate(widths):
-            losses = np.array([_final_loss(w, seed * 100 + i, "muon", lr, parametrization, steps)
+            losses = np.array([_final_loss(w, seed * 100 + i, "muon", lr, parametrization, steps, impl=impl)
                                for lr in grid])
             best[i, j] = _argmin_log(grid, losses)
     return {"widths": widths, "best_lr": best, "grid": grid}
@@ -950,9 +1047,9 @@ def _lr_transfer(ctx: Context, arm: str) -> Outcome:
     """μP's optimal-lr drift (log-log slope in width) is smaller than the standard parametrization's:
     the two bootstrap intervals are disjoint, μP's nearer 0. ``arm`` is the parametrization put in
     μP's place (``"standard"`` for the control)."""
-    fits, artifacts, evidence = {}, [], {}
+    fits, artifacts, evidence, impl = {}, [], {}, _impl(ctx, "muon")
     for name, parametrization in (("mup", arm), ("standard", "standard")):
-        sweep = _lr_sweep(ctx.seed, ctx.profile, parametrization)
+        sweep = _lr_sweep(ctx.seed, ctx.profile, parametrization, impl)
         out = _located(rate_outcome(sweep["widths"], sweep["best_lr"], claimed=0.0, relation="==", ctx=ctx,
                                     what=f"Muon ({parametrization}): loss-optimal base lr vs width",
                                     margin=0.0, max_width=0.8,
@@ -988,12 +1085,12 @@ def _wider_is_better(ctx: Context, arm: str) -> Outcome:
     widths = [16, 32, 64, 128] if quick else [16, 32, 64, 128, 256]
     grid = 2.0 ** np.arange(-9, -2) if quick else 2.0 ** np.arange(-13, -1)
     steps = 25 if quick else 200
-    rows, ok = {}, True
+    rows, ok, impl = {}, True, _impl(ctx, "muon")
     for i in range(2):
         seed = ctx.seed * 100 + i
-        base = [_final_loss(BASE_WIDTH, seed, "muon", lr, "mup", steps) for lr in grid]
+        base = [_final_loss(BASE_WIDTH, seed, "muon", lr, "mup", steps, impl=impl) for lr in grid]
         lr0 = float(grid[int(np.argmin(base))])
-        losses = [_final_loss(w, seed, "muon", lr0, arm, steps) for w in widths]
+        losses = [_final_loss(w, seed, "muon", lr0, arm, steps, impl=impl) for w in widths]
         # a later width may tie an earlier one to the loss's float32 round-off (1e-6 nats), no more
         monotone = all(b <= a + 1e-6 for a, b in itertools.pairwise(losses))
         ok = ok and monotone
@@ -1010,8 +1107,8 @@ def _wider_is_better(ctx: Context, arm: str) -> Outcome:
 WD_LR = 2.0**-6
 
 
-@lru_cache(maxsize=4)
-def _wd_sweep(seed: int, profile: str) -> dict:
+@lru_cache(maxsize=16)
+def _wd_sweep(seed: int, profile: str, impl: str | None = None) -> dict:
     quick = profile == "quick"
     # full: 400 steps (a probe at width 32 and 128 over 500 steps found weight decay only raising
     # the loss from 2^-13 up, so the grid reaches down to 2^-16); sized like the lr sweep
@@ -1023,13 +1120,13 @@ def _wd_sweep(seed: int, profile: str) -> dict:
     for i in range(n_seeds):
         for j, w in enumerate(widths):
             losses[i, j] = [_final_loss(w, seed * 100 + i, "muon", WD_LR, "mup", steps,
-                                        independent_weight_decay=wd) for wd in grid]
+                                        independent_weight_decay=wd, impl=impl) for wd in grid]
             best[i, j] = _argmin_log(grid, losses[i, j])
     return {"widths": widths, "best_wd": best, "grid": grid, "losses": losses}
 
 
 def _wd_scaling(ctx: Context, claimed: float) -> Outcome:
-    sweep = _wd_sweep(ctx.seed, ctx.profile)
+    sweep = _wd_sweep(ctx.seed, ctx.profile, _impl(ctx, "muon"))
     # margin 0.25 on the exponent: 1/width and a constant differ by 1, four times the margin
     out = rate_outcome(sweep["widths"], sweep["best_wd"], claimed=claimed, relation="==", ctx=ctx,
                        what=f"μP Muon: loss-optimal independent weight decay vs width (claimed {claimed:g})",
@@ -1042,20 +1139,22 @@ def _wd_scaling(ctx: Context, claimed: float) -> Outcome:
 SPEEDUP_WIDTH = 64
 
 
-@lru_cache(maxsize=4)
-def _speedup_runs(seed: int, profile: str) -> dict:
+@lru_cache(maxsize=16)
+def _speedup_arm(seed: int, profile: str, optimizer: str, impl: str | None = None) -> tuple:
+    """(tuned lr, its held-out loss curve) of one optimizer (``impl``: a peer's, see :func:`_impl`)."""
     steps, every = (120, 10) if profile == "quick" else (1000, 20)
     grid = 2.0 ** np.arange(-8, -5)           # both optima lie inside it at width 64 (measured)
-    grids = {"adamw": grid, "muon": grid}
-    curves = {}
-    for optimizer, grid in grids.items():
-        runs = []
-        for lr in grid:
-            sol = _train(SPEEDUP_WIDTH, seed, optimizer, float(lr), "mup", steps, eval_every=every)
-            curve = [(r["iteration"], r["eval_loss"]) for r in sol.trace if "eval_loss" in r]
-            runs.append((float(lr), curve))
-        curves[optimizer] = min(runs, key=lambda run: run[1][-1][1])     # tuned: best final loss
-    return curves
+    runs = []
+    for lr in grid:
+        sol = _train(SPEEDUP_WIDTH, seed, optimizer, float(lr), "mup", steps, eval_every=every, impl=impl)
+        curve = [(r["iteration"], r["eval_loss"]) for r in sol.trace if "eval_loss" in r]
+        runs.append((float(lr), curve))
+    return min(runs, key=lambda run: run[1][-1][1])     # tuned: best final loss
+
+
+def _speedup_runs(seed: int, profile: str, impl: str | None = None) -> dict:
+    return {optimizer: _speedup_arm(seed, profile, optimizer, impl if optimizer == "muon" else None)
+            for optimizer in ("adamw", "muon")}
 
 
 def _steps_to(curve, target: float) -> float:
@@ -1073,7 +1172,7 @@ def _speedup(ctx: Context, challenger: str) -> Outcome:
     undecided when the seeds disagree."""
     ratios, per_seed = [], {}
     for seed in range(ctx.seed * 100, ctx.seed * 100 + ctx.pick(SPEEDUP_SEEDS, 2 * SPEEDUP_SEEDS)):
-        runs = _speedup_runs(seed, ctx.profile)
+        runs = _speedup_runs(seed, ctx.profile, _impl(ctx, "muon"))
         adamw_lr, adamw_curve = runs["adamw"]
         lr, curve = runs[challenger]
         target = adamw_curve[-1][1]
@@ -1200,6 +1299,7 @@ register(Claim(
                         "and SOAP): some update norm then scales like width^(±1/2 or ±1); the first such "
                         "arm rejects it",
     budget_s=120.0,
+    subjects=("Muon", "Shampoo", "SOAP"),
     certificate=_CERTIFICATES[f"{PAPER}.update_scale"],
     expected_verdict="certified",
 ))
@@ -1220,6 +1320,7 @@ register(Claim(
     control=lambda ctx: _depth_scale(ctx, depth_mup=False),
     control_description="residual multiplier 1 (standard depth scaling): the output change grows with depth",
     budget_s=60.0,
+    subjects=("Muon", "Shampoo"),
 ))
 
 register(Claim(
@@ -1248,6 +1349,7 @@ register(Claim(
     control_description="the standard parametrization in μP's place: the two intervals coincide, so "
                         "neither is nearer 0 than the other",
     budget_s=150.0,
+    subjects=("Muon",),
 ))
 
 register(Claim(
@@ -1271,6 +1373,7 @@ register(Claim(
     control_description="the standard parametrization at the same fixed lr: the wide models' effective lr "
                         "is too large and the loss rises with width",
     budget_s=150.0,
+    subjects=("Muon",),
     # measured (quick): at one of the two seeds the loss rises after width 32 (1.5127, 1.4870, 1.5002,
     # 1.5025): the base width's best lr is already too large for the wider μP models at this horizon, the
     # finite-width drift lr_transfer measures (Figure 3's premise); see the note
@@ -1298,6 +1401,7 @@ register(Claim(
     control=lambda ctx: _wd_scaling(ctx, claimed=0.0),
     control_description="a constant weight decay (claimed slope 0) on the same sweep",
     budget_s=60.0,
+    subjects=("Muon",),
     expected_verdict="inconclusive",
     power="No size we can run: on this task weight decay never lowers the held-out loss (75 % of the "
           "optima sit on the grid's lower edge; probes at 30, 500 and 1000 steps are best at λ = 0), so "
@@ -1324,6 +1428,7 @@ register(Claim(
     control_description="AdamW in Muon's place: the same runs give ratio exactly 1 at every seed, which the "
                         "check rejects",
     budget_s=90.0,
+    subjects=("Muon",),
     expected_verdict="inconclusive",
     power="The rule decides only when all seeds agree; the seeds' ratios (1.20, 1.00, 1.00; one seed "
           "swings by ±0.2 at 120 steps with evaluations every 10) straddle 1, so more seeds at this "

@@ -377,7 +377,9 @@ class BlockCoordinateDescent(Algorithm):
 
     Fields are the optimizer's (``blocks`` as in :func:`find_blocks`, ``weight_decay`` AdamW's);
     the solve ``seed`` seeds the batches and the ``"random"`` order. Loop, convergence criterion
-    and retcodes: :func:`algorithms.optimizers.finetune.run_finetune`.
+    and retcodes: :func:`algorithms.optimizers.finetune.run_finetune`. ``optimizer`` builds the
+    optimizer with :class:`BlockOptimizer`'s keywords (default :class:`BlockOptimizer`; another
+    implementation of its interface, e.g. BAdam's behind an adapter, trains under the same loop).
 
     >>> from algorithms import solve
     >>> from algorithms.optimizers.finetune import markov_finetune_task
@@ -393,10 +395,14 @@ class BlockCoordinateDescent(Algorithm):
     expansion_lr_scale: float = 1.0
     weight_decay: float = 0.0
     blocks: tuple | None = None
+    optimizer: Any = None
 
     def __post_init__(self) -> None:
         check_positive("lr", self.lr)
         check_positive_int("switch_every", self.switch_every)
+        if self.optimizer is not None and not callable(self.optimizer):
+            raise TypeError(f"optimizer must be None or a callable with BlockOptimizer's keywords, got "
+                            f"{type(self.optimizer).__name__}")
         if self.order not in ORDERS:
             raise ValueError(f"order must be one of {list(ORDERS)}, got {self.order!r}")
         if self.expansion not in EXPANSIONS:
@@ -409,8 +415,10 @@ class BlockCoordinateDescent(Algorithm):
 
 @_dispatch
 def _solve(problem: FinetuneTask, algorithm: BlockCoordinateDescent, options: SolveOptions) -> Solution:
+    build = BlockOptimizer if algorithm.optimizer is None else algorithm.optimizer
+
     def make(model: torch.nn.Module, seed: int) -> torch.optim.Optimizer:
-        return BlockOptimizer(model, blocks=algorithm.blocks, switch_every=algorithm.switch_every,
+        return build(model, blocks=algorithm.blocks, switch_every=algorithm.switch_every,
                               order=algorithm.order, expansion=algorithm.expansion,
                               expansion_lr_scale=algorithm.expansion_lr_scale, lr=algorithm.lr, seed=seed,
                               weight_decay=algorithm.weight_decay)

@@ -99,6 +99,9 @@ class OptimizerTraining(Algorithm):
     per parameter by the ``parametrization`` rule. ``independent_weight_decay``: λ in
     W ← (1 − λ) W per step (for every parameter; 0 by default). ``hyperparameters``: further
     keywords of the optimizer's constructor (``momentum``, ``betas``, ``block_size``, ...).
+    ``factory``: a callable built like the class of ``optimizer`` (``factory(groups, lr=,
+    **hyperparameters)``, the groups carrying each parameter's scaled ``lr``, ``weight_decay`` and, for
+    Muon, ``use_muon``) used in its place: another implementation trained under the same rule.
     """
 
     optimizer: str = "muon"
@@ -109,9 +112,13 @@ class OptimizerTraining(Algorithm):
     base_depth: int | None = None
     independent_weight_decay: float = 0.0
     hyperparameters: Mapping[str, Any] = field(default_factory=dict)
+    factory: Any = None
 
     def __post_init__(self) -> None:
         check_choice("optimizer", self.optimizer, OPTIMIZERS)
+        if self.factory is not None and not callable(self.factory):
+            raise TypeError(f"factory must be None or a callable building the optimizer from parameter "
+                            f"groups, got {type(self.factory).__name__}")
         check_nonnegative("lr", self.lr)
         check_positive_int("batch_size", self.batch_size)
         check_choice("parametrization", self.parametrization, PARAMETRIZATIONS)
@@ -141,6 +148,7 @@ class OptimizerTraining(Algorithm):
     def build(self, model: nn.Module) -> torch.optim.Optimizer:
         """The optimizer over ``model``'s parameters, with scaled per-parameter groups."""
         cls, rule = OPTIMIZERS[self.optimizer]
+        cls = cls if self.factory is None else self.factory
         groups = param_groups(model, rule, self.lr, base_width=self.base_width or model.width,
                               base_depth=self.base_depth, parametrization=self.parametrization,
                               block_size=self.hyperparameters.get("block_size"))
@@ -155,7 +163,7 @@ class OptimizerTraining(Algorithm):
             return cls(groups, lr=self.lr, **hyperparameters)
         except TypeError as exc:
             raise TypeError(f"hyperparameters {sorted(hyperparameters)} rejected by "
-                            f"{cls.__name__}: {exc}") from None
+                            f"{getattr(cls, '__name__', repr(cls))}: {exc}") from None
 
 
 #: how many steps' mini-batches are sampled in one call

@@ -15,9 +15,9 @@ import numpy as np
 
 from algorithms.bayesopt import CEI
 
-__all__ = ["BoTorchGP", "BoTorchLogCEI", "botorch_constrained_ei", "cvxpylayers_qp", "heavyball_muon",
-           "heavyball_soap", "proxsuite_qplayer", "pytorch_optimizer_muon", "pytorch_optimizer_sam",
-           "pytorch_optimizer_soap"]
+__all__ = ["BoTorchGP", "BoTorchLogCEI", "badam_block_optimizer", "botorch_constrained_ei", "cvxpylayers_qp",
+           "heavyball_muon", "heavyball_soap", "proxsuite_qplayer", "pytorch_optimizer_muon",
+           "pytorch_optimizer_sam", "pytorch_optimizer_shampoo", "pytorch_optimizer_soap"]
 
 
 def pytorch_optimizer_muon(params: Any, lr: float = 1e-3, weight_decay: float = 0.1, momentum: float = 0.95,
@@ -74,10 +74,12 @@ def pytorch_optimizer_sam(params: Any, base_optimizer: Any = None, rho: float = 
 
 def pytorch_optimizer_soap(params: Any, lr: float = 3e-3, betas: tuple[float, float] = (0.95, 0.95),
                            eps: float = 1e-8, weight_decay: float = 0.0, precondition_frequency: int = 10,
-                           shampoo_beta: float | None = None, **unmapped: Any):
+                           shampoo_beta: float | None = None, block_size: int | None = None, **unmapped: Any):
     """pytorch-optimizer's ``SOAP`` with our SOAP's keywords (same names and meanings; ``block_size``
     has no counterpart: its ``max_precondition_dim`` skips large dimensions instead of tiling them,
-    so it is not mapped). Its other defaults (bias correction on, 1-D tensors by plain Adam) are its own."""
+    so a ``block_size`` raises ``NotImplementedError``, which claims count as a draw the subject cannot
+    express). Its other defaults (bias correction on, 1-D tensors by plain Adam) are its own."""
+    _no_tiling("pytorch-optimizer SOAP", block_size)
     from pytorch_optimizer import SOAP
 
     _no_unmapped("pytorch-optimizer SOAP", unmapped)
@@ -87,10 +89,11 @@ def pytorch_optimizer_soap(params: Any, lr: float = 3e-3, betas: tuple[float, fl
 
 def heavyball_soap(params: Any, lr: float = 3e-3, betas: tuple[float, float] = (0.95, 0.95),
                    eps: float = 1e-8, weight_decay: float = 0.0, precondition_frequency: int = 10,
-                   shampoo_beta: float | None = None, **unmapped: Any):
+                   shampoo_beta: float | None = None, block_size: int | None = None, **unmapped: Any):
     """heavyball's ``SOAP`` with our SOAP's keywords (``shampoo_beta`` None: ``betas[1]``, as ours);
-    ``block_size`` has no counterpart (not mapped); its other defaults are its own. Uncompiled, as
-    :func:`heavyball_muon`."""
+    ``block_size`` has no counterpart (``NotImplementedError``, as :func:`pytorch_optimizer_soap`); its
+    other defaults are its own. Uncompiled, as :func:`heavyball_muon`."""
+    _no_tiling("heavyball SOAP", block_size)
     import heavyball.utils
     from heavyball import SOAP
 
@@ -319,6 +322,78 @@ def _botorch_gp(gp: Any):
         model = SingleTaskGP(X, y, train_Yvar=noise, covar_module=covar.double(), mean_module=mean.double(),
                              outcome_transform=None)
     return model.eval()
+
+
+def pytorch_optimizer_shampoo(params: Any, lr: float = 1e-3, weight_decay: float = 0.0, eps: float = 1e-6,
+                              precondition_frequency: int = 10, betas: tuple[float, float] | None = None,
+                              block_size: int | None = None, grafting: str | None = None,
+                              adam_eps: float | None = None, **unmapped: Any):
+    """pytorch-optimizer's ``Shampoo`` (Gupta et al. 2018) with our Shampoo's keywords: ``eps`` is its
+    ``matrix_eps`` (the ridge εI in the statistics under the inverse roots), ``precondition_frequency``
+    its ``preconditioning_compute_steps``, decoupled weight decay. With its ``momentum`` 0 (its default)
+    its first step from zero state is ours, (GGᵀ + εI)^(−¼) G (GᵀG + εI)^(−¼) (its statistics are sums,
+    ours bias-corrected EMAs: equal at step 1). ``betas`` (its statistics have no β₂ and its momentum is
+    a lerp of the preconditioned step, no bias correction), ``block_size``, ``grafting`` and
+    ``adam_eps`` (no tiling, no grafting, no AdamW path for 1-D tensors: it preconditions them with a
+    ½ root) have no counterpart and raise ``NotImplementedError``."""
+    for keyword, value in (("betas", betas), ("block_size", block_size), ("grafting", grafting),
+                           ("adam_eps", adam_eps)):
+        if value is not None:
+            raise NotImplementedError(f"pytorch-optimizer Shampoo: no counterpart of {keyword} "
+                                      f"(got {keyword}={value!r})")
+    from pytorch_optimizer import Shampoo
+
+    _no_unmapped("pytorch-optimizer Shampoo", unmapped)
+    return Shampoo(params, lr=lr, momentum=0.0, weight_decay=weight_decay, weight_decouple=True,
+                   preconditioning_compute_steps=precondition_frequency, matrix_eps=eps)
+
+
+def badam_block_optimizer(params: Any, blocks: Any = None, base: Any = None, switch_every: int = 50,
+                          order: str = "ascending", expansion: str = "none", expansion_lr_scale: float = 1.0,
+                          lr: float = 1e-3, seed: int = 0, **base_kwargs: Any):
+    """BAdam's ``BlockOptimizer`` (the ``badam`` package) with our BlockOptimizer's keywords: ``params``
+    a module or ``named_parameters()`` (frozen ones left out, as ours), ``base`` the optimizer class
+    (default ``torch.optim.AdamW``) built with ``lr`` and ``base_kwargs`` on every parameter as BAdam
+    wants, ``switch_every`` its ``switch_block_every``, ``order`` its ``switch_mode``. ``blocks`` (ours:
+    None = one block per numbered layer, or patterns / name lists) becomes BAdam's list of name
+    prefixes, each block listed by its full names (partitioned by our ``find_blocks``, the keyword's
+    meaning); BAdam matches prefixes as substrings, so a name inside another block's name raises
+    ``NotImplementedError``. No counterpart: ``expansion`` other than "none" (BAdam is plain BCD) and the
+    ``seed`` of ``order="random"`` (BAdam draws from torch's global generator): ``NotImplementedError``.
+    Its own conventions stay: float32 master copies of the active block (it expects bfloat16 weights),
+    no weight decay on biases, and its prints silenced (``verbose=0``)."""
+    if expansion != "none":
+        raise NotImplementedError(f"BAdam: plain BCD, no landscape expansion (got expansion={expansion!r})")
+    if order == "random":
+        raise NotImplementedError("BAdam: its random order draws from torch's global generator, no seed "
+                                  f"(got order='random', seed={seed!r})")
+    import torch
+    from badam import BlockOptimizer as BAdam
+
+    from algorithms.optimizers.block import find_blocks
+
+    named = [(n, p) for n, p in (params.named_parameters() if isinstance(params, torch.nn.Module) else params)
+             if p.requires_grad]
+    partition = find_blocks([n for n, _ in named], blocks)
+    for index, block in enumerate(partition):
+        for name, _ in named:
+            if name not in block and any(prefix in name for prefix in block):
+                raise NotImplementedError(f"BAdam matches block prefixes as substrings: {name!r} would "
+                                          f"fall in block {index} too")
+    base = torch.optim.AdamW if base is None else base
+
+    class Quiet(BAdam):
+        def switch_trainable_params(self, verbose=None):
+            return super().switch_trainable_params(0)
+
+    return Quiet(base([p for _, p in named], lr=lr, **base_kwargs), named, block_prefix_list=partition,
+                 switch_block_every=switch_every, switch_mode=order, verbose=0)
+
+
+def _no_tiling(peer: str, block_size: int | None) -> None:
+    if block_size is not None:
+        raise NotImplementedError(f"{peer}: no tiling of matrices into blocks "
+                                  f"(got block_size={block_size!r})")
 
 
 def _muon_groups(params: Any) -> list[dict[str, Any]]:

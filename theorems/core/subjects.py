@@ -120,15 +120,29 @@ register_peer("SAM", "pytorch-optimizer SAM", "theorems.core.adapters:pytorch_op
 register_subject(
     "SOAP", "algorithms.optimizers:SOAP",
     "a torch.optim.Optimizer built as SOAP(params, lr=, betas=(β1, β2), eps=, weight_decay=, "
-    "precondition_frequency=) with our SOAP's meaning of each keyword (Adam in the eigenbasis of the "
-    "Shampoo statistics, decoupled weight decay); 1-D tensors take AdamW's step")
+    "precondition_frequency=, block_size=) with our SOAP's meaning of each keyword (Adam in the eigenbasis "
+    "of the Shampoo statistics, decoupled weight decay, block_size: square tiles); 1-D tensors take "
+    "AdamW's step; a keyword it cannot honour raises NotImplementedError (the claim skips that part)")
 register_peer("SOAP", "pytorch-optimizer SOAP", "theorems.core.adapters:pytorch_optimizer_soap")
 register_peer("SOAP", "heavyball SOAP", "theorems.core.adapters:heavyball_soap")
 register_subject(
     "Shampoo", "algorithms.optimizers:Shampoo",
-    "a torch.optim.Optimizer built as Shampoo(params, lr=, betas=(β1, β2), weight_decay=, adam_eps=) with "
-    "our Shampoo's meaning (two-sided ¼ roots, decoupled weight decay) and 1-D tensors on AdamW with "
-    "betas and adam_eps (no peer offers that routing: pytorch-optimizer's Shampoo has no betas or Adam path)")
+    "a torch.optim.Optimizer built as Shampoo(params, lr=, betas=(β1, β2), eps=, weight_decay=, "
+    "precondition_frequency=, block_size=, adam_eps=) with our Shampoo's meaning (two-sided ¼ roots of "
+    "the statistics plus εI, decoupled weight decay, block_size: square tiles) and 1-D tensors on AdamW "
+    "with betas and adam_eps; a keyword it cannot honour raises NotImplementedError (the claim skips that "
+    "part: pytorch-optimizer's Shampoo has no betas, tiling or Adam path)")
+register_peer("Shampoo", "pytorch-optimizer Shampoo", "theorems.core.adapters:pytorch_optimizer_shampoo")
+
+register_subject(
+    "BAdam", "algorithms.optimizers:BlockOptimizer",
+    "plain block coordinate descent (BAdam): a torch.optim.Optimizer built as BlockOptimizer(params, "
+    "blocks=None, switch_every=, order='ascending', lr=, seed=, expansion='none', **AdamW keywords) with "
+    "our BlockOptimizer's meaning (params a module or named_parameters(), frozen ones left out; blocks: "
+    "None = one per numbered layer, or patterns / name lists; AdamW on the active block only, its state "
+    "dropped at each switch); the claims' BREAD runs stay ours; a keyword it cannot honour raises "
+    "NotImplementedError")
+register_peer("BAdam", "BAdam (badam)", "theorems.core.adapters:badam_block_optimizer")
 
 register_subject(
     "QPLayer", "algorithms.qp:QPLayer",

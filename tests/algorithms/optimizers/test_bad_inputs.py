@@ -137,6 +137,8 @@ CASES = [
     BadInput(OptimizerTraining,
              lambda: OptimizerTraining("soap", hyperparameters={"beta": 0.9}).build(_mlp()), TypeError,
              ("hyperparameters", "SOAP"), "unknown-hyper"),
+    BadInput(OptimizerTraining, lambda: OptimizerTraining(factory="Muon"), TypeError, ("factory", "callable"),
+             "factory"),
 ]
 
 

@@ -102,6 +102,8 @@ CASES = [
              ("weight_decay", ">= 0"), "wd"),
     BadInput(BlockCoordinateDescent, lambda: BlockCoordinateDescent(blocks=["a"]), TypeError,
              ("blocks", "tuple"), "blocks"),
+    BadInput(BlockCoordinateDescent, lambda: BlockCoordinateDescent(optimizer="BAdam"), TypeError,
+             ("optimizer", "callable"), "optimizer"),
     BadInput(BlockCoordinateDescent, lambda: solve(markov_finetune_task(
         vocab_size=4, context=3, n=4, width=4, depth=1, pretrain_steps=1, architecture="mlp"),
         BlockCoordinateDescent(blocks=(r"^nothing",))), ValueError, ("blocks[0]", "matches no parameter"),

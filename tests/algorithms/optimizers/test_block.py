@@ -282,3 +282,20 @@ def test_a_rejected_constructor_leaves_the_model_unchanged():
     assert all(p.requires_grad and p.grad is not None for p in model.parameters())
     with pytest.raises(TypeError, match="got an instance of SGD"):
         BlockOptimizer(model, base=torch.optim.SGD(model.parameters(), lr=0.1))
+
+
+def test_solve_with_another_block_optimizer():
+    """``BlockCoordinateDescent(optimizer=...)`` builds the optimizer with BlockOptimizer's keywords (our
+    class given explicitly: the same run)."""
+    task = markov_finetune_task(vocab_size=8, context=4, n=16, width=16, depth=2, pretrain_steps=5)
+    a = solve(task, BlockCoordinateDescent(lr=1e-2, switch_every=3), maxiters=8, seed=1)
+    seen = []
+
+    def build(model, **kwargs):
+        seen.append(sorted(kwargs))
+        return BlockOptimizer(model, **kwargs)
+
+    b = solve(task, BlockCoordinateDescent(lr=1e-2, switch_every=3, optimizer=build), maxiters=8, seed=1)
+    np.testing.assert_array_equal(a.x, b.x)
+    assert seen == [["blocks", "expansion", "expansion_lr_scale", "lr", "order", "seed", "switch_every",
+                     "weight_decay"]]

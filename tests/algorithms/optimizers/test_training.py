@@ -51,3 +51,20 @@ def test_float32_and_bfloat16_models():
         problem = TrainingProblem(MLP(8, 8, width=8, depth=1, dtype=dtype), TASK, steps=3)
         sol = solve(problem, OptimizerTraining("muon", lr=0.01))
         assert sol.x.dtype == expected and np.all(np.isfinite(sol.x))
+
+
+def test_a_factory_replaces_the_optimizer_class_under_the_same_rule():
+    """``factory`` builds the optimizer from the scaled groups (our class given explicitly: the same run)."""
+    from algorithms.optimizers import SOAP
+
+    problem = _problem(steps=10)
+    a = solve(problem, OptimizerTraining("soap", lr=0.01), seed=4)
+    seen = []
+
+    def factory(groups, lr, **kwargs):
+        seen.append(sorted(group["name"] for group in groups))
+        return SOAP(groups, lr=lr, **kwargs)
+
+    b = solve(problem, OptimizerTraining("soap", lr=0.01, factory=factory), seed=4)
+    np.testing.assert_array_equal(a.x, b.x)
+    assert seen == [sorted(name for name, _ in problem.model.named_parameters())]
