@@ -2165,3 +2165,57 @@ register(Claim(
     control_description="freshly initialized agents compared with the saved ones (what a loader that "
                         "ignored the file would return): the parameters must differ",
 ))
+
+
+# ---------------------------------------------------------------- designx.restart_counting
+
+
+def _check_restarts(ctx: Context, *, miscount: int) -> Outcome:
+    """Random workflows with a RESTART module (Table 3) on a constant function, so that stagnation
+    restarts fire: the reported ``stats.restarts`` must equal the re-initializations the run made
+    (calls of the initializer after the first). ``miscount`` (the control) shifts the expectation."""
+    rng = ctx.rng("restarts")
+    orig = modular_module.initialize
+    rows, wrong, total = [], 0, 0
+    for _ in range(ctx.pick(6, 20)):
+        workflow = _random_workflow(rng)
+        while not any(token.startswith("restart.") for token in workflow):
+            workflow = _random_workflow(rng)
+        calls = {"n": 0}
+
+        def spy(*args, _calls=calls, **kwargs):
+            _calls["n"] += 1
+            return orig(*args, **kwargs)
+
+        problem = BlackBoxProblem(lambda x: 1.0, (-np.ones(2), np.ones(2)), 1500)
+        modular_module.initialize = spy
+        try:
+            sol = solve(problem, ModularOptimizer(workflow), seed=int(rng.integers(1000)))
+        finally:
+            modular_module.initialize = orig
+        made = calls["n"] - 1
+        total += made
+        wrong += sol.stats.restarts != made + miscount
+        rows.append({"workflow": " ".join(workflow), "reported": sol.stats.restarts, "made": made})
+    # the check has power only if some run restarted
+    ok = wrong == 0 and total > 0
+    return Outcome("pass" if ok else "fail",
+                   f"{len(rows)} runs with a restart module on a constant function: {total} restarts made, "
+                   f"{wrong} run(s) reporting another count", {"runs": rows})
+
+
+register(Claim(
+    id="designx.restart_counting", paper=PAPER,
+    source=f"{ARXIV}, Table 3 (RESTART_STRATEGY: stagnation, diversity); our exact counts "
+           "(algorithms.blackbox.modular.finish)",
+    origin=Origin.IMPLEMENTATION,
+    statement="For 6 (full: 20) random workflows that contain a restart module, run on a constant function "
+              "in 2-D with a budget of 1500 (so stagnation restarts fire), the Solution's stats.restarts "
+              "equals the number of re-initializations the run made (initializer calls after the first), "
+              "and at least one run restarts",
+    kind=Kind.PROPERTY,
+    check=lambda ctx: _check_restarts(ctx, miscount=0),
+    control=lambda ctx: _check_restarts(ctx, miscount=1),
+    control_description="the expectation off by one (a counter that also counts the first start): every "
+                        "run must then disagree",
+))
