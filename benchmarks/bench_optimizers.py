@@ -26,14 +26,16 @@ AdamW with the same settings in every row):
 Numerics differ between implementations; each row names what it computes and the ``equal`` rows
 set both sides to the same schedule and precision where the APIs allow:
 
-* SOAP: ours does eigh and QR in float64; pytorch-optimizer in float32; heavyball in float32 with
-  its own schedule (``precondition_frequency=10`` without the warm-up schedule here). The ``ours
-  fp32`` row patches our root/eigenbasis helpers to float32 (benchmark only: there is no
-  constructor keyword for it, see the note) and prints its drift against the float64 reference.
+* SOAP: ours does eigh and QR in float64 by default; pytorch-optimizer in float32; heavyball in float32
+  with its own schedule (``precondition_frequency=10`` without the warm-up schedule here). The ``ours
+  fp32 roots`` row is ours with ``root_dtype=torch.float32`` (the equal-numerics row); beside the
+  table the script prints its drift from the float64 run after training and the relative error of
+  one preconditioned update against the float64 reference from the same state (:func:`update_error`).
 * Shampoo: ours is EMA Shampoo with Adam grafting and float64 eigh roots every 10 steps;
   pytorch-optimizer's ``Shampoo`` is the original (summed statistics, SVD roots, no grafting),
   its ``ScalableShampoo`` the distributed-Shampoo variant (Newton iteration roots, Adam-normalized
-  grafting); the rows set the frequency to 10 and roots from step 1.
+  grafting); the rows set the frequency to 10 and roots from step 1. ``ours fp32 roots``:
+  ``root_dtype=torch.float32``, as for SOAP.
 * Muon: ours, torch.optim.Muon and pytorch-optimizer's run the same bfloat16 quintic Newton–Schulz
   (the same losses); heavyball's has its own scaling; ``ours ns_dtype=float32`` is our existing
   keyword for a float32 iteration (faster than bfloat16 on some CPUs, slower on others).
@@ -48,21 +50,18 @@ Before the SOAP rows a cProfile of our SOAP and Shampoo steps on the MLP shows w
 from __future__ import annotations
 
 import argparse
-import contextlib
+import copy
 import cProfile
 import io
 import pstats
 import statistics
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
 from torch import nn
 
-import algorithms.optimizers._blocks as blocks_module
-import algorithms.optimizers.shampoo as shampoo_module
-import algorithms.optimizers.soap as soap_module
 from algorithms.nets.sam import SAM
 from algorithms.optimizers import MLP, SOAP, MarkovLanguageTask, Muon, Shampoo, Transformer
 
@@ -143,40 +142,11 @@ TASKS = {"mlp": mlp_task, "transformer": transformer_task, "conv": conv_task}
 
 
 # ---- implementations ------------------------------------------------------------------------------
-@contextlib.contextmanager
-def float32_roots() -> Iterator[None]:
-    """Our Shampoo/SOAP with their float64 eigh/QR done in float32 (benchmark only)."""
-    saved = (blocks_module.inverse_root, shampoo_module.inverse_root, soap_module._eigenbasis,
-             soap_module._power_refresh)
-
-    def inverse_root(stat, exponent, eps):
-        s = 0.5 * (stat + stat.mT)
-        values, vectors = torch.linalg.eigh(s)
-        return (vectors * ((values.clamp(min=0.0) + eps) ** (-exponent)).unsqueeze(-2)) @ vectors.mT
-
-    def eigenbasis(stat):
-        return torch.linalg.eigh(0.5 * (stat + stat.mT))[1].flip(-1)
-
-    def power_refresh(stat, basis):  # soap._power_refresh with the QR in float32
-        power = stat @ basis
-        order = (basis * power).sum(dim=-2).argsort(dim=-1, descending=True)
-        return torch.linalg.qr(torch.gather(power, -1, order[:, None, :].expand_as(power)))[0], order
-
-    blocks_module.inverse_root = shampoo_module.inverse_root = inverse_root
-    soap_module._eigenbasis, soap_module._power_refresh = eigenbasis, power_refresh
-    try:
-        yield
-    finally:
-        (blocks_module.inverse_root, shampoo_module.inverse_root, soap_module._eigenbasis,
-         soap_module._power_refresh) = saved
-
-
 @dataclass
 class Row:
     label: str
     numerics: str
     build: Callable[[list, list], list]       # (hidden, rest) -> optimizers
-    fp32: bool = False
     sam: bool = False
     sam_first_gradient: bool = False  # pytorch-optimizer's SAM.step wants the gradient at θ before it
 
@@ -213,9 +183,12 @@ def muon_rows() -> list[Row]:
 
 
 def soap_rows() -> list[Row]:
-    ours = lambda h, r: [SOAP(h, lr=3e-3, betas=(0.95, 0.95), precondition_frequency=10), _aux(r)]  # noqa: E731
-    rows = [Row("ours", "fp64 eigh/QR, every 10", ours),
-            Row("ours fp32 roots", "fp32 eigh/QR, every 10 (equal)", ours, fp32=True)]
+    def ours(root_dtype: torch.dtype) -> Callable[[list, list], list]:
+        return lambda h, r: [SOAP(h, lr=3e-3, betas=(0.95, 0.95), precondition_frequency=10,
+                                  root_dtype=root_dtype), _aux(r)]
+
+    rows = [Row("ours", "fp64 eigh/QR, every 10", ours(torch.float64)),
+            Row("ours fp32 roots", "fp32 eigh/QR, every 10 (equal)", ours(torch.float32))]
     if po is not None:
         rows.append(Row("pytorch-optimizer", "fp32 eigh/QR, every 10",
                         lambda h, r: [po.SOAP(h, lr=3e-3, betas=(0.95, 0.95), weight_decay=0.0,
@@ -229,9 +202,12 @@ def soap_rows() -> list[Row]:
 
 
 def shampoo_rows() -> list[Row]:
-    ours = lambda h, r: [Shampoo(h, lr=3e-3, precondition_frequency=10, grafting="adam"), _aux(r)]  # noqa: E731
-    rows = [Row("ours", "EMA, Adam graft, fp64 eigh, every 10", ours),
-            Row("ours fp32 roots", "EMA, Adam graft, fp32 eigh, every 10", ours, fp32=True)]
+    def ours(root_dtype: torch.dtype) -> Callable[[list, list], list]:
+        return lambda h, r: [Shampoo(h, lr=3e-3, precondition_frequency=10, grafting="adam",
+                                     root_dtype=root_dtype), _aux(r)]
+
+    rows = [Row("ours", "EMA, Adam graft, fp64 eigh, every 10", ours(torch.float64)),
+            Row("ours fp32 roots", "EMA, Adam graft, fp32 eigh, every 10", ours(torch.float32))]
     if po is not None:
         rows.append(Row("pytorch-optimizer Shampoo", "summed stats, SVD roots, every 10, no graft, lr 1e-3",
                         lambda h, r: [po.Shampoo(h, lr=1e-3, momentum=0.9, preconditioning_compute_steps=10),
@@ -334,8 +310,7 @@ def compare(task: Task, rows: list[Row], steps: int) -> list[dict]:
             if "error" in run:
                 continue
             try:
-                with float32_roots() if run["row"].fp32 else contextlib.nullcontext():
-                    run["times"].append(_one_step(task, run["model"], run["opts"], batch, run["row"]))
+                run["times"].append(_one_step(task, run["model"], run["opts"], batch, run["row"]))
             except (RuntimeError, ValueError) as exc:  # a peer that breaks down: its row says so
                 run["error"] = f"failed at step {k + 1}: {type(exc).__name__}: {str(exc)[:60]}"
     out = []
@@ -360,6 +335,47 @@ def drift(results: list[dict]) -> str:
     a = torch.cat([p.detach().flatten() for p in ours["model"].parameters()])
     b = torch.cat([p.detach().flatten() for p in fp32["model"].parameters()])
     return f"fp32 roots vs fp64 after the run: ‖Δθ‖/‖θ‖ = {float((a - b).norm() / a.norm()):.2e}"
+
+
+def update_error(task: Task, method: str, refreshes: tuple[int, ...] = (30, 60, 90)) -> str:
+    """Relative error of one preconditioned update with float32 roots against float64, from the same state.
+
+    The ``ours`` row (our optimizer with float64 roots on the hidden matrices, AdamW on the rest) trains
+    to step ``k - 1`` for each ``k`` in ``refreshes``; a copy switched to ``root_dtype=torch.float32``
+    and one left at float64 then take steps ``k`` and ``k + 1`` on the same batches. Shampoo
+    refreshes its roots at the start of step ``k + 1``, SOAP its bases at the end of step ``k``, so
+    step ``k + 1`` is the first update that uses the float32 refresh (step ``k``'s are equal).
+    Printed: max over ``refreshes`` of ‖ΔW₃₂ − ΔW₆₄‖ / ‖ΔW₆₄‖ over the hidden matrices of step ``k + 1``."""
+    rows = {"soap": soap_rows, "shampoo": shampoo_rows}[method]()
+    model = task.make()
+    hidden, rest = _split(task, model)
+    opts = rows[0].build(hidden, rest)          # the "ours" row: our optimizer + the auxiliary AdamW
+    errors, done = [], 0
+
+    def train(m: nn.Module, o: list, k: int) -> None:
+        for opt in o:
+            opt.zero_grad()
+        task.loss(m, task.batch(k)).backward()
+        for opt in o:
+            opt.step()
+
+    for k in refreshes:
+        while done < k - 1:
+            train(model, opts, done)
+            done += 1
+        pair = []
+        for dtype in (torch.float64, torch.float32):
+            m, o = copy.deepcopy((model, opts))  # one deepcopy: the copied optimizers hold m's parameters
+            o[0].param_groups[0]["root_dtype"] = dtype
+            train(m, o, k - 1)
+            h = _split(task, m)[0]
+            before = [p.detach().clone() for p in h]
+            train(m, o, k)
+            pair.append(torch.cat([(p.detach() - b).flatten() for p, b in zip(h, before, strict=True)]))
+        errors.append(float((pair[1] - pair[0]).norm() / pair[0].norm()))
+    return (f"fp32 roots, one update against fp64 from the same state (after refreshes at steps "
+            f"{', '.join(map(str, refreshes))}): ‖ΔW₃₂ − ΔW₆₄‖/‖ΔW₆₄‖ max {max(errors):.1e} "
+            f"(each: {', '.join(f'{e:.1e}' for e in errors)})")
 
 
 def profile_ours(task: Task, steps: int = 30) -> None:
@@ -424,6 +440,7 @@ def main() -> None:
                       flush=True)
             if method in ("soap", "shampoo"):
                 print("  " + drift(results))
+                print("  " + update_error(task, method))
 
 
 if __name__ == "__main__":

@@ -113,6 +113,10 @@ class MatrixOptimizer(torch.optim.Optimizer):
     @torch.no_grad()
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One step; ``closure`` (optional) re-evaluates the loss with gradients and returns it."""
+        return self._step(closure)
+
+    def _step(self, closure: Callable[[], Any] | None) -> Any:
+        """:meth:`step`'s body, under ``torch.no_grad`` (a subclass's ``step`` decorates and calls it)."""
         loss = None
         if closure is not None:
             with torch.enable_grad():
@@ -138,17 +142,20 @@ class MatrixOptimizer(torch.optim.Optimizer):
         """The loop every optimizer of the family shares: for each parameter with a gradient,
         ``W ← (1 − lr·λ) W − s·D`` with (D, s) from :meth:`_direction`, in the state dtype and
         written back once. A weight decay of 0 skips the multiplication by 1 (exact either way)."""
-        lr, wd = group["lr"], group["weight_decay"]
         for p in group["params"]:
-            if p.grad is None:
-                continue
-            dtype = self.state_dtype(p)
-            value = p.to(dtype)                 # p itself for float32 / float64 parameters
-            direction, step_size = self._direction(p, p.grad.to(dtype), self.state[p], group, dtype)
-            if wd != 0:
-                value.mul_(1 - lr * wd)
-            value.add_(direction, alpha=-step_size)
-            self._write(p, value)
+            if p.grad is not None:
+                self._step_param(p, group)
+
+    def _step_param(self, p: torch.Tensor, group: dict[str, Any]) -> None:
+        """One parameter's step of :meth:`_step_group`."""
+        lr, wd = group["lr"], group["weight_decay"]
+        dtype = self.state_dtype(p)
+        value = p.to(dtype)                 # p itself for float32 / float64 parameters
+        direction, step_size = self._direction(p, p.grad.to(dtype), self.state[p], group, dtype)
+        if wd != 0:
+            value.mul_(1 - lr * wd)
+        value.add_(direction, alpha=-step_size)
+        self._write(p, value)
 
     def _direction(self, p: torch.Tensor, grad: torch.Tensor, state: dict[str, Any], group: dict[str, Any],
                    dtype: torch.dtype) -> tuple[torch.Tensor, float]:
@@ -177,6 +184,9 @@ class MatrixOptimizer(torch.optim.Optimizer):
                              f"expected a {type(self).__name__} state_dict")
         saved = {k: v for k, v in state_dict.items() if k != "optimizer"}
         super().load_state_dict(saved)
+        for group in self.param_groups:     # keys an older state_dict lacks (a keyword added since, e.g.
+            for key, value in self.defaults.items():    # root_dtype) keep the values this one was built with
+                group.setdefault(key, value)
         params = list(chain.from_iterable(g["params"] for g in self.param_groups))
         for index, p in enumerate(params):
             if index in saved["state"]:

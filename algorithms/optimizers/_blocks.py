@@ -39,12 +39,23 @@ def from_tiles(tiles: torch.Tensor, shape: torch.Size, block_size: int | None) -
     return full[: shape[0], : shape[1]]
 
 
-def inverse_root(stat: torch.Tensor, exponent: float, eps: float) -> torch.Tensor:
-    """(S + eps·I)^(−exponent) for a stack of symmetric PSD S, by eigh in float64.
+#: the precisions Shampoo's inverse roots and SOAP's eigenbases may be computed in (``root_dtype``)
+ROOT_DTYPES = (torch.float64, torch.float32)
+
+
+def check_root_dtype(value: object) -> torch.dtype:
+    if value not in ROOT_DTYPES:
+        raise ValueError(f"root_dtype must be torch.float64 (default) or torch.float32, got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def inverse_root(stat: torch.Tensor, exponent: float, eps: float,
+                 dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    """(S + eps·I)^(−exponent) for a stack of symmetric PSD S, by eigh in ``dtype`` (float64 by default).
 
     Eigenvalues are clipped at 0 before the ridge, so round-off cannot make them negative.
     """
-    s64 = stat.to(torch.float64)
+    s64 = stat.to(dtype)
     s64 = 0.5 * (s64 + s64.transpose(-1, -2))
     values, vectors = torch.linalg.eigh(s64)
     scale = (values.clamp(min=0.0) + eps) ** (-exponent)

@@ -14,6 +14,7 @@ K. Jordan et al., *Muon: an optimizer for hidden layers in neural networks*, 202
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -66,16 +67,74 @@ def newton_schulz(matrix: torch.Tensor, ns_coefficients=QUINTIC_COEFFICIENTS, ns
         raise ValueError(f"eps must be a positive finite float, got {eps!r}")
     if dtype not in _NS_DTYPES:
         raise ValueError(f"dtype must be one of {_NS_DTYPES}, got {dtype!r}")
-    x = matrix.to(dtype)
+    return _newton_schulz(matrix, a, b, c, ns_steps, eps, dtype)
+
+
+def _newton_schulz(matrix: torch.Tensor, a: float, b: float, c: float, ns_steps: int, eps: float,
+                   dtype: torch.dtype) -> torch.Tensor:
+    """:func:`newton_schulz` without the input checks (its callers validated them once)."""
+    x = matrix.to(dtype) if matrix.dtype != dtype else matrix.clone()   # a copy: normalized in place
     tall = matrix.size(0) > matrix.size(1)
     if tall:
         x = x.T
-    x = x / x.norm().clamp(min=eps)
+    x.div_(torch.linalg.vector_norm(x).clamp(min=eps))      # Tensor.norm()'s Frobenius norm, one call less
     for _ in range(ns_steps):
         gram = x @ x.T
         gram_update = torch.addmm(gram, gram, gram, beta=b, alpha=c)
         x = torch.addmm(x, gram_update, x, beta=a)
     return x.T if tall else x
+
+
+def _newton_schulz_stack(stack: torch.Tensor, a: float, b: float, c: float, ns_steps: int, eps: float,
+                         dtype: torch.dtype) -> torch.Tensor:
+    """:func:`_newton_schulz` of each matrix of a stack (n, rows, cols), as batched products. The stack
+    is normalized in place when it already has ``dtype`` (callers pass a fresh one)."""
+    x = stack.to(dtype)
+    tall = stack.size(1) > stack.size(2)
+    if tall:
+        x = x.mT
+    x.div_(torch.linalg.vector_norm(x, dim=(-2, -1), keepdim=True).clamp(min=eps))
+    for _ in range(ns_steps):
+        gram = x @ x.mT
+        gram_update = torch.baddbmm(gram, gram, gram, beta=b, alpha=c)
+        x = torch.baddbmm(x, gram_update, x, beta=a)
+    return x.mT if tall else x
+
+
+@functools.lru_cache(maxsize=256)
+def _stack_is_exact(rows: int, cols: int, count: int, a: float, b: float, c: float, ns_steps: int,
+                    eps: float, dtype: torch.dtype, source_dtype: torch.dtype,
+                    device: torch.device) -> bool:
+    """Whether :func:`_newton_schulz_stack` gives the same bits as :func:`_newton_schulz` one matrix at
+    a time for this shape, count and precision on this machine (the batched and single products may
+    take different kernels, e.g. oneDNN's bfloat16 GEMM for one and not the other). Probed once on
+    seeded random matrices; when they differ the caller goes one matrix at a time."""
+    g = torch.Generator().manual_seed(rows * 1009 + cols * 31 + count)
+    probe = torch.randn(count, rows, cols, generator=g, dtype=torch.float64).to(source_dtype).to(device)
+    batched = _newton_schulz_stack(probe.clone(), a, b, c, ns_steps, eps, dtype)
+    return all(torch.equal(batched[i], _newton_schulz(probe[i], a, b, c, ns_steps, eps, dtype))
+               for i in range(count))
+
+
+#: matrices of more entries go one at a time: batching saves per-call overhead, which matters for small
+#: matrices (the small transformer's 64-wide ones: 0.74x torch.optim.Muon's step batched), while
+#: batched bfloat16 products of 256 x 256 ran slower in training on our CPU (1.06-1.10x, against
+#: 1.00x one at a time; benchmarks/bench_optimizers.py, paper_notes/second_order_scaling.md)
+STACK_MAX_ENTRIES = 2**15
+
+
+def _newton_schulz_many(matrices: list[torch.Tensor], a: float, b: float, c: float, ns_steps: int,
+                        eps: float, dtype: torch.dtype) -> list[torch.Tensor]:
+    """:func:`_newton_schulz` of each of ``matrices`` (equal shapes, dtypes and devices): one batched
+    iteration when they are small (``STACK_MAX_ENTRIES``) and :func:`_stack_is_exact` says it gives
+    the same bits, else one at a time."""
+    first = matrices[0]
+    if len(matrices) == 1 or first.numel() > STACK_MAX_ENTRIES:
+        return [_newton_schulz(m, a, b, c, ns_steps, eps, dtype) for m in matrices]
+    if _stack_is_exact(first.size(0), first.size(1), len(matrices), a, b, c,
+                                             ns_steps, eps, dtype, first.dtype, first.device):
+        return list(_newton_schulz_stack(torch.stack(matrices), a, b, c, ns_steps, eps, dtype).unbind(0))
+    return [_newton_schulz(m, a, b, c, ns_steps, eps, dtype) for m in matrices]
 
 
 def singular_value_map(sigma, ns_coefficients=QUINTIC_COEFFICIENTS, ns_steps: int = 5) -> np.ndarray:

@@ -37,7 +37,7 @@ from algorithms.optimizers._base import (
     check_eps,
     check_frequency,
 )
-from algorithms.optimizers._blocks import from_tiles, inverse_root, tile_shape, to_tiles
+from algorithms.optimizers._blocks import check_root_dtype, from_tiles, inverse_root, tile_shape, to_tiles
 
 __all__ = ["Shampoo"]
 
@@ -77,6 +77,10 @@ class Shampoo(MatrixOptimizer):
     on_nonfinite : "warn" (default), "skip" or "raise": a step with a NaN/inf gradient is skipped
         (parameters and state unchanged, counted in ``skipped_steps``) with a RuntimeWarning,
         silently, or raises FloatingPointError
+    root_dtype : torch.float64 (default) or torch.float32, keyword: the precision of the refreshes'
+        eigendecompositions (float64 is the reference; float32 is pytorch-optimizer's and heavyball's
+        precision, faster on CPU; ``benchmarks/bench_optimizers.py`` prints the relative error of the
+        update it causes). The statistics and the step stay in the state dtype either way.
 
     >>> _ = torch.manual_seed(0)
     >>> w = torch.nn.Parameter(torch.randn(6, 4))
@@ -91,11 +95,11 @@ class Shampoo(MatrixOptimizer):
                  weight_decay: float = 0.0, eps: float = 1e-6, precondition_frequency: int = 10,
                  block_size: int | None = None, exponent: float = 0.25, grafting: str | None = None,
                  adam_eps: float = 1e-8, max_precond_dim: int = 10_000, *,
-                 on_nonfinite: str = "warn") -> None:
+                 on_nonfinite: str = "warn", root_dtype: torch.dtype = torch.float64) -> None:
         defaults = dict(lr=lr, betas=betas, weight_decay=weight_decay, eps=eps,
                         precondition_frequency=precondition_frequency, block_size=block_size,
                         exponent=exponent, grafting=grafting, adam_eps=adam_eps,
-                        max_precond_dim=max_precond_dim)
+                        max_precond_dim=max_precond_dim, root_dtype=root_dtype)
         super().__init__(params, defaults, on_nonfinite=on_nonfinite)
 
     def _check_group(self, group: dict[str, Any]) -> None:
@@ -107,6 +111,7 @@ class Shampoo(MatrixOptimizer):
                                                           group["precondition_frequency"])
         group["block_size"] = check_block_size(group["block_size"])
         group["max_precond_dim"] = check_frequency("max_precond_dim", group["max_precond_dim"])
+        group["root_dtype"] = check_root_dtype(group["root_dtype"])
         exponent = group["exponent"]
         if isinstance(exponent, bool) or not isinstance(exponent, int | float) or not 0 < exponent <= 0.5:
             raise ValueError(f"exponent must be in (0, 0.5], got {exponent!r}")
@@ -142,7 +147,7 @@ class Shampoo(MatrixOptimizer):
                 state[side].baddbmm_(a, b, beta=beta2, alpha=1 - beta2)      # β₂ S + (1 − β₂) Gram
                 if refresh:
                     state[side + "_root"] = inverse_root(state[side] / (1 - beta2**t), group["exponent"],
-                                                         group["eps"])
+                                                         group["eps"], group["root_dtype"])
         state["momentum"].lerp_(grad, 1 - beta1)
         # D = L⁻ M R⁻ on the momentum before bias correction; M̂ = M / (1 − β₁ᵗ) is a scalar
         # multiple, folded into the step size (grafting rescales D per tile, so it cancels there)

@@ -36,28 +36,29 @@ from algorithms.optimizers._base import (
     check_frequency,
     check_unit_interval,
 )
-from algorithms.optimizers._blocks import from_tiles, tile_shape, to_tiles
+from algorithms.optimizers._blocks import check_root_dtype, from_tiles, tile_shape, to_tiles
 from algorithms.optimizers.shampoo import check_block_size
 
 __all__ = ["SOAP"]
 
 
-def _eigenbasis(stat: torch.Tensor) -> torch.Tensor:
-    """Eigenvectors of a stack of symmetric matrices, by decreasing eigenvalue (float64 eigh)."""
-    s64 = stat.to(torch.float64)
+def _eigenbasis(stat: torch.Tensor, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    """Eigenvectors of a stack of symmetric matrices, by decreasing eigenvalue (eigh in ``dtype``)."""
+    s64 = stat.to(dtype)
     _, vectors = torch.linalg.eigh(0.5 * (s64 + s64.transpose(-1, -2)))
     return vectors.flip(-1).to(stat.dtype)
 
 
-def _power_refresh(stat: torch.Tensor, basis: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """One power iteration + QR; returns the new basis and the column order it applied.
+def _power_refresh(stat: torch.Tensor, basis: torch.Tensor,
+                   dtype: torch.dtype = torch.float64) -> tuple[torch.Tensor, torch.Tensor]:
+    """One power iteration + QR (in ``dtype``); returns the new basis and the column order it applied.
 
     One product S Q serves both the eigenvalue estimates qⱼᵀ S qⱼ (column sums of Q ⊙ S Q) and the
     power step (its columns reordered), instead of a three-operand einsum and a second product."""
     power = stat @ basis
     estimates = (basis * power).sum(dim=-2)
     order = estimates.argsort(dim=-1, descending=True)
-    q, _ = torch.linalg.qr(torch.gather(power, -1, order[:, None, :].expand_as(power)).to(torch.float64))
+    q, _ = torch.linalg.qr(torch.gather(power, -1, order[:, None, :].expand_as(power)).to(dtype))
     return q.to(stat.dtype), order
 
 
@@ -78,6 +79,10 @@ class SOAP(MatrixOptimizer):
     on_nonfinite : "warn" (default), "skip" or "raise": a step with a NaN/inf gradient is skipped
         (parameters and state unchanged, counted in ``skipped_steps``) with a RuntimeWarning,
         silently, or raises FloatingPointError
+    root_dtype : torch.float64 (default) or torch.float32, keyword: the precision of the
+        eigendecomposition and of the refreshes' QR (float64 is the reference; float32 is
+        pytorch-optimizer's and heavyball's precision, faster on CPU; ``benchmarks/bench_optimizers.py``
+        prints the relative error of the update it causes). Everything else stays in the state dtype.
 
     >>> _ = torch.manual_seed(0)
     >>> w = torch.nn.Parameter(torch.randn(5, 3))
@@ -91,10 +96,11 @@ class SOAP(MatrixOptimizer):
     def __init__(self, params, lr: float = 3e-3, betas: tuple[float, float] = (0.95, 0.95),
                  shampoo_beta: float | None = None, eps: float = 1e-8, weight_decay: float = 0.0,
                  precondition_frequency: int = 10, block_size: int | None = None,
-                 max_precond_dim: int = 10_000, *, on_nonfinite: str = "warn") -> None:
+                 max_precond_dim: int = 10_000, *, on_nonfinite: str = "warn",
+                 root_dtype: torch.dtype = torch.float64) -> None:
         defaults = dict(lr=lr, betas=betas, shampoo_beta=shampoo_beta, eps=eps, weight_decay=weight_decay,
                         precondition_frequency=precondition_frequency, block_size=block_size,
-                        max_precond_dim=max_precond_dim)
+                        max_precond_dim=max_precond_dim, root_dtype=root_dtype)
         super().__init__(params, defaults, on_nonfinite=on_nonfinite)
 
     def _check_group(self, group: dict[str, Any]) -> None:
@@ -107,6 +113,7 @@ class SOAP(MatrixOptimizer):
                                                           group["precondition_frequency"])
         group["block_size"] = check_block_size(group["block_size"])
         group["max_precond_dim"] = check_frequency("max_precond_dim", group["max_precond_dim"])
+        group["root_dtype"] = check_root_dtype(group["root_dtype"])
 
     def _direction(self, p, grad, state, group, dtype) -> tuple[torch.Tensor, float]:
         if p.ndim != 2:
@@ -148,7 +155,7 @@ class SOAP(MatrixOptimizer):
                 state[side] = torch.zeros(a.shape[0], size, size, dtype=dtype, device=p.device)
             state[side].baddbmm_(a, b, beta=beta_s, alpha=1 - beta_s)     # β_s S + (1 − β_s) Gram
             if first:
-                state["basis_" + side] = _eigenbasis(state[side])
+                state["basis_" + side] = _eigenbasis(state[side], group["root_dtype"])
         state["momentum"].lerp_(grad, 1 - beta1)
         rotated_grad = self._rotate(tiles, state)
         state["second_moment"].mul_(beta2).addcmul_(rotated_grad, rotated_grad, value=1 - beta2)
@@ -157,16 +164,16 @@ class SOAP(MatrixOptimizer):
         denominator = adam_denominator(state["second_moment"], beta2**t, group["eps"])
         direction = self._rotate(rotated_momentum / denominator, state, inverse=True)
         if t % group["precondition_frequency"] == 0:
-            self._refresh(state)
+            self._refresh(state, group["root_dtype"])
         return from_tiles(direction, p.shape, block_size), group["lr"] / (1 - beta1**t)
 
     @staticmethod
-    def _refresh(state: dict[str, Any]) -> None:
+    def _refresh(state: dict[str, Any], dtype: torch.dtype = torch.float64) -> None:
         """Refresh both eigenbases; V's rows/columns follow the reordering of the columns."""
         for side, axis in (("left", -2), ("right", -1)):
             if "basis_" + side not in state:
                 continue
-            basis, order = _power_refresh(state[side], state["basis_" + side])
+            basis, order = _power_refresh(state[side], state["basis_" + side], dtype)
             state["basis_" + side] = basis
             v = state["second_moment"]
             index = order[:, :, None].expand_as(v) if axis == -2 else order[:, None, :].expand_as(v)

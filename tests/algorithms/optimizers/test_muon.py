@@ -151,3 +151,34 @@ def test_a_misspelt_group_key_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         Muon([{"params": [w], "name": "hidden", "initial_lr": 0.1}])
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_equal_shapes_orthogonalized_together_keep_torch_bits(batched, monkeypatch):
+    # equal-shaped matrices share one batched Newton–Schulz iteration where the probe finds it gives
+    # the same bits (batched=True: the probe's answer); batched=False forces the one-at-a-time path
+    import sys
+
+    ns = sys.modules["algorithms.optimizers.newton_schulz"]
+    if not batched:
+        monkeypatch.setattr(ns, "_stack_is_exact", lambda *args: False)
+    ours, theirs = _pair([(8, 5), (6, 6), (8, 5), (5, 8), (6, 6), (5, 8), (8, 5)])
+    kwargs = dict(lr=0.02, weight_decay=0.1)
+    _run([Muon(ours, head="muon", **kwargs), torch.optim.Muon(theirs, **kwargs)], [ours, theirs], steps=4)
+    for a, b in zip(ours, theirs, strict=True):
+        assert torch.equal(a.detach(), b.detach())
+
+
+def test_stack_probe_compares_with_one_at_a_time():
+    import sys
+
+    ns = sys.modules["algorithms.optimizers.newton_schulz"]
+    mats = [torch.randn(6, 4, generator=torch.Generator().manual_seed(i)) for i in range(3)]
+    out = ns._newton_schulz_many(mats, 3.4445, -4.775, 2.0315, 5, 1e-7, torch.bfloat16)
+    if ns._stack_is_exact(6, 4, 3, 3.4445, -4.775, 2.0315, 5, 1e-7, torch.bfloat16, torch.float32,
+                          torch.device("cpu")):
+        for m, o in zip(mats, out, strict=True):
+            assert torch.equal(o, ns._newton_schulz(m, 3.4445, -4.775, 2.0315, 5, 1e-7, torch.bfloat16))
+    assert all(o.shape == (6, 4) for o in out)
+    assert all(torch.equal(m, m0) for m, m0 in zip(mats, [torch.randn(6, 4, generator=torch.Generator()
+                                                                      .manual_seed(i)) for i in range(3)]))

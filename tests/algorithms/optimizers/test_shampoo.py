@@ -119,3 +119,59 @@ def test_block_size_one_is_elementwise():
     opt.step()
     assert opt.state[w]["left"].shape == (6, 1, 1)
     torch.testing.assert_close(-w.detach(), torch.sign(w.grad), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["Shampoo", "SOAP"])
+def test_root_dtype_float32_stays_near_the_float64_reference(name):
+    # root_dtype=float32 changes only the refreshes' eigendecomposition (and SOAP's QR). From the same
+    # state (SOAP's eigenbasis of a rank-deficient first statistic is arbitrary in its null space, so
+    # two runs from step 1 would differ by that choice, not by precision), the updates agree with
+    # float64 to float32's accuracy; the default stays float64, bit for bit
+    import copy
+
+    from algorithms.optimizers import SOAP
+
+    cls = {"Shampoo": Shampoo, "SOAP": SOAP}[name]
+    kwargs = dict(lr=0.01, eps=1e-3, precondition_frequency=2)
+    g = torch.Generator().manual_seed(4)
+    w, w64 = torch.nn.Parameter(torch.zeros(6, 4)), torch.nn.Parameter(torch.zeros(6, 4))
+    opt, opt64 = cls([w], **kwargs), cls([w64], root_dtype=torch.float64, **kwargs)
+    for _ in range(5):
+        grad = torch.randn(6, 4, generator=g)
+        for p, o in ((w, opt), (w64, opt64)):
+            p.grad = grad.clone()
+            o.step()
+    assert torch.equal(w.detach(), w64.detach())
+    w32, opt32 = copy.deepcopy((w, opt))
+    opt32.param_groups[0]["root_dtype"] = torch.float32
+    start = w.detach().clone()
+    for _ in range(4):                      # two refreshes in float32
+        grad = torch.randn(6, 4, generator=g)
+        for p, o in ((w, opt), (w32, opt32)):
+            p.grad = grad.clone()
+            o.step()
+    moved, moved32 = w.detach() - start, w32.detach() - start
+    error = float((moved32 - moved).norm() / moved.norm())
+    # 1e-4: float32 eigendecompositions carry ~1e-6 relative error, amplified by at most the
+    # conditioning of the statistics plus eps (≤ 1e2 here); a float32 path that reordered the basis or
+    # dropped the ridge would be off by O(1)
+    assert 0 < error < 1e-4, error
+
+
+@pytest.mark.parametrize("name", ["Shampoo", "SOAP"])
+def test_state_dict_without_root_dtype_loads_with_the_built_value(name):
+    # a state_dict written before root_dtype existed lacks the key: it keeps this optimizer's value
+    from algorithms.optimizers import SOAP
+
+    cls = {"Shampoo": Shampoo, "SOAP": SOAP}[name]
+    w = torch.nn.Parameter(torch.ones(4, 3))
+    opt = cls([w], lr=0.01)
+    w.grad = torch.ones(4, 3)
+    opt.step()
+    old = opt.state_dict()
+    for group in old["param_groups"]:
+        del group["root_dtype"]
+    resumed = cls([w], lr=0.01, root_dtype=torch.float32)
+    resumed.load_state_dict(old)
+    assert resumed.param_groups[0]["root_dtype"] is torch.float32
+    resumed.step()
