@@ -31,6 +31,7 @@ from algorithms.forests import (
     RFAutoencoder,
     cooccurrence_kernel,
     dense_diffusion_map,
+    diffusion_map,
     distortion,
     exact_decode,
     forest_kernel,
@@ -40,6 +41,7 @@ from algorithms.forests import (
     sample_in_boxes,
 )
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.assumptions import Boundary, boundary_outcome
 from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import fact, figure, property_outcome
 from theorems.core.rates import rate_outcome
@@ -879,4 +881,115 @@ register(Claim(
     control=lambda ctx: _knn_weights_check(ctx, sabotage=True),
     control_description="training embeddings permuted against their synthetic rows (the pairing of a "
                         "neighbour with its row broken)",
+))
+
+
+# --------------------------------------------------------------------------- assumptions
+
+def _assumption_cases() -> list[Boundary]:
+    """The documented input conditions of the autoencoder, the diffusion map, the kNN decoder and the
+    distortion, each probed just inside and just outside its boundary."""
+    tiny = 1e-12  # a step past each real-valued boundary
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(10, 2))
+    y = (X[:, 0] > 0).astype(int)
+    n = X.shape[0]
+
+    def fit(X=X, y=None, **params):
+        return RFAutoencoder(**{"n_estimators": 3, "random_state": 0, **params}).fit(X, y)
+
+    fitted = fit()
+    with_nan = X.copy()
+    with_nan[0, 0] = np.nan
+    K = np.ones((6, 6)) + np.eye(6)
+    asymmetric = K.copy()
+    asymmetric[0, 1] += 1e-6  # 1e-6 relative: far above the documented 1e-8 symmetry tolerance
+    Z_train, X_syn = rng.normal(size=(5, 2)), rng.normal(size=(5, 3))
+    flags = np.zeros(3, dtype=bool)
+
+    def knn(k=2, Z0=Z_train[:2], X_synthetic=X_syn, categorical=flags):
+        return knn_decode(Z0, Z_train, X_synthetic, k=k, categorical=categorical,
+                          rng=np.random.default_rng(0))
+
+    dmap = dense_diffusion_map(K, 2)
+    return [
+        Boundary("n_components >= 1", "n_components", lambda: fit(n_components=1),
+                 lambda: fit(n_components=0)),
+        Boundary("n_components <= n - 2", "n_components", lambda: fit(n_components=n - 2),
+                 lambda: fit(n_components=n - 1)),
+        Boundary("diffusion time t >= 0", "t", lambda: fit(t=0), lambda: fit(t=-1)),
+        Boundary("a known decoder", "decoder", lambda: fit(decoder="exact"), lambda: fit(decoder="nearest")),
+        Boundary("k >= 1 neighbours", "k", lambda: fit(k=1), lambda: fit(k=0)),
+        Boundary("n_estimators >= 1", "n_estimators", lambda: fit(n_estimators=1),
+                 lambda: fit(n_estimators=0)),
+        Boundary("random_state < 2**32", "random_state", lambda: fit(random_state=2**32 - 1),
+                 lambda: fit(random_state=2**32)),
+        Boundary("random_state >= 0", "random_state", lambda: fit(random_state=0),
+                 lambda: fit(random_state=-1)),
+        Boundary("supervised=True needs y", "y", lambda: fit(y=y, supervised=True),
+                 lambda: fit(supervised=True)),
+        Boundary("supervised None, True or False", "supervised", lambda: fit(supervised=False),
+                 lambda: fit(supervised="yes")),
+        Boundary("finite X", "X", lambda: fit(X=X * 1e3), lambda: fit(X=with_nan)),
+        Boundary("X of the fitted width", "X", lambda: fitted.transform(X),
+                 lambda: fitted.transform(X[:, :1])),
+        Boundary("the kernel square", "K", lambda: dense_diffusion_map(K, 2),
+                 lambda: dense_diffusion_map(K[:5], 2)),
+        Boundary("the kernel symmetric", "K", lambda: dense_diffusion_map(K + 1e-9 * np.eye(6), 2),
+                 lambda: dense_diffusion_map(asymmetric, 2)),
+        Boundary("the kernel finite", "K", lambda: dense_diffusion_map(K * 1e100, 2),
+                 lambda: dense_diffusion_map(np.where(K > 1.5, np.inf, K), 2)),
+        Boundary("kernel n_components <= n - 2", "n_components", lambda: diffusion_map(K, 4),
+                 lambda: diffusion_map(K, 5)),
+        Boundary("kernel n_components >= 1", "n_components", lambda: diffusion_map(K, 1),
+                 lambda: diffusion_map(K, 0)),
+        Boundary("kernel t >= 0", "t", lambda: diffusion_map(K, 2, t=0),
+                 lambda: diffusion_map(K, 2, t=-1)),
+        Boundary("Nyström rows of the training width", "K0", lambda: nystrom(K[:2], dmap),
+                 lambda: nystrom(K[:2, :5], dmap)),
+        Boundary("Nyström rows a matrix", "K0", lambda: nystrom(K[:1], dmap), lambda: nystrom(K[0], dmap)),
+        Boundary("kNN k <= n_train", "k", lambda: knn(k=5), lambda: knn(k=6)),
+        Boundary("kNN k >= 1", "k", lambda: knn(k=1), lambda: knn(k=0)),
+        Boundary("kNN k an int", "k", lambda: knn(k=np.int64(2)), lambda: knn(k=2.0)),
+        Boundary("kNN queries of the embedding width", "Z0", lambda: knn(Z0=Z_train[:1]),
+                 lambda: knn(Z0=Z_train[:1, :1])),
+        Boundary("kNN finite queries", "Z0", lambda: knn(Z0=Z_train[:1] * 1e100),
+                 lambda: knn(Z0=Z_train[:1] * np.nan)),
+        Boundary("kNN one synthetic row per training row", "X_synthetic", lambda: knn(X_synthetic=X_syn),
+                 lambda: knn(X_synthetic=X_syn[:4])),
+        Boundary("kNN one categorical flag per column", "categorical", lambda: knn(categorical=flags),
+                 lambda: knn(categorical=flags[:2])),
+        Boundary("distortion of same-shape arrays", "X_hat", lambda: distortion(X, X + tiny),
+                 lambda: distortion(X, X[:-1])),
+        Boundary("distortion of matrices", "X_hat", lambda: distortion(X[:, :1], X[:, :1]),
+                 lambda: distortion(X[:, 0], X[:, 0])),
+        Boundary("distortion of finite arrays", "finite", lambda: distortion(X, X * 1e100),
+                 lambda: distortion(X, X * np.nan)),
+        Boundary("distortion flags one per column", "categorical", lambda: distortion(X, X, [False, True]),
+                 lambda: distortion(X, X, [False])),
+    ]
+
+
+def _check_assumptions(ctx: Context, *, shifted: bool) -> Outcome:
+    return boundary_outcome(_assumption_cases(), shifted=shifted)
+
+
+register(Claim(
+    id=f"{PAPER}.assumptions", paper=PAPER,
+    source="the RF autoencoder's inputs (Section 3: the forest kernel, its diffusion map with n_components "
+           "<= n − 2 and time t, the Nyström extension, the kNN decoder, the distortion of Section 4)",
+    origin=Origin.IMPLEMENTATION,
+    statement="Each documented input condition (n_components in [1, n − 2], t >= 0, a known decoder, k >= 1, "
+              "n_estimators >= 1, random_state in [0, 2**32), y with supervised=True, supervised in {None, "
+              "True, False}, finite X of the fitted width; a square, symmetric, finite kernel; Nyström rows "
+              "of the training width; kNN k in [1, n_train] an int, queries of the embedding width and "
+              "finite, one synthetic row per training row, one categorical flag per column; the "
+              "distortion's shapes, finiteness and flags) is enforced at its boundary: the value just "
+              "inside is accepted, the value just outside refused with a ValueError or TypeError naming "
+              "the argument",
+    kind=Kind.PROPERTY,
+    check=lambda ctx: _check_assumptions(ctx, shifted=False),
+    control=lambda ctx: _check_assumptions(ctx, shifted=True),
+    control_description="every boundary claimed one step inward (the value just inside stated as outside): "
+                        "those values are accepted, so the same check must fail",
 ))
