@@ -2001,6 +2001,9 @@ def _designx_domain_cases() -> list:
          (ValueError, "lower")),
         ("rewards of a non-episode", lambda: log_regret_rewards("episode", 0.0), False,
          (TypeError, "episode")),
+        ("group labels of the wrong length", lambda: de_mutation("rand1", np.eye(6), np.arange(6.0),
+                                                                 np.random.default_rng(0), groups=[0, 0]),
+         False, (ValueError, "groups")),
     ]
 
 
@@ -2034,7 +2037,8 @@ register(Claim(
               "dimension 2; "
               "ELA features of (n, d) samples) and refuse inputs just outside with an error naming the "
               "argument (w = 0.19, c1 = 2.6, a swarm of 1, a target below f*, f_ref = f*, a regret without "
-              "f*, dimension 1 or 2.0, bounds of the wrong length, rewards of a non-episode): 17 cases",
+              "f*, dimension 1 or 2.0, bounds of the wrong length, rewards of a non-episode, group labels of "
+              "the wrong length): 18 cases",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_designx_domains(ctx, open_ends=False),
     control=lambda ctx: _check_designx_domains(ctx, open_ends=True),

@@ -173,6 +173,17 @@ def partners(n_partners: int, groups: np.ndarray, rng: np.random.Generator) -> n
     return out
 
 
+def _groups(groups, n: int) -> np.ndarray:
+    """``groups`` as n non-negative integer labels (``None``: one group of all n)."""
+    if groups is None:
+        return np.zeros(n, dtype=int)
+    labels = np.asarray(groups)
+    if labels.shape != (n,) or not np.issubdtype(labels.dtype, np.integer) or (n and labels.min() < 0):
+        raise ValueError(f"groups must be {n} non-negative integer labels (one per individual), got "
+                         f"shape {labels.shape}, dtype {labels.dtype}")
+    return labels
+
+
 def _members(groups: np.ndarray) -> list[np.ndarray]:
     """The index sets of the groups (labels 0..k-1; one group when all labels are equal)."""
     if groups.size == 0 or groups.min() == groups.max():
@@ -211,7 +222,7 @@ def de_mutation(method: str, X: np.ndarray, y: np.ndarray, rng: np.random.Genera
     rng = _rng(rng)
     X = _population("X", X)
     y = _values("y", y, len(X))
-    groups = np.zeros(len(X), dtype=int) if groups is None else np.asarray(groups)
+    groups = _groups(groups, len(X))
     R = partners(N_PARTNERS[method], groups, rng)
     xr = [X[R[:, k]] for k in range(R.shape[1])]
     if method == "rand1":
@@ -303,7 +314,7 @@ def pso_update(X: np.ndarray, V: np.ndarray, P: np.ndarray, yP: np.ndarray, lowe
     rng = _rng(rng)
     X = _population("X", X)
     V, P = _population("V", V, like=X), _population("P", P, like=X)
-    groups = np.zeros(len(X), dtype=int) if groups is None else np.asarray(groups)
+    groups = _groups(groups, len(X))
     g = P[_group_best(np.asarray(yP, dtype=float), groups)]
     r1, r2 = rng.random(X.shape), rng.random(X.shape)
     vmax = 0.2 * (np.asarray(upper, dtype=float) - np.asarray(lower, dtype=float))
