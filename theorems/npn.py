@@ -275,6 +275,11 @@ def _operators_test(sabotage: bool):
                        float((H.matrix() @ P).abs().max()) / max(H.norm(), 1e-12))
             worst_proj = max(worst_proj, proj)
             assert proj <= _ROUNDING, f"the null-space projector of {type(H).__name__} is off by {proj:.3g}"
+        # Gaussian CS has i.i.d. N(0, 1/n) entries (its documented law): the mean square times n is 1 up to
+        # sqrt(2/(mn)) relative (3.1 % at n = 64, m = 32); 0.2 is 6 sd, and any other variance scale fails
+        cs = gaussian_cs((side, side), 0.5, seed=seed)
+        scale = float((cs.matrix() ** 2).mean()) * cs.in_features
+        assert abs(scale - 1.0) <= 0.2, f"gaussian_cs entries have variance {scale:.3g}/n, not 1/n"
         # no measurements at all: Null(H) is the whole space, so the basis is n orthonormal columns
         basis = null_space_basis(_NoMeasurements((side, side)))
         identity = torch.eye(side * side, dtype=DT)
@@ -390,8 +395,9 @@ register(Claim(
               "those two are not, and npn.analytic_designs_orthogonal tests (and falsifies) that part, so "
               "this claim covers only the designs that are.",
     statement="For every operator (Gaussian and Hadamard CS, blur, SR, CT, MRI) ⟨Hx, y⟩ = ⟨x, Hᵀy⟩; CT's "
-              "line integrals of a Gaussian blob agree with the analytic ones to 5 % of the peak and the "
-              "blur's impulse response is the normalized Gaussian; the "
+              "line integrals of a Gaussian blob agree with the analytic ones to 5 % of the peak, the "
+              "blur's impulse response is the normalized Gaussian and Gaussian CS entries have variance 1/n "
+              "(within 20 %); the null-space basis handles a rank-deficient H and an H with no rows; the "
               "S of Algorithm 1, of the PCA variant, of the Hadamard complement and of the conjugate-"
               "symmetric MRI complement satisfy ‖HSᵀ‖ = 0, the first three with orthonormal rows (SSᵀ = I); "
               "P = I − H⁺H is symmetric, idempotent, HP = 0 "
