@@ -762,9 +762,11 @@ class _MuonAndAdamW:
 
     def __init__(self, muon, groups: list[dict], lr: float, weight_decay: float = 0.0,
                  adamw_betas: tuple[float, float] = (0.9, 0.95), adamw_eps: float = 1e-8) -> None:
-        strip = [{k: v for k, v in g.items() if k != "use_muon"} for g in groups]
-        matrices = [g for g, h in zip(strip, groups, strict=True) if h.get("use_muon")]
-        rest = [g for g, h in zip(strip, groups, strict=True) if not h.get("use_muon")]
+        # the matrices keep use_muon=True: a Muon that routes by shape when it is unset (ours, and a
+        # user's subclass of ours, send the last of several matrices to AdamW as the head) is told
+        # that all of them are Muon's, which torch's interface means; peers ignore the key
+        matrices = [{**g, "use_muon": True} for g in groups if g.get("use_muon")]
+        rest = [{k: v for k, v in g.items() if k != "use_muon"} for g in groups if not g.get("use_muon")]
         self.parts = [muon(matrices, lr=lr, weight_decay=weight_decay)] if matrices else []
         if rest:
             self.parts.append(torch.optim.AdamW(rest, lr=lr, betas=adamw_betas, eps=adamw_eps,
