@@ -1667,3 +1667,75 @@ register(
         "ascent from them must gain more than 1e-3 nats.",
     )
 )
+
+
+# ------------------------------------------------------------------------ cei_rates.input_domains
+
+
+def _cei_domain_cases() -> list:
+    """(label, call, at a closed end, expected refusal (type, argument) or None)."""
+    X = np.random.default_rng(0).random((5, DIM))
+    return [
+        ("Matérn ν = 1/2, 3/2, 5/2", lambda: [Kernel("matern", nu=v) for v in (0.5, 1.5, 2.5)], True, None),
+        ("an ARD lengthscale per coordinate", lambda: Kernel("se", lengthscale=np.array([0.1, 5.0]))(X, X),
+         True, None),
+        ("noise = 0 (exact evaluations)", lambda: CEI(noise=0.0), True, None),
+        ("one candidate and one restart", lambda: CEI(n_candidates=1, n_restarts=1), True, None),
+        ("fit_kernel on two points", lambda: fit_kernel(X[:2], np.array([1.0, -1.0]), SE, n_restarts=1), True,
+         None),
+        ("Matérn ν = 2", lambda: Kernel("matern", nu=2.0), False, (ValueError, "nu")),
+        ("an ARD lengthscale with a zero", lambda: Kernel("se", lengthscale=np.array([0.2, 0.0])), False,
+         (ValueError, "lengthscale")),
+        ("a zero lengthscale", lambda: Kernel("se", lengthscale=0.0), False, (ValueError, "lengthscale")),
+        ("a zero outputscale", lambda: Kernel("se", outputscale=0.0), False, (ValueError, "outputscale")),
+        ("ARD lengths of the wrong count", lambda: Kernel("se", lengthscale=np.ones(3))(X, X), False,
+         (ValueError, "lengthscale")),
+        ("a zero jitter", lambda: GaussianProcess(SE, jitter=0.0), False, (ValueError, "jitter")),
+        ("a negative noise", lambda: CEI(noise=-1e-9), False, (ValueError, "noise")),
+        ("no candidates", lambda: CEI(n_candidates=0), False, (ValueError, "n_candidates")),
+        ("fit_kernel on one point", lambda: fit_kernel(X[:1], np.array([1.0]), SE), False, (ValueError, "X")),
+        ("observations with fewer values than points", lambda: GaussianProcess(SE).add(X, np.ones(4)), False,
+         (ValueError, "X")),
+    ]
+
+
+def _check_cei_domains(ctx: Context, *, open_ends: bool) -> Outcome:
+    wrong = []
+    cases = _cei_domain_cases()
+    for label, call, closed_end, refusal in cases:
+        expect_refusal = refusal is not None or (open_ends and closed_end)
+        try:
+            call()
+        except (TypeError, ValueError) as exc:
+            named = refusal is not None and isinstance(exc, refusal[0]) and refusal[1] in str(exc)
+            if not expect_refusal or (refusal is not None and not named):
+                wrong.append(f"{label}: {type(exc).__name__}: {str(exc)[:60]}")
+        else:
+            if expect_refusal:
+                wrong.append(f"{label}: accepted")
+    return Outcome("pass" if not wrong else "fail",
+                   f"{len(cases) - len(wrong)} of {len(cases)} inputs accepted or refused as their domains "
+                   "say" + (f"; wrong: {'; '.join(wrong[:3])}" if wrong else ""),
+                   {"cases": len(cases), "wrong": wrong})
+
+
+register(
+    Claim(
+        id="cei_rates.input_domains",
+        paper=PAPER,
+        source=f"Section 2 ({ARXIV}: SE and Matérn ν ∈ {{1/2, 3/2, 5/2}} kernels, k(x, x) = s², exact or "
+        "noisy GP observations); our validation (algorithms.bayesopt)",
+        origin=Origin.IMPLEMENTATION,
+        statement="The kernels, the GP, fit_kernel and CEI accept their domains' closed ends (Matérn "
+        "ν = 1/2, 3/2, 5/2; one positive length per coordinate; noise 0; one candidate and one restart; "
+        "a fit on two points) and refuse inputs just outside with a ValueError naming the argument "
+        "(ν = 2, a zero in an ARD lengthscale, a zero lengthscale or outputscale, ARD lengths of the "
+        "wrong count, a zero jitter, a negative noise, no candidates, a fit on one point, fewer values "
+        "than points): 15 cases",
+        kind=Kind.PROPERTY,
+        check=partial(_check_cei_domains, open_ends=False),
+        control=partial(_check_cei_domains, open_ends=True),
+        control_description="the domains read as open at their closed ends: the check expects refusals "
+        "where the model accepts, and must fail",
+    )
+)
