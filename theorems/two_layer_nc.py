@@ -35,6 +35,7 @@ from algorithms.nets.functional import (
     flat_forward,
     flat_hessian,
     flat_hvp,
+    flatten_params,
     module_params,
     per_sample_flat_grads,
     per_sample_flat_hessians,
@@ -817,7 +818,24 @@ def _per_sample_facts(problem: TwoLayerTraining, theta0: np.ndarray, grad: np.nd
     hessians = per_sample_flat_hessians(sample_loss, theta, X, targets).numpy()
     hvp = flat_hvp(problem.torch_loss, theta, torch.as_tensor(grad)).numpy()
     scale = float(np.abs(hess).max())
-    return [agree(grads.mean(axis=0), grad, rtol=1e-10, atol=1e-13 * float(np.abs(grad).max()),
+    # the helpers' documented input errors (TypeError): params a non-empty dict of tensors; X and y
+    # tensors with a leading sample axis (a 0-d tensor or an array is not)
+    calls = {"flatten_params({})": lambda: flatten_params({}),
+             "flatten_params([tensor])": lambda: flatten_params([theta]),
+             "per-sample gradients with a 0-d y": lambda: per_sample_flat_grads(sample_loss, theta, X,
+                                                                                 targets.sum()),
+             "per-sample gradients with a numpy X": lambda: per_sample_flat_grads(sample_loss, theta,
+                                                                                  problem.X, targets)}
+    contract = []
+    for name, call in calls.items():
+        try:
+            call()
+            raised = "nothing"
+        except Exception as exc:  # anything but the documented TypeError is outside the contract
+            raised = type(exc).__name__
+        contract.append(fact(raised == "TypeError", f"{label}: {name} raises TypeError (raised: {raised})"))
+    return [*contract,
+            agree(grads.mean(axis=0), grad, rtol=1e-10, atol=1e-13 * float(np.abs(grad).max()),
                    what=f"{label}: mean per-sample gradient vs ∇L"),
             agree(hessians.mean(axis=0), hess, rtol=1e-10, atol=1e-13 * scale,
                    what=f"{label}: mean per-sample Hessian vs ∇²L"),
@@ -1478,7 +1496,9 @@ register(Claim(
                "without a bias) problems at a generic θ, the closed-form L and ∇L agree with autograd "
                "(rel. 1e-10) and with central differences (rel. 1e-6); one GD step is θ - lr ∇L and GD "
                "records t = k·lr; the flow over a short τ matches θ0 - τg + τ²Hg/2 to 1e-5 of τ‖g‖, records "
-               "at the requested times (original and trace), and its value is the torch loss at x."),
+               "at the requested times (original and trace), and its value is the torch loss at x. The "
+               "flat helpers raise their documented TypeError on an empty or non-dict params, a 0-d y and "
+               "a numpy X."),
     kind=Kind.NUMERIC, origin=Origin.IMPLEMENTATION,
     check=partial(_check_gradient_field, bug=None),
     control=partial(_check_gradient_field, bug={"bug_block": "V", "bug_factor": 1.001,
