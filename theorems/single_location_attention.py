@@ -1116,6 +1116,13 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("the model on the unit sphere", "u", lambda: monte_carlo_risk(p, u * (1 + 1e-9), v, n=2),
                  lambda: monte_carlo_risk(p, u * (1 + 1e-3), v, n=2)),
         Boundary("step size > 0", "lr", lambda: SphericalGD(lr=1e-300), lambda: SphericalGD(lr=0.0)),
+        Boundary("the flow's state is four overlaps", "state",
+                 lambda: overlap_velocity(p, [1.0, 1.0, 0.0, 0.0]),
+                 lambda: overlap_velocity(p, [1.0, 1.0, 0.0])),
+        Boundary("the flow's state is finite", "state", lambda: overlap_velocity(p, [0.5, 0.5, 0.0, 0.0]),
+                 lambda: overlap_velocity(p, [0.5, math.nan, 0.0, 0.0])),
+        Boundary("the best linear predictor needs the linear link", "link", lambda: best_linear_risk(p),
+                 lambda: best_linear_risk(problem(link="quadratic"))),
     ]
 
 
@@ -1131,7 +1138,8 @@ register(Claim(
     origin=Origin.IMPLEMENTATION,
     statement="Each input assumption of the setting (0 < γ < 1; L >= 2; ε >= 0; a known link; α >= 0; β > 0; "
               "overlaps in [-1, 1], up to a round-off of 1e-9 where they are computed; quadrature nodes "
-              ">= 2; a Monte Carlo level in (0, 1) and n >= 2; unit model vectors up to 1e-6; a step > 0) is "
+              ">= 2; a Monte Carlo level in (0, 1) and n >= 2; unit model vectors up to 1e-6; a step > 0; "
+              "the flow's state four finite overlaps; the linear link for the best linear predictor) is "
               "enforced at its boundary: the value just inside is accepted, the value just outside is "
               "refused with a ValueError or TypeError naming the argument.",
     kind=Kind.PROPERTY,
