@@ -283,6 +283,10 @@ def _sector_data_facts(X, y, *, k: int, n_per_class: int, noise: float,
             f"{label}: off-plane coordinates N(0, noise²) relative to the plane", "norm", ()),
         _ks(np.linalg.norm(X, axis=1), f"{label}: norms uniform on {norm_range}", "uniform",
             (norm_range[0], norm_range[1] - norm_range[0])),
+        # the law's support, exactly: every norm in the range (1e-12 relative: the rescaling's rounding)
+        fact(bool(np.all((np.linalg.norm(X, axis=1) >= norm_range[0] * (1 - 1e-12))
+                         & (np.linalg.norm(X, axis=1) <= norm_range[1] * (1 + 1e-12)))),
+             f"{label}: every norm within {norm_range}"),
     ]
     sep = orthogonal_separability(X, y)
     parts.append(fact(float((X @ X.T).min()) > 0 and not sep.separable and sep.max_cross > 0,
