@@ -48,6 +48,7 @@ from algorithms.nets.gradient_flow import (
 )
 from algorithms.nets.neural_collapse import (
     class_means,
+    classifier_alignment,
     etf_distance,
     interleaved_sector_data,
     mean_cosines,
@@ -422,6 +423,9 @@ def _check_metrics(ctx: Context, *, corrupt: float = 0.0) -> Outcome:
         k = int(y.max()) + 1
         means, _, _ = _reference_scatter(seen, y, k)
         parts.append(agree(class_means(seen, y), means, rtol=1e-12, what=f"{label}: class means"))
+        if V.ndim == 1:  # a scalar-output V is documented as (width,) or (1, width): the same alignments
+            parts.append(agree(classifier_alignment(V[None, :], means), classifier_alignment(V, means),
+                                rtol=0.0, what=f"{label}: classifier alignment with V as (1, width)"))
         norms = np.linalg.norm(means, axis=1)
         parts.append(agree(mean_cosines(means), (means @ means.T) / np.outer(norms, norms), rtol=1e-12,
                             what=f"{label}: cosines of the class means"))
