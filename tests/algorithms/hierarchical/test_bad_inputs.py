@@ -140,6 +140,16 @@ def test_oracle_of_the_wrong_shape_or_type_is_named(algorithm, returned):
         solve(prob, algorithm, maxiters=50, tol=1e-12)
 
 
+@pytest.mark.parametrize("algorithm", [AdaBiO(), StocBiO()])
+def test_lower_oracle_of_the_wrong_shape_is_named(algorithm):
+    # was a Diverged retcode case; a wrong shape is the user's error, named, not a blow-up
+    from dataclasses import replace
+
+    prob = replace(quadratic_bilevel(mu_g=1.0, l_g1=2.0), lower_grad=lambda x, y, rng: np.zeros(7))
+    with pytest.raises(ValueError, match=r"lower_grad must return an array of shape \(4,\), got shape \(7"):
+        solve(prob, algorithm, maxiters=100)
+
+
 def test_ints_are_promoted():
     algo = AdaMinimax(lr_x=2, lr_y=1, alpha=3, gamma=1)
     assert isinstance(algo.lr_x, float) and algo.lr_x == 2.0
