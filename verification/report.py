@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from theorems.core import RESULTS, coverage, load_all
+from theorems.core.subjects import PEERS
 from theorems.papers import PAPERS
 from verification.runner import VERDICTS, ClaimResult
 
@@ -161,7 +162,13 @@ def implementations_table(results: list[ClaimResult]) -> str:
 
 
 def _label(result: ClaimResult) -> str:
-    return ", ".join(f"{k}={v}" for k, v in sorted(result.implementations.items())) or "ours"
+    """The implementations a result ran on: a registered peer by its label (``torch.optim.Muon``),
+    anything else as ``NAME=module:object``; ``ours`` when none was given."""
+    def one(name: str, spec: str) -> str:
+        labels = [label for label, known in PEERS.get(name, {}).items() if known == spec]
+        return labels[0] if labels else f"{name}={spec}"
+
+    return ", ".join(one(k, v) for k, v in sorted(result.implementations.items())) or "ours"
 
 
 def write_json(results: list[ClaimResult], path: Path, meta: dict[str, Any]) -> None:

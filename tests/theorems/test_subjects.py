@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from theorems.core import REGISTRY, Context, load_all
@@ -174,3 +176,16 @@ def test_badam_adapter_trains_one_block_at_a_time():
     theirs = moves(load_object(PEERS["BAdam"]["BAdam (badam)"]))
     assert ours == [[0, 1]] * 3 + [[2, 3]] * 3 + [[0, 1]]
     assert theirs == [[0, 1]] * 2 + [[2, 3]] * 3 + [[0, 1]] * 2
+
+
+def test_the_report_names_a_registered_peer_by_its_label_and_anything_else_by_its_spec():
+    from verification.report import implementations_table
+
+    load_all()
+    results = run_claims([REGISTRY["second_order_scaling.muon_update_band"]], jobs=0, progress=False)
+    ours = results[0]
+    on_torch = dataclasses.replace(ours, implementations={"Muon": "torch.optim:Muon"})
+    on_user = dataclasses.replace(ours, implementations={"Muon": USER_MUON})
+    table = implementations_table([ours, on_torch, on_user])
+    assert table.splitlines()[0] == f"| claim | ours | Muon={USER_MUON} | torch.optim.Muon |"
+    assert "| `second_order_scaling.muon_update_band` | verified | verified | verified |" in table
