@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._validation import as_float_array, check_positive, check_positive_int, check_seed
+from algorithms._validation import as_float_array, check_positive, check_positive_int, check_seed, check_shape
 
 __all__ = ["GaussianScore", "ScoreMLP", "ScoreModel", "VPSchedule", "train_score", "tweedie_mean"]
 
@@ -141,6 +141,13 @@ class ScoreMLP(ScoreModel):
         return self.net(torch.cat(features, dim=1))
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
+        if not isinstance(X, torch.Tensor):
+            raise TypeError(f"X must be a torch.Tensor of shape (batch, {self.in_features}), "
+                            f"got {type(X).__name__}")
+        check_shape("X", X, (None, self.in_features))
+        dtype = self.net[0].weight.dtype
+        if X.dtype != dtype:
+            raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
         sigma = (1.0 - self.schedule.alpha_bar(X[:, -1:])).sqrt()
         return -self.noise(X) / sigma
 

@@ -128,7 +128,14 @@ def guidance_term(
             [torch.autograd.grad(mu[:, i].sum(), xg, retain_graph=i < n - 1)[0] for i in range(n)], dim=1
         )
         mu_g = mu.detach().requires_grad_(True)
-        (grad_f,) = torch.autograd.grad(objective(mu_g).sum(), mu_g, create_graph=order == "second")
+        value = objective(mu_g)
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"objective must return a torch.Tensor of shape ({x.shape[0]},), "
+                            f"got {type(value).__name__}")
+        if tuple(value.shape) != (x.shape[0],):
+            raise ValueError(f"objective must return shape ({x.shape[0]},) (one value per row), "
+                             f"got {tuple(value.shape)}")
+        (grad_f,) = torch.autograd.grad(value.sum(), mu_g, create_graph=order == "second")
     if order == "first":
         g_mu = first_order_guidance(grad_f.detach(), beta=beta)
     else:

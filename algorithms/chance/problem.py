@@ -118,10 +118,11 @@ class ChanceConstrainedProblem(Problem):
         rho = check_rho(self.rho)
         object.__setattr__(self, "rho", rho)
         h = as_float_array("h_samples", self.h_samples)
-        if h.ndim == 1:
-            h = h[:, None]
+        # a 1-D array is ambiguous (L samples of d = 1, or one sample of d = L): g would fail inside
+        # torch later, so the (L, d) layout is required here, where the argument can be named
         if h.ndim != 2:
-            raise ValueError(f"h_samples must have shape (L, d), got {h.shape}")
+            raise ValueError(f"h_samples must be a 2-D array of shape (L, d) (use h[:, None] for d = 1), "
+                             f"got shape {h.shape}")
         need = min_samples(rho)
         if h.shape[0] < need:
             raise ValueError(

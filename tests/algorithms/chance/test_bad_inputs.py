@@ -70,6 +70,10 @@ def _gauss():
     return GaussianScore([0.0], [1.0], VPSchedule())
 
 
+def _mlp():
+    return ScoreMLP(2, hidden=4)
+
+
 G2 = torch.ones(1, 2, dtype=torch.float64)
 
 CASES = [
@@ -104,6 +108,32 @@ CASES = [
         "h-nan",
     ),
     BadInput(ChanceConstrainedProblem, lambda: _ccp(linear="x"), TypeError, ("linear",), "linear-type"),
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(h_samples=H[:, 0]), ValueError, ("h_samples", "(L, d)"),
+             "h-1d"),
+    BadInput(
+        guided_reverse_sample,
+        lambda: guided_reverse_sample(_gauss(), lambda z: torch.cat([z, z], 1), n_samples=4, beta=1.0,
+                                      n_steps=2),
+        ValueError,
+        ("objective", "(4,)", "(4, 2)"),
+        "objective-shape",
+    ),
+    BadInput(
+        guidance_term,
+        lambda: guidance_term(_gauss(), lambda z: z.detach().numpy()[:, 0],
+                              torch.zeros(3, 1, dtype=torch.float64), 0.5, beta=1.0),
+        TypeError,
+        ("objective", "Tensor", "ndarray"),
+        "objective-type",
+    ),
+    BadInput(ScoreMLP.forward, lambda: _mlp()(torch.zeros(5, 4, dtype=torch.float64)), ValueError,
+             ("X", "(*, 3)", "(5, 4)"), "width"),
+    BadInput(ScoreMLP.forward, lambda: _mlp()(torch.zeros(3, dtype=torch.float64)), ValueError,
+             ("X", "(*, 3)", "(3,)"), "unbatched"),
+    BadInput(ScoreMLP.forward, lambda: _mlp()(torch.zeros(5, 3)), TypeError,
+             ("X", "float64", "float32"), "dtype"),
+    BadInput(ScoreMLP.forward, lambda: _mlp()(np.zeros((5, 3))), TypeError,
+             ("X", "Tensor", "ndarray"), "numpy"),
     BadInput(
         LinearStructure,
         lambda: LinearStructure(np.ones(2), np.ones((3, 1, 3)), np.ones((3, 1))),
