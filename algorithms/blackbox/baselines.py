@@ -135,7 +135,10 @@ class CMAES(Algorithm):
     def __post_init__(self) -> None:
         check_positive("sigma0", self.sigma0)
         if self.popsize is not None:
-            check_positive_int("popsize", self.popsize)
+            # pycma's recombination needs at least 2 weights (it rejects popsize 1 with its own message)
+            if check_positive_int("popsize", self.popsize) < 2:
+                raise ValueError(f"popsize must be an int >= 2 (pycma's minimum) or None, "
+                                 f"got {self.popsize!r}")
 
 
 @_dispatch

@@ -68,6 +68,8 @@ def _check_kernel(K: Any) -> Any:
     data = K.data if sp.issparse(K) else K
     if not np.all(np.isfinite(data)):
         raise ValueError("K contains NaN or inf entries")
+    if data.size and float(data.min()) < 0:  # a negative transition probability: not a diffusion
+        raise ValueError(f"K must have entries >= 0 (a Markov kernel), got min entry {float(data.min()):.3g}")
     # symmetry is documented (eigsh reads one triangle only): a non-symmetric K would be misread
     # silently. 1e-8 relative is far above the round-off of a kernel built as a matrix product.
     asym = abs(K - K.T).max() if sp.issparse(K) else float(np.abs(K - K.T).max(initial=0.0))

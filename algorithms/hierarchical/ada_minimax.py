@@ -72,6 +72,9 @@ def ada_parameters(t: int, noise_sum: float, previous_noise_sum: float, lower_su
                         ("lower_sum", lower_sum)):
         if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
             raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    if noise_sum < previous_noise_sum:  # S_t is a running sum of squared norms: it never decreases
+        raise ValueError(f"noise_sum must be >= previous_noise_sum = {previous_noise_sum!r} "
+                         f"(S_t is cumulative), got {noise_sum!r}")
     alpha_t = 1.0 / math.sqrt(1.0 + noise_sum / alpha**2)
     alpha_prime = 1.0 / math.sqrt(1.0 + previous_noise_sum / alpha**2)
     lr_x_t = lr_x * math.sqrt(alpha_prime) / math.sqrt(t)

@@ -213,6 +213,9 @@ def null_space_leakage(operator: LinearOperator, projection: LinearOperator, ite
     if projection.image_shape != operator.image_shape:
         raise ValueError(f"projection must act on images of shape {operator.image_shape}, "
                          f"got image_shape {projection.image_shape}")
+    if isinstance(iterations, bool) or not isinstance(iterations, int | np.integer) or iterations < 1:
+        # with no iteration the estimate would stay 0, i.e. "S lies in Null(H)" for any S
+        raise ValueError(f"iterations must be an int >= 1, got {iterations!r}")
     generator = torch.Generator().manual_seed(_check_seed(seed))
     z = torch.randn(projection.measurement_shape, generator=generator, dtype=torch.float64)
     value = 0.0

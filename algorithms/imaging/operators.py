@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_seed
+from algorithms._validation import check_seed, check_torch_dtype
 
 __all__ = [
     "Blur",
@@ -188,6 +188,7 @@ def gaussian_cs(image_shape: tuple[int, int], ratio: float, seed: int,
     """
     h, w = _check_image_shape(image_shape)
     ratio, seed = _check_ratio(ratio), _check_seed(seed)
+    check_torch_dtype(dtype)  # torch.randn has no integer kernel: name dtype before it fails
     n = h * w
     m = max(1, round(ratio * n))
     generator = torch.Generator().manual_seed(seed)

@@ -74,6 +74,10 @@ def integer_distances(distances: np.ndarray, scale: float | None, target: float,
     whose largest scaled distance exceeds the backend's ``limit`` is rejected.
     """
     dmax = float(np.max(distances))
+    if not math.isfinite(dmax):  # log10 of an infinite distance would fail with a bare "math domain error"
+        bound = math.sqrt(np.finfo(np.float64).max)
+        raise ValueError(f"coords must give finite distances (below {bound:.3g}) for {backend}'s integer "
+                         f"distances, got largest distance {dmax!r}")
     if scale is None:
         scale = 10.0 ** round(math.log10(target / dmax)) if dmax > 0 else 1.0
     if dmax * scale > limit:

@@ -48,6 +48,9 @@ def held_karp(dist: np.ndarray) -> tuple[list[int], float]:
     n = dist.shape[0]
     if not 3 <= n <= MAX_HELD_KARP:
         raise ValueError(f"dist must have 3 <= n <= {MAX_HELD_KARP} nodes for Held–Karp, got n = {n}")
+    if not np.isfinite(dist).all() or (dist < 0).any():  # a NaN would come back as the optimum's length
+        bad = dist[~np.isfinite(dist) | (dist < 0)].flat[0]
+        raise ValueError(f"dist must have finite entries >= 0, got {bad!r}")
     m = n - 1  # nodes 1..n-1 are bits 0..m-1
     full = (1 << m) - 1
     C = np.full((1 << m, m), np.inf)

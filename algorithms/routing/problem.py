@@ -27,6 +27,7 @@ True
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,14 +83,23 @@ def _check_size(name: str, n: Any, *, minimum: int) -> int:
     return int(n)
 
 
+#: the largest distance whose square (dx² + dy²) stays a finite float64
+_MAX_DISTANCE = math.sqrt(np.finfo(np.float64).max / 2)
+
+
 def _check_coords(coords: Any, minimum: int) -> np.ndarray:
     coords = as_float_array("coords", coords, ndim=2, dtype=np.float64)
     if coords.shape[1] != 2:
         raise ValueError(f"coords must have shape (n, 2), got {coords.shape}")
     if coords.shape[0] < minimum:
         raise ValueError(f"coords must have at least {minimum} nodes (n >= {minimum}), got {coords.shape[0]}")
-    diff = coords[:, None, :] - coords[None, :, :]
-    dist = np.sqrt((diff**2).sum(-1))
+    with np.errstate(over="ignore", invalid="ignore"):
+        diff = coords[:, None, :] - coords[None, :, :]
+        dist = np.sqrt((diff**2).sum(-1))
+    if not np.all(np.isfinite(dist)):  # squared differences past the float range: every backend fails later
+        raise ValueError(f"coords must have pairwise distances below {_MAX_DISTANCE:.3g} (the squared "
+                         f"distance overflows float64 past it), got max |coords| = "
+                         f"{np.abs(coords).max():.3g}")
     np.fill_diagonal(dist, np.inf)
     if dist.min() <= _DUP_TOL:
         i, j = np.unravel_index(np.argmin(dist), dist.shape)

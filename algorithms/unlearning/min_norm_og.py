@@ -120,6 +120,8 @@ def strength_schedule(lambda_reg: float, gamma_reg: float, epochs: int, *, perio
     for name, value, low in checks:
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    if final_descent > epochs:  # more descent-only epochs than epochs: no projection would be left
+        raise ValueError(f"final_descent must be <= epochs = {epochs}, got {final_descent}")
     lam = 1.0 / lambda_reg - 1.0
     schedule = []
     for t in range(epochs):

@@ -149,9 +149,19 @@ class UnlearningProblem(Problem):
         init, unflatten = flatten_params({k: p.to(dtype) for k, p in module_params(self.model).items()})
         params = self.params
         if isinstance(params, dict):
-            missing = sorted(set(unflatten(init)) - set(params))
+            shapes = {k: tuple(v.shape) for k, v in unflatten(init).items()}
+            missing = sorted(set(shapes) - set(params))
             if missing:
                 raise ValueError(f"params is missing the model's parameters {missing}")
+            unexpected = sorted(map(str, set(params) - set(shapes)))
+            if unexpected:  # as load_state_dict(strict=True): a misspelt name must not be dropped
+                raise ValueError(f"params has keys that are not the model's parameters {unexpected}; "
+                                 f"expected the names {sorted(shapes)}")
+            for k, shape in shapes.items():  # a transposed tensor has the right numel: compare shapes
+                got = tuple(np.shape(params[k])) if not isinstance(params[k], torch.Tensor) \
+                    else tuple(params[k].shape)
+                if got != shape:
+                    raise ValueError(f"params[{k!r}] must have the parameter's shape {shape}, got {got}")
             params = torch.cat([_as_tensor(f"params[{k!r}]", params[k], dtype).reshape(-1)
                                 for k in unflatten(init)])
         params = _as_tensor("params", params, dtype)

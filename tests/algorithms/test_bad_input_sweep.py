@@ -170,6 +170,56 @@ def _not_wrong_success(optimum: float, rtol: float = 1e-6):
     return accept
 
 
+def _heldout_cases(X):
+    """The classes the held-out audit of issue #43 found accepted or reaching a library's message."""
+    import numpy as np
+
+    from algorithms.blackbox.baselines import CMAES
+    from algorithms.forests import diffusion_map
+    from algorithms.forests.autoencoder import RFAutoencoder
+    from algorithms.hierarchical.ada_minimax import ada_parameters
+    from algorithms.imaging import nullspace, operators
+    from algorithms.routing import CVRPInstance, TSPInstance
+    from algorithms.routing.held_karp import held_karp
+    from algorithms.unlearning import LinearModel, UnlearningProblem
+    from algorithms.unlearning.min_norm_og import strength_schedule
+    from tests.bad_input_sweep import SweepCase
+
+    lin = LinearModel(4, seed=0)
+    data = (torch.zeros(3, 4, dtype=torch.float64), torch.zeros(3, dtype=torch.float64))
+    weight = lin.weight.detach().to(torch.float64)
+    cs = operators.gaussian_cs((4, 4), 0.5, seed=0)
+    kernel = np.full((5, 5), 0.2)
+    kernel[0, 1] = kernel[1, 0] = -0.1
+    huge = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]) * 1e200
+    hyper = {"lr_x": 1.0, "lr_y": 1.0, "alpha": 1.0, "gamma": 1.0}
+    return [
+        SweepCase("unlearning", "UnlearningProblem(params with an unknown key)",
+                  lambda: UnlearningProblem(lin, {"weight": weight, "zz": weight}, data, data), ("params",)),
+        SweepCase("unlearning", "UnlearningProblem(params['weight'] transposed)",
+                  lambda: UnlearningProblem(lin, {"weight": weight.T}, data, data), ("params",)),
+        SweepCase("unlearning", "strength_schedule(final_descent > epochs)",
+                  lambda: strength_schedule(0.5, 0.5, 2, final_descent=5), ("final_descent",)),
+        SweepCase("routing", "held_karp(NaN distance)",
+                  lambda: held_karp(np.where(np.eye(3) > 0, 0.0, np.nan)), ("dist",)),
+        SweepCase("routing", "TSPInstance(coords x1e200: distances overflow)", lambda: TSPInstance(huge),
+                  ("coords",)),
+        SweepCase("routing", "CVRPInstance(coords x1e200: distances overflow)",
+                  lambda: CVRPInstance(huge, [1, 1, 1], 2), ("coords",)),
+        SweepCase("imaging", "null_space_leakage(iterations=0)",
+                  lambda: nullspace.null_space_leakage(cs, cs, iterations=0), ("iterations",)),
+        SweepCase("imaging", "gaussian_cs(dtype=torch.int32)",
+                  lambda: operators.gaussian_cs((4, 4), 0.5, seed=0, dtype=torch.int32), ("dtype",)),
+        SweepCase("forests", "diffusion_map(negative kernel entries)", lambda: diffusion_map(kernel, 1),
+                  ("K",)),
+        SweepCase("forests", "RFAutoencoder.fit(string X)",
+                  lambda: RFAutoencoder(n_estimators=5, k=3).fit(np.full(X.shape, "a")), ("X",)),
+        SweepCase("hierarchical", "ada_parameters(noise_sum < previous_noise_sum)",
+                  lambda: ada_parameters(1, 0.0, 1.0, 0.0, **hyper), ("noise_sum",)),
+        SweepCase("blackbox", "CMAES(popsize=1)", lambda: CMAES(popsize=1), ("popsize",)),
+    ]
+
+
 def _physical():
     import dataclasses
 
@@ -309,6 +359,7 @@ def _physical():
                                    b=np.array([0.0, 1.0])), DQP()),
                   ("A", "b"), accept=_not_wrong_success(float("nan"))),
     ]
+    cases += _heldout_cases(X)
     from algorithms.optimizers import SOAP, Muon, Shampoo
 
     cases += _model_inputs() + _ask_tell()

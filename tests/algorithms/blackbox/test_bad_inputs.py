@@ -191,3 +191,9 @@ def test_cli_rejects_nonpositive_minutes():
 
 
 _ = torch
+
+
+def test_cmaes_popsize_below_pycmas_minimum():
+    # held-out audit (issue #43): pycma's recombination needs >= 2 weights; popsize 1 is named here
+    check_bad_input(BadInput(CMAES, lambda: CMAES(popsize=1), ValueError, ("popsize", ">= 2", "1"), "p1"))
+    assert CMAES(popsize=2).popsize == 2

@@ -163,3 +163,21 @@ def test_bad_input_is_rejected(case):
 
 def test_every_public_callable_has_a_case():
     assert_every_callable_covered([forests], CASES, exempt=EXEMPT)
+
+
+# held-out audit (issue #43): a kernel with negative entries is no Markov kernel (it gave eigenvalue
+# 1.1 silently); string input is named as X (sklearn's ValueError convention)
+def test_diffusion_map_rejects_negative_kernel_entries():
+    bad = np.full((5, 5), 0.2)
+    bad[0, 1] = bad[1, 0] = -0.1
+    check_bad_input(BadInput(diffusion_map, lambda: diffusion_map(bad, 1), ValueError, ("K", ">= 0", "-0.1"),
+                             "negative"))
+
+
+def test_fit_on_strings_names_X():
+    strings = np.array([["a", "b"], ["c", "d"], ["e", "f"], ["g", "h"]])
+    auto = RFAutoencoder(n_components=1, n_estimators=3, random_state=0)
+    check_bad_input(BadInput(RFAutoencoder.fit, lambda: auto.fit(strings), ValueError,
+                             ("X", "numeric", "DataFrame"), "strings"))
+    numeric_strings = np.array([["1", "2"], ["3", "4"], ["5", "7"], ["6", "8"]])
+    assert auto.fit(numeric_strings).n_features_in_ == 2

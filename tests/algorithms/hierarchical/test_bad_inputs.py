@@ -154,3 +154,10 @@ def test_ints_are_promoted():
     algo = AdaMinimax(lr_x=2, lr_y=1, alpha=3, gamma=1)
     assert isinstance(algo.lr_x, float) and algo.lr_x == 2.0
     assert synthetic_minimax(x0=2).x0.dtype == np.float64
+
+
+def test_ada_parameters_rejects_a_decreasing_running_sum():
+    # held-out audit (issue #43): S_t is cumulative, so S_t < S_{t-1} means the caller mixed the sums up
+    with pytest.raises(ValueError, match=r"noise_sum must be >= previous_noise_sum = 1.0.*got 0.0"):
+        ada_parameters(1, 0.0, 1.0, 0.0, **PARAMS)
+    assert ada_parameters(1, 1.0, 1.0, 0.0, **PARAMS)[0] > 0

@@ -202,3 +202,17 @@ def test_bad_input(case):
 
 def test_every_public_callable_has_a_case():
     assert_every_callable_covered(MODULES, CASES, exempt=EXEMPT)
+
+
+# held-out audit (issue #43): iterations=0 would report "S lies in Null(H)" for any S; an integer
+# dtype would reach torch.randn's NotImplementedError
+def test_null_space_leakage_needs_an_iteration():
+    check_bad_input(BadInput(nullspace.null_space_leakage, lambda: nullspace.null_space_leakage(CS, CS, 0),
+                             ValueError, ("iterations", ">= 1", "0"), "iterations=0"))
+    assert nullspace.null_space_leakage(CS, CS, 1) > 0.5
+
+
+def test_gaussian_cs_needs_a_float_dtype():
+    check_bad_input(BadInput(operators.gaussian_cs,
+                             lambda: operators.gaussian_cs((4, 4), 0.5, seed=0, dtype=torch.int32), TypeError,
+                             ("dtype", "torch.float64", "torch.int32"), "int32"))

@@ -348,3 +348,27 @@ def test_every_public_callable_has_a_case():
         [routing, prob, hk_mod, enum_mod, nn_mod, lkh_mod, hgs_mod, gfn, train_mod, hbg_mod], CASES, exempt
     )
     assert SHIPPED and os.path.isdir(hbg_mod.CHECKPOINT_DIR)
+
+
+# held-out audit (issue #43): a NaN distance must not come back as the optimum's length, and
+# coordinates whose squared distances overflow float64 are rejected before a backend's log10 fails
+def test_held_karp_rejects_non_finite_distances():
+    dist = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, np.nan], [2.0, np.nan, 0.0]])
+    check_bad_input(BadInput(hk_mod.held_karp, lambda: held_karp(dist), ValueError, ("dist", "finite", "nan"),
+                             "nan"))
+    check_bad_input(BadInput(hk_mod.held_karp, lambda: held_karp(-np.ones((3, 3))), ValueError,
+                             ("dist", ">= 0"), "negative"))
+
+
+def test_overflowing_coordinates_are_rejected_naming_the_bound():
+    coords = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]) * 1e200
+    check_bad_input(BadInput(TSPInstance, lambda: TSPInstance(coords), ValueError, ("coords", "9.48e+153"),
+                             "overflow"))
+    check_bad_input(BadInput(CVRPInstance, lambda: CVRPInstance(coords, [1, 1, 1], 2), ValueError,
+                             ("coords", "9.48e+153"), "overflow"))
+    from algorithms.routing._common import integer_distances
+
+    inf = np.array([[0.0, np.inf], [np.inf, 0.0]])
+    check_bad_input(BadInput(integer_distances, lambda: integer_distances(inf, None, 1e6, 2**31, "LKH"),
+                             ValueError, ("coords", "finite", "inf"), "inf"))
+    assert TSPInstance(coords * 1e-100).n == 4  # 1e100: large but finite distances stay valid

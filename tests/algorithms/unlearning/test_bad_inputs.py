@@ -201,3 +201,23 @@ def test_integer_inputs_are_promoted():
     prob = UnlearningProblem(LIN, [1, 1, 1], (eye[:2], [1, 1]), (eye[2:], [1]))
     assert prob.dtype == torch.float64 and prob.retain[1].shape == (2, 1)
     assert isinstance(Ridge(lam=1).lam, float)
+
+
+# held-out audit (issue #43): dict params are compared with the model's names and shapes, as
+# load_state_dict(strict=True) does; a transposed weight has the right element count but not the shape
+def test_dict_params_unknown_key_and_transposed_shape_are_rejected():
+    model = LinearModel(10, seed=0)
+    data = (torch.zeros(4, 10, dtype=F64), torch.zeros(4, dtype=F64))
+    good = {k: v.detach().clone() for k, v in model.named_parameters()}
+    check_bad_input(BadInput(UnlearningProblem, lambda: UnlearningProblem(
+        model, {**good, "zz": torch.zeros(1)}, data, data), ValueError, ("params", "zz", "weight"), "extra"))
+    transposed = {**good, "weight": torch.arange(10.0, dtype=F64).reshape(10, 1)}
+    check_bad_input(BadInput(UnlearningProblem, lambda: UnlearningProblem(model, transposed, data, data),
+                             ValueError, ("params['weight']", "(1, 10)", "(10, 1)"), "transposed"))
+    assert UnlearningProblem(model, good, data, data).params.shape == (sum(v.numel() for v in good.values()),)
+
+
+def test_strength_schedule_rejects_final_descent_past_epochs():
+    check_bad_input(BadInput(strength_schedule, lambda: strength_schedule(0.5, 0.5, 2, final_descent=5),
+                             ValueError, ("final_descent", "<= epochs = 2", "5"), "final_descent"))
+    assert strength_schedule(0.5, 0.5, 2, final_descent=2) == (math.inf, math.inf)
