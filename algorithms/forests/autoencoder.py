@@ -195,12 +195,12 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             return self._encode_frame(X, fitting=fitting)
         if not sp.issparse(X):
             array = np.asarray(X) if not isinstance(X, pd.DataFrame) else X.to_numpy()
-            if array.dtype.kind in "USO":  # sklearn's ValueError, but naming X and the way out
-                try:
+            if array.dtype.kind in "USO":  # sklearn's exception types (ValueError for a string,
+                try:                           # TypeError for an object), naming X and the way out
                     array.astype(np.float64)
                 except (TypeError, ValueError) as exc:
-                    raise ValueError(f"X must be numeric (pass a DataFrame for categorical columns), got "
-                                     f"dtype {array.dtype}: {exc}") from None
+                    raise type(exc)(f"X must be numeric (pass a DataFrame for categorical columns), got "
+                                    f"dtype {array.dtype}: {exc}") from None
             if array.dtype.kind in "fc" and array.size and not np.all(np.isfinite(array)):
                 raise ValueError("X contains NaN or inf entries; the forest kernel needs finite inputs")
             if not fitting and array.ndim == 2 and hasattr(self, "n_features_in_") \
