@@ -33,11 +33,14 @@ def _random_unit(d: int, gen: torch.Generator, dtype: torch.dtype) -> torch.Tens
     return (vec / torch.linalg.vector_norm(vec)).to(dtype)
 
 
-def _check_tokens(X, d: int) -> torch.Tensor:
+def _check_tokens(X, d: int, dtype: torch.dtype | None = None) -> torch.Tensor:
     if not isinstance(X, torch.Tensor):
         raise TypeError(f"X must be a torch tensor of shape (n, L, {d}), got {type(X).__name__}")
     if X.ndim != 3 or X.shape[-1] != d:
         raise ValueError(f"X must have shape (n, L, {d}), got {tuple(X.shape)}")
+    # torch's own message for a mixed-dtype matmul names no argument
+    if dtype is not None and X.dtype != dtype:
+        raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
     return X
 
 
@@ -70,7 +73,7 @@ class SoftmaxAttention(nn.Module):
         self.v = nn.Parameter(_random_unit(self.in_features, gen, dtype))
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
-        X = _check_tokens(X, self.in_features)
+        X = _check_tokens(X, self.in_features, self.u.dtype)
         weights = torch.softmax(self.beta * math.sqrt(self.in_features) * (X @ self.u), dim=-1)
         return (weights * link_function(self.link)(X @ self.v)).sum(-1, keepdim=True)
 
@@ -95,7 +98,7 @@ class ErfAttention(nn.Module):
         self.v = nn.Parameter(_random_unit(self.in_features, gen, dtype))
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
-        X = _check_tokens(X, self.in_features)
+        X = _check_tokens(X, self.in_features, self.k.dtype)
         return (torch.erf(self.lam * (X @ self.k)) * (X @ self.v)).sum(-1, keepdim=True)
 
 

@@ -430,6 +430,12 @@ def stochastic_logabsdet(matvec: Callable[[torch.Tensor], torch.Tensor], dim: in
     for j in range(steps):
         Q[j] = q
         w = matvec(q)
+        if not isinstance(w, torch.Tensor):
+            raise TypeError(f"matvec must return a torch.Tensor of shape {tuple(q.shape)}, "
+                            f"got {type(w).__name__}")
+        if w.shape != q.shape:
+            raise ValueError(f"matvec must return shape {tuple(q.shape)} (the block V it was given), "
+                             f"got {tuple(w.shape)}")
         alpha = (q * w).sum(dim=0)
         alphas[j] = alpha
         # full re-orthogonalization against every stored vector (twice is enough)

@@ -167,7 +167,13 @@ class SAM(torch.optim.Optimizer):
 
     @torch.no_grad()
     def second_step(self, zero_grad: bool = False) -> None:
-        """Return to θ and take the base optimizer's step with the gradient taken at θ + ε."""
+        """Return to θ and take the base optimizer's step with the gradient taken at θ + ε.
+
+        Must follow ``first_step``: without it there is no ε to undo, and the step would silently be
+        a plain base-optimizer step (SAM degenerating to its base), so it raises ``RuntimeError``."""
+        if not any("e_w" in self.state[p] for g in self.param_groups for p in g["params"]):
+            raise RuntimeError("SAM.second_step: call first_step() first (no perturbation ε is stored, so "
+                               "there is nothing to undo and the step would be the base optimizer's alone)")
         for group in self.param_groups:
             for p in group["params"]:
                 if "e_w" in self.state[p]:

@@ -146,6 +146,27 @@ class TwoLayerReLU(torch.nn.Module):
         return _features(params["W"], params.get("b"), X, ACTIVATIONS[self.activation])
 
     def forward_with(self, params: Params, X: torch.Tensor) -> torch.Tensor:
-        """``forward`` at ``params`` (``torch.func.functional_call``); shape (n,) when out_features == 1."""
+        """``forward`` at ``params`` (``torch.func.functional_call``); shape (n,) when out_features == 1.
+
+        ``params`` must hold exactly this module's parameter names with their shapes: functional_call
+        would silently fill a missing name from the module and ignore an unknown one.
+        """
+        self._check_params(params)
         out = functional_call(self, params, (X,))
         return out[:, 0] if self.out_features == 1 else out
+
+    def _check_params(self, params: Params) -> None:
+        if not isinstance(params, dict):
+            raise TypeError(f"params must be a dict of tensors, got {type(params).__name__}")
+        own = dict(self.named_parameters())
+        missing, unknown = sorted(set(own) - set(params)), sorted(set(params) - set(own))
+        if missing or unknown:
+            raise ValueError(f"params must have exactly the keys {sorted(own)}, got missing {missing} "
+                             f"and unknown {unknown}")
+        for name, p in own.items():
+            value = params[name]
+            if not isinstance(value, torch.Tensor):
+                raise TypeError(f"params[{name!r}] must be a torch.Tensor, got {type(value).__name__}")
+            if value.shape != p.shape:
+                raise ValueError(f"params[{name!r}] must have shape {tuple(p.shape)}, "
+                                 f"got {tuple(value.shape)}")

@@ -156,6 +156,10 @@ class Transformer(nn.Module):
         if tokens.ndim != 2 or tokens.dtype != torch.long or tokens.shape[1] > self.context:
             raise ValueError(f"tokens must be a LongTensor of shape (n, T <= {self.context}), got "
                              f"{tuple(tokens.shape)} {tokens.dtype}")
+        # nn.Embedding's IndexError names neither tokens nor the vocabulary
+        if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= self.vocab_size):
+            raise ValueError(f"tokens must lie in [0, vocab_size) = [0, {self.vocab_size}), got values in "
+                             f"[{int(tokens.min())}, {int(tokens.max())}]")
         positions = torch.arange(tokens.shape[1], device=tokens.device)
         h = self.token_embedding(tokens) + self.position_embedding(positions)
         for block in self.blocks:

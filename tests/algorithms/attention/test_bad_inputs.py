@@ -120,6 +120,14 @@ CASES = [
 ]
 
 
+# a float32 input on a float64 model: a named dtype error, not torch's addmv message
+CASES += [
+    BadInput(models.SoftmaxAttention.forward, lambda: models.SoftmaxAttention(6)(X.float()), TypeError,
+             ("X", "float64", "float32"), "dtype"),
+    BadInput(models.ErfAttention.forward, lambda: models.ErfAttention(6)(X.float()), TypeError,
+             ("X", "float64", "float32"), "dtype"),
+]
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input(case):
     check_bad_input(case)

@@ -189,6 +189,14 @@ CASES = [
 ]
 
 
+# a user matvec of the wrong shape or type is named, not left to torch's einsum/broadcast messages
+CASES += [
+    BadInput(gm.stochastic_logabsdet, lambda: gm.stochastic_logabsdet(lambda V: V[:2], 3), ValueError,
+             ("matvec", "(3, ", "(2, "), "matvec-shape"),
+    BadInput(gm.stochastic_logabsdet, lambda: gm.stochastic_logabsdet(lambda V: V.numpy(), 3), TypeError,
+             ("matvec", "Tensor", "ndarray"), "matvec-numpy"),
+]
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input(case):
     check_bad_input(case)

@@ -211,6 +211,17 @@ CASES = [
 ]
 
 
+def _second_step_alone():
+    w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
+    opt = SAM([w], lr=0.1)
+    (w ** 2).sum().backward()
+    opt.second_step()
+
+
+# without first_step there is no ε to undo: the step would silently be the base optimizer's
+CASES += [BadInput(SAM.second_step, _second_step_alone, RuntimeError, ("second_step", "first_step()"),
+                   "no-first-step")]
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input_is_rejected(case):
     check_bad_input(case)

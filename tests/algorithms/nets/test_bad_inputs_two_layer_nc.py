@@ -168,6 +168,28 @@ EXEMPT = {
 }
 
 
+def _net_and_params():
+    net = two_layer.TwoLayerReLU(3, 4, seed=0)
+    return net, net.init(0)
+
+
+def _forward_with(edit):
+    net, params = _net_and_params()
+    return net.forward_with(edit(params), torch.ones(2, 3, dtype=torch.float64))
+
+
+# functional_call would fill a missing key from the module and ignore an unknown one, silently
+CASES += [
+    BadInput(two_layer.TwoLayerReLU.forward_with,
+             lambda: _forward_with(lambda p: {k: v for k, v in p.items() if k != "b"}), ValueError,
+             ("params", "missing", "'b'"), "missing-key"),
+    BadInput(two_layer.TwoLayerReLU.forward_with, lambda: _forward_with(lambda p: {**p, "zz": p["W"]}),
+             ValueError, ("params", "unknown", "'zz'"), "unknown-key"),
+    BadInput(two_layer.TwoLayerReLU.forward_with,
+             lambda: _forward_with(lambda p: {**p, "W": torch.zeros(4, 2, dtype=torch.float64)}), ValueError,
+             ("params['W']", "(4, 3)", "(4, 2)"), "W-shape"),
+]
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input(case):
     check_bad_input(case)

@@ -146,6 +146,29 @@ CASES = [
 ]
 
 
+def _load_other_shape(make):
+    source = torch.nn.Parameter(torch.randn(4, 3, generator=torch.Generator().manual_seed(0)))
+    opt = make([source])
+    source.grad = torch.ones_like(source)
+    opt.step()
+    target = torch.nn.Parameter(torch.zeros(5, 2))
+    make([target]).load_state_dict(opt.state_dict())
+
+
+# a state written for a (4, 3) parameter loaded over a (5, 2) one: named at load, not at the next step
+CASES += [
+    BadInput(Muon.load_state_dict, lambda: _load_other_shape(lambda p: Muon(p, lr=0.01)), ValueError,
+             ("state_dict", "parameter 0", "(5, 2)", "(4, 3)"), "other-shape"),
+    BadInput(Shampoo.load_state_dict, lambda: _load_other_shape(lambda p: Shampoo(p, lr=0.01)), ValueError,
+             ("state_dict", "parameter 0", "(5, 2)", "(4, 3)"), "other-shape"),
+    BadInput(SOAP.load_state_dict, lambda: _load_other_shape(lambda p: SOAP(p, lr=0.01)), ValueError,
+             ("state_dict", "parameter 0", "(5, 2)", "(4, 3)"), "other-shape"),
+    BadInput(Transformer.forward,
+             lambda: Transformer(vocab_size=11, width=16, depth=1, n_heads=2, context=8)(
+                 torch.full((2, 4), 11, dtype=torch.long)),
+             ValueError, ("tokens", "vocab_size", "11"), "out-of-vocabulary"),
+]
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input_rejected(case):
     check_bad_input(case)
