@@ -367,6 +367,16 @@ def _physical():
     for name, make in (("Muon", Muon), ("Shampoo", Shampoo), ("SOAP", SOAP)):
         cases.append(SweepCase("optimizers", f"{name}.step(NaN gradient) warns or raises",
                                _nan_gradient_step(make), ("NaN",)))
+        cases.append(SweepCase("optimizers", f"{name}.load_state_dict(a (4, 3) state for (5, 2))",
+                               _load_other_shape(make), ("state_dict",)))
+    cases.append(SweepCase("nets", "SAM.second_step without first_step", _sam_second_step_alone(SAM),
+                           ("first_step",), errors=(RuntimeError,)))
+    from algorithms.chance import ChanceConstrainedProblem
+    cases.append(SweepCase("chance", "ChanceConstrainedProblem(h_samples 1-D)",
+                           lambda: ChanceConstrainedProblem(
+                               f=lambda x: x.sum(dim=1), g=lambda x, h: h[None, :, 0] - x[:, :1],
+                               h_samples=np.linspace(0.0, 1.0, 40), rho=0.1, lower=[0.0], upper=[1.0]),
+                           ("h_samples",)))
     cases.append(SweepCase("optimizers", "BlockOptimizer.step(NaN gradient)",
                            _nan_gradient_step(lambda p: BlockOptimizer([("w", p[0])])), ("NaN",),
                            valid="the base torch.optim optimizer steps as torch would (the NaN reaches the "
@@ -385,6 +395,28 @@ def _physical():
                                lambda c=cvrp: solve(c, HGS(runtime=0.2), seed=0), ("coords",),
                                accept=_not_wrong_success(best)))
     return [dataclasses.replace(c, source="physical") for c in cases]
+
+
+def _load_other_shape(make):
+    """A state_dict written over a (4, 3) parameter loaded by an optimizer over a (5, 2) one."""
+    def call():
+        source = torch.nn.Parameter(torch.ones(4, 3))
+        opt = make([source])
+        source.grad = torch.ones_like(source)
+        opt.step()
+        target = make([torch.nn.Parameter(torch.zeros(5, 2))])
+        target.load_state_dict(opt.state_dict())
+        return target
+    return call
+
+
+def _sam_second_step_alone(SAM):
+    def call():
+        w = torch.nn.Parameter(torch.ones(3, dtype=torch.float64))
+        opt = SAM([w], lr=0.1)
+        (w ** 2).sum().backward()
+        return opt.second_step()
+    return call
 
 
 def _nan_gradient_step(make):
@@ -409,6 +441,8 @@ def _model_inputs():
     """Each model's forward on inputs of the wrong shape, dtype or type (torch's own messages before)."""
     import numpy as np
 
+    from algorithms.attention import models as att_models
+    from algorithms.chance.diffusion import ScoreMLP
     from algorithms.hierarchical.auc import ScoreNet
     from algorithms.imaging import networks as im_networks
     from algorithms.imaging import operators as im_operators
@@ -428,7 +462,10 @@ def _model_inputs():
               ("unlearning", un_models.DeepLinear(3, (2, 2)), (5, 3), f64),
               ("unlearning", un_models.TwoLayerPerceptron(3, 4), (5, 3), f64),
               ("hierarchical", ScoreNet(3), (5, 3), f64),
-              ("optimizers", opt_models.MLP(4, 4, width=8, depth=1), (5, 4), torch.float32)]
+              ("optimizers", opt_models.MLP(4, 4, width=8, depth=1), (5, 4), torch.float32),
+              ("chance", ScoreMLP(2, hidden=4), (5, 3), f64),
+              ("attention", att_models.SoftmaxAttention(4), (5, 3, 4), f64),
+              ("attention", att_models.ErfAttention(4), (5, 3, 4), f64)]
     cases = []
     for family, model, shape, dtype in models:
         name = type(model).__qualname__
@@ -460,8 +497,23 @@ def _model_inputs():
                   valid="the layer computes in float64 and returns q's dtype (module docstring)"),
         SweepCase("qp", "qp_layer(P 3x3, q of 2)",
                   lambda: qp_layer(torch.eye(3, dtype=f64), torch.zeros(2, dtype=f64)), ("q",)),
+        SweepCase("optimizers", "Transformer.forward(tokens >= vocab_size)",
+                  lambda: opt_models.Transformer(8, width=8, depth=1, context=4)(
+                      torch.full((2, 3), 8, dtype=torch.long)), ("tokens",)),
+        SweepCase("nets", "TwoLayerReLU.forward_with(params without 'b')",
+                  lambda: _forward_with_params(lambda p: {k: v for k, v in p.items() if k != "b"}),
+                  ("params",)),
+        SweepCase("nets", "TwoLayerReLU.forward_with(params with an unknown key)",
+                  lambda: _forward_with_params(lambda p: {**p, "zz": p["W"]}), ("params",)),
     ]
     return cases
+
+
+def _forward_with_params(edit):
+    from algorithms.nets import two_layer
+
+    net = two_layer.TwoLayerReLU(3, 4)
+    return net.forward_with(edit(net.init(0)), torch.ones(2, 3, dtype=torch.float64))
 
 
 def _ask_tell():
