@@ -39,6 +39,7 @@ from algorithms.bayesopt import (
     rkhs_problem,
 )
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.assumptions import domain_outcome
 from theorems.core.certificates import CannotProve, Certificate, Method, Rejected
 from theorems.core.evidence import figure, numeric_outcome, symbolic_truth
 from theorems.core.rates import rate_outcome
@@ -1700,23 +1701,7 @@ def _cei_domain_cases() -> list:
 
 
 def _check_cei_domains(ctx: Context, *, open_ends: bool) -> Outcome:
-    wrong = []
-    cases = _cei_domain_cases()
-    for label, call, closed_end, refusal in cases:
-        expect_refusal = refusal is not None or (open_ends and closed_end)
-        try:
-            call()
-        except (TypeError, ValueError) as exc:
-            named = refusal is not None and isinstance(exc, refusal[0]) and refusal[1] in str(exc)
-            if not expect_refusal or (refusal is not None and not named):
-                wrong.append(f"{label}: {type(exc).__name__}: {str(exc)[:60]}")
-        else:
-            if expect_refusal:
-                wrong.append(f"{label}: accepted")
-    return Outcome("pass" if not wrong else "fail",
-                   f"{len(cases) - len(wrong)} of {len(cases)} inputs accepted or refused as their domains "
-                   "say" + (f"; wrong: {'; '.join(wrong[:3])}" if wrong else ""),
-                   {"cases": len(cases), "wrong": wrong})
+    return domain_outcome(_cei_domain_cases(), open_ends=open_ends)
 
 
 register(

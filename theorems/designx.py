@@ -62,6 +62,7 @@ from algorithms.blackbox.components import (
 from algorithms.blackbox.features import N_FEATURES
 from algorithms.blackbox.grammar import END, TOKENS, InvalidWorkflowError
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.assumptions import domain_outcome
 from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import fact, figure, property_outcome
 from theorems.core.sabotage import patched
@@ -2008,23 +2009,7 @@ def _designx_domain_cases() -> list:
 
 
 def _check_designx_domains(ctx: Context, *, open_ends: bool) -> Outcome:
-    wrong = []
-    cases = _designx_domain_cases()
-    for label, call, closed_end, refusal in cases:
-        expect_refusal = refusal is not None or (open_ends and closed_end)
-        try:
-            call()
-        except (TypeError, ValueError) as exc:
-            named = refusal is not None and isinstance(exc, refusal[0]) and refusal[1] in str(exc)
-            if not expect_refusal or (refusal is not None and not named):
-                wrong.append(f"{label}: {type(exc).__name__}: {str(exc)[:60]}")
-        else:
-            if expect_refusal:
-                wrong.append(f"{label}: accepted")
-    return Outcome("pass" if not wrong else "fail",
-                   f"{len(cases) - len(wrong)} of {len(cases)} inputs accepted or refused as their domains "
-                   "say" + (f"; wrong: {'; '.join(wrong[:3])}" if wrong else ""),
-                   {"cases": len(cases), "wrong": wrong})
+    return domain_outcome(_designx_domain_cases(), open_ends=open_ends)
 
 
 register(Claim(

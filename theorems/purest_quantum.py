@@ -43,6 +43,7 @@ from algorithms.quantum import (
     swap_test_acceptance,
 )
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.assumptions import domain_outcome
 from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import figure, numeric_outcome, property_outcome, prove_zero
 from theorems.core.sabotage import patched
@@ -1756,23 +1757,7 @@ def _domain_cases() -> list[tuple[str, object, bool, tuple[type, str] | None]]:
 def _check_domains(ctx: Context, *, open_ends: bool) -> Outcome:
     """Every case accepted or refused as its domain says; ``open_ends`` (the control) expects the
     closed ends refused too."""
-    wrong = []
-    cases = _domain_cases()
-    for label, call, closed_end, refusal in cases:
-        expect_refusal = refusal is not None or (open_ends and closed_end)
-        try:
-            call()
-        except (TypeError, ValueError) as exc:
-            named = refusal is not None and isinstance(exc, refusal[0]) and refusal[1] in str(exc)
-            if not expect_refusal or (refusal is not None and not named):
-                wrong.append(f"{label}: {type(exc).__name__}: {str(exc)[:80]}")
-        else:
-            if expect_refusal:
-                wrong.append(f"{label}: accepted")
-    return Outcome("pass" if not wrong else "fail",
-                   f"{len(cases) - len(wrong)} of {len(cases)} inputs accepted or refused as their "
-                   "documented domains say" + (f"; wrong: {'; '.join(wrong[:4])}" if wrong else ""),
-                   {"cases": len(cases), "wrong": wrong})
+    return domain_outcome(_domain_cases(), open_ends=open_ends)
 
 
 register(Claim(

@@ -46,3 +46,21 @@ def test_bad_inputs():
         Boundary("a", "x", 1, lambda: 1)
     with pytest.raises(TypeError, match="cases"):
         boundary_outcome([])
+
+
+def test_domain_outcome_accepts_the_domain_and_its_control_rejects_a_closed_end():
+    from theorems.core.assumptions import domain_outcome
+
+    def sqrt_of(x: float) -> float:
+        if x < 0:
+            raise ValueError(f"x must be >= 0, got {x}")
+        return x**0.5
+
+    cases = [("x = 0 (closed end)", lambda: sqrt_of(0.0), True, None),
+             ("x = 4", lambda: sqrt_of(4.0), False, None),
+             ("x = -1", lambda: sqrt_of(-1.0), False, (ValueError, "x must"))]
+    assert domain_outcome(cases, open_ends=False).status == "pass"
+    control = domain_outcome(cases, open_ends=True)
+    assert control.status == "fail" and control.evidence["wrong"] == ["x = 0 (closed end): accepted"]
+    unnamed = [("x = -1", lambda: sqrt_of(-1.0), False, (ValueError, "tau"))]
+    assert domain_outcome(unnamed, open_ends=False).status == "fail"  # the message must name it

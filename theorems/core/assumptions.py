@@ -22,7 +22,7 @@ from typing import Any
 
 from theorems.core import Outcome
 
-__all__ = ["Boundary", "boundary_outcome"]
+__all__ = ["Boundary", "boundary_outcome", "domain_outcome"]
 
 
 @dataclass(frozen=True)
@@ -89,3 +89,32 @@ def _positive(x: float) -> float:
     if not x > 0:
         raise ValueError(f"x must be positive, got {x}")
     return x
+
+
+#: one case of :func:`domain_outcome`: (label, call, at a closed end of its domain, refusal) with
+#: ``refusal`` None for a valid input, else (the exception type, a word its message must contain)
+DomainCase = tuple[str, Callable[[], Any], bool, "tuple[type[Exception], str] | None"]
+
+
+def domain_outcome(cases: Sequence[DomainCase], *, open_ends: bool,
+                   catch: tuple[type[Exception], ...] = (TypeError, ValueError)) -> Outcome:
+    """Every case accepted or refused as its documented domain says: a valid input must run, an
+    invalid one must raise ``refusal``'s type with its word in the message. ``open_ends=True`` is
+    the control: the closed ends stated as excluded, which the same check must reject because
+    they are accepted. An exception outside ``catch`` propagates (the claim's verdict: error)."""
+    wrong = []
+    for label, call, closed_end, refusal in cases:
+        expect_refusal = refusal is not None or (open_ends and closed_end)
+        try:
+            call()
+        except catch as exc:
+            named = refusal is not None and isinstance(exc, refusal[0]) and refusal[1] in str(exc)
+            if not expect_refusal or (refusal is not None and not named):
+                wrong.append(f"{label}: {type(exc).__name__}: {str(exc)[:80]}")
+        else:
+            if expect_refusal:
+                wrong.append(f"{label}: accepted")
+    return Outcome("pass" if not wrong else "fail",
+                   f"{len(cases) - len(wrong)} of {len(cases)} inputs accepted or refused as their "
+                   "documented domains say" + (f"; wrong: {'; '.join(wrong[:4])}" if wrong else ""),
+                   {"cases": len(cases), "wrong": wrong})
