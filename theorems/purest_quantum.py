@@ -898,14 +898,19 @@ def _run_faults(cells: list[dict], copies_per_setting: int) -> list[str]:
     return faults
 
 
+def _neg_log_error_slope(cells: list[dict], counts) -> float:
+    """Least-squares slope of −log P against N, P = (errors + ½)/(runs + 1)."""
+    copies = np.array([c["copies"] for c in cells], dtype=float)
+    p = np.array([(counts[i] + 0.5) / (c["runs"] + 1) for i, c in enumerate(cells)])
+    return float(np.polyfit(copies, -np.log(p), 1)[0])
+
+
 def _slopes(cells: list[dict], errors_of) -> dict[tuple[int, int], float]:
     """Least-squares slope of −log P_err against N per (n, K); P = (errors + ½)/(runs + 1)."""
     slopes = {}
     for key in sorted({(c["n"], c["K"]) for c in cells}):
         group = [c for c in cells if (c["n"], c["K"]) == key]
-        copies = np.array([c["copies"] for c in group], dtype=float)
-        p = np.array([(errors_of(c) + 0.5) / (c["runs"] + 1) for c in group])
-        slopes[key] = float(np.polyfit(copies, -np.log(p), 1)[0])
+        slopes[key] = _neg_log_error_slope(group, [errors_of(c) for c in group])
     return slopes
 
 
@@ -1163,22 +1168,18 @@ def _small_gap_cells(ctx: Context) -> list[dict]:
     return cells
 
 
-def _small_gap_slope(cells: list[dict], counts) -> float:
-    """Least-squares slope of −log P against N, P = (errors + ½)/(runs + 1)."""
-    copies = np.array([c["copies"] for c in cells], dtype=float)
-    p = np.array([(counts[i] + 0.5) / (c["runs"] + 1) for i, c in enumerate(cells)])
-    return float(np.polyfit(copies, -np.log(p), 1)[0])
-
-
 def _small_gap_check(ctx: Context) -> Outcome:
     cells = _small_gap_cells(ctx)
     groups = {(n, gap): [c for c in cells if (c["n"], c["gap"]) == (n, gap)]
               for n, gap, _ in _SMALL_GAP_CONFIGS}
     rng = ctx.rng("small-gap bootstrap")
     n_boot = ctx.pick(1000, 4000)
-    boot = {key: np.array([_small_gap_slope(g, [rng.binomial(c["runs"], c["errors"] / c["runs"]) for c in g])
-                           for _ in range(n_boot)]) for key, g in groups.items()}
-    slopes = {key: _small_gap_slope(g, [c["errors"] for c in g]) for key, g in groups.items()}
+    def redrawn(g: list[dict]) -> list[int]:
+        return [rng.binomial(c["runs"], c["errors"] / c["runs"]) for c in g]
+
+    boot = {key: np.array([_neg_log_error_slope(g, redrawn(g)) for _ in range(n_boot)])
+            for key, g in groups.items()}
+    slopes = {key: _neg_log_error_slope(g, [c["errors"] for c in g]) for key, g in groups.items()}
     # 95 % parametric-bootstrap intervals; each slope must be > 0 (the error decays exponentially in N
     # with no gap assumption) and at n = 1 the larger gap's slope must exceed the smaller's (the bound
     # grows with H₁ and H₂): the difference's interval above 0. No margin: the Ω hides the constants.
