@@ -10,6 +10,7 @@ swaps, sign flips, scaled constants, dropped terms, short-circuited functions; s
     python -m verification mutate --paper lcd --list                 # the mutants, nothing run
     python -m verification mutate --paper lcd --max-mutants 40 --seed 0 --jobs 2
     python -m verification mutate --paper lcd --module algorithms.curvature.lcd2 --operators arith drop
+    python -m verification mutate --paper lcd --rerun reports/mutation/lcd/mutation.json --survivors-only
 
 How a mutant runs: the three packages (``algorithms``, ``theorems``, ``verification``) are
 snapshotted once into a scratch folder; each mutant gets its own copy with one file patched,
@@ -39,6 +40,14 @@ Outcomes of a mutant:
 * ``survived``: every claim kept its expected verdict. Each survivor's diff is reported.
 
 Score = (killed + error) / (mutants sampled); mutants recorded as equivalent are not run.
+
+Re-scoring a fixed sample: ``--rerun REPORT.json`` runs exactly the mutants of an earlier report
+(matched by id, regenerated from the current code), so the score after closing survivors is
+measured by the tool on the same sample. Ids that no longer exist (the code under them changed)
+and ids recorded equivalent since are left out and listed. ``--survivors-only`` re-runs only the
+earlier survivors and timeouts and carries the earlier kills over unchanged (marked ``carried``
+in the report; no fresh evidence for them). A re-scored sample is one whose survivors were read:
+its score is optimistic, an independent ``--seed`` is the honest measure.
 
 Equivalent mutants (a mutation no input can tell apart from the original) are recorded per
 paper in ``paper_notes/<KEY>.equivalent.toml`` by their stable ids (module, function,
@@ -162,9 +171,11 @@ class MutantResult:
     detail: str = ""
     claims_run: list[str] = field(default_factory=list)
     executed: bool = True  # False: no claim runs the patched statement, so it was not run
+    carried: bool = False  # True: taken over from an earlier report (``--survivors-only``), not run
 
     def as_dict(self) -> dict[str, Any]:
         return {**self.mutant.as_dict(), "status": self.status, "executed": self.executed,
+                "carried": self.carried,
                 "seconds": self.seconds,
                 "killed_by": self.killed_by, "verdict": self.verdict, "expected": self.expected,
                 "detail": self.detail, "claims_run": self.claims_run, "diff": self.diff}
@@ -218,6 +229,52 @@ def sample(mutants: list[Mutant], equivalent: dict[str, str], max_mutants: int |
         chosen = {m.id for m in random.Random(seed).sample(pool, max_mutants)}
         pool = [m for m in pool if m.id in chosen]
     return pool
+
+
+@dataclass
+class Rerun:
+    """An earlier report's sample matched against the current mutants (see ``--rerun``)."""
+
+    to_run: list[Mutant]
+    carried: list[MutantResult]
+    missing: list[str]  # ids of the report that the current code no longer generates
+    now_equivalent: list[str]  # ids of the report recorded equivalent since
+    seed: int | None
+    order: list[str]  # the report's ids, in its order
+
+
+def load_rerun(path: Path, paper: str, mutants: list[Mutant], equivalent: dict[str, str],
+               survivors_only: bool = False) -> Rerun:
+    """The mutants of the report at ``path`` (a ``mutation.json``) among the current ``mutants``.
+
+    With ``survivors_only`` only its survivors and timeouts are to be run; its kills and errors
+    come back as carried results."""
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+        meta, entries = payload["meta"], payload["mutants"]
+        ids = [str(e["id"]) for e in entries]
+    except FileNotFoundError:
+        raise MutationError(f"--rerun: no such report: {path}") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise MutationError(f"--rerun: {path} is not a mutation.json report ({exc!r})") from None
+    if meta.get("paper") != paper:
+        raise MutationError(f"--rerun: {path} is a report of paper {meta.get('paper')!r}, not {paper!r}")
+    current = {m.id: m for m in mutants}
+    to_run, carried, missing, now_equivalent = [], [], [], []
+    for mutant_id, entry in zip(ids, entries):
+        if mutant_id in equivalent:
+            now_equivalent.append(mutant_id)
+        elif mutant_id not in current:
+            missing.append(mutant_id)
+        elif survivors_only and entry.get("status") in ("killed", "error"):
+            carried.append(MutantResult(
+                current[mutant_id], entry["status"], float(entry.get("seconds", 0.0)),
+                entry.get("diff", ""), killed_by=entry.get("killed_by"), verdict=entry.get("verdict"),
+                expected=entry.get("expected"), detail=f"carried over from {path} (not re-run)",
+                claims_run=list(entry.get("claims_run", [])), carried=True))
+        else:
+            to_run.append(current[mutant_id])
+    return Rerun(to_run, carried, missing, now_equivalent, meta.get("seed"), ids)
 
 
 # -- scratch copies and the worker process --------------------------------------------------------
@@ -530,7 +587,8 @@ def summarize(results: list[MutantResult]) -> dict[str, Any]:
     counts = Counter(r.status for r in results)
     sampled = len(results)
     noticed = counts["killed"] + counts["error"]
-    seconds = [r.seconds for r in results if r.executed]
+    ran = [r for r in results if r.executed and not r.carried]
+    seconds = [r.seconds for r in ran]
 
     def stats(values: list[float]) -> dict[str, float]:
         if not values:
@@ -538,10 +596,11 @@ def summarize(results: list[MutantResult]) -> dict[str, Any]:
         return {"count": len(values), "mean": round(statistics.fmean(values), 1),
                 "median": round(statistics.median(values), 1), "max": round(max(values), 1)}
 
-    by_status = {s: stats([r.seconds for r in results if r.status == s and r.executed]) for s in STATUSES}
+    by_status = {s: stats([r.seconds for r in ran if r.status == s]) for s in STATUSES}
 
     return {"sampled": sampled, **{s: counts[s] for s in STATUSES},
             "survived_not_executed": sum(not r.executed for r in results),
+            "carried": sum(r.carried for r in results),
             "score": round(noticed / sampled, 3) if sampled else None,
             "seconds_per_mutant": stats(seconds),
             "seconds_by_status": {s: v for s, v in by_status.items() if v}}
@@ -576,6 +635,16 @@ def write_reports(out: Path, meta: dict[str, Any], results: list[MutantResult]) 
              f"{meta['sampled']} sampled (seed {meta['seed']}). Per-mutant budget "
              f"{meta['timeout_s']:.0f} s, {meta['jobs']} in parallel; baseline "
              f"{meta['baseline']['seconds']:.1f} s; wall {meta['wall_seconds']:.0f} s.", ""]
+    if meta.get("rerun_of"):
+        lines[-1:-1] = [f"Re-run of the sample in `{meta['rerun_of']}`: {meta['sampled'] - meta['carried']} "
+                        f"mutants run, {meta['carried']} earlier kills carried over without a run, "
+                        f"{len(meta['rerun_missing'])} no longer generated (code changed), "
+                        f"{len(meta['rerun_now_equivalent'])} recorded equivalent since. A sample whose "
+                        "survivors were read before this run: the score is optimistic.", ""]
+        lines += [f"- gone: `{i}`" for i in meta["rerun_missing"]]
+        lines += [f"- equivalent since: `{i}`" for i in meta["rerun_now_equivalent"]]
+        if meta["rerun_missing"] or meta["rerun_now_equivalent"]:
+            lines.append("")
     per = summary["seconds_by_status"]
     if per:
         lines += ["| status (mutants run) | count | mean s | median s | max s |", "|---|---|---|---|---|"]
@@ -604,7 +673,8 @@ def write_reports(out: Path, meta: dict[str, Any], results: list[MutantResult]) 
     killed = [r for r in results if r.status == "killed"]
     if killed:
         lines += ["## Killed", "", "| mutant | by claim | verdict | s |", "|---|---|---|---|"]
-        lines += [f"| `{r.mutant.id}` | `{r.killed_by}` | {r.verdict} | {r.seconds:.1f} |" for r in killed]
+        lines += [f"| `{r.mutant.id}` | `{r.killed_by}` | {r.verdict} | "
+                  + ("carried |" if r.carried else f"{r.seconds:.1f} |") for r in killed]
         lines.append("")
     if meta.get("stale_equivalent"):
         lines += ["## Stale equivalence entries (no such mutant any more)", ""]
@@ -634,6 +704,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--run-all", action="store_true",
                         help="run every claim on every mutant (default: only the claims that execute "
                              "the patched statement on the unmutated code; none: survived, not run)")
+    parser.add_argument("--rerun", type=Path, metavar="REPORT",
+                        help="run the mutants of an earlier mutation.json instead of a new sample")
+    parser.add_argument("--survivors-only", action="store_true",
+                        help="with --rerun: run only its survivors and timeouts, carry its kills over")
     parser.add_argument("--list", action="store_true", help="list the mutants (after sampling) and exit")
     parser.add_argument("--no-progress", action="store_true", help="no per-mutant progress output")
     return parser
@@ -650,6 +724,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.timeout is not None and args.timeout <= 0:
         print(f"error: --timeout must be > 0 seconds, got {args.timeout}", file=sys.stderr)
         return 2
+    if args.survivors_only and args.rerun is None:
+        print("error: --survivors-only needs --rerun REPORT.json", file=sys.stderr)
+        return 2
+    if args.rerun is not None and args.max_mutants is not None:
+        print("error: --rerun runs the report's own sample; drop --max-mutants", file=sys.stderr)
+        return 2
     try:
         target = paper_target(args.paper, args.module)
         equivalent_path = args.equivalent or ROOT / "paper_notes" / f"{args.paper}.equivalent.toml"
@@ -662,9 +742,18 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def _chosen(mutants: list[Mutant], equivalent: dict[str, str], args: argparse.Namespace,
+            paper: str) -> tuple[list[Mutant], Rerun | None]:
+    """The mutants to run: a seeded sample, or an earlier report's (``--rerun``)."""
+    if args.rerun is None:
+        return sample(mutants, equivalent, args.max_mutants, args.seed), None
+    rerun = load_rerun(args.rerun, paper, mutants, equivalent, args.survivors_only)
+    return rerun.to_run, rerun
+
+
 def _list(target: Target, equivalent: dict[str, str], args: argparse.Namespace) -> int:
     mutants, _ = generate(target, operators=tuple(args.operators))
-    chosen = sample(mutants, equivalent, args.max_mutants, args.seed)
+    chosen, _ = _chosen(mutants, equivalent, args, target.name)
     for m in chosen:
         print(f"{m.path}:{m.line}:{m.col + 1}  {m.id}" + ("  [guard]" if m.guard else ""))
     print(f"{len(chosen)} of {len(mutants)} mutants ({sum(m.id in equivalent for m in mutants)} "
@@ -683,7 +772,7 @@ def run_target(target: Target, args: argparse.Namespace, equivalent: dict[str, s
     try:
         pristine = snapshot(target, scratch_root)
         mutants, sources = generate(target, pristine, tuple(args.operators))
-        chosen = sample(mutants, equivalent, args.max_mutants, args.seed)
+        chosen, rerun = _chosen(mutants, equivalent, args, target.name)
         ids = {m.id for m in mutants}
         progress = not args.no_progress
         if progress:
@@ -695,6 +784,9 @@ def run_target(target: Target, args: argparse.Namespace, equivalent: dict[str, s
                   f"per-mutant budget {budget:.0f} s", file=sys.stderr)
         results, interrupted = run_mutation(target, chosen, sources, pristine, scratch_root, baseline,
                                             jobs=args.jobs, timeout=budget, progress=progress)
+        if rerun is not None:  # the report's order, carried kills in their places
+            order = {mutant_id: i for i, mutant_id in enumerate(rerun.order)}
+            results = sorted(results + rerun.carried, key=lambda r: order[r.mutant.id])
     except KeyboardInterrupt:
         print("interrupted before any mutant ran; no report written", file=sys.stderr)
         return 130
@@ -702,13 +794,19 @@ def run_target(target: Target, args: argparse.Namespace, equivalent: dict[str, s
         restore()
         shutil.rmtree(scratch_root, ignore_errors=True)
     meta = {"paper": target.name, "modules": sorted(target.modules), "operators": args.operators,
-            "seed": args.seed, "max_mutants": args.max_mutants, "jobs": args.jobs,
+            "seed": args.seed if rerun is None else rerun.seed,
+            "max_mutants": args.max_mutants, "jobs": args.jobs,
             "timeout_s": budget, "generated": len(mutants),
-            "equivalent": sum(m.id in equivalent for m in mutants), "sampled": len(chosen),
+            "equivalent": sum(m.id in equivalent for m in mutants),
+            "sampled": len(chosen) + (0 if rerun is None else len(rerun.carried)),
             "equivalent_file": str(equivalent_path) if equivalent_path else None,
             "stale_equivalent": sorted(set(equivalent) - ids),
             "baseline": {"seconds": baseline.seconds, "claims": baseline.claims},
-            "interrupted": interrupted, "wall_seconds": round(time.time() - started, 1)}
+            "interrupted": interrupted, "wall_seconds": round(time.time() - started, 1),
+            "carried": 0 if rerun is None else len(rerun.carried)}
+    if rerun is not None:
+        meta.update(rerun_of=str(args.rerun), survivors_only=args.survivors_only,
+                    rerun_missing=rerun.missing, rerun_now_equivalent=rerun.now_equivalent)
     write_reports(out, meta, results)
     summary = summarize(results)
     for r in results:
@@ -716,7 +814,8 @@ def run_target(target: Target, args: argparse.Namespace, equivalent: dict[str, s
             print(f"{r.status.upper():>9}  {r.mutant.id}  ({r.mutant.path}:{r.mutant.line})")
     score = "n/a" if summary["score"] is None else f"{summary['score']:.0%}"
     print(f"{target.name}: score {score}: killed {summary['killed']}, error {summary['error']}, "
-          f"timeout {summary['timeout']}, survived {summary['survived']} of {summary['sampled']}")
+          f"timeout {summary['timeout']}, survived {summary['survived']} of {summary['sampled']}"
+          + (f" ({summary['carried']} kills carried over, not re-run)" if summary["carried"] else ""))
     print(f"reports: {out / 'mutation.md'}, {out / 'mutation.json'}")
     return 130 if interrupted else 0
 

@@ -119,6 +119,12 @@ def test_bad_arguments_are_usage_errors(capsys):
     assert "unknown paper key" in capsys.readouterr().err
     assert mutate.main(["--paper", "lcd", "--max-mutants", "0"]) == 2
     assert "--max-mutants must be >= 1" in capsys.readouterr().err
+    assert mutate.main(["--paper", "lcd", "--survivors-only"]) == 2
+    assert "--survivors-only needs --rerun" in capsys.readouterr().err
+    assert mutate.main(["--paper", "lcd", "--rerun", "r.json", "--max-mutants", "3"]) == 2
+    assert "drop --max-mutants" in capsys.readouterr().err
+    assert mutate.main(["--paper", "lcd", "--rerun", "absent.json", "--list"]) == 2
+    assert "no such report" in capsys.readouterr().err
 
 
 FAKE = mutate.Target("fake_paper", ("fake_paper.impl",), "module:fake_paper.claims",
@@ -165,6 +171,39 @@ def test_fake_paper_killed_survived_error_and_timeout_are_told_apart(tmp_path):
     assert "## Survivors in code that no claim executes" in md
     assert "+    return max(values) + min(values)" in md
     assert "## Timed out" in md
+
+    # --rerun: the same sample again, matched by id; --survivors-only carries the kills over
+    report = tmp_path / "out" / "mutation.json"
+    gone = next(m for m in chosen if PICKED[m.id] == "survived")
+    now_equivalent = next(m for m in chosen if PICKED[m.id] == "timeout")
+    current = [m for m in mutants if m.id != gone.id]  # as if the code under it had changed
+    rerun = mutate.load_rerun(report, "fake_paper", current, {now_equivalent.id: "why"}, survivors_only=True)
+    assert rerun.missing == [gone.id] and rerun.now_equivalent == [now_equivalent.id]
+    assert [m.id for m in rerun.to_run] == [m.id for m in chosen if PICKED[m.id] == "survived" and m != gone]
+    assert {r.mutant.id: (r.status, r.carried) for r in rerun.carried} == \
+        {m.id: (PICKED[m.id], True) for m in chosen if PICKED[m.id] in ("killed", "error")}
+    assert rerun.order == [r.mutant.id for r in results] and rerun.seed == 0
+    everything = mutate.load_rerun(report, "fake_paper", mutants, {})
+    assert [m.id for m in everything.to_run] == [r.mutant.id for r in results] and not everything.carried
+    summary = mutate.summarize(rerun.carried)
+    assert summary["carried"] == 2 and summary["seconds_per_mutant"] == {}  # carried: no timing
+    with pytest.raises(mutate.MutationError, match="report of paper 'fake_paper', not 'lcd'"):
+        mutate.load_rerun(report, "lcd", mutants, {})
+    with pytest.raises(mutate.MutationError, match="no such report"):
+        mutate.load_rerun(tmp_path / "absent.json", "fake_paper", mutants, {})
+    # end to end: the survivors re-run, the kills carried, one report in the earlier order
+    args = mutate.build_parser().parse_args(["--paper", "fake_paper", "--rerun", str(report),
+                                             "--survivors-only", "--timeout", str(budget), "--jobs", "2",
+                                             "--no-progress", "--out", str(tmp_path / "again")])
+    assert mutate.run_target(FAKE, args, {}) == 0
+    again = json.loads((tmp_path / "again" / "mutation.json").read_text())
+    assert [(m["id"], m["status"], m["carried"]) for m in again["mutants"]] == \
+        [(r.mutant.id, r.status, r.status in ("killed", "error")) for r in results]
+    assert again["summary"]["score"] == 0.4 and again["meta"]["carried"] == 2
+    assert "2 earlier kills carried over without a run" in (tmp_path / "again" / "mutation.md").read_text()
+    (tmp_path / "bad.json").write_text("[1, 2]")
+    with pytest.raises(mutate.MutationError, match=r"not a mutation\.json report"):
+        mutate.load_rerun(tmp_path / "bad.json", "fake_paper", mutants, {})
 
 
 def test_statement_lines_of_a_mutant():
