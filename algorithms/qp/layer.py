@@ -140,11 +140,17 @@ class QPFunction(torch.autograd.Function):
 
 
 def qp_layer(P, q, G=None, h=None, A=None, b=None, *, lb=None, ub=None, algorithm: DQP | None = None,
-             tol: float | None = None):
+             tol: float | None = None, symmetrize: bool = False):
     """Differentiable ``x*(P, q, G, h, A, b, lb, ub)`` of a (batch of) convex QP(s), by dQP.
 
     ``lb``/``ub`` (tensors, ±inf for a free side) are variable bounds, differentiated like the rest
     (zero gradient at an infinite bound).
+
+    ``symmetrize=True`` solves with ``½(P + Pᵀ)``, the only part of ``P`` the objective ``½xᵀPx`` sees,
+    so any square ``P`` is accepted and its gradient is the chain rule through that average: each
+    entry of ``P`` moves on its own, as ``torch.autograd.gradcheck`` perturbs it (qpth's convention).
+    Off by default: a ``P`` that is not symmetric is then an error (``QP``'s check), which catches a
+    ``P`` built wrong; the gradient returned is the symmetric one either way.
 
     >>> import torch
     >>> P = torch.eye(2, dtype=torch.float64, requires_grad=True)
@@ -173,11 +179,20 @@ def qp_layer(P, q, G=None, h=None, A=None, b=None, *, lb=None, ub=None, algorith
         raise ValueError("G and h must be given together")
     if (A is None) != (b is None):
         raise ValueError("A and b must be given together")
+    if not isinstance(symmetrize, bool):
+        raise TypeError(f"symmetrize must be a bool, got {type(symmetrize).__name__} {symmetrize!r}")
+    if symmetrize:
+        if torch.is_tensor(P) and P.shape[-1] != P.shape[-2]:
+            raise ValueError(f"P must be square, got shape {tuple(P.shape)}")
+        P = 0.5 * (P + (P.T if sp.issparse(P) else P.transpose(-1, -2)))
     return QPFunction.apply(algorithm, SolveOptions(tol=tol), P, q, G, h, A, b, lb, ub)
 
 
 class QPLayer(torch.nn.Module):
     """``nn.Module`` form of :func:`qp_layer`: ``QPLayer(DQP(...))(P, q, G, h, A, b)``.
+
+    ``tol`` and ``symmetrize`` as in :func:`qp_layer` (``symmetrize=True``: solve with ``½(P + Pᵀ)``,
+    so a non-symmetric ``P`` is accepted and ``gradcheck`` on ``P`` passes).
 
     >>> import torch
     >>> layer = QPLayer(DQP(backend="clarabel"))
@@ -187,12 +202,17 @@ class QPLayer(torch.nn.Module):
     (torch.float32, [[0.0, 1.0], [3.0, 0.0]])
     """
 
-    def __init__(self, algorithm: DQP | None = None, tol: float | None = None) -> None:
+    def __init__(self, algorithm: DQP | None = None, tol: float | None = None,
+                 symmetrize: bool = False) -> None:
         super().__init__()
         self.algorithm = DQP() if algorithm is None else algorithm
         if not isinstance(self.algorithm, DQP):
             raise TypeError(f"algorithm must be a DQP, got {type(self.algorithm).__name__}")
         self.tol = SolveOptions(tol=tol).tol  # checked now (a finite float > 0 or None), not at forward
+        if not isinstance(symmetrize, bool):
+            raise TypeError(f"symmetrize must be a bool, got {type(symmetrize).__name__} {symmetrize!r}")
+        self.symmetrize = symmetrize
 
     def forward(self, P, q, G=None, h=None, A=None, b=None, lb=None, ub=None):
-        return qp_layer(P, q, G, h, A, b, lb=lb, ub=ub, algorithm=self.algorithm, tol=self.tol)
+        return qp_layer(P, q, G, h, A, b, lb=lb, ub=ub, algorithm=self.algorithm, tol=self.tol,
+                        symmetrize=self.symmetrize)

@@ -29,6 +29,27 @@ def test_gradcheck_batched_all_inputs():
     assert torch.autograd.gradcheck(f, (P, q, G, h, A, b), eps=1e-6, atol=1e-5, rtol=1e-4)
 
 
+def test_symmetrize_takes_any_square_P_and_gradchecks_on_it():
+    _, (P, q, G, h, A, b) = _batch(range(2), n=4, n_eq=1, n_ineq=4, n_active=2)
+    skew = 0.3 * torch.triu(torch.ones(4, 4, dtype=torch.float64), 1)  # P + skew: not symmetric
+    Pn = (P.detach() + skew).requires_grad_()
+    with pytest.raises(ValueError, match="P must be symmetric"):  # the default still rejects it
+        qp_layer(Pn, q, G, h, A, b, algorithm=ALG)
+    x = qp_layer(Pn, q, G, h, A, b, algorithm=ALG, symmetrize=True)
+    torch.testing.assert_close(x, qp_layer(0.5 * (Pn + Pn.transpose(-1, -2)), q, G, h, A, b, algorithm=ALG))
+    layer = QPLayer(ALG, symmetrize=True)
+    assert torch.autograd.gradcheck(lambda P, q: layer(P, q, G, h, A, b), (Pn, q),
+                                    eps=1e-6, atol=1e-5, rtol=1e-4)
+    x.sum().backward()
+    grad = Pn.grad.detach()
+    # the chain rule through ½(P + Pᵀ): a symmetric gradient (the QP's own one, halved twice over)
+    torch.testing.assert_close(grad, grad.transpose(-1, -2))
+    with pytest.raises(TypeError, match="symmetrize must be a bool, got str 'yes'"):
+        QPLayer(ALG, symmetrize="yes")
+    with pytest.raises(ValueError, match=r"P must be square, got shape \(2, 4, 3\)"):
+        qp_layer(Pn[..., :3], q, G, h, A, b, algorithm=ALG, symmetrize=True)
+
+
 def test_forward_matches_known_solution_and_broadcasts():
     insts, (P, q, G, h, A, b) = _batch(range(3), n=5, n_eq=1, n_ineq=3, n_active=1)
     x = QPLayer(ALG)(P, q, G, h, A, b)
