@@ -21,16 +21,22 @@ Monemizadeh, NeurIPS 2025), against :mod:`algorithms.submodular`.
 * ``dynamic_matchoid.queries_vs_k`` (rate): their growth in k is within k⁴ log² k.
 * ``dynamic_matchoid.function_hypotheses`` (property): the ready-made functions are what the
   theorems assume (their formulas, f >= 0, submodular, monotone where declared).
+* ``dynamic_matchoid.assumptions`` (property, implementation check): every documented input condition
+  of the family enforced at its boundary (just inside accepted, just outside refused, naming it).
+* ``dynamic_matchoid.reference_oracles`` (property, implementation check): the matroid oracles, the
+  matchoid, the counter's can_add and the brute-force OPT against their definitions, by enumeration.
 
 Sabotages go through :func:`_patched` (a temporary replacement of one method of the run or the
 oracle), so check and control run the same code path.
 
 >>> from theorems.core import REGISTRY, coverage
 >>> sorted(k for k in REGISTRY if k.startswith("dynamic_matchoid."))  # doctest: +NORMALIZE_WHITESPACE
-['dynamic_matchoid.approximation', 'dynamic_matchoid.feasible', 'dynamic_matchoid.filter_cost',
- 'dynamic_matchoid.function_hypotheses', 'dynamic_matchoid.invariants', 'dynamic_matchoid.level_count',
+['dynamic_matchoid.approximation', 'dynamic_matchoid.assumptions', 'dynamic_matchoid.feasible',
+ 'dynamic_matchoid.filter_cost', 'dynamic_matchoid.function_hypotheses', 'dynamic_matchoid.invariants',
+ 'dynamic_matchoid.level_count',
  'dynamic_matchoid.monotone_approximation', 'dynamic_matchoid.queries_independent_of_n',
- 'dynamic_matchoid.queries_vs_k', 'dynamic_matchoid.ratio_identity', 'dynamic_matchoid.uniform_invariant']
+ 'dynamic_matchoid.queries_vs_k', 'dynamic_matchoid.ratio_identity', 'dynamic_matchoid.reference_oracles',
+ 'dynamic_matchoid.uniform_invariant']
 >>> coverage("dynamic_matchoid")["uncovered"]
 []
 """
@@ -72,6 +78,7 @@ from algorithms.submodular import (
 from algorithms.submodular import dynamic_matchoid as dynamic_module
 from algorithms.submodular import oracle as oracle_module
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.assumptions import Boundary, boundary_outcome
 from theorems.core.certificates import CannotProve, Certificate, Method, Refuted, Rejected
 from theorems.core.evidence import fact, figure, property_outcome, prove_zero
 from theorems.core.rates import rate_outcome
@@ -1250,6 +1257,40 @@ def _check_invariants(ctx: Context) -> Outcome:
         broken = dm.invariant_violations()
         if broken:
             return Outcome("fail", f"f(v) = 4 on every v, after {kind} {element}: {broken[:3]}", {})
+    # max_guess="current" (one run, rebuilt when ⌈log₂ max f(v)⌉ moves): a cut whose vertex degrees span
+    # 0.05..14, inserted lightest first and deleted heaviest first, so the exponent rises and falls and the
+    # lightest vertex (f = 0.05 < 2^top·ε/(2k)) is routed away from the kept run
+    eps, k = 0.1, 3
+    weights = np.zeros((9, 9))
+    for u in range(1, 8):
+        weights[0, u] = weights[u, 0] = 1.0
+        weights[u, u % 7 + 1] = weights[u % 7 + 1, u] = float(u)
+    weights[8, 1] = weights[1, 8] = 0.05
+    f = GraphCut(weights)
+    singleton = {v: f(frozenset({v})) for v in range(9)}
+    order = sorted(range(9), key=singleton.__getitem__)
+    updates = [("insert", v) for v in order] + [("delete", v) for v in reversed(order[2:])]
+    dm = DynamicMatchoidMaximizer(f, Matchoid([UniformMatroid(k)]), eps=eps, seed=ctx.seed,
+                                  max_guess="current")
+    dm.q = 1.0  # the rate sampling off: every element routed to the kept run must then sit in its B_0
+    present: set = set()
+    tops: list = [None]
+    for kind, element in updates:
+        getattr(dm, kind)(element)
+        (present.add if kind == "insert" else present.discard)(element)
+        top = math.ceil(math.log2(max(singleton[v] for v in present)))
+        tops += [top] if top != tops[-1] else []
+        routed = {v for v in present if singleton[v] <= 2.0**top <= 2 * k * singleton[v] / eps}
+        broken = dm.invariant_violations()
+        runs = list(dm._runs.values())
+        base = set(runs[0].levels[0].survivors.items) if len(runs) == 1 else None
+        if broken or base != routed or dm.value != f(dm.solution()):
+            return Outcome("fail", f"max_guess='current', after {kind} {element}: {broken[:3]}; B_0 = "
+                                   f"{base}, routed to 2^{top}: {sorted(routed)}; value {dm.value:.6g}, "
+                                   f"f(S) = {f(dm.solution()):.6g}", {})
+    if dm.rebuilds != len(tops) - 1:
+        return Outcome("fail", f"max_guess='current': {dm.rebuilds} rebuilds; the stream moves the exponent "
+                               f"{len(tops) - 1} times ({tops[1:]})", {})
     return property_outcome(_instances(), test, ctx=ctx, max_examples=ctx.pick(10, 50),
                             what="invariants 1-5 after Init and after every update")
 
@@ -1273,7 +1314,11 @@ register(Claim(
               "threshold ε·MAX/(2k) recomputed from ε, MAX and k), the stored f(Aᵢ) are current, and "
               "every element sits in exactly the MAX-guess runs Appendix B routes it to (also on a stream "
               "over a unit 4-regular cut, where f(v) = 4 = 2² puts the routing on its boundary), and the "
-              "reported i* is the output run's last level with S_t = A_{i*}; 10 streams (full: 50).",
+              "reported i* is the output run's last level with S_t = A_{i*}; 10 streams (full: 50). With "
+              "max_guess='current' (our one-run MAX guess) on a 15-update stream whose ⌈log₂ max f(v)⌉ rises "
+              "and falls, the invariants hold after every update, the run is rebuilt exactly when that "
+              "exponent moves, and, with the rate sampling off (q = 1), its B_0 holds exactly the present "
+              "elements Appendix B routes to it.",
     kind=Kind.PROPERTY, check=_check_invariants, control=_control_invariants,
     control_description="The same runs with a DependencyDetection that removes the heaviest circuit element "
                         "instead of the lightest: the recomputed Uᵢ(eᵢ) must disagree.",
@@ -1896,5 +1941,369 @@ register(Claim(
     kind=Kind.PROPERTY, check=_check_hypotheses, control=_control_hypotheses,
     control_description="The non-monotone log-det with its log det(I + K_{V∖S}) term dropped (clipped at 0, "
                         "so still non-negative): it no longer equals the mutual-information formula.",
+    budget_s=20.0,
+))
+
+
+# ---- assumptions at their boundary ---------------------------------------------------------------
+def _assumption_cases() -> list[Boundary]:
+    """Every documented input condition of the family, probed just inside and just outside."""
+    tiny = 1e-12  # one step past a real-valued boundary, far below any value the claims use
+    below_one = math.nextafter(1.0, 0.0)
+
+    def cut(weights):
+        return GraphCut(np.asarray(weights, dtype=float))
+
+    def dcut(weights, **kw):
+        return DirectedCut(np.asarray(weights, dtype=float), **kw)
+
+    def stream(updates):
+        return UpdateStream(len, Matchoid([UniformMatroid(1)]), updates)
+
+    def maximizer(**kw):
+        return DynamicMatchoidMaximizer(len, Matchoid([UniformMatroid(2)]), **kw)
+
+    def inserted(f, e, **kw):
+        dm = DynamicMatchoidMaximizer(f, Matchoid([UniformMatroid(2, ground=range(3))]), **kw)
+        dm.insert(e)
+        return dm
+
+    def deleted(e):
+        dm = maximizer()
+        dm.insert(0)
+        dm.delete(e)
+
+    def value(v):
+        return oracle_module.CountingOracle(lambda s: v, Matchoid([UniformMatroid(1)])).value(frozenset())
+
+    def brute(n):
+        problem = MatchoidMaximization(len, Matchoid([UniformMatroid(1)]), range(n))
+        return solve(problem, BruteForce(), maxiters=1)
+
+    def decode(x):
+        return stream([("insert", "a"), ("insert", "b")]).decode(x)
+
+    laminar_ok, laminar_bad = [{1, 2}, {1}], [{1, 2}, {2, 3}]
+    return [
+        # matroids
+        Boundary("uniform rank k >= 1", "k", lambda: UniformMatroid(1), lambda: UniformMatroid(0)),
+        Boundary("uniform rank k an int", "k", lambda: UniformMatroid(2), lambda: UniformMatroid(2.0)),
+        Boundary("uniform rank k not a bool", "k", lambda: UniformMatroid(1), lambda: UniformMatroid(True)),
+        Boundary("uniform ground an iterable, not a string", "ground", lambda: UniformMatroid(1, ("a", "b")),
+                 lambda: UniformMatroid(1, "ab")),
+        Boundary("uniform ground of hashable elements", "ground", lambda: UniformMatroid(1, [(1,)]),
+                 lambda: UniformMatroid(1, [[1]])),
+        Boundary("partition part_of a mapping", "part_of", lambda: PartitionMatroid({0: "a"}, 1),
+                 lambda: PartitionMatroid([(0, "a")], 1)),
+        Boundary("partition parts hashable", "part_of", lambda: PartitionMatroid({0: ("a",)}, 1),
+                 lambda: PartitionMatroid({0: ["a"]}, 1)),
+        Boundary("partition capacity >= 0", "capacity", lambda: PartitionMatroid({0: "a"}, 0),
+                 lambda: PartitionMatroid({0: "a"}, -1)),
+        Boundary("partition capacity per part >= 0", "capacity", lambda: PartitionMatroid({0: "a"}, {"a": 0}),
+                 lambda: PartitionMatroid({0: "a"}, {"a": -1})),
+        Boundary("partition capacity for every part", "capacity",
+                 lambda: PartitionMatroid({0: "a", 1: "b"}, {"a": 1, "b": 1}),
+                 lambda: PartitionMatroid({0: "a", 1: "b"}, {"a": 1})),
+        Boundary("graphic endpoints a mapping", "endpoints", lambda: GraphicMatroid({0: (0, 1)}),
+                 lambda: GraphicMatroid([(0, 1)])),
+        Boundary("graphic edges are pairs", "endpoints", lambda: GraphicMatroid({0: (0, 1)}),
+                 lambda: GraphicMatroid({0: (0, 1, 2)})),
+        Boundary("graphic vertices hashable", "endpoints", lambda: GraphicMatroid({0: ((0,), 1)}),
+                 lambda: GraphicMatroid({0: ([0], 1)})),
+        Boundary("laminar sets nested or disjoint", "sets", lambda: LaminarMatroid(laminar_ok, [1, 1]),
+                 lambda: LaminarMatroid(laminar_bad, [1, 1])),
+        Boundary("laminar one capacity per set", "sets", lambda: LaminarMatroid([{1}], [1]),
+                 lambda: LaminarMatroid([{1}], [1, 1])),
+        Boundary("laminar capacities >= 0", "capacities", lambda: LaminarMatroid([{1}], [0]),
+                 lambda: LaminarMatroid([{1}], [-1])),
+        Boundary("laminar sets a sequence", "sets", lambda: LaminarMatroid([{1}], [1]),
+                 lambda: LaminarMatroid("a", [1])),
+        Boundary("laminar capacities a sequence", "capacities", lambda: LaminarMatroid([{1}], [1]),
+                 lambda: LaminarMatroid([{1}], "1")),
+        Boundary("laminar sets of elements", "sets", lambda: LaminarMatroid([{1}], [1]),
+                 lambda: LaminarMatroid([1], [1])),
+        Boundary("matchoid of one matroid or more", "matroids", lambda: Matchoid([UniformMatroid(1)]),
+                 lambda: Matchoid([])),
+        Boundary("matchoid a sequence, not one matroid", "matroids", lambda: Matchoid([UniformMatroid(1)]),
+                 lambda: Matchoid(UniformMatroid(1))),
+        Boundary("matchoid entries are matroids", "matroids", lambda: Matchoid([UniformMatroid(1)]),
+                 lambda: Matchoid([UniformMatroid(1), 1])),
+        Boundary("matchoid rank k >= 1", "rank", lambda: Matchoid([UniformMatroid(1)], rank=1),
+                 lambda: Matchoid([UniformMatroid(1)], rank=0)),
+        Boundary("some element lies in a matroid (p >= 1)", "matroids",
+                 lambda: Matchoid([UniformMatroid(1, ground=[0])]),
+                 lambda: Matchoid([UniformMatroid(1, ground=[])])),
+        # set functions (f >= 0 is what the theorems assume)
+        Boundary("cut weights >= 0", "weights", lambda: cut([[0.0, 0.0], [0.0, 0.0]]),
+                 lambda: cut([[0.0, -tiny], [-tiny, 0.0]])),
+        Boundary("directed cut weights >= 0", "weights", lambda: dcut([[0.0, 0.0], [0.0, 0.0]]),
+                 lambda: dcut([[0.0, -tiny], [0.0, 0.0]])),
+        Boundary("undirected cut weights symmetric", "weights", lambda: cut([[0.0, 1.0], [1.0, 0.0]]),
+                 lambda: cut([[0.0, 1.0], [0.0, 0.0]])),
+        Boundary("cut weights square", "weights", lambda: dcut(np.zeros((2, 2))),
+                 lambda: dcut(np.zeros((2, 3)))),
+        Boundary("cut weights numeric", "weights", lambda: dcut([[0.0]]), lambda: DirectedCut("w")),
+        Boundary("cut of an undirected graph", "weights", lambda: GraphCut(nx.path_graph(2)),
+                 lambda: GraphCut(nx.DiGraph([(0, 1)]))),
+        Boundary("cut graph non-empty", "weights", lambda: DirectedCut(nx.DiGraph([(0, 1)])),
+                 lambda: DirectedCut(nx.DiGraph())),
+        Boundary("cut weight attribute a name or None", "weight", lambda: dcut([[0.0]], weight=None),
+                 lambda: dcut([[0.0]], weight=1)),
+        Boundary("facility similarities >= 0", "similarity", lambda: FacilityLocation(np.zeros((1, 2))),
+                 lambda: FacilityLocation(np.array([[0.0, -tiny]]))),
+        Boundary("coverage of one set or more", "sets", lambda: Coverage([{0}]), lambda: Coverage([])),
+        Boundary("coverage items are ints >= 0", "sets", lambda: Coverage([{0}]), lambda: Coverage([{-1}])),
+        Boundary("coverage sets iterable", "sets", lambda: Coverage([{0}]), lambda: Coverage([0])),
+        Boundary("coverage sets a sequence", "sets", lambda: Coverage(({0},)),
+                 lambda: Coverage({frozenset({0})})),
+        Boundary("coverage one weight per item", "item_weights", lambda: Coverage([{0, 1}], [1.0, 1.0]),
+                 lambda: Coverage([{0, 1}], [1.0])),
+        Boundary("coverage weights >= 0", "item_weights", lambda: Coverage([{0}], [0.0]),
+                 lambda: Coverage([{0}], [-tiny])),
+        Boundary("log-det kernel PSD", "kernel", lambda: LogDet(np.zeros((1, 1))),
+                 lambda: LogDet(-np.eye(1))),
+        Boundary("log-det monotone a bool", "monotone", lambda: LogDet(np.eye(1), monotone=False),
+                 lambda: LogDet(np.eye(1), monotone=1)),
+        Boundary("elements of f are ints < n", "elements", lambda: GraphCut(np.zeros((2, 2)))(frozenset({1})),
+                 lambda: GraphCut(np.zeros((2, 2)))(frozenset({2}))),
+        Boundary("elements of f are ints >= 0", "elements", lambda: Coverage([{0}])(frozenset({0})),
+                 lambda: Coverage([{0}])(frozenset({-1}))),
+        Boundary("elements of f are ints", "elements", lambda: LogDet(np.eye(2))(frozenset({np.int64(1)})),
+                 lambda: LogDet(np.eye(2))(frozenset({1.0}))),
+        # the query counter: f >= 0 and finite, as the theorems need
+        Boundary("f a callable", "f",
+                 lambda: oracle_module.CountingOracle(len, Matchoid([UniformMatroid(1)])),
+                 lambda: oracle_module.CountingOracle(3, Matchoid([UniformMatroid(1)]))),
+        Boundary("the constraint a Matchoid", "matchoid",
+                 lambda: oracle_module.CountingOracle(len, Matchoid([UniformMatroid(1)])),
+                 lambda: oracle_module.CountingOracle(len, [UniformMatroid(1)])),
+        Boundary("f(S) >= 0", "non-negative", lambda: value(0.0), lambda: value(-5e-324)),
+        Boundary("f(S) finite", "non-finite", lambda: value(1e308), lambda: value(math.inf)),
+        Boundary("f(S) a number", "real number", lambda: value(np.float32(1.0)), lambda: value("one")),
+        # problems
+        Boundary("elements distinct", "elements",
+                 lambda: MatchoidMaximization(len, Matchoid([UniformMatroid(1)]),
+                                                                               [0, 1]),
+                 lambda: MatchoidMaximization(len, Matchoid([UniformMatroid(1)]), [0, 0])),
+        Boundary("elements an iterable, not a string", "elements",
+                 lambda: MatchoidMaximization(len, Matchoid([UniformMatroid(1)]), ("ab",)),
+                 lambda: MatchoidMaximization(len, Matchoid([UniformMatroid(1)]), "ab")),
+        Boundary("the problem's f callable", "f", lambda: stream([]),
+                 lambda: UpdateStream(None, Matchoid([UniformMatroid(1)]), [])),
+        Boundary("the problem's constraint a Matchoid", "matchoid", lambda: stream([]),
+                 lambda: UpdateStream(len, UniformMatroid(1), [])),
+        Boundary("updates a sequence", "updates", lambda: stream([("insert", 0)]),
+                 lambda: stream(iter([("insert", 0)]))),
+        Boundary("an insertion of an absent element", "updates[2]",
+                 lambda: stream([("insert", 0), ("delete", 0), ("insert", 0)]),
+                 lambda: stream([("insert", 0), ("insert", 1), ("insert", 0)])),
+        Boundary("a deletion of a present element", "updates[1]",
+                 lambda: stream([("insert", 0), ("delete", 0)]),
+                 lambda: stream([("insert", 0), ("delete", 1)])),
+        Boundary("update kinds insert/delete", "kind", lambda: stream([("insert", 0)]),
+                 lambda: stream([("add", 0)])),
+        Boundary("updates are pairs", "updates[0]", lambda: stream([["insert", 0]]),
+                 lambda: stream([("insert", 0, 1)])),
+        Boundary("update elements hashable", "element", lambda: stream([("insert", (0,))]),
+                 lambda: stream([("insert", [0])])),
+        Boundary("decode an indicator of the universe's length", "shape", lambda: decode([1.0, 0.0]),
+                 lambda: decode([1.0, 0.0, 0.0])),
+        Boundary("brute force at most 30 elements", "elements", lambda: brute(30), lambda: brute(31)),
+        # the dynamic algorithm
+        Boundary("ε < 1", "eps", lambda: DynamicMatchoid(eps=below_one), lambda: DynamicMatchoid(eps=1.0)),
+        Boundary("ε > 0", "eps", lambda: maximizer(eps=5e-324), lambda: maximizer(eps=0.0)),
+        Boundary("ε a real number", "eps", lambda: maximizer(eps=np.float32(0.5)),
+                 lambda: maximizer(eps="0.5")),
+        Boundary("ε not a bool", "eps", lambda: DynamicMatchoid(eps=0.5), lambda: DynamicMatchoid(eps=True)),
+        Boundary("seed >= 0", "seed", lambda: maximizer(seed=0), lambda: maximizer(seed=-1)),
+        Boundary("seed < 2**64", "seed", lambda: maximizer(seed=2**64 - 1), lambda: maximizer(seed=2**64)),
+        Boundary("seed an int or None", "seed", lambda: maximizer(seed=None), lambda: maximizer(seed=1.0)),
+        Boundary("MAX > 0", "max_value", lambda: DynamicMatchoid(max_value=5e-324),
+                 lambda: DynamicMatchoid(max_value=0.0)),
+        Boundary("MAX finite", "max_value", lambda: maximizer(max_value=1e308),
+                 lambda: maximizer(max_value=math.inf)),
+        Boundary("MAX a real number", "max_value", lambda: maximizer(max_value=2),
+                 lambda: maximizer(max_value=True)),
+        Boundary("MAX bounds every f({e})", "max_value", lambda: inserted(len, 0, max_value=1.0),
+                 lambda: inserted(lambda s: (1 + 1e-15) * len(s), 0, max_value=1.0)),
+        Boundary("monotone a bool (algorithm)", "monotone", lambda: DynamicMatchoid(monotone=True),
+                 lambda: DynamicMatchoid(monotone=1)),
+        Boundary("monotone a bool (maximizer)", "monotone", lambda: maximizer(monotone=True),
+                 lambda: maximizer(monotone=1)),
+        Boundary("MAX guess parallel or current", "max_guess", lambda: DynamicMatchoid(max_guess="current"),
+                 lambda: DynamicMatchoid(max_guess="serial")),
+        Boundary("p an int >= 1", "p", lambda: sampling_parameters(1), lambda: sampling_parameters(0)),
+        Boundary("p an int", "p", lambda: sampling_parameters(np.int64(2)), lambda: sampling_parameters(2.0)),
+        Boundary("p not a bool", "p", lambda: sampling_parameters(1), lambda: sampling_parameters(True)),
+        Boundary("an inserted element lies in a matroid", "no matroid", lambda: inserted(len, 2),
+                 lambda: inserted(len, 3)),
+        Boundary("an inserted element hashable", "hashable", lambda: inserted(len, 0),
+                 lambda: inserted(len, [0])),
+        Boundary("a deleted element present", "absent", lambda: deleted(0), lambda: deleted(1)),
+    ]
+
+
+def _check_assumptions(ctx: Context, *, shifted: bool) -> Outcome:
+    return boundary_outcome(_assumption_cases(), shifted=shifted)
+
+
+register(Claim(
+    id=f"{PAPER}.assumptions", paper=PAPER, origin=Origin.IMPLEMENTATION, covers=(),
+    source=f"the setting of Theorem 1.1 and Proposition 1.3: f >= 0 submodular, matroid constraints, "
+           f"0 < ε < 1, a consistent update stream ({SOURCE})",
+    deviation="An implementation check, not a result: the package's constructors and public functions "
+              "accept exactly the instances the theorems cover (the paper's Theorem 1.1 allows ε = 1; we "
+              "follow the issue tracker and require ε < 1, see the note).",
+    statement="Each documented input condition of the family (matroid ranks and capacities ints >= 0 or "
+              ">= 1, partition parts all capacitated, graphic edges pairs, laminar sets nested or disjoint, "
+              "a matchoid of >= 1 matroids covering some element with rank >= 1; cut, facility, coverage and "
+              "log-det data non-negative / PSD; set functions' elements ints in [0, n); f(S) finite and "
+              ">= 0; "
+              "distinct elements; a consistent stream of insert/delete pairs; brute force on <= 30 elements; "
+              "0 < ε < 1, seed in [0, 2**64), 0 < MAX < ∞ bounding every f({e}), p an int >= 1; an inserted "
+              "element absent, hashable and in some matroid) is enforced at its boundary: the value just "
+              "inside is accepted, the value just outside (one unit, one float step or 1e-12 past it) is "
+              "refused with a ValueError or TypeError naming the argument.",
+    kind=Kind.PROPERTY,
+    check=lambda ctx: _check_assumptions(ctx, shifted=False),
+    control=lambda ctx: _check_assumptions(ctx, shifted=True),
+    control_description="every boundary claimed one step inward (the value just inside stated as outside): "
+                        "those values are accepted, so the same check must fail.",
+    budget_s=10.0,
+))
+
+
+# ---- the reference oracles against their definitions ---------------------------------------------
+def _defined_independent(matroid, subset: frozenset) -> bool:
+    """Independence by the textbook definition of each matroid class, written here independently."""
+    if isinstance(matroid, UniformMatroid):
+        return len(subset) <= matroid.k
+    if isinstance(matroid, PartitionMatroid):
+        return all(sum(matroid.part_of[e] == part for e in subset) <= cap
+                   for part, cap in matroid.capacity.items())
+    if isinstance(matroid, LaminarMatroid):
+        return all(len(subset & members) <= cap for members, cap in zip(matroid.sets, matroid.capacities))
+    if isinstance(matroid, GraphicMatroid):  # a forest: each edge joins two different components
+        components: list[set] = []
+        for element in subset:
+            u, v = matroid.endpoints[element]
+            cu = next((c for c in components if u in c), {u})
+            cv = next((c for c in components if v in c), {v})
+            if cu is cv or u == v:
+                return False
+            components = [c for c in components if c is not cu and c is not cv] + [cu | cv]
+        return True
+    raise TypeError(f"no definition for {type(matroid).__name__}")
+
+
+def _reference_matroids(seed: int) -> list:
+    """The matroids of the stream claims (their _small_instance constraints) and random ones of each class."""
+    rng = np.random.default_rng([seed, 11])
+    found = [m for p in (1, 2, 3) for s in (seed, seed + 1) for m in _small_instance(p, s)[1].matroids]
+    parts = {e: int(rng.integers(3)) for e in range(N_SMALL)}
+    found.append(PartitionMatroid(parts, {part: int(rng.integers(0, 3)) for part in set(parts.values())}))
+    # capacities above their part's size (slack parts count their size in the rank), and a zero capacity
+    found.append(PartitionMatroid({e: e % 4 for e in range(6)}, {0: 1, 1: 3, 2: 0, 3: 2}))
+    vertices = int(rng.integers(3, 6))   # a multigraph: parallel edges and self-loops included
+    found.append(GraphicMatroid({e: (int(rng.integers(vertices)), int(rng.integers(vertices)))
+                                 for e in range(N_SMALL)}))
+    found.append(LaminarMatroid([set(range(N_SMALL)), set(range(6)), {6, 7, 8}, {0, 1, 2}],
+                                [int(c) for c in rng.integers(0, 4, size=4)]))
+    found.append(UniformMatroid(int(rng.integers(1, 5)), ground=range(N_SMALL)))
+    return found
+
+
+def _check_references(ctx: Context) -> Outcome:
+    """Each matroid's is_independent and rank, the matchoid's, the counter's can_add and BruteForce's OPT,
+    count and budget against enumeration of every subset."""
+    subsets = [frozenset(s) for r in range(N_SMALL + 1) for s in itertools.combinations(range(N_SMALL), r)]
+    wrong: list[str] = []
+    draws = ctx.pick(1, 10)
+    checked = {"matroids": 0, "subsets": 0, "brute_force": 0}
+    for draw in range(draws):
+        seed = ctx.seed * 1000 + draw
+        for matroid in _reference_matroids(seed):
+            ground = subsets if matroid.ground is None else [s for s in subsets if s <= matroid.ground]
+            defined = {s: _defined_independent(matroid, s) for s in ground}
+            independent = [s for s in ground if defined[s]]
+            bad = [s for s in ground if matroid.is_independent(s) != defined[s]]
+            if bad:
+                wrong.append(f"{matroid!r}: is_independent({sorted(bad[0])}) disagrees with the definition")
+            rank = max(len(s) for s in independent)
+            if matroid.ground is not None and matroid.rank != rank:
+                wrong.append(f"{matroid!r}: rank {matroid.rank}, the largest independent set has {rank}")
+            checked["matroids"] += 1
+            checked["subsets"] += len(ground)
+        for p in (1, 2, 3):
+            f, matchoid = _small_instance(p, seed)
+            oracle = oracle_module.CountingOracle(f, matchoid)
+            independent = [s for s in subsets if all(
+                _defined_independent(m, s if m.ground is None else s & m.ground) for m in matchoid.matroids)]
+            chosen = set(independent)
+            if any(matchoid.is_independent(s) != (s in chosen) for s in subsets):
+                wrong.append(f"p = {p}: Matchoid.is_independent disagrees with its matroids")
+            for s in independent[:: max(1, len(independent) // 40)]:
+                for e in range(N_SMALL):
+                    if e not in s and oracle.can_add(s, e) != ((s | {e}) in chosen):
+                        wrong.append(f"p = {p}: can_add({sorted(s)}, {e}) is {(s | {e}) not in chosen}")
+                        break
+            # BruteForce on the first 8 elements: OPT, the set, the number of sets it evaluates, its budget
+            elements = list(range(8))
+            mine = [s for s in independent if s <= frozenset(elements)]
+            opt = max(f(s) for s in mine)
+            problem = MatchoidMaximization(f, matchoid, elements)
+            sol = solve(problem, BruteForce())
+            found = problem.decode(sol.x)
+            # 1e-12 relative: OPT here and sol.value are f of the same set, equal up to summation order
+            if not (sol.retcode.name == "Success" and found in chosen and sol.value == f(found)
+                    and abs(sol.value - opt) <= 1e-12 * max(1.0, opt)):
+                wrong.append(f"p = {p}: BruteForce gave {sorted(found)} of value {sol.value!r} "
+                             f"({sol.retcode.name}); OPT = {opt!r}")
+            if sol.stats.iterations != len(mine) or sol.stats.f_calls != len(mine):
+                wrong.append(f"p = {p}: BruteForce evaluated {sol.stats.iterations} sets "
+                             f"({sol.stats.f_calls} f calls); there are {len(mine)} independent sets")
+            capped = solve(problem, BruteForce(), maxiters=len(mine) - 1)
+            if capped.retcode.name != "MaxIters" or capped.stats.iterations != len(mine) - 1:
+                wrong.append(f"p = {p}: BruteForce with maxiters = {len(mine) - 1}: {capped.retcode.name} "
+                             f"after {capped.stats.iterations} sets")
+            checked["brute_force"] += 1
+    evidence = {**checked, "wrong": wrong[:10]}
+    if wrong:
+        return Outcome("fail", f"{len(wrong)} disagreement(s) with the definitions; first: {wrong[0]}",
+                       evidence)
+    return Outcome("pass", f"{checked['matroids']} matroids on {checked['subsets']} subsets, the matchoids' "
+                           f"independence and can_add, and {checked['brute_force']} brute-force optima, "
+                           "counts and budgets agree with enumeration", evidence)
+
+
+def _control_references(ctx: Context) -> Outcome:
+    def one_too_many(self, subset):
+        """The bug: one element past a part's capacity still passes (each part's count starts one low)."""
+        counts: dict = {}
+        for element in subset:
+            counts[self.part_of[element]] = counts.get(self.part_of[element], -1) + 1
+        return all(count <= self.capacity[part] for part, count in counts.items())
+
+    with patched(PartitionMatroid, "is_independent", one_too_many):
+        return _check_references(ctx)
+
+
+register(Claim(
+    id="dynamic_matchoid.reference_oracles", paper=PAPER, origin=Origin.IMPLEMENTATION, covers=(),
+    source=f"the model of Section 3 (matroid independence oracles, a p-matchoid, OPT_t over independent "
+           f"sets) that every other claim's instances and brute-force OPT rest on ({SOURCE})",
+    deviation="An implementation check, not a result: the other claims judge the algorithm with these "
+              "oracles, so a wrong oracle would make them agree with a wrong algorithm.",
+    statement="On every subset of 10 elements, the uniform, partition, laminar and graphic matroids of the "
+              "stream claims' instances and random ones of each class (multigraphs with loops and parallel "
+              "edges included) answer is_independent as their definitions, and their rank is the size of "
+              "their largest independent set; each p = 1, 2, 3 matchoid is independent exactly where every "
+              "matroid is, its counter's can_add(S, e) is the independence of S + e, and BruteForce on 8 "
+              "elements returns an independent set of value OPT (enumerated here), evaluates exactly one "
+              "f per independent set, and stops with MaxIters after maxiters sets; 1 draw (full: 10).",
+    kind=Kind.PROPERTY, check=_check_references, control=_control_references,
+    control_description="A partition matroid that passes a set one element past a part's capacity (the "
+                        "count started one too low): it disagrees with the definition, so the check must "
+                        "fail.",
     budget_s=20.0,
 ))
