@@ -1094,7 +1094,31 @@ def _exponent_decision(cells: list[dict], configs, hardness: str, claimed_dimens
     return status, summary, fits, claimed
 
 
+#: (gap c, n qubits) with c > 1/d²: Theorem 4.1's m = ⌈1/√c⌉ is 2, 2, 3, 4, 5, 10 (1/√(1/9) is 3 up to
+#: round-off, the ceiling must not round it up to 4)
+_GAP_RULE_CASES = ((0.5, 1), (0.27, 2), (1 / 9, 2), (0.1, 2), (0.05, 3), (0.01, 4))
+
+
+def _gap_rule_faults() -> list[str]:
+    """IncoherentSR(gap=c) must measure ⌈1/√c⌉ copies per Haar basis (Theorem 4.1's m; the exponent
+    cells only use c = 1/2, where m = 2 is also the floor), read from the runs' own accounting."""
+    faults = []
+    for gap, n_qubits in _GAP_RULE_CASES:
+        problem = _instance(n_qubits, 2, 1.0, 0.5, 200)
+        sol = solve(problem, IncoherentSR(gap=gap), seed=0)
+        expected = max(2, math.ceil(round(1 / math.sqrt(gap), 9)))
+        used = sol.stats.copies / max(sol.stats.settings, 1)
+        if sol.stats.settings == 0 or used != expected:
+            faults.append(f"gap {gap:.4g}, n={n_qubits}: {used:g} copies per basis, Theorem 4.1's "
+                          f"⌈1/√c⌉ = {expected}")
+    return faults
+
+
 def _incoherent_check(ctx: Context, claimed_dimension_exponent: float) -> Outcome:
+    rule_faults = _gap_rule_faults()
+    if rule_faults:
+        return Outcome("fail", f"IncoherentSR does not use Theorem 4.1's m = ⌈1/√c⌉: {rule_faults[0]}",
+                       {"gap_rule_faults": rule_faults})
     cells, configs = _incoherent_data(ctx.seed, ctx.profile)
     cells = [dict(c) for c in cells]
     # the 2ⁿ fit must contain −1 itself (the finite-d prediction _FINITE_D_EXPONENT lies inside it too,
@@ -1128,7 +1152,9 @@ register(Claim(
               "against H₁/loḡ(K) is <= 1 (upper end of the interval); and at K = 2 (n = 1, 2, 3) every "
               "measured error count lies in the 99.9 % binomial interval of the P_err that the per-basis "
               "collision law (Haar average, conditionally independent Bernoulli collisions) predicts for "
-              "one phase of ⌊⌈(N − 2)/2⌉/2⌋ shared bases with a fair tie-break",
+              "one phase of ⌊⌈(N − 2)/2⌉/2⌋ shared bases with a fair tie-break; and IncoherentSR(gap=c) "
+              "measures m = ⌈1/√c⌉ copies per basis at c = 1/2, 0.27, 1/9, 0.1, 0.05, 0.01 (m = 2, 2, 3, 4, "
+              "5, 10)",
     kind=Kind.RATE,
     check=lambda ctx: _incoherent_check(ctx, -1.0),
     control=lambda ctx: _incoherent_check(ctx, 0.0),
@@ -1755,10 +1781,135 @@ def _domain_cases() -> list[tuple[str, object, bool, tuple[type, str] | None]]:
     ]
 
 
+def _guard_cases() -> list[tuple[str, object, bool, tuple[type, str] | None]]:
+    """Each guard of the model probed with exactly one of its conditions violated (so a guard whose
+    conditions are joined by ``and`` instead of ``or`` lets it through), and its numeric bounds on
+    both sides (the documented ends: MAX_QUBITS, the seed range, the 1e-12 purity allowance)."""
+    from algorithms.quantum import (
+        CoherentSR,
+        PurestStateProblem,
+        as_density_matrix,
+        collision_statistic,
+        copies_per_basis_for,
+        cross_correlation_purity,
+        hardness_h1,
+        partial_trace,
+        purity_from_collisions,
+        random_state,
+        sample_counts,
+        swap_test_acceptance,
+    )
+    from algorithms.quantum.states import MAX_QUBITS
+
+    mixed, pure = np.eye(2) / 2, np.diag([1.0, 0.0])
+    upper, lower = 1.0 + 1.5e-12, 0.25 - 1.5e-12  # 1.5x the documented allowance past each end
+
+    def coherent(copies: int):
+        return solve(PurestStateProblem([mixed, pure], copies=copies), CoherentSR(), seed=0)
+
+    return [
+        # numeric bounds, both sides
+        (f"n_qubits = MAX_QUBITS = {MAX_QUBITS}", lambda: random_state(MAX_QUBITS, seed=0), True, None),
+        ("n_qubits = MAX_QUBITS + 1", lambda: random_state(MAX_QUBITS + 1, seed=0), False,
+         (ValueError, "n_qubits")),
+        ("seed 2**64 − 1", lambda: random_state(1, seed=2**64 - 1), True, None),
+        ("seed 2**64", lambda: random_state(1, seed=2**64), False, (ValueError, "seed")),
+        ("seed −1", lambda: random_state(1, seed=-1), False, (ValueError, "seed")),
+        ("random_state at purity 1 + 1e-12 (the documented round-off allowance)",
+         lambda: random_state(2, purity=1.0 + 1e-12, seed=0), True, None),
+        ("random_state at purity 1/2ⁿ − 1e-12", lambda: random_state(2, purity=0.25 - 1e-12, seed=0), True,
+         None),
+        ("random_state at purity 1 + 1.5e-12", lambda: random_state(2, purity=upper, seed=0), False,
+         (ValueError, "purity")),
+        ("random_state at purity 1/2ⁿ − 1.5e-12", lambda: random_state(2, purity=lower, seed=0), False,
+         (ValueError, "purity")),
+        ("rank = 2ⁿ", lambda: random_state(2, rank=4, seed=0), True, None),
+        ("rank = 2ⁿ + 1", lambda: random_state(2, rank=5, seed=0), False, (ValueError, "rank")),
+        ("rank = 0", lambda: random_state(2, rank=0, seed=0), False, (ValueError, "rank")),
+        ("a single outcome of probability 1", lambda: sample_counts(np.array([1.0]), 3), True, None),
+        ("two shots per row", lambda: collision_statistic(np.array([[2, 0], [1, 1]])), True, None),
+        ("one shot per row", lambda: collision_statistic(np.array([[1, 0], [0, 1]])), False,
+         (ValueError, "counts")),
+        ("copies = 2K for CoherentSR", lambda: coherent(4), True, None),
+        ("copies = 2K − 1 for CoherentSR", lambda: coherent(3), False, (ValueError, "copies")),
+        ("dim = 2 for the collision m", lambda: copies_per_basis_for(2), True, None),
+        ("dim = 1 for the collision m", lambda: copies_per_basis_for(1), False, (ValueError, "dim")),
+        ("gap = 1", lambda: copies_per_basis_for(4, gap=1.0), True, None),
+        ("gap = 0", lambda: copies_per_basis_for(4, gap=0.0), False, (ValueError, "gap")),
+        ("gap = 1.01", lambda: copies_per_basis_for(4, gap=1.01), False, (ValueError, "gap")),
+        # one condition of a guard violated, the others met
+        ("n_qubits = 2.0 (a float)", lambda: random_state(2.0, seed=0), False, (TypeError, "n_qubits")),
+        ("n_qubits = True", lambda: random_state(True, seed=0), False, (TypeError, "n_qubits")),
+        ("seed = 1.0 (a float)", lambda: random_state(1, seed=1.0), False, (TypeError, "seed")),
+        ("seed = True", lambda: random_state(1, seed=True), False, (TypeError, "seed")),
+        ("purity = True", lambda: random_state(1, purity=True, seed=0), False, (TypeError, "purity")),
+        ("rank = 2.0 (a float)", lambda: random_state(2, rank=2.0, seed=0), False, (TypeError, "rank")),
+        ("purity and rank together", lambda: random_state(2, purity=0.5, rank=2, seed=0), False,
+         (ValueError, "purity")),
+        ("counts with a negative entry", lambda: collision_statistic(np.array([[3, -1]])), False,
+         (ValueError, "counts")),
+        ("counts of float dtype", lambda: collision_statistic(np.array([[1.0, 1.0]])), False,
+         (ValueError, "counts")),
+        ("counts of three axes", lambda: collision_statistic(np.ones((1, 1, 2), dtype=int)), False,
+         (ValueError, "counts")),
+        ("rows with different shot numbers", lambda: collision_statistic(np.array([[2, 0], [2, 1]])), False,
+         (ValueError, "counts")),
+        ("counts of 3 columns for one qubit", lambda: cross_correlation_purity(np.array([[1, 1, 0]]), 1),
+         False, (ValueError, "counts")),
+        ("per_setting = 1", lambda: cross_correlation_purity(np.array([[1, 1]]), 1, per_setting=1), False,
+         (TypeError, "per_setting")),
+        ("a NaN mean statistic", lambda: purity_from_collisions(float("nan"), 2, 2), False,
+         (ValueError, "mean_statistic")),
+        ("dim = True for the collision m", lambda: copies_per_basis_for(True), False, (ValueError, "dim")),
+        ("dim = 4.0 for the collision m", lambda: copies_per_basis_for(4.0), False, (ValueError, "dim")),
+        ("gap = True", lambda: copies_per_basis_for(4, gap=True), False, (TypeError, "gap")),
+        ("copies_per_basis = 2.0", lambda: copies_per_basis_for(4, 2.0), False,
+         (TypeError, "copies_per_basis")),
+        ("copies = True", lambda: PurestStateProblem([mixed, pure], copies=True), False,
+         (TypeError, "copies")),
+        ("one state", lambda: PurestStateProblem([mixed], copies=2), False, (ValueError, "states")),
+        ("states of different sizes", lambda: PurestStateProblem([mixed, np.eye(4) / 4], copies=2), False,
+         (ValueError, "states")),
+        ("states = None", lambda: PurestStateProblem(None, copies=2), False, (TypeError, "states")),
+        ("states given as a string", lambda: PurestStateProblem("ab", copies=2), False,
+         (TypeError, "states")),
+        ("is_correct(K)", lambda: PurestStateProblem([mixed, pure], copies=2).is_correct(2), False,
+         (ValueError, "index")),
+        ("complex purities", lambda: hardness_h1(np.array([1.0, 0.5j])), False, (TypeError, "purities")),
+        ("one purity", lambda: hardness_h1([0.5]), False, (ValueError, "purities")),
+        ("a zero purity", lambda: hardness_h1([0.5, 0.0]), False, (ValueError, "purities")),
+        ("a NaN purity", lambda: hardness_h1([0.5, float("nan")]), False, (ValueError, "purities")),
+        ("rho = None", lambda: as_density_matrix(None), False, (TypeError, "rho")),
+        ("a boolean matrix", lambda: as_density_matrix(np.eye(2, dtype=bool)), False, (TypeError, "rho")),
+        ("a 2 × 4 matrix", lambda: as_density_matrix(np.ones((2, 4)) / 4), False, (ValueError, "rho")),
+        ("a 1 × 1 matrix", lambda: as_density_matrix(np.ones((1, 1))), False, (ValueError, "rho")),
+        ("a NaN entry", lambda: as_density_matrix(np.array([[np.nan, 0.0], [0.0, 0.5]])), False,
+         (ValueError, "rho")),
+        ("a non-Hermitian matrix", lambda: as_density_matrix(np.array([[0.5, 0.1], [0.0, 0.5]])), False,
+         (ValueError, "Hermitian")),
+        ("a negative eigenvalue", lambda: as_density_matrix(np.diag([1.1, -0.1])), False,
+         (ValueError, "positive semidefinite")),
+        ("trace 1.1", lambda: as_density_matrix(np.diag([0.6, 0.5])), False, (ValueError, "trace")),
+        ("atol = True", lambda: as_density_matrix(mixed, atol=True), False, (ValueError, "atol")),
+        ("partial_trace keeping no qubit", lambda: partial_trace(mixed, keep=()), False,
+         (ValueError, "keep")),
+        ("partial_trace keep = 0 (not a sequence)", lambda: partial_trace(mixed, keep=0), False,
+         (TypeError, "keep")),
+        ("probabilities of three axes", lambda: sample_counts(np.ones((1, 1, 2)) / 2, 3), False,
+         (ValueError, "probabilities")),
+        ("a NaN probability", lambda: sample_counts(np.array([np.nan, 0.5]), 3), False,
+         (ValueError, "probabilities")),
+        ("swap test on states of different sizes", lambda: swap_test_acceptance(mixed, np.eye(4) / 4), False,
+         (ValueError, "sigma")),
+        ("swap test on 6 qubits", lambda: swap_test_acceptance(np.eye(64) / 64, np.eye(64) / 64), False,
+         (ValueError, "qubits")),
+    ]
+
+
 def _check_domains(ctx: Context, *, open_ends: bool) -> Outcome:
     """Every case accepted or refused as its domain says; ``open_ends`` (the control) expects the
     closed ends refused too."""
-    return domain_outcome(_domain_cases(), open_ends=open_ends)
+    return domain_outcome([*_domain_cases(), *_guard_cases()], open_ends=open_ends)
 
 
 register(Claim(
@@ -1773,7 +1924,13 @@ register(Claim(
               "index 0, one qubit, zero shots, empty batches of unitaries) and refuse inputs just outside "
               "with a ValueError or TypeError naming the argument (purity 1.01 or below 1/2ⁿ, "
               "copies_per_basis = 1, qubit index n, copies 2.5 or K − 1, atol = 0, a 3 × 3 matrix, a basis "
-              "1e-3 from unitary or of the wrong size, probabilities summing to 0.9 or negative): 22 cases",
+              "1e-3 from unitary or of the wrong size, probabilities summing to 0.9 or negative); and every "
+              "guard probed with exactly one of its conditions violated and its numeric bounds on both sides "
+              "(n_qubits MAX_QUBITS vs + 1, seed 2**64 − 1 vs 2**64, random_state's purity allowance "
+              "1e-12 vs 1.5e-12 past either end, rank 2ⁿ vs 2ⁿ + 1, two vs one shot per row, copies 2K vs "
+              "2K − 1 for CoherentSR, gap 1 vs 0 and 1.01; a float or bool where an int is documented, "
+              "negative, float-typed or 3-axis counts, unequal shots per row, NaN entries, non-Hermitian, "
+              "indefinite or trace-1.1 matrices, ...): 87 cases",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_domains(ctx, open_ends=False),
     control=lambda ctx: _check_domains(ctx, open_ends=True),

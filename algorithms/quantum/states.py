@@ -154,8 +154,9 @@ def random_state(n_qubits: int, purity: float | None = None, rank: int | None = 
     """A random density matrix of ``n_qubits`` qubits.
 
     * ``purity`` given: the depolarized Haar-random pure state ρ = α|ψ⟩⟨ψ| + (1 − α) I/d with
-      α = √((dP − 1)/(d − 1)), whose purity is exactly P (P ∈ [1/d, 1]); this is the family of
-      the paper's lower-bound construction (Problem 5.4).
+      α = √((dP − 1)/(d − 1)), whose purity is exactly P (P ∈ [1/d, 1], each end extended by 1e-12
+      for float round-off; further out is a ValueError); this is the family of the paper's
+      lower-bound construction (Problem 5.4).
     * ``rank`` given: a Hilbert–Schmidt random state GG†/Tr(GG†), G a d × rank complex Ginibre
       matrix.
     * neither: a Haar-random pure state. Both at once is an error.
