@@ -2746,6 +2746,12 @@ def _per_unit_rules_missed() -> tuple[str | None, int]:
     return None, checked
 
 
+class _RegularizedDense(KKTFactor):
+    """KKTFactor with its dense least-squares route switched to the regularized LDLᵀ at every size."""
+
+    DENSE_PINV_MAX = 0
+
+
 def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) -> Outcome:
     sabotage = patched(KKTFactor, "SINGULAR_RATIO", singular_ratio) if singular_ratio else nullcontext()
     checked = 0
@@ -2797,6 +2803,47 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
             if not factor.singular or factor.lstsq_method != method:
                 return Outcome("fail", f"KKTFactor on a {label}: singular {factor.singular}, least squares "
                                        f"by {factor.lstsq_method!r}; documented: singular, by {method!r}",
+                               {"case": label})
+            checked += 1
+        # ... and those routes solve a consistent singular K: an active row given twice (C = [e₀; e₀]) with
+        # P = I, dense (the regularized LDLᵀ, taken on a small K by a subclass with DENSE_PINV_MAX = 0: a K of
+        # size 1002 took 10 s under load) and sparse n = 50 (the regularized LU). The refinement contracts
+        # the error by δ/(|λ| + δ) ≈ 1e-8 a step on K's nonzero eigenvalues (|λ| >= ~0.6 here): 1e-12
+        # relative is far above its round-off and far below an unrefined or wrong solve
+        for label, n_reg, sparse_reg in (("dense n = 6, DENSE_PINV_MAX = 0", 6, False),
+                                         ("sparse n = 50", 50, True)):
+            C = np.zeros((2, n_reg))
+            C[:, 0] = 1.0
+            factor = (KKTFactor(sp.identity(n_reg, format="csc"), sp.csr_matrix(C)) if sparse_reg
+                      else _RegularizedDense(np.eye(n_reg), C))
+            rhs = factor.matvec(np.random.default_rng(n_reg).standard_normal(factor.size))
+            zeta = factor.solve(rhs)
+            relative = float(np.max(np.abs(factor.matvec(zeta) - rhs)) / (1.0 + np.max(np.abs(rhs))))
+            if not (factor.singular and factor.lstsq_method == "regularized" and relative <= 1e-12):
+                return Outcome("fail", f"KKTFactor with a row given twice, {label}: singular "
+                                       f"{factor.singular}, least squares by {factor.lstsq_method!r}, "
+                                       f"relative residual {relative:.3g} on a consistent right-hand "
+                                       "side (documented: the regularized factorization, refined against "
+                                       "K)", {"case": label})
+            checked += 1
+        # backend='auto' records its choice, and falls back to AUTO_FALLBACK's first installed backend when
+        # the choice returns no answer (a stand-in for daqp that fails), with a warning naming the failure
+        auto_qp = QP(P=np.eye(3), q=np.array([1.0, -2.0, 0.5]), G=np.ones((1, 3)), h=np.array([0.5]))
+        exact_call = dqp_module._call_backend
+
+        def daqp_fails(qp, backend, algorithm, options):
+            return (None, "stand-in: no answer") if backend == "daqp" else exact_call(qp, backend, algorithm,
+                                                                                         options)
+        for label, stand_in, want in (("daqp answering", None, "daqp"), ("daqp failing", daqp_fails,
+                                                                          "clarabel")):
+            with patched(dqp_module, "_call_backend", stand_in) if stand_in else nullcontext():
+                sol = solve(auto_qp, DQP())
+            fell_back = any("fell back" in w for w in sol.warnings)
+            if not (sol.successful and sol.backend == want and sol.stats.backend == want
+                    and fell_back == (stand_in is not None)):
+                return Outcome("fail", f"backend='auto' with {label}: {sol.retcode.value} by {sol.backend!r} "
+                                       f"(stats {sol.stats.backend!r}), warnings {sol.warnings}; documented: "
+                                       f"Success by {want!r}, a fallback warning iff the choice failed",
                                {"case": label})
             checked += 1
         for label, qp, installed, backend in _auto_cases():
@@ -2922,33 +2969,35 @@ register(Claim(
               "0.2]) makes it degenerate with a 'weakly active' warning, one with 2e-5 does not, and with "
               "the largest other multiplier 1000 the band is relative (5e-3 flagged, 1.5e-2 not) (daqp, "
               "planted QPs). A sparse [[d, 1], [1, d]] is accepted for d = 2 and rejected for d = 0.5 and 0"
-              " (no diagonal entries stored). A singular K is solved by pinv when dense up to size 1000 "
-              "and by a refined regularized LDLᵀ above (size 1001), by a refined regularized sparse LU "
-              "when sparse (sizes 4000 and 4001). The rules of "
-              "eps_active are "
-              "inclusive (daqp, a QP with exact numbers): a row whose slack equals eps_active is active, "
-              "one with eps_active one ulp below it is not; an active row whose multiplier equals "
-              "eps_active·max(1, max mu) is weakly active, one ulp below is not; a zero row's slack is h_i "
-              "(norm 1), active at h_i = eps_active/2 and not at 3·eps_active/2. In a real solve each "
-              "backend receives the documented tolerances (osqp 1e-6, scs 1e-7, proxqp, piqp and clarabel "
-              "1e-9, or tol when given), osqp its own polish and proxqp its duality-gap test. The polish "
-              "(daqp, P = I, q = (q1, 0), x1 <= 0, x2 <= 100) is accepted iff the active row's polished "
-              "multiplier mu has -mu <= POLISH_TOL = 1e-7 (inclusive: accepted at q1 = 1e-7, rejected one "
-              "ulp above; with refine_active the rejected row is dropped from the active set); the 'nearly "
-              "active' band is slack <= 100·eps_active, inclusive (flagged at slack 100 with eps_active = "
-              "1, not one ulp above); a point is accepted iff its largest KKT residual <= kkt_tol "
-              "(inclusive: the polished point at its measured residual; one ulp below, the backend's own "
-              "point instead; an unpolished osqp point Success at its residual, Failure one ulp below). The "
-              "diagnosis of a failed solve calls a QP"
-              " Unbounded iff its recession LP over |d|∞ <= 1 has value < -1e-9·max(1, |q|∞) (strict: not "
-              "at 0.75 and 1 times that threshold, Unbounded at 1.5 times, for q1 = 0 and 1000), and its "
-              "consistency test is relative to 1 + |rhs|∞ (planted QPs with P and q scaled by 1e9 are "
-              "solved without an 'inconsistent' warning) with threshold 1e-8 (the equality rows x1 = c "
-              "and x1 = c + delta, c = 1 and 0.01, relative least-squares residual 0.5e-8: no "
-              "'inconsistent' warning; 1.5e-8: one). Per unit row norm (a backend stand-in answering an "
-              "interior point, so J = ∅): with refine_active the row most violated per unit norm is added "
-              "first, one step whatever the rows' scales (4 scalings), and a polished point violating a row "
-              "by 1e-8 per unit norm (1e-6 raw at scale 100) is accepted.",
+              " (no diagonal entries stored). A singular K is solved by pinv when dense up to size 1000 and"
+              " by a refined regularized LDLᵀ above (size 1001), by a refined regularized sparse LU when "
+              "sparse (sizes 4000 and 4001); with an active row given twice (P = I, dense n = 6 with "
+              "DENSE_PINV_MAX lowered to 0, and sparse n = 50) those regularized routes solve a consistent "
+              "right-hand side to 1e-12 relative. backend='auto' on a small dense QP is Success by daqp "
+              "with no fallback warning, and with daqp returning no answer falls back to clarabel (Success)"
+              " with a warning. The rules of eps_active are inclusive (daqp, a QP with exact numbers): a "
+              "row whose slack equals eps_active is active, one with eps_active one ulp below it is not; an"
+              " active row whose multiplier equals eps_active·max(1, max mu) is weakly active, one ulp "
+              "below is not; a zero row's slack is h_i (norm 1), active at h_i = eps_active/2 and not at "
+              "3·eps_active/2. In a real solve each backend receives the documented tolerances (osqp 1e-6, "
+              "scs 1e-7, proxqp, piqp and clarabel 1e-9, or tol when given), osqp its own polish and proxqp"
+              " its duality-gap test. The polish (daqp, P = I, q = (q1, 0), x1 <= 0, x2 <= 100) is accepted"
+              " iff the active row's polished multiplier mu has -mu <= POLISH_TOL = 1e-7 (inclusive: "
+              "accepted at q1 = 1e-7, rejected one ulp above; with refine_active the rejected row is "
+              "dropped from the active set); the 'nearly active' band is slack <= 100·eps_active, inclusive"
+              " (flagged at slack 100 with eps_active = 1, not one ulp above); a point is accepted iff its "
+              "largest KKT residual <= kkt_tol (inclusive: the polished point at its measured residual; one"
+              " ulp below, the backend's own point instead; an unpolished osqp point Success at its "
+              "residual, Failure one ulp below). The diagnosis of a failed solve calls a QP Unbounded iff "
+              "its recession LP over |d|∞ <= 1 has value < -1e-9·max(1, |q|∞) (strict: not at 0.75 and 1 "
+              "times that threshold, Unbounded at 1.5 times, for q1 = 0 and 1000), and its consistency test"
+              " is relative to 1 + |rhs|∞ (planted QPs with P and q scaled by 1e9 are solved without an "
+              "'inconsistent' warning) with threshold 1e-8 (the equality rows x1 = c and x1 = c + delta, c "
+              "= 1 and 0.01, relative least-squares residual 0.5e-8: no 'inconsistent' warning; 1.5e-8: "
+              "one). Per unit row norm (a backend stand-in answering an interior point, so J = ∅): with "
+              "refine_active the row most violated per unit norm is added first, one step whatever the "
+              "rows' scales (4 scalings), and a polished point violating a row by 1e-8 per unit norm (1e-6 "
+              "raw at scale 100) is accepted.",
     kind=Kind.NUMERIC,
     check=partial(_check_documented_thresholds, singular_ratio=None),
     control=partial(_check_documented_thresholds, singular_ratio=1e-12),
@@ -3134,6 +3183,169 @@ register(Claim(
                         "by 1e-6 then has its slack read in raw units, is misread as active, and the "
                         "solution "
                         "comes back flagged degenerate with a rejected polish.",
+))
+
+
+# ---------------------------------------------------------------------------- dqp.variable_bounds
+
+
+def _bounded_case(rng: np.random.Generator, kind: str):
+    """A planted QP (n = 6, one equality, five inequalities, two active) with variable bounds and the same
+    QP with the bounds written as rows: ``[G; −I_L; I_U] x ≤ [h; −lb_L; ub_U]``, ``[A; I_F] x = [b; lb_F]``.
+
+    ``kind`` is ``"both"`` (lb and ub given: a fixed variable lb = ub, a bound that cuts x* off, inactive
+    and infinite ones), ``"lb"`` or ``"ub"`` (the other side None: every variable free on it)."""
+    inst = make_qp_instance(int(rng.integers(2**31)), 6, 1, 5, 2)
+    n, x = 6, inst.x
+    lb, ub = np.full(n, -np.inf), np.full(n, np.inf)
+    if kind in ("both", "lb"):
+        lb[[0, 2, 4]] = x[[0, 2, 4]] - (1.0, 0.7, -0.4)  # variable 0 and 2 inactive, 4 cut off (x*_4 too low)
+    if kind in ("both", "ub"):
+        ub[[1, 3, 5]] = x[[1, 3, 5]] + (1.0, -0.4, 0.8)  # variable 3 cut off
+    if kind == "both":
+        lb[5] = ub[5] = x[5] + 0.2  # a fixed variable
+    L = np.flatnonzero(np.isfinite(lb) & (lb != ub))
+    U = np.flatnonzero(np.isfinite(ub) & (lb != ub))
+    F = np.flatnonzero(np.isfinite(lb) & (lb == ub))
+    eye = np.eye(n)
+    bounded = QP(P=inst.P, q=inst.q, G=inst.G, h=inst.h, A=inst.A, b=inst.b,
+                 lb=None if kind == "ub" else lb, ub=None if kind == "lb" else ub)
+    rows = QP(P=inst.P, q=inst.q, G=np.vstack([inst.G, -eye[L], eye[U]]),
+              h=np.concatenate([inst.h, -lb[L], ub[U]]), A=np.vstack([inst.A, eye[F]]),
+              b=np.concatenate([inst.b, lb[F]]))
+    return bounded, rows, (L, U, F)
+
+
+def _independent_absolute(qp: QP, x, y, z, z_box) -> dict[str, float]:
+    """qpbenchmark's absolute residuals from their definitions (qpsolvers' signs: + z_box in stationarity,
+    negative at a lower bound), in another order than :func:`absolute_residuals`."""
+    lb = np.full(qp.n, -np.inf) if qp.lb is None else qp.lb
+    ub = np.full(qp.n, np.inf) if qp.ub is None else qp.ub
+    parts = [0.0, np.abs(qp.A @ x - qp.b).max(), (qp.G @ x - qp.h).max(), (lb - x).max(), (x - ub).max()]
+    dual = np.abs(qp.P @ x + qp.q + qp.A.T @ y + qp.G.T @ z + z_box).max()
+    low, high = np.isfinite(lb), np.isfinite(ub)
+    gap = (qp.h @ z + qp.b @ y + x @ (qp.P @ x) + qp.q @ x + lb[low] @ np.minimum(z_box[low], 0.0)
+           + ub[high] @ np.maximum(z_box[high], 0.0))
+    return {"primal": float(max(parts)), "dual": float(dual), "gap": float(abs(gap))}
+
+
+def _check_variable_bounds(ctx: Context, *, sabotage: bool) -> Outcome:
+    rng = ctx.rng("dqp.variable_bounds")
+    count = ctx.pick(3, 12)
+    worst = 0.0
+    # sabotage for the control: z_box with the opposite sign (the convention of a backend that reports
+    # bound multipliers as non-negative magnitudes)
+    exact = dqp_module._source_duals
+
+    def flipped(source, y_aug, z_aug):
+        y, z, z_box = exact(source, y_aug, z_aug)
+        return y, z, -z_box
+
+    with patched(dqp_module, "_source_duals", flipped) if sabotage else nullcontext():
+        for k in range(count):
+            kind = ("both", "lb", "ub")[k % 3]
+            bounded, rows, (L, U, F) = _bounded_case(rng, kind)
+            m, p = bounded.n_ineq, bounded.n_eq
+            g = rng.standard_normal(bounded.n)
+            for backend in ("quadprog", "clarabel"):
+                sol = solve(bounded, DQP(backend=backend))
+                ref = solve(rows, DQP(backend=backend))
+                where = f"instance {k} ({kind}), {backend}"
+                if not (sol.successful and ref.successful):
+                    return Outcome("fail", f"{where}: {sol.retcode.value} with bounds, {ref.retcode.value} "
+                                           f"with the bounds as rows ({sol.warnings})", {"instance": k})
+                # the rows' multipliers mapped to the bounds: z_box = −z(lower rows) + z(upper rows), a
+                # fixed variable's equality multiplier itself
+                z_box = np.zeros(bounded.n)
+                z_box[L] -= ref.z[m: m + L.size]
+                z_box[U] += ref.z[m + L.size:]
+                z_box[F] = ref.y[p:]
+                active_box = np.zeros(bounded.n, dtype=bool)
+                active_box[L] |= ref.active[m: m + L.size]
+                active_box[U] |= ref.active[m + L.size:]
+                active_box[F] = True
+                grads, ref_grads = sol.vjp(g), ref.vjp(g)
+                lb_grad, ub_grad = np.zeros(bounded.n), np.zeros(bounded.n)
+                lb_grad[L] = -ref_grads["h"][m: m + L.size]
+                ub_grad[U] = ref_grads["h"][m + L.size:]
+                lb_grad[F] = ub_grad[F] = ref_grads["b"][p:]
+                pairs = {"x": (sol.x, ref.x), "y": (sol.y, ref.y[:p]), "z": (sol.z, ref.z[:m]),
+                         "z_box": (sol.z_box, z_box), "∂q": (grads["q"], ref_grads["q"]),
+                         "∂h": (grads["h"], ref_grads["h"][:m]), "∂b": (grads["b"], ref_grads["b"][:p]),
+                         "∂G": (grads["G"], ref_grads["G"][:m]), "∂P": (grads["P"], ref_grads["P"])}
+                if bounded.lb is not None:
+                    pairs["∂lb"] = (grads["lb"], lb_grad)
+                if bounded.ub is not None:
+                    pairs["∂ub"] = (grads["ub"], ub_grad)
+                # the same K_J up to the order of its rows, solved by the same backend and polish: 1e-9
+                # relative covers the round-off of the two factorizations (cond(K_J) ≲ 1e3 here)
+                errors = {name: float(np.abs(np.asarray(a) - b).max() / (1.0 + np.abs(b).max()))
+                          for name, (a, b) in pairs.items()}
+                worst = max(worst, *errors.values())
+                missing = [name for name in ("lb", "ub")
+                           if (getattr(bounded, name) is None) != (grads[name] is None)]
+                if max(errors.values()) > 1e-9 or not np.array_equal(sol.active_box, active_box) or missing:
+                    return Outcome("fail", f"{where}: with bounds vs as rows, relative errors "
+                                           f"{ {n: f'{e:.2g}' for n, e in errors.items()} }, active_box "
+                                           f"{np.flatnonzero(sol.active_box).tolist()} vs "
+                                           f"{np.flatnonzero(active_box).tolist()}, gradients None/present "
+                                           f"wrongly for {missing}", {"instance": k})
+                # the acceptance residuals on the bounded QP: round-off at the solution, and a z_box of the
+                # wrong sign on an active bound is a stationarity and dual violation
+                at_solution = max(kkt_residuals(bounded, sol.x, sol.y, sol.z, sol.z_box).values())
+                wrong = max(kkt_residuals(bounded, sol.x, sol.y, sol.z, -sol.z_box).values())
+                if not (at_solution <= 1e-8 and wrong >= 1e-3):
+                    return Outcome("fail", f"{where}: kkt_residuals {at_solution:.2g} at the solution and "
+                                           f"{wrong:.2g} with z_box's sign flipped (documented: round-off, "
+                                           "and a violation of the size of the multipliers)", {"instance": k})
+            # qpbenchmark's absolute residuals at the solution and at perturbed points (where the gap's and
+            # the residuals' terms no longer cancel), against their definitions; 1e-12 relative to the
+            # largest term is summation-order round-off
+            points = [(sol.x, sol.y, sol.z, sol.z_box)]
+            points += [(sol.x + rng.normal(0, 0.3, bounded.n), sol.y + rng.normal(0, 0.3, p),
+                        sol.z + rng.uniform(0, 0.5, m), sol.z_box + rng.normal(0, 0.3, bounded.n))
+                       for _ in range(2)]
+            for point in points:
+                got = dqp_module.absolute_residuals(bounded, *point)
+                want = _independent_absolute(bounded, *point)
+                scale = 1.0 + max(np.abs(np.concatenate([np.ravel(v) for v in point])).max(),
+                                  np.abs(bounded.h).max(), np.abs(bounded.q).max()) ** 2
+                diff = max(abs(got[key] - want[key]) for key in want) / scale
+                worst = max(worst, diff)
+                if set(got) != set(want) or diff > 1e-12:
+                    return Outcome("fail", f"instance {k} ({kind}): absolute_residuals {got} vs the "
+                                           f"definitions {want}", {"instance": k})
+    return Outcome("pass", f"on {count} planted QPs with bounds (lb and ub with a fixed variable, lb only, "
+                           "ub only), dQP (quadprog, clarabel) returns the x, y, z, ∂P, ∂q, ∂G, ∂h, ∂b of "
+                           "the QP with the bounds as rows, z_box, active_box and ∂lb, ∂ub mapped from those "
+                           "rows; kkt_residuals is round-off at the solution and rejects z_box's sign "
+                           "flipped; absolute_residuals equals qpbenchmark's definitions",
+                   {"instances": count, "worst_relative_error": figure(worst, digits=2, floor=1e-16)})
+
+
+register(Claim(
+    id="dqp.variable_bounds", paper=PAPER,
+    origin=Origin.IMPLEMENTATION,
+    source=f"the QP of eq. (1) ({ARXIV}) with variable bounds lb <= x <= ub, which are rows of G (our "
+           "documented treatment: QP.with_box_rows; the duals in qpsolvers' layout, z_box); qpbenchmark's "
+           "absolute residuals (absolute_residuals, used by DQP(abs_tol=...))",
+    statement="On planted QPs (n = 6, one equality, five inequalities, two active) with bounds of three "
+              "kinds (lb and ub with a fixed variable lb_i = ub_i, a bound cutting x* off, inactive and "
+              "infinite ones; lb only; ub only), dQP with quadprog and with clarabel returns the x, y, z "
+              "and ∂⟨g, x⟩/∂(P, q, G, h, b) of the same QP with the bounds written as rows [−I_L; I_U] of G"
+              " and the fixed variables as rows I_F of A (1e-9 relative), z_box = −z(lower rows) + z(upper "
+              "rows) with a fixed variable's equality multiplier, active_box the bounds' active rows with "
+              "the fixed variables, ∂lb = −∂h and ∂ub = ∂h of those rows (both ∂b_F at a fixed variable, "
+              "None for an absent side); kkt_residuals with z_box is <= 1e-8 at the solution and >= 1e-3 "
+              "with z_box's sign flipped; absolute_residuals equals qpbenchmark's primal, dual and gap "
+              "definitions (qpsolvers' signs, infinite bounds left out of the gap) to 1e-12 relative, at "
+              "the solution and at two perturbed points.",
+    kind=Kind.NUMERIC,
+    check=partial(_check_variable_bounds, sabotage=False),
+    control=partial(_check_variable_bounds, sabotage=True),
+    control_description="z_box returned with the opposite sign (bound multipliers as non-negative "
+                        "magnitudes): it no longer equals the rows' multipliers mapped in qpsolvers' "
+                        "convention, so the check must fail.",
 ))
 
 

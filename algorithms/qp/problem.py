@@ -239,7 +239,9 @@ class QP(Problem):
         h = np.concatenate(([] if self.h is None else [self.h]) + [-self.lb[L] if L.size else np.zeros(0),
                                                                     self.ub[U] if U.size else np.zeros(0)])
         A = stack(([] if self.A is None else [self.A]) + ([eye[F]] if F.size else []))
-        b = np.concatenate(([] if self.b is None else [self.b]) + [self.lb[F]]) if A is not None else None
+        # lb is None for upper bounds only (then F is empty): the fixed rows' values come from lb only then
+        b = np.concatenate(([] if self.b is None else [self.b]) + ([self.lb[F]] if F.size else [])) \
+            if A is not None else None
         if G is None:
             h = None
         aug = object.__new__(QP)

@@ -126,3 +126,15 @@ def test_fixed_variables_are_equality_rows_with_gradients():
              for s in (1.0, -1.0)]
     assert grads["lb"][2] == pytest.approx((moved[0] - moved[1]) / (2 * eps), abs=1e-6)
     assert grads["lb"][2] == grads["ub"][2]
+
+
+@pytest.mark.parametrize("side", ["lb", "ub"])
+def test_one_sided_bounds_with_equalities(side):
+    # upper bounds only (lb None) with equality rows raised TypeError in QP.with_box_rows (it read lb[F]
+    # for the empty set of fixed variables); found by dqp.variable_bounds, mutation round 9
+    bound = np.array([np.inf, 0.3]) if side == "ub" else np.array([-np.inf, 0.8])
+    qp = QP(P=np.eye(2), q=-np.ones(2), A=np.array([[1.0, 0.0]]), b=np.array([0.5]), **{side: bound})
+    sol = solve(qp, DQP(backend="daqp"))
+    assert sol.retcode is RetCode.Success
+    np.testing.assert_allclose(sol.x, [0.5, 0.3 if side == "ub" else 1.0], atol=1e-12)
+    assert sol.active_box.tolist() == [False, side == "ub"]
