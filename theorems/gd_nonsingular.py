@@ -1957,8 +1957,25 @@ def _per_sample_and_contract_facts(ctx: Context, loss_class: type) -> list[Outco
         _raises(lambda: L.value(batch=[0.5]), TypeError, "a non-integer batch raises TypeError"),
         _raises(lambda: singular_step_sizes(quadratic, zero, rtol=1.5), ValueError,
                 "rtol outside [0, 1) raises ValueError"),
+        # the documented "positive int attribute out_features": 0 outputs is refused up front (TypeError),
+        # not left to fail later on the targets' shape
+        _raises(lambda: EmpiricalLoss(_NoOutputs(), X, Y[:, :0], "mse"), TypeError,
+                "a model with out_features = 0 raises TypeError"),
     ]
     return parts
+
+
+class _NoOutputs(torch.nn.Module):
+    """A module reporting 0 outputs (a boundary of EmpiricalLoss's out_features contract)."""
+
+    out_features = 0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 1, dtype=torch.float64)
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        return self.lin(X)[:, :0]
 
 
 @dataclass(frozen=True, eq=False)
@@ -2080,8 +2097,8 @@ register(Claim(
               "per-sample gradients and Hessians average to the full ones; flat_hvp is H v; the flat "
               "helpers reject a 2-D or integer theta with TypeError (their documented contract); with "
               "rtol = 0 singular_step_sizes is 1/lambda_i for every lambda_i > 0; the MLP rejects an X of "
-              "the wrong dtype or shape with the documented error; "
-              "parameters are "
+              "the wrong dtype or shape with the documented error; EmpiricalLoss refuses a model with "
+              "out_features = 0 (TypeError); parameters are "
               "N(0, init_scale^2/fan_in); SLQ is exact per probe when the Krylov space is exhausted; bad "
               "batch indices raise.",
     kind=Kind.NUMERIC,
