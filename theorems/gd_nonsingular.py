@@ -1477,10 +1477,9 @@ register(Claim(
     deviation="One example at the paper's two (eta, p) settings; mu and lambda are derived by us from "
               "Chemnitz "
               "& Engel's definitions for this loss (the paper's displayed formulas are not in the text we "
-              "have), with the loss normalized as 1/2 mean squared error, which reproduces both Figure 4 "
-              "panels qualitatively; the 'unstable repels almost every start' half is checked on random "
-              "starts "
-              "for every critical point, not only global minima.",
+              "have), with the loss normalized as 1/2 mean squared error (Figure 4's stable-set relation "
+              "itself is tested by figure4_stable_sets, pinned falsified); the 'unstable repels almost every "
+              "start' half is checked on random starts for every critical point, not only global minima.",
     statement="For f(x) = theta2 ReLU(theta1 x) with 1/2-MSE on (0.9, 0.9), (2.5, 2.5) (L = 1.765 (1 - "
               "theta1 "
               "theta2)^2 on theta1 > 0; minima M = {theta1 theta2 = 1}), at (eta, p) = (0.15, 0.5) and (0.3, "

@@ -56,9 +56,10 @@ from theorems.core.subjects import SUBJECTS, load_object
 PAPER = "second_order_scaling"
 ARXIV = "arXiv 2512.05620"
 
-TABLE1, FIG2, FIG3, FIG4, FIG5L, FIG5R, FIG6 = ("Table 1", "Figure 2", "Figure 3", "Figure 4",
-                                                 "Figure 5 (left)", "Figure 5 (right)", "Figure 6")
+TABLE1, FIG2, FIG4, FIG5L, FIG5R, FIG6 = ("Table 1", "Figure 2", "Figure 4",
+                                           "Figure 5 (left)", "Figure 5 (right)", "Figure 6")
 FIG1L, FIG1R = "Figure 1 (left)", "Figure 1 (right)"
+FIG3P, FIG3R = "Figure 3 (premise)", "Figure 3 (remedies)"
 
 # The results map, from the full text (NeurIPS 2025 camera-ready): the paper has no numbered theorems; its
 # main-text results are Table 1 and Figures 1-6 (Table 3, the model sizes, and Figure 7 are appendix).
@@ -78,8 +79,15 @@ register_results(PAPER, [
                  "with width than under the standard parametrization (zero-shot transfer from the base width "
                  "loses less), and the one-step feature update passes the coordinate check (except SOAP)",
            checkable=True),
-    Result(FIG3, "At finite width the μP optimum still drifts (the premise); a fixed block size (left) and "
-                 "explicit spectral normalization (right) reduce the drift", checkable=True),
+    Result(FIG3P, "At finite width the μP optimum still drifts (the figure's premise)", checkable=True),
+    Result(FIG3R, "A fixed block size (left) and explicit spectral normalization (right) reduce that drift",
+           checkable=False,
+           why="compute: the drift is a slope over widths of the loss-optimal lr, so each remedy needs its "
+               "own width × lr sweep beside the unremedied one; lr_transfer's one sweep (Muon, 16..256, 9 "
+               "lr points, 200 steps, 2 seeds) already takes 11-30 min of the full profile on 2 cores, and "
+               "the left panel's blocked vs unblocked Shampoo and SOAP is 4 such sweeps at ~3x Muon's step "
+               "cost (≈ 2-6 h); the right panel also needs spectral normalization, which the package does "
+               "not implement. Checkable with about 16 core-hours per seed pair"),
     Result(FIG4, "With a 1/L residual-branch multiplier (and Table 1's depth factors) the learning rate "
                  "transfers across depth (3 to 192 layers) and the early feature update is depth-independent",
            checkable=True),
@@ -1328,10 +1336,10 @@ register(Claim(
 register(Claim(
     id=f"{PAPER}.lr_transfer",
     paper=PAPER,
-    source=f"{FIG2} (width transfer of the optimal learning rate under μP) and {FIG3} (its finite-width "
+    source=f"{FIG2} (width transfer of the optimal learning rate under μP) and {FIG3P} (its finite-width "
            "drift)",
     origin=Origin.PAPER,
-    covers=(FIG2, FIG3),
+    covers=(FIG2, FIG3P),
     deviation="Muon only (hidden matrices; AdamW for input/output), a residual MLP on a Markov-chain "
               "language task, widths 16..128, 25 steps in the quick profile (16..256, 200 steps, 12 lr "
               "points 2⁻¹³..2⁻² in the full one); the paper sweeps "
