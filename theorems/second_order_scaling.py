@@ -47,6 +47,7 @@ from algorithms.optimizers import (
 from algorithms.optimizers import muon as muon_module
 from algorithms.optimizers.scaling import OPTIMIZER_RULES, lr_multiplier
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.assumptions import Boundary, boundary_outcome
 from theorems.core.certificates import CannotProve, Certificate, Method, Rejected
 from theorems.core.evidence import agree, fact, figure, property_outcome
 from theorems.core.rates import fit_loglog, rate_outcome
@@ -1444,4 +1445,286 @@ register(Claim(
           "swings by ±0.2 at 120 steps with evaluations every 10) straddle 1, so more seeds at this "
           "horizon do not decide it. The full profile (1000 steps, evaluations every 20, 6 seeds) "
           "resolves a per-seed ratio of about 1.02; the paper's ~1.4 would pass at either size.",
+))
+
+
+# ----------------------------------------------------------------------------- the scaling rules as code
+def _table1_factor(rule: str, d_in: float, d_out: float, depth: float, blocks: float,
+                   one_sided: bool) -> float:
+    """Table 1's learning-rate factor written out from the paper (the module's table, not its code): AdamW
+    and grafted Shampoo 1/d_in; Muon √(d_out/d_in); Shampoo
+    N^(1−2E)(d_out/d_in)^(1−E)(n_in·n_out)^(−E) with E = ½ for two sides and ¼ for one; SOAP
+    √(d_out/d_in)/√(n_in·n_out)."""
+    if rule in ("adamw", "grafted_shampoo"):
+        return 1.0 / d_in
+    if rule == "muon":
+        return math.sqrt(d_out) / math.sqrt(d_in)
+    if rule == "shampoo":
+        e = 0.25 if one_sided else 0.5
+        return math.exp((1 - 2 * e) * math.log(depth) + (1 - e) * (math.log(d_out) - math.log(d_in))
+                        - e * math.log(blocks))
+    return math.sqrt(d_out) / (math.sqrt(d_in) * math.sqrt(blocks))
+
+
+def _expected_groups(model, rule: str, lr: float, base_width: int, base_depth: int | None,
+                     parametrization: str, block_size: int | None) -> dict[str, tuple[float, bool | None]]:
+    """Each parameter's (lr, use_muon) by Table 1, from the parameter's role and shape alone."""
+    ratio = model.width / base_width
+    depth_ratio = 1.0 if base_depth is None else model.depth / base_depth
+    roles = model.parameter_roles()
+    embeddings = {name + ".weight" for name, m in model.named_modules() if isinstance(m, torch.nn.Embedding)}
+
+    def count(dim: int) -> int:
+        return 1 if block_size is None else -(-dim // block_size)
+
+    out = {}
+    for name, p in model.named_parameters():
+        role = roles[name]
+        own = "adamw" if rule == "muon" and role != "hidden" else rule
+        factor = 1.0
+        if parametrization == "mup" and p.ndim == 2:
+            d_out, d_in = (p.shape[1], p.shape[0]) if name in embeddings else tuple(p.shape)
+            r_in = ratio if role in ("hidden", "output") else 1.0   # fan-in grows with width
+            r_out = ratio if role in ("hidden", "input") else 1.0   # fan-out grows with width
+            blocks = (count(d_in) / count(round(d_in / r_in))) * (count(d_out) / count(round(d_out / r_out)))
+            factor = _table1_factor(own, r_in, r_out, depth_ratio if role == "hidden" else 1.0, blocks, False)
+        out[name] = (lr * factor, (role == "hidden") if rule == "muon" else None)
+    return out
+
+
+def _scaling_rules(ctx: Context, *, swap_fans: bool) -> Outcome:
+    """lr_multiplier, independent_weight_decay, param_groups and OptimizerTraining.build against Table 1
+    written out independently; ``swap_fans`` (the control) passes fan-in for fan-out into lr_multiplier, a
+    mistake that equal fan-in and fan-out (the square hidden matrices) cannot show."""
+    from algorithms.optimizers import Transformer
+    from algorithms.optimizers import scaling as scaling_module
+
+    exact = scaling_module.lr_multiplier
+
+    def swapped(optimizer, d_in_ratio, d_out_ratio, **kw):
+        return exact(optimizer, d_out_ratio, d_in_ratio, **kw)
+
+    rng = np.random.default_rng(ctx.seed)
+    wrong: list[str] = []
+    checked = 0
+    with patched(scaling_module, "lr_multiplier", swapped) if swap_fans else contextlib.nullcontext():
+        # the formula at ratios apart (log-uniform in [1/8, 16]), blocked, deep and one-sided: 1e-12 relative
+        # is a few ulps of the logs and products
+        for _ in range(ctx.pick(20, 200)):
+            d_in, d_out, depth, b_in, b_out = np.exp(rng.uniform(math.log(1 / 8), math.log(16), 5))
+            for rule in OPTIMIZER_RULES:
+                for one_sided in (False, True):
+                    got = scaling_module.lr_multiplier(rule, d_in, d_out, depth_ratio=depth,
+                                                       blocks_in_ratio=b_in, blocks_out_ratio=b_out,
+                                                       one_sided=one_sided)
+                    want = _table1_factor(rule, d_in, d_out, depth, b_in * b_out, one_sided)
+                    checked += 1
+                    if not abs(got - want) <= 1e-12 * want:
+                        wrong.append(f"lr_multiplier({rule!r}, d_in {d_in:.3g}, d_out {d_out:.3g}, "
+                                     f"N {depth:.3g}, blocks {b_in:.3g}·{b_out:.3g}, one_sided "
+                                     f"{one_sided}) = {got:.6g}, "
+                                     f"Table 1: {want:.6g}")
+        for base, width, w0 in ((1e-3, 512, 128), (0.1, 16, 64), (0.0, 32, 32)):
+            got = scaling_module.independent_weight_decay(base, width, w0)
+            checked += 1
+            if not abs(got - base * w0 / width) <= 1e-15 * max(base, 1e-300):
+                wrong.append(f"independent_weight_decay({base}, {width}, {w0}) = {got}, λ₀·w₀/w = "
+                             f"{base * w0 / width}")
+        # per-parameter groups of an MLP (width 48 from base 16, depth 3 from 1) and of a Transformer with
+        # embeddings (width 32 from 8), every rule, μP and SP, unblocked and in blocks of 8 (ragged at 5, 7)
+        models = [(MLP(5, 7, width=48, depth=3, seed=0), 16, 1),
+                  (Transformer(6, width=32, depth=1, context=4), 8, None)]
+        for model, base_width, base_depth in models:
+            for rule, parametrization, block_size in itertools.product(
+                    OPTIMIZER_RULES, ("mup", "standard"), (None, 8)):
+                groups = param_groups(model, rule, 0.01, base_width=base_width, base_depth=base_depth,
+                                      parametrization=parametrization, block_size=block_size)
+                want = _expected_groups(model, rule, 0.01, base_width, base_depth, parametrization,
+                                        block_size)
+                checked += 1
+                got = {g["name"]: (g["lr"], g.get("use_muon")) for g in groups}
+                bad = [n for n, (lr_, flag) in want.items() if n not in got or got[n][1] != flag
+                       or not abs(got[n][0] - lr_) <= 1e-12 * max(lr_, 1e-300)]
+                if bad or len(got) != len(want):
+                    n = bad[0] if bad else "?"
+                    wrong.append(f"param_groups({type(model).__name__}, {rule!r}, {parametrization}, "
+                                 f"block_size {block_size}): {n} has (lr, use_muon) {got.get(n)}, "
+                                 f"Table 1: {want.get(n)}")
+        # OptimizerTraining.build: independent weight decay λ is per step whatever the group's lr (decoupled
+        # weight decay lr·wd = λ), and grafted Shampoo grafts Adam
+        model = MLP(5, 7, width=48, depth=2, seed=0)
+        for optimizer in OPTIMIZERS:
+            built = OptimizerTraining(optimizer=optimizer, lr=0.01, base_width=16,
+                                      independent_weight_decay=0.003).build(model)
+            checked += 1
+            products = [g["lr"] * g["weight_decay"] for g in built.param_groups]
+            if not all(abs(p - 0.003) <= 1e-15 for p in products):
+                wrong.append(f"OptimizerTraining({optimizer!r}).build: lr·weight_decay per group "
+                             f"{products}, not λ = 0.003")
+            if optimizer == "grafted_shampoo" and built.param_groups[0].get("grafting") != "adam":
+                wrong.append(f"grafted_shampoo built with grafting {built.param_groups[0].get('grafting')!r}")
+    evidence = {"cases": checked, "wrong": wrong[:10]}
+    if wrong:
+        return Outcome("fail", f"{len(wrong)} of {checked} cases differ from Table 1's rules; first: "
+                               f"{wrong[0]}", evidence)
+    return Outcome("pass", f"lr_multiplier, independent_weight_decay, param_groups (MLP and Transformer, "
+                           "every rule, μP and SP, blocked or not) and OptimizerTraining.build follow "
+                           f"Table 1 written out independently in all {checked} cases", evidence)
+
+
+register(Claim(
+    id=f"{PAPER}.scaling_rules",
+    paper=PAPER,
+    source=f"{TABLE1} (the learning-rate factors per optimizer, with Shampoo's depth and one-sided forms and "
+           "the block counts) and Section 3's independent weight decay ∝ 1/width, as our scaling module "
+           "documents them",
+    origin=Origin.IMPLEMENTATION,
+    statement="lr_multiplier equals Table 1's factor (AdamW and grafted Shampoo 1/d_in, Muon √(d_out/d_in), "
+              "Shampoo N^(1−2E)(d_out/d_in)^(1−E)(n_in·n_out)^(−E) with E = ½, or ¼ one-sided, SOAP "
+              "√(d_out/d_in)(n_in·n_out)^(−½)) to 1e-12 relative at 20 random ratio tuples log-uniform in "
+              "[1/8, 16] (fan-in and fan-out apart); independent_weight_decay is λ₀·w₀/w; param_groups gives "
+              "each parameter of an MLP (width 48 from base 16, depth 3 from 1) and of a Transformer with "
+              "embeddings (width 32 from 8) the base lr times that factor from its role and shape (fan-out of"
+              " an embedding its width; Muon's non-hidden parameters AdamW's rule and use_muon False), for "
+              "every rule, μP and SP (factor 1), unblocked and in blocks of 8; OptimizerTraining.build sets "
+              "each group's decoupled weight decay so that lr·wd is the independent λ, and grafts Adam for "
+              "grafted Shampoo",
+    kind=Kind.NUMERIC,
+    check=partial(_scaling_rules, swap_fans=False),
+    control=partial(_scaling_rules, swap_fans=True),
+    control_description="lr_multiplier given fan-out for fan-in and fan-in for fan-out (invisible on square "
+                        "hidden matrices, the mistake a slope on equal fans cannot see): Muon's and "
+                        "Shampoo's factors invert off the diagonal, so the check must fail",
+    budget_s=10.0,
+))
+
+
+# ----------------------------------------------------------------------------- input assumptions
+def _assumption_cases() -> list[Boundary]:
+    tiny = 1e-300
+    below_one = 1.0 - 2.0 ** -40
+
+    def params():
+        return [torch.zeros(4, 4, requires_grad=True)]
+
+    task = MarkovLanguageTask(vocab_size=6, context=4, branching=2, seed=0)
+    model = MLP(6, 6, width=8, depth=1, seed=0)
+    matrix = torch.ones(3, 2)
+    cases = [
+        Boundary("Muon momentum < 1", "momentum", lambda: Muon(params(), momentum=below_one),
+                 lambda: Muon(params(), momentum=1.0)),
+        Boundary("Muon momentum >= 0", "momentum", lambda: Muon(params(), momentum=0.0),
+                 lambda: Muon(params(), momentum=-tiny)),
+        Boundary("Muon eps > 0", "eps", lambda: Muon(params(), eps=tiny), lambda: Muon(params(), eps=0.0)),
+        Boundary("Muon ns_steps >= 0", "ns_steps", lambda: Muon(params(), ns_steps=0),
+                 lambda: Muon(params(), ns_steps=-1)),
+        Boundary("Muon ns_steps < 100", "ns_steps", lambda: Muon(params(), ns_steps=99),
+                 lambda: Muon(params(), ns_steps=100)),
+        Boundary("Muon ns_coefficients finite", "ns_coefficients",
+                 lambda: Muon(params(), ns_coefficients=(3.0, -3.0, 1.0)),
+                 lambda: Muon(params(), ns_coefficients=(3.0, math.nan, 1.0))),
+        Boundary("Muon adamw_betas < 1", "adamw_betas", lambda: Muon(params(), adamw_betas=(0.0, below_one)),
+                 lambda: Muon(params(), adamw_betas=(0.9, 1.0))),
+        Boundary("Muon adamw_eps > 0", "adamw_eps", lambda: Muon(params(), adamw_eps=tiny),
+                 lambda: Muon(params(), adamw_eps=0.0)),
+        Boundary("lr >= 0", "lr", lambda: Muon(params(), lr=0.0), lambda: Muon(params(), lr=-tiny)),
+        Boundary("weight_decay >= 0", "weight_decay", lambda: Shampoo(params(), weight_decay=0.0),
+                 lambda: Shampoo(params(), weight_decay=-tiny)),
+        Boundary("Shampoo betas < 1", "betas", lambda: Shampoo(params(), betas=(below_one, 0.0)),
+                 lambda: Shampoo(params(), betas=(1.0, 0.9))),
+        Boundary("Shampoo eps > 0", "eps", lambda: Shampoo(params(), eps=tiny),
+                 lambda: Shampoo(params(), eps=0.0)),
+        Boundary("Shampoo adam_eps > 0", "adam_eps", lambda: Shampoo(params(), adam_eps=tiny),
+                 lambda: Shampoo(params(), adam_eps=0.0)),
+        Boundary("Shampoo precondition_frequency >= 1", "precondition_frequency",
+                 lambda: Shampoo(params(), precondition_frequency=1),
+                 lambda: Shampoo(params(), precondition_frequency=0)),
+        Boundary("Shampoo block_size >= 1", "block_size", lambda: Shampoo(params(), block_size=1),
+                 lambda: Shampoo(params(), block_size=0)),
+        Boundary("Shampoo max_precond_dim >= 1", "max_precond_dim",
+                 lambda: Shampoo(params(), max_precond_dim=1),
+                 lambda: Shampoo(params(), max_precond_dim=0)),
+        Boundary("Shampoo exponent <= 1/2", "exponent", lambda: Shampoo(params(), exponent=0.5),
+                 lambda: Shampoo(params(), exponent=0.5 + 2.0 ** -40)),
+        Boundary("Shampoo exponent > 0", "exponent", lambda: Shampoo(params(), exponent=tiny),
+                 lambda: Shampoo(params(), exponent=0.0)),
+        Boundary("root_dtype float64 or float32", "root_dtype",
+                 lambda: Shampoo(params(), root_dtype=torch.float32),
+                 lambda: Shampoo(params(), root_dtype=torch.float16)),
+        Boundary("SOAP shampoo_beta < 1", "shampoo_beta", lambda: SOAP(params(), shampoo_beta=below_one),
+                 lambda: SOAP(params(), shampoo_beta=1.0)),
+        Boundary("SOAP betas >= 0", "betas", lambda: SOAP(params(), betas=(0.0, 0.0)),
+                 lambda: SOAP(params(), betas=(0.9, -tiny))),
+        Boundary("SOAP eps > 0", "eps", lambda: SOAP(params(), eps=tiny), lambda: SOAP(params(), eps=0.0)),
+        Boundary("SOAP block_size >= 1", "block_size", lambda: SOAP(params(), block_size=1),
+                 lambda: SOAP(params(), block_size=0)),
+        Boundary("SOAP precondition_frequency >= 1", "precondition_frequency",
+                 lambda: SOAP(params(), precondition_frequency=1),
+                 lambda: SOAP(params(), precondition_frequency=0)),
+        Boundary("newton_schulz eps > 0", "eps", lambda: newton_schulz(matrix, eps=tiny),
+                 lambda: newton_schulz(matrix, eps=0.0)),
+        Boundary("training divergence_factor > 1", "divergence_factor",
+                 lambda: TrainingProblem(model, task, divergence_factor=1.0 + 2.0 ** -40),
+                 lambda: TrainingProblem(model, task, divergence_factor=1.0)),
+        Boundary("training steps >= 1", "steps", lambda: TrainingProblem(model, task, steps=1),
+                 lambda: TrainingProblem(model, task, steps=0)),
+        Boundary("training eval_every >= 1", "eval_every", lambda: TrainingProblem(model, task, eval_every=1),
+                 lambda: TrainingProblem(model, task, eval_every=0)),
+        Boundary("training target_loss > 0", "target_loss",
+                 lambda: TrainingProblem(model, task, target_loss=tiny),
+                 lambda: TrainingProblem(model, task, target_loss=0.0)),
+        Boundary("independent weight decay < 1", "independent_weight_decay",
+                 lambda: OptimizerTraining(independent_weight_decay=below_one),
+                 lambda: OptimizerTraining(independent_weight_decay=1.0)),
+        Boundary("independent weight decay >= 0", "independent_weight_decay",
+                 lambda: OptimizerTraining(independent_weight_decay=0.0),
+                 lambda: OptimizerTraining(independent_weight_decay=-tiny)),
+        Boundary("training batch_size >= 1", "batch_size", lambda: OptimizerTraining(batch_size=1),
+                 lambda: OptimizerTraining(batch_size=0)),
+        Boundary("training base_width >= 1", "base_width", lambda: OptimizerTraining(base_width=1),
+                 lambda: OptimizerTraining(base_width=0)),
+    ]
+    for name in ("d_in_ratio", "d_out_ratio", "depth_ratio", "blocks_in_ratio", "blocks_out_ratio"):
+        def call(value, name=name):
+            kwargs = {"d_in_ratio": 1.0, "d_out_ratio": 1.0, name: value}
+            return lr_multiplier("shampoo", kwargs.pop("d_in_ratio"), kwargs.pop("d_out_ratio"), **kwargs)
+        cases.append(Boundary(f"lr_multiplier {name} > 0", name, partial(call, tiny), partial(call, 0.0)))
+    from algorithms.optimizers.scaling import independent_weight_decay
+    cases += [
+        Boundary("base weight decay >= 0", "base_weight_decay", lambda: independent_weight_decay(0.0, 2, 1),
+                 lambda: independent_weight_decay(-tiny, 2, 1)),
+        Boundary("width >= 1", "width", lambda: independent_weight_decay(0.1, 1, 1),
+                 lambda: independent_weight_decay(0.1, 0, 1)),
+        Boundary("param_groups base_depth >= 1", "base_depth",
+                 lambda: param_groups(model, "muon", 0.01, base_width=8, base_depth=1),
+                 lambda: param_groups(model, "muon", 0.01, base_width=8, base_depth=0)),
+        Boundary("param_groups lr >= 0", "lr", lambda: param_groups(model, "soap", 0.0, base_width=8),
+                 lambda: param_groups(model, "soap", -tiny, base_width=8)),
+    ]
+    return cases
+
+
+def _check_assumptions(ctx: Context, *, shifted: bool) -> Outcome:
+    return boundary_outcome(_assumption_cases(), shifted=shifted)
+
+
+register(Claim(
+    id=f"{PAPER}.assumptions",
+    paper=PAPER,
+    source="the optimizers' documented hyperparameter domains (Muon, Shampoo, SOAP, Newton–Schulz: the "
+           "paper's Section 2 update rules), the training problem's and the scaling rules' inputs",
+    origin=Origin.IMPLEMENTATION,
+    statement="Each documented input domain is enforced at its boundary: momentum, betas, adamw_betas and "
+              "shampoo_beta in [0, 1); eps, adam_eps, adamw_eps > 0 (also newton_schulz's); 0 <= ns_steps < "
+              "100 and finite ns_coefficients; lr, weight_decay >= 0; precondition_frequency, block_size, "
+              "max_precond_dim >= 1; Shampoo's exponent in (0, ½]; root_dtype float64 or float32; a training "
+              "problem's divergence_factor > 1, steps, eval_every >= 1, target_loss > 0; independent weight "
+              "decay in [0, 1); batch_size, base_width, base_depth >= 1; lr_multiplier's five ratios > 0; "
+              "independent_weight_decay's λ₀ >= 0 and width >= 1. The value just inside (one ulp-scale step "
+              "or 1e-300) is accepted and the value just outside refused with a ValueError or TypeError "
+              "naming the argument (42 boundaries).",
+    kind=Kind.PROPERTY,
+    check=partial(_check_assumptions, shifted=False), control=partial(_check_assumptions, shifted=True),
+    control_description="every boundary claimed one step inward (the value just inside stated as outside): "
+                        "those values are accepted, so the same check must fail.",
 ))
