@@ -34,6 +34,7 @@ from algorithms.blackbox import (
     CMAES,
     PSO,
     BlackBoxProblem,
+    HyperparameterController,
     ModularOptimizer,
     RandomSearch,
     ScipyDE,
@@ -1034,8 +1035,19 @@ def _counting(ctx: Context) -> Outcome:
             RandomSearch(batch=7),
             ModularOptimizer(_random_workflow(rng)),
         ][which]
-        sol = solve(prob, alg, seed=seed % 1000)
+        sol = solve(prob, alg, seed=seed % 1000, store_trace=True)
         assert calls["n"] <= budget, f"{type(alg).__name__}: {calls['n']} calls with budget {budget}"
+        # the stored trace numbers the iterations 1..n, n = stats.iterations, and its evaluation counts
+        # never decrease and never pass the count the solution reports
+        numbers = [r["iteration"] for r in sol.trace]
+        assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) in (0, sol.stats.iterations), (
+            f"{type(alg).__name__}: trace iterations {numbers[:5]}... with stats.iterations "
+            f"{sol.stats.iterations}"
+        )
+        counts = [r["evaluations"] for r in sol.trace]
+        assert all(a <= b for a, b in itertools.pairwise([*counts, sol.stats.f_calls])), (
+            f"{type(alg).__name__}: trace evaluations {counts[-3:]} against f_calls {sol.stats.f_calls}"
+        )
         assert sol.stats.f_calls == calls["n"], (
             f"{type(alg).__name__}: counted {sol.stats.f_calls}, made {calls['n']}"
         )
@@ -1092,7 +1104,8 @@ register(
                   "objective that returns "
         "NaN/±inf with probability 0.1, the optimizer makes at most `budget` calls, stats.f_calls equals "
         "the calls made, stats.nonfinite the non-finite values returned, and the solution is the best "
-        "finite value seen, at a point that has that value",
+        "finite value seen, at a point that has that value; the stored trace numbers its iterations "
+        "1, 2, ..., stats.iterations, with evaluation counts that never decrease nor pass stats.f_calls",
         kind=Kind.PROPERTY,
         check=_counting,
         control=_control_counting,
@@ -1369,6 +1382,64 @@ register(Claim(
     budget_s=20,
     certificate=REDUCTION_CERTIFICATE,
     expected_verdict="certified",
+))
+
+
+# ---------------------------------------------------------------- designx.population_floor
+
+
+def _floor_workflows() -> list[tuple[tuple[str, ...], int]]:
+    """A reduced workflow per DE mutation, plus GA and PSO, with the floor each must shrink to: the L-SHADE
+    floor 4, raised to partners + 1 where a DE mutation needs more distinct partners than 3."""
+    runs = [(("init.uniform", "pop.50", f"de.{m}", "cx.binomial", "bc.clip", "sel.greedy", "red.linear"),
+             max(4, N_PARTNERS[m] + 1)) for m in MUTATIONS]
+    runs.append((("init.uniform", "pop.50", "ga.gaussian", "bc.clip", "sel.greedy", "red.nonlinear"), 4))
+    runs.append((("init.uniform", "pop.50", "pso.inertia", "bc.clip", "sel.greedy", "red.linear"), 4))
+    return runs
+
+
+def _population_floor(ctx: Context) -> Outcome:
+    budget = ctx.pick(1200, 6000)
+    wrong, rows = [], []
+    for i, (workflow, floor) in enumerate(_floor_workflows()):
+        prob = BlackBoxProblem(lambda X: (X**2).sum(1), (-np.ones(2), np.ones(2)), budget, vectorized=True)
+        sol = solve(prob, ModularOptimizer(workflow), seed=int(ctx.seed % 1000) + i, store_trace=True)
+        sizes = [r["pop"] for r in sol.trace]
+        # spent the whole budget, the reduction reaches its floor at t = 1 and never goes below it
+        # (the trace starts after the first generation's reduction, so its first size is below 50)
+        if sol.stats.f_calls != budget or sizes[-1] != floor or min(sizes) != floor or max(sizes) > 50:
+            wrong.append(f"{workflow[2]}: sizes {sizes[0]}..{sizes[-1]} (min {min(sizes)}), "
+                         f"expected ..{floor} after {sol.stats.f_calls} of {budget} evaluations")
+        rows.append({"module": workflow[2], "floor": floor, "last": sizes[-1]})
+    return Outcome("fail" if wrong else "pass",
+                   f"{len(rows) - len(wrong)} of {len(rows)} reduced workflows shrink from 50 to the "
+                   "smallest population their reproduction can run with" + (f"; {wrong[0]}" if wrong else ""),
+                   {"runs": rows, "wrong": wrong})
+
+
+def _floor_off_by_one(self) -> int:
+    """The control's bug: a DE workflow's smallest population one larger than its partners need."""
+    return N_PARTNERS[self.mutation] + 2 if self.family == "de" else 2
+
+
+def _control_population_floor(ctx: Context) -> Outcome:
+    with patched(modular_module.WorkflowPlan, "min_size", _floor_off_by_one):
+        return _population_floor(ctx)
+
+
+register(Claim(
+    id="designx.population_floor", paper=PAPER,
+    source=f"{ARXIV}, Table 3 (POPULATION_REDUCTION down to N_min; DE mutations draw distinct partners); "
+           "algorithms.blackbox.modular.WorkflowPlan.min_size",
+    origin=Origin.IMPLEMENTATION,
+    statement="A workflow with a population-reduction module, run to its budget on a 2-D sphere from 50 "
+              "individuals, ends at the smallest population its reproduction can run with and never goes "
+              "below it: max(4, partners + 1) for each of the eight DE mutations (4, 5 or 6), 4 for GA and "
+              "PSO",
+    kind=Kind.PROPERTY, check=_population_floor, control=_control_population_floor,
+    control_description="a DE workflow's smallest population one larger than its partners need "
+                        "(partners + 2)",
+    budget_s=20,
 ))
 
 
@@ -1708,6 +1779,19 @@ def _landscape_features(ctx: Context, ela) -> Outcome:
         s = ela(X, ((X - c) ** 2).sum(1), lo, hi)
         sphere.append(s)
         sphere_ok &= bool(s[5] < -0.2 and s[6] > 0.6)
+    # no landscape to describe: a constant f, or fewer than 2d + 2 points, gives the zero vector (the
+    # documented degenerate case; a NaN state would reach Agent 1), and 2d + 2 points of a linear f do not
+    Xs = initialize("lhs", 2 * FEATURE_D + 2, lo, hi, np.random.default_rng([ctx.seed, FEATURE_REPS]))
+    flat = ela(X, np.full(FEATURE_N, 7.0), lo, hi)
+    short = ela(Xs[:-1], Xs[:-1].sum(1), lo, hi)
+    enough = ela(Xs, Xs.sum(1), lo, hi)
+    degenerate_ok = bool(np.all(flat == 0.0) and np.all(short == 0.0) and enough[0] > 1 - 1e-9)
+    # a 5 x 5 grid spanning the box and f = x_1: each point's nearest better point is the grid neighbour one
+    # step lower in x_1, at the nearest-neighbour distance, so the nearest-better ratio is 1 (feature 1/10)
+    g = np.linspace(-5.0, 5.0, 5)
+    G = np.array([[a, b] for a in g for b in g])
+    nbc = float(ela(G, G[:, 0], -5 * np.ones(2), 5 * np.ones(2))[7])
+    degenerate_ok &= abs(nbc - 0.1) <= 1e-12
     N = np.array(noise)
     m = N.mean(0)
     # y independent of x (uniform noise): no structure to find. Tolerances are ~4 standard errors of
@@ -1718,11 +1802,13 @@ def _landscape_features(ctx: Context, ela) -> Outcome:
     noise_ok = (abs(m[5]) < 0.05 and abs(m[6]) < 0.12 and abs(m[8] - 1 / 6) < 0.02 and abs(m[3]) < 0.03
                 and abs(m[4] + 0.06) < 0.006)
     S = np.array(sphere)
-    out = fact(bool(exact_ok and noise_ok and sphere_ok),
+    out = fact(bool(exact_ok and noise_ok and sphere_ok and degenerate_ok),
                "the ELA features take their defining values: R² = 1 for linear and separable quadratic f, "
                "the quadratic's scale ratio, no dispersion / fitness-distance correlation and 1/6 local "
-               "minima on noise, clustered best points and a positive FDC on a sphere")
-    out.evidence.update(exact_fits=bool(exact_ok),
+               "minima on noise, clustered best points and a positive FDC on a sphere, the nearest-better "
+               "ratio 1 on a grid, the zero vector without a landscape")
+    out.evidence.update(exact_fits=bool(exact_ok), degenerate_and_grid=bool(degenerate_ok),
+                        grid_nearest_better_feature=figure(nbc, 6),
                         noise_mean={"dispersion": figure(m[5], 3), "fdc": figure(m[6], 3),
                                     "local_minima": figure(m[8], 3), "skewness": figure(m[3], 3),
                                     "kurtosis_feature": figure(m[4], 3)},
@@ -1750,7 +1836,10 @@ register(Claim(
     statement="On a 200-point LHS sample of [-5, 5]^5 (10 replicates): a linear f has linear and quadratic "
               "R² = 1; Σ 10^(i−1)(x_i − c_i)² has quadratic R² = 1 and conditioning feature log10(1e4)/10; "
               "uniform noise has mean dispersion ≈ 0, FDC ≈ 0, local-minima fraction ≈ 1/6, skewness ≈ 0 "
-              "and kurtosis feature ≈ −0.06; a sphere has dispersion < −0.2 and FDC > 0.6 in every replicate",
+              "and kurtosis feature ≈ −0.06; a sphere has dispersion < −0.2 and FDC > 0.6 in every "
+              "replicate; a constant f, or 2d + 1 points, give the zero vector (2d + 2 points of a linear f "
+              "do not); on a 5 x 5 grid with f = x_1 the nearest-better feature (mean nearest-better over "
+              "mean nearest-neighbour distance, / 10) is 1/10 to 1e-12",
     kind=Kind.NUMERIC,
     check=lambda ctx: _landscape_features(ctx, features_module.ela_features),
     control=lambda ctx: _landscape_features(ctx, _dispersion_without_offset),
@@ -1962,6 +2051,85 @@ register(Claim(
 ))
 
 
+# ---------------------------------------------------------------- designx.agent2_sampling
+
+_REAL_AGENT2_FORWARD = HyperparameterController.forward
+
+
+@contextlib.contextmanager
+def _one_torch_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # the agents are tiny: two contended threads only cost CPU time
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _agent2_sampling(ctx: Context) -> Outcome:
+    """Stochastic episodes of the shipped agents; every recorded action standardized by the Normal that
+    Agent 2 outputs for its recorded observation (recomputed, unpatched), and its log-probability."""
+    from algorithms.blackbox.designx import run_episode
+
+    agent1, agent2 = load_agents()
+    standardized, worst_lp, steps = [], 0.0, 0
+    with _one_torch_thread():
+        for k in range(3):
+            prob = BlackBoxProblem(lambda X: (X**2).sum(1), (-np.ones(2), np.ones(2)), 400, vectorized=True)
+            seed = int(ctx.seed % 2**31) + k
+            episode = run_episode(prob, agent1, agent2, np.random.default_rng(seed),
+                                  generator=torch.Generator().manual_seed(seed), stochastic=True)
+            for obs, action, lp in zip(episode.obs, episode.actions, episode.logp2, strict=True):
+                with torch.no_grad():
+                    mean, std, _ = _REAL_AGENT2_FORWARD(agent2, episode.workflow,
+                                                        torch.as_tensor(obs, dtype=torch.float32)[None])
+                a = torch.as_tensor(action)
+                standardized.extend(((a - mean[0]) / std[0]).reshape(-1).tolist())
+                density = float(torch.distributions.Normal(mean[0], std[0]).log_prob(a).sum())
+                worst_lp = max(worst_lp, abs(lp - density))
+                steps += 1
+    u = np.asarray(standardized)
+    p = float(sstats.kstest(u, "norm").pvalue)
+    # p >= 1e-4: a false alarm once in 10^4 runs of a correct sampler; the log-probability is a float32 sum
+    # of <= 9 terms of size ~1-10, so 1e-4 is ~100 ulps
+    ok = p >= 1e-4 and worst_lp <= 1e-4
+    return Outcome("pass" if ok else "fail",
+                   f"{u.size} action coordinates over {steps} control steps: standardized actions vs "
+                   f"N(0, 1) KS p = {p:.3g} ({'>=' if p >= 1e-4 else '<'} 1e-4), log-probability error "
+                   f"{worst_lp:.2g} ({'<=' if worst_lp <= 1e-4 else '>'} 1e-4)",
+                   {"coordinates": int(u.size), "steps": steps, "ks_p": figure(p, 3),
+                    "mean": figure(float(u.mean()), 3), "sd": figure(float(u.std()), 3),
+                    "max_logprob_error": figure(worst_lp, 3)})
+
+
+def _doubled_std_forward(self, workflow, obs):
+    """The control's bug: the sampler's std twice the policy's (e.g. a variance read as a std)."""
+    mean, std, value = _REAL_AGENT2_FORWARD(self, workflow, obs)
+    return mean, 2.0 * std, value
+
+
+def _control_agent2_sampling(ctx: Context) -> Outcome:
+    with patched(HyperparameterController, "forward", _doubled_std_forward):
+        return _agent2_sampling(ctx)
+
+
+register(Claim(
+    id="designx.agent2_sampling", paper=PAPER,
+    source=f"{ARXIV}, Sections 3.2.2 and 3.3 (Agent 2 outputs a Normal over each controllable module's "
+           "hyperparameters; PPO trains it on the sampled actions' log-probabilities); "
+           "algorithms.blackbox.designx.run_episode",
+    origin=Origin.IMPLEMENTATION,
+    statement="In stochastic (training) episodes each of Agent 2's actions is a draw from the "
+              "Normal(mean, std) its network outputs for the recorded observation, and the recorded "
+              "log-probability is that Normal's log-density: over 3 episodes of the shipped agents on a 2-D "
+              "sphere (budget 400), the standardized actions (a − mean)/std pass a Kolmogorov-Smirnov test "
+              "against N(0, 1) at p >= 1e-4 and the log-probabilities agree to 1e-4",
+    kind=Kind.NUMERIC, check=_agent2_sampling, control=_control_agent2_sampling,
+    control_description="actions drawn with twice the policy's std (their log-probabilities under that std)",
+    budget_s=20,
+))
+
+
 # ---------------------------------------------------------------- designx.input_domains
 
 
@@ -1989,6 +2157,10 @@ def _designx_domain_cases() -> list:
         ("BBOB in dimension 2", lambda: bbob_problem(1, 1, 2, 10), True, None),
         ("ELA features of (n, d) samples", lambda: ela_features(X, X.sum(1), np.zeros(2), np.ones(2)), True,
          None),
+        ("scipy DE with mutation 0 and dithering (0, 1.999)",
+         lambda: (ScipyDE(mutation=0.0), ScipyDE(mutation=(0.0, 1.999))), True, None),
+        ("crossover with Cr = 1 (an int)",
+         lambda: crossover("binomial", np.eye(3), np.ones((3, 3)), 1, np.random.default_rng(0)), True, None),
         ("PSO with w = 0.19", lambda: PSO(w=0.19), False, (ValueError, "w")),
         ("PSO with c1 = 2.6", lambda: PSO(c1=2.6), False, (ValueError, "c1")),
         ("PSO with a swarm of 1", lambda: PSO(swarm=1), False, (ValueError, "swarm")),
@@ -2002,6 +2174,13 @@ def _designx_domain_cases() -> list:
          (ValueError, "lower")),
         ("rewards of a non-episode", lambda: log_regret_rewards("episode", 0.0), False,
          (TypeError, "episode")),
+        # scipy's own range is [0, 2): 2 must be refused here, naming the argument, not inside scipy
+        ("scipy DE with mutation 2", lambda: ScipyDE(mutation=2.0), False, (ValueError, "mutation")),
+        ("scipy DE with dithering (0.5, 2)", lambda: ScipyDE(mutation=(0.5, 2.0)), False,
+         (ValueError, "mutation")),
+        ("crossover with Cr = True (a bool, not a rate)",
+         lambda: crossover("binomial", np.eye(3), np.ones((3, 3)), True, np.random.default_rng(0)), False,
+         (ValueError, "Cr")),
         ("group labels of the wrong length", lambda: de_mutation("rand1", np.eye(6), np.arange(6.0),
                                                                  np.random.default_rng(0), groups=[0, 0]),
          False, (ValueError, "groups")),
@@ -2020,10 +2199,12 @@ register(Claim(
     statement="The public constructors and functions accept their domains' closed ends (PSO's w = 0.2, "
               "c1 = 0, c2 = 2.5, a swarm of 2; a target equal to f*; the regret of f* itself, 0; BBOB in "
               "dimension 2; "
-              "ELA features of (n, d) samples) and refuse inputs just outside with an error naming the "
+              "ELA features of (n, d) samples; scipy DE's mutation 0 and dithering up to 1.999; Cr = 1 as "
+              "an int) and refuse inputs just outside with an error naming the "
               "argument (w = 0.19, c1 = 2.6, a swarm of 1, a target below f*, f_ref = f*, a regret without "
               "f*, dimension 1 or 2.0, bounds of the wrong length, rewards of a non-episode, group labels of "
-              "the wrong length): 18 cases",
+              "the wrong length, scipy DE's mutation 2 or dithering up to 2 (scipy's range is [0, 2)), "
+              "Cr = True): 23 cases",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_designx_domains(ctx, open_ends=False),
     control=lambda ctx: _check_designx_domains(ctx, open_ends=True),

@@ -72,12 +72,14 @@ class ScipyDE(Algorithm):
         check_choice("strategy", self.strategy, ("best1bin", "rand1bin", "best1exp", "rand1exp", "rand2bin",
                                                  "best2bin", "currenttobest1bin", "randtobest1bin"))
         check_positive_int("popsize", self.popsize)
-        if isinstance(self.mutation, tuple):
-            if len(self.mutation) != 2 or not 0 <= self.mutation[0] <= self.mutation[1] <= 2:
-                raise ValueError(f"mutation must be a float in [0, 2] or a pair 0 <= lo <= hi <= 2, "
-                                 f"got {self.mutation!r}")
-        else:
-            _range01("mutation", self.mutation, 0.0, 2.0)
+        # scipy refuses a mutation constant of 2 or more (its range is [0, 2)): refuse it here, naming
+        # the argument, rather than deep inside the solve
+        numbers = self.mutation if isinstance(self.mutation, tuple) else (self.mutation,)
+        if ((isinstance(self.mutation, tuple) and len(numbers) != 2)
+                or any(isinstance(v, bool) or not isinstance(v, int | float) for v in numbers)
+                or not all(0 <= v < 2.0 for v in numbers) or numbers[0] > numbers[-1]):
+            raise ValueError(f"mutation must be a float in [0, 2) or a pair 0 <= lo <= hi < 2, "
+                             f"got {self.mutation!r}")
         _range01("recombination", self.recombination, 0.0, 1.0)
         check_choice("init", self.init, ("latinhypercube", "sobol", "halton", "random"))
 
@@ -276,6 +278,7 @@ def _solve(problem: BlackBoxProblem, algorithm: RandomSearch, options: SolveOpti
     finally:
         monitor.close()
     if not trace:
-        trace.append({"iteration": 0, "evaluations": ev.evaluations, "best_value": ev.best_value})
+        # the one batch evaluated (it exhausted the budget or hit the target): iteration 1, as counted
+        trace.append({"iteration": 1, "evaluations": ev.evaluations, "best_value": ev.best_value})
     return finish(problem, ev, RunResult(stop, len(trace), 0, trace, X), options)
 

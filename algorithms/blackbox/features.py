@@ -68,6 +68,9 @@ def _r2(A: np.ndarray, z: np.ndarray) -> tuple[float, np.ndarray]:
 def ela_features(X: np.ndarray, y: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """The 9 landscape features of a sample (non-finite values replaced by the worst finite one).
 
+    A sample with no landscape to describe (every value equal or non-finite, or fewer than 2d + 2
+    points) gives the zero vector.
+
     >>> import numpy as np
     >>> rng = np.random.default_rng(0); X = rng.random((60, 2))
     >>> f = ela_features(X, X @ [1.0, 2.0], np.zeros(2), np.ones(2))
