@@ -54,6 +54,7 @@ from algorithms.nets.stability import (
     simulate_linearized,
 )
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.assumptions import Boundary, boundary_outcome
 from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import property_outcome
 from theorems.core.subjects import SUBJECTS, load_object
@@ -2041,3 +2042,122 @@ register(Claim(
                         "through one per epoch (a common batching bug): the batches differ from the second "
                         "step of any epoch with ⌊n/B⌋ ≥ 2, so the check must reject it.",
     subjects=("SAM",)))
+
+
+# ----------------------------------------------------------------------------- sam_stability.assumptions
+def _sam_assumption_cases() -> list[Boundary]:
+    from algorithms.nets import sam as _sam
+
+    tiny = 1e-300
+
+    def diag(*entries):
+        return np.diag(np.array(entries, dtype=float))[None]
+
+    def tilted(value, scale=1.0):  # one off-diagonal entry: |H − Hᵀ| = value exactly
+        return np.array([[[scale, value], [0.0, 1.0]]])
+
+    def chk(H, psd=False):
+        return _stability.check_hessians("hessians", H, psd=psd)
+
+    H3 = np.stack([np.eye(2), 2.0 * np.eye(2), np.diag([1.0, 3.0])])  # n = 3 PSD matrices
+    indefinite = np.stack([np.diag([1.0, -1e-3])] * 3)
+    task = parity_task(4, 2, 3, seed=0)
+
+    def msr(H=H3, lr=0.1, B=2, **kw):
+        return _stability.mean_square_radius(H, lr, B, **kw)
+
+    def params():
+        return [torch.zeros(2, requires_grad=True)]
+
+    def train(algorithm):
+        return solve(task, algorithm, maxiters=1)
+
+    return [
+        # symmetry is relative to max(1, max|entry|) (rtol 1e-8): the tie and 1.5× at scale 1, 0.75× and
+        # 1.5× at 1e4
+        Boundary("symmetric to 1e-8 at scale 1 (tie accepted)", "hessians", lambda: chk(tilted(1e-8)),
+                 lambda: chk(tilted(1.5e-8))),
+        Boundary("symmetric to 1e-8 relative at scale 1e4", "hessians", lambda: chk(tilted(0.75e-4, 1e4)),
+                 lambda: chk(tilted(1.5e-4, 1e4))),
+        # PSD: smallest eigenvalue >= −1e-8·max(1, max|entry|)
+        Boundary("PSD to 1e-8 relative at scale 1e4", "hessians", lambda: chk(diag(1e4, -0.75e-4), True),
+                 lambda: chk(diag(1e4, -1.5e-4), True)),
+        Boundary("PSD to 1e-8 below scale 1", "hessians", lambda: chk(diag(0.5, -0.75e-8), True),
+                 lambda: chk(diag(0.5, -1.5e-8), True)),
+        Boundary("ρ > 0 needs PSD Hessians (ρ = 0 does not)", "hessians", lambda: msr(indefinite, rho=0.0),
+                 lambda: msr(indefinite, rho=tiny)),
+        Boundary("SAM's effective Hessians need PSD input", "hessians",
+                 lambda: _stability.sam_effective_hessians(H3, 0.1),
+                 lambda: _stability.sam_effective_hessians(indefinite, 0.1)),
+        Boundary("batch_size <= n", "batch_size", lambda: msr(B=3), lambda: msr(B=4)),
+        Boundary("batch_size >= 1", "batch_size", lambda: msr(B=1), lambda: msr(B=0)),
+        Boundary("ρ >= 0", "rho", lambda: msr(rho=0.0), lambda: msr(rho=-tiny)),
+        Boundary("α > 0", "alpha", lambda: msr(alpha=tiny), lambda: msr(alpha=0.0)),
+        Boundary("η > 0", "lr", lambda: msr(lr=tiny), lambda: msr(lr=0.0)),
+        Boundary("a documented batch law", "sampling", lambda: msr(sampling="bernoulli"),
+                 lambda: msr(sampling="Bernoulli")),
+        Boundary("a documented radius method", "method", lambda: msr(method="lanczos"),
+                 lambda: msr(method="arnoldi")),
+        Boundary("radius tol > 0", "tol", lambda: msr(method="power", tol=1e-6),
+                 lambda: msr(method="power", tol=0.0)),
+        Boundary("radius maxiters >= 1", "maxiters", lambda: msr(maxiters=1), lambda: msr(maxiters=0)),
+        Boundary("simulation steps >= 0", "steps", lambda: _stability.simulate_linearized(H3, 0.1, 2, 0),
+                 lambda: _stability.simulate_linearized(H3, 0.1, 2, -1)),
+        Boundary("simulation replicates >= 1", "replicates",
+                 lambda: _stability.simulate_linearized(H3, 0.1, 2, 1, replicates=1),
+                 lambda: _stability.simulate_linearized(H3, 0.1, 2, 1, replicates=0)),
+        Boundary("noise s >= 0", "noise_std", lambda: _stability.perturbed_stationary_moment(H3, 0.1, 2, 0.0),
+                 lambda: _stability.perturbed_stationary_moment(H3, 0.1, 2, -tiny)),
+        Boundary("critical level > 0", "level", lambda: _stability.critical_step_size(H3, 2, level=1.0),
+                 lambda: _stability.critical_step_size(H3, 2, level=0.0)),
+        Boundary("σ <= n in the lower-bound family", "sigma",
+                 lambda: _stability.coherence_lower_bound_hessians(1.0, 4, 4),
+                 lambda: _stability.coherence_lower_bound_hessians(1.0, 4, 5)),
+        Boundary("σ >= 1 in the lower-bound family", "sigma",
+                 lambda: _stability.coherence_lower_bound_hessians(1.0, 4, 1),
+                 lambda: _stability.coherence_lower_bound_hessians(1.0, 4, 0)),
+        Boundary("GD step > 0", "lr", lambda: _stability.gd_stable(np.eye(2), tiny),
+                 lambda: _stability.gd_stable(np.eye(2), 0.0)),
+        Boundary("SAM ρ >= 0", "rho", lambda: _sam.SAM(params(), rho=0.0, lr=0.1),
+                 lambda: _sam.SAM(params(), rho=-tiny, lr=0.1)),
+        Boundary("SAM lr >= 0", "lr", lambda: _sam.SAM(params(), lr=0.0),
+                 lambda: _sam.SAM(params(), lr=-tiny)),
+        Boundary("training batch_size <= n", "batch_size", lambda: train(SGDTraining(lr=0.1, batch_size=4)),
+                 lambda: train(SGDTraining(lr=0.1, batch_size=5))),
+        Boundary("SGD training lr > 0", "lr", lambda: SGDTraining(lr=tiny), lambda: SGDTraining(lr=0.0)),
+        Boundary("SAM training ρ >= 0", "rho", lambda: SAMTraining(rho=0.0), lambda: SAMTraining(rho=-tiny)),
+        Boundary("SAM training batch_size >= 1", "batch_size", lambda: SAMTraining(batch_size=1),
+                 lambda: SAMTraining(batch_size=0)),
+        Boundary("the parity task needs x0 and x1", "in_features", lambda: parity_task(4, 2, 3, seed=0),
+                 lambda: parity_task(4, 1, 3, seed=0)),
+        Boundary("init_scale > 0", "init_scale", lambda: parity_task(4, 2, 3, seed=0, init_scale=tiny),
+                 lambda: parity_task(4, 2, 3, seed=0, init_scale=0.0)),
+    ]
+
+
+def _check_sam_assumptions(ctx: Context, *, shifted: bool) -> Outcome:
+    return boundary_outcome(_sam_assumption_cases(), shifted=shifted)
+
+
+register(Claim(
+    id="sam_stability.assumptions", paper=PAPER,
+    origin=Origin.IMPLEMENTATION,
+    source="the setting of Section 2 and Theorems 3.1-3.3 (symmetric per-sample Hessians, PSD where SAM's "
+           "M = I + (ρ/α)H needs a square root, 1 <= B <= n, η, α > 0, ρ >= 0, the three batch laws, the "
+           "lower-bound family's σ in [1, n]) as our stability and training code documents it",
+    statement="Each input assumption is enforced at its boundary: symmetry to 1e-8·max(1, max|entry|) (the "
+              "tie accepted at scale 1; 0.75× and 1.5× the tolerance at scale 1e4), PSD to −1e-8·max(1, "
+              "max|entry|) (0.75× and 1.5× at scales 1e4 and 0.5), PSD required for ρ > 0 and not for ρ = 0, "
+              "and by sam_effective_hessians; 1 <= batch_size <= n (radius and training); ρ >= 0, α > 0, η > "
+              "0; the documented batch laws and radius methods; a positive radius tol and maxiters >= 1; "
+              "simulation steps >= 0 and replicates >= 1; noise s >= 0; a positive critical level; σ in [1, "
+              "n]; a positive GD step; SAM's ρ, lr >= 0; the training algorithms' lr > 0, ρ >= 0, batch_size "
+              ">= 1; the parity task's in_features >= 2 and init_scale > 0. The value just inside is "
+              "accepted, the one just outside refused with a ValueError or TypeError naming the argument (30 "
+              "boundaries).",
+    kind=Kind.PROPERTY,
+    check=partial(_check_sam_assumptions, shifted=False),
+    control=partial(_check_sam_assumptions, shifted=True),
+    control_description="every boundary claimed one step inward (the value just inside stated as outside): "
+                        "those values are accepted, so the same check must fail.",
+))
