@@ -802,6 +802,17 @@ def _linear_violations(problem, x: np.ndarray, h: np.ndarray) -> float:
     return float(np.mean(h @ x > d))
 
 
+def _fresh_tolerance(rho: float, L: int, draws: int) -> float:
+    """How far below 1 − ρ the out-of-sample feasibility of an SAA-feasible answer may fall by chance.
+
+    The answer is picked at the empirical boundary (violation ≈ ρ on L samples), so its true violation
+    sits within the binomial error of that estimate, sd sqrt(ρ(1−ρ)/L) = 0.0095 at L = 1000: 2 sd
+    (one-sided 97.7 % for a fixed point at the boundary) plus 3 sd of the ``draws``-draw Monte Carlo
+    estimate (3 · 0.0021 at 20000): 0.025 at L = 1000, 0.055 at L = 150. Selection among many
+    near-boundary samples adds optimism that this window does not bound exactly."""
+    return 2 * math.sqrt(rho * (1 - rho) / L) + 3 * math.sqrt(rho * (1 - rho) / draws)
+
+
 def _check_feasibility(ctx: Context, *, sabotage: bool) -> Outcome:
     problem, sol = _ggdopt_run(ctx.seed, ctx.profile, sabotage, FEASIBILITY_SAMPLES)
     x = np.asarray(sol.x, dtype=np.float64)
@@ -810,14 +821,9 @@ def _check_feasibility(ctx: Context, *, sabotage: bool) -> Outcome:
     fresh_h = problem.h_sampler(np.random.default_rng([ctx.seed, 104729]), draws)
     fresh = 1.0 - _linear_violations(problem, x, fresh_h)
     # (a) exact: the answer is SAA-feasible, violation <= ρ on the L training samples (recomputed).
-    # (b) out of sample: the answer is picked at the empirical boundary (violation ≈ ρ on L samples),
-    # so its true violation sits within the binomial error of that estimate, sd sqrt(ρ(1−ρ)/L) =
-    # 0.0095 at L = 1000: we allow 2 sd (one-sided 97.7 % for a fixed point at the boundary) plus 3 sd
-    # of the 20000-draw Monte Carlo estimate (3 · 0.0021): tol = 0.025 at L = 1000 (0.055 at L = 150).
-    # Selection among many near-boundary samples adds optimism that this window does not bound
-    # exactly; (a) is what pins the implementation's feasibility filter.
+    # (b) out of sample, within _fresh_tolerance; (a) is what pins the implementation's feasibility filter.
     rho = problem.rho
-    tol = 2 * np.sqrt(rho * (1 - rho) / L) + 3 * np.sqrt(rho * (1 - rho) / draws)
+    tol = _fresh_tolerance(rho, L, draws)
     ok = sol.retcode is RetCode.Success and in_sample <= rho + 1e-12 and fresh >= 1 - rho - tol
     return fact(
         ok,
@@ -857,6 +863,9 @@ register(
 TABLE1_WINDOW = 0.015
 #: two-sided level of the Table 1 test (a t interval for the mean relative gap over seeds)
 TABLE1_ALPHA = 0.05
+#: out-of-sample feasibility of a Table 1 answer: ρ of (26) and the fresh draws it is measured on
+#: (the problem's n_fresh)
+TABLE1_RHO, TABLE1_FRESH = 0.1, 20000
 
 
 def _table1_samples(profile: str) -> int:
@@ -905,6 +914,22 @@ def _check_vs_saa(ctx: Context, *, guidance: str) -> Outcome:
     if not np.all(np.isfinite(gaps)):
         return Outcome("fail", f"GGDOpt returned no feasible answer on {int(np.sum(~np.isfinite(gaps)))} of "
                        f"{gaps.size} seeds", {"gaps": gaps.tolist()})
+    # a gap below 0 beats the exact chance-constrained optimum, which only an answer violating the chance
+    # constraint can do: a repeat counts only if its answer is feasible out of sample, P(h(x, ξ) <= 0) >=
+    # 1 − ρ, up to what its L training samples and the fresh draws explain (_fresh_tolerance)
+    L, draws = _table1_samples(ctx.profile), TABLE1_FRESH
+    floor = 1 - TABLE1_RHO - _fresh_tolerance(TABLE1_RHO, L, draws)
+    fresh = np.array([r["fresh"] for r in rows])
+    infeasible = [k for k, f in enumerate(fresh) if not f >= floor]
+    if infeasible:
+        shown = ", ".join(f"{fresh[k]:.4f} (gap {gaps[k]:+.4f})" for k in infeasible)
+        return Outcome("fail", f"GGDOpt's answer violates the chance constraint out of sample on "
+                               f"{len(infeasible)} of {fresh.size} repeats: feasibility {shown} < "
+                               f"{floor:.4f}, 1 − ρ less the binomial error of L = {L} samples and {draws} "
+                               "fresh draws",
+                       {"gaps": [figure(g, 4) for g in gaps],
+                        "fresh_feasibility": [figure(f, 4) for f in fresh],
+                        "feasibility_floor": figure(floor, 4)})
     n = gaps.size
     mean, sd = float(gaps.mean()), float(gaps.std(ddof=1))
     # the repeats are independent (own instance, samples, stage-1 data, training and sampling seeds): a t
@@ -946,7 +971,9 @@ def _check_vs_saa(ctx: Context, *, guidance: str) -> Outcome:
         return Outcome("pass", what + ": inside", evidence)
     if outside:
         return Outcome("fail", what + ": outside", evidence)
-    return Outcome("undecided", f"{what}: overlaps its edge; about {needed} seeds would decide", evidence)
+    # the size to quote is the half-width one: `needed` hinges on how near an edge the mean happened to fall
+    return Outcome("undecided", f"{what}: overlaps its edge; a half-width of 0.5 % needs about {third} seeds "
+                                f"at this sd", evidence)
 
 
 register(
@@ -956,11 +983,13 @@ register(
         source="Table 1",
         statement="On the linear CCP (26) (n = 4, L = 150; n = 8, L = 1000 in the full profile; ρ = 0.1), "
         "GGDOpt's objective averaged over independent repeats (each its own instance, samples and "
-        "training) lies within 1.5 % of the optimum of the exact SOC reformulation: the 95 % t interval "
-        "of the mean relative gap (f − f_SOC)/|f_SOC| lies inside [−1.5 %, 1.5 %] (pass), outside it "
-        "(fail), or overlaps an edge (undecided, with the number of seeds that would decide); GGDOpt's "
-        "seconds, and in the full profile SAA-MILP's gap, out-of-sample feasibility and seconds, are "
-        "reported",
+        "training) lies within 1.5 % of the optimum of the exact SOC reformulation: every repeat's "
+        "answer is feasible out of sample (>= 1 − ρ less the binomial error of its L samples and 20000 "
+        "fresh draws; else fail, since only an infeasible answer can beat the optimum), and the 95 % t "
+        "interval of the mean relative gap (f − f_SOC)/|f_SOC| lies inside [−1.5 %, 1.5 %] (pass), "
+        "outside it (fail), or overlaps an edge (undecided, with the number of seeds that would "
+        "decide); GGDOpt's seconds, and in the full profile SAA-MILP's gap, out-of-sample feasibility "
+        "and seconds, are reported",
         kind=Kind.NUMERIC,
         origin=Origin.PAPER,
         covers=("Table 1",),
@@ -974,14 +1003,19 @@ register(
         check=lambda ctx: _check_vs_saa(ctx, guidance="second"),
         control=lambda ctx: _check_vs_saa(ctx, guidance="none"),
         control_description="Table 1's own ablation, GGDOpt without guidance (guidance='none' through the "
-        "same solve path): the samples follow D_ρ and the mean gap leaves the window",
+        "same solve path): the samples follow D_ρ and the gap should leave the window. Measured at quick "
+        "size (L = 150, seeds 0-7) the ablation is NOT separable from GGDOpt (paired gap difference "
+        "−0.08 %, sd 1.1 %): quick cannot reject it; the full profile's L = 1000 is where guidance matters",
         budget_s=150.0,
         full_budget_s=3600.0,
         expected_verdict="inconclusive",
-        power="No size we can run at this configuration: the mean gap (−1.55 % over 2 seeds) sits at the "
-              "window's edge (−1.5 %), so about 1.5·10⁵ seeds at the measured spread would decide it; "
-              "the full profile's 12 repeats at n = 8, L = 1000 measure the paper's size, with its own "
-              "spread.",
+        power="Undecided at quick by construction: 2 repeats (t quantile 12.7) against a repeat-to-repeat "
+              "sd of 4.7 % at L = 150 (seeds 0-7: gaps +10.0, +3.5, −1.5, −5.3, +3.6, +0.1, +0.2, −3.0 %, "
+              "mean +0.9 %, all feasible out of sample within the L-sample error); an interval of ±0.5 % "
+              "there needs about 350 repeats (≈ 20 min of CPU). At the paper's L = 1000 the exploratory "
+              "sd was 1.9 % (mean 1.2 %, 4 repeats at n = 4): ±0.5 % needs about 55 repeats, ±1 % about "
+              "14; the full profile runs 12 at n = 8, L = 1000, which decides only if the mean gap lies "
+              "more than ~1.2 % inside or outside the window's edges.",
     )
 )
 
