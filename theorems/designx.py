@@ -118,10 +118,7 @@ register_results(
             "Importance of each module type per problem property (KL divergence of module occurrences "
             "between problem groups), and two look-ins: greedy mutations for unimodal problems, "
             "population reduction for small search ranges",
-            checkable=False,
-            why="a statistic of the paper's trained Agent 1 over its 3200 test problems (KL importances "
-            "per problem property); on our agent it would describe ours, like designs_prefer_de does for "
-            "Figure 5; the per-property KL test over labelled BBOB groups was not written this round",
+            checkable=True,
         ),
         Result(
             "Figure 5",
@@ -664,6 +661,213 @@ register(
         budget_s=90,
         full_budget_s=1800,
         expected_verdict="falsified",
+    )
+)
+
+
+# ---------------------------------------------------------- designx.figure4_module_importance (Figure 4)
+#: BBOB's own grouping (Hansen et al. 2009): f3, f4 (Rastrigin variants) and f15-f24 are multimodal
+FIG4_MULTIMODAL = frozenset({3, 4, *range(15, 25)})
+#: "greedy-fashion" DE mutations: the ones that move toward the best individual(s)
+FIG4_GREEDY = frozenset({"de.best1", "de.best2", "de.current_to_best1", "de.rand_to_best1",
+                         "de.current_to_pbest1"})
+#: search ranges [-R, R]^5 of the same BBOB function (f(5x/R), the landscape rescaled): BBOB's own R = 5
+#: (the range our Agent 1 was trained on) against a smaller R = 1
+FIG4_RANGES = (1.0, 5.0)
+FIG4_TYPES = ("INITIALIZATION", "POPULATION_SIZE", "NICHING", "DE_MUTATION", "DE_CROSSOVER", "GA_MUTATION",
+              "BOUNDARY_CONTROL", "SELECTION", "POPULATION_REDUCTION", "RESTART")
+
+
+def _fig4_problem(f: int, R: float) -> BlackBoxProblem:
+    base = bbob_problem(f, 6, 5, 1000)
+    if R == 5.0:
+        return base
+    scale = 5.0 / R
+    return BlackBoxProblem(lambda x: base.f(np.asarray(x) * scale), ([-R] * 5, [R] * 5), budget=1000,
+                           vectorized=base.vectorized, optimum=base.optimum, name=f"{base.name}_R{R:g}")
+
+
+def _fig4_workflows(ctx: Context, *, rule_based: bool) -> dict[tuple[int, float], list[tuple[str, ...]]]:
+    """Workflows the shipped Agent 1 designs for each BBOB function (instance 6, d = 5, 1000 evaluations)
+    at each search range; ``rule_based`` (the control) puts a fixed designer in its place that uses a
+    greedy mutation on multimodal functions only and population reduction at the large range only."""
+    agent1, _ = load_agents()
+    samples = ctx.pick(4, 20)
+    out = {}
+    for f in range(1, 25):
+        for R in FIG4_RANGES:
+            if rule_based:
+                mutation = "de.best1" if f in FIG4_MULTIMODAL else "de.rand1"
+                tail = ("red.linear",) if R == max(FIG4_RANGES) else ()
+                flow = ("init.lhs", "pop.10d", mutation, "cx.binomial", "bc.clip", "sel.greedy", *tail)
+                out[(f, R)] = [validate(flow)] * samples
+                continue
+            prob = _fig4_problem(f, R)
+            features, _, _ = features_module.problem_features(problem_module.Evaluator(prob),
+                                                              np.random.default_rng([ctx.seed, f, int(R)]))
+            gen = torch.Generator().manual_seed(ctx.seed * 1000 + 10 * f + int(R))
+            flows = []
+            for _ in range(samples):
+                with torch.no_grad():
+                    workflow, _, _ = agent1.sample(torch.as_tensor(features, dtype=torch.float32),
+                                                   generator=gen)
+                flows.append(tuple(m for m in workflow if m != END))
+            out[(f, R)] = flows
+    return out
+
+
+def _fig4_counts(flows: list[tuple[str, ...]], kind: str) -> dict[str, int]:
+    """Occurrences of each sub-module of type ``kind`` in these workflows ("absent": a workflow has none)."""
+    counts: dict[str, int] = {}
+    for flow in flows:
+        names = [m for m in flow if grammar_module.MODULE_TYPE[m] == kind] or ["absent"]
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def _fig4_share(flows: list[tuple[str, ...]], members: frozenset[str], kind: str) -> tuple[int, int]:
+    """(workflows whose module of type ``kind`` is in ``members``, workflows with a module of that type)."""
+    hits = total = 0
+    for flow in flows:
+        names = [m for m in flow if grammar_module.MODULE_TYPE[m] == kind]
+        if names:
+            total += 1
+            hits += any(m in members for m in names)
+    return hits, total
+
+
+def _figure4(ctx: Context, *, rule_based: bool) -> Outcome:
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        flows = _fig4_workflows(ctx, rule_based=rule_based)
+    finally:
+        torch.set_num_threads(threads)
+    rng = ctx.rng("figure4")
+    perms = ctx.pick(999, 9999)
+    functions = list(range(1, 25))
+    big, small = max(FIG4_RANGES), min(FIG4_RANGES)
+    # per (function, range) count vectors over fixed categories: every statistic below is a sum of rows
+    cats = {kind: sorted({m for w in flows.values() for flow in w for m in flow
+                          if grammar_module.MODULE_TYPE[m] == kind} | {"absent"}) for kind in FIG4_TYPES}
+    counts = {kind: {key: np.array([_fig4_counts(w, kind).get(c, 0) for c in cats[kind]], dtype=float)
+                     for key, w in flows.items()} for kind in FIG4_TYPES}
+    greedy = {key: np.array(_fig4_share(w, FIG4_GREEDY, "DE_MUTATION"), dtype=float)
+              for key, w in flows.items()}
+
+    def kl(a: np.ndarray, b: np.ndarray) -> float:
+        p, q = (a + 0.5) / (a + 0.5).sum(), (b + 0.5) / (b + 0.5).sum()   # Jeffreys: each count + 1/2
+        return float(np.sum(p * np.log(p / q)))
+
+    def modality_stat(multi: np.ndarray, kind: str) -> float:
+        rows = np.stack([counts[kind][(f, big)] for f in functions])
+        return kl(rows[~multi].sum(axis=0), rows[multi].sum(axis=0))
+
+    greedy_rows = np.stack([greedy[(f, big)] for f in functions])
+
+    def greedy_gap(multi: np.ndarray) -> float:
+        (h_u, t_u), (h_m, t_m) = greedy_rows[~multi].sum(axis=0), greedy_rows[multi].sum(axis=0)
+        return (h_u / t_u if t_u else 0.0) - (h_m / t_m if t_m else 0.0)
+
+    def range_stat(swap: np.ndarray, kind: str) -> float:
+        lo = np.stack([counts[kind][(f, small)] for f in functions])
+        hi = np.stack([counts[kind][(f, big)] for f in functions])
+        return kl(np.where(swap[:, None], hi, lo).sum(axis=0), np.where(swap[:, None], lo, hi).sum(axis=0))
+
+    truth = np.array([f in FIG4_MULTIMODAL for f in functions])
+    no_swap = np.zeros(len(functions), dtype=bool)
+    observed_kl = {kind: modality_stat(truth, kind) for kind in FIG4_TYPES}
+    observed_range_kl = {kind: range_stat(no_swap, kind) for kind in FIG4_TYPES}
+    observed_gap = greedy_gap(truth)
+    null_m, null_pr, null_gap = [], [], []
+    for _ in range(perms):
+        # the null: function labels exchangeable (modality), each function's two ranges exchangeable (range)
+        shuffled = rng.permutation(truth)
+        null_m.append(modality_stat(shuffled, "DE_MUTATION"))
+        null_gap.append(greedy_gap(shuffled))
+        null_pr.append(range_stat(rng.integers(2, size=len(functions)).astype(bool), "POPULATION_REDUCTION"))
+    p_m = (1 + sum(v >= observed_kl["DE_MUTATION"] for v in null_m)) / (perms + 1)
+    p_pr = (1 + sum(v >= observed_range_kl["POPULATION_REDUCTION"] for v in null_pr)) / (perms + 1)
+    p_gap_up = (1 + sum(v >= observed_gap for v in null_gap)) / (perms + 1)
+    p_gap_down = (1 + sum(v <= observed_gap for v in null_gap)) / (perms + 1)
+    # look-in b: per function, population-reduction share at the small range minus at BBOB's; sign test
+    diffs = []
+    for f in functions:
+        share = [sum(any(grammar_module.MODULE_TYPE[m] == "POPULATION_REDUCTION" for m in w)
+                     for w in flows[(f, R)]) / len(flows[(f, R)]) for R in (small, big)]
+        diffs.append(share[0] - share[1])
+    up, down = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+    p_sign_up = float(sstats.binomtest(up, up + down, 0.5, alternative="greater").pvalue) \
+        if up + down else 1.0
+    p_sign_down = float(sstats.binomtest(down, up + down, 0.5, alternative="greater").pvalue) \
+        if up + down else 1.0
+    parts = {
+        "mutation_differs_by_modality": "pass" if p_m < 0.05 else "undecided",
+        "reduction_differs_by_range": "pass" if p_pr < 0.05 else "undecided",
+        "greedy_mutation_more_on_unimodal": "pass" if p_gap_up < 0.05 else "fail" if p_gap_down < 0.05
+        else "undecided",
+        "reduction_more_at_small_range": "pass" if p_sign_up < 0.05 else "fail" if p_sign_down < 0.05
+        else "undecided",
+    }
+    status = "fail" if "fail" in parts.values() else "undecided" if "undecided" in parts.values() else "pass"
+    evidence = {
+        "workflows": sum(len(v) for v in flows.values()), "permutations": perms, "parts": parts,
+        "kl_modality_by_type": {k: figure(v, 4) for k, v in observed_kl.items()},
+        "kl_range_by_type": {k: figure(v, 4) for k, v in observed_range_kl.items()},
+        "p_mutation_modality": figure(p_m, 3), "p_reduction_range": figure(p_pr, 3),
+        "greedy_share_unimodal_minus_multimodal": figure(observed_gap, 3),
+        "p_greedy_one_sided": figure(p_gap_up, 3), "p_greedy_other_side": figure(p_gap_down, 3),
+        "reduction_share_small_minus_large": {"up": up, "down": down, "ties": 24 - up - down,
+                                              "p_sign": figure(p_sign_up, 3),
+                                              "p_sign_other_side": figure(p_sign_down, 3)},
+    }
+    summary = (f"Figure 4 on {'a rule-based designer [control]' if rule_based else 'our Agent 1'}: "
+               f"{parts}; KL(mutation | modality) p = {p_m:.3g}, KL(reduction | range) p = {p_pr:.3g}, "
+               f"greedy-share gap {observed_gap:+.2f} (p = {p_gap_up:.3g}), reduction at R = {small:g} more "
+               f"often on {up}, less on {down} functions (sign p = {p_sign_up:.3g})")
+    return Outcome(status, summary, evidence)
+
+
+register(
+    Claim(
+        id="designx.figure4_module_importance",
+        paper=PAPER,
+        source=f"{ARXIV}, Section 4.2 (RQ2, points 1 and 2), Figure 4",
+        origin=Origin.PAPER,
+        covers=("Figure 4",),
+        deviation="Our Agent 1 (trained ~20 CPU minutes on BBOB instances 1-5, all at search range [-5, 5]) "
+        "in place of the paper's over its 3200 test problems, so this asks whether our agent learned the "
+        "figure's design patterns; groups are BBOB's own (unimodal f1, f2, f5-f14 vs multimodal f3, f4, "
+        "f15-f24; ranges [-1, 1]^5 vs BBOB's [-5, 5]^5 with the landscape rescaled, a range our agent "
+        "never saw in training); occurrence distributions count 'absent' as a category and add 1/2 to "
+        "each count; KL importances tested against a permutation null (function labels permuted for "
+        "modality, each function's two ranges swapped at random for range) rather than normalized and "
+        "ranked; only the figure's first two observations (mutation by modality, reduction by range) and "
+        "its two look-ins are tested, not 'initialization matters little' (KLs are reported); 4 "
+        "workflows per (function, range) quick, 20 full",
+        statement="For the workflows the shipped Agent 1 designs for the 24 BBOB functions (d = 5) at two "
+        "search ranges: the DE-mutation occurrence distribution differs between unimodal and multimodal "
+        "functions (KL above its permutation null, p < 0.05), the population-reduction distribution "
+        "differs between the ranges (likewise), greedy DE mutations (towards the best) are a larger share "
+        "on unimodal functions (one-sided permutation p < 0.05; significantly smaller fails), and "
+        "population reduction is chosen more often at the smaller range (one-sided sign test over "
+        "functions p < 0.05; significantly less often fails); otherwise undecided",
+        kind=Kind.NUMERIC,
+        check=lambda ctx: _figure4(ctx, rule_based=False),
+        control=lambda ctx: _figure4(ctx, rule_based=True),
+        control_description="a fixed designer that uses a greedy mutation on multimodal functions only and "
+        "population reduction at the large range only: both look-ins must fail",
+        budget_s=90,
+        full_budget_s=1800,
+        expected_verdict="inconclusive",
+        power="Quick (4 workflows per function and range): no part decided (KL p = 0.28 and 0.51, "
+              "greedy-share gap -0.17, reduction more often at the small range on 11 functions and less on "
+              "7). Full (20 per function and range, run seed 0): the DE-mutation distribution differs by "
+              "modality (p = 0.04), but the range KL (p = 0.80) and both look-ins stay undecided, with "
+              "effects near zero (greedy-share gap +0.01). The look-ins are tested over BBOB's 24 functions, "
+              "which more workflows per function do not add to: if our agent's effects are as small as "
+              "measured, no size we can run on BBOB decides them (a larger labelled suite would be needed).",
     )
 )
 
