@@ -25,13 +25,18 @@ experiments are Table 1 (the linear CCP against SAA) and Table 2 (robust wavefor
   that of D_ρ, the feasible training points (the Boltzmann tilt lowers E f), one-sided test.
 * ``ggdopt.saa_baseline`` (numeric, implementation check): the SAA-MILP baseline of Table 1 returns
   the SAA optimum (against enumeration and an independent MILP) and Infeasible when none exists.
+* ``ggdopt.stage1_restriction`` (numeric, implementation check): stage 1's restricted problem (13) holds
+  and is active at the returned point, a row with zero spread included.
+* ``ggdopt.solve_contract`` (property, implementation check): a callback stop gives Terminated after the
+  right number of sampler steps, and the reported seconds fit in the solve's wall time.
 * ``ggdopt.assumptions`` (property, implementation check): every input assumption is enforced at
   its boundary (the value just inside accepted, just outside refused).
 
 >>> from theorems.core import REGISTRY
 >>> sorted(k for k in REGISTRY if k.startswith("ggdopt."))  # doctest: +NORMALIZE_WHITESPACE
 ['ggdopt.assumptions', 'ggdopt.feasibility', 'ggdopt.guidance_closed_form', 'ggdopt.product_sampling',
- 'ggdopt.saa_baseline', 'ggdopt.temperature', 'ggdopt.tilt', 'ggdopt.vs_saa']
+ 'ggdopt.saa_baseline', 'ggdopt.solve_contract', 'ggdopt.stage1_restriction', 'ggdopt.temperature',
+ 'ggdopt.tilt', 'ggdopt.vs_saa']
 """
 
 from __future__ import annotations
@@ -64,6 +69,8 @@ from algorithms.chance import (
     guided_reverse_sample,
     linear_gaussian_problem,
     out_of_sample_feasibility,
+    portfolio_var_problem,
+    restricted_solution,
     second_order_guidance,
 )
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
@@ -1175,12 +1182,19 @@ def _check_saa(ctx: Context, *, budget_shift: int = 0) -> Outcome:
     midpoint = 0.5 * (small.lower + small.upper)
     idle = [solve(small, algorithm, maxiters=0) for algorithm in (SAAMILP(), GGDOpt())]
     idle_ok = all(s.retcode is RetCode.MaxIters and np.array_equal(s.x, midpoint) for s in idle)
-    ok = all(r["ok"] for r in rows) and none.retcode is RetCode.Infeasible and idle_ok
+    # HiGHS stopped by a limit before any incumbent (a 1 µs time limit; with maxiters = 1 also a node
+    # limit): the midpoint, MaxTime for the time limit alone, MaxIters when maxiters set the node limit
+    limited = [solve(small, SAAMILP(time_limit=1e-6), **kw) for kw in ({}, {"maxiters": 1})]
+    limits_ok = [s.retcode for s in limited] == [RetCode.MaxTime, RetCode.MaxIters] and \
+        all(np.array_equal(s.x, midpoint) for s in limited)
+    ok = all(r["ok"] for r in rows) and none.retcode is RetCode.Infeasible and idle_ok and limits_ok
     return Outcome("pass" if ok else "fail",
                    "SAA-MILP returns the SAA optimum (enumeration; our own MILP where ρL rounds down in "
                    f"floats) within ⌊ρL⌋ violations, and Infeasible when no point is SAA-feasible "
-                   f"({none.retcode.value}); maxiters = 0 gives the midpoint with MaxIters ({idle_ok}): "
-                   f"{'holds' if ok else 'violated'}", {"instances": rows})
+                   f"({none.retcode.value}); maxiters = 0 gives the midpoint with MaxIters ({idle_ok}); a "
+                   f"limit without an incumbent gives the midpoint with MaxTime / MaxIters "
+                   f"({[s.retcode.value for s in limited]}): {'holds' if ok else 'violated'}",
+                   {"instances": rows})
 
 
 register(Claim(
@@ -1195,7 +1209,9 @@ register(Claim(
               "of the remaining LP (n = 2, L = 12, ρ = 0.25), and against an independent big-M MILP at "
               "n = 2, L = 50, ρ = 0.58 (where ρL rounds to 28.999... in floats, budget 29); on data where "
               "every sample is violated at every box point it returns Infeasible; with maxiters = 0 SAA-MILP "
-              "and GGDOpt return the box midpoint with MaxIters.",
+              "and GGDOpt return the box midpoint with MaxIters; stopped by HiGHS's time limit (1 µs) "
+              "before any incumbent, SAA-MILP returns the midpoint with MaxTime, and with MaxIters when "
+              "maxiters = 1 set a node limit too.",
     kind=Kind.NUMERIC,
     check=lambda ctx: _check_saa(ctx),
     control=lambda ctx: _check_saa(ctx, budget_shift=-1),
@@ -1256,6 +1272,14 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("float32 LP data at |f| ~ 2e4 reproduce f", "linear", lambda: scaled(1.0),
                  lambda: scaled(1.001)),
         Boundary("inverse temperature β > 0", "beta", lambda: GGDOpt(beta=1e-300), lambda: GGDOpt(beta=0.0)),
+        # the VP schedule: t_min in (0, 0.5) (the reverse SDE stops at t_min), β_max > β_min
+        Boundary("VP schedule t_min < 0.5", "t_min", lambda: VPSchedule(t_min=0.5 - tiny),
+                 lambda: VPSchedule(t_min=0.5)),
+        Boundary("VP schedule t_min > 0", "t_min", lambda: VPSchedule(t_min=1e-300),
+                 lambda: VPSchedule(t_min=0.0)),
+        Boundary("VP schedule β_max > β_min", "beta_max",
+                 lambda: VPSchedule(beta_min=1.0, beta_max=1.0 + 1e-9),
+                 lambda: VPSchedule(beta_min=1.0, beta_max=1.0)),
         Boundary("corrector steps >= 0", "corrector_steps", lambda: GGDOpt(corrector_steps=0),
                  lambda: GGDOpt(corrector_steps=-1)),
         Boundary("posterior variance >= 0", "posterior_variance", lambda: GGDOpt(posterior_variance=0.0),
@@ -1281,7 +1305,8 @@ register(Claim(
     statement="Each input assumption of the setting (0 < ρ < 1; at least ⌈1/ρ⌉ samples; g of shape (batch, "
               "L) or (batch, L, m); fresh samples of h's shape; points of the problem's dimension; LP data "
               "that reproduce f and g to a tolerance relative to max|f| + max|g|, float32 included; β > 0; "
-              "corrector steps >= 0; a posterior variance >= 0; one Hessian per gradient row) is enforced "
+              "corrector steps >= 0; a posterior variance >= 0; one Hessian per gradient row; a VP schedule "
+              "with 0 < t_min < 0.5 and β_max > β_min) is enforced "
               "at its boundary: the value just inside is accepted, the value just outside is refused with a "
               "ValueError or TypeError naming the argument.",
     kind=Kind.PROPERTY,
@@ -1289,4 +1314,132 @@ register(Claim(
     control=lambda ctx: _check_assumptions(ctx, shifted=True),
     control_description="every boundary claimed one step inward (the value just inside stated as outside): "
                         "those values are accepted, so the same check must fail.",
+))
+
+
+# ------------------------------------------------------------------ ggdopt.stage1_restriction
+
+#: SLSQP's own feasibility acceptance in restricted_solution (a point whose restriction is below −1e-6
+#: is refused), so the independent margin may be that far below 0
+_RESTRICTION_SLACK = 1e-6
+#: a restriction the objective pulls against ends active: SLSQP stops at ftol 1e-9 on objectives of
+#: order 1, so the active margin is within ~1e-8 of 0; 1e-5 is far below a margin off by a factor
+_RESTRICTION_ACTIVE = 1e-5
+
+
+def _stage1_problems(seed: int) -> list[tuple[str, ChanceConstrainedProblem]]:
+    """The linear CCP (26) and the portfolio, whose budget row 1 − Σx is the same at every sample (a
+    row with zero spread over any subset)."""
+    return [("linear CCP (26)", linear_gaussian_problem(n=3, n_samples=60, rho=0.1, seed=seed)),
+            ("portfolio, deterministic budget row", portfolio_var_problem(n_assets=3, n_samples=60, rho=0.1,
+                                                                         seed=seed))]
+
+
+def _check_stage1(ctx: Context, *, margin_scale: float = 1.0) -> Outcome:
+    rng = np.random.default_rng(ctx.seed)
+    rows, wrong = [], []
+    for name, problem in _stage1_problems(ctx.seed):
+        h = problem.h_samples.astype(np.float64)
+        for z in (0.5, 1.5, 2.5):
+            subset = h[rng.choice(h.shape[0], size=20, replace=False)]
+            x = restricted_solution(problem, subset, z)
+            if x is None:
+                wrong.append(f"{name}, z = {z}: no point returned")
+                continue
+            g = problem.constraints(x[None], subset)[0]  # (k, m)
+            # the restriction written out: mean over the subset minus z population standard deviations
+            margin = g.mean(axis=0) - margin_scale * z * np.sqrt(((g - g.mean(axis=0)) ** 2).mean(axis=0))
+            low, active = float(margin.min()), float(np.abs(margin).min())
+            if low < -_RESTRICTION_SLACK or active > _RESTRICTION_ACTIVE or \
+                    np.any(x < problem.lower) or np.any(x > problem.upper):
+                wrong.append(f"{name}, z = {z}: margins {margin.round(8).tolist()} (need >= −1e-6, one "
+                             f"within 1e-5 of 0), x = {x.round(6).tolist()}")
+            rows.append({"problem": name, "z": z, "lowest_margin": figure(low),
+                         "active_margin": figure(active, floor=1e-15)})
+    ok = not wrong
+    return Outcome("pass" if ok else "fail",
+                   "stage 1's restricted problem (13): the moment restriction mean − z·std over the subset "
+                   f"(a zero-spread row included) holds and is active at the returned point: "
+                   f"{'holds' if ok else 'violated'}", {"points": rows, "wrong": wrong[:10],
+                                                         "margin_scale": margin_scale})
+
+
+register(Claim(
+    id=f"{PAPER}.stage1_restriction",
+    paper=PAPER,
+    source="Section 3.1, stage 1: the restricted problem (13) whose solutions, labelled by their empirical "
+           "violation (14), form D_ρ",
+    origin=Origin.IMPLEMENTATION,
+    statement="On the linear CCP (26) (n = 3, L = 60) and the portfolio (3 assets, whose budget row 1 − Σx "
+              "has zero spread over every subset), restricted_solution at margins z ∈ {0.5, 1.5, 2.5} over a "
+              "random subset of 20 samples returns a point of the box at which every row's mean over the "
+              "subset minus z population standard deviations is >= −1e-6 and the tightest is within 1e-5 of "
+              "0 (the objective pulls against it)",
+    kind=Kind.NUMERIC,
+    check=lambda ctx: _check_stage1(ctx),
+    control=lambda ctx: _check_stage1(ctx, margin_scale=1.5),
+    control_description="the margins written out with 1.5·z standard deviations: the returned points then "
+                        "violate them on the rows with spread, so the same check must fail",
+))
+
+
+# ------------------------------------------------------------------------ ggdopt.solve_contract
+
+@lru_cache(maxsize=2)
+def _contract_run(seed: int) -> tuple:
+    """A small GGDOpt solve whose callback stops it at sampler step 2 (cached: the control reads the same
+    run); its Solution, the steps the callback saw and the solve's wall time."""
+    problem = linear_gaussian_problem(n=2, n_samples=40, rho=0.25, seed=seed)
+    algorithm = GGDOpt(n_train_points=20, train_steps=10, hidden=8, batch_size=16, n_samples=16, n_steps=6,
+                       corrector_steps=0)
+    seen: list[int] = []
+
+    def callback(record: dict) -> bool:
+        seen.append(int(record["iteration"]))
+        return record["iteration"] >= 2
+
+    with _one_thread():
+        start = time.perf_counter()
+        sol = solve(problem, algorithm, seed=seed, callback=callback)
+        wall = time.perf_counter() - start
+    return sol, tuple(seen), wall
+
+
+def _check_solve_contract(ctx: Context, *, stop_after: int = 2) -> Outcome:
+    """The run of :func:`_contract_run`, expected to stop after step ``stop_after``."""
+    sol, seen, wall = _contract_run(ctx.seed)
+    stats = sol.stats
+    checks = {
+        # the sampler ran steps 0, 1, 2 and the callback stopped it after the third
+        "retcode Terminated": sol.retcode is RetCode.Terminated,
+        f"iterations = {stop_after + 1}": stats.iterations == stop_after + 1,
+        "callback saw steps 0..2": seen == (0, 1, 2),
+        # the reported seconds of stage 2 and stage 3 are parts of the solve's wall time
+        "0 <= train, sample seconds": stats.train_seconds >= 0.0 and stats.sample_seconds >= 0.0,
+        "train + sample seconds <= wall": stats.train_seconds + stats.sample_seconds <= wall,
+    }
+    wrong = [k for k, v in checks.items() if not v]
+    return Outcome("pass" if not wrong else "fail",
+                   f"GGDOpt stopped by its callback at step 2: {sol.retcode.value} after {stats.iterations} "
+                   f"sampler steps, seconds {stats.train_seconds:.3g} + {stats.sample_seconds:.3g} of "
+                   f"{wall:.3g} wall: {'holds' if not wrong else 'violated: ' + '; '.join(wrong)}",
+                   {"retcode": sol.retcode.value, "iterations": stats.iterations, "seen": list(seen),
+                    "wrong": wrong})
+
+
+register(Claim(
+    id=f"{PAPER}.solve_contract",
+    paper=PAPER,
+    source="Algorithm 1 (stage 3, the guided reverse sampling) and Table 1's runtime column: the solve's "
+           "stopping contract and the seconds it reports",
+    origin=Origin.IMPLEMENTATION,
+    statement="A GGDOpt solve (n = 2, L = 40, ρ = 0.25, a small network) whose callback asks to stop at "
+              "sampler step 2 returns Terminated with stats.iterations = 3 after the callback saw steps "
+              "0, 1, 2; its reported training and sampling seconds are >= 0 and sum to at most the solve's "
+              "wall time",
+    kind=Kind.PROPERTY,
+    check=lambda ctx: _check_solve_contract(ctx),
+    control=lambda ctx: _check_solve_contract(ctx, stop_after=3),
+    control_description="the stop expected one step later (4 iterations) than the callback asks: the same "
+                        "check must fail",
 ))

@@ -1087,17 +1087,23 @@ def _tv_prox_cases(ctx: Context) -> list[tuple[int, int, float]]:
     return cases
 
 
+@lru_cache(maxsize=64)
+def _tv_prox_run(seed: int, side: int, strength: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Two U(0, 1) images, TVPrior's value and prox of them (cached: the control reads the same prox)."""
+    images = np.random.default_rng(seed).uniform(0.0, 1.0, (2, side, side))
+    weight, lr = 2.0 * strength, 0.5  # the prox's strength is lr·weight
+    prior = TVPrior(weight, inner=_TV_INNER)
+    values = prior.value(torch.from_numpy(images)).numpy()
+    return images, values, prior.prox(torch.from_numpy(images), lr).numpy()
+
+
 def _check_tv_prox(ctx: Context, *, reference_scale: float = 1.0) -> Outcome:
     rows, wrong = [], []
     for seed, side, strength in _tv_prox_cases(ctx):
-        rng = np.random.default_rng(seed)
-        images = rng.uniform(0.0, 1.0, (2, side, side))
+        images, values, prox = _tv_prox_run(seed, side, strength)
         Dr, Dc = _difference_matrices(side, side)
         K = np.vstack((Dr, Dc))
-        weight, lr = 2.0 * strength, 0.5  # the prox's strength is lr·weight
-        prior = TVPrior(weight, inner=_TV_INNER)
-        values = prior.value(torch.from_numpy(images)).numpy()
-        prox = prior.prox(torch.from_numpy(images), lr).numpy()
+        weight = 2.0 * strength
         for b, image in enumerate(images):
             x = image.reshape(-1)
             tv = np.hypot(Dr @ x, Dc @ x).sum()
