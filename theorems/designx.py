@@ -503,6 +503,13 @@ def _rank_problems(ctx: Context) -> list[BlackBoxProblem]:
     return _held_out(ctx)
 
 
+#: the "almost equal" half passes only on this many problems or more: a two-sided Wilcoxon that does not
+#: reject is evidence of near-equality only with power, and on 6 problems even random search in
+#: DesignX's place is not rejected against CMA-ES (p = 0.0625; the exact test's floor there is 0.031);
+#: at 20 a normal paired shift of one standard deviation is rejected with power ≈ 0.98 (simulated)
+EQUAL_MIN_PROBLEMS = 20
+
+
 def _rank_comparison(ctx: Context, *, designer_is_random: bool) -> Outcome:
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the agents are tiny: two contended threads only cost CPU time
@@ -552,6 +559,10 @@ def _rank_comparison_body(ctx: Context, *, designer_is_random: bool) -> Outcome:
                        f"{p_equal:.3g} over {len(problems)} problems): not 'almost equal'", evidence)
     if min(worse.values()) < 0.05 / len(worse):
         return Outcome("fail", "a baseline ranks significantly above DesignX or CMA-ES (Holm)", evidence)
+    if max(better.values()) < 0.05 and len(problems) < EQUAL_MIN_PROBLEMS:
+        return Outcome("undecided", f"both rank above DE, PSO and random (each one-sided p < 0.05), but "
+                       f"'DesignX ≈ CMA-ES' (p = {p_equal:.3g}) is not evidence of equality on "
+                       f"{len(problems)} problems (fewer than {EQUAL_MIN_PROBLEMS})", evidence)
     if max(better.values()) < 0.05:
         return Outcome("pass", f"DesignX ≈ CMA-ES (p = {p_equal:.3g}) and both rank above DE, PSO and random "
                        f"(each one-sided p < 0.05) over {len(problems)} problems", evidence)
@@ -567,13 +578,14 @@ register(
         origin=Origin.PAPER,
         covers=("Figure 8",),
         deviation="Paired Wilcoxon tests in place of the critical-difference diagram (Friedman-Nemenyi); "
-        "'almost equal' read as a two-sided test at 5 % that does not reject (absence of evidence, not "
-        "equivalence); 6 held-out BBOB problems in quick (so the quick verdict is weak), the 240 of "
-        "designed_beats_baselines in full; our baselines and agents as there",
+        "'almost equal' read as a two-sided test at 5 % that does not reject, counted only on >= 20 "
+        "problems (below, it is absence of evidence: undecided); 6 held-out BBOB problems in quick (so "
+        "quick cannot pass), the 240 of designed_beats_baselines in full; our baselines and agents as "
+        "there",
         statement="On held-out BBOB problems, the paired ranks of the shipped DesignX and CMA-ES do not "
-        "differ at 5 % (two-sided Wilcoxon on log normalized regret), and each of the two ranks above "
-        "scipy DE, PSO and random search (one-sided Wilcoxon p < 0.05 for all six pairs); falsified if "
-        "DesignX and CMA-ES differ, or if one of the six is reversed after Holm",
+        "differ at 5 % (two-sided Wilcoxon on log normalized regret; on >= 20 problems), and each of the "
+        "two ranks above scipy DE, PSO and random search (one-sided Wilcoxon p < 0.05 for all six pairs); "
+        "falsified if DesignX and CMA-ES differ, or if one of the six is reversed after Holm",
         kind=Kind.NUMERIC,
         check=lambda ctx: _rank_comparison(ctx, designer_is_random=False),
         control=lambda ctx: _rank_comparison(ctx, designer_is_random=True),
