@@ -28,7 +28,7 @@ import torch
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from algorithms import solve
+from algorithms import RetCode, solve
 from algorithms.optimizers import (
     CUBIC_COEFFICIENTS,
     MLP,
@@ -451,6 +451,27 @@ def _muon_pair(ctx: Context, nesterov: bool) -> Outcome:
     # the control's AdamW is torch's Adam with L2 (coupled) weight decay, the classic slip
     adamw = _adamw_parts(ctx, torch.optim.AdamW if nesterov else torch.optim.Adam)
     parts = [muon, *adamw]
+    # our Muon's other documented keywords, shared with torch.optim.Muon (issue #46: no claim used them):
+    # torch's "match_rms_adamw" lr rule, and momentum, ns_steps, eps, weight decay off their defaults
+    # (4 steps each; a subject may not take these keywords, so ours only)
+    if ctx.subject_spec("Muon") == SUBJECTS["Muon"].reference:
+        for options in ({"adjust_lr_fn": "match_rms_adamw"},
+                        {"adjust_lr_fn": "original", "momentum": 0.9, "ns_steps": 3, "eps": 1e-5,
+                         "weight_decay": 0.01}):
+            ours = [torch.nn.Parameter(torch.randn(s, generator=gen)) for s in shapes]
+            theirs = [torch.nn.Parameter(p.detach().clone()) for p in ours]
+            options = {"lr": 0.02, "weight_decay": 0.1, **options}
+            mine = ctx.subject("Muon")(ours, nesterov=nesterov, **options)
+            reference = torch.optim.Muon(theirs, **options)
+            for _ in range(4):
+                for p, q in zip(ours, theirs, strict=True):
+                    g = torch.randn(p.shape, generator=gen)
+                    p.grad, q.grad = g.clone(), g.clone()
+                mine.step()
+                reference.step()
+            parts.append(agree(torch.cat([p.detach().reshape(-1) for p in ours]),
+                               torch.cat([q.detach().reshape(-1) for q in theirs]), rtol=0.0, atol=1e-6,
+                               what=f"our Muon equals torch.optim.Muon with {options}"))
     return _all_of(parts, "our Muon equals torch.optim.Muon, and every non-matrix parameter of Muon, "
                           "Shampoo and SOAP takes torch.optim.AdamW's step",
                    {o.evidence.get("statement", str(i)): o.evidence for i, o in enumerate(parts)}, [])
@@ -1230,7 +1251,9 @@ register(Claim(
               "√max(1, d_out/d_in) lr adjustment, decoupled weight decay), our Muon's parameters equal "
               "torch.optim.Muon's after the same steps, to fp32 round-off; and the non-matrix parameters "
               "of Muon (its auxiliary AdamW, also for a use_muon=False matrix), Shampoo and SOAP equal "
-              "torch.optim.AdamW's with the same betas, ε and decoupled weight decay",
+              "torch.optim.AdamW's with the same betas, ε and decoupled weight decay. Our Muon (not a "
+              "subject) also equals torch.optim.Muon over 4 steps with adjust_lr_fn='match_rms_adamw' and "
+              "with momentum 0.9, 3 Newton–Schulz steps, ε = 1e-5 and weight decay 0.01",
     kind=Kind.NUMERIC,
     check=lambda ctx: _muon_pair(ctx, nesterov=True),
     control=lambda ctx: _muon_pair(ctx, nesterov=False),
@@ -1727,4 +1750,136 @@ register(Claim(
     check=partial(_check_assumptions, shifted=False), control=partial(_check_assumptions, shifted=True),
     control_description="every boundary claimed one step inward (the value just inside stated as outside): "
                         "those values are accepted, so the same check must fail.",
+))
+
+
+# ----------------------------------------------------------------------------- the training loop of solve
+def _reference_training(problem, algorithm, steps: int, seed: int, *, keep_gradients: bool = False):
+    """The documented loop written out: the optimizer ``algorithm.build`` makes, mini-batches of
+    ``batch_size`` consecutive sequences of one stream drawn from a generator seeded by ``seed`` (``steps``
+    batches at once), zero_grad, loss, backward, step; the held-out loss on ``eval_size`` sequences of the
+    task's seed + 1. ``keep_gradients`` (the control) skips zero_grad, so gradients accumulate."""
+    model = copy.deepcopy(problem.model)
+    optimizer = algorithm.build(model)
+    batches = list(problem.task.sample(steps * algorithm.batch_size, torch.Generator().manual_seed(seed))
+                   .split(algorithm.batch_size))
+    held_out = problem.task.sample(problem.eval_size,
+                                   torch.Generator().manual_seed((problem.task.seed + 1) % 2**64))
+    losses = []
+    for batch in batches:
+        if not keep_gradients:
+            optimizer.zero_grad(set_to_none=True)
+        loss = problem.task.loss(model, batch)
+        losses.append(loss.item())
+        loss.backward()
+        optimizer.step()
+    with torch.no_grad():
+        value = float(problem.task.loss(model, held_out))
+    flat = torch.cat([p.detach().reshape(-1) for p in model.parameters()]).numpy()
+    return flat, value, losses
+
+
+def _training_loop(ctx: Context, *, keep_gradients: bool) -> Outcome:
+    # tiny models: one torch thread (with two on the loaded 2-core machine the same runs took 14 s, not 0.5 s)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return _training_loop_body(keep_gradients)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _training_loop_body(keep_gradients: bool) -> Outcome:
+    task = MarkovLanguageTask(vocab_size=6, context=4, branching=2, seed=0)
+    model = MLP(6, 6, width=8, depth=1, seed=0)
+    wrong: list[str] = []
+    steps = 7
+    for optimizer in ("adamw", "muon", "shampoo"):
+        problem = TrainingProblem(model, task, steps=steps, eval_every=3, eval_size=32, target_loss=1e-9)
+        algorithm = OptimizerTraining(optimizer=optimizer, lr=0.01, batch_size=4, base_width=4,
+                                      independent_weight_decay=1e-3,
+                                      hyperparameters={"precondition_frequency": 2} if optimizer == "shampoo"
+                                      else {})
+        sol = solve(problem, algorithm, seed=3, store_trace=True)
+        flat, value, losses = _reference_training(problem, algorithm, steps, 3, keep_gradients=keep_gradients)
+        # the same operations in the same order on the same data: equal to the last bit
+        evals = [r["iteration"] for r in sol.trace if "eval_loss" in r]
+        if not (np.array_equal(sol.x, flat) and sol.value == value and sol.retcode is RetCode.MaxIters
+                and sol.stats.iterations == steps and [r["loss"] for r in sol.trace] == losses
+                and evals == [3, 6, 7]):
+            wrong.append(f"{optimizer}: {sol.retcode.value} after {sol.stats.iterations} steps, max |x − "
+                         f"reference| {np.abs(sol.x - flat).max():.3g}, value {sol.value:.6g} vs "
+                         f"{value:.6g}, "
+                         f"evaluations at {evals}")
+    # retcodes: the target reached at the first evaluation (step 3) is Success there; solve's maxiters
+    # caps the steps (MaxIters); a step size that blows the loss past the ceiling is Diverged before the
+    # step that would use that loss
+    base = dict(model=model, task=task, steps=20, eval_every=3, eval_size=32)
+    cases = [("target 100 nats", TrainingProblem(**base, target_loss=100.0),
+              OptimizerTraining("adamw", lr=0.01), {}, RetCode.Success, 3),
+             ("maxiters = 2", TrainingProblem(**base, target_loss=1e-9), OptimizerTraining("adamw", lr=0.01),
+              {"maxiters": 2}, RetCode.MaxIters, 2)]
+    for label, problem, algorithm, options, code, iterations in cases:
+        sol = solve(problem, algorithm, seed=0, **options)
+        if sol.retcode is not code or sol.stats.iterations != iterations:
+            wrong.append(f"{label}: {sol.retcode.value} after {sol.stats.iterations} steps, documented "
+                         f"{code.value} after {iterations}")
+    diverging = solve(TrainingProblem(**base, target_loss=1e-9, divergence_factor=2.0),
+                      OptimizerTraining("muon", lr=1e4, hyperparameters={"adamw_eps": 1e-8}), seed=0,
+                      store_trace=True)
+    with torch.no_grad():
+        initial = float(task.loss(model, task.sample(32, torch.Generator().manual_seed(1))))
+    ceiling = 2.0 * max(initial, 1.0)
+    seen = [r["loss"] for r in diverging.trace]
+    if diverging.retcode is not RetCode.Diverged or any(loss > ceiling for loss in seen):
+        wrong.append(f"lr 1e4: {diverging.retcode.value} after {diverging.stats.iterations} steps with step "
+                     f"losses {[round(v, 3) for v in seen]} (ceiling {ceiling:.3g}; documented: Diverged at "
+                     "the first loss past it, which is not stepped on)")
+    # the ceiling's exact place: AdamW at lr 1 oscillates (step losses 1.79, 0.83, 3.87, ...); from the free
+    # run's losses (factor 1e9) the documented rule says where divergence_factor 1.5 stops, and the first
+    # loss past the ceiling lies below twice it, so a ceiling off by a factor 2 stops elsewhere
+    free = solve(TrainingProblem(**base, target_loss=1e-9, divergence_factor=1e9),
+                 OptimizerTraining("adamw", lr=1.0), seed=0, store_trace=True)
+    free_losses = [r["loss"] for r in free.trace]
+    ceiling = 1.5 * max(initial, 1.0)
+    stop = next((k for k, loss in enumerate(free_losses) if loss > ceiling), None)
+    capped = solve(TrainingProblem(**base, target_loss=1e-9, divergence_factor=1.5),
+                   OptimizerTraining("adamw", lr=1.0), seed=0, store_trace=True)
+    if stop is None or not free_losses[stop] < 2 * ceiling or capped.retcode is not RetCode.Diverged \
+            or capped.stats.iterations != stop or [r["loss"] for r in capped.trace] != free_losses[:stop]:
+        wrong.append(f"divergence_factor 1.5 (ceiling {ceiling:.4g}, free-run losses "
+                     f"{[round(v, 3) for v in free_losses[:6]]}): {capped.retcode.value} after "
+                     f"{capped.stats.iterations} steps, documented Diverged after {stop}")
+    if wrong:
+        return Outcome("fail", f"solve(TrainingProblem, OptimizerTraining) differs from the documented loop: "
+                               f"{'; '.join(wrong[:3])}", {"wrong": wrong})
+    return Outcome("pass", "solve(TrainingProblem, OptimizerTraining) equals the documented loop written out "
+                           "(AdamW, Muon, Shampoo: parameters, step losses, held-out value bit for bit, "
+                           "evaluations at 3, 6, 7) and returns Success, MaxIters and Diverged as documented",
+                   {"optimizers": 3, "retcode_cases": 3})
+
+
+register(Claim(
+    id=f"{PAPER}.training_loop",
+    paper=PAPER,
+    source="our training loop (algorithms.optimizers.training: solve(TrainingProblem, OptimizerTraining)), "
+           "which every training claim (Figures 1, 2, 5, 6) runs",
+    origin=Origin.IMPLEMENTATION,
+    statement="On a 6-token Markov task with an MLP (width 8 from base 4, independent weight decay 1e-3), 7 "
+              "steps of AdamW, Muon and Shampoo through solve equal a loop written from the documentation "
+              "(the optimizer build makes, batches of 4 consecutive sequences of one stream seeded by the "
+              "solve seed, zero_grad, loss, backward, step; held-out loss on eval_size sequences of the "
+              "task's seed + 1) bit for bit: parameters, step losses, held-out value, evaluations at steps "
+              "3, 6 and 7, MaxIters after 7 steps. A target of 100 nats is Success at the first evaluation "
+              "(step 3), maxiters = 2 is MaxIters after 2 steps, and Muon at lr 1e4 is Diverged with no "
+              "step taken on a loss past divergence_factor·max(initial held-out loss, 1); with AdamW at lr 1 "
+              "and divergence_factor 1.5 the run stops (Diverged) exactly before the first step loss past "
+              "the ceiling, as read off the same run with the factor 1e9 (that loss below twice the "
+              "ceiling)",
+    kind=Kind.NUMERIC,
+    check=partial(_training_loop, keep_gradients=False),
+    control=partial(_training_loop, keep_gradients=True),
+    control_description="the written-out loop without zero_grad (gradients accumulate across steps): its "
+                        "parameters differ from solve's, so the check must fail",
+    budget_s=20.0,
 ))
