@@ -35,6 +35,8 @@ from algorithms.bayesopt import (
     expected_improvement,
     fit_kernel,
     gardner_problem,
+    gramacy_problem,
+    hartmann6_l1_problem,
     log_expected_improvement,
     log_probability_of_feasibility,
     rkhs_problem,
@@ -1321,59 +1323,69 @@ _rate_claim(
 # ---------------------------------------------------------------------------- cei_rates.test_problem_regret
 
 
+#: Figure 2's problems we can state (Problems 1, 2, 4): the constructor and its design size (10d)
+TEST_PROBLEMS = {"Gardner (Problem 1)": (gardner_problem, 20), "Gramacy (Problem 2)": (gramacy_problem, 20),
+                 "Hartmann-6 (Problem 4)": (hartmann6_l1_problem, 60)}
+
+
 def _check_test_problem(ctx: Context, *, algorithm_type: type[CEI] | None = None) -> Outcome:
-    """Figure 2(a) on Gardner's problem: the simple regret after the run against after the design, per seed
-    (one-sided sign test), and the median final regret."""
+    """Figure 2 per problem: the simple regret after the run against after the design, per seed (one-sided
+    sign test), and the median final regret. Quick: Problem 1 only; full: Problems 1, 2 and 4."""
     algorithm_type = algorithm_type or ctx.subject("CEI")  # ours, or a peer's; the control: its own
     seeds, iterations = ctx.pick(5, 20), ctx.pick(30, 50)
     fit = ctx.profile != "quick"  # the paper fits the SE hyperparameters by maximum likelihood
     algorithm = algorithm_type(kernel=Kernel("se", lengthscale=0.5), fit=fit, n_candidates=500, n_restarts=1)
-    initial, final = [], []
-    with threadpool_limits(limits=1, user_api="blas"):
-        for s in range(seeds):
-            seed = 1000 * ctx.seed + s
-            sol = solve(gardner_problem(initial=20), algorithm, maxiters=iterations, seed=seed, tol=1e-300,
-                        store_trace=True)
-            initial.append(float(sol.trace[0]["regret"]))
-            final.append(float(sol.trace[-1]["regret"]))
-    initial, final = np.array(initial), np.array(final)
-    reduced = int(np.sum(final < initial))
-    p_value = float(0.5 ** seeds * sum(math.comb(seeds, k) for k in range(reduced, seeds + 1)))
-    median = float(np.median(final))
-    # 1e-2 on a problem whose objective spans about 4 (f* = −2): 'converges to 0 quickly' read as the
-    # median regret below a quarter of a percent of the range after 20 + 30 (full: 50) evaluations
-    ok = p_value < 0.05 and median <= 1e-2
-    evidence = {"seeds": seeds, "iterations_after_design": iterations, "fitted_hyperparameters": fit,
-                "runs_reduced": reduced, "sign_test_p": figure(p_value, 3),
-                "median_initial_regret": figure(float(np.median(initial)), 3),
-                "median_final_regret": figure(median, 3),
-                "final_regrets": [figure(v, 3) for v in final]}
-    return Outcome("pass" if ok else "fail",
-                   f"Gardner (Problem 1): regret reduced in {reduced}/{seeds} runs (sign test p = "
-                    f"{p_value:.3g}), "
-                   f"median final regret {median:.3g} (<= 1e-2: {median <= 1e-2})", evidence)
+    names = ctx.pick(["Gardner (Problem 1)"], list(TEST_PROBLEMS))
+    evidence: dict = {"seeds": seeds, "iterations_after_design": iterations, "fitted_hyperparameters": fit}
+    ok, parts = True, []
+    for name in names:
+        make, n_initial = TEST_PROBLEMS[name]
+        initial, final = [], []
+        with threadpool_limits(limits=1, user_api="blas"):
+            for s in range(seeds):
+                seed = 1000 * ctx.seed + s
+                sol = solve(make(initial=n_initial), algorithm, maxiters=iterations, seed=seed, tol=1e-300,
+                            store_trace=True)
+                initial.append(float(sol.trace[0]["regret"]))
+                final.append(float(sol.trace[-1]["regret"]))
+        initial_arr, final_arr = np.array(initial), np.array(final)
+        reduced = int(np.sum(final_arr < initial_arr))
+        p_value = float(0.5 ** seeds * sum(math.comb(seeds, k) for k in range(reduced, seeds + 1)))
+        median = float(np.median(final_arr))
+        # 1e-2 against objectives spanning about 2-4: 'converges to 0 quickly' read as the median regret
+        # below a quarter to half a percent of the range after the design + 30 (full: 50) CEI steps
+        ok = ok and p_value < 0.05 and median <= 1e-2
+        evidence[name] = {"runs_reduced": reduced, "sign_test_p": figure(p_value, 3),
+                          "median_initial_regret": figure(float(np.median(initial_arr)), 3),
+                          "median_final_regret": figure(median, 3),
+                          "final_regrets": [figure(v, 3) for v in final_arr]}
+        parts.append(f"{name}: regret reduced in {reduced}/{seeds} runs (sign test p = {p_value:.3g}), "
+                     f"median final regret {median:.3g} (<= 1e-2: {median <= 1e-2})")
+    return Outcome("pass" if ok else "fail", "; ".join(parts), evidence)
 
 
 register(
     Claim(
         id="cei_rates.test_problem_regret",
         paper=PAPER,
-        source=f"Figure 2(a) and Section 4.2 (Problem 1, the small-feasible-region problem of Gardner et "
-               f"al.) "
-        f"({ARXIV})",
+        source=f"Figure 2 (panels (a), (b), (d)) and Section 4.2 (Problem 1, Gardner et al.'s small feasible "
+               f"region; Problem 2, Gramacy et al.'s two constraints; Problem 4, Hartmann-6) ({ARXIV})",
         origin=Origin.PAPER,
         covers=("Figure 2",),
-        deviation="Problem 1 only (the others, Gramacy's, the 4-d, Hartmann-6 and Rosenbrock problems, are "
-                  "not in "
-        "our library); 5 (full: 20; the paper 100) seeds, 20 initial points (10d) and 30 (full: 50, the "
-        "paper's) "
-        "CEI steps; fixed SE lengthscale 0.5 in the quick profile, maximum-likelihood fits in the full one "
-        "(the "
-        "paper's); 'converges to 0 quickly' read as a median final regret <= 1e-2.",
+        deviation="Problems 1, 2 and 4 (quick: Problem 1 only); the formulas of Appendix D did not survive "
+        "our text's extraction, so Problem 2 is Gramacy et al.'s toy problem as published there, and "
+        "Problem 4 is Hartmann-6 with the constraint ||x||_1 <= 1 (our choice, after Letham et al.'s "
+        "l1 constraint; f* = -1.51503 on it); Problems 3 (the 4-d problem) and 5 (Rosenbrock with a "
+        "constraint) are not run: their constraints are not in our text and their sources leave them "
+        "ambiguous. 5 (full: 20; the paper 100) seeds, 10d initial points and 30 (full: 50, the paper's) "
+        "CEI steps; fixed SE lengthscale 0.5 in the quick profile, maximum-likelihood fits in the full "
+        "one (the paper's); 'converges to 0 quickly' read as a median final regret <= 1e-2.",
         statement="On Gardner's problem (min cos(2x₁)cos(x₂) + sin(x₁) s.t. cos(x₁ + x₂) <= 1/2 on [0, 6]², "
-        "f* = −2), CEI with an SE kernel lowers the simple regret from the design's to the run's end in "
-        "significantly many seeds (one-sided sign test at 0.05: all 5 quick seeds, 15 of 20 full) and the "
-        "median final regret is at most 1e-2.",
+        "f* = −2) and, in the full profile, on Gramacy's (min x₁ + x₂ on [0, 1]² s.t. two constraints, "
+        "f* = 0.59979) and Hartmann-6 with ||x||_1 <= 1 (f* = −1.51503), CEI with an SE kernel lowers the "
+        "simple regret from the design's to the run's end in significantly many seeds, per problem "
+        "(one-sided sign test at 0.05: all 5 quick seeds, 15 of 20 full) and the median final regret "
+        "of each problem is at most 1e-2.",
         kind=Kind.NUMERIC,
         check=partial(_check_test_problem, algorithm_type=None),
         subjects=("CEI",),
