@@ -59,6 +59,7 @@ from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, registe
 from theorems.core.assumptions import Boundary, boundary_outcome
 from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import figure, property_outcome
+from theorems.core.sabotage import patched
 from theorems.core.subjects import SUBJECTS, load_object
 
 PAPER = "sam_stability"
@@ -2332,6 +2333,7 @@ def _sam_assumption_cases() -> list[Boundary]:
     H3 = np.stack([np.eye(2), 2.0 * np.eye(2), np.diag([1.0, 3.0])])  # n = 3 PSD matrices
     indefinite = np.stack([np.diag([1.0, -1e-3])] * 3)
     task = parity_task(4, 2, 3, seed=0)
+    ones = np.ones((2, 2))
 
     def msr(H=H3, lr=0.1, B=2, **kw):
         return _stability.mean_square_radius(H, lr, B, **kw)
@@ -2402,7 +2404,31 @@ def _sam_assumption_cases() -> list[Boundary]:
                  lambda: parity_task(4, 1, 3, seed=0)),
         Boundary("init_scale > 0", "init_scale", lambda: parity_task(4, 2, 3, seed=0, init_scale=tiny),
                  lambda: parity_task(4, 2, 3, seed=0, init_scale=0.0)),
+        Boundary("a task holds at least one sample", "X",
+                 lambda: TwoLayerMSETask(ones[:1], ones[:1, 0], width=2),
+                 lambda: TwoLayerMSETask(ones[:0], ones[:0, 0], width=2)),
+    ] + [
+        # enumerate_batches refuses more than MAX_ENUMERATED_BATCHES batches, counted per law (C(n, B)
+        # subsets, C(n + B − 1, B) multisets, 2ⁿ patterns): at a limit lowered to 10 (16 for Bernoulli) the
+        # count equal to the limit is enumerated and the next one refused (1e6 is too many to enumerate)
+        Boundary(f"at most MAX_ENUMERATED_BATCHES {law} batches (limit {limit})", "batch_size",
+                 partial(_enumerate_under, limit, n_in, b_in, law),
+                 partial(_enumerate_under, limit, n_out, b_out, law))
+        for law, limit, (n_in, b_in), (n_out, b_out) in (("without_replacement", 10, (5, 2), (6, 2)),
+                                                          ("with_replacement", 10, (4, 2), (5, 2)),
+                                                          ("bernoulli", 16, (4, 2), (5, 2)))
     ]
+
+
+def _enumerate_under(limit: int, n: int, batch_size: int, sampling: str):
+    """enumerate_batches with MAX_ENUMERATED_BATCHES set to ``limit`` (a documented module constant)."""
+    with patched(_stability, "MAX_ENUMERATED_BATCHES", limit):
+        W, p = _stability.enumerate_batches(n, batch_size, sampling)
+    # the inside probe lists exactly the limit; an outside probe that was accepted lists more (reported so)
+    if W.shape[0] <= limit and (W.shape[0] != limit or not abs(float(p.sum()) - 1.0) <= 1e-12):
+        raise AssertionError(f"enumerate_batches({n}, {batch_size}, {sampling!r}) listed {W.shape[0]} "
+                             f"batches of total probability {float(p.sum())!r}, not the {limit} of the law")
+    return W
 
 
 def _check_sam_assumptions(ctx: Context, *, shifted: bool) -> Outcome:
@@ -2422,8 +2448,11 @@ register(Claim(
               "0; the documented batch laws and radius methods; a positive radius tol and maxiters >= 1; "
               "simulation steps >= 0 and replicates >= 1; noise s >= 0; a positive critical level; σ in [1, "
               "n]; a positive GD step; SAM's ρ, lr >= 0; the training algorithms' lr > 0, ρ >= 0, batch_size "
-              ">= 1; the parity task's in_features >= 2 and init_scale > 0. The value just inside is "
-              "accepted, the one just outside refused with a ValueError or TypeError naming the argument (30 "
+              ">= 1; the parity task's in_features >= 2 and init_scale > 0; a task holds at least one sample;"
+              " enumerate_batches lists at most MAX_ENUMERATED_BATCHES batches counted per law (C(n, B), C(n "
+              "+ B − 1, B), 2ⁿ; probed with the limit lowered to 10 and 16: the count equal to the limit "
+              "listed in full with total probability 1, the next refused). The value just inside is accepted,"
+              " the one just outside refused with a ValueError or TypeError naming the argument (34 "
               "boundaries).",
     kind=Kind.PROPERTY,
     check=partial(_check_sam_assumptions, shifted=False),
