@@ -150,6 +150,8 @@ CASES = [
     # baselines
     BadInput(ScipyDE, lambda: ScipyDE(strategy="best3bin"), ValueError, ("strategy", "rand1bin"), ""),
     BadInput(ScipyDE, lambda: ScipyDE(mutation=(1.0, 0.5)), ValueError, ("mutation", "lo <= hi"), "mutation"),
+    # scipy's range is [0, 2): 2 is refused here, naming the argument, not inside scipy's solver
+    BadInput(ScipyDE, lambda: ScipyDE(mutation=2.0), ValueError, ("mutation", "[0, 2)"), "mutation_two"),
     BadInput(CMAES, lambda: CMAES(sigma0=0.0), ValueError, ("sigma0", "> 0"), ""),
     BadInput(PSO, lambda: PSO(w=1.5), ValueError, ("w", "[0.2, 1.0]"), ""),
     BadInput(RandomSearch, lambda: RandomSearch(batch=0), ValueError, ("batch", "positive"), ""),
