@@ -30,6 +30,7 @@ from scipy.stats import qmc
 
 from algorithms._validation import (
     as_float_array,
+    check_bool,
     check_callable,
     check_positive,
     check_positive_int,
@@ -219,6 +220,7 @@ def rkhs_problem(
     >>> prob.initial.shape, bool(prob.f_star <= prob.f(feasible).min())
     ((10, 1), True)
     """
+    gp_objective = check_bool("gp_objective", gp_objective)
     _check_kernel(kernel)
     dim = check_positive_int("dim", dim)
     n_initial = check_positive_int("n_initial", n_initial)

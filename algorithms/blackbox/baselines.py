@@ -155,17 +155,21 @@ def _solve(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions) ->
     trace, stop, restarts = [], "budget", -1
     x0 = rng.uniform(lo, hi)
     ev(x0[None])
+    # pycma needs dimension >= 2: a 1-D problem runs with one dummy coordinate that f never sees
+    dummy = problem.dim == 1
+    cma_lo, cma_hi = (np.r_[lo, 0.0], np.r_[hi, 1.0]) if dummy else (lo, hi)
     try:
         while not ev.exhausted and stop == "budget":
             restarts += 1
-            opts = {"bounds": [lo.tolist(), hi.tolist()], "seed": int(rng.integers(1, 2**31)), "verbose": -9,
+            opts = {"bounds": [cma_lo.tolist(), cma_hi.tolist()], "seed": int(rng.integers(1, 2**31)),
+                    "verbose": -9,
                     "maxfevals": ev.remaining, "tolstagnation": 10**9 if problem.dim > 100 else None}
             opts = {k: v for k, v in opts.items() if v is not None}
             if algorithm.popsize is not None:
                 opts["popsize"] = algorithm.popsize
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                es = cma.CMAEvolutionStrategy(x0, sigma, opts)
+                es = cma.CMAEvolutionStrategy(np.r_[x0, 0.5] if dummy else x0, sigma, opts)
                 while not es.stop():
                     if ev.target_reached():
                         stop = "target"
@@ -176,7 +180,7 @@ def _solve(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions) ->
                     if ev.exhausted:
                         break
                     X = np.asarray(es.ask())
-                    values = ev(X)
+                    values = ev(X[:, :problem.dim])
                     if ev.exhausted and not np.all(np.isfinite(values)):
                         break
                     worst = np.finfo(float).max / 1e6

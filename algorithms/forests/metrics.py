@@ -18,16 +18,18 @@ from typing import Any
 
 import numpy as np
 
+from algorithms._validation import as_float_array
+
 __all__ = ["column_distortion", "distortion"]
 
 
 def column_distortion(X: Any, X_hat: Any, categorical: Any = None) -> np.ndarray:
     """Per-column distortion: 1 − R² (numeric) or the error rate (categorical)."""
-    X, X_hat = np.asarray(X, dtype=np.float64), np.asarray(X_hat, dtype=np.float64)
-    if X.ndim != 2 or X_hat.shape != X.shape:
+    # strings, complex entries (not truncated to their real part) and NaN/inf are refused by name
+    X = as_float_array("X", X, ndim=2, dtype=np.float64)
+    X_hat = as_float_array("X_hat", X_hat, dtype=np.float64)
+    if X_hat.shape != X.shape:
         raise ValueError(f"X_hat must have the shape of X {X.shape}, got {X_hat.shape}")
-    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(X_hat))):
-        raise ValueError("X and X_hat must be finite")
     categorical = np.zeros(X.shape[1], dtype=bool) if categorical is None else np.asarray(categorical, bool)
     if categorical.shape != (X.shape[1],):
         raise ValueError(f"categorical must have one flag per column ({X.shape[1]}), got {categorical.shape}")

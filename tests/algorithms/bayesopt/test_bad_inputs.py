@@ -280,6 +280,21 @@ CASES = [
     ),
 ]
 
+# round 2 of the held-out audit (issue #43): seeds through check_seed (numpy's own messages, 2**64
+# accepted), ``ard`` a strict bool (the truthy string "no" fitted one lengthscale per coordinate)
+_XY = (np.random.default_rng(0).random((6, 2)), np.linspace(-1.0, 1.0, 6))
+CASES += [
+    BadInput(fit_kernel, lambda: fit_kernel(*_XY, SE, seed=-1), ValueError, ("seed", ">= 0"), "seed-neg"),
+    BadInput(fit_kernel, lambda: fit_kernel(*_XY, SE, seed=2**64), ValueError, ("seed", "2**64"), "seed-big"),
+    BadInput(fit_kernel, lambda: fit_kernel(*_XY, SE, seed=1.5), TypeError, ("seed", "int"), "seed-float"),
+    BadInput(fit_kernel, lambda: fit_kernel(*_XY, SE, seed="0"), TypeError, ("seed", "int"), "seed-str"),
+    BadInput(fit_kernel, lambda: fit_kernel(*_XY, SE, ard="no"), TypeError, ("ard", "bool"), "ard-str"),
+    BadInput(fit_kernel, lambda: fit_kernel(*_XY, SE, ard=2), TypeError, ("ard", "bool"), "ard-int"),
+    BadInput(CEI.ask_tell, lambda: CEI().ask_tell(BOX, 1, seed=-1), ValueError, ("seed", ">= 0"), "seed-neg"),
+    BadInput(CEI.ask_tell, lambda: CEI().ask_tell(BOX, 1, seed=2**64), ValueError, ("seed", "2**64"),
+             "seed-big"),
+]
+
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input_is_rejected(case):
