@@ -268,3 +268,12 @@ def test_gaussian_cs_needs_a_float_dtype():
     check_bad_input(BadInput(operators.gaussian_cs,
                              lambda: operators.gaussian_cs((4, 4), 0.5, seed=0, dtype=torch.int32), TypeError,
                              ("dtype", "torch.float64", "torch.int32"), "int32"))
+
+
+def test_residual_denoiser_refuses_complex_and_other_devices():
+    net = networks.ResidualDenoiser(channels=2, depth=2)
+    complex_x = torch.zeros(1, 8, 8, dtype=torch.complex64)
+    check_bad_input(BadInput(networks.ResidualDenoiser, lambda: net(complex_x), TypeError, ("x", "real"),
+                             "complex"))
+    check_bad_input(BadInput(networks.ResidualDenoiser, lambda: net(torch.zeros(1, 8, 8, device="meta")),
+                             ValueError, ("x", "device"), "meta"))
