@@ -413,10 +413,11 @@ class Radon(LinearOperator):
 
 
 def cartesian_mask(image_shape: tuple[int, int], acceleration: float, seed: int,
-                   centre_lines: int = 4) -> torch.Tensor:
+                   centre_lines: int | None = None) -> torch.Tensor:
     """A boolean k-space mask of whole rows (phase-encoding lines), conjugate-symmetric.
 
-    About ``h / acceleration`` rows are kept: the ``centre_lines`` lowest frequencies and
+    About ``h / acceleration`` rows are kept: the ``centre_lines`` lowest frequencies (an int in
+    [0, h]; None: min(4, h)) and
     random others, each with its mirror row −k (mod h), so that the mask equals its
     point reflection and the complement's rows are exactly orthogonal to H's on real images.
 
@@ -429,6 +430,7 @@ def cartesian_mask(image_shape: tuple[int, int], acceleration: float, seed: int,
     if acceleration < 1:
         raise ValueError(f"acceleration must be >= 1, got {acceleration!r}")
     seed = _check_seed(seed)
+    centre_lines = min(4, h) if centre_lines is None else centre_lines
     if isinstance(centre_lines, bool) or not isinstance(centre_lines, int | np.integer) \
             or not 0 <= centre_lines <= h:
         raise ValueError(f"centre_lines must be an int in [0, h = {h}], got {centre_lines!r}")

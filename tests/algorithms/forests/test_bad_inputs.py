@@ -147,7 +147,7 @@ CASES = [
              ("lower", "(m, B, d)")),
     # metrics
     BadInput(column_distortion, lambda: column_distortion(X, X[:3]), ValueError, ("X_hat", "shape")),
-    BadInput(distortion, lambda: distortion(X, NAN), ValueError, ("X_hat", "NaN")),
+    BadInput(distortion, lambda: distortion(X, NAN), ValueError, ("X_hat", "finite", "NaN")),
     # round 2 of the held-out audit (issue #43): strings and complex entries are named, not numpy's
     # "could not convert" or a silent cast to the real part
     BadInput(distortion, lambda: distortion(X, "x"), TypeError, ("X_hat", "numeric"), "string"),
