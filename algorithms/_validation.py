@@ -190,6 +190,14 @@ def check_float_tensor(name: str, value: Any, *, ndim: int | None = None):
     return value
 
 
+def check_device(name: str, tensor: Any, reference: Any) -> None:
+    """``tensor`` on the device of ``reference`` (a model's parameter), else a ValueError naming it
+    (torch's own message names neither the argument nor the model)."""
+    if tensor.device != reference.device:
+        raise ValueError(f"{name} must be on the model's device {reference.device}, got a tensor on "
+                         f"{tensor.device} (move one of them with .to(...))")
+
+
 def check_torch_dtype(dtype: Any):
     """A floating torch dtype the models support: torch.float32 or torch.float64."""
     import torch

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._validation import check_positive, check_seed, check_torch_dtype
+from algorithms._validation import check_device, check_positive, check_seed, check_torch_dtype
 from algorithms.attention.problem import LINKS, SingleLocationProblem, link_function
 
 __all__ = ["ErfAttention", "SoftmaxAttention", "best_linear_risk", "best_linear_weights",
@@ -74,6 +74,7 @@ class SoftmaxAttention(nn.Module):
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         X = _check_tokens(X, self.in_features, self.u.dtype)
+        check_device("X", X, self.u)
         weights = torch.softmax(self.beta * math.sqrt(self.in_features) * (X @ self.u), dim=-1)
         return (weights * link_function(self.link)(X @ self.v)).sum(-1, keepdim=True)
 
@@ -99,6 +100,7 @@ class ErfAttention(nn.Module):
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         X = _check_tokens(X, self.in_features, self.k.dtype)
+        check_device("X", X, self.k)
         return (torch.erf(self.lam * (X @ self.k)) * (X @ self.v)).sum(-1, keepdim=True)
 
 

@@ -30,6 +30,7 @@ from torch import nn
 
 from algorithms._validation import (
     as_float_array,
+    check_device,
     check_float_tensor,
     check_positive,
     check_positive_int,
@@ -175,6 +176,7 @@ class ScoreMLP(ScoreModel):
         dtype = self.net[0].weight.dtype
         if X.dtype != dtype:
             raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
+        check_device("X", X, self.net[0].weight)
         self.schedule.check_time("t (the last column of X)", X[:, -1])
         sigma = (1.0 - self.schedule.alpha_bar(X[:, -1:])).sqrt()
         return -self.noise(X) / sigma

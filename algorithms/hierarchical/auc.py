@@ -35,7 +35,7 @@ import torch
 from torch import nn
 from torch.func import functional_call
 
-from algorithms._validation import check_positive
+from algorithms._validation import check_device, check_positive
 from algorithms.hierarchical.problems import MinimaxProblem
 
 __all__ = ["ScoreNet", "auc_minimax"]
@@ -79,6 +79,7 @@ class ScoreNet(nn.Module):
         if X.dtype != self.hidden.weight.dtype:
             raise TypeError(f"X must have dtype {self.hidden.weight.dtype} (the model's parameters), "
                             f"got {X.dtype}")
+        check_device("X", X, self.hidden.weight)
         return self.output(torch.tanh(self.hidden(X)))
 
 

@@ -32,7 +32,7 @@ from typing import Any
 
 import torch
 
-from algorithms._validation import check_positive_int, check_seed, check_torch_dtype
+from algorithms._validation import check_device, check_positive_int, check_seed, check_torch_dtype
 
 __all__ = ["ACTIVATIONS", "DeepLinear", "LinearModel", "TwoLayerPerceptron", "effective_predictor"]
 
@@ -57,6 +57,9 @@ def _check_input(model: torch.nn.Module, X: Any, dtype: torch.dtype) -> None:
                          f"got {tuple(X.shape)}")
     if X.dtype != dtype:
         raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
+    reference = next(model.parameters(), None)
+    if reference is not None:
+        check_device("X", X, reference)
 
 
 class LinearModel(torch.nn.Module):
