@@ -366,6 +366,8 @@ def etf_distance(means) -> float:
     """
     M = as_float_array("means", means, ndim=2, dtype=np.float64)
     k = M.shape[0]
+    if k < 2 or M.shape[1] < 1:  # a simplex ETF needs two classes (K = 1: E = 0, K = 0: nothing)
+        raise ValueError(f"means must have shape (K >= 2, width >= 1), got {M.shape}")
     centred = M - M.mean(axis=0)
     gram = centred @ centred.T
     norm = np.linalg.norm(gram)
