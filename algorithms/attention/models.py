@@ -21,7 +21,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._validation import check_device, check_positive, check_seed, check_torch_dtype
+from algorithms._validation import (
+    check_device,
+    check_float_tensor,
+    check_positive,
+    check_seed,
+    check_torch_dtype,
+)
 from algorithms.attention.problem import LINKS, SingleLocationProblem, link_function
 
 __all__ = ["ErfAttention", "SoftmaxAttention", "best_linear_risk", "best_linear_weights",
@@ -155,6 +161,10 @@ def fit_linear_predictor(X: torch.Tensor, y: torch.Tensor):
     if not isinstance(y, torch.Tensor) or y.shape != X.shape[:1]:
         raise ValueError(f"y must be a torch tensor of shape ({X.shape[0]},), got "
                          f"{tuple(y.shape) if isinstance(y, torch.Tensor) else type(y).__name__}")
+    check_float_tensor("X", X)  # a NaN reaches torch's lstsq as an internal assertion
+    check_float_tensor("y", y)
+    if y.dtype != X.dtype:
+        raise TypeError(f"y must have X's dtype {X.dtype}, got {y.dtype}")
     n, L, d = X.shape
     if n <= L * d + 1:
         raise ValueError(f"X must have more rows than features + 1 = {L * d + 1} for least squares, "

@@ -52,7 +52,7 @@ def link_function(name: str):
     >>> link_function("relu")(torch.tensor([-1.0, 2.0]))
     tensor([0., 2.])
     """
-    check_choice("link", name, LINKS)
+    check_choice("name (a link)", name, LINKS)
     return {"linear": lambda t: t, "quadratic": lambda t: t * t, "relu": torch.relu}[name]
 
 

@@ -57,6 +57,10 @@ def _range01(name: str, value, lo: float, hi: float) -> float:
     return float(value)
 
 
+class _UserError(Exception):
+    """Carries the evaluator's TypeError/ValueError (about the user's f) through scipy's DE loop."""
+
+
 @dataclass(frozen=True)
 class ScipyDE(Algorithm):
     """scipy's differential evolution: ``strategy``, ``popsize`` (× d), ``mutation`` (float or
@@ -95,7 +99,10 @@ def _solve(problem: BlackBoxProblem, algorithm: ScipyDE, options: SolveOptions) 
     def fun(xs: np.ndarray) -> np.ndarray:
         if ev.exhausted or ev.target_reached():
             raise _Stop
-        values = ev(np.atleast_2d(xs.T))
+        try:
+            values = ev(np.atleast_2d(xs.T))
+        except (TypeError, ValueError) as exc:  # scipy rewraps these as its own "map-like" RuntimeError
+            raise _UserError(exc) from exc
         return np.where(np.isfinite(values), values, np.finfo(float).max)
 
     def callback(intermediate_result) -> bool:
@@ -118,6 +125,8 @@ def _solve(problem: BlackBoxProblem, algorithm: ScipyDE, options: SolveOptions) 
     except _Stop:
         res = None
         stop = "target" if ev.target_reached() else "budget"
+    except _UserError as wrapped:  # the checked evaluator's own message, naming f
+        raise wrapped.args[0] from None
     finally:
         monitor.close()
     if stop == "maxiters" and ev.target_reached():

@@ -93,7 +93,10 @@ def flat_forward(module: torch.nn.Module) -> tuple[torch.Tensor, Callable[[torch
     ``f`` goes through ``torch.func.functional_call``, so ``torch.func`` transforms
     (``grad``, ``hessian``, ``vmap``) differentiate it with respect to θ.
     """
-    theta, unflatten = flatten_params(module_params(module))
+    params = module_params(module)
+    if not params:
+        raise ValueError(f"module must have parameters to flatten, got a {type(module).__name__} with none")
+    theta, unflatten = flatten_params(params)
 
     def forward(vector: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
         return functional_call(module, unflatten(vector), (X,))

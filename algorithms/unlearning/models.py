@@ -173,6 +173,11 @@ def effective_predictor(model: torch.nn.Module,
                         f"got {type(model).__name__}")
     if params is None:
         params = {k: p.detach() for k, p in model.named_parameters()}
+    names = [k for k, _ in model.named_parameters()]
+    if not isinstance(params, dict) or any(not isinstance(params.get(k), torch.Tensor) for k in names):
+        got = sorted(params) if isinstance(params, dict) else type(params).__name__
+        raise ValueError(f"params must be a dict holding the model's parameters {names} as tensors, "
+                         f"got {got}")
     if isinstance(model, LinearModel):
         if model.out_features != 1:
             raise ValueError("model must have out_features = 1 for a predictor vector, "

@@ -94,14 +94,14 @@ CASES = [
         expected_improvement,
         lambda: expected_improvement(ONE, -TWO, 0.0),
         ValueError,
-        ("sigma_f", ">= 0"),
+        ("sigma", ">= 0"),
         "negative-sd",
     ),
     BadInput(
         log_expected_improvement,
         lambda: log_expected_improvement(np.array([np.inf]), TWO, 0.0),
         ValueError,
-        ("mu_f", "NaN or inf"),
+        ("mu", "NaN or inf"),
         "inf-mu",
     ),
     BadInput(
@@ -316,3 +316,16 @@ def test_non_finite_observation_is_diverged():
         c=lambda x: float("nan") if x[0] > 0.5 else -1.0, initial=np.array([[0.1, 0.1], [0.9, 0.9]])
     )
     assert solve(prob, CEI.paper(kernel=SE), maxiters=3).retcode.name == "Diverged"
+
+
+def test_round2_ei_names_its_own_arguments():
+    # issue #43 round 2: expected_improvement's errors named constrained_ei's mu_f/sigma_f/best_feasible
+    for case in (
+        BadInput(expected_improvement, lambda: expected_improvement(ONE, np.array([np.nan]), 0.0), ValueError,
+                 ("sigma", "NaN"), "nan-sd"),
+        BadInput(expected_improvement, lambda: expected_improvement(ONE, TWO, "0"), TypeError, ("best",),
+                 "str-best"),
+        BadInput(log_expected_improvement, lambda: log_expected_improvement(ONE, TWO, np.nan), ValueError,
+                 ("best", "NaN"), "nan-best"),
+    ):
+        check_bad_input(case)

@@ -217,3 +217,8 @@ def test_round2_functional_and_collapse_domains():
                  ("means", "K >= 2"), "one-class"),
     ):
         check_bad_input(case)
+
+
+def test_round2_flat_forward_names_the_module():
+    check_bad_input(BadInput(functional.flat_forward, lambda: functional.flat_forward(torch.nn.ReLU()),
+                             ValueError, ("module", "parameters"), "no-params"))
