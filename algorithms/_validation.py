@@ -163,6 +163,14 @@ def check_seed(seed: Any, name: str = "seed") -> int:
     return int(seed)
 
 
+def check_generator(name: str, value: Any) -> np.random.Generator:
+    """A numpy ``Generator`` (``np.random.default_rng(seed)``); a seed or a string is refused by name."""
+    if not isinstance(value, np.random.Generator):
+        raise TypeError(f"{name} must be a numpy.random.Generator (np.random.default_rng(seed)), got "
+                        f"{type(value).__name__} {value!r:.60}")
+    return value
+
+
 def check_bool(name: str, value: Any) -> bool:
     """A flag: a bool (or numpy bool), returned as a bool."""
     if not isinstance(value, bool | np.bool_):

@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from algorithms._validation import check_positive_int
+from algorithms._validation import check_generator, check_positive_int
 from algorithms.blackbox.components import initialize
 from algorithms.blackbox.problem import Evaluator
 
@@ -125,6 +125,7 @@ def problem_features(ev: Evaluator, rng: np.random.Generator, n: int | None = No
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The 13 features of ``ev.problem`` from an LHS sample of size ``n`` (default
     :func:`sample_size`), evaluated through ``ev`` (charged to the budget); returns (F, X, y)."""
+    check_generator("rng", rng)
     if not isinstance(ev, Evaluator):
         raise TypeError(f"ev must be an Evaluator, got {type(ev).__name__}")
     prob = ev.problem

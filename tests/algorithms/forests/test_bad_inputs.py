@@ -213,3 +213,12 @@ def test_huge_maxiters_is_clamped_for_arpack():
     huge = solve(problem, RFAE(n_components=2, n_estimators=3), maxiters=10**40)
     assert huge.retcode == default.retcode
     np.testing.assert_allclose(huge.x, default.x)
+
+
+def test_rng_arguments_must_be_generators():
+    # issue #43 round 2 (the seed class): a seed or a string where a Generator is documented reached
+    # numpy as an AttributeError
+    lo, hi = X.min(0)[None], X.max(0)[None]
+    for label, rng in (("rng-str", "r"), ("rng-int", 0)):
+        check_bad_input(BadInput(sample_in_boxes, lambda rng=rng: sample_in_boxes(lo, hi, NO_CAT, rng),
+                                 TypeError, ("rng", "Generator"), label))
