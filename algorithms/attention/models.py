@@ -161,14 +161,14 @@ def fit_linear_predictor(X: torch.Tensor, y: torch.Tensor):
     if not isinstance(y, torch.Tensor) or y.shape != X.shape[:1]:
         raise ValueError(f"y must be a torch tensor of shape ({X.shape[0]},), got "
                          f"{tuple(y.shape) if isinstance(y, torch.Tensor) else type(y).__name__}")
-    check_float_tensor("X", X)  # a NaN reaches torch's lstsq as an internal assertion
-    check_float_tensor("y", y)
-    if y.dtype != X.dtype:
-        raise TypeError(f"y must have X's dtype {X.dtype}, got {y.dtype}")
     n, L, d = X.shape
     if n <= L * d + 1:
         raise ValueError(f"X must have more rows than features + 1 = {L * d + 1} for least squares, "
                          f"got n={n}")
+    check_float_tensor("X", X)  # a NaN reaches torch's lstsq as an internal assertion
+    check_float_tensor("y", y)
+    if y.dtype != X.dtype:
+        raise TypeError(f"y must have X's dtype {X.dtype}, got {y.dtype}")
     design = torch.cat([X.reshape(n, L * d), torch.ones(n, 1, dtype=X.dtype)], 1)
     coef = torch.linalg.lstsq(design, y.reshape(n, 1)).solution[:, 0]
 

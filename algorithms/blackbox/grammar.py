@@ -201,10 +201,12 @@ def allowed_next(prefix: Sequence[str]) -> frozenset[str]:
 
 def _as_names(workflow, name: str = "workflow") -> tuple[str, ...]:
     if isinstance(workflow, str) or not isinstance(workflow, Sequence):
-        raise TypeError(f"{name} must be a sequence of module names, got {type(workflow).__name__}")
+        raise TypeError(f"{name} must be a sequence of module names (a workflow), got "
+                        f"{type(workflow).__name__}")
     bad = [w for w in workflow if not isinstance(w, str)]
     if bad:
-        raise TypeError(f"{name} must hold module names (str), got {type(bad[0]).__name__} {bad[0]!r}")
+        raise TypeError(f"{name} must hold module names (str; a workflow), got {type(bad[0]).__name__} "
+                        f"{bad[0]!r}")
     return tuple(workflow)
 
 

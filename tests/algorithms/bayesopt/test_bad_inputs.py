@@ -278,6 +278,11 @@ CASES = [
         ("initial",),
         "initial",
     ),
+    BadInput(bayesopt.gramacy_problem, lambda: bayesopt.gramacy_problem(initial=1.5), (TypeError, ValueError),
+             ("initial",), "initial"),
+    BadInput(bayesopt.hartmann6_l1_problem, lambda: bayesopt.hartmann6_l1_problem(initial=0),
+             (TypeError, ValueError),
+             ("initial",), "initial"),
 ]
 
 # round 2 of the held-out audit (issue #43): seeds through check_seed (numpy's own messages, 2**64
