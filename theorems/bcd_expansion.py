@@ -22,10 +22,17 @@
 * ``bcd_expansion.matches_adam`` (numeric, implementation): on the tiny Markov finetune, BREAD-SGD
   ends within a stated margin of AdamW's loss at equal steps and below BAdam's, with a fraction of
   its state memory.
+* ``bcd_expansion.switch_frequency`` (numeric, Figure 1(b)): BREAD-SGD beats BAdam at every K tried.
+* ``bcd_expansion.input_domains`` (property, implementation): the documented input domains of
+  BlockOptimizer, find_blocks, BlockCoordinateDescent, FinetuneTask and LowRankExpansion, probed at
+  their closed ends and just outside.
+* ``bcd_expansion.loop_contract`` (property, implementation): the training loop's epochs, seeds,
+  default tolerance and blow-up test, the default blocks and orders, freeze, the task's shift and
+  the state-byte count, as documented.
 
 >>> from theorems.core import REGISTRY, coverage
 >>> len([k for k in REGISTRY if k.startswith("bcd_expansion.")])
-8
+10
 >>> coverage("bcd_expansion")["uncovered"]
 []
 """
@@ -55,8 +62,10 @@ from algorithms.optimizers.block import BlockCoordinateDescent, BlockOptimizer, 
 from algorithms.optimizers.expansion import LowRankExpansion
 from algorithms.optimizers.finetune import FullFinetune, markov_finetune_task
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.assumptions import domain_outcome
 from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import figure, property_outcome
+from theorems.core.sabotage import patched
 from theorems.core.subjects import SUBJECTS, load_object
 
 PAPER = "bcd_expansion"
@@ -1029,3 +1038,272 @@ register(Claim(
                         "BAdam at some K.",
     budget_s=90.0,
     subjects=("BAdam",)))
+
+
+# ----------------------------------------------------------------------------- input domains (issue #46)
+def _tiny_model() -> torch.nn.Sequential:
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        return torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+
+
+def _tiny_chain(seed: int = 0) -> Any:
+    from algorithms.optimizers.tasks import MarkovLanguageTask
+
+    return MarkovLanguageTask(vocab_size=4, context=3, seed=seed)
+
+
+def _tokens_with(first: int, last: int, columns: int = 4) -> torch.Tensor:
+    """Four sequences of the tiny chain with entry [0, 0] set to ``first`` and [-1, -1] to ``last``."""
+    tokens = _tiny_chain().sample(4, torch.Generator().manual_seed(0))[:, :columns].clone()
+    tokens[0, 0], tokens[-1, -1] = first, last
+    return tokens
+
+
+def _finetune_with(tokens: Any, batch_size: int = 2, model: torch.nn.Module | None = None) -> Any:
+    from algorithms.optimizers.finetune import FinetuneTask
+
+    return FinetuneTask(model=torch.nn.Linear(4, 4) if model is None else model, task=_tiny_chain(),
+                        tokens=tokens, batch_size=batch_size)
+
+
+def _round_trip(drop: str | None = None) -> None:
+    """A BlockOptimizer's state_dict (without the key ``drop``) loaded into a fresh one."""
+    opt = BlockOptimizer(_tiny_model(), switch_every=2)
+    state = opt.state_dict()
+    if drop is not None:
+        state.pop(drop)
+    BlockOptimizer(_tiny_model(), switch_every=2).load_state_dict(state)
+
+
+def _context_model(context: int) -> torch.nn.Module:
+    model = torch.nn.Linear(4, 4)
+    model.context = context          # a model that declares its context length (as Transformer does)
+    return model
+
+
+def _tied_parameters() -> None:
+    """One parameter under two names (tied weights): accepted and trained once, under its first name."""
+    model = _tiny_model()
+    pairs = [*model.named_parameters(), ("tied", model[0].weight)]
+    names = BlockOptimizer(pairs, blocks=[r"^0\.", r"^2\."]).block_names
+    if sorted(n for block in names for n in block) != sorted(n for n, _ in model.named_parameters()):
+        raise ValueError(f"params: the tied parameter was not trained once under its first name: {names}")
+
+
+def _check_domains(ctx: Context, open_ends: bool = False) -> Outcome:
+    """The documented input domains of the public constructors and functions: inputs at their
+    closed ends are accepted, inputs just outside refused with an error naming the argument."""
+    from algorithms.optimizers.block import find_blocks
+
+    model = _tiny_model()
+    cases = [  # (label, call, closed end, refusal: (type, argument) or None)
+        ("params as named_parameters() pairs", lambda: BlockOptimizer(_tiny_model().named_parameters()),
+         False, None),
+        ("a tied parameter under a second name", _tied_parameters, False, None),
+        ("params as a list of bare tensors", lambda: BlockOptimizer(list(_tiny_model().parameters())), False,
+         (TypeError, "params")),
+        ("blocks mixing a pattern and a name list",
+         lambda: BlockOptimizer(_tiny_model(), blocks=[r"^0\.", ["2.weight", "2.bias"]]), False, None),
+        ("one explicit block holding everything", lambda: find_blocks(["a.w", "b.w"], blocks=["."]), True,
+         None),
+        ("blocks as a bare string", lambda: find_blocks(["a.w", "b.w"], blocks="."), False,
+         (TypeError, "blocks")),
+        ("blocks empty", lambda: find_blocks(["a.w", "b.w"], blocks=[]), False, (TypeError, "blocks")),
+        ("a state_dict round trip", lambda: _round_trip(), False, None),
+        ("a state_dict without 'schedule'", lambda: _round_trip("schedule"), False,
+         (ValueError, "state_dict")),
+        ("a state_dict without 'base'", lambda: _round_trip("base"), False, (ValueError, "state_dict")),
+        ("BlockCoordinateDescent(blocks=a tuple)", lambda: BlockCoordinateDescent(blocks=(r"^0\.",)), False,
+         None),
+        ("BlockCoordinateDescent(blocks=a string)", lambda: BlockCoordinateDescent(blocks="0"), False,
+         (TypeError, "blocks")),
+        ("BlockCoordinateDescent(blocks=a list)", lambda: BlockCoordinateDescent(blocks=[r"^0\."]), False,
+         (TypeError, "blocks")),
+        ("token ids 0 and vocab_size − 1", lambda: _finetune_with(_tokens_with(0, 3)), True, None),
+        ("a token id −1", lambda: _finetune_with(_tokens_with(-1, 3)), False, (ValueError, "tokens")),
+        ("a token id vocab_size", lambda: _finetune_with(_tokens_with(0, 4)), False, (ValueError, "tokens")),
+        ("two columns (T = 1)", lambda: _finetune_with(_tokens_with(0, 3, columns=2)), True, None),
+        ("one column (T = 0)", lambda: _finetune_with(_tokens_with(0, 0, columns=1)), False,
+         (ValueError, "tokens")),
+        ("no rows", lambda: _finetune_with(torch.zeros(0, 4, dtype=torch.long)), False,
+         (ValueError, "tokens")),
+        ("context + 1 columns", lambda: _finetune_with(_tokens_with(0, 3), model=_context_model(3)), True,
+         None),
+        ("context + 2 columns", lambda: _finetune_with(_tokens_with(0, 3), model=_context_model(2)), False,
+         (ValueError, "tokens")),
+        ("batch_size = n", lambda: _finetune_with(_tokens_with(0, 3), batch_size=4), True, None),
+        ("batch_size = n + 1", lambda: _finetune_with(_tokens_with(0, 3), batch_size=5), False,
+         (ValueError, "batch_size")),
+        ("rank = min(in, out)", lambda: LowRankExpansion(model[2], rank=2), True, None),
+        ("rank = min(in, out) + 1", lambda: LowRankExpansion(model[2], rank=3), False, (ValueError, "rank")),
+        ("freeze not a bool", lambda: LowRankExpansion(model[2], rank=1, freeze=1), False,
+         (TypeError, "freeze")),
+    ]
+    return domain_outcome(cases, open_ends=open_ends)
+
+
+register(Claim(
+    id="bcd_expansion.input_domains", paper=PAPER,
+    source=f"the inputs of Algorithm 2 and Appendix B ({SOURCE}); our validation "
+           "(algorithms.optimizers.block, expansion, finetune)",
+    origin=Origin.IMPLEMENTATION,
+    statement="BlockOptimizer accepts a module's named_parameters() pairs, a tied parameter (trained once), "
+              "blocks mixing patterns and name lists, a single block holding everything and its own "
+              "state_dict, and refuses bare tensors, a string or empty blocks and a state_dict without its "
+              "base or schedule; FinetuneTask accepts token ids 0 and vocab_size − 1, T = 1, context + 1 "
+              "columns and batch_size = n, and refuses ids −1 and vocab_size, T = 0, no rows, context + 2 "
+              "columns and batch_size = n + 1; LowRankExpansion accepts rank = min(in, out) and refuses one "
+              "more and a non-bool freeze; each refusal a ValueError/TypeError naming the argument "
+              "(26 cases)",
+    kind=Kind.PROPERTY,
+    check=_check_domains,
+    control=partial(_check_domains, open_ends=True),
+    control_description="the closed ends read as open (ids 0 and vocab_size − 1, T = 1, batch_size = n, "
+                        "rank = min(in, out), a single block refused): the check must fail, since they are "
+                        "accepted",
+    budget_s=10.0))
+
+
+# ------------------------------------------------------------------------- the loop's contract (issue #46)
+def _spied_task(n: int, batch_size: int, reference_loss: float | None = None) -> tuple[Any, list[list[int]]]:
+    """A FinetuneTask on n sequences of the tiny chain whose mini-batch losses record their row indices."""
+    from algorithms.optimizers.finetune import FinetuneTask
+
+    seen: list[list[int]] = []
+
+    class Spied(FinetuneTask):
+        def loss(self, model: torch.nn.Module, index: torch.Tensor | None = None) -> torch.Tensor:
+            if index is not None:
+                seen.append([int(i) for i in index])
+            return super().loss(model, index)
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        model = torch.nn.Linear(4, 4)
+    tokens = _tiny_chain(1).sample(n, torch.Generator().manual_seed(0))
+    return Spied(model=model, task=_tiny_chain(1), tokens=tokens, batch_size=batch_size,
+                 reference_loss=reference_loss), seen
+
+
+def _loop_failures() -> tuple[list[str], dict[str, Any]]:
+    from algorithms.optimizers.finetune import FullFinetune, markov_finetune_task
+
+    failures: list[str] = []
+    figures: dict[str, Any] = {}
+    # (a) epochs without replacement, 4 steps each for n = 8 (batches fill the epoch exactly) and n = 10
+    # (the 2 rows left over sit out): two disjoint batches of 4 per epoch, a fresh permutation each epoch
+    for n in (8, 10):
+        task, seen = _spied_task(n, 4, reference_loss=0.0)      # reference 0, tol 1e-9: no early stop
+        solve(task, FullFinetune(lr=1e-3), maxiters=4, tol=1e-9, seed=0)
+        epochs = [seen[i] + seen[i + 1] for i in range(0, len(seen) - 1, 2)]
+        if [len(b) for b in seen] != [4] * 4 or any(len(set(e)) != 8 for e in epochs):
+            failures.append(f"epochs (n = {n}): batches {seen} are not two disjoint batches of 4 per epoch")
+        elif len({tuple(e) for e in epochs}) < 2:
+            failures.append(f"epochs (n = {n}): the same order in both epochs ({epochs})")
+        figures[f"batches_n{n}"] = seen
+    # (b) seeds: no seed is seed 0; seed 1 draws other batches
+    runs = {}
+    for seed in (None, 0, 1):
+        task, seen = _spied_task(8, 2, reference_loss=0.0)
+        runs[seed] = (solve(task, FullFinetune(lr=1e-2), maxiters=3, tol=1e-9, seed=seed).x, seen)
+    if not np.array_equal(runs[None][0], runs[0][0]) or runs[None][1] != runs[0][1]:
+        failures.append("seeds: a solve without a seed differs from seed = 0")
+    if runs[1][1] == runs[0][1]:
+        failures.append("seeds: seed 1 drew the same batches as seed 0")
+    # (c) the default tolerance 0.1 nats: Success at the first step iff loss <= reference + 0.1
+    probe = _spied_task(8, 2)[0]
+    with torch.no_grad():
+        start = float(probe.loss(probe.model))
+    for offset, expected in ((0.09, "Success"), (0.11, "MaxIters")):
+        sol = solve(_spied_task(8, 2, reference_loss=start - offset)[0], FullFinetune(lr=1e-8), maxiters=2,
+                    seed=0)
+        figures[f"retcode_reference_minus_{offset}"] = sol.retcode.value
+        if sol.retcode.value != expected:
+            failures.append(f"tolerance: reference = loss − {offset}: {sol.retcode.value}, not {expected}")
+    # (d) a finite blow-up (lr 1e8: the loss jumps to ~1e8 nats) is Diverged at once
+    sol = solve(_spied_task(8, 2)[0], FullFinetune(lr=1e8), maxiters=5, seed=0)
+    figures["blow_up"] = [sol.retcode.value, figure(sol.value, 3), sol.stats.iterations]
+    if sol.retcode.value != "Diverged" or sol.stats.iterations != 1:
+        failures.append(f"blow-up: {sol.retcode.value} after {sol.stats.iterations} steps at loss "
+                        f"{sol.value:.3g}")
+    # (e) the block schedule: default blocks with and without numbered layers, the descending order
+    from algorithms.optimizers.block import find_blocks
+
+    grouped = find_blocks(["emb.w", "layers.0.w", "layers.0.b", "layers.1.w", "head.w"])
+    if grouped != [["layers.0.w", "layers.0.b"], ["layers.1.w"], ["emb.w", "head.w"]]:
+        failures.append(f"default blocks with numbered layers: {grouped}")
+    top = find_blocks(["enc.w", "enc.b", "dec.w"])
+    if top != [["enc.w", "enc.b"], ["dec.w"]]:
+        failures.append(f"default blocks without numbered layers: {top}")
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Linear(2, 2), torch.nn.Linear(2, 2))
+    order = BlockOptimizer(model, order="descending").block_order()
+    if order != [2, 1, 0]:
+        failures.append(f"descending order of 3 blocks: {order}")
+    # (f) the expansion wrapper freezes the wrapped layer exactly when asked
+    for freeze in (True, False):
+        wrapped = LowRankExpansion(torch.nn.Linear(3, 2), rank=1, freeze=freeze)
+        if any(p.requires_grad == freeze for p in wrapped.linear.parameters()):
+            failures.append(f"LowRankExpansion(freeze={freeze}) left the wrapped layer's requires_grad wrong")
+    # (g) the finetune task's shift: pretrained on chain s, sampled from chain s + 1
+    ft = markov_finetune_task(vocab_size=4, context=3, n=4, width=4, depth=1, pretrain_steps=1, seed=5,
+                              architecture="mlp", batch_size=2)
+    if ft.task.seed != 6:
+        failures.append(f"markov_finetune_task(seed=5) samples chain {ft.task.seed}, not chain 6")
+    # (h) optimizer_state_bytes in absolute terms (state_memory compares two of its own counts, so a
+    # constant offset cancels there): 0 before any step, then the bytes of each state tensor, counted
+    # here from the tensors themselves
+    w = torch.nn.Parameter(torch.zeros(10))
+    adam = torch.optim.AdamW([w])
+    counted = [optimizer_state_bytes(adam)]
+    w.grad = torch.ones(10)
+    adam.step()
+    counted.append(optimizer_state_bytes(adam))
+    expected = [0, sum(t.nbytes for t in adam.state[w].values() if isinstance(t, torch.Tensor))]
+    figures["state_bytes"] = counted
+    if counted != expected:
+        failures.append(f"optimizer_state_bytes of AdamW on 10 floats before / after a step: {counted}, "
+                        f"the state tensors hold {expected}")
+    return failures, figures
+
+
+def _check_loop(ctx: Context, sabotage: bool = False) -> Outcome:
+    import algorithms.optimizers.finetune as finetune_module
+
+    if sabotage:                      # the blow-up threshold gone: a finite 1e8-nat loss runs on
+        with patched(finetune_module, "DIVERGED_LOSS", math.inf):
+            failures, figures = _loop_failures()
+    else:
+        failures, figures = _loop_failures()
+    evidence = {"failures": failures, **figures}
+    if failures:
+        return Outcome("fail", f"{len(failures)} documented behaviours broken; first: {failures[0]}",
+                       evidence)
+    return Outcome("pass", "epochs draw disjoint full batches from a fresh permutation, no seed is seed 0, "
+                           "Success at loss <= reference + 0.1, a finite blow-up is Diverged, default blocks "
+                           "and the descending order as documented, freeze as asked, the task's shift to "
+                           "chain s + 1, state bytes in absolute terms", evidence)
+
+
+register(Claim(
+    id="bcd_expansion.loop_contract", paper=PAPER,
+    source=f"the finetuning setting of Section 5 ({SOURCE}); our training loop "
+           "(algorithms.optimizers.finetune.run_finetune), block schedule (block.find_blocks, "
+           "BlockOptimizer.block_order) and LowRankExpansion, as their docstrings document them",
+    origin=Origin.IMPLEMENTATION,
+    statement="run_finetune draws epochs without replacement (n = 8 and 10, batch 4: two disjoint batches "
+              "of 4 per epoch, a fresh permutation each epoch), a solve without a seed equals seed 0 and "
+              "seed 1 draws other batches, the default tolerance is 0.1 nats (Success at the first step "
+              "with the reference 0.09 below the loss, MaxIters at 0.11), a finite blow-up to ~1e8 nats is "
+              "Diverged at the first step; default blocks are one per numbered layer then the rest (one "
+              "per top-level module without numbered layers), 'descending' is D − 1, …, 0; LowRankExpansion "
+              "freezes the wrapped layer iff freeze; markov_finetune_task(seed=s) samples chain s + 1; "
+              "optimizer_state_bytes of AdamW on 10 floats is 0 before a step and then the bytes its state "
+              "tensors hold (84)",
+    kind=Kind.PROPERTY,
+    check=_check_loop,
+    control=partial(_check_loop, sabotage=True),
+    control_description="the blow-up threshold removed (DIVERGED_LOSS = inf, looked up at call time): "
+                        "the lr 1e8 run's finite ~1e8-nat loss then runs on as MaxIters, and the check "
+                        "must fail",
+    budget_s=10.0))

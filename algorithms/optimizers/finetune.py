@@ -13,7 +13,8 @@ can go a little below it).
 
 :class:`FullFinetune` is the full-parameter AdamW peer; :func:`run_finetune` is the training
 loop both it and :class:`~algorithms.optimizers.block.BlockCoordinateDescent` use: epochs over
-the fixed sample in mini-batches without replacement (reshuffled each epoch, seeded),
+the fixed sample in mini-batches without replacement (reshuffled each epoch from the solve ``seed``,
+0 when none is given; rows left over after the last full batch sit out that epoch),
 ``maxiters`` steps (default 200), ``Success`` once the full-sample cross-entropy is <=
 ``reference_loss + tol`` (``tol`` default 0.1 nats), ``Diverged`` on a non-finite or blown-up
 (> 1e6) loss, else ``MaxIters``. ``Solution.x`` is the flat parameter vector (the model's
