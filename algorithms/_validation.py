@@ -9,6 +9,9 @@ import scipy.sparse as sp
 
 FLOAT_DTYPES = (np.float32, np.float64)
 
+#: the largest iteration cap a compiled backend takes (a C int: HiGHS, ARPACK, OSQP, SCS, Clarabel)
+C_INT_MAX = 2**31 - 1
+
 
 def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None) -> np.ndarray:
     """``value`` as a finite float ndarray (float64 unless ``value`` is float32).
@@ -125,6 +128,19 @@ def check_choice(name: str, value: Any, choices) -> Any:
     return value
 
 
+def backend_cap(maxiters: int | None) -> int | None:
+    """An iteration cap as a compiled backend's C int, or None.
+
+    Any int >= 0 is a valid cap; one above 2**31 - 1 caps nothing a run can reach, so it is clamped
+    to 2**31 - 1 instead of overflowing the backend's int (HiGHS refuses it, ARPACK crashes,
+    Clarabel returns NaN).
+
+    >>> backend_cap(10**40) == 2**31 - 1, backend_cap(7), backend_cap(None)
+    (True, 7, None)
+    """
+    return None if maxiters is None else min(int(maxiters), C_INT_MAX)
+
+
 def check_callable(name: str, value: Any) -> None:
     if not callable(value):
         raise TypeError(f"{name} must be callable, got {type(value).__name__}")
@@ -147,11 +163,47 @@ def check_seed(seed: Any, name: str = "seed") -> int:
     return int(seed)
 
 
+def check_generator(name: str, value: Any) -> np.random.Generator:
+    """A numpy ``Generator`` (``np.random.default_rng(seed)``); a seed or a string is refused by name."""
+    if not isinstance(value, np.random.Generator):
+        raise TypeError(f"{name} must be a numpy.random.Generator (np.random.default_rng(seed)), got "
+                        f"{type(value).__name__} {value!r:.60}")
+    return value
+
+
 def check_bool(name: str, value: Any) -> bool:
     """A flag: a bool (or numpy bool), returned as a bool."""
     if not isinstance(value, bool | np.bool_):
         raise TypeError(f"{name} must be a bool, got {type(value).__name__} {value!r}")
     return bool(value)
+
+
+def check_float_tensor(name: str, value: Any, *, ndim: int | None = None):
+    """A real floating torch tensor with finite entries, on a real device (not ``meta``).
+
+    Complex tensors are refused (a later ``.to(float)`` would drop the imaginary part silently).
+    """
+    import torch
+
+    if not isinstance(value, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
+    if not value.is_floating_point():
+        raise TypeError(f"{name} must be a real floating tensor (float32 or float64), got {value.dtype}")
+    if value.device.type == "meta":
+        raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+    if ndim is not None and value.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {tuple(value.shape)}")
+    if not bool(torch.isfinite(value).all()):
+        raise ValueError(f"{name} contains NaN or inf entries")
+    return value
+
+
+def check_device(name: str, tensor: Any, reference: Any) -> None:
+    """``tensor`` on the device of ``reference`` (a model's parameter), else a ValueError naming it
+    (torch's own message names neither the argument nor the model)."""
+    if tensor.device != reference.device:
+        raise ValueError(f"{name} must be on the model's device {reference.device}, got a tensor on "
+                         f"{tensor.device} (move one of them with .to(...))")
 
 
 def check_torch_dtype(dtype: Any):

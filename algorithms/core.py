@@ -47,6 +47,8 @@ from typing import Any
 import numpy as np
 from plum import Dispatcher
 
+from algorithms._validation import backend_cap
+
 __all__ = [
     "Algorithm",
     "IncompatibleAlgorithmError",
@@ -201,6 +203,10 @@ class SolveOptions:
     def iterations(self, default: int) -> int:
         """The iteration cap: ``maxiters`` if given, else the algorithm's ``default``."""
         return default if self.maxiters is None else self.maxiters
+
+    def backend_iterations(self) -> int | None:
+        """``maxiters`` as a compiled backend's C int (clamped to 2**31 - 1), or None when not given."""
+        return backend_cap(self.maxiters)
 
     def tolerance(self, default: float) -> float:
         return default if self.tol is None else float(self.tol)

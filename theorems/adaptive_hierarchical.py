@@ -628,7 +628,8 @@ register(Claim(
     origin=Origin.PAPER, covers=("Figure 1",),
     deviation="our synthetic instance (c² = 1/2, a non-degenerate Φ; noise of norm exactly σ, x₀ = 3) and "
               "our Ada-Minimax setting, TiAda tuned once at σ = 0 (lr 2.0, the benchmark's grid), T = 1024 "
-              "(full: 4096), 4 (full: 16) seeds; the paper plots one run per σ with Gaussian noise on c = 1.",
+              "(full: 4096), 4 (full: 16) seeds; the paper plots one run per σ with Gaussian noise on c = 1. "
+              "The figure's other half, TiAda failing at σ = 100, is not asserted (only the ordering).",
     statement="At every σ ∈ {0, 1, 10, 100} Ada-Minimax (one setting, not retuned) reaches a smaller average "
               "‖∇Φ(x_t)‖ over the run than TiAda: per σ a paired two-sided t-test over seeds of the log "
               "ratio at level 0.05 must find Ada-Minimax better; the claim fails if TiAda is significantly "
@@ -639,8 +640,10 @@ register(Claim(
     kind=Kind.NUMERIC,
     check=lambda ctx: _check_figure1(ctx, adaptive_first=True),
     control=lambda ctx: _check_figure1(ctx, adaptive_first=False),
-    control_description="the same tests with the roles exchanged (TiAda claimed better at every σ): at "
-                        "σ = 100 Ada-Minimax is better, so it must fail",
+    control_description="the same tests with the roles exchanged (TiAda claimed better at every σ): where "
+                        "Ada-Minimax is better (σ = 100 in the full profile's 16 seeds) it must fail; at "
+                        "quick's 4 seeds that test does not separate (p ≈ 0.07, round-3 audit), so the "
+                        "control is decided only in the full profile",
     expected_verdict="falsified",
     budget_s=60.0,
 ))

@@ -34,6 +34,7 @@ from algorithms.blackbox import (
     CMAES,
     PSO,
     BlackBoxProblem,
+    HyperparameterController,
     ModularOptimizer,
     RandomSearch,
     ScipyDE,
@@ -117,10 +118,7 @@ register_results(
             "Importance of each module type per problem property (KL divergence of module occurrences "
             "between problem groups), and two look-ins: greedy mutations for unimodal problems, "
             "population reduction for small search ranges",
-            checkable=False,
-            why="a statistic of the paper's trained Agent 1 over its 3200 test problems (KL importances "
-            "per problem property); on our agent it would describe ours, like designs_prefer_de does for "
-            "Figure 5; the per-property KL test over labelled BBOB groups was not written this round",
+            checkable=True,
         ),
         Result(
             "Figure 5",
@@ -505,6 +503,13 @@ def _rank_problems(ctx: Context) -> list[BlackBoxProblem]:
     return _held_out(ctx)
 
 
+#: the "almost equal" half passes only on this many problems or more: a two-sided Wilcoxon that does not
+#: reject is evidence of near-equality only with power, and on 6 problems even random search in
+#: DesignX's place is not rejected against CMA-ES (p = 0.0625; the exact test's floor there is 0.031);
+#: at 20 a normal paired shift of one standard deviation is rejected with power ≈ 0.98 (simulated)
+EQUAL_MIN_PROBLEMS = 20
+
+
 def _rank_comparison(ctx: Context, *, designer_is_random: bool) -> Outcome:
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the agents are tiny: two contended threads only cost CPU time
@@ -554,6 +559,10 @@ def _rank_comparison_body(ctx: Context, *, designer_is_random: bool) -> Outcome:
                        f"{p_equal:.3g} over {len(problems)} problems): not 'almost equal'", evidence)
     if min(worse.values()) < 0.05 / len(worse):
         return Outcome("fail", "a baseline ranks significantly above DesignX or CMA-ES (Holm)", evidence)
+    if max(better.values()) < 0.05 and len(problems) < EQUAL_MIN_PROBLEMS:
+        return Outcome("undecided", f"both rank above DE, PSO and random (each one-sided p < 0.05), but "
+                       f"'DesignX ≈ CMA-ES' (p = {p_equal:.3g}) is not evidence of equality on "
+                       f"{len(problems)} problems (fewer than {EQUAL_MIN_PROBLEMS})", evidence)
     if max(better.values()) < 0.05:
         return Outcome("pass", f"DesignX ≈ CMA-ES (p = {p_equal:.3g}) and both rank above DE, PSO and random "
                        f"(each one-sided p < 0.05) over {len(problems)} problems", evidence)
@@ -569,13 +578,14 @@ register(
         origin=Origin.PAPER,
         covers=("Figure 8",),
         deviation="Paired Wilcoxon tests in place of the critical-difference diagram (Friedman-Nemenyi); "
-        "'almost equal' read as a two-sided test at 5 % that does not reject (absence of evidence, not "
-        "equivalence); 6 held-out BBOB problems in quick (so the quick verdict is weak), the 240 of "
-        "designed_beats_baselines in full; our baselines and agents as there",
+        "'almost equal' read as a two-sided test at 5 % that does not reject, counted only on >= 20 "
+        "problems (below, it is absence of evidence: undecided); 6 held-out BBOB problems in quick (so "
+        "quick cannot pass), the 240 of designed_beats_baselines in full; our baselines and agents as "
+        "there",
         statement="On held-out BBOB problems, the paired ranks of the shipped DesignX and CMA-ES do not "
-        "differ at 5 % (two-sided Wilcoxon on log normalized regret), and each of the two ranks above "
-        "scipy DE, PSO and random search (one-sided Wilcoxon p < 0.05 for all six pairs); falsified if "
-        "DesignX and CMA-ES differ, or if one of the six is reversed after Holm",
+        "differ at 5 % (two-sided Wilcoxon on log normalized regret; on >= 20 problems), and each of the "
+        "two ranks above scipy DE, PSO and random search (one-sided Wilcoxon p < 0.05 for all six pairs); "
+        "falsified if DesignX and CMA-ES differ, or if one of the six is reversed after Holm",
         kind=Kind.NUMERIC,
         check=lambda ctx: _rank_comparison(ctx, designer_is_random=False),
         control=lambda ctx: _rank_comparison(ctx, designer_is_random=True),
@@ -663,6 +673,213 @@ register(
         budget_s=90,
         full_budget_s=1800,
         expected_verdict="falsified",
+    )
+)
+
+
+# ---------------------------------------------------------- designx.figure4_module_importance (Figure 4)
+#: BBOB's own grouping (Hansen et al. 2009): f3, f4 (Rastrigin variants) and f15-f24 are multimodal
+FIG4_MULTIMODAL = frozenset({3, 4, *range(15, 25)})
+#: "greedy-fashion" DE mutations: the ones that move toward the best individual(s)
+FIG4_GREEDY = frozenset({"de.best1", "de.best2", "de.current_to_best1", "de.rand_to_best1",
+                         "de.current_to_pbest1"})
+#: search ranges [-R, R]^5 of the same BBOB function (f(5x/R), the landscape rescaled): BBOB's own R = 5
+#: (the range our Agent 1 was trained on) against a smaller R = 1
+FIG4_RANGES = (1.0, 5.0)
+FIG4_TYPES = ("INITIALIZATION", "POPULATION_SIZE", "NICHING", "DE_MUTATION", "DE_CROSSOVER", "GA_MUTATION",
+              "BOUNDARY_CONTROL", "SELECTION", "POPULATION_REDUCTION", "RESTART")
+
+
+def _fig4_problem(f: int, R: float) -> BlackBoxProblem:
+    base = bbob_problem(f, 6, 5, 1000)
+    if R == 5.0:
+        return base
+    scale = 5.0 / R
+    return BlackBoxProblem(lambda x: base.f(np.asarray(x) * scale), ([-R] * 5, [R] * 5), budget=1000,
+                           vectorized=base.vectorized, optimum=base.optimum, name=f"{base.name}_R{R:g}")
+
+
+def _fig4_workflows(ctx: Context, *, rule_based: bool) -> dict[tuple[int, float], list[tuple[str, ...]]]:
+    """Workflows the shipped Agent 1 designs for each BBOB function (instance 6, d = 5, 1000 evaluations)
+    at each search range; ``rule_based`` (the control) puts a fixed designer in its place that uses a
+    greedy mutation on multimodal functions only and population reduction at the large range only."""
+    agent1, _ = load_agents()
+    samples = ctx.pick(4, 20)
+    out = {}
+    for f in range(1, 25):
+        for R in FIG4_RANGES:
+            if rule_based:
+                mutation = "de.best1" if f in FIG4_MULTIMODAL else "de.rand1"
+                tail = ("red.linear",) if R == max(FIG4_RANGES) else ()
+                flow = ("init.lhs", "pop.10d", mutation, "cx.binomial", "bc.clip", "sel.greedy", *tail)
+                out[(f, R)] = [validate(flow)] * samples
+                continue
+            prob = _fig4_problem(f, R)
+            features, _, _ = features_module.problem_features(problem_module.Evaluator(prob),
+                                                              np.random.default_rng([ctx.seed, f, int(R)]))
+            gen = torch.Generator().manual_seed(ctx.seed * 1000 + 10 * f + int(R))
+            flows = []
+            for _ in range(samples):
+                with torch.no_grad():
+                    workflow, _, _ = agent1.sample(torch.as_tensor(features, dtype=torch.float32),
+                                                   generator=gen)
+                flows.append(tuple(m for m in workflow if m != END))
+            out[(f, R)] = flows
+    return out
+
+
+def _fig4_counts(flows: list[tuple[str, ...]], kind: str) -> dict[str, int]:
+    """Occurrences of each sub-module of type ``kind`` in these workflows ("absent": a workflow has none)."""
+    counts: dict[str, int] = {}
+    for flow in flows:
+        names = [m for m in flow if grammar_module.MODULE_TYPE[m] == kind] or ["absent"]
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def _fig4_share(flows: list[tuple[str, ...]], members: frozenset[str], kind: str) -> tuple[int, int]:
+    """(workflows whose module of type ``kind`` is in ``members``, workflows with a module of that type)."""
+    hits = total = 0
+    for flow in flows:
+        names = [m for m in flow if grammar_module.MODULE_TYPE[m] == kind]
+        if names:
+            total += 1
+            hits += any(m in members for m in names)
+    return hits, total
+
+
+def _figure4(ctx: Context, *, rule_based: bool) -> Outcome:
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        flows = _fig4_workflows(ctx, rule_based=rule_based)
+    finally:
+        torch.set_num_threads(threads)
+    rng = ctx.rng("figure4")
+    perms = ctx.pick(999, 9999)
+    functions = list(range(1, 25))
+    big, small = max(FIG4_RANGES), min(FIG4_RANGES)
+    # per (function, range) count vectors over fixed categories: every statistic below is a sum of rows
+    cats = {kind: sorted({m for w in flows.values() for flow in w for m in flow
+                          if grammar_module.MODULE_TYPE[m] == kind} | {"absent"}) for kind in FIG4_TYPES}
+    counts = {kind: {key: np.array([_fig4_counts(w, kind).get(c, 0) for c in cats[kind]], dtype=float)
+                     for key, w in flows.items()} for kind in FIG4_TYPES}
+    greedy = {key: np.array(_fig4_share(w, FIG4_GREEDY, "DE_MUTATION"), dtype=float)
+              for key, w in flows.items()}
+
+    def kl(a: np.ndarray, b: np.ndarray) -> float:
+        p, q = (a + 0.5) / (a + 0.5).sum(), (b + 0.5) / (b + 0.5).sum()   # Jeffreys: each count + 1/2
+        return float(np.sum(p * np.log(p / q)))
+
+    def modality_stat(multi: np.ndarray, kind: str) -> float:
+        rows = np.stack([counts[kind][(f, big)] for f in functions])
+        return kl(rows[~multi].sum(axis=0), rows[multi].sum(axis=0))
+
+    greedy_rows = np.stack([greedy[(f, big)] for f in functions])
+
+    def greedy_gap(multi: np.ndarray) -> float:
+        (h_u, t_u), (h_m, t_m) = greedy_rows[~multi].sum(axis=0), greedy_rows[multi].sum(axis=0)
+        return (h_u / t_u if t_u else 0.0) - (h_m / t_m if t_m else 0.0)
+
+    def range_stat(swap: np.ndarray, kind: str) -> float:
+        lo = np.stack([counts[kind][(f, small)] for f in functions])
+        hi = np.stack([counts[kind][(f, big)] for f in functions])
+        return kl(np.where(swap[:, None], hi, lo).sum(axis=0), np.where(swap[:, None], lo, hi).sum(axis=0))
+
+    truth = np.array([f in FIG4_MULTIMODAL for f in functions])
+    no_swap = np.zeros(len(functions), dtype=bool)
+    observed_kl = {kind: modality_stat(truth, kind) for kind in FIG4_TYPES}
+    observed_range_kl = {kind: range_stat(no_swap, kind) for kind in FIG4_TYPES}
+    observed_gap = greedy_gap(truth)
+    null_m, null_pr, null_gap = [], [], []
+    for _ in range(perms):
+        # the null: function labels exchangeable (modality), each function's two ranges exchangeable (range)
+        shuffled = rng.permutation(truth)
+        null_m.append(modality_stat(shuffled, "DE_MUTATION"))
+        null_gap.append(greedy_gap(shuffled))
+        null_pr.append(range_stat(rng.integers(2, size=len(functions)).astype(bool), "POPULATION_REDUCTION"))
+    p_m = (1 + sum(v >= observed_kl["DE_MUTATION"] for v in null_m)) / (perms + 1)
+    p_pr = (1 + sum(v >= observed_range_kl["POPULATION_REDUCTION"] for v in null_pr)) / (perms + 1)
+    p_gap_up = (1 + sum(v >= observed_gap for v in null_gap)) / (perms + 1)
+    p_gap_down = (1 + sum(v <= observed_gap for v in null_gap)) / (perms + 1)
+    # look-in b: per function, population-reduction share at the small range minus at BBOB's; sign test
+    diffs = []
+    for f in functions:
+        share = [sum(any(grammar_module.MODULE_TYPE[m] == "POPULATION_REDUCTION" for m in w)
+                     for w in flows[(f, R)]) / len(flows[(f, R)]) for R in (small, big)]
+        diffs.append(share[0] - share[1])
+    up, down = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+    p_sign_up = float(sstats.binomtest(up, up + down, 0.5, alternative="greater").pvalue) \
+        if up + down else 1.0
+    p_sign_down = float(sstats.binomtest(down, up + down, 0.5, alternative="greater").pvalue) \
+        if up + down else 1.0
+    parts = {
+        "mutation_differs_by_modality": "pass" if p_m < 0.05 else "undecided",
+        "reduction_differs_by_range": "pass" if p_pr < 0.05 else "undecided",
+        "greedy_mutation_more_on_unimodal": "pass" if p_gap_up < 0.05 else "fail" if p_gap_down < 0.05
+        else "undecided",
+        "reduction_more_at_small_range": "pass" if p_sign_up < 0.05 else "fail" if p_sign_down < 0.05
+        else "undecided",
+    }
+    status = "fail" if "fail" in parts.values() else "undecided" if "undecided" in parts.values() else "pass"
+    evidence = {
+        "workflows": sum(len(v) for v in flows.values()), "permutations": perms, "parts": parts,
+        "kl_modality_by_type": {k: figure(v, 4) for k, v in observed_kl.items()},
+        "kl_range_by_type": {k: figure(v, 4) for k, v in observed_range_kl.items()},
+        "p_mutation_modality": figure(p_m, 3), "p_reduction_range": figure(p_pr, 3),
+        "greedy_share_unimodal_minus_multimodal": figure(observed_gap, 3),
+        "p_greedy_one_sided": figure(p_gap_up, 3), "p_greedy_other_side": figure(p_gap_down, 3),
+        "reduction_share_small_minus_large": {"up": up, "down": down, "ties": 24 - up - down,
+                                              "p_sign": figure(p_sign_up, 3),
+                                              "p_sign_other_side": figure(p_sign_down, 3)},
+    }
+    summary = (f"Figure 4 on {'a rule-based designer [control]' if rule_based else 'our Agent 1'}: "
+               f"{parts}; KL(mutation | modality) p = {p_m:.3g}, KL(reduction | range) p = {p_pr:.3g}, "
+               f"greedy-share gap {observed_gap:+.2f} (p = {p_gap_up:.3g}), reduction at R = {small:g} more "
+               f"often on {up}, less on {down} functions (sign p = {p_sign_up:.3g})")
+    return Outcome(status, summary, evidence)
+
+
+register(
+    Claim(
+        id="designx.figure4_module_importance",
+        paper=PAPER,
+        source=f"{ARXIV}, Section 4.2 (RQ2, points 1 and 2), Figure 4",
+        origin=Origin.PAPER,
+        covers=("Figure 4",),
+        deviation="Our Agent 1 (trained ~20 CPU minutes on BBOB instances 1-5, all at search range [-5, 5]) "
+        "in place of the paper's over its 3200 test problems, so this asks whether our agent learned the "
+        "figure's design patterns; groups are BBOB's own (unimodal f1, f2, f5-f14 vs multimodal f3, f4, "
+        "f15-f24; ranges [-1, 1]^5 vs BBOB's [-5, 5]^5 with the landscape rescaled, a range our agent "
+        "never saw in training); occurrence distributions count 'absent' as a category and add 1/2 to "
+        "each count; KL importances tested against a permutation null (function labels permuted for "
+        "modality, each function's two ranges swapped at random for range) rather than normalized and "
+        "ranked; only the figure's first two observations (mutation by modality, reduction by range) and "
+        "its two look-ins are tested, not 'initialization matters little' (KLs are reported); 4 "
+        "workflows per (function, range) quick, 20 full",
+        statement="For the workflows the shipped Agent 1 designs for the 24 BBOB functions (d = 5) at two "
+        "search ranges: the DE-mutation occurrence distribution differs between unimodal and multimodal "
+        "functions (KL above its permutation null, p < 0.05), the population-reduction distribution "
+        "differs between the ranges (likewise), greedy DE mutations (towards the best) are a larger share "
+        "on unimodal functions (one-sided permutation p < 0.05; significantly smaller fails), and "
+        "population reduction is chosen more often at the smaller range (one-sided sign test over "
+        "functions p < 0.05; significantly less often fails); otherwise undecided",
+        kind=Kind.NUMERIC,
+        check=lambda ctx: _figure4(ctx, rule_based=False),
+        control=lambda ctx: _figure4(ctx, rule_based=True),
+        control_description="a fixed designer that uses a greedy mutation on multimodal functions only and "
+        "population reduction at the large range only: both look-ins must fail",
+        budget_s=90,
+        full_budget_s=1800,
+        expected_verdict="inconclusive",
+        power="Quick (4 workflows per function and range): no part decided (KL p = 0.28 and 0.51, "
+              "greedy-share gap -0.17, reduction more often at the small range on 11 functions and less on "
+              "7). Full (20 per function and range, run seed 0): the DE-mutation distribution differs by "
+              "modality (p = 0.04), but the range KL (p = 0.80) and both look-ins stay undecided, with "
+              "effects near zero (greedy-share gap +0.01). The look-ins are tested over BBOB's 24 functions, "
+              "which more workflows per function do not add to: if our agent's effects are as small as "
+              "measured, no size we can run on BBOB decides them (a larger labelled suite would be needed).",
     )
 )
 
@@ -1034,8 +1251,19 @@ def _counting(ctx: Context) -> Outcome:
             RandomSearch(batch=7),
             ModularOptimizer(_random_workflow(rng)),
         ][which]
-        sol = solve(prob, alg, seed=seed % 1000)
+        sol = solve(prob, alg, seed=seed % 1000, store_trace=True)
         assert calls["n"] <= budget, f"{type(alg).__name__}: {calls['n']} calls with budget {budget}"
+        # the stored trace numbers the iterations 1..n, n = stats.iterations, and its evaluation counts
+        # never decrease and never pass the count the solution reports
+        numbers = [r["iteration"] for r in sol.trace]
+        assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) in (0, sol.stats.iterations), (
+            f"{type(alg).__name__}: trace iterations {numbers[:5]}... with stats.iterations "
+            f"{sol.stats.iterations}"
+        )
+        counts = [r["evaluations"] for r in sol.trace]
+        assert all(a <= b for a, b in itertools.pairwise([*counts, sol.stats.f_calls])), (
+            f"{type(alg).__name__}: trace evaluations {counts[-3:]} against f_calls {sol.stats.f_calls}"
+        )
         assert sol.stats.f_calls == calls["n"], (
             f"{type(alg).__name__}: counted {sol.stats.f_calls}, made {calls['n']}"
         )
@@ -1047,7 +1275,7 @@ def _counting(ctx: Context) -> Outcome:
                 "x does not carry its value"
             )
 
-    return property_outcome(
+    outcome = property_outcome(
         examples,
         test,
         ctx=ctx,
@@ -1055,6 +1283,21 @@ def _counting(ctx: Context) -> Outcome:
         what="every optimizer counts evaluations and non-finite values exactly, never "
         "exceeds the budget and returns the best finite value seen",
     )
+    # the random draws need not give every baseline a budget with several iterations: each solver once
+    # more on a budget that does (3-D sphere, 250 evaluations), its trace numbered 1..stats.iterations
+    rng = np.random.default_rng(ctx.seed)
+    misnumbered = []
+    for alg in (ModularOptimizer(_random_workflow(rng)), ScipyDE(), CMAES(), PSO(), RandomSearch(batch=7)):
+        prob = BlackBoxProblem(lambda x: float(np.sum(x**2)), (-np.ones(3), np.ones(3)), 250)
+        sol = solve(prob, alg, seed=int(ctx.seed % 1000), store_trace=True)
+        numbers = [r["iteration"] for r in sol.trace]
+        if numbers != list(range(1, sol.stats.iterations + 1)) or not numbers:
+            misnumbered.append(f"{type(alg).__name__}: {numbers[:3]}...{numbers[-2:]} for "
+                               f"{sol.stats.iterations} iterations")
+    outcome.evidence["trace_numbering_250"] = misnumbered or "1..n for each solver"
+    if misnumbered and outcome.status == "pass":
+        return Outcome("fail", f"trace numbering: {misnumbered[0]}", outcome.evidence)
+    return outcome
 
 
 def _overshooting_call(self, X):
@@ -1092,7 +1335,9 @@ register(
                   "objective that returns "
         "NaN/±inf with probability 0.1, the optimizer makes at most `budget` calls, stats.f_calls equals "
         "the calls made, stats.nonfinite the non-finite values returned, and the solution is the best "
-        "finite value seen, at a point that has that value",
+        "finite value seen, at a point that has that value; the stored trace numbers its iterations "
+        "1, 2, ..., stats.iterations, with evaluation counts that never decrease nor pass stats.f_calls "
+        "(also checked once per solver at budget 250 in 3-D, where each makes several iterations)",
         kind=Kind.PROPERTY,
         check=_counting,
         control=_control_counting,
@@ -1369,6 +1614,64 @@ register(Claim(
     budget_s=20,
     certificate=REDUCTION_CERTIFICATE,
     expected_verdict="certified",
+))
+
+
+# ---------------------------------------------------------------- designx.population_floor
+
+
+def _floor_workflows() -> list[tuple[tuple[str, ...], int]]:
+    """A reduced workflow per DE mutation, plus GA and PSO, with the floor each must shrink to: the L-SHADE
+    floor 4, raised to partners + 1 where a DE mutation needs more distinct partners than 3."""
+    runs = [(("init.uniform", "pop.50", f"de.{m}", "cx.binomial", "bc.clip", "sel.greedy", "red.linear"),
+             max(4, N_PARTNERS[m] + 1)) for m in MUTATIONS]
+    runs.append((("init.uniform", "pop.50", "ga.gaussian", "bc.clip", "sel.greedy", "red.nonlinear"), 4))
+    runs.append((("init.uniform", "pop.50", "pso.inertia", "bc.clip", "sel.greedy", "red.linear"), 4))
+    return runs
+
+
+def _population_floor(ctx: Context) -> Outcome:
+    budget = ctx.pick(1200, 6000)
+    wrong, rows = [], []
+    for i, (workflow, floor) in enumerate(_floor_workflows()):
+        prob = BlackBoxProblem(lambda X: (X**2).sum(1), (-np.ones(2), np.ones(2)), budget, vectorized=True)
+        sol = solve(prob, ModularOptimizer(workflow), seed=int(ctx.seed % 1000) + i, store_trace=True)
+        sizes = [r["pop"] for r in sol.trace]
+        # spent the whole budget, the reduction reaches its floor at t = 1 and never goes below it
+        # (the trace starts after the first generation's reduction, so its first size is below 50)
+        if sol.stats.f_calls != budget or sizes[-1] != floor or min(sizes) != floor or max(sizes) > 50:
+            wrong.append(f"{workflow[2]}: sizes {sizes[0]}..{sizes[-1]} (min {min(sizes)}), "
+                         f"expected ..{floor} after {sol.stats.f_calls} of {budget} evaluations")
+        rows.append({"module": workflow[2], "floor": floor, "last": sizes[-1]})
+    return Outcome("fail" if wrong else "pass",
+                   f"{len(rows) - len(wrong)} of {len(rows)} reduced workflows shrink from 50 to the "
+                   "smallest population their reproduction can run with" + (f"; {wrong[0]}" if wrong else ""),
+                   {"runs": rows, "wrong": wrong})
+
+
+def _floor_off_by_one(self) -> int:
+    """The control's bug: a DE workflow's smallest population one larger than its partners need."""
+    return N_PARTNERS[self.mutation] + 2 if self.family == "de" else 2
+
+
+def _control_population_floor(ctx: Context) -> Outcome:
+    with patched(modular_module.WorkflowPlan, "min_size", _floor_off_by_one):
+        return _population_floor(ctx)
+
+
+register(Claim(
+    id="designx.population_floor", paper=PAPER,
+    source=f"{ARXIV}, Table 3 (POPULATION_REDUCTION down to N_min; DE mutations draw distinct partners); "
+           "algorithms.blackbox.modular.WorkflowPlan.min_size",
+    origin=Origin.IMPLEMENTATION,
+    statement="A workflow with a population-reduction module, run to its budget on a 2-D sphere from 50 "
+              "individuals, ends at the smallest population its reproduction can run with and never goes "
+              "below it: max(4, partners + 1) for each of the eight DE mutations (4, 5 or 6), 4 for GA and "
+              "PSO",
+    kind=Kind.PROPERTY, check=_population_floor, control=_control_population_floor,
+    control_description="a DE workflow's smallest population one larger than its partners need "
+                        "(partners + 2)",
+    budget_s=20,
 ))
 
 
@@ -1708,6 +2011,19 @@ def _landscape_features(ctx: Context, ela) -> Outcome:
         s = ela(X, ((X - c) ** 2).sum(1), lo, hi)
         sphere.append(s)
         sphere_ok &= bool(s[5] < -0.2 and s[6] > 0.6)
+    # no landscape to describe: a constant f, or fewer than 2d + 2 points, gives the zero vector (the
+    # documented degenerate case; a NaN state would reach Agent 1), and 2d + 2 points of a linear f do not
+    Xs = initialize("lhs", 2 * FEATURE_D + 2, lo, hi, np.random.default_rng([ctx.seed, FEATURE_REPS]))
+    flat = ela(X, np.full(FEATURE_N, 7.0), lo, hi)
+    short = ela(Xs[:-1], Xs[:-1].sum(1), lo, hi)
+    enough = ela(Xs, Xs.sum(1), lo, hi)
+    degenerate_ok = bool(np.all(flat == 0.0) and np.all(short == 0.0) and enough[0] > 1 - 1e-9)
+    # a 5 x 5 grid spanning the box and f = x_1: each point's nearest better point is the grid neighbour one
+    # step lower in x_1, at the nearest-neighbour distance, so the nearest-better ratio is 1 (feature 1/10)
+    g = np.linspace(-5.0, 5.0, 5)
+    G = np.array([[a, b] for a in g for b in g])
+    nbc = float(ela(G, G[:, 0], -5 * np.ones(2), 5 * np.ones(2))[7])
+    degenerate_ok &= abs(nbc - 0.1) <= 1e-12
     N = np.array(noise)
     m = N.mean(0)
     # y independent of x (uniform noise): no structure to find. Tolerances are ~4 standard errors of
@@ -1718,11 +2034,13 @@ def _landscape_features(ctx: Context, ela) -> Outcome:
     noise_ok = (abs(m[5]) < 0.05 and abs(m[6]) < 0.12 and abs(m[8] - 1 / 6) < 0.02 and abs(m[3]) < 0.03
                 and abs(m[4] + 0.06) < 0.006)
     S = np.array(sphere)
-    out = fact(bool(exact_ok and noise_ok and sphere_ok),
+    out = fact(bool(exact_ok and noise_ok and sphere_ok and degenerate_ok),
                "the ELA features take their defining values: R² = 1 for linear and separable quadratic f, "
                "the quadratic's scale ratio, no dispersion / fitness-distance correlation and 1/6 local "
-               "minima on noise, clustered best points and a positive FDC on a sphere")
-    out.evidence.update(exact_fits=bool(exact_ok),
+               "minima on noise, clustered best points and a positive FDC on a sphere, the nearest-better "
+               "ratio 1 on a grid, the zero vector without a landscape")
+    out.evidence.update(exact_fits=bool(exact_ok), degenerate_and_grid=bool(degenerate_ok),
+                        grid_nearest_better_feature=figure(nbc, 6),
                         noise_mean={"dispersion": figure(m[5], 3), "fdc": figure(m[6], 3),
                                     "local_minima": figure(m[8], 3), "skewness": figure(m[3], 3),
                                     "kurtosis_feature": figure(m[4], 3)},
@@ -1750,7 +2068,10 @@ register(Claim(
     statement="On a 200-point LHS sample of [-5, 5]^5 (10 replicates): a linear f has linear and quadratic "
               "R² = 1; Σ 10^(i−1)(x_i − c_i)² has quadratic R² = 1 and conditioning feature log10(1e4)/10; "
               "uniform noise has mean dispersion ≈ 0, FDC ≈ 0, local-minima fraction ≈ 1/6, skewness ≈ 0 "
-              "and kurtosis feature ≈ −0.06; a sphere has dispersion < −0.2 and FDC > 0.6 in every replicate",
+              "and kurtosis feature ≈ −0.06; a sphere has dispersion < −0.2 and FDC > 0.6 in every "
+              "replicate; a constant f, or 2d + 1 points, give the zero vector (2d + 2 points of a linear f "
+              "do not); on a 5 x 5 grid with f = x_1 the nearest-better feature (mean nearest-better over "
+              "mean nearest-neighbour distance, / 10) is 1/10 to 1e-12",
     kind=Kind.NUMERIC,
     check=lambda ctx: _landscape_features(ctx, features_module.ela_features),
     control=lambda ctx: _landscape_features(ctx, _dispersion_without_offset),
@@ -1962,6 +2283,85 @@ register(Claim(
 ))
 
 
+# ---------------------------------------------------------------- designx.agent2_sampling
+
+_REAL_AGENT2_FORWARD = HyperparameterController.forward
+
+
+@contextlib.contextmanager
+def _one_torch_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # the agents are tiny: two contended threads only cost CPU time
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _agent2_sampling(ctx: Context) -> Outcome:
+    """Stochastic episodes of the shipped agents; every recorded action standardized by the Normal that
+    Agent 2 outputs for its recorded observation (recomputed, unpatched), and its log-probability."""
+    from algorithms.blackbox.designx import run_episode
+
+    agent1, agent2 = load_agents()
+    standardized, worst_lp, steps = [], 0.0, 0
+    with _one_torch_thread():
+        for k in range(3):
+            prob = BlackBoxProblem(lambda X: (X**2).sum(1), (-np.ones(2), np.ones(2)), 400, vectorized=True)
+            seed = int(ctx.seed % 2**31) + k
+            episode = run_episode(prob, agent1, agent2, np.random.default_rng(seed),
+                                  generator=torch.Generator().manual_seed(seed), stochastic=True)
+            for obs, action, lp in zip(episode.obs, episode.actions, episode.logp2, strict=True):
+                with torch.no_grad():
+                    mean, std, _ = _REAL_AGENT2_FORWARD(agent2, episode.workflow,
+                                                        torch.as_tensor(obs, dtype=torch.float32)[None])
+                a = torch.as_tensor(action)
+                standardized.extend(((a - mean[0]) / std[0]).reshape(-1).tolist())
+                density = float(torch.distributions.Normal(mean[0], std[0]).log_prob(a).sum())
+                worst_lp = max(worst_lp, abs(lp - density))
+                steps += 1
+    u = np.asarray(standardized)
+    p = float(sstats.kstest(u, "norm").pvalue)
+    # p >= 1e-4: a false alarm once in 10^4 runs of a correct sampler; the log-probability is a float32 sum
+    # of <= 9 terms of size ~1-10, so 1e-4 is ~100 ulps
+    ok = p >= 1e-4 and worst_lp <= 1e-4
+    return Outcome("pass" if ok else "fail",
+                   f"{u.size} action coordinates over {steps} control steps: standardized actions vs "
+                   f"N(0, 1) KS p = {p:.3g} ({'>=' if p >= 1e-4 else '<'} 1e-4), log-probability error "
+                   f"{worst_lp:.2g} ({'<=' if worst_lp <= 1e-4 else '>'} 1e-4)",
+                   {"coordinates": int(u.size), "steps": steps, "ks_p": figure(p, 3),
+                    "mean": figure(float(u.mean()), 3), "sd": figure(float(u.std()), 3),
+                    "max_logprob_error": figure(worst_lp, 3)})
+
+
+def _doubled_std_forward(self, workflow, obs):
+    """The control's bug: the sampler's std twice the policy's (e.g. a variance read as a std)."""
+    mean, std, value = _REAL_AGENT2_FORWARD(self, workflow, obs)
+    return mean, 2.0 * std, value
+
+
+def _control_agent2_sampling(ctx: Context) -> Outcome:
+    with patched(HyperparameterController, "forward", _doubled_std_forward):
+        return _agent2_sampling(ctx)
+
+
+register(Claim(
+    id="designx.agent2_sampling", paper=PAPER,
+    source=f"{ARXIV}, Sections 3.2.2 and 3.3 (Agent 2 outputs a Normal over each controllable module's "
+           "hyperparameters; PPO trains it on the sampled actions' log-probabilities); "
+           "algorithms.blackbox.designx.run_episode",
+    origin=Origin.IMPLEMENTATION,
+    statement="In stochastic (training) episodes each of Agent 2's actions is a draw from the "
+              "Normal(mean, std) its network outputs for the recorded observation, and the recorded "
+              "log-probability is that Normal's log-density: over 3 episodes of the shipped agents on a 2-D "
+              "sphere (budget 400), the standardized actions (a − mean)/std pass a Kolmogorov-Smirnov test "
+              "against N(0, 1) at p >= 1e-4 and the log-probabilities agree to 1e-4",
+    kind=Kind.NUMERIC, check=_agent2_sampling, control=_control_agent2_sampling,
+    control_description="actions drawn with twice the policy's std (their log-probabilities under that std)",
+    budget_s=20,
+))
+
+
 # ---------------------------------------------------------------- designx.input_domains
 
 
@@ -1989,6 +2389,10 @@ def _designx_domain_cases() -> list:
         ("BBOB in dimension 2", lambda: bbob_problem(1, 1, 2, 10), True, None),
         ("ELA features of (n, d) samples", lambda: ela_features(X, X.sum(1), np.zeros(2), np.ones(2)), True,
          None),
+        ("scipy DE with mutation 0 and dithering (0, 1.999)",
+         lambda: (ScipyDE(mutation=0.0), ScipyDE(mutation=(0.0, 1.999))), True, None),
+        ("crossover with Cr = 1 (an int)",
+         lambda: crossover("binomial", np.eye(3), np.ones((3, 3)), 1, np.random.default_rng(0)), True, None),
         ("PSO with w = 0.19", lambda: PSO(w=0.19), False, (ValueError, "w")),
         ("PSO with c1 = 2.6", lambda: PSO(c1=2.6), False, (ValueError, "c1")),
         ("PSO with a swarm of 1", lambda: PSO(swarm=1), False, (ValueError, "swarm")),
@@ -2002,6 +2406,13 @@ def _designx_domain_cases() -> list:
          (ValueError, "lower")),
         ("rewards of a non-episode", lambda: log_regret_rewards("episode", 0.0), False,
          (TypeError, "episode")),
+        # scipy's own range is [0, 2): 2 must be refused here, naming the argument, not inside scipy
+        ("scipy DE with mutation 2", lambda: ScipyDE(mutation=2.0), False, (ValueError, "mutation")),
+        ("scipy DE with dithering (0.5, 2)", lambda: ScipyDE(mutation=(0.5, 2.0)), False,
+         (ValueError, "mutation")),
+        ("crossover with Cr = True (a bool, not a rate)",
+         lambda: crossover("binomial", np.eye(3), np.ones((3, 3)), True, np.random.default_rng(0)), False,
+         (ValueError, "Cr")),
         ("group labels of the wrong length", lambda: de_mutation("rand1", np.eye(6), np.arange(6.0),
                                                                  np.random.default_rng(0), groups=[0, 0]),
          False, (ValueError, "groups")),
@@ -2020,10 +2431,12 @@ register(Claim(
     statement="The public constructors and functions accept their domains' closed ends (PSO's w = 0.2, "
               "c1 = 0, c2 = 2.5, a swarm of 2; a target equal to f*; the regret of f* itself, 0; BBOB in "
               "dimension 2; "
-              "ELA features of (n, d) samples) and refuse inputs just outside with an error naming the "
+              "ELA features of (n, d) samples; scipy DE's mutation 0 and dithering up to 1.999; Cr = 1 as "
+              "an int) and refuse inputs just outside with an error naming the "
               "argument (w = 0.19, c1 = 2.6, a swarm of 1, a target below f*, f_ref = f*, a regret without "
               "f*, dimension 1 or 2.0, bounds of the wrong length, rewards of a non-episode, group labels of "
-              "the wrong length): 18 cases",
+              "the wrong length, scipy DE's mutation 2 or dithering up to 2 (scipy's range is [0, 2)), "
+              "Cr = True): 23 cases",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_designx_domains(ctx, open_ends=False),
     control=lambda ctx: _check_designx_domains(ctx, open_ends=True),

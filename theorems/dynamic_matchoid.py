@@ -1258,17 +1258,19 @@ def _check_invariants(ctx: Context) -> Outcome:
         if broken:
             return Outcome("fail", f"f(v) = 4 on every v, after {kind} {element}: {broken[:3]}", {})
     # max_guess="current" (one run, rebuilt when ⌈log₂ max f(v)⌉ moves): a cut whose vertex degrees span
-    # 0.05..14, inserted lightest first and deleted heaviest first, so the exponent rises and falls and the
-    # lightest vertex (f = 0.05 < 2^top·ε/(2k)) is routed away from the kept run
+    # 0..14, inserted lightest first and deleted heaviest first, so the exponent rises and falls; vertex 8
+    # (f = 0.05 < 2^top·ε/(2k)) is routed away from the kept run, vertex 9's gain 0.4 lies in [τ, 2τ) of the
+    # run 2⁴ (τ = 0.27), so the run's threshold is seen, and vertex 10 is isolated (f = 0: routed nowhere)
     eps, k = 0.1, 3
-    weights = np.zeros((9, 9))
+    weights = np.zeros((11, 11))
     for u in range(1, 8):
         weights[0, u] = weights[u, 0] = 1.0
         weights[u, u % 7 + 1] = weights[u % 7 + 1, u] = float(u)
     weights[8, 1] = weights[1, 8] = 0.05
+    weights[9, 0] = weights[0, 9] = 0.4
     f = GraphCut(weights)
-    singleton = {v: f(frozenset({v})) for v in range(9)}
-    order = sorted(range(9), key=singleton.__getitem__)
+    singleton = {v: f(frozenset({v})) for v in range(11)}
+    order = sorted(range(11), key=singleton.__getitem__)
     updates = [("insert", v) for v in order] + [("delete", v) for v in reversed(order[2:])]
     dm = DynamicMatchoidMaximizer(f, Matchoid([UniformMatroid(k)]), eps=eps, seed=ctx.seed,
                                   max_guess="current")
@@ -1278,17 +1280,19 @@ def _check_invariants(ctx: Context) -> Outcome:
     for kind, element in updates:
         getattr(dm, kind)(element)
         (present.add if kind == "insert" else present.discard)(element)
-        top = math.ceil(math.log2(max(singleton[v] for v in present)))
+        heaviest = max(singleton[v] for v in present)
+        top = math.ceil(math.log2(heaviest)) if heaviest > 0 else None
         tops += [top] if top != tops[-1] else []
-        routed = {v for v in present if singleton[v] <= 2.0**top <= 2 * k * singleton[v] / eps}
+        routed = set() if top is None else {
+            v for v in present if singleton[v] <= 2.0**top <= 2 * k * singleton[v] / eps}
         broken = dm.invariant_violations()
         runs = list(dm._runs.values())
-        base = set(runs[0].levels[0].survivors.items) if len(runs) == 1 else None
+        base = set(runs[0].levels[0].survivors.items) if len(runs) == 1 else (set() if not runs else None)
         if broken or base != routed or dm.value != f(dm.solution()):
             return Outcome("fail", f"max_guess='current', after {kind} {element}: {broken[:3]}; B_0 = "
                                    f"{base}, routed to 2^{top}: {sorted(routed)}; value {dm.value:.6g}, "
                                    f"f(S) = {f(dm.solution()):.6g}", {})
-    if dm.rebuilds != len(tops) - 1:
+    if dm.rebuilds != len([t for t in tops[1:] if t is not None]):
         return Outcome("fail", f"max_guess='current': {dm.rebuilds} rebuilds; the stream moves the exponent "
                                f"{len(tops) - 1} times ({tops[1:]})", {})
     return property_outcome(_instances(), test, ctx=ctx, max_examples=ctx.pick(10, 50),
@@ -1315,8 +1319,10 @@ register(Claim(
               "every element sits in exactly the MAX-guess runs Appendix B routes it to (also on a stream "
               "over a unit 4-regular cut, where f(v) = 4 = 2² puts the routing on its boundary), and the "
               "reported i* is the output run's last level with S_t = A_{i*}; 10 streams (full: 50). With "
-              "max_guess='current' (our one-run MAX guess) on a 15-update stream whose ⌈log₂ max f(v)⌉ rises "
-              "and falls, the invariants hold after every update, the run is rebuilt exactly when that "
+              "max_guess='current' (our one-run MAX guess) on a 20-update stream whose ⌈log₂ max f(v)⌉ rises "
+              "and falls (a vertex with f = 0, one routed away from the kept run, one whose gain lies "
+              "between the run's threshold and twice it), the invariants hold after every update, the run "
+              "is rebuilt exactly when that "
               "exponent moves, and, with the rate sampling off (q = 1), its B_0 holds exactly the present "
               "elements Appendix B routes to it.",
     kind=Kind.PROPERTY, check=_check_invariants, control=_control_invariants,
@@ -2266,6 +2272,11 @@ def _check_references(ctx: Context) -> Outcome:
             if capped.retcode.name != "MaxIters" or capped.stats.iterations != len(mine) - 1:
                 wrong.append(f"p = {p}: BruteForce with maxiters = {len(mine) - 1}: {capped.retcode.name} "
                              f"after {capped.stats.iterations} sets")
+            none = solve(problem, BruteForce(), maxiters=0, store_trace=True)  # no set evaluated: one record
+            if (none.retcode.name, none.stats.iterations, none.trace) != (
+                    "MaxIters", 0, [{"iteration": 0, "value": 0.0, "size": 0}]):
+                wrong.append(f"p = {p}: BruteForce with maxiters = 0: {none.retcode.name}, "
+                             f"{none.stats.iterations} sets, trace {none.trace}")
             checked["brute_force"] += 1
     evidence = {**checked, "wrong": wrong[:10]}
     if wrong:
@@ -2300,7 +2311,8 @@ register(Claim(
               "their largest independent set; each p = 1, 2, 3 matchoid is independent exactly where every "
               "matroid is, its counter's can_add(S, e) is the independence of S + e, and BruteForce on 8 "
               "elements returns an independent set of value OPT (enumerated here), evaluates exactly one "
-              "f per independent set, and stops with MaxIters after maxiters sets; 1 draw (full: 10).",
+              "f per independent set, and stops with MaxIters after maxiters sets (with maxiters = 0: no "
+              "set, one trace record at iteration 0); 1 draw (full: 10).",
     kind=Kind.PROPERTY, check=_check_references, control=_control_references,
     control_description="A partition matroid that passes a set one element past a part's capacity (the "
                         "count started one too low): it disagrees with the definition, so the check must "

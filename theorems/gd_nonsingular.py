@@ -1477,10 +1477,9 @@ register(Claim(
     deviation="One example at the paper's two (eta, p) settings; mu and lambda are derived by us from "
               "Chemnitz "
               "& Engel's definitions for this loss (the paper's displayed formulas are not in the text we "
-              "have), with the loss normalized as 1/2 mean squared error, which reproduces both Figure 4 "
-              "panels qualitatively; the 'unstable repels almost every start' half is checked on random "
-              "starts "
-              "for every critical point, not only global minima.",
+              "have), with the loss normalized as 1/2 mean squared error (Figure 4's stable-set relation "
+              "itself is tested by figure4_stable_sets, pinned falsified); the 'unstable repels almost every "
+              "start' half is checked on random starts for every critical point, not only global minima.",
     statement="For f(x) = theta2 ReLU(theta1 x) with 1/2-MSE on (0.9, 0.9), (2.5, 2.5) (L = 1.765 (1 - "
               "theta1 "
               "theta2)^2 on theta1 > 0; minima M = {theta1 theta2 = 1}), at (eta, p) = (0.15, 0.5) and (0.3, "
@@ -1899,6 +1898,13 @@ def _per_sample_and_contract_facts(ctx: Context, loss_class: type) -> list[Outco
                 raised = type(exc).__name__
             parts.append(fact(raised == "TypeError", f"{name} on a {label} θ raises TypeError (raised: "
                                                      f"{raised})"))
+    # the documented sample axis: y may be 1-D (one scalar target per sample; here broadcast against the
+    # two outputs, so it must equal the same targets given as two equal columns); a 0-d y has no sample axis
+    parts += [agree(per_sample_flat_grads(sample_loss, theta, X, Y[:, 0]),
+                    per_sample_flat_grads(sample_loss, theta, X, Y[:, [0, 0]]), rtol=1e-12,
+                    what="per-sample gradients with a 1-D y = with that y as two equal columns"),
+              _raises(lambda: per_sample_flat_grads(sample_loss, theta, X, Y[0, 0]), TypeError,
+                      "per_sample_flat_grads with a 0-d y raises TypeError")]
     parts += [agree(per_sample_flat_grads(sample_loss, theta, X, Y).mean(0), _autograd_grad(fn, theta),
                     rtol=1e-10,
                     what="mlp mse: mean per-sample gradient vs ∇L"),
@@ -2098,7 +2104,8 @@ register(Claim(
               "helpers reject a 2-D or integer theta with TypeError (their documented contract); with "
               "rtol = 0 singular_step_sizes is 1/lambda_i for every lambda_i > 0; the MLP rejects an X of "
               "the wrong dtype or shape with the documented error; EmpiricalLoss refuses a model with "
-              "out_features = 0 (TypeError); parameters are "
+              "out_features = 0 (TypeError); per_sample_flat_grads takes a 1-D y and refuses a 0-d one "
+              "(TypeError); parameters are "
               "N(0, init_scale^2/fan_in); SLQ is exact per probe when the Krylov space is exhausted; bad "
               "batch indices raise.",
     kind=Kind.NUMERIC,

@@ -18,6 +18,8 @@ Null-Space for Imaging Inverse Problems*, NeurIPS 2025, arXiv:2510.01608), again
   the closed-form minimizer of eq. (2) on M_D and report its objective.
 * ``npn.tv_prox`` (implementation): the TV prior's prox (Chambolle) against the exact prox, certified
   by an independent dual bound, and its value against an explicit TV.
+* ``npn.documented_contracts`` (implementation): the solvers' default tolerance, y = 0 not a blow-up, the
+  denoiser prior's value shape, the PCA rows against numpy's PCA, the MRI masks' documented law.
 * ``npn.assumptions`` (implementation): every documented input condition enforced at its boundary.
 
 The theory instances (:func:`_theory_instance`) use the "network" G(y) = Sx* + N with a planted
@@ -26,9 +28,9 @@ exactly rather than estimated.
 
 >>> from theorems.core import REGISTRY
 >>> sorted(k for k in REGISTRY if k.startswith("npn."))  # doctest: +NORMALIZE_WHITESPACE
-['npn.analytic_designs_orthogonal', 'npn.assumptions', 'npn.early_convergence', 'npn.improves_reconstruction',
- 'npn.null_space_estimate', 'npn.null_space_operators', 'npn.pnp_converges', 'npn.regularizer_bound',
- 'npn.solvers_agree', 'npn.tv_prox']
+['npn.analytic_designs_orthogonal', 'npn.assumptions', 'npn.documented_contracts', 'npn.early_convergence',
+ 'npn.improves_reconstruction', 'npn.null_space_estimate', 'npn.null_space_operators', 'npn.pnp_converges',
+ 'npn.regularizer_bound', 'npn.solvers_agree', 'npn.tv_prox']
 """
 
 from __future__ import annotations
@@ -1087,17 +1089,23 @@ def _tv_prox_cases(ctx: Context) -> list[tuple[int, int, float]]:
     return cases
 
 
+@lru_cache(maxsize=64)
+def _tv_prox_run(seed: int, side: int, strength: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Two U(0, 1) images, TVPrior's value and prox of them (cached: the control reads the same prox)."""
+    images = np.random.default_rng(seed).uniform(0.0, 1.0, (2, side, side))
+    weight, lr = 2.0 * strength, 0.5  # the prox's strength is lr·weight
+    prior = TVPrior(weight, inner=_TV_INNER)
+    values = prior.value(torch.from_numpy(images)).numpy()
+    return images, values, prior.prox(torch.from_numpy(images), lr).numpy()
+
+
 def _check_tv_prox(ctx: Context, *, reference_scale: float = 1.0) -> Outcome:
     rows, wrong = [], []
     for seed, side, strength in _tv_prox_cases(ctx):
-        rng = np.random.default_rng(seed)
-        images = rng.uniform(0.0, 1.0, (2, side, side))
+        images, values, prox = _tv_prox_run(seed, side, strength)
         Dr, Dc = _difference_matrices(side, side)
         K = np.vstack((Dr, Dc))
-        weight, lr = 2.0 * strength, 0.5  # the prox's strength is lr·weight
-        prior = TVPrior(weight, inner=_TV_INNER)
-        values = prior.value(torch.from_numpy(images)).numpy()
-        prox = prior.prox(torch.from_numpy(images), lr).numpy()
+        weight = 2.0 * strength
         for b, image in enumerate(images):
             x = image.reshape(-1)
             tv = np.hypot(Dr @ x, Dc @ x).sum()
@@ -1141,6 +1149,107 @@ register(Claim(
     control=lambda ctx: _check_tv_prox(ctx, reference_scale=1.5),
     control_description="the reference solved for a strength 1.5× the prox's: the prox is then 0.05-0.15·‖x‖ "
                         "from that problem's minimizer, so the same check must fail",
+))
+
+
+# ---------------------------------------------------------------- npn.documented_contracts
+
+#: the documented default stopping tolerance of PnP-PGD and PnP-ADMM (relative fixed-point change)
+_DEFAULT_TOL = 1e-5
+
+
+def _pca_reference(H: LinearOperator, images: torch.Tensor, p: int) -> torch.Tensor:
+    """The projector onto the top-p principal directions of the images' null-space parts, from numpy:
+    X(I − H⁺H), centred over the images, its leading right singular vectors."""
+    Hm = H.matrix().numpy()
+    X = images.reshape(images.shape[0], -1).numpy()
+    null_part = X @ (np.eye(Hm.shape[1]) - np.linalg.pinv(Hm) @ Hm)
+    _, _, vh = np.linalg.svd(null_part - null_part.mean(axis=0), full_matrices=False)
+    return torch.from_numpy(vh[:p].T @ vh[:p])
+
+
+@lru_cache(maxsize=2)
+def _contract_runs(seed: int) -> tuple:
+    """The npn.pnp_converges instance of ``seed``, PnP-PGD and PnP-ADMM on it with default options, and
+    PnP-PGD on the same instance with y = 0 (cached: the control reads the same runs)."""
+    theory = _theory_instance(seed, 0.1, 0.5)
+    npn, prior = theory.algorithm.npn, theory.algorithm.prior
+    algorithms = (theory.algorithm, PnPADMM(prior=prior, npn=npn))
+    defaults = tuple((algorithm, solve(theory.problem, algorithm)) for algorithm in algorithms)
+    # a zero measurement (‖Hᵀy‖ = 0, below the blow-up threshold's floor of 1) with a network output
+    # G(y) ≠ 0: the iterates leave 0 towards the NPN term's minimizer, which is no blow-up
+    zero = InverseProblem(theory.problem.operator, torch.zeros_like(theory.problem.y))
+    return theory, defaults, solve(zero, theory.algorithm, tol=1e-8, maxiters=5000)
+
+
+def _check_contracts(ctx: Context, *, claimed_tol: float = _DEFAULT_TOL) -> Outcome:
+    wrong: list[str] = []
+    seed = ctx.seed
+    # PnP-PGD and PnP-ADMM with their default options stop where an explicit tol = 1e-5 stops them
+    theory, defaults, still = _contract_runs(seed % 1000)
+    iterations = {}
+    for algorithm, default in defaults:
+        name = type(algorithm).__name__
+        explicit = solve(theory.problem, algorithm, tol=claimed_tol)
+        iterations[name] = default.stats.iterations
+        same = default.stats.iterations == explicit.stats.iterations and np.array_equal(default.x, explicit.x)
+        if default.retcode is not RetCode.Success or explicit.retcode is not RetCode.Success or not same:
+            wrong.append(f"{name}: defaults end {default.retcode.value} after {default.stats.iterations}, "
+                         f"tol = {claimed_tol:g} ends {explicit.retcode.value} after "
+                         f"{explicit.stats.iterations}")
+    if still.retcode is not RetCode.Success:
+        wrong.append(f"y = 0 with G(y) ≠ 0: PnP-PGD ended {still.retcode.value}")
+    # the denoiser prior has no penalty: one zero per image of the batch
+    denoiser = DenoiserPrior(torch.nn.Identity())
+    for shape in ((3, 4, 4), (4, 4), (2, 3, 4, 4)):
+        value = denoiser.value(torch.ones(shape, dtype=DT))
+        if tuple(value.shape) != shape[:-2] or bool(value.any()):
+            wrong.append(f"DenoiserPrior.value of a {shape} batch has shape {tuple(value.shape)}")
+    # pca_null_rows: the top-p principal directions of the images' null-space parts (centred)
+    generator = torch.Generator().manual_seed(seed % 1000)
+    H = gaussian_cs((4, 4), 0.5, seed=seed % 1000)
+    images = torch.rand(12, 4, 4, generator=generator, dtype=DT) + 2.0  # a mean far from 0: centring matters
+    S = pca_null_rows(H, 3, images).matrix()
+    gap = float((S.T @ S - _pca_reference(H, images, 3)).abs().max())
+    if gap > 1e-8:  # two SVDs of a 12 × 16 matrix with separated singular values agree to ~1e-12
+        wrong.append(f"pca_null_rows spans another subspace than the centred PCA: projectors differ by "
+                     f"{gap:.3g}")
+    # cartesian_mask: whole rows; the DC row and the centre_lines lowest frequencies ±1..±c/2; about
+    # h/acceleration rows; conjugate-symmetric
+    for side, acceleration, centre in ((16, 4.0, 4), (16, 2.0, 2), (12, 3.0, 6)):
+        mask = cartesian_mask((side, side), acceleration, seed=seed % 1000, centre_lines=centre)
+        rows = sorted(int(r) for r in torch.nonzero(mask.all(dim=1)).reshape(-1))
+        centre_rows = {0} | {k % side for k in range(1, centre // 2 + 1)} | {-k % side for k in
+                                                                           range(1, centre // 2 + 1)}
+        whole = bool((mask.any(dim=1) == mask.all(dim=1)).all())
+        count_ok = len(rows) in (max(len(centre_rows), round(side / acceleration)),
+                                 max(len(centre_rows), round(side / acceleration)) + 1)  # a mirror pair
+        if not whole or not centre_rows <= set(rows) or not count_ok or \
+                not MaskedFourier(mask).conjugate_symmetric:
+            wrong.append(f"cartesian_mask({side}, {acceleration}, centre_lines={centre}): rows {rows}")
+    ok = not wrong
+    return Outcome("pass" if ok else "fail",
+                   f"default tolerance {claimed_tol:g} (iterations {iterations}), y = 0 not a blow-up, "
+                   f"DenoiserPrior.value per image, PCA rows, MRI masks: {'hold' if ok else 'violated'}",
+                   {"iterations": iterations, "wrong": wrong[:10], "claimed_tol": claimed_tol})
+
+
+register(Claim(
+    id="npn.documented_contracts", paper=PAPER,
+    source=f"{ARXIV}, Section 3.1 (the S designs: PCA rows, the MRI sampling masks) and Section 4 (the PnP "
+           "iterations (4)): what our builders and solvers document about them",
+    origin=Origin.IMPLEMENTATION,
+    statement="On the npn.pnp_converges instances PnP-PGD and PnP-ADMM with default options end Success "
+              "where an explicit tol = 1e-5 stops them (same iterations, same x); a zero measurement with a "
+              "non-zero network output G(y) is solved (Success), not taken for a blow-up; "
+              "DenoiserPrior.value gives one zero per image of a batch; pca_null_rows spans the top-p "
+              "principal directions of the images' centred null-space parts (projectors within 1e-8 of "
+              "numpy's); cartesian_mask keeps whole rows, the DC row and the centre_lines lowest frequencies "
+              "±1..±c/2, about h/acceleration rows (one more for a mirror pair) and is conjugate-symmetric",
+    kind=Kind.PROPERTY, check=lambda ctx: _check_contracts(ctx),
+    control=lambda ctx: _check_contracts(ctx, claimed_tol=2 * _DEFAULT_TOL),
+    control_description="the default tolerance claimed as 2e-5: the explicit run then stops earlier than the "
+                        "default one, so the same check must fail",
 ))
 
 

@@ -41,6 +41,8 @@ from algorithms.forests import (
     nystrom,
     sample_in_boxes,
 )
+from algorithms.forests.knn_decoder import synthetic_training_set
+from algorithms.forests.metrics import column_distortion
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.assumptions import Boundary, boundary_outcome
 from theorems.core.certificates import Certificate, Method, Rejected
@@ -561,28 +563,28 @@ def _split(name: str, seed: int, profile: str) -> tuple[np.ndarray, np.ndarray]:
     return X_train[:, keep], X_test[:, keep]
 
 
-def _table1_pair(name: str, seed: int, profile: str, d_z: int, *, peer_sabotage: bool) -> tuple[float, float]:
+def _table1_pair(name: str, seed: int, profile: str, d_z: int, *, sabotage: bool) -> tuple[float, float]:
     """(distortion of RFAE, distortion of the AE) on held-out rows: 1 − R² averaged over columns."""
     ctx = Context(seed=seed, profile=profile)
     X_train, X_test = _split(name, seed, profile)
     rfae = RFAutoencoder(n_components=d_z, n_estimators=ctx.pick(30, 200), random_state=seed).fit(X_train)
-    rf = distortion(X_test, rfae.inverse_transform(rfae.transform(X_test)))
-    if peer_sabotage:  # control: the AE is scored against shuffled held-out rows
-        ae = distortion(X_test[np.random.default_rng(seed).permutation(len(X_test))],
-                        _ae_reconstruction(X_train, X_test, d_z, seed, ctx.pick(300, 500)))
-    else:
-        ae = distortion(X_test, _ae_reconstruction(X_train, X_test, d_z, seed, ctx.pick(300, 500)))
+    reconstruction = rfae.inverse_transform(rfae.transform(X_test))
+    if sabotage:  # control: RFAE's reconstructions handed back in the wrong order (a row-index bug)
+        reconstruction = reconstruction[np.random.default_rng(seed).permutation(len(X_test))]
+    rf = distortion(X_test, reconstruction)
+    ae = distortion(X_test, _ae_reconstruction(X_train, X_test, d_z, seed, ctx.pick(300, 500)))
     return rf, ae
 
 
-def _table1(ctx: Context, *, peer_sabotage: bool) -> Outcome:
-    splits = [ctx.seed + k for k in range(ctx.pick(1, 5))]
+def _table1(ctx: Context, *, sabotage: bool) -> Outcome:
+    # quick: 2 splits × 4 tables = 8 pairs, past the ≈ 5 that the first measurement said would decide
+    splits = [ctx.seed + k for k in range(ctx.pick(2, 5))]
     dims = ctx.pick((2,), (2, 4))
     rows, diffs = {}, []
     for name in _DATASETS:
         for d_z in dims:
             for seed in splits:
-                rf, ae = _table1_pair(name, seed, ctx.profile, d_z, peer_sabotage=peer_sabotage)
+                rf, ae = _table1_pair(name, seed, ctx.profile, d_z, sabotage=sabotage)
                 diffs.append(ae - rf)
                 rows.setdefault(f"{name}_dz{d_z}", []).append((figure(rf, 4), figure(ae, 4)))
     diffs_arr = np.array(diffs)
@@ -609,22 +611,21 @@ register(Claim(
               "decoder) reconstructs held-out rows with lower distortion (mean over columns of 1 − R²) "
               "than a plain autoencoder of the same latent dimension: the 95 % paired t interval of the "
               "distortion difference AE − RFAE over (table, d_Z, split) pairs lies above 0 (pass), below "
-              "it (fail), or straddles it (undecided, with the pairs that would decide); d_Z = 2 and one "
-              "split quick, d_Z ∈ {2, 4} and 5 splits full",
+              "it (fail), or straddles it (undecided, with the pairs that would decide); d_Z = 2 and two "
+              "splits quick (8 pairs), d_Z ∈ {2, 4} and 5 splits full (40)",
     deviation="Table 1's competitors TVAE, TTVAE and VAE are not run, only its plain AE column (a small "
               "MLP d_X → 32 → d_Z → 32 → d_X, 300 epochs quick, 500 full); four bundled scikit-learn "
               "tables instead of its 20 (two of them, breast cancer and diabetes, share names with its "
               "rows but the diabetes table differs); a 75/25 split instead of bootstrap out-of-bag rows; "
               "30 trees quick, 200 full (the paper: 500); numeric columns only",
     kind=Kind.NUMERIC,
-    check=lambda ctx: _table1(ctx, peer_sabotage=False),
-    control=lambda ctx: _table1(ctx, peer_sabotage=True),
-    control_description="the AE scored against shuffled held-out rows (its distortion near 1 or above), "
-                        "so RFAE must win",
-    expected_verdict="inconclusive",
-    power="Mean AE − RFAE −0.09, interval [−0.21, +0.02] over 4 pairs: at the measured mean and spread a "
-          "t interval excludes 0 from about 5 pairs (the summary's z approximation says 3), on the side "
-          "against the RFAE; the full profile runs 40 (4 tables × d_Z ∈ {2, 4} × 5 splits).",
+    check=lambda ctx: _table1(ctx, sabotage=False),
+    control=lambda ctx: _table1(ctx, sabotage=True),
+    control_description="RFAE's reconstructions returned in a shuffled row order (a row-index bug; its "
+                        "distortion near 2), so the AE must win and the check must fail",
+    # quick, runner seed: AE − RFAE −0.062, interval [−0.110, −0.014] over 8 pairs (the AE lower on 3 of
+    # the 4 tables); 4 pairs (the first measurement) gave [−0.21, +0.02]
+    expected_verdict="falsified",
 ))
 
 
@@ -730,19 +731,40 @@ def _roundtrip_check(ctx: Context, *, sabotage: bool) -> Outcome:
     # ~eps·‖K‖ / (eigengap), and the smallest gap among the kept pairs (reported) is 0.02 at seed 0;
     # K entries <= 1, so every side carries errors far below 1e-8
     gaps = np.abs(np.diff(np.concatenate([[1.0], values, [np.linalg.eigvalsh(K)[-8]]])))
+    dense = dense_diffusion_map(K, 6, t)
     errors = {"embedding": float(np.abs(ae.embedding_ - Z).max()),
               "nystrom": float(np.abs(Z0 - K0 @ Z / values).max()),
               "nystrom_function": float(np.abs(nystrom(K0, ae.dmap_) - K0 @ Z / values).max()),
-              "dense_diffusion_map": float(np.abs(dense_diffusion_map(K, 6, t).embedding - Z).max()),
+              "dense_diffusion_map": float(np.abs(dense.embedding - Z).max()),
+              "dense_reported_residual": dense.residual,
               "training_rows": float(np.abs(ae.transform(X) - Z).max()),
               "eigenvalues": float(np.abs(ae.eigenvalues_ - values).max()),
               "kernel_estimate": float(np.abs(estimate - truncated).max()),
               "reported_residual": ae.dmap_.residual}
-    ok = max(errors.values()) <= 1e-8
+    capped = _capped_arpack()
+    ok = max(errors.values()) <= 1e-8 and not capped
     return fact(ok, "Z = √n V Λᵗ as LAPACK's; Nyström through leaf weights = K₀ Z Λ⁻¹ and = Z on the "
-                "training rows; k̂(Z) = the rank-(d+1) truncation of K; the reported residual is small",
+                "training rows; k̂(Z) = the rank-(d+1) truncation of K; the reported residuals (ARPACK's "
+                "and LAPACK's) are small; ARPACK capped before convergence reports it and keeps the shapes"
+                + (f" (capped runs: {'; '.join(capped)})" if capped else ""),
                 **{k: figure(v, floor=1e-12) for k, v in errors.items()},
                 smallest_eigengap=figure(float(gaps.min()), 3))
+
+
+def _capped_arpack() -> list[str]:
+    """diffusion_map's documented cap: with maxiters reached first, converged is False and only the
+    Ritz pairs ARPACK settled are reported (the rest zero, no dense substitute), in the requested shapes.
+    On this 60 × 60 kernel (v0 from seed 0) one restart settles 1 of the 6 pairs, 3 settle 2."""
+    A = np.random.default_rng(0).random((60, 60))
+    K = (A + A.T) / 2
+    K = K / K.sum(axis=1).max()
+    faults = []
+    for maxiters in (1, 3):
+        dmap = diffusion_map(K, 5, maxiters=maxiters)
+        shapes = (dmap.embedding.shape, dmap.eigenvalues.shape)
+        if dmap.converged or shapes != ((60, 5), (5,)) or not np.all(np.isfinite(dmap.embedding)):
+            faults.append(f"maxiters={maxiters}: converged={dmap.converged}, shapes {shapes}")
+    return faults
 
 
 register(Claim(
@@ -753,8 +775,10 @@ register(Claim(
               "training embedding equals √n V Λᵗ from LAPACK's eigenpairs of the dense kernel, its "
               "Nyström embedding of 20 new points equals K₀ Z Λ⁻¹ and that of the training rows equals "
               "Z, its eigenvalues equal LAPACK's, its reported eigen-residual max |K V − V Λ| is below "
-              "1e-8, and the kernel estimate of the training embedding equals V Λ Vᵀ + 1/n over the "
-              "kept pairs",
+              "1e-8 (and so is dense_diffusion_map's), and the kernel estimate of the training embedding "
+              "equals V Λ Vᵀ + 1/n over the kept pairs; diffusion_map capped at 1 or 3 ARPACK restarts on "
+              "a 60 × 60 kernel (1 or 2 of 6 pairs settled) reports converged = False with the requested "
+              "shapes",
     kind=Kind.NUMERIC,
     check=lambda ctx: _roundtrip_check(ctx, sabotage=False),
     control=lambda ctx: _roundtrip_check(ctx, sabotage=True),
@@ -968,6 +992,59 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: distortion(X, X * np.nan)),
         Boundary("distortion flags one per column", "categorical", lambda: distortion(X, X, [False, True]),
                  lambda: distortion(X, X, [False])),
+        *_more_assumption_cases(X, y, fitted),
+    ]
+
+
+def _random_state_drawing(seed: int) -> np.random.RandomState:
+    """A RandomState whose next draw is 0: MT19937 outputs the tempered key word at its position,
+    and tempering maps the word 0 to 0 (so ``seed`` must be 0 here)."""
+    if seed != 0:
+        raise ValueError(f"seed must be 0 (the only word set without inverting the tempering), got {seed}")
+    rs = np.random.RandomState(0)
+    state = rs.get_state()
+    key = state[1].copy()
+    key[623] = seed  # the next output is temper(key[623]); temper(0) = 0
+    rs.set_state((state[0], key, 623, 0, 0.0))
+    return rs
+
+
+def _more_assumption_cases(X: np.ndarray, y: np.ndarray, fitted: RFAutoencoder) -> list[Boundary]:
+    """The guards the first list left out (#46 round 3): each probed at its boundary, multi-condition
+    guards with one condition violated at a time."""
+    K = np.ones((6, 6)) + np.eye(6)
+    part, leaves = fitted.partition_, fitted.train_leaves_
+    K0 = forest_kernel(part, X[:1], X).toarray()
+    one_flag = np.zeros(1, dtype=bool)
+
+    def fit_decode(random_state):
+        # the decoder's streams are derived from the fitted seed (seed_ + 1, + 2): a seed drawn at the
+        # bottom of its range [0, 2**31 − 1) must decode like any other
+        ae = RFAutoencoder(n_estimators=3, random_state=random_state).fit(X)
+        return ae.inverse_transform(ae.embedding_[:2].mean(axis=0, keepdims=True))  # not a training row
+
+    def exact(n_candidates):
+        return exact_decode(K0, part, leaves, X.min(0), X.max(0), np.zeros(X.shape[1], bool),
+                            np.random.default_rng(0), n_candidates=n_candidates, time_limit=5.0)
+
+    def synthetic(top):
+        return synthetic_training_set(np.array([[0, top]]), np.zeros((2, 1)), np.ones((2, 1)), one_flag,
+                                      np.random.default_rng(0))
+
+    return [
+        Boundary("diffusion tol >= 0", "tol", lambda: diffusion_map(K, 2, tol=0.0),
+                 lambda: diffusion_map(K, 2, tol=-1e-12)),
+        Boundary("supervised=True with a continuous target (a regression forest)", "y",
+                 lambda: RFAutoencoder(n_estimators=3, random_state=0, supervised=True).fit(X, X[:, 0]),
+                 lambda: RFAutoencoder(n_estimators=3, random_state=0, supervised=True).fit(
+                     X, np.where(y > 0, np.nan, X[:, 0]))),
+        Boundary("random_state a RandomState (its seed draw 0, the bottom of the range)", "random_state",
+                 lambda: fit_decode(_random_state_drawing(0)), lambda: fit_decode("0")),
+        Boundary("exact decoder n_candidates >= 1", "n_candidates", lambda: exact(1), lambda: exact(0)),
+        Boundary("leaf ids below the number of leaf boxes", "lower", lambda: synthetic(1),
+                 lambda: synthetic(2)),
+        Boundary("leaf lookups take a boolean X (numeric or bool dtype)", "X",
+                 lambda: part.leaves(X > 0), lambda: part.leaves(X.astype(str))),
     ]
 
 
@@ -985,7 +1062,10 @@ register(Claim(
               "True, False}, finite X of the fitted width; a square, symmetric, finite kernel; Nyström rows "
               "of the training width; kNN k in [1, n_train] an int, queries of the embedding width and "
               "finite, one synthetic row per training row, one categorical flag per column; the "
-              "distortion's shapes, finiteness and flags) is enforced at its boundary: the value just "
+              "distortion's shapes, finiteness and flags; and, since #46 round 3, diffusion tol >= 0, "
+              "supervised=True with a continuous target, a RandomState whose seed draw is 0 (fit and "
+              "decode), the exact decoder's n_candidates >= 1, leaf ids below the number of leaf boxes, "
+              "leaf lookups of a boolean X) is enforced at its boundary: the value just "
               "inside is accepted, the value just outside refused with a ValueError or TypeError naming "
               "the argument",
     kind=Kind.PROPERTY,
@@ -1054,4 +1134,55 @@ register(Claim(
     control=lambda ctx: _box_sampling_check(ctx, wrong_box=True),
     control_description="the same draws tested against the uniform law on a box one unit wider on each side "
                         "(numeric interval and codes)",
+))
+
+
+# --------------------------------------------------------------------------- distortion metric
+
+def _distortion_check(ctx: Context, *, about_zero: bool) -> Outcome:
+    """column_distortion against scikit-learn's R² (numeric) and the error rate (categorical) on
+    columns whose means are far from zero (a variance taken about 0 instead of the mean shows)."""
+    from sklearn.metrics import r2_score
+
+    rng = ctx.rng("distortion")
+    n = 60
+    X = np.column_stack([5.0 + 2.0 * rng.standard_normal(n), -3.0 + rng.standard_normal(n),
+                         rng.integers(0, 3, n).astype(float), np.full(n, 7.0), np.full(n, 7.0)])
+    X_hat = X.copy()
+    X_hat[:, :2] += 0.5 * rng.standard_normal((n, 2))
+    flip = rng.random(n) < 0.3
+    X_hat[flip, 2] = (X_hat[flip, 2] + 1) % 3
+    X_hat[0, 4] = 7.5  # the second constant column not reproduced: distortion 1 by the convention
+    categorical = np.array([False, False, True, False, False])
+    if about_zero:  # the control's wrong reference: 1 − R² with the total sum of squares about 0
+        reference = [float(((X[:, j] - X_hat[:, j]) ** 2).sum() / (X[:, j] ** 2).sum()) for j in range(2)]
+    else:
+        reference = [1.0 - r2_score(X[:, j], X_hat[:, j]) for j in range(2)]
+    # scikit-learn's convention for a constant target: R² = 1 if reproduced exactly, else 0
+    reference += [float(np.mean(X[:, 2] != X_hat[:, 2])), 1.0 - r2_score(X[:, 3], X_hat[:, 3]),
+                  1.0 - r2_score(X[:, 4], X_hat[:, 4])]
+    got = column_distortion(X, X_hat, categorical)
+    # 1e-12: both sides are the same sums of n = 60 squares of O(10) numbers in float64
+    error = float(np.abs(got - np.array(reference)).max())
+    mean_error = abs(distortion(X, X_hat, categorical) - float(np.mean(reference)))
+    return fact(error <= 1e-12 and mean_error <= 1e-12,
+                "column_distortion = 1 − R² (scikit-learn) per numeric column, the error rate per "
+                "categorical one, 0/1 for a constant column reproduced or not; distortion = their mean",
+                max_error=error, mean_error=mean_error)
+
+
+register(Claim(
+    id=f"{PAPER}.distortion_metric", paper=PAPER,
+    source="Section 5 (Reconstruction: the distortion, 1 − R² for numeric and the error rate for categorical "
+           "columns, averaged); algorithms.forests.metrics",
+    origin=Origin.IMPLEMENTATION,
+    statement="On a 60-row table with numeric columns of means 5 and −3, a 3-code categorical column and two "
+              "constant columns (one reproduced exactly, one not), column_distortion equals 1 − R² from "
+              "scikit-learn's r2_score for the numeric and constant columns and the misclassification rate "
+              "for the categorical one, and distortion is their mean (to 1e-12)",
+    kind=Kind.NUMERIC,
+    check=lambda ctx: _distortion_check(ctx, about_zero=False),
+    control=lambda ctx: _distortion_check(ctx, about_zero=True),
+    control_description="the reference 1 − R² with the total sum of squares taken about 0 instead of the "
+                        "column mean (the columns' means are 5 and −3, so it differs)",
 ))

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from algorithms._validation import check_positive
+from algorithms._validation import check_positive, check_seed
 from algorithms.attention.problem import SingleLocationProblem, check_unit_vector, overlaps
 from algorithms.attention.risk import _risk, thermodynamics
 from algorithms.core import (
@@ -129,7 +129,7 @@ class OverlapFlow(Algorithm):
 
 def initial_vectors(problem: SingleLocationProblem, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     """(u0, v0) of the problem, or unit vectors drawn uniformly from ``seed`` where not given."""
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(check_seed(seed))
     draws = []
     for given in (problem.u0, problem.v0):
         vec = torch.randn(problem.d, generator=gen, dtype=torch.float64)

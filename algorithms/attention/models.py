@@ -21,7 +21,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._validation import check_positive, check_seed, check_torch_dtype
+from algorithms._validation import (
+    check_device,
+    check_float_tensor,
+    check_positive,
+    check_seed,
+    check_torch_dtype,
+)
 from algorithms.attention.problem import LINKS, SingleLocationProblem, link_function
 
 __all__ = ["ErfAttention", "SoftmaxAttention", "best_linear_risk", "best_linear_weights",
@@ -74,6 +80,7 @@ class SoftmaxAttention(nn.Module):
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         X = _check_tokens(X, self.in_features, self.u.dtype)
+        check_device("X", X, self.u)
         weights = torch.softmax(self.beta * math.sqrt(self.in_features) * (X @ self.u), dim=-1)
         return (weights * link_function(self.link)(X @ self.v)).sum(-1, keepdim=True)
 
@@ -99,6 +106,7 @@ class ErfAttention(nn.Module):
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         X = _check_tokens(X, self.in_features, self.k.dtype)
+        check_device("X", X, self.k)
         return (torch.erf(self.lam * (X @ self.k)) * (X @ self.v)).sum(-1, keepdim=True)
 
 
@@ -157,6 +165,10 @@ def fit_linear_predictor(X: torch.Tensor, y: torch.Tensor):
     if n <= L * d + 1:
         raise ValueError(f"X must have more rows than features + 1 = {L * d + 1} for least squares, "
                          f"got n={n}")
+    check_float_tensor("X", X)  # a NaN reaches torch's lstsq as an internal assertion
+    check_float_tensor("y", y)
+    if y.dtype != X.dtype:
+        raise TypeError(f"y must have X's dtype {X.dtype}, got {y.dtype}")
     design = torch.cat([X.reshape(n, L * d), torch.ones(n, 1, dtype=X.dtype)], 1)
     coef = torch.linalg.lstsq(design, y.reshape(n, 1)).solution[:, 0]
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from algorithms._validation import check_positive
+from algorithms._validation import as_float_array, check_nonnegative, check_positive
 from algorithms.attention.risk import thermodynamics
 
 __all__ = ["learnable", "phase_map", "plot_phase_map"]
@@ -29,6 +29,10 @@ def _check_gamma(gamma) -> float:
     if not gamma < 1.0:
         raise ValueError(f"gamma must be in (0, 1), got {gamma!r}")
     return gamma
+
+
+def _check_alpha(alpha) -> float:
+    return check_nonnegative("alpha", alpha)  # what thermodynamics requires of the length exponent
 
 
 def learnable(gamma: float, alpha: float, beta: float = 1.0) -> bool:
@@ -47,12 +51,18 @@ def phase_map(gammas, alphas, beta: float = 1.0) -> np.ndarray:
     >>> phase_map([0.5, 0.8], [0.3]).tolist()
     [[True], [False]]
     """
-    gammas = np.atleast_1d(np.asarray(gammas, dtype=np.float64))
-    alphas = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
+    gammas = np.atleast_1d(as_float_array("gammas", gammas, dtype=np.float64))
+    alphas = np.atleast_1d(as_float_array("alphas", alphas, dtype=np.float64))
     if gammas.ndim != 1 or alphas.ndim != 1 or gammas.size == 0 or alphas.size == 0:
         raise ValueError(f"gammas and alphas must be non-empty 1-d sequences, got shapes "
                          f"{gammas.shape} and {alphas.shape}")
     check_positive("beta", beta)
+    for name, values, check in (("gammas", gammas, _check_gamma), ("alphas", alphas, _check_alpha)):
+        for i, value in enumerate(values):
+            try:
+                check(float(value))
+            except ValueError as exc:  # the entry's own check names gamma/alpha: say which argument
+                raise ValueError(f"{name}[{i}] = {float(value)!r} is out of range: {exc}") from None
     return np.array([[learnable(float(g), float(a), beta) for a in alphas] for g in gammas])
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from algorithms._validation import check_choice, check_nonnegative, check_positive, check_seed
+from algorithms._validation import as_float_array, check_choice, check_nonnegative, check_positive, check_seed
 from algorithms.core import Problem
 
 __all__ = [
@@ -52,7 +52,7 @@ def link_function(name: str):
     >>> link_function("relu")(torch.tensor([-1.0, 2.0]))
     tensor([0., 2.])
     """
-    check_choice("link", name, LINKS)
+    check_choice("name (a link)", name, LINKS)
     return {"linear": lambda t: t, "quadratic": lambda t: t * t, "relu": torch.relu}[name]
 
 
@@ -163,6 +163,8 @@ def sample_batch(problem: SingleLocationProblem, n: int, seed: int) -> tuple[tor
     >>> tuple(X.shape), tuple(y.shape), bool(((j >= 0) & (j < 3)).all())
     ((4, 3, 5), (4,), True)
     """
+    if not isinstance(problem, SingleLocationProblem):
+        raise TypeError(f"problem must be a SingleLocationProblem, got {type(problem).__name__}")
     _check_int("n", n, 1)
     check_seed(seed)
     gen = torch.Generator().manual_seed(seed)
@@ -177,6 +179,20 @@ def sample_batch(problem: SingleLocationProblem, n: int, seed: int) -> tuple[tor
     return X, y, secret
 
 
+def _real_vector(name: str, value) -> torch.Tensor:
+    """``value`` (tensor, array or list) as a finite float64 tensor; strings, complex and NaN named."""
+    if isinstance(value, torch.Tensor):
+        if value.is_complex() or value.dtype == torch.bool:
+            raise TypeError(f"{name} must be a real tensor, got dtype {value.dtype}")
+        if value.device.type == "meta":
+            raise ValueError(f"{name} is on the meta device (no data)")
+        tensor = value.detach().to(device="cpu", dtype=torch.float64)
+        if not bool(torch.isfinite(tensor).all()):
+            raise ValueError(f"{name} contains NaN or inf entries")
+        return tensor
+    return torch.from_numpy(as_float_array(name, value, dtype=np.float64))
+
+
 def overlaps(u, v, u_star, v_star) -> dict[str, float]:
     """The order parameters μ = uᵀu*, ν = vᵀv*, η = uᵀv*, ζ = vᵀu*, ρ = uᵀv.
 
@@ -184,7 +200,8 @@ def overlaps(u, v, u_star, v_star) -> dict[str, float]:
     >>> overlaps(e[0], e[1], e[0], e[1])
     {'mu': 1.0, 'nu': 1.0, 'eta': 0.0, 'zeta': 0.0, 'rho': 0.0}
     """
-    u, v, u_star, v_star = (torch.as_tensor(t, dtype=torch.float64) for t in (u, v, u_star, v_star))
+    u, v, u_star, v_star = (_real_vector(name, t) for name, t in
+                            (("u", u), ("v", v), ("u_star", u_star), ("v_star", v_star)))
     if not (u.shape == v.shape == u_star.shape == v_star.shape and u.ndim == 1):
         raise ValueError(f"u, v, u_star, v_star must be vectors of one length, got shapes "
                          f"{[tuple(t.shape) for t in (u, v, u_star, v_star)]}")

@@ -35,7 +35,7 @@ import math
 import numpy as np
 import torch
 
-from algorithms._validation import check_nonnegative, check_positive, check_seed
+from algorithms._validation import check_bool, check_nonnegative, check_positive, check_seed
 from algorithms.attention.problem import SingleLocationProblem, check_unit_vector, link_function
 
 __all__ = ["locate_probability", "mean_field_risk", "monte_carlo_risk", "thermodynamics",
@@ -110,6 +110,7 @@ def mean_field_risk(problem: SingleLocationProblem, mu, nu, zeta=0.0, rho=0.0, *
     >>> round(mean_field_risk(p, 1.0, 1.0), 8), round(mean_field_risk(p, 1.0, 0.0), 6)
     (0.0, 0.72)
     """
+    frozen_limit = check_bool("frozen_limit", frozen_limit)
     problem = _check_problem(problem)
     if problem.link != "linear":
         raise ValueError(f"problem.link must be 'linear' for the closed-form risk (Corollary 1), "

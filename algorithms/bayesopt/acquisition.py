@@ -72,8 +72,13 @@ def log_expected_improvement(mu, sigma, best) -> np.ndarray:
     >>> float(np.round(log_expected_improvement(np.array([60.0]), np.array([1.0]), 0.0)[0], 2))
     -1809.11
     """
-    mu, sigma = _pair("mu_f", mu, "sigma_f", sigma)
-    best = float(as_float_array("best_feasible", best, ndim=0))
+    return _log_ei(mu, sigma, best, ("mu", "sigma", "best"))
+
+
+def _log_ei(mu, sigma, best, names: tuple[str, str, str]) -> np.ndarray:
+    """log EI with errors naming the caller's arguments (``constrained_ei`` passes ``mu_f``, ...)."""
+    mu, sigma = _pair(names[0], mu, names[1], sigma)
+    best = float(as_float_array(names[2], best, ndim=0))
     gap = best - mu
     out = np.empty_like(mu)
     certain = sigma <= 0
@@ -131,7 +136,7 @@ def log_constrained_ei(mu_f, sigma_f, mu_c, sigma_c, best_feasible) -> np.ndarra
     >>> bool(np.isclose(v[0], np.log(0.398942 * 0.5), atol=1e-6))
     True
     """
-    log_ei = log_expected_improvement(mu_f, sigma_f, best_feasible)
+    log_ei = _log_ei(mu_f, sigma_f, best_feasible, ("mu_f", "sigma_f", "best_feasible"))
     log_pof = log_probability_of_feasibility(mu_c, sigma_c)
     _rows(log_ei, log_pof)
     return log_ei + log_pof

@@ -75,6 +75,7 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
     check_positive_int,
+    check_seed,
 )
 from algorithms.bayesopt.acquisition import (
     expected_improvement,
@@ -225,8 +226,7 @@ class CEI(Algorithm):
         >>> bo.history.f.shape, bool(bo.best()[0][0] <= 0.5)
         ((6,), True)
         """
-        if isinstance(seed, bool) or not (seed is None or isinstance(seed, int | np.integer)):
-            raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+        seed = None if seed is None else check_seed(seed)
         problem = ConstrainedBOProblem(f=_not_evaluated, c=_not_evaluated, bounds=bounds, initial=initial,
                                        n_constraints=n_constraints, name="ask/tell")
         return CEIAskTell(self, problem, 0 if seed is None else int(seed))
@@ -330,10 +330,10 @@ class _Surrogates:
             y = outputs[:, j]
             centre, scale = float(y.mean()), float(y.std()) or 1.0
             if self.algorithm.noise > 0:
-                fitted = fit_kernel(U, (y - centre) / scale, kernel, seed=seed + j,
+                fitted = fit_kernel(U, (y - centre) / scale, kernel, seed=(seed + j) % 2**64,
                                     jitter=1e-6 + self.algorithm.noise)
             else:   # the historical call, so fitted runs without noise reproduce
-                fitted = fit_kernel(U, (y - centre) / scale, kernel, seed=seed + j)
+                fitted = fit_kernel(U, (y - centre) / scale, kernel, seed=(seed + j) % 2**64)
             self.kernels[j] = fitted
             gp = GaussianProcess(
                 fitted.with_params(fitted.lengthscale, fitted.outputscale * scale**2),

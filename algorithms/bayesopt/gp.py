@@ -24,7 +24,7 @@ import numpy as np
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
 from scipy.optimize import minimize
 
-from algorithms._validation import as_float_array, check_positive, check_positive_int
+from algorithms._validation import as_float_array, check_bool, check_positive, check_positive_int, check_seed
 from algorithms.bayesopt.kernels import Kernel
 
 __all__ = ["GaussianProcess", "fit_kernel"]
@@ -167,6 +167,8 @@ def fit_kernel(
         raise ValueError(f"X and y need the same number (>= 2) of rows, got {X.shape[0]} and {y.shape[0]}")
     n_restarts = check_positive_int("n_restarts", n_restarts)
     check_positive("jitter", jitter)
+    ard = check_bool("ard", ard)
+    seed = check_seed(seed)
     d = X.shape[1] if ard else 1
     lo = np.r_[np.full(d, np.log(0.01)), np.log(0.05)]
     hi = np.r_[np.full(d, np.log(10.0)), np.log(20.0)]

@@ -30,6 +30,7 @@ from scipy.stats import qmc
 
 from algorithms._validation import (
     as_float_array,
+    check_bool,
     check_callable,
     check_positive,
     check_positive_int,
@@ -219,6 +220,7 @@ def rkhs_problem(
     >>> prob.initial.shape, bool(prob.f_star <= prob.f(feasible).min())
     ((10, 1), True)
     """
+    gp_objective = check_bool("gp_objective", gp_objective)
     _check_kernel(kernel)
     dim = check_positive_int("dim", dim)
     n_initial = check_positive_int("n_initial", n_initial)
@@ -329,4 +331,71 @@ def two_disks_problem(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
         f_star=float(x_star.sum()),
         x_star=x_star,
         name="two disks (disconnected feasible region)",
+    )
+
+
+def gramacy_problem(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
+    """Gramacy et al. (2016)'s toy problem: min x₁ + x₂ on [0, 1]² s.t. two constraints (both <= 0):
+    1.5 − x₁ − 2x₂ − ½ sin(2π(x₁² − 2x₂)) and x₁² + x₂² − 1.5.
+
+    The sine makes the feasible region non-convex with several local optima on its boundary; the
+    optimum f* ≈ 0.59979 at (0.1951, 0.4047) (multi-start SLSQP, the value stored here).
+
+    >>> prob = gramacy_problem()
+    >>> prob.n_constraints, bool(np.all(prob.c(prob.x_star) <= 1e-9))
+    (2, True)
+    >>> abs(prob.f(prob.x_star) - prob.f_star) < 1e-12
+    True
+    """
+
+    def c(x):
+        return np.array([1.5 - x[0] - 2.0 * x[1] - 0.5 * np.sin(2.0 * np.pi * (x[0] ** 2 - 2.0 * x[1])),
+                         x[0] ** 2 + x[1] ** 2 - 1.5])
+
+    x_star = np.array([0.19512268856868956, 0.4046653634413711])
+    return ConstrainedBOProblem(
+        f=lambda x: float(x[0] + x[1]),
+        c=c,
+        bounds=np.array([[0.0, 1.0], [0.0, 1.0]]),
+        initial=initial,
+        f_star=float(x_star.sum()),
+        x_star=x_star,
+        name="Gramacy (two constraints)",
+        n_constraints=2,
+    )
+
+
+_H6_A = np.array([[10, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14], [3, 3.5, 1.7, 10, 17, 8],
+                  [17, 8, 0.05, 10, 0.1, 14]])
+_H6_P = 1e-4 * np.array([[1312, 1696, 5569, 124, 8283, 5886], [2329, 4135, 8307, 3736, 1004, 9991],
+                         [2348, 1451, 3522, 2883, 3047, 6650], [4047, 8828, 8732, 5743, 1091, 381]])
+_H6_ALPHA = np.array([1.0, 1.2, 3.0, 3.2])
+
+
+def hartmann6_l1_problem(initial: int | np.ndarray = 60) -> ConstrainedBOProblem:
+    """Hartmann-6 on [0, 1]⁶ subject to ‖x‖₁ − 1 <= 0.
+
+    The unconstrained minimum (−3.32237, ‖x‖₁ ≈ 2.07) is infeasible; the constrained optimum
+    f* ≈ −1.51503 lies on the constraint, at about (0, 0, 0, 0.1973, 0.2513, 0.5514) (multi-start
+    SLSQP, the value stored here).
+
+    >>> prob = hartmann6_l1_problem()
+    >>> prob.dim, bool(prob.c(prob.x_star) <= 1e-9), abs(prob.f(prob.x_star) - prob.f_star) < 1e-6
+    (6, True, True)
+    """
+    x_star = np.array([0.0, 0.0, 0.0, 0.197301, 0.251296, 0.551403])
+    x_star = x_star / max(1.0, float(x_star.sum()))       # on the constraint, not past it by rounding
+
+    def f(x):
+        return float(-np.sum(_H6_ALPHA * np.exp(-np.sum(_H6_A * (np.asarray(x) - _H6_P) ** 2, axis=1))))
+
+    return ConstrainedBOProblem(
+        f=f,
+        c=lambda x: float(np.sum(x) - 1.0),
+        bounds=np.array([[0.0, 1.0]] * 6),
+        initial=initial,
+        f_star=f(x_star),
+        x_star=x_star,
+        name="Hartmann-6, l1 constraint",
+        n_constraints=1,
     )

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from algorithms._validation import check_positive_int
+from algorithms._validation import check_bool, check_positive_int
 from algorithms.blackbox.features import N_FEATURES
 from algorithms.blackbox.grammar import CONFIG_SPACE, END, MODULES, N_MAX, TOKENS, allowed_next
 
@@ -117,6 +117,7 @@ class WorkflowGenerator(nn.Module):
     def sample(self, features: torch.Tensor, *, generator: torch.Generator | None = None, greedy: bool = False
                ) -> tuple[tuple[str, ...], torch.Tensor, torch.Tensor]:
         """A workflow, its log-probability (with gradient) and the summed entropy."""
+        greedy = check_bool("greedy", greedy)
         features = torch.as_tensor(features, dtype=torch.float32)
         prefix: list[str] = []
         logp = torch.zeros(())

@@ -57,6 +57,10 @@ def _range01(name: str, value, lo: float, hi: float) -> float:
     return float(value)
 
 
+class _UserError(Exception):
+    """Carries the evaluator's TypeError/ValueError (about the user's f) through scipy's DE loop."""
+
+
 @dataclass(frozen=True)
 class ScipyDE(Algorithm):
     """scipy's differential evolution: ``strategy``, ``popsize`` (× d), ``mutation`` (float or
@@ -72,12 +76,14 @@ class ScipyDE(Algorithm):
         check_choice("strategy", self.strategy, ("best1bin", "rand1bin", "best1exp", "rand1exp", "rand2bin",
                                                  "best2bin", "currenttobest1bin", "randtobest1bin"))
         check_positive_int("popsize", self.popsize)
-        if isinstance(self.mutation, tuple):
-            if len(self.mutation) != 2 or not 0 <= self.mutation[0] <= self.mutation[1] <= 2:
-                raise ValueError(f"mutation must be a float in [0, 2] or a pair 0 <= lo <= hi <= 2, "
-                                 f"got {self.mutation!r}")
-        else:
-            _range01("mutation", self.mutation, 0.0, 2.0)
+        # scipy refuses a mutation constant of 2 or more (its range is [0, 2)): refuse it here, naming
+        # the argument, rather than deep inside the solve
+        numbers = self.mutation if isinstance(self.mutation, tuple) else (self.mutation,)
+        if ((isinstance(self.mutation, tuple) and len(numbers) != 2)
+                or any(isinstance(v, bool) or not isinstance(v, int | float) for v in numbers)
+                or not all(0 <= v < 2.0 for v in numbers) or numbers[0] > numbers[-1]):
+            raise ValueError(f"mutation must be a float in [0, 2) or a pair 0 <= lo <= hi < 2, "
+                             f"got {self.mutation!r}")
         _range01("recombination", self.recombination, 0.0, 1.0)
         check_choice("init", self.init, ("latinhypercube", "sobol", "halton", "random"))
 
@@ -93,7 +99,10 @@ def _solve(problem: BlackBoxProblem, algorithm: ScipyDE, options: SolveOptions) 
     def fun(xs: np.ndarray) -> np.ndarray:
         if ev.exhausted or ev.target_reached():
             raise _Stop
-        values = ev(np.atleast_2d(xs.T))
+        try:
+            values = ev(np.atleast_2d(xs.T))
+        except (TypeError, ValueError) as exc:  # scipy rewraps these as its own "map-like" RuntimeError
+            raise _UserError(exc) from exc
         return np.where(np.isfinite(values), values, np.finfo(float).max)
 
     def callback(intermediate_result) -> bool:
@@ -116,6 +125,8 @@ def _solve(problem: BlackBoxProblem, algorithm: ScipyDE, options: SolveOptions) 
     except _Stop:
         res = None
         stop = "target" if ev.target_reached() else "budget"
+    except _UserError as wrapped:  # the checked evaluator's own message, naming f
+        raise wrapped.args[0] from None
     finally:
         monitor.close()
     if stop == "maxiters" and ev.target_reached():
@@ -153,17 +164,21 @@ def _solve(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions) ->
     trace, stop, restarts = [], "budget", -1
     x0 = rng.uniform(lo, hi)
     ev(x0[None])
+    # pycma needs dimension >= 2: a 1-D problem runs with one dummy coordinate that f never sees
+    dummy = problem.dim == 1
+    cma_lo, cma_hi = (np.r_[lo, 0.0], np.r_[hi, 1.0]) if dummy else (lo, hi)
     try:
         while not ev.exhausted and stop == "budget":
             restarts += 1
-            opts = {"bounds": [lo.tolist(), hi.tolist()], "seed": int(rng.integers(1, 2**31)), "verbose": -9,
+            opts = {"bounds": [cma_lo.tolist(), cma_hi.tolist()], "seed": int(rng.integers(1, 2**31)),
+                    "verbose": -9,
                     "maxfevals": ev.remaining, "tolstagnation": 10**9 if problem.dim > 100 else None}
             opts = {k: v for k, v in opts.items() if v is not None}
             if algorithm.popsize is not None:
                 opts["popsize"] = algorithm.popsize
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                es = cma.CMAEvolutionStrategy(x0, sigma, opts)
+                es = cma.CMAEvolutionStrategy(np.r_[x0, 0.5] if dummy else x0, sigma, opts)
                 while not es.stop():
                     if ev.target_reached():
                         stop = "target"
@@ -174,7 +189,7 @@ def _solve(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions) ->
                     if ev.exhausted:
                         break
                     X = np.asarray(es.ask())
-                    values = ev(X)
+                    values = ev(X[:, :problem.dim])
                     if ev.exhausted and not np.all(np.isfinite(values)):
                         break
                     worst = np.finfo(float).max / 1e6
@@ -276,6 +291,7 @@ def _solve(problem: BlackBoxProblem, algorithm: RandomSearch, options: SolveOpti
     finally:
         monitor.close()
     if not trace:
-        trace.append({"iteration": 0, "evaluations": ev.evaluations, "best_value": ev.best_value})
+        # the one batch evaluated (it exhausted the budget or hit the target): iteration 1, as counted
+        trace.append({"iteration": 1, "evaluations": ev.evaluations, "best_value": ev.best_value})
     return finish(problem, ev, RunResult(stop, len(trace), 0, trace, X), options)
 

@@ -122,6 +122,8 @@ def run_episode(problem: BlackBoxProblem, agent1: WorkflowGenerator, agent2: Hyp
                 maxiters: int | None = None, monitor: IterationMonitor | None = None,
                 keep_grad: bool = False) -> Episode:
     """Features → Agent 1's workflow → the run controlled by Agent 2 (see the module doc)."""
+    stochastic = check_bool("stochastic", stochastic)
+    keep_grad = check_bool("keep_grad", keep_grad)
     _check_agents(agent1, agent2)
     ev = Evaluator(problem)
     features, _, _ = problem_features(ev, rng)

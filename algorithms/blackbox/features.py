@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from algorithms._validation import check_positive_int
+from algorithms._validation import check_generator, check_positive_int
 from algorithms.blackbox.components import initialize
 from algorithms.blackbox.problem import Evaluator
 
@@ -67,6 +67,9 @@ def _r2(A: np.ndarray, z: np.ndarray) -> tuple[float, np.ndarray]:
 
 def ela_features(X: np.ndarray, y: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """The 9 landscape features of a sample (non-finite values replaced by the worst finite one).
+
+    A sample with no landscape to describe (every value equal or non-finite, or fewer than 2d + 2
+    points) gives the zero vector.
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0); X = rng.random((60, 2))
@@ -122,6 +125,7 @@ def problem_features(ev: Evaluator, rng: np.random.Generator, n: int | None = No
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The 13 features of ``ev.problem`` from an LHS sample of size ``n`` (default
     :func:`sample_size`), evaluated through ``ev`` (charged to the budget); returns (F, X, y)."""
+    check_generator("rng", rng)
     if not isinstance(ev, Evaluator):
         raise TypeError(f"ev must be an Evaluator, got {type(ev).__name__}")
     prob = ev.problem

@@ -142,7 +142,7 @@ class InvalidWorkflowError(ValueError):
 
 def family_of(prefix: Sequence[str]) -> str | None:
     """The reproduction family (``de``, ``ga``, ``pso``, ``es``) of a (partial) workflow."""
-    for name in _as_names(prefix):
+    for name in _as_names(prefix, "prefix"):
         kind = MODULE_TYPE.get(name)
         if kind == "DE_MUTATION":
             return "de"
@@ -193,18 +193,20 @@ def allowed_next(prefix: Sequence[str]) -> frozenset[str]:
     >>> sorted(allowed_next(("init.uniform", "pop.20", "es.sep_cmaes", "bc.clip")))
     ['sel.mu_plus_lambda']
     """
-    prefix = _as_names(prefix)
+    prefix = _as_names(prefix, "prefix")
     for i in range(len(prefix)):
         _check_step(prefix[:i], prefix[i], i)
     return _successors(prefix)[0]
 
 
-def _as_names(workflow) -> tuple[str, ...]:
+def _as_names(workflow, name: str = "workflow") -> tuple[str, ...]:
     if isinstance(workflow, str) or not isinstance(workflow, Sequence):
-        raise TypeError(f"workflow must be a sequence of module names, got {type(workflow).__name__}")
+        raise TypeError(f"{name} must be a sequence of module names (a workflow), got "
+                        f"{type(workflow).__name__}")
     bad = [w for w in workflow if not isinstance(w, str)]
     if bad:
-        raise TypeError(f"workflow must hold module names (str), got {type(bad[0]).__name__} {bad[0]!r}")
+        raise TypeError(f"{name} must hold module names (str; a workflow), got {type(bad[0]).__name__} "
+                        f"{bad[0]!r}")
     return tuple(workflow)
 
 

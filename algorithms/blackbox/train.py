@@ -36,6 +36,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from algorithms._validation import check_bool, check_seed
+
 __all__ = ["TRAIN_DIMS", "TRAIN_INSTANCES", "main", "train"]
 
 TRAIN_INSTANCES = (1, 2, 3, 4, 5)
@@ -104,6 +106,8 @@ def train(minutes: float, seed: int, out: Path, *, resume: bool = False, batch: 
         raise ValueError(f"minutes must be a number > 0, got {minutes!r}")
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise ValueError(f"batch must be a positive int, got {batch!r}")
+    seed = check_seed(seed)
+    resume, progress = check_bool("resume", resume), check_bool("progress", progress)
     torch.set_num_threads(1)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -52,7 +52,7 @@ def linprog_retcode(result, options: SolveOptions) -> RetCode:
 
 
 def highs_options(options: SolveOptions) -> dict:
-    return {} if options.maxiters is None else {"maxiter": options.maxiters}
+    return {} if options.maxiters is None else {"maxiter": options.backend_iterations()}
 
 
 @_dispatch

@@ -28,7 +28,16 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._validation import as_float_array, check_positive, check_positive_int, check_seed, check_shape
+from algorithms._validation import (
+    as_float_array,
+    check_device,
+    check_float_tensor,
+    check_positive,
+    check_positive_int,
+    check_seed,
+    check_shape,
+    check_torch_dtype,
+)
 
 __all__ = ["GaussianScore", "ScoreMLP", "ScoreModel", "VPSchedule", "train_score", "tweedie_mean"]
 
@@ -52,6 +61,24 @@ class VPSchedule:
             raise ValueError(f"beta_max must be > beta_min, got {self.beta_max!r} <= {self.beta_min!r}")
         if not (0.0 < check_positive("t_min", self.t_min) < 0.5):
             raise ValueError(f"t_min must lie in (0, 0.5), got {self.t_min!r}")
+
+    def check_time(self, name: str, t) -> None:
+        """Raise unless every entry of ``t`` (a real number or a tensor) lies in [t_min, 1], where the
+        schedule is defined (at t = 0 the noise scale √(1 − ᾱ) is 0 and the score divides by it)."""
+        if isinstance(t, torch.Tensor):
+            if t.numel() == 0 or t.device.type == "meta" or not t.is_floating_point():
+                return  # shape/dtype/device are checked where the tensor is used
+            lo, hi = float(t.min()), float(t.max())
+        else:
+            if isinstance(t, bool) or not isinstance(t, int | float | np.integer | np.floating):
+                raise TypeError(f"{name} must be a real number in [t_min, 1] (a diffusion time), got "
+                                f"{type(t).__name__} {t!r}")
+            lo = hi = float(t)
+        slack = 1e-12  # the sampler's last time 1 − n·Δ equals t_min up to rounding
+        if not (self.t_min - slack <= lo and hi <= 1.0 + slack):  # NaN fails both
+            bad = lo if not self.t_min - slack <= lo else hi
+            raise ValueError(f"{name} must lie in [t_min = {self.t_min:g}, 1] (the schedule's diffusion "
+                             f"times), got {bad!r}")
 
     def beta(self, t):
         return self.beta_min + t * (self.beta_max - self.beta_min)
@@ -102,7 +129,7 @@ class ScoreMLP(ScoreModel):
     """A small MLP ε_θ([x, t, sin/cos features of t]); score = −ε_θ/√(1 − ᾱ_t).
 
     >>> model = ScoreMLP(2, hidden=16, seed=0)
-    >>> model(torch.zeros(5, 3, dtype=torch.float64)).shape
+    >>> model(torch.full((5, 3), 0.5, dtype=torch.float64)).shape  # the last column: t in [t_min, 1]
     torch.Size([5, 2])
     """
 
@@ -119,6 +146,7 @@ class ScoreMLP(ScoreModel):
         n = check_positive_int("n", n)
         hidden = check_positive_int("hidden", hidden)
         check_seed(seed)
+        dtype = check_torch_dtype(dtype)  # an int/complex dtype would build a net torch cannot run
         self.in_features, self.out_features = n + 1, n
         self.schedule = VPSchedule() if schedule is None else schedule
         generator_state = torch.random.get_rng_state()
@@ -148,6 +176,8 @@ class ScoreMLP(ScoreModel):
         dtype = self.net[0].weight.dtype
         if X.dtype != dtype:
             raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
+        check_device("X", X, self.net[0].weight)
+        self.schedule.check_time("t (the last column of X)", X[:, -1])
         sigma = (1.0 - self.schedule.alpha_bar(X[:, -1:])).sqrt()
         return -self.noise(X) / sigma
 
@@ -156,7 +186,10 @@ def tweedie_mean(model: ScoreModel, x: torch.Tensor, t: float) -> torch.Tensor:
     """E[x_0 | x_t] = (x_t + (1 − ᾱ_t) ∇ log p_t(x_t)) / √ᾱ_t (Tweedie's formula, eq. (19))."""
     if not isinstance(model, ScoreModel):
         raise TypeError(f"model must be a ScoreModel, got {type(model).__name__}")
-    ab = model.schedule.alpha_bar(t)
+    check_float_tensor("x", x, ndim=2)
+    check_shape("x", x, (None, model.out_features))
+    model.schedule.check_time("t", t)
+    ab = model.schedule.alpha_bar(float(t))
     return (x + (1.0 - ab) * model.score(x, t)) / math.sqrt(ab)
 
 

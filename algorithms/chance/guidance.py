@@ -34,7 +34,7 @@ from collections.abc import Callable
 
 import torch
 
-from algorithms._validation import check_choice, check_nonnegative, check_positive
+from algorithms._validation import check_choice, check_float_tensor, check_nonnegative, check_positive
 from algorithms.chance.diffusion import ScoreModel
 
 __all__ = ["GUIDANCE_ORDERS", "first_order_guidance", "guidance_term", "second_order_guidance"]
@@ -48,7 +48,7 @@ def _check_batch(name: str, value, ndim: int) -> torch.Tensor:
             f"{name} must be a torch tensor with {ndim} dimensions, got "
             f"{getattr(value, 'shape', type(value).__name__)}"
         )
-    return value
+    return check_float_tensor(name, value)  # NaN/inf, complex and meta tensors named, not propagated
 
 
 def first_order_guidance(grad_f: torch.Tensor, *, beta: float) -> torch.Tensor:

@@ -106,7 +106,7 @@ def _solve(problem: ChanceConstrainedProblem, algorithm: SAAMILP, options: Solve
     bounds = scipy.optimize.Bounds(np.concatenate([lower, np.zeros(L)]), np.concatenate([upper, np.ones(L)]))
     highs_options = {"time_limit": algorithm.time_limit, "mip_rel_gap": algorithm.mip_rel_gap}
     if options.maxiters is not None:
-        highs_options["node_limit"] = options.maxiters
+        highs_options["node_limit"] = options.backend_iterations()
     result = scipy.optimize.milp(
         cost, constraints=constraints, integrality=integrality, bounds=bounds, options=highs_options
     )

@@ -28,7 +28,7 @@ import numpy as np
 
 from algorithms._validation import check_positive
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
-from algorithms.curvature.problem import CurvatureProblem, is_number, run_descent
+from algorithms.curvature.problem import CurvatureProblem, check_numeric_point, is_symbolic, run_descent
 
 __all__ = ["GradientDescent", "gd_step"]
 
@@ -39,8 +39,9 @@ def gd_step(x: Any, g: Any, lr: Any) -> Any:
     >>> gd_step(1.0, 2.0, 0.25)
     0.5
     """
-    if is_number(lr):
+    if not is_symbolic(lr):
         check_positive("lr", lr)
+    check_numeric_point(x, g)
     return x - lr * g
 
 

@@ -174,7 +174,9 @@ def lcd2_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
     """
     x, g, C = check_step_inputs(x, g, C)
     delta = check_finite_real("delta", delta)
-    if delta <= 0 or not np.any(g):
+    if delta < 0:  # f(x) < f*: the f* given is wrong (the solver clamps its own rounding at 0)
+        raise ValueError(f"delta (= f(x) − f*) must be >= 0, got {delta!r}")
+    if delta == 0 or not np.any(g):
         return x.copy(), {"multiplier": 0.0, "shift": math.inf}
     Q, D, ghat = eig_curvature(C, g)
     # eigenvalues at rounding level are zero, and so are gradient components along them that are
@@ -218,7 +220,7 @@ def _solve(problem: CurvatureProblem, algorithm: LCD2, options: SolveOptions) ->
         C = problem.curvature_at(x)
         stats.hess_calls += 1
         stats.linear_solves += 1
-        return lcd2_step(x, g, C, fx - f_star)
+        return lcd2_step(x, g, C, max(fx - f_star, 0.0))
 
     return run_descent(problem, options, step, name="LCD2")
 

@@ -85,7 +85,9 @@ def lcd3_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
     """
     x, g, C = check_step_inputs(x, g, C)
     delta = check_finite_real("delta", delta)
-    if delta <= 0 or not np.any(g):
+    if delta < 0:  # f(x) < f*: the f* given is wrong (the solver clamps its own rounding at 0)
+        raise ValueError(f"delta (= f(x) − f*) must be >= 0, got {delta!r}")
+    if delta == 0 or not np.any(g):
         return x.copy(), {"stepsize": 0.0}
     Q, D, ghat = eig_curvature(C, g)
     top = float(D.max(initial=0.0))
@@ -119,6 +121,6 @@ def _solve(problem: CurvatureProblem, algorithm: LCD3, options: SolveOptions) ->
         C = problem.curvature_at(x)
         stats.hess_calls += 1
         stats.linear_solves += 1
-        return lcd3_step(x, g, C, fx - f_star)
+        return lcd3_step(x, g, C, max(fx - f_star, 0.0))
 
     return run_descent(problem, options, step, name="LCD3")

@@ -203,24 +203,29 @@ class CurvatureProblem(Problem):
             raise ValueError(f"curvature(x) must have shape ({d},) or ({d}, {d}), got {C.shape}")
         if not np.all(np.isfinite(C)):
             raise ValueError("curvature(x) contains NaN or inf entries")
-        scale = max(1.0, float(np.max(np.abs(C), initial=0.0)))
-        if C.ndim == 1:
-            if C.min(initial=0.0) < -_CURVATURE_RTOL * scale:
-                raise ValueError(f"curvature(x) must be positive semidefinite (a diagonal entry is "
-                                 f"{C.min():.3g} < 0)")
-            return np.maximum(C, 0.0)
-        asym = float(np.max(np.abs(C - C.T), initial=0.0))
-        if asym > _CURVATURE_RTOL * scale:
-            raise ValueError(f"curvature(x) must be symmetric (max |C - Cᵀ| = {asym:.3g})")
-        C = 0.5 * (C + C.T)
-        try:  # PSD test: a Cholesky factor of C + ε I exists iff λ_min(C) > −ε
-            np.linalg.cholesky(C + (_CURVATURE_RTOL * scale) * np.eye(d))
-        except np.linalg.LinAlgError:
-            lam = float(np.linalg.eigvalsh(C)[0])
-            raise ValueError(
-                f"curvature(x) must be positive semidefinite (smallest eigenvalue {lam:.3g})"
-            ) from None
-        return C
+        return check_curvature_matrix("curvature(x)", C)
+
+
+def check_curvature_matrix(name: str, C: np.ndarray) -> np.ndarray:
+    """A finite float64 curvature ``C`` ((d, d) or a (d,) diagonal) checked symmetric positive
+    semidefinite to relative rounding level; returns it symmetrized (a diagonal clipped at 0)."""
+    d = C.shape[0]
+    scale = max(1.0, float(np.max(np.abs(C), initial=0.0)))
+    if C.ndim == 1:
+        if C.min(initial=0.0) < -_CURVATURE_RTOL * scale:
+            raise ValueError(f"{name} must be positive semidefinite (a diagonal entry is "
+                             f"{C.min():.3g} < 0)")
+        return np.maximum(C, 0.0)
+    asym = float(np.max(np.abs(C - C.T), initial=0.0))
+    if asym > _CURVATURE_RTOL * scale:
+        raise ValueError(f"{name} must be symmetric (max |C - Cᵀ| = {asym:.3g})")
+    C = 0.5 * (C + C.T)
+    try:  # PSD test: a Cholesky factor of C + ε I exists iff λ_min(C) > −ε
+        np.linalg.cholesky(C + (_CURVATURE_RTOL * scale) * np.eye(d))
+    except np.linalg.LinAlgError:
+        lam = float(np.linalg.eigvalsh(C)[0])
+        raise ValueError(f"{name} must be positive semidefinite (smallest eigenvalue {lam:.3g})") from None
+    return C
 
 
 def _check_curvature_constant(value: Any) -> float:
@@ -256,7 +261,23 @@ def check_step_inputs(x: Any, g: Any, C: Any) -> tuple[np.ndarray, np.ndarray, n
     d = x.size
     if C.shape not in ((d,), (d, d)):
         raise ValueError(f"C must have shape ({d},) or ({d}, {d}) to match x, got {C.shape}")
-    return x.astype(np.float64), g.astype(np.float64), C.astype(np.float64)
+    C = check_curvature_matrix("C", C.astype(np.float64))  # an indefinite C has no step (Assumption 1)
+    return x.astype(np.float64), g.astype(np.float64), C
+
+
+def is_symbolic(value: Any) -> bool:
+    """True for a sympy object (the scalar step helpers pass those through unchecked)."""
+    return type(value).__module__.split(".")[0] == "sympy"
+
+
+def check_numeric_point(x: Any, g: Any) -> None:
+    """``x`` and ``g`` of a scalar step helper, unless symbolic: real, finite, of one shape."""
+    if is_symbolic(x) or is_symbolic(g):
+        return
+    xs = as_float_array("x", x)
+    gs = as_float_array("g", g)
+    if gs.shape != xs.shape:
+        raise ValueError(f"g must have the shape of x {xs.shape}, got {gs.shape}")
 
 
 def check_finite_real(name: str, value: Any) -> float:

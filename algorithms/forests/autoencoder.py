@@ -201,6 +201,8 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
                 except (TypeError, ValueError) as exc:
                     raise type(exc)(f"X must be numeric (pass a DataFrame for categorical columns), got "
                                     f"dtype {array.dtype}: {exc}") from None
+            if array.dtype.kind == "c":  # sklearn's own ValueError does not name X
+                raise ValueError(f"X must be real: Complex data not supported (got dtype {array.dtype})")
             if array.dtype.kind in "fc" and array.size and not np.all(np.isfinite(array)):
                 raise ValueError("X contains NaN or inf entries; the forest kernel needs finite inputs")
             if not fitting and array.ndim == 2 and hasattr(self, "n_features_in_") \
@@ -256,6 +258,8 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             y = np.asarray(y)
             if y.ndim == 0 or y.shape[0] != n:
                 raise ValueError(f"y must have {n} entries (one per row of X), got shape {y.shape}")
+            if y.dtype.kind == "c":
+                raise ValueError(f"y must be real: Complex data not supported (got dtype {y.dtype})")
             if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
                 raise ValueError("y contains NaN or inf entries; the supervised forest needs a finite target")
         forest = self._make_forest(y, seed)

@@ -37,6 +37,8 @@ import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from algorithms._validation import backend_cap, check_seed
+
 __all__ = ["EIGEN_FLOOR", "DiffusionMap", "dense_diffusion_map", "diffusion_map", "nystrom"]
 
 #: eigenvalues below this are treated as zero (their components are dropped by Nyström)
@@ -79,6 +81,18 @@ def _check_kernel(K: Any) -> Any:
     return sp.csr_matrix(K, dtype=np.float64) if sp.issparse(K) else K.astype(np.float64)
 
 
+def _check_components(n_components: Any, t: Any, n: int, *, dense: bool = False) -> None:
+    """``n_components`` in [1, n - 2] (ARPACK needs k = n_components + 1 < n; the dense solver takes
+    n - 1) and ``t`` an int >= 0 (shared by both solvers)."""
+    if isinstance(n_components, bool) or not isinstance(n_components, int | np.integer) or n_components < 1:
+        raise ValueError(f"n_components must be a positive int, got {n_components!r}")
+    most, what = (n - 1, "n_samples - 1") if dense else (n - 2, "n_samples - 2")
+    if n_components > most:
+        raise ValueError(f"n_components must be at most {what} = {most}, got {n_components}")
+    if isinstance(t, bool) or not isinstance(t, int | np.integer) or t < 0:
+        raise ValueError(f"t (the diffusion time) must be a non-negative int, got {t!r}")
+
+
 def diffusion_map(K: Any, n_components: int, t: int = 1, *, maxiters: int | None = None,
                   tol: float = 0.0, seed: int = 0) -> DiffusionMap:
     """The diffusion map of the symmetric kernel matrix ``K`` (n × n) with ``n_components`` columns.
@@ -88,14 +102,11 @@ def diffusion_map(K: Any, n_components: int, t: int = 1, *, maxiters: int | None
     """
     K = _check_kernel(K)
     n = K.shape[0]
-    if isinstance(n_components, bool) or not isinstance(n_components, int | np.integer) or n_components < 1:
-        raise ValueError(f"n_components must be a positive int, got {n_components!r}")
-    if n_components > n - 2:
-        raise ValueError(f"n_components must be at most n_samples - 2 = {n - 2}, got {n_components}")
-    if isinstance(t, bool) or not isinstance(t, int | np.integer) or t < 0:
-        raise ValueError(f"t (the diffusion time) must be a non-negative int, got {t!r}")
+    _check_components(n_components, t, n)
+    seed = check_seed(seed)
     if maxiters is not None and (isinstance(maxiters, bool) or not isinstance(maxiters, int) or maxiters < 1):
         raise ValueError(f"maxiters must be a positive int or None, got {maxiters!r}")
+    maxiters = backend_cap(maxiters)  # ARPACK's cap is a C int
     if not (isinstance(tol, int | float) and tol >= 0):
         raise ValueError(f"tol must be a float >= 0, got {tol!r}")
     k = n_components + 1
@@ -124,6 +135,7 @@ def dense_diffusion_map(K: Any, n_components: int, t: int = 1) -> DiffusionMap:
     K = _check_kernel(K)
     K = K.toarray() if sp.issparse(K) else K
     n = K.shape[0]
+    _check_components(n_components, t, n, dense=True)
     values, vectors = scipy.linalg.eigh(K, subset_by_index=(n - n_components - 1, n - 1))
     values, vectors = values[::-1], vectors[:, ::-1]
     big = np.abs(vectors).argmax(axis=0)

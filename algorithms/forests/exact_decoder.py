@@ -47,6 +47,7 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 
+from algorithms._validation import check_generator
 from algorithms.forests.diffusion import EIGEN_FLOOR, DiffusionMap
 from algorithms.forests.partition import ForestPartition, sample_in_boxes
 
@@ -133,6 +134,7 @@ def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarr
     (in the forest's coordinates; categorical features hold integer codes). One integer program
     per row, each up to ``time_limit`` seconds: ``progress=True`` shows a tqdm bar over the rows.
     """
+    check_generator("rng", rng)
     if not isinstance(progress, bool | np.bool_):
         raise TypeError(f"progress must be a bool, got {type(progress).__name__} {progress!r}")
     if not isinstance(partition, ForestPartition):

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
+from algorithms._validation import check_generator
 from algorithms.forests.partition import sample_in_boxes
 
 __all__ = ["knn_decode", "synthetic_training_set"]
@@ -44,6 +45,7 @@ def synthetic_training_set(leaves: np.ndarray, lower: np.ndarray, upper: np.ndar
     ``leaves`` (n, B) are global leaf ids; ``lower``/``upper`` (n_leaves, d) the leaf boxes,
     already clipped to the data range.
     """
+    check_generator("rng", rng)
     leaves, lower, upper = np.asarray(leaves), np.asarray(lower), np.asarray(upper)
     if leaves.ndim != 2 or not np.issubdtype(leaves.dtype, np.integer):
         raise TypeError(f"leaves must be a 2-D integer array of leaf ids, got {leaves.dtype} of shape "
@@ -67,6 +69,7 @@ def _weights(distances: np.ndarray) -> np.ndarray:
 def knn_decode(Z0: Any, Z_train: Any, X_synthetic: Any, *, k: int, categorical: Any,
                rng: np.random.Generator) -> np.ndarray:
     """Decode the rows of ``Z0`` (m, d) from the ``k`` nearest rows of ``Z_train`` (n, d)."""
+    check_generator("rng", rng)
     Z0, Z_train = np.asarray(Z0, dtype=np.float64), np.asarray(Z_train, dtype=np.float64)
     X_synthetic = np.asarray(X_synthetic, dtype=np.float64)
     categorical = np.asarray(categorical, dtype=bool)

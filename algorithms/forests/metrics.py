@@ -18,16 +18,36 @@ from typing import Any
 
 import numpy as np
 
+from algorithms._validation import as_float_array
+
 __all__ = ["column_distortion", "distortion"]
+
+
+def _table(name: str, value: Any) -> np.ndarray:
+    """A finite float64 table; bool columns (and object arrays of numbers, e.g. a DataFrame mixing bool
+    and float columns) count as numbers, as before."""
+    if value is not None and not isinstance(value, str | bytes):
+        array = np.asarray(value)
+        if array.dtype == bool:
+            value = array.astype(np.float64)
+        elif array.dtype == object:
+            try:
+                value = array.astype(np.float64)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"{name} must be numeric, got dtype object: {exc}") from None
+    try:
+        return as_float_array(name, value, dtype=np.float64)
+    except ValueError as exc:  # NaN/inf
+        raise ValueError(f"X and X_hat must be finite: {exc}") from None
 
 
 def column_distortion(X: Any, X_hat: Any, categorical: Any = None) -> np.ndarray:
     """Per-column distortion: 1 − R² (numeric) or the error rate (categorical)."""
-    X, X_hat = np.asarray(X, dtype=np.float64), np.asarray(X_hat, dtype=np.float64)
+    # strings, complex entries (not truncated to their real part) and NaN/inf are refused by name
+    X = _table("X", X)
+    X_hat = _table("X_hat", X_hat)
     if X.ndim != 2 or X_hat.shape != X.shape:
         raise ValueError(f"X_hat must have the shape of X {X.shape}, got {X_hat.shape}")
-    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(X_hat))):
-        raise ValueError("X and X_hat must be finite")
     categorical = np.zeros(X.shape[1], dtype=bool) if categorical is None else np.asarray(categorical, bool)
     if categorical.shape != (X.shape[1],):
         raise ValueError(f"categorical must have one flag per column ({X.shape[1]}), got {categorical.shape}")

@@ -39,6 +39,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.ensemble._forest import BaseForest
 
+from algorithms._validation import check_generator
+
 __all__ = ["ForestPartition", "check_forest", "cooccurrence_kernel", "forest_kernel", "node_boxes",
            "sample_in_boxes"]
 
@@ -196,6 +198,7 @@ def sample_in_boxes(lower: np.ndarray, upper: np.ndarray, categorical: np.ndarra
     >>> bool(0.0 <= x[0, 0] <= 1.0), float(x[0, 1]) in (1.0, 2.0)
     (True, True)
     """
+    check_generator("rng", rng)
     lower, upper = np.asarray(lower, dtype=np.float64), np.asarray(upper, dtype=np.float64)
     if lower.ndim != 2 or upper.shape != lower.shape:
         raise ValueError(f"lower and upper must be 2-D arrays of one shape (boxes, features), got "

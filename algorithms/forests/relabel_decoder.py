@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
+from algorithms._validation import check_generator
 from algorithms.forests.partition import ForestPartition, node_boxes, sample_in_boxes
 
 __all__ = ["RelabeledForest", "majority_box", "relabel_forest"]
@@ -66,6 +67,7 @@ def relabel_forest(partition: ForestPartition, embed: Callable[[np.ndarray], np.
                    low: np.ndarray, high: np.ndarray, categorical: np.ndarray,
                    rng: np.random.Generator, *, n_synthetic: int = 50) -> RelabeledForest:
     """Relabel every split of ``partition``'s forest in the embedding space ``embed`` maps to."""
+    check_generator("rng", rng)
     if not isinstance(partition, ForestPartition):
         raise TypeError(f"partition must be a ForestPartition, got {type(partition).__name__}")
     if not callable(embed):

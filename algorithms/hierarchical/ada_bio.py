@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
 from algorithms.hierarchical._loop import DEFAULT_MAXITERS, checked, run
 from algorithms.hierarchical.ada_minimax import adaptive_x_step, check_rate
-from algorithms.hierarchical.neumann import neumann_hypergradient, neumann_terms
+from algorithms.hierarchical.neumann import _hypergradient, neumann_terms
 from algorithms.hierarchical.problems import BilevelProblem
 
 __all__ = ["AdaBiO", "check_terms"]
@@ -65,8 +65,8 @@ def _solve(problem: BilevelProblem, algorithm: AdaBiO, options: SolveOptions) ->
     state = {"m": None, "noise_sum": 0.0, "lower_sum": 0.0}
 
     def step(t, x, y, rng):
-        gx, calls = neumann_hypergradient(problem, x, y, terms, rng)
-        gx_other, more = neumann_hypergradient(problem, x, y, terms, rng)
+        gx, calls = _hypergradient(problem, x, y, terms, rng)
+        gx_other, more = _hypergradient(problem, x, y, terms, rng)
         gy = checked("lower_grad", problem.lower_oracle(x, y, rng), y)
         stats.grad_calls += 3
         stats.hess_calls += calls + more

@@ -35,7 +35,7 @@ import torch
 from torch import nn
 from torch.func import functional_call
 
-from algorithms._validation import check_positive
+from algorithms._validation import check_device, check_positive
 from algorithms.hierarchical.problems import MinimaxProblem
 
 __all__ = ["ScoreNet", "auc_minimax"]
@@ -79,6 +79,7 @@ class ScoreNet(nn.Module):
         if X.dtype != self.hidden.weight.dtype:
             raise TypeError(f"X must have dtype {self.hidden.weight.dtype} (the model's parameters), "
                             f"got {X.dtype}")
+        check_device("X", X, self.hidden.weight)
         return self.output(torch.tanh(self.hidden(X)))
 
 
@@ -91,6 +92,8 @@ def auc_minimax(n_samples: int = 400, in_features: int = 5, hidden: int = 8, *,
     x0 is the seeded network's parameters followed by a = b = 0; y0 = (α = 0,).
     """
     _positive_int("n_samples", n_samples)
+    if n_samples < 2:  # one positive and one negative example at least: the AUC pairs them
+        raise ValueError(f"n_samples must be >= 2 (a positive and a negative example), got {n_samples!r}")
     _positive_int("batch_size", batch_size)
     if not (isinstance(positive_fraction, int | float) and 0 < positive_fraction < 1):
         raise ValueError(f"positive_fraction must be in (0, 1), got {positive_fraction!r}")

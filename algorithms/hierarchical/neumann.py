@@ -29,6 +29,7 @@ import math
 
 import numpy as np
 
+from algorithms._validation import as_float_array
 from algorithms.hierarchical._loop import checked
 from algorithms.hierarchical.problems import BilevelProblem
 
@@ -66,6 +67,17 @@ def neumann_hypergradient(problem: BilevelProblem, x: np.ndarray, y: np.ndarray,
         raise TypeError(f"problem must be a BilevelProblem, got {type(problem).__name__}")
     if isinstance(terms, bool) or not isinstance(terms, int) or terms < 0:
         raise ValueError(f"terms must be an int >= 0, got {terms!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got "
+                        f"{type(rng).__name__} {rng!r}")
+    x, y = as_float_array("x", x), as_float_array("y", y)   # a user's NaN point is named, not an oracle's
+    return _hypergradient(problem, x, y, terms, rng)
+
+
+def _hypergradient(problem: BilevelProblem, x: np.ndarray, y: np.ndarray, terms: int,
+                   rng: np.random.Generator) -> tuple[np.ndarray, int]:
+    """The estimate for checked arguments; a solver's iterate that turned non-finite reaches the oracles
+    (``OracleFailure``, which the solver reports as ``Diverged``)."""
     x, y = np.asarray(x), np.asarray(y)
     if x.shape != problem.x0.shape or y.shape != problem.y0.shape:
         raise ValueError(f"x and y must have shapes {problem.x0.shape} and {problem.y0.shape}, got "

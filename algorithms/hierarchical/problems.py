@@ -67,6 +67,11 @@ def additive_noise(kind: str, sigma: float, shape: tuple[int, ...], rng: np.rand
     sigma = check_nonnegative("sigma", sigma)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    dims = (shape,) if isinstance(shape, int | np.integer) and not isinstance(shape, bool) else shape
+    if not isinstance(dims, tuple | list) or not all(
+            isinstance(n, int | np.integer) and not isinstance(n, bool) and n >= 0 for n in dims):
+        raise ValueError(f"shape must be a tuple of ints >= 0, got {shape!r}")
+    shape = tuple(int(n) for n in dims)
     if sigma == 0.0:
         return np.zeros(shape)
     return _draw(kind, sigma, shape, rng)

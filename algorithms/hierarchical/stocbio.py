@@ -26,7 +26,7 @@ from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
 from algorithms.hierarchical._loop import DEFAULT_MAXITERS, checked, run
 from algorithms.hierarchical.ada_bio import check_terms
 from algorithms.hierarchical.ada_minimax import check_rate
-from algorithms.hierarchical.neumann import neumann_hypergradient, neumann_terms
+from algorithms.hierarchical.neumann import _hypergradient, neumann_terms
 from algorithms.hierarchical.problems import BilevelProblem
 
 __all__ = ["StocBiO"]
@@ -62,7 +62,7 @@ def _solve(problem: BilevelProblem, algorithm: StocBiO, options: SolveOptions) -
         for _ in range(algorithm.inner_steps):
             gy = checked("lower_grad", problem.lower_oracle(x, y, rng), y)
             y = (y - algorithm.lr_y * gy).astype(y.dtype)
-        gx, calls = neumann_hypergradient(problem, x, y, terms, rng)
+        gx, calls = _hypergradient(problem, x, y, terms, rng)
         stats.grad_calls += algorithm.inner_steps + 1
         stats.hess_calls += calls
         return (x - algorithm.lr_x * gx).astype(x.dtype), y, {"neumann_terms": terms}

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from algorithms._validation import as_float_array
+
 __all__ = ["psnr", "ssim"]
 
 
@@ -20,11 +22,9 @@ def _pair(estimate: Any, reference: Any) -> tuple[np.ndarray, np.ndarray]:
     for name, value in (("estimate", estimate), ("reference", reference)):
         if hasattr(value, "detach"):
             value = value.detach().cpu().numpy()
-        array = np.asarray(value, dtype=np.float64)
+        array = as_float_array(name, value, dtype=np.float64)  # strings, complex and NaN named
         if array.ndim != 2:
             raise ValueError(f"{name} must be a 2-D image, got shape {array.shape}")
-        if not np.all(np.isfinite(array)):
-            raise ValueError(f"{name} contains NaN or inf entries")
         pair.append(array)
     if pair[0].shape != pair[1].shape:
         raise ValueError(f"estimate and reference must have the same shape, got {pair[0].shape} "

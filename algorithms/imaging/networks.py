@@ -92,5 +92,10 @@ class ResidualDenoiser(nn.Module):
         if not isinstance(x, torch.Tensor) or x.ndim != 3:
             raise ValueError(f"x must be a tensor of shape (batch, h, w), got "
                              f"{tuple(getattr(x, 'shape', ()))}")
-        x = x.to(self.body[0].weight.dtype)
+        weight = self.body[0].weight
+        if x.is_complex():  # .to(float) would keep the real part silently
+            raise TypeError(f"x must be a real tensor, got dtype {x.dtype}")
+        if x.device != weight.device:
+            raise ValueError(f"x must be on the network's device {weight.device}, got {x.device}")
+        x = x.to(weight.dtype)
         return x - self.body(x[:, None])[:, 0]

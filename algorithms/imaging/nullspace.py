@@ -142,13 +142,14 @@ def complement_rows(operator: SubsampledHadamard, p: int | None = None, seed: in
     (12,)
     """
     _check_operator("operator", operator, SubsampledHadamard)
+    seed = _check_seed(seed)  # checked even when p is None leaves it unused
     unused = torch.tensor(sorted(set(range(operator.in_features)) - set(operator.rows.tolist())),
                           dtype=torch.int64)
     if unused.numel() == 0:
         raise ValueError("operator selects every Hadamard row: Null(H) is {0}, there is no complement")
     if p is not None:
         p = _check_p(p, unused.numel())
-        generator = torch.Generator().manual_seed(_check_seed(seed))
+        generator = torch.Generator().manual_seed(seed)
         unused = torch.sort(unused[torch.randperm(unused.numel(), generator=generator)[:p]]).values
     return SubsampledHadamard(operator.image_shape, operator.ratio, operator.seed, rows=unused)
 
@@ -216,7 +217,7 @@ def null_space_leakage(operator: LinearOperator, projection: LinearOperator, ite
     if isinstance(iterations, bool) or not isinstance(iterations, int | np.integer) or iterations < 1:
         # with no iteration the estimate would stay 0, i.e. "S lies in Null(H)" for any S
         raise ValueError(f"iterations must be an int >= 1, got {iterations!r}")
-    generator = torch.Generator().manual_seed(_check_seed(seed))
+    generator = torch.Generator().manual_seed(seed)
     z = torch.randn(projection.measurement_shape, generator=generator, dtype=torch.float64)
     value = 0.0
     for _ in range(iterations):  # power iteration on S Hᵀ H Sᵀ

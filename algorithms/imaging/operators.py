@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_seed, check_torch_dtype
+from algorithms._validation import check_positive_int, check_seed, check_torch_dtype
 
 __all__ = [
     "Blur",
@@ -126,12 +126,16 @@ class LinearOperator:
 
     def matrix(self, dtype: torch.dtype = torch.float64) -> torch.Tensor:
         """The dense matrix (out_features, in_features), built column by column (small operators)."""
+        dtype = check_torch_dtype(dtype)
         eye = torch.eye(self.in_features, dtype=dtype).reshape(-1, *self.image_shape)
         return self.forward(eye).reshape(self.in_features, -1).T.contiguous()
 
     def norm(self, iterations: int = 50, seed: int = 0, dtype: torch.dtype = torch.float64) -> float:
-        """Spectral norm ‖H‖₂ by power iteration on HᵀH."""
-        generator = torch.Generator().manual_seed(seed)
+        """Spectral norm ‖H‖₂ by power iteration on HᵀH (``iterations`` >= 1 products, start drawn from
+        ``seed``)."""
+        iterations = check_positive_int("iterations", iterations)
+        dtype = check_torch_dtype(dtype)
+        generator = torch.Generator().manual_seed(_check_seed(seed))
         x = torch.randn(self.image_shape, generator=generator, dtype=dtype)
         value = 0.0
         for _ in range(iterations):
@@ -353,10 +357,15 @@ class Radon(LinearOperator):
         self.image_shape = _check_image_shape(image_shape)
         if self.image_shape[0] != self.image_shape[1]:
             raise ValueError(f"image_shape must be square for Radon, got {self.image_shape}")
-        try:
-            angles = np.asarray(angles, dtype=np.float64).reshape(-1)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"angles must be a sequence of degrees: {exc}") from exc
+        if hasattr(angles, "detach"):
+            angles = angles.detach().cpu().numpy()
+        # numeric only: a str such as '0' would otherwise be parsed as a number, complex truncated
+        array = np.asarray(angles) if not isinstance(angles, str | bytes) else np.asarray([angles])
+        if array.dtype == object or not (np.issubdtype(array.dtype, np.integer)
+                                         or np.issubdtype(array.dtype, np.floating)):
+            raise TypeError(f"angles must be a sequence of degrees (real numbers), got "
+                            f"{type(angles).__name__} {angles!r}")
+        angles = array.astype(np.float64).reshape(-1)
         if angles.size < 1 or not np.all(np.isfinite(angles)):
             raise ValueError(f"angles must be a non-empty sequence of finite degrees, got {angles!r}")
         self.angles = angles
@@ -404,10 +413,11 @@ class Radon(LinearOperator):
 
 
 def cartesian_mask(image_shape: tuple[int, int], acceleration: float, seed: int,
-                   centre_lines: int = 4) -> torch.Tensor:
+                   centre_lines: int | None = None) -> torch.Tensor:
     """A boolean k-space mask of whole rows (phase-encoding lines), conjugate-symmetric.
 
-    About ``h / acceleration`` rows are kept: the ``centre_lines`` lowest frequencies and
+    About ``h / acceleration`` rows are kept: the ``centre_lines`` lowest frequencies (an int in
+    [0, h]; None: min(4, h)) and
     random others, each with its mirror row −k (mod h), so that the mask equals its
     point reflection and the complement's rows are exactly orthogonal to H's on real images.
 
@@ -420,6 +430,10 @@ def cartesian_mask(image_shape: tuple[int, int], acceleration: float, seed: int,
     if acceleration < 1:
         raise ValueError(f"acceleration must be >= 1, got {acceleration!r}")
     seed = _check_seed(seed)
+    centre_lines = min(4, h) if centre_lines is None else centre_lines
+    if isinstance(centre_lines, bool) or not isinstance(centre_lines, int | np.integer) \
+            or not 0 <= centre_lines <= h:
+        raise ValueError(f"centre_lines must be an int in [0, h = {h}], got {centre_lines!r}")
     rng = np.random.default_rng(seed)
     keep = {0}
     for k in range(1, centre_lines // 2 + 1):

@@ -144,7 +144,10 @@ class SubspacePrior:
         if not torch.allclose(gram, torch.eye(b.shape[1], dtype=b.dtype), atol=1e-8):
             raise ValueError("basis must have orthonormal columns (basisᵀ basis = I)")
         shape = self.image_shape
-        if len(shape) != 2 or shape[0] * shape[1] != b.shape[0]:
+        if (not isinstance(shape, tuple | list) or len(shape) != 2
+                or not all(isinstance(s, int | np.integer) and not isinstance(s, bool) and s >= 1
+                           for s in shape)
+                or shape[0] * shape[1] != b.shape[0]):
             raise ValueError(f"image_shape must be (h, w) with h·w = {b.shape[0]}, got {shape!r}")
 
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:

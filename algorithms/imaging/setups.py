@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from algorithms._validation import check_seed
 from algorithms.imaging.data import training_patches
 from algorithms.imaging.networks import NullSpaceNet, ResidualDenoiser
 from algorithms.imaging.nullspace import complement_angles, complement_frequencies, highpass, pca_null_rows
@@ -97,6 +98,7 @@ def measure(setup: Setup, x: torch.Tensor, seed: int) -> tuple[torch.Tensor, tor
     """
     if not isinstance(setup, Setup):
         raise TypeError(f"setup must be a Setup (from make_setup), got {type(setup).__name__}")
+    seed = check_seed(seed)
     clean = setup.operator.forward(x)
     rms = clean.reshape(*clean.shape[:-len(setup.operator.measurement_shape)], -1).pow(2).mean(-1).sqrt()
     std = rms / 10 ** (setup.snr_db / 20)

@@ -17,6 +17,7 @@ import time
 import torch
 from tqdm.auto import tqdm
 
+from algorithms._validation import check_bool, check_seed
 from algorithms.imaging.data import training_patches
 from algorithms.imaging.networks import ResidualDenoiser
 from algorithms.imaging.setups import CHANNELS, DEPTH, SETUPS, SIZE, checkpoint_path, make_setup, measure
@@ -41,6 +42,8 @@ def train(name: str, steps: int = 1500, seed: int = 0, progress: bool = True) ->
         raise ValueError(f"name must be one of {(*SETUPS, 'denoiser')}, got {name!r}")
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise ValueError(f"steps must be a positive int, got {steps!r}")
+    seed = check_seed(seed)
+    progress = check_bool("progress", progress)
     torch.manual_seed(seed)
     model = _model(name, seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)

@@ -69,6 +69,10 @@ def flatten_params(params: Params) -> tuple[torch.Tensor, Callable[[torch.Tensor
                    else type(vector).__name__)
             raise ValueError(f"the flat parameter vector theta must have shape ({total},) (the parameters "
                              f"{keys}), got {got}")
+        if vector.is_complex() or (theta.is_floating_point() and not vector.is_floating_point()):
+            # an int vector would come back as int parameters, a complex one would be cast later
+            raise TypeError(f"the flat parameter vector theta must be a real floating tensor (the parameters "
+                            f"are {theta.dtype}), got {vector.dtype}")
         chunks = torch.split(vector, sizes)
         return {k: c.reshape(s) for k, c, s in zip(keys, chunks, shapes)}
 
@@ -89,7 +93,10 @@ def flat_forward(module: torch.nn.Module) -> tuple[torch.Tensor, Callable[[torch
     ``f`` goes through ``torch.func.functional_call``, so ``torch.func`` transforms
     (``grad``, ``hessian``, ``vmap``) differentiate it with respect to θ.
     """
-    theta, unflatten = flatten_params(module_params(module))
+    params = module_params(module)
+    if not params:
+        raise ValueError(f"module must have parameters to flatten, got a {type(module).__name__} with none")
+    theta, unflatten = flatten_params(params)
 
     def forward(vector: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
         return functional_call(module, unflatten(vector), (X,))
@@ -127,7 +134,11 @@ def flat_hessian(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tens
     """∇²loss(θ) as a dense (d, d) matrix (forward-over-reverse, as ``torch.func.hessian``)."""
     _check_function("loss", loss)
     _check_theta(theta)
-    return _hessian(loss)(theta)
+    hessian = _hessian(loss)(theta)
+    if tuple(hessian.shape) != (theta.numel(), theta.numel()):  # a vector loss gives a stack of them
+        raise TypeError(f"loss must return a scalar (a 0-d tensor), got an output of shape "
+                        f"{tuple(hessian.shape[:hessian.ndim - 2])}")
+    return hessian
 
 
 def flat_hvp(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor,

@@ -71,6 +71,7 @@ import numpy as np
 
 from algorithms._validation import (
     as_float_array,
+    check_bool,
     check_float_dtype,
     check_nonnegative,
     check_positive_int,
@@ -289,6 +290,7 @@ def _normalize_rows(H: np.ndarray) -> np.ndarray:
 
 def class_means(H, y, *, normalize: bool = False) -> np.ndarray:
     """Rows ``μ_k``: the mean feature of class ``k`` (of unit-normalised features if asked)."""
+    normalize = check_bool("normalize", normalize)
     H, labels, k = _features_and_labels(H, y)
     if normalize:
         H = _normalize_rows(H)
@@ -314,6 +316,7 @@ def nc1(H, y, *, normalize: bool = False) -> float:
     >>> bool(nc1(H + 5.0 * y[:, None], y) < nc1(H + 1.0 * y[:, None], y))
     True
     """
+    normalize = check_bool("normalize", normalize)
     H, labels, k = _features_and_labels(H, y)
     if normalize:
         H = _normalize_rows(H)
@@ -331,6 +334,7 @@ def within_class_ratio(H, y, *, normalize: bool = False) -> float:
     >>> float(within_class_ratio(np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), [0, 0, 1]))
     0.0
     """
+    normalize = check_bool("normalize", normalize)
     H, labels, k = _features_and_labels(H, y)
     if normalize:
         H = _normalize_rows(H)
@@ -362,6 +366,8 @@ def etf_distance(means) -> float:
     """
     M = as_float_array("means", means, ndim=2, dtype=np.float64)
     k = M.shape[0]
+    if k < 2 or M.shape[1] < 1:  # a simplex ETF needs two classes (K = 1: E = 0, K = 0: nothing)
+        raise ValueError(f"means must have shape (K >= 2, width >= 1), got {M.shape}")
     centred = M - M.mean(axis=0)
     gram = centred @ centred.T
     norm = np.linalg.norm(gram)
@@ -413,6 +419,7 @@ def pseudo_labels(n_classes: int, *, binary: bool = False) -> np.ndarray:
     >>> pseudo_labels(2, binary=True).tolist()
     [[1.0, -1.0]]
     """
+    binary = check_bool("binary", binary)
     k = check_positive_int("n_classes", n_classes)
     if k < 2:
         raise ValueError(f"n_classes must be >= 2, got {k}")

@@ -43,6 +43,7 @@ import torch
 
 from algorithms._validation import (
     as_float_array,
+    check_bool,
     check_float_dtype,
     check_nonnegative,
     check_positive,
@@ -150,6 +151,7 @@ class SAM(torch.optim.Optimizer):
         """Move to θ + ε (ε = ρ g/(‖g‖ + 1e-12), or ρ g without normalization) and remember ε.
 
         Needs the gradients at θ: with none at all it raises ``RuntimeError`` (nothing would move)."""
+        zero_grad = check_bool("zero_grad", zero_grad)
         if all(p.grad is None for g in self.param_groups for p in g["params"]):
             raise RuntimeError("SAM.first_step: no parameter has a gradient; call loss.backward() at θ "
                                "first (or pass a closure to step())")
@@ -171,6 +173,7 @@ class SAM(torch.optim.Optimizer):
 
         Must follow ``first_step``: without it there is no ε to undo, and the step would silently be
         a plain base-optimizer step (SAM degenerating to its base), so it raises ``RuntimeError``."""
+        zero_grad = check_bool("zero_grad", zero_grad)
         if not any("e_w" in self.state[p] for g in self.param_groups for p in g["params"]):
             raise RuntimeError("SAM.second_step: call first_step() first (no perturbation ε is stored, so "
                                "there is nothing to undo and the step would be the base optimizer's alone)")

@@ -64,11 +64,13 @@ import scipy.sparse.linalg as spla
 
 from algorithms._validation import (
     as_float_array,
+    backend_cap,
     check_bool,
     check_choice,
     check_nonnegative,
     check_positive,
     check_positive_int,
+    check_seed,
 )
 
 __all__ = [
@@ -443,7 +445,7 @@ def _lanczos_radius(H, lr, a, b, *, tol, maxiters) -> float:
     # T is completely positive and self-adjoint: its spectral radius is its largest eigenvalue
     # (Perron–Frobenius for positive maps), so one ARPACK run for the top one suffices.
     try:
-        top = spla.eigsh(op, k=1, which="LA", v0=v0, tol=tol, maxiter=maxiters,
+        top = spla.eigsh(op, k=1, which="LA", v0=v0, tol=tol, maxiter=backend_cap(maxiters),
                          return_eigenvectors=False)[0]
     except spla.ArpackNoConvergence as exc:
         raise RuntimeError(f"Lanczos (ARPACK) did not reach tol = {tol:g} within maxiters = {maxiters}; "
@@ -503,6 +505,7 @@ def critical_step_size(hessians: Any, batch_size: int, *, level: float = 1.0,
     >>> round(critical_step_size(np.eye(2)[None], batch_size=1), 9)   # GD: η* = 2/λ_max
     2.0
     """
+    restrict_to_range = check_bool("restrict_to_range", restrict_to_range)
     level = check_positive("level", level)
     rtol = check_positive("rtol", rtol)
     H = check_hessians("hessians", hessians, psd=True)
@@ -736,7 +739,7 @@ def simulate_linearized(hessians: Any, lr: float, batch_size: int, steps: int, *
     """
     H, lr, B, rho, alpha = _check_common(hessians, lr, batch_size, sampling, rho, alpha)
     steps = _check_count("steps", steps)
-    seed = _check_count("seed", seed)
+    seed = check_seed(seed)
     replicates = check_positive_int("replicates", replicates)
     s = check_nonnegative("noise_std", noise_std)
     check_choice("track", track, ("auto", "vector", "product"))

@@ -25,6 +25,7 @@ from torch.func import functional_call
 
 from algorithms._validation import (
     check_bool,
+    check_device,
     check_positive,
     check_positive_int,
     check_seed,
@@ -122,6 +123,7 @@ class TwoLayerReLU(torch.nn.Module):
                              f"{tuple(X.shape)}")
         if X.dtype != self.W.dtype:
             raise TypeError(f"X must have dtype {self.W.dtype} (the model's parameters), got {X.dtype}")
+        check_device("X", X, self.W)
         return _features(self.W, self.b, X, ACTIVATIONS[self.activation])
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:

@@ -31,7 +31,7 @@ import math
 
 import torch
 
-from algorithms._validation import check_positive_int, check_seed
+from algorithms._validation import check_device, check_positive_int, check_seed
 
 __all__ = ["LowRankExpansion"]
 
@@ -71,4 +71,12 @@ class LowRankExpansion(torch.nn.Module):
         return self.linear.weight + self.U @ self.V
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # nn.Linear's convention (*, in_features), checked here: torch's matmul errors name no argument
+        if not isinstance(x, torch.Tensor):
+            raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
+        if x.ndim == 0 or x.shape[-1] != self.in_features:
+            raise ValueError(f"x must have shape (*, {self.in_features}) (in_features), got {tuple(x.shape)}")
+        if x.dtype != self.V.dtype:
+            raise TypeError(f"x must have dtype {self.V.dtype} (the layer's parameters), got {x.dtype}")
+        check_device("x", x, self.V)
         return self.linear(x) + (x @ self.V.T) @ self.U.T

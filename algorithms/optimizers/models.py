@@ -25,7 +25,7 @@ import math
 import torch
 from torch import nn
 
-from algorithms._validation import check_positive, check_positive_int, check_seed
+from algorithms._validation import check_device, check_positive, check_positive_int, check_seed
 
 __all__ = ["MLP", "Transformer"]
 
@@ -83,6 +83,7 @@ class MLP(nn.Module):
         if x.dtype != self.embed.weight.dtype:
             raise TypeError(f"x must have dtype {self.embed.weight.dtype} (the model's parameters), "
                             f"got {x.dtype}")
+        check_device("x", x, self.embed.weight)
         h = self.embed(x)
         for block in self.blocks:
             h = h + self.residual_multiplier * torch.relu(block(h))

@@ -35,7 +35,13 @@ from typing import Any
 
 from torch import nn
 
-from algorithms._validation import check_choice, check_nonnegative, check_positive, check_positive_int
+from algorithms._validation import (
+    check_bool,
+    check_choice,
+    check_nonnegative,
+    check_positive,
+    check_positive_int,
+)
 
 __all__ = ["OPTIMIZER_RULES", "PARAMETRIZATIONS", "independent_weight_decay", "lr_multiplier",
            "param_groups"]
@@ -57,6 +63,7 @@ def lr_multiplier(optimizer: str, d_in_ratio: float, d_out_ratio: float, *, dept
     >>> lr_multiplier("shampoo", 4.0, 4.0, blocks_in_ratio=2.0, blocks_out_ratio=2.0)
     0.5
     """
+    one_sided = check_bool("one_sided", one_sided)
     check_choice("optimizer", optimizer, OPTIMIZER_RULES)
     d_in = check_positive("d_in_ratio", d_in_ratio)
     d_out = check_positive("d_out_ratio", d_out_ratio)

@@ -294,7 +294,7 @@ class DQP(Algorithm):
                 for key in keys[0]:
                     kwargs[key] = tol
             if options.maxiters is not None and keys[1] is not None:
-                kwargs[keys[1]] = int(options.maxiters)
+                kwargs[keys[1]] = options.backend_iterations()
         if backend == "osqp":
             kwargs["polish"] = True
         if backend == "proxqp":
@@ -315,7 +315,7 @@ class DQP(Algorithm):
             kwargs[key] = tol if value == "abs" else value
         cap = _TOL_KEYS.get(backend, ((), None))[1]
         if options.maxiters is not None and cap is not None:
-            kwargs[cap] = int(options.maxiters)
+            kwargs[cap] = options.backend_iterations()
         if backend == "osqp":
             kwargs["polish"] = True
         kwargs.update(self.backend_options)

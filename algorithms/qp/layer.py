@@ -172,6 +172,9 @@ def qp_layer(P, q, G=None, h=None, A=None, b=None, *, lb=None, ub=None, algorith
         if value is not None and not (torch.is_tensor(value) or (name in "PGA" and sp.issparse(value))):
             extra = " or scipy.sparse matrix" if name in "PGA" else ""
             raise TypeError(f"{name} must be a torch tensor{extra}")
+        if (torch.is_tensor(value) and value.is_complex()) or (sp.issparse(value)
+                                                                and np.iscomplexobj(value.data)):
+            raise TypeError(f"{name} must be real, got complex dtype {value.dtype}")  # .real would drop it
         if torch.is_tensor(value) and value.dim() not in (_BASE_NDIM[name], _BASE_NDIM[name] + 1):
             raise ValueError(f"{name} must have {_BASE_NDIM[name]} or {_BASE_NDIM[name] + 1} dimensions "
                              f"(optional leading batch), got shape {tuple(value.shape)}")

@@ -185,9 +185,14 @@ class QP(Problem):
         if value is None:
             return None
         try:
-            v = np.asarray(value, dtype=np.float64)
+            raw = np.asarray(value)
+            # complex would lose its imaginary part and strings would be parsed: both refused by name
+            if np.iscomplexobj(raw) or raw.dtype.kind in "USV":
+                raise TypeError(f"dtype {raw.dtype}")
+            v = raw.astype(np.float64)
         except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be a numeric vector, got {type(value).__name__}") from exc
+            raise TypeError(f"{name} must be a real numeric vector, got {type(value).__name__} "
+                            f"({exc})") from exc
         if v.ndim != 1 or v.shape[0] != n:
             raise ValueError(f"{name} must have shape ({n},), got {v.shape}")
         if np.any(np.isnan(v)) or np.any(v == -free):

@@ -73,9 +73,14 @@ def purity_from_collisions(mean_statistic: Any, copies_per_basis: int, dim: int)
     """
     m = _count("copies_per_basis", copies_per_basis, 2)
     dim = _count("dim", dim, 2)
+    if isinstance(mean_statistic, bool | np.bool_) or np.ndim(mean_statistic) != 0 \
+            or not isinstance(np.asarray(mean_statistic).item(), int | float):
+        raise TypeError(f"mean_statistic must be a real number, got {type(mean_statistic).__name__} "
+                        f"{mean_statistic!r}")  # float('0.3') would parse a string
     value = float(mean_statistic)
-    if not np.isfinite(value):
-        raise ValueError(f"mean_statistic must be finite, got {mean_statistic!r}")
+    if not np.isfinite(value) or value < 0:  # a mean of collision statistics Σ cᵢ(cᵢ − 1)/m² >= 0
+        raise ValueError(f"mean_statistic must be finite and >= 0 (a mean collision statistic), "
+                         f"got {mean_statistic!r}")
     return round(value * m * (dim + 1) / (m - 1) - 1.0, 15)
 
 

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from algorithms._validation import check_generator
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 from algorithms.quantum.states import _count, _n_qubits_of, as_density_matrix
 
@@ -221,6 +222,7 @@ def run_successive_rejects(
     not an identification); ``maxiters`` below K − 1 phases gives ``MaxIters`` and the best
     current estimate.
     """
+    check_generator("rng", rng)
     K = problem.K
     survivors = list(range(K))
     phases = options.iterations(K - 1)

@@ -202,12 +202,15 @@ def partial_trace(rho: Any, keep: Any) -> np.ndarray:
     """
     matrix = as_density_matrix(rho)
     n_qubits = _n_qubits_of("rho", matrix.shape[0])
-    try:
-        kept = sorted({int(q) for q in keep})
-    except TypeError as exc:
-        raise TypeError(f"keep must be a sequence of qubit indices, got {keep!r}") from exc
-    if not kept or any(not 0 <= q < n_qubits for q in kept) or any(
-            isinstance(q, bool) for q in keep):
+    if isinstance(keep, str | bytes) or not hasattr(keep, "__iter__"):
+        raise TypeError(f"keep must be a sequence of int qubit indices, got {type(keep).__name__} {keep!r}")
+    items = list(keep.tolist() if isinstance(keep, np.ndarray) else keep)
+    if any(isinstance(q, bool | np.bool_) or not isinstance(q, int | np.integer) for q in items):
+        raise TypeError(f"keep must hold int qubit indices (int() would truncate), got {keep!r}")
+    kept = sorted({int(q) for q in items})
+    if len(kept) != len(items):
+        raise ValueError(f"keep must name each qubit once, got {keep!r}")
+    if not kept or any(not 0 <= q < n_qubits for q in kept):
         raise ValueError(f"keep must name qubits in [0, {n_qubits - 1}] (at least one), got {keep!r}")
     traced = [q for q in range(n_qubits) if q not in kept]
     tensor = matrix.reshape([2] * (2 * n_qubits))
@@ -302,7 +305,10 @@ def sample_counts(probabilities: Any, shots: int, seed: int | np.random.Generato
     [[5, 0], [0, 5]]
     """
     shots = _count("shots", shots, 0)
-    array = np.asarray(probabilities, dtype=np.float64)
+    raw = np.asarray(probabilities)
+    if raw.dtype == object or raw.dtype.kind not in "iuf":  # strings parsed, complex truncated otherwise
+        raise TypeError(f"probabilities must be real numbers, got dtype {raw.dtype}")
+    array = raw.astype(np.float64)
     if array.ndim not in (1, 2) or array.shape[-1] < 1:
         raise ValueError(f"probabilities must have shape (d,) or (size, d), got {array.shape}")
     if not np.all(np.isfinite(array)) or np.any(array < 0) or not np.allclose(array.sum(-1), 1.0,

@@ -70,7 +70,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._validation import check_choice, check_positive, check_positive_int
+from algorithms._validation import check_bool, check_choice, check_positive, check_positive_int
 from algorithms.routing.problem import CVRPInstance, TSPInstance
 
 __all__ = [
@@ -314,6 +314,7 @@ class Trajectories:
     def energies(self, beta: float, center: bool = True) -> torch.Tensor:
         """β·(step cost − mean over the instance's samples at that step) (Eq. 9); (M, T), zero
         on padding. ``center=False``: β·(step cost)."""
+        center = check_bool("center", center)
         e = self.step_cost
         if center:
             S = self.samples
@@ -329,6 +330,7 @@ class Trajectories:
 
     def log_reward(self, beta: float, center: bool = True) -> torch.Tensor:
         """log R(x) = −β (cost − c̄); (M,)."""
+        center = check_bool("center", center)
         return -self.energies(beta, center).sum(1)
 
     def sequences(self) -> list[list[int]]:
@@ -514,11 +516,13 @@ def rollout(
 
 def tb_residuals(traj: Trajectories, beta: float, center: bool = True) -> torch.Tensor:
     """log Z + Σ log P_F − log R − Σ log P_b, one per trajectory (M,)."""
+    center = check_bool("center", center)
     return traj.log_z + traj.log_pf.sum(1) - traj.log_reward(beta, center) - traj.log_pb.sum(1)
 
 
 def db_residuals(traj: Trajectories, beta: float, center: bool = True) -> torch.Tensor:
     """Forward-looking DB residuals δ_t (M, T), zero on padding."""
+    center = check_bool("center", center)
     e = traj.energies(beta, center)
     delta = traj.log_flow[:, :-1] + traj.log_pf - traj.log_flow[:, 1:] - traj.log_pb + e
     return torch.where(traj.valid, delta, torch.zeros_like(delta))
@@ -526,11 +530,13 @@ def db_residuals(traj: Trajectories, beta: float, center: bool = True) -> torch.
 
 def tb_loss(traj: Trajectories, beta: float = 1.0, center: bool = True) -> torch.Tensor:
     """Trajectory balance: mean squared TB residual."""
+    center = check_bool("center", center)
     return tb_residuals(traj, beta, center).pow(2).mean()
 
 
 def db_loss(traj: Trajectories, beta: float = 1.0, center: bool = True) -> torch.Tensor:
     """Detailed balance: per trajectory the mean of δ_t² over its transitions, then the mean."""
+    center = check_bool("center", center)
     delta = db_residuals(traj, beta, center)
     count = traj.valid.sum(1).clamp_min(1)
     return (delta.pow(2).sum(1) / count).mean()
@@ -540,6 +546,7 @@ def hybrid_loss(
     traj: Trajectories, beta: float = 1.0, center: bool = True, db_weight: float = 1.0
 ) -> torch.Tensor:
     """Hybrid balance (Eq. 11): TB + w·DB."""
+    center = check_bool("center", center)
     return tb_loss(traj, beta, center) + db_weight * db_loss(traj, beta, center)
 
 
@@ -547,6 +554,7 @@ def trajectory_loss(
     traj: Trajectories, loss: str, beta: float = 1.0, center: bool = True, db_weight: float = 1.0
 ) -> torch.Tensor:
     """The named loss ("tb", "db", "hybrid")."""
+    center = check_bool("center", center)
     check_choice("loss", loss, LOSSES)
     check_positive("beta", beta)
     if loss == "tb":

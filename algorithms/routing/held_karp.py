@@ -27,7 +27,7 @@ import numpy as np
 
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.routing._common import finish, not_started
-from algorithms.routing.problem import TSPInstance, tsp_cost
+from algorithms.routing.problem import TSPInstance, check_distance_matrix, tsp_cost
 
 __all__ = ["MAX_HELD_KARP", "HeldKarp", "held_karp"]
 
@@ -42,15 +42,10 @@ def held_karp(dist: np.ndarray) -> tuple[list[int], float]:
     >>> held_karp(d)
     ([0, 2, 1], 4.0)
     """
-    dist = np.asarray(dist, dtype=float)
-    if dist.ndim != 2 or dist.shape[0] != dist.shape[1]:
-        raise ValueError(f"dist must be a square matrix, got shape {dist.shape}")
+    dist = check_distance_matrix(dist)  # a NaN would come back as the optimum's length
     n = dist.shape[0]
     if not 3 <= n <= MAX_HELD_KARP:
         raise ValueError(f"dist must have 3 <= n <= {MAX_HELD_KARP} nodes for Held–Karp, got n = {n}")
-    if not np.isfinite(dist).all() or (dist < 0).any():  # a NaN would come back as the optimum's length
-        bad = dist[~np.isfinite(dist) | (dist < 0)].flat[0]
-        raise ValueError(f"dist must have finite entries >= 0, got {bad!r}")
     m = n - 1  # nodes 1..n-1 are bits 0..m-1
     full = (1 << m) - 1
     C = np.full((1 << m, m), np.inf)

@@ -23,12 +23,14 @@ G. A. Croes. A method for solving traveling-salesman problems. Operations Resear
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from algorithms._validation import check_nonnegative
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.routing._common import finish
-from algorithms.routing.problem import CVRPInstance, TSPInstance, cvrp_cost, tsp_cost
+from algorithms.routing.problem import CVRPInstance, TSPInstance, check_distance_matrix, cvrp_cost, tsp_cost
 
 __all__ = ["NearestNeighbor2Opt", "nearest_neighbor_routes", "nearest_neighbor_tour", "two_opt"]
 
@@ -37,9 +39,9 @@ MAX_MOVES = 10_000
 
 
 def _check_dist(dist: np.ndarray) -> np.ndarray:
-    dist = np.asarray(dist, dtype=float)
-    if dist.ndim != 2 or dist.shape[0] != dist.shape[1]:
-        raise ValueError(f"dist must be a square matrix, got shape {dist.shape}")
+    dist = check_distance_matrix(dist)
+    if dist.shape[0] < 1:
+        raise ValueError("dist must have at least one node, got shape (0, 0)")
     return dist
 
 
@@ -52,6 +54,9 @@ def nearest_neighbor_tour(dist: np.ndarray, start: int = 0) -> list[int]:
     """
     dist = _check_dist(dist)
     n = dist.shape[0]
+    if isinstance(start, bool | np.bool_) or not isinstance(start, int | np.integer) or not 0 <= start < n:
+        raise ValueError(f"start must be an int node index in [0, {n - 1}], got {start!r}")
+    start = int(start)
     seen = np.zeros(n, dtype=bool)
     tour = [start]
     seen[start] = True
@@ -92,21 +97,45 @@ def nearest_neighbor_routes(instance: CVRPInstance) -> list[list[int]]:
 def two_opt(
     dist: np.ndarray, tour: list[int], max_moves: int = MAX_MOVES, tol: float = 1e-10
 ) -> tuple[list[int], bool, int]:
-    """Best-improvement 2-opt on a closed tour; returns (tour, local optimum reached, moves).
+    """Best-improvement 2-opt on a closed tour through every node of ``dist``; returns (tour, local
+    optimum reached, moves). At most ``max_moves`` (int >= 0) moves, each improving by more than
+    ``tol`` (finite, >= 0).
 
     >>> d = np.array([[0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]], dtype=float)
     >>> two_opt(d, [0, 2, 1, 3])[0]
     [0, 1, 2, 3]
     """
     dist = _check_dist(dist)
-    t = np.asarray(tour, dtype=np.int64)
+    t = _check_tour(tour, dist.shape[0])
+    if t.size != dist.shape[0]:
+        raise ValueError(f"tour must visit each of the {dist.shape[0]} nodes of dist exactly once, got "
+                         f"{t.size} nodes {t.tolist()!r:.80}")
+    if isinstance(max_moves, bool | np.bool_) or not isinstance(max_moves, int | np.integer) or max_moves < 0:
+        raise ValueError(f"max_moves must be an int >= 0, got {max_moves!r}")
+    tol = check_nonnegative("tol", tol)
+    return _two_opt(dist, t, int(max_moves), tol)
+
+
+def _check_tour(tour: Any, n_nodes: int) -> np.ndarray:
+    if isinstance(tour, str | bytes):
+        raise ValueError(f"tour must be a sequence of int node indices, got str {tour!r:.80}")
+    if isinstance(tour, np.ndarray) or isinstance(tour, list | tuple):
+        items = tour.tolist() if isinstance(tour, np.ndarray) else list(tour)
+    else:
+        raise ValueError(f"tour must be a sequence of int node indices, got {type(tour).__name__}")
+    if any(isinstance(v, bool) or not isinstance(v, int | np.integer) for v in items):
+        raise ValueError(f"tour must hold int node indices, got {items!r:.80}")
+    t = np.asarray(items, dtype=np.int64).reshape(-1)
+    if len(set(t.tolist())) != t.size or (t.size and (t.min() < 0 or t.max() >= n_nodes)):
+        raise ValueError(f"tour must be a permutation of distinct node indices in [0, {n_nodes - 1}], got "
+                         f"{items!r:.80}")
+    return t
+
+
+def _two_opt(dist: np.ndarray, t: np.ndarray, max_moves: int, tol: float) -> tuple[list[int], bool, int]:
+    """2-opt on the closed tour ``t`` (distinct nodes of ``dist``; a CVRP route with its depot is a
+    subset of them)."""
     n = t.size
-    if (
-        t.ndim != 1
-        or sorted(t.tolist()) != sorted(set(t.tolist()))
-        or (n and (t.min() < 0 or t.max() >= dist.shape[0]))
-    ):
-        raise ValueError(f"tour must be a permutation of distinct node indices, got {list(tour)!r:.80}")
     if n < 4:
         return t.tolist(), True, 0
     moves = 0
@@ -133,7 +162,7 @@ def two_opt(
 def _route_two_opt(
     dist: np.ndarray, route: list[int], max_moves: int, tol: float
 ) -> tuple[list[int], bool, int]:
-    tour, ok, moves = two_opt(dist, [0, *list(route)], max_moves, tol)
+    tour, ok, moves = _two_opt(dist, np.asarray([0, *list(route)], dtype=np.int64), max_moves, tol)
     k = tour.index(0)
     tour = tour[k:] + tour[:k]
     return tour[1:], ok, moves

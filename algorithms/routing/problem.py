@@ -59,6 +59,7 @@ __all__ = [
 #: capacity by number of customers (AGFN / GFACS / HBG data); 200 and more: 50
 _CAPACITY = {20: 30, 50: 40, 100: 50}
 #: two coordinates closer than this are duplicates (the distance matrix would have a zero off the diagonal)
+#: two nodes closer than this fraction of the largest pairwise distance are duplicates
 _DUP_TOL = 1e-12
 
 
@@ -100,8 +101,11 @@ def _check_coords(coords: Any, minimum: int) -> np.ndarray:
         raise ValueError(f"coords must have pairwise distances below {_MAX_DISTANCE:.3g} (the squared "
                          f"distance overflows float64 past it), got max |coords| = "
                          f"{np.abs(coords).max():.3g}")
+    # relative to the extent: the same geometry at any coordinate scale is accepted or refused alike
+    # (an absolute 1e-12 called points 5e-14 apart in a 1e-12 box duplicates; 0 still is one)
+    extent = float(dist.max())
     np.fill_diagonal(dist, np.inf)
-    if dist.min() <= _DUP_TOL:
+    if dist.min() <= _DUP_TOL * extent:
         i, j = np.unravel_index(np.argmin(dist), dist.shape)
         raise ValueError(
             f"coords must be distinct, got duplicate nodes {min(i, j)} and {max(i, j)} at "
@@ -225,6 +229,7 @@ def _check_instance(instance: Any, kind: type) -> None:
 def check_tsp_tour(instance: TSPInstance, tour: Any) -> np.ndarray:
     """``tour`` as an int array, or ValueError when it is not a permutation of ``0..n-1``."""
     _check_instance(instance, TSPInstance)
+    _check_no_bools("tour", tour)
     arr = np.asarray(tour)
     if arr.ndim != 1 or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
         raise ValueError(f"tour must be a 1-D sequence of node indices, got {tour!r:.80}")
@@ -233,6 +238,44 @@ def check_tsp_tour(instance: TSPInstance, tour: Any) -> np.ndarray:
             f"tour must visit each of the {instance.n} nodes exactly once, got {arr.tolist()!r:.120}"
         )
     return arr.astype(np.int64)
+
+
+def _check_no_bools(name: str, seq: Any) -> None:
+    """Node indices are ints: a bool (True == 1) inside ``seq`` is refused, not read as a node."""
+    if isinstance(seq, np.ndarray):
+        if seq.dtype == np.bool_:
+            raise ValueError(f"{name} must hold int node indices, got bool entries")
+        return
+    if isinstance(seq, list | tuple) and any(isinstance(v, bool | np.bool_) for v in seq):
+        raise ValueError(f"{name} must hold int node indices, got a bool in {list(seq)!r:.80}")
+
+
+def _node_index(name: str, value: Any) -> int:
+    """An int node index (numpy ints too); floats, bools and strings refused (int() would truncate)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise ValueError(f"{name} must hold int node indices, got {type(value).__name__} {value!r}")
+    return int(value)
+
+
+def check_distance_matrix(dist: Any, name: str = "dist") -> np.ndarray:
+    """A square float64 matrix of finite distances >= 0 (strings, complex, NaN and negatives named)."""
+    try:
+        dist = as_float_array(name, dist, dtype=np.float64)
+    except ValueError as exc:  # NaN/inf: say what is expected too
+        raise ValueError(f"{name} must have finite entries >= 0 ({exc})") from None
+    if dist.ndim != 2 or dist.shape[0] != dist.shape[1]:
+        raise ValueError(f"{name} must be a square matrix, got shape {dist.shape}")
+    if (dist < 0).any():
+        raise ValueError(f"{name} must have entries >= 0 (distances), got {float(dist[dist < 0].flat[0])!r}")
+    return dist
+
+
+def _check_lib_name(name: Any) -> str:
+    """The NAME field: one line (a newline would start a new field of the written file)."""
+    text = str(name)
+    if "\n" in text or "\r" in text:
+        raise ValueError(f"name must be a single line (no newline), got {text!r}")
+    return text
 
 
 def is_valid_tsp(instance: TSPInstance, tour: Any) -> bool:
@@ -255,8 +298,8 @@ def check_cvrp_routes(instance: CVRPInstance, routes: Any) -> list[list[int]]:
     """``routes`` as a list of int lists, or ValueError when it is not a feasible solution."""
     _check_instance(instance, CVRPInstance)
     try:
-        out = [[int(c) for c in r] for r in routes]
-    except (TypeError, ValueError) as exc:
+        out = [[_node_index("routes", c) for c in r] for r in routes]
+    except TypeError as exc:
         raise ValueError(f"routes must be a list of lists of customer indices: {exc}") from exc
     seen: list[int] = [c for r in out for c in r]
     if any(len(r) == 0 for r in out):
@@ -340,6 +383,7 @@ def write_tsplib(instance: TSPInstance, name: str = "instance") -> str:
     True
     """
     _check_instance(instance, TSPInstance)
+    name = _check_lib_name(name)
     lines = [
         f"NAME : {name}",
         "TYPE : TSP",
@@ -361,6 +405,7 @@ def write_cvrplib(instance: CVRPInstance, name: str = "instance") -> str:
     True
     """
     _check_instance(instance, CVRPInstance)
+    name = _check_lib_name(name)
     lines = [
         f"NAME : {name}",
         "TYPE : CVRP",

@@ -125,6 +125,7 @@ def train(
     db_weight: float = 1.0,
 ) -> dict[str, Any]:
     """Train a GFlowNet and write the checkpoint ``out``; returns the metadata dict."""
+    progress = check_bool("progress", progress)
     check_choice("problem", problem, PROBLEMS)
     check_choice("loss", loss, LOSSES)
     check_positive_int("size", size)

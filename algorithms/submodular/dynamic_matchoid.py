@@ -69,7 +69,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_choice
+from algorithms._validation import check_bool, check_choice
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.submodular.matroids import Matchoid, check_hashable
 from algorithms.submodular.oracle import (
@@ -93,6 +93,7 @@ def sampling_parameters(p: int, monotone: bool = False) -> tuple[float, float]:
     >>> round(q, 6), round(c, 6)
     (0.292893, 1.414214)
     """
+    monotone = check_bool("monotone", monotone)
     if isinstance(p, bool) or not isinstance(p, int | np.integer) or p < 1:
         raise ValueError(f"p must be an int >= 1, got {p!r}")
     if monotone:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from algorithms._validation import check_generator
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.submodular.greedy import static_solve
 from algorithms.submodular.problems import MatchoidMaximization
@@ -40,6 +41,7 @@ class SampleGreedy(Algorithm):
 
 def sample(elements, p: int, rng: np.random.Generator) -> list:
     """The elements kept by independent coins of probability 1/(p + 1), in their order."""
+    check_generator("rng", rng)
     coins = rng.random(len(elements))
     return [e for e, coin in zip(elements, coins) if coin < 1.0 / (p + 1)]
 

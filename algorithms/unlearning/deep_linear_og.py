@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import torch
 
+from algorithms._validation import check_float_tensor
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.unlearning.models import DeepLinear, effective_predictor
 from algorithms.unlearning.problem import UnlearningProblem, UnlearningStats, finish
@@ -103,6 +104,7 @@ def balanced_factorization(model: DeepLinear, predictor: torch.Tensor) -> torch.
     if not isinstance(predictor, torch.Tensor) or predictor.shape != (model.in_features,):
         shape = tuple(predictor.shape) if isinstance(predictor, torch.Tensor) else type(predictor).__name__
         raise ValueError(f"predictor must be a torch tensor of shape ({model.in_features},), got {shape}")
+    check_float_tensor("predictor", predictor)  # NaN would give a NaN network silently
     rho = torch.linalg.vector_norm(predictor)
     scale = rho ** (1.0 / model.depth)
     direction = predictor / rho if float(rho) > 0 else torch.zeros_like(predictor)

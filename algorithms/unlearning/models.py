@@ -32,7 +32,7 @@ from typing import Any
 
 import torch
 
-from algorithms._validation import check_positive_int, check_seed, check_torch_dtype
+from algorithms._validation import check_device, check_positive_int, check_seed, check_torch_dtype
 
 __all__ = ["ACTIVATIONS", "DeepLinear", "LinearModel", "TwoLayerPerceptron", "effective_predictor"]
 
@@ -57,6 +57,9 @@ def _check_input(model: torch.nn.Module, X: Any, dtype: torch.dtype) -> None:
                          f"got {tuple(X.shape)}")
     if X.dtype != dtype:
         raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
+    reference = next(model.parameters(), None)
+    if reference is not None:
+        check_device("X", X, reference)
 
 
 class LinearModel(torch.nn.Module):
@@ -170,6 +173,11 @@ def effective_predictor(model: torch.nn.Module,
                         f"got {type(model).__name__}")
     if params is None:
         params = {k: p.detach() for k, p in model.named_parameters()}
+    names = [k for k, _ in model.named_parameters()]
+    if not isinstance(params, dict) or any(not isinstance(params.get(k), torch.Tensor) for k in names):
+        got = sorted(params) if isinstance(params, dict) else type(params).__name__
+        raise ValueError(f"params must be a dict holding the model's parameters {names} as tensors, "
+                         f"got {got}")
     if isinstance(model, LinearModel):
         if model.out_features != 1:
             raise ValueError("model must have out_features = 1 for a predictor vector, "

@@ -23,7 +23,7 @@ import math
 import numpy as np
 import torch
 
-from algorithms._validation import check_positive_int, check_seed
+from algorithms._validation import check_positive_int, check_seed, check_torch_dtype
 from algorithms.nets.models import MLP
 from algorithms.unlearning.models import DeepLinear, LinearModel, TwoLayerPerceptron, effective_predictor
 from algorithms.unlearning.problem import UnlearningProblem, forget_split
@@ -35,10 +35,13 @@ SINE_DOMAIN = (-5 * math.pi, 5 * math.pi)
 POISON_LABEL = 1.5
 
 
-def _sizes(n: int, d: int, n_forget: int, *, need: str, limit: int) -> None:
+def _sizes(n: int, d: int, n_forget: int, *, need: str, limit: int, dtype=None) -> None:
     check_positive_int("n", n)
     check_positive_int("d", d)
     check_positive_int("n_forget", n_forget)
+    check_positive_int(need, limit)  # the width (or d) before it is compared with n
+    if dtype is not None:
+        check_torch_dtype(dtype)
     if n_forget >= n:
         raise ValueError(f"n_forget must be < n (a non-empty retain set), got n_forget={n_forget}, n={n}")
     if n > limit:
@@ -53,7 +56,7 @@ def _split(X: torch.Tensor, y: torch.Tensor, n_forget: int, rng: np.random.Gener
 def linear_task(n: int, d: int, n_forget: int, *, seed: int = 0, dtype: torch.dtype = torch.float64
                 ) -> UnlearningProblem:
     """Gaussian X (n × d, n <= d), y = Xβ + noise, θ* = the minimum-norm interpolator of all of D."""
-    _sizes(n, d, n_forget, need="d", limit=d)
+    _sizes(n, d, n_forget, need="d", limit=d, dtype=dtype)
     rng = np.random.default_rng(check_seed(seed))
     X = torch.from_numpy(rng.standard_normal((n, d)))
     beta = torch.from_numpy(rng.standard_normal(d)) / math.sqrt(d)
@@ -70,7 +73,7 @@ def deep_linear_task(n: int, d: int, widths: tuple[int, ...], n_forget: int, *, 
     The correction A_1 += u (w_D − w(θ))ᵀ/‖u‖² (u = A_2ᵀ⋯c) sets the predictor to w_D = the
     minimum-norm interpolator plus a random kernel component (θ* need not be minimum norm).
     """
-    _sizes(n, d, n_forget, need="d", limit=d)
+    _sizes(n, d, n_forget, need="d", limit=d, dtype=dtype)
     rng = np.random.default_rng(check_seed(seed))
     X = torch.from_numpy(rng.standard_normal((n, d)))
     y = torch.from_numpy(rng.standard_normal(n))
@@ -95,7 +98,7 @@ def two_layer_task(n: int, d: int, width: int, n_forget: int, *, activation: str
     Raises when the features φ(A x_i) have rank < n (e.g. relu on one-dimensional inputs), since no
     output layer then interpolates D.
     """
-    _sizes(n, d, n_forget, need="width", limit=width)
+    _sizes(n, d, n_forget, need="width", limit=width, dtype=dtype)
     rng = np.random.default_rng(check_seed(seed))
     X = torch.from_numpy(rng.standard_normal((n, d)))
     y = torch.from_numpy(rng.standard_normal(n))

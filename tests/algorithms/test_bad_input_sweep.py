@@ -613,3 +613,41 @@ def test_tally_within_the_issue_target(capsys):
     assert total >= 1000, f"the sweep shrank to {total} cases"
     assert silent == 0, f"{silent} bad inputs accepted silently"
     assert unhandled <= 0.02 * total, f"{unhandled}/{total} unhandled (> 2 %)"
+
+
+# --------------------------------------------------- round 2 (issue #43): tensors on another device
+def _modules_and_inputs():
+    from algorithms.attention.models import ErfAttention, SoftmaxAttention
+    from algorithms.chance.diffusion import ScoreMLP
+    from algorithms.hierarchical.auc import ScoreNet
+    from algorithms.imaging.networks import ResidualDenoiser
+    from algorithms.nets.two_layer import TwoLayerReLU
+    from algorithms.optimizers.expansion import LowRankExpansion
+    from algorithms.optimizers.models import MLP
+    from algorithms.unlearning.models import DeepLinear, LinearModel, TwoLayerPerceptron
+
+    return [
+        ("TwoLayerReLU", lambda: TwoLayerReLU(in_features=3, width=4), (5, 3)),
+        ("MLP", lambda: MLP(3, 2, width=4, depth=2), (5, 3)),
+        ("ScoreNet", lambda: ScoreNet(3), (5, 3)),
+        ("LinearModel", lambda: LinearModel(in_features=3), (5, 3)),
+        ("DeepLinear", lambda: DeepLinear(3, (4, 2)), (5, 3)),
+        ("TwoLayerPerceptron", lambda: TwoLayerPerceptron(3, 4), (5, 3)),
+        ("ErfAttention", lambda: ErfAttention(4, lam=0.5), (2, 3, 4)),
+        ("SoftmaxAttention", lambda: SoftmaxAttention(4), (2, 3, 4)),
+        ("ScoreMLP", lambda: ScoreMLP(2, hidden=4), (5, 3)),
+        ("ResidualDenoiser", lambda: ResidualDenoiser(channels=2, depth=2), (1, 8, 8)),
+        ("LowRankExpansion", lambda: LowRankExpansion(torch.nn.Linear(3, 3), 2), (5, 3)),
+    ]
+
+
+@pytest.mark.parametrize("name, make, shape", _modules_and_inputs(),
+    ids=lambda v: v if isinstance(v, str) else "")
+def test_forward_names_a_tensor_on_another_device(name, make, shape):
+    # a meta tensor stands in for a CUDA one (no GPU here): torch's own message named no argument, and
+    # two modules returned a meta tensor as their answer
+    model = make()
+    dtype = next(model.parameters()).dtype
+    with pytest.raises(ValueError, match=r"(?i)\bx\b.*device"):
+        model(torch.full(shape, 0.5, dtype=dtype, device="meta"))
+    assert model(torch.full(shape, 0.5, dtype=dtype)).device.type == "cpu"

@@ -142,3 +142,31 @@ def test_solve_options_rejected():
 
     with pytest.raises(ValueError, match="maxiters"):
         solve(P, dynamics.OverlapFlow(), maxiters=-1)
+
+
+def test_round2_names_and_domains():
+    # issue #43 round 2: link_function names its argument, phase_map its arrays, overlaps and
+    # sample_batch their inputs; least squares names a NaN X and a y of another dtype
+    X = torch.randn(10, 2, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    y = X[:, 0, 0].clone()
+    e = torch.eye(3, dtype=torch.float64)
+    for case in (
+        BadInput(pb.link_function, lambda: pb.link_function("__bogus__"), ValueError, ("name",), "unknown"),
+        BadInput(phase.phase_map, lambda: phase.phase_map(np.zeros(2), [0.3]), ValueError, ("gammas",),
+                 "zero"),
+        BadInput(phase.phase_map, lambda: phase.phase_map([0.5], [-1.0]), ValueError, ("alphas",),
+                 "negative"),
+        BadInput(pb.overlaps, lambda: pb.overlaps(e[0] * np.nan, e[1], e[0], e[1]), ValueError, ("u", "NaN"),
+                 "nan"),
+        BadInput(pb.overlaps, lambda: pb.overlaps("abc", e[1], e[0], e[1]), TypeError, ("u", "numeric"),
+                 "str"),
+        BadInput(pb.sample_batch, lambda: pb.sample_batch(None, 4, 0), TypeError, ("problem",), "none"),
+        BadInput(models.fit_linear_predictor, lambda: models.fit_linear_predictor(X * np.nan, y), ValueError,
+                 ("X", "NaN"), "nan"),
+        BadInput(models.fit_linear_predictor, lambda: models.fit_linear_predictor(X, y.float()), TypeError,
+                 ("y", "dtype"), "dtype"),
+        BadInput(dynamics.OverlapFlow,
+                 lambda: dynamics.initial_vectors(pb.SingleLocationProblem(d=5, L=3, gamma=0.5),
+                                                                        -1), ValueError, ("seed",), "seed"),
+    ):
+        check_bad_input(case)

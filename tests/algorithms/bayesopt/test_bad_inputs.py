@@ -94,14 +94,14 @@ CASES = [
         expected_improvement,
         lambda: expected_improvement(ONE, -TWO, 0.0),
         ValueError,
-        ("sigma_f", ">= 0"),
+        ("sigma", ">= 0"),
         "negative-sd",
     ),
     BadInput(
         log_expected_improvement,
         lambda: log_expected_improvement(np.array([np.inf]), TWO, 0.0),
         ValueError,
-        ("mu_f", "NaN or inf"),
+        ("mu", "NaN or inf"),
         "inf-mu",
     ),
     BadInput(
@@ -278,6 +278,26 @@ CASES = [
         ("initial",),
         "initial",
     ),
+    BadInput(bayesopt.gramacy_problem, lambda: bayesopt.gramacy_problem(initial=1.5), (TypeError, ValueError),
+             ("initial",), "initial"),
+    BadInput(bayesopt.hartmann6_l1_problem, lambda: bayesopt.hartmann6_l1_problem(initial=0),
+             (TypeError, ValueError),
+             ("initial",), "initial"),
+]
+
+# round 2 of the held-out audit (issue #43): seeds through check_seed (numpy's own messages, 2**64
+# accepted), ``ard`` a strict bool (the truthy string "no" fitted one lengthscale per coordinate)
+_XY = (np.random.default_rng(0).random((6, 2)), np.linspace(-1.0, 1.0, 6))
+CASES += [
+    BadInput(fit_kernel, lambda: fit_kernel(*_XY, SE, seed=-1), ValueError, ("seed", ">= 0"), "seed-neg"),
+    BadInput(fit_kernel, lambda: fit_kernel(*_XY, SE, seed=2**64), ValueError, ("seed", "2**64"), "seed-big"),
+    BadInput(fit_kernel, lambda: fit_kernel(*_XY, SE, seed=1.5), TypeError, ("seed", "int"), "seed-float"),
+    BadInput(fit_kernel, lambda: fit_kernel(*_XY, SE, seed="0"), TypeError, ("seed", "int"), "seed-str"),
+    BadInput(fit_kernel, lambda: fit_kernel(*_XY, SE, ard="no"), TypeError, ("ard", "bool"), "ard-str"),
+    BadInput(fit_kernel, lambda: fit_kernel(*_XY, SE, ard=2), TypeError, ("ard", "bool"), "ard-int"),
+    BadInput(CEI.ask_tell, lambda: CEI().ask_tell(BOX, 1, seed=-1), ValueError, ("seed", ">= 0"), "seed-neg"),
+    BadInput(CEI.ask_tell, lambda: CEI().ask_tell(BOX, 1, seed=2**64), ValueError, ("seed", "2**64"),
+             "seed-big"),
 ]
 
 
@@ -301,3 +321,16 @@ def test_non_finite_observation_is_diverged():
         c=lambda x: float("nan") if x[0] > 0.5 else -1.0, initial=np.array([[0.1, 0.1], [0.9, 0.9]])
     )
     assert solve(prob, CEI.paper(kernel=SE), maxiters=3).retcode.name == "Diverged"
+
+
+def test_round2_ei_names_its_own_arguments():
+    # issue #43 round 2: expected_improvement's errors named constrained_ei's mu_f/sigma_f/best_feasible
+    for case in (
+        BadInput(expected_improvement, lambda: expected_improvement(ONE, np.array([np.nan]), 0.0), ValueError,
+                 ("sigma", "NaN"), "nan-sd"),
+        BadInput(expected_improvement, lambda: expected_improvement(ONE, TWO, "0"), TypeError, ("best",),
+                 "str-best"),
+        BadInput(log_expected_improvement, lambda: log_expected_improvement(ONE, TWO, np.nan), ValueError,
+                 ("best", "NaN"), "nan-best"),
+    ):
+        check_bad_input(case)

@@ -150,6 +150,8 @@ CASES = [
     # baselines
     BadInput(ScipyDE, lambda: ScipyDE(strategy="best3bin"), ValueError, ("strategy", "rand1bin"), ""),
     BadInput(ScipyDE, lambda: ScipyDE(mutation=(1.0, 0.5)), ValueError, ("mutation", "lo <= hi"), "mutation"),
+    # scipy's range is [0, 2): 2 is refused here, naming the argument, not inside scipy's solver
+    BadInput(ScipyDE, lambda: ScipyDE(mutation=2.0), ValueError, ("mutation", "[0, 2)"), "mutation_two"),
     BadInput(CMAES, lambda: CMAES(sigma0=0.0), ValueError, ("sigma0", "> 0"), ""),
     BadInput(PSO, lambda: PSO(w=1.5), ValueError, ("w", "[0.2, 1.0]"), ""),
     BadInput(RandomSearch, lambda: RandomSearch(batch=0), ValueError, ("batch", "positive"), ""),
@@ -197,3 +199,24 @@ def test_cmaes_popsize_below_pycmas_minimum():
     # held-out audit (issue #43): pycma's recombination needs >= 2 weights; popsize 1 is named here
     check_bad_input(BadInput(CMAES, lambda: CMAES(popsize=1), ValueError, ("popsize", ">= 2", "1"), "p1"))
     assert CMAES(popsize=2).popsize == 2
+
+
+def test_round2_scipy_de_and_grammar_name_the_culprit():
+    # issue #43 round 2: scipy rewrapped the evaluator's TypeError as its "map-like callable" RuntimeError;
+    # allowed_next named "workflow" for its argument prefix; CMA-ES could not run a 1-D problem
+    from algorithms import solve
+    from algorithms.blackbox import BlackBoxProblem
+
+    def de(f):
+        problem = BlackBoxProblem(f, ([-1.0, -1.0], [1.0, 1.0]), budget=20)
+        return solve(problem, baselines.ScipyDE(popsize=3), seed=0)
+
+    for case in (
+        BadInput(baselines.ScipyDE, lambda: de(lambda x: "f"), TypeError, ("f",), "str"),
+        BadInput(baselines.ScipyDE, lambda: de(lambda x: x), TypeError, ("f",), "vector"),
+        BadInput(grammar.allowed_next, lambda: grammar.allowed_next("abc"), TypeError, ("prefix",), "str"),
+        BadInput(grammar.allowed_next, lambda: grammar.allowed_next([1, 2]), TypeError, ("prefix",), "ints"),
+    ):
+        check_bad_input(case)
+    one_d = BlackBoxProblem(lambda x: float((x[0] - 0.25) ** 2), ([0.0], [1.0]), budget=200)
+    assert abs(float(np.squeeze(solve(one_d, baselines.CMAES(), seed=0).x)) - 0.25) < 1e-2

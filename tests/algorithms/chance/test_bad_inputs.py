@@ -10,6 +10,7 @@ from algorithms import solve
 from algorithms.chance import (
     SAAMILP,
     ChanceConstrainedProblem,
+    CVaRApproximation,
     GaussianScore,
     GGDOpt,
     LinearStructure,
@@ -252,6 +253,45 @@ CASES = [
     ),
     BadInput(scenario_count, lambda: scenario_count(0.0, 2, 0.1), ValueError, ("rho", "(0, 1)")),
 ]
+
+# round 2 of the held-out audit (issue #43): the diffusion time inside the schedule's [t_min, 1] (t = 0
+# divided by a zero noise scale: -inf scores; t = 1.5 extrapolated), x checked as a tensor of the model's
+# width, NaN gradients named, int/complex dtypes for ScoreMLP refused by name
+_X4 = torch.zeros(4, 2, dtype=torch.float64)
+CASES += [
+    BadInput(tweedie_mean, lambda: tweedie_mean(_mlp(), _X4, 0.0), ValueError, ("t", "t_min"), "t-zero"),
+    BadInput(tweedie_mean, lambda: tweedie_mean(_mlp(), _X4, -0.1), ValueError, ("t", "t_min"), "t-neg"),
+    BadInput(tweedie_mean, lambda: tweedie_mean(_mlp(), _X4, 1.5), ValueError, ("t", "1]"), "t-big"),
+    BadInput(tweedie_mean, lambda: tweedie_mean(_mlp(), _X4, float("nan")), ValueError, ("t", "nan"),
+             "t-nan"),
+    BadInput(tweedie_mean, lambda: tweedie_mean(_mlp(), _X4, "0.5"), TypeError, ("t", "real number"),
+             "t-str"),
+    BadInput(tweedie_mean, lambda: tweedie_mean(_mlp(), _X4.numpy(), 0.5), TypeError, ("x", "torch.Tensor"),
+             "x-numpy"),
+    BadInput(tweedie_mean, lambda: tweedie_mean(_mlp(), torch.zeros(4, 3, dtype=torch.float64), 0.5),
+             ValueError,
+             ("x", "shape"), "x-width"),
+    BadInput(ScoreMLP, lambda: _mlp()(torch.zeros(5, 3, dtype=torch.float64)), ValueError,
+             ("t", "X", "t_min"),
+             "forward-t-zero"),
+    BadInput(ScoreMLP, lambda: ScoreMLP(2, dtype=5), TypeError, ("dtype",), "dtype-int"),
+    BadInput(ScoreMLP, lambda: ScoreMLP(2, dtype=torch.complex64), TypeError, ("dtype",), "dtype-complex"),
+    BadInput(first_order_guidance, lambda: first_order_guidance(torch.full((2, 3), float("nan")), beta=1.0),
+             ValueError, ("grad_f", "NaN"), "nan"),
+    BadInput(first_order_guidance,
+             lambda: first_order_guidance(torch.ones(2, 3, dtype=torch.complex64), beta=1.0),
+             TypeError, ("grad_f", "real"), "complex"),
+]
+
+
+def test_huge_maxiters_is_clamped_for_highs():
+    # any int >= 0 is a valid cap (SolveOptions); 10**40 overflowed HiGHS's C int option (TypeError)
+    for algorithm in (CVaRApproximation(), ScenarioApproach(), SAAMILP()):
+        default = solve(_lin(), algorithm)
+        huge = solve(_lin(), algorithm, maxiters=10**40)
+        assert huge.retcode == default.retcode, type(algorithm).__name__
+        np.testing.assert_allclose(huge.x, default.x, atol=1e-9)
+
 
 _EXEMPT = {
     "CVaRApproximation": "no hyperparameters to validate",

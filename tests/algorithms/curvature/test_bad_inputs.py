@@ -154,3 +154,43 @@ def test_integer_inputs_are_promoted():
     prob = squared_norm_residual(np.array([[1, 0], [0, 2]]), np.array([1, 1]))
     assert prob.x0.dtype == np.float64 and prob.L == 8.0
     assert GradientDescent(lr=1).lr == 1.0 and isinstance(GradientDescent(lr=1).lr, float)
+
+
+# round 2 of the held-out audit (issue #43): the step helpers check what the solvers check: x and g of
+# one shape and finite, a numeric lr, C symmetric positive semidefinite, Δ = f(x) − f* >= 0
+_X2, _G2 = np.ones(2), np.array([2.0, 4.0])
+ROUND2 = [
+    BadInput(curvature.gd_step, lambda: curvature.gd_step(_X2, np.ones(3), 0.1), ValueError, ("g", "shape"),
+             "g-shape"),
+    BadInput(curvature.gd_step, lambda: curvature.gd_step(_X2, np.array([np.nan, 1.0]), 0.1), ValueError,
+             ("g", "NaN"), "g-nan"),
+    BadInput(curvature.gd_step, lambda: curvature.gd_step(_X2, _G2, "0.1"), TypeError, ("lr",), "lr-str"),
+    BadInput(curvature.polyak_step, lambda: curvature.polyak_step(_X2, np.ones(3), 1.0, 1.0), ValueError,
+             ("g", "shape"), "g-shape"),
+    BadInput(curvature.lcd1_step, lambda: curvature.lcd1_step(_X2, _G2, -np.ones(2), 1.0), ValueError,
+             ("C", "positive semidefinite"), "C-negative"),
+    BadInput(curvature.lcd1_step,
+             lambda: curvature.lcd1_step(_X2, _G2, np.array([[1.0, 2.0], [0.0, 1.0]]), 1.0),
+             ValueError, ("C", "symmetric"), "C-asymmetric"),
+    BadInput(curvature.lcd2_step, lambda: curvature.lcd2_step(_X2, _G2, np.zeros(2), -1.0), ValueError,
+             ("delta", ">= 0"), "delta"),
+    BadInput(curvature.lcd2_step, lambda: curvature.lcd2_step(_X2, _G2, -np.ones(2), 1.0), ValueError,
+             ("C", "positive semidefinite"), "C-negative"),
+    BadInput(curvature.lcd3_step, lambda: curvature.lcd3_step(_X2, _G2, np.ones(2), -1.0), ValueError,
+             ("delta", ">= 0"), "delta"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND2, ids=lambda c: c.id)
+def test_round2_bad_input(case):
+    check_bad_input(case)
+
+
+def test_step_helpers_keep_scalars_and_sympy():
+    import sympy
+
+    s = sympy.Symbol("s")
+    assert curvature.gd_step(1.0, 2.0, 0.25) == 0.5
+    assert curvature.gd_step(s, 2 * s, sympy.Rational(1, 4)) == s / 2
+    assert curvature.polyak_step(s, 2, s, 4) == s / 2
+    assert curvature.lcd2_step(_X2, _G2, np.zeros(2), 0.0)[0].tolist() == [1.0, 1.0]  # Δ = 0: no move

@@ -9,6 +9,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LinearRegression
 
 import algorithms.forests as forests
+from algorithms.core import solve
 from algorithms.forests import (
     RFAE,
     AutoencodingProblem,
@@ -146,7 +147,28 @@ CASES = [
              ("lower", "(m, B, d)")),
     # metrics
     BadInput(column_distortion, lambda: column_distortion(X, X[:3]), ValueError, ("X_hat", "shape")),
-    BadInput(distortion, lambda: distortion(X, NAN), ValueError, ("finite",)),
+    BadInput(distortion, lambda: distortion(X, NAN), ValueError, ("X_hat", "finite", "NaN")),
+    # round 2 of the held-out audit (issue #43): strings and complex entries are named, not numpy's
+    # "could not convert" or a silent cast to the real part
+    BadInput(distortion, lambda: distortion(X, "x"), TypeError, ("X_hat", "numeric"), "string"),
+    BadInput(column_distortion, lambda: column_distortion(X + 1j, X), TypeError, ("X", "real"), "complex"),
+    BadInput(dense_diffusion_map, lambda: dense_diffusion_map(K, 2.5), ValueError,
+             ("n_components", "positive int", "2.5"), "float"),
+    BadInput(dense_diffusion_map, lambda: dense_diffusion_map(K, -1), ValueError,
+             ("n_components", "positive int"), "negative"),
+    BadInput(dense_diffusion_map, lambda: dense_diffusion_map(K, 30), ValueError,
+             ("n_components", "at most", "29"), "too_many"),
+    BadInput(dense_diffusion_map, lambda: dense_diffusion_map(K, 2, t=-1), ValueError,
+             ("t", "non-negative"), "t"),
+    BadInput(dense_diffusion_map, lambda: dense_diffusion_map(K, 2, t=2.5), ValueError, ("t", "int"),
+             "t_float"),
+    BadInput(diffusion_map, lambda: diffusion_map(K, 2, seed=-1), ValueError, ("seed", ">= 0"), "seed_neg"),
+    BadInput(diffusion_map, lambda: diffusion_map(K, 2, seed=2**64), ValueError, ("seed", "2**64"),
+             "seed_big"),
+    BadInput(diffusion_map, lambda: diffusion_map(K, 2, seed=1.5), TypeError, ("seed", "int"), "seed_float"),
+    BadInput(diffusion_map, lambda: diffusion_map(K, 2, seed="0"), TypeError, ("seed", "int"), "seed_str"),
+    BadInput(RFAutoencoder.fit, lambda: RFAutoencoder(n_components=1, n_estimators=3).fit(X + 1j), ValueError,
+             ("X", "Complex"), "complex"),
 ]
 
 EXEMPT = {
@@ -181,3 +203,22 @@ def test_fit_on_strings_names_X():
                              ("X", "numeric", "DataFrame"), "strings"))
     numeric_strings = np.array([["1", "2"], ["3", "4"], ["5", "7"], ["6", "8"]])
     assert auto.fit(numeric_strings).n_features_in_ == 2
+
+
+def test_huge_maxiters_is_clamped_for_arpack():
+    # any int >= 0 is a valid cap (SolveOptions); 10**40 overflowed ARPACK's C int (SystemError)
+    assert diffusion_map(K, 2, maxiters=10**40).converged
+    problem = AutoencodingProblem(X)
+    default = solve(problem, RFAE(n_components=2, n_estimators=3))
+    huge = solve(problem, RFAE(n_components=2, n_estimators=3), maxiters=10**40)
+    assert huge.retcode == default.retcode
+    np.testing.assert_allclose(huge.x, default.x)
+
+
+def test_rng_arguments_must_be_generators():
+    # issue #43 round 2 (the seed class): a seed or a string where a Generator is documented reached
+    # numpy as an AttributeError
+    lo, hi = X.min(0)[None], X.max(0)[None]
+    for label, rng in (("rng-str", "r"), ("rng-int", 0)):
+        check_bad_input(BadInput(sample_in_boxes, lambda rng=rng: sample_in_boxes(lo, hi, NO_CAT, rng),
+                                 TypeError, ("rng", "Generator"), label))

@@ -161,3 +161,32 @@ def test_ada_parameters_rejects_a_decreasing_running_sum():
     with pytest.raises(ValueError, match=r"noise_sum must be >= previous_noise_sum = 1.0.*got 0.0"):
         ada_parameters(1, 0.0, 1.0, 0.0, **PARAMS)
     assert ada_parameters(1, 1.0, 1.0, 0.0, **PARAMS)[0] > 0
+
+
+# round 2 of the held-out audit (issue #43): the AUC needs a positive and a negative example, step sizes
+# are >= 0, noise shapes are int tuples, a NaN point and a non-Generator rng are named
+def _round2_cases():
+    from algorithms.hierarchical import ada_parameters, additive_noise, auc_minimax, neumann_hypergradient
+
+    bilevel = quadratic_bilevel()
+    return [
+        B(auc_minimax, lambda: auc_minimax(n_samples=1), ValueError, ("n_samples", ">= 2"), "one-sample"),
+        B(ada_parameters, lambda: ada_parameters(4, 0.0, 0.0, 0.0, **{**PARAMS, "lr_x": -1.0}), ValueError,
+          ("lr_x", ">= 0"), "lr_x"),
+        B(additive_noise, lambda: additive_noise("gaussian", 1.0, (-1,), RNG), ValueError, ("shape",),
+            "negative"),
+        B(additive_noise, lambda: additive_noise("gaussian", 1.0, "2", RNG), ValueError, ("shape",), "str"),
+        B(additive_noise, lambda: additive_noise("gaussian", 1.0, (2.5,), RNG), ValueError, ("shape",),
+            "float"),
+        B(neumann_hypergradient,
+            lambda: neumann_hypergradient(bilevel, bilevel.x0 * np.nan, bilevel.y0, 2, RNG),
+          ValueError, ("x", "NaN"), "nan"),
+        B(neumann_hypergradient, lambda: neumann_hypergradient(bilevel, bilevel.x0, bilevel.y0, 2, "r"),
+            TypeError,
+          ("rng", "Generator"), "rng"),
+    ]
+
+
+@pytest.mark.parametrize("case", _round2_cases(), ids=lambda c: c.id)
+def test_round2_bad_input(case):
+    check_bad_input(case)

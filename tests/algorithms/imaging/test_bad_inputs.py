@@ -187,6 +187,58 @@ CASES = [
     BadInput(training.train, lambda: training.train("deblur", steps=0), ValueError, ("steps", "positive"),
              "steps"),
     BadInput(training.train, lambda: training.train("nope"), ValueError, ("name", "denoiser"), "name"),
+    BadInput(training.train, lambda: training.train("deblur", seed=-1), ValueError, ("seed", ">= 0"), "seed"),
+    BadInput(setups.measure,
+             lambda: setups.measure(setups.make_setup("deblur"), torch.zeros(32, 32, dtype=DT),
+                                                    seed=2**64), ValueError, ("seed", "2**64"), "seed"),
+]
+
+# round 2 of the held-out audit (issue #43): seeds through check_seed (torch took -1 and 1.5 silently),
+# iteration counts >= 1 (iterations=0 answered ‖H‖ = 0), dtypes named as dtype, strings and complex
+# images named, centre_lines within the image, SubspacePrior's image_shape positive
+_NORM_OPS = (BLUR, CS, operators.MatrixOperator(torch.eye(16, dtype=DT)[:4], (4, 4)),
+             operators.Radon((8, 8), [0.0, 90.0]))
+for _op in _NORM_OPS:
+    _name = type(_op).__name__
+    CASES += [
+        BadInput(_op.norm, lambda op=_op: op.norm(iterations=0), ValueError, ("iterations", "positive"),
+                 f"{_name}-iterations0"),
+        BadInput(_op.norm, lambda op=_op: op.norm(iterations=2.5), ValueError, ("iterations",),
+                 f"{_name}-iterations-float"),
+        BadInput(_op.norm, lambda op=_op: op.norm(seed=-1), ValueError, ("seed", ">= 0"),
+                 f"{_name}-seed-neg"),
+        BadInput(_op.norm, lambda op=_op: op.norm(seed=1.5), TypeError, ("seed", "int"),
+                 f"{_name}-seed-float"),
+        BadInput(_op.norm, lambda op=_op: op.norm(dtype=torch.int64), TypeError, ("dtype",),
+                 f"{_name}-dtype"),
+        BadInput(_op.matrix, lambda op=_op: op.matrix(dtype=torch.int64), TypeError, ("dtype",),
+                 f"{_name}-dtype"),
+    ]
+_HAD = operators.SubsampledHadamard((4, 4), 0.25, seed=0)
+CASES += [
+    BadInput(nullspace.complement_rows, lambda: nullspace.complement_rows(_HAD, seed=-1), ValueError,
+             ("seed", ">= 0"), "seed-unused-neg"),
+    BadInput(nullspace.complement_rows, lambda: nullspace.complement_rows(_HAD, seed="0"), TypeError,
+             ("seed", "int"), "seed-unused-str"),
+    BadInput(nullspace.complement_rows, lambda: nullspace.complement_rows(_HAD, p=2, seed=2**64), ValueError,
+             ("seed", "2**64"), "seed-big"),
+    BadInput(operators.Radon, lambda: operators.Radon((8, 8), "0"), TypeError, ("angles", "degrees"), "str"),
+    BadInput(operators.Radon, lambda: operators.Radon((8, 8), [1j]), TypeError, ("angles", "real"),
+             "complex"),
+    BadInput(operators.cartesian_mask, lambda: operators.cartesian_mask((8, 8), 2, 0, centre_lines=-1),
+             ValueError, ("centre_lines", "[0, h = 8]"), "negative"),
+    BadInput(operators.cartesian_mask, lambda: operators.cartesian_mask((8, 8), 2, 0, centre_lines=9),
+             ValueError, ("centre_lines", "[0, h = 8]"), "too-many"),
+    BadInput(operators.cartesian_mask, lambda: operators.cartesian_mask((8, 8), 2, 0, centre_lines=2.5),
+             ValueError, ("centre_lines", "int"), "float"),
+    BadInput(metrics.psnr, lambda: metrics.psnr(np.zeros((4, 4)), "r"), TypeError, ("reference", "numeric"),
+             "str"),
+    BadInput(metrics.ssim, lambda: metrics.ssim(np.zeros((8, 8)), "r"), TypeError, ("reference", "numeric"),
+             "str"),
+    BadInput(metrics.psnr, lambda: metrics.psnr(np.zeros((4, 4)) + 1j, np.zeros((4, 4))), TypeError,
+             ("estimate", "real"), "complex"),
+    BadInput(priors.SubspacePrior, lambda: priors.SubspacePrior(torch.eye(16, dtype=DT)[:, :4], (-4, -4)),
+             ValueError, ("image_shape",), "negative-shape"),
 ]
 
 EXEMPT = {
@@ -216,3 +268,12 @@ def test_gaussian_cs_needs_a_float_dtype():
     check_bad_input(BadInput(operators.gaussian_cs,
                              lambda: operators.gaussian_cs((4, 4), 0.5, seed=0, dtype=torch.int32), TypeError,
                              ("dtype", "torch.float64", "torch.int32"), "int32"))
+
+
+def test_residual_denoiser_refuses_complex_and_other_devices():
+    net = networks.ResidualDenoiser(channels=2, depth=2)
+    complex_x = torch.zeros(1, 8, 8, dtype=torch.complex64)
+    check_bad_input(BadInput(networks.ResidualDenoiser, lambda: net(complex_x), TypeError, ("x", "real"),
+                             "complex"))
+    check_bad_input(BadInput(networks.ResidualDenoiser, lambda: net(torch.zeros(1, 8, 8, device="meta")),
+                             ValueError, ("x", "device"), "meta"))

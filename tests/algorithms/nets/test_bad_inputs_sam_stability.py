@@ -142,6 +142,11 @@ CASES = [
              ("steps", "int >= 0"), "steps"),
     BadInput(simulate_linearized, lambda: simulate_linearized(H, 0.1, 1, 3, seed=-1), ValueError,
              ("seed", "int >= 0"), "seed"),
+    # issue #43 round 2: 2**64 was accepted (numpy folds it), a float seed named by check_seed
+    BadInput(simulate_linearized, lambda: simulate_linearized(H, 0.1, 1, 3, seed=2**64), ValueError,
+             ("seed", "2**64"), "seed-big"),
+    BadInput(simulate_linearized, lambda: simulate_linearized(H, 0.1, 1, 3, seed=1.5), TypeError,
+             ("seed", "int"), "seed-float"),
     BadInput(simulate_linearized, lambda: simulate_linearized(H, 0.1, 1, 3, noise_std=1.0, track="product"),
              ValueError, ("track", "noise_std"), "track"),
     # ------------------------------------------------------------------ sam

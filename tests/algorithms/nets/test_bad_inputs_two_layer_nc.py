@@ -198,3 +198,27 @@ def test_bad_input(case):
 def test_every_public_callable_has_a_case():
     assert_every_callable_covered(MODULES, CASES, exempt=EXEMPT)
 
+
+
+# round 2 of the held-out audit (issue #43): an int flat vector came back as int parameters, a vector
+# loss gave a stack of Hessians, an empty set of class means gave inf
+def test_round2_functional_and_collapse_domains():
+    _, unflatten = functional.flatten_params({"W": torch.zeros(2, 2, dtype=torch.float64)})
+    for case in (
+        BadInput(functional.flatten_params, lambda: unflatten(torch.zeros(4, dtype=torch.long)), TypeError,
+                 ("theta", "floating"), "unflatten-int"),
+        BadInput(functional.flat_hessian,
+                 lambda: functional.flat_hessian(lambda t: t**2,
+                     torch.ones(3, dtype=torch.float64)), TypeError,
+                 ("loss", "scalar"), "vector-loss"),
+        BadInput(neural_collapse.etf_distance, lambda: neural_collapse.etf_distance(np.zeros((0, 3))),
+                 ValueError, ("means", "K >= 2"), "empty"),
+        BadInput(neural_collapse.etf_distance, lambda: neural_collapse.etf_distance(np.eye(1)), ValueError,
+                 ("means", "K >= 2"), "one-class"),
+    ):
+        check_bad_input(case)
+
+
+def test_round2_flat_forward_names_the_module():
+    check_bad_input(BadInput(functional.flat_forward, lambda: functional.flat_forward(torch.nn.ReLU()),
+                             ValueError, ("module", "parameters"), "no-params"))

@@ -130,3 +130,26 @@ def test_bad_input(case):
 
 def test_every_public_callable_has_a_case():
     assert_every_callable_covered(MODULES, CASES, exempt=EXEMPT)
+
+
+# round 2 of the held-out audit (issue #43): complex bounds and a complex P were cast to their real part
+# silently; a string bound was parsed; a huge valid maxiters overflowed the backend's C int (NaN answer)
+def test_complex_and_string_inputs_are_named():
+    P, q = np.eye(2), -np.ones(2)
+    for case in (
+        BadInput(QP, lambda: QP(P=P, q=q, lb=np.zeros(2) + 1j), TypeError, ("lb", "real"), "lb-complex"),
+        BadInput(QP, lambda: QP(P=P, q=q, ub=np.ones(2) + 1j), TypeError, ("ub", "real"), "ub-complex"),
+        BadInput(QP, lambda: QP(P=P, q=q, ub=["1", "2"]), TypeError, ("ub", "real"), "ub-str"),
+        BadInput(qp_layer, lambda: qp_layer(torch.eye(2, dtype=torch.complex128), T_ZERO), TypeError,
+                 ("P", "real", "complex"), "P-complex"),
+    ):
+        check_bad_input(case)
+
+
+def test_huge_maxiters_is_clamped_for_the_backend():
+    qp = QP(P=np.eye(2), q=-np.ones(2), G=np.eye(2), h=np.array([0.5, 2.0]))
+    for backend in ("clarabel", "osqp"):
+        default = solve(qp, DQP(backend=backend))
+        huge = solve(qp, DQP(backend=backend), maxiters=10**40)
+        assert huge.retcode == default.retcode, backend
+        np.testing.assert_allclose(huge.x, default.x, atol=1e-6)

@@ -186,3 +186,30 @@ def test_bad_input(case):
 
 def test_every_public_callable_is_covered():
     assert_every_callable_covered(MODULES, CASES, exempt=EXEMPT)
+
+
+# round 2 of the held-out audit (issue #43): qubit indices are ints named once; the mean collision
+# statistic is a real number >= 0 (a string was parsed, -1 gave purity -7); probabilities numeric
+_BELL = np.zeros((4, 4))
+_BELL[0, 0] = _BELL[0, 3] = _BELL[3, 0] = _BELL[3, 3] = 0.5
+ROUND2 = [
+    BadInput(states.partial_trace, lambda: states.partial_trace(_BELL, (0, 0)), ValueError, ("keep", "once"),
+             "duplicate"),
+    BadInput(states.partial_trace, lambda: states.partial_trace(_BELL, (0.0,)), TypeError, ("keep", "int"),
+             "float"),
+    BadInput(states.partial_trace, lambda: states.partial_trace(_BELL, "1"), TypeError, ("keep", "int"),
+             "str"),
+    BadInput(estimators.purity_from_collisions, lambda: estimators.purity_from_collisions(-1.0, 2, 2),
+             ValueError,
+             ("mean_statistic", ">= 0"), "negative"),
+    BadInput(estimators.purity_from_collisions, lambda: estimators.purity_from_collisions("0.3", 2, 2),
+             TypeError,
+             ("mean_statistic", "real number"), "str"),
+    BadInput(states.sample_counts, lambda: states.sample_counts("p", 5), TypeError, ("probabilities",),
+             "str"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND2, ids=lambda c: c.id)
+def test_round2_bad_input(case):
+    check_bad_input(case)

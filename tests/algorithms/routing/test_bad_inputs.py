@@ -372,3 +372,62 @@ def test_overflowing_coordinates_are_rejected_naming_the_bound():
     check_bad_input(BadInput(integer_distances, lambda: integer_distances(inf, None, 1e6, 2**31, "LKH"),
                              ValueError, ("coords", "finite", "inf"), "inf"))
     assert TSPInstance(coords * 1e-100).n == 4  # 1e100: large but finite distances stay valid
+
+
+# round 2 of the held-out audit (issue #43): distance matrices checked as distances (strings, NaN,
+# negatives), 2-opt on a tour through every node with an int move cap and a tolerance >= 0, a start
+# node inside the matrix, bools refused as node indices, one-line TSPLIB names
+D4 = np.ones((4, 4)) - np.eye(4)
+ROUND2 = [
+    BadInput(nn_mod.nearest_neighbor_tour, lambda: nn_mod.nearest_neighbor_tour("d"), TypeError,
+             ("dist", "numeric"), "str"),
+    BadInput(nn_mod.nearest_neighbor_tour,
+             lambda: nn_mod.nearest_neighbor_tour(np.where(D4 > 0, np.nan, 0.0)),
+             ValueError, ("dist", "finite"), "nan"),
+    BadInput(nn_mod.nearest_neighbor_tour, lambda: nn_mod.nearest_neighbor_tour(-D4), ValueError,
+             ("dist", ">= 0"), "negative"),
+    BadInput(hk_mod.held_karp, lambda: held_karp("d"), TypeError, ("dist", "numeric"), "str"),
+    *[BadInput(nn_mod.nearest_neighbor_tour, lambda s=s: nn_mod.nearest_neighbor_tour(D4, s), ValueError,
+               ("start", "[0, 3]"), f"start-{s!r}") for s in (-1, 4, 1.5, "0", True)],
+    BadInput(nn_mod.two_opt, lambda: nn_mod.two_opt(D4, [0, 1, 2]), ValueError, ("tour", "each of the 4"),
+             "missing"),
+    BadInput(nn_mod.two_opt, lambda: nn_mod.two_opt(D4, [0, 1, 1, 3]), ValueError, ("tour", "distinct"),
+             "repeat"),
+    BadInput(nn_mod.two_opt, lambda: nn_mod.two_opt(D4, [0.0, 1.0, 2.0, 3.0]), ValueError, ("tour", "int"),
+             "floats"),
+    BadInput(nn_mod.two_opt, lambda: nn_mod.two_opt(D4, [0, 1, 2, 3], max_moves=-1), ValueError,
+             ("max_moves", ">= 0"), "negative"),
+    BadInput(nn_mod.two_opt, lambda: nn_mod.two_opt(D4, [0, 1, 2, 3], max_moves=2.5), ValueError,
+             ("max_moves", "int"), "float"),
+    BadInput(nn_mod.two_opt, lambda: nn_mod.two_opt(D4, [0, 1, 2, 3], tol=-1.0), ValueError, ("tol", ">= 0"),
+             "negative"),
+    BadInput(nn_mod.two_opt, lambda: nn_mod.two_opt(D4, [0, 1, 2, 3], tol=np.nan), ValueError,
+             ("tol", "finite"),
+             "nan"),
+    BadInput(prob.tsp_cost, lambda: prob.tsp_cost(TSPInstance(SQ), [True, False, 2, 3]), ValueError,
+             ("tour", "int"), "bool"),
+    BadInput(prob.cvrp_cost, lambda: prob.cvrp_cost(CV, [[1.5, 2], [3, 4, 5]]), ValueError, ("routes", "int"),
+             "float"),
+    BadInput(prob.write_tsplib, lambda: prob.write_tsplib(TSP, "a b\nc"), ValueError, ("name", "single line"),
+             "newline"),
+    BadInput(prob.write_cvrplib, lambda: prob.write_cvrplib(CV, "a\rb"), ValueError, ("name", "single line"),
+             "newline"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND2, ids=lambda c: c.id)
+def test_round2_bad_input(case):
+    check_bad_input(case)
+
+
+def test_valid_edges_stay_valid():
+    assert nn_mod.two_opt(D4, np.array([3, 2, 1, 0]))[1] is True
+    assert nn_mod.nearest_neighbor_tour(D4, np.int64(2))[0] == 2
+    assert prob.write_tsplib(TSP, 3).startswith("NAME : 3\n")
+    # the duplicate test is relative to the extent: the unit square scaled to 1e-12 with two nodes 5e-14
+    # apart is the geometry of 0.05 apart in the unit box (refused before as duplicates)
+    tiny = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.05, 0.0]]) * 1e-12
+    inst = TSPInstance(tiny)
+    assert abs(solve(inst, nn_mod.NearestNeighbor2Opt()).value - 4e-12) < 1e-20
+    check_bad_input(BadInput(TSPInstance, lambda: TSPInstance(np.vstack([SQ, SQ[:1] + 1e-14])), ValueError,
+                             ("coords", "distinct"), "near-duplicate"))

@@ -221,3 +221,29 @@ def test_strength_schedule_rejects_final_descent_past_epochs():
     check_bad_input(BadInput(strength_schedule, lambda: strength_schedule(0.5, 0.5, 2, final_descent=5),
                              ValueError, ("final_descent", "<= epochs = 2", "5"), "final_descent"))
     assert strength_schedule(0.5, 0.5, 2, final_descent=2) == (math.inf, math.inf)
+
+
+def test_round2_balanced_factorization_refuses_nan():
+    # issue #43 round 2: a NaN predictor gave a NaN network silently
+    from algorithms.unlearning.deep_linear_og import balanced_factorization
+    from algorithms.unlearning.models import DeepLinear
+
+    w = torch.tensor([1.0, math.nan, 0.0], dtype=torch.float64)
+    check_bad_input(BadInput(balanced_factorization, lambda: balanced_factorization(DeepLinear(3, (2, 2)), w),
+                             ValueError, ("predictor", "NaN"), "nan"))
+
+
+def test_round2_tasks_and_predictor_name_their_arguments():
+    from algorithms.unlearning.models import LinearModel, effective_predictor
+    from algorithms.unlearning.tasks import linear_task, two_layer_task
+
+    for case in (
+        BadInput(linear_task, lambda: linear_task(6, 10, 2, dtype=5), TypeError, ("dtype",), "dtype"),
+        BadInput(two_layer_task, lambda: two_layer_task(6, 3, "3", 2), ValueError, ("width",), "width-str"),
+        BadInput(effective_predictor, lambda: effective_predictor(LinearModel(3), {"nope": torch.zeros(1)}),
+                 ValueError, ("params", "weight"), "missing"),
+        BadInput(effective_predictor, lambda: effective_predictor(LinearModel(3), "p"), ValueError,
+                 ("params",),
+                 "str"),
+    ):
+        check_bad_input(case)
