@@ -766,10 +766,24 @@ def _numeric_reductions(ctx: Context, factor: float) -> tuple[list[str], dict]:
     worst = {"LCD1 vs GD(1/L_C)": 0.0, "LCD2 vs Polyak": 0.0, "LCD2 multiplier vs Polyak step size": 0.0}
     failures: list[str] = []
     runs = different_lengths = 0
+    refused = 0
     for family in _REDUCE_FAMILIES:
         for seed in seeds:
             prob = make_instance(family, int(seed), 1.0)
             d = prob.dimension
+            # ... and only there: with the family's own C, nonzero at x0, and no L, 1/L_C is not a
+            # smoothness step (f's curvature adds to C), so GradientDescent() must refuse, not guess
+            if np.any(prob.curvature_at(prob.x0)):
+                try:
+                    solve(replace(prob, L=None), GradientDescent(), maxiters=1)
+                except ValueError as exc:
+                    refused += 1
+                    if "L=" not in str(exc):
+                        failures.append(f"GradientDescent() on {family} (seed {int(seed)}): refused "
+                                        f"without asking for L ({exc})")
+                else:
+                    failures.append(f"GradientDescent() on {family} (seed {int(seed)}, C(x0) != 0, no L) "
+                                    "took a default step instead of asking for lr or L")
             for form, zero in (("matrix", lambda x, d=d: np.zeros((d, d))),
                                ("diagonal", lambda x, d=d: np.zeros(d))):
                 # GradientDescent's default step is 1/L, or 1/L_C on a C ≡ 0 problem without L: the
@@ -806,7 +820,10 @@ def _numeric_reductions(ctx: Context, factor: float) -> tuple[list[str], dict]:
                         failures.append(f"{label} on {family} (seed {int(seed)}, C ≡ 0 as {form}): "
                                         f"iterates differ (relative error {err:.3g}, {got.shape[0]} vs "
                                         f"{want.shape[0]} iterates)")
+    if not refused:
+        failures.append("no instance with C(x0) != 0 to probe GradientDescent()'s default step on")
     figures = {"runs": runs, "rtol": _REDUCE_RTOL, "runs_with_different_iterate_counts": different_lengths,
+               "default_step_refused_with_C_nonzero": refused,
                "max_relative_error_same_counts": {k: figure(v) for k, v in worst.items()}}
     return failures, figures
 
@@ -869,7 +886,9 @@ register(Claim(
               "eigenvalue D >= 0. Numerically, on the solver's own path: solve(LCD1) and "
               "solve(LCD2) on instances of six families with C replaced by 0 (as a zero matrix "
               "and as a zero diagonal, and no L) reproduce the iterates of solve(GradientDescent()), "
-              "whose default step there is 1/L_C, and of solve(Polyak) for 30 (full: 200) steps, to "
+              "whose default step there is 1/L_C (and only there: on the same instances with their own C, "
+              "nonzero at x₀, and no L, GradientDescent() is refused with a ValueError asking for L), and "
+              "of solve(Polyak) for 30 (full: 200) steps, to "
               "1e-12 relative, and the multiplier LCD2 records at each step is the step size Polyak "
               "records, Δ/‖∇f‖².",
     kind=Kind.NUMERIC,
