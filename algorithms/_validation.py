@@ -43,6 +43,30 @@ def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None
     return array
 
 
+def as_real_array(name: str, value: Any) -> np.ndarray:
+    """``value`` as a float64 ndarray of real numbers (inf/NaN allowed: the caller decides); strings and
+    complex entries refused by name (``np.asarray(value, dtype=float)`` would parse the one and drop the
+    imaginary part of the other)."""
+    if value is None:
+        raise TypeError(f"{name} is required, got None")
+    if hasattr(value, "detach"):
+        value = value.detach().cpu().numpy()
+    try:
+        array = np.asarray(value)
+    except Exception as exc:  # ragged lists and the like
+        raise TypeError(f"{name} must be array-like: {exc}") from exc
+    if array.dtype == object:
+        try:
+            array = array.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be numeric, got dtype object: {exc}") from None
+    if np.iscomplexobj(array):
+        raise TypeError(f"{name} must be real, got complex entries")
+    if array.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
+    return array.astype(np.float64)
+
+
 def as_float_matrix(name: str, value: Any, *, dtype=None, allow_sparse: bool = True):
     """A finite 2-D float matrix, dense ndarray or (if allowed) scipy CSC matrix."""
     if sp.issparse(value):

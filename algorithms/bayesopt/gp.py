@@ -24,7 +24,14 @@ import numpy as np
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
 from scipy.optimize import minimize
 
-from algorithms._validation import as_float_array, check_bool, check_positive, check_positive_int, check_seed
+from algorithms._validation import (
+    as_float_array,
+    as_real_array,
+    check_bool,
+    check_positive,
+    check_positive_int,
+    check_seed,
+)
 from algorithms.bayesopt.kernels import Kernel
 
 __all__ = ["GaussianProcess", "fit_kernel"]
@@ -112,7 +119,7 @@ class GaussianProcess:
 
     def predict(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and standard deviation at the rows of ``X`` (each of shape (m,))."""
-        X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+        X = np.atleast_2d(as_real_array("X", X))
         prior_sd = np.sqrt(self.kernel.outputscale)
         if self._n == 0:
             return np.full(X.shape[0], self.mean), np.full(X.shape[0], prior_sd)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from algorithms._validation import as_float_array, check_positive
+from algorithms._validation import as_float_array, as_real_array, check_positive
 
 __all__ = ["KERNEL_NAMES", "MATERN_NUS", "Kernel"]
 
@@ -95,8 +95,8 @@ class Kernel:
 
     def __call__(self, X, Y) -> np.ndarray:
         """The kernel matrix k(X, Y), shape (len(X), len(Y)); X, Y of shape (n, d) and (m, d)."""
-        X = np.atleast_2d(np.asarray(X, dtype=np.float64))
-        Y = np.atleast_2d(np.asarray(Y, dtype=np.float64))
+        X = np.atleast_2d(as_real_array("X", X))
+        Y = np.atleast_2d(as_real_array("Y", Y))
         if X.shape[1] != Y.shape[1]:
             raise ValueError(f"X and Y must have the same number of columns, got {X.shape} and {Y.shape}")
         return self.outputscale * self.profile(self._scaled_distance(X, Y))

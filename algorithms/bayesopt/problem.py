@@ -12,7 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from algorithms._validation import as_float_array, check_callable, check_positive_int, check_str
+from algorithms._validation import (
+    as_float_array,
+    as_real_array,
+    check_callable,
+    check_positive_int,
+    check_str,
+)
 from algorithms.core import Problem
 
 __all__ = ["ConstrainedBOProblem"]
@@ -109,11 +115,11 @@ class ConstrainedBOProblem(Problem):
     def to_unit(self, X: np.ndarray) -> np.ndarray:
         """Box coordinates -> [0, 1]^d (where the GPs live)."""
         lo, hi = self.bounds[:, 0].astype(np.float64), self.bounds[:, 1].astype(np.float64)
-        return (np.asarray(X, dtype=np.float64) - lo) / (hi - lo)
+        return (as_real_array("X", X) - lo) / (hi - lo)
 
     def from_unit(self, U: np.ndarray) -> np.ndarray:
         lo, hi = self.bounds[:, 0].astype(np.float64), self.bounds[:, 1].astype(np.float64)
-        return lo + np.asarray(U, dtype=np.float64) * (hi - lo)
+        return lo + as_real_array("U", U) * (hi - lo)
 
     def evaluate(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         """(f(x), c(x) as an (m,) array), both as float64; non-finite values are returned as they are."""
@@ -124,10 +130,10 @@ class ConstrainedBOProblem(Problem):
         if cons_raw is None or isinstance(cons_raw, str | bytes):
             raise TypeError(f"c(x) must return a float or an array of {self.n_constraints}, "
                             f"got {type(cons_raw).__name__}")
-        value = np.asarray(raw, dtype=np.float64)
+        value = as_real_array("f(x)", raw)
         if value.size != 1:
             raise ValueError(f"f(x) must return one float, got shape {value.shape}")
-        cons = np.atleast_1d(np.asarray(cons_raw, dtype=np.float64))
+        cons = np.atleast_1d(as_real_array("c(x)", cons_raw))
         if cons.shape != (self.n_constraints,):
             raise ValueError(f"c(x) must return {self.n_constraints} values, got shape {cons.shape}")
         return float(value.reshape(())), cons

@@ -71,7 +71,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import qmc
 
-from algorithms._validation import check_choice, check_positive_int
+from algorithms._validation import as_real_array, check_choice, check_positive_int
 
 __all__ = [
     "BOUNDARY", "CROSSOVERS", "INITIALIZATIONS", "MUTATIONS", "NICHING", "SELECTIONS",
@@ -99,7 +99,7 @@ def _rng(rng) -> np.random.Generator:
 
 def _population(name: str, X, *, like: np.ndarray | None = None) -> np.ndarray:
     """``X`` as a 2-D float array (of the shape of ``like`` when given)."""
-    X = np.asarray(X, dtype=float)
+    X = as_real_array("X", X)
     if X.ndim != 2 or X.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty 2-D array (N, d), got shape {X.shape}")
     if like is not None and X.shape != like.shape:
@@ -108,7 +108,7 @@ def _population(name: str, X, *, like: np.ndarray | None = None) -> np.ndarray:
 
 
 def _values(name: str, y, n: int) -> np.ndarray:
-    y = np.asarray(y, dtype=float)
+    y = as_real_array("y", y)
     if y.shape != (n,):
         raise ValueError(f"{name} must have shape ({n},), got {y.shape}")
     return y
@@ -126,7 +126,7 @@ def initialize(method: str, n: int, lower: np.ndarray, upper: np.ndarray, rng: n
     check_choice("method", method, INITIALIZATIONS)
     n = check_positive_int("n", n)
     rng = _rng(rng)
-    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    lower, upper = as_real_array("lower", lower), as_real_array("upper", upper)
     d = lower.size
     seed = int(rng.integers(2**31))
     if method == "uniform":
@@ -286,7 +286,7 @@ def ga_mutation(method: str, X: np.ndarray, lower: np.ndarray, upper: np.ndarray
     check_choice("method", method, ("gaussian", "polynomial"))
     rng = _rng(rng)
     X = _population("X", X)
-    width = np.asarray(upper, dtype=float) - np.asarray(lower, dtype=float)
+    width = as_real_array("upper", upper) - as_real_array("lower", lower)
     if method == "gaussian":
         return X + sigma * width * rng.standard_normal(X.shape)
     u = rng.random(X.shape)
@@ -315,9 +315,9 @@ def pso_update(X: np.ndarray, V: np.ndarray, P: np.ndarray, yP: np.ndarray, lowe
     X = _population("X", X)
     V, P = _population("V", V, like=X), _population("P", P, like=X)
     groups = _groups(groups, len(X))
-    g = P[_group_best(np.asarray(yP, dtype=float), groups)]
+    g = P[_group_best(as_real_array("yP", yP), groups)]
     r1, r2 = rng.random(X.shape), rng.random(X.shape)
-    vmax = 0.2 * (np.asarray(upper, dtype=float) - np.asarray(lower, dtype=float))
+    vmax = 0.2 * (as_real_array("upper", upper) - as_real_array("lower", lower))
     Vn = np.clip(w * V + c1 * r1 * (P - X) + c2 * r2 * (g - X), -vmax, vmax)
     return X + Vn, Vn
 
@@ -335,7 +335,7 @@ def boundary(method: str, U: np.ndarray, X: np.ndarray, lower: np.ndarray, upper
     rng = _rng(rng)
     U = _population("U", U)
     X = _population("X", X, like=U)
-    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    lower, upper = as_real_array("lower", lower), as_real_array("upper", upper)
     width = upper - lower
     out = (U < lower) | (U > upper)
     if not np.any(out):
@@ -348,7 +348,7 @@ def boundary(method: str, U: np.ndarray, X: np.ndarray, lower: np.ndarray, upper
     elif method == "periodic":
         R = lower + np.mod(U - lower, width)
     elif method == "halving":
-        Xc = np.clip(np.asarray(X, dtype=float), lower, upper)
+        Xc = np.clip(as_real_array("X", X), lower, upper)
         R = np.where(U < lower, (Xc + lower) / 2, np.where(U > upper, (Xc + upper) / 2, U))
     else:
         R = lower + rng.random(U.shape) * width
@@ -470,7 +470,7 @@ class SepCMAState:
 
     @classmethod
     def start(cls, m: np.ndarray, sigma: float) -> SepCMAState:
-        m = _population("m", np.atleast_2d(np.asarray(m, dtype=float)))[0]
+        m = _population("m", np.atleast_2d(as_real_array("m", m)))[0]
         if isinstance(sigma, bool) or not isinstance(sigma, int | float | np.floating) or not sigma > 0:
             raise ValueError(f"sigma must be a number > 0, got {sigma!r}")
         d = len(m)

@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from algorithms._validation import check_generator, check_positive_int
+from algorithms._validation import as_real_array, check_generator, check_positive_int
 from algorithms.blackbox.components import initialize
 from algorithms.blackbox.problem import Evaluator
 
@@ -77,12 +77,12 @@ def ela_features(X: np.ndarray, y: np.ndarray, lower: np.ndarray, upper: np.ndar
     >>> round(float(f[0]), 6)                       # a linear function: linear R² = 1
     1.0
     """
-    X = np.asarray(X, dtype=float)
-    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    X = as_real_array("X", X)
+    lower, upper = as_real_array("lower", lower), as_real_array("upper", upper)
     if X.ndim != 2 or lower.shape != (X.shape[1],) or upper.shape != lower.shape:
         raise ValueError(f"X must be (n, d) with lower and upper of shape (d,), got {X.shape}, "
                          f"{lower.shape}, {upper.shape}")
-    y = np.asarray(y, dtype=float).copy()
+    y = as_real_array("y", y).copy()
     if y.shape != (X.shape[0],):
         raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
     X = (X - lower) / (upper - lower)

@@ -47,7 +47,7 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 
-from algorithms._validation import check_generator
+from algorithms._validation import as_real_array, check_generator
 from algorithms.forests.diffusion import EIGEN_FLOOR, DiffusionMap
 from algorithms.forests.partition import ForestPartition, sample_in_boxes
 
@@ -153,7 +153,7 @@ def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarr
         raise ValueError(f"n_candidates must be a positive int, got {n_candidates!r}")
     if not (isinstance(time_limit, int | float) and time_limit > 0):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
-    low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+    low, high = as_real_array("low", low), as_real_array("high", high)
     categorical = np.asarray(categorical, dtype=bool)
     d = partition.n_features
     Pi = sp.csr_matrix((np.ones(n * B), (np.repeat(np.arange(n), B), train_leaves.ravel())), shape=(n, L))

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
-from algorithms._validation import check_generator
+from algorithms._validation import as_real_array, check_generator
 from algorithms.forests.partition import sample_in_boxes
 
 __all__ = ["knn_decode", "synthetic_training_set"]
@@ -70,8 +70,8 @@ def knn_decode(Z0: Any, Z_train: Any, X_synthetic: Any, *, k: int, categorical: 
                rng: np.random.Generator) -> np.ndarray:
     """Decode the rows of ``Z0`` (m, d) from the ``k`` nearest rows of ``Z_train`` (n, d)."""
     check_generator("rng", rng)
-    Z0, Z_train = np.asarray(Z0, dtype=np.float64), np.asarray(Z_train, dtype=np.float64)
-    X_synthetic = np.asarray(X_synthetic, dtype=np.float64)
+    Z0, Z_train = np.asarray(Z0, dtype=np.float64), as_real_array("Z_train", Z_train)
+    X_synthetic = as_real_array("X_synthetic", X_synthetic)
     categorical = np.asarray(categorical, dtype=bool)
     if Z0.ndim != 2 or Z0.shape[1] != Z_train.shape[1]:
         raise ValueError(f"Z0 must have shape (m, {Z_train.shape[1]}), got {Z0.shape}")

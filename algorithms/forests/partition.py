@@ -39,7 +39,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.ensemble._forest import BaseForest
 
-from algorithms._validation import check_generator
+from algorithms._validation import as_real_array, check_generator
 
 __all__ = ["ForestPartition", "check_forest", "cooccurrence_kernel", "forest_kernel", "node_boxes",
            "sample_in_boxes"]
@@ -199,7 +199,7 @@ def sample_in_boxes(lower: np.ndarray, upper: np.ndarray, categorical: np.ndarra
     (True, True)
     """
     check_generator("rng", rng)
-    lower, upper = np.asarray(lower, dtype=np.float64), np.asarray(upper, dtype=np.float64)
+    lower, upper = as_real_array("lower", lower), as_real_array("upper", upper)
     if lower.ndim != 2 or upper.shape != lower.shape:
         raise ValueError(f"lower and upper must be 2-D arrays of one shape (boxes, features), got "
                          f"{lower.shape} and {upper.shape}")

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
-from algorithms._validation import check_generator
+from algorithms._validation import as_real_array, check_generator
 from algorithms.forests.partition import ForestPartition, node_boxes, sample_in_boxes
 
 __all__ = ["RelabeledForest", "majority_box", "relabel_forest"]
@@ -126,7 +126,7 @@ def majority_box(lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.n
     >>> majority_box(lo, hi)
     (array([[1.5]]), array([[1.8]]))
     """
-    lower, upper = np.asarray(lower, dtype=np.float64), np.asarray(upper, dtype=np.float64)
+    lower, upper = as_real_array("lower", lower), as_real_array("upper", upper)
     if lower.ndim != 3 or upper.shape != lower.shape:
         raise ValueError(f"lower and upper must have one shape (m, B, d), got {lower.shape} and "
                          f"{upper.shape}")
