@@ -48,3 +48,31 @@ def test_scalar_checks():
         v.check_choice("backend", "x", {"a", "b"})
     with pytest.raises(TypeError, match="f must be callable"):
         v.check_callable("f", 3)
+
+
+def test_round2_shared_checks():
+    # issue #43 round 2: the helpers the fixes share (each names its argument)
+    import torch
+
+    from algorithms._validation import (
+        as_real_array,
+        backend_cap,
+        check_device,
+        check_float_tensor,
+        check_generator,
+    )
+
+    assert backend_cap(10**40) == 2**31 - 1 and backend_cap(5) == 5 and backend_cap(None) is None
+    assert as_real_array("lower", [0, np.inf]).tolist() == [0.0, np.inf]
+    for bad, error, words in ((["1", "2"], TypeError, "lower must be numeric"),
+        ([1j], TypeError, "lower must be real")):
+        with pytest.raises(error, match=words):
+            as_real_array("lower", bad)
+    with pytest.raises(TypeError, match=r"rng must be a numpy\.random\.Generator"):
+        check_generator("rng", 0)
+    with pytest.raises(ValueError, match="grad contains NaN"):
+        check_float_tensor("grad", torch.tensor([float("nan")]))
+    with pytest.raises(TypeError, match="grad must be a real floating tensor"):
+        check_float_tensor("grad", torch.ones(1, dtype=torch.complex64))
+    with pytest.raises(ValueError, match="X must be on the model's device"):
+        check_device("X", torch.ones(1, device="meta"), torch.ones(1))
