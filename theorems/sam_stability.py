@@ -1821,7 +1821,7 @@ register(Claim(
     power="At quick size (5 data sets, 10 epochs) SAM's advantage is decided (interval [+0.020, +0.026]) and "
           "all 5 per-data-set C slopes are positive, but the level-0.05/3 t intervals on 4 degrees of "
           "freedom still reach 0 (SGD [-0.004, +0.088], SAM [-0.004, +0.094]). The full profile (12 data "
-          "sets, the paper's 50 epochs) decides all three: measured (run seed 0) SAM minus SGD +0.104 "
+          "sets, the paper's 50 epochs) decides all three: measured (Context seed 0) SAM minus SGD +0.104 "
           "[+0.091, +0.117], C slopes +0.083 [+0.046, +0.119] (SGD) and +0.109 [+0.061, +0.156] (SAM): "
           "verified there."))
 
