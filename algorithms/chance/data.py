@@ -39,7 +39,7 @@ import numpy as np
 import scipy.optimize
 import torch
 
-from algorithms._validation import check_choice, check_positive_int, check_seed
+from algorithms._validation import as_real_array, check_choice, check_positive_int, check_seed
 from algorithms.chance.problem import ChanceConstrainedProblem, empirical_violation, min_samples
 
 __all__ = ["RESTRICTIONS", "collect_feasible_points", "restricted_solution"]
@@ -58,7 +58,7 @@ def restricted_solution(
     ``h_subset`` instead (z unused)."""
     if not isinstance(problem, ChanceConstrainedProblem):
         raise TypeError(f"problem must be a ChanceConstrainedProblem, got {type(problem).__name__}")
-    h_subset = np.asarray(h_subset, dtype=np.float64)
+    h_subset = as_real_array("h_subset", h_subset)
     if h_subset.ndim != 2 or h_subset.shape[1] != problem.h_samples.shape[1] or h_subset.shape[0] < 2:
         raise ValueError(
             f"h_subset must have shape (k >= 2, {problem.h_samples.shape[1]}), got {h_subset.shape}"

@@ -51,6 +51,7 @@ import scipy.linalg
 from algorithms._validation import (
     as_float_array,
     as_float_matrix,
+    as_real_array,
     check_callable,
     check_choice,
     check_positive,
@@ -174,7 +175,7 @@ class CurvatureProblem(Problem):
     def gradient(self, x: np.ndarray) -> np.ndarray:
         raw = self.grad(x)
         try:
-            g = np.asarray(raw, dtype=np.float64)
+            g = as_real_array("grad(x)", raw)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"grad(x) must return a real array of shape ({self.dimension},), got "
                             f"{type(raw).__name__}") from exc
@@ -196,7 +197,7 @@ class CurvatureProblem(Problem):
         d = self.dimension
         raw = self.curvature(x)
         try:
-            C = np.asarray(raw, dtype=np.float64)
+            C = as_real_array("curvature(x)", raw)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"curvature(x) must return an array: {exc}") from exc
         if C.shape not in ((d,), (d, d)):

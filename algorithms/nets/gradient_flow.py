@@ -85,6 +85,7 @@ from scipy.integrate import solve_ivp
 
 from algorithms._validation import (
     as_float_array,
+    as_real_array,
     check_choice,
     check_nonnegative,
     check_positive,
@@ -270,7 +271,7 @@ class TwoLayerTraining(Problem):
     def params(self, theta) -> dict[str, torch.Tensor]:
         """θ as the parameter dict of ``self.net()`` (float64 tensors)."""
         _, unflatten = flatten_params(module_params(self._template))
-        return unflatten(torch.as_tensor(np.asarray(theta, dtype=np.float64)))
+        return unflatten(torch.as_tensor(as_real_array("theta", theta)))
 
     # ------------------------------------------------------------------ loss, gradient, features
     def loss_and_grad(self, theta: np.ndarray, X: np.ndarray | None = None) -> tuple[float, np.ndarray]:
@@ -309,7 +310,7 @@ class TwoLayerTraining(Problem):
         return loss, np.concatenate(parts).astype(theta.dtype, copy=False)
 
     def loss_value(self, theta) -> float:
-        return self.loss_and_grad(np.asarray(theta, dtype=np.float64))[0]
+        return self.loss_and_grad(as_real_array("theta", theta))[0]
 
     def torch_loss(self, theta: torch.Tensor) -> torch.Tensor:
         """The same loss as a torch function of a flat float64 θ: the module ``self.net()`` evaluated at
@@ -330,7 +331,7 @@ class TwoLayerTraining(Problem):
 
     def metrics(self, theta) -> dict[str, float]:
         """Loss, ‖θ‖ and the NC metrics of the hidden features at θ."""
-        theta = np.asarray(theta, dtype=np.float64)
+        theta = as_real_array("theta", theta)
         _, _, V = self.split(theta)
         out = {"loss": self.loss_value(theta), "param_norm": float(np.linalg.norm(theta))}
         out.update(nc_metrics(self.features(theta), self.y, V))

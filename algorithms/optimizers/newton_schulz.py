@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from algorithms._validation import as_real_array
+
 __all__ = ["CUBIC_COEFFICIENTS", "QUINTIC_COEFFICIENTS", "newton_schulz", "singular_value_map"]
 
 #: Keller Jordan's quintic (torch.optim.Muon's default): maximal slope at 0, not convergent to 1
@@ -145,7 +147,7 @@ def singular_value_map(sigma, ns_coefficients=QUINTIC_COEFFICIENTS, ns_steps: in
     """
     a, b, c = _check_coefficients(ns_coefficients)
     ns_steps = _check_steps(ns_steps)
-    s = np.asarray(sigma, dtype=np.float64)
+    s = as_real_array("sigma", sigma)
     if not np.all(np.isfinite(s)):
         raise ValueError("sigma must be finite")
     for _ in range(ns_steps):

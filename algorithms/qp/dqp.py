@@ -69,7 +69,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from algorithms._validation import as_float_array, check_positive, check_shape
+from algorithms._validation import as_float_array, as_real_array, check_positive, check_shape
 from algorithms.core import (
     Algorithm,
     IterationMonitor,
@@ -438,8 +438,8 @@ class KKTFactor:
             if self.singular:
                 self._regularize()
             return
-        self.P = np.asarray(P, dtype=np.float64)
-        self.C = None if C is None else np.asarray(C, dtype=np.float64)
+        self.P = as_real_array("P", P)
+        self.C = None if C is None else as_real_array("C", C)
         if self._try_cholesky(cholesky):
             return
         self.method = "ldl"
