@@ -288,8 +288,63 @@ def _decoder_check(ctx: Context, *, sabotage: bool) -> Outcome:
         assert outside == 0, f"{outside} (point, tree) pairs fall outside the chosen leaf box"
         return {"rows_decoded": int(dec.solved.sum())}
 
+    edge = [] if sabotage else _decoder_edge_faults()
+    if edge:
+        return fact(False, f"exact decoder at the edges of its boxes: {'; '.join(edge)}")
     return property_outcome(_decoder_instances(), test, ctx=ctx, max_examples=ctx.pick(8, 60),
                             what="every point the exact decoder returns lies in each chosen leaf box")
+
+
+class _EdgeGenerator(np.random.Generator):
+    """A Generator whose uniform draws all equal ``value`` (0 or the largest double below 1): the
+    extreme draws inside a box, where a margin of the wrong sign leaves it."""
+
+    def __init__(self, value: float) -> None:
+        super().__init__(np.random.PCG64(0))
+        self.value = value
+
+    def random(self, size=None, dtype=np.float64, out=None):
+        return np.full(size, self.value)
+
+
+def _decoder_edge_faults() -> list[str]:
+    """The exact decoder on a table built to reach the edges of its boxes: a categorical column split
+    only between codes 1 and 2 (its lower leaf unbounded below holds codes {0, 1}, boxes are open
+    below, so code 0 must stay drawable), a numeric column split in the middle, and a constant column.
+    (a) the constant column decodes to its value exactly; (b) decoding a row of the lower categorical
+    leaf 16 times draws code 0 at least once (uniform over {0, 1}: missing it has probability 2^-16);
+    (c) with every uniform draw at 0 or at 1 − 2^-53, each decoded point still routes to the chosen
+    leaves (the float32 safety margin keeps it off the faces), on one training row per (categorical leaf,
+    side of the numeric split)."""
+    rng = np.random.default_rng(7)
+    n = 48
+    X = np.column_stack([rng.random(n), np.tile([0.0, 1.0, 2.0, 3.0], n // 4), np.full(n, 5.0)])
+    categorical = np.array([False, True, False])
+    forest = RandomForestRegressor(n_estimators=2, max_depth=2, random_state=0).fit(
+        X, 4.0 * (X[:, 1] >= 2) + (X[:, 0] > 0.5))
+    part = ForestPartition.from_forest(forest)
+    train_leaves = part.leaves(X)
+    low_row = int(np.flatnonzero((X[:, 1] == 0) & (X[:, 0] < 0.5))[0])
+    rows = np.repeat(forest_kernel(part, X[[low_row]], X).toarray(), 16, axis=0)
+    faults = []
+    dec = exact_decode(rows, part, train_leaves, X.min(0), X.max(0), categorical, rng, time_limit=5.0)
+    if not dec.solved.all():
+        return [f"{int((~dec.solved).sum())} of 16 rows unsolved"]
+    if not np.all(dec.x[:, 2] == 5.0):
+        faults.append(f"the constant column 5.0 decoded as {np.unique(dec.x[:, 2]).tolist()[:3]}")
+    if not np.any(dec.x[:, 1] == 0.0):
+        faults.append(f"code 0 never drawn from the lower leaf (codes {np.unique(dec.x[:, 1]).tolist()})")
+    corners = [int(np.flatnonzero(((X[:, 1] >= 2) == hi_code) & ((X[:, 0] > 0.5) == hi_x))[0])
+               for hi_code in (False, True) for hi_x in (False, True)]
+    every = forest_kernel(part, X[corners], X).toarray()
+    for value in (0.0, 1.0 - 2.0**-53):
+        edge = exact_decode(every, part, train_leaves, X.min(0), X.max(0), categorical,
+                            _EdgeGenerator(value), time_limit=5.0)
+        off = int((part.leaves(edge.x[edge.solved]) != edge.leaves[edge.solved]).sum())
+        if off or not edge.solved.all():
+            faults.append(f"uniform draws at {value:.17g}: {off} (point, tree) pairs off the chosen leaves, "
+                          f"{int((~edge.solved).sum())} rows unsolved")
+    return faults
 
 
 register(Claim(
@@ -298,7 +353,11 @@ register(Claim(
     statement="On forests of 4 trees of depth 3 over 3 features (numeric ones on [3, 5] and [−1, −0.5], "
               "the third optionally categorical), the "
               "exact decoder's ILP is solved for every noisy kernel row and the decoded point is "
-              "routed by every tree to the leaf the ILP chose",
+              "routed by every tree to the leaf the ILP chose; and on a table built to reach the boxes' "
+              "edges (2 trees of depth 2, a categorical column split between codes 1 and 2, a numeric "
+              "one, a constant one) a constant column decodes exactly, the smallest code of a leaf "
+              "unbounded below is drawn (at least once in 16 draws from {0, 1}), and with every uniform "
+              "draw at 0 or at 1 − 2^-53 four decoded training rows still route to their chosen leaves",
     kind=Kind.PROPERTY,
     check=lambda ctx: _decoder_check(ctx, sabotage=False),
     control=lambda ctx: _decoder_check(ctx, sabotage=True),
@@ -889,9 +948,17 @@ def _knn_weights_check(ctx: Context, *, sabotage: bool) -> Outcome:
         decoded = knn_decode(Z0, used, synthetic, k=k, categorical=categorical, rng=rng)
         reference = _knn_reference(Z0, Z_train, synthetic, k, categorical)
         worst = max(worst, float(np.abs(decoded - reference).max()))
+    # a tie up to round-off is a tie: neighbours at distances 3 and 6 (label 0) against 2 (label 1)
+    # weigh 1/3 + 1/6 = 1/2 each mathematically, 0.5 and 0.5000000000000001 in floats; the documented
+    # random tie-break must then give both labels over 40 draws (missing one has probability 2^-39)
+    near, labels = np.array([[3.0], [6.0], [2.0]]), np.array([[0.0], [0.0], [1.0]])
+    tie = {float(knn_decode(np.zeros((1, 1)), near, labels, k=3, categorical=np.array([True]),
+                            rng=np.random.default_rng(s))[0, 0]) for s in range(40)}
     # 1e-10: each entry is a convex combination of 7 standard normals, so round-off is ~1e-15
-    return fact(worst <= 1e-10, "the k-NN decoder is the inverse-distance-weighted mean (numeric) and the "
-                "weighted vote (categorical) of the k nearest rows", max_error=figure(worst, floor=1e-12))
+    return fact(worst <= 1e-10 and tie == {0.0, 1.0},
+                "the k-NN decoder is the inverse-distance-weighted mean (numeric) and the "
+                "weighted vote (categorical) of the k nearest rows, a vote tied up to round-off broken at "
+                f"random (labels drawn: {sorted(tie)})", max_error=figure(worst, floor=1e-12))
 
 
 register(Claim(
@@ -900,7 +967,9 @@ register(Claim(
            "continuous features, weighted majority vote for categorical ones)",
     statement="For 60 training embeddings in R², 25 query embeddings and k = 7 (Gaussian draws), the "
               "k-NN decoder's numeric columns equal the mean of the 7 nearest synthetic rows weighted by "
-              "inverse Euclidean distance, and its categorical column equals their weighted majority vote",
+              "inverse Euclidean distance, and its categorical column equals their weighted majority vote; "
+              "a vote tied up to round-off (weights 1/3 + 1/6 against 1/2) is broken at random (both labels "
+              "over 40 seeds)",
     kind=Kind.NUMERIC,
     check=lambda ctx: _knn_weights_check(ctx, sabotage=False),
     control=lambda ctx: _knn_weights_check(ctx, sabotage=True),
@@ -1045,6 +1114,12 @@ def _more_assumption_cases(X: np.ndarray, y: np.ndarray, fitted: RFAutoencoder) 
                  lambda: synthetic(2)),
         Boundary("leaf lookups take a boolean X (numeric or bool dtype)", "X",
                  lambda: part.leaves(X > 0), lambda: part.leaves(X.astype(str))),
+        Boundary("leaf lookups take a 2-D X (a 1-D row refused)", "X", lambda: part.leaves(X[:1]),
+                 lambda: part.leaves(X[0])),
+        Boundary("fit takes an object-dtype X of numbers (converted like sklearn does)", "X",
+                 lambda: RFAutoencoder(n_estimators=3, random_state=0).fit(X.astype(object)),
+                 lambda: RFAutoencoder(n_estimators=3, random_state=0).fit(
+                     np.where(y[:, None] > 0, X.astype(object), "a"))),
     ]
 
 
@@ -1065,7 +1140,8 @@ register(Claim(
               "distortion's shapes, finiteness and flags; and, since #46 round 3, diffusion tol >= 0, "
               "supervised=True with a continuous target, a RandomState whose seed draw is 0 (fit and "
               "decode), the exact decoder's n_candidates >= 1, leaf ids below the number of leaf boxes, "
-              "leaf lookups of a boolean X) is enforced at its boundary: the value just "
+              "leaf lookups of a boolean X and of a 2-D X only, an object-dtype X of numbers) is enforced at "
+              "its boundary: the value just "
               "inside is accepted, the value just outside refused with a ValueError or TypeError naming "
               "the argument",
     kind=Kind.PROPERTY,
