@@ -1997,8 +1997,16 @@ def _io_check(ctx: Context, drop_depot_section: bool = False) -> Outcome:
         if not (np.array_equal(back.coords, cv.coords[expected])
                 and np.array_equal(back.demands, cv.demands[expected])):
             failures.append("the depot of a file whose DEPOT_SECTION is node 3 is not node 0 after reading")
+    # the benchmark's capacity table (AGFN / GFACS / HBG data): 20 -> 30, 50 -> 40, 100 -> 50, beyond -> 50
+    from algorithms.routing.problem import cvrp_capacity
+
+    table = {n: cvrp_capacity(n) for n in (20, 50, 100, 200)}
+    if table != {20: 30, 50: 40, 100: 50, 200: 50} or random_cvrp(50, seed=ctx.seed).capacity != 40:
+        failures.append(f"capacities {table} (CVRP50 drawn with {random_cvrp(50, seed=ctx.seed).capacity}), "
+                        "not the benchmark's 30 / 40 / 50 / 50")
     return fact(not failures, "TSPLIB/CVRPLIB round trips exact, a declared depot moved to node 0, instance "
-                "arrays read-only" + (f" (failed: {'; '.join(failures)})" if failures else ""),
+                "arrays read-only, the benchmark's capacities"
+                + (f" (failed: {'; '.join(failures)})" if failures else ""),
                 failures=len(failures))
 
 
@@ -2010,8 +2018,9 @@ register(
         "algorithms.routing.problem",
         statement="write_cvrplib/read_cvrplib and write_tsplib/read_tsplib round-trip random CVRP5, CVRP12, "
         "TSP5, TSP12 exactly (coordinates, demands, capacity, distances); a CVRPLIB file whose "
-        "DEPOT_SECTION names node 3 is read with that node as node 0 and the others in file order; and "
-        "the instances' coordinates, demands and distance matrices are read-only",
+        "DEPOT_SECTION names node 3 is read with that node as node 0 and the others in file order; "
+        "the instances' coordinates, demands and distance matrices are read-only; and the capacities are "
+        "the benchmark's (20, 50, 100, 200 customers: 30, 40, 50, 50; a drawn CVRP50 has 40)",
         kind=Kind.PROPERTY,
         check=_io_check,
         control=lambda ctx: _io_check(ctx, drop_depot_section=True),
@@ -2030,6 +2039,16 @@ def _one_pass(instance, algorithm) -> None:
     sol = solve(instance, algorithm, maxiters=1)
     if sol.retcode.value != "Success":
         raise ValueError(f"maxiters = 1: {sol.retcode.value}, not Success")
+
+
+def _two_opt_no_move() -> None:
+    """2-opt on a 3-node tour (no two non-adjacent edges): the tour back, a local optimum, 0 moves."""
+    from algorithms.routing.nn2opt import two_opt
+
+    d = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 1.5], [2.0, 1.5, 0.0]])
+    got = two_opt(d, [0, 2, 1])
+    if got != ([0, 2, 1], True, 0):
+        raise ValueError(f"tour: 2-opt on 3 nodes returned {got}, not ([0, 2, 1], True, 0)")
 
 
 def _domain_check(ctx: Context, open_ends: bool = False) -> Outcome:
@@ -2051,6 +2070,9 @@ def _domain_check(ctx: Context, open_ends: bool = False) -> Outcome:
         ("a tour of floats", lambda: check_tsp_tour(tsp5, [0.0, 1.0, 2.0, 3.0, 4.0]), False,
          (ValueError, "tour")),
         ("a tour missing a node", lambda: check_tsp_tour(tsp5, [0, 1, 2, 3]), False, (ValueError, "tour")),
+        ("2-opt on 3 nodes (no move exists: 0 moves)", _two_opt_no_move, True, None),
+        ("a checkpoint file that does not exist", lambda: load_model("/nonexistent/hbg_checkpoint.pt"), False,
+         (ValueError, "path")),
     ]
     # IndexError too: a tour index out of range must be a named ValueError, never numpy's
     return domain_outcome(cases, open_ends=open_ends, catch=(TypeError, ValueError, IndexError))
@@ -2063,8 +2085,9 @@ register(
         source=f"Section 5 (optimality gaps against exact and classical references) {SRC}; our validation "
         "(algorithms.routing.held_karp, cvrp_enumeration, problem)",
         statement="Held–Karp accepts 3..12 nodes (3 tested) and HeldKarp / CVRPEnumeration return Success "
-        "with maxiters = 1 (one pass is their whole run); a 3 × 4 or 1-D distance array, 13 nodes, and an "
-        "empty, float or incomplete tour are refused with a ValueError naming the argument (9 cases)",
+        "with maxiters = 1 (one pass is their whole run) and 2-opt returns a 3-node tour as a local optimum "
+        "after 0 moves; a 3 × 4 or 1-D distance array, 13 nodes, an empty, float or incomplete tour and a "
+        "checkpoint path that does not exist are refused with a ValueError naming the argument (11 cases)",
         kind=Kind.PROPERTY,
         check=_domain_check,
         control=lambda ctx: _domain_check(ctx, open_ends=True),
