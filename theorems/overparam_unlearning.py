@@ -473,6 +473,9 @@ def _check_closed_form(ctx: Context, *, sabotage: bool) -> Outcome:
         # 2(1 + λ) with G, would lose these digits, hence the comparison with the unscaled update)
         tiny = orthogonal_gradient_step(torch.from_numpy(theta), G_t * 1e-12, lam).numpy()
         worst = max(worst, float(np.abs(tiny - step).max()))
+        # no retained gradient (an empty G): no constraint, Δ = −θ/(1 + λ), so θ + Δ = λθ/(1 + λ)
+        free = orthogonal_gradient_step(torch.from_numpy(theta), torch.zeros(0, d, dtype=torch.float64), lam)
+        worst = max(worst, float(np.abs(free.numpy() - lam * theta / (1.0 + lam)).max()))
     # KKT matrix condition number is O(10²) for these sizes; 1e-9 is far above its round-off
     return fact(worst <= 1e-9, "orthogonal_gradient_step equals the KKT solution to 1e-9", worst_error=worst)
 
@@ -489,7 +492,8 @@ register(Claim(
     statement="For every λ >= 0 and gradient set G, θ − (1/(1+λ)) P_{span(G)⊥} θ (our "
               "orthogonal_gradient_step) equals θ + argmin{‖θ+Δ‖² + λ‖Δ‖² : Δ ⊥ G} computed from the KKT "
               "system by numpy least squares, to 1e-9, including dependent gradients, and the gradients "
-              "scaled by 1e-12 (the same span) give the same update to 1e-9.",
+              "scaled by 1e-12 (the same span) give the same update to 1e-9; with no gradient at all "
+              "(G empty) the update is the unconstrained λθ/(1 + λ).",
     kind=Kind.NUMERIC,
     check=partial(_check_closed_form, sabotage=False), control=partial(_check_closed_form, sabotage=True),
     control_description="the update computed with the orthogonal complement of the gradients in place of "
@@ -1057,12 +1061,42 @@ def _check_stopping(ctx: Context, *, tighten: float) -> Outcome:
         if sol.retcode is not RetCode.Success or steps[-1] > bound:
             wrong.append(f"MinNorm-OG (pure descent): {sol.retcode.value}, last step {steps[-1]:.3g} against "
                          f"{bound:.3g}")
+        # and at the FIRST such step: the one before it was above tol·(1 + ‖θ two steps back‖), and that
+        # norm is at least ‖θ_T‖ − s_{T−1} − s_T (‖θ_T‖ >= 1 here, so a rule relative to 1 alone, or
+        # divided by 1 + ‖θ‖, stops steps later and fails this)
+        early = 1e-10 * (1.0 + float(sol.x.norm()) - steps[-1] - steps[-2])
+        if steps[-2] <= early or float(sol.x.norm()) < 1.0:
+            wrong.append(f"MinNorm-OG (pure descent): the step before the last, {steps[-2]:.3g}, already met "
+                         f"{early:.3g} (or ‖θ‖ = {float(sol.x.norm()):.3g} < 1)")
         if counts != (len(steps),) * 3:  # one loss and one gradient per iteration
             wrong.append(f"MinNorm-OG: (iterations, f_calls, grad_calls) = {counts}, {len(steps)} steps "
                          "taken")
         rows.append({"iterations": len(steps),
                      "last_step_over_tol": figure(steps[-1] / (bound / tighten), 3),
                      "last_ratio": figure(steps[-1] / steps[-2], 3)})
+    # one projection counted per iteration whose λ is finite (schedule 0, ∞, 0: two in three iterations)
+    problem = _contracting_task(int(rng.integers(2**31)))
+    mixed = solve(problem, MinNormOG(lambda_schedule=(0.0, math.inf, 0.0), lr=0.4), maxiters=3)
+    if (mixed.stats.iterations, mixed.stats.projections) != (3, 2):
+        wrong.append(f"MinNorm-OG (0, ∞, 0): (iterations, projections) = "
+                     f"{(mixed.stats.iterations, mixed.stats.projections)}, expected (3, 2)")
+    # strength_schedule against its documented meaning: the j-th projection removes λ_reg·γ_reg^j of
+    # P_{G⊥}θ, so λ_j = 1/(λ_reg γ_reg^j) − 1; projections every `period` epochs, none in the last
+    # `final_descent` (λ = ∞)
+    for lam_reg, gam, epochs, period, final in ((0.5, 0.5, 4, 1, 1), (0.3, 0.7, 7, 2, 2),
+                                                (1.0, 0.9, 3, 1, 0)):
+        got = strength_schedule(lam_reg, gam, epochs, period=period, final_descent=final)
+        want, j = [], 0
+        for e in range(epochs):
+            if e >= epochs - final or e % period:
+                want.append(math.inf)
+            else:
+                want.append(1.0 / (lam_reg * gam**j) - 1.0)
+                j += 1
+        if len(got) != epochs or any(abs(a - b) > 1e-12 * (1.0 + abs(b)) if math.isfinite(b) else a != b
+                                     for a, b in zip(got, want, strict=False)):
+            wrong.append(f"strength_schedule({lam_reg}, {gam}, {epochs}, period={period}, "
+                         f"final_descent={final}) = {got}, documented {tuple(want)}")
     # Retrain's normal-equation test is relative to ‖X_r‖²·‖θ‖ and its tol is the dtype's (1e-10 float64,
     # 1e-5 float32): labels scaled by 1e6 and a float32 copy must both pass; the answer scales with y
     task = linear_task(4, 10, 1, seed=int(rng.integers(2**31)))
@@ -1080,6 +1114,14 @@ def _check_stopping(ctx: Context, *, tighten: float) -> Outcome:
                          f"{(sol.stats.iterations, sol.stats.linear_solves)}")
     if drift > 1e-12:
         wrong.append(f"Retrain's answer does not scale with the labels (relative drift {drift:.3g})")
+    # SparseWidthOG's interpolation test is relative to 1 + max|y|: labels × 1e6 must still pass
+    wide = two_layer_task(8, 3, 12, 3, seed=int(rng.integers(2**31)))
+    (Xw, yw), (Xf, yf) = wide.retain, wide.forget
+    for factor in (1e6,):  # (labels × 1: two_layer_width)
+        sol = solve(UnlearningProblem(wide.model, wide.params, (Xw, factor * yw), (Xf, factor * yf)),
+                    SparseWidthOG(prune=False))
+        if sol.retcode is not RetCode.Success:
+            wrong.append(f"SparseWidthOG (labels x {factor:g}): {sol.retcode.value}")
     return Outcome("fail" if wrong else "pass",
                    "the documented stopping rules and work counts hold (MinNorm-OG's step rule at tol 1e-10, "
                    "Retrain's relative normal-equation test in float64 and float32)"
@@ -1096,7 +1138,11 @@ register(Claim(
               "exactly 0.8 ends Success at a step <= 1e-10·(1 + ‖θ‖), the documented default tolerance, "
               "having counted one loss and one gradient per iteration (2 tasks); Retrain (one iteration, one "
               "linear solve) ends Success on a linear task, on the same task with labels scaled by 1e6 (its "
-              "answer scaled by 1e6 to 1e-12 relative) and on a float32 copy (the float32 tolerance 1e-5).",
+              "answer scaled by 1e6 to 1e-12 relative) and on a float32 copy (the float32 tolerance 1e-5). "
+              "(Round 3, seed 3:) MinNorm-OG stops at the first step that meets the rule, not later; it "
+              "counts one projection per iteration with a finite λ; strength_schedule equals its documented "
+              "meaning λ_j = 1/(λ_reg γ_reg^j) − 1 on its projection epochs, ∞ elsewhere; SparseWidthOG "
+              "ends Success with labels × 1e6 (its test relative to 1 + max|y|).",
     kind=Kind.PROPERTY,
     check=partial(_check_stopping, tighten=1.0), control=partial(_check_stopping, tighten=0.1),
     control_description="the step rule claimed at a tolerance ten times tighter (1e-11): the run stops at a "
