@@ -2051,6 +2051,16 @@ def _two_opt_no_move() -> None:
         raise ValueError(f"tour: 2-opt on 3 nodes returned {got}, not ([0, 2, 1], True, 0)")
 
 
+def _two_opt_zero_moves(instance) -> None:
+    """2-opt allowed 0 moves (the closed end of max_moves >= 0): the tour back unchanged, 0 moves."""
+    from algorithms.routing.nn2opt import two_opt
+
+    tour = list(range(instance.n))
+    got = two_opt(instance.distances, tour, max_moves=0)
+    if got[0] != tour or got[2] != 0:
+        raise ValueError(f"max_moves: 2-opt with max_moves = 0 returned {got}")
+
+
 def _domain_check(ctx: Context, open_ends: bool = False) -> Outcome:
     """The exact references and the tour validator on their domains' closed ends (accepted) and just
     outside (refused with a ValueError naming the argument); ``open_ends`` (the control) expects the
@@ -2071,6 +2081,7 @@ def _domain_check(ctx: Context, open_ends: bool = False) -> Outcome:
          (ValueError, "tour")),
         ("a tour missing a node", lambda: check_tsp_tour(tsp5, [0, 1, 2, 3]), False, (ValueError, "tour")),
         ("2-opt on 3 nodes (no move exists: 0 moves)", _two_opt_no_move, True, None),
+        ("2-opt with max_moves = 0", lambda: _two_opt_zero_moves(tsp5), True, None),
         ("a checkpoint file that does not exist", lambda: load_model("/nonexistent/hbg_checkpoint.pt"), False,
          (ValueError, "path")),
     ]
@@ -2085,9 +2096,10 @@ register(
         source=f"Section 5 (optimality gaps against exact and classical references) {SRC}; our validation "
         "(algorithms.routing.held_karp, cvrp_enumeration, problem)",
         statement="Held–Karp accepts 3..12 nodes (3 tested) and HeldKarp / CVRPEnumeration return Success "
-        "with maxiters = 1 (one pass is their whole run) and 2-opt returns a 3-node tour as a local optimum "
-        "after 0 moves; a 3 × 4 or 1-D distance array, 13 nodes, an empty, float or incomplete tour and a "
-        "checkpoint path that does not exist are refused with a ValueError naming the argument (11 cases)",
+        "with maxiters = 1 (one pass is their whole run), 2-opt returns a 3-node tour as a local optimum "
+        "after 0 moves and accepts max_moves = 0 (the tour back, 0 moves); a 3 × 4 or 1-D distance array, "
+        "13 nodes, an empty, float or incomplete tour and a checkpoint path that does not exist are refused "
+        "with a ValueError naming the argument (12 cases)",
         kind=Kind.PROPERTY,
         check=_domain_check,
         control=lambda ctx: _domain_check(ctx, open_ends=True),
