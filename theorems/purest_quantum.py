@@ -1234,7 +1234,11 @@ def _small_gap_control(ctx: Context) -> Outcome:
     import algorithms.quantum.incoherent_sr as incoherent_module
 
     original = incoherent_module.collision_statistic
-    with patched(incoherent_module, "collision_statistic", lambda outcomes: -original(outcomes)):
+    # the reported purity inverts the (now negative) mean statistic without the public function's
+    # ">= 0" domain check, so the planted bug reaches the ranking instead of stopping at the report
+    with patched(incoherent_module, "collision_statistic", lambda outcomes: -original(outcomes)), \
+            patched(incoherent_module, "purity_from_collisions",
+                    lambda w, m, d: float(w) * m * (d + 1) / (m - 1) - 1.0):
         return _small_gap_check(ctx)
 
 
