@@ -84,6 +84,11 @@ def purity_from_collisions(mean_statistic: Any, copies_per_basis: int, dim: int)
     return round(value * m * (dim + 1) / (m - 1) - 1.0, 15)
 
 
+# 4**13 float64 entries = 0.5 GiB: the largest dense kernel we build (the counts it multiplies have 2ⁿ
+# columns per row, so larger n is out of reach of this estimator anyway).
+_KERNEL_MAX_QUBITS = 13
+
+
 def cross_correlation_kernel(n_qubits: int) -> np.ndarray:
     """X(s, s') = 2ⁿ (−2)^(−D(s, s')), D the Hamming distance of the n-bit outcomes s, s'.
 
@@ -91,6 +96,10 @@ def cross_correlation_kernel(n_qubits: int) -> np.ndarray:
     [[2.0, -1.0], [-1.0, 2.0]]
     """
     n_qubits = _count("n_qubits", n_qubits, 1)
+    if n_qubits > _KERNEL_MAX_QUBITS:  # the dense kernel has 4ⁿ float64 entries: refuse before allocating
+        raise ValueError(f"n_qubits = {n_qubits} is too large for the dense cross-correlation kernel: it has "
+                         f"4ⁿ entries ({8 * 4**n_qubits / 2**30:.3g} GiB as float64); n_qubits must be "
+                         f"<= {_KERNEL_MAX_QUBITS} (at most {8 * 4**_KERNEL_MAX_QUBITS / 2**30:.3g} GiB)")
     single = np.array([[2.0, -1.0], [-1.0, 2.0]])  # 2 (−2)^(−D) for one qubit
     kernel = single
     for _ in range(n_qubits - 1):

@@ -52,6 +52,8 @@ def state_tolerance(dtype: Any) -> float:
         kind = np.dtype(dtype)
     except TypeError as exc:
         raise TypeError(f"dtype must be a numpy data type, got {dtype!r}") from exc
+    if not np.issubdtype(kind, np.inexact):  # an integer dtype has no machine epsilon to scale
+        raise TypeError(f"dtype must be a floating or complex numpy data type, got {kind}")
     single = kind in (np.dtype(np.float32), np.dtype(np.complex64))
     return 1e-5 if single else 1e-8
 

@@ -213,3 +213,17 @@ ROUND2 = [
 @pytest.mark.parametrize("case", ROUND2, ids=lambda c: c.id)
 def test_round2_bad_input(case):
     check_bad_input(case)
+
+
+# Round 3 of the held-out audit (#43): the hang H1 and the silent S1 case of this family.
+ROUND3 = [
+    BadInput(estimators.cross_correlation_kernel, lambda: estimators.cross_correlation_kernel(40), ValueError,
+             ("n_qubits", "GiB", "<= 13"), "too large"),
+    BadInput(states.state_tolerance, lambda: states.state_tolerance(int), TypeError,
+             ("dtype", "floating"), "int"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
+def test_round3_bad_input(case):
+    check_bad_input(case)
