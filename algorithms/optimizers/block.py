@@ -46,6 +46,7 @@ large language models. arXiv:2404.02827, 2024.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -64,8 +65,10 @@ EXPANSIONS = ("none", "sgd", "sign")
 _LAYER_PREFIX = re.compile(r"^((?:[^.]+\.)*?\d+)\.")
 
 
-def _named_parameters(params: Any) -> dict[str, torch.nn.Parameter]:
-    """name -> trainable parameter, from a module or an iterable of (name, parameter) pairs."""
+def _named_parameters(params: Any) -> tuple[dict[str, torch.nn.Parameter], dict[str, torch.Tensor]]:
+    """(name -> trainable parameter, name -> every leaf parameter given), from a module or an
+    iterable of (name, parameter) pairs. The second map lets ``load_state_dict`` rebuild a saved
+    block layout on a model whose inactive blocks a BlockOptimizer had frozen (e.g. a deepcopy)."""
     if isinstance(params, torch.nn.Module):
         pairs = list(params.named_parameters())
     elif isinstance(params, Iterable) and not isinstance(params, str | torch.Tensor | dict):
@@ -79,8 +82,11 @@ def _named_parameters(params: Any) -> dict[str, torch.nn.Parameter]:
         raise TypeError("params must be a torch.nn.Module or an iterable of (name, parameter) pairs "
                         f"(e.g. model.named_parameters()), got {type(params).__name__}")
     named: dict[str, torch.nn.Parameter] = {}
+    every: dict[str, torch.Tensor] = {}
     seen: dict[int, str] = {}
     for name, p in pairs:
+        if p.is_leaf and name not in every and id(p) not in {id(q) for q in every.values()}:
+            every[name] = p
         if not p.requires_grad:
             continue                      # frozen by the user: not ours to train
         if not p.is_leaf:
@@ -88,13 +94,15 @@ def _named_parameters(params: Any) -> dict[str, torch.nn.Parameter]:
                              "optimized")
         if name in named:
             raise ValueError(f"params: the name {name!r} appears twice")
-        if id(p) in seen:
-            continue                      # a shared (tied) parameter is trained once, under its first name
+        if id(p) in seen:                 # a shared (tied) parameter is trained once, under its first name
+            warnings.warn(f"params: {name!r} is the same tensor as {seen[id(p)]!r}; it is trained once, "
+                          f"under {seen[id(p)]!r}", UserWarning, stacklevel=3)
+            continue
         seen[id(p)] = name
         named[name] = p
     if not named:
         raise ValueError("params holds no trainable parameter (none with requires_grad=True)")
-    return named
+    return named, every
 
 
 def find_blocks(names: Sequence[str], blocks: Sequence[str | Sequence[str]] | None = None) -> list[list[str]]:
@@ -112,6 +120,8 @@ def find_blocks(names: Sequence[str], blocks: Sequence[str | Sequence[str]] | No
     >>> find_blocks(["a.w", "b.w", "b.v"], blocks=[r"^a\\.", ["b.w", "b.v"]])
     [['a.w'], ['b.w', 'b.v']]
     """
+    if isinstance(names, str | bytes):   # list("ab") would be two one-letter names
+        raise TypeError(f"names must be a sequence of parameter names, not a single str, got {names!r}")
     names = list(names)
     if not names or not all(isinstance(n, str) for n in names):
         raise TypeError(f"names must be a non-empty sequence of parameter names, got {names!r}")
@@ -241,7 +251,7 @@ class BlockOptimizer(torch.optim.Optimizer):
         expansion_lr_scale = check_nonnegative("expansion_lr_scale", expansion_lr_scale)
         lr = check_positive("lr", lr)
         self.seed = check_seed(seed)
-        named = _named_parameters(params)
+        named, self._every_named = _named_parameters(params)
         self.block_names = find_blocks(list(named), blocks)
         self._blocks = [[named[n] for n in block] for block in self.block_names]
         self.base = base
@@ -255,10 +265,23 @@ class BlockOptimizer(torch.optim.Optimizer):
         self._active_ids: set[int] = set()
         self._base_optimizer: torch.optim.Optimizer
         self._activate()
-        if expansion != "none":
+        self._install_hooks()
+
+    def _install_hooks(self) -> None:
+        if self.expansion != "none":
             for block in self._blocks:
                 for p in block:
                     self._hooks.append(p.register_post_accumulate_grad_hook(self._expand))
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """torch's, with ``lr`` checked as in the constructor; only the constructor's one group is
+        allowed (``step`` trains the blocks of ``param_groups[0]``; a second group would never move)."""
+        if isinstance(param_group, dict) and "lr" in param_group:
+            param_group["lr"] = check_positive("lr", param_group["lr"])
+        if getattr(self, "param_groups", None):
+            raise ValueError("param_group: a BlockOptimizer has one parameter group (its blocks); build a "
+                             "new BlockOptimizer over all the parameters instead of add_param_group")
+        super().add_param_group(param_group)
 
     # -------------------------------------------------------------- schedule
     @property
@@ -352,13 +375,17 @@ class BlockOptimizer(torch.optim.Optimizer):
         out = super().state_dict()
         out["base"] = self._base_optimizer.state_dict()
         out["schedule"] = {"epoch": self._epoch, "position": self._position, "block_step": self._block_step,
-                           "num_blocks": self.num_blocks}
+                           "num_blocks": self.num_blocks,
+                           "block_names": [list(block) for block in self.block_names]}
         return out
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         if not isinstance(state_dict, dict) or "base" not in state_dict or "schedule" not in state_dict:
             raise ValueError("state_dict must be a BlockOptimizer.state_dict() (with 'base' and 'schedule')")
         schedule = state_dict["schedule"]
+        saved_names = schedule.get("block_names")
+        if saved_names is not None and saved_names != self.block_names and self._covers(saved_names):
+            self._adopt_blocks(saved_names)
         if schedule.get("num_blocks") != self.num_blocks:
             raise ValueError(f"state_dict is for {schedule.get('num_blocks')} blocks, this optimizer has "
                              f"{self.num_blocks}")
@@ -366,8 +393,53 @@ class BlockOptimizer(torch.optim.Optimizer):
         self._epoch = int(schedule["epoch"])
         self._position = int(schedule["position"])
         self._block_step = int(schedule["block_step"])
+        self._check_base_shapes(state_dict["base"])
         self._activate()
         self._base_optimizer.load_state_dict(state_dict["base"])
+
+    def _check_base_shapes(self, base_state: Any) -> None:
+        """Every per-parameter tensor of the saved base state has its parameter's shape (torch checks
+        only the counts, and a moment of another width fails later inside the base's step)."""
+        active = self._blocks[self.active_block]
+        groups = base_state.get("param_groups", []) if isinstance(base_state, dict) else []
+        order = [i for g in groups for i in g.get("params", [])]
+        for index, entries in (base_state.get("state", {}) if isinstance(base_state, dict) else {}).items():
+            if index not in order or order.index(index) >= len(active) or not isinstance(entries, dict):
+                continue
+            p = active[order.index(index)]
+            for key, value in entries.items():
+                if isinstance(value, torch.Tensor) and value.ndim > 0 and value.shape != p.shape:
+                    raise ValueError(f"state_dict: the saved base state {key!r} of parameter "
+                                     f"{self.block_names[self.active_block][order.index(index)]!r} has shape "
+                                     f"{tuple(value.shape)}, the parameter has {tuple(p.shape)} (a state of "
+                                     "another model)")
+
+    def _covers(self, saved_names: Any) -> bool:
+        """Whether a saved layout trains every parameter this optimizer trains, plus only parameters it
+        was given frozen (the layout of the optimizer whose model this one's is a copy of)."""
+        try:
+            saved = {n for block in saved_names for n in block}
+        except TypeError:
+            return False
+        mine = {n for block in self.block_names for n in block}
+        return mine < saved and saved <= set(self._every_named)
+
+    def _adopt_blocks(self, saved_names: Any) -> None:
+        """Rebuild the block layout a state_dict was saved with, from the parameters given to the
+        constructor (frozen ones included: a BlockOptimizer freezes its inactive blocks, so a copy of
+        its model shows fewer trainable parameters than the original optimizer had)."""
+        if not (isinstance(saved_names, list) and all(isinstance(b, list) and b for b in saved_names)):
+            raise ValueError(f"state_dict['schedule']['block_names'] must be a list of lists of names, "
+                             f"got {saved_names!r:.80}")
+        unknown = [n for block in saved_names for n in block if n not in self._every_named]
+        if unknown:
+            raise ValueError(f"state_dict is for blocks over parameters this optimizer was not given: "
+                             f"{unknown[:8]}")
+        self.remove_hooks()
+        self.block_names = [list(block) for block in saved_names]
+        self._blocks = [[self._every_named[n] for n in block] for block in self.block_names]
+        self.param_groups[0]["params"] = [p for block in self._blocks for p in block]
+        self._install_hooks()
 
 
 # ----------------------------------------------------------------------------- solve

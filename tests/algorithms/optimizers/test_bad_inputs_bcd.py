@@ -165,3 +165,32 @@ def test_bad_input_is_rejected_clearly(case):
 
 def test_every_public_callable_has_a_case():
     assert_every_callable_covered(MODULES, CASES)
+
+
+def _two_block_optimizer():
+    return BlockOptimizer(torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Tanh(), torch.nn.Linear(2, 2)),
+                          lr=0.01)
+
+
+# Round 3 of the held-out audit (#43): silent S1/S3 cases of this family.
+ROUND3 = [
+    BadInput(find_blocks, lambda: find_blocks("ab"), TypeError, ("names", "str"), "names-str"),
+    BadInput(BlockOptimizer.add_param_group,
+             lambda: _two_block_optimizer().add_param_group({"params": [torch.nn.Parameter(torch.ones(2))],
+                                                             "lr": -1.0}),
+             ValueError, ("lr", "> 0"), "lr-neg"),
+    BadInput(BlockOptimizer.add_param_group,
+             lambda: _two_block_optimizer().add_param_group({"params": [torch.nn.Parameter(torch.ones(2))]}),
+             ValueError, ("param_group", "one parameter group"), "second-group"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
+def test_round3_bad_input(case):
+    check_bad_input(case)
+
+
+def test_the_same_tensor_under_two_names_warns():
+    lin = torch.nn.Linear(2, 2)
+    with pytest.warns(UserWarning, match="'b' is the same tensor as 'a'"):
+        BlockOptimizer([("a", lin.weight), ("b", lin.weight)], lr=0.01)

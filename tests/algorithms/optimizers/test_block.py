@@ -299,3 +299,39 @@ def test_solve_with_another_block_optimizer():
     np.testing.assert_array_equal(a.x, b.x)
     assert seen == [["blocks", "expansion", "expansion_lr_scale", "lr", "order", "seed", "switch_every",
                      "weight_decay"]]
+
+
+def test_state_dict_loads_into_an_optimizer_over_a_deepcopy_of_the_model():
+    # a BlockOptimizer freezes its inactive blocks, so the copy shows only the active block as
+    # trainable; loading the state rebuilds the original layout (#43 round 3, C4)
+    X, y = _batch()
+    model = _mlp()
+    opt = BlockOptimizer(model.named_parameters(), lr=0.01, weight_decay=0.0, switch_every=3)
+    for _ in range(2):
+        opt.zero_grad()
+        _loss(model, X, y).backward()
+        opt.step()
+    twin = copy.deepcopy(model)
+    opt2 = BlockOptimizer(twin.named_parameters(), lr=0.01, weight_decay=0.0, switch_every=3)
+    assert opt2.num_blocks < opt.num_blocks
+    opt2.load_state_dict(copy.deepcopy(opt.state_dict()))
+    assert opt2.block_names == opt.block_names
+    for _ in range(7):                       # across block switches
+        for m, o in ((model, opt), (twin, opt2)):
+            o.zero_grad()
+            _loss(m, X, y).backward()
+            o.step()
+    for (name, a), b in zip(model.named_parameters(), twin.parameters(), strict=True):
+        assert torch.equal(a, b), name
+    assert opt2.active_block == opt.active_block
+
+
+def test_load_state_dict_refuses_another_width_naming_the_parameter():
+    wide = _mlp(widths=(4, 12, 5, 3))
+    X, _ = _batch()
+    other = BlockOptimizer(wide, lr=0.01)
+    wide(X).sum().backward()
+    other.step()
+    opt = BlockOptimizer(_mlp(), lr=0.01)
+    with pytest.raises(ValueError, match=r"state_dict.*shape"):
+        opt.load_state_dict(other.state_dict())
