@@ -139,6 +139,17 @@ class SAM(torch.optim.Optimizer):
         self.param_groups = self.base_optimizer.param_groups
         self.defaults.update(self.base_optimizer.defaults)
 
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """torch's, with the group's ``lr``, ``rho`` and ``normalize`` checked as in the constructor."""
+        if isinstance(param_group, dict):
+            if "lr" in param_group:
+                param_group["lr"] = check_nonnegative("lr", param_group["lr"])
+            if "rho" in param_group:
+                param_group["rho"] = check_nonnegative("rho", param_group["rho"])
+            if "normalize" in param_group:
+                param_group["normalize"] = check_bool("normalize", param_group["normalize"])
+        super().add_param_group(param_group)
+
     @torch.no_grad()
     def _grad_norm(self) -> torch.Tensor:
         norms = [p.grad.norm(p=2) for g in self.param_groups for p in g["params"] if p.grad is not None]

@@ -99,6 +99,10 @@ class MatrixOptimizer(torch.optim.Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is not None:
+                    if p.grad.is_sparse:  # the dense preconditioners below cannot take one (as torch's Adam)
+                        raise RuntimeError(f"{type(self).__name__} does not support sparse gradients: a "
+                                           f"parameter of shape {tuple(p.shape)} has one (e.g. from "
+                                           "nn.Embedding(sparse=True)); use dense gradients")
                     by_kind.setdefault((p.grad.device, p.grad.dtype), []).append(p.grad)
         for (device, _), grads in by_kind.items():
             found = torch.zeros(1, device=device)

@@ -63,6 +63,8 @@ def newton_schulz(matrix: torch.Tensor, ns_coefficients=QUINTIC_COEFFICIENTS, ns
                          f"{getattr(matrix, 'shape', type(matrix).__name__)}")
     if not matrix.is_floating_point():
         raise TypeError(f"matrix must be a floating tensor, got dtype {matrix.dtype}")
+    if not bool(torch.isfinite(matrix).all()):   # NaN/inf would pass through the normalization unseen
+        raise ValueError("matrix contains NaN or inf entries")
     a, b, c = _check_coefficients(ns_coefficients)
     ns_steps = _check_steps(ns_steps)
     if isinstance(eps, bool) or not isinstance(eps, int | float) or not (eps > 0 and math.isfinite(eps)):
@@ -150,6 +152,8 @@ def singular_value_map(sigma, ns_coefficients=QUINTIC_COEFFICIENTS, ns_steps: in
     s = as_real_array("sigma", sigma)
     if not np.all(np.isfinite(s)):
         raise ValueError("sigma must be finite")
+    if np.any(s < 0):   # singular values (normalized) are >= 0; the odd polynomial would hide the sign
+        raise ValueError(f"sigma must hold singular values >= 0, got min {float(s.min())!r}")
     for _ in range(ns_steps):
         s = a * s + b * s**3 + c * s**5
     return s

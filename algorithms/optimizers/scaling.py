@@ -113,6 +113,8 @@ def param_groups(model: nn.Module, optimizer: str, lr: float, *, base_width: int
     check_choice("optimizer", optimizer, OPTIMIZER_RULES)
     check_choice("parametrization", parametrization, PARAMETRIZATIONS)
     lr = check_nonnegative("lr", lr)
+    if block_size is not None:
+        block_size = check_positive_int("block_size", block_size)
     for attribute in ("width", "depth", "parameter_roles"):
         if not hasattr(model, attribute):
             raise TypeError(f"model must have width, depth and parameter_roles() (an MLP or a "

@@ -234,3 +234,21 @@ def test_bad_input_is_rejected(case):
 
 def test_every_public_callable_has_a_case():
     assert_every_callable_covered([stability, sam], CASES)
+
+
+# Round 3 of the held-out audit (#43): SAM.add_param_group validates like the constructor (S1).
+ROUND3 = [
+    BadInput(SAM.add_param_group,
+             lambda: SAM([torch.nn.Parameter(torch.ones(2))], lr=0.1).add_param_group(
+                 {"params": [torch.nn.Parameter(torch.ones(3))], "lr": -1.0}),
+             ValueError, ("lr", ">= 0"), "lr-neg"),
+    BadInput(SAM.add_param_group,
+             lambda: SAM([torch.nn.Parameter(torch.ones(2))], lr=0.1).add_param_group(
+                 {"params": [torch.nn.Parameter(torch.ones(3))], "rho": float("nan")}),
+             ValueError, ("rho",), "rho-nan"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
+def test_round3_bad_input(case):
+    check_bad_input(case)

@@ -184,3 +184,35 @@ def test_nonfinite_gradient_raises_when_asked():
     w[0].grad = torch.full((3, 3), float("inf"))
     with pytest.raises(FloatingPointError, match="NaN or inf"):
         opt.step()
+
+
+def _sparse_step(optimizer_class):
+    emb = torch.nn.Embedding(5, 3, sparse=True)
+    opt = optimizer_class(emb.parameters(), lr=0.01)
+    emb(torch.tensor([1, 2])).sum().backward()
+    opt.step()
+
+
+# Round 3 of the held-out audit (#43): silent S1/S4 and cryptic C2/C4 cases of this family.
+ROUND3 = [
+    BadInput(param_groups, lambda: param_groups(MLP(4, 4, width=8, depth=2), "adamw", 0.01, base_width=4,
+                                                block_size=1.5), ValueError, ("block_size",), "frac"),
+    BadInput(param_groups, lambda: param_groups(MLP(4, 4, width=8, depth=2), "adamw", 0.01, base_width=4,
+                                                block_size=-2), ValueError, ("block_size",), "neg"),
+    BadInput(param_groups, lambda: param_groups(MLP(4, 4, width=8, depth=2), "adamw", 0.01, base_width=4,
+                                                block_size=float("nan")), ValueError, ("block_size",), "nan"),
+    BadInput(param_groups, lambda: param_groups(MLP(4, 4, width=8, depth=2), "adamw", 0.01, base_width=4,
+                                                block_size="2"), ValueError, ("block_size",), "str"),
+    BadInput(newton_schulz, lambda: newton_schulz(torch.full((2, 2), float("nan"))), ValueError,
+             ("matrix", "NaN"), "nan"),
+    BadInput(singular_value_map, lambda: singular_value_map([-0.5, 0.2]), ValueError, ("sigma", ">= 0"),
+             "neg"),
+    BadInput(Muon, lambda: _sparse_step(Muon), RuntimeError, ("Muon", "sparse"), "sparse-grad"),
+    BadInput(Shampoo, lambda: _sparse_step(Shampoo), RuntimeError, ("Shampoo", "sparse"), "sparse-grad"),
+    BadInput(SOAP, lambda: _sparse_step(SOAP), RuntimeError, ("SOAP", "sparse"), "sparse-grad"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
+def test_round3_bad_input(case):
+    check_bad_input(case)
