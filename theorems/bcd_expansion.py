@@ -29,10 +29,12 @@
 * ``bcd_expansion.loop_contract`` (property, implementation): the training loop's epochs, seeds,
   default tolerance and blow-up test, the default blocks and orders, freeze, the task's shift and
   the state-byte count, as documented.
+* ``bcd_expansion.deep_rank_one`` (numeric, Appendix D.3.3 Figure 2(b)): on an 8-layer ReLU net
+  with each layer a block, a rank-1 correction on every layer lowers the training loss over one pass.
 
 >>> from theorems.core import REGISTRY, coverage
 >>> len([k for k in REGISTRY if k.startswith("bcd_expansion.")])
-10
+11
 >>> coverage("bcd_expansion")["uncovered"]
 []
 """

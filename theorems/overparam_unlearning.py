@@ -24,6 +24,8 @@ numbered results, Tables 1-3 and Figures 1-2):
 * ``overparam_unlearning.table1_poisoning`` (numeric, Table 1): the data-poisoning experiment.
 * ``overparam_unlearning.assumptions`` (property, implementation check): every input assumption
   is enforced at its boundary (the value just inside accepted, just outside refused).
+* ``overparam_unlearning.stopping_criteria`` (property, implementation check): the solvers' stopping
+  rules, tolerances and work counts as documented.
 
 Controls: a sabotaged implementation reached through the same ``solve`` call (a problem whose
 model gradients are hidden, a swapped retain/forget split, an inverted pruning mask, an
@@ -32,7 +34,7 @@ assumption (a θ* that does not interpolate).
 
 >>> from theorems.core import REGISTRY, coverage
 >>> len([k for k in REGISTRY if k.startswith("overparam_unlearning.")])
-12
+13
 >>> coverage("overparam_unlearning")["uncovered"]
 []
 """
