@@ -174,6 +174,7 @@ def constrained_minimum(
         raise ValueError(f"bounds must be a (d, 2) array of rows lower < upper, got {bounds.tolist()}")
     dim = bounds.shape[0]
     n_grid = check_positive_int("n_grid", n_grid) if n_grid is not None else max(3, int(1e4 ** (1 / dim)))
+    n_polish = check_positive_int("n_polish", n_polish)
     nodes = _grid(bounds, n_grid)
     f_values = _batch(f, nodes)[:, 0]
     feasible = np.all(_batch(c, nodes) <= 0, axis=1)

@@ -116,6 +116,7 @@ class GaussianScore(ScoreModel):
             raise TypeError(f"schedule must be a VPSchedule, got {type(schedule).__name__}")
         self.in_features, self.out_features = mean.shape[0] + 1, mean.shape[0]
         self.schedule = schedule
+        dtype = check_torch_dtype(dtype)
         self.register_buffer("mean", torch.as_tensor(mean, dtype=dtype))
         self.register_buffer("var", torch.as_tensor(std**2, dtype=dtype))
 
@@ -218,6 +219,14 @@ def train_score(
             f"data must be a tensor of shape (N, {model.out_features}), got "
             f"{getattr(data, 'shape', type(data).__name__)}"
         )
+    check_float_tensor("data", data, ndim=2)          # real floating, finite (NaN would train on NaN)
+    if data.shape[0] == 0:
+        raise ValueError("data must hold at least one row, got shape (0, ...)")
+    reference = next(model.parameters())
+    if data.dtype != reference.dtype:                  # torch's matmul error names neither
+        raise TypeError(f"data must have the model's dtype {reference.dtype}, got {data.dtype} "
+                        "(convert with data.to(...))")
+    check_device("data", data, reference)
     steps = check_positive_int("steps", steps)
     lr = check_positive("lr", lr)
     batch_size = check_positive_int("batch_size", batch_size)

@@ -95,6 +95,8 @@ def auc_minimax(n_samples: int = 400, in_features: int = 5, hidden: int = 8, *,
     if n_samples < 2:  # one positive and one negative example at least: the AUC pairs them
         raise ValueError(f"n_samples must be >= 2 (a positive and a negative example), got {n_samples!r}")
     _positive_int("batch_size", batch_size)
+    if batch_size > n_samples:  # a mini-batch cannot hold more examples than the data set has
+        raise ValueError(f"batch_size must be <= n_samples = {n_samples}, got {batch_size!r}")
     if not (isinstance(positive_fraction, int | float) and 0 < positive_fraction < 1):
         raise ValueError(f"positive_fraction must be in (0, 1), got {positive_fraction!r}")
     check_positive("separation", separation)

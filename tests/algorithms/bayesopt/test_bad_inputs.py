@@ -334,3 +334,22 @@ def test_round2_ei_names_its_own_arguments():
                  ("best", "NaN"), "nan-best"),
     ):
         check_bad_input(case)
+
+
+# Round 3 of the held-out audit (#43): n_polish was used as a slice bound unchecked (S1, C2).
+def _polish(n_polish):
+    constrained_minimum(lambda x: float(x @ x), lambda x: 0.5 - x[0], [[0, 1], [0, 1]], n_grid=5,
+                        n_polish=n_polish)
+
+
+ROUND3 = [
+    BadInput(constrained_minimum, lambda: _polish(-1), ValueError, ("n_polish", "positive int"), "neg"),
+    BadInput(constrained_minimum, lambda: _polish(None), ValueError, ("n_polish", "positive int"), "none"),
+    BadInput(constrained_minimum, lambda: _polish(1.5), ValueError, ("n_polish", "positive int"), "frac"),
+    BadInput(constrained_minimum, lambda: _polish("3"), ValueError, ("n_polish", "positive int"), "str"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
+def test_round3_bad_input(case):
+    check_bad_input(case)

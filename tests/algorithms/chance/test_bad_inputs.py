@@ -321,3 +321,25 @@ def test_baselines_need_linear_data():
 def test_solve_on_the_linear_problem_rejects_unknown_options():
     with pytest.raises(TypeError, match="unknown option"):
         solve(_lin(), SAAMILP(), steps=3)
+
+
+# Round 3 of the held-out audit (#43): silent S1/S4 and cryptic C3 cases of this family.
+def _train(data_):
+    diffusion.train_score(ScoreMLP(2, hidden=4), data_, steps=1)
+
+
+ROUND3 = [
+    BadInput(GaussianScore, lambda: GaussianScore([0.0], [1.0], VPSchedule(), dtype=torch.int64), TypeError,
+             ("dtype", "float"), "int-dtype"),
+    BadInput(diffusion.train_score, lambda: _train(torch.full((4, 2), float("nan"), dtype=torch.float64)),
+             ValueError, ("data", "NaN"), "nan"),
+    BadInput(diffusion.train_score, lambda: _train(torch.ones(0, 2, dtype=torch.float64)), ValueError,
+             ("data", "one row"), "empty"),
+    BadInput(diffusion.train_score, lambda: _train(torch.ones(4, 2, dtype=torch.float32)), TypeError,
+             ("data", "dtype"), "float32"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
+def test_round3_bad_input(case):
+    check_bad_input(case)

@@ -190,3 +190,15 @@ def _round2_cases():
 @pytest.mark.parametrize("case", _round2_cases(), ids=lambda c: c.id)
 def test_round2_bad_input(case):
     check_bad_input(case)
+
+
+# Round 3 of the held-out audit (#43): a mini-batch larger than the data set was accepted (S1).
+ROUND3 = [
+    B(auc_minimax, lambda: auc_minimax(n_samples=10, batch_size=11), ValueError, ("batch_size", "n_samples"),
+      "batch>n"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
+def test_round3_bad_input(case):
+    check_bad_input(case)

@@ -277,3 +277,17 @@ def test_residual_denoiser_refuses_complex_and_other_devices():
                              "complex"))
     check_bad_input(BadInput(networks.ResidualDenoiser, lambda: net(torch.zeros(1, 8, 8, device="meta")),
                              ValueError, ("x", "device"), "meta"))
+
+
+# Round 3 of the held-out audit (#43): an infinite data_range made PSNR inf and SSIM 1 (S1).
+ROUND3 = [
+    BadInput(metrics.psnr, lambda: metrics.psnr(np.zeros((8, 8)), np.ones((8, 8)), data_range=float("inf")),
+             ValueError, ("data_range", "finite"), "inf"),
+    BadInput(metrics.ssim, lambda: metrics.ssim(np.zeros((8, 8)), np.ones((8, 8)), data_range=float("inf")),
+             ValueError, ("data_range", "finite"), "inf"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
+def test_round3_bad_input(case):
+    check_bad_input(case)
