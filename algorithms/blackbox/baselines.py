@@ -275,17 +275,22 @@ def _solve(problem: BlackBoxProblem, algorithm: RandomSearch, options: SolveOpti
         while True:
             X = rng.uniform(lo, hi, (min(algorithm.batch, max(ev.remaining, 1)), problem.dim))
             ev(X)
+            capped = options.maxiters is not None and len(trace) >= options.maxiters
+            asked = False
+            if not capped:  # every batch an iteration, the last one too: the callback sees each
+                record = {"iteration": len(trace) + 1, "evaluations": ev.evaluations,
+                          "best_value": ev.best_value}
+                trace.append(record)
+                asked = monitor.record(**record)
             if ev.target_reached():
                 stop = "target"
                 break
             if ev.exhausted:
                 break
-            if options.maxiters is not None and len(trace) >= options.maxiters:
+            if capped:
                 stop = "maxiters"
                 break
-            record = {"iteration": len(trace) + 1, "evaluations": ev.evaluations, "best_value": ev.best_value}
-            trace.append(record)
-            if monitor.record(**record):
+            if asked:
                 stop = "callback"
                 break
     finally:

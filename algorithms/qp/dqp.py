@@ -1057,6 +1057,9 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
     for name, value, size, rows in (("y", y, qp.n_eq, "equalities"), ("z", z, qp.n_ineq, "inequalities")):
         if size and value is None:
             raise ValueError(f"{name} is required: the QP has {size} {rows}")
+        if not size and value is not None and np.size(value) != 0:  # multipliers of no row: a mix-up
+            raise ValueError(f"{name} must be None (or empty): the QP has no {rows}, got "
+                             f"{np.size(value)} entries")
     if qp.A is not None:
         y = as_float_array("y", y, dtype=np.float64)
         check_shape("y", y, (qp.n_eq,))

@@ -178,6 +178,10 @@ def effective_predictor(model: torch.nn.Module,
         got = sorted(params) if isinstance(params, dict) else type(params).__name__
         raise ValueError(f"params must be a dict holding the model's parameters {names} as tensors, "
                          f"got {got}")
+    for k, p in model.named_parameters():
+        if tuple(params[k].shape) != tuple(p.shape):
+            raise ValueError(f"params[{k!r}] must have the model's shape {tuple(p.shape)}, "
+                             f"got {tuple(params[k].shape)}")
     if isinstance(model, LinearModel):
         if model.out_features != 1:
             raise ValueError("model must have out_features = 1 for a predictor vector, "

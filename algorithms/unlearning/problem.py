@@ -145,6 +145,10 @@ class UnlearningProblem(Problem):
             raise ValueError("model must have parameters (a torch.nn.Module with nn.Parameters)")
         retain = _samples("retain", self.retain, None, allow_empty=False)
         dtype = retain[0].dtype
+        given = self.forget[0] if isinstance(self.forget, tuple | list) and len(self.forget) == 2 else None
+        if isinstance(given, torch.Tensor) and given.is_floating_point() and given.dtype != dtype:
+            # two float tensors that disagree: a silent cast would round one set (or mix precisions)
+            raise TypeError(f"forget X must have the retain X's dtype {dtype}, got {given.dtype}")
         forget = _samples("forget", self.forget, dtype, allow_empty=False)
         init, unflatten = flatten_params({k: p.to(dtype) for k, p in module_params(self.model).items()})
         params = self.params

@@ -220,3 +220,19 @@ def test_round2_scipy_de_and_grammar_name_the_culprit():
         check_bad_input(case)
     one_d = BlackBoxProblem(lambda x: float((x[0] - 0.25) ** 2), ([0.0], [1.0]), budget=200)
     assert abs(float(np.squeeze(solve(one_d, baselines.CMAES(), seed=0).x)) - 0.25) < 1e-2
+
+
+def test_random_search_calls_the_callback_when_one_batch_spends_the_budget():
+    # #43 round 3 (S5): a budget below one batch ended the run before the callback ever ran
+    from algorithms import solve
+
+    calls = []
+    problem_ = BlackBoxProblem(lambda x: float(x @ x), (-np.ones(2), np.ones(2)), 50)
+    solve(problem_, RandomSearch(batch=100), seed=0, callback=lambda record: calls.append(record))
+    assert [c["iteration"] for c in calls] == [1]
+
+    def boom(record):
+        raise RuntimeError("callback ran")
+
+    with pytest.raises(RuntimeError, match="callback ran"):
+        solve(problem_, RandomSearch(batch=100), seed=0, callback=boom)

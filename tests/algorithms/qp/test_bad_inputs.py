@@ -153,3 +153,24 @@ def test_huge_maxiters_is_clamped_for_the_backend():
         huge = solve(qp, DQP(backend=backend), maxiters=10**40)
         assert huge.retcode == default.retcode, backend
         np.testing.assert_allclose(huge.x, default.x, atol=1e-6)
+
+
+# Round 3 of the held-out audit (#43): multipliers of rows the QP does not have were ignored (S2).
+_NO_ROWS = QP(P=np.eye(2), q=np.ones(2))
+ROUND3 = [
+    BadInput(dqp_module.kkt_residuals,
+             lambda: dqp_module.kkt_residuals(_NO_ROWS, np.ones(2), np.ones(3), None),
+             ValueError, ("y", "no equalities"), "y-extra"),
+    BadInput(dqp_module.kkt_residuals,
+             lambda: dqp_module.kkt_residuals(_NO_ROWS, np.ones(2), None, np.ones(2)),
+             ValueError, ("z", "no inequalities"), "z-extra"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
+def test_round3_bad_input(case):
+    check_bad_input(case)
+
+
+def test_kkt_residuals_accepts_empty_multipliers_of_no_rows():
+    assert dqp_module.kkt_residuals(_NO_ROWS, -np.ones(2), np.zeros(0), np.zeros(0))["stationarity"] == 0.0

@@ -247,3 +247,23 @@ def test_round2_tasks_and_predictor_name_their_arguments():
                  "str"),
     ):
         check_bad_input(case)
+
+
+# Round 3 of the held-out audit (#43): shapes/dtypes that must agree were not compared (S2).
+def _problem_with_forget(forget):
+    f64 = torch.float64
+    return UnlearningProblem(model=LinearModel(2), params=torch.zeros(2, dtype=f64),
+                             retain=(torch.ones(3, 2, dtype=f64), torch.ones(3, dtype=f64)), forget=forget)
+
+
+ROUND3 = [
+    BadInput(effective_predictor, lambda: effective_predictor(LinearModel(3), {"weight": torch.ones(5)}),
+             ValueError, ("params['weight']", "shape"), "wrongshape"),
+    BadInput(UnlearningProblem, lambda: _problem_with_forget((torch.ones(1, 2), torch.ones(1))), TypeError,
+             ("forget", "dtype"), "forget-float32"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
+def test_round3_bad_input(case):
+    check_bad_input(case)
