@@ -224,6 +224,8 @@ def rkhs_problem(
     gp_objective = check_bool("gp_objective", gp_objective)
     _check_kernel(kernel)
     dim = check_positive_int("dim", dim)
+    norm_f = check_positive("norm_f", norm_f)   # by name here: rkhs_function's message says only "norm"
+    norm_c = check_positive("norm_c", norm_c)
     n_initial = check_positive_int("n_initial", n_initial)
     bounds = np.array([[0.0, 1.0]] * dim)
     base = check_seed(seed)

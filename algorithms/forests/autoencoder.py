@@ -162,7 +162,7 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             unseen = [c for c in columns if c not in seen]
             missing = [c for c in seen if c not in columns]
             if unseen or missing or columns != seen:
-                raise ValueError("The feature names should match those that were passed during fit: "
+                raise ValueError("X: The feature names should match those that were passed during fit: "
                                  f"columns unseen at fit time: {unseen}; columns seen at fit time, yet "
                                  f"now missing: {missing}; expected the columns {seen} in this order")
         out = np.empty((len(X), len(columns)))
@@ -212,7 +212,10 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         if fitting:
             self._frame_fitted_ = False
             self.categories_ = {}
-        return validate_data(self, X, reset=fitting, dtype=np.float64, ensure_min_samples=1)
+        try:
+            return validate_data(self, X, reset=fitting, dtype=np.float64, ensure_min_samples=1)
+        except ValueError as exc:  # sklearn's text (kept: check_estimator matches it), naming X
+            raise ValueError(f"X: {exc}") from None
 
     # ------------------------------------------------------------------ fit / transform
 

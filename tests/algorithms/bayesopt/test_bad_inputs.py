@@ -353,3 +353,20 @@ ROUND3 = [
 @pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
 def test_round3_bad_input(case):
     check_bad_input(case)
+
+
+# Round 3 (#43, C1): rkhs_problem's norms are named by their argument, not rkhs_function's "norm".
+ROUND3_NORMS = [
+    BadInput(rkhs_problem, lambda name=name, value=value: rkhs_problem(Kernel("se", lengthscale=0.2), 1,
+                                                                         **{name: value}),
+             error, (name,), f"{name}-{label}")
+    for name in ("norm_f", "norm_c")
+    for label, value, error in (("nan", float("nan"), ValueError), ("neg", -1.0, ValueError),
+                                ("str", "3", TypeError), ("none", None, TypeError),
+                                ("complex", 1j, TypeError))
+]
+
+
+@pytest.mark.parametrize("case", ROUND3_NORMS, ids=lambda c: c.id)
+def test_round3_norms(case):
+    check_bad_input(case)

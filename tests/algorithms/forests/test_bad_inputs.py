@@ -222,3 +222,35 @@ def test_rng_arguments_must_be_generators():
     for label, rng in (("rng-str", "r"), ("rng-int", 0)):
         check_bad_input(BadInput(sample_in_boxes, lambda rng=rng: sample_in_boxes(lo, hi, NO_CAT, rng),
                                  TypeError, ("rng", "Generator"), label))
+
+
+# Round 3 of the held-out audit (#43, C5): scikit-learn's shape messages now name X.
+_RNG3 = np.random.default_rng(0)
+_X3 = _RNG3.random((12, 3))
+
+
+def _fitted3():
+    return RFAutoencoder(n_components=2, n_estimators=5).fit(_X3)
+
+
+ROUND3 = [
+    BadInput(RFAutoencoder.fit, lambda: RFAutoencoder().fit(_X3[:, 0]), ValueError, ("X", "2D"), "1d"),
+    BadInput(RFAutoencoder.fit, lambda: RFAutoencoder().fit(np.ones((3, 2, 2))), ValueError, ("X", "dim 3"),
+             "3d"),
+    BadInput(RFAutoencoder.fit, lambda: RFAutoencoder().fit(np.ones((0, 3))), ValueError, ("X", "0 sample"),
+             "empty"),
+    BadInput(RFAutoencoder.fit, lambda: RFAutoencoder().fit(np.ones((5, 0))), ValueError, ("X", "0 feature"),
+             "zero-cols"),
+    BadInput(RFAutoencoder.transform, lambda: _fitted3().transform(_X3[0]), ValueError, ("X", "2D"), "1d"),
+    BadInput(RFAutoencoder.score, lambda: _fitted3().score(np.ones((0, 3))), ValueError, ("X", "0 sample"),
+             "empty"),
+    BadInput(RFAutoencoder.transform,
+             lambda: RFAutoencoder(n_components=2, n_estimators=5).fit(pd.DataFrame(_X3, columns=list("abc")))
+             .transform(pd.DataFrame(_X3, columns=list("xyz"))), ValueError, ("X", "feature names"),
+             "columns"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
+def test_round3_bad_input(case):
+    check_bad_input(case)
