@@ -63,6 +63,8 @@ def restricted_solution(
         raise ValueError(
             f"h_subset must have shape (k >= 2, {problem.h_samples.shape[1]}), got {h_subset.shape}"
         )
+    if isinstance(z, bool) or not isinstance(z, int | float | np.integer | np.floating):
+        raise TypeError(f"z (the restriction margin) must be a real number, got {type(z).__name__} {z!r}")
     if not np.isfinite(z) or z < 0:
         raise ValueError(f"z (the restriction margin) must be finite and >= 0, got {z!r}")
     check_choice("restriction", restriction, RESTRICTIONS)

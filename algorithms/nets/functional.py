@@ -99,6 +99,9 @@ def flat_forward(module: torch.nn.Module) -> tuple[torch.Tensor, Callable[[torch
     theta, unflatten = flatten_params(params)
 
     def forward(vector: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
+        if vector.dtype != theta.dtype:  # torch's matmul error names neither θ nor the module
+            raise TypeError(f"theta must have the module's dtype {theta.dtype}, got {vector.dtype} "
+                            "(convert one of them with .to(...))")
         return functional_call(module, unflatten(vector), (X,))
 
     return theta, forward
@@ -134,7 +137,7 @@ def flat_hessian(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tens
     """∇²loss(θ) as a dense (d, d) matrix (forward-over-reverse, as ``torch.func.hessian``)."""
     _check_function("loss", loss)
     _check_theta(theta)
-    hessian = _hessian(loss)(theta)
+    hessian = _through_loss(lambda: _hessian(loss)(theta))
     if tuple(hessian.shape) != (theta.numel(), theta.numel()):  # a vector loss gives a stack of them
         raise TypeError(f"loss must return a scalar (a 0-d tensor), got an output of shape "
                         f"{tuple(hessian.shape[:hessian.ndim - 2])}")
@@ -149,7 +152,18 @@ def flat_hvp(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor,
     if not isinstance(vector, torch.Tensor) or vector.shape != theta.shape:
         got = tuple(vector.shape) if isinstance(vector, torch.Tensor) else type(vector).__name__
         raise ValueError(f"vector must be a tensor of theta's shape {tuple(theta.shape)}, got {got}")
-    return jvp(grad(loss), (theta,), (vector,))[1]
+    return _through_loss(lambda: jvp(grad(loss), (theta,), (vector,))[1])
+
+
+def _through_loss(run: Callable[[], torch.Tensor]) -> torch.Tensor:
+    """``run()``, with torch.func's complaint about the loss's output re-raised naming ``loss``."""
+    try:
+        return run()
+    except RuntimeError as exc:
+        text = str(exc)
+        if "to return only tensors" in text or "to return a scalar Tensor" in text:
+            raise TypeError(f"loss must return a scalar (a 0-d tensor): {text}") from None
+        raise
 
 
 def per_sample_flat_grads(sample_loss: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor],

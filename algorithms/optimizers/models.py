@@ -154,6 +154,9 @@ class Transformer(nn.Module):
         self.to(_check_dtype(dtype))
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        if not isinstance(tokens, torch.Tensor):
+            raise TypeError(f"tokens must be a LongTensor of shape (n, T <= {self.context}), got "
+                            f"{type(tokens).__name__}")
         if tokens.ndim != 2 or tokens.dtype != torch.long or tokens.shape[1] > self.context:
             raise ValueError(f"tokens must be a LongTensor of shape (n, T <= {self.context}), got "
                              f"{tuple(tokens.shape)} {tokens.dtype}")

@@ -66,8 +66,9 @@ class QPFunction(torch.autograd.Function):
             k: (torch.is_tensor(v) and v.dim() == _BASE_NDIM[k] + 1) for k, v in inputs.items()
         }
         sizes = {inputs[k].shape[0] for k in _NAMES if batched[k]}
-        if len(sizes) > 1:
-            raise ValueError(f"inputs disagree on the batch size: {sorted(sizes)}")
+        if len(sizes) > 1:   # name each batched input with its size: the user must find the odd one
+            each = ", ".join(f"{k}: {inputs[k].shape[0]}" for k in _NAMES if batched[k])
+            raise ValueError(f"inputs disagree on the batch size (the leading dimension): {each}")
         batch = sizes.pop() if sizes else None
         with _blas_threads(int(q.shape[-1])):
             return QPFunction._forward(ctx, algorithm, options, inputs, batched, batch, q)

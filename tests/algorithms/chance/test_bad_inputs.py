@@ -343,3 +343,16 @@ ROUND3 = [
 @pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
 def test_round3_bad_input(case):
     check_bad_input(case)
+
+
+ROUND3_C2 = [
+    BadInput(restricted_solution, lambda: restricted_solution(_ccp(), H[:5], 1j), TypeError, ("z", "real"),
+             "complex"),
+    BadInput(restricted_solution, lambda: restricted_solution(_ccp(), H[:5], "0.1"), TypeError, ("z", "real"),
+             "str"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND3_C2, ids=lambda c: c.id)
+def test_round3_c2_bad_input(case):
+    check_bad_input(case)

@@ -222,3 +222,20 @@ def test_round2_functional_and_collapse_domains():
 def test_round2_flat_forward_names_the_module():
     check_bad_input(BadInput(functional.flat_forward, lambda: functional.flat_forward(torch.nn.ReLU()),
                              ValueError, ("module", "parameters"), "no-params"))
+
+
+# Round 3 of the held-out audit (#43, C3): torch.func's and torch's messages now name loss / theta.
+ROUND3 = [
+    BadInput(flat_hessian, lambda: flat_hessian(lambda t: 1.0, THETA), TypeError, ("loss", "scalar"),
+             "nontensor"),
+    BadInput(flat_hvp, lambda: flat_hvp(lambda t: 2 * t, THETA, THETA), TypeError, ("loss", "scalar"),
+             "vector-loss"),
+    BadInput(flat_forward, lambda: flat_forward(torch.nn.Linear(2, 1))[1](torch.zeros(3, dtype=torch.float64),
+                                                                          torch.ones(4, 2)),
+             TypeError, ("theta", "dtype"), "float64-for-float32"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
+def test_round3_bad_input(case):
+    check_bad_input(case)

@@ -210,6 +210,10 @@ ROUND3 = [
     BadInput(Muon, lambda: _sparse_step(Muon), RuntimeError, ("Muon", "sparse"), "sparse-grad"),
     BadInput(Shampoo, lambda: _sparse_step(Shampoo), RuntimeError, ("Shampoo", "sparse"), "sparse-grad"),
     BadInput(SOAP, lambda: _sparse_step(SOAP), RuntimeError, ("SOAP", "sparse"), "sparse-grad"),
+    BadInput(Transformer, lambda: Transformer(5, width=8, depth=1, context=4)([[1, 2]]), TypeError,
+             ("tokens", "LongTensor"), "forward-list"),
+    BadInput(Transformer, lambda: Transformer(5, width=8, depth=1, context=4)(None), TypeError,
+             ("tokens", "LongTensor"), "forward-none"),
 ]
 
 

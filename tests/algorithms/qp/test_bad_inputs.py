@@ -164,6 +164,8 @@ ROUND3 = [
     BadInput(dqp_module.kkt_residuals,
              lambda: dqp_module.kkt_residuals(_NO_ROWS, np.ones(2), None, np.ones(2)),
              ValueError, ("z", "no inequalities"), "z-extra"),
+    BadInput(qp_layer, lambda: qp_layer(torch.eye(2).expand(3, 2, 2), torch.ones(2, 2)), ValueError,
+             ("P: 3", "q: 2", "batch size"), "batch-mismatch"),
 ]
 
 
