@@ -195,7 +195,11 @@ def allowed_next(prefix: Sequence[str]) -> frozenset[str]:
     """
     prefix = _as_names(prefix, "prefix")
     for i in range(len(prefix)):
-        _check_step(prefix[:i], prefix[i], i)
+        try:
+            _check_step(prefix[:i], prefix[i], i)
+        except InvalidWorkflowError as exc:  # the rule's text, naming the argument it is about
+            exc.args = (f"prefix: {exc.args[0]}", *exc.args[1:]) if exc.args else ("prefix",)
+            raise
     return _successors(prefix)[0]
 
 

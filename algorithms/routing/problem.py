@@ -453,12 +453,12 @@ def _coords_from(sections: dict[str, list[list[str]]], dim: int) -> np.ndarray:
     if rows is None:
         raise ValueError("text has no NODE_COORD_SECTION")
     if len(rows) != dim:
-        raise ValueError(f"NODE_COORD_SECTION must have DIMENSION = {dim} rows, got {len(rows)}")
+        raise ValueError(f"text: NODE_COORD_SECTION must have DIMENSION = {dim} rows, got {len(rows)}")
     try:
         rows = sorted(rows, key=lambda r: int(r[0]))
         return np.array([[float(r[1]), float(r[2])] for r in rows])
     except (ValueError, IndexError) as exc:
-        raise ValueError(f"NODE_COORD_SECTION: malformed row: {exc}") from exc
+        raise ValueError(f"text: NODE_COORD_SECTION: malformed row: {exc}") from exc
 
 
 def _dimension(header: dict[str, str]) -> int:

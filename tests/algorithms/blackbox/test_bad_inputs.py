@@ -236,3 +236,10 @@ def test_random_search_calls_the_callback_when_one_batch_spends_the_budget():
 
     with pytest.raises(RuntimeError, match="callback ran"):
         solve(problem_, RandomSearch(batch=100), seed=0, callback=boom)
+
+
+def test_allowed_next_names_prefix_for_an_unknown_module():
+    # #43 round 3 (C6): the rule's message now says which argument holds the unknown name
+    with pytest.raises(InvalidWorkflowError, match=r"^prefix: .*'nonexistent_module'") as info:
+        allowed_next(("nonexistent_module",))
+    assert info.value.rule == "R11"

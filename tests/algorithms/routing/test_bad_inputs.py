@@ -431,3 +431,18 @@ def test_valid_edges_stay_valid():
     assert abs(solve(inst, nn_mod.NearestNeighbor2Opt()).value - 4e-12) < 1e-20
     check_bad_input(BadInput(TSPInstance, lambda: TSPInstance(np.vstack([SQ, SQ[:1] + 1e-14])), ValueError,
                              ("coords", "distinct"), "near-duplicate"))
+
+
+# Round 3 of the held-out audit (#43, C6): malformed coordinate sections name text.
+_TSP3 = "NAME : x\nTYPE : TSP\nDIMENSION : {dim}\nEDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n{rows}EOF\n"
+ROUND3 = [
+    BadInput(prob.read_tsplib, lambda: prob.read_tsplib(_TSP3.format(dim=2, rows="1 0 0\n2 a 1\n")),
+             ValueError, ("text", "malformed"), "badnum"),
+    BadInput(prob.read_tsplib, lambda: prob.read_tsplib(_TSP3.format(dim=5, rows="1 0 0\n2 1 1\n")),
+             ValueError, ("text", "DIMENSION = 5"), "dim-mismatch"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
+def test_round3_bad_input(case):
+    check_bad_input(case)
