@@ -364,6 +364,11 @@ class BlockOptimizer(torch.optim.Optimizer):
                 loss = closure()
         for group in self._base_optimizer.param_groups:
             group["lr"] = self.param_groups[0]["lr"]
+            for p in group["params"]:
+                if p.grad is not None and p.grad.is_sparse:  # before the base's own, unnamed, error
+                    raise RuntimeError(f"BlockOptimizer does not support sparse gradients: a parameter of "
+                                       f"shape {tuple(p.shape)} of the active block has one (e.g. from "
+                                       "nn.Embedding(sparse=True)); use dense gradients")
         self._base_optimizer.step()
         self._block_step += 1
         if self._block_step >= self.switch_every:

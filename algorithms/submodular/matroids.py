@@ -63,7 +63,8 @@ class Matroid:
 
 
 class UniformMatroid(Matroid):
-    """Sets of at most ``k`` elements of ``ground`` (``None``: of every element).
+    """Sets of at most ``k`` elements of ``ground`` (``None``: of every element); ``k`` is an int >= 1
+    (a rank-0 matroid would make every run return the empty set, so it is refused as a likely slip).
 
     >>> UniformMatroid(2).is_independent(frozenset({"a", "b", "c"}))
     False

@@ -55,7 +55,10 @@ def _split(X: torch.Tensor, y: torch.Tensor, n_forget: int, rng: np.random.Gener
 
 def linear_task(n: int, d: int, n_forget: int, *, seed: int = 0, dtype: torch.dtype = torch.float64
                 ) -> UnlearningProblem:
-    """Gaussian X (n × d, n <= d), y = Xβ + noise, θ* = the minimum-norm interpolator of all of D."""
+    """Gaussian X (n × d, n <= d), y = Xβ + noise, θ* = the minimum-norm interpolator of all of D.
+
+    ``n_forget`` is an int in [1, n): an unlearning task forgets at least one sample and keeps one.
+    """
     _sizes(n, d, n_forget, need="d", limit=d, dtype=dtype)
     rng = np.random.default_rng(check_seed(seed))
     X = torch.from_numpy(rng.standard_normal((n, d)))

@@ -182,7 +182,16 @@ ROUND3 = [
     BadInput(BlockOptimizer.add_param_group,
              lambda: _two_block_optimizer().add_param_group({"params": [torch.nn.Parameter(torch.ones(2))]}),
              ValueError, ("param_group", "one parameter group"), "second-group"),
+    BadInput(BlockOptimizer.step, lambda: _sparse_block_step(), RuntimeError, ("BlockOptimizer", "sparse"),
+             "sparse-grad"),
 ]
+
+
+def _sparse_block_step():
+    emb = torch.nn.Embedding(5, 3, sparse=True)
+    opt = BlockOptimizer([("emb.weight", emb.weight)], lr=0.01)
+    emb(torch.tensor([1, 2])).sum().backward()
+    opt.step()
 
 
 @pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
