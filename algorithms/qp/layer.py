@@ -25,6 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
+from algorithms._validation import check_bool
 from algorithms.core import RetCode, SolveOptions
 from algorithms.qp._threads import single_blas_thread
 from algorithms.qp.dqp import DQP, forward
@@ -183,9 +184,7 @@ def qp_layer(P, q, G=None, h=None, A=None, b=None, *, lb=None, ub=None, algorith
         raise ValueError("G and h must be given together")
     if (A is None) != (b is None):
         raise ValueError("A and b must be given together")
-    if not isinstance(symmetrize, bool):
-        raise TypeError(f"symmetrize must be a bool, got {type(symmetrize).__name__} {symmetrize!r}")
-    if symmetrize:
+    if check_bool("symmetrize", symmetrize):
         if torch.is_tensor(P) and P.shape[-1] != P.shape[-2]:
             raise ValueError(f"P must be square, got shape {tuple(P.shape)}")
         P = 0.5 * (P + (P.T if sp.issparse(P) else P.transpose(-1, -2)))
@@ -213,9 +212,7 @@ class QPLayer(torch.nn.Module):
         if not isinstance(self.algorithm, DQP):
             raise TypeError(f"algorithm must be a DQP, got {type(self.algorithm).__name__}")
         self.tol = SolveOptions(tol=tol).tol  # checked now (a finite float > 0 or None), not at forward
-        if not isinstance(symmetrize, bool):
-            raise TypeError(f"symmetrize must be a bool, got {type(symmetrize).__name__} {symmetrize!r}")
-        self.symmetrize = symmetrize
+        self.symmetrize = check_bool("symmetrize", symmetrize)
 
     def forward(self, P, q, G=None, h=None, A=None, b=None, lb=None, ub=None):
         return qp_layer(P, q, G, h, A, b, lb=lb, ub=ub, algorithm=self.algorithm, tol=self.tol,
