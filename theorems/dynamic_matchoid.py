@@ -1398,10 +1398,23 @@ def _filter_trials(ctx: Context, state: dict) -> None:
         level = dynamic_module._Level(dynamic_module._Survivors(), None, weights, value)
         run.levels.append(level)
         k = matchoid.rank
+        # Lemma A.10's bound enforced as the queries happen: a search that does not end (a binary
+        # search that stops narrowing) fails here instead of hanging the claim
+        budget = {"left": math.inf}
+        counted = run.oracle.independent
+
+        def independent(j, subset, counted=counted, budget=budget):
+            budget["left"] -= 1
+            assert budget["left"] >= 0, "FindSwaps made more independence queries than Lemma A.10's bound"
+            return counted(j, subset)
+
+        run.oracle.independent = independent
         for element in range(N_FILTER):
             if element in weights:
                 continue
             gain = float(f(frozenset(weights) | {element})) - level.value
+            bound = 1 + sum(2 + math.ceil(math.log2(max(k, 2))) for _ in matchoid.matroids_of(element))
+            budget["left"] = bound
             before = dm.queries
             found = run._find_swaps(level, element)
             cost = dm.queries - before
@@ -1415,7 +1428,6 @@ def _filter_trials(ctx: Context, state: dict) -> None:
             state["survived"] += found is not None
             state["loops"] += element >= 10
             # Lemma A.10: O(log k) independence queries per matroid of e (<= 2 + ⌈log₂ k⌉), one value query
-            bound = 1 + sum(2 + math.ceil(math.log2(max(k, 2))) for _ in matchoid.matroids_of(element))
             assert cost <= bound, f"p = {p}: FindSwaps({element}) cost {cost} > {bound} queries"
             state["most"] = max(state["most"], cost)
             if gain < run.threshold:
@@ -1979,8 +1991,9 @@ def _assumption_cases() -> list[Boundary]:
         dm.insert(0)
         dm.delete(e)
 
-    def value(v):
-        return oracle_module.CountingOracle(lambda s: v, Matchoid([UniformMatroid(1)])).value(frozenset())
+    def value(v, subset=()):
+        oracle = oracle_module.CountingOracle(lambda s: v, Matchoid([UniformMatroid(1)]))
+        return oracle.value(frozenset(subset))
 
     def brute(n):
         problem = MatchoidMaximization(len, Matchoid([UniformMatroid(1)]), range(n))
@@ -2086,6 +2099,9 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("f(S) >= 0", "non-negative", lambda: value(0.0), lambda: value(-5e-324)),
         Boundary("f(S) finite", "non-finite", lambda: value(1e308), lambda: value(math.inf)),
         Boundary("f(S) a number", "real number", lambda: value(np.float32(1.0)), lambda: value("one")),
+        # the refusal shows a long S cut after 8 elements and says so (", ..."), never as if complete
+        Boundary("f(S) >= 0 on a 9-element S (the refusal lists 0..7 and marks the cut)", "7, ...}",
+                 lambda: value(0.0, range(9)), lambda: value(-1.0, range(9))),
         # problems
         Boundary("elements distinct", "elements",
                  lambda: MatchoidMaximization(len, Matchoid([UniformMatroid(1)]),
@@ -2169,7 +2185,8 @@ register(Claim(
               "0 < ε < 1, seed in [0, 2**64), 0 < MAX < ∞ bounding every f({e}), p an int >= 1; an inserted "
               "element absent, hashable and in some matroid) is enforced at its boundary: the value just "
               "inside is accepted, the value just outside (one unit, one float step or 1e-12 past it) is "
-              "refused with a ValueError or TypeError naming the argument.",
+              "refused with a ValueError or TypeError naming the argument; a refusal of f(S) < 0 on a "
+              "9-element S lists its first 8 elements and marks the rest with \", ...\".",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_assumptions(ctx, shifted=False),
     control=lambda ctx: _check_assumptions(ctx, shifted=True),
