@@ -21,6 +21,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from unittest import mock
 
 import numpy as np
 import qpsolvers
@@ -30,6 +31,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import algorithms.nets.gradient_flow as gradient_flow_module
 from algorithms import RetCode, solve
 from algorithms.nets.functional import (
     flat_forward,
@@ -776,6 +778,20 @@ def _autograd(problem: TwoLayerTraining, theta: np.ndarray) -> tuple[float, np.n
     return float(value.detach()), grad.numpy(), hess.detach().numpy()
 
 
+def _counted_flow(problem: TwoLayerTraining, algorithm: GradientFlow, seed: int):
+    """The flow solve with ``solve_ivp`` wrapped to sum the integrator's own ``nfev`` over its calls."""
+    real, total = gradient_flow_module.solve_ivp, [0]
+
+    def counting(*args, **kwargs):
+        result = real(*args, **kwargs)
+        total[0] += int(result.nfev)
+        return result
+
+    with mock.patch.object(gradient_flow_module, "solve_ivp", counting):
+        flow = solve(problem, algorithm, seed=seed, store_trace=True)
+    return flow, total[0]
+
+
 def _gd_bookkeeping(problem: TwoLayerTraining, algorithm: GradientDescentTraining, run, seed: int,
                     label: str) -> list[Outcome]:
     """GD's documented bookkeeping on a 7-step run: retcode, counts, trace, and its loss tolerance."""
@@ -915,8 +931,8 @@ def _check_gradient_field(ctx: Context, *, bug: dict | None = None) -> Outcome:
         parts += _gd_bookkeeping(problem, seven, run, seed, label)
         parts += _per_sample_facts(problem, theta0, ref_grad, hess, label)
         # geometric records from τ/4 with ratio 2: τ/4, τ/2, τ (the grid written out, not recomputed)
-        flow = solve(problem, GradientFlow(t_end=tau, n_records=3, t_first=tau / 4, rtol=1e-12, atol=1e-15),
-                     seed=seed, store_trace=True)
+        flow, integrator_nfev = _counted_flow(
+            problem, GradientFlow(t_end=tau, n_records=3, t_first=tau / 4, rtol=1e-12, atol=1e-15), seed)
         taylor = theta0 - tau * ref_grad + 0.5 * tau**2 * (hess @ ref_grad)
         deviation = float(np.linalg.norm(flow.x - taylor) / (tau * gnorm))
         parts.append(numeric_outcome(deviation, 0.0, rtol=0.0, atol=1e-5,
@@ -930,6 +946,10 @@ def _check_gradient_field(ctx: Context, *, bug: dict | None = None) -> Outcome:
                                      what=f"{label}: flow trace (iteration, t)", names=("trace", "grid")))
         parts.append(agree([flow.stats.iterations, len(flow.trace)], [3, 4], rtol=0.0,
                             what=f"{label}: flow iterations = record intervals (3), trace rows (4)"))
+        # stats.grad_calls / f_calls of the flow are the field evaluations, i.e. solve_ivp's own nfev
+        parts.append(agree([flow.stats.grad_calls, flow.stats.f_calls], [integrator_nfev] * 2, rtol=0.0,
+                            what=f"{label}: flow grad_calls, f_calls = solve_ivp's nfev summed "
+                                 f"({integrator_nfev})"))
         unseeded = solve(problem, GradientFlow(t_end=tau, n_records=1), maxiters=0, seed=None)
         parts.append(agree(unseeded.x, problem.initial_theta(0), rtol=0.0,
                             what=f"{label}: flow without a seed starts from seed 0's initialization"))
