@@ -107,7 +107,9 @@ class OverlapFlow(Algorithm):
     (default tol 1e-8): every component carries the factor p(μ), which is exponentially small
     where the softmax misses the secret token, so a bare speed test would stop on that plateau
     at a non-stationary point; dividing by p is a change of time with the same orbits and
-    stationary points. An overlap beyond 1.5 in absolute value or a non-finite one is ``Diverged``
+    stationary points. After each step (μ, η) and (ν, ζ) are rescaled onto the unit disc if they
+    left it (no unit vectors have such overlaps). An overlap beyond 1.5 in absolute value or a
+    non-finite one after a step is ``Diverged``
     (a step too large for the Euler map); the iteration cap (default 20000) is ``MaxIters``.
 
     >>> from algorithms import solve
@@ -125,6 +127,23 @@ class OverlapFlow(Algorithm):
 
     def __post_init__(self) -> None:
         check_positive("lr", self.lr)
+
+
+def _onto_unit_vectors(state: np.ndarray) -> np.ndarray:
+    """The nearest overlaps that unit vectors can have: u·u* = μ and u·v* = η against the orthonormal
+    (u*, v*) need μ² + η² <= 1, and likewise ν² + ζ² <= 1 for v.
+
+    The overlap ODE alone does not keep these discs: at μ = -1 its η-direction is unstable, so a
+    round-off η grows while μ stays -1 (measured: η reached 1.5 from a start (-1, 0.3, 0, 0) on M,
+    where projected GD on the vectors cannot leave the sphere). Rescaling onto the disc is what the
+    vector scheme's normalisation does.
+    """
+    out = state.copy()
+    for a, b in ((0, 2), (1, 3)):
+        norm = math.hypot(out[a], out[b])
+        if norm > 1.0:
+            out[a], out[b] = out[a] / norm, out[b] / norm
+    return out
 
 
 def initial_vectors(problem: SingleLocationProblem, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -178,6 +197,7 @@ def _solve(problem: SingleLocationProblem, algorithm: OverlapFlow, options: Solv
         if not np.all(np.isfinite(state)) or np.abs(state).max() > _DIVERGENCE_BOUND:
             retcode, k = RetCode.Diverged, k + 1
             break
+        state = _onto_unit_vectors(state)
     monitor.close()
     value = math.inf if retcode is RetCode.Diverged else _state_risk(problem, state)
     if retcode is RetCode.Diverged and recording:

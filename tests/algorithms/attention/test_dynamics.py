@@ -76,3 +76,17 @@ def test_overlap_flow_is_not_success_on_the_unlocated_plateau():
     assert float(np.abs(overlap_velocity(problem, list(start))).max()) < 1e-8
     sol = solve(problem, OverlapFlow(lr=0.05), seed=0, maxiters=300)
     assert sol.retcode is RetCode.MaxIters
+
+
+def test_overlap_flow_keeps_overlaps_of_unit_vectors_from_the_edge_of_m():
+    """From μ0 = -1 on M the η-direction of the ODE is unstable; the flow must still keep μ² + η² <= 1
+    (before the fix a round-off η grew to 1.5 with μ = -1 and the run ended Diverged)."""
+    problem = SingleLocationProblem(d=6, L=4, gamma=0.6, beta=0.5, oracle_seed=6)
+    u0, v0 = vectors_with_overlaps(problem, mu=-1.0, nu=0.3, zeta=0.0, eta=0.0, rho=0.0)
+    start = SingleLocationProblem(d=6, L=4, gamma=0.6, beta=0.5, oracle_seed=6, u0=u0.numpy(), v0=v0.numpy())
+    sol = solve(start, OverlapFlow(lr=0.4), maxiters=20000, tol=1e-10, store_trace=True)
+    path = np.array([[r["mu"], r["nu"], r["eta"], r["zeta"]] for r in sol.trace])
+    assert (path[:, 0] ** 2 + path[:, 2] ** 2).max() <= 1 + 1e-12
+    assert (path[:, 1] ** 2 + path[:, 3] ** 2).max() <= 1 + 1e-12
+    assert sol.retcode is RetCode.Success
+    assert np.allclose(sol.x, [1.0, 1.0, 0.0, 0.0], atol=1e-6)
