@@ -37,6 +37,7 @@ from algorithms.qp import DQP, QP, KKTFactor, QPLayer, choose_backend, installed
 from algorithms.qp import dqp as dqp_module
 from algorithms.qp.layer import QPFunction, qp_layer
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
+from theorems.core.assumptions import Boundary, boundary_outcome
 from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import figure, numeric_outcome, property_outcome
 from theorems.core.sabotage import patched
@@ -1550,6 +1551,36 @@ def _layer_errors(layer_type: type[QPLayer]) -> list[str]:
     except RuntimeError as exc:
         if "batch item 1" not in str(exc) or "Infeasible" not in str(exc):
             problems.append(f"a batch whose item 1 is infeasible: {exc}")
+    problems += _symmetrize_errors()
+    return problems
+
+
+def _symmetrize_errors() -> list[str]:
+    """symmetrize=True solves with ½(P + Pᵀ) (documented): a non-symmetric P, unbatched and in a batch of 2,
+    gives the x and the ∇P, ∇q of that average given as P (the gradient of the average is symmetric, so the
+    chain rule through it returns it unchanged); 1e-12: the same QP solved twice by daqp."""
+    problems = []
+    algorithm = DQP(backend="daqp")
+    skew = torch.tensor([[2.0, 1.0], [0.0, 2.0]], dtype=torch.float64)
+    for label, P0 in (("unbatched", skew), ("a batch of 2", torch.stack([skew, skew.T + torch.eye(2)]))):
+        q0 = torch.tensor([-1.0, 0.5], dtype=torch.float64).expand(*P0.shape[:-1]).clone()
+        G, h = -torch.eye(2, dtype=torch.float64), torch.zeros(2, dtype=torch.float64)
+        pairs = []
+        for P_in, sym in ((P0, True), (0.5 * (P0 + P0.transpose(-1, -2)), False)):
+            P, q = P_in.clone().requires_grad_(True), q0.clone().requires_grad_(True)
+            try:
+                x = qp_layer(P, q, G, h, algorithm=algorithm, symmetrize=sym)
+                weights = torch.arange(1.0, 1.0 + x.numel(), dtype=torch.float64).reshape(x.shape)
+                (x * weights).sum().backward()
+            except (ValueError, RuntimeError, IndexError) as exc:
+                problems.append(f"symmetrize={sym}, {label}: {type(exc).__name__}: {exc}")
+                break
+            pairs.append((x.detach(), P.grad, q.grad))
+        else:
+            errors = [float((a - b).abs().max()) for a, b in zip(*pairs)]
+            if max(errors) > 1e-12:
+                problems.append(f"symmetrize=True on a non-symmetric P, {label}: x, ∇P, ∇q off those of "
+                                f"½(P + Pᵀ) by {[f'{e:.2g}' for e in errors]}")
     return problems
 
 
@@ -1646,8 +1677,10 @@ register(Claim(
               "piqp for sparse data and for dense arrays with ≤ 5 % nonzeros from 1000 variables on). "
               "QPLayer and qp_layer solve with the DQP they are given: with osqp capped at one iteration "
               "they raise a RuntimeError naming osqp, MaxIters and the QP; a batch whose item 1 is "
-              "infeasible raises one naming batch item 1 and Infeasible. (Another QPLayer runs the "
-              "forward and gradient part on the cases it can take; the routes and errors are ours.)",
+              "infeasible raises one naming batch item 1 and Infeasible; symmetrize=True on a non-symmetric "
+              "P (unbatched and a batch of 2) gives the x, ∇P and ∇q of ½(P + Pᵀ) given as P, to 1e-12. "
+              "(Another QPLayer runs the forward and gradient part on the cases it can take; the routes and "
+              "errors are ours.)",
     kind=Kind.NUMERIC,
     subjects=("QPLayer",),
     check=partial(_check_layer_gradient, layer_type=None),
@@ -2126,6 +2159,18 @@ def _check_polish(ctx: Context, *, make: type[DQP]) -> Outcome:
         return Outcome("fail", f"osqp at eps 1e-3 with refine_active: retcode {sol.retcode.value}, active "
                                f"set {got} vs {np.flatnonzero(inst.active).tolist()}, error {err:.3g} "
                                f"({sol.warnings})", {})
+    # (g) one inequality (m = 1): the refinement's cap (2m + 2 steps) still allows the one step that drops
+    # the row misread as active (x₂ <= 5e-6 at x* = (1, 0): slack 5e-6 < eps_active, polished μ = −5e-6)
+    single = QP(P=np.eye(2), q=np.array([-1.0, 0.0]), G=np.array([[0.0, 1.0]]), h=np.array([5e-6]))
+    sol = solve(single, make(backend="daqp", refine_active=True))
+    err = float(np.abs(sol.x - np.array([1.0, 0.0])).max()) if sol.successful else np.inf
+    if not (sol.successful and not sol.active[0] and not any("polish rejected" in w for w in sol.warnings)
+            and err <= tol and sol.z[0] == 0.0):
+        active = sol.active.tolist() if sol.active is not None else None
+        return Outcome("fail", f"one row misread as active, daqp with refine_active: retcode "
+                               f"{sol.retcode.value}, active {active}, x off x* by {err:.3g}, z {sol.z} "
+                               f"({sol.warnings}); documented: the row dropped in one step, the polish "
+                               "accepted", {"case": "one row"})
     refined = _check_refine_dependent(ctx.rng("dqp.polish.refine"), count, make, tol)
     if isinstance(refined, Outcome):
         return refined
@@ -2236,7 +2281,9 @@ register(Claim(
               " or a parallel copy at slack 5e-6·‖G_i‖ (K_J singular and inconsistent), refine_active with "
               "daqp and with clarabel drops a copy until K_J is nonsingular, the polish is accepted, (x, y, "
               "z) equals the planted solution (the copies' multipliers summed) to 1e-11 and the VJP equals "
-              "that of the QP without the copy (the copies' ∇G, ∇h summed) to 1e-9.",
+              "that of the QP without the copy (the copies' ∇G, ∇h summed) to 1e-9; (g) with a single "
+              "inequality x₂ <= 5e-6 misread as active (P = I, x* = (1, 0)), refine_active drops it (one step"
+              " within the cap of 2m + 2) and the polish is accepted with x = x* to 1e-11 and z = 0.",
     kind=Kind.NUMERIC,
     check=partial(_check_polish, make=DQP), control=partial(_check_polish, make=_TrustingPolish),
     control_description="a polish accepted without its primal-feasibility and multiplier-sign tests: on the "
@@ -2752,6 +2799,57 @@ class _RegularizedDense(KKTFactor):
     DENSE_PINV_MAX = 0
 
 
+class _CountingFactor(KKTFactor):
+    """KKTFactor counting its products with K (one per refinement step of the regularized solve)."""
+
+    products = 0
+
+    def matvec(self, zeta):
+        type(self).products += 1
+        return super().matvec(zeta)
+
+
+class _UnshiftedFactor(KKTFactor):
+    """KKTFactor whose regularized LU gets no shift: on a singular K it fails, leaving lsmr (the fallback)."""
+
+    REGULARIZATION = 0.0
+
+
+def _layout_routing_missed() -> str | None:
+    """What ``_call_backend`` hands the backend: sparse-layout data given as dense arrays (n >= SPARSE_MIN_N,
+    at most 5 % nonzeros) reach a sparse backend as scipy.sparse (its sparse solver) and a dense-only
+    backend as arrays; dense-layout data (every entry nonzero) stay arrays. SPARSE_MIN_N is lowered to 40
+    for this (n = 40, P = I: 2.5 % nonzeros; a QP of 1000 dense variables cost 0.2-0.5 s under load; the
+    threshold itself is pinned by the backend='auto' cases). A stand-in for qpsolvers' solve records the
+    problem (no solve). None when all three are as documented."""
+    sparse_backends = [b for b in installed_backends() if b in qpsolvers.sparse_solvers]
+    dense_only = [b for b in installed_backends() if b not in qpsolvers.sparse_solvers]
+    n = 40
+    ones = np.ones(n)
+    sparse_layout = QP(P=np.eye(n), q=ones)
+    dense_layout = QP(P=np.eye(n) + 1e-3, q=ones)
+    cases = [("sparse layout", sparse_layout, b, True) for b in sparse_backends[:1]]
+    cases += [("sparse layout", sparse_layout, b, False) for b in dense_only[:1]]
+    cases += [("dense layout", dense_layout, b, False) for b in sparse_backends[:1]]
+    if len(cases) < 3:
+        return f"no sparse and dense-only backend pair installed ({installed_backends()})"
+    seen: dict[str, Any] = {}
+
+    def recording(problem, solver=None, **kwargs):
+        seen["P"] = problem.P
+        raise RuntimeError("stand-in: the problem recorded, not solved")
+
+    with patched(qpsolvers, "solve_problem", recording), patched(dqp_module, "SPARSE_MIN_N", n):
+        for label, qp, backend, sparse in cases:
+            seen.clear()
+            dqp_module._call_backend(qp, backend, DQP(backend=backend), SolveOptions())
+            if "P" not in seen or sp.issparse(seen["P"]) != sparse:
+                got = type(seen.get("P")).__name__
+                return f"{label}, dense arrays of n = {n}, {backend}: P given as {got}, documented " \
+                       f"{'scipy.sparse' if sparse else 'a numpy array'}"
+    return None
+
+
 def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) -> Outcome:
     sabotage = patched(KKTFactor, "SINGULAR_RATIO", singular_ratio) if singular_ratio else nullcontext()
     checked = 0
@@ -2826,6 +2924,35 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
                                        "side (documented: the regularized factorization, refined against "
                                        "K)", {"case": label})
             checked += 1
+        # the regularized refinement stops once the residual is at round-off relative to the right-hand side
+        # (1e-15·(1 + ‖rhs‖∞)), so its work does not depend on the scale: rhs·2²⁰ (exact in float64) takes as
+        # many steps as rhs; lsmr (the fallback should the regularized LU fail: a subclass without the
+        # shift, whose LU of the singular K itself fails) solves the same consistent system to 1e-12
+        C = np.zeros((2, 50))
+        C[:, 0] = 1.0
+        steps = []
+        for scale in (1.0, 2.0 ** 20):
+            factor = _CountingFactor(sp.identity(50, format="csc"), sp.csr_matrix(C))
+            rhs = scale * factor.matvec(np.random.default_rng(50).standard_normal(factor.size))
+            _CountingFactor.products = 0
+            factor.solve(rhs)
+            steps.append(_CountingFactor.products)
+        unshifted = _UnshiftedFactor(sp.identity(50, format="csc"), sp.csr_matrix(C))
+        rhs = unshifted.matvec(np.random.default_rng(51).standard_normal(unshifted.size))
+        residual = np.max(np.abs(unshifted.matvec(unshifted.solve(rhs)) - rhs))
+        relative = float(residual / (1.0 + np.max(np.abs(rhs))))
+        if steps[0] != steps[1] or unshifted.lstsq_method != "lsmr" or not relative <= 1e-12:
+            return Outcome("fail", f"KKTFactor with a row given twice (sparse n = 50): {steps} refinement "
+                                   "steps for rhs and rhs·2²⁰ (documented: the same, the stop relative to "
+                                   f"‖rhs‖∞); without the shift least squares by {unshifted.lstsq_method!r}, "
+                                   f"relative residual {relative:.3g} (documented: lsmr, solved)",
+                           {"case": "refinement"})
+        checked += 2
+        failed = _layout_routing_missed()
+        if failed is not None:
+            return Outcome("fail", f"the backend's input format not as documented: {failed}",
+                           {"case": "layout"})
+        checked += 3
         # backend='auto' records its choice, and falls back to AUTO_FALLBACK's first installed backend when
         # the choice returns no answer (a stand-in for daqp that fails), with a warning naming the failure
         auto_qp = QP(P=np.eye(3), q=np.array([1.0, -2.0, 0.5]), G=np.ones((1, 3)), h=np.array([0.5]))
@@ -2997,7 +3124,12 @@ register(Claim(
               "one). Per unit row norm (a backend stand-in answering an interior point, so J = ∅): with "
               "refine_active the row most violated per unit norm is added first, one step whatever the "
               "rows' scales (4 scalings), and a polished point violating a row by 1e-8 per unit norm (1e-6 "
-              "raw at scale 100) is accepted.",
+              "raw at scale 100) is accepted. The regularized refinement stops relative to |rhs|∞ (sparse n "
+              "= 50, a row given twice: as many steps for rhs·2^20 as for rhs), and when the regularized LU "
+              "fails (a subclass without the shift) lsmr solves the same consistent system to 1e-12. Dense "
+              "arrays of sparse layout (SPARSE_MIN_N lowered to 40, P = I) reach a sparse backend as "
+              "scipy.sparse and a dense-only backend as arrays; dense-layout arrays reach a sparse backend "
+              "as arrays (the problem recorded in place of qpsolvers' solve).",
     kind=Kind.NUMERIC,
     check=partial(_check_documented_thresholds, singular_ratio=None),
     control=partial(_check_documented_thresholds, singular_ratio=1e-12),
@@ -3298,6 +3430,21 @@ def _check_variable_bounds(ctx: Context, *, sabotage: bool) -> Outcome:
                     return Outcome("fail", f"{where}: kkt_residuals {at_solution:.2g} at the solution and "
                                            f"{wrong:.2g} with z_box's sign flipped (documented: round-off, "
                                            "and a violation of the size of the multipliers)", {"instance": k})
+                # abs_tol given: the stats record qpbenchmark's absolute residuals of the point accepted
+                # (1e-12 relative: the same sums in another order); without it they are not computed (None)
+                judged = solve(bounded, DQP(backend=backend, abs_tol=1e-6))
+                recorded = judged.stats.absolute
+                want = _independent_absolute(bounded, judged.x, judged.y, judged.z, judged.z_box)
+                scale = 1.0 + max(np.abs(judged.x).max(), np.abs(judged.z_box).max(),
+                                  np.abs(bounded.q).max()) ** 2
+                if not (judged.successful and sol.stats.absolute is None and isinstance(recorded, dict)
+                        and set(recorded) == set(want)
+                        and max(abs(recorded[key] - want[key]) for key in want) <= 1e-12 * scale
+                        and max(recorded.values()) <= 1e-6):
+                    return Outcome("fail", f"{where}: with abs_tol 1e-6 {judged.retcode.value}, "
+                                           f"stats.absolute {recorded} vs the definitions at the returned "
+                                           f"point {want}; without abs_tol {sol.stats.absolute} "
+                                           "(documented: None)", {"instance": k})
             # qpbenchmark's absolute residuals at the solution and at perturbed points (where the gap's and
             # the residuals' terms no longer cancel), against their definitions; 1e-12 relative to the
             # largest term is summation-order round-off
@@ -3315,6 +3462,17 @@ def _check_variable_bounds(ctx: Context, *, sabotage: bool) -> Outcome:
                 if set(got) != set(want) or diff > 1e-12:
                     return Outcome("fail", f"instance {k} ({kind}): absolute_residuals {got} vs the "
                                            f"definitions {want}", {"instance": k})
+    # bounds without any row of G or A: the rows exist only inside the solve, so ∂G, ∂h, ∂A, ∂b are None
+    # (absent inputs), not the empty slices of the rows appended for the bounds
+    box_only = QP(P=np.eye(3), q=np.array([1.0, -1.0, 0.5]), lb=np.zeros(3), ub=np.array([np.inf, 0.5, 1.0]))
+    for backend in ("quadprog", "clarabel"):
+        sol = solve(box_only, DQP(backend=backend))
+        grads = sol.vjp(rng.standard_normal(3))
+        present = [name for name in ("G", "h", "A", "b") if grads[name] is not None]
+        if not sol.successful or present or grads["lb"] is None or grads["ub"] is None:
+            return Outcome("fail", f"bounds only, {backend}: {sol.retcode.value}, gradients present for the "
+                                   f"absent inputs {present} (documented: None), ∂lb/∂ub None: "
+                                   f"{grads['lb'] is None}/{grads['ub'] is None}", {"case": "bounds only"})
     return Outcome("pass", f"on {count} planted QPs with bounds (lb and ub with a fixed variable, lb only, "
                            "ub only), dQP (quadprog, clarabel) returns the x, y, z, ∂P, ∂q, ∂G, ∂h, ∂b of "
                            "the QP with the bounds as rows, z_box, active_box and ∂lb, ∂ub mapped from those "
@@ -3339,13 +3497,50 @@ register(Claim(
               "None for an absent side); kkt_residuals with z_box is <= 1e-8 at the solution and >= 1e-3 "
               "with z_box's sign flipped; absolute_residuals equals qpbenchmark's primal, dual and gap "
               "definitions (qpsolvers' signs, infinite bounds left out of the gap) to 1e-12 relative, at "
-              "the solution and at two perturbed points.",
+              "the solution and at two perturbed points; with abs_tol = 1e-6 the solution's stats.absolute "
+              "holds those residuals of the returned point (None without abs_tol); a QP with bounds but no G"
+              " or A has ∂G, ∂h, ∂A, ∂b None (quadprog, clarabel).",
     kind=Kind.NUMERIC,
     check=partial(_check_variable_bounds, sabotage=False),
     control=partial(_check_variable_bounds, sabotage=True),
     control_description="z_box returned with the opposite sign (bound multipliers as non-negative "
                         "magnitudes): it no longer equals the rows' multipliers mapped in qpsolvers' "
                         "convention, so the check must fail.",
+))
+
+
+# ---------------------------------------------------------------------------- dqp.assumptions
+def _assumption_cases() -> list[Boundary]:
+    """Documented input conditions probed just inside and just outside their boundary (#46 round 4: two
+    survivors of the seed-21 sample were such guards: ``or`` → ``and`` in KKTFactor's type test, and the
+    index named by QP's lb <= ub refusal)."""
+    eye, q = np.eye(2), np.array([1.0, -1.0])
+    return [
+        Boundary("KKTFactor's P is a 2-D array", "P", lambda: KKTFactor(eye), lambda: KKTFactor(np.ones(2))),
+        Boundary("KKTFactor's C is a 2-D array", "C", lambda: KKTFactor(eye, np.ones((1, 2))),
+                 lambda: KKTFactor(eye, np.ones(2))),
+        # lb_0 = ub_0 (a fixed variable) is inside; the refusal names the first index with lb > ub (1), not
+        # the tie before it
+        Boundary("lb <= ub, the first violation named", "lb[1]",
+                 lambda: QP(P=eye, q=q, lb=np.zeros(2), ub=np.array([0.0, 1.0])),
+                 lambda: QP(P=eye, q=q, lb=np.array([0.0, 1.0]), ub=np.zeros(2))),
+    ]
+
+
+register(Claim(
+    id="dqp.assumptions", paper=PAPER,
+    origin=Origin.IMPLEMENTATION,
+    source="the inputs our implementation documents: KKTFactor's blocks (2-D numpy arrays or scipy.sparse "
+           "matrices) and QP's variable bounds (lb <= ub, a fixed variable lb_i = ub_i allowed)",
+    statement="Each documented input condition is enforced at its boundary: KKTFactor accepts a 2-D P and a"
+              " 2-D C and refuses a 1-D one with a TypeError naming P or C; QP accepts lb = (0, 0) with ub = "
+              "(0, 1) (a fixed variable) and refuses lb = (0, 1) with ub = (0, 0) with a ValueError naming "
+              "lb[1], the first index where lb > ub.",
+    kind=Kind.PROPERTY,
+    check=lambda ctx: boundary_outcome(_assumption_cases()),
+    control=lambda ctx: boundary_outcome(_assumption_cases(), shifted=True),
+    control_description="every boundary claimed one step inward (the value just inside stated as outside): "
+                        "those values are accepted, so the same check must fail",
 ))
 
 

@@ -389,7 +389,8 @@ class KKTFactor:
     #: then well enough conditioned to factor, and refinement removes the O(δ) bias)
     REGULARIZATION = 1e-8
     #: iterative-refinement steps of the regularized solve (each contracts the error by δ/(|λ| + δ) along
-    #: an eigenvector of K with eigenvalue λ; it stops earlier once the residual stops falling)
+    #: an eigenvector of K with eigenvalue λ; it stops earlier once the residual stops falling or is at
+    #: round-off relative to the right-hand side, 1e-15·(1 + ‖rhs‖∞): its work does not depend on the scale)
     REFINEMENT_STEPS = 30
     #: a singular dense K up to this size is solved by ``pinv`` (minimum norm); above, by the refined
     #: regularized LDLᵀ (an SVD of a few thousand rows is what made dense Maros-Meszaros runs slow)
