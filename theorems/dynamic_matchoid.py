@@ -1248,15 +1248,20 @@ def _check_invariants(ctx: Context) -> Outcome:
         assert not broken, f"p = {p}, after Init: {broken[:3]}"
         return {"updates_per_stream": length}
 
-    # f({v}) = 4 = 2² for every v: the routing boundary f(v) = 2ʲ (random instances never hit it)
+    # f({v}) = 4 = 2² for every v: the routing boundary f(v) = 2ʲ (random instances never hit it); with
+    # ε = 0.75 also the other end, 2k·f(v)/ε = 24/0.75 = 32 = 2⁵ exactly (both sides exact in binary)
     f, matchoid = regular_cut(N_SMALL, 3), Matchoid([UniformMatroid(3)])
-    dm = DynamicMatchoidMaximizer(f, matchoid, eps=0.1, seed=ctx.seed)
-    updates = [("insert", e) for e in range(N_SMALL)] + [("delete", 0), ("delete", 3), ("insert", 3)]
-    for kind, element in updates:
-        getattr(dm, kind)(element)
-        broken = dm.invariant_violations()
-        if broken:
-            return Outcome("fail", f"f(v) = 4 on every v, after {kind} {element}: {broken[:3]}", {})
+    for eps in (0.1, 0.75):
+        dm = DynamicMatchoidMaximizer(f, matchoid, eps=eps, seed=ctx.seed)
+        updates = [("insert", e) for e in range(N_SMALL)] + [("delete", 0), ("delete", 3), ("insert", 3)]
+        for kind, element in updates:
+            getattr(dm, kind)(element)
+            broken = dm.invariant_violations()
+            if broken:
+                return Outcome("fail", f"f(v) = 4 on every v, ε = {eps}, after {kind} {element}: "
+                                       f"{broken[:3]}", {})
+        if eps == 0.75 and 5 not in dm._runs:
+            return Outcome("fail", f"ε = 0.75: no run for MAX = 2⁵ = 2k·f(v)/ε (runs {sorted(dm._runs)})", {})
     # max_guess="current" (one run, rebuilt when ⌈log₂ max f(v)⌉ moves): a cut whose vertex degrees span
     # 0..14, inserted lightest first and deleted heaviest first, so the exponent rises and falls; vertex 8
     # (f = 0.05 < 2^top·ε/(2k)) is routed away from the kept run, vertex 9's gain 0.4 lies in [τ, 2τ) of the
@@ -1317,7 +1322,8 @@ register(Claim(
               "of every element whose removal restores independence, not the binary search, and the "
               "threshold ε·MAX/(2k) recomputed from ε, MAX and k), the stored f(Aᵢ) are current, and "
               "every element sits in exactly the MAX-guess runs Appendix B routes it to (also on a stream "
-              "over a unit 4-regular cut, where f(v) = 4 = 2² puts the routing on its boundary), and the "
+              "over a unit 4-regular cut, where f(v) = 4 = 2² puts the routing on its lower boundary, and "
+              "with ε = 0.75, where 2k·f(v)/ε = 2⁵, on its upper one), and the "
               "reported i* is the output run's last level with S_t = A_{i*}; 10 streams (full: 50). With "
               "max_guess='current' (our one-run MAX guess) on a 20-update stream whose ⌈log₂ max f(v)⌉ rises "
               "and falls (a vertex with f = 0, one routed away from the kept run, one whose gain lies "
