@@ -116,8 +116,19 @@ def test_dtype_kept(make):
 
 
 @pytest.mark.parametrize("make", CASES, ids=[_ids(m) for m in CASES])
-def test_trace_kept_when_asked(make):
+def test_trace_kept_and_callback_called(make):
+    """Every algorithm keeps its trace when asked and calls ``callback(record)`` as documented in
+    ``algorithms.core``: once per record, with the record (a dict) as its one argument, so the
+    records the callback saw are the trace (the blackbox family's short budgets are in its tests)."""
     problem, algorithm = make(np.float64)
-    sol = solve(problem, algorithm, store_trace=True)
+    calls = []
+    sol = solve(problem, algorithm, store_trace=True,
+                callback=lambda *args, **kwargs: calls.append((args, kwargs)))
     assert isinstance(sol.trace, list) and len(sol.trace) >= 1
     assert all(isinstance(r, dict) for r in sol.trace)
+    assert calls, "the callback was never called"
+    assert all(len(args) == 1 and not kwargs and isinstance(args[0], dict) for args, kwargs in calls), (
+        "the callback must be called as callback(record) with one dict")
+    seen = [args[0] for args, _ in calls]
+    assert len(seen) == len(sol.trace) and all(a.keys() == b.keys() for a, b in zip(seen, sol.trace))
+    assert [r.get("iteration") for r in seen] == [r.get("iteration") for r in sol.trace]

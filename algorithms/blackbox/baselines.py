@@ -17,6 +17,8 @@ thing as for DesignX, and no baseline ever evaluates past the budget.
 
 Retcodes as everywhere in the family: ``MaxIters`` when the budget (or ``maxiters``) ends,
 ``Success`` only if the problem's ``target`` is reached, ``Diverged`` if no finite value was seen.
+A ``callback`` sees every evaluated batch, the last one too, also when the budget is below one
+population (that batch is then iteration 1).
 
 References
 ----------
@@ -40,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from algorithms._validation import check_choice, check_positive, check_positive_int
-from algorithms.blackbox.modular import RunResult, WorkflowPlan, finish, run_workflow
+from algorithms.blackbox.modular import RunResult, WorkflowPlan, finish, record_last_batch, run_workflow
 from algorithms.blackbox.problem import BlackBoxProblem, Evaluator
 from algorithms.core import Algorithm, IterationMonitor, Solution, SolveOptions, _dispatch
 
@@ -122,15 +124,17 @@ def _solve(problem: BlackBoxProblem, algorithm: ScipyDE, options: SolveOptions) 
                                          init=algorithm.init, updating="deferred", vectorized=True,
                                          callback=callback)
         stop = "callback" if "callback" in str(res.message).lower() else "maxiters"
+        if stop == "maxiters" and ev.target_reached():
+            stop = "target"
     except _Stop:
         res = None
         stop = "target" if ev.target_reached() else "budget"
+        # the initial population or a generation the budget cut: scipy's callback never saw it
+        record_last_batch(monitor, trace, ev, stop)
     except _UserError as wrapped:  # the checked evaluator's own message, naming f
         raise wrapped.args[0] from None
     finally:
         monitor.close()
-    if stop == "maxiters" and ev.target_reached():
-        stop = "target"
     return finish(problem, ev, RunResult(stop, len(trace), 0, trace, np.atleast_2d(problem.lower)), options,
                   {"backend": res})
 
@@ -203,10 +207,12 @@ def _solve(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions) ->
             if options.maxiters is not None and len(trace) >= options.maxiters and stop == "budget":
                 stop = "maxiters"
             x0 = rng.uniform(lo, hi)
+        if ev.target_reached():
+            stop = "target"
+        # the first point alone, or a generation the budget cut before its tell: recorded too
+        record_last_batch(monitor, trace, ev, stop)
     finally:
         monitor.close()
-    if ev.target_reached():
-        stop = "target"
     return finish(problem, ev, RunResult(stop, len(trace), max(restarts, 0), trace, x0[None]), options)
 
 

@@ -47,6 +47,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from algorithms._validation import as_real_array
 from algorithms.blackbox.components import BOUNDARY, CROSSOVERS, INITIALIZATIONS, MUTATIONS, NICHING
 
 __all__ = [
@@ -266,7 +267,7 @@ def decode_action(module: str, action) -> dict[str, float]:
     """
     if module not in CONFIG_SPACE:
         raise ValueError(f"module must be a CONTROLLABLE module ({sorted(CONFIG_SPACE)}), got {module!r}")
-    a = np.clip(np.asarray(action, dtype=float).reshape(-1), 0.0, 1.0)
+    a = np.clip(as_real_array("action", action).reshape(-1), 0.0, 1.0)
     if a.size < len(CONFIG_SPACE[module]):
         raise ValueError(f"action must have at least {len(CONFIG_SPACE[module])} entries, got {a.size}")
     out = {}

@@ -23,7 +23,9 @@ each generation from the 9 progress features of :func:`progress_features`.
 Stopping and retcodes: the run stops when the evaluation budget is spent (``MaxIters``: the
 budget is the horizon of a budget-bounded black-box search), when ``maxiters`` generations
 are done (``MaxIters``), when the problem's ``target`` is reached (``Success``: the only
-criterion the method can certify), or when the callback asks (``Terminated``). A run that never
+criterion the method can certify), or when the callback asks (``Terminated``). The callback sees
+every evaluated batch, the last one too: a run whose initial population already spends the budget
+or reaches the target records it as iteration 1 (see :func:`record_last_batch`). A run that never
 saw a finite objective value is ``Diverged``. ``stats.f_calls`` is the exact number of objective
 evaluations, ``stats.nonfinite`` the number of non-finite values (each treated as +inf).
 
@@ -322,11 +324,30 @@ def run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
                 restarts += 1
                 stall = 0
         record = {"iteration": gen, "evaluations": ev.evaluations, "best_value": ev.best_value, "pop": len(X)}
+        trace.append(record)  # before the callback, so a run it stops keeps the record it saw
         if monitor is not None and monitor.record(**record):
             stop = "callback"
             break
+    record_last_batch(monitor, trace, ev, stop, pop=len(X))
+    return RunResult(stop, len(trace), restarts, trace, X)
+
+
+def record_last_batch(monitor: IterationMonitor | None, trace: list[dict[str, Any]], ev: Evaluator, stop: str,
+                      **fields: Any) -> None:
+    """Record the evaluations no iteration record covers yet, as one more iteration.
+
+    A run that ends on its budget or its target inside a batch it never recorded (an initial
+    population larger than the budget, pycma's first point, a generation cut by the budget) would
+    otherwise end without the callback ever seeing it. The run is over either way, so what the
+    callback returns does not change the retcode.
+    """
+    covered = trace[-1]["evaluations"] if trace else 0
+    if stop in ("budget", "target") and ev.evaluations > covered:
+        record = {"iteration": len(trace) + 1, "evaluations": ev.evaluations, "best_value": ev.best_value,
+                  **fields}
         trace.append(record)
-    return RunResult(stop, gen, restarts, trace, X)
+        if monitor is not None:
+            monitor.record(**record)
 
 
 def _es_start(X: np.ndarray, y: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> SepCMAState:

@@ -39,7 +39,13 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import as_float_array, check_callable, check_positive_int, check_str
+from algorithms._validation import (
+    as_float_array,
+    as_real_array,
+    check_callable,
+    check_positive_int,
+    check_str,
+)
 from algorithms.core import Problem
 
 __all__ = ["BBOB_FUNCTIONS", "BlackBoxProblem", "Evaluator", "bbob_problem", "normalized_regret"]
@@ -165,7 +171,7 @@ class Evaluator:
             return out
         rows = X[:k]
         if self.problem.vectorized:
-            values = np.asarray(self.problem.f(rows), dtype=np.float64).reshape(-1)
+            values = as_real_array("f(X)", self.problem.f(rows)).reshape(-1)  # complex refused, not cut
             if values.shape != (k,):
                 raise ValueError(f"a vectorized f must return shape ({k},), got {values.shape}")
         else:
@@ -188,6 +194,8 @@ class Evaluator:
 def _scalar(value: Any) -> float:
     if value is None:  # numpy would read it as NaN, a blow-up rather than the programming error it is
         raise TypeError("f must return a real scalar, got None")
+    if np.iscomplexobj(value):  # float() of a complex array would drop the imaginary part with a warning
+        raise TypeError(f"f must return a real scalar, got {type(value).__name__} {value!r:.60}")
     try:
         return float(np.asarray(value, dtype=np.float64).reshape(()))
     except (TypeError, ValueError) as exc:

@@ -16,6 +16,7 @@ import algorithms.blackbox.grammar as grammar
 import algorithms.blackbox.modular as modular
 import algorithms.blackbox.problem as problem
 import algorithms.blackbox.train as train
+from algorithms import RetCode
 from algorithms.blackbox import (
     CMAES,
     PSO,
@@ -222,20 +223,48 @@ def test_round2_scipy_de_and_grammar_name_the_culprit():
     assert abs(float(np.squeeze(solve(one_d, baselines.CMAES(), seed=0).x)) - 0.25) < 1e-2
 
 
-def test_random_search_calls_the_callback_when_one_batch_spends_the_budget():
-    # #43 round 3 (S5): a budget below one batch ended the run before the callback ever ran
+ES_WORKFLOW = ("init.sobol", "pop.cma", "es.sep_cmaes", "bc.reflect", "sel.mu_plus_lambda")
+ALL_SOLVERS = (ScipyDE(), CMAES(), PSO(), RandomSearch(batch=100), DesignX(), ModularOptimizer(ES_WORKFLOW))
+
+
+@pytest.mark.parametrize("algorithm", ALL_SOLVERS, ids=lambda a: type(a).__name__)
+@pytest.mark.parametrize("budget, target", [(1, None), (5, None), (30, None), (400, 10.0)],
+                         ids=["budget1", "below_one_population", "cut_generation", "target_in_first_batch"])
+def test_every_solver_calls_the_callback_on_a_short_run(algorithm, budget, target):
+    # #43 rounds 3-4: a budget below one population (or a target the first batch reaches) ended the run
+    # before the callback ever ran (RandomSearch in round 3; ScipyDE, CMAES, PSO, DesignX and
+    # ModularOptimizer in round 4). Each evaluated batch is now a record the callback sees, numbered
+    # like the trace (1..stats.iterations) and covering every evaluation.
     from algorithms import solve
 
     calls = []
-    problem_ = BlackBoxProblem(lambda x: float(x @ x), (-np.ones(2), np.ones(2)), 50)
-    solve(problem_, RandomSearch(batch=100), seed=0, callback=lambda record: calls.append(record))
-    assert [c["iteration"] for c in calls] == [1]
+    problem_ = BlackBoxProblem(lambda x: float(x @ x), (-np.ones(3), np.ones(3)), budget, target=target)
+    sol = solve(problem_, algorithm, seed=0, store_trace=True,
+                callback=lambda *args, **kwargs: calls.append((args, kwargs)))
+    assert calls, "the callback was never called"
+    assert all(len(args) == 1 and not kwargs and isinstance(args[0], dict) for args, kwargs in calls)
+    records = [args[0] for args, _ in calls]
+    assert records == sol.trace
+    assert [r["iteration"] for r in records] == list(range(1, sol.stats.iterations + 1))
+    assert records[-1]["evaluations"] == sol.stats.f_calls
+    assert sol.retcode is (RetCode.Success if target is not None else RetCode.MaxIters)
 
     def boom(record):
         raise RuntimeError("callback ran")
 
     with pytest.raises(RuntimeError, match="callback ran"):
-        solve(problem_, RandomSearch(batch=100), seed=0, callback=boom)
+        solve(problem_, algorithm, seed=0, callback=boom)
+
+
+def test_a_callback_stop_keeps_its_record_in_the_trace():
+    # the record the callback stopped on is the trace's last, so trace and stats.iterations agree
+    from algorithms import solve
+
+    problem_ = BlackBoxProblem(lambda x: float(x @ x), (-np.ones(3), np.ones(3)), 3000)
+    for algorithm in (PSO(), ALL_SOLVERS[-1]):
+        sol = solve(problem_, algorithm, seed=0, store_trace=True, callback=lambda r: r["iteration"] >= 2)
+        assert sol.retcode is RetCode.Terminated
+        assert [r["iteration"] for r in sol.trace] == [1, 2] and sol.stats.iterations == 2
 
 
 def test_allowed_next_names_prefix_for_an_unknown_module():
@@ -243,3 +272,18 @@ def test_allowed_next_names_prefix_for_an_unknown_module():
     with pytest.raises(InvalidWorkflowError, match=r"^prefix: .*'nonexistent_module'") as info:
         allowed_next(("nonexistent_module",))
     assert info.value.rule == "R11"
+
+
+def test_complex_values_refused_by_name():
+    # #43 round 4: np.asarray(x, dtype=float) dropped the imaginary part with only a ComplexWarning
+    from algorithms import solve
+    from algorithms.blackbox.grammar import decode_action
+
+    box = (-np.ones(2), np.ones(2))
+    with pytest.raises(TypeError, match=r"^f\(X\) must be real, got complex"):
+        solve(BlackBoxProblem(lambda X: X.sum(1) + 1j, box, 50, vectorized=True), RandomSearch())
+    for value in (np.complex128(1 + 1j), np.array([1 + 1j])):
+        with pytest.raises(TypeError, match=r"^f must return a real scalar, got .*1\.?\+1\.?j"):
+            solve(BlackBoxProblem(lambda x, v=value: v, box, 50), ScipyDE())
+    with pytest.raises(TypeError, match=r"^action must be real"):
+        decode_action("cx.binomial", np.array([0.25 + 1j, 0, 0]))
