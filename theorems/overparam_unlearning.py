@@ -77,7 +77,7 @@ from algorithms.unlearning import (
     sup_error,
     two_layer_task,
 )
-from algorithms.unlearning.models import ACTIVATIONS, LinearModel
+from algorithms.unlearning.models import ACTIVATIONS, DeepLinear, LinearModel, TwoLayerPerceptron
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.assumptions import Boundary, boundary_outcome
 from theorems.core.certificates import Certificate, Method, Rejected
@@ -536,7 +536,35 @@ def _unregularized_relaxed(problem: UnlearningProblem, steps: int = 300, lr: flo
     return (problem.params + delta).detach()
 
 
+def _scaled_deep_linear(seed: int) -> str | None:
+    """Theorem 3 at a scale where σ_max of the retained gradients is ~1e-12 (inputs × 1e-12, A_1 × 1e12:
+    the same network function on the scaled inputs): the predictor must be pinv(X_r') y_r = 1e12 × the
+    unscaled one. A rank cut read as absolute (1e-10) or as 1e-10/σ_max drops every retained gradient
+    there and loses D_r; the relative cut 1e-10·σ_max keeps them (Theorem 3 is invariant to this scale)."""
+    task = deep_linear_task(4, 7, (3, 2), 1, seed=seed)
+    (X, y), (Xf, yf) = task.retain, task.forget
+    factor = 1e-12
+    start = task.model.widths[-1]  # θ = [c; vec(A_1); ...]
+    first = slice(start, start + task.model.widths[0] * X.shape[1])
+    theta = task.params.clone()
+    theta[first] /= factor
+    scaled = solve(UnlearningProblem(task.model, theta, (factor * X, y), (factor * Xf, yf)), DeepLinearOG())
+    target = _min_norm(factor * X, y[:, 0])
+    w = effective_predictor(task.model, task.unflatten(scaled.x)).numpy()
+    # float64 least squares on a 3 x 7 system with cond(X_r) ~ 10: round-off ~1e-14 relative (measured 3e-15)
+    error = float(np.abs(w - target).max() / np.abs(target).max()) if np.all(np.isfinite(w)) else math.inf
+    if scaled.retcode is not RetCode.Success or error > 1e-10:
+        return f"DeepLinearOG on inputs x 1e-12: {scaled.retcode.value}, predictor {error:.3g} from " \
+               "pinv(X_r) y_r (relative)"
+    return None
+
+
 def _check_deep_linear(ctx: Context, *, sabotage: bool) -> Outcome:
+    if not sabotage:
+        wrong = _scaled_deep_linear(int(ctx.rng("deep_linear_scaled").integers(2**31)))
+        if wrong is not None:
+            return Outcome("fail", f"Theorem 3's relaxed solve is not scale-free: {wrong}", {"scaled": wrong})
+
     def test(problem):
         X, y = problem.retain
         target = _min_norm(X, y[:, 0])
@@ -583,7 +611,9 @@ register(Claim(
               "and w(θ* + Δ) = pinv(X_r) y_r; the solution of the relaxed problem (7) with R̃ = ‖w(·)‖² + "
               "δ{Δ outside A_1 ≠ 0} (DeepLinearOG) moves only A_1, satisfies the relaxed constraints and "
               "has effective predictor pinv(X_r) y_r, to 1e-8·(1 + ‖w_r‖ + ‖θ*‖^L); it reports the work of "
-              "a direct solve (one iteration, one Jacobian, one linear solve, one projection).",
+              "a direct solve (one iteration, one Jacobian, one linear solve, one projection). (Round 4:) "
+              "the same holds at scale: with inputs × 1e-12 and A_1 × 1e12 (retained gradients of norm "
+              "~1e-12) DeepLinearOG ends Success with predictor pinv(X_r') y_r to 1e-10 relative.",
     kind=Kind.PROPERTY,
     check=partial(_check_deep_linear, sabotage=False), control=partial(_check_deep_linear, sabotage=True),
     control_description="the relaxed problem without the drift regularizer R̂ (every block free, "
@@ -1049,6 +1079,61 @@ def _contracting_task(seed: int) -> UnlearningProblem:
                               torch.from_numpy(rng.standard_normal(1))))
 
 
+def _tensor(*rows, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    return torch.tensor(rows, dtype=dtype)
+
+
+def _rule_boundaries() -> list[str]:
+    """Each documented stopping rule at its boundary, on one-dimensional inputs whose arithmetic is exact
+    (dyadic numbers), so that a quantity can equal its tolerance bit for bit: the rules say <=, so a tie
+    stops (Success); and the direct solvers' default tolerances, with a residual put on either side."""
+    wrong = []
+    tol = 2.0**-10
+
+    def line(y: float) -> UnlearningProblem:  # f = θx on x = 1 from θ* = 0; J = (θ − y)², ∇J = 2(θ − y)
+        return UnlearningProblem(LinearModel(1), _tensor(0.0), (_tensor([1.0]), _tensor(y)),
+                                 (_tensor([2.0]), _tensor(0.0)))
+
+    # step rule: lr 0.25 moves θ by 0.5·|y| = 2^-10 = tol·(1 + ‖θ_0‖) in the first iteration
+    step = solve(line(2.0**-9), MinNormOG(lambda_schedule=math.inf, lr=0.25), tol=tol)
+    if (step.retcode, step.stats.iterations) != (RetCode.Success, 1):
+        wrong.append(f"MinNorm-OG, first step equal to tol·(1 + ‖θ‖): {step.retcode.value} after "
+                     f"{step.stats.iterations} iterations, expected Success after 1")
+    # gradient rule: ‖∇J(θ*)‖ = 2·2^-11 = tol before any step
+    grad = solve(line(-(2.0**-11)), GradientDescent(lr=0.25), tol=tol)
+    if (grad.retcode, grad.stats.iterations) != (RetCode.Success, 0):
+        wrong.append(f"GradientDescent, ‖∇J(θ*)‖ equal to tol: {grad.retcode.value} after "
+                     f"{grad.stats.iterations} iterations, expected Success after 0")
+    # the direct solvers: Success iff max residual on D_r <= tol·(1 + max|y_r|). Instances whose retained
+    # labels cannot be fit and whose answer predicts exactly 0 there, so the residual is the label r itself:
+    # SparseWidthOG with a dead relu neuron on the retained x (feature 0, s = 0); DeepLinearOG with the
+    # retained x = e_1 twice, labels ∓r, and w* = e_2 (its answer keeps w·e_1 = w*·e_1 = 0)
+    def sparse(r: float, dtype: torch.dtype) -> UnlearningProblem:
+        return UnlearningProblem(TwoLayerPerceptron(1, 1, activation="relu", dtype=dtype),
+                                 _tensor(0.5, 1.0, dtype=dtype),
+                                 (_tensor([-1.0], dtype=dtype), _tensor(r, dtype=dtype)),
+                                 (_tensor([2.0], dtype=dtype), _tensor(1.0, dtype=dtype)))
+
+    def deep(r: float, dtype: torch.dtype) -> UnlearningProblem:
+        return UnlearningProblem(DeepLinear(2, (1,), dtype=dtype), _tensor(1.0, 0.0, 1.0, dtype=dtype),
+                                 (_tensor([1.0, 0.0], [1.0, 0.0], dtype=dtype), _tensor(-r, r, dtype=dtype)),
+                                 (_tensor([0.0, 1.0], dtype=dtype), _tensor(1.0, dtype=dtype)))
+
+    # (r, dtype, tol given, expected): a tie at tol = 0.5 (0.5·(1 + 1) = 1 = r); the defaults 1e-8
+    # (float64) and 1e-4 (float32) with r at half and at 1.5 times them
+    cases = ((1.0, torch.float64, 0.5, RetCode.Success), (0.5e-8, torch.float64, None, RetCode.Success),
+             (1.5e-8, torch.float64, None, RetCode.Failure), (0.5e-4, torch.float32, None, RetCode.Success),
+             (1.5e-4, torch.float32, None, RetCode.Failure))
+    for name, build, method in (("SparseWidthOG", sparse, SparseWidthOG()),
+                                ("DeepLinearOG", deep, DeepLinearOG())):
+        for r, dtype, given, expected in cases:
+            sol = solve(build(r, dtype), method, tol=given)
+            if sol.retcode is not expected:
+                wrong.append(f"{name}, residual {r:g} in {dtype} (tol {given or 'default'}): "
+                             f"{sol.retcode.value}, expected {expected.value}")
+    return wrong
+
+
 def _check_stopping(ctx: Context, *, tighten: float) -> Outcome:
     rng = ctx.rng("stopping_criteria")
     wrong, rows = [], []
@@ -1124,9 +1209,28 @@ def _check_stopping(ctx: Context, *, tighten: float) -> Outcome:
                     SparseWidthOG(prune=False))
         if sol.retcode is not RetCode.Success:
             wrong.append(f"SparseWidthOG (labels x {factor:g}): {sol.retcode.value}")
+    # SparseWidthOG's rank cut is relative to the largest pivot: relu is positively homogeneous, so A × 1e-12
+    # with c × 1e12 is the same network with features ~1e-12, and it must still interpolate (a cut read
+    # as absolute, or as 1e-10 divided by the largest pivot, drops every neuron there)
+    for attempt in range(5):  # relu on 4-D inputs: redraw in the rare case the features lose rank
+        try:
+            relu = two_layer_task(8, 4, 24, 3, activation="relu", seed=int(rng.integers(2**31)))
+            break
+        except ValueError:
+            if attempt == 4:
+                raise
+    width = relu.model.width
+    theta = relu.params.clone()
+    theta[:width] *= 1e12
+    theta[width:] *= 1e-12
+    sol = solve(UnlearningProblem(relu.model, theta, relu.retain, relu.forget), SparseWidthOG(prune=False))
+    if sol.retcode is not RetCode.Success:
+        wrong.append(f"SparseWidthOG (relu features x 1e-12): {sol.retcode.value}")
+    wrong += _rule_boundaries()
     return Outcome("fail" if wrong else "pass",
                    "the documented stopping rules and work counts hold (MinNorm-OG's step rule at tol 1e-10, "
-                   "Retrain's relative normal-equation test in float64 and float32)"
+                   "Retrain's relative normal-equation test in float64 and float32, each rule at its tie, "
+                   "the direct solvers' default tolerances and relative rank cuts)"
                    + (f"; {len(wrong)} wrong, first: {wrong[0]}" if wrong else ""),
                    {"descent_runs": rows, "retrain_scale_drift": figure(drift, 2, floor=1e-17),
                     "wrong": wrong})
@@ -1144,7 +1248,12 @@ register(Claim(
               "(Round 3, seed 3:) MinNorm-OG stops at the first step that meets the rule, not later; it "
               "counts one projection per iteration with a finite λ; strength_schedule equals its documented "
               "meaning λ_j = 1/(λ_reg γ_reg^j) − 1 on its projection epochs, ∞ elsewhere; SparseWidthOG "
-              "ends Success with labels × 1e6 (its test relative to 1 + max|y|).",
+              "ends Success with labels × 1e6 (its test relative to 1 + max|y|). (Round 4:) each rule at its "
+              "boundary on exact dyadic inputs: a step or gradient norm equal to its tolerance stops with "
+              "Success (the rules say <=); SparseWidthOG and DeepLinearOG end Success at a retained residual "
+              "equal to tol·(1 + max|y|) and, at their default tolerances (1e-8 float64, 1e-4 float32), "
+              "Success at half of it and Failure at 1.5 times it; SparseWidthOG ends Success on a relu "
+              "network rescaled to features ~1e-12 (A × 1e-12, c × 1e12: its rank cut is relative).",
     kind=Kind.PROPERTY,
     check=partial(_check_stopping, tighten=1.0), control=partial(_check_stopping, tighten=0.1),
     control_description="the step rule claimed at a tolerance ten times tighter (1e-11): the run stops at a "
