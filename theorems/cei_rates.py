@@ -29,6 +29,7 @@ import algorithms.bayesopt.gp as gp_module
 from algorithms import RetCode, solve
 from algorithms.bayesopt import (
     CEI,
+    BOHistory,
     GaussianProcess,
     Kernel,
     constrained_ei,
@@ -1647,13 +1648,31 @@ def _check_fitted(ctx: Context, *, fitter) -> Outcome:
         res = minimize(lambda t, a=(name, nu, X, y): -_reference_lml(t, *a, 1e-6), theta, method="L-BFGS-B",
                        bounds=box)
         gains.append(float(-res.fun - start))
+    # ties keep the first start (documented): two coincident points with y = 0 leave the likelihood free of
+    # the lengthscale (every kernel entry is k(0) = s²) and put s² at the box's lower end, so every start ends
+    # at the same value, up to round-off in the last bits of s² (which alone would pick a start at random: the
+    # searches' values are rounded to 10 digits by a wrapper); the kernel's own lengthscale 0.3 must come back
+    real_minimize = gp_module.minimize
+
+    def rounded(*a, **kw):
+        res = real_minimize(*a, **kw)
+        res.fun = float(f"{res.fun:.10g}")
+        return res
+
+    same = np.array([[0.3, 0.7], [0.3, 0.7]])
+    with patched(gp_module, "minimize", rounded):
+        tied = [fitter(same, np.zeros(2), Kernel(name, nu=2.5, lengthscale=0.3), ard=ard, n_restarts=3,
+                       seed=s) for name, ard in (("matern", False), ("se", True)) for s in (1, 2)]
+    ties_ok = bool(all(np.allclose(k.lengthscale, 0.3, rtol=1e-12, atol=0.0) for k in tied))
+    starts_ok.append(ties_ok)
     # 1e-3 nats: re-ascending from our optimum gains <= 3e-6 nats on these data (L-BFGS-B's stopping
     # rule, relative change 2e-9 of |log L| ≈ 10); a wrong objective (the lengthscale read from the
     # outputscale, the jitter not scaled by s²) leaves 0.16-4 nats to gain
     fit_ok = bool(all(g <= 1e-3 for g in gains) and all(starts_ok))
     if not fit_ok:  # no need to run CEI on a fit that is already rejected
         return Outcome("fail", f"fit_kernel: ascent from its optimum gains {max(gains):.2g} nats (tolerance "
-                       f"1e-3); documented starts (its own values, then n_restarts − 1 random): {starts_ok}",
+                       f"1e-3); documented starts (its own values, then n_restarts − 1 random) and ties (the "
+                       f"first start kept): {starts_ok}",
                        {"ascent_gain_nats": [figure(g, 3) for g in gains], "gain_tolerance": 1e-3,
                         "documented_starts": starts_ok})
     problem = gardner_problem(initial=6)
@@ -1702,7 +1721,9 @@ register(
         "1e-6·s², lengthscales in [0.01, 10], s² in [0.05, 20]): on 15 points with near-duplicates, "
         "isotropic Matérn-5/2 and ARD SE, L-BFGS-B on an independent evaluation (scikit-learn's kernel "
         "matrix, numpy's slogdet) started from it gains at most 1e-3 nats, and its search runs from the "
-        "documented starts (the kernel's own values, then n_restarts − 1 random ones); and CEI with fit=True "
+        "documented starts (the kernel's own values, then n_restarts − 1 random ones), ties between starts "
+        "keeping the first (two coincident points with y = 0, which leave the lengthscale undetermined: the "
+        "kernel's own lengthscale returned); and CEI with fit=True "
         "(noise 0 and 0.01; Gardner's problem, 6 design points, 2 steps) reports at each chosen point "
         "the posterior sd and EI of scikit-learn's GP on the standardized outputs with the "
         "hyperparameters refitted after every evaluation, to 1e-6 relative.",
@@ -1846,6 +1867,12 @@ def _cei_domain_cases() -> list:
         ("fit_kernel on one point", lambda: fit_kernel(X[:1], np.array([1.0]), SE), False, (ValueError, "X")),
         ("observations with fewer values than points", lambda: GaussianProcess(SE).add(X, np.ones(4)), False,
          (ValueError, "X")),
+        ("a history of 5 points: f (5,), c (5, 1)", lambda: BOHistory(X, np.ones(5), np.ones((5, 1)), 2),
+         True, None),
+        ("a history whose f has 4 values for 5 points", lambda: BOHistory(X, np.ones(4), np.ones((5, 1)), 2),
+         False, (ValueError, "f (n,)")),
+        ("a history with a flat c (5,)", lambda: BOHistory(X, np.ones(5), np.ones(5), 2), False,
+         (ValueError, "c (n, m)")),
     ]
 
 
@@ -1865,7 +1892,8 @@ register(
         "a fit on two points) and refuse inputs just outside with a ValueError naming the argument "
         "(ν = 2, a kernel name other than SE / Matérn, a zero in an ARD lengthscale, a zero lengthscale "
         "or outputscale, ARD lengths of the wrong count, a zero jitter, a negative noise, no candidates, a "
-        "fit on one point, fewer values than points): 16 cases",
+        "fit on one point, fewer values than points), and BOHistory accepts f (n,) and c (n, m) and "
+        "refuses an f of another length or a flat c: 19 cases",
         kind=Kind.PROPERTY,
         check=partial(_check_cei_domains, open_ends=False),
         control=partial(_check_cei_domains, open_ends=True),

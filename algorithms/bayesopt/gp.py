@@ -159,7 +159,8 @@ def fit_kernel(
     Inputs are assumed scaled to [0, 1]^d and ``y`` standardized (mean 0, variance 1), so the
     search box is lengthscale ∈ [0.01, 10], outputscale ∈ [0.05, 20]. ``ard=True`` fits one
     lengthscale per coordinate. L-BFGS-B from ``kernel``'s own values and ``n_restarts − 1``
-    random starts; the fitting jitter (1e-6) is larger than the posterior's, for a stable search.
+    random starts, a tie between starts keeping the earlier (so data that leave a lengthscale undetermined
+    return the kernel's own); the fitting jitter (1e-6) is larger than the posterior's, for a stable search.
 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(size=(30, 1)); y = np.sin(6 * X[:, 0])
