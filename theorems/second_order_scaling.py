@@ -455,7 +455,8 @@ def _muon_pair(ctx: Context, nesterov: bool) -> Outcome:
     # torch's "match_rms_adamw" lr rule, and momentum, ns_steps, eps, weight decay off their defaults
     # (4 steps each; a subject may not take these keywords, so ours only)
     if ctx.subject_spec("Muon") == SUBJECTS["Muon"].reference:
-        for options in ({"adjust_lr_fn": "match_rms_adamw"},
+        # (weight decay 1 in the first: a legal λ the decay's `λ != 0` shortcut must not treat specially)
+        for options in ({"adjust_lr_fn": "match_rms_adamw", "weight_decay": 1.0},
                         {"adjust_lr_fn": "original", "momentum": 0.9, "ns_steps": 3, "eps": 1e-5,
                          "weight_decay": 0.01}):
             ours = [torch.nn.Parameter(torch.randn(s, generator=gen)) for s in shapes]
@@ -472,9 +473,38 @@ def _muon_pair(ctx: Context, nesterov: bool) -> Outcome:
             parts.append(agree(torch.cat([p.detach().reshape(-1) for p in ours]),
                                torch.cat([q.detach().reshape(-1) for q in theirs]), rtol=0.0, atol=1e-6,
                                what=f"our Muon equals torch.optim.Muon with {options}"))
+        # parameters of more than two dimensions (a 3-D tensor, a conv kernel) are documented to be
+        # orthogonalized as (shape[0], prod(shape[1:])): torch.optim.Muon on those matrices, through our
+        # batched loop and through the per-parameter loop a subclass overriding _direction gets (issue #46:
+        # no claim reached that loop)
+        nd_shapes = [(6, 3, 2), (4, 2, 2, 2), (5, 4)]
+        for label, make in (("batched loop", Muon.paper),
+                            ("per-parameter loop", partial(_PerParameterMuon, head="muon"))):
+            ours = [torch.nn.Parameter(torch.randn(s, generator=gen)) for s in nd_shapes]
+            theirs = [torch.nn.Parameter(p.detach().reshape(p.shape[0], -1).clone()) for p in ours]
+            mine = make(ours, lr=0.02, weight_decay=0.1, nesterov=nesterov)
+            reference = torch.optim.Muon(theirs, lr=0.02, weight_decay=0.1)
+            for _ in range(4):
+                for p, q in zip(ours, theirs, strict=True):
+                    g = torch.randn(p.shape, generator=gen)
+                    p.grad, q.grad = g.clone(), g.reshape(q.shape).clone()
+                mine.step()
+                reference.step()
+            parts.append(agree(torch.cat([p.detach().reshape(-1) for p in ours]),
+                               torch.cat([q.detach().reshape(-1) for q in theirs]), rtol=0.0, atol=1e-6,
+                               what=f"our Muon ({label}) on 3-D and 4-D parameters equals torch.optim.Muon "
+                                    "on them flattened to (shape[0], -1)"))
     return _all_of(parts, "our Muon equals torch.optim.Muon, and every non-matrix parameter of Muon, "
                           "Shampoo and SOAP takes torch.optim.AdamW's step",
                    {o.evidence.get("statement", str(i)): o.evidence for i, o in enumerate(parts)}, [])
+
+
+class _PerParameterMuon(Muon):
+    """Our Muon through the family's shared per-parameter loop: a subclass that overrides ``_direction``
+    gets that loop (documented on ``Muon._step_group``), so this one runs ``Muon._direction`` itself."""
+
+    def _direction(self, p, grad, state, group, dtype):
+        return super()._direction(p, grad, state, group, dtype)
 
 
 #: the learning rate of the band check's single Muon step (any lr: the update is divided by it)
@@ -1253,7 +1283,10 @@ register(Claim(
               "of Muon (its auxiliary AdamW, also for a use_muon=False matrix), Shampoo and SOAP equal "
               "torch.optim.AdamW's with the same betas, ε and decoupled weight decay. Our Muon (not a "
               "subject) also equals torch.optim.Muon over 4 steps with adjust_lr_fn='match_rms_adamw' and "
-              "with momentum 0.9, 3 Newton–Schulz steps, ε = 1e-5 and weight decay 0.01",
+              "with momentum 0.9, 3 Newton–Schulz steps, ε = 1e-5 and weight decay 0.01 (the first with "
+              "weight decay 1), and on 3-D and 4-D parameters equals torch.optim.Muon on them flattened to "
+              "(shape[0], prod(shape[1:])), through its batched loop and through the per-parameter loop of "
+              "a subclass that overrides _direction",
     kind=Kind.NUMERIC,
     check=lambda ctx: _muon_pair(ctx, nesterov=True),
     control=lambda ctx: _muon_pair(ctx, nesterov=False),
@@ -1586,6 +1619,13 @@ def _scaling_rules(ctx: Context, *, swap_fans: bool) -> Outcome:
                              f"{products}, not λ = 0.003")
             if optimizer == "grafted_shampoo" and built.param_groups[0].get("grafting") != "adam":
                 wrong.append(f"grafted_shampoo built with grafting {built.param_groups[0].get('grafting')!r}")
+            # lr 0: no step, so no decay (λ is not lr·wd there); the documented fallback is weight decay 0
+            still = OptimizerTraining(optimizer=optimizer, lr=0.0, base_width=16,
+                                      independent_weight_decay=0.003).build(model)
+            checked += 1
+            if any(g["weight_decay"] != 0.0 for g in still.param_groups):
+                wrong.append(f"OptimizerTraining({optimizer!r}, lr=0).build: weight_decay per group "
+                             f"{[g['weight_decay'] for g in still.param_groups]}, documented 0")
     evidence = {"cases": checked, "wrong": wrong[:10]}
     if wrong:
         return Outcome("fail", f"{len(wrong)} of {checked} cases differ from Table 1's rules; first: "
@@ -1610,8 +1650,8 @@ register(Claim(
               "embeddings (width 32 from 8) the base lr times that factor from its role and shape (fan-out of"
               " an embedding its width; Muon's non-hidden parameters AdamW's rule and use_muon False), for "
               "every rule, μP and SP (factor 1), unblocked and in blocks of 8; OptimizerTraining.build sets "
-              "each group's decoupled weight decay so that lr·wd is the independent λ, and grafts Adam for "
-              "grafted Shampoo",
+              "each group's decoupled weight decay so that lr·wd is the independent λ (0 at lr 0, where no "
+              "step is taken), and grafts Adam for grafted Shampoo",
     kind=Kind.NUMERIC,
     check=partial(_scaling_rules, swap_fans=False),
     control=partial(_scaling_rules, swap_fans=True),
@@ -1686,6 +1726,11 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: SOAP(params(), precondition_frequency=0)),
         Boundary("newton_schulz eps > 0", "eps", lambda: newton_schulz(matrix, eps=tiny),
                  lambda: newton_schulz(matrix, eps=0.0)),
+        # a number, not a bool or a string (True > 0 would pass the sign test; "1e-7" > 0 raises unnamed)
+        Boundary("newton_schulz eps not a bool", "eps", lambda: newton_schulz(matrix, eps=1),
+                 lambda: newton_schulz(matrix, eps=True)),
+        Boundary("newton_schulz eps a number", "eps", lambda: newton_schulz(matrix, eps=1e-7),
+                 lambda: newton_schulz(matrix, eps="1e-7")),
         Boundary("training divergence_factor > 1", "divergence_factor",
                  lambda: TrainingProblem(model, task, divergence_factor=1.0 + 2.0 ** -40),
                  lambda: TrainingProblem(model, task, divergence_factor=1.0)),
@@ -1739,13 +1784,14 @@ register(Claim(
     origin=Origin.IMPLEMENTATION,
     statement="Each documented input domain is enforced at its boundary: momentum, betas, adamw_betas and "
               "shampoo_beta in [0, 1); eps, adam_eps, adamw_eps > 0 (also newton_schulz's); 0 <= ns_steps < "
-              "100 and finite ns_coefficients; lr, weight_decay >= 0; precondition_frequency, block_size, "
+              "100 and finite ns_coefficients; newton_schulz's eps a number, not a bool or a string; lr, "
+              "weight_decay >= 0; precondition_frequency, block_size, "
               "max_precond_dim >= 1; Shampoo's exponent in (0, ½]; root_dtype float64 or float32; a training "
               "problem's divergence_factor > 1, steps, eval_every >= 1, target_loss > 0; independent weight "
               "decay in [0, 1); batch_size, base_width, base_depth >= 1; lr_multiplier's five ratios > 0; "
               "independent_weight_decay's λ₀ >= 0 and width >= 1. The value just inside (one ulp-scale step "
               "or 1e-300) is accepted and the value just outside refused with a ValueError or TypeError "
-              "naming the argument (42 boundaries).",
+              "naming the argument (44 boundaries).",
     kind=Kind.PROPERTY,
     check=partial(_check_assumptions, shifted=False), control=partial(_check_assumptions, shifted=True),
     control_description="every boundary claimed one step inward (the value just inside stated as outside): "
@@ -1882,4 +1928,81 @@ register(Claim(
     control_description="the written-out loop without zero_grad (gradients accumulate across steps): its "
                         "parameters differ from solve's, so the check must fail",
     budget_s=20.0,
+))
+
+
+# ----------------------------------------------------------------------------- resuming from state_dict
+def _resume(ctx: Context, *, drop_state: bool) -> Outcome:
+    # tiny matrices: one torch thread, as in training_loop
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return _resume_body(ctx, drop_state)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _resume_body(ctx: Context, drop_state: bool) -> Outcome:
+    """4 steps straight vs 2 steps, state_dict(), a fresh optimizer on the parameters so far that loads it
+    (``drop_state``, the control: does not), 2 more steps: Muon (a matrix, and a vector on its AdamW),
+    Shampoo and SOAP (roots refreshed every 2 steps), in float32 and bfloat16 (float32 state), with a
+    third parameter that never gets a gradient (so it has no state)."""
+    gen = torch.Generator().manual_seed(ctx.seed)
+    makers = {"Muon": lambda ps: Muon.paper(ps, lr=0.02, weight_decay=0.1),
+              "Shampoo": lambda ps: Shampoo(ps, lr=0.01, weight_decay=0.1, precondition_frequency=2),
+              "SOAP": lambda ps: SOAP(ps, lr=0.01, weight_decay=0.1, precondition_frequency=2)}
+    shapes = [(6, 4), (4,), (3, 5)]
+
+    def run(params, optimizer, grads):
+        for step in grads:
+            for p, g in zip(params, step, strict=False):   # the last parameter gets no gradient
+                p.grad = g.clone()
+            optimizer.step()
+
+    wrong: list[str] = []
+    for (name, make), dtype in itertools.product(makers.items(), (torch.float32, torch.bfloat16)):
+        start = [torch.randn(s, generator=gen).to(dtype) for s in shapes]
+        grads = [[torch.randn(s, generator=gen).to(dtype) for s in shapes[:2]] for _ in range(4)]
+        straight = [torch.nn.Parameter(x.clone()) for x in start]
+        run(straight, make(straight), grads)
+        first = [torch.nn.Parameter(x.clone()) for x in start]
+        interrupted = make(first)
+        run(first, interrupted, grads[:2])
+        saved = interrupted.state_dict()
+        resumed = [torch.nn.Parameter(p.detach().clone()) for p in first]
+        optimizer = make(resumed)
+        if not drop_state:
+            optimizer.load_state_dict(saved)
+        run(resumed, optimizer, grads[2:])
+        # the same operations on the same values in the same order: equal to the last bit
+        if not all(torch.equal(p, q) for p, q in zip(straight, resumed, strict=True)):
+            gap = max(float((p.detach().double() - q.detach().double()).abs().max())
+                      for p, q in zip(straight, resumed, strict=True))
+            wrong.append(f"{name} ({str(dtype).removeprefix('torch.')}): max |straight − resumed| {gap:.3g}")
+    if wrong:
+        return Outcome("fail", f"a run resumed from state_dict() differs from the uninterrupted run: "
+                               f"{'; '.join(wrong[:3])}", {"wrong": wrong})
+    return Outcome("pass", "Muon, Shampoo and SOAP resumed from state_dict() after 2 of 4 steps (float32 and "
+                           "bfloat16 parameters, one parameter without state) equal the uninterrupted run "
+                           "bit for bit", {"runs": 2 * len(makers)})
+
+
+register(Claim(
+    id=f"{PAPER}.resume",
+    paper=PAPER,
+    source="our optimizers' state_dict()/load_state_dict() (algorithms.optimizers._base.MatrixOptimizer), "
+           "documented to continue a run; Section 2's optimizers are stateful (momentum, statistics, roots)",
+    origin=Origin.IMPLEMENTATION,
+    statement="Muon (a 6×4 matrix and a vector on its AdamW), Shampoo and SOAP (roots refreshed every 2 "
+              "steps), with decoupled weight decay 0.1: 2 steps, state_dict(), a fresh optimizer on the "
+              "parameters so far that loads it, 2 more steps give the parameters of 4 uninterrupted steps "
+              "bit for bit, with float32 and with bfloat16 parameters (whose float32 state must survive "
+              "the load unrounded) and a third parameter that never gets a gradient (no state to load)",
+    kind=Kind.NUMERIC,
+    check=partial(_resume, drop_state=False),
+    control=partial(_resume, drop_state=True),
+    control_description="the fresh optimizer does not load the state (momentum, statistics and roots restart "
+                        "at step 3), so its parameters differ from the uninterrupted run's and the check "
+                        "must fail",
+    budget_s=10.0,
 ))

@@ -146,7 +146,10 @@ class OptimizerTraining(Algorithm):
                                 f"{sorted(set(params) - {'params', 'lr', 'weight_decay'})}")
 
     def build(self, model: nn.Module) -> torch.optim.Optimizer:
-        """The optimizer over ``model``'s parameters, with scaled per-parameter groups."""
+        """The optimizer over ``model``'s parameters, with scaled per-parameter groups.
+
+        Each group's decoupled weight decay is ``independent_weight_decay / lr`` of the group, so that
+        ``lr · weight_decay`` is λ per step; a group whose ``lr`` is 0 takes no step and gets 0."""
         cls, rule = OPTIMIZERS[self.optimizer]
         cls = cls if self.factory is None else self.factory
         groups = param_groups(model, rule, self.lr, base_width=self.base_width or model.width,
