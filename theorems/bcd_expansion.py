@@ -1101,6 +1101,39 @@ def _tied_parameters() -> None:
         raise ValueError(f"params: the tied parameter was not trained once under its first name: {names}")
 
 
+def _stepped_optimizer(model: torch.nn.Module, blocks: Any = None) -> BlockOptimizer:
+    """A BlockOptimizer after one step on ``model`` (its base AdamW then holds moments)."""
+    opt = BlockOptimizer(model, blocks=blocks, switch_every=2)
+    model(torch.ones(1, 3)).sum().backward()
+    opt.step()
+    return opt
+
+
+def _load_other_layout(kind: str) -> None:
+    """Load a stepped optimizer's state into another one: ``"shapes"`` (a model of another width, the same
+    block and parameter counts), ``"block sizes"`` (the same model, blocks of 2 + 2 saved, 1 + 3 loaded),
+    ``"copy"`` (a deepcopy of the model, whose inactive block the saved optimizer froze: its layout is
+    adopted), ``"tuple names"`` (the same, the saved block_names a tuple of lists)."""
+    if kind == "shapes":
+        wide = torch.nn.Sequential(torch.nn.Linear(3, 5), torch.nn.ReLU(), torch.nn.Linear(5, 2))
+        BlockOptimizer(wide, switch_every=2).load_state_dict(_stepped_optimizer(_tiny_model()).state_dict())
+    elif kind == "block sizes":
+        saved = _stepped_optimizer(_tiny_model(), blocks=[r"^0\.", r"^2\."]).state_dict()
+        BlockOptimizer(_tiny_model(), blocks=[["0.weight"], ["0.bias", "2.weight", "2.bias"]],
+                       switch_every=2).load_state_dict(saved)
+    else:
+        model = _tiny_model()
+        opt = _stepped_optimizer(model)
+        saved = opt.state_dict()
+        if kind == "tuple names":
+            saved["schedule"]["block_names"] = tuple(saved["schedule"]["block_names"])
+        loaded = BlockOptimizer(copy.deepcopy(model), switch_every=2)
+        loaded.load_state_dict(saved)
+        if loaded.block_names != opt.block_names:
+            raise ValueError(f"state_dict: the saved layout {opt.block_names} was not adopted: "
+                             f"{loaded.block_names}")
+
+
 def _check_domains(ctx: Context, open_ends: bool = False) -> Outcome:
     """The documented input domains of the public constructors and functions: inputs at their
     closed ends are accepted, inputs just outside refused with an error naming the argument."""
@@ -1113,6 +1146,9 @@ def _check_domains(ctx: Context, open_ends: bool = False) -> Outcome:
         ("a tied parameter under a second name", _tied_parameters, False, None),
         ("params as a list of bare tensors", lambda: BlockOptimizer(list(_tiny_model().parameters())), False,
          (TypeError, "params")),
+        ("params as (parameter, name) pairs",
+         lambda: BlockOptimizer([(p, n) for n, p in _tiny_model().named_parameters()]), False,
+         (TypeError, "params")),
         ("blocks mixing a pattern and a name list",
          lambda: BlockOptimizer(_tiny_model(), blocks=[r"^0\.", ["2.weight", "2.bias"]]), False, None),
         ("one explicit block holding everything", lambda: find_blocks(["a.w", "b.w"], blocks=["."]), True,
@@ -1124,12 +1160,24 @@ def _check_domains(ctx: Context, open_ends: bool = False) -> Outcome:
         ("a state_dict without 'schedule'", lambda: _round_trip("schedule"), False,
          (ValueError, "state_dict")),
         ("a state_dict without 'base'", lambda: _round_trip("base"), False, (ValueError, "state_dict")),
+        ("a state_dict of a model of another width", lambda: _load_other_layout("shapes"), False,
+         (ValueError, "state_dict")),
+        ("a state_dict whose active block has more parameters", lambda: _load_other_layout("block sizes"),
+         False, (ValueError, "parameter group")),
+        ("a state_dict loaded onto a copy of its model (layout adopted)", lambda: _load_other_layout("copy"),
+         False, None),
+        ("a state_dict whose block_names is a tuple", lambda: _load_other_layout("tuple names"), False,
+         (ValueError, "block_names")),
         ("BlockCoordinateDescent(blocks=a tuple)", lambda: BlockCoordinateDescent(blocks=(r"^0\.",)), False,
          None),
         ("BlockCoordinateDescent(blocks=a string)", lambda: BlockCoordinateDescent(blocks="0"), False,
          (TypeError, "blocks")),
         ("BlockCoordinateDescent(blocks=a list)", lambda: BlockCoordinateDescent(blocks=[r"^0\."]), False,
          (TypeError, "blocks")),
+        ("BlockCoordinateDescent(optimizer=BlockOptimizer)",
+         lambda: BlockCoordinateDescent(optimizer=BlockOptimizer), False, None),
+        ("BlockCoordinateDescent(optimizer=a number)", lambda: BlockCoordinateDescent(optimizer=3), False,
+         (TypeError, "optimizer")),
         ("token ids 0 and vocab_size − 1", lambda: _finetune_with(_tokens_with(0, 3)), True, None),
         ("a token id −1", lambda: _finetune_with(_tokens_with(-1, 3)), False, (ValueError, "tokens")),
         ("a token id vocab_size", lambda: _finetune_with(_tokens_with(0, 4)), False, (ValueError, "tokens")),
@@ -1160,12 +1208,15 @@ register(Claim(
     origin=Origin.IMPLEMENTATION,
     statement="BlockOptimizer accepts a module's named_parameters() pairs, a tied parameter (trained once), "
               "blocks mixing patterns and name lists, a single block holding everything and its own "
-              "state_dict, and refuses bare tensors, a string or empty blocks and a state_dict without its "
-              "base or schedule; FinetuneTask accepts token ids 0 and vocab_size − 1, T = 1, context + 1 "
+              "state_dict, also loaded onto a copy of its model (the saved block layout adopted), and "
+              "refuses bare tensors, (parameter, name) pairs, a string or empty blocks, a state_dict without "
+              "its base or schedule, of a model of another width, whose active block holds more parameters "
+              "or whose block_names is a tuple; BlockCoordinateDescent accepts a callable optimizer and "
+              "refuses a number; FinetuneTask accepts token ids 0 and vocab_size − 1, T = 1, context + 1 "
               "columns and batch_size = n, and refuses ids −1 and vocab_size, T = 0, no rows, context + 2 "
               "columns and batch_size = n + 1; LowRankExpansion accepts rank = min(in, out) and refuses one "
               "more and a non-bool freeze; each refusal a ValueError/TypeError naming the argument "
-              "(26 cases)",
+              "(33 cases)",
     kind=Kind.PROPERTY,
     check=_check_domains,
     control=partial(_check_domains, open_ends=True),
@@ -1231,6 +1282,32 @@ def _loop_failures() -> tuple[list[str], dict[str, Any]]:
         figures[f"retcode_reference_minus_{offset}"] = sol.retcode.value
         if sol.retcode.value != expected:
             failures.append(f"tolerance: reference = loss − {offset}: {sol.retcode.value}, not {expected}")
+    # (c') the criterion's closed end: a loss exactly at reference + tol is Success. The loss after step 1
+    # does not depend on the reference; with reference = 3/4 of it, loss − reference is exact (Sterbenz)
+    # and so is reference + (loss − reference) = loss
+    first = solve(_spied_task(8, 2, reference_loss=0.0)[0], FullFinetune(lr=1e-3), maxiters=1, tol=1e-9,
+                  seed=0).value
+    reference = 0.75 * first
+    edge_tol = first - reference
+    if reference + edge_tol != first:
+        failures.append(f"tolerance edge: reference + tol = {reference + edge_tol!r}, not the loss {first!r}")
+    else:
+        sol = solve(_spied_task(8, 2, reference_loss=reference)[0], FullFinetune(lr=1e-3), maxiters=3,
+                    tol=edge_tol, seed=0)
+        figures["tolerance_edge"] = [sol.retcode.value, sol.stats.iterations]
+        if sol.retcode.value != "Success" or sol.stats.iterations != 1 or sol.value != first:
+            failures.append(f"tolerance edge: loss = reference + tol exactly gave {sol.retcode.value} after "
+                            f"{sol.stats.iterations} steps, not Success after 1")
+    # (c'') the solution's x: the trained parameters, float64 as they are, bfloat16 widened to float32
+    for dtype, x_dtype in ((torch.float64, np.float64), (torch.bfloat16, np.float32)):
+        ft = markov_finetune_task(vocab_size=4, context=3, n=4, width=4, depth=1, pretrain_steps=1, seed=5,
+                                  architecture="mlp", batch_size=2, dtype=dtype)
+        sol = solve(ft, FullFinetune(lr=1e-3), maxiters=1, seed=0)
+        params = torch.cat([p.detach().reshape(-1) for p in sol.original["model"].parameters()])
+        if sol.x.dtype != x_dtype or not np.array_equal(sol.x, params.float().numpy()
+                                                        if dtype == torch.bfloat16 else params.numpy()):
+            failures.append(f"x of a {dtype} model: dtype {sol.x.dtype}, not {np.dtype(x_dtype)}, or not "
+                            "the trained parameters")
     # (d) a finite blow-up (lr 1e8: the loss jumps to ~1e8 nats) is Diverged at once
     sol = solve(_spied_task(8, 2)[0], FullFinetune(lr=1e8), maxiters=5, seed=0)
     figures["blow_up"] = [sol.retcode.value, figure(sol.value, 3), sol.stats.iterations]
@@ -1290,7 +1367,9 @@ def _check_loop(ctx: Context, sabotage: bool = False) -> Outcome:
         return Outcome("fail", f"{len(failures)} documented behaviours broken; first: {failures[0]}",
                        evidence)
     return Outcome("pass", "epochs draw disjoint full batches from a fresh permutation, no seed is seed 0, "
-                           "Success at loss <= reference + 0.1, a finite blow-up is Diverged, default blocks "
+                           "Success at loss <= reference + 0.1 (the end point included), x the trained "
+                           "parameters in their dtype (bfloat16 as float32), a finite blow-up is Diverged, "
+                           "default blocks "
                            "and the descending order as documented, freeze as asked, the task's shift to "
                            "chain s + 1, state bytes in absolute terms", evidence)
 
@@ -1304,7 +1383,9 @@ register(Claim(
     statement="run_finetune draws epochs without replacement (n = 8 and 10, batch 4: two disjoint batches "
               "of 4 per epoch, a fresh permutation each epoch), a solve without a seed equals seed 0 and "
               "seed 1 draws other batches, the default tolerance is 0.1 nats (Success at the first step "
-              "with the reference 0.09 below the loss, MaxIters at 0.11), a finite blow-up to ~1e8 nats is "
+              "with the reference 0.09 below the loss, MaxIters at 0.11; a loss exactly at reference + tol "
+              "is Success), the solution's x is the trained parameters (float64 as float64, bfloat16 widened "
+              "to float32), a finite blow-up to ~1e8 nats is "
               "Diverged at the first step; default blocks are one per numbered layer then the rest (one "
               "per top-level module without numbered layers), 'descending' is D − 1, …, 0; LowRankExpansion "
               "freezes the wrapped layer iff freeze; markov_finetune_task(seed=s) samples chain s + 1; "
