@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -124,25 +125,62 @@ def check_psd(name: str, matrix, *, rtol: float = 1e-10) -> float:
     return lam_min
 
 
+def _check_real_scalar(name: str, value: Any, expected: str) -> float:
+    """A real scalar (a Python or numpy number, never a bool) as a float; else a TypeError naming it."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.floating | np.integer):
+        raise TypeError(f"{name} must be a real number{expected}, got {type(value).__name__} {_brief(value)}")
+    try:
+        return float(value)
+    except OverflowError:  # an int past float's range: refused by the caller as not finite
+        return math.inf
+
+
+def check_finite_real(name: str, value: Any) -> float:
+    """A finite real number, as a float.
+
+    >>> check_finite_real("delta", float("nan"))
+    Traceback (most recent call last):
+    ...
+    ValueError: delta must be finite, got nan
+    """
+    value = _check_real_scalar(name, value, "")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return value
+
+
 def check_nonnegative(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    if not np.isfinite(value) or value < 0:
+    """A finite real number >= 0, as a float."""
+    value = _check_real_scalar(name, value, " >= 0")
+    if not math.isfinite(value) or value < 0:
         raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
-    return float(value)
+    return value
 
 
 def check_positive(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    if not np.isfinite(value) or value <= 0:
+    """A finite real number > 0, as a float.
+
+    >>> check_positive("lr", 1 + 2j)
+    Traceback (most recent call last):
+    ...
+    TypeError: lr must be a real number > 0, got complex (1+2j)
+    """
+    value = _check_real_scalar(name, value, " > 0")
+    if not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be > 0 and finite, got {value!r}")
-    return float(value)
+    return value
 
 
 def check_positive_int(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value <= 0:
         raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return int(value)
+
+
+def check_int_at_least(name: str, value: Any, minimum: int) -> int:
+    """An int (numpy ints too, never a bool or a float) >= ``minimum``, as an int (a count, a capacity)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
     return int(value)
 
 

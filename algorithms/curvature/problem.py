@@ -54,6 +54,7 @@ from algorithms._validation import (
     as_real_array,
     check_callable,
     check_choice,
+    check_finite_real,
     check_positive,
     check_shape,
     check_str,
@@ -281,14 +282,6 @@ def check_numeric_point(x: Any, g: Any) -> None:
         raise ValueError(f"g must have the shape of x {xs.shape}, got {gs.shape}")
 
 
-def check_finite_real(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return float(value)
-
-
 # --------------------------------------------------------------------------- linear algebra
 
 
@@ -505,13 +498,13 @@ def sum_of_squared_absolutely_convex(
 
     # shapes are checked at every call (a non-finite value is left to the solver: Diverged)
     def phi(x):
-        r = np.asarray(residuals(x), dtype=np.float64)
+        r = as_real_array("residuals(x)", residuals(x))
         if r.ndim != 1 or r.size == 0:
             raise ValueError(f"residuals(x) must return a non-empty vector (m,), got shape {r.shape}")
         return r
 
     def jac(x, m):
-        J = np.asarray(jacobian(x), dtype=np.float64)
+        J = as_real_array("jacobian(x)", jacobian(x))
         check_shape("jacobian(x)", J, (m, d))
         return J
 

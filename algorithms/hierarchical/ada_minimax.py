@@ -42,20 +42,12 @@ from typing import Any
 import numpy as np
 
 from algorithms._validation import check_nonnegative
+from algorithms._validation import check_positive as check_rate  # a step size: finite, > 0
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
 from algorithms.hierarchical._loop import checked, norm, run
 from algorithms.hierarchical.problems import MinimaxProblem
 
 __all__ = ["AdaMinimax", "ada_parameters", "check_rate", "momentum_update"]
-
-
-def check_rate(name: str, value: object) -> float:
-    """A step-size-like hyperparameter: a finite real number > 0 (ints promoted to float)."""
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
-        raise TypeError(f"{name} must be a real number > 0, got {type(value).__name__} {value!r}")
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return float(value)
 
 
 def ada_parameters(t: int, noise_sum: float, previous_noise_sum: float, lower_sum: float, *,

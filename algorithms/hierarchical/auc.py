@@ -35,16 +35,10 @@ import torch
 from torch import nn
 from torch.func import functional_call
 
-from algorithms._validation import check_device, check_positive
+from algorithms._validation import check_device, check_positive, check_positive_int
 from algorithms.hierarchical.problems import MinimaxProblem
 
 __all__ = ["ScoreNet", "auc_minimax"]
-
-
-def _positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
-    return value
 
 
 class ScoreNet(nn.Module):
@@ -57,9 +51,9 @@ class ScoreNet(nn.Module):
 
     def __init__(self, in_features: int, hidden: int = 8, out_features: int = 1, *, seed: int = 0) -> None:
         super().__init__()
-        self.in_features = _positive_int("in_features", in_features)
-        self.out_features = _positive_int("out_features", out_features)
-        _positive_int("hidden", hidden)
+        self.in_features = check_positive_int("in_features", in_features)
+        self.out_features = check_positive_int("out_features", out_features)
+        check_positive_int("hidden", hidden)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
             raise ValueError(f"seed must be an int >= 0 and < 2**64, got {seed!r}")
         generator = torch.Generator().manual_seed(seed)
@@ -91,10 +85,10 @@ def auc_minimax(n_samples: int = 400, in_features: int = 5, hidden: int = 8, *,
 
     x0 is the seeded network's parameters followed by a = b = 0; y0 = (α = 0,).
     """
-    _positive_int("n_samples", n_samples)
+    check_positive_int("n_samples", n_samples)
     if n_samples < 2:  # one positive and one negative example at least: the AUC pairs them
         raise ValueError(f"n_samples must be >= 2 (a positive and a negative example), got {n_samples!r}")
-    _positive_int("batch_size", batch_size)
+    check_positive_int("batch_size", batch_size)
     if batch_size > n_samples:  # a mini-batch cannot hold more examples than the data set has
         raise ValueError(f"batch_size must be <= n_samples = {n_samples}, got {batch_size!r}")
     if not (isinstance(positive_fraction, int | float) and 0 < positive_fraction < 1):

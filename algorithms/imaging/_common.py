@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-import numpy as np
 import torch
 
 from algorithms.imaging.priors import DenoiserPrior, SubspacePrior, TVPrior
@@ -25,14 +23,6 @@ def check_prior(prior: Any) -> None:
 def check_npn(npn: Any) -> None:
     if npn is not None and not isinstance(npn, NPN):
         raise TypeError(f"npn must be an algorithms.imaging.NPN or None, got {type(npn).__name__}")
-
-
-def check_positive(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
-        raise TypeError(f"{name} must be a real number > 0, got {type(value).__name__}")
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be > 0 and finite, got {value!r}")
-    return float(value)
 
 
 def prepare(problem: InverseProblem, npn: NPN | None) -> torch.Tensor | None:

@@ -16,22 +16,13 @@ torch.Size([3, 64])
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
 import torch
 from torch import nn
 
-from algorithms._validation import check_seed
+from algorithms._validation import check_int_at_least, check_seed
 from algorithms.imaging.operators import LinearOperator
 
 __all__ = ["NullSpaceNet", "ResidualDenoiser"]
-
-
-def _check_int(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-    return int(value)
 
 
 def _body(channels: int, depth: int) -> nn.Sequential:
@@ -58,7 +49,7 @@ class NullSpaceNet(nn.Module):
         if projection.image_shape != operator.image_shape:
             raise ValueError(f"projection must act on images of shape {operator.image_shape}, got "
                              f"{projection.image_shape}")
-        channels, depth = _check_int("channels", channels, 1), _check_int("depth", depth, 2)
+        channels, depth = check_int_at_least("channels", channels, 1), check_int_at_least("depth", depth, 2)
         seed = check_seed(seed)
         self.operator, self.projection = operator, projection
         self.in_features, self.out_features = operator.out_features, projection.out_features
@@ -83,7 +74,7 @@ class ResidualDenoiser(nn.Module):
 
     def __init__(self, channels: int = 16, depth: int = 4, seed: int = 0) -> None:
         super().__init__()
-        channels, depth = _check_int("channels", channels, 1), _check_int("depth", depth, 2)
+        channels, depth = check_int_at_least("channels", channels, 1), check_int_at_least("depth", depth, 2)
         with torch.random.fork_rng():
             torch.manual_seed(check_seed(seed))
             self.body = _body(channels, depth)

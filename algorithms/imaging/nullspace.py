@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from algorithms._validation import check_seed
 from algorithms.imaging.operators import (
     Blur,
     HighPass,
@@ -41,7 +42,6 @@ from algorithms.imaging.operators import (
     Radon,
     SubsampledHadamard,
     SuperResolution,
-    _check_seed,
 )
 
 __all__ = [
@@ -103,7 +103,7 @@ def qr_null_rows(operator: LinearOperator, p: int, seed: int) -> MatrixOperator:
     True
     """
     basis = null_space_basis(operator)
-    p, seed = _check_p(p, basis.shape[1]), _check_seed(seed)
+    p, seed = _check_p(p, basis.shape[1]), check_seed(seed)
     generator = torch.Generator().manual_seed(seed)
     u, _ = torch.linalg.qr(torch.randn(basis.shape[1], p, generator=generator, dtype=torch.float64))
     return MatrixOperator((basis @ u).T.contiguous(), operator.image_shape)
@@ -142,7 +142,7 @@ def complement_rows(operator: SubsampledHadamard, p: int | None = None, seed: in
     (12,)
     """
     _check_operator("operator", operator, SubsampledHadamard)
-    seed = _check_seed(seed)  # checked even when p is None leaves it unused
+    seed = check_seed(seed)  # checked even when p is None leaves it unused
     unused = torch.tensor(sorted(set(range(operator.in_features)) - set(operator.rows.tolist())),
                           dtype=torch.int64)
     if unused.numel() == 0:

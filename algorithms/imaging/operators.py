@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_positive_int, check_seed, check_torch_dtype
+from algorithms._validation import check_positive, check_positive_int, check_seed, check_torch_dtype
 
 __all__ = [
     "Blur",
@@ -64,18 +64,6 @@ def _check_ratio(ratio: Any) -> float:
     if not (0.0 < float(ratio) <= 1.0):
         raise ValueError(f"ratio must be in (0, 1], got {ratio!r}")
     return float(ratio)
-
-
-def _check_seed(seed: Any) -> int:
-    return check_seed(seed)
-
-
-def _check_positive(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
-        raise TypeError(f"{name} must be a real number > 0, got {type(value).__name__}")
-    if not (math.isfinite(float(value)) and value > 0):
-        raise ValueError(f"{name} must be > 0 and finite, got {value!r}")
-    return float(value)
 
 
 class LinearOperator:
@@ -135,7 +123,7 @@ class LinearOperator:
         ``seed``)."""
         iterations = check_positive_int("iterations", iterations)
         dtype = check_torch_dtype(dtype)
-        generator = torch.Generator().manual_seed(_check_seed(seed))
+        generator = torch.Generator().manual_seed(check_seed(seed))
         x = torch.randn(self.image_shape, generator=generator, dtype=dtype)
         value = 0.0
         for _ in range(iterations):
@@ -191,7 +179,7 @@ def gaussian_cs(image_shape: tuple[int, int], ratio: float, seed: int,
     (8,)
     """
     h, w = _check_image_shape(image_shape)
-    ratio, seed = _check_ratio(ratio), _check_seed(seed)
+    ratio, seed = _check_ratio(ratio), check_seed(seed)
     check_torch_dtype(dtype)  # torch.randn has no integer kernel: name dtype before it fails
     n = h * w
     m = max(1, round(ratio * n))
@@ -228,7 +216,7 @@ class SubsampledHadamard(LinearOperator):
     def __init__(self, image_shape: tuple[int, int], ratio: float, seed: int,
                  rows: torch.Tensor | None = None) -> None:
         self.image_shape = _check_image_shape(image_shape)
-        self.ratio, self.seed = _check_ratio(ratio), _check_seed(seed)
+        self.ratio, self.seed = _check_ratio(ratio), check_seed(seed)
         n = self.in_features
         if n & (n - 1):
             raise ValueError(f"image_shape must have h·w a power of two for SubsampledHadamard, "
@@ -263,7 +251,7 @@ def gaussian_kernel_spectrum(image_shape: tuple[int, int], sigma: float) -> torc
     1.0
     """
     h, w = _check_image_shape(image_shape)
-    sigma = _check_positive("sigma", sigma)
+    sigma = check_positive("sigma", sigma)
     rows = torch.minimum(torch.arange(h), h - torch.arange(h)).to(torch.float64)
     cols = torch.minimum(torch.arange(w), w - torch.arange(w)).to(torch.float64)
     kernel = torch.exp(-(rows[:, None] ** 2 + cols[None, :] ** 2) / (2 * sigma**2))
@@ -294,7 +282,7 @@ class Blur(_Filter):
 
     def __init__(self, image_shape: tuple[int, int], sigma: float) -> None:
         self.image_shape = _check_image_shape(image_shape)
-        self.sigma = _check_positive("sigma", sigma)
+        self.sigma = check_positive("sigma", sigma)
         self.spectrum = gaussian_kernel_spectrum(self.image_shape, self.sigma)
         self.measurement_shape = self.image_shape
 
@@ -308,7 +296,7 @@ class HighPass(_Filter):
 
     def __init__(self, image_shape: tuple[int, int], sigma: float) -> None:
         self.image_shape = _check_image_shape(image_shape)
-        self.sigma = _check_positive("sigma", sigma)
+        self.sigma = check_positive("sigma", sigma)
         self.spectrum = 1.0 - gaussian_kernel_spectrum(self.image_shape, self.sigma)
         self.measurement_shape = self.image_shape
 
@@ -426,10 +414,10 @@ def cartesian_mask(image_shape: tuple[int, int], acceleration: float, seed: int,
     (5, True)
     """
     h, w = _check_image_shape(image_shape)
-    acceleration = _check_positive("acceleration", acceleration)
+    acceleration = check_positive("acceleration", acceleration)
     if acceleration < 1:
         raise ValueError(f"acceleration must be >= 1, got {acceleration!r}")
-    seed = _check_seed(seed)
+    seed = check_seed(seed)
     centre_lines = min(4, h) if centre_lines is None else centre_lines
     if isinstance(centre_lines, bool) or not isinstance(centre_lines, int | np.integer) \
             or not 0 <= centre_lines <= h:

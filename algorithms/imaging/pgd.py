@@ -33,11 +33,11 @@ from typing import Any
 
 import torch
 
+from algorithms._validation import check_positive
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.imaging._common import (
     blow_up_threshold,
     check_npn,
-    check_positive,
     check_prior,
     objective,
     prepare,

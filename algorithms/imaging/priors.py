@@ -15,13 +15,14 @@ True
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import torch
 from torch.nn import functional as nn_functional
+
+from algorithms._validation import check_nonnegative
 
 __all__ = ["DenoiserPrior", "SubspacePrior", "TVPrior", "total_variation"]
 
@@ -56,15 +57,6 @@ def total_variation(x: torch.Tensor) -> torch.Tensor:
     return torch.sqrt(dr**2 + dc**2).sum(dim=(-2, -1))
 
 
-def _check_weight(name: str, value: Any, *, positive: bool) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    ok = math.isfinite(value) and (value > 0 if positive else value >= 0)
-    if not ok:
-        raise ValueError(f"{name} must be {'> 0' if positive else '>= 0'} and finite, got {value!r}")
-    return float(value)
-
-
 @dataclass(frozen=True)
 class TVPrior:
     """h(x) = weight · TV(x); its prox by Chambolle's dual projection (``inner`` iterations, step 1/8).
@@ -77,7 +69,7 @@ class TVPrior:
     inner: int = 20
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "weight", _check_weight("weight", self.weight, positive=False))
+        object.__setattr__(self, "weight", check_nonnegative("weight", self.weight))
         if isinstance(self.inner, bool) or not isinstance(self.inner, int) or self.inner < 1:
             raise ValueError(f"inner must be a positive int, got {self.inner!r}")
 

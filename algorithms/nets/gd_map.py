@@ -88,11 +88,7 @@ def _check_lr(lr: Any) -> float:
     """The step size as a float; raises unless it is a finite number > 0."""
     if isinstance(lr, torch.Tensor) and lr.numel() == 1:
         lr = lr.item()
-    if isinstance(lr, bool) or not isinstance(lr, int | float | np.floating | np.integer):
-        raise TypeError(f"lr must be a real number, got {type(lr).__name__}")
-    if not math.isfinite(lr) or lr <= 0:
-        raise ValueError(f"lr must be finite and > 0, got {lr!r}")
-    return float(lr)
+    return check_positive("lr", lr)
 
 
 def _check_fn(fn: Any) -> None:

@@ -56,7 +56,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from algorithms._validation import as_float_array, check_choice, check_nonnegative, check_positive_int
+from algorithms._validation import (
+    as_float_array,
+    check_choice,
+    check_finite_real,
+    check_nonnegative,
+    check_positive_int,
+)
 from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
 
 __all__ = [
@@ -85,15 +91,6 @@ def _check_p(p, *, allow_zero: bool = True, upper: float = 1.0) -> float:
         lo = "0 <=" if allow_zero else "0 <"
         raise ValueError(f"p must satisfy {lo} p <= {upper:g}, got {p!r}")
     return p
-
-
-def _check_real(name: str, value) -> float:
-    """A finite real scalar (bools and arrays rejected) as a float."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    if not math.isfinite(float(value)):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return float(value)
 
 
 def _check_data(x, y) -> tuple[np.ndarray, np.ndarray]:
@@ -196,7 +193,7 @@ class CPWL:
             raise ValueError("jumps must be nonzero (a zero jump is no knot); "
                              "use CPWL.from_terms to drop them")
         for name in ("slope", "intercept"):
-            object.__setattr__(self, name, _check_real(name, getattr(self, name)))
+            object.__setattr__(self, name, check_finite_real(name, getattr(self, name)))
         object.__setattr__(self, "knots", knots)
         object.__setattr__(self, "jumps", jumps)
 
@@ -210,7 +207,7 @@ class CPWL:
             raise ValueError(f"knots and jumps must have the same length, got {t.shape} and {c.shape}")
         merge_tol = check_nonnegative("merge_tol", merge_tol)
         zero_tol = check_nonnegative("zero_tol", zero_tol)
-        slope, intercept = _check_real("slope", slope), _check_real("intercept", intercept)
+        slope, intercept = check_finite_real("slope", slope), check_finite_real("intercept", intercept)
         order = np.argsort(t, kind="stable")
         t, c = t[order], c[order]
         merged_t: list[float] = []
@@ -270,7 +267,7 @@ def _neuron_terms(W, b, v, a: float, c: float) -> tuple[np.ndarray, np.ndarray, 
     CPWL normal form (knots may repeat); :func:`network_to_cpwl` merges them.
     """
     W, b, v = _check_neurons(W, b, v)
-    slope, intercept = _check_real("a", a), _check_real("c", c)
+    slope, intercept = check_finite_real("a", a), check_finite_real("c", c)
     active = W != 0
     intercept += float(np.sum(v[~active] * np.maximum(b[~active], 0.0)))
     t = -b[active] / W[active]

@@ -67,6 +67,7 @@ from algorithms._validation import (
     backend_cap,
     check_bool,
     check_choice,
+    check_int_at_least,
     check_nonnegative,
     check_positive,
     check_positive_int,
@@ -148,13 +149,6 @@ def check_hessians(name: str, hessians: Any, *, rtol: float = 1e-8, psd: bool = 
             raise ValueError(f"{name}[{i}] must be positive semidefinite (smallest eigenvalue "
                              f"{lowest[i]:.3g})")
     return arr
-
-
-def _check_count(name: str, value: Any) -> int:
-    """A non-negative int (a number of steps); floats and bools are rejected, not truncated."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
-        raise ValueError(f"{name} must be an int >= 0, got {value!r}")
-    return int(value)
 
 
 def _check_batch(batch_size: Any, n: int) -> int:
@@ -686,7 +680,7 @@ def perturbed_mean_square(hessians: Any, lr: float, batch_size: int, noise_std: 
     """
     H, lr, B, _, _ = _check_common(hessians, lr, batch_size, sampling, 0.0, 1.0)
     s = check_nonnegative("noise_std", noise_std)
-    steps = _check_count("steps", steps)
+    steps = check_int_at_least("steps", steps, 0)
     a, b = batch_moment_coefficients(H.shape[0], B, sampling)
     d = H.shape[1]
     X, noise = np.eye(d), s**2 * np.eye(d)
@@ -738,7 +732,7 @@ def simulate_linearized(hessians: Any, lr: float, batch_size: int, steps: int, *
     True
     """
     H, lr, B, rho, alpha = _check_common(hessians, lr, batch_size, sampling, rho, alpha)
-    steps = _check_count("steps", steps)
+    steps = check_int_at_least("steps", steps, 0)
     seed = check_seed(seed)
     replicates = check_positive_int("replicates", replicates)
     s = check_nonnegative("noise_std", noise_std)

@@ -69,7 +69,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_bool, check_choice
+from algorithms._validation import check_bool, check_choice, check_positive, check_seed
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.submodular.matroids import Matchoid, check_hashable
 from algorithms.submodular.oracle import (
@@ -407,23 +407,11 @@ def _check_eps(eps: Any) -> float:
 
 
 def _check_max_value(max_value: Any) -> float | None:
-    if max_value is None:
-        return None
-    if isinstance(max_value, bool) or not isinstance(max_value, int | float | np.floating | np.integer):
-        raise TypeError(f"max_value must be a positive real number or None, got {type(max_value).__name__}")
-    if not (math.isfinite(max_value) and max_value > 0):
-        raise ValueError(f"max_value must be positive and finite, got {max_value!r}")
-    return float(max_value)
+    return None if max_value is None else check_positive("max_value", max_value)
 
 
 def _check_optional_seed(seed: Any) -> int | None:
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
-    if not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be >= 0 and < 2**64, got {seed}")
-    return int(seed)
+    return None if seed is None else check_seed(seed)
 
 
 class DynamicMatchoidMaximizer:

@@ -20,6 +20,8 @@ from typing import Any
 
 import networkx as nx
 
+from algorithms._validation import check_int_at_least
+
 __all__ = ["GraphicMatroid", "LaminarMatroid", "Matchoid", "Matroid", "PartitionMatroid", "UniformMatroid"]
 
 
@@ -31,12 +33,6 @@ def check_hashable(name: str, element: Any) -> Hashable:
         raise TypeError(f"{name} must be hashable (elements are set members), got "
                         f"{type(element).__name__} {element!r}") from exc
     return element
-
-
-def _check_count(name: str, value: Any, *, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
-    return int(value)
 
 
 class Matroid:
@@ -71,7 +67,7 @@ class UniformMatroid(Matroid):
     """
 
     def __init__(self, k: int, ground: Iterable[Hashable] | None = None) -> None:
-        self.k = _check_count("k", k, minimum=1)
+        self.k = check_int_at_least("k", k, 1)
         if ground is not None:
             if isinstance(ground, str | bytes) or not isinstance(ground, Iterable):
                 raise TypeError(f"ground must be an iterable of elements or None, got "
@@ -111,9 +107,9 @@ class PartitionMatroid(Matroid):
             missing = parts - set(capacity)
             if missing:
                 raise ValueError(f"capacity has no entry for part(s) {sorted(map(repr, missing))}")
-            caps = {part: _check_count(f"capacity[{part!r}]", capacity[part], minimum=0) for part in parts}
+            caps = {part: check_int_at_least(f"capacity[{part!r}]", capacity[part], 0) for part in parts}
         else:
-            cap = _check_count("capacity", capacity, minimum=0)
+            cap = check_int_at_least("capacity", capacity, 0)
             caps = dict.fromkeys(parts, cap)
         self.part_of = dict(part_of)
         self.capacity = caps
@@ -205,7 +201,7 @@ class LaminarMatroid(Matroid):
             if isinstance(members, str | bytes) or not isinstance(members, Iterable):
                 raise TypeError(f"sets[{j}] must be an iterable of elements, got {type(members).__name__}")
             family.append(frozenset(check_hashable(f"sets[{j}] element", e) for e in members))
-        caps = [_check_count(f"capacities[{j}]", c, minimum=0) for j, c in enumerate(capacities)]
+        caps = [check_int_at_least(f"capacities[{j}]", c, 0) for j, c in enumerate(capacities)]
         for a in range(len(family)):
             for b in range(a + 1, len(family)):
                 common = family[a] & family[b]
@@ -278,7 +274,7 @@ class Matchoid:
             else:
                 rank = sum(m.rank for m in self.matroids)
             rank = max(int(rank), 1)
-        self.rank = _check_count("rank", rank, minimum=1)
+        self.rank = check_int_at_least("rank", rank, 1)
 
     def covers(self, element: Hashable) -> bool:
         """Whether ``element`` lies in at least one matroid's ground set."""

@@ -76,3 +76,35 @@ def test_round2_shared_checks():
         check_float_tensor("grad", torch.ones(1, dtype=torch.complex64))
     with pytest.raises(ValueError, match="X must be on the model's device"):
         check_device("X", torch.ones(1, device="meta"), torch.ones(1))
+
+
+def test_round4_merged_scalar_checks():
+    # #43 round 4: the families' own copies (imaging's check_positive, its operators' _check_positive,
+    # priors' _check_weight, hierarchical's check_rate, the int-minimum and finite-real copies) are now
+    # these shared checks; each message names the argument, what was expected and what was received
+    from algorithms.hierarchical.ada_minimax import check_rate
+    from algorithms.imaging import PnPPGD
+    from algorithms.imaging.operators import Blur
+    from algorithms.imaging.priors import TVPrior
+
+    with pytest.raises(TypeError, match=r"^lr must be a real number > 0, got str 'a'$"):
+        v.check_positive("lr", "a")
+    with pytest.raises(TypeError, match=r"^lr must be a real number > 0, got complex \(1\+2j\)$"):
+        PnPPGD(prior=TVPrior(weight=0.1), lr=1 + 2j)
+    with pytest.raises(ValueError, match=r"^lr must be > 0 and finite, got -1\.0$"):
+        PnPPGD(prior=TVPrior(weight=0.1), lr=-1.0)
+    with pytest.raises(TypeError, match=r"^sigma must be a real number > 0, got bool True$"):
+        Blur((8, 8), sigma=True)
+    with pytest.raises(ValueError, match=r"^weight must be finite and >= 0, got -0\.5$"):
+        TVPrior(weight=-0.5)
+    with pytest.raises(ValueError, match=r"^alpha must be > 0 and finite, got inf$"):
+        check_rate("alpha", float("inf"))
+    with pytest.raises(ValueError, match=r"^eta must be > 0 and finite, got inf$"):
+        v.check_positive("eta", 10**400)  # an int past float's range: not finite, not an OverflowError
+    assert v.check_int_at_least("steps", np.int64(0), 0) == 0
+    with pytest.raises(ValueError, match=r"^k must be an int >= 1, got 2\.0$"):
+        v.check_int_at_least("k", 2.0, 1)
+    with pytest.raises(ValueError, match=r"^delta must be finite, got nan$"):
+        v.check_finite_real("delta", float("nan"))
+    with pytest.raises(TypeError, match=r"^delta must be a real number, got NoneType None$"):
+        v.check_finite_real("delta", None)

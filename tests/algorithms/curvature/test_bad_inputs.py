@@ -194,3 +194,19 @@ def test_step_helpers_keep_scalars_and_sympy():
     assert curvature.gd_step(s, 2 * s, sympy.Rational(1, 4)) == s / 2
     assert curvature.polyak_step(s, 2, s, 4) == s / 2
     assert curvature.lcd2_step(_X2, _G2, np.zeros(2), 0.0)[0].tolist() == [1.0, 1.0]  # Δ = 0: no move
+
+
+def test_complex_values_refused_by_name():
+    # #43 round 4: np.asarray(x, dtype=float) dropped the imaginary part with only a ComplexWarning
+    from algorithms import solve
+    from algorithms.curvature import LCD1
+    from algorithms.curvature.problem import sum_of_squared_absolutely_convex
+
+    def problem(residuals, jacobian):
+        return sum_of_squared_absolutely_convex(residuals, jacobian, L_C=0.0, x0=np.array([1.0, -1.0]),
+                                                f_star=0.0)
+
+    with pytest.raises(TypeError, match=r"^residuals\(x\) must be real, got complex"):
+        solve(problem(lambda x: np.abs(x) + 1j, lambda x: np.diag(np.sign(x))), LCD1(), maxiters=3)
+    with pytest.raises(TypeError, match=r"^jacobian\(x\) must be real, got complex"):
+        solve(problem(lambda x: np.abs(x), lambda x: np.diag(np.sign(x)) + 1j), LCD1(), maxiters=3)
