@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from algorithms._validation import check_positive, check_seed
+from algorithms._validation import as_real_array, check_positive, check_seed
 from algorithms.attention.problem import SingleLocationProblem, check_unit_vector, overlaps
 from algorithms.attention.risk import _risk, thermodynamics
 from algorithms.core import (
@@ -50,7 +50,7 @@ _DIVERGENCE_BOUND = 1.5
 
 
 def _check_state(state) -> np.ndarray:
-    arr = np.asarray(state, dtype=np.float64)
+    arr = as_real_array("state", state)  # complex overlaps refused, not cut to their real part
     if arr.shape != (4,) or not np.all(np.isfinite(arr)):
         raise ValueError(f"state must be 4 finite overlaps (mu, nu, eta, zeta), got {state!r}")
     return arr

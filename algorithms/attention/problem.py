@@ -26,7 +26,14 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from algorithms._validation import as_float_array, check_choice, check_nonnegative, check_positive, check_seed
+from algorithms._validation import (
+    as_float_array,
+    as_real_array,
+    check_choice,
+    check_nonnegative,
+    check_positive,
+    check_seed,
+)
 from algorithms.core import Problem
 
 __all__ = [
@@ -67,7 +74,7 @@ def _check_int(name: str, value, minimum: int) -> int:
 def check_unit_vector(name: str, value, d: int, dtype=torch.float64) -> torch.Tensor:
     """``value`` as a finite unit vector of ``R^d`` (a torch tensor of ``dtype``)."""
     try:
-        vec = torch.as_tensor(np.asarray(value, dtype=np.float64), dtype=dtype).detach().clone()
+        vec = torch.as_tensor(as_real_array(name, value), dtype=dtype).detach().clone()
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a real vector of length {d}: {exc}") from exc
     if vec.shape != (d,):

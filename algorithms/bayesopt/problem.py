@@ -103,9 +103,10 @@ class ConstrainedBOProblem(Problem):
     def _count_constraints(self) -> int:
         centre = self.bounds.astype(np.float64).mean(axis=1)
         try:
-            value = np.asarray(self.c(centre), dtype=np.float64)
+            value = self.c(centre)
         except Exception as exc:  # the user's function failed on a point of the box
             raise ValueError(f"c(x) failed at the centre of the box: {exc}") from exc
+        value = as_real_array("c(x)", value)  # complex values refused, not cut to their real part
         if value.ndim > 1 or value.size == 0:
             raise ValueError(
                 f"c(x) must return a float or a 1-D array of m >= 1 values, got shape {value.shape}"

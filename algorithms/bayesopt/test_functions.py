@@ -30,6 +30,7 @@ from scipy.stats import qmc
 
 from algorithms._validation import (
     as_float_array,
+    as_real_array,
     check_bool,
     check_callable,
     check_positive,
@@ -85,7 +86,7 @@ class RKHSFunction:
         return float(np.sqrt(max(self.weights @ self.kernel(self.centers, self.centers) @ self.weights, 0.0)))
 
     def __call__(self, x):
-        x = np.asarray(x, dtype=np.float64)
+        x = as_real_array("x", x)
         rows = np.atleast_2d(x)
         values = np.concatenate(
             [
@@ -147,12 +148,12 @@ def _grid(bounds: np.ndarray, n_grid: int) -> np.ndarray:
 
 def _batch(g: Callable, X: np.ndarray) -> np.ndarray:
     try:
-        values = np.asarray(g(X), dtype=np.float64)
+        values = as_real_array("g(X)", g(X))
         if values.shape[0] == X.shape[0]:
             return values.reshape(X.shape[0], -1)
     except (TypeError, ValueError, IndexError):
         pass
-    return np.array([np.atleast_1d(np.asarray(g(x), dtype=np.float64)) for x in X])
+    return np.array([np.atleast_1d(as_real_array("g(x)", g(x))) for x in X])
 
 
 def constrained_minimum(

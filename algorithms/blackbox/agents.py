@@ -36,7 +36,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from algorithms._validation import check_bool, check_positive_int
+from algorithms._validation import as_real_array, check_bool, check_positive_int
 from algorithms.blackbox.features import N_FEATURES
 from algorithms.blackbox.grammar import CONFIG_SPACE, END, MODULES, N_MAX, TOKENS, allowed_next
 
@@ -118,7 +118,8 @@ class WorkflowGenerator(nn.Module):
                ) -> tuple[tuple[str, ...], torch.Tensor, torch.Tensor]:
         """A workflow, its log-probability (with gradient) and the summed entropy."""
         greedy = check_bool("greedy", greedy)
-        features = torch.as_tensor(features, dtype=torch.float32)
+        # as_real_array: a complex tensor cast to float32 would lose its imaginary part without a word
+        features = torch.as_tensor(as_real_array("features", features), dtype=torch.float32)
         prefix: list[str] = []
         logp = torch.zeros(())
         entropy = torch.zeros(())
@@ -137,7 +138,7 @@ class WorkflowGenerator(nn.Module):
 
     def log_prob(self, features: torch.Tensor, workflow: Sequence[str]) -> torch.Tensor:
         """log π_φ(workflow | features), the sum over the steps including the end token."""
-        features = torch.as_tensor(features, dtype=torch.float32)
+        features = torch.as_tensor(as_real_array("features", features), dtype=torch.float32)
         total = torch.zeros(())
         seq = [*workflow, END]
         for i, token in enumerate(seq):
@@ -164,7 +165,7 @@ class HyperparameterController(nn.Module):
                                                                              torch.Tensor]:
         """Means (in (0, 1)) and stds for the controllable modules, shape ``(T, M_c, N_MAX)``, and
         values ``(T,)``, for a batch of observations ``obs`` of shape ``(T, 9)``."""
-        obs = torch.as_tensor(obs, dtype=torch.float32).reshape(-1, N_OBS)
+        obs = torch.as_tensor(as_real_array("obs", obs), dtype=torch.float32).reshape(-1, N_OBS)
         ids = torch.tensor([MODULES.index(m) for m in workflow])
         x = self.module(ids)[None] + self.obs(obs)[:, None, :] + self.pos[: len(workflow)][None]
         h = self.body(x)

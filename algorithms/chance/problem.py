@@ -31,7 +31,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import as_float_array, check_callable, check_positive_int, check_seed
+from algorithms._validation import (
+    as_float_array,
+    as_real_array,
+    check_callable,
+    check_positive_int,
+    check_seed,
+)
 from algorithms.core import Problem
 
 __all__ = [
@@ -187,15 +193,15 @@ class ChanceConstrainedProblem(Problem):
     def objective(self, x: np.ndarray) -> np.ndarray:
         """f at the rows of ``x`` (shape (batch, n)), as a float64 array of shape (batch,)."""
         with torch.no_grad():
-            value = self.f(torch.as_tensor(np.asarray(x, dtype=self.dtype)))
+            value = self.f(torch.as_tensor(as_real_array("x", x).astype(self.dtype)))  # complex refused
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"f must return a torch tensor, got {type(value).__name__}")
         return value.detach().cpu().numpy().astype(np.float64)
 
     def constraints(self, x: np.ndarray, h: np.ndarray) -> np.ndarray:
         """g at every (row of x, row of h), shape (batch, L, m), float64."""
-        x = np.atleast_2d(np.asarray(x, dtype=self.dtype))
-        h = np.asarray(h, dtype=self.dtype)
+        x = np.atleast_2d(as_real_array("x", x).astype(self.dtype))  # complex refused, not cut
+        h = as_real_array("h", h).astype(self.dtype)
         with torch.no_grad():
             value = self.g(torch.as_tensor(x), torch.as_tensor(h))
         if not isinstance(value, torch.Tensor):

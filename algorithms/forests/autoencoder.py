@@ -52,6 +52,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
+from algorithms._validation import as_real_array
 from algorithms.forests.diffusion import DiffusionMap, dense_diffusion_map, diffusion_map
 from algorithms.forests.exact_decoder import exact_decode, kernel_estimate
 from algorithms.forests.knn_decoder import knn_decode, synthetic_training_set
@@ -338,7 +339,7 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     def inverse_transform(self, X: Any) -> Any:
         """Decode latent rows (m, n_components) back to input space (a DataFrame if fit on one)."""
         self._check_fitted()
-        Z0 = np.asarray(X, dtype=np.float64) if not sp.issparse(X) else None
+        Z0 = as_real_array("X", X) if not sp.issparse(X) else None
         if Z0 is None or Z0.ndim != 2 or Z0.shape[1] != self.embedding_.shape[1]:
             shape = getattr(X, "shape", None)
             raise ValueError(f"X (latent rows) must have shape (m, n_components = "

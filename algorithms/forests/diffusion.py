@@ -37,7 +37,7 @@ import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from algorithms._validation import backend_cap, check_seed
+from algorithms._validation import as_real_array, backend_cap, check_seed
 
 __all__ = ["EIGEN_FLOOR", "DiffusionMap", "dense_diffusion_map", "diffusion_map", "nystrom"]
 
@@ -150,7 +150,7 @@ def nystrom(K0: Any, dmap: DiffusionMap) -> np.ndarray:
     if not isinstance(dmap, DiffusionMap):
         raise TypeError(f"dmap must be a DiffusionMap, got {type(dmap).__name__}")
     if not sp.issparse(K0):
-        K0 = np.asarray(K0, dtype=np.float64)
+        K0 = as_real_array("K0", K0)
     if K0.ndim != 2 or K0.shape[1] != dmap.n_samples:
         raise ValueError(f"K0 must have shape (m, {dmap.n_samples}), got {K0.shape}")
     inverse = np.divide(1.0, dmap.eigenvalues, out=np.zeros_like(dmap.eigenvalues),

@@ -61,7 +61,7 @@ def kernel_estimate(Z0: Any, dmap: DiffusionMap) -> np.ndarray:
     """k̂₀ = Z₀ Λ Z† + 1/n: the kernel rows a set of embeddings implies (m, n)."""
     if not isinstance(dmap, DiffusionMap):
         raise TypeError(f"dmap must be a DiffusionMap, got {type(dmap).__name__}")
-    Z0 = np.asarray(Z0, dtype=np.float64)
+    Z0 = as_real_array("Z0", Z0)
     if Z0.ndim != 2 or Z0.shape[1] != dmap.embedding.shape[1]:
         raise ValueError(f"Z0 must have shape (m, {dmap.embedding.shape[1]}), got {Z0.shape}")
     keep = dmap.eigenvalues > EIGEN_FLOOR
@@ -139,7 +139,7 @@ def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarr
         raise TypeError(f"progress must be a bool, got {type(progress).__name__} {progress!r}")
     if not isinstance(partition, ForestPartition):
         raise TypeError(f"partition must be a ForestPartition, got {type(partition).__name__}")
-    K0_hat = np.asarray(K0_hat, dtype=np.float64)
+    K0_hat = as_real_array("K0_hat", K0_hat)
     train_leaves = np.asarray(train_leaves)
     B, L = partition.n_trees, partition.n_leaves
     if train_leaves.ndim != 2 or train_leaves.shape[1] != B:

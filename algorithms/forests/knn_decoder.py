@@ -70,7 +70,7 @@ def knn_decode(Z0: Any, Z_train: Any, X_synthetic: Any, *, k: int, categorical: 
                rng: np.random.Generator) -> np.ndarray:
     """Decode the rows of ``Z0`` (m, d) from the ``k`` nearest rows of ``Z_train`` (n, d)."""
     check_generator("rng", rng)
-    Z0, Z_train = np.asarray(Z0, dtype=np.float64), as_real_array("Z_train", Z_train)
+    Z0, Z_train = as_real_array("Z0", Z0), as_real_array("Z_train", Z_train)
     X_synthetic = as_real_array("X_synthetic", X_synthetic)
     categorical = np.asarray(categorical, dtype=bool)
     if Z0.ndim != 2 or Z0.shape[1] != Z_train.shape[1]:

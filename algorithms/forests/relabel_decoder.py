@@ -45,7 +45,7 @@ class RelabeledForest:
 
     def leaves(self, Z0: np.ndarray) -> np.ndarray:
         """Global leaf ids (m, B) that the relabelled trees route ``Z0`` to."""
-        Z0 = np.asarray(Z0, dtype=np.float64)
+        Z0 = as_real_array("Z0", Z0)
         m = Z0.shape[0]
         out = np.empty((m, len(self.feature)), dtype=np.int64)
         for b, (left, right) in enumerate(self.children):

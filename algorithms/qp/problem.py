@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from algorithms._validation import (
     as_float_array,
     as_float_matrix,
+    as_real_array,
     check_psd,
     check_shape,
     check_square_symmetric,
@@ -294,5 +295,5 @@ class QP(Problem):
 
     def objective(self, x: np.ndarray) -> float:
         """``½xᵀPx + qᵀx``."""
-        x = np.asarray(x, dtype=np.float64)
+        x = as_real_array("x", x)
         return float(0.5 * x @ (self.P @ x) + self.q @ x)

@@ -170,3 +170,16 @@ def test_round2_names_and_domains():
                                                                         -1), ValueError, ("seed",), "seed"),
     ):
         check_bad_input(case)
+
+
+def test_complex_input_refused_by_name():
+    # #43 round 4: np.asarray(x, dtype=float) dropped the imaginary part with only a ComplexWarning
+    from algorithms.attention import SingleLocationProblem, monte_carlo_risk, overlap_velocity
+
+    problem = SingleLocationProblem(d=4, L=3, gamma=0.5)
+    with pytest.raises(TypeError, match=r"^state must be real"):
+        overlap_velocity(problem, np.array([0.1 + 1j, 0.1, 0.1, 0.1]))
+    with pytest.raises(TypeError, match=r"^u0 must be a real vector.*complex"):
+        SingleLocationProblem(d=4, L=3, gamma=0.5, u0=np.array([1 + 1j, 0, 0, 0]))
+    with pytest.raises(TypeError, match=r"^u must be a real vector.*complex"):
+        monte_carlo_risk(problem, np.array([1 + 1j, 0, 0, 0]), np.array([1.0, 0, 0, 0]))

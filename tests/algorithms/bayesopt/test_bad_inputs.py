@@ -370,3 +370,12 @@ ROUND3_NORMS = [
 @pytest.mark.parametrize("case", ROUND3_NORMS, ids=lambda c: c.id)
 def test_round3_norms(case):
     check_bad_input(case)
+
+
+def test_complex_values_refused_by_name():
+    # #43 round 4: np.asarray(x, dtype=float) dropped the imaginary part with only a ComplexWarning
+    from algorithms.bayesopt import ConstrainedBOProblem
+
+    with pytest.raises(TypeError, match=r"^c\(x\) must be real, got complex"):
+        ConstrainedBOProblem(f=lambda x: float(x.sum()), c=lambda x: np.array([x[0] + 1j]),
+                             bounds=np.array([[0.0, 1.0], [0.0, 1.0]]))

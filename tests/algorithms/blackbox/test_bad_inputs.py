@@ -287,3 +287,13 @@ def test_complex_values_refused_by_name():
             solve(BlackBoxProblem(lambda x, v=value: v, box, 50), ScipyDE())
     with pytest.raises(TypeError, match=r"^action must be real"):
         decode_action("cx.binomial", np.array([0.25 + 1j, 0, 0]))
+
+
+def test_agents_refuse_complex_inputs_by_name():
+    # #43 round 4: torch.as_tensor(complex tensor, dtype=float32) drops the imaginary part silently
+    agent1, agent2 = WorkflowGenerator(), HyperparameterController()
+    with pytest.raises(TypeError, match=r"^features must be real, got complex"):
+        agent1.sample(torch.zeros(20, dtype=torch.complex64))
+    with pytest.raises(TypeError, match=r"^obs must be real, got complex"):
+        agent2(("init.uniform", "pop.20", "de.rand1", "cx.binomial", "bc.clip", "sel.greedy"),
+               torch.zeros(1, 9, dtype=torch.complex64))

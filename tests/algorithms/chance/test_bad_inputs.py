@@ -356,3 +356,17 @@ ROUND3_C2 = [
 @pytest.mark.parametrize("case", ROUND3_C2, ids=lambda c: c.id)
 def test_round3_c2_bad_input(case):
     check_bad_input(case)
+
+
+def test_complex_points_refused_by_name():
+    # #43 round 4: np.asarray(x, dtype=float) dropped the imaginary part with only a ComplexWarning
+    from algorithms.chance.problems import linear_gaussian_problem
+
+    problem = linear_gaussian_problem(4, n_samples=50)
+    x = np.full((1, 4), 0.5) + 1j
+    with pytest.raises(TypeError, match=r"^x must be real, got complex"):
+        problem.objective(x)
+    with pytest.raises(TypeError, match=r"^x must be real, got complex"):
+        problem.constraints(x, problem.h_samples[:3])
+    with pytest.raises(TypeError, match=r"^h must be real, got complex"):
+        problem.constraints(x.real, problem.h_samples[:3] + 1j)

@@ -254,3 +254,14 @@ ROUND3 = [
 @pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
 def test_round3_bad_input(case):
     check_bad_input(case)
+
+
+def test_complex_input_refused_by_name():
+    # #43 round 4: np.asarray(x, dtype=float) dropped the imaginary part with only a ComplexWarning
+    from algorithms.forests import RFAutoencoder
+
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    ae = RFAutoencoder(n_components=2).fit(X)
+    Z = ae.transform(X[:3])
+    with pytest.raises(TypeError, match=r"^X must be real, got complex"):
+        ae.inverse_transform(Z + 1j)

@@ -176,3 +176,11 @@ def test_round3_bad_input(case):
 
 def test_kkt_residuals_accepts_empty_multipliers_of_no_rows():
     assert dqp_module.kkt_residuals(_NO_ROWS, -np.ones(2), np.zeros(0), np.zeros(0))["stationarity"] == 0.0
+
+
+def test_complex_point_refused_by_name():
+    # #43 round 4: np.asarray(x, dtype=float) dropped the imaginary part with only a ComplexWarning
+    from algorithms.qp import QP
+
+    with pytest.raises(TypeError, match=r"^x must be real, got complex"):
+        QP(P=np.eye(2), q=np.ones(2)).objective(np.array([1 + 1j, 0.0]))
