@@ -1346,7 +1346,8 @@ def _references_check(ctx: Context, broken: bool) -> Outcome:
         opt = solve(inst, CVRPEnumeration()).value
         # HGS as the benchmark calls it: the default scale=None picks the power of ten from the data
         # (1e4 on unit-square coordinates)
-        sol = solve(inst, HGS(runtime=0.2, scale=1.0 if broken else None), seed=ctx.seed)
+        # solve's seeds run to 2**64 and PyVRP's to 2**32: a seed past 2**32 must reach it reduced
+        sol = solve(inst, HGS(runtime=0.2, scale=1.0 if broken else None), seed=ctx.seed + 2**32)
         worst_cvrp = max(worst_cvrp, (sol.value - opt) / opt if sol.successful else math.inf)
         below += sol.value < opt - 1e-9
     # on <= 10 nodes both heuristics find the optimum; scaled-integer rounding can tip ties by
@@ -1791,11 +1792,12 @@ def _train_check(ctx: Context, flip_reward: bool = False) -> Outcome:
     import algorithms.routing.train as tr
 
     steps, size, bmin, bmax = 40, 8, 2.0, 20.0
-    betas, seeds, saves = [], [], []
+    betas, seeds, saves, centers = [], [], [], []
     orig_loss, orig_inst, orig_save = tr.trajectory_loss, tr._instances, tr.save_checkpoint
 
     def spy_loss(traj, loss, beta=1.0, center=True, db_weight=1.0):
         betas.append(beta)
+        centers.append(center)
         if flip_reward:  # the control's bug: R = exp(+β cost) (energy and reward signs confused)
             traj = dataclasses.replace(traj, step_cost=-traj.step_cost)
         return orig_loss(traj, loss, beta=beta, center=center, db_weight=db_weight)
@@ -1861,7 +1863,8 @@ def _train_check(ctx: Context, flip_reward: bool = False) -> Outcome:
                  and all(0.0 <= a[0] <= b[0] and 0.0 <= a[1] <= b[1] for a, b in itertools.pairwise(clocks))
                  and meta["minutes"] <= wall and meta["cpu_minutes"] <= cpu)
     ok = (beta_err <= 1e-12 and fresh and meta["steps"] == steps and budget_ok
-          and budget_steps == 0 and by_path == "Success" and float(diff.mean()) > 2 * se)
+          and budget_steps == 0 and by_path == "Success" and centers == [True] * steps
+          and float(diff.mean()) > 2 * se)
     return fact(
         ok,
         "the training script anneals β geometrically from β_min to β_max, draws fresh instances each step, "
@@ -1872,6 +1875,7 @@ def _train_check(ctx: Context, flip_reward: bool = False) -> Outcome:
         checkpoints_as_documented=float(budget_ok),
         checkpoints=len(saved_steps),
         steps_in_1e_12_minutes=budget_steps,
+        steps_with_centered_reward=sum(c is True for c in centers),
         hbg_from_ckpt_path_success=float(by_path == "Success"),
         minutes_reported=meta["minutes"],
         minutes_measured=wall,
@@ -1891,7 +1895,8 @@ register(
         source=f"Section 4 (training: on-policy sampling, the loss, the β schedule) {SRC}; "
         "algorithms.routing.train",
         statement="python -m algorithms.routing.train's train() on TSP8 (40 steps of the hybrid loss, 2 "
-        "instances × 8 samples, lr 1e-2, β 2 → 20) passes the loss β_t = β_min (β_max/β_min)^(t/(T−1)), "
+        "instances × 8 samples, lr 1e-2, β 2 → 20) passes the loss β_t = β_min (β_max/β_min)^(t/(T−1)) and "
+        "the centred reward (the baseline c̄ of the other samples), "
         "draws 80 distinct instances, writes a checkpoint every 10 steps and at the end whose elapsed wall "
         "and CPU minutes are nondecreasing and within the call's own, and ends with a checkpoint whose mean "
         "sampled tour length on 16 held-out instances is lower than the untrained starting policy's by more "
@@ -2088,6 +2093,14 @@ def _two_opt_zero_moves(instance) -> None:
         raise ValueError(f"max_moves: 2-opt with max_moves = 0 returned {got}")
 
 
+def _forced_rollout(actions) -> None:
+    """rollout in mode "forced" on one TSP4 instance × 2 samples with the given ``actions``."""
+    torch.manual_seed(0)
+    model = RoutingGFlowNet("tsp", hidden=4, layers=1)
+    with torch.no_grad():
+        rollout(model, encode_instances(model, [random_tsp(4, seed=0)]), 2, mode="forced", actions=actions)
+
+
 def _train_tsp2() -> None:
     """train() on a TSP of 2 nodes (below the TSP minimum of 3), given no time: refused before any work."""
     from algorithms.routing.train import train
@@ -2097,11 +2110,18 @@ def _train_tsp2() -> None:
               out=os.path.join(d, "m.pt"), progress=False)
 
 
+def _overflow_matrix(factor: float) -> np.ndarray:
+    """4 nodes, every off-diagonal distance the largest float / 4 times ``factor``."""
+    d = np.full((4, 4), np.finfo(np.float64).max / 4 * factor)
+    np.fill_diagonal(d, 0.0)
+    return d
+
+
 def _domain_check(ctx: Context, open_ends: bool = False) -> Outcome:
     """The exact references and the tour validator on their domains' closed ends (accepted) and just
     outside (refused with a ValueError naming the argument); ``open_ends`` (the control) expects the
     closed ends refused too."""
-    from algorithms.routing.problem import check_tsp_tour
+    from algorithms.routing.problem import check_tsp_tour, cvrp_capacity
 
     tsp3, tsp5 = random_tsp(3, seed=ctx.seed), random_tsp(5, seed=ctx.seed)
     cvrp4 = random_cvrp(4, seed=ctx.seed)
@@ -2121,6 +2141,17 @@ def _domain_check(ctx: Context, open_ends: bool = False) -> Outcome:
         ("a checkpoint file that does not exist", lambda: load_model("/nonexistent/hbg_checkpoint.pt"), False,
          (ValueError, "path")),
         ("train() on a TSP of 2 nodes", _train_tsp2, False, (ValueError, "size")),
+        ("Held–Karp with n·max d the largest float (4 nodes)", lambda: held_karp(_overflow_matrix(1.0)), True,
+         None),
+        ("Held–Karp with a tour length past the largest float",
+         lambda: held_karp(_overflow_matrix(1 + 1e-15)), False, (ValueError, "dist")),
+        ("cvrp_capacity(1)", lambda: cvrp_capacity(1), True, None),
+        ("cvrp_capacity(0)", lambda: cvrp_capacity(0), False, (ValueError, "n must")),
+        ("forced rollout with (2, 3) actions", lambda: _forced_rollout(torch.tensor([[1, 2, 3], [3, 2, 1]])),
+         True, None),
+        ("forced rollout without actions", lambda: _forced_rollout(None), False, (ValueError, "actions")),
+        ("forced rollout with 1-D actions", lambda: _forced_rollout(torch.tensor([1, 2])), False,
+         (ValueError, "actions")),
     ]
     # IndexError too: a tour index out of range must be a named ValueError, never numpy's
     return domain_outcome(cases, open_ends=open_ends, catch=(TypeError, ValueError, IndexError))
@@ -2136,7 +2167,10 @@ register(
         "with maxiters = 1 (one pass is their whole run), 2-opt returns a 3-node tour as a local optimum "
         "after 0 moves and accepts max_moves = 0 (the tour back, 0 moves); a 3 × 4 or 1-D distance array, "
         "13 nodes, an empty, float or incomplete tour, a checkpoint path that does not exist and train() on "
-        "a TSP of 2 nodes are refused with a ValueError naming the argument (13 cases)",
+        "a TSP of 2 nodes are refused with a ValueError naming the argument; Held–Karp accepts 4 nodes whose "
+        "tour length is the largest float and refuses one float step more (naming dist); cvrp_capacity "
+        "accepts 1 customer and refuses 0; a forced rollout accepts an (M, T) action tensor and refuses none "
+        "or a 1-D one naming actions (20 cases)",
         kind=Kind.PROPERTY,
         check=_domain_check,
         control=lambda ctx: _domain_check(ctx, open_ends=True),

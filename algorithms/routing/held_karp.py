@@ -21,6 +21,7 @@ M. Held, R. M. Karp. A dynamic programming approach to sequencing problems. J. S
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,6 +47,11 @@ def held_karp(dist: np.ndarray) -> tuple[list[int], float]:
     n = dist.shape[0]
     if not 3 <= n <= MAX_HELD_KARP:
         raise ValueError(f"dist must have 3 <= n <= {MAX_HELD_KARP} nodes for Held–Karp, got n = {n}")
+    # a tour has n edges: with n·max d finite no partial sum overflows (else every candidate is inf, no
+    # predecessor is ever recorded and the tour read back would be incomplete)
+    if not math.isfinite(n * float(dist.max())):
+        raise ValueError(f"dist must have entries <= {np.finfo(np.float64).max / n:.4g} for n = {n} nodes (a "
+                         f"tour length must stay finite in float64), got largest entry {float(dist.max())!r}")
     m = n - 1  # nodes 1..n-1 are bits 0..m-1
     full = (1 << m) - 1
     C = np.full((1 << m, m), np.inf)

@@ -359,6 +359,18 @@ def test_held_karp_rejects_non_finite_distances():
     check_bad_input(BadInput(hk_mod.held_karp, lambda: held_karp(-np.ones((3, 3))), ValueError,
                              ("dist", ">= 0"), "negative"))
 
+    # finite entries whose tour length overflows: every DP candidate would be inf and the tour read back
+    # incomplete ([0, 1] with length inf); n·max d finite is accepted (issue #46 round 4)
+    top = np.finfo(np.float64).max
+    big = np.full((4, 4), top / 4 * (1 + 1e-15))
+    np.fill_diagonal(big, 0.0)
+    check_bad_input(BadInput(hk_mod.held_karp, lambda: held_karp(big), ValueError, ("dist", "4.494e+307"),
+                             "overflow"))
+    edge = np.full((4, 4), top / 4)
+    np.fill_diagonal(edge, 0.0)
+    tour, length = held_karp(edge)
+    assert sorted(tour) == [0, 1, 2, 3] and length == top
+
 
 def test_overflowing_coordinates_are_rejected_naming_the_bound():
     coords = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]) * 1e200
