@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import warnings
 from functools import lru_cache
 
 import numpy as np
@@ -955,11 +956,22 @@ def _knn_weights_check(ctx: Context, *, sabotage: bool) -> Outcome:
     # one call, 40 identical queries: each row's tie-break is its own uniform draw
     tie = set(knn_decode(np.zeros((40, 1)), near, labels, k=3, categorical=np.array([True]),
                          rng=np.random.default_rng(0))[:, 0].tolist())
+    # a neighbour at distance 0 up to round-off (documented gap: the distance-0 neighbours share the weight;
+    # "0" is <= 1e-12·max(1, largest distance), relative to the embedding's scale once that exceeds 1) is an
+    # exact match: the decode is its synthetic row exactly. Checked with every distance below 1 (the
+    # neighbour at 1e-13, the others at 1e-3) and with the embedding scaled by 1e9 (at 1e-7 against 1e6);
+    # the other rows' values are 1e6-3e6, so any weight left on them shows (1e-10 relative weight: 3e-4)
+    square = np.array([[0.0, 0.0], [1e-3, 0.0], [0.0, 1e-3], [-1e-3, 0.0]])
+    far_values = np.array([[0.0], [1e6], [2e6], [3e6]])
+    exact = [float(knn_decode(np.array([[offset, 0.0]]), scale * square, far_values, k=3,
+                              categorical=np.array([False]), rng=np.random.default_rng(0))[0, 0])
+             for scale, offset in ((1.0, 1e-13), (1e9, 1e-7))]
     # 1e-10: each entry is a convex combination of 7 standard normals, so round-off is ~1e-15
-    return fact(worst <= 1e-10 and tie == {0.0, 1.0},
+    return fact(worst <= 1e-10 and tie == {0.0, 1.0} and exact == [0.0, 0.0],
                 "the k-NN decoder is the inverse-distance-weighted mean (numeric) and the "
                 "weighted vote (categorical) of the k nearest rows, a vote tied up to round-off broken at "
-                f"random (labels drawn: {sorted(tie)})", max_error=figure(worst, floor=1e-12))
+                f"random (labels drawn: {sorted(tie)}), a neighbour at distance 0 up to round-off taking all "
+                f"the weight (decoded {exact}, its row 0.0)", max_error=figure(worst, floor=1e-12))
 
 
 register(Claim(
@@ -970,7 +982,9 @@ register(Claim(
               "k-NN decoder's numeric columns equal the mean of the 7 nearest synthetic rows weighted by "
               "inverse Euclidean distance, and its categorical column equals their weighted majority vote; "
               "a vote tied up to round-off (weights 1/3 + 1/6 against 1/2) is broken at random (both labels "
-              "over 40 identical queries)",
+              "over 40 identical queries); (#46 round 4) a neighbour at distance <= 1e-12·max(1, largest "
+              "distance) is an exact match and the decode is its synthetic row exactly, both with every "
+              "distance below 1 (1e-13 against 1e-3) and with the embedding scaled by 1e9 (1e-7 against 1e6)",
     kind=Kind.NUMERIC,
     check=lambda ctx: _knn_weights_check(ctx, sabotage=False),
     control=lambda ctx: _knn_weights_check(ctx, sabotage=True),
@@ -1121,11 +1135,40 @@ def _more_assumption_cases(X: np.ndarray, y: np.ndarray, fitted: RFAutoencoder) 
                  lambda: RFAutoencoder(n_estimators=3, random_state=0).fit(X.astype(object)),
                  lambda: RFAutoencoder(n_estimators=3, random_state=0).fit(
                      np.where(y[:, None] > 0, X.astype(object), "a"))),
+        # #46 round 4: a bool is not an int (scikit-learn's forest would take True as 1 tree), and the
+        # dense solver's own bound n_components <= n − 1 (ARPACK's is n − 2)
+        Boundary("n_estimators an int, not a bool", "n_estimators",
+                 lambda: RFAutoencoder(n_estimators=np.int64(1), random_state=0).fit(X),
+                 lambda: RFAutoencoder(n_estimators=True, random_state=0).fit(X)),
+        Boundary("dense kernel n_components <= n − 1", "n_components", lambda: dense_diffusion_map(K, 5),
+                 lambda: dense_diffusion_map(K, 6)),
     ]
 
 
+def _supervised_warning(X: np.ndarray, y: np.ndarray) -> list[str]:
+    """The documented meaning of ``supervised``: None with a y trains on y and warns (a UserWarning that
+    names supervised=True/False); True with a y and False with a y (y ignored) are silent."""
+    wrong = []
+    for supervised, warns in ((None, True), (True, False), (False, False)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            RFAutoencoder(n_estimators=1, random_state=0, supervised=supervised).fit(X, y)
+        said = [w for w in caught if issubclass(w.category, UserWarning) and "supervised" in str(w.message)]
+        if bool(said) != warns:
+            wrong.append(f"supervised={supervised} with y: {'a' if said else 'no'} UserWarning naming "
+                         f"supervised, documented {'one' if warns else 'none'}")
+    return wrong
+
+
 def _check_assumptions(ctx: Context, *, shifted: bool) -> Outcome:
-    return boundary_outcome(_assumption_cases(), shifted=shifted)
+    outcome = boundary_outcome(_assumption_cases(), shifted=shifted)
+    if not outcome.passed:  # (the control always stops here: it is rejected by the boundaries alone)
+        return outcome
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    wrong = _supervised_warning(X, (X[:, 0] > 0).astype(int))
+    if wrong:
+        return Outcome("fail", f"supervised's documented warning: {wrong[0]}", {"wrong": wrong})
+    return outcome
 
 
 register(Claim(
@@ -1141,10 +1184,12 @@ register(Claim(
               "distortion's shapes, finiteness and flags; and, since #46 round 3, diffusion tol >= 0, "
               "supervised=True with a continuous target, a RandomState whose seed draw is 0 (fit and "
               "decode), the exact decoder's n_candidates >= 1, leaf ids below the number of leaf boxes, "
-              "leaf lookups of a boolean X and of a 2-D X only, an object-dtype X of numbers) is enforced at "
-              "its boundary: the value just "
+              "leaf lookups of a boolean X and of a 2-D X only, an object-dtype X of numbers; since round 4, "
+              "n_estimators an int and not a bool, the dense diffusion map's n_components <= n − 1) is "
+              "enforced at its boundary: the value just "
               "inside is accepted, the value just outside refused with a ValueError or TypeError naming "
-              "the argument",
+              "the argument; and fit with a y warns (a UserWarning naming supervised) exactly when "
+              "supervised is None",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_assumptions(ctx, shifted=False),
     control=lambda ctx: _check_assumptions(ctx, shifted=True),
