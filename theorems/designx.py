@@ -1294,7 +1294,13 @@ def _counting(ctx: Context) -> Outcome:
         if numbers != list(range(1, sol.stats.iterations + 1)) or not numbers:
             misnumbered.append(f"{type(alg).__name__}: {numbers[:3]}...{numbers[-2:]} for "
                                f"{sol.stats.iterations} iterations")
-    outcome.evidence["trace_numbering_250"] = misnumbered or "1..n for each solver"
+        # the iteration horizon (SolveOptions.maxiters) is a stop of its own: 2 iterations, then MaxIters
+        # (each solver's two generations take <= 150 of the 250 evaluations)
+        short = solve(prob, alg, seed=int(ctx.seed % 1000), maxiters=2)
+        if short.retcode.name != "MaxIters" or short.stats.iterations != 2:
+            misnumbered.append(f"{type(alg).__name__} with maxiters = 2: {short.retcode.name} after "
+                               f"{short.stats.iterations} iterations")
+    outcome.evidence["trace_numbering_250"] = misnumbered or "1..n for each solver; maxiters = 2 honoured"
     if misnumbered and outcome.status == "pass":
         return Outcome("fail", f"trace numbering: {misnumbered[0]}", outcome.evidence)
     return outcome
@@ -1337,7 +1343,8 @@ register(
         "the calls made, stats.nonfinite the non-finite values returned, and the solution is the best "
         "finite value seen, at a point that has that value; the stored trace numbers its iterations "
         "1, 2, ..., stats.iterations, with evaluation counts that never decrease nor pass stats.f_calls "
-        "(also checked once per solver at budget 250 in 3-D, where each makes several iterations)",
+        "(also checked once per solver at budget 250 in 3-D, where each makes several iterations, and "
+        "there maxiters = 2 stops each solver after exactly 2 iterations with MaxIters)",
         kind=Kind.PROPERTY,
         check=_counting,
         control=_control_counting,
@@ -2372,7 +2379,7 @@ def _zero_regret(value: float) -> None:
 
 def _designx_domain_cases() -> list:
     """(label, call, at a closed end, expected refusal (type, argument) or None)."""
-    from algorithms.blackbox.designx import log_regret_rewards
+    from algorithms.blackbox.designx import DesignX, log_regret_rewards
     from algorithms.blackbox.features import ela_features
 
     def box(**kw):
@@ -2391,6 +2398,7 @@ def _designx_domain_cases() -> list:
          None),
         ("scipy DE with mutation 0 and dithering (0, 1.999)",
          lambda: (ScipyDE(mutation=0.0), ScipyDE(mutation=(0.0, 1.999))), True, None),
+        ("DesignX with the shipped checkpoint (None)", lambda: DesignX(), True, None),
         ("crossover with Cr = 1 (an int)",
          lambda: crossover("binomial", np.eye(3), np.ones((3, 3)), 1, np.random.default_rng(0)), True, None),
         ("PSO with w = 0.19", lambda: PSO(w=0.19), False, (ValueError, "w")),
@@ -2413,6 +2421,8 @@ def _designx_domain_cases() -> list:
         ("crossover with Cr = True (a bool, not a rate)",
          lambda: crossover("binomial", np.eye(3), np.ones((3, 3)), True, np.random.default_rng(0)), False,
          (ValueError, "Cr")),
+        ("DesignX with a checkpoint that is not a path", lambda: DesignX(checkpoint=3), False,
+         (TypeError, "checkpoint")),
         ("group labels of the wrong length", lambda: de_mutation("rand1", np.eye(6), np.arange(6.0),
                                                                  np.random.default_rng(0), groups=[0, 0]),
          False, (ValueError, "groups")),
@@ -2432,11 +2442,12 @@ register(Claim(
               "c1 = 0, c2 = 2.5, a swarm of 2; a target equal to f*; the regret of f* itself, 0; BBOB in "
               "dimension 2; "
               "ELA features of (n, d) samples; scipy DE's mutation 0 and dithering up to 1.999; Cr = 1 as "
-              "an int) and refuse inputs just outside with an error naming the "
+              "an int; DesignX with the shipped checkpoint) and refuse inputs just outside with an error "
+              "naming the "
               "argument (w = 0.19, c1 = 2.6, a swarm of 1, a target below f*, f_ref = f*, a regret without "
               "f*, dimension 1 or 2.0, bounds of the wrong length, rewards of a non-episode, group labels of "
               "the wrong length, scipy DE's mutation 2 or dithering up to 2 (scipy's range is [0, 2)), "
-              "Cr = True): 23 cases",
+              "Cr = True, a DesignX checkpoint that is not a path): 25 cases",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_designx_domains(ctx, open_ends=False),
     control=lambda ctx: _check_designx_domains(ctx, open_ends=True),
@@ -2620,4 +2631,70 @@ register(Claim(
     control=lambda ctx: _check_restarts(ctx, miscount=1),
     control_description="the expectation off by one (a counter that also counts the first start): every "
                         "run must then disagree",
+))
+
+
+# ---------------------------------------------------------------- designx.agent_states
+
+
+def _check_agent_states(ctx: Context, *, dim_scale: float) -> Outcome:
+    """Agent 1's 13 problem features and Agent 2's 9 progress observations against their documented
+    formulas, recomputed here on hand-built states (the scales the shipped agents were trained with).
+    ``dim_scale`` (the control) is the dimension feature's divisor the check expects."""
+    from algorithms.blackbox.features import problem_features, sample_size
+    from algorithms.blackbox.modular import progress_features
+
+    wrong = []
+    lower, upper = np.array([-3.0, -1.0, 0.0, -2.0]), np.array([5.0, 2.0, 4.0, 1.0])
+    prob = BlackBoxProblem(lambda x: float(np.sum(x**2) + x[0]), (lower, upper), 10_000)
+    ev = problem_module.Evaluator(prob)
+    F, X, y = problem_features(ev, np.random.default_rng(ctx.seed))
+    # Agent 1: dimension / 20, log10(budget) / 6, mean upper / 10, mean lower / 10 (here 0.2, 2/3,
+    # 0.3, -0.15), then the ELA features of the sample, which is charged to the budget
+    basic = np.array([4 / dim_scale, 4 / 6, 12 / 4 / 10, -6 / 4 / 10])
+    if not np.allclose(F[:4], basic, rtol=1e-15, atol=0.0):
+        wrong.append(f"problem features {np.round(F[:4], 6).tolist()}, documented "
+                     f"{np.round(basic, 6).tolist()}")
+    if not np.array_equal(F[4:], features_module.ela_features(X, y, lower, upper)):
+        wrong.append("problem features 5-13 are not the sample's ELA features")
+    if ev.evaluations != len(X) or len(X) != sample_size(4, 10_000) or F.size != N_FEATURES:
+        wrong.append(f"{ev.evaluations} evaluations charged for a sample of {len(X)}")
+    # Agent 2 on a population of 10 after those evaluations: budget used, stagnation / 50 (capped at
+    # 1), spread (mean − min over |initial best − best| + tiny), diversity (mean distance to the
+    # centroid over the box diagonal), progress (initial best − best) / (|initial best| + |best|),
+    # success rate, improved, population / 100, log10(d) / 2
+    P, yp = X[:10], y[:10]
+    best, init_best = ev.best_value, float(y.max()) + 1.0
+    want = np.array([len(X) / 10_000, min(1.0, 70 / 50),
+                     min(1.0, (yp.mean() - yp.min()) / abs(init_best - best)),
+                     np.linalg.norm(P - P.mean(0), axis=1).mean() / np.linalg.norm(upper - lower),
+                     (init_best - best) / (abs(init_best) + abs(best)), 0.3, 1.0, 10 / 100,
+                     math.log10(4) / 2])
+    got = progress_features(ev, P, yp, lower, upper, 70, 0.3, True, init_best)
+    # 1e-9 relative: the documented formulas without the code's 1e-12 guards, which move these values
+    # by < 1e-11 relative (|initial best − best| >= 1 here)
+    if not np.allclose(got, want, rtol=1e-9, atol=0.0):
+        wrong.append(f"progress observations {np.round(got, 6).tolist()}, documented "
+                     f"{np.round(want, 6).tolist()}")
+    return fact(not wrong, "; ".join(wrong) or "Agent 1's 4 basic features and 9 ELA features and Agent 2's "
+                "9 progress observations equal their documented formulas")
+
+
+register(Claim(
+    id="designx.agent_states", paper=PAPER,
+    source=f"Sections 3.2.1-3.2.2 ({ARXIV}: Agent 1's problem features, Agent 2's optimization-progress "
+           "state); our scales (algorithms.blackbox.features.problem_features, modular.progress_features)",
+    origin=Origin.IMPLEMENTATION,
+    statement="On a 4-D problem with box [-3, 5] x [-1, 2] x [0, 4] x [-2, 1] and budget 10⁴, Agent "
+              "1's 13 features are dimension / 20, log10(budget) / 6, mean upper bound / 10, mean lower "
+              "bound / 10 and the ELA features of the LHS sample (of sample_size(4, 10⁴) points, charged "
+              "to the budget); Agent 2's 9 observations of a population of 10 (70 stalled generations, "
+              "success 0.3, improved) are the budget fraction used, min(1, stall / 50), the value spread, "
+              "the diversity over the box diagonal, the relative progress, the success rate, the "
+              "improvement flag, population / 100 and log10(d) / 2, to 1e-9 relative",
+    kind=Kind.PROPERTY,
+    check=lambda ctx: _check_agent_states(ctx, dim_scale=20.0),
+    control=lambda ctx: _check_agent_states(ctx, dim_scale=40.0),
+    control_description="the dimension feature expected at dimension / 40 (another scale than the one the "
+                        "agents were trained with): the features must then disagree",
 ))

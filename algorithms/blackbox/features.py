@@ -124,7 +124,10 @@ def ela_features(X: np.ndarray, y: np.ndarray, lower: np.ndarray, upper: np.ndar
 def problem_features(ev: Evaluator, rng: np.random.Generator, n: int | None = None
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The 13 features of ``ev.problem`` from an LHS sample of size ``n`` (default
-    :func:`sample_size`), evaluated through ``ev`` (charged to the budget); returns (F, X, y)."""
+    :func:`sample_size`), evaluated through ``ev`` (charged to the budget); returns (F, X, y).
+
+    F is dimension / 20, log10(budget) / 6, mean upper bound / 10, mean lower bound / 10 (the scales
+    the shipped agents were trained with), then :func:`ela_features` of the sample."""
     check_generator("rng", rng)
     if not isinstance(ev, Evaluator):
         raise TypeError(f"ev must be an Evaluator, got {type(ev).__name__}")
