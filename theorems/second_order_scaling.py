@@ -19,6 +19,7 @@ import copy
 import dataclasses
 import itertools
 import math
+import warnings
 from fractions import Fraction
 from functools import lru_cache, partial
 
@@ -1724,6 +1725,10 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("SOAP precondition_frequency >= 1", "precondition_frequency",
                  lambda: SOAP(params(), precondition_frequency=1),
                  lambda: SOAP(params(), precondition_frequency=0)),
+        Boundary("newton_schulz matrix a tensor", "matrix", lambda: newton_schulz(matrix),
+                 lambda: newton_schulz([[1.0, 0.0], [0.0, 1.0]])),
+        Boundary("newton_schulz matrix 2-D", "matrix", lambda: newton_schulz(matrix),
+                 lambda: newton_schulz(torch.ones(2, 3, 2))),
         Boundary("newton_schulz eps > 0", "eps", lambda: newton_schulz(matrix, eps=tiny),
                  lambda: newton_schulz(matrix, eps=0.0)),
         # a number, not a bool or a string (True > 0 would pass the sign test; "1e-7" > 0 raises unnamed)
@@ -1772,8 +1777,40 @@ def _assumption_cases() -> list[Boundary]:
     return cases
 
 
+def _group_key_warnings() -> list[str]:
+    """Muon warns about a parameter-group key that is not its keyword (a misspelt one would leave the
+    default in force), and about no other: the groups OptimizerTraining.build makes (name and role labels),
+    a scheduler's initial_lr and named parameters (param_names) construct silently."""
+    def warned(make) -> list[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            make()
+        return [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+
+    def weight():
+        return torch.nn.Parameter(torch.zeros(4, 4))
+
+    wrong = []
+    quiet = {"OptimizerTraining('muon').build": lambda: OptimizerTraining("muon", base_width=4).build(
+                 MLP(6, 6, width=8, depth=1, seed=0)),
+             "a group with initial_lr": lambda: Muon([{"params": [weight()], "initial_lr": 0.01}]),
+             "named parameters": lambda: Muon([("w", weight()), ("v", weight())])}
+    for label, make in quiet.items():
+        if messages := warned(make):
+            wrong.append(f"Muon warned on {label}: {messages[0]}")
+    messages = warned(lambda: Muon([{"params": [weight()], "momentun": 0.9}]))
+    if not any("momentun" in m for m in messages):
+        wrong.append(f"Muon did not warn about the group key 'momentun' (warnings: {messages})")
+    return wrong
+
+
 def _check_assumptions(ctx: Context, *, shifted: bool) -> Outcome:
-    return boundary_outcome(_assumption_cases(), shifted=shifted)
+    out = boundary_outcome(_assumption_cases(), shifted=shifted)
+    wrong = _group_key_warnings()
+    if wrong and out.status == "pass":
+        return Outcome("fail", f"Muon's parameter-group keys: {'; '.join(wrong)}", {**out.evidence,
+                                                                                   "group_keys": wrong})
+    return out
 
 
 register(Claim(
@@ -1784,14 +1821,17 @@ register(Claim(
     origin=Origin.IMPLEMENTATION,
     statement="Each documented input domain is enforced at its boundary: momentum, betas, adamw_betas and "
               "shampoo_beta in [0, 1); eps, adam_eps, adamw_eps > 0 (also newton_schulz's); 0 <= ns_steps < "
-              "100 and finite ns_coefficients; newton_schulz's eps a number, not a bool or a string; lr, "
+              "100 and finite ns_coefficients; newton_schulz's matrix a 2-D tensor and its eps a number, not "
+              "a bool or a string; lr, "
               "weight_decay >= 0; precondition_frequency, block_size, "
               "max_precond_dim >= 1; Shampoo's exponent in (0, ½]; root_dtype float64 or float32; a training "
               "problem's divergence_factor > 1, steps, eval_every >= 1, target_loss > 0; independent weight "
               "decay in [0, 1); batch_size, base_width, base_depth >= 1; lr_multiplier's five ratios > 0; "
               "independent_weight_decay's λ₀ >= 0 and width >= 1. The value just inside (one ulp-scale step "
               "or 1e-300) is accepted and the value just outside refused with a ValueError or TypeError "
-              "naming the argument (44 boundaries).",
+              "naming the argument (46 boundaries). Muon warns about a parameter-group key that is not its "
+              "keyword (a misspelt 'momentun') and about no other: OptimizerTraining.build's groups (name, "
+              "role), a group with a scheduler's initial_lr and named parameters construct with no warning.",
     kind=Kind.PROPERTY,
     check=partial(_check_assumptions, shifted=False), control=partial(_check_assumptions, shifted=True),
     control_description="every boundary claimed one step inward (the value just inside stated as outside): "
@@ -1979,12 +2019,48 @@ def _resume_body(ctx: Context, drop_state: bool) -> Outcome:
             gap = max(float((p.detach().double() - q.detach().double()).abs().max())
                       for p, q in zip(straight, resumed, strict=True))
             wrong.append(f"{name} ({str(dtype).removeprefix('torch.')}): max |straight − resumed| {gap:.3g}")
+    # a state_dict written for parameters of other shapes is refused at load (naming the parameter), not at
+    # the next step inside the update
+    donor = [torch.nn.Parameter(torch.randn(4, 6, generator=gen))]
+    donor[0].grad = torch.randn(4, 6, generator=gen)
+    written = Muon.paper(donor, lr=0.02)
+    written.step()
+    try:
+        Muon.paper([torch.nn.Parameter(torch.zeros(6, 4))], lr=0.02).load_state_dict(written.state_dict())
+        wrong.append("Muon loaded a state_dict written for a 4×6 parameter into a 6×4 one")
+    except ValueError as exc:
+        if "shape" not in str(exc):
+            wrong.append(f"Muon refused a state_dict of other shapes without naming the shape: {exc}")
+    # the documented interchange with torch.optim.Muon, both ways: 2 steps in one, its state_dict loaded by
+    # a fresh other, 2 more steps, against torch's 4 uninterrupted steps (matches_torch_muon's 1e-6: the two
+    # agree to fp32 round-off)
+    for first_cls, then_cls in ((torch.optim.Muon, Muon.paper), (Muon.paper, torch.optim.Muon)):
+        start = [torch.randn(s, generator=gen) for s in ((6, 4), (4, 6))]
+        grads = [[torch.randn(x.shape, generator=gen) for x in start] for _ in range(4)]
+        straight = [torch.nn.Parameter(x.clone()) for x in start]
+        run(straight, torch.optim.Muon(straight, lr=0.02, weight_decay=0.1), grads)
+        first = [torch.nn.Parameter(x.clone()) for x in start]
+        interrupted = first_cls(first, lr=0.02, weight_decay=0.1)
+        run(first, interrupted, grads[:2])
+        resumed = [torch.nn.Parameter(p.detach().clone()) for p in first]
+        optimizer = then_cls(resumed, lr=0.02, weight_decay=0.1)
+        if not drop_state:
+            optimizer.load_state_dict(interrupted.state_dict())
+        run(resumed, optimizer, grads[2:])
+        gap = max(float((p.detach() - q.detach()).abs().max())
+                  for p, q in zip(straight, resumed, strict=True))
+        if not gap <= 1e-6:
+            wrong.append(f"{getattr(first_cls, '__qualname__', first_cls)} → "
+                         f"{getattr(then_cls, '__qualname__', then_cls)}: max |torch straight − resumed| "
+                         f"{gap:.3g}")
     if wrong:
         return Outcome("fail", f"a run resumed from state_dict() differs from the uninterrupted run: "
                                f"{'; '.join(wrong[:3])}", {"wrong": wrong})
     return Outcome("pass", "Muon, Shampoo and SOAP resumed from state_dict() after 2 of 4 steps (float32 and "
                            "bfloat16 parameters, one parameter without state) equal the uninterrupted run "
-                           "bit for bit", {"runs": 2 * len(makers)})
+                           "bit for bit; a state_dict of other shapes is refused at load; torch.optim.Muon's "
+                           "and ours load each other's and continue as torch's uninterrupted run",
+                   {"runs": 2 * len(makers) + 2})
 
 
 register(Claim(
@@ -1997,12 +2073,15 @@ register(Claim(
               "steps), with decoupled weight decay 0.1: 2 steps, state_dict(), a fresh optimizer on the "
               "parameters so far that loads it, 2 more steps give the parameters of 4 uninterrupted steps "
               "bit for bit, with float32 and with bfloat16 parameters (whose float32 state must survive "
-              "the load unrounded) and a third parameter that never gets a gradient (no state to load)",
+              "the load unrounded) and a third parameter that never gets a gradient (no state to load). "
+              "A Muon state_dict written for a 4×6 parameter is refused (ValueError naming the shape) by a "
+              "Muon over a 6×4 one. torch.optim.Muon's state_dict loaded by our Muon.paper, and ours by "
+              "torch.optim.Muon, after 2 steps continue 2 more as torch's 4 uninterrupted steps (to 1e-6)",
     kind=Kind.NUMERIC,
     check=partial(_resume, drop_state=False),
     control=partial(_resume, drop_state=True),
     control_description="the fresh optimizer does not load the state (momentum, statistics and roots restart "
-                        "at step 3), so its parameters differ from the uninterrupted run's and the check "
-                        "must fail",
+                        "at step 3; in the torch interchange too), so its parameters differ from the "
+                        "uninterrupted run's and the check must fail",
     budget_s=10.0,
 ))
