@@ -19,6 +19,7 @@ importable, so a verdict does not depend on extra solvers in the environment.
 from __future__ import annotations
 
 import dataclasses
+import re
 import warnings
 from contextlib import nullcontext
 from fractions import Fraction
@@ -27,6 +28,7 @@ from typing import Any
 
 import numpy as np
 import qpsolvers
+import scipy.linalg as sla
 import scipy.sparse as sp
 import torch
 from hypothesis import strategies as st
@@ -2815,6 +2817,94 @@ class _UnshiftedFactor(KKTFactor):
     REGULARIZATION = 0.0
 
 
+def _answering_with_duals(x, z) -> object:
+    """A stand-in for ``qpsolvers.solve_problem`` answering ``x`` with inequality multipliers ``z``."""
+    def solve_problem(problem, solver, **kwargs):
+        answer = qpsolvers.Solution(problem)
+        answer.found, answer.x, answer.y = True, np.asarray(x, dtype=np.float64), None
+        answer.z = None if z is None else np.asarray(z, dtype=np.float64)
+        return answer
+    return solve_problem
+
+
+def _backend_multiplier_rules_missed() -> tuple[str | None, int]:
+    """The rules that read the backend's multipliers, LDLᵀ's singularity tie and the structural test of
+    the sparse route, on exact instances. QP: min ½‖x‖² − (1000, 1, 0)ᵀx s.t. x_i <= (0, 0, 1)_i: x* = 0 with
+    μ = (1000, 1, 0). A stand-in backend answers x = (0, −1e-3, 0) (row 2's slack 1e-3 > eps_active: J = {1})
+    with z = (1000, 1, 5e-3). Returns (a mismatch or None, cases)."""
+    qp = QP(P=np.eye(3), q=np.array([-1000.0, -1.0, 0.0]), G=np.eye(3), h=np.array([0.0, 0.0, 1.0]))
+    x_b, z_b = [0.0, -1e-3, 0.0], [1000.0, 1.0, 5e-3]
+    checked = 0
+    # (i) the repair adds the rows whose multiplier exceeds eps_active·max(1, max z) = 1e-2 (relative): row 2
+    # (z = 1), not row 3 (z = 5e-3, noise on an inactive row); the polish on {1, 2} is then x* exactly
+    with patched(qpsolvers, "solve_problem", _answering_with_duals(x_b, z_b)):
+        sol = solve(qp, DQP(backend="daqp"))
+    repaired = any("repaired" in w and "[0, 1]" in w for w in sol.warnings)
+    if not (sol.successful and repaired and float(np.abs(sol.x).max()) == 0.0):
+        return (f"the repair from the backend's multipliers (1000, 1, 5e-3): {sol.retcode.value}, x "
+                f"{sol.x.tolist()}, warnings {sol.warnings} (documented: rows [0, 1] repaired, relative "
+                "threshold eps_active·max(1, max z))"), checked
+    checked += 1
+    # (ii) without the polish (kkt_tol loosened for the inexact point) the backend's x is returned with the
+    # active set its multipliers name, {1, 2}, and the derivative of that face: ∂⟨g, x⟩/∂q = (0, 0, −g₃)
+    with patched(qpsolvers, "solve_problem", _answering_with_duals(x_b, z_b)):
+        sol = solve(qp, DQP(backend="daqp", polish=False, kkt_tol=1e-2))
+    g = np.array([0.3, -0.7, 1.1])
+    dq = sol.vjp(g)["q"] if sol.successful else None
+    if dq is None or sol.active.tolist() != [True, True, False] or \
+            float(np.abs(dq - np.array([0.0, 0.0, -1.1])).max()) > 1e-12:
+        return (f"polish=False with the backend's multipliers (1000, 1, 5e-3): {sol.retcode.value}, active "
+                f"{None if sol.active is None else sol.active.tolist()}, ∂q {dq} (documented: the active set "
+                "the multipliers name, [True, True, False], ∂q = (0, 0, −1.1))"), checked
+    checked += 1
+    # (iii) the rejection note reports the most negative multiplier of the polish, 0 when none is negative:
+    # without multipliers no repair; the polish on J = {1} violates row 2 by 1 and has μ₁ = 1000 >= 0
+    with patched(qpsolvers, "solve_problem", _answering_with_duals(x_b, None)):
+        sol = solve(qp, DQP(backend="daqp"))
+    reported = [re.search(r"polish rejected \(primal violation (\S+), negative multiplier (\S+)\)", w)
+                for w in sol.warnings]
+    figures = [(float(r[1]), float(r[2])) for r in reported if r]
+    if figures != [(1.0, 0.0)]:  # ±0 alike: the note prints −μ_min, 0 when every μ >= 0
+        return (f"the polish on J = {{1}} (violation 1, multipliers >= 0): warnings {sol.warnings} "
+                "(documented: 'polish rejected (primal violation 1, negative multiplier 0)')"), checked
+    checked += 1
+    # (iv) LDLᵀ is singular iff sycon's rcond <= SINGULAR_RATIO, inclusive: at the rcond of diag(1, 1.5e-13)
+    # itself (recorded from the factorization) singular, one ulp below it not
+    K, seen = np.diag([1.0, 1.5e-13]), []
+    real_sycon = sla.lapack.dsycon
+
+    def recording_sycon(*args, **kwargs):
+        out = real_sycon(*args, **kwargs)
+        seen.append(float(out[0]))
+        return out
+    with patched(sla.lapack, "dsycon", recording_sycon):
+        KKTFactor(K)
+    for ratio, singular in ((seen[-1], True), (float(np.nextafter(seen[-1], 0.0)), False)):
+        with patched(KKTFactor, "SINGULAR_RATIO", ratio):
+            factor = KKTFactor(K)
+        if factor.method != "ldl" or factor.singular != singular:
+            return (f"LDLᵀ of diag(1, 1.5e-13) with SINGULAR_RATIO {ratio!r} (its rcond {seen[-1]!r}): "
+                    f"method {factor.method!r}, singular {factor.singular} (documented: singular iff rcond "
+                    "<= SINGULAR_RATIO)"), checked
+        checked += 1
+    # (v) a structurally singular sparse K (an LP: P = 0 of size 3, two rows, so K (x, 0) = 0 for x in the
+    # null space of C) is flagged singular without an LU of K (SuperLU's LU of such K misbehaved, issue #42)
+    calls: list[int] = []
+    real_splu = KKTFactor._splu
+
+    def counting_splu(cls, M):
+        calls.append(M.shape[0])
+        return real_splu(M)
+    rows = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0]]))
+    with patched(KKTFactor, "_splu", classmethod(counting_splu)):
+        factor = KKTFactor(sp.csc_matrix((3, 3)), rows)
+    if not factor.singular or calls:
+        return (f"a sparse K with P = 0₃ and two rows: singular {factor.singular}, LU of K attempted on "
+                f"sizes {calls} (documented: structurally singular, no LU)"), checked
+    checked += 1
+    return None, checked
+
+
 def _layout_routing_missed() -> str | None:
     """What ``_call_backend`` hands the backend: sparse-layout data given as dense arrays (n >= SPARSE_MIN_N,
     at most 5 % nonzeros) reach a sparse backend as scipy.sparse (its sparse solver) and a dense-only
@@ -2948,6 +3038,11 @@ def _check_documented_thresholds(ctx: Context, *, singular_ratio: float | None) 
                                    f"relative residual {relative:.3g} (documented: lsmr, solved)",
                            {"case": "refinement"})
         checked += 2
+        missed, cases = _backend_multiplier_rules_missed()
+        if missed is not None:
+            return Outcome("fail", f"a rule on the backend's multipliers or K's singularity: {missed}",
+                           {"case": "backend multipliers"})
+        checked += cases
         failed = _layout_routing_missed()
         if failed is not None:
             return Outcome("fail", f"the backend's input format not as documented: {failed}",
@@ -3129,7 +3224,14 @@ register(Claim(
               "fails (a subclass without the shift) lsmr solves the same consistent system to 1e-12. Dense "
               "arrays of sparse layout (SPARSE_MIN_N lowered to 40, P = I) reach a sparse backend as "
               "scipy.sparse and a dense-only backend as arrays; dense-layout arrays reach a sparse backend "
-              "as arrays (the problem recorded in place of qpsolvers' solve).",
+              "as arrays (the problem recorded in place of qpsolvers' solve). With a backend stand-in "
+              "answering x = (0, −1e-3, 0), z = (1000, 1, 5e-3) for min ½‖x‖² − (1000, 1, 0)ᵀx s.t. x <= (0,"
+              " 0, 1): the repair adds row 2 (z above eps_active·max(1, max z) = 1e-2), not row 3, and "
+              "returns x* = 0; with polish=False (kkt_tol 1e-2) the backend's x is returned with the active "
+              "set its multipliers name, rows 1-2, and ∂q = (0, 0, −g₃); without multipliers the rejection "
+              "note reports violation 1 and negative multiplier 0. LDLᵀ's singular flag at the tie rcond = "
+              "SINGULAR_RATIO (diag(1, 1.5e-13)) is set, one ulp below it not; a sparse K with P = 0₃ and "
+              "two rows is singular without an LU of K.",
     kind=Kind.NUMERIC,
     check=partial(_check_documented_thresholds, singular_ratio=None),
     control=partial(_check_documented_thresholds, singular_ratio=1e-12),
@@ -3473,6 +3575,22 @@ def _check_variable_bounds(ctx: Context, *, sabotage: bool) -> Outcome:
             return Outcome("fail", f"bounds only, {backend}: {sol.retcode.value}, gradients present for the "
                                    f"absent inputs {present} (documented: None), ∂lb/∂ub None: "
                                    f"{grads['lb'] is None}/{grads['ub'] is None}", {"case": "bounds only"})
+        # wrt names the bounds alone: their gradients as in the full VJP, every other input None
+        g = rng.standard_normal(3)
+        full, only = sol.vjp(g), sol.vjp(g, wrt=("lb", "ub"))
+        others = [name for name, value in only.items() if name not in ("lb", "ub") and value is not None]
+        if others or not all(np.array_equal(only[k], full[k]) for k in ("lb", "ub")):
+            return Outcome("fail", f"bounds only, {backend}: vjp(wrt=('lb', 'ub')) gave {only} against "
+                                   f"the full VJP's ∂lb, ∂ub {full['lb']}, {full['ub']} (documented: the "
+                                   "same, others None)", {"case": "wrt bounds"})
+    # kkt_residuals' free part: at x* = (10, 0.5) of min ½‖x‖² − (10, 1)ᵀx s.t. x₂ <= 0.5, z_box = (2, 0.5)
+    # puts 2 on the free side of x₁: stationarity 2 / max(1, ‖q‖∞ = 10, ‖z_box‖∞ = 2) = 0.2 (documented)
+    upper_only = QP(P=np.eye(2), q=np.array([-10.0, -1.0]), ub=np.array([np.inf, 0.5]))
+    free_side = kkt_residuals(upper_only, np.array([10.0, 0.5]), None, None, np.array([2.0, 0.5]))
+    if abs(free_side["stationarity"] - 0.2) > 1e-15 or max(free_side.values()) > 0.2:
+        return Outcome("fail", f"kkt_residuals with z_box = (2, 0.5) on a free side: {free_side} "
+                               "(documented: stationarity 2 / max(1, ‖q‖∞, ‖z_box‖∞) = 0.2, the rest 0)",
+                       {"case": "free part"})
     return Outcome("pass", f"on {count} planted QPs with bounds (lb and ub with a fixed variable, lb only, "
                            "ub only), dQP (quadprog, clarabel) returns the x, y, z, ∂P, ∂q, ∂G, ∂h, ∂b of "
                            "the QP with the bounds as rows, z_box, active_box and ∂lb, ∂ub mapped from those "
@@ -3499,7 +3617,10 @@ register(Claim(
               "definitions (qpsolvers' signs, infinite bounds left out of the gap) to 1e-12 relative, at "
               "the solution and at two perturbed points; with abs_tol = 1e-6 the solution's stats.absolute "
               "holds those residuals of the returned point (None without abs_tol); a QP with bounds but no G"
-              " or A has ∂G, ∂h, ∂A, ∂b None (quadprog, clarabel).",
+              " or A has ∂G, ∂h, ∂A, ∂b None and its VJP with wrt = (lb, ub) gives the full VJP's ∂lb, ∂ub "
+              "and None for the rest (quadprog, clarabel); kkt_residuals at x* = (10, 0.5) of min ½‖x‖² − "
+              "(10, 1)ᵀx s.t. x₂ <= 0.5 with z_box = (2, 0.5) (2 on a free side) has stationarity 2 / max(1,"
+              " ‖q‖∞, ‖z_box‖∞) = 0.2.",
     kind=Kind.NUMERIC,
     check=partial(_check_variable_bounds, sabotage=False),
     control=partial(_check_variable_bounds, sabotage=True),

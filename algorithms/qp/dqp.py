@@ -1023,7 +1023,9 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
     * stationarity ``‖Px + q + Aᵀy + Gᵀz‖∞ / max(1, ‖q‖∞, ‖Px‖∞, ‖Aᵀy‖∞, ‖Gᵀz‖∞)``;
     * primal ``max(‖Ax − b‖∞, ‖(Gx − h)₊‖∞) / max(1, ‖b‖∞, ‖Ax‖∞, ‖h‖∞, ‖Gx‖∞)``;
     * dual ``‖z₋‖∞ / max(1, ‖z‖∞)``;
-    * complementarity ``‖z ∘ (h − Gx)‖∞ / (max(1, ‖z‖∞) · max(1, ‖h‖∞, ‖Gx‖∞))``.
+    * complementarity ``‖z ∘ (h − Gx)‖∞ / (max(1, ‖z‖∞) · max(1, ‖h‖∞, ‖Gx‖∞))``;
+    * with bounds, stationarity is also at least ``‖f‖∞ / max(1, ‖q‖∞, ‖z_box‖∞)``, f the part of ``z_box``
+      no bound absorbs (a wrong sign, or a free side; a fixed variable's entry absorbs either sign).
 
     >>> qp = QP(P=np.eye(2), q=-np.ones(2), G=np.array([[1.0, 0.0]]), h=np.array([0.5]))
     >>> kkt_residuals(qp, np.array([0.5, 1.0]), None, np.array([0.5]))
