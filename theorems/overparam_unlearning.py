@@ -1119,6 +1119,15 @@ def _rule_boundaries() -> list[str]:
                                  (_tensor([1.0, 0.0], [1.0, 0.0], dtype=dtype), _tensor(-r, r, dtype=dtype)),
                                  (_tensor([0.0, 1.0], dtype=dtype), _tensor(1.0, dtype=dtype)))
 
+    # MinNorm-OG's schedule (0, ∞): the step rule may count at iteration 1 (λ_1 = ∞, no projection after
+    # it). Here the projection (λ = 0, one retained gradient spanning R¹) leaves θ as it is, so the run is
+    # the descent above: steps 2^-10, 2^-11; at tol 2^-11 the first is above tol·(1 + 0), the second equals
+    # 2^-11 <= tol·(1 + 2^-10): Success after exactly 2 iterations
+    mixed = solve(line(2.0**-9), MinNormOG(lambda_schedule=(0.0, math.inf), lr=0.25), tol=2.0**-11)
+    if (mixed.retcode, mixed.stats.iterations) != (RetCode.Success, 2):
+        wrong.append(f"MinNorm-OG (0, ∞), second step under tol·(1 + ‖θ‖): {mixed.retcode.value} after "
+                     f"{mixed.stats.iterations} iterations, expected Success after 2")
+    wrong += _rank_cut_boundaries()
     # (r, dtype, tol given, expected): a tie at tol = 0.5 (0.5·(1 + 1) = 1 = r); the defaults 1e-8
     # (float64) and 1e-4 (float32) with r at half and at 1.5 times them
     cases = ((1.0, torch.float64, 0.5, RetCode.Success), (0.5e-8, torch.float64, None, RetCode.Success),
@@ -1131,6 +1140,43 @@ def _rule_boundaries() -> list[str]:
             if sol.retcode is not expected:
                 wrong.append(f"{name}, residual {r:g} in {dtype} (tol {given or 'default'}): "
                              f"{sol.retcode.value}, expected {expected.value}")
+    return wrong
+
+
+def _rank_cut_boundaries() -> list[str]:
+    """The documented rank cut (directions below 1e-10 of the largest count as zero), on diagonal data
+    whose singular values / pivots are exact: a direction at 1.25e-10 of the largest is kept, one at
+    0.8e-10 is dropped, in SparseWidthOG, DeepLinearOG and MinNorm-OG's projection (so a cut moved by a
+    factor 1.25 either way shows)."""
+    wrong = []
+    for ratio, kept in ((1.25e-10, True), (0.8e-10, False)):
+        # SparseWidthOG: relu with A = I on x_1 = e_1, x_2 = ratio·e_2: features diag(1, ratio), labels 1
+        net = TwoLayerPerceptron(2, 2, activation="relu")
+        X = _tensor([1.0, 0.0], [0.0, ratio])
+        sparse = UnlearningProblem(net, _tensor(1.0, 1.0, 1.0, 0.0, 0.0, 1.0), (X, _tensor(1.0, 1.0)),
+                                   (_tensor([1.0, 1.0]), _tensor(0.0)))
+        sol = solve(sparse, SparseWidthOG(prune=False))
+        # kept: both neurons fit their point (c_2 = 1/ratio); dropped: s = 1 and x_2's label is lost
+        if (sol.retcode is RetCode.Success) != kept:
+            wrong.append(f"SparseWidthOG, a feature pivot at {ratio:g} of the largest: {sol.retcode.value}, "
+                         f"expected the direction {'kept' if kept else 'cut'}")
+        # DeepLinearOG: w* = (1, 1/ratio, 1) interpolates x_1 = e_1, x_2 = ratio·e_2 (labels 1); its
+        # retained gradients have singular values 1 and ratio. Kept: the answer still fits x_2 (Success);
+        # cut: A_1 may move along e_2 and the minimum-norm answer drops x_2's label (Failure)
+        deep = UnlearningProblem(DeepLinear(3, (1,)), _tensor(1.0, 1.0, 1.0 / ratio, 1.0),
+                                 (_tensor([1.0, 0.0, 0.0], [0.0, ratio, 0.0]), _tensor(1.0, 1.0)),
+                                 (_tensor([0.0, 0.0, 1.0]), _tensor(0.0)))
+        sol = solve(deep, DeepLinearOG())
+        if (sol.retcode is RetCode.Success) != kept:
+            wrong.append(f"DeepLinearOG, a retained gradient at {ratio:g} of the largest: "
+                         f"{sol.retcode.value}, expected the direction {'kept' if kept else 'cut'}")
+        # the projection of Algorithm 1 with λ = 0: θ − P_{G⊥}θ keeps exactly θ's part in span(G)
+        G = _tensor([1.0, 0.0, 0.0], [0.0, ratio, 0.0])
+        step = orthogonal_gradient_step(_tensor(1.0, 1.0, 1.0), G, 0.0)
+        want = _tensor(1.0, 1.0 if kept else 0.0, 0.0)
+        if float((step - want).abs().max()) > 1e-12:  # exact up to the SVD's round-off on diagonal data
+            wrong.append(f"orthogonal_gradient_step, a gradient at {ratio:g} of the largest: "
+                         f"{step.tolist()}, expected {want.tolist()}")
     return wrong
 
 
@@ -1253,7 +1299,10 @@ register(Claim(
               "Success (the rules say <=); SparseWidthOG and DeepLinearOG end Success at a retained residual "
               "equal to tol·(1 + max|y|) and, at their default tolerances (1e-8 float64, 1e-4 float32), "
               "Success at half of it and Failure at 1.5 times it; SparseWidthOG ends Success on a relu "
-              "network rescaled to features ~1e-12 (A × 1e-12, c × 1e12: its rank cut is relative).",
+              "network rescaled to features ~1e-12 (A × 1e-12, c × 1e12: its rank cut is relative); "
+              "MinNorm-OG with schedule (0, ∞) stops at the second iteration when its step first meets the "
+              "rule there; the rank cut 1e-10 of SparseWidthOG, DeepLinearOG and orthogonal_gradient_step "
+              "keeps a direction at 1.25e-10 of the largest and drops one at 0.8e-10 (diagonal data).",
     kind=Kind.PROPERTY,
     check=partial(_check_stopping, tighten=1.0), control=partial(_check_stopping, tighten=0.1),
     control_description="the step rule claimed at a tolerance ten times tighter (1e-11): the run stops at a "
@@ -1307,6 +1356,18 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: UnlearningProblem(plain, plain_theta, (torch.cat([X, X[:, :1]], dim=1), y), forget)),
         Boundary("forget rows are rows of D", "forget", lambda: forget_split(X, y, [X.shape[0] - 1]),
                  lambda: forget_split(X, y, [X.shape[0]])),
+        # #46 round 4: a bool is not a number of the schedule (λ = True would read as 1), nor an epoch count
+        # or a period (2.0 epochs would run range(2.0)); the forget set's dtype test reads its X, whose
+        # labels may come in another float dtype (converted to X's), while X itself may not
+        Boundary("λ a real number, not a bool", "lambda_schedule", lambda: MinNormOG(lambda_schedule=1),
+                 lambda: MinNormOG(lambda_schedule=True)),
+        Boundary("epochs an int, not a bool", "epochs", lambda: strength_schedule(0.5, 0.5, 1),
+                 lambda: strength_schedule(0.5, 0.5, True)),
+        Boundary("period an int, not a float", "period", lambda: strength_schedule(0.5, 0.5, 3, period=2),
+                 lambda: strength_schedule(0.5, 0.5, 3, period=2.0)),
+        Boundary("forget X of the retain X's dtype (its labels converted)", "forget X",
+                 lambda: UnlearningProblem(model, theta, (X, y), (forget[0], forget[1].float())),
+                 lambda: UnlearningProblem(model, theta, (X, y), (forget[0].float(), forget[1]))),
     ]
 
 
@@ -1337,7 +1398,9 @@ register(Claim(
               "promoted; y with the model's one output; θ* with the model's d parameters, also given as a "
               "dict of its tensors; a finite step η >= 0; λ >= 0; at least one perturbation gradient; a "
               "ridge decay γ in (0, 1]; NegGrad+'s α >= 0; λ_reg in (0, 1] at both ends; at least one epoch; "
-              "forget rows inside D; any nn.Module, one without in_features included, with X that fits it) "
+              "forget rows inside D; any nn.Module, one without in_features included, with X that fits it; "
+              "since #46 round 4: λ not a bool, epochs and period ints (not a bool, not a float), the "
+              "forget X of the retain X's dtype while its labels may be another float dtype) "
               "is enforced at its boundary: the value just inside is accepted, the value just outside (1e-12 "
               "or one unit past it) is refused with a ValueError or TypeError naming the argument; the "
               "problem reports n_retain, n_forget and d as given.",
