@@ -76,6 +76,8 @@ from algorithms.imaging import (
     psnr,
     qr_null_rows,
 )
+from algorithms.imaging._common import DIVERGENCE
+from algorithms.imaging.operators import gaussian_kernel_spectrum
 from algorithms.imaging.setups import load_network, make_setup, measure
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.assumptions import Boundary, boundary_outcome
@@ -1168,6 +1170,62 @@ def _pca_reference(H: LinearOperator, images: torch.Tensor, p: int) -> torch.Ten
     return torch.from_numpy(vh[:p].T @ vh[:p])
 
 
+def _tolerance_edges(theory: _Theory) -> list[str]:
+    """Both solvers' criteria are inclusive: with tol set to the residual an unstopped run recorded at its
+    k-th iteration (k: the first whose residual is below every earlier one), the run stops at k, Success."""
+    wrong = []
+    for algorithm, keys in ((theory.algorithm, ("residual",)),
+                            (PnPADMM(prior=theory.algorithm.prior, npn=theory.algorithm.npn),
+                             ("primal_residual", "residual"))):
+        name = type(algorithm).__name__
+        free = solve(theory.problem, algorithm, tol=1e-300, maxiters=6, store_trace=True)
+        residuals = [max(row[key] for key in keys) for row in free.trace if row.get("iteration", 0) >= 1]
+        k = next((i for i in range(1, len(residuals)) if residuals[i] < min(residuals[:i])), None)
+        if k is None:
+            wrong.append(f"{name}: residuals {residuals} never fall below their earlier values")
+            continue
+        edge = solve(theory.problem, algorithm, tol=residuals[k], maxiters=6)
+        if edge.retcode is not RetCode.Success or edge.stats.iterations != k + 1:
+            wrong.append(f"{name}: tol = the residual {residuals[k]:.6g} of iteration {k + 1} ended "
+                         f"{edge.retcode.value} after {edge.stats.iterations}, not Success after {k + 1}")
+    # a finite blow-up (PGD's step 1000 times the stable one) is Diverged at the first iterate above the
+    # threshold, which is returned: finite, above it
+    fast = replace(theory.algorithm, lr=1e3 * theory.algorithm.lr)
+    blown = solve(theory.problem, fast, maxiters=200)
+    H, y = theory.problem.operator, theory.problem.y
+    threshold = DIVERGENCE * max(1.0, float(torch.linalg.vector_norm(H.adjoint(y))))  # as documented
+    size = float(np.linalg.norm(blown.x)) if np.isfinite(blown.x).all() else math.inf
+    if blown.retcode is not RetCode.Diverged or not math.isfinite(size) or \
+            size <= threshold:
+        wrong.append(f"PnP-PGD at 1000× its step: {blown.retcode.value} after {blown.stats.iterations} "
+                     f"iterations, ‖x‖ = {size:.3g} (threshold {threshold:.3g})")
+    return wrong
+
+
+def _radon_column_sums(size: int, seed: int) -> float:
+    """max |Radon at 0° − the explicit sums of each column's unit-spaced samples in the closed disk of
+    radius size // 2| for a random image: at 0° the rays are the columns and the samples the pixels."""
+    image = torch.rand(size, size, generator=torch.Generator().manual_seed(seed), dtype=DT)
+    centre = size // 2
+    reference = torch.zeros(1, size, dtype=DT)
+    for t in range(-centre, size - centre):           # detector offset: column centre + t
+        for s in range(-centre, size - centre):       # sample offset along the ray: row centre - s
+            row, col = centre - s, centre + t
+            if t * t + s * s <= centre * centre and 0 <= row < size and 0 <= col < size:
+                reference[0, t + centre] += image[row, col]
+    return float((Radon((size, size), [0.0])(image) - reference).abs().max())
+
+
+def _kernel_spectrum_gap(shape: tuple[int, int], sigma: float) -> float:
+    """max |gaussian_kernel_spectrum − numpy's DFT of the normalized periodic Gaussian| (std sigma)."""
+    h, w = shape
+    rows = np.minimum(np.arange(h), h - np.arange(h))
+    cols = np.minimum(np.arange(w), w - np.arange(w))
+    kernel = np.exp(-(rows[:, None] ** 2 + cols[None, :] ** 2) / (2.0 * sigma * sigma))
+    reference = np.fft.fft2(kernel / kernel.sum()).real
+    return float(np.abs(gaussian_kernel_spectrum(shape, sigma).numpy() - reference).max())
+
+
 @lru_cache(maxsize=2)
 def _contract_runs(seed: int) -> tuple:
     """The npn.pnp_converges instance of ``seed``, PnP-PGD and PnP-ADMM on it with default options, and
@@ -1227,10 +1285,22 @@ def _check_contracts(ctx: Context, *, claimed_tol: float = _DEFAULT_TOL) -> Outc
         if not whole or not centre_rows <= set(rows) or not count_ok or \
                 not MaskedFourier(mask).conjugate_symmetric:
             wrong.append(f"cartesian_mask({side}, {acceleration}, centre_lines={centre}): rows {rows}")
+    wrong += _tolerance_edges(theory)
+    # the CT operator at 0° (cos 0 = 1, sin 0 = 0 exactly: every sample sits on a pixel) and the blur
+    # kernel, both against explicit sums; float64 rounding of a few dozen terms stays below 1e-12
+    for size in (7, 8):
+        gap = _radon_column_sums(size, seed % 1000)
+        if gap > 1e-12:
+            wrong.append(f"Radon at 0° on {size}×{size} differs from the disk's column sums by {gap:.3g}")
+    for shape, sigma in (((6, 8), 1.5), ((5, 5), 0.7)):
+        gap = _kernel_spectrum_gap(shape, sigma)
+        if gap > 1e-12:
+            wrong.append(f"gaussian_kernel_spectrum{shape}, σ = {sigma}: {gap:.3g} from numpy's DFT")
     ok = not wrong
     return Outcome("pass" if ok else "fail",
                    f"default tolerance {claimed_tol:g} (iterations {iterations}), y = 0 not a blow-up, "
-                   f"DenoiserPrior.value per image, PCA rows, MRI masks: {'hold' if ok else 'violated'}",
+                   f"DenoiserPrior.value per image, PCA rows, MRI masks, inclusive tolerances, a finite "
+                   f"blow-up, Radon at 0°, the blur kernel: {'hold' if ok else 'violated'}",
                    {"iterations": iterations, "wrong": wrong[:10], "claimed_tol": claimed_tol})
 
 
@@ -1245,7 +1315,11 @@ register(Claim(
               "DenoiserPrior.value gives one zero per image of a batch; pca_null_rows spans the top-p "
               "principal directions of the images' centred null-space parts (projectors within 1e-8 of "
               "numpy's); cartesian_mask keeps whole rows, the DC row and the centre_lines lowest frequencies "
-              "±1..±c/2, about h/acceleration rows (one more for a mirror pair) and is conjugate-symmetric",
+              "±1..±c/2, about h/acceleration rows (one more for a mirror pair) and is conjugate-symmetric; "
+              "both solvers stop with Success at a residual exactly equal to tol; PnP-PGD at 1000 times its "
+              "step ends Diverged at a finite iterate above the blow-up threshold; Radon at 0° equals the "
+              "sums of each column's pixels in the closed disk of radius size // 2 (sizes 7, 8) and "
+              "gaussian_kernel_spectrum numpy's DFT of the normalized periodic Gaussian (within 1e-12)",
     kind=Kind.PROPERTY, check=lambda ctx: _check_contracts(ctx),
     control=lambda ctx: _check_contracts(ctx, claimed_tol=2 * _DEFAULT_TOL),
     control_description="the default tolerance claimed as 2e-5: the explicit run then stops earlier than the "
@@ -1283,6 +1357,9 @@ def _assumption_cases() -> list[Boundary]:
 
     def hadamard_rows(rows: list[int]):
         return SubsampledHadamard(shape, 0.5, seed=0, rows=torch.tensor(rows, dtype=torch.int64))
+
+    def mri_lines(centre_lines: int) -> torch.Tensor:
+        return cartesian_mask(shape, 2.0, seed=0, centre_lines=centre_lines)
 
     def one_point(i: int, j: int) -> torch.Tensor:
         m = torch.zeros(shape, dtype=torch.bool)
@@ -1342,6 +1419,8 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: MaskedFourier(one_point(3, 3).to(DT))),
         Boundary("MRI acceleration >= 1", "acceleration", lambda: cartesian_mask(shape, 1.0, seed=0),
                  lambda: cartesian_mask(shape, 1.0 - tiny, seed=0)),
+        Boundary("MRI centre_lines <= h", "centre_lines", lambda: mri_lines(4), lambda: mri_lines(5)),
+        Boundary("MRI centre_lines >= 0", "centre_lines", lambda: mri_lines(0), lambda: mri_lines(-1)),
         Boundary("H x takes floating images", "x", lambda: H(x), lambda: H(x.to(torch.int64))),
         Boundary("H x takes tensors", "x", lambda: H(x), lambda: H(x.tolist())),
         Boundary("H x takes images of H's shape", "x", lambda: H(x[None]), lambda: H(x[:, :3])),
