@@ -2318,6 +2318,7 @@ register(Claim(
 # ----------------------------------------------------------------------------- sam_stability.assumptions
 def _sam_assumption_cases() -> list[Boundary]:
     from algorithms.nets import sam as _sam
+    from algorithms.nets.functional import flat_hessian
 
     tiny = 1e-300
 
@@ -2343,6 +2344,9 @@ def _sam_assumption_cases() -> list[Boundary]:
 
     def train(algorithm):
         return solve(task, algorithm, maxiters=1)
+
+    def square(theta):
+        return (theta**2).sum()
 
     return [
         # symmetry is relative to max(1, max|entry|) (rtol 1e-8): the tie and 1.5× at scale 1, 0.75× and
@@ -2407,6 +2411,18 @@ def _sam_assumption_cases() -> list[Boundary]:
         Boundary("a task holds at least one sample", "X",
                  lambda: TwoLayerMSETask(ones[:1], ones[:1, 0], width=2),
                  lambda: TwoLayerMSETask(ones[:0], ones[:0, 0], width=2)),
+        # (round 4, seed-6 sample) the parity task's seed in [0, 2**64), a non-empty Hessian, a flat
+        # floating parameter vector for the autograd helpers
+        Boundary("the parity task's seed >= 0", "seed", lambda: parity_task(4, 2, 3, seed=0),
+                 lambda: parity_task(4, 2, 3, seed=-1)),
+        Boundary("the parity task's seed < 2**64", "seed", lambda: parity_task(4, 2, 3, seed=2**64 - 1),
+                 lambda: parity_task(4, 2, 3, seed=2**64)),
+        Boundary("a Hessian of at least 1 x 1", "hessians", lambda: chk(np.ones((1, 1, 1))),
+                 lambda: chk(np.ones((1, 0, 0)))),
+        Boundary("theta a 1-D parameter vector", "theta", lambda: flat_hessian(square, torch.zeros(2)),
+                 lambda: flat_hessian(square, torch.zeros((1, 2)))),
+        Boundary("theta of a floating dtype", "theta", lambda: flat_hessian(square, torch.zeros(2)),
+                 lambda: flat_hessian(square, torch.zeros(2, dtype=torch.int64))),
     ] + [
         # enumerate_batches refuses more than MAX_ENUMERATED_BATCHES batches, counted per law (C(n, B)
         # subsets, C(n + B − 1, B) multisets, 2ⁿ patterns): at a limit lowered to 10 (16 for Bernoulli) the
@@ -2448,11 +2464,13 @@ register(Claim(
               "0; the documented batch laws and radius methods; a positive radius tol and maxiters >= 1; "
               "simulation steps >= 0 and replicates >= 1; noise s >= 0; a positive critical level; σ in [1, "
               "n]; a positive GD step; SAM's ρ, lr >= 0; the training algorithms' lr > 0, ρ >= 0, batch_size "
-              ">= 1; the parity task's in_features >= 2 and init_scale > 0; a task holds at least one sample;"
+              ">= 1; the parity task's in_features >= 2, init_scale > 0 and seed in [0, 2**64); a task "
+              "holds at least one sample; a Hessian of at least 1 x 1; flat_hessian's theta a 1-D floating "
+              "tensor;"
               " enumerate_batches lists at most MAX_ENUMERATED_BATCHES batches counted per law (C(n, B), C(n "
               "+ B − 1, B), 2ⁿ; probed with the limit lowered to 10 and 16: the count equal to the limit "
               "listed in full with total probability 1, the next refused). The value just inside is accepted,"
-              " the one just outside refused with a ValueError or TypeError naming the argument (34 "
+              " the one just outside refused with a ValueError or TypeError naming the argument (39 "
               "boundaries).",
     kind=Kind.PROPERTY,
     check=partial(_check_sam_assumptions, shifted=False),
