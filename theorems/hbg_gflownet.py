@@ -27,13 +27,14 @@ import sympy
 import torch
 
 from algorithms import solve
-from algorithms.routing import CVRPInstance, random_cvrp, random_tsp, tsp_cost
+from algorithms.routing import CVRPInstance, TSPInstance, random_cvrp, random_tsp, tsp_cost
 from algorithms.routing.cvrp_enumeration import CVRPEnumeration
 from algorithms.routing.gflownet import (
     RoutingGFlowNet,
     cvrp_log_pb,
     db_residuals,
     encode_instances,
+    knn_adjacency,
     paper_stepwise_log_pb,
     rollout,
     tb_residuals,
@@ -1598,7 +1599,7 @@ def _hbg_solve_check(ctx: Context) -> Outcome:
     rng = ctx.rng("hbg-solve")
     S = 16
     bad = {"not_success": 0, "invalid": 0, "value_mismatch": 0, "not_best_sample": 0, "below_optimum": 0,
-           "local_search_worsened": 0, "not_local_optimum": 0, "move_cap_reached": 0}
+           "local_search_worsened": 0, "not_local_optimum": 0, "move_cap_reached": 0, "default_seed_not_0": 0}
     gaps_raw, gaps_ls = [], []
     cases = [("tsp", int(rng.integers(7, 11))) for _ in range(ctx.pick(4, 12))]
     cases += [("cvrp", int(rng.integers(4, 7))) for _ in range(ctx.pick(3, 8))]
@@ -1650,6 +1651,17 @@ def _hbg_solve_check(ctx: Context) -> Outcome:
             bad["local_search_worsened"] += values[True] > values[False] + 1e-9
             gaps_raw.append(values[False] / opt - 1.0)
             gaps_ls.append(values[True] / opt - 1.0)
+    # solve's seed 0, and no seed, sample under torch.Generator().manual_seed(0): on a fixed TSP10 whose
+    # best of 4 samples differs between generator seeds 0 and 1, the answer is seed 0's cheapest trajectory
+    fixed = random_tsp(10, seed=0)
+    model, _ = load_model(shipped_checkpoints()["tsp20_hybrid"])
+    with torch.no_grad():
+        traj = rollout(model, encode_instances(model, [fixed]), 4, mode="sample",
+                       generator=torch.Generator().manual_seed(0))
+    cheapest = traj.sequences()[int(traj.cost.argmin())][:-1]
+    for seed in (0, None):
+        alg = HBG(checkpoint="tsp20", samples=4, local_search=False, allow_size_transfer=True)
+        bad["default_seed_not_0"] += solve(fixed, alg, seed=seed).x != cheapest
     return fact(
         not any(bad.values()),
         "solve(instance, HBG(...)) on tiny TSPs/CVRPs returns Success with a valid answer whose value is its "
@@ -1684,7 +1696,9 @@ register(
         "route set whose reported value is its length and is >= the exact optimum (Held–Karp / "
         "enumeration); without local search the answer is the cheapest of the 16 trajectories the policy "
         "samples under the same seed; the 2-opt never lengthens it and leaves a 2-opt local optimum (each "
-        "CVRP route's 2-opt stops there, before its move cap)",
+        "CVRP route's 2-opt stops there, before its move cap); with seed 0 or no seed, a fixed TSP10's "
+        "answer (4 samples, no local search) is the cheapest of the 4 trajectories sampled under generator "
+        "seed 0",
         kind=Kind.PROPERTY,
         check=_hbg_solve_check,
         control=_hbg_solve_control,
@@ -2152,6 +2166,13 @@ def _domain_check(ctx: Context, open_ends: bool = False) -> Outcome:
         ("forced rollout without actions", lambda: _forced_rollout(None), False, (ValueError, "actions")),
         ("forced rollout with 1-D actions", lambda: _forced_rollout(torch.tensor([1, 2])), False,
          (ValueError, "actions")),
+        ("the kNN graph of a (1, 3, 3) distance tensor", lambda: knn_adjacency(torch.ones(1, 3, 3), 1, False),
+         True, None),
+        ("the kNN graph of a (1, 3, 4) distance tensor", lambda: knn_adjacency(torch.ones(1, 3, 4), 1, False),
+         False, (ValueError, "dist")),
+        ("a TSP with two nodes at one point",
+         lambda: TSPInstance([[0.0, 0.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), False,
+         (ValueError, "distinct")),
     ]
     # IndexError too: a tour index out of range must be a named ValueError, never numpy's
     return domain_outcome(cases, open_ends=open_ends, catch=(TypeError, ValueError, IndexError))
@@ -2170,7 +2191,8 @@ register(
         "a TSP of 2 nodes are refused with a ValueError naming the argument; Held–Karp accepts 4 nodes whose "
         "tour length is the largest float and refuses one float step more (naming dist); cvrp_capacity "
         "accepts 1 customer and refuses 0; a forced rollout accepts an (M, T) action tensor and refuses none "
-        "or a 1-D one naming actions (20 cases)",
+        "or a 1-D one naming actions; knn_adjacency accepts a (1, 3, 3) and refuses a (1, 3, 4) distance "
+        "tensor naming dist; a TSP with two nodes at one point is refused as not distinct (23 cases)",
         kind=Kind.PROPERTY,
         check=_domain_check,
         control=lambda ctx: _domain_check(ctx, open_ends=True),

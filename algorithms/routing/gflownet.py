@@ -142,6 +142,9 @@ def knn_adjacency(dist: torch.Tensor, k: int, depot: bool) -> torch.Tensor:
     symmetrised; with ``depot`` every edge at node 0 is kept."""
     if not isinstance(dist, torch.Tensor) or dist.ndim != 3:
         raise TypeError(f"dist must be a (B, n, n) torch tensor, got {type(dist).__name__}")
+    if dist.shape[1] != dist.shape[2]:
+        raise ValueError(f"dist must be a (B, n, n) tensor (square per instance), got shape "
+                         f"{tuple(dist.shape)}")
     n = dist.shape[-1]
     k = min(k, n - 1)
     d = dist.clone()

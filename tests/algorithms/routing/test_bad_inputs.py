@@ -5,6 +5,7 @@ import os
 
 import numpy as np
 import pytest
+import torch
 
 import algorithms.routing as routing
 import algorithms.routing.cvrp_enumeration as enum_mod
@@ -268,6 +269,13 @@ CASES = [
         TypeError,
         ("dist", "tensor"),
         "numpy",
+    ),
+    BadInput(
+        gfn.knn_adjacency,
+        lambda: gfn.knn_adjacency(torch.ones(1, 3, 4), 2, True),
+        ValueError,
+        ("dist", "(1, 3, 4)"),
+        "not square",
     ),
     # training and checkpoints
     BadInput(
