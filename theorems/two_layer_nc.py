@@ -815,6 +815,15 @@ def _gd_bookkeeping(problem: TwoLayerTraining, algorithm: GradientDescentTrainin
                        and stopped.value == losses[3],
                        f"{label}: GD with a loss tolerance stops with Success at the first iterate below it",
                        iterations=stopped.stats.iterations))
+    # the same stop between record times (one record, at t_end): the trajectory ends at the returned θ_3
+    sparse = solve(problem, GradientDescentTraining(lr=lr, t_end=algorithm.t_end, n_records=1), seed=seed,
+                   tol=tol)
+    parts.append(agree(sparse.original["times"], [0.0, 3 * lr], rtol=1e-12,
+                        what=f"{label}: GD stopped between record times: times end at 3·lr"))
+    parts.append(fact(sparse.stats.iterations == 3 and np.array_equal(sparse.original["thetas"][-1],
+                                                                       run.original["thetas"][3])
+                       and sparse.original["losses"][-1] == sparse.value == losses[3],
+                       f"{label}: GD stopped between record times: the trajectory ends at θ_3 and its loss"))
     unseeded = solve(problem, algorithm, maxiters=0, seed=None)
     parts.append(agree(unseeded.x, problem.initial_theta(0), rtol=0.0,
                         what=f"{label}: GD without a seed starts from seed 0's initialization"))
@@ -1662,6 +1671,13 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: orthogonally_separable_data(2, 4, 2, norm_range=(1.0, 0.99))),
         Boundary("sector data dim >= 2", "dim", lambda: interleaved_sector_data(2, 2),
                  lambda: interleaved_sector_data(2, 1)),
+        Boundary("sector data norm_range low > 0", "norm_range",
+                 lambda: interleaved_sector_data(2, 2, norm_range=(1e-9, 1.0)),
+                 lambda: interleaved_sector_data(2, 2, norm_range=(0.0, 1.0))),
+        Boundary("labels below n_classes", "y", lambda: as_class_labels("y", [0, 1, 2], n_classes=3),
+                 lambda: as_class_labels("y", [0, 1, 2, 3], n_classes=3)),
+        Boundary("ETF distance of means with width >= 1", "means", lambda: etf_distance(np.eye(2)[:, :1]),
+                 lambda: etf_distance(np.ones((2, 0)))),
     ]
 
 
@@ -1672,7 +1688,8 @@ register(Claim(
            "(orthogonally separable data, interleaved sectors): the inputs our implementation documents",
     origin=Origin.IMPLEMENTATION,
     statement="Each documented input condition (X with rows and columns; integer-valued labels; center "
-              "correlation >= −1/(K−1); norm_range with 0 < low <= high; sector data with dim >= 2) is "
+              "correlation >= −1/(K−1); norm_range with 0 < low <= high for both generators; sector data "
+              "with dim >= 2; labels below n_classes; ETF distance of means at least one column wide) is "
               "enforced at its boundary: the value just inside is accepted, the value just outside refused "
               "with a ValueError or TypeError naming the argument",
     kind=Kind.PROPERTY,
