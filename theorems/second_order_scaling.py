@@ -474,6 +474,16 @@ def _muon_pair(ctx: Context, nesterov: bool) -> Outcome:
             parts.append(agree(torch.cat([p.detach().reshape(-1) for p in ours]),
                                torch.cat([q.detach().reshape(-1) for q in theirs]), rtol=0.0, atol=1e-6,
                                what=f"our Muon equals torch.optim.Muon with {options}"))
+        # the default routing (head="adamw"): over an MLP's parameters the read-out weight (the last matrix)
+        # and the vectors take AdamW's step, every other matrix Muon's
+        mlp = MLP(6, 6, width=8, depth=2, seed=0)
+        matrices = sum(p.ndim >= 2 for p in mlp.parameters())
+        want = {"muon": matrices - 1, "adamw": len(list(mlp.parameters())) - matrices + 1}
+        got = Muon(mlp.parameters()).routing()
+        parts.append(Outcome("pass" if got == want else "fail",
+                             f"Muon(head='adamw') over an MLP routes {got}, documented {want}",
+                             {"statement": "Muon's default head routing", "routing": got,
+                              "documented": want}))
         # parameters of more than two dimensions (a 3-D tensor, a conv kernel) are documented to be
         # orthogonalized as (shape[0], prod(shape[1:])): torch.optim.Muon on those matrices, through our
         # batched loop and through the per-parameter loop a subclass overriding _direction gets (issue #46:
@@ -1287,7 +1297,8 @@ register(Claim(
               "with momentum 0.9, 3 Newton–Schulz steps, ε = 1e-5 and weight decay 0.01 (the first with "
               "weight decay 1), and on 3-D and 4-D parameters equals torch.optim.Muon on them flattened to "
               "(shape[0], prod(shape[1:])), through its batched loop and through the per-parameter loop of "
-              "a subclass that overrides _direction",
+              "a subclass that overrides _direction; with its default head='adamw', Muon over an MLP's "
+              "parameters routes the read-out weight and the vectors to AdamW, every other matrix to Muon",
     kind=Kind.NUMERIC,
     check=lambda ctx: _muon_pair(ctx, nesterov=True),
     control=lambda ctx: _muon_pair(ctx, nesterov=False),
@@ -1905,11 +1916,22 @@ def _training_loop_body(keep_gradients: bool) -> Outcome:
               OptimizerTraining("adamw", lr=0.01), {}, RetCode.Success, 3),
              ("maxiters = 2", TrainingProblem(**base, target_loss=1e-9), OptimizerTraining("adamw", lr=0.01),
               {"maxiters": 2}, RetCode.MaxIters, 2)]
+    first_eval = None
     for label, problem, algorithm, options, code, iterations in cases:
         sol = solve(problem, algorithm, seed=0, **options)
+        first_eval = sol.value if first_eval is None else first_eval   # the held-out loss at step 3
         if sol.retcode is not code or sol.stats.iterations != iterations:
             wrong.append(f"{label}: {sol.retcode.value} after {sol.stats.iterations} steps, documented "
                          f"{code.value} after {iterations}")
+    # the default target (target_loss None) is the task's entropy rate + tol: a tol 1e-6 nats above the gap
+    # of step 3's held-out loss to the entropy rate is Success there, 1e-6 below it is not (the same run)
+    gap = first_eval - task.entropy_rate()
+    for margin, reached in ((1e-6, True), (-1e-6, False)):
+        sol = solve(TrainingProblem(**base), OptimizerTraining("adamw", lr=0.01), seed=0, tol=gap + margin)
+        if (sol.retcode is RetCode.Success and sol.stats.iterations == 3) is not reached:
+            wrong.append(f"default target with tol = gap {gap:.6g} {margin:+g}: {sol.retcode.value} after "
+                         f"{sol.stats.iterations} steps, documented {'' if reached else 'not '}Success at "
+                         "step 3")
     diverging = solve(TrainingProblem(**base, target_loss=1e-9, divergence_factor=2.0),
                       OptimizerTraining("muon", lr=1e4, hyperparameters={"adamw_eps": 1e-8}), seed=0,
                       store_trace=True)
@@ -1957,7 +1979,9 @@ register(Claim(
               "solve seed, zero_grad, loss, backward, step; held-out loss on eval_size sequences of the "
               "task's seed + 1) bit for bit: parameters, step losses, held-out value, evaluations at steps "
               "3, 6 and 7, MaxIters after 7 steps. A target of 100 nats is Success at the first evaluation "
-              "(step 3), maxiters = 2 is MaxIters after 2 steps, and Muon at lr 1e4 is Diverged with no "
+              "(step 3), and so is the default target (the entropy rate + tol) with tol 1e-6 above that "
+              "loss's gap to the entropy rate, but not 1e-6 below; maxiters = 2 is MaxIters after 2 steps, "
+              "and Muon at lr 1e4 is Diverged with no "
               "step taken on a loss past divergence_factor·max(initial held-out loss, 1); with AdamW at lr 1 "
               "and divergence_factor 1.5 the run stops (Diverged) exactly before the first step loss past "
               "the ceiling, as read off the same run with the factor 1e9 (that loss below twice the "
@@ -2012,7 +2036,11 @@ def _resume_body(ctx: Context, drop_state: bool) -> Outcome:
         resumed = [torch.nn.Parameter(p.detach().clone()) for p in first]
         optimizer = make(resumed)
         if not drop_state:
-            optimizer.load_state_dict(saved)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                optimizer.load_state_dict(saved)
+            if caught:      # our own state_dict, same routing: nothing to warn about
+                wrong.append(f"{name}.load_state_dict of its own state_dict warned: {caught[0].message}")
         run(resumed, optimizer, grads[2:])
         # the same operations on the same values in the same order: equal to the last bit
         if not all(torch.equal(p, q) for p, q in zip(straight, resumed, strict=True)):
@@ -2073,7 +2101,8 @@ register(Claim(
               "steps), with decoupled weight decay 0.1: 2 steps, state_dict(), a fresh optimizer on the "
               "parameters so far that loads it, 2 more steps give the parameters of 4 uninterrupted steps "
               "bit for bit, with float32 and with bfloat16 parameters (whose float32 state must survive "
-              "the load unrounded) and a third parameter that never gets a gradient (no state to load). "
+              "the load unrounded) and a third parameter that never gets a gradient (no state to load); "
+              "the load warns about nothing. "
               "A Muon state_dict written for a 4×6 parameter is refused (ValueError naming the shape) by a "
               "Muon over a 6×4 one. torch.optim.Muon's state_dict loaded by our Muon.paper, and ours by "
               "torch.optim.Muon, after 2 steps continue 2 more as torch's 4 uninterrupted steps (to 1e-6)",
