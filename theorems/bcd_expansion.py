@@ -1146,6 +1146,8 @@ def _check_domains(ctx: Context, open_ends: bool = False) -> Outcome:
         ("a tied parameter under a second name", _tied_parameters, False, None),
         ("params as a list of bare tensors", lambda: BlockOptimizer(list(_tiny_model().parameters())), False,
          (TypeError, "params")),
+        ("base an optimizer instance, not its class", lambda: BlockOptimizer(
+            _tiny_model(), base=torch.optim.AdamW(_tiny_model().parameters())), False, (TypeError, "base")),
         ("params as (parameter, name) pairs",
          lambda: BlockOptimizer([(p, n) for n, p in _tiny_model().named_parameters()]), False,
          (TypeError, "params")),
@@ -1209,14 +1211,15 @@ register(Claim(
     statement="BlockOptimizer accepts a module's named_parameters() pairs, a tied parameter (trained once), "
               "blocks mixing patterns and name lists, a single block holding everything and its own "
               "state_dict, also loaded onto a copy of its model (the saved block layout adopted), and "
-              "refuses bare tensors, (parameter, name) pairs, a string or empty blocks, a state_dict without "
-              "its base or schedule, of a model of another width, whose active block holds more parameters "
+              "refuses bare tensors, (parameter, name) pairs, an optimizer instance as base, a string or "
+              "empty blocks, a state_dict without its base or schedule, of a model of another width, whose "
+              "active block holds more parameters "
               "or whose block_names is a tuple; BlockCoordinateDescent accepts a callable optimizer and "
               "refuses a number; FinetuneTask accepts token ids 0 and vocab_size − 1, T = 1, context + 1 "
               "columns and batch_size = n, and refuses ids −1 and vocab_size, T = 0, no rows, context + 2 "
               "columns and batch_size = n + 1; LowRankExpansion accepts rank = min(in, out) and refuses one "
               "more and a non-bool freeze; each refusal a ValueError/TypeError naming the argument "
-              "(33 cases)",
+              "(34 cases)",
     kind=Kind.PROPERTY,
     check=_check_domains,
     control=partial(_check_domains, open_ends=True),
