@@ -1228,6 +1228,7 @@ register(Claim(
 def _assumption_cases() -> list[Boundary]:
     """The inputs the paper's setting assumes, each probed just inside and just outside its boundary."""
     tiny = 1e-12  # a step past each boundary, far below every value the claims use
+    schedule = VPSchedule(t_min=0.001)
     base = linear_gaussian_problem(n=2, n_samples=20, rho=0.1, seed=0)
     grad = torch.ones(3, 2, dtype=torch.float64)
 
@@ -1286,6 +1287,15 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: GGDOpt(corrector_steps=-1)),
         Boundary("posterior variance >= 0", "posterior_variance", lambda: GGDOpt(posterior_variance=0.0),
                  lambda: GGDOpt(posterior_variance=-tiny)),
+        # diffusion times lie in [t_min, 1] up to the sampler's rounding slack 1e-12 (#46 round 4, seed 4:
+        # the slack dropped and the upper end 1 → 2 survived); an integer tensor is left to its user's check
+        Boundary("diffusion times >= t_min − 1e-12", "t", lambda: schedule.check_time("t", 0.001 - 5e-13),
+                 lambda: schedule.check_time("t", 0.001 - 2e-12)),
+        Boundary("diffusion times <= 1 + 1e-12", "t", lambda: schedule.check_time("t", 1.0 + 5e-13),
+                 lambda: schedule.check_time("t", 1.0 + 2e-12)),
+        Boundary("a float tensor of times is checked, an integer one left to its user", "t",
+                 lambda: schedule.check_time("t", torch.tensor([5])),
+                 lambda: schedule.check_time("t", torch.tensor([5.0]))),
         # the moment restriction needs a spread: at least 2 samples in the subset (#46 round 4: `< 2` → `< 3`
         # survived the seed-3 sample)
         Boundary("restricted_solution over >= 2 samples", "h_subset",
@@ -1313,7 +1323,9 @@ register(Claim(
               "L) or (batch, L, m); fresh samples of h's shape; points of the problem's dimension; LP data "
               "that reproduce f and g to a tolerance relative to max|f| + max|g|, float32 included; β > 0; "
               "corrector steps >= 0; a posterior variance >= 0; one Hessian per gradient row; a VP schedule "
-              "with 0 < t_min < 0.5 and β_max > β_min; a restricted solution over >= 2 samples) is enforced "
+              "with 0 < t_min < 0.5 and β_max > β_min; a restricted solution over >= 2 samples; diffusion "
+              "times in [t_min, 1] up to 1e-12, a float tensor of times checked and an integer one left to "
+              "its user) is enforced "
               "at its boundary: the value just inside is accepted, the value just outside is refused with a "
               "ValueError or TypeError naming the argument.",
     kind=Kind.PROPERTY,
@@ -1366,6 +1378,14 @@ def _check_score_models(ctx: Context, *, tweedie=tweedie_mean) -> Outcome:
         worst = max(worst, error)
         if not error <= 1e-12:
             wrong.append(f"tweedie_mean at t = {t:g}: off the exact posterior mean by {error:.2g} (relative)")
+    # ScoreMLP's score is −ε_θ/√(1 − ᾱ_t) (documented), at t = t_min, 0.3, 1: the same float64 operations
+    net = ScoreMLP(3, hidden=8, schedule=schedule, seed=1)
+    X = torch.cat([x[:3], torch.tensor([[schedule.t_min], [0.3], [1.0]], dtype=torch.float64)], dim=1)
+    with torch.no_grad():
+        want_score = -net.noise(X) / (1.0 - schedule.alpha_bar(X[:, -1:])).sqrt()
+        score_error = float((net(X) - want_score).abs().max() / (1.0 + want_score.abs().max()))
+    if not score_error <= 1e-12:
+        wrong.append(f"ScoreMLP's output off −ε_θ/√(1 − ᾱ_t) by {score_error:.2g} (relative)")
     # train_score draws t ~ U[t_min, 1]: with t_min = 0.4, 2 steps of 256 draws, every time in [0.4, 1] and
     # both ends reached within 0.05 (a correct draw misses an end with probability (1 − 0.05/0.6)^512 < 1e-18)
     mlp = _TimeRecordingMLP(2, hidden=8, schedule=VPSchedule(t_min=0.4), seed=0)
@@ -1396,6 +1416,7 @@ register(Claim(
            "matching over t ~ U[t_min, 1]): tweedie_mean, GaussianScore, train_score",
     origin=Origin.IMPLEMENTATION,
     statement="GaussianScore(mean, std) of n = 3 variables takes [x, t] (in_features = 4) and returns n = 3; "
+              "ScoreMLP's output is −ε_θ(x, t)/√(1 − ᾱ_t) at t = t_min, 0.3, 1 (1e-12); "
               "tweedie_mean with it equals the posterior mean of Gaussian data, mean + √ᾱ var (x − √ᾱ mean)/"
               "(ᾱ var + 1 − ᾱ), at t = t_min, 0.3 and 1 on five points, to 1e-12 relative; train_score with "
               "t_min = 0.4 draws its 512 times (2 steps of 256) in [0.4, 1], the smallest below 0.45 and "
