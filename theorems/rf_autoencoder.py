@@ -380,7 +380,7 @@ def _uniqueness_check(ctx: Context, *, lossy: bool) -> Outcome:
     X_test = rng.random((m, 2))
     truth = part.leaves(X_test)
     if lossy:  # assumption broken: the kernel row comes back from a 2-dimensional embedding
-        ae = RFAutoencoder(n_components=2, forest=forest, random_state=0)
+        ae = RFAutoencoder(n_components=2, forest=forest, random_state=0, supervised=True)
         ae.fit(X, np.sin(4 * X[:, 0]) + X[:, 1])
         part, truth = ae.partition_, ae.partition_.leaves(X_test)
         K0 = kernel_estimate(ae.transform(X_test), ae.dmap_)

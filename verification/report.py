@@ -276,6 +276,10 @@ def _claim_section(r: ClaimResult, evidence_page: str) -> list[str]:
         lines.append(f"- **Error**: {_inline(r.reason)} (traceback: {link})")
     elif r.verdict == "error":
         lines.append(f"- **Error**: {_inline(r.reason)}")
+    caught = getattr(r, "warnings", None)
+    if caught:
+        lines.append(f"- **Warnings raised while it ran** ({len(caught)} distinct): "
+                     + "; ".join(_inline(w) for w in caught))
     cert = getattr(r, "certificate", None)
     if cert:
         lines += [f"- **Certificate** ({cert.get('status')}, {cert.get('method')}, artifact "

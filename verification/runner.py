@@ -37,6 +37,7 @@ import sys
 import threading
 import time
 import traceback
+import warnings
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -80,6 +81,9 @@ class ClaimResult:
     certificate: dict[str, Any] | None = None
     #: subject name -> ``module:object`` the check exercised in place of ours (empty: ours)
     implementations: dict[str, str] = field(default_factory=dict)
+    #: the warnings that check, control and certificate raised ("Category: message (file:line) xN"), so
+    #: the report keeps them with the claim instead of the console interleaving them with other claims
+    warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -124,6 +128,36 @@ def run_claim(claim: Claim, *, seed: int = 0, profile: str = "quick",
     cseed = base["seed"]
     used = {name: spec for name, spec in (implementations or {}).items() if name in claim.subjects}
     start, cpu_start = time.perf_counter(), time.process_time()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")  # each distinct warning once per place, as Python shows them
+        verdict, reason, check, control, certificate, error = _check_and_control(claim, cseed, profile,
+                                                                                 out_dir, used)
+    artifacts = [a for o in (check, control) if o is not None for a in o.artifacts]
+    return ClaimResult(
+        **base, verdict=verdict, reason=reason,
+        check=check.as_dict() if check else None,
+        control=control.as_dict() if control else None,
+        error=error, seconds=round(time.perf_counter() - start, 3),
+        cpu_seconds=round(time.process_time() - cpu_start, 3), artifacts=artifacts,
+        certificate=certificate, implementations=used, warnings=summarize_warnings(caught),
+    )
+
+
+def summarize_warnings(caught: list[warnings.WarningMessage], limit: int = 20) -> list[str]:
+    """One line per distinct warning, first line of its message, with where and how often."""
+    counts: dict[str, int] = {}
+    for w in caught:
+        first = str(w.message).strip().splitlines()[0] if str(w.message).strip() else ""
+        key = f"{w.category.__name__}: {first[:300]} ({Path(w.filename).name}:{w.lineno})"
+        counts[key] = counts.get(key, 0) + 1
+    lines = [key + (f" x{n}" if n > 1 else "") for key, n in counts.items()]
+    if len(lines) > limit:
+        lines = [*lines[:limit], f"... and {len(lines) - limit} more distinct warnings"]
+    return lines
+
+
+def _check_and_control(claim: Claim, cseed: int, profile: str, out_dir: Path | None,
+                       used: dict[str, str]) -> tuple:
     check = control = certificate = None
     try:
         check = _outcome(claim.check(Context(seed=cseed, profile=profile, out_dir=out_dir, role="check",
@@ -140,15 +174,7 @@ def run_claim(claim: Claim, *, seed: int = 0, profile: str = "quick",
     except Exception as exc:  # reported, never swallowed
         verdict, reason = "error", f"{type(exc).__name__}: {exc}"
         error = traceback.format_exc()
-    artifacts = [a for o in (check, control) if o is not None for a in o.artifacts]
-    return ClaimResult(
-        **base, verdict=verdict, reason=reason,
-        check=check.as_dict() if check else None,
-        control=control.as_dict() if control else None,
-        error=error, seconds=round(time.perf_counter() - start, 3),
-        cpu_seconds=round(time.process_time() - cpu_start, 3), artifacts=artifacts,
-        certificate=certificate, implementations=used,
-    )
+    return verdict, reason, check, control, certificate, error
 
 
 def with_certificate(reason: str, certificate: dict[str, Any]) -> tuple[str, str]:
