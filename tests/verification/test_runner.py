@@ -133,6 +133,28 @@ def test_a_check_returning_no_outcome_is_an_error_verdict(returned, tmp_path):
     assert "TypeError" in (tmp_path / "evidence" / "no_paper.md").read_text()
 
 
+def _warning_check(ctx: Context) -> Outcome:
+    import warnings
+
+    for _ in range(3):
+        warnings.warn("the library is unsure\nsecond line", RuntimeWarning, stacklevel=1)
+    return Outcome("pass", "ok")
+
+
+def test_warnings_a_claim_raises_stay_with_its_result(tmp_path, recwarn):
+    claim = Claim(id="mine.warns", paper=None, source="mine", origin=Origin.IMPLEMENTATION, statement="s",
+                  kind=Kind.NUMERIC, check=_warning_check, control=lambda ctx: Outcome("fail", "f"),
+                  control_description="c")
+    (result,) = run_claims([claim], out_dir=tmp_path)
+    assert result.verdict == "verified"
+    # one line per distinct warning (first line of its message, where it came from), not on the console
+    assert len(result.warnings) == 1
+    assert result.warnings[0].startswith("RuntimeWarning: the library is unsure (")
+    assert "test_runner.py:" in result.warnings[0] and not [w for w in recwarn if "unsure" in str(w.message)]
+    assert "Warnings raised while it ran** (1 distinct)" in (tmp_path / "report.md").read_text()
+    assert json.loads((tmp_path / "report.json").read_text())["results"][0]["warnings"] == result.warnings
+
+
 def test_control_plots_do_not_overwrite_the_checks(tmp_path):
     check, control = (Context(out_dir=tmp_path, role=role).artifact_path("p.png")
                       for role in ("check", "control"))
