@@ -1986,8 +1986,21 @@ def _sep_update_rule(ctx: Context) -> Outcome:
                 f"{name} differs from the reference update (h_sigma = {ref[5]:.0f}, d = {d}, lambda = {lam})")
         assert state.t == t + 1, "the generation counter did not advance"
 
-    return property_outcome(examples, test, ctx=ctx, max_examples=ctx.pick(150, 1000),
-                            what="one Sep-CMA-ES generation equals the tutorial's update of every state part")
+    outcome = property_outcome(
+        examples, test, ctx=ctx, max_examples=ctx.pick(150, 1000),
+        what="one Sep-CMA-ES generation equals the tutorial's update of every state part")
+    # the ES family's start (documented in modular._es_start): mean at the best individual, per-
+    # coordinate sd σ√c_i = width_i / 4; a box with unequal sides, [0, 4] x [0, 1], separates c from its
+    # powers
+    start = modular_module._es_start(np.array([[1.0, 0.5], [3.0, 0.2]]), np.array([2.0, 1.0]),
+                                     np.zeros(2), np.array([4.0, 1.0]))
+    start_ok = bool(np.array_equal(start.m, [3.0, 0.2]) and np.allclose(start.sigma * np.sqrt(start.c),
+                                                                         [1.0, 0.25], rtol=1e-12))
+    outcome.evidence["es_start_sd_is_width_over_4"] = start_ok
+    if not start_ok and outcome.status == "pass":
+        return Outcome("fail", f"ES start: mean {start.m}, sd {start.sigma * np.sqrt(start.c)} (want "
+                       "width / 4)", outcome.evidence)
+    return outcome
 
 
 def _control_update_rule(ctx: Context) -> Outcome:
@@ -2008,7 +2021,9 @@ register(Claim(
               "one update gives the mean, σ, the diagonal covariance and both evolution paths of the "
               "tutorial's update with log weights, c_σ = (μ_eff + 2)/(d + μ_eff + 5), "
               "d_σ = 1 + 2 max(0, √((μ_eff − 1)/(d + 1)) − 1) + c_σ, c_c = (4 + μ_eff/d)/(d + 4 + 2μ_eff/d), "
-              "c_1, c_μ scaled by (d + 2)/3 and the h_σ stall of the rank-one path, to 1e-10",
+              "c_1, c_μ scaled by (d + 2)/3 and the h_σ stall of the rank-one path, to 1e-10; and the ES "
+              "family starts at the best individual with per-coordinate sd σ√c = width / 4 (box [0, 4] x "
+              "[0, 1])",
     kind=Kind.PROPERTY, check=_sep_update_rule, control=_control_update_rule,
     control_description="p_σ accumulated with √(c_σ(2 − c_σ)) instead of √(c_σ(2 − c_σ)μ_eff) "
                         "(the μ_eff of the weighted mean forgotten)",

@@ -351,6 +351,7 @@ def record_last_batch(monitor: IterationMonitor | None, trace: list[dict[str, An
 
 
 def _es_start(X: np.ndarray, y: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> SepCMAState:
+    """The ES family's Sep-CMA state: mean at the best individual, per-coordinate sd σ√c = width / 4."""
     width = hi - lo
     i = int(np.argmin(y)) if np.any(np.isfinite(y)) else 0
     scale = float(width.mean())
