@@ -2135,6 +2135,7 @@ def _domain_check(ctx: Context, open_ends: bool = False) -> Outcome:
     """The exact references and the tour validator on their domains' closed ends (accepted) and just
     outside (refused with a ValueError naming the argument); ``open_ends`` (the control) expects the
     closed ends refused too."""
+    from algorithms.routing.nn2opt import nearest_neighbor_tour
     from algorithms.routing.problem import check_tsp_tour, cvrp_capacity
 
     tsp3, tsp5 = random_tsp(3, seed=ctx.seed), random_tsp(5, seed=ctx.seed)
@@ -2173,6 +2174,13 @@ def _domain_check(ctx: Context, open_ends: bool = False) -> Outcome:
         ("a TSP with two nodes at one point",
          lambda: TSPInstance([[0.0, 0.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), False,
          (ValueError, "distinct")),
+        # duplicates are judged relative to the extent: a distinct TSP5 shrunk into a 1e-13 box stays valid
+        ("a distinct TSP5 scaled by 1e-13", lambda: TSPInstance(tsp5.coords * 1e-13), True, None),
+        ("nearest neighbour on 1 node", lambda: nearest_neighbor_tour(np.zeros((1, 1))), True, None),
+        ("nearest neighbour on 0 nodes", lambda: nearest_neighbor_tour(np.zeros((0, 0))), False,
+         (ValueError, "dist")),
+        ("CVRPEnumeration on 9 customers", lambda: solve(random_cvrp(9, seed=ctx.seed), CVRPEnumeration()),
+         False, (ValueError, "<= 8 customers")),
     ]
     # IndexError too: a tour index out of range must be a named ValueError, never numpy's
     return domain_outcome(cases, open_ends=open_ends, catch=(TypeError, ValueError, IndexError))
@@ -2192,7 +2200,9 @@ register(
         "tour length is the largest float and refuses one float step more (naming dist); cvrp_capacity "
         "accepts 1 customer and refuses 0; a forced rollout accepts an (M, T) action tensor and refuses none "
         "or a 1-D one naming actions; knn_adjacency accepts a (1, 3, 3) and refuses a (1, 3, 4) distance "
-        "tensor naming dist; a TSP with two nodes at one point is refused as not distinct (23 cases)",
+        "tensor naming dist; a TSP with two nodes at one point is refused as not distinct, a distinct TSP5 "
+        "shrunk by 1e-13 accepted; nearest neighbour accepts 1 node and refuses 0 naming dist; "
+        "CVRPEnumeration refuses 9 customers (27 cases)",
         kind=Kind.PROPERTY,
         check=_domain_check,
         control=lambda ctx: _domain_check(ctx, open_ends=True),
