@@ -2423,6 +2423,13 @@ def _sam_assumption_cases() -> list[Boundary]:
                  lambda: flat_hessian(square, torch.zeros((1, 2)))),
         Boundary("theta of a floating dtype", "theta", lambda: flat_hessian(square, torch.zeros(2)),
                  lambda: flat_hessian(square, torch.zeros(2, dtype=torch.int64))),
+        # (round 4, seed-7 sample) SAM's lr is optional (the base optimizer's default); the stationary
+        # moment of the perturbed GD/SGD iteration (ρ = 0) needs symmetric, not PSD, Hessians
+        Boundary("SAM without lr (the base optimizer's default)", "lr", lambda: _sam.SAM(params()),
+                 lambda: _sam.SAM(params(), lr=-tiny)),
+        Boundary("perturbed moments need symmetric Hessians (PSD not required)", "hessians",
+                 lambda: _stability.perturbed_stationary_moment(indefinite, 0.1, 2, 1.0),
+                 lambda: _stability.perturbed_stationary_moment(tilted(1.5e-8), 0.1, 1, 1.0)),
     ] + [
         # enumerate_batches refuses more than MAX_ENUMERATED_BATCHES batches, counted per law (C(n, B)
         # subsets, C(n + B − 1, B) multisets, 2ⁿ patterns): at a limit lowered to 10 (16 for Bernoulli) the
@@ -2466,11 +2473,11 @@ register(Claim(
               "n]; a positive GD step; SAM's ρ, lr >= 0; the training algorithms' lr > 0, ρ >= 0, batch_size "
               ">= 1; the parity task's in_features >= 2, init_scale > 0 and seed in [0, 2**64); a task "
               "holds at least one sample; a Hessian of at least 1 x 1; flat_hessian's theta a 1-D floating "
-              "tensor;"
+              "tensor; SAM's lr optional; perturbed_stationary_moment without PSD;"
               " enumerate_batches lists at most MAX_ENUMERATED_BATCHES batches counted per law (C(n, B), C(n "
               "+ B − 1, B), 2ⁿ; probed with the limit lowered to 10 and 16: the count equal to the limit "
               "listed in full with total probability 1, the next refused). The value just inside is accepted,"
-              " the one just outside refused with a ValueError or TypeError naming the argument (39 "
+              " the one just outside refused with a ValueError or TypeError naming the argument (41 "
               "boundaries).",
     kind=Kind.PROPERTY,
     check=partial(_check_sam_assumptions, shifted=False),
