@@ -1286,6 +1286,10 @@ def _check_contracts(ctx: Context, *, claimed_tol: float = _DEFAULT_TOL) -> Outc
                 not MaskedFourier(mask).conjugate_symmetric:
             wrong.append(f"cartesian_mask({side}, {acceleration}, centre_lines={centre}): rows {rows}")
     wrong += _tolerance_edges(theory)
+    # gaussian_cs keeps round(ratio · n) rows, at least one: 1 row at ratio 1/16 and at ratio 1e-12 (n = 16)
+    rows = [gaussian_cs((4, 4), ratio, seed=0).out_features for ratio in (1 / 16, 1e-12, 3 / 16)]
+    if rows != [1, 1, 3]:
+        wrong.append(f"gaussian_cs on 4×4 at ratios 1/16, 1e-12, 3/16 keeps {rows} rows, not [1, 1, 3]")
     # the CT operator at 0° (cos 0 = 1, sin 0 = 0 exactly: every sample sits on a pixel) and the blur
     # kernel, both against explicit sums; float64 rounding of a few dozen terms stays below 1e-12
     for size in (7, 8):
@@ -1319,7 +1323,8 @@ register(Claim(
               "both solvers stop with Success at a residual exactly equal to tol; PnP-PGD at 1000 times its "
               "step ends Diverged at a finite iterate above the blow-up threshold; Radon at 0° equals the "
               "sums of each column's pixels in the closed disk of radius size // 2 (sizes 7, 8) and "
-              "gaussian_kernel_spectrum numpy's DFT of the normalized periodic Gaussian (within 1e-12)",
+              "gaussian_kernel_spectrum numpy's DFT of the normalized periodic Gaussian (within 1e-12); "
+              "gaussian_cs keeps round(ratio·n) rows, at least one",
     kind=Kind.PROPERTY, check=lambda ctx: _check_contracts(ctx),
     control=lambda ctx: _check_contracts(ctx, claimed_tol=2 * _DEFAULT_TOL),
     control_description="the default tolerance claimed as 2e-5: the explicit run then stops earlier than the "

@@ -173,7 +173,7 @@ class MatrixOperator(LinearOperator):
 
 def gaussian_cs(image_shape: tuple[int, int], ratio: float, seed: int,
                 dtype: torch.dtype = torch.float64) -> MatrixOperator:
-    """Compressive sensing with i.i.d. N(0, 1/n) entries and m = round(ratio·n) rows.
+    """Compressive sensing with i.i.d. N(0, 1/n) entries and m = max(1, round(ratio·n)) rows.
 
     >>> gaussian_cs((4, 4), 0.5, seed=1).measurement_shape
     (8,)
