@@ -2333,6 +2333,7 @@ def _sam_assumption_cases() -> list[Boundary]:
 
     H3 = np.stack([np.eye(2), 2.0 * np.eye(2), np.diag([1.0, 3.0])])  # n = 3 PSD matrices
     indefinite = np.stack([np.diag([1.0, -1e-3])] * 3)
+    singular = np.stack([np.diag([1.0, 0.0])] * 3)
     task = parity_task(4, 2, 3, seed=0)
     ones = np.ones((2, 2))
 
@@ -2427,6 +2428,9 @@ def _sam_assumption_cases() -> list[Boundary]:
         # moment of the perturbed GD/SGD iteration (ρ = 0) needs symmetric, not PSD, Hessians
         Boundary("SAM without lr (the base optimizer's default)", "lr", lambda: _sam.SAM(params()),
                  lambda: _sam.SAM(params(), lr=-tiny)),
+        Boundary("a singular mean Hessian (ρ(T) = 1 on its null space) gives no stationary moment",
+                 "noise_std", partial(_no_moment, singular),
+                 lambda: _stability.perturbed_stationary_moment(singular, 0.1, 2, -tiny)),
         Boundary("perturbed moments need symmetric Hessians (PSD not required)", "hessians",
                  lambda: _stability.perturbed_stationary_moment(indefinite, 0.1, 2, 1.0),
                  lambda: _stability.perturbed_stationary_moment(tilted(1.5e-8), 0.1, 1, 1.0)),
@@ -2441,6 +2445,14 @@ def _sam_assumption_cases() -> list[Boundary]:
                                                           ("with_replacement", 10, (4, 2), (5, 2)),
                                                           ("bernoulli", 16, (4, 2), (5, 2)))
     ]
+
+
+def _no_moment(hessians: np.ndarray) -> None:
+    """perturbed_stationary_moment must return None (documented for ρ(T) >= 1 on the whole space)."""
+    moment = _stability.perturbed_stationary_moment(hessians, 0.1, 2, 1.0)
+    if moment is not None:
+        raise AssertionError(f"a stationary moment {np.round(moment, 3).tolist()} where ρ(T) = 1 (none "
+                             "exists)")
 
 
 def _enumerate_under(limit: int, n: int, batch_size: int, sampling: str):
@@ -2473,11 +2485,12 @@ register(Claim(
               "n]; a positive GD step; SAM's ρ, lr >= 0; the training algorithms' lr > 0, ρ >= 0, batch_size "
               ">= 1; the parity task's in_features >= 2, init_scale > 0 and seed in [0, 2**64); a task "
               "holds at least one sample; a Hessian of at least 1 x 1; flat_hessian's theta a 1-D floating "
-              "tensor; SAM's lr optional; perturbed_stationary_moment without PSD;"
+              "tensor; SAM's lr optional; perturbed_stationary_moment without PSD, and None (no moment) "
+              "for a singular mean Hessian;"
               " enumerate_batches lists at most MAX_ENUMERATED_BATCHES batches counted per law (C(n, B), C(n "
               "+ B − 1, B), 2ⁿ; probed with the limit lowered to 10 and 16: the count equal to the limit "
               "listed in full with total probability 1, the next refused). The value just inside is accepted,"
-              " the one just outside refused with a ValueError or TypeError naming the argument (41 "
+              " the one just outside refused with a ValueError or TypeError naming the argument (42 "
               "boundaries).",
     kind=Kind.PROPERTY,
     check=partial(_check_sam_assumptions, shifted=False),
