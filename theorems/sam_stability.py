@@ -2349,6 +2349,9 @@ def _sam_assumption_cases() -> list[Boundary]:
     def square(theta):
         return (theta**2).sum()
 
+    def small_point():
+        return 0.3 * np.asarray(solve(task, SGDTraining(lr=0.1, batch_size=2), maxiters=0).x)
+
     return [
         # symmetry is relative to max(1, max|entry|) (rtol 1e-8): the tie and 1.5× at scale 1, 0.75× and
         # 1.5× at 1e4
@@ -2428,6 +2431,9 @@ def _sam_assumption_cases() -> list[Boundary]:
         # moment of the perturbed GD/SGD iteration (ρ = 0) needs symmetric, not PSD, Hessians
         Boundary("SAM without lr (the base optimizer's default)", "lr", lambda: _sam.SAM(params()),
                  lambda: _sam.SAM(params(), lr=-tiny)),
+        Boundary("σ defined whenever some per-sample top is positive (here 0.89 < 1)", "batch_size",
+                 partial(_coherence_defined, task),
+                 lambda: _sam.minimum_diagnostics(task, small_point(), lr=0.1)),
         Boundary("a singular mean Hessian (ρ(T) = 1 on its null space) gives no stationary moment",
                  "noise_std", partial(_no_moment, singular),
                  lambda: _stability.perturbed_stationary_moment(singular, 0.1, 2, -tiny)),
@@ -2445,6 +2451,18 @@ def _sam_assumption_cases() -> list[Boundary]:
                                                           ("with_replacement", 10, (4, 2), (5, 2)),
                                                           ("bernoulli", 16, (4, 2), (5, 2)))
     ]
+
+
+def _coherence_defined(task) -> None:
+    """minimum_diagnostics' σ at the parity task's initialization scaled by 0.3 (every per-sample top below
+    1, max 0.89): documented as defined (NaN only when no per-sample Hessian has a positive eigenvalue)."""
+    from algorithms.nets.sam import minimum_diagnostics
+
+    x = 0.3 * np.asarray(solve(task, SGDTraining(lr=0.1, batch_size=2), maxiters=0).x)
+    d = minimum_diagnostics(task, x)
+    if not (0 < d["max_sample_top"] and d["coherence_defined"]
+            and d["coherence"] == d["coherence_top"] / d["max_sample_top"]):
+        raise AssertionError(f"σ = {d['coherence']} with max_i λ_max(H_i) = {d['max_sample_top']:.3g} > 0")
 
 
 def _no_moment(hessians: np.ndarray) -> None:
@@ -2486,11 +2504,11 @@ register(Claim(
               ">= 1; the parity task's in_features >= 2, init_scale > 0 and seed in [0, 2**64); a task "
               "holds at least one sample; a Hessian of at least 1 x 1; flat_hessian's theta a 1-D floating "
               "tensor; SAM's lr optional; perturbed_stationary_moment without PSD, and None (no moment) "
-              "for a singular mean Hessian;"
+              "for a singular mean Hessian; minimum_diagnostics' σ defined for per-sample tops below 1;"
               " enumerate_batches lists at most MAX_ENUMERATED_BATCHES batches counted per law (C(n, B), C(n "
               "+ B − 1, B), 2ⁿ; probed with the limit lowered to 10 and 16: the count equal to the limit "
               "listed in full with total probability 1, the next refused). The value just inside is accepted,"
-              " the one just outside refused with a ValueError or TypeError naming the argument (42 "
+              " the one just outside refused with a ValueError or TypeError naming the argument (43 "
               "boundaries).",
     kind=Kind.PROPERTY,
     check=partial(_check_sam_assumptions, shifted=False),
