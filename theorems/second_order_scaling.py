@@ -418,7 +418,8 @@ _CERTIFICATES[f"{PAPER}.update_scale"] = Certificate(
     method=Method.EXACT_ALGEBRA,
     trusts="the first-step update forms of the optimizers on a rank-1 gradient (sign(a)sign(b)ᵀ for "
            "Adam, the "
-           "polar factor âb̂ᵀ for Muon, Shampoo with exponent ¼ per side and SOAP) and ‖uvᵀ‖₂ = |u||v|; exact "
+           "polar factor âb̂ᵀ for Muon, Shampoo with exponent ¼ per side and SOAP) and ‖uvᵀ‖₂ = |u||v|; "
+           "exact "
            "rational exponent arithmetic",
     prove=_table1_prove,
     recheck=_table1_recheck,
@@ -489,16 +490,19 @@ def _muon_pair(ctx: Context, nesterov: bool) -> Outcome:
         # batched loop and through the per-parameter loop a subclass overriding _direction gets (issue #46:
         # no claim reached that loop)
         nd_shapes = [(6, 3, 2), (4, 2, 2, 2), (5, 4)]
-        for label, make in (("batched loop", Muon.paper),
-                            ("per-parameter loop", partial(_PerParameterMuon, head="muon"))):
+        # (maximize: ours ascends on g, torch, which has no maximize, descends on −g)
+        per_parameter = partial(_PerParameterMuon, head="muon")
+        for label, make, maximize in (("batched loop", Muon.paper, False),
+                                      ("per-parameter loop", per_parameter, False),
+                                      ("per-parameter loop, maximize", per_parameter, True)):
             ours = [torch.nn.Parameter(torch.randn(s, generator=gen)) for s in nd_shapes]
             theirs = [torch.nn.Parameter(p.detach().reshape(p.shape[0], -1).clone()) for p in ours]
-            mine = make(ours, lr=0.02, weight_decay=0.1, nesterov=nesterov)
+            mine = make(ours, lr=0.02, weight_decay=0.1, nesterov=nesterov, maximize=maximize)
             reference = torch.optim.Muon(theirs, lr=0.02, weight_decay=0.1)
             for _ in range(4):
                 for p, q in zip(ours, theirs, strict=True):
                     g = torch.randn(p.shape, generator=gen)
-                    p.grad, q.grad = g.clone(), g.reshape(q.shape).clone()
+                    p.grad, q.grad = g.clone(), (-g if maximize else g).reshape(q.shape).clone()
                 mine.step()
                 reference.step()
             parts.append(agree(torch.cat([p.detach().reshape(-1) for p in ours]),
@@ -768,6 +772,22 @@ def _preconditioner_reference(ctx: Context, sabotage: bool) -> Outcome:
         outcomes.append(agree(p.detach(), _reference_run(arm, weight, grads, sabotage), rtol=0.0,
                               atol=1e-9, what=f"{arm}: parameters after {steps} steps equal the "
                                              "tile-by-tile float64 reference"))
+    # grafting on a tile whose gradient is zero (a dead unit): both directions are 0 there, and the tile
+    # moves by the weight decay alone (no 0/0 in the grafting ratio)
+    weight = torch.tensor(rng.normal(size=(8, 8)))
+    p = torch.nn.Parameter(weight.clone())
+    opt = Shampoo([p], lr=_REF_LR, weight_decay=_REF_WD, block_size=_REF_BLOCK, grafting="adam",
+                  precondition_frequency=2)
+    decayed = weight[:4, :4].clone()
+    for _ in range(3):
+        grad = torch.tensor(rng.normal(size=(8, 8)))
+        grad[:4, :4] = 0.0
+        p.grad = grad
+        opt.step()
+        decayed.mul_(1 - _REF_LR * _REF_WD)
+    outcomes.append(fact(bool(torch.isfinite(p).all()) and torch.equal(p.detach()[:4, :4], decayed),
+                         "grafted Shampoo: a tile with zero gradient moves by the weight decay alone",
+                         max_gap=float((p.detach()[:4, :4] - decayed).abs().nan_to_num(nan=1.0).max())))
     blocked = {"precondition_frequency": 2, "block_size": _REF_BLOCK}
     for cls, options in ((Shampoo, {**blocked, "grafting": "adam"}), (SOAP, blocked), (Muon, {})):
         outcomes.append(_bf16_rounded_once(cls, options, rng, steps, sabotage))
@@ -1297,7 +1317,8 @@ register(Claim(
               "with momentum 0.9, 3 Newton–Schulz steps, ε = 1e-5 and weight decay 0.01 (the first with "
               "weight decay 1), and on 3-D and 4-D parameters equals torch.optim.Muon on them flattened to "
               "(shape[0], prod(shape[1:])), through its batched loop and through the per-parameter loop of "
-              "a subclass that overrides _direction; with its default head='adamw', Muon over an MLP's "
+              "a subclass that overrides _direction (also with maximize=True, against torch on −G); with "
+              "its default head='adamw', Muon over an MLP's "
               "parameters routes the read-out weight and the vectors to AdamW, every other matrix to Muon",
     kind=Kind.NUMERIC,
     check=lambda ctx: _muon_pair(ctx, nesterov=True),
@@ -1342,7 +1363,9 @@ register(Claim(
               "permuted, ε = 1e-3), with momentum, bias correction and decoupled weight decay, give after "
               "8 steps on Gaussian gradients the parameters of an independent tile-by-tile float64 numpy "
               "implementation to 1e-9; and Shampoo, SOAP and Muon update a bfloat16 parameter by their "
-              "float32 step rounded once (exactly)",
+              "float32 step rounded once (exactly); a 4×4 tile of an 8×8 matrix whose gradient is zero "
+              "moves, "
+              "under Adam-grafted Shampoo, by the weight decay alone (exactly: no 0/0 in the grafting ratio)",
     kind=Kind.NUMERIC,
     check=lambda ctx: _preconditioner_reference(ctx, sabotage=False),
     control=lambda ctx: _preconditioner_reference(ctx, sabotage=True),
@@ -1700,6 +1723,8 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: Muon(params(), ns_coefficients=(3.0, math.nan, 1.0))),
         Boundary("Muon adamw_betas < 1", "adamw_betas", lambda: Muon(params(), adamw_betas=(0.0, below_one)),
                  lambda: Muon(params(), adamw_betas=(0.9, 1.0))),
+        Boundary("Muon foreach None or a bool", "foreach", lambda: Muon(params(), foreach=True),
+                 lambda: Muon(params(), foreach="yes")),
         Boundary("Muon adamw_eps > 0", "adamw_eps", lambda: Muon(params(), adamw_eps=tiny),
                  lambda: Muon(params(), adamw_eps=0.0)),
         Boundary("lr >= 0", "lr", lambda: Muon(params(), lr=0.0), lambda: Muon(params(), lr=-tiny)),
@@ -1832,7 +1857,8 @@ register(Claim(
     origin=Origin.IMPLEMENTATION,
     statement="Each documented input domain is enforced at its boundary: momentum, betas, adamw_betas and "
               "shampoo_beta in [0, 1); eps, adam_eps, adamw_eps > 0 (also newton_schulz's); 0 <= ns_steps < "
-              "100 and finite ns_coefficients; newton_schulz's matrix a 2-D tensor and its eps a number, not "
+              "100 and finite ns_coefficients; Muon's foreach None or a bool; newton_schulz's matrix a 2-D "
+              "tensor and its eps a number, not "
               "a bool or a string; lr, "
               "weight_decay >= 0; precondition_frequency, block_size, "
               "max_precond_dim >= 1; Shampoo's exponent in (0, ½]; root_dtype float64 or float32; a training "
@@ -1840,7 +1866,7 @@ register(Claim(
               "decay in [0, 1); batch_size, base_width, base_depth >= 1; lr_multiplier's five ratios > 0; "
               "independent_weight_decay's λ₀ >= 0 and width >= 1. The value just inside (one ulp-scale step "
               "or 1e-300) is accepted and the value just outside refused with a ValueError or TypeError "
-              "naming the argument (46 boundaries). Muon warns about a parameter-group key that is not its "
+              "naming the argument (47 boundaries). Muon warns about a parameter-group key that is not its "
               "keyword (a misspelt 'momentun') and about no other: OptimizerTraining.build's groups (name, "
               "role), a group with a scheduler's initial_lr and named parameters construct with no warning.",
     kind=Kind.PROPERTY,
