@@ -306,10 +306,11 @@ def _worker_env(scratch: Path, jobs: int) -> dict[str, str]:
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # a scratch copy lives once: no stale bytecode, no litter
     env.setdefault("MPLBACKEND", "Agg")
     env.setdefault("HF_HUB_OFFLINE", "1")
-    if jobs > 1:  # parallel mutants share the cores: one BLAS/torch thread pool each
-        threads = str(max(1, (os.cpu_count() or 1) // jobs))
-        for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-            env.setdefault(name, threads)
+    # One BLAS/torch thread per mutant unless the user set them: the claims' models are tiny, and two
+    # threads per process on a loaded 2-core machine made second_order_scaling's baseline over 12x slower
+    # (> 1800 s against 141 s one-threaded); parallel mutants share the cores in any case.
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        env.setdefault(name, "1")
     return env
 
 

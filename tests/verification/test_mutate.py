@@ -288,3 +288,13 @@ def test_ctrl_c_kills_the_workers_removes_scratch_and_keeps_a_partial_report(tmp
     assert _processes_under(scratch_parent) == []
     payload = json.loads((tmp_path / "out" / "mutation.json").read_text())
     assert payload["meta"]["interrupted"] and payload["summary"]["sampled"] == 3
+
+
+def test_mutants_run_one_blas_thread_each_unless_the_user_set_it(tmp_path, monkeypatch):
+    from verification.mutate import _worker_env
+
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    assert _worker_env(tmp_path, 1)["OMP_NUM_THREADS"] == "1" == _worker_env(tmp_path, 4)["MKL_NUM_THREADS"]
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert _worker_env(tmp_path, 1)["OMP_NUM_THREADS"] == "3"
