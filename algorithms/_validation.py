@@ -14,6 +14,13 @@ FLOAT_DTYPES = (np.float32, np.float64)
 C_INT_MAX = 2**31 - 1
 
 
+def _refuse_masked(name: str, value: Any) -> None:
+    """numpy.asarray drops a MaskedArray's mask, so its masked entries would count as data: refused."""
+    if isinstance(value, np.ma.MaskedArray) and np.ma.is_masked(value):
+        raise ValueError(f"{name} has {int(np.ma.count_masked(value))} masked entries; pass a plain array "
+                         f"(fill or drop the masked entries first)")
+
+
 def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None) -> np.ndarray:
     """``value`` as a finite float ndarray (float64 unless ``value`` is float32).
 
@@ -26,6 +33,7 @@ def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None
     """
     if value is None:
         raise TypeError(f"{name} is required, got None")
+    _refuse_masked(name, value)
     try:
         array = np.asarray(value)
     except Exception as exc:  # ragged lists and the like
@@ -52,6 +60,7 @@ def as_real_array(name: str, value: Any) -> np.ndarray:
         raise TypeError(f"{name} is required, got None")
     if hasattr(value, "detach"):
         value = value.detach().cpu().numpy()
+    _refuse_masked(name, value)
     try:
         array = np.asarray(value)
     except Exception as exc:  # ragged lists and the like
@@ -335,3 +344,30 @@ def check_str(name: str, value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r}")
     return value
+
+
+#: per-parameter state entries that have the parameter's own shape in every optimizer here
+_PARAM_SHAPED = ("momentum", "momentum_buffer", "exp_avg", "exp_avg_sq")
+
+
+def check_optimizer_state_shapes(saved: dict[str, Any], params: list) -> None:
+    """Raise, naming the parameter, when a saved state was written for a parameter of another shape.
+
+    torch's optimizers accept such a state and fail at the next step inside the update; checking at
+    load names the parameter and leaves this optimizer's state untouched.
+    """
+    import torch
+
+    state = saved.get("state")
+    if not isinstance(state, dict):
+        raise TypeError(f"state_dict['state'] must be a dict, got {type(state).__name__}")
+    for index, entry in state.items():
+        if not isinstance(index, int) or not 0 <= index < len(params) or not isinstance(entry, dict):
+            continue        # torch's own load reports a mismatched parameter count
+        shape = tuple(params[index].shape)
+        for key in _PARAM_SHAPED:
+            value = entry.get(key)
+            if isinstance(value, torch.Tensor) and tuple(value.shape) != shape:
+                raise ValueError(f"state_dict['state'][{index}][{key!r}] has shape {tuple(value.shape)}, but "
+                                 f"parameter {index} has shape {shape}: the state_dict was written for "
+                                 "other parameters")

@@ -240,6 +240,12 @@ class CEIAskTell:
     """CEI driven by the user: ``suggest()`` proposes, ``observe(x, f, c)`` records (:meth:`CEI.ask_tell`)."""
 
     def __init__(self, algorithm: CEI, problem: ConstrainedBOProblem, seed: int) -> None:
+        # public, so checked like CEI.ask_tell's own arguments (a str algorithm failed only at suggest())
+        if not isinstance(algorithm, CEI):
+            raise TypeError(f"algorithm must be a CEI, got {type(algorithm).__name__} {algorithm!r:.60}")
+        if not isinstance(problem, ConstrainedBOProblem):
+            raise TypeError(f"problem must be a ConstrainedBOProblem, got {type(problem).__name__}")
+        seed = check_seed(seed)
         self.algorithm, self.problem, self.seed = algorithm, problem, seed
         self._rng = np.random.default_rng(seed)
         self._design = _design(problem, self._rng)

@@ -154,6 +154,13 @@ class CurvatureProblem(Problem):
                 raise ValueError(
                     f"f_star = {f_star!r} exceeds f(x0) = {f0!r}: f_star must be the optimal value "
                     "(a lower bound on f)")
+            if self.x_star is not None:
+                # both given: they must describe the same optimum. x_star may come from a numerical solve
+                # (accurate to its own tolerance), so only a disagreement above 1e-6 of f's scale is refused
+                f_at_star = self.value(self.x_star)
+                if abs(f_at_star - f_star) > 1e-6 * max(1.0, abs(f0), abs(f_star)):
+                    raise ValueError(f"x_star and f_star disagree: f(x_star) = {f_at_star!r} but f_star = "
+                                     f"{f_star!r}; give the optimum's point and value, or only one of them")
             object.__setattr__(self, "f_star", f_star)
 
     @property

@@ -74,6 +74,8 @@ class AutoencodingProblem(Problem):
             X_test = as_float_array("X_test", self.X_test, ndim=2, dtype=X.dtype)
             if X_test.shape[1] != X.shape[1]:
                 raise ValueError(f"X_test must have {X.shape[1]} columns like X, got {X_test.shape[1]}")
+            if X_test.shape[0] == 0:  # the held-out error of no rows is undefined (a mean over nothing)
+                raise ValueError("X_test must have at least 1 row (or be None for no held-out set), got 0")
             object.__setattr__(self, "X_test", X_test)
 
 

@@ -55,6 +55,11 @@ def flatten_params(params: Params) -> tuple[torch.Tensor, Callable[[torch.Tensor
         raise TypeError(f"params must map names to torch tensors; {bad} are "
                         f"{sorted({type(params[k]).__name__ for k in bad})}")
     keys = list(params)
+    dtypes = {k: params[k].dtype for k in keys}
+    if len(set(dtypes.values())) > 1:
+        # torch.cat promotes to the widest dtype and unflatten would hand every parameter back in it
+        raise TypeError(f"params must share one dtype (one flat theta holds them all), got "
+                        f"{ {k: str(d).removeprefix('torch.') for k, d in dtypes.items()} }")
     shapes = [params[k].shape for k in keys]
     sizes = [params[k].numel() for k in keys]
     theta = torch.cat([params[k].reshape(-1) for k in keys])

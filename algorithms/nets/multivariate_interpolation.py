@@ -241,7 +241,8 @@ def basic_points(problem: MultivariateInterpolationProblem, max_pieces: int | No
     the indices into :func:`pattern_program` and ``U`` (k, d+1) their vectors, ``complete``
     whether every selection was tried within ``budget`` selections (default unlimited).
     A basic point has at most ``rank A <= N`` nonzero pieces (see ``_vertices_of_selection``),
-    so ``max_pieces > N`` finds nothing more; a check can run it to see that.
+    so ``max_pieces > N`` finds nothing more; a check can run it to see that (level N + 1 is tried,
+    the levels above it are skipped).
 
     >>> prob = MultivariateInterpolationProblem(X=[[0.0], [1.0]], y=[1.0, 1.0])
     >>> points, complete = basic_points(prob)
@@ -258,7 +259,10 @@ def basic_points(problem: MultivariateInterpolationProblem, max_pieces: int | No
     tol = 1e-9 * max(float(np.max(np.abs(y))), np.finfo(np.float64).tiny)
     points = []
     tried = 0
-    for k in range(1, max_pieces + 1):
+    # a basic point has k <= rank A <= N pieces (the counting in _vertices_of_selection), so every level
+    # above N is empty: the N + 1 level is still tried (it shows that emptiness, and a cap of N + 1 asks
+    # for it), the levels above it are not, so a huge cap (10**30) neither hangs nor changes the answer
+    for k in range(1, min(max_pieces, prog["signs"].size, problem.n + 1) + 1):
         for sel in itertools.combinations(range(prog["signs"].size), k):
             if budget is not None and tried >= budget:
                 return points, False

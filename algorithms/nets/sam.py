@@ -46,6 +46,7 @@ from algorithms._validation import (
     check_bool,
     check_float_dtype,
     check_nonnegative,
+    check_optimizer_state_shapes,
     check_positive,
     check_positive_int,
 )
@@ -163,6 +164,11 @@ class SAM(torch.optim.Optimizer):
 
         Needs the gradients at θ: with none at all it raises ``RuntimeError`` (nothing would move)."""
         zero_grad = check_bool("zero_grad", zero_grad)
+        if any("e_w" in self.state[p] for g in self.param_groups for p in g["params"]):
+            # a second first_step would overwrite ε with the move from θ + ε: second_step could then
+            # no longer return to θ, and the run would drift by the first ε
+            raise RuntimeError("SAM.first_step: already at θ + ε; call second_step() before the next "
+                               "first_step()")
         if all(p.grad is None for g in self.param_groups for p in g["params"]):
             raise RuntimeError("SAM.first_step: no parameter has a gradient; call loss.backward() at θ "
                                "first (or pass a closure to step())")
@@ -245,6 +251,11 @@ class SAM(torch.optim.Optimizer):
         if not isinstance(state_dict, dict) or "base_optimizer" not in state_dict:
             raise ValueError("state_dict must be a SAM.state_dict() (a dict with a 'base_optimizer' entry)")
         own = {k: v for k, v in state_dict.items() if k != "base_optimizer"}
+        # a state of other shapes would load and fail inside the next step with torch's size message
+        base_state = state_dict["base_optimizer"]
+        if isinstance(base_state, dict):
+            check_optimizer_state_shapes(base_state, [p for g in self.base_optimizer.param_groups
+                                                      for p in g["params"]])
         super().load_state_dict(own)
         self.base_optimizer.load_state_dict(state_dict["base_optimizer"])
         self.param_groups = self.base_optimizer.param_groups     # one set of groups, as in __init__

@@ -16,7 +16,12 @@ from typing import Any
 
 import torch
 
-from algorithms._validation import check_choice, check_nonnegative, check_positive
+from algorithms._validation import (
+    check_choice,
+    check_nonnegative,
+    check_optimizer_state_shapes,
+    check_positive,
+)
 
 #: what ``step`` does when a gradient holds NaN or ±inf
 NONFINITE_POLICIES = ("skip", "raise")
@@ -187,7 +192,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
             raise ValueError(f"state_dict was written by {written_by or 'another optimizer (no tag)'}, "
                              f"expected a {type(self).__name__} state_dict")
         saved = {k: v for k, v in state_dict.items() if k != "optimizer"}
-        _check_state_shapes(saved, list(chain.from_iterable(g["params"] for g in self.param_groups)))
+        check_optimizer_state_shapes(saved, list(chain.from_iterable(g["params"] for g in self.param_groups)))
         super().load_state_dict(saved)
         for group in self.param_groups:     # keys an older state_dict lacks (a keyword added since, e.g.
             for key, value in self.defaults.items():    # root_dtype) keep the values this one was built with
@@ -196,31 +201,6 @@ class MatrixOptimizer(torch.optim.Optimizer):
         for index, p in enumerate(params):
             if index in saved["state"]:
                 self.state[p] = _copy_to(saved["state"][index], p.device)
-
-
-#: per-parameter state entries that have the parameter's own shape in every optimizer here
-_PARAM_SHAPED = ("momentum", "momentum_buffer", "exp_avg", "exp_avg_sq")
-
-
-def _check_state_shapes(saved: dict[str, Any], params: list[torch.Tensor]) -> None:
-    """Raise, naming the parameter, when a saved state was written for a parameter of another shape.
-
-    torch's optimizers accept such a state and fail at the next step inside the update; checking at
-    load names the parameter and leaves this optimizer's state untouched.
-    """
-    state = saved.get("state")
-    if not isinstance(state, dict):
-        raise TypeError(f"state_dict['state'] must be a dict, got {type(state).__name__}")
-    for index, entry in state.items():
-        if not isinstance(index, int) or not 0 <= index < len(params) or not isinstance(entry, dict):
-            continue        # torch's own load reports a mismatched parameter count
-        shape = tuple(params[index].shape)
-        for key in _PARAM_SHAPED:
-            value = entry.get(key)
-            if isinstance(value, torch.Tensor) and tuple(value.shape) != shape:
-                raise ValueError(f"state_dict['state'][{index}][{key!r}] has shape {tuple(value.shape)}, but "
-                                 f"parameter {index} has shape {shape}: the state_dict was written for "
-                                 "other parameters")
 
 
 def _copy_to(value: Any, device: torch.device) -> Any:

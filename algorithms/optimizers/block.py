@@ -381,7 +381,8 @@ class BlockOptimizer(torch.optim.Optimizer):
         out["base"] = self._base_optimizer.state_dict()
         out["schedule"] = {"epoch": self._epoch, "position": self._position, "block_step": self._block_step,
                            "num_blocks": self.num_blocks,
-                           "block_names": [list(block) for block in self.block_names]}
+                           "block_names": [list(block) for block in self.block_names],
+                           "block_shapes": [[list(p.shape) for p in block] for block in self._blocks]}
         return out
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
@@ -394,6 +395,7 @@ class BlockOptimizer(torch.optim.Optimizer):
         if schedule.get("num_blocks") != self.num_blocks:
             raise ValueError(f"state_dict is for {schedule.get('num_blocks')} blocks, this optimizer has "
                              f"{self.num_blocks}")
+        self._check_block_shapes(schedule.get("block_shapes"))
         super().load_state_dict({k: v for k, v in state_dict.items() if k not in ("base", "schedule")})
         self._epoch = int(schedule["epoch"])
         self._position = int(schedule["position"])
@@ -401,6 +403,18 @@ class BlockOptimizer(torch.optim.Optimizer):
         self._check_base_shapes(state_dict["base"])
         self._activate()
         self._base_optimizer.load_state_dict(state_dict["base"])
+
+    def _check_block_shapes(self, saved: Any) -> None:
+        """The saved parameters' shapes (kept since #43 round 4) are this model's: a state_dict of a model
+        with the same names but other widths is refused by name, even when its base state is empty (a
+        block switch resets it) and nothing else would show the mismatch."""
+        if saved is None:  # a state_dict written before the shapes were kept
+            return
+        for names, params, shapes in zip(self.block_names, self._blocks, saved, strict=False):
+            for name, p, shape in zip(names, params, shapes, strict=False):
+                if list(p.shape) != list(shape):
+                    raise ValueError(f"state_dict: parameter {name!r} had shape {tuple(shape)} when it was "
+                                     f"saved, this model's has shape {tuple(p.shape)}")
 
     def _check_base_shapes(self, base_state: Any) -> None:
         """Every per-parameter tensor of the saved base state has its parameter's shape (torch checks

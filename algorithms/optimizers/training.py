@@ -81,6 +81,10 @@ class TrainingProblem(Problem):
             raise ValueError(f"model in_features/out_features must equal task.vocab_size="
                              f"{self.task.vocab_size}, got "
                              f"{self.model.in_features}/{self.model.out_features}")
+        context = getattr(self.model, "context", None)  # a Transformer reads at most `context` tokens
+        if context is not None and context < self.task.context:
+            raise ValueError(f"model context must be >= task.context={self.task.context} (the length of "
+                             f"the task's sequences), got {context}")
         check_positive_int("steps", self.steps)
         if self.target_loss is not None:
             check_positive("target_loss", self.target_loss)

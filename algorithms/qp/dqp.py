@@ -1008,6 +1008,13 @@ def _inf_norm(v) -> float:
     return float(np.abs(v).max(initial=0.0))
 
 
+def _check_no_multipliers(name: str, value, size: int) -> None:
+    """Multipliers given for rows the QP does not have are a mix-up (e.g. y and z swapped): refused."""
+    if not size and value is not None and np.size(value) != 0:
+        raise ValueError(f"{name} must be None (or empty): the QP has no rows for {name}, got "
+                         f"{np.size(value)} entries")
+
+
 def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | None,
                   z_box: np.ndarray | None = None) -> dict[str, float]:
     """Relative KKT residuals of ``(x, y, z)`` for ``qp`` (qpsolvers' signs: Px + q + Aᵀy + Gᵀz = 0).
@@ -1038,6 +1045,8 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
     if qp.has_box:
         if z_box is None:
             raise ValueError("z_box is required: the QP has variable bounds")
+        _check_no_multipliers("y", y, qp.n_eq)
+        _check_no_multipliers("z", z, qp.n_ineq)
         z_box = as_float_array("z_box", z_box, dtype=np.float64)
         check_shape("z_box", z_box, (qp.n,))
         L, U = qp.box_indices()
@@ -1060,9 +1069,7 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
     for name, value, size, rows in (("y", y, qp.n_eq, "equalities"), ("z", z, qp.n_ineq, "inequalities")):
         if size and value is None:
             raise ValueError(f"{name} is required: the QP has {size} {rows}")
-        if not size and value is not None and np.size(value) != 0:  # multipliers of no row: a mix-up
-            raise ValueError(f"{name} must be None (or empty): the QP has no {rows}, got "
-                             f"{np.size(value)} entries")
+        _check_no_multipliers(name, value, size)
     if qp.A is not None:
         y = as_float_array("y", y, dtype=np.float64)
         check_shape("y", y, (qp.n_eq,))
@@ -1119,6 +1126,7 @@ def absolute_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarra
     for name, value, size in (("y", y, qp.n_eq), ("z", z, qp.n_ineq), ("z_box", z_box, qp.n * qp.has_box)):
         if size and value is None:
             raise ValueError(f"{name} is required: the QP has {size} rows of that kind")
+        _check_no_multipliers(name, value, size)
     # the gap's terms are summed in qpsolvers' order (xᵀPx, qᵀx, hᵀz, bᵀy, lb, ub): at the optimum they
     # cancel, and the round-off of another order (~1e-9 on data of size 1e7) would disagree with its verdict
     Px = qp.P @ x

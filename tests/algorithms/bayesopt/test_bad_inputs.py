@@ -379,3 +379,18 @@ def test_complex_values_refused_by_name():
     with pytest.raises(TypeError, match=r"^c\(x\) must be real, got complex"):
         ConstrainedBOProblem(f=lambda x: float(x.sum()), c=lambda x: np.array([x[0] + 1j]),
                              bounds=np.array([[0.0, 1.0], [0.0, 1.0]]))
+
+
+def test_ask_tell_checks_its_arguments():
+    # #43 round 4 (audit4 C10): CEIAskTell took a str algorithm (failing only at suggest()) and a
+    # negative seed reached numpy's "expected non-negative integer"
+    from algorithms.bayesopt import CEI
+    from algorithms.bayesopt.cei import CEIAskTell
+
+    bo = CEI().ask_tell([[0.0, 1.0], [0.0, 1.0]], n_constraints=1, initial=3, seed=0)
+    with pytest.raises(TypeError, match=r"^algorithm must be a CEI, got str"):
+        CEIAskTell("cei", bo.problem, seed=0)
+    with pytest.raises(TypeError, match=r"^problem must be a ConstrainedBOProblem"):
+        CEIAskTell(CEI(), "problem", seed=0)
+    with pytest.raises(ValueError, match=r"^seed must be an int >= 0"):
+        CEIAskTell(CEI(), bo.problem, seed=-1)

@@ -210,3 +210,16 @@ def test_complex_values_refused_by_name():
         solve(problem(lambda x: np.abs(x) + 1j, lambda x: np.diag(np.sign(x))), LCD1(), maxiters=3)
     with pytest.raises(TypeError, match=r"^jacobian\(x\) must be real, got complex"):
         solve(problem(lambda x: np.abs(x), lambda x: np.diag(np.sign(x)) + 1j), LCD1(), maxiters=3)
+
+
+def test_inconsistent_optimum_refused_by_name():
+    # #43 round 4 (audit4 C17): f(x_star) = 1 with f_star = 0 was accepted
+    from algorithms.curvature import CurvatureProblem
+
+    def quad(**kw):
+        return CurvatureProblem(f=lambda x: float(x @ x) / 2, grad=lambda x: x, curvature=lambda x: np.eye(2),
+                                L_C=0.0, x0=np.array([1.0, -2.0]), **kw)
+
+    with pytest.raises(ValueError, match=r"^x_star and f_star disagree: f\(x_star\) = 1\.0 but f_star = 0"):
+        quad(x_star=np.array([1.0, 1.0]), f_star=0.0)
+    assert quad(x_star=np.zeros(2), f_star=0.0).f_star == 0.0

@@ -265,3 +265,12 @@ def test_complex_input_refused_by_name():
     Z = ae.transform(X[:3])
     with pytest.raises(TypeError, match=r"^X must be real, got complex"):
         ae.inverse_transform(Z + 1j)
+
+
+def test_empty_held_out_set_refused_by_name():
+    # #43 round 4 (audit4 C18): an X_test of 0 rows was accepted (its held-out error is undefined)
+    from algorithms.forests import AutoencodingProblem
+
+    X = np.random.default_rng(0).normal(size=(10, 3))
+    with pytest.raises(ValueError, match=r"^X_test must have at least 1 row"):
+        AutoencodingProblem(X=X, X_test=np.zeros((0, 3)))

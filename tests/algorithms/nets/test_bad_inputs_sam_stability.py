@@ -252,3 +252,35 @@ ROUND3 = [
 @pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
 def test_round3_bad_input(case):
     check_bad_input(case)
+
+
+def test_round4_sam_protocol_and_state_shapes():
+    # #43 round 4 (audit4 C5, C6, C7): first_step twice overwrote ε (θ drifted silently), a state_dict of
+    # other shapes failed inside torch's step, and flatten_params promoted mixed dtypes silently
+    from algorithms.nets import SAM, flatten_params
+
+    w = torch.tensor([1.0], requires_grad=True)
+    opt = SAM([w], lr=0.1, rho=0.1)
+    (w**2).sum().backward()
+    opt.first_step()
+    with pytest.raises(RuntimeError, match=r"^SAM.first_step: already at θ \+ ε; call second_step\(\)"):
+        opt.first_step()
+
+    def trained(width):
+        torch.manual_seed(0)
+        m = torch.nn.Linear(4, width)
+        o = SAM(m.parameters(), lr=0.1, rho=0.05, momentum=0.9)
+        for _ in range(2):
+            o.zero_grad()
+            m(torch.randn(3, 4)).sum().backward()
+            o.first_step(zero_grad=True)
+            m(torch.randn(3, 4)).sum().backward()
+            o.second_step(zero_grad=True)
+        return m, o
+
+    _, o8 = trained(8)
+    m5, _ = trained(5)
+    with pytest.raises(ValueError, match=r"^state_dict\['state'\]\[0\]\['momentum_buffer'\] has shape"):
+        SAM(m5.parameters(), lr=0.1, rho=0.05, momentum=0.9).load_state_dict(o8.state_dict())
+    with pytest.raises(TypeError, match=r"^params must share one dtype"):
+        flatten_params({"a": torch.zeros(2), "b": torch.zeros(2, dtype=torch.float64)})

@@ -179,3 +179,17 @@ def test_cpwl_call_and_to_vector_validate():
         F([np.nan])
     with pytest.raises(TypeError, match="dtype"):
         F.to_vector(np.int64)
+
+
+def test_pattern_enumeration_with_a_huge_cap_is_the_default_answer():
+    # #43 round 4 (audit4 hang): max_pieces = 10**30 looped over empty selection sizes for ever; levels
+    # above N + 1 are empty (a basic point has at most N pieces) and are now skipped
+    from algorithms import solve
+    from algorithms.nets.multivariate_interpolation import (
+        MultivariateInterpolationProblem,
+        PatternEnumeration,
+    )
+
+    prob = MultivariateInterpolationProblem(X=[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]], y=[0.0, 1.0, 1.0], p=0)
+    huge, default = solve(prob, PatternEnumeration(max_pieces=10**30)), solve(prob, PatternEnumeration())
+    assert huge.retcode is default.retcode and huge.value == default.value == 2.0

@@ -220,3 +220,12 @@ ROUND3 = [
 @pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
 def test_round3_bad_input(case):
     check_bad_input(case)
+
+
+def test_training_problem_refuses_a_short_context():
+    # #43 round 4 (audit4 C19): a Transformer reading 2 tokens was accepted for a task of 8-token sequences
+    from algorithms.optimizers import MarkovLanguageTask, TrainingProblem, Transformer
+
+    task = MarkovLanguageTask(vocab_size=8, context=8, seed=0)
+    with pytest.raises(ValueError, match=r"^model context must be >= task.context=8 .*got 2$"):
+        TrainingProblem(Transformer(8, 8, 1, n_heads=2, context=2), task, steps=3)

@@ -203,3 +203,26 @@ def test_the_same_tensor_under_two_names_warns():
     lin = torch.nn.Linear(2, 2)
     with pytest.warns(UserWarning, match="'b' is the same tensor as 'a'"):
         BlockOptimizer([("a", lin.weight), ("b", lin.weight)], lr=0.01)
+
+
+def test_block_optimizer_refuses_a_state_dict_of_other_shapes():
+    # #43 round 4 (audit4 C5): the same names over other widths loaded silently when the base state was
+    # empty (a block switch resets it); the saved shapes are now compared, naming the parameter
+    from algorithms.optimizers import BlockOptimizer
+
+    def model(width):
+        torch.manual_seed(0)
+        return torch.nn.Sequential(torch.nn.Linear(4, width), torch.nn.Tanh(), torch.nn.Linear(width, 2))
+
+    def optimizer(m):
+        return BlockOptimizer([(f"p{i}", p) for i, p in enumerate(m.parameters())], lr=0.01, switch_every=1)
+
+    m = model(8)
+    opt = optimizer(m)
+    for _ in range(2):
+        opt.zero_grad()
+        m(torch.randn(3, 4)).sum().backward()
+        opt.step()
+    with pytest.raises(ValueError, match=r"^state_dict: parameter 'p0' had shape \(8, 4\) when it was saved"):
+        optimizer(model(5)).load_state_dict(opt.state_dict())
+    optimizer(model(8)).load_state_dict(opt.state_dict())  # the same shapes still load

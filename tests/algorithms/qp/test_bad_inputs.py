@@ -184,3 +184,16 @@ def test_complex_point_refused_by_name():
 
     with pytest.raises(TypeError, match=r"^x must be real, got complex"):
         QP(P=np.eye(2), q=np.ones(2)).objective(np.array([1 + 1j, 0.0]))
+
+
+def test_round4_silent_cases_refused_by_name():
+    # #43 round 4 (audit4 C15, C16): a masked P lost its mask (np.asarray drops it) and multipliers given
+    # for equalities the QP does not have were ignored by absolute_residuals
+    from algorithms.qp import QP, absolute_residuals
+
+    P = np.ma.masked_array(np.eye(2), mask=[[0, 1], [0, 0]])
+    with pytest.raises(ValueError, match=r"^P has 1 masked entries"):
+        QP(P=P, q=np.ones(2))
+    qp = QP(P=np.eye(2), q=-np.ones(2), G=np.array([[1.0, 0.0]]), h=np.array([0.5]))
+    with pytest.raises(ValueError, match=r"^y must be None \(or empty\): the QP has no rows for y"):
+        absolute_residuals(qp, np.array([0.3, 0.3]), np.array([1.0]), np.array([0.0]))
