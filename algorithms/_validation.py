@@ -180,21 +180,42 @@ def check_positive(name: str, value: Any) -> float:
     return value
 
 
+#: the largest count numpy and torch can hold (int64): a size above it overflows inside them
+INT64_MAX = 2**63 - 1
+
+
+def _check_representable(name: str, value: int) -> int:
+    if value > INT64_MAX:  # numpy says "Maximum allowed dimension exceeded", torch "Overflow when unpacking"
+        raise ValueError(f"{name} must be <= 2**63 - 1 (numpy's and torch's largest size), got {value!r}")
+    return int(value)
+
+
 def check_positive_int(name: str, value: Any) -> int:
+    """An int >= 1 (numpy ints too, never a bool or a float) that numpy and torch can hold, as an int.
+
+    >>> check_positive_int("width", 2**64)
+    Traceback (most recent call last):
+    ...
+    ValueError: width must be <= 2**63 - 1 (numpy's and torch's largest size), got 18446744073709551616
+    """
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value <= 0:
         raise ValueError(f"{name} must be a positive int, got {value!r}")
-    return int(value)
+    return _check_representable(name, value)
 
 
 def check_int_at_least(name: str, value: Any, minimum: int) -> int:
     """An int (numpy ints too, never a bool or a float) >= ``minimum``, as an int (a count, a capacity)."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or value < minimum:
         raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
-    return int(value)
+    return _check_representable(name, value)
 
 
 def check_choice(name: str, value: Any, choices) -> Any:
-    if value not in choices:
+    try:
+        known = value in choices
+    except TypeError:  # a list or dict looked up in a set or dict of choices: unhashable
+        known = False
+    if not known:
         raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")
     return value
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import torch
 from torch import nn
 
 from algorithms._validation import (
     check_device,
     check_float_tensor,
+    check_int_at_least,
     check_positive,
     check_seed,
     check_torch_dtype,
@@ -51,9 +51,7 @@ def _check_tokens(X, d: int, dtype: torch.dtype | None = None) -> torch.Tensor:
 
 
 def _check_dimension(d) -> int:
-    if isinstance(d, bool) or not isinstance(d, int | np.integer) or d < 2:
-        raise ValueError(f"in_features must be an int >= 2, got {d!r}")
-    return int(d)
+    return check_int_at_least("in_features", d, 2)
 
 
 class SoftmaxAttention(nn.Module):

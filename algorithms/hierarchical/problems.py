@@ -40,6 +40,7 @@ from algorithms._validation import (
     check_callable,
     check_choice,
     check_nonnegative,
+    check_positive_int,
     returned_pair,
 )
 from algorithms.core import Problem
@@ -253,9 +254,7 @@ def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noi
     >>> prob.x0.shape, prob.y0.shape, prob.mu_g, prob.l_g1
     ((3,), (4,), 0.5, 2.0)
     """
-    for name, value in (("dim_x", dim_x), ("dim_y", dim_y)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    dim_x, dim_y = check_positive_int("dim_x", dim_x), check_positive_int("dim_y", dim_y)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be an int >= 0 and < 2**64, got {seed!r}")
     check_nonnegative("reg", reg)

@@ -35,7 +35,7 @@ from typing import Any
 
 import torch
 
-from algorithms._validation import check_positive
+from algorithms._validation import check_positive, check_positive_int
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.imaging._common import (
     blow_up_threshold,
@@ -62,8 +62,7 @@ class PnPADMM(Algorithm):
         check_prior(self.prior)
         object.__setattr__(self, "penalty", check_positive("penalty", self.penalty))
         check_npn(self.npn)
-        if isinstance(self.cg_iters, bool) or not isinstance(self.cg_iters, int) or self.cg_iters < 1:
-            raise ValueError(f"cg_iters must be a positive int, got {self.cg_iters!r}")
+        object.__setattr__(self, "cg_iters", check_positive_int("cg_iters", self.cg_iters))  # np ints too
 
     def _normal(self, problem: InverseProblem, x: torch.Tensor) -> torch.Tensor:
         out = problem.operator.normal(x) + self.penalty * x

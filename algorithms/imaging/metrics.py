@@ -59,4 +59,7 @@ def ssim(estimate: Any, reference: Any, data_range: float = 1.0) -> float:
     from skimage.metrics import structural_similarity
 
     estimate, reference = _pair(estimate, reference)
+    if min(estimate.shape[-2:]) < 7:  # skimage's 7×7 window would not fit (its message names win_size)
+        raise ValueError(f"estimate and reference must be at least 7×7 for ssim's 7×7 window, got shape "
+                         f"{estimate.shape}")
     return float(structural_similarity(estimate, reference, data_range=_check_range(data_range)))

@@ -132,6 +132,8 @@ def _check_samples(theta, X, y) -> None:
             raise TypeError(f"{name} must be a torch tensor with a leading sample axis, got {got}")
     if X.shape[0] != y.shape[0]:
         raise ValueError(f"X and y must have the same number of samples, got {X.shape[0]} and {y.shape[0]}")
+    if X.shape[0] == 0:  # torch.func's vmap over no sample fails with an IndexError
+        raise ValueError("X and y must hold at least one sample, got 0")
 
 
 def _hessian(fn: Callable) -> Callable:
@@ -160,14 +162,14 @@ def flat_hvp(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor,
     return _through_loss(lambda: jvp(grad(loss), (theta,), (vector,))[1])
 
 
-def _through_loss(run: Callable[[], torch.Tensor]) -> torch.Tensor:
-    """``run()``, with torch.func's complaint about the loss's output re-raised naming ``loss``."""
+def _through_loss(run: Callable[[], torch.Tensor], name: str = "loss") -> torch.Tensor:
+    """``run()``, with torch.func's complaint about the loss's output re-raised naming ``name``."""
     try:
         return run()
     except RuntimeError as exc:
         text = str(exc)
         if "to return only tensors" in text or "to return a scalar Tensor" in text:
-            raise TypeError(f"loss must return a scalar (a 0-d tensor): {text}") from None
+            raise TypeError(f"{name} must return a scalar (a 0-d tensor): {text}") from None
         raise
 
 
@@ -176,7 +178,8 @@ def per_sample_flat_grads(sample_loss: Callable[[torch.Tensor, torch.Tensor, tor
     """Rows ∇_θ ℓ(θ; x_i, y_i), shape (n, d); ``sample_loss(θ, x, y)`` takes one sample."""
     _check_function("sample_loss", sample_loss)
     _check_samples(theta, X, y)
-    return vmap(grad(sample_loss), in_dims=(None, 0, 0), randomness="same")(theta, X, y)
+    per_sample = vmap(grad(sample_loss), in_dims=(None, 0, 0), randomness="same")
+    return _through_loss(lambda: per_sample(theta, X, y), "sample_loss")
 
 
 def per_sample_flat_hessians(
@@ -186,4 +189,5 @@ def per_sample_flat_hessians(
     """Stack of ∇²_θ ℓ(θ; x_i, y_i), shape (n, d, d)."""
     _check_function("sample_loss", sample_loss)
     _check_samples(theta, X, y)
-    return vmap(_hessian(sample_loss), in_dims=(None, 0, 0), randomness="same")(theta, X, y)
+    per_sample = vmap(_hessian(sample_loss), in_dims=(None, 0, 0), randomness="same")
+    return _through_loss(lambda: per_sample(theta, X, y), "sample_loss")

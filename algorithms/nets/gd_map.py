@@ -96,6 +96,16 @@ def _check_fn(fn: Any) -> None:
         raise TypeError(f"fn must be callable (theta -> scalar loss), got {type(fn).__name__}")
 
 
+def _through_fn(run: Callable[[], torch.Tensor]) -> torch.Tensor:
+    """``run()``, with torch.func's complaint about a non-scalar output re-raised naming ``fn``."""
+    try:
+        return run()
+    except RuntimeError as exc:
+        if "to return a scalar Tensor" in str(exc) or "to return only tensors" in str(exc):
+            raise TypeError(f"fn must return a scalar (a 0-d tensor): {exc}") from None
+        raise
+
+
 def _check_theta(theta: Any) -> torch.Tensor:
     """θ as a finite 1-D float tensor (float32 kept, anything else float64)."""
     if not isinstance(theta, torch.Tensor):
@@ -282,7 +292,7 @@ def gd_map(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
     _check_fn(fn)
     lr = _check_lr(lr)
     theta = _check_theta(theta)
-    return theta - lr * grad(fn)(theta)
+    return theta - lr * _through_fn(lambda: grad(fn)(theta))
 
 
 def gd_jacobian(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:

@@ -112,7 +112,9 @@ def as_class_labels(name: str, y, n_classes: int | None = None) -> tuple[np.ndar
     if labels.size == 0:
         raise ValueError(f"{name} must not be empty")
     if not np.issubdtype(labels.dtype, np.integer):
-        if not np.issubdtype(labels.dtype, np.number) or not np.all(np.mod(labels, 1) == 0):
+        # complex labels are refused here: np.mod has no complex loop and would answer with its own message
+        if (not np.issubdtype(labels.dtype, np.number) or np.iscomplexobj(labels)
+                or not np.all(np.mod(labels, 1) == 0)):
             raise TypeError(f"{name} must hold integer class indices 0..K-1, got dtype {labels.dtype}")
     labels = labels.astype(np.int64)
     if labels.min() < 0:

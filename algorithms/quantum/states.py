@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from algorithms._validation import check_int_at_least
+
 __all__ = [
     "as_density_matrix",
     "haar_unitaries",
@@ -146,9 +148,7 @@ def _rng(seed: Any) -> np.random.Generator:
 def _count(name: str, value: Any, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {value}")
-    return int(value)
+    return check_int_at_least(name, value, minimum)  # >= minimum, and a size numpy can hold
 
 
 def random_state(n_qubits: int, purity: float | None = None, rank: int | None = None,

@@ -23,7 +23,7 @@ import math
 import numpy as np
 import torch
 
-from algorithms._validation import check_positive_int, check_seed, check_torch_dtype
+from algorithms._validation import check_positive, check_positive_int, check_seed, check_torch_dtype
 from algorithms.nets.models import MLP
 from algorithms.unlearning.models import DeepLinear, LinearModel, TwoLayerPerceptron, effective_predictor
 from algorithms.unlearning.problem import UnlearningProblem, forget_split
@@ -132,6 +132,7 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
     check_positive_int("n_retain", n_retain)
     check_positive_int("n_forget", n_forget)
     check_positive_int("train_steps", train_steps)
+    lr = check_positive("lr", lr)  # checked here, not by torch.optim.Adam's own message
     rng = np.random.default_rng(check_seed(seed))
     low, high = SINE_DOMAIN
     x_r = torch.from_numpy(rng.uniform(low, high, n_retain))

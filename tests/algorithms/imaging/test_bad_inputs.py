@@ -291,3 +291,9 @@ ROUND3 = [
 @pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
 def test_round3_bad_input(case):
     check_bad_input(case)
+
+
+def test_ssim_refuses_images_below_its_window():
+    # #43 round 4 (audit4 C12): scikit-image's "win_size exceeds image extent" reached the user
+    with pytest.raises(ValueError, match=r"^estimate and reference must be at least 7×7"):
+        metrics.ssim(np.zeros((5, 5)), np.zeros((5, 5)))

@@ -182,14 +182,17 @@ def test_cpwl_call_and_to_vector_validate():
 
 
 def test_pattern_enumeration_with_a_huge_cap_is_the_default_answer():
-    # #43 round 4 (audit4 hang): max_pieces = 10**30 looped over empty selection sizes for ever; levels
+    # #43 round 4 (audit4 hang): a huge max_pieces looped over empty selection sizes for ever; levels
     # above N + 1 are empty (a basic point has at most N pieces) and are now skipped
     from algorithms import solve
     from algorithms.nets.multivariate_interpolation import (
         MultivariateInterpolationProblem,
         PatternEnumeration,
+        basic_points,
     )
 
-    prob = MultivariateInterpolationProblem(X=[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]], y=[0.0, 1.0, 1.0], p=0)
-    huge, default = solve(prob, PatternEnumeration(max_pieces=10**30)), solve(prob, PatternEnumeration())
-    assert huge.retcode is default.retcode and huge.value == default.value == 2.0
+    prob = MultivariateInterpolationProblem(X=[[0.0], [1.0]], y=[1.0, 1.0], p=0)
+    huge, capped = basic_points(prob, 2**62), basic_points(prob, 3)
+    assert huge[1] and [sel for sel, _ in huge[0]] == [sel for sel, _ in capped[0]]
+    sol = solve(prob, PatternEnumeration(max_pieces=2**62))
+    assert sol.retcode.name == "Success" and sol.value == solve(prob, PatternEnumeration()).value

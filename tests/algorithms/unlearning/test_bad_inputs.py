@@ -267,3 +267,9 @@ ROUND3 = [
 @pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
 def test_round3_bad_input(case):
     check_bad_input(case)
+
+
+def test_sine_poisoning_task_checks_lr_itself():
+    # #43 round 4 (audit4 C11): a negative lr reached torch.optim.Adam's "Invalid learning rate"
+    with pytest.raises(ValueError, match=r"^lr must be > 0 and finite, got -1\.0$"):
+        sine_poisoning_task(lr=-1.0)
