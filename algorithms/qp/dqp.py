@@ -1010,8 +1010,9 @@ def _inf_norm(v) -> float:
 
 def _check_no_multipliers(name: str, value, size: int) -> None:
     """Multipliers given for rows the QP does not have are a mix-up (e.g. y and z swapped): refused."""
+    rows = {"y": "equalities", "z": "inequalities"}.get(name, "variable bounds")
     if not size and value is not None and np.size(value) != 0:
-        raise ValueError(f"{name} must be None (or empty): the QP has no rows for {name}, got "
+        raise ValueError(f"{name} must be None (or empty): the QP has no {rows}, got "
                          f"{np.size(value)} entries")
 
 

@@ -195,5 +195,5 @@ def test_round4_silent_cases_refused_by_name():
     with pytest.raises(ValueError, match=r"^P has 1 masked entries"):
         QP(P=P, q=np.ones(2))
     qp = QP(P=np.eye(2), q=-np.ones(2), G=np.array([[1.0, 0.0]]), h=np.array([0.5]))
-    with pytest.raises(ValueError, match=r"^y must be None \(or empty\): the QP has no rows for y"):
+    with pytest.raises(ValueError, match=r"^y must be None \(or empty\): the QP has no equalities"):
         absolute_residuals(qp, np.array([0.3, 0.3]), np.array([1.0]), np.array([0.0]))
