@@ -410,6 +410,8 @@ class BlockOptimizer(torch.optim.Optimizer):
         block switch resets it) and nothing else would show the mismatch."""
         if saved is None:  # a state_dict written before the shapes were kept
             return
+        if len(saved) != len(self._blocks) or any(len(s) != len(b) for s, b in zip(saved, self._blocks)):
+            return  # another block layout: torch's parameter-group check names that mismatch
         for names, params, shapes in zip(self.block_names, self._blocks, saved, strict=False):
             for name, p, shape in zip(names, params, shapes, strict=False):
                 if list(p.shape) != list(shape):
