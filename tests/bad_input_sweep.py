@@ -228,7 +228,6 @@ VALID: dict[tuple[str, str], str] = {
     ("BlackBoxProblem.f_ref", "neg"): _ANY_REAL,
     ("BlackBoxProblem.target", "neg"): _ANY_REAL,
     ("ChanceConstrainedProblem.known_optimum", "neg"): _ANY_REAL,
-    ("CurvatureProblem.f_star", "neg"): _ANY_REAL,
     ("CurvatureProblem.L_C", "inf"): "L_C = inf is the documented constant of the l_p problems with p > 2",
     ("MinNormOG.lambda_schedule", "inf"): "lambda = inf is the documented hard projection (the note's λ→∞)",
     ("InverseProblem.y", "int-dtype"): _CONVERTED,

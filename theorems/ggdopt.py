@@ -31,12 +31,14 @@ experiments are Table 1 (the linear CCP against SAA) and Table 2 (robust wavefor
   right number of sampler steps, and the reported seconds fit in the solve's wall time.
 * ``ggdopt.assumptions`` (property, implementation check): every input assumption is enforced at
   its boundary (the value just inside accepted, just outside refused).
+* ``ggdopt.score_models`` (property, implementation check): GaussianScore's input width, Tweedie's mean
+  against the Gaussian posterior mean, and train_score's times spanning [t_min, 1].
 
 >>> from theorems.core import REGISTRY
 >>> sorted(k for k in REGISTRY if k.startswith("ggdopt."))  # doctest: +NORMALIZE_WHITESPACE
 ['ggdopt.assumptions', 'ggdopt.feasibility', 'ggdopt.guidance_closed_form', 'ggdopt.product_sampling',
- 'ggdopt.saa_baseline', 'ggdopt.solve_contract', 'ggdopt.stage1_restriction', 'ggdopt.temperature',
- 'ggdopt.tilt', 'ggdopt.vs_saa']
+ 'ggdopt.saa_baseline', 'ggdopt.score_models', 'ggdopt.solve_contract', 'ggdopt.stage1_restriction',
+ 'ggdopt.temperature', 'ggdopt.tilt', 'ggdopt.vs_saa']
 """
 
 from __future__ import annotations
