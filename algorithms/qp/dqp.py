@@ -943,15 +943,41 @@ def _call_backend(qp: QP, backend: str, algorithm: DQP, options: SolveOptions):
         P, G, A = (None if M is None else sp.csc_matrix(M) for M in (P, G, A))
     elif qp.sparse and backend not in qpsolvers.sparse_solvers:  # a dense-only backend (quadprog, daqp)
         P, G, A = (M.toarray() if sp.issparse(M) else M for M in (P, G, A))
-    problem = qpsolvers.Problem(P, qp.q, G, qp.h, A, qp.b, qp.lb, qp.ub)
     kwargs = algorithm.backend_kwargs(options, backend)  # outside the try: an error here is ours
+    result, error = _backend_once(qpsolvers.Problem(P, qp.q, G, qp.h, A, qp.b, qp.lb, qp.ub), backend, kwargs)
+    scale = max(_inf_norm(P.data if sp.issparse(P) else P), _inf_norm(qp.q))
+    if not _found_finite(result) and scale > _OBJECTIVE_RESCALE_ABOVE:
+        # a backend's absolute tolerances can fail on a badly scaled objective (clarabel: Failure and x =
+        # NaN on P = 1e8 I, q = -1e8 (1, 1), whose answer is (1, 1)); (P, q)/s has the same minimiser and
+        # multipliers divided by s. Only after a failure, so every solved run is the backend's own answer.
+        problem = qpsolvers.Problem(P / scale, qp.q / scale, G, qp.h, A, qp.b, qp.lb, qp.ub)
+        rescaled, _ = _backend_once(problem, backend, kwargs)
+        if _found_finite(rescaled):
+            for name in ("y", "z", "z_box"):
+                if getattr(rescaled, name, None) is not None:
+                    setattr(rescaled, name, np.asarray(getattr(rescaled, name), dtype=np.float64) * scale)
+            if getattr(rescaled, "obj", None) is not None:
+                rescaled.obj = rescaled.obj * scale
+            return rescaled, None
+    return result, error
+
+
+#: an objective scale max(|P|, |q|) above which a backend's failure is retried on (P, q) / scale
+_OBJECTIVE_RESCALE_ABOVE = 1e4
+
+
+def _backend_once(problem, backend: str, kwargs: dict):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            result = qpsolvers.solve_problem(problem, solver=backend, **kwargs)
+            return qpsolvers.solve_problem(problem, solver=backend, **kwargs), None
     except Exception as exc:  # a backend that raises on infeasible/unbounded input (quadprog, ...)
         return None, f"{type(exc).__name__}: {exc}"
-    return result, None
+
+
+def _found_finite(result) -> bool:
+    return result is not None and bool(result.found) and result.x is not None and \
+        bool(np.all(np.isfinite(result.x)))
 
 
 def _reduced(qp: QP, J, use_eq: bool):
