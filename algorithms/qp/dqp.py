@@ -1321,16 +1321,15 @@ def _forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor, backend: st
     # bounds went natively to the backend (else as rows of G, and its z is over those rows already)
     y_back, z_back = _backend_duals(result, source if backend in _NATIVE_BOUNDS else None)
     stats.iterations = 1
-    x_raw = None if result is None else result.x
-    ok = result is not None and result.found and x_raw is not None and np.all(np.isfinite(x_raw))
+    ok = _found_finite(result)
     if monitor is not None:
-        monitor.record(stage="backend", backend=backend, found=bool(ok))
+        monitor.record(stage="backend", backend=backend, found=ok)
     if not ok:
         code = _diagnose(P, q, G, h, A, b)
         if code is None:
             code = RetCode.MaxIters if options.maxiters is not None else _backend_horizon(result)
         return _no_solution(qp, code, stats, [error or f"{backend} returned no solution"], result, dtype)
-    x_raw = np.asarray(x_raw, dtype=np.float64)
+    x_raw = np.asarray(result.x, dtype=np.float64)
     notes: list[str] = []
     row_norm = np.ones(m)
     if G is not None:
