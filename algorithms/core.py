@@ -27,7 +27,10 @@ Each is checked once, in :class:`SolveOptions`, with the argument's name in the 
     passed on to the family (its docstring says what it does with it).
 ``callback`` (callable or None)
     called as ``callback(record)`` with the per-iteration record (a dict);
-    returning ``True`` stops the run with ``RetCode.Terminated``.
+    returning ``True`` stops the run with ``RetCode.Terminated``. It is called at
+    least once per run: a run that ends before its first record (``maxiters=0``)
+    passes its stored records, or else one final record (``iteration``, ``value``,
+    ``retcode``, also stored in the trace when ``store_trace=True``).
 ``progress`` (bool, not a truthy string)
     show a tqdm progress bar over iterations.
 ``store_trace`` (bool, not a truthy string)
@@ -41,7 +44,7 @@ import math
 import numbers
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -316,6 +319,31 @@ def _import_families() -> None:
             importlib.import_module(module.name)
 
 
+class _CountedCallback:
+    """The user's callback, counting its calls (so ``solve`` knows whether a run made any)."""
+
+    def __init__(self, callback: Callable[[dict[str, Any]], Any]) -> None:
+        self.callback = callback
+        self.calls = 0
+
+    def __call__(self, record: dict[str, Any]) -> Any:
+        self.calls += 1
+        return self.callback(record)
+
+
+def _final_records(solution: Solution, callback: _CountedCallback, store_trace: bool) -> None:
+    """A run that made no record (``maxiters=0``, a start that already met its criterion) still calls
+    the callback: with the records it stored, or one final record (kept in the trace when stored)."""
+    records = list(solution.trace or [])
+    if not records:
+        records = [{"iteration": solution.stats.iterations, "value": solution.value,
+                    "retcode": str(solution.retcode)}]
+        if store_trace and isinstance(solution.trace, list):
+            solution.trace.append(dict(records[0]))
+    for record in records:
+        callback(dict(record))  # the run is over: a stop request changes nothing
+
+
 def solve(problem: Problem, algorithm: Algorithm, **options: Any) -> Solution:
     """Solve ``problem`` with ``algorithm``; see the module docstring for the common options.
 
@@ -334,8 +362,14 @@ def solve(problem: Problem, algorithm: Algorithm, **options: Any) -> Solution:
             f"algorithm must be an Algorithm (e.g. algorithms.qp.DQP), got {type(algorithm).__name__}"
         )
     opts = SolveOptions.from_kwargs(options)
+    counted = None
+    if opts.callback is not None:
+        counted = _CountedCallback(opts.callback)
+        opts = replace(opts, callback=counted)
     start = time.perf_counter()
     solution = _solve(problem, algorithm, opts)
+    if counted is not None and counted.calls == 0:
+        _final_records(solution, counted, opts.store_trace)
     solution.stats.wall_time = time.perf_counter() - start
     solution.problem = problem
     solution.algorithm = algorithm

@@ -101,9 +101,15 @@ def test_deterministic_under_seed(make):
 
 @pytest.mark.parametrize("make", CASES, ids=[_ids(m) for m in CASES])
 def test_maxiters_zero_gives_maxiters(make):
+    """``maxiters=0`` stops at the start, and the callback is still called (at least once per run),
+    with the records the trace keeps."""
     problem, algorithm = make(np.float64)
-    sol = solve(problem, algorithm, maxiters=0)
+    calls = []
+    sol = solve(problem, algorithm, maxiters=0, store_trace=True, callback=calls.append)
     assert sol.retcode is RetCode.MaxIters
+    assert calls, "the callback was never called on a maxiters=0 run"
+    assert all(isinstance(r, dict) for r in calls)
+    assert [r.get("iteration") for r in calls] == [r.get("iteration") for r in sol.trace]
 
 
 @pytest.mark.parametrize("make", CASES, ids=[_ids(m) for m in CASES])

@@ -50,7 +50,9 @@ initial design adds a record with the iteration, the number of evaluations, the 
 f⁺ (``inf`` before the first feasible point), the regret (when f* is known), the log acquisition
 at the chosen point (log CEI; log PoF while no point is feasible, with ``"phase": "feasibility"``)
 and there the posterior σ_f and EI of f (what the paper's bounds are built from). A callback gets
-the same records whether or not they are stored.
+the same records whether or not they are stored; a run that ends before its first CEI step (the
+design meets the target, ``maxiters=0``, a non-finite value in the design) calls it once with
+``solve``'s final record (iteration 0, the value, the retcode; see :mod:`algorithms.core`).
 
 References
 ----------

@@ -152,3 +152,22 @@ def test_ask_tell_from_data_already_evaluated():
         bo.observe(X[:2], F[:3], C[:2])
     with pytest.raises(ValueError, match="NaN"):
         bo.observe(X[0], np.nan, C[0])
+
+
+@pytest.mark.parametrize("case", ["target_met_by_design", "maxiters_zero", "nan_in_design"])
+def test_callback_called_when_the_run_ends_in_the_design(case):
+    """#43 round 5: a run that ends before its first CEI step still calls the callback once, with
+    solve's final record (iteration 0, value, retcode) that the trace keeps too; without a callback
+    the trace stays empty (the CEI steps are numbered 1..T)."""
+    problem = _quadratic(f=lambda x: float("nan")) if case == "nan_in_design" else _quadratic()
+    options = {"target_met_by_design": {"tol": 1.0}, "maxiters_zero": {"maxiters": 0},
+               "nan_in_design": {}}[case]
+    expected = {"target_met_by_design": RetCode.Success, "maxiters_zero": RetCode.MaxIters,
+                "nan_in_design": RetCode.Diverged}[case]
+    calls = []
+    sol = solve(problem, CEI.paper(kernel=SE), store_trace=True, callback=calls.append, **options)
+    assert sol.retcode is expected
+    assert len(calls) == 1 and calls == sol.trace
+    assert calls[0]["iteration"] == 0 and calls[0]["retcode"] == str(expected)
+    assert calls[0]["value"] == sol.value or np.isnan(sol.value)
+    assert solve(problem, CEI.paper(kernel=SE), store_trace=True, **options).trace == []
