@@ -27,6 +27,7 @@ from sklearn.ensemble import ExtraTreesRegressor, RandomForestClassifier, Random
 from sklearn.model_selection import train_test_split
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import StandardScaler
+from sklearn.tree import DecisionTreeRegressor
 
 from algorithms.forests import (
     ForestPartition,
@@ -716,8 +717,52 @@ def _brute_force_optimum(row, part, train_leaves, low, high, categorical) -> flo
     return best
 
 
+def _infeasible_favourites() -> list[str]:
+    """(#46 round 5, seed-5 survivor: the ILP's lower-face rows filtered by ``a > 1``) Each kernel row here is
+    exactly what one leaf choice whose boxes share no point predicts (objective 0 there), so the decoder must
+    still return the best choice that is feasible. Four depth-1 trees, fitted one by one: two split the
+    numeric column 0 at ≈ 0.18 and ≈ 0.79 (lower leaf of the first with upper leaf of the second: empty in
+    column 0; the second's lower face sits at 0.79 of the range), two split the categorical column 2 between
+    codes 0 and 1 (lower leaf {0} of one with upper leaf {1, .., 4} of the other: no common code; that lower
+    face is the first code, a = 1 in the solver's coordinates)."""
+    rng = np.random.default_rng(3)
+    n = 40
+    X = np.column_stack([rng.random(n), rng.random(n), np.tile([0.0, 1.0, 2.0, 3.0, 4.0], n // 5)])
+    categorical = np.array([False, False, True])
+    forest = RandomForestRegressor(n_estimators=4, max_depth=1, random_state=0).fit(X, X[:, 0])
+    forest.estimators_ = [DecisionTreeRegressor(max_depth=1, random_state=0).fit(X, target.astype(float))
+                          for target in (X[:, 0] > 0.2, X[:, 0] > 0.8, X[:, 2] >= 1, X[:, 2] >= 1)]
+    part = ForestPartition.from_forest(forest)
+    train_leaves = part.leaves(X)
+    counts = np.bincount(train_leaves.ravel(), minlength=part.n_leaves)
+    per_tree = [np.flatnonzero(part.tree_of == b) for b in range(part.n_trees)]
+    low_leaf = [int(ids[np.isinf(part.lower[ids]).all(axis=1)][0]) for ids in per_tree]  # unbounded below
+    high_leaf = [int(ids[~np.isinf(part.lower[ids]).all(axis=1)][0]) for ids in per_tree]
+
+    def predicted(choice):
+        share = [(train_leaves[:, b] == leaf) / counts[leaf] for b, leaf in enumerate(choice)]
+        return sum(share) / part.n_trees
+
+    rows = np.array([predicted([low_leaf[0], high_leaf[1], low_leaf[2], low_leaf[3]]),
+                     predicted([low_leaf[0], low_leaf[1], low_leaf[2], high_leaf[3]])])
+    dec = exact_decode(rows, part, train_leaves, X.min(0), X.max(0), categorical, rng, n_candidates=2,
+                       time_limit=5.0)
+    faults = []
+    for i, (row, column) in enumerate(zip(rows, ("numeric", "categorical"), strict=True)):
+        reference = _brute_force_optimum(row, part, train_leaves, X.min(0), X.max(0), categorical)
+        found = dec.objective[i] if dec.solved[i] else np.inf
+        # 1e-7: HiGHS' default MIP and feasibility tolerances on an objective of size ~1 (as below)
+        if not (reference > 0.1 and abs(found - reference) <= 1e-7):
+            faults.append(f"a row favouring leaves disjoint in the {column} column: ILP objective "
+                          f"{found:.6g} vs the feasible optimum {reference:.6g}")
+    return faults
+
+
 def _optimality_check(ctx: Context, *, sabotage: bool) -> Outcome:
     worst = {"max_gap": 0.0}
+    disjoint = [] if sabotage else _infeasible_favourites()
+    if disjoint:
+        return fact(False, f"exact decoder on rows favouring disjoint leaves: {'; '.join(disjoint)}")
 
     def test(seed):
         rng = np.random.default_rng(seed)
@@ -757,7 +802,9 @@ register(Claim(
     statement="On forests of 3 depth-2 trees over 3 features (one categorical with 5 codes), for noisy "
               "kernel rows (mixtures of two points' rows) the exact decoder's objective equals the "
               "minimum of ‖k̂ − (1/B) Π S ψ‖₁ over all one-leaf-per-tree choices whose boxes share a "
-              "point, found by enumeration",
+              "point, found by enumeration; and on 4 depth-1 trees whose leaves can be disjoint in a numeric "
+              "and in a categorical column, for the two rows that a disjoint choice predicts exactly, the "
+              "decoder returns the feasible optimum (> 0.1) rather than failing",
     kind=Kind.NUMERIC,
     check=lambda ctx: _optimality_check(ctx, sabotage=False),
     control=lambda ctx: _optimality_check(ctx, sabotage=True),
@@ -1201,12 +1248,52 @@ def _documented_behaviours() -> list[str]:
     return wrong
 
 
+class _ChosenLeaves:
+    """Stands in for a relabelled forest: routes every latent row to the given leaves (one per tree)."""
+
+    def __init__(self, leaves: np.ndarray) -> None:
+        self.chosen = leaves
+
+    def leaves(self, Z0: np.ndarray) -> np.ndarray:
+        return np.repeat(self.chosen[None], len(Z0), axis=0)
+
+
+def _relabel_categorical() -> list[str]:
+    """(#46 round 5, seed-5 survivor: the categorical data-box offset ``low − 0.5`` → ``low − 1.0``) The
+    relabel decoder draws each column from the segment covered by the most chosen leaves; for a categorical
+    column a leaf's data box holds the codes of its training rows, so two leaves holding codes {0, 1} and
+    {2, 3} share no code. Three depth-1 trees split the codes between 1 and 2; a latent row routed to the
+    lower leaf of tree 0 and the upper leaves of trees 1 and 2 must decode to a code of the majority, {2, 3},
+    in every one of 16 draws (a box of {2, 3} whose lower face reaches code 1 makes the three boxes touch at
+    1 and gives code 1: a code only one chosen leaf holds)."""
+    rng = np.random.default_rng(0)
+    codes = np.tile([0, 1, 2, 3], 10)
+    frame = pd.DataFrame({"x": rng.normal(size=40), "c": pd.Categorical.from_codes(codes, list("abcd"))})
+    ae = RFAutoencoder(forest=RandomForestRegressor(n_estimators=3, max_depth=1, random_state=0),
+                       supervised=True, random_state=0).fit(frame, (codes >= 2) + 0.01 * rng.random(40))
+    j = list(ae.feature_names_in_).index("c")
+    part = ae.partition_
+    per_tree = [np.flatnonzero(part.tree_of == b) for b in range(part.n_trees)]
+    if any(part.lower[ids, j].max() != 1.5 for ids in per_tree):
+        return [f"the three stumps do not all split the codes between 1 and 2 ({part.lower[:, j].tolist()})"]
+    chosen = np.array([per_tree[0][np.argmin(part.lower[per_tree[0], j])]]
+                      + [ids[np.argmax(part.lower[ids, j])] for ids in per_tree[1:]])
+    ae.set_params(decoder="relabel")
+    ae.relabeled_ = _ChosenLeaves(chosen)
+    decoded = ae.inverse_transform(np.zeros((16, ae.embedding_.shape[1])))["c"]
+    if not decoded.isin(["c", "d"]).all():
+        return [f"relabel decoding from leaves holding codes {{0, 1}}, {{2, 3}}, {{2, 3}} drew "
+                f"{sorted(set(decoded))}, not only the majority's codes c, d"]
+    return []
+
+
 def _check_assumptions(ctx: Context, *, shifted: bool) -> Outcome:
     outcome = boundary_outcome(_assumption_cases(), shifted=shifted)
     if not outcome.passed:  # (the control always stops here: it is rejected by the boundaries alone)
         return outcome
     X = np.random.default_rng(0).normal(size=(10, 2))
-    wrong = _supervised_warning(X, (X[:, 0] > 0).astype(int)) + _documented_behaviours()
+    wrong = (_supervised_warning(X, (X[:, 0] > 0).astype(int)) + _documented_behaviours()
+             + _relabel_categorical())
     if wrong:
         return Outcome("fail", f"a documented behaviour does not hold: {wrong[0]}", {"wrong": wrong})
     return outcome
@@ -1233,7 +1320,9 @@ register(Claim(
               "supervised is None; (seed 5) transform equals the Nyström formula on the forest kernel for "
               "new rows whose leaves hold training rows in only some trees, cooccurrence_kernel(X_new, "
               "X_train) is the share of trees in which two rows share a leaf, and inverse_transform warns of "
-              "memorization exactly within 1e-9·max(1, max|Z|) of a training embedding",
+              "memorization exactly within 1e-9·max(1, max|Z|) of a training embedding; (round 5) the "
+              "relabel decoder draws a categorical column from the codes the most chosen leaves hold "
+              "(leaves with codes {0, 1}, {2, 3}, {2, 3}: only codes 2 and 3)",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_assumptions(ctx, shifted=False),
     control=lambda ctx: _check_assumptions(ctx, shifted=True),
