@@ -11,13 +11,16 @@ within two standard errors.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+import io
 import itertools
 import math
 import os
 import tempfile
 import time
+import types
 from collections import Counter
 from fractions import Fraction
 from functools import lru_cache
@@ -1850,6 +1853,20 @@ def _train_check(ctx: Context, flip_reward: bool = False) -> Outcome:
             by_path = solve(random_cvrp(2, seed=ctx.seed), HBG(checkpoint=tiny, samples=2)).retcode.value
         except ValueError as exc:
             by_path = f"refused ({exc})"
+        # the budget is a closed limit: with a wall clock that reads one minute later at every look, a
+        # budget of 1 minute is spent when the first step would start (0 steps) and one of 2 minutes after
+        # the first (1 step)
+        clock_steps = []
+        for budget in (1.0, 2.0):
+            ticks = itertools.count(0.0, 60.0)
+            tr.time = types.SimpleNamespace(perf_counter=lambda t=ticks: next(t),
+                                            process_time=time.process_time)
+            try:
+                clock_steps.append(tr.train(problem="cvrp", size=2, steps=3, minutes=budget, batch=1,
+                                            samples=2, hidden=4, layers=1, seed=ctx.seed, out=tiny,
+                                            progress=False)["steps"])
+            finally:
+                tr.time = time
     torch.manual_seed(ctx.seed)
     initial = RoutingGFlowNet("tsp", hidden=16, layers=1)
     held_out = [random_tsp(size, seed=777_000 + ctx.seed * 100 + i) for i in range(16)]
@@ -1877,7 +1894,8 @@ def _train_check(ctx: Context, flip_reward: bool = False) -> Outcome:
                  and all(0.0 <= a[0] <= b[0] and 0.0 <= a[1] <= b[1] for a, b in itertools.pairwise(clocks))
                  and meta["minutes"] <= wall and meta["cpu_minutes"] <= cpu)
     ok = (beta_err <= 1e-12 and fresh and meta["steps"] == steps and budget_ok
-          and budget_steps == 0 and by_path == "Success" and centers == [True] * steps
+          and budget_steps == 0 and clock_steps == [0, 1] and by_path == "Success"
+          and centers == [True] * steps
           and float(diff.mean()) > 2 * se)
     return fact(
         ok,
@@ -1889,6 +1907,8 @@ def _train_check(ctx: Context, flip_reward: bool = False) -> Outcome:
         checkpoints_as_documented=float(budget_ok),
         checkpoints=len(saved_steps),
         steps_in_1e_12_minutes=budget_steps,
+        steps_in_1_minute_of_ticks=clock_steps[0],
+        steps_in_2_minutes_of_ticks=clock_steps[1],
         steps_with_centered_reward=sum(c is True for c in centers),
         hbg_from_ckpt_path_success=float(by_path == "Success"),
         minutes_reported=meta["minutes"],
@@ -1915,6 +1935,7 @@ register(
         "and CPU minutes are nondecreasing and within the call's own, and ends with a checkpoint whose mean "
         "sampled tour length on 16 held-out instances is lower than the untrained starting policy's by more "
         "than 2 standard errors; a fresh train() on CVRP2 given 1e-12 minutes stops before its first step, "
+        "and under a clock advancing one minute per reading a budget of 1 (2) minutes allows 0 (1) steps, "
         "and the checkpoint it writes under a path not ending in .pt solves a CVRP2 through HBG by that path",
         kind=Kind.PROPERTY,
         check=_train_check,
@@ -2124,6 +2145,66 @@ def _train_tsp2() -> None:
               out=os.path.join(d, "m.pt"), progress=False)
 
 
+@lru_cache(maxsize=4)  # the check and its control ask the same two questions
+def _hgs_rounding_retcode(scale: float) -> str:
+    """HGS at ``scale`` on a CVRP3 whose demands each fill the vehicle: three one-customer routes, 6 edges
+    of length 1, so the worst-case rounding loss is 6 / scale against the 1 % limit of the length 6
+    (accepted iff scale >= 100; the integer distances are exact). The forced routes are found at once:
+    0.01 s of search (Success at scale 101 for 30 of 30 seeds, also at 0.002 s)."""
+    inst = CVRPInstance([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]], [1, 1, 1], 1)
+    sol = solve(inst, HGS(runtime=0.01, scale=scale), seed=0)
+    why = sol.original.get("check") if isinstance(sol.original, dict) else ""
+    return f"{sol.retcode.value} {why}".strip()
+
+
+def _hgs_rounding(scale: float) -> None:
+    """Refuse (ValueError) anything but Success from :func:`_hgs_rounding_retcode`."""
+    got = _hgs_rounding_retcode(scale)
+    if got != "Success":
+        raise ValueError(f"scale={scale:g}: HGS returned {got}")
+
+
+#: the training CLI's documented defaults (algorithms.routing.train.main's docstring), as train() gets them
+_CLI_DEFAULTS = {"problem": "tsp", "size": 20, "loss": "hybrid", "steps": 400, "minutes": math.inf,
+                 "batch": 4, "samples": 20, "lr": 1e-3, "beta_min": 20.0, "beta_max": 200.0, "hidden": 32,
+                 "layers": 3, "seed": 0, "save_every": 50, "resume": False, "progress": True, "threads": 1}
+#: every flag set away from its default, and what train() must receive (the out path is added)
+_CLI_FLAGS = (["--problem", "cvrp", "--size", "7", "--loss", "db", "--steps", "5", "--minutes", "2.5",
+               "--batch", "3", "--samples", "6", "--lr", "0.02", "--beta-min", "3", "--beta-max", "30",
+               "--hidden", "8", "--layers", "2", "--seed", "9", "--threads", "2", "--save-every", "4",
+               "--resume", "--no-progress"],
+              {"problem": "cvrp", "size": 7, "loss": "db", "steps": 5, "minutes": 2.5, "batch": 3,
+               "samples": 6, "lr": 0.02, "beta_min": 3.0, "beta_max": 30.0, "hidden": 8, "layers": 2,
+               "seed": 9, "save_every": 4, "resume": True, "progress": False, "threads": 2})
+
+
+def _train_cli(argv: list[str], expect: dict) -> None:
+    """``algorithms.routing.train.main(argv)`` with train() replaced by a spy: the keyword arguments it
+    receives (and the torch threads set) must be ``expect``; a usage error (argparse's exit) is refused
+    as a ValueError naming the usage."""
+    import algorithms.routing.train as tr
+
+    got: dict = {}
+
+    def spy(**kwargs):
+        got.update(kwargs, threads=torch.get_num_threads())
+        return {}
+
+    orig, threads, err = tr.train, torch.get_num_threads(), io.StringIO()
+    tr.train = spy
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            tr.main(argv)
+    except SystemExit as exc:
+        raise ValueError(f"usage error (exit {exc.code}): {err.getvalue().strip()[-80:]}") from None
+    finally:
+        tr.train = orig
+        torch.set_num_threads(threads)
+    if got != expect:
+        wrong = {k: got.get(k, "missing") for k in expect.keys() | got.keys() if got.get(k) != expect.get(k)}
+        raise ValueError(f"argv: main passed {wrong} to train(), not the documented values")
+
+
 def _overflow_matrix(factor: float) -> np.ndarray:
     """4 nodes, every off-diagonal distance the largest float / 4 times ``factor``."""
     d = np.full((4, 4), np.finfo(np.float64).max / 4 * factor)
@@ -2181,6 +2262,17 @@ def _domain_check(ctx: Context, open_ends: bool = False) -> Outcome:
          (ValueError, "dist")),
         ("CVRPEnumeration on 9 customers", lambda: solve(random_cvrp(9, seed=ctx.seed), CVRPEnumeration()),
          False, (ValueError, "<= 8 customers")),
+        # HGS's rounding bound counts each route's edges (customers + 1): three one-customer routes are 6
+        # edges, so 6 / scale <= 1 % of the length 6 holds at scale 101 and fails at 99
+        ("HGS at scale 101 (rounding bound 0.99 % of the length)", lambda: _hgs_rounding(101.0), True, None),
+        ("HGS at scale 99 (rounding bound 1.01 % of the length)", lambda: _hgs_rounding(99.0), False,
+         (ValueError, "integer rounding")),
+        ("the training CLI with only --out (the documented defaults)",
+         lambda: _train_cli(["--out", "m.pt"], {**_CLI_DEFAULTS, "out": "m.pt"}), True, None),
+        ("the training CLI with every flag set",
+         lambda: _train_cli([*_CLI_FLAGS[0], "--out", "m.pt"], {**_CLI_FLAGS[1], "out": "m.pt"}), True, None),
+        ("the training CLI without --out", lambda: _train_cli([], {**_CLI_DEFAULTS, "out": None}), False,
+         (ValueError, "usage error")),
     ]
     # IndexError too: a tour index out of range must be a named ValueError, never numpy's
     return domain_outcome(cases, open_ends=open_ends, catch=(TypeError, ValueError, IndexError))
@@ -2202,7 +2294,10 @@ register(
         "or a 1-D one naming actions; knn_adjacency accepts a (1, 3, 3) and refuses a (1, 3, 4) distance "
         "tensor naming dist; a TSP with two nodes at one point is refused as not distinct, a distinct TSP5 "
         "shrunk by 1e-13 accepted; nearest neighbour accepts 1 node and refuses 0 naming dist; "
-        "CVRPEnumeration refuses 9 customers (27 cases)",
+        "CVRPEnumeration refuses 9 customers; HGS on three one-customer routes (6 edges, length 6) returns "
+        "Success at scale 101 and refuses scale 99 (rounding bound 6 / scale against 1 % of the length); the "
+        "training CLI passes its documented defaults and every flag set to train(), and refuses a call "
+        "without --out as a usage error (32 cases)",
         kind=Kind.PROPERTY,
         check=_domain_check,
         control=lambda ctx: _domain_check(ctx, open_ends=True),

@@ -68,14 +68,14 @@ def cvrp_enumerate(instance: CVRPInstance) -> tuple[list[list[int]], float]:
         low = S & -S
         rest = S ^ low
         sub = rest
-        while True:
+        # every submask of rest once, from rest down to 0: a bounded loop (2^|rest| passes), so a
+        # slip in the step cannot hang the enumeration, it can only miss route sets
+        for _ in range(1 << rest.bit_count()):
             T = sub | low
             if T in route_cost:
                 v = route_cost[T][0] + V[S ^ T]
                 if v < V[S]:
                     V[S], choice[S] = v, T
-            if sub == 0:
-                break
             sub = (sub - 1) & rest
     routes, S = [], full
     while S:

@@ -241,7 +241,12 @@ def train(
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    """Command line: ``python -m algorithms.routing.train --problem tsp --size 20 --loss hybrid ...``."""
+    """Command line: ``python -m algorithms.routing.train --problem tsp --size 20 --loss hybrid ...``.
+
+    ``--out`` is required; the defaults: TSP, size 20, hybrid loss, 400 steps, no time limit
+    (``--minutes`` inf), batch 4 instances × 20 samples, lr 1e-3, β from 20 to 200, hidden 32,
+    3 layers, seed 0, 1 torch thread, a checkpoint every 50 steps, no resume, a progress bar.
+    """
     p = argparse.ArgumentParser(
         prog="python -m algorithms.routing.train", description=__doc__.split("\n\n")[0]
     )

@@ -173,3 +173,24 @@ def test_batch_demand_shapes(problem):
     assert batch.demand.shape == (3, n) and batch.units.shape == (3, n)
     if problem == "tsp":
         assert not batch.demand.any() and not batch.units.any()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_multinomial_draws_each_row_apart(dtype):
+    """rollout's dummy action for finished CVRP rows (node 0) is recorded equivalent to any other node
+    (paper_notes/hbg_gflownet.equivalent.toml, rollout:constant:0->1#7). That rests on torch.multinomial(p, 1)
+    drawing every row from its own variates whatever another row's probabilities are, and advancing the
+    generator by the same amount: pin it, so a torch that changes it reopens the mutant."""
+    probs = torch.rand(64, 9, generator=torch.Generator().manual_seed(1), dtype=dtype)
+    dummy_0, dummy_1 = probs.clone(), probs.clone()
+    dummy_0[5], dummy_1[5] = 0.0, 0.0
+    dummy_0[5, 0], dummy_1[5, 1] = 1.0, 1.0
+    draws = []
+    for p in (dummy_0, dummy_1):
+        gen = torch.Generator().manual_seed(3)
+        first = torch.multinomial(p, 1, generator=gen).squeeze(-1)
+        draws.append((first, torch.multinomial(probs, 1, generator=gen)))
+    (a, a_next), (b, b_next) = draws
+    others = torch.arange(64) != 5
+    assert int(a[5]) == 0 and int(b[5]) == 1
+    assert torch.equal(a[others], b[others]) and torch.equal(a_next, b_next)
