@@ -33,12 +33,16 @@ experiments are Table 1 (the linear CCP against SAA) and Table 2 (robust wavefor
   its boundary (the value just inside accepted, just outside refused).
 * ``ggdopt.score_models`` (property, implementation check): GaussianScore's input width, Tweedie's mean
   against the Gaussian posterior mean, and train_score's times spanning [t_min, 1].
+* ``ggdopt.feasible_set_rule`` (property, implementation check): stage 1's budget of 2·n_points restricted
+  problems, and D_ρ (and the answer's feasibility) taking the points of violation exactly ρ.
+* ``ggdopt.reverse_step`` (numeric, implementation check): two predictor–corrector steps of the sampler equal
+  the documented steps written out on the same normal draws.
 
 >>> from theorems.core import REGISTRY
 >>> sorted(k for k in REGISTRY if k.startswith("ggdopt."))  # doctest: +NORMALIZE_WHITESPACE
-['ggdopt.assumptions', 'ggdopt.feasibility', 'ggdopt.guidance_closed_form', 'ggdopt.product_sampling',
- 'ggdopt.saa_baseline', 'ggdopt.score_models', 'ggdopt.solve_contract', 'ggdopt.stage1_restriction',
- 'ggdopt.temperature', 'ggdopt.tilt', 'ggdopt.vs_saa']
+['ggdopt.assumptions', 'ggdopt.feasibility', 'ggdopt.feasible_set_rule', 'ggdopt.guidance_closed_form',
+ 'ggdopt.product_sampling', 'ggdopt.reverse_step', 'ggdopt.saa_baseline', 'ggdopt.score_models',
+ 'ggdopt.solve_contract', 'ggdopt.stage1_restriction', 'ggdopt.temperature', 'ggdopt.tilt', 'ggdopt.vs_saa']
 """
 
 from __future__ import annotations
@@ -65,6 +69,7 @@ from algorithms.chance import (
     ScoreMLP,
     ScoreModel,
     VPSchedule,
+    collect_feasible_points,
     empirical_violation,
     first_order_guidance,
     guidance_term,
@@ -1255,6 +1260,15 @@ def _assumption_cases() -> list[Boundary]:
     def scaled(factor: float):
         return replace(base32, f=big_f, linear=replace(base32.linear, cost=big * factor))
 
+    # float64 LP data with max|f| + max|g| < 1 (#46 round 5, seed 4: the tolerance's scale 1 + max|f| + max|g|
+    # → −1 + … survived, a negative tolerance that refuses every small consistent problem): the 1 keeps the
+    # tolerance at >= 1e-8 there, far above the ~1e-17 round-off of data of size 0.3 and far below a cost off
+    # by 0.1 % (~1e-4)
+    def small(factor: float):
+        lin = base.linear
+        return replace(base, f=lambda x: 0.05 * base.f(x), g=lambda x, h: 0.05 * base.g(x, h),
+                       linear=LinearStructure(cost=0.05 * factor * lin.cost, A=0.05 * lin.A, b=0.05 * lin.b))
+
     return [
         Boundary("violation level ρ < 1", "rho", lambda: linear_gaussian_problem(n=2, n_samples=20, rho=0.95),
                  lambda: linear_gaussian_problem(n=2, n_samples=20, rho=1.0)),
@@ -1276,6 +1290,8 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: replace(base, linear=replace(base.linear, cost=base.linear.cost + 1e-3))),
         Boundary("float32 LP data at |f| ~ 2e4 reproduce f", "linear", lambda: scaled(1.0),
                  lambda: scaled(1.001)),
+        Boundary("LP data with max|f| + max|g| < 1 reproduce f", "linear", lambda: small(1.0),
+                 lambda: small(1.001)),
         Boundary("inverse temperature β > 0", "beta", lambda: GGDOpt(beta=1e-300), lambda: GGDOpt(beta=0.0)),
         # the VP schedule: t_min in (0, 0.5) (the reverse SDE stops at t_min), β_max > β_min
         Boundary("VP schedule t_min < 0.5", "t_min", lambda: VPSchedule(t_min=0.5 - tiny),
@@ -1556,4 +1572,181 @@ register(Claim(
     control=lambda ctx: _check_solve_contract(ctx, stop_after=3),
     control_description="the stop expected one step later (4 iterations) than the callback asks: the same "
                         "check must fail",
+))
+
+
+# ------------------------------------------------------------------- ggdopt.feasible_set_rule
+
+#: stage 1's documented budget: at most this many restricted problems per requested point
+_ATTEMPTS_PER_POINT = 2
+
+
+@lru_cache(maxsize=2)
+def _stage1_attempts(seed: int) -> tuple[int, int]:
+    """Stage 1 asked for 3 points on a constraint x cannot change (g = h's first column: −3 three times, 1
+    five times; subsets of 6 of the 8 samples): a restricted problem has a solution only when its subset holds
+    a single −3 (3 subsets in 28; mean 1/3, std 1.49) and its margin z is below 0.22 (z ~ U[0, 3.5]: 6.4 %),
+    0.7 % of them, so 6 draws give fewer than 3 points except with probability < 1e-5; the failures are cheap
+    (SLSQP gives up within a few evaluations on a constraint with zero gradient). Cached: the control reads
+    the same run. Returns (restricted problems solved, points
+    returned): each restricted problem passes g one subset, recorded by the sample indices in h's second
+    column."""
+    subsets: set[tuple[int, ...]] = set()
+
+    def g(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        if h.shape[0] == 6:  # a restricted problem's subset (the probes and the labels pass all 8)
+            subsets.add(tuple(int(i) for i in h[:, 1].tolist()))
+        return h[None, :, 0] + 0.0 * x[:, :1]
+
+    h = np.column_stack([[-3.0] * 3 + [1.0] * 5, np.arange(8.0)])
+    problem = ChanceConstrainedProblem(f=lambda x: (x[:, 0] - 0.7) ** 2, g=g, h_samples=h, rho=0.125,
+                                       lower=[0.0], upper=[1.0])
+    points, _ = collect_feasible_points(problem, n_points=3, bootstrap_size=6, seed=seed)
+    return len(subsets), points.shape[0]
+
+
+@lru_cache(maxsize=2)
+def _tie_run(seed: int):
+    """A small GGDOpt solve on a problem where every point of [0, 4) violates exactly 1 of L = 16 samples
+    (g = h − x, h = −0.1 once and 4 fifteen times) at ρ = 1/16 (1 − 15/16 is exactly 1/16 in floats), f =
+    (x − 10)² pulling every restricted solution onto its margin (x = mean − z·std ∈ [0.27, 3.74])."""
+    h = np.array([[-0.1]] + [[4.0]] * 15)
+    problem = ChanceConstrainedProblem(f=lambda x: (x[:, 0] - 10.0) ** 2,
+                                       g=lambda x, s: s[None, :, 0] - x[:, :1],
+                                       h_samples=h, rho=1.0 / 16.0, lower=[0.0], upper=[10.0])
+    algorithm = GGDOpt(guidance="none", n_train_points=10, train_steps=2, hidden=4, batch_size=8,
+                       n_samples=8, n_steps=2, corrector_steps=0)
+    with _one_thread():
+        return problem, solve(problem, algorithm, seed=seed)
+
+
+def _check_feasible_set_rule(ctx: Context, *, per_point: int = _ATTEMPTS_PER_POINT,
+                             strict: bool = False) -> Outcome:
+    """``per_point`` the budget stated per requested point, ``strict`` D_ρ stated as violation < ρ (the
+    control states both one step off)."""
+    wrong = []
+    attempts, returned = _stage1_attempts(ctx.seed)
+    if not (returned < 3 and attempts == per_point * 3):
+        wrong.append(f"stage 1 asked for 3 points: {attempts} restricted problems solved, {returned} points "
+                     f"returned (stated: {per_point * 3} problems when fewer than 3 come out)")
+    problem, sol = _tie_run(ctx.seed)
+    run = sol.original
+    rho = problem.rho
+    member = (run.train_violation < rho) if strict else (run.train_violation <= rho)
+    trained = len(run.losses) > 0
+    if not (run.train_violation.shape[0] == 10 and np.all(run.train_violation == rho)):
+        wrong.append(f"the tie problem's stage-1 violations {run.train_violation.tolist()} (all must be "
+                     "1/16)")
+    # D_ρ = the stage-1 points of violation <= ρ: all 10 (the minimum GGDOpt trains on), so stage 2 runs
+    if trained != (int(member.sum()) >= 10):
+        wrong.append(f"D_ρ: {int(member.sum())} of 10 points of violation exactly ρ in it by the stated "
+                     f"rule, but stage 2 {'ran' if trained else 'did not run'} ({sol.retcode.value})")
+    counted = sol.stats.n_feasible_samples
+    if trained:
+        feasible = (run.sample_violation < rho) if strict else (run.sample_violation <= rho)
+        at_rho = int(np.sum(run.sample_violation == rho))
+        if at_rho == 0 or counted != int(feasible.sum()) or \
+                (sol.retcode is RetCode.Success) != bool(feasible.any()):
+            wrong.append(f"samples' violations {run.sample_violation.tolist()}: {counted} counted "
+                         f"feasible, {int(feasible.sum())} by the stated rule ({at_rho} exactly at ρ); "
+                         f"{sol.retcode.value}")
+    evidence = {"stage1_attempts": attempts, "stage1_points": returned, "stated_attempts": per_point * 3,
+                "tie_retcode": sol.retcode.value, "tie_trained": trained, "feasible_samples": counted,
+                "strict": strict, "wrong": wrong}
+    if wrong:
+        return Outcome("fail", "; ".join(wrong), evidence)
+    return Outcome("pass", f"stage 1 stopped after {attempts} = 2·3 restricted problems with {returned} "
+                           f"points; the 10 points of violation exactly ρ formed D_ρ and stage 2 ran; "
+                           f"{counted} samples of violation <= ρ counted feasible ({sol.retcode.value})",
+                   evidence)
+
+
+register(Claim(
+    id=f"{PAPER}.feasible_set_rule",
+    paper=PAPER,
+    source="Section 3.1, stage 1 and D_ρ: the restricted problems' budget and the empirical feasibility rule "
+           "(violation (14) <= ρ, at most ⌊ρL⌋ violated samples) that decides D_ρ and the answer",
+    origin=Origin.IMPLEMENTATION,
+    statement="collect_feasible_points asked for 3 points solves exactly 2·3 = 6 restricted problems "
+              "when fewer than 3 of them have a solution (a constraint x cannot change, 8 samples, subsets "
+              "of 6: 6 distinct subsets reach g); and a point whose empirical violation is exactly ρ is "
+              "feasible: on a problem where every point of [0, 4) violates exactly 1 of L = 16 samples at "
+              "ρ = 1/16, GGDOpt (guidance none, 10 stage-1 points) trains on all 10, counts exactly its "
+              "samples of violation <= ρ as feasible (at least one of them exactly at ρ) and returns Success "
+              "iff one exists",
+    kind=Kind.PROPERTY,
+    check=lambda ctx: _check_feasible_set_rule(ctx),
+    control=lambda ctx: _check_feasible_set_rule(ctx, per_point=3, strict=True),
+    control_description="the budget stated as 3·n_points and D_ρ as violation < ρ (a tie excluded): stage 1 "
+                        "solves 6 problems and the tie points are trained on, so the same check must fail",
+))
+
+
+# ------------------------------------------------------------------------- ggdopt.reverse_step
+
+def _gaussian_score(x: np.ndarray, t: float, mean: np.ndarray, var: np.ndarray,
+                    schedule: VPSchedule) -> np.ndarray:
+    """The exact score of N(mean, diag(var)) data diffused to time t, written out."""
+    ab = math.exp(-(schedule.beta_min * t + 0.5 * (schedule.beta_max - schedule.beta_min) * t * t))
+    return -(x - math.sqrt(ab) * mean) / (ab * var + 1.0 - ab)
+
+
+def _check_reverse_step(ctx: Context, *, corrector_decay: bool = True) -> Outcome:
+    """Two predictor–corrector steps of guided_reverse_sample (guidance none, exact Gaussian data score)
+    against the module's documented steps written out in numpy on the same normal draws (the start, then per
+    step the predictor's noise and the corrector's). ``corrector_decay=False`` (the control) writes the
+    corrector step without its e^{−ηΔ} factor, Song et al.'s plain rule."""
+    schedule = VPSchedule()
+    mean, var = np.array([1.5, -0.5]), np.array([0.25, 4.0])
+    model = GaussianScore(mean, np.sqrt(var), schedule)
+    n_steps, snr, count = 20, 0.16, 6
+    with _one_thread():
+        run = guided_reverse_sample(model, lambda x: x[:, 0], n_samples=count, beta=1.0, guidance="none",
+                                    n_steps=n_steps, corrector_steps=1, snr=snr, seed=ctx.seed, max_steps=2)
+    generator = torch.Generator().manual_seed(ctx.seed)
+
+    def draw() -> np.ndarray:
+        return torch.randn((count, 2), generator=generator, dtype=torch.float64).numpy()
+
+    x = draw()
+    delta = (1.0 - schedule.t_min) / n_steps
+    for k in range(2):
+        t = 1.0 - k * delta
+        eta = schedule.beta_min + t * (schedule.beta_max - schedule.beta_min)
+        x = x + (0.5 * eta * x + eta * _gaussian_score(x, t, mean, var, schedule)) * delta
+        x = x + math.sqrt(eta * delta) * draw()
+        s = _gaussian_score(x, t - delta, mean, var, schedule)
+        z = draw()
+        ratio = np.linalg.norm(z, axis=1).mean() / np.linalg.norm(s, axis=1).mean()
+        eps = 2.0 * (math.exp(-eta * delta) if corrector_decay else 1.0) * (snr * ratio) ** 2
+        x = x + eps * s + math.sqrt(2.0 * eps) * z
+    if run.status != "stopped" or run.steps != 2:
+        return Outcome("fail", f"guided_reverse_sample with max_steps = 2 of 20: {run.status} after "
+                               f"{run.steps} steps (documented: stopped after 2)",
+                       {"status": run.status, "steps": run.steps})
+    # the same float64 operations in another order: ~1e-15 relative; 1e-12 leaves three orders, and a step
+    # constant off by e^{±ηΔ} (ηΔ ≈ 1 at t = 1 with 20 steps) moves x by O(0.1)
+    outcome = numeric_outcome(run.x.numpy(), x, rtol=1e-12, atol=1e-12,
+                              what="two predictor–corrector steps against the documented steps written out",
+                              names=("sampler", "written out"))
+    outcome.evidence["corrector_decay"] = corrector_decay
+    return outcome
+
+
+register(Claim(
+    id=f"{PAPER}.reverse_step",
+    paper=PAPER,
+    source="Algorithm 2 (the reverse SDE (17) as a predictor–corrector sampler): guided_reverse_sample's "
+           "Euler–Maruyama predictor and Langevin corrector steps",
+    origin=Origin.IMPLEMENTATION,
+    statement="The first two steps of guided_reverse_sample (VP schedule, 20 steps, one corrector step, "
+              "snr 0.16, guidance none, the exact score of N((1.5, −0.5), diag(0.25, 4)) data, 6 samples) "
+              "equal, to 1e-12, the documented steps written out on the same normal draws: the predictor "
+              "x + (½ηx + η s(x, t))Δ + √(ηΔ) z and the corrector x + ε s(x, t − Δ) + √(2ε) z with "
+              "ε = 2 e^{−ηΔ} (snr ‖z‖/‖s‖)² (norms averaged over the samples, η = η(t) of the predictor)",
+    kind=Kind.NUMERIC,
+    check=lambda ctx: _check_reverse_step(ctx),
+    control=lambda ctx: _check_reverse_step(ctx, corrector_decay=False),
+    control_description="the corrector written without its e^{−ηΔ} factor (Song et al.'s plain step): about "
+                        "e^1 times the step at t = 1 with 20 steps, so the same check must fail",
 ))
