@@ -253,6 +253,13 @@ def _check_linear_exact(ctx: Context, *, swap: bool) -> Outcome:
         assert max(errors.values()) <= tol, f"distance to pinv(X_r) y_r {errors} > {tol:.3g}"
         return {"worst_error_over_tol": figure(max(errors.values()) / tol, 3, floor=1e-12)}
 
+    # one fixed instance first, outside hypothesis: a stop rule that never fires then fails at once instead
+    # of after the shrink phase (#46 round 5, seed 6: MinNorm-OG's step rule reading ‖θ‖ for the step failed
+    # this claim only after 113 s of shrinking, past the mutation budget)
+    try:
+        test(((3, 5, 1), 0))
+    except AssertionError as exc:
+        return fact(False, f"on the fixed instance (n, d, n_forget) = (3, 5, 1), seed 0: {exc}")
     return property_outcome(st.tuples(overparameterized_sizes(), seeds), test, ctx=ctx,
                             max_examples=ctx.pick(20, 200),
                             what="MinNorm-OG (λ = 0) and Retrain return the retained minimum-norm "
@@ -1383,6 +1390,14 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("forget X of the retain X's dtype (its labels converted)", "forget X",
                  lambda: UnlearningProblem(model, theta, (X, y), (forget[0], forget[1].float())),
                  lambda: UnlearningProblem(model, theta, (X, y), (forget[0].float(), forget[1]))),
+        # #46 round 5 (seed 6): y's shape test joined by `and` let a y of the wrong row count (2-D) or of
+        # three dimensions (the right rows) through; an int step read a bool as 1
+        Boundary("y one row per row of X", "retain y", lambda: problem((X, labels)),
+                 lambda: problem((X, y[:-1]))),
+        Boundary("y of shape (n,) or (n, out_features), not 3-D", "retain y", lambda: problem((X, y)),
+                 lambda: problem((X, y[:, :, None]))),
+        Boundary("step η a real number, not a bool", "lr", lambda: GradientDescent(lr=1),
+                 lambda: GradientDescent(lr=True)),
     ]
 
 
@@ -1417,7 +1432,8 @@ register(Claim(
               "since #46 round 4: λ not a bool, epochs and period ints (not a bool, not a float), the "
               "forget X of the retain X's dtype while its labels may be another float dtype, a non-empty "
               "D_r, "
-              "θ* as a dict of nested lists of the model's shapes) "
+              "θ* as a dict of nested lists of the model's shapes; since round 5: y with one row per row "
+              "of X and at most 2-D, the step η not a bool) "
               "is enforced at its boundary: the value just inside is accepted, the value just outside (1e-12 "
               "or one unit past it) is refused with a ValueError or TypeError naming the argument; the "
               "problem reports n_retain, n_forget and d as given.",
