@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
+import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -53,9 +57,15 @@ def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None
 
 
 def as_real_array(name: str, value: Any) -> np.ndarray:
-    """``value`` as a float64 ndarray of real numbers (inf/NaN allowed: the caller decides); strings and
-    complex entries refused by name (``np.asarray(value, dtype=float)`` would parse the one and drop the
-    imaginary part of the other)."""
+    """``value`` as a float64 ndarray of real numbers (inf/NaN allowed: the caller decides); strings,
+    bools and complex entries refused by name (``np.asarray(value, dtype=float)`` would parse the first,
+    count True as 1 and drop the imaginary part of the last).
+
+    >>> as_real_array("x", np.array([True, False]))
+    Traceback (most recent call last):
+    ...
+    TypeError: x must be numeric, got a bool array (dtype bool); pass numbers (.astype(float) if 0/1 is meant)
+    """
     if value is None:
         raise TypeError(f"{name} is required, got None")
     if hasattr(value, "detach"):
@@ -72,7 +82,10 @@ def as_real_array(name: str, value: Any) -> np.ndarray:
             raise TypeError(f"{name} must be numeric, got dtype object: {exc}") from None
     if np.iscomplexobj(array):
         raise TypeError(f"{name} must be real, got complex entries")
-    if array.dtype.kind not in "biuf":
+    if array.dtype.kind == "b":  # True/False given as numbers: refused like as_float_array does
+        raise TypeError(f"{name} must be numeric, got a bool array (dtype bool); pass numbers "
+                        f"(.astype(float) if 0/1 is meant)")
+    if array.dtype.kind not in "iuf":
         raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
     return array.astype(np.float64)
 
@@ -184,6 +197,12 @@ def check_positive(name: str, value: Any) -> float:
 INT64_MAX = 2**63 - 1
 
 
+class IntArgumentError(ValueError, TypeError):
+    """A count given as something other than an int (a float, a bool, a str): both a ``ValueError``
+    (the package's error for a bad count) and a ``TypeError`` (Python's for a wrong type), so either
+    ``except`` catches it (scikit-learn's ``InvalidParameterError`` is built the same way)."""
+
+
 def _check_representable(name: str, value: int) -> int:
     if value > INT64_MAX:  # numpy says "Maximum allowed dimension exceeded", torch "Overflow when unpacking"
         raise ValueError(f"{name} must be <= 2**63 - 1 (numpy's and torch's largest size), got {value!r}")
@@ -198,14 +217,101 @@ def check_positive_int(name: str, value: Any) -> int:
     ...
     ValueError: width must be <= 2**63 - 1 (numpy's and torch's largest size), got 18446744073709551616
     """
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value <= 0:
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise IntArgumentError(f"{name} must be a positive int, got {type(value).__name__} {_brief(value)}")
+    if value <= 0:
         raise ValueError(f"{name} must be a positive int, got {value!r}")
     return _check_representable(name, value)
 
 
+#: what torch's CPU/CUDA allocators say when an allocation fails (numpy raises MemoryError instead)
+_ALLOCATION_FAILURES = ("can't allocate memory", "not enough memory", "out of memory")
+#: numpy's ValueErrors for an array whose byte count or shape overflows before any allocation
+_SIZE_OVERFLOWS = ("array is too big", "Maximum allowed dimension exceeded")
+
+
+def _allocation_failed(exc: BaseException) -> bool:
+    text = str(exc)
+    return (isinstance(exc, MemoryError)
+            or (isinstance(exc, RuntimeError) and any(t in text for t in _ALLOCATION_FAILURES))
+            or (type(exc) is ValueError and any(t in text for t in _SIZE_OVERFLOWS)))
+
+
+def _largest(value: Any) -> float:
+    """The largest count in a size argument (an int or a tuple of ints, as layer widths)."""
+    items = value if isinstance(value, tuple | list) else (value,)
+    counts = [float(v) for v in items if isinstance(v, int | np.integer) and not isinstance(v, bool)]
+    return max(counts, default=-1.0)
+
+
+def _needed(exc: BaseException) -> str:
+    """How much the failed allocation asked for, from numpy's or torch's message."""
+    text = str(exc)
+    found = re.search(r"allocate (\d+) bytes", text)  # torch
+    if found:
+        return f"{int(found.group(1)) / 2**40:.3g} TiB requested"
+    found = re.search(r"allocate ([\d.]+ [KMGTPE]?i?B)", text)  # numpy
+    if found:
+        return f"{found.group(1)} requested"
+    if any(t in text for t in _SIZE_OVERFLOWS):
+        return "more bytes than numpy can address"
+    return text.splitlines()[0][:100] if text else type(exc).__name__
+
+
+def allocates(*names: str) -> Callable:
+    """Decorator for a constructor or function that allocates arrays sized by its arguments ``names``:
+    an allocation that fails inside it (numpy's ``MemoryError`` or "array is too big", torch's "can't
+    allocate memory") becomes a ``ValueError`` naming the largest of those arguments and its value.
+    Costs one ``try`` per call.
+
+    >>> @allocates("d", "n")
+    ... def ones(d, n):
+    ...     return np.ones((d, n))
+    >>> ones(2, 2**50)
+    Traceback (most recent call last):
+    ...
+    ValueError: ones: n=1125899906842624 is too large: the arrays it sizes cannot be allocated (16.0 PiB
+    requested); use a smaller n (with d=2)
+    """
+    def decorate(func: Callable) -> Callable:
+        signature = inspect.signature(func)
+        label = func.__qualname__.replace(".__init__", "")
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return func(*args, **kwargs)
+            except (MemoryError, RuntimeError, ValueError) as exc:
+                if not _allocation_failed(exc):
+                    raise
+                given = signature.bind_partial(*args, **kwargs)
+                given.apply_defaults()
+                sizes = {n: given.arguments[n] for n in names if n in given.arguments}
+                culprit = max(sizes, key=lambda n: _largest(sizes[n]), default=names[0])
+                others = ", ".join(f"{n}={_brief(v)}" for n, v in sizes.items() if n != culprit)
+                raise ValueError(
+                    f"{label}: {culprit}={_brief(sizes.get(culprit))} is too large: the arrays it sizes "
+                    f"cannot be allocated ({_needed(exc)}); use a smaller {culprit}"
+                    + (f" (with {others})" if others else "")) from None
+        return wrapper
+    return decorate
+
+
 def check_int_at_least(name: str, value: Any, minimum: int) -> int:
-    """An int (numpy ints too, never a bool or a float) >= ``minimum``, as an int (a count, a capacity)."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or value < minimum:
+    """An int (numpy ints too, never a bool or a float) >= ``minimum``, as an int (a count, a capacity).
+
+    The one integer check of the package: another type raises :class:`IntArgumentError` (a ValueError
+    and a TypeError), a value below ``minimum`` or past int64 a ValueError; each names the argument.
+
+    >>> check_int_at_least("L", 2.0, 2)
+    Traceback (most recent call last):
+    ...
+    algorithms._validation.IntArgumentError: L must be an int >= 2, got float 2.0
+    """
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise IntArgumentError(f"{name} must be an int >= {minimum}, got {type(value).__name__} "
+                               f"{_brief(value)}")
+    if value < minimum:
         raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
     return _check_representable(name, value)
 

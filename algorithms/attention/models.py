@@ -21,6 +21,7 @@ import torch
 from torch import nn
 
 from algorithms._validation import (
+    allocates,
     check_device,
     check_float_tensor,
     check_int_at_least,
@@ -62,6 +63,7 @@ class SoftmaxAttention(nn.Module):
     torch.Size([2, 1])
     """
 
+    @allocates("in_features")
     def __init__(self, in_features: int, beta: float = 1.0, link: str = "linear", seed: int = 0,
                  dtype: torch.dtype = torch.float64) -> None:
         super().__init__()
@@ -91,6 +93,7 @@ class ErfAttention(nn.Module):
     torch.Size([2, 1])
     """
 
+    @allocates("in_features")
     def __init__(self, in_features: int, lam: float = 1.0, seed: int = 0,
                  dtype: torch.dtype = torch.float64) -> None:
         super().__init__()

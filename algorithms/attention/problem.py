@@ -30,6 +30,7 @@ from algorithms._validation import (
     as_float_array,
     as_real_array,
     check_choice,
+    check_int_at_least,
     check_nonnegative,
     check_positive,
     check_seed,
@@ -61,14 +62,6 @@ def link_function(name: str):
     """
     check_choice("name (a link)", name, LINKS)
     return {"linear": lambda t: t, "quadratic": lambda t: t * t, "relu": torch.relu}[name]
-
-
-def _check_int(name: str, value, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise TypeError(f"{name} must be an int >= {minimum}, got {type(value).__name__} {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def check_unit_vector(name: str, value, d: int, dtype=torch.float64) -> torch.Tensor:
@@ -117,8 +110,8 @@ class SingleLocationProblem(Problem):
     dtype: object = np.float64
 
     def __post_init__(self) -> None:
-        _check_int("d", self.d, 2)
-        _check_int("L", self.L, 2)
+        check_int_at_least("d", self.d, 2)
+        check_int_at_least("L", self.L, 2)
         gamma = check_positive("gamma", self.gamma)
         if not gamma < 1.0:
             raise ValueError(f"gamma must be in (0, 1) (feature noise of the secret token), got {gamma!r}")
@@ -126,7 +119,7 @@ class SingleLocationProblem(Problem):
         check_nonnegative("epsilon", self.epsilon)
         check_choice("link", self.link, LINKS)
         check_choice("variant", self.variant, VARIANTS)
-        _check_int("n_samples", self.n_samples, 1)
+        check_int_at_least("n_samples", self.n_samples, 1)
         check_seed(self.oracle_seed, "oracle_seed")
         if self.dtype not in (np.float32, np.float64):
             raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {self.dtype!r}")
@@ -172,7 +165,7 @@ def sample_batch(problem: SingleLocationProblem, n: int, seed: int) -> tuple[tor
     """
     if not isinstance(problem, SingleLocationProblem):
         raise TypeError(f"problem must be a SingleLocationProblem, got {type(problem).__name__}")
-    _check_int("n", n, 1)
+    check_int_at_least("n", n, 1)
     check_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     dt = problem.torch_dtype

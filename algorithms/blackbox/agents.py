@@ -36,7 +36,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from algorithms._validation import as_real_array, check_bool, check_positive_int
+from algorithms._validation import allocates, as_real_array, check_bool, check_positive_int
 from algorithms.blackbox.features import N_FEATURES
 from algorithms.blackbox.grammar import CONFIG_SPACE, END, MODULES, N_MAX, TOKENS, allowed_next
 
@@ -47,6 +47,7 @@ MAX_LEN = 12
 _INDEX = {t: i for i, t in enumerate(TOKENS)}
 
 
+@allocates("n", "hidden")
 def cosine_positions(n: int, hidden: int) -> torch.Tensor:
     """Sinusoidal position codes, shape ``(n, hidden)`` (Vaswani et al. 2017).
 
@@ -82,6 +83,7 @@ def _check_sizes(hidden: int, heads: int, layers: int) -> None:
 class WorkflowGenerator(nn.Module):
     """Agent 1: problem features -> a grammar-valid workflow, token by token."""
 
+    @allocates("hidden", "heads", "layers")
     def __init__(self, hidden: int = 32, heads: int = 2, layers: int = 1) -> None:
         super().__init__()
         _check_sizes(hidden, heads, layers)
@@ -149,6 +151,7 @@ class WorkflowGenerator(nn.Module):
 class HyperparameterController(nn.Module):
     """Agent 2: (workflow, progress features O_t) -> Normal over each controllable module's actions."""
 
+    @allocates("hidden", "heads", "layers")
     def __init__(self, hidden: int = 32, heads: int = 2, layers: int = 1) -> None:
         super().__init__()
         _check_sizes(hidden, heads, layers)

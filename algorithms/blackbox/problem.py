@@ -40,9 +40,12 @@ from typing import Any
 import numpy as np
 
 from algorithms._validation import (
+    C_INT_MAX,
+    allocates,
     as_float_array,
     as_real_array,
     check_callable,
+    check_int_at_least,
     check_positive_int,
     check_str,
 )
@@ -222,6 +225,7 @@ def normalized_regret(value: float, problem: BlackBoxProblem) -> float:
     return max(0.0, (float(value) - problem.optimum) / (problem.f_ref - problem.optimum))
 
 
+@allocates("dim")
 def bbob_problem(fid: int, instance: int, dim: int, budget: int, *, target_precision: float | None = None
                  ) -> BlackBoxProblem:
     """BBOB function ``fid`` (1..24), ``instance`` (>= 1), dimension ``dim`` (>= 2) from ``ioh``.
@@ -239,8 +243,10 @@ def bbob_problem(fid: int, instance: int, dim: int, budget: int, *, target_preci
     if isinstance(fid, bool) or not isinstance(fid, int | np.integer) or not 1 <= fid <= 24:
         raise ValueError(f"fid must be an int in 1..24, got {fid!r}")
     check_positive_int("instance", instance)
-    if isinstance(dim, bool) or not isinstance(dim, int | np.integer) or dim < 2:
-        raise ValueError(f"dim must be an int >= 2, got {dim!r}")
+    check_int_at_least("dim", dim, 2)
+    for name, value in (("instance", instance), ("dim", dim)):
+        if value > C_INT_MAX:  # ioh's create() takes C ints and says only "incompatible function arguments"
+            raise ValueError(f"{name} must be <= 2**31 - 1 (ioh takes a C int), got {value}")
     check_positive_int("budget", budget)
     if target_precision is not None and not (isinstance(target_precision, int | float)
                                              and target_precision > 0):

@@ -29,6 +29,7 @@ import torch
 from torch import nn
 
 from algorithms._validation import (
+    allocates,
     as_float_array,
     check_device,
     check_float_tensor,
@@ -134,6 +135,7 @@ class ScoreMLP(ScoreModel):
     torch.Size([5, 2])
     """
 
+    @allocates("n", "hidden")
     def __init__(
         self,
         n: int,

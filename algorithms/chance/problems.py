@@ -27,7 +27,13 @@ import scipy.optimize
 import scipy.stats
 import torch
 
-from algorithms._validation import check_float_dtype, check_positive, check_positive_int, check_seed
+from algorithms._validation import (
+    allocates,
+    check_float_dtype,
+    check_positive,
+    check_positive_int,
+    check_seed,
+)
 from algorithms.chance.problem import ChanceConstrainedProblem, LinearStructure, check_rho, min_samples
 
 __all__ = ["beamforming_problem", "linear_gaussian_problem", "portfolio_var_problem", "power_control_problem"]
@@ -70,6 +76,7 @@ def _soc_optimum(cost: np.ndarray, constraint, bounds, x0: np.ndarray) -> float:
     return float(result.fun)
 
 
+@allocates("n", "n_samples")
 def linear_gaussian_problem(
     n: int = 8, *, rho: float = 0.1, n_samples: int = 1000, seed: int = 0, dtype=np.float64
 ) -> ChanceConstrainedProblem:
@@ -119,6 +126,7 @@ def linear_gaussian_problem(
     )
 
 
+@allocates("n_assets", "n_samples")
 def portfolio_var_problem(
     n_assets: int = 5,
     *,
@@ -183,6 +191,7 @@ def portfolio_var_problem(
     )
 
 
+@allocates("n_users", "n_samples")
 def power_control_problem(
     n_users: int = 3,
     *,
@@ -243,6 +252,7 @@ def power_control_problem(
     )
 
 
+@allocates("n_antennas", "n_users", "n_samples")
 def beamforming_problem(
     n_antennas: int = 3,
     n_users: int = 2,

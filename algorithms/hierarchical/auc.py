@@ -35,7 +35,7 @@ import torch
 from torch import nn
 from torch.func import functional_call
 
-from algorithms._validation import check_device, check_positive, check_positive_int
+from algorithms._validation import allocates, check_device, check_positive, check_positive_int
 from algorithms.hierarchical.problems import MinimaxProblem
 
 __all__ = ["ScoreNet", "auc_minimax"]
@@ -49,6 +49,7 @@ class ScoreNet(nn.Module):
     (5, 1)
     """
 
+    @allocates("in_features", "hidden", "out_features")
     def __init__(self, in_features: int, hidden: int = 8, out_features: int = 1, *, seed: int = 0) -> None:
         super().__init__()
         self.in_features = check_positive_int("in_features", in_features)
@@ -77,6 +78,7 @@ class ScoreNet(nn.Module):
         return self.output(torch.tanh(self.hidden(X)))
 
 
+@allocates("n_samples", "in_features", "hidden")
 def auc_minimax(n_samples: int = 400, in_features: int = 5, hidden: int = 8, *,
                 positive_fraction: float = 0.1, separation: float = 2.0, batch_size: int = 32,
                 sigma: float = 0.0, noise: str = "gaussian", seed: int = 0,

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from algorithms._validation import (
+    allocates,
     as_float_array,
     check_callable,
     check_choice,
@@ -241,6 +242,7 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
         x0=np.array([x0], dtype=dtype), y0=np.array([y0], dtype=dtype), sigma=sigma, noise=noise)
 
 
+@allocates("dim_x", "dim_y")
 def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noise: str = "gaussian",
                       hessian_sigma: float = 0.0, mu_g: float = 0.5, l_g1: float = 2.0, reg: float = 0.1,
                       seed: int = 0, dtype=np.float64) -> BilevelProblem:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from algorithms._validation import check_int_at_least, check_seed
+from algorithms._validation import allocates, check_int_at_least, check_seed
 from algorithms.imaging.operators import LinearOperator
 
 __all__ = ["NullSpaceNet", "ResidualDenoiser"]
@@ -40,6 +40,7 @@ class NullSpaceNet(nn.Module):
     a U-Net or ConvNeXt, we use a small CNN so that CPU training takes minutes.
     """
 
+    @allocates("channels", "depth")
     def __init__(self, operator: LinearOperator, projection: LinearOperator, channels: int = 16,
                  depth: int = 4, seed: int = 0) -> None:
         super().__init__()
@@ -72,6 +73,7 @@ class NullSpaceNet(nn.Module):
 class ResidualDenoiser(nn.Module):
     """D(x) = x − f(x), f a small CNN trained to predict the noise (DnCNN-style, Zhang et al. 2017)."""
 
+    @allocates("channels", "depth")
     def __init__(self, channels: int = 16, depth: int = 4, seed: int = 0) -> None:
         super().__init__()
         channels, depth = check_int_at_least("channels", channels, 1), check_int_at_least("depth", depth, 2)

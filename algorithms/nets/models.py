@@ -34,7 +34,13 @@ from typing import Any
 
 import torch
 
-from algorithms._validation import check_positive, check_positive_int, check_seed, check_torch_dtype
+from algorithms._validation import (
+    allocates,
+    check_positive,
+    check_positive_int,
+    check_seed,
+    check_torch_dtype,
+)
 from algorithms.nets.two_layer import ACTIVATIONS
 
 __all__ = [
@@ -145,6 +151,7 @@ class MLP(_Network):
     (['W0', 'W1'], torch.Size([3, 2]))
     """
 
+    @allocates("in_features", "hidden", "out_features")
     def __init__(self, in_features: int, hidden: tuple[int, ...], out_features: int, *,
                  activation: str = "tanh", bias: bool = True, seed: int = 0, init_scale: float = 1.0,
                  dtype: torch.dtype = torch.float64) -> None:
@@ -199,6 +206,7 @@ class CNN(_Network):
     (torch.Size([4, 2]), 6)
     """
 
+    @allocates("in_channels", "length", "channels", "kernel_size", "out_features")
     def __init__(self, in_channels: int, length: int, channels: int, kernel_size: int, out_features: int,
                  *, activation: str = "tanh", seed: int = 0, init_scale: float = 1.0,
                  dtype: torch.dtype = torch.float64) -> None:

@@ -70,6 +70,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from algorithms._validation import (
+    allocates,
     as_float_array,
     check_bool,
     check_float_dtype,
@@ -165,6 +166,7 @@ def orthogonal_separability(X, y) -> Separability:
     return Separability(float(gram[same].min()), float(gram[~same].max()))
 
 
+@allocates("n_per_class", "dim", "n_classes")
 def orthogonally_separable_data(n_per_class: int, dim: int, n_classes: int = 2, *,
                                 spread: float = 0.6, center_correlation: float | None = None,
                                 norm_range: tuple[float, float] = (0.5, 1.5), seed: int = 0,
@@ -224,6 +226,7 @@ def orthogonally_separable_data(n_per_class: int, dim: int, n_classes: int = 2, 
     return X.astype(dtype), y
 
 
+@allocates("n_per_class", "dim", "n_classes")
 def interleaved_sector_data(n_per_class: int, dim: int, n_classes: int = 2, *, noise: float = 0.05,
                             norm_range: tuple[float, float] = (0.5, 1.5), seed: int = 0,
                             dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
@@ -410,6 +413,7 @@ def classifier_alignment(V, means) -> np.ndarray:
     return out
 
 
+@allocates("n_classes")
 def pseudo_labels(n_classes: int, *, binary: bool = False) -> np.ndarray:
     """Column ``k`` is class ``k``'s pseudo-label ``ẽ_k``: ``Ẽ = sqrt(K/(K-1)) (I - 11ᵀ/K)`` (unit columns).
 

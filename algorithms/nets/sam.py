@@ -42,6 +42,7 @@ import numpy as np
 import torch
 
 from algorithms._validation import (
+    allocates,
     as_float_array,
     check_bool,
     check_float_dtype,
@@ -328,6 +329,7 @@ class TwoLayerMSETask(Problem):
             return float(torch.mean((self.net.forward_with(unflatten(theta), X) - y) ** 2))
 
 
+@allocates("n", "in_features", "width")
 def parity_task(n: int, in_features: int, width: int, seed: int, *, init_scale: float = 1.0,
                 dtype=np.float64) -> TwoLayerMSETask:
     """The paper's synthetic task: x uniform on {−1, 1}^in_features, y = x₀·x₁ (Wen et al. 2023).

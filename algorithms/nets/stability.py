@@ -63,6 +63,7 @@ import scipy.linalg
 import scipy.sparse.linalg as spla
 
 from algorithms._validation import (
+    allocates,
     as_float_array,
     backend_cap,
     check_bool,
@@ -576,6 +577,7 @@ def coherence_measure(hessians: Any) -> float:
     return float(scipy.linalg.eigvalsh(coherence_matrix(H))[-1]) / top
 
 
+@allocates("n", "sigma")
 def coherence_lower_bound_hessians(lam_max: float, n: int, sigma: int) -> np.ndarray:
     """The matching lower-bound family of Chang & Khanna, Theorem 3.3 (after Dexter et al., Thm 2).
 

@@ -24,6 +24,7 @@ import torch
 from torch.func import functional_call
 
 from algorithms._validation import (
+    allocates,
     check_bool,
     check_device,
     check_positive,
@@ -80,6 +81,7 @@ class TwoLayerReLU(torch.nn.Module):
     True
     """
 
+    @allocates("in_features", "width", "out_features")
     def __init__(self, in_features: int, width: int, out_features: int = 1, *,
                  hidden_bias: bool = True, output_bias: bool = False, activation: str = "relu",
                  seed: int = 0, init_scale: float = 1.0, dtype: torch.dtype = torch.float64) -> None:

@@ -18,6 +18,7 @@ import torch
 
 from algorithms._validation import (
     check_choice,
+    check_int_at_least,
     check_nonnegative,
     check_optimizer_state_shapes,
     check_positive,
@@ -51,9 +52,7 @@ def check_eps(name: str, value: Any) -> float:
 
 
 def check_frequency(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-    return value
+    return check_int_at_least(name, value, 1)
 
 
 class MatrixOptimizer(torch.optim.Optimizer):

@@ -31,7 +31,7 @@ import math
 
 import torch
 
-from algorithms._validation import check_device, check_positive_int, check_seed
+from algorithms._validation import allocates, check_device, check_positive_int, check_seed
 
 __all__ = ["LowRankExpansion"]
 
@@ -43,6 +43,7 @@ class LowRankExpansion(torch.nn.Module):
     inactive block of BCD); ``in_features``/``out_features`` are those of ``linear``.
     """
 
+    @allocates("rank")
     def __init__(self, linear: torch.nn.Linear, rank: int, seed: int = 0, freeze: bool = True) -> None:
         super().__init__()
         if not isinstance(linear, torch.nn.Linear):

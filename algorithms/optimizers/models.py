@@ -25,7 +25,7 @@ import math
 import torch
 from torch import nn
 
-from algorithms._validation import check_device, check_positive, check_positive_int, check_seed
+from algorithms._validation import allocates, check_device, check_positive, check_positive_int, check_seed
 
 __all__ = ["MLP", "Transformer"]
 
@@ -56,6 +56,7 @@ class MLP(nn.Module):
     'hidden'
     """
 
+    @allocates("in_features", "out_features", "width", "depth")
     def __init__(self, in_features: int, out_features: int, width: int, depth: int, seed: int = 0,
                  residual_multiplier: float = 1.0, dtype: torch.dtype = torch.float32) -> None:
         super().__init__()
@@ -125,6 +126,7 @@ class Transformer(nn.Module):
     torch.Size([3, 8, 11])
     """
 
+    @allocates("vocab_size", "width", "depth", "context")
     def __init__(self, vocab_size: int, width: int, depth: int, n_heads: int = 2, context: int = 32,
                  seed: int = 0, residual_multiplier: float = 1.0, dtype: torch.dtype = torch.float32) -> None:
         super().__init__()

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_int_at_least
+from algorithms._validation import allocates, check_int_at_least
 
 __all__ = [
     "as_density_matrix",
@@ -224,6 +224,7 @@ def partial_trace(rho: Any, keep: Any) -> np.ndarray:
     return tensor.reshape(dim, dim)
 
 
+@allocates("dim", "size")
 def haar_unitaries(dim: int, size: int, seed: int | np.random.Generator = 0) -> np.ndarray:
     """``size`` independent Haar-random ``dim`` × ``dim`` unitaries, shape (size, dim, dim).
 

@@ -70,7 +70,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._validation import check_bool, check_choice, check_positive, check_positive_int
+from algorithms._validation import allocates, check_bool, check_choice, check_positive, check_positive_int
 from algorithms.routing.problem import CVRPInstance, TSPInstance
 
 __all__ = [
@@ -192,6 +192,7 @@ class RoutingGFlowNet(nn.Module):
     ``k`` the kNN degree (None: max(5, n // 5)).
     """
 
+    @allocates("hidden", "layers")
     def __init__(self, problem: str = "tsp", hidden: int = 32, layers: int = 3, k: int | None = None) -> None:
         super().__init__()
         self.problem = check_choice("problem", problem, PROBLEMS)

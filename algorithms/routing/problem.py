@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import as_float_array, check_seed
+from algorithms._validation import allocates, as_float_array, check_int_at_least, check_seed
 from algorithms.core import Problem
 
 __all__ = [
@@ -69,19 +69,11 @@ def cvrp_capacity(n: int) -> int:
     >>> [cvrp_capacity(n) for n in (10, 20, 50, 100, 500)]
     [30, 30, 40, 50, 50]
     """
-    n = _check_size("n", n, minimum=1)
+    n = check_int_at_least("n", n, 1)
     for size in sorted(_CAPACITY):
         if n <= size:
             return _CAPACITY[size]
     return 50
-
-
-def _check_size(name: str, n: Any, *, minimum: int) -> int:
-    if isinstance(n, bool) or not isinstance(n, int | np.integer):
-        raise TypeError(f"{name} must be an int, got {type(n).__name__} {n!r}")
-    if n < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {n}")
-    return int(n)
 
 
 #: the largest distance whose square (dx² + dy²) stays a finite float64
@@ -192,17 +184,19 @@ class CVRPInstance(Problem):
         return int(self.coords.shape[0] - 1)
 
 
+@allocates("n")
 def random_tsp(n: int, seed: int = 0) -> TSPInstance:
     """``n`` points uniform on ``[0, 1]²`` (seeded).
 
     >>> random_tsp(4, seed=1).coords.shape
     (4, 2)
     """
-    n = _check_size("n", n, minimum=3)
+    n = check_int_at_least("n", n, 3)
     rng = np.random.default_rng(check_seed(seed))
     return TSPInstance(rng.random((n, 2)))
 
 
+@allocates("n")
 def random_cvrp(n: int, seed: int = 0, capacity: int | None = None) -> CVRPInstance:
     """A depot and ``n`` customers uniform on ``[0, 1]²``, demands uniform on {1..9}, the
     paper's capacity for ``n`` unless ``capacity`` is given.
@@ -211,7 +205,7 @@ def random_cvrp(n: int, seed: int = 0, capacity: int | None = None) -> CVRPInsta
     >>> int(inst.demands[0]), bool(inst.demands[1:].min() >= 1), bool(inst.demands.max() <= 9)
     (0, True, True)
     """
-    n = _check_size("n", n, minimum=2)
+    n = check_int_at_least("n", n, 2)
     rng = np.random.default_rng(check_seed(seed))
     coords = rng.random((n + 1, 2))
     demands = np.concatenate([[0], rng.integers(1, 10, size=n)])

@@ -51,7 +51,11 @@ class _SetProblem(Problem):
 
 @dataclass(frozen=True)
 class MatchoidMaximization(_SetProblem):
-    """max f(S) over S ⊆ ``elements`` independent in ``matchoid``; f >= 0 submodular, not monotone."""
+    """max f(S) over S ⊆ ``elements`` independent in ``matchoid``; f >= 0 submodular, not monotone.
+
+    Every element must lie in some matroid of ``matchoid`` (its ground set is their union); one in
+    none is refused, naming ``elements`` (so is an ``UpdateStream`` insert of one).
+    """
 
     f: Callable[[frozenset], float]
     matchoid: Matchoid
@@ -68,6 +72,14 @@ class MatchoidMaximization(_SetProblem):
         universe = tuple(check_hashable("elements entry", e) for e in self.elements)
         if len(set(universe)) != len(universe):
             raise ValueError("elements must not repeat an element")
+        # an element in no matroid is outside the matchoid's ground set (the union of the Vᵢ): nothing
+        # constrains it and the rank bound k would not hold (the dynamic algorithm refuses it too)
+        uncovered = [(i, e) for i, e in enumerate(universe) if not self.matchoid.covers(e)]
+        if uncovered:
+            i, e = uncovered[0]
+            raise ValueError(f"elements[{i}] = {e!r} lies in no matroid of the matchoid ({len(uncovered)} "
+                             f"such element(s)); the ground set is the union of the matroids' ground sets: "
+                             f"add a matroid that holds it or drop it")
         object.__setattr__(self, "universe", universe)
         object.__setattr__(self, "dtype", _float_type(self.f))
 
@@ -100,6 +112,9 @@ class UpdateStream(_SetProblem):
             if kind == "insert":
                 if element in present:
                     raise ValueError(f"updates[{t}] inserts {element!r}, which is already present")
+                if not self.matchoid.covers(element):  # as MatchoidMaximization's elements
+                    raise ValueError(f"updates[{t}] inserts {element!r}, which lies in no matroid of the "
+                                     f"matchoid; add a matroid that holds it or drop it")
                 present.add(element)
             else:
                 if element not in present:

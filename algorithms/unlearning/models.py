@@ -32,7 +32,7 @@ from typing import Any
 
 import torch
 
-from algorithms._validation import check_device, check_positive_int, check_seed, check_torch_dtype
+from algorithms._validation import allocates, check_device, check_positive_int, check_seed, check_torch_dtype
 
 __all__ = ["ACTIVATIONS", "DeepLinear", "LinearModel", "TwoLayerPerceptron", "effective_predictor"]
 
@@ -69,6 +69,7 @@ class LinearModel(torch.nn.Module):
     torch.Size([2, 1])
     """
 
+    @allocates("in_features", "out_features")
     def __init__(self, in_features: int, out_features: int = 1, *, seed: int = 0,
                  dtype: torch.dtype = torch.float64) -> None:
         super().__init__()
@@ -96,6 +97,7 @@ class DeepLinear(torch.nn.Module):
 
     out_features = 1
 
+    @allocates("in_features", "widths")
     def __init__(self, in_features: int, widths: tuple[int, ...], *, seed: int = 0,
                  dtype: torch.dtype = torch.float64) -> None:
         super().__init__()
@@ -136,6 +138,7 @@ class TwoLayerPerceptron(torch.nn.Module):
 
     out_features = 1
 
+    @allocates("in_features", "width")
     def __init__(self, in_features: int, width: int, *, activation: str = "tanh", seed: int = 0,
                  dtype: torch.dtype = torch.float64) -> None:
         super().__init__()

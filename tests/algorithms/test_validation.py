@@ -102,7 +102,7 @@ def test_round4_merged_scalar_checks():
     with pytest.raises(ValueError, match=r"^eta must be > 0 and finite, got inf$"):
         v.check_positive("eta", 10**400)  # an int past float's range: not finite, not an OverflowError
     assert v.check_int_at_least("steps", np.int64(0), 0) == 0
-    with pytest.raises(ValueError, match=r"^k must be an int >= 1, got 2\.0$"):
+    with pytest.raises(ValueError, match=r"^k must be an int >= 1, got float 2\.0$"):
         v.check_int_at_least("k", 2.0, 1)
     with pytest.raises(ValueError, match=r"^delta must be finite, got nan$"):
         v.check_finite_real("delta", float("nan"))
@@ -133,3 +133,64 @@ def test_round4_sizes_and_choices():
     with pytest.raises(ValueError, match=r"^curvature must be one of \['a', 'b'\], got \['a'\]"):
         v.check_choice("curvature", ["a"], {"a", "b"})
     assert PnPADMM(prior=TVPrior(weight=0.1), cg_iters=np.int64(5)).cg_iters == 5
+
+
+def test_round5_bools_and_one_integer_check():
+    # #43 round 5 (P1.2): as_real_array counted True as 1 (as_float_array refused bools already)
+    with pytest.raises(TypeError, match=r"^x must be numeric, got a bool array \(dtype bool\)"):
+        v.as_real_array("x", np.array([True, False]))
+    import torch
+
+    with pytest.raises(TypeError, match=r"^mask must be numeric, got a bool array"):
+        v.as_real_array("mask", torch.ones(3, dtype=torch.bool))
+    assert v.as_real_array("x", np.array([1, 2], np.int8)).dtype == np.float64
+    # #43 round 5 (P1.3): one integer check: a non-int is an IntArgumentError (ValueError and TypeError,
+    # so the routing/attention callers' TypeError and the shared ValueError both hold), below the
+    # minimum a ValueError; optimizers, routing and attention use it
+    from algorithms.attention import SingleLocationProblem
+    from algorithms.optimizers import Shampoo
+    from algorithms.routing import random_tsp
+
+    for call, name in [(lambda: v.check_int_at_least("n", "3", 1), "n"),
+                       (lambda: v.check_positive_int("width", 2.0), "width"),
+                       (lambda: Shampoo([torch.zeros(2, requires_grad=True)], precondition_frequency=2.0),
+                        "precondition_frequency"),
+                       (lambda: random_tsp(n=3.0), "n"),
+                       (lambda: SingleLocationProblem(d="4", L=3, gamma=1.0), "d")]:
+        with pytest.raises(v.IntArgumentError, match=rf"\b{name} must be (an int >= \d+|a positive int), "):
+            call()
+        assert issubclass(v.IntArgumentError, ValueError) and issubclass(v.IntArgumentError, TypeError)
+    for call, name, minimum in [(lambda: Shampoo([torch.zeros(2, requires_grad=True)], max_precond_dim=0),
+                                 "max_precond_dim", 1),
+                                (lambda: random_tsp(n=2), "n", 3),
+                                (lambda: SingleLocationProblem(d=4, L=1, gamma=1.0), "L", 2)]:
+        with pytest.raises(ValueError, match=rf"\b{name} must be an int >= {minimum}, got") as info:
+            call()
+        assert not isinstance(info.value, TypeError)
+    assert Shampoo([torch.zeros(2, requires_grad=True)],
+                   precondition_frequency=np.int64(3)).param_groups[0]["precondition_frequency"] == 3
+
+
+def test_round5_sizes_that_cannot_be_allocated_are_named():
+    # #43 round 5 (P1.4): a size below 2**63 that no machine can allocate reached numpy's MemoryError /
+    # torch's "DefaultCPUAllocator: can't allocate memory"; 2**50 float64 entries (8 PiB) exceed any
+    # address space, so these fail at once even where memory is overcommitted
+    from algorithms.nets import TwoLayerReLU
+    from algorithms.optimizers.models import Transformer
+    from algorithms.quantum.states import haar_unitaries
+    from algorithms.routing import random_tsp
+
+    huge = 2**50
+    for call, name in [(lambda: TwoLayerReLU(2, huge), "width"), (lambda: Transformer(10, huge, 1), "width"),
+                       (lambda: random_tsp(huge), "n"), (lambda: haar_unitaries(2, huge), "size"),
+                       (lambda: haar_unitaries(huge, 1), "dim")]:
+        with pytest.raises(ValueError, match=rf": {name}={huge} is too large: the arrays it sizes cannot be "
+                                             rf"allocated \(.*\); use a smaller {name}"):
+            call()
+
+    @v.allocates("n")
+    def fails(n):
+        raise RuntimeError("CUDA error: an illegal memory access")  # not an allocation failure: kept
+
+    with pytest.raises(RuntimeError, match="illegal memory access"):
+        fails(3)

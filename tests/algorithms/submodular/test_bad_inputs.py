@@ -95,6 +95,13 @@ CASES = [
              "elements"),
     BadInput(MatchoidMaximization, lambda: MatchoidMaximization(len, M, [[1]]), TypeError, ("hashable",),
              "unhashable"),
+    # #43 round 5: an element in no matroid is outside the matchoid's ground set (the rank bound fails)
+    BadInput(MatchoidMaximization,
+             lambda: MatchoidMaximization(len, Matchoid([UniformMatroid(2, ground=[0, 1, 2])]), [0, 1, 9]),
+             ValueError, ("elements[2] = 9", "no matroid"), "uncovered"),
+    BadInput(UpdateStream, lambda: UpdateStream(len, Matchoid([PartitionMatroid({0: "a"}, 1)]),
+                                                [("insert", 0), ("insert", 5)]),
+             ValueError, ("updates[1]", "no matroid"), "uncovered"),
     BadInput(UpdateStream, lambda: UpdateStream(len, M, [("insert", 1), ("insert", 1)]), ValueError,
              ("updates[1]", "already present"), "inserted twice"),
     BadInput(UpdateStream, lambda: UpdateStream(len, M, [("delete", 1)]), ValueError,
