@@ -35,13 +35,17 @@ from algorithms.routing.cvrp_enumeration import CVRPEnumeration
 from algorithms.routing.gflownet import (
     RoutingGFlowNet,
     cvrp_log_pb,
+    db_loss,
     db_residuals,
     encode_instances,
+    hybrid_loss,
     knn_adjacency,
     paper_stepwise_log_pb,
     rollout,
+    tb_loss,
     tb_residuals,
     trajectory_loss,
+    tsp_log_pb,
 )
 from algorithms.routing.hbg import HBG, load_model, shipped_checkpoints
 from algorithms.routing.held_karp import HeldKarp, held_karp
@@ -2273,6 +2277,20 @@ def _domain_check(ctx: Context, open_ends: bool = False) -> Outcome:
          lambda: _train_cli([*_CLI_FLAGS[0], "--out", "m.pt"], {**_CLI_FLAGS[1], "out": "m.pt"}), True, None),
         ("the training CLI without --out", lambda: _train_cli([], {**_CLI_DEFAULTS, "out": None}), False,
          (ValueError, "usage error")),
+        ("tsp_log_pb(3) (the smallest TSP)", lambda: tsp_log_pb(3), True, None),
+        ("tsp_log_pb(2)", lambda: tsp_log_pb(2), False, (ValueError, "n must")),
+        ("cvrp_log_pb of no routes", lambda: cvrp_log_pb([]), False, (ValueError, "routes")),
+        ("cvrp_log_pb with an empty route", lambda: cvrp_log_pb([[1], []]), False, (ValueError, "routes")),
+        ("Statement 3 opening a multi-node route with one present", lambda: paper_stepwise_log_pb(1, 0, True),
+         True, None),
+        ("Statement 3 opening a multi-node route with none present",
+         lambda: paper_stepwise_log_pb(0, 1, True), False, (ValueError, "kind")),
+        ("Statement 3 opening a single-node route with none present",
+         lambda: paper_stepwise_log_pb(1, 0, False), False, (ValueError, "kind")),
+        ("the kNN graph of a 2-D distance tensor", lambda: knn_adjacency(torch.ones(3, 3), 1, False), False,
+         (TypeError, "dist")),
+        ("a CVRP with capacity 2.5", lambda: CVRPInstance(cvrp4.coords, [1, 1, 1, 1], 2.5), False,
+         (ValueError, "capacity")),
     ]
     # IndexError too: a tour index out of range must be a named ValueError, never numpy's
     return domain_outcome(cases, open_ends=open_ends, catch=(TypeError, ValueError, IndexError))
@@ -2297,7 +2315,9 @@ register(
         "CVRPEnumeration refuses 9 customers; HGS on three one-customer routes (6 edges, length 6) returns "
         "Success at scale 101 and refuses scale 99 (rounding bound 6 / scale against 1 % of the length); the "
         "training CLI passes its documented defaults and every flag set to train(), and refuses a call "
-        "without --out as a usage error (32 cases)",
+        "without --out as a usage error; tsp_log_pb accepts 3 nodes and refuses 2, cvrp_log_pb refuses no "
+        "routes and an empty route, Statement 3's step probability refuses opening a route kind the state "
+        "lacks, knn_adjacency refuses a 2-D tensor and a CVRP a capacity of 2.5 (41 cases)",
         kind=Kind.PROPERTY,
         check=_domain_check,
         control=lambda ctx: _domain_check(ctx, open_ends=True),
@@ -2346,7 +2366,7 @@ def _terms_check(ctx: Context) -> Outcome:
     per-transition energies (Eq. 9) against their definition, on CVRP trajectories of unequal lengths."""
     torch.manual_seed(ctx.seed)
     gen = torch.Generator().manual_seed(ctx.seed)
-    flow_err, energy_err, padded = 0.0, 0.0, 0
+    flow_err, energy_err, padded, loss_err = 0.0, 0.0, 0, 0.0
     for problem, inst in (("tsp", random_tsp(7, seed=ctx.seed)), ("cvrp", random_cvrp(6, seed=ctx.seed))):
         for a, b in ((1.0, 0.0), (0.7, -0.3)):
             model = _zero_flow_head(RoutingGFlowNet(problem, hidden=8, layers=1), a, b)
@@ -2371,13 +2391,21 @@ def _terms_check(ctx: Context) -> Outcome:
                 got = traj.energies(beta, center=True).numpy()
                 energy_err = max(energy_err, float(np.abs(got - _reference_energies(
                     traj.step_cost.numpy(), valid, traj.samples, beta)).max()))
+                # Eq. 11: the hybrid loss is TB + w·DB, directly and through trajectory_loss
+                for w in (1.0, 0.5):
+                    parts = float(tb_loss(traj, beta, True)) + w * float(db_loss(traj, beta, True))
+                    for got_loss in (hybrid_loss(traj, beta, True, w),
+                                     trajectory_loss(traj, "hybrid", beta=beta, center=True, db_weight=w)):
+                        loss_err = max(loss_err, abs(float(got_loss) - parts) / max(1.0, abs(parts)))
     # float32 rollouts: log Γ(7) ≈ 6.6 and costs ≈ 1 carry ~1e-6 rounding; an off-by-one in r moves the
-    # flow by log(r + 1) >= log 2, a misplaced baseline moves an energy by β·(a step's baseline) ~ 1
-    ok = flow_err <= 1e-4 and energy_err <= 1e-4 and padded > 0
+    # flow by log(r + 1) >= log 2, a misplaced baseline moves an energy by β·(a step's baseline) ~ 1;
+    # the losses are float32 sums (~1e-7 relative), a dropped or misweighted DB term moves them by w·DB
+    ok = flow_err <= 1e-4 and energy_err <= 1e-4 and padded > 0 and loss_err <= 1e-5
     return fact(ok, "the rollouts' state flows are a·log Γ(r+1) + b·r with the MLP zeroed (r customers "
                 "left; a = 1, b = 0: the log-count of a uniform policy's completions) and their energies are "
-                "Eq. 9's, a shorter trajectory's missing baselines on its last transition",
-                flow_max_abs_error=flow_err, energy_max_abs_error=energy_err, padded_trajectories=padded)
+                "Eq. 9's, a shorter trajectory's missing baselines on its last transition; the hybrid loss "
+                "is TB + w·DB", flow_max_abs_error=flow_err, energy_max_abs_error=energy_err,
+                padded_trajectories=padded, hybrid_loss_rel_error=loss_err)
 
 
 def _terms_control(ctx: Context) -> Outcome:
@@ -2403,7 +2431,9 @@ register(
         "uniform policy's completions, and (0.7, −0.3)), and 0 after the terminal transition; and the CVRP "
         "trajectories' energies (β = 3) are β(c_t − c̄_t), c̄_t the mean over the instance's samples at step "
         "t, on each transition taken, with the baselines of the steps a shorter trajectory does not take "
-        "added to its last transition and 0 on padding (at least one trajectory shorter than another)",
+        "added to its last transition and 0 on padding (at least one trajectory shorter than another); on "
+        "those trajectories the hybrid loss (directly and as trajectory_loss 'hybrid') is TB + w·DB "
+        "(Eq. 11) for w = 1 and 0.5, to 1e-5 relative",
         kind=Kind.PROPERTY,
         check=_terms_check,
         control=_terms_control,

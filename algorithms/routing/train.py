@@ -211,7 +211,7 @@ def train(
             {"generator": gen.get_state(), "torch_rng": torch.get_rng_state(), "history": history},
         )
 
-    while step < steps:
+    for _ in range(start_step, steps):  # a bounded loop: a slip in the step count cannot run forever
         if (used_minutes + (time.perf_counter() - t0) / 60.0) >= minutes:
             break
         beta = beta_at(step, steps, beta_min, beta_max)
