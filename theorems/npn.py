@@ -19,7 +19,8 @@ Null-Space for Imaging Inverse Problems*, NeurIPS 2025, arXiv:2510.01608), again
 * ``npn.tv_prox`` (implementation): the TV prior's prox (Chambolle) against the exact prox, certified
   by an independent dual bound, and its value against an explicit TV.
 * ``npn.documented_contracts`` (implementation): the solvers' default tolerance, y = 0 not a blow-up, the
-  denoiser prior's value shape, the PCA rows against numpy's PCA, the MRI masks' documented law.
+  denoiser prior's value shape, the PCA rows against numpy's PCA, the MRI masks' documented law, Blur and
+  Radon against sums written out, PnP-ADMM's recursion with a step-dependent prox (TV).
 * ``npn.assumptions`` (implementation): every documented input condition enforced at its boundary.
 
 The theory instances (:func:`_theory_instance`) use the "network" G(y) = Sx* + N with a planted
@@ -1111,7 +1112,8 @@ def _check_tv_prox(ctx: Context, *, reference_scale: float = 1.0) -> Outcome:
         for b, image in enumerate(images):
             x = image.reshape(-1)
             tv = np.hypot(Dr @ x, Dc @ x).sum()
-            if values.shape != (2,) or abs(values[b] - weight * tv) > 1e-12 * (1.0 + weight * tv):
+            # `not <=`: a NaN value (e.g. the square root of a negative sum) must fail, not slip through
+            if values.shape != (2,) or not abs(values[b] - weight * tv) <= 1e-12 * (1.0 + weight * tv):
                 wrong.append(f"seed {seed}: TVPrior.value {values.reshape(-1)[:2]} against weight·TV = "
                              f"{weight * tv:.15g} (shape {values.shape}, batch of 2)")
             s = reference_scale * strength
@@ -1217,6 +1219,51 @@ def _radon_column_sums(size: int, seed: int) -> float:
     return float((Radon((size, size), [0.0])(image) - reference).abs().max())
 
 
+def _radon_tent_gap(size: int, angles: tuple[float, ...], seed: int) -> float:
+    """max |Radon − a reference| on a random image at oblique angles, relative to the largest projection.
+    The reference writes bilinear interpolation as tent weights: the sample at (row, col) takes pixel
+    (i, j) with weight max(0, 1 − |row − i|)·max(0, 1 − |col − j|) (pixels off the image dropped), summed
+    over the unit-spaced samples s of ray t in the closed disk t² + s² <= (size // 2)². The ray geometry
+    is the 0° one of _radon_column_sums (ray t = column centre + t, samples down the rows) turned by θ:
+    (row, col) = centre + t·(−sin θ, cos θ) − s·(cos θ, sin θ)."""
+    image = np.random.default_rng(seed).uniform(0.0, 1.0, (size, size))
+    centre = size // 2
+    reference = np.zeros((len(angles), size))
+    for a, degrees in enumerate(angles):
+        theta = math.radians(degrees)
+        for t in range(-centre, size - centre):
+            for s in range(-centre, size - centre):
+                if t * t + s * s > centre * centre:
+                    continue
+                row = centre - t * math.sin(theta) - s * math.cos(theta)
+                col = centre + t * math.cos(theta) - s * math.sin(theta)
+                for i in range(size):
+                    for j in range(size):
+                        weight = max(0.0, 1.0 - abs(row - i)) * max(0.0, 1.0 - abs(col - j))
+                        reference[a, t + centre] += weight * image[i, j]
+    got = Radon((size, size), list(angles))(torch.from_numpy(image)).numpy()
+    return float(np.abs(got - reference).max() / np.abs(reference).max())
+
+
+def _blur_gap(shape: tuple[int, int], sigma: float, seed: int) -> float:
+    """max |Blur(x) − the circular convolution of x with the normalized periodic Gaussian|, written out as
+    a double sum (no FFT), relative to max |x|."""
+    h, w = shape
+    image = np.random.default_rng(seed).uniform(0.0, 1.0, shape)
+    rows = np.minimum(np.arange(h), h - np.arange(h))
+    cols = np.minimum(np.arange(w), w - np.arange(w))
+    kernel = np.exp(-(rows[:, None] ** 2 + cols[None, :] ** 2) / (2.0 * sigma * sigma))
+    kernel /= kernel.sum()
+    reference = np.zeros(shape)
+    for i in range(h):
+        for j in range(w):
+            for k in range(h):
+                for m in range(w):
+                    reference[i, j] += kernel[(i - k) % h, (j - m) % w] * image[k, m]
+    got = Blur(shape, sigma)(torch.from_numpy(image)).numpy()
+    return float(np.abs(got - reference).max() / np.abs(image).max())
+
+
 def _kernel_spectrum_gap(shape: tuple[int, int], sigma: float) -> float:
     """max |gaussian_kernel_spectrum − numpy's DFT of the normalized periodic Gaussian| (std sigma)."""
     h, w = shape
@@ -1239,6 +1286,36 @@ def _contract_runs(seed: int) -> tuple:
     # G(y) ≠ 0: the iterates leave 0 towards the NPN term's minimizer, which is no blow-up
     zero = InverseProblem(theory.problem.operator, torch.zeros_like(theory.problem.y))
     return theory, defaults, solve(zero, theory.algorithm, tol=1e-8, maxiters=5000)
+
+
+#: the TV weight of the ADMM recursion check: on the instance's pixels (~0.3) the prox strengths 0.025-0.1
+#: (weight/β) leave the prox neither the identity nor a constant image
+_ADMM_TV_WEIGHT = 0.05
+
+
+def _admm_tv_recursion(theory: _Theory) -> list[str]:
+    """PnP-ADMM's z-step is the prior's prox with step 1/β (the module's recursion). With TV, whose prox
+    depends on its step (the subspace prior's does not), 3 iterations from z_0 = u_0 = 0 at β = 0.5 and 2
+    equal that recursion written out: the right-hand side Hᵀy + γSᵀG(y) + β(z − u), the z- and u-steps by
+    hand, the x-step by ADMM's own CG (5 steps, warm-started; npn.solvers_agree checks it reaches the
+    closed form). The same operations in the same order: equal to rounding (1e-10 relative)."""
+    wrong = []
+    problem, npn = theory.problem, theory.algorithm.npn
+    data = problem.operator.adjoint(problem.y) + npn.gamma * npn.projection.adjoint(npn.predict(problem.y))
+    for beta in (0.5, 2.0):
+        admm = PnPADMM(prior=TVPrior(_ADMM_TV_WEIGHT), penalty=beta, npn=npn, cg_iters=5)
+        x = torch.zeros(theory.x_star.shape, dtype=DT)
+        z, u = x.clone(), x.clone()
+        for _ in range(3):
+            x = admm.x_step(problem, x, data + beta * (z - u))
+            z_new = TVPrior(_ADMM_TV_WEIGHT).prox(x + u, 1.0 / beta)
+            u, z = u + x - z_new, z_new
+        short = solve(problem, admm, tol=1e-300, maxiters=3)
+        gap = _norm(torch.from_numpy(short.x) - z) / _norm(z)
+        if short.retcode is not RetCode.MaxIters or not gap <= _ROUNDING:
+            wrong.append(f"PnPADMM with TV at β = {beta}: after 3 iterations ({short.retcode.value}) z is "
+                         f"{gap:.3g} (relative) from the recursion's z_3 with the prox step 1/β")
+    return wrong
 
 
 def _check_contracts(ctx: Context, *, claimed_tol: float = _DEFAULT_TOL) -> Outcome:
@@ -1287,6 +1364,7 @@ def _check_contracts(ctx: Context, *, claimed_tol: float = _DEFAULT_TOL) -> Outc
                 not MaskedFourier(mask).conjugate_symmetric:
             wrong.append(f"cartesian_mask({side}, {acceleration}, centre_lines={centre}): rows {rows}")
     wrong += _tolerance_edges(theory)
+    wrong += _admm_tv_recursion(theory)
     # gaussian_cs keeps round(ratio · n) rows, at least one: 1 row at ratio 1/16 and at ratio 1e-12 (n = 16)
     rows = [gaussian_cs((4, 4), ratio, seed=0).out_features for ratio in (1 / 16, 1e-12, 3 / 16)]
     if rows != [1, 1, 3]:
@@ -1301,11 +1379,22 @@ def _check_contracts(ctx: Context, *, claimed_tol: float = _DEFAULT_TOL) -> Outc
         gap = _kernel_spectrum_gap(shape, sigma)
         if gap > 1e-12:
             wrong.append(f"gaussian_kernel_spectrum{shape}, σ = {sigma}: {gap:.3g} from numpy's DFT")
+        # the blur itself (the FFT product of _Filter) against the convolution written out
+        gap = _blur_gap(shape, sigma, seed % 1000)
+        if not gap <= 1e-12:
+            wrong.append(f"Blur{shape}, σ = {sigma}: {gap:.3g} from the explicit circular convolution")
+    # Radon at oblique angles (samples between pixels: every bilinear weight in play) against tent weights;
+    # a few hundred float64 terms of size <= 1: 1e-12 relative leaves three orders of margin
+    for size, angles in ((7, (30.0, 117.0)), (8, (45.0, 200.0))):
+        gap = _radon_tent_gap(size, angles, seed % 1000)
+        if not gap <= 1e-12:
+            wrong.append(f"Radon {size}×{size} at {angles}°: {gap:.3g} (relative) from the tent-weight sums")
     ok = not wrong
     return Outcome("pass" if ok else "fail",
                    f"default tolerance {claimed_tol:g} (iterations {iterations}), y = 0 not a blow-up, "
                    f"DenoiserPrior.value per image, PCA rows, MRI masks, inclusive tolerances, a finite "
-                   f"blow-up, Radon at 0°, the blur kernel: {'hold' if ok else 'violated'}",
+                   f"blow-up, Radon at 0° and oblique, the blur kernel and Blur, ADMM's TV recursion: "
+                   f"{'hold' if ok else 'violated'}",
                    {"iterations": iterations, "wrong": wrong[:10], "claimed_tol": claimed_tol})
 
 
@@ -1325,7 +1414,12 @@ register(Claim(
               "stable step ends Diverged at a finite iterate above the blow-up threshold; Radon at 0° equals "
               "the sums of each column's pixels in the closed disk of radius size // 2 (sizes 7, 8) and "
               "gaussian_kernel_spectrum numpy's DFT of the normalized periodic Gaussian (within 1e-12); "
-              "gaussian_cs keeps round(ratio·n) rows, at least one",
+              "gaussian_cs keeps round(ratio·n) rows, at least one; Blur equals the circular convolution "
+              "with that kernel written out (1e-12 of max |x|); Radon at 30°, 117° (7×7) and 45°, 200° "
+              "(8×8) equals the sums of tent-weighted pixels (bilinear interpolation) over the disk's "
+              "samples (1e-12 relative); PnP-ADMM with the TV prior (weight 0.05, β = 0.5 and 2) after 3 "
+              "iterations is the documented recursion's z_3, its z-step the prox with step 1/β (relative "
+              "1e-10)",
     kind=Kind.PROPERTY, check=lambda ctx: _check_contracts(ctx),
     control=lambda ctx: _check_contracts(ctx, claimed_tol=2 * _DEFAULT_TOL),
     control_description="the default tolerance claimed as 2e-5: the explicit run then stops earlier than the "
@@ -1419,6 +1513,10 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("CT angles non-empty", "angles", lambda: Radon(shape, [90.0]), lambda: Radon(shape, [])),
         Boundary("CT angles finite", "angles", lambda: Radon(shape, [1e300]),
                  lambda: Radon(shape, [math.nan])),
+        Boundary("CT angles numbers, not strings", "angles", lambda: Radon(shape, [0, 45]),
+                 lambda: Radon(shape, ["0", "45"])),
+        Boundary("CT angles real", "angles", lambda: Radon(shape, np.array([30.0])),
+                 lambda: Radon(shape, np.array([30.0 + 0j]))),
         Boundary("MRI mask non-empty", "mask", lambda: MaskedFourier(one_point(0, 0)),
                  lambda: MaskedFourier(torch.zeros(shape, dtype=torch.bool))),
         Boundary("MRI mask boolean", "mask", lambda: MaskedFourier(one_point(3, 3)),
@@ -1453,6 +1551,11 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: complement_frequencies(MaskedFourier(torch.ones(shape, dtype=torch.bool)))),
         Boundary("leakage of S on H's images", "projection", lambda: null_space_leakage(H, S),
                  lambda: null_space_leakage(H, Blur((4, 2), 1.0))),
+        Boundary("leakage iterations >= 1", "iterations", lambda: null_space_leakage(H, S, iterations=1),
+                 lambda: null_space_leakage(H, S, iterations=0)),
+        Boundary("leakage iterations an int", "iterations",
+                 lambda: null_space_leakage(H, S, iterations=np.int64(2)),
+                 lambda: null_space_leakage(H, S, iterations=2.0)),
         Boundary("projector input floating", "x", lambda: NullSpaceProjector(H)(x),
                  lambda: NullSpaceProjector(H)(x.to(torch.int64))),
         Boundary("projector input of H's shape", "x", lambda: NullSpaceProjector(H)(x[None]),
@@ -1490,6 +1593,11 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: SubspacePrior(non_orthonormal, shape)),
         Boundary("basis of h·w rows", "image_shape", lambda: SubspacePrior(basis, (2, 8)),
                  lambda: SubspacePrior(basis, (2, 4))),
+        # sides >= 1 on their own: (−4, −4) has the right product h·w = 16
+        Boundary("prior image sides >= 1", "image_shape", lambda: SubspacePrior(basis, (1, 16)),
+                 lambda: SubspacePrior(basis, (-4, -4))),
+        Boundary("prior image sides ints", "image_shape", lambda: SubspacePrior(basis, (np.int64(4), 4)),
+                 lambda: SubspacePrior(basis, (4.0, 4))),
         Boundary("denoiser a torch module", "network", lambda: DenoiserPrior(torch.nn.Identity()),
                  lambda: DenoiserPrior(lambda t: t)),
         Boundary("PGD step > 0", "lr", lambda: PnPPGD(prior, lr=tiny), lambda: PnPPGD(prior, lr=0.0)),
@@ -1514,12 +1622,14 @@ register(Claim(
     origin=Origin.IMPLEMENTATION,
     statement="Each documented input condition (image sides >= 2; CS ratio in (0, 1]; σ > 0; a 2-D finite "
               "floating matrix with h·w columns; Hadamard sizes and rows; SR factor; square CT images and "
-              "finite angles; a non-empty boolean MRI mask, acceleration >= 1; operator inputs' type and "
-              "shape; 1 <= p <= dim Null(H); PCA images; non-empty, conjugate-symmetric complements; y's "
-              "shape, finiteness, reality; noise_std, γ, max_leakage >= 0; leakage <= max_leakage; G's "
-              "sizes and finite output; TV weight >= 0 and inner >= 1; prior inputs; an orthonormal "
-              "subspace basis; step, penalty > 0; cg_iters >= 1; prior and npn types) is enforced at its "
-              "boundary: the value just inside is accepted, the value just outside refused with a "
+              "finite real numeric angles; a non-empty boolean MRI mask, acceleration >= 1; operator inputs' "
+              "type and shape; 1 <= p <= dim Null(H); PCA images; non-empty, conjugate-symmetric "
+              "complements; the leakage's iteration count an int >= 1; y's shape, finiteness, reality; "
+              "noise_std, γ, max_leakage >= 0; leakage <= max_leakage; G's sizes and finite output; TV "
+              "weight >= 0 and inner >= 1; prior inputs; an orthonormal subspace basis and its image shape "
+              "(int sides >= 1, h·w rows); step, penalty > 0; cg_iters >= 1; prior and npn types) is "
+              "enforced at its boundary: the value just inside is accepted, the value just outside refused "
+              "with a "
               "ValueError or TypeError naming the argument",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_assumptions(ctx, shifted=False),
