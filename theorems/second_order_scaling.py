@@ -749,6 +749,39 @@ def _nonfinite_skipped(cls, options: dict, rng: np.random.Generator, sabotage: b
     return fact(ok and opt.skipped_steps == 1, what, skipped_steps=opt.skipped_steps)
 
 
+#: Shampoo's documented floor on a tile's direction norm in the grafting ratio (keeps a zero tile's step 0)
+_GRAFT_FLOOR = 1e-30
+
+
+def _graft_near_floor(rng: np.random.Generator) -> Outcome:
+    """One step of Adam-grafted Shampoo (8×8 in 4×4 tiles, ε = 1e-6) where one tile's gradient is so small
+    that its Shampoo direction has norm 1.5× the documented floor: that tile still steps by Adam's tile norm
+    lr·‖ĝ/(|ĝ| + ε_adam)‖ (relative 1e-12), like the O(1) tiles. Its ridge dominates its statistics (ggᵀ ~
+    1e-64 against ε), so both roots are ε^(−¼)·I to the last bit but round-off and the direction is
+    (1 − β₁)·ε^(−½)·g; a floor set too high (above 1.5e-30) shrinks this step by direction norm / floor."""
+    beta1, eps = _REF_BETAS[0], 1e-6
+    grad = torch.tensor(rng.normal(size=(8, 8)))
+    tiny = grad[4:, 4:]
+    expected_direction = 1.5 * _GRAFT_FLOOR
+    tiny.mul_(expected_direction / ((1 - beta1) * eps**-0.5 * float(tiny.norm())))
+    p = torch.nn.Parameter(torch.zeros(8, 8, dtype=torch.float64))   # from 0: the step is the new value
+    opt = Shampoo([p], lr=_REF_LR, betas=_REF_BETAS, eps=eps, block_size=_REF_BLOCK, grafting="adam",
+                  adam_eps=_REF_ADAM_EPS)
+    p.grad = grad
+    opt.step()
+    # bias-corrected first step: m̂ = g, v̂ = g², so Adam's direction is g / (|g| + ε_adam) entry by entry
+    ratios = []
+    for rows, cols in _tile_slices((8, 8)):
+        g = grad[rows, cols]
+        adam = float((g / (g.abs() + _REF_ADAM_EPS)).norm())
+        ratios.append(float(p.detach()[rows, cols].norm()) / (_REF_LR * adam))
+    worst = max(abs(r - 1.0) for r in ratios)
+    # float64 round-off of a few products and norms: ~1e-15 relative; 1e-12 leaves a factor 1000
+    return fact(worst <= 1e-12, "grafted Shampoo: a tile whose direction norm is 1.5× the 1e-30 floor steps "
+                                "by Adam's tile norm, as the O(1) tiles do", step_over_adam_norm=ratios[-1],
+                worst_relative_gap=worst)
+
+
 def _preconditioner_reference(ctx: Context, sabotage: bool) -> Outcome:
     rng = ctx.rng("preconditioner_reference")
     steps, outcomes = ctx.pick(8, 30), []
@@ -788,6 +821,7 @@ def _preconditioner_reference(ctx: Context, sabotage: bool) -> Outcome:
     outcomes.append(fact(bool(torch.isfinite(p).all()) and torch.equal(p.detach()[:4, :4], decayed),
                          "grafted Shampoo: a tile with zero gradient moves by the weight decay alone",
                          max_gap=float((p.detach()[:4, :4] - decayed).abs().nan_to_num(nan=1.0).max())))
+    outcomes.append(_graft_near_floor(rng))
     blocked = {"precondition_frequency": 2, "block_size": _REF_BLOCK}
     for cls, options in ((Shampoo, {**blocked, "grafting": "adam"}), (SOAP, blocked), (Muon, {})):
         outcomes.append(_bf16_rounded_once(cls, options, rng, steps, sabotage))
@@ -1364,8 +1398,9 @@ register(Claim(
               "8 steps on Gaussian gradients the parameters of an independent tile-by-tile float64 numpy "
               "implementation to 1e-9; and Shampoo, SOAP and Muon update a bfloat16 parameter by their "
               "float32 step rounded once (exactly); a 4×4 tile of an 8×8 matrix whose gradient is zero "
-              "moves, "
-              "under Adam-grafted Shampoo, by the weight decay alone (exactly: no 0/0 in the grafting ratio)",
+              "moves, under Adam-grafted Shampoo, by the weight decay alone (exactly: no 0/0 in the "
+              "grafting ratio), and one whose Shampoo direction has norm 1.5× the documented 1e-30 floor of "
+              "the grafting ratio steps by Adam's tile norm (relative 1e-12) like the O(1) tiles",
     kind=Kind.NUMERIC,
     check=lambda ctx: _preconditioner_reference(ctx, sabotage=False),
     control=lambda ctx: _preconditioner_reference(ctx, sabotage=True),
@@ -1984,6 +2019,19 @@ def _training_loop_body(keep_gradients: bool) -> Outcome:
         wrong.append(f"divergence_factor 1.5 (ceiling {ceiling:.4g}, free-run losses "
                      f"{[round(v, 3) for v in free_losses[:6]]}): {capped.retcode.value} after "
                      f"{capped.stats.iterations} steps, documented Diverged after {stop}")
+    # a model handed over already broken (a NaN in its read-out bias): the first mini-batch loss is NaN, so
+    # the run is Diverged before any step: 0 iterations and gradient calls, value NaN, parameters as given
+    broken = copy.deepcopy(model)
+    with torch.no_grad():
+        broken.readout.bias[0] = float("nan")
+    dead = solve(TrainingProblem(**{**base, "model": broken}, target_loss=1e-9), OptimizerTraining("adamw"),
+                 seed=0)
+    given = torch.cat([p.detach().reshape(-1) for p in broken.parameters()]).numpy()
+    if dead.retcode is not RetCode.Diverged or dead.stats.iterations != 0 or dead.stats.grad_calls != 0 \
+            or not math.isnan(dead.value) or not np.array_equal(dead.x, given, equal_nan=True):
+        wrong.append(f"a model with a NaN parameter: {dead.retcode.value} after {dead.stats.iterations} "
+                     f"steps ({dead.stats.grad_calls} gradient calls), value {dead.value}; documented "
+                     "Diverged after 0")
     if wrong:
         return Outcome("fail", f"solve(TrainingProblem, OptimizerTraining) differs from the documented loop: "
                                f"{'; '.join(wrong[:3])}", {"wrong": wrong})
@@ -2011,7 +2059,8 @@ register(Claim(
               "step taken on a loss past divergence_factor·max(initial held-out loss, 1); with AdamW at lr 1 "
               "and divergence_factor 1.5 the run stops (Diverged) exactly before the first step loss past "
               "the ceiling, as read off the same run with the factor 1e9 (that loss below twice the "
-              "ceiling)",
+              "ceiling); a model handed over with a NaN parameter is Diverged after 0 steps (0 gradient "
+              "calls, value NaN, parameters as given)",
     kind=Kind.NUMERIC,
     check=partial(_training_loop, keep_gradients=False),
     control=partial(_training_loop, keep_gradients=True),
