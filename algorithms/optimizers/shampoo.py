@@ -12,7 +12,7 @@ eigenvalues clipped at 0 before the ridge ε. With ``grafting="adam"`` each tile
 to the Frobenius norm of the Adam direction M̂ / (√V̂ + ε_adam) of the same tile (the
 layer-wise step size of Adam, the direction of Shampoo; Adam's first moment is the same EMA as
 Shampoo's momentum M, kept once, and V ← β₂ V + (1 − β₂) G² is the only extra state); the ratio's
-denominator ‖D‖ is floored at 1e-30, so a tile with zero gradient steps by 0, not 0/0, and every tile
+denominator ‖D‖ is floored at 1e-30, so a tile with zero gradient gets direction 0, not 0/0, and every tile
 whose ‖D‖ is at least 1e-30 takes Adam's norm exactly. A side longer than
 ``max_precond_dim`` is left unpreconditioned (identity). The step is W ← (1 − lr·λ) W − lr·D.
 Parameters that are not matrices take the Adam direction (Shampoo's grafting base).
