@@ -297,11 +297,13 @@ def allocates(*names: str) -> Callable:
     return decorate
 
 
-def check_int_at_least(name: str, value: Any, minimum: int) -> int:
+def check_int_at_least(name: str, value: Any, minimum: int, *, size: bool = True) -> int:
     """An int (numpy ints too, never a bool or a float) >= ``minimum``, as an int (a count, a capacity).
 
     The one integer check of the package: another type raises :class:`IntArgumentError` (a ValueError
     and a TypeError), a value below ``minimum`` or past int64 a ValueError; each names the argument.
+    ``size=False`` for a count that only enters formulas, never an array's shape (attention's number
+    of tokens L, with L − 1 = e^{αd}): no int64 cap then.
 
     >>> check_int_at_least("L", 2.0, 2)
     Traceback (most recent call last):
@@ -313,7 +315,7 @@ def check_int_at_least(name: str, value: Any, minimum: int) -> int:
                                f"{_brief(value)}")
     if value < minimum:
         raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
-    return _check_representable(name, value)
+    return _check_representable(name, value) if size else int(value)
 
 
 def check_choice(name: str, value: Any, choices) -> Any:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from algorithms._validation import as_float_array, check_nonnegative, check_positive
+from algorithms._validation import as_float_array, check_int_at_least, check_nonnegative, check_positive
 from algorithms.attention.risk import thermodynamics
 
 __all__ = ["learnable", "phase_map", "plot_phase_map"]
@@ -74,8 +74,7 @@ def plot_phase_map(path, *, beta: float = 1.0, size: int = 120) -> Path:
     ...     plot_phase_map(Path(tmp) / "phase.png", size=20).exists()
     True
     """
-    if isinstance(size, bool) or not isinstance(size, int) or size < 2:
-        raise ValueError(f"size must be an int >= 2, got {size!r}")
+    check_int_at_least("size", size, 2)
     import matplotlib
 
     matplotlib.use("Agg")

@@ -111,7 +111,7 @@ class SingleLocationProblem(Problem):
 
     def __post_init__(self) -> None:
         check_int_at_least("d", self.d, 2)
-        check_int_at_least("L", self.L, 2)
+        check_int_at_least("L", self.L, 2, size=False)  # L − 1 = e^{αd} is allowed: no int64 cap
         gamma = check_positive("gamma", self.gamma)
         if not gamma < 1.0:
             raise ValueError(f"gamma must be in (0, 1) (feature noise of the secret token), got {gamma!r}")

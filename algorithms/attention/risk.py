@@ -35,7 +35,13 @@ import math
 import numpy as np
 import torch
 
-from algorithms._validation import check_bool, check_nonnegative, check_positive, check_seed
+from algorithms._validation import (
+    check_bool,
+    check_int_at_least,
+    check_nonnegative,
+    check_positive,
+    check_seed,
+)
 from algorithms.attention.problem import SingleLocationProblem, check_unit_vector, link_function
 
 __all__ = ["locate_probability", "mean_field_risk", "monte_carlo_risk", "thermodynamics",
@@ -149,8 +155,7 @@ def top_score_probability(problem: SingleLocationProblem, mu: float = 1.0, *, no
 
     problem = _check_problem(problem)
     mu = float(_overlap(mu, "mu"))
-    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 2:
-        raise ValueError(f"nodes must be an int >= 2, got {nodes!r}")
+    nodes = check_int_at_least("nodes", nodes, 2)
     points, weights = np.polynomial.hermite_e.hermegauss(nodes)
     keys = problem.signal_scale * math.sqrt(problem.d) * mu + problem.gamma * points
     return float(weights @ np.exp((problem.L - 1) * log_ndtr(keys)) / weights.sum())

@@ -37,7 +37,7 @@ import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from algorithms._validation import as_real_array, backend_cap, check_seed
+from algorithms._validation import as_real_array, backend_cap, check_positive_int, check_seed
 
 __all__ = ["EIGEN_FLOOR", "DiffusionMap", "dense_diffusion_map", "diffusion_map", "nystrom"]
 
@@ -84,8 +84,7 @@ def _check_kernel(K: Any) -> Any:
 def _check_components(n_components: Any, t: Any, n: int, *, dense: bool = False) -> None:
     """``n_components`` in [1, n - 2] (ARPACK needs k = n_components + 1 < n; the dense solver takes
     n - 1) and ``t`` an int >= 0 (shared by both solvers)."""
-    if isinstance(n_components, bool) or not isinstance(n_components, int | np.integer) or n_components < 1:
-        raise ValueError(f"n_components must be a positive int, got {n_components!r}")
+    n_components = check_positive_int("n_components", n_components)
     most, what = (n - 1, "n_samples - 1") if dense else (n - 2, "n_samples - 2")
     if n_components > most:
         raise ValueError(f"n_components must be at most {what} = {most}, got {n_components}")

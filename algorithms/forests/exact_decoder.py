@@ -47,7 +47,7 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 
-from algorithms._validation import as_real_array, check_generator
+from algorithms._validation import as_real_array, check_generator, check_positive_int
 from algorithms.forests.diffusion import EIGEN_FLOOR, DiffusionMap
 from algorithms.forests.partition import ForestPartition, sample_in_boxes
 
@@ -149,8 +149,7 @@ def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarr
         raise ValueError(f"K0_hat must have shape (m, {n}), got {K0_hat.shape}")
     if not np.all(np.isfinite(K0_hat)):
         raise ValueError("K0_hat contains NaN or inf entries")
-    if isinstance(n_candidates, bool) or not isinstance(n_candidates, int) or n_candidates < 1:
-        raise ValueError(f"n_candidates must be a positive int, got {n_candidates!r}")
+    n_candidates = check_positive_int("n_candidates", n_candidates)
     if not (isinstance(time_limit, int | float) and time_limit > 0):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     low, high = as_real_array("low", low), as_real_array("high", high)

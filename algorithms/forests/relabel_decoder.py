@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
-from algorithms._validation import as_real_array, check_generator
+from algorithms._validation import as_real_array, check_generator, check_int_at_least
 from algorithms.forests.partition import ForestPartition, node_boxes, sample_in_boxes
 
 __all__ = ["RelabeledForest", "majority_box", "relabel_forest"]
@@ -72,8 +72,7 @@ def relabel_forest(partition: ForestPartition, embed: Callable[[np.ndarray], np.
         raise TypeError(f"partition must be a ForestPartition, got {type(partition).__name__}")
     if not callable(embed):
         raise TypeError(f"embed must be callable (rows -> embeddings), got {type(embed).__name__}")
-    if isinstance(n_synthetic, bool) or not isinstance(n_synthetic, int) or n_synthetic < 2:
-        raise ValueError(f"n_synthetic must be an int >= 2, got {n_synthetic!r}")
+    n_synthetic = check_int_at_least("n_synthetic", n_synthetic, 2)
     trees = [est.tree_ for est in partition.forest.estimators_]
     samples, owners = [], []
     for tree in trees:

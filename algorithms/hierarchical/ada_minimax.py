@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_nonnegative
+from algorithms._validation import check_int_at_least, check_nonnegative
 from algorithms._validation import check_positive as check_rate  # a step size: finite, > 0
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
 from algorithms.hierarchical._loop import checked, norm, run
@@ -59,8 +59,7 @@ def ada_parameters(t: int, noise_sum: float, previous_noise_sum: float, lower_su
     >>> ada_parameters(4, 0.0, 0.0, 0.0, lr_x=1.0, lr_y=1.0, alpha=1.0, gamma=2.0)
     (1.0, 0.5, 0.5)
     """
-    if isinstance(t, bool) or not isinstance(t, int) or t < 1:
-        raise ValueError(f"t must be an int >= 1, got {t!r}")
+    check_int_at_least("t", t, 1)
     for name, value in (("noise_sum", noise_sum), ("previous_noise_sum", previous_noise_sum),
                         ("lower_sum", lower_sum)):
         if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):

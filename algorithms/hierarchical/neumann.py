@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from algorithms._validation import as_float_array
+from algorithms._validation import as_float_array, check_int_at_least
 from algorithms.hierarchical._loop import checked
 from algorithms.hierarchical.problems import BilevelProblem
 
@@ -42,8 +42,7 @@ def neumann_terms(horizon: int, mu_g: float, l_g1: float) -> int:
     >>> neumann_terms(1000, 0.5, 2.0)
     37
     """
-    if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1:
-        raise ValueError(f"horizon must be an int >= 1, got {horizon!r}")
+    check_int_at_least("horizon", horizon, 1)
     for name, value in (("mu_g", mu_g), ("l_g1", l_g1)):
         if isinstance(value, bool) or not isinstance(value, int | float) or not (
                 math.isfinite(value) and value > 0):
@@ -65,8 +64,7 @@ def neumann_hypergradient(problem: BilevelProblem, x: np.ndarray, y: np.ndarray,
     """
     if not isinstance(problem, BilevelProblem):
         raise TypeError(f"problem must be a BilevelProblem, got {type(problem).__name__}")
-    if isinstance(terms, bool) or not isinstance(terms, int) or terms < 0:
-        raise ValueError(f"terms must be an int >= 0, got {terms!r}")
+    check_int_at_least("terms", terms, 0)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got "
                         f"{type(rng).__name__} {rng!r}")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from algorithms._validation import check_int_at_least
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
 from algorithms.hierarchical._loop import DEFAULT_MAXITERS, checked, run
 from algorithms.hierarchical.ada_bio import check_terms
@@ -45,9 +46,7 @@ class StocBiO(Algorithm):
     def __post_init__(self) -> None:
         for name in ("lr_x", "lr_y"):
             object.__setattr__(self, name, check_rate(name, getattr(self, name)))
-        steps = self.inner_steps
-        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-            raise ValueError(f"inner_steps must be an int >= 1, got {self.inner_steps!r}")
+        check_int_at_least("inner_steps", self.inner_steps, 1)
         check_terms(self.neumann_terms)
 
 

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from algorithms._validation import check_int_at_least
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.quantum.estimators import collision_statistic, purity_from_collisions
 from algorithms.quantum.problem import (
@@ -64,8 +65,7 @@ def copies_per_basis_for(dim: int, copies_per_basis: int | None = None, gap: flo
     >>> copies_per_basis_for(8), copies_per_basis_for(8, gap=0.1), copies_per_basis_for(8, 3)
     (8, 4, 3)
     """
-    if isinstance(dim, bool) or not isinstance(dim, int | np.integer) or dim < 2:
-        raise ValueError(f"dim must be an int >= 2, got {dim!r}")
+    dim = check_int_at_least("dim", dim, 2)
     m = check_copies_per_basis(copies_per_basis)
     if m is not None:
         return m

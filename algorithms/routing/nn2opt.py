@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_nonnegative
+from algorithms._validation import check_int_at_least, check_nonnegative
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.routing._common import finish
 from algorithms.routing.problem import CVRPInstance, TSPInstance, check_distance_matrix, cvrp_cost, tsp_cost
@@ -110,8 +110,7 @@ def two_opt(
     if t.size != dist.shape[0]:
         raise ValueError(f"tour must visit each of the {dist.shape[0]} nodes of dist exactly once, got "
                          f"{t.size} nodes {t.tolist()!r:.80}")
-    if isinstance(max_moves, bool | np.bool_) or not isinstance(max_moves, int | np.integer) or max_moves < 0:
-        raise ValueError(f"max_moves must be an int >= 0, got {max_moves!r}")
+    max_moves = check_int_at_least("max_moves", max_moves, 0)
     tol = check_nonnegative("tol", tol)
     return _two_opt(dist, t, int(max_moves), tol)
 
