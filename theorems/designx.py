@@ -19,6 +19,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import scipy.optimize as scipy_optimize
 import sympy
 import torch
 from hypothesis import strategies as st
@@ -1321,10 +1322,30 @@ def _counting(ctx: Context) -> Outcome:
         if short.retcode.name != "MaxIters" or short.stats.iterations != 2:
             misnumbered.append(f"{type(alg).__name__} with maxiters = 2: {short.retcode.name} after "
                                f"{short.stats.iterations} iterations")
-    outcome.evidence["trace_numbering_250"] = misnumbered or "1..n for each solver; maxiters = 2 honoured"
+    # without maxiters the budget alone ends a scipy DE run: the iteration count scipy is given must cover
+    # every generation a budget of 10¹³ evaluations pays for (10¹² of 10 in 2-D; a finite default such as
+    # scipy's 1000 or 10⁹ would end the run early with MaxIters). scipy is stopped at its call (a spy).
+    horizon = {}
+
+    def spy_de(fun, bounds, **kwargs):
+        horizon["maxiter"] = kwargs.get("maxiter")
+        raise _SpyStop
+
+    huge = BlackBoxProblem(lambda x: float(np.sum(x**2)), (-np.ones(2), np.ones(2)), 10**13)
+    with patched(scipy_optimize, "differential_evolution", spy_de), contextlib.suppress(_SpyStop):
+        solve(huge, ScipyDE(popsize=5), seed=0)
+    if not isinstance(horizon.get("maxiter"), int) or horizon["maxiter"] < 10**13 // 10:
+        misnumbered.append(f"ScipyDE without maxiters gives scipy maxiter={horizon.get('maxiter')!r}, "
+                           f"fewer than the {10**12} generations a budget of 10¹³ pays for")
+    outcome.evidence["trace_numbering_250"] = misnumbered or (
+        "1..n for each solver; maxiters = 2 honoured; no iteration cap on scipy DE without maxiters")
     if misnumbered and outcome.status == "pass":
         return Outcome("fail", f"trace numbering: {misnumbered[0]}", outcome.evidence)
     return outcome
+
+
+class _SpyStop(Exception):
+    """Ends a solve at the backend call a spy replaced."""
 
 
 def _overshooting_call(self, X):
@@ -1365,7 +1386,8 @@ register(
         "finite value seen, at a point that has that value; the stored trace numbers its iterations "
         "1, 2, ..., stats.iterations, with evaluation counts that never decrease nor pass stats.f_calls "
         "(also checked once per solver at budget 250 in 3-D, where each makes several iterations, and "
-        "there maxiters = 2 stops each solver after exactly 2 iterations with MaxIters)",
+        "there maxiters = 2 stops each solver after exactly 2 iterations with MaxIters); without maxiters "
+        "scipy DE is given an iteration count that covers every generation of a 10¹³-evaluation budget",
         kind=Kind.PROPERTY,
         check=_counting,
         control=_control_counting,
@@ -2305,6 +2327,16 @@ def _check_rewards(ctx: Context, rewards_of) -> Outcome:
                      "expected": figure(expected, 6), "min_reward": figure(float(r.min()), 3)})
         if float(r.min()) < -1e-12:
             worst = math.inf
+    # the edges of the domain, by hand: a start 1e-14 above f* that reaches it (ℓ₀ − log10 ε = 4.3e-7,
+    # below any fixed floor on the divisor a guard might use) earns exactly 1 over two steps; a start
+    # at f* earns 0 per step, without a division by ℓ₀ − log10 ε = 0
+    for start, gaps, expected in ((optimum + 1e-14, [4e-15, 0.0], 1.0), (optimum, [0.0, 0.0, 0.0], 0.0)):
+        episode = Episode(workflow=(), logp1=torch.zeros(()), entropy1=torch.zeros(()),
+                          best_after=[optimum + g for g in gaps], start_best=start)
+        r = np.asarray(rewards_of(episode, optimum, floor))
+        worst = max(worst, abs(float(r.sum()) - expected), 0.0 if r.size == len(gaps) else math.inf)
+        rows.append({"steps": len(gaps), "return": figure(float(r.sum()), 6), "expected": expected,
+                     "min_reward": figure(float(r.min()), 3)})
     ok = worst <= 1e-12
     return Outcome("pass" if ok else "fail",
                    "per-step rewards telescope to (ℓ₀ − ℓ_T)/(ℓ₀ − log10 ε), 1 at f*, 0 without "
@@ -2318,7 +2350,8 @@ register(Claim(
     origin=Origin.IMPLEMENTATION,
     statement="For any nonincreasing best-so-far sequence, the per-step rewards r_t = (ℓ_{t−1} − ℓ_t)/(ℓ₀ − "
               "log10 ε), ℓ = log10(f_best − f* + ε), are >= 0 and sum to (ℓ₀ − ℓ_T)/(ℓ₀ − log10 ε): a run "
-              "that reaches f* earns exactly 1 and one that never improves 0 (6 random sequences, 1e-12)",
+              "that reaches f* earns exactly 1 and one that never improves 0 (6 random sequences, 1e-12); "
+              "also a start 1e-14 above f* that reaches f* earns 1 and a start at f* earns 0 per step",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_rewards(ctx, _log_regret_rewards()),
     control=lambda ctx: _check_rewards(ctx, _unnormalized_rewards),
@@ -2736,4 +2769,134 @@ register(Claim(
     control=lambda ctx: _check_agent_states(ctx, dim_scale=40.0),
     control_description="the dimension feature expected at dimension / 40 (another scale than the one the "
                         "agents were trained with): the features must then disagree",
+))
+
+
+# ---------------------------------------------------------------- designx.checkpoint_fidelity
+
+# The shipped agents' outputs on fixed inputs, computed with the code of the commit that trained and
+# shipped the checkpoint (da35190: agents.py, grammar.py, designx.py as they were then; torch 2.13.0+cpu,
+# the version in the checkpoint's metadata) and bit-identical with the code since (checked when
+# recorded). The weights only mean what they meant in training under that forward pass and that
+# action decoding: a layer order, a positional encoding, a std clamp or a configuration range changed
+# afterwards still loads (the shapes agree) but gives other workflows and other hyperparameters.
+# Agent 1's features: round(sin(k·(1..13)), 3); Agent 2's observations: round(0.5 + 0.4 cos(k·(1..9)), 3),
+# k = 1, 2; the literals keep 7 significant digits.
+_AGENT1_GOLDEN = (  # (k, greedy workflow, its log-probability, summed entropy)
+    (1, ("init.uniform", "pop.cma", "es.sep_cmaes", "bc.clip", "sel.mu_plus_lambda", "red.linear",
+         "restart.stagnation"), -4.745121, 8.361563),
+    (2, ("init.gaussian", "pop.50", "es.sep_cmaes", "bc.clip", "sel.mu_plus_lambda", "red.linear",
+         "restart.stagnation"), -4.469518, 7.849935),
+    (3, ("init.gaussian", "pop.50", "es.sep_cmaes", "bc.clip", "sel.mu_plus_lambda", "red.linear",
+         "restart.stagnation"), -4.378926, 7.796167),
+)
+_AGENT2_GOLDEN = (  # (workflow, means and stds flattened from (T = 2, M_c, 3), values (T,))
+    (("init.lhs", "pop.50", "de.current_to_pbest1", "cx.exponential", "bc.reflect", "sel.greedy"),
+     [0.433309, 0.8254008, 0.295282, 0.2231435, 0.6081221, 0.4948769, 0.4741359, 0.8504608, 0.2572142,
+      0.2457439, 0.6621932, 0.449023],
+     [0.06941791, 0.3003091, 0.2147087, 0.4142102, 0.174526, 0.2207553, 0.06362396, 0.2864364, 0.1985365,
+      0.3630394, 0.1678258, 0.2010999],
+     [-0.1683192, -0.1283862]),
+    (("init.sobol", "pop.20", "ga.polynomial", "bc.clip", "sel.greedy"),
+     [0.4893296, 0.6393211, 0.1848845, 0.5275993, 0.6834085, 0.160736],
+     [0.06012743, 0.4408999, 0.3644789, 0.05688739, 0.4106368, 0.3237165],
+     [-0.06065524, -0.0348295]),
+    (("init.uniform", "pop.50", "pso.inertia", "bc.clip", "sel.greedy"),
+     [0.4671392, 0.722688, 0.5127532, 0.5011362, 0.7618477, 0.4590794],
+     [0.08820997, 0.2843437, 0.08193147, 0.07851626, 0.2605802, 0.07400478],
+     [0.108337, 0.1316727]),
+    (("init.uniform", "pop.cma", "es.sep_cmaes", "bc.clip", "sel.mu_plus_lambda"),
+     [0.4552287, 0.8567815, 0.3240898, 0.5031108, 0.8821496, 0.283693],
+     [0.2130755, 0.4194493, 0.3003783, 0.1879701, 0.4028183, 0.2694574],
+     [0.09440285, 0.1244879]),
+)
+# decode_action(module, (0.3, 0.6, 0.9)) for every controllable module, as trained
+_DE_NAMES = ("rand1", "rand2", "best1", "best2", "current_to_best1", "current_to_rand1", "rand_to_best1",
+             "current_to_pbest1")
+_DECODE_GOLDEN = {**{f"de.{n}": {"F1": 0.3, "F2": 0.6, "p": 0.452} for n in _DE_NAMES},
+                  "cx.binomial": {"Cr": 0.3}, "cx.exponential": {"Cr": 0.3},
+                  "ga.gaussian": {"sigma": 0.00645195}, "ga.polynomial": {"eta": 33.5},
+                  "pso.inertia": {"w": 0.44, "c1": 1.5, "c2": 2.25}, "es.sep_cmaes": {"mu_ratio": 0.22}}
+
+
+def _post_ln_encoder(hidden: int, heads: int, layers: int) -> torch.nn.TransformerEncoder:
+    """The control's encoder: the shipped layers with post-LN order (norm_first=False)."""
+    layer = torch.nn.TransformerEncoderLayer(hidden, heads, dim_feedforward=2 * hidden, dropout=0.0,
+                                             batch_first=True, norm_first=False)
+    return torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+
+
+def _shipped_agents(*, post_ln: bool):
+    """The shipped checkpoint's agents (``post_ln``: loaded into post-LN layers, the control)."""
+    import algorithms.blackbox.agents as agents_module
+    from algorithms.blackbox.designx import DEFAULT_CHECKPOINT, load_agents
+
+    if not post_ln:
+        return load_agents()
+    state = torch.load(DEFAULT_CHECKPOINT, map_location="cpu", weights_only=True)
+    with patched(agents_module, "_encoder", _post_ln_encoder):
+        a1, a2 = WorkflowGenerator(**state["sizes"]), HyperparameterController(**state["sizes"])
+    a1.load_state_dict(state["agent1"])
+    a2.load_state_dict(state["agent2"])
+    return a1.eval(), a2.eval()
+
+
+def _check_checkpoint_fidelity(ctx: Context, *, post_ln: bool) -> Outcome:
+    from algorithms.blackbox.grammar import CONFIG_SPACE, decode_action
+
+    a1, a2 = _shipped_agents(post_ln=post_ln)
+    # float32 forward passes on another CPU or BLAS differ from the recorded ones by a few ulps per
+    # operation (~1e-6 here); 1e-4 is far above that and far below what a changed layer makes (> 1e-2)
+    tol, wrong, worst = 1e-4, [], 0.0
+    with _one_torch_thread(), torch.no_grad():
+        for k, flow, logp, entropy in _AGENT1_GOLDEN:
+            feats = torch.tensor(np.round(np.sin(np.arange(1, 14) * k), 3), dtype=torch.float32)
+            got, lp, ent = a1.sample(feats, greedy=True)
+            err = max(abs(float(lp) - logp), abs(float(ent) - entropy))
+            worst = max(worst, err)
+            if got != flow or err > tol:
+                wrong.append(f"Agent 1 (k={k}): {' '.join(got)}, log-probability {float(lp):.6g}, entropy "
+                             f"{float(ent):.6g}; recorded {' '.join(flow)}, {logp}, {entropy}")
+        obs = torch.tensor(np.stack([np.round(0.5 + 0.4 * np.cos(np.arange(1, 10) * k), 3) for k in (1, 2)]),
+                           dtype=torch.float32)
+        for flow, mean, std, value in _AGENT2_GOLDEN:
+            m, s, v = a2(flow, obs)
+            err = max(float(np.abs(m.numpy().reshape(-1) - mean).max()),
+                      float(np.abs(s.numpy().reshape(-1) - std).max()),
+                      float(np.abs(v.numpy() - value).max()))
+            worst = max(worst, err)
+            if err > tol:
+                wrong.append(f"Agent 2 on {' '.join(flow)}: outputs {err:.3g} from the recorded ones")
+    # the decoded hyperparameters: 1e-6 relative, the literals' 7 significant digits
+    if set(CONFIG_SPACE) != set(_DECODE_GOLDEN):
+        wrong.append(f"controllable modules {sorted(CONFIG_SPACE)}, trained with {sorted(_DECODE_GOLDEN)}")
+    for module, want in _DECODE_GOLDEN.items():
+        got = decode_action(module, [0.3, 0.6, 0.9]) if module in CONFIG_SPACE else {}
+        if got.keys() != want.keys() or any(abs(got[n] - w) > 1e-6 * abs(w) for n, w in want.items()):
+            wrong.append(f"decode_action({module!r}, (0.3, 0.6, 0.9)) = {got}, trained with {want}")
+    out = fact(not wrong, "; ".join(wrong[:4]) or
+               f"the shipped agents reproduce the training-time outputs (3 greedy workflows, 4 Agent 2 "
+               f"batches, max error {worst:.2g} <= {tol:g}) and every controllable module decodes as trained")
+    out.evidence.update(max_error=figure(worst, 3), mismatches=len(wrong))
+    return out
+
+
+register(Claim(
+    id="designx.checkpoint_fidelity", paper=PAPER,
+    source=f"Sections 3.2.1-3.3 ({ARXIV}: the trained agents and Agent 2's action decoding); our shipped "
+           "checkpoint (algorithms/blackbox/checkpoints/designx.pt, trained at da35190) and "
+           "algorithms.blackbox.agents / grammar.decode_action",
+    origin=Origin.IMPLEMENTATION,
+    statement="The shipped agents, loaded by load_agents, reproduce the outputs recorded with the code they "
+              "were trained with (commit da35190) on fixed inputs: Agent 1's greedy workflow, its "
+              "log-probability and entropy for 3 feature vectors, and Agent 2's means, stds and values for 2 "
+              "observations on 4 workflows (DE, GA, PSO, Sep-CMA-ES), to 1e-4; and decode_action maps the "
+              "action (0.3, 0.6, 0.9) of every controllable module to the hyperparameters it gave in "
+              "training (1e-6 relative)",
+    kind=Kind.PROPERTY,
+    check=lambda ctx: _check_checkpoint_fidelity(ctx, post_ln=False),
+    control=lambda ctx: _check_checkpoint_fidelity(ctx, post_ln=True),
+    control_description="the same weights loaded into post-LN Transformer layers (norm_first=False: the "
+                        "shapes agree, so the checkpoint loads): the outputs must then differ from the "
+                        "recorded ones",
 ))

@@ -36,6 +36,7 @@ R. Eberhart 1995, M. Clerc, J. Kennedy 2002 (PSO); H. Guo et al. DesignX, arXiv:
 
 from __future__ import annotations
 
+import sys
 import warnings
 from dataclasses import dataclass
 
@@ -112,7 +113,9 @@ def _solve(problem: BlackBoxProblem, algorithm: ScipyDE, options: SolveOptions) 
         trace.append(record)
         return bool(monitor.record(**record))
 
-    maxiter = options.maxiters if options.maxiters is not None else 10**9
+    # no horizon set: the budget alone ends the run, so scipy gets the largest count it can loop to
+    # (any finite default, scipy's own 1000 or 10⁹, would stop a large budget early with MaxIters)
+    maxiter = options.maxiters if options.maxiters is not None else sys.maxsize
     bounds = list(zip(problem.lower.astype(float), problem.upper.astype(float)))
     try:
         with warnings.catch_warnings():

@@ -164,12 +164,16 @@ def run_episode(problem: BlackBoxProblem, agent1: WorkflowGenerator, agent2: Hyp
 
 def log_regret_rewards(episode: Episode, optimum: float, floor: float = 1e-8) -> np.ndarray:
     """Per-step rewards r_t = (ℓ_{t−1} − ℓ_t)/(ℓ_0 − log10 floor), ℓ = log10(best − f* + floor),
-    ℓ_0 at the first control step (after the feature sample and the initial population)."""
+    ℓ_0 at the first control step (after the feature sample and the initial population). They sum to
+    the fraction of the log-regret gap closed (1 at f*), however small the starting regret; an episode
+    that starts at f* (ℓ_0 = log10 floor: nothing to close) earns 0 per step."""
     if not isinstance(episode, Episode):
         raise TypeError(f"episode must be an Episode, got {type(episode).__name__}")
     ell = lambda v: math.log10(max(v - optimum, 0.0) + floor) if math.isfinite(v) else 10.0  # noqa: E731
     l0 = ell(episode.start_best)
-    denom = max(l0 - math.log10(floor), 1e-6)
+    denom = l0 - math.log10(floor)
+    if denom <= 0.0:  # started at f*: every later best is f* too, nothing to normalize
+        return np.zeros(len(episode.best_after))
     prev, out = l0, []
     for b in episode.best_after:
         cur = ell(b)
