@@ -1765,8 +1765,32 @@ def _niching(ctx: Context, niche_fn) -> Outcome:
                             f"distance: niche {g} is not the {sizes[g]} individuals nearest to its seed")
                     free[cand[inside]] = False
 
-    return property_outcome(examples, test, ctx=ctx, max_examples=ctx.pick(60, 400),
-                            what="niching partitions the population as Table 3's NICHING variants say")
+    outcome = property_outcome(examples, test, ctx=ctx, max_examples=ctx.pick(60, 400),
+                               what="niching partitions the population as Table 3's NICHING variants say")
+    # how many niches a run asks for (modular.N_NICHES): min(3, N // (partners + 1)) for DE, so that each
+    # niche holds a target and its partners, min(3, N // 2) for PSO, no split below 2 (spied, 2-D sphere)
+    counts = []
+    de_rand2 = ("init.uniform", "pop.20", "niche.random", "de.rand2", "cx.binomial", "bc.clip", "sel.greedy")
+    de_best2 = ("init.uniform", "pop.5d", "niche.distance", "de.best2", "cx.exponential", "bc.clip",
+                "sel.greedy")
+    pso = ("init.uniform", "pop.20", "niche.ranking", "pso.inertia", "bc.clip", "sel.greedy")
+    # 20 // 6 = 3; 10 // 5 = 2; min(3, 20 // 2) = 3
+    for flow, expected in ((de_rand2, {3}), (de_best2, {2}), (pso, {3})):
+        asked = set()
+
+        def spy(method, X, y, k, rng, _asked=asked):
+            _asked.add(k)
+            return niche_fn(method, X, y, k, rng)
+
+        problem = BlackBoxProblem(lambda x: float(np.sum(x**2)), (-np.ones(2), np.ones(2)), 120)
+        with patched(modular_module, "niche", spy):
+            solve(problem, ModularOptimizer(flow), seed=int(ctx.seed % 1000))
+        if asked != expected:
+            counts.append(f"{flow[1]} {flow[3]}: niches {sorted(asked)}, expected {sorted(expected)}")
+    outcome.evidence["niche_counts"] = counts or "3, 2 and 3 niches as documented"
+    if counts and outcome.status == "pass":
+        return Outcome("fail", f"niche counts in a run: {'; '.join(counts)}", outcome.evidence)
+    return outcome
 
 
 def _niche_seed_not_refreshed(method, X, y, k, rng):
@@ -1799,7 +1823,9 @@ register(Claim(
               "distance niching give each individual one label in 0..k−1 with group sizes ⌊n/k⌋ or ⌈n/k⌉ "
               "(the first n mod k larger); ranking niches are blocks of consecutive fitness ranks; each "
               "distance niche holds the best still unassigned individual and the unassigned individuals "
-              "nearest to it in Euclidean distance",
+              "nearest to it in Euclidean distance; a run splits its population of N into min(3, N // "
+              "(partners + 1)) niches for DE and min(3, N // 2) for PSO (20 for DE/rand/2: 3, 10 for "
+              "DE/best/2: 2, 20 for PSO: 3)",
     kind=Kind.PROPERTY, check=lambda ctx: _niching(ctx, components_module.niche),
     control=lambda ctx: _niching(ctx, _niche_seed_not_refreshed),
     control_description="every distance niche grown around the global best instead of the best still "
@@ -2089,6 +2115,12 @@ def _landscape_features(ctx: Context, ela) -> Outcome:
     G = np.array([[a, b] for a in g for b in g])
     nbc = float(ela(G, G[:, 0], -5 * np.ones(2), 5 * np.ones(2))[7])
     degenerate_ok &= abs(nbc - 0.1) <= 1e-12
+    # dispersion by hand: 30 equally spaced points on a line, f = x: the best ⌊30/10⌋ = 3 are 0, 1, 2
+    # (mean pairwise distance 4/3) against a mean pairwise distance (n + 1)/3 = 31/3 over all, so the
+    # feature is 4/31 − 1
+    line = np.arange(30.0)[:, None]
+    disp = float(ela(line, line[:, 0], np.zeros(1), np.full(1, 29.0))[5])
+    degenerate_ok &= abs(disp - (4 / 31 - 1)) <= 1e-12
     N = np.array(noise)
     m = N.mean(0)
     # y independent of x (uniform noise): no structure to find. Tolerances are ~4 standard errors of
@@ -2106,7 +2138,7 @@ def _landscape_features(ctx: Context, ela) -> Outcome:
                "minima on noise, clustered best points and a positive FDC on a sphere, the nearest-better "
                "ratio 1 on a grid, the zero vector without a landscape")
     out.evidence.update(exact_fits=bool(exact_ok), degenerate_and_grid=bool(degenerate_ok),
-                        grid_nearest_better_feature=figure(nbc, 6),
+                        grid_nearest_better_feature=figure(nbc, 6), line_dispersion=figure(disp, 6),
                         noise_mean={"dispersion": figure(m[5], 3), "fdc": figure(m[6], 3),
                                     "local_minima": figure(m[8], 3), "skewness": figure(m[3], 3),
                                     "kurtosis_feature": figure(m[4], 3)},
@@ -2137,7 +2169,9 @@ register(Claim(
               "skewness ≈ 0 and kurtosis feature ≈ −0.06; a sphere has dispersion < −0.2 and FDC > 0.6 in "
               "every replicate; a constant f, or 2d + 1 points, give the zero vector (2d + 2 points of a "
               "linear f do not); on a 5 x 5 grid with f = x_1 the nearest-better feature (mean "
-              "nearest-better over mean nearest-neighbour distance, / 10) is 1/10 to 1e-12",
+              "nearest-better over mean nearest-neighbour distance, / 10) is 1/10 to 1e-12; on 30 equally "
+              "spaced points of a line with f = x the dispersion (of the best ⌊n/10⌋ points) is 4/31 − 1 "
+              "to 1e-12",
     kind=Kind.NUMERIC,
     check=lambda ctx: _landscape_features(ctx, features_module.ela_features),
     control=lambda ctx: _landscape_features(ctx, _dispersion_without_offset),
@@ -2456,8 +2490,24 @@ def _designx_domain_cases() -> list:
         return BlackBoxProblem(lambda x: float(np.sum(x**2)), ([0.0, 0.0], [1.0, 1.0]), 20, **kw)
 
     X = np.random.default_rng(0).random((30, 2))
+    cx_flow = ("init.uniform", "pop.20", "de.rand1", "cx.binomial", "bc.clip", "sel.greedy")
+
+    def same_workflow(got):  # validate's documented result: the workflow without its "end" token
+        if got != cx_flow:
+            raise ValueError(f"validate returned {got}, not the workflow {cx_flow}")
+
     return [
         ("PSO with w = 0.2", lambda: PSO(w=0.2), True, None),
+        ("a workflow that ends with the end token", lambda: same_workflow(validate((*cx_flow, END))), False,
+         None),
+        ("hyperparameter Cr = 1 (the top of its range)",
+         lambda: ModularOptimizer(cx_flow, hyperparameters={"cx.binomial": {"Cr": 1.0}}), True, None),
+        ("a module outside the space (rule R11, not the rule of the next step)",
+         lambda: validate(("init.uniform", "pop.20", "de.bogus", "cx.binomial", "bc.clip", "sel.greedy")),
+         False, (InvalidWorkflowError, "rule R11")),
+        ("hyperparameter Cr = 1.5 (out of its range [0, 1])",
+         lambda: ModularOptimizer(cx_flow, hyperparameters={"cx.binomial": {"Cr": 1.5}}), False,
+         (ValueError, "['Cr']")),
         ("PSO with c1 = 0 and c2 = 2.5", lambda: PSO(c1=0.0, c2=2.5), True, None),
         ("PSO with a swarm of 2", lambda: PSO(swarm=2), True, None),
         ("a target equal to the optimum", lambda: box(optimum=1.0, target=1.0), True, None),
@@ -2514,12 +2564,14 @@ register(Claim(
               "c1 = 0, c2 = 2.5, a swarm of 2; a target equal to f*; the regret of f* itself, 0; BBOB in "
               "dimension 2; "
               "ELA features of (n, d) samples; scipy DE's mutation 0 and dithering up to 1.999; Cr = 1 as "
-              "an int; DesignX with the shipped checkpoint) and refuse inputs just outside with an error "
-              "naming the "
+              "an int; DesignX with the shipped checkpoint; a workflow's hyperparameter Cr = 1; validate of "
+              "a workflow ending with the end token, which returns the workflow without it) and refuse "
+              "inputs just outside with an error naming the "
               "argument (w = 0.19, c1 = 2.6, a swarm of 1, a target below f*, f_ref = f*, a regret without "
               "f*, dimension 1 or 2.0, bounds of the wrong length, rewards of a non-episode, group labels of "
               "the wrong length, scipy DE's mutation 2 or dithering up to 2 (scipy's range is [0, 2)), "
-              "Cr = True or 1.01, a DesignX checkpoint that is not a path): 26 cases",
+              "Cr = True or 1.01, a DesignX checkpoint that is not a path, a workflow's hyperparameter "
+              "Cr = 1.5, a workflow with a module outside the space, refused by rule R11): 30 cases",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_designx_domains(ctx, open_ends=False),
     control=lambda ctx: _check_designx_domains(ctx, open_ends=True),
@@ -2731,6 +2783,11 @@ def _check_agent_states(ctx: Context, *, dim_scale: float) -> Outcome:
         wrong.append("problem features 5-13 are not the sample's ELA features")
     if ev.evaluations != len(X) or len(X) != sample_size(4, 10_000) or F.size != N_FEATURES:
         wrong.append(f"{ev.evaluations} evaluations charged for a sample of {len(X)}")
+    # the sample's size: 20d points, at most 5 % of the budget, at least 2d + 3, never past the budget
+    sizes = [sample_size(5, 10_000), sample_size(5, 1000), sample_size(5, 200), sample_size(5, 10)]
+    if sizes != [100, 50, 13, 10]:
+        wrong.append(f"sample sizes for d = 5 and budgets 10⁴, 1000, 200, 10: {sizes}, documented "
+                     "[100, 50, 13, 10]")
     # Agent 2 on a population of 10 after those evaluations: budget used, stagnation / 50 (capped at
     # 1), spread (mean − min over |initial best − best| + tiny), diversity (mean distance to the
     # centroid over the box diagonal), progress (initial best − best) / (|initial best| + |best|),
@@ -2760,7 +2817,9 @@ register(Claim(
     statement="On a 4-D problem with box [-3, 5] x [-1, 2] x [0, 4] x [-2, 1] and budget 10⁴, Agent "
               "1's 13 features are dimension / 20, log10(budget) / 6, mean upper bound / 10, mean lower "
               "bound / 10 and the ELA features of the LHS sample (of sample_size(4, 10⁴) points, charged "
-              "to the budget); Agent 2's 9 observations of a population of 10 (70 stalled generations, "
+              "to the budget; sample_size(5, ·) is 100, 50, 13 and 10 for budgets 10⁴, 1000, 200 and 10: "
+              "20d points, at most 5 % of the budget, at least 2d + 3, never past the budget); Agent 2's 9 "
+              "observations of a population of 10 (70 stalled generations, "
               "success 0.3, improved) are the budget fraction used, min(1, stall / 50), the value spread, "
               "the diversity over the box diagonal, the relative progress, the success rate, the "
               "improvement flag, population / 100 and log10(d) / 2, to 1e-9 relative",

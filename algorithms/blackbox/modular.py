@@ -72,7 +72,9 @@ from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, Solv
 
 __all__ = ["BlackBoxStats", "ModularOptimizer", "RunResult", "WorkflowPlan", "run_workflow"]
 
-#: number of niches when NICHING is in the workflow (fewer if the population is too small)
+#: number of niches when NICHING is in the workflow, fewer if the population is too small: each niche
+#: must hold a target and its partners, so min(N_NICHES, N // (partners + 1)) for DE and
+#: min(N_NICHES, N // 2) otherwise; no split when that is below 2
 N_NICHES = 3
 #: generations without improvement of the best-so-far before a stagnation restart: max(30, 300/N)
 STALL_MIN = 30
