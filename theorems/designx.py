@@ -2888,11 +2888,14 @@ def _post_ln_encoder(hidden: int, heads: int, layers: int) -> torch.nn.Transform
 def _shipped_agents(*, post_ln: bool):
     """The shipped checkpoint's agents (``post_ln``: loaded into post-LN layers, the control)."""
     import algorithms.blackbox.agents as agents_module
-    from algorithms.blackbox.designx import DEFAULT_CHECKPOINT, load_agents
+    import algorithms.blackbox.designx as designx_module
 
     if not post_ln:
-        return load_agents()
-    state = torch.load(DEFAULT_CHECKPOINT, map_location="cpu", weights_only=True)
+        # built afresh, not taken from load_agents' cache: what is checked is the agents the code builds
+        # now (an earlier claim's cached pair would hide a layer changed since it was built)
+        designx_module._load.cache_clear()
+        return designx_module.load_agents()
+    state = torch.load(designx_module.DEFAULT_CHECKPOINT, map_location="cpu", weights_only=True)
     with patched(agents_module, "_encoder", _post_ln_encoder):
         a1, a2 = WorkflowGenerator(**state["sizes"]), HyperparameterController(**state["sizes"])
     a1.load_state_dict(state["agent1"])
