@@ -1269,6 +1269,18 @@ def _assumption_cases() -> list[Boundary]:
         return replace(base, f=lambda x: 0.05 * base.f(x), g=lambda x, h: 0.05 * base.g(x, h),
                        linear=LinearStructure(cost=0.05 * factor * lin.cost, A=0.05 * lin.A, b=0.05 * lin.b))
 
+    # the tolerance itself is inside (#46 round 5, seed 5: `> tol` → `>= tol` survived): LP data (cost, A,
+    # b) all 0, so the tolerance is 1e-8·(1 + 0 + 0) = 1e-8 exactly, and f or g returning the constant 1e-8
+    # is off by exactly the tolerance (0 + 1e-8 and 1e-8 − 0 are exact in floats); the next float above is
+    # outside
+    zero_lp = LinearStructure(cost=np.zeros(2), A=np.zeros((20, 1, 2)), b=np.zeros((20, 1)))
+
+    def off_by(f_offset: float, g_offset: float):
+        return replace(base, f=lambda x: 0.0 * x[:, 0] + f_offset,
+                       g=lambda x, h: 0.0 * (x @ h.T) + g_offset, linear=zero_lp)
+
+    above = float(np.nextafter(1e-8, 1.0))
+
     return [
         Boundary("violation level ρ < 1", "rho", lambda: linear_gaussian_problem(n=2, n_samples=20, rho=0.95),
                  lambda: linear_gaussian_problem(n=2, n_samples=20, rho=1.0)),
@@ -1292,6 +1304,10 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: scaled(1.001)),
         Boundary("LP data with max|f| + max|g| < 1 reproduce f", "linear", lambda: small(1.0),
                  lambda: small(1.001)),
+        Boundary("LP data reproduce f to within 1e-8·(1 + max|f| + max|g|), the tolerance included", "linear",
+                 lambda: off_by(1e-8, 0.0), lambda: off_by(above, 0.0)),
+        Boundary("LP data reproduce g to within 1e-8·(1 + max|f| + max|g|), the tolerance included", "linear",
+                 lambda: off_by(0.0, 1e-8), lambda: off_by(0.0, above)),
         Boundary("inverse temperature β > 0", "beta", lambda: GGDOpt(beta=1e-300), lambda: GGDOpt(beta=0.0)),
         # the VP schedule: t_min in (0, 0.5) (the reverse SDE stops at t_min), β_max > β_min
         Boundary("VP schedule t_min < 0.5", "t_min", lambda: VPSchedule(t_min=0.5 - tiny),
@@ -1339,7 +1355,9 @@ register(Claim(
     origin=Origin.IMPLEMENTATION,
     statement="Each input assumption of the setting (0 < ρ < 1; at least ⌈1/ρ⌉ samples; g of shape (batch, "
               "L) or (batch, L, m); fresh samples of h's shape; points of the problem's dimension; LP data "
-              "that reproduce f and g to a tolerance relative to max|f| + max|g|, float32 included; β > 0; "
+              "that reproduce f and g to within 1e-8·(1 + max|f| + max|g|) (1e-4·(…) in float32; a "
+              "difference of exactly that accepted), small data (max|f| + max|g| < 1) and float32 data "
+              "included; β > 0; "
               "corrector steps >= 0; a posterior variance >= 0; one Hessian per gradient row; a VP schedule "
               "with 0 < t_min < 0.5 and β_max > β_min; a restricted solution over >= 2 samples; diffusion "
               "times in [t_min, 1] up to 1e-12, a float tensor of times checked and an integer one left to "
@@ -1410,6 +1428,17 @@ def _check_score_models(ctx: Context, *, tweedie=tweedie_mean) -> Outcome:
     train_score(mlp, torch.zeros(8, 2, dtype=torch.float64), steps=2, batch_size=256, seed=0)
     times = torch.cat(mlp.times)
     low, high = float(times.min()), float(times.max())
+    # no rows to train on is refused up front, naming data (#46 round 5, seed 5: the row test on the wrong
+    # axis survived; torch then fails later on randint(0, 0) with an error that names nothing)
+    try:
+        train_score(ScoreMLP(2, hidden=4, seed=0), torch.zeros(0, 2, dtype=torch.float64), steps=1)
+        wrong.append("train_score on data of 0 rows returned (documented: refused, naming data)")
+    except ValueError as exc:
+        if "data" not in str(exc):
+            wrong.append(f"train_score on data of 0 rows: ValueError not naming data: {exc}")
+    except Exception as exc:  # any other error is the slip: a refusal that does not name the argument
+        wrong.append(f"train_score on data of 0 rows: {type(exc).__name__} (documented: ValueError naming "
+                     "data)")
     if not (len(times) == 512 and 0.4 <= low <= 0.45 and 0.95 <= high <= 1.0):
         wrong.append(f"train_score with t_min = 0.4: {len(times)} times in [{low:.4g}, {high:.4g}] "
                      "(documented: t ~ U[t_min, 1], 512 draws)")
@@ -1438,7 +1467,7 @@ register(Claim(
               "tweedie_mean with it equals the posterior mean of Gaussian data, mean + √ᾱ var (x − √ᾱ mean)/"
               "(ᾱ var + 1 − ᾱ), at t = t_min, 0.3 and 1 on five points, to 1e-12 relative; train_score with "
               "t_min = 0.4 draws its 512 times (2 steps of 256) in [0.4, 1], the smallest below 0.45 and "
-              "the largest above 0.95.",
+              "the largest above 0.95; it refuses data of 0 rows with a ValueError naming data.",
     kind=Kind.NUMERIC,
     check=lambda ctx: _check_score_models(ctx),
     control=lambda ctx: _check_score_models(ctx, tweedie=_tweedie_without_root),

@@ -103,7 +103,8 @@ class ChanceConstrainedProblem(Problem):
     ``h_samples`` (L, d) are the samples the methods see; L must be >= ⌈1/rho⌉.
     ``h_sampler(rng, k)`` draws k fresh samples (shape (k, d)) for out-of-sample feasibility;
     ``n_fresh`` is how many it draws. ``linear`` (a :class:`LinearStructure`) is the LP data
-    behind f and g when they are linear (checked against f and g at construction).
+    behind f and g when they are linear (checked against f and g at construction, at three points
+    of the box: they must agree to within 1e-8·(1 + max|f| + max|g|), 1e-4·(…) for float32 data).
     ``known_optimum`` is the value of the true-distribution problem when known in closed form.
     """
 
