@@ -30,6 +30,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeRegressor
 
 from algorithms.forests import (
+    DiffusionMap,
     ForestPartition,
     RFAutoencoder,
     cooccurrence_kernel,
@@ -1287,13 +1288,54 @@ def _relabel_categorical() -> list[str]:
     return []
 
 
+def _seed6_behaviours() -> list[str]:
+    """(#46 round 5, seed-6 survivors) Three documented rules no claim read: a given forest keeps its own
+    random_state (only None is replaced by the fit's seed); column_distortion refuses a missing X_hat as
+    missing (a TypeError naming it), not as a table of NaN; Nyström and the kernel estimate keep a component
+    whose eigenvalue is above EIGEN_FLOOR = 1e-10 and drop one below it (eigenvalues 1.25e-10 and 0.8e-10)."""
+    wrong = []
+    X = np.random.default_rng(1).normal(size=(12, 2))
+    for given in (123, None):
+        ae = RFAutoencoder(forest=RandomForestClassifier(n_estimators=2, random_state=given),
+                           random_state=0).fit(X)
+        expected = ae.seed_ if given is None else given
+        if ae.forest_.random_state != expected:
+            wrong.append(f"a forest given with random_state={given} was fitted with random_state="
+                         f"{ae.forest_.random_state}, documented {expected}")
+    try:
+        column_distortion(X, None)
+        wrong.append("column_distortion(X, None) returned")
+    except (TypeError, ValueError) as exc:
+        if not (isinstance(exc, TypeError) and "X_hat" in str(exc)):
+            wrong.append(f"column_distortion(X, None) raised {type(exc).__name__}: {exc}, documented a "
+                         "TypeError naming X_hat (missing, not NaN)")
+    # a diffusion map with eigenvalues just above and just below the floor (factor 1.25 either way)
+    values = np.array([0.5, 1.25e-10, 0.8e-10])
+    vectors = np.eye(4)[:, :3]
+    dmap = DiffusionMap(embedding=vectors * values, eigenvalues=values, eigenvectors=vectors, t=1,
+                        residual=0.0, converged=True, n_samples=4)
+    row = np.array([[0.1, 0.2, 0.3, 0.4]])
+    # Nyström: (K₀ Z)_j / λ_j = K₀[0, j] on a kept component, 0 on a dropped one
+    embedded = nystrom(row, dmap)[0]
+    if not np.allclose(embedded, [0.1, 0.2, 0.0], rtol=1e-12, atol=0.0):
+        wrong.append(f"nystrom at eigenvalues (0.5, 1.25e-10, 0.8e-10) gave {embedded.tolist()}, documented "
+                     "[0.1, 0.2, 0] (the component below EIGEN_FLOOR = 1e-10 dropped, the one above kept)")
+    # the kernel estimate z Λ Z† + 1/n on the kept components: z = e_1 gives λ_1 · (row 1 of Z†) + 1/4
+    estimate = kernel_estimate(np.array([[0.0, 1.0, 1.0]]), dmap)[0]
+    expected_row = np.array([0.25, 0.75, 0.25, 0.25])  # 1.25e-10 · (1 / (1.25e-10 · 2)) e_1 + 1/4
+    if not np.allclose(estimate, expected_row, rtol=1e-9, atol=0.0):
+        wrong.append(f"kernel_estimate at eigenvalues (0.5, 1.25e-10, 0.8e-10) gave {estimate.tolist()}, "
+                     f"expected {expected_row.tolist()}")
+    return wrong
+
+
 def _check_assumptions(ctx: Context, *, shifted: bool) -> Outcome:
     outcome = boundary_outcome(_assumption_cases(), shifted=shifted)
     if not outcome.passed:  # (the control always stops here: it is rejected by the boundaries alone)
         return outcome
     X = np.random.default_rng(0).normal(size=(10, 2))
     wrong = (_supervised_warning(X, (X[:, 0] > 0).astype(int)) + _documented_behaviours()
-             + _relabel_categorical())
+             + _relabel_categorical() + _seed6_behaviours())
     if wrong:
         return Outcome("fail", f"a documented behaviour does not hold: {wrong[0]}", {"wrong": wrong})
     return outcome
@@ -1322,7 +1364,10 @@ register(Claim(
               "X_train) is the share of trees in which two rows share a leaf, and inverse_transform warns of "
               "memorization exactly within 1e-9·max(1, max|Z|) of a training embedding; (round 5) the "
               "relabel decoder draws a categorical column from the codes the most chosen leaves hold "
-              "(leaves with codes {0, 1}, {2, 3}, {2, 3}: only codes 2 and 3)",
+              "(leaves with codes {0, 1}, {2, 3}, {2, 3}: only codes 2 and 3); (seed 6) a given forest keeps "
+              "its own random_state (None replaced by the fit's seed), column_distortion refuses a missing "
+              "X_hat with a TypeError naming it, and Nyström and the kernel estimate keep a component at "
+              "eigenvalue 1.25e-10 and drop one at 0.8e-10 (EIGEN_FLOOR = 1e-10)",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_assumptions(ctx, shifted=False),
     control=lambda ctx: _check_assumptions(ctx, shifted=True),

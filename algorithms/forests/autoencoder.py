@@ -93,6 +93,8 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         neighbours of the kNN decoder, capped at n_samples.
     n_estimators : int > 0
     random_state : int, RandomState or None
+        draws the fit's seed, which seeds the forest (a given ``forest`` keeps its own
+        ``random_state`` unless that is None), ARPACK's start vector and the decoders' draws.
     supervised : None, True or False
         what ``fit(X, y)`` does with ``y``. ``None`` (default): a given ``y`` trains the forest
         on it (the paper's supervised variant; without ``y``, the unsupervised synthetic-contrast
