@@ -1658,6 +1658,13 @@ def _assumption_cases() -> list[Boundary]:
     """Documented input conditions of the training problem and the data generators, each probed just
     inside and just outside its boundary (#46 round 3: five of the seed-2 survivors were such guards)."""
     X, y = np.ones((2, 2)), np.array([0, 1])
+    X3, y3 = np.eye(3), np.array([0, 1, 2])
+    net = TwoLayerReLU(2, 2, seed=0)
+    params = net.init(seed=0)
+
+    def orth(**kw):
+        return orthogonally_separable_data(2, 4, 2, **kw)
+
     return [
         Boundary("X with at least one column", "X", lambda: TwoLayerTraining(X=X, y=y, width=2),
                  lambda: TwoLayerTraining(X=np.ones((2, 0)), y=y, width=2)),
@@ -1678,7 +1685,137 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: as_class_labels("y", [0, 1, 2, 3], n_classes=3)),
         Boundary("ETF distance of means with width >= 1", "means", lambda: etf_distance(np.eye(2)[:, :1]),
                  lambda: etf_distance(np.ones((2, 0)))),
+        # (round 5) the remaining documented guards, read off the code (no sample): the generators' other
+        # ends, the training problem's init rules, the algorithms' horizons, the module's inputs
+        Boundary("ETF distance of at least two class means", "means", lambda: etf_distance(np.eye(2)),
+                 lambda: etf_distance(np.ones((1, 2)))),
+        Boundary("orthogonal data spread < 1", "spread", partial(orth, spread=1.0 - 1e-9),
+                 partial(orth, spread=1.0)),
+        Boundary("center_correlation <= 0", "center_correlation",
+                 lambda: orthogonally_separable_data(2, 6, 3, center_correlation=0.0),
+                 lambda: orthogonally_separable_data(2, 6, 3, center_correlation=1e-9)),
+        Boundary("orthogonal data dim >= 2 n_classes", "dim", lambda: orthogonally_separable_data(2, 6, 3),
+                 lambda: orthogonally_separable_data(2, 5, 3)),
+        Boundary("orthogonal data n_classes >= 2", "n_classes", orth,
+                 lambda: orthogonally_separable_data(2, 4, 1)),
+        Boundary("orthogonal data norm_range low > 0", "norm_range", partial(orth, norm_range=(1e-9, 1.0)),
+                 partial(orth, norm_range=(0.0, 1.0))),
+        Boundary("orthogonal data norm_range a pair", "norm_range", partial(orth, norm_range=[1.0, 2.0]),
+                 partial(orth, norm_range=(1.0, 2.0, 3.0))),
+        Boundary("orthogonal data norm_range finite", "norm_range", partial(orth, norm_range=(1.0, 1e6)),
+                 partial(orth, norm_range=(1.0, np.inf))),
+        Boundary("sector data n_classes >= 2", "n_classes", lambda: interleaved_sector_data(2, 2, 2),
+                 lambda: interleaved_sector_data(2, 2, 1)),
+        Boundary("sector data norm_range a pair", "norm_range",
+                 lambda: interleaved_sector_data(2, 2, norm_range=[1.0, 2.0]),
+                 lambda: interleaved_sector_data(2, 2, norm_range=(1.0, 2.0, 3.0))),
+        Boundary("sector data norm_range low <= high, finite", "norm_range",
+                 lambda: interleaved_sector_data(2, 2, norm_range=(1.0, 1.0)),
+                 lambda: interleaved_sector_data(2, 2, norm_range=(1.0, np.inf))),
+        Boundary("binary losses need two classes", "loss",
+                 lambda: TwoLayerTraining(X=X3, y=y3, width=3, loss="cross_entropy"),
+                 lambda: TwoLayerTraining(X=X3, y=y3, width=3, loss="logistic")),
+        Boundary("init_noise perturbs init='data' only", "init_noise",
+                 lambda: TwoLayerTraining(X=X, y=y, width=2, init="data", init_noise=1e-9),
+                 lambda: TwoLayerTraining(X=X, y=y, width=2, init="balanced", init_noise=1e-9)),
+        Boundary("init='data' needs width >= n_classes", "width",
+                 lambda: TwoLayerTraining(X=X3, y=y3, width=3, loss="cross_entropy", init="data"),
+                 lambda: TwoLayerTraining(X=X3, y=y3, width=2, loss="cross_entropy", init="data")),
+        Boundary("geometric records need t_first < t_end", "t_first",
+                 lambda: GradientFlow(t_end=2.0, n_records=2, t_first=2.0 * (1 - 1e-12)),
+                 lambda: GradientFlow(t_end=2.0, n_records=2, t_first=2.0)),
+        Boundary("gradient descent runs at least one step (round(t_end/lr) >= 1)", "t_end",
+                 lambda: GradientDescentTraining(lr=0.1, t_end=0.1, n_records=1),
+                 lambda: GradientDescentTraining(lr=0.1, t_end=0.04, n_records=1)),
+        Boundary("a documented activation", "activation", lambda: TwoLayerReLU(2, 2, activation="relu"),
+                 lambda: TwoLayerReLU(2, 2, activation="ReLU")),
+        Boundary("features of inputs with in_features columns", "X",
+                 lambda: net.features(torch.ones(3, 2, dtype=torch.float64)),
+                 lambda: net.features(torch.ones(3, 3, dtype=torch.float64))),
+        Boundary("features of a single sample (what vmap passes), not of a 0-d tensor", "X",
+                 lambda: net.features(torch.ones(2, dtype=torch.float64)),
+                 lambda: net.features(torch.tensor(1.0, dtype=torch.float64))),
+        Boundary("forward_with needs no missing parameter", "params",
+                 lambda: net.forward_with(params, torch.ones(3, 2, dtype=torch.float64)),
+                 lambda: net.forward_with({k: v for k, v in params.items() if k != "v"},
+                                          torch.ones(3, 2, dtype=torch.float64))),
+        Boundary("forward_with needs no unknown parameter", "params",
+                 lambda: net.forward_with(params, torch.ones(3, 2, dtype=torch.float64)),
+                 lambda: net.forward_with({**params, "c": torch.zeros(1, dtype=torch.float64)},
+                                          torch.ones(3, 2, dtype=torch.float64))),
+        *_functional_boundaries(),
     ]
+
+
+def _functional_boundaries() -> list[Boundary]:
+    """The flat-parameter helpers' documented refusals (algorithms.nets.functional, round 5, read off the
+    code): params a non-empty dict of tensors of one dtype; the unflatten map takes a real floating vector
+    of the flat length; a Hessian-vector product's vector has theta's shape; per-sample helpers take tensor
+    X and y with a shared, non-empty sample axis; a loss must return a scalar tensor (torch.func's two
+    complaints, a non-tensor and a non-scalar, re-raised naming the loss)."""
+    f64 = torch.float64
+    theta, unflatten = flatten_params({"a": torch.zeros(2, dtype=f64)})
+    X, y = torch.ones(3, 2, dtype=f64), torch.zeros(3, dtype=f64)
+
+    def sample_loss(t, x, target):
+        return ((t * x).sum() - target) ** 2
+
+    def square(t):
+        return (t**2).sum()
+
+    def grads(X=X, y=y):
+        return per_sample_flat_grads(sample_loss, theta, X, y)
+
+    return [
+        Boundary("flatten_params: a non-empty dict", "params", lambda: flatten_params({"a": theta}),
+                 lambda: flatten_params({})),
+        Boundary("flatten_params: tensor values", "params", lambda: flatten_params({"a": theta}),
+                 lambda: flatten_params({"a": 1.0})),
+        Boundary("flatten_params: one dtype", "params",
+                 lambda: flatten_params({"a": theta, "b": theta}),
+                 lambda: flatten_params({"a": theta, "b": theta.float()})),
+        Boundary("unflatten: the flat length", "theta", lambda: unflatten(torch.zeros(2, dtype=f64)),
+                 lambda: unflatten(torch.zeros(3, dtype=f64))),
+        Boundary("unflatten: a floating vector", "theta", lambda: unflatten(torch.zeros(2, dtype=f64)),
+                 lambda: unflatten(torch.zeros(2, dtype=torch.int64))),
+        Boundary("unflatten: a real vector", "theta", lambda: unflatten(torch.zeros(2, dtype=f64)),
+                 lambda: unflatten(torch.zeros(2, dtype=torch.complex128))),
+        Boundary("flat_hvp: vector of theta's shape", "vector", lambda: flat_hvp(square, theta, theta),
+                 lambda: flat_hvp(square, theta, torch.zeros(3, dtype=f64))),
+        Boundary("per-sample helpers: a tensor y with a sample axis", "y", grads,
+                 lambda: grads(y=y.sum())),
+        Boundary("per-sample helpers: a tensor X", "X", grads, lambda: grads(X=X.numpy())),
+        Boundary("per-sample helpers: as many y as X rows", "y", grads, lambda: grads(y=y[:2])),
+        Boundary("per-sample helpers: at least one sample", "X", lambda: grads(X=X[:1], y=y[:1]),
+                 lambda: grads(X=X[:0], y=y[:0])),
+        Boundary("a loss returning a tensor", "loss", lambda: flat_hessian(square, theta),
+                 lambda: flat_hessian(lambda t: 1.0, theta)),
+        Boundary("a loss returning a scalar", "loss", lambda: flat_hvp(square, theta, theta),
+                 lambda: flat_hvp(lambda t: 2.0 * t, theta, theta)),
+    ]
+
+
+def _default_correlation_wrong() -> list[str]:
+    """orthogonally_separable_data's documented default centre correlation −1/(2(K−1)): the default draw
+    equals the draw with that value passed explicitly, bit for bit (same seed), for K = 2 and K = 3."""
+    wrong = []
+    for k, rho in ((2, -0.5), (3, -0.25)):
+        default = orthogonally_separable_data(3, 2 * k, k, seed=1)
+        explicit = orthogonally_separable_data(3, 2 * k, k, seed=1, center_correlation=rho)
+        if not (np.array_equal(default[0], explicit[0]) and np.array_equal(default[1], explicit[1])):
+            wrong.append(f"K = {k}: the default centre correlation is not −1/(2(K−1)) = {rho}")
+    return wrong
+
+
+def _check_assumptions(*, shifted: bool) -> Outcome:
+    outcome = boundary_outcome(_assumption_cases(), shifted=shifted)
+    if outcome.status != "pass":
+        return outcome
+    wrong = _default_correlation_wrong()
+    if wrong:
+        return Outcome("fail", wrong[0], {**outcome.evidence, "defaults_wrong": wrong})
+    return Outcome("pass", f"{outcome.summary}; the generator's default centre correlation is −1/(2(K−1))",
+                   outcome.evidence)
 
 
 register(Claim(
@@ -1688,13 +1825,20 @@ register(Claim(
            "(orthogonally separable data, interleaved sectors): the inputs our implementation documents",
     origin=Origin.IMPLEMENTATION,
     statement="Each documented input condition (X with rows and columns; integer-valued labels; center "
-              "correlation >= −1/(K−1); norm_range with 0 < low <= high for both generators; sector data "
-              "with dim >= 2; labels below n_classes; ETF distance of means at least one column wide) is "
-              "enforced at its boundary: the value just inside is accepted, the value just outside refused "
-              "with a ValueError or TypeError naming the argument",
+              "correlation in [−1/(K−1), 0]; norm_range a pair with 0 < low <= high < inf for both "
+              "generators; sector data with dim >= 2; orthogonal data with spread < 1 and dim >= 2K; K >= 2 "
+              "for both generators; labels below n_classes; ETF distance of at least two means at least one "
+              "column wide; binary losses with two classes; init_noise only with init='data', which needs "
+              "width >= K; geometric records with t_first < t_end; gradient descent of at least one step; a "
+              "documented activation; the module's inputs with in_features on the last axis (a single sample"
+              " allowed, not a 0-d tensor) and parameter dicts with exactly its names; the flat-parameter "
+              "helpers' params, vectors, samples and scalar losses) is enforced at its boundary: the value "
+              "just inside is accepted, the value just outside refused with a ValueError or TypeError naming"
+              " the argument (42 boundaries); and the orthogonal generator's default centre correlation is "
+              "−1/(2(K−1)) (its draw equals the draw with that value passed, for K = 2 and 3)",
     kind=Kind.PROPERTY,
-    check=lambda ctx: boundary_outcome(_assumption_cases()),
-    control=lambda ctx: boundary_outcome(_assumption_cases(), shifted=True),
+    check=lambda ctx: _check_assumptions(shifted=False),
+    control=lambda ctx: _check_assumptions(shifted=True),
     control_description="every boundary claimed one step inward (the value just inside stated as outside): "
                         "those values are accepted, so the same check must fail",
 ))
