@@ -51,7 +51,13 @@ from algorithms.routing.hbg import HBG, load_model, shipped_checkpoints
 from algorithms.routing.held_karp import HeldKarp, held_karp
 from algorithms.routing.hgs import HGS
 from algorithms.routing.lkh import LKH
-from algorithms.routing.problem import check_cvrp_routes, cvrp_cost, is_valid_cvrp, routes_from_sequence
+from algorithms.routing.problem import (
+    check_cvrp_routes,
+    cvrp_cost,
+    is_valid_cvrp,
+    is_valid_tsp,
+    routes_from_sequence,
+)
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.assumptions import domain_outcome
 from theorems.core.certificates import CannotProve, Certificate, Method, Refuted, Rejected
@@ -1871,6 +1877,31 @@ def _train_check(ctx: Context, flip_reward: bool = False) -> Outcome:
                                             progress=False)["steps"])
             finally:
                 tr.time = time
+        # --resume: a checkpoint for another problem is refused naming resume; the CVRP2 one (1 step, 3
+        # minutes on that clock) continues to step 2 with its minutes carried over, and one whose metadata
+        # predates the minutes field continues from 0 minutes to step 3, its progress bar ending at 3/3
+        try:
+            tr.train(problem="tsp", size=3, steps=2, batch=1, samples=2, hidden=4, layers=1, out=tiny,
+                     resume=True, progress=False)
+            resumed = ["another problem's checkpoint accepted"]
+        except ValueError as exc:
+            resumed = [] if "resume" in str(exc) else [f"refused without naming resume: {exc}"]
+        carried = tr.load_checkpoint(tiny)[1]["minutes"]
+        again = tr.train(problem="cvrp", size=2, steps=2, batch=1, samples=2, hidden=4, layers=1,
+                         seed=ctx.seed, out=tiny, resume=True, progress=False)
+        if not (again["steps"] == 2 and again["minutes"] >= carried >= 3.0):
+            resumed.append(f"resumed to {again['steps']} steps, {again['minutes']:.3g} minutes "
+                           f"(stored {carried})")
+        state = torch.load(tiny, map_location="cpu", weights_only=False)
+        state["meta"].pop("minutes")
+        torch.save(state, tiny)
+        bar = io.StringIO()
+        with contextlib.redirect_stderr(bar):
+            old = tr.train(problem="cvrp", size=2, steps=3, batch=1, samples=2, hidden=4, layers=1,
+                           seed=ctx.seed, out=tiny, resume=True, progress=True)
+        if not (old["steps"] == 3 and old["minutes"] < 1.0 and "3/3" in bar.getvalue()):
+            resumed.append(f"resumed without minutes to {old['steps']} steps, {old['minutes']:.3g} minutes, "
+                           f"bar {bar.getvalue().strip()[-40:]!r}")
     torch.manual_seed(ctx.seed)
     initial = RoutingGFlowNet("tsp", hidden=16, layers=1)
     held_out = [random_tsp(size, seed=777_000 + ctx.seed * 100 + i) for i in range(16)]
@@ -1898,7 +1929,7 @@ def _train_check(ctx: Context, flip_reward: bool = False) -> Outcome:
                  and all(0.0 <= a[0] <= b[0] and 0.0 <= a[1] <= b[1] for a, b in itertools.pairwise(clocks))
                  and meta["minutes"] <= wall and meta["cpu_minutes"] <= cpu)
     ok = (beta_err <= 1e-12 and fresh and meta["steps"] == steps and budget_ok
-          and budget_steps == 0 and clock_steps == [0, 1] and by_path == "Success"
+          and budget_steps == 0 and clock_steps == [0, 1] and not resumed and by_path == "Success"
           and centers == [True] * steps
           and float(diff.mean()) > 2 * se)
     return fact(
@@ -1913,6 +1944,7 @@ def _train_check(ctx: Context, flip_reward: bool = False) -> Outcome:
         steps_in_1e_12_minutes=budget_steps,
         steps_in_1_minute_of_ticks=clock_steps[0],
         steps_in_2_minutes_of_ticks=clock_steps[1],
+        resume_failures=len(resumed),
         steps_with_centered_reward=sum(c is True for c in centers),
         hbg_from_ckpt_path_success=float(by_path == "Success"),
         minutes_reported=meta["minutes"],
@@ -1940,6 +1972,8 @@ register(
         "sampled tour length on 16 held-out instances is lower than the untrained starting policy's by more "
         "than 2 standard errors; a fresh train() on CVRP2 given 1e-12 minutes stops before its first step, "
         "and under a clock advancing one minute per reading a budget of 1 (2) minutes allows 0 (1) steps, "
+        "--resume refuses another problem's checkpoint naming resume, continues a CVRP2 checkpoint with its "
+        "minutes carried over and one without a minutes field from 0 (its progress bar ending at 3/3), "
         "and the checkpoint it writes under a path not ending in .pt solves a CVRP2 through HBG by that path",
         kind=Kind.PROPERTY,
         check=_train_check,
@@ -2168,6 +2202,66 @@ def _hgs_rounding(scale: float) -> None:
         raise ValueError(f"scale={scale:g}: HGS returned {got}")
 
 
+def _fake_pyvrp(outcome: str):
+    """A stand-in for ``hgs._pyvrp_model`` on a CVRP3: its search raises ("error") or returns 7 iterations
+    and an infeasible answer ("infeasible") or one whose routes miss customer 3 ("invalid")."""
+    def route(clients):  # PyVRP numbers clients from 0 (our customer c is its client c - 1)
+        return types.SimpleNamespace(schedule=lambda: [types.SimpleNamespace(idx=i, is_client=lambda: True)
+                                                      for i in clients])
+
+    best = types.SimpleNamespace(routes=lambda: [route([0]), route([1])], distance=lambda: 0)
+    result = types.SimpleNamespace(best=best, is_feasible=lambda: outcome != "infeasible", num_iterations=7)
+
+    def search(*args, **kwargs):
+        if outcome == "error":
+            raise RuntimeError("the backend failed")
+        return result
+
+    return lambda problem, dist: types.SimpleNamespace(solve=search)
+
+
+def _backend_outcome(backend: str, outcome: str, expect: tuple[str, int]) -> None:
+    """HGS (PyVRP replaced by :func:`_fake_pyvrp`) or LKH (elkai's solver raising) must answer ``expect``:
+    (retcode, iterations counted), and keep the backend's exception or answer as ``original``."""
+    import elkai
+
+    import algorithms.routing.hgs as hgs_module
+    from theorems.core.sabotage import patched
+
+    if backend == "hgs":
+        inst = CVRPInstance([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]], [1, 1, 1], 1)
+        with patched(hgs_module, "_pyvrp_model", _fake_pyvrp(outcome)):
+            sol = solve(inst, HGS(runtime=0.01), seed=0)
+    else:
+        def broken(*args, **kwargs):
+            raise RuntimeError("the backend failed")
+
+        with patched(elkai, "DistanceMatrix", broken):
+            sol = solve(random_tsp(5, seed=0), LKH(runs=1), seed=0)
+    got = (sol.retcode.value, sol.stats.iterations)
+    kept = isinstance(sol.original, RuntimeError) if outcome == "error" else sol.original is not None
+    if got != expect or not kept:
+        raise ValueError(f"retcode: {backend} on a backend {outcome} gave {got} (original "
+                         f"{type(sol.original).__name__}), not {expect}")
+
+
+def _hbg_nearest(n: int, nearest: int) -> None:
+    """HBG without a checkpoint, asked for the model of a TSP of ``n`` nodes (what its solve loads), must
+    give the shipped TSP checkpoint trained on size ``nearest``: no decoding, so it costs a cached load."""
+    from algorithms.routing.hbg import _model_for
+
+    got = _model_for(HBG(), "tsp", n)[1].get("size")
+    if got != nearest:
+        raise ValueError(f"checkpoint: HBG() on TSP{n} loads a checkpoint of size {got}, not {nearest}")
+
+
+def _tsp_validity(tour, expect: bool) -> None:
+    """is_valid_tsp on TSP5 must say ``expect``."""
+    got = is_valid_tsp(random_tsp(5, seed=0), tour)
+    if got is not expect:
+        raise ValueError(f"tour: is_valid_tsp gave {got} for {tour!r}, not {expect}")
+
+
 #: the training CLI's documented defaults (algorithms.routing.train.main's docstring), as train() gets them
 _CLI_DEFAULTS = {"problem": "tsp", "size": 20, "loss": "hybrid", "steps": 400, "minutes": math.inf,
                  "batch": 4, "samples": 20, "lr": 1e-3, "beta_min": 20.0, "beta_max": 200.0, "hidden": 32,
@@ -2291,6 +2385,24 @@ def _domain_check(ctx: Context, open_ends: bool = False) -> Outcome:
          (TypeError, "dist")),
         ("a CVRP with capacity 2.5", lambda: CVRPInstance(cvrp4.coords, [1, 1, 1, 1], 2.5), False,
          (ValueError, "capacity")),
+        # the refusal names the first customer with demand < 1 by its index
+        ("a CVRP whose customer 2 has demand 0", lambda: CVRPInstance(cvrp4.coords[:4], [2, 0, 3], 5), False,
+         (ValueError, "demands[2] = 0")),
+        ("HGS whose backend raises", lambda: _backend_outcome("hgs", "error", ("Failure", 0)), True, None),
+        ("HGS whose backend answers infeasible",
+         lambda: _backend_outcome("hgs", "infeasible", ("Infeasible", 7)), True, None),
+        ("HGS whose backend's routes miss a customer",
+         lambda: _backend_outcome("hgs", "invalid", ("Failure", 7)), True, None),
+        ("LKH whose backend raises", lambda: _backend_outcome("lkh", "error", ("Failure", 0)), True, None),
+        # HBG() picks the shipped size nearest the instance's (a tie to the smaller)
+        ("HBG() on TSP36 (nearest shipped: 50)", lambda: _hbg_nearest(36, 50), True, None),
+        ("HBG() on TSP35 (a tie: 20)", lambda: _hbg_nearest(35, 20), True, None),
+        ("HBG() on TSP30 (nearest shipped: 20)", lambda: _hbg_nearest(30, 20), True, None),
+        ("a tour given as an int array", lambda: check_tsp_tour(tsp5, np.arange(5)), True, None),
+        ("a tour given as a bool array", lambda: check_tsp_tour(tsp5, np.ones(5, dtype=bool)), False,
+         (ValueError, "bool")),
+        ("is_valid_tsp on a permutation", lambda: _tsp_validity([4, 2, 0, 1, 3], True), True, None),
+        ("is_valid_tsp on a tour missing a node", lambda: _tsp_validity([0, 1, 2, 3], False), True, None),
     ]
     # IndexError too: a tour index out of range must be a named ValueError, never numpy's
     return domain_outcome(cases, open_ends=open_ends, catch=(TypeError, ValueError, IndexError))
@@ -2317,7 +2429,13 @@ register(
         "training CLI passes its documented defaults and every flag set to train(), and refuses a call "
         "without --out as a usage error; tsp_log_pb accepts 3 nodes and refuses 2, cvrp_log_pb refuses no "
         "routes and an empty route, Statement 3's step probability refuses opening a route kind the state "
-        "lacks, knn_adjacency refuses a 2-D tensor and a CVRP a capacity of 2.5 (41 cases)",
+        "lacks, knn_adjacency refuses a 2-D tensor and a CVRP a capacity of 2.5 or a customer demand of 0 "
+        "(naming its index); HGS reports a backend error as Failure with 0 iterations, an infeasible answer "
+        "as Infeasible and routes missing a customer as Failure with the backend's iteration count, LKH a "
+        "backend error as Failure with 0; HBG without a checkpoint loads the shipped TSP50 for a TSP36 and "
+        "the TSP20 for a TSP35 and a TSP30 (the nearest size, a tie to the smaller); a tour is accepted as "
+        "an int array and refused as a bool array; is_valid_tsp accepts a permutation and rejects a tour "
+        "missing a node (53 cases)",
         kind=Kind.PROPERTY,
         check=_domain_check,
         control=lambda ctx: _domain_check(ctx, open_ends=True),

@@ -103,15 +103,16 @@ def _solve(problem: CVRPInstance, algorithm: HGS, options: SolveOptions) -> Solu
     except Exception as exc:  # backend error
         return finish(problem, None, math.nan, RetCode.Failure, options, 0, original=exc)
     routes = [r for r in routes if r]
+    ran = int(result.num_iterations)  # the search ran: its iterations count, whatever its answer
     if not feasible:
-        return finish(problem, routes, math.nan, RetCode.Infeasible, options, 0, original=result)
+        return finish(problem, routes, math.nan, RetCode.Infeasible, options, ran, original=result)
     if not is_valid_cvrp(problem, routes):
-        return finish(problem, routes, math.nan, RetCode.Failure, options, 0, original=result)
+        return finish(problem, routes, math.nan, RetCode.Failure, options, ran, original=result)
     value = cvrp_cost(problem, routes)
     stops = [[0, *r, 0] for r in routes]
     int_length = int(sum(dist[s[:-1], s[1:]].sum() for s in map(np.asarray, stops)))
     why = rounding_check(value, int_length, backend_length, sum(len(r) + 1 for r in routes), scale)
     ok = math.isfinite(value) and why is None
     failed = {"result": result, "check": why or "non-finite length", "scale": scale}
-    return finish(problem, routes, value, RetCode.Success if ok else RetCode.Failure, options,
-                  int(result.num_iterations), original=result if ok else failed)
+    return finish(problem, routes, value, RetCode.Success if ok else RetCode.Failure, options, ran,
+                  original=result if ok else failed)
