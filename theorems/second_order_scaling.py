@@ -485,6 +485,25 @@ def _muon_pair(ctx: Context, nesterov: bool) -> Outcome:
                              f"Muon(head='adamw') over an MLP routes {got}, documented {want}",
                              {"statement": "Muon's default head routing", "routing": got,
                               "documented": want}))
+        # equal-shaped small matrices in one group are orthogonalized together (one batched Newton–Schulz
+        # where this machine gives it the same bits as one at a time, else one at a time): three 8×6 matrices
+        # with their own gradients beside a 6×8 one, against torch.optim.Muon (issue #46: no claim reached the
+        # batched path, every group held matrices of distinct shapes)
+        same_shapes = [(8, 6), (8, 6), (8, 6), (6, 8)]
+        ours = [torch.nn.Parameter(torch.randn(s, generator=gen)) for s in same_shapes]
+        theirs = [torch.nn.Parameter(p.detach().clone()) for p in ours]
+        mine = Muon.paper(ours, lr=0.02, weight_decay=0.1, nesterov=nesterov)
+        reference = torch.optim.Muon(theirs, lr=0.02, weight_decay=0.1)
+        for _ in range(4):
+            for p, q in zip(ours, theirs, strict=True):
+                g = torch.randn(p.shape, generator=gen)
+                p.grad, q.grad = g.clone(), g.clone()
+            mine.step()
+            reference.step()
+        parts.append(agree(torch.cat([p.detach().reshape(-1) for p in ours]),
+                           torch.cat([q.detach().reshape(-1) for q in theirs]), rtol=0.0, atol=1e-6,
+                           what="our Muon on three equal-shaped matrices in one group (the batched "
+                                "orthogonalization) equals torch.optim.Muon"))
         # parameters of more than two dimensions (a 3-D tensor, a conv kernel) are documented to be
         # orthogonalized as (shape[0], prod(shape[1:])): torch.optim.Muon on those matrices, through our
         # batched loop and through the per-parameter loop a subclass overriding _direction gets (issue #46:
@@ -1351,9 +1370,10 @@ register(Claim(
               "with momentum 0.9, 3 Newton–Schulz steps, ε = 1e-5 and weight decay 0.01 (the first with "
               "weight decay 1), and on 3-D and 4-D parameters equals torch.optim.Muon on them flattened to "
               "(shape[0], prod(shape[1:])), through its batched loop and through the per-parameter loop of "
-              "a subclass that overrides _direction (also with maximize=True, against torch on −G); with "
-              "its default head='adamw', Muon over an MLP's "
-              "parameters routes the read-out weight and the vectors to AdamW, every other matrix to Muon",
+              "a subclass that overrides _direction (also with maximize=True, against torch on −G); on "
+              "three equal-shaped 8×6 matrices beside a 6×8 one (orthogonalized together) it equals "
+              "torch.optim.Muon over 4 steps; with its default head='adamw', Muon over an MLP's parameters "
+              "routes the read-out weight and the vectors to AdamW, every other matrix to Muon",
     kind=Kind.NUMERIC,
     check=lambda ctx: _muon_pair(ctx, nesterov=True),
     control=lambda ctx: _muon_pair(ctx, nesterov=False),
@@ -2156,6 +2176,22 @@ def _resume_body(ctx: Context, drop_state: bool) -> Outcome:
             wrong.append(f"{getattr(first_cls, '__qualname__', first_cls)} → "
                          f"{getattr(then_cls, '__qualname__', then_cls)}: max |torch straight − resumed| "
                          f"{gap:.3g}")
+    # torch.optim.Muon's momentum of a parameter that this Muon routes to AdamW is not used, and the warning
+    # names exactly those parameters: two groups, the first Muon-routed, the second (index 1) on AdamW
+    pair = [torch.nn.Parameter(torch.randn(s, generator=gen)) for s in ((6, 4), (4, 6))]
+    for w in pair:
+        w.grad = torch.randn(w.shape, generator=gen)
+    donor_torch = torch.optim.Muon([{"params": [pair[0]]}, {"params": [pair[1]]}], lr=0.02)
+    donor_torch.step()
+    routed = Muon([{"params": [pair[0]], "use_muon": True}, {"params": [pair[1]], "use_muon": False}],
+                  lr=0.02)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        routed.load_state_dict(donor_torch.state_dict())
+    unused = [str(w.message) for w in caught if "not used" in str(w.message)]
+    if not drop_state and (len(unused) != 1 or "parameter(s) [1] " not in unused[0]):
+        wrong.append(f"torch.optim.Muon's state loaded with parameter 1 routed to AdamW warned {unused} "
+                     "(documented: one warning naming parameter [1])")
     if wrong:
         return Outcome("fail", f"a run resumed from state_dict() differs from the uninterrupted run: "
                                f"{'; '.join(wrong[:3])}", {"wrong": wrong})
@@ -2180,7 +2216,9 @@ register(Claim(
               "the load warns about nothing. "
               "A Muon state_dict written for a 4×6 parameter is refused (ValueError naming the shape) by a "
               "Muon over a 6×4 one. torch.optim.Muon's state_dict loaded by our Muon.paper, and ours by "
-              "torch.optim.Muon, after 2 steps continue 2 more as torch's 4 uninterrupted steps (to 1e-6)",
+              "torch.optim.Muon, after 2 steps continue 2 more as torch's 4 uninterrupted steps (to 1e-6); "
+              "loading torch.optim.Muon's state_dict into a Muon whose second of two groups is routed to "
+              "AdamW (use_muon=False) warns once that parameter [1]'s momentum is not used",
     kind=Kind.NUMERIC,
     check=partial(_resume, drop_state=False),
     control=partial(_resume, drop_state=True),
