@@ -2121,6 +2121,14 @@ def _landscape_features(ctx: Context, ela) -> Outcome:
     line = np.arange(30.0)[:, None]
     disp = float(ela(line, line[:, 0], np.zeros(1), np.full(1, 29.0))[5])
     degenerate_ok &= abs(disp - (4 / 31 - 1)) <= 1e-12
+    # the clips of the y-distribution features, by hand: one value 1 among 29 zeros has skewness
+    # 28/√29 ≈ 5.2 and excess kurtosis 813/29 − 3 ≈ 25.0, beyond the clips at 5 and 20, so the features
+    # are 5/5 = 1 and 20/20 = 1; the mirrored spike (−1) has skewness feature −1
+    spike = np.zeros(30)
+    spike[0] = 1.0
+    up, down = (ela(line, v, np.zeros(1), np.full(1, 29.0)) for v in (spike, -spike))
+    clips = (float(up[3]), float(up[4]), float(down[3]))
+    degenerate_ok &= clips == (1.0, 1.0, -1.0)
     N = np.array(noise)
     m = N.mean(0)
     # y independent of x (uniform noise): no structure to find. Tolerances are ~4 standard errors of
@@ -2139,6 +2147,7 @@ def _landscape_features(ctx: Context, ela) -> Outcome:
                "ratio 1 on a grid, the zero vector without a landscape")
     out.evidence.update(exact_fits=bool(exact_ok), degenerate_and_grid=bool(degenerate_ok),
                         grid_nearest_better_feature=figure(nbc, 6), line_dispersion=figure(disp, 6),
+                        spike_skew_kurt_clips=[figure(c, 6) for c in clips],
                         noise_mean={"dispersion": figure(m[5], 3), "fdc": figure(m[6], 3),
                                     "local_minima": figure(m[8], 3), "skewness": figure(m[3], 3),
                                     "kurtosis_feature": figure(m[4], 3)},
@@ -2171,7 +2180,8 @@ register(Claim(
               "linear f do not); on a 5 x 5 grid with f = x_1 the nearest-better feature (mean "
               "nearest-better over mean nearest-neighbour distance, / 10) is 1/10 to 1e-12; on 30 equally "
               "spaced points of a line with f = x the dispersion (of the best ⌊n/10⌋ points) is 4/31 − 1 "
-              "to 1e-12",
+              "to 1e-12, and one spike among 29 zeros gives skewness and kurtosis features clipped to 1 "
+              "(skewness 5.2 > 5, excess kurtosis 25 > 20; −1 for the mirrored spike)",
     kind=Kind.NUMERIC,
     check=lambda ctx: _landscape_features(ctx, features_module.ela_features),
     control=lambda ctx: _landscape_features(ctx, _dispersion_without_offset),
