@@ -2744,11 +2744,35 @@ def _check_restarts(ctx: Context, *, miscount: int) -> Outcome:
         total += made
         wrong += sol.stats.restarts != made + miscount
         rows.append({"workflow": " ".join(workflow), "reported": sol.stats.restarts, "made": made})
+    # when a stagnation restart fires (modular.STALL_MIN): after max(30, ⌊300 / N0⌋) generations without
+    # improvement, i.e. on a constant f after 20 + 30·20 = 620 evaluations for 20 individuals and after
+    # 5 + 60·5 = 305 for 5 (each restart then costs a new population and starts a new count)
+    timing = []
+    def stalling(pop: str) -> tuple[str, ...]:
+        return ("init.uniform", pop, "de.rand1", "cx.binomial", "bc.clip", "sel.greedy", "restart.stagnation")
+
+    for flow, d, budget, expected in ((stalling("pop.20"), 2, 1300, [0, 620, 1240]),
+                                      (stalling("pop.5d"), 1, 700, [0, 305, 610])):
+        calls, at = {"n": 0}, []
+
+        def count(x, _calls=calls):
+            _calls["n"] += 1
+            return 1.0
+
+        def spy_at(*args, _calls=calls, _at=at, **kwargs):
+            _at.append(_calls["n"])
+            return orig(*args, **kwargs)
+
+        with patched(modular_module, "initialize", spy_at):
+            solve(BlackBoxProblem(count, (-np.ones(d), np.ones(d)), budget), ModularOptimizer(flow), seed=0)
+        if at != expected:
+            timing.append(f"{flow[1]}: initializations at evaluations {at}, expected {expected}")
     # the check has power only if some run restarted
-    ok = wrong == 0 and total > 0
+    ok = wrong == 0 and total > 0 and not timing
+    when = "; ".join(timing) or "stagnation restarts at 620/1240 and 305/610 evaluations as documented"
     return Outcome("pass" if ok else "fail",
                    f"{len(rows)} runs with a restart module on a constant function: {total} restarts made, "
-                   f"{wrong} run(s) reporting another count", {"runs": rows})
+                   f"{wrong} run(s) reporting another count; {when}", {"runs": rows, "timing": timing})
 
 
 register(Claim(
@@ -2759,7 +2783,9 @@ register(Claim(
     statement="For 6 (full: 20) random workflows that contain a restart module, run on a constant function "
               "in 2-D with a budget of 1500 (so stagnation restarts fire), the Solution's stats.restarts "
               "equals the number of re-initializations the run made (initializer calls after the first), "
-              "and at least one run restarts",
+              "and at least one run restarts; a stagnation restart fires after max(30, ⌊300 / N0⌋) "
+              "generations without improvement (constant f, DE/rand/1/bin: the initializer runs at "
+              "evaluations 0, 620, 1240 for 20 individuals in 2-D and 0, 305, 610 for 5 in 1-D)",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_restarts(ctx, miscount=0),
     control=lambda ctx: _check_restarts(ctx, miscount=1),
