@@ -2508,6 +2508,17 @@ def _designx_domain_cases() -> list:
 
     return [
         ("PSO with w = 0.2", lambda: PSO(w=0.2), True, None),
+        ("CMA-ES with popsize 2 (pycma's minimum)", lambda: CMAES(popsize=2), True, None),
+        ("scipy DE with recombination 0 and 1, dithering (0.7, 0.7)",
+         lambda: (ScipyDE(recombination=0.0), ScipyDE(recombination=1.0), ScipyDE(mutation=(0.7, 0.7))), True,
+         None),
+        ("CMA-ES with popsize 1", lambda: CMAES(popsize=1), False, (ValueError, "popsize")),
+        ("scipy DE with recombination 1.01", lambda: ScipyDE(recombination=1.01), False,
+         (ValueError, "recombination")),
+        ("scipy DE with dithering (1.5, 0.5) (lo > hi)", lambda: ScipyDE(mutation=(1.5, 0.5)), False,
+         (ValueError, "mutation")),
+        ("scipy DE with a dithering triple", lambda: ScipyDE(mutation=(0.5, 1.0, 1.5)), False,
+         (ValueError, "mutation")),
         ("a workflow that ends with the end token", lambda: same_workflow(validate((*cx_flow, END))), False,
          None),
         ("hyperparameter Cr = 1 (the top of its range)",
@@ -2581,7 +2592,9 @@ register(Claim(
               "f*, dimension 1 or 2.0, bounds of the wrong length, rewards of a non-episode, group labels of "
               "the wrong length, scipy DE's mutation 2 or dithering up to 2 (scipy's range is [0, 2)), "
               "Cr = True or 1.01, a DesignX checkpoint that is not a path, a workflow's hyperparameter "
-              "Cr = 1.5, a workflow with a module outside the space, refused by rule R11): 30 cases",
+              "Cr = 1.5, a workflow with a module outside the space, refused by rule R11; CMA-ES's popsize 2 "
+              "accepted and 1 refused; scipy DE's recombination 0 and 1 and dithering (0.7, 0.7) accepted, "
+              "recombination 1.01, dithering (1.5, 0.5) and a triple refused): 36 cases",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_designx_domains(ctx, open_ends=False),
     control=lambda ctx: _check_designx_domains(ctx, open_ends=True),
