@@ -1194,6 +1194,21 @@ def _selection(ctx: Context, sel) -> Outcome:
                 assert np.all(yn == np.minimum(y, yu)), "greedy is not the pairwise minimum"
             if method == "mu_plus_lambda":
                 assert np.array_equal(np.sort(yn), np.sort(yz)[:n]), "mu+lambda did not keep the n best"
+            if method == "tournament":
+                # replayed on the same draws: the union's best, then for each of n − 1 random pairs of the
+                # union the one with the lower value (the first on a tie)
+                a, b = np.random.default_rng(seed).integers(2 * n, size=(2, n - 1))
+                want = [float(np.min(yz))] + [yz[i] if yz[i] <= yz[j] else yz[j] for i, j in zip(a, b)]
+                assert np.array_equal(yn, want), "tournament: a pair's survivor is not its better member"
+            if method == "crowding":
+                # replayed: offspring in increasing value each meet their nearest parent (in the old
+                # population, Euclidean) and replace it when not worse than what now holds its place
+                want = y.copy()
+                nearest = [int(np.argmin(((X - u) ** 2).sum(1))) for u in U]
+                for i in np.argsort(yu, kind="stable"):
+                    if yu[i] <= want[nearest[i]]:
+                        want[nearest[i]] = yu[i]
+                assert np.array_equal(yn, want), "crowding: not each offspring against its nearest parent"
 
     return property_outcome(
         examples,
@@ -1224,7 +1239,9 @@ register(
                   "Table 3's six.",
         statement="For random parents and offspring (a fifth of the offspring non-finite), greedy, crowding, "
         "mu_plus_lambda and tournament keep N individuals including the best of the union, each with its "
-        "own value; greedy is the pairwise minimum and mu_plus_lambda the N best",
+        "own value; greedy is the pairwise minimum and mu_plus_lambda the N best; tournament (replayed on "
+        "the same draws) keeps the union's best and the better member of each of N − 1 random pairs, "
+        "crowding (replayed) lets offspring in increasing value replace their nearest parent when not worse",
         kind=Kind.PROPERTY,
         check=lambda ctx: _selection(ctx, select),
         control=lambda ctx: _selection(ctx, _inverted_greedy),
