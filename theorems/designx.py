@@ -2878,8 +2878,37 @@ def _check_agent_states(ctx: Context, *, dim_scale: float) -> Outcome:
     if not np.allclose(got, want, rtol=1e-9, atol=0.0):
         wrong.append(f"progress observations {np.round(got, 6).tolist()}, documented "
                      f"{np.round(want, 6).tolist()}")
+    # when Agent 2 is asked (designx.CONTROL_STEPS): run_episode passes run_workflow the interval
+    # ⌈(budget / N0) / 25⌉ (spied, the run stopped there: budget 1300 in 2-D, where a divisor 26 would give
+    # another interval for N0 = 50), and run_workflow asks the controller before generations 0, k, 2k, ...
+    import algorithms.blackbox.designx as designx_module
+
+    asked = {}
+
+    def spy_run(plan, *args, **kwargs):
+        asked.update(plan=plan, interval=kwargs.get("control_interval"))
+        raise _SpyStop
+
+    sphere = BlackBoxProblem(lambda x: float(np.sum(x**2)), (-np.ones(2), np.ones(2)), 1300)
+    agent1, agent2 = load_agents()
+    with (_one_torch_thread(), patched(designx_module, "run_workflow", spy_run),
+          contextlib.suppress(_SpyStop)):
+        designx_module.run_episode(sphere, agent1, agent2, np.random.default_rng(ctx.seed))
+    want_interval = max(1, math.ceil(1300 / asked["plan"].size(2, 1300) / 25))
+    if asked["interval"] != want_interval:
+        wrong.append(f"Agent 2 asked every {asked['interval']} generations, documented {want_interval}")
+    calls = []
+    plan = modular_module.WorkflowPlan.parse(DE_WORKFLOW)
+    small = BlackBoxProblem(lambda x: float(np.sum(x**2)), (-np.ones(2), np.ones(2)), 300)
+    result = modular_module.run_workflow(plan, problem_module.Evaluator(small),
+                                         np.random.default_rng(ctx.seed),
+                                         grammar_module.default_hyperparameters(DE_WORKFLOW),
+                                         controller=lambda obs: calls.append(1) or {}, control_interval=3)
+    if len(calls) != math.ceil(result.generations / 3):
+        wrong.append(f"controller asked {len(calls)} times in {result.generations} generations at interval 3")
     return fact(not wrong, "; ".join(wrong) or "Agent 1's 4 basic features and 9 ELA features and Agent 2's "
-                "9 progress observations equal their documented formulas")
+                "9 progress observations equal their documented formulas; Agent 2 asked every ⌈(budget / "
+                "N0) / 25⌉ generations")
 
 
 register(Claim(
@@ -2895,7 +2924,9 @@ register(Claim(
               "observations of a population of 10 (70 stalled generations, "
               "success 0.3, improved) are the budget fraction used, min(1, stall / 50), the value spread, "
               "the diversity over the box diagonal, the relative progress, the success rate, the "
-              "improvement flag, population / 100 and log10(d) / 2, to 1e-9 relative",
+              "improvement flag, population / 100 and log10(d) / 2, to 1e-9 relative; run_episode asks "
+              "Agent 2 every ⌈(budget / N0) / 25⌉ generations (budget 1300 in 2-D) and run_workflow asks a "
+              "controller before every k-th generation (⌈G / k⌉ times in G generations, k = 3, budget 300)",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_agent_states(ctx, dim_scale=20.0),
     control=lambda ctx: _check_agent_states(ctx, dim_scale=40.0),
