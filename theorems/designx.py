@@ -16,6 +16,7 @@ import contextlib
 import functools
 import itertools
 import math
+import types
 from fractions import Fraction
 
 import numpy as np
@@ -2552,6 +2553,7 @@ def _designx_domain_cases() -> list:
         ("the regret of f* itself", lambda: _zero_regret(normalized_regret(1.0, box(optimum=1.0, f_ref=2.0))),
          True, None),
         ("BBOB in dimension 2", lambda: bbob_problem(1, 1, 2, 10), True, None),
+        ("BBOB function 24", lambda: bbob_problem(24, 1, 2, 10), True, None),
         ("ELA features of (n, d) samples", lambda: ela_features(X, X.sum(1), np.zeros(2), np.ones(2)), True,
          None),
         ("scipy DE with mutation 0 and dithering (0, 1.999)",
@@ -2583,6 +2585,12 @@ def _designx_domain_cases() -> list:
          (TypeError, "checkpoint")),
         ("crossover with Cr = 1.01", lambda: crossover("binomial", np.eye(3), np.ones((3, 3)), 1.01,
                                                        np.random.default_rng(0)), False, (ValueError, "Cr")),
+        ("negative group labels", lambda: de_mutation("rand1", np.eye(6), np.arange(6.0),
+                                                      np.random.default_rng(0),
+                                                      groups=np.array([0, 0, 0, -1, -1, -1])),
+         False, (ValueError, "groups")),
+        ("BBOB function 25 (the suite has 24)", lambda: bbob_problem(25, 1, 2, 10), False,
+         (ValueError, "fid")),
         ("group labels of the wrong length", lambda: de_mutation("rand1", np.eye(6), np.arange(6.0),
                                                                  np.random.default_rng(0), groups=[0, 0]),
          False, (ValueError, "groups")),
@@ -2611,7 +2619,8 @@ register(Claim(
               "Cr = True or 1.01, a DesignX checkpoint that is not a path, a workflow's hyperparameter "
               "Cr = 1.5, a workflow with a module outside the space, refused by rule R11; CMA-ES's popsize 2 "
               "accepted and 1 refused; scipy DE's recombination 0 and 1 and dithering (0.7, 0.7) accepted, "
-              "recombination 1.01, dithering (1.5, 0.5) and a triple refused): 36 cases",
+              "recombination 1.01, dithering (1.5, 0.5) and a triple refused; BBOB function 24 accepted, 25 "
+              "refused; negative group labels refused): 39 cases",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_designx_domains(ctx, open_ends=False),
     control=lambda ctx: _check_designx_domains(ctx, open_ends=True),
@@ -2806,7 +2815,22 @@ def _check_restarts(ctx: Context, *, miscount: int) -> Outcome:
             timing.append(f"{flow[1]}: initializations at evaluations {at}, expected {expected}")
     # the check has power only if some run restarted
     ok = wrong == 0 and total > 0 and not timing
-    when = "; ".join(timing) or "stagnation restarts at 620/1240 and 305/610 evaluations as documented"
+    # the DIVERSITY restart's test (modular._diversity_lost) on hand-made states: the LARGEST relative
+    # spread must be below DIVERSITY_TOL = 1e-8, strictly, relative to each coordinate's width
+    lost = modular_module._diversity_lost
+    es_state = lambda sigma, c: types.SimpleNamespace(sigma=sigma, c=np.asarray(c, float))  # noqa: E731
+    cases = [
+        (lost(np.array([[0.0, 0.0], [0.0, 1.0]]), np.ones(2)), False),      # one coordinate still spread
+        (lost(np.array([[0.0], [2e-3]]), np.array([1e6])), True),           # spread 1e-3 of a width 1e6
+        (lost(np.array([[0.0], [2.0]]), np.array([1e8])), False),           # exactly 1e-8: not below
+        (lost(None, np.ones(2), es_state(1e-9, [1.0, 4.0])), True),        # σ√max c = 2e-9
+        (lost(None, np.ones(2), es_state(1e-9, [1e4, 1.0])), False),       # 1e-7 along one axis
+        (lost(None, np.array([1.0, 100.0]), es_state(1e-7, [1.0, 1.0])), True),  # below 1e-8 x 100
+    ]
+    if [got for got, _ in cases] != [want for _, want in cases]:
+        timing.append(f"diversity test {[got for got, _ in cases]}, documented {[w for _, w in cases]}")
+    when = "; ".join(timing) or ("stagnation restarts at 620/1240 and 305/610 evaluations as documented; the "
+                                 "diversity test as documented on 6 hand-made states")
     return Outcome("pass" if ok else "fail",
                    f"{len(rows)} runs with a restart module on a constant function: {total} restarts made, "
                    f"{wrong} run(s) reporting another count; {when}", {"runs": rows, "timing": timing})
@@ -2822,7 +2846,10 @@ register(Claim(
               "equals the number of re-initializations the run made (initializer calls after the first), "
               "and at least one run restarts; a stagnation restart fires after max(30, ⌊300 / N0⌋) "
               "generations without improvement (constant f, DE/rand/1/bin: the initializer runs at "
-              "evaluations 0, 620, 1240 for 20 individuals in 2-D and 0, 305, 610 for 5 in 1-D)",
+              "evaluations 0, 620, 1240 for 20 individuals in 2-D and 0, 305, 610 for 5 in 1-D); the "
+              "diversity restart's test holds exactly when the largest spread (population std over the "
+              "coordinate's width; for the ES σ√max c over the largest width) is below 1e-8, strictly "
+              "(6 hand-made states, one at exactly 1e-8)",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_restarts(ctx, miscount=0),
     control=lambda ctx: _check_restarts(ctx, miscount=1),

@@ -188,6 +188,16 @@ class RunResult:
     last_X: np.ndarray
 
 
+def _diversity_lost(X: np.ndarray, width: np.ndarray, es: SepCMAState | None = None) -> bool:
+    """The DIVERSITY restart's test: every coordinate's spread is below ``DIVERSITY_TOL`` of the box
+    width, strictly. For a population ``X``, its standard deviation over the individuals relative to the
+    coordinate's width (the largest of them below the tolerance); for the ES family (``es`` given), the
+    search distribution's largest standard deviation σ·√max(c) below the tolerance times the largest width."""
+    if es is not None:
+        return es.sigma * math.sqrt(float(es.c.max())) < DIVERSITY_TOL * float(width.max())
+    return float(np.max(X.std(0) / width)) < DIVERSITY_TOL
+
+
 def progress_features(ev: Evaluator, X: np.ndarray, y: np.ndarray, lower: np.ndarray, upper: np.ndarray,
                       stall: int, success: float, improved: bool, init_best: float) -> np.ndarray:
     """Agent 2's 9 observations of the run (each scale-free, roughly in [0, 1]).
@@ -315,10 +325,8 @@ def run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
         if plan.restart is not None and not ev.exhausted:
             if plan.restart == "stagnation":
                 trigger = stall >= patience
-            elif plan.family == "es":
-                trigger = es.sigma * math.sqrt(float(es.c.max())) < DIVERSITY_TOL * float(width.max())
             else:
-                trigger = float(np.max(X.std(0) / width)) < DIVERSITY_TOL
+                trigger = _diversity_lost(X, width, es)
             if trigger:
                 X, y = start(len(X))
                 Xc, V = X.copy(), np.zeros_like(X)
