@@ -1158,12 +1158,13 @@ def _rule_boundaries() -> list[str]:
 
 
 def _rank_cut_boundaries() -> list[str]:
-    """The documented rank cut (directions below 1e-10 of the largest count as zero), on diagonal data
+    """The documented rank cut (directions at or below 1e-10 of the largest count as zero), on diagonal data
     whose singular values / pivots are exact: a direction at 1.25e-10 of the largest is kept, one at
     0.8e-10 is dropped, in SparseWidthOG, DeepLinearOG and MinNorm-OG's projection (so a cut moved by a
-    factor 1.25 either way shows)."""
+    factor 1.25 either way shows); and (#46 round 5, seed 7) one at exactly 1e-10 is dropped too (the cut
+    is strict: `>`, not `>=`; 1e-10·1.0 and the pivot/singular value 1e-10 are the same double)."""
     wrong = []
-    for ratio, kept in ((1.25e-10, True), (0.8e-10, False)):
+    for ratio, kept in ((1.25e-10, True), (1e-10, False), (0.8e-10, False)):
         # SparseWidthOG: relu with A = I on x_1 = e_1, x_2 = ratio·e_2: features diag(1, ratio), labels 1
         net = TwoLayerPerceptron(2, 2, activation="relu")
         X = _tensor([1.0, 0.0], [0.0, ratio])
@@ -1317,7 +1318,8 @@ register(Claim(
               "MinNorm-OG with schedule (0, ∞) stops at the second iteration when its step first meets the "
               "rule there, and projects_after(t) says whether an iteration after t projects; the rank cut "
               "1e-10 of SparseWidthOG, DeepLinearOG and orthogonal_gradient_step "
-              "keeps a direction at 1.25e-10 of the largest and drops one at 0.8e-10 (diagonal data).",
+              "keeps a direction at 1.25e-10 of the largest and drops one at 0.8e-10 (diagonal data); "
+              "(round 5) one at exactly 1e-10 is dropped too (the cut is strict).",
     kind=Kind.PROPERTY,
     check=partial(_check_stopping, tighten=1.0), control=partial(_check_stopping, tighten=0.1),
     control_description="the step rule claimed at a tolerance ten times tighter (1e-11): the run stops at a "

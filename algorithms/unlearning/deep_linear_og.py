@@ -43,7 +43,7 @@ from algorithms.unlearning.problem import UnlearningProblem, UnlearningStats, fi
 
 __all__ = ["DeepLinearOG", "balanced_factorization", "lemma1_perturbation"]
 
-#: singular values below this fraction of the largest are zero (null spaces, ranks)
+#: singular values at or below this fraction of the largest are zero (null spaces, ranks)
 _RANK_RTOL = 1e-10
 
 

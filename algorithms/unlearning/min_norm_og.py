@@ -56,7 +56,7 @@ from algorithms.unlearning.problem import (
 
 __all__ = ["MinNormOG", "orthogonal_gradient_step", "strength_schedule"]
 
-#: singular values of the gradient matrix below this fraction of the largest span nothing
+#: singular values of the gradient matrix at or below this fraction of the largest span nothing
 _RANK_RTOL = 1e-10
 
 

@@ -44,7 +44,7 @@ from algorithms.unlearning.problem import UnlearningProblem, UnlearningStats, fi
 
 __all__ = ["SparseWidthOG", "active_neurons", "prune_inactive_neurons"]
 
-#: singular values / pivots below this fraction of the largest count as zero (the rank s)
+#: singular values / pivots at or below this fraction of the largest count as zero (the rank s)
 _RANK_RTOL = 1e-10
 
 
