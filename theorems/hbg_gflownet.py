@@ -1502,8 +1502,10 @@ def _two_opt_check(ctx: Context) -> Outcome:
         dist = inst.distances
         opt = solve(inst, HeldKarp()).value
         start = [0, *(rng.permutation(n - 1) + 1).tolist()]
-        sol = solve(inst, nn2.NearestNeighbor2Opt())
-        direct, ok, _ = nn2.two_opt(dist, start)
+        # at most n² moves (a local optimum of <= 10 nodes takes far fewer): a move that breaks the tour
+        # then ends in an invalid answer instead of running to the default cap of 10 000
+        sol = solve(inst, nn2.NearestNeighbor2Opt(), maxiters=n * n)
+        direct, ok, _ = nn2.two_opt(dist, start, max_moves=n * n)
         for tour, value, success in ((sol.x, sol.value, sol.successful), (direct, None, ok)):
             runs += 1
             if not (isinstance(tour, list) and sorted(tour) == list(range(n))):
@@ -1522,7 +1524,7 @@ def _two_opt_check(ctx: Context) -> Outcome:
     for _ in range(ctx.pick(6, 20)):
         inst = random_cvrp(int(rng.integers(4, 8)), seed=int(rng.integers(1 << 30)), capacity=15)
         opt = solve(inst, CVRPEnumeration()).value
-        sol = solve(inst, nn2.NearestNeighbor2Opt())
+        sol = solve(inst, nn2.NearestNeighbor2Opt(), maxiters=(inst.n_customers + 1) ** 2)
         runs += 1
         routes = routes_from_sequence(sol.x)
         try:
@@ -1574,7 +1576,8 @@ register(
         source="Croes 1958 (2-opt); algorithms.routing.nn2opt, the benchmark's classical baseline and HBG's "
         "local search",
         statement="On random TSPs of 4..10 nodes (Held–Karp optimum) and CVRPs of 4..7 customers "
-        "(enumeration optimum), best-improvement 2-opt returns a valid answer with Success, reports its "
+        "(enumeration optimum), best-improvement 2-opt, allowed (nodes)² moves, returns a valid answer with "
+        "Success (a local optimum within that many moves), reports its "
         "true length, never beats the optimum, never lengthens its start tour, leaves no improving "
         "2-opt move (each neighbour recomputed from scratch) and is optimal on 4-node TSPs (every other "
         "tour is a 2-opt neighbour there)",
@@ -2105,12 +2108,32 @@ def _io_check(ctx: Context, drop_depot_section: bool = False) -> Outcome:
     # the benchmark's capacity table (AGFN / GFACS / HBG data): 20 -> 30, 50 -> 40, 100 -> 50, beyond -> 50
     from algorithms.routing.problem import cvrp_capacity
 
-    table = {n: cvrp_capacity(n) for n in (20, 50, 100, 200)}
-    if table != {20: 30, 50: 40, 100: 50, 200: 50} or random_cvrp(50, seed=ctx.seed).capacity != 40:
+    # (each table size and the size after it: the next table row starts there)
+    table = {n: cvrp_capacity(n) for n in (20, 21, 50, 51, 100, 200)}
+    if (table != {20: 30, 21: 40, 50: 40, 51: 50, 100: 50, 200: 50}
+            or random_cvrp(50, seed=ctx.seed).capacity != 40):
         failures.append(f"capacities {table} (CVRP50 drawn with {random_cvrp(50, seed=ctx.seed).capacity}), "
-                        "not the benchmark's 30 / 40 / 50 / 50")
+                        "not the benchmark's 30 / 40 / 40 / 50 / 50 / 50")
+    # both writers end their text with a newline (after EOF), as a text file does
+    ends = [write_tsplib(random_tsp(5, seed=ctx.seed))[-4:],
+            write_cvrplib(random_cvrp(5, seed=ctx.seed))[-4:]]
+    if ends != ["EOF\n", "EOF\n"]:
+        failures.append(f"the written files end with {ends}, not 'EOF\\n'")
+    # a CVRPLIB text whose DEMAND_SECTION is missing or a row short is refused naming the section
+    full_text = write_cvrplib(random_cvrp(5, seed=ctx.seed))
+    head, tail = full_text.split("DEMAND_SECTION")
+    demand_rows = tail.split("DEPOT_SECTION")[0].strip().splitlines()
+    for what, text in (("missing", head + "DEPOT_SECTION" + tail.split("DEPOT_SECTION")[1]),
+                       ("a row short", full_text.replace(demand_rows[-1] + "\n", "", 1))):
+        try:
+            read_cvrplib(text)
+            failures.append(f"a CVRPLIB text whose DEMAND_SECTION is {what} was accepted")
+        except ValueError as exc:
+            if "DEMAND_SECTION" not in str(exc):
+                failures.append(f"a DEMAND_SECTION {what} refused without naming it: {exc}")
     return fact(not failures, "TSPLIB/CVRPLIB round trips exact, a declared depot moved to node 0, instance "
-                "arrays read-only, the benchmark's capacities"
+                "arrays read-only, the benchmark's capacities, files ending in a newline, a missing or short "
+                "DEMAND_SECTION refused"
                 + (f" (failed: {'; '.join(failures)})" if failures else ""),
                 failures=len(failures))
 
@@ -2124,8 +2147,10 @@ register(
         statement="write_cvrplib/read_cvrplib and write_tsplib/read_tsplib round-trip random CVRP5, CVRP12, "
         "TSP5, TSP12 exactly (coordinates, demands, capacity, distances); a CVRPLIB file whose "
         "DEPOT_SECTION names node 3 is read with that node as node 0 and the others in file order; "
-        "the instances' coordinates, demands and distance matrices are read-only; and the capacities are "
-        "the benchmark's (20, 50, 100, 200 customers: 30, 40, 50, 50; a drawn CVRP50 has 40)",
+        "the instances' coordinates, demands and distance matrices are read-only; the capacities are "
+        "the benchmark's (20, 21, 50, 51, 100, 200 customers: 30, 40, 40, 50, 50, 50; a drawn CVRP50 has "
+        "40); both writers end their text with 'EOF' and a newline; and a CVRPLIB text whose DEMAND_SECTION "
+        "is missing or a row short is refused with a ValueError naming the section",
         kind=Kind.PROPERTY,
         check=_io_check,
         control=lambda ctx: _io_check(ctx, drop_depot_section=True),
@@ -2253,6 +2278,20 @@ def _hbg_nearest(n: int, nearest: int) -> None:
     got = _model_for(HBG(), "tsp", n)[1].get("size")
     if got != nearest:
         raise ValueError(f"checkpoint: HBG() on TSP{n} loads a checkpoint of size {got}, not {nearest}")
+
+
+def _hbg_budget(problem: str, maxiters: int, expect: str) -> None:
+    """HBG (the shipped size-20 checkpoint, no local search) on a TSP5 or CVRP4 with ``maxiters``: its
+    retcode must be ``expect`` (one sampled trajectory is a whole run; none returns the starting answer),
+    with a valid answer either way."""
+    inst = random_tsp(5, seed=0) if problem == "tsp" else random_cvrp(4, seed=0)
+    sol = solve(inst, HBG(checkpoint=f"{problem}20", local_search=False, allow_size_transfer=True),
+                maxiters=maxiters, seed=0)
+    valid = sol.x is not None and (is_valid_tsp(inst, sol.x) if problem == "tsp"
+                                   else is_valid_cvrp(inst, routes_from_sequence(sol.x)))
+    if sol.retcode.value != expect or not valid:
+        raise ValueError(f"maxiters = {maxiters}: HBG on {problem} gave {sol.retcode.value} {sol.x}, "
+                         f"not {expect}")
 
 
 def _tsp_validity(tour, expect: bool) -> None:
@@ -2395,6 +2434,12 @@ def _domain_check(ctx: Context, open_ends: bool = False) -> Outcome:
          lambda: _backend_outcome("hgs", "invalid", ("Failure", 7)), True, None),
         ("LKH whose backend raises", lambda: _backend_outcome("lkh", "error", ("Failure", 0)), True, None),
         # HBG() picks the shipped size nearest the instance's (a tie to the smaller)
+        ("HBG on a TSP with maxiters = 1 (one trajectory)", lambda: _hbg_budget("tsp", 1, "Success"),
+         True, None),
+        ("HBG on a TSP with maxiters = 0 (the starting tour)", lambda: _hbg_budget("tsp", 0, "MaxIters"),
+         True, None),
+        ("HBG on a CVRP with maxiters = 1", lambda: _hbg_budget("cvrp", 1, "Success"), True, None),
+        ("HBG on a CVRP with maxiters = 0", lambda: _hbg_budget("cvrp", 0, "MaxIters"), True, None),
         ("HBG() on TSP36 (nearest shipped: 50)", lambda: _hbg_nearest(36, 50), True, None),
         ("HBG() on TSP35 (a tie: 20)", lambda: _hbg_nearest(35, 20), True, None),
         ("HBG() on TSP30 (nearest shipped: 20)", lambda: _hbg_nearest(30, 20), True, None),
@@ -2435,7 +2480,8 @@ register(
         "backend error as Failure with 0; HBG without a checkpoint loads the shipped TSP50 for a TSP36 and "
         "the TSP20 for a TSP35 and a TSP30 (the nearest size, a tie to the smaller); a tour is accepted as "
         "an int array and refused as a bool array; is_valid_tsp accepts a permutation and rejects a tour "
-        "missing a node (53 cases)",
+        "missing a node; HBG on a TSP5 and a CVRP4 returns Success with maxiters = 1 and MaxIters with 0, "
+        "a valid answer either way (57 cases)",
         kind=Kind.PROPERTY,
         check=_domain_check,
         control=lambda ctx: _domain_check(ctx, open_ends=True),

@@ -74,7 +74,7 @@ def held_karp(dist: np.ndarray) -> tuple[list[int], float]:
     j = int(np.argmin(ends))
     length = float(ends[j])
     tour, S = [], full
-    while j != -1:
+    for _ in range(m):  # the m non-depot nodes, last to first: a bounded walk back (it cannot loop)
         tour.append(j + 1)
         S, j = S ^ (1 << j), int(P[S, j])
     return [0, *tour[::-1]], length
