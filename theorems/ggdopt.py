@@ -1330,6 +1330,24 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("a float tensor of times is checked, an integer one left to its user", "t",
                  lambda: schedule.check_time("t", torch.tensor([5])),
                  lambda: schedule.check_time("t", torch.tensor([5.0]))),
+        # a time given as a number must be a real number, not a bool or a string (#46 round 5, seed 6: the
+        # type test's `or` → `and` survived, and then True passed as t = 1, "0.5" as 0.5)
+        Boundary("a diffusion time is a real number, not a bool", "t", lambda: schedule.check_time("t", 1),
+                 lambda: schedule.check_time("t", True)),
+        Boundary("a diffusion time is a real number, not a string", "t",
+                 lambda: schedule.check_time("t", 0.5), lambda: schedule.check_time("t", "0.5")),
+        # GaussianScore's data law: std > 0 entrywise and of mean's shape (seed 6: `or` → `and` survived)
+        Boundary("GaussianScore std > 0", "std", lambda: GaussianScore([0.0, 1.0], [1.0, 1e-300], schedule),
+                 lambda: GaussianScore([0.0, 1.0], [1.0, 0.0], schedule)),
+        Boundary("GaussianScore std of mean's shape", "std",
+                 lambda: GaussianScore([0.0, 1.0], [1.0, 2.0], schedule),
+                 lambda: GaussianScore([0.0, 1.0], [1.0, 2.0, 3.0], schedule)),
+        # f and g need be finite on the box only: the construction probes interior points of the box (seed
+        # 6: probes at lower + width / U(0.1, 0.9), outside the box, survived); f = √(1 − x₁) is finite on
+        # [0, 1]² and NaN beyond x₁ = 1; √(x₁ − 0.95) is NaN on most of the box
+        Boundary("f finite on the box (only)", "f",
+                 lambda: replace(base, f=lambda x: torch.sqrt(1.0 - x[:, 0]), linear=None),
+                 lambda: replace(base, f=lambda x: torch.sqrt(x[:, 0] - 0.95), linear=None)),
         # the moment restriction needs a spread: at least 2 samples in the subset (#46 round 4: `< 2` → `< 3`
         # survived the seed-3 sample)
         Boundary("restricted_solution over >= 2 samples", "h_subset",
@@ -1422,6 +1440,24 @@ def _check_score_models(ctx: Context, *, tweedie=tweedie_mean) -> Outcome:
         score_error = float((net(X) - want_score).abs().max() / (1.0 + want_score.abs().max()))
     if not score_error <= 1e-12:
         wrong.append(f"ScoreMLP's output off −ε_θ/√(1 − ᾱ_t) by {score_error:.2g} (relative)")
+    # the network's input is the documented [x, t, sin πt, cos πt, sin 4πt, cos 4πt] (#46 round 5, seed 6: the
+    # frequency 4π → 5π survived; no claim reads the features, and a trained score cannot resolve them)
+    seen: list[torch.Tensor] = []
+    hook = net.net[0].register_forward_pre_hook(lambda module, args: seen.append(args[0].detach().clone()))
+    try:
+        with torch.no_grad():
+            net(X)
+    finally:
+        hook.remove()
+    t_col = X[:, -1:].numpy()
+    want_features = np.concatenate(
+        [X.numpy()] + [fn(k * math.pi * t_col) for k in (1, 4) for fn in (np.sin, np.cos)], axis=1)
+    # the same float64 sin/cos: ~1e-16; 1e-12 is far below a changed frequency (O(1) at t = 0.3)
+    feature_error = float(np.abs(seen[0].numpy() - want_features).max()) if seen and \
+        seen[0].shape == want_features.shape else float("inf")
+    if not feature_error <= 1e-12:
+        wrong.append(f"ScoreMLP's network input off [x, t, sin πt, cos πt, sin 4πt, cos 4πt] by "
+                     f"{feature_error:.2g}")
     # train_score draws t ~ U[t_min, 1]: with t_min = 0.4, 2 steps of 256 draws, every time in [0.4, 1] and
     # both ends reached within 0.05 (a correct draw misses an end with probability (1 − 0.05/0.6)^512 < 1e-18)
     mlp = _TimeRecordingMLP(2, hidden=8, schedule=VPSchedule(t_min=0.4), seed=0)
@@ -1463,7 +1499,8 @@ register(Claim(
            "matching over t ~ U[t_min, 1]): tweedie_mean, GaussianScore, train_score",
     origin=Origin.IMPLEMENTATION,
     statement="GaussianScore(mean, std) of n = 3 variables takes [x, t] (in_features = 4) and returns n = 3; "
-              "ScoreMLP's output is −ε_θ(x, t)/√(1 − ᾱ_t) at t = t_min, 0.3, 1 (1e-12); "
+              "ScoreMLP's output is −ε_θ(x, t)/√(1 − ᾱ_t) at t = t_min, 0.3, 1 (1e-12), its network fed "
+              "[x, t, sin πt, cos πt, sin 4πt, cos 4πt] (1e-12); "
               "tweedie_mean with it equals the posterior mean of Gaussian data, mean + √ᾱ var (x − √ᾱ mean)/"
               "(ᾱ var + 1 − ᾱ), at t = t_min, 0.3 and 1 on five points, to 1e-12 relative; train_score with "
               "t_min = 0.4 draws its 512 times (2 steps of 256) in [0.4, 1], the smallest below 0.45 and "
@@ -1640,18 +1677,37 @@ def _stage1_attempts(seed: int) -> tuple[int, int]:
 
 
 @lru_cache(maxsize=2)
-def _tie_run(seed: int):
-    """A small GGDOpt solve on a problem where every point of [0, 4) violates exactly 1 of L = 16 samples
-    (g = h − x, h = −0.1 once and 4 fifteen times) at ρ = 1/16 (1 − 15/16 is exactly 1/16 in floats), f =
-    (x − 10)² pulling every restricted solution onto its margin (x = mean − z·std ∈ [0.27, 3.74])."""
-    h = np.array([[-0.1]] + [[4.0]] * 15)
+def _stage1_margins(seed: int) -> np.ndarray:
+    """The margins z of 12 stage-1 points, read back from the points: g = h − x on [0, 10] with h = 8 and 10
+    eight times each (mean 9, population std 1 over the subset, which is all 16 samples at the default
+    bootstrap size 50) and f = (x − 10)² pulling x onto the restriction 9 − z·1 >= x, so x = 9 − z."""
+    h = np.array([[8.0]] * 8 + [[10.0]] * 8)
     problem = ChanceConstrainedProblem(f=lambda x: (x[:, 0] - 10.0) ** 2,
                                        g=lambda x, s: s[None, :, 0] - x[:, :1],
-                                       h_samples=h, rho=1.0 / 16.0, lower=[0.0], upper=[10.0])
+                                       h_samples=h, rho=0.1, lower=[0.0], upper=[10.0])
+    points, _ = collect_feasible_points(problem, n_points=12, seed=seed)
+    return 9.0 - points[:, 0]
+
+
+@lru_cache(maxsize=2)
+def _tie_run(seed: int):
+    """A small GGDOpt solve on a problem where every point of [0, 4) × [0, 1] violates exactly 1 of L = 16
+    samples (g = h − x₁, h = −0.1 once and 4 fifteen times) at ρ = 1/16 (1 − 15/16 is exactly 1/16 in floats),
+    f = (x₁ − 10)² pulling every restricted solution onto its margin (x₁ = mean − z·std ∈ [0.27, 3.74]); x₂
+    enters neither f nor g, so SLSQP never moves it from the box midpoint 0.5 (a zero gradient there) and D_ρ
+    has no spread at all in x₂ (the standardisation's floor 1e-3·width must carry it).
+    Returns (problem, Solution or the error text)."""
+    h = np.array([[-0.1]] + [[4.0]] * 15)
+    problem = ChanceConstrainedProblem(f=lambda x: (x[:, 0] - 10.0) ** 2 + 0.0 * x[:, 1],
+                                       g=lambda x, s: s[None, :, 0] - x[:, :1],
+                                       h_samples=h, rho=1.0 / 16.0, lower=[0.0, 0.0], upper=[10.0, 1.0])
     algorithm = GGDOpt(guidance="none", n_train_points=10, train_steps=2, hidden=4, batch_size=8,
                        n_samples=8, n_steps=2, corrector_steps=0)
     with _one_thread():
-        return problem, solve(problem, algorithm, seed=seed)
+        try:
+            return problem, solve(problem, algorithm, seed=seed)
+        except (ValueError, RuntimeError) as exc:  # e.g. NaN training data from a zero spread
+            return problem, f"{type(exc).__name__}: {exc}"
 
 
 def _check_feasible_set_rule(ctx: Context, *, per_point: int = _ATTEMPTS_PER_POINT,
@@ -1663,7 +1719,17 @@ def _check_feasible_set_rule(ctx: Context, *, per_point: int = _ATTEMPTS_PER_POI
     if not (returned < 3 and attempts == per_point * 3):
         wrong.append(f"stage 1 asked for 3 points: {attempts} restricted problems solved, {returned} points "
                      f"returned (stated: {per_point * 3} problems when fewer than 3 come out)")
+    margins = _stage1_margins(ctx.seed)
+    # z ~ U[0, 3.5] (the module's Z_MAX): 12 draws, read back to SLSQP's ~1e-8; the largest above 2 and the
+    # smallest below 1.5 (a correct draw misses either with probability (2/3.5)^12 < 0.0012)
+    z_low, z_high = float(margins.min()), float(margins.max())
+    if not (margins.shape == (12,) and -1e-6 <= z_low < 1.5 and 2.0 < z_high <= 3.5 + 1e-6):
+        wrong.append(f"stage 1's margins z in [{z_low:.4g}, {z_high:.4g}] over {margins.shape[0]} points "
+                     "(documented: z ~ U[0, 3.5])")
     problem, sol = _tie_run(ctx.seed)
+    if isinstance(sol, str):
+        wrong.append(f"the tie problem (D_ρ without spread in x₂): the solve raised {sol}")
+        return Outcome("fail", "; ".join(wrong), {"wrong": wrong})
     run = sol.original
     rho = problem.rho
     member = (run.train_violation < rho) if strict else (run.train_violation <= rho)
@@ -1685,6 +1751,7 @@ def _check_feasible_set_rule(ctx: Context, *, per_point: int = _ATTEMPTS_PER_POI
                          f"feasible, {int(feasible.sum())} by the stated rule ({at_rho} exactly at ρ); "
                          f"{sol.retcode.value}")
     evidence = {"stage1_attempts": attempts, "stage1_points": returned, "stated_attempts": per_point * 3,
+                "margins_range": [figure(z_low, 4), figure(z_high, 4)],
                 "tie_retcode": sol.retcode.value, "tie_trained": trained, "feasible_samples": counted,
                 "strict": strict, "wrong": wrong}
     if wrong:
@@ -1703,11 +1770,13 @@ register(Claim(
     origin=Origin.IMPLEMENTATION,
     statement="collect_feasible_points asked for 3 points solves exactly 2·3 = 6 restricted problems "
               "when fewer than 3 of them have a solution (a constraint x cannot change, 8 samples, subsets "
-              "of 6: 6 distinct subsets reach g); and a point whose empirical violation is exactly ρ is "
-              "feasible: on a problem where every point of [0, 4) violates exactly 1 of L = 16 samples at "
-              "ρ = 1/16, GGDOpt (guidance none, 10 stage-1 points) trains on all 10, counts exactly its "
-              "samples of violation <= ρ as feasible (at least one of them exactly at ρ) and returns Success "
-              "iff one exists",
+              "of 6: 6 distinct subsets reach g); its margins z ~ U[0, 3.5], read back from 12 points "
+              "x = 9 − z, lie in [0, 3.5] with the largest above 2 and the smallest below 1.5; and a point "
+              "whose empirical violation is exactly ρ is feasible: on a problem where every point of "
+              "[0, 4) × [0, 1] violates exactly 1 of L = 16 samples at ρ = 1/16 and every stage-1 point has "
+              "x₂ = 0.5 (no spread), GGDOpt (guidance none, 10 stage-1 points) trains on all 10, counts "
+              "exactly its samples of violation <= ρ as feasible (at least one of them exactly at ρ) and "
+              "returns Success iff one exists",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_feasible_set_rule(ctx),
     control=lambda ctx: _check_feasible_set_rule(ctx, per_point=3, strict=True),

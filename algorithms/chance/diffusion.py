@@ -128,7 +128,7 @@ class GaussianScore(ScoreModel):
 
 
 class ScoreMLP(ScoreModel):
-    """A small MLP ε_θ([x, t, sin/cos features of t]); score = −ε_θ/√(1 − ᾱ_t).
+    """A small MLP ε_θ([x, t, sin πt, cos πt, sin 4πt, cos 4πt]); score = −ε_θ/√(1 − ᾱ_t).
 
     >>> model = ScoreMLP(2, hidden=16, seed=0)
     >>> model(torch.full((5, 3), 0.5, dtype=torch.float64)).shape  # the last column: t in [t_min, 1]
