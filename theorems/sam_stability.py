@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import itertools
 import math
+import warnings
 from fractions import Fraction
 from functools import lru_cache, partial
 
@@ -24,7 +25,7 @@ from hypothesis import strategies as st
 
 from algorithms import RetCode, solve
 from algorithms.nets import stability as _stability
-from algorithms.nets.functional import flatten_params
+from algorithms.nets.functional import flat_hessian, flat_hvp, flatten_params, per_sample_flat_grads
 from algorithms.nets.sam import (
     SAM,
     SAMTraining,
@@ -1971,8 +1972,35 @@ def _check_training_retcodes(ctx: Context, *, blowup_lr: float = 50.0) -> Outcom
                 abs(crit.value - task.loss_at(crit.x)) > 1e-9 * crit.value:
             return Outcome("fail", f"{name} with tol 0.5: {crit.retcode}, reported loss {crit.value:.6g}, "
                            f"loss at x {task.loss_at(crit.x):.6g}", {"runs": rows})
+    if off := _frozen_criteria():
+        return Outcome("fail", f"the criteria's ends on a network that cannot move: {off[0]}",
+                       {"runs": rows, "frozen_wrong": off})
     return Outcome("pass", "Diverged on blow-up, MaxIters at the horizon, Success only with loss ≤ tol "
                    "(SGD and SAM)", {"runs": rows})
+
+
+def _frozen_criteria() -> list[str]:
+    """The stopping rules at their ends, on a network that cannot move (round 5): one sample at x = 0 and
+    one hidden unit, dead at seed 0 (bias −1.54), so every gradient is exactly 0 and the full loss stays y²
+    (exact in binary for the y below). One SGD step: loss 1e12 is not above 1e12 (MaxIters), 1.44e12 is
+    (Diverged); a loss equal to tol is Success; under the default tol 1e-4, 1.37e-4 is MaxIters and 6.1e-5
+    Success. (SAMTraining shares this loop.) And seed=None trains as the documented seed 0."""
+    wrong = []
+    for y, tol, want in ((1e6, None, RetCode.MaxIters), (1.2e6, None, RetCode.Diverged),
+                         (2.0**-7, 2.0**-14, RetCode.Success), (3 * 2.0**-8, None, RetCode.MaxIters),
+                         (2.0**-7, None, RetCode.Success)):
+        frozen = TwoLayerMSETask(X=np.zeros((1, 2)), y=np.array([y]), width=1)
+        sol = solve(frozen, SGDTraining(lr=0.1, batch_size=1), maxiters=1, seed=0,
+                    **({} if tol is None else {"tol": tol}))
+        if sol.value != y * y or sol.retcode is not want:
+            wrong.append(f"loss {sol.value!r} (y² = {y * y!r}), tol {tol or 'default'}: {sol.retcode}, "
+                         f"documented {want}")
+    # the documented seed fallback: no solve seed trains as seed 0 (initialization and batch order)
+    task = parity_task(6, 3, 4, seed=1)
+    runs = [solve(task, SGDTraining(lr=0.1, batch_size=2), maxiters=3, seed=seed).x for seed in (None, 0)]
+    if not np.array_equal(*runs):
+        wrong.append("solve with seed=None does not train as seed 0")
+    return wrong
 
 
 register(Claim(
@@ -1982,7 +2010,10 @@ register(Claim(
     statement="solve on the parity task with SGDTraining or SAMTraining returns Diverged when lr = 50 blows "
               "the loss past 1e12, MaxIters when 5 steps cannot reach tol = 1e-12, and Success when the "
               "full training loss reaches tol = 0.5, with the reported value equal to the loss at the "
-              "returned parameters and one (SGD) or two (SAM) gradient calls per step in its stats.",
+              "returned parameters and one (SGD) or two (SAM) gradient calls per step in its stats; on a "
+              "network that cannot move (all gradients 0, loss y² exactly) one step gives MaxIters at loss "
+              "1e12 and Diverged at 1.44e12, Success at loss = tol, and under the default tol 1e-4 MaxIters "
+              "at 1.37e-4 and Success at 6.1e-5.",
     kind=Kind.NUMERIC,
     check=partial(_check_training_retcodes, blowup_lr=50.0),
     control=partial(_check_training_retcodes, blowup_lr=0.1),
@@ -2318,7 +2349,6 @@ register(Claim(
 # ----------------------------------------------------------------------------- sam_stability.assumptions
 def _sam_assumption_cases() -> list[Boundary]:
     from algorithms.nets import sam as _sam
-    from algorithms.nets.functional import flat_hessian
 
     tiny = 1e-300
 
@@ -2351,6 +2381,11 @@ def _sam_assumption_cases() -> list[Boundary]:
 
     def small_point():
         return 0.3 * np.asarray(solve(task, SGDTraining(lr=0.1, batch_size=2), maxiters=0).x)
+
+    cube = 1.0 - 2.0 * ((np.arange(8)[:, None] >> np.arange(3)) & 1)       # the 8 points of {±1}³
+    wide = TwoLayerMSETask(X=cube, y=cube[:, 0] * cube[:, 1], width=8)
+    narrow = TwoLayerMSETask(X=cube[:7], y=cube[:7, 0] * cube[:7, 1], width=7)
+    repeated = TwoLayerMSETask(X=cube[[0, 1, 0]], y=np.ones(3), width=3)
 
     return [
         # symmetry is relative to max(1, max|entry|) (rtol 1e-8): the tie and 1.5× at scale 1, 0.75× and
@@ -2440,7 +2475,44 @@ def _sam_assumption_cases() -> list[Boundary]:
         Boundary("perturbed moments need symmetric Hessians (PSD not required)", "hessians",
                  lambda: _stability.perturbed_stationary_moment(indefinite, 0.1, 2, 1.0),
                  lambda: _stability.perturbed_stationary_moment(tilted(1.5e-8), 0.1, 1, 1.0)),
-    ] + [
+        # (round 5, read off the code, no sample) the remaining documented guards: the coherence measure's
+        # positive eigenvalue (at a top of 3e-3, below 1), the product track without noise, the dense
+        # matrix's PSD rule (as the radius's), SAM's base optimizer and state, the constructions' domains
+        Boundary("the coherence measure needs a positive eigenvalue (3e-3, the last of d = 3)", "hessians",
+                 lambda: _stability.coherence_measure(np.stack([np.diag([0.0, 0.0, 3e-3]),
+                                                                np.diag([1e-3, 0.0, 0.0])])),
+                 lambda: _stability.coherence_measure(np.zeros((2, 2, 2)))),
+        Boundary("track='product' needs noise_std == 0", "noise_std",
+                 lambda: _stability.simulate_linearized(H3, 0.1, 2, 1, track="product"),
+                 lambda: _stability.simulate_linearized(H3, 0.1, 2, 1, track="product", noise_std=tiny)),
+        Boundary("second_moment_matrix: PSD needed for ρ > 0 only", "hessians",
+                 lambda: _stability.second_moment_matrix(indefinite, 0.1, 2, rho=0.0),
+                 lambda: _stability.second_moment_matrix(indefinite, 0.1, 2, rho=tiny)),
+        Boundary("SAM's base optimizer a torch.optim.Optimizer class", "base_optimizer",
+                 lambda: _sam.SAM(params(), torch.optim.Adam, lr=0.1),
+                 lambda: _sam.SAM(params(), int, lr=0.1)),
+        Boundary("SAM's base optimizer a class, not a factory", "base_optimizer",
+                 lambda: _sam.SAM(params(), torch.optim.SGD, lr=0.1),
+                 lambda: _sam.SAM(params(), lambda group, **kw: torch.optim.SGD(group, **kw), lr=0.1)),
+        Boundary("SAM's base optimizer other than SAM", "base_optimizer",
+                 lambda: _sam.SAM(params(), torch.optim.SGD, lr=0.1),
+                 lambda: _sam.SAM(params(), _sam.SAM, lr=0.1)),
+        Boundary("SAM loads a SAM state (with the base optimizer's)", "state_dict",
+                 partial(_reload_sam, params, True), partial(_reload_sam, params, False)),
+        Boundary("(C, r) solution: features <= input dim", "features",
+                 lambda: generalizing_solution(wide, 3, 1.0), lambda: generalizing_solution(wide, 4, 1.0)),
+        Boundary("(C, r) solution: features >= 2", "features", lambda: generalizing_solution(wide, 2, 1.0),
+                 lambda: generalizing_solution(wide, 1, 1.0)),
+        Boundary("(C, r) solution: width >= 2**features", "width",
+                 lambda: generalizing_solution(wide, 3, 1.0), lambda: generalizing_solution(narrow, 3, 1.0)),
+        Boundary("memorizing solution: width >= n", "width", lambda: memorizing_solution(narrow),
+                 lambda: memorizing_solution(parity_task(8, 3, 7, seed=0))),
+        Boundary("memorizing solution: distinct rows", "X", lambda: memorizing_solution(narrow),
+                 lambda: memorizing_solution(repeated)),
+        Boundary("diagnostics: lr and batch_size together", "batch_size",
+                 lambda: minimum_diagnostics(task, small_point(), lr=0.1, batch_size=2),
+                 lambda: minimum_diagnostics(task, small_point(), lr=0.1)),
+    ] + _functional_boundaries() + [
         # enumerate_batches refuses more than MAX_ENUMERATED_BATCHES batches, counted per law (C(n, B)
         # subsets, C(n + B − 1, B) multisets, 2ⁿ patterns): at a limit lowered to 10 (16 for Bernoulli) the
         # count equal to the limit is enumerated and the next one refused (1e6 is too many to enumerate)
@@ -2465,6 +2537,64 @@ def _coherence_defined(task) -> None:
         raise AssertionError(f"σ = {d['coherence']} with max_i λ_max(H_i) = {d['max_sample_top']:.3g} > 0")
 
 
+def _functional_boundaries() -> list[Boundary]:
+    """The flat-parameter helpers' documented refusals (algorithms.nets.functional, round 5, read off the
+    code): params a non-empty dict of tensors of one dtype; the unflatten map takes a real floating vector
+    of the flat length; a Hessian-vector product's vector has theta's shape; per-sample helpers take tensor
+    X and y with a shared, non-empty sample axis; a loss must return a scalar tensor (torch.func's two
+    complaints, a non-tensor and a non-scalar, re-raised naming the loss)."""
+    f64 = torch.float64
+    theta, unflatten = flatten_params({"a": torch.zeros(2, dtype=f64)})
+    X, y = torch.ones(3, 2, dtype=f64), torch.zeros(3, dtype=f64)
+
+    def sample_loss(t, x, target):
+        return ((t * x).sum() - target) ** 2
+
+    def square(t):
+        return (t**2).sum()
+
+    def grads(X=X, y=y):
+        return per_sample_flat_grads(sample_loss, theta, X, y)
+
+    return [
+        Boundary("flatten_params: a non-empty dict", "params", lambda: flatten_params({"a": theta}),
+                 lambda: flatten_params({})),
+        Boundary("flatten_params: tensor values", "params", lambda: flatten_params({"a": theta}),
+                 lambda: flatten_params({"a": 1.0})),
+        Boundary("flatten_params: one dtype", "params",
+                 lambda: flatten_params({"a": theta, "b": theta}),
+                 lambda: flatten_params({"a": theta, "b": theta.float()})),
+        Boundary("unflatten: the flat length", "theta", lambda: unflatten(torch.zeros(2, dtype=f64)),
+                 lambda: unflatten(torch.zeros(3, dtype=f64))),
+        Boundary("unflatten: a floating vector", "theta", lambda: unflatten(torch.zeros(2, dtype=f64)),
+                 lambda: unflatten(torch.zeros(2, dtype=torch.int64))),
+        Boundary("unflatten: a real vector", "theta", lambda: unflatten(torch.zeros(2, dtype=f64)),
+                 lambda: unflatten(torch.zeros(2, dtype=torch.complex128))),
+        Boundary("flat_hvp: vector of theta's shape", "vector", lambda: flat_hvp(square, theta, theta),
+                 lambda: flat_hvp(square, theta, torch.zeros(3, dtype=f64))),
+        Boundary("per-sample helpers: a tensor y with a sample axis", "y", grads,
+                 lambda: grads(y=y.sum())),
+        Boundary("per-sample helpers: a tensor X", "X", grads, lambda: grads(X=X.numpy())),
+        Boundary("per-sample helpers: as many y as X rows", "y", grads, lambda: grads(y=y[:2])),
+        Boundary("per-sample helpers: at least one sample", "X", lambda: grads(X=X[:1], y=y[:1]),
+                 lambda: grads(X=X[:0], y=y[:0])),
+        Boundary("a loss returning a tensor", "loss", lambda: flat_hessian(square, theta),
+                 lambda: flat_hessian(lambda t: 1.0, theta)),
+        Boundary("a loss returning a scalar", "loss", lambda: flat_hvp(square, theta, theta),
+                 lambda: flat_hvp(lambda t: 2.0 * t, theta, theta)),
+    ]
+
+
+def _reload_sam(params, whole: bool) -> None:
+    """A SAM loads its own state_dict; without the base optimizer's entry it must refuse by name."""
+    from algorithms.nets.sam import SAM as _SAM
+
+    opt = _SAM(params(), lr=0.1, momentum=0.9)
+    state = opt.state_dict()
+    _SAM(params(), lr=0.1, momentum=0.9).load_state_dict(
+        state if whole else {k: v for k, v in state.items() if k != "base_optimizer"})
+
+
 def _no_moment(hessians: np.ndarray) -> None:
     """perturbed_stationary_moment must return None (documented for ρ(T) >= 1 on the whole space)."""
     moment = _stability.perturbed_stationary_moment(hessians, 0.1, 2, 1.0)
@@ -2484,8 +2614,123 @@ def _enumerate_under(limit: int, n: int, batch_size: int, sampling: str):
     return W
 
 
+def _closure_outcome(backward: str, warm: bool, unused: bool) -> str:
+    """``SAM.step`` with a closure of kind ``backward`` ('none': loss only; 'zero_only': zero_grad() and the
+    loss; 'zeroed': zero_grad(set_to_none=False) and backward; 'accumulated': backward without zeroing),
+    after a normal step when ``warm``, with a parameter outside the loss (its gradient stays None) when
+    ``unused``: 'refused' (RuntimeError) or 'stepped'."""
+    w = torch.nn.Parameter(torch.tensor([1.0, -2.0], dtype=torch.float64))
+    group = [w] + ([torch.nn.Parameter(torch.zeros(1, dtype=torch.float64))] if unused else [])
+    opt = SAM(group, lr=0.1, rho=0.05)
+
+    def closure(kind: str) -> torch.Tensor:
+        if kind in ("zero_only", "normal"):
+            opt.zero_grad()
+        elif kind == "zeroed":
+            opt.zero_grad(set_to_none=False)
+        loss = (w**2).sum()
+        if kind not in ("none", "zero_only"):
+            loss.backward()
+        return loss
+
+    if warm:
+        opt.step(partial(closure, "normal"))
+    try:
+        opt.step(partial(closure, backward))
+    except RuntimeError:
+        return "refused"
+    return "stepped"
+
+
+def _documented_edge_cases() -> list[str]:
+    """Documented behaviour at degenerate inputs (round 5, read off the code): SAM.step refuses a closure
+    that leaves every gradient unset or unchanged (cold, warm, beside a parameter outside the loss) and
+    steps on one that recomputes them in place; first_step's ε = ρg/(‖g‖ + 1e-12) at ‖g‖ = 1e-12 is
+    ρg/2‖g‖; a torch LR scheduler sees the two-step path as the optimizer's step (no warning); the SAM
+    operator at ρ = 1/2 (one sample H = 1, η = 1/2: 1/16); the radius of a family that never moves (every
+    H_i = 0) is exactly 1 by every method and on the curve; the simulator's log norms are −inf once every
+    batch step is the zero matrix (H_i = 4I, η = 1/4); σ is NaN, flagged and warned where every unit is
+    dead; and the ties of the closed-form conditions: GD stable at η λ_max = 2 exactly (diag(1, 2), η = 1)
+    and Dexter's condition holding at equality (H_1 = H_2 = e₁e₁ᵀ, σ = 2, η = 2, B = 1: λ_max = σ/η = 1;
+    all values exact in binary)."""
+    wrong = []
+    expected = {("none", False, False): "refused", ("none", True, False): "refused",
+                ("none", True, True): "refused", ("zero_only", True, False): "refused",
+                ("zeroed", True, False): "stepped", ("accumulated", True, False): "stepped",
+                ("accumulated", False, True): "stepped"}
+    for case, want in expected.items():
+        if (got := _closure_outcome(*case)) != want:
+            wrong.append(f"SAM.step with a closure {case}: {got}, documented {want}")
+    # first_step's documented ε = ρ g/(‖g‖ + 1e-12): at ‖g‖ = 1e-12 exactly (loss 1e-12·w) θ moves by ρ/2
+    w = torch.nn.Parameter(torch.zeros(1, dtype=torch.float64))
+    opt = SAM([w], lr=0.1, rho=0.3)
+    (1e-12 * w).sum().backward()
+    opt.first_step()
+    if float(w.detach()[0]) != 0.15:
+        wrong.append(f"first_step at ‖g‖ = 1e-12 moved θ by {float(w.detach()[0])!r}, not ρ/2 = 0.15")
+    # the two-step path counts as the optimizer's step for a torch LR scheduler (documented: no warning)
+    w = torch.nn.Parameter(torch.zeros(1, dtype=torch.float64))
+    opt = SAM([w], lr=0.1, rho=0.05)
+    scheduler = torch.optim.lr_scheduler.StepLR(opt, step_size=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(2):
+            (w**2 + w).sum().backward()
+            opt.first_step(zero_grad=True) if _ == 0 else opt.second_step(zero_grad=True)
+        scheduler.step()
+    if any("lr_scheduler.step()" in str(c.message) for c in caught):
+        wrong.append("a scheduler after first_step/second_step warns that the optimizer never stepped")
+    # the SAM operator for 0 < ρ ≤ 1 too: one sample H = 1, η = ρ = 1/2: (1 − ηH(1 + ρH))² = 1/16 (the
+    # square root of M = 3/2 rounds: 1e-12 is ~10⁴ roundings; SGD's operator there is 1/4)
+    sam_one = _stability.second_moment_matrix(np.ones((1, 1, 1)), 0.5, 1, rho=0.5)
+    if sam_one.shape != (1, 1) or abs(float(sam_one[0, 0]) - 0.0625) > 1e-12:
+        wrong.append(f"second_moment_matrix with ρ = 1/2 on H = 1, η = 1/2: {sam_one.tolist()}, not [[1/16]]")
+    still = np.zeros((2, 2, 2))
+    radii = [_stability.mean_square_radius(still, 0.5, 1, method=m) for m in ("dense", "power", "lanczos")]
+    radii.append(_stability.radius_curve(still, 1)(0.7))
+    if radii != [1.0] * 4:
+        wrong.append(f"radius of H_i = 0 (nothing moves): {radii}, not exactly 1")
+    for track in ("product", "vector"):
+        out = _stability.simulate_linearized(np.stack([4.0 * np.eye(3)] * 2), 0.25, 1, 2, replicates=2,
+                                             sampling="with_replacement", track=track)
+        logs, each = out["log_mean_sq"], out["log_sq_norms"]
+        if logs.tolist() != [0.0, -math.inf, -math.inf] or not np.all(each[:, 1:] == -math.inf):
+            wrong.append(f"simulate_linearized ({track}) with zero batch steps: {logs.tolist()}, per "
+                         f"replicate {each.tolist()}")
+    if not gd_stable(np.diag([1.0, 2.0]), 1.0) or gd_stable(np.diag([1.0, 2.0]), 1.01):
+        wrong.append("gd_stable not true exactly up to η λ_max = 2 (diag(1, 2), η = 1 and 1.01)")
+    if not dexter_divergence_condition(np.stack([np.diag([1.0, 0.0])] * 2), 2.0, 1):
+        wrong.append("dexter_divergence_condition false at equality λ_max = σ/η")
+    # away from the tie, with √(n/B − 1) = 2: ten samples e₁e₁ᵀ (σ = 10, λ_max = 1), B = 2: η* = 5
+    ten = np.stack([np.diag([1.0, 0.0])] * 10)
+    if [dexter_divergence_condition(ten, lr, 2) for lr in (4.5, 5.5)] != [False, True]:
+        wrong.append("dexter_divergence_condition off σ/(η√(n/B − 1)) at n = 10, B = 2 (η = 4.5, 5.5)")
+    # σ at a point where every unit is dead (x = 0: every ∇f_i and every per-sample Hessian is exactly 0):
+    # NaN, flagged undefined, with one RuntimeWarning per quantity (the seed-8 sample's `> 0` → `>= 0`)
+    task = parity_task(4, 2, 3, seed=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        dead = minimum_diagnostics(task, np.zeros(task.n_params), exact_sample_hessians=True)
+    named = sum("undefined" in str(w.message) for w in caught if issubclass(w.category, RuntimeWarning))
+    if not (math.isnan(dead["coherence"]) and math.isnan(dead["coherence_exact"]) and named == 2
+            and not dead["coherence_defined"] and not dead["coherence_exact_defined"]):
+        wrong.append(f"σ at a dead point: {dead['coherence']}, {dead['coherence_exact']} (flags "
+                     f"{dead['coherence_defined']}, {dead['coherence_exact_defined']}; {named} warnings)")
+    return wrong
+
+
 def _check_sam_assumptions(ctx: Context, *, shifted: bool) -> Outcome:
-    return boundary_outcome(_sam_assumption_cases(), shifted=shifted)
+    outcome = boundary_outcome(_sam_assumption_cases(), shifted=shifted)
+    if outcome.status != "pass":
+        return outcome
+    wrong = _documented_edge_cases()
+    evidence = {**outcome.evidence, "edge_cases_wrong": wrong}
+    if wrong:
+        return Outcome("fail", f"{len(wrong)} documented edge case(s) off; first: {wrong[0]}", evidence)
+    return Outcome("pass", f"{outcome.summary}; the documented edge cases hold (SAM's closure contract, "
+                   "radius 1 where nothing moves, −inf log norms at zero steps, σ undefined at a dead point, "
+                   "the GD and Dexter ties)",
+                   evidence)
 
 
 register(Claim(
@@ -2496,20 +2741,29 @@ register(Claim(
            "lower-bound family's σ in [1, n]) as our stability and training code documents it",
     statement="Each input assumption is enforced at its boundary: symmetry to 1e-8·max(1, max|entry|) (the "
               "tie accepted at scale 1; 0.75× and 1.5× the tolerance at scale 1e4), PSD to −1e-8·max(1, "
-              "max|entry|) (0.75× and 1.5× at scales 1e4 and 0.5), PSD required for ρ > 0 and not for ρ = 0, "
-              "and by sam_effective_hessians; 1 <= batch_size <= n (radius and training); ρ >= 0, α > 0, η > "
-              "0; the documented batch laws and radius methods; a positive radius tol and maxiters >= 1; "
+              "max|entry|) (0.75× and 1.5× at scales 1e4 and 0.5), PSD required for ρ > 0 and not for ρ = 0,"
+              " and by sam_effective_hessians; 1 <= batch_size <= n (radius and training); ρ >= 0, α > 0, η "
+              "> 0; the documented batch laws and radius methods; a positive radius tol and maxiters >= 1; "
               "simulation steps >= 0 and replicates >= 1; noise s >= 0; a positive critical level; σ in [1, "
-              "n]; a positive GD step; SAM's ρ, lr >= 0; the training algorithms' lr > 0, ρ >= 0, batch_size "
-              ">= 1; the parity task's in_features >= 2, init_scale > 0 and seed in [0, 2**64); a task "
+              "n]; a positive GD step; SAM's ρ, lr >= 0; the training algorithms' lr > 0, ρ >= 0, batch_size"
+              " >= 1; the parity task's in_features >= 2, init_scale > 0 and seed in [0, 2**64); a task "
               "holds at least one sample; a Hessian of at least 1 x 1; flat_hessian's theta a 1-D floating "
-              "tensor; SAM's lr optional; perturbed_stationary_moment without PSD, and None (no moment) "
-              "for a singular mean Hessian; minimum_diagnostics' σ defined for per-sample tops below 1;"
-              " enumerate_batches lists at most MAX_ENUMERATED_BATCHES batches counted per law (C(n, B), C(n "
+              "tensor; SAM's lr optional; perturbed_stationary_moment without PSD, and None (no moment) for "
+              "a singular mean Hessian; minimum_diagnostics' σ defined for per-sample tops below 1; "
+              "enumerate_batches lists at most MAX_ENUMERATED_BATCHES batches counted per law (C(n, B), C(n "
               "+ B − 1, B), 2ⁿ; probed with the limit lowered to 10 and 16: the count equal to the limit "
-              "listed in full with total probability 1, the next refused). The value just inside is accepted,"
-              " the one just outside refused with a ValueError or TypeError naming the argument (43 "
-              "boundaries).",
+              "listed in full with total probability 1, the next refused). The value just inside is "
+              "accepted, the one just outside refused with a ValueError or TypeError naming the argument (43"
+              " boundaries). Round 5 adds 26: the coherence measure's positive eigenvalue, track='product' "
+              "without noise, second_moment_matrix's PSD rule for ρ > 0 only, SAM's base optimizer (a "
+              "torch.optim.Optimizer class other than SAM) and its state (with the base optimizer's), the "
+              "(C, r) solution's 2 <= C <= d and width >= 2^C, the memorizing solution's width >= n and "
+              "distinct rows, minimum_diagnostics' lr with batch_size, and the flat-parameter helpers' "
+              "params, vectors, samples and scalar losses (69 boundaries); and the documented edge cases "
+              "hold: SAM.step refuses a closure that leaves every gradient unset or unchanged and steps on "
+              "one that recomputes them in place; the radius is exactly 1 where nothing moves (H_i = 0); the"
+              " simulator's log norms are −inf once every batch step is 0; σ is NaN, flagged and warned at a"
+              " dead point; gd_stable holds at η λ_max = 2 and Dexter's condition at equality.",
     kind=Kind.PROPERTY,
     check=partial(_check_sam_assumptions, shifted=False),
     control=partial(_check_sam_assumptions, shifted=True),
