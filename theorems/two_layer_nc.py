@@ -830,6 +830,39 @@ def _gd_bookkeeping(problem: TwoLayerTraining, algorithm: GradientDescentTrainin
     return parts
 
 
+def _divergence_threshold_facts(problem: TwoLayerTraining, seed: int, lr0: float,
+                                label: str) -> list[Outcome]:
+    """The documented divergence threshold, a loss above (1 + DIVERGENCE_RISE)·L(θ_0) = 1.001·L(θ_0): one GD
+    step whose loss rises by a factor just above 1.0005 ends MaxIters, one just above 1.0015 Diverged. The
+    steps are found by bisection on η ↦ L(θ_0 − η∇L(θ_0))/L(θ_0) (continuous; the last bracket's upper end,
+    within 1e-12 relative of the target); none when the loss never rises by 0.15 % along −∇L up to 1e8·lr0
+    (then this problem cannot test it: empty list)."""
+    theta0 = problem.initial_theta(seed)
+    loss0, grad0 = problem.loss_and_grad(theta0)
+
+    def ratio(eta: float) -> float:
+        return problem.loss_value(theta0 - eta * grad0) / loss0
+
+    steps = {}
+    for target in (1.0005, 1.0015):
+        lo, hi = 0.0, lr0
+        while not ratio(hi) > target:
+            lo, hi = hi, 2.0 * hi
+            if hi > 1e8 * lr0:
+                return []
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if mid in (lo, hi):
+                break
+            lo, hi = (mid, hi) if ratio(mid) <= target else (lo, mid)
+        steps[target] = hi
+    runs = {t: solve(problem, GradientDescentTraining(lr=eta, t_end=eta, n_records=1), seed=seed)
+            for t, eta in steps.items()}
+    return [fact(runs[1.0005].retcode == RetCode.MaxIters and runs[1.0015].retcode == RetCode.Diverged,
+                 f"{label}: one GD step raising the loss ×1.0005 is MaxIters, ×1.0015 Diverged (threshold "
+                 f"×1.001; got {runs[1.0005].retcode.name}, {runs[1.0015].retcode.name})")]
+
+
 def _per_sample_facts(problem: TwoLayerTraining, theta0: np.ndarray, grad: np.ndarray, hess: np.ndarray,
                       label: str) -> list[Outcome]:
     """Per-sample gradients, Hessians (vmap) and the Hessian-vector product of ``functional`` against
@@ -899,7 +932,7 @@ def _check_gradient_field(ctx: Context, *, bug: dict | None = None) -> Outcome:
 
     A field rescaled by c (a time-scaling bug) misses the last two by |c - 1|.
     """
-    parts, per_problem = [], []
+    parts, per_problem, threshold_tested = [], [], 0
     for problem in _field_problems(ctx, bug):
         label = f"{problem.loss}{' + bias' if problem.hidden_bias else ''}, K = {problem.n_classes}"
         seed = int(ctx.rng(f"field-theta-{label}").integers(2**31))
@@ -938,6 +971,9 @@ def _check_gradient_field(ctx: Context, *, bug: dict | None = None) -> Outcome:
         parts.append(numeric_outcome(run.original["times"], tau * np.arange(8), rtol=1e-12, atol=0.0,
                                      what=f"{label}: GD record times vs k·lr", names=("recorded", "k_lr")))
         parts += _gd_bookkeeping(problem, seven, run, seed, label)
+        threshold_facts = _divergence_threshold_facts(problem, seed, tau, label)
+        parts += threshold_facts
+        threshold_tested += bool(threshold_facts)
         parts += _per_sample_facts(problem, theta0, ref_grad, hess, label)
         # geometric records from τ/4 with ratio 2: τ/4, τ/2, τ (the grid written out, not recomputed)
         flow, integrator_nfev = _counted_flow(
@@ -969,6 +1005,8 @@ def _check_gradient_field(ctx: Context, *, bug: dict | None = None) -> Outcome:
         per_problem.append({"problem": label, "n_params": int(theta0.size), "lambda_max": _fig(lam),
                             "tau": _fig(tau), "flow_taylor_deviation": _fig(deviation),
                             "max_gradient_error": _fig(float(np.abs(grad - ref_grad).max()))})
+    parts.append(fact(threshold_tested >= 1, f"the divergence threshold tested on {threshold_tested} of "
+                                            f"{len(per_problem)} problems (at least one needed)"))
     evidence = {"bug": bug, "problems": per_problem}
     return _all(parts, "closed-form field and its time scaling vs autograd", evidence)
 
@@ -1743,6 +1781,17 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: net.forward_with(params, torch.ones(3, 2, dtype=torch.float64)),
                  lambda: net.forward_with({**params, "c": torch.zeros(1, dtype=torch.float64)},
                                           torch.ones(3, 2, dtype=torch.float64))),
+        # (round 5, seed-4 sample) the classifier shapes of the NC metrics: a scalar-output V needs two
+        # classes; V's width must match the means', and a multi-row V has one row per class
+        Boundary("self-duality: V as wide as the means", "V must have shape",
+                 lambda: self_duality_residual(np.ones((1, 3)), np.eye(3)[:2]),
+                 lambda: self_duality_residual(np.ones((1, 4)), np.eye(3)[:2])),
+        Boundary("self-duality: one V row per class", "V must have shape",
+                 lambda: self_duality_residual(np.ones((3, 3)), np.eye(3)),
+                 lambda: self_duality_residual(np.ones((2, 3)), np.eye(3))),
+        Boundary("alignment: a scalar-output V needs two classes", "scalar-output V",
+                 lambda: classifier_alignment(np.ones(3), np.eye(3)[:2]),
+                 lambda: classifier_alignment(np.ones(3), np.eye(3))),
         *_functional_boundaries(),
     ]
 
@@ -1790,6 +1839,10 @@ def _functional_boundaries() -> list[Boundary]:
                  lambda: grads(X=X[:0], y=y[:0])),
         Boundary("a loss returning a tensor", "loss", lambda: flat_hessian(square, theta),
                  lambda: flat_hessian(lambda t: 1.0, theta)),
+        Boundary("theta a 1-D parameter vector", "theta", lambda: flat_hessian(square, theta),
+                 lambda: flat_hessian(square, theta[None])),
+        Boundary("theta of a floating dtype", "theta", lambda: flat_hessian(square, theta),
+                 lambda: flat_hessian(square, torch.zeros(2, dtype=torch.int64))),
         Boundary("a loss returning a scalar", "loss", lambda: flat_hvp(square, theta, theta),
                  lambda: flat_hvp(lambda t: 2.0 * t, theta, theta)),
     ]
@@ -1834,8 +1887,9 @@ register(Claim(
               " allowed, not a 0-d tensor) and parameter dicts with exactly its names; the flat-parameter "
               "helpers' params, vectors, samples and scalar losses) is enforced at its boundary: the value "
               "just inside is accepted, the value just outside refused with a ValueError or TypeError naming"
-              " the argument (42 boundaries); and the orthogonal generator's default centre correlation is "
-              "−1/(2(K−1)) (its draw equals the draw with that value passed, for K = 2 and 3)",
+              " the argument (47 boundaries, the NC metrics' classifier shapes included); and the orthogonal"
+              " generator's default centre correlation is −1/(2(K−1)) (its draw equals the draw with that "
+              "value passed, for K = 2 and 3)",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_assumptions(shifted=False),
     control=lambda ctx: _check_assumptions(shifted=True),
