@@ -1822,7 +1822,7 @@ def _train_check(ctx: Context, flip_reward: bool = False) -> Outcome:
     import algorithms.routing.train as tr
 
     steps, size, bmin, bmax = 40, 8, 2.0, 20.0
-    betas, seeds, saves, centers = [], [], [], []
+    betas, seeds, saves, centers, drawn = [], [], [], [], []
     orig_loss, orig_inst, orig_save = tr.trajectory_loss, tr._instances, tr.save_checkpoint
 
     def spy_loss(traj, loss, beta=1.0, center=True, db_weight=1.0):
@@ -1834,7 +1834,9 @@ def _train_check(ctx: Context, flip_reward: bool = False) -> Outcome:
 
     def spy_inst(problem, size, count, seed):
         seeds.extend(seed + i for i in range(count))
-        return orig_inst(problem, size, count, seed)
+        out = orig_inst(problem, size, count, seed)
+        drawn.extend(inst.coords.tobytes() for inst in out)
+        return out
 
     def spy_save(path, model, meta, *args, **kwargs):
         saves.append((meta["steps"], meta["minutes"], meta["cpu_minutes"]))
@@ -1860,8 +1862,22 @@ def _train_check(ctx: Context, flip_reward: bool = False) -> Outcome:
     # a path not ending in .pt, loads into HBG by that path
     with tempfile.TemporaryDirectory() as d:
         tiny = os.path.join(d, "budget.ckpt")
-        budget_steps = tr.train(problem="cvrp", size=2, steps=3, minutes=1e-12, batch=1, samples=2, hidden=4,
-                                layers=1, seed=ctx.seed, out=tiny, progress=False)["steps"]
+        # ... and writes its checkpoint atomically: to a temporary file, then moved onto the path
+        written = []
+        orig_torch_save = torch.save
+
+        def spy_torch_save(obj, f, *args, **kwargs):
+            written.append(os.fspath(f))
+            return orig_torch_save(obj, f, *args, **kwargs)
+
+        torch.save = spy_torch_save
+        try:
+            budget_steps = tr.train(problem="cvrp", size=2, steps=3, minutes=1e-12, batch=1, samples=2,
+                                    hidden=4, layers=1, seed=ctx.seed, out=tiny, progress=False)["steps"]
+        finally:
+            torch.save = orig_torch_save
+        atomic = (bool(written) and all(w != tiny and os.path.dirname(w) == d for w in written)
+                  and sorted(os.listdir(d)) == ["budget.ckpt", "budget.json"])
         try:
             by_path = solve(random_cvrp(2, seed=ctx.seed), HBG(checkpoint=tiny, samples=2)).retcode.value
         except ValueError as exc:
@@ -1918,7 +1934,9 @@ def _train_check(ctx: Context, flip_reward: bool = False) -> Outcome:
     expected = [bmin * (bmax / bmin) ** (t / (steps - 1)) for t in range(steps)]
     beta_err = max(abs(b / e - 1.0) for b, e in zip(betas, expected, strict=False)) if betas else math.inf
     beta_err = beta_err if len(betas) == steps else math.inf
-    fresh = len(set(seeds)) == len(seeds) == 2 * steps
+    # the instances drawn are the seeded TSPs of those seeds (each step's batch: seed, seed + 1)
+    fresh = (len(set(seeds)) == len(seeds) == 2 * steps
+             and drawn == [random_tsp(size, seed=s).coords.tobytes() for s in seeds])
     before, after = mean_costs(initial), mean_costs(trained)
     diff = before - after
     se = float(diff.std(ddof=1) / math.sqrt(diff.size))
@@ -1932,7 +1950,7 @@ def _train_check(ctx: Context, flip_reward: bool = False) -> Outcome:
                  and all(0.0 <= a[0] <= b[0] and 0.0 <= a[1] <= b[1] for a, b in itertools.pairwise(clocks))
                  and meta["minutes"] <= wall and meta["cpu_minutes"] <= cpu)
     ok = (beta_err <= 1e-12 and fresh and meta["steps"] == steps and budget_ok
-          and budget_steps == 0 and clock_steps == [0, 1] and not resumed and by_path == "Success"
+          and budget_steps == 0 and atomic and clock_steps == [0, 1] and not resumed and by_path == "Success"
           and centers == [True] * steps
           and float(diff.mean()) > 2 * se)
     return fact(
@@ -1945,6 +1963,7 @@ def _train_check(ctx: Context, flip_reward: bool = False) -> Outcome:
         checkpoints_as_documented=float(budget_ok),
         checkpoints=len(saved_steps),
         steps_in_1e_12_minutes=budget_steps,
+        checkpoint_written_atomically=float(atomic),
         steps_in_1_minute_of_ticks=clock_steps[0],
         steps_in_2_minutes_of_ticks=clock_steps[1],
         resume_failures=len(resumed),
@@ -1970,10 +1989,12 @@ register(
         statement="python -m algorithms.routing.train's train() on TSP8 (40 steps of the hybrid loss, 2 "
         "instances × 8 samples, lr 1e-2, β 2 → 20) passes the loss β_t = β_min (β_max/β_min)^(t/(T−1)) and "
         "the centred reward (the baseline c̄ of the other samples), "
-        "draws 80 distinct instances, writes a checkpoint every 10 steps and at the end whose elapsed wall "
+        "draws 80 distinct instances (the seeded TSPs of their seeds), writes a checkpoint every 10 steps "
+        "and at the end whose elapsed wall "
         "and CPU minutes are nondecreasing and within the call's own, and ends with a checkpoint whose mean "
         "sampled tour length on 16 held-out instances is lower than the untrained starting policy's by more "
-        "than 2 standard errors; a fresh train() on CVRP2 given 1e-12 minutes stops before its first step, "
+        "than 2 standard errors; a fresh train() on CVRP2 given 1e-12 minutes stops before its first step "
+        "(its checkpoint written to a temporary file in the same folder and moved onto the path), "
         "and under a clock advancing one minute per reading a budget of 1 (2) minutes allows 0 (1) steps, "
         "--resume refuses another problem's checkpoint naming resume, continues a CVRP2 checkpoint with its "
         "minutes carried over and one without a minutes field from 0 (its progress bar ending at 3/3), "
@@ -2395,6 +2416,10 @@ def _domain_check(ctx: Context, open_ends: bool = False) -> Outcome:
         # duplicates are judged relative to the extent: a distinct TSP5 shrunk into a 1e-13 box stays valid
         ("a distinct TSP5 scaled by 1e-13", lambda: TSPInstance(tsp5.coords * 1e-13), True, None),
         ("nearest neighbour on 1 node", lambda: nearest_neighbor_tour(np.zeros((1, 1))), True, None),
+        ("nearest neighbour from the last node", lambda: nearest_neighbor_tour(tsp3.distances, start=2), True,
+         None),
+        ("nearest neighbour from node n", lambda: nearest_neighbor_tour(tsp3.distances, start=3), False,
+         (ValueError, "start")),
         ("nearest neighbour on 0 nodes", lambda: nearest_neighbor_tour(np.zeros((0, 0))), False,
          (ValueError, "dist")),
         ("CVRPEnumeration on 9 customers", lambda: solve(random_cvrp(9, seed=ctx.seed), CVRPEnumeration()),
@@ -2481,7 +2506,8 @@ register(
         "the TSP20 for a TSP35 and a TSP30 (the nearest size, a tie to the smaller); a tour is accepted as "
         "an int array and refused as a bool array; is_valid_tsp accepts a permutation and rejects a tour "
         "missing a node; HBG on a TSP5 and a CVRP4 returns Success with maxiters = 1 and MaxIters with 0, "
-        "a valid answer either way (57 cases)",
+        "a valid answer either way; nearest neighbour starts from node n − 1 and refuses node n naming start "
+        "(59 cases)",
         kind=Kind.PROPERTY,
         check=_domain_check,
         control=lambda ctx: _domain_check(ctx, open_ends=True),
