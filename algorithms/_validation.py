@@ -318,6 +318,23 @@ def check_int_at_least(name: str, value: Any, minimum: int, *, size: bool = True
     return _check_representable(name, value) if size else int(value)
 
 
+def check_count(name: str, value: Any, minimum: int) -> int:
+    """An int >= ``minimum`` that counts iterations, samples or population members: at most 2**31 - 1
+    (a compiled backend's C int, as ``backend_cap``; a run of 2**40 steps would not finish, a hang
+    rather than an error).
+
+    >>> check_count("inner_steps", 2**40, 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: inner_steps must be <= 2**31 - 1 (a count of steps or samples), got 1099511627776
+    """
+    # minimum 1 keeps check_positive_int's wording ("a positive int"), which callers' messages used
+    value = check_positive_int(name, value) if minimum == 1 else check_int_at_least(name, value, minimum)
+    if value > C_INT_MAX:
+        raise ValueError(f"{name} must be <= 2**31 - 1 (a count of steps or samples), got {value}")
+    return value
+
+
 def check_choice(name: str, value: Any, choices) -> Any:
     try:
         known = value in choices
@@ -454,7 +471,9 @@ def returned_scalar(call: str, value: Any) -> float:
     ...
     TypeError: phi(x) must return a real number, got NoneType None
     """
-    if np.ndim(value) != 0 or isinstance(value, str | bytes) or np.iscomplexobj(value):
+    # a str ("1") or a list ([1.0]) would be parsed or unpacked by float()/numpy; a bool counted as 0/1
+    if (np.ndim(value) != 0 or isinstance(value, str | bytes | bool | np.bool_) or np.iscomplexobj(value)
+            or getattr(value, "dtype", None) == np.bool_):
         raise TypeError(f"{call} must return a real number, got {type(value).__name__} {_brief(value)}")
     try:
         return float(value)

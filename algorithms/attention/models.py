@@ -45,6 +45,8 @@ def _check_tokens(X, d: int, dtype: torch.dtype | None = None) -> torch.Tensor:
         raise TypeError(f"X must be a torch tensor of shape (n, L, {d}), got {type(X).__name__}")
     if X.ndim != 3 or X.shape[-1] != d:
         raise ValueError(f"X must have shape (n, L, {d}), got {tuple(X.shape)}")
+    if X.shape[1] == 0:  # attention over no token: a softmax over nothing, the output an empty sum (0)
+        raise ValueError(f"X must hold at least one token (L >= 1), got shape {tuple(X.shape)}")
     # torch's own message for a mixed-dtype matmul names no argument
     if dtype is not None and X.dtype != dtype:
         raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")

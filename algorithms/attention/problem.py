@@ -30,6 +30,7 @@ from algorithms._validation import (
     as_float_array,
     as_real_array,
     check_choice,
+    check_count,
     check_int_at_least,
     check_nonnegative,
     check_positive,
@@ -110,7 +111,7 @@ class SingleLocationProblem(Problem):
     dtype: object = np.float64
 
     def __post_init__(self) -> None:
-        check_int_at_least("d", self.d, 2)
+        check_count("d", self.d, 2)  # a dimension: vectors of d entries
         check_int_at_least("L", self.L, 2, size=False)  # L − 1 = e^{αd} is allowed: no int64 cap
         gamma = check_positive("gamma", self.gamma)
         if not gamma < 1.0:
@@ -165,7 +166,7 @@ def sample_batch(problem: SingleLocationProblem, n: int, seed: int) -> tuple[tor
     """
     if not isinstance(problem, SingleLocationProblem):
         raise TypeError(f"problem must be a SingleLocationProblem, got {type(problem).__name__}")
-    check_int_at_least("n", n, 1)
+    check_count("n", n, 1)
     check_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     dt = problem.torch_dtype
@@ -194,17 +195,28 @@ def _real_vector(name: str, value) -> torch.Tensor:
 
 
 def overlaps(u, v, u_star, v_star) -> dict[str, float]:
-    """The order parameters μ = uᵀu*, ν = vᵀv*, η = uᵀv*, ζ = vᵀu*, ρ = uᵀv.
+    """The order parameters μ = uᵀu*, ν = vᵀv*, η = uᵀv*, ζ = vᵀu*, ρ = uᵀv of unit vectors (a zero or
+    non-unit vector is refused, naming it).
 
     >>> e = torch.eye(3, dtype=torch.float64)
     >>> overlaps(e[0], e[1], e[0], e[1])
     {'mu': 1.0, 'nu': 1.0, 'eta': 0.0, 'zeta': 0.0, 'rho': 0.0}
     """
+    u_in, v_in, us_in, vs_in = u, v, u_star, v_star
     u, v, u_star, v_star = (_real_vector(name, t) for name, t in
                             (("u", u), ("v", v), ("u_star", u_star), ("v_star", v_star)))
     if not (u.shape == v.shape == u_star.shape == v_star.shape and u.ndim == 1):
         raise ValueError(f"u, v, u_star, v_star must be vectors of one length, got shapes "
                          f"{[tuple(t.shape) for t in (u, v, u_star, v_star)]}")
+    # the order parameters are cosines of points of the sphere: a zero or non-unit vector has none.
+    # Tolerance: rounding of a normalized vector of the input's precision (float32 models included)
+    single = any(getattr(t, "dtype", None) in (torch.float32, np.float32) for t in (u_in, v_in, us_in, vs_in))
+    tol = max(_UNIT_TOL, 10.0 * math.sqrt(u.numel()) * (np.finfo(np.float32).eps if single else 2.3e-16))
+    for name, t in (("u", u), ("v", v), ("u_star", u_star), ("v_star", v_star)):
+        norm = float(torch.linalg.vector_norm(t))
+        if abs(norm - 1.0) > tol:
+            raise ValueError(f"{name} must be a unit vector (overlaps are cosines on the sphere), got norm "
+                             f"{norm:.6g}")
     return {"mu": float(u @ u_star), "nu": float(v @ v_star), "eta": float(u @ v_star),
             "zeta": float(v @ u_star), "rho": float(u @ v)}
 

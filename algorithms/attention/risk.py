@@ -37,6 +37,7 @@ import torch
 
 from algorithms._validation import (
     check_bool,
+    check_count,
     check_int_at_least,
     check_nonnegative,
     check_positive,
@@ -180,8 +181,7 @@ def monte_carlo_risk(problem: SingleLocationProblem, u, v, *, n: int = 2000, see
     True
     """
     problem = _check_problem(problem)
-    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 2:
-        raise ValueError(f"n must be an int >= 2 (samples), got {n!r}")
+    n = check_count("n", n, 2)  # samples
     check_seed(seed)
     if isinstance(level, bool) or not isinstance(level, float | int) or not 0.0 < level < 1.0:
         raise ValueError(f"level must be in (0, 1), got {level!r}")

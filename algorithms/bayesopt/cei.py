@@ -74,6 +74,7 @@ from threadpoolctl import threadpool_limits
 from algorithms._validation import (
     as_float_array,
     check_bool,
+    check_count,
     check_nonnegative,
     check_positive,
     check_positive_int,
@@ -177,7 +178,7 @@ class CEI(Algorithm):
             _check_kernel(self.constraint_kernel, "constraint_kernel")
         check_bool("fit", self.fit)
         check_nonnegative("noise", self.noise)
-        check_positive_int("n_candidates", self.n_candidates)
+        check_count("n_candidates", self.n_candidates, 1)
         check_positive_int("n_restarts", self.n_restarts)
         check_positive("jitter", self.jitter)
 

@@ -16,6 +16,7 @@ from algorithms._validation import (
     as_float_array,
     as_real_array,
     check_callable,
+    check_count,
     check_positive_int,
     check_str,
 )
@@ -69,7 +70,7 @@ class ConstrainedBOProblem(Problem):
             )
         object.__setattr__(self, "bounds", bounds)
         if isinstance(self.initial, int | np.integer) and not isinstance(self.initial, bool):
-            object.__setattr__(self, "initial", check_positive_int("initial", self.initial))
+            object.__setattr__(self, "initial", check_count("initial", self.initial, 1))
         else:
             design = as_float_array("initial", self.initial, ndim=2, dtype=np.float64)
             if design.shape[1] != self.dim or design.shape[0] == 0:

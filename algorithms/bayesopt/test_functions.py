@@ -29,10 +29,12 @@ from scipy.optimize import minimize
 from scipy.stats import qmc
 
 from algorithms._validation import (
+    allocates,
     as_float_array,
     as_real_array,
     check_bool,
     check_callable,
+    check_count,
     check_positive,
     check_positive_int,
     check_seed,
@@ -97,6 +99,7 @@ class RKHSFunction:
         return float(values[0]) if x.ndim == 1 else values
 
 
+@allocates("dim", "n_centers")
 def rkhs_function(
     kernel: Kernel, dim: int, norm: float, *, n_centers: int = 100, seed: int = 0
 ) -> RKHSFunction:
@@ -109,7 +112,7 @@ def rkhs_function(
     _check_kernel(kernel)
     dim = check_positive_int("dim", dim)
     norm = check_positive("norm", norm)
-    n_centers = check_positive_int("n_centers", n_centers)
+    n_centers = check_count("n_centers", n_centers, 1)
     rng = np.random.default_rng(check_seed(seed))
     centers = rng.uniform(size=(n_centers, dim))
     weights = rng.standard_normal(n_centers)
@@ -117,6 +120,7 @@ def rkhs_function(
     return RKHSFunction(kernel, centers, weights * (norm / raw))
 
 
+@allocates("dim", "n_points")
 def gp_sample_path(
     kernel: Kernel, dim: int, *, n_points: int = 400, seed: int = 0, jitter: float = 1e-8
 ) -> RKHSFunction:
@@ -131,7 +135,7 @@ def gp_sample_path(
     """
     _check_kernel(kernel)
     dim = check_positive_int("dim", dim)
-    n_points = check_positive_int("n_points", n_points)
+    n_points = check_count("n_points", n_points, 1)
     jitter = check_positive("jitter", jitter)
     rng = np.random.default_rng(check_seed(seed))
     points = rng.uniform(size=(n_points, dim))
@@ -156,6 +160,7 @@ def _batch(g: Callable, X: np.ndarray) -> np.ndarray:
     return np.array([np.atleast_1d(as_real_array("g(x)", g(x))) for x in X])
 
 
+@allocates("n_grid",)
 def constrained_minimum(
     f: Callable, c: Callable, bounds, *, n_grid: int | None = None, n_polish: int = 3
 ) -> tuple[np.ndarray, float]:
@@ -174,13 +179,14 @@ def constrained_minimum(
     if bounds.shape[1] != 2 or np.any(bounds[:, 0] >= bounds[:, 1]):
         raise ValueError(f"bounds must be a (d, 2) array of rows lower < upper, got {bounds.tolist()}")
     dim = bounds.shape[0]
-    n_grid = check_positive_int("n_grid", n_grid) if n_grid is not None else max(3, int(1e4 ** (1 / dim)))
+    n_grid = check_count("n_grid", n_grid, 1) if n_grid is not None else max(3, int(1e4 ** (1 / dim)))
     n_polish = check_positive_int("n_polish", n_polish)
     nodes = _grid(bounds, n_grid)
     f_values = _batch(f, nodes)[:, 0]
     feasible = np.all(_batch(c, nodes) <= 0, axis=1)
     if not feasible.any():
-        raise ValueError("no feasible grid node: the feasible region is empty or thinner than the grid")
+        raise ValueError("c is positive at every grid node: the feasible region {c <= 0} is empty or thinner "
+                         "than the grid (raise n_grid)")
     order = np.flatnonzero(feasible)[np.argsort(f_values[feasible])]
     best_x, best_f = nodes[order[0]], float(f_values[order[0]])
     for start in nodes[order[:n_polish]]:

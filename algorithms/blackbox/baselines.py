@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from algorithms._validation import check_choice, check_positive, check_positive_int
+from algorithms._validation import check_choice, check_count, check_positive, check_positive_int
 from algorithms.blackbox.modular import RunResult, WorkflowPlan, finish, record_last_batch, run_workflow
 from algorithms.blackbox.problem import BlackBoxProblem, Evaluator
 from algorithms.core import Algorithm, IterationMonitor, Solution, SolveOptions, _dispatch
@@ -154,7 +154,7 @@ class CMAES(Algorithm):
         check_positive("sigma0", self.sigma0)
         if self.popsize is not None:
             # pycma's recombination needs at least 2 weights (it rejects popsize 1 with its own message)
-            if check_positive_int("popsize", self.popsize) < 2:
+            if check_count("popsize", self.popsize, 1) < 2:
                 raise ValueError(f"popsize must be an int >= 2 (pycma's minimum) or None, "
                                  f"got {self.popsize!r}")
 

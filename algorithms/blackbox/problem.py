@@ -48,6 +48,7 @@ from algorithms._validation import (
     check_int_at_least,
     check_positive_int,
     check_str,
+    returned_scalar,
 )
 from algorithms.core import Problem
 
@@ -195,14 +196,9 @@ class Evaluator:
 
 
 def _scalar(value: Any) -> float:
-    if value is None:  # numpy would read it as NaN, a blow-up rather than the programming error it is
-        raise TypeError("f must return a real scalar, got None")
-    if np.iscomplexobj(value):  # float() of a complex array would drop the imaginary part with a warning
-        raise TypeError(f"f must return a real scalar, got {type(value).__name__} {value!r:.60}")
-    try:
-        return float(np.asarray(value, dtype=np.float64).reshape(()))
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"f must return a real scalar, got {type(value).__name__} {value!r}") from exc
+    # a str ("1") or a one-element list ([1.0]) was parsed/reshaped by numpy: refused by name, as None,
+    # complex values and arrays are
+    return returned_scalar("f(x)", value)
 
 
 def normalized_regret(value: float, problem: BlackBoxProblem) -> float:

@@ -59,6 +59,8 @@ def restricted_solution(
     if not isinstance(problem, ChanceConstrainedProblem):
         raise TypeError(f"problem must be a ChanceConstrainedProblem, got {type(problem).__name__}")
     h_subset = as_real_array("h_subset", h_subset)
+    if not np.all(np.isfinite(h_subset)):  # a NaN sample made the restricted LP "infeasible" (None)
+        raise ValueError("h_subset contains NaN or inf entries")
     if h_subset.ndim != 2 or h_subset.shape[1] != problem.h_samples.shape[1] or h_subset.shape[0] < 2:
         raise ValueError(
             f"h_subset must have shape (k >= 2, {problem.h_samples.shape[1]}), got {h_subset.shape}"

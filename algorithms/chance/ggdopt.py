@@ -52,9 +52,9 @@ import torch
 
 from algorithms._validation import (
     check_choice,
+    check_count,
     check_nonnegative,
     check_positive,
-    check_positive_int,
 )
 from algorithms.chance.data import RESTRICTIONS, collect_feasible_points
 from algorithms.chance.diffusion import ScoreMLP, ScoreModel, train_score
@@ -132,8 +132,8 @@ class GGDOpt(Algorithm):
             "batch_size",
             "n_samples",
             "n_steps",
-        ):
-            check_positive_int(name, getattr(self, name))
+        ):  # counts and widths: a value past 2**31 - 1 is refused here, not after stage 1 ran
+            check_count(name, getattr(self, name), 1)
         check_positive("lr", self.lr)
         if (
             isinstance(self.corrector_steps, bool)

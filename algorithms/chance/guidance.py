@@ -113,6 +113,13 @@ def guidance_term(
     """
     check_choice("order", order, GUIDANCE_ORDERS)
     beta = check_positive("beta", beta)
+    if not isinstance(model, ScoreModel):
+        raise TypeError(f"model must be a ScoreModel (e.g. ScoreMLP), got {type(model).__name__}")
+    x = check_float_tensor("x", x, ndim=2)
+    if x.shape[1] != model.out_features:  # torch would fail inside the model on the concatenation
+        raise ValueError(f"x must have shape (batch, {model.out_features}) (the model's n), got "
+                         f"{tuple(x.shape)}")
+    model.schedule.check_time("t", t)  # t = 0 divides by a zero noise scale; t > 1 is off the schedule
     if order == "none":
         with torch.no_grad():
             return torch.zeros_like(x), model.score(x, t)
@@ -135,7 +142,13 @@ def guidance_term(
         if tuple(value.shape) != (x.shape[0],):
             raise ValueError(f"objective must return shape ({x.shape[0]},) (one value per row), "
                              f"got {tuple(value.shape)}")
+        if not value.requires_grad:  # autograd would say only "element 0 of tensors does not require grad"
+            raise ValueError("objective must be computed from its input with torch operations (autograd "
+                             "differentiates it); its output does not depend on x")
         (grad_f,) = torch.autograd.grad(value.sum(), mu_g, create_graph=order == "second")
+    if not bool(torch.isfinite(value).all() and torch.isfinite(grad_f).all()):
+        raise ValueError("objective returned a non-finite value or gradient at the rows of x (at the "
+                         "posterior mean of each row)")
     if order == "first":
         g_mu = first_order_guidance(grad_f.detach(), beta=beta)
     else:

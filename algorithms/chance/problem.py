@@ -35,7 +35,7 @@ from algorithms._validation import (
     as_float_array,
     as_real_array,
     check_callable,
-    check_positive_int,
+    check_count,
     check_seed,
 )
 from algorithms.core import Problem
@@ -147,7 +147,7 @@ class ChanceConstrainedProblem(Problem):
         object.__setattr__(self, "upper", upper)
         if self.h_sampler is not None:
             check_callable("h_sampler", self.h_sampler)
-        check_positive_int("n_fresh", self.n_fresh)
+        check_count("n_fresh", self.n_fresh, 1)
         if self.linear is not None and not isinstance(self.linear, LinearStructure):
             raise TypeError(f"linear must be a LinearStructure or None, got {type(self.linear).__name__}")
         if self.known_optimum is not None:
@@ -175,6 +175,11 @@ class ChanceConstrainedProblem(Problem):
         cons = self.constraints(probe, self.h_samples)
         if not np.all(np.isfinite(cons)):
             raise ValueError("g returned non-finite values at points of the box")
+        if self.h_sampler is not None:  # two fresh samples: shape and finiteness, before any run uses it
+            fresh = as_float_array("h_sampler output", self.h_sampler(np.random.default_rng(0), 2))
+            if fresh.shape != (2, self.h_samples.shape[1]):
+                raise ValueError(f"h_sampler must return shape (k, {self.h_samples.shape[1]}) for k samples, "
+                                 f"got {fresh.shape} for k = 2")
         if self.linear is not None:
             lin = self.linear
             if lin.A.shape[0] != self.h_samples.shape[0] or lin.A.shape[2] != self.n:
@@ -257,7 +262,7 @@ def out_of_sample_feasibility(
     check_seed(seed)
     if problem.h_sampler is None:
         raise ValueError("problem.h_sampler is None: out-of-sample feasibility needs a sampler of fresh h")
-    count = problem.n_fresh if n_fresh is None else check_positive_int("n_fresh", n_fresh)
+    count = problem.n_fresh if n_fresh is None else check_count("n_fresh", n_fresh, 1)
     fresh = as_float_array("h_sampler output", problem.h_sampler(np.random.default_rng(seed), count))
     fresh = fresh[:, None] if fresh.ndim == 1 else fresh
     if fresh.shape != (count, problem.h_samples.shape[1]):

@@ -31,6 +31,7 @@ import torch
 
 from algorithms._validation import (
     check_choice,
+    check_count,
     check_nonnegative,
     check_positive,
     check_positive_int,
@@ -76,7 +77,7 @@ def guided_reverse_sample(
         raise TypeError(f"model must be a ScoreModel, got {type(model).__name__}")
     if not callable(objective):
         raise TypeError(f"objective must be callable, got {type(objective).__name__}")
-    n_samples = check_positive_int("n_samples", n_samples)
+    n_samples = check_count("n_samples", n_samples, 1)
     beta = check_positive("beta", beta)
     check_choice("guidance", guidance, GUIDANCE_ORDERS)
     n_steps = check_positive_int("n_steps", n_steps)

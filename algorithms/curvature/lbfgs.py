@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.optimize
 
-from algorithms._validation import check_positive_int
+from algorithms._validation import check_count
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.curvature.problem import CurvatureProblem
 
@@ -45,7 +45,7 @@ class LBFGS(Algorithm):
     memory: int = 10
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "memory", check_positive_int("memory", self.memory))
+        object.__setattr__(self, "memory", check_count("memory", self.memory, 1))
 
 
 @_dispatch

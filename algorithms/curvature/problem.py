@@ -58,6 +58,7 @@ from algorithms._validation import (
     check_positive,
     check_shape,
     check_str,
+    returned_scalar,
 )
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 
@@ -128,6 +129,10 @@ class CurvatureProblem(Problem):
         object.__setattr__(self, "L_C", _check_curvature_constant(self.L_C))
         if not isinstance(self.name, str):
             raise TypeError(f"name must be a str, got {type(self.name).__name__}")
+        kind = getattr(self.x0, "dtype", None)
+        if isinstance(kind, np.dtype) and kind.kind == "f" and kind not in (np.float32, np.float64):
+            # the solvers keep x0's dtype (float32 or float64): float16 or longdouble cannot be kept
+            raise TypeError(f"x0 must be float32 or float64 (or integer, promoted to float64), got {kind}")
         x0 = as_float_array("x0", self.x0, ndim=1)
         if x0.size == 0:
             raise ValueError("x0 must have at least one entry, got shape (0,)")
@@ -175,10 +180,7 @@ class CurvatureProblem(Problem):
         fx = self.f(x)
         if np.ndim(fx) != 0:
             raise ValueError(f"f(x) must return a scalar, got an array of shape {np.shape(fx)}")
-        try:
-            return float(fx)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"f(x) must return a real number, got {type(fx).__name__}") from exc
+        return returned_scalar("f(x)", fx)  # a str "1" was parsed by float(), a bool counted as 0/1
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
         raw = self.grad(x)

@@ -78,6 +78,11 @@ def _check_kernel(K: Any) -> Any:
     scale = max(1.0, float(np.abs(data).max(initial=0.0)))
     if asym > 1e-8 * scale:
         raise ValueError(f"K must be symmetric, got max |K - K^T| = {float(asym):.3g}")
+    degrees = np.asarray(K.sum(axis=1)).ravel()
+    if degrees.size and not np.all(degrees > 0):  # the Markov matrix D⁻¹K divides by each row's sum
+        row = int(np.flatnonzero(~(degrees > 0))[0])
+        raise ValueError(f"K must have no zero row (a point with degree 0 has no transition "
+                         f"probabilities), got row {row} summing to 0")
     return sp.csr_matrix(K, dtype=np.float64) if sp.issparse(K) else K.astype(np.float64)
 
 

@@ -39,7 +39,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.ensemble._forest import BaseForest
 
-from algorithms._validation import as_real_array, check_generator
+from algorithms._validation import as_real_array, check_bool, check_generator
 
 __all__ = ["ForestPartition", "check_forest", "cooccurrence_kernel", "forest_kernel", "node_boxes",
            "sample_in_boxes"]
@@ -51,7 +51,7 @@ def check_forest(name: str, forest: Any, *, fitted: bool) -> BaseForest:
     if not isinstance(forest, BaseForest):
         raise TypeError(f"{name} must be a scikit-learn forest (e.g. sklearn.ensemble."
                         f"RandomForestRegressor), got {type(forest).__name__}")
-    if fitted and not hasattr(forest, "estimators_"):
+    if check_bool("fitted", fitted) and not hasattr(forest, "estimators_"):
         raise ValueError(f"{name} must be a fitted forest; call its fit first")
     return forest
 
@@ -139,15 +139,16 @@ class ForestPartition:
     def n_leaves(self) -> int:
         return int(self.tree_of.size)
 
-    def leaves(self, X: Any) -> np.ndarray:
-        """Global leaf ids, shape (m, n_trees): column b is the leaf of tree b."""
-        X = _as_points("X", X, self.n_features)
+    def leaves(self, X: Any, name: str = "X") -> np.ndarray:
+        """Global leaf ids, shape (m, n_trees): column b is the leaf of tree b (``name``: the argument's
+        name in errors)."""
+        X = _as_points(name, X, self.n_features)
         nodes = self.forest.apply(X.astype(np.float32))  # the dtype sklearn's trees route in
         return np.column_stack([self.node_to_leaf[b][nodes[:, b]] for b in range(self.n_trees)])
 
-    def indicator(self, X: Any) -> sp.csr_matrix:
+    def indicator(self, X: Any, name: str = "X") -> sp.csr_matrix:
         """The one-hot leaf matrix Π, shape (m, n_leaves), B ones per row."""
-        leaves = self.leaves(X)
+        leaves = self.leaves(X, name)
         m = leaves.shape[0]
         rows = np.repeat(np.arange(m), self.n_trees)
         return sp.csr_matrix((np.ones(leaves.size), (rows, leaves.ravel())), shape=(m, self.n_leaves))
@@ -159,7 +160,7 @@ def forest_kernel(forest: Any, X: Any, X_train: Any = None) -> sp.csr_matrix:
     ``X_train`` (default ``X``) are the points whose leaf counts define the leaf sizes.
     """
     part = forest if isinstance(forest, ForestPartition) else ForestPartition.from_forest(forest)
-    train = part.indicator(X if X_train is None else X_train)
+    train = part.indicator(X) if X_train is None else part.indicator(X_train, "X_train")
     points = train if X_train is None else part.indicator(X)
     counts = np.asarray(train.sum(axis=0)).ravel()
     inverse = np.divide(1.0, counts, out=np.zeros_like(counts), where=counts > 0)
@@ -180,7 +181,7 @@ def cooccurrence_kernel(forest: Any, X: Any, X_train: Any = None) -> sp.csr_matr
     1.0
     """
     part = forest if isinstance(forest, ForestPartition) else ForestPartition.from_forest(forest)
-    train = part.indicator(X if X_train is None else X_train)
+    train = part.indicator(X) if X_train is None else part.indicator(X_train, "X_train")
     points = train if X_train is None else part.indicator(X)
     return sp.csr_matrix(points @ train.T / part.n_trees)
 

@@ -3,8 +3,9 @@
 Each method supplies ``step(t, x, y, rng) -> (x, y, record)`` for iteration t = 1, 2, ...;
 the loop records ‖∇Φ(x_t)‖ before each step, stops with ``Success`` when it is <= tol (the
 stationarity test of Theorems 4.1 and 4.2, measured with the problem's exact ∇Φ), with
-``Diverged`` when an oracle returns a wrong shape or a non-finite value, or an iterate leaves
-the ball of radius :data:`DIVERGENCE_RADIUS`, and with ``MaxIters`` otherwise.
+``Diverged`` when an oracle returns a non-finite value, an iterate leaves the ball of radius
+:data:`DIVERGENCE_RADIUS` or Φ at the last iterate is not finite, and with ``MaxIters`` otherwise. An
+oracle that returns the wrong shape or a non-real array (complex, str, bool) raises, naming it.
 
 ``Solution.original`` holds ``{"y": the last lower-level iterate, "grad_phi_norm": the array
 of ‖∇Φ(x_t)‖ for every iteration run}``, kept in every solve (store_trace or not).
@@ -46,7 +47,14 @@ def checked(name: str, value: Any, like: np.ndarray) -> np.ndarray:
     if value is None:
         raise TypeError(f"{name} must return an array of shape {like.shape}, got None")
     try:
-        array = np.asarray(value, dtype=like.dtype)
+        raw = np.asarray(value)
+    except (TypeError, ValueError) as exc:  # ragged
+        raise TypeError(f"{name} must return a numeric array of shape {like.shape}, got "
+                        f"{type(value).__name__}") from exc
+    if raw.dtype.kind not in "fiu":  # complex (its imaginary part would be dropped), str, bool, object
+        raise TypeError(f"{name} must return a real array of shape {like.shape}, got dtype {raw.dtype}")
+    try:
+        array = raw.astype(like.dtype, copy=False)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must return a numeric array of shape {like.shape}, got "
                         f"{type(value).__name__}") from exc
@@ -55,6 +63,19 @@ def checked(name: str, value: Any, like: np.ndarray) -> np.ndarray:
     if not np.isfinite(array).all():
         raise OracleFailure(f"{name} has non-finite entries")
     return array
+
+
+def _first_step(step: Callable[..., tuple[np.ndarray, np.ndarray, dict]], x: np.ndarray, y: np.ndarray,
+                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, dict]:
+    """The first step, where the oracles first see (x0, y0): a plain ValueError/TypeError raised there
+    (numpy's "matmul: ... mismatch" for a y0 of the wrong length) is re-raised naming x0 and y0."""
+    try:
+        return step(1, x, y, rng)
+    except (ValueError, TypeError) as exc:
+        if type(exc) not in (ValueError, TypeError) or "must" in str(exc):  # ours, or the user's own class
+            raise
+        raise type(exc)(f"the oracles failed at the starting point (x0 of shape {x.shape}, y0 of shape "
+                        f"{y.shape}; check their lengths): {exc}") from exc
 
 
 def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarray, np.ndarray, dict]],
@@ -75,7 +96,10 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
                 retcode = RetCode.Success
                 monitor.record(iteration=t, grad_phi_norm=grad_norm)
                 break
-            x, y, record = step(t, x, y, rng)
+            if t == 1:
+                x, y, record = _first_step(step, x, y, rng)
+            else:
+                x, y, record = step(t, x, y, rng)
             stats.iterations = t
             if monitor.record(iteration=t, grad_phi_norm=grad_norm, **record):
                 retcode = RetCode.Terminated
@@ -89,5 +113,7 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
     finally:
         monitor.close()
     value = returned_scalar("phi(x)", problem.phi(x)) if np.all(np.isfinite(x)) else float("nan")
+    if not math.isfinite(value) and retcode is not RetCode.Diverged:  # non-finite means Diverged
+        retcode, reason = RetCode.Diverged, f"phi(x) = {value!r} at the last iterate"
     original = {"y": y, "grad_phi_norm": np.asarray(norms), "reason": reason}
     return Solution(x=x, value=value, retcode=retcode, stats=stats, trace=monitor.trace, original=original)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from algorithms._validation import check_count
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
 from algorithms.hierarchical._loop import DEFAULT_MAXITERS, checked, run
 from algorithms.hierarchical.ada_minimax import adaptive_x_step, check_rate
@@ -34,9 +35,7 @@ __all__ = ["AdaBiO", "check_terms"]
 
 def check_terms(value: object) -> int | None:
     """``neumann_terms`` hyperparameter: None (Theorem 4.2's choice) or an int >= 0."""
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-        raise ValueError(f"neumann_terms must be None or an int >= 0, got {value!r}")
-    return value
+    return None if value is None else check_count("neumann_terms", value, 0)
 
 
 @dataclass(frozen=True)

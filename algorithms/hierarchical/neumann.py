@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from algorithms._validation import as_float_array, check_int_at_least
+from algorithms._validation import as_float_array, check_count, check_int_at_least
 from algorithms.hierarchical._loop import checked
 from algorithms.hierarchical.problems import BilevelProblem
 
@@ -64,7 +64,7 @@ def neumann_hypergradient(problem: BilevelProblem, x: np.ndarray, y: np.ndarray,
     """
     if not isinstance(problem, BilevelProblem):
         raise TypeError(f"problem must be a BilevelProblem, got {type(problem).__name__}")
-    check_int_at_least("terms", terms, 0)
+    check_count("terms", terms, 0)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got "
                         f"{type(rng).__name__} {rng!r}")

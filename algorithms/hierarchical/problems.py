@@ -58,6 +58,7 @@ __all__ = [
 NOISE_KINDS = ("gaussian", "sphere", "student")
 
 
+@allocates("shape")
 def additive_noise(kind: str, sigma: float, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     """One draw of the oracle noise of law ``kind`` and level ``sigma`` (see the module docstring).
 

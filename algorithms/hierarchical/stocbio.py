@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from algorithms._validation import check_int_at_least
+from algorithms._validation import check_count
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
 from algorithms.hierarchical._loop import DEFAULT_MAXITERS, checked, run
 from algorithms.hierarchical.ada_bio import check_terms
@@ -46,7 +46,7 @@ class StocBiO(Algorithm):
     def __post_init__(self) -> None:
         for name in ("lr_x", "lr_y"):
             object.__setattr__(self, name, check_rate(name, getattr(self, name)))
-        check_int_at_least("inner_steps", self.inner_steps, 1)
+        check_count("inner_steps", self.inner_steps, 1)
         check_terms(self.neumann_terms)
 
 

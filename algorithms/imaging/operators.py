@@ -33,7 +33,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_positive, check_positive_int, check_seed, check_torch_dtype
+from algorithms._validation import (
+    C_INT_MAX,
+    check_positive,
+    check_positive_int,
+    check_seed,
+    check_torch_dtype,
+)
 
 __all__ = [
     "Blur",
@@ -55,7 +61,10 @@ def _check_image_shape(image_shape: Any) -> tuple[int, int]:
             or not all(isinstance(s, int | np.integer) and not isinstance(s, bool) and s >= 2
                        for s in image_shape)):
         raise ValueError(f"image_shape must be a pair of ints >= 2 (h, w), got {image_shape!r}")
-    return int(image_shape[0]), int(image_shape[1])
+    h, w = int(image_shape[0]), int(image_shape[1])
+    if h * w > C_INT_MAX:  # the operators build dense/sparse arrays of h·w pixels (and FFTs of that size)
+        raise ValueError(f"image_shape must have h·w <= 2**31 - 1 pixels, got {image_shape!r}")
+    return h, w
 
 
 def _check_ratio(ratio: Any) -> float:
@@ -87,8 +96,12 @@ class LinearOperator:
     def _check(self, name: str, value: Any, trailing: tuple[int, ...]) -> tuple[torch.Tensor, tuple]:
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
-        if not value.is_floating_point():
+        # one input check for every operator: half precision has no FFT/sparse kernels on the CPU (or
+        # ran silently in low precision), and a meta tensor has no data
+        if value.dtype not in (torch.float32, torch.float64):
             raise TypeError(f"{name} must be a floating tensor (float32 or float64), got {value.dtype}")
+        if value.device.type == "meta":
+            raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
         k = len(trailing)
         if value.ndim < k or tuple(value.shape[value.ndim - k:]) != trailing:
             raise ValueError(f"{name} must have shape (*batch, {', '.join(map(str, trailing))}) for "
@@ -353,6 +366,8 @@ class Radon(LinearOperator):
                                          or np.issubdtype(array.dtype, np.floating)):
             raise TypeError(f"angles must be a sequence of degrees (real numbers), got "
                             f"{type(angles).__name__} {angles!r}")
+        if array.ndim > 1:  # a 2-D array would be flattened into a list of angles in silence
+            raise ValueError(f"angles must be a 1-D sequence of degrees, got shape {array.shape}")
         angles = array.astype(np.float64).reshape(-1)
         if angles.size < 1 or not np.all(np.isfinite(angles)):
             raise ValueError(f"angles must be a non-empty sequence of finite degrees, got {angles!r}")
@@ -454,7 +469,11 @@ class MaskedFourier(LinearOperator):
         if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool or mask.ndim != 2:
             raise TypeError(f"mask must be a 2-D boolean torch.Tensor, got "
                             f"{getattr(mask, 'dtype', type(mask).__name__)}")
-        self.image_shape = _check_image_shape(tuple(mask.shape))
+        try:
+            self.image_shape = _check_image_shape(tuple(mask.shape))
+        except ValueError:
+            raise ValueError(f"mask must be an (h, w) k-space mask with h, w >= 2, got shape "
+                             f"{tuple(mask.shape)}") from None
         if not bool(mask.any()):
             raise ValueError("mask must select at least one k-space point, got an empty mask")
         self.mask = mask

@@ -110,8 +110,17 @@ class DenoiserPrior:
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
         _check_image_batch(x)
         dtype = next(self.network.parameters()).dtype
+        images = x.reshape(-1, *x.shape[-2:]).to(dtype)
         with torch.no_grad():
-            return self.network(x.reshape(-1, *x.shape[-2:]).to(dtype)).to(x.dtype).reshape(x.shape)
+            try:
+                out = self.network(images)
+            except RuntimeError as exc:  # torch's shape message names neither the network nor the images
+                raise ValueError(f"network must map (batch, h, w) images to images of that shape; on "
+                                 f"images of shape {tuple(images.shape)} raised: {str(exc)[:99]}") from None
+        if not isinstance(out, torch.Tensor) or tuple(out.shape) != tuple(images.shape):
+            raise ValueError(f"network must map (batch, h, w) images to images of that shape, got "
+                             f"{tuple(getattr(out, 'shape', ()))} for {tuple(images.shape)}")
+        return out.to(x.dtype).reshape(x.shape)
 
     def value(self, x: torch.Tensor) -> torch.Tensor:
         return torch.zeros(x.shape[:-2], dtype=x.dtype)
@@ -140,7 +149,9 @@ class SubspacePrior:
                 or not all(isinstance(s, int | np.integer) and not isinstance(s, bool) and s >= 1
                            for s in shape)
                 or shape[0] * shape[1] != b.shape[0]):
-            raise ValueError(f"image_shape must be (h, w) with h·w = {b.shape[0]}, got {shape!r}")
+            # the pair basis/image_shape disagrees: both are named (either may be the wrong one)
+            raise ValueError(f"image_shape must be (h, w) with h·w = {b.shape[0]} (the rows of basis), got "
+                             f"{shape!r}: basis has {b.shape[0]} rows")
 
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
         _check_image_batch(x)

@@ -132,6 +132,10 @@ def _check_samples(theta, X, y) -> None:
             raise TypeError(f"{name} must be a torch tensor with a leading sample axis, got {got}")
     if X.shape[0] != y.shape[0]:
         raise ValueError(f"X and y must have the same number of samples, got {X.shape[0]} and {y.shape[0]}")
+    if X.is_floating_point() and X.dtype != theta.dtype:  # else torch: "addmv ... same dtype"
+        raise TypeError(f"X must have theta's dtype {theta.dtype}, got {X.dtype} (convert one with .to(...))")
+    if X.device != theta.device:
+        raise ValueError(f"X must be on theta's device {theta.device}, got a tensor on {X.device}")
     if X.shape[0] == 0:  # torch.func's vmap over no sample fails with an IndexError
         raise ValueError("X and y must hold at least one sample, got 0")
 
@@ -190,4 +194,9 @@ def per_sample_flat_hessians(
     _check_function("sample_loss", sample_loss)
     _check_samples(theta, X, y)
     per_sample = vmap(_hessian(sample_loss), in_dims=(None, 0, 0), randomness="same")
-    return _through_loss(lambda: per_sample(theta, X, y), "sample_loss")
+    hessians = _through_loss(lambda: per_sample(theta, X, y), "sample_loss")
+    d = theta.numel()
+    if tuple(hessians.shape) != (X.shape[0], d, d):  # a vector loss gives a stack of Hessians per sample
+        raise TypeError(f"sample_loss must return a scalar (a 0-d tensor) per sample, got an output of "
+                        f"shape {tuple(hessians.shape[1:hessians.ndim - 2])}")
+    return hessians

@@ -151,6 +151,12 @@ class SAM(torch.optim.Optimizer):
             if "normalize" in param_group:
                 param_group["normalize"] = check_bool("normalize", param_group["normalize"])
         super().add_param_group(param_group)
+        added = self.param_groups[-1]["params"]
+        bad = [i for i, p in enumerate(added) if not (p.is_floating_point() or p.is_complex())]
+        if bad:  # an integer/bool tensor has no gradient: SAM would step nothing, silently
+            self.param_groups.pop()
+            raise TypeError(f"params must be floating tensors (they need gradients), got "
+                            f"{added[bad[0]].dtype} at position {bad[0]} of the parameter group")
 
     @torch.no_grad()
     def _grad_norm(self) -> torch.Tensor:

@@ -87,6 +87,9 @@ class MatrixOptimizer(torch.optim.Optimizer):
             if not p.is_floating_point() or p.is_complex():
                 raise TypeError(f"{type(self).__name__}: params must be real floating tensors, "
                                 f"got dtype {p.dtype}")
+            if p.device.type == "meta":  # no data: the first finiteness check fails in Tensor.item()
+                raise ValueError(f"{type(self).__name__}: params must hold data, got a tensor on the meta "
+                                 f"device (materialize the model with .to_empty(device=...) first)")
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         super().add_param_group(param_group)
@@ -182,6 +185,23 @@ class MatrixOptimizer(torch.optim.Optimizer):
         state["optimizer"] = type(self).__name__
         return state
 
+    def _check_saved_groups(self, groups: Any) -> None:
+        """Each saved group's hyperparameters checked as the constructor checks them, before anything is
+        loaded (torch loads ``lr="fast"`` or ``lr=-1.0`` as they are: a later step fails or ascends)."""
+        if not isinstance(groups, list) or len(groups) != len(self.param_groups):
+            return                  # torch's own load reports a mismatched group count
+        for index, (own, group) in enumerate(zip(self.param_groups, groups, strict=True)):
+            if not isinstance(group, dict):
+                continue
+            candidate = {**self.defaults, **{k: v for k, v in group.items() if k != "params"},
+                         "params": own["params"]}
+            try:
+                with warnings.catch_warnings():  # a group key warning is the load's, given below by torch
+                    warnings.simplefilter("ignore")
+                    self._check_group(candidate)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"state_dict['param_groups'][{index}]: {exc}") from None
+
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         if not isinstance(state_dict, dict):
             raise TypeError(f"state_dict must be a dict from {type(self).__name__}.state_dict(), "
@@ -192,6 +212,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
                              f"expected a {type(self).__name__} state_dict")
         saved = {k: v for k, v in state_dict.items() if k != "optimizer"}
         check_optimizer_state_shapes(saved, list(chain.from_iterable(g["params"] for g in self.param_groups)))
+        self._check_saved_groups(saved.get("param_groups"))
         super().load_state_dict(saved)
         for group in self.param_groups:     # keys an older state_dict lacks (a keyword added since, e.g.
             for key, value in self.defaults.items():    # root_dtype) keep the values this one was built with

@@ -125,6 +125,9 @@ def find_blocks(names: Sequence[str], blocks: Sequence[str | Sequence[str]] | No
     names = list(names)
     if not names or not all(isinstance(n, str) for n in names):
         raise TypeError(f"names must be a non-empty sequence of parameter names, got {names!r}")
+    repeated = sorted({n for n in names if names.count(n) > 1}) if len(set(names)) != len(names) else []
+    if repeated:  # a name twice would put one parameter in a block twice (or in two blocks)
+        raise ValueError(f"names must be distinct parameter names, got {repeated} more than once")
     if blocks is None:
         return _default_blocks(names)
     if isinstance(blocks, str) or not isinstance(blocks, Sequence) or len(blocks) == 0:

@@ -48,6 +48,8 @@ class LowRankExpansion(torch.nn.Module):
         super().__init__()
         if not isinstance(linear, torch.nn.Linear):
             raise TypeError(f"linear must be a torch.nn.Linear, got {type(linear).__name__}")
+        if linear.weight.device.type == "meta":
+            raise ValueError("linear is on the meta device (no data); materialize it first")
         rank = check_positive_int("rank", rank)
         if rank > min(linear.in_features, linear.out_features):
             raise ValueError(f"rank must be <= min(in_features, out_features) = "

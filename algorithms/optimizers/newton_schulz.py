@@ -63,6 +63,8 @@ def newton_schulz(matrix: torch.Tensor, ns_coefficients=QUINTIC_COEFFICIENTS, ns
                          f"{getattr(matrix, 'shape', type(matrix).__name__)}")
     if not matrix.is_floating_point():
         raise TypeError(f"matrix must be a floating tensor, got dtype {matrix.dtype}")
+    if matrix.device.type == "meta":
+        raise ValueError("matrix is on the meta device (no data); move it to a real device")
     if not bool(torch.isfinite(matrix).all()):   # NaN/inf would pass through the normalization unseen
         raise ValueError("matrix contains NaN or inf entries")
     a, b, c = _check_coefficients(ns_coefficients)

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._validation import check_positive, check_positive_int, check_seed
+from algorithms._validation import check_count, check_positive, check_positive_int, check_seed
 from algorithms.core import Problem
 
 __all__ = ["MarkovLanguageTask"]
@@ -40,7 +40,7 @@ class MarkovLanguageTask(Problem):
     seed: int = 0
 
     def __post_init__(self) -> None:
-        check_positive_int("vocab_size", self.vocab_size)
+        check_count("vocab_size", self.vocab_size, 1)  # the transition matrix is dense, vocab_size²
         check_positive_int("context", self.context)
         check_positive_int("branching", self.branching)
         if self.vocab_size < 2:

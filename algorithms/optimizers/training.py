@@ -30,7 +30,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._validation import check_choice, check_nonnegative, check_positive, check_positive_int
+from algorithms._validation import (
+    check_choice,
+    check_count,
+    check_nonnegative,
+    check_positive,
+    check_positive_int,
+)
 from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.optimizers.muon import Muon
 from algorithms.optimizers.scaling import PARAMETRIZATIONS, param_groups
@@ -124,7 +130,7 @@ class OptimizerTraining(Algorithm):
             raise TypeError(f"factory must be None or a callable building the optimizer from parameter "
                             f"groups, got {type(self.factory).__name__}")
         check_nonnegative("lr", self.lr)
-        check_positive_int("batch_size", self.batch_size)
+        check_count("batch_size", self.batch_size, 1)
         check_choice("parametrization", self.parametrization, PARAMETRIZATIONS)
         if self.base_width is not None:
             check_positive_int("base_width", self.base_width)

@@ -69,7 +69,13 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from algorithms._validation import as_float_array, as_real_array, check_positive, check_shape
+from algorithms._validation import (
+    as_float_array,
+    as_real_array,
+    check_positive,
+    check_shape,
+    check_square_symmetric,
+)
 from algorithms.core import (
     Algorithm,
     IterationMonitor,
@@ -271,6 +277,8 @@ class DQP(Algorithm):
             isinstance(k, str) for k in self.backend_options
         ):
             raise TypeError("backend_options must be a mapping with string keys")
+        if self.backend == "clarabel":
+            _check_clarabel_options(self.backend_options)
 
     # -- hooks (private; the claims' sabotaged variants override them) ----------
     def _uses_equalities(self) -> bool:
@@ -302,6 +310,8 @@ class DQP(Algorithm):
             # without it, it returned an active row at slack 2e-5 (gap 3e-5) with eps_abs = 1e-9
             tol = options.tolerance(_DEFAULT_TOL["proxqp"])
             kwargs.update(check_duality_gap=True, eps_duality_gap_abs=tol, eps_duality_gap_rel=tol)
+        if backend == "clarabel":  # the one backend that ignores an unknown key (the others refuse it)
+            _check_clarabel_options(self.backend_options)
         kwargs.update(self.backend_options)
         return kwargs
 
@@ -320,6 +330,17 @@ class DQP(Algorithm):
             kwargs["polish"] = True
         kwargs.update(self.backend_options)
         return kwargs
+
+
+def _check_clarabel_options(options: Mapping[str, Any]) -> None:
+    """clarabel (through qpsolvers) accepts a key that is none of its settings and ignores it."""
+    import clarabel
+
+    settings = clarabel.DefaultSettings()
+    unknown = sorted(key for key in options if not hasattr(settings, key))
+    if unknown:
+        raise ValueError(f"backend_options {unknown} are not clarabel settings (e.g. max_iter, tol_gap_abs, "
+                         f"tol_feas); a misspelled option would be ignored")
 
 
 # ----------------------------------------------------------------------------
@@ -408,6 +429,9 @@ class KKTFactor:
                 raise ValueError(f"{name} contains NaN or inf entries (or is not numeric)")
         if P.shape[0] != P.shape[1]:
             raise ValueError(f"P must be square, got shape {P.shape}")
+        # the dense routes read P's lower triangle only: a non-symmetric P would be solved as another
+        # matrix. Definiteness is not needed (K is factored for any symmetric P; QP checks P is PSD)
+        check_square_symmetric("P", P)
         n = P.shape[0]
         if C is not None and C.shape[1] != n:
             raise ValueError(f"C must have shape (*, {n}), got {C.shape}")

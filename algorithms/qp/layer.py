@@ -11,8 +11,10 @@ it), or scipy.sparse matrices for ``P``, ``G``, ``A``, which are treated as
 constants (no gradient; useful for large sparse problems such as projections).
 Each item is validated exactly as :class:`~algorithms.qp.QP` validates its data
 (symmetric positive semidefinite ``P``, shapes, finiteness): the layer builds a ``QP``
-per item, so there is one validation. Computations run in float64; the output has the
-dtype of ``q`` (float64 when ``q`` is an integer tensor: integer inputs are promoted).
+per item, so there is one validation. Computations run in float64; the output has the one floating
+dtype of the inputs (float32 or float64; mixed ones are refused, as torch's matmul refuses them;
+float64 when all are integer tensors: integer inputs are promoted). Bool and half-precision tensors
+(float16, bfloat16) and tensors on the meta device are refused by name.
 """
 
 from __future__ import annotations
@@ -57,6 +59,17 @@ def _to_numpy(name: str, value: Any, k: int, batched: bool):
     return item.detach().cpu().to(torch.float64).numpy()
 
 
+def _output_dtype(inputs: dict[str, Any]) -> torch.dtype:
+    """The one floating dtype of the tensor inputs (float64 when none is floating: integer inputs are
+    promoted); mixed float32/float64 inputs are refused, naming them, as torch's matmul refuses them."""
+    floating = {k: v.dtype for k, v in inputs.items() if torch.is_tensor(v) and v.is_floating_point()}
+    if len(set(floating.values())) > 1:
+        shown = ", ".join(f"{k}: {str(d).replace('torch.', '')}" for k, d in floating.items())
+        raise TypeError(f"P, q, G, h, A, b, lb, ub must share one floating dtype, got {shown} (convert "
+                        f"with .to(torch.float64) or .double())")
+    return next(iter(floating.values()), torch.float64)
+
+
 class QPFunction(torch.autograd.Function):
     """``x* = argmin ½xᵀPx + qᵀx s.t. Ax = b, Gx ≤ h`` for each batch item (see :func:`qp_layer`)."""
 
@@ -71,6 +84,7 @@ class QPFunction(torch.autograd.Function):
             each = ", ".join(f"{k}: {inputs[k].shape[0]}" for k in _NAMES if batched[k])
             raise ValueError(f"inputs disagree on the batch size (the leading dimension): {each}")
         batch = sizes.pop() if sizes else None
+        _output_dtype(inputs)  # refuse mixed dtypes before any solve
         with _blas_threads(int(q.shape[-1])):
             return QPFunction._forward(ctx, algorithm, options, inputs, batched, batch, q)
 
@@ -108,8 +122,7 @@ class QPFunction(torch.autograd.Function):
             for k, v in inputs.items()
         }
         out = np.stack(xs) if batch is not None else xs[0]
-        out_dtype = q.dtype if q.is_floating_point() else torch.float64
-        return torch.as_tensor(out, dtype=out_dtype, device=q.device)
+        return torch.as_tensor(out, dtype=_output_dtype(inputs), device=q.device)
 
     @staticmethod
     def backward(ctx, grad_out):
@@ -177,6 +190,13 @@ def qp_layer(P, q, G=None, h=None, A=None, b=None, *, lb=None, ub=None, algorith
         if (torch.is_tensor(value) and value.is_complex()) or (sp.issparse(value)
                                                                 and np.iscomplexobj(value.data)):
             raise TypeError(f"{name} must be real, got complex dtype {value.dtype}")  # .real would drop it
+        if torch.is_tensor(value):
+            # bool entries would count as 0/1 and half precision is not a dtype the float64 solve can
+            # give back faithfully (torch.linalg refuses both); a meta tensor has no data to solve with
+            if value.dtype == torch.bool or value.dtype in (torch.float16, torch.bfloat16):
+                raise TypeError(f"{name} must be a float32/float64 (or integer) tensor, got {value.dtype}")
+            if value.device.type == "meta":
+                raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
         if torch.is_tensor(value) and value.dim() not in (_BASE_NDIM[name], _BASE_NDIM[name] + 1):
             raise ValueError(f"{name} must have {_BASE_NDIM[name]} or {_BASE_NDIM[name] + 1} dimensions "
                              f"(optional leading batch), got shape {tuple(value.shape)}")

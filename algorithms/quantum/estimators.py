@@ -97,8 +97,9 @@ def cross_correlation_kernel(n_qubits: int) -> np.ndarray:
     """
     n_qubits = _count("n_qubits", n_qubits, 1)
     if n_qubits > _KERNEL_MAX_QUBITS:  # the dense kernel has 4ⁿ float64 entries: refuse before allocating
+        # the size as a power of two: 4**n itself is a bigint that takes for ever for n = 2**40
         raise ValueError(f"n_qubits = {n_qubits} is too large for the dense cross-correlation kernel: it has "
-                         f"4ⁿ entries ({8 * 4**n_qubits / 2**30:.3g} GiB as float64); n_qubits must be "
+                         f"4ⁿ entries (2**{2 * n_qubits + 3} bytes as float64); n_qubits must be "
                          f"<= {_KERNEL_MAX_QUBITS} (at most {8 * 4**_KERNEL_MAX_QUBITS / 2**30:.3g} GiB)")
     single = np.array([[2.0, -1.0], [-1.0, 2.0]])  # 2 (−2)^(−D) for one qubit
     kernel = single
@@ -119,9 +120,10 @@ def cross_correlation_purity(counts: Any, n_qubits: int, per_setting: bool = Fal
     """
     n_qubits = _count("n_qubits", n_qubits, 1)
     array, shots = _counts_array(counts)
-    if array.shape[1] != 2**n_qubits:
-        raise ValueError(f"counts must have 2ⁿ = {2**n_qubits} columns for n_qubits={n_qubits}, "
-                         f"got {array.shape[1]}")
+    # compared by bit length first: 2**n for n = 2**40 is a bigint that takes for ever
+    if n_qubits >= array.shape[1].bit_length() or array.shape[1] != 2**n_qubits:
+        shown = f"2ⁿ = {2**n_qubits}" if n_qubits <= 64 else "2ⁿ"
+        raise ValueError(f"counts must have {shown} columns for n_qubits={n_qubits}, got {array.shape[1]}")
     kernel = cross_correlation_kernel(n_qubits)
     quadratic = np.einsum("bi,ij,bj->b", array, kernel, array)
     values = (quadratic - 2**n_qubits * shots) / (shots * (shots - 1))

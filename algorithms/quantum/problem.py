@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_generator
+from algorithms._validation import check_count, check_generator
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 from algorithms.quantum.states import _count, _n_qubits_of, as_density_matrix
 
@@ -161,7 +161,8 @@ class PurestStateProblem(Problem):
         if self.copies < len(matrices):
             raise ValueError(f"copies must be >= K = {len(matrices)} (one copy per state at least), "
                              f"got {self.copies}")
-        object.__setattr__(self, "copies", int(self.copies))
+        # a budget of copies is a count of measurements: past 2**31 - 1 no run finishes (nor allocates)
+        object.__setattr__(self, "copies", check_count("copies", self.copies, len(matrices)))
         object.__setattr__(self, "_purities", np.sum(np.abs(stacked) ** 2, axis=(1, 2)))
 
     @property

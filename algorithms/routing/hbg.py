@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import torch
 
-from algorithms._validation import check_bool, check_choice, check_positive_int
+from algorithms._validation import check_bool, check_choice, check_count
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.routing._common import finish, not_started
 from algorithms.routing.gflownet import LOSSES, RoutingGFlowNet, encode_instances, rollout
@@ -117,7 +117,7 @@ class HBG(Algorithm):
             raise TypeError(
                 f"checkpoint must be a name, a path or None, got {type(self.checkpoint).__name__}"
             )
-        check_positive_int("samples", self.samples)
+        check_count("samples", self.samples, 1)  # a sampled tour each: 2**40 would not finish
         check_choice("loss", self.loss, LOSSES)
         check_choice("inference", self.inference, INFERENCE)
         check_bool("local_search", self.local_search)

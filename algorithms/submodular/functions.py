@@ -196,7 +196,11 @@ class Coverage(_IndexFunction):
         for j, items in enumerate(sets):
             if isinstance(items, str | bytes) or not isinstance(items, Iterable):
                 raise TypeError(f"sets[{j}] must be an iterable of item ints, got {type(items).__name__}")
-            items = frozenset(items)
+            try:
+                items = frozenset(items)
+            except TypeError:  # a nested list: its items are not hashable
+                raise TypeError(f"sets[{j}] must be an iterable of item ints, got items "
+                                f"{[type(i).__name__ for i in items][:3]}") from None
             if not all(isinstance(i, int | np.integer) and i >= 0 for i in items):
                 raise ValueError(f"sets[{j}] must hold non-negative int items, got {sorted(items, key=repr)}")
             family.append(items)
@@ -240,6 +244,8 @@ class LogDet(_IndexFunction):
 
     def __init__(self, kernel, monotone: bool = True) -> None:
         kernel = as_float_array("kernel", kernel, ndim=2)
+        if kernel.size == 0:  # no element: the ground set would be empty (indexing failed)
+            raise ValueError(f"kernel must be a non-empty (n, n) matrix, got shape {kernel.shape}")
         check_square_symmetric("kernel", kernel)
         check_psd("kernel", kernel)
         if not isinstance(monotone, bool):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Iterable
 
+from algorithms._validation import returned_scalar
 from algorithms.submodular.matroids import Matchoid
 
 __all__ = ["CountingOracle", "InconsistentOracleError", "NegativeValueError", "NonFiniteValueError"]
@@ -66,9 +67,9 @@ class CountingOracle:
         """f(subset), counted and checked (finite, >= 0)."""
         self.value_queries += 1
         raw = self.f(subset)
-        try:
-            value = float(raw)
-        except (TypeError, ValueError) as exc:
+        try:  # a str "1" was parsed by float(), a bool counted as 0/1, a 1-element list unpacked
+            value = returned_scalar("f", raw)
+        except TypeError as exc:
             raise TypeError(f"f must return a real number, got {type(raw).__name__} for S = "
                             f"{_show(subset)}") from exc
         if not math.isfinite(value):

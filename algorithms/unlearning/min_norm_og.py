@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from algorithms._validation import check_count
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.unlearning.problem import (
     UnlearningProblem,
@@ -118,8 +119,7 @@ def strength_schedule(lambda_reg: float, gamma_reg: float, epochs: int, *, perio
         raise ValueError(f"gamma_reg must be in (0, 1], got {gamma_reg!r}")
     checks = (("epochs", epochs, 1), ("period", period, 1), ("final_descent", final_descent, 0))
     for name, value, low in checks:
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+        check_count(name, value, low)  # the schedule is a tuple of `epochs` entries
     if final_descent > epochs:  # more descent-only epochs than epochs: no projection would be left
         raise ValueError(f"final_descent must be <= epochs = {epochs}, got {final_descent}")
     lam = 1.0 / lambda_reg - 1.0

@@ -23,7 +23,14 @@ import math
 import numpy as np
 import torch
 
-from algorithms._validation import check_positive, check_positive_int, check_seed, check_torch_dtype
+from algorithms._validation import (
+    allocates,
+    check_int_at_least,
+    check_positive,
+    check_positive_int,
+    check_seed,
+    check_torch_dtype,
+)
 from algorithms.nets.models import MLP
 from algorithms.unlearning.models import DeepLinear, LinearModel, TwoLayerPerceptron, effective_predictor
 from algorithms.unlearning.problem import UnlearningProblem, forget_split
@@ -53,6 +60,7 @@ def _split(X: torch.Tensor, y: torch.Tensor, n_forget: int, rng: np.random.Gener
     return forget_split(X, y, forget=forget.tolist())
 
 
+@allocates("n", "d")
 def linear_task(n: int, d: int, n_forget: int, *, seed: int = 0, dtype: torch.dtype = torch.float64
                 ) -> UnlearningProblem:
     """Gaussian X (n × d, n <= d), y = Xβ + noise, θ* = the minimum-norm interpolator of all of D.
@@ -69,6 +77,7 @@ def linear_task(n: int, d: int, n_forget: int, *, seed: int = 0, dtype: torch.dt
     return UnlearningProblem(LinearModel(d, seed=seed, dtype=dtype), theta.to(dtype), retain, forget)
 
 
+@allocates("n", "d", "widths")
 def deep_linear_task(n: int, d: int, widths: tuple[int, ...], n_forget: int, *, seed: int = 0,
                      dtype: torch.dtype = torch.float64) -> UnlearningProblem:
     """A random L-layer linear network whose first layer is corrected so that it interpolates D.
@@ -94,6 +103,7 @@ def deep_linear_task(n: int, d: int, widths: tuple[int, ...], n_forget: int, *, 
     return UnlearningProblem(DeepLinear(d, widths, seed=seed, dtype=dtype), theta.to(dtype), retain, forget)
 
 
+@allocates("n", "d", "width")
 def two_layer_task(n: int, d: int, width: int, n_forget: int, *, activation: str = "tanh", seed: int = 0,
                    dtype: torch.dtype = torch.float64) -> UnlearningProblem:
     """A random first layer A and the minimum-norm output layer c with cᵀφ(A x_i) = y_i on all of D.
@@ -154,9 +164,10 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
     return UnlearningProblem(fresh, theta.to(dtype), retain, forget)
 
 
+@allocates("grid")
 def sup_error(problem: UnlearningProblem, theta: torch.Tensor, *, grid: int = 2001) -> float:
     """sup over x in [-5π, 5π] of |f(θ, x) − sin x| on a ``grid``-point grid (the task's metric)."""
-    check_positive_int("grid", grid)
+    check_int_at_least("grid", grid, 2)  # one point would be x = -5π alone, not a sup over the interval
     x = torch.linspace(*SINE_DOMAIN, grid, dtype=problem.dtype)
     with torch.no_grad():
         pred = problem.predict(theta, (x / SINE_DOMAIN[1])[:, None])[:, 0]

@@ -492,9 +492,10 @@ def _model_inputs():
                   lambda: blur.adjoint(torch.zeros(3, dtype=f64)), ("y",)),
         SweepCase("imaging", "ResidualDenoiser.forward(x 1-D)",
                   lambda: im_networks.ResidualDenoiser(channels=4, depth=2)(torch.zeros(3)), ("x",)),
+        # #43 round 5: mixed float32/float64 inputs are refused, as torch's matmul refuses them (the output
+        # was q's dtype: a float64 P with a float32 q lost precision in silence)
         SweepCase("qp", "qp_layer(P float32, q float64)",
-                  lambda: qp_layer(torch.eye(2), torch.zeros(2, dtype=f64)), ("P",),
-                  valid="the layer computes in float64 and returns q's dtype (module docstring)"),
+                  lambda: qp_layer(torch.eye(2), torch.zeros(2, dtype=f64)), ("P",)),
         SweepCase("qp", "qp_layer(P 3x3, q of 2)",
                   lambda: qp_layer(torch.eye(3, dtype=f64), torch.zeros(2, dtype=f64)), ("q",)),
         SweepCase("optimizers", "Transformer.forward(tokens >= vocab_size)",

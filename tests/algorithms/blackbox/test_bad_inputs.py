@@ -283,7 +283,7 @@ def test_complex_values_refused_by_name():
     with pytest.raises(TypeError, match=r"^f\(X\) must be real, got complex"):
         solve(BlackBoxProblem(lambda X: X.sum(1) + 1j, box, 50, vectorized=True), RandomSearch())
     for value in (np.complex128(1 + 1j), np.array([1 + 1j])):
-        with pytest.raises(TypeError, match=r"^f must return a real scalar, got .*1\.?\+1\.?j"):
+        with pytest.raises(TypeError, match=r"^f\(x\) must return a real number, got .*1\.?\+1\.?j"):
             solve(BlackBoxProblem(lambda x, v=value: v, box, 50), ScipyDE())
     with pytest.raises(TypeError, match=r"^action must be real"):
         decode_action("cx.binomial", np.array([0.25 + 1j, 0, 0]))

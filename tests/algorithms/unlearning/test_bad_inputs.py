@@ -179,7 +179,7 @@ CASES = [
              ("rank", "interpolates"), "rank-deficient"),
     BadInput(sine_poisoning_task, lambda: sine_poisoning_task(n_retain=0), ValueError,
              ("n_retain", "positive"), "n_retain"),
-    BadInput(sup_error, lambda: sup_error(_problem(), THETA, grid=0), ValueError, ("grid", "positive"),
+    BadInput(sup_error, lambda: sup_error(_problem(), THETA, grid=0), ValueError, ("grid", ">= 2"),
              "grid"),
     BadInput(sup_error, lambda: sup_error(_problem(), torch.ones(2, dtype=F64)), ValueError,
              ("theta", "3 parameters"), "theta"),
