@@ -77,7 +77,6 @@ from algorithms.imaging import (
     psnr,
     qr_null_rows,
 )
-from algorithms.imaging._common import DIVERGENCE
 from algorithms.imaging.operators import gaussian_kernel_spectrum
 from algorithms.imaging.setups import load_network, make_setup, measure
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
@@ -1124,7 +1123,7 @@ def _check_tv_prox(ctx: Context, *, reference_scale: float = 1.0) -> Outcome:
             if reference_gap > _TV_REFERENCE_GAP * float(x @ x):
                 return Outcome("undecided", f"the dual reference did not converge (seed {seed})",
                                {"cases": rows})
-            if distance > _TV_DISTANCE:
+            if not distance <= _TV_DISTANCE:   # `not <=`: a NaN prox must fail, not slip through
                 wrong.append(f"seed {seed}, side {side}, strength {strength:.3g}: certified distance "
                              f"{distance:.3g}·‖x‖ > {_TV_DISTANCE}")
             rows.append({"seed": seed, "side": side, "strength": figure(strength),
@@ -1196,13 +1195,32 @@ def _tolerance_edges(theory: _Theory) -> list[str]:
     fast = replace(theory.algorithm, lr=3.0 * theory.algorithm.lr)
     blown = solve(theory.problem, fast, maxiters=200)
     H, y = theory.problem.operator, theory.problem.y
-    threshold = DIVERGENCE * max(1.0, float(torch.linalg.vector_norm(H.adjoint(y))))  # as documented
+    # the documented 1e8 written here, not the module's DIVERGENCE: a change of that constant must show
+    threshold = _DOCUMENTED_BLOW_UP * max(1.0, float(torch.linalg.vector_norm(H.adjoint(y))))
     size = float(np.linalg.norm(blown.x)) if np.isfinite(blown.x).all() else math.inf
     if blown.retcode is not RetCode.Diverged or not math.isfinite(size) or \
             size <= threshold:
         wrong.append(f"PnP-PGD at 3× its step: {blown.retcode.value} after {blown.stats.iterations} "
                      f"iterations, ‖x‖ = {size:.3g} (threshold {threshold:.3g})")
+    # ... and it is the first such iterate: the run capped one iteration earlier ends MaxIters at or below it
+    before = solve(theory.problem, fast, maxiters=max(blown.stats.iterations - 1, 0))
+    below = float(np.linalg.norm(before.x))
+    if before.retcode is not RetCode.MaxIters or not below <= threshold:
+        wrong.append(f"PnP-PGD at 3× its step, capped at {blown.stats.iterations - 1} iterations: "
+                     f"{before.retcode.value}, ‖x‖ = {below:.3g}: the blow-up was not the first iterate past "
+                     f"the documented threshold {threshold:.3g}")
+    # maxiters = 0 (documented in algorithms.core): the start x = 0 is returned, MaxIters after 0 iterations
+    for algorithm in (theory.algorithm, PnPADMM(prior=theory.algorithm.prior, npn=theory.algorithm.npn)):
+        zero = solve(theory.problem, algorithm, maxiters=0)
+        if zero.retcode is not RetCode.MaxIters or zero.stats.iterations != 0 or bool(np.any(zero.x != 0)):
+            wrong.append(f"{type(algorithm).__name__} with maxiters = 0: {zero.retcode.value} after "
+                         f"{zero.stats.iterations} iterations, max |x| {np.abs(zero.x).max():.3g}; "
+                         "documented: the start 0, MaxIters after 0")
     return wrong
+
+
+#: the blow-up factor the solvers document (‖x‖ > 1e8·max(1, ‖Hᵀy‖) is Diverged)
+_DOCUMENTED_BLOW_UP = 1e8
 
 
 def _radon_column_sums(size: int, seed: int) -> float:
@@ -1318,6 +1336,36 @@ def _admm_tv_recursion(theory: _Theory) -> list[str]:
     return wrong
 
 
+class _ForwardOnly(LinearOperator):
+    """A subclass that implements ``_forward`` only (identity on 2×2 images): its adjoint must raise."""
+
+    def __init__(self) -> None:
+        self.image_shape, self.measurement_shape = (2, 2), (4,)
+
+    def _forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x.reshape(x.shape[0], -1)
+
+
+def _operator_base_contracts(seed: int) -> list[str]:
+    """null_space_leakage is ‖HSᵀ‖/(‖H‖‖S‖) for an S whose norm is not 1 (3 times a row set that leaves
+    Null(H) in a rank-one direction, where its power iteration is exact and the norms' 50 steps leave
+    < 1 %: npn.null_space_operators' 5 % against the dense value); a LinearOperator subclass without
+    ``_adjoint`` raises NotImplementedError on ``adjoint`` instead of returning some other map."""
+    wrong = []
+    H = gaussian_cs((4, 4), 0.5, seed=seed)
+    probe = _with_range_component(H, qr_null_rows(H, 3, seed=seed))
+    scaled = MatrixOperator(3.0 * probe.matrix(), probe.image_shape)
+    estimate, exact = null_space_leakage(H, scaled), _dense_leakage(H, scaled)
+    if not abs(estimate - exact) <= _LEAK_ESTIMATE * exact:
+        wrong.append(f"null_space_leakage(H, 3·S) = {estimate:.4g}, dense ‖HSᵀ‖/(‖H‖‖S‖) = {exact:.4g}")
+    try:
+        _ForwardOnly().adjoint(torch.zeros(4, dtype=DT))
+        wrong.append("a LinearOperator without _adjoint returned an adjoint instead of NotImplementedError")
+    except NotImplementedError:
+        pass
+    return wrong
+
+
 def _check_contracts(ctx: Context, *, claimed_tol: float = _DEFAULT_TOL) -> Outcome:
     wrong: list[str] = []
     seed = ctx.seed
@@ -1365,6 +1413,7 @@ def _check_contracts(ctx: Context, *, claimed_tol: float = _DEFAULT_TOL) -> Outc
             wrong.append(f"cartesian_mask({side}, {acceleration}, centre_lines={centre}): rows {rows}")
     wrong += _tolerance_edges(theory)
     wrong += _admm_tv_recursion(theory)
+    wrong += _operator_base_contracts(seed % 1000)
     # gaussian_cs keeps round(ratio · n) rows, at least one: 1 row at ratio 1/16 and at ratio 1e-12 (n = 16)
     rows = [gaussian_cs((4, 4), ratio, seed=0).out_features for ratio in (1 / 16, 1e-12, 3 / 16)]
     if rows != [1, 1, 3]:
@@ -1411,7 +1460,9 @@ register(Claim(
               "numpy's); cartesian_mask keeps whole rows, the DC row and the centre_lines lowest frequencies "
               "±1..±c/2, about h/acceleration rows (one more for a mirror pair) and is conjugate-symmetric; "
               "both solvers stop with Success at a residual exactly equal to tol; PnP-PGD at 3 times its "
-              "stable step ends Diverged at a finite iterate above the blow-up threshold; Radon at 0° equals "
+              "stable step ends Diverged at the first iterate above the documented threshold "
+              "1e8·max(1, ‖Hᵀy‖), finite (one iteration fewer ends MaxIters below it); with maxiters = 0 "
+              "both solvers return the start 0, MaxIters after 0 iterations; Radon at 0° equals "
               "the sums of each column's pixels in the closed disk of radius size // 2 (sizes 7, 8) and "
               "gaussian_kernel_spectrum numpy's DFT of the normalized periodic Gaussian (within 1e-12); "
               "gaussian_cs keeps round(ratio·n) rows, at least one; Blur equals the circular convolution "
@@ -1419,7 +1470,8 @@ register(Claim(
               "(8×8) equals the sums of tent-weighted pixels (bilinear interpolation) over the disk's "
               "samples (1e-12 relative); PnP-ADMM with the TV prior (weight 0.05, β = 0.5 and 2) after 3 "
               "iterations is the documented recursion's z_3, its z-step the prox with step 1/β (relative "
-              "1e-10)",
+              "1e-10); null_space_leakage of 3·S (rows leaving Null(H)) is within 5 % of the dense "
+              "‖HSᵀ‖/(‖H‖‖S‖); a LinearOperator subclass without _adjoint raises NotImplementedError",
     kind=Kind.PROPERTY, check=lambda ctx: _check_contracts(ctx),
     control=lambda ctx: _check_contracts(ctx, claimed_tol=2 * _DEFAULT_TOL),
     control_description="the default tolerance claimed as 2e-5: the explicit run then stops earlier than the "
@@ -1569,6 +1621,8 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("noise_std >= 0", "noise_std", lambda: InverseProblem(H, y, 0.0),
                  lambda: InverseProblem(H, y, -tiny)),
         Boundary("γ >= 0", "gamma", lambda: NPN(S, network(2), 0.0), lambda: NPN(S, network(2), -tiny)),
+        Boundary("γ a number, not a bool", "gamma", lambda: NPN(S, network(2), 1),
+                 lambda: NPN(S, network(2), True)),
         Boundary("γ finite", "gamma", lambda: NPN(S, network(2), 1e300),
                  lambda: NPN(S, network(2), math.inf)),
         Boundary("max_leakage >= 0", "max_leakage", lambda: NPN(S, network(2), 1.0, max_leakage=0.0),
@@ -1591,6 +1645,8 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("prox of (*batch, h, w)", "x", lambda: prior.prox(x, 1.0), lambda: prior.prox(x[0], 1.0)),
         Boundary("orthonormal basis", "basis", lambda: SubspacePrior(basis, shape),
                  lambda: SubspacePrior(non_orthonormal, shape)),
+        Boundary("prior image shape a pair", "image_shape", lambda: SubspacePrior(basis, [4, 4]),
+                 lambda: SubspacePrior(basis, (4, 4, 1))),
         Boundary("basis of h·w rows", "image_shape", lambda: SubspacePrior(basis, (2, 8)),
                  lambda: SubspacePrior(basis, (2, 4))),
         # sides >= 1 on their own: (−4, −4) has the right product h·w = 16

@@ -78,7 +78,8 @@ def _check_ratio(ratio: Any) -> float:
 class LinearOperator:
     """A linear map H from images ``(*batch, h, w)`` to measurements ``(*batch, *measurement_shape)``.
 
-    Subclasses implement ``_forward`` and ``_adjoint`` on tensors with one batch dimension;
+    Subclasses implement ``_forward`` and ``_adjoint`` on tensors with one batch dimension (one left
+    out raises NotImplementedError when used, never a stand-in map);
     ``in_features`` (= h·w) and ``out_features`` (= the measurement count) are the matrix sizes.
     """
 
