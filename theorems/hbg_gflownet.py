@@ -31,7 +31,7 @@ import torch
 
 from algorithms import solve
 from algorithms.routing import CVRPInstance, TSPInstance, random_cvrp, random_tsp, tsp_cost
-from algorithms.routing.cvrp_enumeration import CVRPEnumeration
+from algorithms.routing.cvrp_enumeration import CVRPEnumeration, cvrp_enumerate
 from algorithms.routing.gflownet import (
     RoutingGFlowNet,
     cvrp_log_pb,
@@ -2248,6 +2248,46 @@ def _hgs_rounding(scale: float) -> None:
         raise ValueError(f"scale={scale:g}: HGS returned {got}")
 
 
+def _hgs_seed(seed, expect: int) -> None:
+    """The seed HGS passes PyVRP (its model replaced by a recording stand-in) for ``solve``'s ``seed``: no
+    seed and 0 are PyVRP's 0, a seed past 2**32 is reduced mod 2**32."""
+    import algorithms.routing.hgs as hgs_module
+    from theorems.core.sabotage import patched
+
+    seen = []
+    fake = _fake_pyvrp("infeasible")
+
+    def recording(problem, dist):
+        model = fake(problem, dist)
+        return types.SimpleNamespace(solve=lambda *a, **k: (seen.append(k.get("seed")), model.solve())[1])
+
+    inst = CVRPInstance([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]], [1, 1, 1], 1)
+    with patched(hgs_module, "_pyvrp_model", recording):
+        solve(inst, HGS(runtime=0.01), seed=seed)
+    if seen != [expect]:
+        raise ValueError(f"seed: solve's seed {seed!r} reached PyVRP as {seen}, not [{expect}]")
+
+
+def _lkh_rounding(scale: float) -> None:
+    """LKH at ``scale`` on the unit square's corners (the optimal tour is the perimeter: 4 edges of length
+    1, length 4, exact integer distances; the diagonals are longer): Success iff the rounding bound 4 / scale
+    is at most 1 % of 4, i.e. scale >= 100; a failure must name its check."""
+    square = TSPInstance([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    sol = solve(square, LKH(runs=1, scale=scale), seed=0)
+    if sol.retcode.value != "Success":
+        why = sol.original.get("check") if isinstance(sol.original, dict) else sol.original
+        raise ValueError(f"scale={scale:g}: LKH returned {sol.retcode.value} ({why})")
+
+
+def _enumeration_tie() -> None:
+    """CVRPEnumeration on a tie: customers at (0, 1) and (0, −1), demand 1, capacity 2: one route (length
+    1 + 2 + 1) or two (2 + 2) both cost 4 exactly; the documented rule keeps the first found, the route set
+    with the largest route through customer 1: [[1, 2]]."""
+    routes = cvrp_enumerate(CVRPInstance([[0.0, 0.0], [0.0, 1.0], [0.0, -1.0]], [1, 1], 2))
+    if routes != ([[1, 2]], 4.0):
+        raise ValueError(f"routes: the tie was broken as {routes}, not ([[1, 2]], 4.0)")
+
+
 def _fake_pyvrp(outcome: str):
     """A stand-in for ``hgs._pyvrp_model`` on a CVRP3: its search raises ("error") or returns 7 iterations
     and an infeasible answer ("infeasible") or one whose routes miss customer 3 ("invalid")."""
@@ -2452,6 +2492,13 @@ def _domain_check(ctx: Context, open_ends: bool = False) -> Outcome:
         # the refusal names the first customer with demand < 1 by its index
         ("a CVRP whose customer 2 has demand 0", lambda: CVRPInstance(cvrp4.coords[:4], [2, 0, 3], 5), False,
          (ValueError, "demands[2] = 0")),
+        ("HGS without a seed (PyVRP's 0)", lambda: _hgs_seed(None, 0), True, None),
+        ("HGS with seed 0", lambda: _hgs_seed(0, 0), True, None),
+        ("HGS with seed 2**32 + 5 (reduced: 5)", lambda: _hgs_seed(2**32 + 5, 5), True, None),
+        ("LKH at scale 101 on the unit square", lambda: _lkh_rounding(101.0), True, None),
+        ("LKH at scale 99 on the unit square", lambda: _lkh_rounding(99.0), False,
+         (ValueError, "integer rounding")),
+        ("CVRPEnumeration on a tie of one route and two", _enumeration_tie, True, None),
         ("HGS whose backend raises", lambda: _backend_outcome("hgs", "error", ("Failure", 0)), True, None),
         ("HGS whose backend answers infeasible",
          lambda: _backend_outcome("hgs", "infeasible", ("Infeasible", 7)), True, None),
@@ -2506,8 +2553,10 @@ register(
         "the TSP20 for a TSP35 and a TSP30 (the nearest size, a tie to the smaller); a tour is accepted as "
         "an int array and refused as a bool array; is_valid_tsp accepts a permutation and rejects a tour "
         "missing a node; HBG on a TSP5 and a CVRP4 returns Success with maxiters = 1 and MaxIters with 0, "
-        "a valid answer either way; nearest neighbour starts from node n − 1 and refuses node n naming start "
-        "(59 cases)",
+        "a valid answer either way; nearest neighbour starts from node n − 1 and refuses node n naming "
+        "start; HGS passes PyVRP seed 0 for no seed and for 0 and 5 for 2**32 + 5; LKH on the unit square's "
+        "corners returns Success at scale 101 and refuses 99 naming the rounding check; the CVRP enumeration "
+        "breaks a tie of one route against two (both length 4) for the one route, the first found (65 cases)",
         kind=Kind.PROPERTY,
         check=_domain_check,
         control=lambda ctx: _domain_check(ctx, open_ends=True),

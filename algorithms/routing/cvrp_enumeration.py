@@ -50,7 +50,12 @@ def _best_route(dist: np.ndarray, members: list[int]) -> tuple[float, list[int]]
 
 
 def cvrp_enumerate(instance: CVRPInstance) -> tuple[list[list[int]], float]:
-    """(optimal routes, cost) by enumeration; at most 8 customers."""
+    """(optimal routes, cost) by enumeration; at most 8 customers.
+
+    Among route sets of equal cost the first found is kept: for each set of customers, its route through
+    the lowest customer is tried from the largest such route down (submasks in decreasing order), and a
+    later candidate replaces it only when strictly cheaper.
+    """
     n = instance.n_customers
     if n > MAX_ENUMERATION:
         raise ValueError(f"CVRP enumeration handles <= {MAX_ENUMERATION} customers, got {n}")
