@@ -1159,6 +1159,11 @@ def _more_assumption_cases(X: np.ndarray, y: np.ndarray, fitted: RFAutoencoder) 
         return exact_decode(K0, part, leaves, X.min(0), X.max(0), np.zeros(X.shape[1], bool),
                             np.random.default_rng(0), n_candidates=n_candidates, time_limit=5.0)
 
+    def asymmetric(gap):
+        big = 1e6 * K
+        big[0, 1] += gap
+        return big
+
     def synthetic(top):
         return synthetic_training_set(np.array([[0, top]]), np.zeros((2, 1)), np.ones((2, 1)), one_flag,
                                       np.random.default_rng(0))
@@ -1190,6 +1195,17 @@ def _more_assumption_cases(X: np.ndarray, y: np.ndarray, fitted: RFAutoencoder) 
                  lambda: RFAutoencoder(n_estimators=True, random_state=0).fit(X)),
         Boundary("dense kernel n_components <= n − 1", "n_components", lambda: dense_diffusion_map(K, 5),
                  lambda: dense_diffusion_map(K, 6)),
+        # #46 round 5 (seed 7): transform of a 1-D row (the width test must not index its second axis);
+        # the symmetry test relative to the kernel's scale (K × 1e6 with |K − Kᵀ| = 1e-3 is 1e-9 relative:
+        # accepted; 0.1 is 1e-7: refused); train_leaves with one column too many (2-D, so `and` let it by)
+        Boundary("transform takes a 2-D X (a 1-D row refused)", "X", lambda: fitted.transform(X[:1]),
+                 lambda: fitted.transform(X[0])),
+        Boundary("K symmetric to 1e-8 of its largest entry", "K must be symmetric",
+                 lambda: dense_diffusion_map(asymmetric(1e-3), 2),
+                 lambda: dense_diffusion_map(asymmetric(0.1), 2)),
+        Boundary("exact decoder: train_leaves of shape (n, B)", "train_leaves", lambda: exact(1),
+                 lambda: exact_decode(K0, part, np.hstack([leaves, leaves[:, :1]]), X.min(0), X.max(0),
+                                      np.zeros(X.shape[1], bool), np.random.default_rng(0), time_limit=5.0)),
     ]
 
 
@@ -1302,6 +1318,12 @@ def _seed6_behaviours() -> list[str]:
         if ae.forest_.random_state != expected:
             wrong.append(f"a forest given with random_state={given} was fitted with random_state="
                          f"{ae.forest_.random_state}, documented {expected}")
+    # the default forests (documented: min_samples_leaf=2), the regression one for a continuous target
+    for supervised, target in ((True, X[:, 0]), (False, None)):
+        ae = RFAutoencoder(n_estimators=2, random_state=0, supervised=supervised).fit(X, target)
+        if ae.forest_.min_samples_leaf != 2:
+            wrong.append(f"the default {type(ae.forest_).__name__} has min_samples_leaf="
+                         f"{ae.forest_.min_samples_leaf}, documented 2")
     try:
         column_distortion(X, None)
         wrong.append("column_distortion(X, None) returned")
@@ -1365,9 +1387,13 @@ register(Claim(
               "memorization exactly within 1e-9·max(1, max|Z|) of a training embedding; (round 5) the "
               "relabel decoder draws a categorical column from the codes the most chosen leaves hold "
               "(leaves with codes {0, 1}, {2, 3}, {2, 3}: only codes 2 and 3); (seed 6) a given forest keeps "
-              "its own random_state (None replaced by the fit's seed), column_distortion refuses a missing "
+              "its own random_state (None replaced by the fit's seed), the default forests (classifier and "
+              "regressor) have min_samples_leaf = 2, column_distortion refuses a missing "
               "X_hat with a TypeError naming it, and Nyström and the kernel estimate keep a component at "
-              "eigenvalue 1.25e-10 and drop one at 0.8e-10 (EIGEN_FLOOR = 1e-10)",
+              "eigenvalue 1.25e-10 and drop one at 0.8e-10 (EIGEN_FLOOR = 1e-10); (seed 7) transform refuses "
+              "a 1-D X naming X, the kernel's symmetry test is relative to its largest entry (K × 1e6: an "
+              "asymmetry of 1e-3 accepted, 0.1 refused), the exact decoder refuses train_leaves of shape "
+              "(n, B + 1) naming it",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_assumptions(ctx, shifted=False),
     control=lambda ctx: _check_assumptions(ctx, shifted=True),

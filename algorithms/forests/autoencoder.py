@@ -81,7 +81,8 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     n_components : int
         latent dimension d_Z >= 1, at most n_samples − 2.
     forest : unfitted scikit-learn forest or None
-        cloned at fit; None: a random forest of ``n_estimators`` trees.
+        cloned at fit; None: a random forest of ``n_estimators`` trees with ``min_samples_leaf=2``
+        (a classifier; a regressor when ``y`` is a continuous target).
     t : int >= 0
         diffusion time.
     decoder : one of :data:`DECODERS`
