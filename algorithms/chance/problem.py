@@ -170,6 +170,9 @@ class ChanceConstrainedProblem(Problem):
         values = self.objective(probe)
         if values.shape != (3,):
             raise ValueError(f"f must map a (batch, n) tensor to shape (batch,), got {values.shape}")
+        single = self.objective(probe[:1])  # a second batch size: an output of a fixed shape is caught
+        if single.shape != (1,):
+            raise ValueError(f"f must map (batch, n) to shape (batch,), got {single.shape} for one row")
         if not np.all(np.isfinite(values)):
             raise ValueError("f returned non-finite values at points of the box")
         cons = self.constraints(probe, self.h_samples)

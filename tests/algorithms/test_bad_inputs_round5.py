@@ -352,3 +352,11 @@ def test_bilevel_start_of_the_wrong_length_named_and_constant_objective_named():
     with pytest.raises(ValueError, match=r"^objective must be computed from its input"):
         guidance_term(model, lambda z: torch.zeros(z.shape[0], dtype=z.dtype), torch.zeros(3, 2).double(),
                       0.5, beta=1.0)
+
+
+def test_chance_problem_probes_f_at_two_batch_sizes():
+    from algorithms.chance.problems import linear_gaussian_problem
+
+    base = linear_gaussian_problem(n=4, n_samples=50)
+    with pytest.raises(ValueError, match=r"^f must map \(batch, n\) to shape \(batch,\), got \(3,\) for one"):
+        dataclasses.replace(base, f=lambda x: torch.ones(3, dtype=x.dtype), linear=None)
