@@ -2247,9 +2247,17 @@ def _regret(ctx: Context, regret) -> Outcome:
     # 400 fresh points: the fraction below the median of 1000 others has sd ~ sqrt(.25/400 + .25/1000)
     # ~ 0.03; 0.35-0.65 is 5 sd
     ok = all(0.35 <= f <= 0.65 for f in fracs)
+    # bbob_problem's documented reference and target, replayed: the box [-5, 5]^d, f_ref the median of f
+    # over 1000 uniform points drawn with seed 1000·fid + instance, target f* + target_precision
+    prob = bbob_problem(8, 3, 4, 100, target_precision=1e-6)
+    sample = np.random.default_rng(8003).uniform(-5.0, 5.0, (1000, 4))
+    ok &= bool(prob.f_ref == float(np.median(np.asarray(prob.f(sample), dtype=float)))
+               and prob.target == prob.optimum + 1e-6
+               and np.all(prob.lower == -5.0) and np.all(prob.upper == 5.0))
     res = fact(ok, "the normalized regret is 0 at f*, 1 at f_ref and invariant to f -> a f + b "
                f"({ctx.pick(100, 1000)} drawn cases), and on BBOB f1/f8/f15/f21 (5-D) fresh "
-               "uniform points have regret < 1 about half the time",
+               "uniform points have regret < 1 about half the time; bbob_problem's f_ref and target as "
+               "documented (f8, instance 3, 4-D)",
                min_fraction_below_1=min(fracs), max_fraction_below_1=max(fracs))
     res.evidence["fraction_below_1"] = [figure(f, 3) for f in fracs]
     return res
@@ -2332,7 +2340,9 @@ register(Claim(
               "the initial population's best, f*_0); the same role: a scale that makes problems comparable.",
     statement="normalized_regret(f) = max(0, (f − f*)/(f_ref − f*)) is 0 at f*, 1 at f_ref, invariant to "
               "f -> a f + b (a > 0) for random f* in [-1e3, 1e3] and gaps 1e-3..1e3; on BBOB f1/f8/f15/f21 "
-              "(5-D, instance 1) between 35 % and 65 % of fresh uniform points have regret below 1",
+              "(5-D, instance 1) between 35 % and 65 % of fresh uniform points have regret below 1; "
+              "bbob_problem(8, 3, 4, ·) has the box [-5, 5]^4, f_ref the median of f over 1000 uniform "
+              "points drawn with seed 1000·fid + instance, and target f* + target_precision",
     kind=Kind.PROPERTY, check=lambda ctx: _regret(ctx, problem_module.normalized_regret),
     control=lambda ctx: _regret(ctx, _regret_unnormalized),
     control_description="the regret f − f* left unnormalized (the division by f_ref − f* dropped)",
