@@ -2915,6 +2915,10 @@ def _check_agent_states(ctx: Context, *, dim_scale: float) -> Outcome:
     if not np.allclose(got, want, rtol=1e-9, atol=0.0):
         wrong.append(f"progress observations {np.round(got, 6).tolist()}, documented "
                      f"{np.round(want, 6).tolist()}")
+    # the stagnation scale below its cap: 20 stalled generations read 20 / 50 = 0.4
+    stalled = progress_features(ev, P, yp, lower, upper, 20, 0.3, False, init_best)[1]
+    if stalled != 0.4:
+        wrong.append(f"stagnation observation {stalled} after 20 stalled generations, documented 0.4")
     # when Agent 2 is asked (designx.CONTROL_STEPS): run_episode passes run_workflow the interval
     # ⌈(budget / N0) / 25⌉ (spied, the run stopped there: budget 1300 in 2-D, where a divisor 26 would give
     # another interval for N0 = 50), and run_workflow asks the controller before generations 0, k, 2k, ...
@@ -2959,7 +2963,8 @@ register(Claim(
               "to the budget; sample_size(5, ·) is 100, 50, 13 and 10 for budgets 10⁴, 1000, 200 and 10: "
               "20d points, at most 5 % of the budget, at least 2d + 3, never past the budget); Agent 2's 9 "
               "observations of a population of 10 (70 stalled generations, "
-              "success 0.3, improved) are the budget fraction used, min(1, stall / 50), the value spread, "
+              "success 0.3, improved) are the budget fraction used, min(1, stall / 50) (also 0.4 after 20), "
+              "the value spread, "
               "the diversity over the box diagonal, the relative progress, the success rate, the "
               "improvement flag, population / 100 and log10(d) / 2, to 1e-9 relative; run_episode asks "
               "Agent 2 every ⌈(budget / N0) / 25⌉ generations (budget 1300 in 2-D) and run_workflow asks a "
