@@ -2453,7 +2453,7 @@ def _agent2_sampling(ctx: Context) -> Outcome:
     from algorithms.blackbox.designx import run_episode
 
     agent1, agent2 = load_agents()
-    standardized, worst_lp, steps = [], 0.0, 0
+    standardized, worst_lp, steps, bookkeeping = [], 0.0, 0, []
     with _one_torch_thread():
         for k in range(3):
             prob = BlackBoxProblem(lambda X: (X**2).sum(1), (-np.ones(2), np.ones(2)), 400, vectorized=True)
@@ -2469,15 +2469,26 @@ def _agent2_sampling(ctx: Context) -> Outcome:
                 density = float(torch.distributions.Normal(mean[0], std[0]).log_prob(a).sum())
                 worst_lp = max(worst_lp, abs(lp - density))
                 steps += 1
+            # the episode's bookkeeping, which training reads: one action, log-probability, value and
+            # best-after per control step; the bests never increase from the first control step's, and
+            # the last one is the run's best
+            n = len(episode.obs)
+            bests = [episode.start_best, *episode.best_after]
+            if (n == 0 or {len(episode.actions), len(episode.logp2), len(episode.values),
+                           len(episode.best_after)} != {n}
+                    or any(b > a for a, b in itertools.pairwise(bests))
+                    or episode.best_after[-1] != episode.evaluator.best_value):
+                bookkeeping.append(f"episode {k}: {n} steps, {len(episode.best_after)} bests after")
     u = np.asarray(standardized)
     p = float(sstats.kstest(u, "norm").pvalue)
     # p >= 1e-4: a false alarm once in 10^4 runs of a correct sampler; the log-probability is a float32 sum
     # of <= 9 terms of size ~1-10, so 1e-4 is ~100 ulps
-    ok = p >= 1e-4 and worst_lp <= 1e-4
+    ok = p >= 1e-4 and worst_lp <= 1e-4 and not bookkeeping
     return Outcome("pass" if ok else "fail",
                    f"{u.size} action coordinates over {steps} control steps: standardized actions vs "
                    f"N(0, 1) KS p = {p:.3g} ({'>=' if p >= 1e-4 else '<'} 1e-4), log-probability error "
-                   f"{worst_lp:.2g} ({'<=' if worst_lp <= 1e-4 else '>'} 1e-4)",
+                   f"{worst_lp:.2g} ({'<=' if worst_lp <= 1e-4 else '>'} 1e-4); episode bookkeeping "
+                   f"{'; '.join(bookkeeping) or 'one record per control step'}",
                    {"coordinates": int(u.size), "steps": steps, "ks_p": figure(p, 3),
                     "mean": figure(float(u.mean()), 3), "sd": figure(float(u.std()), 3),
                     "max_logprob_error": figure(worst_lp, 3)})
@@ -2504,7 +2515,9 @@ register(Claim(
               "Normal(mean, std) its network outputs for the recorded observation, and the recorded "
               "log-probability is that Normal's log-density: over 3 episodes of the shipped agents on a 2-D "
               "sphere (budget 400), the standardized actions (a − mean)/std pass a Kolmogorov-Smirnov test "
-              "against N(0, 1) at p >= 1e-4 and the log-probabilities agree to 1e-4",
+              "against N(0, 1) at p >= 1e-4 and the log-probabilities agree to 1e-4; each episode records "
+              "one action, log-probability, value and best-so-far per control step, the bests non-increasing "
+              "from the first control step's and ending at the run's best",
     kind=Kind.NUMERIC, check=_agent2_sampling, control=_control_agent2_sampling,
     control_description="actions drawn with twice the policy's std (their log-probabilities under that std)",
     budget_s=20,
