@@ -2761,10 +2761,24 @@ def _check_round_trip(ctx: Context, *, reload: bool) -> Outcome:
         meta_back = json.loads(path.with_suffix(".json").read_text())
     same = all(torch.equal(a, b) for m, n in ((agent1, back1), (agent2, back2))
                for a, b in zip(m.state_dict().values(), n.state_dict().values(), strict=True))
-    ok = same and meta_back == meta
+    # the sizes travel too: a model rebuilt with another head count has the same parameter shapes but
+    # computes something else, so the reloaded agents must also give the same outputs
+    def shape(m):
+        return m.hidden, m.body.layers[0].self_attn.num_heads, len(m.body.layers)
+
+    feats = torch.linspace(-1.0, 1.0, N_FEATURES)
+    obs = torch.linspace(0.0, 1.0, 9)[None]
+    flow = ("init.uniform", "pop.20", "de.rand1", "cx.binomial", "bc.clip", "sel.greedy")
+    with torch.no_grad():
+        outputs = (torch.equal(agent1.logits(feats, flow[:2]), back1.logits(feats, flow[:2]))
+                   and all(torch.equal(a, b)
+                           for a, b in zip(agent2(flow, obs), back2(flow, obs), strict=True)))
+    sizes = all(shape(m) == shape(n) for m, n in ((agent1, back1), (agent2, back2)))
+    ok = same and meta_back == meta and sizes and outputs
     return Outcome("pass" if ok else "fail",
-                   f"agents saved into a new folder and loaded back: parameters identical {same}, metadata "
-                   f"identical {meta_back == meta}", {"parameters_identical": same})
+                   f"agents saved into a new folder and loaded back: parameters identical {same}, sizes "
+                   f"identical {sizes}, outputs identical {outputs}, metadata identical {meta_back == meta}",
+                   {"parameters_identical": same, "sizes_identical": sizes, "outputs_identical": outputs})
 
 
 register(Claim(
@@ -2773,8 +2787,9 @@ register(Claim(
            "(algorithms.blackbox.designx.save_agents / load_agents)",
     origin=Origin.IMPLEMENTATION,
     statement="The shipped agents written by save_agents into a folder that does not exist yet and read back "
-              "by load_agents have bit-identical parameters, and the metadata written beside them reads back "
-              "equal",
+              "by load_agents have bit-identical parameters, the same sizes (hidden, heads, layers) and "
+              "bit-identical outputs (Agent 1's logits, Agent 2's means, stds and values on fixed inputs), "
+              "and the metadata written beside them reads back equal",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_round_trip(ctx, reload=True),
     control=lambda ctx: _check_round_trip(ctx, reload=False),
