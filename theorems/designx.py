@@ -2769,7 +2769,7 @@ def _check_round_trip(ctx: Context, *, reload: bool) -> Outcome:
     feats = torch.linspace(-1.0, 1.0, N_FEATURES)
     obs = torch.linspace(0.0, 1.0, 9)[None]
     flow = ("init.uniform", "pop.20", "de.rand1", "cx.binomial", "bc.clip", "sel.greedy")
-    with torch.no_grad():
+    with _one_torch_thread(), torch.no_grad():
         outputs = (torch.equal(agent1.logits(feats, flow[:2]), back1.logits(feats, flow[:2]))
                    and all(torch.equal(a, b)
                            for a, b in zip(agent2(flow, obs), back2(flow, obs), strict=True)))
