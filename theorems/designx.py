@@ -1355,8 +1355,38 @@ def _counting(ctx: Context) -> Outcome:
     if not isinstance(horizon.get("maxiter"), int) or horizon["maxiter"] < 10**13 // 10:
         misnumbered.append(f"ScipyDE without maxiters gives scipy maxiter={horizon.get('maxiter')!r}, "
                            f"fewer than the {10**12} generations a budget of 10¹³ pays for")
+    # a non-finite value does not end a CMA-ES run: the batch is told to pycma with the worst value in its
+    # place (pycma's own stops, e.g. on flat fitness, may still restart it). Spied: every batch asked while
+    # budget remains is told, NaN batches included (f NaN on x₁ > 0.2 of [-1, 1]², budget 150, 3 seeds)
+    import cma
+
+    counts = {"ask": 0, "tell": 0, "told_worst": 0}
+
+    class SpiedCMA(cma.CMAEvolutionStrategy):
+        def ask(self, *args, **kwargs):
+            counts["ask"] += 1
+            return super().ask(*args, **kwargs)
+
+        def tell(self, solutions, function_values, *args, **kwargs):
+            counts["tell"] += 1
+            counts["told_worst"] += sum(v >= np.finfo(float).max / 1e7 for v in function_values)
+            return super().tell(solutions, function_values, *args, **kwargs)
+
+    def half_nan(x):
+        return math.nan if x[0] > 0.2 else float(np.sum(x**2))
+
+    runs = 0
+    with patched(cma, "CMAEvolutionStrategy", SpiedCMA):
+        for seed in range(3):
+            sol = solve(BlackBoxProblem(half_nan, (-np.ones(2), np.ones(2)), 150), CMAES(), seed=seed)
+            runs += sol.stats.restarts + 1
+    # each run's last batch may be cut by the budget before its tell
+    if counts["tell"] < counts["ask"] - runs or not counts["told_worst"]:
+        misnumbered.append(f"CMA-ES asked {counts['ask']} batches and told {counts['tell']} "
+                           f"({counts['told_worst']} non-finite values told as the worst)")
     outcome.evidence["trace_numbering_250"] = misnumbered or (
-        "1..n for each solver; maxiters = 2 honoured; no iteration cap on scipy DE without maxiters")
+        "1..n for each solver; maxiters = 2 honoured; no iteration cap on scipy DE without maxiters; CMA-ES "
+        "tells every batch, non-finite values as the worst")
     if misnumbered and outcome.status == "pass":
         return Outcome("fail", f"trace numbering: {misnumbered[0]}", outcome.evidence)
     return outcome
@@ -1405,7 +1435,9 @@ register(
         "1, 2, ..., stats.iterations, with evaluation counts that never decrease nor pass stats.f_calls "
         "(also checked once per solver at budget 250 in 3-D, where each makes several iterations, and "
         "there maxiters = 2 stops each solver after exactly 2 iterations with MaxIters); without maxiters "
-        "scipy DE is given an iteration count that covers every generation of a 10¹³-evaluation budget",
+        "scipy DE is given an iteration count that covers every generation of a 10¹³-evaluation budget; "
+        "a CMA-ES run that meets NaN values (f NaN on x₁ > 0.2, budget 150, 3 seeds) tells pycma every "
+        "batch it asked for, the NaN ones with the worst value (the last batch of a run may be cut)",
         kind=Kind.PROPERTY,
         check=_counting,
         control=_control_counting,
@@ -2126,7 +2158,8 @@ def _landscape_features(ctx: Context, ela) -> Outcome:
     flat = ela(X, np.full(FEATURE_N, 7.0), lo, hi)
     short = ela(Xs[:-1], Xs[:-1].sum(1), lo, hi)
     enough = ela(Xs, Xs.sum(1), lo, hi)
-    degenerate_ok = bool(np.all(flat == 0.0) and np.all(short == 0.0) and abs(enough[0] - 1) < 1e-9)
+    degenerate_ok = bool(flat.shape == short.shape == enough.shape == (9,) and np.all(flat == 0.0)
+                         and np.all(short == 0.0) and abs(enough[0] - 1) < 1e-9)
     # a 5 x 5 grid spanning the box and f = x_1: each point's nearest better point is the grid neighbour one
     # step lower in x_1, at the nearest-neighbour distance, so the nearest-better ratio is 1 (feature 1/10)
     g = np.linspace(-5.0, 5.0, 5)
@@ -2194,8 +2227,8 @@ register(Claim(
               "R² = 1; Σ 10^(i−1)(x_i − c_i)² has quadratic R² = 1 and conditioning feature log10(1e4)/10; "
               "uniform noise has R² in [0, 1], mean dispersion ≈ 0, FDC ≈ 0, local-minima fraction ≈ 1/6, "
               "skewness ≈ 0 and kurtosis feature ≈ −0.06; a sphere has dispersion < −0.2 and FDC > 0.6 in "
-              "every replicate; a constant f, or 2d + 1 points, give the zero vector (2d + 2 points of a "
-              "linear f do not); on a 5 x 5 grid with f = x_1 the nearest-better feature (mean "
+              "every replicate; a constant f, or 2d + 1 points, give the zero vector of 9 features (2d + 2 "
+              "points of a linear f do not); on a 5 x 5 grid with f = x_1 the nearest-better feature (mean "
               "nearest-better over mean nearest-neighbour distance, / 10) is 1/10 to 1e-12; on 30 equally "
               "spaced points of a line with f = x the dispersion (of the best ⌊n/10⌋ points) is 4/31 − 1 "
               "to 1e-12, and one spike among 29 zeros gives skewness and kurtosis features clipped to 1 "
