@@ -841,6 +841,20 @@ def _preconditioner_reference(ctx: Context, sabotage: bool) -> Outcome:
                          "grafted Shampoo: a tile with zero gradient moves by the weight decay alone",
                          max_gap=float((p.detach()[:4, :4] - decayed).abs().nan_to_num(nan=1.0).max())))
     outcomes.append(_graft_near_floor(rng))
+    # tilings with one block column (a tall 8×4 matrix: 2×1 tiles) and one block row (4×8: 1×2 tiles): the
+    # arms above tile 2×3 and 2×2, the unblocked path is one tile; 3 steps of Shampoo against the reference
+    for shape in ((8, 4), (4, 8)):
+        weight = rng.normal(size=shape)
+        grads = [rng.normal(size=shape) for _ in range(3)]
+        p = torch.nn.Parameter(torch.tensor(weight))
+        opt = Shampoo([p], lr=_REF_LR, betas=_REF_BETAS, eps=_REF_EPS["shampoo"], weight_decay=_REF_WD,
+                      block_size=_REF_BLOCK, precondition_frequency=_REF_FREQUENCY["shampoo"])
+        for grad in grads:
+            p.grad = torch.tensor(grad)
+            opt.step()
+        outcomes.append(agree(p.detach(), _reference_run("shampoo", weight, grads, sabotage), rtol=0.0,
+                              atol=1e-9, what=f"shampoo on a {shape[0]}×{shape[1]} matrix in 4×4 tiles "
+                                              "equals the reference after 3 steps"))
     blocked = {"precondition_frequency": 2, "block_size": _REF_BLOCK}
     for cls, options in ((Shampoo, {**blocked, "grafting": "adam"}), (SOAP, blocked), (Muon, {})):
         outcomes.append(_bf16_rounded_once(cls, options, rng, steps, sabotage))
@@ -1420,7 +1434,9 @@ register(Claim(
               "float32 step rounded once (exactly); a 4×4 tile of an 8×8 matrix whose gradient is zero "
               "moves, under Adam-grafted Shampoo, by the weight decay alone (exactly: no 0/0 in the "
               "grafting ratio), and one whose Shampoo direction has norm 1.5× the documented 1e-30 floor of "
-              "the grafting ratio steps by Adam's tile norm (relative 1e-12) like the O(1) tiles",
+              "the grafting ratio steps by Adam's tile norm (relative 1e-12) like the O(1) tiles; blocked "
+              "Shampoo on a tall 8×4 (2×1 tiles) and a wide 4×8 matrix (1×2 tiles) equals the reference "
+              "after 3 steps (1e-9)",
     kind=Kind.NUMERIC,
     check=lambda ctx: _preconditioner_reference(ctx, sabotage=False),
     control=lambda ctx: _preconditioner_reference(ctx, sabotage=True),
@@ -2039,6 +2055,34 @@ def _training_loop_body(keep_gradients: bool) -> Outcome:
         wrong.append(f"divergence_factor 1.5 (ceiling {ceiling:.4g}, free-run losses "
                      f"{[round(v, 3) for v in free_losses[:6]]}): {capped.retcode.value} after "
                      f"{capped.stats.iterations} steps, documented Diverged after {stop}")
+    # the ceiling is exclusive ("above"): a first mini-batch loss exactly equal to
+    # divergence_factor·max(held-out loss, 1) is stepped on, and with the factor one ulp below that loss the
+    # run stops before it. A model trained for 40 AdamW steps (held-out loss below 1, so the ceiling is the
+    # factor itself, exactly) on single-sequence batches; the solve seed is the first whose first batch's
+    # loss exceeds 1, and the factor is that loss
+    trained = solve(TrainingProblem(**{**base, "steps": 40}, target_loss=1e-9),
+                    OptimizerTraining("adamw", lr=0.05), seed=0).original
+    with torch.no_grad():
+        trained_held_out = float(task.loss(trained, task.sample(32, torch.Generator().manual_seed(1))))
+    single = OptimizerTraining("adamw", lr=0.01, batch_size=1)
+    tie = None
+    for tie_seed in range(50):
+        first_loss = task.loss(trained, task.sample(1, torch.Generator().manual_seed(tie_seed))).item()
+        if first_loss > 1.0:
+            tie = tie_seed, first_loss
+            break
+    if not trained_held_out < 1.0 or tie is None:
+        wrong.append(f"the tie case could not be set up (held-out loss {trained_held_out:.4g}, first batch "
+                     f"losses never above 1)")
+    else:
+        for factor, code, iterations in ((tie[1], RetCode.MaxIters, 1),
+                                         (math.nextafter(tie[1], 0.0), RetCode.Diverged, 0)):
+            at = solve(TrainingProblem(**{**base, "model": trained, "steps": 1}, target_loss=1e-9,
+                                       divergence_factor=factor), single, seed=tie[0])
+            if at.retcode is not code or at.stats.iterations != iterations:
+                wrong.append(f"first batch loss {tie[1]!r} with divergence_factor {factor!r} (held-out "
+                             f"{trained_held_out:.4g} < 1): {at.retcode.value} after {at.stats.iterations}, "
+                             f"documented {code.value} after {iterations}")
     # a model handed over already broken (a NaN in its read-out bias): the first mini-batch loss is NaN, so
     # the run is Diverged before any step: 0 iterations and gradient calls, value NaN, parameters as given
     broken = copy.deepcopy(model)
@@ -2079,7 +2123,9 @@ register(Claim(
               "step taken on a loss past divergence_factor·max(initial held-out loss, 1); with AdamW at lr 1 "
               "and divergence_factor 1.5 the run stops (Diverged) exactly before the first step loss past "
               "the ceiling, as read off the same run with the factor 1e9 (that loss below twice the "
-              "ceiling); a model handed over with a NaN parameter is Diverged after 0 steps (0 gradient "
+              "ceiling); the ceiling is exclusive: a first mini-batch loss exactly equal to it is stepped "
+              "on (MaxIters after 1 step), with the factor one ulp lower the run stops before it (Diverged "
+              "after 0); a model handed over with a NaN parameter is Diverged after 0 steps (0 gradient "
               "calls, value NaN, parameters as given)",
     kind=Kind.NUMERIC,
     check=partial(_training_loop, keep_gradients=False),
