@@ -1984,7 +1984,8 @@ def _frozen_criteria() -> list[str]:
     one hidden unit, dead at seed 0 (bias −1.54), so every gradient is exactly 0 and the full loss stays y²
     (exact in binary for the y below). One SGD step: loss 1e12 is not above 1e12 (MaxIters), 1.44e12 is
     (Diverged); a loss equal to tol is Success; under the default tol 1e-4, 1.37e-4 is MaxIters and 6.1e-5
-    Success. (SAMTraining shares this loop.) And seed=None trains as the documented seed 0."""
+    Success. (SAMTraining shares this loop.) The default horizon is 2000 steps (what solve hands its
+    iteration monitor, on a run that succeeds at step 1), and seed=None trains as the documented seed 0."""
     wrong = []
     for y, tol, want in ((1e6, None, RetCode.MaxIters), (1.2e6, None, RetCode.Diverged),
                          (2.0**-7, 2.0**-14, RetCode.Success), (3 * 2.0**-8, None, RetCode.MaxIters),
@@ -1995,6 +1996,22 @@ def _frozen_criteria() -> list[str]:
         if sol.value != y * y or sol.retcode is not want:
             wrong.append(f"loss {sol.value!r} (y² = {y * y!r}), tol {tol or 'default'}: {sol.retcode}, "
                          f"documented {want}")
+    # the documented default horizon, 2000 steps: the horizon solve hands its iteration monitor, read on a
+    # run that succeeds at step 1 (loss 6.1e-5 below the default tol), so no 2000-step run is needed
+    from algorithms.nets import sam as _sam_module
+
+    horizons = []
+
+    def spy(options, total, **kw):
+        horizons.append(total)
+        return monitor_class(options, total=total, **kw)
+
+    monitor_class = _sam_module.IterationMonitor
+    frozen = TwoLayerMSETask(X=np.zeros((1, 2)), y=np.array([2.0**-7]), width=1)
+    with patched(_sam_module, "IterationMonitor", spy):
+        quick = solve(frozen, SGDTraining(lr=0.1, batch_size=1), seed=0)
+    if horizons != [2000] or quick.retcode is not RetCode.Success:
+        wrong.append(f"the default horizon handed to the monitor: {horizons} ({quick.retcode}), not 2000")
     # the documented seed fallback: no solve seed trains as seed 0 (initialization and batch order)
     task = parity_task(6, 3, 4, seed=1)
     runs = [solve(task, SGDTraining(lr=0.1, batch_size=2), maxiters=3, seed=seed).x for seed in (None, 0)]
@@ -2008,12 +2025,13 @@ register(Claim(
     origin=Origin.IMPLEMENTATION,
     source="The package's retcode contract (DESIGN.md) for the SGD / SAM training pairs of Section 4",
     statement="solve on the parity task with SGDTraining or SAMTraining returns Diverged when lr = 50 blows "
-              "the loss past 1e12, MaxIters when 5 steps cannot reach tol = 1e-12, and Success when the "
-              "full training loss reaches tol = 0.5, with the reported value equal to the loss at the "
-              "returned parameters and one (SGD) or two (SAM) gradient calls per step in its stats; on a "
-              "network that cannot move (all gradients 0, loss y² exactly) one step gives MaxIters at loss "
-              "1e12 and Diverged at 1.44e12, Success at loss = tol, and under the default tol 1e-4 MaxIters "
-              "at 1.37e-4 and Success at 6.1e-5.",
+              "the loss past 1e12, MaxIters when 5 steps cannot reach tol = 1e-12, and Success when the full"
+              " training loss reaches tol = 0.5, with the reported value equal to the loss at the returned "
+              "parameters and one (SGD) or two (SAM) gradient calls per step in its stats; on a network that"
+              " cannot move (all gradients 0, loss y² exactly) one step gives MaxIters at loss 1e12 and "
+              "Diverged at 1.44e12, Success at loss = tol, and under the default tol 1e-4 MaxIters at "
+              "1.37e-4 and Success at 6.1e-5; the default horizon is 2000 steps and seed=None trains as seed"
+              " 0.",
     kind=Kind.NUMERIC,
     check=partial(_check_training_retcodes, blowup_lr=50.0),
     control=partial(_check_training_retcodes, blowup_lr=0.1),
@@ -2499,6 +2517,9 @@ def _sam_assumption_cases() -> list[Boundary]:
                  lambda: _sam.SAM(params(), _sam.SAM, lr=0.1)),
         Boundary("SAM loads a SAM state (with the base optimizer's)", "state_dict",
                  partial(_reload_sam, params, True), partial(_reload_sam, params, False)),
+        Boundary("radius_curve forms d²×d² matrices up to d = DENSE_MAX_DIM = 30", "d²×d²",
+                 lambda: _stability.radius_curve(np.eye(30)[None], 1),
+                 lambda: _stability.radius_curve(np.eye(31)[None], 1)),
         Boundary("(C, r) solution: features <= input dim", "features",
                  lambda: generalizing_solution(wide, 3, 1.0), lambda: generalizing_solution(wide, 4, 1.0)),
         Boundary("(C, r) solution: features >= 2", "features", lambda: generalizing_solution(wide, 2, 1.0),
@@ -2648,11 +2669,12 @@ def _documented_edge_cases() -> list[str]:
     steps on one that recomputes them in place; first_step's ε = ρg/(‖g‖ + 1e-12) at ‖g‖ = 1e-12 is
     ρg/2‖g‖; a torch LR scheduler sees the two-step path as the optimizer's step (no warning); the SAM
     operator at ρ = 1/2 (one sample H = 1, η = 1/2: 1/16); the radius of a family that never moves (every
-    H_i = 0) is exactly 1 by every method and on the curve; the simulator's log norms are −inf once every
-    batch step is the zero matrix (H_i = 4I, η = 1/4); σ is NaN, flagged and warned where every unit is
-    dead; and the ties of the closed-form conditions: GD stable at η λ_max = 2 exactly (diag(1, 2), η = 1)
-    and Dexter's condition holding at equality (H_1 = H_2 = e₁e₁ᵀ, σ = 2, η = 2, B = 1: λ_max = σ/η = 1;
-    all values exact in binary)."""
+    H_i = 0) is exactly 1 by every method and on the curve, and no step reaches a level below 1 there
+    (critical_step_size None); the simulator's log norms are −inf once every batch step is the zero matrix
+    (H_i = 4I, η = 1/4); σ is NaN, flagged and warned where every unit is dead; and the ties of the
+    closed-form conditions: GD stable at η λ_max = 2 exactly (diag(1, 2), η = 1) and Dexter's condition
+    holding at equality (H_1 = H_2 = e₁e₁ᵀ, σ = 2, η = 2, B = 1: λ_max = σ/η = 1; all values exact in
+    binary)."""
     wrong = []
     expected = {("none", False, False): "refused", ("none", True, False): "refused",
                 ("none", True, True): "refused", ("zero_only", True, False): "refused",
@@ -2686,6 +2708,9 @@ def _documented_edge_cases() -> list[str]:
     if sam_one.shape != (1, 1) or abs(float(sam_one[0, 0]) - 0.0625) > 1e-12:
         wrong.append(f"second_moment_matrix with ρ = 1/2 on H = 1, η = 1/2: {sam_one.tolist()}, not [[1/16]]")
     still = np.zeros((2, 2, 2))
+    # nothing moves, so ρ(T(η)) = 1 for every η: no step reaches a level below 1 (documented None)
+    if _stability.critical_step_size(still, 1, level=0.5) is not None:
+        wrong.append("critical_step_size of H_i = 0 at level 1/2 is not None (ρ = 1 at every step)")
     radii = [_stability.mean_square_radius(still, 0.5, 1, method=m) for m in ("dense", "power", "lanczos")]
     radii.append(_stability.radius_curve(still, 1)(0.7))
     if radii != [1.0] * 4:
@@ -2697,8 +2722,8 @@ def _documented_edge_cases() -> list[str]:
         if logs.tolist() != [0.0, -math.inf, -math.inf] or not np.all(each[:, 1:] == -math.inf):
             wrong.append(f"simulate_linearized ({track}) with zero batch steps: {logs.tolist()}, per "
                          f"replicate {each.tolist()}")
-    if not gd_stable(np.diag([1.0, 2.0]), 1.0) or gd_stable(np.diag([1.0, 2.0]), 1.01):
-        wrong.append("gd_stable not true exactly up to η λ_max = 2 (diag(1, 2), η = 1 and 1.01)")
+    if not gd_stable(np.diag([1.0, 2.0]), 1.0) or gd_stable(np.diag([0.5, 1.0, 2.0]), 1.01):
+        wrong.append("gd_stable not true exactly up to η λ_max = 2 (diag(1, 2), η = 1; diag(½, 1, 2), 1.01)")
     if not dexter_divergence_condition(np.stack([np.diag([1.0, 0.0])] * 2), 2.0, 1):
         wrong.append("dexter_divergence_condition false at equality λ_max = σ/η")
     # away from the tie, with √(n/B − 1) = 2: ten samples e₁e₁ᵀ (σ = 10, λ_max = 1), B = 2: η* = 5
@@ -2759,11 +2784,12 @@ register(Claim(
               "torch.optim.Optimizer class other than SAM) and its state (with the base optimizer's), the "
               "(C, r) solution's 2 <= C <= d and width >= 2^C, the memorizing solution's width >= n and "
               "distinct rows, minimum_diagnostics' lr with batch_size, and the flat-parameter helpers' "
-              "params, vectors, samples and scalar losses (69 boundaries); and the documented edge cases "
-              "hold: SAM.step refuses a closure that leaves every gradient unset or unchanged and steps on "
-              "one that recomputes them in place; the radius is exactly 1 where nothing moves (H_i = 0); the"
-              " simulator's log norms are −inf once every batch step is 0; σ is NaN, flagged and warned at a"
-              " dead point; gd_stable holds at η λ_max = 2 and Dexter's condition at equality.",
+              "params, vectors, samples and scalar losses, radius_curve up to d = 30 (70 boundaries); and "
+              "the documented edge cases hold: SAM.step refuses a closure that leaves every gradient unset "
+              "or unchanged and steps on one that recomputes them in place; the radius is exactly 1 where "
+              "nothing moves (H_i = 0); the simulator's log norms are −inf once every batch step is 0; σ is "
+              "NaN, flagged and warned at a dead point; gd_stable holds at η λ_max = 2 and Dexter's "
+              "condition at equality.",
     kind=Kind.PROPERTY,
     check=partial(_check_sam_assumptions, shifted=False),
     control=partial(_check_sam_assumptions, shifted=True),
