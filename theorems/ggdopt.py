@@ -1164,10 +1164,19 @@ def _check_saa(ctx: Context, *, budget_shift: int = 0) -> Outcome:
     rows = []
     # (n, L, ρ): a small instance solved by enumeration of the dropped samples (C(12, 3) = 220 LPs), and one
     # where ρL rounds below its integer in floats (0.58 · 50 = 28.999...; 29/50 <= 0.58 is feasible)
-    for n, L, rho, how in ((2, 12, 0.25, "enumeration"), (2, 50, 0.58, "milp")):
+    for n, L, rho, how in ((2, 12, 0.25, "enumeration"), (2, 50, 0.58, "milp"), (2, 8, 0.25, "joint")):
         problem = linear_gaussian_problem(n=n, n_samples=L, rho=rho, seed=ctx.seed)
+        if how == "joint":
+            # a joint constraint of m = 2 rows per sample (#46 round 5, seed 7: the indicator block's shape
+            # (L·m, L) → (L, L) survived, the same at m = 1): d − cᵀx >= 0 and d − 0.8·(c₂, c₁)ᵀx >= 0;
+            # enumeration over C(8, 2) = 28 LPs
+            c, d = problem.h_samples.astype(np.float64), float(problem.linear.b[0, 0])
+            A = np.stack([-c, -0.8 * c[:, ::-1]], axis=1)
+            problem = replace(problem, g=lambda x, h, d=d: torch.stack(
+                [d - x @ h.T, d - 0.8 * x @ h.flip(1).T], dim=2),
+                linear=LinearStructure(cost=problem.linear.cost, A=A, b=np.full((L, 2), d)))
         k = _budget(rho, L) + budget_shift
-        reference = _saa_brute_force(problem, k) if how == "enumeration" else _saa_reference_milp(problem, k)
+        reference = _saa_reference_milp(problem, k) if how == "milp" else _saa_brute_force(problem, k)
         sol = solve(problem, SAAMILP())
         violated = round(float(empirical_violation(problem, sol.x[None])[0]) * L)
         # HiGHS's relative gap 1e-6 (SAAMILP's default) on objectives of order 1; LPs to 1e-9
@@ -1216,7 +1225,8 @@ register(Claim(
               "of samples its own feasibility test allows (the largest j with j/L <= ρ) and with the SAA "
               "optimum's value to 1e-6 relative: against the minimum over all 220 sets of 3 dropped samples "
               "of the remaining LP (n = 2, L = 12, ρ = 0.25), and against an independent big-M MILP at "
-              "n = 2, L = 50, ρ = 0.58 (where ρL rounds to 28.999... in floats, budget 29); on data where "
+              "n = 2, L = 50, ρ = 0.58 (where ρL rounds to 28.999... in floats, budget 29), and against the "
+              "28 LPs of a joint constraint of two rows per sample (n = 2, L = 8, ρ = 0.25); on data where "
               "every sample is violated at every box point it returns Infeasible; with maxiters = 0 SAA-MILP "
               "and GGDOpt return the box midpoint with MaxIters; stopped by HiGHS's time limit (1 µs) "
               "before any incumbent, SAA-MILP returns the midpoint with MaxTime, and with MaxIters when "
@@ -1552,6 +1562,17 @@ def _check_stage1(ctx: Context, *, margin_scale: float = 1.0) -> Outcome:
                              f"within 1e-5 of 0), x = {x.round(6).tolist()}")
             rows.append({"problem": name, "z": z, "lowest_margin": figure(low),
                          "active_margin": figure(active, floor=1e-15)})
+    # SLSQP starts at the box midpoint (documented): with f constant and a restriction that holds everywhere,
+    # the start is already optimal and is returned as it is (#46 round 5, seed 7: a start 0.5·(lower − upper),
+    # outside the box, survived)
+    flat = ChanceConstrainedProblem(f=lambda x: 0.0 * x.sum(dim=1),
+                                    g=lambda x, s: s[None, :, 0] + 0.0 * x[:, :1],
+                                    h_samples=np.array([[1.0], [2.0]] * 5), rho=0.25, lower=[-1.0, 0.0],
+                                    upper=[3.0, 2.0])
+    start = restricted_solution(flat, flat.h_samples, 0.5)
+    if start is None or not np.allclose(start, [1.0, 1.0], rtol=0.0, atol=1e-12):
+        wrong.append(f"constant f on [−1, 3] × [0, 2]: returned {start} (documented start, the midpoint "
+                     "(1, 1))")
     ok = not wrong
     return Outcome("pass" if ok else "fail",
                    "stage 1's restricted problem (13): the moment restriction mean − z·std over the subset "
@@ -1570,7 +1591,8 @@ register(Claim(
               "has zero spread over every subset), restricted_solution at margins z ∈ {0.5, 1.5, 2.5} over a "
               "random subset of 20 samples returns a point of the box at which every row's mean over the "
               "subset minus z population standard deviations is >= −1e-6 and the tightest is within 1e-5 of "
-              "0 (the objective pulls against it)",
+              "0 (the objective pulls against it); with f constant and a restriction that holds on the whole "
+              "box [−1, 3] × [0, 2], it returns SLSQP's start, the box midpoint (1, 1), to 1e-12",
     kind=Kind.NUMERIC,
     check=lambda ctx: _check_stage1(ctx),
     control=lambda ctx: _check_stage1(ctx, margin_scale=1.5),
@@ -1677,6 +1699,25 @@ def _stage1_attempts(seed: int) -> tuple[int, int]:
 
 
 @lru_cache(maxsize=2)
+def _stage1_subset_size(seed: int) -> tuple[int, ...]:
+    """The subset sizes (sorted, distinct) the moment restriction passes to g at bootstrap_size 2, on a
+    problem every restricted problem solves at once (f constant, g = 1 at every one of 16 samples): one
+    point asked, so one problem. (The scenario branch's k ~ U{⌈1/ρ⌉, ..., bootstrap_size} is not probed
+    here: its first vectorised Jacobian costs a one-time ~2 s in a worker, above the quick budget.)"""
+    sizes: list[int] = []
+
+    def g(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        if h.shape[0] < 16:  # a restricted problem's subset (the probes at construction pass all 16)
+            sizes.append(int(h.shape[0]))
+        return h[None, :, 0] + 0.0 * x[:, :1]
+
+    problem = ChanceConstrainedProblem(f=lambda x: 0.0 * x[:, 0], g=g, h_samples=np.ones((16, 1)), rho=0.25,
+                                       lower=[0.0], upper=[1.0])
+    collect_feasible_points(problem, n_points=1, bootstrap_size=2, seed=seed)
+    return tuple(sorted(set(sizes)))
+
+
+@lru_cache(maxsize=2)
 def _stage1_margins(seed: int) -> np.ndarray:
     """The margins z of 12 stage-1 points, read back from the points: g = h − x on [0, 10] with h = 8 and 10
     eight times each (mean 9, population std 1 over the subset, which is all 16 samples at the default
@@ -1719,6 +1760,9 @@ def _check_feasible_set_rule(ctx: Context, *, per_point: int = _ATTEMPTS_PER_POI
     if not (returned < 3 and attempts == per_point * 3):
         wrong.append(f"stage 1 asked for 3 points: {attempts} restricted problems solved, {returned} points "
                      f"returned (stated: {per_point * 3} problems when fewer than 3 come out)")
+    moment_sizes = _stage1_subset_size(ctx.seed)
+    if moment_sizes != (2,):
+        wrong.append(f"stage 1's subsets at bootstrap_size 2: sizes {list(moment_sizes)} (stated: [2])")
     margins = _stage1_margins(ctx.seed)
     # z ~ U[0, 3.5] (the module's Z_MAX): 12 draws, read back to SLSQP's ~1e-8; the largest above 2 and the
     # smallest below 1.5 (a correct draw misses either with probability (2/3.5)^12 < 0.0012)
@@ -1752,6 +1796,7 @@ def _check_feasible_set_rule(ctx: Context, *, per_point: int = _ATTEMPTS_PER_POI
                          f"{sol.retcode.value}")
     evidence = {"stage1_attempts": attempts, "stage1_points": returned, "stated_attempts": per_point * 3,
                 "margins_range": [figure(z_low, 4), figure(z_high, 4)],
+                "subset_sizes": list(moment_sizes),
                 "tie_retcode": sol.retcode.value, "tie_trained": trained, "feasible_samples": counted,
                 "strict": strict, "wrong": wrong}
     if wrong:
@@ -1771,7 +1816,8 @@ register(Claim(
     statement="collect_feasible_points asked for 3 points solves exactly 2·3 = 6 restricted problems "
               "when fewer than 3 of them have a solution (a constraint x cannot change, 8 samples, subsets "
               "of 6: 6 distinct subsets reach g); its margins z ~ U[0, 3.5], read back from 12 points "
-              "x = 9 − z, lie in [0, 3.5] with the largest above 2 and the smallest below 1.5; and a point "
+              "x = 9 − z, lie in [0, 3.5] with the largest above 2 and the smallest below 1.5; at "
+              "bootstrap_size 2 its subsets have 2 samples; and a point "
               "whose empirical violation is exactly ρ is feasible: on a problem where every point of "
               "[0, 4) × [0, 1] violates exactly 1 of L = 16 samples at ρ = 1/16 and every stage-1 point has "
               "x₂ = 0.5 (no spread), GGDOpt (guidance none, 10 stage-1 points) trains on all 10, counts "
