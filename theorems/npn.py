@@ -1358,6 +1358,12 @@ def _operator_base_contracts(seed: int) -> list[str]:
     estimate, exact = null_space_leakage(H, scaled), _dense_leakage(H, scaled)
     if not abs(estimate - exact) <= _LEAK_ESTIMATE * exact:
         wrong.append(f"null_space_leakage(H, 3·S) = {estimate:.4g}, dense ‖HSᵀ‖/(‖H‖‖S‖) = {exact:.4g}")
+    # conjugate symmetry of a mask that is not whole rows (on whole rows any column shift is invisible): on
+    # 4×4, {(0, 1), (0, 3)} is its own point reflection (−i, −j) mod 4, {(0, 1)} alone is not
+    pair, single = torch.zeros(4, 4, dtype=torch.bool), torch.zeros(4, 4, dtype=torch.bool)
+    pair[0, 1] = pair[0, 3] = single[0, 1] = True
+    if MaskedFourier(pair).conjugate_symmetric is not True or MaskedFourier(single).conjugate_symmetric:
+        wrong.append("MaskedFourier.conjugate_symmetric misjudges point masks {(0, 1), (0, 3)}, {(0, 1)}")
     try:
         _ForwardOnly().adjoint(torch.zeros(4, dtype=DT))
         wrong.append("a LinearOperator without _adjoint returned an adjoint instead of NotImplementedError")
@@ -1471,7 +1477,9 @@ register(Claim(
               "samples (1e-12 relative); PnP-ADMM with the TV prior (weight 0.05, β = 0.5 and 2) after 3 "
               "iterations is the documented recursion's z_3, its z-step the prox with step 1/β (relative "
               "1e-10); null_space_leakage of 3·S (rows leaving Null(H)) is within 5 % of the dense "
-              "‖HSᵀ‖/(‖H‖‖S‖); a LinearOperator subclass without _adjoint raises NotImplementedError",
+              "‖HSᵀ‖/(‖H‖‖S‖); a LinearOperator subclass without _adjoint raises NotImplementedError; "
+              "MaskedFourier.conjugate_symmetric holds for the 4×4 point mask {(0, 1), (0, 3)}, not for "
+              "{(0, 1)}",
     kind=Kind.PROPERTY, check=lambda ctx: _check_contracts(ctx),
     control=lambda ctx: _check_contracts(ctx, claimed_tol=2 * _DEFAULT_TOL),
     control_description="the default tolerance claimed as 2e-5: the explicit run then stops earlier than the "
