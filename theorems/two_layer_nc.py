@@ -1865,9 +1865,14 @@ def _check_assumptions(*, shifted: bool) -> Outcome:
     if outcome.status != "pass":
         return outcome
     wrong = _default_correlation_wrong()
+    # the binary targets as documented: s_i = +1 for class 0, −1 for class 1 (round 5, seed-5 sample)
+    signs = TwoLayerTraining(X=np.ones((3, 2)), y=np.array([0, 1, 0]), width=2).signs
+    if signs.tolist() != [1.0, -1.0, 1.0]:
+        wrong.append(f"binary targets {signs.tolist()} for classes [0, 1, 0], documented [+1, −1, +1]")
     if wrong:
         return Outcome("fail", wrong[0], {**outcome.evidence, "defaults_wrong": wrong})
-    return Outcome("pass", f"{outcome.summary}; the generator's default centre correlation is −1/(2(K−1))",
+    return Outcome("pass", f"{outcome.summary}; the generator's default centre correlation is −1/(2(K−1)); "
+                   "binary targets ±1",
                    outcome.evidence)
 
 
