@@ -43,7 +43,7 @@ CASES = [
     BadInput(SLP, _problem(dtype=np.int64), TypeError, ("dtype", "float32"), "dtype"),
     BadInput(pb.link_function, lambda: pb.link_function("sigmoid"), ValueError, ("link", "relu"), "name"),
     BadInput(pb.overlaps, lambda: pb.overlaps(U, V, U[:3], V), ValueError, ("u_star", "shapes"), "shapes"),
-    BadInput(pb.sample_batch, lambda: pb.sample_batch(P, 0, seed=0), ValueError, ("n", ">= 1"), "n"),
+    BadInput(pb.sample_batch, lambda: pb.sample_batch(P, 0, seed=0), ValueError, ("n", "positive int"), "n"),
     BadInput(pb.sample_batch, lambda: pb.sample_batch(P, 3, seed=-2), ValueError, ("seed",), "seed"),
     BadInput(pb.vectors_with_overlaps, lambda: pb.vectors_with_overlaps(P, mu=1.5, nu=0.0), ValueError,
              ("mu", "[-1, 1]"), "range"),

@@ -89,7 +89,7 @@ CASES = [
     B(SGDA, lambda: SGDA(lr_x=0), ValueError, ("lr_x", "> 0"), "lr_x"),
     B(TiAda, lambda: TiAda(alpha=0.3, beta=0.4), ValueError, ("alpha", "beta"), "order"),
     B(TiAda, lambda: TiAda(lr_y=-1.0), ValueError, ("lr_y",), "lr_y"),
-    B(StocBiO, lambda: StocBiO(inner_steps=0), ValueError, ("inner_steps", ">= 1"), "inner"),
+    B(StocBiO, lambda: StocBiO(inner_steps=0), ValueError, ("inner_steps", "positive int"), "inner"),
     B(StocBiO, lambda: StocBiO(neumann_terms=1.5), ValueError, ("neumann_terms",), "N"),
     B(ada_parameters, lambda: ada_parameters(0, 0.0, 0.0, 0.0, **PARAMS), ValueError, ("t", ">= 1"), "t"),
     B(ada_parameters, lambda: ada_parameters(1, -1.0, 0.0, 0.0, **PARAMS), ValueError, ("noise_sum",),

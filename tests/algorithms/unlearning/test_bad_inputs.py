@@ -154,7 +154,7 @@ CASES = [
              ValueError, ("theta", "finite"), "theta-inf"),
     BadInput(strength_schedule, lambda: strength_schedule(1.5, 0.5, 3), ValueError, ("lambda_reg", "(0, 1]"),
              "lambda_reg"),
-    BadInput(strength_schedule, lambda: strength_schedule(0.5, 0.5, 0), ValueError, ("epochs", ">= 1"),
+    BadInput(strength_schedule, lambda: strength_schedule(0.5, 0.5, 0), ValueError, ("epochs", "positive int"),
              "epochs"),
     BadInput(strength_schedule, lambda: strength_schedule(0.5, -0.5, 3), ValueError, ("gamma_reg", "(0, 1]"),
              "gamma_reg"),
