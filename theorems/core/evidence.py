@@ -19,6 +19,7 @@ import numpy as np
 import sympy
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
+from hypothesis.internal.conjecture import providers as _hypothesis_providers
 from hypothesis.strategies import SearchStrategy
 
 from theorems.core import Context, Outcome
@@ -119,6 +120,23 @@ def _jsonable(value: Any) -> Any:
     return repr(value)
 
 
+def _draws_from_the_seed_only() -> None:
+    """Stop hypothesis mixing literals of the imported modules into its draws.
+
+    hypothesis (>= 6.13x) adds the int/float/str constants of every local module imported so far to
+    its draws, so a claim drew other instances in a worker that had run other claims first: a verdict
+    depended on the claims that ran before it in the same process (lcd.scale_invariance drew seed 1009,
+    a literal of algorithms/optimizers/newton_schulz.py, only after an optimizer claim). The draws must
+    be a function of the claim's seed alone; hypothesis has no setting for it, so its private pool is
+    emptied (pinned hypothesis, constraints.txt; a version without the pool is left alone).
+    """
+    hp = _hypothesis_providers
+    if all(hasattr(hp, name) for name in ("_get_local_constants", "Constants", "SortedSet", "float_to_int")):
+        none = hp.Constants(integers=hp.SortedSet(), floats=hp.SortedSet(key=hp.float_to_int),
+                            bytes=hp.SortedSet(), strings=hp.SortedSet())
+        hp._get_local_constants = lambda: none
+
+
 def property_outcome(
     strategy: SearchStrategy,
     test: Callable[[Any], None],
@@ -149,6 +167,8 @@ def property_outcome(
     # A control only has to be rejected: its first counterexample is evidence enough, so it
     # skips shrinking (the verdict is the same; a failing check still gets the shrunk example).
     phases = [p for p in Phase if not (ctx.role == "control" and p is Phase.shrink)]
+
+    _draws_from_the_seed_only()
 
     @hypothesis_seed(ctx.seed)
     @settings(
