@@ -65,7 +65,7 @@ from algorithms.nets.neural_collapse import (
 )
 from algorithms.nets.two_layer import TwoLayerReLU
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
-from theorems.core.assumptions import Boundary, boundary_outcome
+from theorems.core.assumptions import Boundary, boundary_outcome, functional_boundaries
 from theorems.core.certificates import Certificate, Method, Rejected
 from theorems.core.evidence import agree, fact, figure, numeric_outcome, standard_normal_blocks
 from theorems.core.rates import rate_outcome
@@ -1792,59 +1792,7 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("alignment: a scalar-output V needs two classes", "scalar-output V",
                  lambda: classifier_alignment(np.ones(3), np.eye(3)[:2]),
                  lambda: classifier_alignment(np.ones(3), np.eye(3))),
-        *_functional_boundaries(),
-    ]
-
-
-def _functional_boundaries() -> list[Boundary]:
-    """The flat-parameter helpers' documented refusals (algorithms.nets.functional, round 5, read off the
-    code): params a non-empty dict of tensors of one dtype; the unflatten map takes a real floating vector
-    of the flat length; a Hessian-vector product's vector has theta's shape; per-sample helpers take tensor
-    X and y with a shared, non-empty sample axis; a loss must return a scalar tensor (torch.func's two
-    complaints, a non-tensor and a non-scalar, re-raised naming the loss)."""
-    f64 = torch.float64
-    theta, unflatten = flatten_params({"a": torch.zeros(2, dtype=f64)})
-    X, y = torch.ones(3, 2, dtype=f64), torch.zeros(3, dtype=f64)
-
-    def sample_loss(t, x, target):
-        return ((t * x).sum() - target) ** 2
-
-    def square(t):
-        return (t**2).sum()
-
-    def grads(X=X, y=y):
-        return per_sample_flat_grads(sample_loss, theta, X, y)
-
-    return [
-        Boundary("flatten_params: a non-empty dict", "params", lambda: flatten_params({"a": theta}),
-                 lambda: flatten_params({})),
-        Boundary("flatten_params: tensor values", "params", lambda: flatten_params({"a": theta}),
-                 lambda: flatten_params({"a": 1.0})),
-        Boundary("flatten_params: one dtype", "params",
-                 lambda: flatten_params({"a": theta, "b": theta}),
-                 lambda: flatten_params({"a": theta, "b": theta.float()})),
-        Boundary("unflatten: the flat length", "theta", lambda: unflatten(torch.zeros(2, dtype=f64)),
-                 lambda: unflatten(torch.zeros(3, dtype=f64))),
-        Boundary("unflatten: a floating vector", "theta", lambda: unflatten(torch.zeros(2, dtype=f64)),
-                 lambda: unflatten(torch.zeros(2, dtype=torch.int64))),
-        Boundary("unflatten: a real vector", "theta", lambda: unflatten(torch.zeros(2, dtype=f64)),
-                 lambda: unflatten(torch.zeros(2, dtype=torch.complex128))),
-        Boundary("flat_hvp: vector of theta's shape", "vector", lambda: flat_hvp(square, theta, theta),
-                 lambda: flat_hvp(square, theta, torch.zeros(3, dtype=f64))),
-        Boundary("per-sample helpers: a tensor y with a sample axis", "y", grads,
-                 lambda: grads(y=y.sum())),
-        Boundary("per-sample helpers: a tensor X", "X", grads, lambda: grads(X=X.numpy())),
-        Boundary("per-sample helpers: as many y as X rows", "y", grads, lambda: grads(y=y[:2])),
-        Boundary("per-sample helpers: at least one sample", "X", lambda: grads(X=X[:1], y=y[:1]),
-                 lambda: grads(X=X[:0], y=y[:0])),
-        Boundary("a loss returning a tensor", "loss", lambda: flat_hessian(square, theta),
-                 lambda: flat_hessian(lambda t: 1.0, theta)),
-        Boundary("theta a 1-D parameter vector", "theta", lambda: flat_hessian(square, theta),
-                 lambda: flat_hessian(square, theta[None])),
-        Boundary("theta of a floating dtype", "theta", lambda: flat_hessian(square, theta),
-                 lambda: flat_hessian(square, torch.zeros(2, dtype=torch.int64))),
-        Boundary("a loss returning a scalar", "loss", lambda: flat_hvp(square, theta, theta),
-                 lambda: flat_hvp(lambda t: 2.0 * t, theta, theta)),
+        *functional_boundaries(),
     ]
 
 

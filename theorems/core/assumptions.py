@@ -118,3 +118,60 @@ def domain_outcome(cases: Sequence[DomainCase], *, open_ends: bool,
                    f"{len(cases) - len(wrong)} of {len(cases)} inputs accepted or refused as their "
                    "documented domains say" + (f"; wrong: {'; '.join(wrong[:4])}" if wrong else ""),
                    {"cases": len(cases), "wrong": wrong})
+
+
+def functional_boundaries() -> list[Boundary]:
+    """The flat-parameter helpers' documented refusals (algorithms.nets.functional): params a non-empty
+    dict of tensors of one dtype; the unflatten map takes a real floating vector of the flat length; a
+    Hessian-vector product's vector has theta's shape; theta a 1-D floating vector; per-sample helpers take
+    tensor X and y with a shared, non-empty sample axis; a loss must return a scalar tensor (torch.func's
+    two complaints re-raised naming the loss). Shared by sam_stability.assumptions and
+    two_layer_nc.assumptions, whose networks go through these helpers."""
+    import torch  # here, not at import: the other boundary claims need no torch
+
+    from algorithms.nets.functional import flat_hessian, flat_hvp, flatten_params, per_sample_flat_grads
+
+    f64 = torch.float64
+    theta, unflatten = flatten_params({"a": torch.zeros(2, dtype=f64)})
+    X, y = torch.ones(3, 2, dtype=f64), torch.zeros(3, dtype=f64)
+
+    def sample_loss(t, x, target):
+        return ((t * x).sum() - target) ** 2
+
+    def square(t):
+        return (t**2).sum()
+
+    def grads(X=X, y=y):
+        return per_sample_flat_grads(sample_loss, theta, X, y)
+
+    return [
+        Boundary("flatten_params: a non-empty dict", "params", lambda: flatten_params({"a": theta}),
+                 lambda: flatten_params({})),
+        Boundary("flatten_params: tensor values", "params", lambda: flatten_params({"a": theta}),
+                 lambda: flatten_params({"a": 1.0})),
+        Boundary("flatten_params: one dtype", "params",
+                 lambda: flatten_params({"a": theta, "b": theta}),
+                 lambda: flatten_params({"a": theta, "b": theta.float()})),
+        Boundary("unflatten: the flat length", "theta", lambda: unflatten(torch.zeros(2, dtype=f64)),
+                 lambda: unflatten(torch.zeros(3, dtype=f64))),
+        Boundary("unflatten: a floating vector", "theta", lambda: unflatten(torch.zeros(2, dtype=f64)),
+                 lambda: unflatten(torch.zeros(2, dtype=torch.int64))),
+        Boundary("unflatten: a real vector", "theta", lambda: unflatten(torch.zeros(2, dtype=f64)),
+                 lambda: unflatten(torch.zeros(2, dtype=torch.complex128))),
+        Boundary("flat_hvp: vector of theta's shape", "vector", lambda: flat_hvp(square, theta, theta),
+                 lambda: flat_hvp(square, theta, torch.zeros(3, dtype=f64))),
+        Boundary("per-sample helpers: a tensor y with a sample axis", "y", grads,
+                 lambda: grads(y=y.sum())),
+        Boundary("per-sample helpers: a tensor X", "X", grads, lambda: grads(X=X.numpy())),
+        Boundary("per-sample helpers: as many y as X rows", "y", grads, lambda: grads(y=y[:2])),
+        Boundary("per-sample helpers: at least one sample", "X", lambda: grads(X=X[:1], y=y[:1]),
+                 lambda: grads(X=X[:0], y=y[:0])),
+        Boundary("a loss returning a tensor", "loss", lambda: flat_hessian(square, theta),
+                 lambda: flat_hessian(lambda t: 1.0, theta)),
+        Boundary("theta a 1-D parameter vector", "theta", lambda: flat_hessian(square, theta),
+                 lambda: flat_hessian(square, theta[None])),
+        Boundary("theta of a floating dtype", "theta", lambda: flat_hessian(square, theta),
+                 lambda: flat_hessian(square, torch.zeros(2, dtype=torch.int64))),
+        Boundary("a loss returning a scalar", "loss", lambda: flat_hvp(square, theta, theta),
+                 lambda: flat_hvp(lambda t: 2.0 * t, theta, theta)),
+    ]
