@@ -432,6 +432,24 @@ _CERTIFICATES[f"{PAPER}.update_scale"] = Certificate(
 
 
 # ----------------------------------------------------------------------------- torch.optim.Muon
+def _side_by_side(mine, reference, ours, theirs, gen: torch.Generator, steps: int, *, what: str,
+                  negate: bool = False) -> Outcome:
+    """``steps`` steps of two optimizers on the same fresh gradients (``reference`` gets −g where
+    ``negate``: ours maximizes), then their parameters compared, ``theirs`` possibly reshaped.
+
+    Both run the same bfloat16 polynomial in the same order; 1e-6 allows fp32 round-off of O(1) weights
+    over the steps, far below the 0.02-per-step size of a Muon update.
+    """
+    for _ in range(steps):
+        for p, q in zip(ours, theirs, strict=True):
+            g = torch.randn(p.shape, generator=gen)
+            p.grad, q.grad = g.clone(), (-g if negate else g).reshape(q.shape).clone()
+        mine.step()
+        reference.step()
+    return agree(torch.cat([p.detach().reshape(-1) for p in ours]),
+                 torch.cat([q.detach().reshape(-1) for q in theirs]), rtol=0.0, atol=1e-6, what=what)
+
+
 def _muon_pair(ctx: Context, nesterov: bool) -> Outcome:
     gen = torch.Generator().manual_seed(ctx.seed)
     shapes = [(16, 8), (8, 16), (12, 12)]
@@ -439,17 +457,8 @@ def _muon_pair(ctx: Context, nesterov: bool) -> Outcome:
     theirs = [torch.nn.Parameter(p.detach().clone()) for p in ours]
     mine = ctx.subject("Muon")(ours, lr=0.02, weight_decay=0.1, nesterov=nesterov)
     reference = torch.optim.Muon(theirs, lr=0.02, weight_decay=0.1)   # torch's defaults: nesterov=True
-    for _ in range(ctx.pick(8, 40)):
-        grads = [torch.randn(s, generator=gen) for s in shapes]
-        for p, q, g in zip(ours, theirs, grads, strict=True):
-            p.grad, q.grad = g.clone(), g.clone()
-        mine.step()
-        reference.step()
-    # both run the same bfloat16 polynomial in the same order; 1e-6 allows fp32 round-off of
-    # O(1) weights over the steps, far below the 0.02-per-step size of a Muon update
-    muon = agree(torch.cat([p.detach().reshape(-1) for p in ours]),
-                 torch.cat([q.detach().reshape(-1) for q in theirs]), rtol=0.0, atol=1e-6,
-                 what="our Muon's parameters equal torch.optim.Muon's after the same steps")
+    muon = _side_by_side(mine, reference, ours, theirs, gen, ctx.pick(8, 40),
+                         what="our Muon's parameters equal torch.optim.Muon's after the same steps")
     # the control's AdamW is torch's Adam with L2 (coupled) weight decay, the classic slip
     adamw = _adamw_parts(ctx, torch.optim.AdamW if nesterov else torch.optim.Adam)
     parts = [muon, *adamw]
@@ -466,15 +475,8 @@ def _muon_pair(ctx: Context, nesterov: bool) -> Outcome:
             options = {"lr": 0.02, "weight_decay": 0.1, **options}
             mine = ctx.subject("Muon")(ours, nesterov=nesterov, **options)
             reference = torch.optim.Muon(theirs, **options)
-            for _ in range(4):
-                for p, q in zip(ours, theirs, strict=True):
-                    g = torch.randn(p.shape, generator=gen)
-                    p.grad, q.grad = g.clone(), g.clone()
-                mine.step()
-                reference.step()
-            parts.append(agree(torch.cat([p.detach().reshape(-1) for p in ours]),
-                               torch.cat([q.detach().reshape(-1) for q in theirs]), rtol=0.0, atol=1e-6,
-                               what=f"our Muon equals torch.optim.Muon with {options}"))
+            parts.append(_side_by_side(mine, reference, ours, theirs, gen, 4,
+                                       what=f"our Muon equals torch.optim.Muon with {options}"))
         # the default routing (head="adamw"): over an MLP's parameters the read-out weight (the last matrix)
         # and the vectors take AdamW's step, every other matrix Muon's
         mlp = MLP(6, 6, width=8, depth=2, seed=0)
@@ -494,16 +496,9 @@ def _muon_pair(ctx: Context, nesterov: bool) -> Outcome:
         theirs = [torch.nn.Parameter(p.detach().clone()) for p in ours]
         mine = Muon.paper(ours, lr=0.02, weight_decay=0.1, nesterov=nesterov)
         reference = torch.optim.Muon(theirs, lr=0.02, weight_decay=0.1)
-        for _ in range(4):
-            for p, q in zip(ours, theirs, strict=True):
-                g = torch.randn(p.shape, generator=gen)
-                p.grad, q.grad = g.clone(), g.clone()
-            mine.step()
-            reference.step()
-        parts.append(agree(torch.cat([p.detach().reshape(-1) for p in ours]),
-                           torch.cat([q.detach().reshape(-1) for q in theirs]), rtol=0.0, atol=1e-6,
-                           what="our Muon on three equal-shaped matrices in one group (the batched "
-                                "orthogonalization) equals torch.optim.Muon"))
+        parts.append(_side_by_side(mine, reference, ours, theirs, gen, 4,
+                                   what="our Muon on three equal-shaped matrices in one group (the batched "
+                                        "orthogonalization) equals torch.optim.Muon"))
         # parameters of more than two dimensions (a 3-D tensor, a conv kernel) are documented to be
         # orthogonalized as (shape[0], prod(shape[1:])): torch.optim.Muon on those matrices, through our
         # batched loop and through the per-parameter loop a subclass overriding _direction gets (issue #46:
@@ -518,16 +513,9 @@ def _muon_pair(ctx: Context, nesterov: bool) -> Outcome:
             theirs = [torch.nn.Parameter(p.detach().reshape(p.shape[0], -1).clone()) for p in ours]
             mine = make(ours, lr=0.02, weight_decay=0.1, nesterov=nesterov, maximize=maximize)
             reference = torch.optim.Muon(theirs, lr=0.02, weight_decay=0.1)
-            for _ in range(4):
-                for p, q in zip(ours, theirs, strict=True):
-                    g = torch.randn(p.shape, generator=gen)
-                    p.grad, q.grad = g.clone(), (-g if maximize else g).reshape(q.shape).clone()
-                mine.step()
-                reference.step()
-            parts.append(agree(torch.cat([p.detach().reshape(-1) for p in ours]),
-                               torch.cat([q.detach().reshape(-1) for q in theirs]), rtol=0.0, atol=1e-6,
-                               what=f"our Muon ({label}) on 3-D and 4-D parameters equals torch.optim.Muon "
-                                    "on them flattened to (shape[0], -1)"))
+            parts.append(_side_by_side(mine, reference, ours, theirs, gen, 4, negate=maximize,
+                                       what=f"our Muon ({label}) on 3-D and 4-D parameters equals "
+                                            "torch.optim.Muon on them flattened to (shape[0], -1)"))
     return _all_of(parts, "our Muon equals torch.optim.Muon, and every non-matrix parameter of Muon, "
                           "Shampoo and SOAP takes torch.optim.AdamW's step",
                    {o.evidence.get("statement", str(i)): o.evidence for i, o in enumerate(parts)}, [])
