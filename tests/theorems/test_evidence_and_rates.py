@@ -100,3 +100,25 @@ def test_claim_validation():
         Claim(id="lcd.y", paper="dqp", **ok)
     with pytest.raises(ValueError, match="expected_verdict"):
         Claim(id="dqp.y", paper="dqp", expected_verdict="vacuous", **ok)
+
+
+def test_property_draws_do_not_depend_on_the_modules_imported(tmp_path, monkeypatch):
+    """A claim's draws are a function of its seed alone: hypothesis would otherwise add the literals of
+    every local module imported since (here 987654321) to its draws, so a verdict depended on which
+    claims had run before it in the same worker (lcd.scale_invariance, 2026-12-06)."""
+    import importlib
+
+
+    def draws() -> list[int]:
+        seen: list[int] = []
+        property_outcome(st.integers(), lambda x: seen.append(x), ctx=Context(seed=3), max_examples=60,
+                         what="draws")
+        return seen
+
+    before = draws()
+    (tmp_path / "module_with_a_literal.py").write_text("MAGIC = 987654321\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("module_with_a_literal")
+    after = draws()
+    assert after == before
+    assert 987654321 not in after
