@@ -14,6 +14,10 @@ from algorithms.routing.nn2opt import NearestNeighbor2Opt
 from algorithms.routing.train import save_checkpoint
 from tests.retcodes import RetcodeCase
 
+# one scratch folder per test process, removed when the process exits (a mkdtemp per call left
+# hundreds of folders in /tmp)
+_SCRATCH = tempfile.TemporaryDirectory(prefix="hbg_nan_")
+
 
 def _capped_tsp():
     return random_tsp(60, seed=1), NearestNeighbor2Opt(), {"maxiters": 1}
@@ -28,7 +32,7 @@ def _nan_checkpoint():
     with torch.no_grad():
         for p in model.parameters():
             p.fill_(float("nan"))
-    path = os.path.join(tempfile.mkdtemp(prefix="hbg_nan_"), "nan.pt")
+    path = os.path.join(_SCRATCH.name, "nan.pt")
     save_checkpoint(path, model, {"problem": "tsp", "size": 10, "loss": "hybrid", "steps": 0})
     return random_tsp(10, seed=0), HBG(checkpoint=path, samples=4), {}
 
