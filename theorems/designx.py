@@ -50,6 +50,7 @@ from algorithms.blackbox import (
 )
 from algorithms.blackbox.components import (
     BOUNDARY,
+    INITIALIZATIONS,
     MUTATIONS,
     N_PARTNERS,
     SELECTIONS,
@@ -1384,9 +1385,31 @@ def _counting(ctx: Context) -> Outcome:
     if counts["tell"] < counts["ask"] - runs or not counts["told_worst"]:
         misnumbered.append(f"CMA-ES asked {counts['ask']} batches and told {counts['tell']} "
                            f"({counts['told_worst']} non-finite values told as the worst)")
+    # above CMA_STAGNATION_OFF_ABOVE = 100 dimensions pycma's stagnation stop is off (it cannot fire within
+    # the budget: pycma tests it only once the iteration count reaches tolstagnation / 10, and a run makes at
+    # most `budget` iterations); up to it pycma's default is left alone. The options pycma is built with are
+    # spied at 100-D and 101-D (budget 10⁶; stopped at the construction)
+    built = {}
+
+    class OptionsSpy(cma.CMAEvolutionStrategy):
+        def __init__(self, x0, sigma0, inopts=None, *args, **kwargs):
+            built[len(x0)] = dict(inopts or {})
+            raise _SpyStop
+
+    with patched(cma, "CMAEvolutionStrategy", OptionsSpy):
+        for dim in (100, 101):
+            with contextlib.suppress(_SpyStop):
+                solve(BlackBoxProblem(lambda x: float(np.sum(x**2)), (-np.ones(dim), np.ones(dim)), 10**6),
+                      CMAES(), seed=0)
+    stag_100 = built.get(100, {}).get("tolstagnation", "default")
+    stag_101 = built.get(101, {}).get("tolstagnation")
+    off_101 = stag_101 is not None and (stag_101 == 0 or stag_101 / 10 > 10**6)
+    if stag_100 != "default" or not off_101:
+        misnumbered.append(f"CMA-ES gives pycma tolstagnation {stag_100!r} at 100-D (want pycma's default) "
+                           f"and {stag_101!r} at 101-D (want off within a 10⁶ budget)")
     outcome.evidence["trace_numbering_250"] = misnumbered or (
         "1..n for each solver; maxiters = 2 honoured; no iteration cap on scipy DE without maxiters; CMA-ES "
-        "tells every batch, non-finite values as the worst")
+        "tells every batch, non-finite values as the worst; pycma's stagnation stop off above 100-D only")
     if misnumbered and outcome.status == "pass":
         return Outcome("fail", f"trace numbering: {misnumbered[0]}", outcome.evidence)
     return outcome
@@ -1437,7 +1460,9 @@ register(
         "there maxiters = 2 stops each solver after exactly 2 iterations with MaxIters); without maxiters "
         "scipy DE is given an iteration count that covers every generation of a 10¹³-evaluation budget; "
         "a CMA-ES run that meets NaN values (f NaN on x₁ > 0.2, budget 150, 3 seeds) tells pycma every "
-        "batch it asked for, the NaN ones with the worst value (the last batch of a run may be cut)",
+        "batch it asked for, the NaN ones with the worst value (the last batch of a run may be cut); "
+        "pycma's stagnation stop is off above 100-D (it cannot fire within a 10⁶ budget at 101-D) and left "
+        "at pycma's default at 100-D",
         kind=Kind.PROPERTY,
         check=_counting,
         control=_control_counting,
@@ -2087,6 +2112,29 @@ def _sep_update_rule(ctx: Context) -> Outcome:
     outcome = property_outcome(
         examples, test, ctx=ctx, max_examples=ctx.pick(150, 1000),
         what="one Sep-CMA-ES generation equals the tutorial's update of every state part")
+    # c_μ at its cap 1 − c_1: only for μ_eff >= about 10.8 (μ >= 19), beyond the random states' λ <= 24; the
+    # populations pop.50 / pop.100 reach it. Fixed states (d, λ) = (1, 40), (2, 100), (5, 60), μ = λ/2
+    capped = []
+    for d_cap, lam_cap in ((1, 40), (2, 100), (5, 60)):
+        rng = np.random.default_rng(ctx.seed + d_cap)
+        mu = lam_cap // 2
+        w = np.log(mu + 0.5) - np.log(np.arange(1, mu + 1))
+        mueff = w.sum() ** 2 / (w**2).sum()
+        c1 = (d_cap + 2) / 3 * 2 / ((d_cap + 1.3) ** 2 + mueff)
+        if not (d_cap + 2) / 3 * 2 * (mueff - 2 + 1 / mueff) / ((d_cap + 2) ** 2 + mueff) > 1 - c1:
+            capped.append(f"d = {d_cap}, λ = {lam_cap}: c_μ is not at its cap (the case tests nothing)")
+        state = SepCMAState(rng.normal(size=d_cap), 0.3, np.exp(rng.uniform(-1, 1, d_cap)),
+                            rng.normal(size=d_cap), rng.normal(size=d_cap), 3)
+        X = state.sample(lam_cap, rng)
+        y = rng.permutation(lam_cap).astype(float)
+        ref = _sep_cma_reference(state.m.copy(), state.sigma, state.c.copy(), state.ps.copy(),
+                                 state.pc.copy(), state.t, X, y, 0.5)
+        state.update(X, y, 0.5)
+        if not np.allclose(state.c, ref[2], rtol=1e-10, atol=1e-14):  # the same tolerance as above
+            capped.append(f"d = {d_cap}, λ = {lam_cap}: covariance {state.c} against {ref[2]}")
+    outcome.evidence["c_mu_at_its_cap"] = capped or "d = 1, 2, 5 with λ = 40, 100, 60: the reference update"
+    if capped and outcome.status == "pass":
+        return Outcome("fail", f"c_μ at its cap: {capped[0]}", outcome.evidence)
     # the ES family's start (documented in modular._es_start): mean at the best individual, per-
     # coordinate sd σ√c_i = width_i / 4; a box with unequal sides, [0, 4] x [0, 1], separates c from its
     # powers
@@ -2119,7 +2167,8 @@ register(Claim(
               "one update gives the mean, σ, the diagonal covariance and both evolution paths of the "
               "tutorial's update with log weights, c_σ = (μ_eff + 2)/(d + μ_eff + 5), "
               "d_σ = 1 + 2 max(0, √((μ_eff − 1)/(d + 1)) − 1) + c_σ, c_c = (4 + μ_eff/d)/(d + 4 + 2μ_eff/d), "
-              "c_1, c_μ scaled by (d + 2)/3 and the h_σ stall of the rank-one path, to 1e-10; and the ES "
+              "c_1, c_μ scaled by (d + 2)/3 and the h_σ stall of the rank-one path, to 1e-10 (also on "
+              "fixed states where c_μ meets its cap 1 − c_1: d = 1, 2, 5 with λ = 40, 100, 60); and the ES "
               "family starts at the best individual with per-coordinate sd σ√c = width / 4 (box [0, 4] x "
               "[0, 1])",
     kind=Kind.PROPERTY, check=_sep_update_rule, control=_control_update_rule,
@@ -2576,6 +2625,12 @@ def _designx_domain_cases() -> list:
     X = np.random.default_rng(0).random((30, 2))
     cx_flow = ("init.uniform", "pop.20", "de.rand1", "cx.binomial", "bc.clip", "sel.greedy")
 
+    def evaluate_returning(value):  # one evaluation of an f that returns `value` (Evaluator's f(x) check)
+        prob = BlackBoxProblem(lambda x: value, ([0.0], [1.0]), 5)
+        got = problem_module.Evaluator(prob)(np.zeros((1, 1)))
+        if got.tolist() != [float(value)]:
+            raise ValueError(f"f(x) returned {value!r}, evaluated as {got.tolist()}")
+
     def same_workflow(got):  # validate's documented result: the workflow without its "end" token
         if got != cx_flow:
             raise ValueError(f"validate returned {got}, not the workflow {cx_flow}")
@@ -2647,6 +2702,10 @@ def _designx_domain_cases() -> list:
          False, (ValueError, "groups")),
         ("BBOB function 25 (the suite has 24)", lambda: bbob_problem(25, 1, 2, 10), False,
          (ValueError, "fid")),
+        ("an objective returning an int or a numpy float32",
+         lambda: (evaluate_returning(3), evaluate_returning(np.float32(0.5))), True, None),
+        ("an objective returning the str '1'", lambda: evaluate_returning("1"), False, (TypeError, "f(x)")),
+        ("an objective returning True", lambda: evaluate_returning(True), False, (TypeError, "f(x)")),
         ("group labels of the wrong length", lambda: de_mutation("rand1", np.eye(6), np.arange(6.0),
                                                                  np.random.default_rng(0), groups=[0, 0]),
          False, (ValueError, "groups")),
@@ -2676,7 +2735,8 @@ register(Claim(
               "Cr = 1.5, a workflow with a module outside the space, refused by rule R11; CMA-ES's popsize 2 "
               "accepted and 1 refused; scipy DE's recombination 0 and 1 and dithering (0.7, 0.7) accepted, "
               "recombination 1.01, dithering (1.5, 0.5) and a triple refused; BBOB function 24 accepted, 25 "
-              "refused; negative group labels refused): 39 cases",
+              "refused; negative group labels refused; an objective returning an int or a float32 "
+              "evaluated, one returning the str '1' or True refused naming f(x)): 42 cases",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_designx_domains(ctx, open_ends=False),
     control=lambda ctx: _check_designx_domains(ctx, open_ends=True),
@@ -2739,14 +2799,24 @@ def _check_operator_laws(ctx: Context, cross) -> Outcome:
     unit_normal_cdf = lambda u: sstats.norm.cdf(6.0 * (np.asarray(u) - 0.5))  # noqa: E731
     tests["gaussian initialization"] = sstats.kstest(((Xg - lower) / (upper - lower)).ravel(),
                                                      unit_normal_cdf).pvalue
+    # every initialization lies in the box (the Gaussian one by its clip: 0.13 % of its draws sit on each
+    # face); the count of points outside is exact, not a test
+    outside = {}
+    for method in INITIALIZATIONS:
+        Xm = {"gaussian": Xg, "uniform": Xi}.get(method)
+        Xm = initialize(method, 64, lower, upper, rng) if Xm is None else Xm
+        outside[method] = int(np.sum(np.any((Xm < lower) | (Xm > upper), axis=1)))
     # power: a run that always starts at gene 0, a repair that resets to a bound, or a draw on half the
     # box gives chi-square / KS p-values below 1e-100 at these sizes
     worst = min(tests.values())
-    ok = worst >= 1e-4
+    in_box = not any(outside.values())
+    ok = worst >= 1e-4 and in_box
     return Outcome("pass" if ok else "fail",
                    f"Table 3's random operators follow their laws: smallest p-value {worst:.3g} "
-                   f"({'>=' if ok else '<'} 1e-4) over {len(tests)} tests of {n} draws",
-                   {name: figure(float(p), 3) for name, p in tests.items()} | {"draws": n})
+                   f"({'>=' if worst >= 1e-4 else '<'} 1e-4) over {len(tests)} tests of {n} draws; "
+                   + ("every initialization in the box" if in_box else f"points outside the box: {outside}"),
+                   {name: figure(float(p), 3) for name, p in tests.items()} | {"draws": n,
+                                                                              "outside_the_box": outside})
 
 
 register(Claim(
@@ -2760,7 +2830,8 @@ register(Claim(
               "P(L = k) = (1 − Cr)Cr^{k−1} (k < d), P(L = d) = Cr^{d−1}, and a run shorter than d starts at "
               "a uniform position; the random repair puts out-of-box coordinates uniformly in [l, u]; the "
               "uniform initialization is uniform and the Gaussian one N(centre, (width/6)²) clipped into "
-              "the box (chi-square / Kolmogorov–Smirnov, each p >= 1e-4)",
+              "the box (chi-square / Kolmogorov–Smirnov, each p >= 1e-4); no point of any initialization "
+              "(uniform, Sobol, LHS, Halton, Gaussian) lies outside the box",
     kind=Kind.NUMERIC,
     check=lambda ctx: _check_operator_laws(ctx, crossover),
     control=lambda ctx: _check_operator_laws(ctx, _start_at_zero),
@@ -2980,6 +3051,12 @@ def _check_agent_states(ctx: Context, *, dim_scale: float) -> Outcome:
     stalled = progress_features(ev, P, yp, lower, upper, 20, 0.3, False, init_best)[1]
     if stalled != 0.4:
         wrong.append(f"stagnation observation {stalled} after 20 stalled generations, documented 0.4")
+    # the documented degenerate cases (as in training): no finite value in the population -> spread 0; an
+    # initial best that is not finite -> progress 0
+    degenerate = progress_features(ev, P, np.full(10, np.inf), lower, upper, 20, 0.3, False, math.inf)
+    if degenerate[2] != 0.0 or degenerate[4] != 0.0:
+        wrong.append(f"spread {degenerate[2]} of a population without a finite value and progress "
+                     f"{degenerate[4]} from a non-finite initial best, documented 0 and 0")
     # when Agent 2 is asked (designx.CONTROL_STEPS): run_episode passes run_workflow the interval
     # ⌈(budget / N0) / 25⌉ (spied, the run stopped there: budget 1300 in 2-D, where a divisor 26 would give
     # another interval for N0 = 50), and run_workflow asks the controller before generations 0, k, 2k, ...

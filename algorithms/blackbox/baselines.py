@@ -142,10 +142,17 @@ def _solve(problem: BlackBoxProblem, algorithm: ScipyDE, options: SolveOptions) 
                   {"backend": res})
 
 
+#: above this dimension pycma's median-based stagnation stop (option ``tolstagnation``) is switched off
+#: with pycma's own off value 0: pycma's source flags that test for early stops on tablet-type functions
+#: in high dimension; the budget and pycma's other stops then end each run. Up to it pycma's default holds
+CMA_STAGNATION_OFF_ABOVE = 100
+
+
 @dataclass(frozen=True)
 class CMAES(Algorithm):
     """pycma's CMA-ES with restarts: ``sigma0`` (fraction of the mean box width), ``popsize``
-    (None: pycma's default 4 + ⌊3 ln d⌋)."""
+    (None: pycma's default 4 + ⌊3 ln d⌋). Above :data:`CMA_STAGNATION_OFF_ABOVE` dimensions pycma's
+    stagnation stop is off."""
 
     sigma0: float = 0.25
     popsize: int | None = None
@@ -179,7 +186,8 @@ def _solve(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions) ->
             restarts += 1
             opts = {"bounds": [cma_lo.tolist(), cma_hi.tolist()], "seed": int(rng.integers(1, 2**31)),
                     "verbose": -9,
-                    "maxfevals": ev.remaining, "tolstagnation": 10**9 if problem.dim > 100 else None}
+                    "maxfevals": ev.remaining,
+                    "tolstagnation": 0 if problem.dim > CMA_STAGNATION_OFF_ABOVE else None}
             opts = {k: v for k, v in opts.items() if v is not None}
             if algorithm.popsize is not None:
                 opts["popsize"] = algorithm.popsize

@@ -207,6 +207,9 @@ def progress_features(ev: Evaluator, X: np.ndarray, y: np.ndarray, lower: np.nda
     distance to the centroid / box diagonal); progress (initial best − best) / (|initial best| +
     |best|); last generation's success rate; whether the best improved; population size / 100;
     log10(dimension) / 2.
+
+    Degenerate cases (as when the shipped Agent 2 was trained, da35190): the spread is 0 when no value of
+    the population is finite, and the progress is 0 while the initial best is not finite.
     """
     diag = float(np.linalg.norm(upper - lower))
     finite = y[np.isfinite(y)]
