@@ -1291,6 +1291,19 @@ def _assumption_cases() -> list[Boundary]:
 
     above = float(np.nextafter(1e-8, 1.0))
 
+    # the construction's probe points are documented: lower + (upper − lower)·u, u the first 3·n draws of
+    # default_rng(0).uniform(0.1, 0.9) (#46 round 5, seed 6: the generator's seed 0 → 1 survived); an f finite
+    # at exactly those three points (NaN everywhere else) is accepted, one NaN at the first of them refused
+    probes = base.lower + (base.upper - base.lower) * np.random.default_rng(0).uniform(0.1, 0.9, size=(3, 2))
+
+    def finite_only_at(points: np.ndarray):
+        rows = torch.as_tensor(points)
+
+        def f(x):
+            hit = (x[:, None, :] == rows[None].to(x.dtype)).all(dim=2).any(dim=1)
+            return torch.where(hit, x.sum(dim=1), torch.full_like(x[:, 0], float("nan")))
+        return replace(base, f=f, linear=None)
+
     return [
         Boundary("violation level ρ < 1", "rho", lambda: linear_gaussian_problem(n=2, n_samples=20, rho=0.95),
                  lambda: linear_gaussian_problem(n=2, n_samples=20, rho=1.0)),
@@ -1358,6 +1371,8 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("f finite on the box (only)", "f",
                  lambda: replace(base, f=lambda x: torch.sqrt(1.0 - x[:, 0]), linear=None),
                  lambda: replace(base, f=lambda x: torch.sqrt(x[:, 0] - 0.95), linear=None)),
+        Boundary("f finite at the three documented probe points (only)", "f", lambda: finite_only_at(probes),
+                 lambda: finite_only_at(probes[1:])),
         # the moment restriction needs a spread: at least 2 samples in the subset (#46 round 4: `< 2` → `< 3`
         # survived the seed-3 sample)
         Boundary("restricted_solution over >= 2 samples", "h_subset",
@@ -1382,7 +1397,8 @@ register(Claim(
            "Algorithm 1's inputs",
     origin=Origin.IMPLEMENTATION,
     statement="Each input assumption of the setting (0 < ρ < 1; at least ⌈1/ρ⌉ samples; g of shape (batch, "
-              "L) or (batch, L, m); fresh samples of h's shape; points of the problem's dimension; LP data "
+              "L) or (batch, L, m); fresh samples of h's shape; points of the problem's dimension; f finite "
+              "at the construction's three documented probe points (NaN elsewhere accepted); LP data "
               "that reproduce f and g to within 1e-8·(1 + max|f| + max|g|) (1e-4·(…) in float32; a "
               "difference of exactly that accepted), small data (max|f| + max|g| < 1) and float32 data "
               "included; β > 0; "
@@ -1541,6 +1557,65 @@ def _stage1_problems(seed: int) -> list[tuple[str, ChanceConstrainedProblem]]:
                                                                          seed=seed))]
 
 
+#: restricted_solution's documented SLSQP budget (iterations)
+_SLSQP_BUDGET = 100
+
+
+@lru_cache(maxsize=1)
+def _stage1_budget_run() -> tuple[bool, int]:
+    """restricted_solution on a problem SLSQP cannot finish within its budget: the 30-variable Rosenbrock
+    function from the midpoint of [−2, 2.5]³⁰ (0.25 in every coordinate; SLSQP at ftol 1e-9 needs 146
+    iterations to converge there when given 1000), with a restriction that holds everywhere (g = 1, margin
+    1 − z·1e-6 at z = 0.5). Returns (a point returned, constraint Jacobians evaluated): scipy's SLSQP (pinned
+    in constraints.txt) evaluates the constraint Jacobian once at the start and once per line search it
+    accepts, budget + 1 = 101 times when it stops at its iteration limit; each Jacobian calls g once with
+    autograd on (the constraint values call it under no_grad). Cached: the control reads the same run."""
+    jacobians = [0]
+
+    def g(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        if h.shape[0] == 2 and torch.is_grad_enabled():  # a Jacobian of the 2-sample restriction
+            jacobians[0] += 1
+        return h[None, :, 0] + 0.0 * x[:, :1]
+
+    def rosenbrock(x: torch.Tensor) -> torch.Tensor:
+        return (100.0 * (x[:, 1:] - x[:, :-1] ** 2) ** 2 + (1.0 - x[:, :-1]) ** 2).sum(dim=1)
+
+    problem = ChanceConstrainedProblem(f=rosenbrock, g=g, h_samples=np.ones((4, 1)), rho=0.5,
+                                       lower=[-2.0] * 30, upper=[2.5] * 30)
+    with _one_thread():
+        point = restricted_solution(problem, problem.h_samples[:2], 0.5)
+    return point is not None, jacobians[0]
+
+
+@lru_cache(maxsize=1)
+def _stage1_acceptance() -> tuple[bool, bool]:
+    """Whether restricted_solution returns a point when the restriction, evaluated once more at SLSQP's
+    answer, is exactly −1e-6, and when it is the next float below. g = 1 at both samples of the subset
+    (margin 1 at z = 0, so SLSQP succeeds at once on f = (x − 0.7)²), except on the last evaluation without
+    autograd, the acceptance check after SLSQP, where it returns the test value at both samples: mean c,
+    population variance 0, so the margin is c − 0·√(0 + 1e-12) = c exactly. The number of evaluations before
+    the check is read from a first run (SLSQP is deterministic on the same input). Cached: the control reads
+    the same run."""
+    calls, final = [0], [0, 0.0]  # evaluations without autograd; (the evaluation that returns c, c)
+
+    def g(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        value = h[None, :, 0] + 0.0 * x[:, :1]
+        if h.shape[0] == 2 and not torch.is_grad_enabled():
+            calls[0] += 1
+            if calls[0] == final[0]:
+                return torch.full_like(value, final[1])
+        return value
+
+    problem = ChanceConstrainedProblem(f=lambda x: (x[:, 0] - 0.7) ** 2, g=g, h_samples=np.ones((4, 1)),
+                                       rho=0.5, lower=[0.0], upper=[1.0])
+    restricted_solution(problem, problem.h_samples[:2], 0.0)
+    last, returned = calls[0], []
+    for value in (-1e-6, float(np.nextafter(-1e-6, -1.0))):
+        calls[0], final[:] = 0, [last, value]
+        returned.append(restricted_solution(problem, problem.h_samples[:2], 0.0) is not None)
+    return returned[0], returned[1]
+
+
 def _check_stage1(ctx: Context, *, margin_scale: float = 1.0) -> Outcome:
     rng = np.random.default_rng(ctx.seed)
     rows, wrong = [], []
@@ -1573,12 +1648,29 @@ def _check_stage1(ctx: Context, *, margin_scale: float = 1.0) -> Outcome:
     if start is None or not np.allclose(start, [1.0, 1.0], rtol=0.0, atol=1e-12):
         wrong.append(f"constant f on [−1, 3] × [0, 2]: returned {start} (documented start, the midpoint "
                      "(1, 1))")
+    # SLSQP's documented budget, 100 iterations (#46 round 5, seed 5: maxiter 100 → 101 survived): a problem
+    # that needs 146 must come back without a point after exactly 100 (101 constraint Jacobians)
+    budget_point, jacobians = _stage1_budget_run()
+    if budget_point or jacobians != _SLSQP_BUDGET + 1:
+        wrong.append(f"Rosenbrock, 30 variables (SLSQP needs 146 iterations): "
+                     f"{'a point' if budget_point else 'None'} after {jacobians} constraint Jacobians "
+                     f"(documented: None after {_SLSQP_BUDGET} iterations, {_SLSQP_BUDGET + 1} Jacobians)")
+    # the answer check: a restriction of exactly −1e-6 at SLSQP's point accepted, the next float below refused
+    # (#46 round 3 and round 5, seed 7: `< −1e-6` → `<= −1e-6` and → `< −2e-6` survived)
+    at_tolerance, below = _stage1_acceptance()
+    if not at_tolerance or below:
+        wrong.append(f"answer check: a margin of exactly −1e-6 {'accepted' if at_tolerance else 'refused'}, "
+                     f"the next float below {'accepted' if below else 'refused'} (documented: accepted, "
+                     "refused)")
     ok = not wrong
     return Outcome("pass" if ok else "fail",
                    "stage 1's restricted problem (13): the moment restriction mean − z·std over the subset "
                    f"(a zero-spread row included) holds and is active at the returned point: "
                    f"{'holds' if ok else 'violated'}", {"points": rows, "wrong": wrong[:10],
-                                                         "margin_scale": margin_scale})
+                                                         "margin_scale": margin_scale,
+                                                         "budget_jacobians": jacobians,
+                                                         "accepted_at_tolerance": at_tolerance,
+                                                         "accepted_below": below})
 
 
 register(Claim(
@@ -1592,7 +1684,12 @@ register(Claim(
               "random subset of 20 samples returns a point of the box at which every row's mean over the "
               "subset minus z population standard deviations is >= −1e-6 and the tightest is within 1e-5 of "
               "0 (the objective pulls against it); with f constant and a restriction that holds on the whole "
-              "box [−1, 3] × [0, 2], it returns SLSQP's start, the box midpoint (1, 1), to 1e-12",
+              "box [−1, 3] × [0, 2], it returns SLSQP's start, the box midpoint (1, 1), to 1e-12; on the "
+              "30-variable Rosenbrock function from the midpoint of [−2, 2.5]³⁰ (146 SLSQP iterations "
+              "needed) it returns None after its documented budget of exactly 100 iterations (101 constraint "
+              "Jacobians); and it accepts SLSQP's answer when the restriction evaluated once more there is "
+              "exactly −1e-6 and refuses it at the next float below (a g whose last evaluation returns that "
+              "value)",
     kind=Kind.NUMERIC,
     check=lambda ctx: _check_stage1(ctx),
     control=lambda ctx: _check_stage1(ctx, margin_scale=1.5),
@@ -1717,6 +1814,43 @@ def _stage1_subset_size(seed: int) -> tuple[int, ...]:
     return tuple(sorted(set(sizes)))
 
 
+class _SubsetDrawn(Exception):
+    """Raised by the scenario probe's g once it has recorded a restricted problem's subset (so no SLSQP run,
+    and no vectorised Jacobian, follows)."""
+
+
+#: scenario-subset draws recorded per check (one per seed): a correct draw misses one of the 3 sizes with
+#: probability <= 3·(2/3)^24 < 2e-4, and a range one larger shows its extra size with probability 0.999
+_SCENARIO_DRAWS = 24
+
+
+@lru_cache(maxsize=2)
+def _scenario_subsets(seed: int) -> tuple[tuple[int, ...], ...]:
+    """The first subset stage 1's scenario restriction passes to g, at seeds seed, ..., seed + 23: L = 8
+    samples (their indices in h's second column), ρ = 0.25 (⌈1/ρ⌉ = 4), bootstrap_size 6, so the documented
+    size k ~ U{4, 5, 6}. g raises once it has recorded the subset: the restricted problem is never solved
+    (its first vectorised Jacobian alone costs ~2 s once per process). Cached: the control reads the same
+    draws."""
+    drawn: list[tuple[int, ...]] = []
+
+    def g(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        if h.shape[0] < 8:  # a restricted problem's subset (the probes at construction pass all 8)
+            drawn.append(tuple(int(i) for i in h[:, 1].tolist()))
+            raise _SubsetDrawn
+        return h[None, :, 0] + 0.0 * x[:, :1]
+
+    h = np.column_stack([np.ones(8), np.arange(8.0)])
+    problem = ChanceConstrainedProblem(f=lambda x: 0.0 * x[:, 0], g=g, h_samples=h, rho=0.25, lower=[0.0],
+                                       upper=[1.0])
+    for offset in range(_SCENARIO_DRAWS):
+        try:
+            collect_feasible_points(problem, n_points=1, bootstrap_size=6, seed=seed + offset,
+                                    restriction="scenario")
+        except _SubsetDrawn:
+            continue
+    return tuple(drawn)
+
+
 @lru_cache(maxsize=2)
 def _stage1_margins(seed: int) -> np.ndarray:
     """The margins z of 12 stage-1 points, read back from the points: g = h − x on [0, 10] with h = 8 and 10
@@ -1756,6 +1890,16 @@ def _check_feasible_set_rule(ctx: Context, *, per_point: int = _ATTEMPTS_PER_POI
     """``per_point`` the budget stated per requested point, ``strict`` D_ρ stated as violation < ρ (the
     control states both one step off)."""
     wrong = []
+    # the scenario restriction's subset size k ~ U{⌈1/ρ⌉, ..., min(L, bootstrap_size)}, drawn without
+    # replacement (#46 round 5, seed 7: the range's end size + 1 → size − 1 and → size + 2 survived)
+    subsets = _scenario_subsets(ctx.seed)
+    scenario_sizes = sorted({len(s) for s in subsets})
+    if len(subsets) != _SCENARIO_DRAWS or scenario_sizes != [4, 5, 6] or \
+            any(len(set(s)) != len(s) for s in subsets):
+        wrong.append(f"scenario subsets at ρ = 0.25, bootstrap_size 6, L = 8: {len(subsets)} of "
+                     f"{_SCENARIO_DRAWS} recorded, sizes {scenario_sizes}, repeated samples in "
+                     f"{sum(len(set(s)) != len(s) for s in subsets)} (documented: sizes exactly 4, 5, 6, no "
+                     "repeats)")
     attempts, returned = _stage1_attempts(ctx.seed)
     if not (returned < 3 and attempts == per_point * 3):
         wrong.append(f"stage 1 asked for 3 points: {attempts} restricted problems solved, {returned} points "
@@ -1796,7 +1940,7 @@ def _check_feasible_set_rule(ctx: Context, *, per_point: int = _ATTEMPTS_PER_POI
                          f"{sol.retcode.value}")
     evidence = {"stage1_attempts": attempts, "stage1_points": returned, "stated_attempts": per_point * 3,
                 "margins_range": [figure(z_low, 4), figure(z_high, 4)],
-                "subset_sizes": list(moment_sizes),
+                "subset_sizes": list(moment_sizes), "scenario_subset_sizes": scenario_sizes,
                 "tie_retcode": sol.retcode.value, "tie_trained": trained, "feasible_samples": counted,
                 "strict": strict, "wrong": wrong}
     if wrong:
@@ -1817,7 +1961,9 @@ register(Claim(
               "when fewer than 3 of them have a solution (a constraint x cannot change, 8 samples, subsets "
               "of 6: 6 distinct subsets reach g); its margins z ~ U[0, 3.5], read back from 12 points "
               "x = 9 − z, lie in [0, 3.5] with the largest above 2 and the smallest below 1.5; at "
-              "bootstrap_size 2 its subsets have 2 samples; and a point "
+              "bootstrap_size 2 its subsets have 2 samples; with the scenario restriction (ρ = 0.25, "
+              "bootstrap_size 6, L = 8) the first subsets of 24 seeds have distinct samples and sizes "
+              "k ~ U{⌈1/ρ⌉, ..., 6}: exactly the sizes 4, 5 and 6 occur; and a point "
               "whose empirical violation is exactly ρ is feasible: on a problem where every point of "
               "[0, 4) × [0, 1] violates exactly 1 of L = 16 samples at ρ = 1/16 and every stage-1 point has "
               "x₂ = 0.5 (no spread), GGDOpt (guidance none, 10 stage-1 points) trains on all 10, counts "

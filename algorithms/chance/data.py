@@ -55,7 +55,11 @@ def restricted_solution(
 ) -> np.ndarray | None:
     """A solution of the restricted problem over the samples ``h_subset`` (k, d) at margin ``z``
     (None when SLSQP finds none). ``restriction="scenario"`` enforces g >= 0 at every sample of
-    ``h_subset`` instead (z unused)."""
+    ``h_subset`` instead (z unused).
+
+    SLSQP (ftol 1e-9) gets a budget of 100 iterations from the box midpoint; its answer is
+    accepted only when it reports success and the restriction, evaluated once more at its point,
+    is >= −1e-6 in every row (a margin of exactly −1e-6 accepted); otherwise the result is None."""
     if not isinstance(problem, ChanceConstrainedProblem):
         raise TypeError(f"problem must be a ChanceConstrainedProblem, got {type(problem).__name__}")
     h_subset = as_real_array("h_subset", h_subset)

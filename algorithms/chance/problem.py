@@ -105,6 +105,9 @@ class ChanceConstrainedProblem(Problem):
     ``n_fresh`` is how many it draws. ``linear`` (a :class:`LinearStructure`) is the LP data
     behind f and g when they are linear (checked against f and g at construction, at three points
     of the box: they must agree to within 1e-8·(1 + max|f| + max|g|), 1e-4·(…) for float32 data).
+    The construction probes f and g at three fixed interior points, lower + (upper − lower)·u with
+    u the first 3·n draws of ``numpy.random.default_rng(0).uniform(0.1, 0.9)`` (row by row), so a
+    problem is accepted or refused alike every time; f and g must be finite there (and only there).
     ``known_optimum`` is the value of the true-distribution problem when known in closed form.
     """
 
@@ -164,7 +167,7 @@ class ChanceConstrainedProblem(Problem):
         return self.h_samples.dtype
 
     def _check_callables(self) -> None:
-        """Probe f and g at a few box points: shapes, finiteness, agreement with ``linear``."""
+        """Probe f and g at the three documented box points: shapes, finiteness, agreement with ``linear``."""
         rng = np.random.default_rng(0)
         probe = self.lower + (self.upper - self.lower) * rng.uniform(0.1, 0.9, size=(3, self.n))
         values = self.objective(probe)
