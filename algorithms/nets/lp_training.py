@@ -51,6 +51,7 @@ objective, Sections 2–3).
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -75,6 +76,8 @@ from algorithms.nets.sparse_interpolation import (
     network_to_cpwl,
 )
 from algorithms.nets.two_layer import TwoLayerReLU
+
+_add_reduce = np.add.reduce
 
 __all__ = ["LpPathNormTraining", "count_active_neurons", "prune_network", "smoothed_lp"]
 
@@ -265,19 +268,22 @@ def _lagrangian(params: list[np.ndarray], X: np.ndarray, Y: np.ndarray, lam: np.
     gradient is returned in the order of ``params`` (``a`` and ``c`` as 1-vectors).
     """
     w, b, v, a, c = params
-    pre = np.outer(w, X) + b[:, None]
+    # the called forms below (w[:, None] * X for np.outer, add.reduce for .sum) are the same float
+    # operations without numpy's Python-level wrappers: this runs 4000 times per training
+    pre = w[:, None] * X + b[:, None]
     mask = pre > 0
     hid = pre * mask
     r = v @ hid + a[0] * X + c[0] - Y
     g_out = lam + mu * r
     d_v = hid @ g_out
-    d_pre = (v[:, None] * mask) * g_out[None, :]
+    d_pre = (v[:, None] * mask) * g_out
     d_w = d_pre @ X
-    d_b = d_pre.sum(axis=1)
+    d_b = _add_reduce(d_pre, axis=1)
     if regularizer == "lp_path":
         u = v * w
-        reg = float(np.sum((u * u + eps * eps) ** (p / 2) - eps**p))
-        g_u = p * u * (u * u + eps * eps) ** (p / 2 - 1)
+        uu = u * u + eps * eps
+        reg = float(_add_reduce(uu ** (p / 2) - eps**p))
+        g_u = p * u * uu ** (p / 2 - 1)
         d_v = d_v + g_u * w
         d_w = d_w + g_u * v
     else:
@@ -285,15 +291,20 @@ def _lagrangian(params: list[np.ndarray], X: np.ndarray, Y: np.ndarray, lam: np.
         d_v = d_v + v
         d_w = d_w + w
     loss = reg + float(lam @ r) + 0.5 * mu * float(r @ r)
-    return loss, reg, r, [d_w, d_b, d_v, np.array([g_out @ X]), np.array([g_out.sum()])]
+    return loss, reg, r, [d_w, d_b, d_v, np.array([g_out @ X]), np.array([_add_reduce(g_out)])]
 
 
 def _adam_train(X: np.ndarray, Y: np.ndarray, *, p: float, algorithm: LpPathNormTraining, steps: int,
                 seed: int, monitor: IterationMonitor) -> tuple[dict, int, RetCode | None]:
     """Adam on the augmented Lagrangian, on standardized data; hand-written gradients (see module doc)."""
-    params = _initial_params(algorithm.width, seed, algorithm.init_scale)
-    m1 = [np.zeros_like(q) for q in params]
-    m2 = [np.zeros_like(q) for q in params]
+    # Adam's update is elementwise, so it runs on one flat vector theta = [w, b, v, a, c] (the same
+    # float operations in the same order as per parameter array, in place); params are views into it
+    start = _initial_params(algorithm.width, seed, algorithm.init_scale)
+    sizes = np.cumsum([0, *(q.size for q in start)])
+    theta = np.concatenate(start)
+    params = [theta[lo:hi] for lo, hi in itertools.pairwise(sizes)]
+    m1, m2 = np.zeros_like(theta), np.zeros_like(theta)
+    g, t1, t2 = np.empty_like(theta), np.empty_like(theta), np.empty_like(theta)
     beta1, beta2 = 0.9, 0.999
     lam = np.zeros_like(Y)
     mu, lr = algorithm.penalty, algorithm.lr
@@ -305,16 +316,28 @@ def _adam_train(X: np.ndarray, Y: np.ndarray, *, p: float, algorithm: LpPathNorm
         eps = _smoothing_at(k, steps, eps_start, eps_end)
         loss, reg, r, grads = _lagrangian(params, X, Y, lam, mu, p=p, eps=eps,
                                           regularizer=algorithm.regularizer)
-        if not np.isfinite(loss) or loss > blowup:
+        if not math.isfinite(loss) or loss > blowup:
             retcode = RetCode.Diverged
             break
         if k == 0:
             blowup = BLOWUP_FACTOR * (1.0 + abs(loss))
-        for i, g in enumerate(grads):
-            m1[i] = beta1 * m1[i] + (1 - beta1) * g
-            m2[i] = beta2 * m2[i] + (1 - beta2) * g * g
-            step = lr * (m1[i] / (1 - beta1 ** (k + 1))) / (np.sqrt(m2[i] / (1 - beta2 ** (k + 1))) + 1e-8)
-            params[i] = params[i] - step
+        np.concatenate(grads, out=g)
+        # m1 = beta1 m1 + (1 - beta1) g;  m2 = beta2 m2 + ((1 - beta2) g) g
+        np.multiply(m1, beta1, out=m1)
+        np.multiply(g, 1 - beta1, out=t1)
+        np.add(m1, t1, out=m1)
+        np.multiply(m2, beta2, out=m2)
+        np.multiply(g, 1 - beta2, out=t1)
+        np.multiply(t1, g, out=t1)
+        np.add(m2, t1, out=m2)
+        # step = lr (m1 / (1 - beta1^(k+1))) / (sqrt(m2 / (1 - beta2^(k+1))) + 1e-8)
+        np.divide(m1, 1 - beta1 ** (k + 1), out=t1)
+        np.multiply(t1, lr, out=t1)
+        np.divide(m2, 1 - beta2 ** (k + 1), out=t2)
+        np.sqrt(t2, out=t2)
+        np.add(t2, 1e-8, out=t2)
+        np.divide(t1, t2, out=t1)
+        np.subtract(theta, t1, out=theta)
         done = k + 1
         if done % algorithm.outer_every == 0:
             w, b, v, a, c = params
@@ -323,7 +346,7 @@ def _adam_train(X: np.ndarray, Y: np.ndarray, *, p: float, algorithm: LpPathNorm
                                              max_residual=float(np.max(np.abs(r)))):
             retcode = RetCode.Terminated
             break
-    w, b, v, a, c = params
+    w, b, v, a, c = (q.copy() for q in params)
     return {"W": w, "b": b, "v": v, "a": float(a[0]), "c": float(c[0])}, done, retcode
 
 
