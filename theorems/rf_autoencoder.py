@@ -29,7 +29,10 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeRegressor
 
+from algorithms import RetCode, solve
 from algorithms.forests import (
+    RFAE,
+    AutoencodingProblem,
     DiffusionMap,
     ForestPartition,
     RFAutoencoder,
@@ -291,7 +294,7 @@ def _decoder_check(ctx: Context, *, sabotage: bool) -> Outcome:
         assert outside == 0, f"{outside} (point, tree) pairs fall outside the chosen leaf box"
         return {"rows_decoded": int(dec.solved.sum())}
 
-    edge = [] if sabotage else _decoder_edge_faults()
+    edge = [] if sabotage else _decoder_edge_faults() + _narrow_box_faults()
     if edge:
         return fact(False, f"exact decoder at the edges of its boxes: {'; '.join(edge)}")
     return property_outcome(_decoder_instances(), test, ctx=ctx, max_examples=ctx.pick(8, 60),
@@ -350,6 +353,40 @@ def _decoder_edge_faults() -> list[str]:
     return faults
 
 
+def _narrow_box_faults() -> list[str]:
+    """(#46 round 6: the known narrow-leaf bug) Two depth-1 trees split column 0 at t₀ ≈ 0.5000007 and
+    t₁ ≈ 0.5000022 (adjacent training values 1.5e-6 apart), so the leaf choice (t₀, t₁] of the training row
+    between them is 1.49 BOX_MARGIN of the range wide: narrower than the two margins the final draw keeps
+    from the faces. With every uniform draw at 0 or at 1 − 2^-53 its decoded point must still route to the
+    chosen leaves (float32 rounds t₀ down and t₁ up here, so a draw on either face leaves them); and a row of
+    the wide box (0, t₀] must still be drawn over the whole box: the draw at 0 in its lower half, the draw at
+    1 − 2^-53 in its upper half."""
+    rng = np.random.default_rng(5)
+    n = 40
+    spread = rng.random(n - 3) * 0.9
+    spread = np.where(spread > 0.45, spread + 0.1, spread)  # no training value in [0.45, 0.55) but three
+    X = np.column_stack([np.concatenate([[0.5, 0.5 + 1.5e-6, 0.5 + 3e-6], spread]), rng.random(n)])
+    forest = RandomForestRegressor(n_estimators=2, max_depth=1, random_state=0).fit(X, X[:, 0])
+    forest.estimators_ = [DecisionTreeRegressor(max_depth=1, random_state=0).fit(X, target.astype(float))
+                          for target in (X[:, 0] > X[0, 0], X[:, 0] > X[1, 0])]
+    part = ForestPartition.from_forest(forest)
+    wide_row = int(np.flatnonzero(X[:, 0] < 0.45)[0])
+    rows = forest_kernel(part, X[[1, wide_row]], X).toarray()
+    middle = (X[:, 0].min() + forest.estimators_[0].tree_.threshold[0]) / 2  # of the wide box (0, t₀]
+    faults = []
+    for value, half in ((0.0, "lower"), (1.0 - 2.0**-53, "upper")):
+        dec = exact_decode(rows, part, part.leaves(X), X.min(0), X.max(0), np.zeros(2, dtype=bool),
+                           _EdgeGenerator(value), time_limit=5.0)
+        if not (dec.solved.all() and np.array_equal(part.leaves(dec.x), dec.leaves)):
+            faults.append(f"uniform draws at {value:.17g}: decoded {dec.x[:, 0].tolist()} (a box 1.49 "
+                          f"margins wide, a wide box), routed to leaves {part.leaves(dec.x).tolist()}, not "
+                          f"the chosen {dec.leaves.tolist()}")
+        elif (dec.x[1, 0] < middle) != (half == "lower"):
+            faults.append(f"uniform draws at {value:.17g}: the wide box (0, t0] decoded to {dec.x[1, 0]!r}, "
+                          f"not in its {half} half (midpoint {middle!r})")
+    return faults
+
+
 register(Claim(
     id="rf_autoencoder.exact_decoder_feasible", paper=PAPER, origin=Origin.IMPLEMENTATION,
     source="Section 4.1, Eq. 3 (the one-hot and overlap constraints of the ILP)",
@@ -360,7 +397,11 @@ register(Claim(
               "edges (2 trees of depth 2, a categorical column split between codes 1 and 2, a numeric "
               "one, a constant one) a constant column decodes exactly, the smallest code of a leaf "
               "unbounded below is drawn (at least once in 16 draws from {0, 1}), and with every uniform "
-              "draw at 0 or at 1 − 2^-53 four decoded training rows still route to their chosen leaves",
+              "draw at 0 or at 1 − 2^-53 four decoded training rows still route to their chosen leaves; "
+              "(#46 round 6) on 2 depth-1 trees whose thresholds are 1.49 BOX_MARGIN of the range apart, the "
+              "training row between them decodes into its chosen leaves at both extreme draws (a box "
+              "narrower than two margins decodes to its midpoint), and a row of a wide box is drawn into its "
+              "lower half at draw 0 and its upper half at draw 1 − 2^-53",
     kind=Kind.PROPERTY,
     check=lambda ctx: _decoder_check(ctx, sabotage=False),
     control=lambda ctx: _decoder_check(ctx, sabotage=True),
@@ -724,15 +765,16 @@ def _infeasible_favourites() -> list[str]:
     still return the best choice that is feasible. Four depth-1 trees, fitted one by one: two split the
     numeric column 0 at ≈ 0.18 and ≈ 0.79 (lower leaf of the first with upper leaf of the second: empty in
     column 0; the second's lower face sits at 0.79 of the range), two split the categorical column 2 between
-    codes 0 and 1 (lower leaf {0} of one with upper leaf {1, .., 4} of the other: no common code; that lower
-    face is the first code, a = 1 in the solver's coordinates)."""
+    codes 2 and 3 (lower leaf {2} of one with upper leaf {3, .., 6} of the other: no common code; that lower
+    face is the first code, a = 1 in the solver's coordinates). (#46 round 6, seed-8 survivor: the codes start
+    at 2, not 0, so that an upper face offset by the smallest code instead of less it shows.)"""
     rng = np.random.default_rng(3)
     n = 40
-    X = np.column_stack([rng.random(n), rng.random(n), np.tile([0.0, 1.0, 2.0, 3.0, 4.0], n // 5)])
+    X = np.column_stack([rng.random(n), rng.random(n), np.tile([2.0, 3.0, 4.0, 5.0, 6.0], n // 5)])
     categorical = np.array([False, False, True])
     forest = RandomForestRegressor(n_estimators=4, max_depth=1, random_state=0).fit(X, X[:, 0])
     forest.estimators_ = [DecisionTreeRegressor(max_depth=1, random_state=0).fit(X, target.astype(float))
-                          for target in (X[:, 0] > 0.2, X[:, 0] > 0.8, X[:, 2] >= 1, X[:, 2] >= 1)]
+                          for target in (X[:, 0] > 0.2, X[:, 0] > 0.8, X[:, 2] >= 3, X[:, 2] >= 3)]
     part = ForestPartition.from_forest(forest)
     train_leaves = part.leaves(X)
     counts = np.bincount(train_leaves.ravel(), minlength=part.n_leaves)
@@ -759,16 +801,46 @@ def _infeasible_favourites() -> list[str]:
     return faults
 
 
+def _reported_objective() -> list[str]:
+    """(#46 round 6, seed-8 survivor: the reported objective with the dropped rows' terms subtracted) With
+    n_candidates = 2 below the 4 leaves of a depth-2 tree, the program runs over the training rows of the
+    candidate leaves only and the others' terms (constant in ψ) are added back: the reported objective must
+    equal ‖k̂ − (1/B) Π S ψ‖₁ over all n rows for the returned leaves ψ, evaluated here directly."""
+    rng = np.random.default_rng(11)
+    X = rng.random((40, 2))
+    forest = RandomForestRegressor(n_estimators=3, max_depth=2, random_state=0).fit(X, X[:, 0] - X[:, 1])
+    part = ForestPartition.from_forest(forest)
+    train_leaves = part.leaves(X)
+    counts = np.bincount(train_leaves.ravel(), minlength=part.n_leaves)
+    # noise on every entry, so that the rows outside the candidate leaves carry terms > 0
+    rows = forest_kernel(part, X[:2], X).toarray() + 0.02 * rng.random((2, 40))
+    dec = exact_decode(rows, part, train_leaves, X.min(0), X.max(0), np.zeros(2, dtype=bool), rng,
+                       n_candidates=2, time_limit=5.0)
+    faults = []
+    for i, row in enumerate(rows):
+        if not dec.solved[i]:
+            faults.append(f"row {i} (a training row's kernel row plus noise) unsolved with n_candidates = 2")
+            continue
+        predicted = sum((train_leaves[:, b] == leaf) / counts[leaf]
+                        for b, leaf in enumerate(dec.leaves[i])) / part.n_trees
+        direct = float(np.abs(row - predicted).sum())
+        # 1e-7: HiGHS' default MIP and feasibility tolerances on an objective of size ~1 (as below)
+        if abs(dec.objective[i] - direct) > 1e-7:
+            faults.append(f"row {i}: reported objective {dec.objective[i]:.9g}, but ‖k̂ − (1/B) Π S ψ‖₁ of "
+                          f"the returned leaves is {direct:.9g} (n_candidates = 2 < 4 leaves per tree)")
+    return faults
+
+
 def _optimality_check(ctx: Context, *, sabotage: bool) -> Outcome:
     worst = {"max_gap": 0.0}
-    disjoint = [] if sabotage else _infeasible_favourites()
+    disjoint = [] if sabotage else _infeasible_favourites() + _reported_objective()
     if disjoint:
         return fact(False, f"exact decoder on rows favouring disjoint leaves: {'; '.join(disjoint)}")
 
     def test(seed):
         rng = np.random.default_rng(seed)
         X = rng.random((40, 3))
-        X[:, 2] = rng.integers(0, 5, 40)
+        X[:, 2] = rng.integers(2, 7, 40)  # codes from 2: an offset by the smallest code shows (#46 round 6)
         categorical = np.array([False, False, True])
         forest = RandomForestRegressor(n_estimators=3, max_depth=2, random_state=seed).fit(
             X, X[:, 0] - X[:, 1] + X[:, 2])
@@ -776,7 +848,7 @@ def _optimality_check(ctx: Context, *, sabotage: bool) -> Outcome:
         train_leaves = part.leaves(X)
         # each row mixes the kernel rows of two random points: the trees' favourite leaves then
         # need not overlap, so the overlap constraint binds
-        pair = forest_kernel(part, rng.random((4, 3)) * [1, 1, 4], X).toarray()
+        pair = forest_kernel(part, rng.random((4, 3)) * [1, 1, 4] + [0, 0, 2], X).toarray()
         weight = rng.uniform(0.3, 0.7, (2, 1))
         rows = weight * pair[:2] + (1 - weight) * pair[2:] + 0.02 * rng.random((2, 40))
         used = dataclasses.replace(part, lower=np.full_like(part.lower, -np.inf),
@@ -805,7 +877,9 @@ register(Claim(
               "minimum of ‖k̂ − (1/B) Π S ψ‖₁ over all one-leaf-per-tree choices whose boxes share a "
               "point, found by enumeration; and on 4 depth-1 trees whose leaves can be disjoint in a numeric "
               "and in a categorical column, for the two rows that a disjoint choice predicts exactly, the "
-              "decoder returns the feasible optimum (> 0.1) rather than failing",
+              "decoder returns the feasible optimum (> 0.1) rather than failing; (#46 round 6) the "
+              "categorical codes start at 2, and with n_candidates = 2 below the leaf count the reported "
+              "objective equals ‖k̂ − (1/B) Π S ψ‖₁ over all rows for the returned leaves",
     kind=Kind.NUMERIC,
     check=lambda ctx: _optimality_check(ctx, sabotage=False),
     control=lambda ctx: _optimality_check(ctx, sabotage=True),
@@ -872,6 +946,16 @@ def _capped_arpack() -> list[str]:
         shapes = (dmap.embedding.shape, dmap.eigenvalues.shape)
         if dmap.converged or shapes != ((60, 5), (5,)) or not np.all(np.isfinite(dmap.embedding)):
             faults.append(f"maxiters={maxiters}: converged={dmap.converged}, shapes {shapes}")
+    # (#46 round 6, seed-8 survivor) the same cap through solve: fit keeps ARPACK's capped pairs (its dense
+    # fallback is for an uncapped ARPACK that gives up) and the retcode says MaxIters; 1 restart settles no
+    # pair of this 60-row kernel
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the kNN decoder's memorization warning
+        sol = solve(AutoencodingProblem(X), RFAE(n_components=5, n_estimators=5, k=5), maxiters=1, seed=0)
+    if sol.retcode != RetCode.MaxIters or sol.original.dmap_.converged:
+        faults.append(f"solve(RFAE) with maxiters=1: retcode {sol.retcode.name}, eigenpairs converged="
+                      f"{sol.original.dmap_.converged} (documented: MaxIters, ARPACK's capped pairs kept)")
     return faults
 
 
@@ -886,7 +970,8 @@ register(Claim(
               "1e-8 (and so is dense_diffusion_map's), and the kernel estimate of the training embedding "
               "equals V Λ Vᵀ + 1/n over the kept pairs; diffusion_map capped at 1 or 3 ARPACK restarts on "
               "a 60 × 60 kernel (1 or 2 of 6 pairs settled) reports converged = False with the requested "
-              "shapes",
+              "shapes, and solve(RFAE) with maxiters = 1 returns MaxIters with ARPACK's capped pairs (no "
+              "dense fallback)",
     kind=Kind.NUMERIC,
     check=lambda ctx: _roundtrip_check(ctx, sabotage=False),
     control=lambda ctx: _roundtrip_check(ctx, sabotage=True),
@@ -1061,6 +1146,10 @@ def _assumption_cases() -> list[Boundary]:
     K = np.ones((6, 6)) + np.eye(6)
     asymmetric = K.copy()
     asymmetric[0, 1] += 1e-6  # 1e-6 relative: far above the documented 1e-8 symmetry tolerance
+    zero_row = K.copy()
+    zero_row[0], zero_row[:, 0] = 0.0, 0.0  # a point with degree 0: no transition probabilities
+    one = np.zeros((6, 6))
+    one[0, 0] = 1.0  # inside: that point's only mass a self-loop of 1e-300 (degree > 0)
     Z_train, X_syn = rng.normal(size=(5, 2)), rng.normal(size=(5, 3))
     flags = np.zeros(3, dtype=bool)
 
@@ -1094,6 +1183,9 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: dense_diffusion_map(K[:5], 2)),
         Boundary("the kernel symmetric", "K", lambda: dense_diffusion_map(K + 1e-9 * np.eye(6), 2),
                  lambda: dense_diffusion_map(asymmetric, 2)),
+        Boundary("the kernel without a zero row", "K",
+                 lambda: dense_diffusion_map(zero_row + 1e-300 * one, 2),
+                 lambda: dense_diffusion_map(zero_row, 2)),
         Boundary("the kernel finite", "K", lambda: dense_diffusion_map(K * 1e100, 2),
                  lambda: dense_diffusion_map(np.where(K > 1.5, np.inf, K), 2)),
         Boundary("kernel n_components <= n - 2", "n_components", lambda: diffusion_map(K, 4),
@@ -1393,7 +1485,8 @@ register(Claim(
               "eigenvalue 1.25e-10 and drop one at 0.8e-10 (EIGEN_FLOOR = 1e-10); (seed 7) transform refuses "
               "a 1-D X naming X, the kernel's symmetry test is relative to its largest entry (K × 1e6: an "
               "asymmetry of 1e-3 accepted, 0.1 refused), the exact decoder refuses train_leaves of shape "
-              "(n, B + 1) naming it",
+              "(n, B + 1) naming it; (round 6) a kernel with a zero row refused naming K (a self-loop of "
+              "1e-300 accepted)",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_assumptions(ctx, shifted=False),
     control=lambda ctx: _check_assumptions(ctx, shifted=True),

@@ -194,10 +194,13 @@ def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarr
         if np.any(box_hi < box_lo):
             continue  # the overlap constraint failed: reject
         # sample the open-below numeric box away from its lower face (and from its upper face,
-        # so that float32 routing cannot round the draw across a threshold)
+        # so that float32 routing cannot round the draw across a threshold); a box narrower than two
+        # margins (adjacent thresholds of different trees) decodes to its midpoint, the point farthest
+        # from both faces (a draw from the raw box could land on its open lower face)
         inner_lo, inner_hi = box_lo + BOX_MARGIN * span, box_hi - BOX_MARGIN * span
-        wide = ~categorical & (inner_hi > inner_lo)
-        box_lo, box_hi = np.where(wide, inner_lo, box_lo), np.where(wide, inner_hi, box_hi)
+        middle = box_lo + 0.5 * (box_hi - box_lo)  # exact for a constant column (box_lo == box_hi)
+        box_lo = np.where(categorical, box_lo, np.minimum(inner_lo, middle))
+        box_hi = np.where(categorical, box_hi, np.maximum(inner_hi, middle))
         x[i] = sample_in_boxes(box_lo[None], box_hi[None], categorical, rng)[0]
         rest = np.abs(np.delete(row, points)).sum()  # the constant terms of the dropped points
         leaves[i], solved[i], objective[i] = chosen, True, float(res.fun) + float(rest)

@@ -29,3 +29,23 @@ def test_kernel_estimate_of_training_embeddings_is_the_rank_d_kernel():
     assert values[-2] < 1 - 1e-9  # a connected kernel graph: the trivial eigenvalue 1 is simple
     expected = K - values[0] * np.outer(vectors[:, 0], vectors[:, 0])
     np.testing.assert_allclose(kernel_estimate(ae.embedding_, ae.dmap_), expected, atol=1e-8)
+
+
+def test_a_box_narrower_than_two_margins_decodes_to_its_midpoint():
+    # two depth-1 trees split column 0 at thresholds 1.5e-6 of the range apart: the leaf choice between
+    # them is narrower than the BOX_MARGIN kept from each face, so the decoder returns its midpoint (a draw
+    # from the raw box could land on its open lower face, outside the leaf)
+    from sklearn.tree import DecisionTreeRegressor
+
+    X = np.column_stack([np.r_[0.0, 0.5, 0.5 + 1.5e-6, 0.5 + 3e-6, 1.0], [0.3, 0.9, 0.1, 0.7, 0.5]])
+    forest = RandomForestRegressor(n_estimators=2, max_depth=1, random_state=0).fit(X, X[:, 0])
+    forest.estimators_ = [DecisionTreeRegressor(max_depth=1).fit(X, (X[:, 0] > X[i, 0]).astype(float))
+                          for i in (1, 2)]
+    part = ForestPartition.from_forest(forest)
+    t0, t1 = (tree.tree_.threshold[0] for tree in forest.estimators_)
+    dec = exact_decode(forest_kernel(part, X[[2]], X).toarray(), part, part.leaves(X), X.min(0), X.max(0),
+                       np.zeros(2, bool), np.random.default_rng(0))
+    assert dec.solved.all()
+    np.testing.assert_array_equal(dec.leaves, part.leaves(X[[2]]))
+    assert dec.x[0, 0] == t0 + 0.5 * (t1 - t0)
+    np.testing.assert_array_equal(part.leaves(dec.x), dec.leaves)
