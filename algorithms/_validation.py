@@ -363,8 +363,12 @@ def check_callable(name: str, value: Any) -> None:
         raise TypeError(f"{name} must be callable, got {type(value).__name__}")
 
 
-def check_seed(seed: Any, name: str = "seed") -> int:
-    """A seed: an int (numpy integers too, not a bool) in [0, 2**64), returned as an int.
+def check_seed(seed: Any, name: str = "seed", *, allow_none: bool = False,
+               allow_generator: bool = False) -> Any:
+    """The package's one seed check: an int (numpy integers too, never a bool) in [0, 2**64), returned
+    as an int; also ``None`` and a ``numpy.random.Generator`` (returned as they are) where the caller's
+    docstring promises them. Anything else (a float, a str, a bool, a ``SeedSequence``, a
+    ``RandomState``) is a TypeError naming ``name`` and listing what is accepted.
 
     [0, 2**64) is what both ``numpy.random.default_rng`` and ``torch.manual_seed`` accept.
 
@@ -372,9 +376,20 @@ def check_seed(seed: Any, name: str = "seed") -> int:
     Traceback (most recent call last):
     ...
     ValueError: oracle_seed must be an int >= 0 and < 2**64, got 18446744073709551616
+    >>> check_seed(0.5, allow_none=True, allow_generator=True)
+    Traceback (most recent call last):
+    ...
+    TypeError: seed must be an int in [0, 2**64), None or a numpy.random.Generator, got float 0.5
     """
+    if seed is None and allow_none:
+        return None
+    if allow_generator and isinstance(seed, np.random.Generator):
+        return seed
     if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"{name} must be an int, got {type(seed).__name__} {seed!r}")
+        kinds = ["an int in [0, 2**64)", *["None"] * allow_none,
+                 *["a numpy.random.Generator"] * allow_generator]
+        kinds = ", ".join(kinds[:-1]) + f" or {kinds[-1]}" if len(kinds) > 1 else "an int"
+        raise TypeError(f"{name} must be {kinds}, got {type(seed).__name__} {_brief(seed)}")
     if not 0 <= seed < 2**64:
         raise ValueError(f"{name} must be an int >= 0 and < 2**64, got {seed}")
     return int(seed)
@@ -483,7 +498,7 @@ def returned_scalar(call: str, value: Any) -> float:
 
 
 def _brief(value: Any) -> str:
-    text = repr(value)
+    text = " ".join(repr(value).split())  # one line (a SeedSequence's or a tensor's repr spans several)
     return text if len(text) <= 60 else text[:57] + "..."
 
 

@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 from plum import Dispatcher
 
-from algorithms._validation import backend_cap
+from algorithms._validation import backend_cap, check_seed
 
 __all__ = [
     "Algorithm",
@@ -219,19 +219,14 @@ def _checked_seed(seed: Any) -> int | None:
     """``seed`` as an int in [0, 2**64) or None; a numpy ``Generator`` gives one draw from it.
 
     [0, 2**64) is what both ``numpy.random.default_rng`` and ``torch.manual_seed`` accept; a family
-    whose backend needs 32 bits (scikit-learn's ``random_state``) reduces it itself.
+    whose backend needs 32 bits (scikit-learn's ``random_state``) reduces it itself. The checks are
+    ``_validation.check_seed``'s (the package's one seed check).
     """
-    if seed is None:
-        return None
+    seed = check_seed(seed, "seed", allow_none=True, allow_generator=True)
     if isinstance(seed, np.random.Generator):
         # one draw, so the caller's generator advances and two solves with it differ
         return int(seed.integers(2**32))
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be None, an int in [0, 2**64) or a numpy.random.Generator, "
-                        f"got {type(seed).__name__} {seed!r}")
-    if not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be an int in [0, 2**64) (numpy's and torch's range), got {seed!r}")
-    return int(seed)
+    return seed
 
 
 class IterationMonitor:

@@ -35,7 +35,7 @@ import torch
 from torch import nn
 from torch.func import functional_call
 
-from algorithms._validation import allocates, check_device, check_positive, check_positive_int
+from algorithms._validation import allocates, check_device, check_positive, check_positive_int, check_seed
 from algorithms.hierarchical.problems import MinimaxProblem
 
 __all__ = ["ScoreNet", "auc_minimax"]
@@ -55,8 +55,7 @@ class ScoreNet(nn.Module):
         self.in_features = check_positive_int("in_features", in_features)
         self.out_features = check_positive_int("out_features", out_features)
         check_positive_int("hidden", hidden)
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
-            raise ValueError(f"seed must be an int >= 0 and < 2**64, got {seed!r}")
+        seed = check_seed(seed)
         generator = torch.Generator().manual_seed(seed)
         self.hidden = nn.Linear(in_features, hidden, dtype=torch.float64)
         self.output = nn.Linear(hidden, out_features, dtype=torch.float64)

@@ -42,6 +42,7 @@ from algorithms._validation import (
     check_choice,
     check_nonnegative,
     check_positive_int,
+    check_seed,
     returned_pair,
 )
 from algorithms.core import Problem
@@ -258,8 +259,7 @@ def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noi
     ((3,), (4,), 0.5, 2.0)
     """
     dim_x, dim_y = check_positive_int("dim_x", dim_x), check_positive_int("dim_y", dim_y)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be an int >= 0 and < 2**64, got {seed!r}")
+    seed = check_seed(seed)
     check_nonnegative("reg", reg)
     for name, value in (("mu_g", mu_g), ("l_g1", l_g1)):
         if isinstance(value, bool) or not isinstance(value, int | float) or not (

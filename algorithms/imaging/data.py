@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from algorithms._validation import check_seed
+
 __all__ = ["HELD_OUT_IMAGES", "TRAIN_IMAGES", "held_out_images", "load_image", "training_patches"]
 
 #: images the networks are trained on (random crops, flips and rotations)
@@ -70,8 +72,7 @@ def load_image(name: str) -> np.ndarray:
 def _crops(names: tuple[str, ...], size: int, count: int, seed: int, augment: bool) -> torch.Tensor:
     if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 1:
         raise ValueError(f"count must be a positive int, got {count!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be an int >= 0 and < 2**64, got {seed!r}")
+    seed = check_seed(seed)
     rng = np.random.default_rng(seed)
     out = np.empty((count, size, size))
     for k in range(count):

@@ -50,6 +50,7 @@ from algorithms._validation import (
     check_optimizer_state_shapes,
     check_positive,
     check_positive_int,
+    check_seed,
 )
 from algorithms.core import (
     Algorithm,
@@ -348,8 +349,7 @@ def parity_task(n: int, in_features: int, width: int, seed: int, *, init_scale: 
     in_features = check_positive_int("in_features", in_features)
     if in_features < 2:
         raise ValueError(f"in_features must be >= 2 for y = x0*x1, got {in_features}")
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be an int >= 0 and < 2**64, got {seed!r}")
+    seed = check_seed(seed)
     dtype = check_float_dtype(dtype)
     rng = np.random.default_rng(seed)
     X = (2.0 * rng.integers(0, 2, size=(n, in_features)) - 1.0).astype(dtype)

@@ -351,8 +351,25 @@ def _check_clarabel_options(options: Mapping[str, Any]) -> None:
 class KKTFactor:
     """A factorization of ``K = [[P, Cᵀ], [C, 0]]`` reused by the forward polish and the VJP.
 
-    ``P`` is the symmetric positive semidefinite ``P`` of a QP (:class:`QP` checks both), so K is
-    symmetric: the dense routes read P's lower triangle only.
+    Parameters
+    ----------
+    P : (n, n) numpy array or scipy.sparse matrix, finite and symmetric, of any inertia
+        Symmetry is checked (the dense routes read P's lower triangle only, so a non-symmetric P
+        would be solved as another matrix). Definiteness is *not* required, and an indefinite P is
+        solved exactly: this class is the linear solve of dQP's explicit solution (Theorem 3.1 of
+        the paper: ζ* = K_J⁻¹ v_J given the active set J; the paper assumes P ≻ 0 for the QP, §3.1),
+        and that solve needs only K non-singular, e.g. P positive definite on the null space of a
+        full-row-rank C (P = diag(1, −1), C = [0, 1]); K itself is indefinite whenever C has rows. An
+        indefinite P takes the ``LDLᵀ`` (dense) or ``splu`` (sparse) route; a singular K the
+        minimum-norm solve below. The QP *solver* paths do need P positive semidefinite (a
+        non-convex QP has no KKT point to differentiate): :class:`QP` checks it, naming ``P``, and
+        so ``solve(QP, DQP)``, ``qp_layer`` and ``QPLayer`` refuse an indefinite P. A second
+        eigenvalue check here would repeat QP's on every polish and VJP.
+    C : (k, n) numpy array or scipy.sparse matrix, finite, or None (no constraint rows)
+        The equality rows and the active inequality rows, stacked.
+    cholesky : (n, n) numpy array or None
+        A lower Cholesky factor of a positive definite P already computed (:class:`QP` keeps the
+        one its PSD check found), reused instead of factoring P again.
 
     * sparse, ``P`` diagonal and well-conditioned positive (projections): ``splu`` of the
       sparse Schur complement ``S = C P⁻¹ Cᵀ`` (k×k; the simplex projection's K_J at
@@ -430,7 +447,8 @@ class KKTFactor:
         if P.shape[0] != P.shape[1]:
             raise ValueError(f"P must be square, got shape {P.shape}")
         # the dense routes read P's lower triangle only: a non-symmetric P would be solved as another
-        # matrix. Definiteness is not needed (K is factored for any symmetric P; QP checks P is PSD)
+        # matrix. Definiteness is not needed (K is factored for any symmetric P; QP checks P is PSD;
+        # see the class docstring)
         check_square_symmetric("P", P)
         n = P.shape[0]
         if C is not None and C.shape[1] != n:

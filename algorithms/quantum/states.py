@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import allocates, check_int_at_least
+from algorithms._validation import allocates, check_int_at_least, check_seed
 
 __all__ = [
     "as_density_matrix",
@@ -136,13 +136,8 @@ def _check_n_qubits(n_qubits: Any) -> int:
 
 
 def _rng(seed: Any) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"seed must be an int or a numpy Generator, got {type(seed).__name__} {seed!r}")
-    if not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be >= 0 and < 2**64, got {seed}")
-    return np.random.default_rng(int(seed))
+    seed = check_seed(seed, allow_generator=True)
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
 
 def _count(name: str, value: Any, minimum: int) -> int:
