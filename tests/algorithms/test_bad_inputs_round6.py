@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from algorithms import solve
 from tests.test_contract import CASES, _ids
 
-# -- seed: one check (algorithms._validation.check_seed) for solve and every seeded function -------------------
+# -- seed: one check (algorithms._validation.check_seed) for solve and every seeded function -----------------
 #: what SolveOptions' docstring does not promise: each a TypeError naming seed, before any work
 REFUSED_SEEDS = {
     "SeedSequence": np.random.SeedSequence(1), "RandomState": np.random.RandomState(1), "bool": True,
@@ -36,7 +36,7 @@ def test_every_pair_takes_the_documented_seeds_and_refuses_the_rest(make):
     by_generator = solve(problem, algorithm, seed=np.random.default_rng(5), maxiters=1)
     by_int = solve(problem, algorithm, seed=np.uint64(drawn), maxiters=1)
     assert _same_answer(by_generator, by_int), (by_generator.x, by_int.x)
-    for label, seed in REFUSED_SEEDS.items():
+    for seed in REFUSED_SEEDS.values():
         with pytest.raises(TypeError, match=r"^seed must be an int in \[0, 2\*\*64\), None or a numpy"):
             solve(problem, algorithm, seed=seed)
     for seed in (-1, 2**64, np.int64(-3)):
@@ -63,7 +63,7 @@ def test_seeded_helpers_share_the_check():
             call()
 
 
-# -- KKTFactor: P symmetric of any inertia (a linear solve); the QP solver paths need P PSD --------------------
+# -- KKTFactor: P symmetric of any inertia (a linear solve); the QP solver paths need P PSD ------------------
 def test_kktfactor_solves_indefinite_p_exactly_and_documents_it():
     from algorithms.qp import KKTFactor
 
