@@ -14,7 +14,9 @@ import dataclasses
 import itertools
 import math
 import warnings
+from collections.abc import Callable
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -44,7 +46,9 @@ from algorithms.forests import (
     forest_kernel,
     kernel_estimate,
     knn_decode,
+    majority_box,
     nystrom,
+    relabel_forest,
     sample_in_boxes,
 )
 from algorithms.forests.knn_decoder import synthetic_training_set
@@ -1217,6 +1221,7 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("distortion flags one per column", "categorical", lambda: distortion(X, X, [False, True]),
                  lambda: distortion(X, X, [False])),
         *_more_assumption_cases(X, y, fitted),
+        *_round6_assumption_cases(X, y, fitted),
     ]
 
 
@@ -1298,6 +1303,157 @@ def _more_assumption_cases(X: np.ndarray, y: np.ndarray, fitted: RFAutoencoder) 
         Boundary("exact decoder: train_leaves of shape (n, B)", "train_leaves", lambda: exact(1),
                  lambda: exact_decode(K0, part, np.hstack([leaves, leaves[:, :1]]), X.min(0), X.max(0),
                                       np.zeros(X.shape[1], bool), np.random.default_rng(0), time_limit=5.0)),
+    ]
+
+
+def _round6_assumption_cases(X: np.ndarray, y: np.ndarray, fitted: RFAutoencoder) -> list[Boundary]:
+    """(#46 round 6) The public guards no boundary probed yet, found by reading every ``raise`` of the
+    forests package: the RFAE problem and hyperparameters, diffusion_map's maxiters, the kernel's sign and
+    dtype, kernel_estimate/nystrom/exact_decode/relabel_forest/majority_box/sample_in_boxes arguments,
+    forest and point lookups, inverse_transform's latent rows, y, and a fitted frame's columns. Multi-
+    condition guards are probed one condition at a time."""
+    K = np.ones((6, 6)) + np.eye(6)
+    dmap = dense_diffusion_map(K, 2)
+    part, leaves = fitted.partition_, fitted.train_leaves_
+    K0 = forest_kernel(part, X[:1], X).toarray()
+    flags = np.zeros(X.shape[1], dtype=bool)
+    with_nan = X.copy()
+    with_nan[0, 0] = np.nan
+
+    def kernel(entry):  # K with the symmetric pair (0, 1) set to entry (degrees stay > 0)
+        out = K.copy()
+        out[0, 1] = out[1, 0] = entry
+        return out
+
+    def exact(K0_hat=K0, partition=part, time_limit=5.0, progress=False):
+        return exact_decode(K0_hat, partition, leaves, X.min(0), X.max(0), flags, np.random.default_rng(0),
+                            n_candidates=1, time_limit=time_limit, progress=progress)
+
+    def boxes(lower, upper, categorical=flags[:1]):
+        return sample_in_boxes(lower, upper, categorical, np.random.default_rng(0))
+
+    one, box = np.zeros((1, 1)), np.ones((1, 1))
+    stump = RandomForestRegressor(n_estimators=1, max_depth=1, random_state=0).fit(X, X[:, 0])
+    stump_part = ForestPartition.from_forest(stump)
+
+    def relabel(partition=stump_part, embed=fitted._embed_encoded):
+        return relabel_forest(partition, embed, X.min(0), X.max(0), flags, np.random.default_rng(0),
+                              n_synthetic=2)
+
+    cube = np.zeros((1, 2, 1))
+    frame = pd.DataFrame({"a": X[:, 0], "c": pd.Categorical(np.where(y > 0, "u", "v"))})
+    on_frame = RFAutoencoder(n_estimators=2, random_state=0).fit(frame)
+
+    def frame_with(**columns):
+        return frame.assign(**columns)
+
+    def fit(X=X, y=None, **params):
+        return RFAutoencoder(**{"n_estimators": 2, "random_state": 0, "supervised": y is not None,
+                                **params}).fit(X, y)
+
+    Z = fitted.embedding_[:1]
+    accepted: dict[str, Any] = {}
+
+    def once(key: str, call: Callable[[], Any]) -> Callable[[], Any]:
+        """An inside value shared by several boundaries: called (and so accepted) once."""
+        def run() -> Any:
+            if key not in accepted:
+                accepted[key] = call()
+            return accepted[key]
+        return run
+
+    exact_inside, fit_inside = once("exact", exact), once("fit", fit)
+    fit_y_inside = once("fit y", lambda: fit(y=y.astype(float)))
+    decode_inside = once("decode", lambda: fitted.inverse_transform(Z * 1e100))
+    return [
+        Boundary("RFAE problem: X of at least 4 rows", "X", lambda: AutoencodingProblem(X[:4]),
+                 lambda: AutoencodingProblem(X[:3])),
+        Boundary("RFAE problem: one y per row", "y", lambda: AutoencodingProblem(X, y=y),
+                 lambda: AutoencodingProblem(X, y=y[:-1])),
+        Boundary("RFAE problem: X_test of X's width", "X_test", lambda: AutoencodingProblem(X, X_test=X[:1]),
+                 lambda: AutoencodingProblem(X, X_test=X[:1, :1])),
+        Boundary("RFAE problem: X_test of at least 1 row", "X_test",
+                 lambda: AutoencodingProblem(X, X_test=X[:1]), lambda: AutoencodingProblem(X, X_test=X[:0])),
+        Boundary("RFAE n_components >= 1", "n_components", lambda: RFAE(n_components=1),
+                 lambda: RFAE(n_components=0)),
+        Boundary("RFAE n_estimators an int, not a bool", "n_estimators", lambda: RFAE(n_estimators=1),
+                 lambda: RFAE(n_estimators=True)),
+        Boundary("RFAE k an int", "k", lambda: RFAE(k=1), lambda: RFAE(k=1.5)),
+        Boundary("RFAE t >= 0", "t", lambda: RFAE(t=0), lambda: RFAE(t=-1)),
+        Boundary("RFAE t not a bool", "t", lambda: RFAE(t=0), lambda: RFAE(t=True)),
+        Boundary("RFAE a known decoder", "decoder", lambda: RFAE(decoder="relabel"),
+                 lambda: RFAE(decoder="nearest")),
+        Boundary("diffusion maxiters >= 1", "maxiters", lambda: diffusion_map(K, 2, maxiters=1),
+                 lambda: diffusion_map(K, 2, maxiters=0)),
+        Boundary("diffusion maxiters not a bool", "maxiters", lambda: diffusion_map(K, 2, maxiters=1),
+                 lambda: diffusion_map(K, 2, maxiters=True)),
+        Boundary("diffusion maxiters an int", "maxiters", lambda: diffusion_map(K, 2, maxiters=1),
+                 lambda: diffusion_map(K, 2, maxiters=1.5)),
+        Boundary("the kernel's entries >= 0", "K", lambda: dense_diffusion_map(kernel(0.0), 2),
+                 lambda: dense_diffusion_map(kernel(-1e-12), 2)),
+        Boundary("the kernel numeric, not bool", "K", lambda: dense_diffusion_map(K.astype(np.int64), 2),
+                 lambda: dense_diffusion_map(K > 0, 2)),
+        Boundary("kernel_estimate: Z0 of the embedding width", "Z0", lambda: kernel_estimate(Z[:, :2], dmap),
+                 lambda: kernel_estimate(Z[:, :1], dmap)),
+        Boundary("kernel_estimate: a DiffusionMap", "dmap", lambda: kernel_estimate(Z[:, :2], dmap),
+                 lambda: kernel_estimate(Z[:, :2], dmap.embedding)),
+        Boundary("nystrom: a DiffusionMap", "dmap", lambda: nystrom(K[:1], dmap),
+                 lambda: nystrom(K[:1], dmap.embedding)),
+        Boundary("exact decoder: K0_hat rows of the training width", "K0_hat", exact_inside,
+                 lambda: exact(K0_hat=K0[:, :-1])),
+        Boundary("exact decoder: finite K0_hat", "K0_hat", lambda: exact(K0_hat=K0 * 1e100),
+                 lambda: exact(K0_hat=K0 * np.nan)),
+        Boundary("exact decoder: time_limit > 0", "time_limit", exact_inside,
+                 lambda: exact(time_limit=0.0)),
+        Boundary("exact decoder: progress a bool", "progress", lambda: exact(progress=np.False_),
+                 lambda: exact(progress=0)),
+        Boundary("exact decoder: a ForestPartition", "partition", exact_inside,
+                 lambda: exact(partition=fitted.forest_)),
+        Boundary("box draws: upper >= lower", "upper", lambda: boxes(one, one),
+                 lambda: boxes(one, one - 1e-12)),
+        Boundary("box draws: finite boxes", "finite", lambda: boxes(one, box * 1e300),
+                 lambda: boxes(one, box * np.inf)),
+        Boundary("box draws: 2-D boxes of one shape", "upper", lambda: boxes(one, box),
+                 lambda: boxes(one, np.ones((1, 2)))),
+        Boundary("box draws: one categorical flag per feature", "categorical", lambda: boxes(one, box),
+                 lambda: boxes(one, box, categorical=flags)),
+        Boundary("relabel_forest: a ForestPartition", "partition", lambda: relabel(),
+                 lambda: relabel(partition=stump)),
+        Boundary("relabel_forest: embed callable", "embed", lambda: relabel(),
+                 lambda: relabel(embed=fitted.embedding_)),
+        Boundary("majority_box: (m, B, d) bounds of one shape", "upper", lambda: majority_box(cube, cube),
+                 lambda: majority_box(cube, cube[:, :1])),
+        Boundary("majority_box: lower <= upper", "lower <= upper", lambda: majority_box(cube, cube),
+                 lambda: majority_box(cube, cube - 1e-12)),
+        Boundary("majority_box: finite bounds", "finite", lambda: majority_box(cube, cube + 1e300),
+                 lambda: majority_box(cube, cube + np.inf)),
+        Boundary("a fitted forest to read leaves from", "forest", lambda: ForestPartition.from_forest(stump),
+                 lambda: ForestPartition.from_forest(RandomForestRegressor(n_estimators=1))),
+        Boundary("a scikit-learn forest", "forest", lambda: ForestPartition.from_forest(stump),
+                 lambda: ForestPartition.from_forest(stump.estimators_[0])),
+        Boundary("leaf lookups of finite X", "X", lambda: part.leaves(X * 1e30),
+                 lambda: part.leaves(with_nan)),
+        Boundary("leaf lookups of the forest's width", "X", lambda: part.leaves(X),
+                 lambda: part.leaves(X[:, :1])),
+        Boundary("inverse_transform: latent rows of n_components columns", "X",
+                 decode_inside, lambda: fitted.inverse_transform(Z[:, :1])),
+        Boundary("inverse_transform: finite latent rows", "X", decode_inside,
+                 lambda: fitted.inverse_transform(Z * np.nan)),
+        Boundary("progress a bool", "progress", lambda: fit(progress=np.False_), lambda: fit(progress=0)),
+        Boundary("X with at least one row", "X", fit_inside,
+                 lambda: fit(X=X[:0])),
+        Boundary("y one entry per row", "y", fit_y_inside, lambda: fit(y=y[:-1])),
+        Boundary("y real", "y", fit_y_inside, lambda: fit(y=y + 0j)),
+        Boundary("X real", "X", fit_inside, lambda: fit(X=X + 0j)),
+        Boundary("a frame of the fitted columns", "X", lambda: on_frame.transform(frame),
+                 lambda: on_frame.transform(frame[["c", "a"]])),
+        Boundary("a frame's categories seen at fit", "X", lambda: on_frame.transform(frame),
+                 lambda: on_frame.transform(frame_with(c=pd.Categorical(["w"] * len(frame))))),
+        Boundary("a frame without missing values", "X", lambda: on_frame.transform(frame),
+                 lambda: on_frame.transform(frame_with(a=with_nan[:, 0]))),
+        Boundary("a frame's numeric columns finite", "X",
+                 lambda: on_frame.transform(frame_with(a=X[:, 0] * 1e30)),
+                 lambda: on_frame.transform(frame_with(a=np.where(y > 0, np.inf, X[:, 0])))),
     ]
 
 
@@ -1486,7 +1642,15 @@ register(Claim(
               "a 1-D X naming X, the kernel's symmetry test is relative to its largest entry (K × 1e6: an "
               "asymmetry of 1e-3 accepted, 0.1 refused), the exact decoder refuses train_leaves of shape "
               "(n, B + 1) naming it; (round 6) a kernel with a zero row refused naming K (a self-loop of "
-              "1e-300 accepted)",
+              "1e-300 accepted), and 47 more boundaries read from every raise of the package: the RFAE problem "
+              "(X of >= 4 rows, one y per row, X_test of X's width and >= 1 row) and hyperparameters, "
+              "diffusion maxiters a positive int, kernel entries >= 0 and numeric, kernel_estimate's Z0 "
+              "width and dmap, nystrom's dmap, the exact decoder's K0_hat shape and finiteness, time_limit "
+              "> 0, progress and partition, box draws' order, finiteness, shapes and flags, relabel_forest's "
+              "partition and embed, majority_box's shapes, order and finiteness, a fitted scikit-learn "
+              "forest, leaf lookups of finite X of the forest's width, inverse_transform's width and "
+              "finiteness, progress a bool, X non-empty and real, y of n real entries, a fitted frame's "
+              "columns, categories, missing and infinite values",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_assumptions(ctx, shifted=False),
     control=lambda ctx: _check_assumptions(ctx, shifted=True),
