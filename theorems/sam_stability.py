@@ -2417,6 +2417,9 @@ def _sam_assumption_cases() -> list[Boundary]:
                  lambda: chk(diag(1e4, -1.5e-4), True)),
         Boundary("PSD to 1e-8 below scale 1", "hessians", lambda: chk(diag(0.5, -0.75e-8), True),
                  lambda: chk(diag(0.5, -1.5e-8), True)),
+        # the tie at scale 1 (eigvalsh of a diagonal matrix is exact; −1e-8·1.0 is exact): accepted
+        Boundary("PSD to 1e-8 at scale 1 (tie accepted)", "hessians", lambda: chk(diag(1.0, -1e-8), True),
+                 lambda: chk(diag(1.0, -1.5e-8), True)),
         Boundary("ρ > 0 needs PSD Hessians (ρ = 0 does not)", "hessians", lambda: msr(indefinite, rho=0.0),
                  lambda: msr(indefinite, rho=tiny)),
         Boundary("SAM's effective Hessians need PSD input", "hessians",
@@ -2517,6 +2520,9 @@ def _sam_assumption_cases() -> list[Boundary]:
                  lambda: _sam.SAM(params(), _sam.SAM, lr=0.1)),
         Boundary("SAM loads a SAM state (with the base optimizer's)", "state_dict",
                  partial(_reload_sam, params, True), partial(_reload_sam, params, False)),
+        # its convexity (Q ⪰ 0) needs PSD H_i, also for SGD (ρ = 0), unlike mean_square_radius
+        Boundary("radius_curve needs PSD Hessians at ρ = 0 too", "hessians",
+                 lambda: _stability.radius_curve(H3, 2), lambda: _stability.radius_curve(indefinite, 2)),
         Boundary("radius_curve forms d²×d² matrices up to d = DENSE_MAX_DIM = 30", "d²×d²",
                  lambda: _stability.radius_curve(np.eye(30)[None], 1),
                  lambda: _stability.radius_curve(np.eye(31)[None], 1)),
@@ -2587,6 +2593,92 @@ def _enumerate_under(limit: int, n: int, batch_size: int, sampling: str):
     return W
 
 
+def _dense_switch_wrong(limit: int) -> list[str]:
+    """The documented d ≤ DENSE_MAX_DIM switches, at the limit lowered to ``limit`` (d = limit and limit + 1;
+    the value 30 itself is pinned by radius_curve's boundary): mean_square_radius's ``method='auto'`` is the
+    dense eigensolve up to the limit (no ARPACK call) and Lanczos above (one ARPACK call; ARPACK's restarts
+    draw from its own state, so the value is compared to the dense one to 1e-9 only), simulate_linearized's
+    ``track='auto'`` the product track without noise up to the limit and the vector track above (outputs
+    equal exactly, same seed), and perturbed_stationary_moment solves (I − T)X = T(s²I) directly up to the
+    limit (no conjugate-gradient call) and by conjugate gradients above (one call)."""
+    wrong = []
+    eigsh, cg = _stability.spla.eigsh, _stability.spla.cg
+    for d in (limit, limit + 1):
+        dense = d <= limit
+        H = np.stack([np.diag(np.linspace(0.5, 1.5, d)), np.diag(np.linspace(1.5, 0.5, d))])
+        calls = {"eigsh": 0, "cg": 0}
+
+        def counting(name, solver, *args, calls=calls, **kwargs):
+            calls[name] += 1
+            return solver(*args, **kwargs)
+
+        with patched(_stability, "DENSE_MAX_DIM", limit), \
+                patched(_stability.spla, "eigsh", partial(counting, "eigsh", eigsh)), \
+                patched(_stability.spla, "cg", partial(counting, "cg", cg)):
+            auto = _stability.mean_square_radius(H, 0.5, 1, restrict_to_range=False)
+            arpack, calls["eigsh"] = calls["eigsh"], 0
+            named = [_stability.mean_square_radius(H, 0.5, 1, method=m) for m in ("power", "lanczos")]
+            by_method, calls["eigsh"] = calls["eigsh"], 0
+            reference = _stability.mean_square_radius(H, 0.5, 1, restrict_to_range=False, method="dense")
+            runs = {track: _stability.simulate_linearized(H, 0.5, 1, 3, replicates=2, track=track, seed=3)
+                    for track in ("auto", "product" if dense else "vector")}
+            calls["cg"] = 0
+            _stability.perturbed_stationary_moment(H, 0.5, 1, 1.0)
+        if arpack != (0 if dense else 1) or abs(auto - reference) > 1e-9 * reference:
+            wrong.append(f"mean_square_radius auto at d = {d}, DENSE_MAX_DIM = {limit}: {arpack} ARPACK "
+                         f"call(s), value {auto!r} (dense {reference!r}); documented "
+                         f"{'dense' if dense else 'Lanczos'}")
+        if by_method != 1 or abs(named[0] - named[1]) > 1e-8 * named[1]:
+            wrong.append(f"method='power' and 'lanczos' at d = {d}: {by_method} ARPACK call(s) for the two "
+                         f"(documented: Lanczos alone), radii {named}")
+        (_, a), (track, b) = runs.items()
+        if not all(np.array_equal(a[k], b[k]) for k in a):
+            wrong.append(f"simulate_linearized track='auto' at d = {d}, DENSE_MAX_DIM = {limit} is not the "
+                         f"{track} track")
+        if calls["cg"] != (0 if dense else 1):
+            wrong.append(f"perturbed_stationary_moment at d = {d}, DENSE_MAX_DIM = {limit}: {calls['cg']} "
+                         f"conjugate-gradient call(s), documented {'a direct solve' if dense else 'one'}")
+    return wrong
+
+
+def _alpha_wrong() -> list[str]:
+    """SAM enters every documented formula through M = I + (ρ/α)H̄ only, so each SAM-capable function gives
+    at (ρ, α) = (0.3, 2) exactly what it gives at (0.15, 1) (0.3/2 is 0.15 exactly in binary; the same code
+    then runs) and something else at (0.3, 1): the claims elsewhere use α = 1 only."""
+    H = np.stack([np.diag([1.0, 0.5]), np.array([[0.5, 0.25], [0.25, 1.5]]), np.diag([2.0, 0.0])])
+    calls = {
+        "sam_effective_hessians": lambda r, a: _stability.sam_effective_hessians(H, r, a),
+        "second_moment_matrix": lambda r, a: _stability.second_moment_matrix(H, 0.3, 2, rho=r, alpha=a),
+        "mean_square_radius": lambda r, a: _stability.mean_square_radius(H, 0.3, 2, rho=r, alpha=a),
+        "radius_curve": lambda r, a: _stability.radius_curve(H, 2, rho=r, alpha=a)(0.3),
+        "critical_step_size": lambda r, a: _stability.critical_step_size(H, 2, rho=r, alpha=a),
+        "sam_coherence_matrix": lambda r, a: _stability.sam_coherence_matrix(H, r, a),
+        "sam_divergence_condition": lambda r, a: [_stability.sam_divergence_condition(H, lr, 1, r, a)
+                                                  for lr in (0.35, 0.45, 0.6, 0.9)],
+        "simulate_linearized": lambda r, a: _stability.simulate_linearized(H, 0.3, 2, 3, replicates=2, rho=r,
+                                                                           alpha=a, seed=1)["log_sq_norms"],
+    }
+    wrong = []
+    for name, call in calls.items():
+        scaled, unit, plain = (np.asarray(call(r, a)) for r, a in ((0.3, 2.0), (0.15, 1.0), (0.3, 1.0)))
+        if not np.array_equal(scaled, unit) or np.array_equal(scaled, plain):
+            wrong.append(f"{name} at (ρ, α) = (0.3, 2): not the value at (0.15, 1) (or equal to (0.3, 1))")
+    return wrong
+
+
+def _enumeration_limit_stated() -> str | None:
+    """enumerate_batches' refusal states the limit it applies, the documented 10⁶ batches (the lowered-limit
+    boundaries show it is applied as count > limit; a count of exactly 10⁶ + 1 needs n = 10⁶ + 1, whose
+    acceptance would allocate terabytes, so the limit is read from the refusal of 2²¹ Bernoulli patterns)."""
+    try:
+        _stability.enumerate_batches(21, 2, "bernoulli")
+    except ValueError as exc:
+        if "2097152 batches, more than 1000000 to enumerate" not in str(exc):
+            return f"enumerate_batches(21, 2, 'bernoulli') refused with {exc}, not the limit 1000000"
+        return None
+    return "enumerate_batches(21, 2, 'bernoulli') (2²¹ > 10⁶ batches) accepted"
+
+
 def _closure_outcome(backward: str, warm: bool, unused: bool) -> str:
     """``SAM.step`` with a closure of kind ``backward`` ('none': loss only; 'zero_only': zero_grad() and the
     loss; 'zeroed': zero_grad(set_to_none=False) and backward; 'accumulated': backward without zeroing),
@@ -2626,7 +2718,8 @@ def _documented_edge_cases() -> list[str]:
     (H_i = 4I, η = 1/4); σ is NaN, flagged and warned where every unit is dead; and the ties of the
     closed-form conditions: GD stable at η λ_max = 2 exactly (diag(1, 2), η = 1) and Dexter's condition
     holding at equality (H_1 = H_2 = e₁e₁ᵀ, σ = 2, η = 2, B = 1: λ_max = σ/η = 1; all values exact in
-    binary)."""
+    binary); (round 6) the d ≤ DENSE_MAX_DIM switches of the radius, the simulator and the stationary moment,
+    and the enumeration limit stated by its refusal."""
     wrong = []
     expected = {("none", False, False): "refused", ("none", True, False): "refused",
                 ("none", True, True): "refused", ("zero_only", True, False): "refused",
@@ -2659,6 +2752,30 @@ def _documented_edge_cases() -> list[str]:
     sam_one = _stability.second_moment_matrix(np.ones((1, 1, 1)), 0.5, 1, rho=0.5)
     if sam_one.shape != (1, 1) or abs(float(sam_one[0, 0]) - 0.0625) > 1e-12:
         wrong.append(f"second_moment_matrix with ρ = 1/2 on H = 1, η = 1/2: {sam_one.tolist()}, not [[1/16]]")
+    # and at ρ/α = 1 exactly: (1 − ½·1·(1 + 1))² = 0 (SGD's 1/4 if ρ were dropped)
+    sam_unit = _stability.second_moment_matrix(np.ones((1, 1, 1)), 0.5, 1, rho=1.0)
+    if abs(float(sam_unit[0, 0])) > 1e-12:
+        wrong.append(f"second_moment_matrix with ρ = 1 on H = 1, η = 1/2: {sam_unit.tolist()}, not [[0]]")
+    # critical_step_size's documented bracket: 4/λ doubled while the radius there is within the level, inf
+    # past 1e12/λ. One sample H = 4 (λ = 4, radius (1 − 4η)²): the bracket ends 2³⁷ (radius 3.0e23) and
+    # 2³⁸ > 2.5e11, so level 1e23 is crossed inside (η* = (1 + √level)/4, to the bisection's 1e-12) and 1e24
+    # gives inf
+    four = np.full((1, 1, 1), 4.0)
+    crossed, capped = (_stability.critical_step_size(four, 1, level=lv) for lv in (1e23, 1e24))
+    exact = (1.0 + math.sqrt(1e23)) / 4.0
+    if crossed is None or not abs(crossed - exact) <= 1e-9 * exact or capped != math.inf:
+        wrong.append(f"critical_step_size on H = 4 at levels 1e23, 1e24: {crossed!r}, {capped!r}; documented "
+                     f"{exact:.6g} (inside the doubling bracket) and inf (past 1e12/λ)")
+    # power iteration from X = I/√d with the documented stop (successive Rayleigh quotients within tol): when
+    # I is an eigenvector of T (H_i = c_i I, d = 4) the first two quotients agree, so maxiters = 2 suffices
+    scalar = np.stack([np.eye(4), 2.0 * np.eye(4)])
+    try:
+        fast = _stability.mean_square_radius(scalar, 0.4, 1, method="power", maxiters=2)
+    except RuntimeError as exc:
+        fast = str(exc)
+    if not isinstance(fast, float) or abs(fast - 0.2) > 1e-12:
+        wrong.append(f"power iteration on H_i = c_i·I (I an eigenvector of T, radius ½(0.6² + 0.2²) = 0.2): "
+                     f"{fast!r} within maxiters = 2")
     still = np.zeros((2, 2, 2))
     # nothing moves, so ρ(T(η)) = 1 for every η: no step reaches a level below 1 (documented None)
     if _stability.critical_step_size(still, 1, level=0.5) is not None:
@@ -2682,6 +2799,37 @@ def _documented_edge_cases() -> list[str]:
     ten = np.stack([np.diag([1.0, 0.0])] * 10)
     if [dexter_divergence_condition(ten, lr, 2) for lr in (4.5, 5.5)] != [False, True]:
         wrong.append("dexter_divergence_condition off σ/(η√(n/B − 1)) at n = 10, B = 2 (η = 4.5, 5.5)")
+    # check_hessians returns the symmetric part of an input it accepts (|H − Hᵀ| = 1e-9 within the tolerance):
+    # the solvers read one triangle or the whole matrix, so they must see a symmetric stack (exact in binary:
+    # 0.5·(1e-9 + 0) is 5e-10 rounded once, the same value on both sides)
+    sym = _stability.check_hessians("hessians", np.array([[[1.0, 1e-9], [0.0, 2.0]]]))
+    if not np.array_equal(sym, np.array([[[1.0, 0.5e-9], [0.5e-9, 2.0]]])):
+        wrong.append(f"check_hessians of [[1, 1e-9], [0, 2]] (accepted) returned {sym.tolist()}, not the "
+                     "symmetric part")
+    # sam_effective_hessians' documented mean(H̃_i) = H(I + (ρ/α)H) at an eigenvalue inside the PSD tolerance
+    # below 0 (H = diag(1, −1e-8), the tie, ρ = 5e7: M = diag(1 + 5e7, 1/2), so the second entry is
+    # −1e-8·(1 − 1/2) = −5e-9); diagonal input keeps every product to a few roundings (1e-12 relative)
+    tilt = _stability.sam_effective_hessians(np.diag([1.0, -1e-8])[None], 5e7).mean(axis=0)
+    if not all(abs(tilt[i, i] - want) <= 1e-12 * abs(want) for i, want in enumerate((1.0 + 5e7, -5e-9))):
+        wrong.append(f"sam_effective_hessians(diag(1, −1e-8), ρ = 5e7) has mean diagonal "
+                     f"{np.diag(tilt).tolist()}, not H(I + ρH) = (1 + 5e7, −5e-9)")
+    # restrict_to_range's documented null rule λ ≤ rtol·max(max|λ|, 1e-300) at its ties (diagonal input: eigh
+    # exact; 1e-10·1.0 and 1e-10·1e-300 exact products), its rtol argument, and the empty range of H_i = 0
+    for entries, rtol, want in (((1.0, 1e-10), 1e-10, 1), ((1.0, 1.5e-10), 1e-10, 2),
+                                ((1.0, 1e-10), 1e-11, 2), ((1e-310, 0.0), 1e-10, 0),
+                                ((1.5e-310, 0.0), 1e-10, 1), ((0.0, 0.0), 1e-10, 0)):
+        shape = _stability.restrict_to_range(np.diag(entries)[None], rtol).shape
+        if shape != (1, want, want):
+            wrong.append(f"restrict_to_range(diag{entries}, rtol = {rtol}) has shape {shape}, not "
+                         f"{(1, want, want)}")
+    one = _stability.restrict_to_range(np.stack([np.diag([1.0, 0.0]), np.diag([3.0, 0.0])]))
+    if one.shape != (2, 1, 1) or one[:, 0, 0].tolist() != [1.0, 3.0]:
+        wrong.append(f"restrict_to_range of diag(1, 0), diag(3, 0): {one.tolist()}, not [[[1]], [[3]]]")
+    wrong += _alpha_wrong()
+    # the documented size switches and the enumeration limit (round 6: the seed-8 survivors left open)
+    wrong += _dense_switch_wrong(2)
+    if (stated := _enumeration_limit_stated()) is not None:
+        wrong.append(stated)
     # σ at a point where every unit is dead (x = 0: every ∇f_i and every per-sample Hessian is exactly 0):
     # NaN, flagged undefined, with one RuntimeWarning per quantity (the seed-8 sample's `> 0` → `>= 0`)
     task = parity_task(4, 2, 3, seed=0)
@@ -2741,7 +2889,11 @@ register(Claim(
               "or unchanged and steps on one that recomputes them in place; the radius is exactly 1 where "
               "nothing moves (H_i = 0); the simulator's log norms are −inf once every batch step is 0; σ is "
               "NaN, flagged and warned at a dead point; gd_stable holds at η λ_max = 2 and Dexter's "
-              "condition at equality.",
+              "condition at equality. Round 6 adds the documented d ≤ DENSE_MAX_DIM switches (probed with "
+              "the limit lowered to 2, at d = 2 and 3): mean_square_radius's method='auto' dense then Lanczos"
+              " (ARPACK called only above), simulate_linearized's track='auto' product then vector, "
+              "perturbed_stationary_moment's direct solve then conjugate gradients; and enumerate_batches' "
+              "refusal stating the limit 10⁶ it applies.",
     kind=Kind.PROPERTY,
     check=partial(_check_sam_assumptions, shifted=False),
     control=partial(_check_sam_assumptions, shifted=True),

@@ -262,6 +262,9 @@ def sam_effective_hessians(hessians: Any, rho: float, alpha: float = 1.0) -> np.
 def restrict_to_range(hessians: Any, rtol: float = 1e-10) -> np.ndarray:
     """UᵀH_iU with U an orthonormal basis of range(H): the common null space ∩ ker H_i never moves.
 
+    An eigenvalue λ of the mean H counts as null when λ ≤ ``rtol``·max(max |λ|, 1e-300) (the
+    floor makes the zero stack's range empty: shape (n, 0, 0)).
+
     >>> restrict_to_range(np.stack([np.diag([1.0, 0.0]), np.diag([3.0, 0.0])])).shape
     (2, 1, 1)
     """
@@ -495,7 +498,9 @@ def critical_step_size(hessians: Any, batch_size: int, *, level: float = 1.0,
     ρ(T(η)) is convex with ρ(T(0)) = 1, so {η : ρ ≤ level} is an interval; this returns its
     right end (golden-section search for the minimum, then bisection on the increasing
     branch). None when ``level`` is below the minimum over η (and for level ≤ 1 when the
-    restricted mean Hessian is singular, where ρ ≥ 1 for every η).
+    restricted mean Hessian is singular, where ρ ≥ 1 for every η). The bracket starts at
+    η = 4/λ_max(H̄) and doubles while ρ(T) ≤ ``level`` there; ``math.inf`` once it passes
+    1e12/λ_max (a level that large is only crossed at steps beyond 10¹²/λ_max).
 
     >>> round(critical_step_size(np.eye(2)[None], batch_size=1), 9)   # GD: η* = 2/λ_max
     2.0
@@ -643,6 +648,9 @@ def sam_divergence_condition(hessians: Any, lr: float, batch_size: int, rho: flo
 def perturbed_stationary_moment(hessians: Any, lr: float, batch_size: int, noise_std: float, *,
                                 sampling: str = "without_replacement") -> np.ndarray | None:
     """lim E[w_k w_kᵀ] of w ← (I − ηH_B)(w + ξ), Cov ξ = s²I: (I − T)⁻¹ T(s² I); None if ρ(T) ≥ 1.
+
+    The d²×d² system is solved directly for d ≤ DENSE_MAX_DIM (to rounding) and by conjugate
+    gradients above (I − T is symmetric positive definite when ρ(T) < 1; relative residual 1e-12).
 
     >>> X = perturbed_stationary_moment(np.eye(1)[None], lr=0.5, batch_size=1, noise_std=1.0)
     >>> round(float(X[0, 0]), 6)   # x = 0.25 (x + 1)
