@@ -1291,6 +1291,14 @@ def _assumption_cases() -> list[Boundary]:
 
     above = float(np.nextafter(1e-8, 1.0))
 
+    def left_to_user(t: torch.Tensor) -> None:
+        """check_time on a tensor with no values to check: a range check of it raises inside torch, counted
+        here as a refusal (so the probe fails rather than errors)."""
+        try:
+            schedule.check_time("t", t)
+        except RuntimeError as exc:
+            raise ValueError(f"t: check_time ran a range check that failed inside torch ({exc})") from exc
+
     # the construction's probe points are documented: lower + (upper − lower)·u, u the first 3·n draws of
     # default_rng(0).uniform(0.1, 0.9) (#46 round 5, seed 6: the generator's seed 0 → 1 survived); an f finite
     # at exactly those three points (NaN everywhere else) is accepted, one NaN at the first of them refused
@@ -1317,6 +1325,11 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: out_of_sample_feasibility(base, np.zeros((1, 2)), n_fresh=50),
                  lambda: out_of_sample_feasibility(replace(base, h_sampler=short_sampler), np.zeros((1, 2)),
                                                    n_fresh=50)),
+        # a box with interior: lower < upper in every coordinate (#46 round 6, seed 8: `lower >= upper` →
+        # `lower > upper` survived, and a box flat in one coordinate was accepted)
+        Boundary("a box with interior, lower < upper", "lower",
+                 lambda: replace(base, upper=np.array([1.0, 1e-300]), linear=None),
+                 lambda: replace(base, upper=np.array([1.0, 0.0]), linear=None)),
         Boundary("points of the problem's dimension", "x",
                  lambda: empirical_violation(base, np.zeros((1, 2))),
                  lambda: empirical_violation(base, np.zeros((1, 3)))),
@@ -1353,6 +1366,14 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("a float tensor of times is checked, an integer one left to its user", "t",
                  lambda: schedule.check_time("t", torch.tensor([5])),
                  lambda: schedule.check_time("t", torch.tensor([5.0]))),
+        # an empty tensor and a meta tensor (no values to check) are left to their user too (#46 round 6, seed
+        # 8: `numel() == 0 or meta` → `and` survived; a range check of either raises inside torch)
+        Boundary("an empty float tensor of times is left to its user", "t",
+                 lambda: left_to_user(torch.empty(0, dtype=torch.float64)),
+                 lambda: schedule.check_time("t", torch.tensor([1.0 + 2e-12], dtype=torch.float64))),
+        Boundary("a meta tensor of times is left to its user", "t",
+                 lambda: left_to_user(torch.empty(3, dtype=torch.float64, device="meta")),
+                 lambda: schedule.check_time("t", torch.tensor([0.001 - 2e-12], dtype=torch.float64))),
         # a time given as a number must be a real number, not a bool or a string (#46 round 5, seed 6: the
         # type test's `or` → `and` survived, and then True passed as t = 1, "0.5" as 0.5)
         Boundary("a diffusion time is a real number, not a bool", "t", lambda: schedule.check_time("t", 1),
@@ -1397,15 +1418,16 @@ register(Claim(
            "Algorithm 1's inputs",
     origin=Origin.IMPLEMENTATION,
     statement="Each input assumption of the setting (0 < ρ < 1; at least ⌈1/ρ⌉ samples; g of shape (batch, "
-              "L) or (batch, L, m); fresh samples of h's shape; points of the problem's dimension; f finite "
+              "L) or (batch, L, m); a box with interior (lower < upper entrywise); fresh samples of h's "
+              "shape; points of the problem's dimension; f finite "
               "at the construction's three documented probe points (NaN elsewhere accepted); LP data "
               "that reproduce f and g to within 1e-8·(1 + max|f| + max|g|) (1e-4·(…) in float32; a "
               "difference of exactly that accepted), small data (max|f| + max|g| < 1) and float32 data "
               "included; β > 0; "
               "corrector steps >= 0; a posterior variance >= 0; one Hessian per gradient row; a VP schedule "
               "with 0 < t_min < 0.5 and β_max > β_min; a restricted solution over >= 2 samples; diffusion "
-              "times in [t_min, 1] up to 1e-12, a float tensor of times checked and an integer one left to "
-              "its user) is enforced "
+              "times in [t_min, 1] up to 1e-12, a float tensor of times checked and an integer, an empty or "
+              "a meta one left to its user) is enforced "
               "at its boundary: the value just inside is accepted, the value just outside is refused with a "
               "ValueError or TypeError naming the argument.",
     kind=Kind.PROPERTY,
@@ -2021,9 +2043,35 @@ def _check_reverse_step(ctx: Context, *, corrector_decay: bool = True) -> Outcom
                        {"status": run.status, "steps": run.steps})
     # the same float64 operations in another order: ~1e-15 relative; 1e-12 leaves three orders, and a step
     # constant off by e^{±ηΔ} (ηΔ ≈ 1 at t = 1 with 20 steps) moves x by O(0.1)
-    outcome = numeric_outcome(run.x.numpy(), x, rtol=1e-12, atol=1e-12,
-                              what="two predictor–corrector steps against the documented steps written out",
-                              names=("sampler", "written out"))
+    # a whole run of 2 steps (#46 round 6, seed 8: the last-step test `k == n_steps − 1` → `n_steps + 1`
+    # survived): step 0 as above, then the last predictor step, documented to add no noise and no corrector
+    with _one_thread():
+        full = guided_reverse_sample(model, lambda x: x[:, 0], n_samples=count, beta=1.0, guidance="none",
+                                     n_steps=2, corrector_steps=1, snr=snr, seed=ctx.seed)
+    generator = torch.Generator().manual_seed(ctx.seed)
+    y = draw()
+    delta = (1.0 - schedule.t_min) / 2
+    for k in range(2):
+        t = 1.0 - k * delta
+        eta = schedule.beta_min + t * (schedule.beta_max - schedule.beta_min)
+        y = y + (0.5 * eta * y + eta * _gaussian_score(y, t, mean, var, schedule)) * delta
+        if k == 1:  # the last step: the predictor's drift alone
+            break
+        y = y + math.sqrt(eta * delta) * draw()
+        s = _gaussian_score(y, t - delta, mean, var, schedule)
+        z = draw()
+        ratio = np.linalg.norm(z, axis=1).mean() / np.linalg.norm(s, axis=1).mean()
+        eps = 2.0 * (math.exp(-eta * delta) if corrector_decay else 1.0) * (snr * ratio) ** 2
+        y = y + eps * s + math.sqrt(2.0 * eps) * z
+    if full.status != "completed" or full.steps != 2:
+        return Outcome("fail", f"guided_reverse_sample with n_steps = 2: {full.status} after {full.steps} "
+                               "steps (documented: completed after 2)",
+                       {"status": full.status, "steps": full.steps})
+    outcome = numeric_outcome(np.concatenate([run.x.numpy(), full.x.numpy()]), np.concatenate([x, y]),
+                              rtol=1e-12, atol=1e-12,
+                              what="two predictor–corrector steps of 20, and a whole run of 2 steps (the "
+                                   "last without noise or corrector), against the documented steps written "
+                                   "out", names=("sampler", "written out"))
     outcome.evidence["corrector_decay"] = corrector_decay
     return outcome
 
@@ -2038,7 +2086,9 @@ register(Claim(
               "snr 0.16, guidance none, the exact score of N((1.5, −0.5), diag(0.25, 4)) data, 6 samples) "
               "equal, to 1e-12, the documented steps written out on the same normal draws: the predictor "
               "x + (½ηx + η s(x, t))Δ + √(ηΔ) z and the corrector x + ε s(x, t − Δ) + √(2ε) z with "
-              "ε = 2 e^{−ηΔ} (snr ‖z‖/‖s‖)² (norms averaged over the samples, η = η(t) of the predictor)",
+              "ε = 2 e^{−ηΔ} (snr ‖z‖/‖s‖)² (norms averaged over the samples, η = η(t) of the predictor); "
+              "and a whole run of n_steps = 2 (completed) equals those steps with the last predictor step "
+              "written without noise and without a corrector step",
     kind=Kind.NUMERIC,
     check=lambda ctx: _check_reverse_step(ctx),
     control=lambda ctx: _check_reverse_step(ctx, corrector_decay=False),
