@@ -805,19 +805,50 @@ def _infeasible_favourites() -> list[str]:
     return faults
 
 
+def _touching_faces() -> list[str]:
+    """(#46 round 6, seed-9 survivor: the numeric lower faces without their margin) Two depth-1 trees
+    split column 0 at the same threshold t, so the upper leaf (t, ∞) of one and the lower leaf (−∞, t] of
+    the other share no point; they only touch at t, which a lower face without the open-below margin would
+    admit. For the kernel row that this choice predicts exactly, the decoder must return the feasible
+    optimum (> 0.1)."""
+    rng = np.random.default_rng(4)
+    n = 30
+    X = rng.random((n, 2))
+    forest = RandomForestRegressor(n_estimators=2, max_depth=1, random_state=0).fit(X, X[:, 0])
+    forest.estimators_ = [DecisionTreeRegressor(max_depth=1, random_state=0).fit(X, (X[:, 0] > 0.5) * 1.0)
+                          for _ in range(2)]
+    part = ForestPartition.from_forest(forest)
+    train_leaves = part.leaves(X)
+    counts = np.bincount(train_leaves.ravel(), minlength=part.n_leaves)
+    upper0 = int(np.flatnonzero((part.tree_of == 0) & ~np.isinf(part.lower[:, 0]))[0])
+    lower1 = int(np.flatnonzero((part.tree_of == 1) & np.isinf(part.lower[:, 0]))[0])
+    row = ((train_leaves[:, 0] == upper0) / counts[upper0]
+           + (train_leaves[:, 1] == lower1) / counts[lower1]) / 2
+    low, high, flags = X.min(0), X.max(0), np.zeros(2, dtype=bool)
+    dec = exact_decode(row[None], part, train_leaves, low, high, flags, rng, time_limit=5.0)
+    reference = _brute_force_optimum(row, part, train_leaves, low, high, flags)
+    found = dec.objective[0] if dec.solved[0] else np.inf
+    # 1e-7: HiGHS' default MIP and feasibility tolerances on an objective of size ~1 (as below)
+    if not (reference > 0.1 and abs(found - reference) <= 1e-7):
+        return [f"a row favouring leaves that touch at one threshold: ILP objective {found:.6g} vs the "
+                f"feasible optimum {reference:.6g}"]
+    return []
+
+
 def _reported_objective() -> list[str]:
     """(#46 round 6, seed-8 survivor: the reported objective with the dropped rows' terms subtracted) With
-    n_candidates = 2 below the 4 leaves of a depth-2 tree, the program runs over the training rows of the
+    n_candidates = 2 below the leaves of a depth-3 tree, the program runs over the training rows of the
     candidate leaves only and the others' terms (constant in ψ) are added back: the reported objective must
     equal ‖k̂ − (1/B) Π S ψ‖₁ over all n rows for the returned leaves ψ, evaluated here directly."""
     rng = np.random.default_rng(11)
-    X = rng.random((40, 2))
-    forest = RandomForestRegressor(n_estimators=3, max_depth=2, random_state=0).fit(X, X[:, 0] - X[:, 1])
+    X = rng.random((16, 2))
+    # depth 3 on 16 rows: leaves of one training row too (seed-9 survivor: such leaves given no mass)
+    forest = RandomForestRegressor(n_estimators=3, max_depth=3, random_state=0).fit(X, X[:, 0] - X[:, 1])
     part = ForestPartition.from_forest(forest)
     train_leaves = part.leaves(X)
     counts = np.bincount(train_leaves.ravel(), minlength=part.n_leaves)
     # noise on every entry, so that the rows outside the candidate leaves carry terms > 0
-    rows = forest_kernel(part, X[:2], X).toarray() + 0.02 * rng.random((2, 40))
+    rows = forest_kernel(part, X[:2], X).toarray() + 0.02 * rng.random((2, 16))
     dec = exact_decode(rows, part, train_leaves, X.min(0), X.max(0), np.zeros(2, dtype=bool), rng,
                        n_candidates=2, time_limit=5.0)
     faults = []
@@ -831,13 +862,13 @@ def _reported_objective() -> list[str]:
         # 1e-7: HiGHS' default MIP and feasibility tolerances on an objective of size ~1 (as below)
         if abs(dec.objective[i] - direct) > 1e-7:
             faults.append(f"row {i}: reported objective {dec.objective[i]:.9g}, but ‖k̂ − (1/B) Π S ψ‖₁ of "
-                          f"the returned leaves is {direct:.9g} (n_candidates = 2 < 4 leaves per tree)")
+                          f"the returned leaves is {direct:.9g} (n_candidates = 2 below the leaves per tree)")
     return faults
 
 
 def _optimality_check(ctx: Context, *, sabotage: bool) -> Outcome:
     worst = {"max_gap": 0.0}
-    disjoint = [] if sabotage else _infeasible_favourites() + _reported_objective()
+    disjoint = [] if sabotage else _infeasible_favourites() + _reported_objective() + _touching_faces()
     if disjoint:
         return fact(False, f"exact decoder on rows favouring disjoint leaves: {'; '.join(disjoint)}")
 
@@ -877,13 +908,15 @@ register(Claim(
     id="rf_autoencoder.exact_decoder_optimal", paper=PAPER, origin=Origin.IMPLEMENTATION,
     source="Section 4.1, Eq. 3 (the ILP: L1 objective, one-hot and overlap constraints)",
     statement="On forests of 3 depth-2 trees over 3 features (one categorical with 5 codes), for noisy "
-              "kernel rows (mixtures of two points' rows) the exact decoder's objective equals the "
-              "minimum of ‖k̂ − (1/B) Π S ψ‖₁ over all one-leaf-per-tree choices whose boxes share a "
-              "point, found by enumeration; and on 4 depth-1 trees whose leaves can be disjoint in a numeric "
-              "and in a categorical column, for the two rows that a disjoint choice predicts exactly, the "
-              "decoder returns the feasible optimum (> 0.1) rather than failing; (#46 round 6) the "
-              "categorical codes start at 2, and with n_candidates = 2 below the leaf count the reported "
-              "objective equals ‖k̂ − (1/B) Π S ψ‖₁ over all rows for the returned leaves",
+              "kernel rows (mixtures of two points' rows) the exact decoder's objective equals the minimum "
+              "of ‖k̂ − (1/B) Π S ψ‖₁ over all one-leaf-per-tree choices whose boxes share a point, found by"
+              " enumeration; and on 4 depth-1 trees whose leaves can be disjoint in a numeric and in a "
+              "categorical column, for the two rows that a disjoint choice predicts exactly, the decoder "
+              "returns the feasible optimum (> 0.1) rather than failing; (#46 round 6) the categorical codes"
+              " start at 2, and with n_candidates = 2 below the leaf count (depth 3, leaves of one training "
+              "row among them) the reported objective equals ‖k̂ − (1/B) Π S ψ‖₁ over all rows for the "
+              "returned leaves; for a row favouring two leaves that touch at one threshold (no common point)"
+              " the decoder returns the feasible optimum",
     kind=Kind.NUMERIC,
     check=lambda ctx: _optimality_check(ctx, sabotage=False),
     control=lambda ctx: _optimality_check(ctx, sabotage=True),
@@ -1447,6 +1480,21 @@ def _round6_assumption_cases(X: np.ndarray, y: np.ndarray, fitted: RFAutoencoder
         Boundary("X real", "X", fit_inside, lambda: fit(X=X + 0j)),
         Boundary("a frame of the fitted columns", "X", lambda: on_frame.transform(frame),
                  lambda: on_frame.transform(frame[["c", "a"]])),
+        # seed-9 survivors: synthetic_training_set's shape test one condition at a time (an upper with a
+        # row more than lower, which nothing downstream would notice; a 1-D lower), and a string X refused
+        # with the way out (a DataFrame)
+        Boundary("synthetic rows: upper of lower's shape", "upper",
+                 lambda: synthetic_training_set(np.array([[0, 1]]), np.zeros((2, 1)), np.ones((2, 1)),
+                                                flags[:1], np.random.default_rng(0)),
+                 lambda: synthetic_training_set(np.array([[0, 1]]), np.zeros((2, 1)), np.ones((3, 1)),
+                                                flags[:1], np.random.default_rng(0))),
+        Boundary("synthetic rows: 2-D leaf boxes", "lower",
+                 lambda: synthetic_training_set(np.array([[0, 1]]), np.zeros((2, 1)), np.ones((2, 1)),
+                                                flags[:1], np.random.default_rng(0)),
+                 lambda: synthetic_training_set(np.array([[0, 1]]), np.zeros(2), np.ones(2), flags[:1],
+                                                np.random.default_rng(0))),
+        Boundary("a string X refused with the way out", "pass a DataFrame", fit_inside,
+                 lambda: fit(X=np.char.add(X.astype(str), " kg"))),
         Boundary("a frame's categories seen at fit", "X", lambda: on_frame.transform(frame),
                  lambda: on_frame.transform(frame_with(c=pd.Categorical(["w"] * len(frame))))),
         Boundary("a frame without missing values", "X", lambda: on_frame.transform(frame),
@@ -1599,13 +1647,28 @@ def _seed6_behaviours() -> list[str]:
     return wrong
 
 
+def _score_behaviour() -> list[str]:
+    """(#46 round 6, seed-9 survivor: ``score`` returning its input) The documented score: minus the
+    distortion of the rows' reconstruction, i.e. −distortion(X, inverse_transform(transform(X))) for held-out
+    rows (the decoder's stream is seeded per call, so both sides decode alike)."""
+    rng = np.random.default_rng(2)
+    X, X_new = rng.normal(size=(12, 2)), rng.normal(size=(4, 2))
+    ae = RFAutoencoder(n_estimators=2, k=3, random_state=0).fit(X)
+    expected = -distortion(X_new, ae.inverse_transform(ae.transform(X_new)))
+    got = ae.score(X_new)
+    if not (isinstance(got, float) and abs(got - expected) <= 1e-12):
+        return [f"score of 4 held-out rows is {got!r}, documented −distortion of their reconstruction "
+                f"{expected!r}"]
+    return []
+
+
 def _check_assumptions(ctx: Context, *, shifted: bool) -> Outcome:
     outcome = boundary_outcome(_assumption_cases(), shifted=shifted)
     if not outcome.passed:  # (the control always stops here: it is rejected by the boundaries alone)
         return outcome
     X = np.random.default_rng(0).normal(size=(10, 2))
     wrong = (_supervised_warning(X, (X[:, 0] > 0).astype(int)) + _documented_behaviours()
-             + _relabel_categorical() + _seed6_behaviours())
+             + _relabel_categorical() + _seed6_behaviours() + _score_behaviour())
     if wrong:
         return Outcome("fail", f"a documented behaviour does not hold: {wrong[0]}", {"wrong": wrong})
     return outcome
@@ -1649,7 +1712,10 @@ register(Claim(
               "flags, relabel_forest's partition and embed, majority_box's shapes, order and finiteness, a "
               "fitted scikit-learn forest, leaf lookups of finite X of the forest's width, "
               "inverse_transform's width and finiteness, progress a bool, X non-empty and real, y of n real "
-              "entries, a fitted frame's columns, categories, missing and infinite values",
+              "entries, a fitted frame's columns, categories, missing and infinite values; (seed 9) "
+              "synthetic_training_set refuses an upper with a row more than lower and a 1-D lower, a string "
+              "X is refused with the way out (pass a DataFrame), and score equals −distortion(X, "
+              "inverse_transform(transform(X)))",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_assumptions(ctx, shifted=False),
     control=lambda ctx: _check_assumptions(ctx, shifted=True),
@@ -1735,14 +1801,19 @@ def _distortion_check(ctx: Context, *, about_zero: bool) -> Outcome:
     flip = rng.random(n) < 0.3
     X_hat[flip, 2] = (X_hat[flip, 2] + 1) % 3
     X_hat[0, 4] = 7.5  # the second constant column not reproduced: distortion 1 by the convention
-    categorical = np.array([False, False, True, False, False])
+    # (#46 round 6, seed-9 survivor: the constant-column rule applied below a total sum of squares of 1) a
+    # column of small spread (sum of squares ~0.006), reconstructed with noise of half its spread
+    small = 1.0 + 0.01 * rng.standard_normal(n)
+    X = np.column_stack([X, small])
+    X_hat = np.column_stack([X_hat, small + 0.005 * rng.standard_normal(n)])
+    categorical = np.array([False, False, True, False, False, False])
     if about_zero:  # the control's wrong reference: 1 − R² with the total sum of squares about 0
         reference = [float(((X[:, j] - X_hat[:, j]) ** 2).sum() / (X[:, j] ** 2).sum()) for j in range(2)]
     else:
         reference = [1.0 - r2_score(X[:, j], X_hat[:, j]) for j in range(2)]
     # scikit-learn's convention for a constant target: R² = 1 if reproduced exactly, else 0
     reference += [float(np.mean(X[:, 2] != X_hat[:, 2])), 1.0 - r2_score(X[:, 3], X_hat[:, 3]),
-                  1.0 - r2_score(X[:, 4], X_hat[:, 4])]
+                  1.0 - r2_score(X[:, 4], X_hat[:, 4]), 1.0 - r2_score(X[:, 5], X_hat[:, 5])]
     got = column_distortion(X, X_hat, categorical)
     # 1e-12: both sides are the same sums of n = 60 squares of O(10) numbers in float64
     error = float(np.abs(got - np.array(reference)).max())
@@ -1759,7 +1830,8 @@ register(Claim(
            "columns, averaged); algorithms.forests.metrics",
     origin=Origin.IMPLEMENTATION,
     statement="On a 60-row table with numeric columns of means 5 and −3, a 3-code categorical column and two "
-              "constant columns (one reproduced exactly, one not), column_distortion equals 1 − R² from "
+              "constant columns (one reproduced exactly, one not) and (#46 round 6) a numeric column of "
+              "total sum of squares ~0.006, column_distortion equals 1 − R² from "
               "scikit-learn's r2_score for the numeric and constant columns and the misclassification rate "
               "for the categorical one, and distortion is their mean (to 1e-12)",
     kind=Kind.NUMERIC,
