@@ -174,6 +174,8 @@ class TwoLayerTraining(Problem):
         # the module through which the functional views evaluate any θ; built here, never lazily
         # inside a torch.func transform (its parameters would be captured by the transform)
         object.__setattr__(self, "_template", self.net(0))
+        # loss_and_grad runs 10^4-10^5 times per flow: the targets are built once, not per call
+        object.__setattr__(self, "_signs", self.signs)
 
     # ------------------------------------------------------------------ shapes and views
     @property
@@ -284,20 +286,22 @@ class TwoLayerTraining(Problem):
         act = np.maximum(pre, 0.0)
         out = act @ V.T  # (n, K_out)
         n = self.n
+        # means as add.reduce(.) / n: np.mean's own arithmetic (a pairwise sum, then a division in the
+        # sum's dtype) without its Python-level wrappers
         if self.loss in BINARY_LOSSES:
-            s = self.signs.astype(theta.dtype)
+            s = self._signs if theta.dtype == self._signs.dtype else self._signs.astype(theta.dtype)
             margin = s * out[:, 0]
             if self.loss == "exponential":
                 e = np.exp(np.minimum(-margin, _EXP_CLIP))
-                loss = float(np.mean(e))
+                loss = float(np.add.reduce(e) / n)
                 dout = (-s * e)[:, None]
             else:
-                loss = float(np.mean(np.logaddexp(0.0, -margin)))
+                loss = float(np.add.reduce(np.logaddexp(0.0, -margin)) / n)
                 dout = (-s / (1.0 + np.exp(np.minimum(margin, _EXP_CLIP))))[:, None]
         else:
             shifted = out - out.max(axis=1, keepdims=True)
             logz = np.log(np.sum(np.exp(shifted), axis=1))
-            loss = float(np.mean(logz - shifted[np.arange(n), self.y]))
+            loss = float(np.add.reduce(logz - shifted[np.arange(n), self.y]) / n)
             dout = np.exp(shifted - logz[:, None])
             dout[np.arange(n), self.y] -= 1.0
         dout = dout / n
