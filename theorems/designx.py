@@ -1341,6 +1341,11 @@ def _counting(ctx: Context) -> Outcome:
         if short.retcode.name != "MaxIters" or short.stats.iterations != 2:
             misnumbered.append(f"{type(alg).__name__} with maxiters = 2: {short.retcode.name} after "
                                f"{short.stats.iterations} iterations")
+        # maxiters = 0 returns the start with MaxIters (algorithms.core): 0 iterations, an empty trace
+        start = solve(prob, alg, seed=int(ctx.seed % 1000), maxiters=0, store_trace=True)
+        if start.retcode.name != "MaxIters" or start.stats.iterations != 0 or start.trace:
+            misnumbered.append(f"{type(alg).__name__} with maxiters = 0: {start.retcode.name} after "
+                               f"{start.stats.iterations} iterations, trace {start.trace[:1]}")
     # without maxiters the budget alone ends a scipy DE run: the iteration count scipy is given must cover
     # every generation a budget of 10¹³ evaluations pays for (10¹² of 10 in 2-D; a finite default such as
     # scipy's 1000 or 10⁹ would end the run early with MaxIters). scipy is stopped at its call (a spy).
@@ -1361,9 +1366,13 @@ def _counting(ctx: Context) -> Outcome:
     # budget remains is told, NaN batches included (f NaN on x₁ > 0.2 of [-1, 1]², budget 150, 3 seeds)
     import cma
 
-    counts = {"ask": 0, "tell": 0, "told_worst": 0}
+    counts = {"ask": 0, "tell": 0, "told_worst": 0, "built": 0}
 
     class SpiedCMA(cma.CMAEvolutionStrategy):
+        def __init__(self, *args, **kwargs):
+            counts["built"] += 1
+            super().__init__(*args, **kwargs)
+
         def ask(self, *args, **kwargs):
             counts["ask"] += 1
             return super().ask(*args, **kwargs)
@@ -1385,6 +1394,10 @@ def _counting(ctx: Context) -> Outcome:
     if counts["tell"] < counts["ask"] - runs or not counts["told_worst"]:
         misnumbered.append(f"CMA-ES asked {counts['ask']} batches and told {counts['tell']} "
                            f"({counts['told_worst']} non-finite values told as the worst)")
+    # stats.restarts counts the pycma runs after the first
+    if counts["built"] != runs:
+        misnumbered.append(f"CMA-ES reported {runs - 3} restarts over 3 solves that built {counts['built']} "
+                           "pycma runs")
     # above CMA_STAGNATION_OFF_ABOVE = 100 dimensions pycma's stagnation stop is off (it cannot fire within
     # the budget: pycma tests it only once the iteration count reaches tolstagnation / 10, and a run makes at
     # most `budget` iterations); up to it pycma's default is left alone. The options pycma is built with are
@@ -1457,7 +1470,9 @@ register(
         "finite value seen, at a point that has that value; the stored trace numbers its iterations "
         "1, 2, ..., stats.iterations, with evaluation counts that never decrease nor pass stats.f_calls "
         "(also checked once per solver at budget 250 in 3-D, where each makes several iterations, and "
-        "there maxiters = 2 stops each solver after exactly 2 iterations with MaxIters); without maxiters "
+        "there maxiters = 2 stops each solver after exactly 2 iterations with MaxIters, and maxiters = 0 "
+        "returns the start with MaxIters, 0 iterations and an empty trace); CMA-ES's stats.restarts counts "
+        "the pycma runs it built after the first; without maxiters "
         "scipy DE is given an iteration count that covers every generation of a 10¹³-evaluation budget; "
         "a CMA-ES run that meets NaN values (f NaN on x₁ > 0.2, budget 150, 3 seeds) tells pycma every "
         "batch it asked for, the NaN ones with the worst value (the last batch of a run may be cut); "
@@ -2021,9 +2036,32 @@ def _agent2_control(ctx: Context, wire_crossover) -> Outcome:
         assert set(controllable) <= set(checked) or ev.exhausted, (
             f"a controllable module never reached its operator: {sorted(set(controllable) - set(checked))}")
 
-    return property_outcome(examples, test, ctx=ctx, max_examples=ctx.pick(40, 300),
-                            what="Agent 2's actions decode onto the configuration ranges and reach the "
-                                 "operators")
+    outcome = property_outcome(examples, test, ctx=ctx, max_examples=ctx.pick(40, 300),
+                               what="Agent 2's actions decode onto the configuration ranges and reach the "
+                                    "operators")
+    # without a controller or given values, each controllable module runs at its documented default
+    # (grammar.CONFIG_SPACE's comment): default_hyperparameters and ModularOptimizer's own fill-in
+    documented = {"F1": 0.5, "F2": 0.5, "p": 0.1, "Cr": 0.9, "sigma": 0.1, "eta": 20.0, "w": 0.7, "c1": 1.5,
+                  "c2": 1.5, "mu_ratio": 0.5}
+    flows = [("init.uniform", "pop.20", f"de.{m}", "cx.binomial", "bc.clip", "sel.greedy") for m in MUTATIONS]
+    flows += [("init.uniform", "pop.20", "de.rand1", "cx.exponential", "bc.clip", "sel.greedy"),
+              ("init.uniform", "pop.20", "ga.gaussian", "bc.clip", "sel.greedy"),
+              ("init.uniform", "pop.20", "ga.polynomial", "bc.clip", "sel.greedy"),
+              ("init.uniform", "pop.20", "pso.inertia", "bc.clip", "sel.greedy"),
+              ("init.uniform", "pop.cma", "es.sep_cmaes", "bc.clip", "sel.mu_plus_lambda")]
+    off = []
+    for flow in flows:
+        for source, got in (("default_hyperparameters", grammar_module.default_hyperparameters(flow)),
+                            ("ModularOptimizer", ModularOptimizer(flow).hyperparameters)):
+            off += [f"{source}: {m}.{k} = {v}" for m, cfg in got.items() for k, v in cfg.items()
+                    if v != documented[k]]
+    covered = {m for flow in flows for m in flow if m in space}
+    if covered != set(space):
+        off.append(f"modules without a default checked: {sorted(set(space) - covered)}")
+    outcome.evidence["documented_defaults"] = off or "every controllable module's default as documented"
+    if off and outcome.status == "pass":
+        return Outcome("fail", f"defaults: {off[0]}", outcome.evidence)
+    return outcome
 
 
 def _cr_hard_coded(cx):
@@ -2043,7 +2081,9 @@ register(Claim(
               "end of its configuration range (defaults inside it), affinely (linear parameters) or "
               "geometrically (log parameters), clipping actions outside [0, 1]; in random valid workflows "
               "(d in 1..5, 6 generations) the values set statically or by a controller every 1-3 "
-              "generations are exactly the F1, F2, p, Cr, σ, η, w, c1, c2 and μ-ratio the operators receive",
+              "generations are exactly the F1, F2, p, Cr, σ, η, w, c1, c2 and μ-ratio the operators receive; "
+              "without given values each module runs at its documented default (F1 = F2 = 0.5, p = 0.1, "
+              "Cr = 0.9, σ = 0.1, η = 20, w = 0.7, c1 = c2 = 1.5, μ ratio 0.5)",
     kind=Kind.PROPERTY, check=lambda ctx: _agent2_control(ctx, lambda cx: cx),
     control=lambda ctx: _agent2_control(ctx, _cr_hard_coded),
     control_description="Cr hard-coded to its default 0.9 between run_workflow and the crossover",
@@ -2631,6 +2671,13 @@ def _designx_domain_cases() -> list:
         if got.tolist() != [float(value)]:
             raise ValueError(f"f(x) returned {value!r}, evaluated as {got.tolist()}")
 
+    from algorithms.blackbox.designx import DEFAULT_CHECKPOINT as shipped
+
+    def run_interval(k):
+        plan = modular_module.WorkflowPlan.parse(cx_flow)
+        modular_module.run_workflow(plan, problem_module.Evaluator(box()), np.random.default_rng(0),
+                                    grammar_module.default_hyperparameters(cx_flow), control_interval=k)
+
     def same_workflow(got):  # validate's documented result: the workflow without its "end" token
         if got != cx_flow:
             raise ValueError(f"validate returned {got}, not the workflow {cx_flow}")
@@ -2706,6 +2753,82 @@ def _designx_domain_cases() -> list:
          lambda: (evaluate_returning(3), evaluate_returning(np.float32(0.5))), True, None),
         ("an objective returning the str '1'", lambda: evaluate_returning("1"), False, (TypeError, "f(x)")),
         ("an objective returning True", lambda: evaluate_returning(True), False, (TypeError, "f(x)")),
+        # round 6: guards whose lax mutants no case reached (an in-process screen of the 180 guard mutants)
+        ("Agent sizes hidden 30, heads 3 (even, divisible)",
+         lambda: (WorkflowGenerator(hidden=30, heads=3), HyperparameterController(hidden=30, heads=3)), True,
+         None),
+        ("Agent 1 with hidden 30, heads 4 (not divisible)", lambda: WorkflowGenerator(hidden=30, heads=4),
+         False,
+         (ValueError, "hidden")),
+        ("Agent 2 with hidden 15, heads 3 (odd)", lambda: HyperparameterController(hidden=15, heads=3), False,
+         (ValueError, "hidden")),
+        ("PSO with w = True (a bool)", lambda: PSO(w=True), False, (ValueError, "w")),
+        ("scipy DE with mutation = True (a bool)", lambda: ScipyDE(mutation=True), False,
+         (ValueError, "mutation")),
+        ("scipy DE with recombination = True (a bool)", lambda: ScipyDE(recombination=True), False,
+         (ValueError, "recombination")),
+        ("a one-individual population (the ES start's mean)",
+         lambda: (SepCMAState.start(np.zeros(2), 1),
+                  boundary("clip", np.full((1, 2), 2.0), np.zeros((1, 2)), -np.ones(2), np.ones(2),
+                           np.random.default_rng(0))),
+         True, None),
+        ("a 1-D population",
+         lambda: de_mutation("rand1", np.zeros(6), np.arange(6.0), np.random.default_rng(0)),
+         False, (ValueError, "X")),
+        ("an empty population", lambda: de_mutation("rand1", np.zeros((0, 2)), np.zeros(0),
+                                                    np.random.default_rng(0)), False, (ValueError, "X")),
+        ("partner draws with float group labels",
+         lambda: partners(1, np.zeros(4), np.random.default_rng(0)), False, (ValueError, "groups")),
+        ("partner draws from a group of 3 for 2 partners (the fewest that can supply them)",
+         lambda: partners(2, np.zeros(3, dtype=int), np.random.default_rng(0)), True, None),
+        ("partner draws from a group of 2 for 2 partners",
+         lambda: partners(2, np.zeros(2, dtype=int), np.random.default_rng(0)), False,
+         (ValueError, "partners")),
+        ("the ES start with sigma = True (a bool)", lambda: SepCMAState.start(np.zeros(2), True), False,
+         (ValueError, "sigma")),
+        ("the ES start with sigma = 0", lambda: SepCMAState.start(np.zeros(2), 0.0), False,
+         (ValueError, "sigma")),
+        ("the ES start with sigma = '1' (a str)", lambda: SepCMAState.start(np.zeros(2), "1"), False,
+         (ValueError, "sigma")),
+        ("DesignX with the shipped checkpoint's path", lambda: DesignX(checkpoint=shipped), True, None),
+        ("DesignX with a checkpoint file that does not exist",
+         lambda: DesignX(checkpoint=shipped.with_name("missing.pt")), False, (ValueError, "checkpoint")),
+        ("a workflow given as one str", lambda: validate("init.uniform"), False, (TypeError, "workflow")),
+        ("hyperparameter Cr = 0 (the bottom of its range)",
+         lambda: ModularOptimizer(cx_flow, hyperparameters={"cx.binomial": {"Cr": 0.0}}), True, None),
+        ("hyperparameter Cr = True (a bool)",
+         lambda: ModularOptimizer(cx_flow, hyperparameters={"cx.binomial": {"Cr": True}}), False,
+         (ValueError, "Cr")),
+        ("run_workflow with a plan that is not one",
+         lambda: modular_module.run_workflow("plan", problem_module.Evaluator(box()),
+                                             np.random.default_rng(0), {}),
+         False, (TypeError, "plan")),
+        ("run_workflow with control_interval = True", lambda: run_interval(True), False,
+         (ValueError, "control_interval")),
+        ("run_workflow with control_interval = 1.5", lambda: run_interval(1.5), False,
+         (ValueError, "control_interval")),
+        ("allowed_next after an invalid prefix (a population size first)", lambda: allowed_next(("pop.20",)),
+         False, (InvalidWorkflowError, "prefix: invalid workflow: rule R1")),
+        ("BBOB instance 2**31 - 1 (ioh's largest)", lambda: bbob_problem(1, 2**31 - 1, 2, 10), True, None),
+        ("BBOB function True (a bool)", lambda: bbob_problem(True, 1, 2, 10), False, (ValueError, "fid")),
+        ("BBOB with target_precision 0", lambda: bbob_problem(1, 1, 2, 10, target_precision=0.0), False,
+         (ValueError, "target_precision")),
+        ("BBOB with target_precision -1", lambda: bbob_problem(1, 1, 2, 10, target_precision=-1.0), False,
+         (ValueError, "target_precision")),
+        ("bounds given as a triple", lambda: BlackBoxProblem(sum, ([0.0], [1.0], [2.0]), 5), False,
+         (ValueError, "bounds")),
+        ("empty bounds", lambda: BlackBoxProblem(sum, ([], []), 5), False, (ValueError, "bounds")),
+        ("bounds of two lengths", lambda: BlackBoxProblem(sum, ([0.0, 0.0], [1.0]), 5), False,
+         (ValueError, "bounds")),
+        ("bounds with lower == upper in one coordinate",
+         lambda: BlackBoxProblem(sum, ([0.0, 0.0], [0.0, 1.0]), 5),
+         False, (ValueError, "bounds")),
+        ("an optimum True (a bool)", lambda: box(optimum=True), False, (ValueError, "optimum")),
+        ("an f_ref '2' (a str)", lambda: box(f_ref="2"), False, (ValueError, "f_ref")),
+        ("points of the wrong dimension", lambda: problem_module.Evaluator(box())(np.zeros((2, 3))), False,
+         (ValueError, "X")),
+        ("the regret of True (a bool)", lambda: normalized_regret(True, box(optimum=0.0, f_ref=2.0)), False,
+         (TypeError, "value")),
         ("group labels of the wrong length", lambda: de_mutation("rand1", np.eye(6), np.arange(6.0),
                                                                  np.random.default_rng(0), groups=[0, 0]),
          False, (ValueError, "groups")),
@@ -2736,7 +2859,17 @@ register(Claim(
               "accepted and 1 refused; scipy DE's recombination 0 and 1 and dithering (0.7, 0.7) accepted, "
               "recombination 1.01, dithering (1.5, 0.5) and a triple refused; BBOB function 24 accepted, 25 "
               "refused; negative group labels refused; an objective returning an int or a float32 "
-              "evaluated, one returning the str '1' or True refused naming f(x)): 42 cases",
+              "evaluated, one returning the str '1' or True refused naming f(x); round 6: the agents' sizes "
+              "(hidden 30 with 3 heads accepted; 4 heads, or hidden 15, refused), bools refused as PSO's w, "
+              "scipy DE's mutation and recombination, a hyperparameter (Cr = True; Cr = 0 accepted), the ES "
+              "start's sigma (also 0 and a str), an optimum; a one-individual population accepted, a 1-D or "
+              "empty one refused; float group labels refused; a group of 3 supplies 2 partners, one of 2 is "
+              "refused; DesignX with the shipped checkpoint's path accepted, a missing file refused; a "
+              "workflow as one str, a non-plan or a control interval True / 1.5 given to run_workflow "
+              "refused; bounds as a triple, empty, of two lengths, or with lower == upper refused; points "
+              "of the wrong dimension refused; the regret of True refused; BBOB instance 2**31 − 1 accepted, "
+              "function True and target_precision 0 or −1 refused; allowed_next refuses an invalid prefix "
+              "naming it and the rule): 78 cases",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_designx_domains(ctx, open_ends=False),
     control=lambda ctx: _check_designx_domains(ctx, open_ends=True),
@@ -2878,11 +3011,22 @@ def _check_round_trip(ctx: Context, *, reload: bool) -> Outcome:
                    and all(torch.equal(a, b)
                            for a, b in zip(agent2(flow, obs), back2(flow, obs), strict=True)))
     sizes = all(shape(m) == shape(n) for m, n in ((agent1, back1), (agent2, back2)))
-    ok = same and meta_back == meta and sizes and outputs
+    # training's starting exploration (train.py): initial_log_std_bias fills the log-std head's bias with
+    # log 0.3 by default, or with the value given
+    from algorithms.blackbox.agents import initial_log_std_bias
+
+    fresh = HyperparameterController()
+    initial_log_std_bias(fresh)
+    bias_ok = bool(torch.allclose(fresh.log_std.bias, torch.full_like(fresh.log_std.bias, math.log(0.3))))
+    initial_log_std_bias(fresh, -1.0)
+    bias_ok = bias_ok and bool(torch.all(fresh.log_std.bias == -1.0))
+    ok = same and meta_back == meta and sizes and outputs and bias_ok
     return Outcome("pass" if ok else "fail",
                    f"agents saved into a new folder and loaded back: parameters identical {same}, sizes "
-                   f"identical {sizes}, outputs identical {outputs}, metadata identical {meta_back == meta}",
-                   {"parameters_identical": same, "sizes_identical": sizes, "outputs_identical": outputs})
+                   f"identical {sizes}, outputs identical {outputs}, metadata identical {meta_back == meta}; "
+                   f"initial log-std bias log 0.3 / as given: {bias_ok}",
+                   {"parameters_identical": same, "sizes_identical": sizes, "outputs_identical": outputs,
+                    "initial_log_std_bias": bias_ok})
 
 
 register(Claim(
@@ -2893,7 +3037,8 @@ register(Claim(
     statement="The shipped agents written by save_agents into a folder that does not exist yet and read back "
               "by load_agents have bit-identical parameters, the same sizes (hidden, heads, layers) and "
               "bit-identical outputs (Agent 1's logits, Agent 2's means, stds and values on fixed inputs), "
-              "and the metadata written beside them reads back equal",
+              "and the metadata written beside them reads back equal; initial_log_std_bias (training's "
+              "starting exploration) fills Agent 2's log-std bias with log 0.3, or the value given",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_round_trip(ctx, reload=True),
     control=lambda ctx: _check_round_trip(ctx, reload=False),
@@ -3057,6 +3202,33 @@ def _check_agent_states(ctx: Context, *, dim_scale: float) -> Outcome:
     if degenerate[2] != 0.0 or degenerate[4] != 0.0:
         wrong.append(f"spread {degenerate[2]} of a population without a finite value and progress "
                      f"{degenerate[4]} from a non-finite initial best, documented 0 and 0")
+    # the small scales the docstring gives (the observations Agent 2 was trained on), with the best so far 0:
+    # before any progress (initial best 0) values (0, 1e-12) spread 5e-13 / (1e-12·(1 + 0)) = 0.5, and a
+    # progress from 1e-12 to 0 reads 1e-12 / (1e-12 + 0 + 1e-12) = 0.5 (1e-9 relative: sums of two floats)
+    zero_ev = problem_module.Evaluator(BlackBoxProblem(lambda x: 0.0, (lower, upper), 10))
+    zero_ev(X[:1])
+    tiny_spread = progress_features(zero_ev, P[:2], np.array([0.0, 1e-12]), lower, upper, 0, 0.0, False,
+                                    0.0)[2]
+    tiny_progress = progress_features(zero_ev, P[:2], np.zeros(2), lower, upper, 0, 0.0, True, 1e-12)[4]
+    if not (math.isclose(tiny_spread, 0.5, rel_tol=1e-9) and math.isclose(tiny_progress, 0.5, rel_tol=1e-9)):
+        wrong.append(f"spread {tiny_spread} and progress {tiny_progress} at the 1e-12 scale, documented 0.5 "
+                     "and 0.5")
+    # Agent 1's ELA features of a sample without a finite value: the 9 zeros
+    ela_none = features_module.ela_features(X[:10], np.full(10, np.nan), lower, upper)
+    if ela_none.shape != (9,) or np.any(ela_none != 0.0):
+        wrong.append(f"ELA features of a sample without a finite value: {ela_none}, documented 9 zeros")
+    # the population sizes (modular's docstring): pop.cma 4 + ⌊3 ln d⌋, 20, 50, 100, 5d, 10d, 15d, never below
+    # the workflow's minimum nor above the budget; d = 2 and 10, budget 10⁴ (and 30 for the budget cap)
+    sizes_got, sizes_want = [], []
+    for pop in ("pop.cma", "pop.20", "pop.50", "pop.100", "pop.5d", "pop.10d", "pop.15d"):
+        plan_pop = modular_module.WorkflowPlan.parse(("init.uniform", pop, "ga.gaussian", "bc.clip",
+                                                      "sel.greedy"))
+        sizes_got.append([plan_pop.size(2, 10_000), plan_pop.size(10, 10_000), plan_pop.size(10, 30)])
+        base = {"pop.cma": (6, 10), "pop.20": (20, 20), "pop.50": (50, 50), "pop.100": (100, 100),
+                "pop.5d": (10, 50), "pop.10d": (20, 100), "pop.15d": (30, 150)}[pop]
+        sizes_want.append([base[0], base[1], min(base[1], 30)])
+    if sizes_got != sizes_want:
+        wrong.append(f"population sizes {sizes_got}, documented {sizes_want}")
     # when Agent 2 is asked (designx.CONTROL_STEPS): run_episode passes run_workflow the interval
     # ⌈(budget / N0) / 25⌉ (spied, the run stopped there: budget 1300 in 2-D, where a divisor 26 would give
     # another interval for N0 = 50), and run_workflow asks the controller before generations 0, k, 2k, ...
@@ -3085,9 +3257,25 @@ def _check_agent_states(ctx: Context, *, dim_scale: float) -> Outcome:
                                          controller=lambda obs: calls.append(1) or {}, control_interval=3)
     if len(calls) != math.ceil(result.generations / 3):
         wrong.append(f"controller asked {len(calls)} times in {result.generations} generations at interval 3")
+    # solve(problem, DesignX(stochastic=True), seed=s) is run_episode with numpy seed s and torch seed s (the
+    # same workflow and best value), and a greedy episode records Agent 2's log-probabilities as 0 (no draw)
+    from algorithms.blackbox import DesignX
+
+    with _one_torch_thread():
+        sol = solve(small, DesignX(stochastic=True), seed=3)
+        ep = designx_module.run_episode(small, agent1, agent2, np.random.default_rng(3),
+                                        generator=torch.Generator().manual_seed(3), stochastic=True)
+        greedy = designx_module.run_episode(small, agent1, agent2, np.random.default_rng(ctx.seed))
+    solved_flow = sol.original["workflow"]
+    if solved_flow != ep.workflow or sol.value != ep.evaluator.best_value:
+        wrong.append(f"solve with DesignX at seed 3: {sol.value} ({solved_flow}), run_episode "
+                     f"{ep.evaluator.best_value} ({ep.workflow})")
+    if any(lp != 0.0 for lp in greedy.logp2):
+        wrong.append(f"a greedy episode's Agent 2 log-probabilities {greedy.logp2[:3]}..., documented 0")
     return fact(not wrong, "; ".join(wrong) or "Agent 1's 4 basic features and 9 ELA features and Agent 2's "
-                "9 progress observations equal their documented formulas; Agent 2 asked every ⌈(budget / "
-                "N0) / 25⌉ generations")
+                "9 progress observations equal their documented formulas (the 1e-12 scales and degenerate "
+                "cases too); the population sizes as documented; Agent 2 asked every ⌈(budget / N0) / 25⌉ "
+                "generations; solve with DesignX is run_episode with the seed")
 
 
 register(Claim(
@@ -3203,6 +3391,13 @@ def _check_checkpoint_fidelity(ctx: Context, *, post_ln: bool) -> Outcome:
             if got != flow or err > tol:
                 wrong.append(f"Agent 1 (k={k}): {' '.join(got)}, log-probability {float(lp):.6g}, entropy "
                              f"{float(ent):.6g}; recorded {' '.join(flow)}, {logp}, {entropy}")
+            # log_prob (REINFORCE's score of a given workflow) scores the recorded workflow, end token
+            # included, as the sampler did
+            scored = float(a1.log_prob(feats, flow))
+            worst = max(worst, abs(scored - logp))
+            if abs(scored - logp) > tol:
+                wrong.append(f"Agent 1 (k={k}): log_prob of the recorded workflow {scored:.6g}, recorded "
+                             f"{logp}")
         obs = torch.tensor(np.stack([np.round(0.5 + 0.4 * np.cos(np.arange(1, 10) * k), 3) for k in (1, 2)]),
                            dtype=torch.float32)
         for flow, mean, std, value in _AGENT2_GOLDEN:
@@ -3221,7 +3416,8 @@ def _check_checkpoint_fidelity(ctx: Context, *, post_ln: bool) -> Outcome:
         if got.keys() != want.keys() or any(abs(got[n] - w) > 1e-6 * abs(w) for n, w in want.items()):
             wrong.append(f"decode_action({module!r}, (0.3, 0.6, 0.9)) = {got}, trained with {want}")
     out = fact(not wrong, "; ".join(wrong[:4]) or
-               f"the shipped agents reproduce the training-time outputs (3 greedy workflows, 4 Agent 2 "
+               f"the shipped agents reproduce the training-time outputs (3 greedy workflows and their "
+               f"log_prob, 4 Agent 2 "
                f"batches, max error {worst:.2g} <= {tol:g}) and every controllable module decodes as trained")
     out.evidence.update(max_error=figure(worst, 3), mismatches=len(wrong))
     return out
@@ -3235,7 +3431,8 @@ register(Claim(
     origin=Origin.IMPLEMENTATION,
     statement="The shipped agents, loaded by load_agents, reproduce the outputs recorded with the code they "
               "were trained with (commit da35190) on fixed inputs: Agent 1's greedy workflow, its "
-              "log-probability and entropy for 3 feature vectors, and Agent 2's means, stds and values for 2 "
+              "log-probability and entropy for 3 feature vectors (and log_prob scores each recorded workflow "
+              "with the recorded log-probability), and Agent 2's means, stds and values for 2 "
               "observations on 4 workflows (DE, GA, PSO, Sep-CMA-ES), to 1e-4; and decode_action maps the "
               "action (0.3, 0.6, 0.9) of every controllable module to the hyperparameters it gave in "
               "training (1e-6 relative)",

@@ -178,9 +178,6 @@ class HyperparameterController(nn.Module):
         std = torch.exp(torch.clamp(self.log_std(hc), -4.0, 0.0)) * 0.5
         return mean, std, self.value(h.mean(1)).squeeze(-1)
 
-    def controllable(self, workflow: Sequence[str]) -> tuple[str, ...]:
-        return tuple(m for m in workflow if m in CONFIG_SPACE)
-
 
 def initial_log_std_bias(model: HyperparameterController, value: float = math.log(0.3)) -> None:
     """Set the log-std head's bias (a starting exploration level for training)."""

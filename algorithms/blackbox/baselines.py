@@ -161,9 +161,7 @@ class CMAES(Algorithm):
         check_positive("sigma0", self.sigma0)
         if self.popsize is not None:
             # pycma's recombination needs at least 2 weights (it rejects popsize 1 with its own message)
-            if check_count("popsize", self.popsize, 1) < 2:
-                raise ValueError(f"popsize must be an int >= 2 (pycma's minimum) or None, "
-                                 f"got {self.popsize!r}")
+            check_count("popsize", self.popsize, 2)
 
 
 @_dispatch
@@ -312,8 +310,6 @@ def _solve(problem: BlackBoxProblem, algorithm: RandomSearch, options: SolveOpti
                 break
     finally:
         monitor.close()
-    if not trace:
-        # the one batch evaluated (it exhausted the budget or hit the target): iteration 1, as counted
-        trace.append({"iteration": 1, "evaluations": ev.evaluations, "best_value": ev.best_value})
+    # maxiters = 0: the first batch is the start (as the other solvers' first population), 0 iterations
     return finish(problem, ev, RunResult(stop, len(trace), 0, trace, X), options)
 

@@ -119,7 +119,11 @@ _SELECTION_OF = {
     "es": ("sel.mu_plus_lambda",),
 }
 
-#: hyperparameters of the CONTROLLABLE modules: (name, low, high, default, scale)
+#: hyperparameters of the CONTROLLABLE modules: (name, low, high, default, scale). The defaults (used when
+#: no controller sets them) are the usual settings of each operator: DE F1 = F2 = 0.5 (Storn & Price) with
+#: the p-best fraction p = 0.1 (inside JADE's recommended 5-20 %), crossover Cr = 0.9, Gaussian mutation
+#: σ = 0.1 of the box width, polynomial mutation η = 20 (Deb), PSO w = 0.7, c1 = c2 = 1.5 (near Clerc's
+#: constriction values 0.7298 and 1.49618), Sep-CMA-ES μ ratio 0.5 (μ = λ/2, Hansen's default)
 CONFIG_SPACE: dict[str, tuple[tuple[str, float, float, float, str], ...]] = {}
 for _n in MUTATIONS:
     CONFIG_SPACE[f"de.{_n}"] = (("F1", 0.0, 1.0, 0.5, "lin"), ("F2", 0.0, 1.0, 0.5, "lin"),

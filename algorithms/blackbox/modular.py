@@ -203,9 +203,10 @@ def progress_features(ev: Evaluator, X: np.ndarray, y: np.ndarray, lower: np.nda
     """Agent 2's 9 observations of the run (each scale-free, roughly in [0, 1]).
 
     budget used; stagnation (generations without improvement / 50, capped at 1); population
-    value spread (mean − min over |initial best − min| + tiny); population diversity (mean
-    distance to the centroid / box diagonal); progress (initial best − best) / (|initial best| +
-    |best|); last generation's success rate; whether the best improved; population size / 100;
+    value spread ((mean − min of its finite values) over |initial best − best so far| +
+    1e-12·(1 + |best so far|), capped at 1); population diversity (mean distance to the centroid /
+    box diagonal); progress (initial best − best) / (|initial best| + |best| + 1e-12), capped to
+    [0, 2]; last generation's success rate; whether the best improved; population size / 100;
     log10(dimension) / 2.
 
     Degenerate cases (as when the shipped Agent 2 was trained, da35190): the spread is 0 when no value of
