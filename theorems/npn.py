@@ -53,6 +53,7 @@ from algorithms.imaging import (
     NPN,
     Blur,
     DenoiserPrior,
+    HighPass,
     InverseProblem,
     LinearOperator,
     MaskedFourier,
@@ -67,10 +68,12 @@ from algorithms.imaging import (
     SuperResolution,
     TVPrior,
     cartesian_mask,
+    complement_angles,
     complement_frequencies,
     complement_rows,
     gaussian_cs,
     held_out_images,
+    highpass,
     null_space_basis,
     null_space_leakage,
     pca_null_rows,
@@ -1346,6 +1349,16 @@ class _ForwardOnly(LinearOperator):
         return x.reshape(x.shape[0], -1)
 
 
+class _AdjointOnly(LinearOperator):
+    """A subclass that implements ``_adjoint`` only (identity on 2×2 images): its forward must raise."""
+
+    def __init__(self) -> None:
+        self.image_shape, self.measurement_shape = (2, 2), (4,)
+
+    def _adjoint(self, y: torch.Tensor) -> torch.Tensor:
+        return y.reshape(y.shape[0], 2, 2)
+
+
 def _operator_base_contracts(seed: int) -> list[str]:
     """null_space_leakage is ‖HSᵀ‖/(‖H‖‖S‖) for an S whose norm is not 1 (3 times a row set that leaves
     Null(H) in a rank-one direction, where its power iteration is exact and the norms' 50 steps leave
@@ -1369,7 +1382,142 @@ def _operator_base_contracts(seed: int) -> list[str]:
         wrong.append("a LinearOperator without _adjoint returned an adjoint instead of NotImplementedError")
     except NotImplementedError:
         pass
+    try:
+        _AdjointOnly().forward(torch.zeros(2, 2, dtype=DT))
+        wrong.append("a LinearOperator without _forward returned a forward map, not NotImplementedError")
+    except NotImplementedError:
+        pass
     return wrong
+
+
+class _FlipRows(torch.nn.Module):
+    """A stand-in denoiser for (batch, h, w) images that reverses each image's rows (dimension 1): on any
+    other layout of the batch it reverses something else, so a mis-shaped call shows."""
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        return images.flip(1)
+
+
+def _design_contracts() -> list[str]:
+    """The analytic S designs and the dense projector as documented, on small hand-checkable inputs (only
+    npn.analytic_designs_orthogonal, pinned falsified, ran them before: a changed design stayed falsified):
+    highpass(Blur or SR of σ) is HighPass(σ) and HighPass x = x − Blur_σ x (Blur is checked against the
+    written-out convolution); complement_angles returns the Radon transform at exactly the given angles and
+    refuses an angle equal to an acquired one mod 180° after rounding to 1e-9° (acquired 0° and 225° + 2e-10:
+    180, 45 and 45 + 2e-10 refused); NullSpaceProjector and DenoiserPrior.prox act image by image on
+    batches of any rank."""
+    wrong = []
+    image = torch.from_numpy(np.random.default_rng(5).uniform(0.0, 1.0, (2, 8, 8)))
+    for H, sigma in ((Blur((8, 8), 1.5), 1.5), (SuperResolution((8, 8), 2, 0.7), 0.7)):
+        S = highpass(H)
+        gap = float((S(image) - (image - Blur((8, 8), sigma)(image))).abs().max()) if isinstance(
+            S, HighPass) else math.inf
+        if not gap <= 1e-12 or S.sigma != sigma:
+            wrong.append(f"highpass({type(H).__name__}, σ = {sigma}) is {type(S).__name__}, "
+                         f"{gap:.3g} from x − Blur x")
+    # acquired 0° and 225° + 2e-10 (≡ 45° mod 180 after rounding): both sides are reduced and rounded
+    acquired = Radon((8, 8), [0.0, 225.0 + 2e-10])
+    other = complement_angles(acquired, [90.0, 135.0])
+    if not isinstance(other, Radon) or other.angles.tolist() != [90.0, 135.0]:
+        wrong.append(f"complement_angles(0°, 225°; 90°, 135°) has angles {getattr(other, 'angles', None)}")
+    for repeat in (180.0, 45.0, 45.0 + 2e-10):
+        try:
+            complement_angles(acquired, [90.0, repeat])
+            wrong.append(f"complement_angles accepted {repeat!r}°, a repeat of an acquired angle (0°, 225°)")
+        except ValueError:
+            pass
+    H = gaussian_cs((4, 4), 0.5, seed=0)
+    projector = NullSpaceProjector(H)
+    batch = torch.from_numpy(np.random.default_rng(6).normal(size=(2, 3, 4, 4)))
+    expected = (batch.reshape(6, 16) @ projector.matrix).reshape(2, 3, 4, 4)  # P symmetric: x ↦ P x
+    if not float((projector(batch) - expected).abs().max()) <= 1e-12:
+        wrong.append("NullSpaceProjector on a (2, 3, 4, 4) batch differs from P applied image by image")
+    denoiser = DenoiserPrior(_FlipRows())  # no parameters: it runs in x's dtype
+    for shape in ((3, 4, 4), (2, 3, 4, 4)):
+        x = batch.reshape(-1)[:math.prod(shape)].reshape(shape)
+        if not torch.equal(denoiser.prox(x, 1.0), x.flip(-2)):
+            wrong.append(f"DenoiserPrior.prox on a {shape} batch is not the network applied image by image")
+    return wrong
+
+
+#: scale factors (of H, of S) of the scale-free checks: far below the ~1e-77 where squaring ‖H‖ twice
+#: underflows, far above the ~1e77 where it overflows, and mixed (the same operations on scaled numbers)
+_SCALES = ((1e-170, 1e170), (1e-170, 1.0), (1e160, 1e160))
+
+
+@lru_cache(maxsize=2)
+def _scale_free_contracts(seed: int) -> tuple[str, ...]:
+    """Hand-checkable exact answers, at unit scale and far from it:
+
+    * ‖2.5c·I‖ = 2.5c after 1, 2 and 50 power steps (a power step from a unit start is exact on a multiple
+      of I), for c = 1 and every scale above; the zero operator has norm 0 and null_space_leakage 0 on
+      either side;
+    * null_space_leakage(c·H, d·S) = null_space_leakage(H, S) for a leaking S (dense value 0.54) and for S
+      in Null(H) (rounding, ~1e-16): 1e-12 absolute (the same steps on numbers scaled by c and d); the
+      Hadamard complement's leakage is 0 and that of S = H at most 1 (the documented range);
+    * PnP-ADMM's x-step with H (Hadamard rows), S (rows in Null(H)), both orthonormal, γ = 2, β = 0.5: its
+      matrix HᵀH + γSᵀS + βI has the three eigenvalues 1.5, 2.5, 0.5, so 3 CG steps from any start solve
+      it exactly (to rounding: 1e-10 relative to numpy's dense solve), at unit scale and with start and
+      right-hand side times 1e-20; a right-hand side the start already solves (0 and 0) returns the start.
+    """
+    wrong = []
+    eye = torch.eye(16, dtype=DT)
+    for c in sorted({1.0, *(pair[0] for pair in _SCALES)}):
+        for iterations in (1, 2, 50):
+            got = MatrixOperator(2.5 * c * eye, (4, 4)).norm(iterations=iterations, seed=seed)
+            if not abs(got - 2.5 * c) <= 1e-12 * 2.5 * c:
+                wrong.append(f"‖{2.5 * c:.3g}·I‖ after {iterations} power steps: {got:.6g}")
+    H = gaussian_cs((4, 4), 0.5, seed=seed)
+    leaking = MatrixOperator(torch.randn(3, 16, generator=torch.Generator().manual_seed(seed), dtype=DT),
+                             (4, 4))
+    inside = qr_null_rows(H, 3, seed=seed)
+    zero = MatrixOperator(torch.zeros(3, 16, dtype=DT), (4, 4))
+    if zero.norm() != 0.0 or null_space_leakage(zero, leaking) != 0.0 or null_space_leakage(H, zero) != 0.0:
+        wrong.append(f"the zero operator: norm {zero.norm()}, leakage {null_space_leakage(zero, leaking)} "
+                     f"(as H), {null_space_leakage(H, zero)} (as S); documented 0")
+    # the Hadamard complement (4×4, half the rows, seeds 0 and 1: H Sᵀ is exactly 0 on the start or on a
+    # later iterate, an exact-zero exit of the power iteration) lies in Null(H): leakage 0 to rounding
+    for start in (0, 1):
+        hadamard = SubsampledHadamard((4, 4), 0.5, seed=start)
+        leak = null_space_leakage(hadamard, complement_rows(hadamard))
+        if not leak <= _ROUNDING:
+            wrong.append(f"null_space_leakage of the Hadamard complement (seed {start}) = {leak:.3g}, not 0")
+    # documented range [0, 1]: for S = H with top singular values 1 and 0.99 the norm's 50 steps stop below
+    # ‖H‖ (the estimate of ‖HHᵀ‖/‖H‖² exceeds 1 by 0.8 % at seed 1); the answer stays at most 1
+    close = MatrixOperator(torch.diag(torch.tensor([1.0, 0.99, 0.5], dtype=DT)) @ eye[:3], (4, 4))
+    leak = null_space_leakage(close, close, seed=1)
+    if not 0.0 <= leak <= 1.0:
+        wrong.append(f"null_space_leakage(H, H) = {leak!r}, outside [0, 1]")
+    for S in (leaking, inside):
+        base = null_space_leakage(H, S)
+        for c, d in _SCALES:
+            scaled = null_space_leakage(MatrixOperator(c * H.matrix(), (4, 4)),
+                                        MatrixOperator(d * S.matrix(), (4, 4)))
+            if not abs(scaled - base) <= 1e-12:
+                wrong.append(f"null_space_leakage({c:g}·H, {d:g}·S) = {scaled:.6g}, unscaled {base:.6g}")
+    hadamard = SubsampledHadamard((4, 4), 0.5, seed=seed)
+    rows = qr_null_rows(hadamard, 3, seed=seed)  # orthonormal rows in Null(H)
+    npn = NPN(rows, _PlantedNetwork(torch.zeros(3, dtype=DT), hadamard.out_features), 2.0)
+    admm = PnPADMM(prior=TVPrior(_ADMM_TV_WEIGHT), penalty=0.5, npn=npn, cg_iters=3)
+    problem = InverseProblem(hadamard, torch.zeros(hadamard.measurement_shape, dtype=DT))
+    Hm, Sm = hadamard.matrix().numpy(), rows.matrix().numpy()
+    system = Hm.T @ Hm + 2.0 * Sm.T @ Sm + 0.5 * np.eye(16)
+    generator = torch.Generator().manual_seed(seed)
+    start, rhs = (torch.randn(4, 4, generator=generator, dtype=DT) for _ in range(2))
+    exact = np.linalg.solve(system, rhs.reshape(-1).numpy()).reshape(4, 4)
+    for scale in (1.0, 1e-20):
+        got = admm.x_step(problem, scale * start, scale * rhs).numpy()
+        gap = float(np.linalg.norm(got - scale * exact) / np.linalg.norm(scale * exact))
+        if not gap <= 1e-10:
+            wrong.append(f"PnP-ADMM's x-step (3 CG steps, 3 eigenvalues) at scale {scale:g}: {gap:.3g} "
+                         "(relative) from the dense solve")
+    try:
+        solved = admm.x_step(problem, torch.zeros(4, 4, dtype=DT), torch.zeros(4, 4, dtype=DT))
+        if bool(solved.any()):
+            wrong.append("PnP-ADMM's x-step moved from x = 0 with a zero right-hand side")
+    except ArithmeticError as error:
+        wrong.append(f"PnP-ADMM's x-step with a zero residual at the start raised {error!r}")
+    return tuple(wrong)  # cached (the control reads the same answers): immutable
 
 
 def _check_contracts(ctx: Context, *, claimed_tol: float = _DEFAULT_TOL) -> Outcome:
@@ -1406,7 +1554,8 @@ def _check_contracts(ctx: Context, *, claimed_tol: float = _DEFAULT_TOL) -> Outc
                      f"{gap:.3g}")
     # cartesian_mask: whole rows; the DC row and the centre_lines lowest frequencies ±1..±c/2; about
     # h/acceleration rows; conjugate-symmetric
-    for side, acceleration, centre in ((16, 4.0, 4), (16, 2.0, 2), (12, 3.0, 6)):
+    for side, acceleration, centre in ((16, 4.0, 4), (16, 2.0, 2), (12, 3.0, 6), (8, 8.0, 0), (8, 20.0, 1),
+                                         (4, 4 / 3, 0)):
         mask = cartesian_mask((side, side), acceleration, seed=seed % 1000, centre_lines=centre)
         rows = sorted(int(r) for r in torch.nonzero(mask.all(dim=1)).reshape(-1))
         centre_rows = {0} | {k % side for k in range(1, centre // 2 + 1)} | {-k % side for k in
@@ -1420,6 +1569,8 @@ def _check_contracts(ctx: Context, *, claimed_tol: float = _DEFAULT_TOL) -> Outc
     wrong += _tolerance_edges(theory)
     wrong += _admm_tv_recursion(theory)
     wrong += _operator_base_contracts(seed % 1000)
+    wrong += list(_scale_free_contracts(seed % 1000))
+    wrong += _design_contracts()
     # gaussian_cs keeps round(ratio · n) rows, at least one: 1 row at ratio 1/16 and at ratio 1e-12 (n = 16)
     rows = [gaussian_cs((4, 4), ratio, seed=0).out_features for ratio in (1 / 16, 1e-12, 3 / 16)]
     if rows != [1, 1, 3]:
@@ -1477,9 +1628,23 @@ register(Claim(
               "samples (1e-12 relative); PnP-ADMM with the TV prior (weight 0.05, β = 0.5 and 2) after 3 "
               "iterations is the documented recursion's z_3, its z-step the prox with step 1/β (relative "
               "1e-10); null_space_leakage of 3·S (rows leaving Null(H)) is within 5 % of the dense "
-              "‖HSᵀ‖/(‖H‖‖S‖); a LinearOperator subclass without _adjoint raises NotImplementedError; "
+              "‖HSᵀ‖/(‖H‖‖S‖); a LinearOperator subclass without _adjoint (or _forward) raises "
+              "NotImplementedError; "
               "MaskedFourier.conjugate_symmetric holds for the 4×4 point mask {(0, 1), (0, 3)}, not for "
-              "{(0, 1)}",
+              "{(0, 1)}; cartesian_mask keeps the DC row alone when h/acceleration rounds to 1 or 0 "
+              "(8 rows at acceleration 8 and 20, centre_lines 0 and 1) and draws its other rows from every "
+              "frequency 1..h/2 (4 rows at acceleration 4/3: 3 or 4 rows); scale-free answers: ‖2.5c·I‖ = "
+              "2.5c after 1, 2 and 50 power steps, and null_space_leakage(c·H, d·S) = "
+              "null_space_leakage(H, S) (1e-12) for (c, d) = (1e-170, 1e170), (1e-170, 1), (1e160, 1e160), "
+              "for a leaking S and one in Null(H); the zero operator has norm and leakage 0, the Hadamard "
+              "complement leakage 0, S = H leakage at most 1; PnP-ADMM's x-step (3 CG steps on a system "
+              "with 3 eigenvalues) equals numpy's dense solve (1e-10 relative) at scale 1 "
+              "and 1e-20, and a zero residual at the start returns the start; highpass of a blur or SR of "
+              "σ is HighPass(σ), x − Blur_σ x (1e-12); complement_angles returns Radon at exactly the given "
+              "angles and refuses repeats of acquired ones mod 180° to 1e-9° (acquired 0°, 225° + 2e-10: "
+              "180, 45, 45 + 2e-10); "
+              "NullSpaceProjector and DenoiserPrior.prox (a parameter-free network included) act image by "
+              "image on batches of rank 3 and 4",
     kind=Kind.PROPERTY, check=lambda ctx: _check_contracts(ctx),
     control=lambda ctx: _check_contracts(ctx, claimed_tol=2 * _DEFAULT_TOL),
     control_description="the default tolerance claimed as 2e-5: the explicit run then stops earlier than the "

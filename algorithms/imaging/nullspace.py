@@ -42,6 +42,7 @@ from algorithms.imaging.operators import (
     Radon,
     SubsampledHadamard,
     SuperResolution,
+    _spectral_norm,
 )
 
 __all__ = [
@@ -177,7 +178,8 @@ def complement_frequencies(operator: MaskedFourier) -> MaskedFourier:
 def complement_angles(operator: Radon, angles: Any) -> Radon:
     """The paper's CT design: S is the Radon transform at the non-acquired ``angles``.
 
-    Not in Null(H) exactly (rays at nearby angles overlap); see :func:`null_space_leakage`.
+    Not in Null(H) exactly (rays at nearby angles overlap); see :func:`null_space_leakage`. An angle equal
+    to an acquired one modulo 180° (compared after rounding to 1e-9°) is refused: its rows would be H's.
 
     >>> complement_angles(Radon((8, 8), [0.0]), [90.0]).measurement_shape
     (1, 8)
@@ -204,6 +206,11 @@ def null_space_leakage(operator: LinearOperator, projection: LinearOperator, ite
                        seed: int = 0) -> float:
     """‖H Sᵀ‖₂ / (‖H‖₂ ‖S‖₂): 0 when the rows of S lie in Null(H), up to 1 (power iteration).
 
+    Scale-free: the power iteration runs on (H/‖H‖)(S/‖S‖)ᵀ with each half-step rescaled, so
+    ``null_space_leakage(c·H, d·S)`` equals ``null_space_leakage(H, S)`` for any c, d > 0 that keep the
+    norms in ~[1e-290, 1e290] (the earlier iteration on S Hᵀ H Sᵀ, and ‖H‖ from HᵀH, underflowed for
+    ‖H‖ below ~1e-77 and answered a false 0.0, "S in Null(H)"). 0.0 when H = 0 or S = 0.
+
     >>> from algorithms.imaging.operators import gaussian_cs
     >>> H = gaussian_cs((4, 4), 0.5, seed=0)
     >>> round(null_space_leakage(H, H), 6)
@@ -217,17 +224,14 @@ def null_space_leakage(operator: LinearOperator, projection: LinearOperator, ite
     if isinstance(iterations, bool) or not isinstance(iterations, int | np.integer) or iterations < 1:
         # with no iteration the estimate would stay 0, i.e. "S lies in Null(H)" for any S
         raise ValueError(f"iterations must be an int >= 1, got {iterations!r}")
+    norm_h, norm_s = operator.norm(seed=seed), projection.norm(seed=seed)  # power-iteration estimates
+    if norm_h == 0.0 or norm_s == 0.0:
+        return 0.0  # H Sᵀ = 0
     generator = torch.Generator().manual_seed(seed)
     z = torch.randn(projection.measurement_shape, generator=generator, dtype=torch.float64)
-    value = 0.0
-    for _ in range(iterations):  # power iteration on S Hᵀ H Sᵀ
-        z = projection.forward(operator.normal(projection.adjoint(z)))
-        value = float(torch.linalg.vector_norm(z))
-        if value == 0.0:
-            return 0.0
-        z = z / value
-    scale = operator.norm(seed=seed) * projection.norm(seed=seed)
-    return min(1.0, math.sqrt(value) / scale) if scale > 0 else 0.0  # the norms are power-iteration estimates
+    value = _spectral_norm(lambda v: operator.forward(projection.adjoint(v) / norm_s) / norm_h,
+                           lambda w: projection.forward(operator.adjoint(w) / norm_h) / norm_s, z, iterations)
+    return min(1.0, value)
 
 
 class NullSpaceProjector:

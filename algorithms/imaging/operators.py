@@ -75,6 +75,27 @@ def _check_ratio(ratio: Any) -> float:
     return float(ratio)
 
 
+def _spectral_norm(forward: Any, adjoint: Any, x: torch.Tensor, iterations: int) -> float:
+    """‖A‖₂ by ``iterations`` power steps on AᵀA from x/‖x‖, run on B = A/s with s = max |(A x/‖x‖)_i| (no
+    square formed): ‖B‖ lies in [1, √m·‖A‖/s], the iterate is kept at x̂/s (x̂ a unit vector) so that
+    A(x̂/s) = Bx̂ and Aᵀ(Bx̂)/s = BᵀBx̂ are both of order 1, and the estimate s·√‖BᵀBx̂‖ = √‖AᵀAx̂‖ is the
+    unscaled step's for any ‖A‖ in ~[1e-290, 1e290] (the unscaled step squared ‖A‖ twice inside torch's
+    norm, which sums squares, and returned 0.0 below ~1e-77). 0.0 when A x = 0 exactly (A = 0)."""
+    value = 0.0  # assigned by the first step (iterations >= 1, validated by the callers)
+    x = x / torch.linalg.vector_norm(x)
+    scale = float(torch.linalg.vector_norm(forward(x), math.inf))
+    if scale == 0.0:
+        return 0.0
+    x = x / scale
+    for _ in range(iterations):
+        x = adjoint(forward(x)) / scale
+        value = float(torch.linalg.vector_norm(x))
+        if value == 0.0:  # BᵀBx̂ = 0 to rounding (an S exactly in Null(H))
+            return 0.0
+        x = x / (value * scale)
+    return scale * math.sqrt(value)
+
+
 class LinearOperator:
     """A linear map H from images ``(*batch, h, w)`` to measurements ``(*batch, *measurement_shape)``.
 
@@ -134,19 +155,13 @@ class LinearOperator:
 
     def norm(self, iterations: int = 50, seed: int = 0, dtype: torch.dtype = torch.float64) -> float:
         """Spectral norm ‖H‖₂ by power iteration on HᵀH (``iterations`` >= 1 products, start drawn from
-        ``seed``)."""
+        ``seed``), rescaled at each half-step so that ``(c·H).norm() = c·H.norm()`` for any ‖H‖ in
+        ~[1e-290, 1e290] (the iteration on HᵀH itself returned 0.0 below ~1e-77)."""
         iterations = check_positive_int("iterations", iterations)
         dtype = check_torch_dtype(dtype)
         generator = torch.Generator().manual_seed(check_seed(seed))
         x = torch.randn(self.image_shape, generator=generator, dtype=dtype)
-        value = 0.0
-        for _ in range(iterations):
-            x = self.normal(x)
-            value = float(torch.linalg.vector_norm(x))
-            if value == 0.0:
-                return 0.0
-            x = x / value
-        return math.sqrt(value)
+        return _spectral_norm(self.forward, self.adjoint, x, iterations)
 
     def _forward(self, x: torch.Tensor) -> torch.Tensor:  # pragma: no cover - abstract
         raise NotImplementedError

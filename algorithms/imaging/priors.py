@@ -109,7 +109,7 @@ class DenoiserPrior:
 
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
         _check_image_batch(x)
-        dtype = next(self.network.parameters()).dtype
+        dtype = next(self.network.parameters(), x).dtype  # a network without parameters: x's dtype
         images = x.reshape(-1, *x.shape[-2:]).to(dtype)
         with torch.no_grad():
             try:

@@ -88,3 +88,23 @@ def test_projector_is_orthogonal_projection():
     torch.testing.assert_close(P.matrix, torch.eye(16, dtype=DT) - pinv @ H.matrix())
     x = torch.randn(3, 4, 4, dtype=DT)
     torch.testing.assert_close(P(P(x)), P(x))
+
+
+@pytest.mark.parametrize("c, d", [(1e-170, 1e170), (1e-170, 1.0), (1e160, 1e160), (1e250, 1e-250)])
+def test_leakage_is_scale_free(c, d):
+    # the iteration on S Hᵀ H Sᵀ (and ‖H‖ from HᵀH) underflowed for ‖H‖ below ~1e-77 and answered 0.0
+    H = ops.gaussian_cs((4, 4), 0.5, seed=0)
+    S = ops.MatrixOperator(torch.randn(3, 16, generator=torch.Generator().manual_seed(1), dtype=DT), (4, 4))
+    scaled = ns.null_space_leakage(ops.MatrixOperator(c * H.matrix(), (4, 4)),
+                                   ops.MatrixOperator(d * S.matrix(), (4, 4)))
+    assert scaled == pytest.approx(ns.null_space_leakage(H, S), abs=1e-12)
+    assert scaled == pytest.approx(0.54007889, rel=1e-6)  # the dense ‖HSᵀ‖/(‖H‖‖S‖)
+
+
+def test_leakage_of_zero_operators_and_exact_complements():
+    H = ops.gaussian_cs((4, 4), 0.5, seed=0)
+    zero = ops.MatrixOperator(torch.zeros(3, 16, dtype=DT), (4, 4))
+    assert ns.null_space_leakage(zero, H) == 0.0 and ns.null_space_leakage(H, zero) == 0.0
+    for seed in (0, 1):  # H Sᵀ exactly 0 on an iterate: the exact-zero exit
+        had = ops.SubsampledHadamard((4, 4), 0.5, seed=seed)
+        assert ns.null_space_leakage(had, ns.complement_rows(had)) <= 1e-12

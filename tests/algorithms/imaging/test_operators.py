@@ -100,3 +100,15 @@ def test_gaussian_cs_statistics():
 def test_highpass_plus_blur_is_identity():
     x = torch.randn(8, 8, dtype=DT)
     torch.testing.assert_close(ops.HighPass((8, 8), 1.0)(x) + ops.Blur((8, 8), 1.0)(x), x)
+
+
+@pytest.mark.parametrize("c", [1.0, 1e-170, 1e160, 1e-290])
+def test_norm_is_scale_free(c):
+    # power iteration on HᵀH squared ‖H‖ twice and returned 0.0 (or nan) far from 1
+    H = ops.MatrixOperator(2.5 * c * torch.eye(16, dtype=DT), (4, 4))
+    for iterations in (1, 2, 50):
+        assert H.norm(iterations=iterations) == pytest.approx(2.5 * c, rel=1e-12)
+    A = ops.gaussian_cs((4, 4), 0.5, seed=0).matrix()
+    assert ops.MatrixOperator(c * A, (4, 4)).norm() == pytest.approx(c * ops.MatrixOperator(A, (4, 4)).norm(),
+                                                                     rel=1e-12)
+    assert ops.MatrixOperator(torch.zeros(3, 16, dtype=DT), (4, 4)).norm() == 0.0

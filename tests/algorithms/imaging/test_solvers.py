@@ -97,3 +97,23 @@ def test_leaking_projection_refused_unless_accepted():
     accepted = NPN(H, Planted(H(x), H.out_features), 1.0, max_leakage=1.0)
     assert solve(problem, PnPPGD(prior=TVPrior(weight=0.01), lr=0.3, npn=accepted), maxiters=3).retcode \
         is RetCode.MaxIters
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-20])
+def test_admm_x_step_is_exact_cg_and_scale_free(scale):
+    # HᵀH + γSᵀS + βI with orthonormal H rows and S rows in Null(H) has 3 eigenvalues: 3 CG steps are exact;
+    # an absolute exit ‖r‖² <= 1e-30 returned the start for every right-hand side below ~1e-15
+    from algorithms.imaging import SubsampledHadamard, qr_null_rows
+    H = SubsampledHadamard((4, 4), 0.5, seed=0)
+    S = qr_null_rows(H, 3, seed=0)
+    npn = NPN(S, Planted(torch.zeros(3, dtype=DT), 8), 2.0)
+    admm = PnPADMM(prior=TVPrior(weight=0.1), penalty=0.5, npn=npn, cg_iters=3)
+    problem = InverseProblem(H, torch.zeros(8, dtype=DT))
+    system = H.matrix().T @ H.matrix() + 2.0 * S.matrix().T @ S.matrix() + 0.5 * torch.eye(16, dtype=DT)
+    g = torch.Generator().manual_seed(3)
+    start, rhs = torch.randn(4, 4, generator=g, dtype=DT), torch.randn(4, 4, generator=g, dtype=DT)
+    exact = torch.linalg.solve(system, rhs.reshape(-1)).reshape(4, 4)
+    torch.testing.assert_close(admm.x_step(problem, scale * start, scale * rhs), scale * exact,
+                               rtol=1e-10, atol=0.0)
+    zero = torch.zeros(4, 4, dtype=DT)
+    assert torch.equal(admm.x_step(problem, zero, zero), zero)  # a zero residual: the start, no 0/0
