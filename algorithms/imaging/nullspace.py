@@ -228,9 +228,11 @@ def null_space_leakage(operator: LinearOperator, projection: LinearOperator, ite
     if norm_h == 0.0 or norm_s == 0.0:
         return 0.0  # H Sᵀ = 0
     generator = torch.Generator().manual_seed(seed)
-    z = torch.randn(projection.measurement_shape, generator=generator, dtype=torch.float64)
-    value = _spectral_norm(lambda v: operator.forward(projection.adjoint(v) / norm_s) / norm_h,
-                           lambda w: projection.forward(operator.adjoint(w) / norm_h) / norm_s, z, iterations)
+    z = torch.randn(projection.measurement_shape, generator=generator, dtype=torch.float64)[None]  # batch 1
+    # the operators' unchecked maps (shapes fixed above): this runs on every NPN solve
+    value = _spectral_norm(lambda v: operator._forward(projection._adjoint(v) / norm_s) / norm_h,
+                           lambda w: projection._forward(operator._adjoint(w) / norm_h) / norm_s,
+                           z, iterations)
     return min(1.0, value)
 
 

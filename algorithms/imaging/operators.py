@@ -160,8 +160,8 @@ class LinearOperator:
         iterations = check_positive_int("iterations", iterations)
         dtype = check_torch_dtype(dtype)
         generator = torch.Generator().manual_seed(check_seed(seed))
-        x = torch.randn(self.image_shape, generator=generator, dtype=dtype)
-        return _spectral_norm(self.forward, self.adjoint, x, iterations)
+        x = torch.randn(self.image_shape, generator=generator, dtype=dtype)[None]  # a batch of one
+        return _spectral_norm(self._forward, self._adjoint, x, iterations)  # shapes fixed: no re-checks
 
     def _forward(self, x: torch.Tensor) -> torch.Tensor:  # pragma: no cover - abstract
         raise NotImplementedError
