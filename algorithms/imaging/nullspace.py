@@ -229,9 +229,9 @@ def null_space_leakage(operator: LinearOperator, projection: LinearOperator, ite
         return 0.0  # H Sᵀ = 0
     generator = torch.Generator().manual_seed(seed)
     z = torch.randn(projection.measurement_shape, generator=generator, dtype=torch.float64)[None]  # batch 1
-    # the operators' unchecked maps (shapes fixed above): this runs on every NPN solve
-    value = _spectral_norm(lambda v: operator._forward(projection._adjoint(v) / norm_s) / norm_h,
-                           lambda w: projection._forward(operator._adjoint(w) / norm_h) / norm_s,
+    # the operators' unchecked maps on a batch of one (shapes fixed above): this runs on every NPN solve
+    value = _spectral_norm(lambda v: operator._forward_one(projection._adjoint_one(v) / norm_s) / norm_h,
+                           lambda w: projection._forward_one(operator._adjoint_one(w) / norm_h) / norm_s,
                            z, iterations)
     return min(1.0, value)
 

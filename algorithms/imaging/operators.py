@@ -161,7 +161,16 @@ class LinearOperator:
         dtype = check_torch_dtype(dtype)
         generator = torch.Generator().manual_seed(check_seed(seed))
         x = torch.randn(self.image_shape, generator=generator, dtype=dtype)[None]  # a batch of one
-        return _spectral_norm(self._forward, self._adjoint, x, iterations)  # shapes fixed: no re-checks
+        return _spectral_norm(self._forward_one, self._adjoint_one, x, iterations)
+
+    def _forward_one(self, x: torch.Tensor) -> torch.Tensor:
+        """H x for a batch of one image ``(1, h, w)``, unchecked (the power iterations' inner map: the
+        shapes are fixed once, and the checks of ``forward`` cost more than a small H)."""
+        return self._forward(x).reshape(1, *self.measurement_shape)
+
+    def _adjoint_one(self, y: torch.Tensor) -> torch.Tensor:
+        """Hᵀ y for a batch of one measurement ``(1, *measurement_shape)``, unchecked."""
+        return self._adjoint(y).reshape(1, *self.image_shape)
 
     def _forward(self, x: torch.Tensor) -> torch.Tensor:  # pragma: no cover - abstract
         raise NotImplementedError
