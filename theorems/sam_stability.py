@@ -2520,6 +2520,17 @@ def _sam_assumption_cases() -> list[Boundary]:
                  lambda: _sam.SAM(params(), _sam.SAM, lr=0.1)),
         Boundary("SAM loads a SAM state (with the base optimizer's)", "state_dict",
                  partial(_reload_sam, params, True), partial(_reload_sam, params, False)),
+        Boundary("perturbed_mean_square: symmetric H_i, PSD not needed (ρ = 0)", "hessians",
+                 lambda: _stability.perturbed_mean_square(indefinite, 0.1, 2, 1.0, 2),
+                 lambda: _stability.perturbed_mean_square(np.stack([tilted(1.5e-8)[0]] * 3), 0.1, 2, 1.0, 2)),
+        Boundary("perturbed_mean_square: steps >= 0", "steps",
+                 lambda: _stability.perturbed_mean_square(H3, 0.1, 2, 1.0, 0),
+                 lambda: _stability.perturbed_mean_square(H3, 0.1, 2, 1.0, -1)),
+        Boundary("Dexter's condition needs PSD H_i", "hessians",
+                 lambda: dexter_divergence_condition(singular, 0.1, 2),
+                 lambda: dexter_divergence_condition(indefinite, 0.1, 2)),
+        Boundary("gd_stable's H PSD", "hessian", lambda: gd_stable(np.diag([1.0, 0.0]), 1.0),
+                 lambda: gd_stable(np.diag([1.0, -1e-3]), 1.0)),
         # its convexity (Q ⪰ 0) needs PSD H_i, also for SGD (ρ = 0), unlike mean_square_radius
         Boundary("radius_curve needs PSD Hessians at ρ = 0 too", "hessians",
                  lambda: _stability.radius_curve(H3, 2), lambda: _stability.radius_curve(indefinite, 2)),
@@ -2766,6 +2777,19 @@ def _documented_edge_cases() -> list[str]:
     if crossed is None or not abs(crossed - exact) <= 1e-9 * exact or capped != math.inf:
         wrong.append(f"critical_step_size on H = 4 at levels 1e23, 1e24: {crossed!r}, {capped!r}; documented "
                      f"{exact:.6g} (inside the doubling bracket) and inf (past 1e12/λ)")
+    # perturbed_mean_square against the recursion itself with n ≠ d: three symmetric 2 × 2 H_i, B = 2 without
+    # replacement (one of the 3 pairs, uniformly, per step), η = ½, s = 3: X ← mean over pairs of
+    # J(X + s²I)J with J = I − η(H_i + H_j)/2; a dozen roundings per entry (1e-13 relative)
+    Hs = np.array([[[1.0, 0.5], [0.5, 0.0]], [[0.0, 0.0], [0.0, 2.0]], [[2.0, 1.0], [1.0, 1.0]]])
+    steps = [np.eye(2) - 0.25 * (Hs[i] + Hs[j]) for i, j in itertools.combinations(range(3), 2)]
+    X, reference = np.eye(2), [2.0]
+    for _ in range(3):
+        X = sum(J @ (X + 9.0 * np.eye(2)) @ J for J in steps) / 3
+        reference.append(float(np.trace(X)))
+    mean_sq = _stability.perturbed_mean_square(Hs, 0.5, 2, 3.0, 3)
+    if not np.allclose(mean_sq, reference, rtol=1e-13, atol=0.0):
+        wrong.append(f"perturbed_mean_square on three 2 × 2 H_i (η = ½, B = 2, s = 3): {mean_sq.tolist()}, "
+                     f"the recursion gives {reference}")
     # power iteration from X = I/√d with the documented stop (successive Rayleigh quotients within tol): when
     # I is an eigenvector of T (H_i = c_i I, d = 4) the first two quotients agree, so maxiters = 2 suffices
     scalar = np.stack([np.eye(4), 2.0 * np.eye(4)])
@@ -2892,8 +2916,16 @@ register(Claim(
               "condition at equality. Round 6 adds the documented d ≤ DENSE_MAX_DIM switches (probed with "
               "the limit lowered to 2, at d = 2 and 3): mean_square_radius's method='auto' dense then Lanczos"
               " (ARPACK called only above), simulate_linearized's track='auto' product then vector, "
-              "perturbed_stationary_moment's direct solve then conjugate gradients; and enumerate_batches' "
-              "refusal stating the limit 10⁶ it applies.",
+              "perturbed_stationary_moment's direct solve then conjugate gradients, and "
+              "method='power'/'lanczos' by name; enumerate_batches' refusal stating the limit 10⁶ it "
+              "applies; the PSD tie at scale 1 accepted; check_hessians returning the symmetric part; "
+              "sam_effective_hessians' mean H(I + ρH) inside the PSD tolerance; every SAM function "
+              "depending on ρ/α only ((0.3, 2) = (0.15, 1)); the SAM operator at ρ/α = 1; "
+              "restrict_to_range's null rule λ ≤ rtol·max(max|λ|, 1e-300) at its ties, rtol and floor; "
+              "power iteration stopping in 2 steps when I is an eigenvector; critical_step_size's doubling "
+              "bracket (crossed inside at level 1e23, inf at 1e24 on H = 4); PSD required by radius_curve "
+              "at ρ = 0, gd_stable and dexter_divergence_condition; perturbed_mean_square without PSD, "
+              "steps >= 0, and equal to its recursion on three 2 × 2 H_i (n ≠ d, B = 2, s = 3).",
     kind=Kind.PROPERTY,
     check=partial(_check_sam_assumptions, shifted=False),
     control=partial(_check_sam_assumptions, shifted=True),
