@@ -24,6 +24,7 @@ import torch
 from hypothesis import strategies as st
 
 from algorithms import RetCode, solve
+from algorithms.nets import functional as _functional
 from algorithms.nets import stability as _stability
 from algorithms.nets.functional import flat_hessian, flatten_params
 from algorithms.nets.sam import (
@@ -2391,6 +2392,9 @@ def _sam_assumption_cases() -> list[Boundary]:
     def params():
         return [torch.zeros(2, requires_grad=True)]
 
+    def linear():
+        return torch.nn.Linear(2, 1, dtype=torch.float64)
+
     def train(algorithm):
         return solve(task, algorithm, maxiters=1)
 
@@ -2550,6 +2554,14 @@ def _sam_assumption_cases() -> list[Boundary]:
         Boundary("diagnostics: lr and batch_size together", "batch_size",
                  lambda: minimum_diagnostics(task, small_point(), lr=0.1, batch_size=2),
                  lambda: minimum_diagnostics(task, small_point(), lr=0.1)),
+        # the module helpers of algorithms.nets.functional (no sam_stability code path calls them)
+        Boundary("module_params: a torch module", "module", lambda: _functional.module_params(linear()),
+                 lambda: _functional.module_params({"w": torch.zeros(2)})),
+        Boundary("flat_forward: a module with parameters", "module",
+                 lambda: _functional.flat_forward(linear()),
+                 lambda: _functional.flat_forward(torch.nn.ReLU())),
+        Boundary("flat_forward: theta of the module's dtype", "theta", partial(_forward_at, torch.float64),
+                 partial(_forward_at, torch.float32)),
     ] + functional_boundaries() + [
         # enumerate_batches refuses more than MAX_ENUMERATED_BATCHES batches, counted per law (C(n, B)
         # subsets, C(n + B − 1, B) multisets, 2ⁿ patterns): at a limit lowered to 10 (16 for Bernoulli) the
@@ -2561,6 +2573,15 @@ def _sam_assumption_cases() -> list[Boundary]:
                                                           ("with_replacement", 10, (4, 2), (5, 2)),
                                                           ("bernoulli", 16, (4, 2), (5, 2)))
     ]
+
+
+def _forward_at(dtype: torch.dtype) -> torch.Tensor:
+    """flat_forward's f(θ, X) on a float64 linear module, θ in ``dtype`` (float32 must be refused)."""
+    theta, forward = _functional.flat_forward(torch.nn.Linear(2, 1, dtype=torch.float64))
+    out = forward(theta.to(dtype), torch.ones(3, 2, dtype=torch.float64))
+    if out.shape != (3, 1):
+        raise AssertionError(f"flat_forward's f(θ, X) returned shape {tuple(out.shape)}, not (3, 1)")
+    return out
 
 
 def _coherence_defined(task) -> None:
