@@ -2811,6 +2811,23 @@ def _documented_edge_cases() -> list[str]:
     if not np.allclose(mean_sq, reference, rtol=1e-13, atol=0.0):
         wrong.append(f"perturbed_mean_square on three 2 × 2 H_i (η = ½, B = 2, s = 3): {mean_sq.tolist()}, "
                      f"the recursion gives {reference}")
+    # critical_step_size on the full space (restrict_to_range=False) of a family with a common null direction
+    # (1, −1)/√2 not aligned with the axes: ρ = max(1, ρ on the range), so level 1 gives the restricted η*
+    # (the flat ρ = 1 evaluates to 1 ± 4e-16 there; a search on it returned 0.585 for 0.6 before round 6)
+    # and a level below 1 gives None
+    tilted_null = np.stack([np.ones((2, 2)), 2.0 * np.ones((2, 2))])
+    on_range = _stability.critical_step_size(tilted_null, 1)
+    full = [_stability.critical_step_size(tilted_null, 1, level=lv, restrict_to_range=False)
+            for lv in (1.0, 0.999)]
+    # (and on a nonsingular family the full space is the range: the same η at a level below 1)
+    plain = np.stack([np.diag([1.0, 2.0]), np.diag([2.0, 1.0])])
+    full.append(_stability.critical_step_size(plain, 1, level=0.5, restrict_to_range=False))
+    on_range_half = _stability.critical_step_size(plain, 1, level=0.5)
+    if full[0] is None or abs(full[0] - on_range) > 1e-12 * on_range or full[1] is not None \
+            or full[2] != on_range_half:
+        wrong.append(f"critical_step_size with restrict_to_range=False on a rotated null direction: {full} "
+                     f"at levels 1 and 0.999, not the restricted {on_range!r} and None (or, on diag(1, 2), "
+                     f"diag(2, 1) at level ½, not {on_range_half!r})")
     # power iteration from X = I/√d with the documented stop (successive Rayleigh quotients within tol): when
     # I is an eigenvector of T (H_i = c_i I, d = 4) the first two quotients agree, so maxiters = 2 suffices
     scalar = np.stack([np.eye(4), 2.0 * np.eye(4)])

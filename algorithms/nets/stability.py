@@ -497,8 +497,11 @@ def critical_step_size(hessians: Any, batch_size: int, *, level: float = 1.0,
 
     ρ(T(η)) is convex with ρ(T(0)) = 1, so {η : ρ ≤ level} is an interval; this returns its
     right end (golden-section search for the minimum, then bisection on the increasing
-    branch). None when ``level`` is below the minimum over η (and for level ≤ 1 when the
-    restricted mean Hessian is singular, where ρ ≥ 1 for every η). The bracket starts at
+    branch). None when ``level`` is below the minimum over η. With ``restrict_to_range=False``
+    and a singular mean Hessian, the common null space never moves, so ρ(T(η)) = max(1, ρ of
+    the restricted family) on every step that matters: a level below 1 gives None and a level
+    ≥ 1 the restricted family's answer (computed there: on the full space the flat ρ = 1
+    carries rounding of either sign, which no search can resolve). The bracket starts at
     η = 4/λ_max(H̄) and doubles while ρ(T) ≤ ``level`` there; ``math.inf`` once it passes
     1e12/λ_max (a level that large is only crossed at steps beyond 10¹²/λ_max).
 
@@ -511,6 +514,12 @@ def critical_step_size(hessians: Any, batch_size: int, *, level: float = 1.0,
     H = check_hessians("hessians", hessians, psd=True)
     radius = radius_curve(H, batch_size, sampling=sampling, rho=rho, alpha=alpha,
                           restrict_to_range=restrict_to_range)
+    if not restrict_to_range and _restrict_to_range(H).size < H.size:
+        # ρ = max(1, ρ on the range): exactly 1 on [0, η*] in exact arithmetic, 1 ± rounding in floats
+        if level < 1.0:
+            return None
+        return critical_step_size(H, batch_size, level=level, sampling=sampling, rho=rho, alpha=alpha,
+                                  rtol=rtol)
     lam = float(np.linalg.eigvalsh(H.mean(axis=0))[-1])
     if lam <= 0:
         return None
