@@ -1468,9 +1468,11 @@ def _round6_assumption_cases(X: np.ndarray, y: np.ndarray, fitted: RFAutoencoder
                  lambda: part.leaves(with_nan)),
         Boundary("leaf lookups of the forest's width", "X", lambda: part.leaves(X),
                  lambda: part.leaves(X[:, :1])),
-        Boundary("inverse_transform: latent rows of n_components columns", "X",
+        # "latent rows": our refusal's words; scikit-learn's NearestNeighbors would also refuse a wrong width,
+        # naming its own X (seed-10 survivor: the width test joined by `and`)
+        Boundary("inverse_transform: latent rows of n_components columns", "latent rows",
                  decode_inside, lambda: fitted.inverse_transform(Z[:, :1])),
-        Boundary("inverse_transform: finite latent rows", "X", decode_inside,
+        Boundary("inverse_transform: finite latent rows", "latent rows", decode_inside,
                  lambda: fitted.inverse_transform(Z * np.nan)),
         Boundary("progress a bool", "progress", lambda: fit(progress=np.False_), lambda: fit(progress=0)),
         Boundary("X with at least one row", "X", fit_inside,
@@ -1493,6 +1495,8 @@ def _round6_assumption_cases(X: np.ndarray, y: np.ndarray, fitted: RFAutoencoder
                                                 flags[:1], np.random.default_rng(0)),
                  lambda: synthetic_training_set(np.array([[0, 1]]), np.zeros(2), np.ones(2), flags[:1],
                                                 np.random.default_rng(0))),
+        Boundary("n_components an int (a float refused)", "n_components", fit_inside,
+                 lambda: fit(n_components=1.5)),
         Boundary("a string X refused with the way out", "pass a DataFrame", fit_inside,
                  lambda: fit(X=np.char.add(X.astype(str), " kg"))),
         Boundary("a frame's categories seen at fit", "X", lambda: on_frame.transform(frame),
@@ -1656,10 +1660,15 @@ def _score_behaviour() -> list[str]:
     ae = RFAutoencoder(n_estimators=2, k=3, random_state=0).fit(X)
     expected = -distortion(X_new, ae.inverse_transform(ae.transform(X_new)))
     got = ae.score(X_new)
+    wrong = []
     if not (isinstance(got, float) and abs(got - expected) <= 1e-12):
-        return [f"score of 4 held-out rows is {got!r}, documented −distortion of their reconstruction "
-                f"{expected!r}"]
-    return []
+        wrong.append(f"score of 4 held-out rows is {got!r}, documented −distortion of their reconstruction "
+                     f"{expected!r}")
+    # get_feature_names_out names the n_components latent columns (scikit-learn's prefix convention)
+    names = list(ae.get_feature_names_out())
+    if names != [f"rfautoencoder{j}" for j in range(ae.n_components)]:
+        wrong.append(f"get_feature_names_out() gave {names}, expected rfautoencoder0..{ae.n_components - 1}")
+    return wrong
 
 
 def _check_assumptions(ctx: Context, *, shifted: bool) -> Outcome:
@@ -1715,7 +1724,9 @@ register(Claim(
               "entries, a fitted frame's columns, categories, missing and infinite values; (seed 9) "
               "synthetic_training_set refuses an upper with a row more than lower and a 1-D lower, a string "
               "X is refused with the way out (pass a DataFrame), and score equals −distortion(X, "
-              "inverse_transform(transform(X)))",
+              "inverse_transform(transform(X))); (seed 10) n_components a float refused, "
+              "get_feature_names_out names the n_components latent columns, and inverse_transform refuses "
+              "latent rows of the wrong width or non-finite in its own words (latent rows)",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_assumptions(ctx, shifted=False),
     control=lambda ctx: _check_assumptions(ctx, shifted=True),
