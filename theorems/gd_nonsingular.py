@@ -905,6 +905,8 @@ def _check_bad_steps(ctx: Context, *, sabotage: bool = False) -> Outcome:
                                                if smin.size else None),
             "located": located,
         })
+        if sabotage and not ok:
+            break  # the control is rejected once one network rejects it: the rest cannot change that
     what = ("the singular step sizes found by searching eta for a singular autodiff Jacobian of the GD map "
             "are exactly {1/lambda_i > 0} (eigvalsh)")
     if sabotage:
