@@ -1011,19 +1011,15 @@ def _incoherent_data(seed: int, profile: str) -> tuple:
     return tuple(cells), configs
 
 
-def _incoherent_exact_k2(cells: list[dict], draws: int) -> list[dict]:
-    """P_err of IncoherentSR (m = 2) at K = 2 from the per-basis law, against each K = 2 cell.
-
-    K = 2 is one phase of T = ⌊⌈(N − 2)/2⌉/2⌋ shared Haar bases (loḡ(2) = 1). With m = 2 the
-    statistic of a basis is ½·[the two outcomes collide], a Bernoulli of q_i(U) = Σ_j ⟨j|Uρ_iU†|j⟩²
-    given U, independent across the two states given U. So each basis is a win, loss or tie with
-    probabilities E[q₁(1 − q₂)], E[(1 − q₁)q₂], the rest (Monte Carlo over ``draws`` Haar U of our
-    own, not the library's); bases are i.i.d., so the T-fold convolution of that law gives the law of
-    D = wins − losses and P_err = P(D < 0) + ½P(D = 0), exact up to the Monte Carlo average.
-    """
+@functools.lru_cache(maxsize=2)
+def _per_basis_law(n_values: tuple[int, ...], draws: int) -> dict[int, tuple[float, float]]:
+    """n -> (P(win), P(loss)) of one shared Haar basis (see :func:`_incoherent_exact_k2`), Monte Carlo
+    over ``draws`` Haar U per n from one generator of our own (seed 12345, the n in ascending order).
+    A function of its arguments alone: computed once per claim and shared by check and control, whose
+    data are the same (only the claimed exponent differs)."""
     rng = np.random.default_rng(12345)
     per_basis = {}
-    for n_qubits in sorted({c["n"] for c in cells if c["K"] == 2}):
+    for n_qubits in n_values:
         dim = 2**n_qubits
         best, other = (random_state(n_qubits, purity=p, seed=100 * n_qubits + i)  # as _instance builds
                        for i, p in enumerate((_INCOHERENT["best"], _INCOHERENT["other"])))
@@ -1039,6 +1035,20 @@ def _incoherent_exact_k2(cells: list[dict], draws: int) -> list[dict]:
             win += float(np.sum(collide[0] * (1 - collide[1])))
             loss += float(np.sum((1 - collide[0]) * collide[1]))
         per_basis[n_qubits] = (win / draws, loss / draws)
+    return per_basis
+
+
+def _incoherent_exact_k2(cells: list[dict], draws: int) -> list[dict]:
+    """P_err of IncoherentSR (m = 2) at K = 2 from the per-basis law, against each K = 2 cell.
+
+    K = 2 is one phase of T = ⌊⌈(N − 2)/2⌉/2⌋ shared Haar bases (loḡ(2) = 1). With m = 2 the
+    statistic of a basis is ½·[the two outcomes collide], a Bernoulli of q_i(U) = Σ_j ⟨j|Uρ_iU†|j⟩²
+    given U, independent across the two states given U. So each basis is a win, loss or tie with
+    probabilities E[q₁(1 − q₂)], E[(1 − q₁)q₂], the rest (Monte Carlo over ``draws`` Haar U of our
+    own, not the library's); bases are i.i.d., so the T-fold convolution of that law gives the law of
+    D = wins − losses and P_err = P(D < 0) + ½P(D = 0), exact up to the Monte Carlo average.
+    """
+    per_basis = _per_basis_law(tuple(sorted({c["n"] for c in cells if c["K"] == 2})), draws)
     out = []
     for c in cells:
         if c["K"] != 2:
