@@ -1177,14 +1177,19 @@ def _check_saa(ctx: Context, *, budget_shift: int = 0) -> Outcome:
                 linear=LinearStructure(cost=problem.linear.cost, A=A, b=np.full((L, 2), d)))
         k = _budget(rho, L) + budget_shift
         reference = _saa_reference_milp(problem, k) if how == "milp" else _saa_brute_force(problem, k)
-        sol = solve(problem, SAAMILP())
+        sol = solve(problem, SAAMILP(), seed=None)  # deterministic MILP; seed None for the estimate below
         violated = round(float(empirical_violation(problem, sol.x[None])[0]) * L)
+        # the reported out-of-sample feasibility is drawn from the solve's seed, 0 when it is None (#46
+        # round 6, seed 9: None → 1 survived): the same estimate, bit for bit
+        reported = sol.stats.out_of_sample_feasibility
+        fresh = float(out_of_sample_feasibility(problem, sol.x[None], seed=0)[0])
         # HiGHS's relative gap 1e-6 (SAAMILP's default) on objectives of order 1; LPs to 1e-9
-        ok = sol.retcode is RetCode.Success and violated <= k and \
+        ok = sol.retcode is RetCode.Success and violated <= k and reported == fresh and \
             abs(sol.value - reference) <= 1e-6 * (1.0 + abs(reference))
         rows.append({"n": n, "L": L, "rho": rho, "budget": k, "reference": how, "value": figure(sol.value),
                      "reference_value": figure(reference), "violated": violated,
-                     "retcode": sol.retcode.value, "ok": ok})
+                     "retcode": sol.retcode.value, "out_of_sample": figure(reported),
+                     "out_of_sample_seed_0": figure(fresh), "ok": ok})
     # every sample violated at every box point: no SAA-feasible point exists, so the answer is Infeasible
     rng = np.random.default_rng(ctx.seed)
     c = np.abs(rng.standard_normal((12, 2))) + 0.1
@@ -1195,8 +1200,10 @@ def _check_saa(ctx: Context, *, budget_shift: int = 0) -> Outcome:
         lower=np.zeros(2), upper=np.ones(2),
         linear=LinearStructure(cost=cost, A=-c[:, None, :], b=-np.ones((12, 1))))
     none = solve(impossible, SAAMILP())
-    # the direct solvers' maxiters = 0 contract: no work, the box midpoint, MaxIters
-    small = linear_gaussian_problem(n=2, n_samples=12, rho=0.25, seed=ctx.seed)
+    # the direct solvers' maxiters = 0 contract: no work, the box midpoint, MaxIters; on a box with lower != 0
+    # (round 6's screen: the midpoint as 0.5·upper or 0.5/(lower + upper) survived on the unit box)
+    small = replace(linear_gaussian_problem(n=2, n_samples=12, rho=0.25, seed=ctx.seed),
+                    lower=np.array([-1.0, 0.5]), upper=np.array([3.0, 2.0]))
     midpoint = 0.5 * (small.lower + small.upper)
     idle = [solve(small, algorithm, maxiters=0) for algorithm in (SAAMILP(), GGDOpt())]
     idle_ok = all(s.retcode is RetCode.MaxIters and np.array_equal(s.x, midpoint) for s in idle)
@@ -1227,8 +1234,10 @@ register(Claim(
               "of the remaining LP (n = 2, L = 12, ρ = 0.25), and against an independent big-M MILP at "
               "n = 2, L = 50, ρ = 0.58 (where ρL rounds to 28.999... in floats, budget 29), and against the "
               "28 LPs of a joint constraint of two rows per sample (n = 2, L = 8, ρ = 0.25); on data where "
-              "every sample is violated at every box point it returns Infeasible; with maxiters = 0 SAA-MILP "
-              "and GGDOpt return the box midpoint with MaxIters; stopped by HiGHS's time limit (1 µs) "
+              "every sample is violated at every box point it returns Infeasible; its reported out-of-sample "
+              "feasibility is the estimate from seed 0 when the solve's seed is None; with maxiters = 0 "
+              "SAA-MILP and GGDOpt return the box midpoint (1, 1.25) of [−1, 3] × [0.5, 2] with MaxIters; "
+              "stopped by HiGHS's time limit (1 µs) "
               "before any incumbent, SAA-MILP returns the midpoint with MaxTime, and with MaxIters when "
               "maxiters = 1 set a node limit too.",
     kind=Kind.NUMERIC,
@@ -1301,8 +1310,12 @@ def _assumption_cases() -> list[Boundary]:
 
     # the construction's probe points are documented: lower + (upper − lower)·u, u the first 3·n draws of
     # default_rng(0).uniform(0.1, 0.9) (#46 round 5, seed 6: the generator's seed 0 → 1 survived); an f finite
-    # at exactly those three points (NaN everywhere else) is accepted, one NaN at the first of them refused
-    probes = base.lower + (base.upper - base.lower) * np.random.default_rng(0).uniform(0.1, 0.9, size=(3, 2))
+    # at exactly those three points (NaN everywhere else) is accepted, one NaN at the first of them refused.
+    # On a box with lower != 0 (round 6's screen: lower dropped from the formula, or upper + lower, survived
+    # on the unit box)
+    shifted = replace(base, lower=np.array([-1.0, 2.0]), upper=np.array([3.0, 2.5]), linear=None)
+    probes = shifted.lower + (shifted.upper - shifted.lower) * np.random.default_rng(0).uniform(0.1, 0.9,
+                                                                                                 size=(3, 2))
 
     def finite_only_at(points: np.ndarray):
         rows = torch.as_tensor(points)
@@ -1310,7 +1323,33 @@ def _assumption_cases() -> list[Boundary]:
         def f(x):
             hit = (x[:, None, :] == rows[None].to(x.dtype)).all(dim=2).any(dim=1)
             return torch.where(hit, x.sum(dim=1), torch.full_like(x[:, 0], float("nan")))
-        return replace(base, f=f, linear=None)
+        return replace(shifted, f=f)
+
+    # h_sampler is probed once, for 2 samples from default_rng(0) (documented; round 6's screen: the seed
+    # 0 → 1 survived): a sampler of the right shape only for a generator in default_rng(0)'s initial state
+    def seeded_sampler(generator, count):
+        fresh = generator.bit_generator.state == np.random.default_rng(0).bit_generator.state
+        return np.zeros((count, 2 if fresh else 3))
+
+    # LP data tolerances at their size (round 6's screen): max|g| = 1e4 (tolerance 1e-8·(1 + 0 + 1e4) ≈ 1e-4:
+    # a g off by 5e-5 inside, 2e-4 outside; without the max|g| term, or with 1e-8/scale, 5e-5 is refused);
+    # float32 at scale 1 (tolerance 1e-4: 0.9e-4 inside, 1.1e-4 outside)
+    big_lp = LinearStructure(cost=np.zeros(2), A=np.zeros((20, 1, 2)), b=np.full((20, 1), 1e4))
+
+    def g_off_by(offset: float):
+        return replace(base, f=lambda x: 0.0 * x[:, 0], g=lambda x, h: 0.0 * (x @ h.T) + 1e4 + offset,
+                       linear=big_lp)
+
+    def f32_off_by(offset: float):
+        return replace(base32, f=lambda x: 0.0 * x[:, 0] + offset, g=lambda x, h: 0.0 * (x @ h.T),
+                       linear=zero_lp)
+
+    # L >= ⌈1/ρ⌉ with the 1e-12 slack forgiving only the rounding of 1/ρ (round 6's screen): ρ = fl(1/49) has
+    # 1/ρ = 49 + 7e-15 in floats (49 samples suffice), ρ = 1/(4 + 1.5e-12) is not 1/4 (5 needed)
+    def one_d(count: int, rho, **kw):
+        return ChanceConstrainedProblem(f=lambda x: x[:, 0], g=lambda x, h: h[None, :, 0] + 0.0 * x[:, :1],
+                                        h_samples=np.ones((count, 1)), rho=rho, lower=[0.0], upper=[1.0],
+                                        **kw)
 
     return [
         Boundary("violation level ρ < 1", "rho", lambda: linear_gaussian_problem(n=2, n_samples=20, rho=0.95),
@@ -1366,6 +1405,11 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("a float tensor of times is checked, an integer one left to its user", "t",
                  lambda: schedule.check_time("t", torch.tensor([5])),
                  lambda: schedule.check_time("t", torch.tensor([5.0]))),
+        # the refusal reports the entry out of range (#46 round 6, seed 9: which of lo and hi is reported,
+        # decided with t_min − slack → t_min + slack, survived): t_min is inside, 2.0 is the entry reported
+        Boundary("a refusal of times reports the entry beyond 1", "got 2.0",
+                 lambda: schedule.check_time("t", torch.tensor([0.001, 1.0], dtype=torch.float64)),
+                 lambda: schedule.check_time("t", torch.tensor([0.001, 2.0], dtype=torch.float64))),
         # an empty tensor and a meta tensor (no values to check) are left to their user too (#46 round 6, seed
         # 8: `numel() == 0 or meta` → `and` survived; a range check of either raises inside torch)
         Boundary("an empty float tensor of times is left to its user", "t",
@@ -1394,6 +1438,32 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: replace(base, f=lambda x: torch.sqrt(x[:, 0] - 0.95), linear=None)),
         Boundary("f finite at the three documented probe points (only)", "f", lambda: finite_only_at(probes),
                  lambda: finite_only_at(probes[1:])),
+        Boundary("h_sampler probed with default_rng(0)", "h_sampler",
+                 lambda: replace(base, h_sampler=seeded_sampler),
+                 lambda: replace(base, h_sampler=lambda generator, count: np.zeros((count, 3)))),
+        Boundary("LP data reproduce g to within 1e-8·(1 + max|f| + max|g|) at max|g| = 1e4", "linear",
+                 lambda: g_off_by(5e-5), lambda: g_off_by(2e-4)),
+        Boundary("float32 LP data reproduce f to within 1e-4·(1 + max|f| + max|g|)", "linear",
+                 lambda: f32_off_by(0.9e-4), lambda: f32_off_by(1.1e-4)),
+        Boundary("L >= ⌈1/ρ⌉ at ρ = fl(1/49) (1/ρ rounded above 49)", "h_samples",
+                 lambda: one_d(49, 1.0 / 49.0), lambda: one_d(48, 1.0 / 49.0)),
+        Boundary("L >= ⌈1/ρ⌉ at ρ = 1/(4 + 1.5e-12)", "h_samples", lambda: one_d(5, 1.0 / (4.0 + 1.5e-12)),
+                 lambda: one_d(4, 1.0 / (4.0 + 1.5e-12))),
+        Boundary("ρ a real number, not a string", "rho", lambda: one_d(20, 0.1), lambda: one_d(20, "0.1")),
+        Boundary("n_fresh >= 1", "n_fresh", lambda: one_d(20, 0.1, n_fresh=1),
+                 lambda: one_d(20, 0.1, n_fresh=0)),
+        Boundary("out-of-sample feasibility on n_fresh >= 1 samples", "n_fresh",
+                 lambda: out_of_sample_feasibility(base, np.zeros((1, 2)), n_fresh=1),
+                 lambda: out_of_sample_feasibility(base, np.zeros((1, 2)), n_fresh=0)),
+        Boundary("LinearStructure: cost of A's width n", "linear",
+                 lambda: LinearStructure(cost=np.zeros(2), A=np.zeros((20, 1, 2)), b=np.zeros((20, 1))),
+                 lambda: LinearStructure(cost=np.zeros(3), A=np.zeros((20, 1, 2)), b=np.zeros((20, 1)))),
+        Boundary("LinearStructure: b of A's (L, m)", "linear",
+                 lambda: LinearStructure(cost=np.zeros(2), A=np.zeros((20, 1, 2)), b=np.zeros((20, 1))),
+                 lambda: LinearStructure(cost=np.zeros(2), A=np.zeros((20, 1, 2)), b=np.zeros((20, 2)))),
+        Boundary("LP data of the problem's dimension n", "linear", lambda: replace(base),
+                 lambda: replace(base, linear=LinearStructure(cost=np.zeros(3), A=np.zeros((20, 1, 3)),
+                                                              b=np.zeros((20, 1))))),
         # the moment restriction needs a spread: at least 2 samples in the subset (#46 round 4: `< 2` → `< 3`
         # survived the seed-3 sample)
         Boundary("restricted_solution over >= 2 samples", "h_subset",
@@ -1907,11 +1977,40 @@ def _tie_run(seed: int):
             return problem, f"{type(exc).__name__}: {exc}"
 
 
+@lru_cache(maxsize=2)
+def _trace_run(seed: int):
+    """The tie problem's data and solver on the box [−100, 100] × [0, 1], so that no sample of the 2-step
+    run is clipped (its stage-1 points are the same margins x₁ ∈ [0.27, 3.74], D_ρ's spread in x₁ is ~1);
+    a trace is stored. Returns the Solution (cached: the control reads the same run)."""
+    h = np.array([[-0.1]] + [[4.0]] * 15)
+    problem = ChanceConstrainedProblem(f=lambda x: (x[:, 0] - 10.0) ** 2 + 0.0 * x[:, 1],
+                                       g=lambda x, s: s[None, :, 0] - x[:, :1],
+                                       h_samples=h, rho=1.0 / 16.0, lower=[-100.0, 0.0], upper=[100.0, 1.0])
+    algorithm = GGDOpt(guidance="none", n_train_points=10, train_steps=2, hidden=4, batch_size=8,
+                       n_samples=8, n_steps=2, corrector_steps=0)
+    with _one_thread():
+        return problem, solve(problem, algorithm, seed=seed, store_trace=True)
+
+
 def _check_feasible_set_rule(ctx: Context, *, per_point: int = _ATTEMPTS_PER_POINT,
                              strict: bool = False) -> Outcome:
     """``per_point`` the budget stated per requested point, ``strict`` D_ρ stated as violation < ρ (the
     control states both one step off)."""
     wrong = []
+    # a constraint value of exactly −FEAS_TOL = −1e-7 counts as satisfied, the next float below as violated
+    # (round 6's screen: the tolerance 1e-7 → 2e-7 and `>=` → `>` survived): 1 of these 4 samples is violated
+    edge = np.array([[-1e-7], [float(np.nextafter(-1e-7, -1.0))], [0.0], [1.0]])
+    # and out-of-sample feasibility is the satisfied fraction of the fresh samples: a sampler that repeats
+    # these 4 values gives 6 of 8 satisfied (round 6's screen: 1 − v → 1 + v, 2 − v survived)
+    at_edge = ChanceConstrainedProblem(f=lambda x: x[:, 0], g=lambda x, h: h[None, :, 0] + 0.0 * x[:, :1],
+                                       h_samples=edge, rho=0.25, lower=[0.0], upper=[1.0],
+                                       h_sampler=lambda generator, count: np.resize(edge, (count, 1)))
+    edge_violation = float(empirical_violation(at_edge, np.array([[0.5]]))[0])
+    edge_fresh = float(out_of_sample_feasibility(at_edge, np.array([[0.5]]), n_fresh=8)[0])
+    if edge_violation != 0.25 or edge_fresh != 0.75:
+        wrong.append(f"g = −1e-7, the next float below, 0, 1 at 4 samples: empirical violation "
+                     f"{edge_violation}, out-of-sample feasibility on 8 fresh samples repeating them "
+                     f"{edge_fresh} (documented: 1/4 and 3/4, a value >= −1e-7 satisfied)")
     # the scenario restriction's subset size k ~ U{⌈1/ρ⌉, ..., min(L, bootstrap_size)}, drawn without
     # replacement (#46 round 5, seed 7: the range's end size + 1 → size − 1 and → size + 2 survived)
     subsets = _scenario_subsets(ctx.seed)
@@ -1952,6 +2051,18 @@ def _check_feasible_set_rule(ctx: Context, *, per_point: int = _ATTEMPTS_PER_POI
         wrong.append(f"D_ρ: {int(member.sum())} of 10 points of violation exactly ρ in it by the stated "
                      f"rule, but stage 2 {'ran' if trained else 'did not run'} ({sol.retcode.value})")
     counted = sol.stats.n_feasible_samples
+    # the trace's mean f per reverse step, in f's units at the unclipped samples (#46 round 6, seed 9: f read
+    # at scale·u without the centre survived; round 2: the trace divided by f's spread): f = (x₁ − 10)² is
+    # not linear, so the centre matters; the last step's mean equals the returned samples' mean f when none
+    # was clipped (same float64 values in another order: ~1e-15 relative; 1e-9 leaves room)
+    wide, traced = _trace_run(ctx.seed)
+    trace_mean = float(traced.trace[-1]["mean_value"]) if traced.trace else float("nan")
+    inside = traced.original.samples.shape[0] > 0 and \
+        bool(np.all((traced.original.samples > wide.lower) & (traced.original.samples < wide.upper)))
+    samples_mean = float(traced.original.sample_values.mean()) if inside else float("nan")
+    if not (inside and abs(trace_mean - samples_mean) <= 1e-9 * (1.0 + abs(samples_mean))):
+        wrong.append(f"the tie problem on [−100, 100] × [0, 1]: the trace's last mean f {trace_mean:.12g} "
+                     f"against the samples' mean f {samples_mean:.12g} (all inside the box: {inside})")
     if trained:
         feasible = (run.sample_violation < rho) if strict else (run.sample_violation <= rho)
         at_rho = int(np.sum(run.sample_violation == rho))
@@ -1964,6 +2075,7 @@ def _check_feasible_set_rule(ctx: Context, *, per_point: int = _ATTEMPTS_PER_POI
                 "margins_range": [figure(z_low, 4), figure(z_high, 4)],
                 "subset_sizes": list(moment_sizes), "scenario_subset_sizes": scenario_sizes,
                 "tie_retcode": sol.retcode.value, "tie_trained": trained, "feasible_samples": counted,
+                "trace_mean_f": figure(trace_mean), "samples_mean_f": figure(samples_mean),
                 "strict": strict, "wrong": wrong}
     if wrong:
         return Outcome("fail", "; ".join(wrong), evidence)
@@ -1985,12 +2097,16 @@ register(Claim(
               "x = 9 − z, lie in [0, 3.5] with the largest above 2 and the smallest below 1.5; at "
               "bootstrap_size 2 its subsets have 2 samples; with the scenario restriction (ρ = 0.25, "
               "bootstrap_size 6, L = 8) the first subsets of 24 seeds have distinct samples and sizes "
-              "k ~ U{⌈1/ρ⌉, ..., 6}: exactly the sizes 4, 5 and 6 occur; and a point "
+              "k ~ U{⌈1/ρ⌉, ..., 6}: exactly the sizes 4, 5 and 6 occur; a constraint value of exactly "
+              "−1e-7 counts as satisfied and the next float below as violated (empirical violation 1/4 of "
+              "−1e-7, its next float below, 0, 1; out-of-sample feasibility 3/4 on 8 fresh samples repeating "
+              "them); and a point "
               "whose empirical violation is exactly ρ is feasible: on a problem where every point of "
               "[0, 4) × [0, 1] violates exactly 1 of L = 16 samples at ρ = 1/16 and every stage-1 point has "
               "x₂ = 0.5 (no spread), GGDOpt (guidance none, 10 stage-1 points) trains on all 10, counts "
-              "exactly its samples of violation <= ρ as feasible (at least one of them exactly at ρ) and "
-              "returns Success iff one exists",
+              "exactly its samples of violation <= ρ as feasible (at least one of them exactly at ρ), "
+              "returns Success iff one exists; on the same problem over [−100, 100] × [0, 1] the trace's "
+              "last mean f equals the samples' mean f to 1e-9 (none of them clipped)",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_feasible_set_rule(ctx),
     control=lambda ctx: _check_feasible_set_rule(ctx, per_point=3, strict=True),

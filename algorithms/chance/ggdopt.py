@@ -25,7 +25,9 @@ is empirically feasible; none feasible is ``Infeasible``. The solve option ``max
 reverse steps (iterations of Algorithm 2; fewer than ``n_steps`` is ``MaxIters``). A non-finite
 training loss, or a sample beyond 1e6 (standardised units) or non-finite, is ``Diverged``.
 ``stats`` (:class:`ChanceStats`) carries the empirical violation and the out-of-sample
-feasibility (on ``problem.n_fresh`` fresh draws of ``problem.h_sampler``) of the answer.
+feasibility (on ``problem.n_fresh`` fresh draws of ``problem.h_sampler``, from the solve's seed,
+0 when none is given) of the answer. The trace records, per reverse step, the mean of f over the
+samples at that step (in f's own units, before clipping to the box).
 
 References
 ----------

@@ -108,6 +108,7 @@ class ChanceConstrainedProblem(Problem):
     The construction probes f and g at three fixed interior points, lower + (upper − lower)·u with
     u the first 3·n draws of ``numpy.random.default_rng(0).uniform(0.1, 0.9)`` (row by row), so a
     problem is accepted or refused alike every time; f and g must be finite there (and only there).
+    ``h_sampler`` is probed once, for 2 samples from ``numpy.random.default_rng(0)``.
     ``known_optimum`` is the value of the true-distribution problem when known in closed form.
     """
 

@@ -70,7 +70,8 @@ def finish_linear(
     *,
     max_violation: float,
 ) -> Solution:
-    """Check the answer (box, empirical violation <= ``max_violation``), fill stats and trace."""
+    """Check the answer (box, empirical violation <= ``max_violation``), fill stats and trace; the
+    out-of-sample feasibility is drawn from the solve's seed (0 when none is given)."""
     stats = ChanceStats()
     x = np.clip(x, problem.lower, problem.upper).astype(problem.dtype)
     answer_feasibility(problem, x, stats, 0 if options.seed is None else options.seed)
