@@ -193,7 +193,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id=f"{PAPER}.rate_high_noise", paper=PAPER, source="Theorem 4.1 (stochastic case)",
+    id=f"{PAPER}.rate_high_noise", cost_s=5, paper=PAPER, source="Theorem 4.1 (stochastic case)",
     origin=Origin.PAPER, covers=("Theorem 4.1",),
     deviation="one instance, noise uniform on the sphere of radius σ = 1 (so σ̲ = σ̄), and the exponent "
               "of the dominant term tested as the measured exponent.",

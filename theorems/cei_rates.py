@@ -1299,7 +1299,7 @@ _rate_claim(
 )
 
 _rate_claim(
-    "cei_rates.rate_bayesian",
+    "cei_rates.rate_bayesian", cost_s=5,
     kernel=MATERN,
     exponent=_MATERN_EXP,
     log_power=_MATERN_EXP + 0.5,

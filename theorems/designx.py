@@ -465,7 +465,7 @@ def _control_beats(ctx: Context) -> Outcome:
 
 register(
     Claim(
-        id="designx.designed_beats_baselines",
+        id="designx.designed_beats_baselines", cost_s=9,
         paper=PAPER,
         source=f"{ARXIV}, Table 1 and Section 4.1 (RQ1)",
         origin=Origin.PAPER,

@@ -916,7 +916,7 @@ def _check_bad_steps(ctx: Context, *, sabotage: bool = False) -> Outcome:
 
 
 register(Claim(
-    id=f"{PAPER}.bad_steps_countable",
+    id=f"{PAPER}.bad_steps_countable", cost_s=12,
     paper=PAPER,
     source="Proposition 11 (exceptional steps 1/lambda_i of the Hessian eigenvalues) and Section 5 (GD may "
            "be singular only at eta = 1/lambda_i), arXiv:2510.24466",
@@ -1470,7 +1470,7 @@ def _check_stability(ctx: Context, *, sabotage: bool = False) -> Outcome:
 
 
 register(Claim(
-    id=f"{PAPER}.minima_stability",
+    id=f"{PAPER}.minima_stability", cost_s=4,
     paper=PAPER,
     source="Corollary 13 on the two-parameter ReLU example of Section 5 / Appendix C (Figure 4 settings), "
            "with the Figure 1 map as the singular counterexample, arXiv:2510.24466",

@@ -856,7 +856,7 @@ def _check_feasibility(ctx: Context, *, sabotage: bool) -> Outcome:
 
 register(
     Claim(
-        id="ggdopt.feasibility",
+        id="ggdopt.feasibility", cost_s=6,
         paper=PAPER,
         source="Section 5.1 (with Theorem 2's support statement)",
         statement="On the linear CCP (26) (n = 4, L = 1000 samples, ρ = 0.1), GGDOpt returns a point that "
@@ -994,7 +994,7 @@ def _check_vs_saa(ctx: Context, *, guidance: str) -> Outcome:
 
 register(
     Claim(
-        id="ggdopt.vs_saa",
+        id="ggdopt.vs_saa", cost_s=6,
         paper=PAPER,
         source="Table 1",
         statement="On the linear CCP (26) (n = 4, L = 150; n = 8, L = 1000 in the full profile; ρ = 0.1), "
@@ -1088,7 +1088,7 @@ def _check_tilt(ctx: Context, *, guidance: str) -> Outcome:
 
 register(
     Claim(
-        id="ggdopt.tilt",
+        id="ggdopt.tilt", cost_s=5,
         paper=PAPER,
         source="Theorem 2 (the Boltzmann tilt of D_ρ by e^{−βf})",
         statement="On the linear CCP (26) (n = 4, L = 150, ρ = 0.1, β = 0.5), the mean objective of GGDOpt's "

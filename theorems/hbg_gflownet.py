@@ -929,7 +929,7 @@ def _kl_check(ctx: Context, which: tuple[str, ...]) -> Outcome:
 
 register(
     Claim(
-        id=f"{PAPER}.samples_prop_reward",
+        id=f"{PAPER}.samples_prop_reward", cost_s=6,
         paper=PAPER,
         source=f"GFlowNet sampling theorem (Bengio et al. 2021; Malkin et al. 2022), as used in Section 3 "
                f"{SRC}",

@@ -1146,7 +1146,7 @@ def _incoherent_check(ctx: Context, claimed_dimension_exponent: float) -> Outcom
 
 
 register(Claim(
-    id="purest_quantum.incoherent_exponent",
+    id="purest_quantum.incoherent_exponent", cost_s=6,
     paper=PAPER,
     source="Theorem 4.1 (formal) and Theorem 1.3 (informal): error exp(−Ω(√c N H₁/(loḡ(K) 2ⁿ)))",
     origin=Origin.PAPER,
@@ -1253,7 +1253,7 @@ def _small_gap_control(ctx: Context) -> Outcome:
 
 
 register(Claim(
-    id="purest_quantum.small_gap_decay",
+    id="purest_quantum.small_gap_decay", cost_s=5,
     paper=PAPER,
     source="Lemma 4.2: Algorithm 1 with m = d, no gap assumption, errs with probability bounded through "
            "H₁ and H₂ (Appendix B.3)",
@@ -1336,7 +1336,7 @@ def _coherent_check(ctx: Context, claimed_dimension_exponent: float) -> Outcome:
 
 
 register(Claim(
-    id="purest_quantum.coherent_exponent",
+    id="purest_quantum.coherent_exponent", cost_s=4,
     paper=PAPER,
     source="Theorem 6.1 (formal) and Theorem 1.4 (informal): error exp(−Ω(N H₂/loḡ(K))), no 2ⁿ",
     origin=Origin.PAPER,

@@ -877,7 +877,7 @@ def _check_simplicity_bias(ctx: Context, *, rho: float = 0.1, gap: float = 0.8) 
 
 
 register(Claim(
-    id="sam_stability.simplicity_bias", paper=PAPER,
+    id="sam_stability.simplicity_bias", cost_s=9, paper=PAPER,
     origin=Origin.PAPER, covers=("Table 1",),
     deviation="Only Table 1's SAM ρ = 0.1 row is run: its ρ = 0.01 and 0.05 rows (the trend in ρ) are "
               "not. Table 1 reports one configuration (n = 50, d = 15, width 10; our full profile) with "
@@ -1013,7 +1013,7 @@ def _check_coherence_drop(ctx: Context, *, rho: float = 0.1) -> Outcome:
 TABLE1_SIGMA_RATIO = 65.656 / 133.942
 
 register(Claim(
-    id="sam_stability.coherence_drop", paper=PAPER,
+    id="sam_stability.coherence_drop", cost_s=5, paper=PAPER,
     origin=Origin.PAPER, covers=("Table 1",),
     deviation="Only Table 1's SAM ρ = 0.1 row (its ρ = 0.01 and 0.05 rows are not run). Table 1 gives one "
               "run at n = 50, d = 15, width 10 (our full profile; the quick profile is a smaller task); we "

@@ -1436,7 +1436,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id=f"{PAPER}.update_scale",
+    id=f"{PAPER}.update_scale", cost_s=5,
     paper=PAPER,
     source=f"{TABLE1} (the μP learning-rate multipliers; derivation in Section 3)",
     origin=Origin.PAPER,
@@ -1485,7 +1485,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id=f"{PAPER}.lr_transfer",
+    id=f"{PAPER}.lr_transfer", cost_s=6,
     paper=PAPER,
     source=f"{FIG2} (width transfer of the optimal learning rate under μP) and {FIG3P} (its finite-width "
            "drift)",

@@ -1298,7 +1298,7 @@ def _check_vertex(ctx: Context, *, p_override: float | None) -> Outcome:
 
 
 register(Claim(
-    id="sparse_relu.vertex_minimizer",
+    id="sparse_relu.vertex_minimizer", cost_s=5,
     paper=PAPER,
     source="our reduction behind BruteForceVp (paper_notes/sparse_relu.md, step 4), the fixed-knot-set "
            "analogue of the Bauer-maximum-principle step in the proof of Theorem 3.2 (arXiv:2505.21791)",
@@ -1361,7 +1361,7 @@ def _check_training(ctx: Context, *, regularizer: str) -> Outcome:
 
 
 register(Claim(
-    id="sparse_relu.training_recovers",
+    id="sparse_relu.training_recovers", cost_s=17,
     paper=PAPER,
     source="Figure 3 and Section 5 (arXiv:2505.21791; gradient training of the ℓp objective gives sparse "
            "nets); our training method (LpPathNormTraining) and our measured recovery rate",
@@ -2630,7 +2630,7 @@ def _check_multivariate_sparsest(ctx: Context, *, p_fixed: float | None) -> Outc
 
 
 register(Claim(
-    id="sparse_relu.multivariate_sparsest",
+    id="sparse_relu.multivariate_sparsest", cost_s=5,
     paper=PAPER,
     source="Theorem 4.1 and Lemma 4.1 (arXiv:2505.21791; activation-pattern program (10), Bauer principle)",
     origin=Origin.PAPER,

@@ -1482,7 +1482,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="two_layer_nc.orthogonal_means", paper=PAPER,
+    id="two_layer_nc.orthogonal_means", cost_s=7, paper=PAPER,
     source=f"Theorem 1(2) (binary case; Assumptions 1–3), {ARXIV}",
     statement=("Under the same assumptions the class-mean hidden features become orthogonal (their "
                "supports separate after the alignment phase): the cosine between the two class means "
@@ -1603,7 +1603,7 @@ register(Claim(
 ))
 
 register(Claim(
-    id="two_layer_nc.flow_vs_gd", paper=PAPER,
+    id="two_layer_nc.flow_vs_gd", cost_s=4, paper=PAPER,
     source=(f"implementation: gradient descent as the explicit Euler scheme of the flow {ARXIV} analyses "
             "(it views GF as GD with infinitesimal steps); Euler has O(η) global error on a fixed horizon"),
     statement=("On a fixed horizon that spans the alignment phase and the loss decrease, gradient "

@@ -304,7 +304,7 @@ class _Worker:
 def _run_local(claims: list[Claim], seed: int, profile: str, out: str | None, jobs: int,
                on_result: Callable[[ClaimResult], None], implementations: dict[str, str]) -> None:
     replies: queue.Queue = queue.Queue()
-    pending = list(claims)
+    pending = schedule(claims)
     threads = max(1, (os.cpu_count() or 1) // jobs)
     workers = [_Worker(replies, threads) for _ in range(min(jobs, len(claims)))]
     try:
@@ -343,6 +343,19 @@ def _run_local(claims: list[Claim], seed: int, profile: str, out: str | None, jo
             worker.stop()
 
 
+def schedule(claims: Iterable[Claim]) -> list[Claim]:
+    """The order workers take claims in: costliest first by ``Claim.cost_s`` (longest processing time
+    first: the last claims to start are short, so the workers finish together), ties in the given order.
+
+    >>> from theorems.core import Claim, Kind
+    >>> make = lambda cid, cost: Claim(id=cid, paper=None, source="s", statement="s", kind=Kind.NUMERIC,
+    ...                                check=print, control=print, control_description="d", cost_s=cost)
+    >>> [c.id for c in schedule([make("a", 0.5), make("b", 9.0), make("c", 0.5), make("d", 2.0)])]
+    ['b', 'd', 'a', 'c']
+    """
+    return sorted(claims, key=lambda claim: -claim.cost_s)
+
+
 def _crash_result(claim: Claim, seed: int) -> ClaimResult:
     result = _timeout_result(claim, seed, 0.0)
     result.reason = "the worker process died while running this claim"
@@ -357,7 +370,7 @@ def _run_dask(claims: list[Claim], seed: int, profile: str, out: str | None, add
         futures = {
             client.submit(_run_claim_task, c, seed, profile, out, implementations, pure=False,
                           key=f"claim-{c.id}"): c
-            for c in claims
+            for c in schedule(claims)
         }
         # Dask cannot kill a running task nor tell its CPU time: the wall-clock backstop of the
         # budgets bounds the wait, and what is still running then is cancelled as over budget.
@@ -393,7 +406,8 @@ def run_claims(
 
     ``jobs=0`` (the default) runs them one after the other in this process, with no
     time budget; ``jobs=N`` in N worker interpreters, each claim stopped past its CPU-time
-    budget. ``on_result`` is called with each result as it arrives; ``progress`` shows a bar.
+    budget, the costliest first (:func:`schedule`). ``on_result`` is called with each result as it
+    arrives; ``progress`` shows a bar.
     With ``out_dir``, plots go to ``out_dir/plots`` and (``report=True``) the report the CLI
     writes goes there too (:func:`verification.report.write_report`: ``report.md``,
     ``report.json``, ``evidence/<paper>.md``).

@@ -199,3 +199,22 @@ def test_a_claim_pinned_inconclusive_carries_what_would_decide_it(tmp_path):
     markdown = (tmp_path / "report.md").read_text()
     assert markdown.count("**What would decide it.**") == 1  # beside the inconclusive verdict only
     assert "**What would decide it.** about 40 pairs would decide; the full profile runs 48" in markdown
+
+
+def test_workers_take_the_costliest_claims_first_and_results_come_back_by_id():
+    # one worker answers in the order it was handed the claims: costliest first, ties in the given order
+    claims = [dataclasses.replace(fake.VERIFIED, id="dqp.fake_a"),
+              dataclasses.replace(fake.FALSIFIED, id="dqp.fake_b", cost_s=9.0),
+              dataclasses.replace(fake.INCONCLUSIVE, id="dqp.fake_c"),
+              dataclasses.replace(fake.VACUOUS, id="dqp.fake_d", cost_s=2.0)]
+    arrived = []
+    results = run_claims(claims, jobs=1, on_result=lambda r: arrived.append(r.id))
+    assert arrived == ["dqp.fake_b", "dqp.fake_d", "dqp.fake_a", "dqp.fake_c"]
+    assert [r.id for r in results] == sorted(arrived)
+    assert [r.verdict for r in results] == ["verified", "falsified", "inconclusive", "vacuous"]
+
+
+@pytest.mark.parametrize("cost", [0, -1.0, float("nan"), float("inf"), True, "5"])
+def test_cost_hint_must_be_positive_seconds(cost):
+    with pytest.raises(ValueError, match="cost_s must be a finite number of seconds > 0"):
+        dataclasses.replace(fake.VERIFIED, cost_s=cost)
