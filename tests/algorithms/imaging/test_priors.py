@@ -57,3 +57,10 @@ def test_denoiser_prior_runs_network():
     x = torch.randn(2, 4, 4, dtype=DT)
     torch.testing.assert_close(prior.prox(x, 1.0), x.float().double())
     assert prior.value(x).shape == (2,)
+
+
+def test_denoiser_prior_with_a_parameter_free_network():
+    # next(network.parameters()) raised StopIteration for a network without parameters (#46 round 6)
+    x = torch.rand(2, 3, 4, 4, dtype=torch.float64)
+    out = pr.DenoiserPrior(torch.nn.Identity()).prox(x, 1.0)
+    assert out.dtype == x.dtype and torch.equal(out, x)
