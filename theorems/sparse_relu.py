@@ -2630,7 +2630,7 @@ def _check_multivariate_sparsest(ctx: Context, *, p_fixed: float | None) -> Outc
 
 
 register(Claim(
-    id="sparse_relu.multivariate_sparsest", cost_s=5,
+    id="sparse_relu.multivariate_sparsest", cost_s=1.3,
     paper=PAPER,
     source="Theorem 4.1 and Lemma 4.1 (arXiv:2505.21791; activation-pattern program (10), Bauer principle)",
     origin=Origin.PAPER,

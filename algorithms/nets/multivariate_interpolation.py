@@ -160,15 +160,21 @@ def pattern_program(problem: MultivariateInterpolationProblem) -> dict[str, np.n
     ([1.0, -1.0, 1.0, -1.0, 1.0, -1.0], (6, 2, 2))
     """
     problem = _check_problem(problem)
-    X = problem.X.astype(np.float64)
-    Xa = _augment(X)
-    patterns = activation_patterns(X)
-    pats = np.repeat(patterns, 2, axis=0)
-    signs = np.tile([1.0, -1.0], patterns.shape[0])
-    D = pats.astype(np.float64)
-    out = signs[:, None, None] * D[:, :, None] * Xa[None]
-    cone = (2 * D - 1)[:, :, None] * Xa[None]
-    return {"patterns": pats, "signs": signs, "out": out, "cone": cone}
+    # one LP per subset of the points (2^N): computed once per problem (the enumeration and every
+    # network_from_pieces call ask for it) and kept on it with the X it was computed from
+    cached = problem.__dict__.get("_pattern_program")
+    if cached is None or not np.array_equal(cached[0], problem.X):
+        X = problem.X.astype(np.float64)
+        Xa = _augment(X)
+        patterns = activation_patterns(X)
+        pats = np.repeat(patterns, 2, axis=0)
+        signs = np.tile([1.0, -1.0], patterns.shape[0])
+        D = pats.astype(np.float64)
+        out = signs[:, None, None] * D[:, :, None] * Xa[None]
+        cone = (2 * D - 1)[:, :, None] * Xa[None]
+        cached = (problem.X.copy(), {"patterns": pats, "signs": signs, "out": out, "cone": cone})
+        object.__setattr__(problem, "_pattern_program", cached)
+    return {name: array.copy() for name, array in cached[1].items()}  # the caller's to change
 
 
 def _column_scales(A: np.ndarray, G: np.ndarray) -> np.ndarray:
