@@ -166,6 +166,16 @@ def test_critical_step_size():
     assert st.critical_step_size(H, 1, rho=0.5) <= lr
 
 
+def test_critical_step_size_full_space_with_a_rotated_null_direction():
+    # null direction (1, -1)/sqrt(2): the flat rho = 1 evaluates to 1 +- rounding on the full space;
+    # the answer comes from the range (the full-space search returned 0.585 for 0.6 before the fix)
+    H = np.stack([np.ones((2, 2)), 2.0 * np.ones((2, 2))])
+    on_range = st.critical_step_size(H, 1)
+    assert math.isclose(st.critical_step_size(H, 1, restrict_to_range=False), on_range, rel_tol=1e-12)
+    assert st.critical_step_size(H, 1, level=0.999, restrict_to_range=False) is None
+    assert math.isclose(on_range, 0.6, rel_tol=1e-9)
+
+
 def test_perturbed_stationary_moment():
     H = _hessians(n=4, d=2, seed=8, mix=0.5)
     lr = 0.3 / np.linalg.eigvalsh(H.mean(0))[-1]
