@@ -929,13 +929,25 @@ def _boundary(ctx: Context, handler) -> Outcome:
                     ok = np.isclose(ka, np.round(ka), atol=1e-9) | np.isclose(kb, np.round(kb), atol=1e-9)
                     assert np.all(ok), "reflect is not a mirror image modulo 2 widths"
 
-    return property_outcome(
+    outcome = property_outcome(
         examples,
         test,
         ctx=ctx,
         max_examples=ctx.pick(60, 500),
         what="every boundary handler maps into the box, is the identity inside, and follows its rule",
     )
+    # the box is closed: coordinates exactly on a face are inside, left alone by every handler, also in a
+    # row whose other coordinate is out (halving and random would move a face coordinate they took as out)
+    lo_f, hi_f = np.array([-1.0, 0.0]), np.array([2.0, 3.0])
+    U_f = np.array([[-1.0, 3.0], [2.0, 0.0], [-1.0, 7.0], [5.0, 3.0]])
+    moved = [m for m in BOUNDARY
+             if not np.array_equal(handler(m, U_f, np.zeros_like(U_f), lo_f, hi_f,
+                                           np.random.default_rng(ctx.seed))[[0, 1, 2, 3], [0, 0, 0, 1]],
+                                   U_f[[0, 1, 2, 3], [0, 0, 0, 1]])]
+    outcome.evidence["faces_left_alone"] = moved or "every handler"
+    if moved and outcome.status == "pass":
+        return Outcome("fail", f"a coordinate on a face moved by {moved}", outcome.evidence)
+    return outcome
 
 
 def _single_reflection(method, U, X, lower, upper, rng):
@@ -1118,7 +1130,8 @@ def _mutations(ctx: Context, mutate) -> Outcome:
         max_examples=ctx.pick(40, 300),
         what="every DE mutation's donors follow Table 3's formula with distinct in-niche partners",
     )
-    # Table 3's PSO move v ← w·v + c1·r1(p − x) + c2·r2(g − x), r1, r2 uniform on [0, 1): with w = 0 and one
+    # Table 3's PSO move v ← w·v + c1·r1(p − x) + c2·r2(g − x), r1, r2 uniform on [0, 1), clamped to
+    # ±0.2·width (the docstring): with w = 0 and one
     # of c1, c2 zero, every velocity component points from x toward p (resp. the best p, g) and is no
     # longer than the gap (the 0.2·width clamp only shortens it)
     rng = np.random.default_rng(ctx.seed)
@@ -1133,6 +1146,25 @@ def _mutations(ctx: Context, mutate) -> Outcome:
         if not (np.all(Vn * gap >= 0) and np.all(np.abs(Vn) <= np.abs(gap)) and np.array_equal(Xn, X + Vn)
                 and np.any(Vn != 0)):
             misdirected.append(f"c1 = {c1}, c2 = {c2}")
+    # the inertia term and the clamp on their own (c1 = c2 = 0): v ← clip(w·v, ±0.2·width), exactly, with
+    # velocities beyond the clamp (|0.7·v| up to about 10 against 0.2·20 = 4)
+    V_big = 5.0 * V
+    Xn, Vn = components_module.pso_update(X, V_big, P, yP, lo, hi, np.random.default_rng(ctx.seed), w=0.7,
+                                          c1=0.0, c2=0.0)
+    want_v = np.clip(0.7 * V_big, -4.0, 4.0)
+    if not (np.allclose(Vn, want_v, rtol=1e-15, atol=0) and np.array_equal(Xn, X + Vn)
+            and np.any(np.abs(0.7 * V_big) > 4.0)):
+        misdirected.append("inertia w·v clamped to 0.2·width")
+    # the random factors r1, r2 are uniform on [0, 1): with w = 0 and a box wide enough that nothing is
+    # clamped, v / (target − x) over the 48 components passes KS against U(0, 1) (p >= 1e-4; a dropped
+    # factor makes every ratio 1)
+    wide_lo, wide_hi = -1e3 * np.ones(4), 1e3 * np.ones(4)
+    for c1, c2, target in ((1.0, 0.0, P), (0.0, 1.0, P[np.argmin(yP)])):
+        _, Vn = components_module.pso_update(X, V, P, yP, wide_lo, wide_hi,
+                                             np.random.default_rng(ctx.seed + 1), w=0.0, c1=c1, c2=c2)
+        ratio = (Vn / (target - X)).ravel()
+        if sstats.kstest(ratio, "uniform").pvalue < 1e-4:
+            misdirected.append(f"r{1 if c1 else 2} not uniform (KS)")
     outcome.evidence["pso_moves_toward_p_and_g"] = misdirected or "every component, both terms"
     if misdirected and outcome.status == "pass":
         return Outcome("fail", f"PSO velocity not toward its target ({misdirected[0]})", outcome.evidence)
@@ -2055,6 +2087,23 @@ def _agent2_control(ctx: Context, wire_crossover) -> Outcome:
                             ("ModularOptimizer", ModularOptimizer(flow).hyperparameters)):
             off += [f"{source}: {m}.{k} = {v}" for m, cfg in got.items() for k, v in cfg.items()
                     if v != documented[k]]
+    # run_workflow given no values runs every operator at the defaults too (spied operators, 2 generations;
+    # one DE mutation stands for the eight, whose defaults default_hyperparameters checked above)
+    for flow in flows[:1] + flows[-5:]:
+        seen: list = []
+        fns, es = _spied_operators(seen, wire_crossover)
+        with contextlib.ExitStack() as stack:
+            for name, fn in fns.items():
+                stack.enter_context(patched(modular_module, name, fn))
+            stack.enter_context(patched(components_module.SepCMAState, "update", es))
+            prob = BlackBoxProblem(lambda x: float(np.sum(x**2)), (-np.ones(2), np.ones(2)), 200)
+            modular_module.run_workflow(modular_module.WorkflowPlan.parse(flow),
+                                        problem_module.Evaluator(prob), np.random.default_rng(ctx.seed), {},
+                                        maxiters=2)
+        off += [f"run_workflow without values: {m}.{k} = {v}" for m, cfg in seen for k, v in cfg.items()
+                if v != documented[k]]
+        if not seen:
+            off.append(f"run_workflow without values: no operator call recorded for {flow}")
     covered = {m for flow in flows for m in flow if m in space}
     if covered != set(space):
         off.append(f"modules without a default checked: {sorted(set(space) - covered)}")
@@ -2082,7 +2131,8 @@ register(Claim(
               "geometrically (log parameters), clipping actions outside [0, 1]; in random valid workflows "
               "(d in 1..5, 6 generations) the values set statically or by a controller every 1-3 "
               "generations are exactly the F1, F2, p, Cr, σ, η, w, c1, c2 and μ-ratio the operators receive; "
-              "without given values each module runs at its documented default (F1 = F2 = 0.5, p = 0.1, "
+              "without given values (ModularOptimizer, default_hyperparameters, and run_workflow's "
+              "operators, spied) each module runs at its documented default (F1 = F2 = 0.5, p = 0.1, "
               "Cr = 0.9, σ = 0.1, η = 20, w = 0.7, c1 = c2 = 1.5, μ ratio 0.5)",
     kind=Kind.PROPERTY, check=lambda ctx: _agent2_control(ctx, lambda cx: cx),
     control=lambda ctx: _agent2_control(ctx, _cr_hard_coded),
@@ -2932,6 +2982,12 @@ def _check_operator_laws(ctx: Context, cross) -> Outcome:
     unit_normal_cdf = lambda u: sstats.norm.cdf(6.0 * (np.asarray(u) - 0.5))  # noqa: E731
     tests["gaussian initialization"] = sstats.kstest(((Xg - lower) / (upper - lower)).ravel(),
                                                      unit_normal_cdf).pvalue
+    # the quasi-random designs are scrambled from a seed drawn over a wide range: 60 Sobol and 60 Halton
+    # designs from successive draws of one generator have 60 distinct first points each (an unscrambled
+    # design repeats its first point; a range of 62 seeds repeats within 60 draws with probability 1 − 5e-23,
+    # one of 2³¹ with probability 8e-7)
+    distinct = {m: len({tuple(initialize(m, 2, lower, upper, rng)[0]) for _ in range(60)})
+                for m in ("sobol", "halton")}
     # every initialization lies in the box (the Gaussian one by its clip: 0.13 % of its draws sit on each
     # face); the count of points outside is exact, not a test
     outside = {}
@@ -2943,13 +2999,16 @@ def _check_operator_laws(ctx: Context, cross) -> Outcome:
     # box gives chi-square / KS p-values below 1e-100 at these sizes
     worst = min(tests.values())
     in_box = not any(outside.values())
-    ok = worst >= 1e-4 and in_box
+    scrambled = min(distinct.values()) == 60
+    ok = worst >= 1e-4 and in_box and scrambled
     return Outcome("pass" if ok else "fail",
                    f"Table 3's random operators follow their laws: smallest p-value {worst:.3g} "
                    f"({'>=' if worst >= 1e-4 else '<'} 1e-4) over {len(tests)} tests of {n} draws; "
-                   + ("every initialization in the box" if in_box else f"points outside the box: {outside}"),
+                   + ("every initialization in the box" if in_box else f"points outside the box: {outside}")
+                   + f"; distinct scrambled first points of 60: {distinct}",
                    {name: figure(float(p), 3) for name, p in tests.items()} | {"draws": n,
-                                                                              "outside_the_box": outside})
+                                                                              "outside_the_box": outside,
+                                                                              "distinct_of_60": distinct})
 
 
 register(Claim(
@@ -2964,7 +3023,9 @@ register(Claim(
               "a uniform position; the random repair puts out-of-box coordinates uniformly in [l, u]; the "
               "uniform initialization is uniform and the Gaussian one N(centre, (width/6)²) clipped into "
               "the box (chi-square / Kolmogorov–Smirnov, each p >= 1e-4); no point of any initialization "
-              "(uniform, Sobol, LHS, Halton, Gaussian) lies outside the box",
+              "(uniform, Sobol, LHS, Halton, Gaussian) lies outside the box; 60 Sobol and 60 Halton "
+              "designs drawn in turn from one generator have 60 distinct first points each (scrambled, "
+              "seeds from a wide range)",
     kind=Kind.NUMERIC,
     check=lambda ctx: _check_operator_laws(ctx, crossover),
     control=lambda ctx: _check_operator_laws(ctx, _start_at_zero),
@@ -2989,6 +3050,8 @@ def _check_round_trip(ctx: Context, *, reload: bool) -> Outcome:
     meta = {"seed": ctx.seed, "note": "round trip"}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "new" / "folder" / "agents.pt"
+        save_agents(path, agent1, agent2, meta=meta)
+        # saving again over an existing checkpoint (its folder now exists) replaces it
         save_agents(path, agent1, agent2, meta=meta)
         if reload:
             back1, back2 = load_agents(path)
@@ -3020,6 +3083,16 @@ def _check_round_trip(ctx: Context, *, reload: bool) -> Outcome:
     bias_ok = bool(torch.allclose(fresh.log_std.bias, torch.full_like(fresh.log_std.bias, math.log(0.3))))
     initial_log_std_bias(fresh, -1.0)
     bias_ok = bias_ok and bool(torch.all(fresh.log_std.bias == -1.0))
+    # Agent 2's stds lie in [0.5·e^-4, 0.5] (HyperparameterController.forward): a log-std head pinned at
+    # ±10 gives the two ends
+    ends = []
+    with torch.no_grad():
+        fresh.log_std.weight.zero_()
+        for b in (10.0, -10.0):
+            initial_log_std_bias(fresh, b)
+            ends.append(fresh(flow, obs)[1])
+    bias_ok = bias_ok and bool(torch.allclose(ends[0], torch.full_like(ends[0], 0.5))
+                               and torch.allclose(ends[1], torch.full_like(ends[1], 0.5 * math.exp(-4.0))))
     ok = same and meta_back == meta and sizes and outputs and bias_ok
     return Outcome("pass" if ok else "fail",
                    f"agents saved into a new folder and loaded back: parameters identical {same}, sizes "
@@ -3038,7 +3111,8 @@ register(Claim(
               "by load_agents have bit-identical parameters, the same sizes (hidden, heads, layers) and "
               "bit-identical outputs (Agent 1's logits, Agent 2's means, stds and values on fixed inputs), "
               "and the metadata written beside them reads back equal; initial_log_std_bias (training's "
-              "starting exploration) fills Agent 2's log-std bias with log 0.3, or the value given",
+              "starting exploration) fills Agent 2's log-std bias with log 0.3, or the value given, and a "
+              "log-std head pinned at ±10 gives Agent 2's std bounds 0.5 and 0.5·e^-4",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_round_trip(ctx, reload=True),
     control=lambda ctx: _check_round_trip(ctx, reload=False),
@@ -3257,9 +3331,23 @@ def _check_agent_states(ctx: Context, *, dim_scale: float) -> Outcome:
                                          controller=lambda obs: calls.append(1) or {}, control_interval=3)
     if len(calls) != math.ceil(result.generations / 3):
         wrong.append(f"controller asked {len(calls)} times in {result.generations} generations at interval 3")
+    # maxiters = 2: MaxIters after 2 generations, and the progress monitor is told that horizon (spied)
+    from algorithms.blackbox import DesignX
+
+    horizons = []
+
+    class SpiedMonitor(designx_module.IterationMonitor):
+        def __init__(self, options, total, desc="solve"):
+            horizons.append(total)
+            super().__init__(options, total, desc)
+
+    with _one_torch_thread(), patched(designx_module, "IterationMonitor", SpiedMonitor):
+        capped = solve(small, DesignX(), seed=0, maxiters=2)
+    if capped.retcode.name != "MaxIters" or capped.stats.iterations != 2 or horizons != [2]:
+        wrong.append(f"DesignX with maxiters = 2: {capped.retcode.name} after {capped.stats.iterations} "
+                     f"generations, monitor horizon {horizons}")
     # solve(problem, DesignX(stochastic=True), seed=s) is run_episode with numpy seed s and torch seed s (the
     # same workflow and best value), and a greedy episode records Agent 2's log-probabilities as 0 (no draw)
-    from algorithms.blackbox import DesignX
 
     with _one_torch_thread():
         sol = solve(small, DesignX(stochastic=True), seed=3)

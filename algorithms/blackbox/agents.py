@@ -166,7 +166,8 @@ class HyperparameterController(nn.Module):
 
     def forward(self, workflow: Sequence[str], obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor,
                                                                              torch.Tensor]:
-        """Means (in (0, 1)) and stds for the controllable modules, shape ``(T, M_c, N_MAX)``, and
+        """Means (in (0, 1)) and stds (0.5·exp of the log-std head clamped to [-4, 0], so in
+        [0.5·e^-4, 0.5]) for the controllable modules, shape ``(T, M_c, N_MAX)``, and
         values ``(T,)``, for a batch of observations ``obs`` of shape ``(T, 9)``."""
         obs = torch.as_tensor(as_real_array("obs", obs), dtype=torch.float32).reshape(-1, N_OBS)
         ids = torch.tensor([MODULES.index(m) for m in workflow])

@@ -233,6 +233,9 @@ def run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
                  control_interval: int = 1) -> RunResult:
     """Run ``plan`` against ``ev`` until its budget, ``maxiters`` generations, the target, or a stop.
 
+    ``hyperparameters`` ({module: {name: value}}) may leave values out: those run at their documented
+    defaults (``grammar.CONFIG_SPACE``).
+
     ``controller(obs)`` (optional, Agent 2) returns hyperparameters, asked before every
     ``control_interval``-th generation (the values then hold until the next call).
     """
@@ -250,7 +253,10 @@ def run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
     d, budget = prob.dim, prob.budget
     N0 = plan.size(d, budget)
     n_min = max(plan.min_size(), 4)
-    hp = {k: dict(v) for k, v in hyperparameters.items()}
+    # the values given, over the documented defaults of every controllable module (grammar.CONFIG_SPACE)
+    hp = {m: {p[0]: p[3] for p in CONFIG_SPACE[m]} for m in plan.controllable()}
+    for k, v in hyperparameters.items():
+        hp.setdefault(k, {}).update(v)
     restarts, gen, stall, trace = 0, 0, 0, []
     patience = max(STALL_MIN, int(300 / N0))
 
@@ -298,7 +304,7 @@ def run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
             X, y = select(plan.selection, X, y, U, yu, rng)
         elif plan.family == "ga":
             cfg = hp[f"ga.{plan.ga}"]
-            U = ga_mutation(plan.ga, X, lo, hi, rng, sigma=cfg.get("sigma", 0.1), eta=cfg.get("eta", 20.0))
+            U = ga_mutation(plan.ga, X, lo, hi, rng, **cfg)
             U = boundary(plan.bc, U, X, lo, hi, rng)
             yu = ev(U)
             success = float(np.mean(yu < y))
