@@ -44,13 +44,15 @@ __all__ = [
 
 
 def _counts_array(counts: Any) -> tuple[np.ndarray, int]:
+    # the same checks as np.any / np.atleast_2d / np.issubdtype spelled as array methods: the
+    # successive-rejects loops call this thousands of times on small arrays
     array = np.asarray(counts)
-    if array.ndim not in (1, 2) or not np.issubdtype(array.dtype, np.integer) or np.any(array < 0):
+    if array.ndim not in (1, 2) or array.dtype.kind not in "iu" or (array < 0).any():
         raise ValueError(f"counts must be non-negative integer counts of shape (d,) or (size, d), got "
                          f"dtype {array.dtype} and shape {array.shape}")
-    array = np.atleast_2d(array).astype(np.int64)
+    array = (array if array.ndim == 2 else array[None, :]).astype(np.int64, copy=False)
     shots = array.sum(axis=1)
-    if np.any(shots != shots[0]) or shots[0] < 2:
+    if (shots != shots[0]).any() or shots[0] < 2:
         raise ValueError(f"counts must hold the same number m >= 2 of shots per row, got {np.unique(shots)}")
     return array, int(shots[0])
 
