@@ -1177,14 +1177,17 @@ def _check_saa(ctx: Context, *, budget_shift: int = 0) -> Outcome:
                 linear=LinearStructure(cost=problem.linear.cost, A=A, b=np.full((L, 2), d)))
         k = _budget(rho, L) + budget_shift
         reference = _saa_reference_milp(problem, k) if how == "milp" else _saa_brute_force(problem, k)
-        sol = solve(problem, SAAMILP(), seed=None)  # deterministic MILP; seed None for the estimate below
+        sol = solve(problem, SAAMILP(), seed=None, store_trace=True)  # seed None for the estimate below
         violated = round(float(empirical_violation(problem, sol.x[None])[0]) * L)
         # the reported out-of-sample feasibility is drawn from the solve's seed, 0 when it is None (#46
         # round 6, seed 9: None → 1 survived): the same estimate, bit for bit
         reported = sol.stats.out_of_sample_feasibility
         fresh = float(out_of_sample_feasibility(problem, sol.x[None], seed=0)[0])
         # HiGHS's relative gap 1e-6 (SAAMILP's default) on objectives of order 1; LPs to 1e-9
-        ok = sol.retcode is RetCode.Success and violated <= k and reported == fresh and \
+        # one solve, one iteration: one trace record (iteration 0, the answer's value and violation)
+        one_record = sol.stats.iterations == 1 and sol.trace == [
+            {"iteration": 0, "value": sol.value, "empirical_violation": sol.stats.empirical_violation}]
+        ok = sol.retcode is RetCode.Success and violated <= k and reported == fresh and one_record and \
             abs(sol.value - reference) <= 1e-6 * (1.0 + abs(reference))
         rows.append({"n": n, "L": L, "rho": rho, "budget": k, "reference": how, "value": figure(sol.value),
                      "reference_value": figure(reference), "violated": violated,
@@ -1205,8 +1208,9 @@ def _check_saa(ctx: Context, *, budget_shift: int = 0) -> Outcome:
     small = replace(linear_gaussian_problem(n=2, n_samples=12, rho=0.25, seed=ctx.seed),
                     lower=np.array([-1.0, 0.5]), upper=np.array([3.0, 2.0]))
     midpoint = 0.5 * (small.lower + small.upper)
-    idle = [solve(small, algorithm, maxiters=0) for algorithm in (SAAMILP(), GGDOpt())]
-    idle_ok = all(s.retcode is RetCode.MaxIters and np.array_equal(s.x, midpoint) for s in idle)
+    idle = [solve(small, algorithm, maxiters=0, store_trace=True) for algorithm in (SAAMILP(), GGDOpt())]
+    idle_ok = all(s.retcode is RetCode.MaxIters and np.array_equal(s.x, midpoint) for s in idle) and \
+        idle[0].trace == [{"iteration": 0, "value": idle[0].value}]
     # HiGHS stopped by a limit before any incumbent (a 1 µs time limit; with maxiters = 1 also a node
     # limit): the midpoint, MaxTime for the time limit alone, MaxIters when maxiters set the node limit
     limited = [solve(small, SAAMILP(time_limit=1e-6), **kw) for kw in ({}, {"maxiters": 1})]
@@ -1233,7 +1237,8 @@ register(Claim(
               "optimum's value to 1e-6 relative: against the minimum over all 220 sets of 3 dropped samples "
               "of the remaining LP (n = 2, L = 12, ρ = 0.25), and against an independent big-M MILP at "
               "n = 2, L = 50, ρ = 0.58 (where ρL rounds to 28.999... in floats, budget 29), and against the "
-              "28 LPs of a joint constraint of two rows per sample (n = 2, L = 8, ρ = 0.25); on data where "
+              "28 LPs of a joint constraint of two rows per sample (n = 2, L = 8, ρ = 0.25), each in one "
+              "iteration with one trace record (iteration 0, its value and violation); on data where "
               "every sample is violated at every box point it returns Infeasible; its reported out-of-sample "
               "feasibility is the estimate from seed 0 when the solve's seed is None; with maxiters = 0 "
               "SAA-MILP and GGDOpt return the box midpoint (1, 1.25) of [−1, 3] × [0.5, 2] with MaxIters; "
@@ -1469,6 +1474,17 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("restricted_solution over >= 2 samples", "h_subset",
                  lambda: restricted_solution(base, base.h_samples[:2], 0.5),
                  lambda: restricted_solution(base, base.h_samples[:1], 0.5)),
+        # restricted_solution's other inputs (round 6's screen: `or` → `and` in the width and z checks
+        # survived)
+        Boundary("restricted_solution over samples of h's width", "h_subset",
+                 lambda: restricted_solution(base, base.h_samples[:2], 0.5),
+                 lambda: restricted_solution(base, np.ones((2, 3)), 0.5)),
+        Boundary("restricted_solution's margin z a real number, not a bool", "z",
+                 lambda: restricted_solution(base, base.h_samples[:2], 1),
+                 lambda: restricted_solution(base, base.h_samples[:2], True)),
+        Boundary("restricted_solution's margin z >= 0", "z",
+                 lambda: restricted_solution(base, base.h_samples[:2], 0.0),
+                 lambda: restricted_solution(base, base.h_samples[:2], -1e-300)),
         Boundary("a Hessian per gradient row", "hess_f",
                  lambda: second_order_guidance(grad, torch.zeros(3, 2, 2, dtype=torch.float64), beta=1.0,
                                                sigma2=0.1),
@@ -1740,6 +1756,15 @@ def _check_stage1(ctx: Context, *, margin_scale: float = 1.0) -> Outcome:
     if start is None or not np.allclose(start, [1.0, 1.0], rtol=0.0, atol=1e-12):
         wrong.append(f"constant f on [−1, 3] × [0, 2]: returned {start} (documented start, the midpoint "
                      "(1, 1))")
+    # a row without spread gets the documented margin z·√1e-12 = z·1e-6 (round 6's screen: the guard 1e-12 →
+    # 2e-12 survived, a margin 1.41 times wider): g = 3 − x at every sample, z = 2, f = −x pulling x up to
+    # 3 − 2e-6 (SLSQP's answer on an active linear row: ~1e-12 off; 1e-8 is far below the 8e-7 of the mutant)
+    flat_row = ChanceConstrainedProblem(f=lambda x: -x[:, 0],
+                                        g=lambda x, s: 3.0 + 0.0 * s[None, :, 0] - x[:, :1],
+                                        h_samples=np.ones((4, 1)), rho=0.5, lower=[0.0], upper=[10.0])
+    guarded = restricted_solution(flat_row, flat_row.h_samples[:2], 2.0)
+    if guarded is None or abs(float(guarded[0]) - (3.0 - 2e-6)) > 1e-8:
+        wrong.append(f"g = 3 − x without spread, z = 2: returned {guarded} (documented: 3 − 2·1e-6)")
     # SLSQP's documented budget, 100 iterations (#46 round 5, seed 5: maxiter 100 → 101 survived): a problem
     # that needs 146 must come back without a point after exactly 100 (101 constraint Jacobians)
     budget_point, jacobians = _stage1_budget_run()
@@ -1779,7 +1804,9 @@ register(Claim(
               "box [−1, 3] × [0, 2], it returns SLSQP's start, the box midpoint (1, 1), to 1e-12; on the "
               "30-variable Rosenbrock function from the midpoint of [−2, 2.5]³⁰ (146 SLSQP iterations "
               "needed) it returns None after its documented budget of exactly 100 iterations (101 constraint "
-              "Jacobians); and it accepts SLSQP's answer when the restriction evaluated once more there is "
+              "Jacobians); on g = 3 − x, the same at every sample, with z = 2 and f = −x it returns "
+              "3 − 2·1e-6 to 1e-8 (the spread √(var + 1e-12)); and it accepts SLSQP's answer when the "
+              "restriction evaluated once more there is "
               "exactly −1e-6 and refuses it at the next float below (a g whose last evaluation returns that "
               "value)",
     kind=Kind.NUMERIC,

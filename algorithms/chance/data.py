@@ -57,7 +57,9 @@ def restricted_solution(
     (None when SLSQP finds none). ``restriction="scenario"`` enforces g >= 0 at every sample of
     ``h_subset`` instead (z unused).
 
-    SLSQP (ftol 1e-9) gets a budget of 100 iterations from the box midpoint; its answer is
+    The moment restriction's spread is √(var + 1e-12) (population variance over the subset), so a
+    row without spread gets the margin z·1e-6. SLSQP (ftol 1e-9) gets a budget of 100 iterations
+    from the box midpoint; its answer is
     accepted only when it reports success and the restriction, evaluated once more at its point,
     is >= −1e-6 in every row (a margin of exactly −1e-6 accepted); otherwise the result is None."""
     if not isinstance(problem, ChanceConstrainedProblem):

@@ -9,7 +9,9 @@ HiGHS through ``scipy.optimize.milp``. ``Success``: HiGHS reports optimality and
 passes (the box holds and at most k samples are violated at the answer); ``MaxTime`` when
 ``time_limit`` stops the search (the incumbent is returned), ``MaxIters`` when the solve option
 ``maxiters`` (HiGHS's node limit; 0 returns the box midpoint) does, ``Infeasible`` when HiGHS
-proves there is no point, ``Failure`` when the answer fails the check.
+proves there is no point, ``Failure`` when the answer fails the check. One solve is one
+iteration: ``stats.iterations`` is 1 and the trace holds one record (iteration 0, the answer's
+value and empirical violation; with ``maxiters=0``, the midpoint's value).
 
 References
 ----------
