@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import os
 import re
 from collections.abc import Callable
 from typing import Any
@@ -335,6 +336,35 @@ def check_count(name: str, value: Any, minimum: int) -> int:
     return value
 
 
+#: a lower estimate of one torch layer's bytes beyond its parameters (the Module, its Parameter and tensor
+#: objects, hooks' dicts): what a loop building ``depth`` layers costs even when each is tiny
+LAYER_OVERHEAD_BYTES = 4096
+
+
+def physical_memory() -> int:
+    """This machine's memory in bytes (what no array it builds can exceed); 2**63 - 1 where unknown."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # not POSIX
+        return INT64_MAX
+
+
+def check_fits_memory(name: str, value: Any, n_bytes: float) -> None:
+    """Refuse a size argument whose parameters or arrays (``n_bytes``, estimated before anything is built)
+    exceed this machine's memory. For a constructor that builds its layers one at a time (``depth``), where
+    a failed allocation (:func:`allocates`) would come only after hours of building.
+
+    >>> check_fits_memory("depth", 2**40, 2**40 * 4 * 16 * 16)
+    Traceback (most recent call last):
+    ...
+    ValueError: depth=1099511627776 is too large: it needs 1.02e+03 TiB, more than this machine's ...
+    """
+    available = physical_memory()
+    if n_bytes > available:
+        raise ValueError(f"{name}={_brief(value)} is too large: it needs {n_bytes / 2**40:.3g} TiB, more "
+                         f"than this machine's {available / 2**30:.3g} GiB of memory; use a smaller {name}")
+
+
 def check_choice(name: str, value: Any, choices) -> Any:
     try:
         known = value in choices
@@ -428,6 +458,52 @@ def check_float_tensor(name: str, value: Any, *, ndim: int | None = None):
     if not bool(torch.isfinite(value).all()):
         raise ValueError(f"{name} contains NaN or inf entries")
     return value
+
+
+def as_real_tensor(name: str, value: Any, dtype: Any = None):
+    """``value`` (a torch tensor or an array-like of real numbers) as a finite floating tensor on its device:
+    float32 stays float32, other real dtypes (integers included, as documented where used) become float64,
+    or ``dtype`` when given. Refused, by name: bool (0/1 would count as numbers), complex (``.to(float)``
+    drops the imaginary part), half precision (float16/bfloat16: the solves here run in float32/float64,
+    and a silent upcast would hide that the data were rounded to half), the meta device (no data),
+    non-numeric or ragged input, NaN/inf.
+
+    >>> import torch
+    >>> as_real_tensor("y", torch.ones(2, dtype=torch.float16))
+    Traceback (most recent call last):
+    ...
+    TypeError: y has dtype torch.float16: half precision is not supported (the solves run in float32
+    or float64); convert it with .float() or .double()
+    """
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        tensor = value.detach()
+        if tensor.device.type == "meta":
+            raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+    else:
+        _refuse_masked(name, value)
+        try:
+            array = np.asarray(value)
+        except Exception as exc:  # ragged lists and the like
+            raise TypeError(f"{name} must be array-like: {exc}") from exc
+        if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
+            raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
+        tensor = torch.from_numpy(np.ascontiguousarray(array))
+    if tensor.dtype == torch.bool:
+        raise TypeError(f"{name} must be numeric, got a bool tensor; pass numbers (.double() if 0/1 is "
+                        f"meant)")
+    if tensor.is_complex():
+        raise TypeError(f"{name} must be real, got dtype {tensor.dtype}")
+    if tensor.dtype in (torch.float16, torch.bfloat16):
+        raise TypeError(f"{name} has dtype {tensor.dtype}: half precision is not supported (the solves run "
+                        f"in float32 or float64); convert it with .float() or .double()")
+    if dtype is None:
+        dtype = torch.float32 if tensor.dtype == torch.float32 else torch.float64
+    tensor = tensor.to(dtype)
+    if not bool(torch.isfinite(tensor).all()):
+        raise ValueError(f"{name} contains NaN or inf entries")
+    return tensor
 
 
 def check_device(name: str, tensor: Any, reference: Any) -> None:

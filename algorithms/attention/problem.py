@@ -120,7 +120,7 @@ class SingleLocationProblem(Problem):
         check_nonnegative("epsilon", self.epsilon)
         check_choice("link", self.link, LINKS)
         check_choice("variant", self.variant, VARIANTS)
-        check_int_at_least("n_samples", self.n_samples, 1)
+        check_count("n_samples", self.n_samples, 1)
         check_seed(self.oracle_seed, "oracle_seed")
         if self.dtype not in (np.float32, np.float64):
             raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {self.dtype!r}")

@@ -77,7 +77,6 @@ from algorithms._validation import (
     check_count,
     check_nonnegative,
     check_positive,
-    check_positive_int,
     check_seed,
 )
 from algorithms.bayesopt.acquisition import (
@@ -179,7 +178,7 @@ class CEI(Algorithm):
         check_bool("fit", self.fit)
         check_nonnegative("noise", self.noise)
         check_count("n_candidates", self.n_candidates, 1)
-        check_positive_int("n_restarts", self.n_restarts)
+        check_count("n_restarts", self.n_restarts, 1)
         check_positive("jitter", self.jitter)
 
     @classmethod

@@ -78,7 +78,7 @@ class ScipyDE(Algorithm):
     def __post_init__(self) -> None:
         check_choice("strategy", self.strategy, ("best1bin", "rand1bin", "best1exp", "rand1exp", "rand2bin",
                                                  "best2bin", "currenttobest1bin", "randtobest1bin"))
-        check_positive_int("popsize", self.popsize)
+        check_count("popsize", self.popsize, 1)  # a population of popsize × d points, allocated by scipy
         # scipy refuses a mutation constant of 2 or more (its range is [0, 2)): refuse it here, naming
         # the argument, rather than deep inside the solve
         numbers = self.mutation if isinstance(self.mutation, tuple) else (self.mutation,)

@@ -137,12 +137,7 @@ class GGDOpt(Algorithm):
         ):  # counts and widths: a value past 2**31 - 1 is refused here, not after stage 1 ran
             check_count(name, getattr(self, name), 1)
         check_positive("lr", self.lr)
-        if (
-            isinstance(self.corrector_steps, bool)
-            or not isinstance(self.corrector_steps, int)
-            or self.corrector_steps < 0
-        ):
-            raise ValueError(f"corrector_steps must be an int >= 0, got {self.corrector_steps!r}")
+        check_count("corrector_steps", self.corrector_steps, 0)
         check_positive("snr", self.snr)
 
     def _data_score(self, model: ScoreMLP) -> ScoreModel:

@@ -81,8 +81,7 @@ def guided_reverse_sample(
     beta = check_positive("beta", beta)
     check_choice("guidance", guidance, GUIDANCE_ORDERS)
     n_steps = check_positive_int("n_steps", n_steps)
-    if isinstance(corrector_steps, bool) or not isinstance(corrector_steps, int) or corrector_steps < 0:
-        raise ValueError(f"corrector_steps must be an int >= 0, got {corrector_steps!r}")
+    corrector_steps = check_count("corrector_steps", corrector_steps, 0)
     snr = check_positive("snr", snr)
     check_seed(seed)
     if max_steps is not None:

@@ -52,7 +52,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
-from algorithms._validation import as_real_array
+from algorithms._validation import as_real_array, check_count
 from algorithms.forests.diffusion import DiffusionMap, dense_diffusion_map, diffusion_map
 from algorithms.forests.exact_decoder import exact_decode, kernel_estimate
 from algorithms.forests.knn_decoder import knn_decode, synthetic_training_set
@@ -133,8 +133,7 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             raise ValueError(f"decoder must be one of {DECODERS}, got {self.decoder!r}")
         if not _is_int(self.k) or self.k < 1:
             raise ValueError(f"k (kNN decoder neighbours) must be a positive int, got {self.k!r}")
-        if not _is_int(self.n_estimators) or self.n_estimators < 1:
-            raise ValueError(f"n_estimators must be a positive int, got {self.n_estimators!r}")
+        check_count("n_estimators", self.n_estimators, 1)  # 2**40 trees: a fit that never ends
         if self.forest is not None:
             check_forest("forest", self.forest, fitted=False)
         rs = self.random_state

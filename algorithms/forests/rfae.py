@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import as_float_array
+from algorithms._validation import as_float_array, check_count, check_int_at_least, check_positive_int
 from algorithms.core import (
     Algorithm,
     IterationMonitor,
@@ -90,12 +90,12 @@ class RFAE(Algorithm):
     k: int = 20
 
     def __post_init__(self) -> None:
-        for name in ("n_components", "n_estimators", "k"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
-        if isinstance(self.t, bool) or not isinstance(self.t, int) or self.t < 0:
-            raise ValueError(f"t (the diffusion time) must be an int >= 0, got {self.t!r}")
+        # the shared checks: numpy ints accepted (isinstance(value, int) refused them), n_estimators capped
+        # as a count (2**40 trees ran for ever)
+        check_positive_int("n_components", self.n_components)
+        check_count("n_estimators", self.n_estimators, 1)
+        check_positive_int("k", self.k)
+        check_int_at_least("t", self.t, 0, size=False)  # the diffusion time: a power, no array's size
         if self.decoder not in DECODERS:
             raise ValueError(f"decoder must be one of {DECODERS}, got {self.decoder!r}")
 

@@ -19,13 +19,23 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from algorithms._validation import allocates, check_int_at_least, check_seed
+from algorithms._validation import (
+    LAYER_OVERHEAD_BYTES,
+    allocates,
+    check_fits_memory,
+    check_int_at_least,
+    check_seed,
+)
 from algorithms.imaging.operators import LinearOperator
 
 __all__ = ["NullSpaceNet", "ResidualDenoiser"]
 
 
 def _body(channels: int, depth: int) -> nn.Sequential:
+    # depth − 2 hidden 3×3 convolutions of channels² weights, built one at a time (float32): a depth past
+    # memory is refused before the loop
+    check_fits_memory("channels", channels, 36.0 * channels * channels)  # one layer already past memory
+    check_fits_memory("depth", depth, depth * (36.0 * channels * channels + 2 * LAYER_OVERHEAD_BYTES))
     layers: list[nn.Module] = [nn.Conv2d(1, channels, 3, padding=1), nn.ReLU()]
     for _ in range(depth - 2):
         layers += [nn.Conv2d(channels, channels, 3, padding=1), nn.ReLU()]

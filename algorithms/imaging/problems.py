@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from algorithms._validation import as_real_tensor
 from algorithms.core import Problem
 from algorithms.imaging.nullspace import null_space_leakage
 from algorithms.imaging.operators import LinearOperator
@@ -40,21 +41,14 @@ class InverseProblem(Problem):
         if not isinstance(self.operator, LinearOperator):
             raise TypeError(f"operator must be a LinearOperator (e.g. algorithms.imaging.Blur), got "
                             f"{type(self.operator).__name__}")
-        y = self.y
-        if isinstance(y, np.ndarray):
-            if not np.issubdtype(y.dtype, np.number) or np.iscomplexobj(y):
-                raise TypeError(f"y must be real numeric, got dtype {y.dtype}")
-            y = torch.from_numpy(np.ascontiguousarray(y))
-        if not isinstance(y, torch.Tensor):
-            raise TypeError(f"y must be a torch.Tensor or numpy array, got {type(y).__name__}")
-        if y.is_complex():
-            raise TypeError("y must be real (complex data are stored as (real, imaginary) pairs)")
-        y = y.to(torch.float32 if y.dtype == torch.float32 else torch.float64)
+        if not isinstance(self.y, torch.Tensor | np.ndarray):
+            raise TypeError(f"y must be a torch.Tensor or numpy array, got {type(self.y).__name__}")
+        # the shared tensor check: bool, complex, half precision (float16 y was upcast in silence while
+        # the operators refuse it) and meta tensors (a .item() error) refused by name; ints become float64
+        y = as_real_tensor("y", self.y)
         if tuple(y.shape) != self.operator.measurement_shape:
             raise ValueError(f"y must have shape {self.operator.measurement_shape} (the measurement shape "
                              f"of the operator), got {tuple(y.shape)}")
-        if not bool(torch.isfinite(y).all()):
-            raise ValueError("y (the measurements) contains NaN or inf entries")
         object.__setattr__(self, "y", y)
         noise = self.noise_std
         if isinstance(noise, bool) or not isinstance(noise, int | float | np.floating) or not (

@@ -87,6 +87,7 @@ from algorithms._validation import (
     as_float_array,
     as_real_array,
     check_choice,
+    check_count,
     check_nonnegative,
     check_positive,
     check_positive_int,
@@ -367,7 +368,7 @@ def record_times(t_end: float, n_records: int, spacing: str = "geometric", t_fir
     ValueError: t_first must be < t_end = 1.0 for geometric spacing with n_records > 1, got 5.0 ...
     """
     t_end = check_positive("t_end", t_end)
-    n_records = check_positive_int("n_records", n_records)
+    n_records = check_count("n_records", n_records, 1)
     check_choice("spacing", spacing, SPACINGS)
     t_first = check_positive("t_first", t_first)
     if n_records == 1:

@@ -123,6 +123,9 @@ def as_class_labels(name: str, y, n_classes: int | None = None) -> tuple[np.ndar
     k = int(labels.max()) + 1 if n_classes is None else check_positive_int("n_classes", n_classes)
     if labels.max() >= k:
         raise ValueError(f"{name} has class {labels.max()} but n_classes is {k}")
+    if k > labels.size:  # every class needs a sample; also keeps the set below as small as y
+        raise ValueError(f"n_classes must be at most the {labels.size} samples of {name} (every class needs "
+                         f"a sample), got {k}")
     missing = sorted(set(range(k)) - set(labels.tolist()))
     if missing:
         raise ValueError(f"{name} must contain every class 0..{k - 1}; class "

@@ -41,7 +41,7 @@ class MarkovLanguageTask(Problem):
 
     def __post_init__(self) -> None:
         check_count("vocab_size", self.vocab_size, 1)  # the transition matrix is dense, vocab_size²
-        check_positive_int("context", self.context)
+        check_count("context", self.context, 1)  # sample() fills n × (context + 1) tokens, one column a step
         check_positive_int("branching", self.branching)
         if self.vocab_size < 2:
             raise ValueError(f"vocab_size must be >= 2, got {self.vocab_size}")

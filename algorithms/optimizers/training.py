@@ -91,11 +91,11 @@ class TrainingProblem(Problem):
         if context is not None and context < self.task.context:
             raise ValueError(f"model context must be >= task.context={self.task.context} (the length of "
                              f"the task's sequences), got {context}")
-        check_positive_int("steps", self.steps)
+        check_count("steps", self.steps, 1)
         if self.target_loss is not None:
             check_positive("target_loss", self.target_loss)
         check_positive_int("eval_every", self.eval_every)
-        check_positive_int("eval_size", self.eval_size)
+        check_count("eval_size", self.eval_size, 1)  # a held-out sample of eval_size sequences
         if check_positive("divergence_factor", self.divergence_factor) <= 1:
             raise ValueError(f"divergence_factor must be > 1, got {self.divergence_factor}")
 

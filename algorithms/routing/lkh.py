@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from algorithms._validation import check_positive, check_positive_int
+from algorithms._validation import check_count, check_positive
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.routing._common import finish, integer_distances, not_started, rounding_check
 from algorithms.routing.problem import TSPInstance, is_valid_tsp, tsp_cost
@@ -59,7 +59,7 @@ class LKH(Algorithm):
     scale: float | None = None
 
     def __post_init__(self) -> None:
-        check_positive_int("runs", self.runs)
+        check_count("runs", self.runs, 1)  # elkai's C int
         if self.scale is not None:
             check_positive("scale", self.scale)
 

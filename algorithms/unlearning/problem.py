@@ -41,6 +41,7 @@ import numpy as np
 import torch
 from torch.func import functional_call, jacrev, vmap
 
+from algorithms._validation import as_real_tensor
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 from algorithms.nets.functional import flatten_params, module_params
 from algorithms.unlearning.models import DeepLinear, LinearModel, effective_predictor
@@ -57,24 +58,9 @@ DIVERGENCE_FACTOR = 1e6
 
 
 def _as_tensor(name: str, value: Any, dtype: torch.dtype | None) -> torch.Tensor:
-    if isinstance(value, torch.Tensor):
-        tensor = value.detach()
-    else:
-        try:
-            array = np.asarray(value)
-        except Exception as exc:  # ragged lists and the like
-            raise TypeError(f"{name} must be array-like: {exc}") from exc
-        if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
-            raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
-        tensor = torch.from_numpy(np.ascontiguousarray(array))
-    if tensor.is_complex():
-        raise TypeError(f"{name} must be real, got dtype {tensor.dtype}")
-    if dtype is None:  # integers and bools are promoted to float64; float32 stays float32
-        dtype = torch.float32 if tensor.dtype == torch.float32 else torch.float64
-    tensor = tensor.to(dtype)
-    if not torch.isfinite(tensor).all():
-        raise ValueError(f"{name} contains NaN or inf entries")
-    return tensor
+    # the shared tensor check: integers promoted to float64, float32 kept; bool (0/1 weights), half
+    # precision (silently upcast before) and meta tensors (a .item() error) refused by name
+    return as_real_tensor(name, value, dtype)
 
 
 def _samples(name: str, pair: Any, dtype: torch.dtype | None, *, allow_empty: bool) -> Samples:
