@@ -433,6 +433,17 @@ def check_generator(name: str, value: Any) -> np.random.Generator:
     return value
 
 
+def check_built_optimizer(name: str, value: Any):
+    """What a user's optimizer factory ``name`` returned: a ``torch.optim.Optimizer`` (a str or None failed
+    later with an AttributeError such as "'str' object has no attribute 'zero_grad'")."""
+    import torch
+
+    if not isinstance(value, torch.optim.Optimizer):
+        raise TypeError(f"{name} must build a torch.optim.Optimizer, got {type(value).__name__} "
+                        f"{_brief(value)}")
+    return value
+
+
 def check_bool(name: str, value: Any) -> bool:
     """A flag: a bool (or numpy bool), returned as a bool."""
     if not isinstance(value, bool | np.bool_):
@@ -589,24 +600,56 @@ def check_str(name: str, value: Any) -> str:
 _PARAM_SHAPED = ("momentum", "momentum_buffer", "exp_avg", "exp_avg_sq")
 
 
-def check_optimizer_state_shapes(saved: dict[str, Any], params: list) -> None:
-    """Raise, naming the parameter, when a saved state was written for a parameter of another shape.
+def check_optimizer_state(saved: Any, groups: list[dict[str, Any]], where: str = "state_dict") -> None:
+    """The one check of a saved optimizer state before it is loaded into an optimizer whose parameter
+    groups are ``groups``: every error names the entry (``state_dict['state'][i]['key']``).
 
-    torch's optimizers accept such a state and fail at the next step inside the update; checking at
-    load names the parameter and leaves this optimizer's state untouched.
+    torch's ``load_state_dict`` loads a hand-edited state as it is: a NaN buffer (the next step writes NaN
+    into the weights), an entry for a parameter that does not exist, ``step = -5``, a buffer cast to an
+    integer dtype or of another shape (a later step fails inside the update), no parameter groups (torch's
+    message names no argument). Each is refused here, leaving the optimizer unchanged.
     """
     import torch
 
-    state = saved.get("state")
+    if not isinstance(saved, dict):
+        raise TypeError(f"{where} must be a dict (from the optimizer's state_dict()), got "
+                        f"{type(saved).__name__}")
+    state, saved_groups = saved.get("state"), saved.get("param_groups")
     if not isinstance(state, dict):
-        raise TypeError(f"state_dict['state'] must be a dict, got {type(state).__name__}")
+        raise TypeError(f"{where}['state'] must be a dict, got {type(state).__name__}")
+    if not isinstance(saved_groups, list) or len(saved_groups) != len(groups):
+        got = f"{len(saved_groups)} groups" if isinstance(saved_groups, list) else type(saved_groups).__name__
+        raise ValueError(f"{where}['param_groups'] must hold this optimizer's {len(groups)} parameter "
+                         f"group(s), got {got}")
+    for index, (group, own) in enumerate(zip(saved_groups, groups, strict=True)):
+        count = len(own["params"])
+        if not isinstance(group, dict) or not isinstance(group.get("params"), list | tuple) \
+                or len(group["params"]) != count:
+            raise ValueError(f"{where}['param_groups'][{index}] must list the {count} parameter(s) of this "
+                             f"optimizer's group {index}")
+    params = [p for own in groups for p in own["params"]]
     for index, entry in state.items():
-        if not isinstance(index, int) or not 0 <= index < len(params) or not isinstance(entry, dict):
-            continue        # torch's own load reports a mismatched parameter count
-        shape = tuple(params[index].shape)
-        for key in _PARAM_SHAPED:
-            value = entry.get(key)
-            if isinstance(value, torch.Tensor) and tuple(value.shape) != shape:
-                raise ValueError(f"state_dict['state'][{index}][{key!r}] has shape {tuple(value.shape)}, but "
-                                 f"parameter {index} has shape {shape}: the state_dict was written for "
-                                 "other parameters")
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(params):
+            raise ValueError(f"{where}['state'] has an entry for parameter {index!r}; this optimizer has "
+                             f"{len(params)} parameters (indices 0..{len(params) - 1})")
+        if not isinstance(entry, dict):
+            raise TypeError(f"{where}['state'][{index}] must be a dict, got {type(entry).__name__}")
+        param = params[index]
+        for key, value in entry.items():
+            name = f"{where}['state'][{index}][{key!r}]"
+            if key == "step" or key.endswith("_step"):  # a count: int, float or 0-d tensor (torch's Adam)
+                number = value.item() if isinstance(value, torch.Tensor) and value.numel() == 1 else value
+                if isinstance(number, bool) or not isinstance(number, int | float) \
+                        or not (math.isfinite(number) and number >= 0 and float(number).is_integer()):
+                    raise ValueError(f"{name} must be a step count (an integer >= 0), got {_brief(value)}")
+            elif isinstance(value, torch.Tensor):
+                if not (value.is_floating_point() or (value.is_complex() and param.is_complex())):
+                    raise TypeError(f"{name} must be a floating tensor (as the optimizer writes it), got "
+                                    f"dtype {value.dtype}")
+                if not bool(torch.isfinite(value).all()):
+                    raise ValueError(f"{name} contains NaN or inf entries (the next step would write them "
+                                     f"into the parameter)")
+                if key in _PARAM_SHAPED and tuple(value.shape) != tuple(param.shape):
+                    raise ValueError(f"{name} has shape {tuple(value.shape)}, but parameter {index} has "
+                                     f"shape {tuple(param.shape)}: the state_dict was written for other "
+                                     f"parameters")

@@ -2806,9 +2806,9 @@ class _CountingFactor(KKTFactor):
 
     products = 0
 
-    def matvec(self, zeta):
+    def _matvec(self, zeta):  # the refinement's product (the public matvec checks its input, then calls it)
         type(self).products += 1
-        return super().matvec(zeta)
+        return super()._matvec(zeta)
 
 
 class _UnshiftedFactor(KKTFactor):

@@ -53,6 +53,13 @@ def _check_state(state) -> np.ndarray:
     arr = as_real_array("state", state)  # complex overlaps refused, not cut to their real part
     if arr.shape != (4,) or not np.all(np.isfinite(arr)):
         raise ValueError(f"state must be 4 finite overlaps (mu, nu, eta, zeta), got {state!r}")
+    mu, nu, eta, zeta = arr
+    # u and v are unit vectors and (u*, v*) orthonormal: each has squared overlaps with the pair summing to
+    # at most 1 (mean_field_risk checks ν² + ζ² the same way; 1e-9 for rounding of a state built from vectors)
+    for (a, b), names in (((mu, eta), "mu**2 + eta**2"), ((nu, zeta), "nu**2 + zeta**2")):
+        if a * a + b * b > 1.0 + 1e-9:
+            raise ValueError(f"state: no unit vectors have these overlaps: {names} = {a * a + b * b:.6g} > 1 "
+                             f"(u and v are unit vectors, u* and v* orthonormal)")
     return arr
 
 

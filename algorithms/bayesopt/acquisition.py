@@ -105,7 +105,7 @@ def log_probability_of_feasibility(mu_c, sigma_c) -> np.ndarray:
     -0.693147
     """
     mu_c, sigma_c = _pair("mu_c", mu_c, "sigma_c", sigma_c)
-    if mu_c.ndim == 0:
+    if mu_c.ndim not in (1, 2):  # a 3-d array summed over its last axis only gave an (n, k) answer
         raise ValueError(f"mu_c must have shape (n,) or (n, m), got {mu_c.shape}")
     with np.errstate(divide="ignore", invalid="ignore"):
         u = np.where(sigma_c > 0, -mu_c / np.where(sigma_c > 0, sigma_c, 1.0), 0.0)

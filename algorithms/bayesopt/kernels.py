@@ -52,7 +52,8 @@ class Kernel:
         if not isinstance(self.name, str) or self.name not in KERNEL_NAMES:
             raise ValueError(f"name must be one of {list(KERNEL_NAMES)}, got {self.name!r}")
         if self.name == "matern":
-            if isinstance(self.nu, bool) or not isinstance(self.nu, int | float) or self.nu not in MATERN_NUS:
+            if isinstance(self.nu, bool | np.bool_) or not isinstance(self.nu, int | float | np.number) \
+                    or self.nu not in MATERN_NUS:
                 raise ValueError(
                     f"nu must be one of {list(MATERN_NUS)} for the Matérn kernel, got {self.nu!r}"
                 )
@@ -82,7 +83,13 @@ class Kernel:
         return cdist(X / ell, Y / ell)
 
     def profile(self, r: np.ndarray) -> np.ndarray:
-        """k as a function of the scaled distance r (without the outputscale)."""
+        """k as a function of the scaled distance r >= 0 (without the outputscale)."""
+        r = as_real_array("r", r)
+        if not np.all(np.isfinite(r)) or np.any(r < 0):  # a distance: -1 gave 4.03 (above k(0) = 1)
+            raise ValueError(f"r must hold finite distances >= 0, got min {float(np.min(r, initial=0.0))!r}")
+        return self._profile(r)
+
+    def _profile(self, r: np.ndarray) -> np.ndarray:
         if self.name == "se":
             return np.exp(-0.5 * r * r)
         if self.nu == 0.5:
@@ -97,6 +104,9 @@ class Kernel:
         """The kernel matrix k(X, Y), shape (len(X), len(Y)); X, Y of shape (n, d) and (m, d)."""
         X = np.atleast_2d(as_real_array("X", X))
         Y = np.atleast_2d(as_real_array("Y", Y))
+        for name, M in (("X", X), ("Y", Y)):  # NaN rows gave NaN kernel entries
+            if not np.all(np.isfinite(M)):
+                raise ValueError(f"{name} contains NaN or inf entries")
         if X.shape[1] != Y.shape[1]:
             raise ValueError(f"X and Y must have the same number of columns, got {X.shape} and {Y.shape}")
-        return self.outputscale * self.profile(self._scaled_distance(X, Y))
+        return self.outputscale * self._profile(self._scaled_distance(X, Y))

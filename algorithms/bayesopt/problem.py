@@ -19,6 +19,7 @@ from algorithms._validation import (
     check_count,
     check_positive_int,
     check_str,
+    returned_scalar,
 )
 from algorithms.core import Problem
 
@@ -96,6 +97,25 @@ class ConstrainedBOProblem(Problem):
             object.__setattr__(self, "n_constraints", self._count_constraints())
         else:
             object.__setattr__(self, "n_constraints", check_positive_int("n_constraints", self.n_constraints))
+        if self.f_star is not None and self.x_star is not None:
+            self._check_optimum()
+
+    #: how far f(x_star) may be from f_star (relative to max(1, |f_star|)) and c(x_star) above 0: an
+    #: optimizer's polished minimizer, not a rounded one (the package's test problems meet 1e-9)
+    OPTIMUM_RTOL = 1e-6
+
+    def _check_optimum(self) -> None:
+        """x_star must be a feasible point attaining f_star: one evaluation of f and c. A wrong pair made
+        the regret negative and a run ``Success`` at its first point (f_star = 5 where f(x_star) = 0.25)."""
+        fx = returned_scalar("f(x_star)", self.f(self.x_star.astype(self.bounds.dtype)))
+        cx = as_real_array("c(x_star)", self.c(self.x_star.astype(self.bounds.dtype)))
+        tol = self.OPTIMUM_RTOL * max(1.0, abs(self.f_star))
+        if not abs(fx - self.f_star) <= tol:
+            raise ValueError(f"f_star = {self.f_star!r} is not f at x_star (f(x_star) = {fx!r}): f_star "
+                             f"must be the constrained optimum value and x_star its minimizer")
+        if not np.all(cx <= self.OPTIMUM_RTOL):
+            raise ValueError(f"x_star is infeasible (c(x_star) = {cx.tolist()!r} > 0): x_star must be the "
+                             f"constrained minimizer, attaining f_star")
 
     @property
     def dim(self) -> int:

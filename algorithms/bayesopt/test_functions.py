@@ -90,6 +90,9 @@ class RKHSFunction:
     def __call__(self, x):
         x = as_real_array("x", x)
         rows = np.atleast_2d(x)
+        if rows.ndim != 2 or rows.shape[1] != self.centers.shape[1]:  # the kernel's message said "X and Y"
+            raise ValueError(f"x must have shape ({self.centers.shape[1]},) or (n, {self.centers.shape[1]}) "
+                             f"(the centres' dimension), got {x.shape}")
         values = np.concatenate(
             [
                 self.kernel(rows[i : i + 2048], self.centers) @ self.weights

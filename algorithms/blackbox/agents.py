@@ -33,12 +33,25 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 from torch import nn
 
 from algorithms._validation import allocates, as_real_array, check_bool, check_positive_int
 from algorithms.blackbox.features import N_FEATURES
-from algorithms.blackbox.grammar import CONFIG_SPACE, END, MODULES, N_MAX, TOKENS, allowed_next
+from algorithms.blackbox.grammar import CONFIG_SPACE, END, MODULES, N_MAX, TOKENS, allowed_next, validate
+
+
+def _features(features) -> torch.Tensor:
+    """The problem's feature vector: N_FEATURES finite reals (a wrong length reached torch's reshape
+    message, NaN torch.distributions' logits check)."""
+    # as_real_array: a complex tensor cast to float32 would lose its imaginary part without a word
+    array = as_real_array("features", features)
+    if array.size != N_FEATURES or array.ndim > 2:
+        raise ValueError(f"features must hold the {N_FEATURES} problem features, got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError("features contains NaN or inf entries")
+    return torch.as_tensor(array, dtype=torch.float32)
 
 __all__ = ["N_OBS", "HyperparameterController", "WorkflowGenerator", "cosine_positions"]
 
@@ -120,8 +133,7 @@ class WorkflowGenerator(nn.Module):
                ) -> tuple[tuple[str, ...], torch.Tensor, torch.Tensor]:
         """A workflow, its log-probability (with gradient) and the summed entropy."""
         greedy = check_bool("greedy", greedy)
-        # as_real_array: a complex tensor cast to float32 would lose its imaginary part without a word
-        features = torch.as_tensor(as_real_array("features", features), dtype=torch.float32)
+        features = _features(features)
         prefix: list[str] = []
         logp = torch.zeros(())
         entropy = torch.zeros(())
@@ -139,8 +151,10 @@ class WorkflowGenerator(nn.Module):
             prefix.append(token)
 
     def log_prob(self, features: torch.Tensor, workflow: Sequence[str]) -> torch.Tensor:
-        """log π_φ(workflow | features), the sum over the steps including the end token."""
-        features = torch.as_tensor(as_real_array("features", features), dtype=torch.float32)
+        """log π_φ(workflow | features), the sum over the steps including the end token; a workflow the
+        grammar rejects raises its ``InvalidWorkflowError`` (its probability is 0: −inf came back)."""
+        features = _features(features)
+        workflow = validate(workflow)
         total = torch.zeros(())
         seq = [*workflow, END]
         for i, token in enumerate(seq):
@@ -169,7 +183,12 @@ class HyperparameterController(nn.Module):
         """Means (in (0, 1)) and stds (0.5·exp of the log-std head clamped to [-4, 0], so in
         [0.5·e^-4, 0.5]) for the controllable modules, shape ``(T, M_c, N_MAX)``, and
         values ``(T,)``, for a batch of observations ``obs`` of shape ``(T, 9)``."""
-        obs = torch.as_tensor(as_real_array("obs", obs), dtype=torch.float32).reshape(-1, N_OBS)
+        workflow = validate(workflow)  # an unknown module reached tuple.index's message
+        obs = as_real_array("obs", obs)
+        if obs.ndim not in (1, 2) or obs.shape[-1] != N_OBS or not np.all(np.isfinite(obs)):
+            raise ValueError(f"obs must be finite progress features of shape (T, {N_OBS}) or ({N_OBS},), got "
+                             f"shape {obs.shape}{'' if np.all(np.isfinite(obs)) else ' with NaN or inf'}")
+        obs = torch.as_tensor(obs, dtype=torch.float32).reshape(-1, N_OBS)
         ids = torch.tensor([MODULES.index(m) for m in workflow])
         x = self.module(ids)[None] + self.obs(obs)[:, None, :] + self.pos[: len(workflow)][None]
         h = self.body(x)

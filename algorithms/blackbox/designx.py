@@ -85,8 +85,15 @@ def _load(path: str) -> tuple[WorkflowGenerator, HyperparameterController]:
     return a1.eval(), a2.eval()
 
 
+class CheckpointNotFoundError(FileNotFoundError, ValueError):
+    """A checkpoint path that names no file: Python's ``FileNotFoundError`` (what ``torch.load`` raises) and
+    the package's ``ValueError`` for a bad argument (what ``DesignX(checkpoint=...)`` raises), so either
+    ``except`` catches it."""
+
+
 def load_agents(checkpoint: str | Path | None = None) -> tuple[WorkflowGenerator, HyperparameterController]:
-    """The agents saved at ``checkpoint`` (``None``: the shipped checkpoint).
+    """The agents saved at ``checkpoint`` (``None``: the shipped checkpoint); a path naming no file raises
+    :class:`CheckpointNotFoundError` (a ``FileNotFoundError`` and a ``ValueError``).
 
     >>> a1, a2 = load_agents()
     >>> type(a1).__name__, type(a2).__name__
@@ -94,7 +101,7 @@ def load_agents(checkpoint: str | Path | None = None) -> tuple[WorkflowGenerator
     """
     path = DEFAULT_CHECKPOINT if checkpoint is None else Path(checkpoint)
     if not path.is_file():
-        raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist (train one with "
+        raise CheckpointNotFoundError(f"checkpoint {str(path)!r} does not exist (train one with "
                                 f"python -m algorithms.blackbox.train)")
     return _load(str(path.resolve()))
 

@@ -165,9 +165,20 @@ class Evaluator:
         return t is not None and self.best_value <= t
 
     def __call__(self, X: np.ndarray) -> np.ndarray:
-        X = np.asarray(X)
+        X = np.asarray(X)  # its dtype kept: the rows go to f as they are (a float32 problem stays float32)
+        if X.dtype.kind not in "iuf":
+            raise TypeError(f"X must hold real numbers, got dtype {X.dtype}")
         if X.ndim != 2 or X.shape[1] != self.problem.dim:
             raise ValueError(f"X must have shape (n, {self.problem.dim}), got {X.shape}")
+        # every row a point of the box: a NaN row was evaluated (and charged to the budget), a row outside
+        # the box too; 1e-9 of the width lets a boundary handler's rounding through
+        slack = 1e-9 * (self.problem.upper - self.problem.lower)
+        lower, upper = self.problem.lower - slack, self.problem.upper + slack
+        outside = ~np.all(np.isfinite(X) & (X >= lower) & (X <= upper), axis=1)
+        if outside.any():
+            row = int(np.flatnonzero(outside)[0])
+            raise ValueError(f"X must hold points of the box bounds (finite, lower <= x <= upper); row {row} "
+                             f"is {X[row].tolist()!r:.80}")
         n = X.shape[0]
         out = np.full(n, np.inf)
         k = min(n, max(self.remaining, 0))

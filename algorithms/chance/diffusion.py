@@ -82,10 +82,13 @@ class VPSchedule:
                              f"times), got {bad!r}")
 
     def beta(self, t):
+        """η(t) at a diffusion time t in [t_min, 1] (a float or a tensor)."""
+        self.check_time("t", t)  # NaN or t outside the schedule gave an answer (nan, or η of no time)
         return self.beta_min + t * (self.beta_max - self.beta_min)
 
     def alpha_bar(self, t):
-        """ᾱ_t = exp(−(beta_min t + ½ (beta_max − beta_min) t²)); t a float or a tensor."""
+        """ᾱ_t = exp(−(beta_min t + ½ (beta_max − beta_min) t²)); t in [t_min, 1], a float or a tensor."""
+        self.check_time("t", t)
         exponent = -(self.beta_min * t + 0.5 * (self.beta_max - self.beta_min) * t * t)
         return torch.exp(exponent) if isinstance(exponent, torch.Tensor) else math.exp(exponent)
 
@@ -99,8 +102,28 @@ class ScoreModel(nn.Module):
 
     def score(self, x: torch.Tensor, t: float | torch.Tensor) -> torch.Tensor:
         """∇ log p_t at the rows of ``x`` (batch, n), one time ``t`` for all rows or one per row."""
+        check_float_tensor("x", x, ndim=2)
+        if isinstance(t, torch.Tensor) and t.numel() not in (1, x.shape[0]):  # torch's expand message
+            raise ValueError(f"t must be one time or one per row of x ({x.shape[0]}), got shape "
+                             f"{tuple(t.shape)}")
         t_col = torch.as_tensor(t, dtype=x.dtype).reshape(-1, 1).expand(x.shape[0], 1)
         return self(torch.cat([x, t_col], dim=1))
+
+    def _check_input(self, X: object, dtype: torch.dtype | None,
+                     reference: torch.Tensor | None = None) -> None:
+        """``forward``'s input: a (batch, n + 1) tensor [x, t] of the model's dtype (and device), t in the
+        schedule's range (GaussianScore broadcast a (3, 3) X for n = 1 into a (3, 2) answer)."""
+        if not isinstance(X, torch.Tensor):
+            raise TypeError(f"X must be a torch.Tensor of shape (batch, {self.in_features}), "
+                            f"got {type(X).__name__}")
+        check_shape("X", X, (None, self.in_features))
+        if dtype is None and not X.is_floating_point():  # no parameters: any real floating dtype
+            raise TypeError(f"X must be a real floating tensor, got dtype {X.dtype}")
+        if dtype is not None and X.dtype != dtype:
+            raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
+        if reference is not None:
+            check_device("X", X, reference)
+        self.schedule.check_time("t (the last column of X)", X[:, -1])
 
 
 class GaussianScore(ScoreModel):
@@ -122,6 +145,7 @@ class GaussianScore(ScoreModel):
         self.register_buffer("var", torch.as_tensor(std**2, dtype=dtype))
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
+        self._check_input(X, None, self.mean)
         x, t = X[:, :-1], X[:, -1:]
         ab = self.schedule.alpha_bar(t)
         return -(x - ab.sqrt() * self.mean.to(X.dtype)) / (ab * self.var.to(X.dtype) + 1.0 - ab)
@@ -151,6 +175,9 @@ class ScoreMLP(ScoreModel):
         check_seed(seed)
         dtype = check_torch_dtype(dtype)  # an int/complex dtype would build a net torch cannot run
         self.in_features, self.out_features = n + 1, n
+        if schedule is not None and not isinstance(schedule, VPSchedule):  # "vp" was stored and failed later
+            raise TypeError(f"schedule must be a VPSchedule or None, got {type(schedule).__name__} "
+                            f"{schedule!r:.40}")
         self.schedule = VPSchedule() if schedule is None else schedule
         generator_state = torch.random.get_rng_state()
         torch.manual_seed(seed)
@@ -172,15 +199,7 @@ class ScoreMLP(ScoreModel):
         return self.net(torch.cat(features, dim=1))
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
-        if not isinstance(X, torch.Tensor):
-            raise TypeError(f"X must be a torch.Tensor of shape (batch, {self.in_features}), "
-                            f"got {type(X).__name__}")
-        check_shape("X", X, (None, self.in_features))
-        dtype = self.net[0].weight.dtype
-        if X.dtype != dtype:
-            raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
-        check_device("X", X, self.net[0].weight)
-        self.schedule.check_time("t (the last column of X)", X[:, -1])
+        self._check_input(X, self.net[0].weight.dtype, self.net[0].weight)
         sigma = (1.0 - self.schedule.alpha_bar(X[:, -1:])).sqrt()
         return -self.noise(X) / sigma
 

@@ -71,6 +71,9 @@ def second_order_guidance(
     beta = check_positive("beta", beta)
     if not isinstance(sigma2, torch.Tensor):
         sigma2 = torch.as_tensor(check_nonnegative("sigma2", sigma2), dtype=grad_f.dtype)
+    elif sigma2.numel() not in (1, grad_f.shape[0]):  # torch's broadcast message named nothing
+        raise ValueError(f"sigma2 must be a number or one per row of grad_f ({grad_f.shape[0]}), got shape "
+                         f"{tuple(sigma2.shape)}")
     sigma2 = sigma2.reshape(-1, 1, 1).to(grad_f.dtype)
     eye = torch.eye(grad_f.shape[1], dtype=grad_f.dtype)
     system = eye + beta * sigma2 * hess_f

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 import torch
 
 from algorithms._validation import (
+    check_bool,
+    check_callable,
     check_choice,
     check_count,
     check_nonnegative,
@@ -72,7 +74,11 @@ def guided_reverse_sample(
     on_step: Callable[[int, float, torch.Tensor], bool] | None = None,
     dtype: torch.dtype = torch.float64,
 ) -> ReverseRun:
-    """Run the guided reverse SDE from N(0, I); see the module docstring for the steps."""
+    """Run the guided reverse SDE from N(0, I); see the module docstring for the steps.
+
+    ``on_step(k, t, x)``, when given, is called after each predictor step and returns a bool: True ends
+    the run ``terminated``; None is taken as False; anything else (a truthy "no") is a TypeError.
+    """
     if not isinstance(model, ScoreModel):
         raise TypeError(f"model must be a ScoreModel, got {type(model).__name__}")
     if not callable(objective):
@@ -82,6 +88,8 @@ def guided_reverse_sample(
     check_choice("guidance", guidance, GUIDANCE_ORDERS)
     n_steps = check_positive_int("n_steps", n_steps)
     corrector_steps = check_count("corrector_steps", corrector_steps, 0)
+    if on_step is not None:
+        check_callable("on_step", on_step)
     snr = check_positive("snr", snr)
     check_seed(seed)
     if max_steps is not None:
@@ -119,6 +127,8 @@ def guided_reverse_sample(
                 x = x + eps * s + math.sqrt(2.0 * eps) * z
         if not torch.isfinite(x).all() or float(x.abs().max()) > divergence_bound:
             return ReverseRun(x, k + 1, "diverged")
-        if on_step is not None and on_step(k, t, x):
+        # a bool stops or continues (None continues): a truthy str such as "no" stopped the run
+        stop = None if on_step is None else on_step(k, t, x)
+        if stop is not None and check_bool("on_step(k, t, x)'s return value", stop):
             return ReverseRun(x, k + 1, "terminated")
     return ReverseRun(x, cap, "completed" if cap == n_steps else "stopped")

@@ -47,7 +47,7 @@ from algorithms._validation import (
     check_bool,
     check_float_dtype,
     check_nonnegative,
-    check_optimizer_state_shapes,
+    check_optimizer_state,
     check_positive,
     check_positive_int,
     check_seed,
@@ -259,11 +259,20 @@ class SAM(torch.optim.Optimizer):
         if not isinstance(state_dict, dict) or "base_optimizer" not in state_dict:
             raise ValueError("state_dict must be a SAM.state_dict() (a dict with a 'base_optimizer' entry)")
         own = {k: v for k, v in state_dict.items() if k != "base_optimizer"}
-        # a state of other shapes would load and fail inside the next step with torch's size message
-        base_state = state_dict["base_optimizer"]
-        if isinstance(base_state, dict):
-            check_optimizer_state_shapes(base_state, [p for g in self.base_optimizer.param_groups
-                                                      for p in g["params"]])
+        # the shared state check (shapes, finite floating buffers, step counts, parameter indices, group
+        # count) on SAM's own state and the base optimizer's, and each group's lr, rho and normalize as
+        # the constructor checks them: torch would load rho = NaN as it is
+        check_optimizer_state(own, self.param_groups)
+        check_optimizer_state(state_dict["base_optimizer"], self.base_optimizer.param_groups,
+                              "state_dict['base_optimizer']")
+        for index, group in enumerate(own["param_groups"]):
+            try:
+                for key, check in (("lr", check_nonnegative), ("rho", check_nonnegative),
+                                   ("normalize", check_bool)):
+                    if key in group:
+                        check(key, group[key])
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"state_dict['param_groups'][{index}]: {exc}") from None
         super().load_state_dict(own)
         self.base_optimizer.load_state_dict(state_dict["base_optimizer"])
         self.param_groups = self.base_optimizer.param_groups     # one set of groups, as in __init__

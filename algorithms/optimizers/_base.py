@@ -20,7 +20,7 @@ from algorithms._validation import (
     check_choice,
     check_int_at_least,
     check_nonnegative,
-    check_optimizer_state_shapes,
+    check_optimizer_state,
     check_positive,
 )
 
@@ -92,9 +92,19 @@ class MatrixOptimizer(torch.optim.Optimizer):
                                  f"device (materialize the model with .to_empty(device=...) first)")
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
-        super().add_param_group(param_group)
-        if hasattr(self, "skipped_steps"):  # after __init__: validate the new group too
-            self._check_group(self.param_groups[-1])
+        built = hasattr(self, "skipped_steps")  # after __init__ (whose own wrapper names params)
+        try:
+            super().add_param_group(param_group)
+        except (TypeError, ValueError) as exc:  # torch's message (a parameter in two groups) names nothing
+            if not built:
+                raise
+            raise type(exc)(f"{type(self).__name__}.add_param_group: params: {exc}") from None
+        if built:  # validate the new group too; a refused group is not left behind
+            try:
+                self._check_group(self.param_groups[-1])
+            except (TypeError, ValueError):
+                self.param_groups.pop()
+                raise
 
     @staticmethod
     def state_dtype(p: torch.Tensor) -> torch.dtype:
@@ -154,7 +164,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
         ``W ← (1 − lr·λ) W − s·D`` with (D, s) from :meth:`_direction`, in the state dtype and
         written back once. A weight decay of 0 skips the multiplication by 1 (exact either way)."""
         for p in group["params"]:
-            if p.grad is not None:
+            if p.grad is not None and p.numel():  # a 0-element parameter has nothing to step (as torch's)
                 self._step_param(p, group)
 
     def _step_param(self, p: torch.Tensor, group: dict[str, Any]) -> None:
@@ -211,7 +221,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
             raise ValueError(f"state_dict was written by {written_by or 'another optimizer (no tag)'}, "
                              f"expected a {type(self).__name__} state_dict")
         saved = {k: v for k, v in state_dict.items() if k != "optimizer"}
-        check_optimizer_state_shapes(saved, list(chain.from_iterable(g["params"] for g in self.param_groups)))
+        check_optimizer_state(saved, self.param_groups)
         self._check_saved_groups(saved.get("param_groups"))
         super().load_state_dict(saved)
         for group in self.param_groups:     # keys an older state_dict lacks (a keyword added since, e.g.

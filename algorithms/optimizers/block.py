@@ -54,7 +54,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_nonnegative, check_positive, check_positive_int, check_seed
+from algorithms._validation import (
+    check_int_at_least,
+    check_nonnegative,
+    check_positive,
+    check_positive_int,
+    check_seed,
+)
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.optimizers.finetune import FinetuneTask, run_finetune
 
@@ -293,7 +299,8 @@ class BlockOptimizer(torch.optim.Optimizer):
 
     def block_order(self, epoch: int | None = None) -> list[int]:
         """The order π of the blocks in block-epoch ``epoch`` (default: the current one)."""
-        epoch = self._epoch if epoch is None else epoch
+        # a block-epoch counts from 0: -1 gave an order (and seeded numpy with it) in silence
+        epoch = self._epoch if epoch is None else check_int_at_least("epoch", epoch, 0, size=False)
         D = self.num_blocks
         if self.order == "ascending":
             return list(range(D))
@@ -392,6 +399,9 @@ class BlockOptimizer(torch.optim.Optimizer):
         if not isinstance(state_dict, dict) or "base" not in state_dict or "schedule" not in state_dict:
             raise ValueError("state_dict must be a BlockOptimizer.state_dict() (with 'base' and 'schedule')")
         schedule = state_dict["schedule"]
+        if not isinstance(schedule, dict):
+            raise TypeError(f"state_dict['schedule'] must be a dict (the block position), got "
+                            f"{type(schedule).__name__} {schedule!r:.40}")
         saved_names = schedule.get("block_names")
         if saved_names is not None and saved_names != self.block_names and self._covers(saved_names):
             self._adopt_blocks(saved_names)
@@ -399,6 +409,7 @@ class BlockOptimizer(torch.optim.Optimizer):
             raise ValueError(f"state_dict is for {schedule.get('num_blocks')} blocks, this optimizer has "
                              f"{self.num_blocks}")
         self._check_block_shapes(schedule.get("block_shapes"))
+        self._check_schedule(schedule)
         super().load_state_dict({k: v for k, v in state_dict.items() if k not in ("base", "schedule")})
         self._epoch = int(schedule["epoch"])
         self._position = int(schedule["position"])
@@ -406,6 +417,17 @@ class BlockOptimizer(torch.optim.Optimizer):
         self._check_base_shapes(state_dict["base"])
         self._activate()
         self._base_optimizer.load_state_dict(state_dict["base"])
+
+    def _check_schedule(self, schedule: dict[str, Any]) -> None:
+        """The saved schedule position is one this optimizer can be at (an edited position of 99 reached an
+        index error inside the next step)."""
+        limits = {"epoch": (None, ""), "position": (self.num_blocks, "the number of blocks"),
+                  "block_step": (self.switch_every, "switch_every")}
+        for key, (limit, what) in limits.items():
+            name = f"state_dict['schedule'][{key!r}]"
+            value = check_int_at_least(name, schedule.get(key), 0, size=False)
+            if limit is not None and value >= limit:
+                raise ValueError(f"{name} must be < {limit} ({what}), got {value}")
 
     def _check_block_shapes(self, saved: Any) -> None:
         """The saved parameters' shapes (kept since #43 round 4) are this model's: a state_dict of a model

@@ -37,7 +37,13 @@ from typing import Any
 
 import torch
 
-from algorithms._validation import check_nonnegative, check_positive, check_positive_int, check_seed
+from algorithms._validation import (
+    check_built_optimizer,
+    check_nonnegative,
+    check_positive,
+    check_positive_int,
+    check_seed,
+)
 from algorithms.core import (
     Algorithm,
     IterationMonitor,
@@ -172,7 +178,8 @@ def run_finetune(problem: FinetuneTask,
     steps = options.iterations(200)
     tol = options.tolerance(0.1)
     model = copy.deepcopy(problem.model)
-    optimizer = make_optimizer(model, seed)
+    # BlockCoordinateDescent(optimizer=...) is the user's factory: its answer is checked by name
+    optimizer = check_built_optimizer("optimizer", make_optimizer(model, seed))
     gen = torch.Generator().manual_seed(seed)
     monitor = IterationMonitor(options, total=steps, desc=desc)
 

@@ -156,6 +156,11 @@ def singular_value_map(sigma, ns_coefficients=QUINTIC_COEFFICIENTS, ns_steps: in
         raise ValueError("sigma must be finite")
     if np.any(s < 0):   # singular values (normalized) are >= 0; the odd polynomial would hide the sign
         raise ValueError(f"sigma must hold singular values >= 0, got min {float(s.min())!r}")
+    # newton_schulz divides by the Frobenius norm, so a normalized singular value is at most 1 (the
+    # quintic grows as s⁵ beyond it: 1.5 gave inf); 1e-12 lets an SVD's rounding of a rank-1 σ₁/‖X‖_F pass
+    if np.any(s > 1 + 1e-12):
+        raise ValueError(f"sigma must hold normalized singular values in [0, 1] (σ/‖X‖_F), got max "
+                         f"{float(s.max())!r}")
     for _ in range(ns_steps):
         s = a * s + b * s**3 + c * s**5
     return s

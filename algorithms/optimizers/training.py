@@ -31,6 +31,7 @@ import torch
 from torch import nn
 
 from algorithms._validation import (
+    check_built_optimizer,
     check_choice,
     check_count,
     check_nonnegative,
@@ -173,10 +174,11 @@ class OptimizerTraining(Algorithm):
         if self.optimizer == "grafted_shampoo":
             hyperparameters.setdefault("grafting", "adam")
         try:
-            return cls(groups, lr=self.lr, **hyperparameters)
+            built = cls(groups, lr=self.lr, **hyperparameters)
         except TypeError as exc:
             raise TypeError(f"hyperparameters {sorted(hyperparameters)} rejected by "
                             f"{getattr(cls, '__name__', repr(cls))}: {exc}") from None
+        return built if self.factory is None else check_built_optimizer("factory", built)
 
 
 #: how many steps' mini-batches are sampled in one call

@@ -627,9 +627,23 @@ class KKTFactor:
     def size(self) -> int:
         return self.n + self.k
 
+    def _vector(self, name: str, value: Any) -> np.ndarray:
+        """A right-hand side or a ζ of K's size n + k (a matrix of such columns too), finite: LAPACK's and
+        numpy's messages named no argument, and a NaN came back as a NaN solution."""
+        array = as_real_array(name, value)
+        if array.ndim not in (1, 2) or array.shape[0] != self.size:
+            raise ValueError(f"{name} must have length n + k = {self.n} + {self.k} = {self.size} (a vector, "
+                             f"or a matrix of such columns), got shape {array.shape}")
+        if not np.all(np.isfinite(array)):
+            raise ValueError(f"{name} contains NaN or inf entries")
+        return array
+
     def matvec(self, zeta: np.ndarray) -> np.ndarray:
         """``K ζ``: by the assembled sparse K when it was built (one product; a sparse ``C.T`` is a new
         matrix on every use, 30 % of a refined regularized solve), else from the blocks."""
+        return self._matvec(self._vector("zeta", zeta))
+
+    def _matvec(self, zeta: np.ndarray) -> np.ndarray:
         if self.sparse and self._K is not None:
             return self._K @ zeta
         x, y = zeta[: self.n], zeta[self.n:]
@@ -640,6 +654,9 @@ class KKTFactor:
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         """``K⁻¹ rhs`` (least squares, minimum norm, when K is singular)."""
+        return self._solve(self._vector("rhs", rhs))
+
+    def _solve(self, rhs: np.ndarray) -> np.ndarray:
         if self.singular:
             return self._solve_lstsq(rhs)
         if self.method == "splu":
@@ -654,7 +671,7 @@ class KKTFactor:
         # when the residual shows the loss: a residual at REFINE_GATE is round-off already, and the
         # skipped second block solve is ~40 % of a solve (dense n = 100: the forward's and backward's)
         zeta = self._block_solve(rhs)
-        r = rhs - self.matvec(zeta)
+        r = rhs - self._matvec(zeta)
         if _inf_norm(r) <= self.REFINE_GATE * max(1.0, _inf_norm(rhs), _inf_norm(zeta)):
             return zeta
         return zeta + self._block_solve(r)
@@ -688,7 +705,7 @@ class KKTFactor:
         for _ in range(self.REFINEMENT_STEPS):
             zeta = zeta + (self._reg_lu.solve(r) if self.sparse else
                            sla.lapack.dsytrs(self._reg_ldl[0], self._reg_ldl[1], r, lower=1)[0])
-            r = rhs - self.matvec(zeta)
+            r = rhs - self._matvec(zeta)
             norm = _inf_norm(r)
             if not np.isfinite(norm):
                 break

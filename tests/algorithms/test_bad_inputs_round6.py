@@ -186,3 +186,250 @@ def test_tensor_inputs_of_problems_refuse_half_bool_and_meta_by_name():
     for params, error, words in _half_bool_meta(lambda dt: task.params.detach().to(dt)):
         with pytest.raises(error, match=rf"^params .*{words}|^params is on the {words}"):
             UnlearningProblem(task.model, params, task.retain, task.forget)
+
+
+# == Phase 2: the classes of the held-out suite round 6 (heldout6) ==========================================
+def _params():
+    torch = pytest.importorskip("torch")
+    g = torch.Generator().manual_seed(0)
+    return [torch.nn.Parameter(torch.randn(4, 3, generator=g)),
+            torch.nn.Parameter(torch.randn(4, generator=g)),
+            torch.nn.Parameter(torch.randn(2, 4, generator=g))]
+
+
+def _stepped(cls, steps=2):
+    import torch
+
+    ps = _params()
+    opt = cls(ps, lr=0.1)
+    for _ in range(steps):
+        for p in ps:
+            p.grad = torch.ones_like(p)
+        opt.step()
+    return ps, opt
+
+
+def _edits():
+    import torch
+
+    def first_tensor(sd):
+        entry = sd["state"][sorted(sd["state"])[-1]]
+        return entry, next(k for k, v in entry.items() if torch.is_tensor(v) and v.dim() >= 1)
+
+    def nan(sd):
+        entry, key = first_tensor(sd)
+        entry[key] = torch.full_like(entry[key], float("nan"))
+
+    def int_dtype(sd):
+        entry, key = first_tensor(sd)
+        entry[key] = entry[key].to(torch.int64)
+
+    def step_neg(sd):
+        entry = sd["state"][sorted(sd["state"])[-1]]
+        for key in [k for k in entry if "step" in k]:
+            entry[key] = -5
+
+    return [("nan", nan, ValueError, r"state_dict\['state'\]\[\d\]\['\w+'\] contains NaN"),
+            ("int_dtype", int_dtype, TypeError, r"state_dict\['state'\]\[\d\]\['\w+'\] must be a floating"),
+            ("step_neg", step_neg, ValueError,
+             r"state_dict\['state'\]\[\d\]\['\w*step'\] must be a step count"),
+            ("extra_state", lambda sd: sd["state"].__setitem__(999, {"step": 1}), ValueError,
+             r"state_dict\['state'\] has an entry for parameter 999"),
+            ("no_groups", lambda sd: sd.__setitem__("param_groups", []), ValueError,
+             r"state_dict\['param_groups'\] must hold this optimizer's 1 parameter group")]
+
+
+@pytest.mark.parametrize("opt_name", ["Muon", "Shampoo", "SOAP"])
+def test_hand_edited_optimizer_state_is_refused_by_entry_and_leaves_the_optimizer_unchanged(opt_name):
+    """S1/C1 (heldout6): a NaN buffer, an int buffer, a negative step, a state for parameter 999 and no
+    groups loaded (or reached torch's messages); one shared check, check_optimizer_state, names the entry."""
+    import copy
+
+    import algorithms.optimizers as opts
+
+    cls = getattr(opts, opt_name)
+    for label, edit, error, pattern in _edits():
+        _, opt = _stepped(cls)
+        sd = copy.deepcopy(opt.state_dict())
+        edit(sd)
+        _, fresh = _stepped(cls, steps=1)
+        before = copy.deepcopy(fresh.state_dict())
+        with pytest.raises(error, match="^" + pattern):
+            fresh.load_state_dict(sd)
+        assert str(fresh.state_dict()["state"]) == str(before["state"]), label
+
+
+@pytest.mark.parametrize("opt_name", ["Muon", "Shampoo", "SOAP"])
+def test_overlapping_param_group_named_and_not_kept_and_empty_params_step(opt_name):
+    import torch
+
+    import algorithms.optimizers as opts
+
+    cls = getattr(opts, opt_name)
+    ps = _params()
+    opt = cls(ps, lr=0.1)
+    with pytest.raises(ValueError, match=rf"^{opt_name}.add_param_group: params: some parameters appear"):
+        opt.add_param_group({"params": [ps[0]]})
+    assert len(opt.param_groups) == 1
+    with pytest.raises(ValueError, match=r"lr"):  # a refused group is not left behind
+        opt.add_param_group({"params": [torch.nn.Parameter(torch.zeros(2))], "lr": -1.0})
+    assert len(opt.param_groups) == 1
+    empty = torch.nn.Parameter(torch.zeros(0, 3))  # torch's optimizers step over it (ZeroDivisionError here)
+    opt2 = cls([empty], lr=0.1)
+    empty.grad = torch.zeros(0, 3)
+    opt2.step()
+
+
+def test_sam_state_dict_group_hyperparameters_and_block_optimizer_schedule_checked():
+    import copy
+
+    import torch
+
+    from algorithms.nets import SAM
+    from algorithms.optimizers.block import BlockOptimizer
+    from algorithms.optimizers.models import MLP
+
+    w = torch.nn.Parameter(torch.ones(3))
+    sd = SAM([w], lr=0.1).state_dict()
+    sd["param_groups"][0]["rho"] = float("nan")
+    with pytest.raises(ValueError, match=r"^state_dict\['param_groups'\]\[0\]: rho must be finite"):
+        SAM([w], lr=0.1).load_state_dict(sd)
+    opt = BlockOptimizer(MLP(5, 3, width=8, depth=2, seed=0))
+    bad = copy.deepcopy(opt.state_dict())
+    bad["schedule"] = 99
+    with pytest.raises(TypeError, match=r"^state_dict\['schedule'\] must be a dict"):
+        opt.load_state_dict(bad)
+    bad = copy.deepcopy(opt.state_dict())
+    bad["schedule"]["position"] = 99
+    with pytest.raises(ValueError, match=r"^state_dict\['schedule'\]\['position'\] must be < \d"):
+        opt.load_state_dict(bad)
+    with pytest.raises(ValueError, match=r"^epoch must be an int >= 0, got -1"):
+        opt.block_order(-1)
+
+
+def test_optimizer_factories_must_build_optimizers():
+    from algorithms.optimizers import OptimizerTraining, TrainingProblem
+    from algorithms.optimizers.models import MLP
+    from algorithms.optimizers.tasks import MarkovLanguageTask
+
+    task = MarkovLanguageTask(vocab_size=8, context=4, branching=2, seed=0)
+    from algorithms.optimizers.models import Transformer
+    problem = TrainingProblem(Transformer(8, width=8, depth=1, context=4), task, steps=2)
+    with pytest.raises(TypeError, match=r"^factory must build a torch.optim.Optimizer, got str"):
+        solve(problem, OptimizerTraining("adamw", lr=0.01, factory=lambda groups, lr, **kw: "opt"))
+    assert MLP  # the module imports
+
+
+def test_singular_value_map_refuses_values_above_one():
+    from algorithms.optimizers import singular_value_map
+
+    with pytest.raises(ValueError, match=r"^sigma must hold normalized singular values in \[0, 1\]"):
+        singular_value_map([1.5])
+    assert np.isfinite(singular_value_map([1.0])).all()
+
+
+def test_out_of_domain_public_inputs_refused_by_name():
+    """S2 (heldout6): each returned an answer for an input outside its domain."""
+    import torch
+
+    from algorithms.attention import SingleLocationProblem
+    from algorithms.attention.dynamics import overlap_velocity
+    from algorithms.bayesopt import ConstrainedBOProblem
+    from algorithms.bayesopt.kernels import Kernel
+    from algorithms.blackbox import BlackBoxProblem
+    from algorithms.blackbox.problem import Evaluator
+    from algorithms.chance.diffusion import VPSchedule
+    from algorithms.qp import KKTFactor
+
+    p = SingleLocationProblem(d=20, L=4, gamma=0.6)
+    with pytest.raises(ValueError, match=r"^state: no unit vectors have these overlaps: mu\*\*2 \+ eta\*\*2"):
+        overlap_velocity(p, [0.9, 0.9, 0.9, 0.9])
+    factor = KKTFactor(np.eye(2), np.ones((1, 2)))
+    with pytest.raises(ValueError, match=r"^rhs contains NaN"):
+        factor.solve(np.array([np.nan, 0.0, 0.0]))
+    with pytest.raises(ValueError, match=r"^rhs must have length n \+ k = 2 \+ 1 = 3"):
+        factor.solve(np.ones(5))
+    with pytest.raises(ValueError, match=r"^zeta must have length"):
+        factor.matvec(np.ones(2))
+    f, c = (lambda x: float(x @ x)), (lambda x: 0.5 - x[0])
+    with pytest.raises(ValueError, match=r"^f_star = 5.0 is not f at x_star"):
+        ConstrainedBOProblem(f, c, [[0.0, 1.0], [0.0, 1.0]], initial=3, f_star=5.0, x_star=[0.5, 0.0])
+    with pytest.raises(ValueError, match=r"^x_star is infeasible"):
+        ConstrainedBOProblem(f, c, [[0.0, 1.0], [0.0, 1.0]], initial=3, f_star=0.0, x_star=[0.0, 0.0])
+    ConstrainedBOProblem(f, c, [[0.0, 1.0], [0.0, 1.0]], initial=3, f_star=0.25, x_star=[0.5, 0.0])
+    with pytest.raises(ValueError, match=r"^X contains NaN"):
+        Kernel()(np.full((2, 2), np.nan), np.zeros((2, 2)))
+    with pytest.raises(ValueError, match=r"^r must hold finite distances >= 0"):
+        Kernel().profile(np.array([-1.0]))
+    with pytest.raises(ValueError, match=r"^t must lie in \[t_min"):
+        VPSchedule().alpha_bar(float("nan"))
+    with pytest.raises(ValueError, match=r"^t must lie in \[t_min"):
+        VPSchedule().beta(torch.tensor([2.0]))
+    ev = Evaluator(BlackBoxProblem(lambda x: float(x @ x), ([-1.0, -1.0], [1.0, 1.0]), 60))
+    for X in (np.full((1, 2), np.nan), np.array([[5.0, 5.0]])):
+        with pytest.raises(ValueError, match=r"^X must hold points of the box bounds"):
+            ev(X)
+    assert ev.evaluations == 0  # nothing charged to the budget
+
+
+def test_shape_and_type_slips_refused_by_name():
+    """S3/C4 (heldout6)."""
+    import torch
+
+    from algorithms.bayesopt.acquisition import log_probability_of_feasibility
+    from algorithms.bayesopt.kernels import Kernel
+    from algorithms.bayesopt.test_functions import RKHSFunction
+    from algorithms.blackbox.agents import HyperparameterController, WorkflowGenerator
+    from algorithms.blackbox.designx import load_agents
+    from algorithms.blackbox.grammar import InvalidWorkflowError
+    from algorithms.chance.diffusion import GaussianScore, ScoreMLP, VPSchedule
+    from algorithms.chance.guidance import second_order_guidance
+
+    with pytest.raises(ValueError, match=r"^mu_c must have shape \(n,\) or \(n, m\)"):
+        log_probability_of_feasibility(np.zeros((1, 1, 1)), np.ones((1, 1, 1)))
+    with pytest.raises(ValueError, match=r"^x must have shape \(1,\) or \(n, 1\)"):
+        RKHSFunction(Kernel(), np.zeros((2, 1)), np.ones(2))(np.zeros(3))
+    with pytest.raises(ValueError, match=r"^X must have shape \(\*, 2\)"):
+        GaussianScore([0.0], [1.0], VPSchedule())(torch.zeros(3, 3, dtype=torch.float64))
+    with pytest.raises(TypeError, match=r"^schedule must be a VPSchedule or None, got str"):
+        ScoreMLP(2, schedule="vp")
+    with pytest.raises(ValueError, match=r"^t must be one time or one per row of x"):
+        ScoreMLP(2).score(torch.zeros(5, 2, dtype=torch.float64), torch.full((3,), 0.5, dtype=torch.float64))
+    with pytest.raises(ValueError, match=r"^sigma2 must be a number or one per row"):
+        second_order_guidance(torch.zeros(2, 2, dtype=torch.float64), torch.zeros(2, 2, 2, dtype=torch.float64),
+                              beta=1.0, sigma2=torch.ones(3, dtype=torch.float64))
+    with pytest.raises(FileNotFoundError, match=r"^checkpoint '/nonexistent/a.pt' does not exist"):
+        load_agents("/nonexistent/a.pt")
+    with pytest.raises(ValueError, match=r"^checkpoint"):  # the package's ValueError too
+        load_agents("/nonexistent/a.pt")
+    wg, hc = WorkflowGenerator(), HyperparameterController()
+    with pytest.raises(ValueError, match=r"^features must hold the 13 problem features"):
+        wg.sample(torch.zeros(5))
+    with pytest.raises(ValueError, match=r"^features contains NaN"):
+        wg.sample(torch.full((13,), float("nan")))
+    with pytest.raises(InvalidWorkflowError, match=r"^invalid workflow"):
+        wg.log_prob(torch.zeros(13), ("init.sobol",))
+    workflow, _, _ = wg.sample(torch.zeros(13), generator=torch.Generator().manual_seed(0))
+    with pytest.raises(ValueError, match=r"^obs must be finite progress features of shape \(T, 9\)"):
+        hc(workflow, torch.zeros(2, 5))
+    with pytest.raises(ValueError, match=r"workflow"):
+        hc(("a", "b"), torch.zeros(2, 9))
+
+
+def test_guided_reverse_sample_on_step_is_a_callable_returning_a_bool():
+    import torch
+
+    from algorithms.chance.diffusion import GaussianScore, VPSchedule
+    from algorithms.chance.sampler import guided_reverse_sample
+
+    model = GaussianScore([0.0], [1.0], VPSchedule())
+
+    def run(on_step):
+        return guided_reverse_sample(model, lambda x: x.sum(dim=1), n_samples=4, beta=1.0, n_steps=3,
+                                     on_step=on_step)
+    with pytest.raises(TypeError, match=r"^on_step must be callable"):
+        run(3)
+    with pytest.raises(TypeError, match=r"^on_step\(k, t, x\)'s return value must be a bool, got str"):
+        run(lambda k, t, x: "no")
+    assert run(lambda k, t, x: None).status == "completed" and run(lambda k, t, x: True).status == "terminated"
+    assert torch.is_tensor(run(None).x)

@@ -35,7 +35,7 @@ CASES = [
     BadInput(SLP, _problem(epsilon=-0.1), ValueError, ("epsilon", ">= 0"), "epsilon<0"),
     BadInput(SLP, _problem(link="tanh"), ValueError, ("link", "linear"), "link"),
     BadInput(SLP, _problem(variant="x"), ValueError, ("variant", "dohmatob"), "variant"),
-    BadInput(SLP, _problem(n_samples=0), ValueError, ("n_samples", ">= 1"), "n_samples"),
+    BadInput(SLP, _problem(n_samples=0), ValueError, ("n_samples", "positive int"), "n_samples"),
     BadInput(SLP, _problem(oracle_seed=-1), ValueError, ("seed", ">= 0"), "oracle_seed"),
     BadInput(SLP, _problem(u0=np.ones(6)), ValueError, ("u0", "unit"), "u0-not-unit"),
     BadInput(SLP, _problem(v0=np.ones(5) / np.sqrt(5)), ValueError, ("v0", "shape"), "v0-shape"),

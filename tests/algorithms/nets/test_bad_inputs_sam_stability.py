@@ -280,7 +280,8 @@ def test_round4_sam_protocol_and_state_shapes():
 
     _, o8 = trained(8)
     m5, _ = trained(5)
-    with pytest.raises(ValueError, match=r"^state_dict\['state'\]\[0\]\['momentum_buffer'\] has shape"):
+    with pytest.raises(ValueError, match=r"^state_dict\['base_optimizer'\]\['state'\]\[0\]"
+                                         r"\['momentum_buffer'\] has shape"):
         SAM(m5.parameters(), lr=0.1, rho=0.05, momentum=0.9).load_state_dict(o8.state_dict())
     with pytest.raises(TypeError, match=r"^params must share one dtype"):
         flatten_params({"a": torch.zeros(2), "b": torch.zeros(2, dtype=torch.float64)})
