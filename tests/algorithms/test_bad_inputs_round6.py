@@ -396,8 +396,9 @@ def test_shape_and_type_slips_refused_by_name():
     with pytest.raises(ValueError, match=r"^t must be one time or one per row of x"):
         ScoreMLP(2).score(torch.zeros(5, 2, dtype=torch.float64), torch.full((3,), 0.5, dtype=torch.float64))
     with pytest.raises(ValueError, match=r"^sigma2 must be a number or one per row"):
-        second_order_guidance(torch.zeros(2, 2, dtype=torch.float64), torch.zeros(2, 2, 2, dtype=torch.float64),
-                              beta=1.0, sigma2=torch.ones(3, dtype=torch.float64))
+        second_order_guidance(torch.zeros(2, 2, dtype=torch.float64),
+                              torch.zeros(2, 2, 2, dtype=torch.float64), beta=1.0,
+                              sigma2=torch.ones(3, dtype=torch.float64))
     with pytest.raises(FileNotFoundError, match=r"^checkpoint '/nonexistent/a.pt' does not exist"):
         load_agents("/nonexistent/a.pt")
     with pytest.raises(ValueError, match=r"^checkpoint"):  # the package's ValueError too
@@ -431,5 +432,6 @@ def test_guided_reverse_sample_on_step_is_a_callable_returning_a_bool():
         run(3)
     with pytest.raises(TypeError, match=r"^on_step\(k, t, x\)'s return value must be a bool, got str"):
         run(lambda k, t, x: "no")
-    assert run(lambda k, t, x: None).status == "completed" and run(lambda k, t, x: True).status == "terminated"
+    assert run(lambda k, t, x: None).status == "completed"
+    assert run(lambda k, t, x: True).status == "terminated"
     assert torch.is_tensor(run(None).x)
