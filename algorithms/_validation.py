@@ -50,6 +50,10 @@ def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None
     if dtype is None:
         dtype = np.float32 if array.dtype == np.float32 else np.float64
     array = array.astype(dtype, copy=False)
+    if isinstance(value, np.ndarray) and np.may_share_memory(array, value):
+        # a copy: what was validated is what is kept (a frozen problem aliasing the caller's q answered
+        # for q[:] = 5 written after construction, and a NaN written later would bypass every check)
+        array = array.copy()
     if ndim is not None and array.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {array.shape}")
     if not np.all(np.isfinite(array)):

@@ -39,6 +39,7 @@ Each is checked once, in :class:`SolveOptions`, with the argument's name in the 
 
 from __future__ import annotations
 
+import copy
 import enum
 import math
 import numbers
@@ -154,6 +155,22 @@ class Solution:
     @property
     def successful(self) -> bool:
         return self.retcode.successful
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Solution:
+        """Every field deep-copied, but ``original`` (a wrapped backend's raw result) is shared when it
+        cannot be copied: clarabel's result holds a ``SolverStatus`` that neither pickles nor copies,
+        which made ``copy.deepcopy`` of a whole solution fail."""
+        new = copy.copy(self)
+        memo[id(self)] = new
+        for name, value in vars(self).items():
+            try:
+                copied = copy.deepcopy(value, memo)
+            except TypeError:
+                if name != "original":
+                    raise
+                copied = value
+            object.__setattr__(new, name, copied)
+        return new
 
 
 @dataclass(frozen=True)
@@ -289,8 +306,14 @@ def registered_pairs() -> list[tuple[type[Problem], type[Algorithm]]]:
     return sorted(pairs, key=lambda p: (p[0].__module__, p[0].__name__, p[1].__name__))
 
 
-def applicable_algorithms(problem_type: type[Problem]) -> list[type[Algorithm]]:
-    """Algorithm types with a ``solve`` method for ``problem_type``."""
+def applicable_algorithms(problem_type: type[Problem] | Problem) -> list[type[Algorithm]]:
+    """Algorithm types with a ``solve`` method for ``problem_type`` (a Problem subclass, or a problem, whose
+    type is taken)."""
+    if isinstance(problem_type, Problem):
+        problem_type = type(problem_type)
+    if not (isinstance(problem_type, type) and issubclass(problem_type, Problem)):
+        raise TypeError(f"problem_type must be a Problem subclass (or a problem), got "
+                        f"{type(problem_type).__name__} {problem_type!r:.60}")
     return [a for p, a in registered_pairs() if issubclass(problem_type, p)]
 
 

@@ -81,14 +81,31 @@ class VPSchedule:
             raise ValueError(f"{name} must lie in [t_min = {self.t_min:g}, 1] (the schedule's diffusion "
                              f"times), got {bad!r}")
 
+    @staticmethod
+    def _check_process_time(t) -> None:
+        """β and ᾱ are defined on the forward process's whole [0, 1] (the score only on [t_min, 1], see
+        :meth:`check_time`): NaN or a time outside gave an answer (nan, or the schedule extrapolated)."""
+        if isinstance(t, torch.Tensor):
+            if t.numel() == 0 or t.device.type == "meta" or not t.is_floating_point():
+                return
+            lo, hi = float(t.min()), float(t.max())
+        elif isinstance(t, bool) or not isinstance(t, int | float | np.integer | np.floating):
+            raise TypeError(f"t must be a real number in [0, 1] (a diffusion time), got {type(t).__name__} "
+                            f"{t!r}")
+        else:
+            lo = hi = float(t)
+        if not (0.0 <= lo and hi <= 1.0 + 1e-12):  # NaN fails both
+            raise ValueError(f"t must lie in [0, 1] (the forward process's times), got "
+                             f"{lo if not 0.0 <= lo else hi!r}")
+
     def beta(self, t):
-        """η(t) at a diffusion time t in [t_min, 1] (a float or a tensor)."""
-        self.check_time("t", t)  # NaN or t outside the schedule gave an answer (nan, or η of no time)
+        """η(t) at a time t in [0, 1] of the forward process (a float or a tensor)."""
+        self._check_process_time(t)
         return self.beta_min + t * (self.beta_max - self.beta_min)
 
     def alpha_bar(self, t):
-        """ᾱ_t = exp(−(beta_min t + ½ (beta_max − beta_min) t²)); t in [t_min, 1], a float or a tensor."""
-        self.check_time("t", t)
+        """ᾱ_t = exp(−(beta_min t + ½ (beta_max − beta_min) t²)); t in [0, 1], a float or a tensor."""
+        self._check_process_time(t)
         exponent = -(self.beta_min * t + 0.5 * (self.beta_max - self.beta_min) * t * t)
         return torch.exp(exponent) if isinstance(exponent, torch.Tensor) else math.exp(exponent)
 

@@ -39,7 +39,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.ensemble._forest import BaseForest
 
-from algorithms._validation import as_real_array, check_bool, check_generator
+from algorithms._validation import as_real_array, check_bool, check_generator, check_int_at_least
 
 __all__ = ["ForestPartition", "check_forest", "cooccurrence_kernel", "forest_kernel", "node_boxes",
            "sample_in_boxes"]
@@ -73,6 +73,10 @@ def node_boxes(tree: Any, n_features: int) -> tuple[np.ndarray, np.ndarray]:
     if not all(hasattr(tree, a) for a in ("node_count", "children_left", "feature", "threshold")):
         raise TypeError(f"tree must be a fitted sklearn tree structure (estimator.tree_), got "
                         f"{type(tree).__name__}")
+    # the tree splits on features 0 .. n_features_in - 1 (sklearn's tree_.n_features): fewer gave an
+    # IndexError at the first split on a feature past n_features
+    needed = int(getattr(tree, "n_features", int(np.max(tree.feature, initial=-1)) + 1))
+    n_features = check_int_at_least("n_features", n_features, max(needed, 1))
     lo = np.full((tree.node_count, n_features), -np.inf)
     hi = np.full((tree.node_count, n_features), np.inf)
     # nodes are numbered in depth-first order, so a parent precedes its children

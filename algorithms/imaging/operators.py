@@ -134,11 +134,15 @@ class LinearOperator:
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """H x for images ``x`` of shape ``(*batch, h, w)``."""
         flat, batch = self._check("x", x, self.image_shape)
+        if flat.shape[0] == 0:  # an empty batch: the FFT and reshape kernels fail on 0 rows
+            return flat.new_zeros((*batch, *self.measurement_shape))
         return self._forward(flat).reshape(*batch, *self.measurement_shape)
 
     def adjoint(self, y: torch.Tensor) -> torch.Tensor:
         """Hᵀ y for measurements ``y`` of shape ``(*batch, *measurement_shape)``."""
         flat, batch = self._check("y", y, self.measurement_shape)
+        if flat.shape[0] == 0:
+            return flat.new_zeros((*batch, *self.image_shape))
         return self._adjoint(flat).reshape(*batch, *self.image_shape)
 
     __call__ = forward

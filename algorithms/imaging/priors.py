@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch.nn import functional as nn_functional
 
-from algorithms._validation import check_nonnegative
+from algorithms._validation import check_count, check_nonnegative
 
 __all__ = ["DenoiserPrior", "SubspacePrior", "TVPrior", "total_variation"]
 
@@ -44,6 +44,11 @@ def _divergence(pr: torch.Tensor, pc: torch.Tensor) -> torch.Tensor:
             + pc - nn_functional.pad(pc[..., :, :-1], (1, 0)))
 
 
+def _check_lr(lr: float) -> float:
+    """The prox step of every prior: a finite number >= 0 (lr = 0 is the identity; −1 gave an image)."""
+    return check_nonnegative("lr", lr)
+
+
 def total_variation(x: torch.Tensor) -> torch.Tensor:
     """Isotropic TV Σ √(Δ_r x² + Δ_c x²) of each image of the batch.
 
@@ -54,7 +59,12 @@ def total_variation(x: torch.Tensor) -> torch.Tensor:
     """
     _check_image_batch(x)
     dr, dc = _gradient(x)
-    return torch.sqrt(dr**2 + dc**2).sum(dim=(-2, -1))
+    squared = dr**2 + dc**2
+    # the same value; the gradient takes the subgradient 0 where a pixel's gradient is 0 (√ at 0 gave NaN
+    # for a constant image): the inner where keeps √'s derivative finite on the masked-out entries
+    nonzero = squared > 0
+    norm = torch.where(nonzero, torch.sqrt(torch.where(nonzero, squared, torch.ones_like(squared))), 0.0)
+    return norm.sum(dim=(-2, -1))
 
 
 @dataclass(frozen=True)
@@ -70,13 +80,12 @@ class TVPrior:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "weight", check_nonnegative("weight", self.weight))
-        if isinstance(self.inner, bool) or not isinstance(self.inner, int) or self.inner < 1:
-            raise ValueError(f"inner must be a positive int, got {self.inner!r}")
+        object.__setattr__(self, "inner", check_count("inner", self.inner, 1))  # numpy ints too
 
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
         """argmin_z ½‖z − x‖² + lr·weight·TV(z)."""
         _check_image_batch(x)
-        strength = float(lr) * self.weight
+        strength = _check_lr(lr) * self.weight
         if strength == 0.0:
             return x
         pr = torch.zeros_like(x)
@@ -109,6 +118,7 @@ class DenoiserPrior:
 
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
         _check_image_batch(x)
+        _check_lr(lr)
         dtype = next(self.network.parameters(), x).dtype  # a network without parameters: x's dtype
         images = x.reshape(-1, *x.shape[-2:]).to(dtype)
         with torch.no_grad():
@@ -155,6 +165,7 @@ class SubspacePrior:
 
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
         _check_image_batch(x)
+        _check_lr(lr)
         flat = x.reshape(-1, self.basis.shape[0])
         basis = self.basis.to(x.dtype)
         return ((flat @ basis) @ basis.T).reshape(x.shape)

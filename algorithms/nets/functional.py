@@ -172,7 +172,8 @@ def _through_loss(run: Callable[[], torch.Tensor], name: str = "loss") -> torch.
         return run()
     except RuntimeError as exc:
         text = str(exc)
-        if "to return only tensors" in text or "to return a scalar Tensor" in text:
+        if any(t in text for t in ("to return only tensors", "to return a scalar Tensor",
+                                   "to return a Tensor")):  # the last: a str or None returned
             raise TypeError(f"{name} must return a scalar (a 0-d tensor): {text}") from None
         raise
 

@@ -100,7 +100,9 @@ class SAM(torch.optim.Optimizer):
     ``base_optimizer`` the optimizer *class* (an instance is rejected with a one-line
     ``TypeError``); ``rho`` >= 0 the perturbation radius; ``normalize`` (bool) whether ε is
     ``ρ g/‖g‖`` (SAM) or ``ρ g``. A closure that never calls ``backward`` raises
-    ``RuntimeError`` instead of stepping nothing. A ``torch.optim.lr_scheduler`` works with
+    ``RuntimeError`` instead of stepping nothing; so do the two-step path's order errors
+    (``second_step()`` without a ``first_step()`` before it, ``first_step()`` twice): a protocol
+    error, as torch's own, not a bad argument. A ``torch.optim.lr_scheduler`` works with
     both paths (``second_step`` counts as the optimizer's step, so no "scheduler before
     optimizer" warning). Also exported as ``algorithms.nets.SAM``.
 

@@ -139,6 +139,8 @@ class TwoLayerReLU(torch.nn.Module):
 
         ``scale`` defaults to this module's ``init_scale``, ``dtype`` to its dtype.
         """
+        if scale is not None:  # named as this method's argument (the constructor would say init_scale)
+            scale = check_positive("scale", scale)
         twin = TwoLayerReLU(self.in_features, self.width, self.out_features, hidden_bias=self.hidden_bias,
                             output_bias=self.output_bias, activation=self.activation, seed=seed,
                             init_scale=self.init_scale if scale is None else scale,
@@ -147,6 +149,7 @@ class TwoLayerReLU(torch.nn.Module):
 
     def hidden(self, params: Params, X: torch.Tensor) -> torch.Tensor:
         """Hidden-layer features σ(X Wᵀ + b) at ``params``, shape (n, width)."""
+        self._check_params(params)  # the check forward_with makes (a str params failed on indexing)
         return _features(params["W"], params.get("b"), X, ACTIVATIONS[self.activation])
 
     def forward_with(self, params: Params, X: torch.Tensor) -> torch.Tensor:

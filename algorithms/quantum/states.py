@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import allocates, check_int_at_least, check_seed
+from algorithms._validation import allocates, check_int_at_least, check_seed, check_str
 
 __all__ = [
     "as_density_matrix",
@@ -84,6 +84,7 @@ def as_density_matrix(rho: Any, name: str = "rho", *, atol: float | None = None)
     ...
     ValueError: states[1] must have trace 1: |Tr ρ − 1| = 0.4 > tolerance 1e-08
     """
+    check_str("name", name)  # the label of every message below (an int was taken as one)
     if rho is None:
         raise TypeError(f"{name} is required, got None")
     try:

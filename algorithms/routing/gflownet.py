@@ -244,11 +244,26 @@ class Batch:
     instances: list
 
 
+def _unit_box(coords: np.ndarray, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Coordinates and distances as the network was trained on them (points of the unit square): an
+    instance outside it is translated and scaled uniformly, which leaves every tour's rank unchanged
+    (the solve's cost is then computed from the instance's own distances). The network saw raw
+    coordinates before, so its answer depended on the unit: 114.7 % above optimal at 1e7 (Success).
+    Instances inside the unit square are passed unchanged."""
+    if coords.size == 0 or (coords.min() >= 0.0 and coords.max() <= 1.0):
+        return coords, dist
+    low = coords.min(axis=0)
+    span = float((coords.max(axis=0) - low).max())
+    span = span if span > 0 else 1.0
+    return (coords - low) / span, dist / span
+
+
 def _features(
     inst: TSPInstance | CVRPInstance, dtype: torch.dtype
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    coords = torch.tensor(np.array(inst.coords), dtype=dtype)
-    dist = torch.tensor(np.array(inst.distances), dtype=dtype)
+    coords, dist = _unit_box(np.array(inst.coords, dtype=np.float64),
+                             np.array(inst.distances, dtype=np.float64))
+    coords, dist = torch.tensor(coords, dtype=dtype), torch.tensor(dist, dtype=dtype)
     if isinstance(inst, CVRPInstance):
         dem = torch.as_tensor(np.asarray(inst.demands) / inst.capacity, dtype=dtype)
         depot = torch.zeros_like(dem)

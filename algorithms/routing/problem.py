@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import allocates, as_float_array, check_int_at_least, check_seed
+from algorithms._validation import INT64_MAX, allocates, as_float_array, check_int_at_least, check_seed
 from algorithms.core import Problem
 
 __all__ = [
@@ -148,6 +148,9 @@ class CVRPInstance(Problem):
         cap = self.capacity
         if isinstance(cap, bool) or not isinstance(cap, int | np.integer | float | np.floating):
             raise TypeError(f"capacity must be a positive int, got {type(cap).__name__} {cap!r}")
+        # np.isfinite cannot take a Python int past int64
+        if isinstance(cap, int | np.integer) and cap > INT64_MAX:
+            raise ValueError(f"capacity must be <= 2**63 - 1 (the demands' int64), got {cap!r}")
         if not np.isfinite(cap) or cap <= 0 or int(cap) != cap:
             raise ValueError(f"capacity must be a positive int, got {cap!r}")
         cap = int(cap)

@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Iterable
+from typing import Any
+
+import numpy as np
 
 from algorithms._validation import returned_scalar
 from algorithms.submodular.matroids import Matchoid
@@ -79,14 +82,22 @@ class CountingOracle:
                                      f"f(S) = {value!r} for S = {_show(subset)}")
         return value
 
+    def _matroid(self, j: Any):
+        """Matroid j of the matchoid, j an int in [0, number of matroids) (5 gave an IndexError)."""
+        count = len(self.matchoid.matroids)
+        if isinstance(j, bool | np.bool_) or not isinstance(j, int | np.integer) or not 0 <= j < count:
+            raise ValueError(f"j must be a matroid index in [0, {count}), got {j!r}")
+        return self.matchoid.matroids[j]
+
     def independent(self, j: int, subset: frozenset) -> bool:
         """Whether ``subset`` (a subset of matroid j's ground set) is independent in matroid j."""
+        matroid = self._matroid(j)
         self.independence_queries += 1
-        return bool(self.matchoid.matroids[j].is_independent(subset))
+        return bool(matroid.is_independent(subset))
 
     def restrict(self, j: int, elements: Iterable[Hashable]) -> frozenset:
         """The elements of ``elements`` in matroid j's ground set."""
-        matroid = self.matchoid.matroids[j]
+        matroid = self._matroid(j)
         if matroid.ground is None:
             return frozenset(elements)
         return frozenset(e for e in elements if e in matroid.ground)

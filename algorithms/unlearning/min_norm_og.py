@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_count
+from algorithms._validation import check_count, check_int_at_least
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.unlearning.problem import (
     UnlearningProblem,
@@ -162,12 +162,14 @@ class MinNormOG(Algorithm):
 
     def projects_after(self, t: int) -> bool:
         """Whether some iteration after ``t`` projects (λ < ∞; the last entry of a tuple repeats)."""
+        t = check_int_at_least("t", t, 0, size=False)  # an iteration index: -1 read the schedule's end
         if isinstance(self.lambda_schedule, tuple):
             return any(not math.isinf(v) for v in self.lambda_schedule[t + 1:] or self.lambda_schedule[-1:])
         return not math.isinf(self.lambda_schedule)
 
     def lam(self, t: int) -> float:
-        """λ_t (the last entry of a tuple schedule repeats)."""
+        """λ_t (the last entry of a tuple schedule repeats); t an iteration index >= 0."""
+        t = check_int_at_least("t", t, 0, size=False)
         if isinstance(self.lambda_schedule, tuple):
             return self.lambda_schedule[min(t, len(self.lambda_schedule) - 1)]
         return self.lambda_schedule
