@@ -353,20 +353,21 @@ def physical_memory() -> int:
         return INT64_MAX
 
 
-def check_fits_memory(name: str, value: Any, n_bytes: float) -> None:
+def check_fits_memory(owner: str, name: str, value: Any, n_bytes: float) -> None:
     """Refuse a size argument whose parameters or arrays (``n_bytes``, estimated before anything is built)
-    exceed this machine's memory. For a constructor that builds its layers one at a time (``depth``), where
-    a failed allocation (:func:`allocates`) would come only after hours of building.
+    exceed this machine's memory, in :func:`allocates`' words. For a constructor that builds its layers one
+    at a time (``depth``), where a failed allocation would come only after hours of building.
 
-    >>> check_fits_memory("depth", 2**40, 2**40 * 4 * 16 * 16)
+    >>> check_fits_memory("MLP", "depth", 2**40, 2**40 * 4 * 16 * 16)
     Traceback (most recent call last):
     ...
-    ValueError: depth=1099511627776 is too large: it needs 1.02e+03 TiB, more than this machine's ...
+    ValueError: MLP: depth=1099511627776 is too large: the arrays it sizes cannot be allocated (1.02e+03 ...
     """
     available = physical_memory()
     if n_bytes > available:
-        raise ValueError(f"{name}={_brief(value)} is too large: it needs {n_bytes / 2**40:.3g} TiB, more "
-                         f"than this machine's {available / 2**30:.3g} GiB of memory; use a smaller {name}")
+        raise ValueError(f"{owner}: {name}={_brief(value)} is too large: the arrays it sizes cannot be "
+                         f"allocated ({n_bytes / 2**40:.3g} TiB needed, this machine has "
+                         f"{available / 2**30:.3g} GiB); use a smaller {name}")
 
 
 def check_choice(name: str, value: Any, choices) -> Any:

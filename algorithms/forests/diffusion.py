@@ -97,11 +97,6 @@ def _check_components(n_components: Any, t: Any, n: int, *, dense: bool = False)
         raise ValueError(f"t (the diffusion time) must be a non-negative int, got {t!r}")
 
 
-#: a connected component up to this size takes LAPACK's dense solver in both maps (exact ties; above
-#: it the sparse map runs ARPACK on the component)
-DENSE_COMPONENT_MAX = 500
-
-
 def _components(K: Any) -> tuple[int, np.ndarray]:
     """The connected components of K's graph (labels numbered in order of their first sample)."""
     from scipy.sparse.csgraph import connected_components
@@ -110,30 +105,39 @@ def _components(K: Any) -> tuple[int, np.ndarray]:
 
 
 def _split_spectrum(K: Any, k: int, count: int, labels: np.ndarray, *, dense: bool, v0_seed: int = 0,
-                    maxiters: int | None = None, tol: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+                    maxiters: int | None = None, tol: float = 0.0) -> tuple[np.ndarray, np.ndarray, bool]:
     """The k leading eigenpairs of a K whose graph has ``count`` > 1 components, from each component's
-    block (K is block diagonal in them): eigenvalue 1 then has multiplicity ``count``, which a Lanczos run
-    on the whole K misses (it found [1, 0.94] for [1, 1] with 7 components, and said it converged). Ties
-    are ordered by component, then by rank within it, so both maps give the same basis."""
+    block (K is block diagonal in them), and whether every ARPACK run converged: eigenvalue 1 then has
+    multiplicity ``count``, which a Lanczos run on the whole K misses (it found [1, 0.94] for [1, 1] with 7
+    components, and said it converged). ``dense``: LAPACK on every block (``dense_diffusion_map``); else
+    ARPACK with the caller's ``maxiters``/``tol`` wherever it applies (k < the block's size − 1), so a cap
+    still reports no convergence. Ties are ordered by component, then by rank within it, so both maps
+    give the same basis (a component's leading eigenvector is unique)."""
     n = K.shape[0]
-    pairs = []
+    pairs, converged = [], True
     for c in range(count):
         idx = np.flatnonzero(labels == c)
         block = K[idx][:, idx]
         m, kc = idx.size, min(k, idx.size)
-        if dense or m <= DENSE_COMPONENT_MAX or kc >= m - 1:
+        if dense or kc >= m - 1:
             block = block.toarray() if sp.issparse(block) else block
             values, vectors = scipy.linalg.eigh(block, subset_by_index=(m - kc, m - 1))
         else:
             v0 = np.random.default_rng([v0_seed, c]).uniform(0.5, 1.5, m)
-            values, vectors = spla.eigsh(block, k=kc, which="LA", v0=v0, maxiter=maxiters, tol=tol)
+            try:
+                values, vectors = spla.eigsh(block, k=kc, which="LA", v0=v0, maxiter=maxiters, tol=tol)
+            except spla.ArpackNoConvergence as exc:  # the pairs ARPACK settled (no dense substitute)
+                converged = False
+                values, vectors = exc.eigenvalues, exc.eigenvectors
         for rank, j in enumerate(np.argsort(values)[::-1]):
             full = np.zeros(n)
             full[idx] = vectors[:, j]
             pairs.append((float(values[j]), c, rank, full))
     pairs.sort(key=lambda pair: (-round(pair[0], 12), pair[1], pair[2]))
     top = pairs[:k]
-    return np.array([pair[0] for pair in top]), np.column_stack([pair[3] for pair in top])
+    values = np.array([pair[0] for pair in top] + [0.0] * (k - len(top)))
+    vectors = np.column_stack([pair[3] for pair in top] + [np.zeros(n)] * (k - len(top)))
+    return values, vectors, converged
 
 
 def diffusion_map(K: Any, n_components: int, t: int = 1, *, maxiters: int | None = None,
@@ -158,8 +162,8 @@ def diffusion_map(K: Any, n_components: int, t: int = 1, *, maxiters: int | None
     count, labels = _components(K)
     try:
         if count > 1:  # a disconnected kernel: each component's spectrum (eigenvalue 1 repeats)
-            values, vectors = _split_spectrum(K, k, count, labels, dense=False, v0_seed=seed,
-                                              maxiters=maxiters, tol=tol)
+            values, vectors, converged = _split_spectrum(K, k, count, labels, dense=False, v0_seed=seed,
+                                                         maxiters=maxiters, tol=tol)
         else:
             values, vectors = spla.eigsh(K, k=k, which="LA", v0=v0, maxiter=maxiters, tol=tol)
     except spla.ArpackNoConvergence as exc:
@@ -187,7 +191,7 @@ def dense_diffusion_map(K: Any, n_components: int, t: int = 1) -> DiffusionMap:
     _check_components(n_components, t, n, dense=True)
     count, labels = _components(K)
     if count > 1:  # the same split as diffusion_map's: one basis for the repeated eigenvalues
-        values, vectors = _split_spectrum(K, n_components + 1, count, labels, dense=True)
+        values, vectors, _ = _split_spectrum(K, n_components + 1, count, labels, dense=True)
     else:
         values, vectors = scipy.linalg.eigh(K, subset_by_index=(n - n_components - 1, n - 1))
         values, vectors = values[::-1], vectors[:, ::-1]

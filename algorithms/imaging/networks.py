@@ -31,11 +31,11 @@ from algorithms.imaging.operators import LinearOperator
 __all__ = ["NullSpaceNet", "ResidualDenoiser"]
 
 
-def _body(channels: int, depth: int) -> nn.Sequential:
+def _body(channels: int, depth: int, owner: str) -> nn.Sequential:
     # depth − 2 hidden 3×3 convolutions of channels² weights, built one at a time (float32): a depth past
     # memory is refused before the loop
-    check_fits_memory("channels", channels, 36.0 * channels * channels)  # one layer already past memory
-    check_fits_memory("depth", depth, depth * (36.0 * channels * channels + 2 * LAYER_OVERHEAD_BYTES))
+    check_fits_memory(owner, "channels", channels, 36.0 * channels * channels)  # one layer past memory
+    check_fits_memory(owner, "depth", depth, depth * (36.0 * channels * channels + 2 * LAYER_OVERHEAD_BYTES))
     layers: list[nn.Module] = [nn.Conv2d(1, channels, 3, padding=1), nn.ReLU()]
     for _ in range(depth - 2):
         layers += [nn.Conv2d(channels, channels, 3, padding=1), nn.ReLU()]
@@ -67,7 +67,7 @@ class NullSpaceNet(nn.Module):
         self.scale = 1.0 / max(operator.norm(), 1e-12) ** 2
         with torch.random.fork_rng():  # seeded init without touching the global generator
             torch.manual_seed(seed)
-            self.body = _body(channels, depth)
+            self.body = _body(channels, depth, type(self).__name__)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         if not isinstance(X, torch.Tensor) or X.ndim != 2 or X.shape[1] != self.in_features:
@@ -89,7 +89,7 @@ class ResidualDenoiser(nn.Module):
         channels, depth = check_int_at_least("channels", channels, 1), check_int_at_least("depth", depth, 2)
         with torch.random.fork_rng():
             torch.manual_seed(check_seed(seed))
-            self.body = _body(channels, depth)
+            self.body = _body(channels, depth, type(self).__name__)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if not isinstance(x, torch.Tensor) or x.ndim != 3:

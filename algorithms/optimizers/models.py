@@ -73,8 +73,9 @@ class MLP(nn.Module):
         self.width = check_positive_int("width", width)
         self.depth = check_positive_int("depth", depth)
         # the blocks are built one at a time: a depth past memory is refused before the loop (float32)
-        check_fits_memory("width", width, 4.0 * width * width)  # one block already past memory
-        check_fits_memory("depth", depth, depth * (4.0 * width * width + LAYER_OVERHEAD_BYTES))
+        owner = type(self).__name__
+        check_fits_memory(owner, "width", width, 4.0 * width * width)  # one block past memory
+        check_fits_memory(owner, "depth", depth, depth * (4.0 * width * width + LAYER_OVERHEAD_BYTES))
         self.seed = check_seed(seed)
         self.residual_multiplier = check_positive("residual_multiplier", residual_multiplier)
         generator = torch.Generator().manual_seed(self.seed)
@@ -150,8 +151,9 @@ class Transformer(nn.Module):
             raise ValueError(f"width must be a multiple of n_heads={n_heads}, got {width}")
         self.context = check_positive_int("context", context)
         # 12·width² parameters a block (attention 4·w², MLP 8·w²), built one at a time (float32)
-        check_fits_memory("width", width, 48.0 * width * width)
-        check_fits_memory("depth", depth, depth * (48.0 * width * width + 8 * LAYER_OVERHEAD_BYTES))
+        owner = type(self).__name__
+        check_fits_memory(owner, "width", width, 48.0 * width * width)
+        check_fits_memory(owner, "depth", depth, depth * (48.0 * width * width + 8 * LAYER_OVERHEAD_BYTES))
         self.seed = check_seed(seed)
         self.residual_multiplier = check_positive("residual_multiplier", residual_multiplier)
         generator = torch.Generator().manual_seed(self.seed)

@@ -71,7 +71,7 @@ CASES = [
     BadInput(TwoLayerReLU, lambda: TwoLayerReLU(3, 4, hidden_bias=1), TypeError, ("hidden_bias", "bool"),
              "bias"),
     BadInput(TwoLayerReLU, lambda: TwoLayerReLU(width=4), TypeError, ("in_features",), "missing"),
-    BadInput(TwoLayerReLU, lambda: TwoLayerReLU(3, 4).init(0, scale=-1.0), ValueError, ("init_scale",),
+    BadInput(TwoLayerReLU, lambda: TwoLayerReLU(3, 4).init(0, scale=-1.0), ValueError, ("scale",),
              "init"),
     # ------------------------------------------------------------------ functional views
     BadInput(flatten_params, lambda: flatten_params({}), TypeError, ("params", "non-empty dict")),
