@@ -476,13 +476,14 @@ def check_float_tensor(name: str, value: Any, *, ndim: int | None = None):
     return value
 
 
-def as_real_tensor(name: str, value: Any, dtype: Any = None):
+def as_real_tensor(name: str, value: Any, dtype: Any = None, *, allow_bool: bool = False):
     """``value`` (a torch tensor or an array-like of real numbers) as a finite floating tensor on its device:
     float32 stays float32, other real dtypes (integers included, as documented where used) become float64,
     or ``dtype`` when given. Refused, by name: bool (0/1 would count as numbers), complex (``.to(float)``
     drops the imaginary part), half precision (float16/bfloat16: the solves here run in float32/float64,
     and a silent upcast would hide that the data were rounded to half), the meta device (no data),
-    non-numeric or ragged input, NaN/inf.
+    non-numeric or ragged input, NaN/inf. ``allow_bool=True`` promotes bool to 0/1 (labels, where a
+    caller documents it).
 
     >>> import torch
     >>> as_real_tensor("y", torch.ones(2, dtype=torch.float16))
@@ -506,7 +507,7 @@ def as_real_tensor(name: str, value: Any, dtype: Any = None):
         if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
             raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
         tensor = torch.from_numpy(np.ascontiguousarray(array))
-    if tensor.dtype == torch.bool:
+    if tensor.dtype == torch.bool and not allow_bool:
         raise TypeError(f"{name} must be numeric, got a bool tensor; pass numbers (.double() if 0/1 is "
                         f"meant)")
     if tensor.is_complex():

@@ -57,17 +57,18 @@ FLOAT32_TOL = 1e-5
 DIVERGENCE_FACTOR = 1e6
 
 
-def _as_tensor(name: str, value: Any, dtype: torch.dtype | None) -> torch.Tensor:
-    # the shared tensor check: integers promoted to float64, float32 kept; bool (0/1 weights), half
-    # precision (silently upcast before) and meta tensors (a .item() error) refused by name
-    return as_real_tensor(name, value, dtype)
+def _as_tensor(name: str, value: Any, dtype: torch.dtype | None, *, labels: bool = False) -> torch.Tensor:
+    # the shared tensor check: integers promoted to float64, float32 kept; half precision (silently
+    # upcast before) and meta tensors (a .item() error) refused by name; bool refused (0/1 weights or
+    # features) except for labels, where True/False promoted to 1/0 is documented
+    return as_real_tensor(name, value, dtype, allow_bool=labels)
 
 
 def _samples(name: str, pair: Any, dtype: torch.dtype | None, *, allow_empty: bool) -> Samples:
     if not isinstance(pair, tuple | list) or len(pair) != 2:
         raise TypeError(f"{name} must be a pair (X, y), got {type(pair).__name__}")
     X = _as_tensor(f"{name} X", pair[0], dtype)
-    y = _as_tensor(f"{name} y", pair[1], X.dtype)
+    y = _as_tensor(f"{name} y", pair[1], X.dtype, labels=True)
     if X.ndim != 2:
         raise ValueError(f"{name} X must be 2-dimensional (n, in_features), got shape {tuple(X.shape)}")
     if X.shape[0] == 0 and not allow_empty:
