@@ -57,6 +57,8 @@ def restricted_solution(
     (None when SLSQP finds none). ``restriction="scenario"`` enforces g >= 0 at every sample of
     ``h_subset`` instead (z unused).
 
+    The moment restriction's Jacobian is taken one row at a time, so g's backward need not support
+    torch's vmap (the scenario restriction's k·m rows use the batched, vmapped Jacobian).
     The moment restriction's spread is √(var + 1e-12) (population variance over the subset), so a
     row without spread gets the margin z·1e-6. SLSQP (ftol 1e-9) gets a budget of 100 iterations
     from the box midpoint; its answer is
