@@ -1265,7 +1265,7 @@ def _check_vertex(ctx: Context, *, p_override: float | None) -> Outcome:
         assert z0 is not None, "the interior data points alone always interpolate"
 
         def cost(u):
-            return float(np.sum(np.abs((z0 + Z @ u)[2:]) ** p))
+            return float(np.add.reduce(np.abs((z0 + Z @ u)[2:]) ** p))  # np.sum without its wrappers
 
         # search the whole affine set (dimension |S| + 2 - N = 3): random points at three scales
         # around the best vertex, then Nelder-Mead from the vertex and from the best random point
