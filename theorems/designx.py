@@ -2728,6 +2728,13 @@ def _designx_domain_cases() -> list:
         modular_module.run_workflow(plan, problem_module.Evaluator(box()), np.random.default_rng(0),
                                     grammar_module.default_hyperparameters(cx_flow), control_interval=k)
 
+    def reaches_target_at_equality():  # the target is reached by a value equal to it (best <= target)
+        ev = problem_module.Evaluator(BlackBoxProblem(lambda x: 1.0, ([0.0], [1.0]), 5, optimum=0.0,
+                                                      target=1.0))
+        ev(np.zeros((1, 1)))
+        if not ev.target_reached():
+            raise ValueError("target: a best value equal to the target does not reach it")
+
     def same_workflow(got):  # validate's documented result: the workflow without its "end" token
         if got != cx_flow:
             raise ValueError(f"validate returned {got}, not the workflow {cx_flow}")
@@ -2857,6 +2864,7 @@ def _designx_domain_cases() -> list:
          (ValueError, "control_interval")),
         ("run_workflow with control_interval = 1.5", lambda: run_interval(1.5), False,
          (ValueError, "control_interval")),
+        ("a best value equal to the target reaches it", reaches_target_at_equality, True, None),
         ("allowed_next after an invalid prefix (a population size first)", lambda: allowed_next(("pop.20",)),
          False, (InvalidWorkflowError, "prefix: invalid workflow: rule R1")),
         ("BBOB instance 2**31 - 1 (ioh's largest)", lambda: bbob_problem(1, 2**31 - 1, 2, 10), True, None),
@@ -2919,7 +2927,7 @@ register(Claim(
               "refused; bounds as a triple, empty, of two lengths, or with lower == upper refused; points "
               "of the wrong dimension refused; the regret of True refused; BBOB instance 2**31 − 1 accepted, "
               "function True and target_precision 0 or −1 refused; allowed_next refuses an invalid prefix "
-              "naming it and the rule): 78 cases",
+              "naming it and the rule; a best value equal to the target reaches it): 79 cases",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_designx_domains(ctx, open_ends=False),
     control=lambda ctx: _check_designx_domains(ctx, open_ends=True),
