@@ -328,13 +328,15 @@ def _decoder_edge_faults() -> list[str]:
     side of the numeric split)."""
     rng = np.random.default_rng(7)
     n = 48
-    X = np.column_stack([rng.random(n), np.tile([0.0, 1.0, 2.0, 3.0], n // 4), np.full(n, 5.0)])
+    # the numeric column on [0, 1000] (#46 round 6, seed-11 survivor: a margin of 1e-6 absolute instead of
+    # 1e-6 of the range is below float32's spacing there, so a draw at the lower face crosses the threshold)
+    X = np.column_stack([1000.0 * rng.random(n), np.tile([0.0, 1.0, 2.0, 3.0], n // 4), np.full(n, 5.0)])
     categorical = np.array([False, True, False])
     forest = RandomForestRegressor(n_estimators=2, max_depth=2, random_state=0).fit(
-        X, 4.0 * (X[:, 1] >= 2) + (X[:, 0] > 0.5))
+        X, 4.0 * (X[:, 1] >= 2) + (X[:, 0] > 500.0))
     part = ForestPartition.from_forest(forest)
     train_leaves = part.leaves(X)
-    low_row = int(np.flatnonzero((X[:, 1] == 0) & (X[:, 0] < 0.5))[0])
+    low_row = int(np.flatnonzero((X[:, 1] == 0) & (X[:, 0] < 500.0))[0])
     rows = np.repeat(forest_kernel(part, X[[low_row]], X).toarray(), 16, axis=0)
     faults = []
     dec = exact_decode(rows, part, train_leaves, X.min(0), X.max(0), categorical, rng, time_limit=5.0)
@@ -344,7 +346,7 @@ def _decoder_edge_faults() -> list[str]:
         faults.append(f"the constant column 5.0 decoded as {np.unique(dec.x[:, 2]).tolist()[:3]}")
     if not np.any(dec.x[:, 1] == 0.0):
         faults.append(f"code 0 never drawn from the lower leaf (codes {np.unique(dec.x[:, 1]).tolist()})")
-    corners = [int(np.flatnonzero(((X[:, 1] >= 2) == hi_code) & ((X[:, 0] > 0.5) == hi_x))[0])
+    corners = [int(np.flatnonzero(((X[:, 1] >= 2) == hi_code) & ((X[:, 0] > 500.0) == hi_x))[0])
                for hi_code in (False, True) for hi_x in (False, True)]
     every = forest_kernel(part, X[corners], X).toarray()
     for value in (0.0, 1.0 - 2.0**-53):
@@ -394,18 +396,17 @@ def _narrow_box_faults() -> list[str]:
 register(Claim(
     id="rf_autoencoder.exact_decoder_feasible", paper=PAPER, origin=Origin.IMPLEMENTATION,
     source="Section 4.1, Eq. 3 (the one-hot and overlap constraints of the ILP)",
-    statement="On forests of 4 trees of depth 3 over 3 features (numeric ones on [3, 5] and [−1, −0.5], "
-              "the third optionally categorical), the "
-              "exact decoder's ILP is solved for every noisy kernel row and the decoded point is "
-              "routed by every tree to the leaf the ILP chose; and on a table built to reach the boxes' "
-              "edges (2 trees of depth 2, a categorical column split between codes 1 and 2, a numeric "
-              "one, a constant one) a constant column decodes exactly, the smallest code of a leaf "
-              "unbounded below is drawn (at least once in 16 draws from {0, 1}), and with every uniform "
-              "draw at 0 or at 1 − 2^-53 four decoded training rows still route to their chosen leaves; "
-              "(#46 round 6) on 2 depth-1 trees whose thresholds are 1.49 BOX_MARGIN of the range apart, the "
-              "training row between them decodes into its chosen leaves at both extreme draws (a box "
-              "narrower than two margins decodes to its midpoint), and a row of a wide box is drawn into its "
-              "lower half at draw 0 and its upper half at draw 1 − 2^-53",
+    statement="On forests of 4 trees of depth 3 over 3 features (numeric ones on [3, 5] and [−1, −0.5], the "
+              "third optionally categorical), the exact decoder's ILP is solved for every noisy kernel row "
+              "and the decoded point is routed by every tree to the leaf the ILP chose; and on a table built"
+              " to reach the boxes' edges (2 trees of depth 2, a categorical column split between codes 1 "
+              "and 2, a numeric one on [0, 1000], a constant one) a constant column decodes exactly, the "
+              "smallest code of a leaf unbounded below is drawn (at least once in 16 draws from {0, 1}), and"
+              " with every uniform draw at 0 or at 1 − 2^-53 four decoded training rows still route to their"
+              " chosen leaves; (#46 round 6) on 2 depth-1 trees whose thresholds are 1.49 BOX_MARGIN of the "
+              "range apart, the training row between them decodes into its chosen leaves at both extreme "
+              "draws (a box narrower than two margins decodes to its midpoint), and a row of a wide box is "
+              "drawn into its lower half at draw 0 and its upper half at draw 1 − 2^-53",
     kind=Kind.PROPERTY,
     check=lambda ctx: _decoder_check(ctx, sabotage=False),
     control=lambda ctx: _decoder_check(ctx, sabotage=True),
@@ -1671,13 +1672,34 @@ def _score_behaviour() -> list[str]:
     return wrong
 
 
+def _synthetic_boxes() -> list[str]:
+    """(#46 round 6, seed-11 survivor: the empty-leaf rule applied to leaves of one training row) The
+    documented boxes of the synthetic rows: each leaf's box shrunk to the bounding box of its training rows,
+    and a leaf without training rows its box clipped to the data range. An unsupervised forest (real rows
+    against a permuted contrast) has both kinds, and leaves of one row."""
+    X = np.random.default_rng(1).normal(size=(24, 2))  # 3 empty leaves, 9 of one row
+    ae = RFAutoencoder(n_estimators=3, random_state=0).fit(X)
+    leaves, counts = ae.train_leaves_, ae.leaf_counts_
+    lows, highs = ae.lower_.copy(), ae.upper_.copy()
+    for leaf in np.flatnonzero(counts > 0):
+        rows = X[(leaves == leaf).any(axis=1)]
+        lows[leaf], highs[leaf] = rows.min(axis=0), rows.max(axis=0)
+    if not ((counts == 0).any() and (counts == 1).any()):
+        return [f"the instance lost its empty or one-row leaves (counts {np.bincount(counts).tolist()})"]
+    if not (np.array_equal(ae.data_lower_, lows) and np.array_equal(ae.data_upper_, highs)):
+        off = int((~((ae.data_lower_ == lows) & (ae.data_upper_ == highs)).all(axis=1)).sum())
+        return [f"the synthetic rows' leaf boxes differ from the documented rule on {off} leaves"]
+    return []
+
+
 def _check_assumptions(ctx: Context, *, shifted: bool) -> Outcome:
     outcome = boundary_outcome(_assumption_cases(), shifted=shifted)
     if not outcome.passed:  # (the control always stops here: it is rejected by the boundaries alone)
         return outcome
     X = np.random.default_rng(0).normal(size=(10, 2))
     wrong = (_supervised_warning(X, (X[:, 0] > 0).astype(int)) + _documented_behaviours()
-             + _relabel_categorical() + _seed6_behaviours() + _score_behaviour())
+             + _relabel_categorical() + _seed6_behaviours() + _score_behaviour()
+             + _synthetic_boxes())
     if wrong:
         return Outcome("fail", f"a documented behaviour does not hold: {wrong[0]}", {"wrong": wrong})
     return outcome
@@ -1726,7 +1748,9 @@ register(Claim(
               "X is refused with the way out (pass a DataFrame), and score equals −distortion(X, "
               "inverse_transform(transform(X))); (seed 10) n_components a float refused, "
               "get_feature_names_out names the n_components latent columns, and inverse_transform refuses "
-              "latent rows of the wrong width or non-finite in its own words (latent rows)",
+              "latent rows of the wrong width or non-finite in its own words (latent rows); (seed 11) the "
+              "synthetic rows' leaf boxes follow the documented rule (the bounding box of the leaf's "
+              "training rows; a leaf without training rows its box clipped to the data range)",
     kind=Kind.PROPERTY,
     check=lambda ctx: _check_assumptions(ctx, shifted=False),
     control=lambda ctx: _check_assumptions(ctx, shifted=True),

@@ -17,7 +17,8 @@ is 0 whatever ψ is, so their terms are constant). The overlap constraint is
 linear once a point v in that intersection is a variable: ψ_ℓ = 1 forces a_ℓ <= v <= b_ℓ
 (v ∈ [0, 1] per numeric feature after scaling to the data range, so no big-M is needed;
 an integer code per categorical feature). Numeric boxes are open below, so v ≥ lower + δ with
-δ = :data:`BOX_MARGIN` of the range. Solved by HiGHS (``scipy.optimize.milp``) with a time
+δ = :data:`BOX_MARGIN` of the range; the final draw keeps δ from both faces of the chosen box (float32
+routing), and a box narrower than 2δ decodes to its midpoint. Solved by HiGHS (``scipy.optimize.milp``) with a time
 limit per point; the returned assignment is checked against both constraints before use.
 
 References
