@@ -18,8 +18,8 @@ linear once a point v in that intersection is a variable: ψ_ℓ = 1 forces a_�
 (v ∈ [0, 1] per numeric feature after scaling to the data range, so no big-M is needed;
 an integer code per categorical feature). Numeric boxes are open below, so v ≥ lower + δ with
 δ = :data:`BOX_MARGIN` of the range; the final draw keeps δ from both faces of the chosen box (float32
-routing), and a box narrower than 2δ decodes to its midpoint. Solved by HiGHS (``scipy.optimize.milp``) with a time
-limit per point; the returned assignment is checked against both constraints before use.
+routing), and a box narrower than 2δ decodes to its midpoint. Solved by HiGHS (``scipy.optimize.milp``)
+with a time limit per point; the returned assignment is checked against both constraints before use.
 
 References
 ----------
