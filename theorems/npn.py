@@ -1361,6 +1361,14 @@ def _admm_tv_recursion(theory: _Theory) -> list[str]:
         if short.retcode is not RetCode.MaxIters or not gap <= _ROUNDING:
             wrong.append(f"PnPADMM with TV at β = {beta}: after 3 iterations ({short.retcode.value}) z is "
                          f"{gap:.3g} (relative) from the recursion's z_3 with the prox step 1/β")
+        # the reported value is eq. (2)'s objective at z: ½‖Hz − y‖² + γ/2‖Sz − G(y)‖² + weight·TV(z)
+        zx = torch.from_numpy(short.x)
+        value = (0.5 * float(((problem.operator(zx) - problem.y) ** 2).sum())
+                 + 0.5 * npn.gamma * float(((npn.projection(zx) - npn.predict(problem.y)) ** 2).sum())
+                 + float(TVPrior(_ADMM_TV_WEIGHT).value(zx)))
+        if not abs(short.value - value) <= 1e-10 * value:
+            wrong.append(f"PnPADMM with TV at β = {beta}: reported objective {short.value!r}, eq. (2) at its "
+                         f"x {value!r}")
     return wrong
 
 
@@ -1580,7 +1588,7 @@ def _check_contracts(ctx: Context, *, claimed_tol: float = _DEFAULT_TOL) -> Outc
     # cartesian_mask: whole rows; the DC row and the centre_lines lowest frequencies ±1..±c/2; about
     # h/acceleration rows; conjugate-symmetric
     for side, acceleration, centre in ((16, 4.0, 4), (16, 2.0, 2), (12, 3.0, 6), (8, 8.0, 0), (8, 20.0, 1),
-                                         (4, 4 / 3, 0)):
+                                         (4, 4 / 3, 0), (4, 1.0, 0)):
         mask = cartesian_mask((side, side), acceleration, seed=seed % 1000, centre_lines=centre)
         rows = sorted(int(r) for r in torch.nonzero(mask.all(dim=1)).reshape(-1))
         centre_rows = {0} | {k % side for k in range(1, centre // 2 + 1)} | {-k % side for k in
@@ -1659,7 +1667,9 @@ register(Claim(
               "MaskedFourier.conjugate_symmetric holds for the 4×4 point mask {(0, 1), (0, 3)}, not for "
               "{(0, 1)}; cartesian_mask keeps the DC row alone when h/acceleration rounds to 1 or 0 "
               "(8 rows at acceleration 8 and 20, centre_lines 0 and 1) and draws its other rows from every "
-              "frequency 1..h/2 (4 rows at acceleration 4/3: 3 or 4 rows); scale-free answers: ‖2.5c·I‖ = "
+              "frequency 1..h/2 (4 rows at acceleration 4/3: 3 or 4 rows; at acceleration 1: all 4); "
+              "PnP-ADMM's reported value is eq. (2)'s objective with the TV penalty (1e-10); "
+              "scale-free answers: ‖2.5c·I‖ = "
               "2.5c after 1, 2 and 50 power steps, and null_space_leakage(c·H, d·S) = "
               "null_space_leakage(H, S) (1e-12) for (c, d) = (1e-170, 1e170), (1e-170, 1), (1e160, 1e160), "
               "for a leaking S and one in Null(H); the zero operator has norm and leakage 0, the Hadamard "
