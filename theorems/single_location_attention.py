@@ -1307,7 +1307,6 @@ def _assumption_cases() -> list[Boundary]:
 
 def _more_assumption_cases(p: SingleLocationProblem, problem) -> list[Boundary]:
     """The rest of the documented input conditions of the six modules (the model, the data, the formulas)."""
-    tiny = 1e-12
     u, v = p.oracle()
     X = torch.zeros(2, 3, 6, dtype=torch.float64)
     unit = torch.zeros(6, dtype=torch.float64)
@@ -1422,9 +1421,14 @@ def _more_assumption_cases(p: SingleLocationProblem, problem) -> list[Boundary]:
                  lambda: overlap_velocity(None, [0.5, 0.5, 0.0, 0.0])),
         Boundary("the flow needs the linear link", "link", lambda: overlap_velocity(p, [0.5, 0.5, 0.0, 0.0]),
                  lambda: overlap_velocity(problem(link="relu"), [0.5, 0.5, 0.0, 0.0])),
-        Boundary("the flow's overlaps within 1.5 (else it diverged)", "state",
-                 lambda: overlap_velocity(p, [1.5, -1.5, 0.0, 0.0]),
-                 lambda: overlap_velocity(p, [1.5 + tiny, 0.0, 0.0, 0.0])),
+        # state = (mu, nu, eta, zeta), overlaps of unit vectors u, v with orthonormal u*, v*: mu² + eta² <= 1
+        # and nu² + zeta² <= 1 (to 1e-9 for rounding); the unit circle is inside, 1.6e-8 beyond is outside
+        Boundary("the flow's overlaps those of unit vectors (mu² + eta² <= 1)", "state",
+                 lambda: overlap_velocity(p, [0.6, 0.8, 0.8, 0.6]),
+                 lambda: overlap_velocity(p, [0.6, 0.0, 0.8 + 1e-8, 0.0])),
+        Boundary("the flow's overlaps those of unit vectors (nu² + zeta² <= 1)", "state",
+                 lambda: overlap_velocity(p, [0.0, 0.6, 0.0, 0.8]),
+                 lambda: overlap_velocity(p, [0.0, 0.6, 0.0, 0.8 + 1e-8])),
         Boundary("OverlapFlow's step > 0", "lr", lambda: OverlapFlow(lr=1e-300), lambda: OverlapFlow(lr=0.0)),
         Boundary("OverlapFlow needs the linear link", "link",
                  lambda: solve(problem(), OverlapFlow(), maxiters=1),
@@ -1455,7 +1459,8 @@ register(Claim(
               "quadrature and Monte Carlo counts ints; the attention models' width >= 2, β, λ > 0, link, "
               "seed and (n, L, d) tokens of their dtype; least squares' shapes and n > L·d + 1; the phase "
               "map's 0 < γ < 1, non-empty 1-d grids and β > 0; the flow's problem, linear link and "
-              "overlaps within 1.5; OverlapFlow's and SphericalGD's step and link) is enforced at its "
+              "overlaps of unit vectors (μ² + η², ν² + ζ² <= 1); OverlapFlow's and SphericalGD's step and "
+              "link) is enforced at its "
               "boundary: the value just inside is accepted, the value just outside is refused with a "
               "ValueError or TypeError naming the argument.",
     kind=Kind.PROPERTY,

@@ -16,13 +16,14 @@ inside stated as outside), which the same check must reject because that value i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from theorems.core import Outcome
 
-__all__ = ["Boundary", "boundary_outcome", "domain_outcome"]
+__all__ = ["Boundary", "boundary_outcome", "domain_outcome", "names_argument"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,17 @@ def _accepted(call: Callable[[], Any]) -> str | None:
     return None
 
 
+def names_argument(message: str, argument: str) -> bool:
+    """Whether ``message`` names ``argument`` as a whole token (case-insensitive): a substring test would
+    let a one-letter name pass on any message containing the letter (``p`` in "shape").
+
+    >>> names_argument("ValueError: p must be >= 1, got 0", "p"), names_argument("bad shape", "p")
+    (True, False)
+    """
+    token = rf"(?<![A-Za-z0-9_]){re.escape(argument)}(?![A-Za-z0-9_])"
+    return re.search(token, message, re.IGNORECASE) is not None
+
+
 def boundary_outcome(cases: Sequence[Boundary], *, shifted: bool = False) -> Outcome:
     """Pass when every case's inside value is accepted and its outside value is refused with an
     error naming the argument. ``shifted`` (the control) expects the inside value refused too."""
@@ -74,7 +86,7 @@ def boundary_outcome(cases: Sequence[Boundary], *, shifted: bool = False) -> Out
         refusal = _accepted(case.outside)
         if refusal is None:
             wrong.append(f"{case.label}: the value just outside was accepted")
-        elif case.argument.lower() not in refusal.lower():
+        elif not names_argument(refusal, case.argument):
             wrong.append(f"{case.label}: the refusal does not name {case.argument!r} ({refusal})")
     evidence = {"assumptions": len(cases), "wrong": wrong[:20], "shifted": shifted}
     if wrong:
