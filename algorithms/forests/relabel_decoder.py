@@ -98,7 +98,9 @@ def relabel_forest(partition: ForestPartition, embed: Callable[[np.ndarray], np.
             if label.all() or not label.any():
                 left_side[node] = bool(label.all())
                 continue
-            stump = DecisionTreeClassifier(max_depth=1).fit(Z_b[rows], label)
+            # a fixed random_state: sklearn permutes the features at random, so two embedding coordinates with
+            # the same impurity gain would otherwise split on either, run to run (same seed, another answer)
+            stump = DecisionTreeClassifier(max_depth=1, random_state=0).fit(Z_b[rows], label)
             if stump.tree_.node_count < 3:  # no split improves on the majority
                 left_side[node] = bool(label.mean() >= 0.5)
                 continue
