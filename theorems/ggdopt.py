@@ -2232,23 +2232,32 @@ def _check_reverse_step(ctx: Context, *, corrector_decay: bool = True) -> Outcom
     with _one_thread():
         run = guided_reverse_sample(model, lambda x: x[:, 0], n_samples=count, beta=1.0, guidance="none",
                                     n_steps=n_steps, corrector_steps=1, snr=snr, seed=ctx.seed, max_steps=2)
-    generator = torch.Generator().manual_seed(ctx.seed)
 
-    def draw() -> np.ndarray:
-        return torch.randn((count, 2), generator=generator, dtype=torch.float64).numpy()
+    def written_out(n_steps: int) -> np.ndarray:
+        """The first two documented steps of an n_steps run, from the sampler's draws (seeded alike); the
+        run's last step is the predictor's drift alone (no noise, no corrector)."""
+        generator = torch.Generator().manual_seed(ctx.seed)
 
-    x = draw()
-    delta = (1.0 - schedule.t_min) / n_steps
-    for k in range(2):
-        t = 1.0 - k * delta
-        eta = schedule.beta_min + t * (schedule.beta_max - schedule.beta_min)
-        x = x + (0.5 * eta * x + eta * _gaussian_score(x, t, mean, var, schedule)) * delta
-        x = x + math.sqrt(eta * delta) * draw()
-        s = _gaussian_score(x, t - delta, mean, var, schedule)
-        z = draw()
-        ratio = np.linalg.norm(z, axis=1).mean() / np.linalg.norm(s, axis=1).mean()
-        eps = 2.0 * (math.exp(-eta * delta) if corrector_decay else 1.0) * (snr * ratio) ** 2
-        x = x + eps * s + math.sqrt(2.0 * eps) * z
+        def draw() -> np.ndarray:
+            return torch.randn((count, 2), generator=generator, dtype=torch.float64).numpy()
+
+        x = draw()
+        delta = (1.0 - schedule.t_min) / n_steps
+        for k in range(2):
+            t = 1.0 - k * delta
+            eta = schedule.beta_min + t * (schedule.beta_max - schedule.beta_min)
+            x = x + (0.5 * eta * x + eta * _gaussian_score(x, t, mean, var, schedule)) * delta
+            if k == n_steps - 1:
+                break
+            x = x + math.sqrt(eta * delta) * draw()
+            s = _gaussian_score(x, t - delta, mean, var, schedule)
+            z = draw()
+            ratio = np.linalg.norm(z, axis=1).mean() / np.linalg.norm(s, axis=1).mean()
+            eps = 2.0 * (math.exp(-eta * delta) if corrector_decay else 1.0) * (snr * ratio) ** 2
+            x = x + eps * s + math.sqrt(2.0 * eps) * z
+        return x
+
+    x = written_out(n_steps)
     if run.status != "stopped" or run.steps != 2:
         return Outcome("fail", f"guided_reverse_sample with max_steps = 2 of 20: {run.status} after "
                                f"{run.steps} steps (documented: stopped after 2)",
@@ -2260,21 +2269,7 @@ def _check_reverse_step(ctx: Context, *, corrector_decay: bool = True) -> Outcom
     with _one_thread():
         full = guided_reverse_sample(model, lambda x: x[:, 0], n_samples=count, beta=1.0, guidance="none",
                                      n_steps=2, corrector_steps=1, snr=snr, seed=ctx.seed)
-    generator = torch.Generator().manual_seed(ctx.seed)
-    y = draw()
-    delta = (1.0 - schedule.t_min) / 2
-    for k in range(2):
-        t = 1.0 - k * delta
-        eta = schedule.beta_min + t * (schedule.beta_max - schedule.beta_min)
-        y = y + (0.5 * eta * y + eta * _gaussian_score(y, t, mean, var, schedule)) * delta
-        if k == 1:  # the last step: the predictor's drift alone
-            break
-        y = y + math.sqrt(eta * delta) * draw()
-        s = _gaussian_score(y, t - delta, mean, var, schedule)
-        z = draw()
-        ratio = np.linalg.norm(z, axis=1).mean() / np.linalg.norm(s, axis=1).mean()
-        eps = 2.0 * (math.exp(-eta * delta) if corrector_decay else 1.0) * (snr * ratio) ** 2
-        y = y + eps * s + math.sqrt(2.0 * eps) * z
+    y = written_out(2)
     if full.status != "completed" or full.steps != 2:
         return Outcome("fail", f"guided_reverse_sample with n_steps = 2: {full.status} after {full.steps} "
                                "steps (documented: completed after 2)",

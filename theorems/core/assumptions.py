@@ -60,14 +60,14 @@ def _accepted(call: Callable[[], Any]) -> str | None:
 
 
 def names_argument(message: str, argument: str) -> bool:
-    """Whether ``message`` names ``argument`` as a whole token (case-insensitive): a substring test would
-    let a one-letter name pass on any message containing the letter (``p`` in "shape").
+    """Whether ``message`` names ``argument`` as a whole token, case included: a substring test would let a
+    one-letter name pass on any message containing the letter (``p`` in "shape"), and ``x`` is not ``X``.
 
     >>> names_argument("ValueError: p must be >= 1, got 0", "p"), names_argument("bad shape", "p")
     (True, False)
     """
     token = rf"(?<![A-Za-z0-9_]){re.escape(argument)}(?![A-Za-z0-9_])"
-    return re.search(token, message, re.IGNORECASE) is not None
+    return re.search(token, message) is not None
 
 
 def boundary_outcome(cases: Sequence[Boundary], *, shifted: bool = False) -> Outcome:
