@@ -633,6 +633,12 @@ def check_optimizer_state(saved: Any, groups: list[dict[str, Any]], where: str =
                 or len(group["params"]) != count:
             raise ValueError(f"{where}['param_groups'][{index}] must list the {count} parameter(s) of this "
                              f"optimizer's group {index}")
+    # torch writes the parameter ids 0..n-1 in group order and maps saved state to parameters by them:
+    # repeated or foreign ids ([0, 0, 0], [0, 1, 99]) would load a buffer onto another parameter
+    ids = [i for group in saved_groups for i in group["params"]]
+    if ids != list(range(len(ids))):
+        raise ValueError(f"{where}['param_groups'][...]['params'] must be the parameter ids "
+                         f"0..{len(ids) - 1} in group order (as state_dict() writes them), got {_brief(ids)}")
     params = [p for own in groups for p in own["params"]]
     for index, entry in state.items():
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(params):
@@ -645,10 +651,12 @@ def check_optimizer_state(saved: Any, groups: list[dict[str, Any]], where: str =
             name = f"{where}['state'][{index}][{key!r}]"
             if key == "step" or key.endswith("_step"):  # a count: int, float or 0-d tensor (torch's Adam)
                 number = value.item() if isinstance(value, torch.Tensor) and value.numel() == 1 else value
-                if isinstance(number, bool) or not isinstance(number, int | float) \
-                        or not (math.isfinite(number) and number >= 0 and float(number).is_integer()):
+                if isinstance(number, bool) or not isinstance(number, int | float) or not (
+                        math.isfinite(number) and 0 <= number < 2**63 and float(number).is_integer()):
                     raise ValueError(f"{name} must be a step count (an integer >= 0), got {_brief(value)}")
             elif isinstance(value, torch.Tensor):
+                if value.device.type == "meta":
+                    raise ValueError(f"{name} is on the meta device (no data)")
                 if not (value.is_floating_point() or (value.is_complex() and param.is_complex())):
                     raise TypeError(f"{name} must be a floating tensor (as the optimizer writes it), got "
                                     f"dtype {value.dtype}")

@@ -27,6 +27,15 @@ from algorithms._validation import (
 #: what ``step`` does when a gradient holds NaN or ±inf
 NONFINITE_POLICIES = ("skip", "raise")
 
+#: group keys that are not an optimizer's keywords but are expected: LR schedulers' (OneCycleLR, CyclicLR,
+#: any scheduler's ``initial_lr``), torch's ``param_names`` and the ``name``/``role`` labels of
+#: ``scaling.param_groups``
+EXTRA_GROUP_KEYS = frozenset({"params", "initial_lr", "param_names", "name", "role", "max_lr", "min_lr",
+                              "base_lr", "max_momentum", "base_momentum"})
+
+#: the per-parameter state of the auxiliary Adam(W) step (non-matrix parameters) and its shapes
+ADAM_STATE = ("exp_avg", "exp_avg_sq", "adam_step")
+
 
 def check_lr(value: Any) -> float:
     """``lr`` >= 0 and finite (torch's own rule), as a float."""
@@ -81,6 +90,12 @@ class MatrixOptimizer(torch.optim.Optimizer):
 
     def _check_group(self, group: dict[str, Any]) -> None:
         """Validate one parameter group's hyperparameters (subclasses extend it)."""
+        # a misspelt group key (torch accepts any) would leave the default in force in silence
+        unknown = sorted(set(group) - set(self.defaults) - EXTRA_GROUP_KEYS)
+        if unknown:
+            name = type(self).__name__
+            warnings.warn(f"{name}: parameter group keys {unknown} are not {name} keywords and are ignored "
+                          f"(known: {sorted(self.defaults)})", UserWarning, stacklevel=4)
         group["lr"] = check_lr(group["lr"])
         group["weight_decay"] = check_nonnegative("weight_decay", group["weight_decay"])
         for p in group["params"]:
@@ -93,6 +108,12 @@ class MatrixOptimizer(torch.optim.Optimizer):
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         built = hasattr(self, "skipped_steps")  # after __init__ (whose own wrapper names params)
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict with a 'params' entry, got "
+                            f"{type(param_group).__name__}")
+        if "params" not in param_group:     # torch's own KeyError names nothing
+            raise ValueError(f"param_group must have a 'params' entry (the tensors to optimize), got keys "
+                             f"{sorted(param_group)}")
         try:
             super().add_param_group(param_group)
         except (TypeError, ValueError) as exc:  # torch's message (a parameter in two groups) names nothing
@@ -140,8 +161,12 @@ class MatrixOptimizer(torch.optim.Optimizer):
         """:meth:`step`'s body, under ``torch.no_grad`` (a subclass's ``step`` decorates and calls it)."""
         loss = None
         if closure is not None:
+            if not callable(closure):
+                raise TypeError(f"closure must be callable (re-evaluating the loss), got "
+                                f"{type(closure).__name__}")
             with torch.enable_grad():
                 loss = closure()
+        self._check_step_hyperparameters()
         if not self._gradients_finite():
             if self.on_nonfinite == "raise":
                 raise FloatingPointError(f"{type(self).__name__}.step: a gradient holds NaN or inf "
@@ -158,6 +183,62 @@ class MatrixOptimizer(torch.optim.Optimizer):
         for group in self.param_groups:
             self._step_group(group)
         return loss
+
+    def _check_step_hyperparameters(self) -> None:
+        """``lr`` and ``weight_decay`` of every group as they are now: an LR scheduler or a user edits
+        ``param_groups`` in place after construction, and a NaN or negative value written there would
+        reach the weights in silence (torch's optimizers step with it)."""
+        for index, group in enumerate(self.param_groups):
+            for key in ("lr", "weight_decay"):
+                value = group[key]
+                if type(value) is float and 0.0 <= value < math.inf:
+                    continue                                # the common case, checked for free
+                try:
+                    check_nonnegative(key, value)
+                except (TypeError, ValueError) as exc:
+                    raise type(exc)(f"{type(self).__name__}.step: param_groups[{index}]['{key}'] was set "
+                                    f"to an invalid value: {exc}") from None
+
+    def _expected_state(self, p: torch.Tensor, group: dict[str, Any]) -> list[dict[str, tuple | None]]:
+        """The state entries one step writes for ``p`` under ``group``'s settings: the alternatives, each
+        key with its shape (None: a step count). Subclasses list their matrix state; non-matrix
+        parameters take the Adam step."""
+        return [adam_state(p)]
+
+    def _check_state_structure(self, saved: dict[str, Any]) -> None:
+        """Each saved parameter state has exactly the entries (and shapes) this optimizer's step writes
+        for it under the saved group's settings: a missing entry would be re-created as zeros (the
+        run restarts its statistics in silence) or fail inside the step, an unknown one is ignored."""
+        groups = saved["param_groups"]
+        index = 0
+        for own, group in zip(self.param_groups, groups, strict=True):
+            settings = {**self.defaults, **{k: v for k, v in group.items() if k != "params"}}
+            for p in own["params"]:
+                entry = saved["state"].get(index)
+                if entry:
+                    where = f"state_dict['state'][{index}]"
+                    options = self._expected_state(p, settings)
+                    keys = set(entry)
+                    match = next((o for o in options if set(o) == keys), None)
+                    if match is None:
+                        wanted = " or ".join(str(sorted(o)) for o in options)
+                        raise ValueError(f"{where} has the entries {sorted(keys)}, but a "
+                                         f"{type(self).__name__} step writes {wanted} for parameter {index} "
+                                         f"(shape {tuple(p.shape)}): the state_dict was edited or written "
+                                         "for other parameters or settings")
+                    for key, shape in match.items():
+                        value = entry[key]
+                        if shape is None:
+                            continue                    # a count, checked by check_optimizer_state
+                        if not isinstance(value, torch.Tensor):
+                            raise TypeError(f"{where}['{key}'] must be a tensor, got {type(value).__name__}")
+                        if value.dtype not in (torch.float32, torch.float64):
+                            raise TypeError(f"{where}['{key}'] must be float32 or float64 (as "
+                                            f"{type(self).__name__} writes its state), got {value.dtype}")
+                        if tuple(value.shape) != shape:
+                            raise ValueError(f"{where}['{key}'] has shape {tuple(value.shape)}, expected "
+                                             f"{shape} for parameter {index} of shape {tuple(p.shape)}")
+                index += 1
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """The loop every optimizer of the family shares: for each parameter with a gradient,
@@ -223,6 +304,11 @@ class MatrixOptimizer(torch.optim.Optimizer):
         saved = {k: v for k, v in state_dict.items() if k != "optimizer"}
         check_optimizer_state(saved, self.param_groups)
         self._check_saved_groups(saved.get("param_groups"))
+        for index, group in enumerate(saved["param_groups"]):
+            missing = [key for key in ("lr", "weight_decay") if key not in group]
+            if missing:     # every version wrote them: a hand-edited group would step with the default
+                raise ValueError(f"state_dict['param_groups'][{index}] lacks {missing}")
+        self._check_state_structure(saved)
         super().load_state_dict(saved)
         for group in self.param_groups:     # keys an older state_dict lacks (a keyword added since, e.g.
             for key, value in self.defaults.items():    # root_dtype) keep the values this one was built with
@@ -230,18 +316,26 @@ class MatrixOptimizer(torch.optim.Optimizer):
         params = list(chain.from_iterable(g["params"] for g in self.param_groups))
         for index, p in enumerate(params):
             if index in saved["state"]:
-                self.state[p] = _copy_to(saved["state"][index], p.device)
+                # float32 <-> float64 to this parameter's state dtype (a state saved from a float32 model
+                # loads into a float64 one, as torch casts it), on its device
+                self.state[p] = _copy_to(saved["state"][index], p.device, self.state_dtype(p))
 
 
-def _copy_to(value: Any, device: torch.device) -> Any:
-    """A deep copy with every tensor moved to ``device``, dtypes kept."""
+def _copy_to(value: Any, device: torch.device, dtype: torch.dtype | None = None) -> Any:
+    """A deep copy with every tensor moved to ``device`` (floating ones cast to ``dtype`` when given)."""
     if isinstance(value, torch.Tensor):
-        return value.detach().clone().to(device)
+        value = value.detach().clone().to(device)
+        return value.to(dtype) if dtype is not None and value.is_floating_point() else value
     if isinstance(value, dict):
-        return {k: _copy_to(v, device) for k, v in value.items()}
+        return {k: _copy_to(v, device, dtype) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return type(value)(_copy_to(v, device) for v in value)
+        return type(value)(_copy_to(v, device, dtype) for v in value)
     return copy.deepcopy(value)
+
+
+def adam_state(p: torch.Tensor) -> dict[str, tuple | None]:
+    """The entries (and shapes) :func:`adamw_direction` keeps for ``p``."""
+    return {"exp_avg": tuple(p.shape), "exp_avg_sq": tuple(p.shape), "adam_step": None}
 
 
 def adamw_direction(grad: torch.Tensor, state: dict[str, Any], betas: tuple[float, float],

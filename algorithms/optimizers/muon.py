@@ -40,6 +40,7 @@ from algorithms._validation import check_choice
 from algorithms.optimizers._base import (
     NONFINITE_POLICIES,
     MatrixOptimizer,
+    adam_state,
     adamw_direction,
     check_betas,
     check_eps,
@@ -177,14 +178,7 @@ class Muon(MatrixOptimizer):
         return Muon(params, head="muon", **kwargs)
 
     def _check_group(self, group: dict[str, Any]) -> None:
-        super()._check_group(group)
-        # a misspelt group key (torch accepts any) would leave the default in force in silence;
-        # LR schedulers' and torch's own extras, and "name"/"role" labels (scaling.param_groups), are expected
-        unknown = sorted(set(group) - set(self.defaults)
-                         - {"params", "initial_lr", "param_names", "name", "role"})
-        if unknown:
-            warnings.warn(f"Muon: parameter group keys {unknown} are not Muon keywords and are ignored "
-                          f"(known: {sorted(self.defaults)})", UserWarning, stacklevel=4)
+        super()._check_group(group)      # warns about unknown group keys too
         group["momentum"] = check_unit_interval("momentum", group["momentum"])
         for name in ("nesterov", "maximize"):
             if not isinstance(group[name], bool):
@@ -210,6 +204,11 @@ class Muon(MatrixOptimizer):
                     raise ValueError(f"Muon: a group with use_muon=True holds a parameter of shape "
                                      f"{tuple(p.shape)}; Muon needs parameters of 2 or more dimensions "
                                      "(leave use_muon=None to send the others to the auxiliary AdamW)")
+
+    def _expected_state(self, p, group) -> list[dict[str, tuple | None]]:
+        # either step's state: a torch.optim.Muon momentum may sit on a parameter routed to AdamW here
+        # (load_state_dict warns), and a changed head routing keeps the other kind
+        return [{"momentum_buffer": tuple(p.shape)}, adam_state(p)]
 
     def _uses_muon(self, group: dict[str, Any], p: torch.Tensor) -> bool:
         if group["use_muon"] is None:

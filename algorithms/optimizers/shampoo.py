@@ -34,6 +34,7 @@ import torch
 from algorithms.optimizers._base import (
     MatrixOptimizer,
     adam_denominator,
+    adam_state,
     adamw_direction,
     check_betas,
     check_eps,
@@ -119,6 +120,18 @@ class Shampoo(MatrixOptimizer):
             raise ValueError(f"exponent must be in (0, 0.5], got {exponent!r}")
         if group["grafting"] not in GRAFTINGS:
             raise ValueError(f"grafting must be one of {GRAFTINGS}, got {group['grafting']!r}")
+
+    def _expected_state(self, p, group) -> list[dict[str, tuple | None]]:
+        if p.ndim != 2:
+            return [adam_state(p)]
+        rows, cols, down, across = tile_shape(p.shape, group["block_size"])
+        n_tiles = down * across
+        state: dict[str, tuple | None] = {"step": None, "momentum": tuple(p.shape)}
+        for side, size in (("left", rows), ("right", cols)):
+            if size <= group["max_precond_dim"]:
+                state[side] = state[side + "_root"] = (n_tiles, size, size)
+        # the grafted Adam's second moment exists once a step ran with grafting="adam"
+        return [state, {**state, "exp_avg_sq": tuple(p.shape)}]
 
     def _init_matrix_state(self, p: torch.Tensor, group: dict[str, Any], dtype: torch.dtype) -> dict:
         rows, cols, down, across = tile_shape(p.shape, group["block_size"])

@@ -30,6 +30,7 @@ import torch
 from algorithms.optimizers._base import (
     MatrixOptimizer,
     adam_denominator,
+    adam_state,
     adamw_direction,
     check_betas,
     check_eps,
@@ -114,6 +115,18 @@ class SOAP(MatrixOptimizer):
         group["block_size"] = check_block_size(group["block_size"])
         group["max_precond_dim"] = check_frequency("max_precond_dim", group["max_precond_dim"])
         group["root_dtype"] = check_root_dtype(group["root_dtype"])
+
+    def _expected_state(self, p, group) -> list[dict[str, tuple | None]]:
+        if p.ndim != 2:
+            return [adam_state(p)]
+        rows, cols, down, across = tile_shape(p.shape, group["block_size"])
+        n_tiles = down * across
+        state: dict[str, tuple | None] = {"step": None, "momentum": tuple(p.shape),
+                                          "second_moment": (n_tiles, rows, cols)}
+        for side, size in (("left", rows), ("right", cols)):
+            if size <= group["max_precond_dim"]:
+                state[side] = state["basis_" + side] = (n_tiles, size, size)
+        return [state]
 
     def _direction(self, p, grad, state, group, dtype) -> tuple[torch.Tensor, float]:
         if p.ndim != 2:

@@ -229,3 +229,127 @@ def test_training_problem_refuses_a_short_context():
     task = MarkovLanguageTask(vocab_size=8, context=8, seed=0)
     with pytest.raises(ValueError, match=r"^model context must be >= task.context=8 .*got 2$"):
         TrainingProblem(Transformer(8, 8, 1, n_heads=2, context=2), task, steps=3)
+
+
+# ---------------------------------------------------------------------- round 7 (issue #43, pre-audit sweep)
+MATRIX_OPTIMIZERS = [Muon, Shampoo, SOAP]
+
+
+def _three():
+    g = torch.Generator().manual_seed(0)
+    return [torch.nn.Parameter(torch.randn(4, 3, generator=g)), torch.nn.Parameter(torch.randn(4, generator=g)),
+            torch.nn.Parameter(torch.randn(2, 4, generator=g))]
+
+
+def _stepped_state(cls):
+    params = _three()
+    opt = cls(params, lr=0.01)
+    for _ in range(2):
+        opt.zero_grad()
+        sum((p ** 2).sum() for p in params).backward()
+        opt.step()
+    return opt.state_dict()
+
+
+def _tensor_keys(entry):
+    return [k for k, v in entry.items() if isinstance(v, torch.Tensor) and v.numel() > 1]
+
+
+def _edit_half(sd):
+    for k in _tensor_keys(sd["state"][0]):
+        sd["state"][0][k] = sd["state"][0][k].half()
+
+
+def _edit_meta(sd):
+    for k in _tensor_keys(sd["state"][0]):
+        sd["state"][0][k] = torch.zeros_like(sd["state"][0][k], device="meta")
+
+
+def _edit_unknown(sd):
+    sd["state"][0]["bogus"] = torch.zeros(2)
+
+
+def _edit_ids(ids):
+    def edit(sd):
+        sd["param_groups"][0]["params"] = ids
+    return edit
+
+
+def _edit_step_huge(sd):
+    for entry in sd["state"].values():
+        for k in list(entry):
+            if k.endswith("step"):
+                entry[k] = 10**30
+
+
+def _edit_drop_lr(sd):
+    del sd["param_groups"][0]["lr"]
+
+
+STATE_EDITS = [(_edit_half, TypeError, ("state_dict", "float32")), (_edit_meta, ValueError, ("meta",)),
+               (_edit_unknown, ValueError, ("state_dict['state'][0]", "bogus")),
+               (_edit_ids([0, 0, 0]), ValueError, ("params", "0..2")),
+               (_edit_ids([0, 1, 99]), ValueError, ("params", "0..2")),
+               (_edit_step_huge, ValueError, ("step count",)), (_edit_drop_lr, ValueError, ("lr",))]
+
+
+@pytest.mark.parametrize("cls", MATRIX_OPTIMIZERS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("edit,error,words", STATE_EDITS, ids=lambda x: getattr(x, "__name__", ""))
+def test_hand_edited_state_refused_by_name(cls, edit, error, words):
+    import copy
+
+    sd = copy.deepcopy(_stepped_state(cls))
+    edit(sd)
+    params = _three()
+    opt = cls(params, lr=0.01)
+    with pytest.raises(error) as info:
+        opt.load_state_dict(sd)
+    assert all(w in str(info.value) for w in words), str(info.value)
+    assert not opt.state                    # nothing was loaded
+
+
+def test_missing_state_entry_refused_by_name():
+    sd = _stepped_state(SOAP)
+    del sd["state"][0]["momentum"]
+    with pytest.raises(ValueError, match=r"state_dict\['state'\]\[0\] has the entries"):
+        SOAP(_three()).load_state_dict(sd)
+
+
+def test_float32_state_loads_into_float64_parameters():
+    sd = _stepped_state(Shampoo)
+    params = [torch.nn.Parameter(p.detach().double()) for p in _three()]
+    opt = Shampoo(params, lr=0.01)
+    opt.load_state_dict(sd)
+    assert opt.state[params[0]]["momentum"].dtype == torch.float64
+    sum((p ** 2).sum() for p in params).backward()
+    opt.step()
+
+
+@pytest.mark.parametrize("cls", MATRIX_OPTIMIZERS, ids=lambda c: c.__name__)
+def test_group_without_params_and_bad_closure_named(cls):
+    with pytest.raises(ValueError, match="'params' entry"):
+        cls([{"lr": 0.1}])
+    opt = cls(_three()[:2])
+    with pytest.raises(ValueError, match="param_group must have a 'params' entry"):
+        opt.add_param_group({"lr": 0.1})
+    with pytest.raises(TypeError, match="closure must be callable"):
+        opt.step(3)
+
+
+@pytest.mark.parametrize("cls", MATRIX_OPTIMIZERS, ids=lambda c: c.__name__)
+def test_unknown_group_key_warns(cls):
+    with pytest.warns(UserWarning, match=r"\['lrr'\] are not"):
+        cls([{"params": _three(), "lrr": 0.5}])
+
+
+@pytest.mark.parametrize("cls", MATRIX_OPTIMIZERS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("key,value", [("lr", float("nan")), ("lr", -1.0), ("weight_decay", float("inf"))])
+def test_group_edited_after_construction_refused_at_step(cls, key, value):
+    params = _three()
+    opt = cls(params, lr=0.1)
+    opt.param_groups[0][key] = value
+    sum((p ** 2).sum() for p in params).backward()
+    before = [p.detach().clone() for p in params]
+    with pytest.raises(ValueError, match=rf"param_groups\[0\]\['{key}'\]"):
+        opt.step()
+    assert all(torch.equal(a, p) for a, p in zip(before, params, strict=True))
