@@ -237,7 +237,8 @@ MATRIX_OPTIMIZERS = [Muon, Shampoo, SOAP]
 
 def _three():
     g = torch.Generator().manual_seed(0)
-    return [torch.nn.Parameter(torch.randn(4, 3, generator=g)), torch.nn.Parameter(torch.randn(4, generator=g)),
+    return [torch.nn.Parameter(torch.randn(4, 3, generator=g)),
+            torch.nn.Parameter(torch.randn(4, generator=g)),
             torch.nn.Parameter(torch.randn(2, 4, generator=g))]
 
 
