@@ -667,3 +667,18 @@ def check_optimizer_state(saved: Any, groups: list[dict[str, Any]], where: str =
                     raise ValueError(f"{name} has shape {tuple(value.shape)}, but parameter {index} has "
                                      f"shape {tuple(param.shape)}: the state_dict was written for other "
                                      f"parameters")
+
+
+def check_module_state(state_dict: Any, where: str = "state_dict") -> None:
+    """A ``torch.nn.Module`` state dict before ``load_state_dict``: a mapping whose floating tensors are
+    finite (torch loads a hand-edited NaN weight as it is, and every later forward answers NaN).
+    Shapes, missing and unexpected keys are left to torch, whose messages name the key."""
+    import torch
+
+    if not hasattr(state_dict, "items"):
+        raise TypeError(f"{where} must be a mapping of parameter names to tensors, got "
+                        f"{type(state_dict).__name__}")
+    for key, value in state_dict.items():
+        if isinstance(value, torch.Tensor) and (value.is_floating_point() or value.is_complex()) \
+                and value.device.type != "meta" and not bool(torch.isfinite(value).all()):
+            raise ValueError(f"{where}[{key!r}] contains NaN or inf entries")

@@ -25,6 +25,7 @@ from algorithms._validation import (
     check_device,
     check_float_tensor,
     check_int_at_least,
+    check_module_state,
     check_positive,
     check_seed,
     check_torch_dtype,
@@ -53,11 +54,19 @@ def _check_tokens(X, d: int, dtype: torch.dtype | None = None) -> torch.Tensor:
     return X
 
 
+class _CheckedState(nn.Module):
+    """``load_state_dict`` refuses NaN/inf weights by key (torch loads them and every forward is NaN)."""
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        check_module_state(state_dict)
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
+
+
 def _check_dimension(d) -> int:
     return check_int_at_least("in_features", d, 2)
 
 
-class SoftmaxAttention(nn.Module):
+class SoftmaxAttention(_CheckedState):
     """Softmax single-location attention with unit parameters ``u`` (key) and ``v`` (value).
 
     >>> model = SoftmaxAttention(4, beta=1.0, seed=0)
@@ -87,7 +96,7 @@ class SoftmaxAttention(nn.Module):
         return (weights * link_function(self.link)(X @ self.v)).sum(-1, keepdim=True)
 
 
-class ErfAttention(nn.Module):
+class ErfAttention(_CheckedState):
     """Marion et al.'s pointwise layer ``T(X) = Σ_ℓ erf(λ x_ℓᵀ k) x_ℓᵀ v`` (no softmax coupling).
 
     >>> model = ErfAttention(4, lam=0.5, seed=0)
@@ -176,7 +185,14 @@ def fit_linear_predictor(X: torch.Tensor, y: torch.Tensor):
     coef = torch.linalg.lstsq(design, y.reshape(n, 1)).solution[:, 0]
 
     def predict(X_new: torch.Tensor) -> torch.Tensor:
-        X_new = _check_tokens(X_new, d)
+        # the fitted shape (m, L, d), the fit's dtype and finite tokens: another L reached torch's matmul
+        # message and a float32 batch its dtype message
+        # (the messages say X: the documented signature is predict(X))
+        X_new = _check_tokens(X_new, d, X.dtype)
+        if X_new.shape[1] != L:
+            raise ValueError(f"X must have shape (m, {L}, {d}) (the fitted sequence length L = {L}), "
+                             f"got {tuple(X_new.shape)}")
+        check_float_tensor("X", X_new)
         return X_new.reshape(X_new.shape[0], -1) @ coef[:-1] + coef[-1]
 
     return predict

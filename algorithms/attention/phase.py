@@ -14,6 +14,7 @@ NeurIPS 2025, Proposition 2 and Condition 2.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -75,6 +76,15 @@ def plot_phase_map(path, *, beta: float = 1.0, size: int = 120) -> Path:
     True
     """
     check_int_at_least("size", size, 2)
+    check_positive("beta", beta)
+    # named here, before the grid is computed: an int reached matplotlib's TypeError and a missing folder
+    # its FileNotFoundError
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"path must be a str or os.PathLike (a .png file), got {type(path).__name__} "
+                        f"{path!r}")
+    if not Path(path).parent.is_dir():
+        raise ValueError(f"path must be in an existing folder, got {str(path)!r} ({str(Path(path).parent)!r} "
+                         f"is not a folder)")
     import matplotlib
 
     matplotlib.use("Agg")

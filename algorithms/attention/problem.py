@@ -90,7 +90,8 @@ class SingleLocationProblem(Problem):
     (λ = β √d), ``epsilon`` >= 0 the label noise, ``link`` the link σ, ``variant`` the data model,
     ``n_samples`` the training-sample size used by :class:`~algorithms.attention.SphericalGD`,
     ``oracle_seed`` seeds the oracle directions (u*, v*), ``u0``/``v0`` optional unit starting
-    vectors (else drawn uniformly on the sphere from the solve seed), ``dtype`` float64 or float32.
+    vectors (else drawn uniformly on the sphere from the solve seed; stored as tuples of floats, a copy
+    of what was passed), ``dtype`` float64 or float32.
 
     >>> p = SingleLocationProblem(d=8, L=4, gamma=0.6)
     >>> round(p.signal_scale, 3), round(p.alpha, 4)
@@ -121,12 +122,17 @@ class SingleLocationProblem(Problem):
         check_choice("link", self.link, LINKS)
         check_choice("variant", self.variant, VARIANTS)
         check_count("n_samples", self.n_samples, 1)
-        check_seed(self.oracle_seed, "oracle_seed")
+        # stored as the int check_seed returns: torch's manual_seed refuses numpy integers
+        object.__setattr__(self, "oracle_seed", check_seed(self.oracle_seed, "oracle_seed"))
         if self.dtype not in (np.float32, np.float64):
             raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {self.dtype!r}")
         for name in ("u0", "v0"):
             if getattr(self, name) is not None:
-                check_unit_vector(name, getattr(self, name), self.d)
+                # kept as a tuple of floats, not the caller's array: an edit of that array after construction
+                # changed the solve's start (and could bypass the unit check); a tuple also keeps the frozen
+                # problem hashable, comparable and picklable
+                vec = check_unit_vector(name, getattr(self, name), self.d)
+                object.__setattr__(self, name, tuple(float(x) for x in vec.tolist()))
 
     @property
     def torch_dtype(self) -> torch.dtype:
@@ -167,8 +173,7 @@ def sample_batch(problem: SingleLocationProblem, n: int, seed: int) -> tuple[tor
     if not isinstance(problem, SingleLocationProblem):
         raise TypeError(f"problem must be a SingleLocationProblem, got {type(problem).__name__}")
     check_count("n", n, 1)
-    check_seed(seed)
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(check_seed(seed))  # numpy ints as ints (manual_seed refuses them)
     dt = problem.torch_dtype
     u_star, v_star = problem.oracle()
     X = torch.randn(n, problem.L, problem.d, generator=gen, dtype=dt)
@@ -232,6 +237,8 @@ def vectors_with_overlaps(problem: SingleLocationProblem, *, mu: float, nu: floa
     >>> {k: round(x, 6) for k, x in overlaps(u, v, *p.oracle()).items()}
     {'mu': 0.8, 'nu': 0.6, 'eta': 0.0, 'zeta': 0.1, 'rho': 0.2}
     """
+    if not isinstance(problem, SingleLocationProblem):
+        raise TypeError(f"problem must be a SingleLocationProblem, got {type(problem).__name__}")
     values = {"mu": mu, "nu": nu, "zeta": zeta, "eta": eta, "rho": rho}
     for name, value in values.items():
         if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer) \

@@ -182,7 +182,7 @@ def monte_carlo_risk(problem: SingleLocationProblem, u, v, *, n: int = 2000, see
     """
     problem = _check_problem(problem)
     n = check_count("n", n, 2)  # samples
-    check_seed(seed)
+    seed = check_seed(seed)  # numpy ints as ints: torch's manual_seed refuses them
     if isinstance(level, bool) or not isinstance(level, float | int) or not 0.0 < level < 1.0:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
     u = check_unit_vector("u", u, problem.d)

@@ -57,7 +57,9 @@ Black-Box Quadratic Programming Solvers*. NeurIPS 2025 (arXiv:2410.06324).
 
 from __future__ import annotations
 
+import copy
 import math
+import pickle
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -499,6 +501,10 @@ class KKTFactor:
         if self.singular and self.size > self.DENSE_PINV_MAX:
             self._regularize_dense()
 
+    def __reduce__(self):
+        # SciPy's SuperLU factor does not pickle: a pickled factor is rebuilt from P and C on load
+        return (type(self), (self.P, self.C))
+
     def _regularize_dense(self) -> None:
         """The dense counterpart of :meth:`_regularize`: ``sytrf`` of ``K + diag(δI, −δI)`` (a ``pinv``
         of a K of ~3000 rows is an SVD, seconds to minutes; issue #42)."""
@@ -751,6 +757,23 @@ class QPStats(Stats):
     absolute: dict[str, float] | None = None
 
 
+def _picklable(original: Any) -> Any:
+    """A shallow copy of a qpsolvers result whose ``extras`` entries that do not pickle are their repr."""
+    extras = getattr(original, "extras", None)
+    if not isinstance(extras, dict):
+        return repr(original)
+    clean = {}
+    for key, value in extras.items():
+        try:
+            pickle.dumps(value)
+            clean[key] = value
+        except Exception:  # whatever the backend object raises when pickled
+            clean[key] = repr(value)
+    result = copy.copy(original)
+    result.extras = clean
+    return result
+
+
 @dataclass
 class QPSolution(Solution):
     """A :class:`~algorithms.core.Solution` of a QP with duals, active set and a VJP.
@@ -781,6 +804,17 @@ class QPSolution(Solution):
     _zeta: tuple | None = field(default=None, repr=False)
     _box: tuple | None = field(default=None, repr=False)
     _active_all: np.ndarray | None = field(default=None, repr=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable state: the entries of a backend's raw result (``original``) that do not pickle become
+        their repr (clarabel's holds a ``SolverStatus``: pickling a solution raised). ``x``, the duals, the
+        stats and ``vjp`` survive the round trip (``kkt`` refactorizes on load)."""
+        state = dict(vars(self))
+        try:
+            pickle.dumps(state["original"])
+        except Exception:  # whatever the backend object raises when pickled
+            state["original"] = _picklable(state["original"])
+        return state
 
     @property
     def kkt_solution(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:

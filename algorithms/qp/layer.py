@@ -84,7 +84,13 @@ class QPFunction(torch.autograd.Function):
             each = ", ".join(f"{k}: {inputs[k].shape[0]}" for k in _NAMES if batched[k])
             raise ValueError(f"inputs disagree on the batch size (the leading dimension): {each}")
         batch = sizes.pop() if sizes else None
-        _output_dtype(inputs)  # refuse mixed dtypes before any solve
+        dtype = _output_dtype(inputs)  # refuse mixed dtypes before any solve
+        if batch == 0:  # an empty batch: an empty answer, as torch's batched ops give (item 0 was indexed)
+            ctx.solutions, ctx.batched, ctx.batch = [], batched, 0
+            ctx.shapes = {k: tuple(v.shape) for k, v in inputs.items() if torch.is_tensor(v)}
+            ctx.inputs_meta = {k: (True, v.dtype, v.device) if torch.is_tensor(v) else (False, None, None)
+                               for k, v in inputs.items()}
+            return torch.zeros(0, q.shape[-1], dtype=dtype, device=q.device)
         with _blas_threads(int(q.shape[-1])):
             return QPFunction._forward(ctx, algorithm, options, inputs, batched, batch, q)
 
@@ -128,6 +134,10 @@ class QPFunction(torch.autograd.Function):
     def backward(ctx, grad_out):
         g = grad_out.detach().cpu().to(torch.float64).numpy()
         need = dict(zip(_NAMES, ctx.needs_input_grad[2:]))
+        if ctx.batch == 0:  # an empty batch: zero gradients of the inputs' shapes
+            return (None, None, *(torch.zeros(ctx.shapes[n], dtype=ctx.inputs_meta[n][1],
+                                              device=ctx.inputs_meta[n][2])
+                                  if ctx.inputs_meta[n][0] and need[n] else None for n in _NAMES))
         wanted = tuple(name for name in _NAMES if ctx.inputs_meta[name][0] and need[name])
         per_item = []
         with _blas_threads(int(g.shape[-1])):

@@ -40,12 +40,13 @@ def _input_dtype(*values: Any) -> np.dtype:
 
 
 def _as_matrix(name: str, value: Any):
-    """``as_float_matrix`` in float64, keeping a CSC float64 matrix as it is (no copy: the torch layer
-    passes the same sparse constants on every call)."""
+    """``as_float_matrix`` in float64; a CSC float64 matrix is copied after its check (O(nnz), far below a
+    solve): the problem kept the caller's matrix, so ``P.data[:] = 100`` written after construction changed
+    the solve, and a NaN written later would bypass the check."""
     if sp.issparse(value) and value.format == "csc" and value.dtype == np.float64:
         if not np.all(np.isfinite(value.data)):
             raise ValueError(f"{name} contains NaN or inf entries")
-        return value
+        return value.copy()
     return as_float_matrix(name, value, dtype=np.float64)
 
 

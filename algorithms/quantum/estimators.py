@@ -80,9 +80,12 @@ def purity_from_collisions(mean_statistic: Any, copies_per_basis: int, dim: int)
         raise TypeError(f"mean_statistic must be a real number, got {type(mean_statistic).__name__} "
                         f"{mean_statistic!r}")  # float('0.3') would parse a string
     value = float(mean_statistic)
-    if not np.isfinite(value) or value < 0:  # a mean of collision statistics Σ cᵢ(cᵢ − 1)/m² >= 0
-        raise ValueError(f"mean_statistic must be finite and >= 0 (a mean collision statistic), "
-                         f"got {mean_statistic!r}")
+    # a mean of collision statistics Σ cᵢ(cᵢ − 1)/m² lies in [0, (m − 1)/m] (all m shots on one outcome):
+    # beyond, the "purity" returned exceeded 1 (29 for 5.0) in silence
+    # (1e-12 relative: a mean of per-row statistics, each rounded, may pass the bound by an ulp or two)
+    if not np.isfinite(value) or not 0.0 <= value <= (m - 1) / m * (1 + 1e-12):
+        raise ValueError(f"mean_statistic must be a finite mean collision statistic, >= 0 and <= (m − 1)/m = "
+                         f"{(m - 1) / m:g} for copies_per_basis m = {m}, got {mean_statistic!r}")
     return round(value * m * (dim + 1) / (m - 1) - 1.0, 15)
 
 

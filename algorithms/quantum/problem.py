@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_count, check_generator
+from algorithms._validation import check_count, check_generator, check_nonnegative
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 from algorithms.quantum.states import _count, _n_qubits_of, as_density_matrix
 
@@ -196,6 +196,7 @@ class PurestStateProblem(Problem):
         index = _count("index", index, 0)
         if index >= self.K:
             raise ValueError(f"index must be in [0, K − 1 = {self.K - 1}], got {index}")
+        atol = check_nonnegative("atol", atol)  # NaN or a negative tolerance answered False in silence
         return bool(self._purities[index] >= self._purities.max() - atol)
 
     def hardness(self) -> tuple[float, float]:

@@ -270,7 +270,9 @@ def measurement_probabilities(rho: Any, unitaries: Any) -> np.ndarray:
     """
     matrix = as_density_matrix(rho)
     array = np.asarray(unitaries)
-    if (not np.issubdtype(array.dtype, np.number) or array.ndim not in (2, 3)
+    if array.dtype == bool or array.dtype == object or not np.issubdtype(array.dtype, np.number):
+        raise TypeError(f"unitaries must be a numeric (real or complex) array, got dtype {array.dtype}")
+    if (array.ndim not in (2, 3)
             or array.shape[-2:] != matrix.shape):
         raise ValueError(f"unitaries must have shape ({matrix.shape[0]}, {matrix.shape[0]}) or "
                          f"(size, {matrix.shape[0]}, {matrix.shape[0]}), got {array.shape}")

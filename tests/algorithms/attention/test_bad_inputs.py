@@ -183,3 +183,51 @@ def test_complex_input_refused_by_name():
         SingleLocationProblem(d=4, L=3, gamma=0.5, u0=np.array([1 + 1j, 0, 0, 0]))
     with pytest.raises(TypeError, match=r"^u must be a real vector.*complex"):
         monte_carlo_risk(problem, np.array([1 + 1j, 0, 0, 0]), np.array([1.0, 0, 0, 0]))
+
+
+def test_round7_seeds_aliasing_state_and_predict():
+    # #43 round 7 (pre-audit sweep): numpy-int seeds reached torch's manual_seed ("an integer is required"),
+    # u0 aliased the caller's array, NaN weights loaded, predict() of another L/dtype reached torch
+    from algorithms import solve
+    from algorithms.attention import (
+        ErfAttention,
+        OverlapFlow,
+        SingleLocationProblem,
+        SoftmaxAttention,
+        monte_carlo_risk,
+        plot_phase_map,
+        sample_batch,
+        vectors_with_overlaps,
+    )
+
+    p = SingleLocationProblem(d=6, L=4, gamma=0.6, oracle_seed=np.uint64(2**64 - 1))
+    assert p.oracle_seed == 2**64 - 1 and type(p.oracle_seed) is int
+    us, vs = p.oracle()
+    assert torch.equal(sample_batch(p, 2, seed=np.int64(3))[0], sample_batch(p, 2, seed=3)[0])
+    assert monte_carlo_risk(p, us, vs, n=10, seed=np.int64(1)) == monte_carlo_risk(p, us, vs, n=10, seed=1)
+    u0, v0 = us.double().numpy().copy(), vs.double().numpy().copy()
+    start = SingleLocationProblem(d=6, L=4, gamma=0.6, u0=u0, v0=v0)
+    before = solve(start, OverlapFlow(), seed=0, maxiters=3).x
+    u0[:] = np.eye(6)[0]  # an edit after construction does not reach the problem
+    assert np.array_equal(solve(start, OverlapFlow(), seed=0, maxiters=3).x, before)
+    assert isinstance(start.u0, tuple) and hash(start) == hash(start) and start == start
+    for model in (SoftmaxAttention(6), ErfAttention(6)):
+        state = {k: v.clone() for k, v in model.state_dict().items()}
+        state["v"][0] = float("nan")
+        with pytest.raises(ValueError, match=r"^state_dict\['v'\] contains NaN"):
+            model.load_state_dict(state)
+        assert bool(torch.isfinite(model.v).all())
+    with pytest.raises(TypeError, match=r"^problem must be a SingleLocationProblem"):
+        vectors_with_overlaps("p", mu=0.5, nu=0.5)
+    X = torch.randn(60, 2, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    predict = models.fit_linear_predictor(X, X[:, 0, 0] + 1.0)
+    with pytest.raises(ValueError, match=r"^X must have shape \(m, 2, 3\)"):
+        predict(torch.zeros(2, 3, 3, dtype=torch.float64))
+    with pytest.raises(TypeError, match=r"^X must have dtype torch.float64"):
+        predict(torch.zeros(2, 2, 3))
+    with pytest.raises(ValueError, match=r"^X contains NaN"):
+        predict(torch.full((2, 2, 3), float("nan"), dtype=torch.float64))
+    with pytest.raises(TypeError, match=r"^path must be a str or os.PathLike"):
+        plot_phase_map(3, size=3)
+    with pytest.raises(ValueError, match=r"^path must be in an existing folder"):
+        plot_phase_map("/nonexistent_dir_43/x.png", size=3)

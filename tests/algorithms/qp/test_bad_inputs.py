@@ -198,3 +198,28 @@ def test_round4_silent_cases_refused_by_name():
     qp = QP(P=np.eye(2), q=-np.ones(2), G=np.array([[1.0, 0.0]]), h=np.array([0.5]))
     with pytest.raises(ValueError, match=r"^y must be None \(or empty\): the QP has no equalities"):
         absolute_residuals(qp, np.array([0.3, 0.3]), np.array([1.0]), np.array([0.0]))
+
+
+def test_round7_sparse_alias_pickle_and_empty_batch():
+    # #43 round 7 (pre-audit sweep): a CSC P was kept as the caller's matrix (P.data edits after
+    # construction changed the solve), a clarabel or sparse solution did not pickle (SolverStatus,
+    # SuperLU), an empty batch through the layer raised IndexError
+    import pickle
+
+    P = sp.csc_matrix(np.eye(2))
+    problem = QP(P=P, q=[-1.0, -1.0])
+    P.data[:] = 100.0
+    assert np.allclose(solve(problem, DQP()).x, [1.0, 1.0])
+    for qp in (QP(P=np.eye(2), q=[-1.0, -1.0], G=np.eye(2), h=[0.5, 2.0]),
+               QP(P=sp.eye(60, format="csc"), q=-np.ones(60), G=sp.eye(60, format="csc"),
+                  h=0.5 * np.ones(60))):
+        sol = solve(qp, DQP(backend="clarabel"))
+        back = pickle.loads(pickle.dumps(sol))
+        assert np.array_equal(back.x, sol.x) and back.retcode is sol.retcode
+        assert np.allclose(back.vjp(np.ones(qp.n))["q"], sol.vjp(np.ones(qp.n))["q"])
+    P0 = torch.eye(2, dtype=torch.float64).expand(0, 2, 2)
+    q0 = torch.zeros(0, 2, dtype=torch.float64, requires_grad=True)
+    x = qp_layer(P0, q0)
+    assert x.shape == (0, 2) and x.dtype == torch.float64
+    x.sum().backward()
+    assert q0.grad.shape == (0, 2)

@@ -227,3 +227,20 @@ ROUND3 = [
 @pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
 def test_round3_bad_input(case):
     check_bad_input(case)
+
+
+def test_round7_out_of_domain_values():
+    # #43 round 7 (pre-audit sweep): a mean collision statistic above (m − 1)/m gave a "purity" of 29,
+    # is_correct took a NaN/negative/str atol, bool unitaries were blamed on their shape
+    from algorithms.quantum import measurement_probabilities, purity_from_collisions, random_state
+
+    with pytest.raises(ValueError, match=r"^mean_statistic must be a finite mean collision statistic, >= 0"):
+        purity_from_collisions(5.0, 2, 2)
+    assert purity_from_collisions(0.5, 2, 2) == 2.0  # the bound itself: all shots on one outcome
+    problem = PurestStateProblem([random_state(1, purity=p, seed=i) for i, p in enumerate((0.6, 0.9))],
+                                 copies=50)
+    for atol, kind in ((float("nan"), ValueError), (-1.0, ValueError), ("1", TypeError)):
+        with pytest.raises(kind, match=r"^atol must be"):
+            problem.is_correct(0, atol=atol)
+    with pytest.raises(TypeError, match=r"^unitaries must be a numeric .* got dtype bool"):
+        measurement_probabilities(np.eye(2) / 2, np.eye(2, dtype=bool))
