@@ -27,7 +27,8 @@ Each is checked once, in :class:`SolveOptions`, with the argument's name in the 
     passed on to the family (its docstring says what it does with it).
 ``callback`` (callable or None)
     called as ``callback(record)`` with the per-iteration record (a dict);
-    returning ``True`` stops the run with ``RetCode.Terminated``. It is called at
+    returning ``True`` stops the run with ``RetCode.Terminated`` (``None`` or ``False``
+    continue; any other return value raises a ``TypeError`` naming ``callback``). It is called at
     least once per run: a run that ends before its first record (``maxiters=0``)
     passes its stored records, or else one final record (``iteration``, ``value``,
     ``retcode``, also stored in the trace when ``store_trace=True``).
@@ -246,6 +247,20 @@ def _checked_seed(seed: Any) -> int | None:
     return seed
 
 
+def _stop_request(returned: Any) -> bool:
+    """A callback's answer: None or False continue, True stops. Anything else is refused, naming
+    ``callback``: a truthy string ("no") stopped the solve, an array reached numpy's ambiguous-truth error."""
+    if returned is None:
+        return False
+    if isinstance(returned, bool | np.bool_):
+        return bool(returned)
+    if str(getattr(returned, "dtype", "")) in ("bool", "torch.bool") and \
+            tuple(getattr(returned, "shape", (1,))) == ():
+        return bool(returned)  # a 0-d bool array or tensor (a tensor field of the record compared)
+    raise TypeError(f"callback must return None or a bool (True stops the solve), got "
+                    f"{type(returned).__name__} {returned!r:.60}")
+
+
 class IterationMonitor:
     """Trace, callback and progress bar for an iterative method, in one place.
 
@@ -260,6 +275,8 @@ class IterationMonitor:
     def __init__(self, options: SolveOptions, total: int, desc: str = "solve") -> None:
         self.options = options
         self.trace: list[dict[str, Any]] = []
+        #: True once the callback asked to stop (a family's retcode is Terminated then, not MaxIters)
+        self.stopped = False
         self._bar = None
         if options.progress:
             from tqdm.auto import tqdm
@@ -273,7 +290,9 @@ class IterationMonitor:
         if self._bar is not None:
             self._bar.update(1)
         if self.options.callback is not None:
-            return bool(self.options.callback(dict(fields_)))
+            if _stop_request(self.options.callback(dict(fields_))):
+                self.stopped = True
+                return True
         return False
 
     def close(self) -> None:
@@ -359,7 +378,7 @@ def _final_records(solution: Solution, callback: _CountedCallback, store_trace: 
         if store_trace and isinstance(solution.trace, list):
             solution.trace.append(dict(records[0]))
     for record in records:
-        callback(dict(record))  # the run is over: a stop request changes nothing
+        _stop_request(callback(dict(record)))  # the run is over: a stop request changes nothing
 
 
 def solve(problem: Problem, algorithm: Algorithm, **options: Any) -> Solution:

@@ -153,20 +153,42 @@ class CurvatureProblem(Problem):
         self.curvature_at(x0)
         if self.f_star is not None:
             f_star = check_finite_real("f_star", self.f_star)
-            # f* is a lower bound on f; allow rounding of f(x0) at the level of its dtype.
-            slack = 10 * np.finfo(x0.dtype).eps * max(1.0, abs(f0))
+            # f* is a lower bound on f; allow rounding of f(x0) at the level of its dtype: eps |f| plus, where
+            # f's terms cancel (a least-squares residual r = Ax - b), eps ‖r‖ ‖A‖‖x‖ ~ eps √(|f| T) with T
+            # the terms' size at x0. No absolute floor: the verdict must not depend on f's or x's units
+            f_big = max(abs(f0), abs(f_star))
+            slack = 10 * np.finfo(x0.dtype).eps * max(f_big, math.sqrt(f_big * self._term_scale(x0, g0)))
             if f_star > f0 + slack:
                 raise ValueError(
                     f"f_star = {f_star!r} exceeds f(x0) = {f0!r}: f_star must be the optimal value "
                     "(a lower bound on f)")
             if self.x_star is not None:
-                # both given: they must describe the same optimum. x_star may come from a numerical solve
-                # (accurate to its own tolerance), so only a disagreement above 1e-6 of f's scale is refused
+                # both given: they must describe the same optimum. x_star may come from a numerical solve,
+                # accurate to ~1e-6 relative in x: f(x_star) - f* ~ ½ δᵀHδ <= ½ (1e-6 ‖x_star‖)² ‖H‖ and
+                # rounding of f there is eps times its terms' size (~‖H‖ ‖x_star‖²). The tolerance is
+                # relative to f's values and terms at x_star only: it scales with f's and x's units and
+                # does not depend on x0 (it was relative to f(x0), so it refused a valid x_star from
+                # lstsq when x0 lay near the optimum on data ×2^40, and passed anything below 1e-6 in f)
                 f_at_star = self.value(self.x_star)
-                if abs(f_at_star - f_star) > 1e-6 * max(1.0, abs(f0), abs(f_star)):
+                g_star = self.gradient(self.x_star)
+                if not np.all(np.isfinite(g_star)):
+                    raise ValueError("grad(x_star) contains NaN or inf entries")
+                x_norm = float(np.linalg.norm(self.x_star))
+                tol = (1e-6 * (max(abs(f_at_star), abs(f_star)) + float(np.linalg.norm(g_star)) * x_norm)
+                       + 1e-12 * self._term_scale(self.x_star, g_star))
+                if not abs(f_at_star - f_star) <= tol:
                     raise ValueError(f"x_star and f_star disagree: f(x_star) = {f_at_star!r} but f_star = "
                                      f"{f_star!r}; give the optimum's point and value, or only one of them")
             object.__setattr__(self, "f_star", f_star)
+
+    def _term_scale(self, x: np.ndarray, g: np.ndarray) -> float:
+        """The size of f's first- and second-order terms at ``x`` (``|gᵀx| + ‖H‖ ‖x‖²`` with ‖H‖ from
+        C(x), L and a finite L_C): the level at which rounding of f(x) shows, in f's units."""
+        C = self.curvature_at(x)
+        h = float(np.max(C, initial=0.0)) if C.ndim == 1 else float(np.linalg.norm(C, 2))
+        h = max(h, self.L or 0.0, self.L_C if math.isfinite(self.L_C) else 0.0)
+        xx = float(x @ x)
+        return float(np.linalg.norm(g)) * math.sqrt(xx) + h * xx
 
     @property
     def dimension(self) -> int:

@@ -42,6 +42,10 @@ class _Stop(Exception):
     pass
 
 
+class _Terminated(Exception):
+    """The callback asked to stop."""
+
+
 @_dispatch
 def _solve(problem: MatchoidMaximization, algorithm: BruteForce, options: SolveOptions) -> Solution:
     elements = problem.universe
@@ -60,7 +64,8 @@ def _solve(problem: MatchoidMaximization, algorithm: BruteForce, options: SolveO
         best["count"] += 1
         if best["count"] == 1 or value > best["value"]:
             best["set"], best["value"] = current, value
-        monitor.record(iteration=best["count"], value=value, size=len(current))
+        if monitor.record(iteration=best["count"], value=value, size=len(current)):
+            raise _Terminated
         for index in range(start, len(elements)):
             if oracle.can_add(current, elements[index]):
                 visit(current | {elements[index]}, index + 1)
@@ -70,6 +75,8 @@ def _solve(problem: MatchoidMaximization, algorithm: BruteForce, options: SolveO
         visit(frozenset(), 0)
     except _Stop:
         retcode = RetCode.MaxIters
+    except _Terminated:
+        retcode = RetCode.Terminated
     except NonFiniteValueError:
         retcode = RetCode.Diverged
     except NegativeValueError:

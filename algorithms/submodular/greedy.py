@@ -78,7 +78,8 @@ def static_solve(problem: MatchoidMaximization, elements: Sequence[Hashable],
     try:
         chosen, value, finished = lazy_greedy(oracle, elements, options.iterations(len(elements)), monitor)
         if not finished:
-            retcode = RetCode.Terminated if monitor.trace and options.callback else RetCode.MaxIters
+            # the callback's stop, not the trace (empty unless store_trace), tells Terminated from the cap
+            retcode = RetCode.Terminated if monitor.stopped else RetCode.MaxIters
     except NonFiniteValueError:
         retcode = RetCode.Diverged
     except NegativeValueError:

@@ -185,6 +185,17 @@ class UnlearningProblem(Problem):
             raise ValueError(f"{name} y must have {out.reshape(1, -1).shape[1]} column(s) (the model's "
                              f"outputs), got shape {tuple(y.shape)}")
 
+    def __getstate__(self) -> dict[str, Any]:
+        # the unflatten map is a closure (not picklable): pickle/deepcopy drop it and rebuild it from model
+        state = dict(self.__dict__)
+        state.pop("_unflatten", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        params = {k: p.to(self.params.dtype) for k, p in module_params(self.model).items()}
+        object.__setattr__(self, "_unflatten", flatten_params(params)[1])
+
     @property
     def dtype(self) -> torch.dtype:
         return self.params.dtype

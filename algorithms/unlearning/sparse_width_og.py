@@ -131,5 +131,8 @@ def _solve(problem: UnlearningProblem, algorithm: SparseWidthOG, options: SolveO
     monitor.record(iteration=1, interpolation_residual=residual, active_neurons=width, rank=s)
     monitor.close()
     ok = residual <= tol * (1.0 + float(y.abs().max())) and width <= s
-    return finish(problem, algorithm, theta, RetCode.Success if ok else RetCode.Failure, stats, begin,
+    retcode = RetCode.Success if ok else RetCode.Failure
+    if monitor.stopped and ok:  # one-shot: a stop after the work is Terminated (routing's rule)
+        retcode = RetCode.Terminated
+    return finish(problem, algorithm, theta, retcode, stats, begin,
                   monitor.trace, original={"rank": s, "active_neurons": width})

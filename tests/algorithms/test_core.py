@@ -93,3 +93,32 @@ def test_common_options_accept_numpy_scalars_and_generators():
     assert 0 <= first < 2**32 and first != second   # the generator advances
     assert SolveOptions(seed=np.random.default_rng(0)).seed == first   # and is reproducible
     assert SolveOptions(seed=2**64 - 1).seed == 2**64 - 1 and SolveOptions(seed=None).seed is None
+
+
+@pytest.mark.parametrize("returned", ["no", [1, 0], 1, 0.0])
+def test_callback_must_return_none_or_bool(returned):
+    # #43 round 7: a truthy string stopped the solve (Terminated) and an array reached numpy's truth error
+    import numpy as np
+
+    from algorithms.curvature import LCD1, CurvatureProblem
+
+    prob = CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x,
+                            curvature=lambda x: 2 * np.ones(2), L_C=0.0, x0=np.array([1.0, 2.0]))
+    bad = np.asarray(returned) if isinstance(returned, list) else returned
+    for maxiters in (3, 0):  # 0: the one final record solve passes to the callback
+        with pytest.raises(TypeError, match=r"^callback must return None or a bool"):
+            solve(prob, LCD1(), maxiters=maxiters, callback=lambda r: bad)
+    assert solve(prob, LCD1(), maxiters=3, callback=lambda r: np.True_).retcode is RetCode.Terminated
+
+
+def test_callback_stop_is_terminated_without_a_trace():
+    # #43 round 7: Greedy reported a stop as MaxIters unless store_trace was on; BruteForce ignored it
+    from algorithms.submodular import BruteForce, Greedy, Matchoid, MatchoidMaximization, UniformMatroid
+
+    problem = MatchoidMaximization(len, Matchoid([UniformMatroid(3, ground=range(5))]), range(5))
+    for algorithm in (Greedy(), BruteForce()):
+        for store in (False, True):
+            sol = solve(problem, algorithm, callback=lambda r: True, store_trace=store)
+            assert sol.retcode is RetCode.Terminated, (algorithm, store)
+    assert solve(problem, Greedy(), maxiters=1, store_trace=True, callback=lambda r: False).retcode \
+        is RetCode.MaxIters

@@ -223,3 +223,31 @@ def test_inconsistent_optimum_refused_by_name():
     with pytest.raises(ValueError, match=r"^x_star and f_star disagree: f\(x_star\) = 1\.0 but f_star = 0"):
         quad(x_star=np.array([1.0, 1.0]), f_star=0.0)
     assert quad(x_star=np.zeros(2), f_star=0.0).f_star == 0.0
+
+
+@pytest.mark.parametrize("s", [1e-7, 1.0, 1e7])
+def test_optimum_agreement_is_unit_free_and_ignores_x0(s):
+    # #43 round 7: the x_star/f_star check was relative to max(1, |f(x0)|): it refused lstsq's x_star on data
+    # x 2^40 with x0 near the optimum (f(x_star) = 6.3e-6 from rounding against terms ~1e25) and accepted any
+    # pair within 1e-6 in f on data x 1e-7; the f_star > f(x0) slack had the same absolute floor
+    from algorithms.curvature import CurvatureProblem
+
+    def quad(x0, **kw):
+        return CurvatureProblem(f=lambda x: float(x @ x) / 2, grad=lambda x: x, curvature=lambda x: np.eye(2),
+                                L_C=0.0, x0=s * np.asarray(x0), **kw)
+
+    with pytest.raises(ValueError, match=r"^x_star and f_star disagree"):
+        quad([1.0, -2.0], x_star=s * np.array([1.0, 1.0]), f_star=0.0)
+    with pytest.raises(ValueError, match=r"^x_star and f_star disagree"):
+        quad([1.0, -2.0], x_star=np.zeros(2), f_star=-(s**2))
+    with pytest.raises(ValueError, match=r"^f_star = .* exceeds f\(x0\)"):
+        quad([1.0, -2.0], f_star=2.6 * s**2)
+    assert quad([1.0, -2.0], x_star=np.zeros(2), f_star=0.0).f_star == 0.0
+    # a numerically solved optimum of a large-scale least squares, x0 at the optimum itself
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((6, 3))
+    b = 2.0**40 * s * (A @ rng.standard_normal(3))
+    x_star = np.linalg.lstsq(A, b, rcond=None)[0]
+    prob = CurvatureProblem(f=lambda x: float(np.sum((A @ x - b) ** 2)), grad=lambda x: 2 * A.T @ (A @ x - b),
+                            curvature=lambda x: 2 * A.T @ A, L_C=0.0, x0=x_star, f_star=0.0, x_star=x_star)
+    assert prob.f_star == 0.0

@@ -273,3 +273,17 @@ def test_sine_poisoning_task_checks_lr_itself():
     # #43 round 4 (audit4 C11): a negative lr reached torch.optim.Adam's "Invalid learning rate"
     with pytest.raises(ValueError, match=r"^lr must be > 0 and finite, got -1\.0$"):
         sine_poisoning_task(lr=-1.0)
+
+
+def test_problem_pickles_and_deep_copies():
+    # #43 round 7: the problem kept flatten_params' closure, so pickle (and a pickled Solution) failed
+    import copy
+    import pickle
+
+    problem = _problem()
+    for clone in (pickle.loads(pickle.dumps(problem)), copy.deepcopy(problem)):
+        assert torch.equal(clone.params, problem.params)
+        assert torch.equal(clone.predict(clone.params, clone.retain[0]), problem.predict(problem.params,
+                                                                                         problem.retain[0]))
+    sol = solve(problem, MinNormOG(), maxiters=2)
+    assert torch.equal(pickle.loads(pickle.dumps(sol)).x, sol.x)
