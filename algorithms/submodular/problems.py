@@ -81,6 +81,9 @@ class MatchoidMaximization(_SetProblem):
                              f"such element(s)); the ground set is the union of the matroids' ground sets: "
                              f"add a matroid that holds it or drop it")
         object.__setattr__(self, "universe", universe)
+        # kept as the checked tuple: the caller's list could grow after construction (unchecked elements)
+        # and a generator would be left exhausted in the field
+        object.__setattr__(self, "elements", universe)
         object.__setattr__(self, "dtype", _float_type(self.f))
 
 
@@ -107,8 +110,10 @@ class UpdateStream(_SetProblem):
                             f"{type(self.updates).__name__}")
         present: set = set()
         order: dict[Hashable, None] = {}
+        checked = []
         for t, update in enumerate(self.updates):
             kind, element = _check_update(f"updates[{t}]", update)
+            checked.append((kind, element))
             if kind == "insert":
                 if element in present:
                     raise ValueError(f"updates[{t}] inserts {element!r}, which is already present")
@@ -122,6 +127,9 @@ class UpdateStream(_SetProblem):
                 present.discard(element)
             order.setdefault(element, None)
         object.__setattr__(self, "universe", tuple(order))
+        # the checked stream, as a tuple: the caller's list could be extended after the checks (an update
+        # deleting an absent element then reached the solver)
+        object.__setattr__(self, "updates", tuple(checked))
         object.__setattr__(self, "dtype", _float_type(self.f))
 
 

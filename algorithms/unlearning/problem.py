@@ -165,9 +165,12 @@ class UnlearningProblem(Problem):
             raise ValueError(f"forget must have the retain set's shapes (n, {retain[0].shape[1]}) and "
                              f"(n, {retain[1].shape[1]}), got {tuple(forget[0].shape)} and "
                              f"{tuple(forget[1].shape)}")
+        # own copies: the converted tensors can share memory with the caller's (a float64 tensor or ndarray
+        # passes through as a view), so a later in-place edit by the caller changed every solve's answer
+        retain, forget = tuple(t.clone() for t in retain), tuple(t.clone() for t in forget)
         object.__setattr__(self, "retain", retain)
         object.__setattr__(self, "forget", forget)
-        object.__setattr__(self, "params", params)
+        object.__setattr__(self, "params", params.clone())
         object.__setattr__(self, "_unflatten", unflatten)
 
     def _check_fits(self, name: str, X: torch.Tensor, y: torch.Tensor, init: torch.Tensor,

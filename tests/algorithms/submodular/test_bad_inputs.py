@@ -173,3 +173,22 @@ def test_every_public_callable_has_a_case():
 def test_integer_data_is_promoted_to_float():
     cut = GraphCut(np.array([[0, 2], [2, 0]]))
     assert cut.dtype is np.float64 and cut(frozenset({0})) == 2.0
+
+
+def test_problems_keep_their_own_checked_sequences():
+    # #43 round 7: elements/updates were the caller's lists: appended to after construction, unchecked
+    # elements and updates reached the solvers (a generator of elements was left exhausted in the field)
+    from algorithms.submodular import DynamicMatchoid, Greedy, Matchoid, UniformMatroid, UpdateStream
+
+    M = Matchoid([UniformMatroid(2, ground=range(3))])
+    elements = [0, 1, 2]
+    problem = MatchoidMaximization(len, M, elements)
+    elements.append(7)
+    assert problem.elements == (0, 1, 2)
+    assert solve(problem, Greedy()).x.shape == (3,)
+    assert MatchoidMaximization(len, M, (e for e in range(3))).elements == (0, 1, 2)
+    updates = [("insert", 0), ("insert", 1)]
+    stream = UpdateStream(len, M, updates)
+    updates.append(("delete", 2))
+    assert stream.updates == (("insert", 0), ("insert", 1))
+    assert solve(stream, DynamicMatchoid()).stats.iterations == 2

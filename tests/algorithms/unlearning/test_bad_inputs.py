@@ -287,3 +287,15 @@ def test_problem_pickles_and_deep_copies():
                                                                                          problem.retain[0]))
     sol = solve(problem, MinNormOG(), maxiters=2)
     assert torch.equal(pickle.loads(pickle.dumps(sol)).x, sol.x)
+
+
+def test_problem_does_not_alias_the_callers_tensors():
+    # #43 round 7: float64 params/retain/forget were kept as views of the caller's tensors: an in-place edit
+    # after construction changed every later solve's answer (and bypassed the finite checks)
+    X, y = torch.randn(6, 3, dtype=torch.float64), torch.randn(6, dtype=torch.float64)
+    Xf, yf = torch.randn(2, 3, dtype=torch.float64), torch.randn(2, dtype=torch.float64)
+    theta = torch.randn(3, dtype=torch.float64)
+    problem = UnlearningProblem(LinearModel(3, 1).double(), theta, (X, y), (Xf, yf))
+    first = solve(problem, MinNormOG(), maxiters=3).x.clone()
+    theta[0], X[0, 0], Xf[0, 0] = math.nan, 100.0, 100.0
+    assert torch.equal(solve(problem, MinNormOG(), maxiters=3).x, first)
