@@ -33,7 +33,8 @@ for evaluations the user runs, or data already evaluated.
 Stopping and retcodes (``tol`` defaults to 1e-6):
 
 * ``Success``: ``problem.f_star`` is known and the simple regret f⁺_t − f* <= ``tol``. Without f*
-  nothing certifies optimality, so a run never ends in ``Success``.
+  nothing certifies optimality, so a run never ends in ``Success``. A feasible evaluation below f*
+  (beyond 1e-6 relative) shows f* is not the minimum: the solve raises ``ValueError`` naming ``f_star``.
 * ``Stalled``: f* is unknown and the maximal CEI found fell to <= ``tol`` (the model expects no
   point to improve). That is the model's belief, not a certificate: ``tol`` is absolute (in f's
   units) and a misspecified kernel (a lengthscale far too long) makes CEI small everywhere, so a
@@ -73,8 +74,10 @@ from threadpoolctl import threadpool_limits
 
 from algorithms._validation import (
     as_float_array,
+    as_real_array,
     check_bool,
     check_count,
+    check_int_at_least,
     check_nonnegative,
     check_positive,
     check_seed,
@@ -105,8 +108,10 @@ class BOHistory:
     n_initial: int
 
     def __post_init__(self) -> None:
-        # non-finite values are kept: a Diverged run's history ends with the offending evaluation
-        self.X, self.f, self.c = (np.asarray(a, dtype=np.float64) for a in (self.X, self.f, self.c))
+        # non-finite values are kept: a Diverged run's history ends with the offending evaluation; strings
+        # and bools are refused by name (np.asarray(dtype=float) parsed "1" and counted True as 1)
+        self.X, self.f, self.c = (as_real_array(name, a) for name, a in (("X", self.X), ("f", self.f),
+                                                                          ("c", self.c)))
         if (
             self.X.ndim != 2
             or self.f.shape != (self.X.shape[0],)
@@ -117,6 +122,8 @@ class BOHistory:
                 f"BOHistory needs X (n, d), f (n,) and c (n, m) with one n, got {self.X.shape}, "
                 f"{self.f.shape} and {self.c.shape}"
             )
+        # the design's size (a run that diverged inside it, or an ask/tell run, has fewer evaluations)
+        self.n_initial = check_int_at_least("n_initial", self.n_initial, 0)
 
     @property
     def feasible(self) -> np.ndarray:
@@ -287,13 +294,14 @@ class CEIAskTell:
         self._C.extend(C)
 
     def suggest(self) -> np.ndarray:
-        """The next point to evaluate (in box coordinates, the dtype of ``bounds``)."""
+        """The next point to evaluate (in box coordinates, the dtype of ``bounds``). Past the initial
+        design with nothing observed, a ``ValueError`` (observe the design first)."""
         dtype = self.problem.bounds.dtype
         if self._next < len(self._design) and len(self._F) < len(self._design):
             self._next += 1
             return self._design[self._next - 1].astype(dtype)
-        if not self._F:
-            raise RuntimeError("observe the suggested initial design before asking for more points")
+        if not self._F:   # a ValueError (a misuse of the ask/tell pair), as observe's own errors are
+            raise ValueError("observe(x, f, c) the suggested initial design before calling suggest() again")
         hist = self.history
         U = self.problem.to_unit(hist.X)
         surrogates = _Surrogates(self.algorithm, self.problem.n_constraints)
@@ -475,7 +483,13 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
     surrogates.update(U, hist.f, hist.c, (U, np.arange(len(U))), seed)
 
     def regret() -> float | None:
-        return None if problem.f_star is None else float(history().best_feasible()[-1] - problem.f_star)
+        if problem.f_star is None:
+            return None
+        hist = history()
+        best = hist.best_feasible()
+        if np.isfinite(best[-1]):   # a feasible value below f_star: f_star is wrong, not a negative regret
+            problem.check_below_f_star(float(best[-1]), hist.X[int(np.argmin(best))])
+        return float(best[-1] - problem.f_star)
 
     retcode = RetCode.MaxIters
     for iteration in range(maxiters):

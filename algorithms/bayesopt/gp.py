@@ -28,8 +28,8 @@ from algorithms._validation import (
     as_float_array,
     as_real_array,
     check_bool,
+    check_count,
     check_positive,
-    check_positive_int,
     check_seed,
 )
 from algorithms.bayesopt.kernels import Kernel
@@ -120,6 +120,11 @@ class GaussianProcess:
     def predict(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and standard deviation at the rows of ``X`` (each of shape (m,))."""
         X = np.atleast_2d(as_real_array("X", X))
+        if X.ndim != 2 or (self._dim is not None and X.shape[1] != self._dim):
+            raise ValueError(f"X must have shape (m, {self._dim or 'd'}) (or (d,) for one point), "
+                             f"got {X.shape}")
+        if not np.all(np.isfinite(X)):   # the kernel's message named its own second argument, Y
+            raise ValueError("X contains NaN or inf entries")
         prior_sd = np.sqrt(self.kernel.outputscale)
         if self._n == 0:
             return np.full(X.shape[0], self.mean), np.full(X.shape[0], prior_sd)
@@ -173,10 +178,13 @@ def fit_kernel(
     y = as_float_array("y", y, ndim=1, dtype=np.float64)
     if X.shape[0] != y.shape[0] or X.shape[0] < 2:
         raise ValueError(f"X and y need the same number (>= 2) of rows, got {X.shape[0]} and {y.shape[0]}")
-    n_restarts = check_positive_int("n_restarts", n_restarts)
+    n_restarts = check_count("n_restarts", n_restarts, 1)   # 2**40 L-BFGS-B runs hung, unrefused
     check_positive("jitter", jitter)
     ard = check_bool("ard", ard)
     seed = check_seed(seed)
+    if np.ndim(kernel.lengthscale) == 1 and np.size(kernel.lengthscale) != X.shape[1]:
+        raise ValueError(f"kernel has {np.size(kernel.lengthscale)} ARD lengthscales but X has {X.shape[1]} "
+                         f"columns")
     d = X.shape[1] if ard else 1
     lo = np.r_[np.full(d, np.log(0.01)), np.log(0.05)]
     hi = np.r_[np.full(d, np.log(10.0)), np.log(20.0)]

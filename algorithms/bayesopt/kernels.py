@@ -105,6 +105,8 @@ class Kernel:
         X = np.atleast_2d(as_real_array("X", X))
         Y = np.atleast_2d(as_real_array("Y", Y))
         for name, M in (("X", X), ("Y", Y)):  # NaN rows gave NaN kernel entries
+            if M.ndim != 2:   # scipy's cdist said "XA must be a 2-dimensional array"
+                raise ValueError(f"{name} must have shape (n, d) (or (d,) for one point), got {M.shape}")
             if not np.all(np.isfinite(M)):
                 raise ValueError(f"{name} contains NaN or inf entries")
         if X.shape[1] != Y.shape[1]:

@@ -17,7 +17,6 @@ from algorithms._validation import (
     as_real_array,
     check_callable,
     check_count,
-    check_positive_int,
     check_str,
     returned_scalar,
 )
@@ -26,7 +25,7 @@ from algorithms.core import Problem
 __all__ = ["ConstrainedBOProblem"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)   # identity equality and hash: arrays inside cannot be hashed or compared
 class ConstrainedBOProblem(Problem):
     """minimize ``f(x)`` subject to ``c(x) <= 0`` (every entry), x in the box ``bounds``.
 
@@ -36,6 +35,11 @@ class ConstrainedBOProblem(Problem):
     box, or an int n₀ for a Latin hypercube design drawn with the solve's ``seed``. ``f_star``
     (optional) is the constrained optimum value; when given, the solve reports the simple regret
     r_t = f⁺_t − f* (f⁺_t the best feasible value after t evaluations) and stops at r_t <= tol.
+    ``x_star`` (optional) is a minimizer. Both given: f(x_star) must equal f_star and c(x_star) <= 0
+    (one evaluation of f and c at construction). ``x_star`` alone: it must be feasible (one evaluation
+    of c). ``f_star`` alone cannot be checked up front; a solve raises ``ValueError`` naming ``f_star``
+    as soon as a feasible evaluation lies below it (f_star is then not the minimum, and its regret
+    would be negative: a false ``Success``).
     ``n_constraints`` is m; left ``None``, it is read off one call of ``c`` at the centre of the
     box (pass it when c is expensive).
 
@@ -96,9 +100,11 @@ class ConstrainedBOProblem(Problem):
         if self.n_constraints is None:
             object.__setattr__(self, "n_constraints", self._count_constraints())
         else:
-            object.__setattr__(self, "n_constraints", check_positive_int("n_constraints", self.n_constraints))
+            object.__setattr__(self, "n_constraints", check_count("n_constraints", self.n_constraints, 1))
         if self.f_star is not None and self.x_star is not None:
             self._check_optimum()
+        elif self.x_star is not None:
+            self._check_x_star_feasible()
 
     #: how far f(x_star) may be from f_star (relative to max(1, |f_star|)) and c(x_star) above 0: an
     #: optimizer's polished minimizer, not a rounded one (the package's test problems meet 1e-9)
@@ -117,6 +123,24 @@ class ConstrainedBOProblem(Problem):
             raise ValueError(f"x_star is infeasible (c(x_star) = {cx.tolist()!r} > 0): x_star must be the "
                              f"constrained minimizer, attaining f_star")
 
+    def _check_x_star_feasible(self) -> None:
+        """x_star alone: a minimizer of the constrained problem is feasible (one evaluation of c)."""
+        cx = as_real_array("c(x_star)", self.c(self.x_star.astype(self.bounds.dtype)))
+        if not np.all(cx <= self.OPTIMUM_RTOL):
+            raise ValueError(f"x_star is infeasible (c(x_star) = {cx.tolist()!r} > 0): x_star must be the "
+                             f"constrained minimizer")
+
+    def check_below_f_star(self, value: float, x: np.ndarray) -> None:
+        """Refuse ``f_star`` once a feasible evaluation ``value`` (at ``x``) lies below it: f_star is then
+        not the constrained minimum, and a regret against it would end a run in a false ``Success``."""
+        if self.f_star is None:
+            return
+        slack = self.OPTIMUM_RTOL * max(1.0, abs(self.f_star))   # f_star from a polished minimizer
+        if value < self.f_star - slack:
+            raise ValueError(f"f_star = {self.f_star!r} is above a feasible evaluated value f(x) = {value!r} "
+                             f"at x = {np.asarray(x).tolist()!r:.80}: f_star must be the constrained "
+                             f"minimum value (no feasible x has a lower f)")
+
     @property
     def dim(self) -> int:
         return int(self.bounds.shape[0])
@@ -134,28 +158,49 @@ class ConstrainedBOProblem(Problem):
             )
         return int(value.size)
 
+    def _points(self, name: str, X, *, unit: bool = False) -> np.ndarray:
+        """Rows of ``X`` ((d,) or (n, d)), finite and inside the box (the unit box with ``unit``)."""
+        X = as_real_array(name, X)
+        rows = np.atleast_2d(X)
+        if rows.ndim != 2 or rows.shape[1] != self.dim:
+            raise ValueError(f"{name} must have shape ({self.dim},) or (n, {self.dim}), got {X.shape}")
+        lo, hi = ((np.zeros(self.dim), np.ones(self.dim)) if unit else
+                  (self.bounds[:, 0].astype(np.float64), self.bounds[:, 1].astype(np.float64)))
+        slack = 1e-9 * (hi - lo)   # a polished point may land on a face up to rounding
+        inside = np.all(np.isfinite(rows) & (rows >= lo - slack) & (rows <= hi + slack), axis=1)
+        if not inside.all():
+            row = rows[int(np.flatnonzero(~inside)[0])]
+            box = "[0, 1]^d" if unit else "bounds"
+            raise ValueError(f"{name} must hold finite points inside {box}, got {row.tolist()!r:.80}")
+        return X
+
     def to_unit(self, X: np.ndarray) -> np.ndarray:
-        """Box coordinates -> [0, 1]^d (where the GPs live)."""
+        """Box coordinates -> [0, 1]^d (where the GPs live); ``X`` of shape (d,) or (n, d), inside the box."""
+        X = self._points("X", X)
         lo, hi = self.bounds[:, 0].astype(np.float64), self.bounds[:, 1].astype(np.float64)
-        return (as_real_array("X", X) - lo) / (hi - lo)
+        return (X - lo) / (hi - lo)
 
     def from_unit(self, U: np.ndarray) -> np.ndarray:
+        """[0, 1]^d -> box coordinates; ``U`` of shape (d,) or (n, d), inside the unit box."""
+        U = self._points("U", U, unit=True)
         lo, hi = self.bounds[:, 0].astype(np.float64), self.bounds[:, 1].astype(np.float64)
-        return lo + as_real_array("U", U) * (hi - lo)
+        return lo + U * (hi - lo)
 
     def evaluate(self, x: np.ndarray) -> tuple[float, np.ndarray]:
-        """(f(x), c(x) as an (m,) array), both as float64; non-finite values are returned as they are."""
-        raw = self.f(x)
-        if raw is None or isinstance(raw, str | bytes):   # None would become NaN (a false Diverged)
-            raise TypeError(f"f(x) must return one float, got {type(raw).__name__}")
+        """(f(x), c(x) as an (m,) array), both as float64, for one point ``x`` (d,) of the box; non-finite
+        values of f and c are returned as they are (a solve ends ``Diverged``)."""
+        x = self._points("x", x)
+        if x.shape != (self.dim,):
+            raise ValueError(f"x must be one point of shape ({self.dim},), got {x.shape}")
+        # one real number: a str, a list [1.0], a (1, 1) array or a bool is refused by name (np.asarray
+        # parsed/reshaped them), None too (it would become NaN, a false Diverged)
+        value = returned_scalar("f(x)", self.f(x))
         cons_raw = self.c(x)
         if cons_raw is None or isinstance(cons_raw, str | bytes):
             raise TypeError(f"c(x) must return a float or an array of {self.n_constraints}, "
                             f"got {type(cons_raw).__name__}")
-        value = as_real_array("f(x)", raw)
-        if value.size != 1:
-            raise ValueError(f"f(x) must return one float, got shape {value.shape}")
         cons = np.atleast_1d(as_real_array("c(x)", cons_raw))
         if cons.shape != (self.n_constraints,):
-            raise ValueError(f"c(x) must return {self.n_constraints} values, got shape {cons.shape}")
-        return float(value.reshape(())), cons
+            raise ValueError(f"c(x) must return n_constraints = {self.n_constraints} values, got shape "
+                             f"{cons.shape}")
+        return value, cons

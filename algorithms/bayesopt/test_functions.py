@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)   # identity equality and hash (the arrays cannot be hashed)
 class RKHSFunction:
     """g(x) = Σᵢ ``weights[i]`` · k(x, ``centers[i]``): a finite kernel expansion.
 
@@ -79,6 +79,10 @@ class RKHSFunction:
                 f"centers and weights must have the same number (>= 1) of rows, got "
                 f"{centers.shape[0]} and {weights.shape[0]}"
             )
+        ell = np.asarray(self.kernel.lengthscale)
+        if ell.ndim == 1 and ell.size != centers.shape[1]:
+            raise ValueError(f"kernel has {ell.size} ARD lengthscales but centers have {centers.shape[1]} "
+                             f"columns")
         object.__setattr__(self, "centers", centers)
         object.__setattr__(self, "weights", weights)
 
@@ -93,6 +97,10 @@ class RKHSFunction:
         if rows.ndim != 2 or rows.shape[1] != self.centers.shape[1]:  # the kernel's message said "X and Y"
             raise ValueError(f"x must have shape ({self.centers.shape[1]},) or (n, {self.centers.shape[1]}) "
                              f"(the centres' dimension), got {x.shape}")
+        if not np.all(np.isfinite(rows)):   # the kernel's message named its own argument, X
+            raise ValueError("x contains NaN or inf entries")
+        if rows.shape[0] == 0:
+            return np.zeros(0)
         values = np.concatenate(
             [
                 self.kernel(rows[i : i + 2048], self.centers) @ self.weights
@@ -153,14 +161,15 @@ def _grid(bounds: np.ndarray, n_grid: int) -> np.ndarray:
     return np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, len(axes))
 
 
-def _batch(g: Callable, X: np.ndarray) -> np.ndarray:
+def _batch(name: str, g: Callable, X: np.ndarray) -> np.ndarray:
+    """g at the rows of X as an (n, k) array, vectorized when g takes X; errors name ``name`` (f or c)."""
     try:
-        values = as_real_array("g(X)", g(X))
-        if values.shape[0] == X.shape[0]:
+        values = as_real_array(f"{name}(X)", g(X))
+        if values.ndim >= 1 and values.shape[0] == X.shape[0]:
             return values.reshape(X.shape[0], -1)
     except (TypeError, ValueError, IndexError):
         pass
-    return np.array([np.atleast_1d(as_real_array("g(x)", g(x))) for x in X])
+    return np.array([np.atleast_1d(as_real_array(f"{name}(x)", g(x))) for x in X])
 
 
 @allocates("n_grid",)
@@ -170,7 +179,10 @@ def constrained_minimum(
     """(x*, f*) of min f s.t. c <= 0 on the box: a dense grid, then SLSQP from the best feasible nodes.
 
     The grid has ``n_grid`` nodes per axis (default: about 10⁴ nodes in all); the best of the
-    polished points that stay feasible (c <= 1e-10) is returned.
+    polished points that stay feasible (c <= 1e-10 of c's range on the grid) is returned. The
+    polish runs in unit coordinates with f and c divided by their ranges on the grid, so the
+    answer scales with the box and with f (a box of side 1e-7 or 1e7 is solved alike). f must
+    return one finite float and c finite floats at every grid node.
 
     >>> x, value = constrained_minimum(lambda x: float(x @ x), lambda x: 0.5 - x[0], [[0, 1], [0, 1]])
     >>> np.round(x, 6), round(value, 8)
@@ -179,31 +191,56 @@ def constrained_minimum(
     check_callable("f", f)
     check_callable("c", c)
     bounds = as_float_array("bounds", bounds, ndim=2, dtype=np.float64)
-    if bounds.shape[1] != 2 or np.any(bounds[:, 0] >= bounds[:, 1]):
-        raise ValueError(f"bounds must be a (d, 2) array of rows lower < upper, got {bounds.tolist()}")
+    if bounds.shape[0] == 0 or bounds.shape[1] != 2 or np.any(bounds[:, 0] >= bounds[:, 1]):
+        raise ValueError(f"bounds must be a (d, 2) array of d >= 1 rows lower < upper, got {bounds.tolist()}")
     dim = bounds.shape[0]
     n_grid = check_count("n_grid", n_grid, 1) if n_grid is not None else max(3, int(1e4 ** (1 / dim)))
     n_polish = check_positive_int("n_polish", n_polish)
     nodes = _grid(bounds, n_grid)
-    f_values = _batch(f, nodes)[:, 0]
-    feasible = np.all(_batch(c, nodes) <= 0, axis=1)
+    f_grid = _batch("f", f, nodes)
+    if f_grid.shape[1] != 1:
+        raise ValueError(f"f must return one float per point, got {f_grid.shape[1]} values")
+    c_nodes = _batch("c", c, nodes)
+    for name, values in (("f", f_grid), ("c", c_nodes)):
+        if not np.all(np.isfinite(values)):
+            i = int(np.flatnonzero(~np.all(np.isfinite(values), axis=1))[0])
+            raise ValueError(f"{name} must be finite on the box, got {values[i].tolist()} at "
+                             f"x = {nodes[i].tolist()}")
+    f_values = f_grid[:, 0]
+    feasible = np.all(c_nodes <= 0, axis=1)
     if not feasible.any():
         raise ValueError("c is positive at every grid node: the feasible region {c <= 0} is empty or thinner "
                          "than the grid (raise n_grid)")
+    lo, width = bounds[:, 0], bounds[:, 1] - bounds[:, 0]
+    f_scale = float(np.ptp(f_values)) or 1.0
+    c_scale = np.where(np.ptp(c_nodes, axis=0) > 0, np.ptp(c_nodes, axis=0), 1.0)
+
+    def point(u):   # unit coordinates -> the box (exactly u on the unit box)
+        return np.clip(lo + u * width, bounds[:, 0], bounds[:, 1])
+
+    def f_value(x) -> float:
+        values = np.atleast_1d(as_real_array("f(x)", f(x)))
+        if values.size != 1:
+            raise ValueError(f"f must return one float per point, got shape {values.shape}")
+        return float(values[0])
+
+    def c_value(x) -> np.ndarray:
+        return np.atleast_1d(as_real_array("c(x)", c(x)))
+
     order = np.flatnonzero(feasible)[np.argsort(f_values[feasible])]
     best_x, best_f = nodes[order[0]], float(f_values[order[0]])
     for start in nodes[order[:n_polish]]:
         res = minimize(
-            lambda x: float(np.asarray(f(x))),
-            start,
+            lambda u: f_value(point(u)) / f_scale,
+            (start - lo) / width,
             method="SLSQP",
-            bounds=bounds,
-            constraints=[{"type": "ineq", "fun": lambda x: -np.atleast_1d(c(x))}],
+            bounds=[(0.0, 1.0)] * dim,
+            constraints=[{"type": "ineq", "fun": lambda u: -c_value(point(u)) / c_scale}],
             options={"ftol": 1e-14, "maxiter": 500},
         )
-        x = np.clip(res.x, bounds[:, 0], bounds[:, 1])
-        value = float(np.asarray(f(x)))
-        if np.all(np.atleast_1d(c(x)) <= 1e-10) and value < best_f:
+        x = point(np.clip(res.x, 0.0, 1.0))
+        value = f_value(x)
+        if np.all(c_value(x) <= 1e-10 * c_scale) and value < best_f:
             best_x, best_f = x, value
     return best_x, best_f
 
@@ -273,6 +310,40 @@ def rkhs_problem(
     raise ValueError(f"no admissible draw in 50 attempts for seed {seed}")
 
 
+# module-level functions, not lambdas: the problems pickle (and so deepcopy across processes)
+def _gardner_f(x: np.ndarray) -> float:
+    return float(np.cos(2 * x[0]) * np.cos(x[1]) + np.sin(x[0]))
+
+
+def _gardner_c(x: np.ndarray) -> float:
+    return float(np.cos(x[0]) * np.cos(x[1]) - np.sin(x[0]) * np.sin(x[1]) - 0.5)
+
+
+def _branin_c(x: np.ndarray) -> float:
+    return float((x[0] - 2.5) ** 2 + (x[1] - 7.5) ** 2 - 50.0)
+
+
+def _sum(x: np.ndarray) -> float:
+    return float(x[0] + x[1])
+
+
+def _two_disks_c(x: np.ndarray) -> float:
+    return float((np.sum((x - _DISK_A) ** 2) - _DISK_R**2) * (np.sum((x - _DISK_B) ** 2) - _DISK_R**2))
+
+
+def _gramacy_c(x: np.ndarray) -> np.ndarray:
+    return np.array([1.5 - x[0] - 2.0 * x[1] - 0.5 * np.sin(2.0 * np.pi * (x[0] ** 2 - 2.0 * x[1])),
+                     x[0] ** 2 + x[1] ** 2 - 1.5])
+
+
+def _hartmann6(x: np.ndarray) -> float:
+    return float(-np.sum(_H6_ALPHA * np.exp(-np.sum(_H6_A * (np.asarray(x) - _H6_P) ** 2, axis=1))))
+
+
+def _l1_c(x: np.ndarray) -> float:
+    return float(np.sum(x) - 1.0)
+
+
 def gardner_problem(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
     """min cos(2x₁)cos(x₂) + sin(x₁) s.t. cos(x₁)cos(x₂) − sin(x₁)sin(x₂) <= 1/2, x in [0, 6]².
 
@@ -284,8 +355,8 @@ def gardner_problem(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
     (True, True)
     """
     return ConstrainedBOProblem(
-        f=lambda x: float(np.cos(2 * x[0]) * np.cos(x[1]) + np.sin(x[0])),
-        c=lambda x: float(np.cos(x[0]) * np.cos(x[1]) - np.sin(x[0]) * np.sin(x[1]) - 0.5),
+        f=_gardner_f,
+        c=_gardner_c,
         bounds=np.array([[0.0, 6.0], [0.0, 6.0]]),
         initial=initial,
         f_star=-2.0,
@@ -308,7 +379,7 @@ def constrained_branin(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
     """
     return ConstrainedBOProblem(
         f=_branin,
-        c=lambda x: float((x[0] - 2.5) ** 2 + (x[1] - 7.5) ** 2 - 50.0),
+        c=_branin_c,
         bounds=np.array([[-5.0, 10.0], [0.0, 15.0]]),
         initial=initial,
         f_star=5.0 / (4.0 * np.pi),
@@ -331,14 +402,10 @@ def two_disks_problem(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
     >>> round(prob.f_star, 6), abs(prob.c(prob.x_star)) < 1e-12
     (0.687868, True)
     """
-
-    def c(x):
-        return float((np.sum((x - _DISK_A) ** 2) - _DISK_R**2) * (np.sum((x - _DISK_B) ** 2) - _DISK_R**2))
-
     x_star = _DISK_A - _DISK_R / np.sqrt(2.0)
     return ConstrainedBOProblem(
-        f=lambda x: float(x[0] + x[1]),
-        c=c,
+        f=_sum,
+        c=_two_disks_c,
         bounds=np.array([[0.0, 1.0], [0.0, 1.0]]),
         initial=initial,
         f_star=float(x_star.sum()),
@@ -360,15 +427,10 @@ def gramacy_problem(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
     >>> abs(prob.f(prob.x_star) - prob.f_star) < 1e-12
     True
     """
-
-    def c(x):
-        return np.array([1.5 - x[0] - 2.0 * x[1] - 0.5 * np.sin(2.0 * np.pi * (x[0] ** 2 - 2.0 * x[1])),
-                         x[0] ** 2 + x[1] ** 2 - 1.5])
-
     x_star = np.array([0.19512268856868956, 0.4046653634413711])
     return ConstrainedBOProblem(
-        f=lambda x: float(x[0] + x[1]),
-        c=c,
+        f=_sum,
+        c=_gramacy_c,
         bounds=np.array([[0.0, 1.0], [0.0, 1.0]]),
         initial=initial,
         f_star=float(x_star.sum()),
@@ -398,16 +460,12 @@ def hartmann6_l1_problem(initial: int | np.ndarray = 60) -> ConstrainedBOProblem
     """
     x_star = np.array([0.0, 0.0, 0.0, 0.197301, 0.251296, 0.551403])
     x_star = x_star / max(1.0, float(x_star.sum()))       # on the constraint, not past it by rounding
-
-    def f(x):
-        return float(-np.sum(_H6_ALPHA * np.exp(-np.sum(_H6_A * (np.asarray(x) - _H6_P) ** 2, axis=1))))
-
     return ConstrainedBOProblem(
-        f=f,
-        c=lambda x: float(np.sum(x) - 1.0),
+        f=_hartmann6,
+        c=_l1_c,
         bounds=np.array([[0.0, 1.0]] * 6),
         initial=initial,
-        f_star=f(x_star),
+        f_star=_hartmann6(x_star),
         x_star=x_star,
         name="Hartmann-6, l1 constraint",
         n_constraints=1,

@@ -70,7 +70,9 @@ class BlackBoxProblem(Problem):
 
     ``optimum`` (the known minimum value f*, optional) and ``f_ref`` (a reference value above it,
     optional) define the normalized regret; ``target`` (optional) is the value whose reaching
-    stops a run with ``RetCode.Success``. ``name`` labels reports.
+    stops a run with ``RetCode.Success``. ``name`` labels reports. An evaluation below ``optimum``
+    (beyond 1e-6 relative) shows it is not the minimum: the :class:`Evaluator` (so every solve)
+    raises ``ValueError`` naming ``optimum`` there.
 
     >>> import numpy as np
     >>> p = BlackBoxProblem(lambda x: float(x @ x), ([-1, -1], [1, 1]), budget=100)
@@ -193,6 +195,7 @@ class Evaluator:
             values = np.array([_scalar(self.problem.f(row)) for row in rows], dtype=np.float64)
         self.evaluations += k
         bad = ~np.isfinite(values)
+        self._check_optimum(values, bad, rows)
         self.nonfinite += int(bad.sum())
         values = np.where(bad, np.inf, values)
         out[:k] = values
@@ -204,6 +207,19 @@ class Evaluator:
             self.best_x = rows[i].copy()
         self.history.append((self.evaluations, self.best_value))
         return out
+
+    def _check_optimum(self, values: np.ndarray, bad: np.ndarray, rows: np.ndarray) -> None:
+        # a value below the stated optimum shows the optimum is wrong: its regret would be negative and
+        # clipped to 0, and a target set from it reached at once (a false Success); 1e-6 relative is
+        # float32 rounding of a vectorized f at its minimizer
+        optimum = self.problem.optimum
+        if optimum is None or bad.all():
+            return
+        i = int(np.argmin(np.where(bad, np.inf, values)))
+        if values[i] < optimum - 1e-6 * max(1.0, abs(optimum)):
+            raise ValueError(f"optimum = {optimum!r} is above f(x) = {float(values[i])!r} at the evaluated "
+                             f"x = {rows[i].tolist()!r:.80}: optimum must be the minimum value of f on the "
+                             f"box")
 
 
 def _scalar(value: Any) -> float:

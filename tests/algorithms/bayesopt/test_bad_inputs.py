@@ -210,13 +210,13 @@ CASES = [
              ("c", "2 value"), "observe-c"),
     BadInput(CEIAskTell, lambda: CEI().ask_tell([[0.0, 1.0]], 1).observe([1.5], 1.0, 0.0), ValueError,
              ("x", "inside bounds"), "observe-outside"),
-    BadInput(CEIAskTell, lambda: _suggest_past_the_design(), RuntimeError, ("observe",),
+    BadInput(CEIAskTell, lambda: _suggest_past_the_design(), ValueError, ("observe",),
              "suggest-before-observe"),
     BadInput(
         CEI,
         lambda: solve(_problem(f=lambda x: np.ones(2)), CEI.paper(kernel=SE), maxiters=1),
-        ValueError,
-        ("f(x)", "one float"),
+        TypeError,
+        ("f(x)", "real number"),
         "f-vector",
     ),
     BadInput(
@@ -394,3 +394,106 @@ def test_ask_tell_checks_its_arguments():
         CEIAskTell(CEI(), "problem", seed=0)
     with pytest.raises(ValueError, match=r"^seed must be an int >= 0"):
         CEIAskTell(CEI(), bo.problem, seed=-1)
+
+
+# Round 7 (pre-audit sweep, #43): targets inconsistent with the problem, public methods' inputs, user
+# callables' returns, internal names in messages, units, pickling.
+def _above_f_star():
+    # f_star alone, above the feasible optimum 0.25: a feasible evaluation below it refuses f_star by name
+    # (before, the regret was negative and the run ended Success against the wrong target)
+    solve(_problem(initial=4, f_star=5.0), CEI(n_candidates=50, n_restarts=1), maxiters=3, tol=1e-3)
+
+
+ROUND7 = [
+    BadInput(solve, _above_f_star, ValueError, ("f_star", "above a feasible", "constrained minimum"),
+             "f-star-alone-above"),
+    BadInput(ConstrainedBOProblem, lambda: _problem(x_star=[0.1, 0.0]), ValueError,
+             ("x_star", "infeasible"), "x-star-alone-infeasible"),
+    BadInput(ConstrainedBOProblem, lambda: _problem(n_constraints=2**40), ValueError, ("n_constraints",),
+             "n-constraints-huge"),
+    BadInput(solve, lambda: solve(_problem(f=lambda x: [1.0]), CEI(n_candidates=50), maxiters=1), TypeError,
+             ("f(x)", "real number"), "f-returns-list"),
+    BadInput(solve, lambda: solve(_problem(c=lambda x: np.zeros(2), n_constraints=1), CEI(n_candidates=50),
+                                  maxiters=1), ValueError, ("c(x)", "n_constraints"), "c-length"),
+    BadInput(ConstrainedBOProblem.to_unit, lambda: _problem().to_unit(np.array([[np.nan, 1.0]])),
+             ValueError, ("X", "finite"), "to-unit-nan"),
+    BadInput(ConstrainedBOProblem.to_unit, lambda: _problem().to_unit(np.zeros((1, 3))), ValueError,
+             ("X", "shape"), "to-unit-cols"),
+    BadInput(ConstrainedBOProblem.from_unit, lambda: _problem().from_unit(np.array([[2.0, 1.0]])),
+             ValueError, ("U", "inside"), "from-unit-outside"),
+    BadInput(ConstrainedBOProblem.evaluate, lambda: _problem().evaluate(np.array([5.0, 0.0])), ValueError,
+             ("x", "inside bounds"), "evaluate-outside"),
+    BadInput(ConstrainedBOProblem.evaluate, lambda: _problem().evaluate(np.zeros(3)), ValueError,
+             ("x", "shape"), "evaluate-dim"),
+    BadInput(Kernel.__call__, lambda: SE(np.zeros((2, 2, 2)), np.zeros((2, 2))), ValueError, ("X", "shape"),
+             "kernel-3d"),
+    BadInput(GaussianProcess.predict, lambda: _gp().predict(np.full((1, 2), np.nan)), ValueError,
+             ("X", "NaN"), "predict-nan"),
+    BadInput(GaussianProcess.predict, lambda: _gp().predict(np.zeros((1, 3))), ValueError, ("X", "shape"),
+             "predict-cols"),
+    BadInput(fit_kernel, lambda: fit_kernel(np.zeros((3, 2)), np.arange(3.0), SE, n_restarts=2**40),
+             ValueError, ("n_restarts",), "n-restarts-huge"),
+    BadInput(fit_kernel, lambda: fit_kernel(np.random.default_rng(0).uniform(size=(4, 2)), np.arange(4.0),
+                                            Kernel("se", lengthscale=[0.1, 0.2, 0.3])), ValueError,
+             ("kernel", "lengthscales", "X"), "ard-mismatch"),
+    BadInput(RKHSFunction, lambda: RKHSFunction(Kernel("se", lengthscale=[0.1, 0.2]), np.zeros((2, 1)),
+                                                np.ones(2)), ValueError, ("kernel", "centers"),
+             "ard-mismatch"),
+    BadInput(RKHSFunction.__call__, lambda: _g()(np.array([np.nan])), ValueError, ("x", "NaN"), "call-nan"),
+    BadInput(constrained_minimum, lambda: constrained_minimum(lambda x: np.nan, lambda x: 0.5 - x[0], BOX,
+                                                              n_grid=5), ValueError, ("f", "finite"),
+             "f-nan"),
+    BadInput(constrained_minimum, lambda: constrained_minimum(lambda x: "a", lambda x: 0.5 - x[0], BOX,
+                                                              n_grid=5), TypeError, ("f(x)",), "f-str"),
+    BadInput(constrained_minimum, lambda: constrained_minimum(lambda x: np.ones(2), lambda x: 0.5 - x[0], BOX,
+                                                              n_grid=5), ValueError, ("f", "one float"),
+             "f-array"),
+    BadInput(constrained_minimum, lambda: constrained_minimum(lambda x: 1.0, lambda x: x[0] > 0.5, BOX,
+                                                              n_grid=5), TypeError, ("c(x)", "bool"),
+             "c-bool"),
+    BadInput(constrained_minimum, lambda: constrained_minimum(lambda x: 1.0, lambda x: 0.0, np.zeros((0, 2))),
+             ValueError, ("bounds",), "bounds-empty"),
+    BadInput(BOHistory, lambda: BOHistory(np.zeros((2, 2)), np.zeros(2), np.zeros((2, 1)), -1), ValueError,
+             ("n_initial",), "n-initial-neg"),
+    BadInput(BOHistory, lambda: BOHistory(np.zeros((2, 2)), np.array([True, False]), np.zeros((2, 1)), 1),
+             TypeError, ("f", "bool"), "f-bool"),
+]
+
+
+def _gp():
+    gp = GaussianProcess(SE)
+    gp.add(np.array([[0.0, 0.0], [1.0, 1.0]]), np.array([0.0, 1.0]))
+    return gp
+
+
+def _g():
+    return RKHSFunction(SE, np.array([[0.0], [1.0]]), np.array([1.0, -1.0]))
+
+
+@pytest.mark.parametrize("case", ROUND7, ids=lambda c: c.id)
+def test_round7_bad_input(case):
+    check_bad_input(case)
+
+
+def test_round7_valid_edges_and_units():
+    import pickle
+
+    # f_star alone and right: Success; below the optimum: never Success
+    ok = solve(_problem(initial=4, f_star=0.25), CEI(n_candidates=200), maxiters=15, tol=1e-2, seed=0)
+    assert ok.retcode.name == "Success"
+    low = solve(_problem(initial=4, f_star=0.1), CEI(n_candidates=50, n_restarts=1), maxiters=2, tol=1e-3)
+    assert low.retcode.name != "Success"
+    # empty batches give empty answers; constrained_minimum scales with the box (SLSQP in unit coordinates)
+    assert _g()(np.zeros((0, 1))).shape == (0,)
+    for scale in (1e-7, 1e7):
+        x, value = constrained_minimum(lambda x: float(x @ x), lambda x, s=scale: 0.5 * s - x[0],
+                                       [[0, scale], [0, scale]])
+        np.testing.assert_allclose(x / scale, [0.5, 0.0], atol=1e-6)
+        assert abs(value / scale**2 - 0.25) < 1e-6
+    # the package's problems pickle (no lambdas) and hash by identity (arrays inside)
+    for make in (bayesopt.gardner_problem, constrained_branin, two_disks_problem, bayesopt.gramacy_problem,
+                 bayesopt.hartmann6_l1_problem):
+        prob = make()
+        back = pickle.loads(pickle.dumps(prob))
+        assert back.f_star == prob.f_star and back.f(back.x_star) == prob.f(prob.x_star)
+        assert hash(prob) != 0 and prob == prob

@@ -53,10 +53,10 @@ def test_fitted_hyperparameters_and_unknown_optimum():
 
 def test_retcodes_for_no_feasible_start_and_non_finite_values():
     infeasible = _quadratic(
-        c=lambda x: float(x[0] - 2.0 * (x[0] > 0.99) - 0.0), initial=np.array([[0.5, 0.5]])
-    )
+        c=lambda x: float(x[0] - 2.0 * (x[0] > 0.99) - 0.0), initial=np.array([[0.5, 0.5]]), f_star=None
+    )   # f_star=None: 0.18 is not this constraint's optimum (x = (1, 1) is feasible, f = 0.08)
     sol = solve(infeasible, CEI.paper(kernel=SE), maxiters=5)
-    assert sol.retcode in (RetCode.MaxIters, RetCode.Success)   # explored for a feasible point, no Failure
+    assert sol.retcode in (RetCode.MaxIters, RetCode.Stalled)   # explored for a feasible point, no Failure
     assert len(sol.original.f) >= 2
     calls = {"n": 0}
 
@@ -121,9 +121,11 @@ def test_fitted_default_on_a_badly_scaled_problem():
 
 def test_noise_option_models_noisy_observations():
     rng = np.random.default_rng(0)
-    prob = _quadratic(f=lambda x: float(np.sum((x - 0.3) ** 2) + 0.01 * rng.standard_normal()))
+    # f_star=None: 0.18 is not this f's optimum (its minimum 0 at (0.3, 0.3) is feasible; the old test's
+    # Success was a regret against a wrong f_star, now refused by name)
+    prob = _quadratic(f=lambda x: float(np.sum((x - 0.3) ** 2) + 0.01 * rng.standard_normal()), f_star=None)
     sol = solve(prob, CEI(noise=1e-2, n_candidates=300), maxiters=10, seed=0)
-    assert sol.retcode in (RetCode.MaxIters, RetCode.Success) and sol.value < 0.2
+    assert sol.retcode in (RetCode.MaxIters, RetCode.Stalled) and sol.value < 0.2
 
 
 def test_ask_tell_reproduces_solve():

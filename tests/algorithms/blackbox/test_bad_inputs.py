@@ -16,7 +16,7 @@ import algorithms.blackbox.grammar as grammar
 import algorithms.blackbox.modular as modular
 import algorithms.blackbox.problem as problem
 import algorithms.blackbox.train as train
-from algorithms import RetCode
+from algorithms import RetCode, solve
 from algorithms.blackbox import (
     CMAES,
     PSO,
@@ -297,3 +297,15 @@ def test_agents_refuse_complex_inputs_by_name():
     with pytest.raises(TypeError, match=r"^obs must be real, got complex"):
         agent2(("init.uniform", "pop.20", "de.rand1", "cx.binomial", "bc.clip", "sel.greedy"),
                torch.zeros(1, 9, dtype=torch.complex64))
+
+
+# Round 7 (pre-audit sweep, #43): an optimum above a value the evaluator sees is not the minimum. Before, the
+# normalized regret clipped to 0 and a target set from it was reached at once (a false Success).
+@pytest.mark.parametrize("algorithm", [RandomSearch(), PSO(), CMAES(), ScipyDE(), ModularOptimizer(DE)],
+                         ids=lambda a: type(a).__name__)
+def test_round7_optimum_above_an_evaluated_value_is_refused(algorithm):
+    wrong = BlackBoxProblem(lambda x: float(x @ x), BOX, 200, optimum=1.0, target=1.0)
+    with pytest.raises(ValueError, match=r"^optimum = 1\.0 is above f\(x\) = .* optimum must be the minimum"):
+        solve(wrong, algorithm, seed=0)
+    right = BlackBoxProblem(lambda x: float(x @ x), BOX, 200, optimum=0.0, target=0.5)
+    assert solve(right, algorithm, seed=0).retcode.name == "Success"
