@@ -45,6 +45,8 @@ large language models. arXiv:2404.02827, 2024.
 
 from __future__ import annotations
 
+import inspect
+import math
 import re
 import warnings
 from collections.abc import Iterable, Sequence
@@ -57,6 +59,7 @@ import torch
 from algorithms._validation import (
     check_int_at_least,
     check_nonnegative,
+    check_optimizer_state,
     check_positive,
     check_positive_int,
     check_seed,
@@ -301,6 +304,8 @@ class BlockOptimizer(torch.optim.Optimizer):
         """The order π of the blocks in block-epoch ``epoch`` (default: the current one)."""
         # a block-epoch counts from 0: -1 gave an order (and seeded numpy with it) in silence
         epoch = self._epoch if epoch is None else check_int_at_least("epoch", epoch, 0, size=False)
+        if epoch >= 2**63:  # no run reaches it; numpy would seed with it in silence
+            raise ValueError(f"epoch must be a block-epoch count below 2**63, got {epoch}")
         D = self.num_blocks
         if self.order == "ascending":
             return list(range(D))
@@ -372,8 +377,15 @@ class BlockOptimizer(torch.optim.Optimizer):
                 raise TypeError(f"closure must be callable, got {type(closure).__name__}")
             with torch.enable_grad():
                 loss = closure()
+        own = self.param_groups[0]
+        if not (type(own["lr"]) is float and 0.0 < own["lr"] < math.inf):  # a scheduler or user edits it
+            try:
+                check_positive("lr", own["lr"])
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"BlockOptimizer.step: param_groups[0]['lr'] was set to an invalid value: "
+                                f"{exc}") from None
         for group in self._base_optimizer.param_groups:
-            group["lr"] = self.param_groups[0]["lr"]
+            group["lr"] = own["lr"]
             for p in group["params"]:
                 if p.grad is not None and p.grad.is_sparse:  # before the base's own, unnamed, error
                     raise RuntimeError(f"BlockOptimizer does not support sparse gradients: a parameter of "
@@ -402,14 +414,20 @@ class BlockOptimizer(torch.optim.Optimizer):
         if not isinstance(schedule, dict):
             raise TypeError(f"state_dict['schedule'] must be a dict (the block position), got "
                             f"{type(schedule).__name__} {schedule!r:.40}")
+        self._check_own_groups(state_dict)
         saved_names = schedule.get("block_names")
-        if saved_names is not None and saved_names != self.block_names and self._covers(saved_names):
+        if saved_names is not None and saved_names != self.block_names:
+            if not self._covers(saved_names):
+                raise ValueError(f"state_dict is for other blocks (a state of another model): its "
+                                 f"['schedule']['block_names'] {saved_names!r:.120} are not this optimizer's "
+                                 f"{self.block_names!r:.120}")
             self._adopt_blocks(saved_names)
         if schedule.get("num_blocks") != self.num_blocks:
             raise ValueError(f"state_dict is for {schedule.get('num_blocks')} blocks, this optimizer has "
                              f"{self.num_blocks}")
         self._check_block_shapes(schedule.get("block_shapes"))
         self._check_schedule(schedule)
+        self._check_base_state(state_dict["base"], schedule)
         super().load_state_dict({k: v for k, v in state_dict.items() if k not in ("base", "schedule")})
         self._epoch = int(schedule["epoch"])
         self._position = int(schedule["position"])
@@ -417,6 +435,39 @@ class BlockOptimizer(torch.optim.Optimizer):
         self._check_base_shapes(state_dict["base"])
         self._activate()
         self._base_optimizer.load_state_dict(state_dict["base"])
+
+    def _check_own_groups(self, state_dict: dict[str, Any]) -> None:
+        """The saved group's ``lr`` > 0 and ``expansion_lr_scale`` >= 0, as the constructor checks them."""
+        groups = state_dict.get("param_groups")
+        if not isinstance(groups, list) or len(groups) != 1 or not isinstance(groups[0], dict):
+            raise ValueError(f"state_dict['param_groups'] must hold the one parameter group of a "
+                             f"BlockOptimizer, got {groups!r:.80}")
+        for key, check in (("lr", check_positive), ("expansion_lr_scale", check_nonnegative)):
+            if key not in groups[0]:
+                raise ValueError(f"state_dict['param_groups'][0] lacks {key!r}")
+            check(f"state_dict['param_groups'][0][{key!r}]", groups[0][key])
+
+    def _check_base_state(self, base_state: Any, schedule: dict[str, Any]) -> None:
+        """The saved base optimizer's state, for the block the saved schedule makes active, before anything
+        is loaded: the shared check (finite floating buffers of the parameters' shapes, step counts, ids,
+        group count) and its groups' hyperparameters through the base class's own constructor (torch's
+        ``load_state_dict`` loads ``lr = nan`` or ``weight_decay = -1`` as they are)."""
+        if not isinstance(base_state, dict):
+            raise TypeError(f"state_dict['base'] must be the base optimizer's state_dict (a dict), got "
+                            f"{type(base_state).__name__}")
+        active = self._blocks[self.block_order(int(schedule["epoch"]))[int(schedule["position"])]]
+        check_optimizer_state(base_state, [{"params": active}], "state_dict['base']")
+        accepted = set(inspect.signature(self.base).parameters) - {"params", "self"}
+        probe = [torch.zeros(1, requires_grad=True)]
+        for index, group in enumerate(base_state["param_groups"]):
+            keywords = {k: v for k, v in group.items() if k in accepted}
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    self.base(probe, **keywords)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"state_dict['base']['param_groups'][{index}]: base {self.base.__name__} "
+                                 f"refuses these hyperparameters: {exc}") from None
 
     def _check_schedule(self, schedule: dict[str, Any]) -> None:
         """The saved schedule position is one this optimizer can be at (an edited position of 99 reached an
@@ -518,6 +569,11 @@ class BlockCoordinateDescent(Algorithm):
     def __post_init__(self) -> None:
         check_positive("lr", self.lr)
         check_positive_int("switch_every", self.switch_every)
+        if isinstance(self.optimizer, type) and issubclass(self.optimizer, torch.optim.Optimizer) \
+                and not issubclass(self.optimizer, BlockOptimizer):
+            raise TypeError(f"optimizer must build a BlockOptimizer from BlockOptimizer's keywords; "
+                            f"{self.optimizer.__name__} is a torch optimizer class, pass it as the base "
+                            "instead: optimizer=functools.partial(BlockOptimizer, base=...)")
         if self.optimizer is not None and not callable(self.optimizer):
             raise TypeError(f"optimizer must be None or a callable with BlockOptimizer's keywords, got "
                             f"{type(self.optimizer).__name__}")

@@ -79,9 +79,10 @@ class MLP(nn.Module):
         self.seed = check_seed(seed)
         self.residual_multiplier = check_positive("residual_multiplier", residual_multiplier)
         generator = torch.Generator().manual_seed(self.seed)
-        self.embed = nn.Linear(in_features, width, bias=False)
-        self.blocks = nn.ModuleList(nn.Linear(width, width, bias=False) for _ in range(depth))
-        self.readout = nn.Linear(width, out_features, bias=True)
+        with torch.random.fork_rng(devices=[]):  # nn.Linear's default init draws from the global generator
+            self.embed = nn.Linear(in_features, width, bias=False)
+            self.blocks = nn.ModuleList(nn.Linear(width, width, bias=False) for _ in range(depth))
+            self.readout = nn.Linear(width, out_features, bias=True)
         _init_linear(self.embed, generator, std=1.0)
         for block in self.blocks:
             _init_linear(block, generator)
@@ -157,11 +158,13 @@ class Transformer(nn.Module):
         self.seed = check_seed(seed)
         self.residual_multiplier = check_positive("residual_multiplier", residual_multiplier)
         generator = torch.Generator().manual_seed(self.seed)
-        self.token_embedding = nn.Embedding(vocab_size, width)
-        self.position_embedding = nn.Embedding(context, width)
-        self.blocks = nn.ModuleList(_Block(width, n_heads, self.residual_multiplier) for _ in range(depth))
-        self.norm = nn.LayerNorm(width)
-        self.readout = nn.Linear(width, vocab_size, bias=False)
+        with torch.random.fork_rng(devices=[]):  # the layers' default inits draw from the global generator
+            self.token_embedding = nn.Embedding(vocab_size, width)
+            self.position_embedding = nn.Embedding(context, width)
+            self.blocks = nn.ModuleList(_Block(width, n_heads, self.residual_multiplier)
+                                        for _ in range(depth))
+            self.norm = nn.LayerNorm(width)
+            self.readout = nn.Linear(width, vocab_size, bias=False)
         with torch.no_grad():
             for table in (self.token_embedding, self.position_embedding):
                 table.weight.copy_(torch.randn(table.weight.shape, generator=generator))

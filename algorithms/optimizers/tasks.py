@@ -17,7 +17,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._validation import check_count, check_positive, check_positive_int, check_seed
+from algorithms._validation import (
+    check_count,
+    check_fits_memory,
+    check_positive,
+    check_positive_int,
+    check_seed,
+)
 from algorithms.core import Problem
 
 __all__ = ["MarkovLanguageTask"]
@@ -75,6 +81,7 @@ class MarkovLanguageTask(Problem):
     def sample(self, n: int, generator: torch.Generator) -> torch.Tensor:
         """``n`` sequences of ``context + 1`` tokens (inputs are [:, :-1], targets [:, 1:])."""
         n = check_positive_int("n", n)
+        check_fits_memory("MarkovLanguageTask.sample", "n", n, 8.0 * n * (self.context + 1))
         if not isinstance(generator, torch.Generator):
             raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
         cumulative = torch.as_tensor(np.cumsum(self.transition, axis=1))
@@ -94,6 +101,8 @@ class MarkovLanguageTask(Problem):
         reads token sequences; any other (an :class:`~algorithms.optimizers.MLP` with
         ``in_features = out_features = vocab_size``) reads the one-hot current token.
         """
+        if not isinstance(model, nn.Module):
+            raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
         inputs, targets = tokens[:, :-1], tokens[:, 1:]
         if getattr(model, "vocab_size", None) is not None:
             logits = model(inputs)

@@ -354,3 +354,18 @@ def test_group_edited_after_construction_refused_at_step(cls, key, value):
     with pytest.raises(ValueError, match=rf"param_groups\[0\]\['{key}'\]"):
         opt.step()
     assert all(torch.equal(a, p) for a, p in zip(before, params, strict=True))
+
+
+@pytest.mark.parametrize("make", [lambda: MLP(3, 3, 8, 2, seed=5), lambda: Transformer(8, 8, 2, seed=5)],
+                         ids=["MLP", "Transformer"])
+def test_models_leave_the_global_generator_alone(make):
+    state = torch.random.get_rng_state()
+    make()
+    assert torch.equal(state, torch.random.get_rng_state())
+
+
+def test_markov_task_refuses_a_sample_past_memory_and_a_non_module():
+    with pytest.raises(ValueError, match="n=1099511627776 is too large"):
+        TASK.sample(2**40, torch.Generator())
+    with pytest.raises(TypeError, match=r"model must be a torch\.nn\.Module"):
+        TASK.loss("m", TASK.sample(2, torch.Generator()))

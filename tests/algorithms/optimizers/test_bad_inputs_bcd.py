@@ -226,3 +226,88 @@ def test_block_optimizer_refuses_a_state_dict_of_other_shapes():
     with pytest.raises(ValueError, match=r"^state_dict: parameter 'p0' had shape \(8, 4\) when it was saved"):
         optimizer(model(5)).load_state_dict(opt.state_dict())
     optimizer(model(8)).load_state_dict(opt.state_dict())  # the same shapes still load
+
+
+# ---------------------------------------------------------------------- round 7 (issue #43, pre-audit sweep)
+def _stepped_block_state():
+    model = _model()
+    opt = BlockOptimizer(model, lr=0.01, switch_every=3)
+    for _ in range(2):
+        opt.zero_grad()
+        model(torch.ones(2, 3)).sum().backward()
+        opt.step()
+    return opt.state_dict()
+
+
+def _base_tensors(sd):
+    return [(entry, k) for entry in sd["base"]["state"].values() for k, v in entry.items()
+            if isinstance(v, torch.Tensor) and v.numel() > 1]
+
+
+def _nan_moment(sd):
+    entry, key = _base_tensors(sd)[0]
+    entry[key] = torch.full_like(entry[key], float("nan"))
+
+
+def _int_moment(sd):
+    entry, key = _base_tensors(sd)[0]
+    entry[key] = entry[key].long()
+
+
+def _set(path, value):
+    def edit(sd):
+        target = sd
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+    edit.__name__ = "_".join(map(str, path))
+    return edit
+
+
+BASE = "state_dict['base']"
+BLOCK_STATE_EDITS = [
+    (_nan_moment, ValueError, (f"{BASE}['state']", "NaN")),
+    (_int_moment, TypeError, (f"{BASE}['state']", "floating")),
+    (_set(("base", "state", 99), {"exp_avg": torch.zeros(2)}), ValueError, (f"{BASE}['state']", "99")),
+    (_set(("base", "param_groups", 0, "lr"), float("nan")), ValueError, (f"{BASE}['param_groups'][0]",)),
+    (_set(("base", "param_groups", 0, "weight_decay"), -1.0), ValueError, (f"{BASE}['param_groups'][0]",)),
+    (_set(("base", "param_groups"), []), ValueError, (f"{BASE}['param_groups']",)),
+    (_set(("base",), 3), TypeError, ("state_dict['base']",)),
+    (_set(("param_groups", 0, "lr"), float("nan")), ValueError, ("state_dict['param_groups'][0]['lr']",)),
+    (_set(("param_groups", 0, "expansion_lr_scale"), float("nan")), ValueError, ("expansion_lr_scale",)),
+    (_set(("schedule", "block_names"), [["x"]]), ValueError, ("block_names",)),
+]
+
+
+@pytest.mark.parametrize("edit,error,words", BLOCK_STATE_EDITS, ids=lambda x: getattr(x, "__name__", ""))
+def test_block_optimizer_refuses_a_hand_edited_state_dict(edit, error, words):
+    import copy
+
+    sd = copy.deepcopy(_stepped_block_state())
+    edit(sd)
+    model = _model()
+    opt = BlockOptimizer(model, lr=0.01, switch_every=3)
+    flags = [p.requires_grad for p in model.parameters()]
+    with pytest.raises(error) as info:
+        opt.load_state_dict(sd)
+    assert all(w in str(info.value) for w in words), str(info.value)
+    assert [p.requires_grad for p in model.parameters()] == flags and not opt.base_optimizer.state
+
+
+def test_block_optimizer_refuses_an_lr_edited_to_nan_at_step():
+    model = _model()
+    opt = BlockOptimizer(model, lr=0.01)
+    opt.param_groups[0]["lr"] = float("nan")
+    model(torch.ones(2, 3)).sum().backward()
+    with pytest.raises(ValueError, match=r"param_groups\[0\]\['lr'\]"):
+        opt.step()
+
+
+def test_block_order_refuses_an_epoch_past_any_run():
+    with pytest.raises(ValueError, match="epoch"):
+        BlockOptimizer(_model(), order="random").block_order(2**64)
+
+
+def test_bcd_refuses_a_torch_optimizer_class_as_its_factory():
+    with pytest.raises(TypeError, match="optimizer must build a BlockOptimizer"):
+        BlockCoordinateDescent(optimizer=torch.optim.AdamW)
