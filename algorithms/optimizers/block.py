@@ -418,7 +418,7 @@ class BlockOptimizer(torch.optim.Optimizer):
         saved_names = schedule.get("block_names")
         if saved_names is not None and saved_names != self.block_names:
             if not self._covers(saved_names):
-                raise ValueError(f"state_dict is for other blocks (a state of another model): its "
+                raise ValueError(f"state_dict is for other blocks (another parameter group layout): its "
                                  f"['schedule']['block_names'] {saved_names!r:.120} are not this optimizer's "
                                  f"{self.block_names!r:.120}")
             self._adopt_blocks(saved_names)
