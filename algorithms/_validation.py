@@ -372,8 +372,8 @@ def check_fits_memory(owner: str, name: str, value: Any, n_bytes: float) -> None
 
 def check_choice(name: str, value: Any, choices) -> Any:
     try:
-        known = value in choices
-    except TypeError:  # a list or dict looked up in a set or dict of choices: unhashable
+        known = bool(value in choices)
+    except (TypeError, ValueError):  # unhashable (a list, a dict), or an array compared elementwise
         known = False
     if not known:
         raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")
@@ -581,7 +581,8 @@ def returned_scalar(call: str, value: Any) -> float:
     """
     # a str ("1") or a list ([1.0]) would be parsed or unpacked by float()/numpy; a bool counted as 0/1
     if (np.ndim(value) != 0 or isinstance(value, str | bytes | bool | np.bool_) or np.iscomplexobj(value)
-            or getattr(value, "dtype", None) == np.bool_):
+            or getattr(value, "dtype", None) == np.bool_
+            or str(getattr(value, "dtype", "")) in ("torch.bool", "torch.complex64", "torch.complex128")):
         raise TypeError(f"{call} must return a real number, got {type(value).__name__} {_brief(value)}")
     try:
         return float(value)

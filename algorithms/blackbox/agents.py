@@ -37,7 +37,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._validation import allocates, as_real_array, check_bool, check_positive_int
+from algorithms._validation import (
+    allocates,
+    as_real_array,
+    check_bool,
+    check_module_state,
+    check_positive_int,
+)
 from algorithms.blackbox.features import N_FEATURES
 from algorithms.blackbox.grammar import CONFIG_SPACE, END, MODULES, N_MAX, TOKENS, allowed_next, validate
 
@@ -52,6 +58,28 @@ def _features(features) -> torch.Tensor:
     if not np.all(np.isfinite(array)):
         raise ValueError("features contains NaN or inf entries")
     return torch.as_tensor(array, dtype=torch.float32)
+
+
+def _checked_features(features) -> torch.Tensor:
+    """``_features`` with a fast path for what ``sample`` passes on (a finite float32 tensor of 13)."""
+    if (isinstance(features, torch.Tensor) and features.dtype == torch.float32
+            and features.shape == (N_FEATURES,) and bool(torch.isfinite(features).all())):
+        return features
+    return _features(features)
+
+
+def _check_prefix(prefix) -> tuple[str, ...]:
+    """A prefix of tokens (module names, "end"): an unknown one was a bare KeyError."""
+    if isinstance(prefix, str) or not isinstance(prefix, Sequence):
+        raise TypeError(f"prefix must be a sequence of module names, got {type(prefix).__name__} "
+                        f"{prefix!r:.40}")
+    unknown = [t for t in prefix if not isinstance(t, str) or t not in _INDEX]
+    if unknown:
+        raise ValueError(f"prefix holds {unknown[0]!r}, which is not a module of the space (or 'end')")
+    if len(prefix) > MAX_LEN:
+        raise ValueError(f"prefix must hold at most {MAX_LEN} tokens, got {len(prefix)}")
+    return tuple(prefix)
+
 
 __all__ = ["N_OBS", "HyperparameterController", "WorkflowGenerator", "cosine_positions"]
 
@@ -107,8 +135,14 @@ class WorkflowGenerator(nn.Module):
         self.head = nn.Linear(hidden, len(TOKENS))
         self.register_buffer("pos", cosine_positions(MAX_LEN + 1, hidden), persistent=False)
 
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """torch's ``load_state_dict``, refusing NaN or inf weights by name first."""
+        check_module_state(state_dict)
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
+
     def logits(self, features: torch.Tensor, prefix: Sequence[str]) -> torch.Tensor:
         """Unmasked next-token logits after ``prefix``, shape ``(len(TOKENS),)``."""
+        features, prefix = _checked_features(features), _check_prefix(prefix)
         start = self.feature(features.reshape(1, N_FEATURES))
         if prefix:
             ids = torch.tensor([_INDEX[t] for t in prefix])
@@ -122,7 +156,8 @@ class WorkflowGenerator(nn.Module):
 
     def masked_distribution(self, features: torch.Tensor, prefix: Sequence[str]
                             ) -> torch.distributions.Categorical:
-        allowed = allowed_next(tuple(prefix))
+        """The next-token distribution after the valid ``prefix``, restricted to what the grammar allows."""
+        allowed = allowed_next(prefix)
         if len(prefix) >= MAX_LEN - 1 and END in allowed:
             allowed = frozenset({END})
         mask = torch.tensor([t in allowed for t in TOKENS])
@@ -177,6 +212,11 @@ class HyperparameterController(nn.Module):
         self.log_std = nn.Linear(hidden, N_MAX)
         self.value = nn.Linear(hidden, 1)
         self.register_buffer("pos", cosine_positions(MAX_LEN, hidden), persistent=False)
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """torch's ``load_state_dict``, refusing NaN or inf weights by name first."""
+        check_module_state(state_dict)
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def forward(self, workflow: Sequence[str], obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor,
                                                                              torch.Tensor]:

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from algorithms._validation import check_choice, check_count, check_positive, check_positive_int
+from algorithms._validation import check_choice, check_count, check_positive
 from algorithms.blackbox.modular import RunResult, WorkflowPlan, finish, record_last_batch, run_workflow
 from algorithms.blackbox.problem import BlackBoxProblem, Evaluator
 from algorithms.core import Algorithm, IterationMonitor, Solution, SolveOptions, _dispatch
@@ -179,6 +179,7 @@ def _solve(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions) ->
     # pycma needs dimension >= 2: a 1-D problem runs with one dummy coordinate that f never sees
     dummy = problem.dim == 1
     cma_lo, cma_hi = (np.r_[lo, 0.0], np.r_[hi, 1.0]) if dummy else (lo, hi)
+    global_state = np.random.get_state()  # noqa: NPY002 (pycma seeds numpy's global generator: restored)
     try:
         while not ev.exhausted and stop == "budget":
             restarts += 1
@@ -221,6 +222,7 @@ def _solve(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions) ->
         # the first point alone, or a generation the budget cut before its tell: recorded too
         record_last_batch(monitor, trace, ev, stop)
     finally:
+        np.random.set_state(global_state)  # noqa: NPY002
         monitor.close()
     return finish(problem, ev, RunResult(stop, len(trace), max(restarts, 0), trace, x0[None]), options)
 
@@ -238,7 +240,7 @@ class PSO(Algorithm):
         _range01("w", self.w, 0.2, 1.0)
         _range01("c1", self.c1, 0.0, 2.5)
         _range01("c2", self.c2, 0.0, 2.5)
-        if check_positive_int("swarm", self.swarm) < 2:
+        if check_count("swarm", self.swarm, 1) < 2:   # a count: 2**40 was accepted
             raise ValueError(f"swarm must be >= 2, got {self.swarm}")
 
 
@@ -276,7 +278,7 @@ class RandomSearch(Algorithm):
     batch: int = 100
 
     def __post_init__(self) -> None:
-        check_positive_int("batch", self.batch)
+        check_count("batch", self.batch, 1)
 
 
 @_dispatch

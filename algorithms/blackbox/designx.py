@@ -43,7 +43,7 @@ from algorithms._validation import check_bool
 from algorithms.blackbox.agents import HyperparameterController, WorkflowGenerator
 from algorithms.blackbox.features import problem_features
 from algorithms.blackbox.grammar import decode_action
-from algorithms.blackbox.modular import WorkflowPlan, finish, run_workflow
+from algorithms.blackbox.modular import WorkflowPlan, check_maxiters, finish, run_workflow
 from algorithms.blackbox.problem import BlackBoxProblem, Evaluator
 from algorithms.core import Algorithm, IterationMonitor, Solution, SolveOptions, _dispatch
 
@@ -78,10 +78,22 @@ def _check_agents(agent1: Any, agent2: Any) -> None:
 
 @functools.lru_cache(maxsize=8)
 def _load(path: str) -> tuple[WorkflowGenerator, HyperparameterController]:
-    state = torch.load(path, map_location="cpu", weights_only=True)
-    a1, a2 = WorkflowGenerator(**state["sizes"]), HyperparameterController(**state["sizes"])
-    a1.load_state_dict(state["agent1"])
-    a2.load_state_dict(state["agent2"])
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        sizes, first, second = state["sizes"], state["agent1"], state["agent2"]
+    except Exception as exc:   # not a torch file, or one without the agents: torch's unpickling message
+        raise ValueError(f"checkpoint {path!r} is not a DesignX checkpoint (save_agents writes one): "
+                         f"{type(exc).__name__}: {str(exc)[:120]}") from None
+    # building the modules draws their initial weights from torch's global generator: forked, so loading
+    # the agents (once per path, cached) leaves the caller's torch random stream where it was
+    with torch.random.fork_rng(devices=[]):
+        a1, a2 = WorkflowGenerator(**sizes), HyperparameterController(**sizes)
+    try:
+        a1.load_state_dict(first)
+        a2.load_state_dict(second)
+    except (RuntimeError, ValueError, TypeError) as exc:
+        raise ValueError(f"checkpoint {path!r} does not hold agents of its recorded sizes: "
+                         f"{str(exc)[:160]}") from None
     return a1.eval(), a2.eval()
 
 
@@ -93,12 +105,15 @@ class CheckpointNotFoundError(FileNotFoundError, ValueError):
 
 def load_agents(checkpoint: str | Path | None = None) -> tuple[WorkflowGenerator, HyperparameterController]:
     """The agents saved at ``checkpoint`` (``None``: the shipped checkpoint); a path naming no file raises
-    :class:`CheckpointNotFoundError` (a ``FileNotFoundError`` and a ``ValueError``).
+    :class:`CheckpointNotFoundError` (a ``FileNotFoundError`` and a ``ValueError``), a file that is no
+    checkpoint a ``ValueError`` naming ``checkpoint``.
 
     >>> a1, a2 = load_agents()
     >>> type(a1).__name__, type(a2).__name__
     ('WorkflowGenerator', 'HyperparameterController')
     """
+    if checkpoint is not None and not isinstance(checkpoint, str | Path):   # Path(3): "expected str, bytes"
+        raise TypeError(f"checkpoint must be a path (str or Path) or None, got {type(checkpoint).__name__}")
     path = DEFAULT_CHECKPOINT if checkpoint is None else Path(checkpoint)
     if not path.is_file():
         raise CheckpointNotFoundError(f"checkpoint {str(path)!r} does not exist (train one with "
@@ -132,6 +147,9 @@ def run_episode(problem: BlackBoxProblem, agent1: WorkflowGenerator, agent2: Hyp
     stochastic = check_bool("stochastic", stochastic)
     keep_grad = check_bool("keep_grad", keep_grad)
     _check_agents(agent1, agent2)
+    check_maxiters(maxiters)   # before the feature sample spends evaluations
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
     ev = Evaluator(problem)
     features, _, _ = problem_features(ev, rng)
     with torch.set_grad_enabled(keep_grad):
@@ -191,7 +209,13 @@ def log_regret_rewards(episode: Episode, optimum: float, floor: float = 1e-8) ->
 
 @dataclass(frozen=True)
 class DesignX(Algorithm):
-    """The trained dual-agent designer: ``checkpoint`` (None: the shipped one), ``stochastic``."""
+    """The trained dual-agent designer: ``checkpoint`` (None: the shipped one), ``stochastic``.
+
+    Units: Agent 1's features include the box itself (mean upper and lower bound / 10, see
+    :func:`~algorithms.blackbox.problem_features`), as the shipped agents were trained on BBOB's [-5, 5]^d;
+    the same problem in other units (a box of side 2e7) can get another workflow. Rescale the box to
+    about [-5, 5]^d to run the shipped agents as trained.
+    """
 
     checkpoint: Any = None
     stochastic: bool = False
@@ -203,6 +227,8 @@ class DesignX(Algorithm):
         if self.checkpoint is not None and not Path(self.checkpoint).is_file():
             raise ValueError(f"checkpoint must be an existing file, got {str(self.checkpoint)!r}")
         check_bool("stochastic", self.stochastic)
+        if self.checkpoint is not None:   # loaded once (cached): a file that is no checkpoint is refused here
+            load_agents(self.checkpoint)
 
 
 @_dispatch

@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from algorithms._validation import as_real_array, check_generator, check_positive_int
+from algorithms._validation import as_real_array, check_count, check_generator, check_positive_int
 from algorithms.blackbox.components import initialize
 from algorithms.blackbox.problem import Evaluator
 
@@ -132,7 +132,7 @@ def problem_features(ev: Evaluator, rng: np.random.Generator, n: int | None = No
     if not isinstance(ev, Evaluator):
         raise TypeError(f"ev must be an Evaluator, got {type(ev).__name__}")
     prob = ev.problem
-    n = sample_size(prob.dim, prob.budget) if n is None else check_positive_int("n", n)
+    n = sample_size(prob.dim, prob.budget) if n is None else check_count("n", n, 1)
     n = max(1, min(n, max(ev.remaining, 1)))
     lo, hi = prob.lower.astype(float), prob.upper.astype(float)
     X = initialize("lhs", n, lo, hi, rng)

@@ -141,6 +141,10 @@ class InvalidWorkflowError(ValueError):
     """A workflow breaks a rule of the grammar; ``rule`` is its id (``"R1"`` ... ``"R11"``)."""
 
     def __init__(self, rule: str, message: str) -> None:
+        if not isinstance(rule, str) or rule not in RULES:   # RULES[3] was a bare KeyError
+            raise ValueError(f"rule must be one of {sorted(RULES)}, got {rule!r}")
+        if not isinstance(message, str):
+            raise TypeError(f"message must be a str, got {type(message).__name__}")
         super().__init__(f"invalid workflow: rule {rule} ({RULES[rule]}) broken: {message}")
         self.rule = rule
 

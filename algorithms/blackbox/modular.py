@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from algorithms._validation import check_callable, check_int_at_least, check_positive_int
 from algorithms.blackbox.components import (
     N_PARTNERS,
     SepCMAState,
@@ -107,15 +108,18 @@ class WorkflowPlan:
     reduction: str | None
     restart: str | None
 
+    def __post_init__(self) -> None:
+        # built directly (not by parse), the slots must be the workflow's: WorkflowPlan(("a",), "x", ...) ran
+        names = validate(self.workflow)
+        object.__setattr__(self, "workflow", names)
+        if (names, *_slots(names)) != tuple(getattr(self, f) for f in self.__dataclass_fields__):
+            raise ValueError(f"workflow and the slots disagree: build a plan with "
+                             f"WorkflowPlan.parse(workflow) (workflow {names!r})")
+
     @classmethod
     def parse(cls, workflow: Sequence[str]) -> WorkflowPlan:
         names = validate(workflow)
-        slot = {MODULE_TYPE[n]: n for n in names}
-        tail = lambda key: None if key not in slot else slot[key].split(".", 1)[1]  # noqa: E731
-        return cls(names, tail("INITIALIZATION"), slot["POPULATION_SIZE"], family_of(names),
-                   tail("NICHING"), tail("DE_MUTATION"), tail("DE_CROSSOVER"), tail("GA_MUTATION"),
-                   tail("BOUNDARY_CONTROL"), tail("SELECTION"), tail("POPULATION_REDUCTION"),
-                   tail("RESTART"))
+        return cls(names, *_slots(names))
 
     def controllable(self) -> tuple[str, ...]:
         return tuple(n for n in self.workflow if n in CONFIG_SPACE)
@@ -125,37 +129,58 @@ class WorkflowPlan:
         return N_PARTNERS[self.mutation] + 1 if self.family == "de" else 2
 
     def size(self, dim: int, budget: int) -> int:
+        """The population size for a problem of dimension ``dim`` and evaluation ``budget``."""
+        dim, budget = check_positive_int("dim", dim), check_positive_int("budget", budget)
         base = {"pop.cma": 4 + int(3 * math.log(dim)), "pop.20": 20, "pop.50": 50, "pop.100": 100,
                 "pop.5d": 5 * dim, "pop.10d": 10 * dim, "pop.15d": 15 * dim}[self.pop]
         return int(max(self.min_size(), min(base, budget)))
 
 
-def _check_hyperparameters(plan: WorkflowPlan, hyperparameters: Any) -> dict[str, dict[str, float]]:
+def _slots(names: tuple[str, ...]) -> tuple:
+    """A valid workflow's slots, in WorkflowPlan's field order after ``workflow``."""
+    slot = {MODULE_TYPE[n]: n for n in names}
+    tail = lambda key: None if key not in slot else slot[key].split(".", 1)[1]  # noqa: E731
+    return (tail("INITIALIZATION"), slot["POPULATION_SIZE"], family_of(names), tail("NICHING"),
+            tail("DE_MUTATION"), tail("DE_CROSSOVER"), tail("GA_MUTATION"), tail("BOUNDARY_CONTROL"),
+            tail("SELECTION"), tail("POPULATION_REDUCTION"), tail("RESTART"))
+
+
+def _check_hyperparameters(plan: WorkflowPlan, hyperparameters: Any, name: str = "hyperparameters", *,
+                           defaults: bool = True, slack: float = 0.0) -> dict[str, dict[str, float]]:
+    """Checked ``{module: {name: value}}`` over the defaults (``defaults=False``: the given entries only).
+    ``slack`` (a fraction of a range) lets a decoded action's rounding past a bound through, clipped."""
     if hyperparameters is None:
         hyperparameters = {}
     if not isinstance(hyperparameters, Mapping):
-        raise TypeError(f"hyperparameters must be a mapping module -> {{name: value}}, got "
-                        f"{type(hyperparameters).__name__}")
-    out = {n: {p[0]: p[3] for p in CONFIG_SPACE[n]} for n in plan.controllable()}
+        raise TypeError(f"{name} must be a mapping module -> {{name: value}}, got "
+                        f"{type(hyperparameters).__name__} {hyperparameters!r:.60}")
+    controllable = plan.controllable()
+    out = {n: {p[0]: p[3] for p in CONFIG_SPACE[n]} for n in controllable} if defaults else {}
     for module, config in hyperparameters.items():
-        if module not in out:
-            raise ValueError(f"hyperparameters names module {module!r}, which is not a CONTROLLABLE module "
-                             f"of the workflow (controllable here: {sorted(out)})")
+        if module not in controllable:
+            raise ValueError(f"{name} names module {module!r}, which is not a CONTROLLABLE module "
+                             f"of the workflow (controllable here: {sorted(controllable)})")
         if not isinstance(config, Mapping):
-            raise TypeError(f"hyperparameters[{module!r}] must be a mapping name -> value, got "
+            raise TypeError(f"{name}[{module!r}] must be a mapping name -> value, got "
                             f"{type(config).__name__}")
         space = {p[0]: p for p in CONFIG_SPACE[module]}
-        for name, value in config.items():
-            if name not in space:
-                raise ValueError(f"hyperparameters[{module!r}] has no parameter {name!r} "
+        for key, value in config.items():
+            if key not in space:
+                raise ValueError(f"{name}[{module!r}] has no parameter {key!r} "
                                  f"(expected one of {sorted(space)})")
-            _, lo, hi, _, _ = space[name]
-            if (isinstance(value, bool) or not isinstance(value, int | float | np.number)
-                    or not lo <= value <= hi):
-                raise ValueError(f"hyperparameters[{module!r}][{name!r}] must be a number in [{lo}, {hi}], "
+            _, lo, hi, _, _ = space[key]
+            pad = slack * (hi - lo)
+            if (isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number)
+                    or not lo - pad <= value <= hi + pad):
+                raise ValueError(f"{name}[{module!r}][{key!r}] must be a number in [{lo}, {hi}], "
                                  f"got {value!r}")
-            out[module][name] = float(value)
+            out.setdefault(module, {})[key] = min(max(float(value), lo), hi)
     return out
+
+
+def check_maxiters(maxiters: Any) -> int | None:
+    """A generation cap: None or an int >= 0 (-1 stopped at once, "5" failed inside a comparison)."""
+    return None if maxiters is None else check_int_at_least("maxiters", maxiters, 0)
 
 
 @dataclass(frozen=True)
@@ -167,7 +192,7 @@ class ModularOptimizer(Algorithm):
     """
 
     workflow: tuple[str, ...]
-    hyperparameters: Any = None
+    hyperparameters: Any = field(default=None, hash=False)   # a dict: hashed by the workflow alone
     plan: WorkflowPlan = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -245,8 +270,14 @@ def run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
         raise TypeError(f"ev must be an Evaluator, got {type(ev).__name__}")
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    if isinstance(control_interval, bool) or not isinstance(control_interval, int) or control_interval < 1:
-        raise ValueError(f"control_interval must be a positive int, got {control_interval!r}")
+    control_interval = check_positive_int("control_interval", control_interval)
+    maxiters = check_maxiters(maxiters)
+    if controller is not None:
+        check_callable("controller", controller)
+    if monitor is not None and not callable(getattr(monitor, "record", None)):
+        raise TypeError(f"monitor must be an IterationMonitor (an object with record(**fields)), got "
+                        f"{type(monitor).__name__}")
+    hyperparameters = _check_hyperparameters(plan, hyperparameters)  # None or a partial mapping: defaults
     prob = ev.problem
     lo, hi = prob.lower.astype(float), prob.upper.astype(float)
     width = hi - lo
@@ -282,7 +313,11 @@ def run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
             break
         if controller is not None and gen % control_interval == 0:
             obs = progress_features(ev, X, y, lo, hi, stall, success, improved, init_best)
-            update = controller(obs)
+            # the user's controller: what it returns is checked like hyperparameters, naming it (a str gave
+            # "'str' object has no attribute 'items'", w = NaN a NaN population); 1e-9 of a range lets
+            # a decoded action's rounding past a bound through
+            update = _check_hyperparameters(plan, controller(obs), "controller(obs)", defaults=False,
+                                            slack=1e-9)
             if update:
                 for module, config in update.items():
                     hp[module].update(config)

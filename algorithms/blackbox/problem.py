@@ -46,6 +46,7 @@ from algorithms._validation import (
     as_real_array,
     check_callable,
     check_int_at_least,
+    check_positive,
     check_positive_int,
     check_str,
     returned_scalar,
@@ -248,6 +249,30 @@ def normalized_regret(value: float, problem: BlackBoxProblem) -> float:
     return max(0.0, (float(value) - problem.optimum) / (problem.f_ref - problem.optimum))
 
 
+class _BBOB:
+    """A BBOB function as a picklable callable: ``f(X)`` for X (n, d); the ioh object (which does not pickle)
+    is rebuilt from (fid, instance, dim) after unpickling."""
+
+    def __init__(self, fid: int, instance: int, dim: int) -> None:
+        self.fid, self.instance, self.dim = fid, instance, dim
+        self._fn = None
+
+    @property
+    def ioh(self):
+        if self._fn is None:
+            import ioh
+
+            self._fn = ioh.get_problem(self.fid, instance=self.instance, dimension=self.dim,
+                                       problem_class=ioh.ProblemClass.REAL)
+        return self._fn
+
+    def __getstate__(self) -> dict:
+        return {"fid": self.fid, "instance": self.instance, "dim": self.dim, "_fn": None}
+
+    def __call__(self, X: np.ndarray) -> np.ndarray:
+        return np.asarray(self.ioh(np.asarray(X, dtype=float)), dtype=float)
+
+
 @allocates("dim")
 def bbob_problem(fid: int, instance: int, dim: int, budget: int, *, target_precision: float | None = None
                  ) -> BlackBoxProblem:
@@ -261,7 +286,6 @@ def bbob_problem(fid: int, instance: int, dim: int, budget: int, *, target_preci
     >>> p.name, p.dim, p.budget
     ('bbob_f1_Sphere_i1_d2', 2, 100)
     """
-    import ioh
 
     if isinstance(fid, bool) or not isinstance(fid, int | np.integer) or not 1 <= fid <= 24:
         raise ValueError(f"fid must be an int in 1..24, got {fid!r}")
@@ -271,11 +295,10 @@ def bbob_problem(fid: int, instance: int, dim: int, budget: int, *, target_preci
         if value > C_INT_MAX:  # ioh's create() takes C ints and says only "incompatible function arguments"
             raise ValueError(f"{name} must be <= 2**31 - 1 (ioh takes a C int), got {value}")
     check_positive_int("budget", budget)
-    if target_precision is not None and not (isinstance(target_precision, int | float)
-                                             and target_precision > 0):
-        raise ValueError(f"target_precision must be > 0 or None, got {target_precision!r}")
-    fn = ioh.get_problem(int(fid), instance=int(instance), dimension=int(dim),
-                         problem_class=ioh.ProblemClass.REAL)
+    if target_precision is not None:   # True passed as 1, inf as a target no run reaches
+        target_precision = check_positive("target_precision", target_precision)
+    f = _BBOB(int(fid), int(instance), int(dim))
+    fn = f.ioh
     fstar = float(fn.optimum.y)
     lower, upper = np.asarray(fn.bounds.lb, dtype=float), np.asarray(fn.bounds.ub, dtype=float)
     sample = np.random.default_rng(1000 * int(fid) + int(instance)).uniform(lower, upper, (1000, int(dim)))
@@ -283,9 +306,5 @@ def bbob_problem(fid: int, instance: int, dim: int, budget: int, *, target_preci
     if not f_ref > fstar:
         f_ref = fstar + 1.0
     target = None if target_precision is None else fstar + float(target_precision)
-
-    def f(X: np.ndarray) -> np.ndarray:
-        return np.asarray(fn(np.asarray(X, dtype=float)), dtype=float)
-
     return BlackBoxProblem(f, (lower, upper), int(budget), vectorized=True, optimum=fstar, f_ref=f_ref,
                            target=target, name=f"bbob_f{fid}_{BBOB_FUNCTIONS[fid - 1]}_i{instance}_d{dim}")

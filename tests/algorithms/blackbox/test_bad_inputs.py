@@ -309,3 +309,92 @@ def test_round7_optimum_above_an_evaluated_value_is_refused(algorithm):
         solve(wrong, algorithm, seed=0)
     right = BlackBoxProblem(lambda x: float(x @ x), BOX, 200, optimum=0.0, target=0.5)
     assert solve(right, algorithm, seed=0).retcode.name == "Success"
+
+
+# Round 7 (pre-audit sweep, #43): public functions' other arguments, user callables (controller), state
+# dicts, pickling, the global RNG.
+_PLAN = WorkflowPlan.parse(("init.sobol", "pop.20", "pso.inertia", "bc.reflect", "sel.greedy"))
+
+
+def _run(**kw):
+    return run_workflow(_PLAN, Evaluator(PROB), np.random.default_rng(0), kw.pop("hp", {}), **kw)
+
+
+def _nan_state():
+    gen = WorkflowGenerator()
+    state = gen.state_dict()
+    key = next(iter(state))
+    state[key] = torch.full_like(state[key], math.nan)
+    WorkflowGenerator().load_state_dict(state)
+
+
+ROUND7 = [
+    BadInput(run_workflow, lambda: _run(hp={"pso.inertia": {"w": math.nan}}), ValueError,
+             ("hyperparameters", "w"), "hp-nan"),
+    BadInput(run_workflow, lambda: _run(hp=[1]), TypeError, ("hyperparameters",), "hp-list"),
+    BadInput(run_workflow, lambda: _run(maxiters=-1), ValueError, ("maxiters",), "maxiters-neg"),
+    BadInput(run_workflow, lambda: _run(maxiters="5"), TypeError, ("maxiters",), "maxiters-str"),
+    BadInput(run_workflow, lambda: _run(controller=3), TypeError, ("controller", "callable"),
+             "controller-int"),
+    BadInput(run_workflow, lambda: _run(controller=lambda obs: "x"), TypeError, ("controller(obs)",),
+             "controller-str"),
+    BadInput(run_workflow, lambda: _run(controller=lambda obs: {"pso.inertia": {"w": 5.0}}), ValueError,
+             ("controller(obs)", "w"), "controller-range"),
+    BadInput(run_workflow, lambda: _run(controller=lambda obs: {"foo": {"w": 0.5}}), ValueError,
+             ("controller(obs)", "foo"), "controller-module"),
+    BadInput(run_workflow, lambda: _run(monitor="m"), TypeError, ("monitor",), "monitor-str"),
+    BadInput(run_episode, lambda: run_episode(PROB, *load_agents(), np.random.default_rng(0), maxiters=-1),
+             ValueError, ("maxiters",), "maxiters-neg"),
+    BadInput(WorkflowPlan, lambda: WorkflowPlan(("a",), "x", "y", "z", None, None, None, None, "b", "s", None,
+                                                None), ValueError, ("workflow",), "direct-garbage"),
+    BadInput(WorkflowPlan.size, lambda: _PLAN.size(0, 10), ValueError, ("dim",), "size-dim"),
+    BadInput(WorkflowPlan.size, lambda: _PLAN.size(2, 0), ValueError, ("budget",), "size-budget"),
+    BadInput(WorkflowGenerator.logits, lambda: WorkflowGenerator().logits(torch.zeros(5), ()), ValueError,
+             ("features",), "logits-len"),
+    BadInput(WorkflowGenerator.logits, lambda: WorkflowGenerator().logits(torch.zeros(13), ("foo",)),
+             ValueError, ("prefix", "foo"), "logits-prefix"),
+    BadInput(WorkflowGenerator.load_state_dict, _nan_state, ValueError, ("state_dict", "NaN"), "nan"),
+    BadInput(InvalidWorkflowError, lambda: InvalidWorkflowError(3, "m"), ValueError, ("rule",), "rule"),
+    BadInput(load_agents, lambda: load_agents(3), TypeError, ("checkpoint",), "int"),
+    BadInput(load_agents, lambda: load_agents(__file__), ValueError, ("checkpoint", "not a DesignX"),
+             "not-a-checkpoint"),
+    BadInput(DesignX, lambda: DesignX(checkpoint=__file__), ValueError, ("checkpoint",), "not-a-checkpoint"),
+    BadInput(bbob_problem, lambda: bbob_problem(1, 1, 2, 10, target_precision=True), TypeError,
+             ("target_precision",), "bool"),
+    BadInput(bbob_problem, lambda: bbob_problem(1, 1, 2, 10, target_precision=math.inf), ValueError,
+             ("target_precision",), "inf"),
+    BadInput(ScipyDE, lambda: ScipyDE(init=np.zeros((5, 2))), ValueError, ("init",), "array"),
+    BadInput(PSO, lambda: PSO(swarm=2**40), ValueError, ("swarm",), "huge"),
+    BadInput(RandomSearch, lambda: RandomSearch(batch=2**40), ValueError, ("batch",), "huge"),
+    BadInput(problem_features, lambda: problem_features(Evaluator(PROB), np.random.default_rng(0), 2**40),
+             ValueError, ("n",), "n-huge"),
+    BadInput(Evaluator.__call__, lambda: Evaluator(BlackBoxProblem(lambda x: torch.tensor(True), BOX, 5))(X),
+             TypeError, ("f(x)",), "f-torch-bool"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND7, ids=lambda c: c.id)
+def test_round7_bad_input(case):
+    check_bad_input(case)
+
+
+def test_round7_valid_edges_pickle_and_global_rng():
+    import pickle
+
+    # hyperparameters None (the documented defaults), numpy ints, a hashable optimizer, a picklable BBOB
+    assert _run(hp=None).stop == "budget"
+    assert _run(control_interval=np.int64(2)).stop == "budget"
+    assert hash(ModularOptimizer(DE, {"de.rand1": {"F1": 0.5}})) == hash(ModularOptimizer(DE))
+    bbob = bbob_problem(1, 1, 2, 40)
+    back = pickle.loads(pickle.dumps(bbob))
+    np.testing.assert_array_equal(back.f(np.zeros((1, 2))), bbob.f(np.zeros((1, 2))))
+    sol = pickle.loads(pickle.dumps(solve(bbob, RandomSearch(), seed=0)))
+    assert np.isfinite(sol.value)
+    # pycma seeds numpy's global generator and building the agents draws torch's: both left as they were
+    state, torch_state = np.random.get_state()[1].copy(), torch.random.get_rng_state().clone()  # noqa: NPY002
+    solve(PROB, CMAES(), seed=1)
+    import algorithms.blackbox.designx as dx
+    dx._load.cache_clear()
+    solve(PROB, DesignX(), seed=1)
+    assert np.array_equal(state, np.random.get_state()[1])  # noqa: NPY002
+    assert torch.equal(torch_state, torch.random.get_rng_state())
