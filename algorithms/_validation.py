@@ -683,3 +683,47 @@ def check_module_state(state_dict: Any, where: str = "state_dict") -> None:
         if isinstance(value, torch.Tensor) and (value.is_floating_point() or value.is_complex()) \
                 and value.device.type != "meta" and not bool(torch.isfinite(value).all()):
             raise ValueError(f"{where}[{key!r}] contains NaN or inf entries")
+
+
+def check_finite_data(name: str, value: Any) -> None:
+    """A data tensor (a model's input ``X``, targets ``y``, a probe ``vector``) without NaN/inf, else a
+    ValueError naming ``name``: torch propagates them into a NaN output or gradient in silence.
+
+    Skipped inside ``torch.func.vmap``, where a data-dependent check cannot run (the batched call's entry
+    point checks the data it is given); a meta tensor is refused first (it holds no data).
+    """
+    import torch
+
+    if value.device.type == "meta":
+        raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+    try:
+        finite = bool(torch.isfinite(value).all())
+    except RuntimeError:  # a vmap-batched tensor: no data-dependent control flow
+        return
+    if not finite:
+        raise ValueError(f"{name} contains NaN or inf entries")
+
+
+def check_saved_hyperparameters(optimizer_class: Any, groups: Any, where: str) -> None:
+    """Each saved parameter group's hyperparameters through ``optimizer_class``'s own constructor (on a
+    throwaway tensor): torch's optimizers check ``lr``, ``betas``, ``momentum``, ``weight_decay`` there
+    only, and their ``load_state_dict`` loads ``lr = nan`` or ``weight_decay = -1`` as they are. Keys the
+    constructor does not take (``initial_lr`` of a scheduler, labels) are left alone."""
+    import inspect
+    import warnings
+
+    import torch
+
+    accepted = set(inspect.signature(optimizer_class).parameters) - {"params", "self"}
+    probe = [torch.zeros(1, requires_grad=True)]
+    for index, group in enumerate(groups if isinstance(groups, list) else []):
+        if not isinstance(group, dict):
+            continue
+        keywords = {k: v for k, v in group.items() if k in accepted}
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                optimizer_class(probe, **keywords)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{where}['param_groups'][{index}]: {optimizer_class.__name__} refuses these "
+                             f"hyperparameters: {exc}") from None

@@ -28,6 +28,8 @@ from collections.abc import Callable
 import torch
 from torch.func import functional_call, grad, jacfwd, jacrev, jvp, vmap
 
+from algorithms._validation import check_finite_data
+
 __all__ = [
     "flat_forward",
     "flat_hessian",
@@ -55,6 +57,10 @@ def flatten_params(params: Params) -> tuple[torch.Tensor, Callable[[torch.Tensor
         raise TypeError(f"params must map names to torch tensors; {bad} are "
                         f"{sorted({type(params[k]).__name__ for k in bad})}")
     keys = list(params)
+    integral = [k for k in keys if not params[k].is_floating_point()]
+    if integral:  # an integer parameter has no gradient; a complex one would be cast later
+        raise TypeError(f"params must be floating tensors (parameters), got {integral} of dtype "
+                        f"{params[integral[0]].dtype}")
     dtypes = {k: params[k].dtype for k in keys}
     if len(set(dtypes.values())) > 1:
         # torch.cat promotes to the widest dtype and unflatten would hand every parameter back in it
@@ -122,6 +128,18 @@ def _check_theta(theta) -> None:
         what = (f"shape {tuple(theta.shape)}, dtype {theta.dtype}" if isinstance(theta, torch.Tensor)
                 else type(theta).__name__)
         raise TypeError(f"theta must be a 1-D floating torch tensor (a flat parameter vector), got {what}")
+    if theta.dtype in (torch.float16, torch.bfloat16):  # the derivatives would be rounded to half
+        raise TypeError(f"theta must be float32 or float64, got {theta.dtype}")
+    check_finite_data("theta", theta)   # NaN/inf: the derivatives at θ are not defined
+
+
+def _check_data(name: str, value: torch.Tensor, theta: torch.Tensor) -> None:
+    """A data tensor beside θ: real (complex failed inside torch.func), finite, not half precision."""
+    if value.is_complex():
+        raise TypeError(f"{name} must be real, got {value.dtype}")
+    if value.dtype in (torch.float16, torch.bfloat16):
+        raise TypeError(f"{name} must have theta's dtype {theta.dtype}, got {value.dtype}")
+    check_finite_data(name, value)
 
 
 def _check_samples(theta, X, y) -> None:
@@ -138,6 +156,8 @@ def _check_samples(theta, X, y) -> None:
         raise ValueError(f"X must be on theta's device {theta.device}, got a tensor on {X.device}")
     if X.shape[0] == 0:  # torch.func's vmap over no sample fails with an IndexError
         raise ValueError("X and y must hold at least one sample, got 0")
+    _check_data("X", X, theta)
+    _check_data("y", y, theta)
 
 
 def _hessian(fn: Callable) -> Callable:
@@ -163,6 +183,9 @@ def flat_hvp(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor,
     if not isinstance(vector, torch.Tensor) or vector.shape != theta.shape:
         got = tuple(vector.shape) if isinstance(vector, torch.Tensor) else type(vector).__name__
         raise ValueError(f"vector must be a tensor of theta's shape {tuple(theta.shape)}, got {got}")
+    if vector.dtype != theta.dtype:  # a complex or half vector was cast (or its imaginary part dropped)
+        raise TypeError(f"vector must have theta's dtype {theta.dtype}, got {vector.dtype}")
+    check_finite_data("vector", vector)
     return _through_loss(lambda: jvp(grad(loss), (theta,), (vector,))[1])
 
 

@@ -36,6 +36,7 @@ import torch
 
 from algorithms._validation import (
     allocates,
+    check_finite_data,
     check_positive,
     check_positive_int,
     check_seed,
@@ -81,6 +82,8 @@ class Activation(torch.nn.Module):
         self.name = name
 
     def forward(self, t: torch.Tensor) -> torch.Tensor:
+        if not isinstance(t, torch.Tensor):  # torch's message names its own 'input'
+            raise TypeError(f"t must be a torch.Tensor, got {type(t).__name__}")
         return self.function(t)
 
     def extra_repr(self) -> str:
@@ -131,6 +134,7 @@ class _Network(torch.nn.Module):
                              f"got {tuple(X.shape)}")
         if X.dtype != dtype:
             raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
+        check_finite_data("X", X)
 
 
 class MLP(_Network):

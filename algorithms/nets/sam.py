@@ -50,6 +50,7 @@ from algorithms._validation import (
     check_optimizer_state,
     check_positive,
     check_positive_int,
+    check_saved_hyperparameters,
     check_seed,
 )
 from algorithms.core import (
@@ -147,19 +148,30 @@ class SAM(torch.optim.Optimizer):
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         """torch's, with the group's ``lr``, ``rho`` and ``normalize`` checked as in the constructor."""
         if isinstance(param_group, dict):
+            if "params" not in param_group:     # torch's own KeyError names nothing
+                raise ValueError(f"param_group must have a 'params' entry (the tensors to optimize), got "
+                                 f"keys {sorted(param_group)}")
             if "lr" in param_group:
                 param_group["lr"] = check_nonnegative("lr", param_group["lr"])
             if "rho" in param_group:
                 param_group["rho"] = check_nonnegative("rho", param_group["rho"])
             if "normalize" in param_group:
                 param_group["normalize"] = check_bool("normalize", param_group["normalize"])
-        super().add_param_group(param_group)
+        try:
+            super().add_param_group(param_group)
+        except ValueError as exc:   # torch's "some parameters appear in more than one parameter group"
+            raise ValueError(f"param_group: params: {exc}") from None
         added = self.param_groups[-1]["params"]
         bad = [i for i, p in enumerate(added) if not (p.is_floating_point() or p.is_complex())]
         if bad:  # an integer/bool tensor has no gradient: SAM would step nothing, silently
             self.param_groups.pop()
             raise TypeError(f"params must be floating tensors (they need gradients), got "
                             f"{added[bad[0]].dtype} at position {bad[0]} of the parameter group")
+        meta = [i for i, p in enumerate(added) if p.device.type == "meta"]
+        if meta:  # no data: the first step fails inside torch
+            self.param_groups.pop()
+            raise ValueError(f"params must hold data, got a tensor on the meta device at position {meta[0]} "
+                             "of the parameter group (materialize the model with .to_empty(device=...))")
 
     @torch.no_grad()
     def _grad_norm(self) -> torch.Tensor:
@@ -167,6 +179,20 @@ class SAM(torch.optim.Optimizer):
         if not norms:
             return torch.tensor(0.0)
         return torch.linalg.vector_norm(torch.stack(norms), 2)
+
+    def _check_groups(self) -> None:
+        """``lr``, ``rho`` and ``normalize`` of every group as they are now: a user or an LR scheduler edits
+        ``param_groups`` in place, and a NaN ``rho`` or ``lr`` written there reached the weights in
+        silence."""
+        for index, group in enumerate(self.param_groups):
+            try:
+                for key, check in (("lr", check_nonnegative), ("rho", check_nonnegative)):
+                    value = group[key]
+                    if not (type(value) is float and 0.0 <= value < math.inf):
+                        check(key, value)
+                check_bool("normalize", group["normalize"])
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"SAM: param_groups[{index}] was set to an invalid value: {exc}") from None
 
     @torch.no_grad()
     def first_step(self, zero_grad: bool = False) -> None:
@@ -182,7 +208,11 @@ class SAM(torch.optim.Optimizer):
         if all(p.grad is None for g in self.param_groups for p in g["params"]):
             raise RuntimeError("SAM.first_step: no parameter has a gradient; call loss.backward() at θ "
                                "first (or pass a closure to step())")
+        self._check_groups()
         grad_norm = self._grad_norm()
+        if not bool(torch.isfinite(grad_norm)):
+            warnings.warn("SAM.first_step: a gradient holds NaN or inf; it reaches the weights, as in "
+                          "torch's optimizers (check the loss, or lower lr)", RuntimeWarning, stacklevel=3)
         for group in self.param_groups:
             scale = group["rho"] / (grad_norm + 1e-12) if group["normalize"] else group["rho"]
             for p in group["params"]:
@@ -271,10 +301,16 @@ class SAM(torch.optim.Optimizer):
             try:
                 for key, check in (("lr", check_nonnegative), ("rho", check_nonnegative),
                                    ("normalize", check_bool)):
-                    if key in group:
-                        check(key, group[key])
+                    if key not in group:   # every SAM.state_dict() has them: the default would step
+                        raise ValueError(f"{key} is missing")
+                    check(key, group[key])
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"state_dict['param_groups'][{index}]: {exc}") from None
+        base_groups = state_dict["base_optimizer"]["param_groups"]
+        check_saved_hyperparameters(type(self.base_optimizer), base_groups, "state_dict['base_optimizer']")
+        for index, group in enumerate(base_groups):  # torch's SGD takes lr = nan (nan < 0 is False)
+            if "lr" in group:
+                check_nonnegative(f"state_dict['base_optimizer']['param_groups'][{index}]['lr']", group["lr"])
         super().load_state_dict(own)
         self.base_optimizer.load_state_dict(state_dict["base_optimizer"])
         self.param_groups = self.base_optimizer.param_groups     # one set of groups, as in __init__

@@ -19,6 +19,7 @@ gradients of such functions are in :mod:`algorithms.nets.functional`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import torch
 from torch.func import functional_call
@@ -27,6 +28,7 @@ from algorithms._validation import (
     allocates,
     check_bool,
     check_device,
+    check_finite_data,
     check_positive,
     check_positive_int,
     check_seed,
@@ -118,15 +120,19 @@ class TwoLayerReLU(torch.nn.Module):
     def features(self, X: torch.Tensor) -> torch.Tensor:
         """Hidden-layer features σ(X Wᵀ + b) of the module's weights, shape (n, width)."""
         # the last axis and the dtype only: under torch.func.vmap a sample arrives without its batch axis
+        self._check_X(X, self.W)
+        return _features(self.W, self.b, X, ACTIVATIONS[self.activation])
+
+    def _check_X(self, X: Any, weight: torch.Tensor) -> None:
         if not isinstance(X, torch.Tensor):
             raise TypeError(f"X must be a torch.Tensor, got {type(X).__name__}")
         if X.ndim == 0 or X.shape[-1] != self.in_features:
             raise ValueError(f"X must have shape (n, {self.in_features}) for TwoLayerReLU, got "
                              f"{tuple(X.shape)}")
-        if X.dtype != self.W.dtype:
-            raise TypeError(f"X must have dtype {self.W.dtype} (the model's parameters), got {X.dtype}")
-        check_device("X", X, self.W)
-        return _features(self.W, self.b, X, ACTIVATIONS[self.activation])
+        if X.dtype != weight.dtype:
+            raise TypeError(f"X must have dtype {weight.dtype} (the model's parameters), got {X.dtype}")
+        check_device("X", X, weight)
+        check_finite_data("X", X)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Outputs, shape (n, out_features)."""
@@ -150,6 +156,7 @@ class TwoLayerReLU(torch.nn.Module):
     def hidden(self, params: Params, X: torch.Tensor) -> torch.Tensor:
         """Hidden-layer features σ(X Wᵀ + b) at ``params``, shape (n, width)."""
         self._check_params(params)  # the check forward_with makes (a str params failed on indexing)
+        self._check_X(X, params["W"])
         return _features(params["W"], params.get("b"), X, ACTIVATIONS[self.activation])
 
     def forward_with(self, params: Params, X: torch.Tensor) -> torch.Tensor:

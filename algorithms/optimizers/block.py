@@ -45,7 +45,6 @@ large language models. arXiv:2404.02827, 2024.
 
 from __future__ import annotations
 
-import inspect
 import math
 import re
 import warnings
@@ -62,6 +61,7 @@ from algorithms._validation import (
     check_optimizer_state,
     check_positive,
     check_positive_int,
+    check_saved_hyperparameters,
     check_seed,
 )
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
@@ -457,17 +457,7 @@ class BlockOptimizer(torch.optim.Optimizer):
                             f"{type(base_state).__name__}")
         active = self._blocks[self.block_order(int(schedule["epoch"]))[int(schedule["position"])]]
         check_optimizer_state(base_state, [{"params": active}], "state_dict['base']")
-        accepted = set(inspect.signature(self.base).parameters) - {"params", "self"}
-        probe = [torch.zeros(1, requires_grad=True)]
-        for index, group in enumerate(base_state["param_groups"]):
-            keywords = {k: v for k, v in group.items() if k in accepted}
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    self.base(probe, **keywords)
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"state_dict['base']['param_groups'][{index}]: base {self.base.__name__} "
-                                 f"refuses these hyperparameters: {exc}") from None
+        check_saved_hyperparameters(self.base, base_state["param_groups"], "state_dict['base']")
 
     def _check_schedule(self, schedule: dict[str, Any]) -> None:
         """The saved schedule position is one this optimizer can be at (an edited position of 99 reached an

@@ -206,3 +206,22 @@ def test_every_public_callable_has_a_case():
     assert_every_callable_covered(
         [md, gm], CASES,
         exempt={"SLQEstimate": "a NamedTuple of results that the estimators build; it takes no user input"})
+
+
+# ---------------------------------------------------------------------- round 7 (issue #43, pre-audit sweep)
+@pytest.mark.parametrize("make,shape", [
+    (lambda: md.MLP(3, (4,), 2), (5, 3)), (lambda: md.CNN(2, 6, 3, 3, 2), (5, 2, 6)),
+    (lambda: md.SoftmaxAttention(4, 3, 2), (5, 4, 3))], ids=["MLP", "CNN", "SoftmaxAttention"])
+def test_models_refuse_non_finite_and_meta_inputs(make, shape):
+    model = make()
+    X = torch.zeros(*shape, dtype=DT)
+    X.view(-1)[3] = float("nan")
+    with pytest.raises(ValueError, match="X contains NaN or inf"):
+        model(X)
+    with pytest.raises(ValueError, match="X is on the meta device"):
+        model(torch.zeros(*shape, dtype=DT, device="meta"))
+
+
+def test_activation_module_names_its_input():
+    with pytest.raises(TypeError, match=r"t must be a torch\.Tensor"):
+        md.Activation("tanh")(np.zeros(2))

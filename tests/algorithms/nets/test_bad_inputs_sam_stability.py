@@ -304,3 +304,90 @@ def test_round4_functional_messages_name_the_callable():
         gd_map(lambda t: t**2, theta, lr=0.1)
     with pytest.raises(TypeError, match=r"^y must hold integer class indices"):
         as_class_labels("y", np.array([0, 1 + 1j]))
+
+
+# ---------------------------------------------------------------------- round 7 (issue #43, pre-audit sweep)
+def _sam_stepped(**kw):
+    params = [torch.nn.Parameter(torch.randn(3, 2, generator=torch.Generator().manual_seed(0)))]
+    opt = SAM(params, lr=0.1, momentum=0.9, **kw)
+
+    def closure():
+        opt.zero_grad()
+        loss = (params[0] ** 2).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    return params, opt, closure
+
+
+def test_sam_groups_edited_after_construction_are_refused_at_first_step():
+    for key, value in (("rho", float("nan")), ("lr", float("nan")), ("normalize", "yes")):
+        params, opt, closure = _sam_stepped()
+        opt.param_groups[0][key] = value
+        before = params[0].detach().clone()
+        with pytest.raises((TypeError, ValueError), match=rf"param_groups\[0\].*{key}"):
+            opt.step(closure)
+        assert torch.equal(before, params[0].detach())
+
+
+def test_sam_add_param_group_names_params_and_param_group():
+    params, opt, _ = _sam_stepped()
+    with pytest.raises(ValueError, match="param_group must have a 'params' entry"):
+        opt.add_param_group({"lr": 0.1})
+    with pytest.raises(ValueError, match="param_group: params: some parameters appear"):
+        opt.add_param_group({"params": params})
+    with pytest.raises(ValueError, match="meta device"):
+        opt.add_param_group({"params": [torch.nn.Parameter(torch.zeros(2, device="meta"))]})
+    assert len(opt.param_groups) == 1
+
+
+def test_sam_nan_gradient_warns():
+    params, opt, _ = _sam_stepped()
+    params[0].grad = torch.full_like(params[0], float("nan"))
+    with pytest.warns(RuntimeWarning, match="NaN or inf"):
+        opt.first_step()
+
+
+@pytest.mark.parametrize("edit,words", [
+    (lambda sd: sd["base_optimizer"]["param_groups"][0].__setitem__("momentum", -1.0),
+     "state_dict['base_optimizer']['param_groups'][0]"),
+    (lambda sd: sd["base_optimizer"]["param_groups"][0].__setitem__("lr", float("nan")), "lr"),
+    (lambda sd: sd["param_groups"][0].pop("rho"), "rho is missing"),
+], ids=["base-momentum", "base-lr", "no-rho"])
+def test_sam_load_state_dict_checks_the_base_groups(edit, words):
+    import copy
+
+    _, opt, _ = _sam_stepped()
+    sd = copy.deepcopy(opt.state_dict())
+    edit(sd)
+    fresh = SAM([torch.nn.Parameter(torch.zeros(3, 2))], lr=0.1, momentum=0.9)
+    with pytest.raises(ValueError) as info:
+        fresh.load_state_dict(sd)
+    assert words in str(info.value)
+
+
+def test_functional_helpers_refuse_non_finite_or_half_data():
+    from algorithms.nets import flat_hessian, flat_hvp, flatten_params, per_sample_flat_grads
+
+    theta = torch.zeros(3, dtype=torch.float64)
+    nan = torch.tensor([float("nan"), 0.0, 0.0], dtype=torch.float64)
+    square = lambda t: (t ** 2).sum()  # noqa: E731
+    with pytest.raises(ValueError, match="theta contains NaN"):
+        flat_hessian(square, nan)
+    with pytest.raises(TypeError, match="theta must be float32 or float64"):
+        flat_hessian(square, theta.half())
+    with pytest.raises(ValueError, match="vector contains NaN"):
+        flat_hvp(square, theta, nan)
+    with pytest.raises(TypeError, match="vector must have theta's dtype"):
+        flat_hvp(square, theta, theta.to(torch.complex128))
+    loss = lambda t, x, y: ((t @ x - y) ** 2)  # noqa: E731
+    X, y = torch.ones(2, 3, dtype=torch.float64), torch.zeros(2, dtype=torch.float64)
+    with pytest.raises(ValueError, match="X contains NaN"):
+        per_sample_flat_grads(loss, theta, torch.stack([nan, nan]), y)
+    with pytest.raises(ValueError, match="y contains NaN"):
+        per_sample_flat_grads(loss, theta, X, torch.tensor([0.0, float("inf")], dtype=torch.float64))
+    with pytest.raises(TypeError, match="y must be real"):
+        per_sample_flat_grads(loss, theta, X, y.to(torch.complex128))
+    with pytest.raises(TypeError, match=r"params must be floating tensors \(parameters\), got \['a'\]"):
+        flatten_params({"a": torch.zeros(2, dtype=torch.long)})

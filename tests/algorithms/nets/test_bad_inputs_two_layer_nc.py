@@ -239,3 +239,45 @@ ROUND3 = [
 @pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
 def test_round3_bad_input(case):
     check_bad_input(case)
+
+
+# ---------------------------------------------------------------------- round 7 (issue #43, pre-audit sweep)
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_two_layer_refuses_non_finite_inputs_in_every_view(value):
+    net = TwoLayerReLU(3, 4)
+    X = torch.zeros(2, 3, dtype=torch.float64)
+    X[1, 2] = value
+    params = net.init(seed=0)
+    for call in (lambda: net(X), lambda: net.features(X), lambda: net.forward_with(params, X),
+                 lambda: net.hidden(params, X)):
+        with pytest.raises(ValueError, match="X contains NaN or inf"):
+            call()
+
+
+def test_two_layer_hidden_checks_X_as_forward_does():
+    net = TwoLayerReLU(3, 4)
+    params = net.init(seed=0)
+    with pytest.raises(ValueError, match=r"X must have shape \(n, 3\)"):
+        net.hidden(params, torch.zeros(2, 2, dtype=torch.float64))
+    with pytest.raises(TypeError, match=r"X must be a torch\.Tensor"):
+        net.hidden(params, "X")
+    with pytest.raises(TypeError, match=r"X must have dtype torch\.float64"):
+        net.hidden(params, torch.zeros(2, 3, dtype=torch.complex128))
+
+
+def test_two_layer_input_check_runs_under_vmap():
+    from algorithms.nets import per_sample_flat_grads
+
+    net = TwoLayerReLU(3, 4)
+    params = net.init(seed=0)
+    theta = torch.cat([p.reshape(-1) for p in params.values()])
+    sizes = [p.numel() for p in params.values()]
+
+    def loss(t, x, y):
+        parts = dict(zip(params, (c.reshape(p.shape) for c, p in zip(torch.split(t, sizes), params.values(),
+                                                                        strict=True)), strict=True))
+        return (net.forward_with(parts, x[None])[0] - y) ** 2
+
+    grads = per_sample_flat_grads(loss, theta, torch.ones(5, 3, dtype=torch.float64),
+                                  torch.zeros(5, dtype=torch.float64))
+    assert grads.shape == (5, theta.numel())
