@@ -107,7 +107,8 @@ def _solve(problem: InverseProblem, algorithm: PnPADMM, options: SolveOptions) -
     try:
         for iterations in range(1, maxiters + 1):
             x = algorithm.x_step(problem, x, data_rhs + beta * (z - u))
-            z_new = algorithm.prior.prox(x + u, 1.0 / beta)
+            point = x + u  # a blown-up x-step skips the prox (it refuses non-finite images): Diverged below
+            z_new = algorithm.prior.prox(point, 1.0 / beta) if bool(torch.isfinite(point).all()) else point
             u = u + x - z_new
             size = float(torch.linalg.vector_norm(z_new))
             if not (bool(torch.isfinite(z_new).all()) and bool(torch.isfinite(u).all())) or size > limit:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_seed
+from algorithms._validation import check_fits_memory, check_seed
 
 __all__ = ["HELD_OUT_IMAGES", "TRAIN_IMAGES", "held_out_images", "load_image", "training_patches"]
 
@@ -72,6 +72,9 @@ def load_image(name: str) -> np.ndarray:
 def _crops(names: tuple[str, ...], size: int, count: int, seed: int, augment: bool) -> torch.Tensor:
     if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 1:
         raise ValueError(f"count must be a positive int, got {count!r}")
+    # refused before np.empty: 2**40 crops raised numpy's MemoryError naming no argument
+    owner = "training_patches" if augment else "held_out_images"
+    check_fits_memory(owner, "count", count, 8.0 * count * size * size)
     seed = check_seed(seed)
     rng = np.random.default_rng(seed)
     out = np.empty((count, size, size))

@@ -34,7 +34,8 @@ def _pair(estimate: Any, reference: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_range(data_range: Any) -> float:
-    if isinstance(data_range, bool) or not isinstance(data_range, int | float) or not data_range > 0 \
+    if isinstance(data_range, bool | np.bool_) \
+            or not isinstance(data_range, int | float | np.integer | np.floating) or not data_range > 0 \
             or not math.isfinite(data_range):   # inf would make every PSNR inf and every SSIM 1
         raise ValueError(f"data_range must be a finite number > 0, got {data_range!r}")
     return float(data_range)

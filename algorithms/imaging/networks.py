@@ -24,6 +24,7 @@ from algorithms._validation import (
     allocates,
     check_fits_memory,
     check_int_at_least,
+    check_module_state,
     check_seed,
 )
 from algorithms.imaging.operators import LinearOperator
@@ -43,7 +44,15 @@ def _body(channels: int, depth: int, owner: str) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
-class NullSpaceNet(nn.Module):
+class _CheckedState(nn.Module):
+    """``load_state_dict`` refuses NaN/inf weights by key (torch loads them and every forward is NaN)."""
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        check_module_state(state_dict)
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
+
+
+class NullSpaceNet(_CheckedState):
     """G(y) = S(z + CNN(z)) with z = Hᵀy / ‖H‖²: predicts Sx from y = Hx (+ noise).
 
     References: the G of NPN (Jacome et al., NeurIPS 2025, Sections 3 and 3.2); the paper uses
@@ -77,10 +86,10 @@ class NullSpaceNet(nn.Module):
         y = X.to(dtype).reshape(X.shape[0], *self.operator.measurement_shape)
         z = self.operator.adjoint(y) * self.scale
         image = z + self.body(z[:, None])[:, 0]
-        return self.projection.forward(image).reshape(X.shape[0], -1)
+        return self.projection.forward(image).reshape(X.shape[0], self.out_features)  # -1: no empty batch
 
 
-class ResidualDenoiser(nn.Module):
+class ResidualDenoiser(_CheckedState):
     """D(x) = x − f(x), f a small CNN trained to predict the noise (DnCNN-style, Zhang et al. 2017)."""
 
     @allocates("channels", "depth")

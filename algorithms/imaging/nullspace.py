@@ -129,6 +129,8 @@ def pca_null_rows(operator: LinearOperator, p: int, images: torch.Tensor) -> Mat
     if images.ndim != 3 or tuple(images.shape[1:]) != operator.image_shape or images.shape[0] < 2:
         raise ValueError(f"images must have shape (k >= 2, {operator.image_shape[0]}, "
                          f"{operator.image_shape[1]}), got {tuple(images.shape)}")
+    if not bool(torch.isfinite(images).all()):  # the SVD below failed with LinAlgError, naming nothing
+        raise ValueError("images contains NaN or inf entries")
     coefficients = images.reshape(images.shape[0], -1).to(torch.float64) @ basis  # (k, n - rank)
     coefficients = coefficients - coefficients.mean(0)
     _, _, vh = torch.linalg.svd(coefficients, full_matrices=True)
@@ -224,6 +226,7 @@ def null_space_leakage(operator: LinearOperator, projection: LinearOperator, ite
     if isinstance(iterations, bool) or not isinstance(iterations, int | np.integer) or iterations < 1:
         # with no iteration the estimate would stay 0, i.e. "S lies in Null(H)" for any S
         raise ValueError(f"iterations must be an int >= 1, got {iterations!r}")
+    seed = check_seed(seed)  # an int: torch's manual_seed below refuses numpy integers
     norm_h, norm_s = operator.norm(seed=seed), projection.norm(seed=seed)  # power-iteration estimates
     if norm_h == 0.0 or norm_s == 0.0:
         return 0.0  # H Sᵀ = 0
@@ -258,5 +261,7 @@ class NullSpaceProjector:
         if tuple(x.shape[-2:]) != self.image_shape:
             raise ValueError(f"x must have shape (*batch, {self.image_shape[0]}, {self.image_shape[1]}), "
                              f"got {tuple(x.shape)}")
+        if x.device.type != "meta" and not bool(torch.isfinite(x).all()):  # P x of a NaN image: all NaN
+            raise ValueError("x contains NaN or inf entries")
         flat = x.reshape(-1, math.prod(self.image_shape))
         return (flat @ self.matrix.to(x.dtype)).reshape(x.shape)

@@ -198,12 +198,19 @@ class MatrixOperator(LinearOperator):
             raise TypeError(f"matrix must be a 2-D floating torch.Tensor, got "
                             f"{getattr(matrix, 'dtype', type(matrix).__name__)} with shape "
                             f"{tuple(getattr(matrix, 'shape', ()))}")
+        if matrix.dtype not in (torch.float32, torch.float64) or matrix.device.type == "meta":
+            # half precision was kept and upcast at every forward (the data already rounded to half); a meta
+            # tensor has no data (its finiteness check raised torch's .item() error)
+            raise TypeError(f"matrix must be a float32 or float64 tensor with data, got {matrix.dtype} on "
+                            f"{matrix.device}")
         if matrix.shape[1] != self.in_features or matrix.shape[0] < 1:
             raise ValueError(f"matrix must have shape (m >= 1, {self.in_features}) for image_shape "
                              f"{self.image_shape}, got {tuple(matrix.shape)}")
         if not bool(torch.isfinite(matrix).all()):
             raise ValueError("matrix contains NaN or inf entries")
-        self.weight = matrix
+        # a copy (detached): the caller's tensor edited after construction changed H, and a NaN written later
+        # bypassed the check above
+        self.weight = matrix.detach().clone()
         self.measurement_shape = (int(matrix.shape[0]),)
 
     def _forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -272,7 +279,7 @@ class SubsampledHadamard(LinearOperator):
               or rows.numel() < 1 or int(rows.min()) < 0 or int(rows.max()) >= n
               or rows.unique().numel() != rows.numel()):
             raise ValueError(f"rows must be distinct int64 indices in [0, {n}), got {rows!r}")
-        self.rows = rows
+        self.rows = rows.clone()  # a copy: an edit of the caller's rows changed H
         self.measurement_shape = (int(rows.numel()),)
 
     def _forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -408,6 +415,10 @@ class Radon(LinearOperator):
             warnings.simplefilter("ignore", UserWarning)
             self.sparse_t = self.sparse.to_sparse_coo().t().coalesce().to_sparse_csr()
 
+    def __reduce__(self):
+        # rebuilt from its arguments: copy.deepcopy of the sparse CSR matrices raised NotImplementedError
+        return (type(self), (self.image_shape, self.angles.copy()))
+
     @staticmethod
     def _build(size: int, angles: np.ndarray) -> torch.Tensor:
         centre = size // 2  # the rotation centre of skimage.transform.radon
@@ -505,7 +516,7 @@ class MaskedFourier(LinearOperator):
                              f"{tuple(mask.shape)}") from None
         if not bool(mask.any()):
             raise ValueError("mask must select at least one k-space point, got an empty mask")
-        self.mask = mask
+        self.mask = mask.clone()  # a copy: an edit of the caller's mask changed H (and its measurement shape)
         self.measurement_shape = (2, int(mask.sum()))
 
     @property

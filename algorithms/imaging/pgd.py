@@ -66,7 +66,10 @@ class PnPPGD(Algorithm):
         grad = H.adjoint(H.forward(x) - problem.y)
         if self.npn is not None:
             grad = grad + self.npn.gradient(x, prediction)
-        return self.prior.prox(x - self.lr * grad, self.lr)
+        point = x - self.lr * grad
+        if not bool(torch.isfinite(point).all()):  # a blown-up step: returned as it is, the solve says
+            return point                            # Diverged (the priors' prox refuses non-finite images)
+        return self.prior.prox(point, self.lr)
 
 
 @_dispatch

@@ -31,6 +31,10 @@ def _check_image_batch(x: Any) -> None:
     if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.ndim < 2:
         raise TypeError(f"x must be a floating torch.Tensor of shape (*batch, h, w), got "
                         f"{type(x).__name__} {tuple(getattr(x, 'shape', ()))}")
+    # NaN pixels: the prox answered NaN images and total_variation 0 (NaN > 0 is False); the solvers hand a
+    # non-finite step to no prior (they stop with Diverged first)
+    if x.device.type != "meta" and not bool(torch.isfinite(x).all()):
+        raise ValueError("x contains NaN or inf entries")
 
 
 def _gradient(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -151,6 +155,10 @@ class SubspacePrior:
         b = self.basis
         if not isinstance(b, torch.Tensor) or not b.is_floating_point() or b.ndim != 2:
             raise TypeError("basis must be a 2-D floating torch.Tensor (n, k) with orthonormal columns")
+        if b.device.type == "meta":
+            raise ValueError("basis is on the meta device (no data); move it to a real device")
+        b = b.detach().clone()  # a copy: an edit of the caller's basis after construction changed the prior
+        object.__setattr__(self, "basis", b)
         gram = b.T @ b
         if not torch.allclose(gram, torch.eye(b.shape[1], dtype=b.dtype), atol=1e-8):
             raise ValueError("basis must have orthonormal columns (basisᵀ basis = I)")
@@ -166,6 +174,9 @@ class SubspacePrior:
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
         _check_image_batch(x)
         _check_lr(lr)
+        if tuple(x.shape[-2:]) != tuple(self.image_shape):  # (2, 4, 8) was reshaped into one 8×8 image
+            raise ValueError(f"x must have shape (*batch, {self.image_shape[0]}, {self.image_shape[1]}) (the "
+                             f"prior's image_shape), got {tuple(x.shape)}")
         flat = x.reshape(-1, self.basis.shape[0])
         basis = self.basis.to(x.dtype)
         return ((flat @ basis) @ basis.T).reshape(x.shape)

@@ -49,7 +49,9 @@ class InverseProblem(Problem):
         if tuple(y.shape) != self.operator.measurement_shape:
             raise ValueError(f"y must have shape {self.operator.measurement_shape} (the measurement shape "
                              f"of the operator), got {tuple(y.shape)}")
-        object.__setattr__(self, "y", y)
+        # a copy: as_real_tensor keeps a float64 tensor (and a contiguous float64 array's memory) as it is,
+        # so an edit of the caller's y after construction changed the solve (a later NaN bypassed the check)
+        object.__setattr__(self, "y", y.clone())
         noise = self.noise_std
         if isinstance(noise, bool) or not isinstance(noise, int | float | np.floating) or not (
                 math.isfinite(noise) and noise >= 0):
@@ -90,6 +92,8 @@ class NPN:
 
     def check_against(self, operator: LinearOperator) -> float:
         """Raise unless S acts on H's images and its rows lie in Null(H) within ``max_leakage``."""
+        if not isinstance(operator, LinearOperator):
+            raise TypeError(f"operator must be a LinearOperator, got {type(operator).__name__}")
         if self.projection.image_shape != operator.image_shape:
             raise ValueError(f"projection must act on images of shape {operator.image_shape} (the "
                              f"operator's), got {self.projection.image_shape}")
@@ -105,6 +109,13 @@ class NPN:
 
     def predict(self, y: torch.Tensor) -> torch.Tensor:
         """G(y) shaped as S's output, in y's dtype, without gradients."""
+        if not isinstance(y, torch.Tensor) or not y.is_floating_point():
+            raise TypeError(f"y must be a floating torch.Tensor (the measurements), got {type(y).__name__} "
+                            f"{getattr(y, 'dtype', '')}")
+        inputs = getattr(self.network, "in_features", y.numel())
+        if y.numel() != inputs or not bool(torch.isfinite(y).all()):
+            raise ValueError(f"y must hold {inputs} finite measurements (the network's in_features), got "
+                             f"shape {tuple(y.shape)}" + ("" if y.numel() != inputs else " with NaN or inf"))
         dtype = next(iter(self.network.parameters()), torch.empty(0, dtype=y.dtype)).dtype
         with torch.no_grad():
             out = self.network(y.reshape(1, -1).to(dtype))

@@ -279,6 +279,11 @@ class DQP(Algorithm):
             isinstance(k, str) for k in self.backend_options
         ):
             raise TypeError("backend_options must be a mapping with string keys")
+        # a copy: the caller's dict edited after construction changed later solves ({"max_iter": 1})
+        object.__setattr__(self, "backend_options", dict(self.backend_options))
+        for key, value in self.backend_options.items():  # NaN reached the backend (a NaN tolerance)
+            if isinstance(value, float | np.floating) and math.isnan(value):
+                raise ValueError(f"backend_options[{key!r}] is NaN")
         if self.backend == "clarabel":
             _check_clarabel_options(self.backend_options)
 
@@ -437,6 +442,8 @@ class KKTFactor:
     DENSE_PINV_MAX = 1000
 
     def __init__(self, P, C=None, *, cholesky: np.ndarray | None = None) -> None:
+        if P is None:
+            raise TypeError("P is required: a 2-D numpy array or scipy.sparse matrix, got None")
         for name, M in (("P", P), ("C", C)):
             if M is None:
                 continue
@@ -804,6 +811,20 @@ class QPSolution(Solution):
     _zeta: tuple | None = field(default=None, repr=False)
     _box: tuple | None = field(default=None, repr=False)
     _active_all: np.ndarray | None = field(default=None, repr=False)
+    #: (d, σ, ρ_G, ρ_A) when the QP was solved as its equilibrated copy (``_qp``, ``kkt``, ``_zeta`` are the
+    #: copy's; ``x``, the multipliers, ``kkt_solution``, ``adjoint`` and ``vjp`` are in the caller's units)
+    _scaling: tuple | None = field(default=None, repr=False)
+
+    def _row_factors(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per-row factors ρ/σ from the copy's multipliers to the caller's: equality rows (A, then fixed
+        variables), inequality rows (G, then bound rows); a bound row's ρ is 1/d."""
+        d, sigma, rho_G, rho_A = self._scaling
+        rows = self._qp  # with bounds: the copy's rows [G; −I_L; I_U] and [A; I_F] (with_box_rows)
+        own = rows if self._box is None else self._box[0]  # its own G and A rows come first
+        eq = np.concatenate([np.full(own.n_eq, rho_A), np.full(rows.n_eq - own.n_eq, 1.0 / d)]) / sigma
+        ineq = np.concatenate([np.full(own.n_ineq, rho_G),
+                               np.full(rows.n_ineq - own.n_ineq, 1.0 / d)]) / sigma
+        return eq, ineq
 
     def __getstate__(self) -> dict[str, Any]:
         """Picklable state: the entries of a backend's raw result (``original``) that do not pickle become
@@ -833,7 +854,12 @@ class QPSolution(Solution):
         """
         if self._zeta is None:
             return None
-        return tuple(np.array(v, dtype=np.float64, copy=True) for v in self._zeta)
+        x, lam, mu = (np.array(v, dtype=np.float64, copy=True) for v in self._zeta)
+        if self._scaling is not None:
+            eq, ineq = self._row_factors()
+            J = np.flatnonzero(self.active if self._active_all is None else self._active_all)
+            x, lam, mu = self._scaling[0] * x, lam * eq[:lam.size], mu * ineq[J]
+        return x, lam, mu
 
     def adjoint(self, grad_x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(dz, dλ, dμ) = −K_J⁻¹ [grad_x; 0; 0]`` with the forward factorization."""
@@ -842,6 +868,16 @@ class QPSolution(Solution):
         n = self.kkt.n
         g = as_float_array("grad_x", grad_x, dtype=np.float64)
         check_shape("grad_x", g, (n,))
+        if self._scaling is not None:  # K_J = D2 K̃_J D1 (the copy's), D1 = diag(σd, ρ), D2 = diag(d, ρ/σ)
+            d, sigma = self._scaling[0], self._scaling[1]
+            dz, dlam, dmu = self._adjoint(sigma * d * g)
+            eq, ineq = self._row_factors()
+            J = np.flatnonzero(self.active if self._active_all is None else self._active_all)
+            return d * dz, dlam * eq[:dlam.size], dmu * ineq[J]
+        return self._adjoint(g)
+
+    def _adjoint(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        n = self.kkt.n
         rhs = np.zeros(self.kkt.size)
         rhs[:n] = g
         d = -self.kkt.solve(rhs)
@@ -865,6 +901,18 @@ class QPSolution(Solution):
         unknown = sorted(set(wrt) - set(names))
         if isinstance(wrt, str) or unknown:
             raise ValueError(f"wrt must be a tuple of names in {names}, got {wrt!r}")
+        if self._scaling is not None:  # the chain rule through the copy's data (x = d·x̃; d, σ, ρ constants)
+            d, sigma, rho_G, rho_A = self._scaling
+            g = as_float_array("grad_x", grad_x, dtype=np.float64)
+            check_shape("grad_x", g, (self._qp.n,))
+            factors = {"P": sigma * d * d, "q": sigma * d, "G": rho_G * d, "h": rho_G, "A": rho_A * d,
+                       "b": rho_A, "lb": 1.0 / d, "ub": 1.0 / d}
+            scaling, self._scaling = self._scaling, None
+            try:
+                out = self.vjp(d * g, wrt)
+            finally:
+                self._scaling = scaling
+            return {k: (None if v is None else v * factors[k]) for k, v in out.items()}
         if self._box is None:
             return self._vjp(grad_x, wrt)
         qp, L, U = self._box
@@ -1302,11 +1350,88 @@ def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSo
 
     Variable bounds go to the backend as bounds; the polish, the check and the derivative treat them as
     the rows of :meth:`QP.with_box_rows`, and the solution splits their multipliers off into ``z_box``.
+    A QP on a small scale (:func:`_equilibration`) is solved as its equilibrated copy and mapped back.
     """
     # dense data: one BLAS thread for the factorizations (tiny problems are left alone: the switch costs
     # ~0.3 ms; the layer sets it once per batch for them)
     with single_blas_thread(qp.n if _layout(qp) == "dense" else 0, min_n=SMALL_THREAD_N):
-        return _forward_auto(qp, algorithm, options, monitor)
+        # abs_tol is a test on the caller's own units: such a QP is solved as given
+        scaling = None if algorithm.abs_tol is not None else _equilibration(qp)
+        if scaling is None:
+            return _forward_auto(qp, algorithm, options, monitor)
+        return _unscaled(_forward_auto(_scaled(qp, scaling), algorithm, options, monitor), qp, scaling)
+
+
+#: a QP is equilibrated when its variables', objective's or constraints' scale is below 2**-EQUILIBRATE_EXP
+EQUILIBRATE_EXP = 10
+
+
+def _max_abs(M) -> float:
+    if M is None:
+        return 0.0
+    return float(abs(M).max()) if sp.issparse(M) and M.nnz else (0.0 if sp.issparse(M) else _inf_norm(M))
+
+
+def _pow2(value: float) -> float:
+    # powers of two: the scaled data are exact, so every threshold compares the same numbers
+    return 2.0 ** round(math.log2(value))
+
+
+def _equilibration(qp: QP) -> tuple[float, float, float, float] | None:
+    """Scalar factors (d, σ, ρ_G, ρ_A) that bring a small-scale QP to unit scale, or None.
+
+    The backends' tolerances and the KKT check's floors (``max(1, ·)`` in :func:`kkt_residuals`) are
+    absolute below unit scale: a QP given in small units (P, q ×1e-7, or x* ~ 1e-7) came back ``Success``
+    at a point 4e-5 from its x* (clarabel, osqp, highs, proxqp at 1e-7; daqp for x* ~ 1e-7). The copy
+    solved instead has x = d·x̃ (d from the scales ‖h‖/‖G‖, ‖b‖/‖A‖, the finite bounds and ‖q‖/‖P‖),
+    objective ×σ and constraint rows ×ρ, all powers of two (exact). None (solved as given) unless d, the
+    gradient's scale max(‖P‖·d, ‖q‖) or a constraint row's scale 1/ρ is below 2**-EQUILIBRATE_EXP: problems
+    near unit scale take the same path as before.
+    """
+    n_P, n_q = _max_abs(qp.P), _inf_norm(qp.q)
+    n_G, n_h = _max_abs(qp.G), (_inf_norm(qp.h) if qp.G is not None else 0.0)
+    n_A, n_b = _max_abs(qp.A), (_inf_norm(qp.b) if qp.A is not None else 0.0)
+    scales = [n_h / n_G if n_G > 0 and n_h > 0 else 0.0, n_b / n_A if n_A > 0 and n_b > 0 else 0.0,
+              n_q / n_P if n_P > 0 and n_q > 0 else 0.0]
+    for bound in (qp.lb, qp.ub):
+        if bound is not None:
+            scales.append(float(np.abs(bound[np.isfinite(bound)]).max(initial=0.0)))
+    d = _pow2(max(scales)) if max(scales) > 0 else 1.0
+    objective = max(n_P * d * d, n_q * d)
+    sigma = _pow2(1.0 / objective) if objective > 0 else 1.0
+    # rows without a variable (G = 0 or A = 0) keep their scale: their slack h is what the rules measure
+    rho_G = _pow2(1.0 / max(d * n_G, n_h)) if n_G > 0 else 1.0
+    rho_A = _pow2(1.0 / max(d * n_A, n_b)) if n_A > 0 else 1.0
+    small = 2.0 ** -EQUILIBRATE_EXP
+    gradient = max(n_P * d, n_q)  # the scale of Px + q at the solution's scale
+    if d >= small and (gradient == 0 or gradient >= small) and min(1 / rho_G, 1 / rho_A) >= small:
+        return None
+    return d, sigma, rho_G, rho_A
+
+
+def _scaled(qp: QP, scaling: tuple[float, float, float, float]) -> QP:
+    d, sigma, rho_G, rho_A = scaling
+
+    def times(M, c):
+        return None if M is None else M * c
+
+    return QP(P=qp.P * (sigma * d * d), q=qp.q * (sigma * d), G=times(qp.G, rho_G * d), h=times(qp.h, rho_G),
+              A=times(qp.A, rho_A * d), b=times(qp.b, rho_A), lb=times(qp.lb, 1.0 / d),
+              ub=times(qp.ub, 1.0 / d))
+
+
+def _unscaled(sol: QPSolution, qp: QP, scaling: tuple[float, float, float, float]) -> QPSolution:
+    """The equilibrated copy's solution in the caller's units (x = d·x̃, multipliers ρ/σ of theirs)."""
+    d, sigma, rho_G, rho_A = scaling
+    out = copy.copy(sol)
+    out.x = (d * np.asarray(sol.x, dtype=np.float64)).astype(qp.dtype)
+    out.value = sol.value / sigma
+    out.y = None if sol.y is None else sol.y * (rho_A / sigma)
+    out.z = None if sol.z is None else sol.z * (rho_G / sigma)
+    out.z_box = None if sol.z_box is None else sol.z_box / (sigma * d)
+    out.warnings = list(sol.warnings)
+    out._scaling = scaling
+    return out
 
 
 #: dense problems above this many variables are solved with one BLAS thread (``_threads``); below it

@@ -300,3 +300,85 @@ def test_ssim_refuses_images_below_its_window():
     # #43 round 4 (audit4 C12): scikit-image's "win_size exceeds image extent" reached the user
     with pytest.raises(ValueError, match=r"^estimate and reference must be at least 7×7"):
         metrics.ssim(np.zeros((5, 5)), np.zeros((5, 5)))
+
+
+def test_round7_aliasing_nan_images_state_and_copies():
+    # #43 round 7 (pre-audit sweep): the problem, operators and SubspacePrior kept the caller's tensors (an
+    # edit after construction changed the answer), the priors took NaN images (TV of a NaN image was 0),
+    # NaN weights loaded, Radon did not deepcopy, numpy-int seeds reached torch's manual_seed
+    import copy
+
+    from algorithms.imaging import (
+        NPN,
+        InverseProblem,
+        MaskedFourier,
+        MatrixOperator,
+        NullSpaceNet,
+        NullSpaceProjector,
+        PnPPGD,
+        Radon,
+        ResidualDenoiser,
+        SubsampledHadamard,
+        SubspacePrior,
+        TVPrior,
+        cartesian_mask,
+        gaussian_cs,
+        null_space_leakage,
+        pca_null_rows,
+        psnr,
+        qr_null_rows,
+        total_variation,
+        training_patches,
+    )
+
+    T = torch.float64
+    H = gaussian_cs((8, 8), 0.5, seed=0)
+    x0 = torch.zeros(8, 8, dtype=T)
+    x0[2:6, 2:6] = 1.0
+    for y in (H(x0).clone(), H(x0).numpy().copy()):
+        problem = InverseProblem(H, y)
+        before = solve(problem, PnPPGD(prior=TVPrior(weight=1e-3)), maxiters=5).x
+        y[:] = 5.0
+        assert np.array_equal(solve(problem, PnPPGD(prior=TVPrior(weight=1e-3)), maxiters=5).x, before)
+    A = torch.randn(32, 64, dtype=T, generator=torch.Generator().manual_seed(0))
+    mask, rows = cartesian_mask((8, 8), 2, seed=0), torch.tensor([0, 3, 5])
+    basis = torch.linalg.qr(torch.randn(64, 5, dtype=T, generator=torch.Generator().manual_seed(0)))[0]
+    ops = (MatrixOperator(A, (8, 8)), MaskedFourier(mask), SubsampledHadamard((8, 8), 0.5, seed=0, rows=rows))
+    prior = SubspacePrior(basis, (8, 8))
+    outputs = [op(x0).clone() for op in ops] + [prior.prox(x0, 1.0)]
+    A[:], mask[:], rows[:], basis[:] = float("nan"), True, 1, 0.0
+    for op, out in zip(ops, outputs, strict=False):
+        assert torch.equal(op(x0), out)
+    assert torch.equal(prior.prox(x0, 1.0), outputs[-1])
+    with pytest.raises(TypeError, match=r"^matrix must be a float32 or float64 tensor"):
+        MatrixOperator(torch.zeros(2, 4, dtype=torch.float16), (2, 2))
+    with pytest.raises(ValueError, match=r"^x must have shape \(\*batch, 8, 8\)"):
+        prior.prox(torch.zeros(2, 4, 8, dtype=T), 1.0)
+    nan_image = torch.full((8, 8), float("nan"), dtype=T)
+    for call in (lambda: prior.prox(nan_image, 1.0), lambda: TVPrior(0.1).prox(nan_image, 1.0),
+                 lambda: total_variation(nan_image), lambda: NullSpaceProjector(H)(nan_image)):
+        with pytest.raises(ValueError, match=r"^x contains NaN"):
+            call()
+    with pytest.raises(ValueError, match=r"^images contains NaN"):
+        pca_null_rows(H, 2, torch.full((4, 8, 8), float("nan"), dtype=T))
+    S = qr_null_rows(H, p=8, seed=0)
+    for net in (NullSpaceNet(H, S, channels=4, depth=2), ResidualDenoiser(channels=4, depth=2)):
+        state = {k: torch.full_like(v, float("nan")) for k, v in net.state_dict().items()}
+        with pytest.raises(ValueError, match=r"^state_dict\[.*\] contains NaN"):
+            net.load_state_dict(state)
+    net = NullSpaceNet(H, S, channels=4, depth=2)
+    assert net(torch.zeros(0, 32)).shape == (0, 8)
+    npn = NPN(S, net, gamma=0.1)
+    with pytest.raises(ValueError, match=r"^y must hold 32 finite measurements"):
+        npn.predict(torch.zeros(5, dtype=T))
+    with pytest.raises(TypeError, match=r"^operator must be a LinearOperator"):
+        npn.check_against("H")
+    radon = Radon((8, 8), [0.0, 45.0])
+    assert torch.equal(copy.deepcopy(radon)(x0), radon(x0))
+    assert null_space_leakage(H, S, seed=np.int64(0)) == null_space_leakage(H, S, seed=0)
+    assert psnr(np.zeros((8, 8)), np.ones((8, 8)), data_range=np.float32(1.0)) == 0.0
+    with pytest.raises(ValueError, match=r"count=1099511627776 is too large"):
+        training_patches(8, 2**40, seed=0)
+    # a blown-up step still ends Diverged (the prox is not handed the non-finite image)
+    big = InverseProblem(H, H(x0))
+    assert solve(big, PnPPGD(prior=TVPrior(weight=1e-3), lr=1e6), maxiters=50).retcode.value == "Diverged"

@@ -223,3 +223,52 @@ def test_round7_sparse_alias_pickle_and_empty_batch():
     assert x.shape == (0, 2) and x.dtype == torch.float64
     x.sum().backward()
     assert q0.grad.shape == (0, 2)
+
+
+@pytest.mark.parametrize("backend", ["auto", "clarabel", "daqp", "osqp", "highs"])
+@pytest.mark.parametrize("scale", [1e-7, 1e-12, 1e7])
+def test_round7_answer_scales_with_the_units(backend, scale):
+    # #43 round 7 (pre-audit sweep): with P, q ×1e-7 (or x* ~ 1e-7) the backends' absolute tolerances and
+    # the KKT check's max(1, ·) floors passed a point 4e-5 from x* as Success; such a QP is now solved as
+    # its equilibrated copy (powers of two) and mapped back
+    objective = solve(QP(P=scale * np.eye(2), q=scale * np.array([-1.0, -1.0]), G=np.eye(2), h=[0.5, 2.0]),
+                      DQP(backend=backend))
+    assert objective.retcode.value == "Success" and np.allclose(objective.x, [0.5, 1.0], atol=1e-6)
+    units = solve(QP(P=np.eye(2) / scale, q=np.array([-1.0, -1.0]), G=np.eye(2),
+                     h=[0.5 * scale, 2.0 * scale]), DQP(backend=backend))
+    assert units.retcode.value == "Success" and np.allclose(units.x, [0.5 * scale, scale], rtol=1e-6)
+
+
+def test_round7_equilibrated_derivatives_match_the_unit_problem():
+    rng = np.random.default_rng(0)
+    M = rng.standard_normal((4, 4))
+    P, q = M @ M.T + np.eye(4), rng.standard_normal(4)
+    G, h = rng.standard_normal((3, 4)), np.abs(rng.standard_normal(3)) * 0.1 + 0.05
+    A, b = rng.standard_normal((1, 4)), 0.01 * rng.standard_normal(1)
+    box = {"lb": -0.3 * np.ones(4), "ub": 0.3 * np.ones(4)}
+    c = 1e-9
+    base = solve(QP(P=P, q=q, G=G, h=h, A=A, b=b, **box), DQP(backend="daqp"))
+    small = solve(QP(P=c * P, q=c * q, G=G, h=h, A=A, b=b, **box), DQP(backend="daqp"))
+    assert small._scaling is not None and np.allclose(small.x, base.x, atol=1e-9)
+    g = rng.standard_normal(4)
+    v0, v1 = base.vjp(g), small.vjp(g)
+    for name, value in v0.items():  # x*(cP, cq) = x*(P, q): ∂/∂P and ∂/∂q are 1/c times the unit ones
+        if value is not None:
+            assert np.allclose(v1[name] * (c if name in "Pq" else 1.0), value, rtol=1e-6, atol=1e-8), name
+    assert np.allclose(small.z / c, base.z, rtol=1e-6, atol=1e-9)
+    assert np.allclose(small.z_box / c, base.z_box, rtol=1e-6, atol=1e-9)
+    (x0, l0, m0), (x1, l1, m1) = base.kkt_solution, small.kkt_solution
+    assert np.allclose(x1, x0) and np.allclose(l1 / c, l0, rtol=1e-6) and np.allclose(m1 / c, m0, rtol=1e-6)
+    a0, a1 = base.adjoint(g), small.adjoint(g)
+    assert np.allclose(a1[0] * c, a0[0], rtol=1e-6) and np.allclose(a1[2], a0[2], rtol=1e-6, atol=1e-9)
+
+
+def test_round7_backend_options_copied_and_checked():
+    options = {"eps_abs": 1e-9}
+    algorithm = DQP(backend="osqp", backend_options=options)
+    options["max_iter"] = 1  # an edit after construction does not reach the algorithm
+    assert "max_iter" not in algorithm.backend_options
+    with pytest.raises(ValueError, match=r"^backend_options\['tol_gap_abs'\] is NaN"):
+        DQP(backend="clarabel", backend_options={"tol_gap_abs": float("nan")})
+    with pytest.raises(TypeError, match=r"^P is required"):
+        KKTFactor(None)
