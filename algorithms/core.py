@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import copy
 import enum
+import functools
 import math
 import numbers
 import time
@@ -112,7 +113,39 @@ class RetCode(enum.StrEnum):
 
 
 class Problem:
-    """Base class of every problem type: a frozen dataclass holding data only."""
+    """Base class of every problem type: a frozen dataclass holding data only.
+
+    A problem built by a factory marked :func:`rebuilt_by_factory` (its callables are closures over the
+    factory's data, which pickle cannot store) pickles and copies as that factory call.
+    """
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        call = self.__dict__.get("_factory_call")
+        if call is not None:
+            return _rebuild, call
+        return super().__reduce_ex__(protocol)
+
+
+def _rebuild(factory: Callable[..., Problem], args: tuple, kwargs: dict[str, Any]) -> Problem:
+    return factory(*args, **kwargs)
+
+
+def rebuilt_by_factory(factory: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a module-level problem factory: its problems pickle (and deep-copy) as the call that built them,
+    with a copy of its arguments taken at the call (the caller's arrays may change later). A problem changed
+    by ``dataclasses.replace`` is a new problem and pickles field by field again."""
+
+    @functools.wraps(factory)
+    def build(*args: Any, **kwargs: Any) -> Any:
+        problem = factory(*args, **kwargs)
+        try:
+            call = (build, copy.deepcopy(args), copy.deepcopy(kwargs))
+        except Exception:  # an argument that cannot be copied: the problem pickles field by field
+            return problem
+        object.__setattr__(problem, "_factory_call", call)
+        return problem
+
+    return build
 
 
 class Algorithm:

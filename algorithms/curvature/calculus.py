@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from algorithms.core import rebuilt_by_factory
 from algorithms.curvature.problem import CurvatureProblem, check_finite_real
 
 __all__ = ["scaled", "shifted", "summed"]
@@ -36,6 +37,7 @@ def _check_problem(name: str, problem: Any) -> CurvatureProblem:
     return problem
 
 
+@rebuilt_by_factory
 def shifted(problem: CurvatureProblem, alpha: float) -> CurvatureProblem:
     """f + α with the same curvature map and L_C (Lemma 5.1, first rule).
 
@@ -53,6 +55,7 @@ def shifted(problem: CurvatureProblem, alpha: float) -> CurvatureProblem:
                             name=f"({problem.name}) + {alpha:g}")
 
 
+@rebuilt_by_factory
 def scaled(problem: CurvatureProblem, beta: float) -> CurvatureProblem:
     """βf for β > 0, with curvature βC and constant βL_C (Lemma 5.1, second rule).
 
@@ -81,6 +84,7 @@ def _as_matrix(C: np.ndarray) -> np.ndarray:
     return np.diag(C) if C.ndim == 1 else C
 
 
+@rebuilt_by_factory
 def summed(first: CurvatureProblem, second: CurvatureProblem) -> CurvatureProblem:
     """f + g with curvature C₁ + C₂ and constant L_C¹ + L_C² (Lemma 5.1, third rule).
 

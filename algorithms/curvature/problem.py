@@ -60,7 +60,15 @@ from algorithms._validation import (
     check_str,
     returned_scalar,
 )
-from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
+from algorithms.core import (
+    IterationMonitor,
+    Problem,
+    RetCode,
+    Solution,
+    SolveOptions,
+    Stats,
+    rebuilt_by_factory,
+)
 
 __all__ = [
     "CurvatureProblem",
@@ -442,6 +450,7 @@ def _least_squares(A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
     return x_star, float(r @ r)
 
 
+@rebuilt_by_factory
 def sum_of_squared_abs_linear(A: Any, b: Any, x0: Any = None) -> CurvatureProblem:
     """f(x) = Σᵢ (aᵢᵀx − bᵢ)² as a sum of squares of the absolutely convex |aᵢᵀx − bᵢ|.
 
@@ -468,6 +477,7 @@ def sum_of_squared_abs_linear(A: Any, b: Any, x0: Any = None) -> CurvatureProble
         name="sum of squared |aᵢᵀx − bᵢ|")
 
 
+@rebuilt_by_factory
 def squared_norm_residual(A: Any, b: Any, x0: Any = None) -> CurvatureProblem:
     """f(x) = ‖Ax − b‖₂² as φ(x)² with the absolutely convex φ(x) = ‖Ax − b‖₂.
 
@@ -501,6 +511,7 @@ def squared_norm_residual(A: Any, b: Any, x0: Any = None) -> CurvatureProblem:
         f_star=f_star, x_star=x_star, L=L, name="‖Ax − b‖₂²")
 
 
+@rebuilt_by_factory
 def sum_of_squared_absolutely_convex(
     residuals: Callable[[np.ndarray], np.ndarray],
     jacobian: Callable[[np.ndarray], np.ndarray],
@@ -564,6 +575,7 @@ def _huber_prime(r: np.ndarray, delta: float) -> np.ndarray:
     return np.clip(r, -delta, delta)
 
 
+@rebuilt_by_factory
 def squared_huber(A: Any, b: Any, delta: float = 1.0, x0: Any = None,
                   f_star: float | None = None, x_star: Any = None) -> CurvatureProblem:
     """f(x) = Σᵢ h_δ(aᵢᵀx − bᵢ)² with the Huber loss h_δ(t) = t²/2 (|t| <= δ), δ(|t| − δ/2) else.
@@ -626,6 +638,7 @@ def _lp_curvature(r: np.ndarray, p: float, kind: str) -> np.ndarray:
     return 2.0 * np.outer(v, v)
 
 
+@rebuilt_by_factory
 def squared_lp_norm(p: float, x0: Any, curvature: str = "diagonal") -> CurvatureProblem:
     """f(x) = ‖x‖_p² for p >= 2 (Example 6.2): f* = 0 at x* = 0, L_C = L = 2(p − 1).
 
@@ -657,6 +670,7 @@ def squared_lp_norm(p: float, x0: Any, curvature: str = "diagonal") -> Curvature
                             L=2.0 * (p - 1.0), name=f"‖x‖_{p:g}² ({curvature} C)")
 
 
+@rebuilt_by_factory
 def lp_norm_power(p: float, x0: Any, curvature: str = "diagonal") -> CurvatureProblem:
     """f(x) = ‖x‖_p^p = Σᵢ |xᵢ|^p for p >= 2 (Example 6.4): the lower bound (5) only.
 
@@ -712,6 +726,7 @@ def _check_p(p: Any) -> float:
     return float(p)
 
 
+@rebuilt_by_factory
 def lp_regression(A: Any, b: Any, p: float, x0: Any = None, curvature: str = "diagonal",
                   f_star: float | None = None, x_star: Any = None) -> CurvatureProblem:
     """f(x) = ‖Ax − b‖_p² for p >= 2 (Example 6.3): Example 6.2 composed with x ↦ Ax − b.
@@ -756,6 +771,7 @@ def lp_regression(A: Any, b: Any, p: float, x0: Any = None, curvature: str = "di
                             x_star=x_star, L=L, name=f"‖Ax − b‖_{p:g}² ({curvature} C)")
 
 
+@rebuilt_by_factory
 def squared_hinge(A: Any, b: Any, x0: Any = None, f_star: float | None = None) -> CurvatureProblem:
     """f(x) = Σᵢ max(0, 1 − bᵢaᵢᵀx)² (labels bᵢ ∈ {−1, +1}) with C ≡ 0 and L_C = 2‖A‖₂².
 

@@ -36,6 +36,7 @@ from torch import nn
 from torch.func import functional_call
 
 from algorithms._validation import allocates, check_device, check_positive, check_positive_int, check_seed
+from algorithms.core import rebuilt_by_factory
 from algorithms.hierarchical.problems import MinimaxProblem
 
 __all__ = ["ScoreNet", "auc_minimax"]
@@ -77,6 +78,7 @@ class ScoreNet(nn.Module):
         return self.output(torch.tanh(self.hidden(X)))
 
 
+@rebuilt_by_factory
 @allocates("n_samples", "in_features", "hidden")
 def auc_minimax(n_samples: int = 400, in_features: int = 5, hidden: int = 8, *,
                 positive_fraction: float = 0.1, separation: float = 2.0, batch_size: int = 32,

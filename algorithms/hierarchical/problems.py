@@ -45,7 +45,7 @@ from algorithms._validation import (
     check_seed,
     returned_pair,
 )
-from algorithms.core import Problem
+from algorithms.core import Problem, rebuilt_by_factory
 
 __all__ = [
     "NOISE_KINDS",
@@ -213,6 +213,7 @@ def _numeric(name: str, value: Any) -> Any:
     return value
 
 
+@rebuilt_by_factory
 def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: float = 1.0,
                       x0: float = 2.0, y0: float = 0.0, dtype=np.float64) -> MinimaxProblem:
     """f(x, y) = cos x + c·x·y − y²/2 in one dimension (c = ``coupling``; c = 1 is Section 6.1).
@@ -244,6 +245,7 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
         x0=np.array([x0], dtype=dtype), y0=np.array([y0], dtype=dtype), sigma=sigma, noise=noise)
 
 
+@rebuilt_by_factory
 @allocates("dim_x", "dim_y")
 def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noise: str = "gaussian",
                       hessian_sigma: float = 0.0, mu_g: float = 0.5, l_g1: float = 2.0, reg: float = 0.1,

@@ -122,3 +122,28 @@ def test_callback_stop_is_terminated_without_a_trace():
             assert sol.retcode is RetCode.Terminated, (algorithm, store)
     assert solve(problem, Greedy(), maxiters=1, store_trace=True, callback=lambda r: False).retcode \
         is RetCode.MaxIters
+
+
+def test_factory_built_problems_pickle():
+    # #43 round 7: the factories' problems hold closures over their data: pickle.dumps (and so a solution's
+    # pickle) failed with "Can't pickle local object"; they now pickle as the factory call (arguments copied)
+    import copy
+    import pickle
+
+    import numpy as np
+
+    from algorithms.curvature import LCD1, scaled, squared_norm_residual
+    from algorithms.hierarchical import AdaBiO, quadratic_bilevel, synthetic_minimax
+
+    A, b = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]), np.array([1.0, -1.0, 0.5])
+    prob = scaled(squared_norm_residual(A, b, x0=np.zeros(2)), 2.0)
+    A[0, 0] = 100.0  # the caller's later edit reaches neither the problem nor its pickle
+    for clone in (pickle.loads(pickle.dumps(prob)), copy.deepcopy(prob)):
+        assert clone.value(np.ones(2)) == prob.value(np.ones(2))
+    sol = solve(prob, LCD1(), maxiters=3)
+    assert np.array_equal(pickle.loads(pickle.dumps(sol)).x, sol.x)
+    for problem, algorithm in ((quadratic_bilevel(seed=1), AdaBiO()), (synthetic_minimax(), None)):
+        clone = pickle.loads(pickle.dumps(problem))
+        assert clone.phi(clone.x0) == problem.phi(problem.x0)
+        if algorithm is not None:
+            assert solve(clone, algorithm, maxiters=5).value == solve(problem, algorithm, maxiters=5).value

@@ -274,3 +274,15 @@ def test_empty_held_out_set_refused_by_name():
     X = np.random.default_rng(0).normal(size=(10, 3))
     with pytest.raises(ValueError, match=r"^X_test must have at least 1 row"):
         AutoencodingProblem(X=X, X_test=np.zeros((0, 3)))
+
+
+@pytest.mark.parametrize("transform", [lambda X: X * 1e-7, lambda X: X + 1e9])
+def test_columns_the_trees_cannot_split_are_refused(transform):
+    # #43 round 7: data x1e-7 (or offset by 1e9) fit a forest of bare roots (scikit-learn never splits values
+    # closer than 1e-7 and routes in float32) and gave a meaningless embedding in silence
+    X = np.random.default_rng(0).standard_normal((30, 3))
+    with pytest.raises(ValueError, match=r"^X column 0: .* too close for scikit-learn's trees"):
+        RFAutoencoder(n_components=2, n_estimators=5, random_state=0).fit(transform(X))
+    reference = RFAutoencoder(n_components=2, n_estimators=5, random_state=0).fit(X)
+    scaled = RFAutoencoder(n_components=2, n_estimators=5, random_state=0).fit(X * 1e7)
+    np.testing.assert_array_equal(scaled.transform(X[:5] * 1e7), reference.transform(X[:5]))
