@@ -51,7 +51,7 @@ class GradientDescent(Algorithm):
 
     ``lr`` (> 0 or None): the step size; None takes 1/L for the problem's smoothness constant
     (see the module docstring). A step above 2/L makes the iterates blow up (``Diverged``).
-    ``tol`` (default 1e-10) stops at ``f − f* <= tol`` or ``‖∇f‖ <= tol``.
+    ``tol`` (default 1e-10) stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G`` (relative: ``run_descent``).
     """
 
     lr: float | None = None

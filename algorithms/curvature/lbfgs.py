@@ -1,7 +1,7 @@
 """L-BFGS-B from scipy as a quasi-Newton peer of the LCD methods (no curvature map used).
 
 ``scipy.optimize.minimize(f, x0, jac=∇f, method="L-BFGS-B")`` with memory ``m``; a callback
-stops it as soon as ``f − f* <= tol`` (when f* is known), so iteration counts compare with
+stops it as soon as ``f − f* <= tol·S`` (when f* is known), so iteration counts compare with
 the other methods of the family. ``Solution.original`` is scipy's ``OptimizeResult``.
 
 References
@@ -28,7 +28,7 @@ import scipy.optimize
 
 from algorithms._validation import check_count
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
-from algorithms.curvature.problem import CurvatureProblem
+from algorithms.curvature.problem import CurvatureProblem, check_stationary_gap
 
 __all__ = ["LBFGS"]
 
@@ -37,8 +37,9 @@ __all__ = ["LBFGS"]
 class LBFGS(Algorithm):
     """scipy's L-BFGS-B with ``memory`` correction pairs (scipy's ``maxcor``).
 
-    ``tol`` (default 1e-10): success when ``f − f* <= tol`` (f* known) or ``‖∇f‖ <= tol``;
-    scipy's own stopping rules are set to their tightest (``ftol=0``, ``gtol=tol``), and a
+    ``tol`` (default 1e-10): success when ``f − f* <= tol·S`` (f* known) or ``‖∇f‖ <= tol·G`` (S, G:
+    the problem's ``scale_f``/``scale_grad`` at x0, so the verdict does not depend on the units);
+    scipy's own stopping rules are set to their tightest (``ftol=0``, ``gtol=tol·G``), and a
     stop of scipy's before the tolerance is met is reported as ``RetCode.Stalled``.
     """
 
@@ -52,6 +53,7 @@ class LBFGS(Algorithm):
 def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -> Solution:
     maxiters = options.iterations(1000)
     tol = options.tolerance(1e-10)
+    gap_tol, grad_tol = problem.stopping_tolerances(tol)  # relative: run_descent's rule
     f_star = problem.f_star
     monitor = IterationMonitor(options, total=maxiters, desc="L-BFGS-B")
     x0 = problem.x0.astype(np.float64)
@@ -74,13 +76,13 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
         if record(state["k"], fx, intermediate_result.x):
             state["terminated"] = True
             raise StopIteration
-        if f_star is not None and fx - f_star <= tol:
+        if f_star is not None and fx - f_star <= gap_tol:
             raise StopIteration
 
     try:
         result = scipy.optimize.minimize(
             problem.value, x0, jac=problem.gradient, method="L-BFGS-B", callback=callback,
-            options={"maxiter": maxiters, "maxcor": algorithm.memory, "ftol": 0.0, "gtol": tol,
+            options={"maxiter": maxiters, "maxcor": algorithm.memory, "ftol": 0.0, "gtol": grad_tol,
                      "maxfun": max(15000, 20 * maxiters)})
     finally:
         monitor.close()
@@ -92,7 +94,8 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
     stats.grad_calls = int(result.njev)
     if not (math.isfinite(fx) and np.all(np.isfinite(x))):
         retcode = RetCode.Diverged
-    elif (f_star is not None and fx - f_star <= tol) or gnorm <= tol:
+    elif (f_star is not None and fx - f_star <= gap_tol) or gnorm <= grad_tol:
+        check_stationary_gap(problem, None if f_star is None else fx - f_star, gnorm, gap_tol)
         retcode = RetCode.Success
     elif state["terminated"]:
         retcode = RetCode.Terminated

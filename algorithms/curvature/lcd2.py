@@ -201,7 +201,7 @@ class LCD2(Algorithm):
 
     ``x⁺ = x − (C(x) + β I)⁻¹∇f(x)`` with β from a scalar root-find (see the module
     docstring). The trace records the multiplier ``λ = 1/β`` of every step. ``tol``
-    (default 1e-10) stops at ``f − f* <= tol`` or ``‖∇f‖ <= tol``.
+    (default 1e-10) stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G`` (relative: ``run_descent``).
     """
 
 

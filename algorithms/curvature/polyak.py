@@ -12,7 +12,7 @@ Giancola, Lubczyk, Yadav, arXiv:2405.16574 (equation (4)).
 >>> from algorithms.curvature import Polyak, squared_lp_norm
 >>> sol = solve(squared_lp_norm(2, x0=np.array([3.0, -1.0])), Polyak(), maxiters=50)
 >>> sol.retcode, sol.stats.iterations    # on ‖x‖² the Polyak step halves x (f* = 0)
-(<RetCode.Success: 'Success'>, 19)
+(<RetCode.Success: 'Success'>, 17)
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def polyak_step(x: Any, g: Any, delta: Any, g_norm_sq: Any) -> Any:
 class Polyak(Algorithm):
     """Gradient descent with the Polyak step ``(f(x) − f*)/‖∇f(x)‖²`` (needs ``problem.f_star``).
 
-    ``tol`` (default 1e-10) stops at ``f − f* <= tol`` or ``‖∇f‖ <= tol``.
+    ``tol`` (default 1e-10) stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G`` (relative: ``run_descent``).
     """
 
 

@@ -128,6 +128,12 @@ class CurvatureProblem(Problem):
     L: float | None = None
     name: str = "curvature problem"
     f0: float = field(init=False, repr=False, compare=False, default=math.nan)
+    #: the scales of f and of ‖∇f‖ at x0 the stopping tests are relative to (see :meth:`stopping_scales`)
+    scale_f: float = field(init=False, repr=False, compare=False, default=math.nan)
+    scale_grad: float = field(init=False, repr=False, compare=False, default=math.nan)
+    #: ∇f's rounding level at x0, 16 eps ‖H‖‖x0‖ (the gradient test's floor; computed here, so a solve makes
+    #: no curvature evaluation of its own)
+    grad_floor: float = field(init=False, repr=False, compare=False, default=0.0)
 
     def __post_init__(self) -> None:
         check_str("name", self.name)
@@ -159,6 +165,13 @@ class CurvatureProblem(Problem):
         if not np.all(np.isfinite(g0)):
             raise ValueError("grad(x0) contains NaN or inf entries")
         self.curvature_at(x0)
+        if self.x_star is not None:
+            f_at_star = self.value(self.x_star)
+            if not math.isfinite(f_at_star):
+                raise ValueError(f"f(x_star) must be finite, got {f_at_star!r}")
+            g_star = self.gradient(self.x_star)
+            if not np.all(np.isfinite(g_star)):
+                raise ValueError("grad(x_star) contains NaN or inf entries")
         if self.f_star is not None:
             f_star = check_finite_real("f_star", self.f_star)
             # f* is a lower bound on f; allow rounding of f(x0) at the level of its dtype: eps |f| plus, where
@@ -177,10 +190,6 @@ class CurvatureProblem(Problem):
                 # relative to f's values and terms at x_star only: it scales with f's and x's units and
                 # does not depend on x0 (it was relative to f(x0), so it refused a valid x_star from
                 # lstsq when x0 lay near the optimum on data ×2^40, and passed anything below 1e-6 in f)
-                f_at_star = self.value(self.x_star)
-                g_star = self.gradient(self.x_star)
-                if not np.all(np.isfinite(g_star)):
-                    raise ValueError("grad(x_star) contains NaN or inf entries")
                 x_norm = float(np.linalg.norm(self.x_star))
                 tol = (1e-6 * (max(abs(f_at_star), abs(f_star)) + float(np.linalg.norm(g_star)) * x_norm)
                        + 1e-12 * self._term_scale(self.x_star, g_star))
@@ -188,13 +197,64 @@ class CurvatureProblem(Problem):
                     raise ValueError(f"x_star and f_star disagree: f(x_star) = {f_at_star!r} but f_star = "
                                      f"{f_star!r}; give the optimum's point and value, or only one of them")
             object.__setattr__(self, "f_star", f_star)
+        if self.x_star is not None:
+            self._check_minimizer(f_at_star, g_star)
+        scale_f, scale_grad = self._stopping_scales(g0)
+        object.__setattr__(self, "scale_f", scale_f)
+        object.__setattr__(self, "scale_grad", scale_grad)
+        floor = 16 * float(np.finfo(self.dtype).eps) * self._curvature_scale(x0) * float(np.linalg.norm(x0))
+        object.__setattr__(self, "grad_floor", floor)
+
+    def _check_minimizer(self, f_at: float, g: np.ndarray) -> None:
+        """Refuse an ``x_star`` that a gradient step from it improves: f convex and differentiable, so a
+        minimizer has ∇f = 0 and no step lowers f. Steps 1/‖H‖·2^-k (k < 8) along −∇f(x_star); a decrease
+        beyond 1e-6 ‖∇f‖‖x_star‖ (x_star from a solver accurate to ~1e-6 relative) plus f's rounding there
+        refutes it. Before, an x_star alone was never checked (x_star = (5, 5) for an optimum near 0)."""
+        g_norm = float(np.linalg.norm(g))
+        if g_norm == 0.0:
+            return
+        x = self.x_star.astype(np.float64)
+        h = self._curvature_scale(x)
+        first = 1.0 / h if h > 0 else max(float(np.linalg.norm(x)), 1.0) / g_norm
+        eps = float(np.finfo(self.dtype).eps)
+        allowed = (1e-6 * g_norm * float(np.linalg.norm(x)) + 1e-12 * self._term_scale(x, g)
+                   + 16 * eps * abs(f_at))
+        for k in range(8):
+            trial = (x - (first * 0.5**k) * g).astype(self.dtype)
+            f_trial = self.value(trial)
+            if math.isfinite(f_trial) and f_at - f_trial > allowed:
+                raise ValueError(
+                    f"x_star is not a minimizer of f: a gradient step from it (‖∇f(x_star)‖ = {g_norm:.3g}) "
+                    f"lowers f from {f_at!r} to {f_trial!r}; give a minimizer (or leave x_star out)")
+
+    def _curvature_scale(self, x: np.ndarray) -> float:
+        """‖H‖'s stand-in at ``x``: the largest of ‖C(x)‖₂, L, a finite L_C (f's units per x's squared)."""
+        C = self.curvature_at(x)
+        h = float(np.max(C, initial=0.0)) if C.ndim == 1 else float(np.linalg.norm(C, 2))
+        return max(h, self.L or 0.0, self.L_C if math.isfinite(self.L_C) else 0.0)
+
+    def _stopping_scales(self, g0: np.ndarray) -> tuple[float, float]:
+        """(S, G): how far x0 is from optimal, in f's units and in ∇f's, the same at every unit of f and x
+        and under a constant shift of f. S is the larger of the gap f(x0) − f* (f* known) and a gradient
+        step's decrease ‖∇f(x0)‖²/‖H‖; G the larger of ‖∇f(x0)‖ and √(2‖H‖S). The absolute tests of
+        before (f − f* <= tol, ‖∇f‖ <= tol) stopped every method at x0 with Success on data ×1e-7."""
+        h = self._curvature_scale(self.x0)
+        g_norm = float(np.linalg.norm(g0))
+        S = self.f0 - self.f_star if self.f_star is not None else 0.0
+        if h > 0:
+            S = max(S, g_norm**2 / h)
+        return S, max(math.sqrt(2.0 * h * S), g_norm)
+
+    def stopping_tolerances(self, tol: float) -> tuple[float, float]:
+        """(gap_tol, grad_tol) of a solve with ``tol``: ``tol·S`` and ``tol·G`` (see ``scale_f``,
+        ``scale_grad``), the gradient's floored at its rounding level at x0 (16 eps ‖H‖‖x0‖, so a start near
+        the optimum can still meet it)."""
+        return tol * self.scale_f, max(tol * self.scale_grad, self.grad_floor)
 
     def _term_scale(self, x: np.ndarray, g: np.ndarray) -> float:
         """The size of f's first- and second-order terms at ``x`` (``|gᵀx| + ‖H‖ ‖x‖²`` with ‖H‖ from
         C(x), L and a finite L_C): the level at which rounding of f(x) shows, in f's units."""
-        C = self.curvature_at(x)
-        h = float(np.max(C, initial=0.0)) if C.ndim == 1 else float(np.linalg.norm(C, 2))
-        h = max(h, self.L or 0.0, self.L_C if math.isfinite(self.L_C) else 0.0)
+        h = self._curvature_scale(x)
         xx = float(x @ x)
         return float(np.linalg.norm(g)) * math.sqrt(xx) + h * xx
 
@@ -357,6 +417,17 @@ def shifted_solve(C: np.ndarray, shift: float, g: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- the common loop
 
 
+def check_stationary_gap(problem: CurvatureProblem, gap: float | None, gnorm: float, gap_tol: float) -> None:
+    """A solve that reached a stationary point (a minimizer: f is convex) with f − f* well above zero shows
+    an ``f_star`` below f's minimum (a Success was reported with the gap never closing). Refused there,
+    naming ``f_star``; 1e-6·S leaves room for the slow gap of flat functions (‖x‖⁴ near 0)."""
+    if gap is None or gap <= gap_tol + 1e-6 * problem.scale_f:
+        return
+    raise ValueError(f"f_star = {problem.f_star!r} is below f's minimum: the solve reached a stationary "
+                     f"point (‖∇f‖ = {gnorm:.3g}, a minimizer of the convex f) where f − f_star = {gap:.6g}; "
+                     "f_star must be the optimal value")
+
+
 def run_descent(
     problem: CurvatureProblem,
     options: SolveOptions,
@@ -370,7 +441,9 @@ def run_descent(
 
     ``step(x, f(x), ∇f(x), stats)`` returns ``(x_next, info)``; ``x_next = None``
     means the step is undefined (``info["retcode"]`` says why). Stops with
-    ``Success`` when ``f − f* <= tol`` (``f*`` known) or ``‖∇f‖ <= tol``,
+    ``Success`` when ``f − f* <= tol·S`` (``f*`` known) or ``‖∇f‖ <= tol·G``, relative to the
+    problem's scales at x0 (``scale_f``, ``scale_grad``, :meth:`CurvatureProblem.stopping_tolerances`:
+    the verdict does not depend on the units),
     ``MaxIters`` after ``maxiters`` steps without it, ``Diverged`` on a non-finite
     iterate, value or gradient, or once ``f − f(x0) > BLOWUP_FACTOR · max(1, |f(x0)|)``.
     Records per iterate: ``iteration, value, gap (f − f*, or None), grad_norm``
@@ -378,6 +451,7 @@ def run_descent(
     """
     maxiters = options.iterations(default_maxiters)
     tol = options.tolerance(default_tol)
+    gap_tol, grad_tol = problem.stopping_tolerances(tol)
     dtype = problem.dtype
     stats = Stats()
     monitor = IterationMonitor(options, total=maxiters, desc=name)
@@ -401,7 +475,8 @@ def run_descent(
                 break
             stop = monitor.record(iteration=k, value=fx, gap=gap, grad_norm=gnorm, **info)
             if k > 0 or maxiters > 0:
-                if (gap is not None and gap <= tol) or gnorm <= tol:
+                if (gap is not None and gap <= gap_tol) or gnorm <= grad_tol:
+                    check_stationary_gap(problem, gap, gnorm, gap_tol)
                     retcode = RetCode.Success
                     break
             if stop:

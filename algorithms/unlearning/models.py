@@ -32,7 +32,14 @@ from typing import Any
 
 import torch
 
-from algorithms._validation import allocates, check_device, check_positive_int, check_seed, check_torch_dtype
+from algorithms._validation import (
+    allocates,
+    check_device,
+    check_float_tensor,
+    check_positive_int,
+    check_seed,
+    check_torch_dtype,
+)
 
 __all__ = ["ACTIVATIONS", "DeepLinear", "LinearModel", "TwoLayerPerceptron", "effective_predictor"]
 
@@ -185,6 +192,7 @@ def effective_predictor(model: torch.nn.Module,
         if tuple(params[k].shape) != tuple(p.shape):
             raise ValueError(f"params[{k!r}] must have the model's shape {tuple(p.shape)}, "
                              f"got {tuple(params[k].shape)}")
+        check_float_tensor(f"params[{k!r}]", params[k])  # NaN gave a NaN predictor silently
     if isinstance(model, LinearModel):
         if model.out_features != 1:
             raise ValueError("model must have out_features = 1 for a predictor vector, "

@@ -287,6 +287,8 @@ def distance_to_retrain(problem: UnlearningProblem, theta: torch.Tensor) -> floa
     target = retrained_min_norm(problem)
     if target is None:
         return math.nan
+    if not bool(torch.isfinite(theta).all()):
+        return math.nan  # a diverged iterate (effective_predictor refuses non-finite parameters)
     if isinstance(problem.model, DeepLinear):
         theta = effective_predictor(problem.model, problem.unflatten(theta))
     return float(torch.linalg.vector_norm(theta - target))

@@ -37,7 +37,7 @@ import numpy as np
 import scipy.linalg
 import torch
 
-from algorithms._validation import check_bool
+from algorithms._validation import check_bool, check_float_tensor
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.unlearning.models import TwoLayerPerceptron
 from algorithms.unlearning.problem import UnlearningProblem, UnlearningStats, finish
@@ -55,6 +55,7 @@ def _split(model: TwoLayerPerceptron, theta: torch.Tensor) -> tuple[torch.Tensor
         shape = tuple(theta.shape) if isinstance(theta, torch.Tensor) else type(theta).__name__
         raise ValueError(f"theta must be a flat tensor of shape ({model.width * (1 + model.in_features)},) "
                          f"= [c; vec(A)], got {shape}")
+    check_float_tensor("theta", theta)  # a NaN theta counted 0 active neurons, silently
     return theta[:model.width], theta[model.width:].reshape(model.width, model.in_features)
 
 

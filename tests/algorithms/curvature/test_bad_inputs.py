@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import algorithms.curvature as curvature
-from algorithms import solve
+from algorithms import RetCode, solve
 from algorithms.curvature import (
     LBFGS,
     LCD1,
@@ -251,3 +251,46 @@ def test_optimum_agreement_is_unit_free_and_ignores_x0(s):
     prob = CurvatureProblem(f=lambda x: float(np.sum((A @ x - b) ** 2)), grad=lambda x: 2 * A.T @ (A @ x - b),
                             curvature=lambda x: 2 * A.T @ A, L_C=0.0, x0=x_star, f_star=0.0, x_star=x_star)
     assert prob.f_star == 0.0
+
+
+@pytest.mark.parametrize("algorithm", ["LCD1", "LCD2", "LCD3", "Polyak", "GradientDescent", "LBFGS"])
+def test_stopping_rule_does_not_depend_on_the_units(algorithm):
+    # #43 round 7: f − f* <= tol and ‖∇f‖ <= tol were absolute: on data x1e-7 (f ~ 1e-14) all methods
+    # returned Success at x0 = 0, far from the optimum (1, -0.5); the tests are now relative to the scales
+    import algorithms.curvature as curvature
+    from algorithms.curvature import squared_norm_residual
+
+    A, b = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]), np.array([1.0, -1.0, 0.5])
+    for s in (1e-7, 1.0, 1e7):
+        sol = solve(squared_norm_residual(A * s, b * s), getattr(curvature, algorithm)())
+        assert sol.retcode is RetCode.Success and sol.stats.iterations > 0, s
+        np.testing.assert_allclose(sol.x, [1.0, -0.5], atol=1e-4)
+
+
+def test_x_star_alone_must_be_a_minimizer():
+    # #43 round 7: an x_star given without f_star was never checked (lp_regression(x_star=[5, 5]) accepted)
+    from algorithms.curvature import CurvatureProblem, lp_regression
+
+    def quad(**kw):
+        return CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x,
+                                curvature=lambda x: 2 * np.eye(2), L_C=0.0, **kw)
+
+    A, b = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]), np.array([1.0, -1.0, 0.5])
+    with pytest.raises(ValueError, match=r"^x_star is not a minimizer of f"):
+        lp_regression(A, b, 3.0, x_star=np.array([5.0, 5.0]))
+    for s in (1e-7, 1.0, 1e7):
+        with pytest.raises(ValueError, match=r"^x_star is not a minimizer of f"):
+            quad(x0=s * np.ones(2), x_star=s * np.array([1e-3, 0.0]))
+        assert quad(x0=s * np.ones(2), x_star=np.zeros(2)).x_star is not None
+
+
+@pytest.mark.parametrize("algorithm", ["LCD1", "LCD2", "LCD3", "GradientDescent", "LBFGS"])
+def test_f_star_below_the_minimum_is_refused_at_the_stationary_point(algorithm):
+    # #43 round 7: f = ‖x‖² + 1 with f_star = 0 (the minimum is 1): Success at the minimizer with the gap 1
+    import algorithms.curvature as curvature
+    from algorithms.curvature import CurvatureProblem
+
+    prob = CurvatureProblem(f=lambda x: float(x @ x) + 1.0, grad=lambda x: 2 * x,
+                            curvature=lambda x: 2 * np.eye(2), L_C=0.0, x0=np.ones(2), f_star=0.0, L=2.0)
+    with pytest.raises(ValueError, match=r"^f_star = 0\.0 is below f's minimum"):
+        solve(prob, getattr(curvature, algorithm)(), maxiters=100)

@@ -299,3 +299,16 @@ def test_problem_does_not_alias_the_callers_tensors():
     first = solve(problem, MinNormOG(), maxiters=3).x.clone()
     theta[0], X[0, 0], Xf[0, 0] = math.nan, 100.0, 100.0
     assert torch.equal(solve(problem, MinNormOG(), maxiters=3).x, first)
+
+
+def test_non_finite_parameters_refused_by_the_helpers():
+    # #43 round 7: effective_predictor returned a NaN predictor and active_neurons counted 0 neurons for a NaN
+    # theta, silently
+    deep = deep_linear_task(3, 5, (2,), 1)
+    params = {k: torch.full_like(v, math.nan) for k, v in deep.unflatten(deep.params).items()}
+    with pytest.raises(ValueError, match=r"^params\['\w+'\] contains NaN or inf"):
+        effective_predictor(deep.model, params)
+    net = TwoLayerPerceptron(in_features=2, width=3, seed=0)
+    for helper in (active_neurons, prune_inactive_neurons):
+        with pytest.raises(ValueError, match=r"^theta contains NaN or inf"):
+            helper(net, torch.full((9,), math.nan, dtype=torch.float64))
