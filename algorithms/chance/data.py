@@ -39,7 +39,7 @@ import numpy as np
 import scipy.optimize
 import torch
 
-from algorithms._validation import as_real_array, check_choice, check_positive_int, check_seed
+from algorithms._validation import as_real_array, check_choice, check_count, check_seed
 from algorithms.chance.problem import ChanceConstrainedProblem, empirical_violation, min_samples
 
 __all__ = ["RESTRICTIONS", "collect_feasible_points", "restricted_solution"]
@@ -139,8 +139,8 @@ def collect_feasible_points(
     the box allows has none) and their empirical violations (see the module docstring)."""
     if not isinstance(problem, ChanceConstrainedProblem):
         raise TypeError(f"problem must be a ChanceConstrainedProblem, got {type(problem).__name__}")
-    n_points = check_positive_int("n_points", n_points)
-    bootstrap_size = check_positive_int("bootstrap_size", bootstrap_size)
+    n_points = check_count("n_points", n_points, 1)   # 2**40 ran on (a hang)
+    bootstrap_size = check_count("bootstrap_size", bootstrap_size, 1)
     check_choice("restriction", restriction, RESTRICTIONS)
     rng = np.random.default_rng(check_seed(seed))
     h = problem.h_samples.astype(np.float64)

@@ -31,8 +31,10 @@ from torch import nn
 from algorithms._validation import (
     allocates,
     as_float_array,
+    check_count,
     check_device,
     check_float_tensor,
+    check_module_state,
     check_positive,
     check_positive_int,
     check_seed,
@@ -120,11 +122,28 @@ class ScoreModel(nn.Module):
     def score(self, x: torch.Tensor, t: float | torch.Tensor) -> torch.Tensor:
         """∇ log p_t at the rows of ``x`` (batch, n), one time ``t`` for all rows or one per row."""
         check_float_tensor("x", x, ndim=2)
+        if x.shape[1] != self.out_features:   # forward's message named its own input X = [x, t]
+            raise ValueError(f"x must have shape (batch, {self.out_features}) (the model's n), got "
+                             f"{tuple(x.shape)}")
+        dtype = self._parameter_dtype()
+        if dtype is not None and x.dtype != dtype:
+            raise TypeError(f"x must have dtype {dtype} (the model's parameters), got {x.dtype}")
         if isinstance(t, torch.Tensor) and t.numel() not in (1, x.shape[0]):  # torch's expand message
             raise ValueError(f"t must be one time or one per row of x ({x.shape[0]}), got shape "
                              f"{tuple(t.shape)}")
+        self.schedule.check_time("t", t)   # a str reached torch.as_tensor's "new(): invalid data type"
         t_col = torch.as_tensor(t, dtype=x.dtype).reshape(-1, 1).expand(x.shape[0], 1)
         return self(torch.cat([x, t_col], dim=1))
+
+    def _parameter_dtype(self) -> torch.dtype | None:
+        """The dtype inputs must have (the parameters'), None for a model without parameters."""
+        first = next(self.parameters(), None)
+        return None if first is None else first.dtype
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """torch's ``load_state_dict``, refusing NaN or inf weights by name first."""
+        check_module_state(state_dict)
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def _check_input(self, X: object, dtype: torch.dtype | None,
                      reference: torch.Tensor | None = None) -> None:
@@ -140,6 +159,8 @@ class ScoreModel(nn.Module):
             raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
         if reference is not None:
             check_device("X", X, reference)
+        if X.device.type != "meta" and not bool(torch.isfinite(X[:, :-1]).all()):  # NaN rows gave NaN scores
+            raise ValueError("X contains NaN or inf entries (in x, its first columns)")
         self.schedule.check_time("t (the last column of X)", X[:, -1])
 
 
@@ -204,7 +225,11 @@ class ScoreMLP(ScoreModel):
         torch.random.set_rng_state(generator_state)
 
     def noise(self, X: torch.Tensor) -> torch.Tensor:
-        """ε_θ(x, t): the predicted noise."""
+        """ε_θ(x, t): the predicted noise, for X = [x, t] of shape (batch, n + 1) as ``forward``'s."""
+        self._check_input(X, self.net[0].weight.dtype, self.net[0].weight)
+        return self._noise(X)
+
+    def _noise(self, X: torch.Tensor) -> torch.Tensor:
         t = X[:, -1:]
         features = [
             X,
@@ -218,7 +243,7 @@ class ScoreMLP(ScoreModel):
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         self._check_input(X, self.net[0].weight.dtype, self.net[0].weight)
         sigma = (1.0 - self.schedule.alpha_bar(X[:, -1:])).sqrt()
-        return -self.noise(X) / sigma
+        return -self._noise(X) / sigma
 
 
 def tweedie_mean(model: ScoreModel, x: torch.Tensor, t: float) -> torch.Tensor:
@@ -227,11 +252,16 @@ def tweedie_mean(model: ScoreModel, x: torch.Tensor, t: float) -> torch.Tensor:
         raise TypeError(f"model must be a ScoreModel, got {type(model).__name__}")
     check_float_tensor("x", x, ndim=2)
     check_shape("x", x, (None, model.out_features))
+    if isinstance(t, torch.Tensor):   # one time: float() of a 2-element tensor was torch's message
+        if t.numel() != 1:
+            raise ValueError(f"t must be one diffusion time, got a tensor of shape {tuple(t.shape)}")
+        t = float(t)
     model.schedule.check_time("t", t)
     ab = model.schedule.alpha_bar(float(t))
     return (x + (1.0 - ab) * model.score(x, t)) / math.sqrt(ab)
 
 
+@allocates("batch_size")
 def train_score(
     model: ScoreMLP,
     data: torch.Tensor,
@@ -265,9 +295,9 @@ def train_score(
         raise TypeError(f"data must have the model's dtype {reference.dtype}, got {data.dtype} "
                         "(convert with data.to(...))")
     check_device("data", data, reference)
-    steps = check_positive_int("steps", steps)
+    steps = check_count("steps", steps, 1)              # 2**40 steps ran on (a hang)
     lr = check_positive("lr", lr)
-    batch_size = check_positive_int("batch_size", batch_size)
+    batch_size = check_count("batch_size", batch_size, 1)
     generator = torch.Generator().manual_seed(check_seed(seed))
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     schedule, t_min = model.schedule, model.schedule.t_min

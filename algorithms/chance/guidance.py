@@ -68,16 +68,29 @@ def second_order_guidance(
         raise ValueError(
             f"hess_f must have shape {(*grad_f.shape, grad_f.shape[1])}, got {tuple(hess_f.shape)}"
         )
+    if hess_f.dtype != grad_f.dtype:   # mixed precision was promoted without a word
+        raise TypeError(f"hess_f must have grad_f's dtype {grad_f.dtype}, got {hess_f.dtype}")
+    # a Hessian is symmetric: an asymmetric one gave an answer (rtol 1e-6 of its largest entry: autograd's
+    # per-row Hessians agree with their transposes to rounding)
+    scale = float(hess_f.abs().max()) if hess_f.numel() else 0.0
+    if hess_f.numel() and float((hess_f - hess_f.transpose(1, 2)).abs().max()) > 1e-6 * max(scale, 1e-300):
+        raise ValueError("hess_f must hold symmetric matrices (Hessians), got an asymmetric one")
     beta = check_positive("beta", beta)
     if not isinstance(sigma2, torch.Tensor):
         sigma2 = torch.as_tensor(check_nonnegative("sigma2", sigma2), dtype=grad_f.dtype)
     elif sigma2.numel() not in (1, grad_f.shape[0]):  # torch's broadcast message named nothing
         raise ValueError(f"sigma2 must be a number or one per row of grad_f ({grad_f.shape[0]}), got shape "
                          f"{tuple(sigma2.shape)}")
+    elif sigma2.numel() and not bool((torch.isfinite(sigma2) & (sigma2 >= 0)).all()):  # NaN/negative answered
+        raise ValueError("sigma2 must be finite and >= 0 (a variance), got a NaN, inf or negative entry")
     sigma2 = sigma2.reshape(-1, 1, 1).to(grad_f.dtype)
     eye = torch.eye(grad_f.shape[1], dtype=grad_f.dtype)
     system = eye + beta * sigma2 * hess_f
-    return -beta * torch.linalg.solve(system, grad_f.unsqueeze(-1)).squeeze(-1)
+    try:
+        return -beta * torch.linalg.solve(system, grad_f.unsqueeze(-1)).squeeze(-1)
+    except torch.linalg.LinAlgError as exc:   # torch's "Batch element 0 ... singular" named no argument
+        raise ValueError(f"I + beta sigma2 hess_f is singular for a row (hess_f has an eigenvalue "
+                         f"-1/(beta sigma2)): {str(exc)[:80]}") from None
 
 
 def _row_hessians(grad_f: torch.Tensor, mu: torch.Tensor) -> torch.Tensor:
@@ -116,6 +129,10 @@ def guidance_term(
     """
     check_choice("order", order, GUIDANCE_ORDERS)
     beta = check_positive("beta", beta)
+    if not callable(objective):
+        raise TypeError(f"objective must be callable, got {type(objective).__name__}")
+    if posterior_variance is not None:   # checked whatever the order (NaN passed unused with order="first")
+        posterior_variance = check_nonnegative("posterior_variance", posterior_variance)
     if not isinstance(model, ScoreModel):
         raise TypeError(f"model must be a ScoreModel (e.g. ScoreMLP), got {type(model).__name__}")
     x = check_float_tensor("x", x, ndim=2)

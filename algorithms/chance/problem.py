@@ -73,7 +73,7 @@ def check_rho(rho: Any) -> float:
     return float(rho)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)   # identity equality and hash (arrays inside)
 class LinearStructure:
     """A linear program's data behind f and g: f(x) = costᵀx, g(x, h_ℓ) = A[ℓ] x + b[ℓ].
 
@@ -96,7 +96,7 @@ class LinearStructure:
         object.__setattr__(self, "b", b)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)   # identity equality and hash (arrays inside)
 class ChanceConstrainedProblem(Problem):
     """min f(x) s.t. Prob_h[g(x, h) >= 0] >= 1 − rho, lower <= x <= upper (see the module docstring).
 
@@ -109,7 +109,8 @@ class ChanceConstrainedProblem(Problem):
     u the first 3·n draws of ``numpy.random.default_rng(0).uniform(0.1, 0.9)`` (row by row), so a
     problem is accepted or refused alike every time; f and g must be finite there (and only there).
     ``h_sampler`` is probed once, for 2 samples from ``numpy.random.default_rng(0)``.
-    ``known_optimum`` is the value of the true-distribution problem when known in closed form.
+    ``known_optimum`` is the value of the true-distribution problem when known in closed form (with
+    ``linear``, it must be at least f's minimum over the box).
     """
 
     f: Callable[[torch.Tensor], torch.Tensor]
@@ -202,6 +203,12 @@ class ChanceConstrainedProblem(Problem):
             tol = 1e-4 * scale if self.dtype == np.float32 else 1e-8 * scale
             if np.abs(f_lin - values).max() > tol or np.abs(g_lin - cons).max() > tol:
                 raise ValueError("linear (cost, A, b) does not reproduce f and g at probe points")
+            if self.known_optimum is not None:
+                # f = costᵀx is at least its minimum over the box: a known optimum below it is no optimum
+                floor = float(np.minimum(lin.cost * self.lower, lin.cost * self.upper).sum())
+                if self.known_optimum < floor - 1e-9 * (1.0 + abs(floor)):
+                    raise ValueError(f"known_optimum = {self.known_optimum!r} is below the minimum of f over "
+                                     f"the box ({floor!r}): no feasible point reaches it")
 
     def objective(self, x: np.ndarray) -> np.ndarray:
         """f at the rows of ``x`` (shape (batch, n)), as a float64 array of shape (batch,)."""
@@ -209,6 +216,9 @@ class ChanceConstrainedProblem(Problem):
             value = self.f(torch.as_tensor(as_real_array("x", x).astype(self.dtype)))  # complex refused
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"f must return a torch tensor, got {type(value).__name__}")
+        if not value.is_floating_point():   # a bool/int tensor was read as numbers, a complex one cut to real
+            raise TypeError(f"f must return a real floating tensor (GGDOpt differentiates it), got dtype "
+                            f"{value.dtype}")
         return value.detach().cpu().numpy().astype(np.float64)
 
     def constraints(self, x: np.ndarray, h: np.ndarray) -> np.ndarray:
@@ -219,6 +229,9 @@ class ChanceConstrainedProblem(Problem):
             value = self.g(torch.as_tensor(x), torch.as_tensor(h))
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"g must return a torch tensor, got {type(value).__name__}")
+        if not value.is_floating_point():   # g >= 0 as a bool tensor read as 0/1: every sample "satisfied"
+            raise TypeError(f"g must return a real floating tensor (the constraint values, >= 0 where they "
+                            f"hold), got dtype {value.dtype}")
         value = value.detach().cpu().numpy().astype(np.float64)
         if value.ndim == 2:
             value = value[:, :, None]

@@ -22,6 +22,8 @@ sampler of fresh h for out-of-sample feasibility.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import scipy.optimize
 import scipy.stats
@@ -76,6 +78,65 @@ def _soc_optimum(cost: np.ndarray, constraint, bounds, x0: np.ndarray) -> float:
     return float(result.fun)
 
 
+# f, g and the samplers of the test problems: module-level functions bound with functools.partial (not
+# closures), so the problems and the solutions that hold them pickle
+def _linear_cost(cost: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    return x @ cost.to(x.dtype)
+
+
+def _lg_constraint(d: float, x: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+    return d - x @ c.T
+
+
+def _shifted_normal(mean: np.ndarray, generator: np.random.Generator, count: int) -> np.ndarray:
+    return mean + generator.standard_normal((count, mean.shape[0]))
+
+
+def _negative_return(mu: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    return -(x @ mu.to(x.dtype))
+
+
+def _portfolio_constraint(var_limit: float, x: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
+    loss_row = x @ r.T + var_limit
+    budget_row = (1.0 - x.sum(dim=1, keepdim=True)).expand_as(loss_row)
+    return torch.stack([loss_row, budget_row], dim=2)
+
+
+def _correlated_normal(mu: np.ndarray, chol: np.ndarray, generator: np.random.Generator, count: int
+                       ) -> np.ndarray:
+    return mu + generator.standard_normal((count, mu.shape[0])) @ chol.T
+
+
+def _row_sum(x: torch.Tensor) -> torch.Tensor:
+    return x.sum(dim=1)
+
+
+def _power_constraint(K: int, sign: np.ndarray, gamma: float, noise: float, p: torch.Tensor,
+                      h: torch.Tensor) -> torch.Tensor:
+    gains = h.reshape(-1, K, K) * torch.as_tensor(sign, dtype=h.dtype)
+    return torch.einsum("lij,bj->bli", gains, p) - gamma * noise
+
+
+def _fading_gains(K: int, mean_gain: np.ndarray, generator: np.random.Generator, count: int) -> np.ndarray:
+    return (generator.exponential(1.0, size=(count, K, K)) * mean_gain).reshape(count, K * K)
+
+
+def _beam_gains(K: int, Nt: int, beams: torch.Tensor, sign: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+    """(L, K, 2K): sign · (hᵢᵀ beam_k)², the coefficient of x_k in user i's SINR row."""
+    channels = h.reshape(-1, K, Nt)
+    return (channels @ beams.to(h.dtype).T) ** 2 * sign.to(h.dtype)
+
+
+def _beam_constraint(K: int, Nt: int, beams: torch.Tensor, sign: torch.Tensor, gamma: float, noise: float,
+                     x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+    return torch.einsum("lik,bk->bli", _beam_gains(K, Nt, beams, sign, h), x) - gamma * noise
+
+
+def _perturbed_channels(h_bar: np.ndarray, csi_error: float, K: int, Nt: int, generator: np.random.Generator,
+                        count: int) -> np.ndarray:
+    return (h_bar[None] + csi_error * generator.standard_normal((count, K, Nt))).reshape(count, K * Nt)
+
+
 @allocates("n", "n_samples")
 def linear_gaussian_problem(
     n: int = 8, *, rho: float = 0.1, n_samples: int = 1000, seed: int = 0, dtype=np.float64
@@ -102,15 +163,9 @@ def linear_gaussian_problem(
         b, lambda x: d - c_bar @ x - quantile * np.sqrt(x @ x + 1e-18), [(0.0, 1.0)] * n, np.full(n, 1e-3)
     )
     b_t, d_t = torch.as_tensor(b, dtype=torch.float64), float(d)
-
-    def f(x: torch.Tensor) -> torch.Tensor:
-        return x @ b_t.to(x.dtype)
-
-    def g(x: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
-        return d_t - x @ c.T
-
-    def sampler(generator: np.random.Generator, count: int) -> np.ndarray:
-        return c_bar + generator.standard_normal((count, n))
+    f = partial(_linear_cost, b_t)
+    g = partial(_lg_constraint, d_t)
+    sampler = partial(_shifted_normal, c_bar)
 
     linear = LinearStructure(cost=b, A=-samples.astype(np.float64)[:, None, :], b=np.full((n_samples, 1), d))
     return ChanceConstrainedProblem(
@@ -164,17 +219,9 @@ def portfolio_var_problem(
 
     optimum = _soc_optimum(-mu, soc, [(0.0, 1.0)] * k, np.full(k, 1e-3))
     mu_t = torch.as_tensor(mu, dtype=torch.float64)
-
-    def f(x: torch.Tensor) -> torch.Tensor:
-        return -(x @ mu_t.to(x.dtype))
-
-    def g(x: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
-        loss_row = x @ r.T + var_limit
-        budget_row = (1.0 - x.sum(dim=1, keepdim=True)).expand_as(loss_row)
-        return torch.stack([loss_row, budget_row], dim=2)
-
-    def sampler(generator: np.random.Generator, count: int) -> np.ndarray:
-        return mu + generator.standard_normal((count, k)) @ chol.T
+    f = partial(_negative_return, mu_t)
+    g = partial(_portfolio_constraint, var_limit)
+    sampler = partial(_correlated_normal, mu, chol)
 
     A = np.stack([samples.astype(np.float64), np.broadcast_to(-np.ones(k), (n_samples, k))], axis=1)
     b = np.tile([var_limit, 1.0], (n_samples, 1))
@@ -227,16 +274,9 @@ def power_control_problem(
     samples = (rng.exponential(1.0, size=(n_samples, K, K)) * mean_gain).reshape(n_samples, K * K)
     samples = samples.astype(dtype)
     sign = np.where(np.eye(K, dtype=bool), 1.0, -gamma)  # +G_ii p_i, −γ G_ij p_j
-
-    def f(p: torch.Tensor) -> torch.Tensor:
-        return p.sum(dim=1)
-
-    def g(p: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-        gains = h.reshape(-1, K, K) * torch.as_tensor(sign, dtype=h.dtype)
-        return torch.einsum("lij,bj->bli", gains, p) - gamma * noise
-
-    def sampler(generator: np.random.Generator, count: int) -> np.ndarray:
-        return (generator.exponential(1.0, size=(count, K, K)) * mean_gain).reshape(count, K * K)
+    f = _row_sum
+    g = partial(_power_constraint, K, sign, gamma, noise)
+    sampler = partial(_fading_gains, K, mean_gain)
 
     A = samples.astype(np.float64).reshape(n_samples, K, K) * sign
     b = np.full((n_samples, K), -gamma * noise)
@@ -312,22 +352,10 @@ def beamforming_problem(
     samples = (h_bar[None] + csi_error * rng.standard_normal((n_samples, K, Nt))).reshape(n_samples, K * Nt)
     samples = samples.astype(dtype)
     beams_t, sign_t = torch.as_tensor(beams), torch.as_tensor(sign)
-
-    def gains(h: torch.Tensor) -> torch.Tensor:
-        """(L, K, 2K): sign · (hᵢᵀ beam_k)², the coefficient of x_k in user i's SINR row."""
-        channels = h.reshape(-1, K, Nt)
-        return (channels @ beams_t.to(h.dtype).T) ** 2 * sign_t.to(h.dtype)
-
-    def f(x: torch.Tensor) -> torch.Tensor:
-        return x.sum(dim=1)
-
-    def g(x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-        return torch.einsum("lik,bk->bli", gains(h), x) - gamma * noise
-
-    def sampler(generator: np.random.Generator, count: int) -> np.ndarray:
-        return (h_bar[None] + csi_error * generator.standard_normal((count, K, Nt))).reshape(count, K * Nt)
-
-    A = gains(torch.as_tensor(samples, dtype=torch.float64)).numpy()
+    f = _row_sum
+    g = partial(_beam_constraint, K, Nt, beams_t, sign_t, gamma, noise)
+    sampler = partial(_perturbed_channels, h_bar, csi_error, K, Nt)
+    A = _beam_gains(K, Nt, beams_t, sign_t, torch.as_tensor(samples, dtype=torch.float64)).numpy()
     b = np.full((n_samples, K), -gamma * noise)
     return ChanceConstrainedProblem(
         f=f,

@@ -34,9 +34,9 @@ from algorithms._validation import (
     check_callable,
     check_choice,
     check_count,
+    check_int_at_least,
     check_nonnegative,
     check_positive,
-    check_positive_int,
     check_seed,
     check_torch_dtype,
 )
@@ -86,14 +86,16 @@ def guided_reverse_sample(
     n_samples = check_count("n_samples", n_samples, 1)
     beta = check_positive("beta", beta)
     check_choice("guidance", guidance, GUIDANCE_ORDERS)
-    n_steps = check_positive_int("n_steps", n_steps)
+    n_steps = check_count("n_steps", n_steps, 1)   # 2**40 steps ran on (a hang)
     corrector_steps = check_count("corrector_steps", corrector_steps, 0)
     if on_step is not None:
         check_callable("on_step", on_step)
     snr = check_positive("snr", snr)
-    check_seed(seed)
-    if max_steps is not None:
-        check_nonnegative("max_steps", max_steps)
+    seed = check_seed(seed)   # the int: torch's manual_seed refused a numpy integer
+    if max_steps is not None:   # a count: 1.5 was cut to 1, inf overflowed int()
+        max_steps = check_int_at_least("max_steps", max_steps, 0, size=False)
+    if posterior_variance is not None:
+        check_nonnegative("posterior_variance", posterior_variance)
     divergence_bound = check_positive("divergence_bound", divergence_bound)
     check_torch_dtype(dtype)
     schedule = model.schedule

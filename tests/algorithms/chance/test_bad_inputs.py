@@ -370,3 +370,100 @@ def test_complex_points_refused_by_name():
         problem.constraints(x, problem.h_samples[:3])
     with pytest.raises(TypeError, match=r"^h must be real, got complex"):
         problem.constraints(x.real, problem.h_samples[:3] + 1j)
+
+
+# Round 7 (pre-audit sweep, #43): user callables' dtypes, a known optimum inconsistent with the problem,
+# non-finite inputs of forward/noise/score, Hessians and variances, counts that hung, seeds, pickling.
+_F64 = torch.float64
+
+
+def _with_known_optimum(value):
+    p = _lin()
+    return ChanceConstrainedProblem(f=p.f, g=p.g, h_samples=p.h_samples, rho=p.rho, lower=p.lower,
+                                    upper=p.upper, h_sampler=p.h_sampler, linear=p.linear,
+                                    known_optimum=value)
+
+
+def _nan_state():
+    state = _mlp().state_dict()
+    key = next(iter(state))
+    state[key] = torch.full_like(state[key], np.nan)
+    _mlp().load_state_dict(state)
+
+
+_GF = torch.ones(2, 2, dtype=_F64)
+ROUND7 = [
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(g=lambda x, h: (h[None, :, 0] - x[:, :1]) >= 0),
+             TypeError, ("g", "floating"), "g-bool"),
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(f=lambda x: (x.sum(1) * 10).long()), TypeError,
+             ("f", "floating"), "f-int"),
+    BadInput(ChanceConstrainedProblem, lambda: _with_known_optimum(-1e9), ValueError,
+             ("known_optimum", "below the minimum"), "known-optimum-below-box"),
+    BadInput(GaussianScore.forward, lambda: _gauss()(torch.tensor([[np.nan, 0.5]], dtype=_F64)), ValueError,
+             ("X", "NaN"), "x-nan"),
+    BadInput(ScoreMLP.noise, lambda: _mlp().noise(torch.zeros(3, 5, dtype=_F64)), ValueError, ("X", "shape"),
+             "cols"),
+    BadInput(ScoreMLP.load_state_dict, _nan_state, ValueError, ("state_dict", "NaN"), "nan"),
+    BadInput(ScoreMLP.score, lambda: _gauss().score(torch.zeros(5, 2, dtype=_F64), 0.5), ValueError,
+             ("x", "shape"), "x-cols"),
+    BadInput(ScoreMLP.score, lambda: _gauss().score(torch.zeros(5, 1, dtype=_F64), "0.5"), TypeError, ("t",),
+             "t-str"),
+    BadInput(ScoreMLP.score, lambda: _mlp().score(torch.zeros(5, 2), 0.5), TypeError, ("x", "dtype"),
+             "x-dtype"),
+    BadInput(tweedie_mean, lambda: tweedie_mean(_gauss(), torch.zeros(1, 1, dtype=_F64),
+                                                torch.tensor([0.5, 0.6])), ValueError, ("t",), "t-two"),
+    BadInput(train_score, lambda: train_score(_mlp(), torch.zeros(4, 2, dtype=_F64), steps=2**40), ValueError,
+             ("steps",), "steps-huge"),
+    BadInput(train_score, lambda: train_score(_mlp(), torch.zeros(4, 2, dtype=_F64), batch_size=2**40),
+             ValueError, ("batch_size",), "batch-huge"),
+    BadInput(second_order_guidance, lambda: second_order_guidance(
+        _GF, torch.zeros(2, 2, 2, dtype=_F64), beta=1.0, sigma2=torch.tensor([np.nan, 1.0])), ValueError,
+             ("sigma2",), "sigma2-nan"),
+    BadInput(second_order_guidance, lambda: second_order_guidance(
+        _GF, torch.tensor([[[0.0, 1.0], [0.0, 0.0]]] * 2, dtype=_F64), beta=1.0, sigma2=1.0), ValueError,
+             ("hess_f", "symmetric"), "asymmetric"),
+    BadInput(second_order_guidance, lambda: second_order_guidance(
+        _GF, -torch.eye(2, dtype=_F64).expand(2, 2, 2).clone(), beta=1.0, sigma2=1.0), ValueError,
+             ("hess_f", "singular"), "singular"),
+    BadInput(second_order_guidance, lambda: second_order_guidance(
+        _GF, torch.zeros(2, 2, 2), beta=1.0, sigma2=1.0), TypeError, ("hess_f", "dtype"), "dtype"),
+    BadInput(guidance_term, lambda: guidance_term(_gauss(), lambda z: z[:, 0], torch.zeros(3, 1, dtype=_F64),
+                                                  0.5, beta=1.0, order="first", posterior_variance=np.nan),
+             ValueError, ("posterior_variance",), "pv-nan-first"),
+    BadInput(guidance_term, lambda: guidance_term(_gauss(), 3, torch.zeros(3, 1, dtype=_F64), 0.5, beta=1.0),
+             TypeError, ("objective", "callable"), "objective-int"),
+    BadInput(guided_reverse_sample, lambda: guided_reverse_sample(_gauss(), lambda z: z[:, 0], n_samples=2,
+                                                                  beta=1.0, n_steps=2**40), ValueError,
+             ("n_steps",), "n-steps-huge"),
+    BadInput(guided_reverse_sample, lambda: guided_reverse_sample(_gauss(), lambda z: z[:, 0], n_samples=2,
+                                                                  beta=1.0, max_steps=1.5), TypeError,
+             ("max_steps",), "max-steps-frac"),
+    BadInput(collect_feasible_points, lambda: collect_feasible_points(_ccp(), n_points=2**40), ValueError,
+             ("n_points",), "huge"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND7, ids=lambda c: c.id)
+def test_round7_bad_input(case):
+    check_bad_input(case)
+
+
+def test_round7_valid_edges_and_pickling():
+    import pickle
+
+    # a numpy integer seed reaches torch as an int; the same seed, the same samples
+    run = lambda seed: guided_reverse_sample(_gauss(), lambda z: z[:, 0], n_samples=3, beta=1.0,  # noqa: E731
+                                             n_steps=4, seed=seed)
+    assert torch.equal(run(np.int64(3)).x, run(3).x)
+    # the package's problems pickle (partials of module functions, not closures), and so do solutions
+    for make in (lambda: _lin(), lambda: portfolio_var_problem(n_assets=2, n_samples=40, rho=0.1),
+                 lambda: power_control_problem(n_users=2, n_samples=40), lambda: beamforming_problem(
+                     n_antennas=2, n_users=2, n_samples=40)):
+        prob = make()
+        back = pickle.loads(pickle.dumps(prob))
+        x = 0.5 * (prob.lower + prob.upper)[None]
+        np.testing.assert_array_equal(back.objective(x), prob.objective(x))
+        np.testing.assert_array_equal(empirical_violation(back, x), empirical_violation(prob, x))
+        assert hash(prob) != 0 and prob == prob
+    sol = pickle.loads(pickle.dumps(solve(_lin(), CVaRApproximation())))
+    assert sol.retcode.name == "Success"
