@@ -37,6 +37,7 @@ R. Eberhart 1995, M. Clerc, J. Kennedy 2002 (PSO); H. Guo et al. DesignX, arXiv:
 from __future__ import annotations
 
 import sys
+import threading
 import warnings
 from dataclasses import dataclass
 
@@ -166,6 +167,16 @@ class CMAES(Algorithm):
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions) -> Solution:
+    # pycma draws from numpy's global generator (seeded per run): two runs in two threads interleaved their
+    # draws (the same seed gave two answers), so runs are serialized
+    with _PYCMA_LOCK:
+        return _run_cmaes(problem, algorithm, options)
+
+
+_PYCMA_LOCK = threading.Lock()
+
+
+def _run_cmaes(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions) -> Solution:
     import cma
 
     ev = Evaluator(problem)

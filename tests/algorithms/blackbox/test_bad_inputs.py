@@ -398,3 +398,21 @@ def test_round7_valid_edges_pickle_and_global_rng():
     solve(PROB, DesignX(), seed=1)
     assert np.array_equal(state, np.random.get_state()[1])  # noqa: NPY002
     assert torch.equal(torch_state, torch.random.get_rng_state())
+
+
+def test_round7_budget_is_a_count_and_cmaes_is_thread_safe():
+    import threading
+
+    with pytest.raises(ValueError, match=r"^budget must be <= 2\*\*31 - 1"):
+        BlackBoxProblem(lambda x: 0.0, BOX, 2**40)   # a run of 2**40 evaluations hung
+    out = {}
+
+    def run(i):
+        out[i] = solve(PROB, CMAES(), seed=1).x
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    np.testing.assert_array_equal(out[0], out[1])   # pycma's global-generator draws no longer interleave
