@@ -199,6 +199,13 @@ class CEI(Algorithm):
             raise TypeError("CEI.paper() fixes fit=False; use CEI(fit=...) to choose")
         return cls(fit=False, **overrides)
 
+    def _check_dim(self, dim: int) -> None:
+        """ARD lengthscales must match the problem's dimension (the kernel's or fit's message named X)."""
+        for name, kernel in (("kernel", self.kernel), ("constraint_kernel", self.constraint_kernel)):
+            if kernel is not None and np.ndim(kernel.lengthscale) == 1 and np.size(kernel.lengthscale) != dim:
+                raise ValueError(f"{name} has {np.size(kernel.lengthscale)} ARD lengthscales but the problem "
+                                 f"has dimension {dim}")
+
     def log_acquisition(self, mu_f, sigma_f, mu_c, sigma_c, best_feasible) -> np.ndarray:
         """The maximized criterion, log CEI (claims' controls override it to sabotage the method)."""
         return log_constrained_ei(mu_f, sigma_f, mu_c, sigma_c, best_feasible)
@@ -238,6 +245,7 @@ class CEI(Algorithm):
         seed = None if seed is None else check_seed(seed)
         problem = ConstrainedBOProblem(f=_not_evaluated, c=_not_evaluated, bounds=bounds, initial=initial,
                                        n_constraints=n_constraints, name="ask/tell")
+        self._check_dim(problem.dim)
         return CEIAskTell(self, problem, 0 if seed is None else int(seed))
 
 
@@ -345,7 +353,17 @@ class _Surrogates:
         for j, kernel in enumerate(self.kernels):
             y = outputs[:, j]
             centre, scale = float(y.mean()), float(y.std()) or 1.0
-            if self.algorithm.noise > 0:
+            if np.ptp(y) == 0:   # equal values: their std is rounding (5e-17), the prior variance then ~0
+                centre, scale = float(y[0]), 1.0
+            if not math.isfinite(scale * scale * kernel.outputscale):   # the fit's outputscale overflowed
+                name = "f(x)" if j == 0 else "c(x)"
+                raise ValueError(f"{name} values spread over {scale:.3g}: too large for a GP in float64 "
+                                 f"(its variance overflows); rescale {name.split('(')[0]}")
+            if y.size < 2 or np.ptp(y) == 0:
+                # nothing to fit (one observation, or one value: fit_kernel needs two rows, and constant
+                # data pushed the lengthscale to its bound, so CEI "stalled" at once): the given kernel
+                fitted = kernel
+            elif self.algorithm.noise > 0:
                 fitted = fit_kernel(U, (y - centre) / scale, kernel, seed=(seed + j) % 2**64,
                                     jitter=1e-6 + self.algorithm.noise)
             else:   # the historical call, so fitted runs without noise reproduce
@@ -430,6 +448,7 @@ def _solve(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions)
 
 
 def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -> Solution:
+    algorithm._check_dim(problem.dim)
     seed = 0 if options.seed is None else options.seed
     rng = np.random.default_rng(seed)
     maxiters = options.iterations(50)

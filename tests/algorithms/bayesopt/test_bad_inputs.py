@@ -497,3 +497,21 @@ def test_round7_valid_edges_and_units():
         back = pickle.loads(pickle.dumps(prob))
         assert back.f_star == prob.f_star and back.f(back.x_star) == prob.f(prob.x_star)
         assert hash(prob) != 0 and prob == prob
+
+
+def test_round7_one_point_designs_constant_data_and_kernel_dimension():
+    # fit=True with one observation (fit_kernel needs two: its message named X and y) or equal values (their
+    # std is rounding, 5e-17, which made the prior variance 0 and CEI "stalled" at iteration 0)
+    small = CEI(n_candidates=50, n_restarts=1)
+    assert solve(_problem(initial=1), small, maxiters=3, seed=0).stats.f_calls == 4
+    same = solve(_problem(initial=np.array([[0.6, 0.1]] * 3)), small, maxiters=2, seed=0)
+    assert same.stats.f_calls == 5 and same.retcode.name == "MaxIters"
+    bo = small.ask_tell(BOX, 1, initial=1)
+    bo.observe([0.6, 0.1], 0.37, -0.1)
+    assert bo.suggest().shape == (2,)
+    ard3 = Kernel("se", lengthscale=[0.1, 0.2, 0.3])
+    for kw, name in (({"kernel": ard3}, "kernel"), ({"constraint_kernel": ard3}, "constraint_kernel")):
+        with pytest.raises(ValueError, match=rf"^{name} has 3 ARD lengthscales but the problem has dim"):
+            solve(_problem(), CEI(n_candidates=50, **kw), maxiters=1)
+        with pytest.raises(ValueError, match=rf"^{name} has 3 ARD"):
+            CEI(**kw).ask_tell(BOX, 1)
