@@ -101,7 +101,8 @@ def _through_fn(run: Callable[[], torch.Tensor]) -> torch.Tensor:
     try:
         return run()
     except RuntimeError as exc:
-        if "to return a scalar Tensor" in str(exc) or "to return only tensors" in str(exc):
+        if any(t in str(exc) for t in ("to return a scalar Tensor", "to return only tensors",
+                                       "to return a Tensor")):   # the last: a str or None returned
             raise TypeError(f"fn must return a scalar (a 0-d tensor): {exc}") from None
         raise
 
@@ -113,7 +114,11 @@ def _check_theta(theta: Any) -> torch.Tensor:
     if theta.ndim != 1 or theta.numel() == 0:
         raise ValueError(f"theta must be a non-empty 1-dimensional tensor (flat parameters), "
                          f"got shape {tuple(theta.shape)}")
-    if not theta.is_floating_point():
+    if theta.is_complex():  # .to(float64) would drop the imaginary part
+        raise TypeError(f"theta must be real, got {theta.dtype}")
+    if theta.device.type == "meta":
+        raise ValueError("theta is on the meta device (no data); move it to a real device")
+    if theta.dtype not in (torch.float32, torch.float64):  # integers, and half precision (documented)
         theta = theta.to(torch.float64)
     if not bool(torch.isfinite(theta).all()):
         raise ValueError("theta contains NaN or inf entries")
@@ -164,6 +169,8 @@ class EmpiricalLoss:
         if self.loss not in LOSSES:
             raise ValueError(f"loss must be one of {list(LOSSES)}, got {self.loss!r}")
         X = self.X if isinstance(self.X, torch.Tensor) else torch.as_tensor(as_float_array("X", self.X))
+        if X.device.type == "meta":
+            raise ValueError("X is on the meta device (no data); move it to a real device")
         if X.dtype == torch.bool or X.is_complex():
             raise TypeError(f"X must be a real float tensor, got dtype {X.dtype}")
         if not X.is_floating_point():
@@ -179,7 +186,15 @@ class EmpiricalLoss:
         if tuple(out.shape) != (n, k):
             raise ValueError(f"model(X) must have shape (n, out_features) = ({n}, {k}), "
                              f"got {tuple(out.shape)}")
-        y = self.y if isinstance(self.y, torch.Tensor) else torch.as_tensor(np.asarray(self.y))
+        if isinstance(self.y, torch.Tensor):
+            y = self.y
+        else:
+            y_array = np.asarray(self.y)
+            if not (np.issubdtype(y_array.dtype, np.number) or y_array.dtype == bool):
+                raise TypeError(f"y must be numeric (labels or targets), got dtype {y_array.dtype}")
+            y = torch.as_tensor(y_array)
+        if y.device.type == "meta":
+            raise ValueError("y is on the meta device (no data); move it to a real device")
         if self.loss == "cross_entropy":
             not_labels = y.is_floating_point() or y.is_complex() or y.dtype == torch.bool
             if not_labels or y.ndim != 1 or y.shape[0] != n:
@@ -442,6 +457,8 @@ def stochastic_logabsdet(matvec: Callable[[torch.Tensor], torch.Tensor], dim: in
         if w.shape != q.shape:
             raise ValueError(f"matvec must return shape {tuple(q.shape)} (the block V it was given), "
                              f"got {tuple(w.shape)}")
+        if not bool(torch.isfinite(w).all()):  # the estimate would be NaN in silence
+            raise ValueError(f"matvec returned NaN or inf entries (at Lanczos step {j})")
         alpha = (q * w).sum(dim=0)
         alphas[j] = alpha
         # full re-orthogonalization against every stored vector (twice is enough)
@@ -547,16 +564,37 @@ class StrictSaddle(Problem):
     def _split(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return z[: self.a.size], z[self.a.size:]
 
+    def _z(self, z: Any) -> np.ndarray:
+        """A user's point for the public methods: real, shape (dim,), finite (a str or a wrong length reached
+        numpy's messages, a NaN gave NaN in silence); the solve calls the unchecked private methods, so a
+        diverging run still ends ``Diverged``."""
+        z = as_float_array("z", z, ndim=1)
+        if z.shape != (self.dim,):
+            raise ValueError(f"z must have shape ({self.dim},) (u of {self.a.size}, v of {self.b.size}), got "
+                             f"{z.shape}")
+        if not np.all(np.isfinite(z)):
+            raise ValueError("z contains NaN or inf entries")
+        return z
+
     def value(self, z: np.ndarray) -> float:
+        return self._value(self._z(z))
+
+    def grad(self, z: np.ndarray) -> np.ndarray:
+        return self._grad(self._z(z))
+
+    def hessian(self, z: np.ndarray) -> np.ndarray:
+        return self._hessian(self._z(z))
+
+    def _value(self, z: np.ndarray) -> float:
         u, v = self._split(np.asarray(z))
         with np.errstate(over="ignore"):  # a huge (diverging) iterate gives inf, not a warning
             return float(0.5 * np.sum(self.a * u * u) + np.sum(0.25 * v**4 - 0.5 * self.b * v * v))
 
-    def grad(self, z: np.ndarray) -> np.ndarray:
+    def _grad(self, z: np.ndarray) -> np.ndarray:
         u, v = self._split(np.asarray(z))
         return np.concatenate([self.a * u, v**3 - self.b * v])
 
-    def hessian(self, z: np.ndarray) -> np.ndarray:
+    def _hessian(self, z: np.ndarray) -> np.ndarray:
         _, v = self._split(np.asarray(z))
         return np.diag(np.concatenate([self.a, 3 * v * v - self.b]))
 
@@ -567,7 +605,7 @@ class StrictSaddle(Problem):
     def start(self, seed: int | None) -> np.ndarray:
         if self.x0 is not None:
             return self.x0.copy()
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(check_seed(seed, allow_none=True))
         return (self.init_scale * rng.standard_normal(self.dim)).astype(self.a.dtype)
 
 
@@ -614,12 +652,12 @@ def _solve(problem: StrictSaddle, algorithm: GDMap, options: SolveOptions) -> So
     monitor = IterationMonitor(options, total=maxiters, desc="GDMap")
     stats = Stats()
     retcode = RetCode.MaxIters
-    g = problem.grad(z)
+    g = problem._grad(z)
     stats.grad_calls += 1
     for k in range(maxiters):
         with np.errstate(over="ignore", invalid="ignore"):
             z_new = (z - lr * g).astype(dtype, copy=False)
-            g_new = problem.grad(z_new)
+            g_new = problem._grad(z_new)
         stats.grad_calls += 1
         stats.iterations = k + 1
         finite = bool(np.all(np.isfinite(z_new)) and np.all(np.isfinite(g_new)))
@@ -628,15 +666,15 @@ def _solve(problem: StrictSaddle, algorithm: GDMap, options: SolveOptions) -> So
             break
         z, g = z_new, g_new
         gnorm = float(np.linalg.norm(g))
-        if monitor.record(iteration=k + 1, value=problem.value(z), grad_norm=gnorm):
+        if monitor.record(iteration=k + 1, value=problem._value(z), grad_norm=gnorm):
             retcode = RetCode.Terminated
             break
         if gnorm <= tol:
             retcode = RetCode.Success
             break
     if options.store_trace and not monitor.trace:
-        monitor.trace.append({"iteration": 0, "value": problem.value(z),
+        monitor.trace.append({"iteration": 0, "value": problem._value(z),
                               "grad_norm": float(np.linalg.norm(g))})
     monitor.close()
-    value = problem.value(z)
+    value = problem._value(z)
     return Solution(x=z, value=value, retcode=retcode, stats=stats, trace=monitor.trace)

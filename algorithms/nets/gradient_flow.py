@@ -88,6 +88,7 @@ from algorithms._validation import (
     as_real_array,
     check_choice,
     check_count,
+    check_finite_data,
     check_nonnegative,
     check_positive,
     check_positive_int,
@@ -197,8 +198,23 @@ class TwoLayerTraining(Problem):
         """Binary targets ``s_i``: +1 for class 0, -1 for class 1."""
         return np.where(self.y == 0, 1.0, -1.0)
 
+    def _theta(self, theta: Any) -> np.ndarray:
+        """A user's flat θ for the public methods: real, 1-D of ``n_params`` entries, finite (a wrong length
+        reached numpy's reshape message, a NaN gave a NaN loss in silence). The solvers call the unchecked
+        private methods, so a diverging run still ends ``Diverged``."""
+        theta = as_real_array("theta", theta)
+        if theta.shape != (self.n_params,):
+            raise ValueError(f"theta must be a flat parameter vector of shape ({self.n_params},) (width "
+                             f"{self.width}, {self.X.shape[1]} features), got shape {theta.shape}")
+        if not np.all(np.isfinite(theta)):
+            raise ValueError("theta contains NaN or inf entries")
+        return theta
+
     def split(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
         """``(W, b or None, V)`` views of a flat θ (the layout of ``flatten_params``)."""
+        return self._split(self._theta(theta))
+
+    def _split(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
         d, h = self.X.shape[1], self.width
         W = theta[: h * d].reshape(h, d)
         offset = h * d
@@ -274,13 +290,22 @@ class TwoLayerTraining(Problem):
     def params(self, theta) -> dict[str, torch.Tensor]:
         """θ as the parameter dict of ``self.net()`` (float64 tensors)."""
         _, unflatten = flatten_params(module_params(self._template))
-        return unflatten(torch.as_tensor(as_real_array("theta", theta)))
+        return unflatten(torch.as_tensor(self._theta(theta)))
 
     # ------------------------------------------------------------------ loss, gradient, features
     def loss_and_grad(self, theta: np.ndarray, X: np.ndarray | None = None) -> tuple[float, np.ndarray]:
-        """``L(θ)`` and ``∇L(θ)`` in closed form, in the dtype of θ."""
+        """``L(θ)`` and ``∇L(θ)`` in closed form, in the dtype of θ (``X``: other inputs of the data's
+        shape, default the problem's)."""
+        theta = self._theta(theta)
+        if X is not None:
+            X = as_real_array("X", X)
+            if X.shape != self.X.shape or not np.all(np.isfinite(X)):
+                raise ValueError(f"X must be finite of the data's shape {self.X.shape}, got {X.shape}")
+        return self._loss_and_grad(theta, X)
+
+    def _loss_and_grad(self, theta: np.ndarray, X: np.ndarray | None = None) -> tuple[float, np.ndarray]:
         X = self.X.astype(theta.dtype, copy=False) if X is None else X
-        W, b, V = self.split(theta)
+        W, b, V = self._split(theta)
         pre = X @ W.T
         if b is not None:
             pre = pre + b
@@ -315,11 +340,18 @@ class TwoLayerTraining(Problem):
         return loss, np.concatenate(parts).astype(theta.dtype, copy=False)
 
     def loss_value(self, theta) -> float:
-        return self.loss_and_grad(as_real_array("theta", theta))[0]
+        return self._loss_and_grad(self._theta(theta))[0]
+
+    def _loss_value(self, theta: np.ndarray) -> float:
+        return self._loss_and_grad(theta)[0]
 
     def torch_loss(self, theta: torch.Tensor) -> torch.Tensor:
         """The same loss as a torch function of a flat float64 θ: the module ``self.net()`` evaluated at
         θ by ``torch.func.functional_call`` (:func:`~algorithms.nets.functional.flat_forward`)."""
+        if not isinstance(theta, torch.Tensor) or tuple(theta.shape) != (self.n_params,):
+            got = tuple(theta.shape) if isinstance(theta, torch.Tensor) else type(theta).__name__
+            raise TypeError(f"theta must be a torch tensor of shape ({self.n_params},), got {got}")
+        check_finite_data("theta", theta)
         _, forward = flat_forward(self._template)
         out = forward(theta, torch.as_tensor(self.X, dtype=theta.dtype))
         if self.loss in BINARY_LOSSES:
@@ -332,14 +364,20 @@ class TwoLayerTraining(Problem):
     def features(self, theta) -> np.ndarray:
         """Hidden-layer features ``σ(W x_i (+ b))``, shape (n, width), via ``TwoLayerReLU.hidden``."""
         params = self.params(theta)
+        return self._features(params)
+
+    def _features(self, params: dict[str, torch.Tensor]) -> np.ndarray:
         return self._template.hidden(params, torch.as_tensor(self.X, dtype=torch.float64)).numpy()
 
     def metrics(self, theta) -> dict[str, float]:
         """Loss, ‖θ‖ and the NC metrics of the hidden features at θ."""
-        theta = as_real_array("theta", theta)
-        _, _, V = self.split(theta)
-        out = {"loss": self.loss_value(theta), "param_norm": float(np.linalg.norm(theta))}
-        out.update(nc_metrics(self.features(theta), self.y, V))
+        return self._metrics(self._theta(theta))
+
+    def _metrics(self, theta: np.ndarray) -> dict[str, float]:
+        _, _, V = self._split(theta)
+        out = {"loss": self._loss_value(theta), "param_norm": float(np.linalg.norm(theta))}
+        _, unflatten = flatten_params(module_params(self._template))
+        out.update(nc_metrics(self._features(unflatten(torch.as_tensor(theta))), self.y, V))
         return out
 
 
@@ -482,11 +520,11 @@ def _record(monitor: IterationMonitor, problem: TwoLayerTraining, iteration: int
             theta: np.ndarray) -> tuple[bool, float]:
     """Record the metrics at θ (only computed when a trace or callback wants them)."""
     if monitor.options.store_trace or monitor.options.callback is not None:
-        m = problem.metrics(theta)
+        m = problem._metrics(theta)
         stop = monitor.record(iteration=iteration, t=float(t), **m)
         return stop, m["loss"]
     stop = monitor.record(iteration=iteration, t=float(t))
-    return stop, problem.loss_value(theta)
+    return stop, problem._loss_value(theta)
 
 
 def _blown_up(loss: float, threshold: float) -> bool:
@@ -507,7 +545,7 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOpt
 
     def rhs(_t: float, th: np.ndarray) -> np.ndarray:
         nfev[0] += 1
-        return -problem.loss_and_grad(th, X64)[1]
+        return -problem._loss_and_grad(th, X64)[1]
 
     _, loss = _record(monitor, problem, 0, 0.0, theta)
     threshold = (1.0 + DIVERGENCE_RISE) * loss
@@ -574,9 +612,9 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientDescentTraining,
         for k in range(n_steps + 1):  # the loss (and gradient) at θ_k, then the step to θ_{k+1}
             last = k == n_steps or k >= cap
             if last:
-                loss_k = problem.loss_value(theta)
+                loss_k = problem._loss_value(theta)
             else:
-                loss_k, grad = problem.loss_and_grad(theta, X)
+                loss_k, grad = problem._loss_and_grad(theta, X)
                 stats.grad_calls += 1
             stats.f_calls += 1
             if _blown_up(loss_k, threshold):

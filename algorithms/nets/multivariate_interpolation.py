@@ -289,6 +289,10 @@ def network_from_pieces(problem: MultivariateInterpolationProblem, pieces, U) ->
     problem = _check_problem(problem)
     prog = pattern_program(problem)
     U = as_float_array("U", U, ndim=2, dtype=np.float64)
+    if isinstance(pieces, str | bytes) or not isinstance(pieces, list | tuple | np.ndarray):
+        raise TypeError(f"pieces must be a sequence of piece indices (ints), got {type(pieces).__name__}")
+    if not all(isinstance(q, int | np.integer) and not isinstance(q, bool | np.bool_) for q in pieces):
+        raise TypeError(f"pieces must be a sequence of piece indices (ints), got {list(pieces)!r:.80}")
     pieces = [int(q) for q in pieces]
     if len(pieces) != U.shape[0] or U.shape[1] != problem.X.shape[1] + 1:
         raise ValueError(f"U must have shape ({len(pieces)}, {problem.X.shape[1] + 1}) for the given pieces, "

@@ -401,11 +401,13 @@ def classifier_alignment(V, means) -> np.ndarray:
     if V.ndim == 1 or V.shape[0] == 1:
         v = V.reshape(-1)
         if k != 2 or v.shape[0] != width:
-            raise ValueError(f"a scalar-output V needs 2 classes and width {width}, got {V.shape}, K={k}")
+            raise ValueError(f"a scalar-output V needs 2 classes and width {width} (means has shape "
+                             f"{M.shape}), got V of shape {V.shape}")
         rows = np.vstack([v, -v])
     else:
         if V.shape != (k, width):
-            raise ValueError(f"V must have shape ({k}, {width}), got {V.shape}")
+            raise ValueError(f"V must have shape ({k}, {width}) to match means of shape {M.shape}, got "
+                             f"{V.shape}")
         rows = V - V.mean(axis=0)
     out = np.empty(k)
     for c in range(k):
@@ -459,8 +461,8 @@ def self_duality_residual(V, means) -> float:
     binary = V.ndim == 1 or V.shape[0] == 1
     V = V.reshape(1, -1) if binary else V
     if V.shape[1] != width or (not binary and V.shape[0] != k):
-        raise ValueError(f"V must have shape ({k}, {width}) (or (1, {width}) for a binary network), "
-                         f"got {V.shape}")
+        raise ValueError(f"V must have shape ({k}, {width}) (or (1, {width}) for a binary network) to match "
+                         f"means of shape {M.shape}, got {V.shape}")
     norm = np.linalg.norm(V)
     if norm == 0.0:
         return float("inf")
@@ -493,6 +495,10 @@ def nc_metrics(H, y, V=None) -> dict[str, float]:
         "etf_distance": etf_distance(means),
     }
     if V is not None:
+        width = np.shape(V)[-1] if np.ndim(V) else None
+        if width != H.shape[1]:  # else the shape message would name the class means, computed here
+            raise ValueError(f"V must have H's width {H.shape[1]} on its last axis (H has shape {H.shape}), "
+                             f"got V of shape {np.shape(V)}")
         out["min_classifier_alignment"] = float(np.min(classifier_alignment(V, means)))
         out["self_duality_residual"] = self_duality_residual(V, means)
     return out

@@ -225,3 +225,41 @@ def test_models_refuse_non_finite_and_meta_inputs(make, shape):
 def test_activation_module_names_its_input():
     with pytest.raises(TypeError, match=r"t must be a torch\.Tensor"):
         md.Activation("tanh")(np.zeros(2))
+
+
+def test_strict_saddle_public_methods_check_z_and_the_solve_still_diverges():
+    from algorithms import solve
+
+    problem = gm.StrictSaddle(a=[1.0], b=[2.0])
+    for call in (problem.value, problem.grad, problem.hessian):
+        with pytest.raises(ValueError, match="z contains NaN"):
+            call(np.array([np.nan, 0.0]))
+        with pytest.raises(ValueError, match=r"z must have shape \(2,\)"):
+            call(np.zeros(3))
+        with pytest.raises(TypeError, match="z"):
+            call("z")
+    with pytest.raises(ValueError, match="seed"):
+        problem.start(-1)
+    assert solve(gm.StrictSaddle(a=[1.0], b=[2.0], x0=[1.0, 1.0]), gm.GDMap(lr=10.0),
+                 maxiters=100).retcode.name == "Diverged"
+
+
+def test_gd_map_helpers_refuse_complex_and_meta_theta_and_name_fn():
+    theta = torch.ones(3, dtype=DT)
+    with pytest.raises(TypeError, match="theta must be real"):
+        gm.gd_map(_fn, theta.to(torch.complex128), 0.1)
+    with pytest.raises(ValueError, match="theta is on the meta device"):
+        gm.hessian_matrix(_fn, torch.ones(3, device="meta"))
+    with pytest.raises(TypeError, match="fn must return a scalar"):
+        gm.gd_map(lambda t: "loss", theta, 0.1)
+    with pytest.raises(ValueError, match="matvec returned NaN"):
+        gm.stochastic_logabsdet(lambda v: v * float("nan"), 3, num_probes=2, lanczos_steps=2)
+
+
+def test_empirical_loss_names_non_numeric_y_and_meta_X():
+    model = md.MLP(3, (4,), 2)
+    X = torch.randn(4, 3, dtype=DT)
+    with pytest.raises(TypeError, match="y must be numeric"):
+        gm.EmpiricalLoss(model, X, np.array(["a", "b", "a", "b"]))
+    with pytest.raises(ValueError, match="X is on the meta device"):
+        gm.EmpiricalLoss(model, torch.zeros(4, 3, dtype=DT, device="meta"), torch.zeros(4, dtype=torch.long))

@@ -196,3 +196,15 @@ def test_pattern_enumeration_with_a_huge_cap_is_the_default_answer():
     assert huge[1] and [sel for sel, _ in huge[0]] == [sel for sel, _ in capped[0]]
     sol = solve(prob, PatternEnumeration(max_pieces=2**62))
     assert sol.retcode.name == "Success" and sol.value == solve(prob, PatternEnumeration()).value
+
+
+def test_network_from_pieces_names_pieces():
+    from algorithms.nets.multivariate_interpolation import (
+        MultivariateInterpolationProblem,
+        network_from_pieces,
+    )
+
+    problem = MultivariateInterpolationProblem(X=[[0.0], [1.0]], y=[1.0, 1.0])
+    for pieces in ("x", ["a"], [True]):
+        with pytest.raises(TypeError, match="pieces must be a sequence of piece indices"):
+            network_from_pieces(problem, pieces, np.array([[0.0, 1.0]]))

@@ -281,3 +281,33 @@ def test_two_layer_input_check_runs_under_vmap():
     grads = per_sample_flat_grads(loss, theta, torch.ones(5, 3, dtype=torch.float64),
                                   torch.zeros(5, dtype=torch.float64))
     assert grads.shape == (5, theta.numel())
+
+
+def test_two_layer_training_checks_theta_in_every_public_method():
+    from algorithms import solve
+    from algorithms.nets.gradient_flow import GradientDescentTraining, TwoLayerTraining
+    from algorithms.nets.neural_collapse import orthogonally_separable_data
+
+    X, y = orthogonally_separable_data(4, 4, 2, seed=0)
+    problem = TwoLayerTraining(X, y, width=4)
+    theta = problem.initial_theta(0)
+    bad = theta.copy()
+    bad[0] = np.nan
+    for call in (problem.loss_and_grad, problem.loss_value, problem.metrics, problem.features, problem.split,
+                 problem.params):
+        with pytest.raises(ValueError, match="theta contains NaN"):
+            call(bad)
+        with pytest.raises(ValueError, match=rf"flat parameter vector of shape \({theta.size},\)"):
+            call(theta[:-1])
+    with pytest.raises(TypeError, match="theta must be a torch tensor"):
+        problem.torch_loss("theta")
+    # the solvers use the unchecked private methods: a run still ends as before
+    algorithm = GradientDescentTraining(lr=0.01, t_end=1.0, n_records=2, t_first=0.1)
+    assert solve(problem, algorithm, seed=0).retcode
+
+
+def test_nc_metrics_names_H_when_V_has_another_width():
+    from algorithms.nets.neural_collapse import nc_metrics
+
+    with pytest.raises(ValueError, match="V must have H's width 2"):
+        nc_metrics(np.ones((4, 2)) + np.arange(8).reshape(4, 2), np.array([0, 0, 1, 1]), np.ones((2, 3)))
