@@ -23,6 +23,8 @@ from torch import nn
 from algorithms._validation import (
     allocates,
     check_device,
+    check_finite_data,
+    check_fits_memory,
     check_float_tensor,
     check_int_at_least,
     check_module_state,
@@ -51,6 +53,7 @@ def _check_tokens(X, d: int, dtype: torch.dtype | None = None) -> torch.Tensor:
     # torch's own message for a mixed-dtype matmul names no argument
     if dtype is not None and X.dtype != dtype:
         raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
+    check_finite_data("X", X)  # NaN tokens gave a NaN prediction in silence (as nets' attention refuses)
     return X
 
 
@@ -143,6 +146,7 @@ def best_linear_weights(problem: SingleLocationProblem) -> torch.Tensor:
     0.2
     """
     problem = _linear_problem(problem)
+    check_fits_memory("best_linear_weights", "L", problem.L, 8.0 * problem.L * problem.d)  # (L, d) weights
     _, v_star = problem.oracle()
     scale = problem.gamma**2 / (problem.L - 1 + problem.gamma**2)
     return scale * v_star.expand(problem.L, problem.d).clone()

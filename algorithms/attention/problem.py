@@ -31,10 +31,12 @@ from algorithms._validation import (
     as_real_array,
     check_choice,
     check_count,
+    check_fits_memory,
     check_int_at_least,
     check_nonnegative,
     check_positive,
     check_seed,
+    physical_memory,
 )
 from algorithms.core import Problem
 
@@ -113,6 +115,8 @@ class SingleLocationProblem(Problem):
 
     def __post_init__(self) -> None:
         check_count("d", self.d, 2)  # a dimension: vectors of d entries
+        # the oracle's QR of a (d, 2) draw and the start vectors: refused before allocating (2**31 − 1 hung)
+        check_fits_memory("SingleLocationProblem", "d", self.d, 64.0 * self.d)
         check_int_at_least("L", self.L, 2, size=False)  # L − 1 = e^{αd} is allowed: no int64 cap
         gamma = check_positive("gamma", self.gamma)
         if not gamma < 1.0:
@@ -173,6 +177,7 @@ def sample_batch(problem: SingleLocationProblem, n: int, seed: int) -> tuple[tor
     if not isinstance(problem, SingleLocationProblem):
         raise TypeError(f"problem must be a SingleLocationProblem, got {type(problem).__name__}")
     check_count("n", n, 1)
+    check_batch_memory("sample_batch", "n", n, problem)
     gen = torch.Generator().manual_seed(check_seed(seed))  # numpy ints as ints (manual_seed refuses them)
     dt = problem.torch_dtype
     u_star, v_star = problem.oracle()
@@ -183,6 +188,15 @@ def sample_batch(problem: SingleLocationProblem, n: int, seed: int) -> tuple[tor
     noise = problem.epsilon * torch.randn(n, generator=gen, dtype=dt)
     y = link_function(problem.link)(X[rows, secret] @ v_star) + noise
     return X, y, secret
+
+
+def check_batch_memory(owner: str, name: str, n: int, problem: SingleLocationProblem) -> None:
+    """``n`` sequences of the problem's L tokens in R^d (n·L·d entries, float64) fit this machine's memory,
+    else a ValueError naming ``L`` (when one sequence alone does not fit) or ``name`` (torch's allocator
+    error, or its size overflow, named neither)."""
+    if 8.0 * problem.L * problem.d > physical_memory():
+        check_fits_memory(owner, "L", problem.L, 8.0 * problem.L * problem.d)
+    check_fits_memory(owner, name, n, 8.0 * n * problem.L * problem.d)
 
 
 def _real_vector(name: str, value) -> torch.Tensor:

@@ -24,7 +24,13 @@ import torch
 from algorithms._validation import check_positive
 from algorithms.attention.dynamics import initial_vectors
 from algorithms.attention.models import SoftmaxAttention
-from algorithms.attention.problem import LINKS, SingleLocationProblem, overlaps, sample_batch
+from algorithms.attention.problem import (
+    LINKS,
+    SingleLocationProblem,
+    check_batch_memory,
+    overlaps,
+    sample_batch,
+)
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 
 __all__ = ["SphericalGD"]
@@ -64,6 +70,7 @@ def _tangent(grad: torch.Tensor, point: torch.Tensor) -> torch.Tensor:
 @_dispatch
 def _solve(problem: SingleLocationProblem, algorithm: SphericalGD, options: SolveOptions) -> Solution:
     seed = options.seed or 0
+    check_batch_memory("SphericalGD", "n_samples", problem.n_samples, problem)
     X, y, _ = sample_batch(problem, problem.n_samples, seed=seed)
     model = SoftmaxAttention(problem.d, beta=problem.beta, link=algorithm.link or problem.link,
                              dtype=problem.torch_dtype)

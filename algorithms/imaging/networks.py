@@ -22,6 +22,7 @@ from torch import nn
 from algorithms._validation import (
     LAYER_OVERHEAD_BYTES,
     allocates,
+    check_finite_data,
     check_fits_memory,
     check_int_at_least,
     check_module_state,
@@ -82,6 +83,7 @@ class NullSpaceNet(_CheckedState):
         if not isinstance(X, torch.Tensor) or X.ndim != 2 or X.shape[1] != self.in_features:
             raise ValueError(f"X must be a tensor of shape (batch, {self.in_features}), got "
                              f"{tuple(getattr(X, 'shape', ()))}")
+        check_finite_data("X", X)  # NaN measurements gave a NaN prediction in silence
         dtype = self.body[0].weight.dtype
         y = X.to(dtype).reshape(X.shape[0], *self.operator.measurement_shape)
         z = self.operator.adjoint(y) * self.scale
@@ -109,5 +111,6 @@ class ResidualDenoiser(_CheckedState):
             raise TypeError(f"x must be a real tensor, got dtype {x.dtype}")
         if x.device != weight.device:
             raise ValueError(f"x must be on the network's device {weight.device}, got {x.device}")
+        check_finite_data("x", x)  # a NaN image gave a NaN image in silence
         x = x.to(weight.dtype)
         return x - self.body(x[:, None])[:, 0]

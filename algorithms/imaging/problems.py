@@ -119,6 +119,12 @@ class NPN:
         dtype = next(iter(self.network.parameters()), torch.empty(0, dtype=y.dtype)).dtype
         with torch.no_grad():
             out = self.network(y.reshape(1, -1).to(dtype))
+        p = self.projection.out_features
+        if not isinstance(out, torch.Tensor) or out.is_complex() or out.numel() != p:
+            # a tuple, an array or a complex tensor reached .to/reshape ("'tuple' object has no attribute")
+            raise ValueError(f"network must return a real tensor of {p} values (batch 1, projection's "
+                             f"rows) for the measurements, got {type(out).__name__} "
+                             f"{tuple(getattr(out, 'shape', ()))} {getattr(out, 'dtype', '')}")
         out = out.to(y.dtype).reshape(self.projection.measurement_shape)
         if not bool(torch.isfinite(out).all()):
             raise ValueError("network returned NaN or inf for these measurements")

@@ -295,6 +295,9 @@ class QP(Problem):
         return any(sp.issparse(m) for m in (self.P, self.G, self.A) if m is not None)
 
     def objective(self, x: np.ndarray) -> float:
-        """``½xᵀPx + qᵀx``."""
+        """``½xᵀPx + qᵀx`` at a finite ``x`` of length n."""
         x = as_real_array("x", x)
+        check_shape("x", x, (self.n,))  # numpy's matmul message named no argument (an (n, 1) x broadcast)
+        if not np.all(np.isfinite(x)):
+            raise ValueError("x contains NaN or inf entries")
         return float(0.5 * x @ (self.P @ x) + self.q @ x)

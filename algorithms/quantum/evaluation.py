@@ -25,6 +25,12 @@ def identification_errors(problem: PurestStateProblem, algorithm: Algorithm, rep
         raise TypeError(f"problem must be a PurestStateProblem, got {type(problem).__name__}")
     if not isinstance(algorithm, Algorithm):
         raise TypeError(f"algorithm must be an Algorithm, got {type(algorithm).__name__}")
+    from algorithms.core import applicable_algorithms
+
+    if type(algorithm) not in applicable_algorithms(PurestStateProblem):  # dispatch's error named no argument
+        names = ", ".join(sorted(a.__name__ for a in applicable_algorithms(PurestStateProblem)))
+        raise TypeError(f"algorithm must be one that solves a PurestStateProblem ({names}), got "
+                        f"{type(algorithm).__name__}")
     repetitions = _count("repetitions", repetitions, 1)
     seed = _count("seed", seed, 0)
     return sum(not problem.is_correct(solve(problem, algorithm, seed=seed + r).x)

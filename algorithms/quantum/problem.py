@@ -31,13 +31,14 @@ R. Munos. Best arm identification in multi-armed bandits. COLT 2010 (successive 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_count, check_generator, check_nonnegative
+from algorithms._validation import check_count, check_fits_memory, check_generator, check_nonnegative
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 from algorithms.quantum.states import _count, _n_qubits_of, as_density_matrix
 
@@ -95,7 +96,15 @@ def log_bar(K: int) -> float:
     (1.0, 1.583333)
     """
     K = _count("K", K, 2)
+    if K > _LOG_BAR_SUM_MAX:  # the sum of 2**40 terms hung: the harmonic number's expansion, exact in float64
+        return math.log(K) + _EULER_GAMMA + 1.0 / (2 * K) - 1.0 / (12.0 * K * K) - 0.5
     return 0.5 + sum(1.0 / i for i in range(2, K + 1))
+
+
+#: loḡ(K) is summed term by term up to this K (the schedules' values); beyond, H_K = ln K + γ + 1/(2K) −
+#: 1/(12K²) + O(K⁻⁴) is exact to float64 rounding (the next term is below 1e-25)
+_LOG_BAR_SUM_MAX = 10**6
+_EULER_GAMMA = 0.5772156649015329
 
 
 def successive_rejects_schedule(budget: int, K: int) -> np.ndarray:
@@ -108,6 +117,7 @@ def successive_rejects_schedule(budget: int, K: int) -> np.ndarray:
     """
     K = _count("K", K, 2)
     budget = _count("budget", budget, K)
+    check_fits_memory("successive_rejects_schedule", "K", K, 24.0 * K)  # three arrays of K − 1 entries
     phases = np.arange(1, K)
     raw = (budget - K) / (log_bar(K) * (K + 1 - phases))
     # round first: (B − K)/(loḡ ·(K + 1 − k)) can land a hair above an integer it equals

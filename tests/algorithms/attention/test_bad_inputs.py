@@ -231,3 +231,31 @@ def test_round7_seeds_aliasing_state_and_predict():
         plot_phase_map(3, size=3)
     with pytest.raises(ValueError, match=r"^path must be in an existing folder"):
         plot_phase_map("/nonexistent_dir_43/x.png", size=3)
+
+
+def test_round7_sizes_and_nan_tokens():
+    # #43 round 7 (pre-audit sweep): sizes past memory reached torch's allocator (or hung), a
+    # 2**40-node quadrature numpy's MemoryError; NaN tokens gave a NaN prediction
+    from algorithms.attention import (
+        ErfAttention,
+        SingleLocationProblem,
+        SoftmaxAttention,
+        best_linear_weights,
+        sample_batch,
+        top_score_probability,
+    )
+
+    with pytest.raises(ValueError, match=r"SingleLocationProblem: d=2147483647 is too large"):
+        SingleLocationProblem(d=2**31 - 1, L=3, gamma=0.6)
+    huge = SingleLocationProblem(d=2**20, L=2**20, gamma=0.6)
+    with pytest.raises(ValueError, match=r"sample_batch: L=1048576 is too large"):
+        sample_batch(huge, 2**20, 0)
+    with pytest.raises(ValueError, match=r"sample_batch: n=1048576 is too large"):
+        sample_batch(SingleLocationProblem(d=2**10, L=2**10, gamma=0.6), 2**20, 0)
+    with pytest.raises(ValueError, match=r"best_linear_weights: L=1048576 is too large"):
+        best_linear_weights(huge)
+    with pytest.raises(ValueError, match=r"^nodes must be <= 2000"):
+        top_score_probability(SingleLocationProblem(d=4, L=3, gamma=0.6), nodes=2**40)
+    for model in (SoftmaxAttention(4), ErfAttention(4)):
+        with pytest.raises(ValueError, match=r"^X contains NaN"):
+            model(torch.full((2, 3, 4), float("nan"), dtype=torch.float64))

@@ -382,3 +382,42 @@ def test_round7_aliasing_nan_images_state_and_copies():
     # a blown-up step still ends Diverged (the prox is not handed the non-finite image)
     big = InverseProblem(H, H(x0))
     assert solve(big, PnPPGD(prior=TVPrior(weight=1e-3), lr=1e6), maxiters=50).retcode.value == "Diverged"
+
+
+def test_round7_user_networks_checked():
+    # #43 round 7: an NPN network returning a tuple, an array, a complex tensor or the wrong size reached
+    # .to/reshape; NaN input to the networks gave NaN in silence
+    from algorithms.imaging import (
+        NPN,
+        InverseProblem,
+        NullSpaceNet,
+        PnPPGD,
+        ResidualDenoiser,
+        TVPrior,
+        gaussian_cs,
+        qr_null_rows,
+    )
+
+    T = torch.float64
+    H = gaussian_cs((8, 8), 0.5, seed=0)
+    S = qr_null_rows(H, p=8, seed=0)
+    problem = InverseProblem(H, H(torch.ones(8, 8, dtype=T)))
+
+    class Net(torch.nn.Module):
+        in_features, out_features = 32, 8
+
+        def __init__(self, answer):
+            super().__init__()
+            self.answer = answer
+
+        def forward(self, X):
+            return self.answer(X)
+
+    for answer in (lambda X: (X, X), lambda X: np.zeros((1, 8)), lambda X: torch.zeros(1, 5, dtype=T),
+                   lambda X: torch.zeros(1, 8, dtype=torch.complex128)):
+        with pytest.raises(ValueError, match=r"^network must return a real tensor of 8 values"):
+            solve(problem, PnPPGD(prior=TVPrior(weight=1e-3), npn=NPN(S, Net(answer), gamma=0.1)), maxiters=2)
+    with pytest.raises(ValueError, match=r"^X contains NaN"):
+        NullSpaceNet(H, S, channels=4, depth=2)(torch.full((1, 32), float("nan")))
+    with pytest.raises(ValueError, match=r"^x contains NaN"):
+        ResidualDenoiser(channels=4, depth=2)(torch.full((1, 8, 8), float("nan")))

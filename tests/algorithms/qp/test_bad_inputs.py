@@ -272,3 +272,12 @@ def test_round7_backend_options_copied_and_checked():
         DQP(backend="clarabel", backend_options={"tol_gap_abs": float("nan")})
     with pytest.raises(TypeError, match=r"^P is required"):
         KKTFactor(None)
+
+
+def test_round7_objective_checks_x():
+    qp = QP(P=np.eye(2), q=[1.0, 1.0])
+    with pytest.raises(ValueError, match=r"^x must have shape \(2,\)"):
+        qp.objective(np.ones((2, 1)))
+    with pytest.raises(ValueError, match=r"^x contains NaN"):
+        qp.objective([np.nan, 1.0])
+    assert qp.objective([1.0, 1.0]) == 3.0

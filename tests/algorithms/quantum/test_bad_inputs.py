@@ -244,3 +244,22 @@ def test_round7_out_of_domain_values():
             problem.is_correct(0, atol=atol)
     with pytest.raises(TypeError, match=r"^unitaries must be a numeric .* got dtype bool"):
         measurement_probabilities(np.eye(2) / 2, np.eye(2, dtype=bool))
+
+
+def test_round7_sizes_and_algorithm():
+    # #43 round 7: log_bar(2**40) summed 2**40 terms (a hang), identification_errors passed an algorithm
+    # of another family on to dispatch's error (naming no argument)
+    import math
+
+    from algorithms.qp import DQP
+    from algorithms.quantum import identification_errors, log_bar, successive_rejects_schedule
+
+    K = 2**40
+    harmonic = math.log(K) + 0.5772156649015329 + 1 / (2 * K)
+    assert abs(log_bar(K) - (harmonic - 0.5)) < 1e-12
+    assert log_bar(10**6) == 0.5 + sum(1.0 / i for i in range(2, 10**6 + 1))  # summed below the switch
+    assert abs(log_bar(10**6 + 1) - log_bar(10**6) - 1 / (10**6 + 1)) < 1e-12  # the switch is seamless
+    with pytest.raises(ValueError, match=r"successive_rejects_schedule: K=2147483647 is too large"):
+        successive_rejects_schedule(2**31 - 1, 2**31 - 1)
+    with pytest.raises(TypeError, match=r"^algorithm must be one that solves a PurestStateProblem"):
+        identification_errors(GOOD, DQP(), 2)
