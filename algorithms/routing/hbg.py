@@ -49,7 +49,7 @@ from algorithms._validation import check_bool, check_choice, check_count
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.routing._common import finish, not_started
 from algorithms.routing.gflownet import LOSSES, RoutingGFlowNet, encode_instances, rollout
-from algorithms.routing.nn2opt import _route_two_opt, two_opt
+from algorithms.routing.nn2opt import _route_two_opt, relative_tol, two_opt
 from algorithms.routing.problem import (
     CVRPInstance,
     TSPInstance,
@@ -233,7 +233,8 @@ def _solve(problem: CVRPInstance, algorithm: HBG, options: SolveOptions) -> Solu
         return finish(problem, None, math.nan, RetCode.Diverged, options, samples)
     routes = routes_from_sequence(seq)
     if algorithm.local_search and is_valid_cvrp(problem, routes):
-        routes = [_route_two_opt(problem.distances, r, 10_000, 1e-10)[0] for r in routes]
+        routes = [_route_two_opt(problem.distances, r, 10_000, relative_tol(problem.distances, 1e-10))[0]
+                  for r in routes]
     if not is_valid_cvrp(problem, routes):
         return finish(problem, routes, math.nan, RetCode.Failure, options, samples)
     value = cvrp_cost(problem, routes)

@@ -48,7 +48,9 @@ class HGS(Algorithm):
     Parameters
     ----------
     runtime : float > 0
-        seconds of search (default 1.0).
+        seconds of search (default 1.0), at most a week (604 800 s: PyVRP has no other stop, so a
+        runtime of 2**40 s was a run that never ends). ``solve``'s ``maxiters`` caps its iterations too
+        (``MaxIters`` when the cap ends the search).
     scale : float > 0 or None
         distances are passed as ``round(scale · d)``; ``None`` (default) picks the power of
         ten nearest ``10⁴ / max d`` from the data (see the module docstring).
@@ -59,10 +61,15 @@ class HGS(Algorithm):
 
     def __post_init__(self) -> None:
         check_positive("runtime", self.runtime)
+        if self.runtime > MAX_RUNTIME:
+            raise ValueError(f"runtime must be at most {MAX_RUNTIME:g} seconds (a week), got "
+                             f"{self.runtime!r}")
         if self.scale is not None:
             check_positive("scale", self.scale)
 
 
+#: the longest search HGS takes (a week, in seconds)
+MAX_RUNTIME = 604_800.0
 _TARGET = 1e4   # the largest distance maps to about this integer (the historical fixed scale)
 _LIMIT = 1e12   # PyVRP's distances are int64: n · 1e12 stays far below 2**63
 
@@ -86,14 +93,17 @@ def _pyvrp_model(problem: CVRPInstance, dist: np.ndarray):
 
 @_dispatch
 def _solve(problem: CVRPInstance, algorithm: HGS, options: SolveOptions) -> Solution:
-    from pyvrp.stop import MaxRuntime
+    from pyvrp.stop import MaxIterations, MaxRuntime, MultipleCriteria
 
     if options.maxiters == 0:
         return not_started(problem, options, "HGS")
     dist, scale = integer_distances(problem.distances, algorithm.scale, _TARGET, _LIMIT, "PyVRP")
     try:
         model = _pyvrp_model(problem, dist)
-        result = model.solve(MaxRuntime(algorithm.runtime), seed=int(options.seed or 0) % 2**32,
+        stop = MaxRuntime(algorithm.runtime)
+        if options.maxiters is not None:  # solve's cap (it was ignored: a full runtime, then Success)
+            stop = MultipleCriteria([stop, MaxIterations(options.backend_iterations())])
+        result = model.solve(stop, seed=int(options.seed or 0) % 2**32,
                              display=False)  # PyVRP's generator takes 32 bits; solve's seeds go to 2**64
         routes = [
             [int(a.idx) + 1 for a in route.schedule() if a.is_client()] for route in result.best.routes()
@@ -114,5 +124,6 @@ def _solve(problem: CVRPInstance, algorithm: HGS, options: SolveOptions) -> Solu
     why = rounding_check(value, int_length, backend_length, sum(len(r) + 1 for r in routes), scale)
     ok = math.isfinite(value) and why is None
     failed = {"result": result, "check": why or "non-finite length", "scale": scale}
-    return finish(problem, routes, value, RetCode.Success if ok else RetCode.Failure, options, ran,
-                  original=result if ok else failed)
+    capped = options.maxiters is not None and ran >= options.maxiters
+    retcode = (RetCode.MaxIters if capped else RetCode.Success) if ok else RetCode.Failure
+    return finish(problem, routes, value, retcode, options, ran, original=result if ok else failed)

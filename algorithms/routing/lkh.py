@@ -10,7 +10,7 @@ arithmetic) raises ``ValueError``. ``Success`` = elkai returned a permutation of
 validity check passed, the tour's length on our distances agrees with its integer length, and
 the worst-case rounding loss ``n / scale`` is at most 1 % of that length; otherwise ``Failure``
 (``Solution.original`` then says which check failed). LKH is a heuristic: ``Success`` does not
-claim optimality.
+claim optimality. ``solve``'s ``maxiters`` caps the runs (``MaxIters`` when it cuts them).
 
 References
 ----------
@@ -71,18 +71,21 @@ def _solve(problem: TSPInstance, algorithm: LKH, options: SolveOptions) -> Solut
     if options.maxiters == 0:
         return not_started(problem, options, "LKH")
     dist, scale = integer_distances(problem.distances, algorithm.scale, _TARGET, _LIMIT, "LKH")
+    # solve's maxiters caps the runs (it was ignored: every run made, then Success); MaxIters when it cut them
+    runs = algorithm.runs if options.maxiters is None else min(algorithm.runs, options.maxiters)
     try:
-        raw = elkai.DistanceMatrix(dist.tolist()).solve_tsp(runs=algorithm.runs)
+        raw = elkai.DistanceMatrix(dist.tolist()).solve_tsp(runs=runs)
     except Exception as exc:  # backend error
         return finish(problem, None, math.nan, RetCode.Failure, options, 0, original=exc)
     tour = [int(v) for v in raw]
     if len(tour) == problem.n + 1 and tour[0] == tour[-1]:
         tour = tour[:-1]  # elkai closes the tour
     if not is_valid_tsp(problem, tour):
-        return finish(problem, tour, math.nan, RetCode.Failure, options, algorithm.runs, original=raw)
+        return finish(problem, tour, math.nan, RetCode.Failure, options, runs, original=raw)
     value = tsp_cost(problem, tour)
     t = np.asarray(tour)
     why = rounding_check(value, int(dist[t, np.roll(t, -1)].sum()), None, problem.n, scale)
     ok = math.isfinite(value) and why is None
-    return finish(problem, tour, value, RetCode.Success if ok else RetCode.Failure, options, algorithm.runs,
+    retcode = (RetCode.MaxIters if runs < algorithm.runs else RetCode.Success) if ok else RetCode.Failure
+    return finish(problem, tour, value, retcode, options, runs,
                   original=raw if ok else {"tour": raw, "check": why or "non-finite length", "scale": scale})

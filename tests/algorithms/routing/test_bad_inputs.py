@@ -17,7 +17,7 @@ import algorithms.routing.lkh as lkh_mod
 import algorithms.routing.nn2opt as nn_mod
 import algorithms.routing.problem as prob
 import algorithms.routing.train as train_mod
-from algorithms import solve
+from algorithms import RetCode, solve
 from algorithms.routing import CVRPInstance, TSPInstance, random_cvrp, random_tsp
 from algorithms.routing.cvrp_enumeration import CVRPEnumeration, cvrp_enumerate
 from algorithms.routing.gflownet import RoutingGFlowNet
@@ -466,3 +466,31 @@ ROUND3 = [
 @pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
 def test_round3_bad_input(case):
     check_bad_input(case)
+
+
+@pytest.mark.parametrize("scale", [1e-12, 1e-9, 1e12])
+def test_two_opt_threshold_is_relative_to_the_instance(scale):
+    # #43 round 7: 2-opt's absolute 1e-10 gain threshold stopped short on coordinates x1e-9 (NN+2-opt and
+    # HBG's local search 2.4 % above the tour they find at x1), and sits below the gains' rounding at x1e12
+    from algorithms.routing.nn2opt import NearestNeighbor2Opt
+
+    tsp, cvrp = random_tsp(8, seed=1), random_cvrp(6, seed=1)
+    scaled = (TSPInstance(tsp.coords * scale), CVRPInstance(cvrp.coords * scale, cvrp.demands, cvrp.capacity))
+    for unit, big in zip((tsp, cvrp), scaled):
+        for algorithm in (NearestNeighbor2Opt(), HBG(samples=8, allow_size_transfer=True)):
+            want, got = solve(unit, algorithm, seed=0), solve(big, algorithm, seed=0)
+            assert got.retcode is want.retcode
+            assert got.value == pytest.approx(scale * want.value, rel=1e-9)
+
+
+def test_backends_honour_maxiters_and_bound_runtime():
+    # #43 round 7: HGS and LKH ignored solve's maxiters (a full search, then Success); HGS(runtime=2**40)
+    # was a search that never ends
+    pytest.importorskip("pyvrp")
+    sol = solve(random_cvrp(6, seed=1), HGS(runtime=100.0), maxiters=20)
+    assert sol.retcode is RetCode.MaxIters and sol.stats.iterations == 20
+    with pytest.raises(ValueError, match=r"^runtime must be at most 604800 seconds"):
+        HGS(runtime=2.0**40)
+    pytest.importorskip("elkai")
+    assert solve(random_tsp(10, seed=1), LKH(runs=5), maxiters=2).retcode is RetCode.MaxIters
+    assert solve(random_tsp(10, seed=1), LKH(runs=2), maxiters=2).retcode is RetCode.Success
