@@ -31,7 +31,7 @@ import math
 
 import torch
 
-from algorithms._validation import allocates, check_device, check_positive_int, check_seed
+from algorithms._validation import allocates, check_device, check_finite_data, check_positive_int, check_seed
 
 __all__ = ["LowRankExpansion"]
 
@@ -82,4 +82,5 @@ class LowRankExpansion(torch.nn.Module):
         if x.dtype != self.V.dtype:
             raise TypeError(f"x must have dtype {self.V.dtype} (the layer's parameters), got {x.dtype}")
         check_device("x", x, self.V)
+        check_finite_data("x", x)
         return self.linear(x) + (x @ self.V.T) @ self.U.T

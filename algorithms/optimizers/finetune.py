@@ -35,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
 from algorithms._validation import (
@@ -100,7 +101,12 @@ class FinetuneTask(Problem):
         if context is not None and tokens.shape[1] - 1 > context:
             raise ValueError(f"tokens must have at most model.context + 1 = {context + 1} columns, got "
                              f"{tokens.shape[1]}")
-        object.__setattr__(self, "tokens", tokens.long())
+        # a copy: the caller's tensor edited after construction must not change the problem
+        object.__setattr__(self, "tokens", tokens.to(torch.int64, copy=True))
+        logits = getattr(self.model, "vocab_size", None) or getattr(self.model, "out_features", None)
+        if isinstance(logits, int) and logits != self.task.vocab_size:
+            raise ValueError(f"model outputs {logits} logits per token, but task.vocab_size is "
+                             f"{self.task.vocab_size}: the model must be built for the task's vocabulary")
         batch = check_positive_int("batch_size", self.batch_size)
         if batch > tokens.shape[0]:
             raise ValueError(f"batch_size must be <= n = {tokens.shape[0]} (rows of tokens), got {batch}")
@@ -113,6 +119,18 @@ class FinetuneTask(Problem):
 
     def loss(self, model: torch.nn.Module, index: torch.Tensor | None = None) -> torch.Tensor:
         """Mean next-token cross-entropy of ``model`` on the sample (all rows, or those in ``index``)."""
+        if index is not None:
+            if not isinstance(index, torch.Tensor):
+                array = np.asarray(index)
+                if not (np.issubdtype(array.dtype, np.integer) or array.size == 0):
+                    raise TypeError(f"index must hold integer row indices, got dtype {array.dtype}")
+                index = torch.as_tensor(array, dtype=torch.int64)
+            if index.dtype not in (torch.int64, torch.int32) or index.ndim != 1:
+                raise TypeError(f"index must be a 1-D integer tensor of row indices, got dtype {index.dtype} "
+                                f"shape {tuple(index.shape)}")
+            if index.numel() and (int(index.min()) < 0 or int(index.max()) >= self.n):
+                raise ValueError(f"index must lie in [0, n) = [0, {self.n}), got values in "
+                                 f"[{int(index.min())}, {int(index.max())}]")
         return self.task.loss(model, self.tokens if index is None else self.tokens[index])
 
 
@@ -172,6 +190,9 @@ def run_finetune(problem: FinetuneTask,
         raise TypeError(f"problem must be a FinetuneTask, got {type(problem).__name__}")
     if not callable(make_optimizer):
         raise TypeError(f"make_optimizer must be callable, got {type(make_optimizer).__name__}")
+    if not isinstance(options, SolveOptions):
+        raise TypeError(f"options must be a SolveOptions (solve builds it from its keywords), got "
+                        f"{type(options).__name__}")
     from algorithms.optimizers.block import optimizer_state_bytes  # block.py imports this module
 
     seed = 0 if options.seed is None else options.seed
@@ -179,7 +200,8 @@ def run_finetune(problem: FinetuneTask,
     tol = options.tolerance(0.1)
     model = copy.deepcopy(problem.model)
     # BlockCoordinateDescent(optimizer=...) is the user's factory: its answer is checked by name
-    optimizer = check_built_optimizer("optimizer", make_optimizer(model, seed))
+    optimizer = check_built_optimizer("make_optimizer (the optimizer factory, BlockCoordinateDescent's "
+                                      "optimizer)", make_optimizer(model, seed))
     gen = torch.Generator().manual_seed(seed)
     monitor = IterationMonitor(options, total=steps, desc=desc)
 

@@ -110,4 +110,8 @@ class MarkovLanguageTask(Problem):
             dtype = next(model.parameters()).dtype
             one_hot = nn.functional.one_hot(inputs.reshape(-1), self.vocab_size).to(dtype)
             logits = model(one_hot)
+        if logits.shape[-1] != self.vocab_size:  # a reshape would mix the rows of the targets in silence
+            raise ValueError(f"model must output vocab_size = {self.vocab_size} logits per token (the "
+                             f"task's), "
+                             f"got {logits.shape[-1]}")
         return nn.functional.cross_entropy(logits.reshape(-1, self.vocab_size).float(), targets.reshape(-1))

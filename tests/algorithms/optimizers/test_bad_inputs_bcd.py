@@ -311,3 +311,32 @@ def test_block_order_refuses_an_epoch_past_any_run():
 def test_bcd_refuses_a_torch_optimizer_class_as_its_factory():
     with pytest.raises(TypeError, match="optimizer must build a BlockOptimizer"):
         BlockCoordinateDescent(optimizer=torch.optim.AdamW)
+
+
+def test_finetune_task_copies_tokens_and_checks_index_and_vocabulary():
+    tokens = _tokens(4)
+    problem = FinetuneTask(torch.nn.Linear(4, 4), CHAIN, tokens, batch_size=2)
+    tokens[:] = 3
+    assert not torch.equal(problem.tokens, tokens)          # the caller's later edit does not reach it
+    for index, error, words in (([0, 99], ValueError, "index must lie in [0, n)"),
+                                (torch.tensor([0.5]), TypeError, "index must be a 1-D integer tensor"),
+                                (["a"], TypeError, "index must hold integer row indices")):
+        with pytest.raises(error) as info:
+            problem.loss(problem.model, index)
+        assert words in str(info.value)
+    with pytest.raises(ValueError, match=r"model outputs 8 logits per token, but task\.vocab_size is 4"):
+        FinetuneTask(torch.nn.Linear(4, 8), CHAIN, _tokens(), batch_size=2)
+
+
+def test_run_finetune_names_options_and_make_optimizer():
+    problem = _finetune()
+    with pytest.raises(TypeError, match="options must be a SolveOptions"):
+        run_finetune(problem, lambda m, s: torch.optim.SGD(m.parameters(), lr=0.1), {"maxiters": 2})
+    with pytest.raises(TypeError, match="make_optimizer"):
+        run_finetune(problem, lambda m, s: "opt", SolveOptions(maxiters=2))
+
+
+def test_low_rank_expansion_refuses_non_finite_x():
+    layer = LowRankExpansion(torch.nn.Linear(4, 3), 2)
+    with pytest.raises(ValueError, match="x contains NaN or inf"):
+        layer(torch.full((2, 4), float("nan")))
