@@ -92,10 +92,12 @@ class RFAE(Algorithm):
     def __post_init__(self) -> None:
         # the shared checks: numpy ints accepted (isinstance(value, int) refused them), n_estimators capped
         # as a count (2**40 trees ran for ever)
-        check_positive_int("n_components", self.n_components)
-        check_count("n_estimators", self.n_estimators, 1)
-        check_positive_int("k", self.k)
-        check_int_at_least("t", self.t, 0, size=False)  # the diffusion time: a power, no array's size
+        # stored as the checked ints (a numpy int or IntEnum was kept as given)
+        object.__setattr__(self, "n_components", check_positive_int("n_components", self.n_components))
+        object.__setattr__(self, "n_estimators", check_count("n_estimators", self.n_estimators, 1))
+        object.__setattr__(self, "k", check_positive_int("k", self.k))
+        # the diffusion time: a power, no array's size
+        object.__setattr__(self, "t", check_int_at_least("t", self.t, 0, size=False))
         if self.decoder not in DECODERS:
             raise ValueError(f"decoder must be one of {DECODERS}, got {self.decoder!r}")
 

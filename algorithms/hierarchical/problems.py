@@ -41,6 +41,7 @@ from algorithms._validation import (
     check_callable,
     check_choice,
     check_nonnegative,
+    check_positive,
     check_positive_int,
     check_seed,
     returned_pair,
@@ -172,10 +173,8 @@ class BilevelProblem(Problem):
         object.__setattr__(self, "x0", x0)
         object.__setattr__(self, "y0", _vector("y0", self.y0).astype(x0.dtype))
         for name in ("mu_g", "l_g1"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not (
-                    math.isfinite(value) and value > 0):
-                raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+            # the shared check (a numpy float32 was refused as "must be a finite number > 0, got 1.0")
+            object.__setattr__(self, name, check_positive(name, getattr(self, name)))
         if self.mu_g > self.l_g1:
             raise ValueError(f"mu_g must be <= l_g1 (strong convexity below smoothness), got "
                              f"mu_g = {self.mu_g!r} > l_g1 = {self.l_g1!r}")

@@ -46,7 +46,7 @@ class StocBiO(Algorithm):
     def __post_init__(self) -> None:
         for name in ("lr_x", "lr_y"):
             object.__setattr__(self, name, check_rate(name, getattr(self, name)))
-        check_count("inner_steps", self.inner_steps, 1)
+        object.__setattr__(self, "inner_steps", check_count("inner_steps", self.inner_steps, 1))
         check_terms(self.neumann_terms)
 
 

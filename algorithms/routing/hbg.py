@@ -117,7 +117,8 @@ class HBG(Algorithm):
             raise TypeError(
                 f"checkpoint must be a name, a path or None, got {type(self.checkpoint).__name__}"
             )
-        check_count("samples", self.samples, 1)  # a sampled tour each: 2**40 would not finish
+        # a sampled tour each: 2**40 would not finish; stored as the checked int
+        object.__setattr__(self, "samples", check_count("samples", self.samples, 1))
         check_choice("loss", self.loss, LOSSES)
         check_choice("inference", self.inference, INFERENCE)
         check_bool("local_search", self.local_search)

@@ -60,12 +60,12 @@ class HGS(Algorithm):
     scale: float | None = None
 
     def __post_init__(self) -> None:
-        check_positive("runtime", self.runtime)
+        object.__setattr__(self, "runtime", check_positive("runtime", self.runtime))
         if self.runtime > MAX_RUNTIME:
             raise ValueError(f"runtime must be at most {MAX_RUNTIME:g} seconds (a week), got "
                              f"{self.runtime!r}")
         if self.scale is not None:
-            check_positive("scale", self.scale)
+            object.__setattr__(self, "scale", check_positive("scale", self.scale))
 
 
 #: the longest search HGS takes (a week, in seconds)

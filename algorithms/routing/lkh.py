@@ -59,9 +59,10 @@ class LKH(Algorithm):
     scale: float | None = None
 
     def __post_init__(self) -> None:
-        check_count("runs", self.runs, 1)  # elkai's C int
+        # elkai's C int, stored as a Python int: elkai refused a numpy int64 (the solve ended Failure)
+        object.__setattr__(self, "runs", check_count("runs", self.runs, 1))
         if self.scale is not None:
-            check_positive("scale", self.scale)
+            object.__setattr__(self, "scale", check_positive("scale", self.scale))
 
 
 @_dispatch

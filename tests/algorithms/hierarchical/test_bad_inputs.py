@@ -202,3 +202,14 @@ ROUND3 = [
 @pytest.mark.parametrize("case", ROUND3, ids=lambda c: c.id)
 def test_round3_bad_input(case):
     check_bad_input(case)
+
+
+def test_numpy_float_constants_accepted():
+    # #43 round 7: mu_g = np.float32(1.0) was refused as "mu_g must be a finite number > 0, got 1.0"
+    import dataclasses
+
+    from algorithms.hierarchical import quadratic_bilevel
+
+    problem = quadratic_bilevel(mu_g=1.0, l_g1=2.0)
+    changed = dataclasses.replace(problem, mu_g=np.float32(1.0), l_g1=np.float64(2.0))
+    assert changed.mu_g == 1.0 and type(changed.mu_g) is float

@@ -494,3 +494,12 @@ def test_backends_honour_maxiters_and_bound_runtime():
     pytest.importorskip("elkai")
     assert solve(random_tsp(10, seed=1), LKH(runs=5), maxiters=2).retcode is RetCode.MaxIters
     assert solve(random_tsp(10, seed=1), LKH(runs=2), maxiters=2).retcode is RetCode.Success
+
+
+def test_numpy_counts_are_stored_as_ints():
+    # #43 round 7: LKH kept runs=np.int64(2) as given and elkai refused it (the solve ended Failure)
+    pytest.importorskip("elkai")
+    algorithm = LKH(runs=np.int64(2))
+    assert type(algorithm.runs) is int
+    assert solve(random_tsp(10, seed=1), algorithm).retcode is RetCode.Success
+    assert type(HBG(samples=np.int64(4)).samples) is int
