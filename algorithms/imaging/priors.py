@@ -171,6 +171,17 @@ class SubspacePrior:
             raise ValueError(f"image_shape must be (h, w) with h·w = {b.shape[0]} (the rows of basis), got "
                              f"{shape!r}: basis has {b.shape[0]} rows")
 
+    def __eq__(self, other: object) -> bool:
+        # the tensor field compared as a whole (the generated __eq__ raised torch's "Boolean value of Tensor
+        # with more than one value is ambiguous", also inside PnPPGD(prior=...) == ...)
+        if not isinstance(other, SubspacePrior):
+            return NotImplemented
+        return tuple(self.image_shape) == tuple(other.image_shape) and self.basis.dtype == other.basis.dtype \
+            and self.basis.shape == other.basis.shape and bool(torch.equal(self.basis, other.basis))
+
+    def __hash__(self) -> int:
+        return hash((tuple(self.image_shape), tuple(self.basis.shape)))
+
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
         _check_image_batch(x)
         _check_lr(lr)

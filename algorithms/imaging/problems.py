@@ -25,12 +25,14 @@ from algorithms.imaging.operators import LinearOperator
 __all__ = ["NPN", "InverseProblem"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class InverseProblem(Problem):
     """Recover an image x (shape ``operator.image_shape``) from y = Hx + ω, ω ~ N(0, noise_std² I).
 
     ``y`` (shape ``operator.measurement_shape``) may be a numpy array or a torch tensor; it is
-    stored as a float tensor (float32 stays float32, everything else becomes float64).
+    stored as a float tensor (float32 stays float32, everything else becomes float64), a copy.
+    Problems compare and hash by identity, as ``QP`` does (comparing the tensor ``y`` field by field
+    raised torch's "Boolean value of Tensor ... is ambiguous").
     """
 
     operator: LinearOperator

@@ -171,6 +171,11 @@ def qp_layer(P, q, G=None, h=None, A=None, b=None, *, lb=None, ub=None, algorith
     ``lb``/``ub`` (tensors, ±inf for a free side) are variable bounds, differentiated like the rest
     (zero gradient at an infinite bound).
 
+    Raises ``RuntimeError`` when a QP has no solution to differentiate (infeasible, unbounded, or the
+    backend's answer fails the KKT check), naming the QP or, in a batch, the failing item and its retcode
+    (a layer cannot return a partial batch; ``solve(QP(...), DQP())`` returns the retcode instead);
+    ``ValueError``/``TypeError`` for invalid inputs, naming them; an empty batch gives an empty result.
+
     ``symmetrize=True`` solves with ``½(P + Pᵀ)``, the only part of ``P`` the objective ``½xᵀPx`` sees,
     so any square ``P`` is accepted and its gradient is the chain rule through that average: each
     entry of ``P`` moves on its own, as ``torch.autograd.gradcheck`` perturbs it (qpth's convention).
@@ -225,7 +230,8 @@ class QPLayer(torch.nn.Module):
     """``nn.Module`` form of :func:`qp_layer`: ``QPLayer(DQP(...))(P, q, G, h, A, b)``.
 
     ``tol`` and ``symmetrize`` as in :func:`qp_layer` (``symmetrize=True``: solve with ``½(P + Pᵀ)``,
-    so a non-symmetric ``P`` is accepted and ``gradcheck`` on ``P`` passes).
+    so a non-symmetric ``P`` is accepted and ``gradcheck`` on ``P`` passes). A QP without a solution
+    raises ``RuntimeError`` naming the batch item and its retcode, as :func:`qp_layer` documents.
 
     >>> import torch
     >>> layer = QPLayer(DQP(backend="clarabel"))

@@ -421,3 +421,21 @@ def test_round7_user_networks_checked():
         NullSpaceNet(H, S, channels=4, depth=2)(torch.full((1, 32), float("nan")))
     with pytest.raises(ValueError, match=r"^x contains NaN"):
         ResidualDenoiser(channels=4, depth=2)(torch.full((1, 8, 8), float("nan")))
+
+
+def test_round7_comparisons_do_not_raise():
+    # the generated __eq__ compared tensor fields: torch's "Boolean value of Tensor ... is ambiguous"
+    import copy
+
+    from algorithms.imaging import InverseProblem, PnPPGD, SubspacePrior, gaussian_cs
+
+    draw = torch.randn(64, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    basis = torch.linalg.qr(draw)[0]
+    algorithm = PnPPGD(prior=SubspacePrior(basis, (8, 8)))
+    assert copy.deepcopy(algorithm) == algorithm
+    assert hash(algorithm.prior) == hash(copy.deepcopy(algorithm.prior))
+    assert PnPPGD(prior=SubspacePrior(basis[:, :2].contiguous(), (8, 8))) != algorithm
+    H = gaussian_cs((8, 8), 0.5, seed=0)
+    problem = InverseProblem(H, torch.ones(32, dtype=torch.float64))
+    assert problem == problem  # identity, as QP
+    assert problem != InverseProblem(H, torch.ones(32, dtype=torch.float64))
