@@ -71,7 +71,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import qmc
 
-from algorithms._validation import as_real_array, check_choice, check_positive_int
+from algorithms._validation import (
+    allocates,
+    as_real_array,
+    check_choice,
+    check_count,
+    check_finite_real,
+    check_positive_int,
+)
 
 __all__ = [
     "BOUNDARY", "CROSSOVERS", "INITIALIZATIONS", "MUTATIONS", "NICHING", "SELECTIONS",
@@ -99,21 +106,39 @@ def _rng(rng) -> np.random.Generator:
 
 def _population(name: str, X, *, like: np.ndarray | None = None) -> np.ndarray:
     """``X`` as a 2-D float array (of the shape of ``like`` when given)."""
-    X = as_real_array("X", X)
+    X = as_real_array(name, X)
     if X.ndim != 2 or X.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty 2-D array (N, d), got shape {X.shape}")
+    if np.isnan(X).any():   # a NaN row moved through every operator into the evaluator
+        raise ValueError(f"{name} contains NaN entries")
     if like is not None and X.shape != like.shape:
         raise ValueError(f"{name} must have the shape of the population {like.shape}, got {X.shape}")
     return X
 
 
 def _values(name: str, y, n: int) -> np.ndarray:
-    y = as_real_array("y", y)
+    y = as_real_array(name, y)
     if y.shape != (n,):
         raise ValueError(f"{name} must have shape ({n},), got {y.shape}")
+    if np.isnan(y).any():   # +inf is the worst value (the evaluator's); NaN ranks as neither
+        raise ValueError(f"{name} contains NaN entries (+inf stands for the worst value)")
     return y
 
 
+def _box(lower, upper, d: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The box: finite (d,) arrays with lower < upper (NaN bounds gave NaN points, swapped ones points
+    outside)."""
+    lower, upper = as_real_array("lower", lower), as_real_array("upper", upper)
+    if lower.ndim != 1 or lower.shape != upper.shape or (d is not None and lower.shape != (d,)):
+        raise ValueError(f"lower and upper must have shape ({d if d is not None else 'd'},), got "
+                         f"{lower.shape} and {upper.shape}")
+    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper)) and np.all(lower < upper)):
+        raise ValueError(f"lower and upper must be finite with lower < upper, got {lower.tolist()!r:.60} and "
+                         f"{upper.tolist()!r:.60}")
+    return lower, upper
+
+
+@allocates("n")
 def initialize(method: str, n: int, lower: np.ndarray, upper: np.ndarray, rng: np.random.Generator
                ) -> np.ndarray:
     """``n`` points in the box by ``method`` (one of :data:`INITIALIZATIONS`).
@@ -124,9 +149,9 @@ def initialize(method: str, n: int, lower: np.ndarray, upper: np.ndarray, rng: n
     ((8, 3), True)
     """
     check_choice("method", method, INITIALIZATIONS)
-    n = check_positive_int("n", n)
+    n = check_count("n", n, 1)
     rng = _rng(rng)
-    lower, upper = as_real_array("lower", lower), as_real_array("upper", upper)
+    lower, upper = _box(lower, upper)
     d = lower.size
     seed = int(rng.integers(2**31))
     if method == "uniform":
@@ -163,8 +188,8 @@ def partners(n_partners: int, groups: np.ndarray, rng: np.random.Generator) -> n
     for members in _members(groups):
         m = members.size
         if m <= n_partners:
-            raise ValueError(f"a group of {m} members cannot supply {n_partners} distinct partners "
-                             f"besides each member")
+            raise ValueError(f"groups: a group of {m} members (of the population X) cannot supply "
+                             f"n_partners = {n_partners} distinct partners besides each member")
         # random keys, self excluded by +inf: the n_partners smallest keys, in random order
         keys = rng.random((m, m))
         keys[np.arange(m), np.arange(m)] = np.inf
@@ -222,6 +247,11 @@ def de_mutation(method: str, X: np.ndarray, y: np.ndarray, rng: np.random.Genera
     rng = _rng(rng)
     X = _population("X", X)
     y = _values("y", y, len(X))
+    F1, F2, p = (check_finite_real(name, v) for name, v in (("F1", F1), ("F2", F2), ("p", p)))
+    if F1 < 0 or F2 < 0:   # NaN gave NaN donors, a negative F mirrored the difference vectors
+        raise ValueError(f"F1 and F2 must be >= 0 (DE scale factors), got F1 = {F1!r}, F2 = {F2!r}")
+    if not 0.0 < p <= 1.0:   # p = 2 indexed past the group (IndexError)
+        raise ValueError(f"p must lie in (0, 1] (the fraction of best members), got {p!r}")
     groups = _groups(groups, len(X))
     R = partners(N_PARTNERS[method], groups, rng)
     xr = [X[R[:, k]] for k in range(R.shape[1])]
@@ -286,7 +316,11 @@ def ga_mutation(method: str, X: np.ndarray, lower: np.ndarray, upper: np.ndarray
     check_choice("method", method, ("gaussian", "polynomial"))
     rng = _rng(rng)
     X = _population("X", X)
-    width = as_real_array("upper", upper) - as_real_array("lower", lower)
+    lower, upper = _box(lower, upper, X.shape[1])
+    width = upper - lower
+    sigma, eta = check_finite_real("sigma", sigma), check_finite_real("eta", eta)
+    if sigma < 0 or eta < 0:
+        raise ValueError(f"sigma and eta must be >= 0, got sigma = {sigma!r}, eta = {eta!r}")
     if method == "gaussian":
         return X + sigma * width * rng.standard_normal(X.shape)
     u = rng.random(X.shape)
@@ -315,9 +349,11 @@ def pso_update(X: np.ndarray, V: np.ndarray, P: np.ndarray, yP: np.ndarray, lowe
     X = _population("X", X)
     V, P = _population("V", V, like=X), _population("P", P, like=X)
     groups = _groups(groups, len(X))
-    g = P[_group_best(as_real_array("yP", yP), groups)]
+    g = P[_group_best(_values("yP", yP, len(X)), groups)]
+    lower, upper = _box(lower, upper, X.shape[1])
+    w, c1, c2 = (check_finite_real(name, v) for name, v in (("w", w), ("c1", c1), ("c2", c2)))
     r1, r2 = rng.random(X.shape), rng.random(X.shape)
-    vmax = 0.2 * (as_real_array("upper", upper) - as_real_array("lower", lower))
+    vmax = 0.2 * (upper - lower)
     Vn = np.clip(w * V + c1 * r1 * (P - X) + c2 * r2 * (g - X), -vmax, vmax)
     return X + Vn, Vn
 
@@ -335,7 +371,7 @@ def boundary(method: str, U: np.ndarray, X: np.ndarray, lower: np.ndarray, upper
     rng = _rng(rng)
     U = _population("U", U)
     X = _population("X", X, like=U)
-    lower, upper = as_real_array("lower", lower), as_real_array("upper", upper)
+    lower, upper = _box(lower, upper, U.shape[1])
     width = upper - lower
     out = (U < lower) | (U > upper)
     if not np.any(out):
@@ -440,7 +476,10 @@ def reduced_size(method: str, n0: int, n_min: int, used_fraction: float) -> int:
     n0, n_min = check_positive_int("n0", n0), check_positive_int("n_min", n_min)
     if n_min > n0:
         raise ValueError(f"n_min must be <= n0 = {n0}, got {n_min}")
-    t = min(max(float(used_fraction), 0.0), 1.0)
+    used = check_finite_real("used_fraction", used_fraction)   # NaN failed in int(); 2 was clipped
+    if not 0.0 <= used <= 1.0 + 1e-12:
+        raise ValueError(f"used_fraction must lie in [0, 1] (the budget used), got {used_fraction!r}")
+    t = min(max(used, 0.0), 1.0)
     frac = t if method == "linear" else t ** (1.0 - t)
     return int(max(n_min, min(n0, round(n0 + (n_min - n0) * frac))))
 
@@ -471,12 +510,14 @@ class SepCMAState:
     @classmethod
     def start(cls, m: np.ndarray, sigma: float) -> SepCMAState:
         m = _population("m", np.atleast_2d(as_real_array("m", m)))[0]
-        if isinstance(sigma, bool) or not isinstance(sigma, int | float | np.floating) or not sigma > 0:
-            raise ValueError(f"sigma must be a number > 0, got {sigma!r}")
+        if isinstance(sigma, bool) or not isinstance(sigma, int | float | np.floating) \
+                or not 0 < sigma < math.inf:
+            raise ValueError(f"sigma must be a finite number > 0, got {sigma!r}")
         d = len(m)
         return cls(np.array(m, dtype=float), float(sigma), np.ones(d), np.zeros(d), np.zeros(d))
 
     def sample(self, lam: int, rng: np.random.Generator) -> np.ndarray:
+        lam = check_count("lam", lam, 1)
         z = _rng(rng).standard_normal((lam, self.m.size))
         return self.m + self.sigma * np.sqrt(self.c) * z
 
@@ -486,6 +527,13 @@ class SepCMAState:
         return math.sqrt(cs * (2 - cs) * mueff)
 
     def update(self, X: np.ndarray, y: np.ndarray, mu_ratio: float = 0.5) -> None:
+        X = _population("X", X)
+        if X.shape[1] != self.m.size:
+            raise ValueError(f"X must have {self.m.size} columns (the mean's dimension), got {X.shape}")
+        y = _values("y", y, X.shape[0])
+        mu_ratio = check_finite_real("mu_ratio", mu_ratio)
+        if not 0.0 < mu_ratio <= 1.0:
+            raise ValueError(f"mu_ratio must lie in (0, 1], got {mu_ratio!r}")
         lam, d = X.shape
         mu = max(1, math.ceil(mu_ratio * lam))
         w = np.log(mu + 0.5) - np.log(np.arange(1, mu + 1))

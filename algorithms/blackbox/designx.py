@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_bool
+from algorithms._validation import check_bool, check_finite_real, check_positive
 from algorithms.blackbox.agents import HyperparameterController, WorkflowGenerator
 from algorithms.blackbox.features import problem_features
 from algorithms.blackbox.grammar import decode_action
@@ -60,13 +60,24 @@ def save_agents(path: str | Path, agent1: WorkflowGenerator, agent2: Hyperparame
                 meta: dict[str, Any] | None = None) -> None:
     """Write both agents' state dicts and sizes to ``path`` (and ``meta`` to ``path``.json)."""
     _check_agents(agent1, agent2)
+    if not isinstance(path, str | Path):   # Path(3): "expected str, bytes or os.PathLike object"
+        raise TypeError(f"path must be a str or Path, got {type(path).__name__}")
+    text = None
+    if meta is not None:   # checked before anything is written: a set or NaN failed (or wrote "NaN") late
+        if not isinstance(meta, dict):
+            raise TypeError(f"meta must be a dict (written as JSON) or None, got {type(meta).__name__}")
+        try:
+            text = json.dumps(meta, indent=2, sort_keys=True, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"meta must be JSON data (str keys, finite numbers, lists, dicts): "
+                             f"{exc}") from None
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     sizes = {"hidden": agent1.hidden, "heads": agent1.body.layers[0].self_attn.num_heads,
              "layers": len(agent1.body.layers)}
     torch.save({"agent1": agent1.state_dict(), "agent2": agent2.state_dict(), "sizes": sizes}, path)
-    if meta is not None:
-        path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True))
+    if text is not None:
+        path.with_suffix(".json").write_text(text)
 
 
 def _check_agents(agent1: Any, agent2: Any) -> None:
@@ -194,6 +205,11 @@ def log_regret_rewards(episode: Episode, optimum: float, floor: float = 1e-8) ->
     that starts at f* (ℓ_0 = log10 floor: nothing to close) earns 0 per step."""
     if not isinstance(episode, Episode):
         raise TypeError(f"episode must be an Episode, got {type(episode).__name__}")
+    optimum, floor = check_finite_real("optimum", optimum), check_positive("floor", floor)
+    bests = [b for b in (episode.start_best, *episode.best_after) if math.isfinite(b)]
+    if bests and min(bests) < optimum - 1e-6 * max(1.0, abs(optimum)):   # rewards of a wrong f* were all 0
+        raise ValueError(f"optimum = {optimum!r} is above a value the episode reached ({min(bests)!r}): "
+                         f"optimum must be the minimum value f*")
     ell = lambda v: math.log10(max(v - optimum, 0.0) + floor) if math.isfinite(v) else 10.0  # noqa: E731
     l0 = ell(episode.start_best)
     denom = l0 - math.log10(floor)

@@ -82,6 +82,11 @@ def ela_features(X: np.ndarray, y: np.ndarray, lower: np.ndarray, upper: np.ndar
     if X.ndim != 2 or lower.shape != (X.shape[1],) or upper.shape != lower.shape:
         raise ValueError(f"X must be (n, d) with lower and upper of shape (d,), got {X.shape}, "
                          f"{lower.shape}, {upper.shape}")
+    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
+        raise ValueError("X, lower and upper must be finite (NaN points failed inside an SVD)")
+    if not np.all(lower < upper):
+        raise ValueError(f"lower must be < upper entrywise, got {lower.tolist()!r:.60} and "
+                         f"{upper.tolist()!r:.60}")
     y = as_real_array("y", y).copy()
     if y.shape != (X.shape[0],):
         raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")

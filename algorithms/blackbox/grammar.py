@@ -151,7 +151,11 @@ class InvalidWorkflowError(ValueError):
 
 def family_of(prefix: Sequence[str]) -> str | None:
     """The reproduction family (``de``, ``ga``, ``pso``, ``es``) of a (partial) workflow."""
-    for name in _as_names(prefix, "prefix"):
+    names = _as_names(prefix, "prefix")
+    unknown = [n for n in names if n not in MODULE_TYPE and n != END]
+    if unknown:   # an unknown module was skipped (None: "no family yet")
+        raise ValueError(f"prefix holds {unknown[0]!r}, which is not a module of the space")
+    for name in names:
         kind = MODULE_TYPE.get(name)
         if kind == "DE_MUTATION":
             return "de"
@@ -275,7 +279,10 @@ def decode_action(module: str, action) -> dict[str, float]:
     """
     if module not in CONFIG_SPACE:
         raise ValueError(f"module must be a CONTROLLABLE module ({sorted(CONFIG_SPACE)}), got {module!r}")
-    a = np.clip(as_real_array("action", action).reshape(-1), 0.0, 1.0)
+    raw = as_real_array("action", action).reshape(-1)
+    if np.isnan(raw).any():   # clip keeps NaN: {'Cr': nan} came back
+        raise ValueError("action contains NaN entries")
+    a = np.clip(raw, 0.0, 1.0)
     if a.size < len(CONFIG_SPACE[module]):
         raise ValueError(f"action must have at least {len(CONFIG_SPACE[module])} entries, got {a.size}")
     out = {}

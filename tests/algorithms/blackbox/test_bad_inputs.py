@@ -53,7 +53,7 @@ from algorithms.blackbox.components import (
     reduced_size,
     select,
 )
-from algorithms.blackbox.designx import log_regret_rewards, save_agents
+from algorithms.blackbox.designx import Episode, log_regret_rewards, save_agents
 from algorithms.blackbox.features import ela_features, sample_size
 from algorithms.blackbox.grammar import decode_action, default_hyperparameters, family_of
 from tests.bad_inputs import BadInput, assert_every_callable_covered, check_bad_input
@@ -416,3 +416,57 @@ def test_round7_budget_is_a_count_and_cmaes_is_thread_safe():
     for t in threads:
         t.join()
     np.testing.assert_array_equal(out[0], out[1])   # pycma's global-generator draws no longer interleave
+
+
+# Round 7 (pre-audit sweep, #43): the modular space's operators and helpers (module __all__s): NaN and
+# out-of-range parameters, boxes, and the designer's save/reward helpers.
+_RNG = np.random.default_rng
+_LO, _HI = -np.ones(2), np.ones(2)
+_X6 = np.random.default_rng(1).uniform(-1, 1, (6, 2))
+_Y6 = np.arange(6.0)
+ROUND7_OPERATORS = [
+    BadInput(initialize, lambda: initialize("uniform", 3, np.array([math.nan, 0.0]), _HI, _RNG(0)),
+             ValueError, ("lower", "finite"), "lower-nan"),
+    BadInput(initialize, lambda: initialize("lhs", 3, _HI, _LO, _RNG(0)), ValueError, ("lower", "upper"),
+             "swapped"),
+    BadInput(initialize, lambda: initialize("sobol", 2**40, _LO, _HI, _RNG(0)), ValueError, ("n",), "huge"),
+    BadInput(de_mutation, lambda: de_mutation("rand1", _X6, _Y6, _RNG(0), F1=math.nan), ValueError, ("F1",),
+             "F1-nan"),
+    BadInput(de_mutation, lambda: de_mutation("current_to_pbest1", _X6, _Y6, _RNG(0), p=2.0), ValueError,
+             ("p",), "p-2"),
+    BadInput(de_mutation, lambda: de_mutation("rand1", _X6, np.full(6, math.nan), _RNG(0)), ValueError,
+             ("y", "NaN"), "y-nan"),
+    BadInput(pso_update, lambda: pso_update(_X6, 0 * _X6, _X6, np.full(6, math.nan), _LO, _HI, _RNG(0)),
+             ValueError, ("yP", "NaN"), "yP-nan"),
+    BadInput(pso_update, lambda: pso_update(_X6, 0 * _X6, _X6, _Y6, _LO, _HI, _RNG(0), w=math.nan),
+             ValueError, ("w",), "w-nan"),
+    BadInput(boundary, lambda: boundary("clip", np.full((6, 2), math.nan), _X6, _LO, _HI, _RNG(0)),
+             ValueError, ("U", "NaN"), "U-nan"),
+    BadInput(ga_mutation, lambda: ga_mutation("gaussian", _X6, _LO, _HI, _RNG(0), sigma=-1.0),
+             ValueError, ("sigma",), "sigma-neg"),
+    BadInput(reduced_size, lambda: reduced_size("linear", 20, 4, math.nan), ValueError, ("used_fraction",),
+             "nan"),
+    BadInput(SepCMAState.update, lambda: SepCMAState.start(np.zeros(2), 1.0).update(np.zeros((6, 3)), _Y6),
+             ValueError, ("X", "columns"), "cols"),
+    BadInput(SepCMAState.start, lambda: SepCMAState.start(np.array([math.nan, 0.0]), 1.0), ValueError,
+             ("m", "NaN"), "m-nan"),
+    BadInput(decode_action, lambda: decode_action("cx.binomial", [math.nan, 0, 0]), ValueError,
+             ("action", "NaN"), "nan"),
+    BadInput(family_of, lambda: family_of(("foo",)), ValueError, ("prefix", "foo"), "unknown"),
+    BadInput(ela_features, lambda: ela_features(np.full((6, 2), math.nan), _Y6, _LO, _HI), ValueError,
+             ("X", "finite"), "X-nan"),
+    BadInput(save_agents, lambda: save_agents(3, *load_agents()), TypeError, ("path",), "int"),
+    BadInput(save_agents, lambda: save_agents("/nonexistent-dir-never/x.pt", *load_agents(),
+                                              meta={"a": {1}}), ValueError, ("meta", "JSON"), "meta-set"),
+    BadInput(log_regret_rewards, lambda: log_regret_rewards(
+        run_episode(PROB, *load_agents(), np.random.default_rng(0)), math.nan), ValueError, ("optimum",),
+             "nan"),
+    BadInput(log_regret_rewards, lambda: log_regret_rewards(
+        Episode((), torch.zeros(()), torch.zeros(()), best_after=[0.5], start_best=1.0), 10.0), ValueError,
+             ("optimum", "above"), "above-best"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND7_OPERATORS, ids=lambda c: c.id)
+def test_round7_operator_bad_input(case):
+    check_bad_input(case)
