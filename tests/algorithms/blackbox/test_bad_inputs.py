@@ -400,11 +400,9 @@ def test_round7_valid_edges_pickle_and_global_rng():
     assert torch.equal(torch_state, torch.random.get_rng_state())
 
 
-def test_round7_budget_is_a_count_and_cmaes_is_thread_safe():
+def test_round7_cmaes_is_thread_safe():
     import threading
 
-    with pytest.raises(ValueError, match=r"^budget must be <= 2\*\*31 - 1"):
-        BlackBoxProblem(lambda x: 0.0, BOX, 2**40)   # a run of 2**40 evaluations hung
     out = {}
 
     def run(i):
