@@ -476,10 +476,8 @@ def reduced_size(method: str, n0: int, n_min: int, used_fraction: float) -> int:
     n0, n_min = check_positive_int("n0", n0), check_positive_int("n_min", n_min)
     if n_min > n0:
         raise ValueError(f"n_min must be <= n0 = {n0}, got {n_min}")
-    used = check_finite_real("used_fraction", used_fraction)   # NaN failed in int(); 2 was clipped
-    if not 0.0 <= used <= 1.0 + 1e-12:
-        raise ValueError(f"used_fraction must lie in [0, 1] (the budget used), got {used_fraction!r}")
-    t = min(max(used, 0.0), 1.0)
+    # NaN failed inside int(); a fraction outside [0, 1] is clipped (a run's count past its budget included)
+    t = min(max(check_finite_real("used_fraction", used_fraction), 0.0), 1.0)
     frac = t if method == "linear" else t ** (1.0 - t)
     return int(max(n_min, min(n0, round(n0 + (n_min - n0) * frac))))
 
