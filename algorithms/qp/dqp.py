@@ -907,12 +907,12 @@ class QPSolution(Solution):
             check_shape("grad_x", g, (self._qp.n,))
             factors = {"P": sigma * d * d, "q": sigma * d, "G": rho_G * d, "h": rho_G, "A": rho_A * d,
                        "b": rho_A, "lb": 1.0 / d, "ub": 1.0 / d}
-            scaling, self._scaling = self._scaling, None
-            try:
-                out = self.vjp(d * g, wrt)
-            finally:
-                self._scaling = scaling
+            out = self._vjp_of_copy(d * g, wrt)  # (no state changed: two threads may share a solution)
             return {k: (None if v is None else v * factors[k]) for k, v in out.items()}
+        return self._vjp_of_copy(grad_x, wrt)
+
+    def _vjp_of_copy(self, grad_x: np.ndarray, wrt: tuple[str, ...]) -> dict[str, Any]:
+        """:meth:`vjp` in the units of the QP the factor belongs to (the equilibrated copy, if any)."""
         if self._box is None:
             return self._vjp(grad_x, wrt)
         qp, L, U = self._box
@@ -944,7 +944,9 @@ class QPSolution(Solution):
         x, lam, mu = self._zeta
         # a solution with a factor always has its active mask (over the rows of G and the bounds)
         J = np.flatnonzero(self.active if self._active_all is None else self._active_all)
-        dz, dlam, dmu = self.adjoint(grad_x)
+        g = as_float_array("grad_x", grad_x, dtype=np.float64)
+        check_shape("grad_x", g, (self.kkt.n,))
+        dz, dlam, dmu = self._adjoint(g)
         dtype = self._qp.dtype
         out: dict[str, Any] = dict.fromkeys(INPUTS)
         out["q"] = dz.astype(dtype, copy=False)

@@ -261,6 +261,11 @@ def test_round7_equilibrated_derivatives_match_the_unit_problem():
     assert np.allclose(x1, x0) and np.allclose(l1 / c, l0, rtol=1e-6) and np.allclose(m1 / c, m0, rtol=1e-6)
     a0, a1 = base.adjoint(g), small.adjoint(g)
     assert np.allclose(a1[0] * c, a0[0], rtol=1e-6) and np.allclose(a1[2], a0[2], rtol=1e-6, atol=1e-9)
+    from concurrent.futures import ThreadPoolExecutor  # vjp changes no state: threads may share a solution
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: small.vjp(g)["q"], range(8)))
+    assert all(np.array_equal(r, v1["q"]) for r in results)
 
 
 def test_round7_backend_options_copied_and_checked():
