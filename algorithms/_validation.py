@@ -727,3 +727,24 @@ def check_saved_hyperparameters(optimizer_class: Any, groups: Any, where: str) -
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{where}['param_groups'][{index}]: {optimizer_class.__name__} refuses these "
                              f"hyperparameters: {exc}") from None
+
+
+def check_module_state_fits(module: Any, state_dict: Any, strict: bool = True,
+                            where: str = "state_dict") -> None:
+    """``check_module_state`` plus the keys and shapes against ``module``'s own state, before torch loads
+    anything: torch copies the entries that fit and only then raises a ``RuntimeError`` for the rest, so a
+    refused state dict left the module half loaded. ``strict`` as ``load_state_dict``'s."""
+    import torch
+
+    check_module_state(state_dict, where)
+    own = module.state_dict()
+    for key, value in state_dict.items():
+        if key in own and isinstance(value, torch.Tensor) and tuple(value.shape) != tuple(own[key].shape):
+            raise ValueError(f"{where}[{key!r}] must have shape {tuple(own[key].shape)} (the module's), got "
+                             f"{tuple(value.shape)}")
+    if strict:
+        missing = sorted(set(own) - set(state_dict))
+        unexpected = sorted(map(str, set(state_dict) - set(own)))
+        if missing or unexpected:
+            raise ValueError(f"{where} does not match {type(module).__name__}'s parameters: missing keys "
+                             f"{missing}, unexpected keys {unexpected}")

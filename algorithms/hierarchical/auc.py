@@ -35,7 +35,15 @@ import torch
 from torch import nn
 from torch.func import functional_call
 
-from algorithms._validation import allocates, check_device, check_positive, check_positive_int, check_seed
+from algorithms._validation import (
+    allocates,
+    check_device,
+    check_finite_data,
+    check_module_state_fits,
+    check_positive,
+    check_positive_int,
+    check_seed,
+)
 from algorithms.core import rebuilt_by_factory
 from algorithms.hierarchical.problems import MinimaxProblem
 
@@ -75,7 +83,14 @@ class ScoreNet(nn.Module):
             raise TypeError(f"X must have dtype {self.hidden.weight.dtype} (the model's parameters), "
                             f"got {X.dtype}")
         check_device("X", X, self.hidden.weight)
+        check_finite_data("X", X)  # NaN rows gave NaN scores in silence
         return self.output(torch.tanh(self.hidden(X)))
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """torch's, after the state is checked: NaN/inf weights, wrong shapes and (strict) wrong keys are
+        refused by name before anything is copied."""
+        check_module_state_fits(self, state_dict, strict)
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
 
 @rebuilt_by_factory

@@ -35,7 +35,9 @@ import torch
 from algorithms._validation import (
     allocates,
     check_device,
+    check_finite_data,
     check_float_tensor,
+    check_module_state_fits,
     check_positive_int,
     check_seed,
     check_torch_dtype,
@@ -67,9 +69,19 @@ def _check_input(model: torch.nn.Module, X: Any, dtype: torch.dtype) -> None:
     reference = next(model.parameters(), None)
     if reference is not None:
         check_device("X", X, reference)
+    check_finite_data("X", X)  # NaN rows gave NaN predictions in silence (as the other families' models)
 
 
-class LinearModel(torch.nn.Module):
+class _CheckedState(torch.nn.Module):
+    """``load_state_dict`` refuses NaN/inf weights, wrong shapes and (strict) wrong keys by name, before
+    anything is copied (torch loaded NaN as it is, and half loaded a state dict it then refused)."""
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        check_module_state_fits(self, state_dict, strict)
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
+
+
+class LinearModel(_CheckedState):
     """``f(θ, x) = θᵀx`` without intercept; parameter ``weight`` of shape (out_features, in_features).
 
     >>> LinearModel(in_features=3, seed=1)(torch.zeros(2, 3, dtype=torch.float64)).shape
@@ -92,7 +104,7 @@ class LinearModel(torch.nn.Module):
         return X @ self.weight.T
 
 
-class DeepLinear(torch.nn.Module):
+class DeepLinear(_CheckedState):
     """``f(θ, x) = cᵀ A_{L-1} ⋯ A_1 x``: ``widths`` = (h_1, ..., h_{L-1}), at least one hidden width.
 
     Parameters registered as ``c`` (h_{L-1},), ``A1`` (h_1, in_features), ..., ``A{L-1}``
@@ -133,7 +145,7 @@ class DeepLinear(torch.nn.Module):
         return (h @ self.c)[:, None]
 
 
-class TwoLayerPerceptron(torch.nn.Module):
+class TwoLayerPerceptron(_CheckedState):
     """``f(θ, x) = cᵀ φ(A x)`` with ``width`` neurons: parameters ``c`` (width,), ``A`` (width, in_features).
 
     ``activation`` is one of :data:`ACTIVATIONS`. The width measure of Section 4.3 counts the

@@ -213,3 +213,16 @@ def test_numpy_float_constants_accepted():
     problem = quadratic_bilevel(mu_g=1.0, l_g1=2.0)
     changed = dataclasses.replace(problem, mu_g=np.float32(1.0), l_g1=np.float64(2.0))
     assert changed.mu_g == 1.0 and type(changed.mu_g) is float
+
+
+def test_score_net_refuses_nan_inputs_and_bad_state_dicts():
+    # #43 round 7: NaN rows scored NaN, a NaN state dict loaded as it was
+    import torch
+
+    from algorithms.hierarchical import ScoreNet
+
+    net = ScoreNet(3)
+    with pytest.raises(ValueError, match=r"^X contains NaN or inf"):
+        net(torch.full((2, 3), math.nan, dtype=torch.float64))
+    with pytest.raises(ValueError, match=r"^state_dict\['hidden\.weight'\] contains NaN or inf"):
+        net.load_state_dict({k: torch.full_like(v, math.nan) for k, v in net.state_dict().items()})

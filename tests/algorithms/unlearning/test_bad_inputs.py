@@ -312,3 +312,25 @@ def test_non_finite_parameters_refused_by_the_helpers():
     for helper in (active_neurons, prune_inactive_neurons):
         with pytest.raises(ValueError, match=r"^theta contains NaN or inf"):
             helper(net, torch.full((9,), math.nan, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("make", [lambda: LinearModel(3), lambda: DeepLinear(3, (2, 2)),
+                                  lambda: TwoLayerPerceptron(3, 4)])
+def test_models_refuse_nan_inputs_and_bad_state_dicts(make):
+    # #43 round 7: NaN rows gave NaN predictions, a NaN state dict loaded as it was, and a wrongly shaped one
+    # reached torch's RuntimeError after the matching entries had been copied (a half-loaded model)
+    model = make()
+    with pytest.raises(ValueError, match=r"^X contains NaN or inf"):
+        model(torch.full((2, 3), math.nan, dtype=torch.float64))
+    assert model(torch.zeros(0, 3, dtype=torch.float64)).shape == (0, 1)
+    state = model.state_dict()
+    with pytest.raises(ValueError, match=r"^state_dict\['\w+'\] contains NaN or inf"):
+        model.load_state_dict({k: torch.full_like(v, math.nan) for k, v in state.items()})
+    before = {k: v.clone() for k, v in state.items()}
+    last = list(state)[-1]  # the entries before it fit: torch copied them before it refused the last
+    bad = {k: (torch.zeros(1, dtype=v.dtype) if k == last else v + 1.0) for k, v in state.items()}
+    with pytest.raises(ValueError, match=r"^state_dict\['\w+'\] must have shape"):
+        model.load_state_dict(bad)
+    assert all(torch.equal(model.state_dict()[k], before[k]) for k in before)
+    with pytest.raises(ValueError, match=r"^state_dict does not match"):
+        model.load_state_dict({})
