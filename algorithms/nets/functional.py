@@ -24,9 +24,10 @@ torch.Size([12, 12])
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import torch
-from torch.func import functional_call, grad, jacfwd, jacrev, jvp, vmap
+from torch.func import functional_call, grad_and_value, jacfwd, jacrev, jvp, vmap
 
 from algorithms._validation import check_finite_data
 
@@ -168,6 +169,7 @@ def flat_hessian(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tens
     """∇²loss(θ) as a dense (d, d) matrix (forward-over-reverse, as ``torch.func.hessian``)."""
     _check_function("loss", loss)
     _check_theta(theta)
+    _check_finite_loss("loss", loss(theta))   # one evaluation beside the d of the Hessian
     hessian = _through_loss(lambda: _hessian(loss)(theta))
     if tuple(hessian.shape) != (theta.numel(), theta.numel()):  # a vector loss gives a stack of them
         raise TypeError(f"loss must return a scalar (a 0-d tensor), got an output of shape "
@@ -186,7 +188,26 @@ def flat_hvp(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor,
     if vector.dtype != theta.dtype:  # a complex or half vector was cast (or its imaginary part dropped)
         raise TypeError(f"vector must have theta's dtype {theta.dtype}, got {vector.dtype}")
     check_finite_data("vector", vector)
-    return _through_loss(lambda: jvp(grad(loss), (theta,), (vector,))[1])
+    (_, value), (product, _) = _through_loss(lambda: jvp(grad_and_value(loss), (theta,), (vector,)))
+    _check_finite_loss("loss", value)
+    if not bool(torch.isfinite(product).all()):
+        raise ValueError("loss has a NaN or inf second derivative at theta (the Hessian-vector product is "
+                         "not finite)")
+    return product
+
+
+def _check_finite_loss(name: str, value: Any) -> None:
+    """The user's loss at θ: a real 0-d tensor with a finite value (a NaN loss gave a zero Hessian or NaN
+    derivatives in silence)."""
+    if not isinstance(value, torch.Tensor) or value.numel() != 1 or value.is_complex():
+        got = f"shape {tuple(value.shape)}" if isinstance(value, torch.Tensor) else type(value).__name__
+        raise TypeError(f"{name} must return a scalar (a 0-d real tensor), got {got}")
+    try:
+        finite = bool(torch.isfinite(value).all())
+    except RuntimeError:  # inside vmap
+        return
+    if not finite:
+        raise ValueError(f"{name} returned NaN or inf at theta ({float(value)})")
 
 
 def _through_loss(run: Callable[[], torch.Tensor], name: str = "loss") -> torch.Tensor:
@@ -206,8 +227,12 @@ def per_sample_flat_grads(sample_loss: Callable[[torch.Tensor, torch.Tensor, tor
     """Rows ∇_θ ℓ(θ; x_i, y_i), shape (n, d); ``sample_loss(θ, x, y)`` takes one sample."""
     _check_function("sample_loss", sample_loss)
     _check_samples(theta, X, y)
-    per_sample = vmap(grad(sample_loss), in_dims=(None, 0, 0), randomness="same")
-    return _through_loss(lambda: per_sample(theta, X, y), "sample_loss")
+    per_sample = vmap(grad_and_value(sample_loss), in_dims=(None, 0, 0), randomness="same")
+    grads, values = _through_loss(lambda: per_sample(theta, X, y), "sample_loss")
+    if not bool(torch.isfinite(values).all()):
+        raise ValueError(f"sample_loss returned NaN or inf for sample "
+                         f"{int((~torch.isfinite(values)).nonzero()[0, 0])}")
+    return grads
 
 
 def per_sample_flat_hessians(
@@ -217,6 +242,11 @@ def per_sample_flat_hessians(
     """Stack of ∇²_θ ℓ(θ; x_i, y_i), shape (n, d, d)."""
     _check_function("sample_loss", sample_loss)
     _check_samples(theta, X, y)
+    values = _through_loss(lambda: vmap(sample_loss, in_dims=(None, 0, 0), randomness="same")(theta, X, y),
+                           "sample_loss")
+    if isinstance(values, torch.Tensor) and values.ndim == 1 and not bool(torch.isfinite(values).all()):
+        raise ValueError(f"sample_loss returned NaN or inf for sample "
+                         f"{int((~torch.isfinite(values)).nonzero()[0, 0])}")
     per_sample = vmap(_hessian(sample_loss), in_dims=(None, 0, 0), randomness="same")
     hessians = _through_loss(lambda: per_sample(theta, X, y), "sample_loss")
     d = theta.numel()

@@ -46,7 +46,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import torch
-from torch.func import functional_call, grad, jacrev, jvp, vmap
+from torch.func import functional_call, grad, grad_and_value, jacrev, jvp, vmap
 
 from algorithms._validation import as_float_array, check_positive, check_positive_int, check_seed
 from algorithms.core import (
@@ -105,6 +105,16 @@ def _through_fn(run: Callable[[], torch.Tensor]) -> torch.Tensor:
                                        "to return a Tensor")):   # the last: a str or None returned
             raise TypeError(f"fn must return a scalar (a 0-d tensor): {exc}") from None
         raise
+
+
+def _check_value(value: Any) -> None:
+    """fn(θ): a real scalar tensor with a finite value (a NaN loss gave a zero Hessian or a NaN step in
+    silence)."""
+    if not isinstance(value, torch.Tensor) or value.numel() != 1 or value.is_complex():
+        got = f"shape {tuple(value.shape)}" if isinstance(value, torch.Tensor) else type(value).__name__
+        raise TypeError(f"fn must return a scalar (a 0-d real tensor), got {got}")
+    if not bool(torch.isfinite(value).all()):
+        raise ValueError(f"fn returned NaN or inf at theta ({float(value)})")
 
 
 def _check_theta(theta: Any) -> torch.Tensor:
@@ -307,7 +317,9 @@ def gd_map(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
     _check_fn(fn)
     lr = _check_lr(lr)
     theta = _check_theta(theta)
-    return theta - lr * _through_fn(lambda: grad(fn)(theta))
+    gradient, value = _through_fn(lambda: grad_and_value(fn)(theta))
+    _check_value(value)
+    return theta - lr * gradient
 
 
 def gd_jacobian(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
@@ -323,7 +335,8 @@ def gd_jacobian(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
     _check_fn(fn)
     lr = _check_lr(lr)
     theta = _check_theta(theta)
-    return jacrev(lambda t: t - lr * grad(fn)(t))(theta)
+    _check_value(_through_fn(lambda: fn(theta)))   # one evaluation beside the d of the Jacobian
+    return _through_fn(lambda: jacrev(lambda t: t - lr * grad(fn)(t))(theta))
 
 
 def hessian_matrix(fn: Objective, theta: torch.Tensor) -> torch.Tensor:
@@ -334,7 +347,11 @@ def hessian_matrix(fn: Objective, theta: torch.Tensor) -> torch.Tensor:
     """
     _check_fn(fn)
     theta = _check_theta(theta)
-    H = flat_hessian(fn, theta)
+    _check_value(_through_fn(lambda: fn(theta)))
+    try:
+        H = flat_hessian(fn, theta)
+    except (TypeError, ValueError) as exc:     # flat_hessian calls it loss
+        raise type(exc)(str(exc).replace("loss", "fn", 1)) from None
     return 0.5 * (H + H.T)
 
 

@@ -263,3 +263,14 @@ def test_empirical_loss_names_non_numeric_y_and_meta_X():
         gm.EmpiricalLoss(model, X, np.array(["a", "b", "a", "b"]))
     with pytest.raises(ValueError, match="X is on the meta device"):
         gm.EmpiricalLoss(model, torch.zeros(4, 3, dtype=DT, device="meta"), torch.zeros(4, dtype=torch.long))
+
+
+@pytest.mark.parametrize("call", [lambda fn, t: gm.gd_map(fn, t, 0.1),
+                                  lambda fn, t: gm.gd_jacobian(fn, t, 0.1), gm.hessian_matrix],
+                         ids=["gd_map", "gd_jacobian", "hessian_matrix"])
+def test_gd_map_helpers_refuse_an_fn_returning_nan_or_a_python_number(call):
+    theta = torch.ones(3, dtype=DT)
+    with pytest.raises(ValueError, match="fn returned NaN or inf at theta"):
+        call(lambda t: (t * float("nan")).sum(), theta)
+    with pytest.raises(TypeError, match="fn must return a scalar"):
+        call(lambda t: 3.0, theta)

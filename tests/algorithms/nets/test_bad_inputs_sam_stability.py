@@ -391,3 +391,19 @@ def test_functional_helpers_refuse_non_finite_or_half_data():
         per_sample_flat_grads(loss, theta, X, y.to(torch.complex128))
     with pytest.raises(TypeError, match=r"params must be floating tensors \(parameters\), got \['a'\]"):
         flatten_params({"a": torch.zeros(2, dtype=torch.long)})
+
+
+def test_a_loss_returning_nan_is_named_not_differentiated():
+    from algorithms.nets import flat_hessian, flat_hvp, per_sample_flat_grads, per_sample_flat_hessians
+
+    theta = torch.ones(3, dtype=torch.float64)
+    nan_loss = lambda t: (t * float("nan")).sum()  # noqa: E731
+    with pytest.raises(ValueError, match="loss returned NaN or inf at theta"):
+        flat_hessian(nan_loss, theta)                # its Hessian came back as zeros
+    with pytest.raises(ValueError, match="loss returned NaN or inf at theta"):
+        flat_hvp(nan_loss, theta, theta)
+    sample_loss = lambda t, x, y: (t * x).sum() * float("nan")  # noqa: E731
+    X, y = torch.ones(2, 3, dtype=torch.float64), torch.ones(2, dtype=torch.float64)
+    for call in (per_sample_flat_grads, per_sample_flat_hessians):
+        with pytest.raises(ValueError, match="sample_loss returned NaN or inf for sample 0"):
+            call(sample_loss, theta, X, y)
