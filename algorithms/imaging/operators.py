@@ -35,6 +35,7 @@ import torch
 
 from algorithms._validation import (
     C_INT_MAX,
+    _refuse_masked,
     check_positive,
     check_positive_int,
     check_seed,
@@ -396,6 +397,7 @@ class Radon(LinearOperator):
             raise ValueError(f"image_shape must be square for Radon, got {self.image_shape}")
         if hasattr(angles, "detach"):
             angles = angles.detach().cpu().numpy()
+        _refuse_masked("angles", angles)  # np.asarray drops the mask: a masked angle would be measured
         # numeric only: a str such as '0' would otherwise be parsed as a number, complex truncated
         array = np.asarray(angles) if not isinstance(angles, str | bytes) else np.asarray([angles])
         if array.dtype == object or not (np.issubdtype(array.dtype, np.integer)

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from algorithms._validation import _refuse_masked
 from algorithms.quantum.states import _count, _n_qubits_of, _rng, as_density_matrix
 
 __all__ = [
@@ -46,6 +47,8 @@ __all__ = [
 def _counts_array(counts: Any) -> tuple[np.ndarray, int]:
     # the same checks as np.any / np.atleast_2d / np.issubdtype spelled as array methods: the
     # successive-rejects loops call this thousands of times on small arrays
+    if isinstance(counts, np.ma.MaskedArray):  # np.asarray drops the mask: masked counts would count
+        _refuse_masked("counts", counts)
     array = np.asarray(counts)
     if array.ndim not in (1, 2) or array.dtype.kind not in "iu" or (array < 0).any():
         raise ValueError(f"counts must be non-negative integer counts of shape (d,) or (size, d), got "

@@ -38,7 +38,13 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_count, check_fits_memory, check_generator, check_nonnegative
+from algorithms._validation import (
+    _refuse_masked,
+    check_count,
+    check_fits_memory,
+    check_generator,
+    check_nonnegative,
+)
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 from algorithms.quantum.states import _count, _n_qubits_of, as_density_matrix
 
@@ -53,6 +59,7 @@ __all__ = [
 
 
 def _purity_vector(purities: Any) -> np.ndarray:
+    _refuse_masked("purities", purities)  # np.asarray drops the mask
     array = np.asarray(purities)
     if array.dtype == object or not np.issubdtype(array.dtype, np.number) or np.iscomplexobj(array):
         raise TypeError(f"purities must be a real 1-D array, got {purities!r}")

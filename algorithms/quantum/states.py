@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import allocates, check_int_at_least, check_seed, check_str
+from algorithms._validation import _refuse_masked, allocates, check_int_at_least, check_seed, check_str
 
 __all__ = [
     "as_density_matrix",
@@ -87,6 +87,7 @@ def as_density_matrix(rho: Any, name: str = "rho", *, atol: float | None = None)
     check_str("name", name)  # the label of every message below (an int was taken as one)
     if rho is None:
         raise TypeError(f"{name} is required, got None")
+    _refuse_masked(name, rho)  # np.asarray drops the mask: masked entries would count as data
     try:
         array = np.asarray(rho)
     except Exception as exc:  # ragged nested lists
@@ -269,6 +270,7 @@ def measurement_probabilities(rho: Any, unitaries: Any) -> np.ndarray:
     [0.75, 0.25]
     """
     matrix = as_density_matrix(rho)
+    _refuse_masked("unitaries", unitaries)
     array = np.asarray(unitaries)
     if array.dtype == bool or array.dtype == object or not np.issubdtype(array.dtype, np.number):
         raise TypeError(f"unitaries must be a numeric (real or complex) array, got dtype {array.dtype}")
@@ -304,6 +306,7 @@ def sample_counts(probabilities: Any, shots: int, seed: int | np.random.Generato
     [[5, 0], [0, 5]]
     """
     shots = _count("shots", shots, 0)
+    _refuse_masked("probabilities", probabilities)
     raw = np.asarray(probabilities)
     if raw.dtype == object or raw.dtype.kind not in "iuf":  # strings parsed, complex truncated otherwise
         raise TypeError(f"probabilities must be real numbers, got dtype {raw.dtype}")

@@ -439,3 +439,10 @@ def test_round7_comparisons_do_not_raise():
     problem = InverseProblem(H, torch.ones(32, dtype=torch.float64))
     assert problem == problem  # identity, as QP
     assert problem != InverseProblem(H, torch.ones(32, dtype=torch.float64))
+
+
+def test_round7_masked_angles_refused():
+    from algorithms.imaging import Radon
+
+    with pytest.raises(ValueError, match=r"^angles has 1 masked entries"):
+        Radon((8, 8), np.ma.masked_array([0.0, 45.0], mask=[0, 1]))

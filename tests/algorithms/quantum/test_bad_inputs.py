@@ -263,3 +263,16 @@ def test_round7_sizes_and_algorithm():
         successive_rejects_schedule(2**31 - 1, 2**31 - 1)
     with pytest.raises(TypeError, match=r"^algorithm must be one that solves a PurestStateProblem"):
         identification_errors(GOOD, DQP(), 2)
+
+
+def test_round7_masked_arrays_refused():
+    # np.asarray drops a MaskedArray's mask: the masked entries counted as data in silence
+    from algorithms.quantum import as_density_matrix, collision_statistic, hardness_h1, sample_counts
+
+    masked = np.ma.masked_array
+    for call, name in ((lambda: as_density_matrix(masked(np.eye(2) / 2, mask=[[1, 0], [0, 0]])), "rho"),
+                       (lambda: sample_counts(masked([0.5, 0.5], mask=[1, 0]), 3), "probabilities"),
+                       (lambda: collision_statistic(masked([[2, 0]], mask=[[1, 0]])), "counts"),
+                       (lambda: hardness_h1(masked([1.0, 0.5], mask=[1, 0])), "purities")):
+        with pytest.raises(ValueError, match=rf"^{name} has 1 masked entries"):
+            call()
