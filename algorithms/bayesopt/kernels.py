@@ -67,6 +67,18 @@ class Kernel:
             object.__setattr__(self, "lengthscale", scale)
         object.__setattr__(self, "outputscale", check_positive("outputscale", self.outputscale))
 
+    def _key(self) -> tuple:
+        ell = self.lengthscale
+        ell = tuple(ell.tolist()) if isinstance(ell, np.ndarray) else ell
+        return (self.name, self.nu, ell, self.outputscale)
+
+    def __eq__(self, other: object) -> bool:
+        # by value, ARD lengthscales included (the generated __eq__ compared arrays: "truth value ambiguous")
+        return isinstance(other, Kernel) and self._key() == other._key()
+
+    def __hash__(self) -> int:   # the generated one hashed the array (unhashable): CEI(kernel=ARD) too
+        return hash(self._key())
+
     @property
     def smoothness(self) -> float:
         """ν of the kernel (``inf`` for SE, the ν → ∞ limit of the Matérn family)."""

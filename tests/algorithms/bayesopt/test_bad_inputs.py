@@ -515,3 +515,12 @@ def test_round7_one_point_designs_constant_data_and_kernel_dimension():
             solve(_problem(), CEI(n_candidates=50, **kw), maxiters=1)
         with pytest.raises(ValueError, match=rf"^{name} has 3 ARD"):
             CEI(**kw).ask_tell(BOX, 1)
+
+
+def test_round7_ard_kernels_compare_and_hash_by_value():
+    import pickle
+
+    ard = Kernel("se", lengthscale=[0.1, 0.2])
+    assert ard == Kernel("se", lengthscale=[0.1, 0.2]) and ard != Kernel("se", lengthscale=[0.1, 0.3])
+    assert hash(ard) == hash(pickle.loads(pickle.dumps(ard)))
+    assert hash(CEI(kernel=ard)) == hash(CEI(kernel=ard))
