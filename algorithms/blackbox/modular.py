@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_callable, check_int_at_least, check_positive_int
+from algorithms._validation import check_callable, check_choice, check_int_at_least, check_positive_int
 from algorithms.blackbox.components import (
     N_PARTNERS,
     SepCMAState,
@@ -211,6 +211,16 @@ class RunResult:
     restarts: int
     trace: list[dict[str, Any]]
     last_X: np.ndarray
+
+    #: why a run stops (finish maps them to retcodes)
+    STOPS = ("target", "budget", "maxiters", "callback")
+
+    def __post_init__(self) -> None:   # a public record: "done" reached finish's retcode table as a KeyError
+        check_choice("stop", self.stop, self.STOPS)
+        self.generations = check_int_at_least("generations", self.generations, 0)
+        self.restarts = check_int_at_least("restarts", self.restarts, 0)
+        if not isinstance(self.trace, list):
+            raise TypeError(f"trace must be a list of records, got {type(self.trace).__name__}")
 
 
 def _diversity_lost(X: np.ndarray, width: np.ndarray, es: SepCMAState | None = None) -> bool:

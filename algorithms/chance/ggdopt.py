@@ -53,6 +53,7 @@ import numpy as np
 import torch
 
 from algorithms._validation import (
+    as_real_array,
     check_choice,
     check_count,
     check_nonnegative,
@@ -92,6 +93,15 @@ class GGDOptResult:
     samples: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     sample_values: np.ndarray = field(default_factory=lambda: np.zeros(0))
     sample_violation: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def __post_init__(self) -> None:   # a public record: built by hand, strings or ragged rows were kept
+        self.train_points = as_real_array("train_points", self.train_points)
+        self.train_violation = as_real_array("train_violation", self.train_violation)
+        if self.train_points.ndim != 2 or self.train_violation.shape != (self.train_points.shape[0],):
+            raise ValueError(f"train_points must be (N, n) and train_violation (N,), got "
+                             f"{self.train_points.shape} and {self.train_violation.shape}")
+        if not isinstance(self.losses, list):
+            raise TypeError(f"losses must be a list of floats, got {type(self.losses).__name__}")
 
 
 @dataclass(frozen=True)

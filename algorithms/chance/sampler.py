@@ -56,6 +56,15 @@ class ReverseRun:
     steps: int
     status: str
 
+    #: why a run ends
+    STATUSES = ("completed", "stopped", "diverged", "terminated")
+
+    def __post_init__(self) -> None:   # a public record: built by hand, "done" or steps=-1 was kept
+        if not isinstance(self.x, torch.Tensor):
+            raise TypeError(f"x must be a torch.Tensor (the samples), got {type(self.x).__name__}")
+        self.steps = check_int_at_least("steps", self.steps, 0)
+        check_choice("status", self.status, self.STATUSES)
+
 
 def guided_reverse_sample(
     model: ScoreModel,

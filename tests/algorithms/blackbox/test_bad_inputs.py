@@ -468,3 +468,12 @@ ROUND7_OPERATORS = [
 @pytest.mark.parametrize("case", ROUND7_OPERATORS, ids=lambda c: c.id)
 def test_round7_operator_bad_input(case):
     check_bad_input(case)
+
+
+def test_round7_run_result_checks_its_fields():
+    from algorithms.blackbox.modular import RunResult
+
+    with pytest.raises(ValueError, match=r"^stop must be one of"):
+        RunResult("done", 1, 0, [], np.zeros((1, 2)))
+    with pytest.raises(ValueError, match=r"^generations must be an int >= 0"):
+        RunResult("budget", -1, 0, [], np.zeros((1, 2)))

@@ -467,3 +467,14 @@ def test_round7_valid_edges_and_pickling():
         assert hash(prob) != 0 and prob == prob
     sol = pickle.loads(pickle.dumps(solve(_lin(), CVaRApproximation())))
     assert sol.retcode.name == "Success"
+
+
+def test_round7_public_records_check_their_fields():
+    from algorithms.chance import GGDOptResult, ReverseRun
+
+    with pytest.raises(ValueError, match=r"^status must be one of"):
+        ReverseRun(torch.zeros(1, 1), 1, "done")
+    with pytest.raises(ValueError, match=r"^steps must be an int >= 0"):
+        ReverseRun(torch.zeros(1, 1), -1, "completed")
+    with pytest.raises(ValueError, match=r"^train_points must be \(N, n\) and train_violation \(N,\)"):
+        GGDOptResult(np.zeros((3, 2)), np.zeros(2), [])
