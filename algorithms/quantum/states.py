@@ -50,6 +50,8 @@ def state_tolerance(dtype: Any) -> float:
     >>> state_tolerance(np.float64), state_tolerance(np.complex64)
     (1e-08, 1e-05)
     """
+    if dtype is None:  # np.dtype(None) is float64: a missing dtype would read as double precision
+        raise TypeError("dtype must be a numpy data type, got None")
     try:
         kind = np.dtype(dtype)
     except TypeError as exc:

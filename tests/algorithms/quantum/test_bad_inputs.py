@@ -276,3 +276,10 @@ def test_round7_masked_arrays_refused():
                        (lambda: hardness_h1(masked([1.0, 0.5], mask=[1, 0])), "purities")):
         with pytest.raises(ValueError, match=rf"^{name} has 1 masked entries"):
             call()
+
+
+def test_round7_state_tolerance_refuses_none():
+    from algorithms.quantum import state_tolerance
+
+    with pytest.raises(TypeError, match=r"^dtype must be a numpy data type, got None"):
+        state_tolerance(None)
