@@ -210,6 +210,9 @@ def nystrom(K0: Any, dmap: DiffusionMap) -> np.ndarray:
         K0 = as_real_array("K0", K0)
     if K0.ndim != 2 or K0.shape[1] != dmap.n_samples:
         raise ValueError(f"K0 must have shape (m, {dmap.n_samples}), got {K0.shape}")
+    entries = K0.data if sp.issparse(K0) else K0
+    if not np.all(np.isfinite(entries)) or np.any(entries < 0):  # NaN rows embedded as NaN, silently
+        raise ValueError("K0 must hold finite kernel values >= 0 (no NaN, inf or negative entries)")
     inverse = np.divide(1.0, dmap.eigenvalues, out=np.zeros_like(dmap.eigenvalues),
                         where=dmap.eigenvalues > EIGEN_FLOOR)
     return np.asarray(K0 @ dmap.embedding) * inverse

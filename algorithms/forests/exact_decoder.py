@@ -65,6 +65,8 @@ def kernel_estimate(Z0: Any, dmap: DiffusionMap) -> np.ndarray:
     Z0 = as_real_array("Z0", Z0)
     if Z0.ndim != 2 or Z0.shape[1] != dmap.embedding.shape[1]:
         raise ValueError(f"Z0 must have shape (m, {dmap.embedding.shape[1]}), got {Z0.shape}")
+    if not np.all(np.isfinite(Z0)):
+        raise ValueError("Z0 contains NaN or inf entries")
     keep = dmap.eigenvalues > EIGEN_FLOOR
     # Z† = Λ^{-t} Vᵀ / √n on the kept components (V has orthonormal columns)
     pinv = (dmap.eigenvectors[:, keep] * dmap.eigenvalues[keep] ** (-dmap.t)).T / np.sqrt(dmap.n_samples)

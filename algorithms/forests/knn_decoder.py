@@ -54,6 +54,10 @@ def synthetic_training_set(leaves: np.ndarray, lower: np.ndarray, upper: np.ndar
     if lower.ndim != 2 or upper.shape != lower.shape or top >= lower.shape[0]:
         raise ValueError(f"lower and upper must have one row per leaf (leaf ids up to {top}), got "
                          f"shapes {lower.shape} and {upper.shape}")
+    if leaves.size and int(leaves.min()) < 0:  # a negative id indexed from the end, silently
+        raise ValueError(f"leaves must be leaf ids >= 0, got {int(leaves.min())}")
+    if not np.all(lower <= upper):  # an inverted (or NaN) box was hidden by the clamp below
+        raise ValueError("lower and upper must be boxes with lower <= upper (no NaN) in every leaf")
     box_lower = lower[leaves].max(axis=1)
     box_upper = upper[leaves].min(axis=1)
     return sample_in_boxes(box_lower, np.maximum(box_upper, box_lower), categorical, rng)
@@ -75,8 +79,9 @@ def knn_decode(Z0: Any, Z_train: Any, X_synthetic: Any, *, k: int, categorical: 
     categorical = np.asarray(categorical, dtype=bool)
     if Z0.ndim != 2 or Z0.shape[1] != Z_train.shape[1]:
         raise ValueError(f"Z0 must have shape (m, {Z_train.shape[1]}), got {Z0.shape}")
-    if not np.all(np.isfinite(Z0)):
-        raise ValueError("Z0 contains NaN or inf entries")
+    for name, value in (("Z0", Z0), ("Z_train", Z_train), ("X_synthetic", X_synthetic)):
+        if not np.all(np.isfinite(value)):  # a NaN training row was a neighbour with NaN distance, silently
+            raise ValueError(f"{name} contains NaN or inf entries")
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 1 <= k <= Z_train.shape[0]:
         raise ValueError(f"k must be an int in [1, n_train = {Z_train.shape[0]}], got {k!r}")
     if X_synthetic.shape[0] != Z_train.shape[0] or categorical.shape != (X_synthetic.shape[1],):

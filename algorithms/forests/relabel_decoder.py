@@ -73,6 +73,12 @@ def relabel_forest(partition: ForestPartition, embed: Callable[[np.ndarray], np.
     if not callable(embed):
         raise TypeError(f"embed must be callable (rows -> embeddings), got {type(embed).__name__}")
     n_synthetic = check_int_at_least("n_synthetic", n_synthetic, 2)
+    low, high = as_real_array("low", low), as_real_array("high", high)
+    if low.shape != (partition.n_features,) or high.shape != low.shape:
+        raise ValueError(f"low and high must have shape ({partition.n_features},) (the data range per "
+                         f"feature), got {low.shape} and {high.shape}")
+    if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high)) and np.all(low <= high)):
+        raise ValueError("low and high must be finite with low <= high (an inverted range was clipped away)")
     trees = [est.tree_ for est in partition.forest.estimators_]
     samples, owners = [], []
     for tree in trees:
@@ -82,7 +88,15 @@ def relabel_forest(partition: ForestPartition, embed: Callable[[np.ndarray], np.
         boxes_hi = np.repeat(np.clip(hi[internal], low, high), n_synthetic, axis=0)
         samples.append(sample_in_boxes(boxes_lo, boxes_hi, categorical, rng))
         owners.append(np.repeat(internal, n_synthetic))
-    Z = embed(np.vstack(samples))
+    rows = np.vstack(samples)
+    raw = embed(rows)
+    try:
+        Z = as_real_array("embed(X)", raw)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"embed must return a real array of embeddings, got {type(raw).__name__}") from exc
+    if Z.ndim != 2 or Z.shape[0] != rows.shape[0] or not np.all(np.isfinite(Z)):
+        raise ValueError(f"embed(X) must return finite embeddings of shape ({rows.shape[0]}, k), one row per "
+                         f"row of X, got shape {Z.shape}{'' if np.all(np.isfinite(Z)) else ' with NaN/inf'}")
     features, thresholds, below_left, children = [], [], [], []
     start = 0
     for b, tree in enumerate(trees):

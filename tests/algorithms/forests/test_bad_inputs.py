@@ -286,3 +286,40 @@ def test_columns_the_trees_cannot_split_are_refused(transform):
     reference = RFAutoencoder(n_components=2, n_estimators=5, random_state=0).fit(X)
     scaled = RFAutoencoder(n_components=2, n_estimators=5, random_state=0).fit(X * 1e7)
     np.testing.assert_array_equal(scaled.transform(X[:5] * 1e7), reference.transform(X[:5]))
+
+
+def test_helpers_refuse_non_finite_and_inverted_inputs():
+    # #43 round 7: nystrom embedded NaN kernel rows as NaN, kernel_estimate took a NaN latent row,
+    # knn_decode a NaN training embedding or synthetic row, synthetic_training_set a negative leaf id
+    # (indexed from the end) or an inverted box (hidden by a clamp), relabel_forest an inverted data range
+    # and an embed returning NaN or the wrong number of rows, all in silence
+    from algorithms.forests import (
+        kernel_estimate,
+        knn_decode,
+        nystrom,
+        relabel_forest,
+        synthetic_training_set,
+    )
+
+    X = np.random.default_rng(0).standard_normal((30, 3))
+    ae = RFAutoencoder(n_components=2, n_estimators=5, random_state=0).fit(X)
+    flags, rng = np.zeros(3, dtype=bool), np.random.default_rng(0)
+    K0 = forest_kernel(ae.partition_, X[:4], X).toarray()
+    K0[1, 2] = np.nan
+    with pytest.raises(ValueError, match=r"^K0 must hold finite kernel values >= 0"):
+        nystrom(K0, ae.dmap_)
+    with pytest.raises(ValueError, match=r"^Z0 contains NaN or inf"):
+        kernel_estimate(np.array([[np.nan, 0.0]]), ae.dmap_)
+    Z_train = ae.embedding_.copy()
+    Z_train[3, 1] = np.nan
+    with pytest.raises(ValueError, match=r"^Z_train contains NaN or inf"):
+        knn_decode(np.zeros((2, 2)), Z_train, ae.synthetic_, k=3, categorical=flags, rng=rng)
+    with pytest.raises(ValueError, match=r"^leaves must be leaf ids >= 0"):
+        synthetic_training_set(-ae.train_leaves_, ae.data_lower_, ae.data_upper_, flags, rng)
+    with pytest.raises(ValueError, match=r"^lower and upper must be boxes with lower <= upper"):
+        synthetic_training_set(ae.train_leaves_, ae.data_upper_ + 1, ae.data_lower_, flags, rng)
+    with pytest.raises(ValueError, match=r"^low and high must be finite with low <= high"):
+        relabel_forest(ae.partition_, ae.transform, ae.high_, ae.low_, flags, rng)
+    with pytest.raises(ValueError, match=r"^embed\(X\) must return finite embeddings"):
+        relabel_forest(ae.partition_, lambda rows: np.full((len(rows), 2), np.nan), ae.low_, ae.high_, flags,
+                       rng)
