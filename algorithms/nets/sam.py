@@ -285,12 +285,18 @@ class SAM(torch.optim.Optimizer):
         """torch's optimizer state (groups with ``rho``, ``normalize``) plus ``base_optimizer``'s."""
         out = super().state_dict()
         out["base_optimizer"] = self.base_optimizer.state_dict()
+        out["base_optimizer_class"] = type(self.base_optimizer).__name__
         return out
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         if not isinstance(state_dict, dict) or "base_optimizer" not in state_dict:
             raise ValueError("state_dict must be a SAM.state_dict() (a dict with a 'base_optimizer' entry)")
-        own = {k: v for k, v in state_dict.items() if k != "base_optimizer"}
+        written_by = state_dict.get("base_optimizer_class")   # absent in a state_dict saved before the tag
+        if written_by is not None and written_by != type(self.base_optimizer).__name__:
+            raise ValueError(f"state_dict was written by a SAM over {written_by}; this SAM's base_optimizer "
+                             f"is "
+                             f"{type(self.base_optimizer).__name__} (its state would not fit)")
+        own = {k: v for k, v in state_dict.items() if k not in ("base_optimizer", "base_optimizer_class")}
         # the shared state check (shapes, finite floating buffers, step counts, parameter indices, group
         # count) on SAM's own state and the base optimizer's, and each group's lr, rho and normalize as
         # the constructor checks them: torch would load rho = NaN as it is

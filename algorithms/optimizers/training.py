@@ -163,6 +163,9 @@ class OptimizerTraining(Algorithm):
         ``lr · weight_decay`` is λ per step; a group whose ``lr`` is 0 takes no step and gets 0."""
         cls, rule = OPTIMIZERS[self.optimizer]
         cls = cls if self.factory is None else self.factory
+        if not all(hasattr(model, a) for a in ("width", "depth", "parameter_roles")):  # else AttributeError
+            raise TypeError(f"model must have width, depth and parameter_roles() (an MLP or a Transformer of "
+                            f"algorithms.optimizers), got {type(model).__name__}")
         groups = param_groups(model, rule, self.lr, base_width=self.base_width or model.width,
                               base_depth=self.base_depth, parametrization=self.parametrization,
                               block_size=self.hyperparameters.get("block_size"))

@@ -407,3 +407,10 @@ def test_a_loss_returning_nan_is_named_not_differentiated():
     for call in (per_sample_flat_grads, per_sample_flat_hessians):
         with pytest.raises(ValueError, match="sample_loss returned NaN or inf for sample 0"):
             call(sample_loss, theta, X, y)
+
+
+def test_sam_refuses_the_state_of_another_base_optimizer():
+    _, opt, _ = _sam_stepped()
+    other = SAM([torch.nn.Parameter(torch.zeros(3, 2))], base_optimizer=torch.optim.Adam, lr=0.1)
+    with pytest.raises(ValueError, match="written by a SAM over SGD"):
+        other.load_state_dict(opt.state_dict())

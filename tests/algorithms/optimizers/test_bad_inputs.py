@@ -369,3 +369,8 @@ def test_markov_task_refuses_a_sample_past_memory_and_a_non_module():
         TASK.sample(2**40, torch.Generator())
     with pytest.raises(TypeError, match=r"model must be a torch\.nn\.Module"):
         TASK.loss("m", TASK.sample(2, torch.Generator()))
+
+
+def test_optimizer_training_build_names_a_model_without_the_scaling_attributes():
+    with pytest.raises(TypeError, match="model must have width, depth and parameter_roles"):
+        OptimizerTraining("muon", lr=0.01).build(torch.nn.Linear(3, 3))
