@@ -361,7 +361,10 @@ def mean_square_radius(hessians: Any, lr: float, batch_size: int, *,
     (dense up to d = 30, else lanczos). ``tol`` is relative, at every scale of the radius: power
     iteration stops when successive Rayleigh quotients differ by ≤ tol·|estimate| (its error is
     about tol over the relative gap between T's two top eigenvalues), Lanczos passes it to
-    ARPACK (relative accuracy of the eigenvalue); ``dense`` ignores it.
+    ARPACK (relative accuracy of the eigenvalue); ``dense`` ignores it. Raises ``RuntimeError`` (the
+    documented class, like scipy's ``ArpackNoConvergence``) when ``power`` or ``lanczos`` does not reach
+    ``tol`` within ``maxiters``: a numerical non-convergence, not a bad argument (raise ``maxiters`` or
+    use ``method="dense"``).
 
     >>> H = np.stack([np.diag([1.0, 0.0]), np.diag([0.0, 1.0]), np.eye(2)])
     >>> r_dense = mean_square_radius(H, lr=1.2, batch_size=1, method="dense")
@@ -659,7 +662,8 @@ def perturbed_stationary_moment(hessians: Any, lr: float, batch_size: int, noise
     """lim E[w_k w_kᵀ] of w ← (I − ηH_B)(w + ξ), Cov ξ = s²I: (I − T)⁻¹ T(s² I); None if ρ(T) ≥ 1.
 
     The d²×d² system is solved directly for d ≤ DENSE_MAX_DIM (to rounding) and by conjugate
-    gradients above (I − T is symmetric positive definite when ρ(T) < 1; relative residual 1e-12).
+    gradients above (I − T is symmetric positive definite when ρ(T) < 1; relative residual 1e-12); a
+    conjugate-gradient run that does not converge raises ``RuntimeError`` (numerical, not an argument).
 
     >>> X = perturbed_stationary_moment(np.eye(1)[None], lr=0.5, batch_size=1, noise_std=1.0)
     >>> round(float(X[0, 0]), 6)   # x = 0.25 (x + 1)

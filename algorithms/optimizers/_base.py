@@ -73,6 +73,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
       FloatingPointError. (torch's own optimizers write the NaN into the weights.)
     * state tensors are float32 (float64 for float64 parameters), whatever the parameter
       dtype: a bfloat16 parameter is updated from an fp32 computation and rounded once.
+    * a sparse gradient (``nn.Embedding(sparse=True)``) raises ``RuntimeError``, as torch's Adam does.
     * ``state_dict()`` records the optimizer class; ``load_state_dict`` refuses another
       optimizer's state and restores the state tensors without casting them to the
       parameter dtype (torch's default would round fp32 state to bfloat16).

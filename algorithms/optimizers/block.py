@@ -242,7 +242,9 @@ class BlockOptimizer(torch.optim.Optimizer):
     ``loss.backward()`` then ``step()``; ``state_dict()`` holds the base optimizer's state and
     the schedule position (block-epoch, position in the order, steps in the block). A NaN/inf
     gradient goes to the base optimizer unchanged, so the step behaves as that torch optimizer's
-    does (for ``torch.optim.AdamW``, the NaN reaches the weights).
+    does (for ``torch.optim.AdamW``, the NaN reaches the weights). A sparse gradient raises
+    ``RuntimeError`` (as torch's Adam); ``load_state_dict`` refuses a hand-edited or foreign state with
+    ValueError/TypeError naming the entry.
     """
 
     def __init__(self, params: Any, blocks: Sequence[str | Sequence[str]] | None = None,

@@ -124,6 +124,9 @@ class Muon(MatrixOptimizer):
         ``FloatingPointError`` (``"raise"``). torch's own optimizers would write the NaN into
         the weights; no setting here does.
 
+    ``step`` raises ``RuntimeError`` for a sparse gradient (as torch's Adam); ``load_state_dict`` refuses a
+    hand-edited or foreign state with ValueError/TypeError naming the entry.
+
     Routing per group (``use_muon``): ``None`` (default) by shape (2-D and conv kernels: Muon,
     flattened to ``(shape[0], -1)``; vectors and scalars: AdamW; the head as above), ``False``
     every parameter to AdamW (embeddings, read-outs), ``True`` every parameter to Muon (raises

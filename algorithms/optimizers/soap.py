@@ -80,6 +80,8 @@ class SOAP(MatrixOptimizer):
     on_nonfinite : "warn" (default), "skip" or "raise": a step with a NaN/inf gradient is skipped
         (parameters and state unchanged, counted in ``skipped_steps``) with a RuntimeWarning,
         silently, or raises FloatingPointError
+    Raises ``RuntimeError`` at ``step`` for a sparse gradient (as torch's Adam); hand-edited or foreign
+    ``state_dict``s are refused by ``load_state_dict`` with ValueError/TypeError naming the entry.
     root_dtype : torch.float64 (default) or torch.float32, keyword: the precision of the
         eigendecomposition and of the refreshes' QR (float64 is the reference; float32 is
         pytorch-optimizer's and heavyball's precision, faster on CPU; ``benchmarks/bench_optimizers.py``
