@@ -75,6 +75,23 @@ def save_checkpoint(
     """Write ``path`` (torch) and ``path`` with ``.json`` (metadata)."""
     if not isinstance(path, str | os.PathLike):
         raise TypeError(f"path must be a str path for the .pt checkpoint, got {type(path).__name__}")
+    # checked before anything is written (a meta json could not store left a .pt without its .json)
+    if not isinstance(model, RoutingGFlowNet):
+        raise TypeError(f"model must be a RoutingGFlowNet, got {type(model).__name__}")
+    if not isinstance(meta, dict):
+        raise TypeError(f"meta must be a dict (written as JSON), got {type(meta).__name__}")
+    try:
+        meta_text = json.dumps(meta, indent=1, sort_keys=True)  # NaN allowed: a loss before the first step
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"meta must hold JSON values (str keys, numbers, str, lists, dicts): {exc}") \
+            from None
+    if optimizer is not None and not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(f"optimizer must be a torch.optim.Optimizer or None, got {type(optimizer).__name__}")
+    if extra is not None and not isinstance(extra, dict):
+        raise TypeError(f"extra must be a dict or None, got {type(extra).__name__}")
+    clash = sorted({"config", "model", "meta", "optimizer"} & set(extra or {}))
+    if clash:
+        raise ValueError(f"extra must not replace the checkpoint's own entries {clash}")
     state = {"config": model.config(), "model": model.state_dict(), "meta": meta}
     if optimizer is not None:
         state["optimizer"] = optimizer.state_dict()
@@ -85,7 +102,7 @@ def save_checkpoint(
     torch.save(state, tmp)
     os.replace(tmp, path)
     with open(os.path.splitext(path)[0] + ".json", "w") as fh:
-        json.dump(meta, fh, indent=1, sort_keys=True)
+        fh.write(meta_text)
 
 
 def load_checkpoint(path: str) -> tuple[RoutingGFlowNet, dict[str, Any], dict[str, Any]]:

@@ -503,3 +503,16 @@ def test_numpy_counts_are_stored_as_ints():
     assert type(algorithm.runs) is int
     assert solve(random_tsp(10, seed=1), algorithm).retcode is RetCode.Success
     assert type(HBG(samples=np.int64(4)).samples) is int
+
+
+def test_save_checkpoint_checks_before_writing(tmp_path):
+    # #43 round 7: a meta json could not store (an ndarray) raised json's TypeError after the .pt was written;
+    # a non-model reached AttributeError('config')
+    model = RoutingGFlowNet("tsp", hidden=8, layers=1)
+    with pytest.raises(TypeError, match=r"^meta must hold JSON values"):
+        train_mod.save_checkpoint(str(tmp_path / "a.pt"), model, {"a": np.ones(2)})
+    with pytest.raises(TypeError, match=r"^model must be a RoutingGFlowNet"):
+        train_mod.save_checkpoint(str(tmp_path / "a.pt"), "model", {})
+    assert list(tmp_path.iterdir()) == []
+    train_mod.save_checkpoint(str(tmp_path / "a.pt"), model, {"problem": "tsp", "loss": float("nan")})
+    assert train_mod.load_checkpoint(str(tmp_path / "a.pt"))[1]["problem"] == "tsp"
