@@ -230,11 +230,19 @@ class UnlearningProblem(Problem):
         if not isinstance(theta, torch.Tensor) or theta.shape != self.params.shape:
             shape = tuple(theta.shape) if isinstance(theta, torch.Tensor) else type(theta).__name__
             raise ValueError(f"theta must be a flat tensor of the model's {self.dim} parameters, got {shape}")
-        return functional_call(self.model, self._unflatten(theta), (X,)).reshape(X.shape[0], -1)
+        out = functional_call(self.model, self._unflatten(theta), (X,))
+        if isinstance(X, torch.Tensor) and X.ndim == 2 and X.shape[0] == 0:  # an empty batch: no rows back
+            return out.new_zeros((0, self.retain[1].shape[1]))  # (reshape(0, -1) is torch's RuntimeError)
+        return out.reshape(X.shape[0], -1)
 
     def loss(self, theta: torch.Tensor, samples: Samples) -> torch.Tensor:
-        """J(θ; D) = (1/|D|) Σ ‖f(θ, x) − y‖² (differentiable in θ)."""
+        """J(θ; D) = (1/|D|) Σ ‖f(θ, x) − y‖² (differentiable in θ); ``samples`` = (X, y), >= 1 row."""
+        if not isinstance(samples, tuple | list) or len(samples) != 2:
+            raise TypeError(f"samples must be a pair (X, y), got {type(samples).__name__} of length "
+                            f"{len(samples) if hasattr(samples, '__len__') else '?'}")
         X, y = samples
+        if isinstance(X, torch.Tensor) and X.ndim >= 1 and X.shape[0] == 0:  # the mean over no rows
+            raise ValueError("samples must hold at least one row (J is a mean over them), got 0 rows")
         return ((self.predict(theta, X) - y) ** 2).sum() / X.shape[0]
 
     def jacobian(self, theta: torch.Tensor, X: torch.Tensor) -> torch.Tensor:

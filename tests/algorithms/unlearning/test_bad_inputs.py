@@ -334,3 +334,15 @@ def test_models_refuse_nan_inputs_and_bad_state_dicts(make):
     assert all(torch.equal(model.state_dict()[k], before[k]) for k in before)
     with pytest.raises(ValueError, match=r"^state_dict does not match"):
         model.load_state_dict({})
+
+
+def test_predict_empty_batch_and_loss_samples():
+    # #43 round 7: predict on 0 rows reached torch's reshape RuntimeError; loss took a 1-tuple to an unpack
+    # error and 0 rows to a 0/0
+    problem = _problem()
+    X = problem.retain[0]
+    assert problem.predict(problem.params, X[:0]).shape == (0, problem.retain[1].shape[1])
+    with pytest.raises(TypeError, match=r"^samples must be a pair \(X, y\)"):
+        problem.loss(problem.params, (X,))
+    with pytest.raises(ValueError, match=r"^samples must hold at least one row"):
+        problem.loss(problem.params, (X[:0], problem.retain[1][:0]))
