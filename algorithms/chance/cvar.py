@@ -32,7 +32,7 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 
-from algorithms.chance.problem import ChanceConstrainedProblem, require_linear
+from algorithms.chance.problem import ChanceConstrainedProblem, require_linear, unit_of
 from algorithms.chance.saa_milp import finish_linear, midpoint_solution
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 
@@ -63,22 +63,26 @@ def _solve(
     if options.maxiters == 0:
         return midpoint_solution(problem, options)
     L, m, n = linear.A.shape
+    # data of extreme units brought to about 1 by powers of two (exact; HiGHS's tolerances are absolute):
+    # g scaled by 1e-7 returned another x with Success
+    g_unit, f_unit = unit_of(np.concatenate([linear.A.ravel(), linear.b.ravel()])), unit_of(linear.cost)
+    A_data, b_data, cost_data = linear.A / g_unit, linear.b / g_unit, linear.cost / f_unit
     # variables (x, t, s): rows −A_ℓj x − t − s_ℓ <= b_ℓj, then t + Σ s/(ρL) <= 0
     s_part = sp.csr_matrix(
         (-np.ones(L * m), (np.arange(L * m), np.repeat(np.arange(L), m))), shape=(L * m, L)
     )
     shortfall = sp.hstack(
-        [sp.csr_matrix(-linear.A.reshape(L * m, n)), sp.csr_matrix(-np.ones((L * m, 1))), s_part]
+        [sp.csr_matrix(-A_data.reshape(L * m, n)), sp.csr_matrix(-np.ones((L * m, 1))), s_part]
     )
     cvar_row = sp.csr_matrix(np.concatenate([np.zeros(n), [1.0], np.full(L, 1.0 / (problem.rho * L))])[None])
     A_ub = sp.vstack([shortfall, cvar_row]).tocsr()
-    b_ub = np.concatenate([linear.b.reshape(-1), [0.0]])
+    b_ub = np.concatenate([b_data.reshape(-1), [0.0]])
     bounds = (
         [(float(lo), float(hi)) for lo, hi in zip(problem.lower, problem.upper)]
         + [(None, None)]
         + [(0.0, None)] * L
     )
-    cost = np.concatenate([linear.cost, np.zeros(1 + L)])
+    cost = np.concatenate([cost_data, np.zeros(1 + L)])
     result = scipy.optimize.linprog(
         cost, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs", options=highs_options(options)
     )

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -123,6 +123,7 @@ class ChanceConstrainedProblem(Problem):
     n_fresh: int = 20000
     linear: LinearStructure | None = None
     known_optimum: float | None = None
+    _g_unit: float = field(default=1.0, init=False, repr=False)
 
     def __post_init__(self) -> None:
         check_callable("f", self.f)
@@ -183,6 +184,7 @@ class ChanceConstrainedProblem(Problem):
         cons = self.constraints(probe, self.h_samples)
         if not np.all(np.isfinite(cons)):
             raise ValueError("g returned non-finite values at points of the box")
+        object.__setattr__(self, "_g_unit", unit_of(cons))
         if self.h_sampler is not None:  # two fresh samples: shape and finiteness, before any run uses it
             fresh = as_float_array("h_sampler output", self.h_sampler(np.random.default_rng(0), 2))
             if fresh.shape != (2, self.h_samples.shape[1]):
@@ -255,7 +257,8 @@ def _check_points(problem: ChanceConstrainedProblem, x: Any) -> np.ndarray:
 
 def violation_fraction(problem: ChanceConstrainedProblem, x: np.ndarray, h: np.ndarray) -> np.ndarray:
     """Fraction of the rows of ``h`` at which some component of g(x, h) is < 0, per row of x."""
-    satisfied = np.all(problem.constraints(x, h) >= -FEAS_TOL, axis=2)
+    # FEAS_TOL in g's units: g scaled by 1e-9 had every sample "satisfied" within an absolute 1e-7
+    satisfied = np.all(problem.constraints(x, h) >= -FEAS_TOL * problem._g_unit, axis=2)
     return 1.0 - satisfied.mean(axis=1)
 
 
@@ -299,6 +302,18 @@ def require_linear(problem: ChanceConstrainedProblem, method: str) -> LinearStru
             f"{method} needs problem.linear (f and g linear in x: cost, A, b); this problem has linear=None"
         )
     return problem.linear
+
+
+def unit_of(values: np.ndarray) -> float:
+    """1.0, or the power of two nearest the largest |value| when that lies outside [2**-10, 2**10]: the
+    factor that brings data of extreme units (g or a cost scaled by 1e-9 or 1e9) to about 1 before an LP/MILP
+    backend with absolute tolerances (HiGHS: 1e-7) sees it, and that scales the feasibility tolerance. A power
+    of two scales exactly; data of ordinary size are left exactly as they are."""
+    largest = float(np.max(np.abs(values))) if np.size(values) else 0.0
+    if not (largest > 0 and math.isfinite(largest)):
+        return 1.0
+    k = round(math.log2(largest))
+    return 1.0 if -10 <= k <= 10 else 2.0 ** k
 
 
 def box_minimum(A: np.ndarray, b: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:

@@ -36,7 +36,7 @@ import scipy.sparse as sp
 
 from algorithms._validation import check_positive
 from algorithms.chance.ggdopt import ChanceStats, answer_feasibility
-from algorithms.chance.problem import ChanceConstrainedProblem, box_minimum, require_linear
+from algorithms.chance.problem import ChanceConstrainedProblem, box_minimum, require_linear, unit_of
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
 
 __all__ = ["SAAMILP"]
@@ -93,18 +93,22 @@ def _solve(problem: ChanceConstrainedProblem, algorithm: SAAMILP, options: Solve
         return midpoint_solution(problem, options)
     L, m, n = linear.A.shape
     lower, upper = problem.lower.astype(np.float64), problem.upper.astype(np.float64)
-    big_m = np.maximum(0.0, -box_minimum(linear.A, linear.b, lower, upper))
+    # extreme units brought to about 1 by powers of two (exact): HiGHS's feasibility and gap tolerances are
+    # absolute (g scaled by 1e-9 gave x = (1, 1, 1) with Success, a cost scaled by 1e-7 x = 0)
+    g_unit, f_unit = unit_of(np.concatenate([linear.A.ravel(), linear.b.ravel()])), unit_of(linear.cost)
+    A_data, b_data, cost_data = linear.A / g_unit, linear.b / g_unit, linear.cost / f_unit
+    big_m = np.maximum(0.0, -box_minimum(A_data, b_data, lower, upper))
     k = math.floor(problem.rho * L + 1e-9)
     indicator = sp.csr_matrix(
         (big_m.reshape(-1), (np.arange(L * m), np.repeat(np.arange(L), m))), shape=(L * m, L)
     )
-    rows = sp.hstack([sp.csr_matrix(linear.A.reshape(L * m, n)), indicator]).tocsr()
+    rows = sp.hstack([sp.csr_matrix(A_data.reshape(L * m, n)), indicator]).tocsr()
     budget = sp.hstack([sp.csr_matrix((1, n)), sp.csr_matrix(np.ones((1, L)))])
     constraints = [
-        scipy.optimize.LinearConstraint(rows, -linear.b.reshape(-1), np.inf),
+        scipy.optimize.LinearConstraint(rows, -b_data.reshape(-1), np.inf),
         scipy.optimize.LinearConstraint(budget, -np.inf, k),
     ]
-    cost = np.concatenate([linear.cost, np.zeros(L)])
+    cost = np.concatenate([cost_data, np.zeros(L)])
     integrality = np.concatenate([np.zeros(n), np.ones(L)])
     bounds = scipy.optimize.Bounds(np.concatenate([lower, np.zeros(L)]), np.concatenate([upper, np.ones(L)]))
     highs_options = {"time_limit": algorithm.time_limit, "mip_rel_gap": algorithm.mip_rel_gap}

@@ -31,7 +31,7 @@ import scipy.optimize
 
 from algorithms._validation import check_positive, check_positive_int
 from algorithms.chance.cvar import highs_options, linprog_retcode
-from algorithms.chance.problem import FEAS_TOL, ChanceConstrainedProblem, check_rho, require_linear
+from algorithms.chance.problem import FEAS_TOL, ChanceConstrainedProblem, check_rho, require_linear, unit_of
 from algorithms.chance.saa_milp import finish_linear, midpoint_solution
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 
@@ -74,11 +74,13 @@ def _solve(problem: ChanceConstrainedProblem, algorithm: ScenarioApproach, optio
         return midpoint_solution(problem, options)
     L, m, n = linear.A.shape
     count = min(L, scenario_count(problem.rho, n, algorithm.confidence))
-    A = linear.A[:count].reshape(count * m, n)
-    b = linear.b[:count].reshape(-1)
+    # extreme units brought to about 1 by powers of two (exact): HiGHS's tolerances are absolute
+    g_unit, f_unit = unit_of(np.concatenate([linear.A.ravel(), linear.b.ravel()])), unit_of(linear.cost)
+    A = linear.A[:count].reshape(count * m, n) / g_unit
+    b = linear.b[:count].reshape(-1) / g_unit
     bounds = [(float(lo), float(hi)) for lo, hi in zip(problem.lower, problem.upper)]
     result = scipy.optimize.linprog(
-        linear.cost, A_ub=-A, b_ub=b, bounds=bounds, method="highs", options=highs_options(options)
+        linear.cost / f_unit, A_ub=-A, b_ub=b, bounds=bounds, method="highs", options=highs_options(options)
     )
     retcode = linprog_retcode(result, options)
     x = result.x if result.x is not None else 0.5 * (problem.lower + problem.upper)

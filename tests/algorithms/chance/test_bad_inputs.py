@@ -478,3 +478,23 @@ def test_round7_public_records_check_their_fields():
         ReverseRun(torch.zeros(1, 1), -1, "completed")
     with pytest.raises(ValueError, match=r"^train_points must be \(N, n\) and train_violation \(N,\)"):
         GGDOptResult(np.zeros((3, 2)), np.zeros(2), [])
+
+
+@pytest.mark.parametrize("algorithm", [CVaRApproximation(), ScenarioApproach(), SAAMILP(time_limit=20.0)],
+                         ids=lambda a: type(a).__name__)
+def test_round7_linear_baselines_answer_in_any_units(algorithm):
+    # HiGHS's tolerances are absolute: g scaled by 1e-9 gave SAAMILP x = (1, 1, 1) with Success (the violation
+    # check's absolute 1e-7 passed every sample), a cost scaled by 1e-7 x = 0; data are brought to about 1 by
+    # powers of two and the violation tolerance is in g's units
+    base = linear_gaussian_problem(n=3, n_samples=100, rho=0.1, seed=0)
+    reference = solve(base, algorithm)
+    lin = base.linear
+    for g_scale, f_scale in ((1e-9, 1.0), (1e7, 1.0), (1.0, 1e-7)):
+        scaled = ChanceConstrainedProblem(
+            f=lambda x, s=f_scale: s * base.f(x), g=lambda x, h, s=g_scale: s * base.g(x, h),
+            h_samples=base.h_samples, rho=base.rho, lower=base.lower, upper=base.upper,
+            linear=LinearStructure(f_scale * lin.cost, g_scale * lin.A, g_scale * lin.b))
+        sol = solve(scaled, algorithm)
+        assert sol.retcode is reference.retcode
+        np.testing.assert_allclose(sol.x, reference.x, atol=1e-6)
+        assert sol.stats.empirical_violation == reference.stats.empirical_violation
