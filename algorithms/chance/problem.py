@@ -48,7 +48,8 @@ __all__ = [
     "out_of_sample_feasibility",
 ]
 
-#: a constraint value >= -_FEAS_TOL counts as satisfied (LP/MILP answers sit on the boundary)
+#: a constraint value >= -FEAS_TOL counts as satisfied (LP/MILP answers sit on the boundary); in g's units:
+#: times ``unit_of`` the constraint values at the construction's probe points (1 for ordinary data)
 FEAS_TOL = 1e-7
 
 
