@@ -223,8 +223,9 @@ class EmpiricalLoss:
                 raise ValueError(f"y must have shape ({n}, {k}) for mse, got {tuple(y.shape)}")
             if not bool(torch.isfinite(y).all()):
                 raise ValueError("y contains NaN or inf entries")
-        object.__setattr__(self, "X", X)
-        object.__setattr__(self, "y", y)
+        # copies: a caller's tensor edited after construction must not change the problem
+        object.__setattr__(self, "X", X.detach().clone())
+        object.__setattr__(self, "y", y.detach().clone())
 
     @staticmethod
     def _forward(model: torch.nn.Module, X: torch.Tensor, params: dict | None = None) -> torch.Tensor:

@@ -347,8 +347,10 @@ class TwoLayerMSETask(Problem):
         if X.shape[0] == 0:
             raise ValueError("X must have at least one row")
         y = y.astype(X.dtype, copy=False)
-        object.__setattr__(self, "X", X)
-        object.__setattr__(self, "y", y)
+        # copies when they share the caller's memory (a torch tensor or an array passed through): an edit
+        # after construction must not change the problem
+        object.__setattr__(self, "X", X.copy() if np.shares_memory(X, np.asarray(self.X)) else X)
+        object.__setattr__(self, "y", y.copy() if np.shares_memory(y, np.asarray(self.y)) else y)
         check_positive_int("width", self.width)
         check_positive("init_scale", self.init_scale)
         if not isinstance(self.activation, str) or self.activation not in ACTIVATIONS:

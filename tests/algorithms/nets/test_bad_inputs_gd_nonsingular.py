@@ -274,3 +274,13 @@ def test_gd_map_helpers_refuse_an_fn_returning_nan_or_a_python_number(call):
         call(lambda t: (t * float("nan")).sum(), theta)
     with pytest.raises(TypeError, match="fn must return a scalar"):
         call(lambda t: 3.0, theta)
+
+
+def test_empirical_loss_keeps_its_own_copy_of_the_data():
+    X = torch.randn(6, 3, dtype=DT)
+    y = torch.tensor([0, 1, 0, 1, 1, 0])
+    problem = gm.EmpiricalLoss(md.MLP(3, (4,), 2), X, y)
+    before = float(problem.value())
+    X[:] = 5.0
+    y[:] = 1
+    assert float(problem.value()) == before

@@ -414,3 +414,12 @@ def test_sam_refuses_the_state_of_another_base_optimizer():
     other = SAM([torch.nn.Parameter(torch.zeros(3, 2))], base_optimizer=torch.optim.Adam, lr=0.1)
     with pytest.raises(ValueError, match="written by a SAM over SGD"):
         other.load_state_dict(opt.state_dict())
+
+
+def test_two_layer_mse_task_copies_tensors_it_was_given():
+    X = torch.tensor([[1.0, 1, -1, 1], [1, -1, 1, 1], [-1, 1, 1, -1], [-1, -1, -1, 1]], dtype=torch.float64)
+    y = X[:, 0] * X[:, 1]
+    task = TwoLayerMSETask(X, y, 8)
+    before = task.X.copy()
+    X[:] = 7.0
+    assert np.array_equal(task.X, before)
