@@ -350,6 +350,11 @@ class PatternEnumeration(Algorithm):
     ``W`` (K × (d+1)); ``original`` holds ``W``, ``v`` (the output signs), ``pieces``,
     the number of basic points and every basic point (``points``).
 
+    Cost: exponential in N (every selection of up to ``max_pieces`` of the pattern program's pieces, each
+    with its own linear systems). Three points in 2-D take well under a second; the four-point XOR in
+    2-D has 26 pieces and runs for minutes from ``max_pieces=3``: pass ``maxiters`` (selections) to bound
+    a run, which then ends ``MaxIters`` with the best network found so far.
+
     References: Nakhleh & Nowak, NeurIPS 2025 (arXiv:2505.21791), Lemma 4.1, Theorem 4.1.
 
     >>> from algorithms import solve
