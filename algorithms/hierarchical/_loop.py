@@ -2,9 +2,12 @@
 
 Each method supplies ``step(t, x, y, rng) -> (x, y, record)`` for iteration t = 1, 2, ...;
 the loop records ‖∇Φ(x_t)‖ before each step, stops with ``Success`` when it is <= tol (the
-stationarity test of Theorems 4.1 and 4.2, measured with the problem's exact ∇Φ), with
+stationarity test of Theorems 4.1 and 4.2, measured with the problem's exact ∇Φ; without ``tol`` the
+default is 1e-2·min(1, ‖∇Φ(x_1)‖), relative to the start's gradient when that is below 1, so a small unit
+of f cannot pass the start: an absolute default stopped every method at x0 on f ×1e-7), with
 ``Diverged`` when an oracle returns a non-finite value, an iterate leaves the ball of radius
-:data:`DIVERGENCE_RADIUS` or Φ at the last iterate is not finite, and with ``MaxIters`` otherwise. An
+:data:`DIVERGENCE_RADIUS` · max(1, ‖x0‖, ‖y0‖) (the start's unit: x0 ~ 1e13 was Diverged before a step) or
+Φ at the last iterate is not finite, and with ``MaxIters`` otherwise. An
 oracle that returns the wrong shape or a non-real array (complex, str, bool) raises, naming it.
 
 ``Solution.original`` holds ``{"y": the last lower-level iterate, "grad_phi_norm": the array
@@ -24,7 +27,7 @@ from algorithms.core import IterationMonitor, RetCode, Solution, SolveOptions, S
 
 #: an iterate with a norm past this counts as diverged
 DIVERGENCE_RADIUS = 1e12
-#: default stopping tolerance on ‖∇Φ(x_t)‖ and default iteration cap
+#: default stopping tolerance on ‖∇Φ(x_t)‖ (times min(1, ‖∇Φ(x_1)‖)) and default iteration cap
 DEFAULT_TOL = 1e-2
 DEFAULT_MAXITERS = 10_000
 
@@ -83,15 +86,18 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
     x, y = problem.x0.copy(), problem.y0.copy()
     rng = np.random.default_rng(options.seed)
     maxiters = options.iterations(DEFAULT_MAXITERS)
-    tol = options.tolerance(DEFAULT_TOL)
+    tol = options.tol  # None: the default, fixed from the first gradient below
     monitor = IterationMonitor(options, maxiters, desc)
     norms: list[float] = []
+    radius = DIVERGENCE_RADIUS * max(1.0, norm(x), norm(y))
     retcode = RetCode.MaxIters
     reason = ""
     try:
         for t in range(1, maxiters + 1):
             grad_norm = norm(checked("grad_phi(x)", problem.grad_phi(x), x))
             norms.append(grad_norm)
+            if tol is None:
+                tol = DEFAULT_TOL * min(1.0, grad_norm)
             if grad_norm <= tol:
                 retcode = RetCode.Success
                 monitor.record(iteration=t, grad_phi_norm=grad_norm)
@@ -105,8 +111,8 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
                 retcode = RetCode.Terminated
                 break
             size = max(norm(x), norm(y))
-            if not size <= DIVERGENCE_RADIUS:  # also catches NaN
-                retcode, reason = RetCode.Diverged, f"iterate left the ball of radius {DIVERGENCE_RADIUS:g}"
+            if not size <= radius:  # also catches NaN
+                retcode, reason = RetCode.Diverged, f"iterate left the ball of radius {radius:g}"
                 break
     except OracleFailure as exc:
         retcode, reason = RetCode.Diverged, str(exc)

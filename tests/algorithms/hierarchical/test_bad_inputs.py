@@ -226,3 +226,19 @@ def test_score_net_refuses_nan_inputs_and_bad_state_dicts():
         net(torch.full((2, 3), math.nan, dtype=torch.float64))
     with pytest.raises(ValueError, match=r"^state_dict\['hidden\.weight'\] contains NaN or inf"):
         net.load_state_dict({k: torch.full_like(v, math.nan) for k, v in net.state_dict().items()})
+
+
+@pytest.mark.parametrize("algorithm", [SGDA(), TiAda(), AdaMinimax()])
+def test_default_tolerance_does_not_pass_the_start_on_a_small_unit(algorithm):
+    # #43 round 7: with f scaled by 1e-7, ‖∇Φ(x0)‖ ~ 1e-7 passed the absolute default 1e-2: Success at x0 = 2,
+    # far from a stationary point; the default is relative to the start's gradient below 1
+    base = synthetic_minimax()
+
+    def scaled(c):
+        return MinimaxProblem(grad=lambda x, y, r: tuple(c * np.asarray(g) for g in base.grad(x, y, r)),
+                              phi=lambda x: c * base.phi(x),
+                              grad_phi=lambda x: c * np.asarray(base.grad_phi(x)), x0=base.x0, y0=base.y0)
+
+    small = solve(scaled(1e-7), algorithm, maxiters=200)
+    assert small.retcode is not RetCode.Success or small.original["grad_phi_norm"][-1] <= 1e-9
+    assert solve(scaled(1.0), algorithm, maxiters=2000).retcode is RetCode.Success
