@@ -86,6 +86,7 @@ from scipy.integrate import solve_ivp
 from algorithms._validation import (
     as_float_array,
     as_real_array,
+    check_bool,
     check_choice,
     check_count,
     check_finite_data,
@@ -168,8 +169,7 @@ class TwoLayerTraining(Problem):
         if self.init == "data" and self.width < k:
             raise ValueError(f"init='data' gives every class a neuron: width must be >= n_classes = {k}, "
                              f"got {self.width}")
-        if not isinstance(self.hidden_bias, bool):
-            raise TypeError(f"hidden_bias must be a bool, got {type(self.hidden_bias).__name__}")
+        object.__setattr__(self, "hidden_bias", check_bool("hidden_bias", self.hidden_bias))  # np.True_ too
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "y", y)
         object.__setattr__(self, "n_classes", k)
@@ -557,14 +557,15 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOpt
         nfev[0] += 1
         return -field(th, X64)[1]
 
-    _, loss = _record(monitor, problem, 0, 0.0, theta)
+    # a callback's stop request at the first record (t = 0) ends the run there, as at any other record
+    stop_at_start, loss = _record(monitor, problem, 0, 0.0, theta)
     threshold = (1.0 + DIVERGENCE_RISE) * loss
     times, thetas, losses = [0.0], [theta.copy()], [loss]
-    retcode = RetCode.Success
+    retcode = RetCode.Terminated if stop_at_start else RetCode.Success
     t_prev = 0.0
     message = ""
     with np.errstate(over="ignore", invalid="ignore"):
-        for i, t_next in enumerate(grid):
+        for i, t_next in enumerate(() if stop_at_start else grid):
             if i >= cap:
                 retcode = RetCode.MaxIters
                 break
@@ -615,12 +616,14 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientDescentTraining,
     stats = Stats()
     X = problem.X
     field = _field(problem)
-    _, loss = _record(monitor, problem, 0, 0.0, theta)
+    # a callback's stop request at the first record (t = 0) ends the run there, as at any other record
+    stop_at_start, loss = _record(monitor, problem, 0, 0.0, theta)
     threshold = (1.0 + DIVERGENCE_RISE) * loss
     times, thetas, losses = [0.0], [theta.astype(np.float64)], [loss]
-    retcode = RetCode.MaxIters
+    retcode = RetCode.Terminated if stop_at_start else RetCode.MaxIters
+    loss_k = loss
     with np.errstate(over="ignore", invalid="ignore"):
-        for k in range(n_steps + 1):  # the loss (and gradient) at θ_k, then the step to θ_{k+1}
+        for k in range(0 if stop_at_start else n_steps + 1):  # the loss (and gradient) at θ_k, then the step
             last = k == n_steps or k >= cap
             if last:
                 loss_k = problem._loss_value(theta)

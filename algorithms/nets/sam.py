@@ -457,11 +457,11 @@ class SAMTraining(Algorithm):
     optimizer: Any = SAM
 
     def __post_init__(self) -> None:
-        check_positive("lr", self.lr)
-        check_nonnegative("rho", self.rho)
-        check_positive_int("batch_size", self.batch_size)
-        if not isinstance(self.normalize, bool):
-            raise TypeError(f"normalize must be a bool, got {type(self.normalize).__name__}")
+        # stored as Python numbers and a bool (numpy's np.True_ / np.int64 are accepted as such)
+        object.__setattr__(self, "lr", check_positive("lr", self.lr))
+        object.__setattr__(self, "rho", check_nonnegative("rho", self.rho))
+        object.__setattr__(self, "batch_size", check_positive_int("batch_size", self.batch_size))
+        object.__setattr__(self, "normalize", check_bool("normalize", self.normalize))
         if not callable(self.optimizer) or (isinstance(self.optimizer, type)
                                             and not issubclass(self.optimizer, torch.optim.Optimizer)):
             # a class must be an optimizer class (numpy's int64 is callable too); a function is a factory

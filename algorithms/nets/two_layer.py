@@ -126,7 +126,9 @@ class TwoLayerReLU(torch.nn.Module):
     def _check_X(self, X: Any, weight: torch.Tensor) -> None:
         if not isinstance(X, torch.Tensor):
             raise TypeError(f"X must be a torch.Tensor, got {type(X).__name__}")
-        if X.ndim == 0 or X.shape[-1] != self.in_features:
+        # (n, in_features), or one sample (in_features,) as torch.func.vmap passes it; a 3-D batch
+        # broadcast to a (.., .., out) output the functional view does not document
+        if X.ndim not in (1, 2) or X.shape[-1] != self.in_features:
             raise ValueError(f"X must have shape (n, {self.in_features}) for TwoLayerReLU, got "
                              f"{tuple(X.shape)}")
         if X.dtype != weight.dtype:

@@ -17,6 +17,7 @@ from typing import Any
 import torch
 
 from algorithms._validation import (
+    check_bool,
     check_choice,
     check_int_at_least,
     check_nonnegative,
@@ -106,6 +107,10 @@ class MatrixOptimizer(torch.optim.Optimizer):
             if p.device.type == "meta":  # no data: the first finiteness check fails in Tensor.item()
                 raise ValueError(f"{type(self).__name__}: params must hold data, got a tensor on the meta "
                                  f"device (materialize the model with .to_empty(device=...) first)")
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """torch's, with ``set_to_none`` a bool (a truthy str such as "no" was taken as True)."""
+        super().zero_grad(check_bool("set_to_none", set_to_none))
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         built = hasattr(self, "skipped_steps")  # after __init__ (whose own wrapper names params)

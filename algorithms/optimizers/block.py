@@ -577,6 +577,9 @@ class BlockCoordinateDescent(Algorithm):
         check_nonnegative("weight_decay", self.weight_decay)
         if self.blocks is not None and (isinstance(self.blocks, str) or not isinstance(self.blocks, tuple)):
             raise TypeError(f"blocks must be None or a tuple of patterns / name lists, got {self.blocks!r}")
+        if self.blocks is not None:   # name lists as tuples: the algorithm stays hashable, as documented
+            blocks = tuple(tuple(b) if isinstance(b, list) else b for b in self.blocks)
+            object.__setattr__(self, "blocks", blocks)
 
 
 @_dispatch

@@ -181,6 +181,7 @@ class Transformer(nn.Module):
         if tokens.ndim != 2 or tokens.dtype != torch.long or tokens.shape[1] > self.context:
             raise ValueError(f"tokens must be a LongTensor of shape (n, T <= {self.context}), got "
                              f"{tuple(tokens.shape)} {tokens.dtype}")
+        check_device("tokens", tokens, self.readout.weight)   # a meta tensor failed in .item() below
         # nn.Embedding's IndexError names neither tokens nor the vocabulary
         if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= self.vocab_size):
             raise ValueError(f"tokens must lie in [0, vocab_size) = [0, {self.vocab_size}), got values in "

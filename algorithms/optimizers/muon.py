@@ -34,9 +34,10 @@ import math
 import warnings
 from typing import Any
 
+import numpy as np
 import torch
 
-from algorithms._validation import check_choice
+from algorithms._validation import check_bool, check_choice
 from algorithms.optimizers._base import (
     NONFINITE_POLICIES,
     MatrixOptimizer,
@@ -183,11 +184,10 @@ class Muon(MatrixOptimizer):
     def _check_group(self, group: dict[str, Any]) -> None:
         super()._check_group(group)      # warns about unknown group keys too
         group["momentum"] = check_unit_interval("momentum", group["momentum"])
-        for name in ("nesterov", "maximize"):
-            if not isinstance(group[name], bool):
-                raise TypeError(f"{name} must be a bool, got {group[name]!r}")
-        if group["foreach"] is not None and not isinstance(group["foreach"], bool):
-            raise TypeError(f"foreach must be None or a bool, got {group['foreach']!r}")
+        for name in ("nesterov", "maximize"):    # numpy's np.True_ (arr.any()) is a bool too, stored as one
+            group[name] = check_bool(name, group[name])
+        if group["foreach"] is not None:
+            group["foreach"] = check_bool("foreach", group["foreach"])
         group["ns_coefficients"] = _check_coefficients(group["ns_coefficients"])
         group["ns_steps"] = _check_steps(group["ns_steps"])
         group["eps"] = check_eps("eps", group["eps"])
@@ -198,9 +198,11 @@ class Muon(MatrixOptimizer):
         if group["ns_dtype"] not in (torch.bfloat16, torch.float32, torch.float64):
             raise ValueError(f"ns_dtype must be torch.bfloat16, float32 or float64, "
                              f"got {group['ns_dtype']!r}")
-        if group["use_muon"] not in (None, True, False):
-            raise ValueError(f"use_muon must be None (route by shape), True or False, "
-                             f"got {group['use_muon']!r}")
+        if group["use_muon"] is not None:
+            if not isinstance(group["use_muon"], bool | np.bool_):
+                raise ValueError(f"use_muon must be None (route by shape), True or False, "
+                                 f"got {group['use_muon']!r}")
+            group["use_muon"] = bool(group["use_muon"])
         if group["use_muon"] is True:
             for p in group["params"]:
                 if p.ndim < 2:

@@ -42,9 +42,10 @@ def _check_coefficients(ns_coefficients: Any) -> tuple[float, float, float]:
 
 
 def _check_steps(ns_steps: Any) -> int:
-    if isinstance(ns_steps, bool) or not isinstance(ns_steps, int) or not 0 <= ns_steps < 100:
+    if isinstance(ns_steps, bool | np.bool_) or not isinstance(ns_steps, int | np.integer) \
+            or not 0 <= ns_steps < 100:
         raise ValueError(f"ns_steps must be an int in [0, 100), got {ns_steps!r}")
-    return ns_steps
+    return int(ns_steps)    # numpy's np.int64(5) is an int too, stored as one
 
 
 def newton_schulz(matrix: torch.Tensor, ns_coefficients=QUINTIC_COEFFICIENTS, ns_steps: int = 5,

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 
 from algorithms.optimizers._base import (
@@ -48,9 +49,10 @@ GRAFTINGS = (None, "adam")
 
 
 def check_block_size(value: Any) -> int | None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+    if value is not None and (isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer)
+                              or value < 1):
         raise ValueError(f"block_size must be None (no blocking) or an int >= 1, got {value!r}")
-    return value
+    return None if value is None else int(value)
 
 
 class Shampoo(MatrixOptimizer):
@@ -118,8 +120,10 @@ class Shampoo(MatrixOptimizer):
         group["max_precond_dim"] = check_frequency("max_precond_dim", group["max_precond_dim"])
         group["root_dtype"] = check_root_dtype(group["root_dtype"])
         exponent = group["exponent"]
-        if isinstance(exponent, bool) or not isinstance(exponent, int | float) or not 0 < exponent <= 0.5:
+        numeric = isinstance(exponent, int | float | np.integer | np.floating)
+        if isinstance(exponent, bool | np.bool_) or not numeric or not 0 < exponent <= 0.5:
             raise ValueError(f"exponent must be in (0, 0.5], got {exponent!r}")
+        group["exponent"] = float(exponent)   # numpy's np.float32(0.25) is a number too, stored as one
         if group["grafting"] not in GRAFTINGS:
             raise ValueError(f"grafting must be one of {GRAFTINGS}, got {group['grafting']!r}")
 

@@ -23,7 +23,7 @@ import copy
 import inspect
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -130,14 +130,16 @@ class OptimizerTraining(Algorithm):
         if self.factory is not None and not callable(self.factory):
             raise TypeError(f"factory must be None or a callable building the optimizer from parameter "
                             f"groups, got {type(self.factory).__name__}")
-        check_nonnegative("lr", self.lr)
-        check_count("batch_size", self.batch_size, 1)
+        # the checked values are stored as Python numbers (np.int64(8) reached torch's split_with_sizes)
+        object.__setattr__(self, "lr", check_nonnegative("lr", self.lr))
+        object.__setattr__(self, "batch_size", check_count("batch_size", self.batch_size, 1))
         check_choice("parametrization", self.parametrization, PARAMETRIZATIONS)
         if self.base_width is not None:
             check_positive_int("base_width", self.base_width)
         if self.base_depth is not None:
             check_positive_int("base_depth", self.base_depth)
         wd = check_nonnegative("independent_weight_decay", self.independent_weight_decay)
+        object.__setattr__(self, "independent_weight_decay", wd)
         if wd >= 1:
             raise ValueError(f"independent_weight_decay must be in [0, 1), got {wd}")
         if not isinstance(self.hyperparameters, Mapping):
@@ -155,6 +157,11 @@ class OptimizerTraining(Algorithm):
                 raise TypeError(f"hyperparameters {unknown} are not keywords of "
                                 f"{OPTIMIZERS[self.optimizer][0].__name__} ({self.optimizer!r}); it takes "
                                 f"{sorted(set(params) - {'params', 'lr', 'weight_decay'})}")
+
+    def __hash__(self) -> int:
+        """By value, as the generated ``__eq__`` compares (the ``hyperparameters`` dict made the generated
+        ``__hash__`` raise "unhashable type: 'dict'")."""
+        return hash((type(self).__name__, *(_hashable(getattr(self, f.name)) for f in fields(self))))
 
     def build(self, model: nn.Module) -> torch.optim.Optimizer:
         """The optimizer over ``model``'s parameters, with scaled per-parameter groups.
@@ -182,6 +189,19 @@ class OptimizerTraining(Algorithm):
             raise TypeError(f"hyperparameters {sorted(hyperparameters)} rejected by "
                             f"{getattr(cls, '__name__', repr(cls))}: {exc}") from None
         return built if self.factory is None else check_built_optimizer("factory", built)
+
+
+def _hashable(value: Any) -> Any:
+    """``value`` itself when hashable; a mapping or sequence as a tuple of hashable items; else its id."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((repr(k), _hashable(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return tuple(_hashable(v) for v in value)
+    try:
+        hash(value)
+    except TypeError:
+        return id(value)
+    return value
 
 
 #: how many steps' mini-batches are sampled in one call

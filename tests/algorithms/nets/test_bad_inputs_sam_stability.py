@@ -423,3 +423,8 @@ def test_two_layer_mse_task_copies_tensors_it_was_given():
     before = task.X.copy()
     X[:] = 7.0
     assert np.array_equal(task.X, before)
+
+
+def test_sam_training_stores_numpy_flags_as_bools():
+    algorithm = SAMTraining(normalize=np.True_, batch_size=np.int64(2))
+    assert algorithm.normalize is True and type(algorithm.batch_size) is int

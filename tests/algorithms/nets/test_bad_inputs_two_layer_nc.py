@@ -311,3 +311,22 @@ def test_nc_metrics_names_H_when_V_has_another_width():
 
     with pytest.raises(ValueError, match="V must have H's width 2"):
         nc_metrics(np.ones((4, 2)) + np.arange(8).reshape(4, 2), np.array([0, 0, 1, 1]), np.ones((2, 3)))
+
+
+# ---------------------------------------------------------------------- round 7 held-out audit (phase 2)
+def test_two_layer_forward_refuses_a_3d_batch():
+    with pytest.raises(ValueError, match=r"X must have shape \(n, 3\)"):
+        TwoLayerReLU(3, 4)(torch.zeros(2, 5, 3, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("make", ["gd", "flow"])
+def test_a_stop_request_at_the_first_record_terminates(make):
+    from algorithms import solve
+    from algorithms.nets.gradient_flow import GradientDescentTraining, GradientFlow, TwoLayerTraining
+    from algorithms.nets.neural_collapse import orthogonally_separable_data
+
+    X, y = orthogonally_separable_data(4, 4, 2, seed=0)
+    algorithm = (GradientDescentTraining(lr=0.1, t_end=2.0) if make == "gd"
+                 else GradientFlow(t_end=2.0, n_records=3, t_first=0.5))
+    sol = solve(TwoLayerTraining(X, y, width=4, hidden_bias=np.True_), algorithm, callback=lambda r: True)
+    assert sol.retcode.name == "Terminated" and sol.stats.iterations == 0

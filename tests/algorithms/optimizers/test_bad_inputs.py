@@ -374,3 +374,33 @@ def test_markov_task_refuses_a_sample_past_memory_and_a_non_module():
 def test_optimizer_training_build_names_a_model_without_the_scaling_attributes():
     with pytest.raises(TypeError, match="model must have width, depth and parameter_roles"):
         OptimizerTraining("muon", lr=0.01).build(torch.nn.Linear(3, 3))
+
+
+# ---------------------------------------------------------------------- round 7 held-out audit (phase 2)
+def test_numpy_scalars_are_the_numbers_they_hold():
+    import numpy as np
+
+    opt = Muon(_w(), nesterov=np.True_, maximize=np.False_, ns_steps=np.int64(5))
+    group = opt.param_groups[0]
+    assert group["nesterov"] is True and group["maximize"] is False and type(group["ns_steps"]) is int
+    opt = Shampoo(_w(), exponent=np.float32(0.25), block_size=np.int64(2))
+    assert opt.param_groups[0]["exponent"] == 0.25 and type(opt.param_groups[0]["block_size"]) is int
+    algorithm = OptimizerTraining("adamw", batch_size=np.int64(8), lr=np.float32(0.5))
+    assert type(algorithm.batch_size) is int and type(algorithm.lr) is float
+
+
+@pytest.mark.parametrize("cls", MATRIX_OPTIMIZERS, ids=lambda c: c.__name__)
+def test_zero_grad_refuses_a_truthy_string(cls):
+    with pytest.raises(TypeError, match="set_to_none must be a bool"):
+        cls(_w()).zero_grad(set_to_none="no")
+
+
+def test_optimizer_training_hashes_by_value():
+    a = OptimizerTraining("muon", hyperparameters={"adamw_betas": [0.9, 0.95]})
+    b = OptimizerTraining("muon", hyperparameters={"adamw_betas": [0.9, 0.95]})
+    assert a == b and hash(a) == hash(b)
+
+
+def test_transformer_names_tokens_on_another_device():
+    with pytest.raises(ValueError, match="tokens must be on the model's device"):
+        Transformer(8, 16, 1, context=4)(torch.zeros(2, 4, dtype=torch.long, device="meta"))

@@ -340,3 +340,9 @@ def test_low_rank_expansion_refuses_non_finite_x():
     layer = LowRankExpansion(torch.nn.Linear(4, 3), 2)
     with pytest.raises(ValueError, match="x contains NaN or inf"):
         layer(torch.full((2, 4), float("nan")))
+
+
+def test_bcd_with_name_lists_is_hashable():
+    lists = BlockCoordinateDescent(blocks=(["a"], ["b"]))
+    tuples = BlockCoordinateDescent(blocks=(("a",), ("b",)))
+    assert hash(lists) == hash(tuples)
