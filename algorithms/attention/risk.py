@@ -190,7 +190,8 @@ def monte_carlo_risk(problem: SingleLocationProblem, u, v, *, n: int = 2000, see
     problem = _check_problem(problem)
     n = check_count("n", n, 2)  # samples
     seed = check_seed(seed)  # numpy ints as ints: torch's manual_seed refuses them
-    if isinstance(level, bool) or not isinstance(level, float | int) or not 0.0 < level < 1.0:
+    if isinstance(level, bool | np.bool_) or not isinstance(level, float | int | np.floating) \
+            or not 0.0 < level < 1.0:  # numpy floats too (np.float32(0.9) was refused)
         raise ValueError(f"level must be in (0, 1), got {level!r}")
     u = check_unit_vector("u", u, problem.d)
     v = check_unit_vector("v", v, problem.d)

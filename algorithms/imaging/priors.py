@@ -128,7 +128,9 @@ class DenoiserPrior:
         with torch.no_grad():
             try:
                 out = self.network(images)
-            except RuntimeError as exc:  # torch's shape message names neither the network nor the images
+            except (RuntimeError, TypeError) as exc:  # torch's shape message, or Python's arity message
+                # ("forward() takes 1 positional argument but 2 were given"), names neither the network nor
+                # the images
                 raise ValueError(f"network must map (batch, h, w) images to images of that shape; on "
                                  f"images of shape {tuple(images.shape)} raised: {str(exc)[:99]}") from None
         if not isinstance(out, torch.Tensor) or tuple(out.shape) != tuple(images.shape):

@@ -120,7 +120,12 @@ class NPN:
                              f"shape {tuple(y.shape)}" + ("" if y.numel() != inputs else " with NaN or inf"))
         dtype = next(iter(self.network.parameters()), torch.empty(0, dtype=y.dtype)).dtype
         with torch.no_grad():
-            out = self.network(y.reshape(1, -1).to(dtype))
+            try:
+                out = self.network(y.reshape(1, -1).to(dtype))
+            except (RuntimeError, TypeError) as exc:  # torch's shape or Python's arity message: no name
+                raise ValueError(f"network must map (1, {y.numel()}) measurements to (1, "
+                                 f"{self.projection.out_features}) values; it raised: {str(exc)[:160]}"
+                                 ) from None
         p = self.projection.out_features
         if not isinstance(out, torch.Tensor) or out.is_complex() or out.numel() != p:
             # a tuple, an array or a complex tensor reached .to/reshape ("'tuple' object has no attribute")

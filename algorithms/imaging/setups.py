@@ -141,7 +141,8 @@ def load_denoiser() -> ResidualDenoiser:
 
 def npn_for(name: str, gamma: float) -> NPN:
     """The NPN term of set-up ``name`` with its trained G and weight ``gamma``."""
-    if isinstance(gamma, bool) or not isinstance(gamma, int | float) or not (0 <= gamma < float("inf")):
+    if isinstance(gamma, bool | np.bool_) or not isinstance(gamma, int | float | np.integer | np.floating) \
+            or not (0 <= gamma < float("inf")):
         raise ValueError(f"gamma must be a finite number >= 0, got {gamma!r}")
     setup = make_setup(name)
     return NPN(setup.projection, load_network(name), gamma, max_leakage=setup.max_leakage)

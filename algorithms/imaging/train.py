@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import time
 
+import numpy as np
 import torch
 from tqdm.auto import tqdm
 
@@ -40,7 +41,7 @@ def train(name: str, steps: int = 1500, seed: int = 0, progress: bool = True) ->
     """Train (or resume) the network of set-up ``name``; returns the checkpoint dict."""
     if name not in (*SETUPS, "denoiser"):
         raise ValueError(f"name must be one of {(*SETUPS, 'denoiser')}, got {name!r}")
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+    if isinstance(steps, bool) or not isinstance(steps, int | np.integer) or steps < 1:
         raise ValueError(f"steps must be a positive int, got {steps!r}")
     seed = check_seed(seed)
     progress = check_bool("progress", progress)

@@ -74,6 +74,7 @@ import scipy.sparse.linalg as spla
 from algorithms._validation import (
     as_float_array,
     as_real_array,
+    check_bool,
     check_positive,
     check_shape,
     check_square_symmetric,
@@ -272,9 +273,8 @@ class DQP(Algorithm):
         check_positive("kkt_tol", self.kkt_tol)
         if self.abs_tol is not None:
             check_positive("abs_tol", self.abs_tol)
-        for name in ("refine_active", "polish"):
-            if not isinstance(getattr(self, name), bool):
-                raise TypeError(f"{name} must be a bool, got {type(getattr(self, name)).__name__}")
+        for name in ("refine_active", "polish"):  # numpy bools too (np.True_ was refused as "not a bool")
+            object.__setattr__(self, name, check_bool(name, getattr(self, name)))
         if not isinstance(self.backend_options, Mapping) or not all(
             isinstance(k, str) for k in self.backend_options
         ):
@@ -286,6 +286,12 @@ class DQP(Algorithm):
                 raise ValueError(f"backend_options[{key!r}] is NaN")
         if self.backend == "clarabel":
             _check_clarabel_options(self.backend_options)
+
+    def __hash__(self) -> int:
+        # the generated hash failed on the backend_options dict ("unhashable type: 'dict'"); equal DQPs
+        # (the generated __eq__ compares the dicts) hash alike
+        return hash((type(self), self.backend, self.eps_active, self.refine_active, self.polish, self.kkt_tol,
+                     self.abs_tol, tuple(sorted((k, repr(v)) for k, v in self.backend_options.items()))))
 
     # -- hooks (private; the claims' sabotaged variants override them) ----------
     def _uses_equalities(self) -> bool:

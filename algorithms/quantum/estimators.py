@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import _refuse_masked
+from algorithms._validation import _refuse_masked, check_bool
 from algorithms.quantum.states import _count, _n_qubits_of, _rng, as_density_matrix
 
 __all__ = [
@@ -135,8 +135,7 @@ def cross_correlation_purity(counts: Any, n_qubits: int, per_setting: bool = Fal
     kernel = cross_correlation_kernel(n_qubits)
     quadratic = np.einsum("bi,ij,bj->b", array, kernel, array)
     values = (quadratic - 2**n_qubits * shots) / (shots * (shots - 1))
-    if not isinstance(per_setting, bool):
-        raise TypeError(f"per_setting must be a bool, got {type(per_setting).__name__}")
+    per_setting = check_bool("per_setting", per_setting)  # numpy bools too (np.True_ was refused)
     return values if per_setting else float(np.mean(values))
 
 

@@ -101,8 +101,11 @@ def as_density_matrix(rho: Any, name: str = "rho", *, atol: float | None = None)
     _n_qubits_of(name, array.shape[0])
     if atol is None:
         atol = state_tolerance(array.dtype if np.issubdtype(array.dtype, np.inexact) else np.float64)
-    elif isinstance(atol, bool) or not isinstance(atol, int | float) or not atol > 0:
+    elif isinstance(atol, bool | np.bool_) or not isinstance(atol, int | float | np.integer | np.floating) \
+            or not atol > 0:  # numpy scalars too (np.float32(1e-6) was refused)
         raise ValueError(f"atol must be a positive float, got {atol!r}")
+    else:
+        atol = float(atol)
     matrix = array.astype(np.complex128)
     if not np.all(np.isfinite(matrix)):
         raise ValueError(f"{name} contains NaN or inf entries")

@@ -259,3 +259,11 @@ def test_round7_sizes_and_nan_tokens():
     for model in (SoftmaxAttention(4), ErfAttention(4)):
         with pytest.raises(ValueError, match=r"^X contains NaN"):
             model(torch.full((2, 3, 4), float("nan"), dtype=torch.float64))
+
+
+def test_heldout7_numpy_level_accepted():
+    from algorithms.attention import SingleLocationProblem, monte_carlo_risk
+
+    p = SingleLocationProblem(d=6, L=4, gamma=0.6)
+    assert monte_carlo_risk(p, *p.oracle(), n=10, level=np.float32(0.5)) == \
+        monte_carlo_risk(p, *p.oracle(), n=10, level=float(np.float32(0.5)))

@@ -446,3 +446,33 @@ def test_round7_masked_angles_refused():
 
     with pytest.raises(ValueError, match=r"^angles has 1 masked entries"):
         Radon((8, 8), np.ma.masked_array([0.0, 45.0], mask=[0, 1]))
+
+
+def test_heldout7_user_network_of_the_wrong_arity_named():
+    # a network whose forward takes no input: Python's "forward() takes 1 positional argument but 2 were
+    # given" named neither the network nor its input
+    from algorithms.imaging import (
+        NPN,
+        DenoiserPrior,
+        InverseProblem,
+        PnPPGD,
+        TVPrior,
+        gaussian_cs,
+        qr_null_rows,
+    )
+
+    class NoInput(torch.nn.Module):
+        in_features, out_features = 32, 8
+
+        def forward(self):
+            return torch.zeros(1)
+
+    H = gaussian_cs((8, 8), 0.5, seed=0)
+    problem = InverseProblem(H, torch.ones(32, dtype=torch.float64))
+    npn = NPN(qr_null_rows(H, 8, seed=0), NoInput(), gamma=0.1)
+    with pytest.raises(ValueError, match=r"^network must map \(1, 32\) measurements.*takes 1 positional"):
+        solve(problem, PnPPGD(prior=TVPrior(weight=0.01), npn=npn), maxiters=2)
+    with pytest.raises(ValueError, match=r"^network must map \(batch, h, w\) images.*takes 1 positional"):
+        DenoiserPrior(NoInput()).prox(torch.zeros(8, 8), 1.0)
+    with pytest.raises(TypeError, match=r"^operator must be a LinearOperator"):
+        InverseProblem("cs", torch.zeros(32))

@@ -286,3 +286,15 @@ def test_round7_objective_checks_x():
     with pytest.raises(ValueError, match=r"^x contains NaN"):
         qp.objective([np.nan, 1.0])
     assert qp.objective([1.0, 1.0]) == 3.0
+
+
+def test_heldout7_numpy_bools_and_hash():
+    # heldout7 (first run): DQP(polish=np.True_) was refused ("polish must be a bool, got bool") and
+    # hash(DQP()) failed on the backend_options dict
+    algorithm = DQP(polish=np.True_, refine_active=np.False_)
+    assert algorithm.polish is True and algorithm.refine_active is False
+    assert hash(DQP()) == hash(DQP()) and DQP() == DQP()
+    assert hash(DQP(backend_options={"eps_abs": 1e-9})) == hash(DQP(backend_options={"eps_abs": 1e-9}))
+    assert len({DQP(), DQP(), DQP(kkt_tol=1e-7)}) == 2
+    with pytest.raises(TypeError, match=r"^polish must be a bool"):
+        DQP(polish="yes")

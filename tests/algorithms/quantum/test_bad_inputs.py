@@ -283,3 +283,12 @@ def test_round7_state_tolerance_refuses_none():
 
     with pytest.raises(TypeError, match=r"^dtype must be a numpy data type, got None"):
         state_tolerance(None)
+
+
+def test_heldout7_numpy_scalars_accepted():
+    from algorithms.quantum import as_density_matrix, cross_correlation_purity
+
+    assert as_density_matrix(np.eye(2) / 2, atol=np.float32(1e-6)).shape == (2, 2)
+    assert cross_correlation_purity(np.array([[3, 0]]), 1, per_setting=np.True_).tolist() == [2.0]
+    with pytest.raises(TypeError, match=r"^per_setting must be a bool"):
+        cross_correlation_purity(np.array([[3, 0]]), 1, per_setting="yes")
