@@ -398,6 +398,29 @@ def check_callable(name: str, value: Any) -> None:
         raise TypeError(f"{name} must be callable, got {type(value).__name__}")
 
 
+def check_takes(name: str, value: Any, call: str, n_args: int) -> None:
+    """A user callable ``name`` that the package calls as ``call`` with ``n_args`` positional arguments:
+    one that cannot take them is refused here by name (Python's own message at the first call, "<lambda>()
+    takes 0 positional arguments but 1 was given", named neither). Callables without a readable signature
+    (some builtins) pass.
+
+    >>> check_takes("f", lambda: 1.0, "f(x)", 1)
+    Traceback (most recent call last):
+    ...
+    TypeError: f must take 1 positional argument(s), as in f(x); its signature is ()
+    """
+    check_callable(name, value)
+    try:
+        signature = inspect.signature(value)
+    except (TypeError, ValueError):   # no signature to read (a builtin, a C extension)
+        return
+    try:
+        signature.bind(*([None] * n_args))
+    except TypeError:
+        raise TypeError(f"{name} must take {n_args} positional argument(s), as in {call}; its signature is "
+                        f"{signature}") from None
+
+
 def check_seed(seed: Any, name: str = "seed", *, allow_none: bool = False,
                allow_generator: bool = False) -> Any:
     """The package's one seed check: an int (numpy integers too, never a bool) in [0, 2**64), returned

@@ -15,9 +15,9 @@ import numpy as np
 from algorithms._validation import (
     as_float_array,
     as_real_array,
-    check_callable,
     check_count,
     check_str,
+    check_takes,
     returned_scalar,
 )
 from algorithms.core import Problem
@@ -60,8 +60,8 @@ class ConstrainedBOProblem(Problem):
 
     def __post_init__(self) -> None:
         check_str("name", self.name)
-        check_callable("f", self.f)
-        check_callable("c", self.c)
+        check_takes("f", self.f, "f(x)", 1)   # "<lambda>() takes 0 positional arguments" named neither
+        check_takes("c", self.c, "c(x)", 1)
         bounds = as_float_array("bounds", self.bounds, ndim=2)
         if bounds.shape[1] != 2 or bounds.shape[0] == 0:
             raise ValueError(

@@ -33,11 +33,11 @@ from algorithms._validation import (
     as_float_array,
     as_real_array,
     check_bool,
-    check_callable,
     check_count,
     check_positive,
     check_positive_int,
     check_seed,
+    check_takes,
 )
 from algorithms.bayesopt.gp import _check_kernel
 from algorithms.bayesopt.kernels import Kernel
@@ -188,8 +188,8 @@ def constrained_minimum(
     >>> np.round(x, 6), round(value, 8)
     (array([0.5, 0. ]), 0.25)
     """
-    check_callable("f", f)
-    check_callable("c", c)
+    check_takes("f", f, "f(x)", 1)
+    check_takes("c", c, "c(x)", 1)
     bounds = as_float_array("bounds", bounds, ndim=2, dtype=np.float64)
     if bounds.shape[0] == 0 or bounds.shape[1] != 2 or np.any(bounds[:, 0] >= bounds[:, 1]):
         raise ValueError(f"bounds must be a (d, 2) array of d >= 1 rows lower < upper, got {bounds.tolist()}")

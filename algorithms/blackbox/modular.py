@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_callable, check_choice, check_int_at_least, check_positive_int
+from algorithms._validation import check_choice, check_int_at_least, check_positive_int, check_takes
 from algorithms.blackbox.components import (
     N_PARTNERS,
     SepCMAState,
@@ -283,7 +283,7 @@ def run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
     control_interval = check_positive_int("control_interval", control_interval)
     maxiters = check_maxiters(maxiters)
     if controller is not None:
-        check_callable("controller", controller)
+        check_takes("controller", controller, "controller(obs)", 1)
     if monitor is not None and not callable(getattr(monitor, "record", None)):
         raise TypeError(f"monitor must be an IterationMonitor (an object with record(**fields)), got "
                         f"{type(monitor).__name__}")

@@ -44,11 +44,12 @@ from algorithms._validation import (
     allocates,
     as_float_array,
     as_real_array,
-    check_callable,
+    check_bool,
     check_int_at_least,
     check_positive,
     check_positive_int,
     check_str,
+    check_takes,
     returned_scalar,
 )
 from algorithms.core import Problem
@@ -94,7 +95,9 @@ class BlackBoxProblem(Problem):
 
     def __post_init__(self) -> None:
         check_str("name", self.name)
-        check_callable("f", self.f)
+        check_takes("f", self.f, "f(X)" if self.vectorized is True else "f(x)", 1)
+        if isinstance(self.bounds, np.ndarray) and self.bounds.ndim == 2 and self.bounds.shape[0] == 2:
+            object.__setattr__(self, "bounds", (self.bounds[0], self.bounds[1]))   # a (2, d) array: two rows
         if not isinstance(self.bounds, tuple | list) or len(self.bounds) != 2:
             raise ValueError(f"bounds must be a pair (lower, upper), got {type(self.bounds).__name__} "
                              f"{self.bounds!r}")
@@ -111,8 +114,7 @@ class BlackBoxProblem(Problem):
                              f"{lower[i]!r} >= upper[{i}] = {upper[i]!r}")
         # not capped at a C int: a budget of 10**13 is the claims' probe of scipy's generation horizon
         check_positive_int("budget", self.budget)
-        if not isinstance(self.vectorized, bool):
-            raise TypeError(f"vectorized must be a bool, got {type(self.vectorized).__name__}")
+        object.__setattr__(self, "vectorized", check_bool("vectorized", self.vectorized))   # np.False_ too
         for key in ("optimum", "f_ref", "target"):
             value = getattr(self, key)
             if value is not None and (isinstance(value, bool)

@@ -34,7 +34,13 @@ from collections.abc import Callable
 
 import torch
 
-from algorithms._validation import check_choice, check_float_tensor, check_nonnegative, check_positive
+from algorithms._validation import (
+    check_choice,
+    check_float_tensor,
+    check_nonnegative,
+    check_positive,
+    check_takes,
+)
 from algorithms.chance.diffusion import ScoreModel
 
 __all__ = ["GUIDANCE_ORDERS", "first_order_guidance", "guidance_term", "second_order_guidance"]
@@ -129,8 +135,7 @@ def guidance_term(
     """
     check_choice("order", order, GUIDANCE_ORDERS)
     beta = check_positive("beta", beta)
-    if not callable(objective):
-        raise TypeError(f"objective must be callable, got {type(objective).__name__}")
+    check_takes("objective", objective, "objective(x)", 1)
     if posterior_variance is not None:   # checked whatever the order (NaN passed unused with order="first")
         posterior_variance = check_nonnegative("posterior_variance", posterior_variance)
     if not isinstance(model, ScoreModel):

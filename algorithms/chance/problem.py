@@ -34,9 +34,9 @@ import torch
 from algorithms._validation import (
     as_float_array,
     as_real_array,
-    check_callable,
     check_count,
     check_seed,
+    check_takes,
 )
 from algorithms.core import Problem
 
@@ -127,8 +127,8 @@ class ChanceConstrainedProblem(Problem):
     _g_unit: float = field(default=1.0, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        check_callable("f", self.f)
-        check_callable("g", self.g)
+        check_takes("f", self.f, "f(x)", 1)   # a wrong arity failed at the probe with Python's message
+        check_takes("g", self.g, "g(x, h)", 2)
         rho = check_rho(self.rho)
         object.__setattr__(self, "rho", rho)
         h = as_float_array("h_samples", self.h_samples)
@@ -153,7 +153,7 @@ class ChanceConstrainedProblem(Problem):
         object.__setattr__(self, "lower", lower)
         object.__setattr__(self, "upper", upper)
         if self.h_sampler is not None:
-            check_callable("h_sampler", self.h_sampler)
+            check_takes("h_sampler", self.h_sampler, "h_sampler(rng, k)", 2)
         check_count("n_fresh", self.n_fresh, 1)
         if self.linear is not None and not isinstance(self.linear, LinearStructure):
             raise TypeError(f"linear must be a LinearStructure or None, got {type(self.linear).__name__}")

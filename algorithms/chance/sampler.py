@@ -31,13 +31,13 @@ import torch
 
 from algorithms._validation import (
     check_bool,
-    check_callable,
     check_choice,
     check_count,
     check_int_at_least,
     check_nonnegative,
     check_positive,
     check_seed,
+    check_takes,
     check_torch_dtype,
 )
 from algorithms.chance.diffusion import ScoreModel
@@ -90,15 +90,14 @@ def guided_reverse_sample(
     """
     if not isinstance(model, ScoreModel):
         raise TypeError(f"model must be a ScoreModel, got {type(model).__name__}")
-    if not callable(objective):
-        raise TypeError(f"objective must be callable, got {type(objective).__name__}")
+    check_takes("objective", objective, "objective(x)", 1)
     n_samples = check_count("n_samples", n_samples, 1)
     beta = check_positive("beta", beta)
     check_choice("guidance", guidance, GUIDANCE_ORDERS)
     n_steps = check_count("n_steps", n_steps, 1)   # 2**40 steps ran on (a hang)
     corrector_steps = check_count("corrector_steps", corrector_steps, 0)
     if on_step is not None:
-        check_callable("on_step", on_step)
+        check_takes("on_step", on_step, "on_step(k, t, x)", 3)
     snr = check_positive("snr", snr)
     seed = check_seed(seed)   # the int: torch's manual_seed refused a numpy integer
     if max_steps is not None:   # a count: 1.5 was cut to 1, inf overflowed int()

@@ -524,3 +524,13 @@ def test_round7_ard_kernels_compare_and_hash_by_value():
     assert ard == Kernel("se", lengthscale=[0.1, 0.2]) and ard != Kernel("se", lengthscale=[0.1, 0.3])
     assert hash(ard) == hash(pickle.loads(pickle.dumps(ard)))
     assert hash(CEI(kernel=ard)) == hash(CEI(kernel=ard))
+
+
+def test_phase2_user_callables_of_the_wrong_arity_are_named():
+    # heldout7 B: Python's "<lambda>() takes 0 positional arguments but 1 was given" named neither f nor c
+    with pytest.raises(TypeError, match=r"^f must take 1 positional argument\(s\), as in f\(x\)"):
+        _problem(f=lambda: 1.0)
+    with pytest.raises(TypeError, match=r"^c must take 1 positional argument\(s\), as in c\(x\)"):
+        _problem(c=lambda: 0.0, n_constraints=1)
+    with pytest.raises(TypeError, match=r"^f must take 1"):
+        constrained_minimum(lambda: 1.0, lambda x: 0.0, [[0.0, 1.0]])

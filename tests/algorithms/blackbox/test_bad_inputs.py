@@ -477,3 +477,15 @@ def test_round7_run_result_checks_its_fields():
         RunResult("done", 1, 0, [], np.zeros((1, 2)))
     with pytest.raises(ValueError, match=r"^generations must be an int >= 0"):
         RunResult("budget", -1, 0, [], np.zeros((1, 2)))
+
+
+def test_phase2_numpy_bool_arity_and_a_2_by_d_bounds_array():
+    # heldout7 A, B, G: vectorized=np.False_ was refused ("must be a bool, got bool_"), f of the wrong arity
+    # reached Python's message at the first evaluation, a (2, d) array of the rows lower, upper was refused
+    assert BlackBoxProblem(lambda x: 0.0, BOX, 5, vectorized=np.False_).vectorized is False
+    with pytest.raises(TypeError, match=r"^f must take 1 positional argument\(s\)"):
+        BlackBoxProblem(lambda: 0.0, BOX, 5)
+    with pytest.raises(TypeError, match=r"^controller must take 1 positional argument\(s\)"):
+        _run(controller=lambda: None)
+    p = BlackBoxProblem(lambda x: float(x @ x), np.array([[-1.0, -2.0], [1.0, 2.0]]), 5)
+    assert p.lower.tolist() == [-1.0, -2.0] and p.upper.tolist() == [1.0, 2.0]

@@ -498,3 +498,12 @@ def test_round7_linear_baselines_answer_in_any_units(algorithm):
         assert sol.retcode is reference.retcode
         np.testing.assert_allclose(sol.x, reference.x, atol=1e-6)
         assert sol.stats.empirical_violation == reference.stats.empirical_violation
+
+
+def test_phase2_user_callables_of_the_wrong_arity_are_named():
+    with pytest.raises(TypeError, match=r"^g must take 2 positional argument\(s\), as in g\(x, h\)"):
+        _ccp(g=lambda x: x)
+    with pytest.raises(TypeError, match=r"^on_step must take 3 positional argument\(s\)"):
+        guided_reverse_sample(_gauss(), lambda z: z[:, 0], n_samples=2, beta=1.0, on_step=lambda k: True)
+    with pytest.raises(TypeError, match=r"^objective must take 1 positional argument\(s\)"):
+        guidance_term(_gauss(), lambda: 0.0, torch.zeros(2, 1, dtype=torch.float64), 0.5, beta=1.0)
