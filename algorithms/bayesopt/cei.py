@@ -36,9 +36,11 @@ Stopping and retcodes (``tol`` defaults to 1e-6):
   nothing certifies optimality, so a run never ends in ``Success``. A feasible evaluation below f*
   (beyond 1e-6 relative) shows f* is not the minimum: the solve raises ``ValueError`` naming ``f_star``.
 * ``Stalled``: f* is unknown and the maximal CEI found fell to <= ``tol`` (the model expects no
-  point to improve). That is the model's belief, not a certificate: ``tol`` is absolute (in f's
-  units) and a misspecified kernel (a lengthscale far too long) makes CEI small everywhere, so a
-  run can stall after a few steps with a large regret; check the model before trusting it.
+  point to improve). That is the model's belief, not a certificate: a ``tol`` given to ``solve`` is
+  absolute (in f's units); the default is 1e-6 times the standard deviation of the observed f values
+  (so the same problem in other units stalls alike). A misspecified kernel (a lengthscale far too
+  long) makes CEI small everywhere, so a run can stall after a few steps with a large regret; check
+  the model before trusting it.
 * ``MaxIters``: ``maxiters`` (default 50) CEI evaluations after the initial design ran out first.
   If no feasible point was found by then, ``sol.x`` is the point of least constraint violation
   and ``sol.value`` its f (not a feasible value).
@@ -501,6 +503,15 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
     U = problem.to_unit(hist.X)
     surrogates.update(U, hist.f, hist.c, (U, np.arange(len(U))), seed)
 
+    def stall_tolerance() -> float:
+        # the default tol is relative to the spread of the observed f (unit-free: f x 2**-20 stalled at
+        # iteration 0 with an absolute 1e-6); a tol the caller gives stays absolute, in f's units
+        if options.tol is not None:
+            return tol
+        finite = np.asarray(F)[np.isfinite(F)]
+        spread = float(finite.std()) if finite.size else 0.0
+        return tol * (spread if spread > 0 else 1.0)
+
     def regret() -> float | None:
         if problem.f_star is None:
             return None
@@ -520,7 +531,7 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
         U = problem.to_unit(hist.X)
         best = float(hist.best_feasible()[-1])
         u, log_value = algorithm.maximize_acquisition(surrogates, U, hist.f, hist.c, best, rng)
-        if problem.f_star is None and np.isfinite(best) and log_value <= np.log(tol):
+        if problem.f_star is None and np.isfinite(best) and log_value <= np.log(stall_tolerance()):
             retcode = RetCode.Stalled
             break
         x = problem.from_unit(u)

@@ -534,3 +534,16 @@ def test_phase2_user_callables_of_the_wrong_arity_are_named():
         _problem(c=lambda: 0.0, n_constraints=1)
     with pytest.raises(TypeError, match=r"^f must take 1"):
         constrained_minimum(lambda: 1.0, lambda x: 0.0, [[0.0, 1.0]])
+
+
+def test_phase2_default_stall_tolerance_is_unit_free():
+    # heldout7 R2 (bayesopt.edge.units_f_scaled): f x 2**-20 stalled at iteration 0 under the absolute default
+    # 1e-6; the default is now relative to the observed f's spread, a given tol stays absolute
+    def run(scale, **kw):
+        prob = _problem(f=lambda x, s=scale: s * float(x @ x), initial=4)
+        return solve(prob, CEI(n_candidates=50, n_restarts=1), maxiters=3, seed=0, **kw)
+
+    one, tiny = run(1.0), run(2.0**-20)
+    assert tiny.retcode is one.retcode and tiny.stats.iterations == one.stats.iterations
+    np.testing.assert_allclose(tiny.x, one.x, atol=1e-6)
+    assert run(2.0**-20, tol=1e-6).retcode.name == "Stalled"   # an explicit tol: absolute, as documented
