@@ -771,3 +771,20 @@ def check_module_state_fits(module: Any, state_dict: Any, strict: bool = True,
         if missing or unexpected:
             raise ValueError(f"{where} does not match {type(module).__name__}'s parameters: missing keys "
                              f"{missing}, unexpected keys {unexpected}")
+
+
+def check_arity(name: str, fn: Any, n: int, call: str = "") -> None:
+    """A user callable that can be called with ``n`` positional arguments, checked when it is given: Python's
+    own TypeError at the first call ("<lambda>() takes 0 positional arguments but 1 was given") named neither
+    the argument nor how it is called. Callables without a signature (some builtins) pass as they are."""
+    import inspect
+
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(*([None] * n))
+    except TypeError as exc:
+        how = f" (it is called as {call})" if call else ""
+        raise TypeError(f"{name} must take {n} positional argument(s){how}: {exc}") from None

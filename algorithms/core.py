@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 from plum import Dispatcher
 
-from algorithms._validation import backend_cap, check_seed
+from algorithms._validation import backend_cap, check_arity, check_seed
 
 __all__ = [
     "Algorithm",
@@ -237,6 +237,8 @@ class SolveOptions:
         object.__setattr__(self, "seed", _checked_seed(self.seed))
         if self.callback is not None and not callable(self.callback):
             raise TypeError(f"callback must be callable or None, got {type(self.callback).__name__}")
+        if self.callback is not None:  # lambda: None met Python's TypeError at the first record
+            check_arity("callback", self.callback, 1, "callback(record)")
         for name in ("progress", "store_trace"):
             value = getattr(self, name)
             if not isinstance(value, bool | np.bool_):

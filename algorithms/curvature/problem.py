@@ -52,6 +52,7 @@ from algorithms._validation import (
     as_float_array,
     as_float_matrix,
     as_real_array,
+    check_arity,
     check_callable,
     check_choice,
     check_finite_real,
@@ -137,9 +138,9 @@ class CurvatureProblem(Problem):
 
     def __post_init__(self) -> None:
         check_str("name", self.name)
-        check_callable("f", self.f)
-        check_callable("grad", self.grad)
-        check_callable("curvature", self.curvature)
+        for name in ("f", "grad", "curvature"):
+            check_callable(name, getattr(self, name))
+            check_arity(name, getattr(self, name), 1, f"{name}(x)")
         object.__setattr__(self, "L_C", _check_curvature_constant(self.L_C))
         if not isinstance(self.name, str):
             raise TypeError(f"name must be a str, got {type(self.name).__name__}")
@@ -266,13 +267,20 @@ class CurvatureProblem(Problem):
     def dtype(self) -> np.dtype:
         return self.x0.dtype
 
+    def _check_point(self, x: Any) -> None:
+        if np.shape(x) != (self.dimension,):  # value(np.ones(3)) on a 2-d problem answered f's broadcast
+            raise ValueError(f"x must have shape ({self.dimension},) (the problem's dimension), got "
+                             f"{np.shape(x)}")
+
     def value(self, x: np.ndarray) -> float:
+        self._check_point(x)
         fx = self.f(x)
         if np.ndim(fx) != 0:
             raise ValueError(f"f(x) must return a scalar, got an array of shape {np.shape(fx)}")
         return returned_scalar("f(x)", fx)  # a str "1" was parsed by float(), a bool counted as 0/1
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
+        self._check_point(x)
         raw = self.grad(x)
         try:
             g = as_real_array("grad(x)", raw)
@@ -295,6 +303,7 @@ class CurvatureProblem(Problem):
         ValueError: curvature(x) must be symmetric (max |C - Cᵀ| = 2)
         """
         d = self.dimension
+        self._check_point(x)
         raw = self.curvature(x)
         try:
             C = as_real_array("curvature(x)", raw)
@@ -611,6 +620,8 @@ def sum_of_squared_absolutely_convex(
     """
     check_callable("residuals", residuals)
     check_callable("jacobian", jacobian)
+    check_arity("residuals", residuals, 1, "residuals(x)")
+    check_arity("jacobian", jacobian, 1, "jacobian(x)")
     d = as_float_array("x0", x0, ndim=1).size
 
     # shapes are checked at every call (a non-finite value is left to the solver: Diverged)

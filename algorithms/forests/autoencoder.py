@@ -196,9 +196,17 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         if isinstance(X, pd.DataFrame) and (fitting or self._frame_fitted_):
             self._frame_fitted_ = True
             return self._encode_frame(X, fitting=fitting)
+        if isinstance(X, np.matrix):  # scikit-learn refuses np.matrix; its rows are a 2-D array's
+            X = np.asarray(X)
         if not sp.issparse(X):
-            array = np.asarray(X) if not isinstance(X, pd.DataFrame) else X.to_numpy()
-            if array.dtype.kind in "USO":  # sklearn's exception types (ValueError for a string,
+            try:
+                array = np.asarray(X) if not isinstance(X, pd.DataFrame) else X.to_numpy()
+            except ValueError as exc:  # ragged rows: numpy's "inhomogeneous shape" did not name X
+                raise ValueError(f"X must be a 2-D array-like with rows of one length: {exc}") from None
+            if array.dtype.kind in "US":  # numeric strings were parsed silently (README: refused)
+                raise ValueError(f"X must be numeric, got string entries (dtype {array.dtype}); pass "
+                                 "numbers, or a DataFrame for categorical columns")
+            if array.dtype.kind in "O":  # sklearn's exception types (ValueError for a string,
                 try:                           # TypeError for an object), naming X and the way out
                     array.astype(np.float64)
                 except (TypeError, ValueError) as exc:

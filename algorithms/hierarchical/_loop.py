@@ -81,6 +81,22 @@ def _first_step(step: Callable[..., tuple[np.ndarray, np.ndarray, dict]], x: np.
                         f"{y.shape}; check their lengths): {exc}") from exc
 
 
+def _check_oracles(problem: Any, x: np.ndarray, y: np.ndarray) -> None:
+    """A run that stops at its start never called the oracles: check their shapes once (a throwaway
+    generator, so no draw of the run's own is used), so a ``grad`` returning (g_y, g_x) swapped is refused
+    there too, not accepted with a Success."""
+    rng = np.random.default_rng(0)
+    if hasattr(problem, "oracle"):
+        gx, gy = problem.oracle(x, y, rng)
+        checked("grad(x, y, rng)[0]", gx, x), checked("grad(x, y, rng)[1]", gy, y)
+    else:
+        fx, fy = problem.upper_oracle(x, y, rng)
+        checked("upper_grad x-part", fx, x), checked("upper_grad y-part", fy, y)
+        checked("lower_grad", problem.lower_oracle(x, y, rng), y)
+        cross, hess = problem.hvp_oracle(x, y, y, rng)
+        checked("lower_hvp xy-part", cross, x), checked("lower_hvp yy-part", hess, y)
+
+
 def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarray, np.ndarray, dict]],
         stats: Stats, desc: str) -> Solution:
     x, y = problem.x0.copy(), problem.y0.copy()
@@ -99,6 +115,8 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
             if tol is None:
                 tol = DEFAULT_TOL * min(1.0, grad_norm)
             if grad_norm <= tol:
+                if t == 1:
+                    _check_oracles(problem, x, y)
                 retcode = RetCode.Success
                 monitor.record(iteration=t, grad_phi_norm=grad_norm)
                 break

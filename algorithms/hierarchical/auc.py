@@ -66,8 +66,9 @@ class ScoreNet(nn.Module):
         check_positive_int("hidden", hidden)
         seed = check_seed(seed)
         generator = torch.Generator().manual_seed(seed)
-        self.hidden = nn.Linear(in_features, hidden, dtype=torch.float64)
-        self.output = nn.Linear(hidden, out_features, dtype=torch.float64)
+        # skip_init: nn.Linear's own init drew from torch's global generator (a user's seeded stream moved)
+        self.hidden = nn.utils.skip_init(nn.Linear, in_features, hidden, dtype=torch.float64)
+        self.output = nn.utils.skip_init(nn.Linear, hidden, out_features, dtype=torch.float64)
         with torch.no_grad():
             for layer in (self.hidden, self.output):
                 bound = 1.0 / math.sqrt(layer.in_features)

@@ -38,8 +38,10 @@ import numpy as np
 from algorithms._validation import (
     allocates,
     as_float_array,
+    check_arity,
     check_callable,
     check_choice,
+    check_finite_real,
     check_nonnegative,
     check_positive,
     check_positive_int,
@@ -124,8 +126,9 @@ class MinimaxProblem(Problem):
     noise: str = "gaussian"
 
     def __post_init__(self) -> None:
-        for name in ("grad", "phi", "grad_phi"):
+        for name, call in (("grad", "grad(x, y, rng)"), ("phi", "phi(x)"), ("grad_phi", "grad_phi(x)")):
             check_callable(name, getattr(self, name))
+            check_arity(name, getattr(self, name), call.count(",") + 1, call)
         x0 = _vector("x0", self.x0)
         object.__setattr__(self, "x0", x0)
         object.__setattr__(self, "y0", _vector("y0", self.y0).astype(x0.dtype))
@@ -167,8 +170,11 @@ class BilevelProblem(Problem):
     noise: str = "gaussian"
 
     def __post_init__(self) -> None:
-        for name in ("upper_grad", "lower_grad", "lower_hvp", "phi", "grad_phi"):
+        calls = (("upper_grad", "upper_grad(x, y, rng)"), ("lower_grad", "lower_grad(x, y, rng)"),
+                 ("lower_hvp", "lower_hvp(x, y, v, rng)"), ("phi", "phi(x)"), ("grad_phi", "grad_phi(x)"))
+        for name, call in calls:
             check_callable(name, getattr(self, name))
+            check_arity(name, getattr(self, name), call.count(",") + 1, call)
         x0 = _vector("x0", self.x0)
         object.__setattr__(self, "x0", x0)
         object.__setattr__(self, "y0", _vector("y0", self.y0).astype(x0.dtype))
@@ -225,9 +231,9 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
     >>> round(float(prob.phi(np.array([0.0]))), 6)
     1.0
     """
-    for name, value in (("coupling", coupling), ("x0", x0), ("y0", y0)):
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            raise ValueError(f"{name} must be a finite real number, got {value!r}")
+    # the shared check: numpy scalars (np.float32(2.0)) accepted, as floats
+    coupling, x0, y0 = (check_finite_real(name, value) for name, value in
+                        (("coupling", coupling), ("x0", x0), ("y0", y0)))
     if coupling == 0:
         raise ValueError("coupling must be nonzero (with c = 0, x and y decouple), got 0")
     if dtype not in (np.float32, np.float64):
@@ -262,10 +268,7 @@ def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noi
     dim_x, dim_y = check_positive_int("dim_x", dim_x), check_positive_int("dim_y", dim_y)
     seed = check_seed(seed)
     check_nonnegative("reg", reg)
-    for name, value in (("mu_g", mu_g), ("l_g1", l_g1)):
-        if isinstance(value, bool) or not isinstance(value, int | float) or not (
-                math.isfinite(value) and value > 0):
-            raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    mu_g, l_g1 = check_positive("mu_g", mu_g), check_positive("l_g1", l_g1)  # numpy scalars accepted
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
     rng = np.random.default_rng(seed)

@@ -309,7 +309,7 @@ def check_cvrp_routes(instance: CVRPInstance, routes: Any) -> list[list[int]]:
     for k, r in enumerate(out):
         load = int(instance.demands[r].sum())
         if load > instance.capacity:
-            raise ValueError(f"route {k} carries {load} > capacity {instance.capacity}")
+            raise ValueError(f"routes[{k}] carries {load} > capacity {instance.capacity}")
     return out
 
 

@@ -438,9 +438,7 @@ class DynamicMatchoidMaximizer:
         self.eps = _check_eps(eps)
         self.seed = _check_optional_seed(seed)
         self.max_value = _check_max_value(max_value)
-        if not isinstance(monotone, bool):
-            raise TypeError(f"monotone must be a bool, got {type(monotone).__name__}")
-        self.monotone = monotone
+        self.monotone = check_bool("monotone", monotone)  # np.False_ (a comparison's result) accepted
         self.max_guess = check_choice("max_guess", max_guess, MAX_GUESSES)
         # max_guess="current": f({v}) of the present elements and how many have each ⌈log₂ f({v})⌉
         self._singletons: dict[Hashable, float] = {}
@@ -700,8 +698,7 @@ class DynamicMatchoid(Algorithm):
     def __post_init__(self) -> None:
         _check_eps(self.eps)
         _check_max_value(self.max_value)
-        if not isinstance(self.monotone, bool):
-            raise TypeError(f"monotone must be a bool, got {type(self.monotone).__name__}")
+        object.__setattr__(self, "monotone", check_bool("monotone", self.monotone))  # numpy bools too
         check_choice("max_guess", self.max_guess, MAX_GUESSES)
 
 

@@ -88,8 +88,8 @@ class _IndexFunction:
     def _check(self, subset: frozenset) -> None:
         for element in subset:
             if not isinstance(element, int | np.integer) or not 0 <= element < self.n:
-                raise ValueError(f"{type(self).__name__}: elements must be ints in [0, {self.n}), got "
-                                 f"{element!r}")
+                raise ValueError(f"{type(self).__name__}: subset elements must be ints in [0, {self.n}), "
+                                 f"got {element!r}")
 
 
 class DirectedCut(_IndexFunction):

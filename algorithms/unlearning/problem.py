@@ -98,6 +98,7 @@ def forget_split(X: Any, y: Any, forget: Sequence[int]) -> tuple[Samples, Sample
     outside = sorted({int(i) for i in indices if not 0 <= i < n})
     if outside:
         raise ValueError(f"forget indices must be in the training set (0 <= i < {n}), got {outside}")
+    indices = indices.astype(np.int64)  # int8/uint8 indices reached torch's "must be long" IndexError
     if len(set(indices.tolist())) != indices.size:
         raise ValueError(f"forget indices must not repeat, got {sorted(indices.tolist())}")
     mask = torch.zeros(n, dtype=torch.bool)

@@ -147,3 +147,10 @@ def test_factory_built_problems_pickle():
         assert clone.phi(clone.x0) == problem.phi(problem.x0)
         if algorithm is not None:
             assert solve(clone, algorithm, maxiters=5).value == solve(problem, algorithm, maxiters=5).value
+
+
+def test_callback_of_the_wrong_arity_is_named():
+    # #43 round 7 (heldout7 B): callback=lambda: None met Python's own TypeError at the first record
+    with pytest.raises(TypeError, match=r"^callback must take 1 positional argument"):
+        SolveOptions(callback=lambda: None)
+    assert SolveOptions(callback=print).callback is print

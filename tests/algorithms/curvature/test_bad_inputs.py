@@ -294,3 +294,19 @@ def test_f_star_below_the_minimum_is_refused_at_the_stationary_point(algorithm):
                             curvature=lambda x: 2 * np.eye(2), L_C=0.0, x0=np.ones(2), f_star=0.0, L=2.0)
     with pytest.raises(ValueError, match=r"^f_star = 0\.0 is below f's minimum"):
         solve(prob, getattr(curvature, algorithm)(), maxiters=100)
+
+
+def test_heldout7_arity_and_point_shape():
+    # #43 round 7 (heldout7 B, D): f=lambda: 1.0 met Python's TypeError; value(np.ones(3)) on a 2-d problem
+    # answered f's broadcast (3.0)
+    from algorithms.curvature import CurvatureProblem
+
+    kw = dict(f=lambda x: float(x @ x), grad=lambda x: 2 * x, curvature=lambda x: 2 * np.eye(2), L_C=0.0,
+              x0=np.ones(2))
+    for name in ("f", "grad", "curvature"):
+        with pytest.raises(TypeError, match=rf"^{name} must take 1 positional argument"):
+            CurvatureProblem(**(kw | {name: lambda: 1.0}))
+    prob = CurvatureProblem(**kw)
+    for method in (prob.value, prob.gradient, prob.curvature_at):
+        with pytest.raises(ValueError, match=r"^x must have shape \(2,\)"):
+            method(np.ones(3))

@@ -201,8 +201,13 @@ def test_fit_on_strings_names_X():
     auto = RFAutoencoder(n_components=1, n_estimators=3, random_state=0)
     check_bad_input(BadInput(RFAutoencoder.fit, lambda: auto.fit(strings), ValueError,
                              ("X", "numeric", "DataFrame"), "strings"))
+    # #43 round 7 (heldout7 D): numeric strings were parsed in silence; string entries are refused (README)
     numeric_strings = np.array([["1", "2"], ["3", "4"], ["5", "7"], ["6", "8"]])
-    assert auto.fit(numeric_strings).n_features_in_ == 2
+    check_bad_input(BadInput(RFAutoencoder.fit, lambda: auto.fit(numeric_strings), ValueError,
+                             ("X", "numeric", "DataFrame"), "numeric strings"))
+    assert auto.fit(np.asmatrix(numeric_strings.astype(float))).n_features_in_ == 2  # np.matrix: its array
+    with pytest.raises(ValueError, match=r"^X must be a 2-D array-like with rows of one length"):
+        auto.fit([[1.0, 2.0], [3.0], [4.0, 5.0], [6.0, 7.0]])
 
 
 def test_huge_maxiters_is_clamped_for_arpack():

@@ -242,3 +242,32 @@ def test_default_tolerance_does_not_pass_the_start_on_a_small_unit(algorithm):
     small = solve(scaled(1e-7), algorithm, maxiters=200)
     assert small.retcode is not RetCode.Success or small.original["grad_phi_norm"][-1] <= 1e-9
     assert solve(scaled(1.0), algorithm, maxiters=2000).retcode is RetCode.Success
+
+
+def test_heldout7_numpy_scalars_arity_oracle_shapes_and_global_rng():
+    # #43 round 7 (heldout7 A, B, D, E): np.float32 x0/coupling/mu_g refused by the factories; grad=lambda: 0
+    # met Python's TypeError; a run stopping at its start never checked grad's shapes (swapped (g_y, g_x)
+    # accepted); ScoreNet (so auc_minimax) advanced torch's global generator
+    import random
+    from dataclasses import replace
+
+    import torch
+
+    from algorithms.hierarchical import ScoreNet, auc_minimax, quadratic_bilevel
+
+    assert synthetic_minimax(x0=np.float32(2.0), coupling=np.float32(0.5)).x0.tolist() == [2.0]
+    assert quadratic_bilevel(mu_g=np.float32(0.5), l_g1=np.float64(2.0)).mu_g == 0.5
+    base = synthetic_minimax()
+    for name in ("grad", "phi", "grad_phi"):
+        with pytest.raises(TypeError, match=rf"^{name} must take"):
+            replace(base, **{name: lambda: 0.0})
+    swapped = MinimaxProblem(grad=lambda x, y, r: (np.ones(1), np.ones(2)), phi=lambda x: 0.0,
+                             grad_phi=lambda x: 0 * x, x0=np.ones(2), y0=np.ones(1))
+    with pytest.raises(ValueError, match=r"^grad\(x, y, rng\)\[0\] must return an array of shape \(2,\)"):
+        solve(swapped, SGDA(), maxiters=5)
+    torch.manual_seed(0), random.seed(0)
+    before = (torch.rand(1).item(), random.random())
+    torch.manual_seed(0), random.seed(0)
+    ScoreNet(3)
+    solve(auc_minimax(n_samples=40), AdaMinimax(), maxiters=5, seed=4)
+    assert (torch.rand(1).item(), random.random()) == before

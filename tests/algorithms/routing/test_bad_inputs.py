@@ -516,3 +516,10 @@ def test_save_checkpoint_checks_before_writing(tmp_path):
     assert list(tmp_path.iterdir()) == []
     train_mod.save_checkpoint(str(tmp_path / "a.pt"), model, {"problem": "tsp", "loss": float("nan")})
     assert train_mod.load_checkpoint(str(tmp_path / "a.pt"))[1]["problem"] == "tsp"
+
+
+def test_heldout7_overloaded_route_names_routes():
+    # #43 round 7 (heldout7 C): "route 0 carries 3 > capacity 2" did not name the argument routes
+    instance = CVRPInstance(SQ, [0, 1, 1, 1], 2)
+    with pytest.raises(ValueError, match=r"^routes\[0\] carries 3 > capacity 2"):
+        prob.cvrp_cost(instance, [[1, 2, 3]])

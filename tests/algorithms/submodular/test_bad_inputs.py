@@ -192,3 +192,18 @@ def test_problems_keep_their_own_checked_sequences():
     updates.append(("delete", 2))
     assert stream.updates == (("insert", 0), ("insert", 1))
     assert solve(stream, DynamicMatchoid()).stats.iterations == 2
+
+
+def test_heldout7_numpy_bools_arity_and_subset_names():
+    # #43 round 7 (heldout7 A, B, C): monotone=np.False_ refused as "must be a bool, got bool_"; f=lambda: 1.0
+    # met Python's TypeError; GraphCut's out-of-range message named "elements" for the argument subset
+    from algorithms.submodular import DynamicMatchoid, DynamicMatchoidMaximizer, Matchoid, UniformMatroid
+
+    M = Matchoid([UniformMatroid(2, ground=range(3))])
+    assert DynamicMatchoid(monotone=np.False_).monotone is False
+    assert DynamicMatchoidMaximizer(len, M, monotone=np.True_).monotone is True
+    with pytest.raises(TypeError, match=r"^f must take 1 positional argument"):
+        MatchoidMaximization(lambda: 1.0, M, range(3))
+    cut = GraphCut(nx.path_graph(3))
+    with pytest.raises(ValueError, match=r"subset elements must be ints in \[0, 3\)"):
+        cut.to_nodes({7})

@@ -346,3 +346,10 @@ def test_predict_empty_batch_and_loss_samples():
         problem.loss(problem.params, (X,))
     with pytest.raises(ValueError, match=r"^samples must hold at least one row"):
         problem.loss(problem.params, (X[:0], problem.retain[1][:0]))
+
+
+def test_heldout7_forget_split_small_int_indices():
+    # #43 round 7 (heldout7 A): int8 indices reached torch's "tensors used as indices must be long" IndexError
+    X, y = torch.randn(5, 2, dtype=torch.float64), torch.randn(5, dtype=torch.float64)
+    (_, _), (Xf, _) = forget_split(X, y, np.array([1], dtype=np.int8))
+    assert torch.equal(Xf, X[1:2])
