@@ -205,7 +205,7 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
                 raise ValueError(f"X must be a 2-D array-like with rows of one length: {exc}") from None
             if array.dtype.kind in "US":  # numeric strings were parsed silently (README: refused)
                 raise ValueError(f"X must be numeric, got string entries (dtype {array.dtype}); pass "
-                                 "numbers, or a DataFrame for categorical columns")
+                                 "numbers, or pass a DataFrame for categorical columns")
             if array.dtype.kind in "O":  # sklearn's exception types (ValueError for a string,
                 try:                           # TypeError for an object), naming X and the way out
                     array.astype(np.float64)
