@@ -788,3 +788,18 @@ def check_arity(name: str, fn: Any, n: int, call: str = "") -> None:
     except TypeError as exc:
         how = f" (it is called as {call})" if call else ""
         raise TypeError(f"{name} must take {n} positional argument(s){how}: {exc}") from None
+
+
+def clone_tensors(value: Any) -> Any:
+    """``value`` with every tensor inside (dicts, lists, tuples) replaced by a detached copy: a
+    ``state_dict()`` that hands out its live buffers lets another optimizer's ``load_state_dict`` (torch's
+    keeps tensors of the right dtype and device as they are) share them, and both then update one buffer."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, dict):
+        return {k: clone_tensors(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(clone_tensors(v) for v in value)
+    return value

@@ -52,6 +52,7 @@ from algorithms._validation import (
     check_positive_int,
     check_saved_hyperparameters,
     check_seed,
+    clone_tensors,
 )
 from algorithms.core import (
     Algorithm,
@@ -284,7 +285,8 @@ class SAM(torch.optim.Optimizer):
     def state_dict(self) -> dict[str, Any]:
         """torch's optimizer state (groups with ``rho``, ``normalize``) plus ``base_optimizer``'s."""
         out = super().state_dict()
-        out["base_optimizer"] = self.base_optimizer.state_dict()
+        out["state"] = clone_tensors(out["state"])      # snapshots, not the live buffers (another optimizer
+        out["base_optimizer"] = clone_tensors(self.base_optimizer.state_dict())  # loading them shares them)
         out["base_optimizer_class"] = type(self.base_optimizer).__name__
         return out
 

@@ -63,6 +63,7 @@ from algorithms._validation import (
     check_positive_int,
     check_saved_hyperparameters,
     check_seed,
+    clone_tensors,
 )
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.optimizers.finetune import FinetuneTask, run_finetune
@@ -402,7 +403,7 @@ class BlockOptimizer(torch.optim.Optimizer):
     def state_dict(self) -> dict[str, Any]:
         """torch's groups, the active block's base state (``base``) and the schedule position."""
         out = super().state_dict()
-        out["base"] = self._base_optimizer.state_dict()
+        out["base"] = clone_tensors(self._base_optimizer.state_dict())  # a snapshot, not the live moments
         out["schedule"] = {"epoch": self._epoch, "position": self._position, "block_step": self._block_step,
                            "num_blocks": self.num_blocks,
                            "block_names": [list(block) for block in self.block_names],

@@ -404,3 +404,19 @@ def test_optimizer_training_hashes_by_value():
 def test_transformer_names_tokens_on_another_device():
     with pytest.raises(ValueError, match="tokens must be on the model's device"):
         Transformer(8, 16, 1, context=4)(torch.zeros(2, 4, dtype=torch.long, device="meta"))
+
+
+def test_torch_muon_continues_from_our_state_dict_step_for_step():
+    torch.manual_seed(0)
+    w = torch.nn.Parameter(torch.randn(4, 3))
+    g1, g2 = torch.randn(4, 3), torch.randn(4, 3)
+    ours = Muon([w], lr=0.02, head="muon")
+    w.grad = g1.clone()
+    ours.step()
+    w2 = torch.nn.Parameter(w.detach().clone())
+    theirs = torch.optim.Muon([w2], lr=0.02)
+    theirs.load_state_dict(ours.state_dict())       # a snapshot: the two no longer share one buffer
+    w.grad, w2.grad = g2.clone(), g2.clone()
+    ours.step()
+    theirs.step()
+    assert torch.equal(w, w2)

@@ -346,3 +346,14 @@ def test_bcd_with_name_lists_is_hashable():
     lists = BlockCoordinateDescent(blocks=(["a"], ["b"]))
     tuples = BlockCoordinateDescent(blocks=(("a",), ("b",)))
     assert hash(lists) == hash(tuples)
+
+
+def test_block_optimizer_state_dict_is_a_snapshot():
+    model = _model()
+    opt = BlockOptimizer(model, lr=0.01, switch_every=5)
+    model(torch.ones(2, 3)).sum().backward()
+    opt.step()
+    saved = opt.state_dict()
+    live = opt.base_optimizer.state[next(iter(opt.base_optimizer.state))]
+    entry = saved["base"]["state"][0]
+    assert all(entry[k] is not live[k] for k in entry if isinstance(entry[k], torch.Tensor))
