@@ -790,6 +790,22 @@ def check_arity(name: str, fn: Any, n: int, call: str = "") -> None:
         raise TypeError(f"{name} must take {n} positional argument(s){how}: {exc}") from None
 
 
+def check_call_signature(name: str, fn: Any, call: str, *args: Any, **kwargs: Any) -> None:
+    """A user callable that accepts the call the library makes (``fn(*args, **kwargs)``), checked when it is
+    given: a factory without the keywords it is called with failed later with Python's "got an unexpected
+    keyword argument", naming neither the argument nor the call. No signature: passes as it is."""
+    import inspect
+
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise TypeError(f"{name} must accept the call {call}: {exc}") from None
+
+
 def clone_tensors(value: Any) -> Any:
     """``value`` with every tensor inside (dicts, lists, tuples) replaced by a detached copy: a
     ``state_dict()`` that hands out its live buffers lets another optimizer's ``load_state_dict`` (torch's

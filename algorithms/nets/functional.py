@@ -29,7 +29,7 @@ from typing import Any
 import torch
 from torch.func import functional_call, grad_and_value, jacfwd, jacrev, jvp, vmap
 
-from algorithms._validation import check_finite_data
+from algorithms._validation import check_arity, check_finite_data
 
 __all__ = [
     "flat_forward",
@@ -119,9 +119,11 @@ def flat_forward(module: torch.nn.Module) -> tuple[torch.Tensor, Callable[[torch
     return theta, forward
 
 
-def _check_function(name: str, fn) -> None:
+def _check_function(name: str, fn, n_args: int = 1) -> None:
     if not callable(fn):
         raise TypeError(f"{name} must be callable, got {type(fn).__name__}")
+    # Python's "takes 0 positional arguments but 1 was given" named neither the argument nor its call
+    check_arity(name, fn, n_args, "loss(theta)" if n_args == 1 else "sample_loss(theta, x, y)")
 
 
 def _check_theta(theta) -> None:
@@ -225,7 +227,7 @@ def _through_loss(run: Callable[[], torch.Tensor], name: str = "loss") -> torch.
 def per_sample_flat_grads(sample_loss: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor],
                           theta: torch.Tensor, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Rows ∇_θ ℓ(θ; x_i, y_i), shape (n, d); ``sample_loss(θ, x, y)`` takes one sample."""
-    _check_function("sample_loss", sample_loss)
+    _check_function("sample_loss", sample_loss, 3)
     _check_samples(theta, X, y)
     per_sample = vmap(grad_and_value(sample_loss), in_dims=(None, 0, 0), randomness="same")
     grads, values = _through_loss(lambda: per_sample(theta, X, y), "sample_loss")
@@ -240,7 +242,7 @@ def per_sample_flat_hessians(
     theta: torch.Tensor, X: torch.Tensor, y: torch.Tensor,
 ) -> torch.Tensor:
     """Stack of ∇²_θ ℓ(θ; x_i, y_i), shape (n, d, d)."""
-    _check_function("sample_loss", sample_loss)
+    _check_function("sample_loss", sample_loss, 3)
     _check_samples(theta, X, y)
     values = _through_loss(lambda: vmap(sample_loss, in_dims=(None, 0, 0), randomness="same")(theta, X, y),
                            "sample_loss")

@@ -48,7 +48,13 @@ import numpy as np
 import torch
 from torch.func import functional_call, grad, grad_and_value, jacrev, jvp, vmap
 
-from algorithms._validation import as_float_array, check_positive, check_positive_int, check_seed
+from algorithms._validation import (
+    as_float_array,
+    check_arity,
+    check_positive,
+    check_positive_int,
+    check_seed,
+)
 from algorithms.core import (
     Algorithm,
     IterationMonitor,
@@ -94,6 +100,7 @@ def _check_lr(lr: Any) -> float:
 def _check_fn(fn: Any) -> None:
     if not callable(fn):
         raise TypeError(f"fn must be callable (theta -> scalar loss), got {type(fn).__name__}")
+    check_arity("fn", fn, 1, "fn(theta)")
 
 
 def _through_fn(run: Callable[[], torch.Tensor]) -> torch.Tensor:
@@ -449,6 +456,7 @@ def stochastic_logabsdet(matvec: Callable[[torch.Tensor], torch.Tensor], dim: in
     """
     if not callable(matvec):
         raise TypeError(f"matvec must be callable (V -> A V), got {type(matvec).__name__}")
+    check_arity("matvec", matvec, 1, "matvec(V)")
     check_positive_int("dim", dim)
     check_positive_int("num_probes", num_probes)
     check_positive_int("lanczos_steps", lanczos_steps)

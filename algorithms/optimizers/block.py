@@ -56,6 +56,7 @@ import numpy as np
 import torch
 
 from algorithms._validation import (
+    check_call_signature,
     check_int_at_least,
     check_nonnegative,
     check_optimizer_state,
@@ -570,6 +571,12 @@ class BlockCoordinateDescent(Algorithm):
         if self.optimizer is not None and not callable(self.optimizer):
             raise TypeError(f"optimizer must be None or a callable with BlockOptimizer's keywords, got "
                             f"{type(self.optimizer).__name__}")
+        if self.optimizer is not None:
+            keywords = dict.fromkeys(("blocks", "switch_every", "order", "expansion", "expansion_lr_scale",
+                                      "lr", "seed", "weight_decay"))
+            check_call_signature("optimizer", self.optimizer, "optimizer(model, blocks=..., "
+                                 "switch_every=..., order=..., expansion=..., expansion_lr_scale=..., "
+                                 "lr=..., seed=..., weight_decay=...)", None, **keywords)
         if self.order not in ORDERS:
             raise ValueError(f"order must be one of {list(ORDERS)}, got {self.order!r}")
         if self.expansion not in EXPANSIONS:

@@ -32,6 +32,7 @@ from torch import nn
 
 from algorithms._validation import (
     check_built_optimizer,
+    check_call_signature,
     check_choice,
     check_count,
     check_nonnegative,
@@ -157,6 +158,12 @@ class OptimizerTraining(Algorithm):
                 raise TypeError(f"hyperparameters {unknown} are not keywords of "
                                 f"{OPTIMIZERS[self.optimizer][0].__name__} ({self.optimizer!r}); it takes "
                                 f"{sorted(set(params) - {'params', 'lr', 'weight_decay'})}")
+        if self.factory is not None:   # build() calls factory(groups, lr=..., **hyperparameters)
+            hyperparameters = dict(self.hyperparameters)
+            if self.optimizer == "grafted_shampoo":
+                hyperparameters.setdefault("grafting", "adam")
+            check_call_signature("factory", self.factory, "factory(param_groups, lr=..., **hyperparameters)",
+                                 None, lr=None, **hyperparameters)
 
     def __hash__(self) -> int:
         """By value, as the generated ``__eq__`` compares (the ``hyperparameters`` dict made the generated

@@ -284,3 +284,10 @@ def test_empirical_loss_keeps_its_own_copy_of_the_data():
     X[:] = 5.0
     y[:] = 1
     assert float(problem.value()) == before
+
+
+def test_fn_and_matvec_of_the_wrong_arity_are_named():
+    with pytest.raises(TypeError, match="fn must take 1 positional"):
+        gm.gd_map(lambda: 1.0, torch.ones(3, dtype=DT), 0.1)
+    with pytest.raises(TypeError, match="matvec must take 1 positional"):
+        gm.stochastic_logabsdet(lambda: 1, 3, num_probes=2, lanczos_steps=2)

@@ -428,3 +428,14 @@ def test_two_layer_mse_task_copies_tensors_it_was_given():
 def test_sam_training_stores_numpy_flags_as_bools():
     algorithm = SAMTraining(normalize=np.True_, batch_size=np.int64(2))
     assert algorithm.normalize is True and type(algorithm.batch_size) is int
+
+
+def test_user_functions_of_the_wrong_arity_are_named():
+    from algorithms.nets import flat_hessian, per_sample_flat_grads
+
+    theta = torch.ones(3, dtype=torch.float64)
+    with pytest.raises(TypeError, match=r"loss must take 1 positional argument\(s\) \(it is called as loss"):
+        flat_hessian(lambda: 1.0, theta)
+    with pytest.raises(TypeError, match="sample_loss must take 3 positional"):
+        per_sample_flat_grads(lambda t: t.sum(), theta, torch.ones(2, 3, dtype=torch.float64),
+                              torch.ones(2, dtype=torch.float64))

@@ -420,3 +420,9 @@ def test_torch_muon_continues_from_our_state_dict_step_for_step():
     ours.step()
     theirs.step()
     assert torch.equal(w, w2)
+
+
+def test_optimizer_training_factory_must_take_its_call():
+    with pytest.raises(TypeError, match="factory must accept the call"):
+        OptimizerTraining("adamw", factory=lambda: None)
+    OptimizerTraining("adamw", factory=torch.optim.AdamW)   # accepted

@@ -357,3 +357,11 @@ def test_block_optimizer_state_dict_is_a_snapshot():
     live = opt.base_optimizer.state[next(iter(opt.base_optimizer.state))]
     entry = saved["base"]["state"][0]
     assert all(entry[k] is not live[k] for k in entry if isinstance(entry[k], torch.Tensor))
+
+
+def test_factories_that_cannot_take_their_call_are_named_at_construction():
+    with pytest.raises(TypeError, match="optimizer must accept the call"):
+        BlockCoordinateDescent(optimizer=lambda: None)
+    with pytest.raises(TypeError, match="make_optimizer must take 2 positional"):
+        run_finetune(_finetune(), lambda: None, SolveOptions(maxiters=1))
+    BlockCoordinateDescent(optimizer=lambda model, **kw: BlockOptimizer(model, **kw))   # accepted
