@@ -7,7 +7,8 @@ unvisited customer whose demand fits the remaining load, else back to the depot)
 (c,e)) while one improves by more than ``tol`` (default 1e-10) times the largest distance (relative, so
 the tour does not depend on the coordinates' unit), at most ``maxiters`` moves
 per tour (default 10 000). ``Success`` = no improving 2-opt move is left (a 2-opt local
-optimum) and the answer passed our validity check; ``MaxIters`` = the move cap was reached.
+optimum) and the answer passed our validity check; ``MaxIters`` = the move cap was reached, and always with
+``maxiters=0`` (the nearest-neighbour construction, unimproved: ``solve``'s rule for a zero cap).
 
 References
 ----------
@@ -187,6 +188,7 @@ def _solve(problem: TSPInstance, algorithm: NearestNeighbor2Opt, options: SolveO
         relative_tol(problem.distances, options.tolerance(1e-10))
     )
     value = tsp_cost(problem, tour)
+    ok = ok and options.maxiters != 0  # maxiters=0: the construction, unimproved (solve's rule: MaxIters)
     return finish(problem, tour, value, RetCode.Success if ok else RetCode.MaxIters, options, moves)
 
 
@@ -203,4 +205,5 @@ def _solve(problem: CVRPInstance, algorithm: NearestNeighbor2Opt, options: Solve
         all_ok &= ok
         total += moves
     value = cvrp_cost(problem, out)
+    all_ok = all_ok and options.maxiters != 0  # routes of <= 2 customers were Success at maxiters=0
     return finish(problem, out, value, RetCode.Success if all_ok else RetCode.MaxIters, options, total)

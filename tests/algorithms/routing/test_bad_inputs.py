@@ -523,3 +523,14 @@ def test_heldout7_overloaded_route_names_routes():
     instance = CVRPInstance(SQ, [0, 1, 1, 1], 2)
     with pytest.raises(ValueError, match=r"^routes\[0\] carries 3 > capacity 2"):
         prob.cvrp_cost(instance, [[1, 2, 3]])
+
+
+def test_nn2opt_zero_cap_is_maxiters():
+    # #43 round 7 (heldout7 R2 note): a CVRP whose routes are too short for a 2-opt move returned Success at
+    # maxiters=0, where solve documents MaxIters for a zero cap
+    from algorithms.routing.nn2opt import NearestNeighbor2Opt
+
+    instance = CVRPInstance(SQ, [0, 1, 1, 1], 2)
+    for cap in (0, np.int64(0)):
+        assert solve(instance, NearestNeighbor2Opt(), maxiters=cap).retcode is RetCode.MaxIters
+    assert solve(instance, NearestNeighbor2Opt()).retcode is RetCode.Success
