@@ -773,23 +773,6 @@ def check_module_state_fits(module: Any, state_dict: Any, strict: bool = True,
                              f"{missing}, unexpected keys {unexpected}")
 
 
-def check_arity(name: str, fn: Any, n: int, call: str = "") -> None:
-    """A user callable that can be called with ``n`` positional arguments, checked when it is given: Python's
-    own TypeError at the first call ("<lambda>() takes 0 positional arguments but 1 was given") named neither
-    the argument nor how it is called. Callables without a signature (some builtins) pass as they are."""
-    import inspect
-
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return
-    try:
-        signature.bind(*([None] * n))
-    except TypeError as exc:
-        how = f" (it is called as {call})" if call else ""
-        raise TypeError(f"{name} must take {n} positional argument(s){how}: {exc}") from None
-
-
 def check_call_signature(name: str, fn: Any, call: str, *args: Any, **kwargs: Any) -> None:
     """A user callable that accepts the call the library makes (``fn(*args, **kwargs)``), checked when it is
     given: a factory without the keywords it is called with failed later with Python's "got an unexpected

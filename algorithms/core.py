@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 from plum import Dispatcher
 
-from algorithms._validation import backend_cap, check_arity, check_seed
+from algorithms._validation import backend_cap, check_seed, check_takes
 
 __all__ = [
     "Algorithm",
@@ -238,7 +238,7 @@ class SolveOptions:
         if self.callback is not None and not callable(self.callback):
             raise TypeError(f"callback must be callable or None, got {type(self.callback).__name__}")
         if self.callback is not None:  # lambda: None met Python's TypeError at the first record
-            check_arity("callback", self.callback, 1, "callback(record)")
+            check_takes("callback", self.callback, "callback(record)", 1)
         for name in ("progress", "store_trace"):
             value = getattr(self, name)
             if not isinstance(value, bool | np.bool_):

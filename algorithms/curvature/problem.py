@@ -52,13 +52,13 @@ from algorithms._validation import (
     as_float_array,
     as_float_matrix,
     as_real_array,
-    check_arity,
     check_callable,
     check_choice,
     check_finite_real,
     check_positive,
     check_shape,
     check_str,
+    check_takes,
     returned_scalar,
 )
 from algorithms.core import (
@@ -139,8 +139,7 @@ class CurvatureProblem(Problem):
     def __post_init__(self) -> None:
         check_str("name", self.name)
         for name in ("f", "grad", "curvature"):
-            check_callable(name, getattr(self, name))
-            check_arity(name, getattr(self, name), 1, f"{name}(x)")
+            check_takes(name, getattr(self, name), f"{name}(x)", 1)
         object.__setattr__(self, "L_C", _check_curvature_constant(self.L_C))
         if not isinstance(self.name, str):
             raise TypeError(f"name must be a str, got {type(self.name).__name__}")
@@ -620,8 +619,8 @@ def sum_of_squared_absolutely_convex(
     """
     check_callable("residuals", residuals)
     check_callable("jacobian", jacobian)
-    check_arity("residuals", residuals, 1, "residuals(x)")
-    check_arity("jacobian", jacobian, 1, "jacobian(x)")
+    check_takes("residuals", residuals, "residuals(x)", 1)
+    check_takes("jacobian", jacobian, "jacobian(x)", 1)
     d = as_float_array("x0", x0, ndim=1).size
 
     # shapes are checked at every call (a non-finite value is left to the solver: Diverged)

@@ -38,14 +38,13 @@ import numpy as np
 from algorithms._validation import (
     allocates,
     as_float_array,
-    check_arity,
-    check_callable,
     check_choice,
     check_finite_real,
     check_nonnegative,
     check_positive,
     check_positive_int,
     check_seed,
+    check_takes,
     returned_pair,
 )
 from algorithms.core import Problem, rebuilt_by_factory
@@ -127,8 +126,7 @@ class MinimaxProblem(Problem):
 
     def __post_init__(self) -> None:
         for name, call in (("grad", "grad(x, y, rng)"), ("phi", "phi(x)"), ("grad_phi", "grad_phi(x)")):
-            check_callable(name, getattr(self, name))
-            check_arity(name, getattr(self, name), call.count(",") + 1, call)
+            check_takes(name, getattr(self, name), call, call.count(",") + 1)
         x0 = _vector("x0", self.x0)
         object.__setattr__(self, "x0", x0)
         object.__setattr__(self, "y0", _vector("y0", self.y0).astype(x0.dtype))
@@ -173,8 +171,7 @@ class BilevelProblem(Problem):
         calls = (("upper_grad", "upper_grad(x, y, rng)"), ("lower_grad", "lower_grad(x, y, rng)"),
                  ("lower_hvp", "lower_hvp(x, y, v, rng)"), ("phi", "phi(x)"), ("grad_phi", "grad_phi(x)"))
         for name, call in calls:
-            check_callable(name, getattr(self, name))
-            check_arity(name, getattr(self, name), call.count(",") + 1, call)
+            check_takes(name, getattr(self, name), call, call.count(",") + 1)
         x0 = _vector("x0", self.x0)
         object.__setattr__(self, "x0", x0)
         object.__setattr__(self, "y0", _vector("y0", self.y0).astype(x0.dtype))

@@ -29,7 +29,7 @@ from typing import Any
 import torch
 from torch.func import functional_call, grad_and_value, jacfwd, jacrev, jvp, vmap
 
-from algorithms._validation import check_arity, check_finite_data
+from algorithms._validation import check_finite_data, check_takes
 
 __all__ = [
     "flat_forward",
@@ -123,7 +123,7 @@ def _check_function(name: str, fn, n_args: int = 1) -> None:
     if not callable(fn):
         raise TypeError(f"{name} must be callable, got {type(fn).__name__}")
     # Python's "takes 0 positional arguments but 1 was given" named neither the argument nor its call
-    check_arity(name, fn, n_args, "loss(theta)" if n_args == 1 else "sample_loss(theta, x, y)")
+    check_takes(name, fn, "loss(theta)" if n_args == 1 else "sample_loss(theta, x, y)", n_args)
 
 
 def _check_theta(theta) -> None:

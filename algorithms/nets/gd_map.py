@@ -50,10 +50,10 @@ from torch.func import functional_call, grad, grad_and_value, jacrev, jvp, vmap
 
 from algorithms._validation import (
     as_float_array,
-    check_arity,
     check_positive,
     check_positive_int,
     check_seed,
+    check_takes,
 )
 from algorithms.core import (
     Algorithm,
@@ -100,7 +100,7 @@ def _check_lr(lr: Any) -> float:
 def _check_fn(fn: Any) -> None:
     if not callable(fn):
         raise TypeError(f"fn must be callable (theta -> scalar loss), got {type(fn).__name__}")
-    check_arity("fn", fn, 1, "fn(theta)")
+    check_takes("fn", fn, "fn(theta)", 1)
 
 
 def _through_fn(run: Callable[[], torch.Tensor]) -> torch.Tensor:
@@ -456,7 +456,7 @@ def stochastic_logabsdet(matvec: Callable[[torch.Tensor], torch.Tensor], dim: in
     """
     if not callable(matvec):
         raise TypeError(f"matvec must be callable (V -> A V), got {type(matvec).__name__}")
-    check_arity("matvec", matvec, 1, "matvec(V)")
+    check_takes("matvec", matvec, "matvec(V)", 1)
     check_positive_int("dim", dim)
     check_positive_int("num_probes", num_probes)
     check_positive_int("lanczos_steps", lanczos_steps)

@@ -39,12 +39,12 @@ import numpy as np
 import torch
 
 from algorithms._validation import (
-    check_arity,
     check_built_optimizer,
     check_nonnegative,
     check_positive,
     check_positive_int,
     check_seed,
+    check_takes,
 )
 from algorithms.core import (
     Algorithm,
@@ -191,7 +191,7 @@ def run_finetune(problem: FinetuneTask,
         raise TypeError(f"problem must be a FinetuneTask, got {type(problem).__name__}")
     if not callable(make_optimizer):
         raise TypeError(f"make_optimizer must be callable, got {type(make_optimizer).__name__}")
-    check_arity("make_optimizer", make_optimizer, 2, "make_optimizer(model, seed)")
+    check_takes("make_optimizer", make_optimizer, "make_optimizer(model, seed)", 2)
     if not isinstance(options, SolveOptions):
         raise TypeError(f"options must be a SolveOptions (solve builds it from its keywords), got "
                         f"{type(options).__name__}")

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_arity, returned_scalar
+from algorithms._validation import check_takes, returned_scalar
 from algorithms.submodular.matroids import Matchoid
 
 __all__ = ["CountingOracle", "InconsistentOracleError", "NegativeValueError", "NonFiniteValueError"]
@@ -44,7 +44,7 @@ def check_set_function(f) -> Callable[[frozenset], float]:
     """Raise a TypeError naming ``f`` unless it is callable."""
     if not callable(f):
         raise TypeError(f"f must be a callable f(frozenset) -> float, got {type(f).__name__}")
-    check_arity("f", f, 1, "f(frozenset)")  # lambda: 1.0 met Python's own TypeError at the first call
+    check_takes("f", f, "f(frozenset)", 1)  # lambda: 1.0 met Python's own TypeError at the first call
     return f
 
 

@@ -434,7 +434,7 @@ def test_user_functions_of_the_wrong_arity_are_named():
     from algorithms.nets import flat_hessian, per_sample_flat_grads
 
     theta = torch.ones(3, dtype=torch.float64)
-    with pytest.raises(TypeError, match=r"loss must take 1 positional argument\(s\) \(it is called as loss"):
+    with pytest.raises(TypeError, match=r"loss must take 1 positional argument\(s\), as in loss\(theta\)"):
         flat_hessian(lambda: 1.0, theta)
     with pytest.raises(TypeError, match="sample_loss must take 3 positional"):
         per_sample_flat_grads(lambda t: t.sum(), theta, torch.ones(2, 3, dtype=torch.float64),
