@@ -31,6 +31,7 @@ from algorithms._validation import (
     as_real_array,
     check_choice,
     check_count,
+    check_finite_data,
     check_fits_memory,
     check_int_at_least,
     check_nonnegative,
@@ -75,8 +76,7 @@ def check_unit_vector(name: str, value, d: int, dtype=torch.float64) -> torch.Te
         raise TypeError(f"{name} must be a real vector of length {d}: {exc}") from exc
     if vec.shape != (d,):
         raise ValueError(f"{name} must have shape ({d},), got {tuple(vec.shape)}")
-    if not bool(torch.isfinite(vec).all()):
-        raise ValueError(f"{name} contains NaN or inf entries")
+    check_finite_data(name, vec)
     norm = float(torch.linalg.vector_norm(vec.double()))
     if abs(norm - 1.0) > _UNIT_TOL:
         raise ValueError(f"{name} must be a unit vector (the model lives on the sphere), got norm {norm:.6g}")

@@ -50,6 +50,7 @@ from torch.func import functional_call, grad, grad_and_value, jacrev, jvp, vmap
 
 from algorithms._validation import (
     as_float_array,
+    check_finite_data,
     check_positive,
     check_positive_int,
     check_seed,
@@ -137,8 +138,7 @@ def _check_theta(theta: Any) -> torch.Tensor:
         raise ValueError("theta is on the meta device (no data); move it to a real device")
     if theta.dtype not in (torch.float32, torch.float64):  # integers, and half precision (documented)
         theta = theta.to(torch.float64)
-    if not bool(torch.isfinite(theta).all()):
-        raise ValueError("theta contains NaN or inf entries")
+    check_finite_data("theta", theta)
     return theta
 
 
@@ -196,8 +196,7 @@ class EmpiricalLoss:
             raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
         if X.ndim < 2 or X.shape[0] == 0:
             raise ValueError(f"X must have a leading sample axis with n >= 1, got shape {tuple(X.shape)}")
-        if not bool(torch.isfinite(X).all()):
-            raise ValueError("X contains NaN or inf entries")
+        check_finite_data("X", X)
         n = X.shape[0]
         out = self._forward(self.model, X)
         if tuple(out.shape) != (n, k):
@@ -228,8 +227,7 @@ class EmpiricalLoss:
                 y = y[:, None]
             if tuple(y.shape) != (n, k):
                 raise ValueError(f"y must have shape ({n}, {k}) for mse, got {tuple(y.shape)}")
-            if not bool(torch.isfinite(y).all()):
-                raise ValueError("y contains NaN or inf entries")
+            check_finite_data("y", y)
         # copies: a caller's tensor edited after construction must not change the problem
         object.__setattr__(self, "X", X.detach().clone())
         object.__setattr__(self, "y", y.detach().clone())
@@ -294,8 +292,7 @@ class EmpiricalLoss:
             if value.shape != expected[key]:
                 raise ValueError(f"params[{key!r}] must have shape {tuple(expected[key])}, "
                                  f"got {tuple(value.shape)}")
-            if not bool(torch.isfinite(value).all()):
-                raise ValueError(f"params[{key!r}] contains NaN or inf entries")
+            check_finite_data(f"params[{key!r}]", value)
 
     def flat_objective(self, params: dict[str, torch.Tensor] | None = None, batch: Any = None
                        ) -> tuple[torch.Tensor, Objective]:
@@ -598,8 +595,6 @@ class StrictSaddle(Problem):
         if z.shape != (self.dim,):
             raise ValueError(f"z must have shape ({self.dim},) (u of {self.a.size}, v of {self.b.size}), got "
                              f"{z.shape}")
-        if not np.all(np.isfinite(z)):
-            raise ValueError("z contains NaN or inf entries")
         return z
 
     def value(self, z: np.ndarray) -> float:
