@@ -10,11 +10,15 @@ cut by their horizon (``MaxIters``/``MaxTime``); each family has both kinds, so
 ``Success`` keeps its one meaning (the method's own criterion held).
 """
 
+import dataclasses
 import importlib
+import pickle
+import random
 from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from algorithms import RetCode, Solution, registered_pairs, solve
 
@@ -138,3 +142,40 @@ def test_trace_kept_and_callback_called(make):
     seen = [args[0] for args, _ in calls]
     assert len(seen) == len(sol.trace) and all(a.keys() == b.keys() for a, b in zip(seen, sol.trace))
     assert [r.get("iteration") for r in seen] == [r.get("iteration") for r in sol.trace]
+
+
+def _global_rng_states() -> tuple:
+    return torch.get_rng_state(), np.random.get_state()[1].copy(), random.getstate()  # noqa: NPY002
+
+
+@pytest.mark.parametrize("make", CASES, ids=[_ids(m) for m in CASES])
+def test_solve_leaves_the_global_generators_alone(make):
+    """A seeded solve draws from its own generators only: torch's, numpy's and ``random``'s global
+    states are what they were (a user's own seeded script around it must not shift)."""
+    problem, algorithm = make(np.float64)
+    before = _global_rng_states()
+    solve(problem, algorithm, seed=1)
+    after = _global_rng_states()
+    assert torch.equal(before[0], after[0]), "solve advanced torch's global generator"
+    assert np.array_equal(before[1], after[1]), "solve advanced numpy's global generator"
+    assert before[2] == after[2], "solve advanced random's global generator"
+
+
+def _numpy_scalar_of(value):
+    """numpy's scalar of the same value for a Python bool/int/float field (what ``arr[i]`` gives)."""
+    return {bool: np.bool_, int: np.int64, float: np.float64}.get(type(value), lambda v: None)(value)
+
+
+@pytest.mark.parametrize("make", CASES, ids=[_ids(m) for m in CASES])
+def test_algorithm_is_hashable_picklable_and_takes_numpy_scalars(make):
+    """Algorithms are frozen dataclasses of hyperparameters: hashable, picklable, and a numpy scalar
+    (np.bool_, np.int64, np.float64) is accepted wherever the Python number is, giving an equal algorithm."""
+    _, algorithm = make(np.float64)
+    hash(algorithm)
+    assert type(pickle.loads(pickle.dumps(algorithm))) is type(algorithm)
+    for field in dataclasses.fields(algorithm):
+        value = getattr(algorithm, field.name)
+        numpy_value = _numpy_scalar_of(value) if field.init else None
+        if numpy_value is None:
+            continue
+        assert dataclasses.replace(algorithm, **{field.name: numpy_value}) == algorithm, field.name

@@ -113,7 +113,9 @@ def load_checkpoint(path: str) -> tuple[RoutingGFlowNet, dict[str, Any], dict[st
         raise ValueError(f"checkpoint path {str(path)!r} does not exist")
     try:
         state = torch.load(path, map_location="cpu", weights_only=False)
-        model = RoutingGFlowNet(**state["config"])
+        # the layers' default inits (overwritten by the checkpoint) draw from torch's global generator
+        with torch.random.fork_rng(devices=[]):
+            model = RoutingGFlowNet(**state["config"])
         model.load_state_dict(state["model"])
     except Exception as exc:  # a corrupt or foreign file
         raise ValueError(f"checkpoint {str(path)!r} is not a routing GFlowNet checkpoint: {exc}") from exc
