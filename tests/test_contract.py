@@ -14,6 +14,7 @@ import dataclasses
 import importlib
 import pickle
 import random
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -179,3 +180,26 @@ def test_algorithm_is_hashable_picklable_and_takes_numpy_scalars(make):
         if numpy_value is None:
             continue
         assert dataclasses.replace(algorithm, **{field.name: numpy_value}) == algorithm, field.name
+
+
+@pytest.mark.parametrize("make", CASES, ids=[_ids(m) for m in CASES])
+def test_problem_compares_and_hashes(make):
+    """A problem holds arrays, so it compares and hashes by identity (numpy's "truth value of an array is
+    ambiguous" or "unhashable type" must not reach a user who puts problems in a set or a dict)."""
+    problem, _ = make(np.float64)
+    other, _ = make(np.float64)
+    assert problem == problem and (problem == other) in (True, False)
+    assert len({problem, other}) in (1, 2)
+
+
+@pytest.mark.parametrize("make", CASES, ids=[_ids(m) for m in CASES])
+def test_two_threads_sharing_a_problem_and_an_algorithm(make):
+    """Two concurrent solves of one problem with one algorithm give the serial answer (a solve keeps
+    its state to itself: ``torch.func.functional_call`` swapping a shared module's weights did not)."""
+    problem, algorithm = make(np.float64)
+    serial = solve(problem, algorithm, seed=2)
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda _: solve(problem, algorithm, seed=2), range(2)))
+    for sol in results:
+        assert sol.retcode is serial.retcode
+        np.testing.assert_array_equal(np.asarray(sol.x), np.asarray(serial.x))

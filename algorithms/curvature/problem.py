@@ -92,7 +92,7 @@ _CURVATURE_RTOL = 1e-8
 BLOWUP_FACTOR = 1e15
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity equality and hash (arrays inside)
 class CurvatureProblem(Problem):
     """Minimize a convex ``f`` that satisfies Assumption 2.1 with ``curvature`` and ``L_C``.
 

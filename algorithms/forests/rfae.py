@@ -51,7 +51,7 @@ from algorithms.forests.metrics import distortion
 __all__ = ["RFAE", "AutoencodingProblem"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity equality and hash (arrays inside)
 class AutoencodingProblem(Problem):
     """A numeric table ``X`` (n, d) to autoencode, optional labels ``y`` (n,) for a supervised
     forest, and optional held-out rows ``X_test`` (m, d) to embed and reconstruct."""

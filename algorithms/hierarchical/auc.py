@@ -33,7 +33,6 @@ import math
 import numpy as np
 import torch
 from torch import nn
-from torch.func import functional_call
 
 from algorithms._validation import (
     allocates,
@@ -46,6 +45,7 @@ from algorithms._validation import (
 )
 from algorithms.core import rebuilt_by_factory
 from algorithms.hierarchical.problems import MinimaxProblem
+from algorithms.nets.functional import functional_forward
 
 __all__ = ["ScoreNet", "auc_minimax"]
 
@@ -134,7 +134,7 @@ def auc_minimax(n_samples: int = 400, in_features: int = 5, hidden: int = 8, *,
 
     def objective(x_t, alpha, index):
         params, a, b = unpack(x_t)
-        h = functional_call(model, params, (Z_t[index],)).reshape(-1)
+        h = functional_forward(model, params, (Z_t[index],)).reshape(-1)
         pos = pos_t[index].to(h.dtype)
         neg = 1.0 - pos
         value = ((1 - p) * (h - a) ** 2 * pos + p * (h - b) ** 2 * neg

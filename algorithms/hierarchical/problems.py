@@ -105,7 +105,7 @@ def _check_noise(sigma: Any, noise: Any) -> None:
     check_choice("noise", noise, NOISE_KINDS)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity equality and hash (arrays inside)
 class MinimaxProblem(Problem):
     """``min_x max_y f(x, y)``, f nonconvex in x and strongly concave in y.
 
@@ -142,7 +142,7 @@ class MinimaxProblem(Problem):
         return gx, gy
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity equality and hash (arrays inside)
 class BilevelProblem(Problem):
     """``min_x Φ(x) = f(x, y*(x))`` with ``y*(x) = argmin_y g(x, y)``, g strongly convex in y.
 

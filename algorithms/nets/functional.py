@@ -23,6 +23,7 @@ torch.Size([12, 12])
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -42,6 +43,20 @@ __all__ = [
 ]
 
 Params = dict[str, torch.Tensor]
+
+# functional_call swaps the module's parameters for the given ones during the call and swaps them back:
+# two threads calling it on one module (two solves sharing a problem) would each run on the other's weights.
+_SWAP_LOCK = threading.RLock()
+
+
+def functional_forward(module: torch.nn.Module, params: Params, args: tuple) -> Any:
+    """``torch.func.functional_call(module, params, args)``, one thread at a time per process (internal).
+
+    The call temporarily swaps ``module``'s parameters; the lock makes concurrent calls on one module
+    (two solves sharing a problem) safe. Autograd through the result does not need the lock.
+    """
+    with _SWAP_LOCK:
+        return functional_call(module, params, args)
 
 
 def flatten_params(params: Params) -> tuple[torch.Tensor, Callable[[torch.Tensor], Params]]:
@@ -114,7 +129,7 @@ def flat_forward(module: torch.nn.Module) -> tuple[torch.Tensor, Callable[[torch
         if vector.dtype != theta.dtype:  # torch's matmul error names neither θ nor the module
             raise TypeError(f"theta must have the module's dtype {theta.dtype}, got {vector.dtype} "
                             "(convert one of them with .to(...))")
-        return functional_call(module, unflatten(vector), (X,))
+        return functional_forward(module, unflatten(vector), (X,))
 
     return theta, forward
 

@@ -46,7 +46,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import torch
-from torch.func import functional_call, grad, grad_and_value, jacrev, jvp, vmap
+from torch.func import grad, grad_and_value, jacrev, jvp, vmap
 
 from algorithms._validation import (
     as_float_array,
@@ -66,7 +66,7 @@ from algorithms.core import (
     Stats,
     _dispatch,
 )
-from algorithms.nets.functional import flat_hessian, flatten_params
+from algorithms.nets.functional import flat_hessian, flatten_params, functional_forward
 
 __all__ = [
     "LOSSES",
@@ -236,7 +236,7 @@ class EmpiricalLoss:
     def _forward(model: torch.nn.Module, X: torch.Tensor, params: dict | None = None) -> torch.Tensor:
         """model(X) (at ``params`` when given); a model that cannot take X raises naming it."""
         try:
-            return model(X) if params is None else functional_call(model, params, (X,))
+            return model(X) if params is None else functional_forward(model, params, (X,))
         except RuntimeError as exc:  # a module without its own input check (shape or dtype mismatch)
             raise ValueError(f"model {type(model).__name__} cannot be evaluated on X of shape "
                              f"{tuple(X.shape)}: {exc}") from exc

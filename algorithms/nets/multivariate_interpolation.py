@@ -101,7 +101,7 @@ def activation_patterns(X) -> np.ndarray:
     return np.array(found, dtype=bool).reshape(-1, n)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity equality and hash (arrays inside)
 class MultivariateInterpolationProblem(Problem):
     """Interpolate ``y`` at the rows of ``X`` (N × d) with a ReLU layer of least ℓp path norm.
 

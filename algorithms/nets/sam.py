@@ -325,7 +325,7 @@ class SAM(torch.optim.Optimizer):
 
 
 # ----------------------------------------------------------------------------- problem
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity equality and hash (arrays inside)
 class TwoLayerMSETask(Problem):
     """Fit f(x) = Σ_k v_k relu(w_kᵀx + b_k) to (X, y) by mean squared error (1/n)Σ(f(x_i) − y_i)².
 

@@ -318,7 +318,7 @@ def cpwl_to_network(f: CPWL) -> dict[str, np.ndarray | float]:
 # ----------------------------------------------------------------------------- the problem
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity equality and hash (arrays inside)
 class InterpolationProblem(Problem):
     """Interpolate univariate data ``(x_i, y_i)`` by a CPWL function minimizing ``V_p``.
 

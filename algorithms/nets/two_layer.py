@@ -22,7 +22,6 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
-from torch.func import functional_call
 
 from algorithms._validation import (
     allocates,
@@ -34,6 +33,7 @@ from algorithms._validation import (
     check_seed,
     check_torch_dtype,
 )
+from algorithms.nets.functional import functional_forward
 
 __all__ = ["ACTIVATIONS", "TwoLayerReLU"]
 
@@ -168,7 +168,7 @@ class TwoLayerReLU(torch.nn.Module):
         would silently fill a missing name from the module and ignore an unknown one.
         """
         self._check_params(params)
-        out = functional_call(self, params, (X,))
+        out = functional_forward(self, params, (X,))
         return out[:, 0] if self.out_features == 1 else out
 
     def _check_params(self, params: Params) -> None:

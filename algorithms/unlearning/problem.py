@@ -39,11 +39,11 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch.func import functional_call, jacrev, vmap
+from torch.func import jacrev, vmap
 
 from algorithms._validation import as_real_tensor
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
-from algorithms.nets.functional import flatten_params, module_params
+from algorithms.nets.functional import flatten_params, functional_forward, module_params
 from algorithms.unlearning.models import DeepLinear, LinearModel, effective_predictor
 
 __all__ = ["UnlearningProblem", "UnlearningStats", "forget_split", "retrained_min_norm"]
@@ -181,7 +181,7 @@ class UnlearningProblem(Problem):
             raise ValueError(f"{name} X must have {in_features} columns (the model's in_features), "
                              f"got shape {tuple(X.shape)}")
         try:
-            out = functional_call(self.model, unflatten(init), (X[:1],))
+            out = functional_forward(self.model, unflatten(init), (X[:1],))
         except Exception as exc:  # the model's own error, named as a mismatch of model and data
             raise ValueError(f"{name} X of shape {tuple(X.shape)} does not fit the model "
                              f"{type(self.model).__name__}: {exc}") from exc
@@ -231,7 +231,7 @@ class UnlearningProblem(Problem):
         if not isinstance(theta, torch.Tensor) or theta.shape != self.params.shape:
             shape = tuple(theta.shape) if isinstance(theta, torch.Tensor) else type(theta).__name__
             raise ValueError(f"theta must be a flat tensor of the model's {self.dim} parameters, got {shape}")
-        out = functional_call(self.model, self._unflatten(theta), (X,))
+        out = functional_forward(self.model, self._unflatten(theta), (X,))
         if isinstance(X, torch.Tensor) and X.ndim == 2 and X.shape[0] == 0:  # an empty batch: no rows back
             return out.new_zeros((0, self.retain[1].shape[1]))  # (reshape(0, -1) is torch's RuntimeError)
         return out.reshape(X.shape[0], -1)
