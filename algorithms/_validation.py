@@ -802,3 +802,29 @@ def clone_tensors(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return type(value)(clone_tensors(v) for v in value)
     return value
+
+
+def store_plain_scalars(obj: Any) -> None:
+    """Each field of the (frozen) dataclass ``obj`` that holds a numpy scalar or an instance of a subclass
+    of bool/int/float/str (``np.float32(0.1)``, ``np.int64(5)``, ``np.str_("relu")``, an ``IntEnum``)
+    re-stored as the plain Python value, before validation: the object then compares, hashes, reprs and
+    pickles alike whichever spelling made it, and no float32/float16 scalar reaches the arithmetic.
+    Values of other types (arrays, tensors, callables) are left to the field's own check."""
+    import dataclasses
+
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        kind = type(value)
+        if kind in (bool, int, float, str) or value is None:
+            continue
+        if isinstance(value, bool | np.bool_):
+            plain: Any = bool(value)
+        elif isinstance(value, int | np.integer):
+            plain = int(value)
+        elif isinstance(value, float | np.floating):
+            plain = float(value)
+        elif isinstance(value, str):
+            plain = str(value)
+        else:
+            continue
+        object.__setattr__(obj, f.name, plain)

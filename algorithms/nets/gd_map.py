@@ -55,6 +55,7 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     check_takes,
+    store_plain_scalars,
 )
 from algorithms.core import (
     Algorithm,
@@ -173,6 +174,7 @@ class EmpiricalLoss:
     loss: str = "cross_entropy"
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         if not isinstance(self.model, torch.nn.Module):
             raise TypeError(f"model must be a torch.nn.Module, got {type(self.model).__name__}")
         k = getattr(self.model, "out_features", None)
@@ -563,6 +565,7 @@ class StrictSaddle(Problem):
     init_scale: float = 1.0
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         a = as_float_array("a", self.a, ndim=1)
         b = as_float_array("b", self.b, ndim=1, dtype=a.dtype)
         if a.size == 0 or b.size == 0:
@@ -659,6 +662,7 @@ class GDMap(Algorithm):
     lr: float = 0.1
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         object.__setattr__(self, "lr", check_positive("lr", self.lr))
 
 

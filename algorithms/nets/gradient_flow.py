@@ -93,6 +93,7 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
     check_positive_int,
+    store_plain_scalars,
 )
 from algorithms.core import (
     Algorithm,
@@ -149,6 +150,7 @@ class TwoLayerTraining(Problem):
     init_noise: float = 0.0
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         X = as_float_array("X", self.X, ndim=2)
         if X.shape[0] == 0 or X.shape[1] == 0:
             raise ValueError(f"X must have at least one row and one column, got shape {X.shape}")
@@ -455,6 +457,7 @@ class GradientFlow(Algorithm):
     atol: float = 1e-12
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         record_times(self.t_end, self.n_records, self.spacing, self.t_first)
         check_choice("method", self.method, ("RK45", "RK23", "DOP853"))
         check_positive("rtol", self.rtol)
@@ -495,6 +498,7 @@ class GradientDescentTraining(Algorithm):
     t_first: float = 1.0
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         check_positive("lr", self.lr)
         record_times(self.t_end, self.n_records, self.spacing, self.t_first)
         if self.n_steps < 1:

@@ -65,6 +65,7 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
     check_positive_int,
+    store_plain_scalars,
 )
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.nets.sparse_interpolation import (
@@ -226,6 +227,7 @@ class LpPathNormTraining(Algorithm):
     regularizer: str = "lp_path"
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         check_positive_int("width", self.width)
         check_positive("lr", self.lr)
         check_positive("smoothing", self.smoothing)

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linprog
 
-from algorithms._validation import as_float_array, check_nonnegative, check_positive_int
+from algorithms._validation import as_float_array, check_nonnegative, check_positive_int, store_plain_scalars
 from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
 
 __all__ = [
@@ -120,6 +120,7 @@ class MultivariateInterpolationProblem(Problem):
     p: float = 0.5
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         X = _check_X(self.X, dtype=None)
         y = as_float_array("y", self.y, ndim=1)
         if y.size != X.shape[0]:
@@ -368,6 +369,7 @@ class PatternEnumeration(Algorithm):
     max_pieces: int | None = None
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         if self.max_pieces is not None:
             check_positive_int("max_pieces", self.max_pieces)
 

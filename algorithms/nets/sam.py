@@ -53,6 +53,7 @@ from algorithms._validation import (
     check_saved_hyperparameters,
     check_seed,
     clone_tensors,
+    store_plain_scalars,
 )
 from algorithms.core import (
     Algorithm,
@@ -342,6 +343,7 @@ class TwoLayerMSETask(Problem):
     activation: str = "relu"
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         X = as_float_array("X", self.X, ndim=2)
         y = as_float_array("y", self.y, ndim=1)
         if y.shape[0] != X.shape[0]:
@@ -437,6 +439,7 @@ class SGDTraining(Algorithm):
     batch_size: int = 10
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         check_positive("lr", self.lr)
         check_positive_int("batch_size", self.batch_size)
 
@@ -459,6 +462,7 @@ class SAMTraining(Algorithm):
     optimizer: Any = SAM
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         # stored as Python numbers and a bool (numpy's np.True_ / np.int64 are accepted as such)
         object.__setattr__(self, "lr", check_positive("lr", self.lr))
         object.__setattr__(self, "rho", check_nonnegative("rho", self.rho))

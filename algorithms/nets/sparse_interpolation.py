@@ -62,6 +62,7 @@ from algorithms._validation import (
     check_finite_real,
     check_nonnegative,
     check_positive_int,
+    store_plain_scalars,
 )
 from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
 
@@ -182,6 +183,7 @@ class CPWL:
     intercept: float
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         knots = as_float_array("knots", self.knots, ndim=1, dtype=np.float64)  # also rejects NaN/inf
         jumps = as_float_array("jumps", self.jumps, ndim=1, dtype=np.float64)
         if knots.shape != jumps.shape:
@@ -342,6 +344,7 @@ class InterpolationProblem(Problem):
     p: float = 0.5
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         x = as_float_array("x", self.x, ndim=1)
         y = as_float_array("y", self.y, ndim=1)
         if x.shape != y.shape:
@@ -511,6 +514,7 @@ class SparsestInterpolantDP(Algorithm):
     objective: str = "knots"
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         check_choice("objective", self.objective, {"knots", "vp"})
 
 
@@ -660,6 +664,7 @@ class BruteForceVp(Algorithm):
     rtol: float = 1e-9
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         if not isinstance(self.extra_knots, tuple | list | np.ndarray):
             raise TypeError(f"extra_knots must be a tuple of knot positions, got "
                             f"{type(self.extra_knots).__name__}")

@@ -35,6 +35,8 @@ NONFINITE_POLICIES = ("skip", "raise")
 EXTRA_GROUP_KEYS = frozenset({"params", "initial_lr", "param_names", "name", "role", "max_lr", "min_lr",
                               "base_lr", "max_momentum", "base_momentum"})
 
+_MISSING = object()
+
 #: the per-parameter state of the auxiliary Adam(W) step (non-matrix parameters) and its shapes
 ADAM_STATE = ("exp_avg", "exp_avg_sq", "adam_step")
 
@@ -58,8 +60,18 @@ def check_betas(value: Any, name: str = "betas") -> tuple[float, float]:
     return check_unit_interval(f"{name}[0]", value[0]), check_unit_interval(f"{name}[1]", value[1])
 
 
+#: the smallest ε accepted: float32's smallest normal number. The state is float32 (for all but float64
+#: parameters), where a smaller ε rounds to 0 or a subnormal: SOAP with eps=1e-100 divided 0 by 0 and
+#: Shampoo with eps=1e-300 took the inverse root of a singular statistic (NaN weights, no error)
+EPS_MIN = float(torch.finfo(torch.float32).tiny)
+
+
 def check_eps(name: str, value: Any) -> float:
-    return check_positive(name, value)
+    value = check_positive(name, value)
+    if value < EPS_MIN:
+        raise ValueError(f"{name} must be >= {EPS_MIN:.4g} (float32's smallest normal number: the optimizer "
+                         f"state is float32 and a smaller {name} rounds to 0 there), got {value!r}")
+    return value
 
 
 def check_frequency(name: str, value: Any) -> int:
@@ -90,6 +102,33 @@ class MatrixOptimizer(torch.optim.Optimizer):
             raise type(exc)(f"{type(self).__name__}: params: {exc}") from None
         for group in self.param_groups:
             self._check_group(group)
+        self._check_distinct()
+
+    #: instance attributes beyond torch's pickled ``defaults``/``state``/``param_groups`` (torch's
+    #: ``__getstate__`` drops them: a deepcopy or an unpickled optimizer could not step)
+    _PICKLED = ("on_nonfinite", "skipped_steps")
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state.update({k: self.__dict__[k] for k in self._PICKLED if k in self.__dict__})
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        had_flag = "differentiable" in state.get("defaults", {})
+        super().__setstate__(state)
+        if not had_flag:     # torch adds it to defaults; it is not one of this optimizer's keywords
+            self.defaults.pop("differentiable", None)
+
+    def _check_distinct(self) -> None:
+        """A tensor listed twice (in one group or two) would take two steps per ``step`` in silence
+        (torch only warns)."""
+        seen: set[int] = set()
+        for group in self.param_groups:
+            for p in group["params"]:
+                if id(p) in seen:
+                    raise ValueError(f"params lists a tensor of shape {tuple(p.shape)} twice; each "
+                                     "parameter may appear once")
+                seen.add(id(p))
 
     def _check_group(self, group: dict[str, Any]) -> None:
         """Validate one parameter group's hyperparameters (subclasses extend it)."""
@@ -130,6 +169,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
         if built:  # validate the new group too; a refused group is not left behind
             try:
                 self._check_group(self.param_groups[-1])
+                self._check_distinct()
             except (TypeError, ValueError):
                 self.param_groups.pop()
                 raise
@@ -205,6 +245,31 @@ class MatrixOptimizer(torch.optim.Optimizer):
                 except (TypeError, ValueError) as exc:
                     raise type(exc)(f"{type(self).__name__}.step: param_groups[{index}]['{key}'] was set "
                                     f"to an invalid value: {exc}") from None
+            self._recheck_edited_group(index, group)
+
+    def _recheck_edited_group(self, index: int, group: dict[str, Any]) -> None:
+        """The other hyperparameters (momentum, betas, eps, ...) re-checked when a user edited them in
+        ``param_groups`` since the last check (``momentum=nan`` stepped NaN into the weights, ``eps=-1``
+        or ``precondition_frequency=0`` failed inside the step). Compared by identity: free when
+        nothing changed; ``lr``/``weight_decay`` (what schedulers edit) are checked above."""
+        snapshots = self.__dict__.setdefault("_validated_groups", {})
+        snapshot = snapshots.get(id(group))
+        if snapshot is not None and snapshot[0] is group and len(snapshot[1]) == len(group) and all(
+                k in ("lr", "weight_decay", "params") or group.get(k, _MISSING) is v
+                for k, v in snapshot[1].items()):
+            return
+        candidate = {**group, "params": []}        # the parameters were checked when they were added
+        try:
+            with warnings.catch_warnings():         # unknown keys were warned about when the group came
+                warnings.simplefilter("ignore")
+                self._check_group(candidate)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{type(self).__name__}.step: param_groups[{index}] was edited to an invalid "
+                            f"value: {exc}") from None
+        for key, value in candidate.items():       # normalized values (np.float32 -> float) written back
+            if key not in ("params", "lr", "weight_decay"):
+                group[key] = value
+        snapshots[id(group)] = (group, dict(group))
 
     def _expected_state(self, p: torch.Tensor, group: dict[str, Any]) -> list[dict[str, tuple | None]]:
         """The state entries one step writes for ``p`` under ``group``'s settings: the alternatives, each

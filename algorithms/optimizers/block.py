@@ -65,6 +65,7 @@ from algorithms._validation import (
     check_saved_hyperparameters,
     check_seed,
     clone_tensors,
+    store_plain_scalars,
 )
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.optimizers.finetune import FinetuneTask, run_finetune
@@ -561,6 +562,7 @@ class BlockCoordinateDescent(Algorithm):
     optimizer: Any = None
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         check_positive("lr", self.lr)
         check_positive_int("switch_every", self.switch_every)
         if isinstance(self.optimizer, type) and issubclass(self.optimizer, torch.optim.Optimizer) \

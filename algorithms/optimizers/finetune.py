@@ -45,6 +45,7 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     check_takes,
+    store_plain_scalars,
 )
 from algorithms.core import (
     Algorithm,
@@ -82,6 +83,7 @@ class FinetuneTask(Problem):
     reference_loss: float | None = None
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         if not isinstance(self.model, torch.nn.Module):
             raise TypeError(f"model must be a torch.nn.Module, got {type(self.model).__name__}")
         if not isinstance(self.task, MarkovLanguageTask):
@@ -179,6 +181,7 @@ class FullFinetune(Algorithm):
     weight_decay: float = 0.0
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         check_positive("lr", self.lr)
         check_nonnegative("weight_decay", self.weight_decay)
 

@@ -171,6 +171,8 @@ class Muon(MatrixOptimizer):
             if len(by_shape) >= 2:
                 self._head_param = by_shape[-1]
 
+    _PICKLED = (*MatrixOptimizer._PICKLED, "head", "_head_param")
+
     @staticmethod
     def paper(params, **kwargs: Any) -> Muon:
         """Muon with the paper's routing, which is also ``torch.optim.Muon``'s: every matrix to
@@ -282,7 +284,7 @@ class Muon(MatrixOptimizer):
             return
         by_shape: dict[tuple, list[torch.Tensor]] = {}
         for p in group["params"]:
-            if p.grad is None:
+            if p.grad is None or not p.numel():    # a 0-element parameter has nothing to step (torch's)
                 continue
             if self._uses_muon(group, p):
                 key = (p.shape[0], math.prod(p.shape[1:]), self.state_dtype(p), p.device)

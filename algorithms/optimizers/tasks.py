@@ -23,6 +23,7 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     check_seed,
+    store_plain_scalars,
 )
 from algorithms.core import Problem
 
@@ -46,6 +47,7 @@ class MarkovLanguageTask(Problem):
     seed: int = 0
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         check_count("vocab_size", self.vocab_size, 1)  # the transition matrix is dense, vocab_size²
         check_count("context", self.context, 1)  # sample() fills n × (context + 1) tokens, one column a step
         check_positive_int("branching", self.branching)

@@ -38,6 +38,7 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
     check_positive_int,
+    store_plain_scalars,
 )
 from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.optimizers.muon import Muon
@@ -80,6 +81,7 @@ class TrainingProblem(Problem):
     divergence_factor: float = 10.0
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         if not isinstance(self.model, nn.Module) or not hasattr(self.model, "parameter_roles"):
             raise TypeError(f"model must be an algorithms.optimizers MLP or Transformer, got "
                             f"{type(self.model).__name__}")
@@ -127,6 +129,7 @@ class OptimizerTraining(Algorithm):
     factory: Any = None
 
     def __post_init__(self) -> None:
+        store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         check_choice("optimizer", self.optimizer, OPTIMIZERS)
         if self.factory is not None and not callable(self.factory):
             raise TypeError(f"factory must be None or a callable building the optimizer from parameter "

@@ -1,6 +1,10 @@
 """Bad inputs to every public callable of ``algorithms.optimizers``: rejected early, by our own
 validation, with a message naming the argument and what was expected."""
 
+import copy
+import pickle
+
+import numpy as np
 import pytest
 import torch
 
@@ -426,3 +430,99 @@ def test_optimizer_training_factory_must_take_its_call():
     with pytest.raises(TypeError, match="factory must accept the call"):
         OptimizerTraining("adamw", factory=lambda: None)
     OptimizerTraining("adamw", factory=torch.optim.AdamW)   # accepted
+
+
+# ---- #43 round 8 (pre-audit sweep): kinds beyond round 7's
+
+
+@pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP])
+@pytest.mark.parametrize("copier", [copy.deepcopy, lambda o: pickle.loads(pickle.dumps(o))])
+def test_a_copied_or_unpickled_optimizer_steps_as_the_original(cls, copier):
+    # torch's __getstate__ keeps only defaults/state/param_groups: the copy lacked skipped_steps and could
+    # not step (AttributeError)
+    torch.manual_seed(0)
+    w, b = torch.nn.Parameter(torch.randn(3, 3)), torch.nn.Parameter(torch.randn(3))
+    opt = cls([w, b], lr=0.1)
+    w.grad, b.grad = torch.ones(3, 3), torch.ones(3)
+    opt.step()
+    twin = copier(opt)
+    for original, copied in ((w, twin.param_groups[0]["params"][0]), (b, twin.param_groups[0]["params"][1])):
+        original.grad = torch.full_like(original, 0.5)
+        copied.grad = torch.full_like(copied, 0.5)
+    opt.step()
+    twin.step()
+    copied_w, copied_b = twin.param_groups[0]["params"]
+    assert torch.equal(copied_w, w) and torch.equal(copied_b, b)
+    assert sorted(twin.defaults) == sorted(opt.defaults) and twin.skipped_steps == opt.skipped_steps
+    if cls is Muon:
+        assert twin.routing() == opt.routing()
+
+
+@pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP])
+def test_a_parameter_listed_twice_is_refused(cls):
+    w = torch.nn.Parameter(torch.ones(3, 3))
+    with pytest.raises(ValueError, match=r"params lists a tensor of shape \(3, 3\) twice"):
+        cls([w, w])
+    opt = cls([torch.nn.Parameter(torch.ones(2))])
+    with pytest.raises(ValueError, match="params"):
+        opt.add_param_group({"params": [w, w]})
+    assert len(opt.param_groups) == 1
+
+
+@pytest.mark.parametrize(("cls", "key", "bad"), [
+    (Muon, "momentum", float("nan")), (Muon, "adamw_betas", (0.9, float("nan"))), (Muon, "ns_steps", -1),
+    (Muon, "nesterov", "no"), (Shampoo, "eps", -1.0), (Shampoo, "precondition_frequency", 0),
+    (Shampoo, "betas", (0.9, float("nan"))), (SOAP, "eps", -1.0), (SOAP, "shampoo_beta", 2.0),
+    (SOAP, "precondition_frequency", 0)])
+def test_a_hyperparameter_edited_in_param_groups_is_checked_at_the_next_step(cls, key, bad):
+    # momentum=nan stepped NaN into the weights; eps=-1 and precondition_frequency=0 failed inside the step
+    w, b = torch.nn.Parameter(torch.ones(3, 3)), torch.nn.Parameter(torch.ones(3))
+    opt = cls([w, b])
+    opt.param_groups[0][key] = bad
+    w.grad, b.grad = torch.ones(3, 3), torch.ones(3)
+    before = w.detach().clone()
+    with pytest.raises((TypeError, ValueError), match=rf"param_groups\[0\] was edited.*{key}"):
+        opt.step()
+    assert torch.equal(w, before)
+
+
+@pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP])
+def test_valid_group_edits_are_normalized_and_cost_nothing_when_unchanged(cls):
+    w = torch.nn.Parameter(torch.ones(3, 3))
+    opt = cls([w])
+    key = "momentum" if cls is Muon else "betas"
+    opt.param_groups[0][key] = np.float32(0.5) if cls is Muon else (np.float32(0.5), 0.9)
+    w.grad = torch.ones(3, 3)
+    opt.step()
+    value = opt.param_groups[0][key]
+    assert (type(value) is float) if cls is Muon else (type(value[0]) is float)
+    snapshot = opt._validated_groups[id(opt.param_groups[0])]
+    opt.step()
+    assert opt._validated_groups[id(opt.param_groups[0])] is snapshot      # not re-checked
+
+
+@pytest.mark.parametrize(("cls", "key"), [(Muon, "eps"), (Muon, "adamw_eps"), (Shampoo, "eps"),
+                                          (Shampoo, "adam_eps"), (SOAP, "eps")])
+def test_an_eps_below_float32s_smallest_normal_is_refused(cls, key):
+    # SOAP with eps=1e-100 (0 in its float32 state) and Shampoo with eps=1e-300 stepped NaN into the weights
+    with pytest.raises(ValueError, match=rf"{key} must be >= 1.175e-38"):
+        cls([torch.nn.Parameter(torch.ones(3, 3))], **{key: 1e-100})
+    cls([torch.nn.Parameter(torch.ones(3, 3))], **{key: float(torch.finfo(torch.float32).tiny)})
+
+
+def test_muon_steps_past_a_zero_element_matrix():
+    # Muon's batched loop divided by zero on a (3, 0) matrix (torch's optimizers skip it)
+    z, w = torch.nn.Parameter(torch.ones(3, 0)), torch.nn.Parameter(torch.ones(3, 3))
+    opt = Muon([z, w], head="muon")
+    z.grad, w.grad = torch.ones(3, 0), torch.ones(3, 3)
+    opt.step()
+    assert torch.isfinite(w).all()
+
+
+@pytest.mark.parametrize(("field", "spelling", "plain"), [
+    ("lr", np.float32(0.5), 0.5), ("batch_size", np.int64(8), 8), ("optimizer", np.str_("adamw"), "adamw"),
+    ("parametrization", np.str_("standard"), "standard")])
+def test_optimizer_training_stores_numpy_scalars_as_python_values(field, spelling, plain):
+    built = OptimizerTraining(**{"optimizer": "adamw", field: spelling})
+    assert type(getattr(built, field)) is type(plain) and getattr(built, field) == plain
+    assert built == OptimizerTraining(**{"optimizer": "adamw", field: plain})
