@@ -46,6 +46,7 @@ from algorithms.optimizers import (
     singular_value_map,
 )
 from algorithms.optimizers import muon as muon_module
+from algorithms.optimizers._base import EPS_MIN
 from algorithms.optimizers.scaling import OPTIMIZER_RULES, lr_multiplier
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.assumptions import Boundary, boundary_outcome
@@ -1760,6 +1761,7 @@ register(Claim(
 def _assumption_cases() -> list[Boundary]:
     tiny = 1e-300
     below_one = 1.0 - 2.0 ** -40
+    below_eps_min = math.nextafter(EPS_MIN, 0.0)   # the optimizers' ε floor (float32's smallest normal)
 
     def params():
         return [torch.zeros(4, 4, requires_grad=True)]
@@ -1772,7 +1774,8 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: Muon(params(), momentum=1.0)),
         Boundary("Muon momentum >= 0", "momentum", lambda: Muon(params(), momentum=0.0),
                  lambda: Muon(params(), momentum=-tiny)),
-        Boundary("Muon eps > 0", "eps", lambda: Muon(params(), eps=tiny), lambda: Muon(params(), eps=0.0)),
+        Boundary("Muon eps >= EPS_MIN", "eps", lambda: Muon(params(), eps=EPS_MIN),
+                 lambda: Muon(params(), eps=below_eps_min)),
         Boundary("Muon ns_steps >= 0", "ns_steps", lambda: Muon(params(), ns_steps=0),
                  lambda: Muon(params(), ns_steps=-1)),
         Boundary("Muon ns_steps < 100", "ns_steps", lambda: Muon(params(), ns_steps=99),
@@ -1784,17 +1787,17 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: Muon(params(), adamw_betas=(0.9, 1.0))),
         Boundary("Muon foreach None or a bool", "foreach", lambda: Muon(params(), foreach=True),
                  lambda: Muon(params(), foreach="yes")),
-        Boundary("Muon adamw_eps > 0", "adamw_eps", lambda: Muon(params(), adamw_eps=tiny),
-                 lambda: Muon(params(), adamw_eps=0.0)),
+        Boundary("Muon adamw_eps >= EPS_MIN", "adamw_eps", lambda: Muon(params(), adamw_eps=EPS_MIN),
+                 lambda: Muon(params(), adamw_eps=below_eps_min)),
         Boundary("lr >= 0", "lr", lambda: Muon(params(), lr=0.0), lambda: Muon(params(), lr=-tiny)),
         Boundary("weight_decay >= 0", "weight_decay", lambda: Shampoo(params(), weight_decay=0.0),
                  lambda: Shampoo(params(), weight_decay=-tiny)),
         Boundary("Shampoo betas < 1", "betas", lambda: Shampoo(params(), betas=(below_one, 0.0)),
                  lambda: Shampoo(params(), betas=(1.0, 0.9))),
-        Boundary("Shampoo eps > 0", "eps", lambda: Shampoo(params(), eps=tiny),
-                 lambda: Shampoo(params(), eps=0.0)),
-        Boundary("Shampoo adam_eps > 0", "adam_eps", lambda: Shampoo(params(), adam_eps=tiny),
-                 lambda: Shampoo(params(), adam_eps=0.0)),
+        Boundary("Shampoo eps >= EPS_MIN", "eps", lambda: Shampoo(params(), eps=EPS_MIN),
+                 lambda: Shampoo(params(), eps=below_eps_min)),
+        Boundary("Shampoo adam_eps >= EPS_MIN", "adam_eps", lambda: Shampoo(params(), adam_eps=EPS_MIN),
+                 lambda: Shampoo(params(), adam_eps=below_eps_min)),
         Boundary("Shampoo precondition_frequency >= 1", "precondition_frequency",
                  lambda: Shampoo(params(), precondition_frequency=1),
                  lambda: Shampoo(params(), precondition_frequency=0)),
@@ -1814,7 +1817,8 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: SOAP(params(), shampoo_beta=1.0)),
         Boundary("SOAP betas >= 0", "betas", lambda: SOAP(params(), betas=(0.0, 0.0)),
                  lambda: SOAP(params(), betas=(0.9, -tiny))),
-        Boundary("SOAP eps > 0", "eps", lambda: SOAP(params(), eps=tiny), lambda: SOAP(params(), eps=0.0)),
+        Boundary("SOAP eps >= EPS_MIN", "eps", lambda: SOAP(params(), eps=EPS_MIN),
+                 lambda: SOAP(params(), eps=below_eps_min)),
         Boundary("SOAP block_size >= 1", "block_size", lambda: SOAP(params(), block_size=1),
                  lambda: SOAP(params(), block_size=0)),
         Boundary("SOAP precondition_frequency >= 1", "precondition_frequency",
@@ -1915,8 +1919,9 @@ register(Claim(
            "paper's Section 2 update rules), the training problem's and the scaling rules' inputs",
     origin=Origin.IMPLEMENTATION,
     statement="Each documented input domain is enforced at its boundary: momentum, betas, adamw_betas and "
-              "shampoo_beta in [0, 1); eps, adam_eps, adamw_eps > 0 (also newton_schulz's); 0 <= ns_steps < "
-              "100 and finite ns_coefficients; Muon's foreach None or a bool; newton_schulz's matrix a 2-D "
+              "shampoo_beta in [0, 1); eps, adam_eps, adamw_eps >= float32's smallest normal "
+              "(newton_schulz's eps > 0); 0 <= ns_steps < 100 and finite ns_coefficients; Muon's foreach "
+              "None or a bool; newton_schulz's matrix a 2-D "
               "tensor and its eps a number, not "
               "a bool or a string; lr, "
               "weight_decay >= 0; precondition_frequency, block_size, "

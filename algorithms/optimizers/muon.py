@@ -88,7 +88,7 @@ class Muon(MatrixOptimizer):
         Nesterov-style look-ahead ``(1 − μ) G + μ B`` (default True).
     ns_coefficients : (a, b, c)
         the quintic Newton–Schulz polynomial (default torch's (3.4445, −4.775, 2.0315)).
-    eps : float > 0
+    eps : float >= 1.18e-38 (float32's smallest normal)
         added to ‖D‖_F before Newton–Schulz normalizes by it (default 1e-7).
     ns_steps : int >= 0
         Newton–Schulz iterations (default 5).
@@ -105,7 +105,7 @@ class Muon(MatrixOptimizer):
         bits as one matrix at a time (probed once per shape), others one by one.
     adamw_betas : (β₁, β₂) in [0, 1)
         the auxiliary AdamW's betas (default (0.9, 0.95)).
-    adamw_eps : float > 0
+    adamw_eps : float >= 1.18e-38 (float32's smallest normal)
         the auxiliary AdamW's ε (default 1e-8).
     ns_dtype : torch.bfloat16, torch.float32 or torch.float64
         precision of the Newton–Schulz iteration (default bfloat16, torch's; float64 is the exact
