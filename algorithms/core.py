@@ -36,15 +36,21 @@ Each is checked once, in :class:`SolveOptions`, with the argument's name in the 
     show a tqdm progress bar over iterations.
 ``store_trace`` (bool, not a truthy string)
     keep the per-iteration records in ``Solution.trace`` (rate claims need them).
+
+A solve runs with torch's autograd on, also when called inside ``torch.no_grad()`` or
+``torch.inference_mode()``: the methods that train or differentiate do so internally, and a
+caller's evaluation context must not break them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import enum
 import functools
 import math
 import numbers
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
@@ -416,6 +422,17 @@ def _final_records(solution: Solution, callback: _CountedCallback, store_trace: 
         _stop_request(callback(dict(record)))  # the run is over: a stop request changes nothing
 
 
+def _autograd_on() -> contextlib.AbstractContextManager:
+    """Autograd on for the solve (a caller's ``torch.no_grad()`` gave torch's "does not require grad")."""
+    torch = sys.modules.get("torch")  # not imported: no grad mode can have been set
+    if torch is None:
+        return contextlib.nullcontext()
+    stack = contextlib.ExitStack()
+    stack.enter_context(torch.inference_mode(False))
+    stack.enter_context(torch.enable_grad())
+    return stack
+
+
 def solve(problem: Problem, algorithm: Algorithm, **options: Any) -> Solution:
     """Solve ``problem`` with ``algorithm``; see the module docstring for the common options.
 
@@ -439,7 +456,8 @@ def solve(problem: Problem, algorithm: Algorithm, **options: Any) -> Solution:
         counted = _CountedCallback(opts.callback)
         opts = replace(opts, callback=counted)
     start = time.perf_counter()
-    solution = _solve(problem, algorithm, opts)
+    with _autograd_on():
+        solution = _solve(problem, algorithm, opts)
     if counted is not None and counted.calls == 0:
         _final_records(solution, counted, opts.store_trace)
     solution.stats.wall_time = time.perf_counter() - start

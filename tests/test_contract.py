@@ -203,3 +203,17 @@ def test_two_threads_sharing_a_problem_and_an_algorithm(make):
     for sol in results:
         assert sol.retcode is serial.retcode
         np.testing.assert_array_equal(np.asarray(sol.x), np.asarray(serial.x))
+
+
+@pytest.mark.parametrize("make", CASES, ids=[_ids(m) for m in CASES])
+def test_solve_inside_a_no_grad_context(make):
+    """A user's evaluation context (``torch.no_grad()``, ``torch.inference_mode()``) around ``solve`` gives
+    the same answer: the methods that train differentiate internally (torch's "element 0 of tensors does
+    not require grad" reached the user from 11 pairs)."""
+    problem, algorithm = make(np.float64)
+    reference = solve(problem, algorithm, seed=2)
+    for context in (torch.no_grad, torch.inference_mode):
+        with context():
+            sol = solve(problem, algorithm, seed=2)
+        assert sol.retcode is reference.retcode, context.__name__
+        np.testing.assert_array_equal(np.asarray(sol.x), np.asarray(reference.x), err_msg=context.__name__)
