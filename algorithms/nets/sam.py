@@ -87,6 +87,31 @@ __all__ = [
 ]
 
 
+def _check_finite_keywords(keywords: dict[str, Any], where: str) -> None:
+    """Every real-number hyperparameter (and each number inside a tuple such as ``betas``) finite: torch's
+    SGD takes ``momentum=nan`` and ``weight_decay=inf`` and steps NaN into the weights."""
+    for key, value in keywords.items():
+        if key == "params":
+            continue
+        items = value if isinstance(value, tuple | list) else (value,)
+        for item in items:
+            if isinstance(item, bool | np.bool_) or not isinstance(item, int | float | np.number):
+                continue
+            if not math.isfinite(float(item)):
+                raise ValueError(f"{where}{key} must be finite, got {value!r}")
+
+
+def _check_distinct(groups: list[dict[str, Any]]) -> None:
+    """A tensor listed twice would take two steps per ``step`` in silence (torch only warns)."""
+    seen: set[int] = set()
+    for group in groups:
+        for p in group["params"]:
+            if id(p) in seen:
+                raise ValueError(f"params lists a tensor of shape {tuple(p.shape)} twice; each parameter may "
+                                 "appear once")
+            seen.add(id(p))
+
+
 class SAM(torch.optim.Optimizer):
     """Sharpness-aware minimization around a base optimizer (default ``torch.optim.SGD``).
 
@@ -124,8 +149,8 @@ class SAM(torch.optim.Optimizer):
     def __init__(self, params, base_optimizer: type[torch.optim.Optimizer] = torch.optim.SGD,
                  rho: float = 0.05, normalize: bool = True, **kwargs: Any) -> None:
         rho = check_nonnegative("rho", rho)
-        if not isinstance(normalize, bool):
-            raise TypeError(f"normalize must be a bool, got {type(normalize).__name__} {normalize!r}")
+        normalize = check_bool("normalize", normalize)      # np.True_ (from arr.any()) is a bool too
+        _check_finite_keywords(kwargs, "")
         if isinstance(base_optimizer, torch.optim.Optimizer):   # one line, not the instance's repr
             name = type(base_optimizer).__name__
             raise TypeError(f"base_optimizer must be an optimizer class, got an instance of {name}: pass "
@@ -146,6 +171,21 @@ class SAM(torch.optim.Optimizer):
                             f"{sorted(kwargs)}: {exc}") from None
         self.param_groups = self.base_optimizer.param_groups
         self.defaults.update(self.base_optimizer.defaults)
+        _check_distinct(self.param_groups)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # torch's keeps defaults/state/param_groups only: a deepcopy or an unpickled SAM lost its base
+        # optimizer and could not step (AttributeError)
+        return {**super().__getstate__(), "base_optimizer": self.base_optimizer}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        if "base_optimizer" in state:
+            self.param_groups = self.base_optimizer.param_groups    # one set of groups, as in __init__
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """torch's, with ``set_to_none`` a bool (a truthy str such as "no" was taken as True)."""
+        super().zero_grad(check_bool("set_to_none", set_to_none))
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         """torch's, with the group's ``lr``, ``rho`` and ``normalize`` checked as in the constructor."""
@@ -159,11 +199,18 @@ class SAM(torch.optim.Optimizer):
                 param_group["rho"] = check_nonnegative("rho", param_group["rho"])
             if "normalize" in param_group:
                 param_group["normalize"] = check_bool("normalize", param_group["normalize"])
+            _check_finite_keywords({k: v for k, v in param_group.items() if k != "params"}, "param_group: ")
         try:
             super().add_param_group(param_group)
         except ValueError as exc:   # torch's "some parameters appear in more than one parameter group"
             raise ValueError(f"param_group: params: {exc}") from None
         added = self.param_groups[-1]["params"]
+        if hasattr(self, "base_optimizer"):     # after __init__ (whose own check follows it)
+            try:
+                _check_distinct(self.param_groups)
+            except ValueError:
+                self.param_groups.pop()
+                raise
         bad = [i for i, p in enumerate(added) if not (p.is_floating_point() or p.is_complex())]
         if bad:  # an integer/bool tensor has no gradient: SAM would step nothing, silently
             self.param_groups.pop()
@@ -193,6 +240,7 @@ class SAM(torch.optim.Optimizer):
                     if not (type(value) is float and 0.0 <= value < math.inf):
                         check(key, value)
                 check_bool("normalize", group["normalize"])
+                _check_finite_keywords(group, "")     # momentum = nan, weight_decay = inf, ... (any key)
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"SAM: param_groups[{index}] was set to an invalid value: {exc}") from None
 

@@ -28,6 +28,7 @@ from algorithms._validation import (
     check_bool,
     check_device,
     check_finite_data,
+    check_module_state_fits,
     check_positive,
     check_positive_int,
     check_seed,
@@ -135,6 +136,12 @@ class TwoLayerReLU(torch.nn.Module):
             raise TypeError(f"X must have dtype {weight.dtype} (the model's parameters), got {X.dtype}")
         check_device("X", X, weight)
         check_finite_data("X", X)
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """torch's, refusing NaN/inf weights, wrong shapes and (``strict``) wrong keys by name before anything
+        is copied (torch loaded NaN as it is, and half loaded a state dict it then refused)."""
+        check_module_state_fits(self, state_dict, strict)
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Outputs, shape (n, out_features)."""

@@ -31,7 +31,14 @@ import math
 
 import torch
 
-from algorithms._validation import allocates, check_device, check_finite_data, check_positive_int, check_seed
+from algorithms._validation import (
+    allocates,
+    check_device,
+    check_finite_data,
+    check_module_state_fits,
+    check_positive_int,
+    check_seed,
+)
 
 __all__ = ["LowRankExpansion"]
 
@@ -72,6 +79,12 @@ class LowRankExpansion(torch.nn.Module):
     def merged_weight(self) -> torch.Tensor:
         """W + U V, the corrected weight (shape (out_features, in_features))."""
         return self.linear.weight + self.U @ self.V
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """torch's, refusing NaN/inf weights, wrong shapes and (``strict``) wrong keys by name before anything
+        is copied (torch loaded NaN as it is, and half loaded a state dict it then refused)."""
+        check_module_state_fits(self, state_dict, strict)
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         # nn.Linear's convention (*, in_features), checked here: torch's matmul errors name no argument

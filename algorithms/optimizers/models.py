@@ -30,6 +30,7 @@ from algorithms._validation import (
     allocates,
     check_device,
     check_fits_memory,
+    check_module_state_fits,
     check_positive,
     check_positive_int,
     check_seed,
@@ -88,6 +89,12 @@ class MLP(nn.Module):
             _init_linear(block, generator)
         _init_linear(self.readout, generator, std=0.0)
         self.to(_check_dtype(dtype))
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """torch's, refusing NaN/inf weights, wrong shapes and (``strict``) wrong keys by name before anything
+        is copied (torch loaded NaN as it is, and half loaded a state dict it then refused)."""
+        check_module_state_fits(self, state_dict, strict)
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if not isinstance(x, torch.Tensor):
@@ -173,6 +180,12 @@ class Transformer(nn.Module):
                 _init_linear(layer, generator)
         _init_linear(self.readout, generator, std=0.0)
         self.to(_check_dtype(dtype))
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """torch's, refusing NaN/inf weights, wrong shapes and (``strict``) wrong keys by name before anything
+        is copied (torch loaded NaN as it is, and half loaded a state dict it then refused)."""
+        check_module_state_fits(self, state_dict, strict)
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         if not isinstance(tokens, torch.Tensor):

@@ -1,18 +1,24 @@
 """#43 round 8 (pre-audit sweep) for the nets family: kinds beyond round 7's, each as its class."""
 
+import copy
 import dataclasses
 import enum
 import pickle
 
 import numpy as np
 import pytest
+import torch
 
+from algorithms.nets import SAM, TwoLayerReLU
 from algorithms.nets.gd_map import GDMap
 from algorithms.nets.gradient_flow import GradientDescentTraining, GradientFlow
 from algorithms.nets.lp_training import LpPathNormTraining
+from algorithms.nets.models import MLP as NetsMLP
 from algorithms.nets.multivariate_interpolation import PatternEnumeration
 from algorithms.nets.sam import SAMTraining, SGDTraining
 from algorithms.nets.sparse_interpolation import BruteForceVp, SparsestInterpolantDP
+from algorithms.optimizers import MLP as OptMLP
+from algorithms.optimizers import LowRankExpansion, Transformer
 
 ALGORITHMS = [GDMap, GradientDescentTraining, GradientFlow, LpPathNormTraining, PatternEnumeration,
               SAMTraining, SGDTraining, BruteForceVp, SparsestInterpolantDP]
@@ -52,3 +58,76 @@ def test_numpy_scalars_are_stored_as_python_values(cls):
 
 def test_an_int_enum_is_stored_as_its_int():
     assert type(SGDTraining(batch_size=_Seven.A).batch_size) is int
+
+
+def _sam_step(opt, w):
+    def closure():
+        opt.zero_grad()
+        loss = (w**2).sum()
+        loss.backward()
+        return loss
+    opt.step(closure)
+
+
+@pytest.mark.parametrize("copier", [copy.deepcopy, lambda o: pickle.loads(pickle.dumps(o))])
+def test_a_copied_or_unpickled_sam_steps_as_the_original(copier):
+    # torch's __getstate__ dropped base_optimizer: the copy could not step (AttributeError)
+    w = torch.nn.Parameter(torch.tensor([1.0, -2.0, 0.5]))
+    opt = SAM([w], lr=0.1, momentum=0.9)
+    _sam_step(opt, w)
+    twin = copier(opt)
+    twin_w = twin.param_groups[0]["params"][0]
+    assert twin.param_groups is twin.base_optimizer.param_groups
+    _sam_step(opt, w)
+    _sam_step(twin, twin_w)
+    assert torch.equal(w, twin_w)
+
+
+def test_sam_refuses_a_parameter_listed_twice():
+    w = torch.nn.Parameter(torch.ones(3))
+    with pytest.raises(ValueError, match=r"params lists a tensor of shape \(3,\) twice"):
+        SAM([w, w], lr=0.1)
+    opt = SAM([torch.nn.Parameter(torch.ones(2))], lr=0.1)
+    with pytest.raises(ValueError, match="params"):
+        opt.add_param_group({"params": [w, w]})
+    assert len(opt.param_groups) == 1 and opt.param_groups is opt.base_optimizer.param_groups
+
+
+@pytest.mark.parametrize(("key", "bad"), [("momentum", float("nan")), ("weight_decay", float("inf")),
+                                          ("dampening", float("nan"))])
+def test_sam_refuses_non_finite_base_keywords_when_built_added_or_edited(key, bad):
+    # torch's SGD takes momentum=nan and weight_decay=inf, and steps NaN into the weights
+    with pytest.raises(ValueError, match=rf"{key} must be finite"):
+        SAM([torch.nn.Parameter(torch.ones(3))], lr=0.1, **{key: bad})
+    w = torch.nn.Parameter(torch.ones(3))
+    opt = SAM([w], lr=0.1, momentum=0.5)
+    with pytest.raises(ValueError, match=rf"param_group: {key} must be finite"):
+        opt.add_param_group({"params": [torch.nn.Parameter(torch.ones(2))], key: bad})
+    opt.param_groups[0][key] = bad
+    with pytest.raises(ValueError, match=rf"param_groups\[0\] was set to an invalid value: {key}"):
+        _sam_step(opt, w)
+    assert torch.equal(w, torch.ones(3))
+
+
+def test_sam_takes_numpy_bools_and_a_strict_set_to_none():
+    opt = SAM([torch.nn.Parameter(torch.ones(3))], lr=0.1, normalize=np.True_)
+    assert opt.param_groups[0]["normalize"] is True
+    with pytest.raises(TypeError, match="set_to_none"):
+        opt.zero_grad("no")
+
+
+@pytest.mark.parametrize("make", [
+    lambda: TwoLayerReLU(3, 4), lambda: NetsMLP(3, (4,), 1), lambda: OptMLP(4, 4, width=8, depth=1),
+    lambda: Transformer(8, 8, 1, context=4), lambda: LowRankExpansion(torch.nn.Linear(4, 3), rank=2)])
+def test_modules_refuse_non_finite_or_misshapen_state_before_loading(make):
+    # torch loaded NaN weights as they were (every later forward answered NaN)
+    module = make()
+    before = {k: v.clone() for k, v in module.state_dict().items()}
+    poisoned = {k: v * float("nan") if v.is_floating_point() else v for k, v in before.items()}
+    with pytest.raises(ValueError, match="state_dict"):
+        module.load_state_dict(poisoned)
+    key = next(iter(before))
+    with pytest.raises(ValueError, match=r"state_dict\["):
+        module.load_state_dict({**before, key: torch.zeros(7, 7, 7)})
+    assert all(torch.equal(v, before[k]) for k, v in module.state_dict().items())
+    module.load_state_dict(before)
