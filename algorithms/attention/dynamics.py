@@ -133,7 +133,7 @@ class OverlapFlow(Algorithm):
     lr: float = 0.05
 
     def __post_init__(self) -> None:
-        check_positive("lr", self.lr)
+        object.__setattr__(self, "lr", check_positive("lr", self.lr))  # a Python float (np.float32 was kept)
 
 
 def _onto_unit_vectors(state: np.ndarray) -> np.ndarray:

@@ -22,12 +22,13 @@ from torch import nn
 
 from algorithms._validation import (
     allocates,
+    check_bool,
     check_device,
     check_finite_data,
     check_fits_memory,
     check_float_tensor,
     check_int_at_least,
-    check_module_state,
+    check_module_state_fits,
     check_positive,
     check_seed,
     check_torch_dtype,
@@ -61,7 +62,10 @@ class _CheckedState(nn.Module):
     """``load_state_dict`` refuses NaN/inf weights by key (torch loads them and every forward is NaN)."""
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        check_module_state(state_dict)
+        # strict flags (strict="no" was truthy), then keys and shapes before torch copies anything: torch's
+        # RuntimeError for a wrong shape came after the entries that fit were loaded (a half-loaded module)
+        strict, assign = check_bool("strict", strict), check_bool("assign", assign)
+        check_module_state_fits(self, state_dict, strict)
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
 
@@ -84,9 +88,9 @@ class SoftmaxAttention(_CheckedState):
         self.in_features = _check_dimension(in_features)
         self.out_features = 1
         self.beta = check_positive("beta", beta)
-        if link not in LINKS:
+        if not isinstance(link, str) or link not in LINKS:
             raise ValueError(f"link must be one of {sorted(LINKS)}, got {link!r}")
-        self.link = link
+        self.link = str(link)  # a numpy str_ stored as a str
         gen = torch.Generator().manual_seed(check_seed(seed))
         dtype = check_torch_dtype(dtype)
         self.u = nn.Parameter(_random_unit(self.in_features, gen, dtype))
@@ -197,6 +201,7 @@ def fit_linear_predictor(X: torch.Tensor, y: torch.Tensor):
             raise ValueError(f"X must have shape (m, {L}, {d}) (the fitted sequence length L = {L}), "
                              f"got {tuple(X_new.shape)}")
         check_float_tensor("X", X_new)
-        return X_new.reshape(X_new.shape[0], -1) @ coef[:-1] + coef[-1]
+        # (m, L·d), not (m, -1): an empty batch (m = 0) made the -1 ambiguous (torch's RuntimeError)
+        return X_new.reshape(X_new.shape[0], L * d) @ coef[:-1] + coef[-1]
 
     return predict

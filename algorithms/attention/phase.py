@@ -19,10 +19,21 @@ from pathlib import Path
 
 import numpy as np
 
-from algorithms._validation import as_float_array, check_int_at_least, check_nonnegative, check_positive
+from algorithms._validation import (
+    as_float_array,
+    check_fits_memory,
+    check_int_at_least,
+    check_nonnegative,
+    check_positive,
+)
 from algorithms.attention.risk import thermodynamics
 
 __all__ = ["learnable", "phase_map", "plot_phase_map"]
+
+#: the largest ``size`` of :func:`plot_phase_map` (a size × size image)
+MAX_PLOT_SIZE = 4096
+#: the file formats the plot is written in (matplotlib's raster and vector writers)
+_IMAGE_FORMATS = ("png", "pdf", "svg", "jpg", "jpeg", "eps", "ps", "tif", "tiff", "webp")
 
 
 def _check_gamma(gamma) -> float:
@@ -64,7 +75,13 @@ def phase_map(gammas, alphas, beta: float = 1.0) -> np.ndarray:
                 check(float(value))
             except ValueError as exc:  # the entry's own check names gamma/alpha: say which argument
                 raise ValueError(f"{name}[{i}] = {float(value)!r} is out of range: {exc}") from None
-    return np.array([[learnable(float(g), float(a), beta) for a in alphas] for g in gammas])
+    # the grid is len(gammas)·len(alphas) booleans: refused before allocating (2**40 cells raised numpy's
+    # MemoryError); ψ per α and √(1 − γ²) per γ, compared as an outer product (a double loop of learnable
+    # calls took minutes on a 10⁴ × 10⁴ grid)
+    check_fits_memory("phase_map", "gammas", gammas.size, 1.0 * gammas.size * alphas.size)
+    psi = np.array([thermodynamics(float(a), beta)["psi"] for a in alphas])
+    signal = np.sqrt(1.0 - gammas**2)
+    return signal[:, None] > psi[None, :]
 
 
 def plot_phase_map(path, *, beta: float = 1.0, size: int = 120) -> Path:
@@ -75,8 +92,10 @@ def plot_phase_map(path, *, beta: float = 1.0, size: int = 120) -> Path:
     ...     plot_phase_map(Path(tmp) / "phase.png", size=20).exists()
     True
     """
-    check_int_at_least("size", size, 2)
+    size = check_int_at_least("size", size, 2)
     check_positive("beta", beta)
+    if size > MAX_PLOT_SIZE:  # size² cells: 2**40 raised numpy's MemoryError naming no argument
+        raise ValueError(f"size must be <= {MAX_PLOT_SIZE} (a size × size grid of pixels), got {size}")
     # named here, before the grid is computed: an int reached matplotlib's TypeError and a missing folder
     # its FileNotFoundError
     if not isinstance(path, str | os.PathLike):
@@ -85,6 +104,13 @@ def plot_phase_map(path, *, beta: float = 1.0, size: int = 120) -> Path:
     if not Path(path).parent.is_dir():
         raise ValueError(f"path must be in an existing folder, got {str(path)!r} ({str(Path(path).parent)!r} "
                          f"is not a folder)")
+    # a folder was written beside as folder.png (and the folder's path returned); an extension matplotlib has
+    # no writer for raised its message naming no argument
+    if Path(path).is_dir():
+        raise ValueError(f"path must name a file, got the folder {str(path)!r}")
+    if Path(path).suffix.lower().lstrip(".") not in _IMAGE_FORMATS:
+        shown = ", ".join("." + f for f in _IMAGE_FORMATS)
+        raise ValueError(f"path must end in an image extension ({shown}), got {str(path)!r}")
     import matplotlib
 
     matplotlib.use("Agg")

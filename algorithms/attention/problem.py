@@ -114,22 +114,28 @@ class SingleLocationProblem(Problem):
     dtype: object = np.float64
 
     def __post_init__(self) -> None:
-        check_count("d", self.d, 2)  # a dimension: vectors of d entries
+        # every field stored as the Python value its check returns: np.int64(6) / np.float32(0.6) / np.str_
+        # were kept as numpy scalars (another repr, and a float32 gamma in the formulas)
+        object.__setattr__(self, "d", check_count("d", self.d, 2))  # a dimension: vectors of d entries
         # the oracle's QR of a (d, 2) draw and the start vectors: refused before allocating (2**31 − 1 hung)
         check_fits_memory("SingleLocationProblem", "d", self.d, 64.0 * self.d)
-        check_int_at_least("L", self.L, 2, size=False)  # L − 1 = e^{αd} is allowed: no int64 cap
+        # L − 1 = e^{αd} is allowed: no int64 cap
+        object.__setattr__(self, "L", check_int_at_least("L", self.L, 2, size=False))
         gamma = check_positive("gamma", self.gamma)
         if not gamma < 1.0:
             raise ValueError(f"gamma must be in (0, 1) (feature noise of the secret token), got {gamma!r}")
-        check_positive("beta", self.beta)
-        check_nonnegative("epsilon", self.epsilon)
-        check_choice("link", self.link, LINKS)
-        check_choice("variant", self.variant, VARIANTS)
-        check_count("n_samples", self.n_samples, 1)
+        object.__setattr__(self, "gamma", gamma)
+        object.__setattr__(self, "beta", check_positive("beta", self.beta))
+        object.__setattr__(self, "epsilon", check_nonnegative("epsilon", self.epsilon))
+        object.__setattr__(self, "link", str(check_choice("link", self.link, LINKS)))
+        object.__setattr__(self, "variant", str(check_choice("variant", self.variant, VARIANTS)))
+        object.__setattr__(self, "n_samples", check_count("n_samples", self.n_samples, 1))
         # stored as the int check_seed returns: torch's manual_seed refuses numpy integers
         object.__setattr__(self, "oracle_seed", check_seed(self.oracle_seed, "oracle_seed"))
         if self.dtype not in (np.float32, np.float64):
             raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {self.dtype!r}")
+        # np.dtype("float32") passed the check: stored as the type, so equal problems compare and repr alike
+        object.__setattr__(self, "dtype", np.float32 if self.dtype == np.float32 else np.float64)
         for name in ("u0", "v0"):
             if getattr(self, name) is not None:
                 # kept as a tuple of floats, not the caller's array: an edit of that array after construction

@@ -124,11 +124,12 @@ def mean_field_risk(problem: SingleLocationProblem, mu, nu, zeta=0.0, rho=0.0, *
                          f"got {problem.link!r}")
     mu, nu, zeta, rho = (_overlap(x, name)
                          for x, name in ((mu, "mu"), (nu, "nu"), (zeta, "zeta"), (rho, "rho")))
-    if not any(isinstance(x, torch.Tensor) for x in (nu, zeta)) and nu * nu + zeta * zeta > 1.0 + 1e-9:
+    excess = nu * nu + zeta * zeta  # tensors too: a tensor (nu, zeta) off the unit disc was accepted
+    largest = float(excess.detach().max()) if isinstance(excess, torch.Tensor) else excess
+    if largest > 1.0 + 1e-9:
         # ν and ζ are v's overlaps with the orthonormal pair (v*, u*): a unit v has ν² + ζ² <= 1
-        raise ValueError(f"no unit vectors have these overlaps: nu**2 + zeta**2 = "
-                         f"{nu * nu + zeta * zeta:.6g} > 1 (nu = <v, v*> and zeta = <v, u*> with u* "
-                         f"orthogonal to v*)")
+        raise ValueError(f"no unit vectors have these overlaps: nu**2 + zeta**2 = {largest:.6g} > 1 (nu = "
+                         f"<v, v*> and zeta = <v, u*> with u* orthogonal to v*)")
     return _risk(problem, mu, nu, zeta, rho, frozen_limit)
 
 

@@ -58,9 +58,11 @@ class SphericalGD(Algorithm):
     link: str | None = None
 
     def __post_init__(self) -> None:
-        check_positive("lr", self.lr)
-        if self.link is not None and self.link not in LINKS:
+        object.__setattr__(self, "lr", check_positive("lr", self.lr))  # a Python float (np.float32 was kept)
+        if self.link is not None and (not isinstance(self.link, str) or self.link not in LINKS):
             raise ValueError(f"link must be None or one of {sorted(LINKS)}, got {self.link!r}")
+        if self.link is not None:
+            object.__setattr__(self, "link", str(self.link))  # a numpy str_ stored as a str
 
 
 def _tangent(grad: torch.Tensor, point: torch.Tensor) -> torch.Tensor:

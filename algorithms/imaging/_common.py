@@ -13,6 +13,9 @@ PRIORS = (TVPrior, DenoiserPrior, SubspacePrior)
 
 #: an iterate with ‖x‖ > DIVERGENCE · max(1, ‖Hᵀy‖) counts as a blow-up (``Diverged``)
 DIVERGENCE = 1e8
+#: the floor of the solvers' relative residuals: float64's smallest normal number (a float32 image's norm is
+#: a float64 here), so the residual stays relative at any image scale
+_TINY = float(torch.finfo(torch.float64).tiny)
 
 
 def check_prior(prior: Any) -> None:

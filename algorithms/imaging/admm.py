@@ -10,9 +10,9 @@ Scaled ADMM on ½‖Hx − y‖² + γ/2‖G(y) − Sx‖² + h(z) subject to x 
 
 the γ-terms present only when ``npn`` is given (the released code's stacked [H; S] with
 weights [1, γ]). Convergence criterion: primal residual ‖x − z‖ and change ‖z_{k+1} − z_k‖,
-each relative to max(‖z‖, 1e-12), both ≤ ``tol`` (default 1e-5) -> ``Success``; cap
-``maxiters`` (default 300) -> ``MaxIters``; a non-finite iterate or ‖z‖ > 1e8·max(1, ‖Hᵀy‖)
--> ``Diverged``. ``sol.x`` = z (numpy, y's dtype).
+each relative to ‖z‖ (floored at the smallest normal float), both ≤ ``tol`` (default 1e-5) ->
+``Success``; cap ``maxiters`` (default 300) -> ``MaxIters``; a non-finite iterate or
+‖z‖ > 1e8·max(1, ‖Hᵀy‖) -> ``Diverged``. ``sol.x`` = z (numpy, y's dtype).
 
 References
 ----------
@@ -38,6 +38,7 @@ import torch
 from algorithms._validation import check_positive, check_positive_int
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.imaging._common import (
+    _TINY,
     blow_up_threshold,
     check_npn,
     check_prior,
@@ -114,7 +115,9 @@ def _solve(problem: InverseProblem, algorithm: PnPADMM, options: SolveOptions) -
             if not (bool(torch.isfinite(z_new).all()) and bool(torch.isfinite(u).all())) or size > limit:
                 retcode, z = RetCode.Diverged, z_new
                 break
-            scale = max(size, 1e-12)
+            # relative to ‖z‖, floored at the tiniest normal float only: a floor of 1e-12 made the test
+            # absolute for images of that size (y scaled by 1e-12 stopped at once)
+            scale = max(size, _TINY)
             primal = float(torch.linalg.vector_norm(x - z_new)) / scale
             change = float(torch.linalg.vector_norm(z_new - z)) / scale
             z = z_new

@@ -66,7 +66,8 @@ def load_image(name: str) -> np.ndarray:
     """
     if name not in TRAIN_IMAGES + HELD_OUT_IMAGES:
         raise ValueError(f"name must be one of {TRAIN_IMAGES + HELD_OUT_IMAGES}, got {name!r}")
-    return _load(name)
+    # a copy: the cached array itself was returned, so a caller's edit changed every later load_image(name)
+    return _load(str(name)).copy()
 
 
 def _crops(names: tuple[str, ...], size: int, count: int, seed: int, augment: bool) -> torch.Tensor:

@@ -22,10 +22,11 @@ from torch import nn
 from algorithms._validation import (
     LAYER_OVERHEAD_BYTES,
     allocates,
+    check_bool,
     check_finite_data,
     check_fits_memory,
     check_int_at_least,
-    check_module_state,
+    check_module_state_fits,
     check_seed,
 )
 from algorithms.imaging.operators import LinearOperator
@@ -49,7 +50,10 @@ class _CheckedState(nn.Module):
     """``load_state_dict`` refuses NaN/inf weights by key (torch loads them and every forward is NaN)."""
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        check_module_state(state_dict)
+        # strict flags (strict="no" was truthy), then keys and shapes before torch copies anything: torch's
+        # RuntimeError for a wrong shape came after the entries that fit were loaded (a half-loaded module)
+        strict, assign = check_bool("strict", strict), check_bool("assign", assign)
+        check_module_state_fits(self, state_dict, strict)
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
 
@@ -83,6 +87,9 @@ class NullSpaceNet(_CheckedState):
         if not isinstance(X, torch.Tensor) or X.ndim != 2 or X.shape[1] != self.in_features:
             raise ValueError(f"X must be a tensor of shape (batch, {self.in_features}), got "
                              f"{tuple(getattr(X, 'shape', ()))}")
+        if X.is_complex() or X.dtype == torch.bool:  # .to(float) kept the real part / read bools as 0/1
+            raise TypeError(f"X must be a real floating (or integer) tensor of measurements, got dtype "
+                            f"{X.dtype}")
         check_finite_data("X", X)  # NaN measurements gave a NaN prediction in silence
         dtype = self.body[0].weight.dtype
         y = X.to(dtype).reshape(X.shape[0], *self.operator.measurement_shape)
@@ -107,8 +114,8 @@ class ResidualDenoiser(_CheckedState):
             raise ValueError(f"x must be a tensor of shape (batch, h, w), got "
                              f"{tuple(getattr(x, 'shape', ()))}")
         weight = self.body[0].weight
-        if x.is_complex():  # .to(float) would keep the real part silently
-            raise TypeError(f"x must be a real tensor, got dtype {x.dtype}")
+        if x.is_complex() or x.dtype == torch.bool:  # .to(float) would keep the real part / read 0/1 silently
+            raise TypeError(f"x must be a real floating (or integer) image tensor, got dtype {x.dtype}")
         if x.device != weight.device:
             raise ValueError(f"x must be on the network's device {weight.device}, got {x.device}")
         check_finite_data("x", x)  # a NaN image gave a NaN image in silence

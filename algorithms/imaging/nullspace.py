@@ -43,6 +43,7 @@ from algorithms.imaging.operators import (
     SubsampledHadamard,
     SuperResolution,
     _spectral_norm,
+    check_power_iterations,
 )
 
 __all__ = [
@@ -226,6 +227,7 @@ def null_space_leakage(operator: LinearOperator, projection: LinearOperator, ite
     if isinstance(iterations, bool) or not isinstance(iterations, int | np.integer) or iterations < 1:
         # with no iteration the estimate would stay 0, i.e. "S lies in Null(H)" for any S
         raise ValueError(f"iterations must be an int >= 1, got {iterations!r}")
+    iterations = check_power_iterations(iterations)  # 2**40 ran for ever
     seed = check_seed(seed)  # an int: torch's manual_seed below refuses numpy integers
     norm_h, norm_s = operator.norm(seed=seed), projection.norm(seed=seed)  # power-iteration estimates
     if norm_h == 0.0 or norm_s == 0.0:

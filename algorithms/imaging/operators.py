@@ -97,11 +97,28 @@ def _spectral_norm(forward: Any, adjoint: Any, x: torch.Tensor, iterations: int)
     return scale * math.sqrt(value)
 
 
+#: the most power iterations ``norm`` and ``null_space_leakage`` take: 2**40 ran for ever (a hang, not an
+#: error); the defaults are 50 and 60, and 10⁵ steps of the largest operators here take minutes
+MAX_POWER_ITERATIONS = 10**5
+
+
+def check_power_iterations(iterations: Any) -> int:
+    """``iterations`` of a power iteration: an int in [1, MAX_POWER_ITERATIONS] (numpy ints too)."""
+    iterations = check_positive_int("iterations", iterations)
+    if iterations > MAX_POWER_ITERATIONS:
+        raise ValueError(f"iterations must be <= {MAX_POWER_ITERATIONS} power-iteration steps, got "
+                         f"{iterations}")
+    return iterations
+
+
 class LinearOperator:
     """A linear map H from images ``(*batch, h, w)`` to measurements ``(*batch, *measurement_shape)``.
 
     Subclasses implement ``_forward`` and ``_adjoint`` on tensors with one batch dimension (one left
     out raises NotImplementedError when used, never a stand-in map);
+    ``forward``/``adjoint`` check the type, dtype and shape of their input but not its finiteness: a
+    linear map sends NaN to NaN as torch's own layers do, and the solvers' divergence checks must see a
+    blown-up iterate's image rather than an error;
     ``in_features`` (= h·w) and ``out_features`` (= the measurement count) are the matrix sizes.
     """
 
@@ -111,6 +128,13 @@ class LinearOperator:
     @property
     def in_features(self) -> int:
         return self.image_shape[0] * self.image_shape[1]
+
+    def __repr__(self) -> str:
+        # the defining scalars, not "<... object at 0x...>": the shapes and sigma/factor/ratio/seed
+        parts = [f"image_shape={self.image_shape!r}", f"measurement_shape={self.measurement_shape!r}"]
+        parts += [f"{k}={getattr(self, k)!r}" for k in ("sigma", "factor", "ratio", "seed")
+                  if isinstance(getattr(self, k, None), int | float)]
+        return f"{type(self).__name__}({', '.join(parts)})"
 
     @property
     def out_features(self) -> int:
@@ -162,7 +186,7 @@ class LinearOperator:
         """Spectral norm ‖H‖₂ by power iteration on HᵀH (``iterations`` >= 1 products, start drawn from
         ``seed``), rescaled at each half-step so that ``(c·H).norm() = c·H.norm()`` for any ‖H‖ in
         ~[1e-290, 1e290] (the iteration on HᵀH itself returned 0.0 below ~1e-77)."""
-        iterations = check_positive_int("iterations", iterations)
+        iterations = check_power_iterations(iterations)
         dtype = check_torch_dtype(dtype)
         generator = torch.Generator().manual_seed(check_seed(seed))
         x = torch.randn(self.image_shape, generator=generator, dtype=dtype)[None]  # a batch of one
@@ -199,6 +223,9 @@ class MatrixOperator(LinearOperator):
             raise TypeError(f"matrix must be a 2-D floating torch.Tensor, got "
                             f"{getattr(matrix, 'dtype', type(matrix).__name__)} with shape "
                             f"{tuple(getattr(matrix, 'shape', ()))}")
+        if matrix.layout != torch.strided:  # a sparse tensor reached torch's NotImplementedError (isfinite)
+            raise TypeError(f"matrix must be a dense (strided) tensor, got layout {matrix.layout}; use "
+                            f".to_dense()")
         if matrix.dtype not in (torch.float32, torch.float64) or matrix.device.type == "meta":
             # half precision was kept and upcast at every forward (the data already rounded to half); a meta
             # tensor has no data (its finiteness check raised torch's .item() error)
@@ -304,7 +331,9 @@ def gaussian_kernel_spectrum(image_shape: tuple[int, int], sigma: float) -> torc
     sigma = check_positive("sigma", sigma)
     rows = torch.minimum(torch.arange(h), h - torch.arange(h)).to(torch.float64)
     cols = torch.minimum(torch.arange(w), w - torch.arange(w)).to(torch.float64)
-    kernel = torch.exp(-(rows[:, None] ** 2 + cols[None, :] ** 2) / (2 * sigma**2))
+    # (r/σ)², not r²/(2σ²): σ² underflowed to 0 for σ = 1e-200 (0/0 = NaN spectrum, a NaN operator) and
+    # overflowed Python's float for σ = 1e200 (OverflowError); the ratio is a delta / a flat kernel there
+    kernel = torch.exp(-0.5 * ((rows / sigma)[:, None] ** 2 + (cols / sigma)[None, :] ** 2))
     kernel = kernel / kernel.sum()
     return torch.fft.fft2(kernel).real  # the kernel is even, so its spectrum is real
 

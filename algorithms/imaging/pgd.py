@@ -6,9 +6,10 @@ Update rule, with data fit g(x) = ½‖Hx − y‖², step ``lr`` = α and denoi
 
 the γ-term present only when ``npn`` is given (NPN-PnP, Algorithm 3 of the appendix
 without the FISTA momentum). Convergence criterion: the relative fixed-point residual
-‖x_{ℓ+1} − x_ℓ‖ / max(‖x_{ℓ+1}‖, 1e-12) ≤ ``tol`` (default 1e-5) -> ``Success``; the cap
-``maxiters`` (default 500) reached first -> ``MaxIters``; a non-finite iterate or
-‖x‖ > 1e8·max(1, ‖Hᵀy‖) -> ``Diverged``. ``sol.x`` is the image (numpy, y's dtype);
+‖x_{ℓ+1} − x_ℓ‖ / ‖x_{ℓ+1}‖ (floored at the smallest normal float) ≤ ``tol`` (default 1e-5)
+-> ``Success``; the cap ``maxiters`` (default 500) reached first -> ``MaxIters``; a non-finite
+iterate or ‖x‖ > 1e8·max(1, ‖Hᵀy‖) -> ``Diverged``.
+``sol.x`` is the image (numpy, y's dtype);
 ``sol.value`` the objective ½‖Hx − y‖² + γ/2‖G(y) − Sx‖² + h(x).
 
 References
@@ -36,6 +37,7 @@ import torch
 from algorithms._validation import check_positive
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.imaging._common import (
+    _TINY,
     blow_up_threshold,
     check_npn,
     check_prior,
@@ -87,7 +89,9 @@ def _solve(problem: InverseProblem, algorithm: PnPPGD, options: SolveOptions) ->
             if not bool(torch.isfinite(new).all()) or size > limit:
                 retcode, x = RetCode.Diverged, new
                 break
-            residual = float(torch.linalg.vector_norm(new - x)) / max(size, 1e-12)
+            # relative to the iterate's size with only the dtype's tiniest normal as the floor: a floor of
+            # 1e-12 made the test absolute for images of that size (y scaled by 1e-12 stopped at once)
+            residual = float(torch.linalg.vector_norm(new - x)) / max(size, _TINY)
             x = new
             stop = monitor.record(iteration=iterations, residual=residual)
             if residual <= tol:

@@ -71,6 +71,10 @@ def total_variation(x: torch.Tensor) -> torch.Tensor:
     return norm.sum(dim=(-2, -1))
 
 
+#: the most dual iterations a TV prox takes (the default is 20; 10⁵ on a 128×128 image take seconds)
+MAX_INNER = 10**5
+
+
 @dataclass(frozen=True)
 class TVPrior:
     """h(x) = weight · TV(x); its prox by Chambolle's dual projection (``inner`` iterations, step 1/8).
@@ -85,6 +89,8 @@ class TVPrior:
     def __post_init__(self) -> None:
         object.__setattr__(self, "weight", check_nonnegative("weight", self.weight))
         object.__setattr__(self, "inner", check_count("inner", self.inner, 1))  # numpy ints too
+        if self.inner > MAX_INNER:  # inner = 2**31 − 1 passed the count check and every prox ran for ever
+            raise ValueError(f"inner must be <= {MAX_INNER} dual iterations per prox, got {self.inner}")
 
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
         """argmin_z ½‖z − x‖² + lr·weight·TV(z)."""
@@ -136,6 +142,12 @@ class DenoiserPrior:
         if not isinstance(out, torch.Tensor) or tuple(out.shape) != tuple(images.shape):
             raise ValueError(f"network must map (batch, h, w) images to images of that shape, got "
                              f"{tuple(getattr(out, 'shape', ()))} for {tuple(images.shape)}")
+        # a complex output lost its imaginary part in .to(x.dtype), an integer one was a rounded image, and a
+        # NaN image went on as the iterate: each named here
+        if not out.is_floating_point():
+            raise ValueError(f"network must return a real floating image tensor, got dtype {out.dtype}")
+        if not bool(torch.isfinite(out).all()):
+            raise ValueError("network returned NaN or inf pixels for these images")
         return out.to(x.dtype).reshape(x.shape)
 
     def value(self, x: torch.Tensor) -> torch.Tensor:
@@ -172,6 +184,8 @@ class SubspacePrior:
             # the pair basis/image_shape disagrees: both are named (either may be the wrong one)
             raise ValueError(f"image_shape must be (h, w) with h·w = {b.shape[0]} (the rows of basis), got "
                              f"{shape!r}: basis has {b.shape[0]} rows")
+        # stored as a tuple of Python ints (a list or numpy ints were kept as given: another repr and eq)
+        object.__setattr__(self, "image_shape", (int(shape[0]), int(shape[1])))
 
     def __eq__(self, other: object) -> bool:
         # the tensor field compared as a whole (the generated __eq__ raised torch's "Boolean value of Tensor

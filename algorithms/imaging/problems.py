@@ -137,9 +137,25 @@ class NPN:
             raise ValueError("network returned NaN or inf for these measurements")
         return out
 
+    def _check_pair(self, x: torch.Tensor, prediction: torch.Tensor) -> None:
+        # x: one image (the solvers' iterate); prediction: what predict returns. A (1, p) prediction was
+        # broadcast against Sx into a batch of gradients, a NaN one gave a NaN value, both in silence
+        if not isinstance(x, torch.Tensor) or tuple(x.shape) != self.projection.image_shape:
+            raise ValueError(f"x must be one image of shape {self.projection.image_shape} (projection's "
+                             f"image_shape), got {tuple(getattr(x, 'shape', ()))}")
+        shape = self.projection.measurement_shape
+        if not isinstance(prediction, torch.Tensor) or tuple(prediction.shape) != shape:
+            raise ValueError(f"prediction must be a tensor of shape {shape} (what predict(y) returns), got "
+                             f"{type(prediction).__name__} {tuple(getattr(prediction, 'shape', ()))}")
+        if prediction.is_complex() or not bool(torch.isfinite(prediction).all()):
+            raise ValueError("prediction must be real and finite (what predict(y) returns)")
+
     def gradient(self, x: torch.Tensor, prediction: torch.Tensor) -> torch.Tensor:
-        """∇ of γ/2 ‖G(y) − Sx‖²: γ Sᵀ(Sx − G(y))."""
+        """∇ of γ/2 ‖G(y) − Sx‖²: γ Sᵀ(Sx − G(y)), for one image ``x`` and ``prediction = predict(y)``."""
+        self._check_pair(x, prediction)
         return self.gamma * self.projection.adjoint(self.projection.forward(x) - prediction)
 
     def value(self, x: torch.Tensor, prediction: torch.Tensor) -> float:
+        """γ/2 ‖G(y) − Sx‖² for one image ``x`` and ``prediction = predict(y)``."""
+        self._check_pair(x, prediction)
         return 0.5 * self.gamma * float(((self.projection.forward(x) - prediction) ** 2).sum())

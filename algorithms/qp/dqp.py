@@ -60,6 +60,7 @@ from __future__ import annotations
 import copy
 import math
 import pickle
+import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -269,10 +270,12 @@ class DQP(Algorithm):
                 f"backend must be 'auto' or one of the installed qpsolvers backends {installed}, "
                 f"got {self.backend!r}"
             )
-        check_positive("eps_active", self.eps_active)
-        check_positive("kkt_tol", self.kkt_tol)
+        object.__setattr__(self, "backend", str(self.backend))  # a numpy str_ stored as a str
+        # stored as Python floats: np.float32(1e-5) was kept as numpy (its repr and hash differ from 1e-5's)
+        object.__setattr__(self, "eps_active", check_positive("eps_active", self.eps_active))
+        object.__setattr__(self, "kkt_tol", check_positive("kkt_tol", self.kkt_tol))
         if self.abs_tol is not None:
-            check_positive("abs_tol", self.abs_tol)
+            object.__setattr__(self, "abs_tol", check_positive("abs_tol", self.abs_tol))
         for name in ("refine_active", "polish"):  # numpy bools too (np.True_ was refused as "not a bool")
             object.__setattr__(self, name, check_bool(name, getattr(self, name)))
         if not isinstance(self.backend_options, Mapping) or not all(
@@ -284,8 +287,8 @@ class DQP(Algorithm):
         for key, value in self.backend_options.items():  # NaN reached the backend (a NaN tolerance)
             if isinstance(value, float | np.floating) and math.isnan(value):
                 raise ValueError(f"backend_options[{key!r}] is NaN")
-        if self.backend == "clarabel":
-            _check_clarabel_options(self.backend_options)
+        if self.backend != "auto":
+            _check_backend_options(self.backend, self.backend_options)
 
     def __hash__(self) -> int:
         # the generated hash failed on the backend_options dict ("unhashable type: 'dict'"); equal DQPs
@@ -323,8 +326,7 @@ class DQP(Algorithm):
             # without it, it returned an active row at slack 2e-5 (gap 3e-5) with eps_abs = 1e-9
             tol = options.tolerance(_DEFAULT_TOL["proxqp"])
             kwargs.update(check_duality_gap=True, eps_duality_gap_abs=tol, eps_duality_gap_rel=tol)
-        if backend == "clarabel":  # the one backend that ignores an unknown key (the others refuse it)
-            _check_clarabel_options(self.backend_options)
+        _check_backend_options(backend, self.backend_options)  # "auto"'s choice: checked once it is known
         kwargs.update(self.backend_options)
         return kwargs
 
@@ -345,6 +347,39 @@ class DQP(Algorithm):
         return kwargs
 
 
+#: cvxopt's solver options (``cvxopt.solvers.options``' documented keys): it ignores any other key
+_CVXOPT_OPTIONS = frozenset({"show_progress", "maxiters", "abstol", "reltol", "feastol", "refinement",
+                             "kktreg", "kktsolver"})
+
+
+def _check_backend_options(backend: str, options: Mapping[str, Any]) -> None:
+    """Refuse, by name, a ``backend_options`` key that ``backend`` does not know. clarabel, piqp, highs and
+    cvxopt (through qpsolvers) ignore such a key in silence (a misspelled ``eps_abz`` ran with the default
+    tolerance and returned ``Success``); the others raise inside the solve, which :func:`_backend_once`
+    turns into an error naming ``backend_options`` (it was a ``Failure`` retcode with the backend's text)."""
+    if not options:
+        return
+    if backend == "clarabel":
+        _check_clarabel_options(options)
+        return
+    if backend == "piqp":
+        import piqp
+
+        known = {name for name in dir(piqp.DenseSolver().settings) if not name.startswith("_")}
+    elif backend == "highs":
+        import highspy
+
+        known = {name for name in dir(highspy.HighsOptions()) if not name.startswith("_")}
+    elif backend == "cvxopt":
+        known = set(_CVXOPT_OPTIONS)
+    else:
+        return
+    unknown = sorted(key for key in options if key not in known)
+    if unknown:
+        raise ValueError(f"backend_options {unknown} are not {backend} settings; a misspelled option "
+                         f"would be ignored")
+
+
 def _check_clarabel_options(options: Mapping[str, Any]) -> None:
     """clarabel (through qpsolvers) accepts a key that is none of its settings and ignores it."""
     import clarabel
@@ -359,6 +394,24 @@ def _check_clarabel_options(options: Mapping[str, Any]) -> None:
 # ----------------------------------------------------------------------------
 # the reduced KKT matrix and its factorization
 # ----------------------------------------------------------------------------
+
+
+def _check_cholesky_of(P, L: np.ndarray) -> None:
+    """Refuse a ``cholesky`` that is not P's lower factor: another matrix's factor (2·I for P = I) was
+    used as given, and every solve answered for another K in silence. One probe, O(n²) (a full L Lᵀ product
+    would cost as much as the factorization it saves): ‖L(Lᵀv) − Pv‖ against ‖P‖‖v‖ for a fixed v; a
+    factor of P agrees to round-off (n·eps relative), another matrix's by its own size."""
+    n = L.shape[0]
+    v = np.cos(np.arange(1, n + 1, dtype=np.float64))  # deterministic, no zero entries in general
+    lower = np.tril(L)
+    Pv = P @ v
+    scale = (float(abs(P).max()) if sp.issparse(P) else float(np.abs(P).max())) * float(np.abs(v).sum())
+    error = float(np.abs(lower @ (lower.T @ v) - np.asarray(Pv).ravel()).max())
+    # 1e-8 relative: far above the round-off of a float64 factorization (n·eps ~ 1e-13 at n = 1000), far below
+    # the mismatch of another matrix's factor
+    if not error <= 1e-8 * max(scale, np.finfo(float).tiny):
+        raise ValueError(f"cholesky must be P's lower Cholesky factor (L Lᵀ = P): L(Lᵀv) differs from Pv by "
+                         f"{error:.3g} (relative {error / max(scale, np.finfo(float).tiny):.3g})")
 
 
 class KKTFactor:
@@ -474,6 +527,7 @@ class KKTFactor:
                                 f"got {type(cholesky).__name__} of shape {np.shape(cholesky)}")
             if not np.issubdtype(cholesky.dtype, np.number) or not np.all(np.isfinite(cholesky)):
                 raise ValueError("cholesky contains NaN or inf entries (or is not numeric)")
+            _check_cholesky_of(P, cholesky)
         self.n = n
         self.k = 0 if C is None else C.shape[0]
         self.sparse = sp.issparse(P) or (C is not None and sp.issparse(C))
@@ -1094,6 +1148,12 @@ def _call_backend(qp: QP, backend: str, algorithm: DQP, options: SolveOptions):
         P, G, A = (M.toarray() if sp.issparse(M) else M for M in (P, G, A))
     kwargs = algorithm.backend_kwargs(options, backend)  # outside the try: an error here is ours
     result, error = _backend_once(qpsolvers.Problem(P, qp.q, G, qp.h, A, qp.b, qp.lb, qp.ub), backend, kwargs)
+    if error is not None and algorithm.backend_options and _KEYWORD_REFUSAL.search(error):
+        # the backend refused one of the user's keywords (a misspelling, a wrong type): an input error, named,
+        # not a Failure retcode carrying the backend's text
+        named = sorted(key for key in algorithm.backend_options if key in error)
+        if named:
+            raise ValueError(f"backend_options {named} were refused by {backend}: {error[:300]}")
     scale = max(_inf_norm(P.data if sp.issparse(P) else P), _inf_norm(qp.q))
     if not _found_finite(result) and scale > _OBJECTIVE_RESCALE_ABOVE:
         # a backend's absolute tolerances can fail on a badly scaled objective (clarabel: Failure and x =
@@ -1113,6 +1173,11 @@ def _call_backend(qp: QP, backend: str, algorithm: DQP, options: SolveOptions):
 
 #: an objective scale max(|P|, |q|) above which a backend's failure is retried on (P, q) / scale
 _OBJECTIVE_RESCALE_ABOVE = 1e4
+
+
+#: how the backends refuse a keyword they do not take (daqp/quadprog, scs/ecos, osqp, proxqp's binding)
+_KEYWORD_REFUSAL = re.compile(r"unexpected keyword|invalid keyword|Unrecognized setting|"
+                              r"incompatible function arguments")
 
 
 def _backend_once(problem, backend: str, kwargs: dict):

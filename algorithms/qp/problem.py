@@ -10,6 +10,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from algorithms._validation import (
+    _refuse_masked,
     as_float_array,
     as_float_matrix,
     as_real_array,
@@ -186,10 +187,12 @@ class QP(Problem):
         """A bound vector (NaN refused, ``free`` = ±inf allowed), or None when absent or all free."""
         if value is None:
             return None
+        _refuse_masked(name, value)  # np.asarray drops the mask: a masked bound would count as data
         try:
             raw = np.asarray(value)
-            # complex would lose its imaginary part and strings would be parsed: both refused by name
-            if np.iscomplexobj(raw) or raw.dtype.kind in "USV":
+            # complex would lose its imaginary part, strings would be parsed and bools read as 0/1 (q, P and
+            # the other vectors refuse bool dtype too): all refused by name
+            if np.iscomplexobj(raw) or raw.dtype.kind in "USVbO":
                 raise TypeError(f"dtype {raw.dtype}")
             v = raw.astype(np.float64)
         except (TypeError, ValueError) as exc:

@@ -54,6 +54,8 @@ def _counts_array(counts: Any) -> tuple[np.ndarray, int]:
         raise ValueError(f"counts must be non-negative integer counts of shape (d,) or (size, d), got "
                          f"dtype {array.dtype} and shape {array.shape}")
     array = (array if array.ndim == 2 else array[None, :]).astype(np.int64, copy=False)
+    if array.shape[0] == 0:  # no settings: an empty batch (shots[0] raised an IndexError)
+        return array, 0
     shots = array.sum(axis=1)
     if (shots != shots[0]).any() or shots[0] < 2:
         raise ValueError(f"counts must hold the same number m >= 2 of shots per row, got {np.unique(shots)}")
@@ -67,11 +69,17 @@ def collision_statistic(counts: Any) -> np.ndarray:
     [0.5, 0.0]
     """
     array, shots = _counts_array(counts)
+    if array.shape[0] == 0:  # an empty batch of settings: no statistics
+        return np.zeros(0)
     return np.sum(array * (array - 1), axis=1) / shots**2
 
 
 def purity_from_collisions(mean_statistic: Any, copies_per_basis: int, dim: int) -> float:
     """Invert E[g̃] = (m − 1)(1 + Tr ρ²)/(m(d + 1)): the purity a mean collision statistic implies.
+
+    The inversion is an unbiased estimate, so from a finite sample it may fall outside the physical range
+    [1/d, 1] (it is not clipped: clipping would bias it); ``mean_statistic`` itself must lie in
+    [0, (m − 1)/m], the range of one statistic.
 
     >>> purity_from_collisions(0.5 * (1 + 0.8) / 3, copies_per_basis=2, dim=2)
     0.8
@@ -132,10 +140,15 @@ def cross_correlation_purity(counts: Any, n_qubits: int, per_setting: bool = Fal
     if n_qubits >= array.shape[1].bit_length() or array.shape[1] != 2**n_qubits:
         shown = f"2ⁿ = {2**n_qubits}" if n_qubits <= 64 else "2ⁿ"
         raise ValueError(f"counts must have {shown} columns for n_qubits={n_qubits}, got {array.shape[1]}")
+    per_setting = check_bool("per_setting", per_setting)  # numpy bools too (np.True_ was refused)
+    if array.shape[0] == 0:  # no settings: no per-setting values, and no mean to estimate from
+        if per_setting:
+            return np.zeros(0)
+        raise ValueError("counts must hold at least one row (setting) to estimate the purity, got shape "
+                         f"{array.shape}")
     kernel = cross_correlation_kernel(n_qubits)
     quadratic = np.einsum("bi,ij,bj->b", array, kernel, array)
     values = (quadratic - 2**n_qubits * shots) / (shots * (shots - 1))
-    per_setting = check_bool("per_setting", per_setting)  # numpy bools too (np.True_ was refused)
     return values if per_setting else float(np.mean(values))
 
 

@@ -90,9 +90,10 @@ class IncoherentSR(Algorithm):
     gap: float | None = None
 
     def __post_init__(self) -> None:
-        check_copies_per_basis(self.copies_per_basis)
+        # stored as Python numbers: np.int64(3) / np.float32(0.5) were kept as numpy scalars
+        object.__setattr__(self, "copies_per_basis", check_copies_per_basis(self.copies_per_basis))
         if self.gap is not None:
-            _check_gap(self.gap)
+            object.__setattr__(self, "gap", _check_gap(self.gap))
 
 
 @_dispatch

@@ -43,6 +43,7 @@ from algorithms._validation import (
     check_count,
     check_fits_memory,
     check_generator,
+    check_int_at_least,
     check_nonnegative,
 )
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
@@ -139,6 +140,11 @@ class QuantumStats(Stats):
 
     copies: int = 0
     settings: int = 0
+
+    def __post_init__(self) -> None:
+        # counters: QuantumStats(copies=-1) or copies=1.5 was stored as given; numpy ints become ints
+        for name in ("copies", "settings"):
+            object.__setattr__(self, name, check_int_at_least(name, getattr(self, name), 0))
 
 
 @dataclass(frozen=True, eq=False)

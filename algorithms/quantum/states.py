@@ -39,6 +39,9 @@ __all__ = [
 
 #: the largest number of qubits the dense simulation accepts (a 2¹⁰ × 2¹⁰ matrix)
 MAX_QUBITS = 10
+#: the largest ``atol`` of :func:`as_density_matrix`: a tolerance for round-off (float16 data needs ~1e-3);
+#: beyond, a matrix with a negative eigenvalue or a trace of 1.5 would pass as a state
+MAX_ATOL = 1e-2
 
 
 def state_tolerance(dtype: Any) -> float:
@@ -76,7 +79,8 @@ def as_density_matrix(rho: Any, name: str = "rho", *, atol: float | None = None)
 
     Checks, in order: a numeric square 2ⁿ × 2ⁿ array without NaN/inf, Hermitian
     (max |ρ − ρ†| <= atol), positive semidefinite (smallest eigenvalue >= −atol), trace one
-    (|Tr ρ − 1| <= atol). ``atol`` defaults to :func:`state_tolerance` of the input dtype.
+    (|Tr ρ − 1| <= atol). ``atol`` defaults to :func:`state_tolerance` of the input dtype; a given
+    ``atol`` must lie in (0, 1e-2] (a round-off tolerance: a larger one would pass non-states).
     The error names ``name``, the failed condition and the measured violation.
 
     >>> as_density_matrix(np.eye(2) / 2).dtype
@@ -102,8 +106,10 @@ def as_density_matrix(rho: Any, name: str = "rho", *, atol: float | None = None)
     if atol is None:
         atol = state_tolerance(array.dtype if np.issubdtype(array.dtype, np.inexact) else np.float64)
     elif isinstance(atol, bool | np.bool_) or not isinstance(atol, int | float | np.integer | np.floating) \
-            or not atol > 0:  # numpy scalars too (np.float32(1e-6) was refused)
-        raise ValueError(f"atol must be a positive float, got {atol!r}")
+            or not 0 < atol <= MAX_ATOL:  # numpy scalars too (np.float32(1e-6) was refused)
+        # bounded: atol = inf (or 10) accepted diag(3, −2) as a density matrix, so every check was void
+        raise ValueError(f"atol must be a positive float <= {MAX_ATOL:g} (a round-off tolerance), got "
+                         f"{atol!r}")
     else:
         atol = float(atol)
     matrix = array.astype(np.complex128)

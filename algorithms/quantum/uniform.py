@@ -59,7 +59,9 @@ class UniformAllocation(Algorithm):
     def __post_init__(self) -> None:
         if not isinstance(self.estimator, str) or self.estimator not in ESTIMATORS:
             raise ValueError(f"estimator must be one of {list(ESTIMATORS)}, got {self.estimator!r}")
-        check_copies_per_basis(self.copies_per_basis)
+        object.__setattr__(self, "estimator", str(self.estimator))  # a numpy str_ stored as a str
+        # stored as a Python int: np.int64(3) was kept as a numpy scalar
+        object.__setattr__(self, "copies_per_basis", check_copies_per_basis(self.copies_per_basis))
         if self.estimator == "swap" and self.copies_per_basis is not None:
             raise ValueError("copies_per_basis applies to the 'collision' and 'local' estimators, "
                              "not to estimator='swap'")

@@ -267,3 +267,38 @@ def test_heldout7_numpy_level_accepted():
     p = SingleLocationProblem(d=6, L=4, gamma=0.6)
     assert monte_carlo_risk(p, *p.oracle(), n=10, level=np.float32(0.5)) == \
         monte_carlo_risk(p, *p.oracle(), n=10, level=float(np.float32(0.5)))
+
+
+def test_round8_python_types_state_dicts_plots_and_overlap_tensors(tmp_path):
+    """#43 round 8: fields stored as Python values; load_state_dict checks strict and shapes first; the phase
+    plot names a folder or an unknown extension; tensor overlaps off the unit disc; an empty predict batch."""
+    p = pb.SingleLocationProblem(d=np.int64(6), L=np.uint8(4), gamma=np.float32(0.5), n_samples=np.int64(9),
+                                 link=np.str_("linear"), dtype=np.dtype("float32"))
+    kinds = [type(getattr(p, k)) for k in ("d", "L", "gamma", "n_samples", "link")]
+    assert kinds == [int, int, float, int, str]
+    assert p.dtype is np.float32 and hash(p) == hash(pb.SingleLocationProblem(
+        d=6, L=4, gamma=float(np.float32(0.5)), n_samples=9, dtype=np.float32))
+    assert type(spherical_gd.SphericalGD(lr=np.float32(0.5), link=np.str_("relu")).lr) is float
+    assert type(dynamics.OverlapFlow(lr=np.float32(0.5)).lr) is float
+    assert type(models.SoftmaxAttention(4, link=np.str_("relu")).link) is str
+    model = models.SoftmaxAttention(4, seed=0)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    with pytest.raises(TypeError, match="strict"):
+        model.load_state_dict(model.state_dict(), strict="no")
+    bad = {"u": torch.zeros(3, dtype=torch.float64), "v": torch.ones(4, dtype=torch.float64)}
+    with pytest.raises(ValueError, match="state_dict"):
+        model.load_state_dict(bad)   # torch had loaded v before refusing u (a half-loaded model)
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+    with pytest.raises(ValueError, match=r"\bpath\b"):
+        phase.plot_phase_map(tmp_path, size=4)   # a folder: it wrote folder.png beside it
+    with pytest.raises(ValueError, match=r"\bpath\b"):
+        phase.plot_phase_map(tmp_path / "map.notanext", size=4)
+    with pytest.raises(ValueError, match=r"\bsize\b"):
+        phase.plot_phase_map(tmp_path / "map.png", size=2**40)
+    assert phase.phase_map([0.5, 0.8], [0.3]).tolist() == [[True], [False]]
+    slp = pb.SingleLocationProblem(d=4, L=3, gamma=0.5)
+    with pytest.raises(ValueError, match="nu"):
+        risk.mean_field_risk(slp, torch.tensor(0.5), torch.tensor(0.9), torch.tensor(0.9))
+    X = torch.randn(30, 2, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    predict = models.fit_linear_predictor(X, X[:, 0, 0])
+    assert predict(X[:0]).shape == (0,)

@@ -476,3 +476,92 @@ def test_heldout7_user_network_of_the_wrong_arity_named():
         DenoiserPrior(NoInput()).prox(torch.zeros(8, 8), 1.0)
     with pytest.raises(TypeError, match=r"^operator must be a LinearOperator"):
         InverseProblem("cs", torch.zeros(32))
+
+
+def test_round8_spectra_caps_networks_priors_and_units():
+    """#43 round 8: extreme sigmas give a delta / flat kernel (NaN spectrum, OverflowError); absurd iteration
+    counts refused (they hung); networks refuse bool/complex inputs and check state dicts first; a denoiser's
+    NaN/complex/int output and an NPN prediction of the wrong shape are named; load_image hands out copies."""
+    from algorithms.imaging import (
+        NPN,
+        Blur,
+        DenoiserPrior,
+        MatrixOperator,
+        NullSpaceNet,
+        ResidualDenoiser,
+        SubspacePrior,
+        TVPrior,
+        gaussian_cs,
+        gaussian_kernel_spectrum,
+        load_image,
+        null_space_leakage,
+        qr_null_rows,
+    )
+
+    x = torch.zeros(8, 8, dtype=torch.float64)
+    x[2:6, 2:6] = 1.0
+    assert torch.allclose(Blur((8, 8), 1e-200)(x), x)          # a delta kernel
+    assert bool(torch.isfinite(gaussian_kernel_spectrum((8, 8), 1e200)).all())
+    H = gaussian_cs((8, 8), 0.5, seed=0)
+    with pytest.raises(ValueError, match="iterations"):
+        H.norm(iterations=2**40)
+    with pytest.raises(ValueError, match="iterations"):
+        null_space_leakage(H, H, iterations=2**40)
+    with pytest.raises(ValueError, match="inner"):
+        TVPrior(1e-3, inner=2**31 - 1)
+    with pytest.raises(TypeError, match="matrix"):
+        MatrixOperator(torch.eye(4, dtype=torch.float64).to_sparse(), (2, 2))
+    assert "sigma=1.0" in repr(Blur((8, 8), 1.0)) and "object at" not in repr(H)
+    S = qr_null_rows(H, 4, 0)
+    net = NullSpaceNet(H, S, channels=2, depth=2)
+    for dtype in (torch.bool, torch.complex128):
+        with pytest.raises(TypeError, match=r"\bX\b"):
+            net(torch.zeros(1, H.out_features, dtype=dtype))
+    den = ResidualDenoiser(channels=2, depth=2)
+    with pytest.raises(TypeError, match=r"\bx\b"):
+        den(torch.zeros(1, 8, 8, dtype=torch.bool))
+    with pytest.raises(TypeError, match="strict"):
+        den.load_state_dict(den.state_dict(), strict="no")
+    with pytest.raises(ValueError, match="state_dict"):
+        den.load_state_dict({k: v[:1] for k, v in den.state_dict().items()})
+
+    class Returns(torch.nn.Module):
+        def __init__(self, fn):
+            super().__init__()
+            self.fn = fn
+            self.weight = torch.nn.Parameter(torch.zeros(1, dtype=torch.float64))
+
+        def forward(self, images):
+            return self.fn(images)
+
+    for fn in (lambda z: z * float("nan"), lambda z: z.to(torch.complex128), lambda z: z.long()):
+        with pytest.raises(ValueError, match="network"):
+            DenoiserPrior(Returns(fn)).prox(x, 1.0)
+    sub = SubspacePrior(torch.eye(64, dtype=torch.float64)[:, :4], [np.int64(8), np.int64(8)])
+    assert sub.image_shape == (8, 8) and type(sub.image_shape[0]) is int
+    npn = NPN(S, net, gamma=0.1)
+    with pytest.raises(ValueError, match="prediction"):
+        npn.gradient(x, torch.zeros(1, 4, dtype=torch.float64))   # broadcast into a batch in silence
+    with pytest.raises(ValueError, match="prediction"):
+        npn.value(x, torch.full((4,), float("nan"), dtype=torch.float64))
+    image = load_image("camera")
+    image[0, 0] = 5.0
+    assert load_image("camera")[0, 0] != 5.0                     # the cached array was handed out
+
+
+def test_round8_solvers_scale_with_the_data():
+    """#43 round 8: (y, TV weight) scaled by c gives x scaled by c, retcode unchanged (the residuals' floor of
+    1e-12 made the stopping tests absolute for images of that size)."""
+    from algorithms.imaging import InverseProblem, PnPADMM, PnPPGD, TVPrior, gaussian_cs
+
+    H = gaussian_cs((8, 8), 0.5, seed=0)
+    x = torch.zeros(8, 8, dtype=torch.float64)
+    x[2:6, 2:6] = 1.0
+    for make, maxiters in ((lambda w: PnPPGD(prior=TVPrior(w), lr=0.3), 300),
+                           (lambda w: PnPADMM(prior=TVPrior(w)), 100)):
+        base = solve(InverseProblem(H, H(x)), make(1e-3), maxiters=maxiters)
+        for c in (1e-12, 1e-7, 1e7):
+            scaled = solve(InverseProblem(H, H(x) * c), make(1e-3 * c), maxiters=maxiters)
+            assert scaled.retcode == base.retcode, (c, scaled.retcode, base.retcode)
+            assert scaled.stats.iterations == base.stats.iterations
+            assert np.allclose(scaled.x / c, base.x, rtol=1e-6, atol=1e-9)

@@ -298,3 +298,30 @@ def test_heldout7_numpy_bools_and_hash():
     assert len({DQP(), DQP(), DQP(kkt_tol=1e-7)}) == 2
     with pytest.raises(TypeError, match=r"^polish must be a bool"):
         DQP(polish="yes")
+
+
+def test_round8_numbers_stored_as_python_types_and_backend_options_checked():
+    """#43 round 8: numpy scalars stored as Python numbers; a misspelled backend option is named."""
+    import qpsolvers
+
+    alg = DQP(eps_active=np.float32(1e-5), kkt_tol=np.float64(1e-6), abs_tol=np.float32(1e-3),
+              backend=np.str_("auto"))
+    assert all(type(getattr(alg, k)) is float for k in ("eps_active", "kkt_tol", "abs_tol"))
+    assert type(alg.backend) is str
+    assert hash(alg) == hash(DQP(eps_active=float(np.float32(1e-5)), abs_tol=float(np.float32(1e-3))))
+    qp = QP(P=np.eye(2), q=np.array([1.0, -1.0]), G=-np.eye(2), h=np.zeros(2))
+    for backend in ("piqp", "highs", "cvxopt", "osqp", "daqp"):   # the first three ignored it in silence
+        if backend not in qpsolvers.available_solvers:
+            continue
+        with pytest.raises(ValueError, match=r"backend_options.*eps_abz"):
+            solve(qp, DQP(backend=backend, backend_options={"eps_abz": 1e-3}))
+    # bool and masked bounds refused by name (they were read as 0/1 and as unmasked data)
+    with pytest.raises(TypeError, match=r"\blb\b"):
+        QP(P=np.eye(2), q=np.zeros(2), lb=np.array([True, False]))
+    with pytest.raises(ValueError, match=r"\bub\b"):
+        QP(P=np.eye(2), q=np.zeros(2), ub=np.ma.array([1.0, 1.0], mask=[True, False]))
+    # a cholesky factor of another matrix is refused (it was used as given: every solve answered another K)
+    with pytest.raises(ValueError, match="cholesky"):
+        KKTFactor(np.eye(2), None, cholesky=2.0 * np.eye(2))
+    P = np.array([[4.0, 1.0], [1.0, 3.0]])
+    KKTFactor(P, None, cholesky=np.linalg.cholesky(P))   # P's own factor passes

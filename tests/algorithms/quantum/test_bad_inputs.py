@@ -292,3 +292,28 @@ def test_heldout7_numpy_scalars_accepted():
     assert cross_correlation_purity(np.array([[3, 0]]), 1, per_setting=np.True_).tolist() == [2.0]
     with pytest.raises(TypeError, match=r"^per_setting must be a bool"):
         cross_correlation_purity(np.array([[3, 0]]), 1, per_setting="yes")
+
+
+def test_round8_python_types_bounded_atol_empty_batches_and_stats():
+    """#43 round 8: numpy scalars stored as Python values; atol bounded (inf accepted diag(3, -2) as a state);
+    an empty batch of counts answers empty; QuantumStats refuses negative counters."""
+    from algorithms.quantum import QuantumStats
+
+    alg = IncoherentSR(copies_per_basis=np.int64(3), gap=np.float32(0.5))
+    assert type(alg.copies_per_basis) is int and type(alg.gap) is float
+    uni = UniformAllocation(estimator=np.str_("local"), copies_per_basis=np.uint8(4))
+    assert type(uni.estimator) is str and type(uni.copies_per_basis) is int
+    for atol in (float("inf"), 10.0, 0.5):
+        with pytest.raises(ValueError, match="atol"):
+            as_density_matrix(np.diag([3.0, -2.0]), atol=atol)
+    as_density_matrix(MIXED, atol=1e-3)   # a round-off tolerance still passes
+    assert collision_statistic(np.zeros((0, 2), dtype=int)).shape == (0,)
+    assert cross_correlation_purity(np.zeros((0, 2), dtype=int), 1, per_setting=True).shape == (0,)
+    with pytest.raises(ValueError, match="counts"):
+        cross_correlation_purity(np.zeros((0, 2), dtype=int), 1)
+    for field in ("copies", "settings"):
+        with pytest.raises(ValueError, match=field):
+            QuantumStats(**{field: -1})
+        with pytest.raises(TypeError, match=field):
+            QuantumStats(**{field: 1.5})
+    assert type(QuantumStats(copies=np.int64(3)).copies) is int
