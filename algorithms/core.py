@@ -31,11 +31,12 @@ Each is checked once, in :class:`SolveOptions`, with the argument's name in the 
     continue; any other return value raises a ``TypeError`` naming ``callback``). It is called at
     least once per run: a run that ends before its first record (``maxiters=0``)
     passes its stored records, or else one final record (``iteration``, ``value``,
-    ``retcode``, also stored in the trace when ``store_trace=True``).
+    ``retcode``). Record arrays and tensors are copies: a callback that edits them changes nothing.
 ``progress`` (bool, not a truthy string)
     show a tqdm progress bar over iterations.
 ``store_trace`` (bool, not a truthy string)
-    keep the per-iteration records in ``Solution.trace`` (rate claims need them).
+    keep the per-iteration records in ``Solution.trace`` (rate claims need them); a run that ends
+    before its first record (``maxiters=0``) stores that one final record, with or without a callback.
 
 A solve runs with torch's autograd on, also when called inside ``torch.no_grad()`` or
 ``torch.inference_mode()``: the methods that train or differentiate do so internally, and a
@@ -240,6 +241,7 @@ class SolveOptions:
                                 f"{self.tol!r}")
             if not (math.isfinite(self.tol) and self.tol > 0):
                 raise ValueError(f"tol must be a finite float > 0 or None, got {self.tol!r}")
+            object.__setattr__(self, "tol", float(self.tol))  # np.float32 / Fraction stored as a float
         object.__setattr__(self, "seed", _checked_seed(self.seed))
         if self.callback is not None and not callable(self.callback):
             raise TypeError(f"callback must be callable or None, got {type(self.callback).__name__}")
@@ -302,6 +304,19 @@ def _stop_request(returned: Any) -> bool:
                     f"{type(returned).__name__} {returned!r:.60}")
 
 
+def _snapshot(record: dict[str, Any]) -> dict[str, Any]:
+    """A record whose arrays and tensors are copies: a family passing its live iterate let a callback that
+    edited the record change the run (and every stored record showed the last iterate)."""
+    out = {}
+    for key, value in record.items():
+        if isinstance(value, np.ndarray):
+            value = value.copy()
+        elif type(value).__module__.startswith("torch") and hasattr(value, "detach"):
+            value = value.detach().clone()
+        out[key] = value
+    return out
+
+
 class IterationMonitor:
     """Trace, callback and progress bar for an iterative method, in one place.
 
@@ -327,11 +342,11 @@ class IterationMonitor:
     def record(self, **fields_: Any) -> bool:
         """Store one iteration's record; return True when the callback asks to stop."""
         if self.options.store_trace:
-            self.trace.append(dict(fields_))
+            self.trace.append(_snapshot(fields_))
         if self._bar is not None:
             self._bar.update(1)
         if self.options.callback is not None:
-            if _stop_request(self.options.callback(dict(fields_))):
+            if _stop_request(self.options.callback(_snapshot(fields_))):
                 self.stopped = True
                 return True
         return False
@@ -409,13 +424,16 @@ class _CountedCallback:
         return self.callback(record)
 
 
+def _final_record(solution: Solution) -> dict[str, Any]:
+    return {"iteration": solution.stats.iterations, "value": solution.value, "retcode": str(solution.retcode)}
+
+
 def _final_records(solution: Solution, callback: _CountedCallback, store_trace: bool) -> None:
     """A run that made no record (``maxiters=0``, a start that already met its criterion) still calls
     the callback: with the records it stored, or one final record (kept in the trace when stored)."""
     records = list(solution.trace or [])
     if not records:
-        records = [{"iteration": solution.stats.iterations, "value": solution.value,
-                    "retcode": str(solution.retcode)}]
+        records = [_final_record(solution)]
         if store_trace and isinstance(solution.trace, list):
             solution.trace.append(dict(records[0]))
     for record in records:
@@ -460,6 +478,9 @@ def solve(problem: Problem, algorithm: Algorithm, **options: Any) -> Solution:
         solution = _solve(problem, algorithm, opts)
     if counted is not None and counted.calls == 0:
         _final_records(solution, counted, opts.store_trace)
+    elif opts.store_trace and isinstance(solution.trace, list) and not solution.trace:
+        # the final record a callback would get, kept without one too (a maxiters=0 trace was empty)
+        solution.trace.append(_final_record(solution))
     solution.stats.wall_time = time.perf_counter() - start
     solution.problem = problem
     solution.algorithm = algorithm

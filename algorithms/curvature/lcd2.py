@@ -101,8 +101,8 @@ def lcd2_gap(lam: Any, delta: Any, ghat: Any, D: Any) -> Any:
     """
     ghat, D = _eigen_data(ghat, D)
     lam = _check_multiplier(lam)
-    if is_number(delta):
-        check_finite_real("delta", delta)
+    if is_number(delta) and check_finite_real("delta", delta) < 0:  # f(x) − f* < 0 answered a value
+        raise ValueError(f"delta (= f(x) − f*) must be >= 0, got {delta!r}")
     terms = ghat**2 * lam * (2 + lam * D) / (2 * (1 + lam * D) ** 2)
     return delta - terms.sum()
 

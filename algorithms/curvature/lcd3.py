@@ -64,6 +64,10 @@ def lcd3_stepsize(delta: Any, G: Any, sqrt=math.sqrt) -> Any:
     >>> lcd3_stepsize(0.5, 1.0)     # quadratic with C = Hessian: Δ = G/2 gives the Newton step
     1.0
     """
+    for name, value in (("delta", delta), ("G", G)):
+        if isinstance(value, np.ndarray) and value.ndim:  # math.sqrt's "0-dimensional" error
+            raise TypeError(f"{name} must be a number (or a sympy expression), got an array of shape "
+                            f"{np.shape(value)}")
     if is_number(delta) and not (math.isfinite(delta) and delta >= 0):
         raise ValueError(f"delta (= f(x) − f*) must be finite and >= 0, got {delta!r}")
     if is_number(G) and not (math.isfinite(G) and G > 0):

@@ -21,6 +21,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.curvature.lcd2 import _require_f_star
 from algorithms.curvature.problem import (
@@ -50,6 +52,12 @@ def polyak_step(x: Any, g: Any, delta: Any, g_norm_sq: Any) -> Any:
     if is_number(g_norm_sq) and not (math.isfinite(g_norm_sq) and g_norm_sq > 0):
         raise ValueError(f"g_norm_sq (= ‖g‖²) must be finite and > 0: the Polyak step is undefined "
                          f"at a zero gradient, got {g_norm_sq!r}")
+    if is_number(g_norm_sq) and not is_symbolic(g):
+        # ‖g‖² of another vector gave a step of the wrong length in silence; 1e-6 relative leaves room for
+        # a norm squared in float32 or summed in another order
+        actual = float(np.sum(np.square(np.asarray(g, dtype=np.float64))))
+        if abs(float(g_norm_sq) - actual) > 1e-6 * max(actual, float(g_norm_sq)):
+            raise ValueError(f"g_norm_sq must be ‖g‖² = {actual:.6g}, got {g_norm_sq!r}")
     return x - (delta / g_norm_sq) * g
 
 

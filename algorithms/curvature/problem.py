@@ -249,6 +249,7 @@ class CurvatureProblem(Problem):
         """(gap_tol, grad_tol) of a solve with ``tol``: ``tol·S`` and ``tol·G`` (see ``scale_f``,
         ``scale_grad``), the gradient's floored at its rounding level at x0 (16 eps ‖H‖‖x0‖, so a start near
         the optimum can still meet it)."""
+        tol = check_positive("tol", tol)  # a negative or NaN tol gave negative/NaN tolerances silently
         return tol * self.scale_f, max(tol * self.scale_grad, self.grad_floor)
 
     def _term_scale(self, x: np.ndarray, g: np.ndarray) -> float:
@@ -266,20 +267,26 @@ class CurvatureProblem(Problem):
     def dtype(self) -> np.dtype:
         return self.x0.dtype
 
-    def _check_point(self, x: Any) -> None:
+    def _check_point(self, x: Any) -> np.ndarray:
+        """``x`` as a finite copy in the problem's dtype: f(NaN) answered NaN, and a user ``f`` that wrote
+        into its argument changed the solver's iterate."""
         if np.shape(x) != (self.dimension,):  # value(np.ones(3)) on a 2-d problem answered f's broadcast
             raise ValueError(f"x must have shape ({self.dimension},) (the problem's dimension), got "
                              f"{np.shape(x)}")
+        point = as_real_array("x", x)
+        if not np.all(np.isfinite(point)):
+            raise ValueError(f"x must be finite, got {np.asarray(x).tolist()!r:.80}")
+        return point.astype(self.dtype)
 
     def value(self, x: np.ndarray) -> float:
-        self._check_point(x)
+        x = self._check_point(x)
         fx = self.f(x)
         if np.ndim(fx) != 0:
             raise ValueError(f"f(x) must return a scalar, got an array of shape {np.shape(fx)}")
         return returned_scalar("f(x)", fx)  # a str "1" was parsed by float(), a bool counted as 0/1
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
-        self._check_point(x)
+        x = self._check_point(x)
         raw = self.grad(x)
         try:
             g = as_real_array("grad(x)", raw)
@@ -302,7 +309,7 @@ class CurvatureProblem(Problem):
         ValueError: curvature(x) must be symmetric (max |C - Cᵀ| = 2)
         """
         d = self.dimension
-        self._check_point(x)
+        x = self._check_point(x)
         raw = self.curvature(x)
         try:
             C = as_real_array("curvature(x)", raw)
@@ -469,6 +476,12 @@ def run_descent(
     fx = problem.f0
     try:
         for k in range(maxiters + 1):
+            if not np.all(np.isfinite(x)):  # value() refuses a non-finite point: the run diverged
+                fx, gnorm = math.nan, math.nan
+                monitor.record(iteration=k, value=fx, gap=None, grad_norm=gnorm, **info)
+                stats.iterations = k
+                retcode = RetCode.Diverged
+                break
             fx = problem.value(x)
             g = problem.gradient(x)
             stats.f_calls += 1

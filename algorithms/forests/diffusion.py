@@ -45,7 +45,7 @@ __all__ = ["EIGEN_FLOOR", "DiffusionMap", "dense_diffusion_map", "diffusion_map"
 EIGEN_FLOOR = 1e-10
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity, as TSPInstance: the generated == compared arrays
 class DiffusionMap:
     """A fitted diffusion map: ``embedding`` Z (n, d), ``eigenvalues`` λ₁..λ_d, ``eigenvectors``
     V (n, d), the diffusion time ``t``, the largest eigen-residual ‖K v − λ v‖ and whether

@@ -73,7 +73,7 @@ def kernel_estimate(Z0: Any, dmap: DiffusionMap) -> np.ndarray:
     return (Z0[:, keep] * dmap.eigenvalues[keep]) @ pinv + 1.0 / dmap.n_samples
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity, as TSPInstance: the generated == compared arrays
 class ExactDecoding:
     """Decoded points ``x`` (m, d), the chosen ``leaves`` (m, B) and whether each ILP was ``solved``
     to a checked feasible assignment (False: time limit without one; that row is NaN)."""

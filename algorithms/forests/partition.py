@@ -92,7 +92,7 @@ def node_boxes(tree: Any, n_features: int) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity, as TSPInstance: the generated == compared arrays
 class ForestPartition:
     """The leaves of a fitted forest as boxes, with global leaf ids ``0 .. n_leaves-1``.
 

@@ -32,7 +32,7 @@ from algorithms.forests.partition import ForestPartition, node_boxes, sample_in_
 __all__ = ["RelabeledForest", "majority_box", "relabel_forest"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity, as TSPInstance: the generated == compared arrays
 class RelabeledForest:
     """Per tree: for every node, the latent feature (−1: constant route), threshold and whether
     ``z_k <= c`` leads to the left child; plus the children arrays and the node -> leaf map."""

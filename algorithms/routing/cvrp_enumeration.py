@@ -92,7 +92,8 @@ def cvrp_enumerate(instance: CVRPInstance) -> tuple[list[list[int]], float]:
 
 @dataclass(frozen=True)
 class CVRPEnumeration(Algorithm):
-    """Exact CVRP by subset DP over brute-force routes (<= 8 customers)."""
+    """Exact CVRP by subset DP over brute-force routes (<= 8 customers); ``maxiters=0`` returns the
+    starting routes, any other ``maxiters`` runs the DP's one pass (``stats.iterations = 1``)."""
 
 
 @_dispatch
@@ -107,6 +108,5 @@ def _solve(problem: CVRPInstance, algorithm: CVRPEnumeration, options: SolveOpti
     routes, value = cvrp_enumerate(problem)
     check = cvrp_cost(problem, routes)
     ok = abs(check - value) <= 1e-9 * max(1.0, value)
-    return finish(
-        problem, routes, check, RetCode.Success if ok else RetCode.Failure, options, 1 << problem.n_customers
-    )
+    # one pass of the subset DP is one iteration (maxiters = 1 suffices), not its 2**n subsets
+    return finish(problem, routes, check, RetCode.Success if ok else RetCode.Failure, options, 1)

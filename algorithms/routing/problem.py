@@ -445,17 +445,43 @@ def _parse_lib(text: str) -> tuple[dict[str, str], dict[str, list[list[str]]]]:
     return header, sections
 
 
-def _coords_from(sections: dict[str, list[list[str]]], dim: int) -> np.ndarray:
-    rows = sections.get("NODE_COORD_SECTION")
+def _rows_by_id(sections: dict[str, list[list[str]]], section: str, dim: int, width: int) -> list[list[str]]:
+    """``section``'s rows ordered by node id; the ids must be 1..dim, each once, and every row ``width``
+    fields (an id past DIMENSION, a repeated id or a third coordinate were read without a word)."""
+    rows = sections.get(section)
     if rows is None:
-        raise ValueError("text has no NODE_COORD_SECTION")
+        raise ValueError(f"text has no {section}")
     if len(rows) != dim:
-        raise ValueError(f"text: NODE_COORD_SECTION must have DIMENSION = {dim} rows, got {len(rows)}")
+        raise ValueError(f"text: {section} must have DIMENSION = {dim} rows, got {len(rows)}")
     try:
-        rows = sorted(rows, key=lambda r: int(r[0]))
+        ids = [int(r[0]) for r in rows]
+    except ValueError as exc:
+        raise ValueError(f"text: {section}: malformed row: {exc}") from exc
+    if sorted(ids) != list(range(1, dim + 1)):
+        raise ValueError(f"text: {section} must number its rows 1..{dim} (DIMENSION), each once, got ids "
+                         f"{sorted(ids)[:10]}")
+    bad = [r for r in rows if len(r) != width]
+    if bad:
+        raise ValueError(f"text: {section} rows must have {width} fields (id and {width - 1} value(s)), "
+                         f"got {' '.join(bad[0])!r}")
+    return sorted(rows, key=lambda r: int(r[0]))
+
+
+def _coords_from(sections: dict[str, list[list[str]]], dim: int) -> np.ndarray:
+    rows = _rows_by_id(sections, "NODE_COORD_SECTION", dim, 3)
+    try:
         return np.array([[float(r[1]), float(r[2])] for r in rows])
     except (ValueError, IndexError) as exc:
         raise ValueError(f"text: NODE_COORD_SECTION: malformed row: {exc}") from exc
+
+
+def _check_metric(header: dict[str, str]) -> None:
+    """Only EUC_2D is what our instances compute; GEO, ATT, CEIL_2D or EXPLICIT files were read as
+    Euclidean coordinates and solved for the wrong distances."""
+    kind = header.get("EDGE_WEIGHT_TYPE", "EUC_2D").strip().upper()
+    if kind != "EUC_2D":
+        raise ValueError(f"text must have EDGE_WEIGHT_TYPE : EUC_2D (Euclidean distances, the only metric "
+                         f"of TSPInstance/CVRPInstance), got {header.get('EDGE_WEIGHT_TYPE')!r}")
 
 
 def _dimension(header: dict[str, str]) -> int:
@@ -470,7 +496,12 @@ def read_tsplib(text: str) -> TSPInstance:
     header, sections = _parse_lib(text)
     if header.get("TYPE", "TSP").split()[0].upper() != "TSP":
         raise ValueError(f"text must be TYPE : TSP, got {header.get('TYPE')!r}")
-    return TSPInstance(_coords_from(sections, _dimension(header)))
+    _check_metric(header)
+    coords = _coords_from(sections, _dimension(header))
+    try:
+        return TSPInstance(coords)
+    except (ValueError, TypeError) as exc:  # named as the file's contents, the argument the caller passed
+        raise type(exc)(f"text: {exc}") from exc
 
 
 def read_cvrplib(text: str) -> CVRPInstance:
@@ -478,20 +509,33 @@ def read_cvrplib(text: str) -> CVRPInstance:
     header, sections = _parse_lib(text)
     if header.get("TYPE", "CVRP").split()[0].upper() != "CVRP":
         raise ValueError(f"text must be TYPE : CVRP, got {header.get('TYPE')!r}")
+    _check_metric(header)
     dim = _dimension(header)
     coords = _coords_from(sections, dim)
-    rows = sections.get("DEMAND_SECTION")
-    if rows is None or len(rows) != dim:
-        raise ValueError(f"DEMAND_SECTION must have DIMENSION = {dim} rows")
+    rows = _rows_by_id(sections, "DEMAND_SECTION", dim, 2)
     try:
-        demands = np.array([float(r[1]) for r in sorted(rows, key=lambda r: int(r[0]))])
+        demands = np.array([float(r[1]) for r in rows])
         cap = float(header["CAPACITY"])
     except (KeyError, ValueError, IndexError) as exc:
         raise ValueError(f"text: malformed DEMAND_SECTION or CAPACITY: {exc}") from exc
+    if not math.isfinite(cap):
+        raise ValueError(f"text: CAPACITY must be a finite positive int, got {header['CAPACITY']!r}")
     depot = 0
     if sections.get("DEPOT_SECTION"):
-        depot = int(sections["DEPOT_SECTION"][0][0]) - 1
+        # one depot, then the -1 terminator (a second depot was ignored without a word)
+        entries = [f for r in sections["DEPOT_SECTION"] for f in r]
+        if entries and entries[-1] == "-1":
+            entries = entries[:-1]
+        if len(entries) != 1:
+            raise ValueError(f"text: DEPOT_SECTION must name exactly one depot (then -1), got {entries}")
+        try:
+            depot = int(entries[0]) - 1
+        except ValueError as exc:
+            raise ValueError(f"text: DEPOT_SECTION: malformed depot {entries[0]!r}") from exc
     if not 0 <= depot < dim:
-        raise ValueError(f"DEPOT_SECTION names node {depot + 1}, outside 1..{dim}")
+        raise ValueError(f"text: DEPOT_SECTION names node {depot + 1}, outside 1..{dim}")
     order = [depot] + [i for i in range(dim) if i != depot]
-    return CVRPInstance(coords[order], demands[order], int(cap) if cap == int(cap) else cap)
+    try:
+        return CVRPInstance(coords[order], demands[order], int(cap) if cap == int(cap) else cap)
+    except (ValueError, TypeError) as exc:  # named as the file's contents, the argument the caller passed
+        raise type(exc)(f"text: {exc}") from exc

@@ -154,3 +154,47 @@ def test_callback_of_the_wrong_arity_is_named():
     with pytest.raises(TypeError, match=r"^callback must take 1 positional argument"):
         SolveOptions(callback=lambda: None)
     assert SolveOptions(callback=print).callback is print
+
+
+def test_round8_records_are_copies_and_maxiters0_trace_kept():
+    # #43 round 8 (pre-audit sweep): a record held the live iterate, so a callback editing it changed the run
+    # (Ada-Minimax); a maxiters=0 run with store_trace=True and no callback kept an empty trace
+    import numpy as np
+
+    from algorithms.hierarchical import AdaMinimax, synthetic_minimax
+
+    live = np.ones(2)
+    options = SolveOptions(store_trace=True, callback=lambda r: r["x"].fill(np.nan))
+    monitor = IterationMonitor(options, total=1)
+    monitor.record(iteration=0, x=live)
+    assert np.array_equal(live, np.ones(2)) and np.array_equal(monitor.trace[0]["x"], np.ones(2))
+
+    def vandal(record):
+        for value in record.values():
+            if isinstance(value, np.ndarray):
+                value.fill(np.nan)
+
+    problem = synthetic_minimax()
+    clean = solve(problem, AdaMinimax(), maxiters=4)
+    edited = solve(problem, AdaMinimax(), maxiters=4, callback=vandal)
+    assert np.array_equal(clean.x, edited.x)
+    sol = solve(problem, AdaMinimax(), maxiters=0, store_trace=True)
+    assert [r["iteration"] for r in sol.trace] == [0] and sol.trace[0]["retcode"] == "MaxIters"
+    tol = SolveOptions(tol=np.float32(0.5)).tol
+    assert tol == 0.5 and type(tol) is float
+
+
+def test_round8_problems_hash_and_compare_by_identity():
+    # #43 round 8: problems holding arrays raised on hash() (and == of a copy raised numpy's ambiguous truth)
+    import copy
+
+    import numpy as np
+
+    from algorithms.curvature import squared_lp_norm
+    from algorithms.forests import AutoencodingProblem
+    from algorithms.hierarchical import quadratic_bilevel, synthetic_minimax
+
+    for problem in (squared_lp_norm(4, np.ones(2)), AutoencodingProblem(np.eye(4)), synthetic_minimax(),
+                    quadratic_bilevel()):
+        assert hash(problem) == hash(problem) and problem == problem
+        assert (problem == copy.deepcopy(problem)) is False

@@ -310,3 +310,31 @@ def test_heldout7_arity_and_point_shape():
     for method in (prob.value, prob.gradient, prob.curvature_at):
         with pytest.raises(ValueError, match=r"^x must have shape \(2,\)"):
             method(np.ones(3))
+
+
+def test_round8_points_steps_and_tolerances_checked():
+    # #43 round 8 (pre-audit sweep): value/gradient at a NaN point answered NaN; stopping_tolerances(-1)
+    # returned negative tolerances; lcd2_gap took delta < 0; polyak_step took a g_norm_sq that is not ‖g‖²;
+    # lcd3_stepsize of arrays met math.sqrt's "0-dimensional" error
+    from algorithms.curvature import lcd2_gap, lcd3_stepsize, polyak_step, squared_lp_norm
+
+    problem = squared_lp_norm(3, np.array([1.0, -2.0]))
+    for method in (problem.value, problem.gradient, problem.curvature_at):
+        with pytest.raises(ValueError, match=r"^x must be finite"):
+            method(np.array([np.nan, 1.0]))
+    for tol in (-1.0, float("nan"), 0.0):
+        with pytest.raises(ValueError, match=r"^tol must be > 0"):
+            problem.stopping_tolerances(tol)
+    with pytest.raises(ValueError, match=r"^delta \(= f\(x\) − f\*\) must be >= 0"):
+        lcd2_gap(1.0, -1.0, np.ones(2), np.ones(2))
+    with pytest.raises(ValueError, match=r"^g_norm_sq must be ‖g‖² = 2"):
+        polyak_step(np.zeros(2), np.ones(2), 1.0, 5.0)
+    assert polyak_step(np.zeros(2), np.ones(2), 1.0, 2.0).tolist() == [-0.5, -0.5]
+    with pytest.raises(TypeError, match=r"^delta must be a number"):
+        lcd3_stepsize(np.ones(2), 1.0)
+    writes = CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: x.__imul__(2.0),
+                              curvature=lambda x: np.zeros(2), L_C=2.0, x0=np.array([1.0, -2.0]))
+    sol = solve(writes, GradientDescent(lr=0.1), maxiters=3)  # grad writing into x: the iterate is a copy
+    assert np.allclose(sol.x, np.array([1.0, -2.0]) * 0.8**3)
+    assert solve(squared_lp_norm(3, np.array([1.0, -2.0])), GradientDescent(lr=1e300), maxiters=5).retcode \
+        is RetCode.Diverged

@@ -534,3 +534,44 @@ def test_nn2opt_zero_cap_is_maxiters():
     for cap in (0, np.int64(0)):
         assert solve(instance, NearestNeighbor2Opt(), maxiters=cap).retcode is RetCode.MaxIters
     assert solve(instance, NearestNeighbor2Opt()).retcode is RetCode.Success
+
+
+def test_round8_tsplib_metric_ids_and_depots_checked():
+    # #43 round 8 (pre-audit sweep): GEO/ATT/CEIL_2D files were read as Euclidean coordinates, a node id past
+    # DIMENSION or a third coordinate went unnoticed, a second depot was ignored; instance errors name `text`
+    text = prob.write_tsplib(random_tsp(5, seed=0))
+    for kind in ("GEO", "ATT", "CEIL_2D", "EXPLICIT"):
+        with pytest.raises(ValueError, match=r"^text must have EDGE_WEIGHT_TYPE : EUC_2D"):
+            prob.read_tsplib(text.replace("EUC_2D", kind))
+    lines = text.splitlines()
+    row = next(k for k, line in enumerate(lines) if line.startswith("1 "))
+    out_of_range = [*lines[:row], lines[row].replace("1 ", "9 ", 1), *lines[row + 1:]]
+    with pytest.raises(ValueError, match=r"^text: NODE_COORD_SECTION must number its rows 1\.\.5"):
+        prob.read_tsplib("\n".join(out_of_range))
+    extra = [*lines[:row], lines[row] + " 7.0", *lines[row + 1:]]
+    with pytest.raises(ValueError, match=r"^text: NODE_COORD_SECTION rows must have 3 fields"):
+        prob.read_tsplib("\n".join(extra))
+    duplicate = [*lines[:row], lines[row], lines[row].replace("1 ", "2 ", 1), *lines[row + 2:]]
+    with pytest.raises(ValueError, match=r"^text: coords must be distinct"):
+        prob.read_tsplib("\n".join(duplicate))
+    cv = prob.write_cvrplib(random_cvrp(4, seed=0))
+    with pytest.raises(ValueError, match=r"^text: DEPOT_SECTION must name exactly one depot"):
+        prob.read_cvrplib(cv.replace("DEPOT_SECTION\n1", "DEPOT_SECTION\n1\n2"))
+    with pytest.raises(ValueError, match=r"^text: CAPACITY must be a finite"):
+        prob.read_cvrplib(cv.replace("CAPACITY : 30", "CAPACITY : inf"))
+    with pytest.raises(ValueError, match=r"^text: demands\[0\] \(the depot\) must be 0"):
+        prob.read_cvrplib(cv.replace("\n1 0\n", "\n1 3\n"))
+    assert np.allclose(prob.read_tsplib(text).coords, random_tsp(5, seed=0).coords)
+
+
+def test_round8_exact_methods_count_one_pass_and_stop_requests_honoured():
+    # #43 round 8: Held-Karp reported its 2**(n-1) subsets as iterations past maxiters=5; HGS's capped run
+    # kept MaxIters when the callback asked to stop at its (only) record
+    sol = solve(random_tsp(8, seed=0), HeldKarp(), maxiters=5)
+    assert sol.retcode is RetCode.Success and sol.stats.iterations == 1
+    sol = solve(random_cvrp(4, seed=0), CVRPEnumeration(), maxiters=5)
+    assert sol.retcode is RetCode.Success and sol.stats.iterations == 1
+    sol = solve(random_cvrp(5, seed=0), HGS(), maxiters=5, callback=lambda record: True)
+    assert sol.retcode is RetCode.Terminated
+    capped = solve(random_cvrp(5, seed=0), HGS(), maxiters=0, callback=lambda r: True)
+    assert capped.retcode is RetCode.MaxIters
