@@ -15,12 +15,13 @@ Monotone: :class:`FacilityLocation`, :class:`Coverage`, :class:`LogDet` with ``m
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
-from algorithms._validation import as_float_array, check_psd, check_square_symmetric
+from algorithms._validation import as_float_array, check_fits_memory, check_psd, check_square_symmetric
 
 __all__ = ["Coverage", "DirectedCut", "FacilityLocation", "GraphCut", "LogDet"]
 
@@ -39,6 +40,11 @@ def _from_graph(name: str, graph, weight: str | None) -> tuple[sp.csr_matrix, li
         raise ValueError(f"{name} must be a graph with at least one node, got an empty graph")
     if weight is not None and not isinstance(weight, str):
         raise TypeError(f"weight must be an edge attribute name (str) or None, got {type(weight).__name__}")
+    if weight is not None:  # networkx parsed a str attribute "2" as 2.0 and a bool as 0/1
+        for u, v, w in graph.edges(data=weight, default=1):
+            if isinstance(w, bool | np.bool_) or not isinstance(w, numbers.Real):
+                raise TypeError(f"{name}: the edge attribute {weight!r} must be numeric (a real number), got "
+                                f"{type(w).__name__} {w!r:.40} on edge ({u!r}, {v!r})")
     try:
         matrix = nx.to_scipy_sparse_array(graph, nodelist=nodes, weight=weight, dtype=np.float64)
     except (TypeError, ValueError) as exc:    # a non-numeric edge attribute
@@ -86,8 +92,9 @@ class _IndexFunction:
     dtype: type
 
     def _check(self, subset: frozenset) -> None:
-        for element in subset:
-            if not isinstance(element, int | np.integer) or not 0 <= element < self.n:
+        for element in subset:  # True is not element 1 (a bool passed as an index counted as 0/1)
+            if isinstance(element, bool | np.bool_) or not isinstance(element, int | np.integer) \
+                    or not 0 <= element < self.n:
                 raise ValueError(f"{type(self).__name__}: subset elements must be ints in [0, {self.n}), "
                                  f"got {element!r}")
 
@@ -205,6 +212,7 @@ class Coverage(_IndexFunction):
                 raise ValueError(f"sets[{j}] must hold non-negative int items, got {sorted(items, key=repr)}")
             family.append(items)
         n_items = 1 + max((max(s) for s in family if s), default=-1)
+        check_fits_memory("Coverage", "sets", f"item {n_items - 1}", 8.0 * n_items)  # one weight per item
         if item_weights is None:
             weights = np.ones(n_items)
         else:

@@ -28,6 +28,20 @@ from algorithms.submodular.matroids import Matchoid
 __all__ = ["CountingOracle", "InconsistentOracleError", "NegativeValueError", "NonFiniteValueError"]
 
 
+def as_subset(name: str, subset: Any) -> frozenset:
+    """``subset`` as a frozenset (the same object when it is one), refusing a str (its characters are not
+    the elements meant) and unhashable members by name."""
+    if type(subset) is frozenset:
+        return subset
+    if isinstance(subset, str | bytes) or not isinstance(subset, Iterable):
+        raise TypeError(f"{name} must be a set (an iterable of hashable elements), got "
+                        f"{type(subset).__name__}")
+    try:
+        return frozenset(subset)
+    except TypeError as exc:
+        raise TypeError(f"{name} must hold hashable elements (set members): {exc}") from None
+
+
 class NonFiniteValueError(ValueError):
     """f returned NaN or inf."""
 
@@ -69,6 +83,7 @@ class CountingOracle:
 
     def value(self, subset: frozenset) -> float:
         """f(subset), counted and checked (finite, >= 0)."""
+        subset = as_subset("subset", subset)  # a list reached f as is; unhashable members met f's own error
         self.value_queries += 1
         raw = self.f(subset)
         try:  # a str "1" was parsed by float(), a bool counted as 0/1, a 1-element list unpacked

@@ -21,7 +21,7 @@ import numpy as np
 
 from algorithms.core import Problem
 from algorithms.submodular.matroids import Matchoid, check_hashable
-from algorithms.submodular.oracle import check_matchoid, check_set_function
+from algorithms.submodular.oracle import as_subset, check_matchoid, check_set_function
 
 __all__ = ["MatchoidMaximization", "UpdateStream"]
 
@@ -37,15 +37,24 @@ class _SetProblem(Problem):
     universe: tuple
 
     def indicator(self, chosen: Iterable[Hashable]) -> np.ndarray:
-        """The 0/1 vector of ``chosen`` over ``universe``."""
-        chosen = frozenset(chosen)
+        """The 0/1 vector of ``chosen`` (a subset of ``universe``) over ``universe``."""
+        chosen = as_subset("chosen", chosen)
+        unknown = chosen.difference(self.universe)
+        if unknown:  # an element outside the universe was dropped from the vector in silence
+            raise ValueError(f"chosen must be a subset of universe, got elements outside it: "
+                             f"{sorted(map(repr, unknown))[:5]}")
         return np.array([e in chosen for e in self.universe], dtype=self.dtype)
 
     def decode(self, x) -> frozenset:
-        """The set whose indicator over ``universe`` is ``x``."""
+        """The set whose 0/1 indicator over ``universe`` is ``x``."""
         x = np.asarray(x)
         if x.shape != (len(self.universe),):
             raise ValueError(f"x must have shape ({len(self.universe)},), got {x.shape}")
+        if x.dtype.kind not in "biuf":  # the str "0" is truthy: every element was chosen
+            raise TypeError(f"x must be a numeric 0/1 indicator, got dtype {x.dtype}")
+        if not np.all((x == 0) | (x == 1)):  # NaN, 0.5 or -1 counted as chosen
+            raise ValueError(f"x must be a 0/1 indicator over universe, got entries "
+                             f"{np.unique(x[(x != 0) & (x != 1)])[:5].tolist()}")
         return frozenset(e for e, xi in zip(self.universe, x) if xi)
 
 

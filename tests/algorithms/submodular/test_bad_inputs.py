@@ -207,3 +207,33 @@ def test_heldout7_numpy_bools_arity_and_subset_names():
     cut = GraphCut(nx.path_graph(3))
     with pytest.raises(ValueError, match=r"subset elements must be ints in \[0, 3\)"):
         cut.to_nodes({7})
+
+
+def test_round8_decode_indicator_and_subsets_checked():
+    # #43 round 8 (pre-audit sweep): decode counted NaN, 0.5, -1 and the str "0" as chosen; indicator dropped
+    # elements outside the universe; GraphCut took True as element 1 and parsed a str edge weight "2";
+    # CountingOracle.value passed a list (or unhashable members) to f as is; Coverage of item 2**40 met
+    # numpy's MemoryError
+    from algorithms.submodular import Coverage, CountingOracle, Matchoid, MatchoidMaximization, UniformMatroid
+
+    problem = MatchoidMaximization(lambda S: float(len(S)), Matchoid([UniformMatroid(2)]), (0, 1, 2))
+    for bad in ([np.nan, 0, 0], [0.5, 0, 0], [-1, 0, 0]):
+        with pytest.raises(ValueError, match=r"^x must be a 0/1 indicator"):
+            problem.decode(bad)
+    with pytest.raises(TypeError, match=r"^x must be a numeric 0/1 indicator"):
+        problem.decode(["0", "0", "1"])
+    assert problem.decode([True, False, True]) == frozenset({0, 2})
+    with pytest.raises(ValueError, match=r"^chosen must be a subset of universe"):
+        problem.indicator({7})
+    with pytest.raises(TypeError, match=r"^chosen must be a set"):
+        problem.indicator("01")
+    with pytest.raises(ValueError, match=r"^GraphCut: subset elements must be ints"):
+        GraphCut(np.ones((3, 3)))(frozenset({True}))
+    with pytest.raises(TypeError, match=r"^weights: the edge attribute 'weight' must be numeric"):
+        GraphCut(nx.Graph([(0, 1, {"weight": "2"})]))
+    oracle = CountingOracle(lambda S: float(len(S)), Matchoid([UniformMatroid(2)]))
+    assert oracle.value([1, 2]) == 2.0
+    with pytest.raises(TypeError, match=r"^subset must hold hashable elements"):
+        oracle.value([[1]])
+    with pytest.raises(ValueError, match=r"^Coverage: sets='item 1099511627776' is too large"):
+        Coverage([{2**40}])
