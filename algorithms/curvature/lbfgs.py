@@ -79,9 +79,15 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
         if f_star is not None and fx - f_star <= gap_tol:
             raise StopIteration
 
+    def fun(x):  # value()/gradient() refuse a non-finite point; scipy's line search may try one: NaN
+        return problem.value(x) if np.all(np.isfinite(x)) else math.nan
+
+    def jac(x):
+        return problem.gradient(x) if np.all(np.isfinite(x)) else np.full(x.shape, math.nan)
+
     try:
         result = scipy.optimize.minimize(
-            problem.value, x0, jac=problem.gradient, method="L-BFGS-B", callback=callback,
+            fun, x0, jac=jac, method="L-BFGS-B", callback=callback,
             options={"maxiter": maxiters, "maxcor": algorithm.memory, "ftol": 0.0, "gtol": grad_tol,
                      "maxfun": max(15000, 20 * maxiters)})
     finally:

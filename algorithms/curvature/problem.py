@@ -220,7 +220,10 @@ class CurvatureProblem(Problem):
         allowed = (1e-6 * g_norm * float(np.linalg.norm(x)) + 1e-12 * self._term_scale(x, g)
                    + 16 * eps * abs(f_at))
         for k in range(8):
-            trial = (x - (first * 0.5**k) * g).astype(self.dtype)
+            with np.errstate(over="ignore", invalid="ignore"):
+                trial = (x - (first * 0.5**k) * g).astype(self.dtype)
+            if not np.all(np.isfinite(trial)):  # a step past the float range: value() refuses it
+                continue
             f_trial = self.value(trial)
             if math.isfinite(f_trial) and f_at - f_trial > allowed:
                 raise ValueError(

@@ -214,7 +214,7 @@ def test_round8_decode_indicator_and_subsets_checked():
     # elements outside the universe; GraphCut took True as element 1 and parsed a str edge weight "2";
     # CountingOracle.value passed a list (or unhashable members) to f as is; Coverage of item 2**40 met
     # numpy's MemoryError
-    from algorithms.submodular import Coverage, CountingOracle, Matchoid, MatchoidMaximization, UniformMatroid
+    from algorithms.submodular import CountingOracle, Coverage, Matchoid, MatchoidMaximization, UniformMatroid
 
     problem = MatchoidMaximization(lambda S: float(len(S)), Matchoid([UniformMatroid(2)]), (0, 1, 2))
     for bad in ([np.nan, 0, 0], [0.5, 0, 0], [-1, 0, 0]):
