@@ -74,6 +74,9 @@ def as_real_array(name: str, value: Any) -> np.ndarray:
     if value is None:
         raise TypeError(f"{name} is required, got None")
     if hasattr(value, "detach"):
+        # a meta tensor: torch's "Cannot copy out of meta tensor" named nothing
+        if getattr(getattr(value, "device", None), "type", None) == "meta":
+            raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
         value = value.detach().cpu().numpy()
     _refuse_masked(name, value)
     try:
@@ -765,6 +768,10 @@ def check_module_state_fits(module: Any, state_dict: Any, strict: bool = True,
         if key in own and isinstance(value, torch.Tensor) and tuple(value.shape) != tuple(own[key].shape):
             raise ValueError(f"{where}[{key!r}] must have shape {tuple(own[key].shape)} (the module's), got "
                              f"{tuple(value.shape)}")
+        if key in own and isinstance(value, torch.Tensor) and own[key].is_floating_point() \
+                and not value.is_floating_point():   # torch casts an int or bool weight into the float one
+            raise ValueError(f"{where}[{key!r}] must be a floating tensor (the module's is "
+                             f"{own[key].dtype}), got {value.dtype}")
     if strict:
         missing = sorted(set(own) - set(state_dict))
         unexpected = sorted(map(str, set(state_dict) - set(own)))

@@ -79,6 +79,7 @@ from algorithms._validation import (
     as_real_array,
     check_bool,
     check_count,
+    check_fits_memory,
     check_int_at_least,
     check_nonnegative,
     check_positive,
@@ -184,11 +185,15 @@ class CEI(Algorithm):
         _check_kernel(self.kernel)
         if self.constraint_kernel is not None:
             _check_kernel(self.constraint_kernel, "constraint_kernel")
-        check_bool("fit", self.fit)
-        check_nonnegative("noise", self.noise)
-        check_count("n_candidates", self.n_candidates, 1)
-        check_count("n_restarts", self.n_restarts, 1)
-        check_positive("jitter", self.jitter)
+        # stored as Python types (np.False_ / np.int64 were kept as given: repr, pickles and == showed them)
+        object.__setattr__(self, "fit", check_bool("fit", self.fit))
+        object.__setattr__(self, "noise", check_nonnegative("noise", self.noise))
+        object.__setattr__(self, "n_candidates", check_count("n_candidates", self.n_candidates, 1))
+        object.__setattr__(self, "n_restarts", check_count("n_restarts", self.n_restarts, 1))
+        object.__setattr__(self, "jitter", check_positive("jitter", self.jitter))
+        if self.n_restarts > self.n_candidates:   # the restarts start from the best candidates
+            raise ValueError(f"n_restarts must be <= n_candidates = {self.n_candidates} (each restart starts "
+                             f"from one candidate), got {self.n_restarts}")
 
     @classmethod
     def paper(cls, **overrides) -> CEI:
@@ -245,6 +250,8 @@ class CEI(Algorithm):
         ((6,), True)
         """
         seed = None if seed is None else check_seed(seed)
+        # checked here: None went on to the problem, which called c (there is none) to count them
+        n_constraints = check_count("n_constraints", n_constraints, 1)
         problem = ConstrainedBOProblem(f=_not_evaluated, c=_not_evaluated, bounds=bounds, initial=initial,
                                        n_constraints=n_constraints, name="ask/tell")
         self._check_dim(problem.dim)
@@ -291,7 +298,10 @@ class CEIAskTell:
         if F.shape != (n,):
             raise ValueError(f"f must hold {n} value(s), one per point of x, got shape {np.shape(f)}")
         C = as_float_array("c", c, dtype=np.float64)
-        C = C.reshape(n, m) if C.size == n * m else C
+        # a (m,) row for one point, an (n,) column for one constraint, a scalar for both; an (m, n) array was
+        # reshaped into (n, m) silently (its size matches), scrambling points and constraints
+        if C.ndim == 0 or (C.ndim == 1 and C.shape == ((m,) if n == 1 else (n,) if m == 1 else (-1,))):
+            C = C.reshape(n, m) if C.size == n * m else C
         if C.shape != (n, m):
             raise ValueError(f"c must hold {m} value(s) per point ({n} point(s)), got shape {np.shape(c)}")
         if not (np.all(np.isfinite(F)) and np.all(np.isfinite(C))):
@@ -451,6 +461,10 @@ def _solve(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions)
 
 def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -> Solution:
     algorithm._check_dim(problem.dim)
+    # the candidate set (n_candidates, d) and the kernel's scaled copies of it, in float64: a box of 2e6
+    # dimensions asked for tens of GiB after the initial design had been evaluated
+    check_fits_memory("CEI", "n_candidates", algorithm.n_candidates,
+                      4 * 8 * algorithm.n_candidates * problem.dim)
     seed = 0 if options.seed is None else options.seed
     rng = np.random.default_rng(seed)
     maxiters = options.iterations(50)

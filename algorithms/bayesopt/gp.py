@@ -43,6 +43,12 @@ def _check_kernel(kernel, name: str = "kernel") -> Kernel:
     return kernel
 
 
+def _read_only(view: np.ndarray) -> np.ndarray:
+    view = view.view()
+    view.flags.writeable = False
+    return view
+
+
 class GaussianProcess:
     """A zero-noise GP posterior over one output, updated one observation at a time.
 
@@ -71,16 +77,18 @@ class GaussianProcess:
 
     @property
     def X(self) -> np.ndarray:
-        return self._X[: self._n]
+        """The observed inputs (n, d), a read-only view (writing to it would desynchronize the factor)."""
+        return _read_only(self._X[: self._n])
 
     @property
     def y(self) -> np.ndarray:
-        return self._y[: self._n]
+        """The observed values (n,), a read-only view."""
+        return _read_only(self._y[: self._n])
 
     @property
     def cholesky_factor(self) -> np.ndarray:
-        """L with L Lᵀ = K_t + εI (lower triangular, t × t)."""
-        return self._L[: self._n, : self._n]
+        """L with L Lᵀ = K_t + εI (lower triangular, t × t), a read-only view."""
+        return _read_only(self._L[: self._n, : self._n])
 
     def _grow(self, needed: int) -> None:
         capacity = self._X.shape[0]
@@ -98,6 +106,8 @@ class GaussianProcess:
         y = as_float_array("y", y, ndim=1, dtype=np.float64)
         if X.shape[0] != y.shape[0]:
             raise ValueError(f"X and y must have as many rows, got {X.shape[0]} and {y.shape[0]}")
+        if X.shape[1] == 0:   # a 0-column X put every observation at one point (k = 1 between all)
+            raise ValueError(f"X must have at least one column, got shape {X.shape}")
         if self._dim is None:
             self._dim = X.shape[1]
             self._X = np.empty((0, self._dim))
@@ -182,6 +192,15 @@ def fit_kernel(
     check_positive("jitter", jitter)
     ard = check_bool("ard", ard)
     seed = check_seed(seed)
+    # the search box below is for unit inputs and standardized outputs: X in metres (1e6) or y in
+    # millions gave a fit clipped at the box's edge, returned as if it were the likelihood's maximum
+    if X.size and (X.min() < -1e-9 or X.max() > 1 + 1e-9):
+        raise ValueError(f"X must lie in [0, 1]^d (scale the inputs to the unit box), got entries in "
+                         f"[{X.min():.3g}, {X.max():.3g}]")
+    # 10: far outside standardized data (whose mean is 0 and standard deviation 1)
+    if y.size and (abs(float(y.mean())) > 10.0 or float(y.std()) > 10.0):
+        raise ValueError(f"y must be standardized (mean 0, variance 1), got mean {float(y.mean()):.3g} and "
+                         f"standard deviation {float(y.std()):.3g}")
     if np.ndim(kernel.lengthscale) == 1 and np.size(kernel.lengthscale) != X.shape[1]:
         raise ValueError(f"kernel has {np.size(kernel.lengthscale)} ARD lengthscales but X has {X.shape[1]} "
                          f"columns")

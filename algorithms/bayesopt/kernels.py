@@ -58,6 +58,13 @@ class Kernel:
                     f"nu must be one of {list(MATERN_NUS)} for the Matérn kernel, got {self.nu!r}"
                 )
             object.__setattr__(self, "nu", float(self.nu))
+        elif isinstance(self.nu, bool | np.bool_) or not isinstance(self.nu, int | float | np.number) \
+                or not (self.nu in MATERN_NUS or self.nu == np.inf):
+            # SE ignores nu, but nu="abc" or NaN was kept (and shown in its repr) as if it meant something
+            raise ValueError(f"nu must be one of {list(MATERN_NUS)} or inf (SE is the nu -> inf limit; it "
+                             f"ignores nu), got {self.nu!r}")
+        else:
+            object.__setattr__(self, "nu", float(self.nu))
         if np.ndim(self.lengthscale) == 0:
             object.__setattr__(self, "lengthscale", check_positive("lengthscale", self.lengthscale))
         else:
@@ -92,7 +99,8 @@ class Kernel:
         ell = np.asarray(self.lengthscale)
         if ell.ndim == 1 and ell.size != X.shape[-1]:
             raise ValueError(f"lengthscale has {ell.size} entries but the inputs have {X.shape[-1]} columns")
-        return cdist(X / ell, Y / ell)
+        with np.errstate(over="ignore"):   # an overflow is refused by __call__ by name
+            return cdist(X / ell, Y / ell)
 
     def profile(self, r: np.ndarray) -> np.ndarray:
         """k as a function of the scaled distance r >= 0 (without the outputscale)."""
@@ -123,4 +131,9 @@ class Kernel:
                 raise ValueError(f"{name} contains NaN or inf entries")
         if X.shape[1] != Y.shape[1]:
             raise ValueError(f"X and Y must have the same number of columns, got {X.shape} and {Y.shape}")
-        return self.outputscale * self._profile(self._scaled_distance(X, Y))
+        K = self.outputscale * self._profile(self._scaled_distance(X, Y))
+        if not np.all(np.isfinite(K)):   # X / lengthscale overflowed (lengthscale 1e-320 gave NaN entries)
+            size = float(max(np.abs(X).max(initial=0), np.abs(Y).max(initial=0)))
+            raise ValueError(f"lengthscale {self.lengthscale!r:.60} is too small for inputs of magnitude "
+                             f"{size:.3g}: the kernel matrix is not finite")
+        return K

@@ -16,6 +16,7 @@ from algorithms._validation import (
     as_float_array,
     as_real_array,
     check_count,
+    check_finite_real,
     check_str,
     check_takes,
     returned_scalar,
@@ -73,6 +74,12 @@ class ConstrainedBOProblem(Problem):
             raise ValueError(
                 f"bounds row {i} must have lower < upper, got lower {bounds[i, 0]} >= upper {bounds[i, 1]}"
             )
+        with np.errstate(over="ignore"):
+            wide = np.flatnonzero(~np.isfinite(bounds[:, 1].astype(np.float64) - bounds[:, 0]))
+        if wide.size:   # upper - lower overflowed (-1e308, 1e308): the unit map gave NaN coordinates
+            i = int(wide[0])
+            raise ValueError(f"bounds row {i} must have a finite width upper - lower, got lower "
+                             f"{bounds[i, 0]} and upper {bounds[i, 1]}")
         object.__setattr__(self, "bounds", bounds)
         if isinstance(self.initial, int | np.integer) and not isinstance(self.initial, bool):
             object.__setattr__(self, "initial", check_count("initial", self.initial, 1))
@@ -133,6 +140,8 @@ class ConstrainedBOProblem(Problem):
     def check_below_f_star(self, value: float, x: np.ndarray) -> None:
         """Refuse ``f_star`` once a feasible evaluation ``value`` (at ``x``) lies below it: f_star is then
         not the constrained minimum, and a regret against it would end a run in a false ``Success``."""
+        value = check_finite_real("value", value)   # "a" raised a bare '<' TypeError and NaN passed
+        self._points("x", x)
         if self.f_star is None:
             return
         slack = self.OPTIMUM_RTOL * max(1.0, abs(self.f_star))   # f_star from a polished minimizer
@@ -194,8 +203,9 @@ class ConstrainedBOProblem(Problem):
             raise ValueError(f"x must be one point of shape ({self.dim},), got {x.shape}")
         # one real number: a str, a list [1.0], a (1, 1) array or a bool is refused by name (np.asarray
         # parsed/reshaped them), None too (it would become NaN, a false Diverged)
-        value = returned_scalar("f(x)", self.f(x))
-        cons_raw = self.c(x)
+        # f and c get copies: one that wrote into x (x[0] = 0) changed the point recorded for the evaluation
+        value = returned_scalar("f(x)", self.f(x.copy()))
+        cons_raw = self.c(x.copy())
         if cons_raw is None or isinstance(cons_raw, str | bytes):
             raise TypeError(f"c(x) must return a float or an array of {self.n_constraints}, "
                             f"got {type(cons_raw).__name__}")

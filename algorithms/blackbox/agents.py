@@ -41,7 +41,7 @@ from algorithms._validation import (
     allocates,
     as_real_array,
     check_bool,
-    check_module_state,
+    check_module_state_fits,
     check_positive_int,
 )
 from algorithms.blackbox.features import N_FEATURES
@@ -136,14 +136,18 @@ class WorkflowGenerator(nn.Module):
         self.register_buffer("pos", cosine_positions(MAX_LEN + 1, hidden), persistent=False)
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """torch's ``load_state_dict``, refusing NaN or inf weights by name first."""
-        check_module_state(state_dict)
+        """torch's ``load_state_dict``, refusing first (a ``ValueError`` naming ``state_dict``, nothing
+        loaded) NaN or inf weights, wrong shapes, non-floating weights and (``strict``) missing or unexpected
+        keys; ``strict``/``assign`` are bools (``strict="no"`` was truthy)."""
+        strict, assign = check_bool("strict", strict), check_bool("assign", assign)
+        check_module_state_fits(self, state_dict, strict)
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def logits(self, features: torch.Tensor, prefix: Sequence[str]) -> torch.Tensor:
         """Unmasked next-token logits after ``prefix``, shape ``(len(TOKENS),)``."""
         features, prefix = _checked_features(features), _check_prefix(prefix)
-        start = self.feature(features.reshape(1, N_FEATURES))
+        # the parameters' dtype: float64 under torch.set_default_dtype(torch.float64) ("mat1 and mat2 ...")
+        start = self.feature(features.reshape(1, N_FEATURES).to(self.feature.weight.dtype))
         if prefix:
             ids = torch.tensor([_INDEX[t] for t in prefix])
             seq = torch.cat([start, self.token(ids)], 0)
@@ -214,8 +218,11 @@ class HyperparameterController(nn.Module):
         self.register_buffer("pos", cosine_positions(MAX_LEN, hidden), persistent=False)
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """torch's ``load_state_dict``, refusing NaN or inf weights by name first."""
-        check_module_state(state_dict)
+        """torch's ``load_state_dict``, refusing first (a ``ValueError`` naming ``state_dict``, nothing
+        loaded) NaN or inf weights, wrong shapes, non-floating weights and (``strict``) missing or unexpected
+        keys; ``strict``/``assign`` are bools (``strict="no"`` was truthy)."""
+        strict, assign = check_bool("strict", strict), check_bool("assign", assign)
+        check_module_state_fits(self, state_dict, strict)
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def forward(self, workflow: Sequence[str], obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor,
@@ -228,7 +235,7 @@ class HyperparameterController(nn.Module):
         if obs.ndim not in (1, 2) or obs.shape[-1] != N_OBS or not np.all(np.isfinite(obs)):
             raise ValueError(f"obs must be finite progress features of shape (T, {N_OBS}) or ({N_OBS},), got "
                              f"shape {obs.shape}{'' if np.all(np.isfinite(obs)) else ' with NaN or inf'}")
-        obs = torch.as_tensor(obs, dtype=torch.float32).reshape(-1, N_OBS)
+        obs = torch.as_tensor(obs, dtype=self.obs.weight.dtype).reshape(-1, N_OBS)   # float64 modules too
         ids = torch.tensor([MODULES.index(m) for m in workflow])
         x = self.module(ids)[None] + self.obs(obs)[:, None, :] + self.pos[: len(workflow)][None]
         h = self.body(x)

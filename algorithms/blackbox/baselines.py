@@ -56,7 +56,9 @@ class _Stop(Exception):
 
 
 def _range01(name: str, value, lo: float, hi: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not lo <= value <= hi:
+    # numpy scalars too (np.float32(0.7) was refused as "not a number"); never a bool
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating) \
+            or not lo <= value <= hi:
         raise ValueError(f"{name} must be a number in [{lo}, {hi}], got {value!r}")
     return float(value)
 
@@ -79,16 +81,22 @@ class ScipyDE(Algorithm):
     def __post_init__(self) -> None:
         check_choice("strategy", self.strategy, ("best1bin", "rand1bin", "best1exp", "rand1exp", "rand2bin",
                                                  "best2bin", "currenttobest1bin", "randtobest1bin"))
-        check_count("popsize", self.popsize, 1)  # a population of popsize × d points, allocated by scipy
+        # a population of popsize × d points, allocated by scipy; the checked values are stored as Python
+        # numbers (np.int64 / np.float32 were kept as given)
+        object.__setattr__(self, "popsize", check_count("popsize", self.popsize, 1))
         # scipy refuses a mutation constant of 2 or more (its range is [0, 2)): refuse it here, naming
-        # the argument, rather than deep inside the solve
-        numbers = self.mutation if isinstance(self.mutation, tuple) else (self.mutation,)
-        if ((isinstance(self.mutation, tuple) and len(numbers) != 2)
-                or any(isinstance(v, bool) or not isinstance(v, int | float) for v in numbers)
+        # the argument, rather than deep inside the solve; a list pair is stored as a (hashable) tuple
+        pair = isinstance(self.mutation, tuple | list)
+        numbers = tuple(self.mutation) if pair else (self.mutation,)
+        if ((pair and len(numbers) != 2)
+                or any(isinstance(v, bool | np.bool_)
+                       or not isinstance(v, int | float | np.integer | np.floating) for v in numbers)
                 or not all(0 <= v < 2.0 for v in numbers) or numbers[0] > numbers[-1]):
             raise ValueError(f"mutation must be a float in [0, 2) or a pair 0 <= lo <= hi < 2, "
                              f"got {self.mutation!r}")
-        _range01("recombination", self.recombination, 0.0, 1.0)
+        numbers = tuple(float(v) for v in numbers)
+        object.__setattr__(self, "mutation", numbers if pair else numbers[0])
+        object.__setattr__(self, "recombination", _range01("recombination", self.recombination, 0.0, 1.0))
         check_choice("init", self.init, ("latinhypercube", "sobol", "halton", "random"))
 
 
@@ -159,10 +167,14 @@ class CMAES(Algorithm):
     popsize: int | None = None
 
     def __post_init__(self) -> None:
-        check_positive("sigma0", self.sigma0)
+        sigma0 = check_positive("sigma0", self.sigma0)
+        if sigma0 > 10:   # ten box widths: every sample lands far outside, the search runs on the box's faces
+            raise ValueError(f"sigma0 must be <= 10 (a fraction of the box width; 0.25 is the default), "
+                             f"got {sigma0!r}")
+        object.__setattr__(self, "sigma0", sigma0)
         if self.popsize is not None:
             # pycma's recombination needs at least 2 weights (it rejects popsize 1 with its own message)
-            check_count("popsize", self.popsize, 2)
+            object.__setattr__(self, "popsize", check_count("popsize", self.popsize, 2))
 
 
 @_dispatch
@@ -181,12 +193,21 @@ def _run_cmaes(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions
 
     ev = Evaluator(problem)
     rng = np.random.default_rng(options.seed)
-    lo, hi = problem.lower.astype(float), problem.upper.astype(float)
+    box_lo, box_hi = problem.lower.astype(float), problem.upper.astype(float)
+    # pycma runs on the box mapped affinely onto [-5, 5]^d (BBOB's box, where the map is the identity, so
+    # BBOB runs are unchanged): its bound handling has absolute constants (a margin min(width/2,
+    # (1 + |bound|)/20)), so the same problem in other units (the box x 1e-3) got another answer
+    mid, half = (box_lo + box_hi) / 2, (box_hi - box_lo) / 10
+    lo, hi = (box_lo - mid) / half, (box_hi - mid) / half
+
+    def to_box(V: np.ndarray) -> np.ndarray:
+        return np.clip(mid + V * half, box_lo, box_hi)
+
     sigma = algorithm.sigma0 * float((hi - lo).mean())
     monitor = IterationMonitor(options, total=options.maxiters or 0, desc="CMAES")
     trace, stop, restarts = [], "budget", -1
-    x0 = rng.uniform(lo, hi)
-    ev(x0[None])
+    x0 = (rng.uniform(box_lo, box_hi) - mid) / half
+    ev(to_box(x0[None]))
     # pycma needs dimension >= 2: a 1-D problem runs with one dummy coordinate that f never sees
     dummy = problem.dim == 1
     cma_lo, cma_hi = (np.r_[lo, 0.0], np.r_[hi, 1.0]) if dummy else (lo, hi)
@@ -214,7 +235,7 @@ def _run_cmaes(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions
                     if ev.exhausted:
                         break
                     X = np.asarray(es.ask())
-                    values = ev(X[:, :problem.dim])
+                    values = ev(to_box(X[:, :problem.dim]))
                     if ev.exhausted and not np.all(np.isfinite(values)):
                         break
                     worst = np.finfo(float).max / 1e6
@@ -227,7 +248,7 @@ def _run_cmaes(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions
                         break
             if options.maxiters is not None and len(trace) >= options.maxiters and stop == "budget":
                 stop = "maxiters"
-            x0 = rng.uniform(lo, hi)
+            x0 = (rng.uniform(box_lo, box_hi) - mid) / half
         if ev.target_reached():
             stop = "target"
         # the first point alone, or a generation the budget cut before its tell: recorded too
@@ -235,7 +256,8 @@ def _run_cmaes(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions
     finally:
         np.random.set_state(global_state)  # noqa: NPY002
         monitor.close()
-    return finish(problem, ev, RunResult(stop, len(trace), max(restarts, 0), trace, x0[None]), options)
+    result = RunResult(stop, len(trace), max(restarts, 0), trace, to_box(x0[None]))
+    return finish(problem, ev, result, options)
 
 
 @dataclass(frozen=True)
@@ -248,11 +270,11 @@ class PSO(Algorithm):
     swarm: int = 40
 
     def __post_init__(self) -> None:
-        _range01("w", self.w, 0.2, 1.0)
-        _range01("c1", self.c1, 0.0, 2.5)
-        _range01("c2", self.c2, 0.0, 2.5)
+        for name, lo, hi in (("w", 0.2, 1.0), ("c1", 0.0, 2.5), ("c2", 0.0, 2.5)):
+            object.__setattr__(self, name, _range01(name, getattr(self, name), lo, hi))
         if check_count("swarm", self.swarm, 1) < 2:   # a count: 2**40 was accepted
             raise ValueError(f"swarm must be >= 2, got {self.swarm}")
+        object.__setattr__(self, "swarm", int(self.swarm))
 
 
 @_dispatch
@@ -289,7 +311,7 @@ class RandomSearch(Algorithm):
     batch: int = 100
 
     def __post_init__(self) -> None:
-        check_count("batch", self.batch, 1)
+        object.__setattr__(self, "batch", check_count("batch", self.batch, 1))   # np.int64 stored as an int
 
 
 @_dispatch

@@ -242,7 +242,7 @@ class DesignX(Algorithm):
                             f"{type(self.checkpoint).__name__}")
         if self.checkpoint is not None and not Path(self.checkpoint).is_file():
             raise ValueError(f"checkpoint must be an existing file, got {str(self.checkpoint)!r}")
-        check_bool("stochastic", self.stochastic)
+        object.__setattr__(self, "stochastic", check_bool("stochastic", self.stochastic))   # np.True_ as True
         if self.checkpoint is not None:   # loaded once (cached): a file that is no checkpoint is refused here
             load_agents(self.checkpoint)
 

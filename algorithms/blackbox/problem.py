@@ -112,6 +112,12 @@ class BlackBoxProblem(Problem):
             i = int(np.argmax(lower >= upper))
             raise ValueError(f"bounds must have lower < upper in every coordinate, got lower[{i}] = "
                              f"{lower[i]!r} >= upper[{i}] = {upper[i]!r}")
+        with np.errstate(over="ignore"):
+            wide = ~np.isfinite(upper.astype(np.float64) - lower)
+        if np.any(wide):   # upper - lower overflowed (-1e308, 1e308): uniform sampling raised OverflowError
+            i = int(np.argmax(wide))
+            raise ValueError(f"bounds must have a finite width upper - lower in every coordinate, got "
+                             f"lower[{i}] = {lower[i]!r} and upper[{i}] = {upper[i]!r}")
         # not capped at a C int: a budget of 10**13 is the claims' probe of scipy's generation horizon
         check_positive_int("budget", self.budget)
         object.__setattr__(self, "vectorized", check_bool("vectorized", self.vectorized))   # np.False_ too
@@ -191,12 +197,15 @@ class Evaluator:
         if k == 0:
             return out
         rows = X[:k]
+        # f gets copies: an f that wrote into its argument (x[0] = 0) changed the optimizer's population and
+        # the reported best point, so sol.x no longer had the value sol.value
         if self.problem.vectorized:
-            values = as_real_array("f(X)", self.problem.f(rows)).reshape(-1)  # complex refused, not cut
+            # complex values refused, not cut
+            values = as_real_array("f(X)", self.problem.f(rows.copy())).reshape(-1)
             if values.shape != (k,):
                 raise ValueError(f"a vectorized f must return shape ({k},), got {values.shape}")
         else:
-            values = np.array([_scalar(self.problem.f(row)) for row in rows], dtype=np.float64)
+            values = np.array([_scalar(self.problem.f(row.copy())) for row in rows], dtype=np.float64)
         self.evaluations += k
         bad = ~np.isfinite(values)
         self._check_optimum(values, bad, rows)

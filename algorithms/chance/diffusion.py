@@ -31,10 +31,11 @@ from torch import nn
 from algorithms._validation import (
     allocates,
     as_float_array,
+    check_bool,
     check_count,
     check_device,
     check_float_tensor,
-    check_module_state,
+    check_module_state_fits,
     check_positive,
     check_positive_int,
     check_seed,
@@ -58,12 +59,14 @@ class VPSchedule:
     t_min: float = 1e-3
 
     def __post_init__(self) -> None:
-        check_positive("beta_min", self.beta_min)
-        check_positive("beta_max", self.beta_max)
+        # stored as Python floats (np.float32(20.0) was kept as given)
+        object.__setattr__(self, "beta_min", check_positive("beta_min", self.beta_min))
+        object.__setattr__(self, "beta_max", check_positive("beta_max", self.beta_max))
         if self.beta_max <= self.beta_min:
             raise ValueError(f"beta_max must be > beta_min, got {self.beta_max!r} <= {self.beta_min!r}")
         if not (0.0 < check_positive("t_min", self.t_min) < 0.5):
             raise ValueError(f"t_min must lie in (0, 0.5), got {self.t_min!r}")
+        object.__setattr__(self, "t_min", float(self.t_min))
 
     def check_time(self, name: str, t) -> None:
         """Raise unless every entry of ``t`` (a real number or a tensor) lies in [t_min, 1], where the
@@ -141,8 +144,11 @@ class ScoreModel(nn.Module):
         return None if first is None else first.dtype
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """torch's ``load_state_dict``, refusing NaN or inf weights by name first."""
-        check_module_state(state_dict)
+        """torch's ``load_state_dict``, refusing first (a ``ValueError`` naming ``state_dict``, nothing
+        loaded) NaN or inf weights, wrong shapes, non-floating weights and (``strict``) missing or unexpected
+        keys; ``strict``/``assign`` are bools (``strict="no"`` was truthy)."""
+        strict, assign = check_bool("strict", strict), check_bool("assign", assign)
+        check_module_state_fits(self, state_dict, strict)
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def _check_input(self, X: object, dtype: torch.dtype | None,
@@ -300,8 +306,14 @@ def train_score(
     batch_size = check_count("batch_size", batch_size, 1)
     generator = torch.Generator().manual_seed(check_seed(seed))
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    schedule, t_min = model.schedule, model.schedule.t_min
     losses: list[float] = []
+    with torch.enable_grad():   # inside a caller's torch.no_grad() the loss had no graph to differentiate
+        _train_steps(model, data, optimizer, generator, steps, batch_size, losses)
+    return losses
+
+
+def _train_steps(model, data, optimizer, generator, steps: int, batch_size: int, losses: list[float]) -> None:
+    schedule, t_min = model.schedule, model.schedule.t_min
     for _ in range(steps):
         index = torch.randint(0, data.shape[0], (batch_size,), generator=generator)
         x0 = data[index]
@@ -316,4 +328,3 @@ def train_score(
         losses.append(float(loss.detach()))
         if not math.isfinite(losses[-1]):
             break
-    return losses

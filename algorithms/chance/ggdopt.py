@@ -131,11 +131,13 @@ class GGDOpt(Algorithm):
     restriction: str = "moment"
 
     def __post_init__(self) -> None:
-        check_positive("beta", self.beta)
+        # every checked number is stored as a Python int/float (np.int64 / np.float32 were kept as given)
+        set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
+        set_("beta", check_positive("beta", self.beta))
         check_choice("restriction", self.restriction, RESTRICTIONS)
         check_choice("guidance", self.guidance, GUIDANCE_ORDERS)
         if self.posterior_variance is not None:
-            check_nonnegative("posterior_variance", self.posterior_variance)
+            set_("posterior_variance", check_nonnegative("posterior_variance", self.posterior_variance))
         for name in (
             "n_train_points",
             "bootstrap_size",
@@ -145,10 +147,10 @@ class GGDOpt(Algorithm):
             "n_samples",
             "n_steps",
         ):  # counts and widths: a value past 2**31 - 1 is refused here, not after stage 1 ran
-            check_count(name, getattr(self, name), 1)
-        check_positive("lr", self.lr)
-        check_count("corrector_steps", self.corrector_steps, 0)
-        check_positive("snr", self.snr)
+            set_(name, check_count(name, getattr(self, name), 1))
+        set_("lr", check_positive("lr", self.lr))
+        set_("corrector_steps", check_count("corrector_steps", self.corrector_steps, 0))
+        set_("snr", check_positive("snr", self.snr))
 
     def _data_score(self, model: ScoreMLP) -> ScoreModel:
         """The data score the sampler uses: the trained model (claims' controls override this)."""
@@ -166,6 +168,13 @@ def answer_feasibility(
 
 @_dispatch
 def _solve(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOptions) -> Solution:
+    # the guidance and the score training differentiate: inside a caller's torch.no_grad() or
+    # torch.inference_mode() the solve raised "element 0 of tensors does not require grad"
+    with torch.inference_mode(False), torch.enable_grad():
+        return _run(problem, algorithm, options)
+
+
+def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOptions) -> Solution:
     dtype = problem.dtype
     torch_dtype = torch.float32 if dtype == np.float32 else torch.float64
     seed = 0 if options.seed is None else options.seed

@@ -134,9 +134,9 @@ class ChanceConstrainedProblem(Problem):
         h = as_float_array("h_samples", self.h_samples)
         # a 1-D array is ambiguous (L samples of d = 1, or one sample of d = L): g would fail inside
         # torch later, so the (L, d) layout is required here, where the argument can be named
-        if h.ndim != 2:
-            raise ValueError(f"h_samples must be a 2-D array of shape (L, d) (use h[:, None] for d = 1), "
-                             f"got shape {h.shape}")
+        if h.ndim != 2 or h.shape[1] == 0:   # (L, 0): no uncertainty at all, not a chance constraint
+            raise ValueError(f"h_samples must be a 2-D array of shape (L, d) with d >= 1 (use h[:, None] for "
+                             f"d = 1), got shape {h.shape}")
         need = min_samples(rho)
         if h.shape[0] < need:
             raise ValueError(
@@ -148,8 +148,15 @@ class ChanceConstrainedProblem(Problem):
         upper = as_float_array("upper", self.upper, ndim=1, dtype=h.dtype)
         if lower.shape != upper.shape:
             raise ValueError(f"lower and upper must have one shape, got {lower.shape} and {upper.shape}")
+        if lower.size == 0:   # n = 0: f and g were probed on (3, 0) tensors, a problem with nothing to choose
+            raise ValueError("lower and upper must have n >= 1 entries, got shape (0,)")
         if np.any(lower >= upper):
             raise ValueError("lower must be < upper entrywise (a box with interior)")
+        with np.errstate(over="ignore"):
+            wide = not np.all(np.isfinite(upper.astype(np.float64) - lower))
+        if wide:   # -1e308, 1e308: the probe points were inf
+            raise ValueError("lower and upper must be a box of finite width upper - lower in every "
+                             "coordinate")
         object.__setattr__(self, "lower", lower)
         object.__setattr__(self, "upper", upper)
         if self.h_sampler is not None:
@@ -240,9 +247,10 @@ class ChanceConstrainedProblem(Problem):
         value = value.detach().cpu().numpy().astype(np.float64)
         if value.ndim == 2:
             value = value[:, :, None]
-        if value.ndim != 3 or value.shape[:2] != (x.shape[0], h.shape[0]):
+        # m = 0 constraint components made every sample "satisfied" (np.all over an empty axis)
+        if value.ndim != 3 or value.shape[:2] != (x.shape[0], h.shape[0]) or value.shape[2] == 0:
             raise ValueError(
-                f"g must map x (batch, n) and h (L, d) to shape (batch, L) or (batch, L, m), "
+                f"g must map x (batch, n) and h (L, d) to shape (batch, L) or (batch, L, m) with m >= 1, "
                 f"got {value.shape} for batch={x.shape[0]}, L={h.shape[0]}"
             )
         return value

@@ -50,8 +50,9 @@ class SAAMILP(Algorithm):
     mip_rel_gap: float = 1e-6
 
     def __post_init__(self) -> None:
-        check_positive("time_limit", self.time_limit)
-        check_positive("mip_rel_gap", self.mip_rel_gap)
+        # stored as Python floats (np.float32(600.0) was kept as given)
+        object.__setattr__(self, "time_limit", check_positive("time_limit", self.time_limit))
+        object.__setattr__(self, "mip_rel_gap", check_positive("mip_rel_gap", self.mip_rel_gap))
 
 
 def midpoint_solution(problem: ChanceConstrainedProblem, options: SolveOptions) -> Solution:

@@ -59,6 +59,7 @@ class ScenarioApproach(Algorithm):
     def __post_init__(self) -> None:
         if not 0.0 < check_positive("confidence", self.confidence) < 1.0:
             raise ValueError(f"confidence must lie in (0, 1), got {self.confidence!r}")
+        object.__setattr__(self, "confidence", float(self.confidence))   # np.float64 stored as a float
 
 
 @dataclass

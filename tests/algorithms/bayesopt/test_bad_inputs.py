@@ -547,3 +547,77 @@ def test_phase2_default_stall_tolerance_is_unit_free():
     assert tiny.retcode is one.retcode and tiny.stats.iterations == one.stats.iterations
     np.testing.assert_allclose(tiny.x, one.x, atol=1e-6)
     assert run(2.0**-20, tol=1e-6).retcode.name == "Stalled"   # an explicit tol: absolute, as documented
+
+
+# --- issue #43 round 8 (pre-audit sweep) -------------------------------------------------------------------
+_U5 = np.random.default_rng(0).uniform(size=(5, 2))
+ROUND8 = [
+    BadInput(Kernel, lambda: Kernel("se", nu="abc"), ValueError, ("nu",), "se-nu-str"),
+    BadInput(Kernel, lambda: Kernel("se", nu=float("nan")), ValueError, ("nu",), "se-nu-nan"),
+    BadInput(Kernel.__call__, lambda: Kernel(lengthscale=[1e-320, 1.0])(np.ones((2, 2)), np.ones((1, 2))),
+             ValueError, ("lengthscale", "not finite"), "subnormal-lengthscale"),
+    BadInput(GaussianProcess.add, lambda: GaussianProcess(SE).add(np.zeros((2, 0)), np.ones(2)), ValueError,
+             ("X", "at least one column"), "zero-columns"),
+    BadInput(fit_kernel, lambda: fit_kernel(_U5 * 1e6, np.arange(5.0) - 2, SE), ValueError, ("X", "[0, 1]^d"),
+             "x-outside-unit-box"),
+    BadInput(fit_kernel, lambda: fit_kernel(_U5, 1e6 * np.arange(5.0), SE), ValueError, ("y", "standardized"),
+             "y-not-standardized"),
+    BadInput(ConstrainedBOProblem, lambda: _problem(bounds=[[-1e308, 1e308], [0.0, 1.0]]), ValueError,
+             ("bounds", "finite width"), "width-overflows"),
+    BadInput(ConstrainedBOProblem.check_below_f_star,
+             lambda: _problem(f_star=0.25).check_below_f_star("a", [0.5, 0]), TypeError, ("value",),
+             "value-str"),
+    BadInput(ConstrainedBOProblem.check_below_f_star,
+             lambda: _problem(f_star=0.25).check_below_f_star(float("nan"), [0.5, 0]), ValueError, ("value",),
+             "value-nan"),
+    BadInput(ConstrainedBOProblem.check_below_f_star,
+             lambda: _problem(f_star=0.25).check_below_f_star(1.0, [0.5, 0, 0]), ValueError, ("x",),
+             "x-shape"),
+    BadInput(CEI, lambda: CEI(n_candidates=2, n_restarts=5), ValueError, ("n_restarts", "n_candidates"),
+             "restarts-above-candidates"),
+    BadInput(CEI.ask_tell, lambda: CEI().ask_tell(BOX, n_constraints=None), TypeError, ("n_constraints",),
+             "n-constraints-none"),
+    BadInput(CEIAskTell.observe, lambda: CEI().ask_tell(BOX, 2).observe(np.full((3, 2), 0.5), np.ones(3),
+                                                                        np.zeros((2, 3))),
+             ValueError, ("c",), "c-transposed"),
+    BadInput(bayesopt.cei._run, lambda: solve(ConstrainedBOProblem(
+        lambda x: 0.0, lambda x: -1.0, np.tile([0.0, 1.0], (2_000_000, 1)), initial=1, n_constraints=1),
+        CEI(n_candidates=100_000), maxiters=1),
+             ValueError, ("n_candidates",), "candidates-past-memory"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND8, ids=lambda c: c.id)
+def test_round8_bad_input(case):
+    check_bad_input(case)
+
+
+def test_round8_python_types_read_only_views_and_copies_to_user_callables():
+    import pickle
+
+    a = CEI(fit=np.False_, noise=np.float32(0.25), n_candidates=np.int64(50), n_restarts=np.uint8(2))
+    assert (type(a.fit), type(a.noise), type(a.n_candidates), type(a.n_restarts)) == (bool, float, int, int)
+    assert a == CEI(fit=False, noise=0.25, n_candidates=50, n_restarts=2) and "np." not in repr(a)
+    assert pickle.loads(pickle.dumps(a)) == a
+    assert Kernel("se", nu=np.inf).nu == np.inf and type(Kernel("se", nu=np.float32(0.5)).nu) is float
+    gp = _gp()
+    for view in (gp.X, gp.y, gp.cholesky_factor):   # writing into them desynchronized the factor
+        with pytest.raises(ValueError, match="read-only"):
+            view[...] = 0.0
+
+    # an f that writes into its argument: the recorded point is the one evaluated (x was changed under us)
+    def f_writes(x):
+        value = float(x @ x)
+        x[0] = 0.123
+        return value
+
+    sol = solve(_problem(f=f_writes, initial=3), CEI(n_candidates=50, n_restarts=1), maxiters=2, seed=0)
+    assert sol.value == float(sol.x @ sol.x)
+    hist = sol.original
+    np.testing.assert_allclose(hist.f, np.einsum("ij,ij->i", hist.X, hist.X))
+    # observe(c) of a (m,) row for one point and an (n,) column for one constraint still work
+    bo = CEI(n_candidates=50, n_restarts=1).ask_tell(BOX, 2, initial=1)
+    bo.observe([0.5, 0.5], 1.0, [0.0, -1.0])
+    one = CEI(n_candidates=50, n_restarts=1).ask_tell(BOX, 1, initial=1)
+    one.observe([[0.5, 0.5], [0.2, 0.2]], [1.0, 2.0], [0.0, -1.0])
+    assert bo.history.c.shape == (1, 2) and one.history.c.shape == (2, 1)

@@ -489,3 +489,74 @@ def test_phase2_numpy_bool_arity_and_a_2_by_d_bounds_array():
         _run(controller=lambda: None)
     p = BlackBoxProblem(lambda x: float(x @ x), np.array([[-1.0, -2.0], [1.0, 2.0]]), 5)
     assert p.lower.tolist() == [-1.0, -2.0] and p.upper.tolist() == [1.0, 2.0]
+
+
+# --- issue #43 round 8 (pre-audit sweep) -------------------------------------------------------------------
+_W = ("init.sobol", "pop.20", "pso.inertia", "bc.reflect", "sel.greedy")
+_WG, _HC = WorkflowGenerator, HyperparameterController
+_META = {"device": "meta"}
+ROUND8 = [
+    BadInput(BlackBoxProblem, lambda: BlackBoxProblem(lambda x: 0.0, ([-1e308, 0.0], [1e308, 1.0]), 5),
+             ValueError, ("bounds", "finite width"), "width-overflows"),
+    BadInput(CMAES, lambda: CMAES(sigma0=1e300), ValueError, ("sigma0",), "sigma0-huge"),
+    BadInput(_WG.sample, lambda: _WG().sample(torch.zeros(13, **_META)), ValueError, ("features", "meta"),
+             "meta"),
+    BadInput(_HC.forward, lambda: _HC()(_W, torch.zeros(1, 9, **_META)), ValueError, ("obs", "meta"), "meta"),
+    BadInput(_WG.load_state_dict, lambda: _WG().load_state_dict(_WG().state_dict(), strict="no"), TypeError,
+             ("strict",), "strict-str"),
+    BadInput(_HC.load_state_dict, lambda: _HC().load_state_dict(_HC().state_dict(), assign="no"), TypeError,
+             ("assign",), "assign-str"),
+    BadInput(_WG.load_state_dict,
+             lambda: _WG().load_state_dict({**_WG().state_dict(), "bogus": torch.ones(1)}),
+             ValueError, ("state_dict", "bogus"), "unexpected-key"),
+    BadInput(_WG.load_state_dict,
+             lambda: _WG().load_state_dict({**_WG().state_dict(), "feature.weight": torch.zeros(1)}),
+             ValueError, ("state_dict", "feature.weight"), "shape"),
+    BadInput(_HC.load_state_dict,
+             lambda: _HC().load_state_dict({k: v.long() for k, v in _HC().state_dict().items()}),
+             ValueError, ("state_dict", "floating"), "int-weights"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND8, ids=lambda c: c.id)
+def test_round8_bad_input(case):
+    check_bad_input(case)
+
+
+def test_round8_python_types_units_copies_and_torch_contexts():
+    assert (type(PSO(w=np.float32(0.5)).w), type(PSO(swarm=np.int64(10)).swarm)) == (float, int)
+    assert type(CMAES(sigma0=np.float32(0.5)).sigma0) is float
+    assert type(RandomSearch(np.int64(5)).batch) is int
+    de = ScipyDE(popsize=np.int64(5), mutation=[np.float32(0.5), 1.0], recombination=np.float64(0.5))
+    assert de.mutation == (0.5, 1.0) and type(de.popsize) is int
+    assert hash(de) == hash(ScipyDE(popsize=5, mutation=(0.5, 1), recombination=0.5))
+    assert DesignX(stochastic=np.True_).stochastic is True
+
+    # CMA-ES on the same problem in other units: the same answer, scaled (pycma's bound handling has absolute
+    # constants; it now runs on the box mapped onto [-5, 5]^d, the identity for BBOB's box)
+    def scaled(scale):
+        box = ([-scale] * 2, [scale] * 2)
+        p = BlackBoxProblem(lambda x, s=scale: float((x / s - 0.3) @ (x / s - 0.3)), box, 60)
+        return solve(p, CMAES(), seed=0).x / scale
+
+    np.testing.assert_allclose(scaled(1e-3), scaled(1.0), rtol=1e-6)
+    np.testing.assert_allclose(scaled(1e7), scaled(1.0), rtol=1e-6)
+
+    # an f that writes into its argument: every solver reports a point with the value it reports
+    def f_writes(x):
+        value = float((x - 0.3) @ (x - 0.3))
+        x[0] = 0.123
+        return value
+
+    for alg in (RandomSearch(batch=7), CMAES(), PSO(), ScipyDE(popsize=3), ModularOptimizer(DE)):
+        sol = solve(BlackBoxProblem(f_writes, (np.zeros(2), np.ones(2)), 30), alg, seed=0)
+        assert sol.value == float((sol.x - 0.3) @ (sol.x - 0.3)), type(alg).__name__
+
+    # float64 default dtype: the agents run in their parameters' dtype (torch's "mat1 and mat2" before)
+    old = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        _WG().sample(torch.zeros(13))
+        _HC()(_W, torch.zeros(2, 9))
+    finally:
+        torch.set_default_dtype(old)

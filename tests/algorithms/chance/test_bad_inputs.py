@@ -507,3 +507,51 @@ def test_phase2_user_callables_of_the_wrong_arity_are_named():
         guided_reverse_sample(_gauss(), lambda z: z[:, 0], n_samples=2, beta=1.0, on_step=lambda k: True)
     with pytest.raises(TypeError, match=r"^objective must take 1 positional argument\(s\)"):
         guidance_term(_gauss(), lambda: 0.0, torch.zeros(2, 1, dtype=torch.float64), 0.5, beta=1.0)
+
+
+# --- issue #43 round 8 (pre-audit sweep) -------------------------------------------------------------------
+ROUND8 = [
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(g=lambda x, h: torch.zeros(x.shape[0], h.shape[0], 0,
+                                                                               dtype=x.dtype)),
+             ValueError, ("g", "m >= 1"), "no-constraint-component"),
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(lower=[], upper=[]), ValueError, ("lower", "n >= 1"),
+             "empty-box"),
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(h_samples=np.zeros((20, 0))), ValueError,
+             ("h_samples", "d >= 1"), "no-uncertainty"),
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(lower=[-1e308, 0.0], upper=[1e308, 1.0]), ValueError,
+             ("lower", "finite width"), "width-overflows"),
+    BadInput(ScoreMLP.load_state_dict, lambda: _mlp().load_state_dict(_mlp().state_dict(), strict="no"),
+             TypeError, ("strict",), "strict-str"),
+    BadInput(ScoreMLP.load_state_dict, lambda: ScoreMLP(2, hidden=8).load_state_dict(_mlp().state_dict()),
+             ValueError, ("state_dict",), "other-width"),
+    BadInput(ScoreMLP.load_state_dict,
+             lambda: _mlp().load_state_dict({k: v.long() for k, v in _mlp().state_dict().items()}),
+             ValueError, ("state_dict", "floating"), "int-weights"),
+    BadInput(ScoreMLP.forward, lambda: _mlp()(torch.zeros(2, 3, dtype=torch.float64, device="meta")),
+             ValueError, ("X", "meta"), "meta"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND8, ids=lambda c: c.id)
+def test_round8_bad_input(case):
+    check_bad_input(case)
+
+
+def test_round8_python_types_and_solves_under_no_grad_and_inference_mode():
+    a = GGDOpt(beta=np.float32(20.0), n_samples=np.int64(16), lr=np.float64(0.01),
+               corrector_steps=np.uint8(0))
+    assert (type(a.beta), type(a.n_samples), type(a.lr), type(a.corrector_steps)) == (float, int, float, int)
+    assert a == GGDOpt(beta=20.0, n_samples=16, lr=0.01, corrector_steps=0) and "np." not in repr(a)
+    assert type(SAAMILP(time_limit=np.float32(5.0)).time_limit) is float
+    assert type(ScenarioApproach(confidence=np.float64(0.01)).confidence) is float
+    assert type(VPSchedule(beta_max=np.float32(10.0)).beta_max) is float
+    small = GGDOpt(n_train_points=20, bootstrap_size=10, train_steps=5, hidden=8, n_samples=8, n_steps=3)
+    lin = _lin()
+    reference = solve(lin, small, seed=0)
+    # the guidance and the score training differentiate: a caller's no_grad/inference_mode raised
+    with torch.no_grad():
+        np.testing.assert_array_equal(solve(lin, small, seed=0).x, reference.x)
+    with torch.inference_mode():
+        np.testing.assert_array_equal(solve(lin, small, seed=0).x, reference.x)
+    with torch.no_grad():
+        assert len(diffusion.train_score(_mlp(), torch.zeros(4, 2, dtype=torch.float64), steps=2)) == 2
