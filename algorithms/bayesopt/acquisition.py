@@ -81,7 +81,9 @@ def _log_ei(mu, sigma, best, names: tuple[str, str, str]) -> np.ndarray:
     best = float(as_float_array(names[2], best, ndim=0))
     gap = best - mu
     out = np.empty_like(mu)
-    certain = sigma <= 0
+    with np.errstate(divide="ignore", over="ignore"):
+        # a subnormal sigma (5e-324) made gap / sigma inf and EI inf: the posterior is a point mass there too
+        certain = (sigma <= 0) | ~np.isfinite(gap / np.where(sigma > 0, sigma, 1.0))
     with np.errstate(divide="ignore"):
         out[certain] = np.log(np.maximum(gap[certain], 0.0))
     pos = ~certain

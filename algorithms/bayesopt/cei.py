@@ -287,7 +287,8 @@ class CEIAskTell:
                          np.array(self._C).reshape(-1, m), len(self._design))
 
     def observe(self, x, f, c) -> None:
-        """Record f(x) and c(x) (finite; ``x`` inside the bounds); rows of arrays are several points."""
+        """Record f(x) and c(x) (finite; ``x`` inside the bounds); rows of arrays are several points: ``x``
+        (n, d), ``f`` (n,), ``c`` (n, m) or flat (n·m,), m values per point."""
         d, m = self.problem.dim, self.problem.n_constraints
         X = as_float_array("x", x, dtype=np.float64)
         X = X.reshape(1, d) if X.shape == (d,) else X
@@ -298,10 +299,11 @@ class CEIAskTell:
         if F.shape != (n,):
             raise ValueError(f"f must hold {n} value(s), one per point of x, got shape {np.shape(f)}")
         C = as_float_array("c", c, dtype=np.float64)
-        # a (m,) row for one point, an (n,) column for one constraint, a scalar for both; an (m, n) array was
-        # reshaped into (n, m) silently (its size matches), scrambling points and constraints
-        if C.ndim == 0 or (C.ndim == 1 and C.shape == ((m,) if n == 1 else (n,) if m == 1 else (-1,))):
-            C = C.reshape(n, m) if C.size == n * m else C
+        # a scalar or a flat (n·m,) array (m values per point, point after point) is reshaped; a 2-D array
+        # must be (n, m): an (m, n) array was reshaped into (n, m) silently (its size matches), scrambling
+        # points and constraints
+        if C.ndim <= 1 and C.size == n * m:
+            C = C.reshape(n, m)
         if C.shape != (n, m):
             raise ValueError(f"c must hold {m} value(s) per point ({n} point(s)), got shape {np.shape(c)}")
         if not (np.all(np.isfinite(F)) and np.all(np.isfinite(C))):

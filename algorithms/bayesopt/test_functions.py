@@ -146,6 +146,9 @@ def gp_sample_path(
     """
     _check_kernel(kernel)
     dim = check_positive_int("dim", dim)
+    # ARD lengthscales of another dimension: the kernel's message named its own X, not kernel or dim
+    if np.ndim(kernel.lengthscale) == 1 and np.size(kernel.lengthscale) != dim:
+        raise ValueError(f"kernel has {np.size(kernel.lengthscale)} ARD lengthscales but dim = {dim}")
     n_points = check_count("n_points", n_points, 1)
     jitter = check_positive("jitter", jitter)
     rng = np.random.default_rng(check_seed(seed))
@@ -193,6 +196,11 @@ def constrained_minimum(
     bounds = as_float_array("bounds", bounds, ndim=2, dtype=np.float64)
     if bounds.shape[0] == 0 or bounds.shape[1] != 2 or np.any(bounds[:, 0] >= bounds[:, 1]):
         raise ValueError(f"bounds must be a (d, 2) array of d >= 1 rows lower < upper, got {bounds.tolist()}")
+    with np.errstate(over="ignore"):
+        wide = not np.all(np.isfinite(bounds[:, 1] - bounds[:, 0]))
+    if wide:   # (-1e308, 1e308): upper - lower overflowed and the answer was x = inf
+        raise ValueError(f"bounds must have a finite width upper - lower in every row, got "
+                         f"{bounds.tolist()!r:.80}")
     dim = bounds.shape[0]
     n_grid = check_count("n_grid", n_grid, 1) if n_grid is not None else max(3, int(1e4 ** (1 / dim)))
     n_polish = check_positive_int("n_polish", n_polish)

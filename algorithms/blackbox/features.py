@@ -130,6 +130,8 @@ def problem_features(ev: Evaluator, rng: np.random.Generator, n: int | None = No
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The 13 features of ``ev.problem`` from an LHS sample of size ``n`` (default
     :func:`sample_size`), evaluated through ``ev`` (charged to the budget); returns (F, X, y).
+    ``n`` above the evaluations left (``ev.remaining``) is cut to them (at least one point is sampled; on
+    an exhausted evaluator its values are ``+inf``, as every evaluation past the budget).
 
     F is dimension / 20, log10(budget) / 6, mean upper bound / 10, mean lower bound / 10 (the scales
     the shipped agents were trained with), then :func:`ela_features` of the sample."""

@@ -63,6 +63,8 @@ def min_samples(rho: float) -> int:
     (20, 4)
     """
     rho = check_rho(rho)
+    if not math.isfinite(1.0 / rho):   # 5e-324: an OverflowError in ceil
+        raise ValueError(f"rho = {rho!r} is too small: 1/rho overflows a float")
     return math.ceil(1.0 / rho - 1e-12)
 
 

@@ -47,7 +47,12 @@ def scenario_count(rho: float, n: int, confidence: float) -> int:
     rho = check_rho(rho)
     if not 0.0 < check_positive("confidence", confidence) < 1.0:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
-    return math.ceil(2.0 / rho * (math.log(1.0 / confidence) + check_positive_int("n", n)))
+    # -log(confidence), not log(1/confidence): 1/5e-324 overflowed to inf (an OverflowError in ceil)
+    count = 2.0 / rho * (-math.log(confidence) + check_positive_int("n", n))
+    if not math.isfinite(count):
+        raise ValueError(f"rho = {rho!r} is too small: the scenario count (2/rho)(ln(1/confidence) + n) "
+                         f"overflows a float")
+    return math.ceil(count)
 
 
 @dataclass(frozen=True)

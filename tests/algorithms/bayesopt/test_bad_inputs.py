@@ -584,6 +584,11 @@ ROUND8 = [
         lambda x: 0.0, lambda x: -1.0, np.tile([0.0, 1.0], (2_000_000, 1)), initial=1, n_constraints=1),
         CEI(n_candidates=100_000), maxiters=1),
              ValueError, ("n_candidates",), "candidates-past-memory"),
+    BadInput(gp_sample_path, lambda: gp_sample_path(Kernel(lengthscale=[0.2] * 3), 2, n_points=5), ValueError,
+             ("kernel", "dim"), "ard-dimension"),
+    BadInput(constrained_minimum, lambda: constrained_minimum(lambda x: float(x[1] ** 2), lambda x: -1.0,
+                                                              [[-1e308, 1e308], [0.0, 1.0]]), ValueError,
+             ("bounds", "finite width"), "width-overflows"),
 ]
 
 
@@ -621,3 +626,5 @@ def test_round8_python_types_read_only_views_and_copies_to_user_callables():
     one = CEI(n_candidates=50, n_restarts=1).ask_tell(BOX, 1, initial=1)
     one.observe([[0.5, 0.5], [0.2, 0.2]], [1.0, 2.0], [0.0, -1.0])
     assert bo.history.c.shape == (1, 2) and one.history.c.shape == (2, 1)
+    # a subnormal sigma is a point mass, as sigma = 0 (gap / sigma overflowed: EI = inf)
+    np.testing.assert_array_equal(expected_improvement([0.0, 2.0], [5e-324, 5e-324], 1.0), [1.0, 0.0])
