@@ -107,6 +107,10 @@ def as_class_labels(name: str, y, n_classes: int | None = None) -> tuple[np.ndar
     ...
     ValueError: y must contain every class 0..2; class 1 has no sample
     """
+    if hasattr(y, "detach"):    # a torch tensor: numpy refuses one that requires grad or has no data
+        if getattr(y.device, "type", None) == "meta":
+            raise ValueError(f"{name} is on the meta device (no data); pass labels with values")
+        y = y.detach().cpu().numpy()
     labels = np.asarray(y)
     if labels.ndim != 1:
         raise ValueError(f"{name} must be 1-dimensional, got shape {labels.shape}")
@@ -397,6 +401,8 @@ def classifier_alignment(V, means) -> np.ndarray:
     """
     M = as_float_array("means", means, ndim=2, dtype=np.float64)
     V = as_float_array("V", V, dtype=np.float64)
+    if V.ndim not in (1, 2):    # a 0-d V reached V.shape[0] (IndexError)
+        raise ValueError(f"V must be a (K, width) matrix or a (width,) vector, got shape {V.shape}")
     k, width = M.shape
     if V.ndim == 1 or V.shape[0] == 1:
         v = V.reshape(-1)
@@ -457,6 +463,8 @@ def self_duality_residual(V, means) -> float:
     """
     M = as_float_array("means", means, ndim=2, dtype=np.float64)
     V = as_float_array("V", V, dtype=np.float64)
+    if V.ndim not in (1, 2):    # a 0-d V reached V.shape[0] (IndexError)
+        raise ValueError(f"V must be a (K, width) matrix or a (width,) vector, got shape {V.shape}")
     k, width = M.shape
     binary = V.ndim == 1 or V.shape[0] == 1
     V = V.reshape(1, -1) if binary else V

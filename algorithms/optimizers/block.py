@@ -56,6 +56,7 @@ import numpy as np
 import torch
 
 from algorithms._validation import (
+    check_bool,
     check_call_signature,
     check_int_at_least,
     check_nonnegative,
@@ -230,6 +231,13 @@ def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> int:
     return total
 
 
+#: BlockOptimizer attributes rebuilt on unpickling (hook handles; ids of the active block's tensors) and
+#: torch's own hook dictionaries (which may hold unpicklable user callables)
+_NOT_PICKLED = frozenset({"_hooks", "_active_ids", "_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
+                          "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+                          "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks"})
+
+
 class BlockOptimizer(torch.optim.Optimizer):
     """Block coordinate descent (BAdam) with optional landscape expansion (BREAD-SGD / sign).
 
@@ -283,6 +291,23 @@ class BlockOptimizer(torch.optim.Optimizer):
         self._base_optimizer: torch.optim.Optimizer
         self._activate()
         self._install_hooks()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # torch's keeps defaults/state/param_groups only: a deepcopy or an unpickled BlockOptimizer lost its
+        # blocks and schedule and could not step (AttributeError '_epoch'); hook handles are re-made
+        state = super().__getstate__()
+        state.update({k: v for k, v in self.__dict__.items() if k not in state and k not in _NOT_PICKLED})
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        self._hooks = []
+        self._active_ids = {id(p) for p in self._blocks[self.active_block]}
+        self._install_hooks()
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """torch's, with ``set_to_none`` a bool (a truthy str such as "no" was taken as True)."""
+        super().zero_grad(check_bool("set_to_none", set_to_none))
 
     def _install_hooks(self) -> None:
         if self.expansion != "none":

@@ -29,6 +29,7 @@ from algorithms._validation import (
     LAYER_OVERHEAD_BYTES,
     allocates,
     check_device,
+    check_finite_data,
     check_fits_memory,
     check_module_state_fits,
     check_positive,
@@ -105,6 +106,7 @@ class MLP(nn.Module):
             raise TypeError(f"x must have dtype {self.embed.weight.dtype} (the model's parameters), "
                             f"got {x.dtype}")
         check_device("x", x, self.embed.weight)
+        check_finite_data("x", x)     # torch answers NaN logits for a NaN input, in silence
         h = self.embed(x)
         for block in self.blocks:
             h = h + self.residual_multiplier * torch.relu(block(h))

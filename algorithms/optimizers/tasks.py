@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import torch
@@ -96,6 +97,25 @@ class MarkovLanguageTask(Problem):
                 max=self.vocab_size - 1)
         return tokens
 
+    def _check_tokens(self, tokens: Any) -> torch.Tensor:
+        """``tokens`` as :meth:`sample` writes them: an integer tensor (n, L >= 2) with values in
+        [0, vocab_size), as int64. A float, bool, 1-D or one-column tensor reached torch's one_hot/indexing
+        errors, and out-of-range tokens its "Class values must be smaller than num_classes"."""
+        if not isinstance(tokens, torch.Tensor):
+            raise TypeError(f"tokens must be a torch.Tensor of token ids (from sample()), got "
+                            f"{type(tokens).__name__}")
+        if tokens.dtype == torch.bool or tokens.is_floating_point() or tokens.is_complex():
+            raise TypeError(f"tokens must hold integer token ids, got dtype {tokens.dtype}")
+        if tokens.ndim != 2 or tokens.shape[0] == 0 or tokens.shape[1] < 2:
+            raise ValueError(f"tokens must have shape (n, L) with n >= 1 and L >= 2 (inputs [:, :-1], "
+                             f"targets [:, 1:]), got {tuple(tokens.shape)}")
+        if tokens.device.type == "meta":
+            raise ValueError("tokens is on the meta device (no data); move it to a real device")
+        if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= self.vocab_size):
+            raise ValueError(f"tokens must lie in [0, vocab_size) = [0, {self.vocab_size}), got values in "
+                             f"[{int(tokens.min())}, {int(tokens.max())}]")
+        return tokens.long()
+
     def loss(self, model: nn.Module, tokens: torch.Tensor) -> torch.Tensor:
         """Mean next-token cross-entropy (nats) of ``model`` on ``tokens``.
 
@@ -105,10 +125,18 @@ class MarkovLanguageTask(Problem):
         """
         if not isinstance(model, nn.Module):
             raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+        tokens = self._check_tokens(tokens)
         inputs, targets = tokens[:, :-1], tokens[:, 1:]
         if getattr(model, "vocab_size", None) is not None:
+            if model.vocab_size != self.vocab_size:
+                raise ValueError(f"model reads a vocabulary of {model.vocab_size} tokens, the task has "
+                                 f"vocab_size = {self.vocab_size}")
             logits = model(inputs)
         else:
+            width = getattr(model, "in_features", None)
+            if width is not None and width != self.vocab_size:   # the one-hot input has vocab_size columns
+                raise ValueError(f"model must take the one-hot current token (in_features = vocab_size = "
+                                 f"{self.vocab_size}), got in_features = {width}")
             dtype = next(model.parameters()).dtype
             one_hot = nn.functional.one_hot(inputs.reshape(-1), self.vocab_size).to(dtype)
             logits = model(one_hot)

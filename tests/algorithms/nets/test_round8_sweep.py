@@ -15,10 +15,11 @@ from algorithms.nets.gradient_flow import GradientDescentTraining, GradientFlow
 from algorithms.nets.lp_training import LpPathNormTraining
 from algorithms.nets.models import MLP as NetsMLP
 from algorithms.nets.multivariate_interpolation import PatternEnumeration
+from algorithms.nets.neural_collapse import classifier_alignment, nc1, self_duality_residual
 from algorithms.nets.sam import SAMTraining, SGDTraining
 from algorithms.nets.sparse_interpolation import BruteForceVp, SparsestInterpolantDP
 from algorithms.optimizers import MLP as OptMLP
-from algorithms.optimizers import LowRankExpansion, Transformer
+from algorithms.optimizers import LowRankExpansion, Transformer, singular_value_map
 
 ALGORITHMS = [GDMap, GradientDescentTraining, GradientFlow, LpPathNormTraining, PatternEnumeration,
               SAMTraining, SGDTraining, BruteForceVp, SparsestInterpolantDP]
@@ -131,3 +132,25 @@ def test_modules_refuse_non_finite_or_misshapen_state_before_loading(make):
         module.load_state_dict({**before, key: torch.zeros(7, 7, 7)})
     assert all(torch.equal(v, before[k]) for k, v in module.state_dict().items())
     module.load_state_dict(before)
+
+
+def test_class_labels_from_torch_tensors_and_meta_refused():
+    # a label tensor that requires grad (or a meta one) reached numpy's/torch's own errors
+    H = np.array([[1.0, 0.0], [1.0, 0.1], [-1.0, 0.0], [-1.0, 0.2]])
+    y = np.array([0, 0, 1, 1])
+    expected = nc1(H, y)
+    assert nc1(H, torch.tensor(y, dtype=torch.float64, requires_grad=True)) == expected
+    with pytest.raises(ValueError, match="y is on the meta device"):
+        nc1(H, torch.empty(4, device="meta"))
+
+
+@pytest.mark.parametrize("fn", [classifier_alignment, self_duality_residual])
+def test_a_zero_dimensional_classifier_is_named(fn):
+    means = np.array([[1.0, 2.0, 0.0], [0.0, 0.0, 3.0]])
+    with pytest.raises(ValueError, match=r"V must be a \(K, width\) matrix or a \(width,\) vector"):
+        fn(1.0, means)
+
+
+def test_singular_value_map_names_a_meta_tensor():
+    with pytest.raises(ValueError, match="sigma is on the meta device"):
+        singular_value_map(torch.empty(3, device="meta"))

@@ -19,6 +19,7 @@ import algorithms.optimizers.training as training
 from algorithms.optimizers import (
     MLP,
     SOAP,
+    BlockOptimizer,
     MarkovLanguageTask,
     Muon,
     OptimizerTraining,
@@ -526,3 +527,62 @@ def test_optimizer_training_stores_numpy_scalars_as_python_values(field, spellin
     built = OptimizerTraining(**{"optimizer": "adamw", field: spelling})
     assert type(getattr(built, field)) is type(plain) and getattr(built, field) == plain
     assert built == OptimizerTraining(**{"optimizer": "adamw", field: plain})
+
+
+@pytest.mark.parametrize("expansion", ["none", "sgd"])
+@pytest.mark.parametrize("copier", [copy.deepcopy, lambda o: pickle.loads(pickle.dumps(o))])
+def test_a_copied_block_optimizer_continues_as_the_original(copier, expansion):
+    # torch's __getstate__ dropped the blocks and schedule: the copy could not step (AttributeError '_epoch')
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
+    opt = BlockOptimizer(model, switch_every=2, expansion=expansion)
+    x = torch.ones(2, 3)
+
+    def train(optimizer, params, steps):
+        for _ in range(steps):
+            optimizer.zero_grad()
+            out = torch.nn.functional.linear(torch.nn.functional.linear(x, params[0], params[1]), params[2],
+                                             params[3])
+            out.sum().backward()
+            optimizer.step()
+
+    own = list(model.parameters())
+    train(opt, own, 3)
+    twin = copier(opt)
+    copied = twin.param_groups[0]["params"]
+    train(opt, own, 3)
+    train(twin, copied, 3)
+    assert twin.active_block == opt.active_block
+    assert all(torch.equal(a, b) for a, b in zip(own, copied, strict=True))
+    with pytest.raises(TypeError, match="set_to_none"):
+        twin.zero_grad("no")
+
+
+@pytest.mark.parametrize(("tokens", "kind", "match"), [
+    (torch.ones(2, 5), TypeError, "tokens must hold integer"),
+    (torch.zeros(2, 5, dtype=torch.bool), TypeError, "tokens must hold integer"),
+    (np.zeros((2, 5), dtype=int), TypeError, "tokens must be a torch.Tensor"),
+    (torch.zeros(5, dtype=torch.long), ValueError, r"tokens must have shape \(n, L\)"),
+    (torch.zeros(2, 1, dtype=torch.long), ValueError, r"tokens must have shape \(n, L\)"),
+    (torch.zeros(0, 5, dtype=torch.long), ValueError, r"tokens must have shape \(n, L\)"),
+    (torch.full((2, 5), 99), ValueError, r"tokens must lie in \[0, vocab_size\)"),
+    (torch.full((2, 5), -1), ValueError, r"tokens must lie in \[0, vocab_size\)")])
+def test_task_loss_checks_tokens(tokens, kind, match):
+    # the MLP path reached torch's one_hot / indexing errors, and one-column tokens gave a NaN loss
+    with pytest.raises(kind, match=match):
+        TASK.loss(MLP(8, 8, width=8, depth=1), tokens)
+
+
+def test_task_loss_takes_other_integer_dtypes_and_names_a_model_of_another_vocabulary():
+    tokens = TASK.sample(3, torch.Generator().manual_seed(0))
+    model = MLP(8, 8, width=8, depth=1)
+    assert torch.equal(TASK.loss(model, tokens.to(torch.uint8)), TASK.loss(model, tokens))
+    with pytest.raises(ValueError, match="model must take the one-hot current token"):
+        TASK.loss(MLP(7, 7, width=8, depth=1), tokens)
+    with pytest.raises(ValueError, match="model reads a vocabulary of 9"):
+        TASK.loss(Transformer(9, 8, 1, context=4), tokens)
+
+
+def test_mlp_refuses_a_non_finite_input():
+    with pytest.raises(ValueError, match="x contains NaN"):
+        MLP(4, 4, width=8, depth=1)(torch.full((2, 4), float("nan")))
