@@ -24,6 +24,7 @@ import numpy as np
 
 from algorithms._validation import returned_scalar
 from algorithms.core import IterationMonitor, RetCode, Solution, SolveOptions, Stats
+from algorithms.hierarchical.problems import NonFinitePoint
 
 #: an iterate with a norm past this counts as diverged
 DIVERGENCE_RADIUS = 1e12
@@ -132,7 +133,7 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
             if not size <= radius:  # also catches NaN
                 retcode, reason = RetCode.Diverged, f"iterate left the ball of radius {radius:g}"
                 break
-    except OracleFailure as exc:
+    except (OracleFailure, NonFinitePoint) as exc:  # a NaN/inf iterate reached an oracle
         retcode, reason = RetCode.Diverged, str(exc)
     finally:
         monitor.close()

@@ -27,7 +27,7 @@ from algorithms._validation import check_count
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
 from algorithms.hierarchical._loop import DEFAULT_MAXITERS, checked, run
 from algorithms.hierarchical.ada_minimax import adaptive_x_step, check_rate
-from algorithms.hierarchical.neumann import _hypergradient, neumann_terms
+from algorithms.hierarchical.neumann import MAX_TERMS, _hypergradient, theorem_terms
 from algorithms.hierarchical.problems import BilevelProblem
 
 __all__ = ["AdaBiO", "check_terms"]
@@ -35,7 +35,13 @@ __all__ = ["AdaBiO", "check_terms"]
 
 def check_terms(value: object) -> int | None:
     """``neumann_terms`` hyperparameter: None (Theorem 4.2's choice) or an int >= 0."""
-    return None if value is None else check_count("neumann_terms", value, 0)
+    if value is None:
+        return None
+    terms = check_count("neumann_terms", value, 0)
+    if terms > MAX_TERMS:  # each term is an oracle call per iteration: 2**31 - 1 was a run that never ends
+        raise ValueError(f"neumann_terms must be <= {MAX_TERMS} (each is an oracle call per iteration), got "
+                         f"{terms}")
+    return terms
 
 
 @dataclass(frozen=True)
@@ -52,7 +58,7 @@ class AdaBiO(Algorithm):
     def __post_init__(self) -> None:
         for name in ("lr_x", "lr_y", "alpha", "gamma"):
             object.__setattr__(self, name, check_rate(name, getattr(self, name)))
-        check_terms(self.neumann_terms)
+        object.__setattr__(self, "neumann_terms", check_terms(self.neumann_terms))  # np.int64 kept as int
 
 
 @_dispatch
@@ -60,7 +66,7 @@ def _solve(problem: BilevelProblem, algorithm: AdaBiO, options: SolveOptions) ->
     stats = Stats()
     terms = algorithm.neumann_terms
     if terms is None:
-        terms = neumann_terms(max(2, options.iterations(DEFAULT_MAXITERS)), problem.mu_g, problem.l_g1)
+        terms = theorem_terms(max(2, options.iterations(DEFAULT_MAXITERS)), problem.mu_g, problem.l_g1)
     state = {"m": None, "noise_sum": 0.0, "lower_sum": 0.0}
 
     def step(t, x, y, rng):

@@ -51,8 +51,24 @@ def neumann_terms(horizon: int, mu_g: float, l_g1: float) -> int:
         raise ValueError(f"mu_g must be <= l_g1, got mu_g = {mu_g!r} > l_g1 = {l_g1!r}")
     if mu_g == l_g1:  # H = l_g1·I: one term is exact
         return 1
-    contraction = 1.0 - mu_g / l_g1
-    return max(1, math.ceil(3.0 * math.log(horizon) / (2.0 * math.log(1.0 / contraction))))
+    # log(1/(1 − μ/l)) as −log1p(−μ/l): for μ/l below 1e-16, 1 − μ/l rounded to 1 and log(1) = 0 divided
+    rate = -math.log1p(-mu_g / l_g1)
+    return max(1, math.ceil(3.0 * math.log(horizon) / (2.0 * rate)))
+
+
+#: the most Neumann terms (and inner steps) a run may take per iteration: each is an oracle call, so
+#: Theorem 4.2's length for mu_g/l_g1 = 1e-12 (about 1e13 terms) was a run that never ends
+MAX_TERMS = 10**6
+
+
+def theorem_terms(horizon: int, mu_g: float, l_g1: float) -> int:
+    """``neumann_terms(horizon, mu_g, l_g1)``, refused (naming ``mu_g``) past :data:`MAX_TERMS`."""
+    terms = neumann_terms(horizon, mu_g, l_g1)
+    if terms > MAX_TERMS:
+        raise ValueError(f"mu_g = {mu_g!r} (with l_g1 = {l_g1!r}) needs {terms} Neumann terms per "
+                         f"hypergradient (Theorem 4.2), more than {MAX_TERMS}: give the algorithm "
+                         f"neumann_terms=... or a problem with a larger mu_g / l_g1")
+    return terms
 
 
 def neumann_hypergradient(problem: BilevelProblem, x: np.ndarray, y: np.ndarray, terms: int,

@@ -38,6 +38,7 @@ import numpy as np
 from algorithms._validation import (
     allocates,
     as_float_array,
+    as_real_array,
     check_choice,
     check_finite_real,
     check_nonnegative,
@@ -105,6 +106,29 @@ def _check_noise(sigma: Any, noise: Any) -> None:
     check_choice("noise", noise, NOISE_KINDS)
 
 
+class NonFinitePoint(ValueError):
+    """An oracle was asked about a NaN/inf point (a solve reports ``Diverged``; a direct call gets this
+    ValueError, naming the argument)."""
+
+
+def _point(name: str, value: Any, like: np.ndarray) -> np.ndarray:
+    """An oracle's ``x``/``y``/``v`` of ``like``'s shape, finite: a point of the wrong length reached the
+    user's gradient (numpy broadcast it, or raised its own matmul error) and a NaN point answered NaN."""
+    if not (isinstance(value, np.ndarray) and value.dtype.kind == "f"):
+        value = as_real_array(name, value).astype(like.dtype)
+    if value.shape != like.shape:
+        raise ValueError(f"{name} must have shape {like.shape} (the problem's), got {value.shape}")
+    if not np.isfinite(value).all():
+        raise NonFinitePoint(f"{name} must be finite, got {value.tolist()!r:.80}")
+    return value
+
+
+def _generator(rng: Any) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):  # an int seed reached the user's oracle as its rng
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    return rng
+
+
 @dataclass(frozen=True, eq=False)  # identity equality and hash (arrays inside)
 class MinimaxProblem(Problem):
     """``min_x max_y f(x, y)``, f nonconvex in x and strongly concave in y.
@@ -131,9 +155,11 @@ class MinimaxProblem(Problem):
         object.__setattr__(self, "x0", x0)
         object.__setattr__(self, "y0", _vector("y0", self.y0).astype(x0.dtype))
         _check_noise(self.sigma, self.noise)
+        object.__setattr__(self, "sigma", float(self.sigma))  # np.float32 stored as a Python float
 
     def oracle(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[Any, Any]:
         """One stochastic gradient (g_x, g_y) at (x, y): ``grad`` plus the additive noise."""
+        x, y, rng = _point("x", x, self.x0), _point("y", y, self.y0), _generator(rng)
         gx, gy = returned_pair("grad(x, y, rng)", self.grad(x, y, rng))
         if self.sigma > 0:
             gx, gy = _numeric("grad(x, y, rng)[0]", gx), _numeric("grad(x, y, rng)[1]", gy)
@@ -183,6 +209,8 @@ class BilevelProblem(Problem):
                              f"mu_g = {self.mu_g!r} > l_g1 = {self.l_g1!r}")
         _check_noise(self.sigma, self.noise)
         check_nonnegative("hessian_sigma", self.hessian_sigma)
+        for name in ("sigma", "hessian_sigma"):  # np.float32 stored as a Python float
+            object.__setattr__(self, name, float(getattr(self, name)))
 
     def _noisy(self, value: Any, sigma: float, rng: np.random.Generator, name: str = "oracle") -> Any:
         if sigma == 0:
@@ -190,15 +218,19 @@ class BilevelProblem(Problem):
         return _numeric(name, value) + _draw(self.noise, sigma, np.shape(value), rng)
 
     def upper_oracle(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[Any, Any]:
+        x, y, rng = _point("x", x, self.x0), _point("y", y, self.y0), _generator(rng)
         fx, fy = returned_pair("upper_grad(x, y, rng)", self.upper_grad(x, y, rng))
         return (self._noisy(fx, self.sigma, rng, "upper_grad(x, y, rng)[0]"),
                 self._noisy(fy, self.sigma, rng, "upper_grad(x, y, rng)[1]"))
 
     def lower_oracle(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> Any:
+        x, y, rng = _point("x", x, self.x0), _point("y", y, self.y0), _generator(rng)
         return self._noisy(self.lower_grad(x, y, rng), self.sigma, rng, "lower_grad(x, y, rng)")
 
     def hvp_oracle(self, x: np.ndarray, y: np.ndarray, v: np.ndarray,
                    rng: np.random.Generator) -> tuple[Any, Any]:
+        x, y, v = _point("x", x, self.x0), _point("y", y, self.y0), _point("v", v, self.y0)
+        rng = _generator(rng)
         cross, hess = returned_pair("lower_hvp(x, y, v, rng)", self.lower_hvp(x, y, v, rng))
         return (self._noisy(cross, self.hessian_sigma, rng, "lower_hvp(x, y, v, rng)[0]"),
                 self._noisy(hess, self.hessian_sigma, rng, "lower_hvp(x, y, v, rng)[1]"))

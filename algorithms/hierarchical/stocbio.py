@@ -27,7 +27,7 @@ from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
 from algorithms.hierarchical._loop import DEFAULT_MAXITERS, checked, run
 from algorithms.hierarchical.ada_bio import check_terms
 from algorithms.hierarchical.ada_minimax import check_rate
-from algorithms.hierarchical.neumann import _hypergradient, neumann_terms
+from algorithms.hierarchical.neumann import MAX_TERMS, _hypergradient, theorem_terms
 from algorithms.hierarchical.problems import BilevelProblem
 
 __all__ = ["StocBiO"]
@@ -47,7 +47,10 @@ class StocBiO(Algorithm):
         for name in ("lr_x", "lr_y"):
             object.__setattr__(self, name, check_rate(name, getattr(self, name)))
         object.__setattr__(self, "inner_steps", check_count("inner_steps", self.inner_steps, 1))
-        check_terms(self.neumann_terms)
+        if self.inner_steps > MAX_TERMS:  # each is an oracle call per iteration: 2**31 - 1 never ended
+            raise ValueError(f"inner_steps must be <= {MAX_TERMS} (each is an oracle call per iteration), "
+                             f"got {self.inner_steps}")
+        object.__setattr__(self, "neumann_terms", check_terms(self.neumann_terms))  # np.int64 kept as int
 
 
 @_dispatch
@@ -55,7 +58,7 @@ def _solve(problem: BilevelProblem, algorithm: StocBiO, options: SolveOptions) -
     stats = Stats()
     terms = algorithm.neumann_terms
     if terms is None:
-        terms = neumann_terms(max(2, options.iterations(DEFAULT_MAXITERS)), problem.mu_g, problem.l_g1)
+        terms = theorem_terms(max(2, options.iterations(DEFAULT_MAXITERS)), problem.mu_g, problem.l_g1)
 
     def step(t, x, y, rng):
         for _ in range(algorithm.inner_steps):

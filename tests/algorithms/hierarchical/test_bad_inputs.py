@@ -271,3 +271,40 @@ def test_heldout7_numpy_scalars_arity_oracle_shapes_and_global_rng():
     ScoreNet(3)
     solve(auc_minimax(n_samples=40), AdaMinimax(), maxiters=5, seed=4)
     assert (torch.rand(1).item(), random.random()) == before
+
+
+def test_round8_oracles_check_points_and_run_lengths_bounded():
+    # #43 round 8 (pre-audit sweep): the public oracles took points of the wrong length (broadcast, or numpy's
+    # matmul error), NaN points (NaN answers) and an int as rng; neumann_terms divided by zero for
+    # mu_g/l_g1 < 1e-16 and Theorem 4.2's length (or inner_steps / neumann_terms = 2**31 - 1) was a run
+    # that never ends; ScoreNet.load_state_dict took strict="no" and cast int weights; sigma kept np.float32
+    import torch
+
+    from algorithms.hierarchical import ScoreNet, StocBiO, neumann_terms, quadratic_bilevel, synthetic_minimax
+    from algorithms.hierarchical.neumann import theorem_terms
+
+    rng = np.random.default_rng(0)
+    minimax, bilevel = synthetic_minimax(), quadratic_bilevel()
+    with pytest.raises(ValueError, match=r"^x must have shape \(1,\)"):
+        minimax.oracle(np.ones(3), minimax.y0, rng)
+    with pytest.raises(ValueError, match=r"^y must be finite"):
+        bilevel.lower_oracle(bilevel.x0, np.full_like(bilevel.y0, np.nan), rng)
+    with pytest.raises(ValueError, match=r"^v must have shape \(4,\)"):
+        bilevel.hvp_oracle(bilevel.x0, bilevel.y0, np.ones(2), rng)
+    with pytest.raises(TypeError, match=r"^rng must be a numpy.random.Generator"):
+        bilevel.upper_oracle(bilevel.x0, bilevel.y0, 0)
+    assert neumann_terms(10, 1e-300, 1.0) > 10**6
+    with pytest.raises(ValueError, match=r"^mu_g = 1e-300 .* needs \d+ Neumann terms"):
+        theorem_terms(10, 1e-300, 1.0)
+    for kwargs, name in ((dict(inner_steps=2**31 - 1), "inner_steps"), (dict(neumann_terms=2**31 - 1),
+                                                                       "neumann_terms")):
+        with pytest.raises(ValueError, match=rf"^{name} must be <= 1000000"):
+            StocBiO(**kwargs)
+    assert type(StocBiO(neumann_terms=np.int64(3)).neumann_terms) is int
+    net = ScoreNet(3)
+    with pytest.raises(TypeError, match=r"^strict must be a bool"):
+        net.load_state_dict(net.state_dict(), strict="no")
+    ints = {k: v.to(torch.int64) for k, v in net.state_dict().items()}
+    with pytest.raises(TypeError, match=r"^state_dict\['hidden.weight'\] must be a floating tensor"):
+        net.load_state_dict(ints)
+    assert type(synthetic_minimax(sigma=np.float32(0.5)).sigma) is float
