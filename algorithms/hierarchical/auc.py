@@ -36,10 +36,9 @@ from torch import nn
 
 from algorithms._validation import (
     allocates,
-    check_bool,
     check_device,
     check_finite_data,
-    check_module_state_fits,
+    check_module_load,
     check_positive,
     check_positive_int,
     check_seed,
@@ -91,13 +90,7 @@ class ScoreNet(nn.Module):
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
         """torch's, after the state is checked: NaN/inf weights, wrong shapes and (strict) wrong keys are
         refused by name before anything is copied."""
-        strict, assign = check_bool("strict", strict), check_bool("assign", assign)  # strict="no" was truthy
-        check_module_state_fits(self, state_dict, strict)
-        own = self.state_dict()
-        for key, value in state_dict.items():  # int weights were cast (truncated) into the float parameters
-            if key in own and isinstance(value, torch.Tensor) and not value.dtype.is_floating_point:
-                raise TypeError(f"state_dict[{key!r}] must be a floating tensor (the module's "
-                                f"{own[key].dtype}), got {value.dtype}")
+        strict, assign = check_module_load(self, state_dict, strict, assign)  # strict="no", int weights
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
 

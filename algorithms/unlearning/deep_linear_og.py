@@ -31,6 +31,7 @@ NeurIPS 2025, arXiv:2505.22601 (Section 4.2: Lemma 1, Theorems 3 and 4).
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -167,7 +168,8 @@ def _solve(problem: UnlearningProblem, algorithm: DeepLinearOG, options: SolveOp
     if algorithm.complexity == "parameter":
         theta = balanced_factorization(model, effective_predictor(model, problem.unflatten(theta)))
     X, y = problem.retain
-    residual = float((problem.predict(theta, X) - y).abs().max())
+    finite = bool(torch.isfinite(theta).all())  # a failed solve: NaN residual (predict refuses NaN theta)
+    residual = float((problem.predict(theta, X) - y).abs().max()) if finite else math.nan
     tol = options.tolerance(1e-8 if problem.dtype == torch.float64 else 1e-4)
     stats.iterations, stats.grad_calls, stats.linear_solves, stats.projections = 1, 1, 1, 1
     monitor.record(iteration=1, interpolation_residual=residual)

@@ -155,9 +155,8 @@ class MinNormOG(Algorithm):
             object.__setattr__(self, "lambda_schedule", checked)
         else:
             object.__setattr__(self, "lambda_schedule", _check_lambda("lambda_schedule", schedule))
-        if self.n_pert is not None and (isinstance(self.n_pert, bool) or not isinstance(self.n_pert, int)
-                                        or self.n_pert <= 0):
-            raise ValueError(f"n_pert must be a positive int or None, got {self.n_pert!r}")
+        if self.n_pert is not None:  # the shared count check: np.int64(2) was refused as "not an int"
+            object.__setattr__(self, "n_pert", check_count("n_pert", self.n_pert, 1))
         check_descent_hyperparameters(self.lr, self.optimizer)
 
     def projects_after(self, t: int) -> bool:

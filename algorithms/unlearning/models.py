@@ -37,7 +37,7 @@ from algorithms._validation import (
     check_device,
     check_finite_data,
     check_float_tensor,
-    check_module_state_fits,
+    check_module_load,
     check_positive_int,
     check_seed,
     check_torch_dtype,
@@ -77,7 +77,7 @@ class _CheckedState(torch.nn.Module):
     anything is copied (torch loaded NaN as it is, and half loaded a state dict it then refused)."""
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        check_module_state_fits(self, state_dict, strict)
+        strict, assign = check_module_load(self, state_dict, strict, assign)  # strict="no", int weights too
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
 

@@ -108,6 +108,10 @@ def forget_split(X: Any, y: Any, forget: Sequence[int]) -> tuple[Samples, Sample
     return (X[~mask], y[~mask]), (X[mask], y[mask])
 
 
+class NonFiniteTheta(ValueError):
+    """``theta`` has NaN/inf entries (a solve reports ``Diverged``; a direct call gets this ValueError)."""
+
+
 @dataclass(frozen=True, eq=False)
 class UnlearningProblem(Problem):
     """Unlearn ``forget`` from the model ``model`` trained to ``params`` on retain ⊔ forget.
@@ -223,14 +227,22 @@ class UnlearningProblem(Problem):
         return flatten_params({k: p.to(self.dtype) for k, p in module_params(self.model).items()})[0]
 
     def unflatten(self, theta: torch.Tensor) -> dict[str, torch.Tensor]:
-        """The parameter dict of the flat vector ``theta``."""
+        """The parameter dict of the flat vector ``theta`` (NaN entries are passed on: a diverged run's)."""
         return self._unflatten(theta)
 
-    def predict(self, theta: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
-        """f(θ, X), shape (n, out_features)."""
+    def _check_theta(self, theta: Any) -> None:
         if not isinstance(theta, torch.Tensor) or theta.shape != self.params.shape:
             shape = tuple(theta.shape) if isinstance(theta, torch.Tensor) else type(theta).__name__
             raise ValueError(f"theta must be a flat tensor of the model's {self.dim} parameters, got {shape}")
+        if not bool(torch.isfinite(theta.detach()).all()):  # NaN parameters answered NaN predictions
+            raise NonFiniteTheta("theta must be finite, got NaN or inf entries")
+
+    def predict(self, theta: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
+        """f(θ, X), shape (n, out_features); ``theta`` finite (:class:`NonFiniteTheta`, a ValueError)."""
+        self._check_theta(theta)
+        return self._forward(theta, X)
+
+    def _forward(self, theta: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
         out = functional_forward(self.model, self._unflatten(theta), (X,))
         if isinstance(X, torch.Tensor) and X.ndim == 2 and X.shape[0] == 0:  # an empty batch: no rows back
             return out.new_zeros((0, self.retain[1].shape[1]))  # (reshape(0, -1) is torch's RuntimeError)
@@ -252,8 +264,10 @@ class UnlearningProblem(Problem):
         Per-sample reverse mode vectorized over the rows (``vmap(jacrev)``): one backward pass per
         output instead of one per (row, output) pair.
         """
+        self._check_theta(theta)
+
         def single(t: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-            return self.predict(t, x[None])[0]
+            return self._forward(t, x[None])[0]
 
         jac = vmap(jacrev(single), in_dims=(None, 0))(theta.detach(), X)
         return jac.reshape(-1, theta.numel())
@@ -307,9 +321,12 @@ def finish(problem: UnlearningProblem, algorithm: Any, theta: torch.Tensor, retc
            stats: UnlearningStats, start: float, trace: list, original: Any = None) -> Solution:
     """The :class:`Solution` with the unlearning figures filled in."""
     theta = theta.detach().clone()
-    with torch.no_grad():
-        stats.retain_loss = float(problem.loss(theta, problem.retain))
-        stats.forget_loss = float(problem.loss(theta, problem.forget))
+    if bool(torch.isfinite(theta).all()):
+        with torch.no_grad():
+            stats.retain_loss = float(problem.loss(theta, problem.retain))
+            stats.forget_loss = float(problem.loss(theta, problem.forget))
+    else:  # a diverged run (loss() refuses non-finite parameters)
+        stats.retain_loss = stats.forget_loss = math.nan
     stats.distance_to_retrain = distance_to_retrain(problem, theta)
     stats.wall_time = time.perf_counter() - start
     return Solution(theta, stats.retain_loss, retcode, stats=stats, trace=trace, original=original,
@@ -356,7 +373,11 @@ def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOption
                 with torch.no_grad():
                     param.copy_(before_step(param.detach(), k, stats))
             optimizer.zero_grad()
-            value = objective(param, k)
+            try:
+                value = objective(param, k)
+            except NonFiniteTheta:  # MinNorm-OG's projection answered NaN (overflowing gradients)
+                retcode = RetCode.Diverged
+                break
             value.backward()
             stats.f_calls += 1
             stats.grad_calls += 1

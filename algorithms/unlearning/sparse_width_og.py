@@ -30,6 +30,7 @@ NeurIPS 2025, arXiv:2505.22601 (Section 4.3: Lemma 2, Theorem 5, Proposition 1, 
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -125,7 +126,8 @@ def _solve(problem: UnlearningProblem, algorithm: SparseWidthOG, options: SolveO
     theta[:model.width] = c
     if algorithm.prune:
         theta = prune_inactive_neurons(model, theta)
-    residual = float((problem.predict(theta, X) - y).abs().max())
+    finite = bool(torch.isfinite(theta).all())  # a failed solve: NaN residual (predict refuses NaN theta)
+    residual = float((problem.predict(theta, X) - y).abs().max()) if finite else math.nan
     width = active_neurons(model, theta)
     tol = options.tolerance(1e-8 if problem.dtype == torch.float64 else 1e-4)
     stats.iterations, stats.grad_calls, stats.linear_solves, stats.projections = 1, 1, 1, 1

@@ -168,6 +168,12 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
 def sup_error(problem: UnlearningProblem, theta: torch.Tensor, *, grid: int = 2001) -> float:
     """sup over x in [-5π, 5π] of |f(θ, x) − sin x| on a ``grid``-point grid (the task's metric)."""
     check_int_at_least("grid", grid, 2)  # one point would be x = -5π alone, not a sup over the interval
+    if not isinstance(problem, UnlearningProblem):
+        raise TypeError(f"problem must be an UnlearningProblem, got {type(problem).__name__}")
+    problem._check_theta(theta)  # theta's shape and finiteness first, by name
+    if problem.retain[0].shape[1] != 1:  # a d-input task met the model's "X must have shape (n, d)"
+        raise ValueError(f"problem must have one input feature (the sine task's x), got "
+                         f"{problem.retain[0].shape[1]}")
     x = torch.linspace(*SINE_DOMAIN, grid, dtype=problem.dtype)
     with torch.no_grad():
         pred = problem.predict(theta, (x / SINE_DOMAIN[1])[:, None])[:, 0]

@@ -353,3 +353,27 @@ def test_heldout7_forget_split_small_int_indices():
     X, y = torch.randn(5, 2, dtype=torch.float64), torch.randn(5, dtype=torch.float64)
     (_, _), (Xf, _) = forget_split(X, y, np.array([1], dtype=np.int8))
     assert torch.equal(Xf, X[1:2])
+
+
+def test_round8_theta_state_dicts_and_counts_checked():
+    # #43 round 8 (pre-audit sweep): predict/loss at NaN parameters answered NaN; load_state_dict took
+    # strict="no" and cast int weights into the float parameters; MinNormOG refused n_pert=np.int64(2) as
+    # "not an int"; sup_error of a d-input task met the model's own shape message
+    import torch
+
+    from algorithms.unlearning import LinearModel, MinNormOG, linear_task, sup_error
+
+    problem = linear_task(8, 12, 2)
+    nan = torch.full_like(problem.params, float("nan"))
+    with pytest.raises(ValueError, match=r"^theta must be finite"):
+        problem.predict(nan, problem.retain[0])
+    with pytest.raises(ValueError, match=r"^theta must be finite"):
+        problem.loss(nan, problem.retain)
+    model = LinearModel(3)
+    with pytest.raises(TypeError, match=r"^strict must be a bool"):
+        model.load_state_dict(model.state_dict(), strict="no")
+    with pytest.raises(TypeError, match=r"^state_dict\['weight'\] must be a floating tensor"):
+        model.load_state_dict({k: v.to(torch.int64) for k, v in model.state_dict().items()})
+    assert MinNormOG(n_pert=np.int64(2)).n_pert == 2 and type(MinNormOG(n_pert=np.int64(2)).n_pert) is int
+    with pytest.raises(ValueError, match=r"^problem must have one input feature"):
+        sup_error(problem, problem.params)
