@@ -840,16 +840,8 @@ def store_plain_scalars(obj: Any) -> None:
 def check_module_load(module: Any, state_dict: Any, strict: Any = True, assign: Any = False,
                       where: str = "state_dict") -> tuple[bool, bool]:
     """A module's ``load_state_dict`` arguments checked before torch loads anything: ``strict``/``assign``
-    strict bools (``strict="no"`` was truthy), :func:`check_module_state_fits`, and no integer/bool tensor
-    for a floating parameter (torch cast int weights into it, truncating). Returns (strict, assign)."""
-    import torch
-
+    strict bools (``strict="no"`` was truthy), then :func:`check_module_state_fits` (keys, shapes, floating
+    dtypes). Returns (strict, assign)."""
     strict, assign = check_bool("strict", strict), check_bool("assign", assign)
     check_module_state_fits(module, state_dict, strict, where)
-    own = module.state_dict()
-    for key, value in state_dict.items():
-        if key in own and isinstance(value, torch.Tensor) and own[key].is_floating_point() \
-                and not value.is_floating_point():
-            raise TypeError(f"{where}[{key!r}] must be a floating tensor (the module's {own[key].dtype}), "
-                            f"got {value.dtype}")
     return strict, assign

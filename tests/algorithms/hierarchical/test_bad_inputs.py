@@ -305,6 +305,6 @@ def test_round8_oracles_check_points_and_run_lengths_bounded():
     with pytest.raises(TypeError, match=r"^strict must be a bool"):
         net.load_state_dict(net.state_dict(), strict="no")
     ints = {k: v.to(torch.int64) for k, v in net.state_dict().items()}
-    with pytest.raises(TypeError, match=r"^state_dict\['hidden.weight'\] must be a floating tensor"):
+    with pytest.raises(ValueError, match=r"^state_dict\['hidden.weight'\] must be a floating tensor"):
         net.load_state_dict(ints)
     assert type(synthetic_minimax(sigma=np.float32(0.5)).sigma) is float

@@ -372,7 +372,7 @@ def test_round8_theta_state_dicts_and_counts_checked():
     model = LinearModel(3)
     with pytest.raises(TypeError, match=r"^strict must be a bool"):
         model.load_state_dict(model.state_dict(), strict="no")
-    with pytest.raises(TypeError, match=r"^state_dict\['weight'\] must be a floating tensor"):
+    with pytest.raises(ValueError, match=r"^state_dict\['weight'\] must be a floating tensor"):
         model.load_state_dict({k: v.to(torch.int64) for k, v in model.state_dict().items()})
     assert MinNormOG(n_pert=np.int64(2)).n_pert == 2 and type(MinNormOG(n_pert=np.int64(2)).n_pert) is int
     with pytest.raises(ValueError, match=r"^problem must have one input feature"):
