@@ -164,6 +164,8 @@ def best_linear_risk(problem: SingleLocationProblem) -> float:
     """
     problem = _linear_problem(problem)
     g2 = problem.gamma**2
+    if problem.L - 1 >= 2**1000:  # L − 1 past float's range raised OverflowError; γ²/(L − 1) < 1e-300 there
+        return g2
     return g2 * (problem.L - 1) / (problem.L - 1 + g2)
 
 

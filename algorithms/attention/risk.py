@@ -38,6 +38,7 @@ import torch
 from algorithms._validation import (
     check_bool,
     check_count,
+    check_fits_memory,
     check_int_at_least,
     check_nonnegative,
     check_positive,
@@ -67,7 +68,10 @@ def thermodynamics(alpha: float, beta: float) -> dict[str, float]:
     """
     alpha = check_nonnegative("alpha", alpha)  # α = 0: L = 2, a single noise token
     beta = check_positive("beta", beta)
-    beta_crit = math.sqrt(2.0 * alpha)
+    # √(2α), and √2·√α only where 2α overflows (α near float's max gave β_c = inf); √(2α) is kept
+    # elsewhere: the claims compare ψ = √(2α) with c bit for bit
+    double = 2.0 * alpha
+    beta_crit = math.sqrt(double) if math.isfinite(double) else math.sqrt(2.0) * math.sqrt(alpha)
     if beta < beta_crit:
         return {"beta_crit": beta_crit, "psi": alpha / beta + beta / 2.0, "r": beta, "frozen": False}
     return {"beta_crit": beta_crit, "psi": beta_crit, "r": beta_crit, "frozen": True}
@@ -167,7 +171,17 @@ def top_score_probability(problem: SingleLocationProblem, mu: float = 1.0, *, no
                          f"{nodes} × {nodes} eigenproblem), got {nodes}")
     points, weights = np.polynomial.hermite_e.hermegauss(nodes)
     keys = problem.signal_scale * math.sqrt(problem.d) * mu + problem.gamma * points
-    return float(weights @ np.exp((problem.L - 1) * log_ndtr(keys)) / weights.sum())
+    log_cdf = log_ndtr(keys)
+    if problem.L - 1 < _FLOAT_INT_MAX:
+        exponent = (problem.L - 1) * log_cdf
+    else:  # L − 1 past float's range (L = 2**3000 raised OverflowError): (L − 1)·log Φ in logarithms
+        with np.errstate(all="ignore"):  # log 0 and exp overflow in the branch np.where discards
+            exponent = np.where(log_cdf < 0, -np.exp(math.log(problem.L - 1) + np.log(-log_cdf)), 0.0)
+    return float(weights @ np.exp(exponent) / weights.sum())
+
+
+#: the largest int a float holds to within its range (2**1023): L − 1 beyond it is handled in logarithms
+_FLOAT_INT_MAX = 2**1023
 
 
 def _psd_factor(gram: np.ndarray) -> torch.Tensor:
@@ -205,6 +219,9 @@ def monte_carlo_risk(problem: SingleLocationProblem, u, v, *, n: int = 2000, see
     lam, gamma = problem.inverse_temperature, problem.gamma
     shift = problem.signal_scale * math.sqrt(problem.d)
     gen = torch.Generator().manual_seed(seed)
+    # one sequence's L − 1 noise pairs, keys and values (float64) at least: L = 2**40 reached torch's
+    # allocator error naming nothing
+    check_fits_memory("monte_carlo_risk", "L", problem.L, 48.0 * problem.L)
     chunk = max(1, _CHUNK_ENTRIES // problem.L)
     squared = []
     for start in range(0, n, chunk):

@@ -45,8 +45,14 @@ def psnr(estimate: Any, reference: Any, data_range: float = 1.0) -> float:
     """10 log₁₀(data_range² / MSE) in dB (inf when the images are equal)."""
     estimate, reference = _pair(estimate, reference)
     data_range = _check_range(data_range)
-    mse = float(np.mean((estimate - reference) ** 2))
-    return float("inf") if mse == 0.0 else float(10.0 * np.log10(data_range**2 / mse))
+    # in logarithms with the error rescaled by its largest entry: data_range**2 raised OverflowError for
+    # data_range = 1e200, and the squared errors overflowed to inf for entries ~1e200
+    error = estimate - reference
+    peak = float(np.max(np.abs(error))) if error.size else 0.0
+    if peak == 0.0:
+        return float("inf")
+    rmse = peak * math.sqrt(float(np.mean((error / peak) ** 2)))
+    return float(20.0 * (math.log10(data_range) - math.log10(rmse)))
 
 
 def ssim(estimate: Any, reference: Any, data_range: float = 1.0) -> float:

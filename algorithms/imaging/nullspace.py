@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_seed
+from algorithms._validation import check_fits_memory, check_seed
 from algorithms.imaging.operators import (
     Blur,
     HighPass,
@@ -78,6 +78,11 @@ def null_space_basis(operator: LinearOperator) -> torch.Tensor:
     torch.Size([16, 12])
     """
     _check_operator("operator", operator)
+    n, m = operator.in_features, operator.out_features
+    # the dense (m, n) matrix, its identity columns, and a full QR/SVD's n × n factor: a 256×256 blur
+    # (n = 65536, 32 GiB per n × n) ran into the allocator; refused before
+    check_fits_memory("null_space_basis", "operator", f"{type(operator).__name__} with {n} pixels",
+                      8.0 * (2 * n * n + 2 * m * n))
     matrix = operator.matrix(torch.float64)
     singular = torch.linalg.svdvals(matrix)
     rank = int((singular > _RANK_RTOL * singular.max()).sum()) if singular.numel() else 0

@@ -36,6 +36,7 @@ import torch
 from algorithms._validation import (
     C_INT_MAX,
     _refuse_masked,
+    check_fits_memory,
     check_positive,
     check_positive_int,
     check_seed,
@@ -260,6 +261,8 @@ def gaussian_cs(image_shape: tuple[int, int], ratio: float, seed: int,
     check_torch_dtype(dtype)  # torch.randn has no integer kernel: name dtype before it fails
     n = h * w
     m = max(1, round(ratio * n))
+    # the (m, n) float64 matrix, its scaled copy and MatrixOperator's clone: refused before torch.randn
+    check_fits_memory("gaussian_cs", "image_shape", image_shape, 24.0 * m * n)
     generator = torch.Generator().manual_seed(seed)
     return MatrixOperator(torch.randn(m, n, generator=generator, dtype=dtype) / math.sqrt(n), (h, w))
 
@@ -298,6 +301,8 @@ class SubsampledHadamard(LinearOperator):
         if n & (n - 1):
             raise ValueError(f"image_shape must have h·w a power of two for SubsampledHadamard, "
                              f"got {self.image_shape} (h·w = {n})")
+        # the signs (float64), a permutation (int64) and the FWHT's copies of an image: refused before
+        check_fits_memory("SubsampledHadamard", "image_shape", image_shape, 48.0 * n)
         generator = torch.Generator().manual_seed(self.seed)
         self.signs = torch.randint(0, 2, (n,), generator=generator, dtype=torch.float64) * 2 - 1
         order = torch.randperm(n, generator=generator)
@@ -329,6 +334,9 @@ def gaussian_kernel_spectrum(image_shape: tuple[int, int], sigma: float) -> torc
     """
     h, w = _check_image_shape(image_shape)
     sigma = check_positive("sigma", sigma)
+    # the kernel (float64), its FFT (complex128) and the real spectrum: 2**30 pixels (40 GiB) ran into the
+    # allocator (swap, then torch's RuntimeError naming nothing); refused before
+    check_fits_memory("gaussian_kernel_spectrum", "image_shape", image_shape, 40.0 * h * w)
     rows = torch.minimum(torch.arange(h), h - torch.arange(h)).to(torch.float64)
     cols = torch.minimum(torch.arange(w), w - torch.arange(w)).to(torch.float64)
     # (r/σ)², not r²/(2σ²): σ² underflowed to 0 for σ = 1e-200 (0/0 = NaN spectrum, a NaN operator) and
@@ -440,6 +448,9 @@ class Radon(LinearOperator):
             raise ValueError(f"angles must be a non-empty sequence of finite degrees, got {angles!r}")
         self.angles = angles
         size = self.image_shape[0]
+        # up to 4 bilinear weights per sample, size² samples per angle, each an (int64, int64, float64) triple
+        # built in numpy then torch (a few copies): refused before the loop over angles
+        check_fits_memory("Radon", "image_shape", image_shape, 200.0 * angles.size * size * size)
         self.measurement_shape = (angles.size, size)
         self.sparse = self._build(size, angles)
         with warnings.catch_warnings():

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from algorithms._validation import check_count
 from algorithms.core import Algorithm, solve
 from algorithms.quantum.problem import PurestStateProblem
 from algorithms.quantum.states import _count
@@ -31,7 +32,8 @@ def identification_errors(problem: PurestStateProblem, algorithm: Algorithm, rep
         names = ", ".join(sorted(a.__name__ for a in applicable_algorithms(PurestStateProblem)))
         raise TypeError(f"algorithm must be one that solves a PurestStateProblem ({names}), got "
                         f"{type(algorithm).__name__}")
-    repetitions = _count("repetitions", repetitions, 1)
+    # a count of solves: at most 2**31 − 1 (2**40 was accepted and looped for ever)
+    repetitions = check_count("repetitions", repetitions, 1)
     seed = _count("seed", seed, 0)
     return sum(not problem.is_correct(solve(problem, algorithm, seed=seed + r).x)
                for r in range(repetitions))

@@ -23,7 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import _refuse_masked, allocates, check_int_at_least, check_seed, check_str
+from algorithms._validation import (
+    _refuse_masked,
+    allocates,
+    check_fits_memory,
+    check_int_at_least,
+    check_seed,
+    check_str,
+)
 
 __all__ = [
     "as_density_matrix",
@@ -48,7 +55,8 @@ def state_tolerance(dtype: Any) -> float:
     """The tolerance of the density-matrix checks for entries of ``dtype``.
 
     About 10⁴ machine epsilons of the real type (1e-5 for float32/complex64, 1e-8 below that
-    for float64/complex128), enough for matrices built in that precision.
+    for float64/complex128), enough for matrices built in that precision; 1e-2 for float16 (ten
+    of its epsilons: a state rounded to half precision is off by ~1e-3).
 
     >>> state_tolerance(np.float64), state_tolerance(np.complex64)
     (1e-08, 1e-05)
@@ -61,6 +69,8 @@ def state_tolerance(dtype: Any) -> float:
         raise TypeError(f"dtype must be a numpy data type, got {dtype!r}") from exc
     if not np.issubdtype(kind, np.inexact):  # an integer dtype has no machine epsilon to scale
         raise TypeError(f"dtype must be a floating or complex numpy data type, got {kind}")
+    if kind == np.dtype(np.float16):  # half precision (eps 1e-3): a state rounded to it is off by ~1e-3
+        return 1e-2
     single = kind in (np.dtype(np.float32), np.dtype(np.complex64))
     return 1e-5 if single else 1e-8
 
@@ -260,6 +270,9 @@ def local_unitaries(n_qubits: int, size: int, seed: int | np.random.Generator = 
     """
     n_qubits = _check_n_qubits(n_qubits)
     size = _count("size", size, 0)
+    # the result holds size · 4ⁿ complex128 entries: refused before the loop that builds it (10⁶ unitaries
+    # of 10 qubits, 16 TiB, ran on for minutes instead of failing)
+    check_fits_memory("local_unitaries", "size", size, 16.0 * size * 4**n_qubits)
     rng = _rng(seed)
     factors = haar_unitaries(2, size * n_qubits, rng).reshape(size, n_qubits, 2, 2)
     result = factors[:, 0]

@@ -565,3 +565,29 @@ def test_round8_solvers_scale_with_the_data():
             assert scaled.retcode == base.retcode, (c, scaled.retcode, base.retcode)
             assert scaled.stats.iterations == base.stats.iterations
             assert np.allclose(scaled.x / c, base.x, rtol=1e-6, atol=1e-9)
+
+
+def test_round8_sizes_past_memory_refused_before_allocating_and_psnr_overflow():
+    """#43 round 8: operators of 2**30 pixels went to the allocator (swap, then torch's RuntimeError naming
+    nothing): refused by ``check_fits_memory`` first; psnr's data_range**2 raised OverflowError."""
+    from algorithms.imaging import (
+        Blur,
+        HighPass,
+        Radon,
+        SubsampledHadamard,
+        SuperResolution,
+        gaussian_cs,
+        null_space_basis,
+        psnr,
+    )
+
+    for make in (lambda: Blur((2**15, 2**15), 1.0), lambda: HighPass((2**15, 2**15), 1.0),
+                 lambda: SuperResolution((2**15, 2**15), 2, 1.0), lambda: gaussian_cs((2**15, 2**15), 0.5, 0),
+                 lambda: SubsampledHadamard((2**15, 2**16), 0.5, 0),
+                 lambda: Radon((2**12, 2**12), list(range(180)))):
+        with pytest.raises(ValueError, match="image_shape"):
+            make()
+    with pytest.raises(ValueError, match="operator"):
+        null_space_basis(Blur((2**8, 2**8), 1.0))
+    assert abs(psnr(np.zeros((8, 8)), np.full((8, 8), 1e100), data_range=1e200) - 2000.0) < 1e-9
+    assert abs(psnr(np.zeros((8, 8)), np.full((8, 8), 0.1)) - 20.0) < 1e-12

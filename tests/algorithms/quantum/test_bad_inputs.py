@@ -168,7 +168,7 @@ CASES = [
     BadInput(UniformAllocation, lambda: UniformAllocation(estimator="swap", copies_per_basis=4), ValueError,
              ("copies_per_basis", "swap"), "swap-m"),
     BadInput(identification_errors, lambda: identification_errors(GOOD, CoherentSR(), 0), ValueError,
-             ("repetitions", ">= 1"), "repetitions"),
+             ("repetitions", "positive"), "repetitions"),
     BadInput(identification_errors, lambda: identification_errors("problem", CoherentSR(), 3), TypeError,
              ("problem", "PurestStateProblem"), "problem"),
 ]
@@ -317,3 +317,15 @@ def test_round8_python_types_bounded_atol_empty_batches_and_stats():
         with pytest.raises(TypeError, match=field):
             QuantumStats(**{field: 1.5})
     assert type(QuantumStats(copies=np.int64(3)).copies) is int
+
+
+def test_round8_sizes_refused_before_building_and_half_precision_states():
+    """#43 round 8: 10⁶ local unitaries of 10 qubits (16 TiB) ran on instead of failing; 2**40 repetitions
+    looped for ever; a float16 state was checked at float64's 1e-8 (a rounded state refused)."""
+    with pytest.raises(ValueError, match=r"\bsize\b"):
+        local_unitaries(10, 10**6)
+    with pytest.raises(ValueError, match="repetitions"):
+        identification_errors(GOOD, IncoherentSR(), 2**40)
+    assert state_tolerance(np.float16) == 1e-2
+    rho = np.array([[0.3, 0.1], [0.1, 0.7]], dtype=np.float16)   # trace 0.99976 in half precision
+    assert abs(purity(rho) - 0.6) < 1e-2
