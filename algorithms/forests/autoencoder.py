@@ -258,11 +258,12 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             raise ValueError(f"n_components = {self.n_components} must be at most n_samples - 2 "
                              f"(got n_samples = {n})")
         self._check_resolution(X_enc)
-        if self.supervised is False:
+        supervised = bool(self.supervised) if isinstance(self.supervised, np.bool_) else self.supervised
+        if supervised is False:  # np.False_ (is not False) trained on y in silence
             y = None
-        elif self.supervised is True and y is None:
+        elif supervised is True and y is None:
             raise ValueError("y is required with supervised=True (the forest is trained on it)")
-        elif y is not None and self.supervised is None:
+        elif y is not None and supervised is None:
             warnings.warn("RFAutoencoder.fit got y: the forest is trained supervised on y (the paper's "
                           "supervised variant). Pass supervised=True to say so, or supervised=False to "
                           "ignore y (e.g. inside a Pipeline that passes its target to every step)",
@@ -368,8 +369,15 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         return total / np.maximum(has_mass.sum(axis=1), 1)[:, None]
 
     def transform(self, X: Any) -> np.ndarray:
-        """Embed the rows of ``X`` (Nyström extension of the diffusion map), shape (m, n_components)."""
+        """Embed the rows of ``X`` (Nyström extension of the diffusion map), shape (m, n_components); an
+        empty batch (0, n_features) gives (0, n_components)."""
         self._check_fitted()
+        shape = getattr(X, "shape", None)
+        if shape is not None and len(shape) == 2 and shape[0] == 0:  # scikit-learn refused 0 rows
+            if shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {shape[1]} features, but RFAutoencoder is expecting "
+                                 f"{self.n_features_in_} features as input")
+            return np.zeros((0, self.embedding_.shape[1]))
         return self._embed_encoded(self._encode(X, fitting=False))
 
     def inverse_transform(self, X: Any) -> Any:
@@ -382,6 +390,8 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
                              f"{self.embedding_.shape[1]}), got {shape}")
         if not np.all(np.isfinite(Z0)):
             raise ValueError("X (latent rows) contains NaN or inf entries")
+        if Z0.shape[0] == 0:  # an empty batch: no rows back (NearestNeighbors refused 0 rows)
+            return self._decode_output(np.zeros((0, self.synthetic_.shape[1])))
         return self._decode_output(self._decode(Z0))
 
     def _decode(self, Z0: np.ndarray) -> np.ndarray:

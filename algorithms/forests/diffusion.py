@@ -83,6 +83,11 @@ def _check_kernel(K: Any) -> Any:
         row = int(np.flatnonzero(~(degrees > 0))[0])
         raise ValueError(f"K must have no zero row (a point with degree 0 has no transition "
                          f"probabilities), got row {row} summing to 0")
+    # doubly stochastic (rows sum to 1) is the map's premise (λ₀ = 1, V₀ constant): 3·K answered
+    # eigenvalues 3 and a 3**t-scaled embedding in silence. 1e-8 is far above a forest kernel's round-off.
+    if degrees.size and float(np.abs(degrees - 1.0).max()) > 1e-8:
+        raise ValueError(f"K must be doubly stochastic (every row summing to 1, a Markov kernel), got row "
+                         f"sums in [{float(degrees.min()):.6g}, {float(degrees.max()):.6g}]")
     return sp.csr_matrix(K, dtype=np.float64) if sp.issparse(K) else K.astype(np.float64)
 
 
@@ -180,7 +185,18 @@ def diffusion_map(K: Any, n_components: int, t: int = 1, *, maxiters: int | None
     residual = float(np.abs(K @ vectors - vectors * values).max())
     values, vectors = np.clip(values[1:], 0.0, None), vectors[:, 1:]  # drop the trivial pair
     embedding = np.sqrt(n) * vectors * values**t
+    _check_underflow(values, t)
     return DiffusionMap(embedding, values, vectors, int(t), residual, converged, n)
+
+
+def _check_underflow(values: np.ndarray, t: int) -> None:
+    """A diffusion time so long that every informative λᵗ underflows to 0 gave an all-zero embedding (every
+    point at the origin) without a word."""
+    informative = values[values > EIGEN_FLOOR]
+    if t > 0 and informative.size and not np.any(informative.astype(np.float64) ** t):
+        raise ValueError(f"t = {t} is too long a diffusion time: every informative λᵗ underflows to 0 "
+                         f"(λ₁ = {float(informative.max()):.6g}), so every point would embed at the origin; "
+                         f"use a smaller t")
 
 
 def dense_diffusion_map(K: Any, n_components: int, t: int = 1) -> DiffusionMap:
@@ -199,6 +215,7 @@ def dense_diffusion_map(K: Any, n_components: int, t: int = 1) -> DiffusionMap:
     vectors = vectors * np.where(vectors[big, np.arange(vectors.shape[1])] < 0, -1.0, 1.0)
     residual = float(np.abs(K @ vectors - vectors * values).max())
     values, vectors = np.clip(values[1:], 0.0, None), vectors[:, 1:]
+    _check_underflow(values, t)
     return DiffusionMap(np.sqrt(n) * vectors * values**t, values, vectors, int(t), residual, True, n)
 
 
@@ -213,6 +230,10 @@ def nystrom(K0: Any, dmap: DiffusionMap) -> np.ndarray:
     entries = K0.data if sp.issparse(K0) else K0
     if not np.all(np.isfinite(entries)) or np.any(entries < 0):  # NaN rows embedded as NaN, silently
         raise ValueError("K0 must hold finite kernel values >= 0 (no NaN, inf or negative entries)")
+    sums = np.asarray(K0.sum(axis=1)).ravel()
+    if sums.size and not np.all(sums > 0):  # a test row sharing no leaf with training: embedded at 0
+        raise ValueError(f"K0 must have no zero row (each test point shares a leaf with training points), "
+                         f"got row {int(np.flatnonzero(~(sums > 0))[0])} summing to 0")
     inverse = np.divide(1.0, dmap.eigenvalues, out=np.zeros_like(dmap.eigenvalues),
                         where=dmap.eigenvalues > EIGEN_FLOOR)
     return np.asarray(K0 @ dmap.embedding) * inverse

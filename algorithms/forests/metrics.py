@@ -48,7 +48,16 @@ def column_distortion(X: Any, X_hat: Any, categorical: Any = None) -> np.ndarray
     X_hat = _table("X_hat", X_hat)
     if X.ndim != 2 or X_hat.shape != X.shape:
         raise ValueError(f"X_hat must have the shape of X {X.shape}, got {X_hat.shape}")
-    categorical = np.zeros(X.shape[1], dtype=bool) if categorical is None else np.asarray(categorical, bool)
+    if X.shape[0] == 0:  # 1 − R² over no rows answered 0.0 (a perfect reconstruction of nothing)
+        raise ValueError("X must have at least one row, got 0")
+    if categorical is None:
+        categorical = np.zeros(X.shape[1], dtype=bool)
+    else:  # the strings "no" and the float 0.5 were cast to True by np.asarray(..., bool)
+        flags = np.asarray(categorical)
+        if not (flags.dtype.kind == "b" or (flags.dtype.kind in "iu" and np.isin(flags, (0, 1)).all())):
+            raise TypeError(f"categorical must hold bool flags (one per column), got {flags.dtype} "
+                            f"{flags.tolist()!r:.60}")
+        categorical = flags.astype(bool)
     if categorical.shape != (X.shape[1],):
         raise ValueError(f"categorical must have one flag per column ({X.shape[1]}), got {categorical.shape}")
     sse = ((X - X_hat) ** 2).sum(axis=0)

@@ -328,3 +328,36 @@ def test_helpers_refuse_non_finite_and_inverted_inputs():
     with pytest.raises(ValueError, match=r"^embed\(X\) must return finite embeddings"):
         relabel_forest(ae.partition_, lambda rows: np.full((len(rows), 2), np.nan), ae.low_, ae.high_, flags,
                        rng)
+
+
+def test_round8_empty_batches_kernels_and_flags():
+    # #43 round 8 (pre-audit sweep): transform/inverse_transform of an empty batch met scikit-learn's "0
+    # sample(s)" (NearestNeighbors' for the latter, not naming X); a kernel 3·K (not doubly stochastic)
+    # answered eigenvalues 3; t = 2**40 embedded every point at the origin; a K0 row of zeros embedded at 0;
+    # distortion of no rows was 0.0 and categorical="0" was cast to True; supervised=np.False_ trained on y
+    import warnings
+
+    from algorithms.forests import RFAutoencoder, diffusion_map, distortion, forest_kernel, nystrom
+
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    ae = RFAutoencoder(n_components=2, n_estimators=5, random_state=0).fit(X)
+    assert ae.transform(X[:0]).shape == (0, 2)
+    assert ae.inverse_transform(np.zeros((0, 2))).shape == (0, 3)
+    with pytest.raises(ValueError, match=r"^X has 2 features"):
+        ae.transform(X[:0, :2])
+    K = forest_kernel(ae.forest_ if hasattr(ae, "forest_") else ae.partition_.forest, X)
+    with pytest.raises(ValueError, match=r"^K must be doubly stochastic"):
+        diffusion_map(K * 3, 2)
+    with pytest.raises(ValueError, match=r"^t = 1099511627776 is too long a diffusion time"):
+        diffusion_map(K, 2, t=2**40)
+    with pytest.raises(ValueError, match=r"^K0 must have no zero row"):
+        nystrom(np.zeros((1, 30)), diffusion_map(K, 2))
+    with pytest.raises(ValueError, match=r"^X must have at least one row"):
+        distortion(X[:0], X[:0])
+    with pytest.raises(TypeError, match=r"^categorical must hold bool flags"):
+        distortion(X, X, categorical=["0", "0", "0"])
+    y = X[:, 0] * 100
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # supervised=np.False_ ignores y without the supervised warning
+        plain = RFAutoencoder(n_components=2, n_estimators=5, random_state=0, supervised=np.False_).fit(X, y)
+    assert np.allclose(plain.transform(X), ae.transform(X))
