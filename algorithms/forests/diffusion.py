@@ -83,11 +83,6 @@ def _check_kernel(K: Any) -> Any:
         row = int(np.flatnonzero(~(degrees > 0))[0])
         raise ValueError(f"K must have no zero row (a point with degree 0 has no transition "
                          f"probabilities), got row {row} summing to 0")
-    # doubly stochastic (rows sum to 1) is the map's premise (λ₀ = 1, V₀ constant): 3·K answered
-    # eigenvalues 3 and a 3**t-scaled embedding in silence. 1e-8 is far above a forest kernel's round-off.
-    if degrees.size and float(np.abs(degrees - 1.0).max()) > 1e-8:
-        raise ValueError(f"K must be doubly stochastic (every row summing to 1, a Markov kernel), got row "
-                         f"sums in [{float(degrees.min()):.6g}, {float(degrees.max()):.6g}]")
     return sp.csr_matrix(K, dtype=np.float64) if sp.issparse(K) else K.astype(np.float64)
 
 
