@@ -332,8 +332,9 @@ def test_helpers_refuse_non_finite_and_inverted_inputs():
 
 def test_round8_empty_batches_kernels_and_flags():
     # #43 round 8 (pre-audit sweep): transform/inverse_transform of an empty batch met scikit-learn's "0
-    # sample(s)" (NearestNeighbors' for the latter, not naming X); t = 2**40 embedded every point at the origin; a K0 row of zeros embedded at 0;
-    # distortion of no rows was 0.0 and categorical="0" was cast to True; supervised=np.False_ trained on y
+    # sample(s)" (NearestNeighbors' for the latter, not naming X); t = 2**40 embedded every point at the
+    # origin; a K0 row of zeros embedded at 0; distortion of no rows was 0.0 and categorical="0" was cast
+    # to True; supervised=np.False_ trained on y
     import warnings
 
     from algorithms.forests import RFAutoencoder, diffusion_map, distortion, forest_kernel, nystrom
