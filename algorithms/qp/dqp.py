@@ -282,8 +282,11 @@ class DQP(Algorithm):
             isinstance(k, str) for k in self.backend_options
         ):
             raise TypeError("backend_options must be a mapping with string keys")
-        # a copy: the caller's dict edited after construction changed later solves ({"max_iter": 1})
-        object.__setattr__(self, "backend_options", dict(self.backend_options))
+        # a copy: the caller's dict edited after construction changed later solves ({"max_iter": 1}); numpy
+        # scalars as Python values (cvxopt refused {"maxiters": np.int64(100)}: "must be a positive integer",
+        # a Failure retcode)
+        object.__setattr__(self, "backend_options", {k: v.item() if isinstance(v, np.generic) else v
+                                                     for k, v in self.backend_options.items()})
         for key, value in self.backend_options.items():  # NaN reached the backend (a NaN tolerance)
             if isinstance(value, float | np.floating) and math.isnan(value):
                 raise ValueError(f"backend_options[{key!r}] is NaN")

@@ -325,3 +325,15 @@ def test_round8_numbers_stored_as_python_types_and_backend_options_checked():
         KKTFactor(np.eye(2), None, cholesky=2.0 * np.eye(2))
     P = np.array([[4.0, 1.0], [1.0, 3.0]])
     KKTFactor(P, None, cholesky=np.linalg.cholesky(P))   # P's own factor passes
+
+
+def test_round8_numpy_values_in_backend_options_reach_the_backend_as_python_values():
+    """#43 round 8: cvxopt refused {"maxiters": np.int64(100)} ("must be a positive integer"): a Failure."""
+    import qpsolvers
+
+    alg = DQP(backend_options={"maxiters": np.int64(100), "abstol": np.float32(1e-7)})
+    assert type(alg.backend_options["maxiters"]) is int and type(alg.backend_options["abstol"]) is float
+    if "cvxopt" in qpsolvers.available_solvers:
+        qp = QP(P=np.eye(2), q=np.array([1.0, -1.0]), G=-np.eye(2), h=np.zeros(2))
+        sol = solve(qp, DQP(backend="cvxopt", backend_options={"maxiters": np.int64(100)}))
+        assert sol.retcode.value == "Success"
