@@ -1440,6 +1440,9 @@ def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSo
 
 #: a QP is equilibrated when its variables', objective's or constraints' scale is below 2**-EQUILIBRATE_EXP
 EQUILIBRATE_EXP = 10
+#: constraint rows whose scale exceeds 2**ROW_EQUILIBRATE_ABOVE_EXP (~1e18) are equilibrated too (up to 1e30
+#: every backend answered as given; at 1e40 they did not)
+ROW_EQUILIBRATE_ABOVE_EXP = 60
 
 
 def _max_abs(M) -> float:
@@ -1480,7 +1483,11 @@ def _equilibration(qp: QP) -> tuple[float, float, float, float] | None:
     rho_A = _pow2(1.0 / max(d * n_A, n_b)) if n_A > 0 else 1.0
     small = 2.0 ** -EQUILIBRATE_EXP
     gradient = max(n_P * d, n_q)  # the scale of Px + q at the solution's scale
-    if d >= small and (gradient == 0 or gradient >= small) and min(1 / rho_G, 1 / rho_A) >= small:
+    # constraint rows far above unit scale too (G, h ×1e40 came back Success at a wrong x from daqp, its
+    # multipliers ±1e-40 below the dual check's floor, and Infeasible from the interior-point backends)
+    huge = max(1 / rho_G, 1 / rho_A) > 2.0 ** ROW_EQUILIBRATE_ABOVE_EXP
+    if d >= small and (gradient == 0 or gradient >= small) and min(1 / rho_G, 1 / rho_A) >= small \
+            and not huge:
         return None
     return d, sigma, rho_G, rho_A
 

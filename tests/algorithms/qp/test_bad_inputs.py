@@ -337,3 +337,17 @@ def test_round8_numpy_values_in_backend_options_reach_the_backend_as_python_valu
         qp = QP(P=np.eye(2), q=np.array([1.0, -1.0]), G=-np.eye(2), h=np.zeros(2))
         sol = solve(qp, DQP(backend="cvxopt", backend_options={"maxiters": np.int64(100)}))
         assert sol.retcode.value == "Success"
+
+
+def test_round8_constraint_rows_far_above_unit_scale_are_equilibrated():
+    """#43 round 8: G, h ×1e40 gave Success at x = (0, 0) (daqp) and Infeasible (interior-point backends)."""
+    import qpsolvers
+
+    for scale in (1e40, 1e300):
+        qp = QP(P=np.eye(2), q=np.array([1.0, -1.0]), G=-scale * np.eye(2), h=np.zeros(2))
+        for backend in ("auto", "clarabel", "daqp"):
+            if backend != "auto" and backend not in qpsolvers.available_solvers:
+                continue
+            sol = solve(qp, DQP(backend=backend))
+            assert sol.retcode.value == "Success", (scale, backend)
+            assert np.allclose(sol.x, [0.0, 1.0], atol=1e-8), (scale, backend)
