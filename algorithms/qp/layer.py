@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 import torch
+from torch.autograd.function import once_differentiable
 
 from algorithms._validation import check_bool
 from algorithms.core import RetCode, SolveOptions
@@ -131,6 +132,9 @@ class QPFunction(torch.autograd.Function):
         return torch.as_tensor(out, dtype=_output_dtype(inputs), device=q.device)
 
     @staticmethod
+    @once_differentiable  # the VJP runs in numpy: a second derivative (create_graph=True) would be silently
+    # absent (a gradient without grad_fn, then torch's "does not require grad" naming nothing); torch's marker
+    # says instead that the layer is differentiable once
     def backward(ctx, grad_out):
         g = grad_out.detach().cpu().to(torch.float64).numpy()
         need = dict(zip(_NAMES, ctx.needs_input_grad[2:]))
@@ -175,6 +179,8 @@ def qp_layer(P, q, G=None, h=None, A=None, b=None, *, lb=None, ub=None, algorith
     backend's answer fails the KKT check), naming the QP or, in a batch, the failing item and its retcode
     (a layer cannot return a partial batch; ``solve(QP(...), DQP())`` returns the retcode instead);
     ``ValueError``/``TypeError`` for invalid inputs, naming them; an empty batch gives an empty result.
+    First derivatives only: the backward is marked ``once_differentiable`` (a second backward through the
+    gradient raises torch's RuntimeError saying so).
 
     ``symmetrize=True`` solves with ``½(P + Pᵀ)``, the only part of ``P`` the objective ``½xᵀPx`` sees,
     so any square ``P`` is accepted and its gradient is the chain rule through that average: each

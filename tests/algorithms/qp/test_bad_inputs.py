@@ -351,3 +351,14 @@ def test_round8_constraint_rows_far_above_unit_scale_are_equilibrated():
             sol = solve(qp, DQP(backend=backend))
             assert sol.retcode.value == "Success", (scale, backend)
             assert np.allclose(sol.x, [0.0, 1.0], atol=1e-8), (scale, backend)
+
+
+def test_round8_layer_is_marked_differentiable_once():
+    """#43 round 8: create_graph=True gave a gradient without grad_fn (the second derivative silently absent)."""
+    P = torch.eye(2, dtype=torch.float64)
+    q = torch.tensor([1.0, -1.0], dtype=torch.float64, requires_grad=True)
+    x = qp_layer(P, q, -P, torch.zeros(2, dtype=torch.float64))
+    (g,) = torch.autograd.grad((x**2).sum(), q, create_graph=True)
+    assert g.requires_grad   # torch's once_differentiable node, which refuses a second backward
+    with pytest.raises(RuntimeError, match="once_differentiable"):
+        g.sum().backward()
