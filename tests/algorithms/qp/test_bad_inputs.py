@@ -354,7 +354,7 @@ def test_round8_constraint_rows_far_above_unit_scale_are_equilibrated():
 
 
 def test_round8_layer_is_marked_differentiable_once():
-    """#43 round 8: create_graph=True gave a gradient without grad_fn (the second derivative silently absent)."""
+    """#43 round 8: create_graph=True gave a gradient without grad_fn (no second derivative, in silence)."""
     P = torch.eye(2, dtype=torch.float64)
     q = torch.tensor([1.0, -1.0], dtype=torch.float64, requires_grad=True)
     x = qp_layer(P, q, -P, torch.zeros(2, dtype=torch.float64))
