@@ -101,7 +101,7 @@ _FLOOR = -1e300  # stands for log 0 inside the optimizer
 _STEP = 1e-6  # central-difference step in unit coordinates
 
 
-@dataclass
+@dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
 class BOHistory:
     """Every evaluation of a run, in box coordinates: ``X`` (n, d), ``f`` (n,), ``c`` (n, m)."""
 

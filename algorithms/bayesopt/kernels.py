@@ -27,6 +27,8 @@ from algorithms._validation import as_float_array, as_real_array, check_positive
 __all__ = ["KERNEL_NAMES", "MATERN_NUS", "Kernel"]
 
 KERNEL_NAMES = ("se", "matern")
+#: real numbers, numpy's too (np.number let a complex nu through, cut to its real part)
+_REAL = (int, float, np.integer, np.floating)
 MATERN_NUS = (0.5, 1.5, 2.5)
 
 
@@ -52,13 +54,13 @@ class Kernel:
         if not isinstance(self.name, str) or self.name not in KERNEL_NAMES:
             raise ValueError(f"name must be one of {list(KERNEL_NAMES)}, got {self.name!r}")
         if self.name == "matern":
-            if isinstance(self.nu, bool | np.bool_) or not isinstance(self.nu, int | float | np.number) \
+            if isinstance(self.nu, bool | np.bool_) or not isinstance(self.nu, _REAL) \
                     or self.nu not in MATERN_NUS:
                 raise ValueError(
                     f"nu must be one of {list(MATERN_NUS)} for the Matérn kernel, got {self.nu!r}"
                 )
             object.__setattr__(self, "nu", float(self.nu))
-        elif isinstance(self.nu, bool | np.bool_) or not isinstance(self.nu, int | float | np.number) \
+        elif isinstance(self.nu, bool | np.bool_) or not isinstance(self.nu, _REAL) \
                 or not (self.nu in MATERN_NUS or self.nu == np.inf):
             # SE ignores nu, but nu="abc" or NaN was kept (and shown in its repr) as if it meant something
             raise ValueError(f"nu must be one of {list(MATERN_NUS)} or inf (SE is the nu -> inf limit; it "

@@ -132,7 +132,7 @@ def load_agents(checkpoint: str | Path | None = None) -> tuple[WorkflowGenerator
     return _load(str(path.resolve()))
 
 
-@dataclass
+@dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
 class Episode:
     """One DesignX run with what training needs: Agent 1's log-probability and Agent 2's steps."""
 

@@ -170,7 +170,9 @@ def _check_hyperparameters(plan: WorkflowPlan, hyperparameters: Any, name: str =
                                  f"(expected one of {sorted(space)})")
             _, lo, hi, _, _ = space[key]
             pad = slack * (hi - lo)
-            if (isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number)
+            # numpy numbers too (not complex ones: np.number let np.complex128 through, cut to its real part)
+            if (isinstance(value, bool | np.bool_)
+                    or not isinstance(value, int | float | np.integer | np.floating)
                     or not lo - pad <= value <= hi + pad):
                 raise ValueError(f"{name}[{module!r}][{key!r}] must be a number in [{lo}, {hi}], "
                                  f"got {value!r}")
@@ -202,7 +204,7 @@ class ModularOptimizer(Algorithm):
         object.__setattr__(self, "plan", plan)
 
 
-@dataclass
+@dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
 class RunResult:
     """What :func:`run_workflow` returns (the evaluator holds the counts and the best point)."""
 

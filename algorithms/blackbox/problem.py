@@ -123,10 +123,13 @@ class BlackBoxProblem(Problem):
         object.__setattr__(self, "vectorized", check_bool("vectorized", self.vectorized))   # np.False_ too
         for key in ("optimum", "f_ref", "target"):
             value = getattr(self, key)
-            if value is not None and (isinstance(value, bool)
-                                      or not isinstance(value, int | float | np.number)
+            # numpy numbers too, never a bool; a complex one reached math.isfinite's bare TypeError
+            if value is not None and (isinstance(value, bool | np.bool_)
+                                      or not isinstance(value, int | float | np.integer | np.floating)
                                       or not math.isfinite(value)):
                 raise ValueError(f"{key} must be a finite number or None, got {value!r}")
+            if value is not None:   # a Python float (np.float32 / np.int64 were kept as given)
+                object.__setattr__(self, key, float(value))
         if self.optimum is not None and self.f_ref is not None and not self.f_ref > self.optimum:
             raise ValueError(f"f_ref must be > optimum, got f_ref = {self.f_ref!r} <= optimum = "
                              f"{self.optimum!r}")
@@ -254,7 +257,7 @@ def normalized_regret(value: float, problem: BlackBoxProblem) -> float:
     if problem.optimum is None or problem.f_ref is None:
         raise ValueError("problem must carry optimum and f_ref for a normalized regret, got "
                          f"optimum = {problem.optimum!r}, f_ref = {problem.f_ref!r}")
-    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
         raise TypeError(f"value must be a real number, got {type(value).__name__}")
     if math.isnan(value):
         raise ValueError(f"value must not be NaN, got {value!r}")

@@ -83,7 +83,7 @@ class ChanceStats(Stats):
     sample_seconds: float = 0.0
 
 
-@dataclass
+@dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
 class GGDOptResult:
     """What a GGDOpt solve saw: training points, losses, every sample with its f and violation."""
 

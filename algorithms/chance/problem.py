@@ -163,7 +163,7 @@ class ChanceConstrainedProblem(Problem):
         object.__setattr__(self, "upper", upper)
         if self.h_sampler is not None:
             check_takes("h_sampler", self.h_sampler, "h_sampler(rng, k)", 2)
-        check_count("n_fresh", self.n_fresh, 1)
+        object.__setattr__(self, "n_fresh", check_count("n_fresh", self.n_fresh, 1))   # np.int64 as an int
         if self.linear is not None and not isinstance(self.linear, LinearStructure):
             raise TypeError(f"linear must be a LinearStructure or None, got {type(self.linear).__name__}")
         if self.known_optimum is not None:
@@ -192,6 +192,8 @@ class ChanceConstrainedProblem(Problem):
         if not np.all(np.isfinite(values)):
             raise ValueError("f returned non-finite values at points of the box")
         cons = self.constraints(probe, self.h_samples)
+        # a second batch size, as for f: a g answering (L, batch) passed the shape check when L was 3
+        self.constraints(probe[:1], self.h_samples)
         if not np.all(np.isfinite(cons)):
             raise ValueError("g returned non-finite values at points of the box")
         # only ever smaller than 1: an absolute 1e-7 stays the test for g of ordinary or large size (the

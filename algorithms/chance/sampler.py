@@ -46,7 +46,7 @@ from algorithms.chance.guidance import GUIDANCE_ORDERS, guidance_term
 __all__ = ["ReverseRun", "guided_reverse_sample"]
 
 
-@dataclass
+@dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
 class ReverseRun:
     """The samples ``x`` (n_samples, n), the predictor steps taken and why the run ended:
     ``completed`` (reached t_min), ``stopped`` (the step cap came first), ``diverged``

@@ -67,7 +67,7 @@ class ScenarioApproach(Algorithm):
         object.__setattr__(self, "confidence", float(self.confidence))   # np.float64 stored as a float
 
 
-@dataclass
+@dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
 class ScenarioResult:
     n_scenarios: int
     highs: Any

@@ -554,6 +554,7 @@ _U5 = np.random.default_rng(0).uniform(size=(5, 2))
 ROUND8 = [
     BadInput(Kernel, lambda: Kernel("se", nu="abc"), ValueError, ("nu",), "se-nu-str"),
     BadInput(Kernel, lambda: Kernel("se", nu=float("nan")), ValueError, ("nu",), "se-nu-nan"),
+    BadInput(Kernel, lambda: Kernel(nu=np.complex128(2.5)), ValueError, ("nu",), "numpy-complex"),
     BadInput(Kernel.__call__, lambda: Kernel(lengthscale=[1e-320, 1.0])(np.ones((2, 2)), np.ones((1, 2))),
              ValueError, ("lengthscale", "not finite"), "subnormal-lengthscale"),
     BadInput(GaussianProcess.add, lambda: GaussianProcess(SE).add(np.zeros((2, 0)), np.ones(2)), ValueError,
@@ -626,5 +627,9 @@ def test_round8_python_types_read_only_views_and_copies_to_user_callables():
     one = CEI(n_candidates=50, n_restarts=1).ask_tell(BOX, 1, initial=1)
     one.observe([[0.5, 0.5], [0.2, 0.2]], [1.0, 2.0], [0.0, -1.0])
     assert bo.history.c.shape == (1, 2) and one.history.c.shape == (2, 1)
+    # records with arrays compare by identity (the generated == raised "truth value ... ambiguous")
+    h = BOHistory(np.zeros((2, 2)), np.zeros(2), np.zeros((2, 1)), 1)
+    assert h == h and hash(h) == hash(h)
+    assert h != BOHistory(np.zeros((2, 2)), np.zeros(2), np.zeros((2, 1)), 1)
     # a subnormal sigma is a point mass, as sigma = 0 (gap / sigma overflowed: EI = inf)
     np.testing.assert_array_equal(expected_improvement([0.0, 2.0], [5e-324, 5e-324], 1.0), [1.0, 0.0])

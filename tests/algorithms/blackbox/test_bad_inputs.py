@@ -499,6 +499,12 @@ ROUND8 = [
     BadInput(BlackBoxProblem, lambda: BlackBoxProblem(lambda x: 0.0, ([-1e308, 0.0], [1e308, 1.0]), 5),
              ValueError, ("bounds", "finite width"), "width-overflows"),
     BadInput(CMAES, lambda: CMAES(sigma0=1e300), ValueError, ("sigma0",), "sigma0-huge"),
+    BadInput(BlackBoxProblem, lambda: BlackBoxProblem(lambda x: 0.0, BOX, 5, optimum=np.complex128(1.0)),
+             ValueError, ("optimum",), "numpy-complex"),
+    BadInput(normalized_regret, lambda: normalized_regret(np.complex128(1.0), BlackBoxProblem(
+        lambda x: 0.0, BOX, 5, optimum=0.0, f_ref=2.0)), TypeError, ("value",), "numpy-complex"),
+    BadInput(ModularOptimizer, lambda: ModularOptimizer(DE, {"de.rand1": {"F1": np.complex128(0.5)}}),
+             ValueError, ("hyperparameters",), "numpy-complex"),
     BadInput(_WG.sample, lambda: _WG().sample(torch.zeros(13, **_META)), ValueError, ("features", "meta"),
              "meta"),
     BadInput(_HC.forward, lambda: _HC()(_W, torch.zeros(1, 9, **_META)), ValueError, ("obs", "meta"), "meta"),
@@ -531,6 +537,11 @@ def test_round8_python_types_units_copies_and_torch_contexts():
     assert de.mutation == (0.5, 1.0) and type(de.popsize) is int
     assert hash(de) == hash(ScipyDE(popsize=5, mutation=(0.5, 1), recombination=0.5))
     assert DesignX(stochastic=np.True_).stochastic is True
+    p = BlackBoxProblem(lambda x: 0.0, BOX, 5, optimum=np.float32(0.5), f_ref=np.int64(2),
+                        target=np.float64(1))
+    assert (type(p.optimum), type(p.f_ref), type(p.target)) == (float, float, float)
+    run = modular.RunResult("budget", 1, 0, [], np.zeros((2, 2)))   # identity ==: the generated one raised
+    assert run == run and run != modular.RunResult("budget", 1, 0, [], np.zeros((2, 2)))
 
     # CMA-ES on the same problem in other units: the same answer, scaled (pycma's bound handling has absolute
     # constants; it now runs on the box mapped onto [-5, 5]^d, the identity for BBOB's box)

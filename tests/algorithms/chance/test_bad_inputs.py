@@ -529,6 +529,9 @@ ROUND8 = [
              ValueError, ("state_dict", "floating"), "int-weights"),
     BadInput(ScoreMLP.forward, lambda: _mlp()(torch.zeros(2, 3, dtype=torch.float64, device="meta")),
              ValueError, ("X", "meta"), "meta"),
+    BadInput(ChanceConstrainedProblem, lambda: ChanceConstrainedProblem(
+        _f, lambda x, h: (h[None, :, 0] + x[:, :1] - 1.0).T, np.array([[0.2], [0.5], [0.9]]), 0.5, [0.0, 0.0],
+        [1.0, 1.0]), ValueError, ("g", "(batch, L)"), "g-transposed"),
     BadInput(min_samples, lambda: min_samples(5e-324), ValueError, ("rho", "too small"), "rho-subnormal"),
     BadInput(scenario.scenario_count, lambda: scenario.scenario_count(1e-308, 2, 0.5), ValueError,
              ("rho", "too small"), "rho-tiny"),
@@ -548,6 +551,13 @@ def test_round8_python_types_and_solves_under_no_grad_and_inference_mode():
     assert type(SAAMILP(time_limit=np.float32(5.0)).time_limit) is float
     assert type(ScenarioApproach(confidence=np.float64(0.01)).confidence) is float
     assert type(VPSchedule(beta_max=np.float32(10.0)).beta_max) is float
+    assert type(_ccp(n_fresh=np.int64(10)).n_fresh) is int
+    # records with arrays or tensors compare by identity (the generated == raised on them)
+    from algorithms.chance import GGDOptResult, ReverseRun
+    for make in (lambda: GGDOptResult(np.zeros((3, 2)), np.zeros(3), []),
+                 lambda: ReverseRun(torch.zeros(2, 1), 1, "completed")):
+        r = make()
+        assert r == r and r != make() and hash(r) == hash(r)
     assert scenario.scenario_count(0.1, 2, 5e-324) == 14929   # -log(confidence): 1/5e-324 overflowed
     small = GGDOpt(n_train_points=20, bootstrap_size=10, train_steps=5, hidden=8, n_samples=8, n_steps=3)
     lin = _lin()
