@@ -30,8 +30,10 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -43,6 +45,7 @@ from algorithms._validation import (
     check_bool,
     check_module_state_fits,
     check_positive_int,
+    check_seed,
 )
 from algorithms.blackbox.features import N_FEATURES
 from algorithms.blackbox.grammar import CONFIG_SPACE, END, MODULES, N_MAX, TOKENS, allowed_next, validate
@@ -113,6 +116,19 @@ def _encoder(hidden: int, heads: int, layers: int) -> nn.TransformerEncoder:
     return nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
 
 
+@contextlib.contextmanager
+def _initial_weights(seed: Any):
+    """torch's global generator (``seed=None``, torch's convention), or a private one seeded with ``seed``
+    (the global generator forked: left where it was)."""
+    if seed is None:
+        yield
+        return
+    seed = check_seed(seed)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        yield
+
+
 def _check_sizes(hidden: int, heads: int, layers: int) -> None:
     check_positive_int("hidden", hidden)
     check_positive_int("heads", heads)
@@ -122,17 +138,24 @@ def _check_sizes(hidden: int, heads: int, layers: int) -> None:
 
 
 class WorkflowGenerator(nn.Module):
-    """Agent 1: problem features -> a grammar-valid workflow, token by token."""
+    """Agent 1: problem features -> a grammar-valid workflow, token by token.
+
+    ``hidden``, ``heads``, ``layers``: the transformer's width, attention heads and depth. ``seed``: None
+    (default) draws the initial weights from torch's global generator, as torch's own modules do (so
+    ``torch.manual_seed`` decides them, and it advances); an int draws them from a private generator seeded
+    with it, leaving the global one untouched.
+    """
 
     @allocates("hidden", "heads", "layers")
-    def __init__(self, hidden: int = 32, heads: int = 2, layers: int = 1) -> None:
+    def __init__(self, hidden: int = 32, heads: int = 2, layers: int = 1, *, seed: int | None = None) -> None:
         super().__init__()
         _check_sizes(hidden, heads, layers)
-        self.hidden = hidden
-        self.feature = nn.Linear(N_FEATURES, hidden)
-        self.token = nn.Embedding(len(TOKENS), hidden)
-        self.body = _encoder(hidden, heads, layers)
-        self.head = nn.Linear(hidden, len(TOKENS))
+        self.hidden = int(hidden)
+        with _initial_weights(seed):
+            self.feature = nn.Linear(N_FEATURES, hidden)
+            self.token = nn.Embedding(len(TOKENS), hidden)
+            self.body = _encoder(hidden, heads, layers)
+            self.head = nn.Linear(hidden, len(TOKENS))
         self.register_buffer("pos", cosine_positions(MAX_LEN + 1, hidden), persistent=False)
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
@@ -202,19 +225,24 @@ class WorkflowGenerator(nn.Module):
 
 
 class HyperparameterController(nn.Module):
-    """Agent 2: (workflow, progress features O_t) -> Normal over each controllable module's actions."""
+    """Agent 2: (workflow, progress features O_t) -> Normal over each controllable module's actions.
+
+    ``hidden``, ``heads``, ``layers``, ``seed`` as :class:`WorkflowGenerator`'s (``seed=None``: torch's
+    global generator, as torch's modules; an int: a private one, the global generator untouched).
+    """
 
     @allocates("hidden", "heads", "layers")
-    def __init__(self, hidden: int = 32, heads: int = 2, layers: int = 1) -> None:
+    def __init__(self, hidden: int = 32, heads: int = 2, layers: int = 1, *, seed: int | None = None) -> None:
         super().__init__()
         _check_sizes(hidden, heads, layers)
-        self.hidden = hidden
-        self.module = nn.Embedding(len(MODULES), hidden)
-        self.obs = nn.Linear(N_OBS, hidden)
-        self.body = _encoder(hidden, heads, layers)
-        self.mu = nn.Linear(hidden, N_MAX)
-        self.log_std = nn.Linear(hidden, N_MAX)
-        self.value = nn.Linear(hidden, 1)
+        self.hidden = int(hidden)
+        with _initial_weights(seed):
+            self.module = nn.Embedding(len(MODULES), hidden)
+            self.obs = nn.Linear(N_OBS, hidden)
+            self.body = _encoder(hidden, heads, layers)
+            self.mu = nn.Linear(hidden, N_MAX)
+            self.log_std = nn.Linear(hidden, N_MAX)
+            self.value = nn.Linear(hidden, 1)
         self.register_buffer("pos", cosine_positions(MAX_LEN, hidden), persistent=False)
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):

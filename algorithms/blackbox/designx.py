@@ -29,6 +29,7 @@ Designer for Black-Box Optimization. NeurIPS 2025, arXiv:2505.17866.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import math
@@ -88,7 +89,9 @@ def _check_agents(agent1: Any, agent2: Any) -> None:
 
 
 @functools.lru_cache(maxsize=8)
-def _load(path: str) -> tuple[WorkflowGenerator, HyperparameterController]:
+def _load(path: str, stamp: tuple[int, int] = (0, 0)) -> tuple[WorkflowGenerator, HyperparameterController]:
+    """The agents at ``path``, cached by (path, ``stamp`` = the file's mtime and size): a checkpoint rewritten
+    in place (training saves to one path) is read again, not served from the cache."""
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
         sizes, first, second = state["sizes"], state["agent1"], state["agent2"]
@@ -123,13 +126,21 @@ def load_agents(checkpoint: str | Path | None = None) -> tuple[WorkflowGenerator
     >>> type(a1).__name__, type(a2).__name__
     ('WorkflowGenerator', 'HyperparameterController')
     """
+    # copies: the cached modules serve every DesignX solve, so a caller fine-tuning or reloading the agents
+    # it got changed what DesignX() answered afterwards in the whole process
+    return tuple(copy.deepcopy(agent) for agent in _cached_agents(checkpoint))
+
+
+def _cached_agents(checkpoint: str | Path | None) -> tuple[WorkflowGenerator, HyperparameterController]:
+    """The cached agents (shared: never modified by their users here); ``load_agents`` hands out copies."""
     if checkpoint is not None and not isinstance(checkpoint, str | Path):   # Path(3): "expected str, bytes"
         raise TypeError(f"checkpoint must be a path (str or Path) or None, got {type(checkpoint).__name__}")
     path = DEFAULT_CHECKPOINT if checkpoint is None else Path(checkpoint)
     if not path.is_file():
         raise CheckpointNotFoundError(f"checkpoint {str(path)!r} does not exist (train one with "
                                 f"python -m algorithms.blackbox.train)")
-    return _load(str(path.resolve()))
+    info = path.stat()
+    return _load(str(path.resolve()), (info.st_mtime_ns, info.st_size))
 
 
 @dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
@@ -244,12 +255,12 @@ class DesignX(Algorithm):
             raise ValueError(f"checkpoint must be an existing file, got {str(self.checkpoint)!r}")
         object.__setattr__(self, "stochastic", check_bool("stochastic", self.stochastic))   # np.True_ as True
         if self.checkpoint is not None:   # loaded once (cached): a file that is no checkpoint is refused here
-            load_agents(self.checkpoint)
+            _cached_agents(self.checkpoint)
 
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: DesignX, options: SolveOptions) -> Solution:
-    a1, a2 = load_agents(algorithm.checkpoint)
+    a1, a2 = _cached_agents(algorithm.checkpoint)
     rng = np.random.default_rng(options.seed)
     gen = torch.Generator().manual_seed(0 if options.seed is None else int(options.seed))
     monitor = IterationMonitor(options, total=options.maxiters or 0, desc="DesignX")

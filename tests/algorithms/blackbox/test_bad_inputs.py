@@ -499,6 +499,9 @@ ROUND8 = [
     BadInput(BlackBoxProblem, lambda: BlackBoxProblem(lambda x: 0.0, ([-1e308, 0.0], [1e308, 1.0]), 5),
              ValueError, ("bounds", "finite width"), "width-overflows"),
     BadInput(CMAES, lambda: CMAES(sigma0=1e300), ValueError, ("sigma0",), "sigma0-huge"),
+    BadInput(WorkflowGenerator, lambda: WorkflowGenerator(seed=-1), ValueError, ("seed",), "seed-negative"),
+    BadInput(HyperparameterController, lambda: HyperparameterController(seed="0"), TypeError, ("seed",),
+             "seed-str"),
     BadInput(BlackBoxProblem, lambda: BlackBoxProblem(lambda x: 0.0, BOX, 5, optimum=np.complex128(1.0)),
              ValueError, ("optimum",), "numpy-complex"),
     BadInput(normalized_regret, lambda: normalized_regret(np.complex128(1.0), BlackBoxProblem(
@@ -563,6 +566,12 @@ def test_round8_python_types_units_copies_and_torch_contexts():
         sol = solve(BlackBoxProblem(f_writes, (np.zeros(2), np.ones(2)), 30), alg, seed=0)
         assert sol.value == float((sol.x - 0.3) @ (sol.x - 0.3)), type(alg).__name__
 
+    # seed: a private generator, torch's global one untouched; None: the global one, as torch's modules
+    state = torch.get_rng_state()
+    one, two = _WG(seed=np.int64(3)), _HC(seed=3)
+    assert torch.equal(state, torch.get_rng_state())
+    assert torch.equal(next(one.parameters()), next(_WG(seed=3).parameters()))
+    assert torch.equal(next(two.parameters()), next(_HC(seed=3).parameters()))
     # float64 default dtype: the agents run in their parameters' dtype (torch's "mat1 and mat2" before)
     old = torch.get_default_dtype()
     torch.set_default_dtype(torch.float64)
@@ -571,3 +580,21 @@ def test_round8_python_types_units_copies_and_torch_contexts():
         _HC()(_W, torch.zeros(2, 9))
     finally:
         torch.set_default_dtype(old)
+
+
+def test_round8_load_agents_hands_out_copies_and_rereads_a_rewritten_checkpoint(tmp_path):
+    # the cached agents served every DesignX solve: a caller editing the pair it got changed DesignX() for all
+    prob = bbob_problem(1, 1, 2, 40)
+    before = solve(prob, DesignX(), seed=0).x
+    a1, a2 = load_agents()
+    with torch.no_grad():
+        for p in list(a1.parameters()) + list(a2.parameters()):
+            p.add_(1.0)
+    np.testing.assert_array_equal(solve(prob, DesignX(), seed=0).x, before)
+    assert not torch.equal(next(load_agents()[0].parameters()), next(a1.parameters()))
+    # a checkpoint rewritten at one path (training does) is read again, not served from the cache
+    path = tmp_path / "agents.pt"
+    save_agents(path, *load_agents())
+    first = next(load_agents(path)[0].parameters()).clone()
+    save_agents(path, a1, a2)
+    assert not torch.equal(next(load_agents(path)[0].parameters()), first)
