@@ -1373,9 +1373,12 @@ def _counting(ctx: Context) -> Outcome:
         if short.retcode.name != "MaxIters" or short.stats.iterations != 2:
             misnumbered.append(f"{type(alg).__name__} with maxiters = 2: {short.retcode.name} after "
                                f"{short.stats.iterations} iterations")
-        # maxiters = 0 returns the start with MaxIters (algorithms.core): 0 iterations, an empty trace
+        # maxiters = 0 returns the start with MaxIters (algorithms.core): 0 iterations, and the trace holds
+        # exactly core's one final record (iteration 0, retcode MaxIters; stored since 7c258fc, issue #43)
         start = solve(prob, alg, seed=int(ctx.seed % 1000), maxiters=0, store_trace=True)
-        if start.retcode.name != "MaxIters" or start.stats.iterations != 0 or start.trace:
+        final = ([r.get("iteration") for r in start.trace] == [0]
+                 and start.trace[0].get("retcode") == "MaxIters")
+        if start.retcode.name != "MaxIters" or start.stats.iterations != 0 or not final:
             misnumbered.append(f"{type(alg).__name__} with maxiters = 0: {start.retcode.name} after "
                                f"{start.stats.iterations} iterations, trace {start.trace[:1]}")
     # without maxiters the budget alone ends a scipy DE run: the iteration count scipy is given must cover
@@ -1503,7 +1506,8 @@ register(
         "1, 2, ..., stats.iterations, with evaluation counts that never decrease nor pass stats.f_calls "
         "(also checked once per solver at budget 250 in 3-D, where each makes several iterations, and "
         "there maxiters = 2 stops each solver after exactly 2 iterations with MaxIters, and maxiters = 0 "
-        "returns the start with MaxIters, 0 iterations and an empty trace); CMA-ES's stats.restarts counts "
+        "returns the start with MaxIters, 0 iterations and a trace of core's one final record, iteration 0); "
+              "CMA-ES's stats.restarts counts "
         "the pycma runs it built after the first; without maxiters "
         "scipy DE is given an iteration count that covers every generation of a 10¹³-evaluation budget; "
         "a CMA-ES run that meets NaN values (f NaN on x₁ > 0.2, budget 150, 3 seeds) tells pycma every "

@@ -159,6 +159,18 @@ class Episode:
     evaluator: Evaluator | None = None
     result: Any = None
 
+    def __post_init__(self) -> None:
+        # a public record: best values are real numbers, +inf before any finite one (the Evaluator's worst
+        # value), never NaN (a hand-built NaN was read as +inf by log_regret_rewards, in silence)
+        for name, values in (("start_best", [self.start_best]), ("best_after", self.best_after)):
+            if not isinstance(values, list | tuple):
+                raise TypeError(f"{name} must be a list of floats, got {type(values).__name__}")
+            for v in values:
+                real = isinstance(v, int | float | np.integer | np.floating) \
+                    and not isinstance(v, bool | np.bool_)
+                if not real or math.isnan(v):
+                    raise ValueError(f"{name} must hold real numbers (inf allowed, not NaN), got {v!r}")
+
 
 def run_episode(problem: BlackBoxProblem, agent1: WorkflowGenerator, agent2: HyperparameterController,
                 rng: np.random.Generator, *, generator: torch.Generator | None = None,

@@ -28,6 +28,7 @@ H. Guo et al. DesignX. NeurIPS 2025, arXiv:2505.17866 (Section 3.3, Appendix D A
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import time
@@ -36,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from algorithms._validation import check_bool, check_seed
+from algorithms._validation import check_bool, check_count, check_positive, check_seed
 
 __all__ = ["TRAIN_DIMS", "TRAIN_INSTANCES", "main", "train"]
 
@@ -94,6 +95,20 @@ def _used_logp(agent2, ep):
         return (torch.distributions.Normal(mean, std).log_prob(act) * used).sum((1, 2)).tolist()
 
 
+def _restoring_threads(fn):
+    """Run ``fn`` with torch's thread count restored afterwards (training sets it to 1: it stayed 1 in the
+    caller's process)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        threads = torch.get_num_threads()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            torch.set_num_threads(threads)
+    return wrapper
+
+
+@_restoring_threads
 def train(minutes: float, seed: int, out: Path, *, resume: bool = False, batch: int = 8, every: int = 10,
           ppo_epochs: int = 3, lr: float = 1e-3, hidden: int = 32, progress: bool = True) -> dict:
     """Run the training loop for ``minutes`` of wall time; returns the metadata written."""
@@ -102,10 +117,19 @@ def train(minutes: float, seed: int, out: Path, *, resume: bool = False, batch: 
     from algorithms.blackbox.agents import HyperparameterController, WorkflowGenerator, initial_log_std_bias
     from algorithms.blackbox.designx import log_regret_rewards, run_episode, save_agents
 
-    if isinstance(minutes, bool) or not isinstance(minutes, int | float) or not minutes > 0:
-        raise ValueError(f"minutes must be a number > 0, got {minutes!r}")
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-        raise ValueError(f"batch must be a positive int, got {batch!r}")
+    # finite: minutes = inf trained for ever (a hang); every = 0 was a ZeroDivisionError after the first
+    # iteration, lr < 0 torch's "Invalid learning rate", ppo_epochs = 0 trained nothing, out = 3 pathlib's
+    # "expected str, bytes or os.PathLike"
+    if isinstance(minutes, bool) or not isinstance(minutes, int | float) or not 0 < minutes < math.inf:
+        raise ValueError(f"minutes must be a finite number > 0, got {minutes!r}")
+    batch = check_count("batch", batch, 1)
+    every = check_count("every", every, 1)
+    ppo_epochs = check_count("ppo_epochs", ppo_epochs, 1)
+    lr = check_positive("lr", lr)
+    if not isinstance(out, str | Path):
+        raise TypeError(f"out must be a directory path (str or Path), got {type(out).__name__}")
+    if Path(out).exists() and not Path(out).is_dir():
+        raise ValueError(f"out must be a directory, got the file {str(out)!r}")
     seed = check_seed(seed)
     resume, progress = check_bool("resume", resume), check_bool("progress", progress)
     torch.set_num_threads(1)
@@ -224,6 +248,9 @@ def _final_gain(ep, optimum: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # a str was split into characters by argparse ("unrecognized arguments: - - m i n ...")
+    if argv is not None and (isinstance(argv, str | bytes) or not all(isinstance(a, str) for a in argv)):
+        raise TypeError(f"argv must be a list of str (the command-line words) or None, got {argv!r:.60}")
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=20.0, help="wall-clock training minutes")
     parser.add_argument("--seed", type=int, default=0)
@@ -234,8 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ppo-epochs", type=int, default=3)
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
-    if args.minutes <= 0:
-        parser.error(f"--minutes must be > 0, got {args.minutes}")
+    if not 0 < args.minutes < math.inf:
+        parser.error(f"--minutes must be a finite number > 0, got {args.minutes}")
     result = train(args.minutes, args.seed, args.out, resume=args.resume, batch=args.batch, every=args.every,
                    ppo_epochs=args.ppo_epochs, progress=not args.no_progress)
     print(json.dumps(result, indent=2, sort_keys=True))

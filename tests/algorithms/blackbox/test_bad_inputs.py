@@ -598,3 +598,17 @@ def test_round8_load_agents_hands_out_copies_and_rereads_a_rewritten_checkpoint(
     first = next(load_agents(path)[0].parameters()).clone()
     save_agents(path, a1, a2)
     assert not torch.equal(next(load_agents(path)[0].parameters()), first)
+
+
+def test_round8_training_entry_points_and_episode_records(tmp_path):
+    from algorithms.blackbox.train import main, train
+
+    for kw, name in (({"minutes": math.inf}, "minutes"), ({"every": 0}, "every"),
+                     ({"ppo_epochs": 0}, "ppo_epochs"), ({"lr": -1.0}, "lr"), ({"out": 3}, "out")):
+        args = {"minutes": 0.001, "seed": 0, "out": tmp_path, **kw}
+        with pytest.raises((ValueError, TypeError), match=rf"^{name} must"):
+            train(args.pop("minutes"), args.pop("seed"), args.pop("out"), **args)
+    with pytest.raises(TypeError, match=r"^argv must be a list of str"):
+        main("--minutes 1")
+    with pytest.raises(ValueError, match=r"^best_after must hold real numbers"):
+        Episode((), torch.zeros(()), torch.zeros(()), best_after=[math.nan])
