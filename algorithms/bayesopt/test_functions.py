@@ -285,13 +285,13 @@ def rkhs_problem(
     bounds = np.array([[0.0, 1.0]] * dim)
     base = check_seed(seed)
     for attempt in range(50):
-        s = base + 1000 * attempt
+        s = (base + 1000 * attempt) % 2**64   # wrapped: seed 2**64 - 1 gave c the invalid seed 2**64
         f = (
             gp_sample_path(kernel, dim, seed=s)
             if gp_objective
             else rkhs_function(kernel, dim, norm_f, n_centers=n_centers, seed=s)
         )
-        c = rkhs_function(kernel, dim, norm_c, n_centers=n_centers, seed=s + 1)
+        c = rkhs_function(kernel, dim, norm_c, n_centers=n_centers, seed=(s + 1) % 2**64)
         nodes = _grid(bounds, max(3, int(1e4 ** (1 / dim))))
         f_nodes = f(nodes)
         if c(nodes[[np.argmin(f_nodes)]])[0] <= 0:

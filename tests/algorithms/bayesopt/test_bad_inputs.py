@@ -631,5 +631,7 @@ def test_round8_python_types_read_only_views_and_copies_to_user_callables():
     h = BOHistory(np.zeros((2, 2)), np.zeros(2), np.zeros((2, 1)), 1)
     assert h == h and hash(h) == hash(h)
     assert h != BOHistory(np.zeros((2, 2)), np.zeros(2), np.zeros((2, 1)), 1)
+    # the largest seed: the constraint's seed + 1 wrapped (2**64 was refused as invalid)
+    assert rkhs_problem(SE, 1, n_centers=3, seed=2**64 - 1).dim == 1
     # a subnormal sigma is a point mass, as sigma = 0 (gap / sigma overflowed: EI = inf)
     np.testing.assert_array_equal(expected_improvement([0.0, 2.0], [5e-324, 5e-324], 1.0), [1.0, 0.0])
