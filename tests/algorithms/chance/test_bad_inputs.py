@@ -569,3 +569,12 @@ def test_round8_python_types_and_solves_under_no_grad_and_inference_mode():
         np.testing.assert_array_equal(solve(lin, small, seed=0).x, reference.x)
     with torch.no_grad():
         assert len(diffusion.train_score(_mlp(), torch.zeros(4, 2, dtype=torch.float64), steps=2)) == 2
+
+
+
+@pytest.mark.parametrize("algorithm", [CVaRApproximation(), ScenarioApproach(), SAAMILP(time_limit=20.0)],
+                         ids=lambda a: type(a).__name__)
+def test_round8_one_shot_baselines_honour_a_stop_request(algorithm):
+    # the package's rule for one-shot methods: a stop after the work is Terminated (True was ignored: Success)
+    assert solve(_lin(), algorithm, callback=lambda record: True).retcode.name == "Terminated"
+    assert solve(_lin(), algorithm, callback=lambda record: None).retcode.name == "Success"
