@@ -1533,12 +1533,18 @@ def _check_stopping(ctx: Context, *, shrink: float) -> Outcome:
     # tol a hair above e^{L_k} (1e-12 relative, far below the gaps between the L_j) so log(tol) >= L_k
     stall = run(unknown, float(np.exp(logs[k])) * (1.0 + 1e-12))
     same_path = bool(np.array_equal([r["x"] for r in no_stop.trace], [r["x"] for r in free.trace]))
-    # the trace numbers the CEI steps 1..T (T = stats.iterations), step t after n_initial + t evaluations
-    numbered = all(
-        [r["iteration"] for r in sol.trace] == list(range(1, sol.stats.iterations + 1))
-        and [r["n_evals"] for r in sol.trace] == [sol.original.n_initial + t
-                                                  for t in range(1, len(sol.trace) + 1)]
-        for sol in (free, at_final, no_stop, stall))
+    # the trace numbers the CEI steps 1..T (T = stats.iterations), step t after n_initial + t evaluations; a
+    # run of 0 steps (Stalled at the first) holds core's one final record instead (iteration 0, its retcode;
+    # stored since core's 7c258fc, issue #43)
+    def numbered_trace(sol) -> bool:
+        if sol.stats.iterations == 0:
+            return ([r.get("iteration") for r in sol.trace] == [0]
+                    and sol.trace[0].get("retcode") == sol.retcode.value)
+        return ([r["iteration"] for r in sol.trace] == list(range(1, sol.stats.iterations + 1))
+                and [r["n_evals"] for r in sol.trace] == [sol.original.n_initial + t
+                                                          for t in range(1, len(sol.trace) + 1)])
+
+    numbered = all(numbered_trace(sol) for sol in (free, at_final, no_stop, stall))
     checks = {
         "the trace numbers steps 1..T, step t after n_initial + t evaluations": numbered,
         f"tol = R_T, horizon T = {horizon}: Success after T steps": (at_final.retcode == RetCode.Success
@@ -1572,7 +1578,8 @@ register(
         "included); with f* unknown the trajectory is the same, tol = 1e-300 ends in "
         "MaxIters after every step, and tol just above the largest CEI of the first step k where it "
         "falls below all earlier ones ends in Stalled after exactly k steps; every trace numbers its steps "
-        "1..T (T = stats.iterations), step t recorded after n_initial + t evaluations.",
+        "1..T (T = stats.iterations), step t recorded after n_initial + t evaluations (a run of 0 steps: "
+        "core's one final record, iteration 0).",
         kind=Kind.PROPERTY,
         check=partial(_check_stopping, shrink=1.0),
         control=partial(_check_stopping, shrink=1.0 - 1e-9),

@@ -94,6 +94,10 @@ def restricted_solution(
     def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
         xt = as_tensor(x).requires_grad_(True)
         value = problem.f(xt[None])[0]
+        if not value.requires_grad:   # torch's "element 0 of tensors does not require grad" named nothing
+            raise ValueError("f must be computed from x with torch operations (GGDOpt's stage 1 and guidance "
+                             "differentiate it); it returned a tensor without a gradient (numpy inside f, "
+                             "or .detach())")
         (gradient,) = torch.autograd.grad(value, xt)
         # a fresh contiguous copy: the gradient of a sum is an expanded (stride-0) view of one
         # number, which SLSQP's Fortran core misreads (it stalled at the start on f = Σx)
@@ -104,6 +108,11 @@ def restricted_solution(
             return margin(as_tensor(x)).double().numpy()
 
     def constraint_jacobian(x: np.ndarray) -> np.ndarray:
+        xt = as_tensor(x).requires_grad_(True)
+        if not margin(xt).requires_grad:   # torch's jacobian of a constant is zeros: SLSQP ran on them
+            raise ValueError("g must be computed from x with torch operations (GGDOpt's stage 1 "
+                             "differentiates it); it returned a tensor without a gradient (numpy inside g, "
+                             "or .detach())")
         # the scenario restriction has k·m rows: one batched backward pass (vectorised) beats k·m
         # passes there, while for the m rows of the moment restriction it doubled the CPU time
         jacobian = torch.autograd.functional.jacobian(

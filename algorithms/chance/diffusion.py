@@ -74,7 +74,7 @@ class VPSchedule:
         if isinstance(t, torch.Tensor):
             if t.numel() == 0 or t.device.type == "meta" or not t.is_floating_point():
                 return  # shape/dtype/device are checked where the tensor is used
-            lo, hi = float(t.min()), float(t.max())
+            lo, hi = float(t.detach().min()), float(t.detach().max())   # no "requires_grad to scalar" warning
         else:
             if isinstance(t, bool) or not isinstance(t, int | float | np.integer | np.floating):
                 raise TypeError(f"{name} must be a real number in [t_min, 1] (a diffusion time), got "
@@ -93,7 +93,7 @@ class VPSchedule:
         if isinstance(t, torch.Tensor):
             if t.numel() == 0 or t.device.type == "meta" or not t.is_floating_point():
                 return
-            lo, hi = float(t.min()), float(t.max())
+            lo, hi = float(t.detach().min()), float(t.detach().max())   # no "requires_grad to scalar" warning
         elif isinstance(t, bool) or not isinstance(t, int | float | np.integer | np.floating):
             raise TypeError(f"t must be a real number in [0, 1] (a diffusion time), got {type(t).__name__} "
                             f"{t!r}")

@@ -532,6 +532,12 @@ ROUND8 = [
     BadInput(ChanceConstrainedProblem, lambda: ChanceConstrainedProblem(
         _f, lambda x, h: (h[None, :, 0] + x[:, :1] - 1.0).T, np.array([[0.2], [0.5], [0.9]]), 0.5, [0.0, 0.0],
         [1.0, 1.0]), ValueError, ("g", "(batch, L)"), "g-transposed"),
+    BadInput(collect_feasible_points, lambda: collect_feasible_points(_ccp(f=lambda x: x.detach().sum(dim=1)),
+                                                                      n_points=2),
+             ValueError, ("f", "gradient"), "f-detached"),
+    BadInput(collect_feasible_points, lambda: collect_feasible_points(_ccp(g=lambda x, h: _g(x.detach(), h)),
+                                                                      n_points=2),
+             ValueError, ("g", "gradient"), "g-detached"),
     BadInput(min_samples, lambda: min_samples(5e-324), ValueError, ("rho", "too small"), "rho-subnormal"),
     BadInput(scenario.scenario_count, lambda: scenario.scenario_count(1e-308, 2, 0.5), ValueError,
              ("rho", "too small"), "rho-tiny"),
