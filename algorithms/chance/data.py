@@ -108,16 +108,22 @@ def restricted_solution(
             return margin(as_tensor(x)).double().numpy()
 
     def constraint_jacobian(x: np.ndarray) -> np.ndarray:
-        xt = as_tensor(x).requires_grad_(True)
-        if not margin(xt).requires_grad:   # torch's jacobian of a constant is zeros: SLSQP ran on them
-            raise ValueError("g must be computed from x with torch operations (GGDOpt's stage 1 "
-                             "differentiates it); it returned a tensor without a gradient (numpy inside g, "
-                             "or .detach())")
+        graph: list[bool] = []
+
+        def traced_margin(xt: torch.Tensor) -> torch.Tensor:   # the same one call of g, its graph noted
+            out = margin(xt)
+            graph.append(out.requires_grad)
+            return out
+
         # the scenario restriction has k·m rows: one batched backward pass (vectorised) beats k·m
         # passes there, while for the m rows of the moment restriction it doubled the CPU time
         jacobian = torch.autograd.functional.jacobian(
-            margin, as_tensor(x), vectorize=restriction == "scenario"
+            traced_margin, as_tensor(x), vectorize=restriction == "scenario"
         )
+        if not all(graph):   # torch's jacobian of a tensor without a graph is zeros: SLSQP ran on them
+            raise ValueError("g must be computed from x with torch operations (GGDOpt's stage 1 "
+                             "differentiates it); it returned a tensor without a gradient (numpy inside g, "
+                             "or .detach())")
         return jacobian.double().numpy()
 
     bounds = list(zip(problem.lower.astype(np.float64), problem.upper.astype(np.float64)))
