@@ -43,7 +43,7 @@ from algorithms._validation import (
     allocates,
     as_real_array,
     check_bool,
-    check_module_state_fits,
+    check_module_load,
     check_positive_int,
     check_seed,
 )
@@ -162,8 +162,7 @@ class WorkflowGenerator(nn.Module):
         """torch's ``load_state_dict``, refusing first (a ``ValueError`` naming ``state_dict``, nothing
         loaded) NaN or inf weights, wrong shapes, non-floating weights and (``strict``) missing or unexpected
         keys; ``strict``/``assign`` are bools (``strict="no"`` was truthy)."""
-        strict, assign = check_bool("strict", strict), check_bool("assign", assign)
-        check_module_state_fits(self, state_dict, strict)
+        strict, assign = check_module_load(self, state_dict, strict, assign)
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def logits(self, features: torch.Tensor, prefix: Sequence[str]) -> torch.Tensor:
@@ -249,8 +248,7 @@ class HyperparameterController(nn.Module):
         """torch's ``load_state_dict``, refusing first (a ``ValueError`` naming ``state_dict``, nothing
         loaded) NaN or inf weights, wrong shapes, non-floating weights and (``strict``) missing or unexpected
         keys; ``strict``/``assign`` are bools (``strict="no"`` was truthy)."""
-        strict, assign = check_bool("strict", strict), check_bool("assign", assign)
-        check_module_state_fits(self, state_dict, strict)
+        strict, assign = check_module_load(self, state_dict, strict, assign)
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def forward(self, workflow: Sequence[str], obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor,

@@ -31,11 +31,10 @@ from torch import nn
 from algorithms._validation import (
     allocates,
     as_float_array,
-    check_bool,
     check_count,
     check_device,
     check_float_tensor,
-    check_module_state_fits,
+    check_module_load,
     check_positive,
     check_positive_int,
     check_seed,
@@ -147,8 +146,7 @@ class ScoreModel(nn.Module):
         """torch's ``load_state_dict``, refusing first (a ``ValueError`` naming ``state_dict``, nothing
         loaded) NaN or inf weights, wrong shapes, non-floating weights and (``strict``) missing or unexpected
         keys; ``strict``/``assign`` are bools (``strict="no"`` was truthy)."""
-        strict, assign = check_bool("strict", strict), check_bool("assign", assign)
-        check_module_state_fits(self, state_dict, strict)
+        strict, assign = check_module_load(self, state_dict, strict, assign)
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def _check_input(self, X: object, dtype: torch.dtype | None,
