@@ -262,6 +262,10 @@ class NullSpaceProjector:
         self.image_shape = operator.image_shape
         self.matrix = basis @ basis.T
 
+    def __repr__(self) -> str:  # the projector's size and rank, not "<... object at 0x...>"
+        rank = round(float(torch.trace(self.matrix)))  # P is an orthogonal projector: trace = rank
+        return f"NullSpaceProjector(image_shape={self.image_shape!r}, nullity={rank})"
+
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         if not isinstance(x, torch.Tensor) or not x.is_floating_point():
             raise TypeError(f"x must be a floating torch.Tensor, got {type(x).__name__}")

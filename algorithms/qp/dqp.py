@@ -575,6 +575,10 @@ class KKTFactor:
         # SciPy's SuperLU factor does not pickle: a pickled factor is rebuilt from P and C on load
         return (type(self), (self.P, self.C))
 
+    def __repr__(self) -> str:  # the route taken, not "<KKTFactor object at 0x...>"
+        return (f"KKTFactor(n={self.n}, k={self.k}, method={getattr(self, 'method', None)!r}, "
+                f"sparse={self.sparse}, singular={self.singular})")
+
     def _regularize_dense(self) -> None:
         """The dense counterpart of :meth:`_regularize`: ``sytrf`` of ``K + diag(δI, −δI)`` (a ``pinv``
         of a K of ~3000 rows is an SVD, seconds to minutes; issue #42)."""

@@ -591,3 +591,10 @@ def test_round8_sizes_past_memory_refused_before_allocating_and_psnr_overflow():
         null_space_basis(Blur((2**8, 2**8), 1.0))
     assert abs(psnr(np.zeros((8, 8)), np.full((8, 8), 1e100), data_range=1e200) - 2000.0) < 1e-9
     assert abs(psnr(np.zeros((8, 8)), np.full((8, 8), 0.1)) - 20.0) < 1e-12
+
+
+def test_round8_projector_repr():
+    from algorithms.imaging import NullSpaceProjector, gaussian_cs
+
+    assert repr(NullSpaceProjector(gaussian_cs((4, 4), 0.5, seed=0))) == \
+        "NullSpaceProjector(image_shape=(4, 4), nullity=8)"

@@ -362,3 +362,7 @@ def test_round8_layer_is_marked_differentiable_once():
     assert g.requires_grad   # torch's once_differentiable node, which refuses a second backward
     with pytest.raises(RuntimeError, match="once_differentiable"):
         g.sum().backward()
+
+
+def test_round8_kkt_factor_repr_names_its_route():
+    assert repr(KKTFactor(np.eye(2), np.ones((1, 2)))).startswith("KKTFactor(n=2, k=1, method=")
