@@ -22,13 +22,12 @@ from torch import nn
 
 from algorithms._validation import (
     allocates,
-    check_bool,
     check_device,
     check_finite_data,
     check_fits_memory,
     check_float_tensor,
     check_int_at_least,
-    check_module_state_fits,
+    check_module_load,
     check_positive,
     check_seed,
     check_torch_dtype,
@@ -62,10 +61,9 @@ class _CheckedState(nn.Module):
     """``load_state_dict`` refuses NaN/inf weights by key (torch loads them and every forward is NaN)."""
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        # strict flags (strict="no" was truthy), then keys and shapes before torch copies anything: torch's
-        # RuntimeError for a wrong shape came after the entries that fit were loaded (a half-loaded module)
-        strict, assign = check_bool("strict", strict), check_bool("assign", assign)
-        check_module_state_fits(self, state_dict, strict)
+        # strict flags (strict="no" was truthy), then keys, shapes and dtypes before torch copies anything:
+        # torch's RuntimeError for a wrong shape came after the entries that fit were loaded (half-loaded)
+        strict, assign = check_module_load(self, state_dict, strict, assign)
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
 
