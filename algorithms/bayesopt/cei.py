@@ -325,6 +325,8 @@ class CEIAskTell:
         if not self._F:   # a ValueError (a misuse of the ask/tell pair), as observe's own errors are
             raise ValueError("observe(x, f, c) the suggested initial design before calling suggest() again")
         hist = self.history
+        check_fits_memory("CEI", "n_candidates", self.algorithm.n_candidates,   # as solve's check
+                          8 * self.algorithm.n_candidates * (4 * self.problem.dim + 3 * len(hist.f)))
         U = self.problem.to_unit(hist.X)
         surrogates = _Surrogates(self.algorithm, self.problem.n_constraints)
         with threadpool_limits(limits=1, user_api="blas"):
@@ -463,13 +465,16 @@ def _solve(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions)
 
 def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -> Solution:
     algorithm._check_dim(problem.dim)
-    # the candidate set (n_candidates, d) and the kernel's scaled copies of it, in float64: a box of 2e6
-    # dimensions asked for tens of GiB after the initial design had been evaluated
-    check_fits_memory("CEI", "n_candidates", algorithm.n_candidates,
-                      4 * 8 * algorithm.n_candidates * problem.dim)
     seed = 0 if options.seed is None else options.seed
     rng = np.random.default_rng(seed)
     maxiters = options.iterations(50)
+    # float64 arrays over the candidate set, before the design is evaluated: the candidates and the kernel's
+    # scaled copies (n_candidates, d), and per GP the cross-covariances and their solves (n_evaluations,
+    # n_candidates); a box of 2e6 dimensions asked for tens of GiB after the initial design had run
+    n_design = problem.initial if isinstance(problem.initial, int) else len(problem.initial)
+    n_evaluations = n_design + maxiters
+    check_fits_memory("CEI", "n_candidates", algorithm.n_candidates,
+                      8 * algorithm.n_candidates * (4 * problem.dim + 3 * n_evaluations))
     tol = options.tolerance(1e-6)
     dtype = problem.bounds.dtype
     design = _design(problem, rng)
