@@ -174,7 +174,7 @@ class Stats:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-@dataclass
+@dataclass(eq=False)  # identity, as the problems: the generated == compared x arrays (ambiguous truth)
 class Solution:
     """What every ``solve`` returns.
 
@@ -192,6 +192,19 @@ class Solution:
     original: Any = None
     problem: Problem | None = None
     algorithm: Algorithm | None = None
+
+    def __post_init__(self) -> None:
+        # a str retcode ("Success") failed later at .successful, a bogus one was kept, a dict of stats
+        # failed at wall_time: checked here, by name
+        try:
+            self.retcode = RetCode(self.retcode)
+        except ValueError:
+            raise ValueError(f"retcode must be a RetCode (one of {[str(r) for r in RetCode]}), got "
+                             f"{self.retcode!r:.60}") from None
+        if not isinstance(self.stats, Stats):
+            raise TypeError(f"stats must be a Stats, got {type(self.stats).__name__}")
+        if not isinstance(self.trace, list):
+            raise TypeError(f"trace must be a list of records (dicts), got {type(self.trace).__name__}")
 
     @property
     def successful(self) -> bool:
@@ -329,6 +342,12 @@ class IterationMonitor:
     """
 
     def __init__(self, options: SolveOptions, total: int, desc: str = "solve") -> None:
+        if not isinstance(options, SolveOptions):  # a dict met AttributeError('progress')
+            raise TypeError(f"options must be a SolveOptions, got {type(options).__name__}")
+        if isinstance(total, bool) or not isinstance(total, numbers.Integral) or total < 0:
+            raise ValueError(f"total must be an int >= 0 (the expected number of records), got {total!r}")
+        if not isinstance(desc, str):
+            raise TypeError(f"desc must be a str (the progress bar's label), got {type(desc).__name__}")
         self.options = options
         self.trace: list[dict[str, Any]] = []
         #: True once the callback asked to stop (a family's retcode is Terminated then, not MaxIters)

@@ -66,7 +66,8 @@ def _solve(problem: BilevelProblem, algorithm: AdaBiO, options: SolveOptions) ->
     stats = Stats()
     terms = algorithm.neumann_terms
     if terms is None:
-        terms = theorem_terms(max(2, options.iterations(DEFAULT_MAXITERS)), problem.mu_g, problem.l_g1)
+        terms = theorem_terms(min(max(2, options.iterations(DEFAULT_MAXITERS)), 2**63 - 1),  # (horizon)
+                              problem.mu_g, problem.l_g1)
     state = {"m": None, "noise_sum": 0.0, "lower_sum": 0.0}
 
     def step(t, x, y, rng):

@@ -58,7 +58,8 @@ def _solve(problem: BilevelProblem, algorithm: StocBiO, options: SolveOptions) -
     stats = Stats()
     terms = algorithm.neumann_terms
     if terms is None:
-        terms = theorem_terms(max(2, options.iterations(DEFAULT_MAXITERS)), problem.mu_g, problem.l_g1)
+        terms = theorem_terms(min(max(2, options.iterations(DEFAULT_MAXITERS)), 2**63 - 1),  # (horizon)
+                              problem.mu_g, problem.l_g1)
 
     def step(t, x, y, rng):
         for _ in range(algorithm.inner_steps):

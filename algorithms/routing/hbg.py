@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import torch
 
-from algorithms._validation import check_bool, check_choice, check_count
+from algorithms._validation import check_bool, check_choice, check_count, check_fits_memory
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.routing._common import finish, not_started
 from algorithms.routing.gflownet import LOSSES, RoutingGFlowNet, encode_instances, rollout
@@ -180,6 +180,10 @@ def _decode(model: RoutingGFlowNet, instance, algorithm: HBG, options: SolveOpti
     if mode == "auto":
         mode = "depot" if model.problem == "cvrp" else "sample"
     samples = 1 if mode == "greedy" else options.iterations(algorithm.samples)
+    if options.maxiters is not None and mode != "greedy":  # maxiters is the sample count: 2**63 was named
+        # "samples" by the rollout; one float64 cost per node per sample, at the least
+        nodes = instance.coords.shape[0]
+        check_fits_memory("HBG", "maxiters", samples, 8.0 * samples * (nodes + 1) * 4)
     gen = torch.Generator().manual_seed(int(options.seed or 0))
     with torch.no_grad():
         batch = encode_instances(model, [instance])

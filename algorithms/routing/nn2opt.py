@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_int_at_least, check_nonnegative
+from algorithms._validation import INT64_MAX, check_int_at_least, check_nonnegative
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.routing._common import finish
 from algorithms.routing.problem import CVRPInstance, TSPInstance, check_distance_matrix, cvrp_cost, tsp_cost
@@ -184,7 +184,7 @@ class NearestNeighbor2Opt(Algorithm):
 def _solve(problem: TSPInstance, algorithm: NearestNeighbor2Opt, options: SolveOptions) -> Solution:
     tour = nearest_neighbor_tour(problem.distances)
     tour, ok, moves = two_opt(
-        problem.distances, tour, options.iterations(MAX_MOVES),
+        problem.distances, tour, min(options.iterations(MAX_MOVES), INT64_MAX),  # 2**70 was named max_moves
         relative_tol(problem.distances, options.tolerance(1e-10))
     )
     value = tsp_cost(problem, tour)
@@ -198,7 +198,7 @@ def _solve(problem: CVRPInstance, algorithm: NearestNeighbor2Opt, options: Solve
     out, all_ok, total = [], True, 0
     for r in routes:
         r2, ok, moves = _route_two_opt(
-            problem.distances, r, options.iterations(MAX_MOVES),
+            problem.distances, r, min(options.iterations(MAX_MOVES), INT64_MAX),
             relative_tol(problem.distances, options.tolerance(1e-10))
         )
         out.append(r2)

@@ -133,7 +133,7 @@ def test_factory_built_problems_pickle():
     import numpy as np
 
     from algorithms.curvature import LCD1, scaled, squared_norm_residual
-    from algorithms.hierarchical import AdaBiO, quadratic_bilevel, synthetic_minimax
+    from algorithms.hierarchical import StocBiO, quadratic_bilevel, synthetic_minimax
 
     A, b = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]), np.array([1.0, -1.0, 0.5])
     prob = scaled(squared_norm_residual(A, b, x0=np.zeros(2)), 2.0)
@@ -198,3 +198,39 @@ def test_round8_problems_hash_and_compare_by_identity():
                     quadratic_bilevel()):
         assert hash(problem) == hash(problem) and problem == problem
         assert (problem == copy.deepcopy(problem)) is False
+
+
+def test_round8_solution_and_monitor_check_their_arguments():
+    # #43 round 8 (pre-audit sweep): Solution(retcode="Success") failed later at .successful and a bogus
+    # retcode was kept; Solution == Solution reached numpy's ambiguous truth; IterationMonitor({}, ...) met
+    # AttributeError('progress') and a str total tqdm's own error
+    import numpy as np
+
+    from algorithms.core import Solution, Stats
+
+    assert Solution(x=1, value=1.0, retcode="Success").retcode is RetCode.Success
+    with pytest.raises(ValueError, match=r"^retcode must be a RetCode"):
+        Solution(x=1, value=1.0, retcode="bogus")
+    with pytest.raises(TypeError, match=r"^stats must be a Stats"):
+        Solution(x=1, value=1.0, retcode=RetCode.Success, stats={"iterations": 1})
+    sol = Solution(x=np.zeros(3), value=0.0, retcode=RetCode.Success, stats=Stats())
+    assert sol == sol and (sol == Solution(x=np.zeros(3), value=0.0, retcode=RetCode.Success)) is False
+    with pytest.raises(TypeError, match=r"^options must be a SolveOptions"):
+        IterationMonitor({"store_trace": True}, total=3)
+    with pytest.raises(ValueError, match=r"^total must be an int >= 0"):
+        IterationMonitor(SolveOptions(), total="3")
+    with pytest.raises(TypeError, match=r"^desc must be a str"):
+        IterationMonitor(SolveOptions(), total=3, desc=5)
+
+
+def test_round8_huge_maxiters_named_maxiters():
+    # #43 round 8: maxiters=2**70 reached internal names (max_moves, horizon, samples) in three solves
+    from algorithms.hierarchical import StocBiO, quadratic_bilevel
+    from algorithms.routing import random_tsp
+    from algorithms.routing.hbg import HBG
+    from algorithms.routing.nn2opt import NearestNeighbor2Opt
+
+    assert solve(random_tsp(6), NearestNeighbor2Opt(), maxiters=2**70).retcode is RetCode.Success
+    assert solve(quadratic_bilevel(), StocBiO(), maxiters=2**70).retcode is RetCode.Success
+    with pytest.raises(ValueError, match=r"^HBG: maxiters=1180591620717411303424 is too large"):
+        solve(random_tsp(6), HBG(), maxiters=2**70)
