@@ -133,7 +133,7 @@ def test_factory_built_problems_pickle():
     import numpy as np
 
     from algorithms.curvature import LCD1, scaled, squared_norm_residual
-    from algorithms.hierarchical import StocBiO, quadratic_bilevel, synthetic_minimax
+    from algorithms.hierarchical import AdaBiO, quadratic_bilevel, synthetic_minimax
 
     A, b = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]), np.array([1.0, -1.0, 0.5])
     prob = scaled(squared_norm_residual(A, b, x0=np.zeros(2)), 2.0)
