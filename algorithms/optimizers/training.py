@@ -149,6 +149,8 @@ class OptimizerTraining(Algorithm):
         if not isinstance(self.hyperparameters, Mapping):
             raise TypeError(f"hyperparameters must be a mapping of optimizer keywords, got "
                             f"{type(self.hyperparameters).__name__}")
+        # a copy: the caller's dict edited after construction changed this (frozen, hashed) algorithm
+        object.__setattr__(self, "hyperparameters", dict(self.hyperparameters))
         reserved = {"lr", "weight_decay", "params"} & set(self.hyperparameters)
         if reserved:
             raise ValueError(f"hyperparameters must not set {sorted(reserved)} (use lr and "

@@ -586,3 +586,12 @@ def test_task_loss_takes_other_integer_dtypes_and_names_a_model_of_another_vocab
 def test_mlp_refuses_a_non_finite_input():
     with pytest.raises(ValueError, match="x contains NaN"):
         MLP(4, 4, width=8, depth=1)(torch.full((2, 4), float("nan")))
+
+
+def test_optimizer_training_keeps_its_own_copy_of_hyperparameters():
+    # the caller's dict edited after construction changed the frozen algorithm (and its hash)
+    given = {"momentum": 0.9}
+    algorithm = OptimizerTraining("muon", hyperparameters=given)
+    before = hash(algorithm)
+    given["ns_steps"] = 3
+    assert algorithm.hyperparameters == {"momentum": 0.9} and hash(algorithm) == before
