@@ -28,7 +28,7 @@ import scipy.optimize
 
 from algorithms._validation import check_count
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
-from algorithms.curvature.problem import CurvatureProblem, check_stationary_gap
+from algorithms.curvature.problem import CurvatureProblem, check_f_star_not_above, check_stationary_gap
 
 __all__ = ["LBFGS"]
 
@@ -94,7 +94,8 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
         monitor.close()
     x = np.asarray(result.x, dtype=np.float64)
     fx = float(result.fun)
-    gnorm = float(np.linalg.norm(problem.gradient(x))) if np.all(np.isfinite(x)) else math.nan
+    g_end = problem.gradient(x) if np.all(np.isfinite(x)) else None
+    gnorm = float(np.linalg.norm(g_end)) if g_end is not None else math.nan
     stats.iterations = int(result.nit)
     stats.f_calls = int(result.nfev)
     stats.grad_calls = int(result.njev)
@@ -102,6 +103,7 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
         retcode = RetCode.Diverged
     elif (f_star is not None and fx - f_star <= gap_tol) or gnorm <= grad_tol:
         check_stationary_gap(problem, None if f_star is None else fx - f_star, gnorm, gap_tol)
+        check_f_star_not_above(problem, fx, gap_tol)
         retcode = RetCode.Success
     elif state["terminated"]:
         retcode = RetCode.Terminated

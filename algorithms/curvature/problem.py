@@ -197,6 +197,8 @@ class CurvatureProblem(Problem):
                     raise ValueError(f"x_star and f_star disagree: f(x_star) = {f_at_star!r} but f_star = "
                                      f"{f_star!r}; give the optimum's point and value, or only one of them")
             object.__setattr__(self, "f_star", f_star)
+            if self.x_star is None:
+                self._check_f_star_reachable(x0, f0, g0)
         if self.x_star is not None:
             self._check_minimizer(f_at_star, g_star)
         scale_f, scale_grad = self._stopping_scales(g0)
@@ -210,10 +212,52 @@ class CurvatureProblem(Problem):
         minimizer has ∇f = 0 and no step lowers f. Steps 1/‖H‖·2^-k (k < 8) along −∇f(x_star); a decrease
         beyond 1e-6 ‖∇f‖‖x_star‖ (x_star from a solver accurate to ~1e-6 relative) plus f's rounding there
         refutes it. Before, an x_star alone was never checked (x_star = (5, 5) for an optimum near 0)."""
-        g_norm = float(np.linalg.norm(g))
+        f_trial = self._descent_below(self.x_star, f_at, g, f_at)
+        if f_trial is not None:
+            raise ValueError(
+                f"x_star is not a minimizer of f: a gradient step from it (‖∇f(x_star)‖ = "
+                f"{float(np.linalg.norm(g)):.3g}) lowers f from {f_at!r} to {f_trial!r}; give a minimizer "
+                f"(or leave x_star out)")
+
+    def _check_f_star_reachable(self, x0: np.ndarray, f0: float, g0: np.ndarray) -> None:
+        """An ``f_star`` alone above f's minimum made the methods that step to the f* level set (LCD2/3,
+        Polyak) stop there with Success (f_star = 4.9 on ‖x‖²: LCD2 returned x ≈ x0). Up to 20 gradient steps
+        1/‖H(x0)‖ from x0 look for a value below it, beyond the rounding ``_check_minimizer`` allows; one
+        refutes it, naming ``f_star`` (a valid lower bound is never refuted; steps that overshoot stop)."""
+        g_norm = float(np.linalg.norm(g0))
         if g_norm == 0.0:
             return
-        x = self.x_star.astype(np.float64)
+        x = x0.astype(np.float64)
+        h = self._curvature_scale(x)
+        if not h > 0:
+            return
+        eps = float(np.finfo(self.dtype).eps)
+        allowed = (1e-6 * g_norm * float(np.linalg.norm(x)) + 1e-12 * self._term_scale(x, g0)
+                   + 16 * eps * max(abs(f0), abs(self.f_star)))
+        fx, g = f0, g0
+        for _ in range(20):
+            with np.errstate(over="ignore", invalid="ignore"):
+                trial = (x - g / h).astype(self.dtype)
+            if not np.all(np.isfinite(trial)):
+                return
+            f_trial = self.value(trial)
+            if not (math.isfinite(f_trial) and f_trial < fx):  # no descent at this step size: give up
+                return
+            if self.f_star - f_trial > allowed:
+                raise ValueError(f"f_star = {self.f_star!r} is above f's minimum: gradient steps from x0 "
+                                 f"reach f = {f_trial!r}; f_star must be the optimal value (a lower bound)")
+            x, fx = trial.astype(np.float64), f_trial
+            g = self.gradient(x)
+            if not np.all(np.isfinite(g)) or not np.any(g):
+                return
+
+    def _descent_below(self, x: np.ndarray, f_at: float, g: np.ndarray, level: float) -> float | None:
+        """A value of f below ``level`` (beyond rounding, as ``_check_minimizer`` allows) found by gradient
+        steps 1/‖H‖·2^-k (k < 8) from ``x``, or None."""
+        g_norm = float(np.linalg.norm(g))
+        if g_norm == 0.0:
+            return None
+        x = x.astype(np.float64)
         h = self._curvature_scale(x)
         first = 1.0 / h if h > 0 else max(float(np.linalg.norm(x)), 1.0) / g_norm
         eps = float(np.finfo(self.dtype).eps)
@@ -225,10 +269,9 @@ class CurvatureProblem(Problem):
             if not np.all(np.isfinite(trial)):  # a step past the float range: value() refuses it
                 continue
             f_trial = self.value(trial)
-            if math.isfinite(f_trial) and f_at - f_trial > allowed:
-                raise ValueError(
-                    f"x_star is not a minimizer of f: a gradient step from it (‖∇f(x_star)‖ = {g_norm:.3g}) "
-                    f"lowers f from {f_at!r} to {f_trial!r}; give a minimizer (or leave x_star out)")
+            if math.isfinite(f_trial) and level - f_trial > allowed:
+                return f_trial
+        return None
 
     def _curvature_scale(self, x: np.ndarray) -> float:
         """‖H‖'s stand-in at ``x``: the largest of ‖C(x)‖₂, L, a finite L_C (f's units per x's squared)."""
@@ -435,6 +478,15 @@ def shifted_solve(C: np.ndarray, shift: float, g: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- the common loop
 
 
+def check_f_star_not_above(problem: CurvatureProblem, fx: float, gap_tol: float) -> None:
+    """At a Success: an f below ``f_star`` beyond tol and 1e-6·S shows an ``f_star`` above f's minimum (the
+    solve found a better point than the "optimum"; LCD1 and L-BFGS-B reported Success there). Refused,
+    naming ``f_star``; no oracle call (the counters stay the work of the method)."""
+    if problem.f_star is not None and fx - problem.f_star < -(gap_tol + 1e-6 * problem.scale_f):
+        raise ValueError(f"f_star = {problem.f_star!r} is above f's minimum: the solve reached f = {fx!r}; "
+                         f"f_star must be the optimal value")
+
+
 def check_stationary_gap(problem: CurvatureProblem, gap: float | None, gnorm: float, gap_tol: float) -> None:
     """A solve that reached a stationary point (a minimizer: f is convex) with f − f* well above zero shows
     an ``f_star`` below f's minimum (a Success was reported with the gap never closing). Refused there,
@@ -501,6 +553,7 @@ def run_descent(
             if k > 0 or maxiters > 0:
                 if (gap is not None and gap <= gap_tol) or gnorm <= grad_tol:
                     check_stationary_gap(problem, gap, gnorm, gap_tol)
+                    check_f_star_not_above(problem, fx, gap_tol)
                     retcode = RetCode.Success
                     break
             if stop:

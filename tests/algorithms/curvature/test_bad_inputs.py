@@ -338,3 +338,16 @@ def test_round8_points_steps_and_tolerances_checked():
     assert np.allclose(sol.x, np.array([1.0, -2.0]) * 0.8**3)
     assert solve(squared_lp_norm(3, np.array([1.0, -2.0])), GradientDescent(lr=1e300), maxiters=5).retcode \
         is RetCode.Diverged
+
+
+def test_round8_f_star_above_the_minimum_refused():
+    # #43 round 8: an f_star alone above f's minimum (4.9 on ‖x‖², minimum 0, f(x0) = 5) made LCD2/LCD3/Polyak
+    # stop at x ≈ x0 with Success (they step to the f* level set); L-BFGS-B reached f = 0 < f_star: Success
+    def quadratic(**kwargs):
+        return CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x,
+                                curvature=lambda x: 2 * np.ones(2), L_C=2.0, x0=np.array([1.0, 2.0]), **kwargs)
+
+    for f_star in (4.9, 0.5):
+        with pytest.raises(ValueError, match=r"^f_star = .* is above f's minimum"):
+            quadratic(f_star=f_star)
+    assert solve(quadratic(f_star=0.0), curvature.LCD2()).retcode is RetCode.Success
