@@ -345,7 +345,8 @@ def test_round8_f_star_above_the_minimum_refused():
     # stop at x ≈ x0 with Success (they step to the f* level set); L-BFGS-B reached f = 0 < f_star: Success
     def quadratic(**kwargs):
         return CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x,
-                                curvature=lambda x: 2 * np.ones(2), L_C=2.0, x0=np.array([1.0, 2.0]), **kwargs)
+                                curvature=lambda x: 2 * np.ones(2), L_C=2.0, x0=np.array([1.0, 2.0]),
+                                **kwargs)
 
     for f_star in (4.9, 0.5):
         with pytest.raises(ValueError, match=r"^f_star = .* is above f's minimum"):
