@@ -19,6 +19,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
 from algorithms._validation import check_int_at_least
 
@@ -257,6 +258,11 @@ class Matchoid:
         for j, matroid in enumerate(matroids):
             if not isinstance(matroid, Matroid):
                 raise TypeError(f"matroids[{j}] must be a Matroid, got {type(matroid).__name__}")
+            rank_of = matroid.rank
+            if isinstance(rank_of, bool) or not isinstance(rank_of, int | np.integer) or rank_of < 0:
+                # a subclass defining rank as a method met int()'s "argument must be ... not 'method'"
+                raise TypeError(f"matroids[{j}].rank must be an int >= 0 (a property), got "
+                                f"{type(rank_of).__name__} {rank_of!r:.40}")
         self.matroids = tuple(matroids)
         self._everywhere = tuple(j for j, m in enumerate(self.matroids) if m.ground is None)
         membership: dict[Hashable, list[int]] = {}

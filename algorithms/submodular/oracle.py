@@ -108,8 +108,13 @@ class CountingOracle:
     def independent(self, j: int, subset: frozenset) -> bool:
         """Whether ``subset`` (a subset of matroid j's ground set) is independent in matroid j."""
         matroid = self._matroid(j)
+        subset = as_subset("subset", subset)
         self.independence_queries += 1
-        return bool(matroid.is_independent(subset))
+        answer = matroid.is_independent(subset)
+        if not isinstance(answer, bool | np.bool_):  # a truthy "yes" (or None) counted as an answer
+            raise TypeError(f"matroids[{j}].is_independent must return a bool, got {type(answer).__name__} "
+                            f"{answer!r:.40}")
+        return bool(answer)
 
     def restrict(self, j: int, elements: Iterable[Hashable]) -> frozenset:
         """The elements of ``elements`` in matroid j's ground set."""

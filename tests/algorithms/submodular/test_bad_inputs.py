@@ -237,3 +237,49 @@ def test_round8_decode_indicator_and_subsets_checked():
         oracle.value([[1]])
     with pytest.raises(ValueError, match=r"^Coverage: sets='item 1099511627776' is too large"):
         Coverage([{2**40}])
+
+
+def test_round8_user_matroids_checked():
+    # #43 round 8: a Matroid subclass with rank as a method met int()'s error; is_independent returning "yes"
+    # (truthy) gave Success (an oracle accepting sets past its rank is dynamic_matchoid.reference_oracles'
+    # control, which that claim's check must catch: not refused here)
+    from algorithms.submodular import (
+        Greedy,
+        Matchoid,
+        MatchoidMaximization,
+        Matroid,
+    )
+
+    class RankMethod(Matroid):
+        def in_ground(self, e):
+            return True
+
+        def is_independent(self, subset):
+            return len(subset) <= 1
+
+        def rank(self):
+            return 1
+
+    with pytest.raises(TypeError, match=r"^matroids\[0\]\.rank must be an int >= 0 \(a property\)"):
+        Matchoid([RankMethod()])
+
+    class Says(Matroid):
+        def __init__(self, answer, rank):
+            self.answer, self._rank = answer, rank
+
+        def in_ground(self, e):
+            return True
+
+        def is_independent(self, subset):
+            return self.answer if len(subset) <= 2 else False
+
+        @property
+        def rank(self):
+            return self._rank
+
+    def run(matroid):
+        return solve(MatchoidMaximization(lambda S: float(len(S)), Matchoid([matroid]), (0, 1, 2)), Greedy())
+
+    with pytest.raises(TypeError, match=r"^matroids\[0\]\.is_independent must return a bool"):
+        run(Says("yes", 2))
+    assert run(Says(True, 2)).value == 2.0
