@@ -38,6 +38,11 @@ def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None
     """
     if value is None:
         raise TypeError(f"{name} is required, got None")
+    if hasattr(value, "detach") and type(value).__module__.startswith("torch"):
+        # a tensor's data (one with requires_grad: numpy's "Can't call numpy() on Tensor that requires grad")
+        if value.device.type == "meta":
+            raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+        value = value.detach().cpu().numpy()
     _refuse_masked(name, value)
     try:
         array = np.asarray(value)
@@ -605,6 +610,11 @@ def returned_scalar(call: str, value: Any) -> float:
     ...
     TypeError: phi(x) must return a real number, got NoneType None
     """
+    if hasattr(value, "detach") and type(value).__module__.startswith("torch"):
+        # a loss tensor with requires_grad: numpy's "Can't call numpy() on Tensor that requires grad"
+        if value.device.type == "meta":
+            raise TypeError(f"{call} must return a real number, got a meta tensor (no data)")
+        value = value.detach()
     # a str ("1") or a list ([1.0]) would be parsed or unpacked by float()/numpy; a bool counted as 0/1
     if (np.ndim(value) != 0 or isinstance(value, str | bytes | bool | np.bool_) or np.iscomplexobj(value)
             or getattr(value, "dtype", None) == np.bool_

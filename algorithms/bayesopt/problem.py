@@ -80,6 +80,7 @@ class ConstrainedBOProblem(Problem):
             i = int(wide[0])
             raise ValueError(f"bounds row {i} must have a finite width upper - lower, got lower "
                              f"{bounds[i, 0]} and upper {bounds[i, 1]}")
+        bounds.flags.writeable = False   # a frozen problem: prob.bounds[0, 1] = 9 changed it unchecked
         object.__setattr__(self, "bounds", bounds)
         if isinstance(self.initial, int | np.integer) and not isinstance(self.initial, bool):
             object.__setattr__(self, "initial", check_count("initial", self.initial, 1))
@@ -92,6 +93,7 @@ class ConstrainedBOProblem(Problem):
                 )
             if np.any(design < bounds[:, 0].astype(np.float64)) or np.any(design > bounds[:, 1]):
                 raise ValueError("initial points must lie inside bounds (lower <= x <= upper)")
+            design.flags.writeable = False
             object.__setattr__(self, "initial", design)
         if self.f_star is not None:
             object.__setattr__(self, "f_star", float(as_float_array("f_star", self.f_star, ndim=0)))
@@ -103,6 +105,7 @@ class ConstrainedBOProblem(Problem):
             if np.any(x_star < bounds[:, 0] - slack) or np.any(x_star > bounds[:, 1] + slack):
                 raise ValueError(f"x_star must lie inside bounds (lower <= x <= upper), "
                                  f"got {x_star.tolist()}")
+            x_star.flags.writeable = False
             object.__setattr__(self, "x_star", x_star)
         if self.n_constraints is None:
             object.__setattr__(self, "n_constraints", self._count_constraints())

@@ -137,8 +137,12 @@ class BlackBoxProblem(Problem):
             raise ValueError(f"target must be >= optimum (no point reaches a value below the optimum), got "
                              f"target = {self.target!r} < optimum = {self.optimum!r}")
         object.__setattr__(self, "budget", int(self.budget))
+        # read-only copies, and bounds the validated pair: the caller's arrays edited after construction
+        # showed in bounds (lower/upper were copies), and problem.lower[0] = 5 changed a frozen problem
+        lower.flags.writeable = upper.flags.writeable = False
         object.__setattr__(self, "lower", lower)
         object.__setattr__(self, "upper", upper)
+        object.__setattr__(self, "bounds", (lower, upper))
 
     @property
     def dim(self) -> int:
@@ -180,6 +184,10 @@ class Evaluator:
         return t is not None and self.best_value <= t
 
     def __call__(self, X: np.ndarray) -> np.ndarray:
+        if hasattr(X, "detach") and type(X).__module__.startswith("torch"):   # numpy's messages named no X
+            if X.device.type == "meta":
+                raise ValueError("X is on the meta device (no data); move it to a real device")
+            X = X.detach().cpu().numpy()
         X = np.asarray(X)  # its dtype kept: the rows go to f as they are (a float32 problem stays float32)
         if X.dtype.kind not in "iuf":
             raise TypeError(f"X must hold real numbers, got dtype {X.dtype}")

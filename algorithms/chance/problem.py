@@ -94,6 +94,7 @@ class LinearStructure:
         b = as_float_array("linear.b", self.b, ndim=2, dtype=np.float64)
         if A.shape[2] != cost.shape[0] or A.shape[:2] != b.shape:
             raise ValueError(f"linear: A must have shape (L, m, n) = {b.shape + cost.shape}, got {A.shape}")
+        cost.flags.writeable = A.flags.writeable = b.flags.writeable = False   # frozen: no edits unchecked
         object.__setattr__(self, "cost", cost)
         object.__setattr__(self, "A", A)
         object.__setattr__(self, "b", b)
@@ -145,6 +146,7 @@ class ChanceConstrainedProblem(Problem):
                 f"h_samples has {h.shape[0]} samples; rho={rho:g} needs at least {need} "
                 f"(⌈1/rho⌉) to resolve the violation level"
             )
+        h.flags.writeable = False   # a frozen problem: problem.h_samples[0] = 9 changed it unchecked
         object.__setattr__(self, "h_samples", h)
         lower = as_float_array("lower", self.lower, ndim=1, dtype=h.dtype)
         upper = as_float_array("upper", self.upper, ndim=1, dtype=h.dtype)
@@ -159,6 +161,7 @@ class ChanceConstrainedProblem(Problem):
         if wide:   # -1e308, 1e308: the probe points were inf
             raise ValueError("lower and upper must be a box of finite width upper - lower in every "
                              "coordinate")
+        lower.flags.writeable = upper.flags.writeable = False
         object.__setattr__(self, "lower", lower)
         object.__setattr__(self, "upper", upper)
         if self.h_sampler is not None:

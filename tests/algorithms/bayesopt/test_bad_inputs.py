@@ -635,3 +635,20 @@ def test_round8_python_types_read_only_views_and_copies_to_user_callables():
     assert rkhs_problem(SE, 1, n_centers=3, seed=2**64 - 1).dim == 1
     # a subnormal sigma is a point mass, as sigma = 0 (gap / sigma overflowed: EI = inf)
     np.testing.assert_array_equal(expected_improvement([0.0, 2.0], [5e-324, 5e-324], 1.0), [1.0, 0.0])
+
+
+def test_round8_torch_tensors_from_users():
+    import torch
+
+    prob = _problem(f=lambda x: torch.tensor(float(x @ x), requires_grad=True), initial=3)
+    assert isinstance(solve(prob, CEI(n_candidates=50, n_restarts=1), maxiters=1).value, float)
+    bo = CEI(n_candidates=50, n_restarts=1).ask_tell(BOX, 1, initial=1)
+    bo.observe(torch.tensor([0.5, 0.5], requires_grad=True), torch.tensor(1.0), torch.tensor(-1.0))
+    assert bo.history.f.tolist() == [1.0]
+
+
+def test_round8_frozen_problems_hold_read_only_arrays():
+    prob = _problem(initial=np.array([[0.1, 0.2]]), x_star=[0.5, 0.0])
+    for array in (prob.bounds, prob.initial, prob.x_star):
+        with pytest.raises(ValueError, match="read-only"):
+            array[...] = 0.0

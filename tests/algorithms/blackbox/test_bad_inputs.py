@@ -612,3 +612,23 @@ def test_round8_training_entry_points_and_episode_records(tmp_path):
         main("--minutes 1")
     with pytest.raises(ValueError, match=r"^best_after must hold real numbers"):
         Episode((), torch.zeros(()), torch.zeros(()), best_after=[math.nan])
+
+
+def test_round8_torch_tensors_from_users():
+    # a tensor with requires_grad: numpy's "Can't call numpy() on Tensor that requires grad" named nothing
+    assert Evaluator(PROB)(torch.zeros(1, 2, requires_grad=True)).tolist() == [0.0]
+    with pytest.raises(ValueError, match=r"^X is on the meta device"):
+        Evaluator(PROB)(torch.zeros(1, 2, device="meta"))
+    loss = BlackBoxProblem(lambda x: torch.tensor(float(x @ x), requires_grad=True), BOX, 10)
+    assert isinstance(solve(loss, RandomSearch(batch=5)).value, float)
+    assert BlackBoxProblem(lambda x: 0.0, (torch.zeros(2, requires_grad=True), torch.ones(2)), 5).dim == 2
+
+
+def test_round8_frozen_problems_hold_read_only_arrays():
+    lower = np.zeros(2)
+    prob = BlackBoxProblem(lambda x: 0.0, (lower, np.ones(2)), 5)
+    lower[0] = -9.0   # the caller's array: bounds showed the edit (lower/upper were copies)
+    assert prob.bounds[0][0] == 0.0 and prob.lower[0] == 0.0
+    for array in (prob.lower, prob.upper):
+        with pytest.raises(ValueError, match="read-only"):
+            array[...] = 0.0

@@ -584,3 +584,11 @@ def test_round8_one_shot_baselines_honour_a_stop_request(algorithm):
     # the package's rule for one-shot methods: a stop after the work is Terminated (True was ignored: Success)
     assert solve(_lin(), algorithm, callback=lambda record: True).retcode.name == "Terminated"
     assert solve(_lin(), algorithm, callback=lambda record: None).retcode.name == "Success"
+
+
+def test_round8_frozen_problems_hold_read_only_arrays():
+    # problem.h_samples[0] = 9 changed a frozen, validated problem in silence
+    lin = _lin()
+    for array in (lin.h_samples, lin.lower, lin.upper, lin.linear.A, lin.linear.b, lin.linear.cost):
+        with pytest.raises(ValueError, match="read-only"):
+            array[...] = 0.0
