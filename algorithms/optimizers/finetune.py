@@ -131,6 +131,8 @@ class FinetuneTask(Problem):
             if index.dtype not in (torch.int64, torch.int32) or index.ndim != 1:
                 raise TypeError(f"index must be a 1-D integer tensor of row indices, got dtype {index.dtype} "
                                 f"shape {tuple(index.shape)}")
+            if index.numel() == 0:       # the mean over no rows is NaN
+                raise ValueError("index must select at least one row (the loss is a mean over them)")
             if index.numel() and (int(index.min()) < 0 or int(index.max()) >= self.n):
                 raise ValueError(f"index must lie in [0, n) = [0, {self.n}), got values in "
                                  f"[{int(index.min())}, {int(index.max())}]")

@@ -20,6 +20,7 @@ from algorithms.optimizers import (
     MLP,
     SOAP,
     BlockOptimizer,
+    FinetuneTask,
     MarkovLanguageTask,
     Muon,
     OptimizerTraining,
@@ -595,3 +596,13 @@ def test_optimizer_training_keeps_its_own_copy_of_hyperparameters():
     before = hash(algorithm)
     given["ns_steps"] = 3
     assert algorithm.hyperparameters == {"momentum": 0.9} and hash(algorithm) == before
+
+
+def test_finetune_loss_names_an_empty_index():
+    # an empty index gave the mean over no rows (NaN), then a message naming tokens, not index
+    task = MarkovLanguageTask(vocab_size=8, context=4)
+    tokens = task.sample(4, torch.Generator().manual_seed(0))
+    problem = FinetuneTask(MLP(8, 8, width=8, depth=1), task, tokens, batch_size=2)
+    with pytest.raises(ValueError, match="index must select at least one row"):
+        problem.loss(problem.model, torch.zeros(0, dtype=torch.int64))
+    assert torch.isfinite(problem.loss(problem.model, [0, 1]))
