@@ -63,10 +63,11 @@ def activation(name: str) -> Callable[[torch.Tensor], torch.Tensor]:
     >>> activation("gelu")
     Traceback (most recent call last):
     ...
-    ValueError: activation must be one of ['leaky_relu', 'relu', 'sigmoid', 'tanh'], got 'gelu'
+    ValueError: activation name must be one of ['leaky_relu', 'relu', 'sigmoid', 'tanh'], got 'gelu'
     """
-    if not isinstance(name, str) or name not in ACTIVATIONS:
-        raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {name!r}")
+    if not isinstance(name, str) or name not in ACTIVATIONS:   # "activation name": the keyword of the
+        # constructors (activation=) and this function's own argument (name)
+        raise ValueError(f"activation name must be one of {sorted(ACTIVATIONS)}, got {name!r}")
     return ACTIVATIONS[name]
 
 

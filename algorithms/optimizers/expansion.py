@@ -33,6 +33,7 @@ import torch
 
 from algorithms._validation import (
     allocates,
+    check_bool,
     check_device,
     check_finite_data,
     check_module_state_fits,
@@ -62,8 +63,7 @@ class LowRankExpansion(torch.nn.Module):
             raise ValueError(f"rank must be <= min(in_features, out_features) = "
                              f"{min(linear.in_features, linear.out_features)}, got {rank}")
         seed = check_seed(seed)
-        if not isinstance(freeze, bool):
-            raise TypeError(f"freeze must be a bool, got {type(freeze).__name__}")
+        freeze = check_bool("freeze", freeze)     # np.True_ (from arr.any()) is a bool too
         self.linear = linear
         self.in_features, self.out_features, self.rank = linear.in_features, linear.out_features, rank
         dtype = linear.weight.dtype

@@ -209,6 +209,11 @@ def run_finetune(problem: FinetuneTask,
     # BlockCoordinateDescent(optimizer=...) is the user's factory: its answer is checked by name
     optimizer = check_built_optimizer("make_optimizer (the optimizer factory, BlockCoordinateDescent's "
                                       "optimizer)", make_optimizer(model, seed))
+    own = {id(p) for p in model.parameters()}
+    stepped = [p for group in optimizer.param_groups for p in group["params"]]
+    if not stepped or any(id(p) not in own for p in stepped):   # it would train nothing of the copy
+        raise ValueError("make_optimizer must return an optimizer over the parameters of the model it is "
+                         "given (make_optimizer(model, seed)); got one over other tensors")
     gen = torch.Generator().manual_seed(seed)
     monitor = IterationMonitor(options, total=steps, desc=desc)
 

@@ -14,6 +14,7 @@ from algorithms.nets.gd_map import GDMap
 from algorithms.nets.gradient_flow import GradientDescentTraining, GradientFlow
 from algorithms.nets.lp_training import LpPathNormTraining
 from algorithms.nets.models import MLP as NetsMLP
+from algorithms.nets.models import activation
 from algorithms.nets.multivariate_interpolation import PatternEnumeration
 from algorithms.nets.neural_collapse import classifier_alignment, nc1, self_duality_residual
 from algorithms.nets.sam import SAMTraining, SGDTraining
@@ -154,3 +155,9 @@ def test_a_zero_dimensional_classifier_is_named(fn):
 def test_singular_value_map_names_a_meta_tensor():
     with pytest.raises(ValueError, match="sigma is on the meta device"):
         singular_value_map(torch.empty(3, device="meta"))
+
+
+def test_activation_names_its_argument():
+    # "activation must be one of ..." named the constructors' keyword, not this function's name
+    with pytest.raises(ValueError, match="activation name must be one of"):
+        activation("gelu")

@@ -16,11 +16,13 @@ import algorithms.optimizers.shampoo as shampoo
 import algorithms.optimizers.soap as soap
 import algorithms.optimizers.tasks as tasks
 import algorithms.optimizers.training as training
+from algorithms.core import SolveOptions
 from algorithms.optimizers import (
     MLP,
     SOAP,
     BlockOptimizer,
     FinetuneTask,
+    LowRankExpansion,
     MarkovLanguageTask,
     Muon,
     OptimizerTraining,
@@ -31,6 +33,7 @@ from algorithms.optimizers import (
     lr_multiplier,
     newton_schulz,
     param_groups,
+    run_finetune,
     singular_value_map,
 )
 from tests.bad_inputs import BadInput, assert_every_callable_covered, check_bad_input
@@ -606,3 +609,21 @@ def test_finetune_loss_names_an_empty_index():
     with pytest.raises(ValueError, match="index must select at least one row"):
         problem.loss(problem.model, torch.zeros(0, dtype=torch.int64))
     assert torch.isfinite(problem.loss(problem.model, [0, 1]))
+
+
+def test_run_finetune_names_an_optimizer_over_other_tensors():
+    # an optimizer over another model's parameters trained nothing and ended MaxIters in silence
+    task = MarkovLanguageTask(vocab_size=8, context=4)
+    tokens = task.sample(4, torch.Generator().manual_seed(0))
+    problem = FinetuneTask(MLP(8, 8, width=8, depth=1), task, tokens, batch_size=2)
+    other = torch.nn.Linear(2, 2)
+    with pytest.raises(ValueError, match="make_optimizer must return an optimizer over the parameters"):
+        run_finetune(problem, lambda m, s: torch.optim.SGD(other.parameters(), lr=0.1),
+                     SolveOptions(maxiters=2))
+    run_finetune(problem, lambda m, s: torch.optim.SGD(m.parameters(), lr=0.1), SolveOptions(maxiters=2))
+
+
+def test_low_rank_expansion_takes_a_numpy_bool():
+    layer = torch.nn.Linear(4, 3)
+    LowRankExpansion(layer, 1, freeze=np.True_)
+    assert not layer.weight.requires_grad
