@@ -464,9 +464,14 @@ class GradientFlow(Algorithm):
         check_positive("atol", self.atol)
 
 
+#: the most steps GradientDescentTraining takes (round(t_end / lr)), as the package's other counts
+MAX_STEPS = 2**31 - 1
+
+
 @dataclass(frozen=True)
 class GradientDescentTraining(Algorithm):
-    """``θ_{k+1} = θ_k - lr ∇L(θ_k)`` for ``round(t_end/lr)`` steps (time ``t_k = k lr``).
+    """``θ_{k+1} = θ_k - lr ∇L(θ_k)`` for ``round(t_end/lr)`` steps (time ``t_k = k lr``; at most
+    ``MAX_STEPS`` = 2³¹ − 1 of them, else ValueError).
 
     Records at the iterates nearest to :func:`record_times` (same arguments as
     :class:`GradientFlow`, so the two trajectories can be compared). One iteration
@@ -503,6 +508,10 @@ class GradientDescentTraining(Algorithm):
         record_times(self.t_end, self.n_records, self.spacing, self.t_first)
         if self.n_steps < 1:
             raise ValueError(f"t_end must be at least one step (lr={self.lr}), got {self.t_end}")
+        if self.n_steps > MAX_STEPS:   # lr=1e-300 asked for 1e300 steps: a loop that never ends
+            raise ValueError(f"t_end / lr must be at most {MAX_STEPS} steps (a C int, as every count of the "
+                             f"package), got t_end={self.t_end} / lr={self.lr} = {self.t_end / self.lr:.3g} "
+                             "steps")
 
     @property
     def n_steps(self) -> int:
