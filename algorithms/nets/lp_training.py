@@ -62,6 +62,7 @@ from scipy.optimize import least_squares
 from algorithms._validation import (
     as_float_array,
     check_choice,
+    check_fits_memory,
     check_nonnegative,
     check_positive,
     check_positive_int,
@@ -229,6 +230,9 @@ class LpPathNormTraining(Algorithm):
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         check_positive_int("width", self.width)
+        # the parameters, their Adam moments and gradients (float64, a dozen width-sized arrays): 2**30 spent
+        # half a minute allocating before it failed
+        check_fits_memory("LpPathNormTraining", "width", self.width, 8.0 * 16 * self.width)
         check_positive("lr", self.lr)
         check_positive("smoothing", self.smoothing)
         check_positive("smoothing_start", self.smoothing_start)

@@ -54,6 +54,9 @@ class MarkovLanguageTask(Problem):
         check_positive_int("branching", self.branching)
         if self.vocab_size < 2:
             raise ValueError(f"vocab_size must be >= 2, got {self.vocab_size}")
+        # the dense transition matrix, its cumulative sums and the eigendecomposition's copies (vocab_size²
+        # float64 each): 2**20 reached numpy's MemoryError in entropy_rate()/sample()
+        check_fits_memory("MarkovLanguageTask", "vocab_size", self.vocab_size, 8.0 * 4 * self.vocab_size**2)
         if self.branching > self.vocab_size:
             raise ValueError(f"branching must be <= vocab_size={self.vocab_size}, got {self.branching}")
         check_positive("concentration", self.concentration)

@@ -168,3 +168,9 @@ def test_gradient_descent_refuses_more_steps_than_a_c_int():
     with pytest.raises(ValueError, match=r"t_end / lr must be at most 2147483647 steps"):
         GradientDescentTraining(lr=1e-300, t_end=1.0, t_first=1e-3)
     GradientDescentTraining(lr=1.0, t_end=2.0**31 - 1, t_first=1.0)
+
+
+def test_lp_training_width_beyond_memory_is_refused_by_name():
+    # width=2**30 spent half a minute allocating before it failed
+    with pytest.raises(ValueError, match="width=1073741824 is too large"):
+        LpPathNormTraining(width=2**30)

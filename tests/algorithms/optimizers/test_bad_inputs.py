@@ -627,3 +627,9 @@ def test_low_rank_expansion_takes_a_numpy_bool():
     layer = torch.nn.Linear(4, 3)
     LowRankExpansion(layer, 1, freeze=np.True_)
     assert not layer.weight.requires_grad
+
+
+def test_task_vocabulary_beyond_memory_is_refused_by_name():
+    # vocab_size=2**20 was accepted, then entropy_rate()/sample() reached numpy's MemoryError (8 TiB)
+    with pytest.raises(ValueError, match="vocab_size=1048576 is too large"):
+        MarkovLanguageTask(vocab_size=2**20)
