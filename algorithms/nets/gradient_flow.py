@@ -90,6 +90,7 @@ from algorithms._validation import (
     check_choice,
     check_count,
     check_finite_data,
+    check_fits_memory,
     check_nonnegative,
     check_positive,
     check_positive_int,
@@ -409,6 +410,9 @@ def record_times(t_end: float, n_records: int, spacing: str = "geometric", t_fir
     """
     t_end = check_positive("t_end", t_end)
     n_records = check_count("n_records", n_records, 1)
+    # the grid, numpy's temporaries and a solve's per-record times and losses (float64 each): 2**31 - 1
+    # records spent a minute allocating 17 GB before the first step
+    check_fits_memory("record_times", "n_records", n_records, 8.0 * 4 * n_records)
     check_choice("spacing", spacing, SPACINGS)
     t_first = check_positive("t_first", t_first)
     if n_records == 1:

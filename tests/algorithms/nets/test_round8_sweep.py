@@ -174,3 +174,9 @@ def test_lp_training_width_beyond_memory_is_refused_by_name():
     # width=2**30 spent half a minute allocating before it failed
     with pytest.raises(ValueError, match="width=1073741824 is too large"):
         LpPathNormTraining(width=2**30)
+
+
+def test_record_counts_beyond_memory_are_refused_by_name():
+    # 2**31 - 1 records spent a minute allocating 17 GB before the first step
+    with pytest.raises(ValueError, match="n_records=2147483647 is too large"):
+        GradientFlow(t_end=10.0, n_records=2**31 - 1)
