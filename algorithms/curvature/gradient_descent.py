@@ -42,6 +42,8 @@ def gd_step(x: Any, g: Any, lr: Any) -> Any:
     if not is_symbolic(lr):
         check_positive("lr", lr)
     check_numeric_point(x, g)
+    # lists/tuples: "can't multiply sequence by non-int of type 'float'" (numbers and sympy pass as they are)
+    x, g = (np.asarray(v, dtype=np.float64) if isinstance(v, list | tuple) else v for v in (x, g))
     return x - lr * g
 
 

@@ -65,6 +65,8 @@ def lcd3_stepsize(delta: Any, G: Any, sqrt=math.sqrt) -> Any:
     1.0
     """
     for name, value in (("delta", delta), ("G", G)):
+        if isinstance(value, bool | np.bool_):  # True was read as 1
+            raise TypeError(f"{name} must be a number (or a sympy expression), got bool {value!r}")
         if isinstance(value, np.ndarray) and value.ndim:  # math.sqrt's "0-dimensional" error
             raise TypeError(f"{name} must be a number (or a sympy expression), got an array of shape "
                             f"{np.shape(value)}")

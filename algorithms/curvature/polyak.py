@@ -58,6 +58,7 @@ def polyak_step(x: Any, g: Any, delta: Any, g_norm_sq: Any) -> Any:
         actual = float(np.sum(np.square(np.asarray(g, dtype=np.float64))))
         if abs(float(g_norm_sq) - actual) > 1e-6 * max(actual, float(g_norm_sq)):
             raise ValueError(f"g_norm_sq must be ‖g‖² = {actual:.6g}, got {g_norm_sq!r}")
+    x, g = (np.asarray(v, dtype=np.float64) if isinstance(v, list | tuple) else v for v in (x, g))
     return x - (delta / g_norm_sq) * g
 
 

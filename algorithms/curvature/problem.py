@@ -417,6 +417,8 @@ def is_number(value: Any) -> bool:
 def check_step_inputs(x: Any, g: Any, C: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The arguments of a step helper: ``x`` and ``g`` of shape (d,), ``C`` of shape (d, d) or (d,)."""
     x = as_float_array("x", x, ndim=1)
+    if x.size == 0:  # an empty x was reported as "g must have shape (0,)"
+        raise ValueError("x must have at least one entry, got shape (0,)")
     g = as_float_array("g", g, ndim=1)
     check_shape("g", g, x.shape)
     C = as_float_array("C", C)
@@ -584,7 +586,9 @@ def _data(A: Any, b: Any, x0: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         raise ValueError(f"A must have a nonzero entry (with A = 0 the objective is constant), "
                          f"got an all-zero matrix of shape {A.shape}")
     b = as_float_array("b", b, ndim=1)
-    check_shape("b", b, (n,))
+    if b.shape != (n,):  # the mismatch names both: A's rows or b's length may be the one that is off
+        raise ValueError(f"A and b must agree: b must have shape ({n},) (one entry per row of A, shape "
+                         f"{A.shape}), got {b.shape}")
     if x0 is None:
         x0 = np.zeros(d, dtype=A.dtype)
     x0 = as_float_array("x0", x0, ndim=1)

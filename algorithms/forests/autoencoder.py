@@ -271,7 +271,10 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         rng = check_random_state(self.random_state)
         seed = int(rng.randint(np.iinfo(np.int32).max))
         if y is not None:
-            y = np.asarray(y)
+            try:
+                y = np.asarray(y)
+            except ValueError as exc:  # a ragged y: numpy's "inhomogeneous shape", y not named
+                raise ValueError(f"y must be a 1-D array of targets (one per row of X): {exc}") from None
             if y.ndim == 0 or y.shape[0] != n:
                 raise ValueError(f"y must have {n} entries (one per row of X), got shape {y.shape}")
             if y.dtype.kind == "c":
@@ -369,15 +372,9 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         return total / np.maximum(has_mass.sum(axis=1), 1)[:, None]
 
     def transform(self, X: Any) -> np.ndarray:
-        """Embed the rows of ``X`` (Nyström extension of the diffusion map), shape (m, n_components); an
-        empty batch (0, n_features) gives (0, n_components)."""
+        """Embed the rows of ``X`` (Nyström extension of the diffusion map), shape (m, n_components); 0 rows
+        are refused, naming X, as scikit-learn's transformers do."""
         self._check_fitted()
-        shape = getattr(X, "shape", None)
-        if shape is not None and len(shape) == 2 and shape[0] == 0:  # scikit-learn refused 0 rows
-            if shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {shape[1]} features, but RFAutoencoder is expecting "
-                                 f"{self.n_features_in_} features as input")
-            return np.zeros((0, self.embedding_.shape[1]))
         return self._embed_encoded(self._encode(X, fitting=False))
 
     def inverse_transform(self, X: Any) -> Any:

@@ -65,6 +65,8 @@ def _check_kernel(K: Any) -> Any:
         K = np.asarray(K)
         if K.dtype == object or not np.issubdtype(K.dtype, np.number):
             raise TypeError(f"K must be a numeric matrix, got dtype {K.dtype}")
+    if np.iscomplexobj(K):  # complex entries: real eigenvalues of a matrix that is no kernel
+        raise TypeError(f"K must be real, got dtype {K.dtype}")
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
         raise ValueError(f"K must be a square matrix, got shape {K.shape}")
     data = K.data if sp.issparse(K) else K

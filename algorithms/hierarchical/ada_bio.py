@@ -47,7 +47,8 @@ def check_terms(value: object) -> int | None:
 @dataclass(frozen=True)
 class AdaBiO(Algorithm):
     """Ada-BiO (Algorithm 2): ``lr_x``, ``lr_y``, ``alpha``, ``gamma`` as in Ada-Minimax, and
-    ``neumann_terms`` (None: N of Theorem 4.2 for the iteration cap)."""
+    ``neumann_terms`` in [0, 10**6] (0 keeps the series' first term only, the direct gradient; None: N of
+    Theorem 4.2 for the iteration cap)."""
 
     lr_x: float = 1.0
     lr_y: float = 1.0

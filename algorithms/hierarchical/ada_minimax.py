@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_int_at_least, check_nonnegative
+from algorithms._validation import check_int_at_least
 from algorithms._validation import check_positive as check_rate  # a step size: finite, > 0
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
 from algorithms.hierarchical._loop import checked, norm, run
@@ -64,7 +64,7 @@ def ada_parameters(t: int, noise_sum: float, previous_noise_sum: float, lower_su
                         ("lower_sum", lower_sum)):
         if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
             raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    lr_x, lr_y = check_nonnegative("lr_x", lr_x), check_nonnegative("lr_y", lr_y)
+    lr_x, lr_y = check_rate("lr_x", lr_x), check_rate("lr_y", lr_y)  # 0 (no step) refused, as AdaMinimax does
     alpha, gamma = check_rate("alpha", alpha), check_rate("gamma", gamma)
     if noise_sum < previous_noise_sum:  # S_t is a running sum of squared norms: it never decreases
         raise ValueError(f"noise_sum must be >= previous_noise_sum = {previous_noise_sum!r} "

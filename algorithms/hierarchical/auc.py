@@ -85,6 +85,8 @@ class ScoreNet(nn.Module):
                             f"got {X.dtype}")
         check_device("X", X, self.hidden.weight)
         check_finite_data("X", X)  # NaN rows gave NaN scores in silence
+        if X.is_inference() and not torch.is_inference_mode_enabled():
+            X = X.clone()  # an inference-mode tensor met "Inference tensors cannot be saved for backward"
         return self.output(torch.tanh(self.hidden(X)))
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):

@@ -35,8 +35,9 @@ __all__ = ["StocBiO"]
 
 @dataclass(frozen=True)
 class StocBiO(Algorithm):
-    """stocBiO-style SGD: ``lr_x``, ``lr_y``, ``inner_steps`` >= 1, ``neumann_terms`` (None:
-    Theorem 4.2's choice for the iteration cap)."""
+    """stocBiO-style SGD: ``lr_x``, ``lr_y``, ``inner_steps`` in [1, 10**6], ``neumann_terms`` in [0, 10**6]
+    (0 keeps the series' first term only, the direct gradient; None: Theorem 4.2's choice for the iteration
+    cap)."""
 
     lr_x: float = 0.1
     lr_y: float = 0.5

@@ -49,8 +49,9 @@ class HGS(Algorithm):
     ----------
     runtime : float > 0
         seconds of search (default 1.0), at most a week (604 800 s: PyVRP has no other stop, so a
-        runtime of 2**40 s was a run that never ends). ``solve``'s ``maxiters`` caps its iterations too
-        (``MaxIters`` when the cap ends the search).
+        runtime of 2**40 s was a run that never ends). ``solve``'s ``maxiters`` caps its iterations too:
+        a run given ``maxiters`` ends with ``MaxIters`` (a checked answer), whichever budget stops it first
+        (which one does depends on the machine's load: the retcode does not); without it, ``Success``.
     scale : float > 0 or None
         distances are passed as ``round(scale · d)``; ``None`` (default) picks the power of
         ten nearest ``10⁴ / max d`` from the data (see the module docstring).
@@ -124,6 +125,8 @@ def _solve(problem: CVRPInstance, algorithm: HGS, options: SolveOptions) -> Solu
     why = rounding_check(value, int_length, backend_length, sum(len(r) + 1 for r in routes), scale)
     ok = math.isfinite(value) and why is None
     failed = {"result": result, "check": why or "non-finite length", "scale": scale}
-    capped = options.maxiters is not None and ran >= options.maxiters
+    # with a cap, MaxIters whichever budget ended the search: the runtime or the cap coming first depended
+    # on the machine's load, so one seed gave MaxIters in one run and Success in the next
+    capped = options.maxiters is not None
     retcode = (RetCode.MaxIters if capped else RetCode.Success) if ok else RetCode.Failure
     return finish(problem, routes, value, retcode, options, ran, original=result if ok else failed)

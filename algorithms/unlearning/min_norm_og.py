@@ -86,6 +86,11 @@ def orthogonal_gradient_step(theta: torch.Tensor, gradients: torch.Tensor, lam: 
     if not isinstance(gradients, torch.Tensor) or gradients.ndim != 2 or gradients.shape[1] != theta.numel():
         shape = tuple(gradients.shape) if isinstance(gradients, torch.Tensor) else type(gradients).__name__
         raise ValueError(f"gradients must be a torch tensor of shape (k, {theta.numel()}), got {shape}")
+    for name, tensor in (("theta", theta), ("gradients", gradients)):  # meta: torch's .item() error
+        if tensor.device.type == "meta":
+            raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+    if gradients.device != theta.device:
+        raise ValueError(f"gradients must be on theta's device {theta.device}, got {gradients.device}")
     if not bool(torch.isfinite(theta).all()):
         raise ValueError("theta must have finite entries, got NaN or inf")
     if gradients.is_complex() or not bool(torch.isfinite(gradients).all()):

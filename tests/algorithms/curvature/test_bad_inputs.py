@@ -352,3 +352,19 @@ def test_round8_f_star_above_the_minimum_refused():
         with pytest.raises(ValueError, match=r"^f_star = .* is above f's minimum"):
             quadratic(f_star=f_star)
     assert solve(quadratic(f_star=0.0), curvature.LCD2()).retcode is RetCode.Success
+
+
+def test_heldout8_step_helpers():
+    # #43 round 8 (heldout8 phase 2): gd_step of list/tuple g met "can't multiply sequence"; lcd2_step of an
+    # empty x blamed g;
+    # sum_of_squared_abs_linear blamed b for A's short rows; lcd3_stepsize read G=True as 1
+    from algorithms.curvature import gd_step, lcd2_step, lcd3_stepsize, sum_of_squared_abs_linear
+
+    assert gd_step([1.0, 2.0], [1.0, 1.0], 0.5).tolist() == [0.5, 1.5]
+    assert gd_step((1.0,), (2.0,), 0.25).tolist() == [0.5]
+    with pytest.raises(ValueError, match=r"^x must have at least one entry"):
+        lcd2_step(np.zeros(0), np.ones(1), np.ones(1), 1.0)
+    with pytest.raises(ValueError, match=r"^A and b must agree"):
+        sum_of_squared_abs_linear(np.ones((2, 2)), np.ones(3))
+    with pytest.raises(TypeError, match=r"^G must be a number"):
+        lcd3_stepsize(0.5, True)

@@ -172,7 +172,7 @@ def _round2_cases():
     return [
         B(auc_minimax, lambda: auc_minimax(n_samples=1), ValueError, ("n_samples", ">= 2"), "one-sample"),
         B(ada_parameters, lambda: ada_parameters(4, 0.0, 0.0, 0.0, **{**PARAMS, "lr_x": -1.0}), ValueError,
-          ("lr_x", ">= 0"), "lr_x"),
+          ("lr_x", "> 0"), "lr_x"),
         B(additive_noise, lambda: additive_noise("gaussian", 1.0, (-1,), RNG), ValueError, ("shape",),
             "negative"),
         B(additive_noise, lambda: additive_noise("gaussian", 1.0, "2", RNG), ValueError, ("shape",), "str"),
@@ -308,3 +308,20 @@ def test_round8_oracles_check_points_and_run_lengths_bounded():
     with pytest.raises(ValueError, match=r"^state_dict\['hidden.weight'\] must be a floating tensor"):
         net.load_state_dict(ints)
     assert type(synthetic_minimax(sigma=np.float32(0.5)).sigma) is float
+
+
+def test_heldout8_rates_and_inference_tensors():
+    # #43 round 8 (heldout8 phase 2): ada_parameters took lr_x = 0 / lr_y = 0; ScoreNet.forward of an
+    # inference-mode tensor met torch's "Inference tensors cannot be saved for backward"
+    import torch
+
+    from algorithms.hierarchical import ScoreNet, ada_parameters
+
+    for name in ("lr_x", "lr_y"):
+        kwargs = dict(lr_x=1.0, lr_y=1.0, alpha=2.0, gamma=1.0) | {name: 0.0}
+        with pytest.raises(ValueError, match=rf"^{name} must be > 0"):
+            ada_parameters(1, 1.0, 0.5, 1.0, **kwargs)
+    net = ScoreNet(3)
+    with torch.inference_mode():
+        X = torch.zeros(2, 3, dtype=torch.float64)
+    assert torch.equal(net(X), net(X.clone()))

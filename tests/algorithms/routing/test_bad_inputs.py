@@ -575,3 +575,11 @@ def test_round8_exact_methods_count_one_pass_and_stop_requests_honoured():
     assert sol.retcode is RetCode.Terminated
     capped = solve(random_cvrp(5, seed=0), HGS(), maxiters=0, callback=lambda r: True)
     assert capped.retcode is RetCode.MaxIters
+
+
+def test_heldout8_hgs_retcode_does_not_depend_on_the_clock():
+    # #43 round 8 (heldout8 phase 2): HGS(runtime=0.2) with maxiters=300 ended MaxIters in one run and Success
+    # in the next (whichever budget came first on a loaded machine); with a cap it is MaxIters either way
+    for runtime in (1e-3, 5.0):
+        sol = solve(random_cvrp(6, seed=0), HGS(runtime=runtime), maxiters=50, seed=1)
+        assert sol.retcode is RetCode.MaxIters

@@ -377,3 +377,14 @@ def test_round8_theta_state_dicts_and_counts_checked():
     assert MinNormOG(n_pert=np.int64(2)).n_pert == 2 and type(MinNormOG(n_pert=np.int64(2)).n_pert) is int
     with pytest.raises(ValueError, match=r"^problem must have one input feature"):
         sup_error(problem, problem.params)
+
+
+def test_heldout8_meta_gradients():
+    # #43 round 8 (heldout8 phase 2): orthogonal_gradient_step of meta gradients met torch's ".item() cannot
+    # be called on meta tensors"
+    import torch
+
+    from algorithms.unlearning import orthogonal_gradient_step
+
+    with pytest.raises(ValueError, match=r"^gradients is on the meta device"):
+        orthogonal_gradient_step(torch.zeros(3, dtype=torch.float64), torch.zeros(2, 3, device="meta"))
