@@ -267,8 +267,8 @@ def normalized_regret(value: float, problem: BlackBoxProblem) -> float:
                          f"optimum = {problem.optimum!r}, f_ref = {problem.f_ref!r}")
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
         raise TypeError(f"value must be a real number, got {type(value).__name__}")
-    if math.isnan(value):
-        raise ValueError(f"value must not be NaN, got {value!r}")
+    if math.isnan(value) or value == -math.inf:   # -inf lies below every optimum (it was clipped to 0)
+        raise ValueError(f"value must be a real number above -inf, not NaN, got {value!r}")
     return max(0.0, (float(value) - problem.optimum) / (problem.f_ref - problem.optimum))
 
 

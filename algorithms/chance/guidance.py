@@ -71,8 +71,10 @@ def second_order_guidance(
     grad_f = _check_batch("grad_f", grad_f, 2)
     hess_f = _check_batch("hess_f", hess_f, 3)
     if hess_f.shape != grad_f.shape + grad_f.shape[1:]:
+        # both named: which of the two is wrong cannot be told (a short grad_f was blamed on hess_f)
         raise ValueError(
-            f"hess_f must have shape {(*grad_f.shape, grad_f.shape[1])}, got {tuple(hess_f.shape)}"
+            f"grad_f (batch, n) and hess_f (batch, n, n) must agree: grad_f has shape {tuple(grad_f.shape)}, "
+            f"so hess_f must have shape {(*grad_f.shape, grad_f.shape[1])}, got {tuple(hess_f.shape)}"
         )
     if hess_f.dtype != grad_f.dtype:   # mixed precision was promoted without a word
         raise TypeError(f"hess_f must have grad_f's dtype {grad_f.dtype}, got {hess_f.dtype}")
@@ -153,7 +155,8 @@ def guidance_term(
     # rows are independent (a row-wise model and objective), so the gradient of a column sum over
     # the batch is every row's gradient at once: n backward passes give all per-row Jacobians
     with torch.enable_grad():
-        xg = x.detach().requires_grad_(True)
+        # a clone when x was made under torch.inference_mode(): torch refuses requires_grad on such a tensor
+        xg = (x.clone() if x.is_inference() else x.detach()).requires_grad_(True)
         score = model.score(xg, t)
         mu = (xg + (1.0 - ab) * score) / math.sqrt(ab)
         jac = torch.stack(

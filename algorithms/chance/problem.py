@@ -33,7 +33,6 @@ import torch
 
 from algorithms._validation import (
     as_float_array,
-    as_real_array,
     check_count,
     check_seed,
     check_takes,
@@ -93,7 +92,9 @@ class LinearStructure:
         A = as_float_array("linear.A", self.A, ndim=3, dtype=np.float64)
         b = as_float_array("linear.b", self.b, ndim=2, dtype=np.float64)
         if A.shape[2] != cost.shape[0] or A.shape[:2] != b.shape:
-            raise ValueError(f"linear: A must have shape (L, m, n) = {b.shape + cost.shape}, got {A.shape}")
+            # all three named: a short cost or b was blamed on A
+            raise ValueError(f"linear: cost (n,), A (L, m, n) and b (L, m) must agree in shape, got cost "
+                             f"{cost.shape}, A {A.shape} and b {b.shape}")
         cost.flags.writeable = A.flags.writeable = b.flags.writeable = False   # frozen: no edits unchecked
         object.__setattr__(self, "cost", cost)
         object.__setattr__(self, "A", A)
@@ -211,8 +212,8 @@ class ChanceConstrainedProblem(Problem):
             lin = self.linear
             if lin.A.shape[0] != self.h_samples.shape[0] or lin.A.shape[2] != self.n:
                 raise ValueError(
-                    f"linear.A must have shape (L, m, n) with L = {self.h_samples.shape[0]}, "
-                    f"n = {self.n}, got {lin.A.shape}"
+                    f"linear.A must have shape (L, m, n) with L = {self.h_samples.shape[0]} (the rows of "
+                    f"h_samples) and n = {self.n} (the entries of lower), got {lin.A.shape}"
                 )
             f_lin = probe.astype(np.float64) @ lin.cost
             g_lin = np.einsum("lmn,bn->blm", lin.A, probe.astype(np.float64)) + lin.b[None]
@@ -229,10 +230,19 @@ class ChanceConstrainedProblem(Problem):
                     raise ValueError(f"known_optimum = {self.known_optimum!r} is below the minimum of f over "
                                      f"the box ({floor!r}): no feasible point reaches it")
 
+    def _rows(self, x: Any) -> np.ndarray:
+        """``x`` as finite rows (batch, n) of the problem's dtype: a NaN x gave NaN values, a (1, 3) x for
+        n = 2 reached f as it was (complex refused, not cut)."""
+        x = np.atleast_2d(as_float_array("x", x, dtype=self.dtype))
+        if x.ndim != 2 or x.shape[1] != self.n:
+            raise ValueError(f"x must have shape (batch, {self.n}) (or ({self.n},) for one point), got "
+                             f"{x.shape}")
+        return x
+
     def objective(self, x: np.ndarray) -> np.ndarray:
         """f at the rows of ``x`` (shape (batch, n)), as a float64 array of shape (batch,)."""
         with torch.no_grad():
-            value = self.f(torch.as_tensor(as_real_array("x", x).astype(self.dtype)))  # complex refused
+            value = self.f(torch.as_tensor(self._rows(x)))
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"f must return a torch tensor, got {type(value).__name__}")
         if not value.is_floating_point():   # a bool/int tensor was read as numbers, a complex one cut to real
@@ -242,8 +252,11 @@ class ChanceConstrainedProblem(Problem):
 
     def constraints(self, x: np.ndarray, h: np.ndarray) -> np.ndarray:
         """g at every (row of x, row of h), shape (batch, L, m), float64."""
-        x = np.atleast_2d(as_real_array("x", x).astype(self.dtype))  # complex refused, not cut
-        h = as_real_array("h", h).astype(self.dtype)
+        x = self._rows(x)
+        h = as_float_array("h", h, dtype=self.dtype)   # finite reals (complex refused, not cut)
+        if h.ndim != 2 or h.shape[1] != self.h_samples.shape[1]:
+            raise ValueError(f"h must have shape (L, {self.h_samples.shape[1]}) (rows of samples like "
+                             f"h_samples), got {h.shape}")
         with torch.no_grad():
             value = self.g(torch.as_tensor(x), torch.as_tensor(h))
         if not isinstance(value, torch.Tensor):

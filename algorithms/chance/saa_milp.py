@@ -44,7 +44,12 @@ __all__ = ["SAAMILP"]
 
 @dataclass(frozen=True)
 class SAAMILP(Algorithm):
-    """The SAA big-M MILP; ``time_limit`` in seconds, ``mip_rel_gap`` HiGHS's optimality gap."""
+    """The SAA big-M MILP; ``time_limit`` in seconds, ``mip_rel_gap`` HiGHS's optimality gap.
+
+    ``time_limit`` is wall-clock time: a run it cuts (``MaxTime``) depends on the machine's load, so the same
+    seed can end ``Success`` on an idle machine and ``MaxTime`` on a busy one; for reproducible retcodes cap
+    the search with ``maxiters`` (HiGHS's node limit, ``MaxIters``) and a generous ``time_limit``.
+    """
 
     time_limit: float = 600.0
     mip_rel_gap: float = 1e-6

@@ -538,6 +538,21 @@ ROUND8 = [
     BadInput(collect_feasible_points, lambda: collect_feasible_points(_ccp(g=lambda x, h: _g(x.detach(), h)),
                                                                       n_points=2),
              ValueError, ("g", "gradient"), "g-detached"),
+    # heldout8 phase 2 (E): a short grad_f was blamed on hess_f alone
+    BadInput(second_order_guidance, lambda: second_order_guidance(torch.ones(1, 1, dtype=torch.float64),
+                                                                  torch.zeros(1, 2, 2, dtype=torch.float64),
+                                                                  beta=1.0, sigma2=1.0),
+             ValueError, ("grad_f", "hess_f"), "grad-f-short"),
+    BadInput(LinearStructure, lambda: LinearStructure(np.ones(2), np.ones((3, 1, 3)), np.ones((3, 1))),
+             ValueError, ("cost", "A", "b"), "cost-short-all-named"),
+    BadInput(ChanceConstrainedProblem.objective, lambda: _ccp().objective(np.array([[np.nan, 0.0]])),
+             ValueError, ("x",), "x-nan"),
+    BadInput(ChanceConstrainedProblem.objective, lambda: _ccp().objective(np.zeros((1, 3))), ValueError,
+             ("x",), "x-width"),
+    BadInput(ChanceConstrainedProblem.constraints,
+             lambda: _ccp().constraints(np.zeros((1, 2)), np.zeros((3, 2))), ValueError, ("h",), "h-width"),
+    BadInput(VPSchedule.beta, lambda: VPSchedule().beta(torch.zeros(2, device="meta")), ValueError,
+             ("t", "meta"), "meta"),
     BadInput(min_samples, lambda: min_samples(5e-324), ValueError, ("rho", "too small"), "rho-subnormal"),
     BadInput(scenario.scenario_count, lambda: scenario.scenario_count(1e-308, 2, 0.5), ValueError,
              ("rho", "too small"), "rho-tiny"),
@@ -575,6 +590,9 @@ def test_round8_python_types_and_solves_under_no_grad_and_inference_mode():
         np.testing.assert_array_equal(solve(lin, small, seed=0).x, reference.x)
     with torch.no_grad():
         assert len(diffusion.train_score(_mlp(), torch.zeros(4, 2, dtype=torch.float64), steps=2)) == 2
+    with torch.inference_mode():   # heldout8's class D: an inference tensor given to the guidance
+        x = torch.zeros(3, 1, dtype=torch.float64)
+    assert guidance_term(_gauss(), lambda z: z[:, 0], x, 0.5, beta=1.0)[0].shape == (3, 1)
 
 
 
