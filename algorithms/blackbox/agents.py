@@ -65,7 +65,8 @@ def _features(features) -> torch.Tensor:
 
 def _checked_features(features) -> torch.Tensor:
     """``_features`` with a fast path for what ``sample`` passes on (a finite float32 tensor of 13)."""
-    if (isinstance(features, torch.Tensor) and features.dtype == torch.float32
+    # not an inference-mode tensor (torch: "Inference tensors cannot be saved for backward"): the full path
+    if (isinstance(features, torch.Tensor) and features.dtype == torch.float32 and not features.is_inference()
             and features.shape == (N_FEATURES,) and bool(torch.isfinite(features).all())):
         return features
     return _features(features)

@@ -625,6 +625,10 @@ def test_round8_torch_tensors_from_users():
     loss = BlackBoxProblem(lambda x: torch.tensor(float(x @ x), requires_grad=True), BOX, 10)
     assert isinstance(solve(loss, RandomSearch(batch=5)).value, float)
     assert BlackBoxProblem(lambda x: 0.0, (torch.zeros(2, requires_grad=True), torch.ones(2)), 5).dim == 2
+    # heldout8's class D: torch's "Inference tensors cannot be saved for backward"
+    with torch.inference_mode():
+        features = torch.zeros(13)
+    assert WorkflowGenerator().logits(features, ()).shape == (len(grammar.TOKENS),)
 
 
 def test_round8_frozen_problems_hold_read_only_arrays():
