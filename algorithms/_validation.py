@@ -26,6 +26,19 @@ def _refuse_masked(name: str, value: Any) -> None:
                          f"(fill or drop the masked entries first)")
 
 
+def _refuse_bools_in_sequence(name: str, value: Any) -> None:
+    """A list/tuple holding a bool among numbers ([True, 0.5]): numpy makes it a float array and True a 1."""
+    if not isinstance(value, list | tuple):
+        return
+    stack = [value]
+    while stack:
+        for item in stack.pop():
+            if isinstance(item, bool | np.bool_):
+                raise TypeError(f"{name} must hold numbers, got the bool {item!r} among its entries")
+            if isinstance(item, list | tuple):
+                stack.append(item)
+
+
 def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None) -> np.ndarray:
     """``value`` as a finite float ndarray (float64 unless ``value`` is float32).
 
@@ -44,6 +57,7 @@ def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
         value = value.detach().cpu().numpy()
     _refuse_masked(name, value)
+    _refuse_bools_in_sequence(name, value)
     try:
         array = np.asarray(value)
     except Exception as exc:  # ragged lists and the like
@@ -84,6 +98,7 @@ def as_real_array(name: str, value: Any) -> np.ndarray:
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
         value = value.detach().cpu().numpy()
     _refuse_masked(name, value)
+    _refuse_bools_in_sequence(name, value)
     try:
         array = np.asarray(value)
     except Exception as exc:  # ragged lists and the like

@@ -499,6 +499,9 @@ ROUND8 = [
     BadInput(BlackBoxProblem, lambda: BlackBoxProblem(lambda x: 0.0, ([-1e308, 0.0], [1e308, 1.0]), 5),
              ValueError, ("bounds", "finite width"), "width-overflows"),
     BadInput(CMAES, lambda: CMAES(sigma0=1e300), ValueError, ("sigma0",), "sigma0-huge"),
+    # a bool among numbers in a list: numpy made it a float array, True a 1 (shared as_real_array)
+    BadInput(decode_action, lambda: decode_action("pso.inertia", [True, 0.5, 0.5]), TypeError, ("action",),
+             "bool-in-list"),
     # heldout8 phase 2 (G): -inf lies below every optimum; it was clipped to a regret of 0
     BadInput(normalized_regret, lambda: normalized_regret(-math.inf, BlackBoxProblem(
         lambda x: 0.0, BOX, 5, optimum=0.0, f_ref=2.0)), ValueError, ("value",), "minus-inf"),
