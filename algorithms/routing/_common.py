@@ -40,7 +40,7 @@ def finish(
     monitor = IterationMonitor(options, total=1, desc=name)
     stop = monitor.record(iteration=int(iterations), value=float(value) if value is not None else math.nan)
     monitor.close()
-    if stop and iterations > 0 and retcode in (RetCode.Success, RetCode.MaxIters, RetCode.MaxTime):
+    if stop and options.maxiters != 0 and retcode in (RetCode.Success, RetCode.MaxIters, RetCode.MaxTime):
         retcode = RetCode.Terminated  # the callback asked to stop (HGS's capped run kept MaxIters)
     return Solution(
         x=x,

@@ -583,3 +583,14 @@ def test_heldout8_hgs_retcode_does_not_depend_on_the_clock():
     for runtime in (1e-3, 5.0):
         sol = solve(random_cvrp(6, seed=0), HGS(runtime=runtime), maxiters=50, seed=1)
         assert sol.retcode is RetCode.MaxIters
+
+
+def test_round8_stop_request_with_no_move_is_terminated():
+    # #43 round 8 (regression found by re-running heldout7): the rule "not at maxiters=0" was keyed on the
+    # iteration count, so NN+2-opt on a CVRP whose construction needed no 2-opt move (0 moves) kept Success
+    # when the callback asked to stop
+    from algorithms.routing.nn2opt import NearestNeighbor2Opt
+
+    instance = CVRPInstance(SQ, [0, 1, 1, 1], 2)
+    assert solve(instance, NearestNeighbor2Opt(), callback=lambda r: True).retcode is RetCode.Terminated
+    assert solve(instance, NearestNeighbor2Opt(), maxiters=0, callback=lambda r: True).retcode is RetCode.MaxIters
