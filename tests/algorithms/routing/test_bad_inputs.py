@@ -593,4 +593,5 @@ def test_round8_stop_request_with_no_move_is_terminated():
 
     instance = CVRPInstance(SQ, [0, 1, 1, 1], 2)
     assert solve(instance, NearestNeighbor2Opt(), callback=lambda r: True).retcode is RetCode.Terminated
-    assert solve(instance, NearestNeighbor2Opt(), maxiters=0, callback=lambda r: True).retcode is RetCode.MaxIters
+    capped = solve(instance, NearestNeighbor2Opt(), maxiters=0, callback=lambda r: True)
+    assert capped.retcode is RetCode.MaxIters
