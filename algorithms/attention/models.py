@@ -54,6 +54,8 @@ def _check_tokens(X, d: int, dtype: torch.dtype | None = None) -> torch.Tensor:
     if dtype is not None and X.dtype != dtype:
         raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
     check_finite_data("X", X)  # NaN tokens gave a NaN prediction in silence (as nets' attention refuses)
+    if X.is_inference() and not torch.is_inference_mode_enabled():
+        X = X.clone()  # an inference-mode tensor outside inference mode: torch refused it for autograd
     return X
 
 

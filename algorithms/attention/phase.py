@@ -50,6 +50,8 @@ def _check_alpha(alpha) -> float:
 def learnable(gamma: float, alpha: float, beta: float = 1.0) -> bool:
     """True when √(1 − γ²) > ψ(α, β): the oracle is Bayes-optimal in the limit (Proposition 2(A)).
 
+    ``gamma`` in (0, 1), ``alpha`` >= 0 (α = 0 is L = 2: ψ = 0, so every γ < 1 is learnable), ``beta`` > 0.
+
     >>> learnable(0.5, 0.3), learnable(0.8, 0.3)
     (True, False)
     """

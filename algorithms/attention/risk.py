@@ -61,6 +61,9 @@ def _check_problem(problem) -> SingleLocationProblem:
 def thermodynamics(alpha: float, beta: float) -> dict[str, float]:
     """The REM quantities β_c = √(2α), ψ and r at length exponent ``alpha`` and inverse temperature ``beta``.
 
+    ``alpha`` >= 0 (α = log(L − 1)/d; α = 0 is L = 2, one noise token, which every problem with L = 2 passes
+    here: β_c = ψ = r = 0, the frozen phase for every β > 0); ``beta`` > 0.
+
     >>> thermodynamics(0.5, 2.0)
     {'beta_crit': 1.0, 'psi': 1.0, 'r': 1.0, 'frozen': True}
     >>> thermodynamics(0.5, 0.5)

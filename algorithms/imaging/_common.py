@@ -39,7 +39,7 @@ def prepare(problem: InverseProblem, npn: NPN | None) -> torch.Tensor | None:
 def objective(problem: InverseProblem, prior: Any, npn: NPN | None, prediction: torch.Tensor | None,
               x: torch.Tensor) -> float:
     """½‖Hx − y‖² + γ/2‖G(y) − Sx‖² + h(x) (h = the prior's penalty; 0 for a denoiser)."""
-    value = 0.5 * float(((problem.operator.forward(x) - problem.y) ** 2).sum()) + float(prior.value(x))
+    value = 0.5 * float(((problem.operator.apply(x) - problem.y) ** 2).sum()) + float(prior.value(x))
     if npn is not None:
         value += npn.value(x, prediction)
     return value

@@ -66,9 +66,12 @@ class PnPADMM(Algorithm):
         object.__setattr__(self, "cg_iters", check_positive_int("cg_iters", self.cg_iters))  # np ints too
 
     def _normal(self, problem: InverseProblem, x: torch.Tensor) -> torch.Tensor:
-        out = problem.operator.normal(x) + self.penalty * x
+        # the unchecked maps: a CG iterate that overflowed must reach the solve's Diverged, not an error
+        H = problem.operator
+        out = H.apply_adjoint(H.apply(x)) + self.penalty * x
         if self.npn is not None:
-            out = out + self.npn.gamma * self.npn.projection.adjoint(self.npn.projection.forward(x))
+            S = self.npn.projection
+            out = out + self.npn.gamma * S.apply_adjoint(S.apply(x))
         return out
 
     def x_step(self, problem: InverseProblem, x: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:

@@ -89,11 +89,13 @@ class NullSpaceNet(_CheckedState):
             raise TypeError(f"X must be a real floating (or integer) tensor of measurements, got dtype "
                             f"{X.dtype}")
         check_finite_data("X", X)  # NaN measurements gave a NaN prediction in silence
+        if X.is_inference() and not torch.is_inference_mode_enabled():
+            X = X.clone()  # an inference-mode tensor outside inference mode: torch refused it for autograd
         dtype = self.body[0].weight.dtype
         y = X.to(dtype).reshape(X.shape[0], *self.operator.measurement_shape)
         z = self.operator.adjoint(y) * self.scale
         image = z + self.body(z[:, None])[:, 0]
-        return self.projection.forward(image).reshape(X.shape[0], self.out_features)  # -1: no empty batch
+        return self.projection.apply(image).reshape(X.shape[0], self.out_features)  # -1: no empty batch
 
 
 class ResidualDenoiser(_CheckedState):
@@ -117,5 +119,7 @@ class ResidualDenoiser(_CheckedState):
         if x.device != weight.device:
             raise ValueError(f"x must be on the network's device {weight.device}, got {x.device}")
         check_finite_data("x", x)  # a NaN image gave a NaN image in silence
+        if x.is_inference() and not torch.is_inference_mode_enabled():
+            x = x.clone()  # an inference-mode tensor outside inference mode: torch refused it for autograd
         x = x.to(weight.dtype)
         return x - self.body(x[:, None])[:, 0]

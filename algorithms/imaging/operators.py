@@ -36,6 +36,7 @@ import torch
 from algorithms._validation import (
     C_INT_MAX,
     _refuse_masked,
+    check_finite_data,
     check_fits_memory,
     check_positive,
     check_positive_int,
@@ -117,9 +118,9 @@ class LinearOperator:
 
     Subclasses implement ``_forward`` and ``_adjoint`` on tensors with one batch dimension (one left
     out raises NotImplementedError when used, never a stand-in map);
-    ``forward``/``adjoint`` check the type, dtype and shape of their input but not its finiteness: a
-    linear map sends NaN to NaN as torch's own layers do, and the solvers' divergence checks must see a
-    blown-up iterate's image rather than an error;
+    ``forward``/``adjoint`` check the type, dtype, shape and finiteness of their input (NaN/inf named);
+    ``apply``/``apply_adjoint`` skip the finiteness check (the solvers' maps: their divergence tests must
+    see a blown-up iterate's image rather than an error);
     ``in_features`` (= h·w) and ``out_features`` (= the measurement count) are the matrix sizes.
     """
 
@@ -158,24 +159,37 @@ class LinearOperator:
         return value.reshape(-1, *trailing), batch
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """H x for images ``x`` of shape ``(*batch, h, w)``."""
-        flat, batch = self._check("x", x, self.image_shape)
-        if flat.shape[0] == 0:  # an empty batch: the FFT and reshape kernels fail on 0 rows
-            return flat.new_zeros((*batch, *self.measurement_shape))
-        return self._forward(flat).reshape(*batch, *self.measurement_shape)
+        """H x for finite images ``x`` of shape ``(*batch, h, w)``."""
+        if isinstance(x, torch.Tensor) and x.is_floating_point():  # other types: apply's TypeError names x
+            check_finite_data("x", x)  # a NaN image gave all-NaN measurements in silence
+        return self.apply(x)
 
     def adjoint(self, y: torch.Tensor) -> torch.Tensor:
-        """Hᵀ y for measurements ``y`` of shape ``(*batch, *measurement_shape)``."""
-        flat, batch = self._check("y", y, self.measurement_shape)
-        if flat.shape[0] == 0:
-            return flat.new_zeros((*batch, *self.image_shape))
-        return self._adjoint(flat).reshape(*batch, *self.image_shape)
+        """Hᵀ y for finite measurements ``y`` of shape ``(*batch, *measurement_shape)``."""
+        if isinstance(y, torch.Tensor) and y.is_floating_point():
+            check_finite_data("y", y)
+        return self.apply_adjoint(y)
 
     __call__ = forward
 
     def normal(self, x: torch.Tensor) -> torch.Tensor:
         """HᵀH x."""
         return self.adjoint(self.forward(x))
+
+    def apply(self, x: torch.Tensor) -> torch.Tensor:
+        """H x with the type, dtype and shape checks of :meth:`forward` but not its finiteness check: the
+        solvers' map, whose divergence tests must see a blown-up iterate's image, not an error."""
+        flat, batch = self._check("x", x, self.image_shape)
+        if flat.shape[0] == 0:  # an empty batch: the FFT and reshape kernels fail on 0 rows
+            return flat.new_zeros((*batch, *self.measurement_shape))
+        return self._forward(flat).reshape(*batch, *self.measurement_shape)
+
+    def apply_adjoint(self, y: torch.Tensor) -> torch.Tensor:
+        """Hᵀ y as :meth:`apply` (no finiteness check)."""
+        flat, batch = self._check("y", y, self.measurement_shape)
+        if flat.shape[0] == 0:
+            return flat.new_zeros((*batch, *self.image_shape))
+        return self._adjoint(flat).reshape(*batch, *self.image_shape)
 
     def matrix(self, dtype: torch.dtype = torch.float64) -> torch.Tensor:
         """The dense matrix (out_features, in_features), built column by column (small operators)."""
@@ -441,7 +455,7 @@ class Radon(LinearOperator):
                                          or np.issubdtype(array.dtype, np.floating)):
             raise TypeError(f"angles must be a sequence of degrees (real numbers), got "
                             f"{type(angles).__name__} {angles!r}")
-        if array.ndim > 1:  # a 2-D array would be flattened into a list of angles in silence
+        if array.ndim != 1:  # a 2-D array was flattened into angles, a scalar taken as one, in silence
             raise ValueError(f"angles must be a 1-D sequence of degrees, got shape {array.shape}")
         angles = array.astype(np.float64).reshape(-1)
         if angles.size < 1 or not np.all(np.isfinite(angles)):

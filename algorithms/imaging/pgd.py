@@ -65,7 +65,7 @@ class PnPPGD(Algorithm):
     def step(self, problem: InverseProblem, x: torch.Tensor, prediction: torch.Tensor | None) -> torch.Tensor:
         """One iteration of the update rule from ``x``."""
         H = problem.operator
-        grad = H.adjoint(H.forward(x) - problem.y)
+        grad = H.apply_adjoint(H.apply(x) - problem.y)  # unchecked maps: a blow-up is the solve's Diverged
         if self.npn is not None:
             grad = grad + self.npn.gradient(x, prediction)
         point = x - self.lr * grad

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch.nn import functional as nn_functional
 
-from algorithms._validation import check_count, check_nonnegative
+from algorithms._validation import check_count, check_finite_data, check_nonnegative
 
 __all__ = ["DenoiserPrior", "SubspacePrior", "TVPrior", "total_variation"]
 
@@ -33,8 +33,7 @@ def _check_image_batch(x: Any) -> None:
                         f"{type(x).__name__} {tuple(getattr(x, 'shape', ()))}")
     # NaN pixels: the prox answered NaN images and total_variation 0 (NaN > 0 is False); the solvers hand a
     # non-finite step to no prior (they stop with Diverged first)
-    if x.device.type != "meta" and not bool(torch.isfinite(x).all()):
-        raise ValueError("x contains NaN or inf entries")
+    check_finite_data("x", x)  # a meta tensor too (total_variation returned a meta tensor)
 
 
 def _gradient(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

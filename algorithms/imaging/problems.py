@@ -153,9 +153,9 @@ class NPN:
     def gradient(self, x: torch.Tensor, prediction: torch.Tensor) -> torch.Tensor:
         """∇ of γ/2 ‖G(y) − Sx‖²: γ Sᵀ(Sx − G(y)), for one image ``x`` and ``prediction = predict(y)``."""
         self._check_pair(x, prediction)
-        return self.gamma * self.projection.adjoint(self.projection.forward(x) - prediction)
+        return self.gamma * self.projection.apply_adjoint(self.projection.apply(x) - prediction)
 
     def value(self, x: torch.Tensor, prediction: torch.Tensor) -> float:
         """γ/2 ‖G(y) − Sx‖² for one image ``x`` and ``prediction = predict(y)``."""
         self._check_pair(x, prediction)
-        return 0.5 * self.gamma * float(((self.projection.forward(x) - prediction) ** 2).sum())
+        return 0.5 * self.gamma * float(((self.projection.apply(x) - prediction) ** 2).sum())

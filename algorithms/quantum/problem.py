@@ -296,4 +296,5 @@ def check_copies_per_basis(value: Any) -> int | None:
         raise TypeError(f"copies_per_basis must be an int >= 2 or None, got {type(value).__name__} {value!r}")
     if value < 2:
         raise ValueError(f"copies_per_basis must be an int >= 2 or None, got {value}")
-    return int(value)
+    # a count of copies, as the budget: at most 2**31 − 1 (2**64 was accepted at construction)
+    return check_count("copies_per_basis", value, 2)

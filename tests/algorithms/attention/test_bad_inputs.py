@@ -317,3 +317,16 @@ def test_round8_astronomical_lengths_and_overflow():
     # the direct product is kept below 2**1023: the documented value is unchanged
     mid = pb.SingleLocationProblem(d=40, L=1 + round(np.exp(0.2 * 40)), gamma=0.6)
     assert 0.0 <= risk.top_score_probability(mid) <= 1.0
+
+
+def test_heldout8_phase2_inference_tensors_and_alpha_zero():
+    """#43 round 8, held-out: an inference-mode X reached torch's "cannot be saved for backward"; α = 0 is
+    L = 2 (documented): thermodynamics gives β_c = ψ = r = 0 and learnable is True for every γ < 1."""
+    with torch.inference_mode():
+        X = torch.zeros(2, 3, 4, dtype=torch.float64)
+    assert models.SoftmaxAttention(4)(X).shape == (2, 1)
+    assert models.ErfAttention(4)(X).shape == (2, 1)
+    assert risk.thermodynamics(0.0, 1.0) == {"beta_crit": 0.0, "psi": 0.0, "r": 0.0, "frozen": True}
+    assert phase.learnable(0.5, 0.0, 1.0)
+    two = pb.SingleLocationProblem(d=4, L=2, gamma=0.5)
+    assert two.alpha == 0.0 and 0.0 <= risk.locate_probability(two, 0.5) <= 1.0

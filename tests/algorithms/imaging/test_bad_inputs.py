@@ -598,3 +598,34 @@ def test_round8_projector_repr():
 
     assert repr(NullSpaceProjector(gaussian_cs((4, 4), 0.5, seed=0))) == \
         "NullSpaceProjector(image_shape=(4, 4), nullity=8)"
+
+
+def test_heldout8_phase2_operators_refuse_nan_meta_scalar_angles_and_inference_tensors():
+    """#43 round 8, held-out (phase 2): H(x) / Hᵀy of a NaN input answered NaN in silence (the solvers use the
+    unchecked apply/apply_adjoint); total_variation of a meta tensor returned a meta tensor; a scalar angle
+    was taken as one angle; ResidualDenoiser/NullSpaceNet refused an inference-mode tensor (torch's error)."""
+    from algorithms.imaging import (
+        NullSpaceNet,
+        Radon,
+        ResidualDenoiser,
+        complement_angles,
+        gaussian_cs,
+        qr_null_rows,
+        total_variation,
+    )
+
+    H = gaussian_cs((8, 8), 0.5, seed=0)
+    with pytest.raises(ValueError, match=r"\bx\b"):
+        H(torch.full((8, 8), float("nan"), dtype=torch.float64))
+    with pytest.raises(ValueError, match=r"\by\b"):
+        H.adjoint(torch.full((32,), float("inf"), dtype=torch.float64))
+    assert torch.isnan(H.apply(torch.full((8, 8), float("nan"), dtype=torch.float64))).all()
+    with pytest.raises(ValueError, match=r"\bx\b"):
+        total_variation(torch.zeros(8, 8, device="meta"))
+    for call in (lambda: Radon((8, 8), 1.0), lambda: complement_angles(Radon((8, 8), [0.0]), 1.0)):
+        with pytest.raises(ValueError, match="angles"):
+            call()
+    with torch.inference_mode():
+        images, measurements = torch.zeros(2, 8, 8), torch.zeros(2, 32)
+    assert ResidualDenoiser(2, 2)(images).shape == (2, 8, 8)
+    assert NullSpaceNet(H, qr_null_rows(H, 4, 0), 2, 2)(measurements).shape == (2, 4)

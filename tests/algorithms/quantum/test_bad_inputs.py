@@ -329,3 +329,10 @@ def test_round8_sizes_refused_before_building_and_half_precision_states():
     assert state_tolerance(np.float16) == 1e-2
     rho = np.array([[0.3, 0.1], [0.1, 0.7]], dtype=np.float16)   # trace 0.99976 in half precision
     assert abs(purity(rho) - 0.6) < 1e-2
+
+
+def test_heldout8_phase2_copies_per_basis_is_a_count():
+    """#43 round 8, held-out: copies_per_basis = 2**64 was accepted at construction."""
+    for make in (UniformAllocation, IncoherentSR):
+        with pytest.raises(ValueError, match="copies_per_basis"):
+            make(copies_per_basis=2**64)
