@@ -63,10 +63,11 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
         return monitor.record(iteration=k, value=fx, gap=gap)
 
     stats = Stats()
-    record(0, problem.f0, x0)
-    if maxiters == 0:
+    stop_at_start = record(0, problem.f0, x0)
+    if maxiters == 0 or stop_at_start:  # a stop request at x0 was ignored (a step, then Terminated)
         monitor.close()
-        return Solution(x=problem.x0.copy(), value=problem.f0, retcode=RetCode.MaxIters, stats=stats,
+        return Solution(x=problem.x0.copy(), value=problem.f0,
+                        retcode=RetCode.MaxIters if maxiters == 0 else RetCode.Terminated, stats=stats,
                         trace=monitor.trace)
     state = {"k": 0, "terminated": False}
 

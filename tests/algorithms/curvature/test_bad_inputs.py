@@ -368,3 +368,14 @@ def test_heldout8_step_helpers():
         sum_of_squared_abs_linear(np.ones((2, 2)), np.ones(3))
     with pytest.raises(TypeError, match=r"^G must be a number"):
         lcd3_stepsize(0.5, True)
+
+
+def test_round8_lbfgs_honours_a_stop_request_at_x0():
+    # #43 round 8: L-BFGS-B ignored the callback's stop request at the first record (x0): one step, then
+    # Terminated with iterations = 1
+    from algorithms.curvature import LBFGS, squared_lp_norm
+
+    problem = squared_lp_norm(3, np.array([1.0, -2.0]))
+    sol = solve(problem, LBFGS(), maxiters=5, callback=lambda record: True)
+    assert sol.retcode is RetCode.Terminated and sol.stats.iterations == 0
+    assert np.array_equal(sol.x, problem.x0)
