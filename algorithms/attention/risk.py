@@ -83,6 +83,8 @@ def thermodynamics(alpha: float, beta: float) -> dict[str, float]:
 def _overlap(value, name: str):
     """An overlap: a float in [-1, 1] (returned as float) or a tensor with entries there."""
     if isinstance(value, torch.Tensor):
+        if value.device.type == "meta":  # no data: torch's .item() error named nothing
+            raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
         ok = bool(torch.isfinite(value).all()) and not bool((value.abs() > 1.0 + 1e-9).any())
     elif isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
         raise TypeError(f"{name} must be a real number or a torch tensor, got {type(value).__name__}")

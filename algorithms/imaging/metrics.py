@@ -22,6 +22,8 @@ def _pair(estimate: Any, reference: Any) -> tuple[np.ndarray, np.ndarray]:
     pair = []
     for name, value in (("estimate", estimate), ("reference", reference)):
         if hasattr(value, "detach"):
+            if getattr(getattr(value, "device", None), "type", None) == "meta":  # torch's "no data!" else
+                raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
             value = value.detach().cpu().numpy()
         array = as_float_array(name, value, dtype=np.float64)  # strings, complex and NaN named
         if array.ndim != 2:

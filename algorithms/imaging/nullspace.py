@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_fits_memory, check_seed
+from algorithms._validation import check_finite_data, check_fits_memory, check_seed
 from algorithms.imaging.operators import (
     Blur,
     HighPass,
@@ -135,8 +135,7 @@ def pca_null_rows(operator: LinearOperator, p: int, images: torch.Tensor) -> Mat
     if images.ndim != 3 or tuple(images.shape[1:]) != operator.image_shape or images.shape[0] < 2:
         raise ValueError(f"images must have shape (k >= 2, {operator.image_shape[0]}, "
                          f"{operator.image_shape[1]}), got {tuple(images.shape)}")
-    if not bool(torch.isfinite(images).all()):  # the SVD below failed with LinAlgError, naming nothing
-        raise ValueError("images contains NaN or inf entries")
+    check_finite_data("images", images)  # NaN: the SVD's LinAlgError named nothing; meta: torch's .item()
     coefficients = images.reshape(images.shape[0], -1).to(torch.float64) @ basis  # (k, n - rank)
     coefficients = coefficients - coefficients.mean(0)
     _, _, vh = torch.linalg.svd(coefficients, full_matrices=True)
@@ -272,7 +271,6 @@ class NullSpaceProjector:
         if tuple(x.shape[-2:]) != self.image_shape:
             raise ValueError(f"x must have shape (*batch, {self.image_shape[0]}, {self.image_shape[1]}), "
                              f"got {tuple(x.shape)}")
-        if x.device.type != "meta" and not bool(torch.isfinite(x).all()):  # P x of a NaN image: all NaN
-            raise ValueError("x contains NaN or inf entries")
+        check_finite_data("x", x)  # P x of a NaN image: all NaN; of a meta tensor: a meta tensor
         flat = x.reshape(-1, math.prod(self.image_shape))
         return (flat @ self.matrix.to(x.dtype)).reshape(x.shape)

@@ -115,6 +115,8 @@ class NPN:
             raise TypeError(f"y must be a floating torch.Tensor (the measurements), got {type(y).__name__} "
                             f"{getattr(y, 'dtype', '')}")
         inputs = getattr(self.network, "in_features", y.numel())
+        if y.device.type == "meta":  # no data (torch's .item() error below)
+            raise ValueError("y is on the meta device (no data); move it to a real device")
         if y.numel() != inputs or not bool(torch.isfinite(y).all()):
             raise ValueError(f"y must hold {inputs} finite measurements (the network's in_features), got "
                              f"shape {tuple(y.shape)}" + ("" if y.numel() != inputs else " with NaN or inf"))
@@ -147,7 +149,8 @@ class NPN:
         if not isinstance(prediction, torch.Tensor) or tuple(prediction.shape) != shape:
             raise ValueError(f"prediction must be a tensor of shape {shape} (what predict(y) returns), got "
                              f"{type(prediction).__name__} {tuple(getattr(prediction, 'shape', ()))}")
-        if prediction.is_complex() or not bool(torch.isfinite(prediction).all()):
+        if prediction.is_complex() or prediction.device.type == "meta" \
+                or not bool(torch.isfinite(prediction).all()):
             raise ValueError("prediction must be real and finite (what predict(y) returns)")
 
     def gradient(self, x: torch.Tensor, prediction: torch.Tensor) -> torch.Tensor:

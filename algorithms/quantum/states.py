@@ -295,6 +295,8 @@ def measurement_probabilities(rho: Any, unitaries: Any) -> np.ndarray:
     """
     matrix = as_density_matrix(rho)
     _refuse_masked("unitaries", unitaries)
+    if getattr(getattr(unitaries, "device", None), "type", None) == "meta":  # numpy's error named nothing
+        raise ValueError("unitaries is on the meta device (no data); move it to a real device")
     array = np.asarray(unitaries)
     if array.dtype == bool or array.dtype == object or not np.issubdtype(array.dtype, np.number):
         raise TypeError(f"unitaries must be a numeric (real or complex) array, got dtype {array.dtype}")

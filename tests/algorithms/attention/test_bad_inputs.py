@@ -330,3 +330,12 @@ def test_heldout8_phase2_inference_tensors_and_alpha_zero():
     assert phase.learnable(0.5, 0.0, 1.0)
     two = pb.SingleLocationProblem(d=4, L=2, gamma=0.5)
     assert two.alpha == 0.0 and 0.0 <= risk.locate_probability(two, 0.5) <= 1.0
+
+
+def test_heldout8_phase2_meta_overlaps_named():
+    p = pb.SingleLocationProblem(d=6, L=4, gamma=0.6)
+    meta = torch.zeros((), device="meta", dtype=torch.float64)
+    for call in (lambda: risk.locate_probability(p, meta), lambda: risk.mean_field_risk(p, meta, 0.5),
+                 lambda: risk.top_score_probability(p, meta)):
+        with pytest.raises(ValueError, match=r"\bmu\b.*meta"):
+            call()

@@ -629,3 +629,28 @@ def test_heldout8_phase2_operators_refuse_nan_meta_scalar_angles_and_inference_t
         images, measurements = torch.zeros(2, 8, 8), torch.zeros(2, 32)
     assert ResidualDenoiser(2, 2)(images).shape == (2, 8, 8)
     assert NullSpaceNet(H, qr_null_rows(H, 4, 0), 2, 2)(measurements).shape == (2, 4)
+
+
+def test_heldout8_phase2_meta_tensors_named_everywhere():
+    """#43 round 8 (the held-out report's class B, swept over the family): meta tensors reached torch's
+    ".item() cannot be called on meta tensors" or came back as meta results."""
+    from algorithms.imaging import (
+        NPN,
+        NullSpaceNet,
+        NullSpaceProjector,
+        gaussian_cs,
+        pca_null_rows,
+        psnr,
+        qr_null_rows,
+    )
+
+    H = gaussian_cs((8, 8), 0.5, seed=0)
+    meta = torch.zeros(8, 8, device="meta", dtype=torch.float64)
+    S = qr_null_rows(H, 4, 0)
+    for name, call in (("x", lambda: NullSpaceProjector(H)(meta)),
+                       ("images", lambda: pca_null_rows(H, 2, torch.zeros(3, 8, 8, device="meta"))),
+                       ("estimate", lambda: psnr(meta, np.zeros((8, 8)))),
+                       ("y", lambda: NPN(S, NullSpaceNet(H, S, 2, 2), 0.1).predict(
+                           torch.zeros(32, device="meta", dtype=torch.float64)))):
+        with pytest.raises(ValueError, match=rf"\b{name}\b.*meta"):
+            call()

@@ -336,3 +336,10 @@ def test_heldout8_phase2_copies_per_basis_is_a_count():
     for make in (UniformAllocation, IncoherentSR):
         with pytest.raises(ValueError, match="copies_per_basis"):
             make(copies_per_basis=2**64)
+
+
+def test_heldout8_phase2_meta_unitaries_named():
+    import torch
+
+    with pytest.raises(ValueError, match=r"\bunitaries\b.*meta"):
+        measurement_probabilities(MIXED, torch.zeros(2, 2, device="meta"))
