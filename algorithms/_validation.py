@@ -870,3 +870,15 @@ def check_module_load(module: Any, state_dict: Any, strict: Any = True, assign: 
     strict, assign = check_bool("strict", strict), check_bool("assign", assign)
     check_module_state_fits(module, state_dict, strict, where)
     return strict, assign
+
+
+def outside_inference(value: Any) -> Any:
+    """``value``, or a clone of it when it is a tensor made under ``torch.inference_mode()`` and used outside
+    it: a module whose parameters require grad saves its input for backward, and torch refuses an inference
+    tensor there ("Inference tensors cannot be saved for backward"); the clone is a normal tensor of the
+    same values (torch's own advice). Free for any other input."""
+    import torch
+
+    if isinstance(value, torch.Tensor) and value.is_inference() and not torch.is_inference_mode_enabled():
+        return value.clone()
+    return value

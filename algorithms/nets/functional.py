@@ -100,6 +100,9 @@ def flatten_params(params: Params) -> tuple[torch.Tensor, Callable[[torch.Tensor
             # an int vector would come back as int parameters, a complex one would be cast later
             raise TypeError(f"the flat parameter vector theta must be a real floating tensor (the parameters "
                             f"are {theta.dtype}), got {vector.dtype}")
+        # a NaN/inf or meta theta came back as NaN / data-less parameters; skipped under vmap (torch.func's
+        # grad, jacrev, jacfwd and hessian pass it)
+        check_finite_data("theta", vector)
         chunks = torch.split(vector, sizes)
         return {k: c.reshape(s) for k, c, s in zip(keys, chunks, shapes)}
 
@@ -126,6 +129,9 @@ def flat_forward(module: torch.nn.Module) -> tuple[torch.Tensor, Callable[[torch
     theta, unflatten = flatten_params(params)
 
     def forward(vector: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
+        if not isinstance(vector, torch.Tensor):     # a str or None reached .dtype (AttributeError)
+            raise TypeError(f"theta must be a flat parameter tensor of shape ({theta.numel()},), got "
+                            f"{type(vector).__name__}")
         if vector.dtype != theta.dtype:  # torch's matmul error names neither θ nor the module
             raise TypeError(f"theta must have the module's dtype {theta.dtype}, got {vector.dtype} "
                             "(convert one of them with .to(...))")

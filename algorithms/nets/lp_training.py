@@ -62,6 +62,7 @@ from scipy.optimize import least_squares
 from algorithms._validation import (
     as_float_array,
     check_choice,
+    check_finite_data,
     check_fits_memory,
     check_nonnegative,
     check_positive,
@@ -96,6 +97,8 @@ def smoothed_lp(t, p: float, eps: float):
     eps = check_positive("eps", eps)
     if not isinstance(t, torch.Tensor):
         t = as_float_array("t", t)
+    else:       # NaN/inf (or a meta tensor) came out as a NaN/inf/meta penalty; skipped under torch.func.vmap
+        check_finite_data("t", t)
     return ((t * t + eps * eps) ** (p / 2) - eps**p).sum()
 
 

@@ -42,6 +42,7 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     check_torch_dtype,
+    outside_inference,
 )
 from algorithms.nets.two_layer import ACTIVATIONS
 
@@ -186,6 +187,7 @@ class MLP(_Network):
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         self._check_input(X, self.W0.dtype)
+        X = outside_inference(X)    # an inference-mode input: torch could not save it for backward
         h = X
         depth = len(self.sizes) - 1
         for layer in range(depth):
@@ -242,6 +244,7 @@ class CNN(_Network):
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         self._check_input(X, self.K.dtype)
+        X = outside_inference(X)    # an inference-mode input: torch could not save it for backward
         feature = self.act(torch.nn.functional.conv1d(X, self.K, self.c))
         return feature.reshape(feature.shape[0], -1) @ self.W.T + self.b
 
@@ -281,6 +284,7 @@ class SoftmaxAttention(_Network):
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         self._check_input(X, self.Wq.dtype)
+        X = outside_inference(X)    # an inference-mode input: torch could not save it for backward
         scores = (X @ self.Wq) @ (X @ self.Wk).transpose(-1, -2) / math.sqrt(self.dim)
         Z = torch.softmax(scores, dim=-1) @ (X @ self.Wv)
         return self.act(Z).mean(dim=-2) @ self.Wo.T + self.bo

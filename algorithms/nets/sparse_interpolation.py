@@ -61,6 +61,7 @@ from algorithms._validation import (
     check_choice,
     check_finite_real,
     check_nonnegative,
+    check_positive,
     check_positive_int,
     store_plain_scalars,
 )
@@ -646,7 +647,7 @@ class BruteForceVp(Algorithm):
     subset of the candidates (:func:`candidate_knots`, plus ``extra_knots``),
     solves the interpolation system exactly, and keeps the smallest ``V_p``
     (``p = 0``: fewest knots). Exponential in ``N``; ``max_points`` guards it.
-    ``Solution.original`` holds every minimizer (within relative ``rtol``) as a
+    ``Solution.original`` holds every minimizer (within relative ``rtol`` > 0) as a
     list of CPWL functions, the ground truth for uniqueness and sparsity checks.
     ``maxiters`` caps the subsets tried (``MaxIters`` when it bites).
 
@@ -672,7 +673,9 @@ class BruteForceVp(Algorithm):
             else np.zeros(0)
         object.__setattr__(self, "extra_knots", tuple(float(t) for t in extra))
         check_positive_int("max_points", self.max_points)
-        check_nonnegative("rtol", self.rtol)
+        # > 0: minimizers are kept within rtol·best; at 0 only bit-equal values would tie, and two
+        # interpolants of equal V_p computed by different solves differ in the last bits
+        check_positive("rtol", self.rtol)
 
 
 @_dispatch

@@ -33,6 +33,7 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     check_torch_dtype,
+    outside_inference,
 )
 from algorithms.nets.functional import functional_forward
 
@@ -122,6 +123,7 @@ class TwoLayerReLU(torch.nn.Module):
         """Hidden-layer features σ(X Wᵀ + b) of the module's weights, shape (n, width)."""
         # the last axis and the dtype only: under torch.func.vmap a sample arrives without its batch axis
         self._check_X(X, self.W)
+        X = outside_inference(X)    # an inference-mode input: torch could not save it for backward
         return _features(self.W, self.b, X, ACTIVATIONS[self.activation])
 
     def _check_X(self, X: Any, weight: torch.Tensor) -> None:
@@ -193,3 +195,5 @@ class TwoLayerReLU(torch.nn.Module):
             if value.shape != p.shape:
                 raise ValueError(f"params[{name!r}] must have shape {tuple(p.shape)}, "
                                  f"got {tuple(value.shape)}")
+            # a NaN/inf or meta parameter came out as NaN features/outputs; skipped under torch.func.vmap
+            check_finite_data(f"params[{name!r}]", value)

@@ -238,6 +238,10 @@ _NOT_PICKLED = frozenset({"_hooks", "_active_ids", "_optimizer_step_pre_hooks", 
                           "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks"})
 
 
+#: the entries BlockOptimizer.state_dict() writes (a hand-edited one without 'state' reached a bare KeyError)
+_SAVED_KEYS = ("state", "param_groups", "base", "schedule")
+
+
 class BlockOptimizer(torch.optim.Optimizer):
     """Block coordinate descent (BAdam) with optional landscape expansion (BREAD-SGD / sign).
 
@@ -273,7 +277,8 @@ class BlockOptimizer(torch.optim.Optimizer):
             raise ValueError(f"order must be one of {list(ORDERS)}, got {order!r}")
         if expansion not in EXPANSIONS:
             raise ValueError(f"expansion must be one of {list(EXPANSIONS)}, got {expansion!r}")
-        expansion_lr_scale = check_nonnegative("expansion_lr_scale", expansion_lr_scale)
+        # > 0: β = expansion_lr_scale·lr moves the inactive blocks; 0 would be expansion="none" with hooks
+        expansion_lr_scale = check_positive("expansion_lr_scale", expansion_lr_scale)
         lr = check_positive("lr", lr)
         self.seed = check_seed(seed)
         named, self._every_named = _named_parameters(params)
@@ -438,8 +443,11 @@ class BlockOptimizer(torch.optim.Optimizer):
         return out
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        if not isinstance(state_dict, dict) or "base" not in state_dict or "schedule" not in state_dict:
-            raise ValueError("state_dict must be a BlockOptimizer.state_dict() (with 'base' and 'schedule')")
+        if not isinstance(state_dict, dict) or any(k not in state_dict for k in _SAVED_KEYS):
+            got = (f"one without {sorted(set(_SAVED_KEYS) - set(state_dict))}" if isinstance(state_dict, dict)
+                   else type(state_dict).__name__)
+            raise ValueError(f"state_dict must be a BlockOptimizer.state_dict() (with 'state', "
+                             f"'param_groups', 'base' and 'schedule'), got {got}")
         schedule = state_dict["schedule"]
         if not isinstance(schedule, dict):
             raise TypeError(f"state_dict['schedule'] must be a dict (the block position), got "
@@ -467,12 +475,12 @@ class BlockOptimizer(torch.optim.Optimizer):
         self._base_optimizer.load_state_dict(state_dict["base"])
 
     def _check_own_groups(self, state_dict: dict[str, Any]) -> None:
-        """The saved group's ``lr`` > 0 and ``expansion_lr_scale`` >= 0, as the constructor checks them."""
+        """The saved group's ``lr`` > 0 and ``expansion_lr_scale`` > 0, as the constructor checks them."""
         groups = state_dict.get("param_groups")
         if not isinstance(groups, list) or len(groups) != 1 or not isinstance(groups[0], dict):
             raise ValueError(f"state_dict['param_groups'] must hold the one parameter group of a "
                              f"BlockOptimizer, got {groups!r:.80}")
-        for key, check in (("lr", check_positive), ("expansion_lr_scale", check_nonnegative)):
+        for key, check in (("lr", check_positive), ("expansion_lr_scale", check_positive)):
             if key not in groups[0]:
                 raise ValueError(f"state_dict['param_groups'][0] lacks {key!r}")
             check(f"state_dict['param_groups'][0][{key!r}]", groups[0][key])
@@ -608,7 +616,7 @@ class BlockCoordinateDescent(Algorithm):
             raise ValueError(f"order must be one of {list(ORDERS)}, got {self.order!r}")
         if self.expansion not in EXPANSIONS:
             raise ValueError(f"expansion must be one of {list(EXPANSIONS)}, got {self.expansion!r}")
-        check_nonnegative("expansion_lr_scale", self.expansion_lr_scale)
+        check_positive("expansion_lr_scale", self.expansion_lr_scale)   # > 0, as BlockOptimizer
         check_nonnegative("weight_decay", self.weight_decay)
         if self.blocks is not None and (isinstance(self.blocks, str) or not isinstance(self.blocks, tuple)):
             raise TypeError(f"blocks must be None or a tuple of patterns / name lists, got {self.blocks!r}")

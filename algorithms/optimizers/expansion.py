@@ -39,6 +39,7 @@ from algorithms._validation import (
     check_module_state_fits,
     check_positive_int,
     check_seed,
+    outside_inference,
 )
 
 __all__ = ["LowRankExpansion"]
@@ -96,4 +97,5 @@ class LowRankExpansion(torch.nn.Module):
             raise TypeError(f"x must have dtype {self.V.dtype} (the layer's parameters), got {x.dtype}")
         check_device("x", x, self.V)
         check_finite_data("x", x)
+        x = outside_inference(x)    # an inference-mode input: torch could not save it for backward
         return self.linear(x) + (x @ self.V.T) @ self.U.T

@@ -35,6 +35,7 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     check_seed,
+    outside_inference,
 )
 
 __all__ = ["MLP", "Transformer"]
@@ -107,6 +108,7 @@ class MLP(nn.Module):
                             f"got {x.dtype}")
         check_device("x", x, self.embed.weight)
         check_finite_data("x", x)     # torch answers NaN logits for a NaN input, in silence
+        x = outside_inference(x)      # an inference-mode input: torch could not save it for backward
         h = self.embed(x)
         for block in self.blocks:
             h = h + self.residual_multiplier * torch.relu(block(h))
@@ -201,6 +203,7 @@ class Transformer(nn.Module):
         if tokens.numel() and (int(tokens.min()) < 0 or int(tokens.max()) >= self.vocab_size):
             raise ValueError(f"tokens must lie in [0, vocab_size) = [0, {self.vocab_size}), got values in "
                              f"[{int(tokens.min())}, {int(tokens.max())}]")
+        tokens = outside_inference(tokens)   # an inference-mode input: torch could not save it for backward
         positions = torch.arange(tokens.shape[1], device=tokens.device)
         h = self.token_embedding(tokens) + self.position_embedding(positions)
         for block in self.blocks:

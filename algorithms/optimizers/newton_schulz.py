@@ -147,12 +147,16 @@ def _newton_schulz_many(matrices: list[torch.Tensor], a: float, b: float, c: flo
 def singular_value_map(sigma, ns_coefficients=QUINTIC_COEFFICIENTS, ns_steps: int = 5) -> np.ndarray:
     """The scalar map ``newton_schulz`` applies to each normalized singular value: p∘…∘p (float64).
 
+    ``sigma``: one value or a 1-D array of normalized singular values in [0, 1] (σ/‖X‖_F).
+
     >>> singular_value_map([0.0, 1.0], ns_steps=1).round(4).tolist()
     [0.0, 0.701]
     """
     a, b, c = _check_coefficients(ns_coefficients)
     ns_steps = _check_steps(ns_steps)
     s = as_real_array("sigma", sigma)
+    if s.ndim > 1:      # singular values are a vector; a matrix here is usually the matrix itself
+        raise ValueError(f"sigma must be a 1-D array of singular values (or one value), got shape {s.shape}")
     if not np.all(np.isfinite(s)):
         raise ValueError("sigma must be finite")
     if np.any(s < 0):   # singular values (normalized) are >= 0; the odd polynomial would hide the sign

@@ -100,6 +100,9 @@ def param_groups(model: nn.Module, optimizer: str, lr: float, *, base_width: int
                  block_size: int | None = None) -> list[dict[str, Any]]:
     """One torch parameter group per parameter of ``model``, with its scaled ``lr``.
 
+    ``lr`` >= 0, torch's rule (``lr = 0`` gives groups of lr 0, as a scheduler's warm-up from 0 does: each
+    group's lr is ``lr`` times its multiplier).
+
     ``model`` needs ``width``, ``depth`` and ``parameter_roles()`` (the family's
     :class:`~algorithms.optimizers.MLP` and :class:`~algorithms.optimizers.Transformer`). For
     ``optimizer="muon"`` each group also says ``use_muon`` (hidden matrices only). Each group

@@ -108,9 +108,10 @@ class TrainingProblem(Problem):
 class OptimizerTraining(Algorithm):
     """Which optimizer, its base learning rate, and how hyperparameters scale with the model.
 
-    ``optimizer``: one of :data:`OPTIMIZERS`. ``lr``: the base learning rate, tuned at
-    ``base_width`` / ``base_depth`` (``None``: the model's own, i.e. no scaling) and multiplied
-    per parameter by the ``parametrization`` rule. ``independent_weight_decay``: λ in
+    ``optimizer``: one of :data:`OPTIMIZERS`. ``lr`` >= 0 (torch's rule; ``lr = 0`` is accepted and is a
+    run that takes no step, the model kept as it is, as torch's optimizers at lr 0): the base learning
+    rate, tuned at ``base_width`` / ``base_depth`` (``None``: the model's own, i.e. no scaling) and
+    multiplied per parameter by the ``parametrization`` rule. ``independent_weight_decay``: λ in
     W ← (1 − λ) W per step (for every parameter; 0 by default). ``hyperparameters``: further
     keywords of the optimizer's constructor (``momentum``, ``betas``, ``block_size``, ...).
     ``factory``: a callable built like the class of ``optimizer`` (``factory(groups, lr=,

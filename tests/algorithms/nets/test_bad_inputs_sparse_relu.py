@@ -101,7 +101,7 @@ CASES = [
              "max-points"),
     BadInput(BruteForceVp, lambda: BruteForceVp(extra_knots=(np.nan,)), ValueError,
              ("extra_knots", "NaN or inf"), "nan-knot"),
-    BadInput(BruteForceVp, lambda: BruteForceVp(rtol=-1.0), ValueError, ("rtol", ">= 0"), "rtol"),
+    BadInput(BruteForceVp, lambda: BruteForceVp(rtol=-1.0), ValueError, ("rtol", "> 0"), "rtol"),
     # ------------------------------------------------------------------ training
     BadInput(smoothed_lp, lambda: smoothed_lp(np.ones(2), 0.0, 1e-3), ValueError, ("p", "0 < p"), "p-zero"),
     BadInput(smoothed_lp, lambda: smoothed_lp(np.ones(2), -1.0, 1e-3), ValueError, ("p", ">= 0"),

@@ -10,9 +10,10 @@ import pytest
 import torch
 
 from algorithms.nets import SAM, TwoLayerReLU
+from algorithms.nets.functional import flat_forward, flatten_params, module_params
 from algorithms.nets.gd_map import GDMap
-from algorithms.nets.gradient_flow import GradientDescentTraining, GradientFlow
-from algorithms.nets.lp_training import LpPathNormTraining
+from algorithms.nets.gradient_flow import GradientDescentTraining, GradientFlow, TwoLayerTraining
+from algorithms.nets.lp_training import LpPathNormTraining, smoothed_lp
 from algorithms.nets.models import MLP as NetsMLP
 from algorithms.nets.models import activation
 from algorithms.nets.multivariate_interpolation import PatternEnumeration
@@ -180,3 +181,67 @@ def test_record_counts_beyond_memory_are_refused_by_name():
     # 2**31 - 1 records spent a minute allocating 17 GB before the first step
     with pytest.raises(ValueError, match="n_records=2147483647 is too large"):
         GradientFlow(t_end=10.0, n_records=2**31 - 1)
+
+
+# ---- round 8 held-out audit, phase 2 (heldout8 first run)
+
+
+def test_brute_force_rtol_must_be_positive():
+    # rtol = 0 kept only bit-equal minimizers: equal V_p from different solves differ in the last bits
+    with pytest.raises(ValueError, match="rtol must be > 0"):
+        BruteForceVp(rtol=0.0)
+
+
+def test_flat_maps_refuse_a_non_finite_or_non_tensor_theta():
+    # unflatten / f(θ, X) returned NaN or meta parameters for such a θ; a str θ reached .dtype
+    module = TwoLayerReLU(3, 4)
+    theta, f = flat_forward(module)
+    X = torch.ones(2, 3, dtype=torch.float64)
+    bad = theta.clone()
+    bad[0] = float("nan")
+    with pytest.raises(ValueError, match="theta contains NaN"):
+        f(bad, X)
+    _, unflatten = flatten_params(module_params(module))
+    with pytest.raises(ValueError, match="theta is on the meta device"):
+        unflatten(torch.empty(theta.shape, dtype=theta.dtype, device="meta"))
+    for wrong in ("theta", None):
+        with pytest.raises(TypeError, match="theta must be a flat parameter tensor"):
+            f(wrong, X)
+    hessian = torch.func.hessian(lambda t: f(t, X).sum())(theta)     # the check passes torch.func transforms
+    assert hessian.shape == (theta.numel(), theta.numel())
+
+
+def test_binary_loss_with_three_classes_names_n_classes():
+    X = np.eye(4)
+    with pytest.raises(ValueError, match="n_classes must be 2"):
+        TwoLayerTraining(X, [0, 1, 0, 1], n_classes=3, loss="exponential")
+
+
+@pytest.mark.parametrize("make", [
+    lambda: (TwoLayerReLU(3, 4), torch.zeros(2, 3, dtype=torch.float64)),
+    lambda: (NetsMLP(3, (4,), 1), torch.zeros(2, 3, dtype=torch.float64)),
+    lambda: (OptMLP(6, 6, width=8, depth=1), torch.zeros(2, 6)),
+    lambda: (Transformer(6, 8, 1, context=4), torch.zeros(2, 4, dtype=torch.long)),
+    lambda: (LowRankExpansion(torch.nn.Linear(4, 3), 1), torch.zeros(2, 4))])
+def test_modules_take_an_input_made_in_inference_mode(make):
+    # torch: "Inference tensors cannot be saved for backward"
+    module, x = make()
+    with torch.inference_mode():
+        frozen = x.clone()
+    out = module(frozen)
+    out.sum().backward()
+    assert torch.equal(out, module(x))
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_functional_views_refuse_non_finite_parameters(bad):
+    # hidden / forward_with at NaN parameters, and smoothed_lp of a NaN tensor, answered NaN in silence
+    module = TwoLayerReLU(3, 4)
+    X = torch.ones(2, 3, dtype=torch.float64)
+    params = {k: v * bad for k, v in module.init(0).items()}
+    with pytest.raises(ValueError, match=r"params\['.+'\] contains NaN or inf"):
+        module.hidden(params, X)
+    with pytest.raises(ValueError, match=r"params\['.+'\] contains NaN or inf"):
+        module.forward_with(params, X)
+    with pytest.raises(ValueError, match="t contains NaN or inf"):
+        smoothed_lp(torch.tensor([1.0, bad]), 0.5, 1e-3)

@@ -20,6 +20,7 @@ from algorithms.core import SolveOptions
 from algorithms.optimizers import (
     MLP,
     SOAP,
+    BlockCoordinateDescent,
     BlockOptimizer,
     FinetuneTask,
     LowRankExpansion,
@@ -633,3 +634,30 @@ def test_task_vocabulary_beyond_memory_is_refused_by_name():
     # vocab_size=2**20 was accepted, then entropy_rate()/sample() reached numpy's MemoryError (8 TiB)
     with pytest.raises(ValueError, match="vocab_size=1048576 is too large"):
         MarkovLanguageTask(vocab_size=2**20)
+
+
+# ---- round 8 held-out audit, phase 2 (heldout8 first run)
+
+
+def test_expansion_lr_scale_must_be_positive():
+    # 0 was accepted: an expansion that never moves the inactive blocks
+    with pytest.raises(ValueError, match="expansion_lr_scale must be > 0"):
+        BlockOptimizer(torch.nn.Linear(2, 2), expansion="sgd", expansion_lr_scale=0.0)
+    with pytest.raises(ValueError, match="expansion_lr_scale must be > 0"):
+        BlockCoordinateDescent(expansion_lr_scale=0.0)
+
+
+@pytest.mark.parametrize("drop", ["state", "param_groups", "base", "schedule"])
+def test_block_optimizer_load_state_dict_names_a_missing_entry(drop):
+    # without 'state' it reached a bare KeyError
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
+    saved = BlockOptimizer(model).state_dict()
+    del saved[drop]
+    with pytest.raises(ValueError, match=rf"state_dict must be a BlockOptimizer.state_dict\(\).*'{drop}'"):
+        BlockOptimizer(model).load_state_dict(saved)
+
+
+def test_singular_value_map_refuses_a_matrix():
+    with pytest.raises(ValueError, match="sigma must be a 1-D array"):
+        singular_value_map(np.full((2, 2), 0.5))
+    assert singular_value_map(0.5).shape == ()

@@ -67,7 +67,7 @@ CASES = [
     BadInput(BlockOptimizer, lambda: BlockOptimizer(_model(), expansion="lora"), ValueError,
              ("expansion", "sgd", "lora"), "expansion"),
     BadInput(BlockOptimizer, lambda: BlockOptimizer(_model(), expansion_lr_scale=-1.0), ValueError,
-             ("expansion_lr_scale", ">= 0"), "scale"),
+             ("expansion_lr_scale", "> 0"), "scale"),
     BadInput(BlockOptimizer, lambda: BlockOptimizer(_model(), lr=0.0), ValueError, ("lr", "> 0"), "lr"),
     BadInput(BlockOptimizer, lambda: BlockOptimizer(_model(), seed=-1), ValueError, ("seed", ">= 0"), "seed"),
     BadInput(BlockOptimizer, lambda: BlockOptimizer(_model(), lr=1e-3, betas=(2.0, 0.9)), ValueError,
