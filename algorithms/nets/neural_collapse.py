@@ -471,6 +471,12 @@ def self_duality_residual(V, means) -> float:
     if V.shape[1] != width or (not binary and V.shape[0] != k):
         raise ValueError(f"V must have shape ({k}, {width}) (or (1, {width}) for a binary network) to match "
                          f"means of shape {M.shape}, got {V.shape}")
+    # pseudo_labels' own messages ("n_classes must be >= 2") named neither argument
+    if k < 2:
+        raise ValueError(f"means must hold at least 2 class means (rows), got shape {M.shape}")
+    if binary and k != 2:
+        raise ValueError(f"a binary (one-row) V needs means of 2 classes, got means of shape {M.shape} and V "
+                         f"of shape {V.shape}")
     norm = np.linalg.norm(V)
     if norm == 0.0:
         return float("inf")

@@ -245,3 +245,10 @@ def test_functional_views_refuse_non_finite_parameters(bad):
         module.forward_with(params, X)
     with pytest.raises(ValueError, match="t contains NaN or inf"):
         smoothed_lp(torch.tensor([1.0, bad]), 0.5, 1e-3)
+
+
+@pytest.mark.parametrize("rows", [1, 3])
+def test_self_duality_residual_names_means_of_the_wrong_class_count(rows):
+    # pseudo_labels' "n_classes must be >= 2" / "binary ... need n_classes = 2" named neither argument
+    with pytest.raises(ValueError, match="means"):
+        self_duality_residual(np.array([2.0, 4.0, -1.0]), np.ones((rows, 3)))
