@@ -165,7 +165,10 @@ def lcd2_multiplier(delta: float, ghat: np.ndarray, D: np.ndarray, *, rtol: floa
 def lcd2_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tuple[np.ndarray, dict]:
     """One LCD2 step from ``x`` with gradient ``g``, curvature ``C`` and ``Δ = f(x) − f*``.
 
-    Returns the new point and ``{"multiplier": λ, "shift": β = 1/λ}``.
+    Returns the new point and ``{"multiplier": λ, "shift": β = 1/λ}``. ``delta`` must be >= 0; at
+    ``delta = 0`` (x attains f* as far as f* tells) or ``g = 0`` the step is zero and ``x`` is returned
+    unchanged, whatever ``g``: for convex f, Δ = 0 with g ≠ 0 only arises from rounding, which the LCD2
+    solver clamps to Δ = 0 (a multiplier 0, not an error).
 
     >>> import numpy as np
     >>> x, info = lcd2_step(np.array([1.0]), np.array([2.0]), np.zeros(1), 1.0)   # Polyak
