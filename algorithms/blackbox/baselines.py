@@ -262,7 +262,11 @@ def _run_cmaes(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions
 
 @dataclass(frozen=True)
 class PSO(Algorithm):
-    """Inertia-weight PSO: ``w``, ``c1``, ``c2``, swarm size 40 (via the modular space's components)."""
+    """Inertia-weight PSO: ``w``, ``c1``, ``c2``, swarm size 40 (via the modular space's components).
+
+    ``w`` in [0.2, 1]; ``c1`` and ``c2`` in [0, 2.5] (0 drops the cognitive or the social pull, a valid
+    ablation); ``swarm`` >= 2.
+    """
 
     w: float = 0.7298
     c1: float = 1.49618

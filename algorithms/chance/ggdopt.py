@@ -113,6 +113,7 @@ class GGDOpt(Algorithm):
     ``n_train_points``, ``bootstrap_size`` and ``restriction`` ("moment" or "scenario", see
     :mod:`algorithms.chance.data`) of stage 1, ``train_steps``, ``hidden``, ``lr``,
     ``batch_size`` of stage 2, ``n_samples``, ``n_steps``, ``corrector_steps``, ``snr`` of stage 3.
+    ``corrector_steps`` >= 0: 0 runs the predictor alone (no Langevin corrector), a valid choice.
     """
 
     beta: float = 20.0

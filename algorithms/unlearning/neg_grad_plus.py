@@ -31,7 +31,11 @@ __all__ = ["NegGradPlus"]
 
 @dataclass(frozen=True)
 class NegGradPlus(Algorithm):
-    """Descent on J_r − ``alpha``·J_f from θ* with step ``lr``."""
+    """Descent on J_r − ``alpha``·J_f from θ* with step ``lr``.
+
+    ``lr`` >= 0 and ``alpha`` >= 0 (finite): ``alpha = 0`` is plain descent on D_r and ``lr = 0`` a run
+    that stays at θ*, both valid limits rather than errors.
+    """
 
     lr: float = 1e-2
     alpha: float = 0.1

@@ -32,7 +32,10 @@ __all__ = ["Ridge"]
 
 @dataclass(frozen=True)
 class Ridge(Algorithm):
-    """Ridge-regularized descent on D_r with weight ``lam``·``gamma``^t and step ``lr``."""
+    """Ridge-regularized descent on D_r with weight ``lam``·``gamma``^t and step ``lr``.
+
+    ``lr`` >= 0, ``lam`` >= 0 (``lam = 0``: no ridge term, plain descent on D_r), ``gamma`` in (0, 1].
+    """
 
     lr: float = 1e-2
     lam: float = 1e-2
