@@ -20,6 +20,7 @@ import math
 import torch
 from torch import nn
 
+from algorithms._modules import CheckedStateModule
 from algorithms._validation import (
     allocates,
     check_device,
@@ -27,7 +28,6 @@ from algorithms._validation import (
     check_fits_memory,
     check_float_tensor,
     check_int_at_least,
-    check_module_load,
     check_positive,
     check_seed,
     check_torch_dtype,
@@ -59,21 +59,11 @@ def _check_tokens(X, d: int, dtype: torch.dtype | None = None) -> torch.Tensor:
     return X
 
 
-class _CheckedState(nn.Module):
-    """``load_state_dict`` refuses NaN/inf weights by key (torch loads them and every forward is NaN)."""
-
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        # strict flags (strict="no" was truthy), then keys, shapes and dtypes before torch copies anything:
-        # torch's RuntimeError for a wrong shape came after the entries that fit were loaded (half-loaded)
-        strict, assign = check_module_load(self, state_dict, strict, assign)
-        return super().load_state_dict(state_dict, strict=strict, assign=assign)
-
-
 def _check_dimension(d) -> int:
     return check_int_at_least("in_features", d, 2)
 
 
-class SoftmaxAttention(_CheckedState):
+class SoftmaxAttention(CheckedStateModule):
     """Softmax single-location attention with unit parameters ``u`` (key) and ``v`` (value).
 
     >>> model = SoftmaxAttention(4, beta=1.0, seed=0)
@@ -103,7 +93,7 @@ class SoftmaxAttention(_CheckedState):
         return (weights * link_function(self.link)(X @ self.v)).sum(-1, keepdim=True)
 
 
-class ErfAttention(_CheckedState):
+class ErfAttention(CheckedStateModule):
     """Marion et al.'s pointwise layer ``T(X) = Σ_ℓ erf(λ x_ℓᵀ k) x_ℓᵀ v`` (no softmax coupling).
 
     >>> model = ErfAttention(4, lam=0.5, seed=0)

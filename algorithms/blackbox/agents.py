@@ -39,11 +39,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from algorithms._modules import CheckedStateModule
 from algorithms._validation import (
     allocates,
     as_real_array,
     check_bool,
-    check_module_load,
     check_positive_int,
     check_seed,
 )
@@ -138,7 +138,7 @@ def _check_sizes(hidden: int, heads: int, layers: int) -> None:
         raise ValueError(f"hidden must be even and divisible by heads, got hidden={hidden}, heads={heads}")
 
 
-class WorkflowGenerator(nn.Module):
+class WorkflowGenerator(CheckedStateModule):
     """Agent 1: problem features -> a grammar-valid workflow, token by token.
 
     ``hidden``, ``heads``, ``layers``: the transformer's width, attention heads and depth. ``seed``: None
@@ -158,13 +158,6 @@ class WorkflowGenerator(nn.Module):
             self.body = _encoder(hidden, heads, layers)
             self.head = nn.Linear(hidden, len(TOKENS))
         self.register_buffer("pos", cosine_positions(MAX_LEN + 1, hidden), persistent=False)
-
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """torch's ``load_state_dict``, refusing first (a ``ValueError`` naming ``state_dict``, nothing
-        loaded) NaN or inf weights, wrong shapes, non-floating weights and (``strict``) missing or unexpected
-        keys; ``strict``/``assign`` are bools (``strict="no"`` was truthy)."""
-        strict, assign = check_module_load(self, state_dict, strict, assign)
-        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def logits(self, features: torch.Tensor, prefix: Sequence[str]) -> torch.Tensor:
         """Unmasked next-token logits after ``prefix``, shape ``(len(TOKENS),)``."""
@@ -224,7 +217,7 @@ class WorkflowGenerator(nn.Module):
         return total
 
 
-class HyperparameterController(nn.Module):
+class HyperparameterController(CheckedStateModule):
     """Agent 2: (workflow, progress features O_t) -> Normal over each controllable module's actions.
 
     ``hidden``, ``heads``, ``layers``, ``seed`` as :class:`WorkflowGenerator`'s (``seed=None``: torch's
@@ -244,13 +237,6 @@ class HyperparameterController(nn.Module):
             self.log_std = nn.Linear(hidden, N_MAX)
             self.value = nn.Linear(hidden, 1)
         self.register_buffer("pos", cosine_positions(MAX_LEN, hidden), persistent=False)
-
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """torch's ``load_state_dict``, refusing first (a ``ValueError`` naming ``state_dict``, nothing
-        loaded) NaN or inf weights, wrong shapes, non-floating weights and (``strict``) missing or unexpected
-        keys; ``strict``/``assign`` are bools (``strict="no"`` was truthy)."""
-        strict, assign = check_module_load(self, state_dict, strict, assign)
-        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def forward(self, workflow: Sequence[str], obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor,
                                                                              torch.Tensor]:

@@ -28,13 +28,13 @@ import numpy as np
 import torch
 from torch import nn
 
+from algorithms._modules import CheckedStateModule
 from algorithms._validation import (
     allocates,
     as_float_array,
     check_count,
     check_device,
     check_float_tensor,
-    check_module_load,
     check_positive,
     check_positive_int,
     check_seed,
@@ -116,7 +116,7 @@ class VPSchedule:
         return torch.exp(exponent) if isinstance(exponent, torch.Tensor) else math.exp(exponent)
 
 
-class ScoreModel(nn.Module):
+class ScoreModel(CheckedStateModule):
     """A time-dependent score: ``forward(X)`` with X = [x, t] (batch, n + 1) returns (batch, n)."""
 
     in_features: int
@@ -143,13 +143,6 @@ class ScoreModel(nn.Module):
         """The dtype inputs must have (the parameters'), None for a model without parameters."""
         first = next(self.parameters(), None)
         return None if first is None else first.dtype
-
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """torch's ``load_state_dict``, refusing first (a ``ValueError`` naming ``state_dict``, nothing
-        loaded) NaN or inf weights, wrong shapes, non-floating weights and (``strict``) missing or unexpected
-        keys; ``strict``/``assign`` are bools (``strict="no"`` was truthy)."""
-        strict, assign = check_module_load(self, state_dict, strict, assign)
-        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def _check_input(self, X: object, dtype: torch.dtype | None,
                      reference: torch.Tensor | None = None) -> None:

@@ -34,11 +34,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from algorithms._modules import CheckedStateModule
 from algorithms._validation import (
     allocates,
     check_device,
     check_finite_data,
-    check_module_load,
     check_positive,
     check_positive_int,
     check_seed,
@@ -50,7 +50,7 @@ from algorithms.nets.functional import functional_forward
 __all__ = ["ScoreNet", "auc_minimax"]
 
 
-class ScoreNet(nn.Module):
+class ScoreNet(CheckedStateModule):
     """A one-hidden-layer tanh network, the score h(w; z) of the AUC task (seeded init).
 
     >>> net = ScoreNet(in_features=3, hidden=4, seed=0)
@@ -88,12 +88,6 @@ class ScoreNet(nn.Module):
         if X.is_inference() and not torch.is_inference_mode_enabled():
             X = X.clone()  # an inference-mode tensor met "Inference tensors cannot be saved for backward"
         return self.output(torch.tanh(self.hidden(X)))
-
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """torch's, after the state is checked: NaN/inf weights, wrong shapes and (strict) wrong keys are
-        refused by name before anything is copied."""
-        strict, assign = check_module_load(self, state_dict, strict, assign)  # strict="no", int weights
-        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
 
 @rebuilt_by_factory

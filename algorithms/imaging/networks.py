@@ -19,13 +19,13 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from algorithms._modules import CheckedStateModule
 from algorithms._validation import (
     LAYER_OVERHEAD_BYTES,
     allocates,
     check_finite_data,
     check_fits_memory,
     check_int_at_least,
-    check_module_load,
     check_seed,
 )
 from algorithms.imaging.operators import LinearOperator
@@ -45,17 +45,7 @@ def _body(channels: int, depth: int, owner: str) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
-class _CheckedState(nn.Module):
-    """``load_state_dict`` refuses NaN/inf weights by key (torch loads them and every forward is NaN)."""
-
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        # strict flags (strict="no" was truthy), then keys, shapes and dtypes before torch copies anything:
-        # torch's RuntimeError for a wrong shape came after the entries that fit were loaded (half-loaded)
-        strict, assign = check_module_load(self, state_dict, strict, assign)
-        return super().load_state_dict(state_dict, strict=strict, assign=assign)
-
-
-class NullSpaceNet(_CheckedState):
+class NullSpaceNet(CheckedStateModule):
     """G(y) = S(z + CNN(z)) with z = Hᵀy / ‖H‖²: predicts Sx from y = Hx (+ noise).
 
     References: the G of NPN (Jacome et al., NeurIPS 2025, Sections 3 and 3.2); the paper uses
@@ -98,7 +88,7 @@ class NullSpaceNet(_CheckedState):
         return self.projection.apply(image).reshape(X.shape[0], self.out_features)  # -1: no empty batch
 
 
-class ResidualDenoiser(_CheckedState):
+class ResidualDenoiser(CheckedStateModule):
     """D(x) = x − f(x), f a small CNN trained to predict the noise (DnCNN-style, Zhang et al. 2017)."""
 
     @allocates("channels", "depth")

@@ -34,10 +34,10 @@ from typing import Any
 
 import torch
 
+from algorithms._modules import CheckedStateModule
 from algorithms._validation import (
     allocates,
     check_finite_data,
-    check_module_state_fits,
     check_positive,
     check_positive_int,
     check_seed,
@@ -93,17 +93,11 @@ class Activation(torch.nn.Module):
         return repr(self.name)
 
 
-class _Network(torch.nn.Module):
+class _Network(CheckedStateModule):
     """What the three models share: seeded Gaussian parameters, input checks, the activation."""
 
     #: per-sample input shape, set by each model
     input_shape: tuple[int, ...]
-
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """torch's, refusing NaN/inf weights, wrong shapes and (``strict``) wrong keys by name before anything
-        is copied (torch loaded NaN as it is, and half loaded a state dict it then refused)."""
-        check_module_state_fits(self, state_dict, strict)
-        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def __init__(self, out_features: int, activation_name: str, seed: int, init_scale: float,
                  dtype: torch.dtype) -> None:

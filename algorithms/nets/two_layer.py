@@ -23,12 +23,12 @@ from typing import Any
 
 import torch
 
+from algorithms._modules import CheckedStateModule
 from algorithms._validation import (
     allocates,
     check_bool,
     check_device,
     check_finite_data,
-    check_module_state_fits,
     check_positive,
     check_positive_int,
     check_seed,
@@ -59,7 +59,7 @@ def _features(W: torch.Tensor, b: torch.Tensor | None, X: torch.Tensor,
     return sigma(pre if b is None else pre + b)
 
 
-class TwoLayerReLU(torch.nn.Module):
+class TwoLayerReLU(CheckedStateModule):
     """Two-layer network ``f(x) = V σ(W x (+ b)) (+ c)`` with ``width`` hidden units.
 
     Parameters (constructor): ``in_features``, ``width``, ``out_features`` (default 1);
@@ -138,12 +138,6 @@ class TwoLayerReLU(torch.nn.Module):
             raise TypeError(f"X must have dtype {weight.dtype} (the model's parameters), got {X.dtype}")
         check_device("X", X, weight)
         check_finite_data("X", X)
-
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """torch's, refusing NaN/inf weights, wrong shapes and (``strict``) wrong keys by name before anything
-        is copied (torch loaded NaN as it is, and half loaded a state dict it then refused)."""
-        check_module_state_fits(self, state_dict, strict)
-        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Outputs, shape (n, out_features)."""

@@ -31,12 +31,12 @@ import math
 
 import torch
 
+from algorithms._modules import CheckedStateModule
 from algorithms._validation import (
     allocates,
     check_bool,
     check_device,
     check_finite_data,
-    check_module_state_fits,
     check_positive_int,
     check_seed,
     outside_inference,
@@ -45,7 +45,7 @@ from algorithms._validation import (
 __all__ = ["LowRankExpansion"]
 
 
-class LowRankExpansion(torch.nn.Module):
+class LowRankExpansion(CheckedStateModule):
     """``LowRankExpansion(linear, rank, seed=0, freeze=True)``: ``linear`` plus a rank-``rank`` correction.
 
     ``freeze=True`` sets ``requires_grad=False`` on the wrapped layer's own parameters (the
@@ -80,12 +80,6 @@ class LowRankExpansion(torch.nn.Module):
     def merged_weight(self) -> torch.Tensor:
         """W + U V, the corrected weight (shape (out_features, in_features))."""
         return self.linear.weight + self.U @ self.V
-
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """torch's, refusing NaN/inf weights, wrong shapes and (``strict``) wrong keys by name before anything
-        is copied (torch loaded NaN as it is, and half loaded a state dict it then refused)."""
-        check_module_state_fits(self, state_dict, strict)
-        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         # nn.Linear's convention (*, in_features), checked here: torch's matmul errors name no argument

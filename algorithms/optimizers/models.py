@@ -25,13 +25,13 @@ import math
 import torch
 from torch import nn
 
+from algorithms._modules import CheckedStateModule
 from algorithms._validation import (
     LAYER_OVERHEAD_BYTES,
     allocates,
     check_device,
     check_finite_data,
     check_fits_memory,
-    check_module_state_fits,
     check_positive,
     check_positive_int,
     check_seed,
@@ -57,7 +57,7 @@ def _init_linear(layer: nn.Linear, generator: torch.Generator, std: float | None
             layer.bias.zero_()
 
 
-class MLP(nn.Module):
+class MLP(CheckedStateModule):
     """x ↦ W_out h_L, h_0 = W_in x, h_ℓ = h_{ℓ−1} + m · relu(W_ℓ h_{ℓ−1}) (m = residual_multiplier).
 
     >>> net = MLP(in_features=5, out_features=3, width=16, depth=2, seed=0)
@@ -91,12 +91,6 @@ class MLP(nn.Module):
             _init_linear(block, generator)
         _init_linear(self.readout, generator, std=0.0)
         self.to(_check_dtype(dtype))
-
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """torch's, refusing NaN/inf weights, wrong shapes and (``strict``) wrong keys by name before anything
-        is copied (torch loaded NaN as it is, and half loaded a state dict it then refused)."""
-        check_module_state_fits(self, state_dict, strict)
-        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if not isinstance(x, torch.Tensor):
@@ -139,7 +133,7 @@ class _Block(nn.Module):
         return h + self.multiplier * self.fc2(torch.relu(self.fc1(self.norm2(h))))
 
 
-class Transformer(nn.Module):
+class Transformer(CheckedStateModule):
     """A pre-LN causal transformer over tokens: ``forward(tokens (n, T)) -> logits (n, T, vocab_size)``.
 
     ``in_features = out_features = vocab_size`` (a language model's input and output are tokens;
@@ -184,12 +178,6 @@ class Transformer(nn.Module):
                 _init_linear(layer, generator)
         _init_linear(self.readout, generator, std=0.0)
         self.to(_check_dtype(dtype))
-
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        """torch's, refusing NaN/inf weights, wrong shapes and (``strict``) wrong keys by name before anything
-        is copied (torch loaded NaN as it is, and half loaded a state dict it then refused)."""
-        check_module_state_fits(self, state_dict, strict)
-        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         if not isinstance(tokens, torch.Tensor):

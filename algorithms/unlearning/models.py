@@ -32,12 +32,12 @@ from typing import Any
 
 import torch
 
+from algorithms._modules import CheckedStateModule
 from algorithms._validation import (
     allocates,
     check_device,
     check_finite_data,
     check_float_tensor,
-    check_module_load,
     check_positive_int,
     check_seed,
     check_torch_dtype,
@@ -72,16 +72,7 @@ def _check_input(model: torch.nn.Module, X: Any, dtype: torch.dtype) -> None:
     check_finite_data("X", X)  # NaN rows gave NaN predictions in silence (as the other families' models)
 
 
-class _CheckedState(torch.nn.Module):
-    """``load_state_dict`` refuses NaN/inf weights, wrong shapes and (strict) wrong keys by name, before
-    anything is copied (torch loaded NaN as it is, and half loaded a state dict it then refused)."""
-
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
-        strict, assign = check_module_load(self, state_dict, strict, assign)  # strict="no", int weights too
-        return super().load_state_dict(state_dict, strict=strict, assign=assign)
-
-
-class LinearModel(_CheckedState):
+class LinearModel(CheckedStateModule):
     """``f(θ, x) = θᵀx`` without intercept; parameter ``weight`` of shape (out_features, in_features).
 
     >>> LinearModel(in_features=3, seed=1)(torch.zeros(2, 3, dtype=torch.float64)).shape
@@ -104,7 +95,7 @@ class LinearModel(_CheckedState):
         return X @ self.weight.T
 
 
-class DeepLinear(_CheckedState):
+class DeepLinear(CheckedStateModule):
     """``f(θ, x) = cᵀ A_{L-1} ⋯ A_1 x``: ``widths`` = (h_1, ..., h_{L-1}), at least one hidden width.
 
     Parameters registered as ``c`` (h_{L-1},), ``A1`` (h_1, in_features), ..., ``A{L-1}``
@@ -145,7 +136,7 @@ class DeepLinear(_CheckedState):
         return (h @ self.c)[:, None]
 
 
-class TwoLayerPerceptron(_CheckedState):
+class TwoLayerPerceptron(CheckedStateModule):
     """``f(θ, x) = cᵀ φ(A x)`` with ``width`` neurons: parameters ``c`` (width,), ``A`` (width, in_features).
 
     ``activation`` is one of :data:`ACTIVATIONS`. The width measure of Section 4.3 counts the
