@@ -161,7 +161,13 @@ class Algorithm:
 
 @dataclass
 class Stats:
-    """Counters of a solve; families fill what applies, the rest stay zero."""
+    """Counters of a solve; families fill what applies, the rest stay zero.
+
+    Fields (an output container, filled by ``solve``): ``iterations`` (iterations taken, int >= 0),
+    ``f_calls``, ``grad_calls``, ``hess_calls`` (objective, gradient and Hessian evaluations, ints >= 0),
+    ``linear_solves`` (linear systems solved, int >= 0) and ``wall_time`` (seconds of the run; NaN until
+    measured).
+    """
 
     iterations: int = 0
     f_calls: int = 0
@@ -181,7 +187,7 @@ class Solution:
     ``x`` is the final iterate, ``value`` the objective there, ``retcode`` why it
     stopped, ``stats`` the counters, ``trace`` the per-iteration records (empty
     unless ``store_trace=True``), and ``original`` the raw result of a wrapped
-    backend, when there is one.
+    backend, when there is one; ``problem`` and ``algorithm`` are the pair that was solved.
     """
 
     x: Any
@@ -229,7 +235,25 @@ class Solution:
 
 @dataclass(frozen=True)
 class SolveOptions:
-    """The common keywords of :func:`solve` (see the module docstring)."""
+    """The common keywords of :func:`solve` (see the module docstring).
+
+    Parameters
+    ----------
+    maxiters : int >= 0 or None
+        Iteration cap (``maxiters=0`` returns the start with ``RetCode.MaxIters``); None: the
+        algorithm's default.
+    tol : finite float > 0 or None
+        The algorithm's stopping tolerance (its docstring says what it measures, and any narrower range).
+    seed : int in [0, 2**64), numpy.random.Generator or None
+        Seeds every random choice (a Generator is drawn from once); None is passed on to the family.
+    callback : callable(record) or None
+        Called with each per-iteration record (a dict); ``True`` stops the run with ``Terminated``,
+        ``None``/``False`` continue, anything else is a ``TypeError``.
+    progress : bool
+        Show a tqdm progress bar.
+    store_trace : bool
+        Keep every record in ``Solution.trace``.
+    """
 
     maxiters: int | None = None
     tol: float | None = None
@@ -332,6 +356,9 @@ def _snapshot(record: dict[str, Any]) -> dict[str, Any]:
 
 class IterationMonitor:
     """Trace, callback and progress bar for an iterative method, in one place.
+
+    ``options`` is the run's :class:`SolveOptions`, ``total`` the expected number of records (int >= 0,
+    the progress bar's length) and ``desc`` the progress bar's label (a str).
 
     >>> monitor = IterationMonitor(SolveOptions(store_trace=True), total=3)
     >>> for k in range(3):

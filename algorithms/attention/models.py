@@ -66,6 +66,12 @@ def _check_dimension(d) -> int:
 class SoftmaxAttention(CheckedStateModule):
     """Softmax single-location attention with unit parameters ``u`` (key) and ``v`` (value).
 
+    Parameters: ``in_features`` (int >= 2, the token dimension d), ``beta`` (finite float > 0, the
+    softmax's inverse temperature, scaled by √d), ``link`` (one of ``"linear"``, ``"quadratic"``,
+    ``"relu"``, applied to ``x_ℓᵀ v``), ``seed`` (int in [0, 2**64), draws ``u`` and ``v`` uniformly on
+    the unit sphere) and ``dtype`` (a floating torch dtype); ``forward(X)`` takes tokens ``X`` of shape
+    (..., L, d) of that dtype.
+
     >>> model = SoftmaxAttention(4, beta=1.0, seed=0)
     >>> model(torch.zeros(2, 3, 4, dtype=torch.float64)).shape
     torch.Size([2, 1])
@@ -95,6 +101,10 @@ class SoftmaxAttention(CheckedStateModule):
 
 class ErfAttention(CheckedStateModule):
     """Marion et al.'s pointwise layer ``T(X) = Σ_ℓ erf(λ x_ℓᵀ k) x_ℓᵀ v`` (no softmax coupling).
+
+    Parameters: ``in_features`` (int >= 2, the token dimension d), ``lam`` (finite float > 0, λ),
+    ``seed`` (int in [0, 2**64), draws k and v uniformly on the unit sphere) and ``dtype`` (a floating
+    torch dtype); ``forward(X)`` takes tokens ``X`` of shape (..., L, d) of that dtype.
 
     >>> model = ErfAttention(4, lam=0.5, seed=0)
     >>> model(torch.zeros(2, 3, 4, dtype=torch.float64)).shape

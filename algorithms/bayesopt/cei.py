@@ -103,7 +103,11 @@ _STEP = 1e-6  # central-difference step in unit coordinates
 
 @dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
 class BOHistory:
-    """Every evaluation of a run, in box coordinates: ``X`` (n, d), ``f`` (n,), ``c`` (n, m)."""
+    """Every evaluation of a run, in box coordinates: ``X`` (n, d), ``f`` (n,), ``c`` (n, m).
+
+    ``n_initial`` (int >= 0) is how many of the first rows are the initial design (the rest were
+    proposed by the acquisition). Non-finite values are kept (a ``Diverged`` run ends with one).
+    """
 
     X: np.ndarray
     f: np.ndarray
@@ -263,7 +267,12 @@ def _not_evaluated(x):
 
 
 class CEIAskTell:
-    """CEI driven by the user: ``suggest()`` proposes, ``observe(x, f, c)`` records (:meth:`CEI.ask_tell`)."""
+    """CEI driven by the user: ``suggest()`` proposes, ``observe(x, f, c)`` records (:meth:`CEI.ask_tell`).
+
+    ``algorithm`` is the :class:`CEI` whose settings are used, ``problem`` the
+    :class:`ConstrainedBOProblem` (its ``f`` and ``c`` are never called: the user evaluates) and
+    ``seed`` an int in [0, 2**64) for the initial design and the acquisition's restarts.
+    """
 
     def __init__(self, algorithm: CEI, problem: ConstrainedBOProblem, seed: int) -> None:
         # public, so checked like CEI.ask_tell's own arguments (a str algorithm failed only at suggest())

@@ -52,6 +52,9 @@ def _read_only(view: np.ndarray) -> np.ndarray:
 class GaussianProcess:
     """A zero-noise GP posterior over one output, updated one observation at a time.
 
+    ``kernel`` is a :class:`Kernel`; ``jitter`` (finite float > 0) times k(x, x) is added to the Gram
+    matrix's diagonal (see the module docstring); ``mean`` (a finite float) is the constant prior mean.
+
     >>> gp = GaussianProcess(Kernel("se", lengthscale=0.3))
     >>> gp.add(np.array([[0.0], [0.5], [1.0]]), np.array([0.0, 1.0, 0.0]))
     >>> mu, sigma = gp.predict(np.array([[0.5], [0.25]]))

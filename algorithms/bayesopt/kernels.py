@@ -36,7 +36,8 @@ MATERN_NUS = (0.5, 1.5, 2.5)
 class Kernel:
     """A stationary kernel: ``name`` ``"se"`` or ``"matern"`` (with ``nu`` in {0.5, 1.5, 2.5}).
 
-    ``lengthscale`` is a positive float or one positive length per input coordinate (ARD).
+    ``lengthscale`` is a positive float or one positive length per input coordinate (ARD);
+    ``outputscale`` (finite float > 0) is the prior variance k(x, x).
 
     >>> k = Kernel("matern", nu=2.5, lengthscale=0.2)
     >>> X = np.array([[0.0, 0.0], [0.1, 0.0]])

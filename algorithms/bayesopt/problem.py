@@ -42,7 +42,7 @@ class ConstrainedBOProblem(Problem):
     as soon as a feasible evaluation lies below it (f_star is then not the minimum, and its regret
     would be negative: a false ``Success``).
     ``n_constraints`` is m; left ``None``, it is read off one call of ``c`` at the centre of the
-    box (pass it when c is expensive).
+    box (pass it when c is expensive). ``name`` (a str) labels the problem in reports.
 
     >>> prob = ConstrainedBOProblem(f=lambda x: float(x @ x), c=lambda x: 0.5 - x[0],
     ...                             bounds=[[0.0, 1.0], [0.0, 1.0]], initial=5, f_star=0.25)

@@ -93,7 +93,15 @@ class BlackBoxStats(Stats):
 
 @dataclass(frozen=True)
 class WorkflowPlan:
-    """A validated workflow parsed into its slots (``None`` where a slot is empty)."""
+    """A validated workflow parsed into its slots (``None`` where a slot is empty).
+
+    Build it with :meth:`parse`; the slots must be the workflow's (checked): ``workflow`` (the module
+    names), ``init`` (the initialization's tail), ``pop`` (the population-size module), ``family``
+    (``"de"``, ``"ga"``, ``"pso"`` or ``"es"``, read off the modules), ``niching``, ``mutation`` (DE
+    mutation),
+    ``crossover`` (DE crossover), ``ga`` (GA mutation), ``bc`` (boundary control), ``selection``,
+    ``reduction`` (population reduction) and ``restart``: each the module's name after its type prefix.
+    """
 
     workflow: tuple[str, ...]
     init: str

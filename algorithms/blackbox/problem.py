@@ -72,7 +72,9 @@ class BlackBoxProblem(Problem):
 
     ``optimum`` (the known minimum value f*, optional) and ``f_ref`` (a reference value above it,
     optional) define the normalized regret; ``target`` (optional) is the value whose reaching
-    stops a run with ``RetCode.Success``. ``name`` labels reports. An evaluation below ``optimum``
+    stops a run with ``RetCode.Success``. ``name`` labels reports. ``vectorized`` (bool): ``f`` takes
+    a whole population ``X`` (n, d) and returns n values, instead of one point ``x`` (d,) and a float. An
+    evaluation below ``optimum``
     (beyond 1e-6 relative) shows it is not the minimum: the :class:`Evaluator` (so every solve)
     raises ``ValueError`` naming ``optimum`` there.
 

@@ -165,7 +165,12 @@ class ScoreModel(CheckedStateModule):
 
 class GaussianScore(ScoreModel):
     """The exact score of N(mean, diag(std²)) data diffused by ``schedule``:
-    ∇ log p_t(x) = −(x − √ᾱ_t mean)/(ᾱ_t std² + 1 − ᾱ_t). No parameters."""
+    ∇ log p_t(x) = −(x − √ᾱ_t mean)/(ᾱ_t std² + 1 − ᾱ_t). No parameters.
+
+    ``mean`` is a finite 1-D array of length n, ``std`` a 1-D array of n finite entries > 0 (the
+    per-coordinate standard deviations), ``schedule`` a :class:`VPSchedule` and ``dtype`` a floating
+    torch dtype (the buffers'). ``forward(X)`` takes X = [x, t] of shape (batch, n + 1).
+    """
 
     def __init__(self, mean, std, schedule: VPSchedule, *, dtype: torch.dtype = torch.float64) -> None:
         super().__init__()
@@ -190,6 +195,11 @@ class GaussianScore(ScoreModel):
 
 class ScoreMLP(ScoreModel):
     """A small MLP ε_θ([x, t, sin πt, cos πt, sin 4πt, cos 4πt]); score = −ε_θ/√(1 − ᾱ_t).
+
+    ``n`` (int >= 1) is the data dimension, ``hidden`` (int >= 1) the width of its two hidden SiLU
+    layers, ``schedule`` the :class:`VPSchedule` (None: the default ``VPSchedule()``), ``seed`` (int in
+    [0, 2**64)) seeds the initial weights without touching torch's global generator, ``dtype`` a
+    floating torch dtype. ``forward(X)`` takes X = [x, t] of shape (batch, n + 1), t in [t_min, 1].
 
     >>> model = ScoreMLP(2, hidden=16, seed=0)
     >>> model(torch.full((5, 3), 0.5, dtype=torch.float64)).shape  # the last column: t in [t_min, 1]

@@ -74,7 +74,14 @@ MIN_FEASIBLE_POINTS = 10
 
 @dataclass
 class ChanceStats(Stats):
-    """Counters of a chance-constrained solve, plus the answer's feasibility in and out of sample."""
+    """Counters of a chance-constrained solve, plus the answer's feasibility in and out of sample.
+
+    The :class:`~algorithms.core.Stats` counters (``iterations``, ``f_calls``, ``grad_calls``,
+    ``hess_calls``, ``linear_solves``, ``wall_time``), plus ``empirical_violation`` (the answer's
+    violation rate on the problem's scenarios), ``out_of_sample_feasibility`` (its feasibility rate on
+    fresh scenarios), ``n_feasible_samples`` (generated samples that were feasible), ``train_seconds``
+    and ``sample_seconds`` (time spent training the score model and sampling).
+    """
 
     empirical_violation: float = float("nan")
     out_of_sample_feasibility: float = float("nan")
@@ -85,7 +92,12 @@ class ChanceStats(Stats):
 
 @dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
 class GGDOptResult:
-    """What a GGDOpt solve saw: training points, losses, every sample with its f and violation."""
+    """What a GGDOpt solve saw: training points, losses, every sample with its f and violation.
+
+    ``train_points`` (N, n) and ``train_violation`` (N,) are the feasible points the score model was
+    trained on and their violation rates, ``losses`` the training losses, ``samples`` (S, n) every
+    generated sample, ``sample_values`` (S,) its objective and ``sample_violation`` (S,) its violation.
+    """
 
     train_points: np.ndarray
     train_violation: np.ndarray

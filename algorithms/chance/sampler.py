@@ -48,8 +48,9 @@ __all__ = ["ReverseRun", "guided_reverse_sample"]
 
 @dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
 class ReverseRun:
-    """The samples ``x`` (n_samples, n), the predictor steps taken and why the run ended:
-    ``completed`` (reached t_min), ``stopped`` (the step cap came first), ``diverged``
+    """The samples ``x`` (n_samples, n), the predictor ``steps`` taken and why the run ended
+    (``status``, one of ``STATUSES``): ``completed`` (reached t_min), ``stopped`` (the step cap came first),
+    ``diverged``
     (a non-finite entry or one beyond the divergence bound), ``terminated`` (``on_step``)."""
 
     x: torch.Tensor

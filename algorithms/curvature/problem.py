@@ -110,6 +110,7 @@ class CurvatureProblem(Problem):
         ``f(x0)``.
     x_star : a minimizer, if known (used by the rate claims).
     L : a global smoothness constant of ``f``, if known (gradient descent's default step 1/L).
+    name : a str labelling the problem in reports.
 
     >>> import numpy as np
     >>> prob = CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x,

@@ -49,7 +49,7 @@ EIGEN_FLOOR = 1e-10
 class DiffusionMap:
     """A fitted diffusion map: ``embedding`` Z (n, d), ``eigenvalues`` λ₁..λ_d, ``eigenvectors``
     V (n, d), the diffusion time ``t``, the largest eigen-residual ‖K v − λ v‖ and whether
-    ARPACK ``converged``."""
+    ARPACK ``converged``; ``n_samples`` is n, the number of points it was fitted on."""
 
     embedding: np.ndarray
     eigenvalues: np.ndarray

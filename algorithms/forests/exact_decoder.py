@@ -76,7 +76,8 @@ def kernel_estimate(Z0: Any, dmap: DiffusionMap) -> np.ndarray:
 @dataclass(frozen=True, eq=False)  # identity, as TSPInstance: the generated == compared arrays
 class ExactDecoding:
     """Decoded points ``x`` (m, d), the chosen ``leaves`` (m, B) and whether each ILP was ``solved``
-    to a checked feasible assignment (False: time limit without one; that row is NaN)."""
+    to a checked feasible assignment (False: time limit without one; that row is NaN); ``objective``
+    (m,) is each ILP's optimal value (NaN where not solved)."""
 
     x: np.ndarray
     leaves: np.ndarray

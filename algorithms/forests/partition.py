@@ -97,7 +97,10 @@ class ForestPartition:
     """The leaves of a fitted forest as boxes, with global leaf ids ``0 .. n_leaves-1``.
 
     ``lower``/``upper`` have shape (n_leaves, n_features) (±inf where a leaf is unbounded);
-    leaf ℓ is the box ``lower[ℓ] < x <= upper[ℓ]``. ``tree_of[ℓ]`` is the tree holding ℓ.
+    leaf ℓ is the box ``lower[ℓ] < x <= upper[ℓ]``. ``tree_of[ℓ]`` is the tree holding ℓ, and
+    ``node_to_leaf[b]`` maps tree b's node ids to global leaf ids (−1 for internal nodes). ``forest``
+    is the fitted scikit-learn forest and ``n_features`` its input width. Build it with
+    :meth:`from_forest`.
 
     >>> import numpy as np
     >>> from sklearn.ensemble import RandomForestRegressor

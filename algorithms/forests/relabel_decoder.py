@@ -35,7 +35,8 @@ __all__ = ["RelabeledForest", "majority_box", "relabel_forest"]
 @dataclass(frozen=True, eq=False)  # identity, as TSPInstance: the generated == compared arrays
 class RelabeledForest:
     """Per tree: for every node, the latent feature (−1: constant route), threshold and whether
-    ``z_k <= c`` leads to the left child; plus the children arrays and the node -> leaf map."""
+    ``z_k <= c`` leads to the left child (``below_goes_left``); plus the children arrays and the
+    ``partition`` (:class:`ForestPartition`, whose node -> leaf map gives the leaves)."""
 
     partition: ForestPartition
     feature: tuple[np.ndarray, ...]

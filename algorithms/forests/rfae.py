@@ -81,7 +81,14 @@ class AutoencodingProblem(Problem):
 
 @dataclass(frozen=True)
 class RFAE(Algorithm):
-    """The random-forest autoencoder's hyperparameters (see :class:`RFAutoencoder`)."""
+    """The random-forest autoencoder's hyperparameters (see :class:`RFAutoencoder`).
+
+    ``n_components`` (int >= 1, at most n_samples − 2) is the embedding's dimension, ``n_estimators``
+    (int >= 1) the forest's trees, ``t`` (int >= 0) the diffusion time (the embedding is √n V Λ^t; 0: no
+    eigenvalue scaling),
+    ``decoder`` one of ``"knn"``, ``"relabel"``, ``"exact"`` and ``k`` (int >= 1) the k-NN decoder's
+    neighbours.
+    """
 
     n_components: int = 2
     n_estimators: int = 50

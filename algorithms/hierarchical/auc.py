@@ -53,6 +53,10 @@ __all__ = ["ScoreNet", "auc_minimax"]
 class ScoreNet(CheckedStateModule):
     """A one-hidden-layer tanh network, the score h(w; z) of the AUC task (seeded init).
 
+    ``in_features``, ``hidden`` and ``out_features`` are ints >= 1 (the layers' widths; float64
+    weights), ``seed`` an int in [0, 2**64) for the initial weights (torch's global generator is not
+    touched).
+
     >>> net = ScoreNet(in_features=3, hidden=4, seed=0)
     >>> tuple(net(torch.zeros(5, 3, dtype=torch.float64)).shape)
     (5, 1)

@@ -136,8 +136,10 @@ class MinimaxProblem(Problem):
     ``grad(x, y, rng) -> (∇_x F, ∇_y F)``: the (possibly already stochastic, e.g. minibatch)
     gradient of f; the oracle adds noise of level ``sigma`` and law ``noise`` to both parts.
     ``phi(x)`` is Φ(x) = max_y f(x, y) and ``grad_phi(x)`` its exact gradient, used for the
-    recorded stationarity measure ‖∇Φ(x_t)‖ and the stopping test. The dtype of ``x0``
-    (float32 or float64) is the dtype of the iterates.
+    recorded stationarity measure ‖∇Φ(x_t)‖ and the stopping test. ``x0`` and ``y0`` are the
+    finite 1-D starting points; the dtype of ``x0`` (float32 or float64) is the dtype of the iterates.
+    ``sigma`` is a finite float >= 0 (0: the oracle is ``grad`` itself) and ``noise`` one of
+    ``NOISE_KINDS``.
     """
 
     grad: Callable[[np.ndarray, np.ndarray, np.random.Generator], tuple[Any, Any]]
@@ -177,7 +179,11 @@ class BilevelProblem(Problem):
     ``upper_grad(x, y, rng) -> (∇_x F, ∇_y F)``, ``lower_grad(x, y, rng) -> ∇_y G`` and
     ``lower_hvp(x, y, v, rng) -> (∇²_xy G·v, ∇²_yy G·v)`` (shapes of x and y).
     ``mu_g`` and ``l_g1`` are the strong-convexity and smoothness constants of g(x, ·); the
-    Neumann-series hypergradient scales by 1/l_g1 and Theorem 4.2 picks its length from both.
+    Neumann-series hypergradient scales by 1/l_g1 and Theorem 4.2 picks its length from both
+    (finite floats, 0 < mu_g <= l_g1). ``phi(x)`` is Φ(x) and ``grad_phi(x)`` its exact gradient
+    (the recorded stationarity measure and the stopping test); ``x0`` and ``y0`` are the finite 1-D
+    starting points (``x0``'s dtype, float32 or float64, is the iterates'); ``sigma`` and
+    ``hessian_sigma`` are finite floats >= 0 and ``noise`` one of ``NOISE_KINDS``.
     """
 
     upper_grad: Callable[[np.ndarray, np.ndarray, np.random.Generator], tuple[Any, Any]]

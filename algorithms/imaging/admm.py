@@ -52,7 +52,12 @@ __all__ = ["PnPADMM"]
 
 @dataclass(frozen=True)
 class PnPADMM(Algorithm):
-    """PnP-ADMM: a quadratic x-step (data fit and NPN term), the prior's prox as the z-step."""
+    """PnP-ADMM: a quadratic x-step (data fit and NPN term), the prior's prox as the z-step.
+
+    ``prior`` is the plug-and-play prior (its prox is the z-step), ``penalty`` (finite float > 0) the
+    ADMM penalty ρ, ``npn`` an :class:`NPN` term (None: plain PnP) and ``cg_iters`` (int >= 1) the
+    conjugate-gradient steps of each x-step.
+    """
 
     prior: Any
     penalty: float = 1.0

@@ -50,6 +50,11 @@ class NullSpaceNet(CheckedStateModule):
 
     References: the G of NPN (Jacome et al., NeurIPS 2025, Sections 3 and 3.2); the paper uses
     a U-Net or ConvNeXt, we use a small CNN so that CPU training takes minutes.
+
+    ``operator`` is H and ``projection`` S (both :class:`LinearOperator` on the same image shape),
+    ``channels`` (int >= 1) and ``depth`` (int >= 2) the CNN's width and number of conv layers, ``seed``
+    (int in [0, 2**64)) its initial weights (torch's global generator is not touched). ``forward(X)``
+    takes finite real measurements X of shape (batch, m).
     """
 
     @allocates("channels", "depth")
@@ -89,7 +94,12 @@ class NullSpaceNet(CheckedStateModule):
 
 
 class ResidualDenoiser(CheckedStateModule):
-    """D(x) = x − f(x), f a small CNN trained to predict the noise (DnCNN-style, Zhang et al. 2017)."""
+    """D(x) = x − f(x), f a small CNN trained to predict the noise (DnCNN-style, Zhang et al. 2017).
+
+    ``channels`` (int >= 1) and ``depth`` (int >= 2) are the CNN's width and number of conv layers,
+    ``seed`` (int in [0, 2**64)) its initial weights; ``forward(x)`` takes real images of shape
+    (batch, h, w).
+    """
 
     @allocates("channels", "depth")
     def __init__(self, channels: int = 16, depth: int = 4, seed: int = 0) -> None:

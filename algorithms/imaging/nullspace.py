@@ -248,6 +248,8 @@ def null_space_leakage(operator: LinearOperator, projection: LinearOperator, ite
 class NullSpaceProjector:
     """P = I − H⁺H, the orthogonal projector onto Null(H), for small operators (dense).
 
+    ``operator`` is H, a :class:`LinearOperator` (its dense matrix is formed: h·w pixels squared).
+
     >>> from algorithms.imaging.operators import gaussian_cs
     >>> H = gaussian_cs((4, 4), 0.5, seed=0)
     >>> P = NullSpaceProjector(H)

@@ -226,6 +226,9 @@ class LinearOperator:
 class MatrixOperator(LinearOperator):
     """H given as a dense (m, n) matrix acting on flattened images (n = h·w).
 
+    ``matrix`` is a 2-D floating tensor (m, n); ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <=
+    2**31 − 1.
+
     >>> import torch
     >>> H = MatrixOperator(torch.eye(4, dtype=torch.float64)[:2], (2, 2))
     >>> H(torch.arange(4.0, dtype=torch.float64).reshape(2, 2)).tolist()
@@ -299,6 +302,9 @@ class SubsampledHadamard(LinearOperator):
 
     The rows of W D are orthonormal, so the unselected rows span Null(H) exactly
     (:func:`algorithms.imaging.complement_rows`). ``h·w`` must be a power of two.
+    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``ratio`` in (0, 1] is the fraction
+    of rows kept, ``seed`` (int in [0, 2**64)) draws D
+    and the rows, and ``rows`` (optional) gives the kept rows' indices instead.
 
     >>> import torch
     >>> H = SubsampledHadamard((4, 4), ratio=0.5, seed=0)
@@ -375,6 +381,8 @@ class _Filter(LinearOperator):
 class Blur(_Filter):
     """Circular Gaussian blur of std ``sigma`` pixels: H x = b ⊛ x, by FFT (H is symmetric).
 
+    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``sigma`` is a finite float > 0.
+
     >>> import torch
     >>> H = Blur((8, 8), sigma=1.0)
     >>> round(float(H(torch.ones(8, 8, dtype=torch.float64)).mean()), 6)
@@ -393,6 +401,8 @@ class HighPass(_Filter):
 
     Not exactly in Null(B) for a Gaussian b (its spectrum never vanishes); the
     leakage is measured by :func:`algorithms.imaging.null_space_leakage`.
+    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``sigma`` (finite float > 0) is b's
+    std in pixels.
     """
 
     def __init__(self, image_shape: tuple[int, int], sigma: float) -> None:
@@ -404,6 +414,9 @@ class HighPass(_Filter):
 
 class SuperResolution(LinearOperator):
     """H = D B: Gaussian blur of std ``sigma`` then keeping every ``factor``-th pixel in each axis.
+
+    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1, each divisible by ``factor`` (an int
+    >= 2); ``sigma`` is a finite float > 0.
 
     >>> SuperResolution((8, 8), factor=2, sigma=1.0).measurement_shape
     (4, 4)
@@ -436,6 +449,8 @@ class Radon(LinearOperator):
     each sample's value is bilinearly interpolated; the whole map is one sparse matrix,
     so the adjoint (back-projection) is its exact transpose. Pixels outside the
     inscribed circle are not seen (as in ``skimage.transform.radon(circle=True)``).
+    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``angles`` is a non-empty 1-D
+    sequence of finite angles in degrees.
 
     >>> op = Radon((16, 16), angles=[0.0, 90.0])
     >>> op.measurement_shape

@@ -51,7 +51,11 @@ __all__ = ["PnPPGD"]
 
 @dataclass(frozen=True)
 class PnPPGD(Algorithm):
-    """PnP-PGD: a gradient step on the data fit (and the NPN term), then the prior's prox."""
+    """PnP-PGD: a gradient step on the data fit (and the NPN term), then the prior's prox.
+
+    ``prior`` is the plug-and-play prior, ``lr`` (finite float > 0) the gradient step and ``npn`` an
+    :class:`NPN` term (None: plain PnP).
+    """
 
     prior: Any
     lr: float = 1.0

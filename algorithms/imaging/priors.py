@@ -158,7 +158,9 @@ class SubspacePrior:
     """D(x) = U Uᵀ x, the orthogonal projection onto the span of the orthonormal columns of ``basis``.
 
     Its image M_D is a subspace and D is 1-Lipschitz with every point of M_D fixed: the
-    setting of the paper's Theorem 1 made exact (Assumption 2 with δ = 1).
+    setting of the paper's Theorem 1 made exact (Assumption 2 with δ = 1). ``basis`` is a 2-D
+    floating tensor (n, k) with orthonormal columns (copied); ``image_shape`` (h, w), ints >= 1 with
+    h·w = n, must be given (the default (0, 0) fits no basis).
     """
 
     basis: torch.Tensor

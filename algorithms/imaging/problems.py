@@ -32,7 +32,8 @@ class InverseProblem(Problem):
     ``y`` (shape ``operator.measurement_shape``) may be a numpy array or a torch tensor; it is
     stored as a float tensor (float32 stays float32, everything else becomes float64), a copy.
     Problems compare and hash by identity, as ``QP`` does (comparing the tensor ``y`` field by field
-    raised torch's "Boolean value of Tensor ... is ambiguous").
+    raised torch's "Boolean value of Tensor ... is ambiguous"). ``noise_std`` (a finite float >= 0)
+    is ω's standard deviation (0: noiseless data).
     """
 
     operator: LinearOperator
@@ -68,7 +69,8 @@ class NPN:
     ``network`` maps flattened measurements ``(batch, m)`` to ``(batch, p)`` with p =
     ``projection.out_features`` (e.g. :class:`algorithms.imaging.NullSpaceNet`). A solve refuses an
     S whose rows leave Null(H) by more than ``max_leakage`` = ‖HSᵀ‖/(‖H‖‖S‖) (the paper's high-pass
-    S for blur leaks: pass a larger ``max_leakage`` to accept it knowingly).
+    S for blur leaks: pass a larger ``max_leakage`` to accept it knowingly). ``gamma`` and
+    ``max_leakage`` are finite floats >= 0 (``gamma = 0``: the term vanishes and the solve is plain PnP).
     """
 
     projection: LinearOperator

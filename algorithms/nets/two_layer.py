@@ -66,7 +66,8 @@ class TwoLayerReLU(CheckedStateModule):
     ``hidden_bias`` (default True) adds ``b``, ``output_bias`` (default False) adds
     ``c``; ``activation`` one of :data:`ACTIVATIONS`; ``seed`` draws the weights:
     ``W``, ``b`` ~ N(0, init_scale²/in_features), ``v`` ~ N(0, init_scale²/width),
-    ``c = 0``; ``dtype`` float64 (default) or float32.
+    ``c = 0``; ``init_scale`` (finite float > 0) scales those draws; ``dtype`` float64 (default)
+    or float32.
 
     ``forward(X)`` returns shape (n, out_features); ``X`` must be a tensor of the model's dtype with
     ``in_features`` on its last axis (a single sample ``(in_features,)`` is accepted: it is what

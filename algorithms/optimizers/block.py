@@ -577,6 +577,10 @@ class BlockCoordinateDescent(Algorithm):
     and retcodes: :func:`algorithms.optimizers.finetune.run_finetune`. ``optimizer`` builds the
     optimizer with :class:`BlockOptimizer`'s keywords (default :class:`BlockOptimizer`; another
     implementation of its interface, e.g. BAdam's behind an adapter, trains under the same loop).
+    ``lr`` and ``expansion_lr_scale`` are finite floats > 0 (β = expansion_lr_scale·lr moves the
+    inactive blocks when ``expansion`` is not ``"none"``), ``switch_every`` an int >= 1,
+    ``weight_decay`` a finite float >= 0, ``order`` one of ``ORDERS`` and ``expansion`` one of
+    ``EXPANSIONS``.
 
     >>> from algorithms import solve
     >>> from algorithms.optimizers.finetune import markov_finetune_task

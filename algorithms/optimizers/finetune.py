@@ -73,7 +73,8 @@ class FinetuneTask(Problem):
     ``tokens`` is an (n, T + 1) integer array of sequences (inputs ``[:, :-1]``, targets
     ``[:, 1:]``); the loss is ``task.loss`` (mean next-token cross-entropy). ``reference_loss``
     (default: ``task.entropy_rate()``) is the level the convergence criterion measures from
-    (``loss <= reference_loss + tol``).
+    (``loss <= reference_loss + tol``); ``batch_size`` (int >= 1) is the number of sequences a
+    mini-batch draws from ``tokens``.
     """
 
     model: torch.nn.Module

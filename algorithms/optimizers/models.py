@@ -60,6 +60,11 @@ def _init_linear(layer: nn.Linear, generator: torch.Generator, std: float | None
 class MLP(CheckedStateModule):
     """x ↦ W_out h_L, h_0 = W_in x, h_ℓ = h_{ℓ−1} + m · relu(W_ℓ h_{ℓ−1}) (m = residual_multiplier).
 
+    ``in_features``, ``out_features``, ``width`` and ``depth`` are ints >= 1 (``depth`` residual
+    blocks), ``seed`` (int in [0, 2**64)) draws the weights (torch's global generator untouched; the
+    readout starts at 0), ``residual_multiplier`` is a finite float > 0 and ``dtype`` float32
+    (default), float64 or bfloat16.
+
     >>> net = MLP(in_features=5, out_features=3, width=16, depth=2, seed=0)
     >>> net(torch.ones(4, 5)).shape, net.width, net.depth
     (torch.Size([4, 3]), 16, 2)
@@ -138,6 +143,10 @@ class Transformer(CheckedStateModule):
 
     ``in_features = out_features = vocab_size`` (a language model's input and output are tokens;
     its output has a sequence axis, unlike the package's (n, out_features) convention).
+    ``vocab_size``, ``width``, ``depth``, ``n_heads`` and ``context`` (the longest sequence T) are ints
+    >= 1, ``width`` a multiple of ``n_heads``; ``seed`` (int in [0, 2**64)) draws the weights,
+    ``residual_multiplier`` (finite float > 0) scales each block's residual branch and ``dtype`` is
+    float32 (default), float64 or bfloat16.
 
     >>> lm = Transformer(vocab_size=11, width=16, depth=2, n_heads=2, context=8, seed=0)
     >>> lm(torch.zeros(3, 8, dtype=torch.long)).shape

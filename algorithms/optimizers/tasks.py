@@ -35,6 +35,11 @@ __all__ = ["MarkovLanguageTask"]
 class MarkovLanguageTask(Problem):
     """Next-token prediction on sequences of a random Markov chain.
 
+    ``vocab_size`` (int >= 2) tokens; each has ``branching`` successors (an int in [1, vocab_size])
+    with Dirichlet(``concentration``) transition probabilities (``concentration`` a finite float > 0);
+    sequences hold ``context`` + 1 tokens (``context`` an int >= 1); ``seed`` (int in [0, 2**64))
+    draws the chain.
+
     >>> task = MarkovLanguageTask(vocab_size=8, context=6, branching=2, seed=0)
     >>> tokens = task.sample(4, torch.Generator().manual_seed(0))
     >>> tokens.shape, bool(0 < task.entropy_rate() < np.log(8))

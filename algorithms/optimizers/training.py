@@ -63,6 +63,12 @@ OPTIMIZERS = {
 class TrainingProblem(Problem):
     """A model, a task and a step budget; see the module docstring for the criterion.
 
+    ``model`` is an :class:`MLP` or :class:`Transformer` with ``task.vocab_size`` inputs and outputs,
+    ``task`` a :class:`MarkovLanguageTask`, ``steps`` (int >= 1) the horizon, ``target_loss`` (finite
+    float > 0, or None: the entropy rate + tol) the held-out loss that is ``Success``, ``eval_every``
+    (int >= 1) the steps between evaluations, ``eval_size`` (int >= 1) the held-out sequences and
+    ``divergence_factor`` (finite float > 1) the blow-up threshold's factor.
+
     >>> from algorithms import solve
     >>> from algorithms.optimizers import MLP
     >>> task = MarkovLanguageTask(vocab_size=8, context=8, seed=0)
@@ -114,6 +120,7 @@ class OptimizerTraining(Algorithm):
     multiplied per parameter by the ``parametrization`` rule. ``independent_weight_decay``: λ in
     W ← (1 − λ) W per step (for every parameter; 0 by default). ``hyperparameters``: further
     keywords of the optimizer's constructor (``momentum``, ``betas``, ``block_size``, ...).
+    ``batch_size`` (int >= 1): sequences per mini-batch.
     ``factory``: a callable built like the class of ``optimizer`` (``factory(groups, lr=,
     **hyperparameters)``, the groups carrying each parameter's scaled ``lr``, ``weight_decay`` and, for
     Muon, ``use_muon``) used in its place: another implementation trained under the same rule.

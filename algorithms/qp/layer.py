@@ -235,7 +235,8 @@ def qp_layer(P, q, G=None, h=None, A=None, b=None, *, lb=None, ub=None, algorith
 class QPLayer(torch.nn.Module):
     """``nn.Module`` form of :func:`qp_layer`: ``QPLayer(DQP(...))(P, q, G, h, A, b)``.
 
-    ``tol`` and ``symmetrize`` as in :func:`qp_layer` (``symmetrize=True``: solve with ``½(P + Pᵀ)``,
+    ``algorithm`` is the :class:`DQP` that solves each QP (None: ``DQP()``); ``tol`` (finite float > 0
+    or None) and ``symmetrize`` (bool) as in :func:`qp_layer` (``symmetrize=True``: solve with ``½(P + Pᵀ)``,
     so a non-symmetric ``P`` is accepted and ``gradcheck`` on ``P`` passes). A QP without a solution
     raises ``RuntimeError`` naming the batch item and its retcode, as :func:`qp_layer` documents.
 

@@ -84,7 +84,12 @@ def _check_gap(gap: object) -> float:
 
 @dataclass(frozen=True)
 class IncoherentSR(Algorithm):
-    """Successive rejects with the Haar-basis collision estimator (see the module docstring)."""
+    """Successive rejects with the Haar-basis collision estimator (see the module docstring).
+
+    ``copies_per_basis`` (an int >= 2, or None) is m, the copies measured in each random basis;
+    ``gap`` (a float in (0, 1], or None) is a known lower bound on every purity gap, giving
+    m = max(2, ⌈1/√gap⌉) when ``copies_per_basis`` is None; both None: m = d.
+    """
 
     copies_per_basis: int | None = None
     gap: float | None = None

@@ -136,7 +136,8 @@ def successive_rejects_schedule(budget: int, K: int) -> np.ndarray:
 class QuantumStats(Stats):
     """Counters of an identification run: ``copies`` consumed (never more than the budget),
     ``settings`` measured (Haar or local bases, or SWAP tests); ``f_calls`` = ``copies`` and
-    ``iterations`` = elimination phases completed."""
+    ``iterations`` = elimination phases completed; ``grad_calls``, ``hess_calls`` and ``linear_solves``
+    stay 0 and ``wall_time`` is the run's seconds."""
 
     copies: int = 0
     settings: int = 0

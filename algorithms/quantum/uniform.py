@@ -51,7 +51,12 @@ ESTIMATORS = ("collision", "local", "swap")
 
 @dataclass(frozen=True)
 class UniformAllocation(Algorithm):
-    """⌊N/K⌋ copies per state, one purity estimate each, the largest wins (module docstring)."""
+    """⌊N/K⌋ copies per state, one purity estimate each, the largest wins (module docstring).
+
+    ``estimator`` is one of ``"collision"`` (Haar bases), ``"local"`` (random local bases) or
+    ``"swap"`` (SWAP tests); ``copies_per_basis`` (an int >= 2, or None: the estimator's default)
+    applies to the first two only.
+    """
 
     estimator: str = "collision"
     copies_per_basis: int | None = None

@@ -149,7 +149,8 @@ class DirectedCut(_IndexFunction):
 
 class GraphCut(DirectedCut):
     """The undirected cut Σ_{u∈S, v∉S} W[u, v] of a symmetric non-negative weight matrix, or of
-    an undirected networkx graph (see :class:`DirectedCut` for ``weight`` and node labels).
+    an undirected networkx graph (see :class:`DirectedCut` for ``weight`` and node labels):
+    ``weights`` is that (n, n) matrix (dense or scipy.sparse, symmetric, finite, >= 0) or graph.
 
     >>> import networkx as nx
     >>> cut = GraphCut(nx.Graph([("a", "b", {"weight": 2.0}), ("b", "c", {"weight": 1.0})]))

@@ -102,7 +102,9 @@ class UpdateStream(_SetProblem):
 
     The stream must be consistent: an element is inserted only when absent and deleted
     only when present (checked here, with the position of the first offending update).
-    ``universe`` lists the distinct elements in order of first appearance.
+    ``universe`` lists the distinct elements in order of first appearance. ``f`` is the set function
+    (a callable on frozensets, e.g. :class:`GraphCut`) and ``matchoid`` the :class:`Matchoid`
+    constraint.
     """
 
     f: Callable[[frozenset], float]

@@ -32,7 +32,10 @@ __all__ = ["GradientDescent"]
 
 @dataclass(frozen=True)
 class GradientDescent(Algorithm):
-    """Loss descent on D_r from θ* with step ``lr`` (>= 0)."""
+    """Loss descent on D_r from θ* with step ``lr`` (>= 0).
+
+    ``optimizer`` is ``"sgd"`` or ``"adam"`` (the update applied to that gradient).
+    """
 
     lr: float = 1e-2
     optimizer: str = "sgd"

@@ -99,7 +99,9 @@ class DeepLinear(CheckedStateModule):
     """``f(θ, x) = cᵀ A_{L-1} ⋯ A_1 x``: ``widths`` = (h_1, ..., h_{L-1}), at least one hidden width.
 
     Parameters registered as ``c`` (h_{L-1},), ``A1`` (h_1, in_features), ..., ``A{L-1}``
-    (h_{L-1}, h_{L-2}), the paper's order θ = [c; vec(A_1); ...]. ``depth`` is L.
+    (h_{L-1}, h_{L-2}), the paper's order θ = [c; vec(A_1); ...]. ``depth`` is L. ``in_features``
+    and each width are ints >= 1, ``seed`` (int in [0, 2**64)) draws the weights and ``dtype`` is a
+    floating torch dtype (default float64).
 
     >>> DeepLinear(in_features=5, widths=(4,), seed=0).depth
     2
@@ -140,7 +142,8 @@ class TwoLayerPerceptron(CheckedStateModule):
     """``f(θ, x) = cᵀ φ(A x)`` with ``width`` neurons: parameters ``c`` (width,), ``A`` (width, in_features).
 
     ``activation`` is one of :data:`ACTIVATIONS`. The width measure of Section 4.3 counts the
-    neurons with ``|c_i|·‖a_i‖ > 0``.
+    neurons with ``|c_i|·‖a_i‖ > 0``. ``in_features`` and ``width`` are ints >= 1, ``seed`` (int in
+    [0, 2**64)) draws the weights and ``dtype`` is a floating torch dtype (default float64).
 
     >>> TwoLayerPerceptron(in_features=2, width=6, activation="tanh", seed=0).A.shape
     torch.Size([6, 2])

@@ -31,7 +31,10 @@ __all__ = ["NegGrad"]
 
 @dataclass(frozen=True)
 class NegGrad(Algorithm):
-    """Gradient ascent on D_f from θ* with step ``lr`` (>= 0)."""
+    """Gradient ascent on D_f from θ* with step ``lr`` (>= 0).
+
+    ``optimizer`` is ``"sgd"`` or ``"adam"`` (the update applied to that gradient).
+    """
 
     lr: float = 1e-2
     optimizer: str = "sgd"

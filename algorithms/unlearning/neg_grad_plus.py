@@ -34,7 +34,8 @@ class NegGradPlus(Algorithm):
     """Descent on J_r − ``alpha``·J_f from θ* with step ``lr``.
 
     ``lr`` >= 0 and ``alpha`` >= 0 (finite): ``alpha = 0`` is plain descent on D_r and ``lr = 0`` a run
-    that stays at θ*, both valid limits rather than errors.
+    that stays at θ*, both valid limits rather than errors. ``optimizer`` is ``"sgd"`` or ``"adam"`` (the
+    update applied to that gradient).
     """
 
     lr: float = 1e-2

@@ -294,6 +294,9 @@ def retrained_min_norm(problem: UnlearningProblem) -> torch.Tensor | None:
 class UnlearningStats(Stats):
     """:class:`~algorithms.core.Stats` plus the unlearning figures at the returned parameters.
 
+    The counters ``iterations``, ``f_calls``, ``grad_calls``, ``hess_calls``, ``linear_solves`` and
+    ``wall_time`` are :class:`~algorithms.core.Stats`'s.
+
     ``retain_loss`` and ``forget_loss`` are J(θ; D_r) and J(θ; D_f); ``distance_to_retrain`` is
     ‖θ − pinv(X_r) y_r‖ for a :class:`LinearModel`, ‖w(θ) − pinv(X_r) y_r‖ (effective predictors)
     for a :class:`DeepLinear`, NaN for other models; ``projections`` counts orthogonal-gradient

@@ -35,6 +35,7 @@ class Ridge(Algorithm):
     """Ridge-regularized descent on D_r with weight ``lam``·``gamma``^t and step ``lr``.
 
     ``lr`` >= 0, ``lam`` >= 0 (``lam = 0``: no ridge term, plain descent on D_r), ``gamma`` in (0, 1].
+    ``optimizer`` is ``"sgd"`` or ``"adam"`` (the update applied to that gradient).
     """
 
     lr: float = 1e-2
