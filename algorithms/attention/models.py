@@ -141,6 +141,8 @@ def _linear_problem(problem) -> SingleLocationProblem:
 def best_linear_weights(problem: SingleLocationProblem) -> torch.Tensor:
     """The population least-squares weights ``w`` (L, d) of ``f(X) = Σ_ℓ w_ℓᵀ x_ℓ``, linear link.
 
+    ``problem`` is a :class:`SingleLocationProblem`; returns float64 weights.
+
     The second-moment matrix is block diagonal (distinct tokens are uncorrelated) with v* an
     eigenvector of each block, eigenvalue 1 − (1 − γ²)/L, and E[x_ℓ y] = (γ²/L) v*; so every
     block is w_ℓ = γ² / (L − 1 + γ²) v*, whatever the signal scale (u* ⊥ v*).
@@ -158,6 +160,8 @@ def best_linear_weights(problem: SingleLocationProblem) -> torch.Tensor:
 
 def best_linear_risk(problem: SingleLocationProblem) -> float:
     """Excess risk (over ε²) of the best linear predictor: γ² (L − 1) / (L − 1 + γ²) >= γ²/(1 + γ²).
+
+    ``problem`` is a :class:`SingleLocationProblem`.
 
     >>> round(best_linear_risk(SingleLocationProblem(d=3, L=2, gamma=0.5)), 6)
     0.2

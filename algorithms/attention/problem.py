@@ -223,6 +223,9 @@ def overlaps(u, v, u_star, v_star) -> dict[str, float]:
     """The order parameters μ = uᵀu*, ν = vᵀv*, η = uᵀv*, ζ = vᵀu*, ρ = uᵀv of unit vectors (a zero or
     non-unit vector is refused, naming it).
 
+    ``u``, ``v`` (the model's key and value) and ``u_star``, ``v_star`` (the truth) are real unit vectors
+    (tensors or arrays) of one length d.
+
     >>> e = torch.eye(3, dtype=torch.float64)
     >>> overlaps(e[0], e[1], e[0], e[1])
     {'mu': 1.0, 'nu': 1.0, 'eta': 0.0, 'zeta': 0.0, 'rho': 0.0}

@@ -103,6 +103,9 @@ def _sigmoid(x: float) -> float:
 def locate_probability(problem: SingleLocationProblem, mu):
     """p(μ) = 1/(1 + e^{−(sμ − ψ)βd}): the mean-field mass of the softmax on the secret token.
 
+    ``problem`` is a :class:`SingleLocationProblem`; ``mu`` = uᵀu* is an overlap of unit vectors, a real
+    number or a real tensor in [-1, 1].
+
     Accepts a float (returns a float) or a tensor (differentiable).
 
     >>> p = SingleLocationProblem(d=50, L=21, gamma=0.6)
@@ -118,6 +121,10 @@ def locate_probability(problem: SingleLocationProblem, mu):
 
 def mean_field_risk(problem: SingleLocationProblem, mu, nu, zeta=0.0, rho=0.0, *, frozen_limit: bool = False):
     """R̄(μ, ν, ζ, ρ) = d (p s ζ + (1 − p) ρ r)² + γ² (p² − 2pν + 1), linear link (Corollary 1).
+
+    ``problem`` is a :class:`SingleLocationProblem` with the linear link; ``mu`` = uᵀu*, ``nu`` = vᵀv*,
+    ``zeta`` = vᵀu* and ``rho`` = uᵀv are overlaps of unit vectors, real numbers or real tensors in [-1,
+    1], with ν² + ζ² <= 1 (no unit v has others; refused).
 
     ``frozen_limit=True`` sets r = 0 (Condition 3: log L = o(d)), the regime of the paper's
     Section 5, where ρ drops out. Floats in, float out; tensors in, a differentiable tensor out.
@@ -156,6 +163,9 @@ MAX_NODES = 2000
 
 def top_score_probability(problem: SingleLocationProblem, mu: float = 1.0, *, nodes: int = 160) -> float:
     """P(the secret token has the largest key score) for a key u with overlap ``mu``: exact.
+
+    ``problem`` is a :class:`SingleLocationProblem`; ``mu`` an overlap in [-1, 1]; ``nodes`` the
+    Gauss-Hermite nodes, an int in [2, MAX_NODES].
 
     The secret key is s√d μ + γ g and the L − 1 noise keys are i.i.d. N(0, 1), so the
     probability is E_g[Φ(s√d μ + γ g)^{L−1}]; computed by Gauss-Hermite quadrature in g with
@@ -197,6 +207,9 @@ def _psd_factor(gram: np.ndarray) -> torch.Tensor:
 def monte_carlo_risk(problem: SingleLocationProblem, u, v, *, n: int = 2000, seed: int = 0,
                      level: float = 0.95) -> dict[str, float]:
     """Monte Carlo estimate of R(u, v) = E[(f(X; u, v) − y)²] − ε² with a normal ``level`` interval.
+
+    ``problem`` is a :class:`SingleLocationProblem`; ``u`` and ``v`` unit vectors of length d; ``n`` (int
+    >= 2) samples, ``seed`` an int in [0, 2**64), ``level`` in (0, 1).
 
     Exact in law for every link (the projections of the tokens on u, v, u*, v* are sampled
     jointly Gaussian); returns ``risk``, ``half_width`` (the interval is risk ± half_width),

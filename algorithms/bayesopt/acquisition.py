@@ -69,6 +69,9 @@ def _log_tau(z: np.ndarray) -> np.ndarray:
 def log_expected_improvement(mu, sigma, best) -> np.ndarray:
     """log EI for minimization below ``best``, elementwise (−inf where EI is exactly 0).
 
+    ``mu`` and ``sigma`` are the posterior means and standard deviations, finite arrays of one shape with
+    ``sigma`` >= 0 (0: a point mass, EI = max(best − μ, 0)); ``best`` a finite float.
+
     >>> float(np.round(log_expected_improvement(np.array([60.0]), np.array([1.0]), 0.0)[0], 2))
     -1809.11
     """
@@ -94,6 +97,9 @@ def _log_ei(mu, sigma, best, names: tuple[str, str, str]) -> np.ndarray:
 def expected_improvement(mu, sigma, best) -> np.ndarray:
     """EI = (best − μ)Φ(z) + σφ(z), z = (best − μ)/σ, elementwise.
 
+    ``mu`` and ``sigma`` as in :func:`log_expected_improvement`: finite arrays of one shape, ``sigma`` >=
+    0; ``best`` a finite float.
+
     >>> float(np.round(expected_improvement(np.array([0.0]), np.array([1.0]), 0.0)[0], 6))
     0.398942
     """
@@ -118,6 +124,9 @@ def log_probability_of_feasibility(mu_c, sigma_c) -> np.ndarray:
 def probability_of_feasibility(mu_c, sigma_c) -> np.ndarray:
     """Πⱼ Φ(−μ_cⱼ/σ_cⱼ), the posterior probability that every constraint is <= 0.
 
+    ``mu_c`` and ``sigma_c``: the constraints' posterior means and standard deviations, finite arrays of
+    one shape (n,) or (n, m), ``sigma_c`` >= 0 (0: feasible iff μ_c <= 0).
+
     >>> probability_of_feasibility(np.array([[0.0, 0.0]]), np.array([[1.0, 1.0]]))
     array([0.25])
     """
@@ -134,6 +143,10 @@ def _rows(mu_f: np.ndarray, mu_c: np.ndarray) -> None:
 def log_constrained_ei(mu_f, sigma_f, mu_c, sigma_c, best_feasible) -> np.ndarray:
     """log CEI = log EI + log PoF, vectorized over the n points (−inf where CEI is 0).
 
+    ``mu_f``, ``sigma_f`` (n,): the objective's posterior means and standard deviations; ``mu_c``,
+    ``sigma_c`` (n,) or (n, m): the constraints'; all finite, standard deviations >= 0; ``best_feasible``
+    (a finite float) is the best feasible value observed.
+
     >>> v = log_constrained_ei(np.array([0.0]), np.array([1.0]), np.array([0.0]), np.array([1.0]), 0.0)
     >>> bool(np.isclose(v[0], np.log(0.398942 * 0.5), atol=1e-6))
     True
@@ -146,6 +159,10 @@ def log_constrained_ei(mu_f, sigma_f, mu_c, sigma_c, best_feasible) -> np.ndarra
 
 def constrained_ei(mu_f, sigma_f, mu_c, sigma_c, best_feasible) -> np.ndarray:
     """CEI = EI_f · PoF for minimizing f subject to c <= 0 (one or m constraints), elementwise.
+
+    ``mu_f``, ``sigma_f`` (n,): the objective's posterior means and standard deviations; ``mu_c``,
+    ``sigma_c`` (n,) or (n, m): the constraints'; all finite, standard deviations >= 0; ``best_feasible``
+    (a finite float) is the best feasible value observed.
 
     >>> constrained_ei(np.array([0.0, 5.0]), np.array([1.0, 1e-3]), np.array([-3.0, 0.0]),
     ...                np.array([1.0, 1.0]), 0.0).round(4)

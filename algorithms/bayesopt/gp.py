@@ -174,6 +174,8 @@ def fit_kernel(
 ) -> Kernel:
     """Maximum-marginal-likelihood lengthscale(s) and outputscale for a zero-mean GP on ``(X, y)``.
 
+    ``seed`` (int in [0, 2**64)) draws the random restarts.
+
     Inputs are assumed scaled to [0, 1]^d and ``y`` standardized (mean 0, variance 1), so the
     search box is lengthscale ∈ [0.01, 10], outputscale ∈ [0.05, 20]. ``ard=True`` fits one
     lengthscale per coordinate. L-BFGS-B from ``kernel``'s own values and ``n_restarts − 1``

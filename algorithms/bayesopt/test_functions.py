@@ -116,6 +116,8 @@ def rkhs_function(
 ) -> RKHSFunction:
     """A random element of the RKHS of ``kernel`` on [0, 1]^dim with RKHS norm exactly ``norm``.
 
+    ``n_centers`` (int >= 1) is the number of kernel centres drawn uniformly in the cube.
+
     >>> g = rkhs_function(Kernel("matern", nu=2.5, lengthscale=0.2), 2, norm=3.0, seed=1)
     >>> round(g.norm, 10)
     3.0
@@ -180,6 +182,9 @@ def constrained_minimum(
     f: Callable, c: Callable, bounds, *, n_grid: int | None = None, n_polish: int = 3
 ) -> tuple[np.ndarray, float]:
     """(x*, f*) of min f s.t. c <= 0 on the box: a dense grid, then SLSQP from the best feasible nodes.
+
+    ``bounds`` is the (d, 2) box of [lower, upper] rows; ``n_polish`` (int >= 1) the number of best
+    feasible grid nodes SLSQP starts from.
 
     The grid has ``n_grid`` nodes per axis (default: about 10⁴ nodes in all); the best of the
     polished points that stay feasible (c <= 1e-10 of c's range on the grid) is returned. The
@@ -265,6 +270,9 @@ def rkhs_problem(
     n_centers: int = 100,
 ) -> ConstrainedBOProblem:
     """f, c random RKHS functions (or f a GP sample path, ``gp_objective=True``) on [0, 1]^dim.
+
+    ``kernel`` is the :class:`Kernel` of both RKHSs, ``norm_f`` and ``norm_c`` (finite floats > 0) the
+    RKHS norms of f and c, ``n_centers`` (int >= 1) the kernel centres of each function.
 
     Draws are repeated (seed, seed + 1000, ...) until the unconstrained minimizer of f is
     infeasible, with a minimum at least 5 % of f's range below f*, and the ``n_initial``-point
@@ -355,6 +363,9 @@ def _l1_c(x: np.ndarray) -> float:
 def gardner_problem(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
     """min cos(2x₁)cos(x₂) + sin(x₁) s.t. cos(x₁)cos(x₂) − sin(x₁)sin(x₂) <= 1/2, x in [0, 6]².
 
+    ``initial`` is the initial design: an int n₀ >= 1 (a Latin hypercube drawn with the solve's seed) or
+    an (n₀, d) array of points inside the box.
+
     The optimum f* = −2 at (3π/2, 0) (where both terms reach −1); a second basin near (3π/2, 2π)
     is cut off by the box, and the constraint removes the bands where cos(x₁ + x₂) > 1/2.
 
@@ -381,6 +392,9 @@ def _branin(x: np.ndarray) -> float:
 def constrained_branin(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
     """Branin on [−5, 10] × [0, 15] s.t. (x₁ − 2.5)² + (x₂ − 7.5)² <= 50; optimum 5/(4π) at (π, 2.275).
 
+    ``initial`` is the initial design: an int n₀ >= 1 (a Latin hypercube drawn with the solve's seed) or
+    an (n₀, d) array of points inside the box.
+
     >>> prob = constrained_branin()
     >>> round(prob.f_star, 6), prob.c(prob.x_star) <= 0
     (0.397887, True)
@@ -401,6 +415,9 @@ _DISK_A, _DISK_B, _DISK_R = np.array([0.2, 0.7]), np.array([0.75, 0.25]), 0.15
 
 def two_disks_problem(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
     """min x₁ + x₂ on [0, 1]² over two disjoint discs (radius 0.15 at (0.2, 0.7) and (0.75, 0.25)).
+
+    ``initial`` is the initial design: an int n₀ >= 1 (a Latin hypercube drawn with the solve's seed) or
+    an (n₀, d) array of points inside the box.
 
     The constraint (‖x − a‖² − r²)(‖x − b‖² − r²) <= 0 holds exactly on the union of the discs
     (they are disjoint); the optimum a − r(1, 1)/√2 lies on the first disc, f* = 0.9 − 0.15√2, and
@@ -425,6 +442,9 @@ def two_disks_problem(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
 def gramacy_problem(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
     """Gramacy et al. (2016)'s toy problem: min x₁ + x₂ on [0, 1]² s.t. two constraints (both <= 0):
     1.5 − x₁ − 2x₂ − ½ sin(2π(x₁² − 2x₂)) and x₁² + x₂² − 1.5.
+
+    ``initial`` is the initial design: an int n₀ >= 1 (a Latin hypercube drawn with the solve's seed) or
+    an (n₀, d) array of points inside the box.
 
     The sine makes the feasible region non-convex with several local optima on its boundary; the
     optimum f* ≈ 0.59979 at (0.1951, 0.4047) (multi-start SLSQP, the value stored here).
@@ -457,6 +477,9 @@ _H6_ALPHA = np.array([1.0, 1.2, 3.0, 3.2])
 
 def hartmann6_l1_problem(initial: int | np.ndarray = 60) -> ConstrainedBOProblem:
     """Hartmann-6 on [0, 1]⁶ subject to ‖x‖₁ − 1 <= 0.
+
+    ``initial`` is the initial design: an int n₀ >= 1 (a Latin hypercube drawn with the solve's seed) or
+    an (n₀, d) array of points inside the box.
 
     The unconstrained minimum (−3.32237, ‖x‖₁ ≈ 2.07) is infeasible; the constrained optimum
     f* ≈ −1.51503 lies on the constraint, at about (0, 0, 0, 0.1973, 0.2513, 0.5514) (multi-start

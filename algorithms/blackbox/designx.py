@@ -177,7 +177,15 @@ def run_episode(problem: BlackBoxProblem, agent1: WorkflowGenerator, agent2: Hyp
                 stochastic: bool = False,
                 maxiters: int | None = None, monitor: IterationMonitor | None = None,
                 keep_grad: bool = False) -> Episode:
-    """Features → Agent 1's workflow → the run controlled by Agent 2 (see the module doc)."""
+    """Features → Agent 1's workflow → the run controlled by Agent 2 (see the module doc).
+
+    ``problem`` is a :class:`BlackBoxProblem`, ``agent1`` the :class:`WorkflowGenerator` and ``agent2``
+    the :class:`HyperparameterController`; ``rng`` (a ``numpy.random.Generator``) draws the feature sample
+    and the run, ``generator`` (a ``torch.Generator`` or None) the agents' samples; ``stochastic`` (bool)
+    samples both agents' actions instead of taking the greedy ones; ``maxiters`` (int >= 0 or None) caps
+    the workflow's generations; ``monitor`` (an :class:`~algorithms.core.IterationMonitor` or None)
+    records the run; ``keep_grad`` (bool) keeps Agent 1's log-probability differentiable (training).
+    """
     stochastic = check_bool("stochastic", stochastic)
     keep_grad = check_bool("keep_grad", keep_grad)
     _check_agents(agent1, agent2)

@@ -133,6 +133,9 @@ def problem_features(ev: Evaluator, rng: np.random.Generator, n: int | None = No
     ``n`` above the evaluations left (``ev.remaining``) is cut to them (at least one point is sampled; on
     an exhausted evaluator its values are ``+inf``, as every evaluation past the budget).
 
+    ``ev`` is the problem's :class:`Evaluator`, ``rng`` a ``numpy.random.Generator`` (draws the sample)
+    and ``n`` an int >= 1 or None.
+
     F is dimension / 20, log10(budget) / 6, mean upper bound / 10, mean lower bound / 10 (the scales
     the shipped agents were trained with), then :func:`ela_features` of the sample."""
     check_generator("rng", rng)

@@ -278,6 +278,9 @@ def run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
                  control_interval: int = 1) -> RunResult:
     """Run ``plan`` against ``ev`` until its budget, ``maxiters`` generations, the target, or a stop.
 
+    ``rng`` (a ``numpy.random.Generator``) draws every random choice of the run; ``monitor`` (an
+    :class:`~algorithms.core.IterationMonitor` or None) records each generation.
+
     ``hyperparameters`` ({module: {name: value}}) may leave values out: those run at their documented
     defaults (``grammar.CONFIG_SPACE``).
 

@@ -257,6 +257,9 @@ def _scalar(value: Any) -> float:
 def normalized_regret(value: float, problem: BlackBoxProblem) -> float:
     """``(value − f*) / (f_ref − f*)``, clipped below at 0; needs ``optimum`` and ``f_ref``.
 
+    ``value`` is a float (−inf/NaN refused), ``problem`` a :class:`BlackBoxProblem` with ``optimum`` and
+    ``f_ref`` given.
+
     >>> import numpy as np
     >>> p = BlackBoxProblem(lambda x: 0.0, ([0.0], [1.0]), 5, optimum=1.0, f_ref=3.0)
     >>> normalized_regret(2.0, p)

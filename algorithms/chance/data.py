@@ -151,7 +151,12 @@ def collect_feasible_points(
     restriction: str = "moment",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Up to ``n_points`` RP solutions (of at most 2 n_points draws of (S, z); a level z beyond what
-    the box allows has none) and their empirical violations (see the module docstring)."""
+    the box allows has none) and their empirical violations (see the module docstring).
+
+    ``problem`` is a :class:`ChanceConstrainedProblem`, ``n_points`` and ``bootstrap_size`` (the scenarios
+    each restricted problem draws) ints >= 1, ``seed`` an int in [0, 2**64), ``restriction`` one of
+    ``RESTRICTIONS`` (``"moment"``, ``"scenario"``).
+    """
     if not isinstance(problem, ChanceConstrainedProblem):
         raise TypeError(f"problem must be a ChanceConstrainedProblem, got {type(problem).__name__}")
     n_points = check_count("n_points", n_points, 1)   # 2**40 ran on (a hang)

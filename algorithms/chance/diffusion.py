@@ -256,7 +256,11 @@ class ScoreMLP(ScoreModel):
 
 
 def tweedie_mean(model: ScoreModel, x: torch.Tensor, t: float) -> torch.Tensor:
-    """E[x_0 | x_t] = (x_t + (1 − ᾱ_t) ∇ log p_t(x_t)) / √ᾱ_t (Tweedie's formula, eq. (19))."""
+    """E[x_0 | x_t] = (x_t + (1 − ᾱ_t) ∇ log p_t(x_t)) / √ᾱ_t (Tweedie's formula, eq. (19)).
+
+    ``model`` is a :class:`ScoreModel`, ``x`` a finite floating tensor (batch, n) and ``t`` one diffusion
+    time in [t_min, 1].
+    """
     if not isinstance(model, ScoreModel):
         raise TypeError(f"model must be a ScoreModel, got {type(model).__name__}")
     check_float_tensor("x", x, ndim=2)
@@ -281,6 +285,9 @@ def train_score(
     seed: int = 0,
 ) -> list[float]:
     """Denoising score matching with Adam: minimise E‖ε_θ(√ᾱ x_0 + √(1 − ᾱ) ε, t) − ε‖², t ~ U[t_min, 1].
+
+    ``model`` is a :class:`ScoreMLP`, ``data`` a finite (N, n) tensor of its dtype and device; ``steps``
+    and ``batch_size`` ints >= 1, ``lr`` Adam's step (finite float > 0), ``seed`` an int in [0, 2**64).
 
     Returns the per-step losses (a non-finite loss ends training early; the caller checks).
 

@@ -58,7 +58,10 @@ def _check_batch(name: str, value, ndim: int) -> torch.Tensor:
 
 
 def first_order_guidance(grad_f: torch.Tensor, *, beta: float) -> torch.Tensor:
-    """−β ∇f(μ), rows of ``grad_f`` (batch, n) (Corollary 1, first order)."""
+    """−β ∇f(μ), rows of ``grad_f`` (batch, n) (Corollary 1, first order).
+
+    ``beta`` (finite float > 0) is the guidance strength β.
+    """
     grad_f = _check_batch("grad_f", grad_f, 2)
     return -check_positive("beta", beta) * grad_f
 
@@ -67,7 +70,10 @@ def second_order_guidance(
     grad_f: torch.Tensor, hess_f: torch.Tensor, *, beta: float, sigma2: float | torch.Tensor
 ) -> torch.Tensor:
     """−β (I + βσ² H)⁻¹ ∇f(μ) for rows of ``grad_f`` (batch, n) and ``hess_f`` (batch, n, n)
-    (Corollary 1, second order); ``sigma2`` a number or one per row (batch,)."""
+    (Corollary 1, second order); ``sigma2`` a number or one per row (batch,).
+
+    ``beta`` (finite float > 0) is the guidance strength β; ``sigma2`` >= 0.
+    """
     grad_f = _check_batch("grad_f", grad_f, 2)
     hess_f = _check_batch("hess_f", hess_f, 3)
     if hess_f.shape != grad_f.shape + grad_f.shape[1:]:
@@ -123,6 +129,10 @@ def guidance_term(
     posterior_variance: float | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """G_t at the rows of ``x`` and the data score there: ``(guidance, score)``, both (batch, n).
+
+    ``model`` is a :class:`ScoreModel`, ``x`` a finite floating tensor (batch, n), ``t`` a diffusion time
+    in [t_min, 1], ``beta`` a finite float > 0, ``order`` one of ``GUIDANCE_ORDERS`` and
+    ``posterior_variance`` σ² (a finite float >= 0, or None: estimated from the score's Jacobian).
 
     ``objective`` maps (batch, n) to (batch,), row by row (row i of the output depends on row i of
     the input only), and is differentiated by autograd; so is the score model.

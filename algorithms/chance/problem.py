@@ -307,6 +307,8 @@ def out_of_sample_feasibility(
     """Prob_h[g(x, h) >= 0] estimated on fresh samples from ``problem.h_sampler`` (never the
     training ones), per row of ``x``; compare with 1 − rho.
 
+    ``n_fresh`` (int >= 1, or None: ``problem.n_fresh``) is the number of fresh samples.
+
     >>> from algorithms.chance import linear_gaussian_problem
     >>> p = linear_gaussian_problem(n=2, n_samples=100, rho=0.1, seed=0)
     >>> float(out_of_sample_feasibility(p, np.zeros((1, 2)), seed=1)[0])  # x = 0: cᵀx = 0 <= d

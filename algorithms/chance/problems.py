@@ -143,6 +143,8 @@ def linear_gaussian_problem(
 ) -> ChanceConstrainedProblem:
     """min bᵀx s.t. Prob[cᵀx <= d] >= 1 − rho, c ~ N(c̄, I), x ∈ [0, 1]^n (eq. (26)).
 
+    ``dtype`` is numpy float32 or float64 (the problem's arrays).
+
     b ~ −U(0.5, 1.5), c̄ ~ U(0.5, 1.5), d = n/4 (drawn from ``seed``); g(x, c) = d − cᵀx.
 
     >>> p = linear_gaussian_problem(n=4, n_samples=200, rho=0.1, seed=0)
@@ -192,6 +194,8 @@ def portfolio_var_problem(
     dtype=np.float64,
 ) -> ChanceConstrainedProblem:
     """max μᵀx s.t. Prob[rᵀx >= −var_limit] >= 1 − rho, Σx <= 1, 0 <= x <= 1, r ~ N(μ, Σ).
+
+    ``seed`` (int in [0, 2**64)) draws the scenarios; ``dtype`` is numpy float32 or float64.
 
     Asset i (of k) has mean return 0.02 + 0.08 i/k and volatility 0.05 + 0.35 i/k, correlation 0.3:
     the riskier assets pay more. f(x) = −μᵀx; g = (rᵀx + var_limit, 1 − Σx).
@@ -253,6 +257,10 @@ def power_control_problem(
 ) -> ChanceConstrainedProblem:
     """min Σp s.t. Prob[G_ii p_i − γ Σ_{j≠i} G_ij p_j − γσ² >= 0 for all i] >= 1 − rho, 0 <= p <= p_max.
 
+    ``sinr_target`` γ, ``noise`` σ², ``cross_gain`` and ``p_max`` are finite floats > 0, ``rho`` in (0,
+    1), ``n_users`` and ``n_samples`` ints >= 1; ``seed`` (int in [0, 2**64)) draws the scenarios;
+    ``dtype`` is numpy float32 or float64.
+
     Rayleigh fading: G_ij ~ Exp(1) on the diagonal, Exp(cross_gain) off it; h is G flattened
     row-major (d = K²).
 
@@ -307,6 +315,10 @@ def beamforming_problem(
     dtype=np.float64,
 ) -> ChanceConstrainedProblem:
     """Outage-constrained multiuser downlink transmit design, a real-valued restriction of eq. (27).
+
+    ``rate_target``, ``noise``, ``csi_error`` (the CSI error's standard deviation) and ``p_max`` are
+    finite floats > 0, ``rho`` in (0, 1), ``n_users`` <= ``n_antennas`` ints >= 1; ``dtype`` is numpy
+    float32 or float64.
 
     The paper's problem (27) (after Wang et al. 2014) designs signal covariances S_i ⪰ 0 of K
     users at an N_t-antenna base station, minimising the total power Σ tr S_i subject to each

@@ -86,6 +86,15 @@ def guided_reverse_sample(
 ) -> ReverseRun:
     """Run the guided reverse SDE from N(0, I); see the module docstring for the steps.
 
+    ``model`` is a :class:`ScoreModel` and ``objective`` maps (batch, n) to (batch,) with torch
+    operations; ``n_samples`` (int >= 1) rows; ``beta`` (finite float > 0) and ``guidance`` (one of
+    ``GUIDANCE_ORDERS``) and ``posterior_variance`` (float >= 0 or None) as in :func:`guidance_term`;
+    ``n_steps`` (int >= 1) predictor steps, ``corrector_steps`` (int >= 0; 0: no corrector) Langevin steps
+    after each, ``snr`` (finite float > 0) the corrector's signal-to-noise ratio; ``seed`` an int in [0,
+    2**64); ``max_steps`` (int >= 0 or None) stops the run ``stopped`` after that many predictor steps;
+    ``divergence_bound`` (finite float > 0) the largest |entry| before ``diverged``; ``dtype`` a floating
+    torch dtype.
+
     ``on_step(k, t, x)``, when given, is called after each predictor step and returns a bool: True ends
     the run ``terminated``; None is taken as False; anything else (a truthy "no") is a TypeError.
     """

@@ -41,6 +41,9 @@ __all__ = ["ScenarioApproach", "scenario_count"]
 def scenario_count(rho: float, n: int, confidence: float) -> int:
     """⌈(2/ρ)(ln(1/confidence) + n)⌉ (Calafiore & Campi).
 
+    ``rho`` in (0, 1) is the allowed violation probability, ``n`` (int >= 1) the decision dimension and
+    ``confidence`` in (0, 1).
+
     >>> scenario_count(0.1, 2, 1e-3)
     179
     """

@@ -41,6 +41,8 @@ def _check_problem(name: str, problem: Any) -> CurvatureProblem:
 def shifted(problem: CurvatureProblem, alpha: float) -> CurvatureProblem:
     """f + α with the same curvature map and L_C (Lemma 5.1, first rule).
 
+    ``problem`` is a :class:`CurvatureProblem` and ``alpha`` a finite float.
+
     >>> import numpy as np
     >>> from algorithms.curvature import squared_lp_norm
     >>> shifted(squared_lp_norm(2, x0=np.ones(2)), 3.0).f_star
@@ -58,6 +60,8 @@ def shifted(problem: CurvatureProblem, alpha: float) -> CurvatureProblem:
 @rebuilt_by_factory
 def scaled(problem: CurvatureProblem, beta: float) -> CurvatureProblem:
     """βf for β > 0, with curvature βC and constant βL_C (Lemma 5.1, second rule).
+
+    ``problem`` is a :class:`CurvatureProblem` and ``beta`` a finite float > 0.
 
     β = 0 is excluded (it leaves a constant function, which no method needs).
 
@@ -87,6 +91,8 @@ def _as_matrix(C: np.ndarray) -> np.ndarray:
 @rebuilt_by_factory
 def summed(first: CurvatureProblem, second: CurvatureProblem) -> CurvatureProblem:
     """f + g with curvature C₁ + C₂ and constant L_C¹ + L_C² (Lemma 5.1, third rule).
+
+    ``first`` and ``second`` are :class:`CurvatureProblem` of one dimension.
 
     Both problems must live in one dimension; the start is ``first.x0``. The optimal value of
     the sum is not known in general, so ``f_star`` and ``x_star`` are None (pass a problem with

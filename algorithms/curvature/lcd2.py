@@ -92,6 +92,9 @@ def _check_multiplier(lam: Any) -> Any:
 def lcd2_gap(lam: Any, delta: Any, ghat: Any, D: Any) -> Any:
     """The model value minus f* at the candidate point, as a function of the multiplier λ.
 
+    ``lam`` is the multiplier λ >= 0, ``delta`` = f(x) − f*, ``ghat`` the gradient's coefficients in C's
+    eigenbasis and ``D`` C's eigenvalues (>= 0), numbers or arrays of one shape.
+
     ``h(λ) = Δ − Σᵢ ĝᵢ² λ(2 + λDᵢ) / (2(1 + λDᵢ)²)``; elementwise arithmetic only, so it
     accepts numpy arrays and numpy object arrays of sympy symbols.
 
@@ -110,6 +113,9 @@ def lcd2_gap(lam: Any, delta: Any, ghat: Any, D: Any) -> Any:
 def lcd2_coefficients(lam: Any, D: Any) -> Any:
     """Eigenbasis coefficients of the step: x⁺ = x − Q (λ/(1 + λDᵢ) · ĝᵢ)ᵢ.
 
+    ``lam`` is the multiplier λ >= 0 (``math.inf``: the Newton step, 1/Dᵢ) and ``D`` C's eigenvalues (>=
+    0).
+
     >>> lcd2_coefficients(1.0, np.array([0.0, 1.0])).tolist()
     [1.0, 0.5]
     """
@@ -124,6 +130,9 @@ def lcd2_coefficients(lam: Any, D: Any) -> Any:
 
 def lcd2_multiplier(delta: float, ghat: np.ndarray, D: np.ndarray, *, rtol: float = 1e-13) -> float:
     """The root λ of :func:`lcd2_gap` (``math.inf`` when h stays >= 0: the Newton step).
+
+    ``D`` holds C's eigenvalues (finite, >= 0, the length of ``ghat``); ``rtol`` in (0, 1) is the root's
+    relative tolerance.
 
     ``delta`` = f(x) − f* must be > 0 and ``ghat`` nonzero: at Δ > 0 and ĝ = 0 the localization
     set is empty and no multiplier exists (for convex f, ∇f = 0 means Δ = 0).

@@ -58,6 +58,8 @@ _NULL_RTOL = 1e-8
 def lcd3_stepsize(delta: Any, G: Any, sqrt=math.sqrt) -> Any:
     """The scalar factor ``1 − √(1 − 2Δ/G)`` of the step along C⁻¹g (clipped at 1).
 
+    ``sqrt`` is the square root applied (``math.sqrt``; ``sympy.sqrt`` for symbols).
+
     ``delta`` = f(x) − f* >= 0 and ``G`` = ‖∇f‖²_{C⁻¹} > 0 when they are numbers (sympy
     expressions pass through).
 
@@ -83,6 +85,9 @@ def lcd3_stepsize(delta: Any, G: Any, sqrt=math.sqrt) -> Any:
 
 def lcd3_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tuple[np.ndarray | None, dict]:
     """One LCD3 step; returns ``(None, {"retcode": Degenerate, ...})`` when it is undefined.
+
+    ``x`` and ``g`` (the gradient at x) are finite vectors of one length d, ``C`` the curvature at x (a
+    symmetric PSD (d, d) matrix or a (d,) vector >= 0) and ``delta`` = f(x) − f* a finite float >= 0.
 
     >>> import numpy as np
     >>> x, info = lcd3_step(np.array([2.0]), np.array([4.0]), np.array([2.0]), 4.0)  # f = x²

@@ -39,6 +39,8 @@ __all__ = ["Polyak", "polyak_step"]
 def polyak_step(x: Any, g: Any, delta: Any, g_norm_sq: Any) -> Any:
     """``x − Δ/‖g‖² · g`` (numpy or sympy); ``g_norm_sq`` = ‖g‖² must be > 0 when it is a number.
 
+    ``delta`` = f(x) − f* (>= 0 when a number).
+
     >>> polyak_step(1.0, 2.0, 1.0, 4.0)
     0.5
     """

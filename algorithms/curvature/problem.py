@@ -611,6 +611,9 @@ def _least_squares(A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
 def sum_of_squared_abs_linear(A: Any, b: Any, x0: Any = None) -> CurvatureProblem:
     """f(x) = Σᵢ (aᵢᵀx − bᵢ)² as a sum of squares of the absolutely convex |aᵢᵀx − bᵢ|.
 
+    ``A`` is a finite (n, d) matrix with a nonzero entry and ``b`` a finite vector of length n. ``x0`` is
+    the start (a finite vector of length d; None: zeros).
+
     C(y) = 2 Σᵢ ∇φᵢ∇φᵢᵀ = 2AᵀA (the Hessian: f is quadratic) and L_C = 0, so LCD1 is
     Newton's method and lands on a minimizer in one step (Section 4, Appendix D.2).
     f* and x* come from least squares.
@@ -637,6 +640,8 @@ def sum_of_squared_abs_linear(A: Any, b: Any, x0: Any = None) -> CurvatureProble
 @rebuilt_by_factory
 def squared_norm_residual(A: Any, b: Any, x0: Any = None) -> CurvatureProblem:
     """f(x) = ‖Ax − b‖₂² as φ(x)² with the absolutely convex φ(x) = ‖Ax − b‖₂.
+
+    ``x0`` is the start (a finite vector of length d; None: zeros).
 
     ∇φ = Aᵀr/‖r‖ (r = Ax − b), so C(y) = 2Aᵀrrᵀ A/‖r‖² (rank one; 0 where r = 0) and,
     since the Hessian is 2AᵀA ⪯ C(y) + 2‖A‖₂² I, L_C = 2‖A‖₂² (the sup over y of
@@ -679,6 +684,9 @@ def sum_of_squared_absolutely_convex(
     L: float | None = None,
 ) -> CurvatureProblem:
     """f(x) = Σᵢ φᵢ(x)² for absolutely convex φᵢ (φᵢ(x) >= |φᵢ(y) + ⟨∇φᵢ(y), x − y⟩|).
+
+    ``x_star`` (optional) is a minimizer and ``L`` (optional, finite float > 0) a global smoothness
+    constant of f.
 
     ``residuals(x)`` returns the vector (φᵢ(x))ᵢ and ``jacobian(x)`` the matrix J with rows
     ∇φᵢ(x) (subgradients). Squaring the absolute-convexity inequality gives the lower bound
@@ -890,6 +898,8 @@ def lp_regression(A: Any, b: Any, p: float, x0: Any = None, curvature: str = "di
                   f_star: float | None = None, x_star: Any = None) -> CurvatureProblem:
     """f(x) = ‖Ax − b‖_p² for p >= 2 (Example 6.3): Example 6.2 composed with x ↦ Ax − b.
 
+    ``x0`` is the start (a finite vector of length d; None: zeros).
+
     C(y) = Aᵀ C_p(Ay − b) A (Lemma E.2) with C_p either curvature of
     :func:`squared_lp_norm`, and L_C = L = 2(p − 1)‖A‖₂². ``f_star``/``x_star`` default to 0
     and the least-squares solution when ``b`` is in the range of ``A``.
@@ -933,6 +943,9 @@ def lp_regression(A: Any, b: Any, p: float, x0: Any = None, curvature: str = "di
 @rebuilt_by_factory
 def squared_hinge(A: Any, b: Any, x0: Any = None, f_star: float | None = None) -> CurvatureProblem:
     """f(x) = Σᵢ max(0, 1 − bᵢaᵢᵀx)² (labels bᵢ ∈ {−1, +1}) with C ≡ 0 and L_C = 2‖A‖₂².
+
+    ``b`` holds the labels, each −1 or +1, one per row of ``A``. ``x0`` is the start (a finite vector of
+    length d; None: zeros).
 
     The hinge t ↦ max(0, 1 − t) is not absolutely convex, and the "active-set Gauss–Newton"
     curvature 2Σ_{active} aᵢaᵢᵀ violates the lower bound of Assumption 2.1 (a point that

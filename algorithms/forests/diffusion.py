@@ -146,6 +146,9 @@ def diffusion_map(K: Any, n_components: int, t: int = 1, *, maxiters: int | None
                   tol: float = 0.0, seed: int = 0) -> DiffusionMap:
     """The diffusion map of the symmetric kernel matrix ``K`` (n × n) with ``n_components`` columns.
 
+    ``t`` (int >= 0) is the diffusion time, ``tol`` (float >= 0; 0: machine precision) ARPACK's relative
+    tolerance and ``seed`` (int in [0, 2**64)) draws its start vector.
+
     ``maxiters`` caps ARPACK's restarts (``None``: ARPACK's default 10 n); when it is reached
     first, ``converged`` is False and the Ritz pairs of a dense solve are *not* substituted.
     """
@@ -197,7 +200,11 @@ def _check_underflow(values: np.ndarray, t: int) -> None:
 
 
 def dense_diffusion_map(K: Any, n_components: int, t: int = 1) -> DiffusionMap:
-    """The same map from a dense LAPACK eigendecomposition (the reference for ``diffusion_map``)."""
+    """The same map from a dense LAPACK eigendecomposition (the reference for ``diffusion_map``).
+
+    ``K`` is a finite, symmetric, nonnegative (n, n) kernel without zero rows; ``n_components`` an int in
+    [1, n − 1]; ``t`` (int >= 0) the diffusion time.
+    """
     K = _check_kernel(K)
     K = K.toarray() if sp.issparse(K) else K
     n = K.shape[0]
@@ -217,7 +224,10 @@ def dense_diffusion_map(K: Any, n_components: int, t: int = 1) -> DiffusionMap:
 
 
 def nystrom(K0: Any, dmap: DiffusionMap) -> np.ndarray:
-    """Embed test points from their test-to-train kernel rows ``K0`` (m × n): Z₀ = K₀ Z Λ⁻¹."""
+    """Embed test points from their test-to-train kernel rows ``K0`` (m × n): Z₀ = K₀ Z Λ⁻¹.
+
+    ``dmap`` is the training points' :class:`DiffusionMap`.
+    """
     if not isinstance(dmap, DiffusionMap):
         raise TypeError(f"dmap must be a DiffusionMap, got {type(dmap).__name__}")
     if not sp.issparse(K0):

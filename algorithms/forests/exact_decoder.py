@@ -59,7 +59,11 @@ BOX_MARGIN = 1e-6
 
 
 def kernel_estimate(Z0: Any, dmap: DiffusionMap) -> np.ndarray:
-    """k̂₀ = Z₀ Λ Z† + 1/n: the kernel rows a set of embeddings implies (m, n)."""
+    """k̂₀ = Z₀ Λ Z† + 1/n: the kernel rows a set of embeddings implies (m, n).
+
+    ``Z0`` (m, d) are the embeddings to decode and ``dmap`` the training :class:`DiffusionMap` (d
+    components).
+    """
     if not isinstance(dmap, DiffusionMap):
         raise TypeError(f"dmap must be a DiffusionMap, got {type(dmap).__name__}")
     Z0 = as_real_array("Z0", Z0)
@@ -133,6 +137,9 @@ def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarr
                  categorical: Any, rng: np.random.Generator, *, n_candidates: int = 4,
                  time_limit: float = 10.0, progress: bool = False) -> ExactDecoding:
     """Decode each row of ``K0_hat`` (m, n) by the ILP of Eq. 3 over ``partition``'s leaf boxes.
+
+    ``rng`` (a ``numpy.random.Generator``) draws the candidate points; ``n_candidates`` (int >= 1) leaves
+    are tried per tree.
 
     ``train_leaves`` (n, B) are the training points' leaves; ``low``/``high`` the data range
     (in the forest's coordinates; categorical features hold integer codes). One integer program

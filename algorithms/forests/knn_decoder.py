@@ -42,6 +42,8 @@ def synthetic_training_set(leaves: np.ndarray, lower: np.ndarray, upper: np.ndar
                            categorical: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniform draw per training point from the intersection of its leaf boxes.
 
+    ``categorical`` holds one bool flag per column; ``rng`` is a ``numpy.random.Generator``.
+
     ``leaves`` (n, B) are global leaf ids; ``lower``/``upper`` (n_leaves, d) the leaf boxes,
     already clipped to the data range.
     """
@@ -72,7 +74,11 @@ def _weights(distances: np.ndarray) -> np.ndarray:
 
 def knn_decode(Z0: Any, Z_train: Any, X_synthetic: Any, *, k: int, categorical: Any,
                rng: np.random.Generator) -> np.ndarray:
-    """Decode the rows of ``Z0`` (m, d) from the ``k`` nearest rows of ``Z_train`` (n, d)."""
+    """Decode the rows of ``Z0`` (m, d) from the ``k`` nearest rows of ``Z_train`` (n, d).
+
+    ``X_synthetic`` (n, p) are the points decoded to (one per row of ``Z_train``); ``categorical`` one
+    bool flag per column; ``rng`` a ``numpy.random.Generator`` (ties); ``k`` an int in [1, n].
+    """
     check_generator("rng", rng)
     Z0, Z_train = as_real_array("Z0", Z0), as_real_array("Z_train", Z_train)
     X_synthetic = as_real_array("X_synthetic", X_synthetic)

@@ -42,7 +42,11 @@ def _table(name: str, value: Any) -> np.ndarray:
 
 
 def column_distortion(X: Any, X_hat: Any, categorical: Any = None) -> np.ndarray:
-    """Per-column distortion: 1 − R² (numeric) or the error rate (categorical)."""
+    """Per-column distortion: 1 − R² (numeric) or the error rate (categorical).
+
+    ``X`` (n, p) is the data, n >= 1, and ``X_hat`` its reconstruction of the same shape; ``categorical``
+    one bool flag per column (None: all numeric).
+    """
     # strings, complex entries (not truncated to their real part) and NaN/inf are refused by name
     X = _table("X", X)
     X_hat = _table("X_hat", X_hat)
@@ -68,5 +72,8 @@ def column_distortion(X: Any, X_hat: Any, categorical: Any = None) -> np.ndarray
 
 
 def distortion(X: Any, X_hat: Any, categorical: Any = None) -> float:
-    """The mean over columns of :func:`column_distortion`."""
+    """The mean over columns of :func:`column_distortion`.
+
+    ``X`` (n, p), ``X_hat`` and ``categorical`` as in :func:`column_distortion`.
+    """
     return float(column_distortion(X, X_hat, categorical).mean())

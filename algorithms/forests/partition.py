@@ -47,7 +47,10 @@ __all__ = ["ForestPartition", "check_forest", "cooccurrence_kernel", "forest_ker
 
 def check_forest(name: str, forest: Any, *, fitted: bool) -> BaseForest:
     """``forest`` as a scikit-learn forest (``sklearn.ensemble`` RandomForest*, ExtraTrees*,
-    RandomTreesEmbedding); ``fitted`` asks that it has been fitted."""
+    RandomTreesEmbedding); ``fitted`` asks that it has been fitted.
+
+    ``name`` is the argument's name, used in the error message.
+    """
     if not isinstance(forest, BaseForest):
         raise TypeError(f"{name} must be a scikit-learn forest (e.g. sklearn.ensemble."
                         f"RandomForestRegressor), got {type(forest).__name__}")
@@ -69,7 +72,10 @@ def _as_points(name: str, X: Any, n_features: int) -> np.ndarray:
 
 
 def node_boxes(tree: Any, n_features: int) -> tuple[np.ndarray, np.ndarray]:
-    """The box ``lower < x <= upper`` of every node of a fitted ``sklearn.tree`` ``tree_``."""
+    """The box ``lower < x <= upper`` of every node of a fitted ``sklearn.tree`` ``tree_``.
+
+    ``tree`` is a fitted tree's ``tree_`` and ``n_features`` (int >= 1) its input width.
+    """
     if not all(hasattr(tree, a) for a in ("node_count", "children_left", "feature", "threshold")):
         raise TypeError(f"tree must be a fitted sklearn tree structure (estimator.tree_), got "
                         f"{type(tree).__name__}")
@@ -180,6 +186,9 @@ def forest_kernel(forest: Any, X: Any, X_train: Any = None) -> sp.csr_matrix:
 def cooccurrence_kernel(forest: Any, X: Any, X_train: Any = None) -> sp.csr_matrix:
     """The Scornet kernel (1/B) Π₀ Πᵀ: the share of trees in which two points share a leaf.
 
+    ``forest`` is a fitted scikit-learn forest and ``X`` (m, p) the points; ``X_train`` (n, p) the
+    columns' points (None: ``X`` itself, a symmetric kernel).
+
     >>> import numpy as np
     >>> from sklearn.ensemble import RandomForestRegressor
     >>> X = np.arange(6.0).reshape(-1, 1)
@@ -196,6 +205,8 @@ def cooccurrence_kernel(forest: Any, X: Any, X_train: Any = None) -> sp.csr_matr
 def sample_in_boxes(lower: np.ndarray, upper: np.ndarray, categorical: np.ndarray,
                     rng: np.random.Generator) -> np.ndarray:
     """One uniform draw from each box ``lower < x <= upper`` (finite bounds; rows are boxes).
+
+    ``categorical`` holds one bool flag per column; ``rng`` is a ``numpy.random.Generator``.
 
     Categorical coordinates hold integer codes: the draw is uniform over the codes in the box
     (an empty set of codes falls back to the code nearest the box).

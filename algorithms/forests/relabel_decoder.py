@@ -67,7 +67,12 @@ class RelabeledForest:
 def relabel_forest(partition: ForestPartition, embed: Callable[[np.ndarray], np.ndarray],
                    low: np.ndarray, high: np.ndarray, categorical: np.ndarray,
                    rng: np.random.Generator, *, n_synthetic: int = 50) -> RelabeledForest:
-    """Relabel every split of ``partition``'s forest in the embedding space ``embed`` maps to."""
+    """Relabel every split of ``partition``'s forest in the embedding space ``embed`` maps to.
+
+    ``low`` and ``high`` (p,) are the finite data range per column (low <= high); ``categorical`` one bool
+    flag per column; ``rng`` a ``numpy.random.Generator``; ``n_synthetic`` (int >= 2) the synthetic points
+    drawn per split.
+    """
     check_generator("rng", rng)
     if not isinstance(partition, ForestPartition):
         raise TypeError(f"partition must be a ForestPartition, got {type(partition).__name__}")

@@ -39,6 +39,8 @@ __all__ = ["neumann_hypergradient", "neumann_terms"]
 def neumann_terms(horizon: int, mu_g: float, l_g1: float) -> int:
     """Theorem 4.2's series length: the least N >= 3 log T / (2 log(1/(1 − μ_g/l_g1))), at least 1.
 
+    ``horizon`` T is an int >= 1; ``mu_g`` <= ``l_g1`` are finite floats > 0.
+
     >>> neumann_terms(1000, 0.5, 2.0)
     37
     """
@@ -74,6 +76,9 @@ def theorem_terms(horizon: int, mu_g: float, l_g1: float) -> int:
 def neumann_hypergradient(problem: BilevelProblem, x: np.ndarray, y: np.ndarray, terms: int,
                           rng: np.random.Generator) -> tuple[np.ndarray, int]:
     """ḡ_N at (x, y) with N = ``terms`` (see the module docstring) and the Hessian-vector calls used.
+
+    ``problem`` is a :class:`BilevelProblem`, ``x`` and ``y`` points of its shapes, ``terms`` an int >= 0
+    (0: no Hessian-vector product, the first term alone) and ``rng`` a ``numpy.random.Generator``.
 
     Oracle outputs of the wrong type or shape raise TypeError/ValueError naming the oracle;
     non-finite entries raise ``OracleFailure`` (a solver turns it into ``Diverged``).

@@ -66,6 +66,9 @@ NOISE_KINDS = ("gaussian", "sphere", "student")
 def additive_noise(kind: str, sigma: float, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     """One draw of the oracle noise of law ``kind`` and level ``sigma`` (see the module docstring).
 
+    ``shape`` is the draw's shape, a tuple of ints >= 0; ``rng`` a ``numpy.random.Generator``; ``kind``
+    one of ``NOISE_KINDS``, ``sigma`` a finite float >= 0.
+
     >>> rng = np.random.default_rng(0)
     >>> round(float(np.linalg.norm(additive_noise("sphere", 2.0, (3,), rng))), 12)
     2.0
@@ -258,6 +261,10 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
                       x0: float = 2.0, y0: float = 0.0, dtype=np.float64) -> MinimaxProblem:
     """f(x, y) = cos x + c·x·y − y²/2 in one dimension (c = ``coupling``; c = 1 is Section 6.1).
 
+    ``sigma`` (finite float >= 0) and ``noise`` (one of ``NOISE_KINDS``) are the oracle noise;
+    ``coupling`` a finite nonzero float; ``x0`` and ``y0`` the finite starting coordinates; ``dtype``
+    numpy float32 or float64.
+
     y*(x) = c·x, Φ(x) = cos x + c²x²/2 and ∇Φ(x) = c²x − sin x. For c = 1 the minimizer x = 0
     is degenerate (Φ''(0) = 0, ∇Φ ≈ x³/6); for c² < 1 it is a nonconvex Φ with a local
     maximum at 0 and two non-degenerate minimizers.
@@ -291,6 +298,10 @@ def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noi
                       hessian_sigma: float = 0.0, mu_g: float = 0.5, l_g1: float = 2.0, reg: float = 0.1,
                       seed: int = 0, dtype=np.float64) -> BilevelProblem:
     """g(x, y) = ½ yᵀAy − yᵀBx, f(x, y) = ½‖y − b‖² + (reg/2)‖x‖², with spec(A) ⊂ [mu_g, l_g1].
+
+    ``dim_x`` and ``dim_y`` are ints >= 1; ``sigma`` and ``hessian_sigma`` (finite floats >= 0) the oracle
+    noise levels, ``noise`` one of ``NOISE_KINDS``; ``mu_g`` <= ``l_g1`` finite floats > 0, ``reg`` >= 0;
+    ``seed`` an int in [0, 2**64); ``dtype`` numpy float32 or float64.
 
     A (with both ends of the spectrum attained), B and b are drawn from ``seed``. Then
     y*(x) = A⁻¹Bx, Φ(x) = ½‖A⁻¹Bx − b‖² + (reg/2)‖x‖² and

@@ -93,12 +93,19 @@ def _crops(names: tuple[str, ...], size: int, count: int, seed: int, augment: bo
 
 
 def training_patches(size: int, count: int, seed: int) -> torch.Tensor:
-    """``count`` random ``size``×``size`` crops of :data:`TRAIN_IMAGES`, randomly rotated and flipped."""
+    """``count`` random ``size``×``size`` crops of :data:`TRAIN_IMAGES`, randomly rotated and flipped.
+
+    ``size`` is an int in [4, 64] (the images are resized to 128 px), ``count`` an int >= 1 and ``seed``
+    an int in [0, 2**64).
+    """
     return _crops(TRAIN_IMAGES, _check_size(size), count, seed, augment=True)
 
 
 def held_out_images(size: int, count: int, seed: int = 0) -> torch.Tensor:
     """``count`` random ``size``×``size`` crops of :data:`HELD_OUT_IMAGES` (cycling through them).
+
+    ``size`` is an int in [4, 64] (the images are resized to 128 px), ``count`` an int >= 1 and ``seed``
+    an int in [0, 2**64).
 
     >>> tuple(held_out_images(16, count=3).shape)
     (3, 16, 16)

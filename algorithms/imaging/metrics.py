@@ -44,7 +44,11 @@ def _check_range(data_range: Any) -> float:
 
 
 def psnr(estimate: Any, reference: Any, data_range: float = 1.0) -> float:
-    """10 log₁₀(data_range² / MSE) in dB (inf when the images are equal)."""
+    """10 log₁₀(data_range² / MSE) in dB (inf when the images are equal).
+
+    ``estimate`` and ``reference`` are finite 2-D images of one shape (arrays or tensors); ``data_range``
+    a finite float > 0.
+    """
     estimate, reference = _pair(estimate, reference)
     data_range = _check_range(data_range)
     # in logarithms with the error rescaled by its largest entry: data_range**2 raised OverflowError for
@@ -59,6 +63,9 @@ def psnr(estimate: Any, reference: Any, data_range: float = 1.0) -> float:
 
 def ssim(estimate: Any, reference: Any, data_range: float = 1.0) -> float:
     """Structural similarity (Wang et al. 2004; 7×7 windows), via ``skimage.metrics``.
+
+    ``estimate`` and ``reference`` are finite 2-D images of one shape (arrays or tensors), at least 7×7;
+    ``data_range`` a finite float > 0.
 
     >>> import numpy as np
     >>> image = np.random.default_rng(0).random((16, 16))

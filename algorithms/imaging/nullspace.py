@@ -71,6 +71,8 @@ def _check_operator(name: str, value: Any, kind: type | tuple[type, ...] = Linea
 def null_space_basis(operator: LinearOperator) -> torch.Tensor:
     """An orthonormal basis N (n, n − rank H) of Null(H), from a full QR of Hᵀ (Algorithm 1, steps 1-2).
 
+    ``operator`` is H, a :class:`LinearOperator` (its dense matrix is formed).
+
     The rank is read from the SVD so that a rank-deficient H (dependent rows) is handled.
 
     >>> from algorithms.imaging.operators import gaussian_cs
@@ -104,6 +106,9 @@ def _check_p(p: Any, available: int) -> int:
 def qr_null_rows(operator: LinearOperator, p: int, seed: int) -> MatrixOperator:
     """Algorithm 1: S = Uᵀ Nᵀ, p orthonormal rows spanning a random p-dimensional subspace of Null(H).
 
+    ``operator`` is H, a :class:`LinearOperator`; ``p`` (int >= 1, at most dim Null(H)) rows; ``seed`` an
+    int in [0, 2**64).
+
     >>> from algorithms.imaging.operators import gaussian_cs
     >>> S = qr_null_rows(gaussian_cs((4, 4), 0.5, seed=0), p=2, seed=1)
     >>> bool(torch.allclose(S.weight @ S.weight.T, torch.eye(2, dtype=torch.float64)))
@@ -118,6 +123,9 @@ def qr_null_rows(operator: LinearOperator, p: int, seed: int) -> MatrixOperator:
 
 def pca_null_rows(operator: LinearOperator, p: int, images: torch.Tensor) -> MatrixOperator:
     """S from the p leading principal directions of the null-space parts N Nᵀ x of ``images``.
+
+    ``operator`` is H, a :class:`LinearOperator`; ``p`` (int >= 1, at most dim Null(H)) rows; ``images`` a
+    finite (N, h, w) tensor.
 
     The rows are orthonormal and in Null(H) exactly; they are the null-space directions in
     which the training images vary most (our stand-in for the learned S of eq. (3)).
@@ -145,6 +153,9 @@ def pca_null_rows(operator: LinearOperator, p: int, images: torch.Tensor) -> Mat
 def complement_rows(operator: SubsampledHadamard, p: int | None = None, seed: int = 0) -> SubsampledHadamard:
     """The Hadamard rows H does not select (p of them at random, all when ``p`` is None).
 
+    ``operator`` is the acquired :class:`SubsampledHadamard`; ``p`` an int in [1, number of unselected
+    rows] or None; ``seed`` an int in [0, 2**64).
+
     >>> H = SubsampledHadamard((4, 4), 0.25, seed=0)
     >>> complement_rows(H).measurement_shape
     (12,)
@@ -165,6 +176,8 @@ def complement_rows(operator: SubsampledHadamard, p: int | None = None, seed: in
 def complement_frequencies(operator: MaskedFourier) -> MaskedFourier:
     """S samples the k-space points H does not; exact null rows when the mask is conjugate-symmetric.
 
+    ``operator`` is the acquired :class:`MaskedFourier` (conjugate-symmetric mask).
+
     On real images the DFT at −k is the conjugate of that at k, so a mask that keeps k but
     not −k would let S see part of what H sees; such a mask is refused.
 
@@ -184,6 +197,8 @@ def complement_frequencies(operator: MaskedFourier) -> MaskedFourier:
 
 def complement_angles(operator: Radon, angles: Any) -> Radon:
     """The paper's CT design: S is the Radon transform at the non-acquired ``angles``.
+
+    ``operator`` is the acquired :class:`Radon`; ``angles`` (finite degrees, 1-D, non-empty) the others.
 
     Not in Null(H) exactly (rays at nearby angles overlap); see :func:`null_space_leakage`. An angle equal
     to an acquired one modulo 180° (compared after rounding to 1e-9°) is refused: its rows would be H's.
@@ -212,6 +227,9 @@ def highpass(operator: Blur | SuperResolution) -> HighPass:
 def null_space_leakage(operator: LinearOperator, projection: LinearOperator, iterations: int = 60,
                        seed: int = 0) -> float:
     """‖H Sᵀ‖₂ / (‖H‖₂ ‖S‖₂): 0 when the rows of S lie in Null(H), up to 1 (power iteration).
+
+    ``operator`` is H, a :class:`LinearOperator` and ``projection`` S another on the same image shape;
+    ``iterations`` (int >= 1) power steps; ``seed`` an int in [0, 2**64) for the start vector.
 
     Scale-free: the power iteration runs on (H/‖H‖)(S/‖S‖)ᵀ with each half-step rescaled, so
     ``null_space_leakage(c·H, d·S)`` equals ``null_space_leakage(H, S)`` for any c, d > 0 that keep the

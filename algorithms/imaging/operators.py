@@ -270,6 +270,9 @@ def gaussian_cs(image_shape: tuple[int, int], ratio: float, seed: int,
                 dtype: torch.dtype = torch.float64) -> MatrixOperator:
     """Compressive sensing with i.i.d. N(0, 1/n) entries and m = max(1, round(ratio·n)) rows.
 
+    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``dtype`` is a floating torch
+    dtype (the matrix's).
+
     >>> gaussian_cs((4, 4), 0.5, seed=1).measurement_shape
     (8,)
     """
@@ -347,6 +350,8 @@ class SubsampledHadamard(LinearOperator):
 
 def gaussian_kernel_spectrum(image_shape: tuple[int, int], sigma: float) -> torch.Tensor:
     """The 2-D DFT (real, even) of a circular Gaussian kernel of std ``sigma`` pixels, centred at 0.
+
+    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``sigma`` a finite float > 0.
 
     >>> spectrum = gaussian_kernel_spectrum((8, 8), 1.0)
     >>> round(float(spectrum[0, 0]), 6)  # the kernel sums to one
@@ -529,6 +534,8 @@ class Radon(LinearOperator):
 def cartesian_mask(image_shape: tuple[int, int], acceleration: float, seed: int,
                    centre_lines: int | None = None) -> torch.Tensor:
     """A boolean k-space mask of whole rows (phase-encoding lines), conjugate-symmetric.
+
+    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1.
 
     About ``h / acceleration`` rows are kept: the ``centre_lines`` lowest frequencies (an int in
     [0, h]; None: min(4, h)) and

@@ -55,6 +55,8 @@ def _check_lr(lr: float) -> float:
 def total_variation(x: torch.Tensor) -> torch.Tensor:
     """Isotropic TV Σ √(Δ_r x² + Δ_c x²) of each image of the batch.
 
+    ``x`` is a finite floating tensor of shape (*batch, h, w).
+
     >>> import torch
     >>> step = torch.zeros(3, 4, dtype=torch.float64); step[:, 2:] = 1.0
     >>> float(total_variation(step))

@@ -189,7 +189,11 @@ def _hessian(fn: Callable) -> Callable:
 
 
 def flat_hessian(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor) -> torch.Tensor:
-    """∇²loss(θ) as a dense (d, d) matrix (forward-over-reverse, as ``torch.func.hessian``)."""
+    """∇²loss(θ) as a dense (d, d) matrix (forward-over-reverse, as ``torch.func.hessian``).
+
+    ``loss`` maps θ to a finite scalar tensor with torch operations; ``theta`` is a finite 1-D
+    float32/float64 tensor (a flat parameter vector).
+    """
     _check_function("loss", loss)
     _check_theta(theta)
     _check_finite_loss("loss", loss(theta))   # one evaluation beside the d of the Hessian
@@ -202,7 +206,11 @@ def flat_hessian(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tens
 
 def flat_hvp(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor,
              vector: torch.Tensor) -> torch.Tensor:
-    """∇²loss(θ) v without forming the Hessian (forward-over-reverse)."""
+    """∇²loss(θ) v without forming the Hessian (forward-over-reverse).
+
+    ``loss`` maps θ to a finite scalar tensor with torch operations; ``theta`` is a finite 1-D
+    float32/float64 tensor (a flat parameter vector); ``vector`` a finite tensor of its shape and dtype.
+    """
     _check_function("loss", loss)
     _check_theta(theta)
     if not isinstance(vector, torch.Tensor) or vector.shape != theta.shape:
@@ -247,7 +255,11 @@ def _through_loss(run: Callable[[], torch.Tensor], name: str = "loss") -> torch.
 
 def per_sample_flat_grads(sample_loss: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor],
                           theta: torch.Tensor, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """Rows ∇_θ ℓ(θ; x_i, y_i), shape (n, d); ``sample_loss(θ, x, y)`` takes one sample."""
+    """Rows ∇_θ ℓ(θ; x_i, y_i), shape (n, d); ``sample_loss(θ, x, y)`` takes one sample.
+
+    ``theta`` is a finite 1-D float32/float64 tensor (a flat parameter vector); ``X`` and ``y`` tensors
+    with one leading sample axis of one length, ``X`` of θ's dtype.
+    """
     _check_function("sample_loss", sample_loss, 3)
     _check_samples(theta, X, y)
     per_sample = vmap(grad_and_value(sample_loss), in_dims=(None, 0, 0), randomness="same")
@@ -262,7 +274,12 @@ def per_sample_flat_hessians(
     sample_loss: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor],
     theta: torch.Tensor, X: torch.Tensor, y: torch.Tensor,
 ) -> torch.Tensor:
-    """Stack of ∇²_θ ℓ(θ; x_i, y_i), shape (n, d, d)."""
+    """Stack of ∇²_θ ℓ(θ; x_i, y_i), shape (n, d, d).
+
+    ``sample_loss(θ, x, y)`` returns one sample's finite scalar loss; ``theta`` is a finite 1-D
+    float32/float64 tensor (a flat parameter vector); ``X`` and ``y`` tensors with one leading sample axis
+    of one length, ``X`` of θ's dtype.
+    """
     _check_function("sample_loss", sample_loss, 3)
     _check_samples(theta, X, y)
     values = _through_loss(lambda: vmap(sample_loss, in_dims=(None, 0, 0), randomness="same")(theta, X, y),

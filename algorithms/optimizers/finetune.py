@@ -146,6 +146,10 @@ def markov_finetune_task(vocab_size: int = 16, context: int = 16, n: int = 128, 
                          architecture: str = "transformer") -> FinetuneTask:
     """A :class:`FinetuneTask`: a Transformer pretrained on chain ``seed``, a sample of chain ``seed + 1``.
 
+    ``vocab_size``, ``context``, ``n`` (sequences), ``width``, ``depth`` and ``pretrain_steps`` are ints
+    >= 1, ``seed`` an int in [0, 2**64), ``dtype`` float32, float64 or bfloat16, ``batch_size`` an int >=
+    1 (capped at ``n``) and ``architecture`` ``"transformer"`` or ``"mlp"``.
+
     >>> task = markov_finetune_task(vocab_size=6, context=4, n=16, width=8, depth=1, pretrain_steps=2, seed=1)
     >>> tuple(task.tokens.shape), 0 < task.reference_loss < math.log(6)
     ((16, 5), True)
@@ -192,7 +196,11 @@ class FullFinetune(Algorithm):
 def run_finetune(problem: FinetuneTask,
                  make_optimizer: Callable[[torch.nn.Module, int], torch.optim.Optimizer],
                  options: SolveOptions, desc: str = "finetune") -> Solution:
-    """Train a copy of ``problem.model`` with ``make_optimizer(model, seed)``; see the module docstring."""
+    """Train a copy of ``problem.model`` with ``make_optimizer(model, seed)``; see the module docstring.
+
+    ``options`` are the solve's :class:`~algorithms.core.SolveOptions` and ``desc`` (a str) labels the
+    progress bar.
+    """
     if not isinstance(problem, FinetuneTask):
         raise TypeError(f"problem must be a FinetuneTask, got {type(problem).__name__}")
     if not callable(make_optimizer):

@@ -52,6 +52,8 @@ def newton_schulz(matrix: torch.Tensor, ns_coefficients=QUINTIC_COEFFICIENTS, ns
                   eps: float = 1e-7, dtype: torch.dtype = torch.bfloat16) -> torch.Tensor:
     """``ns_steps`` Newton–Schulz steps on ``matrix / max(‖matrix‖_F, eps)``, computed in ``dtype``.
 
+    ``ns_coefficients`` (a, b, c) are three finite floats (the quintic p(x) = ax + bx³ + cx⁵).
+
     Returns a tensor of ``dtype`` and ``matrix``'s shape. bfloat16 is torch's choice (and
     reproduces ``torch.optim.Muon``); float64 gives the exact polynomial map.
 
@@ -146,6 +148,9 @@ def _newton_schulz_many(matrices: list[torch.Tensor], a: float, b: float, c: flo
 
 def singular_value_map(sigma, ns_coefficients=QUINTIC_COEFFICIENTS, ns_steps: int = 5) -> np.ndarray:
     """The scalar map ``newton_schulz`` applies to each normalized singular value: p∘…∘p (float64).
+
+    ``ns_coefficients`` (a, b, c) are three finite floats (the quintic p(x) = ax + bx³ + cx⁵);
+    ``ns_steps`` an int in [0, 100).
 
     ``sigma``: one value or a 1-D array of normalized singular values in [0, 1] (σ/‖X‖_F).
 

@@ -56,6 +56,9 @@ def lr_multiplier(optimizer: str, d_in_ratio: float, d_out_ratio: float, *, dept
                   one_sided: bool = False) -> float:
     """The learning-rate factor of Table 1 for one matrix (all arguments are ratios to the base).
 
+    ``optimizer`` is one of ``OPTIMIZER_RULES``; ``d_in_ratio``, ``d_out_ratio``, ``depth_ratio``,
+    ``blocks_in_ratio`` and ``blocks_out_ratio`` are finite floats > 0; ``one_sided`` a bool.
+
     ``one_sided`` says only one side of a Shampoo matrix is preconditioned (E = ¼).
 
     >>> lr_multiplier("adamw", 4.0, 4.0), lr_multiplier("muon", 1.0, 4.0)
@@ -83,6 +86,9 @@ def lr_multiplier(optimizer: str, d_in_ratio: float, d_out_ratio: float, *, dept
 def independent_weight_decay(base_weight_decay: float, width: int, base_width: int) -> float:
     """λ(w) = λ₀ · w₀ / w: the paper's near-optimal independent weight decay ∝ 1/width.
 
+    ``base_weight_decay`` λ₀ is a finite float >= 0 (0: no decay), ``width`` w and ``base_width`` w₀ ints
+    >= 1.
+
     >>> independent_weight_decay(1e-3, width=512, base_width=128)
     0.00025
     """
@@ -99,6 +105,9 @@ def param_groups(model: nn.Module, optimizer: str, lr: float, *, base_width: int
                  base_depth: int | None = None, parametrization: str = "mup",
                  block_size: int | None = None) -> list[dict[str, Any]]:
     """One torch parameter group per parameter of ``model``, with its scaled ``lr``.
+
+    ``base_depth`` (int >= 1, or None: the model's own, no depth scaling), ``parametrization`` one of
+    ``PARAMETRIZATIONS`` and ``block_size`` (int >= 1 or None) Shampoo/SOAP's preconditioner block.
 
     ``lr`` >= 0, torch's rule (``lr = 0`` gives groups of lr 0, as a scheduler's warm-up from 0 does: each
     group's lr is ``lr`` times its multiplier).

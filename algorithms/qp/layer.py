@@ -172,6 +172,8 @@ def qp_layer(P, q, G=None, h=None, A=None, b=None, *, lb=None, ub=None, algorith
              tol: float | None = None, symmetrize: bool = False):
     """Differentiable ``x*(P, q, G, h, A, b, lb, ub)`` of a (batch of) convex QP(s), by dQP.
 
+    ``tol`` (finite float > 0 or None: the backend's default) is the solve's tolerance.
+
     ``lb``/``ub`` (tensors, ±inf for a free side) are variable bounds, differentiated like the rest
     (zero gradient at an infinite bound).
 

@@ -108,6 +108,8 @@ _KERNEL_MAX_QUBITS = 13
 def cross_correlation_kernel(n_qubits: int) -> np.ndarray:
     """X(s, s') = 2ⁿ (−2)^(−D(s, s')), D the Hamming distance of the n-bit outcomes s, s'.
 
+    ``n_qubits`` is an int in [1, 13] (the dense kernel has 4ⁿ entries).
+
     >>> cross_correlation_kernel(1).tolist()
     [[2.0, -1.0], [-1.0, 2.0]]
     """
@@ -126,6 +128,9 @@ def cross_correlation_kernel(n_qubits: int) -> np.ndarray:
 
 def cross_correlation_purity(counts: Any, n_qubits: int, per_setting: bool = False) -> Any:
     """The randomized-measurement purity estimate from counts under random local unitaries.
+
+    ``counts`` is an (r, 2ⁿ) array of counts (ints >= 0), ``n_qubits`` an int >= 1 and ``per_setting`` a
+    bool.
 
     Each row of ``counts`` holds the m outcome counts of one local unitary; the estimate is the
     mean over rows of the distinct-pair U-statistic (cᵀXc − 2ⁿ m)/(m(m − 1)) (with
@@ -160,6 +165,8 @@ _HADAMARD = np.array([[1.0, 1.0], [1.0, -1.0]]) / np.sqrt(2.0)
 
 def swap_test_acceptance(rho: Any, sigma: Any) -> float:
     """P(ancilla reads 0) in the SWAP-test circuit on ρ ⊗ σ, simulated gate by gate.
+
+    ``rho`` and ``sigma`` are density matrices (Hermitian, PSD, trace 1) of one dimension.
 
     The circuit: ancilla |0⟩, Hadamard, controlled-SWAP of the two registers, Hadamard,
     measure the ancilla. The density matrix of ancilla ⊗ ρ ⊗ σ is evolved through each gate
@@ -201,6 +208,9 @@ def swap_test_acceptance(rho: Any, sigma: Any) -> float:
 def sample_swap_tests(rho: Any, tests: int, seed: int | np.random.Generator = 0,
                       sigma: Any = None) -> int:
     """Accepted outcomes (ancilla 0) among ``tests`` SWAP tests on ρ ⊗ σ (σ = ρ by default).
+
+    ``rho`` (and ``sigma``, None: ρ) are density matrices of one dimension; ``tests`` an int >= 0;
+    ``seed`` an int in [0, 2**64) or a ``numpy.random.Generator``.
 
     Each test consumes one copy of each register; the count is binomial(tests, acceptance).
 

@@ -20,6 +20,9 @@ def identification_errors(problem: PurestStateProblem, algorithm: Algorithm, rep
                           seed: int = 0) -> int:
     """How many of ``repetitions`` runs (seeds ``seed``, ``seed`` + 1, ...) miss a purest state.
 
+    ``problem`` is a :class:`PurestStateProblem`, ``algorithm`` one of the family's algorithms,
+    ``repetitions`` an int >= 1 and ``seed`` an int in [0, 2**64).
+
     A run that names a state tied with the purest (within 1e-12) counts as correct.
     """
     if not isinstance(problem, PurestStateProblem):

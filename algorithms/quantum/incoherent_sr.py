@@ -62,6 +62,8 @@ __all__ = ["IncoherentSR", "copies_per_basis_for"]
 def copies_per_basis_for(dim: int, copies_per_basis: int | None = None, gap: float | None = None) -> int:
     """The m of :class:`IncoherentSR`: the given m, else max(2, ⌈1/√gap⌉), else ``dim``.
 
+    ``dim`` (int >= 2) is d, ``copies_per_basis`` an int >= 2 or None, ``gap`` a float in (0, 1] or None.
+
     >>> copies_per_basis_for(8), copies_per_basis_for(8, gap=0.1), copies_per_basis_for(8, 3)
     (8, 4, 3)
     """

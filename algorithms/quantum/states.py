@@ -142,6 +142,8 @@ def as_density_matrix(rho: Any, name: str = "rho", *, atol: float | None = None)
 def purity(rho: Any) -> float:
     """Tr ρ² of a density matrix (checked first): 1 for a pure state, 1/d for I/d.
 
+    ``rho`` is a density matrix: a square complex or real array, Hermitian, PSD, trace 1.
+
     >>> purity(np.eye(4) / 4), purity(np.diag([1.0, 0.0]))
     (0.25, 1.0)
     """
@@ -264,6 +266,9 @@ def haar_unitaries(dim: int, size: int, seed: int | np.random.Generator = 0) -> 
 
 def local_unitaries(n_qubits: int, size: int, seed: int | np.random.Generator = 0) -> np.ndarray:
     """``size`` random local unitaries U₁ ⊗ ... ⊗ Uₙ (each Uⱼ Haar on one qubit), (size, 2ⁿ, 2ⁿ).
+
+    ``n_qubits`` is an int >= 1, ``size`` an int >= 0 and ``seed`` an int in [0, 2**64) or a
+    ``numpy.random.Generator``.
 
     >>> local_unitaries(2, 5, seed=0).shape
     (5, 4, 4)

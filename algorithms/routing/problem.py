@@ -286,7 +286,10 @@ def is_valid_tsp(instance: TSPInstance, tour: Any) -> bool:
 
 
 def tsp_cost(instance: TSPInstance, tour: Any) -> float:
-    """Length of the closed tour."""
+    """Length of the closed tour.
+
+    ``instance`` is a :class:`TSPInstance` and ``tour`` a permutation of its nodes.
+    """
     t = check_tsp_tour(instance, tour)
     return float(instance.distances[t, np.roll(t, -1)].sum())
 
@@ -324,7 +327,11 @@ def is_valid_cvrp(instance: CVRPInstance, routes: Any) -> bool:
 
 
 def cvrp_cost(instance: CVRPInstance, routes: Any) -> float:
-    """Total length of the routes, each closed at the depot."""
+    """Total length of the routes, each closed at the depot.
+
+    ``instance`` is a :class:`CVRPInstance` and ``routes`` its customers split into routes (each customer
+    once, each route within the capacity).
+    """
     out = check_cvrp_routes(instance, routes)
     d = instance.distances
     return float(sum(d[0, r[0]] + d[r[-1], 0] + d[r[:-1], r[1:]].sum() for r in (np.array(x) for x in out)))
@@ -375,6 +382,8 @@ def sequence_from_routes(routes: Any) -> list[int]:
 def write_tsplib(instance: TSPInstance, name: str = "instance") -> str:
     """TSPLIB text (``EUC_2D`` with float coordinates; our cost is the unrounded distance).
 
+    ``instance`` is a :class:`TSPInstance` and ``name`` a one-line str (the NAME field).
+
     >>> inst = random_tsp(4, seed=0)
     >>> np.allclose(read_tsplib(write_tsplib(inst)).coords, inst.coords)
     True
@@ -395,6 +404,8 @@ def write_tsplib(instance: TSPInstance, name: str = "instance") -> str:
 
 def write_cvrplib(instance: CVRPInstance, name: str = "instance") -> str:
     """CVRPLIB text (depot is node 1, ``DEPOT_SECTION`` 1).
+
+    ``instance`` is a :class:`CVRPInstance` and ``name`` a one-line str (the NAME field).
 
     >>> inst = random_cvrp(4, seed=0)
     >>> back = read_cvrplib(write_cvrplib(inst))

@@ -72,6 +72,8 @@ def _downstream(params: dict[str, torch.Tensor], depth: int) -> torch.Tensor:
 def lemma1_perturbation(problem: UnlearningProblem) -> torch.Tensor:
     """Lemma 1's Δ (flat): Δ_{A_1} = −u (P_{S_r⊥} w(θ*))ᵀ / ‖u‖², every other block zero.
 
+    ``problem`` is an :class:`UnlearningProblem` whose model is a :class:`DeepLinear`.
+
     Raises when u = A_2ᵀ⋯c* vanishes (then no first-layer perturbation changes w).
     """
     model = _require_deep_linear(problem)
@@ -89,6 +91,9 @@ def lemma1_perturbation(problem: UnlearningProblem) -> torch.Tensor:
 
 def balanced_factorization(model: DeepLinear, predictor: torch.Tensor) -> torch.Tensor:
     """Theorem 4's network (flat θ) with effective predictor ``predictor`` and least ‖θ‖².
+
+    ``model`` is the :class:`DeepLinear` whose layout θ follows; ``predictor`` a finite vector of length
+    ``model.in_features``.
 
     With ρ = ‖w‖ and s = ρ^{1/L}: c = s e_1, A_ℓ = s e_1 e_1ᵀ (ℓ >= 2), A_1 = s e_1 (w/ρ)ᵀ; then
     w(θ) = w and ‖θ‖² = L ρ^{2/L} (the unit vectors v_ℓ of the theorem are taken as e_1).

@@ -111,6 +111,9 @@ def strength_schedule(lambda_reg: float, gamma_reg: float, epochs: int, *, perio
                       final_descent: int = 0) -> tuple[float, ...]:
     """The paper's λ_t (Appendix F.1.10): projections of strength λ_reg, decaying by γ_reg each time.
 
+    ``lambda_reg`` and ``gamma_reg`` are floats in (0, 1]; ``epochs`` an int >= 1, ``period`` an int >= 1
+    and ``final_descent`` an int in [0, epochs].
+
     λ starts at 1/λ_reg − 1 (so the first update removes λ_reg·P_{G⊥}θ) and, after each
     projection, becomes (λ + 1)/γ_reg − 1 (the next one removes γ_reg times as much). A
     projection happens every ``period`` epochs except in the last ``final_descent`` ones (λ = ∞).

@@ -276,6 +276,8 @@ class UnlearningProblem(Problem):
 def retrained_min_norm(problem: UnlearningProblem) -> torch.Tensor | None:
     """The exact unlearning target for a linear map, or None for other models.
 
+    ``problem`` is an :class:`UnlearningProblem`.
+
     :class:`LinearModel`: the minimum-norm interpolator pinv(X_r) y_r (least squares when D_r
     cannot be interpolated), flat. :class:`DeepLinear`: the minimum-norm *effective predictor*
     of D_r (what Theorem 3 recovers), a vector of length in_features.

@@ -63,6 +63,8 @@ def _split(model: TwoLayerPerceptron, theta: torch.Tensor) -> tuple[torch.Tensor
 def active_neurons(model: TwoLayerPerceptron, theta: torch.Tensor) -> int:
     """R(θ) = #{i : |c_i|·‖a_i‖ > 0}, the width measure of Section 4.3.
 
+    ``model`` is a :class:`TwoLayerPerceptron` and ``theta`` a flat parameter vector of it.
+
     >>> import torch
     >>> net = TwoLayerPerceptron(in_features=2, width=3, seed=0)
     >>> active_neurons(net, torch.tensor([1.0, 0.0, 2.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0]))
@@ -74,6 +76,8 @@ def active_neurons(model: TwoLayerPerceptron, theta: torch.Tensor) -> int:
 
 def prune_inactive_neurons(model: TwoLayerPerceptron, theta: torch.Tensor) -> torch.Tensor:
     """Proposition 1: zero the rows a_i of A with c_i = 0 (same function, same R, <= R nonzero rows).
+
+    ``model`` is a :class:`TwoLayerPerceptron` and ``theta`` a flat parameter vector of it.
 
     >>> import torch
     >>> net = TwoLayerPerceptron(in_features=1, width=2, seed=0)

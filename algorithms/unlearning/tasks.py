@@ -65,6 +65,8 @@ def linear_task(n: int, d: int, n_forget: int, *, seed: int = 0, dtype: torch.dt
                 ) -> UnlearningProblem:
     """Gaussian X (n × d, n <= d), y = Xβ + noise, θ* = the minimum-norm interpolator of all of D.
 
+    ``seed`` (int in [0, 2**64)) draws the data and the split; ``dtype`` a floating torch dtype.
+
     ``n_forget`` is an int in [1, n): an unlearning task forgets at least one sample and keeps one.
     """
     _sizes(n, d, n_forget, need="d", limit=d, dtype=dtype)
@@ -81,6 +83,10 @@ def linear_task(n: int, d: int, n_forget: int, *, seed: int = 0, dtype: torch.dt
 def deep_linear_task(n: int, d: int, widths: tuple[int, ...], n_forget: int, *, seed: int = 0,
                      dtype: torch.dtype = torch.float64) -> UnlearningProblem:
     """A random L-layer linear network whose first layer is corrected so that it interpolates D.
+
+    ``n`` samples (int >= 1, at most ``d``) in dimension ``d`` (int >= 1); ``widths`` the hidden widths
+    (ints >= 1, at least one); ``n_forget`` an int in [1, n); ``seed`` an int in [0, 2**64); ``dtype`` a
+    floating torch dtype.
 
     The correction A_1 += u (w_D − w(θ))ᵀ/‖u‖² (u = A_2ᵀ⋯c) sets the predictor to w_D = the
     minimum-norm interpolator plus a random kernel component (θ* need not be minimum norm).
@@ -108,6 +114,10 @@ def two_layer_task(n: int, d: int, width: int, n_forget: int, *, activation: str
                    dtype: torch.dtype = torch.float64) -> UnlearningProblem:
     """A random first layer A and the minimum-norm output layer c with cᵀφ(A x_i) = y_i on all of D.
 
+    ``n`` samples (int >= 1, at most ``width``) in dimension ``d`` (int >= 1); ``width`` (int >= 1)
+    neurons with ``activation`` one of ``ACTIVATIONS``; ``n_forget`` an int in [1, n); ``seed`` an int in
+    [0, 2**64); ``dtype`` a floating torch dtype.
+
     Raises when the features φ(A x_i) have rank < n (e.g. relu on one-dimensional inputs), since no
     output layer then interpolates D.
     """
@@ -133,6 +143,10 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
                         train_steps: int = 3000, lr: float = 3e-3, seed: int = 0,
                         dtype: torch.dtype = torch.float64) -> UnlearningProblem:
     """The data-poisoning task: retain points (x, sin x), forget points (x, 1.5), x ~ U[-5π, 5π].
+
+    ``n_retain`` and ``n_forget`` (ints >= 1) points; ``hidden`` the MLP's hidden widths (ints >= 1);
+    ``train_steps`` (int >= 1) Adam steps with step ``lr`` (finite float > 0); ``seed`` an int in [0,
+    2**64); ``dtype`` a floating torch dtype.
 
     An MLP (tanh; inputs scaled by 1/(5π) inside the features) is trained on all of D with Adam
     for ``train_steps`` steps to give θ*; the problem's model keeps a fresh initialization (seed
@@ -166,7 +180,11 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
 
 @allocates("grid")
 def sup_error(problem: UnlearningProblem, theta: torch.Tensor, *, grid: int = 2001) -> float:
-    """sup over x in [-5π, 5π] of |f(θ, x) − sin x| on a ``grid``-point grid (the task's metric)."""
+    """sup over x in [-5π, 5π] of |f(θ, x) − sin x| on a ``grid``-point grid (the task's metric).
+
+    ``problem`` is the sine task's :class:`UnlearningProblem` (one input feature) and ``theta`` a finite
+    flat parameter vector of its model.
+    """
     check_int_at_least("grid", grid, 2)  # one point would be x = -5π alone, not a sup over the interval
     if not isinstance(problem, UnlearningProblem):
         raise TypeError(f"problem must be an UnlearningProblem, got {type(problem).__name__}")
