@@ -184,9 +184,12 @@ def fit_linear_predictor(X: torch.Tensor, y: torch.Tensor):
     if not isinstance(X, torch.Tensor) or X.ndim != 3:
         raise ValueError(f"X must be a torch tensor of shape (n, L, d), got "
                          f"{tuple(X.shape) if isinstance(X, torch.Tensor) else type(X).__name__}")
-    if not isinstance(y, torch.Tensor) or y.shape != X.shape[:1]:
-        raise ValueError(f"y must be a torch tensor of shape ({X.shape[0]},), got "
+    if not isinstance(y, torch.Tensor) or y.ndim != 1:
+        raise ValueError(f"y must be a 1-D torch tensor (one target per row of X), got "
                          f"{tuple(y.shape) if isinstance(y, torch.Tensor) else type(y).__name__}")
+    if y.shape[0] != X.shape[0]:  # either may be the wrong one: both named
+        raise ValueError(f"X and y must have one row per sample: X has {X.shape[0]} rows (shape "
+                         f"{tuple(X.shape)}), y has {y.shape[0]}")
     n, L, d = X.shape
     if n <= L * d + 1:
         raise ValueError(f"X must have more rows than features + 1 = {L * d + 1} for least squares, "

@@ -21,6 +21,7 @@ upper bounds), which these functions carry along so the results are ready for ev
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -75,6 +76,10 @@ def scaled(problem: CurvatureProblem, beta: float) -> CurvatureProblem:
     beta = check_finite_real("beta", beta)
     if beta <= 0:
         raise ValueError(f"beta must be > 0, got {beta!r}")
+    scaled_constants = [beta * c for c in (problem.L_C, problem.L) if c is not None and math.isfinite(c)]
+    if not all(math.isfinite(c) for c in scaled_constants):  # L = inf was refused naming L, not beta
+        raise ValueError(f"beta = {beta!r} makes the scaled constants overflow (L_C = {problem.L_C!r}, "
+                         f"L = {problem.L!r})")
     f_star = None if problem.f_star is None else beta * problem.f_star
     return CurvatureProblem(f=lambda x: beta * problem.f(x),
                             grad=lambda x: beta * np.asarray(problem.grad(x), dtype=np.float64),

@@ -50,10 +50,12 @@ from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.curvature.problem import (
     CurvatureProblem,
     check_finite_real,
+    check_scalar_or_symbolic,
     check_step_inputs,
     eig_curvature,
     from_eigenbasis,
     is_number,
+    is_symbolic,
     run_descent,
 )
 
@@ -84,6 +86,7 @@ def _eigen_data(ghat: Any, D: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_multiplier(lam: Any) -> Any:
+    check_scalar_or_symbolic("lam", lam)
     if is_number(lam) and not lam >= 0:  # also rejects NaN; λ = ∞ is the Newton limit
         raise ValueError(f"lam must be >= 0, got {lam!r}")
     return lam
@@ -104,6 +107,7 @@ def lcd2_gap(lam: Any, delta: Any, ghat: Any, D: Any) -> Any:
     """
     ghat, D = _eigen_data(ghat, D)
     lam = _check_multiplier(lam)
+    check_scalar_or_symbolic("delta", delta)
     if is_number(delta) and check_finite_real("delta", delta) < 0:  # f(x) − f* < 0 answered a value
         raise ValueError(f"delta (= f(x) − f*) must be >= 0, got {delta!r}")
     terms = ghat**2 * lam * (2 + lam * D) / (2 * (1 + lam * D) ** 2)
@@ -113,18 +117,25 @@ def lcd2_gap(lam: Any, delta: Any, ghat: Any, D: Any) -> Any:
 def lcd2_coefficients(lam: Any, D: Any) -> Any:
     """Eigenbasis coefficients of the step: x⁺ = x − Q (λ/(1 + λDᵢ) · ĝᵢ)ᵢ.
 
-    ``lam`` is the multiplier λ >= 0 (``math.inf``: the Newton step, 1/Dᵢ) and ``D`` C's eigenvalues (>=
-    0).
+    ``lam`` is the multiplier λ >= 0, a real number or a sympy expression (``math.inf``: the Newton
+    limit 1/Dᵢ, ∞ where Dᵢ = 0) and ``D`` C's eigenvalues (>= 0), a number, an array or an object array of
+    sympy expressions.
 
     >>> lcd2_coefficients(1.0, np.array([0.0, 1.0])).tolist()
     [1.0, 0.5]
     """
     lam = _check_multiplier(lam)
-    D = np.asarray(D)
-    if D.dtype != object:
+    D = np.asarray(D) if not is_symbolic(D) else D
+    if isinstance(D, np.ndarray) and D.dtype == object:  # sympy entries pass; None or str are refused
+        for entry in D.flat:
+            check_scalar_or_symbolic("D", entry)
+    elif isinstance(D, np.ndarray):
         D = as_float_array("D", D, dtype=np.float64)
         if np.any(D < 0):
             raise ValueError(f"D (the eigenvalues of C) must be >= 0, got min(D) = {D.min()!r}")
+        if is_number(lam) and math.isinf(lam):  # the Newton limit λ → ∞: 1/Dᵢ (∞/∞ gave NaN)
+            with np.errstate(divide="ignore"):
+                return np.where(D > 0, 1.0 / np.where(D > 0, D, 1.0), math.inf)
     return lam / (1 + lam * D)
 
 
@@ -204,7 +215,9 @@ def lcd2_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
     else:
         coef = lcd2_coefficients(lam, D)
     direction = from_eigenbasis(Q, coef * ghat)
-    return x - direction, {"multiplier": lam, "shift": 0.0 if math.isinf(lam) else 1.0 / lam}
+    # λ = 0 when Δ/‖g‖² underflows (Δ = 5e-324): the shift 1/λ is then ∞, not a ZeroDivisionError
+    shift = 0.0 if math.isinf(lam) else (math.inf if lam == 0 else 1.0 / lam)
+    return x - direction, {"multiplier": lam, "shift": shift}
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from algorithms.curvature.lcd2 import _require_f_star
 from algorithms.curvature.problem import (
     CurvatureProblem,
     check_finite_real,
+    check_scalar_or_symbolic,
     check_step_inputs,
     eig_curvature,
     from_eigenbasis,
@@ -66,12 +67,8 @@ def lcd3_stepsize(delta: Any, G: Any, sqrt=math.sqrt) -> Any:
     >>> lcd3_stepsize(0.5, 1.0)     # quadratic with C = Hessian: Δ = G/2 gives the Newton step
     1.0
     """
-    for name, value in (("delta", delta), ("G", G)):
-        if isinstance(value, bool | np.bool_):  # True was read as 1
-            raise TypeError(f"{name} must be a number (or a sympy expression), got bool {value!r}")
-        if isinstance(value, np.ndarray) and value.ndim:  # math.sqrt's "0-dimensional" error
-            raise TypeError(f"{name} must be a number (or a sympy expression), got an array of shape "
-                            f"{np.shape(value)}")
+    check_scalar_or_symbolic("delta", delta)  # bools, arrays, None, str, complex refused by name
+    check_scalar_or_symbolic("G", G)
     if is_number(delta) and not (math.isfinite(delta) and delta >= 0):
         raise ValueError(f"delta (= f(x) − f*) must be finite and >= 0, got {delta!r}")
     if is_number(G) and not (math.isfinite(G) and G > 0):

@@ -28,6 +28,7 @@ from algorithms.curvature.lcd2 import _require_f_star
 from algorithms.curvature.problem import (
     CurvatureProblem,
     check_numeric_point,
+    check_scalar_or_symbolic,
     is_number,
     is_symbolic,
     run_descent,
@@ -45,10 +46,8 @@ def polyak_step(x: Any, g: Any, delta: Any, g_norm_sq: Any) -> Any:
     0.5
     """
     check_numeric_point(x, g)
-    for name, value in (("delta", delta), ("g_norm_sq", g_norm_sq)):
-        if not is_symbolic(value) and not is_number(value):
-            raise TypeError(f"{name} must be a real number (or a sympy expression), got "
-                            f"{type(value).__name__}")
+    check_scalar_or_symbolic("delta", delta)
+    check_scalar_or_symbolic("g_norm_sq", g_norm_sq)
     if is_number(delta) and not (math.isfinite(delta) and delta >= 0):
         raise ValueError(f"delta (= f(x) − f*) must be finite and >= 0, got {delta!r}")
     if is_number(g_norm_sq) and not (math.isfinite(g_norm_sq) and g_norm_sq > 0):

@@ -421,7 +421,8 @@ def check_step_inputs(x: Any, g: Any, C: Any) -> tuple[np.ndarray, np.ndarray, n
     if x.size == 0:  # an empty x was reported as "g must have shape (0,)"
         raise ValueError("x must have at least one entry, got shape (0,)")
     g = as_float_array("g", g, ndim=1)
-    check_shape("g", g, x.shape)
+    if g.shape != x.shape:  # either may be the wrong one: both named
+        raise ValueError(f"x and g must have one length d: x has shape {x.shape}, g has shape {g.shape}")
     C = as_float_array("C", C)
     d = x.size
     if C.shape not in ((d,), (d, d)):
@@ -433,6 +434,16 @@ def check_step_inputs(x: Any, g: Any, C: Any) -> tuple[np.ndarray, np.ndarray, n
 def is_symbolic(value: Any) -> bool:
     """True for a sympy object (the scalar step helpers pass those through unchecked)."""
     return type(value).__module__.split(".")[0] == "sympy"
+
+
+def check_scalar_or_symbolic(name: str, value: Any) -> Any:
+    """A scalar step helper's number: a real Python/numpy scalar or a sympy expression, nothing else
+    (None, str, a list or a complex number reached numpy's or Python's operator errors, a bool was read as
+    0 or 1)."""
+    if not (is_number(value) or is_symbolic(value)):
+        raise TypeError(f"{name} must be a real number (or a sympy expression), got "
+                        f"{type(value).__name__} {value!r:.60}")
+    return value
 
 
 def check_numeric_point(x: Any, g: Any) -> None:
@@ -763,6 +774,10 @@ def squared_huber(A: Any, b: Any, delta: float = 1.0, x0: Any = None,
     A, b, x0 = _data(A, b, x0)
     delta = check_positive("delta", delta)
     norm2 = _spectral_norm_sq(A)
+    # δ·δ, not δ**2 (Python's OverflowError at δ = 1e308); the constants must stay finite and > 0
+    if not (0.0 < delta * delta * norm2 and 3.0 * delta * delta * norm2 < math.inf):
+        raise ValueError(f"delta = {delta!r} puts L_C = 2δ²‖A‖₂² outside the positive floats (‖A‖₂² = "
+                         f"{norm2:.3g}): pass a delta with δ²‖A‖₂² in about [1e-300, 1e300]")
     if f_star is None and x_star is None:
         ls, res = _least_squares(A, b)
         if res <= 1e-20 * max(1.0, float(b @ b)):
@@ -781,8 +796,8 @@ def squared_huber(A: Any, b: Any, delta: float = 1.0, x0: Any = None,
         c = np.minimum(r * r, delta * delta)
         return A.T @ (c[:, None] * A)
 
-    return CurvatureProblem(f=f, grad=grad, curvature=curvature, L_C=2.0 * delta**2 * norm2, x0=x0,
-                            f_star=f_star, x_star=x_star, L=3.0 * delta**2 * norm2,
+    return CurvatureProblem(f=f, grad=grad, curvature=curvature, L_C=2.0 * delta * delta * norm2, x0=x0,
+                            f_star=f_star, x_star=x_star, L=3.0 * delta * delta * norm2,
                             name=f"squared Huber (δ = {delta:g})")
 
 
@@ -831,6 +846,7 @@ def squared_lp_norm(p: float, x0: Any, curvature: str = "diagonal") -> Curvature
         N, _, w = _lp_parts(np.asarray(x, np.float64), p)
         return np.zeros(d) if N == 0.0 else 2.0 * N ** (2.0 - p) * w
 
+    _check_start_value(f, x0, p)
     return CurvatureProblem(f=f, grad=grad, curvature=lambda x: _lp_curvature(np.asarray(x, np.float64),
                                                                               p, curvature),
                             L_C=2.0 * (p - 1.0), x0=x0, f_star=0.0, x_star=np.zeros(d),
@@ -877,12 +893,23 @@ def lp_norm_power(p: float, x0: Any, curvature: str = "diagonal") -> CurvaturePr
         v = w(x)
         return (p / S) * np.outer(v, v)
 
+    _check_start_value(f, x0, p)
     if p == 2.0:
         L_C, L = (0.0 if curvature == "diagonal" else 2.0), 2.0
     else:
         L_C, L = math.inf, None
     return CurvatureProblem(f=f, grad=lambda x: p * w(x), curvature=curv, L_C=L_C, x0=x0,
                             f_star=0.0, x_star=np.zeros(d), L=L, name=f"‖x‖_{p:g}^{p:g} ({curvature} C)")
+
+
+def _check_start_value(f: Callable[[np.ndarray], float], x0: np.ndarray, p: float) -> None:
+    """Refuse, naming ``p`` and ``x0``, a p for which f(x0) overflows (p = 2**64 reached CurvatureProblem's
+    "f(x0) must be finite", which named neither)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = f(x0)
+    if not math.isfinite(value):
+        raise ValueError(f"p = {p!r} is too large for x0 (max |x0_i| = {float(np.max(np.abs(x0))):.3g}): "
+                         f"f(x0) overflows to {value!r}")
 
 
 def _check_p(p: Any) -> float:

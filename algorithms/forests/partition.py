@@ -63,9 +63,13 @@ def _as_points(name: str, X: Any, n_features: int) -> np.ndarray:
     array = np.asarray(X)
     if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
         raise TypeError(f"{name} must be a numeric array, got dtype {array.dtype}")
+    if np.iscomplexobj(array):  # astype(float64) dropped the imaginary part (a ComplexWarning at most)
+        raise TypeError(f"{name} must be real, got complex entries")
     array = array.astype(np.float64)
     if array.ndim != 2 or array.shape[1] != n_features:
         raise ValueError(f"{name} must have shape (m, {n_features}), got {array.shape}")
+    if array.shape[0] == 0:  # scikit-learn's "Found array with 0 sample(s)" named no argument
+        raise ValueError(f"{name} must hold at least one point, got shape {array.shape}")
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name} contains NaN or inf entries")
     return array

@@ -62,17 +62,22 @@ def ada_parameters(t: int, noise_sum: float, previous_noise_sum: float, lower_su
     check_int_at_least("t", t, 1)
     for name, value in (("noise_sum", noise_sum), ("previous_noise_sum", previous_noise_sum),
                         ("lower_sum", lower_sum)):
-        if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
+        if isinstance(value, bool | np.bool_) or \
+                not isinstance(value, int | float | np.integer | np.floating):
+            raise TypeError(f"{name} must be a finite number >= 0, got {type(value).__name__} {value!r}")
+        if not (math.isfinite(value) and value >= 0):
             raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
     lr_x, lr_y = check_rate("lr_x", lr_x), check_rate("lr_y", lr_y)  # 0 (no step) refused, as AdaMinimax does
     alpha, gamma = check_rate("alpha", alpha), check_rate("gamma", gamma)
     if noise_sum < previous_noise_sum:  # S_t is a running sum of squared norms: it never decreases
         raise ValueError(f"noise_sum must be >= previous_noise_sum = {previous_noise_sum!r} "
                          f"(S_t is cumulative), got {noise_sum!r}")
-    alpha_t = 1.0 / math.sqrt(1.0 + noise_sum / alpha**2)
-    alpha_prime = 1.0 / math.sqrt(1.0 + previous_noise_sum / alpha**2)
+    # S/α/α and hypot(γ, √Σ) rather than S/α² and √(γ² + Σ): α² and γ² underflowed to 0 for a denormal
+    # α or γ (ZeroDivisionError) and overflowed for α, γ past 1e154 (OverflowError)
+    alpha_t = 1.0 / math.sqrt(1.0 + noise_sum / alpha / alpha)
+    alpha_prime = 1.0 / math.sqrt(1.0 + previous_noise_sum / alpha / alpha)
     lr_x_t = lr_x * math.sqrt(alpha_prime) / math.sqrt(t)
-    lr_y_t = lr_y / math.sqrt(gamma**2 + lower_sum)
+    lr_y_t = lr_y / math.hypot(gamma, math.sqrt(lower_sum))
     return alpha_t, lr_x_t, lr_y_t
 
 

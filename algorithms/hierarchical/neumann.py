@@ -55,7 +55,11 @@ def neumann_terms(horizon: int, mu_g: float, l_g1: float) -> int:
         return 1
     # log(1/(1 − μ/l)) as −log1p(−μ/l): for μ/l below 1e-16, 1 − μ/l rounded to 1 and log(1) = 0 divided
     rate = -math.log1p(-mu_g / l_g1)
-    return max(1, math.ceil(3.0 * math.log(horizon) / (2.0 * rate)))
+    length = 3.0 * math.log(horizon) / (2.0 * rate) if rate > 0 else math.inf
+    if not math.isfinite(length):  # μ_g/l_g1 underflowed (ZeroDivisionError) or overflowed (OverflowError)
+        raise ValueError(f"mu_g / l_g1 = {mu_g!r} / {l_g1!r} is too small: Theorem 4.2's series length "
+                         f"overflows a float")
+    return max(1, math.ceil(length))
 
 
 #: the most Neumann terms (and inner steps) a run may take per iteration: each is an oracle call, so

@@ -274,7 +274,9 @@ class QP(Problem):
             raise ValueError(f"{mname} must be 2-dimensional, got shape {M.shape}")
         check_shape(mname, M, (None, n))
         v = as_float_array(vname, vector, ndim=1, dtype=np.float64)
-        check_shape(vname, v, (M.shape[0],))
+        if v.shape != (M.shape[0],):  # either may be the wrong one: both named
+            raise ValueError(f"{mname} and {vname} must have one row per constraint: {mname} has "
+                             f"{M.shape[0]} rows (shape {M.shape}), {vname} has shape {v.shape}")
         if M.shape[0] == 0:
             return None, None
         return M, v

@@ -83,9 +83,16 @@ def orthogonal_gradient_step(theta: torch.Tensor, gradients: torch.Tensor, lam: 
     lam = _check_lambda("lam", lam)
     if not isinstance(theta, torch.Tensor) or theta.ndim != 1 or not theta.is_floating_point():
         raise TypeError("theta must be a 1-D floating torch tensor (a flat parameter vector)")
+    if theta.dtype not in (torch.float32, torch.float64):  # float16: torch's "linalg_svd_cpu" not implemented
+        raise TypeError(f"theta must be float32 or float64, got {theta.dtype}")
+    if theta.numel() == 0:  # an empty theta was reported as a gradients shape error
+        raise ValueError("theta must have at least one entry, got shape (0,)")
     if not isinstance(gradients, torch.Tensor) or gradients.ndim != 2 or gradients.shape[1] != theta.numel():
         shape = tuple(gradients.shape) if isinstance(gradients, torch.Tensor) else type(gradients).__name__
-        raise ValueError(f"gradients must be a torch tensor of shape (k, {theta.numel()}), got {shape}")
+        raise ValueError(f"gradients must be a torch tensor of shape (k, {theta.numel()}) (k gradients of "
+                         f"theta's length), got {shape}")
+    if gradients.dtype == torch.bool:  # True/False were read as 1/0 gradients
+        raise TypeError("gradients must be a real tensor of numbers, got dtype torch.bool")
     for name, tensor in (("theta", theta), ("gradients", gradients)):  # meta: torch's .item() error
         if tensor.device.type == "meta":
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")

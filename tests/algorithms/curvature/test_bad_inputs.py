@@ -330,7 +330,7 @@ def test_round8_points_steps_and_tolerances_checked():
     with pytest.raises(ValueError, match=r"^g_norm_sq must be ‖g‖² = 2"):
         polyak_step(np.zeros(2), np.ones(2), 1.0, 5.0)
     assert polyak_step(np.zeros(2), np.ones(2), 1.0, 2.0).tolist() == [-0.5, -0.5]
-    with pytest.raises(TypeError, match=r"^delta must be a number"):
+    with pytest.raises(TypeError, match=r"^delta must be a real number"):
         lcd3_stepsize(np.ones(2), 1.0)
     writes = CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: x.__imul__(2.0),
                               curvature=lambda x: np.zeros(2), L_C=2.0, x0=np.array([1.0, -2.0]))
@@ -366,7 +366,7 @@ def test_heldout8_step_helpers():
         lcd2_step(np.zeros(0), np.ones(1), np.ones(1), 1.0)
     with pytest.raises(ValueError, match=r"^A and b must agree"):
         sum_of_squared_abs_linear(np.ones((2, 2)), np.ones(3))
-    with pytest.raises(TypeError, match=r"^G must be a number"):
+    with pytest.raises(TypeError, match=r"^G must be a real number"):
         lcd3_stepsize(0.5, True)
 
 

@@ -1,0 +1,113 @@
+"""#43 round 9, the lead's cross-family probe: each public callable's own doctest call with one argument
+replaced by a bad value (NaN, inf, 0, a wrong type, a meta/int/complex tensor, ...). One test per class
+fixed, asserting the exception type and that the message names the argument(s)."""
+
+import math
+
+import numpy as np
+import pytest
+import sympy
+import torch
+from sklearn.ensemble import RandomForestRegressor
+
+from algorithms.attention import fit_linear_predictor
+from algorithms.curvature import (
+    lcd1_step,
+    lcd2_coefficients,
+    lcd2_gap,
+    lcd2_step,
+    lcd3_stepsize,
+    lp_norm_power,
+    polyak_step,
+    scaled,
+    squared_huber,
+    squared_lp_norm,
+)
+from algorithms.forests import cooccurrence_kernel
+from algorithms.hierarchical import ada_parameters, neumann_terms
+from algorithms.qp import QP
+from algorithms.unlearning import orthogonal_gradient_step
+
+
+def test_fit_linear_predictor_names_both_x_and_y_on_a_row_mismatch():
+    X, y = torch.zeros(0, 2, 3, dtype=torch.float64), torch.zeros(50, dtype=torch.float64)
+    with pytest.raises(ValueError, match=r"X and y must have one row per sample: X has 0 rows .* y has 50"):
+        fit_linear_predictor(X, y)
+    with pytest.raises(ValueError, match="y must be a 1-D torch tensor"):
+        fit_linear_predictor(torch.zeros(50, 2, 3, dtype=torch.float64),
+                             torch.zeros(50, 1, dtype=torch.float64))
+
+
+# -- curvature: the scalar step helpers take numbers or sympy expressions, nothing else -------------------
+@pytest.mark.parametrize("bad", [None, "0.5", 1j, [1.0], True])
+@pytest.mark.parametrize("call", [
+    lambda v: lcd2_coefficients(v, np.ones(1)), lambda v: lcd2_gap(v, 1.0, np.ones(1), np.ones(1)),
+    lambda v: lcd2_gap(0.5, v, np.ones(1), np.ones(1)), lambda v: lcd3_stepsize(v, 1.0),
+    lambda v: lcd3_stepsize(0.5, v), lambda v: polyak_step(1.0, 2.0, v, 4.0),
+], ids=["lcd2_coefficients.lam", "lcd2_gap.lam", "lcd2_gap.delta", "lcd3_stepsize.delta",
+        "lcd3_stepsize.G", "polyak_step.delta"])
+def test_scalar_step_helpers_refuse_non_numbers_by_name(call, bad):
+    with pytest.raises(TypeError, match=r"(lam|delta|G) must be a real number \(or a sympy expression\)"):
+        call(bad)
+
+
+def test_lcd2_limits_are_numbers_not_errors():
+    """λ = ∞ is the Newton limit 1/Dᵢ (∞/∞ gave NaN); a Δ whose multiplier underflows to 0 has shift ∞
+    (1/0 was a ZeroDivisionError); sympy still passes."""
+    assert lcd2_coefficients(math.inf, np.array([0.0, 2.0])).tolist() == [math.inf, 0.5]
+    x, info = lcd2_step(np.array([1.0]), np.array([2.0]), np.zeros(1), 5e-324)
+    assert info["multiplier"] == 0.0 and info["shift"] == math.inf and x.tolist() == [1.0]
+    lam = sympy.Symbol("lam")
+    assert str(lcd2_coefficients(lam, np.array([1.0]))[0]) == "lam/(1.0*lam + 1)"
+
+
+def test_curvature_factories_name_the_scale_that_overflows():
+    with pytest.raises(ValueError, match=r"p = .* is too large for x0"):
+        lp_norm_power(2**64, np.array([1.0, -2.0]))
+    with pytest.raises(ValueError, match=r"p = .* is too large for x0"):
+        squared_lp_norm(2**64, np.array([1.0, 2.0]))
+    for delta in (5e-324, 1e308):  # δ² underflowed to 0 / raised Python's OverflowError
+        with pytest.raises(ValueError, match=r"delta = .* puts L_C"):
+            squared_huber(np.eye(1), np.array([0.0]), delta=delta, x0=np.array([0.5]))
+    with pytest.raises(ValueError, match=r"beta = .* makes the scaled constants overflow"):
+        scaled(squared_lp_norm(3, x0=np.array([1.0, 2.0])), 1e308)
+    with pytest.raises(ValueError, match=r"x and g must have one length d: x has shape \(2,\), g has"):
+        lcd1_step(np.zeros(2), np.ones(1), np.eye(2), 1.0)
+
+
+# -- hierarchical: denormal/huge rates and a Neumann length past int ----------------------------------------
+def test_ada_parameters_and_neumann_terms_at_extreme_scales():
+    rates = {"lr_x": 1.0, "lr_y": 1.0}
+    assert ada_parameters(4, 1.0, 0.5, 0.0, **rates, alpha=5e-324, gamma=5e-324) == (0.0, 0.0, math.inf)
+    assert ada_parameters(4, 1.0, 0.5, 0.0, **rates, alpha=1e308, gamma=1e308) == (1.0, 0.5, 1e-308)
+    with pytest.raises(TypeError, match="noise_sum must be a finite number >= 0, got bool"):
+        ada_parameters(4, True, 0.0, 0.0, lr_x=1.0, lr_y=1.0, alpha=1.0, gamma=2.0)
+    for mu_g, l_g1 in ((5e-324, 1.0), (1.0, 1e308)):  # ZeroDivisionError / OverflowError before
+        with pytest.raises(ValueError, match=r"mu_g / l_g1 = .* is too small"):
+            neumann_terms(1000, mu_g, l_g1)
+
+
+# -- forests, qp, unlearning: complex/empty points, both sides of a mismatch, bool/half tensors --------------
+def test_forest_points_refuse_complex_and_empty():
+    X = np.arange(6.0).reshape(-1, 1)
+    forest = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, X[:, 0])
+    with pytest.raises(TypeError, match="X must be real, got complex entries"):
+        cooccurrence_kernel(forest, X + 1j)
+    with pytest.raises(ValueError, match="X must hold at least one point"):
+        cooccurrence_kernel(forest, X[:0])
+
+
+def test_qp_rows_mismatch_names_the_matrix_and_the_vector():
+    with pytest.raises(ValueError, match=r"G and h must have one row per constraint: G has 0 rows"):
+        QP(P=np.eye(2), q=np.zeros(2), G=np.zeros((0, 2)), h=np.zeros(2))
+
+
+def test_orthogonal_gradient_step_refuses_half_empty_and_bool():
+    theta = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+    grads = torch.tensor([[1.0, 0.0, 0.0]], dtype=torch.float64)
+    with pytest.raises(TypeError, match="theta must be float32 or float64"):
+        orthogonal_gradient_step(theta.half(), grads)
+    with pytest.raises(ValueError, match="theta must have at least one entry"):
+        orthogonal_gradient_step(theta[:0], grads)
+    with pytest.raises(TypeError, match=r"gradients must be a real tensor of numbers, got dtype torch\.bool"):
+        orthogonal_gradient_step(theta, grads > 0)
