@@ -310,6 +310,7 @@ class SolveOptions:
         return backend_cap(self.maxiters)
 
     def tolerance(self, default: float) -> float:
+        """``tol`` if given, else ``default`` (the algorithm's own, a finite float > 0)."""
         return default if self.tol is None else float(self.tol)
 
 

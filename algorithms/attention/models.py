@@ -93,6 +93,9 @@ class SoftmaxAttention(CheckedStateModule):
         self.v = nn.Parameter(_random_unit(self.in_features, gen, dtype))
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
+        """The model's output on tokens. ``X`` holds tokens, a finite tensor of shape (..., L, d) of the
+        model's dtype and device; returns (..., 1).
+        """
         X = _check_tokens(X, self.in_features, self.u.dtype)
         check_device("X", X, self.u)
         weights = torch.softmax(self.beta * math.sqrt(self.in_features) * (X @ self.u), dim=-1)
@@ -124,6 +127,9 @@ class ErfAttention(CheckedStateModule):
         self.v = nn.Parameter(_random_unit(self.in_features, gen, dtype))
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
+        """The model's output on tokens. ``X`` holds tokens, a finite tensor of shape (..., L, d) of the
+        model's dtype and device; returns (..., 1).
+        """
         X = _check_tokens(X, self.in_features, self.k.dtype)
         check_device("X", X, self.k)
         return (torch.erf(self.lam * (X @ self.k)) * (X @ self.v)).sum(-1, keepdim=True)

@@ -218,12 +218,18 @@ class CEI(Algorithm):
                                  f"has dimension {dim}")
 
     def log_acquisition(self, mu_f, sigma_f, mu_c, sigma_c, best_feasible) -> np.ndarray:
-        """The maximized criterion, log CEI (claims' controls override it to sabotage the method)."""
+        """The maximized criterion, log CEI (claims' controls override it to sabotage the method).
+
+        ``mu_f``, ``sigma_f``, ``mu_c``, ``sigma_c`` and ``best_feasible`` as in
+        :func:`log_constrained_ei` (finite; standard deviations >= 0).
+        """
         return log_constrained_ei(mu_f, sigma_f, mu_c, sigma_c, best_feasible)
 
     def maximize_acquisition(self, surrogates: _Surrogates, U: np.ndarray, F: np.ndarray, C: np.ndarray,
                              best_feasible: float, rng: np.random.Generator) -> tuple[np.ndarray, float]:
         """The acquisition-maximization step: the next point in [0, 1]^d and its log acquisition.
+
+        ``rng`` (a ``numpy.random.Generator``) draws the random restarts.
 
         ``surrogates.gps`` are the GPs of f and of each constraint on unit coordinates (each with its
         ``kernel``, ``mean``, ``jitter``, ``X``, ``y`` and ``predict``), ``U``, ``F``, ``C`` the

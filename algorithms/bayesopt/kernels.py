@@ -95,7 +95,11 @@ class Kernel:
         return np.inf if self.name == "se" else self.nu
 
     def with_params(self, lengthscale, outputscale: float) -> Kernel:
-        """The same kernel family with other hyperparameters."""
+        """The same kernel family with other hyperparameters.
+
+        ``lengthscale`` is a float > 0 or one per input coordinate, ``outputscale`` a finite float > 0
+        (checked as in the constructor).
+        """
         return Kernel(self.name, self.nu, lengthscale, outputscale)
 
     def _scaled_distance(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:

@@ -160,7 +160,10 @@ class WorkflowGenerator(CheckedStateModule):
         self.register_buffer("pos", cosine_positions(MAX_LEN + 1, hidden), persistent=False)
 
     def logits(self, features: torch.Tensor, prefix: Sequence[str]) -> torch.Tensor:
-        """Unmasked next-token logits after ``prefix``, shape ``(len(TOKENS),)``."""
+        """Unmasked next-token logits after ``prefix``, shape ``(len(TOKENS),)``.
+
+        ``features`` is the problem's feature vector, a finite float tensor of length ``N_FEATURES``.
+        """
         features, prefix = _checked_features(features), _check_prefix(prefix)
         # the parameters' dtype: float64 under torch.set_default_dtype(torch.float64) ("mat1 and mat2 ...")
         start = self.feature(features.reshape(1, N_FEATURES).to(self.feature.weight.dtype))
@@ -176,7 +179,10 @@ class WorkflowGenerator(CheckedStateModule):
 
     def masked_distribution(self, features: torch.Tensor, prefix: Sequence[str]
                             ) -> torch.distributions.Categorical:
-        """The next-token distribution after the valid ``prefix``, restricted to what the grammar allows."""
+        """The next-token distribution after the valid ``prefix``, restricted to what the grammar allows.
+
+        ``features`` is the problem's feature vector, a finite float tensor of length ``N_FEATURES``.
+        """
         allowed = allowed_next(prefix)
         if len(prefix) >= MAX_LEN - 1 and END in allowed:
             allowed = frozenset({END})
@@ -186,7 +192,12 @@ class WorkflowGenerator(CheckedStateModule):
 
     def sample(self, features: torch.Tensor, *, generator: torch.Generator | None = None, greedy: bool = False
                ) -> tuple[tuple[str, ...], torch.Tensor, torch.Tensor]:
-        """A workflow, its log-probability (with gradient) and the summed entropy."""
+        """A workflow, its log-probability (with gradient) and the summed entropy.
+
+        ``features`` is the problem's feature vector, a finite float tensor of length ``N_FEATURES``;
+        ``generator`` a ``torch.Generator`` or None (torch's global one); ``greedy`` (bool) takes the
+        most likely token at each step instead of sampling.
+        """
         greedy = check_bool("greedy", greedy)
         features = _features(features)
         prefix: list[str] = []
@@ -242,7 +253,11 @@ class HyperparameterController(CheckedStateModule):
                                                                              torch.Tensor]:
         """Means (in (0, 1)) and stds (0.5·exp of the log-std head clamped to [-4, 0], so in
         [0.5·e^-4, 0.5]) for the controllable modules, shape ``(T, M_c, N_MAX)``, and
-        values ``(T,)``, for a batch of observations ``obs`` of shape ``(T, 9)``."""
+        values ``(T,)``, for a batch of observations ``obs`` of shape ``(T, 9)``.
+
+        ``workflow`` is the workflow's module names (a sequence of str, as :meth:`WorkflowGenerator.sample`
+        returns); ``obs`` finite progress features, shape (T, 9) or (9,).
+        """
         workflow = validate(workflow)  # an unknown module reached tuple.index's message
         obs = as_real_array("obs", obs)
         if obs.ndim not in (1, 2) or obs.shape[-1] != N_OBS or not np.all(np.isfinite(obs)):

@@ -69,7 +69,10 @@ class VPSchedule:
 
     def check_time(self, name: str, t) -> None:
         """Raise unless every entry of ``t`` (a real number or a tensor) lies in [t_min, 1], where the
-        schedule is defined (at t = 0 the noise scale √(1 − ᾱ) is 0 and the score divides by it)."""
+        schedule is defined (at t = 0 the noise scale √(1 − ᾱ) is 0 and the score divides by it).
+
+        ``name`` is the argument's name in the error.
+        """
         if isinstance(t, torch.Tensor):
             if t.numel() == 0 or t.device.type == "meta" or not t.is_floating_point():
                 return  # shape/dtype/device are checked where the tensor is used
@@ -187,6 +190,9 @@ class GaussianScore(ScoreModel):
         self.register_buffer("var", torch.as_tensor(std**2, dtype=dtype))
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
+        """The exact score ∇ log p_t(x). ``X`` = [x, t] is a finite floating tensor of shape (batch, n + 1)
+        with t in [t_min, 1]; returns the score (batch, n).
+        """
         self._check_input(X, None, self.mean)
         x, t = X[:, :-1], X[:, -1:]
         ab = self.schedule.alpha_bar(t)
@@ -250,6 +256,9 @@ class ScoreMLP(ScoreModel):
         return self.net(torch.cat(features, dim=1))
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
+        """The score −ε_θ(x, t)/√(1 − ᾱ_t). ``X`` = [x, t] is a finite floating tensor of shape (batch, n + 1)
+        with t in [t_min, 1]; returns the score (batch, n).
+        """
         self._check_input(X, self.net[0].weight.dtype, self.net[0].weight)
         sigma = (1.0 - self.schedule.alpha_bar(X[:, -1:])).sqrt()
         return -self._noise(X) / sigma

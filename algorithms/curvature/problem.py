@@ -326,6 +326,7 @@ class CurvatureProblem(Problem):
         return point.astype(self.dtype)
 
     def value(self, x: np.ndarray) -> float:
+        """f(x), checked finite, for ``x`` a finite vector of length d."""
         x = self._check_point(x)
         fx = self.f(x)
         if np.ndim(fx) != 0:
@@ -333,6 +334,7 @@ class CurvatureProblem(Problem):
         return returned_scalar("f(x)", fx)  # a str "1" was parsed by float(), a bool counted as 0/1
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
+        """∇f(x), checked finite and of shape (d,), for ``x`` a finite vector of length d."""
         x = self._check_point(x)
         raw = self.grad(x)
         try:

@@ -242,7 +242,11 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         return RandomForestClassifier(n_estimators=self.n_estimators, min_samples_leaf=2, random_state=seed)
 
     def fit(self, X: Any, y: Any = None) -> RFAutoencoder:
-        """Train the forest and its diffusion map on ``X`` (rows: samples)."""
+        """Train the forest and its diffusion map on ``X`` (rows: samples).
+
+        ``y`` (optional, one target per row) makes the forest supervised (a regressor or classifier on
+        y) instead of unsupervised.
+        """
         self._fit(X, y, maxiters=None)
         return self
 
@@ -378,7 +382,10 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         return self._embed_encoded(self._encode(X, fitting=False))
 
     def inverse_transform(self, X: Any) -> Any:
-        """Decode latent rows (m, n_components) back to input space (a DataFrame if fit on one)."""
+        """Decode latent rows (m, n_components) back to input space (a DataFrame if fit on one).
+
+        ``X`` is a finite (m, n_components) array of latent rows.
+        """
         self._check_fitted()
         Z0 = as_real_array("X", X) if not sp.issparse(X) else None
         if Z0 is None or Z0.ndim != 2 or Z0.shape[1] != self.embedding_.shape[1]:

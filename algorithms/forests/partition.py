@@ -158,13 +158,19 @@ class ForestPartition:
 
     def leaves(self, X: Any, name: str = "X") -> np.ndarray:
         """Global leaf ids, shape (m, n_trees): column b is the leaf of tree b (``name``: the argument's
-        name in errors)."""
+        name in errors).
+
+        ``X`` is a finite real (m, n_features) array, m >= 1.
+        """
         X = _as_points(name, X, self.n_features)
         nodes = self.forest.apply(X.astype(np.float32))  # the dtype sklearn's trees route in
         return np.column_stack([self.node_to_leaf[b][nodes[:, b]] for b in range(self.n_trees)])
 
     def indicator(self, X: Any, name: str = "X") -> sp.csr_matrix:
-        """The one-hot leaf matrix Π, shape (m, n_leaves), B ones per row."""
+        """The one-hot leaf matrix Π, shape (m, n_leaves), B ones per row.
+
+        ``X`` is a finite real (m, n_features) array, m >= 1; ``name`` the argument's name in errors.
+        """
         leaves = self.leaves(X, name)
         m = leaves.shape[0]
         rows = np.repeat(np.arange(m), self.n_trees)

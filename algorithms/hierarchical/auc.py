@@ -80,6 +80,9 @@ class ScoreNet(CheckedStateModule):
                 layer.bias.uniform_(-bound, bound, generator=generator)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
+        """Scores h(w; X), shape (n, out_features), for ``X`` a finite float64 tensor (n, in_features) on the
+        network's device.
+        """
         if not isinstance(X, torch.Tensor):
             raise TypeError(f"X must be a torch.Tensor, got {type(X).__name__}")
         if X.ndim != 2 or X.shape[1] != self.in_features:

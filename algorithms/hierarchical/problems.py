@@ -163,7 +163,11 @@ class MinimaxProblem(Problem):
         object.__setattr__(self, "sigma", float(self.sigma))  # np.float32 stored as a Python float
 
     def oracle(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[Any, Any]:
-        """One stochastic gradient (g_x, g_y) at (x, y): ``grad`` plus the additive noise."""
+        """One stochastic gradient (g_x, g_y) at (x, y): ``grad`` plus the additive noise.
+
+        ``x`` and ``y`` are finite points of ``x0``'s and ``y0``'s shapes and ``rng`` a
+        ``numpy.random.Generator``.
+        """
         x, y, rng = _point("x", x, self.x0), _point("y", y, self.y0), _generator(rng)
         gx, gy = returned_pair("grad(x, y, rng)", self.grad(x, y, rng))
         if self.sigma > 0:
@@ -227,17 +231,28 @@ class BilevelProblem(Problem):
         return _numeric(name, value) + _draw(self.noise, sigma, np.shape(value), rng)
 
     def upper_oracle(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[Any, Any]:
+        """(∇_x F, ∇_y F) at (x, y), noise of level ``sigma`` added. ``x`` and ``y`` are finite points of
+        ``x0``'s and ``y0``'s shapes and ``rng`` a ``numpy.random.Generator`` (the oracle's sampling and
+        noise).
+        """
         x, y, rng = _point("x", x, self.x0), _point("y", y, self.y0), _generator(rng)
         fx, fy = returned_pair("upper_grad(x, y, rng)", self.upper_grad(x, y, rng))
         return (self._noisy(fx, self.sigma, rng, "upper_grad(x, y, rng)[0]"),
                 self._noisy(fy, self.sigma, rng, "upper_grad(x, y, rng)[1]"))
 
     def lower_oracle(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> Any:
+        """∇_y G at (x, y), noise of level ``sigma`` added. ``x`` and ``y`` are finite points of ``x0``'s and
+        ``y0``'s shapes and ``rng`` a ``numpy.random.Generator`` (the oracle's sampling and noise).
+        """
         x, y, rng = _point("x", x, self.x0), _point("y", y, self.y0), _generator(rng)
         return self._noisy(self.lower_grad(x, y, rng), self.sigma, rng, "lower_grad(x, y, rng)")
 
     def hvp_oracle(self, x: np.ndarray, y: np.ndarray, v: np.ndarray,
                    rng: np.random.Generator) -> tuple[Any, Any]:
+        """(∇²_xy G·v, ∇²_yy G·v) at (x, y), noise of level ``hessian_sigma`` added. ``x`` and ``y`` are
+        finite points of ``x0``'s and ``y0``'s shapes and ``rng`` a ``numpy.random.Generator`` (the
+        oracle's sampling and noise); ``v`` a finite vector of ``y0``'s shape.
+        """
         x, y, v = _point("x", x, self.x0), _point("y", y, self.y0), _point("v", v, self.y0)
         rng = _generator(rng)
         cross, hess = returned_pair("lower_hvp(x, y, v, rng)", self.lower_hvp(x, y, v, rng))

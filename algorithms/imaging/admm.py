@@ -83,7 +83,10 @@ class PnPADMM(Algorithm):
         """``cg_iters`` conjugate-gradient steps on the x-step's normal equations, from ``x``; an early
         exit only at an exactly zero residual (the start solves them), no absolute threshold, so the step
         is scale-free: ``x_step(c·x, c·rhs) = c·x_step(x, rhs)`` (a threshold ‖r‖² <= 1e-30 returned the
-        start untouched for every right-hand side below ~1e-15)."""
+        start untouched for every right-hand side below ~1e-15).
+
+        ``problem`` is the :class:`InverseProblem`.
+        """
         r = rhs - self._normal(problem, x)
         d = r.clone()
         rr = float((r * r).sum())

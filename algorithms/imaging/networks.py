@@ -77,6 +77,9 @@ class NullSpaceNet(CheckedStateModule):
             self.body = _body(channels, depth, type(self).__name__)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
+        """The prediction G(y) of Sx, shape (batch, p), for ``X`` finite real measurements of shape (batch,
+        m).
+        """
         if not isinstance(X, torch.Tensor) or X.ndim != 2 or X.shape[1] != self.in_features:
             raise ValueError(f"X must be a tensor of shape (batch, {self.in_features}), got "
                              f"{tuple(getattr(X, 'shape', ()))}")
@@ -110,6 +113,7 @@ class ResidualDenoiser(CheckedStateModule):
             self.body = _body(channels, depth, type(self).__name__)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """The denoised images D(x), for ``x`` real images of shape (batch, h, w) on the network's device."""
         if not isinstance(x, torch.Tensor) or x.ndim != 3:
             raise ValueError(f"x must be a tensor of shape (batch, h, w), got "
                              f"{tuple(getattr(x, 'shape', ()))}")

@@ -192,7 +192,10 @@ class LinearOperator:
         return self._adjoint(flat).reshape(*batch, *self.image_shape)
 
     def matrix(self, dtype: torch.dtype = torch.float64) -> torch.Tensor:
-        """The dense matrix (out_features, in_features), built column by column (small operators)."""
+        """The dense matrix (out_features, in_features), built column by column (small operators).
+
+        ``dtype`` is a floating torch dtype.
+        """
         dtype = check_torch_dtype(dtype)
         eye = torch.eye(self.in_features, dtype=dtype).reshape(-1, *self.image_shape)
         return self.forward(eye).reshape(self.in_features, -1).T.contiguous()
@@ -200,7 +203,10 @@ class LinearOperator:
     def norm(self, iterations: int = 50, seed: int = 0, dtype: torch.dtype = torch.float64) -> float:
         """Spectral norm ‖H‖₂ by power iteration on HᵀH (``iterations`` >= 1 products, start drawn from
         ``seed``), rescaled at each half-step so that ``(c·H).norm() = c·H.norm()`` for any ‖H‖ in
-        ~[1e-290, 1e290] (the iteration on HᵀH itself returned 0.0 below ~1e-77)."""
+        ~[1e-290, 1e290] (the iteration on HᵀH itself returned 0.0 below ~1e-77).
+
+        ``dtype`` is a floating torch dtype (the iteration's).
+        """
         iterations = check_power_iterations(iterations)
         dtype = check_torch_dtype(dtype)
         generator = torch.Generator().manual_seed(check_seed(seed))

@@ -67,7 +67,11 @@ class PnPPGD(Algorithm):
         check_npn(self.npn)
 
     def step(self, problem: InverseProblem, x: torch.Tensor, prediction: torch.Tensor | None) -> torch.Tensor:
-        """One iteration of the update rule from ``x``."""
+        """One iteration of the update rule from ``x``.
+
+        ``problem`` is the :class:`InverseProblem`; ``prediction`` the NPN network's G(y) (None
+        without an NPN term).
+        """
         H = problem.operator
         grad = H.apply_adjoint(H.apply(x) - problem.y)  # unchecked maps: a blow-up is the solve's Diverged
         if self.npn is not None:

@@ -110,6 +110,7 @@ class TVPrior:
         return x - strength * _divergence(pr, pc)
 
     def value(self, x: torch.Tensor) -> torch.Tensor:
+        """``weight``·TV(x) per image. ``x`` is a finite floating image tensor of shape (*batch, h, w)."""
         return self.weight * total_variation(x)
 
 
@@ -128,6 +129,10 @@ class DenoiserPrior:
             raise TypeError(f"network must be a torch.nn.Module, got {type(self.network).__name__}")
 
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
+        """The network applied to ``x``. ``x`` is a finite floating image tensor of shape (*batch, h, w);
+        ``lr`` (a finite float >= 0) is accepted for the common prox interface and does not change the
+        output.
+        """
         _check_image_batch(x)
         _check_lr(lr)
         dtype = next(self.network.parameters(), x).dtype  # a network without parameters: x's dtype
@@ -152,6 +157,10 @@ class DenoiserPrior:
         return out.to(x.dtype).reshape(x.shape)
 
     def value(self, x: torch.Tensor) -> torch.Tensor:
+        """Zeros of shape *batch (no penalty value). ``x`` is a finite floating image tensor of shape (*batch,
+        h, w).
+        """
+        _check_image_batch(x)  # a str met AttributeError, a NaN image answered 0
         return torch.zeros(x.shape[:-2], dtype=x.dtype)
 
 
@@ -202,6 +211,9 @@ class SubspacePrior:
         return hash((tuple(self.image_shape), tuple(self.basis.shape)))
 
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
+        """U Uᵀ x per image (``lr`` does not change a projection). ``x`` is a finite floating image tensor of
+        shape (*batch, h, w) with (h, w) = ``image_shape``; ``lr`` a finite float >= 0.
+        """
         _check_image_batch(x)
         _check_lr(lr)
         if tuple(x.shape[-2:]) != tuple(self.image_shape):  # (2, 4, 8) was reshaped into one 8×8 image
@@ -212,4 +224,8 @@ class SubspacePrior:
         return ((flat @ basis) @ basis.T).reshape(x.shape)
 
     def value(self, x: torch.Tensor) -> torch.Tensor:
+        """Zeros of shape *batch (the indicator of the subspace is not evaluated). ``x`` is a finite floating
+        image tensor of shape (*batch, h, w).
+        """
+        _check_image_batch(x)  # a str met AttributeError, a NaN image answered 0
         return torch.zeros(x.shape[:-2], dtype=x.dtype)

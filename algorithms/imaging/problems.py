@@ -95,7 +95,10 @@ class NPN:
             object.__setattr__(self, name, float(value))
 
     def check_against(self, operator: LinearOperator) -> float:
-        """Raise unless S acts on H's images and its rows lie in Null(H) within ``max_leakage``."""
+        """Raise unless S acts on H's images and its rows lie in Null(H) within ``max_leakage``.
+
+        ``operator`` is H, a :class:`LinearOperator`; returns the measured leakage.
+        """
         if not isinstance(operator, LinearOperator):
             raise TypeError(f"operator must be a LinearOperator, got {type(operator).__name__}")
         if self.projection.image_shape != operator.image_shape:

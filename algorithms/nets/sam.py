@@ -188,7 +188,11 @@ class SAM(torch.optim.Optimizer):
         super().zero_grad(check_bool("set_to_none", set_to_none))
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
-        """torch's, with the group's ``lr``, ``rho`` and ``normalize`` checked as in the constructor."""
+        """torch's, with the group's ``lr``, ``rho`` and ``normalize`` checked as in the constructor.
+
+        ``param_group`` is a dict with ``params`` and optional ``lr``, ``rho`` (>= 0), ``normalize``
+        (bool) and the base optimizer's keywords.
+        """
         if isinstance(param_group, dict):
             if "params" not in param_group:     # torch's own KeyError names nothing
                 raise ValueError(f"param_group must have a 'params' entry (the tensors to optimize), got "
@@ -248,6 +252,8 @@ class SAM(torch.optim.Optimizer):
     def first_step(self, zero_grad: bool = False) -> None:
         """Move to θ + ε (ε = ρ g/(‖g‖ + 1e-12), or ρ g without normalization) and remember ε.
 
+        ``zero_grad`` (bool) zeroes the gradients afterwards.
+
         Needs the gradients at θ: with none at all it raises ``RuntimeError`` (nothing would move)."""
         zero_grad = check_bool("zero_grad", zero_grad)
         if any("e_w" in self.state[p] for g in self.param_groups for p in g["params"]):
@@ -277,6 +283,8 @@ class SAM(torch.optim.Optimizer):
     @torch.no_grad()
     def second_step(self, zero_grad: bool = False) -> None:
         """Return to θ and take the base optimizer's step with the gradient taken at θ + ε.
+
+        ``zero_grad`` (bool) zeroes the gradients afterwards.
 
         Must follow ``first_step``: without it there is no ε to undo, and the step would silently be
         a plain base-optimizer step (SAM degenerating to its base), so it raises ``RuntimeError``."""
@@ -340,6 +348,9 @@ class SAM(torch.optim.Optimizer):
         return out
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Load a ``SAM.state_dict()``: ``state_dict`` must come from a SAM over the same parameters (checked
+        by name before anything is loaded).
+        """
         if not isinstance(state_dict, dict) or "base_optimizer" not in state_dict:
             raise ValueError("state_dict must be a SAM.state_dict() (a dict with a 'base_optimizer' entry)")
         written_by = state_dict.get("base_optimizer_class")   # absent in a state_dict saved before the tag

@@ -141,7 +141,11 @@ class TwoLayerReLU(CheckedStateModule):
         check_finite_data("X", X)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
-        """Outputs, shape (n, out_features)."""
+        """Outputs, shape (n, out_features).
+
+        ``X`` is a finite tensor (n, in_features) of the model's dtype (or one sample of shape
+        (in_features,)).
+        """
         out = self.features(X) @ self.v.T
         return out if self.c is None else out + self.c
 
@@ -167,6 +171,8 @@ class TwoLayerReLU(CheckedStateModule):
 
     def forward_with(self, params: Params, X: torch.Tensor) -> torch.Tensor:
         """``forward`` at ``params`` (``torch.func.functional_call``); shape (n,) when out_features == 1.
+
+        ``X`` is a finite tensor (n, in_features) of the model's dtype.
 
         ``params`` must hold exactly this module's parameter names with their shapes: functional_call
         would silently fill a missing name from the module and ignore an unknown one.

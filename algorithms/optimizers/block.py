@@ -322,7 +322,10 @@ class BlockOptimizer(torch.optim.Optimizer):
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         """torch's, with ``lr`` checked as in the constructor; only the constructor's one group is
-        allowed (``step`` trains the blocks of ``param_groups[0]``; a second group would never move)."""
+        allowed (``step`` trains the blocks of ``param_groups[0]``; a second group would never move).
+
+        ``param_group`` is a dict with ``params`` and optional ``lr`` (refused: see above).
+        """
         if isinstance(param_group, dict) and "lr" in param_group:
             param_group["lr"] = check_positive("lr", param_group["lr"])
         if getattr(self, "param_groups", None):
@@ -405,7 +408,10 @@ class BlockOptimizer(torch.optim.Optimizer):
     # -------------------------------------------------------------- torch API
     @torch.no_grad()
     def step(self, closure=None):  # type: ignore[override]
-        """One base step on the active block; switch to the next block after ``switch_every``."""
+        """One base step on the active block; switch to the next block after ``switch_every``.
+
+        ``closure`` (optional) re-evaluates the loss, as in torch.
+        """
         loss = None
         if closure is not None:
             if not callable(closure):
@@ -443,6 +449,9 @@ class BlockOptimizer(torch.optim.Optimizer):
         return out
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Load a ``BlockOptimizer.state_dict()`` of the same blocks: ``state_dict`` is checked (keys, block
+        names, the base optimizer's state) before anything is loaded.
+        """
         if not isinstance(state_dict, dict) or any(k not in state_dict for k in _SAVED_KEYS):
             got = (f"one without {sorted(set(_SAVED_KEYS) - set(state_dict))}" if isinstance(state_dict, dict)
                    else type(state_dict).__name__)

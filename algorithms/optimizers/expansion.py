@@ -82,6 +82,7 @@ class LowRankExpansion(CheckedStateModule):
         return self.linear.weight + self.U @ self.V
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """(W + UV) x + b for ``x`` a tensor of shape (*, in_features) of the layer's dtype."""
         # nn.Linear's convention (*, in_features), checked here: torch's matmul errors name no argument
         if not isinstance(x, torch.Tensor):
             raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")

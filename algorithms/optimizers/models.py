@@ -98,6 +98,9 @@ class MLP(CheckedStateModule):
         self.to(_check_dtype(dtype))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Outputs (n, out_features) for ``x`` a finite tensor (n, in_features) of the model's dtype and
+        device.
+        """
         if not isinstance(x, torch.Tensor):
             raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
         if x.ndim != 2 or x.shape[1] != self.in_features:
@@ -189,6 +192,9 @@ class Transformer(CheckedStateModule):
         self.to(_check_dtype(dtype))
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Logits (n, T, vocab_size) for ``tokens`` an integer tensor (n, T) of ids in [0, vocab_size), T <=
+        context.
+        """
         if not isinstance(tokens, torch.Tensor):
             raise TypeError(f"tokens must be a LongTensor of shape (n, T <= {self.context}), got "
                             f"{type(tokens).__name__}")

@@ -234,6 +234,8 @@ class Muon(MatrixOptimizer):
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Load a ``Muon.state_dict()`` or a ``torch.optim.Muon.state_dict()``.
 
+        ``state_dict`` is one of those, over the same parameter groups.
+
         torch's groups lack our own keywords (``adamw_betas``, ``maximize``, ``use_muon``, ...):
         they keep the values this optimizer was built with.
         """

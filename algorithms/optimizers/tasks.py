@@ -90,7 +90,10 @@ class MarkovLanguageTask(Problem):
         return float(-(self.stationary[:, None] * p * np.log(p)).sum())
 
     def sample(self, n: int, generator: torch.Generator) -> torch.Tensor:
-        """``n`` sequences of ``context + 1`` tokens (inputs are [:, :-1], targets [:, 1:])."""
+        """``n`` sequences of ``context + 1`` tokens (inputs are [:, :-1], targets [:, 1:]).
+
+        ``generator`` is the ``torch.Generator`` the draw uses; ``n`` an int >= 1.
+        """
         n = check_positive_int("n", n)
         check_fits_memory("MarkovLanguageTask.sample", "n", n, 8.0 * n * (self.context + 1))
         if not isinstance(generator, torch.Generator):

@@ -309,7 +309,10 @@ class DQP(Algorithm):
         return primal_violation <= tol and negative_multiplier <= tol
 
     def backend_kwargs(self, options: SolveOptions, backend: str | None = None) -> dict[str, Any]:
-        """Keywords for ``qpsolvers.solve_problem``: tolerances, iteration cap, user options."""
+        """Keywords for ``qpsolvers.solve_problem``: tolerances, iteration cap, user options.
+
+        ``backend`` names the backend (None: this DQP's own).
+        """
         backend = self.backend if backend is None else backend
         if self.abs_tol is not None:
             return self._absolute_kwargs(options, backend)
@@ -720,7 +723,10 @@ class KKTFactor:
 
     def matvec(self, zeta: np.ndarray) -> np.ndarray:
         """``K ζ``: by the assembled sparse K when it was built (one product; a sparse ``C.T`` is a new
-        matrix on every use, 30 % of a refined regularized solve), else from the blocks."""
+        matrix on every use, 30 % of a refined regularized solve), else from the blocks.
+
+        ``zeta`` is a finite vector of length n + k.
+        """
         return self._matvec(self._vector("zeta", zeta))
 
     def _matvec(self, zeta: np.ndarray) -> np.ndarray:

@@ -260,5 +260,8 @@ class QPLayer(torch.nn.Module):
         self.symmetrize = check_bool("symmetrize", symmetrize)
 
     def forward(self, P, q, G=None, h=None, A=None, b=None, lb=None, ub=None):
+        """x* of the QP(s) ``P``, ``q``, ``G``, ``h``, ``A``, ``b``, ``lb``, ``ub`` (tensors, batched or not,
+        as in :func:`qp_layer`).
+        """
         return qp_layer(P, q, G, h, A, b, lb=lb, ub=ub, algorithm=self.algorithm, tol=self.tol,
                         symmetrize=self.symmetrize)

@@ -49,9 +49,11 @@ class Matroid:
     ground: frozenset | None = None
 
     def in_ground(self, element: Hashable) -> bool:
+        """Whether ``element`` (a hashable) is in the ground set."""
         return self.ground is None or element in self.ground
 
     def is_independent(self, subset: frozenset) -> bool:  # pragma: no cover - abstract
+        """Whether ``subset`` is independent. ``subset`` is a set (or frozenset) of ground-set elements."""
         raise NotImplementedError
 
     @property
@@ -77,6 +79,7 @@ class UniformMatroid(Matroid):
         self.ground = ground
 
     def is_independent(self, subset: frozenset) -> bool:
+        """Whether ``subset`` is independent. ``subset`` is a set (or frozenset) of ground-set elements."""
         return len(subset) <= self.k
 
     @property
@@ -117,6 +120,7 @@ class PartitionMatroid(Matroid):
         self.ground = frozenset(part_of)
 
     def is_independent(self, subset: frozenset) -> bool:
+        """Whether ``subset`` is independent. ``subset`` is a set (or frozenset) of ground-set elements."""
         counts: dict[Hashable, int] = {}
         for element in subset:
             part = self.part_of[element]
@@ -163,6 +167,7 @@ class GraphicMatroid(Matroid):
         self._rank = graph.number_of_nodes() - nx.number_connected_components(graph)
 
     def is_independent(self, subset: frozenset) -> bool:
+        """Whether ``subset`` is independent. ``subset`` is a set (or frozenset) of ground-set elements."""
         forest = nx.utils.UnionFind()
         for element in subset:
             u, v = self.endpoints[element]
@@ -220,6 +225,7 @@ class LaminarMatroid(Matroid):
         self._rank = len(basis)
 
     def is_independent(self, subset: frozenset) -> bool:
+        """Whether ``subset`` is independent. ``subset`` is a set (or frozenset) of ground-set elements."""
         counts = [0] * len(self.sets)
         for element in subset:
             for j in self._containing[element]:
@@ -291,7 +297,10 @@ class Matchoid:
         return self._membership.get(element, self._everywhere)
 
     def is_independent(self, subset: Iterable[Hashable]) -> bool:
-        """S ∩ Vᵢ independent in every Mᵢ (elements in no matroid are unconstrained)."""
+        """S ∩ Vᵢ independent in every Mᵢ (elements in no matroid are unconstrained).
+
+        ``subset`` is a set (or frozenset) of ground-set elements (any iterable).
+        """
         subset = frozenset(subset)
         for matroid in self.matroids:
             part = subset if matroid.ground is None else subset & matroid.ground

@@ -91,6 +91,7 @@ class LinearModel(CheckedStateModule):
         self.weight = _draw(gen, dtype, self.out_features, self.in_features, fan_in=self.in_features)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
+        """Outputs (n, out) for ``X`` a finite tensor (n, in_features) of the model's dtype and device."""
         _check_input(self, X, self.weight.dtype)
         return X @ self.weight.T
 
@@ -131,6 +132,7 @@ class DeepLinear(CheckedStateModule):
         return len(self.widths) + 1
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
+        """Outputs (n, out) for ``X`` a finite tensor (n, in_features) of the model's dtype and device."""
         _check_input(self, X, self.c.dtype)
         h = X
         for layer in range(1, self.depth):
@@ -172,6 +174,7 @@ class TwoLayerPerceptron(CheckedStateModule):
         return ACTIVATIONS[self.activation](X @ self.A.T)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
+        """Outputs (n, out) for ``X`` a finite tensor (n, in_features) of the model's dtype and device."""
         return (self.features(X) @ self.c)[:, None]
 
 

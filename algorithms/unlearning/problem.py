@@ -249,7 +249,10 @@ class UnlearningProblem(Problem):
         return out.reshape(X.shape[0], -1)
 
     def loss(self, theta: torch.Tensor, samples: Samples) -> torch.Tensor:
-        """J(θ; D) = (1/|D|) Σ ‖f(θ, x) − y‖² (differentiable in θ); ``samples`` = (X, y), >= 1 row."""
+        """J(θ; D) = (1/|D|) Σ ‖f(θ, x) − y‖² (differentiable in θ); ``samples`` = (X, y), >= 1 row.
+
+        ``theta`` is a finite flat parameter vector of the model.
+        """
         if not isinstance(samples, tuple | list) or len(samples) != 2:
             raise TypeError(f"samples must be a pair (X, y), got {type(samples).__name__} of length "
                             f"{len(samples) if hasattr(samples, '__len__') else '?'}")
@@ -260,6 +263,9 @@ class UnlearningProblem(Problem):
 
     def jacobian(self, theta: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
         """The model gradients ∇_θ f(θ, x) of every output at every row of ``X``, stacked (n·out, d).
+
+        ``theta`` is a finite flat parameter vector of the model and ``X`` a finite (n, in_features)
+        tensor.
 
         Per-sample reverse mode vectorized over the rows (``vmap(jacrev)``): one backward pass per
         output instead of one per (row, output) pair.
