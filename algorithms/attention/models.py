@@ -207,16 +207,19 @@ def fit_linear_predictor(X: torch.Tensor, y: torch.Tensor):
     design = torch.cat([X.reshape(n, L * d), torch.ones(n, 1, dtype=X.dtype)], 1)
     coef = torch.linalg.lstsq(design, y.reshape(n, 1)).solution[:, 0]
 
-    def predict(X_new: torch.Tensor) -> torch.Tensor:
+    fitted_dtype = X.dtype
+
+    def predict(X: torch.Tensor) -> torch.Tensor:
+        """Predictions (m,) for tokens ``X`` of the fitted shape (m, L, d) and dtype, finite."""
         # the fitted shape (m, L, d), the fit's dtype and finite tokens: another L reached torch's matmul
-        # message and a float32 batch its dtype message
-        # (the messages say X: the documented signature is predict(X))
-        X_new = _check_tokens(X_new, d, X.dtype)
-        if X_new.shape[1] != L:
+        # message and a float32 batch its dtype message; the parameter is X, as documented (it was X_new,
+        # so predict(X=...) was refused and the messages named an argument the signature did not have)
+        X = _check_tokens(X, d, fitted_dtype)
+        if X.shape[1] != L:
             raise ValueError(f"X must have shape (m, {L}, {d}) (the fitted sequence length L = {L}), "
-                             f"got {tuple(X_new.shape)}")
-        check_float_tensor("X", X_new)
+                             f"got {tuple(X.shape)}")
+        check_float_tensor("X", X)
         # (m, L·d), not (m, -1): an empty batch (m = 0) made the -1 ambiguous (torch's RuntimeError)
-        return X_new.reshape(X_new.shape[0], L * d) @ coef[:-1] + coef[-1]
+        return X.reshape(X.shape[0], L * d) @ coef[:-1] + coef[-1]
 
     return predict

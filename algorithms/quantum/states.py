@@ -246,6 +246,8 @@ def partial_trace(rho: Any, keep: Any) -> np.ndarray:
 def haar_unitaries(dim: int, size: int, seed: int | np.random.Generator = 0) -> np.ndarray:
     """``size`` independent Haar-random ``dim`` × ``dim`` unitaries, shape (size, dim, dim).
 
+    ``size`` is an int >= 0 (0: an empty (0, dim, dim) array).
+
     QR of complex Ginibre matrices with the phases of R's diagonal moved into Q (Mezzadri's
     recipe), which makes Q exactly Haar distributed.
 
@@ -332,6 +334,9 @@ def outcome_probabilities(matrix: np.ndarray, unitaries: np.ndarray) -> np.ndarr
 
 def sample_counts(probabilities: Any, shots: int, seed: int | np.random.Generator = 0) -> np.ndarray:
     """Outcome counts of ``shots`` measurements per row of ``probabilities`` (multinomial, in bulk).
+
+    ``shots`` is an int >= 0 (0: rows of zero counts); ``seed`` an int in [0, 2**64) or a
+    ``numpy.random.Generator``.
 
     >>> sample_counts(np.array([[1.0, 0.0], [0.0, 1.0]]), 5, seed=0).tolist()
     [[5, 0], [0, 5]]

@@ -111,3 +111,11 @@ def test_orthogonal_gradient_step_refuses_half_empty_and_bool():
         orthogonal_gradient_step(theta[:0], grads)
     with pytest.raises(TypeError, match=r"gradients must be a real tensor of numbers, got dtype torch\.bool"):
         orthogonal_gradient_step(theta, grads > 0)
+
+
+def test_fit_linear_predictors_predict_takes_x_as_documented():
+    X = torch.randn(40, 2, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    predict = fit_linear_predictor(X, X[:, 0, 0])
+    assert predict(X=X[:2]).shape == (2,)  # the keyword was X_new, so predict(X=...) was a TypeError
+    with pytest.raises(ValueError, match=r"^X contains NaN"):
+        predict(X=torch.full((1, 2, 3), float("nan"), dtype=torch.float64))
