@@ -82,7 +82,11 @@ def _log_ei(mu, sigma, best, names: tuple[str, str, str]) -> np.ndarray:
     """log EI with errors naming the caller's arguments (``constrained_ei`` passes ``mu_f``, ...)."""
     mu, sigma = _pair(names[0], mu, names[1], sigma)
     best = float(as_float_array(names[2], best, ndim=0))
-    gap = best - mu
+    with np.errstate(over="ignore"):
+        gap = best - mu
+    if not np.all(np.isfinite(gap)):   # best = 1e308, mu = -1e308: EI came back inf from finite inputs
+        raise ValueError(f"{names[2]} - {names[0]} overflows float64 ({names[2]} = {best!r}, {names[0]} from "
+                         f"{float(mu.min()):.3g} to {float(mu.max()):.3g}); rescale f")
     out = np.empty_like(mu)
     with np.errstate(divide="ignore", over="ignore"):
         # a subnormal sigma (5e-324) made gap / sigma inf and EI inf: the posterior is a point mass there too
@@ -97,13 +101,23 @@ def _log_ei(mu, sigma, best, names: tuple[str, str, str]) -> np.ndarray:
 def expected_improvement(mu, sigma, best) -> np.ndarray:
     """EI = (best − μ)Φ(z) + σφ(z), z = (best − μ)/σ, elementwise.
 
-    ``mu`` and ``sigma`` as in :func:`log_expected_improvement`: finite arrays of one shape, ``sigma`` >=
-    0; ``best`` a finite float.
+    ``mu`` and ``sigma`` (>= 0) arrays of one shape, ``best`` a finite real number; all finite, and
+    best − mu and EI itself within float64 (an overflow is refused by name; the log form goes further).
 
     >>> float(np.round(expected_improvement(np.array([0.0]), np.array([1.0]), 0.0)[0], 6))
     0.398942
     """
-    return np.exp(log_expected_improvement(mu, sigma, best))
+    return _exp("EI", log_expected_improvement(mu, sigma, best))
+
+
+def _exp(what: str, log_values: np.ndarray) -> np.ndarray:
+    """exp of a log acquisition, refused by name where it overflows float64 (its log, finite, does not)."""
+    with np.errstate(over="ignore"):
+        values = np.exp(log_values)
+    if np.any(np.isinf(values)):   # best and sigma near 1e308: EI = σ τ(z) overflowed to inf in silence
+        raise ValueError(f"{what} overflows float64 (log {what} up to {float(np.max(log_values)):.6g}); use "
+                         f"the log form or rescale f")
+    return values
 
 
 def log_probability_of_feasibility(mu_c, sigma_c) -> np.ndarray:
@@ -168,4 +182,4 @@ def constrained_ei(mu_f, sigma_f, mu_c, sigma_c, best_feasible) -> np.ndarray:
     ...                np.array([1.0, 1.0]), 0.0).round(4)
     array([0.3984, 0.    ])
     """
-    return np.exp(log_constrained_ei(mu_f, sigma_f, mu_c, sigma_c, best_feasible))
+    return _exp("CEI", log_constrained_ei(mu_f, sigma_f, mu_c, sigma_c, best_feasible))

@@ -82,8 +82,8 @@ from algorithms._validation import (
     check_fits_memory,
     check_int_at_least,
     check_nonnegative,
-    check_positive,
     check_seed,
+    physical_memory,
 )
 from algorithms.bayesopt.acquisition import (
     expected_improvement,
@@ -91,7 +91,7 @@ from algorithms.bayesopt.acquisition import (
     log_probability_of_feasibility,
 )
 from algorithms.bayesopt.gp import GaussianProcess, _check_kernel, fit_kernel
-from algorithms.bayesopt.kernels import Kernel
+from algorithms.bayesopt.kernels import Kernel, check_scale
 from algorithms.bayesopt.problem import ConstrainedBOProblem
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 
@@ -99,6 +99,30 @@ __all__ = ["CEI", "BOHistory", "CEIAskTell"]
 
 _FLOOR = -1e300  # stands for log 0 inside the optimizer
 _STEP = 1e-6  # central-difference step in unit coordinates
+#: the largest noise ratio and jitter CEI takes: 1e6 times the prior variance leaves the observations no
+#: weight (1e308 overflowed the GPs' diagonal and the fit's, and the run went on, on the prior alone)
+NOISE_MAX = 1e6
+#: bytes of one GaussianProcess object beyond its arrays (its dict, kernel, small arrays)
+_GP_OVERHEAD_BYTES = 4096
+
+
+def _check_run_fits(algorithm: CEI, dim: int, m: int, n_design: int, n_more: int,
+                    names: tuple[tuple[str, object], tuple[str, object], tuple[str, object]]) -> None:
+    """Refuse, before anything is evaluated, a run whose arrays exceed this machine's memory, naming the
+    argument that sizes them: the 1 + m GPs keep an N×N Cholesky factor each (N = n_design + n_more
+    evaluations), and the acquisition's candidate set costs 8·n_candidates·(4d + 3N + 2(1 + m)) bytes.
+    ``names`` are (name, value) of the design size, the further evaluations and the constraint count."""
+    (design_name, design_value), (more_name, more_value), (m_name, m_value) = names
+    n = n_design + n_more
+    gp_bytes = (1 + m) * (8.0 * 2 * n * n + _GP_OVERHEAD_BYTES)   # the factor's capacity doubles
+    if gp_bytes > physical_memory():
+        if (1 + m) * _GP_OVERHEAD_BYTES > 16.0 * n * n or m > n:
+            name, value = m_name, m_value
+        else:
+            name, value = (more_name, more_value) if n_more >= n_design else (design_name, design_value)
+        check_fits_memory("CEI", name, value, gp_bytes)
+    check_fits_memory("CEI", "n_candidates", algorithm.n_candidates,
+                      8.0 * algorithm.n_candidates * (4 * dim + 3 * n + 2 * (1 + m)))
 
 
 @dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
@@ -161,13 +185,16 @@ class CEI(Algorithm):
         ``True`` (default): standardized outputs, hyperparameters refitted by marginal
         likelihood after every evaluation (the practical setting). ``False``: the paper's fixed
         hyperparameters (:meth:`CEI.paper`); why both exist is in the module docstring.
-    noise : float >= 0
+    noise : float in [0, 1e6]
         observation-noise variance as a fraction of each GP's prior variance (0: exact
-        evaluations, the paper's setting).
-    n_candidates, n_restarts : int > 0
-        the dense candidate set and the L-BFGS-B restarts of the acquisition maximization.
-    jitter : float > 0
-        the GPs' diagonal jitter, relative to the prior variance.
+        evaluations, the paper's setting; a subnormal such as 1e-320 is as good as 0; 1e6 leaves the
+        observations no weight, larger ratios are refused).
+    n_candidates, n_restarts : int in [1, 2**31 - 1], n_restarts <= n_candidates
+        the dense candidate set and the L-BFGS-B restarts of the acquisition maximization (a solve
+        refuses, naming n_candidates, a candidate set whose arrays exceed the machine's memory).
+    jitter : float in [2.2e-308, 1e6]
+        the GPs' diagonal jitter, relative to the prior variance (0 and subnormals refused: the
+        Cholesky factors need a positive diagonal).
 
     >>> from algorithms import solve
     >>> from algorithms.bayesopt import two_disks_problem
@@ -192,9 +219,12 @@ class CEI(Algorithm):
         # stored as Python types (np.False_ / np.int64 were kept as given: repr, pickles and == showed them)
         object.__setattr__(self, "fit", check_bool("fit", self.fit))
         object.__setattr__(self, "noise", check_nonnegative("noise", self.noise))
+        if self.noise > NOISE_MAX:
+            raise ValueError(f"noise must be <= {NOISE_MAX:g} (a noise-to-signal variance ratio), got "
+                             f"{self.noise!r}")
         object.__setattr__(self, "n_candidates", check_count("n_candidates", self.n_candidates, 1))
         object.__setattr__(self, "n_restarts", check_count("n_restarts", self.n_restarts, 1))
-        object.__setattr__(self, "jitter", check_positive("jitter", self.jitter))
+        object.__setattr__(self, "jitter", check_scale("jitter", self.jitter, upper=NOISE_MAX))
         if self.n_restarts > self.n_candidates:   # the restarts start from the best candidates
             raise ValueError(f"n_restarts must be <= n_candidates = {self.n_candidates} (each restart starts "
                              f"from one candidate), got {self.n_restarts}")
@@ -249,7 +279,8 @@ class CEI(Algorithm):
         :class:`ConstrainedBOProblem`; ``n_constraints`` the length m of ``c``. The initial
         design is suggested first (skipped once that many points are observed, e.g. data the
         user already has), then CEI's maximizer (the feasibility probability's while no point is
-        feasible). Same ``seed``, same suggestions.
+        feasible). ``seed`` an int in [0, 2**64), or None for the default 0 (as ``solve``'s
+        ``seed=None`` in CEI): same ``seed``, same suggestions.
 
         >>> import numpy as np
         >>> bo = CEI(n_candidates=200).ask_tell([[0.0, 1.0], [0.0, 1.0]], n_constraints=1, initial=4)
@@ -265,6 +296,9 @@ class CEI(Algorithm):
         problem = ConstrainedBOProblem(f=_not_evaluated, c=_not_evaluated, bounds=bounds, initial=initial,
                                        n_constraints=n_constraints, name="ask/tell")
         self._check_dim(problem.dim)
+        n_design = problem.initial if isinstance(problem.initial, int) else len(problem.initial)
+        _check_run_fits(self, problem.dim, n_constraints, n_design, 0,
+                        (("initial", initial), ("maxiters", None), ("n_constraints", n_constraints)))
         return CEIAskTell(self, problem, 0 if seed is None else int(seed))
 
 
@@ -340,8 +374,9 @@ class CEIAskTell:
         if not self._F:   # a ValueError (a misuse of the ask/tell pair), as observe's own errors are
             raise ValueError("observe(x, f, c) the suggested initial design before calling suggest() again")
         hist = self.history
-        check_fits_memory("CEI", "n_candidates", self.algorithm.n_candidates,   # as solve's check
-                          8 * self.algorithm.n_candidates * (4 * self.problem.dim + 3 * len(hist.f)))
+        _check_run_fits(self.algorithm, self.problem.dim, self.problem.n_constraints, len(hist.f), 0,
+                        (("the observations", len(hist.f)), ("maxiters", None),
+                         ("n_constraints", self.problem.n_constraints)))
         U = self.problem.to_unit(hist.X)
         surrogates = _Surrogates(self.algorithm, self.problem.n_constraints)
         with threadpool_limits(limits=1, user_api="blas"):
@@ -487,9 +522,10 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
     # scaled copies (n_candidates, d), and per GP the cross-covariances and their solves (n_evaluations,
     # n_candidates); a box of 2e6 dimensions asked for tens of GiB after the initial design had run
     n_design = problem.initial if isinstance(problem.initial, int) else len(problem.initial)
-    n_evaluations = n_design + maxiters
-    check_fits_memory("CEI", "n_candidates", algorithm.n_candidates,
-                      8 * algorithm.n_candidates * (4 * problem.dim + 3 * n_evaluations))
+    # named by what sizes them: maxiters = 2**31 was blamed on n_candidates
+    _check_run_fits(algorithm, problem.dim, problem.n_constraints, n_design, maxiters,
+                    (("problem.initial", problem.initial if isinstance(problem.initial, int) else n_design),
+                     ("maxiters", maxiters), ("problem.n_constraints", problem.n_constraints)))
     tol = options.tolerance(1e-6)
     dtype = problem.bounds.dtype
     design = _design(problem, rng)

@@ -29,10 +29,16 @@ from algorithms._validation import (
     as_real_array,
     check_bool,
     check_count,
-    check_positive,
     check_seed,
 )
-from algorithms.bayesopt.kernels import Kernel
+from algorithms.bayesopt.kernels import TINY, Kernel, check_scale
+
+#: the largest jitter (relative noise variance) a GP or a fit takes: 1e8 times the prior variance leaves the
+#: observations no weight at all; above it ε = jitter · outputscale overflowed (1e308 gave an infinite
+#: diagonal, a factor of inf and posteriors equal to the prior, in silence)
+JITTER_MAX = 1e8
+#: the most L-BFGS-B searches fit_kernel runs (n_restarts): 10**9 searches ran on for days (a hang)
+RESTARTS_MAX = 1000
 
 __all__ = ["GaussianProcess", "fit_kernel"]
 
@@ -52,8 +58,11 @@ def _read_only(view: np.ndarray) -> np.ndarray:
 class GaussianProcess:
     """A zero-noise GP posterior over one output, updated one observation at a time.
 
-    ``kernel`` is a :class:`Kernel`; ``jitter`` (finite float > 0) times k(x, x) is added to the Gram
-    matrix's diagonal (see the module docstring); ``mean`` (a finite float) is the constant prior mean.
+    ``kernel`` a :class:`Kernel`; ``jitter`` ε/k(x, x), a finite float in [2.2e-308, 1e8] (0 and
+    subnormals are refused: the factor needs ε > 0; 1e-8 keeps the observations exact to 8 digits; larger
+    values act as a noise-to-signal variance ratio); ``mean`` the prior mean, a finite real number. The
+    observations ``y`` of :meth:`add` are finite reals whose posterior arithmetic stays inside float64
+    (values near 1e308 that overflow are refused, naming ``y``).
 
     >>> gp = GaussianProcess(Kernel("se", lengthscale=0.3))
     >>> gp.add(np.array([[0.0], [0.5], [1.0]]), np.array([0.0, 1.0, 0.0]))
@@ -64,7 +73,11 @@ class GaussianProcess:
 
     def __init__(self, kernel: Kernel, *, jitter: float = 1e-8, mean: float = 0.0) -> None:
         self.kernel = _check_kernel(kernel)
-        self.jitter = check_positive("jitter", jitter)
+        self.jitter = check_scale("jitter", jitter, upper=JITTER_MAX)
+        if not TINY <= self.jitter * self.kernel.outputscale < np.inf:
+            raise ValueError(f"jitter · kernel.outputscale (the diagonal ε) must be a positive normal float, "
+                             f"got {self.jitter!r} · {self.kernel.outputscale!r} = "
+                             f"{self.jitter * self.kernel.outputscale!r}")
         self.mean = float(as_float_array("mean", mean, ndim=0))
         self._dim: int | None = None
         self._X = np.empty((0, 0))
@@ -126,7 +139,12 @@ class GaussianProcess:
             pivot = np.sqrt(max(prior_var + eps - float(row @ row), eps))
             self._L[n, :n] = row
             self._L[n, n] = pivot
-            self._w[n] = (value - self.mean - float(row @ self._w[:n])) / pivot
+            with np.errstate(over="ignore", invalid="ignore"):
+                w = (value - self.mean - float(row @ self._w[:n])) / pivot
+            if not np.isfinite(w):   # y of magnitude 1e308: w overflowed, and the posterior mean was NaN
+                raise ValueError(f"y = {value!r} (with mean {self.mean!r}) overflows the GP's float64 "
+                                 f"arithmetic; rescale y (standardize it, as CEI's fit does)")
+            self._w[n] = w
             self._X[n], self._y[n] = x, value
             self._n = n + 1
 
@@ -150,9 +168,13 @@ class GaussianProcess:
     def log_marginal_likelihood(self) -> float:
         """log p(y | X) under the prior (with the jitter as noise variance)."""
         w = self._w[: self._n]
-        return float(
-            -0.5 * w @ w - np.log(np.diag(self.cholesky_factor)).sum() - 0.5 * self._n * np.log(2.0 * np.pi)
-        )
+        with np.errstate(over="ignore"):
+            value = float(-0.5 * w @ w - np.log(np.diag(self.cholesky_factor)).sum()
+                          - 0.5 * self._n * np.log(2.0 * np.pi))
+        if not np.isfinite(value):   # y near 1e308: ‖w‖² overflowed and -inf came back
+            raise ValueError(f"the log marginal likelihood of y (largest |y| "
+                             f"{float(np.abs(self.y).max()):.3g}) overflows float64; rescale y")
+        return value
 
 
 def _negative_lml(theta: np.ndarray, kernel: Kernel, X: np.ndarray, y: np.ndarray, jitter: float) -> float:
@@ -182,6 +204,11 @@ def fit_kernel(
     random starts, a tie between starts keeping the earlier (so data that leave a lengthscale undetermined
     return the kernel's own); the fitting jitter (1e-6) is larger than the posterior's, for a stable search.
 
+    ``X`` (n, d) with n >= 2 rows and d >= 1 columns in [0, 1]; ``y`` (n,) finite, |mean| and standard
+    deviation <= 10 (constant y is valid: its lengthscale is undetermined); ``ard`` a bool; ``jitter`` a
+    finite float in [2.2e-308, 1e8] (relative noise variance of the search); ``n_restarts`` an int in
+    [1, 1000] (each is one L-BFGS-B search); ``seed`` an int in [0, 2**64).
+
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(size=(30, 1)); y = np.sin(6 * X[:, 0])
     >>> fitted = fit_kernel(X, (y - y.mean()) / y.std(), Kernel("se", lengthscale=1.0), ard=False)
@@ -193,8 +220,13 @@ def fit_kernel(
     y = as_float_array("y", y, ndim=1, dtype=np.float64)
     if X.shape[0] != y.shape[0] or X.shape[0] < 2:
         raise ValueError(f"X and y need the same number (>= 2) of rows, got {X.shape[0]} and {y.shape[0]}")
+    if X.shape[1] == 0:   # the message blamed the kernel's lengthscale ("got []")
+        raise ValueError(f"X must have at least one column, got shape {X.shape}")
     n_restarts = check_count("n_restarts", n_restarts, 1)   # 2**40 L-BFGS-B runs hung, unrefused
-    check_positive("jitter", jitter)
+    if n_restarts > RESTARTS_MAX:   # 10**9 searches: a hang
+        raise ValueError(f"n_restarts must be <= {RESTARTS_MAX} (each is one L-BFGS-B search), got "
+                         f"{n_restarts}")
+    jitter = check_scale("jitter", jitter, upper=JITTER_MAX)
     ard = check_bool("ard", ard)
     seed = check_seed(seed)
     # the search box below is for unit inputs and standardized outputs: X in metres (1e6) or y in

@@ -22,9 +22,26 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from algorithms._validation import as_float_array, as_real_array, check_positive
+from algorithms._validation import _brief, as_float_array, as_real_array, check_positive
 
 __all__ = ["KERNEL_NAMES", "MATERN_NUS", "Kernel"]
+
+#: the smallest normal float64: a positive scale below it (a subnormal, 5e-324 or 1e-320) has lost its
+#: precision, and a product with it rounds to 0 (a GP's jitter ε = jitter · outputscale became 0)
+TINY = float(np.finfo(np.float64).tiny)
+
+
+def check_scale(name: str, value, *, upper: float | None = None) -> float:
+    """A positive scale (a lengthscale, an outputscale, a jitter): a finite real number >= 2.2e-308 (the
+    smallest normal float64: 0, -0.0 and the subnormals 5e-324 / 1e-320 are refused by name), and at most
+    ``upper`` when given."""
+    value = check_positive(name, value)
+    if value < TINY:
+        raise ValueError(f"{name} must be >= {TINY:.3g} (the smallest normal float64), got the subnormal "
+                         f"{value!r}")
+    if upper is not None and value > upper:
+        raise ValueError(f"{name} must be <= {upper:g}, got {value!r}")
+    return value
 
 KERNEL_NAMES = ("se", "matern")
 #: real numbers, numpy's too (np.number let a complex nu through, cut to its real part)
@@ -36,8 +53,11 @@ MATERN_NUS = (0.5, 1.5, 2.5)
 class Kernel:
     """A stationary kernel: ``name`` ``"se"`` or ``"matern"`` (with ``nu`` in {0.5, 1.5, 2.5}).
 
-    ``lengthscale`` is a positive float or one positive length per input coordinate (ARD);
-    ``outputscale`` (finite float > 0) is the prior variance k(x, x).
+    ``lengthscale`` is a positive float or one positive length per input coordinate (ARD, a 1-D array
+    of d >= 1 entries); ``outputscale`` s² a positive float. Both are finite real numbers (Python or numpy,
+    never a bool) >= 2.2e-308, the smallest normal float64 (0, -0.0 and subnormals such as 1e-320 are
+    refused); any finite value above is valid (a lengthscale of 1e300 makes k nearly constant, s² the
+    prior variance of the GP). ``nu`` is used by the Matérn kernel only (SE accepts 0.5, 1.5, 2.5 or inf).
 
     >>> k = Kernel("matern", nu=2.5, lengthscale=0.2)
     >>> X = np.array([[0.0, 0.0], [0.1, 0.0]])
@@ -54,6 +74,7 @@ class Kernel:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or self.name not in KERNEL_NAMES:
             raise ValueError(f"name must be one of {list(KERNEL_NAMES)}, got {self.name!r}")
+        object.__setattr__(self, "name", str(self.name))   # np.str_("se") was kept (its repr showed np.str_)
         if self.name == "matern":
             if isinstance(self.nu, bool | np.bool_) or not isinstance(self.nu, _REAL) \
                     or self.nu not in MATERN_NUS:
@@ -68,14 +89,20 @@ class Kernel:
                              f"ignores nu), got {self.nu!r}")
         else:
             object.__setattr__(self, "nu", float(self.nu))
-        if np.ndim(self.lengthscale) == 0:
-            object.__setattr__(self, "lengthscale", check_positive("lengthscale", self.lengthscale))
+        try:
+            scalar = np.ndim(self.lengthscale) == 0
+        except Exception as exc:   # an object whose __array__ raises: its own RuntimeError named nothing
+            raise TypeError(f"lengthscale must be a positive float or a 1-D array of them, got "
+                            f"{type(self.lengthscale).__name__} {_brief(self.lengthscale)} ({exc})") from None
+        if scalar:
+            object.__setattr__(self, "lengthscale", check_scale("lengthscale", self.lengthscale))
         else:
             scale = as_float_array("lengthscale", self.lengthscale, ndim=1, dtype=np.float64)
-            if scale.size == 0 or np.any(scale <= 0):
-                raise ValueError(f"lengthscale must be > 0 in every coordinate, got {scale}")
+            if scale.size == 0 or np.any(scale < TINY):
+                raise ValueError(f"lengthscale must be >= {TINY:.3g} (positive, normal floats) in every "
+                                 f"coordinate, got {scale}")
             object.__setattr__(self, "lengthscale", scale)
-        object.__setattr__(self, "outputscale", check_positive("outputscale", self.outputscale))
+        object.__setattr__(self, "outputscale", check_scale("outputscale", self.outputscale))
 
     def _key(self) -> tuple:
         ell = self.lengthscale

@@ -17,6 +17,7 @@ from algorithms._validation import (
     as_real_array,
     check_count,
     check_finite_real,
+    check_fits_memory,
     check_str,
     check_takes,
     returned_scalar,
@@ -33,7 +34,8 @@ class ConstrainedBOProblem(Problem):
     ``f(x)`` returns a float and ``c(x)`` a float or an array of m floats, for x of shape (d,).
     ``bounds`` is a (d, 2) array of [lower, upper] rows; its dtype (float32 or float64) is the
     dtype of the returned ``sol.x``. ``initial`` is an (n₀, d) array of design points inside the
-    box, or an int n₀ for a Latin hypercube design drawn with the solve's ``seed``. ``f_star``
+    box, or an int n₀ >= 1 for a Latin hypercube design drawn with the solve's ``seed`` (refused when the
+    GPs' n₀×n₀ Cholesky factor, 16·n₀² bytes, exceeds this machine's memory: 10**9 hung). ``f_star``
     (optional) is the constrained optimum value; when given, the solve reports the simple regret
     r_t = f⁺_t − f* (f⁺_t the best feasible value after t evaluations) and stops at r_t <= tol.
     ``x_star`` (optional) is a minimizer. Both given: f(x_star) must equal f_star and c(x_star) <= 0
@@ -83,7 +85,10 @@ class ConstrainedBOProblem(Problem):
         bounds.flags.writeable = False   # a frozen problem: prob.bounds[0, 1] = 9 changed it unchecked
         object.__setattr__(self, "bounds", bounds)
         if isinstance(self.initial, int | np.integer) and not isinstance(self.initial, bool):
-            object.__setattr__(self, "initial", check_count("initial", self.initial, 1))
+            initial = check_count("initial", self.initial, 1)
+            # a design of 10**9 points was accepted, and its Latin hypercube hung a solve or ask_tell
+            check_fits_memory("ConstrainedBOProblem", "initial", initial, 16.0 * initial * initial)
+            object.__setattr__(self, "initial", initial)
         else:
             design = as_float_array("initial", self.initial, ndim=2, dtype=np.float64)
             if design.shape[1] != self.dim or design.shape[0] == 0:

@@ -34,13 +34,13 @@ from algorithms._validation import (
     as_real_array,
     check_bool,
     check_count,
-    check_positive,
+    check_fits_memory,
     check_positive_int,
     check_seed,
     check_takes,
 )
-from algorithms.bayesopt.gp import _check_kernel
-from algorithms.bayesopt.kernels import Kernel
+from algorithms.bayesopt.gp import JITTER_MAX, _check_kernel
+from algorithms.bayesopt.kernels import Kernel, check_scale
 from algorithms.bayesopt.problem import ConstrainedBOProblem
 
 __all__ = [
@@ -116,7 +116,10 @@ def rkhs_function(
 ) -> RKHSFunction:
     """A random element of the RKHS of ``kernel`` on [0, 1]^dim with RKHS norm exactly ``norm``.
 
-    ``n_centers`` (int >= 1) is the number of kernel centres drawn uniformly in the cube.
+    ``dim`` and ``n_centers`` positive ints (refused when the n_centers × n_centers kernel matrix exceeds
+    this machine's memory); ``norm`` a float in [2.2e-308, 1e300] (subnormals refused; a norm near 1e308
+    overflowed the function's values) for which the values stay finite (else refused by name);
+    ``seed`` an int in [0, 2**64).
 
     >>> g = rkhs_function(Kernel("matern", nu=2.5, lengthscale=0.2), 2, norm=3.0, seed=1)
     >>> round(g.norm, 10)
@@ -124,13 +127,22 @@ def rkhs_function(
     """
     _check_kernel(kernel)
     dim = check_positive_int("dim", dim)
-    norm = check_positive("norm", norm)
+    norm = check_scale("norm", norm, upper=1e300)
     n_centers = check_count("n_centers", n_centers, 1)
+    # its kernel matrix, before anything is drawn: 10**9 centres ran on for minutes (a hang)
+    _check_size("rkhs_function", n_centers, dim, "n_centers")
     rng = np.random.default_rng(check_seed(seed))
     centers = rng.uniform(size=(n_centers, dim))
     weights = rng.standard_normal(n_centers)
     raw = RKHSFunction(kernel, centers, weights).norm
-    return RKHSFunction(kernel, centers, weights * (norm / raw))
+    with np.errstate(over="ignore"):
+        scaled = weights * (norm / raw)
+        g = RKHSFunction(kernel, centers, scaled) if np.all(np.isfinite(scaled)) else None
+        bound = float(np.abs(scaled).sum() * kernel.outputscale) if g is not None else np.inf
+    if g is None or not np.isfinite(bound) or not np.isfinite(g.norm):   # norm = 1e308: inf values
+        raise ValueError(f"norm = {norm!r} is too large: the function's values overflow float64 (use a "
+                         f"norm below about 1e300)")
+    return g
 
 
 @allocates("dim", "n_points")
@@ -140,7 +152,10 @@ def gp_sample_path(
     """A draw of GP(0, ``kernel``) at ``n_points`` uniform points of [0, 1]^dim, extended by interpolation.
 
     The values at the points are exact GP samples (Cholesky of K + ``jitter``·I); between them the
-    path is the kernel interpolant, so it is itself a finite kernel expansion.
+    path is the kernel interpolant, so it is itself a finite kernel expansion. ``dim`` and ``n_points``
+    positive ints (refused when the n_points × n_points covariance exceeds this machine's memory);
+    ``jitter`` a float in [2.2e-308, 1e8] (0 and subnormals refused: the Cholesky factor needs it;
+    larger values, noise 1e8 times the signal's, are refused as the GP's are).
 
     >>> g = gp_sample_path(Kernel("se", lengthscale=0.2), 1, n_points=50, seed=0)
     >>> g.centers.shape, bool(np.isfinite(g(np.array([0.3]))))
@@ -152,13 +167,22 @@ def gp_sample_path(
     if np.ndim(kernel.lengthscale) == 1 and np.size(kernel.lengthscale) != dim:
         raise ValueError(f"kernel has {np.size(kernel.lengthscale)} ARD lengthscales but dim = {dim}")
     n_points = check_count("n_points", n_points, 1)
-    jitter = check_positive("jitter", jitter)
+    _check_size("gp_sample_path", n_points, dim, "n_points", 2)
+    jitter = check_scale("jitter", jitter, upper=JITTER_MAX)
     rng = np.random.default_rng(check_seed(seed))
     points = rng.uniform(size=(n_points, dim))
     K = kernel(points, points) + jitter * np.eye(n_points)
     factor = cho_factor(K, lower=True)
     values = np.tril(factor[0]) @ rng.standard_normal(n_points)
     return RKHSFunction(kernel, points, cho_solve(factor, values))
+
+
+def _check_size(owner: str, n: int, dim: int, name: str, squares: int = 1) -> None:
+    """Refuse an n × n kernel matrix (``squares`` of them) plus n points of ``dim`` coordinates that exceed
+    this machine's memory, naming the larger of ``name`` (n) and ``dim`` (dim = 2**31 was blamed on n)."""
+    n_bytes = 8.0 * n * (squares * n + dim)
+    culprit, value = (name, n) if n >= dim else ("dim", dim)
+    check_fits_memory(owner, culprit, value, n_bytes)
 
 
 def _grid(bounds: np.ndarray, n_grid: int) -> np.ndarray:
@@ -190,7 +214,9 @@ def constrained_minimum(
     polished points that stay feasible (c <= 1e-10 of c's range on the grid) is returned. The
     polish runs in unit coordinates with f and c divided by their ranges on the grid, so the
     answer scales with the box and with f (a box of side 1e-7 or 1e7 is solved alike). f must
-    return one finite float and c finite floats at every grid node.
+    return one finite float and c finite floats at every grid node. ``n_grid`` an int >= 1 (refused when
+    the n_grid^d nodes exceed this machine's memory); ``n_polish`` an int >= 1 (at most the feasible
+    nodes are polished).
 
     >>> x, value = constrained_minimum(lambda x: float(x @ x), lambda x: 0.5 - x[0], [[0, 1], [0, 1]])
     >>> np.round(x, 6), round(value, 8)
@@ -208,6 +234,8 @@ def constrained_minimum(
                          f"{bounds.tolist()!r:.80}")
     dim = bounds.shape[0]
     n_grid = check_count("n_grid", n_grid, 1) if n_grid is not None else max(3, int(1e4 ** (1 / dim)))
+    # the grid's nodes and f, c there, before any is built: n_grid = 10**9 in 2-D hung
+    check_fits_memory("constrained_minimum", "n_grid", n_grid, 8.0 * float(n_grid) ** dim * (dim + 2))
     n_polish = check_positive_int("n_polish", n_polish)
     nodes = _grid(bounds, n_grid)
     f_grid = _batch("f", f, nodes)
@@ -277,7 +305,10 @@ def rkhs_problem(
     Draws are repeated (seed, seed + 1000, ...) until the unconstrained minimizer of f is
     infeasible, with a minimum at least 5 % of f's range below f*, and the ``n_initial``-point
     Latin hypercube design (seeded) holds a feasible point; the problem's ``initial`` is that
-    design and ``f_star``/``x_star`` its constrained optimum.
+    design and ``f_star``/``x_star`` its constrained optimum. ``norm_f``, ``norm_c`` floats in
+    [2.2e-308, 1e8] (the optimum's feasibility is checked to an absolute 1e-6); ``n_initial`` and
+    ``n_centers`` positive ints (refused when the
+    design's GP factor or the centres' kernel matrix exceeds this machine's memory).
 
     >>> prob = rkhs_problem(Kernel("se", lengthscale=0.2), 1, seed=0)
     >>> feasible = prob.initial[prob.c(prob.initial) <= 0]
@@ -287,9 +318,15 @@ def rkhs_problem(
     gp_objective = check_bool("gp_objective", gp_objective)
     _check_kernel(kernel)
     dim = check_positive_int("dim", dim)
-    norm_f = check_positive("norm_f", norm_f)   # by name here: rkhs_function's message says only "norm"
-    norm_c = check_positive("norm_c", norm_c)
-    n_initial = check_positive_int("n_initial", n_initial)
+    # by name here (rkhs_function's message says "norm"); at most 1e8: the optimum's polish is exact to
+    # about 1e-16 of c's scale, and the problem's feasibility check of x_star is absolute (1e-6), so a norm_c
+    # of 2**63 failed there with a message naming x_star
+    norm_f = check_scale("norm_f", norm_f, upper=1e8)
+    norm_c = check_scale("norm_c", norm_c, upper=1e8)
+    n_initial = check_count("n_initial", n_initial, 1)
+    check_fits_memory("rkhs_problem", "n_initial", n_initial, 16.0 * n_initial * n_initial)
+    n_centers = check_count("n_centers", n_centers, 1)
+    _check_size("rkhs_problem", n_centers, dim, "n_centers")
     bounds = np.array([[0.0, 1.0]] * dim)
     base = check_seed(seed)
     for attempt in range(50):

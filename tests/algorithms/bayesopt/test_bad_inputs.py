@@ -556,7 +556,7 @@ ROUND8 = [
     BadInput(Kernel, lambda: Kernel("se", nu=float("nan")), ValueError, ("nu",), "se-nu-nan"),
     BadInput(Kernel, lambda: Kernel(nu=np.complex128(2.5)), ValueError, ("nu",), "numpy-complex"),
     BadInput(Kernel.__call__, lambda: Kernel(lengthscale=[1e-320, 1.0])(np.ones((2, 2)), np.ones((1, 2))),
-             ValueError, ("lengthscale", "not finite"), "subnormal-lengthscale"),
+             ValueError, ("lengthscale", "normal"), "subnormal-lengthscale"),
     BadInput(GaussianProcess.add, lambda: GaussianProcess(SE).add(np.zeros((2, 0)), np.ones(2)), ValueError,
              ("X", "at least one column"), "zero-columns"),
     BadInput(fit_kernel, lambda: fit_kernel(_U5 * 1e6, np.arange(5.0) - 2, SE), ValueError, ("X", "[0, 1]^d"),
@@ -652,3 +652,95 @@ def test_round8_frozen_problems_hold_read_only_arrays():
     for array in (prob.bounds, prob.initial, prob.x_star):
         with pytest.raises(ValueError, match="read-only"):
             array[...] = 0.0
+
+
+# --- issue #43 round 9 (pre-audit sweep) -------------------------------------------------------------------
+class _RaisingArray:
+    def __array__(self, *args, **kwargs):
+        raise RuntimeError("no data")
+
+
+def _gp_with(y, mean=0.0):
+    gp = GaussianProcess(SE, mean=mean)
+    gp.add(np.array([[0.1], [0.5], [0.9]]), np.asarray(y, dtype=float))
+    return gp
+
+
+ROUND9 = [
+    # class 1: subnormal positive scales, and the upper ends
+    BadInput(Kernel, lambda: Kernel("se", lengthscale=5e-324), ValueError, ("lengthscale", "subnormal"),
+             "lengthscale-subnormal"),
+    BadInput(Kernel, lambda: Kernel("se", outputscale=1e-320), ValueError, ("outputscale", "subnormal"),
+             "outputscale-subnormal"),
+    BadInput(GaussianProcess, lambda: GaussianProcess(SE, jitter=5e-324), ValueError, ("jitter", "subnormal"),
+             "jitter-subnormal"),
+    BadInput(GaussianProcess, lambda: GaussianProcess(SE, jitter=1e308), ValueError, ("jitter", "1e+08"),
+             "jitter-huge"),
+    BadInput(GaussianProcess, lambda: GaussianProcess(Kernel("se", outputscale=1e-300)), ValueError,
+             ("jitter", "outputscale"), "diagonal-subnormal"),
+    BadInput(fit_kernel, lambda: fit_kernel(_U5, np.arange(5.0) - 2, SE, jitter=1e308), ValueError,
+             ("jitter",), "jitter-huge"),
+    BadInput(fit_kernel, lambda: fit_kernel(_U5, np.arange(5.0) - 2, SE, n_restarts=10**9), ValueError,
+             ("n_restarts", "1000"), "restarts-hang"),
+    BadInput(CEI, lambda: CEI(noise=1e308), ValueError, ("noise", "1e+06"), "noise-huge"),
+    BadInput(CEI, lambda: CEI(jitter=1e-320), ValueError, ("jitter", "subnormal"), "jitter-subnormal"),
+    BadInput(CEI, lambda: CEI(jitter=2.0**63), ValueError, ("jitter",), "jitter-huge"),
+    BadInput(rkhs_function, lambda: rkhs_function(SE, 1, 5e-324), ValueError, ("norm", "subnormal"),
+             "norm-subnormal"),
+    BadInput(rkhs_function, lambda: rkhs_function(SE, 1, 1e308), ValueError, ("norm",), "norm-huge"),
+    BadInput(rkhs_problem, lambda: rkhs_problem(SE, 1, norm_c=2.0**63), ValueError, ("norm_c",),
+             "norm-c-huge"),
+    BadInput(gp_sample_path, lambda: gp_sample_path(SE, 1, jitter=1e308), ValueError, ("jitter",),
+             "jitter-huge"),
+    # sizes whose arrays cannot exist (10**9 hung for minutes), named by the argument that sizes them
+    BadInput(ConstrainedBOProblem, lambda: _problem(initial=10**9), ValueError, ("initial", "too large"),
+             "initial-past-memory"),
+    BadInput(CEI.ask_tell, lambda: CEI().ask_tell(BOX, n_constraints=10**9, initial=3), ValueError,
+             ("n_constraints", "too large"), "constraints-past-memory"),
+    BadInput(bayesopt.cei._run, lambda: solve(_problem(initial=2), CEI(), maxiters=2**31), ValueError,
+             ("maxiters", "too large"), "maxiters-past-memory"),
+    BadInput(rkhs_function, lambda: rkhs_function(SE, 1, 1.0, n_centers=10**9), ValueError,
+             ("n_centers", "too large"), "centers-past-memory"),
+    BadInput(rkhs_function, lambda: rkhs_function(SE, 10**9, 1.0, n_centers=10), ValueError,
+             ("dim", "too large"), "dim-past-memory"),
+    BadInput(gp_sample_path, lambda: gp_sample_path(SE, 1, n_points=10**9), ValueError,
+             ("n_points", "too large"), "points-past-memory"),
+    BadInput(constrained_minimum,
+             lambda: constrained_minimum(lambda x: 0.0, lambda x: -1.0, BOX, n_grid=10**9), ValueError,
+             ("n_grid", "too large"), "grid-past-memory"),
+    # class 2: finite inputs whose arithmetic overflows (inf/NaN came back in silence)
+    BadInput(expected_improvement, lambda: expected_improvement([-1e308], [1.0], 1e308), ValueError,
+             ("best", "mu", "overflows"), "gap-overflows"),
+    BadInput(expected_improvement, lambda: expected_improvement([0.0], [1e308], 1.79e308), ValueError,
+             ("EI", "overflows"), "ei-overflows"),
+    BadInput(GaussianProcess.add, lambda: _gp_with([-1e308, 0.0, 0.0], mean=1e308), ValueError,
+             ("y", "mean", "overflows"), "mean-gap-overflows"),
+    BadInput(GaussianProcess.log_marginal_likelihood, lambda: _gp_with([1e200, 1e200, -1e200])
+             .log_marginal_likelihood(), ValueError, ("y", "overflows"), "lml-overflows"),
+    # class 4/5: an object whose __array__ raises; a 0-column X blamed on the kernel's lengthscale
+    BadInput(Kernel, lambda: Kernel("se", lengthscale=_RaisingArray()), TypeError, ("lengthscale",),
+             "raising-array"),
+    BadInput(fit_kernel, lambda: fit_kernel(np.zeros((3, 0)), np.zeros(3), SE), ValueError,
+             ("X", "column"), "zero-columns"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND9, ids=lambda c: c.id)
+def test_round9_bad_input(case):
+    check_bad_input(case)
+
+
+def test_round9_documented_edges_stay_valid():
+    # the smallest normal scale and the largest documented caps are accepted
+    assert Kernel("se", lengthscale=2.3e-308).lengthscale == 2.3e-308
+    assert CEI(noise=1e6, jitter=1e6).noise == 1e6 and CEI(noise=5e-324).noise == 5e-324
+    assert type(Kernel(np.str_("se")).name) is str
+    gp = GaussianProcess(SE, jitter=1e8)
+    gp.add(np.array([[0.1], [0.5]]), np.array([1e200, -1e200]))   # the mean stays finite: accepted
+    assert np.all(np.isfinite(gp.predict(np.array([[0.3]]))[0]))
+    # constant standardized data leave the lengthscale undetermined: valid (a documented tie)
+    assert isinstance(fit_kernel(np.array([[0.3], [0.3]]), np.zeros(2), SE, n_restarts=2), Kernel)
+    # ask_tell's seed=None is the default 0 (documented)
+    a = CEI(n_candidates=20, n_restarts=1).ask_tell(BOX, 1, initial=2, seed=None)
+    b = CEI(n_candidates=20, n_restarts=1).ask_tell(BOX, 1, initial=2, seed=0)
+    np.testing.assert_array_equal(a.suggest(), b.suggest())
