@@ -41,9 +41,11 @@ from torch import nn
 
 from algorithms._modules import CheckedStateModule
 from algorithms._validation import (
+    LAYER_OVERHEAD_BYTES,
     allocates,
     as_real_array,
     check_bool,
+    check_fits_memory,
     check_positive_int,
     check_seed,
 )
@@ -94,7 +96,8 @@ _INDEX = {t: i for i, t in enumerate(TOKENS)}
 
 @allocates("n", "hidden")
 def cosine_positions(n: int, hidden: int) -> torch.Tensor:
-    """Sinusoidal position codes, shape ``(n, hidden)`` (Vaswani et al. 2017).
+    """Sinusoidal position codes, shape ``(n, hidden)`` (Vaswani et al. 2017); ``n`` and ``hidden``
+    positive ints, hidden even (sizes whose codes exceed this machine's memory are refused by name).
 
     >>> cosine_positions(3, 4).shape
     torch.Size([3, 4])
@@ -102,6 +105,9 @@ def cosine_positions(n: int, hidden: int) -> torch.Tensor:
     check_positive_int("n", n)
     if check_positive_int("hidden", hidden) % 2:
         raise ValueError(f"hidden must be even, got {hidden}")
+    # torch's arange and the (n, hidden) codes, before any is built: n = 2**31 ran on (a hang)
+    check_fits_memory("cosine_positions", "n" if n >= hidden else "hidden", max(n, hidden),
+                      12.0 * float(n) * float(hidden) + 8.0 * (n + hidden))
     pos = torch.arange(n, dtype=torch.float32)[:, None]
     i = torch.arange(0, hidden, 2, dtype=torch.float32)
     angle = pos / (10000 ** (i / hidden))
@@ -130,18 +136,24 @@ def _initial_weights(seed: Any):
         yield
 
 
-def _check_sizes(hidden: int, heads: int, layers: int) -> None:
+def _check_sizes(hidden: int, heads: int, layers: int, owner: str) -> None:
     check_positive_int("hidden", hidden)
     check_positive_int("heads", heads)
     check_positive_int("layers", layers)
     if hidden % heads or hidden % 2:
         raise ValueError(f"hidden must be even and divisible by heads, got hidden={hidden}, heads={heads}")
+    # the encoder's layers are built one at a time: layers = 10**9 ran on for hours (a hang) before any
+    # allocation failed; each holds about 8·hidden² float32 weights and a dozen torch objects
+    check_fits_memory(owner, "layers", layers,
+                      float(layers) * (32.0 * hidden * hidden + 12 * LAYER_OVERHEAD_BYTES))
 
 
 class WorkflowGenerator(CheckedStateModule):
     """Agent 1: problem features -> a grammar-valid workflow, token by token.
 
-    ``hidden``, ``heads``, ``layers``: the transformer's width, attention heads and depth. ``seed``: None
+    ``hidden``, ``heads``, ``layers``: the transformer's width, attention heads and depth (positive ints,
+    hidden even and divisible by heads; sizes whose weights exceed this machine's memory are refused by
+    name). ``seed``: None
     (default) draws the initial weights from torch's global generator, as torch's own modules do (so
     ``torch.manual_seed`` decides them, and it advances); an int draws them from a private generator seeded
     with it, leaving the global one untouched.
@@ -150,7 +162,7 @@ class WorkflowGenerator(CheckedStateModule):
     @allocates("hidden", "heads", "layers")
     def __init__(self, hidden: int = 32, heads: int = 2, layers: int = 1, *, seed: int | None = None) -> None:
         super().__init__()
-        _check_sizes(hidden, heads, layers)
+        _check_sizes(hidden, heads, layers, "WorkflowGenerator")
         self.hidden = int(hidden)
         with _initial_weights(seed):
             self.feature = nn.Linear(N_FEATURES, hidden)
@@ -199,6 +211,8 @@ class WorkflowGenerator(CheckedStateModule):
         most likely token at each step instead of sampling.
         """
         greedy = check_bool("greedy", greedy)
+        if generator is not None and not isinstance(generator, torch.Generator):   # torch's own message
+            raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
         features = _features(features)
         prefix: list[str] = []
         logp = torch.zeros(())
@@ -238,7 +252,7 @@ class HyperparameterController(CheckedStateModule):
     @allocates("hidden", "heads", "layers")
     def __init__(self, hidden: int = 32, heads: int = 2, layers: int = 1, *, seed: int | None = None) -> None:
         super().__init__()
-        _check_sizes(hidden, heads, layers)
+        _check_sizes(hidden, heads, layers, "HyperparameterController")
         self.hidden = int(hidden)
         with _initial_weights(seed):
             self.module = nn.Embedding(len(MODULES), hidden)
@@ -275,6 +289,12 @@ class HyperparameterController(CheckedStateModule):
 
 
 def initial_log_std_bias(model: HyperparameterController, value: float = math.log(0.3)) -> None:
-    """Set the log-std head's bias (a starting exploration level for training)."""
+    """Set the log-std head's bias (a starting exploration level for training): ``value`` a finite real
+    (the std is 0.5·exp(clamp(·, -4, 0)), so values outside [-4, 0] act as the nearer end)."""
+    if not isinstance(model, HyperparameterController):
+        raise TypeError(f"model must be a HyperparameterController, got {type(model).__name__}")
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating) \
+            or not math.isfinite(value):   # NaN filled the bias, and every std of Agent 2 was NaN
+        raise ValueError(f"value must be a finite real number, got {value!r}")
     with torch.no_grad():
         model.log_std.bias.fill_(value)

@@ -17,6 +17,9 @@ thing as for DesignX, and no baseline ever evaluates past the budget.
 
 Retcodes as everywhere in the family: ``MaxIters`` when the budget (or ``maxiters``) ends,
 ``Success`` only if the problem's ``target`` is reached, ``Diverged`` if no finite value was seen.
+Solve options: ``maxiters`` caps the generations (batches); ``tol`` is accepted (checked by ``solve``)
+and not used: the budget, ``maxiters`` or the problem's ``target`` end a run; ``seed`` seeds every
+draw, and ``seed=None`` draws fresh OS entropy (another run each time).
 A ``callback`` sees every evaluated batch, the last one too, also when the budget is below one
 population (that batch is then iteration 1).
 
@@ -43,7 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from algorithms._validation import check_choice, check_count, check_positive
+from algorithms._validation import check_choice, check_count, check_fits_memory, check_positive
 from algorithms.blackbox.modular import RunResult, WorkflowPlan, finish, record_last_batch, run_workflow
 from algorithms.blackbox.problem import BlackBoxProblem, Evaluator
 from algorithms.core import Algorithm, IterationMonitor, Solution, SolveOptions, _dispatch
@@ -70,7 +73,11 @@ class _UserError(Exception):
 @dataclass(frozen=True)
 class ScipyDE(Algorithm):
     """scipy's differential evolution: ``strategy``, ``popsize`` (× d), ``mutation`` (float or
-    (lo, hi) dithering), ``recombination``, ``init``."""
+    (lo, hi) dithering), ``recombination``, ``init``.
+
+    ``popsize`` an int >= 1 (a solve refuses, naming it, a population of popsize·d points whose arrays
+    exceed this machine's memory); ``mutation`` in [0, 2) or a pair lo <= hi in it; ``recombination``
+    in [0, 1]. Solve options as in the module docstring (``tol`` unused, ``seed=None`` OS entropy)."""
 
     strategy: str = "best1bin"
     popsize: int = 15
@@ -104,6 +111,9 @@ class ScipyDE(Algorithm):
 def _solve(problem: BlackBoxProblem, algorithm: ScipyDE, options: SolveOptions) -> Solution:
     from scipy.optimize import differential_evolution
 
+    # scipy allocates its population (popsize·d rows of d) and trials up front: 10**9 raised its MemoryError
+    check_fits_memory("ScipyDE", "popsize", algorithm.popsize,
+                      32.0 * algorithm.popsize * problem.dim * (problem.dim + 2))
     ev = Evaluator(problem)
     monitor = IterationMonitor(options, total=options.maxiters or 0, desc="ScipyDE")
     trace, stop = [], "budget"
@@ -161,13 +171,19 @@ CMA_STAGNATION_OFF_ABOVE = 100
 class CMAES(Algorithm):
     """pycma's CMA-ES with restarts: ``sigma0`` (fraction of the mean box width), ``popsize``
     (None: pycma's default 4 + ⌊3 ln d⌋). Above :data:`CMA_STAGNATION_OFF_ABOVE` dimensions pycma's
-    stagnation stop is off."""
+    stagnation stop is off.
+
+    ``sigma0`` a float in [2.2e-308, 10] (0 and subnormals refused); ``popsize`` None or an int >= 2 (a
+    solve refuses, naming it, a population whose arrays exceed this machine's memory: 10**9 hung inside
+    pycma). Solve options as in the module docstring (``tol`` unused, ``seed=None`` OS entropy)."""
 
     sigma0: float = 0.25
     popsize: int | None = None
 
     def __post_init__(self) -> None:
         sigma0 = check_positive("sigma0", self.sigma0)
+        if sigma0 < np.finfo(np.float64).tiny:   # a subnormal step (5e-324) that pycma multiplies by widths
+            raise ValueError(f"sigma0 must be >= 2.2e-308 (not subnormal), got {sigma0!r}")
         if sigma0 > 10:   # ten box widths: every sample lands far outside, the search runs on the box's faces
             raise ValueError(f"sigma0 must be <= 10 (a fraction of the box width; 0.25 is the default), "
                              f"got {sigma0!r}")
@@ -190,6 +206,10 @@ _PYCMA_LOCK = threading.Lock()
 
 def _run_cmaes(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions) -> Solution:
     import cma
+
+    if algorithm.popsize is not None:   # pycma builds weights and (popsize, d) arrays: 10**9 hung in setup
+        check_fits_memory("CMAES", "popsize", algorithm.popsize,
+                          32.0 * algorithm.popsize * (problem.dim + 10))
 
     ev = Evaluator(problem)
     rng = np.random.default_rng(options.seed)
@@ -265,7 +285,9 @@ class PSO(Algorithm):
     """Inertia-weight PSO: ``w``, ``c1``, ``c2``, swarm size 40 (via the modular space's components).
 
     ``w`` in [0.2, 1]; ``c1`` and ``c2`` in [0, 2.5] (0 drops the cognitive or the social pull, a valid
-    ablation); ``swarm`` >= 2.
+    ablation; a subnormal such as 1e-320 acts as 0); ``swarm`` an int in [2, 2**31 - 1] (a swarm larger
+    than the budget is cut to the budget). Solve options as in the module docstring (``tol`` unused,
+    ``seed=None`` OS entropy).
     """
 
     w: float = 0.7298
@@ -310,7 +332,9 @@ class _Sized:
 
 @dataclass(frozen=True)
 class RandomSearch(Algorithm):
-    """Uniform random search in batches of ``batch`` points."""
+    """Uniform random search in batches of ``batch`` points (an int in [1, 2**31 - 1]; a batch is cut to the
+    evaluations left). Solve options as in the module docstring (``tol`` unused, ``seed=None`` OS
+    entropy)."""
 
     batch: int = 100
 

@@ -105,12 +105,13 @@ def _rng(rng) -> np.random.Generator:
 
 
 def _population(name: str, X, *, like: np.ndarray | None = None) -> np.ndarray:
-    """``X`` as a 2-D float array (of the shape of ``like`` when given)."""
+    """``X`` as a 2-D finite float array (of the shape of ``like`` when given)."""
     X = as_real_array(name, X)
-    if X.ndim != 2 or X.shape[0] == 0:
-        raise ValueError(f"{name} must be a non-empty 2-D array (N, d), got shape {X.shape}")
-    if np.isnan(X).any():   # a NaN row moved through every operator into the evaluator
-        raise ValueError(f"{name} contains NaN entries")
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D array (N, d) with N, d >= 1, got shape {X.shape}")
+    # a NaN row moved through every operator into the evaluator; an inf one made inf - inf = NaN donors
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} contains NaN or inf entries (points are finite)")
     if like is not None and X.shape != like.shape:
         raise ValueError(f"{name} must have the shape of the population {like.shape}, got {X.shape}")
     return X
@@ -123,6 +124,28 @@ def _values(name: str, y, n: int) -> np.ndarray:
     if np.isnan(y).any():   # +inf is the worst value (the evaluator's); NaN ranks as neither
         raise ValueError(f"{name} contains NaN entries (+inf stands for the worst value)")
     return y
+
+
+def _labels(groups) -> np.ndarray:
+    """``groups`` as a numpy array, its conversion's own error (a meta tensor, an object whose __array__
+    raises) refused by name."""
+    if hasattr(groups, "detach") and type(groups).__module__.startswith("torch"):
+        if groups.device.type == "meta":
+            raise ValueError("groups is on the meta device (no data); pass integer labels")
+        groups = groups.detach().cpu().numpy()
+    try:
+        return np.asarray(groups)
+    except Exception as exc:
+        raise TypeError(f"groups must be an array of integer labels, got {type(groups).__name__} "
+                        f"({type(exc).__name__}: {str(exc)[:80]})") from None
+
+
+def _finite_result(result: np.ndarray, names: str) -> np.ndarray:
+    """An operator's output, refused by the names of the scales that made it overflow (F1 = 1e308 gave
+    donors of 1e308 and inf - inf = NaN one operator later)."""
+    if not np.all(np.isfinite(result)):
+        raise ValueError(f"{names} too large: the result overflows float64 (non-finite entries)")
+    return result
 
 
 def _box(lower, upper, d: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -171,7 +194,8 @@ def initialize(method: str, n: int, lower: np.ndarray, upper: np.ndarray, rng: n
 def partners(n_partners: int, groups: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """For each i, ``n_partners`` distinct indices from i's group, all different from i.
 
-    Shape ``(N, n_partners)``; each group must hold more than ``n_partners`` members.
+    Shape ``(N, n_partners)``; ``groups`` holds N non-negative integer labels, and each group must hold
+    more than ``n_partners`` members.
 
     >>> import numpy as np
     >>> R = partners(3, np.zeros(6, dtype=int), np.random.default_rng(0))
@@ -180,10 +204,15 @@ def partners(n_partners: int, groups: np.ndarray, rng: np.random.Generator) -> n
     """
     rng = _rng(rng)
     check_positive_int("n_partners", n_partners)
-    groups = np.asarray(groups)
+    groups = _labels(groups)
     if groups.ndim != 1 or not np.issubdtype(groups.dtype, np.integer):
         raise ValueError(f"groups must be a 1-D integer array, got dtype {groups.dtype} shape {groups.shape}")
     N = groups.size
+    if N and groups.min() < 0:   # negative labels were skipped: their rows kept np.empty's garbage indices
+        raise ValueError(f"groups must hold non-negative labels, got {int(groups.min())}")
+    if n_partners >= max(N, 1):   # before the (N, n_partners) array: 10**9 partners raised MemoryError
+        raise ValueError(f"groups: a group of at most {N} members (of the population X) cannot supply "
+                         f"n_partners = {n_partners} distinct partners besides each member")
     out = np.empty((N, n_partners), dtype=int)
     for members in _members(groups):
         m = members.size
@@ -202,7 +231,7 @@ def _groups(groups, n: int) -> np.ndarray:
     """``groups`` as n non-negative integer labels (``None``: one group of all n)."""
     if groups is None:
         return np.zeros(n, dtype=int)
-    labels = np.asarray(groups)
+    labels = _labels(groups)
     if labels.shape != (n,) or not np.issubdtype(labels.dtype, np.integer) or (n and labels.min() < 0):
         raise ValueError(f"groups must be {n} non-negative integer labels (one per individual), got "
                          f"shape {labels.shape}, dtype {labels.dtype}")
@@ -237,6 +266,10 @@ def de_mutation(method: str, X: np.ndarray, y: np.ndarray, rng: np.random.Genera
                 F2: float = 0.5, p: float = 0.05, groups: np.ndarray | None = None) -> np.ndarray:
     """DE donors ``V`` (shape of ``X``) by ``method`` (one of :data:`MUTATIONS`), see the module doc.
 
+    ``X`` (N, d) finite points, ``y`` (N,) their values (+inf the worst, never NaN); ``F1``, ``F2`` scale
+    factors in [0, 2] (scipy's DE takes [0, 2) too; 0 drops the difference term; the modular space uses
+    [0, 1]); ``p`` in (0, 1] the p-best fraction; ``groups`` None or N non-negative integer labels.
+
     >>> import numpy as np
     >>> X = np.eye(4); y = np.arange(4.0)
     >>> V = de_mutation("best1", X, y, np.random.default_rng(0), F1=0.0)
@@ -248,8 +281,9 @@ def de_mutation(method: str, X: np.ndarray, y: np.ndarray, rng: np.random.Genera
     X = _population("X", X)
     y = _values("y", y, len(X))
     F1, F2, p = (check_finite_real(name, v) for name, v in (("F1", F1), ("F2", F2), ("p", p)))
-    if F1 < 0 or F2 < 0:   # NaN gave NaN donors, a negative F mirrored the difference vectors
-        raise ValueError(f"F1 and F2 must be >= 0 (DE scale factors), got F1 = {F1!r}, F2 = {F2!r}")
+    # NaN gave NaN donors, a negative F mirrored the difference vectors, F = 1e308 gave donors of 1e308
+    if not (0 <= F1 <= 2 and 0 <= F2 <= 2):
+        raise ValueError(f"F1 and F2 must lie in [0, 2] (DE scale factors), got F1 = {F1!r}, F2 = {F2!r}")
     if not 0.0 < p <= 1.0:   # p = 2 indexed past the group (IndexError)
         raise ValueError(f"p must lie in (0, 1] (the fraction of best members), got {p!r}")
     groups = _groups(groups, len(X))
@@ -307,6 +341,10 @@ def ga_mutation(method: str, X: np.ndarray, lower: np.ndarray, upper: np.ndarray
                 *, sigma: float = 0.1, eta: float = 20.0) -> np.ndarray:
     """GA mutation: ``gaussian`` (scale ``sigma``·(u − l)) or ``polynomial`` (index ``eta``).
 
+    ``sigma`` a finite float >= 0 (a fraction of the box width; 0 leaves X unchanged; the modular space
+    uses [0.001, 0.5]; one that overflows the offspring is refused); ``eta`` a finite float >= 0 (the
+    space uses [5, 100]; larger values mutate less). Each is used by its method only, and checked always.
+
     >>> import numpy as np
     >>> V = ga_mutation("gaussian", np.zeros((2, 2)), -np.ones(2), np.ones(2), np.random.default_rng(0),
     ...                 sigma=0.0)
@@ -322,7 +360,8 @@ def ga_mutation(method: str, X: np.ndarray, lower: np.ndarray, upper: np.ndarray
     if sigma < 0 or eta < 0:
         raise ValueError(f"sigma and eta must be >= 0, got sigma = {sigma!r}, eta = {eta!r}")
     if method == "gaussian":
-        return X + sigma * width * rng.standard_normal(X.shape)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _finite_result(X + sigma * width * rng.standard_normal(X.shape), "sigma is")
     u = rng.random(X.shape)
     dl = (X - lower) / width
     du = (upper - X) / width
@@ -338,6 +377,9 @@ def pso_update(X: np.ndarray, V: np.ndarray, P: np.ndarray, yP: np.ndarray, lowe
                c2: float = 1.5, groups: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """One inertia-weight PSO move: new positions and velocities (velocity clamped to 0.2·width).
 
+    ``w``, ``c1``, ``c2`` finite floats >= 0 (0 drops the inertia, the cognitive or the social term; any
+    size is valid: the clamp bounds the move; PSO's defaults are 0.7298 and 1.49618).
+
     >>> import numpy as np
     >>> X = np.zeros((3, 2)); P = np.zeros((3, 2))
     >>> Xn, Vn = pso_update(X, np.ones((3, 2)), P, np.zeros(3), -np.ones(2), np.ones(2),
@@ -352,6 +394,8 @@ def pso_update(X: np.ndarray, V: np.ndarray, P: np.ndarray, yP: np.ndarray, lowe
     g = P[_group_best(_values("yP", yP, len(X)), groups)]
     lower, upper = _box(lower, upper, X.shape[1])
     w, c1, c2 = (check_finite_real(name, v) for name, v in (("w", w), ("c1", c1), ("c2", c2)))
+    if min(w, c1, c2) < 0:   # a negative coefficient pushed the particles away from their bests, in silence
+        raise ValueError(f"w, c1 and c2 must be >= 0, got w = {w!r}, c1 = {c1!r}, c2 = {c2!r}")
     r1, r2 = rng.random(X.shape), rng.random(X.shape)
     vmax = 0.2 * (upper - lower)
     Vn = np.clip(w * V + c1 * r1 * (P - X) + c2 * r2 * (g - X), -vmax, vmax)
@@ -469,6 +513,9 @@ def niche(method: str, X: np.ndarray, y: np.ndarray, k: int, rng: np.random.Gene
 def reduced_size(method: str, n0: int, n_min: int, used_fraction: float) -> int:
     """Population size after reduction at budget fraction ``t`` (``linear`` or ``nonlinear``).
 
+    ``n0`` >= ``n_min`` >= 1 ints; ``used_fraction`` a finite real, clipped to [0, 1] (a count past the
+    budget gives the final size n_min, a negative one n0).
+
     >>> reduced_size("linear", 100, 4, 0.5), reduced_size("linear", 100, 4, 1.0)
     (52, 4)
     """
@@ -480,6 +527,19 @@ def reduced_size(method: str, n0: int, n_min: int, used_fraction: float) -> int:
     t = min(max(check_finite_real("used_fraction", used_fraction), 0.0), 1.0)
     frac = t if method == "linear" else t ** (1.0 - t)
     return int(max(n_min, min(n0, round(n0 + (n_min - n0) * frac))))
+
+
+#: the largest step size: σ·√c·z must stay finite (c <= 1e20 after an update, |z| < 40)
+SIGMA_MAX = 1e150
+_TINY = float(np.finfo(np.float64).tiny)
+
+
+def _check_sigma(sigma) -> float:
+    if isinstance(sigma, bool | np.bool_) or not isinstance(sigma, int | float | np.integer | np.floating) \
+            or not _TINY <= sigma <= SIGMA_MAX:   # a subnormal step size (5e-324) lost its precision
+        raise ValueError(f"sigma must be a finite number > 0 in [{_TINY:.3g}, {SIGMA_MAX:g}] (no subnormal), "
+                         f"got {sigma!r}")
+    return float(sigma)
 
 
 @dataclass
@@ -505,19 +565,42 @@ class SepCMAState:
     pc: np.ndarray
     t: int = 0
 
+    def __post_init__(self) -> None:
+        # built directly (a public dataclass): m = "abc", sigma = -1 or NaN, c of another length were kept
+        m = as_real_array("m", self.m)
+        if m.ndim != 1 or m.size == 0 or not np.all(np.isfinite(m)):
+            raise ValueError(f"m must be a finite 1-D mean of d >= 1 entries, got shape {m.shape}")
+        self.m = m
+        self.sigma = _check_sigma(self.sigma)
+        for name in ("c", "ps", "pc"):
+            value = as_real_array(name, getattr(self, name))
+            if value.shape != m.shape or not np.all(np.isfinite(value)):
+                raise ValueError(f"{name} must be a finite array of the mean's shape {m.shape}, got shape "
+                                 f"{value.shape}")
+            setattr(self, name, value)
+        if np.any(self.c <= 0):
+            raise ValueError("c (the diagonal covariance) must be > 0 in every coordinate")
+        if isinstance(self.t, bool | np.bool_) or not isinstance(self.t, int | np.integer) or self.t < 0:
+            raise ValueError(f"t (the generation count) must be an int >= 0, got {self.t!r}")
+        self.t = int(self.t)
+
     @classmethod
     def start(cls, m: np.ndarray, sigma: float) -> SepCMAState:
+        """The initial state at mean ``m`` (a finite 1-D array of d >= 1 entries, or a number for d = 1) with
+        step size ``sigma`` (a real in [2.2e-308, 1e150]: 0 and subnormals refused, and samples stay
+        finite), unit covariance and zero paths."""
         m = _population("m", np.atleast_2d(as_real_array("m", m)))[0]
-        if isinstance(sigma, bool) or not isinstance(sigma, int | float | np.floating) \
-                or not 0 < sigma < math.inf:
-            raise ValueError(f"sigma must be a finite number > 0, got {sigma!r}")
+        sigma = _check_sigma(sigma)
         d = len(m)
-        return cls(np.array(m, dtype=float), float(sigma), np.ones(d), np.zeros(d), np.zeros(d))
+        return cls(np.array(m, dtype=float), sigma, np.ones(d), np.zeros(d), np.zeros(d))
 
+    @allocates("lam")
     def sample(self, lam: int, rng: np.random.Generator) -> np.ndarray:
+        """λ = ``lam`` points m + σ √c ⊙ z, z standard normal (refused when they overflow float64)."""
         lam = check_count("lam", lam, 1)
         z = _rng(rng).standard_normal((lam, self.m.size))
-        return self.m + self.sigma * np.sqrt(self.c) * z
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _finite_result(self.m + self.sigma * np.sqrt(self.c) * z, "sigma (with c) is")
 
     @staticmethod
     def _path_gain(cs: float, mueff: float) -> float:

@@ -233,7 +233,9 @@ def log_regret_rewards(episode: Episode, optimum: float, floor: float = 1e-8) ->
     """Per-step rewards r_t = (ℓ_{t−1} − ℓ_t)/(ℓ_0 − log10 floor), ℓ = log10(best − f* + floor),
     ℓ_0 at the first control step (after the feature sample and the initial population). They sum to
     the fraction of the log-regret gap closed (1 at f*), however small the starting regret; an episode
-    that starts at f* (ℓ_0 = log10 floor: nothing to close) earns 0 per step."""
+    that starts at f* (ℓ_0 = log10 floor: nothing to close) earns 0 per step. ``optimum`` a finite real
+    (f*, at most every value the episode reached); ``floor`` a finite float > 0 (regrets below it count
+    as 0: a floor above the episode's regrets, e.g. 1e308, gives 0 rewards)."""
     if not isinstance(episode, Episode):
         raise TypeError(f"episode must be an Episode, got {type(episode).__name__}")
     optimum, floor = check_finite_real("optimum", optimum), check_positive("floor", floor)
@@ -262,6 +264,12 @@ class DesignX(Algorithm):
     :func:`~algorithms.blackbox.problem_features`), as the shipped agents were trained on BBOB's [-5, 5]^d;
     the same problem in other units (a box of side 2e7) can get another workflow. Rescale the box to
     about [-5, 5]^d to run the shipped agents as trained.
+
+    ``checkpoint`` None or the path (str or Path) of an existing file written by :func:`save_agents`;
+    ``stochastic`` a bool (True samples the workflow and the hyperparameters instead of their modes).
+    Solve options: ``maxiters`` caps the generations; ``tol`` is accepted (checked by ``solve``) and not
+    used: the budget, ``maxiters`` or the problem's ``target`` end a run; ``seed=None`` draws the feature
+    sample and the run from fresh OS entropy (the agents' sampling generator from 0).
     """
 
     checkpoint: Any = None

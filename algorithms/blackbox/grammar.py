@@ -274,10 +274,14 @@ def default_hyperparameters(workflow: Sequence[str]) -> dict[str, dict[str, floa
 def decode_action(module: str, action) -> dict[str, float]:
     """Map Agent 2's ``action`` in [0, 1]^N_MAX (clipped) to ``module``'s hyperparameters.
 
+    ``module`` a CONTROLLABLE module name (a str); ``action`` real numbers, at least as many as the
+    module's hyperparameters (extra entries are ignored); entries outside [0, 1], ±inf included, are
+    clipped to the nearer end (a Normal sample's tail), NaN is refused.
+
     >>> decode_action("cx.binomial", [0.25, 0.0, 0.0])
     {'Cr': 0.25}
     """
-    if module not in CONFIG_SPACE:
+    if not isinstance(module, str) or module not in CONFIG_SPACE:   # a list met "unhashable type: 'list'"
         raise ValueError(f"module must be a CONTROLLABLE module ({sorted(CONFIG_SPACE)}), got {module!r}")
     raw = as_real_array("action", action).reshape(-1)
     if np.isnan(raw).any():   # clip keeps NaN: {'Cr': nan} came back

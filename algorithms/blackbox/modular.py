@@ -198,7 +198,12 @@ class ModularOptimizer(Algorithm):
     """An optimizer of the modular space: a valid ``workflow`` and its ``hyperparameters``.
 
     ``hyperparameters`` (optional) maps CONTROLLABLE modules of the workflow to
-    ``{name: value}``; missing entries take the defaults of ``CONFIG_SPACE``.
+    ``{name: value}``; missing entries take the defaults of ``CONFIG_SPACE``; each value a real number in
+    its module's range there (e.g. DE's F1 in [0, 1], Cr in [0, 1], PSO's w in [0.2, 1]).
+
+    Solve options: ``maxiters`` caps the generations; ``tol`` is accepted (checked by ``solve``) and not
+    used: the budget, ``maxiters`` or the problem's ``target`` end a run; ``seed=None`` draws fresh OS
+    entropy (another run each time).
     """
 
     workflow: tuple[str, ...]

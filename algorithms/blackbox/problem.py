@@ -45,6 +45,7 @@ from algorithms._validation import (
     as_float_array,
     as_real_array,
     check_bool,
+    check_fits_memory,
     check_int_at_least,
     check_positive,
     check_positive_int,
@@ -190,7 +191,11 @@ class Evaluator:
             if X.device.type == "meta":
                 raise ValueError("X is on the meta device (no data); move it to a real device")
             X = X.detach().cpu().numpy()
-        X = np.asarray(X)  # its dtype kept: the rows go to f as they are (a float32 problem stays float32)
+        try:   # its dtype kept: the rows go to f as they are (a float32 problem stays float32)
+            X = np.asarray(X)
+        except Exception as exc:   # an object whose __array__ raises, a ragged list: its own error named no X
+            raise TypeError(f"X must be an array of shape (n, {self.problem.dim}), got "
+                            f"{type(X).__name__} ({type(exc).__name__}: {str(exc)[:80]})") from None
         if X.dtype.kind not in "iuf":
             raise TypeError(f"X must hold real numbers, got dtype {X.dtype}")
         if X.ndim != 2 or X.shape[1] != self.problem.dim:
@@ -308,7 +313,10 @@ def bbob_problem(fid: int, instance: int, dim: int, budget: int, *, target_preci
 
     The box is [-5, 5]^d, ``optimum`` the instance's known f*, ``f_ref`` the median of 1000
     uniform points drawn with seed ``1000·fid + instance`` (not charged to ``budget``).
-    ``target_precision`` (optional, > 0) sets ``target = f* + target_precision``.
+    ``target_precision`` (optional) sets ``target = f* + target_precision``: a finite float >= 2.2e-308
+    (0 and subnormals refused: f* + 5e-324 rounds to f*, a target only f* itself reaches); any larger
+    finite value is valid (1e308: the first evaluation reaches the target). ``dim`` is refused when
+    ioh's d × d rotation matrices exceed this machine's memory (10**9 was killed by the OOM killer).
 
     >>> p = bbob_problem(1, 1, 2, 100)
     >>> p.name, p.dim, p.budget
@@ -322,9 +330,14 @@ def bbob_problem(fid: int, instance: int, dim: int, budget: int, *, target_preci
     for name, value in (("instance", instance), ("dim", dim)):
         if value > C_INT_MAX:  # ioh's create() takes C ints and says only "incompatible function arguments"
             raise ValueError(f"{name} must be <= 2**31 - 1 (ioh takes a C int), got {value}")
+    # ioh builds d × d rotation matrices (and we a 1000 × d reference sample): checked before ioh runs out
+    check_fits_memory("bbob_problem", "dim", dim, 8.0 * float(dim) * (3 * float(dim) + 2000))
     check_positive_int("budget", budget)
     if target_precision is not None:   # True passed as 1, inf as a target no run reaches
         target_precision = check_positive("target_precision", target_precision)
+        if target_precision < np.finfo(np.float64).tiny:
+            raise ValueError(f"target_precision must be >= 2.2e-308 (not subnormal), got "
+                             f"{target_precision!r}")
     f = _BBOB(int(fid), int(instance), int(dim))
     fn = f.ioh
     fstar = float(fn.optimum.y)

@@ -642,3 +642,94 @@ def test_round8_frozen_problems_hold_read_only_arrays():
     for array in (prob.lower, prob.upper):
         with pytest.raises(ValueError, match="read-only"):
             array[...] = 0.0
+
+
+# --- issue #43 round 9 (pre-audit sweep) -------------------------------------------------------------------
+class _RaisingArray:
+    def __array__(self, *args, **kwargs):
+        raise RuntimeError("no data")
+
+
+def _sphere_problem(budget=50):
+    return BlackBoxProblem(lambda x: float(np.sum(x**2)), (-np.ones(2), np.ones(2)), budget)
+
+
+ROUND9 = [
+    # class 1: subnormal scales, and huge sizes refused by name before anything is built
+    BadInput(bbob_problem, lambda: bbob_problem(1, 1, 2, 100, target_precision=5e-324), ValueError,
+             ("target_precision", "subnormal"), "precision-subnormal"),
+    BadInput(bbob_problem, lambda: bbob_problem(1, 1, 10**9, 100), ValueError, ("dim", "too large"),
+             "dim-past-memory"),
+    BadInput(CMAES, lambda: CMAES(sigma0=5e-324), ValueError, ("sigma0", "subnormal"), "sigma0-subnormal"),
+    BadInput(baselines._run_cmaes, lambda: solve(_sphere_problem(), CMAES(popsize=10**9), maxiters=1),
+             ValueError, ("popsize", "too large"), "popsize-past-memory"),
+    BadInput(ScipyDE, lambda: solve(_sphere_problem(), ScipyDE(popsize=10**9), maxiters=1), ValueError,
+             ("popsize", "too large"), "popsize-past-memory"),
+    BadInput(WorkflowGenerator, lambda: WorkflowGenerator(layers=10**9), ValueError, ("layers", "too large"),
+             "layers-hang"),
+    BadInput(HyperparameterController, lambda: HyperparameterController(layers=2**31 - 1), ValueError,
+             ("layers", "too large"), "layers-hang"),
+    BadInput(cosine_positions, lambda: cosine_positions(2**31, 4), ValueError, ("n", "too large"), "n-hang"),
+    BadInput(SepCMAState.start, lambda: SepCMAState.start(np.zeros(2), 5e-324), ValueError,
+             ("sigma", "subnormal"), "sigma-subnormal"),
+    BadInput(SepCMAState.start, lambda: SepCMAState.start(np.zeros(2), 1e308), ValueError, ("sigma",),
+             "sigma-huge"),
+    BadInput(SepCMAState.start, lambda: SepCMAState.start([], 1.0), ValueError, ("m",), "empty-mean"),
+    BadInput(partners, lambda: partners(10**9, np.zeros(6, dtype=int), _RNG(0)), ValueError,
+             ("n_partners", "groups"), "partners-past-population"),
+    # class 2/3: inf points, scales whose products overflow, negative labels and coefficients
+    BadInput(de_mutation, lambda: de_mutation("rand1", np.vstack([_X6[:5], [np.inf, 0.0]]), _Y6, _RNG(0)),
+             ValueError, ("X", "inf"), "inf-point"),
+    BadInput(de_mutation, lambda: de_mutation("rand1", _X6, _Y6, _RNG(0), F1=1e308), ValueError,
+             ("F1", "[0, 2]"), "f1-huge"),
+    BadInput(ga_mutation, lambda: ga_mutation("gaussian", _X6, _LO, _HI, _RNG(0), sigma=1e308), ValueError,
+             ("sigma", "overflows"), "sigma-overflows"),
+    BadInput(pso_update, lambda: pso_update(_X6, np.zeros((6, 2)), _X6, _Y6, _LO, _HI, _RNG(0), c1=-1.0),
+             ValueError, ("c1", ">= 0"), "c1-negative"),
+    BadInput(partners, lambda: partners(2, np.array([-1, -1, -1, 0, 0, 0]), _RNG(0)), ValueError,
+             ("groups", "non-negative"), "negative-labels"),
+    # class 4: containers that reach internals
+    BadInput(decode_action, lambda: decode_action(["cx.binomial"], [0.5]), ValueError, ("module",),
+             "module-list"),
+    BadInput(Evaluator.__call__, lambda: Evaluator(_sphere_problem())(_RaisingArray()), TypeError, ("X",),
+             "raising-array"),
+    BadInput(partners, lambda: partners(1, _RaisingArray(), _RNG(0)), TypeError, ("groups",),
+             "raising-array"),
+    BadInput(de_mutation, lambda: de_mutation("rand1", _X6, _Y6, _RNG(0), groups=torch.zeros(6, **_META)),
+             ValueError, ("groups", "meta"), "meta-groups"),
+    BadInput(WorkflowGenerator.sample, lambda: WorkflowGenerator().sample(torch.zeros(13), generator=_RNG(0)),
+             TypeError, ("generator", "torch.Generator"), "numpy-generator"),
+    BadInput(agents.initial_log_std_bias, lambda: agents.initial_log_std_bias(HyperparameterController(),
+                                                                              math.nan),
+             ValueError, ("value", "finite"), "nan"),
+    # class 6: a state built by hand
+    BadInput(SepCMAState, lambda: SepCMAState(np.zeros(2), -1.0, np.ones(2), np.zeros(2), np.zeros(2)),
+             ValueError, ("sigma",), "negative-sigma"),
+    BadInput(SepCMAState, lambda: SepCMAState(np.zeros(2), 0.5, np.ones(3), np.zeros(2), np.zeros(2)),
+             ValueError, ("c", "shape"), "c-shape"),
+    BadInput(SepCMAState, lambda: SepCMAState("abc", 0.5, np.ones(2), np.zeros(2), np.zeros(2)), TypeError,
+             ("m",), "m-str"),
+    BadInput(SepCMAState, lambda: SepCMAState(np.zeros(2), 0.5, np.ones(2), np.zeros(2), np.zeros(2), t=-1),
+             ValueError, ("t",), "t-negative"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND9, ids=lambda c: c.id)
+def test_round9_bad_input(case):
+    check_bad_input(case)
+
+
+def test_round9_documented_edges_stay_valid():
+    # boundary values the docstrings state as valid
+    assert SepCMAState.start(np.zeros(2), 1e150).sigma == 1e150
+    state = SepCMAState(np.zeros(2), 0.5, np.ones(2), np.zeros(2), np.zeros(2), np.int64(3))
+    assert state.t == 3 and type(state.t) is int
+    assert decode_action("cx.binomial", [math.inf]) == {"Cr": 1.0}   # clipped, as documented
+    assert reduced_size("linear", 100, 4, 3.5) == 4 and reduced_size("linear", 100, 4, -1.0) == 100
+    V = de_mutation("rand1", _X6, _Y6, _RNG(0), F1=2.0, F2=2.0)
+    assert np.all(np.isfinite(V))
+    _, Vn = pso_update(_X6, np.zeros((6, 2)), _X6, _Y6, _LO, _HI, _RNG(0), w=1e300, c1=0.0, c2=1e300)
+    assert np.all(np.abs(Vn) <= 0.2 * 2 + 1e-12)   # any size: the velocity clamp bounds the move
+    # a swarm or batch larger than the budget is cut to it; tol is accepted and not used
+    assert solve(_sphere_problem(30), PSO(swarm=10**9), maxiters=1).stats.f_calls <= 30
+    assert solve(_sphere_problem(30), RandomSearch(batch=10**9), tol=1e-3).stats.f_calls == 30
