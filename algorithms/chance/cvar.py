@@ -41,7 +41,10 @@ __all__ = ["CVaRApproximation"]
 
 @dataclass(frozen=True)
 class CVaRApproximation(Algorithm):
-    """The sample CVaR approximation (no hyperparameters)."""
+    """The sample CVaR approximation (no hyperparameters). Solve options: ``maxiters`` is HiGHS's
+    iteration limit (0 returns the box midpoint with ``MaxIters``); ``tol`` is accepted (checked by
+    ``solve``) and not used (HiGHS's own tolerances hold); ``seed`` (None is 0) draws the out-of-sample
+    check."""
 
 
 def linprog_retcode(result, options: SolveOptions) -> RetCode:

@@ -63,7 +63,8 @@ def restricted_solution(
     row without spread gets the margin z·1e-6. SLSQP (ftol 1e-9) gets a budget of 100 iterations
     from the box midpoint; its answer is
     accepted only when it reports success and the restriction, evaluated once more at its point,
-    is >= −1e-6 in every row (a margin of exactly −1e-6 accepted); otherwise the result is None."""
+    is >= −1e-6 in every row (a margin of exactly −1e-6 accepted); otherwise the result is None.
+    ``z`` a finite real >= 0 (a margin no point of the box meets, e.g. 1e308, gives None)."""
     if not isinstance(problem, ChanceConstrainedProblem):
         raise TypeError(f"problem must be a ChanceConstrainedProblem, got {type(problem).__name__}")
     h_subset = as_real_array("h_subset", h_subset)
@@ -75,6 +76,10 @@ def restricted_solution(
         )
     if isinstance(z, bool) or not isinstance(z, int | float | np.integer | np.floating):
         raise TypeError(f"z (the restriction margin) must be a real number, got {type(z).__name__} {z!r}")
+    try:   # a Python int past int64 (2**64) met np.isfinite's "ufunc 'isfinite' not supported"
+        z = float(z)
+    except OverflowError:
+        z = float("inf")
     if not np.isfinite(z) or z < 0:
         raise ValueError(f"z (the restriction margin) must be finite and >= 0, got {z!r}")
     check_choice("restriction", restriction, RESTRICTIONS)
@@ -154,8 +159,9 @@ def collect_feasible_points(
     the box allows has none) and their empirical violations (see the module docstring).
 
     ``problem`` is a :class:`ChanceConstrainedProblem`, ``n_points`` and ``bootstrap_size`` (the scenarios
-    each restricted problem draws) ints >= 1, ``seed`` an int in [0, 2**64), ``restriction`` one of
-    ``RESTRICTIONS`` (``"moment"``, ``"scenario"``).
+    each restricted problem draws) ints in [1, 2**31 - 1] (each draw is one SLSQP solve, so the run time
+    grows linearly with n_points: 10**9 runs for days; a bootstrap_size above L uses all L samples),
+    ``seed`` an int in [0, 2**64), ``restriction`` one of ``RESTRICTIONS`` (``"moment"``, ``"scenario"``).
     """
     if not isinstance(problem, ChanceConstrainedProblem):
         raise TypeError(f"problem must be a ChanceConstrainedProblem, got {type(problem).__name__}")

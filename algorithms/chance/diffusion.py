@@ -34,6 +34,7 @@ from algorithms._validation import (
     as_float_array,
     check_count,
     check_device,
+    check_fits_memory,
     check_float_tensor,
     check_positive,
     check_positive_int,
@@ -45,9 +46,26 @@ from algorithms._validation import (
 __all__ = ["GaussianScore", "ScoreMLP", "ScoreModel", "VPSchedule", "train_score", "tweedie_mean"]
 
 
+_TINY = float(np.finfo(np.float64).tiny)
+
+
+def _check_dtype(dtype):
+    """``check_torch_dtype`` with anything that is not a torch dtype refused first (an empty array met
+    numpy's "truth value of an empty array is ambiguous" inside the membership test)."""
+    if not isinstance(dtype, torch.dtype):
+        raise TypeError(f"dtype must be torch.float32 or torch.float64, got {type(dtype).__name__} "
+                        f"{dtype!r:.60}")
+    return check_torch_dtype(dtype)
+
+
 @dataclass(frozen=True)
 class VPSchedule:
     """η(t) = beta_min + t (beta_max − beta_min) on t ∈ [t_min, 1] (defaults: Song et al.'s VP SDE).
+
+    ``beta_min`` < ``beta_max``: finite floats >= 2.2e-308 (0 and subnormals refused); ``t_min`` any float
+    in (0, 0.5) (1e-300 too); below about 1e-16 the noise scale √(1 − ᾱ_t) rounds to 0 in float64 at
+    t = t_min, where :class:`ScoreMLP` refuses to divide by it (naming t). A large beta_max is valid; the
+    reverse sampler's steps then overflow and its run ends ``"diverged"``.
 
     >>> round(float(VPSchedule().alpha_bar(1.0)), 6)  # the end of the forward process is ≈ N(0, I)
     4.3e-05
@@ -61,6 +79,8 @@ class VPSchedule:
         # stored as Python floats (np.float32(20.0) was kept as given)
         object.__setattr__(self, "beta_min", check_positive("beta_min", self.beta_min))
         object.__setattr__(self, "beta_max", check_positive("beta_max", self.beta_max))
+        if self.beta_min < _TINY:   # a subnormal rate (5e-324) lost its precision
+            raise ValueError(f"beta_min must be >= 2.2e-308 (not subnormal), got {self.beta_min!r}")
         if self.beta_max <= self.beta_min:
             raise ValueError(f"beta_max must be > beta_min, got {self.beta_max!r} <= {self.beta_min!r}")
         if not (0.0 < check_positive("t_min", self.t_min) < 0.5):
@@ -71,8 +91,10 @@ class VPSchedule:
         """Raise unless every entry of ``t`` (a real number or a tensor) lies in [t_min, 1], where the
         schedule is defined (at t = 0 the noise scale √(1 − ᾱ) is 0 and the score divides by it).
 
-        ``name`` is the argument's name in the error.
+        ``name`` (a str) is the argument's name in the error.
         """
+        if not isinstance(name, str):   # a label: None or a list was accepted as one
+            raise TypeError(f"name must be a str (the label of t in messages), got {type(name).__name__}")
         if isinstance(t, torch.Tensor):
             if t.numel() == 0 or t.device.type == "meta" or not t.is_floating_point():
                 return  # shape/dtype/device are checked where the tensor is used
@@ -135,6 +157,8 @@ class ScoreModel(CheckedStateModule):
         dtype = self._parameter_dtype()
         if dtype is not None and x.dtype != dtype:
             raise TypeError(f"x must have dtype {dtype} (the model's parameters), got {x.dtype}")
+        if isinstance(t, torch.Tensor) and t.device.type == "meta":   # torch's "not on the expected device"
+            raise ValueError("t is on the meta device (no data); pass a number or a tensor on x's device")
         if isinstance(t, torch.Tensor) and t.numel() not in (1, x.shape[0]):  # torch's expand message
             raise ValueError(f"t must be one time or one per row of x ({x.shape[0]}), got shape "
                              f"{tuple(t.shape)}")
@@ -185,7 +209,7 @@ class GaussianScore(ScoreModel):
             raise TypeError(f"schedule must be a VPSchedule, got {type(schedule).__name__}")
         self.in_features, self.out_features = mean.shape[0] + 1, mean.shape[0]
         self.schedule = schedule
-        dtype = check_torch_dtype(dtype)
+        dtype = _check_dtype(dtype)
         self.register_buffer("mean", torch.as_tensor(mean, dtype=dtype))
         self.register_buffer("var", torch.as_tensor(std**2, dtype=dtype))
 
@@ -226,7 +250,7 @@ class ScoreMLP(ScoreModel):
         n = check_positive_int("n", n)
         hidden = check_positive_int("hidden", hidden)
         check_seed(seed)
-        dtype = check_torch_dtype(dtype)  # an int/complex dtype would build a net torch cannot run
+        dtype = _check_dtype(dtype)  # an int/complex dtype would build a net torch cannot run
         self.in_features, self.out_features = n + 1, n
         if schedule is not None and not isinstance(schedule, VPSchedule):  # "vp" was stored and failed later
             raise TypeError(f"schedule must be a VPSchedule or None, got {type(schedule).__name__} "
@@ -261,6 +285,9 @@ class ScoreMLP(ScoreModel):
         """
         self._check_input(X, self.net[0].weight.dtype, self.net[0].weight)
         sigma = (1.0 - self.schedule.alpha_bar(X[:, -1:])).sqrt()
+        if X.shape[0] and not bool((sigma > 0).all()):   # t_min = 1e-300: ε/0, an infinite score in silence
+            raise ValueError(f"t (the last column of X) = {float(X[:, -1].min())!r} is too small: the noise "
+                             f"scale √(1 − ᾱ_t) is 0 in {X.dtype} there, and the score divides by it")
         return -self._noise(X) / sigma
 
 
@@ -296,9 +323,12 @@ def train_score(
     """Denoising score matching with Adam: minimise E‖ε_θ(√ᾱ x_0 + √(1 − ᾱ) ε, t) − ε‖², t ~ U[t_min, 1].
 
     ``model`` is a :class:`ScoreMLP`, ``data`` a finite (N, n) tensor of its dtype and device; ``steps``
-    and ``batch_size`` ints >= 1, ``lr`` Adam's step (finite float > 0), ``seed`` an int in [0, 2**64).
+    an int in [1, 2**31 - 1] (the run time grows linearly), ``batch_size`` an int >= 1 (rows drawn with
+    replacement; refused when a batch exceeds this machine's memory), ``lr`` Adam's step (finite float
+    > 0), ``seed`` an int in [0, 2**64).
 
-    Returns the per-step losses (a non-finite loss ends training early; the caller checks).
+    Returns the per-step losses (a non-finite loss ends training early; the caller checks: a large ``lr``
+    such as 1e308 is valid and ends so).
 
     >>> data = torch.randn(200, 2, dtype=torch.float64)
     >>> losses = train_score(ScoreMLP(2, hidden=16), data, steps=50, seed=0)
@@ -323,6 +353,11 @@ def train_score(
     steps = check_count("steps", steps, 1)              # 2**40 steps ran on (a hang)
     lr = check_positive("lr", lr)
     batch_size = check_count("batch_size", batch_size, 1)
+    # a batch's tensors (x0, noise, x_t, the features and the net's activations), before a step draws it:
+    # batch_size = 10**9 drew 8 GB of indices per step (a hang)
+    hidden = max((p.shape[0] for p in model.parameters() if p.ndim == 2), default=1)
+    check_fits_memory("train_score", "batch_size", batch_size,
+                      8.0 * batch_size * (6 * model.in_features + 4 * hidden + 16))
     generator = torch.Generator().manual_seed(check_seed(seed))
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     losses: list[float] = []

@@ -61,7 +61,7 @@ from algorithms._validation import (
 )
 from algorithms.chance.data import RESTRICTIONS, collect_feasible_points
 from algorithms.chance.diffusion import ScoreMLP, ScoreModel, train_score
-from algorithms.chance.guidance import GUIDANCE_ORDERS
+from algorithms.chance.guidance import GUIDANCE_ORDERS, _beta
 from algorithms.chance.problem import ChanceConstrainedProblem, empirical_violation, out_of_sample_feasibility
 from algorithms.chance.sampler import guided_reverse_sample
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
@@ -126,6 +126,13 @@ class GGDOpt(Algorithm):
     :mod:`algorithms.chance.data`) of stage 1, ``train_steps``, ``hidden``, ``lr``,
     ``batch_size`` of stage 2, ``n_samples``, ``n_steps``, ``corrector_steps``, ``snr`` of stage 3.
     ``corrector_steps`` >= 0: 0 runs the predictor alone (no Langevin corrector), a valid choice.
+
+    Domains: ``beta`` a finite float >= 2.2e-308 (0 and subnormals refused); ``posterior_variance`` None
+    or a finite float >= 0; ``lr`` and ``snr`` finite floats > 0; ``n_train_points``, ``bootstrap_size``,
+    ``train_steps``, ``hidden``, ``batch_size``, ``n_samples``, ``n_steps`` ints in [1, 2**31 - 1] and
+    ``corrector_steps`` in [0, 2**31 - 1] (the run time grows linearly with the counts). Solve options:
+    ``maxiters`` caps the reverse steps; ``tol`` is accepted (checked by ``solve``) and not used;
+    ``seed=None`` is 0.
     """
 
     beta: float = 20.0
@@ -146,7 +153,7 @@ class GGDOpt(Algorithm):
     def __post_init__(self) -> None:
         # every checked number is stored as a Python int/float (np.int64 / np.float32 were kept as given)
         set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
-        set_("beta", check_positive("beta", self.beta))
+        set_("beta", _beta(self.beta))
         check_choice("restriction", self.restriction, RESTRICTIONS)
         check_choice("guidance", self.guidance, GUIDANCE_ORDERS)
         if self.posterior_variance is not None:

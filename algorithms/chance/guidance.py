@@ -57,13 +57,32 @@ def _check_batch(name: str, value, ndim: int) -> torch.Tensor:
     return check_float_tensor(name, value)  # NaN/inf, complex and meta tensors named, not propagated
 
 
+_TINY = float(torch.finfo(torch.float64).tiny)
+
+
+def _beta(beta) -> float:
+    """The inverse temperature: a finite float >= 2.2e-308 (0 and subnormals refused)."""
+    beta = check_positive("beta", beta)
+    if beta < _TINY:   # 5e-324 gave subnormal guidance (rounded to 0 or to a few bits)
+        raise ValueError(f"beta must be >= 2.2e-308 (not subnormal), got {beta!r}")
+    return beta
+
+
+def _finite_guidance(result: torch.Tensor, names: str) -> torch.Tensor:
+    """The guidance, refused by the names of the scales that overflowed it (sigma2 = 1e308 gave NaN rows)."""
+    if not bool(torch.isfinite(result).all()):
+        raise ValueError(f"{names} too large: the guidance overflows {result.dtype} (non-finite entries)")
+    return result
+
+
 def first_order_guidance(grad_f: torch.Tensor, *, beta: float) -> torch.Tensor:
     """−β ∇f(μ), rows of ``grad_f`` (batch, n) (Corollary 1, first order).
 
-    ``beta`` (finite float > 0) is the guidance strength β.
+    ``beta`` (finite float >= 2.2e-308: 0 and subnormals refused) is the guidance strength β; a beta whose
+    product with the gradient overflows is refused by name.
     """
     grad_f = _check_batch("grad_f", grad_f, 2)
-    return -check_positive("beta", beta) * grad_f
+    return _finite_guidance(-_beta(beta) * grad_f, "beta is")
 
 
 def second_order_guidance(
@@ -72,7 +91,8 @@ def second_order_guidance(
     """−β (I + βσ² H)⁻¹ ∇f(μ) for rows of ``grad_f`` (batch, n) and ``hess_f`` (batch, n, n)
     (Corollary 1, second order); ``sigma2`` a number or one per row (batch,).
 
-    ``beta`` (finite float > 0) is the guidance strength β; ``sigma2`` >= 0.
+    ``beta`` (finite float >= 2.2e-308) is the guidance strength β; ``sigma2`` finite and >= 0. Scales
+    whose products overflow (βσ²H or the answer non-finite) are refused by name.
     """
     grad_f = _check_batch("grad_f", grad_f, 2)
     hess_f = _check_batch("hess_f", hess_f, 3)
@@ -89,7 +109,7 @@ def second_order_guidance(
     scale = float(hess_f.abs().max()) if hess_f.numel() else 0.0
     if hess_f.numel() and float((hess_f - hess_f.transpose(1, 2)).abs().max()) > 1e-6 * max(scale, 1e-300):
         raise ValueError("hess_f must hold symmetric matrices (Hessians), got an asymmetric one")
-    beta = check_positive("beta", beta)
+    beta = _beta(beta)
     if not isinstance(sigma2, torch.Tensor):
         sigma2 = torch.as_tensor(check_nonnegative("sigma2", sigma2), dtype=grad_f.dtype)
     elif sigma2.numel() not in (1, grad_f.shape[0]):  # torch's broadcast message named nothing
@@ -100,8 +120,10 @@ def second_order_guidance(
     sigma2 = sigma2.reshape(-1, 1, 1).to(grad_f.dtype)
     eye = torch.eye(grad_f.shape[1], dtype=grad_f.dtype)
     system = eye + beta * sigma2 * hess_f
+    _finite_guidance(system, "beta · sigma2 (times hess_f) is")
     try:
-        return -beta * torch.linalg.solve(system, grad_f.unsqueeze(-1)).squeeze(-1)
+        return _finite_guidance(-beta * torch.linalg.solve(system, grad_f.unsqueeze(-1)).squeeze(-1),
+                                "beta (with sigma2) is")
     except torch.linalg.LinAlgError as exc:   # torch's "Batch element 0 ... singular" named no argument
         raise ValueError(f"I + beta sigma2 hess_f is singular for a row (hess_f has an eigenvalue "
                          f"-1/(beta sigma2)): {str(exc)[:80]}") from None
@@ -135,7 +157,10 @@ def guidance_term(
     ``posterior_variance`` σ² (a finite float >= 0, or None: estimated from the score's Jacobian).
 
     ``objective`` maps (batch, n) to (batch,), row by row (row i of the output depends on row i of
-    the input only), and is differentiated by autograd; so is the score model.
+    the input only), and is differentiated by autograd; so is the score model. ``beta`` a finite float
+    >= 2.2e-308 (a beta whose guidance overflows is refused by name); ``order`` one of
+    :data:`GUIDANCE_ORDERS`; ``posterior_variance`` None (Tweedie's) or a finite float >= 0; ``t`` in
+    the schedule's [t_min, 1].
 
     >>> import torch
     >>> from algorithms.chance.diffusion import GaussianScore, VPSchedule
@@ -146,7 +171,7 @@ def guidance_term(
     (True, 0.0)
     """
     check_choice("order", order, GUIDANCE_ORDERS)
-    beta = check_positive("beta", beta)
+    beta = _beta(beta)
     check_takes("objective", objective, "objective(x)", 1)
     if posterior_variance is not None:   # checked whatever the order (NaN passed unused with order="first")
         posterior_variance = check_nonnegative("posterior_variance", posterior_variance)
@@ -198,5 +223,5 @@ def guidance_term(
         else:
             sigma2 = check_nonnegative("posterior_variance", posterior_variance)
         g_mu = second_order_guidance(grad_f.detach(), hess.detach(), beta=beta, sigma2=sigma2)
-    guidance = torch.einsum("bij,bi->bj", jac, g_mu)
+    guidance = _finite_guidance(torch.einsum("bij,bi->bj", jac, g_mu), "beta is")
     return guidance.detach(), score.detach()

@@ -34,6 +34,7 @@ import torch
 from algorithms._validation import (
     as_float_array,
     check_count,
+    check_fits_memory,
     check_seed,
     check_takes,
 )
@@ -113,7 +114,8 @@ class ChanceConstrainedProblem(Problem):
     The construction probes f and g at three fixed interior points, lower + (upper − lower)·u with
     u the first 3·n draws of ``numpy.random.default_rng(0).uniform(0.1, 0.9)`` (row by row), so a
     problem is accepted or refused alike every time; f and g must be finite there (and only there).
-    ``h_sampler`` is probed once, for 2 samples from ``numpy.random.default_rng(0)``.
+    ``h_sampler`` is probed once, for 2 samples from ``numpy.random.default_rng(0)``. ``n_fresh`` an int
+    >= 1 (refused when its fresh samples and their constraint values exceed this machine's memory).
     ``known_optimum`` is the value of the true-distribution problem when known in closed form (with
     ``linear``, it must be at least f's minimum over the box).
     """
@@ -203,6 +205,9 @@ class ChanceConstrainedProblem(Problem):
         # only ever smaller than 1: an absolute 1e-7 stays the test for g of ordinary or large size (the
         # claims' own-feasibility probe detects a 1e-4 offset of g ~ 5e3)
         object.__setattr__(self, "_g_unit", min(1.0, unit_of(cons)))
+        # the fresh samples and g on them (one row of x): n_fresh = 10**9 raised numpy's MemoryError later
+        check_fits_memory("ChanceConstrainedProblem", "n_fresh", self.n_fresh,
+                          8.0 * self.n_fresh * (self.h_samples.shape[1] + 2 * cons.shape[2]))
         if self.h_sampler is not None:  # two fresh samples: shape and finiteness, before any run uses it
             fresh = as_float_array("h_sampler output", self.h_sampler(np.random.default_rng(0), 2))
             if fresh.shape != (2, self.h_samples.shape[1]):
@@ -305,7 +310,8 @@ def out_of_sample_feasibility(
     problem: ChanceConstrainedProblem, x: Any, *, seed: int = 0, n_fresh: int | None = None
 ) -> np.ndarray:
     """Prob_h[g(x, h) >= 0] estimated on fresh samples from ``problem.h_sampler`` (never the
-    training ones), per row of ``x``; compare with 1 − rho.
+    training ones), per row of ``x``; compare with 1 − rho. ``seed`` an int in [0, 2**64); ``n_fresh``
+    None (``problem.n_fresh``) or an int >= 1 (refused when the samples exceed this machine's memory).
 
     ``n_fresh`` (int >= 1, or None: ``problem.n_fresh``) is the number of fresh samples.
 
@@ -319,6 +325,8 @@ def out_of_sample_feasibility(
     if problem.h_sampler is None:
         raise ValueError("problem.h_sampler is None: out-of-sample feasibility needs a sampler of fresh h")
     count = problem.n_fresh if n_fresh is None else check_count("n_fresh", n_fresh, 1)
+    check_fits_memory("out_of_sample_feasibility", "n_fresh", count,
+                      8.0 * count * (problem.h_samples.shape[1] + 2 * x.shape[0] + 2))
     fresh = as_float_array("h_sampler output", problem.h_sampler(np.random.default_rng(seed), count))
     fresh = fresh[:, None] if fresh.ndim == 1 else fresh
     if fresh.shape != (count, problem.h_samples.shape[1]):

@@ -31,6 +31,7 @@ import torch
 
 from algorithms._validation import (
     allocates,
+    check_fits_memory,
     check_float_dtype,
     check_positive,
     check_positive_int,
@@ -39,6 +40,28 @@ from algorithms._validation import (
 from algorithms.chance.problem import ChanceConstrainedProblem, LinearStructure, check_rho, min_samples
 
 __all__ = ["beamforming_problem", "linear_gaussian_problem", "portfolio_var_problem", "power_control_problem"]
+
+
+#: the largest physical scale of the factories (noise, gains, targets, p_max, var_limit): their products
+#: (γσ², γ·G, p·G) stay finite in float64 (1e308 overflowed into inf constraint data, named only as linear.A)
+SCALE_MAX = 1e100
+_TINY = float(np.finfo(np.float64).tiny)
+
+
+def _scale(name: str, value, upper: float = SCALE_MAX) -> float:
+    """A positive physical scale: a finite real in [2.2e-308, ``upper``] (subnormals refused), by name."""
+    value = check_positive(name, value)
+    if not _TINY <= value <= upper:
+        raise ValueError(f"{name} must lie in [2.2e-308, {upper:g}] (a positive normal float whose products "
+                         f"stay finite), got {value!r}")
+    return value
+
+
+def _fits(owner: str, sizes: dict, n_bytes: float) -> None:
+    """Refuse a size whose arrays (and SLSQP's dense n × n matrices) exceed this machine's memory, naming the
+    largest of ``sizes`` (n = 10**9 drew 8 GB of random numbers before failing: a hang)."""
+    name = max(sizes, key=lambda k: sizes[k])
+    check_fits_memory(owner, name, sizes[name], n_bytes)
 
 
 def _sample_count(n_samples: int, rho: float) -> int:
@@ -73,8 +96,9 @@ def _soc_optimum(cost: np.ndarray, constraint, bounds, x0: np.ndarray) -> float:
         x = result.x
         if result.success:
             break
-    if result.status not in (0, 8) or constraint(result.x) < -1e-7:
-        raise RuntimeError(f"the SOC reference did not converge: {result.message}")
+    if result.status not in (0, 8) or constraint(result.x) < -1e-7:   # a ValueError: the arguments made it
+        raise ValueError(f"the SOC reference (known_optimum) did not converge for these arguments: "
+                         f"{result.message}")
     return float(result.fun)
 
 
@@ -143,7 +167,9 @@ def linear_gaussian_problem(
 ) -> ChanceConstrainedProblem:
     """min bᵀx s.t. Prob[cᵀx <= d] >= 1 − rho, c ~ N(c̄, I), x ∈ [0, 1]^n (eq. (26)).
 
-    ``dtype`` is numpy float32 or float64 (the problem's arrays).
+    ``dtype`` is numpy float32 or float64 (the problem's arrays). ``n`` and ``n_samples`` positive ints
+    (n_samples >= ⌈1/rho⌉; sizes whose samples or the reference SLSQP's n × n matrices exceed this
+    machine's memory are refused by name).
 
     b ~ −U(0.5, 1.5), c̄ ~ U(0.5, 1.5), d = n/4 (drawn from ``seed``); g(x, c) = d − cᵀx.
 
@@ -155,6 +181,8 @@ def linear_gaussian_problem(
     n = check_positive_int("n", n)
     rho = check_rho(rho)
     n_samples = _sample_count(n_samples, rho)
+    _fits("linear_gaussian_problem", {"n": n, "n_samples": n_samples},
+          8.0 * n * (3 * n_samples + 4 * n + 10))
     rng = _training_rng(seed)
     b = -rng.uniform(0.5, 1.5, size=n)
     c_bar = rng.uniform(0.5, 1.5, size=n)
@@ -198,7 +226,9 @@ def portfolio_var_problem(
     ``seed`` (int in [0, 2**64)) draws the scenarios; ``dtype`` is numpy float32 or float64.
 
     Asset i (of k) has mean return 0.02 + 0.08 i/k and volatility 0.05 + 0.35 i/k, correlation 0.3:
-    the riskier assets pay more. f(x) = −μᵀx; g = (rᵀx + var_limit, 1 − Σx).
+    the riskier assets pay more. f(x) = −μᵀx; g = (rᵀx + var_limit, 1 − Σx). ``var_limit`` a float in
+    [1e-6, 1e100] (a loss limit below 1e-6 of the budget leaves the SOC reference no room to converge:
+    refused by name); sizes as :func:`linear_gaussian_problem`'s.
 
     >>> p = portfolio_var_problem(n_assets=3, n_samples=100, rho=0.1)
     >>> p.constraints(np.full((1, 3), 0.2), p.h_samples[:2]).shape
@@ -208,7 +238,11 @@ def portfolio_var_problem(
     k = check_positive_int("n_assets", n_assets)
     rho = check_rho(rho)
     n_samples = _sample_count(n_samples, rho)
+    _fits("portfolio_var_problem", {"n_assets": k, "n_samples": n_samples},
+          8.0 * k * (5 * n_samples + 6 * k + 10))
     var_limit = check_positive("var_limit", var_limit)
+    if not 1e-6 <= var_limit <= SCALE_MAX:   # 5e-324: the SOC reference's RuntimeError named nothing
+        raise ValueError(f"var_limit must lie in [1e-06, {SCALE_MAX:g}], got {var_limit!r}")
     rng = _training_rng(seed)
     ranks = np.arange(1, k + 1) / k
     mu = 0.02 + 0.08 * ranks
@@ -262,7 +296,8 @@ def power_control_problem(
     ``dtype`` is numpy float32 or float64.
 
     Rayleigh fading: G_ij ~ Exp(1) on the diagonal, Exp(cross_gain) off it; h is G flattened
-    row-major (d = K²).
+    row-major (d = K²). ``sinr_target``, ``noise``, ``cross_gain``, ``p_max`` floats in [2.2e-308, 1e100]
+    (subnormals refused; their products stay finite); sizes refused by name past this machine's memory.
 
     >>> p = power_control_problem(n_users=2, n_samples=50, rho=0.1)
     >>> p.h_samples.shape
@@ -272,10 +307,12 @@ def power_control_problem(
     K = check_positive_int("n_users", n_users)
     rho = check_rho(rho)
     n_samples = _sample_count(n_samples, rho)
-    gamma = check_positive("sinr_target", sinr_target)
-    noise = check_positive("noise", noise)
-    cross_gain = check_positive("cross_gain", cross_gain)
-    p_max = check_positive("p_max", p_max)
+    _fits("power_control_problem", {"n_users": K, "n_samples": n_samples},
+          8.0 * K * K * (4 * n_samples + 10))
+    gamma = _scale("sinr_target", sinr_target)
+    noise = _scale("noise", noise)
+    cross_gain = _scale("cross_gain", cross_gain)
+    p_max = _scale("p_max", p_max)
     mean_gain = np.full((K, K), cross_gain)
     np.fill_diagonal(mean_gain, 1.0)
     rng = _training_rng(seed)
@@ -335,7 +372,9 @@ def beamforming_problem(
       (Wang et al. and Table 2 hold one chance constraint per user):
       hᵢᵀS_ihᵢ − γ Σ_{j≠i} hᵢᵀS_jhᵢ − γσ² >= 0 for every i, σ² = ``noise``.
 
-    h is the K×N_t channel matrix flattened row-major (d = K·N_t).
+    h is the K×N_t channel matrix flattened row-major (d = K·N_t). ``noise``, ``csi_error``, ``p_max``
+    floats in [2.2e-308, 1e100] and ``rate_target`` in [2.2e-308, 300] bits (γ = 2^rate − 1 stays
+    finite); sizes refused by name past this machine's memory.
 
     >>> p = beamforming_problem(n_antennas=3, n_users=2, n_samples=50, rho=0.1)
     >>> p.h_samples.shape, p.n
@@ -348,10 +387,12 @@ def beamforming_problem(
         raise ValueError(f"n_users must be <= n_antennas (zero-forcing needs K <= Nt), got {K} > {Nt}")
     rho = check_rho(rho)
     n_samples = _sample_count(n_samples, rho)
-    rate = check_positive("rate_target", rate_target)
-    noise = check_positive("noise", noise)
-    csi_error = check_positive("csi_error", csi_error)
-    p_max = check_positive("p_max", p_max)
+    _fits("beamforming_problem", {"n_antennas": Nt, "n_users": K, "n_samples": n_samples},
+          8.0 * K * (Nt + 2 * K) * (4 * n_samples + 10))
+    rate = _scale("rate_target", rate_target, 300.0)
+    noise = _scale("noise", noise)
+    csi_error = _scale("csi_error", csi_error)
+    p_max = _scale("p_max", p_max)
     gamma = 2.0**rate - 1.0
     rng = _training_rng(seed)
     h_bar = rng.standard_normal((K, Nt))

@@ -38,10 +38,9 @@ from algorithms._validation import (
     check_positive,
     check_seed,
     check_takes,
-    check_torch_dtype,
 )
-from algorithms.chance.diffusion import ScoreModel
-from algorithms.chance.guidance import GUIDANCE_ORDERS, guidance_term
+from algorithms.chance.diffusion import ScoreModel, _check_dtype
+from algorithms.chance.guidance import GUIDANCE_ORDERS, _beta, guidance_term
 
 __all__ = ["ReverseRun", "guided_reverse_sample"]
 
@@ -97,12 +96,16 @@ def guided_reverse_sample(
 
     ``on_step(k, t, x)``, when given, is called after each predictor step and returns a bool: True ends
     the run ``terminated``; None is taken as False; anything else (a truthy "no") is a TypeError.
+    ``n_samples``, ``n_steps`` ints in [1, 2**31 - 1], ``corrector_steps`` in [0, 2**31 - 1] (0: no
+    corrector), ``max_steps`` None or an int >= 0 (0 returns the starting noise, ``"stopped"``); ``beta``
+    a finite float >= 2.2e-308; ``snr`` and ``divergence_bound`` finite floats > 0; ``dtype``
+    torch.float32 or torch.float64.
     """
     if not isinstance(model, ScoreModel):
         raise TypeError(f"model must be a ScoreModel, got {type(model).__name__}")
     check_takes("objective", objective, "objective(x)", 1)
     n_samples = check_count("n_samples", n_samples, 1)
-    beta = check_positive("beta", beta)
+    beta = _beta(beta)
     check_choice("guidance", guidance, GUIDANCE_ORDERS)
     n_steps = check_count("n_steps", n_steps, 1)   # 2**40 steps ran on (a hang)
     corrector_steps = check_count("corrector_steps", corrector_steps, 0)
@@ -115,7 +118,7 @@ def guided_reverse_sample(
     if posterior_variance is not None:
         check_nonnegative("posterior_variance", posterior_variance)
     divergence_bound = check_positive("divergence_bound", divergence_bound)
-    check_torch_dtype(dtype)
+    _check_dtype(dtype)
     schedule = model.schedule
     generator = torch.Generator().manual_seed(seed)
 
@@ -143,7 +146,8 @@ def guided_reverse_sample(
                 s = guided_score(x, t_next)
                 z = noise(x.shape)
                 ratio = z.norm(dim=1).mean() / s.norm(dim=1).mean().clamp_min(1e-30)
-                eps = 2.0 * math.exp(-eta * delta) * float(snr * ratio) ** 2
+                step = float(snr * ratio)   # snr = 1e308: ** 2 raised Python's OverflowError; * gives inf
+                eps = 2.0 * math.exp(-eta * delta) * step * step
                 x = x + eps * s + math.sqrt(2.0 * eps) * z
         if not torch.isfinite(x).all() or float(x.abs().max()) > divergence_bound:
             return ReverseRun(x, k + 1, "diverged")

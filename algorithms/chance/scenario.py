@@ -60,7 +60,10 @@ def scenario_count(rho: float, n: int, confidence: float) -> int:
 
 @dataclass(frozen=True)
 class ScenarioApproach(Algorithm):
-    """Scenario approach; ``confidence`` in (0, 1) the allowed probability of a violating answer."""
+    """Scenario approach; ``confidence`` in (0, 1) the allowed probability of a violating answer (a
+    subnormal such as 5e-324 is valid: its count (2/ρ)(ln(1/confidence) + n) stays finite). Solve options:
+    ``maxiters`` is HiGHS's iteration limit (0 returns the box midpoint); ``tol`` is accepted and not used;
+    ``seed`` (None is 0) draws the out-of-sample check."""
 
     confidence: float = 1e-3
 

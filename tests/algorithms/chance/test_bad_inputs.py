@@ -610,3 +610,78 @@ def test_round8_frozen_problems_hold_read_only_arrays():
     for array in (lin.h_samples, lin.lower, lin.upper, lin.linear.A, lin.linear.b, lin.linear.cost):
         with pytest.raises(ValueError, match="read-only"):
             array[...] = 0.0
+
+
+# --- issue #43 round 9 (pre-audit sweep) -------------------------------------------------------------------
+_E = torch.eye(2, dtype=torch.float64)[None]
+
+ROUND9 = [
+    # class 1: subnormal positive scales, huge sizes and physical scales refused by name
+    BadInput(VPSchedule, lambda: VPSchedule(beta_min=5e-324), ValueError, ("beta_min", "subnormal"),
+             "beta-min-subnormal"),
+    BadInput(ScoreMLP.forward, lambda: ScoreMLP(2, hidden=4, schedule=VPSchedule(t_min=1e-300))(
+        torch.tensor([[0.0, 0.0, 1e-300]], dtype=torch.float64)), ValueError, ("t", "too small"),
+             "noise-scale-zero"),
+    BadInput(first_order_guidance, lambda: first_order_guidance(G2, beta=5e-324), ValueError,
+             ("beta", "subnormal"), "beta-subnormal"),
+    BadInput(GGDOpt, lambda: GGDOpt(beta=1e-320), ValueError, ("beta", "subnormal"), "beta-subnormal"),
+    BadInput(linear_gaussian_problem, lambda: linear_gaussian_problem(n=10**9), ValueError,
+             ("n", "too large"), "n-hang"),
+    BadInput(portfolio_var_problem, lambda: portfolio_var_problem(n_assets=10**9), ValueError,
+             ("n_assets", "too large"), "n-assets-hang"),
+    BadInput(portfolio_var_problem, lambda: portfolio_var_problem(n_assets=2, n_samples=50, rho=0.1,
+                                                                  var_limit=5e-324),
+             ValueError, ("var_limit",), "var-limit-subnormal"),
+    BadInput(power_control_problem, lambda: power_control_problem(n_samples=50, sinr_target=1e308),
+             ValueError, ("sinr_target",), "sinr-huge"),
+    BadInput(power_control_problem, lambda: power_control_problem(n_samples=50, cross_gain=1e308), ValueError,
+             ("cross_gain",), "cross-gain-huge"),
+    BadInput(beamforming_problem, lambda: beamforming_problem(n_samples=50, p_max=1e308), ValueError,
+             ("p_max",), "p-max-huge"),
+    BadInput(beamforming_problem, lambda: beamforming_problem(n_samples=50, rate_target=2000.0), ValueError,
+             ("rate_target", "300"), "rate-overflows"),
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(n_fresh=2**31 - 1), ValueError, ("n_fresh", "too large"),
+             "n-fresh-past-memory"),
+    BadInput(out_of_sample_feasibility, lambda: out_of_sample_feasibility(_lin(), np.zeros((1, 2)),
+                                                                          n_fresh=2**31 - 1),
+             ValueError, ("n_fresh", "too large"), "n-fresh-past-memory"),
+    BadInput(train_score, lambda: train_score(_mlp(), torch.zeros(4, 2, dtype=torch.float64), steps=1,
+                                              batch_size=2**31 - 1),
+             ValueError, ("batch_size", "too large"), "batch-past-memory"),
+    # class 2: products that overflow into NaN guidance
+    BadInput(second_order_guidance, lambda: second_order_guidance(G2, _E, beta=2.0, sigma2=1e308), ValueError,
+             ("beta", "sigma2", "overflows"), "sigma2-overflows"),
+    BadInput(first_order_guidance, lambda: first_order_guidance(G2 * 1e10, beta=1e300), ValueError,
+             ("beta", "overflows"), "beta-overflows"),
+    # class 4: a Python int past int64, a non-dtype, a meta time, a label that is no str
+    BadInput(ScoreMLP, lambda: ScoreMLP(2, dtype=np.array([])), TypeError, ("dtype",), "dtype-array"),
+    BadInput(GaussianScore, lambda: GaussianScore([0.0], [1.0], VPSchedule(), dtype="float64"), TypeError,
+             ("dtype",), "dtype-str"),
+    BadInput(guided_reverse_sample, lambda: guided_reverse_sample(_gauss(), lambda z: z[:, 0], n_samples=2,
+                                                                  beta=1.0, dtype=[]),
+             TypeError, ("dtype",), "dtype-list"),
+    BadInput(diffusion.ScoreModel.score, lambda: _mlp().score(torch.zeros(2, 2, dtype=torch.float64),
+                                                              torch.zeros(1, device="meta")),
+             ValueError, ("t", "meta"), "meta-t"),
+    BadInput(VPSchedule.check_time, lambda: VPSchedule().check_time(None, 0.5), TypeError, ("name", "str"),
+             "name-none"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND9, ids=lambda c: c.id)
+def test_round9_bad_input(case):
+    check_bad_input(case)
+
+
+def test_round9_documented_edges_stay_valid():
+    # a huge Langevin snr or beta overflows the run: it ends "diverged" (documented), no Python OverflowError
+    for kw in ({"snr": 1e308, "beta": 1.0}, {"beta": 1e308}):
+        run = guided_reverse_sample(_gauss(), lambda z: z[:, 0], n_samples=4, guidance="first", n_steps=3,
+                                    **kw)
+        assert run.status == "diverged"
+    # the documented ends stay valid
+    assert VPSchedule(t_min=1e-6).t_min == 1e-6 and VPSchedule(t_min=1e-300).t_min == 1e-300   # claim's edge
+    assert restricted_solution(_lin(), _lin().h_samples[:10], 1e308) is None   # a margin the box cannot meet
+    assert restricted_solution(_lin(), _lin().h_samples[:10], 2**64) is None   # an int past int64 as well
+    assert portfolio_var_problem(n_assets=2, n_samples=50, rho=0.1, var_limit=1e-6).n == 2
+    assert scenario_count(0.1, 2, 5e-324) == 14929
