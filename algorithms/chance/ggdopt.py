@@ -128,11 +128,12 @@ class GGDOpt(Algorithm):
     ``corrector_steps`` >= 0: 0 runs the predictor alone (no Langevin corrector), a valid choice.
 
     Domains: ``beta`` a finite float >= 2.2e-308 (0 and subnormals refused); ``posterior_variance`` None
-    or a finite float >= 0; ``lr`` and ``snr`` finite floats > 0; ``n_train_points``, ``bootstrap_size``,
-    ``train_steps``, ``hidden``, ``batch_size``, ``n_samples``, ``n_steps`` ints in [1, 2**31 - 1] and
-    ``corrector_steps`` in [0, 2**31 - 1] (the run time grows linearly with the counts). Solve options:
-    ``maxiters`` caps the reverse steps; ``tol`` is accepted (checked by ``solve``) and not used;
-    ``seed=None`` is 0.
+    or a finite float >= 0; ``lr`` and ``snr`` finite floats > 0 (subnormals such as 1e-320 are
+    accepted: Adam then leaves the score net as initialised, the corrector does not move);
+    ``n_train_points``, ``bootstrap_size``, ``train_steps``, ``hidden``, ``batch_size``, ``n_samples``,
+    ``n_steps`` ints in [1, 2**31 - 1] and ``corrector_steps`` in [0, 2**31 - 1] (the run time grows
+    linearly with the counts). Solve options: ``maxiters`` caps the reverse steps; ``tol`` is accepted
+    (checked by ``solve``) and not used; ``seed=None`` is 0.
     """
 
     beta: float = 20.0

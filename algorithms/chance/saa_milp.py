@@ -49,8 +49,10 @@ class SAAMILP(Algorithm):
     ``time_limit`` is wall-clock time: a run it cuts (``MaxTime``) depends on the machine's load, so the same
     seed can end ``Success`` on an idle machine and ``MaxTime`` on a busy one; for reproducible retcodes cap
     the search with ``maxiters`` (HiGHS's node limit, ``MaxIters``) and a generous ``time_limit``.
-    ``time_limit`` and ``mip_rel_gap`` finite floats > 0. ``tol`` (a solve option) is accepted and not used
-    (``mip_rel_gap`` is the MILP's tolerance); ``seed`` (None is 0) draws the out-of-sample check.
+    ``time_limit`` (seconds) and ``mip_rel_gap`` finite floats > 0 (a tiny time_limit, even a subnormal,
+    ends the search at once with ``MaxTime``; a gap >= 1 accepts HiGHS's first feasible incumbent).
+    ``tol`` (a solve option) is accepted and not used (``mip_rel_gap`` is the MILP's tolerance); ``seed``
+    (None is 0) draws the out-of-sample check.
     """
 
     time_limit: float = 600.0
