@@ -92,6 +92,19 @@ def _check_multiplier(lam: Any) -> Any:
     return lam
 
 
+def _gap_terms(lam: float, ghat: np.ndarray, D: np.ndarray) -> np.ndarray:
+    """ĝᵢ² λ(2 + λDᵢ) / (2(1 + λDᵢ)²) in floats without overflow: ½ ĝᵢ² u (1 + r) with u = λ/(1 + λDᵢ) and
+    r = 1/(1 + λDᵢ); at λ = ∞ (the Newton limit) ĝᵢ²/(2Dᵢ), and ∞ where Dᵢ = 0 and ĝᵢ ≠ 0 (the direct
+    formula gave NaN at λ = ∞ and from λ ≈ 1e154 on)."""
+    pos = D > 0
+    terms = np.where(ghat != 0, ghat * ghat * lam, 0.0)  # Dᵢ = 0: ĝᵢ²λ (0 where ĝᵢ = 0, also at λ = ∞)
+    with np.errstate(over="ignore", divide="ignore"):
+        r = 1.0 / (1.0 + lam * D[pos])
+        u = 1.0 / D[pos] if math.isinf(lam) else 1.0 / (1.0 / lam + D[pos]) if lam > 0 else np.zeros(r.shape)
+    terms[pos] = 0.5 * ghat[pos] ** 2 * u * (1.0 + r)
+    return terms
+
+
 def lcd2_gap(lam: Any, delta: Any, ghat: Any, D: Any) -> Any:
     """The model value minus f* at the candidate point, as a function of the multiplier λ.
 
@@ -110,6 +123,8 @@ def lcd2_gap(lam: Any, delta: Any, ghat: Any, D: Any) -> Any:
     check_scalar_or_symbolic("delta", delta)
     if is_number(delta) and check_finite_real("delta", delta) < 0:  # f(x) − f* < 0 answered a value
         raise ValueError(f"delta (= f(x) − f*) must be >= 0, got {delta!r}")
+    if is_number(lam) and ghat.dtype != object and D.dtype != object:
+        return delta - _gap_terms(float(lam), ghat, D).sum()
     terms = ghat**2 * lam * (2 + lam * D) / (2 * (1 + lam * D) ** 2)
     return delta - terms.sum()
 

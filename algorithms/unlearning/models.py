@@ -41,6 +41,7 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     check_torch_dtype,
+    outside_inference,
 )
 
 __all__ = ["ACTIVATIONS", "DeepLinear", "LinearModel", "TwoLayerPerceptron", "effective_predictor"]
@@ -58,7 +59,9 @@ def _draw(gen: torch.Generator, dtype: torch.dtype, *shape: int, fan_in: int) ->
     return torch.nn.Parameter(torch.randn(*shape, generator=gen, dtype=dtype) / math.sqrt(fan_in))
 
 
-def _check_input(model: torch.nn.Module, X: Any, dtype: torch.dtype) -> None:
+def _check_input(model: torch.nn.Module, X: Any, dtype: torch.dtype) -> torch.Tensor:
+    """``X`` checked for ``model``; an inference-mode tensor used outside inference mode is cloned (torch's
+    "Inference tensors cannot be saved for backward" named no argument)."""
     if not isinstance(X, torch.Tensor):
         raise TypeError(f"X must be a torch.Tensor, got {type(X).__name__}")
     if X.ndim != 2 or X.shape[1] != model.in_features:
@@ -70,6 +73,7 @@ def _check_input(model: torch.nn.Module, X: Any, dtype: torch.dtype) -> None:
     if reference is not None:
         check_device("X", X, reference)
     check_finite_data("X", X)  # NaN rows gave NaN predictions in silence (as the other families' models)
+    return outside_inference(X)
 
 
 class LinearModel(CheckedStateModule):
@@ -92,7 +96,7 @@ class LinearModel(CheckedStateModule):
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Outputs (n, out) for ``X`` a finite tensor (n, in_features) of the model's dtype and device."""
-        _check_input(self, X, self.weight.dtype)
+        X = _check_input(self, X, self.weight.dtype)
         return X @ self.weight.T
 
 
@@ -133,7 +137,7 @@ class DeepLinear(CheckedStateModule):
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Outputs (n, out) for ``X`` a finite tensor (n, in_features) of the model's dtype and device."""
-        _check_input(self, X, self.c.dtype)
+        X = _check_input(self, X, self.c.dtype)
         h = X
         for layer in range(1, self.depth):
             h = h @ getattr(self, f"A{layer}").T
@@ -170,7 +174,7 @@ class TwoLayerPerceptron(CheckedStateModule):
 
     def features(self, X: torch.Tensor) -> torch.Tensor:
         """The hidden representation φ(A x) of each row of ``X``, shape (n, width)."""
-        _check_input(self, X, self.A.dtype)
+        X = _check_input(self, X, self.A.dtype)
         return ACTIVATIONS[self.activation](X @ self.A.T)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:

@@ -26,7 +26,7 @@ from algorithms.curvature import (
 from algorithms.forests import cooccurrence_kernel
 from algorithms.hierarchical import ada_parameters, neumann_terms
 from algorithms.qp import QP
-from algorithms.unlearning import orthogonal_gradient_step
+from algorithms.unlearning import DeepLinear, LinearModel, TwoLayerPerceptron, orthogonal_gradient_step
 
 
 def test_fit_linear_predictor_names_both_x_and_y_on_a_row_mismatch():
@@ -119,3 +119,19 @@ def test_fit_linear_predictors_predict_takes_x_as_documented():
     assert predict(X=X[:2]).shape == (2,)  # the keyword was X_new, so predict(X=...) was a TypeError
     with pytest.raises(ValueError, match=r"^X contains NaN"):
         predict(X=torch.full((1, 2, 3), float("nan"), dtype=torch.float64))
+
+
+def test_lcd2_gap_has_the_newton_limit_and_no_overflow():
+    ghat, D = np.array([1.0, 1.0]), np.array([1.0, 2.0])
+    assert lcd2_gap(math.inf, 1.0, ghat, D) == pytest.approx(1.0 - 0.5 - 0.25)  # NaN before
+    assert lcd2_gap(1e300, 1.0, ghat, D) == pytest.approx(0.25)  # NaN from λ ≈ 1e154 on
+    assert lcd2_gap(math.inf, 1.0, np.array([1.0]), np.array([0.0])) == -math.inf
+    assert lcd2_gap(0.5, 1.0, ghat, D) == pytest.approx(1.0 - 0.5 * 0.5 * 2.5 / 1.5**2 - 0.5 * 0.5 * 3 / 4)
+
+
+def test_unlearning_models_take_inference_mode_inputs():
+    with torch.inference_mode():
+        X = torch.zeros(2, 3, dtype=torch.float64)
+    for model in (LinearModel(in_features=3, seed=1), DeepLinear(in_features=3, widths=(2,), seed=0),
+                  TwoLayerPerceptron(in_features=3, width=2, seed=0)):
+        model(X).sum().backward()  # "Inference tensors cannot be saved for backward" before
