@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
@@ -363,6 +364,25 @@ def rkhs_problem(
     raise ValueError(f"no admissible draw in 50 attempts for seed {seed}")
 
 
+class _PointFunction:
+    """One of the benchmark's f or c, called on a checked point: a finite real vector of ``dim`` entries (a
+    point of the wrong length met IndexError or a numpy broadcast error, None or a str a TypeError from
+    inside the formula). Module-level and stateless, so the problems still pickle."""
+
+    def __init__(self, fn: Callable[[np.ndarray], Any], dim: int) -> None:
+        self.fn, self.dim = fn, dim
+        self.__name__ = self.__qualname__ = fn.__name__.lstrip("_")
+
+    def __call__(self, x: Any) -> Any:
+        x = as_float_array("x", x, ndim=1, dtype=np.float64)
+        if x.shape != (self.dim,):
+            raise ValueError(f"x must be a point of the problem's {self.dim} dimensions, got shape {x.shape}")
+        return self.fn(x)
+
+    def __repr__(self) -> str:
+        return f"{self.__name__} (checked, d = {self.dim})"
+
+
 # module-level functions, not lambdas: the problems pickle (and so deepcopy across processes)
 def _gardner_f(x: np.ndarray) -> float:
     return float(np.cos(2 * x[0]) * np.cos(x[1]) + np.sin(x[0]))
@@ -411,8 +431,8 @@ def gardner_problem(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
     (True, True)
     """
     return ConstrainedBOProblem(
-        f=_gardner_f,
-        c=_gardner_c,
+        f=_PointFunction(_gardner_f, 2),
+        c=_PointFunction(_gardner_c, 2),
         bounds=np.array([[0.0, 6.0], [0.0, 6.0]]),
         initial=initial,
         f_star=-2.0,
@@ -437,8 +457,8 @@ def constrained_branin(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
     (0.397887, True)
     """
     return ConstrainedBOProblem(
-        f=_branin,
-        c=_branin_c,
+        f=_PointFunction(_branin, 2),
+        c=_PointFunction(_branin_c, 2),
         bounds=np.array([[-5.0, 10.0], [0.0, 15.0]]),
         initial=initial,
         f_star=5.0 / (4.0 * np.pi),
@@ -466,8 +486,8 @@ def two_disks_problem(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
     """
     x_star = _DISK_A - _DISK_R / np.sqrt(2.0)
     return ConstrainedBOProblem(
-        f=_sum,
-        c=_two_disks_c,
+        f=_PointFunction(_sum, 2),
+        c=_PointFunction(_two_disks_c, 2),
         bounds=np.array([[0.0, 1.0], [0.0, 1.0]]),
         initial=initial,
         f_star=float(x_star.sum()),
@@ -494,8 +514,8 @@ def gramacy_problem(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
     """
     x_star = np.array([0.19512268856868956, 0.4046653634413711])
     return ConstrainedBOProblem(
-        f=_sum,
-        c=_gramacy_c,
+        f=_PointFunction(_sum, 2),
+        c=_PointFunction(_gramacy_c, 2),
         bounds=np.array([[0.0, 1.0], [0.0, 1.0]]),
         initial=initial,
         f_star=float(x_star.sum()),
@@ -529,8 +549,8 @@ def hartmann6_l1_problem(initial: int | np.ndarray = 60) -> ConstrainedBOProblem
     x_star = np.array([0.0, 0.0, 0.0, 0.197301, 0.251296, 0.551403])
     x_star = x_star / max(1.0, float(x_star.sum()))       # on the constraint, not past it by rounding
     return ConstrainedBOProblem(
-        f=_hartmann6,
-        c=_l1_c,
+        f=_PointFunction(_hartmann6, 6),
+        c=_PointFunction(_l1_c, 6),
         bounds=np.array([[0.0, 1.0]] * 6),
         initial=initial,
         f_star=_hartmann6(x_star),

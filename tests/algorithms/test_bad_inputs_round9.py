@@ -11,6 +11,13 @@ import torch
 from sklearn.ensemble import RandomForestRegressor
 
 from algorithms.attention import fit_linear_predictor
+from algorithms.bayesopt import (
+    constrained_branin,
+    gardner_problem,
+    gramacy_problem,
+    hartmann6_l1_problem,
+    two_disks_problem,
+)
 from algorithms.curvature import (
     lcd1_step,
     lcd2_coefficients,
@@ -135,3 +142,17 @@ def test_unlearning_models_take_inference_mode_inputs():
     for model in (LinearModel(in_features=3, seed=1), DeepLinear(in_features=3, widths=(2,), seed=0),
                   TwoLayerPerceptron(in_features=3, width=2, seed=0)):
         model(X).sum().backward()  # "Inference tensors cannot be saved for backward" before
+
+
+@pytest.mark.parametrize("make", [gardner_problem, constrained_branin, two_disks_problem, gramacy_problem,
+                                  hartmann6_l1_problem])
+def test_benchmark_f_and_c_check_their_point(make):
+    problem = make()
+    for fn in (problem.f, problem.c):
+        fn(problem.x_star)
+        with pytest.raises(ValueError, match=r"^x must be a point of the problem's \d dimensions"):
+            fn(problem.x_star[:1])  # IndexError or a broadcast error before
+        with pytest.raises(TypeError, match=r"^x is required"):
+            fn(None)
+        with pytest.raises(ValueError, match=r"^x contains NaN"):
+            fn(np.full_like(problem.x_star, np.nan))
