@@ -160,8 +160,23 @@ class Episode:
     result: Any = None
 
     def __post_init__(self) -> None:
-        # a public record: best values are real numbers, +inf before any finite one (the Evaluator's worst
-        # value), never NaN (a hand-built NaN was read as +inf by log_regret_rewards, in silence)
+        # a public record built by hand: a workflow of non-str entries or a log-probability that is no tensor
+        # was kept, and failed later inside training with torch's or Python's own message
+        if isinstance(self.workflow, str) or not isinstance(self.workflow, tuple | list) \
+                or not all(isinstance(w, str) for w in self.workflow):
+            raise TypeError(f"workflow must be a tuple of module names (str), got {self.workflow!r:.60}")
+        self.workflow = tuple(self.workflow)
+        for name in ("logp1", "entropy1"):
+            if not isinstance(getattr(self, name), torch.Tensor):
+                raise TypeError(f"{name} must be a torch.Tensor (Agent 1's sampled value), got "
+                                f"{type(getattr(self, name)).__name__}")
+        for name in ("obs", "actions", "logp2", "values"):
+            if not isinstance(getattr(self, name), list):
+                raise TypeError(f"{name} must be a list, got {type(getattr(self, name)).__name__}")
+        if self.evaluator is not None and not isinstance(self.evaluator, Evaluator):
+            raise TypeError(f"evaluator must be an Evaluator or None, got {type(self.evaluator).__name__}")
+        # best values are real numbers, +inf before any finite one (the Evaluator's worst value), never NaN
+        # (a hand-built NaN was read as +inf by log_regret_rewards, in silence)
         for name, values in (("start_best", [self.start_best]), ("best_after", self.best_after)):
             if not isinstance(values, list | tuple):
                 raise TypeError(f"{name} must be a list of floats, got {type(values).__name__}")

@@ -711,6 +711,12 @@ ROUND9 = [
              ("m",), "m-str"),
     BadInput(SepCMAState, lambda: SepCMAState(np.zeros(2), 0.5, np.ones(2), np.zeros(2), np.zeros(2), t=-1),
              ValueError, ("t",), "t-negative"),
+    BadInput(Episode, lambda: Episode("init.lhs", torch.zeros(()), torch.zeros(())), TypeError, ("workflow",),
+             "workflow-str"),
+    BadInput(Episode, lambda: Episode((), 0.0, torch.zeros(())), TypeError, ("logp1", "Tensor"),
+             "logp1-float"),
+    BadInput(Episode, lambda: Episode((), torch.zeros(()), torch.zeros(()), obs=()), TypeError,
+             ("obs", "list"), "obs-tuple"),
 ]
 
 
