@@ -121,6 +121,8 @@ class OverlapFlow(Algorithm):
     left it (no unit vectors have such overlaps). An overlap beyond 1.5 in absolute value or a
     non-finite one after a step is ``Diverged``
     (a step too large for the Euler map); the iteration cap (default 20000) is ``MaxIters``.
+    ``lr``: a finite float > 0 (a tiny one, even a denormal, barely moves: ``MaxIters``; a huge one
+    ``Diverged``, unless the start is already stationary).
 
     >>> from algorithms import solve
     >>> p = SingleLocationProblem(d=6, L=4, gamma=0.6, beta=0.5)

@@ -43,20 +43,38 @@ def _random_unit(d: int, gen: torch.Generator, dtype: torch.dtype) -> torch.Tens
     return (vec / torch.linalg.vector_norm(vec)).to(dtype)
 
 
-def _check_tokens(X, d: int, dtype: torch.dtype | None = None) -> torch.Tensor:
+def _check_tokens(X, d: int, dtype: torch.dtype | None = None, name: str = "X") -> torch.Tensor:
     if not isinstance(X, torch.Tensor):
-        raise TypeError(f"X must be a torch tensor of shape (n, L, {d}), got {type(X).__name__}")
+        raise TypeError(f"{name} must be a torch tensor of shape (n, L, {d}), got {type(X).__name__}")
     if X.ndim != 3 or X.shape[-1] != d:
-        raise ValueError(f"X must have shape (n, L, {d}), got {tuple(X.shape)}")
+        raise ValueError(f"{name} must have shape (n, L, {d}), got {tuple(X.shape)}")
     if X.shape[1] == 0:  # attention over no token: a softmax over nothing, the output an empty sum (0)
-        raise ValueError(f"X must hold at least one token (L >= 1), got shape {tuple(X.shape)}")
+        raise ValueError(f"{name} must hold at least one token (L >= 1), got shape {tuple(X.shape)}")
     # torch's own message for a mixed-dtype matmul names no argument
     if dtype is not None and X.dtype != dtype:
-        raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
-    check_finite_data("X", X)  # NaN tokens gave a NaN prediction in silence (as nets' attention refuses)
+        raise TypeError(f"{name} must have dtype {dtype} (the model's parameters), got {X.dtype}")
+    check_finite_data(name, X)  # NaN tokens gave a NaN prediction in silence (as nets' attention refuses)
     if X.is_inference() and not torch.is_inference_mode_enabled():
         X = X.clone()  # an inference-mode tensor outside inference mode: torch refused it for autograd
     return X
+
+
+def tempered_softmax(scale: float, scores: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """softmax(scale · scores) along ``dim``. When scale · scores overflows (β near float's max: inf − inf
+    gave NaN weights in silence) the scores are shifted by their (detached) maximum first: (s − max s)·scale
+    lies in [−inf, 0], so the result is the limit, uniform over the top scores. softmax is shift-invariant, so
+    value and gradient are the same; the common case keeps the plain product (bit for bit as before)."""
+    logits = scale * scores
+    if not bool(torch.isfinite(logits).all()):
+        logits = scale * (scores - scores.detach().amax(dim=dim, keepdim=True))
+    return torch.softmax(logits, dim=dim)
+
+
+def check_inverse_temperature(beta: float, d: int, name: str = "beta") -> None:
+    """λ = β √d must be finite: β = 1e308 with d = 8 made λ = inf (every softmax weight NaN)."""
+    if not math.isfinite(beta * math.sqrt(d)):
+        raise ValueError(f"{name} must keep the inverse temperature λ = {name}·√d finite, got {name} = "
+                         f"{beta!r} with d = {d} (λ overflows float64)")
 
 
 def _check_dimension(d) -> int:
@@ -67,7 +85,8 @@ class SoftmaxAttention(CheckedStateModule):
     """Softmax single-location attention with unit parameters ``u`` (key) and ``v`` (value).
 
     Parameters: ``in_features`` (int >= 2, the token dimension d), ``beta`` (finite float > 0, the
-    softmax's inverse temperature, scaled by √d), ``link`` (one of ``"linear"``, ``"quadratic"``,
+    softmax's inverse temperature, scaled by √d: λ = β√d must be finite; a tiny β gives uniform weights, a
+    huge one the argmax, both valid limits), ``link`` (one of ``"linear"``, ``"quadratic"``,
     ``"relu"``, applied to ``x_ℓᵀ v``), ``seed`` (int in [0, 2**64), draws ``u`` and ``v`` uniformly on
     the unit sphere) and ``dtype`` (a floating torch dtype); ``forward(X)`` takes tokens ``X`` of shape
     (..., L, d) of that dtype.
@@ -84,6 +103,7 @@ class SoftmaxAttention(CheckedStateModule):
         self.in_features = _check_dimension(in_features)
         self.out_features = 1
         self.beta = check_positive("beta", beta)
+        check_inverse_temperature(self.beta, self.in_features)
         if not isinstance(link, str) or link not in LINKS:
             raise ValueError(f"link must be one of {sorted(LINKS)}, got {link!r}")
         self.link = str(link)  # a numpy str_ stored as a str
@@ -98,14 +118,15 @@ class SoftmaxAttention(CheckedStateModule):
         """
         X = _check_tokens(X, self.in_features, self.u.dtype)
         check_device("X", X, self.u)
-        weights = torch.softmax(self.beta * math.sqrt(self.in_features) * (X @ self.u), dim=-1)
+        weights = tempered_softmax(self.beta * math.sqrt(self.in_features), X @ self.u)
         return (weights * link_function(self.link)(X @ self.v)).sum(-1, keepdim=True)
 
 
 class ErfAttention(CheckedStateModule):
     """Marion et al.'s pointwise layer ``T(X) = Σ_ℓ erf(λ x_ℓᵀ k) x_ℓᵀ v`` (no softmax coupling).
 
-    Parameters: ``in_features`` (int >= 2, the token dimension d), ``lam`` (finite float > 0, λ),
+    Parameters: ``in_features`` (int >= 2, the token dimension d), ``lam`` (finite float > 0, λ; a tiny λ
+    gives outputs near 0, a huge one erf = sign: valid limits),
     ``seed`` (int in [0, 2**64), draws k and v uniformly on the unit sphere) and ``dtype`` (a floating
     torch dtype); ``forward(X)`` takes tokens ``X`` of shape (..., L, d) of that dtype.
 

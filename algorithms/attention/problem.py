@@ -89,7 +89,10 @@ class SingleLocationProblem(Problem):
 
     ``d`` (>= 2) the token dimension, ``L`` (>= 2) the sequence length, ``gamma`` in (0, 1) the
     feature noise of the secret token, ``beta`` > 0 the normalised inverse temperature
-    (λ = β √d), ``epsilon`` >= 0 the label noise, ``link`` the link σ, ``variant`` the data model,
+    (λ = β √d, which must be finite: a tiny β, even a denormal, is the uniform-attention limit, a huge one
+    the argmax limit), ``epsilon`` >= 0 the label noise (finite; labels with noise beyond ~1e150 overflow
+    the squared loss, and SphericalGD's run then ends ``Diverged``), ``link`` the link σ, ``variant`` the
+    data model,
     ``n_samples`` the training-sample size used by :class:`~algorithms.attention.SphericalGD`,
     ``oracle_seed`` seeds the oracle directions (u*, v*), ``u0``/``v0`` optional unit starting
     vectors (else drawn uniformly on the sphere from the solve seed; stored as tuples of floats, a copy
@@ -126,13 +129,16 @@ class SingleLocationProblem(Problem):
             raise ValueError(f"gamma must be in (0, 1) (feature noise of the secret token), got {gamma!r}")
         object.__setattr__(self, "gamma", gamma)
         object.__setattr__(self, "beta", check_positive("beta", self.beta))
+        if not math.isfinite(self.beta * math.sqrt(self.d)):  # λ = β√d = inf: NaN softmax weights
+            raise ValueError(f"beta must keep the inverse temperature λ = beta·√d finite, got beta = "
+                             f"{self.beta!r} with d = {self.d} (λ overflows float64)")
         object.__setattr__(self, "epsilon", check_nonnegative("epsilon", self.epsilon))
         object.__setattr__(self, "link", str(check_choice("link", self.link, LINKS)))
         object.__setattr__(self, "variant", str(check_choice("variant", self.variant, VARIANTS)))
         object.__setattr__(self, "n_samples", check_count("n_samples", self.n_samples, 1))
         # stored as the int check_seed returns: torch's manual_seed refuses numpy integers
         object.__setattr__(self, "oracle_seed", check_seed(self.oracle_seed, "oracle_seed"))
-        if self.dtype not in (np.float32, np.float64):
+        if not isinstance(self.dtype, type | np.dtype) or self.dtype not in (np.float32, np.float64):
             raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {self.dtype!r}")
         # np.dtype("float32") passed the check: stored as the type, so equal problems compare and repr alike
         object.__setattr__(self, "dtype", np.float32 if self.dtype == np.float32 else np.float64)

@@ -44,6 +44,7 @@ from algorithms._validation import (
     check_positive,
     check_seed,
 )
+from algorithms.attention.models import tempered_softmax
 from algorithms.attention.problem import SingleLocationProblem, check_unit_vector, link_function
 
 __all__ = ["locate_probability", "mean_field_risk", "monte_carlo_risk", "thermodynamics",
@@ -248,7 +249,7 @@ def monte_carlo_risk(problem: SingleLocationProblem, u, v, *, n: int = 2000, see
         z = torch.randn(m, 3, generator=gen, dtype=torch.float64) @ secret_factor.T
         keys = torch.cat([(shift * mu + gamma * z[:, 0])[:, None], noise[..., 0]], 1)
         values = torch.cat([(shift * zeta + gamma * z[:, 1])[:, None], noise[..., 1]], 1)
-        f = (torch.softmax(lam * keys, dim=1) * sigma(values)).sum(1)
+        f = (tempered_softmax(lam, keys, dim=1) * sigma(values)).sum(1)
         squared.append((f - sigma(gamma * z[:, 2])) ** 2)
     errors = torch.cat(squared)
     std = float(errors.std())

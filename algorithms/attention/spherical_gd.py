@@ -40,8 +40,9 @@ __all__ = ["SphericalGD"]
 class SphericalGD(Algorithm):
     """Riemannian gradient descent on (u, v) ∈ S^{d−1} × S^{d−1} for the empirical risk.
 
-    ``lr`` the step; ``link`` the student's value link (None: the problem's, known to the
-    learner as in the paper). The training sample has ``problem.n_samples`` draws from the solve
+    ``lr`` the step, a finite float > 0 (a huge one makes the run ``Diverged`` or wander, a denormal
+    one stalls at the start: ``MaxIters``); ``link`` the student's value link (None: the problem's, known
+    to the learner as in the paper). The training sample has ``problem.n_samples`` draws from the solve
     seed; the start is (u0, v0) of the problem or uniform unit vectors from the seed. Converged
     (``Success``) when the Riemannian gradient's norm is at most ``tol`` (default 1e-6); a
     non-finite risk or gradient is ``Diverged``; the cap (default 3000 steps) is ``MaxIters``.

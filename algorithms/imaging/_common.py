@@ -6,6 +6,7 @@ from typing import Any
 
 import torch
 
+from algorithms._validation import check_finite_data
 from algorithms.imaging.priors import DenoiserPrior, SubspacePrior, TVPrior
 from algorithms.imaging.problems import NPN, InverseProblem
 
@@ -26,6 +27,25 @@ def check_prior(prior: Any) -> None:
 def check_npn(npn: Any) -> None:
     if npn is not None and not isinstance(npn, NPN):
         raise TypeError(f"npn must be an algorithms.imaging.NPN or None, got {type(npn).__name__}")
+
+
+def check_problem(problem: Any) -> None:
+    if not isinstance(problem, InverseProblem):  # a str met AttributeError('operator')
+        raise TypeError(f"problem must be an algorithms.imaging.InverseProblem, got {type(problem).__name__}")
+
+
+def check_image(problem: InverseProblem, name: str, x: Any) -> None:
+    """One image of the problem's ``image_shape``: a dense float32/float64 tensor with finite entries (the
+    public single-step methods; the solves pass their own iterates to the unchecked steps)."""
+    shape = problem.operator.image_shape
+    if not isinstance(x, torch.Tensor) or x.dtype not in (torch.float32, torch.float64) \
+            or x.layout != torch.strided:
+        raise TypeError(f"{name} must be a dense float32 or float64 torch.Tensor of shape {shape} (one "
+                        f"image), got {type(x).__name__} {getattr(x, 'dtype', '')}")
+    if tuple(x.shape) != shape:
+        raise ValueError(f"{name} must be one image of shape {shape} (the operator's image_shape), got "
+                         f"{tuple(x.shape)}")
+    check_finite_data(name, x)
 
 
 def prepare(problem: InverseProblem, npn: NPN | None) -> torch.Tensor | None:

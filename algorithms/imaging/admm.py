@@ -30,6 +30,7 @@ Boyd et al., Distributed optimization and statistical learning via ADMM (2011).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,8 +41,10 @@ from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, Solv
 from algorithms.imaging._common import (
     _TINY,
     blow_up_threshold,
+    check_image,
     check_npn,
     check_prior,
+    check_problem,
     objective,
     prepare,
 )
@@ -54,8 +57,9 @@ __all__ = ["PnPADMM"]
 class PnPADMM(Algorithm):
     """PnP-ADMM: a quadratic x-step (data fit and NPN term), the prior's prox as the z-step.
 
-    ``prior`` is the plug-and-play prior (its prox is the z-step), ``penalty`` (finite float > 0) the
-    ADMM penalty ρ, ``npn`` an :class:`NPN` term (None: plain PnP) and ``cg_iters`` (int >= 1) the
+    ``prior`` is the plug-and-play prior (its prox is the z-step), ``penalty`` (finite float >= 2.2e-308,
+    float64's smallest normal number: the prox step is 1/penalty, and a denormal such as 1e-320 made it inf)
+    the ADMM penalty ρ, ``npn`` an :class:`NPN` term (None: plain PnP) and ``cg_iters`` (int >= 1) the
     conjugate-gradient steps of each x-step.
     """
 
@@ -67,6 +71,9 @@ class PnPADMM(Algorithm):
     def __post_init__(self) -> None:
         check_prior(self.prior)
         object.__setattr__(self, "penalty", check_positive("penalty", self.penalty))
+        if self.penalty < _TINY:  # 1/β overflowed to inf: the prox ran with an infinite step
+            raise ValueError(f"penalty must be >= {_TINY:.3g} (float64's smallest normal number; the prox "
+                             f"step 1/penalty overflows below), got {self.penalty!r}")
         check_npn(self.npn)
         object.__setattr__(self, "cg_iters", check_positive_int("cg_iters", self.cg_iters))  # np ints too
 
@@ -85,8 +92,15 @@ class PnPADMM(Algorithm):
         is scale-free: ``x_step(c·x, c·rhs) = c·x_step(x, rhs)`` (a threshold ‖r‖² <= 1e-30 returned the
         start untouched for every right-hand side below ~1e-15).
 
-        ``problem`` is the :class:`InverseProblem`.
+        ``problem`` is the :class:`InverseProblem`; ``x`` and ``rhs`` are finite images of the problem's
+        ``image_shape`` (dense float32/float64 tensors).
         """
+        check_problem(problem)
+        check_image(problem, "x", x)
+        check_image(problem, "rhs", rhs)
+        return self._x_step(problem, x, rhs)
+
+    def _x_step(self, problem: InverseProblem, x: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
         r = rhs - self._normal(problem, x)
         d = r.clone()
         rr = float((r * r).sum())
@@ -94,7 +108,10 @@ class PnPADMM(Algorithm):
             if rr == 0.0:
                 break
             q = self._normal(problem, d)
-            step = rr / float((d * q).sum())
+            curvature = float((d * q).sum())
+            if curvature <= 0.0 or not math.isfinite(curvature):  # dᵀ(HᵀH + βI)d underflowed or overflowed
+                break
+            step = rr / curvature
             x = x + step * d
             r = r - step * q
             rr_new = float((r * r).sum())
@@ -118,7 +135,7 @@ def _solve(problem: InverseProblem, algorithm: PnPADMM, options: SolveOptions) -
     retcode, iterations = RetCode.MaxIters, 0
     try:
         for iterations in range(1, maxiters + 1):
-            x = algorithm.x_step(problem, x, data_rhs + beta * (z - u))
+            x = algorithm._x_step(problem, x, data_rhs + beta * (z - u))
             point = x + u  # a blown-up x-step skips the prox (it refuses non-finite images): Diverged below
             z_new = algorithm.prior.prox(point, 1.0 / beta) if bool(torch.isfinite(point).all()) else point
             u = u + x - z_new

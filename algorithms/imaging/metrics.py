@@ -44,7 +44,7 @@ def _check_range(data_range: Any) -> float:
 
 
 def psnr(estimate: Any, reference: Any, data_range: float = 1.0) -> float:
-    """10 log₁₀(data_range² / MSE) in dB (inf when the images are equal).
+    """10 log₁₀(data_range² / MSE) in dB (inf when the images are equal: a documented value, not an error).
 
     ``estimate`` and ``reference`` are finite 2-D images of one shape (arrays or tensors); ``data_range``
     a finite float > 0.
@@ -65,7 +65,8 @@ def ssim(estimate: Any, reference: Any, data_range: float = 1.0) -> float:
     """Structural similarity (Wang et al. 2004; 7×7 windows), via ``skimage.metrics``.
 
     ``estimate`` and ``reference`` are finite 2-D images of one shape (arrays or tensors), at least 7×7;
-    ``data_range`` a finite float > 0.
+    ``data_range`` a finite float > 0. Inputs so large that the statistics overflow float64 raise a
+    ValueError.
 
     >>> import numpy as np
     >>> image = np.random.default_rng(0).random((16, 16))
@@ -78,4 +79,15 @@ def ssim(estimate: Any, reference: Any, data_range: float = 1.0) -> float:
     if min(estimate.shape[-2:]) < 7:  # skimage's 7×7 window would not fit (its message names win_size)
         raise ValueError(f"estimate and reference must be at least 7×7 for ssim's 7×7 window, got shape "
                          f"{estimate.shape}")
-    return float(structural_similarity(estimate, reference, data_range=_check_range(data_range)))
+    data_range = _check_range(data_range)
+    try:
+        with np.errstate(all="ignore"):  # an overflow is refused below, by name
+            value = float(structural_similarity(estimate, reference, data_range=data_range))
+    except OverflowError:  # skimage squares K·data_range: (34, 'Numerical result out of range') for 1e308
+        value = math.nan
+    if not math.isfinite(value):  # entries ~1e200 overflowed the window variances: NaN in silence
+        peak = max(float(np.abs(estimate).max()), float(np.abs(reference).max()))
+        raise ValueError(f"ssim overflows float64 for these inputs (max |estimate|, |reference| = "
+                         f"{peak:.3g}, data_range = {data_range:g}); rescale estimate, reference "
+                         f"and data_range together (SSIM is invariant to that)")
+    return value

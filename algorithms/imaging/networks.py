@@ -86,6 +86,8 @@ class NullSpaceNet(CheckedStateModule):
         if X.is_complex() or X.dtype == torch.bool:  # .to(float) kept the real part / read bools as 0/1
             raise TypeError(f"X must be a real floating (or integer) tensor of measurements, got dtype "
                             f"{X.dtype}")
+        if X.layout != torch.strided:  # torch's "reshape is not implemented for sparse tensors" named nothing
+            raise TypeError(f"X must be a dense (strided) tensor, got layout {X.layout}; use .to_dense()")
         check_finite_data("X", X)  # NaN measurements gave a NaN prediction in silence
         if X.is_inference() and not torch.is_inference_mode_enabled():
             X = X.clone()  # an inference-mode tensor outside inference mode: torch refused it for autograd
@@ -120,6 +122,8 @@ class ResidualDenoiser(CheckedStateModule):
         weight = self.body[0].weight
         if x.is_complex() or x.dtype == torch.bool:  # .to(float) would keep the real part / read 0/1 silently
             raise TypeError(f"x must be a real floating (or integer) image tensor, got dtype {x.dtype}")
+        if x.layout != torch.strided:  # a sparse image met torch's kernels' errors, naming nothing
+            raise TypeError(f"x must be a dense (strided) tensor, got layout {x.layout}; use .to_dense()")
         if x.device != weight.device:
             raise ValueError(f"x must be on the network's device {weight.device}, got {x.device}")
         check_finite_data("x", x)  # a NaN image gave a NaN image in silence

@@ -35,6 +35,7 @@ import torch
 
 from algorithms._validation import (
     C_INT_MAX,
+    _refuse_bools_in_sequence,
     _refuse_masked,
     check_finite_data,
     check_fits_memory,
@@ -113,6 +114,15 @@ def check_power_iterations(iterations: Any) -> int:
     return iterations
 
 
+def _finite_output(name: str, what: str, out: torch.Tensor) -> torch.Tensor:
+    """``out`` of a checked map whose input was finite: an overflow (entries ~1e308 summed into inf, then
+    inf − inf = NaN in an FFT) is refused naming the input, not returned as inf/NaN measurements."""
+    if not bool(torch.isfinite(out).all()):
+        raise ValueError(f"{name} has entries too large for {out.dtype}: {what} overflows to inf/NaN "
+                         f"(rescale {name})")
+    return out
+
+
 class LinearOperator:
     """A linear map H from images ``(*batch, h, w)`` to measurements ``(*batch, *measurement_shape)``.
 
@@ -149,6 +159,9 @@ class LinearOperator:
         # ran silently in low precision), and a meta tensor has no data
         if value.dtype not in (torch.float32, torch.float64):
             raise TypeError(f"{name} must be a floating tensor (float32 or float64), got {value.dtype}")
+        if value.layout != torch.strided:  # torch's "reshape is not implemented for sparse tensors": no name
+            raise TypeError(f"{name} must be a dense (strided) tensor, got layout {value.layout}; use "
+                            f".to_dense()")
         if value.device.type == "meta":
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
         k = len(trailing)
@@ -159,16 +172,19 @@ class LinearOperator:
         return value.reshape(-1, *trailing), batch
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """H x for finite images ``x`` of shape ``(*batch, h, w)``."""
-        if isinstance(x, torch.Tensor) and x.is_floating_point():  # other types: apply's TypeError names x
+        """H x for finite images ``x`` of shape ``(*batch, h, w)`` (float32 or float64, dense); NaN/inf
+        entries, and finite entries so large that H x overflows the dtype (~1e308 in float64, ~3e38 in
+        float32), are refused by name (ValueError)."""
+        if isinstance(x, torch.Tensor) and x.is_floating_point() and x.layout == torch.strided:
             check_finite_data("x", x)  # a NaN image gave all-NaN measurements in silence
-        return self.apply(x)
+        return _finite_output("x", "H x", self.apply(x))
 
     def adjoint(self, y: torch.Tensor) -> torch.Tensor:
-        """Hᵀ y for finite measurements ``y`` of shape ``(*batch, *measurement_shape)``."""
-        if isinstance(y, torch.Tensor) and y.is_floating_point():
+        """Hᵀ y for finite measurements ``y`` of shape ``(*batch, *measurement_shape)``; refused as
+        :meth:`forward` refuses ``x`` (NaN/inf, or entries so large that Hᵀ y overflows)."""
+        if isinstance(y, torch.Tensor) and y.is_floating_point() and y.layout == torch.strided:
             check_finite_data("y", y)
-        return self.apply_adjoint(y)
+        return _finite_output("y", "Hᵀ y", self.apply_adjoint(y))
 
     __call__ = forward
 
@@ -312,8 +328,9 @@ class SubsampledHadamard(LinearOperator):
     The rows of W D are orthonormal, so the unselected rows span Null(H) exactly
     (:func:`algorithms.imaging.complement_rows`). ``h·w`` must be a power of two.
     ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``ratio`` in (0, 1] is the fraction
-    of rows kept, ``seed`` (int in [0, 2**64)) draws D
-    and the rows, and ``rows`` (optional) gives the kept rows' indices instead.
+    of rows kept (m = max(1, round(ratio·h·w)): a tiny ratio, even 1e-320, keeps one row), ``seed`` (int in
+    [0, 2**64)) draws D and the rows, and ``rows`` (optional: distinct int64 indices in [0, h·w)) gives the
+    kept rows' indices instead.
 
     >>> import torch
     >>> H = SubsampledHadamard((4, 4), ratio=0.5, seed=0)
@@ -357,7 +374,8 @@ class SubsampledHadamard(LinearOperator):
 def gaussian_kernel_spectrum(image_shape: tuple[int, int], sigma: float) -> torch.Tensor:
     """The 2-D DFT (real, even) of a circular Gaussian kernel of std ``sigma`` pixels, centred at 0.
 
-    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``sigma`` a finite float > 0.
+    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``sigma`` a finite float > 0 (a
+    tiny one gives the delta kernel, spectrum 1; a huge one the flat kernel).
 
     >>> spectrum = gaussian_kernel_spectrum((8, 8), 1.0)
     >>> round(float(spectrum[0, 0]), 6)  # the kernel sums to one
@@ -392,7 +410,10 @@ class _Filter(LinearOperator):
 class Blur(_Filter):
     """Circular Gaussian blur of std ``sigma`` pixels: H x = b ⊛ x, by FFT (H is symmetric).
 
-    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``sigma`` is a finite float > 0.
+    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``sigma`` is a finite float > 0
+    (0, NaN and inf refused). Its two limits are valid: a ``sigma`` far below one pixel (down to denormals
+    such as 1e-320) gives the delta kernel, H = I; one far above the image size (up to 1e308) the flat
+    kernel, H x = the mean of x in every pixel.
 
     >>> import torch
     >>> H = Blur((8, 8), sigma=1.0)
@@ -413,7 +434,7 @@ class HighPass(_Filter):
     Not exactly in Null(B) for a Gaussian b (its spectrum never vanishes); the
     leakage is measured by :func:`algorithms.imaging.null_space_leakage`.
     ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``sigma`` (finite float > 0) is b's
-    std in pixels.
+    std in pixels (a tiny ``sigma`` gives S = 0, a huge one S = I − mean: valid limits).
     """
 
     def __init__(self, image_shape: tuple[int, int], sigma: float) -> None:
@@ -427,7 +448,7 @@ class SuperResolution(LinearOperator):
     """H = D B: Gaussian blur of std ``sigma`` then keeping every ``factor``-th pixel in each axis.
 
     ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1, each divisible by ``factor`` (an int
-    >= 2); ``sigma`` is a finite float > 0.
+    >= 2); ``sigma`` is a finite float > 0 (its limits as :class:`Blur`'s).
 
     >>> SuperResolution((8, 8), factor=2, sigma=1.0).measurement_shape
     (4, 4)
@@ -475,8 +496,12 @@ class Radon(LinearOperator):
         if hasattr(angles, "detach"):
             angles = angles.detach().cpu().numpy()
         _refuse_masked("angles", angles)  # np.asarray drops the mask: a masked angle would be measured
+        _refuse_bools_in_sequence("angles", angles)  # [True, 45] was read as [1.0, 45.0]
         # numeric only: a str such as '0' would otherwise be parsed as a number, complex truncated
-        array = np.asarray(angles) if not isinstance(angles, str | bytes) else np.asarray([angles])
+        try:
+            array = np.asarray(angles) if not isinstance(angles, str | bytes) else np.asarray([angles])
+        except Exception as exc:  # ragged lists, an __array__ that raises: named here
+            raise TypeError(f"angles must be a sequence of degrees (real numbers): {exc}") from None
         if array.dtype == object or not (np.issubdtype(array.dtype, np.integer)
                                          or np.issubdtype(array.dtype, np.floating)):
             raise TypeError(f"angles must be a sequence of degrees (real numbers), got "
@@ -543,7 +568,8 @@ def cartesian_mask(image_shape: tuple[int, int], acceleration: float, seed: int,
 
     ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1.
 
-    About ``h / acceleration`` rows are kept: the ``centre_lines`` lowest frequencies (an int in
+    About ``h / acceleration`` rows are kept (``acceleration``: a finite float >= 1; a huge one keeps the
+    centre lines only, at least the DC row): the ``centre_lines`` lowest frequencies (an int in
     [0, h]; None: min(4, h)) and
     random others, each with its mirror row −k (mod h), so that the mask equals its
     point reflection and the complement's rows are exactly orthogonal to H's on real images.
@@ -593,6 +619,11 @@ class MaskedFourier(LinearOperator):
         if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool or mask.ndim != 2:
             raise TypeError(f"mask must be a 2-D boolean torch.Tensor, got "
                             f"{getattr(mask, 'dtype', type(mask).__name__)}")
+        if mask.layout != torch.strided:  # a sparse mask failed later, inside the FFT indexing
+            raise TypeError(f"mask must be a dense (strided) tensor, got layout {mask.layout}; use "
+                            f".to_dense()")
+        if mask.device.type == "meta":  # torch's .item() error named nothing
+            raise ValueError("mask is on the meta device (no data); move it to a real device")
         try:
             self.image_shape = _check_image_shape(tuple(mask.shape))
         except ValueError:

@@ -39,8 +39,10 @@ from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, Solv
 from algorithms.imaging._common import (
     _TINY,
     blow_up_threshold,
+    check_image,
     check_npn,
     check_prior,
+    check_problem,
     objective,
     prepare,
 )
@@ -53,8 +55,9 @@ __all__ = ["PnPPGD"]
 class PnPPGD(Algorithm):
     """PnP-PGD: a gradient step on the data fit (and the NPN term), then the prior's prox.
 
-    ``prior`` is the plug-and-play prior, ``lr`` (finite float > 0) the gradient step and ``npn`` an
-    :class:`NPN` term (None: plain PnP).
+    ``prior`` is the plug-and-play prior, ``lr`` (finite float > 0) the gradient step (one far above
+    2/‖H‖² makes the iterates blow up: ``Diverged``, not an error) and ``npn`` an :class:`NPN` term (None:
+    plain PnP).
     """
 
     prior: Any
@@ -67,11 +70,22 @@ class PnPPGD(Algorithm):
         check_npn(self.npn)
 
     def step(self, problem: InverseProblem, x: torch.Tensor, prediction: torch.Tensor | None) -> torch.Tensor:
-        """One iteration of the update rule from ``x``.
+        """One iteration of the update rule from the image ``x`` (finite, shape ``image_shape``).
 
-        ``problem`` is the :class:`InverseProblem`; ``prediction`` the NPN network's G(y) (None
-        without an NPN term).
+        ``problem`` is the :class:`InverseProblem`; ``prediction`` the NPN network's G(y)
+        (``npn.predict(problem.y)``; None without an NPN term, and refused with one given then). A step that
+        blows up (a non-finite gradient step) is returned as it is, before the prior (the solve then stops
+        with ``Diverged``).
         """
+        check_problem(problem)
+        check_image(problem, "x", x)
+        if self.npn is None and prediction is not None:  # it would be ignored in silence
+            raise ValueError(f"prediction must be None for a PnPPGD without npn, got "
+                             f"{type(prediction).__name__}")
+        return self._step(problem, x, prediction)
+
+    def _step(self, problem: InverseProblem, x: torch.Tensor,
+              prediction: torch.Tensor | None) -> torch.Tensor:
         H = problem.operator
         grad = H.apply_adjoint(H.apply(x) - problem.y)  # unchecked maps: a blow-up is the solve's Diverged
         if self.npn is not None:
@@ -92,7 +106,7 @@ def _solve(problem: InverseProblem, algorithm: PnPPGD, options: SolveOptions) ->
     retcode, iterations = RetCode.MaxIters, 0
     try:
         for iterations in range(1, maxiters + 1):
-            new = algorithm.step(problem, x, prediction)
+            new = algorithm._step(problem, x, prediction)
             size = float(torch.linalg.vector_norm(new))
             if not bool(torch.isfinite(new).all()) or size > limit:
                 retcode, x = RetCode.Diverged, new

@@ -15,6 +15,7 @@ True
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +32,8 @@ def _check_image_batch(x: Any) -> None:
     if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.ndim < 2:
         raise TypeError(f"x must be a floating torch.Tensor of shape (*batch, h, w), got "
                         f"{type(x).__name__} {tuple(getattr(x, 'shape', ()))}")
+    if x.layout != torch.strided:  # torch's "Could not run 'aten::as_strided' ... SparseCPU" named nothing
+        raise TypeError(f"x must be a dense (strided) tensor, got layout {x.layout}; use .to_dense()")
     # NaN pixels: the prox answered NaN images and total_variation 0 (NaN > 0 is False); the solvers hand a
     # non-finite step to no prior (they stop with Diverged first)
     check_finite_data("x", x)  # a meta tensor too (total_variation returned a meta tensor)
@@ -69,7 +72,11 @@ def total_variation(x: torch.Tensor) -> torch.Tensor:
     # for a constant image): the inner where keeps √'s derivative finite on the masked-out entries
     nonzero = squared > 0
     norm = torch.where(nonzero, torch.sqrt(torch.where(nonzero, squared, torch.ones_like(squared))), 0.0)
-    return norm.sum(dim=(-2, -1))
+    value = norm.sum(dim=(-2, -1))
+    if not bool(torch.isfinite(value).all()):  # finite pixels ~1e200: their squared differences overflowed
+        raise ValueError(f"x has entries too large for {x.dtype}: its total variation overflows to inf "
+                         f"(max |x| = {float(x.detach().abs().max()):.3g}; rescale x)")
+    return value
 
 
 #: the most dual iterations a TV prox takes (the default is 20; 10⁵ on a 128×128 image take seconds)
@@ -79,6 +86,9 @@ MAX_INNER = 10**5
 @dataclass(frozen=True)
 class TVPrior:
     """h(x) = weight · TV(x); its prox by Chambolle's dual projection (``inner`` iterations, step 1/8).
+
+    ``weight``: a finite float >= 0 (0 is no prior: the prox is the identity and the value 0);
+    ``inner``: an int in [1, 10⁵].
 
     References: A. Chambolle, An algorithm for total variation minimization and
     applications, J. Math. Imaging Vision 20 (2004).
@@ -94,10 +104,21 @@ class TVPrior:
             raise ValueError(f"inner must be <= {MAX_INNER} dual iterations per prox, got {self.inner}")
 
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
-        """argmin_z ½‖z − x‖² + lr·weight·TV(z)."""
+        """argmin_z ½‖z − x‖² + lr·weight·TV(z), for finite images ``x`` and a finite ``lr`` >= 0.
+
+        When lr·weight overflows to inf (both huge), the limit is returned: each image's mean, the
+        minimizer with TV = 0. The result differs from ``x`` by at most 4√2·lr·weight per pixel, so
+        ``x`` is returned unchanged when lr·weight = 0 (``lr = 0`` or ``weight = 0``) or is so small
+        against ``x`` that the dual step's x/(lr·weight) overflows (lr·weight below ~1e-308·max|x|, a
+        denormal ``lr`` such as 1e-320: the division gave a NaN image)."""
         _check_image_batch(x)
         strength = _check_lr(lr) * self.weight
         if strength == 0.0:
+            return x
+        if not math.isfinite(strength):  # lr·weight overflowed (1e308 · 10): the limit, each image's mean
+            return x.mean(dim=(-2, -1), keepdim=True).expand_as(x).clone()
+        scale = float(x.detach().abs().max()) if x.numel() else 0.0
+        if not math.isfinite(scale / strength):
             return x
         pr = torch.zeros_like(x)
         pc = torch.zeros_like(x)
@@ -110,8 +131,13 @@ class TVPrior:
         return x - strength * _divergence(pr, pc)
 
     def value(self, x: torch.Tensor) -> torch.Tensor:
-        """``weight``·TV(x) per image. ``x`` is a finite floating image tensor of shape (*batch, h, w)."""
-        return self.weight * total_variation(x)
+        """``weight``·TV(x) per image. ``x`` is a finite floating image tensor of shape (*batch, h, w)
+        (checked as :func:`total_variation` checks it); a product that overflows is refused."""
+        value = self.weight * total_variation(x)
+        if not bool(torch.isfinite(value).all()):  # weight 1e308 times a TV of 5
+            raise ValueError(f"weight · TV(x) overflows to inf (weight = {self.weight:g}); use a smaller "
+                             f"weight or rescale x")
+        return value
 
 
 @dataclass(frozen=True)
@@ -158,7 +184,7 @@ class DenoiserPrior:
 
     def value(self, x: torch.Tensor) -> torch.Tensor:
         """Zeros of shape *batch (no penalty value). ``x`` is a finite floating image tensor of shape (*batch,
-        h, w).
+        h, w), dense (checked as :meth:`prox` checks it).
         """
         _check_image_batch(x)  # a str met AttributeError, a NaN image answered 0
         return torch.zeros(x.shape[:-2], dtype=x.dtype)
@@ -181,6 +207,8 @@ class SubspacePrior:
         b = self.basis
         if not isinstance(b, torch.Tensor) or not b.is_floating_point() or b.ndim != 2:
             raise TypeError("basis must be a 2-D floating torch.Tensor (n, k) with orthonormal columns")
+        if b.layout != torch.strided:  # torch's NotImplementedError for a sparse one named nothing
+            raise TypeError(f"basis must be a dense (strided) tensor, got layout {b.layout}; use .to_dense()")
         if b.device.type == "meta":
             raise ValueError("basis is on the meta device (no data); move it to a real device")
         b = b.detach().clone()  # a copy: an edit of the caller's basis after construction changed the prior
@@ -216,16 +244,20 @@ class SubspacePrior:
         """
         _check_image_batch(x)
         _check_lr(lr)
-        if tuple(x.shape[-2:]) != tuple(self.image_shape):  # (2, 4, 8) was reshaped into one 8×8 image
-            raise ValueError(f"x must have shape (*batch, {self.image_shape[0]}, {self.image_shape[1]}) (the "
-                             f"prior's image_shape), got {tuple(x.shape)}")
+        self._check_shape(x)
         flat = x.reshape(-1, self.basis.shape[0])
         basis = self.basis.to(x.dtype)
         return ((flat @ basis) @ basis.T).reshape(x.shape)
 
+    def _check_shape(self, x: torch.Tensor) -> None:
+        if tuple(x.shape[-2:]) != tuple(self.image_shape):  # (2, 4, 8) was reshaped into one 8×8 image
+            raise ValueError(f"x must have shape (*batch, {self.image_shape[0]}, {self.image_shape[1]}) (the "
+                             f"prior's image_shape), got {tuple(x.shape)}")
+
     def value(self, x: torch.Tensor) -> torch.Tensor:
         """Zeros of shape *batch (the indicator of the subspace is not evaluated). ``x`` is a finite floating
-        image tensor of shape (*batch, h, w).
+        image tensor of shape (*batch, h, w), dense, of the prior's image_shape.
         """
         _check_image_batch(x)  # a str met AttributeError, a NaN image answered 0
+        self._check_shape(x)
         return torch.zeros(x.shape[:-2], dtype=x.dtype)

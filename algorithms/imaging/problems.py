@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import as_real_tensor
+from algorithms._validation import as_real_tensor, check_finite_data
 from algorithms.core import Problem
 from algorithms.imaging.nullspace import null_space_leakage
 from algorithms.imaging.operators import LinearOperator
@@ -31,6 +31,8 @@ class InverseProblem(Problem):
 
     ``y`` (shape ``operator.measurement_shape``) may be a numpy array or a torch tensor; it is
     stored as a float tensor (float32 stays float32, everything else becomes float64), a copy.
+    ``noise_std``: a finite float >= 0 describing the data (0: noiseless); it is recorded with the problem,
+    not used by the solvers (no solver here adds noise or weights by it).
     Problems compare and hash by identity, as ``QP`` does (comparing the tensor ``y`` field by field
     raised torch's "Boolean value of Tensor ... is ambiguous"). ``noise_std`` (a finite float >= 0)
     is ω's standard deviation (0: noiseless data).
@@ -70,7 +72,9 @@ class NPN:
     ``projection.out_features`` (e.g. :class:`algorithms.imaging.NullSpaceNet`). A solve refuses an
     S whose rows leave Null(H) by more than ``max_leakage`` = ‖HSᵀ‖/(‖H‖‖S‖) (the paper's high-pass
     S for blur leaks: pass a larger ``max_leakage`` to accept it knowingly). ``gamma`` and
-    ``max_leakage`` are finite floats >= 0 (``gamma = 0``: the term vanishes and the solve is plain PnP).
+    ``max_leakage`` are finite floats >= 0 (``gamma = 0``: the term vanishes and the solve is plain PnP;
+    ``max_leakage = 0`` demands S exactly in Null(H) to the power iteration's rounding, and since the
+    leakage lies in [0, 1] any ``max_leakage`` >= 1 accepts every S).
     """
 
     projection: LinearOperator
@@ -150,20 +154,34 @@ class NPN:
         if not isinstance(x, torch.Tensor) or tuple(x.shape) != self.projection.image_shape:
             raise ValueError(f"x must be one image of shape {self.projection.image_shape} (projection's "
                              f"image_shape), got {tuple(getattr(x, 'shape', ()))}")
+        # a NaN image gave a NaN gradient/value in silence; dtype and layout are projection.apply's checks
+        if x.is_floating_point() and x.layout == torch.strided:
+            check_finite_data("x", x)
         shape = self.projection.measurement_shape
         if not isinstance(prediction, torch.Tensor) or tuple(prediction.shape) != shape:
             raise ValueError(f"prediction must be a tensor of shape {shape} (what predict(y) returns), got "
                              f"{type(prediction).__name__} {tuple(getattr(prediction, 'shape', ()))}")
-        if prediction.is_complex() or prediction.device.type == "meta" \
-                or not bool(torch.isfinite(prediction).all()):
+        if prediction.dtype not in (torch.float32, torch.float64) or prediction.layout != torch.strided:
+            # a bool one met torch's "Subtraction ... with a bool tensor", an int one was a rounded prediction
+            raise TypeError(f"prediction must be a dense float32 or float64 tensor (what predict(y) "
+                            f"returns), got {prediction.dtype} ({prediction.layout})")
+        if prediction.device.type == "meta" or not bool(torch.isfinite(prediction).all()):
             raise ValueError("prediction must be real and finite (what predict(y) returns)")
 
     def gradient(self, x: torch.Tensor, prediction: torch.Tensor) -> torch.Tensor:
         """∇ of γ/2 ‖G(y) − Sx‖²: γ Sᵀ(Sx − G(y)), for one image ``x`` and ``prediction = predict(y)``."""
         self._check_pair(x, prediction)
-        return self.gamma * self.projection.apply_adjoint(self.projection.apply(x) - prediction)
+        grad = self.gamma * self.projection.apply_adjoint(self.projection.apply(x) - prediction)
+        if not bool(torch.isfinite(grad).all()):
+            raise ValueError(f"γ Sᵀ(Sx − G(y)) overflows to inf for this x and prediction (entries too large "
+                             f"for {grad.dtype}; rescale x, or use a smaller gamma = {self.gamma:g})")
+        return grad
 
     def value(self, x: torch.Tensor, prediction: torch.Tensor) -> float:
         """γ/2 ‖G(y) − Sx‖² for one image ``x`` and ``prediction = predict(y)``."""
         self._check_pair(x, prediction)
-        return 0.5 * self.gamma * float(((self.projection.apply(x) - prediction) ** 2).sum())
+        value = 0.5 * self.gamma * float(((self.projection.apply(x) - prediction) ** 2).sum())
+        if not math.isfinite(value):  # finite but huge x or prediction (~1e200): the squares overflowed
+            raise ValueError(f"γ/2‖G(y) − Sx‖² overflows to inf for this x and prediction (entries too large "
+                             f"for float64; rescale x, or use a smaller gamma = {self.gamma:g})")
+        return value

@@ -206,13 +206,15 @@ class DQP(Algorithm):
         ``qpsolvers.available_solvers`` (clarabel, osqp, daqp, ...).
     eps_active : slack threshold (per unit row norm of ``G``) deciding the active set: row i is
         active iff its slack is ``<= eps_active``; an active row is weakly active iff
-        ``mu_i <= eps_active · max(1, max mu)``.
+        ``mu_i <= eps_active · max(1, max mu)``. A finite float > 0; a large one (>= 1) marks slack rows
+        active too, whose wrong polish the KKT check then rejects (the backend's point is kept).
     refine_active : greedily fix the active set after the polish (drop the most
         negative multiplier / add the most violated constraint, re-solve), as in
         the paper's heuristic refinement.
     polish : re-solve the reduced KKT system for ``x`` and the duals (default);
         ``False`` keeps the backend's own ``x`` (the derivative still uses K_J).
-    kkt_tol : the returned point is checked, whatever the backend and the polish did:
+    kkt_tol : a float in (0, 1] (above 1 a relative residual accepts any point); the returned point is
+        checked, whatever the backend and the polish did:
         ``Success`` needs every relative KKT residual (:func:`kkt_residuals`) ≤ ``kkt_tol``;
         otherwise the retcode is ``Failure`` (``MaxIters`` when the backend's status says it
         hit its iteration cap, ``MaxTime`` its time limit; the same when it returned no
@@ -274,6 +276,8 @@ class DQP(Algorithm):
         # stored as Python floats: np.float32(1e-5) was kept as numpy (its repr and hash differ from 1e-5's)
         object.__setattr__(self, "eps_active", check_positive("eps_active", self.eps_active))
         object.__setattr__(self, "kkt_tol", check_positive("kkt_tol", self.kkt_tol))
+        if self.kkt_tol > 1.0:  # a relative residual above 1 accepts any point: every run was a Success
+            raise ValueError(f"kkt_tol must be in (0, 1] (a relative KKT residual), got {self.kkt_tol!r}")
         if self.abs_tol is not None:
             object.__setattr__(self, "abs_tol", check_positive("abs_tol", self.abs_tol))
         for name in ("refine_active", "polish"):  # numpy bools too (np.True_ was refused as "not a bool")
@@ -514,7 +518,7 @@ class KKTFactor:
                 continue
             if not (sp.issparse(M) or isinstance(M, np.ndarray)) or M.ndim != 2:
                 raise TypeError(f"{name} must be a 2-D numpy array or scipy.sparse matrix, "
-                                f"got {type(M).__name__} of shape {np.shape(M)}")
+                                f"got {type(M).__name__} of shape {getattr(M, 'shape', None)}")
             data = M.data if sp.issparse(M) else M
             if not np.issubdtype(data.dtype, np.number) or not np.all(np.isfinite(data)):
                 raise ValueError(f"{name} contains NaN or inf entries (or is not numeric)")
@@ -530,7 +534,7 @@ class KKTFactor:
         if cholesky is not None:
             if not isinstance(cholesky, np.ndarray) or cholesky.shape != (n, n):
                 raise TypeError(f"cholesky must be a numpy array of shape ({n}, {n}) (P's lower factor), "
-                                f"got {type(cholesky).__name__} of shape {np.shape(cholesky)}")
+                                f"got {type(cholesky).__name__} of shape {getattr(cholesky, 'shape', None)}")
             if not np.issubdtype(cholesky.dtype, np.number) or not np.all(np.isfinite(cholesky)):
                 raise ValueError("cholesky contains NaN or inf entries (or is not numeric)")
             _check_cholesky_of(P, cholesky)
@@ -976,8 +980,15 @@ class QPSolution(Solution):
             raise ValueError(f"no derivative available: the solve ended with {self.retcode.value}")
         names = INPUTS + (("lb", "ub") if self._box is not None else ())
         wrt = names if wrt is None else wrt
+        if isinstance(wrt, str):  # one name, not a tuple of names ("P" would read as "P")
+            raise ValueError(f"wrt must be a tuple of names in {names}, got the str {wrt!r}")
+        if not isinstance(wrt, tuple | list | set | frozenset) \
+                or not all(isinstance(w, str) for w in wrt):  # 3 met "'int' object is not iterable"
+            raise TypeError(f"wrt must be a tuple of names in {names} (or None: all), got "
+                            f"{type(wrt).__name__} {wrt!r:.60}")
+        wrt = tuple(wrt)
         unknown = sorted(set(wrt) - set(names))
-        if isinstance(wrt, str) or unknown:
+        if unknown:
             raise ValueError(f"wrt must be a tuple of names in {names}, got {wrt!r}")
         if self._scaling is not None:  # the chain rule through the copy's data (x = d·x̃; d, σ, ρ constants)
             d, sigma, rho_G, rho_A = self._scaling
@@ -1468,6 +1479,11 @@ def _max_abs(M) -> float:
 
 def _pow2(value: float) -> float:
     # powers of two: the scaled data are exact, so every threshold compares the same numbers
+    if not 0.0 < value < math.inf:  # a scale past float64 (q ~ 1e300 with P = I: ‖P‖·d² = inf) met log2's
+        # "math domain error", naming nothing
+        raise ValueError(f"the QP's data P, q, G, h, A, b (and lb, ub) span scales beyond float64 (a scale "
+                         f"factor of {value:g}): its solution or objective is not representable; rescale "
+                         f"them")
     return 2.0 ** round(math.log2(value))
 
 

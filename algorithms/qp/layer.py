@@ -213,6 +213,9 @@ def qp_layer(P, q, G=None, h=None, A=None, b=None, *, lb=None, ub=None, algorith
         if (torch.is_tensor(value) and value.is_complex()) or (sp.issparse(value)
                                                                 and np.iscomplexobj(value.data)):
             raise TypeError(f"{name} must be real, got complex dtype {value.dtype}")  # .real would drop it
+        if torch.is_tensor(value) and value.layout != torch.strided:  # torch's "can't convert Sparse layout"
+            raise TypeError(f"{name} must be a dense (strided) tensor, got layout {value.layout} (pass a "
+                            f"constant sparse matrix as scipy.sparse, or use .to_dense())")
         if torch.is_tensor(value):
             # bool entries would count as 0/1 and half precision is not a dtype the float64 solve can
             # give back faithfully (torch.linalg refuses both); a meta tensor has no data to solve with

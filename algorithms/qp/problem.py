@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -195,7 +196,7 @@ class QP(Problem):
             if np.iscomplexobj(raw) or raw.dtype.kind in "USVbO":
                 raise TypeError(f"dtype {raw.dtype}")
             v = raw.astype(np.float64)
-        except (TypeError, ValueError) as exc:
+        except Exception as exc:  # also what an object's raising __array__ throws (a RuntimeError)
             raise TypeError(f"{name} must be a real numeric vector, got {type(value).__name__} "
                             f"({exc})") from exc
         if v.ndim != 1 or v.shape[0] != n:
@@ -305,4 +306,9 @@ class QP(Problem):
         check_shape("x", x, (self.n,))  # numpy's matmul message named no argument (an (n, 1) x broadcast)
         if not np.all(np.isfinite(x)):
             raise ValueError("x contains NaN or inf entries")
-        return float(0.5 * x @ (self.P @ x) + self.q @ x)
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, by name
+            value = float(0.5 * x @ (self.P @ x) + self.q @ x)
+        if not math.isfinite(value):  # entries ~1e200: xᵀPx overflowed to inf (or inf − inf = NaN)
+            raise ValueError(f"x has entries too large: ½xᵀPx + qᵀx overflows float64 (max |x| = "
+                             f"{float(np.abs(x).max()):.3g})")
+        return value

@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import _refuse_masked, check_bool
-from algorithms.quantum.states import _count, _n_qubits_of, _rng, as_density_matrix
+from algorithms._validation import check_bool
+from algorithms.quantum.states import _count, _n_qubits_of, _rng, as_array, as_density_matrix
 
 __all__ = [
     "collision_statistic",
@@ -47,9 +47,10 @@ __all__ = [
 def _counts_array(counts: Any) -> tuple[np.ndarray, int]:
     # the same checks as np.any / np.atleast_2d / np.issubdtype spelled as array methods: the
     # successive-rejects loops call this thousands of times on small arrays
-    if isinstance(counts, np.ma.MaskedArray):  # np.asarray drops the mask: masked counts would count
-        _refuse_masked("counts", counts)
-    array = np.asarray(counts)
+    if isinstance(counts, np.ndarray) and not isinstance(counts, np.ma.MaskedArray):
+        array = counts  # the hot path (thousands of small arrays per solve)
+    else:  # a masked array, a list, an object whose __array__ raises: named by as_array
+        array = as_array("counts", counts)
     if array.ndim not in (1, 2) or array.dtype.kind not in "iu" or (array < 0).any():
         raise ValueError(f"counts must be non-negative integer counts of shape (d,) or (size, d), got "
                          f"dtype {array.dtype} and shape {array.shape}")
@@ -86,11 +87,12 @@ def purity_from_collisions(mean_statistic: Any, copies_per_basis: int, dim: int)
     """
     m = _count("copies_per_basis", copies_per_basis, 2)
     dim = _count("dim", dim, 2)
-    if isinstance(mean_statistic, bool | np.bool_) or np.ndim(mean_statistic) != 0 \
-            or not isinstance(np.asarray(mean_statistic).item(), int | float):
+    statistic = None if isinstance(mean_statistic, bool | np.bool_) else as_array("mean_statistic",
+                                                                                  mean_statistic)
+    if statistic is None or statistic.ndim != 0 or statistic.dtype.kind not in "iuf":
         raise TypeError(f"mean_statistic must be a real number, got {type(mean_statistic).__name__} "
                         f"{mean_statistic!r}")  # float('0.3') would parse a string
-    value = float(mean_statistic)
+    value = float(statistic)
     # a mean of collision statistics Σ cᵢ(cᵢ − 1)/m² lies in [0, (m − 1)/m] (all m shots on one outcome):
     # beyond, the "purity" returned exceeded 1 (29 for 5.0) in silence
     # (1e-12 relative: a mean of per-row statistics, each rounded, may pass the bound by an ulp or two)

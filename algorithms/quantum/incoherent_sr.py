@@ -51,6 +51,7 @@ from algorithms.quantum.problem import (
     PurestStateProblem,
     QuantumStats,
     check_copies_per_basis,
+    check_simulated_bases,
     run_successive_rejects,
     successive_rejects_schedule,
 )
@@ -62,7 +63,8 @@ __all__ = ["IncoherentSR", "copies_per_basis_for"]
 def copies_per_basis_for(dim: int, copies_per_basis: int | None = None, gap: float | None = None) -> int:
     """The m of :class:`IncoherentSR`: the given m, else max(2, ⌈1/√gap⌉), else ``dim``.
 
-    ``dim`` (int >= 2) is d, ``copies_per_basis`` an int >= 2 or None, ``gap`` a float in (0, 1] or None.
+    ``dim`` (int >= 2) is d, ``copies_per_basis`` an int in [2, 2**31 − 1] or None, ``gap`` a float in
+    [1/(2**31 − 1)², 1] or None (so that m = ⌈1/√gap⌉ is a count of copies).
 
     >>> copies_per_basis_for(8), copies_per_basis_for(8, gap=0.1), copies_per_basis_for(8, 3)
     (8, 4, 3)
@@ -81,7 +83,14 @@ def _check_gap(gap: object) -> float:
         raise TypeError(f"gap must be a float in (0, 1] or None, got {type(gap).__name__} {gap!r}")
     if not 0 < gap <= 1:
         raise ValueError(f"gap must be a float in (0, 1] or None, got {gap!r}")
+    if gap < _MIN_GAP:  # m = ⌈1/√gap⌉ past 2**31 − 1 copies per basis (1e-320 gave m ~ 1e160)
+        raise ValueError(f"gap must be >= {_MIN_GAP:.3g} (m = ⌈1/√gap⌉ copies per basis must be <= "
+                         f"2**31 − 1, a count of copies), got {gap!r}")
     return float(gap)
+
+
+#: the smallest ``gap`` whose m = ⌈1/√gap⌉ is a count of copies (<= 2**31 − 1)
+_MIN_GAP = 1.0 / (2**31 - 1) ** 2
 
 
 @dataclass(frozen=True)
@@ -108,6 +117,7 @@ def _solve(problem: PurestStateProblem, algorithm: IncoherentSR, options: SolveO
     rng = np.random.default_rng(options.seed)
     dim = problem.dim
     m = copies_per_basis_for(dim, algorithm.copies_per_basis, algorithm.gap)
+    check_simulated_bases(problem, problem.copies // m, "IncoherentSR")  # at most N/m bases are drawn
     schedule = successive_rejects_schedule(problem.copies, problem.K)
     stats = QuantumStats()
     bases = np.empty((0, dim, dim), dtype=np.complex128)

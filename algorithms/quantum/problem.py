@@ -39,7 +39,6 @@ from typing import Any
 import numpy as np
 
 from algorithms._validation import (
-    _refuse_masked,
     check_count,
     check_fits_memory,
     check_generator,
@@ -47,7 +46,7 @@ from algorithms._validation import (
     check_nonnegative,
 )
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
-from algorithms.quantum.states import _count, _n_qubits_of, as_density_matrix
+from algorithms.quantum.states import _count, _n_qubits_of, as_array, as_density_matrix
 
 __all__ = [
     "PurestStateProblem",
@@ -60,8 +59,7 @@ __all__ = [
 
 
 def _purity_vector(purities: Any) -> np.ndarray:
-    _refuse_masked("purities", purities)  # np.asarray drops the mask
-    array = np.asarray(purities)
+    array = as_array("purities", purities)  # a masked array or an __array__ that raises: named
     if array.dtype == object or not np.issubdtype(array.dtype, np.number) or np.iscomplexobj(array):
         raise TypeError(f"purities must be a real 1-D array, got {purities!r}")
     array = array.astype(np.float64)
@@ -141,15 +139,26 @@ class QuantumStats(Stats):
     """Counters of an identification run: ``copies`` consumed (never more than the budget),
     ``settings`` measured (Haar or local bases, or SWAP tests); ``f_calls`` = ``copies`` and
     ``iterations`` = elimination phases completed; ``grad_calls``, ``hess_calls`` and ``linear_solves``
-    stay 0 and ``wall_time`` is the run's seconds."""
+    stay 0 and ``wall_time`` is the run's seconds. Every counter is an int >= 0 (numpy ints are stored as
+    ints); ``wall_time`` a float >= 0 or NaN (not timed)."""
 
     copies: int = 0
     settings: int = 0
 
     def __post_init__(self) -> None:
-        # counters: QuantumStats(copies=-1) or copies=1.5 was stored as given; numpy ints become ints
-        for name in ("copies", "settings"):
+        parent = getattr(super(), "__post_init__", None)
+        if parent is not None:  # Stats' own checks, should it gain some
+            parent()
+        # counters: QuantumStats(copies=-1) or copies=1.5 was stored as given; numpy ints become ints. The
+        # inherited counters too (iterations="x" was stored as given); wall_time a float (NaN: not timed)
+        for name in ("copies", "settings", "iterations", "f_calls", "grad_calls", "hess_calls",
+                     "linear_solves"):
             object.__setattr__(self, name, check_int_at_least(name, getattr(self, name), 0))
+        wall = self.wall_time
+        if isinstance(wall, bool | np.bool_) or not isinstance(wall, int | float | np.integer | np.floating) \
+                or not (math.isnan(wall) or 0 <= wall < math.inf):
+            raise ValueError(f"wall_time must be a float >= 0 in seconds (NaN: not timed), got {wall!r}")
+        object.__setattr__(self, "wall_time", float(wall))
 
 
 @dataclass(frozen=True, eq=False)
@@ -220,7 +229,9 @@ class PurestStateProblem(Problem):
         return int(np.argmax(self._purities))
 
     def is_correct(self, index: int, atol: float = 1e-12) -> bool:
-        """Whether ``index`` names a purest state (ties within ``atol`` count as purest)."""
+        """Whether ``index`` (an int in [0, K − 1]) names a purest state (ties within ``atol`` count as
+        purest). ``atol``: a finite float >= 0 (0: exact ties only); purities lie in (0, 1], so any
+        ``atol`` >= 1 counts every state as purest (valid, if uninformative)."""
         index = _count("index", index, 0)
         if index >= self.K:
             raise ValueError(f"index must be in [0, K − 1 = {self.K - 1}], got {index}")
@@ -253,6 +264,7 @@ def run_successive_rejects(
     current estimate.
     """
     check_generator("rng", rng)
+    check_no_tol(options, label)
     K = problem.K
     survivors = list(range(K))
     phases = options.iterations(K - 1)
@@ -291,6 +303,31 @@ def run_successive_rejects(
     stats.f_calls = stats.copies
     value = to_purity(score(best))
     return Solution(x=best, value=value, retcode=retcode, stats=stats, trace=monitor.trace)
+
+
+#: the most basis entries (bases × d²) a solve simulates: 2**24 complex128 numbers, 256 MiB per array and
+#: seconds; a budget past it (copies = 2**31 − 1 with d = 2: 2**30 Haar bases) ran for minutes, then ran
+#: out of memory (2**27 copies took 150 s on the loaded machine)
+MAX_SIMULATED_ENTRIES = 2**24
+
+
+def check_simulated_bases(problem: PurestStateProblem, bases: int, label: str) -> None:
+    """Refuse, naming ``copies``, a budget whose ``bases`` measurement bases of d × d exceed
+    :data:`MAX_SIMULATED_ENTRIES` (the simulation's memory and time), before anything is drawn."""
+    entries = bases * problem.dim**2
+    if entries > MAX_SIMULATED_ENTRIES:
+        raise ValueError(f"copies = {problem.copies} is too large for {label}'s simulation: it measures "
+                         f"{bases} random bases of {problem.dim}×{problem.dim} ({entries} complex entries > "
+                         f"2**24, the most simulated: 256 MiB per array); use fewer copies or a larger "
+                         f"copies_per_basis")
+
+
+def check_no_tol(options: SolveOptions, label: str) -> None:
+    """The identification algorithms have no tolerance: the budget N fixes the run. A ``tol`` passed to
+    their solve was ignored in silence; it is refused by name."""
+    if options.tol is not None:
+        raise ValueError(f"tol does not apply to {label}: its run is fixed by the budget of copies (maxiters "
+                         f"caps the elimination phases); got tol={options.tol!r}, pass none")
 
 
 def check_copies_per_basis(value: Any) -> int | None:

@@ -51,6 +51,18 @@ MAX_QUBITS = 10
 MAX_ATOL = 1e-2
 
 
+def as_array(name: str, value: Any) -> np.ndarray:
+    """``np.asarray(value)``, with what numpy raises for it (a ragged list, an object whose ``__array__``
+    raises) turned into a TypeError naming ``name``; a masked array with masked entries is refused."""
+    _refuse_masked(name, value)  # np.asarray drops the mask: masked entries would count as data
+    if getattr(getattr(value, "device", None), "type", None) == "meta":  # numpy's error named nothing
+        raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+    try:
+        return np.asarray(value)
+    except Exception as exc:
+        raise TypeError(f"{name} must be array-like: {type(exc).__name__}: {exc}") from None
+
+
 def state_tolerance(dtype: Any) -> float:
     """The tolerance of the density-matrix checks for entries of ``dtype``.
 
@@ -222,9 +234,11 @@ def partial_trace(rho: Any, keep: Any) -> np.ndarray:
     """
     matrix = as_density_matrix(rho)
     n_qubits = _n_qubits_of("rho", matrix.shape[0])
-    if isinstance(keep, str | bytes) or not hasattr(keep, "__iter__"):
+    # a 0-d array or tensor has __iter__ but iterating it raised "'float' object is not iterable"
+    if isinstance(keep, str | bytes) or not hasattr(keep, "__iter__") \
+            or (hasattr(keep, "shape") and len(keep.shape) == 0):
         raise TypeError(f"keep must be a sequence of int qubit indices, got {type(keep).__name__} {keep!r}")
-    items = list(keep.tolist() if isinstance(keep, np.ndarray) else keep)
+    items = list(keep.tolist() if hasattr(keep, "tolist") and hasattr(keep, "shape") else keep)
     if any(isinstance(q, bool | np.bool_) or not isinstance(q, int | np.integer) for q in items):
         raise TypeError(f"keep must hold int qubit indices (int() would truncate), got {keep!r}")
     kept = sorted({int(q) for q in items})
@@ -301,10 +315,7 @@ def measurement_probabilities(rho: Any, unitaries: Any) -> np.ndarray:
     [0.75, 0.25]
     """
     matrix = as_density_matrix(rho)
-    _refuse_masked("unitaries", unitaries)
-    if getattr(getattr(unitaries, "device", None), "type", None) == "meta":  # numpy's error named nothing
-        raise ValueError("unitaries is on the meta device (no data); move it to a real device")
-    array = np.asarray(unitaries)
+    array = as_array("unitaries", unitaries)
     if array.dtype == bool or array.dtype == object or not np.issubdtype(array.dtype, np.number):
         raise TypeError(f"unitaries must be a numeric (real or complex) array, got dtype {array.dtype}")
     if (array.ndim not in (2, 3)
@@ -314,11 +325,12 @@ def measurement_probabilities(rho: Any, unitaries: Any) -> np.ndarray:
     if not np.all(np.isfinite(array)):
         raise ValueError("unitaries contains NaN or inf entries")
     stack = array.reshape(-1, *array.shape[-2:])
-    gram = stack @ np.conj(np.swapaxes(stack, -1, -2))
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow (NaN gram) is refused below, by name
+        gram = stack @ np.conj(np.swapaxes(stack, -1, -2))
     error = np.abs(gram - np.eye(array.shape[-1])).max(axis=(-2, -1))
     tol = 10 * state_tolerance(array.dtype if np.issubdtype(array.dtype, np.inexact) else np.float64)
-    if np.any(error > tol):
-        bad = int(np.argmax(error))
+    if not np.all(error <= tol):  # NaN too: entries ~1e300 overflowed the product U U† (NaN > tol is False)
+        bad = int(np.argmax(~(error <= tol)))
         raise ValueError(f"unitaries must be unitary (rows an orthonormal measurement basis): basis {bad} "
                          f"has max |U U^dagger - I| = {float(error[bad]):.3g} > {tol:g}")
     return outcome_probabilities(matrix, array)
@@ -342,8 +354,7 @@ def sample_counts(probabilities: Any, shots: int, seed: int | np.random.Generato
     [[5, 0], [0, 5]]
     """
     shots = _count("shots", shots, 0)
-    _refuse_masked("probabilities", probabilities)
-    raw = np.asarray(probabilities)
+    raw = as_array("probabilities", probabilities)
     if raw.dtype == object or raw.dtype.kind not in "iuf":  # strings parsed, complex truncated otherwise
         raise TypeError(f"probabilities must be real numbers, got dtype {raw.dtype}")
     array = raw.astype(np.float64)

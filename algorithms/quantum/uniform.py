@@ -41,7 +41,13 @@ from algorithms.quantum.estimators import (
     purity_from_collisions,
     swap_test_acceptance,
 )
-from algorithms.quantum.problem import PurestStateProblem, QuantumStats, check_copies_per_basis
+from algorithms.quantum.problem import (
+    PurestStateProblem,
+    QuantumStats,
+    check_copies_per_basis,
+    check_no_tol,
+    check_simulated_bases,
+)
 from algorithms.quantum.states import haar_unitaries, local_unitaries, outcome_probabilities
 
 __all__ = ["ESTIMATORS", "UniformAllocation"]
@@ -88,6 +94,7 @@ def _estimates(problem: PurestStateProblem, algorithm: UniformAllocation, share:
     settings = share // m
     if settings == 0:
         return np.full(problem.K, math.nan)
+    check_simulated_bases(problem, settings, "UniformAllocation")
     unitaries = (haar_unitaries(dim, settings, rng) if algorithm.estimator == "collision"
                  else local_unitaries(n_qubits, settings, rng))
     estimates = np.empty(problem.K)
@@ -104,6 +111,7 @@ def _estimates(problem: PurestStateProblem, algorithm: UniformAllocation, share:
 
 @_dispatch
 def _solve(problem: PurestStateProblem, algorithm: UniformAllocation, options: SolveOptions) -> Solution:
+    check_no_tol(options, "UniformAllocation")
     rng = np.random.default_rng(options.seed)
     stats = QuantumStats()
     monitor = IterationMonitor(options, total=1, desc="UniformAllocation")

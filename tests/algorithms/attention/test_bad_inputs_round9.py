@@ -1,0 +1,45 @@
+"""#43 round 9 (pre-audit sweep) of algorithms.attention: an inverse temperature λ = β√d that overflows
+(NaN softmax weights in silence), a λ·score product that overflows (the softmax's limit instead), the
+fitted predictor's argument named as its signature names it, a 0-d array as ``dtype``."""
+
+import numpy as np
+import pytest
+import torch
+
+from algorithms.attention import (
+    SingleLocationProblem,
+    SoftmaxAttention,
+    fit_linear_predictor,
+    monte_carlo_risk,
+)
+
+
+def test_overflowing_inverse_temperature_refused():
+    with pytest.raises(ValueError, match=r"beta must keep the inverse temperature"):
+        SingleLocationProblem(d=8, L=4, gamma=0.6, beta=1e308)
+    with pytest.raises(ValueError, match=r"beta must keep the inverse temperature"):
+        SoftmaxAttention(8, beta=1e308)
+
+
+def test_huge_finite_temperature_gives_the_argmax_limit():
+    X = torch.randn(5, 4, 8, dtype=torch.float64, generator=torch.Generator().manual_seed(0)) * 1e10
+    out = SoftmaxAttention(8, beta=1e300)(X)
+    assert bool(torch.isfinite(out).all())
+    problem = SingleLocationProblem(d=8, L=4, gamma=0.6, beta=1e300)
+    risk = monte_carlo_risk(problem, *problem.oracle(), n=50)
+    assert all(np.isfinite(v) for v in risk.values())
+
+
+def test_predict_names_its_argument():
+    X = torch.randn(40, 2, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    predict = fit_linear_predictor(X, X[:, 0, 0])
+    with pytest.raises(TypeError, match=r"\bX\b must be a torch tensor"):
+        predict("X")
+    with pytest.raises(ValueError, match=r"\bX\b contains NaN"):
+        predict(torch.full((2, 2, 3), float("nan"), dtype=torch.float64))
+    predict(X=X[:2])  # the keyword its signature and docstring name
+
+
+def test_zero_dimensional_dtype_named():
+    with pytest.raises(TypeError, match=r"dtype must be numpy.float32 or numpy.float64"):
+        SingleLocationProblem(d=8, L=4, gamma=0.6, dtype=np.array(0.5))

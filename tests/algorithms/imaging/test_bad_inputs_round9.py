@@ -1,0 +1,139 @@
+"""#43 round 9 (pre-audit sweep) of algorithms.imaging, by class: sparse tensors reaching torch's kernels,
+finite inputs whose maps overflow (an inf/NaN output in silence), pure maps without checks
+(DenoiserPrior.value, SubspacePrior.value), single-step methods without checks (PnPPGD.step,
+PnPADMM.x_step), denormal scales (TV prox step, ADMM penalty), raising ``__array__`` objects."""
+
+import numpy as np
+import pytest
+import torch
+
+from algorithms import solve
+from algorithms.imaging import (
+    NPN,
+    Blur,
+    DenoiserPrior,
+    InverseProblem,
+    MaskedFourier,
+    NullSpaceNet,
+    NullSpaceProjector,
+    PnPADMM,
+    PnPPGD,
+    Radon,
+    ResidualDenoiser,
+    SubspacePrior,
+    TVPrior,
+    cartesian_mask,
+    gaussian_cs,
+    qr_null_rows,
+    ssim,
+    total_variation,
+)
+from tests.algorithms.imaging._instances import Planted, square
+
+DT = torch.float64
+H = gaussian_cs((8, 8), 0.5, seed=0)
+X = square()
+PROBLEM = InverseProblem(H, H(X))
+S = qr_null_rows(H, 4, seed=0)
+NPN_TERM = NPN(S, Planted(S(X), H.out_features), 1.0)
+BASIS, _ = torch.linalg.qr(torch.randn(64, 3, dtype=DT, generator=torch.Generator().manual_seed(0)))
+
+
+class RaisingArray:
+    def __array__(self, *args, **kwargs):
+        raise RuntimeError("boom")
+
+
+SPARSE = X.to_sparse()
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: H.forward(SPARSE), "x"),
+    (lambda: Blur((8, 8), 1.0).adjoint(SPARSE), "y"),
+    (lambda: total_variation(SPARSE), "x"),
+    (lambda: TVPrior(0.1).prox(SPARSE, 1.0), "x"),
+    (lambda: NullSpaceProjector(H)(SPARSE), "x"),
+    (lambda: SubspacePrior(BASIS.to_sparse(), (8, 8)), "basis"),
+    (lambda: NullSpaceNet(H, S, 2, 2)(H(X)[None].to_sparse()), "X"),
+    (lambda: ResidualDenoiser(2, 2).double()(X[None].to_sparse()), "x"),
+    (lambda: MaskedFourier(cartesian_mask((8, 8), 2, seed=0).to_sparse()), "mask"),
+    (lambda: NPN_TERM.gradient(SPARSE, NPN_TERM.predict(PROBLEM.y)), "x"),
+])
+def test_sparse_tensors_named(call, name):
+    with pytest.raises(TypeError, match=rf"\b{name}\b must be a dense"):
+        call()
+
+
+def test_meta_mask_and_raising_angles_named():
+    with pytest.raises(ValueError, match="mask is on the meta device"):
+        MaskedFourier(torch.zeros(8, 8, dtype=torch.bool, device="meta"))
+    with pytest.raises(TypeError, match="angles must be a sequence of degrees"):
+        Radon((8, 8), RaisingArray())
+    with pytest.raises(TypeError, match="angles must hold numbers"):
+        Radon((8, 8), [True, 45.0])
+
+
+def test_overflowing_maps_refused_by_name():
+    """Finite inputs whose result overflows: the output was inf/NaN in silence."""
+    huge = torch.full((8, 8), 1e308, dtype=DT)
+    with pytest.raises(ValueError, match=r"x has entries too large.*H x overflows"):
+        Blur((8, 8), 1.0)(huge)
+    with pytest.raises(ValueError, match=r"x has entries too large.*total variation"):
+        total_variation(huge * torch.linspace(-1, 1, 64, dtype=DT).reshape(8, 8))
+    with pytest.raises(ValueError, match="weight"):
+        TVPrior(1e308).value(X * 1e10)
+    with pytest.raises(ValueError, match="overflows"):
+        NPN_TERM.value(X * 1e200, NPN_TERM.predict(PROBLEM.y))
+    big = np.full((8, 8), 1e200)
+    big[0] = -1e200
+    with pytest.raises(ValueError, match=r"ssim overflows.*estimate, reference"):
+        ssim(big, np.zeros((8, 8)))
+    with pytest.raises(ValueError, match="ssim overflows"):
+        ssim(np.eye(8), np.zeros((8, 8)), data_range=1e308)
+
+
+def test_prox_at_denormal_and_overflowing_strength():
+    """lr·weight denormal: x/(lr·weight) overflowed into a NaN image; lr·weight = inf: NaN too."""
+    noisy = X + 0.1 * torch.randn(8, 8, dtype=DT, generator=torch.Generator().manual_seed(0))
+    assert torch.equal(TVPrior(0.1).prox(noisy, 1e-320), noisy)
+    limit = TVPrior(10.0).prox(noisy, 1e308)
+    assert torch.allclose(limit, noisy.mean().expand(8, 8))
+
+
+def test_prior_values_check_x():
+    for prior in (DenoiserPrior(ResidualDenoiser(2, 2).double()), SubspacePrior(BASIS, (8, 8))):
+        with pytest.raises(TypeError, match=r"\bx\b must be a floating torch.Tensor"):
+            prior.value("x")
+        with pytest.raises(ValueError, match=r"\bx\b contains NaN"):
+            prior.value(torch.full((8, 8), float("nan"), dtype=DT))
+    with pytest.raises(ValueError, match=r"\bx\b must have shape"):
+        SubspacePrior(BASIS, (8, 8)).value(torch.zeros(4, 4, dtype=DT))
+
+
+def test_single_steps_check_their_inputs():
+    pgd = PnPPGD(prior=TVPrior(0.1), lr=1.0, npn=NPN_TERM)
+    admm = PnPADMM(prior=TVPrior(0.1), penalty=1.0, cg_iters=3)
+    prediction = NPN_TERM.predict(PROBLEM.y)
+    with pytest.raises(TypeError, match=r"problem must be an algorithms\.imaging\.InverseProblem"):
+        pgd.step("problem", X, prediction)
+    with pytest.raises(TypeError, match="problem must be"):
+        admm.x_step(None, X, X)
+    with pytest.raises(ValueError, match=r"\bx\b contains NaN"):
+        pgd.step(PROBLEM, torch.full((8, 8), float("nan"), dtype=DT), prediction)
+    with pytest.raises(ValueError, match=r"\brhs\b must be one image of shape \(8, 8\)"):
+        admm.x_step(PROBLEM, X, X.reshape(-1))
+    with pytest.raises(TypeError, match=r"\brhs\b must be a dense float32 or float64"):
+        admm.x_step(PROBLEM, X, 1.0)
+    with pytest.raises(ValueError, match="prediction must be None"):
+        PnPPGD(prior=TVPrior(0.1)).step(PROBLEM, X, prediction)
+    with pytest.raises(TypeError, match="prediction must be a dense float32 or float64"):
+        pgd.step(PROBLEM, X, prediction > 0)
+    with pytest.raises(ValueError, match=r"\bx\b contains NaN"):
+        NPN_TERM.gradient(torch.full((8, 8), float("nan"), dtype=DT), prediction)
+    assert pgd.step(PROBLEM, X, prediction).shape == (8, 8)
+
+
+def test_admm_penalty_below_smallest_normal_refused():
+    with pytest.raises(ValueError, match=r"penalty must be >= 2\.23e-308"):
+        PnPADMM(prior=TVPrior(0.1), penalty=1e-320)
+    assert solve(PROBLEM, PnPADMM(prior=TVPrior(0.1), penalty=1e-300), maxiters=2).retcode is not None
