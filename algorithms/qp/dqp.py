@@ -858,7 +858,7 @@ def _picklable(original: Any) -> Any:
     return result
 
 
-@dataclass
+@dataclass(eq=False)  # identity, as Solution: the generated == compared x arrays (numpy's ambiguous truth)
 class QPSolution(Solution):
     """A :class:`~algorithms.core.Solution` of a QP with duals, active set and a VJP.
 

@@ -52,3 +52,12 @@ def test_kkt_tol_above_one_refused():
     with pytest.raises(ValueError, match=r"kkt_tol must be in \(0, 1\]"):
         DQP(kkt_tol=1.5)
     assert DQP(kkt_tol=1.0).kkt_tol == 1.0  # a claim uses the boundary on purpose
+
+
+def test_solutions_compare_by_identity():
+    """QPSolution's generated __eq__ compared the x arrays: numpy's "truth value ... is ambiguous"."""
+    import copy
+
+    other = copy.deepcopy(SOL)
+    assert (other == SOL) is False and SOL == SOL
+    assert hash(SOL) != hash(other) or other is not SOL
