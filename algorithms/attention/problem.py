@@ -75,7 +75,8 @@ def check_unit_vector(name: str, value, d: int, dtype=torch.float64) -> torch.Te
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a real vector of length {d}: {exc}") from exc
     if vec.shape != (d,):
-        raise ValueError(f"{name} must have shape ({d},), got {tuple(vec.shape)}")
+        raise ValueError(f"{name} must have shape ({d},) (the problem's token dimension d = {d}), got "
+                         f"{tuple(vec.shape)}")
     check_finite_data(name, vec)
     norm = float(torch.linalg.vector_norm(vec.double()))
     if abs(norm - 1.0) > _UNIT_TOL:

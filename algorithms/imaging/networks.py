@@ -65,8 +65,8 @@ class NullSpaceNet(CheckedStateModule):
             if not isinstance(value, LinearOperator):
                 raise TypeError(f"{name} must be a LinearOperator, got {type(value).__name__}")
         if projection.image_shape != operator.image_shape:
-            raise ValueError(f"projection must act on images of shape {operator.image_shape}, got "
-                             f"{projection.image_shape}")
+            raise ValueError(f"projection must act on images of shape {operator.image_shape} (operator's), "
+                             f"got {projection.image_shape}")
         channels, depth = check_int_at_least("channels", channels, 1), check_int_at_least("depth", depth, 2)
         seed = check_seed(seed)
         self.operator, self.projection = operator, projection

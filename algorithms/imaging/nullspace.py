@@ -244,7 +244,7 @@ def null_space_leakage(operator: LinearOperator, projection: LinearOperator, ite
     _check_operator("operator", operator)
     _check_operator("projection", projection)
     if projection.image_shape != operator.image_shape:
-        raise ValueError(f"projection must act on images of shape {operator.image_shape}, "
+        raise ValueError(f"projection must act on images of shape {operator.image_shape} (operator's), "
                          f"got image_shape {projection.image_shape}")
     if isinstance(iterations, bool) or not isinstance(iterations, int | np.integer) or iterations < 1:
         # with no iteration the estimate would stay 0, i.e. "S lies in Null(H)" for any S

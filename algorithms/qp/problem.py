@@ -156,7 +156,8 @@ class QP(Problem):
             with single_blas_thread(n, min_n=64):  # as dqp.SMALL_THREAD_N
                 self._check_dense_psd(P, n)
         q = as_float_array("q", self.q, ndim=1, dtype=np.float64)
-        check_shape("q", q, (n,))
+        if q.shape != (n,):  # either may be the wrong one: both named
+            raise ValueError(f"q must have shape ({n},) (P is {n}×{n}), got {q.shape}")
         G, h = self._pair("G", self.G, "h", self.h, n)
         A, b = self._pair("A", self.A, "b", self.b, n)
         lb, ub = self._bound("lb", self.lb, n, -np.inf), self._bound("ub", self.ub, n, np.inf)
@@ -200,7 +201,7 @@ class QP(Problem):
             raise TypeError(f"{name} must be a real numeric vector, got {type(value).__name__} "
                             f"({exc})") from exc
         if v.ndim != 1 or v.shape[0] != n:
-            raise ValueError(f"{name} must have shape ({n},), got {v.shape}")
+            raise ValueError(f"{name} must have shape ({n},) (P is {n}×{n}), got {v.shape}")
         if np.any(np.isnan(v)) or np.any(v == -free):
             raise ValueError(f"{name} contains NaN or {-free} entries")
         return None if np.all(v == free) else v.copy()

@@ -321,7 +321,8 @@ def measurement_probabilities(rho: Any, unitaries: Any) -> np.ndarray:
     if (array.ndim not in (2, 3)
             or array.shape[-2:] != matrix.shape):
         raise ValueError(f"unitaries must have shape ({matrix.shape[0]}, {matrix.shape[0]}) or "
-                         f"(size, {matrix.shape[0]}, {matrix.shape[0]}), got {array.shape}")
+                         f"(size, {matrix.shape[0]}, {matrix.shape[0]}) (rho is {matrix.shape[0]} × "
+                         f"{matrix.shape[0]}), got {array.shape}")
     if not np.all(np.isfinite(array)):
         raise ValueError("unitaries contains NaN or inf entries")
     stack = array.reshape(-1, *array.shape[-2:])

@@ -43,3 +43,10 @@ def test_predict_names_its_argument():
 def test_zero_dimensional_dtype_named():
     with pytest.raises(TypeError, match=r"dtype must be numpy.float32 or numpy.float64"):
         SingleLocationProblem(d=8, L=4, gamma=0.6, dtype=np.array(0.5))
+
+
+def test_vector_of_another_length_names_d():
+    problem = SingleLocationProblem(d=8, L=4, gamma=0.6)
+    u = torch.ones(4, dtype=torch.float64) / 2
+    with pytest.raises(ValueError, match=r"\bu\b must have shape \(8,\) \(the problem's token dimension"):
+        monte_carlo_risk(problem, u, problem.oracle()[1])

@@ -61,3 +61,10 @@ def test_solutions_compare_by_identity():
     other = copy.deepcopy(SOL)
     assert (other == SOL) is False and SOL == SOL
     assert hash(SOL) != hash(other) or other is not SOL
+
+
+def test_length_mismatches_name_both():
+    with pytest.raises(ValueError, match=r"q must have shape \(2,\) \(P is 2×2\)"):
+        QP(P=np.eye(2), q=np.zeros(3))
+    with pytest.raises(ValueError, match=r"lb must have shape \(2,\) \(P is 2×2\)"):
+        QP(P=np.eye(2), q=np.zeros(2), lb=np.zeros(3))

@@ -94,3 +94,8 @@ def test_quantum_stats_inherited_counters(field, value, error):
     with pytest.raises(error, match=field):
         QuantumStats(**{field: value})
     assert QuantumStats(iterations=np.int64(3)).iterations == 3
+
+
+def test_unitaries_of_another_size_name_rho():
+    with pytest.raises(ValueError, match=r"unitaries must have shape .*\(rho is 4 × 4\)"):
+        measurement_probabilities(RHO, haar_unitaries(2, 3, seed=0))
