@@ -27,6 +27,10 @@ TRAIN_IMAGES = ("astronaut", "brick", "grass", "gravel", "coffee", "chelsea", "r
 #: images kept out of training, for evaluating reconstructions
 HELD_OUT_IMAGES = ("camera", "coins", "moon", "clock")
 
+#: the most crops ``training_patches``/``held_out_images`` cut in one call (10⁵ take seconds; the set-ups
+#: use 4000)
+MAX_CROPS = 10**5
+
 #: every image is first resized so that its longer side has this many pixels
 _LONG_SIDE = 128
 
@@ -73,6 +77,8 @@ def load_image(name: str) -> np.ndarray:
 def _crops(names: tuple[str, ...], size: int, count: int, seed: int, augment: bool) -> torch.Tensor:
     if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 1:
         raise ValueError(f"count must be a positive int, got {count!r}")
+    if count > MAX_CROPS:  # memory allowed 10**7 crops of 4×4, cut in a Python loop for many minutes (a hang)
+        raise ValueError(f"count must be <= {MAX_CROPS} crops (they are cut one by one), got {count}")
     # refused before np.empty: 2**40 crops raised numpy's MemoryError naming no argument
     owner = "training_patches" if augment else "held_out_images"
     check_fits_memory(owner, "count", count, 8.0 * count * size * size)
@@ -95,8 +101,8 @@ def _crops(names: tuple[str, ...], size: int, count: int, seed: int, augment: bo
 def training_patches(size: int, count: int, seed: int) -> torch.Tensor:
     """``count`` random ``size``×``size`` crops of :data:`TRAIN_IMAGES`, randomly rotated and flipped.
 
-    ``size`` is an int in [4, 64] (the images are resized to 128 px), ``count`` an int >= 1 and ``seed``
-    an int in [0, 2**64).
+    ``size`` is an int in [4, 64] (the images are resized to 128 px), ``count`` an int in [1, 10⁵]
+    (the crops are cut one by one: 10⁶ took minutes) and ``seed`` an int in [0, 2**64).
     """
     return _crops(TRAIN_IMAGES, _check_size(size), count, seed, augment=True)
 
@@ -104,8 +110,8 @@ def training_patches(size: int, count: int, seed: int) -> torch.Tensor:
 def held_out_images(size: int, count: int, seed: int = 0) -> torch.Tensor:
     """``count`` random ``size``×``size`` crops of :data:`HELD_OUT_IMAGES` (cycling through them).
 
-    ``size`` is an int in [4, 64] (the images are resized to 128 px), ``count`` an int >= 1 and ``seed``
-    an int in [0, 2**64).
+    ``size`` is an int in [4, 64] (the images are resized to 128 px), ``count`` an int in [1, 10⁵]
+    (the crops are cut one by one: 10⁶ took minutes) and ``seed`` an int in [0, 2**64).
 
     >>> tuple(held_out_images(16, count=3).shape)
     (3, 16, 16)
