@@ -50,6 +50,9 @@ from algorithms.attention.problem import SingleLocationProblem, check_unit_vecto
 __all__ = ["locate_probability", "mean_field_risk", "monte_carlo_risk", "thermodynamics",
            "top_score_probability"]
 
+#: the most tokens (n·L) ``monte_carlo_risk`` samples: 2**26, about a minute on a loaded machine (the claims'
+#: largest run, 4000 sequences of L = 2982, is 1.2e7)
+MAX_MC_TOKENS = 2**26
 _CHUNK_ENTRIES = 1 << 22  # tokens per Monte Carlo chunk (memory ~ 100 MB in float64)
 
 
@@ -210,7 +213,7 @@ def monte_carlo_risk(problem: SingleLocationProblem, u, v, *, n: int = 2000, see
     """Monte Carlo estimate of R(u, v) = E[(f(X; u, v) − y)²] − ε² with a normal ``level`` interval.
 
     ``problem`` is a :class:`SingleLocationProblem`; ``u`` and ``v`` unit vectors of length d; ``n`` (int
-    >= 2) samples, ``seed`` an int in [0, 2**64), ``level`` in (0, 1).
+    >= 2, with n·L <= 2**26 tokens) samples, ``seed`` an int in [0, 2**64), ``level`` in (0, 1).
 
     Exact in law for every link (the projections of the tokens on u, v, u*, v* are sampled
     jointly Gaussian); returns ``risk``, ``half_width`` (the interval is risk ± half_width),
@@ -241,6 +244,9 @@ def monte_carlo_risk(problem: SingleLocationProblem, u, v, *, n: int = 2000, see
     # one sequence's L − 1 noise pairs, keys and values (float64) at least: L = 2**40 reached torch's
     # allocator error naming nothing
     check_fits_memory("monte_carlo_risk", "L", problem.L, 48.0 * problem.L)
+    if n * problem.L > MAX_MC_TOKENS:  # n = 2**31 − 1 sampled for hours (10⁶ sequences of L = 4 take ~4 s)
+        raise ValueError(f"n must keep n·L <= 2**26 tokens sampled (about a minute), got n = {n} with L = "
+                         f"{problem.L} (n·L = {n * problem.L})")
     chunk = max(1, _CHUNK_ENTRIES // problem.L)
     squared = []
     for start in range(0, n, chunk):

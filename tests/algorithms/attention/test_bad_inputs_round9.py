@@ -50,3 +50,10 @@ def test_vector_of_another_length_names_d():
     u = torch.ones(4, dtype=torch.float64) / 2
     with pytest.raises(ValueError, match=r"\bu\b must have shape \(8,\) \(the problem's token dimension"):
         monte_carlo_risk(problem, u, problem.oracle()[1])
+
+
+def test_monte_carlo_sample_count_past_the_budget_refused():
+    """n = 2**31 − 1 sampled for hours (a hang)."""
+    problem = SingleLocationProblem(d=8, L=4, gamma=0.6)
+    with pytest.raises(ValueError, match=r"n must keep n·L <= 2\*\*26 tokens"):
+        monte_carlo_risk(problem, *problem.oracle(), n=2**31 - 1)
