@@ -256,6 +256,18 @@ def partial_trace(rho: Any, keep: Any) -> np.ndarray:
     return tensor.reshape(dim, dim)
 
 
+#: the most complex entries (size·dim²) and QR work (size·dim³) one draw of unitaries may take: 2**27 entries
+#: (2 GiB) and 2**33 (seconds to a minute); 100 unitaries of 2048 × 2048 fit in memory and took minutes (a
+#: hang). The claims' largest draw, 10⁵ Haar bases of 5 qubits, is 1.0e8 entries and 3.3e9 work.
+MAX_DRAWN_ENTRIES, MAX_QR_WORK = 2**27, 2**33
+
+
+def _check_draw(owner: str, size: int, dim: int) -> None:
+    if size * dim * dim > MAX_DRAWN_ENTRIES or size * dim**3 > MAX_QR_WORK:
+        raise ValueError(f"{owner}: size = {size} unitaries of {dim} × {dim} are too many to draw (size·dim² "
+                         f"must be <= 2**27 entries and size·dim³ <= 2**33); use a smaller size")
+
+
 @allocates("dim", "size")
 def haar_unitaries(dim: int, size: int, seed: int | np.random.Generator = 0) -> np.ndarray:
     """``size`` independent Haar-random ``dim`` × ``dim`` unitaries, shape (size, dim, dim).
@@ -263,7 +275,9 @@ def haar_unitaries(dim: int, size: int, seed: int | np.random.Generator = 0) -> 
     ``size`` is an int >= 0 (0: an empty (0, dim, dim) array).
 
     QR of complex Ginibre matrices with the phases of R's diagonal moved into Q (Mezzadri's
-    recipe), which makes Q exactly Haar distributed.
+    recipe), which makes Q exactly Haar distributed. ``dim`` is an int >= 1, ``size`` an int >= 0 with
+    size·dim² <= 2**27 and size·dim³ <= 2**33 (the draw's memory and time), ``seed`` an int in [0, 2**64) or
+    a ``numpy.random.Generator``.
 
     >>> U = haar_unitaries(4, 3, seed=0)
     >>> bool(np.allclose(U[1] @ U[1].conj().T, np.eye(4)))
@@ -271,6 +285,7 @@ def haar_unitaries(dim: int, size: int, seed: int | np.random.Generator = 0) -> 
     """
     dim = _count("dim", dim, 1)
     size = _count("size", size, 0)
+    _check_draw("haar_unitaries", size, dim)
     rng = _rng(seed)
     ginibre = rng.standard_normal((size, dim, dim)) + 1j * rng.standard_normal((size, dim, dim))
     if size == 0:
@@ -283,8 +298,8 @@ def haar_unitaries(dim: int, size: int, seed: int | np.random.Generator = 0) -> 
 def local_unitaries(n_qubits: int, size: int, seed: int | np.random.Generator = 0) -> np.ndarray:
     """``size`` random local unitaries U₁ ⊗ ... ⊗ Uₙ (each Uⱼ Haar on one qubit), (size, 2ⁿ, 2ⁿ).
 
-    ``n_qubits`` is an int >= 1, ``size`` an int >= 0 and ``seed`` an int in [0, 2**64) or a
-    ``numpy.random.Generator``.
+    ``n_qubits`` is an int >= 1, ``size`` an int >= 0 (size·4ⁿ <= 2**27, size·8ⁿ <= 2**33) and ``seed`` an
+    int in [0, 2**64) or a ``numpy.random.Generator``.
 
     >>> local_unitaries(2, 5, seed=0).shape
     (5, 4, 4)
@@ -294,6 +309,7 @@ def local_unitaries(n_qubits: int, size: int, seed: int | np.random.Generator = 
     # the result holds size · 4ⁿ complex128 entries: refused before the loop that builds it (10⁶ unitaries
     # of 10 qubits, 16 TiB, ran on for minutes instead of failing)
     check_fits_memory("local_unitaries", "size", size, 16.0 * size * 4**n_qubits)
+    _check_draw("local_unitaries", size, 2**n_qubits)  # within memory, but minutes of work (a hang)
     rng = _rng(seed)
     factors = haar_unitaries(2, size * n_qubits, rng).reshape(size, n_qubits, 2, 2)
     result = factors[:, 0]

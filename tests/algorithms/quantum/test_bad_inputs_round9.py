@@ -99,3 +99,13 @@ def test_quantum_stats_inherited_counters(field, value, error):
 def test_unitaries_of_another_size_name_rho():
     with pytest.raises(ValueError, match=r"unitaries must have shape .*\(rho is 4 × 4\)"):
         measurement_probabilities(RHO, haar_unitaries(2, 3, seed=0))
+
+
+def test_draws_past_the_work_budget_refused():
+    """100 unitaries of 2048 × 2048 fit in memory and took minutes (a hang)."""
+    from algorithms.quantum import local_unitaries
+
+    with pytest.raises(ValueError, match=r"haar_unitaries: size = 100 unitaries of 2048 × 2048 are too many"):
+        haar_unitaries(2048, 100)
+    with pytest.raises(ValueError, match=r"local_unitaries: size = 1000 .* too many"):
+        local_unitaries(10, 1000)
