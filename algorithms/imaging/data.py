@@ -77,11 +77,11 @@ def load_image(name: str) -> np.ndarray:
 def _crops(names: tuple[str, ...], size: int, count: int, seed: int, augment: bool) -> torch.Tensor:
     if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 1:
         raise ValueError(f"count must be a positive int, got {count!r}")
-    if count > MAX_CROPS:  # memory allowed 10**7 crops of 4×4, cut in a Python loop for many minutes (a hang)
-        raise ValueError(f"count must be <= {MAX_CROPS} crops (they are cut one by one), got {count}")
     # refused before np.empty: 2**40 crops raised numpy's MemoryError naming no argument
     owner = "training_patches" if augment else "held_out_images"
     check_fits_memory(owner, "count", count, 8.0 * count * size * size)
+    if count > MAX_CROPS:  # memory allowed 10**7 crops of 4×4, cut in a Python loop for many minutes (a hang)
+        raise ValueError(f"count must be <= {MAX_CROPS} crops (they are cut one by one), got {count}")
     seed = check_seed(seed)
     rng = np.random.default_rng(seed)
     out = np.empty((count, size, size))
