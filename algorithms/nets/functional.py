@@ -62,10 +62,20 @@ def functional_forward(module: torch.nn.Module, params: Params, args: tuple) -> 
 def flatten_params(params: Params) -> tuple[torch.Tensor, Callable[[torch.Tensor], Params]]:
     """Return θ (concatenated, in key order) and the map θ -> params dict.
 
+    ``params``: a non-empty dict of dense real floating tensors of one dtype, with finite entries
+    (NaN/inf, meta, sparse, integer and complex tensors are refused naming the entry). The map takes a
+    finite real floating tensor of θ's shape.
+
     >>> theta, unflatten = flatten_params({"a": torch.ones(2), "B": torch.zeros(1, 2)})
     >>> theta.tolist(), unflatten(theta)["B"].shape
     ([1.0, 1.0, 0.0, 0.0], torch.Size([1, 2]))
     """
+    return _flatten_params(params, finite=True)
+
+
+def _flatten_params(params: Params, *, finite: bool) -> tuple[torch.Tensor, Callable[[torch.Tensor], Params]]:
+    """:func:`flatten_params`; ``finite=False`` lets NaN/inf entries through (a diverged run's final
+    parameters, flattened into its Solution)."""
     if not isinstance(params, dict) or not params:
         raise TypeError(f"params must be a non-empty dict of tensors, got {type(params).__name__}")
     bad = [k for k, v in params.items() if not isinstance(v, torch.Tensor)]
@@ -73,6 +83,11 @@ def flatten_params(params: Params) -> tuple[torch.Tensor, Callable[[torch.Tensor
         raise TypeError(f"params must map names to torch tensors; {bad} are "
                         f"{sorted({type(params[k]).__name__ for k in bad})}")
     keys = list(params)
+    for k in keys:
+        if params[k].layout != torch.strided:   # torch's reshape failed on a sparse tensor, naming nothing
+            raise TypeError(f"params[{k!r}] must be a dense tensor, got layout {params[k].layout}")
+        if finite and params[k].is_floating_point():
+            check_finite_data(f"params[{k!r}]", params[k])      # NaN/inf (and meta) named
     integral = [k for k in keys if not params[k].is_floating_point()]
     if integral:  # an integer parameter has no gradient; a complex one would be cast later
         raise TypeError(f"params must be floating tensors (parameters), got {integral} of dtype "
@@ -154,11 +169,20 @@ def _check_theta(theta) -> None:
         raise TypeError(f"theta must be a 1-D floating torch tensor (a flat parameter vector), got {what}")
     if theta.dtype in (torch.float16, torch.bfloat16):  # the derivatives would be rounded to half
         raise TypeError(f"theta must be float32 or float64, got {theta.dtype}")
+    if theta.layout != torch.strided:   # torch.func failed on a sparse tensor, naming nothing
+        raise TypeError(f"theta must be a dense tensor, got layout {theta.layout} (.to_dense())")
+    if theta.numel() == 0:
+        raise ValueError("theta must hold at least one parameter, got shape (0,)")
     check_finite_data("theta", theta)   # NaN/inf: the derivatives at θ are not defined
 
 
 def _check_data(name: str, value: torch.Tensor, theta: torch.Tensor) -> None:
-    """A data tensor beside θ: real (complex failed inside torch.func), finite, not half precision."""
+    """A data tensor beside θ: dense, numeric (not bool), real (complex failed inside torch.func), finite,
+    not half precision."""
+    if value.layout != torch.strided:
+        raise TypeError(f"{name} must be a dense tensor, got layout {value.layout} (.to_dense())")
+    if value.dtype == torch.bool:       # True/False reached the user's loss as numbers or failed inside it
+        raise TypeError(f"{name} must be numeric, got a bool tensor (.to(theta.dtype) if 0/1 is meant)")
     if value.is_complex():
         raise TypeError(f"{name} must be real, got {value.dtype}")
     if value.dtype in (torch.float16, torch.bfloat16):
@@ -218,6 +242,8 @@ def flat_hvp(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor,
         raise ValueError(f"vector must be a tensor of theta's shape {tuple(theta.shape)}, got {got}")
     if vector.dtype != theta.dtype:  # a complex or half vector was cast (or its imaginary part dropped)
         raise TypeError(f"vector must have theta's dtype {theta.dtype}, got {vector.dtype}")
+    if vector.layout != torch.strided:
+        raise TypeError(f"vector must be a dense tensor, got layout {vector.layout} (.to_dense())")
     check_finite_data("vector", vector)
     (_, value), (product, _) = _through_loss(lambda: jvp(grad_and_value(loss), (theta,), (vector,)))
     _check_finite_loss("loss", value)

@@ -51,6 +51,7 @@ from torch.func import grad, grad_and_value, jacrev, jvp, vmap
 from algorithms._validation import (
     as_float_array,
     check_finite_data,
+    check_fits_memory,
     check_positive,
     check_positive_int,
     check_seed,
@@ -68,6 +69,7 @@ from algorithms.core import (
     _dispatch,
 )
 from algorithms.nets.functional import flat_hessian, flatten_params, functional_forward
+from algorithms.nets.two_layer import check_init_scale
 
 __all__ = [
     "LOSSES",
@@ -116,6 +118,19 @@ def _through_fn(run: Callable[[], torch.Tensor]) -> torch.Tensor:
         raise
 
 
+def _finite_step(result: torch.Tensor, lr: float) -> torch.Tensor:
+    """The map's (or its Jacobian's) value, refused naming lr when η∇fn overflowed the dtype (lr = 1e308
+    returned inf in silence)."""
+    try:
+        finite = bool(torch.isfinite(result).all())
+    except RuntimeError:    # under torch.func.vmap: no data-dependent check (the batched caller's job)
+        return result
+    if not finite:
+        raise ValueError(f"lr = {lr!r} is too large at this theta: lr · (the gradient or Hessian of fn) "
+                         f"overflows {result.dtype}")
+    return result
+
+
 def _check_value(value: Any) -> None:
     """fn(θ): a real scalar tensor with a finite value (a NaN loss gave a zero Hessian or a NaN step in
     silence)."""
@@ -135,6 +150,8 @@ def _check_theta(theta: Any) -> torch.Tensor:
                          f"got shape {tuple(theta.shape)}")
     if theta.is_complex():  # .to(float64) would drop the imaginary part
         raise TypeError(f"theta must be real, got {theta.dtype}")
+    if theta.layout != torch.strided:   # torch.func failed on a sparse tensor, naming nothing
+        raise TypeError(f"theta must be a dense tensor, got layout {theta.layout} (.to_dense())")
     if theta.device.type == "meta":
         raise ValueError("theta is on the meta device (no data); move it to a real device")
     if theta.dtype not in (torch.float32, torch.float64):  # integers, and half precision (documented)
@@ -188,6 +205,8 @@ class EmpiricalLoss:
         if self.loss not in LOSSES:
             raise ValueError(f"loss must be one of {list(LOSSES)}, got {self.loss!r}")
         X = self.X if isinstance(self.X, torch.Tensor) else torch.as_tensor(as_float_array("X", self.X))
+        if X.layout != torch.strided:
+            raise TypeError(f"X must be a dense tensor, got layout {X.layout} (.to_dense())")
         if X.device.type == "meta":
             raise ValueError("X is on the meta device (no data); move it to a real device")
         if X.dtype == torch.bool or X.is_complex():
@@ -211,13 +230,15 @@ class EmpiricalLoss:
             if not (np.issubdtype(y_array.dtype, np.number) or y_array.dtype == bool):
                 raise TypeError(f"y must be numeric (labels or targets), got dtype {y_array.dtype}")
             y = torch.as_tensor(y_array)
+        if y.layout != torch.strided:   # torch's comparisons failed on a sparse tensor, naming nothing
+            raise TypeError(f"y must be a dense tensor, got layout {y.layout} (.to_dense())")
         if y.device.type == "meta":
             raise ValueError("y is on the meta device (no data); move it to a real device")
         if self.loss == "cross_entropy":
             not_labels = y.is_floating_point() or y.is_complex() or y.dtype == torch.bool
             if not_labels or y.ndim != 1 or y.shape[0] != n:
-                raise ValueError(f"y must be n={n} integer labels for cross_entropy, got dtype {y.dtype} "
-                                 f"shape {tuple(y.shape)}")
+                raise ValueError(f"y must be n={n} integer labels for cross_entropy (one per row of X, "
+                                 f"X.shape[0] = {n}), got dtype {y.dtype} shape {tuple(y.shape)}")
             if bool((y < 0).any()) or bool((y >= k).any()):
                 raise ValueError(f"y labels must lie in [0, {k}) for a model with {k} outputs")
             y = y.to(torch.int64)
@@ -228,8 +249,14 @@ class EmpiricalLoss:
             if y.ndim == 1 and k == 1:
                 y = y[:, None]
             if tuple(y.shape) != (n, k):
-                raise ValueError(f"y must have shape ({n}, {k}) for mse, got {tuple(y.shape)}")
+                raise ValueError(f"y must have shape ({n}, {k}) for mse (one row per row of X, X.shape[0] = "
+                                 f"{n}, and model.out_features = {k} columns), got {tuple(y.shape)}")
             check_finite_data("y", y)
+        with torch.no_grad():   # data so large that the loss overflows the dtype gave an inf loss in silence
+            at_start = self._loss_of(out, y)
+        if not bool(torch.isfinite(at_start)):
+            raise ValueError(f"X and y give a non-finite loss ({float(at_start)}) at the model's parameters: "
+                             f"their entries are too large for {dtype} (rescale the data)")
         # copies: a caller's tensor edited after construction must not change the problem
         object.__setattr__(self, "X", X.detach().clone())
         object.__setattr__(self, "y", y.detach().clone())
@@ -307,6 +334,9 @@ class EmpiricalLoss:
         theta, unflatten = flatten_params(params)
 
         def fn(vector: torch.Tensor) -> torch.Tensor:
+            if isinstance(vector, torch.Tensor) and vector.dtype != X.dtype:  # X was blamed by the model
+                raise TypeError(f"theta must have dtype {X.dtype} (the model's parameters and X), got "
+                                f"{vector.dtype}")
             return self._loss_of(self._forward(self.model, X, unflatten(vector)), y)
 
         return theta, fn
@@ -326,7 +356,7 @@ def gd_map(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
     theta = _check_theta(theta)
     gradient, value = _through_fn(lambda: grad_and_value(fn)(theta))
     _check_value(value)
-    return theta - lr * gradient
+    return _finite_step(theta - lr * gradient, lr)
 
 
 def gd_jacobian(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
@@ -343,7 +373,7 @@ def gd_jacobian(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
     lr = _check_lr(lr)
     theta = _check_theta(theta)
     _check_value(_through_fn(lambda: fn(theta)))   # one evaluation beside the d of the Jacobian
-    return _through_fn(lambda: jacrev(lambda t: t - lr * grad(fn)(t))(theta))
+    return _finite_step(_through_fn(lambda: jacrev(lambda t: t - lr * grad(fn)(t))(theta)), lr)
 
 
 def hessian_matrix(fn: Objective, theta: torch.Tensor) -> torch.Tensor:
@@ -415,9 +445,13 @@ def singular_step_sizes(fn: Objective, theta: torch.Tensor, rtol: float | None =
     if rtol is not None:
         if isinstance(rtol, bool) or not isinstance(rtol, int | float | np.floating | np.integer):
             raise TypeError(f"rtol must be a real number or None, got {type(rtol).__name__}")
+        try:
+            rtol = float(rtol)
+        except OverflowError:       # an int past float's range (10**400)
+            rtol = math.inf
         if not (math.isfinite(rtol) and 0 <= rtol < 1):
             raise ValueError(f"rtol must lie in [0, 1) (a fraction of max|lambda|), got {rtol!r}")
-    lam = hessian_eigenvalues(fn, theta).numpy()
+    lam = hessian_eigenvalues(fn, theta).detach().numpy()    # theta may require grad
     d = lam.size
     if rtol is None:
         rtol = 10.0 * d * np.finfo(np.float64).eps
@@ -463,6 +497,10 @@ def stochastic_logabsdet(matvec: Callable[[torch.Tensor], torch.Tensor], dim: in
     if dtype not in (torch.float32, torch.float64):
         raise TypeError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
     steps = min(lanczos_steps, dim)
+    # Q holds steps · dim · num_probes numbers: 2**31 probes failed inside torch's allocator
+    check_fits_memory("stochastic_logabsdet", "num_probes" if num_probes >= dim else "dim",
+                      num_probes if num_probes >= dim else dim,
+                      torch.finfo(dtype).bits / 8 * (steps + 2) * dim * num_probes)
     gen = torch.Generator().manual_seed(seed)
     Z = (torch.randint(0, 2, (dim, num_probes), generator=gen) * 2 - 1).to(dtype)
     norms2 = (Z * Z).sum(dim=0)
@@ -551,8 +589,8 @@ class StrictSaddle(Problem):
     strict saddle (Hessian diag(a, −b)); its stable manifold is the subspace
     {v = 0}. The minimizers are u = 0, v_j = ±√b_j (f = −Σ b_j²/4). The variable
     is z = (u, v). ``x0`` fixes the start; when ``None`` it is drawn as
-    ``init_scale`` · N(0, I) from the solve's ``seed``. float32 ``a`` gives float32
-    iterates.
+    ``init_scale`` · N(0, I) (``init_scale`` in (0, 1e150]) from the solve's ``seed``. float32 ``a``
+    gives float32 iterates.
 
     >>> p = StrictSaddle(a=[1.0], b=[2.0])
     >>> p.value(np.array([0.0, np.sqrt(2.0)])), p.saddle().tolist()
@@ -581,7 +619,7 @@ class StrictSaddle(Problem):
             if x0.size != a.size + b.size:
                 raise ValueError(f"x0 must have {a.size + b.size} entries (len(a) + len(b)), got {x0.size}")
             object.__setattr__(self, "x0", x0)
-        object.__setattr__(self, "init_scale", check_positive("init_scale", self.init_scale))
+        object.__setattr__(self, "init_scale", check_init_scale(self.init_scale))
 
     @property
     def dim(self) -> int:
@@ -601,13 +639,24 @@ class StrictSaddle(Problem):
         return z
 
     def value(self, z: np.ndarray) -> float:
-        return self._value(self._z(z))
+        """f(z) for a finite z of shape (dim,); a z so large that f overflows float64 (|v| past ~1e77) is
+        refused naming z (the solve's own evaluations return inf there: a diverging run)."""
+        return self._finite(self._value(self._z(z)), "f(z)")
 
     def grad(self, z: np.ndarray) -> np.ndarray:
-        return self._grad(self._z(z))
+        """∇f(z), with :meth:`value`'s domain for z."""
+        return self._finite(self._grad(self._z(z)), "∇f(z)")
 
     def hessian(self, z: np.ndarray) -> np.ndarray:
-        return self._hessian(self._z(z))
+        """∇²f(z) (diagonal), with :meth:`value`'s domain for z."""
+        return self._finite(self._hessian(self._z(z)), "∇²f(z)")
+
+    @staticmethod
+    def _finite(result: Any, what: str) -> Any:
+        if not np.all(np.isfinite(result)):
+            raise ValueError(f"z is too large: {what} overflows float64 there (a, b and z must keep "
+                             f"v⁴ and a·u² finite)")
+        return result
 
     def _value(self, z: np.ndarray) -> float:
         u, v = self._split(np.asarray(z))

@@ -113,7 +113,7 @@ from algorithms.nets.neural_collapse import (
     orthogonal_separability,
     pseudo_labels,
 )
-from algorithms.nets.two_layer import TwoLayerReLU
+from algorithms.nets.two_layer import TwoLayerReLU, check_init_scale
 
 __all__ = ["GradientDescentTraining", "GradientFlow", "TwoLayerTraining", "record_times"]
 
@@ -136,7 +136,7 @@ class TwoLayerTraining(Problem):
 
     ``X`` (n, d); ``y`` (n,) class indices ``0..K-1``, every class present
     (``n_classes`` fixes K; binary losses need K = 2); ``width`` hidden units;
-    ``init_scale`` ε > 0; ``init`` "balanced", "data" or "gaussian"; ``init_noise`` >= 0 perturbs
+    ``init_scale`` ε in (0, 1e150]; ``init`` "balanced", "data" or "gaussian"; ``init_noise`` >= 0 perturbs
     ``init="data"``; ``hidden_bias`` adds ``b``.
     """
 
@@ -167,7 +167,7 @@ class TwoLayerTraining(Problem):
             raise ValueError(f"loss {self.loss!r} is binary: y must hold exactly 2 classes, got {k} "
                              "(use loss='cross_entropy')")
         check_positive_int("width", self.width)
-        check_positive("init_scale", self.init_scale)
+        check_init_scale(self.init_scale)
         check_choice("init", self.init, INITS)
         check_nonnegative("init_noise", self.init_noise)
         if self.init_noise > 0 and self.init != "data":

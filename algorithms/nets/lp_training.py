@@ -78,7 +78,7 @@ from algorithms.nets.sparse_interpolation import (
     _neuron_terms,
     network_to_cpwl,
 )
-from algorithms.nets.two_layer import TwoLayerReLU
+from algorithms.nets.two_layer import TwoLayerReLU, check_init_scale
 
 _add_reduce = np.add.reduce
 
@@ -88,17 +88,28 @@ __all__ = ["LpPathNormTraining", "count_active_neurons", "prune_network", "smoot
 def smoothed_lp(t, p: float, eps: float):
     """``Σ ((t² + ε²)^{p/2} - ε^p)``: within ``ε^p`` of ``Σ |t|^p`` per entry, smooth at 0 (numpy or torch).
 
-    ``0 < p <= 1`` and ``eps > 0`` (``p = 0`` would make every term 0: no penalty at all).
+    ``0 < p <= 1`` and ``0 < eps <= 1e150`` (``p = 0`` would make every term 0: no penalty at all; the
+    cap keeps ε² finite). ``t``: finite entries (NaN/inf refused naming t); an array whose t² overflows
+    float64 (|t| past 1e154) is refused naming t, while a torch tensor (a training run's parameters)
+    gives inf there, which the training loop reports as ``Diverged``.
 
     >>> round(float(smoothed_lp(np.array([4.0, 0.0]), 0.5, 1e-12)), 6)
     2.0
     """
     p = _check_p(p, allow_zero=False)
     eps = check_positive("eps", eps)
+    if eps > 1e150:         # ε² overflowed: inf − inf = NaN penalty
+        raise ValueError(f"eps must be <= 1e150 (its square must be finite), got {eps!r}")
     if not isinstance(t, torch.Tensor):
         t = as_float_array("t", t)
-    else:       # NaN/inf (or a meta tensor) came out as a NaN/inf/meta penalty; skipped under torch.func.vmap
-        check_finite_data("t", t)
+        with np.errstate(over="ignore", invalid="ignore"):
+            value = ((t * t + eps * eps) ** (p / 2) - eps**p).sum()
+        if not np.isfinite(value):
+            raise ValueError(f"t is too large: its squares overflow {t.dtype} (max |t| = "
+                             f"{float(np.abs(t).max()):.3g}); rescale it")
+        return value
+    # NaN/inf (or a meta tensor) came out as a NaN/inf/meta penalty; skipped under torch.func.vmap
+    check_finite_data("t", t)
     return ((t * t + eps * eps) ** (p / 2) - eps**p).sum()
 
 
@@ -198,7 +209,8 @@ class LpPathNormTraining(Algorithm):
 
     ``regularizer="lp_path"`` uses the problem's ``p`` (``0 < p``; ``p > 1`` is
     not an InterpolationProblem). ``width`` hidden ReLUs, Adam step ``lr``,
-    smoothing ``smoothing`` (ε), penalty ``penalty`` (μ, on residuals scaled by
+    smoothing ``smoothing`` (ε in (0, 1e150], annealed from ``smoothing_start``, also in (0, 1e150]),
+    penalty ``penalty`` (μ, on residuals scaled by
     ``max|y|``), multiplier update every ``outer_every`` steps, pruning threshold
     ``prune_tol`` (relative to the largest ``|v w|``), knot merging ``merge_tol``
     (relative to the data range). ``maxiters`` counts Adam steps (default 4000);
@@ -237,13 +249,15 @@ class LpPathNormTraining(Algorithm):
         # half a minute allocating before it failed
         check_fits_memory("LpPathNormTraining", "width", self.width, 8.0 * 16 * self.width)
         check_positive("lr", self.lr)
-        check_positive("smoothing", self.smoothing)
-        check_positive("smoothing_start", self.smoothing_start)
+        for name in ("smoothing", "smoothing_start"):   # ε² must be finite (1e308 gave a NaN penalty)
+            if check_positive(name, getattr(self, name)) > 1e150:
+                raise ValueError(f"{name} must be <= 1e150 (its square enters the penalty), got "
+                                 f"{getattr(self, name)!r}")
         check_positive("penalty", self.penalty)
         check_positive_int("outer_every", self.outer_every)
         _check_prune_tol(self.prune_tol)
         check_nonnegative("merge_tol", self.merge_tol)
-        check_positive("init_scale", self.init_scale)
+        check_init_scale(self.init_scale)
         check_choice("regularizer", self.regularizer, {"lp_path", "weight_decay"})
 
 

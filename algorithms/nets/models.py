@@ -38,13 +38,13 @@ from algorithms._modules import CheckedStateModule
 from algorithms._validation import (
     allocates,
     check_finite_data,
-    check_positive,
+    check_fits_memory,
     check_positive_int,
     check_seed,
     check_torch_dtype,
     outside_inference,
 )
-from algorithms.nets.two_layer import ACTIVATIONS
+from algorithms.nets.two_layer import ACTIVATIONS, check_init_scale
 
 __all__ = [
     "ACTIVATIONS",
@@ -85,8 +85,18 @@ class Activation(torch.nn.Module):
         self.name = name
 
     def forward(self, t: torch.Tensor) -> torch.Tensor:
+        """The activation of every entry of ``t``: a dense real floating tensor (a meta, sparse, integer,
+        bool or complex one is refused naming ``t``). Entrywise, as torch's own activations: a NaN entry
+        maps to NaN and ±inf to the activation's limit (the models refuse NaN/inf in their input ``X``;
+        the pre-activations they pass here are what their weights make of it)."""
         if not isinstance(t, torch.Tensor):  # torch's message names its own 'input'
             raise TypeError(f"t must be a torch.Tensor, got {type(t).__name__}")
+        if t.layout != torch.strided:
+            raise TypeError(f"t must be a dense tensor, got layout {t.layout}")
+        if not t.is_floating_point():
+            raise TypeError(f"t must be a real floating tensor, got dtype {t.dtype}")
+        if t.device.type == "meta":
+            raise ValueError("t is on the meta device (no data); move it to a real device")
         return self.function(t)
 
     def extra_repr(self) -> str:
@@ -105,7 +115,7 @@ class _Network(CheckedStateModule):
         self.out_features = check_positive_int("out_features", out_features)
         self.act = Activation(activation_name)
         self.seed = check_seed(seed)
-        self.init_scale = check_positive("init_scale", init_scale)
+        self.init_scale = check_init_scale(init_scale)    # in (0, 1e150]
         check_torch_dtype(dtype)
 
     @property
@@ -123,14 +133,19 @@ class _Network(CheckedStateModule):
         gen = torch.Generator().manual_seed(self.seed)
 
         def draw(*shape: int, fan_in: int) -> torch.nn.Parameter:
-            sample = torch.randn(*shape, generator=gen, dtype=dtype)
-            return torch.nn.Parameter(sample * (self.init_scale / math.sqrt(fan_in)))
+            sample = torch.randn(*shape, generator=gen, dtype=dtype) * (self.init_scale / math.sqrt(fan_in))
+            if not bool(torch.isfinite(sample).all()):    # init_scale = 1e308 gave inf weights in silence
+                raise ValueError(f"init_scale={self.init_scale!r} is too large for {dtype}: the drawn "
+                                 f"weights overflow it")
+            return torch.nn.Parameter(sample)
 
         return draw
 
     def _check_input(self, X: Any, dtype: torch.dtype) -> None:
         if not isinstance(X, torch.Tensor):
             raise TypeError(f"X must be a torch.Tensor, got {type(X).__name__}")
+        if X.layout != torch.strided:       # torch's conv1d/reshape failed naming nothing
+            raise TypeError(f"X must be a dense tensor, got layout {X.layout} (.to_dense())")
         expected = ", ".join(["n", *map(str, self.input_shape)])
         if X.ndim != 1 + len(self.input_shape) or tuple(X.shape[1:]) != self.input_shape or X.shape[0] == 0:
             raise ValueError(f"X must have shape ({expected}) with n >= 1 for {type(self).__name__}, "
@@ -147,8 +162,8 @@ class MLP(_Network):
     hidden layer, the last layer is linear. Parameters ``W{l}`` of shape
     (width_{l+1}, width_l) and, when ``bias`` (default True), ``b{l}`` (width_{l+1},),
     registered in the order W0, b0, W1, b1, ...; each drawn from
-    N(0, init_scale²/fan_in) with the generator seeded by ``seed``. ``bias=False`` is
-    the paper's convention (its networks have zero biases).
+    N(0, init_scale²/fan_in) (``init_scale`` in (0, 1e150]) with the generator seeded by ``seed``.
+    ``bias=False`` is the paper's convention (its networks have zero biases).
 
     References: Crăciun & Ghoshdastidar, NeurIPS 2025 (arXiv:2510.24466), the
     fully connected networks of Theorem 1 and Proposition 6.
@@ -180,6 +195,10 @@ class MLP(_Network):
                 setattr(self, f"b{layer}", draw(fan_out, fan_in=fan_in))
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
+        """Logits (n, out_features) of ``X``: a dense tensor of shape (n, *input_shape), n >= 1, in the
+        model's dtype, with finite entries (NaN/inf, meta, sparse, another dtype or shape are refused
+        naming X). Finite entries so large that a layer overflows the dtype (near 1e308 in float64)
+        give inf logits, as any torch layer does."""
         self._check_input(X, self.W0.dtype)
         X = outside_inference(X)    # an inference-mode input: torch could not save it for backward
         h = X
@@ -204,7 +223,8 @@ class CNN(_Network):
     feature map has length ``length - kernel_size + 1``; it is flattened and
     mapped linearly to ``out_features`` logits. Parameters: ``K`` (channels,
     in_channels, kernel_size), ``c`` (channels,), ``W`` (out_features, channels *
-    out_length), ``b`` (out_features,), drawn from ``seed``.
+    out_length), ``b`` (out_features,),
+    drawn from ``seed`` (N(0, init_scale²/fan_in), ``init_scale`` in (0, 1e150]).
 
     References: Crăciun & Ghoshdastidar, NeurIPS 2025 (arXiv:2510.24466), the
     convolutional layers of Theorem 1 (weight sharing: their Proposition 16).
@@ -237,6 +257,10 @@ class CNN(_Network):
         self.b = draw(self.out_features, fan_in=fan_lin)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
+        """Logits (n, out_features) of ``X``: a dense tensor of shape (n, *input_shape), n >= 1, in the
+        model's dtype, with finite entries (NaN/inf, meta, sparse, another dtype or shape are refused
+        naming X). Finite entries so large that a layer overflows the dtype (near 1e308 in float64)
+        give inf logits, as any torch layer does."""
         self._check_input(X, self.K.dtype)
         X = outside_inference(X)    # an inference-mode input: torch could not save it for backward
         feature = self.act(torch.nn.functional.conv1d(X, self.K, self.c))
@@ -252,7 +276,8 @@ class SoftmaxAttention(_Network):
         Z = softmax(Q Kᵀ / sqrt(dim)) V,   logits = mean_t σ(Z_t) W_oᵀ + b_o,
 
     the softmax taken over the key index. Parameters: ``Wq``, ``Wk``, ``Wv``,
-    ``Wo`` (out_features, dim), ``bo`` (out_features,), drawn from ``seed``.
+    ``Wo`` (out_features, dim), ``bo`` (out_features,),
+    drawn from ``seed`` (N(0, init_scale²/fan_in), ``init_scale`` in (0, 1e150]).
 
     References: Crăciun & Ghoshdastidar, NeurIPS 2025 (arXiv:2510.24466), the
     softmax-attention layers of Theorem 1 (their Proposition 17).
@@ -267,6 +292,11 @@ class SoftmaxAttention(_Network):
         super().__init__(out_features, activation, seed, init_scale, dtype)
         check_positive_int("seq_len", seq_len)
         check_positive_int("dim", dim)
+        # (dim, dim) matrices and an (out_features, dim) read-out: 2**31 failed inside torch's allocator
+        weights = 3 * dim * dim, (self.out_features + 1) * dim
+        check_fits_memory("SoftmaxAttention", "dim" if weights[0] >= weights[1] else "out_features",
+                          dim if weights[0] >= weights[1] else self.out_features,
+                          torch.finfo(dtype).bits / 8 * sum(weights))
         self.input_shape = (int(seq_len), int(dim))
         self.dim = int(dim)
         draw = self._sampler(dtype)
@@ -277,6 +307,10 @@ class SoftmaxAttention(_Network):
         self.bo = draw(self.out_features, fan_in=dim)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
+        """Logits (n, out_features) of ``X``: a dense tensor of shape (n, *input_shape), n >= 1, in the
+        model's dtype, with finite entries (NaN/inf, meta, sparse, another dtype or shape are refused
+        naming X). Finite entries so large that a layer overflows the dtype (near 1e308 in float64)
+        give inf logits, as any torch layer does."""
         self._check_input(X, self.Wq.dtype)
         X = outside_inference(X)    # an inference-mode input: torch could not save it for backward
         scores = (X @ self.Wq) @ (X @ self.Wk).transpose(-1, -2) / math.sqrt(self.dim)

@@ -290,7 +290,8 @@ def network_from_pieces(problem: MultivariateInterpolationProblem, pieces, U) ->
     problem = _check_problem(problem)
     prog = pattern_program(problem)
     U = as_float_array("U", U, ndim=2, dtype=np.float64)
-    if isinstance(pieces, str | bytes) or not isinstance(pieces, list | tuple | np.ndarray):
+    if isinstance(pieces, str | bytes) or not isinstance(pieces, list | tuple | np.ndarray) \
+            or np.ndim(pieces) != 1:     # a 0-d array failed in iteration, naming nothing
         raise TypeError(f"pieces must be a sequence of piece indices (ints), got {type(pieces).__name__}")
     if not all(isinstance(q, int | np.integer) and not isinstance(q, bool | np.bool_) for q in pieces):
         raise TypeError(f"pieces must be a sequence of piece indices (ints), got {list(pieces)!r:.80}")

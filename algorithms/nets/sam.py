@@ -66,13 +66,14 @@ from algorithms.core import (
     _dispatch,
 )
 from algorithms.nets.functional import (
+    _flatten_params,
     flat_hessian,
     flatten_params,
     per_sample_flat_grads,
     per_sample_flat_hessians,
 )
 from algorithms.nets.stability import coherence_matrix, mean_square_radius
-from algorithms.nets.two_layer import ACTIVATIONS, TwoLayerReLU
+from algorithms.nets.two_layer import ACTIVATIONS, TwoLayerReLU, check_init_scale
 
 __all__ = [
     "SAM",
@@ -97,8 +98,25 @@ def _check_finite_keywords(keywords: dict[str, Any], where: str) -> None:
         for item in items:
             if isinstance(item, bool | np.bool_) or not isinstance(item, int | float | np.number):
                 continue
-            if not math.isfinite(float(item)):
-                raise ValueError(f"{where}{key} must be finite, got {value!r}")
+            try:
+                finite = math.isfinite(float(item))
+            except OverflowError:       # an int past float's range (10**400)
+                finite = False
+            if not finite:
+                raise ValueError(f"{where}{key} must be finite, got {value!r:.60}")
+
+
+#: the largest ``lr`` and ``rho`` SAM takes (torch's SGD has no cap): a step or a perturbation of 1e308 failed
+#: inside torch's add_ ("cannot be converted to type float") or wrote inf into the weights
+RATE_MAX = 1e10
+
+
+def _check_rate(name: str, value: Any) -> float:
+    """``lr`` or ``rho``: a float in [0, ``RATE_MAX``] (0 is valid: no step / plain SGD)."""
+    value = check_nonnegative(name, value)
+    if value > RATE_MAX:
+        raise ValueError(f"{name} must be <= 1e10 (a larger one overflows float32 weights), got {value!r}")
+    return value + 0.0
 
 
 def _check_distinct(groups: list[dict[str, Any]]) -> None:
@@ -126,7 +144,8 @@ class SAM(torch.optim.Optimizer):
 
     Parameters: ``params`` (tensors or parameter groups, as for any torch optimizer);
     ``base_optimizer`` the optimizer *class* (an instance is rejected with a one-line
-    ``TypeError``); ``rho`` >= 0 the perturbation radius; ``normalize`` (bool) whether ε is
+    ``TypeError``); ``rho`` in [0, 1e10] the perturbation radius (0: plain base steps; the cap, like
+    ``lr``'s in [0, 1e10], keeps the weights finite: 1e308 overflowed them); ``normalize`` (bool) whether ε is
     ``ρ g/‖g‖`` (SAM) or ``ρ g``. A closure that never calls ``backward`` raises
     ``RuntimeError`` instead of stepping nothing; so do the two-step path's order errors
     (``second_step()`` without a ``first_step()`` before it, ``first_step()`` twice): a protocol
@@ -148,7 +167,7 @@ class SAM(torch.optim.Optimizer):
 
     def __init__(self, params, base_optimizer: type[torch.optim.Optimizer] = torch.optim.SGD,
                  rho: float = 0.05, normalize: bool = True, **kwargs: Any) -> None:
-        rho = check_nonnegative("rho", rho)
+        rho = _check_rate("rho", rho)
         normalize = check_bool("normalize", normalize)      # np.True_ (from arr.any()) is a bool too
         _check_finite_keywords(kwargs, "")
         if isinstance(base_optimizer, torch.optim.Optimizer):   # one line, not the instance's repr
@@ -161,7 +180,7 @@ class SAM(torch.optim.Optimizer):
             raise TypeError(f"base_optimizer must be a torch.optim.Optimizer subclass other than SAM, "
                             f"got {shown}")
         if "lr" in kwargs:
-            kwargs["lr"] = check_nonnegative("lr", kwargs["lr"])
+            kwargs["lr"] = _check_rate("lr", kwargs["lr"])
         defaults = dict(rho=rho, normalize=normalize, **kwargs)
         try:
             super().__init__(params, defaults)
@@ -190,17 +209,17 @@ class SAM(torch.optim.Optimizer):
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         """torch's, with the group's ``lr``, ``rho`` and ``normalize`` checked as in the constructor.
 
-        ``param_group`` is a dict with ``params`` and optional ``lr``, ``rho`` (>= 0), ``normalize``
-        (bool) and the base optimizer's keywords.
+        ``param_group`` is a dict with ``params`` and optional ``lr``, ``rho`` (each in [0, 1e10]),
+        ``normalize`` (bool) and the base optimizer's keywords.
         """
         if isinstance(param_group, dict):
             if "params" not in param_group:     # torch's own KeyError names nothing
                 raise ValueError(f"param_group must have a 'params' entry (the tensors to optimize), got "
                                  f"keys {sorted(param_group)}")
             if "lr" in param_group:
-                param_group["lr"] = check_nonnegative("lr", param_group["lr"])
+                param_group["lr"] = _check_rate("lr", param_group["lr"])
             if "rho" in param_group:
-                param_group["rho"] = check_nonnegative("rho", param_group["rho"])
+                param_group["rho"] = _check_rate("rho", param_group["rho"])
             if "normalize" in param_group:
                 param_group["normalize"] = check_bool("normalize", param_group["normalize"])
             _check_finite_keywords({k: v for k, v in param_group.items() if k != "params"}, "param_group: ")
@@ -239,10 +258,10 @@ class SAM(torch.optim.Optimizer):
         silence."""
         for index, group in enumerate(self.param_groups):
             try:
-                for key, check in (("lr", check_nonnegative), ("rho", check_nonnegative)):
+                for key in ("lr", "rho"):
                     value = group[key]
-                    if not (type(value) is float and 0.0 <= value < math.inf):
-                        check(key, value)
+                    if not (type(value) is float and 0.0 <= value <= RATE_MAX):
+                        _check_rate(key, value)
                 check_bool("normalize", group["normalize"])
                 _check_finite_keywords(group, "")     # momentum = nan, weight_decay = inf, ... (any key)
             except (TypeError, ValueError) as exc:
@@ -367,8 +386,7 @@ class SAM(torch.optim.Optimizer):
                               "state_dict['base_optimizer']")
         for index, group in enumerate(own["param_groups"]):
             try:
-                for key, check in (("lr", check_nonnegative), ("rho", check_nonnegative),
-                                   ("normalize", check_bool)):
+                for key, check in (("lr", _check_rate), ("rho", _check_rate), ("normalize", check_bool)):
                     if key not in group:   # every SAM.state_dict() has them: the default would step
                         raise ValueError(f"{key} is missing")
                     check(key, group[key])
@@ -415,7 +433,7 @@ class TwoLayerMSETask(Problem):
         object.__setattr__(self, "X", X.copy() if np.shares_memory(X, np.asarray(self.X)) else X)
         object.__setattr__(self, "y", y.copy() if np.shares_memory(y, np.asarray(self.y)) else y)
         check_positive_int("width", self.width)
-        check_positive("init_scale", self.init_scale)
+        check_init_scale(self.init_scale)
         if not isinstance(self.activation, str) or self.activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {self.activation!r}")
         # one module for the task's functional view (its own weights are never used)
@@ -484,7 +502,8 @@ class SGDTraining(Algorithm):
     with the solve seed (0 when none is given), the initialization ``net.init(seed, init_scale)``.
     ``maxiters`` counts steps (default 2000); ``tol`` (default 1e-4) stops with
     ``Success`` once the full training loss is ≤ tol (the only way to ``Success``); a
-    non-finite loss or parameter, or a loss above 1e12, is ``Diverged``; the horizon
+    non-finite loss or parameter, or a loss above 1e12, is ``Diverged`` (any ``lr`` > 0 is taken: one large
+    enough to blow the weights up ends the run there); the horizon
     reached without either is ``MaxIters``.
 
     >>> from algorithms import solve
@@ -499,7 +518,7 @@ class SGDTraining(Algorithm):
 
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
-        check_positive("lr", self.lr)
+        object.__setattr__(self, "lr", check_positive("lr", self.lr))   # 2**64 (an int) failed inside torch
         check_positive_int("batch_size", self.batch_size)
 
 
@@ -507,6 +526,7 @@ class SGDTraining(Algorithm):
 class SAMTraining(Algorithm):
     """SAM θ ← θ − η ∇L_B(θ + ρ ∇L_B(θ)/‖∇L_B(θ)‖) with the batches of :class:`SGDTraining`.
 
+    ``lr`` in (0, 1e10] and ``rho`` in [0, 1e10] (:class:`SAM`'s caps, checked here).
     ``normalize=False`` drops the normalization (ε = ρ∇L_B, "USAM"). Same ``maxiters``/``tol``
     meaning as :class:`SGDTraining`; ρ = 0 reproduces it exactly. ``optimizer`` builds the SAM
     optimizer, called as ``optimizer(params, torch.optim.SGD, rho=, normalize=, lr=)`` and stepped
@@ -523,8 +543,8 @@ class SAMTraining(Algorithm):
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         # stored as Python numbers and a bool (numpy's np.True_ / np.int64 are accepted as such)
-        object.__setattr__(self, "lr", check_positive("lr", self.lr))
-        object.__setattr__(self, "rho", check_nonnegative("rho", self.rho))
+        object.__setattr__(self, "lr", _check_rate("lr", check_positive("lr", self.lr)))   # (0, 1e10], as SAM
+        object.__setattr__(self, "rho", _check_rate("rho", self.rho))                       # [0, 1e10]
         object.__setattr__(self, "batch_size", check_positive_int("batch_size", self.batch_size))
         object.__setattr__(self, "normalize", check_bool("normalize", self.normalize))
         if not callable(self.optimizer) or (isinstance(self.optimizer, type)
@@ -563,7 +583,12 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
     gen = torch.Generator().manual_seed(seed)
     monitor = IterationMonitor(options, total=steps, desc="SAM" if rho is not None else "SGD")
 
+    def finite_params() -> bool:
+        return all(bool(torch.isfinite(p).all()) for p in plist)
+
     def full_loss() -> float:
+        if not finite_params():     # forward_with refuses inf weights by name: a blow-up is Diverged here
+            return math.nan
         with torch.no_grad():
             return float(problem.loss(params))
 
@@ -585,11 +610,15 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
             loss.backward()
             return loss
 
-        if rho is None:
-            closure()
-            opt.step()
-        else:
-            opt.step(closure)
+        try:
+            if rho is None:
+                closure()
+                opt.step()
+            else:
+                opt.step(closure)
+        except ValueError:
+            if finite_params():         # not a blow-up inside SAM's perturbed evaluation: the error stands
+                raise
         value = full_loss()
         stop = monitor.record(iteration=k, loss=value)
         if not math.isfinite(value) or value > DIVERGED_LOSS or \
@@ -603,7 +632,7 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
             retcode = RetCode.Terminated
             break
     monitor.close()
-    theta, _ = flatten_params({key: p.detach() for key, p in params.items()})
+    theta, _ = _flatten_params({key: p.detach() for key, p in params.items()}, finite=False)  # may be NaN
     x = theta.numpy().astype(problem.X.dtype, copy=True)
     stats = Stats(iterations=k, grad_calls=k * (1 if rho is None else 2), f_calls=k)
     return Solution(x=x, value=value, retcode=retcode, stats=stats, trace=monitor.trace,
@@ -629,7 +658,14 @@ def _check_task_point(problem: Any, x: Any) -> tuple[TwoLayerMSETask, torch.Tens
     if theta.shape[0] != problem.n_params:
         raise ValueError(f"x must have length {problem.n_params} (the task's flat parameters W, b, v), "
                          f"got {theta.shape[0]}")
-    return problem, torch.as_tensor(theta)
+    theta = torch.as_tensor(theta)
+    unflatten, X, y = _functional(problem)
+    with torch.no_grad():   # a finite x whose loss overflows gave inf (or an error naming the loss)
+        value = torch.mean((problem.net.forward_with(unflatten(theta), X) - y) ** 2)
+    if not bool(torch.isfinite(value)):
+        raise ValueError(f"x is too large: the training loss at x overflows float64 (max |x| = "
+                         f"{float(theta.abs().max()):.3g})")
+    return problem, theta
 
 
 def _functional(problem: TwoLayerMSETask):
@@ -679,7 +715,7 @@ def generalizing_solution(problem: TwoLayerMSETask, features: int, r: float) -> 
     (−1)^{a_C}, 0, …, 0), b_j = −r(C − 1) and v_j = (−1)^{a_1 + a_2}/r; the other units are 0. On
     x ∈ {±1}^d exactly the unit of x's first C signs fires (pre-activation r, the others ≤ −r),
     so f(x) = x₀x₁: it interpolates the parity task with 2^C units, and samples sharing their
-    first C signs share a unit. ``r`` sets the sharpness: ‖∇f(x)‖² = r² + (d + 1)/r².
+    first C signs share a unit. ``r`` (in [1e-75, 1e75]) sets the sharpness: ‖∇f(x)‖² = r² + (d + 1)/r².
 
     >>> task = parity_task(n=8, in_features=4, width=8, seed=0)
     >>> x = generalizing_solution(task, features=3, r=(4 + 1) ** 0.25)
@@ -690,6 +726,8 @@ def generalizing_solution(problem: TwoLayerMSETask, features: int, r: float) -> 
         raise TypeError(f"problem must be a TwoLayerMSETask, got {type(problem).__name__}")
     C = check_positive_int("features", features)
     r = check_positive("r", r)
+    if not 1e-75 <= r <= 1e75:      # v = 1/r and ‖∇f‖² = r² + (d + 1)/r²: 1e-320 gave inf weights
+        raise ValueError(f"r must be in [1e-75, 1e75] (r² and 1/r² must stay finite), got {r!r}")
     d = problem.X.shape[1]
     if not 2 <= C <= d:
         raise ValueError(f"features must be in [2, input dim {d}] (the label uses x0 and x1), got {C}")

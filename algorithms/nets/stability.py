@@ -68,7 +68,8 @@ from algorithms._validation import (
     backend_cap,
     check_bool,
     check_choice,
-    check_int_at_least,
+    check_count,
+    check_fits_memory,
     check_nonnegative,
     check_positive,
     check_positive_int,
@@ -112,7 +113,9 @@ MAX_ENUMERATED_BATCHES = 1_000_000
 def check_hessians(name: str, hessians: Any, *, rtol: float = 1e-8, psd: bool = False) -> np.ndarray:
     """``hessians`` as a float64 (n, d, d) stack of symmetric matrices (raises naming ``name``).
 
-    ``psd=True`` also requires every matrix to be positive semidefinite (smallest eigenvalue
+    Entries are finite and at most 1e150 / d in absolute value (``SCALE_MAX``: the operators here
+    multiply two Hessians, and 1e300 entries overflowed float64). ``psd=True`` also requires every
+    matrix to be positive semidefinite (smallest eigenvalue
     ≥ −``rtol``·max(1, max |entry|)), the assumption of the divergence conditions and of
     the SAM reduction (M = I + (ρ/α)H must have a square root).
 
@@ -135,6 +138,7 @@ def check_hessians(name: str, hessians: Any, *, rtol: float = 1e-8, psd: bool = 
         raise ValueError(f"{name} must hold at least one non-empty matrix, got shape {arr.shape}")
     if d1 != d2:
         raise ValueError(f"{name} must have shape (n, d, d), got {arr.shape}")
+    _check_scale(name, float(np.abs(arr).max()), d1)
     asym = np.abs(arr - np.swapaxes(arr, 1, 2)).max(axis=(1, 2))
     scale = np.maximum(1.0, np.abs(arr).max(axis=(1, 2)))
     bad = np.flatnonzero(asym > rtol * scale)
@@ -152,6 +156,37 @@ def check_hessians(name: str, hessians: Any, *, rtol: float = 1e-8, psd: bool = 
     return arr
 
 
+#: the largest d·max|entry| of a Hessian stack (and d·η·max|entry|, d·noise_std): products of two such
+#: quantities (Tr(H_i H_j), η²H X H) then stay below 1e300, inside float64 (1e300 entries gave inf
+#: coherences, scipy's unnamed "array must not contain infs or NaNs" and OverflowErrors)
+SCALE_MAX = 1e150
+
+
+def _check_scale(name: str, largest: float, d: int, what: str = "") -> None:
+    if not largest * d <= SCALE_MAX:
+        raise ValueError(f"{name}{what} is too large: d · max|entry| = {largest * d:.3g} exceeds "
+                         f"{SCALE_MAX:g} (the operators multiply two such factors, which would overflow "
+                         f"float64); rescale the Hessians (and the step)")
+
+
+def _check_step_scale(H: np.ndarray, lr: float, ratio: float = 0.0) -> None:
+    """η · d · max|H̃_i| <= SCALE_MAX, with H̃ the SAM-effective stack when ``ratio`` = ρ/α > 0 (its entries
+    grow like (1 + ratio·max|H|)·max|H|): η²H X H terms then stay finite."""
+    d = H.shape[1]
+    largest = float(np.abs(H).max())
+    if ratio > 0:
+        largest *= 1.0 + ratio * largest * d
+        if not largest * d <= SCALE_MAX:
+            raise ValueError(f"hessians with rho/alpha = {ratio:.3g} are too large: the SAM-effective "
+                             f"Hessians (I + (rho/alpha)H)^(1/2) H_i (I + (rho/alpha)H)^(1/2) reach "
+                             f"d · max|entry| = {largest * d:.3g} > {SCALE_MAX:g}; use a smaller rho (or "
+                             f"larger alpha)")
+    if not lr * largest * d <= SCALE_MAX:
+        raise ValueError(f"lr = {lr!r} is too large for these hessians: lr · d · max|entry| = "
+                         f"{lr * largest * d:.3g} exceeds {SCALE_MAX:g} (the second-moment operator's η²H²"
+                         f" terms would overflow float64)")
+
+
 def _check_batch(batch_size: Any, n: int) -> int:
     batch_size = check_positive_int("batch_size", batch_size)
     if batch_size > n:
@@ -167,6 +202,7 @@ def _check_common(hessians, lr, batch_size, sampling, rho, alpha, *, psd=False):
     lr = check_positive("lr", lr)
     batch_size = _check_batch(batch_size, H.shape[0])
     check_choice("sampling", sampling, SAMPLINGS)
+    _check_step_scale(H, lr, rho / alpha)
     return H, lr, batch_size, rho, alpha
 
 
@@ -256,6 +292,7 @@ def sam_effective_hessians(hessians: Any, rho: float, alpha: float = 1.0) -> np.
     H = check_hessians("hessians", hessians, psd=True)
     rho = check_nonnegative("rho", rho)
     alpha = check_positive("alpha", alpha)
+    _check_step_scale(H, 0.0, rho / alpha)
     return _effective(H, rho / alpha)
 
 
@@ -286,7 +323,10 @@ def _restrict_to_range(H: np.ndarray, rtol: float = 1e-10) -> np.ndarray:
 def second_moment_apply(hessians: Any, X: Any, lr: float, a: float, b: float) -> np.ndarray:
     """T(X) = X − η(HX + XH) + η²(a·HXH + b·(1/n)Σ H_i X H_i), without forming T (O(n d³)).
 
-    ``a``, ``b`` are the batch law's coefficients (:func:`batch_moment_coefficients`).
+    ``a``, ``b`` are the batch law's coefficients (:func:`batch_moment_coefficients`), floats in
+    [0, 1e6] (a batch law's lie in [0, 1]). ``hessians`` as :func:`check_hessians` takes them, ``X`` a
+    finite (d, d) array, ``lr`` > 0; d·max|H|, d·max|X| and lr·d·max|H| are at most 1e150 (so that the
+    products T forms stay inside float64; larger ones are refused naming them).
 
     >>> second_moment_apply(np.eye(1)[None], np.eye(1), lr=0.5, a=1.0, b=0.0)
     array([[0.25]])
@@ -299,6 +339,12 @@ def second_moment_apply(hessians: Any, X: Any, lr: float, a: float, b: float) ->
     lr = check_positive("lr", lr)
     a = check_nonnegative("a", a)
     b = check_nonnegative("b", b)
+    for name, coefficient in (("a", a), ("b", b)):   # a batch law's are in [0, 1]; 1e308 overflowed T(X)
+        if coefficient > 1e6:
+            raise ValueError(f"{name} must be <= 1e6 (a batch law's coefficient lies in [0, 1]), got "
+                             f"{coefficient!r}")
+    _check_scale("X", float(np.abs(X).max(initial=0.0)), d)
+    _check_step_scale(H, lr)
     return _apply(H, X, lr, a, b)
 
 
@@ -310,7 +356,7 @@ def _apply(hessians: np.ndarray, X: np.ndarray, lr: float, a: float, b: float) -
     quad = a * (HX @ mean)
     if b != 0.0:
         quad = quad + b * np.einsum("iab,ibc->ac", hessians @ X, hessians) / hessians.shape[0]
-    return out + lr**2 * quad
+    return out + (lr * lr) * quad
 
 
 def second_moment_matrix(hessians: Any, lr: float, batch_size: int, *,
@@ -344,7 +390,7 @@ def _dense_pieces(H: np.ndarray, a: float, b: float) -> tuple[np.ndarray, np.nda
 
 def _dense_matrix(H: np.ndarray, lr: float, a: float, b: float) -> np.ndarray:
     L, Q = _dense_pieces(H, a, b)
-    return np.eye(L.shape[0]) - lr * L + lr**2 * Q
+    return np.eye(L.shape[0]) - lr * L + (lr * lr) * Q
 
 
 def mean_square_radius(hessians: Any, lr: float, batch_size: int, *,
@@ -487,7 +533,7 @@ def radius_curve(hessians: Any, batch_size: int, *, sampling: str = "without_rep
 
     def radius(lr: float) -> float:
         lr = check_nonnegative("lr", lr)
-        vals = np.linalg.eigvalsh(eye - lr * L + lr**2 * Q)     # numpy: less overhead on small d²
+        vals = np.linalg.eigvalsh(eye - lr * L + (lr * lr) * Q)     # numpy: less overhead on small d²
         return float(max(abs(vals[0]), abs(vals[-1])))
 
     return radius
@@ -613,6 +659,8 @@ def coherence_lower_bound_hessians(lam_max: float, n: int, sigma: int) -> np.nda
     sigma = check_positive_int("sigma", sigma)
     if sigma > n:
         raise ValueError(f"sigma must be an integer in [1, n = {n}], got {sigma}")
+    check_fits_memory("coherence_lower_bound_hessians", "n", n, 8.0 * n**3)    # the (n, n, n) stack
+    _check_scale("lam_max · n / sigma", lam_max * n / sigma, n)        # the entry m, checked as Hessians are
     H = np.zeros((n, n, n))
     H[:sigma, 0, 0] = lam_max * n / sigma
     return H
@@ -672,11 +720,12 @@ def perturbed_stationary_moment(hessians: Any, lr: float, batch_size: int, noise
     H, lr, B, _, _ = _check_common(hessians, lr, batch_size, sampling, 0.0, 1.0)
     s = check_nonnegative("noise_std", noise_std)
     d = H.shape[1]
+    _check_scale("noise_std", s, d)
     a, b = batch_moment_coefficients(H.shape[0], B, sampling)
     K = _dense_matrix(H, lr, a, b) if d <= DENSE_MAX_DIM else None
     if mean_square_radius(H, lr, B, sampling=sampling, restrict_to_range=False) >= 1.0:
         return None
-    rhs = _apply(H, s**2 * np.eye(d), lr, a, b).reshape(-1)
+    rhs = _apply(H, (s * s) * np.eye(d), lr, a, b).reshape(-1)
     if K is not None:
         sol = np.linalg.solve(np.eye(d * d) - K, rhs)
     else:
@@ -703,10 +752,11 @@ def perturbed_mean_square(hessians: Any, lr: float, batch_size: int, noise_std: 
     """
     H, lr, B, _, _ = _check_common(hessians, lr, batch_size, sampling, 0.0, 1.0)
     s = check_nonnegative("noise_std", noise_std)
-    steps = check_int_at_least("steps", steps, 0)
+    steps = check_count("steps", steps, 0)     # <= 2**31 - 1: 2**31 steps hung
+    _check_scale("noise_std", s, H.shape[1])
     a, b = batch_moment_coefficients(H.shape[0], B, sampling)
     d = H.shape[1]
-    X, noise = np.eye(d), s**2 * np.eye(d)
+    X, noise = np.eye(d), (s * s) * np.eye(d)
     out = np.empty(steps + 1)
     out[0] = d
     with np.errstate(over="ignore", invalid="ignore"):
@@ -755,10 +805,14 @@ def simulate_linearized(hessians: Any, lr: float, batch_size: int, steps: int, *
     True
     """
     H, lr, B, rho, alpha = _check_common(hessians, lr, batch_size, sampling, rho, alpha)
-    steps = check_int_at_least("steps", steps, 0)
+    steps = check_count("steps", steps, 0)     # <= 2**31 - 1
     seed = check_seed(seed)
-    replicates = check_positive_int("replicates", replicates)
+    replicates = check_count("replicates", replicates, 1)
     s = check_nonnegative("noise_std", noise_std)
+    _check_scale("noise_std", s, H.shape[1])
+    # the (replicates, steps + 1) log records and the (replicates, d, d) products, before anything is built
+    check_fits_memory("simulate_linearized", "replicates" if replicates >= steps else "steps",
+                      max(replicates, steps), 8.0 * replicates * (steps + 1 + H.shape[1] ** 2))
     check_choice("track", track, ("auto", "vector", "product"))
     n, d, _ = H.shape
     if track == "auto":

@@ -59,6 +59,19 @@ def _features(W: torch.Tensor, b: torch.Tensor | None, X: torch.Tensor,
     return sigma(pre if b is None else pre + b)
 
 
+#: the largest ``init_scale`` of the nets' models: weights of that size still have finite products in
+#: float64 (1e308 built a model whose every forward overflowed)
+INIT_SCALE_MAX = 1e150
+
+
+def check_init_scale(value, name: str = "init_scale") -> float:
+    """A weight scale in (0, ``INIT_SCALE_MAX``], as a float."""
+    value = check_positive(name, value)
+    if value > INIT_SCALE_MAX:
+        raise ValueError(f"{name} must be <= 1e150 (products of two weights must stay finite), got {value!r}")
+    return value
+
+
 class TwoLayerReLU(CheckedStateModule):
     """Two-layer network ``f(x) = V σ(W x (+ b)) (+ c)`` with ``width`` hidden units.
 
@@ -66,7 +79,8 @@ class TwoLayerReLU(CheckedStateModule):
     ``hidden_bias`` (default True) adds ``b``, ``output_bias`` (default False) adds
     ``c``; ``activation`` one of :data:`ACTIVATIONS`; ``seed`` draws the weights:
     ``W``, ``b`` ~ N(0, init_scale²/in_features), ``v`` ~ N(0, init_scale²/width),
-    ``c = 0``; ``init_scale`` (finite float > 0) scales those draws; ``dtype`` float64 (default)
+    ``c = 0``; ``init_scale`` (a float in (0, 1e150]: products of two weights stay finite in float64;
+    a scale whose draws overflow float32 is refused too) scales those draws; ``dtype`` float64 (default)
     or float32.
 
     ``forward(X)`` returns shape (n, out_features); ``X`` must be a tensor of the model's dtype with
@@ -100,12 +114,15 @@ class TwoLayerReLU(CheckedStateModule):
             raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
         self.activation = activation
         self.seed = check_seed(seed)
-        self.init_scale = check_positive("init_scale", init_scale)
+        self.init_scale = check_init_scale(init_scale)
         dtype = check_torch_dtype(dtype)
         gen = torch.Generator().manual_seed(self.seed)
 
         def normal(*shape: int, fan_in: int) -> torch.nn.Parameter:
             draw = torch.randn(*shape, generator=gen, dtype=dtype) * (self.init_scale / fan_in**0.5)
+            if not bool(torch.isfinite(draw).all()):    # init_scale = 1e308 gave inf weights in silence
+                raise ValueError(f"init_scale={self.init_scale!r} is too large for {dtype}: the drawn "
+                                 f"weights overflow it")
             return torch.nn.Parameter(draw)
 
         # registration order W, b, v, c fixes the layout of flatten_params(dict(named_parameters()))
@@ -137,6 +154,8 @@ class TwoLayerReLU(CheckedStateModule):
                              f"{tuple(X.shape)}")
         if X.dtype != weight.dtype:
             raise TypeError(f"X must have dtype {weight.dtype} (the model's parameters), got {X.dtype}")
+        if X.layout != torch.strided:       # a sparse X reached torch's matmul
+            raise TypeError(f"X must be a dense tensor, got layout {X.layout} (.to_dense())")
         check_device("X", X, weight)
         check_finite_data("X", X)
 
@@ -156,11 +175,16 @@ class TwoLayerReLU(CheckedStateModule):
         ``scale`` defaults to this module's ``init_scale``, ``dtype`` to its dtype.
         """
         if scale is not None:  # named as this method's argument (the constructor would say init_scale)
-            scale = check_positive("scale", scale)
-        twin = TwoLayerReLU(self.in_features, self.width, self.out_features, hidden_bias=self.hidden_bias,
-                            output_bias=self.output_bias, activation=self.activation, seed=seed,
-                            init_scale=self.init_scale if scale is None else scale,
-                            dtype=self.W.dtype if dtype is None else dtype)
+            scale = check_init_scale(scale, "scale")
+        try:
+            twin = TwoLayerReLU(self.in_features, self.width, self.out_features, hidden_bias=self.hidden_bias,
+                                output_bias=self.output_bias, activation=self.activation, seed=seed,
+                                init_scale=self.init_scale if scale is None else scale,
+                                dtype=self.W.dtype if dtype is None else dtype)
+        except ValueError as exc:       # the twin's init_scale is this method's scale
+            if scale is None or "init_scale" not in str(exc):
+                raise
+            raise ValueError(str(exc).replace("init_scale", "scale")) from None
         return {name: p.detach() for name, p in twin.named_parameters()}
 
     def hidden(self, params: Params, X: torch.Tensor) -> torch.Tensor:

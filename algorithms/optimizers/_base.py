@@ -41,9 +41,27 @@ _MISSING = object()
 ADAM_STATE = ("exp_avg", "exp_avg_sq", "adam_step")
 
 
-def check_lr(value: Any) -> float:
-    """``lr`` >= 0 and finite (torch's own rule), as a float."""
-    return check_nonnegative("lr", value)
+#: the largest learning rate accepted: torch takes any finite lr, but a step of 1e308 (or 2**64) overflows
+#: the float32 state into ±inf weights (or fails inside torch's add_); no training here uses more than 1e4
+LR_MAX = 1e10
+
+
+def check_lr(value: Any, name: str = "lr") -> float:
+    """``lr`` in [0, ``LR_MAX``] (finite and >= 0 is torch's rule; the cap keeps a step finite), as a float.
+    0 (and -0.0, stored as 0.0) is valid: the step leaves the parameters unchanged, as torch's."""
+    value = check_nonnegative(name, value)
+    if value > LR_MAX:
+        raise ValueError(f"{name} must be <= {LR_MAX:g} (a step that large overflows float32 weights into "
+                         f"inf), got {value!r}")
+    return value + 0.0      # -0.0 stored as 0.0
+
+
+def check_decay_product(lr: float, weight_decay: float, where: str = "") -> None:
+    """Decoupled weight decay multiplies the weights by 1 − lr·weight_decay each step: the product must
+    be <= 1 (a larger one flips their sign every step, and 1e308 overflowed them into inf)."""
+    if lr * weight_decay > 1.0:
+        raise ValueError(f"{where}lr·weight_decay must be <= 1 (each step multiplies the weights by "
+                         f"1 − lr·weight_decay), got lr={lr!r}, weight_decay={weight_decay!r}")
 
 
 def check_unit_interval(name: str, value: Any) -> float:
@@ -60,6 +78,10 @@ def check_betas(value: Any, name: str = "betas") -> tuple[float, float]:
     return check_unit_interval(f"{name}[0]", value[0]), check_unit_interval(f"{name}[1]", value[1])
 
 
+#: the largest ε accepted (below bfloat16's largest finite number, 3.39e38, the precision Muon's ε is
+#: used in: 1e308 failed inside torch's clamp). Any ε past 1 already makes the step tiny.
+EPS_MAX = 1e38
+
 #: the smallest ε accepted: float32's smallest normal number. The state is float32 (for all but float64
 #: parameters), where a smaller ε rounds to 0 or a subnormal: SOAP with eps=1e-100 divided 0 by 0 and
 #: Shampoo with eps=1e-300 took the inverse root of a singular statistic (NaN weights, no error)
@@ -71,6 +93,9 @@ def check_eps(name: str, value: Any) -> float:
     if value < EPS_MIN:
         raise ValueError(f"{name} must be >= {EPS_MIN:.4g} (float32's smallest normal number: the optimizer "
                          f"state is float32 and a smaller {name} rounds to 0 there), got {value!r}")
+    if value > EPS_MAX:
+        raise ValueError(f"{name} must be <= {EPS_MAX:g} (bfloat16's range, where Muon's ε is used), got "
+                         f"{value!r}")
     return value
 
 
@@ -139,7 +164,8 @@ class MatrixOptimizer(torch.optim.Optimizer):
             warnings.warn(f"{name}: parameter group keys {unknown} are not {name} keywords and are ignored "
                           f"(known: {sorted(self.defaults)})", UserWarning, stacklevel=4)
         group["lr"] = check_lr(group["lr"])
-        group["weight_decay"] = check_nonnegative("weight_decay", group["weight_decay"])
+        group["weight_decay"] = check_nonnegative("weight_decay", group["weight_decay"]) + 0.0
+        check_decay_product(group["lr"], group["weight_decay"])
         for p in group["params"]:
             if not p.is_floating_point() or p.is_complex():
                 raise TypeError(f"{type(self).__name__}: params must be real floating tensors, "
@@ -236,15 +262,16 @@ class MatrixOptimizer(torch.optim.Optimizer):
         ``param_groups`` in place after construction, and a NaN or negative value written there would
         reach the weights in silence (torch's optimizers step with it)."""
         for index, group in enumerate(self.param_groups):
-            for key in ("lr", "weight_decay"):
-                value = group[key]
-                if type(value) is float and 0.0 <= value < math.inf:
-                    continue                                # the common case, checked for free
+            lr, wd = group["lr"], group["weight_decay"]
+            if not (type(lr) is float and type(wd) is float and 0.0 <= lr <= LR_MAX and 0.0 <= wd < math.inf
+                    and lr * wd <= 1.0):                    # the common case, checked for free
                 try:
-                    check_nonnegative(key, value)
+                    check_lr(lr, f"param_groups[{index}]['lr']")
+                    check_nonnegative(f"param_groups[{index}]['weight_decay']", wd)
+                    check_decay_product(float(lr), float(wd), f"param_groups[{index}]: ")
                 except (TypeError, ValueError) as exc:
-                    raise type(exc)(f"{type(self).__name__}.step: param_groups[{index}]['{key}'] was set "
-                                    f"to an invalid value: {exc}") from None
+                    raise type(exc)(f"{type(self).__name__}.step: param_groups[{index}] was edited to an "
+                                    f"invalid value: {exc}") from None
             self._recheck_edited_group(index, group)
 
     def _recheck_edited_group(self, index: int, group: dict[str, Any]) -> None:

@@ -45,7 +45,6 @@ large language models. arXiv:2404.02827, 2024.
 
 from __future__ import annotations
 
-import math
 import re
 import warnings
 from collections.abc import Iterable, Sequence
@@ -69,11 +68,28 @@ from algorithms._validation import (
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
+from algorithms.optimizers._base import LR_MAX
 from algorithms.optimizers.finetune import FinetuneTask, run_finetune
 
 __all__ = ["BlockCoordinateDescent", "BlockOptimizer", "find_blocks", "optimizer_state_bytes"]
 
 ORDERS = ("ascending", "descending", "random")
+
+
+def _check_rates(lr: Any, expansion_lr_scale: Any, lr_name: str = "lr",
+                 scale_name: str = "expansion_lr_scale") -> tuple[float, float]:
+    """``lr`` in (0, LR_MAX] and ``expansion_lr_scale`` > 0 with β = lr · expansion_lr_scale <= LR_MAX
+    (1e10): lr = 1e308 failed inside torch's add_ ("cannot be converted to type float without overflow")
+    and lr = 2**64 wrote inf into the weights."""
+    lr = check_positive(lr_name, lr)
+    if lr > LR_MAX:
+        raise ValueError(f"{lr_name} must be <= {LR_MAX:g} (a step that large overflows float32 weights), "
+                         f"got {lr!r}")
+    scale = check_positive(scale_name, expansion_lr_scale)
+    if lr * scale > LR_MAX:
+        raise ValueError(f"{lr_name} · {scale_name} (the expansion step β) must be <= {LR_MAX:g}, got "
+                         f"{lr!r} · {scale!r}")
+    return lr, scale
 EXPANSIONS = ("none", "sgd", "sign")
 _LAYER_PREFIX = re.compile(r"^((?:[^.]+\.)*?\d+)\.")
 
@@ -260,6 +276,12 @@ class BlockOptimizer(torch.optim.Optimizer):
     does (for ``torch.optim.AdamW``, the NaN reaches the weights). A sparse gradient raises
     ``RuntimeError`` (as torch's Adam); ``load_state_dict`` refuses a hand-edited or foreign state with
     ValueError/TypeError naming the entry.
+
+    Domains: ``lr`` a float in (0, 1e10] (any positive float, subnormals included, is a step of that
+    size); ``expansion_lr_scale`` a float > 0 with β = lr · expansion_lr_scale <= 1e10 (the cap keeps a
+    step finite: 1e308 overflowed float32 weights); ``switch_every`` an int >= 1 (past the run's length:
+    the first block trains throughout); ``seed`` an int in [0, 2**64); ``order`` one of ``ORDERS``;
+    ``expansion`` one of ``EXPANSIONS``.
     """
 
     def __init__(self, params: Any, blocks: Sequence[str | Sequence[str]] | None = None,
@@ -278,8 +300,7 @@ class BlockOptimizer(torch.optim.Optimizer):
         if expansion not in EXPANSIONS:
             raise ValueError(f"expansion must be one of {list(EXPANSIONS)}, got {expansion!r}")
         # > 0: β = expansion_lr_scale·lr moves the inactive blocks; 0 would be expansion="none" with hooks
-        expansion_lr_scale = check_positive("expansion_lr_scale", expansion_lr_scale)
-        lr = check_positive("lr", lr)
+        lr, expansion_lr_scale = _check_rates(lr, expansion_lr_scale)
         self.seed = check_seed(seed)
         named, self._every_named = _named_parameters(params)
         self.block_names = find_blocks(list(named), blocks)
@@ -327,7 +348,7 @@ class BlockOptimizer(torch.optim.Optimizer):
         ``param_group`` is a dict with ``params`` and optional ``lr`` (refused: see above).
         """
         if isinstance(param_group, dict) and "lr" in param_group:
-            param_group["lr"] = check_positive("lr", param_group["lr"])
+            param_group["lr"] = _check_rates(param_group["lr"], param_group.get("expansion_lr_scale", 1.0))[0]
         if getattr(self, "param_groups", None):
             raise ValueError("param_group: a BlockOptimizer has one parameter group (its blocks); build a "
                              "new BlockOptimizer over all the parameters instead of add_param_group")
@@ -419,12 +440,13 @@ class BlockOptimizer(torch.optim.Optimizer):
             with torch.enable_grad():
                 loss = closure()
         own = self.param_groups[0]
-        if not (type(own["lr"]) is float and 0.0 < own["lr"] < math.inf):  # a scheduler or user edits it
+        lr, scale = own["lr"], own["expansion_lr_scale"]     # a scheduler or a user may have edited them
+        if not (type(lr) is float and type(scale) is float and 0 < lr <= LR_MAX and 0 < lr * scale <= LR_MAX):
             try:
-                check_positive("lr", own["lr"])
+                _check_rates(own["lr"], own["expansion_lr_scale"])
             except (TypeError, ValueError) as exc:
-                raise type(exc)(f"BlockOptimizer.step: param_groups[0]['lr'] was set to an invalid value: "
-                                f"{exc}") from None
+                raise type(exc)(f"BlockOptimizer.step: param_groups[0]['lr'] (or ['expansion_lr_scale']) was "
+                                f"set to an invalid value: {exc}") from None
         for group in self._base_optimizer.param_groups:
             group["lr"] = own["lr"]
             for p in group["params"]:
@@ -489,10 +511,12 @@ class BlockOptimizer(torch.optim.Optimizer):
         if not isinstance(groups, list) or len(groups) != 1 or not isinstance(groups[0], dict):
             raise ValueError(f"state_dict['param_groups'] must hold the one parameter group of a "
                              f"BlockOptimizer, got {groups!r:.80}")
-        for key, check in (("lr", check_positive), ("expansion_lr_scale", check_positive)):
+        for key in ("lr", "expansion_lr_scale"):
             if key not in groups[0]:
                 raise ValueError(f"state_dict['param_groups'][0] lacks {key!r}")
-            check(f"state_dict['param_groups'][0][{key!r}]", groups[0][key])
+        where = "state_dict['param_groups'][0]"
+        _check_rates(groups[0]["lr"], groups[0]["expansion_lr_scale"], f"{where}['lr']",
+                     f"{where}['expansion_lr_scale']")
 
     def _check_base_state(self, base_state: Any, schedule: dict[str, Any]) -> None:
         """The saved base optimizer's state, for the block the saved schedule makes active, before anything
@@ -581,13 +605,15 @@ class BlockOptimizer(torch.optim.Optimizer):
 class BlockCoordinateDescent(Algorithm):
     """BCD / BREAD finetuning through ``solve``: a :class:`BlockOptimizer` over AdamW on a FinetuneTask.
 
-    Fields are the optimizer's (``blocks`` as in :func:`find_blocks`, ``weight_decay`` AdamW's);
+    Fields are the optimizer's (``blocks`` as in :func:`find_blocks`, ``weight_decay`` AdamW's, a finite
+    float >= 0; ``lr``, ``expansion_lr_scale``, ``switch_every`` with :class:`BlockOptimizer`'s domains);
     the solve ``seed`` seeds the batches and the ``"random"`` order. Loop, convergence criterion
     and retcodes: :func:`algorithms.optimizers.finetune.run_finetune`. ``optimizer`` builds the
     optimizer with :class:`BlockOptimizer`'s keywords (default :class:`BlockOptimizer`; another
     implementation of its interface, e.g. BAdam's behind an adapter, trains under the same loop).
-    ``lr`` and ``expansion_lr_scale`` are finite floats > 0 (β = expansion_lr_scale·lr moves the
-    inactive blocks when ``expansion`` is not ``"none"``), ``switch_every`` an int >= 1,
+    ``lr`` (in (0, 1e10]) and ``expansion_lr_scale`` are finite floats > 0 with β = expansion_lr_scale·lr
+    <= 1e10 (β moves the inactive blocks when ``expansion`` is not ``"none"``; the cap keeps a step
+    finite), ``switch_every`` an int >= 1,
     ``weight_decay`` a finite float >= 0, ``order`` one of ``ORDERS`` and ``expansion`` one of
     ``EXPANSIONS``.
 
@@ -609,7 +635,7 @@ class BlockCoordinateDescent(Algorithm):
 
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
-        check_positive("lr", self.lr)
+        _check_rates(self.lr, self.expansion_lr_scale)   # lr in (0, 1e10], lr · expansion_lr_scale <= 1e10
         check_positive_int("switch_every", self.switch_every)
         if isinstance(self.optimizer, type) and issubclass(self.optimizer, torch.optim.Optimizer) \
                 and not issubclass(self.optimizer, BlockOptimizer):

@@ -82,7 +82,10 @@ class LowRankExpansion(CheckedStateModule):
         return self.linear.weight + self.U @ self.V
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """(W + UV) x + b for ``x`` a tensor of shape (*, in_features) of the layer's dtype."""
+        """(W + UV) x + b for ``x`` a tensor of shape (*, in_features) of the layer's dtype and device, with
+        finite entries (NaN/inf, meta, another shape or dtype are refused naming x).
+        Finite entries so large that a layer overflows the dtype (near 3.4e38 in float32) give inf
+        outputs, as any torch layer does."""
         # nn.Linear's convention (*, in_features), checked here: torch's matmul errors name no argument
         if not isinstance(x, torch.Tensor):
             raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")

@@ -40,6 +40,7 @@ import torch
 
 from algorithms._validation import (
     check_built_optimizer,
+    check_count,
     check_nonnegative,
     check_positive,
     check_positive_int,
@@ -94,6 +95,10 @@ class FinetuneTask(Problem):
         except (TypeError, ValueError, RuntimeError) as exc:
             raise TypeError(f"tokens must be an (n, T + 1) integer array of sequences, got "
                             f"{type(self.tokens).__name__}") from exc
+        if tokens.layout != torch.strided:   # torch's min() on a sparse tensor named nothing
+            raise TypeError(f"tokens must be a dense integer array, got a tensor of layout {tokens.layout}")
+        if tokens.device.type == "meta":
+            raise ValueError("tokens is on the meta device (no data); move it to a real device")
         if tokens.ndim != 2 or tokens.shape[0] == 0 or tokens.shape[1] < 2 or \
                 tokens.dtype not in (torch.int64, torch.int32):
             raise ValueError("tokens must be a non-empty (n, T + 1) integer array of sequences (T >= 1), "
@@ -146,15 +151,16 @@ def markov_finetune_task(vocab_size: int = 16, context: int = 16, n: int = 128, 
                          architecture: str = "transformer") -> FinetuneTask:
     """A :class:`FinetuneTask`: a Transformer pretrained on chain ``seed``, a sample of chain ``seed + 1``.
 
-    ``vocab_size``, ``context``, ``n`` (sequences), ``width``, ``depth`` and ``pretrain_steps`` are ints
-    >= 1, ``seed`` an int in [0, 2**64), ``dtype`` float32, float64 or bfloat16, ``batch_size`` an int >=
-    1 (capped at ``n``) and ``architecture`` ``"transformer"`` or ``"mlp"``.
+    ``vocab_size``, ``context``, ``n`` (sequences), ``width`` and ``depth`` are ints >= 1,
+    ``pretrain_steps`` an int in [1, 2**31 − 1], ``seed`` an int in [0, 2**64), ``dtype`` float32,
+    float64 or bfloat16, ``batch_size`` an int >= 1 (capped at ``n``) and ``architecture``
+    ``"transformer"`` or ``"mlp"``.
 
     >>> task = markov_finetune_task(vocab_size=6, context=4, n=16, width=8, depth=1, pretrain_steps=2, seed=1)
     >>> tuple(task.tokens.shape), 0 < task.reference_loss < math.log(6)
     ((16, 5), True)
     """
-    pretrain_steps = check_positive_int("pretrain_steps", pretrain_steps)
+    pretrain_steps = check_count("pretrain_steps", pretrain_steps, 1)   # <= 2**31 - 1: 2**31 steps hung
     n = check_positive_int("n", n)
     batch_size = min(check_positive_int("batch_size", batch_size), n)
     seed = check_seed(seed)
@@ -212,7 +218,8 @@ def run_finetune(problem: FinetuneTask,
     from algorithms.optimizers.block import optimizer_state_bytes  # block.py imports this module
 
     seed = 0 if options.seed is None else options.seed
-    steps = options.iterations(200)
+    # a horizon past 2**31 - 1 steps would not finish (a hang, not a result): refused by name
+    steps = check_count("maxiters", options.iterations(200), 0)
     tol = options.tolerance(0.1)
     model = copy.deepcopy(problem.model)
     # BlockCoordinateDescent(optimizer=...) is the user's factory: its answer is checked by name

@@ -62,8 +62,9 @@ class MLP(CheckedStateModule):
 
     ``in_features``, ``out_features``, ``width`` and ``depth`` are ints >= 1 (``depth`` residual
     blocks), ``seed`` (int in [0, 2**64)) draws the weights (torch's global generator untouched; the
-    readout starts at 0), ``residual_multiplier`` is a finite float > 0 and ``dtype`` float32
-    (default), float64 or bfloat16.
+    readout starts at 0), ``residual_multiplier`` is a finite float > 0 (the μP depth rule's 1/N is
+    at most 1; a multiplier so large that the activations overflow the dtype makes ``forward``
+    return inf, as any torch layer) and ``dtype`` float32 (default), float64 or bfloat16.
 
     >>> net = MLP(in_features=5, out_features=3, width=16, depth=2, seed=0)
     >>> net(torch.ones(4, 5)).shape, net.width, net.depth
@@ -99,8 +100,9 @@ class MLP(CheckedStateModule):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Outputs (n, out_features) for ``x`` a finite tensor (n, in_features) of the model's dtype and
-        device.
-        """
+        device (NaN/inf, meta, another shape or dtype are refused naming x).
+        Finite entries so large that a layer overflows the dtype (near 3.4e38 in float32) give inf
+        outputs, as any torch layer does."""
         if not isinstance(x, torch.Tensor):
             raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
         if x.ndim != 2 or x.shape[1] != self.in_features:
@@ -148,7 +150,8 @@ class Transformer(CheckedStateModule):
     its output has a sequence axis, unlike the package's (n, out_features) convention).
     ``vocab_size``, ``width``, ``depth``, ``n_heads`` and ``context`` (the longest sequence T) are ints
     >= 1, ``width`` a multiple of ``n_heads``; ``seed`` (int in [0, 2**64)) draws the weights,
-    ``residual_multiplier`` (finite float > 0) scales each block's residual branch and ``dtype`` is
+    ``residual_multiplier`` (finite float > 0; one so large that the activations overflow the dtype
+    makes ``forward`` return inf, as any torch layer) scales each block's residual branch and ``dtype`` is
     float32 (default), float64 or bfloat16.
 
     >>> lm = Transformer(vocab_size=11, width=16, depth=2, n_heads=2, context=8, seed=0)
@@ -198,6 +201,8 @@ class Transformer(CheckedStateModule):
         if not isinstance(tokens, torch.Tensor):
             raise TypeError(f"tokens must be a LongTensor of shape (n, T <= {self.context}), got "
                             f"{type(tokens).__name__}")
+        if tokens.layout != torch.strided:   # torch's min() on a sparse tensor named nothing
+            raise TypeError(f"tokens must be a dense LongTensor, got layout {tokens.layout}")
         if tokens.ndim != 2 or tokens.dtype != torch.long or tokens.shape[1] > self.context:
             raise ValueError(f"tokens must be a LongTensor of shape (n, T <= {self.context}), got "
                              f"{tuple(tokens.shape)} {tokens.dtype}")

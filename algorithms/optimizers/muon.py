@@ -50,6 +50,7 @@ from algorithms.optimizers._base import (
 from algorithms.optimizers.newton_schulz import (
     QUINTIC_COEFFICIENTS,
     _check_coefficients,
+    _check_growth,
     _check_steps,
     _newton_schulz_many,
     newton_schulz,
@@ -78,17 +79,22 @@ class Muon(MatrixOptimizer):
     ----------
     params : iterable of tensors, of (name, tensor) pairs, or of parameter groups (dicts)
         as for any ``torch.optim`` optimizer. A group may set any keyword below and ``use_muon``.
-    lr : float >= 0
-        learning rate of both the Muon and the AdamW steps (default 1e-3, torch's).
-    weight_decay : float >= 0
-        decoupled weight decay λ: ``W ← (1 − lr·λ) W`` before each step (default 0.1, torch's).
+    lr : float in [0, 1e10]
+        learning rate of both the Muon and the AdamW steps (default 1e-3, torch's). 0 leaves the
+        parameters unchanged (as torch's); the cap (torch has none) keeps a step finite: 1e308
+        failed inside torch's add_ and 2**64 wrote inf.
+    weight_decay : float >= 0, with lr·weight_decay <= 1
+        decoupled weight decay λ: ``W ← (1 − lr·λ) W`` before each step (default 0.1, torch's); a
+        product past 1 would flip the weights' sign every step (and 1e308 overflowed them).
     momentum : float in [0, 1)
         μ of the EMA momentum buffer (default 0.95).
     nesterov : bool
         Nesterov-style look-ahead ``(1 − μ) G + μ B`` (default True).
     ns_coefficients : (a, b, c)
-        the quintic Newton–Schulz polynomial (default torch's (3.4445, −4.775, 2.0315)).
-    eps : float >= 1.18e-38 (float32's smallest normal)
+        the quintic Newton–Schulz polynomial (default torch's (3.4445, −4.775, 2.0315)): three finite
+        numbers whose polynomial, iterated ``ns_steps`` times, stays within 1e6 on [0, 1] (larger ones
+        overflow the iteration and are refused).
+    eps : float in [1.18e-38 (float32's smallest normal), 1e38]
         added to ‖D‖_F before Newton–Schulz normalizes by it (default 1e-7).
     ns_steps : int >= 0
         Newton–Schulz iterations (default 5).
@@ -105,7 +111,7 @@ class Muon(MatrixOptimizer):
         bits as one matrix at a time (probed once per shape), others one by one.
     adamw_betas : (β₁, β₂) in [0, 1)
         the auxiliary AdamW's betas (default (0.9, 0.95)).
-    adamw_eps : float >= 1.18e-38 (float32's smallest normal)
+    adamw_eps : float in [1.18e-38 (float32's smallest normal), 1e38]
         the auxiliary AdamW's ε (default 1e-8).
     ns_dtype : torch.bfloat16, torch.float32 or torch.float64
         precision of the Newton–Schulz iteration (default bfloat16, torch's; float64 is the exact
@@ -192,6 +198,7 @@ class Muon(MatrixOptimizer):
             group["foreach"] = check_bool("foreach", group["foreach"])
         group["ns_coefficients"] = _check_coefficients(group["ns_coefficients"])
         group["ns_steps"] = _check_steps(group["ns_steps"])
+        _check_growth(group["ns_coefficients"], group["ns_steps"])
         group["eps"] = check_eps("eps", group["eps"])
         if group["adjust_lr_fn"] not in ADJUST_LR_FNS:
             raise ValueError(f"adjust_lr_fn must be one of {ADJUST_LR_FNS}, got {group['adjust_lr_fn']!r}")

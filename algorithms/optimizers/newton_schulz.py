@@ -48,6 +48,28 @@ def _check_steps(ns_steps: Any) -> int:
     return int(ns_steps)    # numpy's np.int64(5) is an int too, stored as one
 
 
+#: the largest |p∘…∘p(σ)| over σ in [0, 1] accepted: the iteration's products reach its fifth power
+#: (1e30), still inside bfloat16's and float32's range (3.4e38)
+GROWTH_MAX = 1e6
+
+
+@functools.lru_cache(maxsize=64)
+def _check_growth(coefficients: tuple[float, float, float], ns_steps: int) -> None:
+    """Refuse coefficients whose polynomial, iterated ``ns_steps`` times, sends some normalized singular
+    value in [0, 1] past ``GROWTH_MAX`` (checked on a grid of 1025 points): ``(1e30, 0, 0)`` wrote inf
+    into Muon's weights and into newton_schulz's result in silence."""
+    a, b, c = coefficients
+    s = np.linspace(0.0, 1.0, 1025)
+    with np.errstate(all="ignore"):
+        for step in range(ns_steps):
+            s = a * s + b * s**3 + c * s**5
+            peak = float(np.max(np.abs(s)))
+            if not peak <= GROWTH_MAX:
+                raise ValueError(f"ns_coefficients {coefficients} send a normalized singular value in [0, 1] "
+                                 f"to {peak:.3g} within {step + 1} of ns_steps = {ns_steps} steps: the "
+                                 f"iteration would overflow (|p∘…∘p| must stay <= {GROWTH_MAX:g} on [0, 1])")
+
+
 def newton_schulz(matrix: torch.Tensor, ns_coefficients=QUINTIC_COEFFICIENTS, ns_steps: int = 5,
                   eps: float = 1e-7, dtype: torch.dtype = torch.bfloat16) -> torch.Tensor:
     """``ns_steps`` Newton–Schulz steps on ``matrix / max(‖matrix‖_F, eps)``, computed in ``dtype``.
@@ -56,6 +78,15 @@ def newton_schulz(matrix: torch.Tensor, ns_coefficients=QUINTIC_COEFFICIENTS, ns
 
     Returns a tensor of ``dtype`` and ``matrix``'s shape. bfloat16 is torch's choice (and
     reproduces ``torch.optim.Muon``); float64 gives the exact polynomial map.
+
+    ``matrix``: a dense 2-D floating tensor with finite entries (a 0-row or 0-column matrix gives an
+    empty result). ``ns_coefficients``: three finite numbers (a, b, c). ``ns_steps``: an int in
+    [0, 100) (0 returns the normalized matrix). ``eps``: a float in (0, largest ``dtype`` number]; an
+    ``eps`` below ``dtype``'s smallest normal number (1.18e-38 for bfloat16/float32, 2.2e-308 for
+    float64) acts as that number, so a zero matrix maps to zero. ``dtype``: torch.bfloat16,
+    torch.float32 or torch.float64. Coefficients whose polynomial leaves [−1, 1] far behind overflow
+    ``dtype`` after a few steps: coefficients whose iterated polynomial exceeds 1e6 on [0, 1] are
+    refused naming ``ns_coefficients``.
 
     >>> g = torch.diag(torch.tensor([3.0, 1.0], dtype=torch.float64))
     >>> torch.linalg.svdvals(newton_schulz(g, dtype=torch.float64)).round(decimals=3).tolist()
@@ -66,17 +97,31 @@ def newton_schulz(matrix: torch.Tensor, ns_coefficients=QUINTIC_COEFFICIENTS, ns
                          f"{getattr(matrix, 'shape', type(matrix).__name__)}")
     if not matrix.is_floating_point():
         raise TypeError(f"matrix must be a floating tensor, got dtype {matrix.dtype}")
+    if matrix.layout != torch.strided:     # a sparse tensor failed inside torch's isfinite
+        raise TypeError(f"matrix must be a dense (strided) tensor, got layout {matrix.layout} (.to_dense())")
     if matrix.device.type == "meta":
         raise ValueError("matrix is on the meta device (no data); move it to a real device")
     if not bool(torch.isfinite(matrix).all()):   # NaN/inf would pass through the normalization unseen
         raise ValueError("matrix contains NaN or inf entries")
     a, b, c = _check_coefficients(ns_coefficients)
     ns_steps = _check_steps(ns_steps)
-    if isinstance(eps, bool) or not isinstance(eps, int | float) or not (eps > 0 and math.isfinite(eps)):
+    _check_growth((a, b, c), ns_steps)
+    if isinstance(eps, bool) or not isinstance(eps, int | float):
+        raise ValueError(f"eps must be a positive finite float, got {type(eps).__name__} {eps!r:.40}")
+    try:
+        eps = float(eps)
+    except OverflowError:           # an int past float's range (10**400): not finite
+        eps = math.inf
+    if not (eps > 0 and math.isfinite(eps)):
         raise ValueError(f"eps must be a positive finite float, got {eps!r}")
     if dtype not in _NS_DTYPES:
         raise ValueError(f"dtype must be one of {_NS_DTYPES}, got {dtype!r}")
-    return _newton_schulz(matrix, a, b, c, ns_steps, eps, dtype)
+    info = torch.finfo(dtype)
+    if eps > info.max:              # torch's clamp failed with "cannot be converted ... without overflow"
+        raise ValueError(f"eps must be <= {info.max:.4g} (the largest {dtype} number), got {eps!r}")
+    # an ε below dtype's smallest normal rounds to 0 (or a subnormal) there: a zero matrix then gave 0/0 =
+    # NaN; it acts as that smallest normal instead (a zero matrix maps to zero)
+    return _newton_schulz(matrix, a, b, c, ns_steps, max(eps, info.tiny), dtype)
 
 
 def _newton_schulz(matrix: torch.Tensor, a: float, b: float, c: float, ns_steps: int, eps: float,
@@ -149,16 +194,19 @@ def _newton_schulz_many(matrices: list[torch.Tensor], a: float, b: float, c: flo
 def singular_value_map(sigma, ns_coefficients=QUINTIC_COEFFICIENTS, ns_steps: int = 5) -> np.ndarray:
     """The scalar map ``newton_schulz`` applies to each normalized singular value: p∘…∘p (float64).
 
-    ``ns_coefficients`` (a, b, c) are three finite floats (the quintic p(x) = ax + bx³ + cx⁵);
-    ``ns_steps`` an int in [0, 100).
+    ``ns_coefficients`` (a, b, c) are three finite floats (the quintic p(x) = ax + bx³ + cx⁵) whose
+    iterated polynomial stays within 1e6 on [0, 1] (larger ones are refused); ``ns_steps`` an int in
+    [0, 100).
 
-    ``sigma``: one value or a 1-D array of normalized singular values in [0, 1] (σ/‖X‖_F).
+    ``sigma``: one value or a 1-D array of normalized singular values in [0, 1] (σ/‖X‖_F); a 0-d
+    input gives a 0-d array, an empty one an empty array.
 
     >>> singular_value_map([0.0, 1.0], ns_steps=1).round(4).tolist()
     [0.0, 0.701]
     """
     a, b, c = _check_coefficients(ns_coefficients)
     ns_steps = _check_steps(ns_steps)
+    _check_growth((a, b, c), ns_steps)
     s = as_real_array("sigma", sigma)
     if s.ndim > 1:      # singular values are a vector; a matrix here is usually the matrix itself
         raise ValueError(f"sigma must be a 1-D array of singular values (or one value), got shape {s.shape}")

@@ -42,6 +42,7 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
 )
+from algorithms.optimizers._base import check_lr
 
 __all__ = ["OPTIMIZER_RULES", "PARAMETRIZATIONS", "independent_weight_decay", "lr_multiplier",
            "param_groups"]
@@ -51,13 +52,27 @@ PARAMETRIZATIONS = ("mup", "standard")
 _ROLES = ("input", "hidden", "output", "vector")
 
 
+#: the smallest ratio accepted: float64's smallest normal number (a subnormal ratio such as 1e-320 made the
+#: factor 1/ratio overflow to inf in silence)
+RATIO_MIN = 2.2250738585072014e-308
+
+
+def _check_ratio(name: str, value: Any) -> float:
+    value = check_positive(name, value)
+    if value < RATIO_MIN:
+        raise ValueError(f"{name} must be >= 2.2e-308 (float64's smallest normal number), got {value!r}")
+    return value
+
+
 def lr_multiplier(optimizer: str, d_in_ratio: float, d_out_ratio: float, *, depth_ratio: float = 1.0,
                   blocks_in_ratio: float = 1.0, blocks_out_ratio: float = 1.0,
                   one_sided: bool = False) -> float:
     """The learning-rate factor of Table 1 for one matrix (all arguments are ratios to the base).
 
     ``optimizer`` is one of ``OPTIMIZER_RULES``; ``d_in_ratio``, ``d_out_ratio``, ``depth_ratio``,
-    ``blocks_in_ratio`` and ``blocks_out_ratio`` are finite floats > 0; ``one_sided`` a bool.
+    ``blocks_in_ratio`` and ``blocks_out_ratio`` are finite floats >= 2.2e-308 (float64's smallest
+    normal: a subnormal one overflowed the factor), and ratios whose factor overflows or underflows
+    float64 are refused naming them; ``one_sided`` a bool.
 
     ``one_sided`` says only one side of a Shampoo matrix is preconditioned (E = ¼).
 
@@ -68,33 +83,50 @@ def lr_multiplier(optimizer: str, d_in_ratio: float, d_out_ratio: float, *, dept
     """
     one_sided = check_bool("one_sided", one_sided)
     check_choice("optimizer", optimizer, OPTIMIZER_RULES)
-    d_in = check_positive("d_in_ratio", d_in_ratio)
-    d_out = check_positive("d_out_ratio", d_out_ratio)
-    n = check_positive("depth_ratio", depth_ratio)
-    blocks = check_positive("blocks_in_ratio", blocks_in_ratio) * check_positive(
+    d_in = _check_ratio("d_in_ratio", d_in_ratio)
+    d_out = _check_ratio("d_out_ratio", d_out_ratio)
+    n = _check_ratio("depth_ratio", depth_ratio)
+    blocks = _check_ratio("blocks_in_ratio", blocks_in_ratio) * _check_ratio(
         "blocks_out_ratio", blocks_out_ratio)
-    if optimizer in ("adamw", "grafted_shampoo"):
-        return 1.0 / d_in
-    if optimizer == "muon":
-        return math.sqrt(d_out / d_in)
-    if optimizer == "shampoo":
-        e = 0.25 if one_sided else 0.5
-        return n ** (1 - 2 * e) * (d_out / d_in) ** (1 - e) * blocks ** (-e)
-    return math.sqrt(d_out / d_in) / math.sqrt(blocks)
+    factor = _factor(optimizer, d_in, d_out, n, blocks, one_sided)
+    if not (0.0 < factor < math.inf):       # e.g. d_in_ratio = 1e-300 with blocks 1e-300 · 1e-300 = 0
+        raise ValueError(f"lr_multiplier: the ratios d_in_ratio={d_in_ratio!r}, d_out_ratio={d_out_ratio!r}, "
+                         f"depth_ratio={depth_ratio!r}, blocks_in_ratio={blocks_in_ratio!r}, "
+                         f"blocks_out_ratio={blocks_out_ratio!r} give a factor outside float64's range "
+                         f"({factor!r})")
+    return factor
+
+
+def _factor(optimizer: str, d_in: float, d_out: float, n: float, blocks: float, one_sided: bool) -> float:
+    try:
+        if optimizer in ("adamw", "grafted_shampoo"):
+            return 1.0 / d_in
+        if optimizer == "muon":
+            return math.sqrt(d_out / d_in)
+        if optimizer == "shampoo":
+            e = 0.25 if one_sided else 0.5
+            return n ** (1 - 2 * e) * (d_out / d_in) ** (1 - e) * blocks ** (-e)
+        return math.sqrt(d_out / d_in) / math.sqrt(blocks)
+    except (OverflowError, ZeroDivisionError):     # a power past float64 (Python raises), or 1/0
+        return math.inf
 
 
 def independent_weight_decay(base_weight_decay: float, width: int, base_width: int) -> float:
     """λ(w) = λ₀ · w₀ / w: the paper's near-optimal independent weight decay ∝ 1/width.
 
     ``base_weight_decay`` λ₀ is a finite float >= 0 (0: no decay), ``width`` w and ``base_width`` w₀ ints
-    >= 1.
+    >= 1; a product that overflows is refused naming base_weight_decay.
 
     >>> independent_weight_decay(1e-3, width=512, base_width=128)
     0.00025
     """
     base_weight_decay = check_nonnegative("base_weight_decay", base_weight_decay)
     width = check_positive_int("width", width)
-    return base_weight_decay * check_positive_int("base_width", base_width) / width
+    decay = base_weight_decay * check_positive_int("base_width", base_width) / width
+    if not math.isfinite(decay):        # 1e308 · base_width overflowed to inf in silence
+        raise ValueError(f"base_weight_decay · base_width / width overflows (got base_weight_decay="
+                         f"{base_weight_decay!r}, base_width={base_width!r}, width={width!r})")
+    return decay
 
 
 def _blocks(dim: int, block_size: int | None) -> int:
@@ -109,7 +141,8 @@ def param_groups(model: nn.Module, optimizer: str, lr: float, *, base_width: int
     ``base_depth`` (int >= 1, or None: the model's own, no depth scaling), ``parametrization`` one of
     ``PARAMETRIZATIONS`` and ``block_size`` (int >= 1 or None) Shampoo/SOAP's preconditioner block.
 
-    ``lr`` >= 0, torch's rule (``lr = 0`` gives groups of lr 0, as a scheduler's warm-up from 0 does: each
+    ``lr`` in [0, 1e10] (>= 0 is torch's rule; the cap is the optimizers', see ``_base.LR_MAX``; ``lr = 0``
+    gives groups of lr 0, as a scheduler's warm-up from 0 does: each
     group's lr is ``lr`` times its multiplier).
 
     ``model`` needs ``width``, ``depth`` and ``parameter_roles()`` (the family's
@@ -124,7 +157,7 @@ def param_groups(model: nn.Module, optimizer: str, lr: float, *, base_width: int
     """
     check_choice("optimizer", optimizer, OPTIMIZER_RULES)
     check_choice("parametrization", parametrization, PARAMETRIZATIONS)
-    lr = check_nonnegative("lr", lr)
+    lr = check_lr(lr)
     if block_size is not None:
         block_size = check_positive_int("block_size", block_size)
     for attribute in ("width", "depth", "parameter_roles"):

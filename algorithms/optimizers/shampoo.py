@@ -69,15 +69,17 @@ class Shampoo(MatrixOptimizer):
     Parameters
     ----------
     params : iterable of tensors or parameter groups (torch's convention)
-    lr : float >= 0 (default 1e-3)
+    lr : float in [0, 1e10] (0: no step, as torch's; the cap keeps a step finite) (default 1e-3)
     betas : (β₁, β₂) in [0, 1) (default (0.9, 0.95)): momentum and the factor statistics' EMA
-    weight_decay : float >= 0 (default 0): decoupled, W ← (1 − lr·λ) W
-    eps : float >= 1.18e-38 (float32's smallest normal) (default 1e-6): the ridge ε of the inverse roots
+    weight_decay : float >= 0 with lr·weight_decay <= 1 (default 0): decoupled, W ← (1 − lr·λ) W
+    eps : float in [1.18e-38 (float32's smallest normal), 1e38] (default 1e-6): the ridge ε of the
+        inverse roots
     precondition_frequency : int >= 1 (default 10): steps between inverse-root refreshes
     block_size : int >= 1 or None (default None: whole matrices): tile side
     exponent : float in (0, 0.5] (default 0.25): e in (L̂ + εI)^(−e)
     grafting : None or "adam" (default None; see above)
-    adam_eps : float >= 1.18e-38 (float32's smallest normal) (default 1e-8): ε of the grafted Adam direction
+    adam_eps : float in [1.18e-38 (float32's smallest normal), 1e38] (default 1e-8): ε of the grafted
+        Adam direction
     max_precond_dim : int >= 1 (default 10000): longer sides are left unpreconditioned
     on_nonfinite : "warn" (default), "skip" or "raise": a step with a NaN/inf gradient is skipped
         (parameters and state unchanged, counted in ``skipped_steps``) with a RuntimeWarning,

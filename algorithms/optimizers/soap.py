@@ -69,11 +69,11 @@ class SOAP(MatrixOptimizer):
     Parameters
     ----------
     params : iterable of tensors or parameter groups (torch's convention)
-    lr : float >= 0 (default 3e-3)
+    lr : float in [0, 1e10] (0: no step, as torch's; the cap keeps a step finite) (default 3e-3)
     betas : (β₁, β₂) in [0, 1) (default (0.95, 0.95)): Adam's moments
     shampoo_beta : float in [0, 1) or None (default None: β₂): β_s of the factor statistics
-    eps : float >= 1.18e-38 (float32's smallest normal) (default 1e-8): Adam's ε in the rotated basis
-    weight_decay : float >= 0 (default 0): decoupled, W ← (1 − lr·λ) W
+    eps : float in [1.18e-38 (float32's smallest normal), 1e38] (default 1e-8): Adam's ε in the rotated basis
+    weight_decay : float >= 0 with lr·weight_decay <= 1 (default 0): decoupled, W ← (1 − lr·λ) W
     precondition_frequency : int >= 1 (default 10): steps between basis refreshes
     block_size : int >= 1 or None (default None: whole matrices): tile side
     max_precond_dim : int >= 1 (default 10000): longer sides keep the identity basis

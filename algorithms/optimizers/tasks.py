@@ -115,6 +115,8 @@ class MarkovLanguageTask(Problem):
         if not isinstance(tokens, torch.Tensor):
             raise TypeError(f"tokens must be a torch.Tensor of token ids (from sample()), got "
                             f"{type(tokens).__name__}")
+        if tokens.layout != torch.strided:   # torch's min() on a sparse tensor named nothing
+            raise TypeError(f"tokens must be a dense tensor of token ids, got layout {tokens.layout}")
         if tokens.dtype == torch.bool or tokens.is_floating_point() or tokens.is_complex():
             raise TypeError(f"tokens must hold integer token ids, got dtype {tokens.dtype}")
         if tokens.ndim != 2 or tokens.shape[0] == 0 or tokens.shape[1] < 2:

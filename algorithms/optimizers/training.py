@@ -41,6 +41,7 @@ from algorithms._validation import (
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
+from algorithms.optimizers._base import check_lr
 from algorithms.optimizers.muon import Muon
 from algorithms.optimizers.scaling import PARAMETRIZATIONS, param_groups
 from algorithms.optimizers.shampoo import Shampoo
@@ -64,10 +65,13 @@ class TrainingProblem(Problem):
     """A model, a task and a step budget; see the module docstring for the criterion.
 
     ``model`` is an :class:`MLP` or :class:`Transformer` with ``task.vocab_size`` inputs and outputs,
-    ``task`` a :class:`MarkovLanguageTask`, ``steps`` (int >= 1) the horizon, ``target_loss`` (finite
-    float > 0, or None: the entropy rate + tol) the held-out loss that is ``Success``, ``eval_every``
-    (int >= 1) the steps between evaluations, ``eval_size`` (int >= 1) the held-out sequences and
-    ``divergence_factor`` (finite float > 1) the blow-up threshold's factor.
+    ``task`` a :class:`MarkovLanguageTask`, ``steps`` (int in [1, 2**31 − 1]) the horizon (``solve``'s
+    ``maxiters``, when given, replaces it, in [0, 2**31 − 1]), ``target_loss`` (finite float > 0, or
+    None: the entropy rate + tol) the held-out loss that is ``Success`` (a target above the initial
+    held-out loss is ``Success`` at the first evaluation), ``eval_every`` (int >= 1; one past ``steps``
+    evaluates at the last step only) the steps between evaluations, ``eval_size`` (int in
+    [1, 2**31 − 1]) the held-out sequences and ``divergence_factor`` (finite float > 1; a huge one leaves
+    only a non-finite loss or parameter as ``Diverged``) the blow-up threshold's factor.
 
     >>> from algorithms import solve
     >>> from algorithms.optimizers import MLP
@@ -114,7 +118,8 @@ class TrainingProblem(Problem):
 class OptimizerTraining(Algorithm):
     """Which optimizer, its base learning rate, and how hyperparameters scale with the model.
 
-    ``optimizer``: one of :data:`OPTIMIZERS`. ``lr`` >= 0 (torch's rule; ``lr = 0`` is accepted and is a
+    ``optimizer``: one of :data:`OPTIMIZERS`. ``lr`` in [0, 1e10] (>= 0 is torch's rule, the cap keeps a
+    step finite; ``lr = 0`` is accepted and is a
     run that takes no step, the model kept as it is, as torch's optimizers at lr 0): the base learning
     rate, tuned at ``base_width`` / ``base_depth`` (``None``: the model's own, i.e. no scaling) and
     multiplied per parameter by the ``parametrization`` rule. ``independent_weight_decay``: λ in
@@ -143,7 +148,7 @@ class OptimizerTraining(Algorithm):
             raise TypeError(f"factory must be None or a callable building the optimizer from parameter "
                             f"groups, got {type(self.factory).__name__}")
         # the checked values are stored as Python numbers (np.int64(8) reached torch's split_with_sizes)
-        object.__setattr__(self, "lr", check_nonnegative("lr", self.lr))
+        object.__setattr__(self, "lr", check_lr(self.lr))    # in [0, 1e10], as the optimizers take it
         object.__setattr__(self, "batch_size", check_count("batch_size", self.batch_size, 1))
         check_choice("parametrization", self.parametrization, PARAMETRIZATIONS)
         if self.base_width is not None:
@@ -241,7 +246,8 @@ def _finite_parameters(model: nn.Module) -> bool:
 
 @_dispatch
 def _solve(problem: TrainingProblem, algorithm: OptimizerTraining, options: SolveOptions) -> Solution:
-    steps = options.iterations(problem.steps)
+    # a horizon past 2**31 - 1 steps would not finish (a hang, not a result): refused by name
+    steps = check_count("maxiters", options.iterations(problem.steps), 0)
     task = problem.task
     model = copy.deepcopy(problem.model)
     optimizer = algorithm.build(model)

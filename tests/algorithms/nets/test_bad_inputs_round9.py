@@ -1,0 +1,225 @@
+"""#43 round 9 (pre-audit sweep) for the nets family: each class found, with the words of its message."""
+
+import numpy as np
+import pytest
+import torch
+
+from algorithms.nets import TwoLayerReLU, flat_hessian, flat_hvp, flatten_params, per_sample_flat_grads
+from algorithms.nets import gd_map as G
+from algorithms.nets import stability as ST
+from algorithms.nets.lp_training import LpPathNormTraining, smoothed_lp
+from algorithms.nets.models import MLP, Activation, SoftmaxAttention
+from algorithms.nets.multivariate_interpolation import MultivariateInterpolationProblem, network_from_pieces
+
+D = torch.float64
+
+
+def _hessians():
+    rng = np.random.default_rng(0)
+    return np.stack([np.outer(v, v) for v in rng.normal(size=(4, 3))])
+
+
+# ---------------------------------------------------------------- class 2: pure maps refuse NaN/sparse/meta
+@pytest.mark.parametrize("bad, kind, words", [
+    (torch.tensor([1.0, float("nan")]), ValueError, "params\\['a'\\] contains NaN"),
+    (torch.tensor([1.0, float("inf")]), ValueError, "params\\['a'\\] contains NaN"),
+    (torch.ones(2, device="meta"), ValueError, "params\\['a'\\] is on the meta device"),
+    (torch.ones(2, 2).to_sparse(), TypeError, "params\\['a'\\] must be a dense"),
+])
+def test_flatten_params_refuses_what_it_cannot_flatten(bad, kind, words):
+    with pytest.raises(kind, match=words):
+        flatten_params({"a": bad})
+
+
+def test_activation_forward_refuses_non_floating_and_sparse_and_documents_nan():
+    act = Activation("tanh")
+    for bad, words in ((torch.ones(2, dtype=torch.bool), "t must be a real floating"),
+                       (torch.ones(2, dtype=torch.complex128), "t must be a real floating"),
+                       (torch.ones(2, 2).to_sparse(), "t must be a dense")):
+        with pytest.raises(TypeError, match=words):
+            act(bad)
+    with pytest.raises(ValueError, match="t is on the meta device"):
+        act(torch.ones(2, device="meta"))
+    assert "NaN entry\n        maps to NaN" in Activation.forward.__doc__ or "maps to NaN" in " ".join(
+        Activation.forward.__doc__.split())
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: flat_hessian(lambda t: (t ** 4).sum(), torch.ones(3, dtype=D).to_sparse()),
+     "theta must be a dense"),
+    (lambda: flat_hvp(lambda t: (t ** 4).sum(), torch.ones(3, dtype=D), torch.ones(3, dtype=D).to_sparse()),
+     "vector must be a dense"),
+    (lambda: per_sample_flat_grads(lambda t, x, y: ((x * t).sum() - y) ** 2, torch.ones(3, dtype=D),
+                                   torch.ones(5, 3, dtype=D).to_sparse(), torch.ones(5, dtype=D)),
+     "X must be a dense"),
+    (lambda: per_sample_flat_grads(lambda t, x, y: ((x * t).sum() - y) ** 2, torch.ones(3, dtype=D),
+                                   torch.ones(5, 3, dtype=D), torch.ones(5, dtype=torch.bool)),
+     "y must be numeric"),
+    (lambda: MLP(3, (4,), 2)(torch.ones(5, 3, dtype=D).to_sparse()), "X must be a dense"),
+    (lambda: TwoLayerReLU(3, 4)(torch.ones(5, 3, dtype=D).to_sparse()), "X must be a dense"),
+    (lambda: G.gd_jacobian(lambda t: (t ** 2).sum(), torch.ones(3, dtype=D).to_sparse(), 0.1),
+     "theta must be a dense"),
+])
+def test_sparse_tensors_are_refused_by_name(call, words):
+    with pytest.raises(TypeError, match=words):
+        call()
+
+
+def test_empirical_loss_names_x_beside_y_and_refuses_an_overflowing_loss():
+    net = MLP(3, (4,), 2)
+    with pytest.raises(ValueError, match=r"one per row of X"):
+        G.EmpiricalLoss(net, torch.ones(4, 3, dtype=D), torch.tensor([0, 1, 0, 1, 1]))
+    with pytest.raises(ValueError, match=r"one row per row of X"):
+        G.EmpiricalLoss(net, torch.ones(4, 3, dtype=D), torch.ones(5, 2, dtype=D), loss="mse")
+    with pytest.raises(ValueError, match="X and y give a non-finite loss"):
+        G.EmpiricalLoss(net, torch.ones(5, 3, dtype=D), torch.full((5, 2), 1e300, dtype=D), loss="mse")
+    with pytest.raises(TypeError, match="y must be a dense"):
+        G.EmpiricalLoss(net, torch.ones(5, 3, dtype=D), torch.tensor([0, 1, 0, 1, 1]).to_sparse())
+
+
+def test_flat_objective_names_theta_for_a_dtype_mismatch():
+    loss = G.EmpiricalLoss(MLP(3, (4,), 2), torch.ones(5, 3, dtype=D), torch.tensor([0, 1, 0, 1, 1]))
+    theta, fn = loss.flat_objective()
+    with pytest.raises(TypeError, match=r"theta must have dtype torch\.float64"):
+        G.gd_jacobian(fn, theta.float(), lr=0.1)
+
+
+def test_gd_map_and_jacobian_refuse_an_lr_that_overflows():
+    with pytest.raises(ValueError, match=r"lr = 1e\+308 is too large"):
+        G.gd_jacobian(lambda t: (t ** 2).sum(), torch.ones(2, dtype=D), lr=1e308)
+    with pytest.raises(ValueError, match=r"lr = 1e\+308 is too large"):
+        G.gd_map(lambda t: (t ** 2).sum(), torch.ones(2, dtype=D), lr=1e308)
+
+
+def test_singular_step_sizes_takes_a_theta_with_grad_and_names_a_huge_rtol():
+    theta = torch.ones(2, dtype=D, requires_grad=True)
+    assert G.singular_step_sizes(lambda t: (t ** 2).sum(), theta).tolist() == [0.5, 0.5]
+    with pytest.raises(ValueError, match="rtol must lie in"):
+        G.singular_step_sizes(lambda t: (t ** 2).sum(), theta, rtol=10**400)
+
+
+def test_stochastic_logabsdet_past_memory_is_refused_by_name():
+    with pytest.raises(ValueError, match="num_probes=2147483648 is too large"):
+        G.stochastic_logabsdet(lambda V: V, 4, num_probes=2**31, lanczos_steps=3)
+
+
+def test_strict_saddle_public_methods_refuse_an_overflowing_point():
+    problem = G.StrictSaddle(a=[1.0], b=[2.0])
+    for method in (problem.value, problem.grad, problem.hessian):
+        with pytest.raises(ValueError, match="z is too large"):
+            method(np.array([0.1, 1e300]))
+
+
+# ---------------------------------------------------------------- class 1: huge scales
+@pytest.mark.parametrize("build", [
+    lambda: MLP(3, (4,), 2, init_scale=1e308),
+    lambda: SoftmaxAttention(3, 2, 2, init_scale=1e308),
+    lambda: TwoLayerReLU(3, 4, init_scale=1e308),
+    lambda: G.StrictSaddle(a=[1.0], b=[1.0], init_scale=1e200),
+    lambda: LpPathNormTraining(init_scale=1e200),
+])
+def test_an_init_scale_past_the_cap_is_refused(build):
+    with pytest.raises(ValueError, match=r"init_scale must be <= 1e150"):
+        build()
+
+
+def test_a_float32_draw_that_overflows_is_refused():
+    with pytest.raises(ValueError, match=r"init_scale=1e\+100 is too large for torch.float32"):
+        TwoLayerReLU(3, 4, init_scale=1e100, dtype=torch.float32)
+
+
+def test_two_layer_init_names_its_scale():
+    with pytest.raises(ValueError, match=r"scale must be <= 1e150"):
+        TwoLayerReLU(3, 4).init(0, scale=1e308)
+
+
+def test_softmax_attention_past_memory_is_refused_by_name():
+    with pytest.raises(ValueError, match="dim=2147483648 is too large"):
+        SoftmaxAttention(3, 2**31, 2)
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: ST.coherence_matrix(_hessians() * 1e300), "hessians is too large"),
+    (lambda: ST.coherence_measure(_hessians() * 1e300), "hessians is too large"),
+    (lambda: ST.mean_square_radius(_hessians(), lr=1e308, batch_size=2), r"lr = 1e\+308 is too large"),
+    (lambda: ST.second_moment_matrix(_hessians(), lr=1e308, batch_size=2), r"lr = 1e\+308 is too large"),
+    (lambda: ST.perturbed_stationary_moment(_hessians(), 0.1, 2, noise_std=1e308), "noise_std is too large"),
+    (lambda: ST.perturbed_mean_square(_hessians(), 0.1, 2, noise_std=1e308, steps=3),
+     "noise_std is too large"),
+    (lambda: ST.simulate_linearized(_hessians(), 0.1, 2, 3, noise_std=1e308), "noise_std is too large"),
+    (lambda: ST.sam_effective_hessians(_hessians(), rho=1e308), "rho/alpha"),
+    (lambda: ST.sam_effective_hessians(_hessians(), rho=0.1, alpha=1e-320), "rho/alpha"),
+    (lambda: ST.second_moment_apply(_hessians(), np.eye(3), 0.1, a=1e308, b=0.0), r"a must be <= 1e6"),
+    (lambda: ST.second_moment_apply(_hessians(), np.eye(3), 1e308, a=1.0, b=0.0), r"lr = 1e\+308"),
+    (lambda: ST.coherence_lower_bound_hessians(1e308, n=4, sigma=2), "lam_max"),
+])
+def test_stability_scales_that_overflow_float64_are_refused_by_name(call, words):
+    with pytest.raises(ValueError, match=words):
+        call()
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: ST.simulate_linearized(_hessians(), 0.1, 2, 2**31), r"steps must be <= 2\*\*31 - 1"),
+    (lambda: ST.simulate_linearized(_hessians(), 0.1, 2, 3, replicates=2**31),
+     r"replicates must be <= 2\*\*31"),
+    (lambda: ST.simulate_linearized(_hessians(), 0.1, 2, 2**30, replicates=2**30), "is too large"),
+    (lambda: ST.perturbed_mean_square(_hessians(), 0.1, 2, 0.1, steps=2**31),
+     r"steps must be <= 2\*\*31 - 1"),
+])
+def test_stability_counts_past_a_c_int_or_memory_are_refused(call, words):
+    with pytest.raises(ValueError, match=words):
+        call()
+
+
+def test_smoothed_lp_and_lp_training_refuse_squares_that_overflow():
+    with pytest.raises(ValueError, match=r"eps must be <= 1e150"):
+        smoothed_lp(np.ones(2), 0.5, 1e308)
+    with pytest.raises(ValueError, match="t is too large"):
+        smoothed_lp(np.array([1e300]), 0.5, 1e-3)
+    for name in ("smoothing", "smoothing_start"):
+        with pytest.raises(ValueError, match=rf"{name} must be <= 1e\+?150"):
+            LpPathNormTraining(**{name: 1e308})
+
+
+def test_network_from_pieces_names_a_0d_pieces():
+    problem = MultivariateInterpolationProblem(X=[[0.0], [1.0]], y=[1.0, 1.0])
+    with pytest.raises(TypeError, match="pieces must be a sequence"):
+        network_from_pieces(problem, np.array(4), np.array([[0.0, 1.0]]))
+
+
+# ---------------------------------------------------------------- SAM / SGD training
+def test_sam_rates_past_the_cap_are_refused_by_name():
+    from algorithms.nets import SAM
+    from algorithms.nets.sam import SAMTraining
+
+    w = torch.nn.Parameter(torch.ones(2, 2))
+    for kwargs, name in (({"lr": 1e308}, "lr"), ({"lr": 0.1, "rho": 1e308}, "rho"), ({"lr": 2**64}, "lr")):
+        with pytest.raises(ValueError, match=rf"{name} must be <= 1e10"):
+            SAM([w], **kwargs)
+        with pytest.raises(ValueError, match=rf"{name} must be <= 1e10"):
+            SAMTraining(**kwargs)
+    with pytest.raises(ValueError, match="momentum must be finite"):
+        SAM([w], lr=0.1, momentum=10**400)     # OverflowError from float() before
+
+
+def test_a_blown_up_sgd_run_is_diverged_not_an_error():
+    from algorithms import solve
+    from algorithms.nets.sam import SGDTraining, parity_task
+
+    task = parity_task(n=8, in_features=6, width=8, seed=0)
+    for lr in (1e308, 2**64):
+        assert solve(task, SGDTraining(lr=lr, batch_size=2), maxiters=5).retcode.value == "Diverged"
+
+
+def test_task_points_whose_loss_overflows_and_extreme_r_are_refused():
+    from algorithms.nets.sam import generalizing_solution, minimum_diagnostics, parity_task
+
+    task = parity_task(n=8, in_features=4, width=8, seed=0)
+    x = generalizing_solution(task, features=2, r=1.0)
+    with pytest.raises(ValueError, match="x is too large"):
+        task.loss_at(np.full_like(x, 1e300))
+    with pytest.raises(ValueError, match="x is too large"):
+        minimum_diagnostics(task, np.full_like(x, 1e300))
+    for r in (1e-320, 1e308):
+        with pytest.raises(ValueError, match=r"r must be in \[1e-75, 1e75\]"):
+            generalizing_solution(task, features=2, r=r)
