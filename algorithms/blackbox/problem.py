@@ -303,7 +303,12 @@ class _BBOB:
         return {"fid": self.fid, "instance": self.instance, "dim": self.dim, "_fn": None}
 
     def __call__(self, X: np.ndarray) -> np.ndarray:
-        return np.asarray(self.ioh(np.asarray(X, dtype=float)), dtype=float)
+        """f at the rows of ``X`` (n, d) (or at one point (d,)): finite reals; a short point gave NaN."""
+        X = as_real_array("X", X)
+        if X.shape[-1:] != (self.dim,) or X.ndim > 2 or not np.all(np.isfinite(X)):
+            raise ValueError(f"X must hold finite points of dimension {self.dim} (shape (n, {self.dim}) or "
+                             f"({self.dim},)), got shape {X.shape}")
+        return np.asarray(self.ioh(X), dtype=float)
 
 
 @allocates("dim")

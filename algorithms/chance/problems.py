@@ -33,6 +33,8 @@ from algorithms._validation import (
     allocates,
     check_fits_memory,
     check_float_dtype,
+    check_generator,
+    check_int_at_least,
     check_positive,
     check_positive_int,
     check_seed,
@@ -104,44 +106,69 @@ def _soc_optimum(cost: np.ndarray, constraint, bounds, x0: np.ndarray) -> float:
 
 # f, g and the samplers of the test problems: module-level functions bound with functools.partial (not
 # closures), so the problems and the solutions that hold them pickle
+def _tensor(name: str, value, width: int | None, rows: str) -> torch.Tensor:
+    """A problem callable's argument: a real floating torch tensor of shape (k, width) (a numpy array met
+    torch's "to() received an invalid combination", a short x a "size mismatch" naming neither)."""
+    width_text = "n" if width is None else width
+    if not isinstance(value, torch.Tensor) or not value.is_floating_point():
+        raise TypeError(f"{name} must be a real floating torch tensor of shape ({rows}, {width_text}), got "
+                        f"{type(value).__name__} {getattr(value, 'dtype', '')}")
+    if value.ndim != 2 or (width is not None and value.shape[1] != width):
+        raise ValueError(f"{name} must have shape ({rows}, {width_text}), got {tuple(value.shape)}")
+    return value
+
+
+def _draw_args(generator, count) -> int:
+    """A sampler's arguments: a numpy Generator and a count >= 0 (a str met "'str' object has no attribute
+    'standard_normal'", -1 numpy's "negative dimensions")."""
+    check_generator("rng", generator)
+    return check_int_at_least("k", count, 0)
+
+
 def _linear_cost(cost: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-    return x @ cost.to(x.dtype)
+    return _tensor("x", x, cost.shape[0], "batch") @ cost.to(x.dtype)
 
 
 def _lg_constraint(d: float, x: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
-    return d - x @ c.T
+    x = _tensor("x", x, None, "batch")
+    return d - x @ _tensor("h", c, x.shape[1], "L").T
 
 
 def _shifted_normal(mean: np.ndarray, generator: np.random.Generator, count: int) -> np.ndarray:
+    count = _draw_args(generator, count)
     return mean + generator.standard_normal((count, mean.shape[0]))
 
 
 def _negative_return(mu: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-    return -(x @ mu.to(x.dtype))
+    return -(_tensor("x", x, mu.shape[0], "batch") @ mu.to(x.dtype))
 
 
 def _portfolio_constraint(var_limit: float, x: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
-    loss_row = x @ r.T + var_limit
+    x = _tensor("x", x, None, "batch")
+    loss_row = x @ _tensor("h", r, x.shape[1], "L").T + var_limit
     budget_row = (1.0 - x.sum(dim=1, keepdim=True)).expand_as(loss_row)
     return torch.stack([loss_row, budget_row], dim=2)
 
 
 def _correlated_normal(mu: np.ndarray, chol: np.ndarray, generator: np.random.Generator, count: int
                        ) -> np.ndarray:
+    count = _draw_args(generator, count)
     return mu + generator.standard_normal((count, mu.shape[0])) @ chol.T
 
 
 def _row_sum(x: torch.Tensor) -> torch.Tensor:
-    return x.sum(dim=1)
+    return _tensor("x", x, None, "batch").sum(dim=1)
 
 
 def _power_constraint(K: int, sign: np.ndarray, gamma: float, noise: float, p: torch.Tensor,
                       h: torch.Tensor) -> torch.Tensor:
+    p, h = _tensor("x", p, K, "batch"), _tensor("h", h, K * K, "L")
     gains = h.reshape(-1, K, K) * torch.as_tensor(sign, dtype=h.dtype)
     return torch.einsum("lij,bj->bli", gains, p) - gamma * noise
 
 
 def _fading_gains(K: int, mean_gain: np.ndarray, generator: np.random.Generator, count: int) -> np.ndarray:
+    count = _draw_args(generator, count)
     return (generator.exponential(1.0, size=(count, K, K)) * mean_gain).reshape(count, K * K)
 
 
@@ -153,11 +180,13 @@ def _beam_gains(K: int, Nt: int, beams: torch.Tensor, sign: torch.Tensor, h: tor
 
 def _beam_constraint(K: int, Nt: int, beams: torch.Tensor, sign: torch.Tensor, gamma: float, noise: float,
                      x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+    x, h = _tensor("x", x, 2 * K, "batch"), _tensor("h", h, K * Nt, "L")
     return torch.einsum("lik,bk->bli", _beam_gains(K, Nt, beams, sign, h), x) - gamma * noise
 
 
 def _perturbed_channels(h_bar: np.ndarray, csi_error: float, K: int, Nt: int, generator: np.random.Generator,
                         count: int) -> np.ndarray:
+    count = _draw_args(generator, count)
     return (h_bar[None] + csi_error * generator.standard_normal((count, K, Nt))).reshape(count, K * Nt)
 
 

@@ -713,6 +713,8 @@ ROUND9 = [
              ValueError, ("t",), "t-negative"),
     BadInput(Episode, lambda: Episode("init.lhs", torch.zeros(()), torch.zeros(())), TypeError, ("workflow",),
              "workflow-str"),
+    BadInput(bbob_problem, lambda: bbob_problem(1, 1, 2, 10).f(np.zeros((1, 3))), ValueError,
+             ("X", "dimension 2"), "f-short-point"),
     BadInput(Episode, lambda: Episode((), 0.0, torch.zeros(())), TypeError, ("logp1", "Tensor"),
              "logp1-float"),
     BadInput(Episode, lambda: Episode((), torch.zeros(()), torch.zeros(()), obs=()), TypeError,

@@ -665,6 +665,18 @@ ROUND9 = [
              ValueError, ("t", "meta"), "meta-t"),
     BadInput(VPSchedule.check_time, lambda: VPSchedule().check_time(None, 0.5), TypeError, ("name", "str"),
              "name-none"),
+    # the factories' f, g and samplers called directly (numpy's or torch's messages named nothing)
+    BadInput(linear_gaussian_problem, lambda: _lin().f(np.zeros((1, 2))), TypeError, ("x", "torch"),
+             "f-numpy"),
+    BadInput(linear_gaussian_problem, lambda: _lin().f(torch.zeros(1, 3, dtype=torch.float64)), ValueError,
+             ("x", "(batch, 2)"), "f-short-x"),
+    BadInput(linear_gaussian_problem, lambda: _lin().h_sampler("seed", 3), TypeError, ("rng", "Generator"),
+             "sampler-str"),
+    BadInput(linear_gaussian_problem, lambda: _lin().h_sampler(np.random.default_rng(0), -1), ValueError,
+             ("k", ">= 0"), "sampler-negative"),
+    BadInput(beamforming_problem, lambda: beamforming_problem(n_samples=50).g(
+        torch.zeros(1, 4, dtype=torch.float64), torch.zeros(3, 5, dtype=torch.float64)), ValueError,
+             ("h", "(L, 6)"), "g-short-h"),
 ]
 
 
