@@ -129,7 +129,7 @@ class ConstrainedBOProblem(Problem):
         """x_star must be a feasible point attaining f_star: one evaluation of f and c. A wrong pair made
         the regret negative and a run ``Success`` at its first point (f_star = 5 where f(x_star) = 0.25)."""
         fx = returned_scalar("f(x_star)", self.f(self.x_star.astype(self.bounds.dtype)))
-        cx = as_real_array("c(x_star)", self.c(self.x_star.astype(self.bounds.dtype)))
+        cx = self._constraint_count_at_x_star()
         tol = self.OPTIMUM_RTOL * max(1.0, abs(self.f_star))
         if not abs(fx - self.f_star) <= tol:
             raise ValueError(f"f_star = {self.f_star!r} is not f at x_star (f(x_star) = {fx!r}): f_star "
@@ -140,10 +140,19 @@ class ConstrainedBOProblem(Problem):
 
     def _check_x_star_feasible(self) -> None:
         """x_star alone: a minimizer of the constrained problem is feasible (one evaluation of c)."""
-        cx = as_real_array("c(x_star)", self.c(self.x_star.astype(self.bounds.dtype)))
+        cx = self._constraint_count_at_x_star()
         if not np.all(cx <= self.OPTIMUM_RTOL):
             raise ValueError(f"x_star is infeasible (c(x_star) = {cx.tolist()!r} > 0): x_star must be the "
                              f"constrained minimizer")
+
+    def _constraint_count_at_x_star(self) -> np.ndarray:
+        """c(x_star), its length checked against ``n_constraints`` (10**9 with a c of one value
+        was accepted, and failed only at the first evaluation of a solve)."""
+        cx = as_real_array("c(x_star)", self.c(self.x_star.astype(self.bounds.dtype)))
+        if cx.ndim > 1 or cx.size != self.n_constraints:
+            raise ValueError(f"n_constraints = {self.n_constraints} does not match c: c(x_star) returned "
+                             f"{cx.size} value(s) of shape {cx.shape}")
+        return cx
 
     def check_below_f_star(self, value: float, x: np.ndarray) -> None:
         """Refuse ``f_star`` once a feasible evaluation ``value`` (at ``x``) lies below it: f_star is then

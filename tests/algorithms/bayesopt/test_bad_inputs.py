@@ -722,6 +722,8 @@ ROUND9 = [
              "raising-array"),
     BadInput(fit_kernel, lambda: fit_kernel(np.zeros((3, 0)), np.zeros(3), SE), ValueError,
              ("X", "column"), "zero-columns"),
+    BadInput(ConstrainedBOProblem, lambda: _problem(x_star=[0.5, 0.0], n_constraints=10**9), ValueError,
+             ("n_constraints", "c"), "count-mismatch"),
 ]
 
 
