@@ -92,6 +92,9 @@ class NullSpaceNet(CheckedStateModule):
         if X.is_inference() and not torch.is_inference_mode_enabled():
             X = X.clone()  # an inference-mode tensor outside inference mode: torch refused it for autograd
         dtype = self.body[0].weight.dtype
+        if dtype not in (torch.float32, torch.float64):  # .half(): the operator's check named its own "y"
+            raise TypeError(f"NullSpaceNet's parameters are {dtype}: its operator and projection run in "
+                            f"float32 or float64; convert the network with .float() or .double()")
         y = X.to(dtype).reshape(X.shape[0], *self.operator.measurement_shape)
         z = self.operator.adjoint(y) * self.scale
         image = z + self.body(z[:, None])[:, 0]

@@ -137,3 +137,19 @@ def test_admm_penalty_below_smallest_normal_refused():
     with pytest.raises(ValueError, match=r"penalty must be >= 2\.23e-308"):
         PnPADMM(prior=TVPrior(0.1), penalty=1e-320)
     assert solve(PROBLEM, PnPADMM(prior=TVPrior(0.1), penalty=1e-300), maxiters=2).retcode is not None
+
+
+def test_crop_counts_past_the_loop_refused():
+    """10**7 crops of 4×4 fit in memory and were cut one by one for many minutes (a hang)."""
+    from algorithms.imaging import held_out_images, training_patches
+
+    for make in (held_out_images, training_patches):
+        with pytest.raises(ValueError, match=r"count must be <= 100000"):
+            make(4, 10**7, 0)
+
+
+def test_half_precision_null_space_net_named():
+    """NullSpaceNet.half(): the operator's check named its own "y", an argument the caller never passed."""
+    for dtype in (torch.float16, torch.bfloat16):
+        with pytest.raises(TypeError, match=r"NullSpaceNet's parameters are torch\.b?float16"):
+            NullSpaceNet(H, S, 2, 2).to(dtype)(torch.zeros(2, 32))
