@@ -80,6 +80,37 @@ def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None
     return array
 
 
+def as_array(name: str, value: Any) -> np.ndarray:
+    """``np.asarray(value)`` for a data argument, with what numpy and torch raise inside refused by name
+    first: a torch tensor is detached and copied to the CPU (a tensor with grad met "Can't call numpy() on
+    Tensor that requires grad"), a meta tensor (no data) is refused, and an object whose ``__array__``
+    raises, or a ragged list, is a TypeError naming ``name``. The dtype is left to the caller.
+
+    >>> as_array("X", [[1, 2], [3]])
+    Traceback (most recent call last):
+    ...
+    TypeError: X must be array-like: ValueError: setting an array element with a sequence. The ...
+    """
+    if hasattr(value, "detach") and type(value).__module__.startswith("torch"):
+        if value.device.type == "meta":
+            raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+        value = value.detach().cpu().numpy()
+    try:
+        return np.asarray(value)
+    except Exception as exc:  # a ragged list, an __array__ that raises
+        raise TypeError(f"{name} must be array-like: {type(exc).__name__}: {exc}") from None
+
+
+def as_float64(name: str, array: np.ndarray) -> np.ndarray:
+    """An object or numeric ndarray as float64, or a TypeError naming ``name``: an object array holding an
+    int past float's range (OverflowError), a str, or an object whose ``__float__`` raises."""
+    try:
+        return array.astype(np.float64)
+    except Exception as exc:
+        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}: {type(exc).__name__}: "
+                        f"{exc}") from None
+
+
 def as_real_array(name: str, value: Any) -> np.ndarray:
     """``value`` as a float64 ndarray of real numbers (inf/NaN allowed: the caller decides); strings,
     bools and complex entries refused by name (``np.asarray(value, dtype=float)`` would parse the first,
@@ -106,8 +137,9 @@ def as_real_array(name: str, value: Any) -> np.ndarray:
     if array.dtype == object:
         try:
             array = array.astype(np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be numeric, got dtype object: {exc}") from None
+        except Exception as exc:  # also an int past float's range (OverflowError), a raising __float__
+            raise TypeError(f"{name} must be numeric, got dtype object: {type(exc).__name__}: "
+                            f"{exc}") from None
     if np.iscomplexobj(array):
         raise TypeError(f"{name} must be real, got complex entries")
     if array.dtype.kind == "b":  # True/False given as numbers: refused like as_float_array does
@@ -515,6 +547,7 @@ def check_float_tensor(name: str, value: Any, *, ndim: int | None = None):
         raise TypeError(f"{name} must be a real floating tensor (float32 or float64), got {value.dtype}")
     if value.device.type == "meta":
         raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+    _refuse_sparse(name, value)
     if ndim is not None and value.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {tuple(value.shape)}")
     if not bool(torch.isfinite(value).all()):
@@ -544,6 +577,7 @@ def as_real_tensor(name: str, value: Any, dtype: Any = None, *, allow_bool: bool
         tensor = value.detach()
         if tensor.device.type == "meta":
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+        _refuse_sparse(name, tensor)
     else:
         _refuse_masked(name, value)
         try:
@@ -552,6 +586,8 @@ def as_real_tensor(name: str, value: Any, dtype: Any = None, *, allow_bool: bool
             raise TypeError(f"{name} must be array-like: {exc}") from exc
         if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
             raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
+        if array.dtype.kind in "iu":  # uint64 (np.asarray(2**63)) has no torch dtype; ints become float64
+            array = array.astype(np.float64)
         tensor = torch.from_numpy(np.ascontiguousarray(array))
     if tensor.dtype == torch.bool and not allow_bool:
         raise TypeError(f"{name} must be numeric, got a bool tensor; pass numbers (.double() if 0/1 is "
@@ -567,6 +603,16 @@ def as_real_tensor(name: str, value: Any, dtype: Any = None, *, allow_bool: bool
     if not bool(torch.isfinite(tensor).all()):
         raise ValueError(f"{name} contains NaN or inf entries")
     return tensor
+
+
+def _refuse_sparse(name: str, tensor: Any) -> None:
+    """A sparse tensor (COO, CSR) where a dense one is meant: torch's isfinite and most ops raise their
+    own NotImplementedError ("Could not run 'aten::ne.Scalar' ... 'SparseCPU' backend") on it."""
+    import torch
+
+    if tensor.layout != torch.strided:
+        raise TypeError(f"{name} must be a dense (strided) tensor, got layout {tensor.layout}; use "
+                        f".to_dense()")
 
 
 def check_device(name: str, tensor: Any, reference: Any) -> None:
@@ -747,6 +793,7 @@ def check_finite_data(name: str, value: Any) -> None:
 
     if value.device.type == "meta":
         raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+    _refuse_sparse(name, value)
     try:
         finite = bool(torch.isfinite(value).all())
     except RuntimeError:  # a vmap-batched tensor: no data-dependent control flow
@@ -790,6 +837,10 @@ def check_module_state_fits(module: Any, state_dict: Any, strict: bool = True,
     check_module_state(state_dict, where)
     own = module.state_dict()
     for key, value in state_dict.items():
+        if key in own and isinstance(own[key], torch.Tensor) and not isinstance(value, torch.Tensor):
+            # a list met torch's RuntimeError after the entries before it were loaded
+            raise TypeError(f"{where}[{key!r}] must be a torch.Tensor, got {type(value).__name__} "
+                            f"{_brief(value)}")
         if key in own and isinstance(value, torch.Tensor) and tuple(value.shape) != tuple(own[key].shape):
             raise ValueError(f"{where}[{key!r}] must have shape {tuple(own[key].shape)} (the module's), got "
                              f"{tuple(value.shape)}")

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from algorithms.core import rebuilt_by_factory
-from algorithms.curvature.problem import CurvatureProblem, check_finite_real
+from algorithms.curvature.problem import CurvatureProblem, blamed_on, check_finite_real
 
 __all__ = ["scaled", "shifted", "summed"]
 
@@ -52,10 +52,11 @@ def shifted(problem: CurvatureProblem, alpha: float) -> CurvatureProblem:
     problem = _check_problem("problem", problem)
     alpha = check_finite_real("alpha", alpha)
     f_star = None if problem.f_star is None else problem.f_star + alpha
-    return CurvatureProblem(f=lambda x: problem.f(x) + alpha, grad=problem.grad,
-                            curvature=problem.curvature, L_C=problem.L_C, x0=problem.x0,
-                            f_star=f_star, x_star=problem.x_star, L=problem.L,
-                            name=f"({problem.name}) + {alpha:g}")
+    with blamed_on(alpha=alpha):
+        return CurvatureProblem(f=lambda x: problem.f(x) + alpha, grad=problem.grad,
+                                curvature=problem.curvature, L_C=problem.L_C, x0=problem.x0,
+                                f_star=f_star, x_star=problem.x_star, L=problem.L,
+                                name=f"({problem.name}) + {alpha:g}")
 
 
 @rebuilt_by_factory
@@ -81,12 +82,13 @@ def scaled(problem: CurvatureProblem, beta: float) -> CurvatureProblem:
         raise ValueError(f"beta = {beta!r} makes the scaled constants overflow (L_C = {problem.L_C!r}, "
                          f"L = {problem.L!r})")
     f_star = None if problem.f_star is None else beta * problem.f_star
-    return CurvatureProblem(f=lambda x: beta * problem.f(x),
-                            grad=lambda x: beta * np.asarray(problem.grad(x), dtype=np.float64),
-                            curvature=lambda x: beta * problem.curvature_at(x),
-                            L_C=beta * problem.L_C, x0=problem.x0, f_star=f_star,
-                            x_star=problem.x_star, L=None if problem.L is None else beta * problem.L,
-                            name=f"{beta:g} · ({problem.name})")
+    with blamed_on(beta=beta):
+        return CurvatureProblem(f=lambda x: beta * problem.f(x),
+                                grad=lambda x: beta * np.asarray(problem.grad(x), dtype=np.float64),
+                                curvature=lambda x: beta * problem.curvature_at(x),
+                                L_C=beta * problem.L_C, x0=problem.x0, f_star=f_star,
+                                x_star=problem.x_star, L=None if problem.L is None else beta * problem.L,
+                                name=f"{beta:g} · ({problem.name})")
 
 
 def _as_matrix(C: np.ndarray) -> np.ndarray:

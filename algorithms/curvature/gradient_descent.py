@@ -28,23 +28,32 @@ import numpy as np
 
 from algorithms._validation import check_positive
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
-from algorithms.curvature.problem import CurvatureProblem, check_numeric_point, is_symbolic, run_descent
+from algorithms.curvature.problem import (
+    CurvatureProblem,
+    check_numeric_point,
+    finite_step,
+    is_symbolic,
+    run_descent,
+)
 
 __all__ = ["GradientDescent", "gd_step"]
 
 
 def gd_step(x: Any, g: Any, lr: Any) -> Any:
-    """``x − lr · g`` (numpy or sympy); a numeric ``lr`` must be > 0.
+    """``x − lr · g`` (numpy or sympy); a numeric ``lr`` must be finite and > 0.
+
+    ``x``, ``g``: numbers, array-likes of one shape (lists and tensors are converted to float arrays) or
+    sympy expressions. A step that overflows (lr = 1e308) is refused, naming ``lr``.
 
     >>> gd_step(1.0, 2.0, 0.25)
     0.5
     """
     if not is_symbolic(lr):
         check_positive("lr", lr)
-    check_numeric_point(x, g)
-    # lists/tuples: "can't multiply sequence by non-int of type 'float'" (numbers and sympy pass as they are)
-    x, g = (np.asarray(v, dtype=np.float64) if isinstance(v, list | tuple) else v for v in (x, g))
-    return x - lr * g
+    # lists, tuples and tensors become float arrays ("can't multiply sequence by non-int of type 'float'");
+    # numbers and sympy pass as they are
+    x, g = check_numeric_point(x, g)
+    return finite_step(x - lr * g, "lr", lr)
 
 
 @dataclass(frozen=True)

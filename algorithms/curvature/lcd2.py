@@ -57,6 +57,7 @@ from algorithms.curvature.problem import (
     is_number,
     is_symbolic,
     run_descent,
+    step_scalar,
 )
 
 __all__ = ["LCD2", "lcd2_coefficients", "lcd2_gap", "lcd2_multiplier", "lcd2_step"]
@@ -69,9 +70,20 @@ _NULL_RTOL = 1e-10
 _INF_RTOL = 1e-12
 
 
+def _step_array(name: str, value: Any) -> np.ndarray:
+    """``value`` as an ndarray: a numpy object array (of sympy symbols) or a sympy object as it is, anything
+    else through ``as_float_array`` (a tensor with grad, a meta tensor, an object whose ``__array__`` raises
+    are refused by name there, not inside numpy or torch)."""
+    if is_symbolic(value):
+        return np.asarray(value, dtype=object)
+    if isinstance(value, np.ndarray) and value.dtype == object:
+        return value
+    return as_float_array(name, value, dtype=np.float64)
+
+
 def _eigen_data(ghat: Any, D: Any) -> tuple[np.ndarray, np.ndarray]:
     """``ĝ`` and ``D`` as 1-D arrays of one shape (numeric: finite, D >= 0; object: sympy)."""
-    ghat, D = np.asarray(ghat), np.asarray(D)
+    ghat, D = _step_array("ghat", ghat), _step_array("D", D)
     numeric = [a.dtype != object for a in (ghat, D)]
     if all(numeric):
         ghat = as_float_array("ghat", ghat, ndim=1, dtype=np.float64)
@@ -86,7 +98,8 @@ def _eigen_data(ghat: Any, D: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_multiplier(lam: Any) -> Any:
-    check_scalar_or_symbolic("lam", lam)
+    check_scalar_or_symbolic("lam", lam)  # a str, a bool, None, a Decimal: by name, not inside numpy
+    lam = step_scalar("lam", lam, ">= 0")  # 10**400 (float's OverflowError)
     if is_number(lam) and not lam >= 0:  # also rejects NaN; λ = ∞ is the Newton limit
         raise ValueError(f"lam must be >= 0, got {lam!r}")
     return lam
@@ -121,6 +134,7 @@ def lcd2_gap(lam: Any, delta: Any, ghat: Any, D: Any) -> Any:
     ghat, D = _eigen_data(ghat, D)
     lam = _check_multiplier(lam)
     check_scalar_or_symbolic("delta", delta)
+    delta = step_scalar("delta", delta, ">= 0")
     if is_number(delta) and check_finite_real("delta", delta) < 0:  # f(x) − f* < 0 answered a value
         raise ValueError(f"delta (= f(x) − f*) must be >= 0, got {delta!r}")
     if is_number(lam) and ghat.dtype != object and D.dtype != object:
@@ -140,11 +154,11 @@ def lcd2_coefficients(lam: Any, D: Any) -> Any:
     [1.0, 0.5]
     """
     lam = _check_multiplier(lam)
-    D = np.asarray(D) if not is_symbolic(D) else D
+    D = D if is_symbolic(D) else _step_array("D", D)
     if isinstance(D, np.ndarray) and D.dtype == object:  # sympy entries pass; None or str are refused
         for entry in D.flat:
             check_scalar_or_symbolic("D", entry)
-    elif isinstance(D, np.ndarray):
+    if not is_symbolic(D) and D.dtype != object:
         D = as_float_array("D", D, dtype=np.float64)
         if np.any(D < 0):
             raise ValueError(f"D (the eigenvalues of C) must be >= 0, got min(D) = {D.min()!r}")

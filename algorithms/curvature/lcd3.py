@@ -46,6 +46,7 @@ from algorithms.curvature.problem import (
     from_eigenbasis,
     is_number,
     run_descent,
+    step_scalar,
 )
 
 __all__ = ["LCD3", "lcd3_step", "lcd3_stepsize"]
@@ -69,6 +70,7 @@ def lcd3_stepsize(delta: Any, G: Any, sqrt=math.sqrt) -> Any:
     """
     check_scalar_or_symbolic("delta", delta)  # bools, arrays, None, str, complex refused by name
     check_scalar_or_symbolic("G", G)
+    delta, G = step_scalar("delta", delta, ">= 0"), step_scalar("G", G, "> 0")  # 10**400, NaN: by name
     if is_number(delta) and not (math.isfinite(delta) and delta >= 0):
         raise ValueError(f"delta (= f(x) − f*) must be finite and >= 0, got {delta!r}")
     if is_number(G) and not (math.isfinite(G) and G > 0):

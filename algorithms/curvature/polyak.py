@@ -29,9 +29,11 @@ from algorithms.curvature.problem import (
     CurvatureProblem,
     check_numeric_point,
     check_scalar_or_symbolic,
+    finite_step,
     is_number,
     is_symbolic,
     run_descent,
+    step_scalar,
 )
 
 __all__ = ["Polyak", "polyak_step"]
@@ -45,9 +47,11 @@ def polyak_step(x: Any, g: Any, delta: Any, g_norm_sq: Any) -> Any:
     >>> polyak_step(1.0, 2.0, 1.0, 4.0)
     0.5
     """
-    check_numeric_point(x, g)
+    x, g = check_numeric_point(x, g)  # lists and tensors as float arrays
     check_scalar_or_symbolic("delta", delta)
     check_scalar_or_symbolic("g_norm_sq", g_norm_sq)
+    delta = step_scalar("delta", delta, ">= 0")
+    g_norm_sq = step_scalar("g_norm_sq", g_norm_sq, "> 0")
     if is_number(delta) and not (math.isfinite(delta) and delta >= 0):
         raise ValueError(f"delta (= f(x) − f*) must be finite and >= 0, got {delta!r}")
     if is_number(g_norm_sq) and not (math.isfinite(g_norm_sq) and g_norm_sq > 0):
@@ -59,8 +63,7 @@ def polyak_step(x: Any, g: Any, delta: Any, g_norm_sq: Any) -> Any:
         actual = float(np.sum(np.square(np.asarray(g, dtype=np.float64))))
         if abs(float(g_norm_sq) - actual) > 1e-6 * max(actual, float(g_norm_sq)):
             raise ValueError(f"g_norm_sq must be ‖g‖² = {actual:.6g}, got {g_norm_sq!r}")
-    x, g = (np.asarray(v, dtype=np.float64) if isinstance(v, list | tuple) else v for v in (x, g))
-    return x - (delta / g_norm_sq) * g
+    return finite_step(x - (delta / g_norm_sq) * g, "delta", delta)
 
 
 @dataclass(frozen=True)

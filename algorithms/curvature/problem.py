@@ -40,7 +40,10 @@ and, where it is known in closed form, ``f*`` and a minimizer ``x*``):
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +52,7 @@ import numpy as np
 import scipy.linalg
 
 from algorithms._validation import (
+    _brief,
     as_float_array,
     as_float_matrix,
     as_real_array,
@@ -156,16 +160,20 @@ class CurvatureProblem(Problem):
             object.__setattr__(self, "L", check_positive("L", self.L))
         if self.x_star is not None:
             x_star = as_float_array("x_star", self.x_star, ndim=1)
-            check_shape("x_star", x_star, (x0.size,))
+            if x_star.shape != x0.shape:  # both named: a wrong x0 was reported as a wrong x_star
+                raise ValueError(f"x_star must have shape {x0.shape} (that of x0), got {x_star.shape}")
             object.__setattr__(self, "x_star", x_star)
-        f0 = self.value(x0)
+        with _at_start(x0):
+            f0 = self.value(x0)
         if not math.isfinite(f0):
             raise ValueError(f"f(x0) must be finite, got {f0!r}")
         object.__setattr__(self, "f0", f0)
-        g0 = self.gradient(x0)
+        with _at_start(x0):
+            g0 = self.gradient(x0)
         if not np.all(np.isfinite(g0)):
             raise ValueError("grad(x0) contains NaN or inf entries")
-        self.curvature_at(x0)
+        with _at_start(x0):
+            self.curvature_at(x0)
         if self.x_star is not None:
             f_at_star = self.value(self.x_star)
             if not math.isfinite(f_at_star):
@@ -205,7 +213,17 @@ class CurvatureProblem(Problem):
         scale_f, scale_grad = self._stopping_scales(g0)
         object.__setattr__(self, "scale_f", scale_f)
         object.__setattr__(self, "scale_grad", scale_grad)
-        floor = 16 * float(np.finfo(self.dtype).eps) * self._curvature_scale(x0) * float(np.linalg.norm(x0))
+        c0 = self._curvature_norm(x0)  # the one curvature evaluation of the start, as before
+        floor = 16 * float(np.finfo(self.dtype).eps) * max(c0, self.L or 0.0, self.L_C if math.isfinite(
+            self.L_C) else 0.0) * float(np.linalg.norm(x0))
+        g0_norm = float(np.linalg.norm(g0))
+        if 0 < g0_norm <= floor and math.isfinite(self.L_C) and self.L_C > max(c0, self.L or 0.0):
+            # L_C = 1e308 made ∇f's rounding level at x0 exceed ‖∇f(x0)‖: every solve stopped at x0 with a
+            # Success that then blamed f_star
+            raise ValueError(f"L_C = {self.L_C!r} is too large for this problem: the rounding level of ∇f "
+                             f"at x0 it implies (16 eps L_C ‖x0‖ = {floor:.3g}) exceeds ‖∇f(x0)‖ = "
+                             f"{g0_norm:.3g}, so no stopping test could tell x0 from a minimizer; give the "
+                             f"smallest L_C known (or inf)")
         object.__setattr__(self, "grad_floor", floor)
 
     def _check_minimizer(self, f_at: float, g: np.ndarray) -> None:
@@ -274,10 +292,14 @@ class CurvatureProblem(Problem):
                 return f_trial
         return None
 
+    def _curvature_norm(self, x: np.ndarray) -> float:
+        """‖C(x)‖₂ (one curvature evaluation)."""
+        C = self.curvature_at(x)
+        return float(np.max(C, initial=0.0)) if C.ndim == 1 else float(np.linalg.norm(C, 2))
+
     def _curvature_scale(self, x: np.ndarray) -> float:
         """‖H‖'s stand-in at ``x``: the largest of ‖C(x)‖₂, L, a finite L_C (f's units per x's squared)."""
-        C = self.curvature_at(x)
-        h = float(np.max(C, initial=0.0)) if C.ndim == 1 else float(np.linalg.norm(C, 2))
+        h = self._curvature_norm(x)
         return max(h, self.L or 0.0, self.L_C if math.isfinite(self.L_C) else 0.0)
 
     def _stopping_scales(self, g0: np.ndarray) -> tuple[float, float]:
@@ -371,6 +393,50 @@ class CurvatureProblem(Problem):
         return check_curvature_matrix("curvature(x)", C)
 
 
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _raised_outside(exc: BaseException) -> bool:
+    """True when ``exc`` was raised outside this package (numpy inside a user's callable)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return bool(frames) and not os.path.abspath(frames[-1].filename).startswith(_PACKAGE)
+
+
+@contextlib.contextmanager
+def _at_start(x0: np.ndarray):
+    """The first calls of the user's f, grad and curvature, at ``x0``: a plain ValueError/TypeError raised
+    inside numpy there (the "matmul: ... mismatch" of an x0 whose length the callables do not take) is
+    re-raised naming x0 and its shape. The user's own exception classes pass unchanged."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        if type(exc) not in (ValueError, TypeError) or not _raised_outside(exc):
+            raise
+        raise type(exc)(f"the callables failed at x0 (shape {x0.shape}; check that f, grad and curvature "
+                        f"take a point of that length): {exc}") from exc
+
+
+#: the messages of CurvatureProblem's checks of quantities a factory derives from its scalar arguments
+_DERIVED = ("L must", "L_C must", "f(x0) must", "grad(x0) ", "curvature(x) ", "f(x) ", "grad(x) ")
+
+
+@contextlib.contextmanager
+def blamed_on(**arguments: Any):
+    """A factory's problem built from derived quantities (L_C = 2δ²‖A‖², f(x0) = ‖A x0 − b‖_p^p, βL):
+    one that overflows (Python's OverflowError for δ = 1e308) or that CurvatureProblem refuses under its
+    own name ("L must be > 0 and finite, got inf" for β = 1e308) is re-raised as a ValueError naming
+    the factory's ``arguments`` and their values."""
+    given = ", ".join(f"{name} = {_brief(value)}" for name, value in arguments.items())
+    try:
+        yield
+    except (OverflowError, ZeroDivisionError) as exc:
+        raise ValueError(f"{given} is out of range: a derived constant overflows ({exc})") from None
+    except ValueError as exc:
+        if type(exc) is not ValueError or not str(exc).startswith(_DERIVED):  # x_star's, f_star's own: as is
+            raise
+        raise ValueError(f"{given} gives an invalid problem: {exc}") from exc
+
+
 def check_curvature_matrix(name: str, C: np.ndarray) -> np.ndarray:
     """A finite float64 curvature ``C`` ((d, d) or a (d,) diagonal) checked symmetric positive
     semidefinite to relative rounding level; returns it symmetrized (a diagonal clipped at 0)."""
@@ -397,6 +463,8 @@ def _check_curvature_constant(value: Any) -> float:
     """``L_C``: a real number in [0, ∞] (∞: no upper bound is known)."""
     if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
         raise TypeError(f"L_C must be a real number >= 0 (or math.inf), got {type(value).__name__}")
+    if isinstance(value, int | np.integer) and abs(value) > 2**1023:  # float() raised OverflowError
+        raise ValueError(f"L_C must be a float in [0, inf] (an int past float's range is not), got {value!r}")
     if math.isnan(value) or value < 0:
         raise ValueError(f"L_C must be >= 0 (or math.inf when only the lower bound is known), "
                          f"got {value!r}")
@@ -423,7 +491,7 @@ def check_step_inputs(x: Any, g: Any, C: Any) -> tuple[np.ndarray, np.ndarray, n
     if x.size == 0:  # an empty x was reported as "g must have shape (0,)"
         raise ValueError("x must have at least one entry, got shape (0,)")
     g = as_float_array("g", g, ndim=1)
-    if g.shape != x.shape:  # either may be the wrong one: both named
+    if g.shape != x.shape:  # both named: a wrong x was reported as a wrong g
         raise ValueError(f"x and g must have one length d: x has shape {x.shape}, g has shape {g.shape}")
     C = as_float_array("C", C)
     d = x.size
@@ -448,14 +516,46 @@ def check_scalar_or_symbolic(name: str, value: Any) -> Any:
     return value
 
 
-def check_numeric_point(x: Any, g: Any) -> None:
-    """``x`` and ``g`` of a scalar step helper, unless symbolic: real, finite, of one shape."""
+def check_numeric_point(x: Any, g: Any) -> tuple[Any, Any]:
+    """``x`` and ``g`` of a scalar step helper, unless symbolic: real, finite, of one shape. Returned as
+    given when numbers (or sympy), else as float arrays (a list, a tensor: ``x − lr·g`` on a numpy array and
+    a tensor raised torch's and numpy's own errors)."""
     if is_symbolic(x) or is_symbolic(g):
-        return
+        return x, g
     xs = as_float_array("x", x)
     gs = as_float_array("g", g)
     if gs.shape != xs.shape:
         raise ValueError(f"g must have the shape of x {xs.shape}, got {gs.shape}")
+    return (x if is_number(x) else xs), (g if is_number(g) else gs)
+
+
+def step_scalar(name: str, value: Any, expected: str) -> Any:
+    """A scalar argument of a step helper (a step size, Δ, λ, ‖g‖²): a sympy expression as it is, else a
+    real number (never a bool, a str, an array, a Decimal), returned as given; NaN refused, and an int past
+    float's range (10**400) is refused as not finite. ``expected`` words the domain for the message."""
+    if is_symbolic(value):
+        return value
+    if not is_number(value):
+        raise TypeError(f"{name} must be a real number {expected} (or a sympy expression), got "
+                        f"{type(value).__name__} {_brief(value)}")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be a finite number {expected}, got {_brief(value)}") from None
+    if math.isnan(number):
+        raise ValueError(f"{name} must be a number {expected}, got nan")
+    return value  # as given: an int stays exact beside sympy (4, not 4.0)
+
+
+def finite_step(result: Any, culprit: str, value: Any) -> Any:
+    """The numeric result of a step helper, refused when it is not finite from finite inputs (a step size
+    of 1e308 times a gradient overflows): a ValueError naming the argument that made it so."""
+    if is_symbolic(result) or (isinstance(result, np.ndarray) and result.dtype == object):
+        return result
+    if not np.all(np.isfinite(result)):
+        raise ValueError(f"{culprit} = {_brief(value)} is too large: the step "
+                         "overflows to a non-finite point")
+    return result
 
 
 # --------------------------------------------------------------------------- linear algebra
@@ -798,9 +898,10 @@ def squared_huber(A: Any, b: Any, delta: float = 1.0, x0: Any = None,
         c = np.minimum(r * r, delta * delta)
         return A.T @ (c[:, None] * A)
 
-    return CurvatureProblem(f=f, grad=grad, curvature=curvature, L_C=2.0 * delta * delta * norm2, x0=x0,
-                            f_star=f_star, x_star=x_star, L=3.0 * delta * delta * norm2,
-                            name=f"squared Huber (δ = {delta:g})")
+    with blamed_on(delta=delta):
+        return CurvatureProblem(f=f, grad=grad, curvature=curvature, L_C=2.0 * delta * delta * norm2, x0=x0,
+                                f_star=f_star, x_star=x_star, L=3.0 * delta * delta * norm2,
+                                name=f"squared Huber (δ = {delta:g})")
 
 
 def _lp_parts(r: np.ndarray, p: float):
@@ -849,10 +950,11 @@ def squared_lp_norm(p: float, x0: Any, curvature: str = "diagonal") -> Curvature
         return np.zeros(d) if N == 0.0 else 2.0 * N ** (2.0 - p) * w
 
     _check_start_value(f, x0, p)
-    return CurvatureProblem(f=f, grad=grad, curvature=lambda x: _lp_curvature(np.asarray(x, np.float64),
-                                                                              p, curvature),
-                            L_C=2.0 * (p - 1.0), x0=x0, f_star=0.0, x_star=np.zeros(d),
-                            L=2.0 * (p - 1.0), name=f"‖x‖_{p:g}² ({curvature} C)")
+    with blamed_on(p=p):
+        return CurvatureProblem(f=f, grad=grad, curvature=lambda x: _lp_curvature(np.asarray(x, np.float64),
+                                                                                  p, curvature),
+                                L_C=2.0 * (p - 1.0), x0=x0, f_star=0.0, x_star=np.zeros(d),
+                                L=2.0 * (p - 1.0), name=f"‖x‖_{p:g}² ({curvature} C)")
 
 
 @rebuilt_by_factory
@@ -900,8 +1002,9 @@ def lp_norm_power(p: float, x0: Any, curvature: str = "diagonal") -> CurvaturePr
         L_C, L = (0.0 if curvature == "diagonal" else 2.0), 2.0
     else:
         L_C, L = math.inf, None
-    return CurvatureProblem(f=f, grad=lambda x: p * w(x), curvature=curv, L_C=L_C, x0=x0,
-                            f_star=0.0, x_star=np.zeros(d), L=L, name=f"‖x‖_{p:g}^{p:g} ({curvature} C)")
+    with blamed_on(p=p):
+        return CurvatureProblem(f=f, grad=lambda x: p * w(x), curvature=curv, L_C=L_C, x0=x0,
+                                f_star=0.0, x_star=np.zeros(d), L=L, name=f"‖x‖_{p:g}^{p:g} ({curvature} C)")
 
 
 def _check_start_value(f: Callable[[np.ndarray], float], x0: np.ndarray, p: float) -> None:
@@ -917,6 +1020,7 @@ def _check_start_value(f: Callable[[np.ndarray], float], x0: np.ndarray, p: floa
 def _check_p(p: Any) -> float:
     if isinstance(p, bool) or not isinstance(p, int | float | np.integer | np.floating):
         raise TypeError(f"p must be a real number >= 2, got {type(p).__name__}")
+    p = check_finite_real("p", p)  # 10**400 raised float's OverflowError in math.isfinite
     if not (math.isfinite(p) and p >= 2):
         raise ValueError(f"p must be finite and >= 2, got {p!r}")
     return float(p)
@@ -965,8 +1069,9 @@ def lp_regression(A: Any, b: Any, p: float, x0: Any = None, curvature: str = "di
         u = A.T @ (w / N ** (p - 1.0))
         return 2.0 * np.outer(u, u)
 
-    return CurvatureProblem(f=f, grad=grad, curvature=curv, L_C=L, x0=x0, f_star=f_star,
-                            x_star=x_star, L=L, name=f"‖Ax − b‖_{p:g}² ({curvature} C)")
+    with blamed_on(p=p):
+        return CurvatureProblem(f=f, grad=grad, curvature=curv, L_C=L, x0=x0, f_star=f_star,
+                                x_star=x_star, L=L, name=f"‖Ax − b‖_{p:g}² ({curvature} C)")
 
 
 @rebuilt_by_factory

@@ -57,7 +57,13 @@ from algorithms.forests.diffusion import DiffusionMap, dense_diffusion_map, diff
 from algorithms.forests.exact_decoder import exact_decode, kernel_estimate
 from algorithms.forests.knn_decoder import knn_decode, synthetic_training_set
 from algorithms.forests.metrics import distortion
-from algorithms.forests.partition import ForestPartition, check_forest, forest_kernel, sample_in_boxes
+from algorithms.forests.partition import (
+    _FLOAT32_MAX,
+    ForestPartition,
+    check_forest,
+    forest_kernel,
+    sample_in_boxes,
+)
 from algorithms.forests.relabel_decoder import majority_box, relabel_forest
 
 __all__ = ["DECODERS", "RFAutoencoder"]
@@ -123,6 +129,16 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         self.progress = progress
 
     # ------------------------------------------------------------------ validation and encoding
+
+    def set_params(self, **params: Any) -> RFAutoencoder:
+        """scikit-learn's ``set_params``, with an unknown name refused here, naming it and listing the valid
+        ones (scikit-learn's own ValueError came from inside scikit-learn). Values are checked at ``fit``."""
+        valid = sorted(self.get_params(deep=False))
+        unknown = sorted(str(name).split("__")[0] for name in params if str(name).split("__")[0] not in valid)
+        if unknown:
+            raise ValueError(f"set_params got unknown parameter(s) {unknown}; RFAutoencoder's parameters are "
+                             f"{valid}")
+        return super().set_params(**params)
 
     def _check_params(self) -> None:
         if not _is_int(self.n_components) or self.n_components < 1:
@@ -203,6 +219,9 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
                 array = np.asarray(X) if not isinstance(X, pd.DataFrame) else X.to_numpy()
             except ValueError as exc:  # ragged rows: numpy's "inhomogeneous shape" did not name X
                 raise ValueError(f"X must be a 2-D array-like with rows of one length: {exc}") from None
+            except Exception as exc:  # a tensor with grad or on the meta device, an __array__ that raises
+                raise TypeError(f"X must be a 2-D array-like of numbers: {type(exc).__name__}: "
+                                f"{exc}") from None
             if array.dtype.kind in "US":  # numeric strings were parsed silently (README: refused)
                 raise ValueError(f"X must be numeric, got string entries (dtype {array.dtype}); pass "
                                  "numbers, or pass a DataFrame for categorical columns")
@@ -212,10 +231,16 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
                 except (TypeError, ValueError) as exc:
                     raise type(exc)(f"X must be numeric (pass a DataFrame for categorical columns), got "
                                     f"dtype {array.dtype}: {exc}") from None
+                except Exception as exc:  # 10**400 (OverflowError), a raising __float__
+                    raise TypeError(f"X must be numeric, got dtype {array.dtype}: {type(exc).__name__}: "
+                                    f"{exc}") from None
             if array.dtype.kind == "c":  # sklearn's own ValueError does not name X
                 raise ValueError(f"X must be real: Complex data not supported (got dtype {array.dtype})")
             if array.dtype.kind in "fc" and array.size and not np.all(np.isfinite(array)):
                 raise ValueError("X contains NaN or inf entries; the forest kernel needs finite inputs")
+            if array.dtype.kind in "fiu" and array.size and float(np.max(np.abs(array))) > _FLOAT32_MAX:
+                raise ValueError("X has entries beyond float32's range (±3.4e38): the scikit-learn trees "
+                                 "compare their inputs in float32")
             if not fitting and array.ndim == 2 and hasattr(self, "n_features_in_") \
                     and array.shape[1] != self.n_features_in_:
                 raise ValueError(f"X has {array.shape[1]} features, but RFAutoencoder is expecting "
@@ -279,6 +304,8 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
                 y = np.asarray(y)
             except ValueError as exc:  # a ragged y: numpy's "inhomogeneous shape", y not named
                 raise ValueError(f"y must be a 1-D array of targets (one per row of X): {exc}") from None
+            except Exception as exc:  # a tensor with grad, an __array__ that raises
+                raise TypeError(f"y must be a 1-D array of targets: {type(exc).__name__}: {exc}") from None
             if y.ndim == 0 or y.shape[0] != n:
                 raise ValueError(f"y must have {n} entries (one per row of X), got shape {y.shape}")
             if y.dtype.kind == "c":

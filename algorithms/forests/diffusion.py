@@ -37,7 +37,14 @@ import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from algorithms._validation import as_real_array, backend_cap, check_positive_int, check_seed
+from algorithms._validation import (
+    as_array,
+    as_real_array,
+    backend_cap,
+    check_nonnegative,
+    check_positive_int,
+    check_seed,
+)
 
 __all__ = ["EIGEN_FLOOR", "DiffusionMap", "dense_diffusion_map", "diffusion_map", "nystrom"]
 
@@ -62,7 +69,7 @@ class DiffusionMap:
 
 def _check_kernel(K: Any) -> Any:
     if not sp.issparse(K):
-        K = np.asarray(K)
+        K = as_array("K", K)  # a tensor with grad, an __array__ that raises: by name
         if K.dtype == object or not np.issubdtype(K.dtype, np.number):
             raise TypeError(f"K must be a numeric matrix, got dtype {K.dtype}")
     if np.iscomplexobj(K):  # complex entries: real eigenvalues of a matrix that is no kernel
@@ -97,6 +104,8 @@ def _check_components(n_components: Any, t: Any, n: int, *, dense: bool = False)
         raise ValueError(f"n_components must be at most {what} = {most}, got {n_components}")
     if isinstance(t, bool) or not isinstance(t, int | np.integer) or t < 0:
         raise ValueError(f"t (the diffusion time) must be a non-negative int, got {t!r}")
+    if t > 2**63 - 1:  # λ**t met numpy's OverflowError for t = 10**400 (λ^(2**63) underflows anyway)
+        raise ValueError(f"t (the diffusion time) must be <= 2**63 - 1, got {t!r}")
 
 
 def _components(K: Any) -> tuple[int, np.ndarray]:
@@ -146,8 +155,8 @@ def diffusion_map(K: Any, n_components: int, t: int = 1, *, maxiters: int | None
                   tol: float = 0.0, seed: int = 0) -> DiffusionMap:
     """The diffusion map of the symmetric kernel matrix ``K`` (n × n) with ``n_components`` columns.
 
-    ``t`` (int >= 0) is the diffusion time, ``tol`` (float >= 0; 0: machine precision) ARPACK's relative
-    tolerance and ``seed`` (int in [0, 2**64)) draws its start vector.
+    ``t`` (int in [0, 2**63)) is the diffusion time, ``tol`` (finite float >= 0; 0: machine precision)
+    ARPACK's relative tolerance and ``seed`` (int in [0, 2**64)) draws its start vector.
 
     ``maxiters`` caps ARPACK's restarts (``None``: ARPACK's default 10 n); when it is reached
     first, ``converged`` is False and the Ritz pairs of a dense solve are *not* substituted.
@@ -161,6 +170,7 @@ def diffusion_map(K: Any, n_components: int, t: int = 1, *, maxiters: int | None
     maxiters = backend_cap(maxiters)  # ARPACK's cap is a C int
     if not (isinstance(tol, int | float) and tol >= 0):
         raise ValueError(f"tol must be a float >= 0, got {tol!r}")
+    tol = check_nonnegative("tol", tol)  # finite: inf and 10**400 crashed ARPACK (a SystemError in scipy)
     k = n_components + 1
     v0 = np.random.default_rng(seed).uniform(0.5, 1.5, n)
     converged = True

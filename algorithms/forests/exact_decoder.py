@@ -48,7 +48,7 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 
-from algorithms._validation import as_real_array, check_generator, check_positive_int
+from algorithms._validation import as_array, as_real_array, check_generator, check_positive_int
 from algorithms.forests.diffusion import EIGEN_FLOOR, DiffusionMap
 from algorithms.forests.partition import ForestPartition, sample_in_boxes
 
@@ -151,7 +151,7 @@ def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarr
     if not isinstance(partition, ForestPartition):
         raise TypeError(f"partition must be a ForestPartition, got {type(partition).__name__}")
     K0_hat = as_real_array("K0_hat", K0_hat)
-    train_leaves = np.asarray(train_leaves)
+    train_leaves = as_array("train_leaves", train_leaves)
     B, L = partition.n_trees, partition.n_leaves
     if train_leaves.ndim != 2 or train_leaves.shape[1] != B:
         raise ValueError(f"train_leaves must have shape (n, {B}), got {train_leaves.shape}")

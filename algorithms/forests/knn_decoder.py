@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
-from algorithms._validation import as_real_array, check_generator
-from algorithms.forests.partition import sample_in_boxes
+from algorithms._validation import as_array, as_real_array, check_generator
+from algorithms.forests.partition import bool_flags, sample_in_boxes
 
 __all__ = ["knn_decode", "synthetic_training_set"]
 
@@ -48,7 +48,7 @@ def synthetic_training_set(leaves: np.ndarray, lower: np.ndarray, upper: np.ndar
     already clipped to the data range.
     """
     check_generator("rng", rng)
-    leaves, lower, upper = np.asarray(leaves), np.asarray(lower), np.asarray(upper)
+    leaves, lower, upper = as_array("leaves", leaves), as_array("lower", lower), as_array("upper", upper)
     if leaves.ndim != 2 or not np.issubdtype(leaves.dtype, np.integer):
         raise TypeError(f"leaves must be a 2-D integer array of leaf ids, got {leaves.dtype} of shape "
                         f"{leaves.shape}")
@@ -82,7 +82,10 @@ def knn_decode(Z0: Any, Z_train: Any, X_synthetic: Any, *, k: int, categorical: 
     check_generator("rng", rng)
     Z0, Z_train = as_real_array("Z0", Z0), as_real_array("Z_train", Z_train)
     X_synthetic = as_real_array("X_synthetic", X_synthetic)
-    categorical = np.asarray(categorical, dtype=bool)
+    for name, value in (("Z_train", Z_train), ("X_synthetic", X_synthetic)):
+        if value.ndim != 2:  # a scalar or a list met "tuple index out of range"
+            raise ValueError(f"{name} must be a 2-D array (rows, columns), got shape {value.shape}")
+    categorical = bool_flags("categorical", categorical, X_synthetic.shape[1])
     if Z0.ndim != 2 or Z0.shape[1] != Z_train.shape[1]:
         raise ValueError(f"Z0 must have shape (m, {Z_train.shape[1]}), got {Z0.shape}")
     for name, value in (("Z0", Z0), ("Z_train", Z_train), ("X_synthetic", X_synthetic)):
@@ -93,6 +96,8 @@ def knn_decode(Z0: Any, Z_train: Any, X_synthetic: Any, *, k: int, categorical: 
     if X_synthetic.shape[0] != Z_train.shape[0] or categorical.shape != (X_synthetic.shape[1],):
         raise ValueError(f"X_synthetic must have {Z_train.shape[0]} rows and categorical one flag per "
                          f"column, got shapes {X_synthetic.shape} and {categorical.shape}")
+    if Z0.shape[0] == 0:  # nothing to decode (NearestNeighbors refused "0 sample(s)", not naming Z0)
+        return np.zeros((0, X_synthetic.shape[1]))
     distances, index = NearestNeighbors(n_neighbors=int(k)).fit(Z_train).kneighbors(Z0)
     weights = _weights(distances)
     decoded = np.einsum("mk,mkd->md", weights, X_synthetic[index])

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import as_float_array
+from algorithms._validation import as_array, as_float_array
 
 __all__ = ["column_distortion", "distortion"]
 
@@ -27,13 +27,13 @@ def _table(name: str, value: Any) -> np.ndarray:
     """A finite float64 table; bool columns (and object arrays of numbers, e.g. a DataFrame mixing bool
     and float columns) count as numbers, as before."""
     if value is not None and not isinstance(value, str | bytes):
-        array = np.asarray(value)
+        array = as_array(name, value)  # a tensor with grad, an __array__ that raises: by name
         if array.dtype == bool:
             value = array.astype(np.float64)
         elif array.dtype == object:
             try:
                 value = array.astype(np.float64)
-            except (TypeError, ValueError) as exc:
+            except Exception as exc:  # also 10**400 (OverflowError), a raising __float__
                 raise TypeError(f"{name} must be numeric, got dtype object: {exc}") from None
     try:
         return as_float_array(name, value, dtype=np.float64)
@@ -57,7 +57,7 @@ def column_distortion(X: Any, X_hat: Any, categorical: Any = None) -> np.ndarray
     if categorical is None:
         categorical = np.zeros(X.shape[1], dtype=bool)
     else:  # the strings "no" and the float 0.5 were cast to True by np.asarray(..., bool)
-        flags = np.asarray(categorical)
+        flags = as_array("categorical", categorical)
         if not (flags.dtype.kind == "b" or (flags.dtype.kind in "iu" and np.isin(flags, (0, 1)).all())):
             raise TypeError(f"categorical must hold bool flags (one per column), got {flags.dtype} "
                             f"{flags.tolist()!r:.60}")

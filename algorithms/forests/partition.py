@@ -39,7 +39,14 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.ensemble._forest import BaseForest
 
-from algorithms._validation import as_real_array, check_bool, check_generator, check_int_at_least
+from algorithms._validation import (
+    allocates,
+    as_array,
+    as_real_array,
+    check_bool,
+    check_generator,
+    check_int_at_least,
+)
 
 __all__ = ["ForestPartition", "check_forest", "cooccurrence_kernel", "forest_kernel", "node_boxes",
            "sample_in_boxes"]
@@ -60,7 +67,7 @@ def check_forest(name: str, forest: Any, *, fitted: bool) -> BaseForest:
 
 
 def _as_points(name: str, X: Any, n_features: int) -> np.ndarray:
-    array = np.asarray(X)
+    array = as_array(name, X)  # a tensor (with grad), a meta tensor, an __array__ that raises: by name
     if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
         raise TypeError(f"{name} must be a numeric array, got dtype {array.dtype}")
     if np.iscomplexobj(array):  # astype(float64) dropped the imaginary part (a ComplexWarning at most)
@@ -72,9 +79,31 @@ def _as_points(name: str, X: Any, n_features: int) -> np.ndarray:
         raise ValueError(f"{name} must hold at least one point, got shape {array.shape}")
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name} contains NaN or inf entries")
+    if array.size and float(np.max(np.abs(array))) > _FLOAT32_MAX:  # sklearn's "too large for float32"
+        raise ValueError(f"{name} has entries beyond float32's range (±3.4e38): the scikit-learn trees "
+                         f"compare their inputs in float32")
     return array
 
 
+def bool_flags(name: str, value: Any, count: int) -> np.ndarray:
+    """``count`` bool flags (one per column), as a bool array: bools, or ints 0/1. Refused by name: the
+    strings "no" and the float 0.5 (``np.asarray(..., dtype=bool)`` cast them to True), an object whose
+    ``__array__`` raises, and the wrong length."""
+    flags = as_array(name, value)
+    if not (flags.dtype.kind == "b" or (flags.dtype.kind in "iu" and np.isin(flags, (0, 1)).all())):
+        raise TypeError(f"{name} must hold bool flags (one per column), got {flags.dtype} "
+                        f"{flags.tolist()!r:.60}")
+    flags = flags.astype(bool)
+    if flags.shape != (count,):
+        raise ValueError(f"{name} must have one flag per column ({count}), got shape {flags.shape}")
+    return flags
+
+
+#: the largest input the scikit-learn trees take (they route points in float32)
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+@allocates("n_features")  # n_features = 2**31 asked numpy for 176 GiB (its MemoryError named nothing)
 def node_boxes(tree: Any, n_features: int) -> tuple[np.ndarray, np.ndarray]:
     """The box ``lower < x <= upper`` of every node of a fitted ``sklearn.tree`` ``tree_``.
 
@@ -236,10 +265,7 @@ def sample_in_boxes(lower: np.ndarray, upper: np.ndarray, categorical: np.ndarra
         raise ValueError("upper must be >= lower in every box")
     if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
         raise ValueError("lower and upper must be finite (clip the boxes to the data range first)")
-    categorical = np.asarray(categorical, dtype=bool)
-    if categorical.shape != (lower.shape[1],):
-        raise ValueError(f"categorical must have one flag per feature ({lower.shape[1]}), got shape "
-                         f"{categorical.shape}")
+    categorical = bool_flags("categorical", categorical, lower.shape[1])
     draw = lower + rng.random(lower.shape) * (upper - lower)
     if categorical.any():
         first = np.floor(lower[:, categorical]) + 1.0  # smallest integer > lower

@@ -33,7 +33,13 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import as_float_array, check_count, check_int_at_least, check_positive_int
+from algorithms._validation import (
+    as_array,
+    as_float_array,
+    check_count,
+    check_int_at_least,
+    check_positive_int,
+)
 from algorithms.core import (
     Algorithm,
     IterationMonitor,
@@ -66,7 +72,7 @@ class AutoencodingProblem(Problem):
             raise ValueError(f"X must have at least 4 rows (samples), got {X.shape[0]}")
         object.__setattr__(self, "X", X)
         if self.y is not None:
-            y = np.asarray(self.y)
+            y = as_array("y", self.y)  # a tensor with grad, an __array__ that raises: by name
             if y.shape != (X.shape[0],):
                 raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
             object.__setattr__(self, "y", y)

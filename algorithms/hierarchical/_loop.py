@@ -33,8 +33,19 @@ DEFAULT_TOL = 1e-2
 DEFAULT_MAXITERS = 10_000
 
 
-class OracleFailure(Exception):
-    """An oracle returned a value of the wrong shape or a non-finite one (the run diverged)."""
+class OracleFailure(ValueError):
+    """An oracle returned a non-finite value (the run diverged): a ``ValueError`` (a solver turns it into
+    ``Diverged``; a public helper such as ``neumann_hypergradient`` raises it, naming the oracle)."""
+
+
+def finite_sums(**sums: float) -> None:
+    """The running sums of squared gradient norms an adaptive step keeps (AdaGrad-Norm's, the noise
+    estimate S_t): one past float's range (gradients of norm ~1e154 and more, from a start such as
+    x0 = 1e200 or a noise level sigma = 1e308) is a blow-up, ``OracleFailure`` (``Diverged``), not the
+    ValueError ``ada_parameters`` raises for an infinite sum it is given."""
+    for name, value in sums.items():
+        if not math.isfinite(value):
+            raise OracleFailure(f"the running sum {name} of squared gradient norms overflowed to {value!r}")
 
 
 def norm(v: np.ndarray) -> float:
@@ -69,13 +80,17 @@ def checked(name: str, value: Any, like: np.ndarray) -> np.ndarray:
     return array
 
 
-def _first_step(step: Callable[..., tuple[np.ndarray, np.ndarray, dict]], x: np.ndarray, y: np.ndarray,
-                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, dict]:
-    """The first step, where the oracles first see (x0, y0): a plain ValueError/TypeError raised there
-    (numpy's "matmul: ... mismatch" for a y0 of the wrong length) is re-raised naming x0 and y0."""
+def _first_step(step: Callable[..., Any], x: np.ndarray, y: np.ndarray, *args: Any) -> Any:
+    """The first call of ``step`` (a step, or ``grad_phi``), where the oracles first see (x0, y0): a plain
+    ValueError/TypeError raised there (numpy's "matmul: ... mismatch" for an x0 or y0 of the wrong length)
+    is re-raised naming x0 and y0."""
     try:
-        return step(1, x, y, rng)
+        return step(*args)
     except (ValueError, TypeError) as exc:
+        if type(exc) is ValueError and "must return an array of shape" in str(exc):
+            # an oracle answering for another length at the start: y0 (or x0) is the likely culprit
+            raise ValueError(f"{exc} at the starting point (x0 of shape {x.shape}, y0 of shape {y.shape}; "
+                             f"check their lengths)") from exc
         if type(exc) not in (ValueError, TypeError) or "must" in str(exc):  # ours, or the user's own class
             raise
         raise type(exc)(f"the oracles failed at the starting point (x0 of shape {x.shape}, y0 of shape "
@@ -111,7 +126,8 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
     reason = ""
     try:
         for t in range(1, maxiters + 1):
-            grad_norm = norm(checked("grad_phi(x)", problem.grad_phi(x), x))
+            gphi = _first_step(problem.grad_phi, x, y, x) if t == 1 else problem.grad_phi(x)
+            grad_norm = norm(checked("grad_phi(x)", gphi, x))
             norms.append(grad_norm)
             if tol is None:
                 tol = DEFAULT_TOL * min(1.0, grad_norm)
@@ -122,7 +138,7 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
                 monitor.record(iteration=t, grad_phi_norm=grad_norm)
                 break
             if t == 1:
-                x, y, record = _first_step(step, x, y, rng)
+                x, y, record = _first_step(step, x, y, 1, x, y, rng)
             else:
                 x, y, record = step(t, x, y, rng)
             stats.iterations = t

@@ -41,10 +41,10 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_int_at_least
+from algorithms._validation import as_float_array, check_finite_real, check_int_at_least
 from algorithms._validation import check_positive as check_rate  # a step size: finite, > 0
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
-from algorithms.hierarchical._loop import checked, norm, run
+from algorithms.hierarchical._loop import checked, finite_sums, norm, run
 from algorithms.hierarchical.problems import MinimaxProblem
 
 __all__ = ["AdaMinimax", "ada_parameters", "check_rate", "momentum_update"]
@@ -65,6 +65,8 @@ def ada_parameters(t: int, noise_sum: float, previous_noise_sum: float, lower_su
         if isinstance(value, bool | np.bool_) or \
                 not isinstance(value, int | float | np.integer | np.floating):
             raise TypeError(f"{name} must be a finite number >= 0, got {type(value).__name__} {value!r}")
+        if isinstance(value, int | np.integer) and value > 2**1023:  # math.isfinite's OverflowError
+            raise ValueError(f"{name} must be a finite number >= 0, got an int past float's range")
         if not (math.isfinite(value) and value >= 0):
             raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
     lr_x, lr_y = check_rate("lr_x", lr_x), check_rate("lr_y", lr_y)  # 0 (no step) refused, as AdaMinimax does
@@ -84,11 +86,23 @@ def ada_parameters(t: int, noise_sum: float, previous_noise_sum: float, lower_su
 def momentum_update(momentum: np.ndarray | None, gradient: np.ndarray, alpha_t: float) -> np.ndarray:
     """m_t = (1 − α_t) m_{t−1} + α_t g_t, and m_1 = g_1 (``momentum`` None).
 
+    ``gradient`` and ``momentum`` (None, or of the gradient's shape) are finite 1-D real arrays (lists and
+    tensors are converted); ``alpha_t`` is a real number in [0, 1] (0 keeps the momentum, 1 takes the
+    gradient).
+
     >>> momentum_update(np.array([1.0]), np.array([3.0]), 0.25).tolist()
     [1.5]
     """
-    if momentum is None:
-        return gradient
+    checked = as_float_array("gradient", gradient, ndim=1)
+    alpha_t = check_finite_real("alpha_t", alpha_t)
+    if not 0.0 <= alpha_t <= 1.0:  # a convex combination: (3) gives α_t in (0, 1]
+        raise ValueError(f"alpha_t must be in [0, 1] (the momentum weight), got {alpha_t!r}")
+    if momentum is None:  # m_1 = g_1: the gradient itself when it is a float array already
+        return gradient if isinstance(gradient, np.ndarray) and gradient.dtype == checked.dtype else checked
+    gradient = checked
+    momentum = as_float_array("momentum", momentum, ndim=1)
+    if momentum.shape != gradient.shape:
+        raise ValueError(f"momentum must have the shape of gradient {gradient.shape}, got {momentum.shape}")
     return (1.0 - alpha_t) * momentum + alpha_t * gradient
 
 
@@ -119,6 +133,7 @@ def adaptive_x_step(state: dict, algorithm: Any, t: int, x: np.ndarray, gx: np.n
     previous = state["noise_sum"]
     state["noise_sum"] = previous + norm(gx - gx_other) ** 2
     state["lower_sum"] += norm(gy) ** 2
+    finite_sums(noise_sum=state["noise_sum"], lower_sum=state["lower_sum"])  # overflow: Diverged
     alpha_t, lr_x_t, lr_y_t = ada_parameters(
         t, state["noise_sum"], previous, state["lower_sum"], lr_x=algorithm.lr_x,
         lr_y=algorithm.lr_y, alpha=algorithm.alpha, gamma=algorithm.gamma)

@@ -39,6 +39,7 @@ from algorithms._validation import (
     allocates,
     check_device,
     check_finite_data,
+    check_fits_memory,
     check_positive,
     check_positive_int,
     check_seed,
@@ -125,6 +126,9 @@ def auc_minimax(n_samples: int = 400, in_features: int = 5, hidden: int = 8, *,
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
     model = ScoreNet(in_features, hidden, seed=seed)
+    # the data (n_samples × in_features floats, with their labels and torch copies) must fit in memory:
+    # n_samples = 2**31 was drawn row after row for minutes before numpy's MemoryError
+    check_fits_memory("auc_minimax", "n_samples", n_samples, 8.0 * n_samples * (2 * in_features + 4))
     rng = np.random.default_rng(seed)
     n_pos = max(1, min(n_samples - 1, round(positive_fraction * n_samples)))
     labels = np.where(np.arange(n_samples) < n_pos, 1.0, -1.0)

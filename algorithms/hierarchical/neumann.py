@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from algorithms._validation import as_float_array, check_count, check_int_at_least
+from algorithms._validation import as_float_array, check_count, check_int_at_least, check_positive
 from algorithms.hierarchical._loop import checked
 from algorithms.hierarchical.problems import BilevelProblem
 
@@ -45,10 +45,9 @@ def neumann_terms(horizon: int, mu_g: float, l_g1: float) -> int:
     37
     """
     check_int_at_least("horizon", horizon, 1)
-    for name, value in (("mu_g", mu_g), ("l_g1", l_g1)):
-        if isinstance(value, bool) or not isinstance(value, int | float) or not (
-                math.isfinite(value) and value > 0):
-            raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    # the shared check: a numpy float32 is a number, and 10**400 no longer reached math.isfinite's
+    # OverflowError
+    mu_g, l_g1 = check_positive("mu_g", mu_g), check_positive("l_g1", l_g1)
     if mu_g > l_g1:
         raise ValueError(f"mu_g must be <= l_g1, got mu_g = {mu_g!r} > l_g1 = {l_g1!r}")
     if mu_g == l_g1:  # H = l_g1·I: one term is exact

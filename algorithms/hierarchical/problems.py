@@ -41,6 +41,8 @@ from algorithms._validation import (
     as_real_array,
     check_choice,
     check_finite_real,
+    check_fits_memory,
+    check_int_at_least,
     check_nonnegative,
     check_positive,
     check_positive_int,
@@ -81,7 +83,9 @@ def additive_noise(kind: str, sigma: float, shape: tuple[int, ...], rng: np.rand
     if not isinstance(dims, tuple | list) or not all(
             isinstance(n, int | np.integer) and not isinstance(n, bool) and n >= 0 for n in dims):
         raise ValueError(f"shape must be a tuple of ints >= 0, got {shape!r}")
-    shape = tuple(int(n) for n in dims)
+    # each size numpy can hold (10**400 met an OverflowError inside numpy), and the draw must fit in memory
+    shape = tuple(check_int_at_least("shape", n, 0) for n in dims)
+    check_fits_memory("additive_noise", "shape", shape, 8.0 * math.prod(shape))
     if sigma == 0.0:
         return np.zeros(shape)
     return _draw(kind, sigma, shape, rng)
@@ -339,7 +343,15 @@ def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noi
     A = 0.5 * (A + A.T)
     B = rng.standard_normal((dim_y, dim_x))
     b = rng.standard_normal(dim_y)
-    solve_map = np.linalg.solve(A, B)  # A⁻¹B: y*(x) = A⁻¹B x
+    try:
+        solve_map = np.linalg.solve(A, B)  # A⁻¹B: y*(x) = A⁻¹B x
+    except np.linalg.LinAlgError:  # mu_g = 5e-324, or l_g1 = 2**63 beside mu_g = 0.5: A rounds to singular
+        raise ValueError(f"mu_g = {mu_g!r} and l_g1 = {l_g1!r} give a lower-level Hessian A (spectrum "
+                         f"[mu_g, l_g1]) that is singular in floating point; use a ratio l_g1 / mu_g "
+                         f"below ~1e15") from None
+    if not np.all(np.isfinite(solve_map)):
+        raise ValueError(f"mu_g = {mu_g!r} and l_g1 = {l_g1!r} give a lower-level solution map A⁻¹B "
+                         f"with non-finite entries; use a ratio l_g1 / mu_g below ~1e15")
     reg = float(reg)
 
     def grad_phi(x):

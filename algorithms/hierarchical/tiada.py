@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
-from algorithms.hierarchical._loop import checked, norm, run
+from algorithms.hierarchical._loop import checked, finite_sums, norm, run
 from algorithms.hierarchical.ada_minimax import check_rate
 from algorithms.hierarchical.problems import MinimaxProblem
 
@@ -59,6 +59,7 @@ def _solve(problem: MinimaxProblem, algorithm: TiAda, options: SolveOptions) -> 
         gx, gy = checked("grad(x, y, rng)[0]", gx, x), checked("grad(x, y, rng)[1]", gy, y)
         state["vx"] += norm(gx) ** 2
         state["vy"] += norm(gy) ** 2
+        finite_sums(vx=state["vx"], vy=state["vy"])  # overflow: Diverged (lr 0 would freeze the iterates)
         lr_x_t = algorithm.lr_x / max(state["vx"], state["vy"]) ** algorithm.alpha
         lr_y_t = algorithm.lr_y / state["vy"] ** algorithm.beta
         return ((x - lr_x_t * gx).astype(x.dtype), (y + lr_y_t * gy).astype(y.dtype),

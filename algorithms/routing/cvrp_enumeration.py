@@ -23,7 +23,7 @@ import numpy as np
 
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.routing._common import finish, not_started
-from algorithms.routing.problem import CVRPInstance, cvrp_cost
+from algorithms.routing.problem import CVRPInstance, _check_instance, cvrp_cost
 
 __all__ = ["MAX_ENUMERATION", "CVRPEnumeration", "cvrp_enumerate"]
 
@@ -56,6 +56,7 @@ def cvrp_enumerate(instance: CVRPInstance) -> tuple[list[list[int]], float]:
     the lowest customer is tried from the largest such route down (submasks in decreasing order), and a
     later candidate replaces it only when strictly cheaper.
     """
+    _check_instance(instance, CVRPInstance)  # None, a TSPInstance: by name (an AttributeError before)
     n = instance.n_customers
     if n > MAX_ENUMERATION:
         raise ValueError(f"CVRP enumeration handles <= {MAX_ENUMERATION} customers, got {n}")

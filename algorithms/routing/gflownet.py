@@ -70,8 +70,16 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._validation import allocates, check_bool, check_choice, check_positive, check_positive_int
-from algorithms.routing.problem import CVRPInstance, TSPInstance
+from algorithms._validation import (
+    allocates,
+    check_bool,
+    check_choice,
+    check_int_at_least,
+    check_nonnegative,
+    check_positive,
+    check_positive_int,
+)
+from algorithms.routing.problem import CVRPInstance, TSPInstance, route_lists
 
 __all__ = [
     "Batch",
@@ -115,7 +123,7 @@ def cvrp_log_pb(routes: Any) -> float:
     >>> round(cvrp_log_pb([[1, 2], [3]]), 6) == round(-math.log(2) - math.log(2), 6)
     True
     """
-    routes = [list(r) for r in routes]
+    routes = route_lists("routes", routes)
     if not routes or any(len(r) == 0 for r in routes):
         raise ValueError(f"routes must be a non-empty list of non-empty routes, got {routes!r}")
     m = len(routes)
@@ -130,6 +138,8 @@ def paper_stepwise_log_pb(a: int, j: int, multi: bool) -> float:
     >>> round(paper_stepwise_log_pb(1, 1, True), 6) == round(-math.log(3), 6)
     True
     """
+    a, j = check_int_at_least("a", a, 0), check_int_at_least("j", j, 0)  # None, "2", 1.5: by name
+    multi = check_bool("multi", multi)
     if a < 0 or j < 0 or a + j == 0:
         raise ValueError(f"a and j must be >= 0 with a + j >= 1, got a={a}, j={j}")
     if (multi and a == 0) or (not multi and j == 0):
@@ -142,6 +152,10 @@ def knn_adjacency(dist: torch.Tensor, k: int, depot: bool) -> torch.Tensor:
     symmetrised; with ``depot`` every edge at node 0 is kept."""
     if not isinstance(dist, torch.Tensor) or dist.ndim != 3:
         raise TypeError(f"dist must be a (B, n, n) torch tensor, got {type(dist).__name__}")
+    if not dist.is_floating_point():  # complex met topk's "does not support complex dtypes"
+        raise TypeError(f"dist must be a real floating tensor, got {dist.dtype}")
+    k = check_positive_int("k", k)
+    depot = check_bool("depot", depot)
     if dist.shape[1] != dist.shape[2]:
         raise ValueError(f"dist must be a (B, n, n) tensor (square per instance), got shape "
                          f"{tuple(dist.shape)}")
@@ -215,7 +229,13 @@ class RoutingGFlowNet(nn.Module):
         return {"problem": self.problem, "hidden": self.hidden, "layers": self.layers, "k": self.k}
 
     def encode(self, node_x: torch.Tensor, dist: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(heatmap logits (B, n, n), zero on the diagonal (never feasible), node embeddings (B, n, d))."""
+        """(heatmap logits (B, n, n), zero on the diagonal (never feasible), node embeddings (B, n, d)).
+
+        ``node_x`` (B, n, features) and ``dist`` (B, n, n): real floating tensors of the model's dtype."""
+        for name, value in (("node_x", node_x), ("dist", dist)):
+            if not isinstance(value, torch.Tensor) or not value.is_floating_point():
+                raise TypeError(f"{name} must be a real floating torch tensor, got "
+                                f"{getattr(value, 'dtype', type(value).__name__)}")
         n = dist.shape[-1]
         k = self.k if self.k is not None else max(5, n // 5)
         adj = knn_adjacency(dist, k, depot=self.problem == "cvrp")
@@ -435,6 +455,10 @@ def rollout(
     """
     check_positive_int("samples", samples)
     check_choice("mode", mode, MODES)
+    if not isinstance(model, RoutingGFlowNet):  # None met an AttributeError on .context
+        raise TypeError(f"model must be a RoutingGFlowNet, got {type(model).__name__}")
+    if not isinstance(batch, Batch):
+        raise TypeError(f"batch must be a Batch (from encode_instances), got {type(batch).__name__}")
     B, n, _ = batch.dist.shape
     S = samples
     M = B * S
@@ -533,14 +557,24 @@ def rollout(
     return traj
 
 
+def _check_loss_inputs(traj: Any, beta: Any) -> float:
+    """``traj`` a :class:`Trajectories` (None met an AttributeError on ``log_z``) and ``beta`` a finite float
+    > 0 (None met torch's "unsupported operand"), as every loss and residual takes them."""
+    if not isinstance(traj, Trajectories):
+        raise TypeError(f"traj must be a Trajectories (from rollout), got {type(traj).__name__}")
+    return check_positive("beta", beta)
+
+
 def tb_residuals(traj: Trajectories, beta: float, center: bool = True) -> torch.Tensor:
-    """log Z + Σ log P_F − log R − Σ log P_b, one per trajectory (M,)."""
+    """log Z + Σ log P_F − log R − Σ log P_b, one per trajectory (M,); ``beta`` a finite float > 0."""
+    beta = _check_loss_inputs(traj, beta)
     center = check_bool("center", center)
     return traj.log_z + traj.log_pf.sum(1) - traj.log_reward(beta, center) - traj.log_pb.sum(1)
 
 
 def db_residuals(traj: Trajectories, beta: float, center: bool = True) -> torch.Tensor:
-    """Forward-looking DB residuals δ_t (M, T), zero on padding."""
+    """Forward-looking DB residuals δ_t (M, T), zero on padding; ``beta`` a finite float > 0."""
+    beta = _check_loss_inputs(traj, beta)
     center = check_bool("center", center)
     e = traj.energies(beta, center)
     delta = traj.log_flow[:, :-1] + traj.log_pf - traj.log_flow[:, 1:] - traj.log_pb + e
@@ -564,8 +598,9 @@ def db_loss(traj: Trajectories, beta: float = 1.0, center: bool = True) -> torch
 def hybrid_loss(
     traj: Trajectories, beta: float = 1.0, center: bool = True, db_weight: float = 1.0
 ) -> torch.Tensor:
-    """Hybrid balance (Eq. 11): TB + w·DB."""
+    """Hybrid balance (Eq. 11): TB + w·DB, ``db_weight`` = w a finite float >= 0."""
     center = check_bool("center", center)
+    db_weight = check_nonnegative("db_weight", db_weight)
     return tb_loss(traj, beta, center) + db_weight * db_loss(traj, beta, center)
 
 
@@ -575,7 +610,7 @@ def trajectory_loss(
     """The named loss ("tb", "db", "hybrid")."""
     center = check_bool("center", center)
     check_choice("loss", loss, LOSSES)
-    check_positive("beta", beta)
+    beta = _check_loss_inputs(traj, beta)  # a float (2**64 met torch's "int too big to convert")
     if loss == "tb":
         return tb_loss(traj, beta, center)
     if loss == "db":

@@ -126,7 +126,7 @@ def relative_tol(dist: np.ndarray, tol: float) -> float:
 def _check_tour(tour: Any, n_nodes: int) -> np.ndarray:
     if isinstance(tour, str | bytes):
         raise ValueError(f"tour must be a sequence of int node indices, got str {tour!r:.80}")
-    if isinstance(tour, np.ndarray) or isinstance(tour, list | tuple):
+    if (isinstance(tour, np.ndarray) and tour.ndim == 1) or isinstance(tour, list | tuple):
         items = tour.tolist() if isinstance(tour, np.ndarray) else list(tour)
     else:
         raise ValueError(f"tour must be a sequence of int node indices, got {type(tour).__name__}")

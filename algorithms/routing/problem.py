@@ -33,7 +33,14 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import INT64_MAX, allocates, as_float_array, check_int_at_least, check_seed
+from algorithms._validation import (
+    INT64_MAX,
+    _brief,
+    allocates,
+    as_float_array,
+    check_int_at_least,
+    check_seed,
+)
 from algorithms.core import Problem
 
 __all__ = [
@@ -133,7 +140,8 @@ class TSPInstance(Problem):
 @dataclass(frozen=True, eq=False)
 class CVRPInstance(Problem):
     """A Euclidean CVRP: ``coords`` (n+1, 2) with the depot at row 0, integer ``demands`` (n+1,)
-    with ``demands[0] == 0`` and ``1 <= demands[i] <= capacity``, and an integer ``capacity``.
+    with ``demands[0] == 0`` and ``1 <= demands[i] <= capacity``, and an integer ``capacity`` in
+    [1, 2**63 - 1] (an integral float such as 5.0 is taken as the int 5).
 
     ``demands`` may also be given for the customers only (length n); a leading 0 is added.
     At least 2 customers (3 nodes with the depot).
@@ -154,6 +162,8 @@ class CVRPInstance(Problem):
         if not np.isfinite(cap) or cap <= 0 or int(cap) != cap:
             raise ValueError(f"capacity must be a positive int, got {cap!r}")
         cap = int(cap)
+        if cap > INT64_MAX:  # an integral float such as 1e308 passed the check above
+            raise ValueError(f"capacity must be <= 2**63 - 1 (the demands' int64), got {self.capacity!r}")
         dem = as_float_array("demands", self.demands, ndim=1, dtype=np.float64)
         if dem.shape[0] == coords.shape[0] - 1:
             dem = np.concatenate([[0.0], dem])
@@ -227,7 +237,10 @@ def check_tsp_tour(instance: TSPInstance, tour: Any) -> np.ndarray:
     """``tour`` as an int array, or ValueError when it is not a permutation of ``0..n-1``."""
     _check_instance(instance, TSPInstance)
     _check_no_bools("tour", tour)
-    arr = np.asarray(tour)
+    try:
+        arr = np.asarray(tour.detach().cpu() if hasattr(tour, "detach") else tour)
+    except Exception as exc:  # a ragged list, an __array__ that raises
+        raise TypeError(f"tour must be a 1-D sequence of node indices: {type(exc).__name__}: {exc}") from None
     if arr.ndim != 1 or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
         raise ValueError(f"tour must be a 1-D sequence of node indices, got {tour!r:.80}")
     if arr.size != instance.n or sorted(arr.tolist()) != list(range(instance.n)):
@@ -292,6 +305,24 @@ def tsp_cost(instance: TSPInstance, tour: Any) -> float:
     """
     t = check_tsp_tour(instance, tour)
     return float(instance.distances[t, np.roll(t, -1)].sum())
+
+
+def route_lists(name: str, routes: Any) -> list[list[int]]:
+    """``routes`` as a list of lists of int node indices: a list (or tuple) of routes, each a list, tuple or
+    1-D int array. Refused by name: None, a number, a str or bytes (its characters or bytes are not routes),
+    a set or dict (no order), and entries that are not ints."""
+    def ordered(value: Any) -> bool:
+        return isinstance(value, list | tuple | range) or (isinstance(value, np.ndarray) and value.ndim == 1)
+    if not ordered(routes):
+        raise TypeError(f"{name} must be a list of routes (lists of customer indices), got "
+                        f"{type(routes).__name__} {_brief(routes)}")
+    out = []
+    for k, route in enumerate(routes):
+        if not ordered(route):
+            raise TypeError(f"{name}[{k}] must be a route (a list of customer indices), got "
+                            f"{type(route).__name__} {_brief(route)}")
+        out.append([_node_index(f"{name}[{k}]", c) for c in route])
+    return out
 
 
 def check_cvrp_routes(instance: CVRPInstance, routes: Any) -> list[list[int]]:

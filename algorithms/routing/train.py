@@ -31,7 +31,15 @@ from typing import Any
 
 import torch
 
-from algorithms._validation import check_bool, check_choice, check_positive, check_positive_int, check_seed
+from algorithms._validation import (
+    check_bool,
+    check_choice,
+    check_int_at_least,
+    check_nonnegative,
+    check_positive,
+    check_positive_int,
+    check_seed,
+)
 from algorithms.routing.gflownet import (
     LOSSES,
     PROBLEMS,
@@ -51,13 +59,20 @@ GRAD_CLIP = 3.0
 def beta_at(step: int, steps: int, beta_min: float, beta_max: float) -> float:
     """Geometric interpolation from beta_min (step 0) to beta_max (last step).
 
+    ``step`` (int >= 0; past the last step it stays at beta_max) of ``steps`` (int >= 1); ``beta_min`` and
+    ``beta_max`` finite floats > 0 whose ratio is a finite float.
+
     >>> beta_at(0, 11, 10.0, 1000.0), round(beta_at(10, 11, 10.0, 1000.0), 6)
     (10.0, 1000.0)
     """
-    check_positive("beta_min", beta_min)
-    check_positive("beta_max", beta_max)
+    step, steps = check_int_at_least("step", step, 0), check_positive_int("steps", steps)
+    beta_min, beta_max = check_positive("beta_min", beta_min), check_positive("beta_max", beta_max)
     frac = 0.0 if steps <= 1 else min(step / (steps - 1), 1.0)
-    return float(beta_min * (beta_max / beta_min) ** frac)
+    beta = beta_min * (beta_max / beta_min) ** frac
+    if not math.isfinite(beta):  # beta_max / beta_min past float's range (1e308 / 5e-324)
+        raise ValueError(f"beta_max / beta_min = {beta_max!r} / {beta_min!r} overflows; use a ratio below "
+                         f"1e308")
+    return float(beta)
 
 
 def _instances(problem: str, size: int, count: int, seed: int) -> list:
@@ -147,20 +162,24 @@ def train(
     progress = check_bool("progress", progress)
     check_choice("problem", problem, PROBLEMS)
     check_choice("loss", loss, LOSSES)
-    check_positive_int("size", size)
+    size = check_positive_int("size", size)  # a plain int: a numpy int64 failed later in the JSON metadata
     if size < (3 if problem == "tsp" else 2):
         raise ValueError(f"size must be >= {3 if problem == 'tsp' else 2} for {problem}, got {size}")
-    check_positive_int("steps", steps)
-    check_positive("minutes", minutes) if math.isfinite(minutes) else None
-    check_positive_int("batch", batch)
-    check_positive_int("samples", samples)
+    steps = check_positive_int("steps", steps)
+    # inf (no time budget) or a finite float > 0; a str met math.isfinite's TypeError, naming nothing
+    if not (isinstance(minutes, float) and minutes == math.inf):
+        minutes = check_positive("minutes", minutes)
+    batch = check_positive_int("batch", batch)
+    samples = check_positive_int("samples", samples)
+    hidden, layers = check_positive_int("hidden", hidden), check_positive_int("layers", layers)
+    save_every = check_positive_int("save_every", save_every)
+    db_weight = check_nonnegative("db_weight", db_weight)
     if samples < 2:
         raise ValueError(
             f"samples must be >= 2 (the reward baseline is the mean of the others), got {samples}"
         )
-    check_positive("lr", lr)
-    check_positive("beta_min", beta_min)
-    check_positive("beta_max", beta_max)
+    lr = check_positive("lr", lr)
+    beta_min, beta_max = check_positive("beta_min", beta_min), check_positive("beta_max", beta_max)
     seed = check_seed(seed)
     check_bool("resume", resume)
     if not isinstance(out, str | os.PathLike):

@@ -96,6 +96,8 @@ def sampling_parameters(p: int, monotone: bool = False) -> tuple[float, float]:
     monotone = check_bool("monotone", monotone)
     if isinstance(p, bool) or not isinstance(p, int | np.integer) or p < 1:
         raise ValueError(f"p must be an int >= 1, got {p!r}")
+    if p > 2**53:  # p·p + p and 1/p in floats (10**400 raised float's OverflowError); a matchoid's p is small
+        raise ValueError(f"p must be <= 2**53 (an int a float holds exactly), got {p!r}")
     if monotone:
         return 1.0 / (2 * p + 1), 1.0
     return 1.0 / (p + math.sqrt(p * p + p) + 1.0), math.sqrt(1.0 + 1.0 / p)
@@ -398,9 +400,15 @@ class _Run:
         return found
 
 
+#: the largest guess 2^j of MAX a run is kept for: every finite f(v) is below 2^1024
+_MAX_EXPONENT = 1023
+
+
 def _check_eps(eps: Any) -> float:
     if isinstance(eps, bool) or not isinstance(eps, int | float | np.floating | np.integer):
         raise TypeError(f"eps must be a real number in (0, 1), got {type(eps).__name__}")
+    if isinstance(eps, int | np.integer) and abs(eps) > 2**1023:  # float() raised OverflowError
+        raise ValueError(f"eps must lie in (0, 1), got {eps!r}")
     if not (0.0 < float(eps) < 1.0):
         raise ValueError(f"eps must lie in (0, 1), got {eps!r}")
     return float(eps)
@@ -516,8 +524,12 @@ class DynamicMatchoidMaximizer:
                 expected = set()
                 if singleton > 0:
                     centre = math.floor(math.log2(singleton))
-                    expected = {j for j in range(centre - 2, centre + int(math.log2(2 * k / self.eps)) + 3)
-                                if singleton <= 2.0**j <= 2 * k * singleton / self.eps}
+                    # log₂(2k/ε) as a difference and 2^j capped at 2^1023 (as _run_keys): ε = 5e-324 gave
+                    # inf and int(inf)'s OverflowError
+                    span = int(math.log2(2 * k) - math.log2(self.eps))
+                    top = 2 * k * singleton / self.eps
+                    expected = {j for j in range(centre - 2, min(centre + span + 3, _MAX_EXPONENT + 1))
+                                if singleton <= math.ldexp(1.0, j) <= top}
             if self._current_mode():
                 expected &= set(self._runs)
                 keys = tuple(key for key in keys if key in self._runs)
@@ -551,7 +563,7 @@ class DynamicMatchoidMaximizer:
             low -= 1  # an exact power of two: 2^(low - 1) itself is the least power >= it
         keys = []
         exponent = low
-        while math.ldexp(1.0, exponent) <= top:
+        while exponent <= _MAX_EXPONENT and math.ldexp(1.0, exponent) <= top:  # top = inf for ε = 5e-324
             keys.append(exponent)
             exponent += 1
         return tuple(keys)

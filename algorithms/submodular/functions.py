@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from algorithms._validation import as_float_array, check_fits_memory, check_psd, check_square_symmetric
+from algorithms.submodular.matroids import as_subset
 
 __all__ = ["Coverage", "DirectedCut", "FacilityLocation", "GraphCut", "LogDet"]
 
@@ -91,12 +93,15 @@ class _IndexFunction:
     n: int
     dtype: type
 
-    def _check(self, subset: frozenset) -> None:
+    def _check(self, subset: Any) -> frozenset:
+        """``subset`` as a frozenset of indices (None, a number, a str, a dict refused by name)."""
+        subset = as_subset("subset", subset)
         for element in subset:  # True is not element 1 (a bool passed as an index counted as 0/1)
             if isinstance(element, bool | np.bool_) or not isinstance(element, int | np.integer) \
                     or not 0 <= element < self.n:
                 raise ValueError(f"{type(self).__name__}: subset elements must be ints in [0, {self.n}), "
                                  f"got {element!r}")
+        return subset
 
 
 class DirectedCut(_IndexFunction):
@@ -140,7 +145,7 @@ class DirectedCut(_IndexFunction):
         return frozenset(index[v] for v in labels)
 
     def __call__(self, subset: frozenset) -> float:
-        self._check(subset)
+        subset = self._check(subset)
         return float(sum(w for u in subset for v, w in self._out[u] if v not in subset))
 
     def __repr__(self) -> str:
@@ -180,7 +185,7 @@ class FacilityLocation(_IndexFunction):
         self.n = self.similarity.shape[1]
 
     def __call__(self, subset: frozenset) -> float:
-        self._check(subset)
+        subset = self._check(subset)
         if not subset:
             return 0.0
         columns = self.similarity[:, sorted(subset)]
@@ -230,7 +235,7 @@ class Coverage(_IndexFunction):
         self.n = len(family)
 
     def __call__(self, subset: frozenset) -> float:
-        self._check(subset)
+        subset = self._check(subset)
         covered = set().union(*(self.sets[j] for j in subset)) if subset else set()
         return float(sum(self._weight_of[i] for i in covered))
 
@@ -273,7 +278,7 @@ class LogDet(_IndexFunction):
         return float(value)
 
     def __call__(self, subset: frozenset) -> float:
-        self._check(subset)
+        subset = self._check(subset)
         inside = sorted(subset)
         value = self._logdet(inside)
         if not self.monotone:

@@ -15,13 +15,14 @@ element lies in and ``rank`` bounds the size of its largest independent set.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 import networkx as nx
 import numpy as np
 
-from algorithms._validation import check_int_at_least
+from algorithms._validation import _brief, check_int_at_least
 
 __all__ = ["GraphicMatroid", "LaminarMatroid", "Matchoid", "Matroid", "PartitionMatroid", "UniformMatroid"]
 
@@ -36,6 +37,32 @@ def check_hashable(name: str, element: Any) -> Hashable:
     return element
 
 
+def elements_of(name: str, value: Any) -> list:
+    """The members of a collection argument (a subset, a ground set, a list of elements) as a list: a set,
+    frozenset, list, tuple, range, 1-D array or iterator. Refused by name: a str or bytes (its characters
+    are not the elements meant), a mapping (its keys would be taken silently), a 0-d array and any
+    non-iterable (Python's "'int' object is not iterable" named nothing), and unhashable members."""
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable) or (
+            isinstance(value, np.ndarray) and value.ndim != 1):
+        raise TypeError(f"{name} must be a set of elements (a set, frozenset, list, tuple or iterator), got "
+                        f"{type(value).__name__} {_brief(value)}")
+    members = list(value)
+    for element in members:
+        try:
+            hash(element)
+        except TypeError:
+            raise TypeError(f"{name} must hold hashable elements (set members), got {type(element).__name__} "
+                            f"{_brief(element)}") from None
+    return members
+
+
+def as_subset(name: str, subset: Any) -> frozenset:
+    """``subset`` as a frozenset (the same object when it is one), through :func:`elements_of`."""
+    if type(subset) is frozenset:
+        return subset
+    return frozenset(elements_of(name, subset))
+
+
 class Matroid:
     """Base class: subclasses define ``in_ground``, ``is_independent`` and ``rank``.
 
@@ -47,6 +74,21 @@ class Matroid:
 
     #: ``None``: every element; otherwise the frozenset of the ground set
     ground: frozenset | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Every subclass's ``is_independent`` takes its ``subset`` through :func:`as_subset` (a frozenset
+        is passed as it is): None, a number or a str met ``len()``'s or iteration's own TypeError."""
+        super().__init_subclass__(**kwargs)
+        method = cls.__dict__.get("is_independent")
+        if method is None or getattr(method, "_subset_checked", False):
+            return
+
+        @functools.wraps(method)
+        def is_independent(self: Matroid, subset: Any) -> bool:
+            return method(self, as_subset("subset", subset))
+
+        is_independent._subset_checked = True  # type: ignore[attr-defined]
+        cls.is_independent = is_independent  # type: ignore[method-assign]
 
     def in_ground(self, element: Hashable) -> bool:
         """Whether ``element`` (a hashable) is in the ground set."""
@@ -72,10 +114,7 @@ class UniformMatroid(Matroid):
     def __init__(self, k: int, ground: Iterable[Hashable] | None = None) -> None:
         self.k = check_int_at_least("k", k, 1)
         if ground is not None:
-            if isinstance(ground, str | bytes) or not isinstance(ground, Iterable):
-                raise TypeError(f"ground must be an iterable of elements or None, got "
-                                f"{type(ground).__name__}")
-            ground = frozenset(check_hashable("ground element", e) for e in ground)
+            ground = frozenset(elements_of("ground", ground))  # a dict, a 0-d array, a str: by name
         self.ground = ground
 
     def is_independent(self, subset: frozenset) -> bool:
@@ -289,19 +328,19 @@ class Matchoid:
         self.rank = check_int_at_least("rank", rank, 1)
 
     def covers(self, element: Hashable) -> bool:
-        """Whether ``element`` lies in at least one matroid's ground set."""
+        """Whether ``element`` (hashable) lies in at least one matroid's ground set."""
+        check_hashable("element", element)  # a list answered False (or True with a free matroid)
         return bool(self._everywhere) or element in self._membership
 
     def matroids_of(self, element: Hashable) -> tuple[int, ...]:
-        """Indices of the matroids whose ground set holds ``element``."""
+        """Indices of the matroids whose ground set holds ``element`` (hashable)."""
+        check_hashable("element", element)
         return self._membership.get(element, self._everywhere)
 
     def is_independent(self, subset: Iterable[Hashable]) -> bool:
-        """S ∩ Vᵢ independent in every Mᵢ (elements in no matroid are unconstrained).
-
-        ``subset`` is a set (or frozenset) of ground-set elements (any iterable).
-        """
-        subset = frozenset(subset)
+        """S ∩ Vᵢ independent in every Mᵢ (elements in no matroid are unconstrained); ``subset`` a collection
+        of hashable elements (see :func:`elements_of`)."""
+        subset = as_subset("subset", subset)
         for matroid in self.matroids:
             part = subset if matroid.ground is None else subset & matroid.ground
             if part and not matroid.is_independent(part):

@@ -23,23 +23,9 @@ from typing import Any
 import numpy as np
 
 from algorithms._validation import check_takes, returned_scalar
-from algorithms.submodular.matroids import Matchoid
+from algorithms.submodular.matroids import Matchoid, as_subset, check_hashable, elements_of
 
 __all__ = ["CountingOracle", "InconsistentOracleError", "NegativeValueError", "NonFiniteValueError"]
-
-
-def as_subset(name: str, subset: Any) -> frozenset:
-    """``subset`` as a frozenset (the same object when it is one), refusing a str (its characters are not
-    the elements meant) and unhashable members by name."""
-    if type(subset) is frozenset:
-        return subset
-    if isinstance(subset, str | bytes) or not isinstance(subset, Iterable):
-        raise TypeError(f"{name} must be a set (an iterable of hashable elements), got "
-                        f"{type(subset).__name__}")
-    try:
-        return frozenset(subset)
-    except TypeError as exc:
-        raise TypeError(f"{name} must hold hashable elements (set members): {exc}") from None
 
 
 class NonFiniteValueError(ValueError):
@@ -119,12 +105,15 @@ class CountingOracle:
     def restrict(self, j: int, elements: Iterable[Hashable]) -> frozenset:
         """The elements of ``elements`` in matroid j's ground set."""
         matroid = self._matroid(j)
+        members = elements_of("elements", elements)  # None, a number, a dict: by name
         if matroid.ground is None:
-            return frozenset(elements)
-        return frozenset(e for e in elements if e in matroid.ground)
+            return frozenset(members)
+        return frozenset(e for e in members if e in matroid.ground)
 
     def can_add(self, solution: frozenset, element: Hashable) -> bool:
         """Whether solution + element stays independent (solution is independent)."""
+        solution = as_subset("solution", solution)
+        check_hashable("element", element)
         for j in self.matchoid.matroids_of(element):
             if not self.independent(j, self.restrict(j, solution) | {element}):
                 return False

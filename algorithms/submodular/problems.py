@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from algorithms.core import Problem
-from algorithms.submodular.matroids import Matchoid, check_hashable
+from algorithms.submodular.matroids import Matchoid, check_hashable, elements_of
 from algorithms.submodular.oracle import as_subset, check_matchoid, check_set_function
 
 __all__ = ["MatchoidMaximization", "UpdateStream"]
@@ -75,10 +75,7 @@ class MatchoidMaximization(_SetProblem):
     def __post_init__(self) -> None:
         check_set_function(self.f)
         check_matchoid(self.matchoid)
-        if isinstance(self.elements, str | bytes) or not isinstance(self.elements, Iterable):
-            raise TypeError(f"elements must be an iterable of hashable elements, got "
-                            f"{type(self.elements).__name__}")
-        universe = tuple(check_hashable("elements entry", e) for e in self.elements)
+        universe = tuple(elements_of("elements", self.elements))  # a dict, a 0-d array, a str: by name
         if len(set(universe)) != len(universe):
             raise ValueError("elements must not repeat an element")
         # an element in no matroid is outside the matchoid's ground set (the union of the Vᵢ): nothing

@@ -41,7 +41,7 @@ class GradientDescent(Algorithm):
     optimizer: str = "sgd"
 
     def __post_init__(self) -> None:
-        check_descent_hyperparameters(self.lr, self.optimizer)
+        object.__setattr__(self, "lr", check_descent_hyperparameters(self.lr, self.optimizer))
 
 
 @_dispatch

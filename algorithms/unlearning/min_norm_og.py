@@ -64,6 +64,9 @@ _RANK_RTOL = 1e-10
 def _check_lambda(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
         raise TypeError(f"{name} must be a real number >= 0 or math.inf, got {type(value).__name__}")
+    if isinstance(value, int | np.integer) and value > 2**1023:  # float() raised OverflowError
+        raise ValueError(f"{name} must be a float >= 0 or math.inf (an int past float's range is not), got "
+                         f"{value!r}")
     if math.isnan(value) or value < 0:
         raise ValueError(f"{name} must be >= 0 (or math.inf to skip the projection), got {value!r}")
     return float(value)
@@ -96,6 +99,9 @@ def orthogonal_gradient_step(theta: torch.Tensor, gradients: torch.Tensor, lam: 
     for name, tensor in (("theta", theta), ("gradients", gradients)):  # meta: torch's .item() error
         if tensor.device.type == "meta":
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+        if tensor.layout != torch.strided:  # a sparse tensor met torch's NotImplementedError (isfinite)
+            raise TypeError(f"{name} must be a dense (strided) tensor, got layout {tensor.layout}; use "
+                            f".to_dense()")
     if gradients.device != theta.device:
         raise ValueError(f"gradients must be on theta's device {theta.device}, got {gradients.device}")
     if not bool(torch.isfinite(theta).all()):
@@ -172,7 +178,7 @@ class MinNormOG(Algorithm):
             object.__setattr__(self, "lambda_schedule", _check_lambda("lambda_schedule", schedule))
         if self.n_pert is not None:  # the shared count check: np.int64(2) was refused as "not an int"
             object.__setattr__(self, "n_pert", check_count("n_pert", self.n_pert, 1))
-        check_descent_hyperparameters(self.lr, self.optimizer)
+        object.__setattr__(self, "lr", check_descent_hyperparameters(self.lr, self.optimizer))
 
     def projects_after(self, t: int) -> bool:
         """Whether some iteration after ``t`` projects (λ < ∞; the last entry of a tuple repeats)."""

@@ -31,7 +31,9 @@ __all__ = ["NegGrad"]
 
 @dataclass(frozen=True)
 class NegGrad(Algorithm):
-    """Gradient ascent on D_f from θ* with step ``lr`` (>= 0).
+    """Gradient ascent on D_f from θ* with step ``lr`` (a finite float >= 0; no upper bound is imposed: a
+    step that blows the parameters up ends ``Diverged``, and a run whose start already meets the stopping
+    test ends ``Success`` whatever ``lr``).
 
     ``optimizer`` is ``"sgd"`` or ``"adam"`` (the update applied to that gradient).
     """
@@ -40,7 +42,7 @@ class NegGrad(Algorithm):
     optimizer: str = "sgd"
 
     def __post_init__(self) -> None:
-        check_descent_hyperparameters(self.lr, self.optimizer)
+        object.__setattr__(self, "lr", check_descent_hyperparameters(self.lr, self.optimizer))
 
 
 @_dispatch

@@ -34,7 +34,8 @@ class NegGradPlus(Algorithm):
     """Descent on J_r − ``alpha``·J_f from θ* with step ``lr``.
 
     ``lr`` >= 0 and ``alpha`` >= 0 (finite): ``alpha = 0`` is plain descent on D_r and ``lr = 0`` a run
-    that stays at θ*, both valid limits rather than errors. ``optimizer`` is ``"sgd"`` or ``"adam"`` (the
+    that stays at θ*, both valid limits rather than errors. No upper bound is imposed: a step that blows the
+    parameters up ends ``Diverged``. ``optimizer`` is ``"sgd"`` or ``"adam"`` (the
     update applied to that gradient).
     """
 
@@ -43,7 +44,7 @@ class NegGradPlus(Algorithm):
     optimizer: str = "sgd"
 
     def __post_init__(self) -> None:
-        check_descent_hyperparameters(self.lr, self.optimizer)
+        object.__setattr__(self, "lr", check_descent_hyperparameters(self.lr, self.optimizer))
         object.__setattr__(self, "alpha", check_nonnegative("alpha", self.alpha))
 
 

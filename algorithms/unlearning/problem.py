@@ -419,11 +419,15 @@ def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOption
     return finish(problem, algorithm, param.detach(), retcode, stats, begin, monitor.trace)
 
 
-def check_descent_hyperparameters(lr: Any, optimizer: Any) -> None:
-    """``lr`` finite and >= 0, ``optimizer`` one of "sgd", "adam" (shared by the iterative methods)."""
+def check_descent_hyperparameters(lr: Any, optimizer: Any) -> float:
+    """``lr`` finite and >= 0, ``optimizer`` one of "sgd", "adam" (shared by the iterative methods); returns
+    ``lr`` as a float (an int 2**64 reached torch's optimizer as an int and its OverflowError)."""
     if isinstance(lr, bool) or not isinstance(lr, int | float | np.floating | np.integer):
         raise TypeError(f"lr must be a real number, got {type(lr).__name__}")
+    if isinstance(lr, int | np.integer) and lr > 2**1023:  # math.isfinite raised OverflowError
+        raise ValueError(f"lr must be finite and >= 0, got {lr!r}")
     if not math.isfinite(lr) or lr < 0:
         raise ValueError(f"lr must be finite and >= 0, got {lr!r}")
     if optimizer not in ("sgd", "adam"):
         raise ValueError(f"optimizer must be one of ['adam', 'sgd'], got {optimizer!r}")
+    return float(lr)

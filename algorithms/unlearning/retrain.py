@@ -56,7 +56,7 @@ class Retrain(Algorithm):
     optimizer: str = "adam"
 
     def __post_init__(self) -> None:
-        check_descent_hyperparameters(self.lr, self.optimizer)
+        object.__setattr__(self, "lr", check_descent_hyperparameters(self.lr, self.optimizer))
 
 
 @_dispatch

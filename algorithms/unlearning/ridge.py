@@ -44,7 +44,7 @@ class Ridge(Algorithm):
     optimizer: str = "sgd"
 
     def __post_init__(self) -> None:
-        check_descent_hyperparameters(self.lr, self.optimizer)
+        object.__setattr__(self, "lr", check_descent_hyperparameters(self.lr, self.optimizer))
         object.__setattr__(self, "lam", check_nonnegative("lam", self.lam))
         gamma = check_nonnegative("gamma", self.gamma)
         if not 0 < gamma <= 1:

@@ -2,6 +2,7 @@
 validation, with a message naming the argument and what was expected."""
 
 import math
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -379,3 +380,64 @@ def test_round8_lbfgs_honours_a_stop_request_at_x0():
     sol = solve(problem, LBFGS(), maxiters=5, callback=lambda record: True)
     assert sol.retcode is RetCode.Terminated and sol.stats.iterations == 0
     assert np.array_equal(sol.x, problem.x0)
+
+
+def test_round9_step_helpers_factories_and_mismatches():
+    # #43 round 9 (pre-audit sweep): the scalar step helpers let a str, None, a Decimal or 10**400 reach
+    # numpy's or Python's own TypeError/OverflowError; gd_step(lr=1e308) returned -inf; a tensor x met
+    # torch's "Can't call numpy() on Tensor that requires grad"; the factories blamed derived constants
+    # ("L must be > 0 and finite, got inf" for scaled(beta=1e308), OverflowError for
+    # squared_huber(delta=1e308));
+    # an x of the wrong length was reported as a wrong g, an x0 as a wrong x_star; x0 of the wrong length
+    # met numpy's matmul error inside the user's callables
+    import torch
+
+    from algorithms.curvature import (
+        CurvatureProblem,
+        gd_step,
+        lcd1_step,
+        lcd2_coefficients,
+        lcd2_gap,
+        lcd3_stepsize,
+        polyak_step,
+        scaled,
+        squared_huber,
+        squared_lp_norm,
+        squared_norm_residual,
+        sum_of_squared_absolutely_convex,
+    )
+
+    with pytest.raises(ValueError, match=r"^lr = 1e\+308 is too large"):
+        gd_step(np.ones(2), np.full(2, 10.0), 1e308)
+    assert gd_step(torch.ones(2, requires_grad=True), np.ones(2), 0.5).tolist() == [0.5, 0.5]
+    for bad, error in ((None, TypeError), ("x", TypeError), (Decimal("1"), TypeError), (10**400, ValueError)):
+        with pytest.raises(error, match=r"^lam must be"):
+            lcd2_coefficients(bad, np.ones(2))
+        with pytest.raises(error, match=r"^delta must be"):
+            lcd2_gap(0.5, bad, np.ones(2), np.ones(2))
+        with pytest.raises(error, match=r"^G must be"):
+            lcd3_stepsize(0.5, bad)
+        with pytest.raises(error, match=r"^g_norm_sq must be"):
+            polyak_step(np.ones(2), np.ones(2), 1.0, bad)
+    with pytest.raises(ValueError, match=r"^D is on the meta device"):
+        lcd2_coefficients(0.5, torch.ones(2, device="meta"))
+    with pytest.raises(ValueError, match=r"^L_C must be a float in \[0, inf\]"):
+        lcd1_step(np.ones(2), np.ones(2), np.eye(2), 10**400)
+    with pytest.raises(ValueError, match=r"^x and g must have one length d"):
+        lcd1_step(np.ones(1), np.ones(2), np.eye(1), 1.0)
+    A, b = np.array([[1.0, 2.0], [0.0, 1.0], [1.0, -1.0]]), np.array([1.0, 0.0, 2.0])
+    problem = squared_norm_residual(A, b)
+    with pytest.raises(ValueError, match=r"^beta = 1e\+308 makes the scaled constants overflow"):
+        scaled(problem, 1e308)
+    with pytest.raises(ValueError, match=r"^delta = 1e\+308 puts L_C"):
+        squared_huber(A, b, delta=1e308)
+    with pytest.raises(ValueError, match=r"^p must be finite"):
+        squared_lp_norm(10**400, np.ones(2))
+    with pytest.raises(ValueError, match=r"^x_star must have shape \(1,\) \(that of x0\)"):
+        CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x,
+                         curvature=lambda x: 2 * np.ones_like(x), L_C=0.0, x0=np.ones(1), x_star=np.zeros(3))
+    with pytest.raises(ValueError, match=r"^the callables failed at x0 \(shape \(1,\)"):
+        sum_of_squared_absolutely_convex(lambda x: A @ x - b, lambda x: A, 1.0, np.ones(1))
+    with pytest.raises(ValueError, match=r"^L_C = 1e\+200 is too large for this problem"):
+        squared_norm_residual(A, b, x0=np.ones(2)).__class__(
+            f=problem.f, grad=problem.grad, curvature=problem.curvature, L_C=1e200, x0=np.ones(2))

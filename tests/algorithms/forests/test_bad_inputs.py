@@ -371,3 +371,48 @@ def test_heldout8_ragged_y_complex_kernel_empty_transform():
     ae = RFAutoencoder(n_components=2, n_estimators=3, random_state=0).fit(X)
     with pytest.raises(ValueError, match=r"X.*0 sample"):
         ae.transform(X[:0])
+
+
+def test_round9_conversions_float32_range_and_huge_times():
+    # #43 round 9 (pre-audit sweep): a tensor with grad, a meta tensor or an object whose __array__ raises met
+    # torch's or our own RuntimeError; 10**400 in an object array met float's OverflowError; entries past
+    # float32's range met scikit-learn's "too large for dtype('float32')" (X not named); knn_decode took a
+    # scalar Z_train to "tuple index out of range" and categorical="no" as True; t = 10**400 met OverflowError
+    # and tol = 10**400 crashed ARPACK; node_boxes(n_features=2**31) met numpy's MemoryError
+    import torch
+
+    class RaisingArray:
+        def __array__(self, *args, **kwargs):
+            raise RuntimeError("boom")
+
+    with pytest.raises(TypeError, match=r"^X must be array-like"):
+        forest_kernel(PART, RaisingArray())
+    with pytest.raises(ValueError, match=r"^X is on the meta device"):
+        forest_kernel(PART, torch.ones(3, 2, device="meta"))
+    assert forest_kernel(PART, torch.tensor(X, requires_grad=True)).shape == (30, 30)
+    with pytest.raises(ValueError, match=r"^X has entries beyond float32's range"):
+        forest_kernel(PART, np.full((2, 2), 1e200))
+    with pytest.raises(ValueError, match=r"^X has entries beyond float32's range"):
+        RFAutoencoder(n_components=2, n_estimators=3).fit(np.vstack([X, np.full((1, 2), 1e200)]))
+    with pytest.raises(ValueError, match=r"^X must hold at least one point"):
+        forest_kernel(PART, X[:0], X)
+    with pytest.raises(TypeError, match=r"^X must be numeric"):
+        distortion(np.array([[10**400]], dtype=object), np.ones((1, 1)))
+    with pytest.raises(TypeError, match=r"^K0 must be numeric"):
+        nystrom(np.array([[10**400] * 30], dtype=object), DMAP)
+    Z = DMAP.embedding
+    with pytest.raises(ValueError, match=r"^Z_train must be a 2-D array"):
+        knn_decode(Z[:3], 1.0, X, k=3, categorical=NO_CAT, rng=np.random.default_rng(0))
+    with pytest.raises(TypeError, match=r"^categorical must hold bool flags"):
+        knn_decode(Z[:3], Z, X, k=3, categorical=["no", "no"], rng=np.random.default_rng(0))
+    assert knn_decode(Z[:0], Z, X, k=3, categorical=NO_CAT, rng=np.random.default_rng(0)).shape == (0, 2)
+    with pytest.raises(TypeError, match=r"^categorical must be array-like"):
+        sample_in_boxes(np.zeros((2, 2)), np.ones((2, 2)), RaisingArray(), np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"^t \(the diffusion time\) must be <= 2\*\*63 - 1"):
+        diffusion_map(K, 2, t=10**400)
+    with pytest.raises(ValueError, match=r"^tol must be finite"):
+        diffusion_map(K, 2, tol=10**400)
+    with pytest.raises(ValueError, match=r"n_features=2147483648 is too large"):
+        node_boxes(FOREST.estimators_[0].tree_, 2**31)
+    with pytest.raises(ValueError, match=r"^set_params got unknown parameter\(s\) \['nonexistent'\]"):
+        RFAutoencoder().set_params(nonexistent=1)

@@ -2,6 +2,7 @@
 validation, with a message naming the argument and what was expected. Bad *oracle outputs* are not
 input errors: a solve stops with ``Diverged`` (see ``retcode_cases_hierarchical.py`` and below)."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -325,3 +326,54 @@ def test_heldout8_rates_and_inference_tensors():
     with torch.inference_mode():
         X = torch.zeros(2, 3, dtype=torch.float64)
     assert torch.equal(net(X), net(X.clone()))
+
+
+def test_round9_overflowing_constants_sums_and_helpers():
+    # #43 round 9 (pre-audit sweep): alpha = 5e-324 / 1e308 met ZeroDivisionError / OverflowError in
+    # ada_parameters; an overflowing running sum (x0 = 1e200, sigma = 1e308) raised "noise_sum must be finite"
+    # (an internal name) instead of ending Diverged; mu_g = 5e-324 met ZeroDivisionError in neumann_terms and
+    # LinAlgError in quadratic_bilevel; momentum_update took anything; additive_noise(shape=10**400) met
+    # OverflowError; an x0 of the wrong length met numpy's matmul error in grad_phi, naming nothing
+    from algorithms import RetCode, solve
+    from algorithms.hierarchical import (
+        AdaBiO,
+        AdaMinimax,
+        TiAda,
+        ada_parameters,
+        additive_noise,
+        neumann_terms,
+        quadratic_bilevel,
+        synthetic_minimax,
+    )
+    from algorithms.hierarchical.ada_minimax import momentum_update
+
+    for alpha in (5e-324, 1e308):
+        a_t, lr_x, lr_y = ada_parameters(3, 1.0, 0.5, 2.0, lr_x=1.0, lr_y=1.0, alpha=alpha, gamma=1e308)
+        assert all(np.isfinite([a_t, lr_x, lr_y]))
+    with pytest.raises(TypeError, match=r"^noise_sum must be a finite number >= 0, got bool"):
+        ada_parameters(3, True, 0.0, 0.0, lr_x=1.0, lr_y=1.0, alpha=1.0, gamma=1.0)
+    with pytest.raises(ValueError, match=r"^lower_sum must be a finite number >= 0, got an int past"):
+        ada_parameters(3, 0.0, 0.0, 10**400, lr_x=1.0, lr_y=1.0, alpha=1.0, gamma=1.0)
+    problem = dataclasses.replace(synthetic_minimax(), x0=np.array([1e200]))
+    for algorithm in (AdaMinimax(), TiAda()):
+        assert solve(problem, algorithm, maxiters=3).retcode is RetCode.Diverged
+    with pytest.raises(ValueError, match=r"^mu_g / l_g1 = 5e-324 / 1.0 is too small"):
+        neumann_terms(10, 5e-324, 1.0)
+    with pytest.raises(ValueError, match=r"^mu_g must be > 0 and finite"):
+        neumann_terms(10, 10**400, 1.0)
+    with pytest.raises(ValueError, match=r"^mu_g = 5e-324 and l_g1 = 2.0 give a lower-level Hessian"):
+        quadratic_bilevel(mu_g=5e-324)
+    bad_x0 = dataclasses.replace(quadratic_bilevel(), x0=np.ones(1))
+    with pytest.raises(ValueError, match=r"^the oracles failed at the starting point \(x0 of shape \(1,\)"):
+        solve(bad_x0, AdaBiO(), maxiters=2)
+    with pytest.raises(TypeError, match=r"^gradient must be array-like|^gradient must be numeric"):
+        momentum_update(None, "x", 0.5)
+    with pytest.raises(ValueError, match=r"^momentum must have the shape of gradient"):
+        momentum_update(np.ones(2), np.ones(3), 0.5)
+    with pytest.raises(ValueError, match=r"^alpha_t must be in \[0, 1\]"):
+        momentum_update(np.ones(3), np.ones(3), 2.0)
+    with pytest.raises(ValueError, match=r"^shape must be <= 2\*\*63 - 1"):
+        additive_noise("gaussian", 1.0, (10**400,), np.random.default_rng(0))
+    bad_y0 = dataclasses.replace(quadratic_bilevel(), y0=np.ones(1))
+    with pytest.raises(ValueError, match=r"^upper_grad y-part must return .* y0 of shape \(1,\); check"):
+        solve(bad_y0, AdaBiO(), maxiters=2)

@@ -595,3 +595,77 @@ def test_round8_stop_request_with_no_move_is_terminated():
     assert solve(instance, NearestNeighbor2Opt(), callback=lambda r: True).retcode is RetCode.Terminated
     capped = solve(instance, NearestNeighbor2Opt(), maxiters=0, callback=lambda r: True)
     assert capped.retcode is RetCode.MaxIters
+
+
+def test_round9_instances_routes_and_counts_named():
+    # #43 round 9 (pre-audit sweep): cvrp_enumerate(None) met an AttributeError; cvrp_log_pb took None,
+    # bytes or a set to Python's "not iterable"; paper_stepwise_log_pb and beta_at compared a str to an int;
+    # tsp_cost of an object whose __array__ raises met that error; two_opt of a 0-d array met "not iterable"
+    from algorithms.routing import tsp_cost
+    from algorithms.routing.cvrp_enumeration import cvrp_enumerate
+    from algorithms.routing.gflownet import cvrp_log_pb, paper_stepwise_log_pb
+    from algorithms.routing.nn2opt import two_opt
+    from algorithms.routing.train import beta_at
+
+    class RaisingArray:
+        def __array__(self, *args, **kwargs):
+            raise RuntimeError("boom")
+
+    with pytest.raises(TypeError, match=r"^instance must be a CVRPInstance"):
+        cvrp_enumerate(None)
+    for bad in (None, b"ab", {1, 2}, 3):
+        with pytest.raises(TypeError, match=r"^routes must be a list of routes"):
+            cvrp_log_pb(bad)
+    with pytest.raises(TypeError, match=r"^routes\[0\] must be a route"):
+        cvrp_log_pb([3])
+    with pytest.raises(ValueError, match=r"^j must be an int >= 0"):
+        paper_stepwise_log_pb(1, "1", True)
+    with pytest.raises(TypeError, match=r"^multi must be a bool"):
+        paper_stepwise_log_pb(1, 1, "yes")
+    with pytest.raises(ValueError, match=r"^step must be an int >= 0"):
+        beta_at("1", 10, 1.0, 2.0)
+    with pytest.raises(ValueError, match=r"^beta_max / beta_min = 1e\+308 / 5e-324 overflows"):
+        beta_at(5, 10, 5e-324, 1e308)
+    with pytest.raises(TypeError, match=r"^tour must be a 1-D sequence"):
+        tsp_cost(TSP, RaisingArray())
+    with pytest.raises(ValueError, match=r"^tour must be a sequence of int node indices"):
+        two_opt(np.ones((3, 3)) - np.eye(3), np.array(1))
+
+
+def test_round9_gflownet_helpers_check_their_objects():
+    # #43 round 9 (pre-audit sweep): the losses and residuals took traj=None to an AttributeError and
+    # beta=None to torch's "unsupported operand"; rollout(model=None) met an AttributeError;
+    # knn_adjacency of a complex dist met topk's error and k=None a comparison error; encode(None, ...)
+    # met torch's linear() error
+    import torch
+
+    from algorithms.routing.gflownet import (
+        RoutingGFlowNet,
+        encode_instances,
+        hybrid_loss,
+        knn_adjacency,
+        rollout,
+        tb_loss,
+    )
+
+    net = RoutingGFlowNet(problem="tsp", hidden=8, layers=1)
+    batch = encode_instances(net, [TSP])
+    traj = rollout(net, batch, 2)
+    with pytest.raises(TypeError, match=r"^traj must be a Trajectories"):
+        tb_loss(None)
+    with pytest.raises(TypeError, match=r"^beta must be a real number"):
+        tb_loss(traj, beta=None)
+    with pytest.raises(TypeError, match=r"^db_weight must be a real number"):
+        hybrid_loss(traj, db_weight=None)
+    with pytest.raises(TypeError, match=r"^model must be a RoutingGFlowNet"):
+        rollout(None, batch, 2)
+    with pytest.raises(TypeError, match=r"^batch must be a Batch"):
+        rollout(net, None, 2)
+    with pytest.raises(TypeError, match=r"^dist must be a real floating tensor"):
+        knn_adjacency(batch.dist.to(torch.complex128), 2, False)
+    with pytest.raises(ValueError, match=r"^k must be a positive int"):
+        knn_adjacency(batch.dist, None, False)
+    with pytest.raises(TypeError, match=r"^node_x must be a real floating torch tensor"):
+        net.encode(None, batch.dist)
+    with pytest.raises(ValueError, match=r"^capacity must be <= 2\*\*63 - 1"):
+        CVRPInstance(CV.coords, CV.demands, 1e308)  # an integral float past int64 passed as a huge int

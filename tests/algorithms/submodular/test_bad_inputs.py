@@ -283,3 +283,49 @@ def test_round8_user_matroids_checked():
     with pytest.raises(TypeError, match=r"^matroids\[0\]\.is_independent must return a bool"):
         run(Says("yes", 2))
     assert run(Says(True, 2)).value == 2.0
+
+
+def test_round9_subsets_elements_and_tiny_eps():
+    # #43 round 9 (pre-audit sweep): is_independent, the set functions, CountingOracle.restrict/can_add took
+    # None, numbers, dicts and 0-d arrays to Python's "'int' object is not iterable" / "has no len()";
+    # covers([0]) answered False for an unhashable element; eps = 5e-324 (a claim's valid boundary) met
+    # OverflowError in a parallel-guess run; sampling_parameters(10**400) met float's OverflowError
+    from algorithms import RetCode, solve
+    from algorithms.submodular import (
+        CountingOracle,
+        DynamicMatchoid,
+        GraphCut,
+        Matchoid,
+        MatchoidMaximization,
+        UniformMatroid,
+        UpdateStream,
+        sampling_parameters,
+    )
+
+    matchoid = Matchoid([UniformMatroid(2)])
+    for bad in (None, 3, 2.5, {0: 1}, np.array(1), "01"):
+        with pytest.raises(TypeError, match=r"^subset must be a set of elements"):
+            matchoid.is_independent(bad)
+        with pytest.raises(TypeError, match=r"^subset must be a set of elements"):
+            UniformMatroid(2).is_independent(bad)
+        with pytest.raises(TypeError, match=r"^subset must be a set of elements"):
+            GraphCut(np.ones((3, 3)) - np.eye(3))(bad)
+    oracle = CountingOracle(len, matchoid)
+    with pytest.raises(TypeError, match=r"^elements must be a set of elements"):
+        oracle.restrict(0, 5)
+    with pytest.raises(TypeError, match=r"^solution must be a set of elements"):
+        oracle.can_add(None, 1)
+    with pytest.raises(TypeError, match=r"^element must be hashable"):
+        oracle.can_add(frozenset(), [1])
+    with pytest.raises(TypeError, match=r"^element must be hashable"):
+        matchoid.covers([0])
+    with pytest.raises(TypeError, match=r"^elements must be a set of elements"):
+        MatchoidMaximization(len, matchoid, np.array(3))
+    with pytest.raises(TypeError, match=r"^ground must be a set of elements"):
+        UniformMatroid(2, ground={0: "a"})
+    stream = UpdateStream(len, matchoid, [("insert", 0), ("insert", 1), ("insert", 2), ("delete", 0)])
+    assert solve(stream, DynamicMatchoid(eps=5e-324), seed=0).retcode is RetCode.Success
+    with pytest.raises(ValueError, match=r"^p must be <= 2\*\*53"):
+        sampling_parameters(10**400)
+    with pytest.raises(ValueError, match=r"^eps must lie in \(0, 1\)"):
+        DynamicMatchoid(eps=10**400)

@@ -388,3 +388,39 @@ def test_heldout8_meta_gradients():
 
     with pytest.raises(ValueError, match=r"^gradients is on the meta device"):
         orthogonal_gradient_step(torch.zeros(3, dtype=torch.float64), torch.zeros(2, 3, device="meta"))
+
+
+def test_round9_sparse_inference_huge_ints_named():
+    # #43 round 9 (pre-audit sweep): a sparse tensor met torch's NotImplementedError ("aten::ne.Scalar") in
+    # forget_split and orthogonal_gradient_step; a half theta met torch's SVD error; lam = 10**400 and
+    # lr = 10**400 met float's OverflowError; lr = 2**64 reached torch's optimizer as an int (its
+    # OverflowError);
+    # params = 2**63 met torch's "can't convert np.ndarray of type numpy.ulonglong"; a forward on a tensor
+    # made under torch.inference_mode() met "Inference tensors cannot be saved for backward"
+    from algorithms.unlearning import (
+        GradientDescent,
+        MinNormOG,
+        Ridge,
+        forget_split,
+        orthogonal_gradient_step,
+    )
+
+    with pytest.raises(TypeError, match=r"^training X must be a dense \(strided\) tensor"):
+        forget_split(X3.to_sparse(), Y3, [2])
+    with pytest.raises(TypeError, match=r"^theta must be a dense \(strided\) tensor"):
+        orthogonal_gradient_step(THETA.to_sparse(), X3[:2])
+    with pytest.raises(TypeError, match=r"^theta must be float32 or float64"):
+        orthogonal_gradient_step(THETA.half(), X3[:2].half())
+    with pytest.raises(ValueError, match=r"^lam must be a float >= 0 or math.inf"):
+        orthogonal_gradient_step(THETA, X3[:2], lam=10**400)
+    with pytest.raises(ValueError, match=r"^lr must be finite and >= 0"):
+        Ridge(lr=10**400)
+    assert isinstance(GradientDescent(lr=2**64).lr, float) and isinstance(MinNormOG(lr=2**64).lr, float)
+    with torch.inference_mode():
+        frozen = torch.ones(2, 3, dtype=F64)
+    assert LIN(frozen).shape == (2, 1) and TWO.features(torch.ones(2, 2, dtype=F64)).shape == (2, 3)
+    with torch.inference_mode():
+        frozen2 = torch.ones(2, 2, dtype=F64)
+    assert TWO.features(frozen2).shape == (2, 3)
+    with pytest.raises(TypeError, match=r"^state_dict\['weight'\] must be a torch.Tensor"):
+        LinearModel(3).load_state_dict({"weight": [1.0, 2.0, 3.0]})
