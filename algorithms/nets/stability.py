@@ -245,10 +245,16 @@ def enumerate_batches(n: int, batch_size: int, sampling: str = "without_replacem
     n = check_positive_int("n", n)
     B = _check_batch(batch_size, n)
     check_choice("sampling", sampling, SAMPLINGS)
-    count = {"without_replacement": math.comb(n, B), "with_replacement": math.comb(n + B - 1, B),
-             "bernoulli": 2**n}[sampling]
+    # computed for the law asked only: 2**n of an n = 2**31 (a two-billion-bit int) hung for every law
+    if sampling == "bernoulli":
+        count = 2**n if n <= 64 else math.inf    # 2**n, past any enumeration
+    elif sampling == "without_replacement":
+        count = math.comb(n, B)
+    else:
+        count = math.comb(n + B - 1, B)
     if count > MAX_ENUMERATED_BATCHES:
-        raise ValueError(f"n = {n}, batch_size = {B} ({sampling}) has {count} batches, more than "
+        shown = f"2**{n}" if count == math.inf else str(count)
+        raise ValueError(f"n = {n}, batch_size = {B} ({sampling}) has {shown} batches, more than "
                          f"{MAX_ENUMERATED_BATCHES} to enumerate; use smaller n or batch_size")
     rows, probs = [], []
     if sampling == "without_replacement":

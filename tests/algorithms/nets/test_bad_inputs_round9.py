@@ -223,3 +223,10 @@ def test_task_points_whose_loss_overflows_and_extreme_r_are_refused():
     for r in (1e-320, 1e308):
         with pytest.raises(ValueError, match=r"r must be in \[1e-75, 1e75\]"):
             generalizing_solution(task, features=2, r=r)
+
+
+@pytest.mark.parametrize("sampling", ["without_replacement", "with_replacement", "bernoulli"])
+def test_enumerate_batches_refuses_a_huge_n_at_once(sampling):
+    # 2**n was computed for every law: n = 2**31 built a two-billion-bit int (a hang)
+    with pytest.raises(ValueError, match="batches, more than"):
+        ST.enumerate_batches(2**31, 2, sampling)
