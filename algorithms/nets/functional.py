@@ -103,22 +103,26 @@ def _flatten_params(params: Params, *, finite: bool) -> tuple[torch.Tensor, Call
 
     total = sum(sizes)
 
-    def unflatten(vector: torch.Tensor) -> Params:
-        if not isinstance(vector, torch.Tensor) or tuple(vector.shape) != (total,):
-            # a short vector would otherwise reach torch.split (or, through functional_call, leave the
+    flat_dtype = theta.dtype
+
+    def unflatten(theta: torch.Tensor) -> Params:
+        # the parameter is theta, as the messages and the docstring say (it was `vector`: unflatten(theta=...)
+        # was a TypeError and the messages named an argument the signature did not have)
+        if not isinstance(theta, torch.Tensor) or tuple(theta.shape) != (total,):
+            # a short theta would otherwise reach torch.split (or, through functional_call, leave the
             # module's own values in the missing parameters)
-            got = (f"shape {tuple(vector.shape)}" if isinstance(vector, torch.Tensor)
-                   else type(vector).__name__)
+            got = (f"shape {tuple(theta.shape)}" if isinstance(theta, torch.Tensor)
+                   else type(theta).__name__)
             raise ValueError(f"the flat parameter vector theta must have shape ({total},) (the parameters "
                              f"{keys}), got {got}")
-        if vector.is_complex() or (theta.is_floating_point() and not vector.is_floating_point()):
-            # an int vector would come back as int parameters, a complex one would be cast later
+        if theta.is_complex() or (flat_dtype.is_floating_point and not theta.is_floating_point()):
+            # an int theta would come back as int parameters, a complex one would be cast later
             raise TypeError(f"the flat parameter vector theta must be a real floating tensor (the parameters "
-                            f"are {theta.dtype}), got {vector.dtype}")
+                            f"are {flat_dtype}), got {theta.dtype}")
         # a NaN/inf or meta theta came back as NaN / data-less parameters; skipped under vmap (torch.func's
         # grad, jacrev, jacfwd and hessian pass it)
-        check_finite_data("theta", vector)
-        chunks = torch.split(vector, sizes)
+        check_finite_data("theta", theta)
+        chunks = torch.split(theta, sizes)
         return {k: c.reshape(s) for k, c, s in zip(keys, chunks, shapes)}
 
     return theta, unflatten

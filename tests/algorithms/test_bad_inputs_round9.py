@@ -32,6 +32,7 @@ from algorithms.curvature import (
 )
 from algorithms.forests import cooccurrence_kernel
 from algorithms.hierarchical import ada_parameters, neumann_terms
+from algorithms.nets import flatten_params
 from algorithms.qp import QP
 from algorithms.unlearning import DeepLinear, LinearModel, TwoLayerPerceptron, orthogonal_gradient_step
 
@@ -156,3 +157,10 @@ def test_benchmark_f_and_c_check_their_point(make):
             fn(None)
         with pytest.raises(ValueError, match=r"^x contains NaN"):
             fn(np.full_like(problem.x_star, np.nan))
+
+
+def test_flatten_params_unflatten_takes_theta_as_its_messages_say():
+    theta, unflatten = flatten_params({"a": torch.ones(2), "B": torch.zeros(1, 2)})
+    assert unflatten(theta=theta)["B"].shape == (1, 2)  # the keyword was `vector`
+    with pytest.raises(ValueError, match=r"^theta contains NaN"):
+        unflatten(theta=torch.full((4,), float("nan")))
