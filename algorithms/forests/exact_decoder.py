@@ -143,7 +143,10 @@ def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarr
 
     ``train_leaves`` (n, B) are the training points' leaves; ``low``/``high`` the data range
     (in the forest's coordinates; categorical features hold integer codes). One integer program
-    per row, each up to ``time_limit`` seconds: ``progress=True`` shows a tqdm bar over the rows.
+    per row, each up to ``time_limit`` seconds (a float > 0; inf: no limit): ``progress=True`` shows a tqdm
+    bar over the rows. A row whose program hits the time limit is marked ``solved = False`` in the result,
+    and its answer then depends on the machine's speed and load; with ``time_limit=inf`` no row stops on the
+    clock.
     """
     check_generator("rng", rng)
     if not isinstance(progress, bool | np.bool_):
@@ -161,6 +164,8 @@ def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarr
     if not np.all(np.isfinite(K0_hat)):
         raise ValueError("K0_hat contains NaN or inf entries")
     n_candidates = check_positive_int("n_candidates", n_candidates)
+    if isinstance(time_limit, int) and time_limit > 2**1023:  # float(time_limit) raised OverflowError
+        raise ValueError(f"time_limit must be a positive number of seconds (or inf), got {time_limit!r}")
     if not (isinstance(time_limit, int | float) and time_limit > 0):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     low, high = as_real_array("low", low), as_real_array("high", high)
