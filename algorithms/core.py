@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 from plum import Dispatcher
 
-from algorithms._validation import backend_cap, check_seed, check_takes
+from algorithms._validation import backend_cap, check_int_at_least, check_seed, check_takes
 
 __all__ = [
     "Algorithm",
@@ -165,8 +165,11 @@ class Stats:
 
     Fields (an output container, filled by ``solve``): ``iterations`` (iterations taken, int >= 0),
     ``f_calls``, ``grad_calls``, ``hess_calls`` (objective, gradient and Hessian evaluations, ints >= 0),
-    ``linear_solves`` (linear systems solved, int >= 0) and ``wall_time`` (seconds of the run; NaN until
-    measured).
+    ``linear_solves`` (linear systems solved, int >= 0) and ``wall_time`` (seconds of the run, a float
+    >= 0; NaN until measured). Checked at construction, in subclasses too: every field annotated ``int``
+    is an int >= 0 (numpy ints stored as ints; a bool, a float, a str or an array is refused), every
+    ``float`` field a real number stored as a float (NaN and ±inf allowed: a loss may diverge), every
+    ``str`` field a str.
     """
 
     iterations: int = 0
@@ -176,8 +179,38 @@ class Stats:
     linear_solves: int = 0
     wall_time: float = math.nan
 
+    def __post_init__(self) -> None:
+        # an output record, but public: Stats(f_calls=inf), iterations=0.5 or "0" were stored as given
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type == "int":
+                object.__setattr__(self, f.name, check_int_at_least(f.name, value, 0, size=False))
+            elif f.type == "float":
+                if isinstance(value, bool | np.bool_) or \
+                        not isinstance(value, int | float | np.integer | np.floating):
+                    raise TypeError(f"{f.name} must be a real number (a float), got {type(value).__name__} "
+                                    f"{value!r:.60}")
+                object.__setattr__(self, f.name, float(value))
+            elif f.type == "str" and not isinstance(value, str):
+                raise TypeError(f"{f.name} must be a str, got {type(value).__name__} {value!r:.60}")
+        if not (math.isnan(self.wall_time) or 0.0 <= self.wall_time < math.inf):
+            raise ValueError(f"wall_time must be a float >= 0 in seconds (NaN: not timed), got "
+                             f"{self.wall_time!r}")
+
     def as_dict(self) -> dict[str, float]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def _real_value(value: Any) -> float:
+    """A Solution's ``value`` as a float: a real Python/numpy scalar, or a 0-d real array or tensor (a str, a
+    datetime, a complex number or a vector was stored as given)."""
+    dtype = str(getattr(value, "dtype", "")).replace("torch.", "")
+    if getattr(value, "ndim", None) == 0 and dtype.startswith(("float", "int", "uint", "bfloat")):
+        value = value.item()
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
+        raise TypeError(f"value must be a real number (the objective at x), got {type(value).__name__} "
+                        f"{value!r:.60}")
+    return float(value)
 
 
 @dataclass(eq=False)  # identity, as the problems: the generated == compared x arrays (ambiguous truth)
@@ -188,6 +221,12 @@ class Solution:
     stopped, ``stats`` the counters, ``trace`` the per-iteration records (empty
     unless ``store_trace=True``), and ``original`` the raw result of a wrapped
     backend, when there is one; ``problem`` and ``algorithm`` are the pair that was solved.
+
+    Checked at construction (a public record): ``retcode`` a :class:`RetCode` or its name (``"Success"``
+    is converted to ``RetCode.Success``); ``value`` a real number, stored as a float (a 0-d real array or
+    tensor too), finite when ``retcode`` is ``Success`` (a Success never carries a NaN or infinite
+    objective); ``x`` anything a family returns, but never a complex array or tensor; ``stats`` a
+    :class:`Stats`; ``trace`` a list.
     """
 
     x: Any
@@ -207,6 +246,12 @@ class Solution:
         except ValueError:
             raise ValueError(f"retcode must be a RetCode (one of {[str(r) for r in RetCode]}), got "
                              f"{self.retcode!r:.60}") from None
+        self.value = _real_value(self.value)
+        if self.retcode is RetCode.Success and not math.isfinite(self.value):
+            raise ValueError(f"value must be finite with retcode Success (a Success never carries a NaN or "
+                             f"infinite objective), got {self.value!r}")
+        if str(getattr(self.x, "dtype", "")).startswith(("complex", "torch.complex")):
+            raise TypeError(f"x must be real, got a complex {type(self.x).__name__} of dtype {self.x.dtype}")
         if not isinstance(self.stats, Stats):
             raise TypeError(f"stats must be a Stats, got {type(self.stats).__name__}")
         if not isinstance(self.trace, list):

@@ -42,7 +42,6 @@ from algorithms._validation import (
     check_count,
     check_fits_memory,
     check_generator,
-    check_int_at_least,
     check_nonnegative,
 )
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
@@ -140,25 +139,10 @@ class QuantumStats(Stats):
     ``settings`` measured (Haar or local bases, or SWAP tests); ``f_calls`` = ``copies`` and
     ``iterations`` = elimination phases completed; ``grad_calls``, ``hess_calls`` and ``linear_solves``
     stay 0 and ``wall_time`` is the run's seconds. Every counter is an int >= 0 (numpy ints are stored as
-    ints); ``wall_time`` a float >= 0 or NaN (not timed)."""
+    ints); ``wall_time`` a float >= 0 or NaN (not timed): :class:`~algorithms.core.Stats` checks them all."""
 
     copies: int = 0
     settings: int = 0
-
-    def __post_init__(self) -> None:
-        parent = getattr(super(), "__post_init__", None)
-        if parent is not None:  # Stats' own checks, should it gain some
-            parent()
-        # counters: QuantumStats(copies=-1) or copies=1.5 was stored as given; numpy ints become ints. The
-        # inherited counters too (iterations="x" was stored as given); wall_time a float (NaN: not timed)
-        for name in ("copies", "settings", "iterations", "f_calls", "grad_calls", "hess_calls",
-                     "linear_solves"):
-            object.__setattr__(self, name, check_int_at_least(name, getattr(self, name), 0))
-        wall = self.wall_time
-        if isinstance(wall, bool | np.bool_) or not isinstance(wall, int | float | np.integer | np.floating) \
-                or not (math.isnan(wall) or 0 <= wall < math.inf):
-            raise ValueError(f"wall_time must be a float >= 0 in seconds (NaN: not timed), got {wall!r}")
-        object.__setattr__(self, "wall_time", float(wall))
 
 
 @dataclass(frozen=True, eq=False)

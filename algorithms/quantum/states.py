@@ -262,10 +262,12 @@ def partial_trace(rho: Any, keep: Any) -> np.ndarray:
 MAX_DRAWN_ENTRIES, MAX_QR_WORK = 2**27, 2**33
 
 
-def _check_draw(owner: str, size: int, dim: int) -> None:
+def _check_draw(owner: str, size: int, dim: int, dim_name: str = "dim") -> None:
     if size * dim * dim > MAX_DRAWN_ENTRIES or size * dim**3 > MAX_QR_WORK:
+        # one unitary past the caps is the dimension's fault, not size's (the message named size at dim 2**50)
+        culprit = dim_name if dim * dim > MAX_DRAWN_ENTRIES or dim**3 > MAX_QR_WORK else "size"
         raise ValueError(f"{owner}: size = {size} unitaries of {dim} × {dim} are too many to draw (size·dim² "
-                         f"must be <= 2**27 entries and size·dim³ <= 2**33); use a smaller size")
+                         f"must be <= 2**27 entries and size·dim³ <= 2**33); use a smaller {culprit}")
 
 
 @allocates("dim", "size")
@@ -309,7 +311,8 @@ def local_unitaries(n_qubits: int, size: int, seed: int | np.random.Generator = 
     # the result holds size · 4ⁿ complex128 entries: refused before the loop that builds it (10⁶ unitaries
     # of 10 qubits, 16 TiB, ran on for minutes instead of failing)
     check_fits_memory("local_unitaries", "size", size, 16.0 * size * 4**n_qubits)
-    _check_draw("local_unitaries", size, 2**n_qubits)  # within memory, but minutes of work (a hang)
+    # within memory, but minutes of work (a hang)
+    _check_draw("local_unitaries", size, 2**n_qubits, "n_qubits")
     rng = _rng(seed)
     factors = haar_unitaries(2, size * n_qubits, rng).reshape(size, n_qubits, 2, 2)
     result = factors[:, 0]

@@ -18,6 +18,7 @@ from algorithms.bayesopt import (
     hartmann6_l1_problem,
     two_disks_problem,
 )
+from algorithms.core import RetCode, Solution, Stats
 from algorithms.curvature import (
     lcd1_step,
     lcd2_coefficients,
@@ -34,7 +35,14 @@ from algorithms.forests import cooccurrence_kernel
 from algorithms.hierarchical import ada_parameters, neumann_terms
 from algorithms.nets import flatten_params
 from algorithms.qp import QP
-from algorithms.unlearning import DeepLinear, LinearModel, TwoLayerPerceptron, orthogonal_gradient_step
+from algorithms.quantum import QuantumStats
+from algorithms.unlearning import (
+    DeepLinear,
+    LinearModel,
+    TwoLayerPerceptron,
+    UnlearningStats,
+    orthogonal_gradient_step,
+)
 
 
 def test_fit_linear_predictor_names_both_x_and_y_on_a_row_mismatch():
@@ -164,3 +172,43 @@ def test_flatten_params_unflatten_takes_theta_as_its_messages_say():
     assert unflatten(theta=theta)["B"].shape == (1, 2)  # the keyword was `vector`
     with pytest.raises(ValueError, match=r"^theta contains NaN"):
         unflatten(theta=torch.full((4,), float("nan")))
+
+
+# -- core: the result records check their fields (heldout9 first run: 29 silent) ---------------------------
+@pytest.mark.parametrize("field, value, error", [
+    ("f_calls", math.inf, TypeError), ("iterations", 0.5, TypeError), ("iterations", 0.0, TypeError),
+    ("grad_calls", True, TypeError), ("linear_solves", b"0", TypeError), ("grad_calls", "0", TypeError),
+    ("f_calls", np.array([0, 0]), TypeError), ("iterations", [0], TypeError),
+    ("hess_calls", math.nan, TypeError),
+    ("hess_calls", -1, ValueError), ("wall_time", np.datetime64("2025-01-01"), TypeError),
+    ("wall_time", None, TypeError), ("wall_time", np.array(np.nan), TypeError),
+    ("wall_time", -1.0, ValueError),
+])
+def test_stats_checks_every_counter(field, value, error):
+    with pytest.raises(error, match=field):
+        Stats(**{field: value})
+    assert Stats(iterations=np.int64(3), wall_time=np.float32(0.5)).iterations == 3
+
+
+def test_stats_subclasses_check_their_own_fields_too():
+    with pytest.raises(TypeError, match="copies"):
+        QuantumStats(copies=1.5)
+    with pytest.raises(TypeError, match="retain_loss"):
+        UnlearningStats(retain_loss="0")
+    assert math.isnan(UnlearningStats().retain_loss)
+    assert UnlearningStats(retain_loss=math.inf).retain_loss == math.inf
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    ({"value": math.inf}, ValueError, "value must be finite with retcode Success"),
+    ({"value": torch.tensor(float("nan"))}, ValueError, "value must be finite with retcode Success"),
+    ({"value": np.datetime64("2025-01-01")}, TypeError, "value must be a real number"),
+    ({"value": "0.5"}, TypeError, "value must be a real number"),
+    ({"x": np.array([1j, 0j])}, TypeError, "x must be real"),
+])
+def test_solution_checks_value_and_x(kwargs, error, words):
+    fields = {"x": np.zeros(2), "value": 0.0, "retcode": RetCode.Success, **kwargs}
+    with pytest.raises(error, match=words):
+        Solution(**fields)
+    assert Solution(np.zeros(2), torch.tensor(1.5), "Success").value == 1.5  # documented: 0-d real, a name
+    assert math.isnan(Solution(np.zeros(2), math.nan, RetCode.Failure).value)

@@ -182,11 +182,15 @@ def test_round5_sizes_that_cannot_be_allocated_are_named():
 
     huge = 2**50
     for call, name in [(lambda: TwoLayerReLU(2, huge), "width"), (lambda: Transformer(10, huge, 1), "width"),
-                       (lambda: random_tsp(huge), "n"), (lambda: haar_unitaries(2, huge), "size"),
-                       (lambda: haar_unitaries(huge, 1), "dim")]:
+                       (lambda: random_tsp(huge), "n")]:
         with pytest.raises(ValueError, match=rf": {name}={huge} is too large: the arrays it sizes cannot be "
                                              rf"allocated \(.*\); use a smaller {name}"):
             call()
+    # round 9 (sweep3): haar_unitaries caps a draw's entries before allocating, naming size
+    with pytest.raises(ValueError, match=rf"^haar_unitaries: size = {huge} unitaries .* use a smaller size$"):
+        haar_unitaries(2, huge)
+    with pytest.raises(ValueError, match=rf"^haar_unitaries: size = 1 unitaries of {huge} .* smaller dim$"):
+        haar_unitaries(huge, 1)
 
     @v.allocates("n")
     def fails(n):

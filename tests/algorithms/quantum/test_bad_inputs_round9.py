@@ -88,7 +88,7 @@ def test_tol_does_not_apply():
 
 @pytest.mark.parametrize("field, value, error", [
     ("iterations", "x", TypeError), ("f_calls", -1, ValueError), ("grad_calls", 1.5, TypeError),
-    ("wall_time", -1.0, ValueError), ("wall_time", "1", ValueError), ("linear_solves", True, TypeError),
+    ("wall_time", -1.0, ValueError), ("wall_time", "1", TypeError), ("linear_solves", True, TypeError),
 ])
 def test_quantum_stats_inherited_counters(field, value, error):
     with pytest.raises(error, match=field):
