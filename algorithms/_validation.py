@@ -207,14 +207,24 @@ def check_psd(name: str, matrix, *, rtol: float = 1e-10) -> float:
     return lam_min
 
 
+def to_float(value: Any) -> float:
+    """``float(value)`` for a real scalar, an int past float's range (10**400) as ±inf: ``float`` raised a
+    bare ``OverflowError`` there, so a local range check never got to name the argument.
+
+    >>> to_float(-10**400), to_float(3)
+    (-inf, 3.0)
+    """
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 def _check_real_scalar(name: str, value: Any, expected: str) -> float:
     """A real scalar (a Python or numpy number, never a bool) as a float; else a TypeError naming it."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.floating | np.integer):
         raise TypeError(f"{name} must be a real number{expected}, got {type(value).__name__} {_brief(value)}")
-    try:
-        return float(value)
-    except OverflowError:  # an int past float's range: refused by the caller as not finite
-        return math.inf
+    return to_float(value)  # an int past float's range: ±inf, refused by the caller as not finite
 
 
 def check_finite_real(name: str, value: Any) -> float:

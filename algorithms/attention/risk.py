@@ -43,6 +43,7 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
     check_seed,
+    to_float,
 )
 from algorithms.attention.models import tempered_softmax
 from algorithms.attention.problem import SingleLocationProblem, check_unit_vector, link_function
@@ -93,7 +94,7 @@ def _overlap(value, name: str):
     elif isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
         raise TypeError(f"{name} must be a real number or a torch tensor, got {type(value).__name__}")
     else:
-        value = float(value)
+        value = to_float(value)
         ok = math.isfinite(value) and abs(value) <= 1.0 + 1e-9
     if not ok:
         raise ValueError(f"{name} is an overlap of unit vectors: it must lie in [-1, 1], got {value!r}")

@@ -52,6 +52,7 @@ from algorithms._validation import (
     check_str,
     check_takes,
     returned_scalar,
+    to_float,
 )
 from algorithms.core import Problem
 
@@ -129,8 +130,8 @@ class BlackBoxProblem(Problem):
             # numpy numbers too, never a bool; a complex one reached math.isfinite's bare TypeError
             if value is not None and (isinstance(value, bool | np.bool_)
                                       or not isinstance(value, int | float | np.integer | np.floating)
-                                      or not math.isfinite(value)):
-                raise ValueError(f"{key} must be a finite number or None, got {value!r}")
+                                      or not math.isfinite(to_float(value))):
+                raise ValueError(f"{key} must be a finite number or None, got {value!r:.40}")
             if value is not None:   # a Python float (np.float32 / np.int64 were kept as given)
                 object.__setattr__(self, key, float(value))
         if self.optimum is not None and self.f_ref is not None and not self.f_ref > self.optimum:
@@ -277,9 +278,10 @@ def normalized_regret(value: float, problem: BlackBoxProblem) -> float:
                          f"optimum = {problem.optimum!r}, f_ref = {problem.f_ref!r}")
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
         raise TypeError(f"value must be a real number, got {type(value).__name__}")
+    value = to_float(value)  # 10**400: inf (a bare OverflowError before); -10**400: -inf, refused below
     if math.isnan(value) or value == -math.inf:   # -inf lies below every optimum (it was clipped to 0)
         raise ValueError(f"value must be a real number above -inf, not NaN, got {value!r}")
-    return max(0.0, (float(value) - problem.optimum) / (problem.f_ref - problem.optimum))
+    return max(0.0, (value - problem.optimum) / (problem.f_ref - problem.optimum))
 
 
 class _BBOB:

@@ -41,6 +41,7 @@ from algorithms._validation import (
     check_seed,
     check_shape,
     check_torch_dtype,
+    to_float,
 )
 
 __all__ = ["GaussianScore", "ScoreMLP", "ScoreModel", "VPSchedule", "train_score", "tweedie_mean"]
@@ -103,7 +104,7 @@ class VPSchedule:
             if isinstance(t, bool) or not isinstance(t, int | float | np.integer | np.floating):
                 raise TypeError(f"{name} must be a real number in [t_min, 1] (a diffusion time), got "
                                 f"{type(t).__name__} {t!r}")
-            lo = hi = float(t)
+            lo = hi = to_float(t)  # 10**400: inf, refused below (float() raised a bare OverflowError)
         slack = 1e-12  # the sampler's last time 1 − n·Δ equals t_min up to rounding
         if not (self.t_min - slack <= lo and hi <= 1.0 + slack):  # NaN fails both
             bad = lo if not self.t_min - slack <= lo else hi
@@ -124,7 +125,7 @@ class VPSchedule:
             raise TypeError(f"t must be a real number in [0, 1] (a diffusion time), got {type(t).__name__} "
                             f"{t!r}")
         else:
-            lo = hi = float(t)
+            lo = hi = to_float(t)  # 10**400: inf, refused below (float() raised a bare OverflowError)
         if not (0.0 <= lo and hi <= 1.0 + 1e-12):  # NaN fails both
             raise ValueError(f"t must lie in [0, 1] (the forward process's times), got "
                              f"{lo if not 0.0 <= lo else hi!r}")

@@ -37,6 +37,7 @@ from algorithms._validation import (
     check_fits_memory,
     check_seed,
     check_takes,
+    to_float,
 )
 from algorithms.core import Problem
 
@@ -71,8 +72,8 @@ def min_samples(rho: float) -> int:
 def check_rho(rho: Any) -> float:
     if isinstance(rho, bool) or not isinstance(rho, int | float | np.floating | np.integer):
         raise TypeError(f"rho must be a real number in (0, 1), got {type(rho).__name__}")
-    if not (0.0 < float(rho) < 1.0):
-        raise ValueError(f"rho (the allowed violation probability) must lie in (0, 1), got {rho!r}")
+    if not (0.0 < to_float(rho) < 1.0):
+        raise ValueError(f"rho (the allowed violation probability) must lie in (0, 1), got {rho!r:.40}")
     return float(rho)
 
 

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import as_float_array, check_finite_real, check_int_at_least
+from algorithms._validation import as_float_array, check_finite_real, check_int_at_least, to_float
 from algorithms._validation import check_positive as check_rate  # a step size: finite, > 0
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
 from algorithms.hierarchical._loop import checked, finite_sums, norm, run
@@ -67,8 +67,8 @@ def ada_parameters(t: int, noise_sum: float, previous_noise_sum: float, lower_su
             raise TypeError(f"{name} must be a finite number >= 0, got {type(value).__name__} {value!r}")
         if isinstance(value, int | np.integer) and value > 2**1023:  # math.isfinite's OverflowError
             raise ValueError(f"{name} must be a finite number >= 0, got an int past float's range")
-        if not (math.isfinite(value) and value >= 0):
-            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        if not (math.isfinite(to_float(value)) and value >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0, got {value!r:.40}")
     lr_x, lr_y = check_rate("lr_x", lr_x), check_rate("lr_y", lr_y)  # 0 (no step) refused, as AdaMinimax does
     alpha, gamma = check_rate("alpha", alpha), check_rate("gamma", gamma)
     if noise_sum < previous_noise_sum:  # S_t is a running sum of squared norms: it never decreases

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_fits_memory, check_seed
+from algorithms._validation import check_fits_memory, check_seed, to_float
 
 __all__ = ["HELD_OUT_IMAGES", "TRAIN_IMAGES", "held_out_images", "load_image", "training_patches"]
 
@@ -79,7 +79,7 @@ def _crops(names: tuple[str, ...], size: int, count: int, seed: int, augment: bo
         raise ValueError(f"count must be a positive int, got {count!r}")
     # refused before np.empty: 2**40 crops raised numpy's MemoryError naming no argument
     owner = "training_patches" if augment else "held_out_images"
-    check_fits_memory(owner, "count", count, 8.0 * count * size * size)
+    check_fits_memory(owner, "count", count, 8.0 * to_float(count) * size * size)  # 10**400: inf bytes
     if count > MAX_CROPS:  # memory allowed 10**7 crops of 4×4, cut in a Python loop for many minutes (a hang)
         raise ValueError(f"count must be <= {MAX_CROPS} crops (they are cut one by one), got {count}")
     seed = check_seed(seed)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import as_float_array
+from algorithms._validation import as_float_array, to_float
 
 __all__ = ["psnr", "ssim"]
 
@@ -38,8 +38,8 @@ def _pair(estimate: Any, reference: Any) -> tuple[np.ndarray, np.ndarray]:
 def _check_range(data_range: Any) -> float:
     if isinstance(data_range, bool | np.bool_) \
             or not isinstance(data_range, int | float | np.integer | np.floating) or not data_range > 0 \
-            or not math.isfinite(data_range):   # inf would make every PSNR inf and every SSIM 1
-        raise ValueError(f"data_range must be a finite number > 0, got {data_range!r}")
+            or not math.isfinite(to_float(data_range)):   # inf would make every PSNR inf and every SSIM 1
+        raise ValueError(f"data_range must be a finite number > 0, got {data_range!r:.40}")
     return float(data_range)
 
 

@@ -43,6 +43,7 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     check_torch_dtype,
+    to_float,
 )
 
 __all__ = [
@@ -74,8 +75,8 @@ def _check_image_shape(image_shape: Any) -> tuple[int, int]:
 def _check_ratio(ratio: Any) -> float:
     if isinstance(ratio, bool) or not isinstance(ratio, int | float | np.floating):
         raise TypeError(f"ratio must be a real number in (0, 1], got {type(ratio).__name__}")
-    if not (0.0 < float(ratio) <= 1.0):
-        raise ValueError(f"ratio must be in (0, 1], got {ratio!r}")
+    if not (0.0 < to_float(ratio) <= 1.0):
+        raise ValueError(f"ratio must be in (0, 1], got {ratio!r:.40}")
     return float(ratio)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import as_real_tensor, check_finite_data
+from algorithms._validation import as_real_tensor, check_finite_data, to_float
 from algorithms.core import Problem
 from algorithms.imaging.nullspace import null_space_leakage
 from algorithms.imaging.operators import LinearOperator
@@ -59,7 +59,7 @@ class InverseProblem(Problem):
         object.__setattr__(self, "y", y.clone())
         noise = self.noise_std
         if isinstance(noise, bool) or not isinstance(noise, int | float | np.floating) or not (
-                math.isfinite(noise) and noise >= 0):
+                math.isfinite(to_float(noise)) and noise >= 0):
             raise ValueError(f"noise_std must be a finite number >= 0, got {noise!r}")
         object.__setattr__(self, "noise_std", float(noise))
 
@@ -94,7 +94,7 @@ class NPN:
         for name in ("gamma", "max_leakage"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float | np.floating) or not (
-                    math.isfinite(value) and value >= 0):
+                    math.isfinite(to_float(value)) and value >= 0):
                 raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
             object.__setattr__(self, name, float(value))
 

@@ -10,7 +10,8 @@ import sympy
 import torch
 from sklearn.ensemble import RandomForestRegressor
 
-from algorithms.attention import fit_linear_predictor
+from algorithms._validation import to_float
+from algorithms.attention import SingleLocationProblem, fit_linear_predictor, locate_probability
 from algorithms.bayesopt import (
     constrained_branin,
     gardner_problem,
@@ -18,6 +19,9 @@ from algorithms.bayesopt import (
     hartmann6_l1_problem,
     two_disks_problem,
 )
+from algorithms.blackbox import BlackBoxProblem, normalized_regret
+from algorithms.chance.diffusion import VPSchedule
+from algorithms.chance.problem import check_rho
 from algorithms.core import RetCode, Solution, Stats
 from algorithms.curvature import (
     lcd1_step,
@@ -33,6 +37,7 @@ from algorithms.curvature import (
 )
 from algorithms.forests import cooccurrence_kernel
 from algorithms.hierarchical import ada_parameters, neumann_terms
+from algorithms.imaging import gaussian_cs, held_out_images, ssim
 from algorithms.nets import flatten_params
 from algorithms.qp import QP
 from algorithms.quantum import QuantumStats
@@ -212,3 +217,22 @@ def test_solution_checks_value_and_x(kwargs, error, words):
         Solution(**fields)
     assert Solution(np.zeros(2), torch.tensor(1.5), "Success").value == 1.5  # documented: 0-d real, a name
     assert math.isnan(Solution(np.zeros(2), math.nan, RetCode.Failure).value)
+
+
+# -- ints past float's range (10**400): float() raised a bare OverflowError before the local checks -------
+def test_ints_past_floats_range_are_named():
+    big = 10**400
+    problem = SingleLocationProblem(d=50, L=21, gamma=0.6)
+    bb = BlackBoxProblem(lambda x: float(x @ x), ([-1, -1], [1, 1]), budget=100, optimum=0.0, f_ref=4.0)
+    for call, name in [(lambda: locate_probability(problem, big), "mu"), (lambda: check_rho(big), "rho"),
+                       (lambda: VPSchedule().alpha_bar(big), "t"),
+                       (lambda: gaussian_cs((4, 4), big, seed=0), "ratio"),
+                       (lambda: ssim(np.zeros((8, 8)), np.zeros((8, 8)), data_range=big), "data_range"),
+                       (lambda: BlackBoxProblem(lambda x: 0.0, ([-1], [1]), budget=10, target=big), "target"),
+                       (lambda: normalized_regret(-big, bb), "value"),
+                       (lambda: ada_parameters(4, -big, 0.0, 0.0, lr_x=1.0, lr_y=1.0, alpha=1.0, gamma=2.0),
+                        "noise_sum"),
+                       (lambda: held_out_images(8, big), "count")]:
+        with pytest.raises(ValueError, match=rf"\b{name}\b"):
+            call()
+    assert normalized_regret(big, bb) == math.inf and to_float(-big) == -math.inf
