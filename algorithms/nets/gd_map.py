@@ -347,6 +347,9 @@ class EmpiricalLoss:
 def gd_map(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
     """G_η(θ) = θ − η ∇fn(θ) with η = ``lr``. With ``fn`` a mini-batch loss this is the SGD map.
 
+    ``theta``: a finite 1-D tensor of flat parameters (float32 kept, other real dtypes to float64); a
+    numpy array or a list of numbers is accepted and converted to a float64 tensor (documented).
+
     >>> fn = lambda t: 0.5 * (t ** 2).sum()
     >>> gd_map(fn, torch.tensor([2.0, -4.0], dtype=torch.float64), lr=0.25).tolist()
     [1.5, -3.0]
@@ -361,6 +364,9 @@ def gd_map(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
 
 def gd_jacobian(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
     """DG_η(θ), obtained by differentiating the map θ ↦ θ − η∇fn(θ) itself (reverse mode), η = ``lr``.
+
+    ``theta``: a finite 1-D tensor of flat parameters (float32 kept, other real dtypes to float64); a
+    numpy array or a list of numbers is accepted and converted to a float64 tensor (documented).
 
     It equals I − η∇²fn(θ); :func:`hessian_matrix` computes the Hessian by a
     different route (``torch.func.hessian``), so the two are independent checks.
@@ -379,6 +385,9 @@ def gd_jacobian(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
 def hessian_matrix(fn: Objective, theta: torch.Tensor) -> torch.Tensor:
     """∇²fn(θ), dense and symmetrized (forward-over-reverse round-off is not exactly symmetric).
 
+    ``theta``: a finite 1-D tensor of flat parameters (float32 kept, other real dtypes to float64); a
+    numpy array or a list of numbers is accepted and converted to a float64 tensor (documented).
+
     >>> hessian_matrix(lambda t: t[0] * t[1] ** 2, torch.tensor([1.0, 2.0], dtype=torch.float64)).tolist()
     [[0.0, 4.0], [4.0, 2.0]]
     """
@@ -395,6 +404,9 @@ def hessian_matrix(fn: Objective, theta: torch.Tensor) -> torch.Tensor:
 def hessian_eigenvalues(fn: Objective, theta: torch.Tensor) -> torch.Tensor:
     """Eigenvalues of ∇²fn(θ), ascending (float64).
 
+    ``theta``: a finite 1-D tensor of flat parameters (float32 kept, other real dtypes to float64); a
+    numpy array or a list of numbers is accepted and converted to a float64 tensor (documented).
+
     >>> hessian_eigenvalues(lambda t: (t ** 2).sum() - 2 * t[0] ** 2, torch.ones(2)).tolist()
     [-2.0, 2.0]
     """
@@ -404,6 +416,9 @@ def hessian_eigenvalues(fn: Objective, theta: torch.Tensor) -> torch.Tensor:
 def exact_logabsdet(fn: Objective, theta: torch.Tensor, lr: float, method: str = "slogdet"
                     ) -> tuple[float, float]:
     """(sign, log|det(I − η∇²fn(θ))|) computed exactly, η = ``lr``.
+
+    ``theta``: a finite 1-D tensor of flat parameters (float32 kept, other real dtypes to float64); a
+    numpy array or a list of numbers is accepted and converted to a float64 tensor (documented).
 
     ``method="slogdet"`` factorizes I − ηH (LU); ``method="eigvalsh"`` uses the
     product formula det = Π_i (1 − ηλ_i) over the Hessian eigenvalues. A
@@ -431,6 +446,9 @@ def exact_logabsdet(fn: Objective, theta: torch.Tensor, lr: float, method: str =
 
 def singular_step_sizes(fn: Objective, theta: torch.Tensor, rtol: float | None = None) -> np.ndarray:
     """The step sizes η > 0 at which DG_η(θ) is singular: η = 1/λ_i for each eigenvalue λ_i > 0.
+
+    ``theta``: a finite 1-D tensor of flat parameters (float32 kept, other real dtypes to float64); a
+    numpy array or a list of numbers is accepted and converted to a float64 tensor (documented).
 
     det(I − ηH) = Π_i (1 − ηλ_i) vanishes exactly at these at most d values (with
     multiplicity); non-positive eigenvalues give no positive singular step.
@@ -557,6 +575,9 @@ def gd_logabsdet_slq(fn: Objective, theta: torch.Tensor, lr: float, *, num_probe
                      lanczos_steps: int = 30, seed: int = 0) -> SLQEstimate:
     """Stochastic log|det(I − η∇²fn(θ))|, η = ``lr``, through Hessian-vector products only (never forms ∇²fn).
 
+    ``theta``: a finite 1-D tensor of flat parameters (float32 kept, other real dtypes to float64); a
+    numpy array or a list of numbers is accepted and converted to a float64 tensor (documented).
+
     >>> fn = lambda t: 0.5 * (t ** 2 * torch.arange(1.0, 6.0, dtype=torch.float64)).sum()
     >>> est = gd_logabsdet_slq(fn, torch.zeros(5, dtype=torch.float64), lr=0.1, num_probes=4)
     >>> round(est.estimate, 8) == round(sum(math.log(1 - 0.1 * k) for k in range(1, 6)), 8)
@@ -565,6 +586,7 @@ def gd_logabsdet_slq(fn: Objective, theta: torch.Tensor, lr: float, *, num_probe
     _check_fn(fn)
     lr = _check_lr(lr)
     theta = _check_theta(theta)
+    _check_value(_through_fn(lambda: fn(theta)))   # a str or generator returned failed inside torch.func
     grad_fn = grad(fn)
 
     def hvp(v: torch.Tensor) -> torch.Tensor:

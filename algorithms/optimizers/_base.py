@@ -46,6 +46,41 @@ ADAM_STATE = ("exp_avg", "exp_avg_sq", "adam_step")
 LR_MAX = 1e10
 
 
+def check_model_weights(model: Any, name: str = "model", *, finite: bool = True) -> None:
+    """A model to train: its floating weights on a real device and finite (a model with NaN weights, or one
+    on the meta device, was accepted and trained into a NaN loss or failed inside torch), named ``name``."""
+    for key, p in model.named_parameters():
+        if p.device.type == "meta":
+            raise ValueError(f"{name} is on the meta device (its weight {key!r} has no data); materialize it "
+                             f"first")
+        if finite and p.is_floating_point() and not bool(torch.isfinite(p.detach()).all()):
+            raise ValueError(f"{name} has NaN or inf in its weight {key!r}")
+
+
+def check_closure(closure: Any) -> None:
+    """``step``'s closure: a callable that is not a class (``closure=dict`` was called, ``{}`` returned)."""
+    if isinstance(closure, type) or not callable(closure):
+        shown = f"the class {closure.__name__}" if isinstance(closure, type) else type(closure).__name__
+        raise TypeError(f"closure must be callable, a function (not a class) re-evaluating the loss "
+                        f"(zero_grad, forward, backward, return the loss), got {shown}")
+
+
+def checked_loss(loss: Any) -> Any:
+    """What a closure returned: the loss, a tensor of one element or a real number (torch's contract). None,
+    a str, a dict, a generator, a coroutine or a tensor of several entries was returned by ``step`` as it
+    was; each is refused naming closure."""
+    if isinstance(loss, torch.Tensor) and loss.numel() == 1 and not loss.is_complex() \
+            and loss.dtype != torch.bool:
+        return loss
+    if isinstance(loss, int | float) and not isinstance(loss, bool):
+        return loss
+    if hasattr(loss, "close") and hasattr(loss, "send"):     # a coroutine or generator: closed, not leaked
+        loss.close()
+    shown = (f"a tensor of shape {tuple(loss.shape)} and dtype {loss.dtype}" if isinstance(loss, torch.Tensor)
+             else f"{type(loss).__name__} {loss!r:.40}")
+    raise TypeError(f"closure must return the loss (a tensor of one element or a real number), got {shown}")
+
+
 def check_lr(value: Any, name: str = "lr") -> float:
     """``lr`` in [0, ``LR_MAX``] (finite and >= 0 is torch's rule; the cap keeps a step finite), as a float.
     0 (and -0.0, stored as 0.0) is valid: the step leaves the parameters unchanged, as torch's."""
@@ -227,18 +262,18 @@ class MatrixOptimizer(torch.optim.Optimizer):
 
     @torch.no_grad()
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One step; ``closure`` (optional) re-evaluates the loss with gradients and returns it."""
+        """One step; ``closure`` (optional): a function (not a class) that
+        re-evaluates the loss with gradients and returns it, a tensor of one element or a real number
+        (None, a str, a dict, a generator or a tensor of several entries is refused naming closure)."""
         return self._step(closure)
 
     def _step(self, closure: Callable[[], Any] | None) -> Any:
         """:meth:`step`'s body, under ``torch.no_grad`` (a subclass's ``step`` decorates and calls it)."""
         loss = None
         if closure is not None:
-            if not callable(closure):
-                raise TypeError(f"closure must be callable (re-evaluating the loss), got "
-                                f"{type(closure).__name__}")
+            check_closure(closure)
             with torch.enable_grad():
-                loss = closure()
+                loss = checked_loss(closure())
         self._check_step_hyperparameters()
         if not self._gradients_finite():
             if self.on_nonfinite == "raise":

@@ -68,7 +68,7 @@ from algorithms._validation import (
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
-from algorithms.optimizers._base import LR_MAX
+from algorithms.optimizers._base import LR_MAX, check_closure, checked_loss
 from algorithms.optimizers.finetune import FinetuneTask, run_finetune
 
 __all__ = ["BlockCoordinateDescent", "BlockOptimizer", "find_blocks", "optimizer_state_bytes"]
@@ -431,14 +431,15 @@ class BlockOptimizer(torch.optim.Optimizer):
     def step(self, closure=None):  # type: ignore[override]
         """One base step on the active block; switch to the next block after ``switch_every``.
 
-        ``closure`` (optional) re-evaluates the loss, as in torch.
+        ``closure`` (optional): a function (not a class) that re-evaluates the loss with gradients and
+        returns it, a tensor of one element or a real number (None, a str, a dict, a generator or a tensor
+        of several entries is refused naming closure).
         """
         loss = None
         if closure is not None:
-            if not callable(closure):
-                raise TypeError(f"closure must be callable, got {type(closure).__name__}")
+            check_closure(closure)      # a class (closure=dict) was called and its {} returned
             with torch.enable_grad():
-                loss = closure()
+                loss = checked_loss(closure())
         own = self.param_groups[0]
         lr, scale = own["lr"], own["expansion_lr_scale"]     # a scheduler or a user may have edited them
         if not (type(lr) is float and type(scale) is float and 0 < lr <= LR_MAX and 0 < lr * scale <= LR_MAX):

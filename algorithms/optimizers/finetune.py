@@ -58,6 +58,7 @@ from algorithms.core import (
     Stats,
     _dispatch,
 )
+from algorithms.optimizers._base import check_model_weights
 from algorithms.optimizers.models import MLP, Transformer
 from algorithms.optimizers.tasks import MarkovLanguageTask
 
@@ -69,7 +70,8 @@ DIVERGED_LOSS = 1e6
 
 @dataclass(frozen=True)
 class FinetuneTask(Problem):
-    """Finetune ``model`` (a pretrained language model, never modified) on a fixed sample of ``task``.
+    """Finetune ``model`` (a pretrained language model with finite weights on a real device, never
+    modified) on a fixed sample of ``task``.
 
     ``tokens`` is an (n, T + 1) integer array of sequences (inputs ``[:, :-1]``, targets
     ``[:, 1:]``); the loss is ``task.loss`` (mean next-token cross-entropy). ``reference_loss``
@@ -90,6 +92,7 @@ class FinetuneTask(Problem):
             raise TypeError(f"model must be a torch.nn.Module, got {type(self.model).__name__}")
         if not isinstance(self.task, MarkovLanguageTask):
             raise TypeError(f"task must be a MarkovLanguageTask, got {type(self.task).__name__}")
+        check_model_weights(self.model)
         try:
             tokens = self.tokens if isinstance(self.tokens, torch.Tensor) else torch.as_tensor(self.tokens)
         except (TypeError, ValueError, RuntimeError) as exc:

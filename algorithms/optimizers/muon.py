@@ -231,7 +231,9 @@ class Muon(MatrixOptimizer):
 
     @torch.no_grad()
     def step(self, closure=None) -> Any:
-        """One step; ``closure`` (optional) re-evaluates the loss with gradients and returns it.
+        """One step; ``closure`` (optional): a function (not a class) that
+        re-evaluates the loss with gradients and returns it, a tensor of one element or a real number
+        (None, a str, a dict, a generator or a tensor of several entries is refused naming closure).
 
         A step with a non-finite gradient is skipped (``skipped_steps``) and, with
         ``on_nonfinite="warn"``, warns; see the class docstring.

@@ -41,7 +41,7 @@ from algorithms._validation import (
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.optimizers._base import check_lr
+from algorithms.optimizers._base import check_lr, check_model_weights
 from algorithms.optimizers.muon import Muon
 from algorithms.optimizers.scaling import PARAMETRIZATIONS, param_groups
 from algorithms.optimizers.shampoo import Shampoo
@@ -64,7 +64,10 @@ OPTIMIZERS = {
 class TrainingProblem(Problem):
     """A model, a task and a step budget; see the module docstring for the criterion.
 
-    ``model`` is an :class:`MLP` or :class:`Transformer` with ``task.vocab_size`` inputs and outputs,
+    ``model`` is an :class:`MLP` or :class:`Transformer` with ``task.vocab_size`` inputs and outputs and
+    weights on a real device (a meta model is refused naming model; a model handed over with NaN/inf
+    weights is accepted and its run ends ``Diverged`` before any step: 0 iterations, value NaN, the
+    parameters as given),
     ``task`` a :class:`MarkovLanguageTask`, ``steps`` (int in [1, 2**31 − 1]) the horizon (``solve``'s
     ``maxiters``, when given, replaces it, in [0, 2**31 − 1]), ``target_loss`` (finite float > 0, or
     None: the entropy rate + tol) the held-out loss that is ``Success`` (a target above the initial
@@ -105,6 +108,8 @@ class TrainingProblem(Problem):
         if context is not None and context < self.task.context:
             raise ValueError(f"model context must be >= task.context={self.task.context} (the length of "
                              f"the task's sequences), got {context}")
+        # meta weights refused; NaN weights documented valid (the run is Diverged before any step: a claim)
+        check_model_weights(self.model, finite=False)
         check_count("steps", self.steps, 1)
         if self.target_loss is not None:
             check_positive("target_loss", self.target_loss)

@@ -230,3 +230,18 @@ def test_enumerate_batches_refuses_a_huge_n_at_once(sampling):
     # 2**n was computed for every law: n = 2**31 built a two-billion-bit int (a hang)
     with pytest.raises(ValueError, match="batches, more than"):
         ST.enumerate_batches(2**31, 2, sampling)
+
+
+# ---------------------------------------------------------------- heldout9 interim report (first run)
+def test_gd_logabsdet_slq_names_fn_returning_no_tensor():
+    with pytest.raises(TypeError, match="fn must return a scalar"):
+        G.gd_logabsdet_slq(lambda t: (x for x in t), torch.ones(3, dtype=D), lr=0.1, num_probes=2,
+                           lanczos_steps=2)
+
+
+def test_gd_map_documents_the_array_theta_it_converts():
+    for function in (G.gd_map, G.gd_jacobian, G.hessian_matrix, G.hessian_eigenvalues, G.exact_logabsdet,
+                     G.singular_step_sizes, G.gd_logabsdet_slq):
+        assert "numpy array or a list of numbers is accepted" in " ".join(function.__doc__.split())
+    estimate = G.gd_logabsdet_slq(lambda t: (t ** 2).sum(), np.ones(3), lr=0.1, num_probes=2, lanczos_steps=2)
+    assert np.isfinite(estimate.estimate)

@@ -177,3 +177,63 @@ def test_documented_boundary_values_stay_valid():
     assert math.isfinite(float(newton_schulz(torch.ones(3, 3), eps=1e-300).float().sum()))
     assert np.isfinite(lr_multiplier("muon", 2.0**63, 2.0**-63))
     BlockOptimizer(torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Linear(2, 2)), lr=1e10)
+
+
+# ---------------------------------------------------------------- heldout9 interim report (first run)
+def _stepper(cls):
+    params = _params()
+    if cls is BlockOptimizer:
+        model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2))
+        return BlockOptimizer(model, lr=0.1), list(model.parameters())
+    return cls(params, lr=0.01), params
+
+
+@pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP, BlockOptimizer])
+@pytest.mark.parametrize("closure, words", [
+    (dict, "got the class dict"),
+    (lambda: None, "got NoneType"),
+    (lambda: "oops", "got str"),
+    (lambda: {"value": 1.0}, "got dict"),
+    (lambda: (x for x in range(2)), "got generator"),
+    (lambda: torch.zeros(2), r"got a tensor of shape \(2,\)"),
+])
+def test_step_refuses_a_closure_that_is_no_loss_function(cls, closure, words):
+    opt, params = _stepper(cls)
+    for p in params:
+        p.grad = torch.ones_like(p)
+    with pytest.raises(TypeError, match=rf"closure must .*{words}"):
+        opt.step(closure)
+
+
+def test_step_refuses_a_coroutine_closure_and_closes_it():
+    async def coroutine():
+        return 1.0
+
+    opt, _ = _stepper(SOAP)
+    with pytest.raises(TypeError, match=r"closure must return the loss.*got coroutine"):
+        opt.step(coroutine)
+
+
+def test_step_takes_a_closure_returning_a_number_or_a_scalar_tensor():
+    opt, params = _stepper(Muon)
+    for p in params:
+        p.grad = torch.ones_like(p)
+    assert opt.step(lambda: 1.5) == 1.5
+    assert float(opt.step(lambda: torch.tensor([2.0]))) == 2.0
+
+
+def test_a_model_with_nan_or_meta_weights():
+    task = MarkovLanguageTask(vocab_size=8, context=4)
+    model = MLP(8, 8, 8, 1)
+    with torch.no_grad():
+        model.embed.weight[0, 0] = float("nan")
+    # TrainingProblem takes it (documented: the run is Diverged before any step; a claim relies on it)
+    run = solve(TrainingProblem(model, task, steps=3), OptimizerTraining("adamw"))
+    assert run.retcode.value == "Diverged"
+    assert "Diverged`` before any step" in TrainingProblem.__doc__
+    ft = markov_finetune_task(vocab_size=8, context=4, n=8, width=8, depth=1, pretrain_steps=1,
+                              architecture="mlp", batch_size=2)
+    with pytest.raises(ValueError, match="model has NaN or inf"):
+        FinetuneTask(model=model, task=ft.task, tokens=ft.tokens, batch_size=2)
+    with pytest.raises(ValueError, match="model is on the meta device"):
+        TrainingProblem(MLP(8, 8, 8, 1).to("meta"), task, steps=3)
