@@ -48,6 +48,7 @@ from algorithms._validation import (
     check_fits_memory,
     check_positive_int,
     check_seed,
+    to_float,
 )
 from algorithms.blackbox.features import N_FEATURES
 from algorithms.blackbox.grammar import CONFIG_SPACE, END, MODULES, N_MAX, TOKENS, allowed_next, validate
@@ -57,6 +58,7 @@ def _features(features) -> torch.Tensor:
     """The problem's feature vector: N_FEATURES finite reals (a wrong length reached torch's reshape
     message, NaN torch.distributions' logits check)."""
     # as_real_array: a complex tensor cast to float32 would lose its imaginary part without a word
+    _refuse_sparse("features", features)
     array = as_real_array("features", features)
     if array.size != N_FEATURES or array.ndim > 2:
         raise ValueError(f"features must hold the {N_FEATURES} problem features, got shape {array.shape}")
@@ -72,6 +74,25 @@ def _checked_features(features) -> torch.Tensor:
             and features.shape == (N_FEATURES,) and bool(torch.isfinite(features).all())):
         return features
     return _features(features)
+
+
+def _refuse_sparse(name: str, value) -> None:
+    """A sparse tensor: torch's "can't convert Sparse layout tensor to numpy" named nothing."""
+    if isinstance(value, torch.Tensor) and value.layout != torch.strided:
+        raise TypeError(f"{name} must be a dense tensor, got layout {value.layout}; use .to_dense()")
+
+
+def check_agent_weights(module: nn.Module, name: str) -> None:
+    """An agent whose weights hold data: on a real device, float32 or float64, finite (NaN weights reached
+    torch.distributions' "Expected parameter logits ... to satisfy the constraint"; a float16 agent ran)."""
+    for key, tensor in module.named_parameters():
+        if tensor.device.type == "meta":
+            raise ValueError(f"{name} has its parameter {key!r} on the meta device (no data)")
+        if tensor.dtype not in (torch.float32, torch.float64):
+            raise TypeError(f"{name}'s parameter {key!r} has dtype {tensor.dtype}: only float32 or float64 "
+                            f"agents run (convert with .float() or .double())")
+        if not bool(torch.isfinite(tensor.detach()).all()):
+            raise ValueError(f"{name}'s parameter {key!r} contains NaN or inf entries")
 
 
 def _check_prefix(prefix) -> tuple[str, ...]:
@@ -211,6 +232,7 @@ class WorkflowGenerator(CheckedStateModule):
         most likely token at each step instead of sampling.
         """
         greedy = check_bool("greedy", greedy)
+        check_agent_weights(self, "WorkflowGenerator")
         if generator is not None and not isinstance(generator, torch.Generator):   # torch's own message
             raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
         features = _features(features)
@@ -273,6 +295,8 @@ class HyperparameterController(CheckedStateModule):
         returns); ``obs`` finite progress features, shape (T, 9) or (9,).
         """
         workflow = validate(workflow)  # an unknown module reached tuple.index's message
+        check_agent_weights(self, "HyperparameterController")
+        _refuse_sparse("obs", obs)
         obs = as_real_array("obs", obs)
         if obs.ndim not in (1, 2) or obs.shape[-1] != N_OBS or not np.all(np.isfinite(obs)):
             raise ValueError(f"obs must be finite progress features of shape (T, {N_OBS}) or ({N_OBS},), got "
@@ -294,7 +318,7 @@ def initial_log_std_bias(model: HyperparameterController, value: float = math.lo
     if not isinstance(model, HyperparameterController):
         raise TypeError(f"model must be a HyperparameterController, got {type(model).__name__}")
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating) \
-            or not math.isfinite(value):   # NaN filled the bias, and every std of Agent 2 was NaN
+            or not math.isfinite(to_float(value)):   # NaN filled the bias, and every std of Agent 2 was NaN
         raise ValueError(f"value must be a finite real number, got {value!r}")
     with torch.no_grad():
         model.log_std.bias.fill_(value)

@@ -40,8 +40,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_bool, check_finite_real, check_positive
-from algorithms.blackbox.agents import HyperparameterController, WorkflowGenerator
+from algorithms._validation import check_bool, check_finite_real, check_positive, to_float
+from algorithms.blackbox.agents import HyperparameterController, WorkflowGenerator, check_agent_weights
 from algorithms.blackbox.features import problem_features
 from algorithms.blackbox.grammar import decode_action
 from algorithms.blackbox.modular import WorkflowPlan, check_maxiters, finish, run_workflow
@@ -86,6 +86,8 @@ def _check_agents(agent1: Any, agent2: Any) -> None:
         raise TypeError(f"agent1 must be a WorkflowGenerator, got {type(agent1).__name__}")
     if not isinstance(agent2, HyperparameterController):
         raise TypeError(f"agent2 must be a HyperparameterController, got {type(agent2).__name__}")
+    check_agent_weights(agent1, "agent1")   # NaN weights: torch.distributions' message, or a NaN checkpoint
+    check_agent_weights(agent2, "agent2")
 
 
 @functools.lru_cache(maxsize=8)
@@ -183,8 +185,11 @@ class Episode:
             for v in values:
                 real = isinstance(v, int | float | np.integer | np.floating) \
                     and not isinstance(v, bool | np.bool_)
-                if not real or math.isnan(v):
+                if not real or math.isnan(to_float(v)):
                     raise ValueError(f"{name} must hold real numbers (inf allowed, not NaN), got {v!r}")
+        # stored as floats: an int past float's range (10**400, read as inf) met math's OverflowError later
+        self.start_best = to_float(self.start_best)
+        self.best_after = [to_float(v) for v in self.best_after]
 
 
 def run_episode(problem: BlackBoxProblem, agent1: WorkflowGenerator, agent2: HyperparameterController,

@@ -191,6 +191,8 @@ class Evaluator:
         if hasattr(X, "detach") and type(X).__module__.startswith("torch"):   # numpy's messages named no X
             if X.device.type == "meta":
                 raise ValueError("X is on the meta device (no data); move it to a real device")
+            if str(X.layout) != "torch.strided":   # torch's "can't convert Sparse layout tensor to numpy"
+                raise TypeError(f"X must be a dense tensor, got layout {X.layout}; use .to_dense()")
             X = X.detach().cpu().numpy()
         try:   # its dtype kept: the rows go to f as they are (a float32 problem stays float32)
             X = np.asarray(X)

@@ -50,6 +50,28 @@ __all__ = ["GaussianScore", "ScoreMLP", "ScoreModel", "VPSchedule", "train_score
 _TINY = float(np.finfo(np.float64).tiny)
 
 
+def _dense(name: str, value):
+    """A tensor argument in torch's default (strided) layout: a sparse COO or CSR tensor reached torch's
+    "Could not run 'aten::as_strided' with arguments from the 'SparseCPU' backend", naming nothing."""
+    if isinstance(value, torch.Tensor) and value.layout != torch.strided:
+        raise TypeError(f"{name} must be a dense tensor (torch.strided layout), got layout {value.layout}; "
+                        f"convert it with .to_dense()")
+    return value
+
+
+def check_score_model(model, name: str = "model") -> None:
+    """A score model whose parameters and buffers hold data: on a real device (not meta), float32 or float64,
+    finite (a model with NaN weights trained and sampled NaN in silence: train_score returned [nan])."""
+    for key, tensor in [*model.named_parameters(), *model.named_buffers()]:
+        if tensor.device.type == "meta":
+            raise ValueError(f"{name} has its parameter {key!r} on the meta device (no data)")
+        if tensor.is_floating_point() and tensor.dtype not in (torch.float32, torch.float64):
+            raise TypeError(f"{name}'s parameter {key!r} has dtype {tensor.dtype}: half precision is not "
+                            f"supported (convert the model with .double() or .float())")
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor.detach()).all()):
+            raise ValueError(f"{name}'s parameter {key!r} contains NaN or inf entries")
+
+
 def _check_dtype(dtype):
     """``check_torch_dtype`` with anything that is not a torch dtype refused first (an empty array met
     numpy's "truth value of an empty array is ambiguous" inside the membership test)."""
@@ -131,12 +153,14 @@ class VPSchedule:
                              f"{lo if not 0.0 <= lo else hi!r}")
 
     def beta(self, t):
-        """η(t) at a time t in [0, 1] of the forward process (a float or a tensor)."""
+        """η(t) at a time t in [0, 1] of the forward process (a float or a tensor); t up to 1 + 1e-12 is
+        accepted and used as given (a sampler's rounding of 1), beyond it refused."""
         self._check_process_time(t)
         return self.beta_min + t * (self.beta_max - self.beta_min)
 
     def alpha_bar(self, t):
-        """ᾱ_t = exp(−(beta_min t + ½ (beta_max − beta_min) t²)); t in [0, 1], a float or a tensor."""
+        """ᾱ_t = exp(−(beta_min t + ½ (beta_max − beta_min) t²)); t in [0, 1], a float or a tensor; t up to
+        1 + 1e-12 is accepted and used as given (a sampler's rounding of 1), beyond it refused."""
         self._check_process_time(t)
         exponent = -(self.beta_min * t + 0.5 * (self.beta_max - self.beta_min) * t * t)
         return torch.exp(exponent) if isinstance(exponent, torch.Tensor) else math.exp(exponent)
@@ -151,7 +175,8 @@ class ScoreModel(CheckedStateModule):
 
     def score(self, x: torch.Tensor, t: float | torch.Tensor) -> torch.Tensor:
         """∇ log p_t at the rows of ``x`` (batch, n), one time ``t`` for all rows or one per row."""
-        check_float_tensor("x", x, ndim=2)
+        check_float_tensor("x", _dense("x", x), ndim=2)
+        _dense("t", t)
         if x.shape[1] != self.out_features:   # forward's message named its own input X = [x, t]
             raise ValueError(f"x must have shape (batch, {self.out_features}) (the model's n), got "
                              f"{tuple(x.shape)}")
@@ -179,6 +204,7 @@ class ScoreModel(CheckedStateModule):
         if not isinstance(X, torch.Tensor):
             raise TypeError(f"X must be a torch.Tensor of shape (batch, {self.in_features}), "
                             f"got {type(X).__name__}")
+        _dense("X", X)
         check_shape("X", X, (None, self.in_features))
         if dtype is None and not X.is_floating_point():  # no parameters: any real floating dtype
             raise TypeError(f"X must be a real floating tensor, got dtype {X.dtype}")
@@ -300,7 +326,8 @@ def tweedie_mean(model: ScoreModel, x: torch.Tensor, t: float) -> torch.Tensor:
     """
     if not isinstance(model, ScoreModel):
         raise TypeError(f"model must be a ScoreModel, got {type(model).__name__}")
-    check_float_tensor("x", x, ndim=2)
+    check_score_model(model)
+    check_float_tensor("x", _dense("x", x), ndim=2)
     check_shape("x", x, (None, model.out_features))
     if isinstance(t, torch.Tensor):   # one time: float() of a 2-element tensor was torch's message
         if t.numel() != 1:
@@ -343,7 +370,8 @@ def train_score(
             f"data must be a tensor of shape (N, {model.out_features}), got "
             f"{getattr(data, 'shape', type(data).__name__)}"
         )
-    check_float_tensor("data", data, ndim=2)          # real floating, finite (NaN would train on NaN)
+    check_float_tensor("data", _dense("data", data), ndim=2)   # real floating, finite (NaN: trained on NaN)
+    check_score_model(model)
     if data.shape[0] == 0:
         raise ValueError("data must hold at least one row, got shape (0, ...)")
     reference = next(model.parameters())

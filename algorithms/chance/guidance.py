@@ -41,7 +41,7 @@ from algorithms._validation import (
     check_positive,
     check_takes,
 )
-from algorithms.chance.diffusion import ScoreModel
+from algorithms.chance.diffusion import ScoreModel, _dense, check_score_model
 
 __all__ = ["GUIDANCE_ORDERS", "first_order_guidance", "guidance_term", "second_order_guidance"]
 
@@ -49,6 +49,7 @@ GUIDANCE_ORDERS = ("none", "first", "second")
 
 
 def _check_batch(name: str, value, ndim: int) -> torch.Tensor:
+    _dense(name, value)
     if not isinstance(value, torch.Tensor) or value.ndim != ndim:
         raise ValueError(
             f"{name} must be a torch tensor with {ndim} dimensions, got "
@@ -112,7 +113,7 @@ def second_order_guidance(
     beta = _beta(beta)
     if not isinstance(sigma2, torch.Tensor):
         sigma2 = torch.as_tensor(check_nonnegative("sigma2", sigma2), dtype=grad_f.dtype)
-    elif sigma2.numel() not in (1, grad_f.shape[0]):  # torch's broadcast message named nothing
+    elif _dense("sigma2", sigma2).numel() not in (1, grad_f.shape[0]):  # torch named nothing
         raise ValueError(f"sigma2 must be a number or one per row of grad_f ({grad_f.shape[0]}), got shape "
                          f"{tuple(sigma2.shape)}")
     elif sigma2.numel() and not bool((torch.isfinite(sigma2) & (sigma2 >= 0)).all()):  # NaN/negative answered
@@ -177,7 +178,8 @@ def guidance_term(
         posterior_variance = check_nonnegative("posterior_variance", posterior_variance)
     if not isinstance(model, ScoreModel):
         raise TypeError(f"model must be a ScoreModel (e.g. ScoreMLP), got {type(model).__name__}")
-    x = check_float_tensor("x", x, ndim=2)
+    check_score_model(model)
+    x = check_float_tensor("x", _dense("x", x), ndim=2)
     if x.shape[1] != model.out_features:  # torch would fail inside the model on the concatenation
         raise ValueError(f"x must have shape (batch, {model.out_features}) (the model's n), got "
                          f"{tuple(x.shape)}")

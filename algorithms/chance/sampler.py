@@ -39,7 +39,7 @@ from algorithms._validation import (
     check_seed,
     check_takes,
 )
-from algorithms.chance.diffusion import ScoreModel, _check_dtype
+from algorithms.chance.diffusion import ScoreModel, _check_dtype, check_score_model
 from algorithms.chance.guidance import GUIDANCE_ORDERS, _beta, guidance_term
 
 __all__ = ["ReverseRun", "guided_reverse_sample"]
@@ -103,6 +103,7 @@ def guided_reverse_sample(
     """
     if not isinstance(model, ScoreModel):
         raise TypeError(f"model must be a ScoreModel, got {type(model).__name__}")
+    check_score_model(model)
     check_takes("objective", objective, "objective(x)", 1)
     n_samples = check_count("n_samples", n_samples, 1)
     beta = _beta(beta)

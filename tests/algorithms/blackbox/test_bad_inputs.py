@@ -741,3 +741,48 @@ def test_round9_documented_edges_stay_valid():
     # a swarm or batch larger than the budget is cut to it; tol is accepted and not used
     assert solve(_sphere_problem(30), PSO(swarm=10**9), maxiters=1).stats.f_calls <= 30
     assert solve(_sphere_problem(30), RandomSearch(batch=10**9), tol=1e-3).stats.f_calls == 30
+
+
+# --- issue #43 round 9, phase 2 (heldout9's first run: blackbox's case, swept by class) ---------------------
+def _nan_agent():
+    agent = WorkflowGenerator(hidden=8, seed=0)
+    torch.nn.init.constant_(agent.head.weight, float("nan"))
+    return agent
+
+
+def _hc():
+    return HyperparameterController()
+
+
+ROUND9_PHASE2 = [
+    # ints past float's range (10**400) met math's bare OverflowError
+    BadInput(BlackBoxProblem, lambda: BlackBoxProblem(lambda x: 0.0, (_LO, _HI), 10, target=10**400),
+             ValueError, ("target",), "target-int-past-float"),
+    BadInput(agents.initial_log_std_bias, lambda: agents.initial_log_std_bias(_hc(), 10**400),
+             ValueError, ("value",), "value-int-past-float"),
+    # sparse tensors: torch's "can't convert Sparse layout tensor to numpy"
+    BadInput(Evaluator.__call__, lambda: Evaluator(_sphere_problem())(torch.zeros(1, 2).to_sparse()),
+             TypeError, ("X", "dense"), "sparse-X"),
+    BadInput(WorkflowGenerator.sample, lambda: WorkflowGenerator().sample(torch.zeros(13).to_sparse()),
+             TypeError, ("features", "dense"), "sparse-features"),
+    # agents whose weights hold no data (torch.distributions' message; a float16 agent ran)
+    BadInput(run_episode, lambda: run_episode(_sphere_problem(), _nan_agent(), _hc(), _RNG(0), maxiters=1),
+             ValueError, ("agent1", "NaN"), "nan-agent"),
+    BadInput(run_episode, lambda: run_episode(_sphere_problem(), WorkflowGenerator().half(), _hc(), _RNG(0),
+                                              maxiters=1),
+             TypeError, ("agent1", "float16"), "half-agent"),
+    BadInput(save_agents, lambda: save_agents("/nonexistent/agents.pt", _nan_agent(), _hc()),
+             ValueError, ("agent1", "NaN"), "nan-agent"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND9_PHASE2, ids=lambda c: c.id)
+def test_round9_phase2_bad_input(case):
+    check_bad_input(case)
+
+
+def test_round9_phase2_episode_stores_floats():
+    episode = Episode((), torch.zeros(()), torch.zeros(()), start_best=10**400, best_after=[3])
+    assert episode.start_best == math.inf and type(episode.best_after[0]) is float
+    rewards = log_regret_rewards(episode, 0.0)   # math.isfinite(10**400) raised OverflowError here
+    assert rewards.shape == (1,) and np.all(np.isfinite(rewards))

@@ -697,3 +697,49 @@ def test_round9_documented_edges_stay_valid():
     assert restricted_solution(_lin(), _lin().h_samples[:10], 2**64) is None   # an int past int64 as well
     assert portfolio_var_problem(n_assets=2, n_samples=50, rho=0.1, var_limit=1e-6).n == 2
     assert scenario_count(0.1, 2, 5e-324) == 14929
+
+
+# --- issue #43 round 9, phase 2 (heldout9's first run: chance's cases, swept by class) ----------------------
+def _nan_mlp():
+    model = _mlp()
+    torch.nn.init.constant_(model.net[0].weight, float("nan"))
+    return model
+
+
+_X23 = torch.full((4, 3), 0.5, dtype=torch.float64)
+ROUND9_PHASE2 = [
+    # sparse tensors reached torch's "Could not run 'aten::as_strided' ... 'SparseCPU' backend"
+    BadInput(ScoreMLP.forward, lambda: _mlp()(_X23.to_sparse()), TypeError, ("X", "dense"), "sparse-X"),
+    BadInput(diffusion.ScoreModel.score,
+             lambda: _mlp().score(torch.zeros(2, 2, dtype=torch.float64).to_sparse(), 0.5), TypeError,
+             ("x", "dense"), "sparse-x"),
+    BadInput(first_order_guidance, lambda: first_order_guidance(G2.to_sparse(), beta=1.0), TypeError,
+             ("grad_f", "dense"), "sparse-grad"),
+    BadInput(train_score, lambda: train_score(_mlp(), torch.zeros(4, 2, dtype=torch.float64).to_sparse(),
+                                              steps=1), (TypeError, ValueError), ("data",), "sparse-data"),
+    # models whose weights hold no data: NaN trained and sampled NaN in silence (train_score returned [nan])
+    BadInput(train_score, lambda: train_score(_nan_mlp(), torch.zeros(4, 2, dtype=torch.float64), steps=1),
+             ValueError, ("model", "NaN"), "nan-weights"),
+    BadInput(tweedie_mean, lambda: tweedie_mean(_mlp().half(), torch.zeros(2, 2, dtype=torch.float64), 0.5),
+             TypeError, ("model", "float16"), "half-model"),
+    BadInput(guidance_term, lambda: guidance_term(_mlp().to("meta"), lambda z: z[:, 0],
+                                                  torch.zeros(2, 2, dtype=torch.float64), 0.5, beta=1.0),
+             ValueError, ("model", "meta"), "meta-model"),
+    BadInput(guided_reverse_sample, lambda: guided_reverse_sample(_nan_mlp(), lambda z: z[:, 0], n_samples=2,
+                                                                  beta=1.0, n_steps=2),
+             ValueError, ("model", "NaN"), "nan-weights"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND9_PHASE2, ids=lambda c: c.id)
+def test_round9_phase2_bad_input(case):
+    check_bad_input(case)
+
+
+def test_round9_phase2_documented_time_slack():
+    # beta/alpha_bar document t up to 1 + 1e-12 (a sampler's rounding of 1) as accepted, beyond it refused
+    assert VPSchedule().alpha_bar(1 + 1e-12) > 0
+    with pytest.raises(ValueError, match="t must lie in"):
+        VPSchedule().alpha_bar(1 + 1e-9)
+    with pytest.raises(ValueError, match="t must lie in"):
+        VPSchedule().alpha_bar(10**400)
