@@ -219,6 +219,9 @@ def _real_vector(name: str, value) -> torch.Tensor:
             raise TypeError(f"{name} must be a real tensor, got dtype {value.dtype}")
         if value.device.type == "meta":
             raise ValueError(f"{name} is on the meta device (no data)")
+        if value.layout != torch.strided:  # torch's NotImplementedError ('aten::ne.Scalar' ... SparseCPU)
+            raise TypeError(f"{name} must be a dense (strided) tensor, got layout {value.layout}; use "
+                            f".to_dense()")
         tensor = value.detach().to(device="cpu", dtype=torch.float64)
         if not bool(torch.isfinite(tensor).all()):
             raise ValueError(f"{name} contains NaN or inf entries")

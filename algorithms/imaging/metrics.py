@@ -24,6 +24,9 @@ def _pair(estimate: Any, reference: Any) -> tuple[np.ndarray, np.ndarray]:
         if hasattr(value, "detach"):
             if getattr(getattr(value, "device", None), "type", None) == "meta":  # torch's "no data!" else
                 raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+            if getattr(value, "layout", None) is not None and str(value.layout) != "torch.strided":
+                raise TypeError(f"{name} must be a dense (strided) tensor, got layout {value.layout}; use "
+                                f".to_dense()")  # torch's "can't convert Sparse layout tensor" named nothing
             value = value.detach().cpu().numpy()
         array = as_float_array(name, value, dtype=np.float64)  # strings, complex and NaN named
         if array.ndim != 2:

@@ -28,6 +28,19 @@ from algorithms._validation import check_count, check_finite_data, check_nonnega
 __all__ = ["DenoiserPrior", "SubspacePrior", "TVPrior", "total_variation"]
 
 
+def _check_network_state(name: str, network: Any) -> None:
+    """A given network's parameters and buffers have data and are finite: one with NaN weights answered NaN
+    images (or predictions) in silence, one on the meta device failed at its first call."""
+    for key, value in network.state_dict().items():
+        if not isinstance(value, torch.Tensor):
+            continue
+        if value.device.type == "meta":
+            raise ValueError(f"{name} has parameters on the meta device (no data): {name}.{key}; load or "
+                             f"initialize its weights first")
+        if (value.is_floating_point() or value.is_complex()) and not bool(torch.isfinite(value).all()):
+            raise ValueError(f"{name}.{key} contains NaN or inf entries")
+
+
 def _check_image_batch(x: Any) -> None:
     if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.ndim < 2:
         raise TypeError(f"x must be a floating torch.Tensor of shape (*batch, h, w), got "
@@ -153,13 +166,18 @@ class DenoiserPrior:
     def __post_init__(self) -> None:
         if not isinstance(self.network, torch.nn.Module):
             raise TypeError(f"network must be a torch.nn.Module, got {type(self.network).__name__}")
+        _check_network_state("network", self.network)  # NaN or meta weights: NaN images in silence
 
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
-        """The network applied to ``x``. ``x`` is a finite floating image tensor of shape (*batch, h, w);
-        ``lr`` (a finite float >= 0) is accepted for the common prox interface and does not change the
-        output.
+        """The network applied to ``x``. ``x`` is a finite floating image tensor of shape (*batch, h, w)
+        with h, w >= 2 (images, as the operators': a (0, 8) tensor or trailing axes of size 1 were read as
+        batches of empty or 1×1 images); ``lr`` (a finite float >= 0) is accepted for the common prox
+        interface and does not change the output.
         """
         _check_image_batch(x)
+        if x.shape[-2] < 2 or x.shape[-1] < 2:
+            raise ValueError(f"x must be images of shape (*batch, h, w) with h, w >= 2, got shape "
+                             f"{tuple(x.shape)}")
         _check_lr(lr)
         dtype = next(self.network.parameters(), x).dtype  # a network without parameters: x's dtype
         images = x.reshape(-1, *x.shape[-2:]).to(dtype)

@@ -21,6 +21,7 @@ from algorithms._validation import as_real_tensor, check_finite_data, to_float
 from algorithms.core import Problem
 from algorithms.imaging.nullspace import null_space_leakage
 from algorithms.imaging.operators import LinearOperator
+from algorithms.imaging.priors import _check_network_state
 
 __all__ = ["NPN", "InverseProblem"]
 
@@ -87,6 +88,7 @@ class NPN:
             raise TypeError(f"projection must be a LinearOperator, got {type(self.projection).__name__}")
         if not isinstance(self.network, torch.nn.Module):
             raise TypeError(f"network must be a torch.nn.Module, got {type(self.network).__name__}")
+        _check_network_state("network", self.network)  # NaN or meta weights: NaN predictions in silence
         out = getattr(self.network, "out_features", self.projection.out_features)
         if out != self.projection.out_features:
             raise ValueError(f"network must output {self.projection.out_features} values (the rows of "

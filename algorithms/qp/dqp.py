@@ -1321,13 +1321,19 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
         check_shape("z_box", z_box, (qp.n,))
         L, U = qp.box_indices()
         F = qp.fixed_indices()
-        z_parts = [] if qp.G is None else [as_float_array("z", z, dtype=np.float64)]
+        z_parts = [] if qp.G is None else [as_float_array("z", z, ndim=1, dtype=np.float64)]
+        if z_parts and z_parts[0].shape != (qp.n_ineq,):  # numpy's concatenate message named no argument
+            raise ValueError(f"z must have shape ({qp.n_ineq},) (one multiplier per row of G), got "
+                             f"{z_parts[0].shape}")
         lower, upper = np.zeros(qp.n), np.zeros(qp.n)
         lower[L], upper[U] = np.maximum(-z_box[L], 0.0), np.maximum(z_box[U], 0.0)
         free_part = z_box + lower - upper  # what no bound can absorb (wrong sign or a free side)
         free_part[F] = 0.0  # a fixed variable's multiplier has either sign
         aug = qp.with_box_rows()
-        y_parts = [] if qp.A is None else [as_float_array("y", y, dtype=np.float64)]
+        y_parts = [] if qp.A is None else [as_float_array("y", y, ndim=1, dtype=np.float64)]
+        if y_parts and y_parts[0].shape != (qp.n_eq,):
+            raise ValueError(f"y must have shape ({qp.n_eq},) (one multiplier per row of A), got "
+                             f"{y_parts[0].shape}")
         y_aug = np.concatenate([*y_parts, z_box[F]]) if aug.A is not None else None
         z_aug = np.concatenate([*z_parts, lower[L], upper[U]]) if aug.G is not None else None
         res = kkt_residuals(aug, x, y_aug, z_aug)

@@ -32,7 +32,7 @@ R. Munos. Best arm identification in multi-armed bandits. COLT 2010 (successive 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -160,6 +160,9 @@ class PurestStateProblem(Problem):
     def __post_init__(self) -> None:
         if self.states is None or isinstance(self.states, str | bytes):
             raise TypeError(f"states must be a sequence of density matrices, got {self.states!r}")
+        if isinstance(self.states, Iterator):  # a generator was consumed once and then pickled/copied empty
+            raise TypeError(f"states must be a sequence of density matrices (a list, tuple or (K, 2ⁿ, 2ⁿ) "
+                            f"array), got {type(self.states).__name__} (an iterator: pass list(...))")
         try:
             items = list(self.states)
         except TypeError as exc:

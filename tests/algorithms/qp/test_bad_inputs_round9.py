@@ -68,3 +68,12 @@ def test_length_mismatches_name_both():
         QP(P=np.eye(2), q=np.zeros(3))
     with pytest.raises(ValueError, match=r"lb must have shape \(2,\) \(P is 2×2\)"):
         QP(P=np.eye(2), q=np.zeros(2), lb=np.zeros(3))
+
+
+def test_heldout9_multipliers_with_extra_axes_named():
+    from algorithms.qp import kkt_residuals
+
+    with pytest.raises(ValueError, match=r"z must have shape \(2,\)"):
+        kkt_residuals(QP_, SOL.x, None, np.zeros((2, 1, 1)))
+    with pytest.raises(TypeError, match=r"P must be a dense \(strided\) tensor"):
+        QP(P=torch.eye(2, dtype=torch.float64).to_sparse(), q=np.ones(2))

@@ -109,3 +109,9 @@ def test_draws_past_the_work_budget_refused():
         haar_unitaries(2048, 100)
     with pytest.raises(ValueError, match=r"local_unitaries: size = 1000 .* too many"):
         local_unitaries(10, 1000)
+
+
+def test_heldout9_generator_states_refused():
+    with pytest.raises(TypeError, match=r"states must be a sequence .* got generator"):
+        PurestStateProblem((s for s in STATES), 40)
+    assert PurestStateProblem(tuple(STATES), 40).K == 2
