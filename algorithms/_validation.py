@@ -26,14 +26,6 @@ def _refuse_masked(name: str, value: Any) -> None:
                          f"(fill or drop the masked entries first)")
 
 
-def _refuse_sparse_tensor(name: str, value: Any) -> None:
-    """A sparse torch tensor (COO, CSR, ...): ``.numpy()`` raised torch's "can't convert Sparse layout tensor
-    to numpy", naming no argument; refused by name (``.to_dense()`` converts it)."""
-    layout = getattr(value, "layout", None)
-    if layout is not None and str(layout) != "torch.strided":
-        raise TypeError(f"{name} must be a dense (strided) tensor, got layout {layout}; use .to_dense()")
-
-
 def _refuse_bools_in_sequence(name: str, value: Any) -> None:
     """A list/tuple holding a bool among numbers ([True, 0.5]): numpy makes it a float array and True a 1."""
     if not isinstance(value, list | tuple):
@@ -63,7 +55,6 @@ def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None
         # a tensor's data (one with requires_grad: numpy's "Can't call numpy() on Tensor that requires grad")
         if value.device.type == "meta":
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
-        _refuse_sparse_tensor(name, value)
         value = value.detach().cpu().numpy()
     _refuse_masked(name, value)
     _refuse_bools_in_sequence(name, value)
@@ -136,7 +127,6 @@ def as_real_array(name: str, value: Any) -> np.ndarray:
         # a meta tensor: torch's "Cannot copy out of meta tensor" named nothing
         if getattr(getattr(value, "device", None), "type", None) == "meta":
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
-        _refuse_sparse_tensor(name, value)
         value = value.detach().cpu().numpy()
     _refuse_masked(name, value)
     _refuse_bools_in_sequence(name, value)

@@ -75,5 +75,3 @@ def test_heldout9_multipliers_with_extra_axes_named():
 
     with pytest.raises(ValueError, match=r"z must have shape \(2,\)"):
         kkt_residuals(QP_, SOL.x, None, np.zeros((2, 1, 1)))
-    with pytest.raises(TypeError, match=r"P must be a dense \(strided\) tensor"):
-        QP(P=torch.eye(2, dtype=torch.float64).to_sparse(), q=np.ones(2))
