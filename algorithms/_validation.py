@@ -55,6 +55,7 @@ def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None
         # a tensor's data (one with requires_grad: numpy's "Can't call numpy() on Tensor that requires grad")
         if value.device.type == "meta":
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+        _refuse_sparse(name, value)  # torch's "can't convert Sparse layout tensor to numpy" named nothing
         value = value.detach().cpu().numpy()
     _refuse_masked(name, value)
     _refuse_bools_in_sequence(name, value)
@@ -94,6 +95,7 @@ def as_array(name: str, value: Any) -> np.ndarray:
     if hasattr(value, "detach") and type(value).__module__.startswith("torch"):
         if value.device.type == "meta":
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+        _refuse_sparse(name, value)  # torch's "can't convert Sparse layout tensor to numpy" named nothing
         value = value.detach().cpu().numpy()
     try:
         return np.asarray(value)
@@ -127,6 +129,8 @@ def as_real_array(name: str, value: Any) -> np.ndarray:
         # a meta tensor: torch's "Cannot copy out of meta tensor" named nothing
         if getattr(getattr(value, "device", None), "type", None) == "meta":
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+        if hasattr(value, "layout"):
+            _refuse_sparse(name, value)  # torch's "can't convert Sparse layout tensor to numpy" named nothing
         value = value.detach().cpu().numpy()
     _refuse_masked(name, value)
     _refuse_bools_in_sequence(name, value)

@@ -14,6 +14,7 @@ from algorithms._validation import to_float
 from algorithms.attention import SingleLocationProblem, fit_linear_predictor, locate_probability
 from algorithms.bayesopt import (
     constrained_branin,
+    expected_improvement,
     gardner_problem,
     gramacy_problem,
     hartmann6_l1_problem,
@@ -236,3 +237,11 @@ def test_ints_past_floats_range_are_named():
         with pytest.raises(ValueError, match=rf"\b{name}\b"):
             call()
     assert normalized_regret(big, bb) == math.inf and to_float(-big) == -math.inf
+
+
+def test_sparse_tensors_are_named_by_the_shared_array_helpers():
+    sparse = torch.zeros(2).to_sparse()
+    with pytest.raises(TypeError, match=r"^mu must be a dense \(strided\) tensor"):
+        expected_improvement(sparse, np.ones(2), 0.0)  # torch's "can't convert Sparse layout" before
+    with pytest.raises(TypeError, match=r"^q must be a dense \(strided\) tensor"):
+        QP(P=np.eye(2), q=sparse)
