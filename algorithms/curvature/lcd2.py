@@ -181,6 +181,9 @@ def lcd2_multiplier(delta: float, ghat: np.ndarray, D: np.ndarray, *, rtol: floa
     >>> lcd2_multiplier(2.0, np.array([1.0, 1.0]), np.zeros(2))   # Polyak: Δ/‖g‖²
     1.0
     """
+    # numbers only (a root is found numerically): an object array ('x', 0.1) met "can't multiply sequence"
+    ghat = as_float_array("ghat", ghat, ndim=1, dtype=np.float64)
+    D = as_float_array("D", D, ndim=1, dtype=np.float64)
     ghat, D = _eigen_data(ghat, D)
     if check_finite_real("delta", delta) <= 0:
         raise ValueError(f"delta (= f(x) − f*) must be > 0, got {delta!r}")

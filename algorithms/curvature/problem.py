@@ -339,7 +339,11 @@ class CurvatureProblem(Problem):
     def _check_point(self, x: Any) -> np.ndarray:
         """``x`` as a finite copy in the problem's dtype: f(NaN) answered NaN, and a user ``f`` that wrote
         into its argument changed the solver's iterate."""
-        if np.shape(x) != (self.dimension,):  # value(np.ones(3)) on a 2-d problem answered f's broadcast
+        try:
+            shape = np.shape(x)
+        except ValueError as exc:  # a ragged list: numpy's "inhomogeneous shape", x not named
+            raise TypeError(f"x must be a vector of {self.dimension} numbers: {exc}") from None
+        if shape != (self.dimension,):  # value(np.ones(3)) on a 2-d problem answered f's broadcast
             raise ValueError(f"x must have shape ({self.dimension},) (the problem's dimension), got "
                              f"{np.shape(x)}")
         point = as_real_array("x", x)
@@ -827,7 +831,9 @@ def sum_of_squared_absolutely_convex(
 
     def jac(x, m):
         J = as_real_array("jacobian(x)", jacobian(x))
-        check_shape("jacobian(x)", J, (m, d))
+        if J.shape != (m, d):  # either callable may be the one that is off: both named
+            raise ValueError(f"jacobian(x) must have shape (m, d) = ({m}, {d}) with m = len(residuals(x)), "
+                             f"got {J.shape}")
         return J
 
     def f(x):
@@ -842,8 +848,9 @@ def sum_of_squared_absolutely_convex(
         J = jac(x, phi(x).size)
         return 2.0 * J.T @ J
 
-    return CurvatureProblem(f=f, grad=grad, curvature=curvature, L_C=L_C, x0=x0, f_star=f_star,
-                            x_star=x_star, L=L, name="sum of squared absolutely convex functions")
+    with blamed_on(residuals=residuals, jacobian=jacobian):  # grad(x0) NaN from a NaN jacobian: named
+        return CurvatureProblem(f=f, grad=grad, curvature=curvature, L_C=L_C, x0=x0, f_star=f_star,
+                                x_star=x_star, L=L, name="sum of squared absolutely convex functions")
 
 
 def _huber(r: np.ndarray, delta: float) -> np.ndarray:

@@ -222,6 +222,9 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             except Exception as exc:  # a tensor with grad or on the meta device, an __array__ that raises
                 raise TypeError(f"X must be a 2-D array-like of numbers: {type(exc).__name__}: "
                                 f"{exc}") from None
+            if array.dtype.kind in "mM":  # datetime64/timedelta64: sklearn cast them to numbers silently
+                raise TypeError(f"X must be numeric, got dtype {array.dtype} (dates and durations are not; "
+                                f"convert them to numbers first)")
             if array.dtype.kind in "US":  # numeric strings were parsed silently (README: refused)
                 raise ValueError(f"X must be numeric, got string entries (dtype {array.dtype}); pass "
                                  "numbers, or pass a DataFrame for categorical columns")

@@ -109,7 +109,8 @@ def node_boxes(tree: Any, n_features: int) -> tuple[np.ndarray, np.ndarray]:
 
     ``tree`` is a fitted tree's ``tree_`` and ``n_features`` (int >= 1) its input width.
     """
-    if not all(hasattr(tree, a) for a in ("node_count", "children_left", "feature", "threshold")):
+    if isinstance(tree, type) or not all(  # the class Tree itself has the attributes (as descriptors)
+            hasattr(tree, a) for a in ("node_count", "children_left", "feature", "threshold")):
         raise TypeError(f"tree must be a fitted sklearn tree structure (estimator.tree_), got "
                         f"{type(tree).__name__}")
     # the tree splits on features 0 .. n_features_in - 1 (sklearn's tree_.n_features): fewer gave an

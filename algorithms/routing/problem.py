@@ -281,7 +281,10 @@ def check_distance_matrix(dist: Any, name: str = "dist") -> np.ndarray:
 
 
 def _check_lib_name(name: Any) -> str:
-    """The NAME field: one line (a newline would start a new field of the written file)."""
+    """The NAME field: a str of one line (a newline would start a new field of the written file; None, bytes,
+    an int or a list were written as their repr)."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str (the file's NAME field), got {type(name).__name__} {name!r:.60}")
     text = str(name)
     if "\n" in text or "\r" in text:
         raise ValueError(f"name must be a single line (no newline), got {text!r}")

@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from algorithms._validation import as_float_array, check_fits_memory, check_psd, check_square_symmetric
-from algorithms.submodular.matroids import as_subset
+from algorithms.submodular.matroids import as_subset, elements_of
 
 __all__ = ["Coverage", "DirectedCut", "FacilityLocation", "GraphCut", "LogDet"]
 
@@ -128,14 +128,16 @@ class DirectedCut(_IndexFunction):
         self._out = _adjacency(matrix)
 
     def to_nodes(self, subset) -> frozenset:
-        """The graph's node labels of the element indices in ``subset`` (the indices without a graph)."""
+        """The graph's node labels of the element indices in ``subset`` (a set of ints in [0, n); the indices
+        themselves without a graph)."""
+        subset = self._check(subset)  # 42 met "'int' object is not iterable"
         if self.nodes is None:
             return frozenset(subset)
-        self._check(frozenset(subset))
         return frozenset(self.nodes[i] for i in subset)
 
     def from_nodes(self, labels) -> frozenset:
-        """The element indices of the graph's node ``labels``."""
+        """The element indices of the graph's node ``labels`` (a collection of node labels)."""
+        labels = elements_of("labels", labels)
         if self.nodes is None:
             return frozenset(labels)
         index = {node: i for i, node in enumerate(self.nodes)}

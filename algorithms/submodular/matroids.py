@@ -16,7 +16,7 @@ element lies in and ``rank`` bounds the size of its largest independent set.
 from __future__ import annotations
 
 import functools
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import networkx as nx
@@ -37,7 +37,7 @@ def check_hashable(name: str, element: Any) -> Hashable:
     return element
 
 
-def elements_of(name: str, value: Any) -> list:
+def elements_of(name: str, value: Any, *, sequence: bool = False) -> list:
     """The members of a collection argument (a subset, a ground set, a list of elements) as a list: a set,
     frozenset, list, tuple, range, 1-D array or iterator. Refused by name: a str or bytes (its characters
     are not the elements meant), a mapping (its keys would be taken silently), a 0-d array and any
@@ -46,6 +46,9 @@ def elements_of(name: str, value: Any) -> list:
             isinstance(value, np.ndarray) and value.ndim != 1):
         raise TypeError(f"{name} must be a set of elements (a set, frozenset, list, tuple or iterator), got "
                         f"{type(value).__name__} {_brief(value)}")
+    if sequence and isinstance(value, Iterator):  # a generator: one-shot, consumed by the first reader
+        raise TypeError(f"{name} must be a sequence (a list, tuple, range or 1-D array), got "
+                        f"{type(value).__name__}")
     members = list(value)
     for element in members:
         try:

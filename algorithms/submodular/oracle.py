@@ -42,8 +42,9 @@ class InconsistentOracleError(ValueError):
 
 def check_set_function(f) -> Callable[[frozenset], float]:
     """Raise a TypeError naming ``f`` unless it is callable."""
-    if not callable(f):
-        raise TypeError(f"f must be a callable f(frozenset) -> float, got {type(f).__name__}")
+    if not callable(f) or isinstance(f, type):  # a class (GraphCut itself) is callable but builds, not values
+        raise TypeError(f"f must be a callable f(frozenset) -> float (an instance, not a class), got "
+                        f"{type(f).__name__} {f!r:.60}")
     check_takes("f", f, "f(frozenset)", 1)  # lambda: 1.0 met Python's own TypeError at the first call
     return f
 

@@ -75,7 +75,8 @@ class MatchoidMaximization(_SetProblem):
     def __post_init__(self) -> None:
         check_set_function(self.f)
         check_matchoid(self.matchoid)
-        universe = tuple(elements_of("elements", self.elements))  # a dict, a 0-d array, a str: by name
+        # a dict, a 0-d array, a str, a generator: by name
+        universe = tuple(elements_of("elements", self.elements, sequence=True))
         if len(set(universe)) != len(universe):
             raise ValueError("elements must not repeat an element")
         # an element in no matroid is outside the matchoid's ground set (the union of the Vᵢ): nothing

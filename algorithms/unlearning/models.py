@@ -46,6 +46,21 @@ from algorithms._validation import (
 
 __all__ = ["ACTIVATIONS", "DeepLinear", "LinearModel", "TwoLayerPerceptron", "effective_predictor"]
 
+
+def check_model_dtype(model: torch.nn.Module, dtype: torch.dtype | None = None, name: str = "model") -> None:
+    """A model's floating parameters are float32 or float64 (``model.half()`` was used as it is, rounding
+    every result to half precision) and, when ``dtype`` is given, all of that dtype (a float32 model beside
+    float64 data was cast in silence)."""
+    for key, param in model.named_parameters():
+        if not param.is_floating_point():
+            continue
+        if param.dtype not in (torch.float32, torch.float64):
+            raise TypeError(f"{name} must have float32 or float64 parameters, got {key} of dtype "
+                            f"{param.dtype} (convert it with .float() or .double())")
+        if dtype is not None and param.dtype != dtype:
+            raise TypeError(f"{name} must have the data's dtype {dtype}, got {key} of dtype {param.dtype} "
+                            f"(convert the model or the data)")
+
 #: activations of :class:`TwoLayerPerceptron` (Theorem 5 holds for any activation)
 ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "relu": torch.relu,

@@ -44,7 +44,7 @@ from torch.func import jacrev, vmap
 from algorithms._validation import as_real_tensor
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 from algorithms.nets.functional import flatten_params, functional_forward, module_params
-from algorithms.unlearning.models import DeepLinear, LinearModel, effective_predictor
+from algorithms.unlearning.models import DeepLinear, LinearModel, check_model_dtype, effective_predictor
 
 __all__ = ["UnlearningProblem", "UnlearningStats", "forget_split", "retrained_min_norm"]
 
@@ -142,7 +142,12 @@ class UnlearningProblem(Problem):
             # two float tensors that disagree: a silent cast would round one set (or mix precisions)
             raise TypeError(f"forget X must have the retain X's dtype {dtype}, got {given.dtype}")
         forget = _samples("forget", self.forget, dtype, allow_empty=False)
-        init, unflatten = flatten_params({k: p.to(dtype) for k, p in module_params(self.model).items()})
+        check_model_dtype(self.model, dtype)  # float16, or float32 beside float64 data: cast in silence
+        try:  # NaN weights, a meta model: "params['weight'] ..." named the model's own weights as params
+            init, unflatten = flatten_params({k: p.to(dtype) for k, p in module_params(self.model).items()})
+        except ValueError as exc:
+            raise ValueError(f"model's own parameters (its fresh initialization) are invalid: {exc}") \
+                from None
         params = self.params
         if isinstance(params, dict):
             shapes = {k: tuple(v.shape) for k, v in unflatten(init).items()}
@@ -224,7 +229,11 @@ class UnlearningProblem(Problem):
     @property
     def init_params(self) -> torch.Tensor:
         """The model's own registered parameters, flat: the fresh start of a retrain."""
-        return flatten_params({k: p.to(self.dtype) for k, p in module_params(self.model).items()})[0]
+        try:  # the model edited after construction (NaN weights, moved to meta): named
+            return flatten_params({k: p.to(self.dtype) for k, p in module_params(self.model).items()})[0]
+        except ValueError as exc:
+            raise ValueError(f"model's own parameters (its fresh initialization) are invalid: {exc}") \
+                from None
 
     def unflatten(self, theta: torch.Tensor) -> dict[str, torch.Tensor]:
         """The parameter dict of the flat vector ``theta`` (NaN entries are passed on: a diverged run's)."""
@@ -234,6 +243,11 @@ class UnlearningProblem(Problem):
         if not isinstance(theta, torch.Tensor) or theta.shape != self.params.shape:
             shape = tuple(theta.shape) if isinstance(theta, torch.Tensor) else type(theta).__name__
             raise ValueError(f"theta must be a flat tensor of the model's {self.dim} parameters, got {shape}")
+        if theta.device.type == "meta":  # torch's .item() error
+            raise ValueError("theta is on the meta device (no data); move it to a real device")
+        if theta.layout != torch.strided:  # torch's NotImplementedError ("aten::ne.Scalar")
+            raise TypeError(f"theta must be a dense (strided) tensor, got layout {theta.layout}; use "
+                            f".to_dense()")
         if not bool(torch.isfinite(theta.detach()).all()):  # NaN parameters answered NaN predictions
             raise NonFiniteTheta("theta must be finite, got NaN or inf entries")
 

@@ -40,7 +40,7 @@ import torch
 
 from algorithms._validation import check_bool, check_float_tensor
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.unlearning.models import TwoLayerPerceptron
+from algorithms.unlearning.models import TwoLayerPerceptron, check_model_dtype
 from algorithms.unlearning.problem import UnlearningProblem, UnlearningStats, finish
 
 __all__ = ["SparseWidthOG", "active_neurons", "prune_inactive_neurons"]
@@ -52,6 +52,7 @@ _RANK_RTOL = 1e-10
 def _split(model: TwoLayerPerceptron, theta: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     if not isinstance(model, TwoLayerPerceptron):
         raise TypeError(f"model must be a TwoLayerPerceptron, got {type(model).__name__}")
+    check_model_dtype(model)  # a float16 model counted its neurons in half precision, silently
     if not isinstance(theta, torch.Tensor) or theta.shape != (model.width * (1 + model.in_features),):
         shape = tuple(theta.shape) if isinstance(theta, torch.Tensor) else type(theta).__name__
         raise ValueError(f"theta must be a flat tensor of shape ({model.width * (1 + model.in_features)},) "

@@ -441,3 +441,22 @@ def test_round9_step_helpers_factories_and_mismatches():
     with pytest.raises(ValueError, match=r"^L_C = 1e\+200 is too large for this problem"):
         squared_norm_residual(A, b, x0=np.ones(2)).__class__(
             f=problem.f, grad=problem.grad, curvature=problem.curvature, L_C=1e200, x0=np.ones(2))
+
+
+def test_heldout9_callables_points_and_object_arrays_named():
+    # #43 round 9 (heldout9 interim): a jacobian returning NaN was refused as "grad(x0) contains NaN" and a
+    # residuals of the wrong length as a wrong jacobian; a ragged x met numpy's "inhomogeneous shape";
+    # lcd2_multiplier of an object array holding a str met Python's operator errors
+    from algorithms.curvature import lcd2_multiplier, squared_norm_residual, sum_of_squared_absolutely_convex
+
+    A, b = np.array([[1.0, 2.0], [0.0, 1.0], [1.0, -1.0]]), np.array([1.0, 0.0, 2.0])
+    with pytest.raises(ValueError, match=r"jacobian = .* gives an invalid problem: grad\(x0\) contains NaN"):
+        sum_of_squared_absolutely_convex(lambda x: A @ x - b, lambda x: A * np.nan, 1.0, np.ones(2))
+    with pytest.raises(ValueError, match=r"^jacobian\(x\) must have shape \(m, d\) = \(4, 2\) with m = "
+                                         r"len\(residuals\(x\)\)"):
+        sum_of_squared_absolutely_convex(lambda x: np.ones(4), lambda x: A, 1.0, np.ones(2))
+    problem = squared_norm_residual(A, b)
+    with pytest.raises(TypeError, match=r"^x must be a vector of 2 numbers"):
+        problem.value([[1.0, 2.0], [1.0]])
+    with pytest.raises(TypeError, match=r"^ghat must be numeric"):
+        lcd2_multiplier(1.0, np.array(["x", 0.1], dtype=object), np.ones(2))

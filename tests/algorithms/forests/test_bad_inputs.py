@@ -416,3 +416,15 @@ def test_round9_conversions_float32_range_and_huge_times():
         node_boxes(FOREST.estimators_[0].tree_, 2**31)
     with pytest.raises(ValueError, match=r"^set_params got unknown parameter\(s\) \['nonexistent'\]"):
         RFAutoencoder().set_params(nonexistent=1)
+
+
+def test_heldout9_tree_class_and_datetime_named():
+    # #43 round 9 (heldout9 interim): node_boxes(tree=the Tree class) met numpy's comparison error with a
+    # descriptor; RFAutoencoder.score of datetime64 X answered -1.0 (sklearn cast the dates to numbers)
+    from sklearn.tree._tree import Tree
+
+    with pytest.raises(TypeError, match=r"^tree must be a fitted sklearn tree structure"):
+        node_boxes(Tree, 2)
+    ae = RFAutoencoder(n_components=2, n_estimators=3, random_state=0).fit(X)
+    with pytest.raises(TypeError, match=r"^X must be numeric, got dtype datetime64"):
+        ae.score(np.full((5, 2), np.datetime64("2025-01-01")))

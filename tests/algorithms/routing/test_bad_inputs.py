@@ -669,3 +669,14 @@ def test_round9_gflownet_helpers_check_their_objects():
         net.encode(None, batch.dist)
     with pytest.raises(ValueError, match=r"^capacity must be <= 2\*\*63 - 1"):
         CVRPInstance(CV.coords, CV.demands, 1e308)  # an integral float past int64 passed as a huge int
+
+
+def test_heldout9_lib_names_are_strings():
+    # #43 round 9 (heldout9 interim): write_tsplib/write_cvrplib wrote NAME : None / b'x' / 3 / ['x']
+    from algorithms.routing import write_cvrplib, write_tsplib
+
+    for bad in (None, b"x", 3, ["x"]):
+        with pytest.raises(TypeError, match=r"^name must be a str"):
+            write_tsplib(TSP, name=bad)
+        with pytest.raises(TypeError, match=r"^name must be a str"):
+            write_cvrplib(CV, name=bad)

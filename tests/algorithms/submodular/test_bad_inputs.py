@@ -329,3 +329,17 @@ def test_round9_subsets_elements_and_tiny_eps():
         sampling_parameters(10**400)
     with pytest.raises(ValueError, match=r"^eps must lie in \(0, 1\)"):
         DynamicMatchoid(eps=10**400)
+
+
+def test_heldout9_classes_generators_and_nodes_named():
+    # #43 round 9 (heldout9 interim): CountingOracle(f=GraphCut) (the class) was accepted; a generator of
+    # elements was consumed silently; GraphCut.to_nodes(42) met "'int' object is not iterable"
+    from algorithms.submodular import CountingOracle, GraphCut, Matchoid, MatchoidMaximization, UniformMatroid
+
+    matchoid = Matchoid([UniformMatroid(2)])
+    with pytest.raises(TypeError, match=r"^f must be a callable .* not a class"):
+        CountingOracle(GraphCut, matchoid)
+    with pytest.raises(TypeError, match=r"^elements must be a sequence"):
+        MatchoidMaximization(len, matchoid, (i for i in range(3)))
+    with pytest.raises(TypeError, match=r"^subset must be a set of elements"):
+        GraphCut(np.ones((3, 3)) - np.eye(3)).to_nodes(42)

@@ -424,3 +424,36 @@ def test_round9_sparse_inference_huge_ints_named():
     assert TWO.features(frozen2).shape == (2, 3)
     with pytest.raises(TypeError, match=r"^state_dict\['weight'\] must be a torch.Tensor"):
         LinearModel(3).load_state_dict({"weight": [1.0, 2.0, 3.0]})
+
+
+def test_heldout9_models_named_by_their_argument():
+    # #43 round 9 (heldout9 interim): a model with NaN weights or on the meta device was refused as
+    # "params['weight'] ..." (naming the user's θ* argument, not model); a float16 model, or a float32 model
+    # beside float64 data, was used in silence; sup_error of a sparse or meta theta met torch's errors
+    from algorithms.unlearning import (
+        DeepLinear,
+        UnlearningProblem,
+        active_neurons,
+        balanced_factorization,
+        linear_task,
+        sup_error,
+    )
+
+    task = linear_task(6, 8, 2, seed=0)
+    nan_model = LinearModel(8, seed=0)
+    with torch.no_grad():
+        nan_model.weight.fill_(float("nan"))
+    with pytest.raises(ValueError, match=r"^model's own parameters .* contains NaN"):
+        UnlearningProblem(nan_model, task.params, task.retain, task.forget)
+    with pytest.raises(ValueError, match=r"^model's own parameters .* meta device"):
+        UnlearningProblem(LinearModel(8, seed=0).to("meta"), task.params, task.retain, task.forget)
+    with pytest.raises(TypeError, match=r"^model must have the data's dtype torch.float64"):
+        UnlearningProblem(LinearModel(8, seed=0).float(), task.params, task.retain, task.forget)
+    with pytest.raises(TypeError, match=r"^model must have float32 or float64 parameters"):
+        active_neurons(TwoLayerPerceptron(2, 3, seed=0).half(), torch.ones(9, dtype=torch.float16))
+    with pytest.raises(TypeError, match=r"^model must have float32 or float64 parameters"):
+        balanced_factorization(DeepLinear(3, (2, 2), seed=0).half(), torch.ones(3, dtype=F64))
+    with pytest.raises(TypeError, match=r"^theta must be a dense \(strided\) tensor"):
+        sup_error(task, task.params.to_sparse())
+    with pytest.raises(ValueError, match=r"^theta is on the meta device"):
+        sup_error(task, task.params.to("meta"))
