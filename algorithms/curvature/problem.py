@@ -832,8 +832,8 @@ def sum_of_squared_absolutely_convex(
     def jac(x, m):
         J = as_real_array("jacobian(x)", jacobian(x))
         if J.shape != (m, d):  # either callable may be the one that is off: both named
-            raise ValueError(f"jacobian(x) must have shape (m, d) = ({m}, {d}) with m = len(residuals(x)), "
-                             f"got {J.shape}")
+            raise ValueError(f"jacobian(x) must have shape ({m}, {d}) (m = len(residuals(x)) rows, d "
+                             f"columns), got {J.shape}")
         return J
 
     def f(x):

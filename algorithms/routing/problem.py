@@ -281,10 +281,11 @@ def check_distance_matrix(dist: Any, name: str = "dist") -> np.ndarray:
 
 
 def _check_lib_name(name: Any) -> str:
-    """The NAME field: a str of one line (a newline would start a new field of the written file; None, bytes,
-    an int or a list were written as their repr)."""
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a str (the file's NAME field), got {type(name).__name__} {name!r:.60}")
+    """The NAME field: a str of one line, or an int written as its digits (a newline would start a new field
+    of the written file; None, bytes or a list were written as their repr)."""
+    if isinstance(name, bool | np.bool_) or not isinstance(name, str | int | np.integer):
+        raise TypeError(f"name must be a str (or an int, written as its digits) for the file's NAME field, "
+                        f"got {type(name).__name__} {name!r:.60}")
     text = str(name)
     if "\n" in text or "\r" in text:
         raise ValueError(f"name must be a single line (no newline), got {text!r}")

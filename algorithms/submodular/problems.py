@@ -63,7 +63,9 @@ class MatchoidMaximization(_SetProblem):
     """max f(S) over S ⊆ ``elements`` independent in ``matchoid``; f >= 0 submodular, not monotone.
 
     Every element must lie in some matroid of ``matchoid`` (its ground set is their union); one in
-    none is refused, naming ``elements`` (so is an ``UpdateStream`` insert of one).
+    none is refused, naming ``elements`` (so is an ``UpdateStream`` insert of one). ``elements`` is any
+    collection of distinct hashable elements: a list, tuple, range, set or a generator (read once; the
+    problem keeps the checked tuple, in iteration order); a str, a mapping or a non-iterable is refused.
     """
 
     f: Callable[[frozenset], float]
@@ -75,8 +77,8 @@ class MatchoidMaximization(_SetProblem):
     def __post_init__(self) -> None:
         check_set_function(self.f)
         check_matchoid(self.matchoid)
-        # a dict, a 0-d array, a str, a generator: by name
-        universe = tuple(elements_of("elements", self.elements, sequence=True))
+        # a dict, a 0-d array, a str: by name (a generator is read once and kept as the checked tuple)
+        universe = tuple(elements_of("elements", self.elements))
         if len(set(universe)) != len(universe):
             raise ValueError("elements must not repeat an element")
         # an element in no matroid is outside the matchoid's ground set (the union of the Vᵢ): nothing

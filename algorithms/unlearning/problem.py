@@ -121,7 +121,8 @@ class UnlearningProblem(Problem):
     the trained parameters: a flat vector (registration order) or a dict name -> tensor.
     ``retain`` and ``forget`` are pairs (X, y) with X of shape (n, in_features) and y of shape
     (n,) or (n, out_features); the retain set must not be empty. The dtype is that of the
-    retain inputs (float32 kept, anything else float64).
+    retain inputs (float32 kept, anything else float64): the model's parameters, float32 or float64
+    (float16 is refused), and ``params`` are cast to it (a float32 model beside float64 data runs in float64).
     """
 
     model: torch.nn.Module
@@ -142,7 +143,7 @@ class UnlearningProblem(Problem):
             # two float tensors that disagree: a silent cast would round one set (or mix precisions)
             raise TypeError(f"forget X must have the retain X's dtype {dtype}, got {given.dtype}")
         forget = _samples("forget", self.forget, dtype, allow_empty=False)
-        check_model_dtype(self.model, dtype)  # float16, or float32 beside float64 data: cast in silence
+        check_model_dtype(self.model)  # float16: half-precision weights rounded every result, silently
         try:  # NaN weights, a meta model: "params['weight'] ..." named the model's own weights as params
             init, unflatten = flatten_params({k: p.to(dtype) for k, p in module_params(self.model).items()})
         except ValueError as exc:

@@ -447,8 +447,11 @@ def test_heldout9_models_named_by_their_argument():
         UnlearningProblem(nan_model, task.params, task.retain, task.forget)
     with pytest.raises(ValueError, match=r"^model's own parameters .* meta device"):
         UnlearningProblem(LinearModel(8, seed=0).to("meta"), task.params, task.retain, task.forget)
-    with pytest.raises(TypeError, match=r"^model must have the data's dtype torch.float64"):
-        UnlearningProblem(LinearModel(8, seed=0).float(), task.params, task.retain, task.forget)
+    with pytest.raises(TypeError, match=r"^model must have float32 or float64 parameters"):
+        UnlearningProblem(LinearModel(8, seed=0).half(), task.params, task.retain, task.forget)
+    # documented valid: a float32 model beside float64 data runs in the data's dtype
+    assert UnlearningProblem(LinearModel(8, seed=0).float(), task.params, task.retain, task.forget).dtype \
+        == torch.float64
     with pytest.raises(TypeError, match=r"^model must have float32 or float64 parameters"):
         active_neurons(TwoLayerPerceptron(2, 3, seed=0).half(), torch.ones(9, dtype=torch.float16))
     with pytest.raises(TypeError, match=r"^model must have float32 or float64 parameters"):
