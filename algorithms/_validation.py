@@ -787,9 +787,10 @@ def check_module_state(state_dict: Any, where: str = "state_dict") -> None:
     Shapes, missing and unexpected keys are left to torch, whose messages name the key."""
     import torch
 
-    if not hasattr(state_dict, "items"):
-        raise TypeError(f"{where} must be a mapping of parameter names to tensors, got "
-                        f"{type(state_dict).__name__}")
+    is_class = isinstance(state_dict, type)     # a class (OrderedDict itself) has an items attribute too
+    if is_class or not hasattr(state_dict, "items"):
+        shown = f"the class {state_dict.__name__}" if is_class else type(state_dict).__name__
+        raise TypeError(f"{where} must be a mapping of parameter names to tensors (an instance), got {shown}")
     for key, value in state_dict.items():
         if isinstance(value, torch.Tensor) and (value.is_floating_point() or value.is_complex()) \
                 and value.device.type != "meta" and not bool(torch.isfinite(value).all()):

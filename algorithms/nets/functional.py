@@ -129,10 +129,22 @@ def _flatten_params(params: Params, *, finite: bool) -> tuple[torch.Tensor, Call
 
 
 def module_params(module: torch.nn.Module) -> Params:
-    """The module's parameters as a dict of detached tensors, in registration order."""
+    """The module's parameters as a dict of detached tensors, in registration order.
+
+    ``module``: a ``torch.nn.Module`` whose floating parameters are finite and hold data (NaN/inf weights
+    and a meta-device module are refused naming module: the flat view of such a module is no point to
+    differentiate at)."""
     if not isinstance(module, torch.nn.Module):
         raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
-    return {name: p.detach() for name, p in module.named_parameters()}
+    params = {name: p.detach() for name, p in module.named_parameters()}
+    for name, p in params.items():
+        if p.device.type == "meta":
+            raise ValueError(f"module is on the meta device (its parameter {name!r} has no data): "
+                             f"materialize the model first")
+        if p.is_floating_point() and not bool(torch.isfinite(p).all()):
+            raise ValueError(f"module has NaN or inf entries in its parameter {name!r} (a model with "
+                             f"non-finite weights has no point to differentiate at)")
+    return params
 
 
 def flat_forward(module: torch.nn.Module) -> tuple[torch.Tensor, Callable[[torch.Tensor, torch.Tensor],
@@ -275,10 +287,10 @@ def _through_loss(run: Callable[[], torch.Tensor], name: str = "loss") -> torch.
     """``run()``, with torch.func's complaint about the loss's output re-raised naming ``name``."""
     try:
         return run()
-    except RuntimeError as exc:
+    except (RuntimeError, ValueError) as exc:  # vmap says "must only return Tensors" with a ValueError
         text = str(exc)
         if any(t in text for t in ("to return only tensors", "to return a scalar Tensor",
-                                   "to return a Tensor")):  # the last: a str or None returned
+                                   "to return a Tensor", "must only return Tensors")):  # a str or None
             raise TypeError(f"{name} must return a scalar (a 0-d tensor): {text}") from None
         raise
 

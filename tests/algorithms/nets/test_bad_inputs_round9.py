@@ -245,3 +245,30 @@ def test_gd_map_documents_the_array_theta_it_converts():
         assert "numpy array or a list of numbers is accepted" in " ".join(function.__doc__.split())
     estimate = G.gd_logabsdet_slq(lambda t: (t ** 2).sum(), np.ones(3), lr=0.1, num_probes=2, lanczos_steps=2)
     assert np.isfinite(estimate.estimate)
+
+
+def test_load_state_dict_refuses_a_class_by_name():
+    from collections import OrderedDict
+
+    with pytest.raises(TypeError, match=r"state_dict must be a mapping .* got the class OrderedDict"):
+        TwoLayerReLU(3, 4).load_state_dict(OrderedDict)
+
+
+def test_per_sample_hessians_name_a_sample_loss_returning_no_tensor():
+    from algorithms.nets import per_sample_flat_hessians
+
+    with pytest.raises(TypeError, match="sample_loss must return a scalar"):
+        per_sample_flat_hessians(lambda t, x, y: "oops", torch.ones(3, dtype=D), torch.ones(4, 3, dtype=D),
+                                 torch.ones(4, dtype=D))
+
+
+def test_module_params_refuses_nan_and_meta_modules_naming_module():
+    from algorithms.nets import module_params
+
+    net = TwoLayerReLU(3, 4)
+    with torch.no_grad():
+        net.W[0, 0] = float("nan")
+    with pytest.raises(ValueError, match="module has NaN or inf entries in its parameter 'W'"):
+        module_params(net)
+    with pytest.raises(ValueError, match="module is on the meta device"):
+        module_params(TwoLayerReLU(3, 4).to("meta"))
