@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 from plum import Dispatcher
 
-from algorithms._validation import backend_cap, check_int_at_least, check_seed, check_takes
+from algorithms._validation import backend_cap, check_int_at_least, check_seed, check_takes, to_float
 
 __all__ = [
     "Algorithm",
@@ -321,8 +321,8 @@ class SolveOptions:
             if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real):
                 raise TypeError(f"tol must be a finite float > 0 or None, got {type(self.tol).__name__} "
                                 f"{self.tol!r}")
-            if not (math.isfinite(self.tol) and self.tol > 0):
-                raise ValueError(f"tol must be a finite float > 0 or None, got {self.tol!r}")
+            if not (math.isfinite(to_float(self.tol)) and self.tol > 0):  # 10**400: OverflowError before
+                raise ValueError(f"tol must be a finite float > 0 or None, got {self.tol!r:.40}")
             object.__setattr__(self, "tol", float(self.tol))  # np.float32 / Fraction stored as a float
         object.__setattr__(self, "seed", _checked_seed(self.seed))
         if self.callback is not None and not callable(self.callback):

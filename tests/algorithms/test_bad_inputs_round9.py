@@ -23,7 +23,7 @@ from algorithms.bayesopt import (
 from algorithms.blackbox import BlackBoxProblem, normalized_regret
 from algorithms.chance.diffusion import VPSchedule
 from algorithms.chance.problem import check_rho
-from algorithms.core import RetCode, Solution, Stats
+from algorithms.core import RetCode, Solution, SolveOptions, Stats
 from algorithms.curvature import (
     lcd1_step,
     lcd2_coefficients,
@@ -245,3 +245,8 @@ def test_sparse_tensors_are_named_by_the_shared_array_helpers():
         expected_improvement(sparse, np.ones(2), 0.0)  # torch's "can't convert Sparse layout" before
     with pytest.raises(TypeError, match=r"^q must be a dense \(strided\) tensor"):
         QP(P=np.eye(2), q=sparse)
+
+
+def test_solve_options_tol_past_floats_range_is_named():
+    with pytest.raises(ValueError, match=r"^tol must be a finite float > 0 or None"):
+        SolveOptions(tol=10**400)  # OverflowError before
