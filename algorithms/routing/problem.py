@@ -417,7 +417,8 @@ def sequence_from_routes(routes: Any) -> list[int]:
 def write_tsplib(instance: TSPInstance, name: str = "instance") -> str:
     """TSPLIB text (``EUC_2D`` with float coordinates; our cost is the unrounded distance).
 
-    ``instance`` is a :class:`TSPInstance` and ``name`` a one-line str (the NAME field).
+    ``instance`` is a :class:`TSPInstance` and ``name`` the NAME field: a one-line str, or an int (written
+    as its digits).
 
     >>> inst = random_tsp(4, seed=0)
     >>> np.allclose(read_tsplib(write_tsplib(inst)).coords, inst.coords)
@@ -440,7 +441,8 @@ def write_tsplib(instance: TSPInstance, name: str = "instance") -> str:
 def write_cvrplib(instance: CVRPInstance, name: str = "instance") -> str:
     """CVRPLIB text (depot is node 1, ``DEPOT_SECTION`` 1).
 
-    ``instance`` is a :class:`CVRPInstance` and ``name`` a one-line str (the NAME field).
+    ``instance`` is a :class:`CVRPInstance` and ``name`` the NAME field: a one-line str, or an int (written
+    as its digits).
 
     >>> inst = random_cvrp(4, seed=0)
     >>> back = read_cvrplib(write_cvrplib(inst))
