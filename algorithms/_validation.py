@@ -55,7 +55,7 @@ def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None
         # a tensor's data (one with requires_grad: numpy's "Can't call numpy() on Tensor that requires grad")
         if value.device.type == "meta":
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
-        _refuse_sparse(name, value)  # torch's "can't convert Sparse layout tensor to numpy" named nothing
+        refuse_sparse(name, value)  # torch's "can't convert Sparse layout tensor to numpy" named nothing
         value = value.detach().cpu().numpy()
     _refuse_masked(name, value)
     _refuse_bools_in_sequence(name, value)
@@ -95,7 +95,7 @@ def as_array(name: str, value: Any) -> np.ndarray:
     if hasattr(value, "detach") and type(value).__module__.startswith("torch"):
         if value.device.type == "meta":
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
-        _refuse_sparse(name, value)  # torch's "can't convert Sparse layout tensor to numpy" named nothing
+        refuse_sparse(name, value)  # torch's "can't convert Sparse layout tensor to numpy" named nothing
         value = value.detach().cpu().numpy()
     try:
         return np.asarray(value)
@@ -130,7 +130,7 @@ def as_real_array(name: str, value: Any) -> np.ndarray:
         if getattr(getattr(value, "device", None), "type", None) == "meta":
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
         if hasattr(value, "layout"):
-            _refuse_sparse(name, value)  # torch's "can't convert Sparse layout tensor to numpy" named nothing
+            refuse_sparse(name, value)  # torch's "can't convert Sparse layout tensor to numpy" named nothing
         value = value.detach().cpu().numpy()
     _refuse_masked(name, value)
     _refuse_bools_in_sequence(name, value)
@@ -561,7 +561,7 @@ def check_float_tensor(name: str, value: Any, *, ndim: int | None = None):
         raise TypeError(f"{name} must be a real floating tensor (float32 or float64), got {value.dtype}")
     if value.device.type == "meta":
         raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
-    _refuse_sparse(name, value)
+    refuse_sparse(name, value)
     if ndim is not None and value.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {tuple(value.shape)}")
     if not bool(torch.isfinite(value).all()):
@@ -591,7 +591,7 @@ def as_real_tensor(name: str, value: Any, dtype: Any = None, *, allow_bool: bool
         tensor = value.detach()
         if tensor.device.type == "meta":
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
-        _refuse_sparse(name, tensor)
+        refuse_sparse(name, tensor)
     else:
         _refuse_masked(name, value)
         try:
@@ -619,7 +619,7 @@ def as_real_tensor(name: str, value: Any, dtype: Any = None, *, allow_bool: bool
     return tensor
 
 
-def _refuse_sparse(name: str, tensor: Any) -> None:
+def refuse_sparse(name: str, tensor: Any) -> None:
     """A sparse tensor (COO, CSR) where a dense one is meant: torch's isfinite and most ops raise their
     own NotImplementedError ("Could not run 'aten::ne.Scalar' ... 'SparseCPU' backend") on it."""
     import torch
@@ -808,7 +808,7 @@ def check_finite_data(name: str, value: Any) -> None:
 
     if value.device.type == "meta":
         raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
-    _refuse_sparse(name, value)
+    refuse_sparse(name, value)
     try:
         finite = bool(torch.isfinite(value).all())
     except RuntimeError:  # a vmap-batched tensor: no data-dependent control flow

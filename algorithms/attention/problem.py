@@ -38,6 +38,7 @@ from algorithms._validation import (
     check_positive,
     check_seed,
     physical_memory,
+    refuse_sparse,
 )
 from algorithms.core import Problem
 
@@ -219,9 +220,7 @@ def _real_vector(name: str, value) -> torch.Tensor:
             raise TypeError(f"{name} must be a real tensor, got dtype {value.dtype}")
         if value.device.type == "meta":
             raise ValueError(f"{name} is on the meta device (no data)")
-        if value.layout != torch.strided:  # torch's NotImplementedError ('aten::ne.Scalar' ... SparseCPU)
-            raise TypeError(f"{name} must be a dense (strided) tensor, got layout {value.layout}; use "
-                            f".to_dense()")
+        refuse_sparse(name, value)  # torch's NotImplementedError ('aten::ne.Scalar' ... SparseCPU)
         tensor = value.detach().to(device="cpu", dtype=torch.float64)
         if not bool(torch.isfinite(tensor).all()):
             raise ValueError(f"{name} contains NaN or inf entries")

@@ -58,7 +58,7 @@ def _features(features) -> torch.Tensor:
     """The problem's feature vector: N_FEATURES finite reals (a wrong length reached torch's reshape
     message, NaN torch.distributions' logits check)."""
     # as_real_array: a complex tensor cast to float32 would lose its imaginary part without a word
-    _refuse_sparse("features", features)
+    refuse_sparse("features", features)
     array = as_real_array("features", features)
     if array.size != N_FEATURES or array.ndim > 2:
         raise ValueError(f"features must hold the {N_FEATURES} problem features, got shape {array.shape}")
@@ -76,7 +76,7 @@ def _checked_features(features) -> torch.Tensor:
     return _features(features)
 
 
-def _refuse_sparse(name: str, value) -> None:
+def refuse_sparse(name: str, value) -> None:
     """A sparse tensor: torch's "can't convert Sparse layout tensor to numpy" named nothing."""
     if isinstance(value, torch.Tensor) and value.layout != torch.strided:
         raise TypeError(f"{name} must be a dense tensor, got layout {value.layout}; use .to_dense()")
@@ -296,7 +296,7 @@ class HyperparameterController(CheckedStateModule):
         """
         workflow = validate(workflow)  # an unknown module reached tuple.index's message
         check_agent_weights(self, "HyperparameterController")
-        _refuse_sparse("obs", obs)
+        refuse_sparse("obs", obs)
         obs = as_real_array("obs", obs)
         if obs.ndim not in (1, 2) or obs.shape[-1] != N_OBS or not np.all(np.isfinite(obs)):
             raise ValueError(f"obs must be finite progress features of shape (T, {N_OBS}) or ({N_OBS},), got "

@@ -41,6 +41,7 @@ from algorithms._validation import (
     check_seed,
     check_shape,
     check_torch_dtype,
+    refuse_sparse,
     to_float,
 )
 
@@ -53,9 +54,8 @@ _TINY = float(np.finfo(np.float64).tiny)
 def _dense(name: str, value):
     """A tensor argument in torch's default (strided) layout: a sparse COO or CSR tensor reached torch's
     "Could not run 'aten::as_strided' with arguments from the 'SparseCPU' backend", naming nothing."""
-    if isinstance(value, torch.Tensor) and value.layout != torch.strided:
-        raise TypeError(f"{name} must be a dense tensor (torch.strided layout), got layout {value.layout}; "
-                        f"convert it with .to_dense()")
+    if isinstance(value, torch.Tensor):
+        refuse_sparse(name, value)
     return value
 
 

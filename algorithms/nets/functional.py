@@ -30,7 +30,7 @@ from typing import Any
 import torch
 from torch.func import functional_call, grad_and_value, jacfwd, jacrev, jvp, vmap
 
-from algorithms._validation import check_finite_data, check_takes
+from algorithms._validation import check_finite_data, check_takes, refuse_sparse
 
 __all__ = [
     "flat_forward",
@@ -84,8 +84,7 @@ def _flatten_params(params: Params, *, finite: bool) -> tuple[torch.Tensor, Call
                         f"{sorted({type(params[k]).__name__ for k in bad})}")
     keys = list(params)
     for k in keys:
-        if params[k].layout != torch.strided:   # torch's reshape failed on a sparse tensor, naming nothing
-            raise TypeError(f"params[{k!r}] must be a dense tensor, got layout {params[k].layout}")
+        refuse_sparse(f"params[{k!r}]", params[k])   # torch's reshape failed on a sparse tensor
         if finite and params[k].is_floating_point():
             check_finite_data(f"params[{k!r}]", params[k])      # NaN/inf (and meta) named
     integral = [k for k in keys if not params[k].is_floating_point()]
@@ -185,8 +184,7 @@ def _check_theta(theta) -> None:
         raise TypeError(f"theta must be a 1-D floating torch tensor (a flat parameter vector), got {what}")
     if theta.dtype in (torch.float16, torch.bfloat16):  # the derivatives would be rounded to half
         raise TypeError(f"theta must be float32 or float64, got {theta.dtype}")
-    if theta.layout != torch.strided:   # torch.func failed on a sparse tensor, naming nothing
-        raise TypeError(f"theta must be a dense tensor, got layout {theta.layout} (.to_dense())")
+    refuse_sparse("theta", theta)   # torch.func failed on a sparse tensor, naming nothing
     if theta.numel() == 0:
         raise ValueError("theta must hold at least one parameter, got shape (0,)")
     check_finite_data("theta", theta)   # NaN/inf: the derivatives at θ are not defined
@@ -195,8 +193,7 @@ def _check_theta(theta) -> None:
 def _check_data(name: str, value: torch.Tensor, theta: torch.Tensor) -> None:
     """A data tensor beside θ: dense, numeric (not bool), real (complex failed inside torch.func), finite,
     not half precision."""
-    if value.layout != torch.strided:
-        raise TypeError(f"{name} must be a dense tensor, got layout {value.layout} (.to_dense())")
+    refuse_sparse(name, value)
     if value.dtype == torch.bool:       # True/False reached the user's loss as numbers or failed inside it
         raise TypeError(f"{name} must be numeric, got a bool tensor (.to(theta.dtype) if 0/1 is meant)")
     if value.is_complex():
@@ -258,8 +255,7 @@ def flat_hvp(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor,
         raise ValueError(f"vector must be a tensor of theta's shape {tuple(theta.shape)}, got {got}")
     if vector.dtype != theta.dtype:  # a complex or half vector was cast (or its imaginary part dropped)
         raise TypeError(f"vector must have theta's dtype {theta.dtype}, got {vector.dtype}")
-    if vector.layout != torch.strided:
-        raise TypeError(f"vector must be a dense tensor, got layout {vector.layout} (.to_dense())")
+    refuse_sparse("vector", vector)
     check_finite_data("vector", vector)
     (_, value), (product, _) = _through_loss(lambda: jvp(grad_and_value(loss), (theta,), (vector,)))
     _check_finite_loss("loss", value)

@@ -56,6 +56,7 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     check_takes,
+    refuse_sparse,
     store_plain_scalars,
 )
 from algorithms.core import (
@@ -150,8 +151,7 @@ def _check_theta(theta: Any) -> torch.Tensor:
                          f"got shape {tuple(theta.shape)}")
     if theta.is_complex():  # .to(float64) would drop the imaginary part
         raise TypeError(f"theta must be real, got {theta.dtype}")
-    if theta.layout != torch.strided:   # torch.func failed on a sparse tensor, naming nothing
-        raise TypeError(f"theta must be a dense tensor, got layout {theta.layout} (.to_dense())")
+    refuse_sparse("theta", theta)   # torch.func failed on a sparse tensor, naming nothing
     if theta.device.type == "meta":
         raise ValueError("theta is on the meta device (no data); move it to a real device")
     if theta.dtype not in (torch.float32, torch.float64):  # integers, and half precision (documented)
@@ -205,8 +205,7 @@ class EmpiricalLoss:
         if self.loss not in LOSSES:
             raise ValueError(f"loss must be one of {list(LOSSES)}, got {self.loss!r}")
         X = self.X if isinstance(self.X, torch.Tensor) else torch.as_tensor(as_float_array("X", self.X))
-        if X.layout != torch.strided:
-            raise TypeError(f"X must be a dense tensor, got layout {X.layout} (.to_dense())")
+        refuse_sparse("X", X)
         if X.device.type == "meta":
             raise ValueError("X is on the meta device (no data); move it to a real device")
         if X.dtype == torch.bool or X.is_complex():
@@ -230,8 +229,7 @@ class EmpiricalLoss:
             if not (np.issubdtype(y_array.dtype, np.number) or y_array.dtype == bool):
                 raise TypeError(f"y must be numeric (labels or targets), got dtype {y_array.dtype}")
             y = torch.as_tensor(y_array)
-        if y.layout != torch.strided:   # torch's comparisons failed on a sparse tensor, naming nothing
-            raise TypeError(f"y must be a dense tensor, got layout {y.layout} (.to_dense())")
+        refuse_sparse("y", y)   # torch's comparisons failed on a sparse tensor, naming nothing
         if y.device.type == "meta":
             raise ValueError("y is on the meta device (no data); move it to a real device")
         if self.loss == "cross_entropy":

@@ -43,6 +43,7 @@ from algorithms._validation import (
     check_seed,
     check_torch_dtype,
     outside_inference,
+    refuse_sparse,
 )
 from algorithms.nets.two_layer import ACTIVATIONS, check_init_scale
 
@@ -91,8 +92,7 @@ class Activation(torch.nn.Module):
         the pre-activations they pass here are what their weights make of it)."""
         if not isinstance(t, torch.Tensor):  # torch's message names its own 'input'
             raise TypeError(f"t must be a torch.Tensor, got {type(t).__name__}")
-        if t.layout != torch.strided:
-            raise TypeError(f"t must be a dense tensor, got layout {t.layout}")
+        refuse_sparse("t", t)
         if not t.is_floating_point():
             raise TypeError(f"t must be a real floating tensor, got dtype {t.dtype}")
         if t.device.type == "meta":
@@ -144,8 +144,7 @@ class _Network(CheckedStateModule):
     def _check_input(self, X: Any, dtype: torch.dtype) -> None:
         if not isinstance(X, torch.Tensor):
             raise TypeError(f"X must be a torch.Tensor, got {type(X).__name__}")
-        if X.layout != torch.strided:       # torch's conv1d/reshape failed naming nothing
-            raise TypeError(f"X must be a dense tensor, got layout {X.layout} (.to_dense())")
+        refuse_sparse("X", X)       # torch's conv1d/reshape failed naming nothing
         expected = ", ".join(["n", *map(str, self.input_shape)])
         if X.ndim != 1 + len(self.input_shape) or tuple(X.shape[1:]) != self.input_shape or X.shape[0] == 0:
             raise ValueError(f"X must have shape ({expected}) with n >= 1 for {type(self).__name__}, "

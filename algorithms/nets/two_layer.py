@@ -34,6 +34,7 @@ from algorithms._validation import (
     check_seed,
     check_torch_dtype,
     outside_inference,
+    refuse_sparse,
 )
 from algorithms.nets.functional import functional_forward
 
@@ -154,8 +155,7 @@ class TwoLayerReLU(CheckedStateModule):
                              f"{tuple(X.shape)}")
         if X.dtype != weight.dtype:
             raise TypeError(f"X must have dtype {weight.dtype} (the model's parameters), got {X.dtype}")
-        if X.layout != torch.strided:       # a sparse X reached torch's matmul
-            raise TypeError(f"X must be a dense tensor, got layout {X.layout} (.to_dense())")
+        refuse_sparse("X", X)       # a sparse X reached torch's matmul
         check_device("X", X, weight)
         check_finite_data("X", X)
 
