@@ -624,7 +624,7 @@ def refuse_sparse(name: str, tensor: Any) -> None:
     own NotImplementedError ("Could not run 'aten::ne.Scalar' ... 'SparseCPU' backend") on it."""
     import torch
 
-    if tensor.layout != torch.strided:
+    if getattr(tensor, "layout", torch.strided) != torch.strided:  # anything but a tensor passes
         raise TypeError(f"{name} must be a dense (strided) tensor, got layout {tensor.layout}; use "
                         f".to_dense()")
 

@@ -48,6 +48,7 @@ from algorithms._validation import (
     check_fits_memory,
     check_positive_int,
     check_seed,
+    refuse_sparse,
     to_float,
 )
 from algorithms.blackbox.features import N_FEATURES
@@ -74,12 +75,6 @@ def _checked_features(features) -> torch.Tensor:
             and features.shape == (N_FEATURES,) and bool(torch.isfinite(features).all())):
         return features
     return _features(features)
-
-
-def refuse_sparse(name: str, value) -> None:
-    """A sparse tensor: torch's "can't convert Sparse layout tensor to numpy" named nothing."""
-    if isinstance(value, torch.Tensor) and value.layout != torch.strided:
-        raise TypeError(f"{name} must be a dense tensor, got layout {value.layout}; use .to_dense()")
 
 
 def check_agent_weights(module: nn.Module, name: str) -> None:

@@ -27,6 +27,7 @@ from algorithms._validation import (
     check_fits_memory,
     check_int_at_least,
     check_seed,
+    refuse_sparse,
 )
 from algorithms.imaging.operators import LinearOperator
 
@@ -86,8 +87,7 @@ class NullSpaceNet(CheckedStateModule):
         if X.is_complex() or X.dtype == torch.bool:  # .to(float) kept the real part / read bools as 0/1
             raise TypeError(f"X must be a real floating (or integer) tensor of measurements, got dtype "
                             f"{X.dtype}")
-        if X.layout != torch.strided:  # torch's "reshape is not implemented for sparse tensors" named nothing
-            raise TypeError(f"X must be a dense (strided) tensor, got layout {X.layout}; use .to_dense()")
+        refuse_sparse("X", X)  # torch's "reshape is not implemented for sparse tensors" named nothing
         check_finite_data("X", X)  # NaN measurements gave a NaN prediction in silence
         if X.is_inference() and not torch.is_inference_mode_enabled():
             X = X.clone()  # an inference-mode tensor outside inference mode: torch refused it for autograd
@@ -125,8 +125,7 @@ class ResidualDenoiser(CheckedStateModule):
         weight = self.body[0].weight
         if x.is_complex() or x.dtype == torch.bool:  # .to(float) would keep the real part / read 0/1 silently
             raise TypeError(f"x must be a real floating (or integer) image tensor, got dtype {x.dtype}")
-        if x.layout != torch.strided:  # a sparse image met torch's kernels' errors, naming nothing
-            raise TypeError(f"x must be a dense (strided) tensor, got layout {x.layout}; use .to_dense()")
+        refuse_sparse("x", x)  # a sparse image met torch's kernels' errors, naming nothing
         if x.device != weight.device:
             raise ValueError(f"x must be on the network's device {weight.device}, got {x.device}")
         check_finite_data("x", x)  # a NaN image gave a NaN image in silence

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_finite_data, check_fits_memory, check_seed
+from algorithms._validation import check_finite_data, check_fits_memory, check_seed, refuse_sparse
 from algorithms.imaging.operators import (
     Blur,
     HighPass,
@@ -288,8 +288,7 @@ class NullSpaceProjector:
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         if not isinstance(x, torch.Tensor) or not x.is_floating_point():
             raise TypeError(f"x must be a floating torch.Tensor, got {type(x).__name__}")
-        if x.layout != torch.strided:  # torch's "reshape is not implemented for sparse tensors" named nothing
-            raise TypeError(f"x must be a dense (strided) tensor, got layout {x.layout}; use .to_dense()")
+        refuse_sparse("x", x)  # torch's "reshape is not implemented for sparse tensors" named nothing
         if tuple(x.shape[-2:]) != self.image_shape:
             raise ValueError(f"x must have shape (*batch, {self.image_shape[0]}, {self.image_shape[1]}), "
                              f"got {tuple(x.shape)}")

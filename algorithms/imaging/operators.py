@@ -43,6 +43,7 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     check_torch_dtype,
+    refuse_sparse,
     to_float,
 )
 
@@ -160,9 +161,7 @@ class LinearOperator:
         # ran silently in low precision), and a meta tensor has no data
         if value.dtype not in (torch.float32, torch.float64):
             raise TypeError(f"{name} must be a floating tensor (float32 or float64), got {value.dtype}")
-        if value.layout != torch.strided:  # torch's "reshape is not implemented for sparse tensors": no name
-            raise TypeError(f"{name} must be a dense (strided) tensor, got layout {value.layout}; use "
-                            f".to_dense()")
+        refuse_sparse(name, value)  # torch's "reshape is not implemented for sparse tensors": no name
         if value.device.type == "meta":
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
         k = len(trailing)
@@ -264,9 +263,7 @@ class MatrixOperator(LinearOperator):
             raise TypeError(f"matrix must be a 2-D floating torch.Tensor, got "
                             f"{getattr(matrix, 'dtype', type(matrix).__name__)} with shape "
                             f"{tuple(getattr(matrix, 'shape', ()))}")
-        if matrix.layout != torch.strided:  # a sparse tensor reached torch's NotImplementedError (isfinite)
-            raise TypeError(f"matrix must be a dense (strided) tensor, got layout {matrix.layout}; use "
-                            f".to_dense()")
+        refuse_sparse("matrix", matrix)  # a sparse tensor reached torch's NotImplementedError (isfinite)
         if matrix.dtype not in (torch.float32, torch.float64) or matrix.device.type == "meta":
             # half precision was kept and upcast at every forward (the data already rounded to half); a meta
             # tensor has no data (its finiteness check raised torch's .item() error)
@@ -620,9 +617,7 @@ class MaskedFourier(LinearOperator):
         if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool or mask.ndim != 2:
             raise TypeError(f"mask must be a 2-D boolean torch.Tensor, got "
                             f"{getattr(mask, 'dtype', type(mask).__name__)}")
-        if mask.layout != torch.strided:  # a sparse mask failed later, inside the FFT indexing
-            raise TypeError(f"mask must be a dense (strided) tensor, got layout {mask.layout}; use "
-                            f".to_dense()")
+        refuse_sparse("mask", mask)  # a sparse mask failed later, inside the FFT indexing
         if mask.device.type == "meta":  # torch's .item() error named nothing
             raise ValueError("mask is on the meta device (no data); move it to a real device")
         try:

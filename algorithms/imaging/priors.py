@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch.nn import functional as nn_functional
 
-from algorithms._validation import check_count, check_finite_data, check_nonnegative
+from algorithms._validation import check_count, check_finite_data, check_nonnegative, refuse_sparse
 
 __all__ = ["DenoiserPrior", "SubspacePrior", "TVPrior", "total_variation"]
 
@@ -45,8 +45,7 @@ def _check_image_batch(x: Any) -> None:
     if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.ndim < 2:
         raise TypeError(f"x must be a floating torch.Tensor of shape (*batch, h, w), got "
                         f"{type(x).__name__} {tuple(getattr(x, 'shape', ()))}")
-    if x.layout != torch.strided:  # torch's "Could not run 'aten::as_strided' ... SparseCPU" named nothing
-        raise TypeError(f"x must be a dense (strided) tensor, got layout {x.layout}; use .to_dense()")
+    refuse_sparse("x", x)  # torch's "Could not run 'aten::as_strided' ... SparseCPU" named nothing
     # NaN pixels: the prox answered NaN images and total_variation 0 (NaN > 0 is False); the solvers hand a
     # non-finite step to no prior (they stop with Diverged first)
     check_finite_data("x", x)  # a meta tensor too (total_variation returned a meta tensor)
@@ -225,8 +224,7 @@ class SubspacePrior:
         b = self.basis
         if not isinstance(b, torch.Tensor) or not b.is_floating_point() or b.ndim != 2:
             raise TypeError("basis must be a 2-D floating torch.Tensor (n, k) with orthonormal columns")
-        if b.layout != torch.strided:  # torch's NotImplementedError for a sparse one named nothing
-            raise TypeError(f"basis must be a dense (strided) tensor, got layout {b.layout}; use .to_dense()")
+        refuse_sparse("basis", b)  # torch's NotImplementedError for a sparse one named nothing
         if b.device.type == "meta":
             raise ValueError("basis is on the meta device (no data); move it to a real device")
         b = b.detach().clone()  # a copy: an edit of the caller's basis after construction changed the prior

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import as_real_array
+from algorithms._validation import as_real_array, refuse_sparse
 
 __all__ = ["CUBIC_COEFFICIENTS", "QUINTIC_COEFFICIENTS", "newton_schulz", "singular_value_map"]
 
@@ -97,8 +97,7 @@ def newton_schulz(matrix: torch.Tensor, ns_coefficients=QUINTIC_COEFFICIENTS, ns
                          f"{getattr(matrix, 'shape', type(matrix).__name__)}")
     if not matrix.is_floating_point():
         raise TypeError(f"matrix must be a floating tensor, got dtype {matrix.dtype}")
-    if matrix.layout != torch.strided:     # a sparse tensor failed inside torch's isfinite
-        raise TypeError(f"matrix must be a dense (strided) tensor, got layout {matrix.layout} (.to_dense())")
+    refuse_sparse("matrix", matrix)     # a sparse tensor failed inside torch's isfinite
     if matrix.device.type == "meta":
         raise ValueError("matrix is on the meta device (no data); move it to a real device")
     if not bool(torch.isfinite(matrix).all()):   # NaN/inf would pass through the normalization unseen

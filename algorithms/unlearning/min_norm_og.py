@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_count, check_int_at_least
+from algorithms._validation import check_count, check_int_at_least, refuse_sparse
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.unlearning.problem import (
     UnlearningProblem,
@@ -99,9 +99,7 @@ def orthogonal_gradient_step(theta: torch.Tensor, gradients: torch.Tensor, lam: 
     for name, tensor in (("theta", theta), ("gradients", gradients)):  # meta: torch's .item() error
         if tensor.device.type == "meta":
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
-        if tensor.layout != torch.strided:  # a sparse tensor met torch's NotImplementedError (isfinite)
-            raise TypeError(f"{name} must be a dense (strided) tensor, got layout {tensor.layout}; use "
-                            f".to_dense()")
+        refuse_sparse(name, tensor)  # a sparse tensor met torch's NotImplementedError (isfinite)
     if gradients.device != theta.device:
         raise ValueError(f"gradients must be on theta's device {theta.device}, got {gradients.device}")
     if not bool(torch.isfinite(theta).all()):

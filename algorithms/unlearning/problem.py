@@ -41,7 +41,7 @@ import numpy as np
 import torch
 from torch.func import jacrev, vmap
 
-from algorithms._validation import as_real_tensor
+from algorithms._validation import as_real_tensor, refuse_sparse
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 from algorithms.nets.functional import flatten_params, functional_forward, module_params
 from algorithms.unlearning.models import DeepLinear, LinearModel, check_model_dtype, effective_predictor
@@ -246,9 +246,7 @@ class UnlearningProblem(Problem):
             raise ValueError(f"theta must be a flat tensor of the model's {self.dim} parameters, got {shape}")
         if theta.device.type == "meta":  # torch's .item() error
             raise ValueError("theta is on the meta device (no data); move it to a real device")
-        if theta.layout != torch.strided:  # torch's NotImplementedError ("aten::ne.Scalar")
-            raise TypeError(f"theta must be a dense (strided) tensor, got layout {theta.layout}; use "
-                            f".to_dense()")
+        refuse_sparse("theta", theta)  # torch's NotImplementedError ("aten::ne.Scalar")
         if not bool(torch.isfinite(theta.detach()).all()):  # NaN parameters answered NaN predictions
             raise NonFiniteTheta("theta must be finite, got NaN or inf entries")
 
