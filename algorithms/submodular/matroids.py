@@ -16,6 +16,7 @@ element lies in and ``rank`` bounds the size of its largest independent set.
 from __future__ import annotations
 
 import functools
+import random
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -69,10 +70,32 @@ def as_subset(name: str, subset: Any) -> frozenset:
 class Matroid:
     """Base class: subclasses define ``in_ground``, ``is_independent`` and ``rank``.
 
-    ``is_independent`` is only asked about subsets of the ground set; a subclass whose
-    oracle is not downward closed (a subset of an independent set reported dependent)
-    is not a matroid, and the dynamic algorithm reports it where it notices
-    (see :class:`algorithms.submodular.DynamicMatchoidMaximizer`).
+    ``is_independent`` is only asked about subsets of the ground set and must return a bool;
+    ``rank`` is an int property, the size of the largest independent set.
+
+    What is checked of a user's subclass (the four matroids of this module are correct by
+    construction and not re-checked), by :func:`check_matroid`:
+
+    * a finite ``ground`` of at most ``EXHAUSTIVE_GROUND`` (10) elements: when a :class:`Matchoid`
+      is built, on every subset: the empty set is independent, every subset of an independent
+      set is (hereditary), any two maximal independent subsets of any set have the same size
+      (exchange; checked as the submodularity of the rank), and ``rank`` is the size of the
+      largest independent set;
+    * a larger finite ``ground``: when a :class:`Matchoid` is built, sampled (seeded, so the same
+      each time): the empty set, 12 random subsets of up to 24 elements whose greedy maximal
+      independent subsets in two random orders must have the same size and be hereditary, one
+      repeated query (the same answer twice), and (ground <= 4096 elements) two greedy bases of
+      the whole ground whose sizes must be equal and be ``rank``;
+    * ``ground = None`` (every element): when a :class:`MatchoidMaximization` or
+      :class:`UpdateStream` is built, as above on the problem's elements (its universe), with a
+      largest independent set no larger than ``rank``. A bare :class:`Matchoid` or a
+      :class:`DynamicMatchoidMaximizer` driven by hand cannot know the elements: there the
+      dynamic algorithm reports an inconsistent oracle where it notices one
+      (``InconsistentOracleError``).
+
+    A violation is a ``ValueError`` naming ``matroids[j]``, its class and a witness; an answer
+    that is not a bool a ``TypeError``. A sampled check can miss a non-matroid; a passing
+    exhaustive one cannot.
     """
 
     #: ``None``: every element; otherwise the frozenset of the ground set
@@ -284,6 +307,162 @@ class LaminarMatroid(Matroid):
         return f"LaminarMatroid(sets={len(self.sets)}, ground={len(self.ground)})"
 
 
+_BUILTIN_MATROIDS = (UniformMatroid, PartitionMatroid, GraphicMatroid, LaminarMatroid)
+
+
+#: a user matroid whose ground set has at most this many elements is checked on every subset
+EXHAUSTIVE_GROUND = 10
+#: a larger one: this many random subsets of at most ``_SAMPLE_SIZE`` elements
+_SAMPLE_TRIALS = 12
+_SAMPLE_SIZE = 24
+#: a greedy basis of the whole ground (its size against ``rank``) up to this many elements
+_BASIS_GROUND = 4096
+
+
+def _shown(elements: Iterable) -> str:
+    items = sorted(elements, key=repr)
+    return "{" + ", ".join(map(repr, items[:8])) + (", ..." if len(items) > 8 else "") + "}"
+
+
+def check_matroid(name: str, matroid: Matroid, elements: Iterable[Hashable] | None = None) -> None:
+    """Check a user's matroid against the matroid axioms on ``elements`` (default: its finite ground set),
+    as documented on :class:`Matroid`; the package's own four matroids pass without a query. ``elements``
+    given (a ``ground = None`` matroid on a problem's universe): ``rank`` is only an upper bound there.
+
+    >>> class Pairs(Matroid):  # only the empty set, singletons and {0, 1}: no exchange
+    ...     ground = frozenset({0, 1, 2})
+    ...     def is_independent(self, subset):
+    ...         return len(subset) <= 1 or subset == {0, 1}
+    ...     rank = 2
+    >>> check_matroid("matroids[0]", Pairs())
+    Traceback (most recent call last):
+    ...
+    ValueError: matroids[0] (Pairs) is not a matroid (exchange axiom): {2} and {0, 1} are independent, \
+but no element of {0, 1} can be added to {2} (both are maximal independent subsets of {0, 1, 2})
+    """
+    if type(matroid) in _BUILTIN_MATROIDS:
+        return
+    label = f"{name} ({type(matroid).__name__})"
+    exact = elements is None
+    if exact:
+        if matroid.ground is None:
+            return
+        members = list(matroid.ground)
+    else:
+        members = list(dict.fromkeys(elements))
+    try:
+        members.sort(key=repr)
+    except Exception:  # a repr that raises: keep the set's order
+        pass
+    answers: dict[frozenset, bool] = {}
+
+    def independent(subset: frozenset) -> bool:
+        if subset not in answers:
+            answer = matroid.is_independent(subset)
+            if not isinstance(answer, bool | np.bool_):
+                raise TypeError(f"{name}.is_independent must return a bool, got {type(answer).__name__} "
+                                f"{answer!r:.40} for {_shown(subset)}")
+            answers[subset] = bool(answer)
+        return answers[subset]
+
+    if not independent(frozenset()):
+        raise ValueError(f"{label} is not a matroid: the empty set must be independent")
+    rank = matroid.rank
+    if len(members) <= EXHAUSTIVE_GROUND:
+        _check_exhaustive(label, name, matroid, members, independent, rank, exact)
+    else:
+        _check_sampled(label, name, matroid, members, independent, rank, exact)
+
+
+def _hereditary_error(label: str, subset: frozenset, missing: Hashable) -> ValueError:
+    return ValueError(f"{label} is not a matroid (hereditary axiom): {_shown(subset)} is independent but its "
+                      f"subset {_shown(subset - {missing})} is not")
+
+
+def _exchange_error(label: str, small: frozenset, large: frozenset, within: frozenset) -> ValueError:
+    return ValueError(f"{label} is not a matroid (exchange axiom): {_shown(small)} and {_shown(large)} are "
+                      f"independent, but no element of {_shown(large - small)} can be added to "
+                      f"{_shown(small)} (both are maximal independent subsets of {_shown(within)})")
+
+
+def _rank_error(name: str, rank: Any, basis: frozenset, exact: bool) -> ValueError:
+    want = ("the size of every maximal independent set" if exact
+            else "at least the size of any independent set")
+    return ValueError(f"{name}.rank must be {want}, got rank = {rank!r}, but the maximal independent set "
+                      f"{_shown(basis)} has {len(basis)} element(s)")
+
+
+def _check_exhaustive(label, name, matroid, members, independent, rank, exact) -> None:
+    n = len(members)
+    sets = [frozenset(members[i] for i in range(n) if mask >> i & 1) for mask in range(1 << n)]
+    indep = [independent(s) for s in sets]
+    best = [0] * (1 << n)  # a largest independent subset of each mask, as a mask
+    for mask in range(1 << n):
+        if indep[mask]:
+            for i in range(n):
+                if mask >> i & 1 and not indep[mask ^ (1 << i)]:
+                    raise _hereditary_error(label, sets[mask], members[i])
+            best[mask] = mask
+        else:
+            for i in range(n):
+                if mask >> i & 1:
+                    sub = best[mask ^ (1 << i)]
+                    if sub.bit_count() > best[mask].bit_count():
+                        best[mask] = sub
+    size = [b.bit_count() for b in best]
+    for mask in range(1 << n):
+        outside = [i for i in range(n) if not mask >> i & 1]
+        for a, i in enumerate(outside):
+            for j in outside[a + 1:]:
+                both = mask | (1 << i) | (1 << j)
+                if size[mask | (1 << i)] + size[mask | (1 << j)] < size[both] + size[mask]:
+                    # r(X+i) = r(X+j) = r(X) = k < r(X+i+j): a basis of X is maximal in X+i+j, of size k
+                    raise _exchange_error(label, sets[best[mask]], sets[best[both]], sets[both])
+    largest = sets[best[(1 << n) - 1]]
+    _check_repeat(label, matroid, largest)
+    if rank != len(largest) if exact else rank < len(largest):
+        raise _rank_error(name, rank, largest, exact)
+
+
+def _check_repeat(label: str, matroid: Matroid, subset: frozenset) -> None:
+    """Ask again about an independent set (the answers above are cached): a random oracle changes its mind."""
+    answer = matroid.is_independent(subset)
+    if not (isinstance(answer, bool | np.bool_) and answer):
+        raise ValueError(f"{label} is not a deterministic oracle: is_independent({_shown(subset)}) answered "
+                         f"True, then False")
+
+
+def _check_sampled(label, name, matroid, members, independent, rank, exact) -> None:
+    rng = random.Random(0)
+
+    def greedy(order: list) -> frozenset:
+        chosen: frozenset = frozenset()
+        for element in order:
+            if independent(chosen | {element}):
+                chosen = chosen | {element}
+        return chosen
+
+    for _ in range(_SAMPLE_TRIALS):
+        within = rng.sample(members, min(len(members), _SAMPLE_SIZE))
+        first = greedy(within)
+        second = greedy(rng.sample(within, len(within)))
+        for element in first:
+            if not independent(first - {element}):
+                raise _hereditary_error(label, first, element)
+        if len(first) != len(second):
+            small, large = sorted((first, second), key=len)
+            raise _exchange_error(label, small, large, frozenset(within))
+    _check_repeat(label, matroid, first)
+    if len(members) <= _BASIS_GROUND:
+        basis = greedy(rng.sample(members, len(members)))
+        other = greedy(rng.sample(members, len(members)))
+        if len(basis) != len(other):
+            small, large = sorted((basis, other), key=len)
+            raise _exchange_error(label, small, large, frozenset(members))
+        if rank != len(basis) if exact else rank < len(basis):
+            raise _rank_error(name, rank, basis, exact)
+
+
 class Matchoid:
     """A p-matchoid: S is independent iff S ∩ Vᵢ is independent in every matroid Mᵢ.
 
@@ -311,6 +490,7 @@ class Matchoid:
                 # a subclass defining rank as a method met int()'s "argument must be ... not 'method'"
                 raise TypeError(f"matroids[{j}].rank must be an int >= 0 (a property), got "
                                 f"{type(rank_of).__name__} {rank_of!r:.40}")
+            check_matroid(f"matroids[{j}]", matroid)  # a user's subclass against the axioms (see Matroid)
         self.matroids = tuple(matroids)
         self._everywhere = tuple(j for j, m in enumerate(self.matroids) if m.ground is None)
         membership: dict[Hashable, list[int]] = {}

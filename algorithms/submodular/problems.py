@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from algorithms.core import Problem
-from algorithms.submodular.matroids import Matchoid, check_hashable, elements_of
+from algorithms.submodular.matroids import Matchoid, check_hashable, check_matroid, elements_of
 from algorithms.submodular.oracle import as_subset, check_matchoid, check_set_function
 
 __all__ = ["MatchoidMaximization", "UpdateStream"]
@@ -35,6 +35,12 @@ def _float_type(f) -> type:
 
 class _SetProblem(Problem):
     universe: tuple
+
+    def _check_free_matroids(self) -> None:
+        """A user's matroid with ``ground = None`` checked on this problem's elements (see Matroid)."""
+        for j, matroid in enumerate(self.matchoid.matroids):
+            if matroid.ground is None:
+                check_matroid(f"matroids[{j}]", matroid, self.universe)
 
     def indicator(self, chosen: Iterable[Hashable]) -> np.ndarray:
         """The 0/1 vector of ``chosen`` (a subset of ``universe``) over ``universe``."""
@@ -94,6 +100,7 @@ class MatchoidMaximization(_SetProblem):
         # and a generator would be left exhausted in the field
         object.__setattr__(self, "elements", universe)
         object.__setattr__(self, "dtype", _float_type(self.f))
+        self._check_free_matroids()
 
 
 @dataclass(frozen=True)
@@ -142,6 +149,7 @@ class UpdateStream(_SetProblem):
         # deleting an absent element then reached the solver)
         object.__setattr__(self, "updates", tuple(checked))
         object.__setattr__(self, "dtype", _float_type(self.f))
+        self._check_free_matroids()
 
 
 def _check_update(name: str, update: Any) -> tuple[str, Hashable]:

@@ -343,3 +343,79 @@ def test_heldout9_classes_generators_and_nodes_named():
     assert MatchoidMaximization(len, matchoid, (i for i in range(3))).elements == (0, 1, 2)
     with pytest.raises(TypeError, match=r"^subset must be a set of elements"):
         GraphCut(np.ones((3, 3)) - np.eye(3)).to_nodes(42)
+
+
+def test_round10_user_matroids_checked_against_the_axioms():
+    # #43 round 10 (left by round 9): a user's Matroid subclass that is not hereditary, has no exchange, a
+    # wrong rank or a random oracle was accepted and the solvers ran on it (Success on a non-matroid)
+    from algorithms.submodular import (
+        Greedy,
+        Matchoid,
+        MatchoidMaximization,
+        Matroid,
+        UniformMatroid,
+        UpdateStream,
+    )
+
+    class Pairs(Matroid):  # ∅, singletons and {0, 1}: no exchange ({2} cannot grow from {0, 1})
+        ground = frozenset({0, 1, 2})
+        rank = 2
+
+        def is_independent(self, subset):
+            return len(subset) <= 1 or subset == {0, 1}
+
+    with pytest.raises(ValueError, match=r"^matroids\[1\] \(Pairs\) is not a matroid \(exchange axiom\)"):
+        Matchoid([UniformMatroid(2), Pairs()])
+
+    class Skips(Matroid):  # pairs independent, singletons not: not hereditary (a large ground: sampled)
+        ground = frozenset(range(30))
+        rank = 2
+
+        def is_independent(self, subset):
+            return len(subset) == 2 or not subset
+
+    with pytest.raises(ValueError, match=r"^matroids\[0\]"):
+        Matchoid([Skips()])
+
+    class Small(Matroid):
+        ground = frozenset(range(4))
+        rank = 3
+
+        def is_independent(self, subset):
+            return len(subset) <= 2
+
+    with pytest.raises(ValueError, match=r"^matroids\[0\]\.rank must be the size of every maximal"):
+        Matchoid([Small()])
+
+    class Free(Pairs):  # ground None: checked on the problem's elements
+        ground = None
+
+    matchoid = Matchoid([Free()])
+    with pytest.raises(ValueError, match=r"^matroids\[0\] \(Free\) is not a matroid"):
+        MatchoidMaximization(len, matchoid, [0, 1, 2])
+    with pytest.raises(ValueError, match=r"^matroids\[0\] \(Free\) is not a matroid"):
+        UpdateStream(len, matchoid, [("insert", 0), ("insert", 1), ("insert", 2)])
+
+    class Flaky(Matroid):  # answers change between calls
+        ground = frozenset(range(3))
+        rank = 3
+
+        def __init__(self):
+            self.calls = 0
+
+        def is_independent(self, subset):
+            self.calls += 1
+            return self.calls <= 8
+
+    with pytest.raises(ValueError, match=r"^matroids\[0\] \(Flaky\) is not a deterministic oracle"):
+        Matchoid([Flaky()])
+
+    class Fine(Matroid):  # a real matroid (a uniform one) passes, and solves
+        ground = frozenset(range(12))
+        rank = 3
+
+        def is_independent(self, subset):
+            return len(subset) <= 3
+
+    problem = MatchoidMaximization(len, Matchoid([Fine()]), range(12))
+    assert solve(problem, Greedy()).value == 3.0
