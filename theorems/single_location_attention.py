@@ -53,6 +53,7 @@ from algorithms.attention import (
 )
 from algorithms.attention import dynamics as dynamics_module
 from algorithms.attention.dynamics import initial_vectors
+from algorithms.attention.risk import _risk
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.assumptions import Boundary, boundary_outcome
 from theorems.core.certificates import CannotProve, Certificate, Method, Rejected
@@ -360,7 +361,10 @@ def _risk_grid(ctx: Context, grid, *, instance: dict | None = None, drop_zeta: b
     rows, worst = [], 0.0
     for i, (mu, nu, zeta, eta, rho) in enumerate(grid):
         mc = _grid_monte_carlo(problem, (mu, nu, zeta, eta, rho), n, ctx.seed * 1000 + i, level)
-        closed = mean_field_risk(problem, mu, nu, 0.0 if drop_zeta else zeta, rho) + shift
+        # the control drops ζ from the formula: the raw Corollary 1 formula, since (μ, ζ = 0, ρ) need not be
+        # overlaps of unit vectors (mean_field_risk refuses (ρ − μζ)² > (1 − μ²)(1 − ζ²))
+        closed = (_risk(problem, mu, nu, 0.0, rho, False) if drop_zeta
+                  else mean_field_risk(problem, mu, nu, zeta, rho)) + shift
         excess = abs(closed - mc["risk"]) / mc["half_width"] if mc["half_width"] > 0 else \
             (0.0 if abs(closed - mc["risk"]) < 1e-9 else math.inf)
         worst = max(worst, excess)
@@ -725,8 +729,8 @@ def _vector_pgd(problem: SingleLocationProblem, u: torch.Tensor, v: torch.Tensor
     for _ in range(steps + 1):
         path.append([float(u @ u_star), float(v @ v_star), float(u @ v_star), float(v @ u_star)])
         uu, vv = u.clone().requires_grad_(True), v.clone().requires_grad_(True)
-        risk = mean_field_risk(problem, uu @ u_star, vv @ v_star, vv @ u_star,
-                               torch.zeros((), dtype=torch.float64), frozen_limit=True)
+        risk = mean_field_risk(problem, uu @ u_star, vv @ v_star, vv @ u_star, None,
+                               frozen_limit=True)
         g_u, g_v = torch.autograd.grad(risk, (uu, vv))
         u = u - lr * (g_u - (u @ g_u) * u)
         v = v - lr * (g_v - (v @ g_v) * v)
@@ -1366,8 +1370,11 @@ def _more_assumption_cases(p: SingleLocationProblem, problem) -> list[Boundary]:
                  lambda: mean_field_risk(problem(link="relu"), 0.5, 0.5)),
         Boundary("ν² + ζ² <= 1 (a unit v)", "nu**2 + zeta**2", lambda: mean_field_risk(p, 0.5, 0.6, zeta=0.8),
                  lambda: mean_field_risk(p, 0.5, 0.6, zeta=0.8 + 1e-6)),
-        Boundary("ρ an overlap", "rho", lambda: mean_field_risk(p, 0.5, 0.5, rho=1.0),
-                 lambda: mean_field_risk(p, 0.5, 0.5, rho=1.0 + 1e-8)),
+        Boundary("ρ an overlap", "rho", lambda: mean_field_risk(p, 0.5, 0.5, zeta=0.5, rho=1.0),
+                 lambda: mean_field_risk(p, 0.5, 0.5, zeta=0.5, rho=1.0 + 1e-8)),
+        Boundary("(ρ − μζ)² <= (1 − μ²)(1 − ζ²) (a PSD Gram matrix of u, v, u*)", "rho",
+                 lambda: mean_field_risk(p, 0.6, 0.0, zeta=0.0, rho=0.8),
+                 lambda: mean_field_risk(p, 0.6, 0.0, zeta=0.0, rho=0.8 + 1e-6)),
         Boundary("quadrature nodes an int", "nodes", lambda: top_score_probability(p, nodes=2),
                  lambda: top_score_probability(p, nodes=2.0)),
         Boundary("Monte Carlo samples an int", "n", lambda: monte_carlo_risk(p, u, v, n=np.int64(2)),

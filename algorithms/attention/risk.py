@@ -124,12 +124,18 @@ def locate_probability(problem: SingleLocationProblem, mu):
     return torch.sigmoid(gap) if isinstance(mu, torch.Tensor) else _sigmoid(gap)
 
 
-def mean_field_risk(problem: SingleLocationProblem, mu, nu, zeta=0.0, rho=0.0, *, frozen_limit: bool = False):
+def mean_field_risk(problem: SingleLocationProblem, mu, nu, zeta=0.0, rho=None, *,
+                    frozen_limit: bool = False):
     """R̄(μ, ν, ζ, ρ) = d (p s ζ + (1 − p) ρ r)² + γ² (p² − 2pν + 1), linear link (Corollary 1).
 
     ``problem`` is a :class:`SingleLocationProblem` with the linear link; ``mu`` = uᵀu*, ``nu`` = vᵀv*,
     ``zeta`` = vᵀu* and ``rho`` = uᵀv are overlaps of unit vectors, real numbers or real tensors in [-1,
-    1], with ν² + ζ² <= 1 (no unit v has others; refused).
+    1], with ν² + ζ² <= 1 (no unit v has others; refused) and (ρ − μζ)² <= (1 − μ²)(1 − ζ²) (the Gram
+    matrix of (u, v, u*) positive semidefinite; refused otherwise, naming ``rho``). Together these are exactly
+    the overlaps some unit u, v and orthonormal u*, v* have (η = uᵀv* free). Tensors broadcast; each entry is
+    checked.
+    ``rho=None`` (the default) is ρ = 0 without ``frozen_limit`` (checked like a given ρ = 0: it needs
+    μ² + ζ² <= 1) and no ρ at all with ``frozen_limit=True``, where ρ drops out; a given ρ is always checked.
 
     ``frozen_limit=True`` sets r = 0 (Condition 3: log L = o(d)), the regime of the paper's
     Section 5, where ρ drops out. Floats in, float out; tensors in, a differentiable tensor out.
@@ -143,15 +149,42 @@ def mean_field_risk(problem: SingleLocationProblem, mu, nu, zeta=0.0, rho=0.0, *
     if problem.link != "linear":
         raise ValueError(f"problem.link must be 'linear' for the closed-form risk (Corollary 1), "
                          f"got {problem.link!r}")
-    mu, nu, zeta, rho = (_overlap(x, name)
-                         for x, name in ((mu, "mu"), (nu, "nu"), (zeta, "zeta"), (rho, "rho")))
+    mu, nu, zeta = (_overlap(x, name) for x, name in ((mu, "mu"), (nu, "nu"), (zeta, "zeta")))
+    given = rho is not None
+    rho = _overlap(rho, "rho") if given else 0.0
     excess = nu * nu + zeta * zeta  # tensors too: a tensor (nu, zeta) off the unit disc was accepted
     largest = float(excess.detach().max()) if isinstance(excess, torch.Tensor) else excess
     if largest > 1.0 + 1e-9:
         # ν and ζ are v's overlaps with the orthonormal pair (v*, u*): a unit v has ν² + ζ² <= 1
         raise ValueError(f"no unit vectors have these overlaps: nu**2 + zeta**2 = {largest:.6g} > 1 (nu = "
                          f"<v, v*> and zeta = <v, u*> with u* orthogonal to v*)")
+    if given or not frozen_limit:  # rho=None in the frozen limit: ρ is not an input at all
+        _check_gram(mu, zeta, rho, given)
     return _risk(problem, mu, nu, zeta, rho, frozen_limit)
+
+
+def _check_gram(mu, zeta, rho, given: bool = True) -> None:
+    """Refuse (μ, ζ, ρ) that no unit u, v have: the Gram matrix of (u, v, u*), [[1, ρ, μ], [ρ, 1, ζ],
+    [μ, ζ, 1]], must be PSD, i.e. (ρ − μζ)² <= (1 − μ²)(1 − ζ²).
+
+    With ν² + ζ² <= 1 this is also sufficient for the whole Gram matrix of (u, v, u*, v*) (u* ⊥ v*) to be
+    PSD for some η = uᵀv*: its Schur complement on the identity block (u*, v*) is PSD for the best η iff
+    (ρ − μζ)²(1 − ζ² − ν²) <= (1 − μ²)(1 − ζ²)(1 − ζ² − ν²), and at ν² + ζ² = 1 the choice
+    η = (ρ − μζ)/ν needs the same inequality. Round-off slack 1e-9, as for the single overlaps.
+    """
+    excess = (rho - mu * zeta) ** 2 - (1 - mu * mu) * (1 - zeta * zeta)
+    worst = float(excess.detach().max()) if isinstance(excess, torch.Tensor) else excess
+    if worst > 1e-9:
+        raise ValueError(f"no unit vectors have these overlaps: rho = <u, v> must satisfy (rho - mu*zeta)**2 "
+                         f"<= (1 - mu**2)(1 - zeta**2) (the Gram matrix of (u, v, u*) is positive "
+                         f"semidefinite), "
+                         f"got (rho - mu*zeta)**2 - (1 - mu**2)(1 - zeta**2) = {worst:.6g} > 0 "
+                         f"(mu = {_shown(mu)}, zeta = {_shown(zeta)}, rho = {_shown(rho)}"
+                         f"{'' if given else ', the default for rho=None without frozen_limit'})")
+
+
+def _shown(x) -> str:
+    return f"{x:.6g}" if not isinstance(x, torch.Tensor) else f"tensor of shape {tuple(x.shape)}"
 
 
 def _risk(problem: SingleLocationProblem, mu, nu, zeta, rho, frozen_limit: bool):

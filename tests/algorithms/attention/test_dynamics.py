@@ -22,8 +22,7 @@ def _autograd_velocity(problem, u, v):
     u_star, v_star = problem.oracle()
     u = u.clone().requires_grad_(True)
     v = v.clone().requires_grad_(True)
-    risk = mean_field_risk(problem, u @ u_star, v @ v_star, v @ u_star, torch.zeros((), dtype=torch.float64),
-                           frozen_limit=True)
+    risk = mean_field_risk(problem, u @ u_star, v @ v_star, v @ u_star, None, frozen_limit=True)
     g_u, g_v = torch.autograd.grad(risk, (u, v))
     du = -(g_u - (u @ g_u) * u)
     dv = -(g_v - (v @ g_v) * v)

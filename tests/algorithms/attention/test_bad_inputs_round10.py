@@ -1,0 +1,27 @@
+"""#43 round 10 (pre-audit sweep) of algorithms.attention: overlaps (μ, ζ, ρ) that no unit vectors have
+(the Gram matrix of (u, v, u*) not positive semidefinite) were accepted by ``mean_field_risk``."""
+
+import math
+
+import pytest
+import torch
+
+from algorithms.attention import SingleLocationProblem, mean_field_risk
+
+P = SingleLocationProblem(d=20, L=4, gamma=0.6)
+
+
+def test_mean_field_risk_refuses_overlaps_with_no_gram_matrix():
+    # u = u* forces rho = <u, v> = <u*, v> = zeta: rho = 0.2 with zeta = 0 has no unit vectors
+    with pytest.raises(ValueError, match=r"\brho\b.*positive semidefinite"):
+        mean_field_risk(P, 1.0, 0.0, 0.0, 0.2)
+    with pytest.raises(ValueError, match=r"\brho\b"):  # tensors too, each entry
+        mean_field_risk(P, torch.tensor([1.0, 0.5]), 0.0, 0.0, torch.tensor([0.0, 0.9]))
+    with pytest.raises(ValueError, match=r"\brho\b.*rho=None"):  # the default ρ = 0 needs μ² + ζ² <= 1
+        mean_field_risk(P, 0.9, 0.1, 0.9)
+    with pytest.raises(ValueError, match=r"\brho\b"):  # a given ρ is checked in the frozen limit too
+        mean_field_risk(P, 1.0, 0.0, 0.0, 0.2, frozen_limit=True)
+    # the boundary and the frozen limit without ρ are accepted
+    assert math.isfinite(mean_field_risk(P, 0.6, 0.0, 0.0, 0.8))
+    assert math.isfinite(mean_field_risk(P, 0.9, 0.1, 0.9, frozen_limit=True))
+    assert math.isfinite(mean_field_risk(P, 0.9, 0.1, 0.9, 0.81))
