@@ -1304,6 +1304,15 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
     * with bounds, stationarity is also at least ``‖f‖∞ / max(1, ‖q‖∞, ‖z_box‖∞)``, f the part of ``z_box``
       no bound absorbs (a wrong sign, or a free side; a fixed variable's entry absorbs either sign).
 
+    The floor 1 in every scale is deliberate, and it is what the residuals do NOT see: below unit scale they
+    are absolute. A QP whose data (and so whose multipliers) are all far below 1 is judged to the absolute
+    tolerance, e.g. z = (1e-12, −1e-9) has dual residual 1e-9, under ``DQP``'s default ``kkt_tol`` 1e-6,
+    although its second multiplier has the wrong sign; and above unit scale a negative multiplier is judged
+    against the largest one (z = (1e9, −1) has dual residual 1e-9). Without the floor every multiplier of a
+    QP whose constraints are all slack (z = 0 up to round-off, e.g. −1e-15) would be judged against its own
+    round-off and a correct answer called ``Failure``. Rescale data of very small magnitude (to entries of
+    order 1) before solving when the signs of multipliers below ``kkt_tol`` matter.
+
     >>> qp = QP(P=np.eye(2), q=-np.ones(2), G=np.array([[1.0, 0.0]]), h=np.array([0.5]))
     >>> kkt_residuals(qp, np.array([0.5, 1.0]), None, np.array([0.5]))
     {'stationarity': 0.0, 'primal': 0.0, 'dual': 0.0, 'complementarity': 0.0}
