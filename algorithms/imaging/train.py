@@ -17,7 +17,7 @@ import time
 import torch
 from tqdm.auto import tqdm
 
-from algorithms._validation import check_bool, check_int_at_least, check_seed
+from algorithms._validation import check_bool, check_positive_int, check_seed
 from algorithms.imaging.data import training_patches
 from algorithms.imaging.networks import ResidualDenoiser
 from algorithms.imaging.setups import CHANNELS, DEPTH, SETUPS, SIZE, checkpoint_path, make_setup, measure
@@ -53,7 +53,7 @@ def train(name: str, steps: int = 1500, seed: int = 0, progress: bool = True) ->
     if name not in (*SETUPS, "denoiser"):
         raise ValueError(f"name must be one of {(*SETUPS, 'denoiser')}, got {name!r}")
     name = str(name)  # np.str_ as str: the checkpoint's file name and the progress bar
-    steps = check_int_at_least("steps", steps, 1)
+    steps = check_positive_int("steps", steps)
     if steps > MAX_STEPS:
         raise ValueError(f"steps must be <= MAX_STEPS = {MAX_STEPS} (about two hours of training on a laptop "
                          f"core), got {steps}")
