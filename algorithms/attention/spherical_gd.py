@@ -44,8 +44,9 @@ class SphericalGD(Algorithm):
     one stalls at the start: ``MaxIters``); ``link`` the student's value link (None: the problem's, known
     to the learner as in the paper). The training sample has ``problem.n_samples`` draws from the solve
     seed; the start is (u0, v0) of the problem or uniform unit vectors from the seed. Converged
-    (``Success``) when the Riemannian gradient's norm is at most ``tol`` (default 1e-6); a
-    non-finite risk or gradient is ``Diverged``; the cap (default 3000 steps) is ``MaxIters``.
+    (``Success``) when the Riemannian gradient's norm is at most ``tol`` (default 1e-6); a non-finite
+    risk or gradient, or a step lr·gradient that overflows, is ``Diverged``; the cap (default 3000 steps)
+    is ``MaxIters``.
     The iterates stay on the sphere, so they cannot blow up otherwise.
 
     >>> from algorithms import solve
@@ -108,9 +109,16 @@ def _solve(problem: SingleLocationProblem, algorithm: SphericalGD, options: Solv
                 break
             if k == maxiters:
                 break
-            for param, tangent in ((model.u, tangent_u), (model.v, tangent_v)):
-                step = param - algorithm.lr * tangent
-                param.copy_(step / torch.linalg.vector_norm(step))
+            steps = [param - algorithm.lr * tangent for param, tangent in ((model.u, tangent_u),
+                                                                            (model.v, tangent_v))]
+            norms = [float(torch.linalg.vector_norm(step)) for step in steps]
+            # a step that overflows (lr·gradient = inf, e.g. lr = 1e308) has no direction: the normalised
+            # point was 0 or NaN, and the overlaps of the next record raised "u must be a unit vector"
+            if not all(math.isfinite(n) and n > 0.0 for n in norms):
+                retcode, k = RetCode.Diverged, k + 1
+                break
+            for param, step, norm in zip((model.u, model.v), steps, norms, strict=True):
+                param.copy_(step / norm)
     monitor.close()
     x = torch.cat([model.u.detach(), model.v.detach()]).numpy().astype(problem.dtype)
     return Solution(x=x, value=risk_value, retcode=retcode,

@@ -25,3 +25,14 @@ def test_mean_field_risk_refuses_overlaps_with_no_gram_matrix():
     assert math.isfinite(mean_field_risk(P, 0.6, 0.0, 0.0, 0.8))
     assert math.isfinite(mean_field_risk(P, 0.9, 0.1, 0.9, frozen_limit=True))
     assert math.isfinite(mean_field_risk(P, 0.9, 0.1, 0.9, 0.81))
+
+
+def test_spherical_gd_overflowing_step_is_diverged():
+    """lr = 1e308: the step lr·gradient overflowed, the normalised point was 0 and the next record's
+    overlaps raised 'u must be a unit vector' naming no argument of the call."""
+    from algorithms import RetCode, solve
+    from algorithms.attention import SphericalGD
+
+    problem = SingleLocationProblem(d=8, L=4, gamma=0.6, n_samples=20)
+    sol = solve(problem, SphericalGD(lr=1e308), maxiters=5, seed=0)
+    assert sol.retcode is RetCode.Diverged
