@@ -190,7 +190,8 @@ class Stats:
                         not isinstance(value, int | float | np.integer | np.floating):
                     raise TypeError(f"{f.name} must be a real number (a float), got {type(value).__name__} "
                                     f"{value!r:.60}")
-                object.__setattr__(self, f.name, float(value))
+                # 10**400 as inf (float() raised OverflowError)
+                object.__setattr__(self, f.name, to_float(value))
             elif f.type == "str" and not isinstance(value, str):
                 raise TypeError(f"{f.name} must be a str, got {type(value).__name__} {value!r:.60}")
         if not (math.isnan(self.wall_time) or 0.0 <= self.wall_time < math.inf):
@@ -210,7 +211,7 @@ def _real_value(value: Any) -> float:
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
         raise TypeError(f"value must be a real number (the objective at x), got {type(value).__name__} "
                         f"{value!r:.60}")
-    return float(value)
+    return to_float(value)  # an int past float's range as ±inf (float() raised OverflowError)
 
 
 @dataclass(eq=False)  # identity, as the problems: the generated == compared x arrays (ambiguous truth)

@@ -47,7 +47,7 @@ __all__ = [
 def _counts_array(counts: Any) -> tuple[np.ndarray, int]:
     # the same checks as np.any / np.atleast_2d / np.issubdtype spelled as array methods: the
     # successive-rejects loops call this thousands of times on small arrays
-    if isinstance(counts, np.ndarray) and not isinstance(counts, np.ma.MaskedArray):
+    if type(counts) is np.ndarray:  # exactly: np.matrix kept its 2-d rows (int(shots[0]) raised)
         array = counts  # the hot path (thousands of small arrays per solve)
     else:  # a masked array, a list, an object whose __array__ raises: named by as_array
         array = as_array("counts", counts)

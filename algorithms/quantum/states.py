@@ -110,7 +110,7 @@ def as_density_matrix(rho: Any, name: str = "rho", *, atol: float | None = None)
     >>> as_density_matrix(np.diag([0.7, 0.7]), name="states[1]")
     Traceback (most recent call last):
     ...
-    ValueError: states[1] must have trace 1: |Tr ρ − 1| = 0.4 > tolerance 1e-08
+    ValueError: states[1] must have trace 1: |Tr ρ − 1| = 0.4 > tolerance 1e-08 (atol)
     """
     check_str("name", name)  # the label of every message below (an int was taken as one)
     if rho is None:
@@ -139,15 +139,17 @@ def as_density_matrix(rho: Any, name: str = "rho", *, atol: float | None = None)
         raise ValueError(f"{name} contains NaN or inf entries")
     asymmetry = float(np.max(np.abs(matrix - matrix.conj().T)))
     if asymmetry > atol:
-        raise ValueError(f"{name} must be Hermitian: max |ρ − ρ†| = {asymmetry:.3g} > tolerance {atol:g}")
+        raise ValueError(f"{name} must be Hermitian: max |ρ − ρ†| = {asymmetry:.3g} > tolerance {atol:g} "
+                         f"(atol)")
     matrix = (matrix + matrix.conj().T) / 2
     lowest = float(np.linalg.eigvalsh(matrix)[0])
     if lowest < -atol:
         raise ValueError(f"{name} must be positive semidefinite: smallest eigenvalue {lowest:.3g} "
-                         f"< −{atol:g}")
+                         f"< −{atol:g} (atol)")
     trace_error = abs(float(np.trace(matrix).real) - 1.0)
     if trace_error > atol:
-        raise ValueError(f"{name} must have trace 1: |Tr ρ − 1| = {trace_error:.3g} > tolerance {atol:g}")
+        raise ValueError(f"{name} must have trace 1: |Tr ρ − 1| = {trace_error:.3g} > tolerance {atol:g} "
+                         f"(atol)")
     return matrix
 
 

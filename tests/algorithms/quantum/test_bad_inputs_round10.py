@@ -1,0 +1,25 @@
+"""#43 round 10 (pre-audit sweep) of algorithms.quantum: an np.matrix of counts (its rows stayed 2-d and
+``int`` raised numpy's 'only 0-dimensional arrays' TypeError), a density-matrix check failed by a given
+``atol`` named only 'tolerance', ``QuantumStats(wall_time=10**400)`` raised a bare OverflowError."""
+
+import numpy as np
+import pytest
+
+from algorithms.quantum import QuantumStats, as_density_matrix, collision_statistic, cross_correlation_purity
+
+
+def test_matrix_counts_are_plain_counts():
+    assert collision_statistic(np.matrix([[2, 0], [1, 1]])).tolist() == [0.5, 0.0]
+    counts = np.array([[2, 0], [1, 1]])
+    assert cross_correlation_purity(np.matrix(counts), 1) == cross_correlation_purity(counts, 1)
+
+
+def test_failed_check_names_atol():
+    rho = np.array([[0.5, 1e-12], [0.0, 0.5]])
+    with pytest.raises(ValueError, match=r"Hermitian.*\(atol\)"):
+        as_density_matrix(rho, atol=1e-300)
+
+
+def test_stats_float_past_float_range_named():
+    with pytest.raises(ValueError, match=r"\bwall_time\b"):
+        QuantumStats(wall_time=10**400)
