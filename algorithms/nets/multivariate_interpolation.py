@@ -39,12 +39,19 @@ Proposition 4.1, Theorem 4.1). The pattern program follows Pilanci & Ergen (ICML
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import linprog
 
-from algorithms._validation import as_float_array, check_nonnegative, check_positive_int, store_plain_scalars
+from algorithms._validation import (
+    as_float_array,
+    check_int_at_least,
+    check_nonnegative,
+    check_positive_int,
+    store_plain_scalars,
+)
 from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
 
 __all__ = [
@@ -60,6 +67,20 @@ __all__ = [
 
 #: exponential enumeration: refuse instances beyond this many points
 MAX_POINTS = 6
+#: and beyond this many input dimensions (the pattern program holds 2^N·N·(d+1) entries twice and its
+#: LPs have d + 1 unknowns; the enumeration itself refuses d past ~90 by its work bound below)
+MAX_DIM = 1000
+
+#: the most work one :func:`basic_points` run may take, in units of one linear-system entry (a selection
+#: of ``k`` pieces solves up to ``C`` systems of ``n = k(d+1)`` unknowns: ``C·n²`` units, plus
+#: :data:`SELECTION_OVERHEAD` per selection). About 2·10^7 units run per second on one laptop core, so
+#: the cap is ~25 s; three points in 2-D (the default ``max_pieces``) take ~10^8, the four-point XOR in
+#: 2-D with ``max_pieces=3`` ~2·10^9 (minutes), which is refused unless ``maxiters``/``budget`` bounds it
+MAX_WORK = 5 * 10**8
+#: the work units one piece selection costs beside its systems (rank tests, the row-count loop)
+SELECTION_OVERHEAD = 2000
+#: the most matrix entries one selection's batch of systems may hold (2**25 float64: 256 MiB per copy)
+MAX_BATCH_ENTRIES = 2**25
 
 
 def _check_X(X, dtype=np.float64) -> np.ndarray:
@@ -68,6 +89,9 @@ def _check_X(X, dtype=np.float64) -> np.ndarray:
         raise ValueError(f"X must have shape (N, d) with N, d >= 1, got {X.shape}")
     if X.shape[0] > MAX_POINTS:
         raise ValueError(f"X has {X.shape[0]} points; the exact enumeration allows at most {MAX_POINTS}")
+    if X.shape[1] > MAX_DIM:
+        raise ValueError(f"X has {X.shape[1]} columns (dimensions); the exact enumeration allows at most "
+                         f"{MAX_DIM}")
     return X
 
 
@@ -107,7 +131,8 @@ class MultivariateInterpolationProblem(Problem):
 
     ``p = 0`` asks for the fewest nonzero input weight/bias parameters (problem (9) of the
     paper), ``0 < p < 1`` for the least ``Σ_k ‖v_k w_k‖_p^p`` (problem (8)); ``p >= 1`` is
-    outside the paper's range. At most :data:`MAX_POINTS` points; rows of ``X`` distinct.
+    outside the paper's range. At most :data:`MAX_POINTS` points and :data:`MAX_DIM` dimensions (the
+    enumeration's own work bound refuses d past ~90, see :func:`basic_points`); rows of ``X`` distinct.
 
     >>> MultivariateInterpolationProblem(X=[[0.0, 1.0]], y=[1.0, 2.0])
     Traceback (most recent call last):
@@ -240,6 +265,67 @@ def _vertices_of_selection(out: np.ndarray, cone: np.ndarray, y: np.ndarray, tol
     return z[first]
 
 
+def _selection_cost(N: int, m: int, k: int) -> tuple[int, int]:
+    """(work units, batch entries) of the costliest ``k``-piece selection in :func:`_vertices_of_selection`
+    on ``N`` points with ``m = d + 1``: ``need = k·m − r`` rows are chosen, at most ``m − 1`` from each
+    piece's ``N + m`` rows, for the rank ``r`` (1..min(N, k·m)) of the equality rows that gives the most
+    row sets; each is a system of ``N + need`` rows and ``n = k·m`` unknowns (exact counts, Python ints)."""
+    n, rows = k * m, N + m
+    top = max(n - 1, 0)
+    block = [math.comb(rows, c) for c in range(min(m, top + 1))]
+    poly = [1]   # coefficient c of (Σ_c C(rows, c) x^c)^k: the row sets taking c rows in all
+    for _ in range(k):
+        new = [0] * min(len(poly) + len(block) - 1, top + 1)
+        for i, a in enumerate(poly):
+            for j, b in enumerate(block[:len(new) - i]):
+                new[i + j] += a * b
+        poly = new
+    work, entries = 0, 0
+    for r in range(1, min(N, n) + 1):
+        need = n - r
+        count = poly[need] if need < len(poly) else 0
+        work, entries = max(work, count * n * n), max(entries, count * (N + need) * n)
+    return work, entries
+
+
+def _check_enumeration_size(N: int, d: int, max_pieces: int, n_pieces: int | None,
+                            budget: int | None) -> None:
+    """Refuse an enumeration past :data:`MAX_WORK` (or one selection past :data:`MAX_BATCH_ENTRIES`) before
+    it starts, naming ``X``'s shape, ``max_pieces`` and the budget. ``n_pieces`` None: level 1 only (its
+    cost grows like d^(2N+4), so a huge d is refused before any LP runs)."""
+    m = d + 1
+    top = 1 if n_pieces is None else min(max_pieces, n_pieces, N + 1)
+    if n_pieces is None and m > 512:       # level 1 alone: C(N + m, m − 1)·m² > 2^35 entries
+        raise ValueError(f"X has shape ({N}, {d}): the exact enumeration solves C(N + d + 1, d) systems of "
+                         f"d + 1 unknowns per piece, past its limit of {MAX_BATCH_ENTRIES} entries; it is "
+                         f"meant for d <= 2 (PatternEnumeration cannot take d = {d})")
+    total, left = 0, budget
+    for k in range(1, top + 1):
+        if left is not None and left <= 0:
+            break       # the budget is spent before this level: its selections are never tried
+        work, entries = _selection_cost(N, m, k)
+        if entries > MAX_BATCH_ENTRIES:
+            raise ValueError(f"X has shape ({N}, {d}): one selection of {k} pieces solves systems of "
+                             f"{entries:.3g} entries in all, past the limit of {MAX_BATCH_ENTRIES} (memory); "
+                             f"pass max_pieces <= {k - 1} (or a budget, solve's maxiters, spent before "
+                             f"this level)" if k > 1 else
+                             f"X has shape ({N}, {d}): one piece solves systems of {entries:.3g} entries in "
+                             f"all, past the limit of {MAX_BATCH_ENTRIES} (memory); the exact enumeration is "
+                             f"meant for d <= 2")
+        if n_pieces is None:
+            return
+        selections = math.comb(n_pieces, k) if left is None else min(left, math.comb(n_pieces, k))
+        total += selections * (work + SELECTION_OVERHEAD)
+        if left is not None:
+            left -= selections
+    if total > MAX_WORK:
+        raise ValueError(f"X of shape ({N}, {d}) with max_pieces={max_pieces} and budget={budget} (solve's "
+                         f"maxiters) asks for about {total:.2g} units of work ({n_pieces} pieces, selections "
+                         f"of up to {top}), past the exact enumeration's limit of {MAX_WORK:.2g} (~25 s on "
+                         f"a laptop core; the XOR in 2-D with max_pieces=3 is ~2e9): pass a smaller "
+                         f"max_pieces, or a budget (maxiters) of piece selections, to bound the run")
+
+
 def basic_points(problem: MultivariateInterpolationProblem, max_pieces: int | None = None,
                  *, budget: int | None = None) -> tuple[list[tuple[tuple[int, ...], np.ndarray]], bool]:
     """All basic points of the pattern program with at most ``max_pieces`` nonzero pieces (default N).
@@ -251,6 +337,14 @@ def basic_points(problem: MultivariateInterpolationProblem, max_pieces: int | No
     so ``max_pieces > N`` finds nothing more; a check can run it to see that (level N + 1 is tried,
     the levels above it are skipped).
 
+    Size limit: the work of the run (the linear systems of every selection it will try under
+    ``max_pieces`` and ``budget``) is counted before it starts; past :data:`MAX_WORK` (~25 s on a
+    laptop core), or with one selection's systems past :data:`MAX_BATCH_ENTRIES` entries (memory),
+    a ``ValueError`` names ``X``'s shape, ``max_pieces`` and ``budget``. Three points in 2-D run in
+    full; the four-point XOR in 2-D from ``max_pieces=3``, three points in 3-D at the default, six
+    points in 1-D at the default, or one point with d >= 100 are refused (pass a smaller
+    ``max_pieces`` or a ``budget``).
+
     >>> prob = MultivariateInterpolationProblem(X=[[0.0], [1.0]], y=[1.0, 1.0])
     >>> points, complete = basic_points(prob)
     >>> complete, min(int(np.count_nonzero(U)) for _, U in points)   # the constant 1 = (0·x + 1)₊
@@ -258,8 +352,11 @@ def basic_points(problem: MultivariateInterpolationProblem, max_pieces: int | No
     """
     problem = _check_problem(problem)
     max_pieces = problem.n if max_pieces is None else check_positive_int("max_pieces", max_pieces)
-    budget = None if budget is None else int(check_nonnegative("budget", budget))
+    budget = None if budget is None else check_int_at_least("budget", budget, 0, size=False)
+    N, d = problem.X.shape
+    _check_enumeration_size(N, d, max_pieces, None, budget)   # a huge d, before the 2^N LPs
     prog = pattern_program(problem)
+    _check_enumeration_size(N, d, max_pieces, int(prog["signs"].size), budget)
     y = problem.y.astype(np.float64)
     # in output units, relative to the largest |y| (no absolute floor: the enumeration must not depend
     # on the units of X or y): exact small solves leave ~1e-15·cond; infeasible points miss by O(|y|)
@@ -352,10 +449,13 @@ class PatternEnumeration(Algorithm):
     ``W`` (K × (d+1)); ``original`` holds ``W``, ``v`` (the output signs), ``pieces``,
     the number of basic points and every basic point (``points``).
 
-    Cost: exponential in N (every selection of up to ``max_pieces`` of the pattern program's pieces, each
-    with its own linear systems). Three points in 2-D take well under a second; the four-point XOR in
-    2-D has 26 pieces and runs for minutes from ``max_pieces=3``: pass ``maxiters`` (selections) to bound
-    a run, which then ends ``MaxIters`` with the best network found so far.
+    Cost: exponential in N and d (every selection of up to ``max_pieces`` of the pattern program's
+    pieces, each with its own linear systems). Three points in 2-D take a few seconds. A run whose
+    counted work is past :data:`MAX_WORK` (~25 s on a laptop core) is refused before it starts with
+    a ``ValueError`` naming ``X``'s shape, ``max_pieces`` and ``maxiters`` (see :func:`basic_points`):
+    the four-point XOR in 2-D (26 pieces) from ``max_pieces=3``, three points in 3-D or six in 1-D at
+    the default ``max_pieces``. Pass ``maxiters`` (selections) to bound such a run, which then ends
+    ``MaxIters`` with the best network found so far, or a smaller ``max_pieces``.
 
     References: Nakhleh & Nowak, NeurIPS 2025 (arXiv:2505.21791), Lemma 4.1, Theorem 4.1.
 
