@@ -7,7 +7,8 @@ from algorithms import solve
 from algorithms.nets import multivariate_interpolation as MI
 from algorithms.nets.multivariate_interpolation import MultivariateInterpolationProblem, PatternEnumeration
 
-XOR = MultivariateInterpolationProblem(X=[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], y=[0.0, 1.0, 1.0, 0.0])
+XOR = MultivariateInterpolationProblem(X=[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
+                                       y=[0.0, 1.0, 1.0, 0.0])
 
 
 # ------------------------------------------------- class 1: exponential enumeration refused before it runs
