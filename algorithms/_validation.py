@@ -654,8 +654,10 @@ def check_float_dtype(dtype: Any, name: str = "dtype") -> np.dtype:
     ...
     TypeError: dtype must be numpy.float32 or numpy.float64, got 'x'
     """
-    try:  # np.dtype(None) is float64 and a dtype compares equal to None: both excluded explicitly
-        kind = np.dtype(dtype) if dtype is not None else None
+    try:  # np.dtype(None) is float64 and a dtype compares equal to None: both excluded explicitly; a numpy
+        # value (np.float32(nan), an array) is no dtype, though np.dtype() reads its type from it
+        value = dtype is not None and not isinstance(dtype, np.generic | np.ndarray)
+        kind = np.dtype(dtype) if value else None
     except TypeError:
         kind = None
     if kind is None or kind not in (np.dtype(np.float32), np.dtype(np.float64)):

@@ -355,8 +355,9 @@ def train_score(
     replacement; refused when a batch exceeds this machine's memory), ``lr`` Adam's step (finite float
     > 0), ``seed`` an int in [0, 2**64).
 
-    Returns the per-step losses (a non-finite loss ends training early; the caller checks: a large ``lr``
-    such as 1e308 is valid and ends so).
+    Returns the per-step losses (a non-finite loss ends training early, before its step, so the model keeps
+    its last parameters; the caller checks: a large ``lr`` such as 1e308, or data so large that the loss
+    overflows (entries near 1e308), is valid and ends so).
 
     >>> data = torch.randn(200, 2, dtype=torch.float64)
     >>> losses = train_score(ScoreMLP(2, hidden=16), data, steps=50, seed=0)
@@ -405,9 +406,9 @@ def _train_steps(model, data, optimizer, generator, steps: int, batch_size: int,
         ab = schedule.alpha_bar(t)
         xt = ab.sqrt() * x0 + (1.0 - ab).sqrt() * noise
         loss = ((model.noise(torch.cat([xt, t], dim=1)) - noise) ** 2).sum(dim=1).mean()
+        losses.append(float(loss.detach()))
+        if not math.isfinite(losses[-1]):
+            break   # before the step: a non-finite loss's gradient would write NaN into the model
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        losses.append(float(loss.detach()))
-        if not math.isfinite(losses[-1]):
-            break

@@ -21,7 +21,13 @@ so ``beta`` is dimensionless. Samples are clipped to the box; the answer is the 
 f among those that are empirically feasible (violation <= ρ on ``h_samples``).
 
 Convergence criterion (``Success``): the reverse process reached t_min and at least one sample
-is empirically feasible; none feasible is ``Infeasible``. The solve option ``maxiters`` caps the
+is empirically feasible; none feasible is ``Infeasible``. ``Infeasible`` is also the answer when stage 1
+finds no feasible training point (before any reverse step, whatever ``maxiters``): in both cases it means
+that no empirically feasible point was found (the heuristic's failure to find one, not a proof that none
+exists; SAA-MILP is the method that proves it), and ``x`` is the point of least violation seen, with its
+violation in ``stats``. Stage 1 with 1 to 9 feasible points (too few to train on) is ``Failure``, ``x``
+the feasible one of least f. A stop comes first: a run cut by ``maxiters`` is ``MaxIters`` and
+one stopped by the callback ``Terminated``, feasible sample or not. The solve option ``maxiters`` caps the
 reverse steps (iterations of Algorithm 2; fewer than ``n_steps`` is ``MaxIters``). A non-finite
 training loss, or a sample beyond 1e6 (standardised units) or non-finite, is ``Diverged``.
 ``stats`` (:class:`ChanceStats`) carries the empirical violation and the out-of-sample
@@ -46,6 +52,7 @@ Programming. NeurIPS 2025, arXiv:2510.12238.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -89,6 +96,17 @@ class ChanceStats(Stats):
     train_seconds: float = 0.0
     sample_seconds: float = 0.0
 
+    def __post_init__(self) -> None:   # a public record: a rate of -1 and negative seconds were kept
+        super().__post_init__()
+        for name in ("empirical_violation", "out_of_sample_feasibility"):
+            value = getattr(self, name)
+            if not (math.isnan(value) or 0.0 <= value <= 1.0):
+                raise ValueError(f"{name} must be a rate in [0, 1] (NaN: not measured), got {value!r}")
+        for name in ("train_seconds", "sample_seconds"):
+            value = getattr(self, name)
+            if not 0.0 <= value < math.inf:
+                raise ValueError(f"{name} must be a finite float >= 0 (seconds), got {value!r}")
+
 
 @dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
 class GGDOptResult:
@@ -130,7 +148,8 @@ class GGDOpt(Algorithm):
     Domains: ``beta`` a finite float >= 2.2e-308 (0 and subnormals refused); ``posterior_variance`` None
     or a finite float >= 0; ``lr`` and ``snr`` finite floats > 0 (subnormals such as 1e-320 are
     accepted: Adam then leaves the score net as initialised, the corrector does not move);
-    ``n_train_points``, ``bootstrap_size``, ``train_steps``, ``hidden``, ``batch_size``, ``n_samples``,
+    ``n_train_points`` an int in [10, 2**31 - 1] (10 feasible points are the fewest the score model is
+    trained on), ``bootstrap_size``, ``train_steps``, ``hidden``, ``batch_size``, ``n_samples``,
     ``n_steps`` ints in [1, 2**31 - 1] and ``corrector_steps`` in [0, 2**31 - 1] (the run time grows
     linearly with the counts). Solve options: ``maxiters`` caps the reverse steps; ``tol`` is accepted
     (checked by ``solve``) and not used; ``seed=None`` is 0.
@@ -159,8 +178,10 @@ class GGDOpt(Algorithm):
         check_choice("guidance", self.guidance, GUIDANCE_ORDERS)
         if self.posterior_variance is not None:
             set_("posterior_variance", check_nonnegative("posterior_variance", self.posterior_variance))
+        # fewer training points than MIN_FEASIBLE_POINTS could never train: every solve ended Infeasible,
+        # even with every point feasible
+        set_("n_train_points", check_count("n_train_points", self.n_train_points, MIN_FEASIBLE_POINTS))
         for name in (
-            "n_train_points",
             "bootstrap_size",
             "train_steps",
             "hidden",
@@ -223,11 +244,17 @@ def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOpt
     feasible = points[violation <= problem.rho]
     result = GGDOptResult(train_points=points, train_violation=violation, losses=[])
     if feasible.shape[0] < MIN_FEASIBLE_POINTS:
-        best = points[np.argmin(violation)].astype(dtype)
+        # too few feasible points to train on: the best feasible one (Failure: found, but the method did not
+        # run), or with none the point of least violation (Infeasible)
+        if feasible.shape[0]:
+            best = feasible[np.argmin(problem.objective(feasible))].astype(dtype)
+        else:
+            best = points[np.argmin(violation)].astype(dtype)
+        answer_feasibility(problem, best, stats, seed)   # the answer's violation was left NaN
         return Solution(
             x=best,
             value=float(problem.objective(best[None])[0]),
-            retcode=RetCode.Infeasible,
+            retcode=RetCode.Failure if feasible.shape[0] else RetCode.Infeasible,
             stats=stats,
             original=result,
         )

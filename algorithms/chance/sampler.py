@@ -38,6 +38,7 @@ from algorithms._validation import (
     check_positive,
     check_seed,
     check_takes,
+    refuse_sparse,
 )
 from algorithms.chance.diffusion import ScoreModel, _check_dtype, check_score_model
 from algorithms.chance.guidance import GUIDANCE_ORDERS, _beta, guidance_term
@@ -64,6 +65,18 @@ class ReverseRun:
             raise TypeError(f"x must be a torch.Tensor (the samples), got {type(self.x).__name__}")
         self.steps = check_int_at_least("steps", self.steps, 0)
         check_choice("status", self.status, self.STATUSES)
+        # the samples as the sampler makes them: a dense real (n_samples, n) tensor with data, finite unless
+        # the run diverged (a complex, bool, meta or 3-D x, or a NaN x of a "completed" run, was kept)
+        refuse_sparse("x", self.x)
+        if self.x.device.type == "meta":
+            raise ValueError("x is on the meta device (no data); move it to a real device")
+        if not self.x.is_floating_point():
+            raise TypeError(f"x must be a real floating tensor (the samples), got dtype {self.x.dtype}")
+        if self.x.ndim != 2:
+            raise ValueError(f"x must have shape (n_samples, n), got {tuple(self.x.shape)}")
+        if self.status != "diverged" and not bool(torch.isfinite(self.x.detach()).all()):
+            raise ValueError(f"x has NaN or inf entries with status {self.status!r}: only a 'diverged' run "
+                             f"ends on non-finite samples")
 
 
 def guided_reverse_sample(

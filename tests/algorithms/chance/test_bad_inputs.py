@@ -743,3 +743,44 @@ def test_round9_phase2_documented_time_slack():
         VPSchedule().alpha_bar(1 + 1e-9)
     with pytest.raises(ValueError, match="t must lie in"):
         VPSchedule().alpha_bar(10**400)
+
+
+ROUND10 = [
+    # hand-built records: a violation rate outside [0, 1], negative seconds, an int past float's range
+    BadInput(ggdopt.ChanceStats, lambda: ggdopt.ChanceStats(empirical_violation=-1), ValueError,
+             ("empirical_violation", "[0, 1]"), "rate-negative"),
+    BadInput(ggdopt.ChanceStats, lambda: ggdopt.ChanceStats(out_of_sample_feasibility=2.0), ValueError,
+             ("out_of_sample_feasibility", "[0, 1]"), "rate-above-one"),
+    BadInput(ggdopt.ChanceStats, lambda: ggdopt.ChanceStats(train_seconds=-1.0), ValueError,
+             ("train_seconds", ">= 0"), "seconds-negative"),
+    BadInput(ggdopt.ChanceStats, lambda: ggdopt.ChanceStats(wall_time=10**400), ValueError,
+             ("wall_time",), "int-past-float"),
+    BadInput(sampler.ReverseRun, lambda: sampler.ReverseRun(torch.zeros(2, 1, dtype=torch.complex64), 1,
+                                                            "completed"),
+             TypeError, ("x", "real floating"), "x-complex"),
+    BadInput(sampler.ReverseRun, lambda: sampler.ReverseRun(torch.full((2, 1), float("nan")), 1, "completed"),
+             ValueError, ("x", "diverged"), "x-nan-completed"),
+    BadInput(sampler.ReverseRun, lambda: sampler.ReverseRun(torch.zeros(2, 1, 1), 1, "completed"),
+             ValueError, ("x", "(n_samples, n)"), "x-3d"),
+    # a numpy value where a dtype is expected: np.dtype() read its type from it
+    BadInput(linear_gaussian_problem, lambda: linear_gaussian_problem(n=2, n_samples=50,
+                                                                      dtype=np.float32("nan")),
+             TypeError, ("dtype",), "dtype-numpy-value"),
+    # fewer training points than the score model is ever trained on: every solve ended Infeasible
+    BadInput(GGDOpt, lambda: GGDOpt(n_train_points=5), ValueError, ("n_train_points", "10"),
+             "n-train-below-min"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND10, ids=lambda c: c.id)
+def test_round10_bad_input(case):
+    check_bad_input(case)
+
+
+def test_round10_train_score_stops_before_a_non_finite_step():
+    # data so large that the loss overflows: training ends on the non-finite loss, before its step, and
+    # the model keeps its (finite) parameters
+    model = ScoreMLP(2, hidden=4)
+    losses = train_score(model, torch.full((8, 2), 1e308, dtype=torch.float64), steps=3, batch_size=4)
+    assert len(losses) == 1 and not np.isfinite(losses[0])
+    assert all(bool(torch.isfinite(p).all()) for p in model.parameters())
