@@ -97,6 +97,7 @@ def as_array(name: str, value: Any) -> np.ndarray:
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
         refuse_sparse(name, value)  # torch's "can't convert Sparse layout tensor to numpy" named nothing
         value = value.detach().cpu().numpy()
+    _refuse_masked(name, value)   # np.asarray drops the mask: its masked entries were read as data
     try:
         return np.asarray(value)
     except Exception as exc:  # a ragged list, an __array__ that raises

@@ -84,6 +84,7 @@ from algorithms._validation import (
     check_nonnegative,
     check_seed,
     physical_memory,
+    to_float,
 )
 from algorithms.bayesopt.acquisition import (
     expected_improvement,
@@ -113,7 +114,7 @@ def _check_run_fits(algorithm: CEI, dim: int, m: int, n_design: int, n_more: int
     evaluations), and the acquisition's candidate set costs 8·n_candidates·(4d + 3N + 2(1 + m)) bytes.
     ``names`` are (name, value) of the design size, the further evaluations and the constraint count."""
     (design_name, design_value), (more_name, more_value), (m_name, m_value) = names
-    n = n_design + n_more
+    n = to_float(n_design + n_more)   # maxiters = 10**400: an int product raised a bare OverflowError
     gp_bytes = (1 + m) * (8.0 * 2 * n * n + _GP_OVERHEAD_BYTES)   # the factor's capacity doubles
     if gp_bytes > physical_memory():
         if (1 + m) * _GP_OVERHEAD_BYTES > 16.0 * n * n or m > n:
@@ -130,7 +131,8 @@ class BOHistory:
     """Every evaluation of a run, in box coordinates: ``X`` (n, d), ``f`` (n,), ``c`` (n, m).
 
     ``n_initial`` (int >= 0) is how many of the first rows are the initial design (the rest were
-    proposed by the acquisition). Non-finite values are kept (a ``Diverged`` run ends with one).
+    proposed by the acquisition). Non-finite values f and c are kept (a ``Diverged`` run ends with one); the
+    points X must be finite.
     """
 
     X: np.ndarray
@@ -153,6 +155,9 @@ class BOHistory:
                 f"BOHistory needs X (n, d), f (n,) and c (n, m) with one n, got {self.X.shape}, "
                 f"{self.f.shape} and {self.c.shape}"
             )
+        if not np.all(np.isfinite(self.X)):   # the points: always finite (only f and c may diverge)
+            raise ValueError("X must hold finite points (only the values f and c may be non-finite), got "
+                             "NaN or inf entries")
         # the design's size (a run that diverged inside it, or an ask/tell run, has fewer evaluations)
         self.n_initial = check_int_at_least("n_initial", self.n_initial, 0)
 

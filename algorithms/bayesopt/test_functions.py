@@ -20,6 +20,7 @@ Bayesian optimization with unknown constraints. UAI 2014. H. Wang et al. arXiv:2
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -86,6 +87,17 @@ class RKHSFunction:
                              f"columns")
         object.__setattr__(self, "centers", centers)
         object.__setattr__(self, "weights", weights)
+        # weights or centres so large that g or its norm overflow (weights 1e308: the norm was inf, with
+        # numpy's RuntimeWarning only); the kernel itself names a lengthscale too small for the centres
+        with np.errstate(over="ignore", invalid="ignore"):
+            # |k| <= outputscale, so wᵀKw <= outputscale·(Σ|w|)²: the n × n matrix only if the bound overflows
+            total = float(np.abs(weights).sum())
+            bound = float(self.kernel.outputscale) * total * total
+            squared = bound if math.isfinite(bound) else float(weights @ self.kernel(centers, centers)
+                                                                @ weights)
+        if not math.isfinite(squared):
+            raise ValueError(f"weights (largest |weight| {np.abs(weights).max():.3g}) are too large: the "
+                             f"RKHS norm sqrt(wᵀKw) overflows float64; rescale the weights")
 
     @property
     def norm(self) -> float:
@@ -173,7 +185,12 @@ def gp_sample_path(
     rng = np.random.default_rng(check_seed(seed))
     points = rng.uniform(size=(n_points, dim))
     K = kernel(points, points) + jitter * np.eye(n_points)
-    factor = cho_factor(K, lower=True)
+    try:
+        factor = cho_factor(K, lower=True)
+    except np.linalg.LinAlgError:   # scipy's "leading minor ... not positive definite" named nothing
+        raise ValueError(f"jitter = {jitter!r} is too small: K + jitter·I of the {n_points} points is not "
+                         f"numerically positive definite for this kernel; use a larger jitter (1e-8 is "
+                         f"the default) or fewer n_points") from None
     values = np.tril(factor[0]) @ rng.standard_normal(n_points)
     return RKHSFunction(kernel, points, cho_solve(factor, values))
 

@@ -41,6 +41,7 @@ import numpy as np
 
 from algorithms._validation import (
     C_INT_MAX,
+    _refuse_masked,
     allocates,
     as_float_array,
     as_real_array,
@@ -194,6 +195,7 @@ class Evaluator:
             if str(X.layout) != "torch.strided":   # torch's "can't convert Sparse layout tensor to numpy"
                 raise TypeError(f"X must be a dense tensor, got layout {X.layout}; use .to_dense()")
             X = X.detach().cpu().numpy()
+        _refuse_masked("X", X)   # np.asarray drops the mask: masked rows were evaluated as data
         try:   # its dtype kept: the rows go to f as they are (a float32 problem stays float32)
             X = np.asarray(X)
         except Exception as exc:   # an object whose __array__ raises, a ragged list: its own error named no X

@@ -746,3 +746,24 @@ def test_round9_documented_edges_stay_valid():
     a = CEI(n_candidates=20, n_restarts=1).ask_tell(BOX, 1, initial=2, seed=None)
     b = CEI(n_candidates=20, n_restarts=1).ask_tell(BOX, 1, initial=2, seed=0)
     np.testing.assert_array_equal(a.suggest(), b.suggest())
+
+
+ROUND10 = [
+    # scipy's LinAlgError from a Cholesky the user's jitter made singular
+    BadInput(gp_sample_path, lambda: gp_sample_path(SE, 1, n_points=20, jitter=1e-300), ValueError,
+             ("jitter", "too small"), "jitter-singular"),
+    # weights whose RKHS norm overflows (the norm was inf, with numpy's RuntimeWarning only)
+    BadInput(RKHSFunction, lambda: RKHSFunction(SE, np.array([[0.0], [1.0]]), np.array([1e200, 1e200])),
+             ValueError, ("weights", "overflows"), "norm-overflows"),
+    # a hand-built history with points that are no points
+    BadInput(BOHistory, lambda: BOHistory(np.full((2, 2), np.nan), np.zeros(2), np.zeros((2, 1)), 2),
+             ValueError, ("X", "finite"), "x-nan"),
+    # an int past float's range as maxiters: a bare OverflowError in the memory estimate
+    BadInput(bayesopt.cei._run, lambda: solve(_problem(initial=2), CEI(), maxiters=10**400), ValueError,
+             ("maxiters", "too large"), "maxiters-past-float"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND10, ids=lambda c: c.id)
+def test_round10_bad_input(case):
+    check_bad_input(case)

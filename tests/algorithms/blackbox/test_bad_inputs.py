@@ -786,3 +786,20 @@ def test_round9_phase2_episode_stores_floats():
     assert episode.start_best == math.inf and type(episode.best_after[0]) is float
     rewards = log_regret_rewards(episode, 0.0)   # math.isfinite(10**400) raised OverflowError here
     assert rewards.shape == (1,) and np.all(np.isfinite(rewards))
+
+
+def _sphere(x):
+    return float(x @ x)
+
+
+ROUND10 = [
+    # a masked array with masked entries: np.asarray dropped the mask and the masked rows were evaluated
+    BadInput(Evaluator, lambda: Evaluator(BlackBoxProblem(_sphere, ([0.0], [1.0]), 5))(
+        np.ma.masked_array(np.zeros((3, 1)), mask=[[True], [False], [False]])), ValueError,
+             ("X", "masked"), "x-masked"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND10, ids=lambda c: c.id)
+def test_round10_bad_input(case):
+    check_bad_input(case)
