@@ -23,7 +23,7 @@ __all__ = ["DQP", "QP", "KKTFactor", "QPLayer", "QPSolution", "absolute_residual
 
 
 def __getattr__(name):
-    if name in ("QPLayer", "qp_layer", "QPFunction"):
+    if name in ("QPLayer", "qp_layer", "QPFunction", "QPLayerError"):
         from algorithms.qp import layer
 
         return getattr(layer, name)

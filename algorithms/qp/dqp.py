@@ -73,6 +73,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from algorithms._validation import (
+    _refuse_masked,
     as_float_array,
     as_real_array,
     check_bool,
@@ -513,6 +514,14 @@ class KKTFactor:
     def __init__(self, P, C=None, *, cholesky: np.ndarray | None = None) -> None:
         if P is None:
             raise TypeError("P is required: a 2-D numpy array or scipy.sparse matrix, got None")
+        # np.matrix and masked arrays as plain arrays (their max(initial=...) raised numpy's TypeError); a
+        # masked array with masked entries is refused (the mask would be dropped)
+        for name in ("P", "C"):
+            M = P if name == "P" else C
+            if isinstance(M, np.ndarray) and type(M) is not np.ndarray:
+                _refuse_masked(name, M)
+                M = np.asarray(M)
+                P, C = (M, C) if name == "P" else (P, M)
         for name, M in (("P", P), ("C", C)):
             if M is None:
                 continue

@@ -34,7 +34,21 @@ from algorithms.qp._threads import single_blas_thread
 from algorithms.qp.dqp import DQP, forward
 from algorithms.qp.problem import QP
 
-__all__ = ["QPFunction", "QPLayer", "qp_layer"]
+__all__ = ["QPFunction", "QPLayer", "QPLayerError", "qp_layer"]
+
+
+class QPLayerError(RuntimeError, ValueError):
+    """A QP of the layer has no solution to differentiate (infeasible, unbounded, or the backend's answer
+    fails the KKT check at the requested ``tol``). A ``RuntimeError`` (as documented since the layer
+    existed) and a ``ValueError`` (the inputs admit no answer); the message names the QP or batch item,
+    its retcode and the arguments to look at."""
+
+
+#: what each retcode of a failed item says about the layer's arguments
+_CULPRITS = {
+    RetCode.Infeasible: "the constraints G, h, A, b, lb, ub admit no feasible point",
+    RetCode.Unbounded: "P, q: the objective is unbounded below on the feasible set",
+}
 
 _NAMES = ("P", "q", "G", "h", "A", "b", "lb", "ub")
 #: batches of QPs with at most this many variables run with one BLAS thread, set once per batch (a
@@ -108,8 +122,12 @@ class QPFunction(torch.autograd.Function):
                 raise type(exc)(f"{exc} ({where})" if batch is not None else str(exc)) from None
             sol = forward(qp, algorithm, options)
             if sol.retcode is not RetCode.Success:
-                raise RuntimeError(
-                    f"dQP layer: {where} ended with retcode {sol.retcode.value} ({'; '.join(sol.warnings)})"
+                culprit = _CULPRITS.get(sol.retcode, f"no answer within the tolerance tol = {options.tol!r} "
+                                                     f"(None: the backend's default) and the algorithm's "
+                                                     f"kkt_tol; check P, q, G, h, A, b, lb, ub and tol")
+                raise QPLayerError(
+                    f"dQP layer: {where} ended with retcode {sol.retcode.value}: {culprit} "
+                    f"({'; '.join(sol.warnings)})"
                 )
             if sol.degenerate:
                 degenerate.append(k)
@@ -177,8 +195,10 @@ def qp_layer(P, q, G=None, h=None, A=None, b=None, *, lb=None, ub=None, algorith
     ``lb``/``ub`` (tensors, ±inf for a free side) are variable bounds, differentiated like the rest
     (zero gradient at an infinite bound).
 
-    Raises ``RuntimeError`` when a QP has no solution to differentiate (infeasible, unbounded, or the
-    backend's answer fails the KKT check), naming the QP or, in a batch, the failing item and its retcode
+    Raises :class:`QPLayerError` (a ``RuntimeError`` and a ``ValueError``) when a QP has no solution to
+    differentiate (infeasible, unbounded, or the backend's answer fails the KKT check, e.g. at a ``tol``
+    below what float64 reaches), naming the QP or, in a batch, the failing item, its retcode and the arguments
+    to check
     (a layer cannot return a partial batch; ``solve(QP(...), DQP())`` returns the retcode instead);
     ``ValueError``/``TypeError`` for invalid inputs, naming them; an empty batch gives an empty result.
     First derivatives only: the backward is marked ``once_differentiable`` (a second backward through the
@@ -243,7 +263,7 @@ class QPLayer(torch.nn.Module):
     ``algorithm`` is the :class:`DQP` that solves each QP (None: ``DQP()``); ``tol`` (finite float > 0
     or None) and ``symmetrize`` (bool) as in :func:`qp_layer` (``symmetrize=True``: solve with ``½(P + Pᵀ)``,
     so a non-symmetric ``P`` is accepted and ``gradcheck`` on ``P`` passes). A QP without a solution
-    raises ``RuntimeError`` naming the batch item and its retcode, as :func:`qp_layer` documents.
+    raises :class:`QPLayerError` naming the batch item and its retcode, as :func:`qp_layer` documents.
 
     >>> import torch
     >>> layer = QPLayer(DQP(backend="clarabel"))

@@ -15,3 +15,33 @@ def test_dual_residual_floor_is_the_documented_one():
     # above: relative to the largest multiplier
     assert kkt_residuals(qp, x, None, np.array([1e9, -1.0]))["dual"] == pytest.approx(1e-9)
     assert "floor 1" in kkt_residuals.__doc__
+
+
+def test_layer_failure_is_a_value_error_naming_the_arguments():
+    """An unsolvable QP in the layer raised a bare RuntimeError naming no argument (tol = 1e-300, an
+    infeasible pair of rows): QPLayerError is a RuntimeError (as documented) and a ValueError."""
+    import torch
+
+    from algorithms.qp import DQP, QPLayer, qp_layer
+    from algorithms.qp.layer import QPLayerError
+
+    P, q = torch.eye(2, dtype=torch.float64), -torch.ones(2, dtype=torch.float64)
+    G = torch.tensor([[1.0, 0.0], [-1.0, 0.0]], dtype=torch.float64)
+    h = torch.tensor([-1.0, -1.0], dtype=torch.float64)  # x1 <= -1 and x1 >= 1
+    with pytest.raises(ValueError, match=r"Infeasible: the constraints G, h"):
+        qp_layer(P, q, G, h, algorithm=DQP(backend="clarabel"))
+    with pytest.raises(QPLayerError, match=r"\btol\b"):
+        QPLayer(DQP(backend="clarabel"), tol=1e-300)(P, q, G[:1], h[:1] * -1)
+    assert issubclass(QPLayerError, RuntimeError)
+
+
+def test_kkt_factor_takes_matrix_and_refuses_masked_entries():
+    """np.matrix / masked P reached numpy's 'max() got an unexpected keyword argument initial'."""
+    from algorithms.qp import KKTFactor
+
+    K, C = np.array([[2.0, 1.0], [1.0, 3.0]]), np.array([[1.0, 1.0]])
+    expected = KKTFactor(K, C).solve(np.ones(3))
+    assert np.allclose(KKTFactor(np.asmatrix(K), np.asmatrix(C)).solve(np.ones(3)), expected)
+    assert np.allclose(KKTFactor(np.ma.masked_array(K), C).solve(np.ones(3)), expected)
+    with pytest.raises(ValueError, match=r"\bP has 1 masked"):
+        KKTFactor(np.ma.masked_array(K, mask=[[True, False], [False, False]]), C)
