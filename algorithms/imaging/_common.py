@@ -65,5 +65,20 @@ def objective(problem: InverseProblem, prior: Any, npn: NPN | None, prediction: 
     return value
 
 
+def final_value(problem: InverseProblem, prior: Any, npn: NPN | None, prediction: torch.Tensor | None,
+                x: torch.Tensor, diverged: bool) -> float:
+    """The solve's reported objective at ``x``: NaN for a non-finite ``x``, and inf for a ``Diverged`` run
+    whose finite ``x`` is too large to evaluate (lr = 1e308 left entries ~1e308 and the TV's check raised
+    'x has entries too large', naming the solver's internal iterate)."""
+    if not bool(torch.isfinite(x).all()):
+        return float("nan")
+    try:
+        return objective(problem, prior, npn, prediction, x)
+    except ValueError:
+        if diverged:
+            return float("inf")
+        raise
+
+
 def blow_up_threshold(problem: InverseProblem) -> float:
     return DIVERGENCE * max(1.0, float(torch.linalg.vector_norm(problem.operator.adjoint(problem.y))))

@@ -45,7 +45,7 @@ from algorithms.imaging._common import (
     check_npn,
     check_prior,
     check_problem,
-    objective,
+    final_value,
     prepare,
 )
 from algorithms.imaging.problems import NPN, InverseProblem
@@ -158,7 +158,6 @@ def _solve(problem: InverseProblem, algorithm: PnPADMM, options: SolveOptions) -
                 break
     finally:
         monitor.close()
-    finite = bool(torch.isfinite(z).all())
-    value = objective(problem, algorithm.prior, algorithm.npn, prediction, z) if finite else float("nan")
+    value = final_value(problem, algorithm.prior, algorithm.npn, prediction, z, retcode is RetCode.Diverged)
     return Solution(x=z.numpy(), value=value, retcode=retcode, trace=monitor.trace,
                     stats=Stats(iterations=iterations, linear_solves=iterations))

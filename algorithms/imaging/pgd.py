@@ -43,7 +43,7 @@ from algorithms.imaging._common import (
     check_npn,
     check_prior,
     check_problem,
-    objective,
+    final_value,
     prepare,
 )
 from algorithms.imaging.problems import NPN, InverseProblem
@@ -124,7 +124,6 @@ def _solve(problem: InverseProblem, algorithm: PnPPGD, options: SolveOptions) ->
                 break
     finally:
         monitor.close()
-    finite = bool(torch.isfinite(x).all())
-    value = objective(problem, algorithm.prior, algorithm.npn, prediction, x) if finite else float("nan")
+    value = final_value(problem, algorithm.prior, algorithm.npn, prediction, x, retcode is RetCode.Diverged)
     return Solution(x=x.numpy(), value=value, retcode=retcode, trace=monitor.trace,
                     stats=Stats(iterations=iterations, grad_calls=iterations))

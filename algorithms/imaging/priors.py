@@ -67,6 +67,16 @@ def _check_lr(lr: float) -> float:
     return check_nonnegative("lr", lr)
 
 
+def _tv(x: torch.Tensor) -> torch.Tensor:
+    dr, dc = _gradient(x)
+    squared = dr**2 + dc**2
+    # the same value; the gradient takes the subgradient 0 where a pixel's gradient is 0 (√ at 0 gave NaN
+    # for a constant image): the inner where keeps √'s derivative finite on the masked-out entries
+    nonzero = squared > 0
+    norm = torch.where(nonzero, torch.sqrt(torch.where(nonzero, squared, torch.ones_like(squared))), 0.0)
+    return norm.sum(dim=(-2, -1))
+
+
 def total_variation(x: torch.Tensor) -> torch.Tensor:
     """Isotropic TV Σ √(Δ_r x² + Δ_c x²) of each image of the batch.
 
@@ -78,14 +88,13 @@ def total_variation(x: torch.Tensor) -> torch.Tensor:
     3.0
     """
     _check_image_batch(x)
-    dr, dc = _gradient(x)
-    squared = dr**2 + dc**2
-    # the same value; the gradient takes the subgradient 0 where a pixel's gradient is 0 (√ at 0 gave NaN
-    # for a constant image): the inner where keeps √'s derivative finite on the masked-out entries
-    nonzero = squared > 0
-    norm = torch.where(nonzero, torch.sqrt(torch.where(nonzero, squared, torch.ones_like(squared))), 0.0)
-    value = norm.sum(dim=(-2, -1))
-    if not bool(torch.isfinite(value).all()):  # finite pixels ~1e200: their squared differences overflowed
+    value = _tv(x)
+    if not bool(torch.isfinite(value).all()):
+        # finite pixels ~1e200: their squared differences overflowed. TV is positively homogeneous, so
+        # TV(x) = s·TV(x/s) with s = max|x| (an image from data y ~1e300 had a finite TV that overflowed here)
+        scale = x.detach().abs().max()
+        value = scale * _tv(x / scale)
+    if not bool(torch.isfinite(value).all()):  # the TV itself exceeds the dtype's range
         raise ValueError(f"x has entries too large for {x.dtype}: its total variation overflows to inf "
                          f"(max |x| = {float(x.detach().abs().max()):.3g}; rescale x)")
     return value

@@ -17,3 +17,25 @@ def test_train_steps_capped_and_checkpoint_seed_checked():
     # the shipped denoiser checkpoint was trained with seed 0
     with pytest.raises(ValueError, match=r"\bseed must be the seed the checkpoint"):
         train("denoiser", steps=1, seed=1, progress=False)
+
+
+def test_huge_iterates_and_data_have_a_value():
+    """lr = 1e308 (a Diverged run with finite entries ~1e308) and data y ~1e300 (a valid run) raised the
+    TV's 'x has entries too large', naming the solver's internal iterate x: the TV is taken as s·TV(x/s)
+    and a Diverged run that cannot be evaluated reports value inf."""
+    import math
+
+    import torch
+
+    from algorithms import RetCode, solve
+    from algorithms.imaging import InverseProblem, PnPPGD, TVPrior, gaussian_cs, total_variation
+
+    H = gaussian_cs((8, 8), 0.5, seed=0)
+    x = torch.zeros(8, 8, dtype=torch.float64)
+    x[2:6, 3:7] = 1.0
+    assert float(total_variation(x * 1e300)) == pytest.approx(float(total_variation(x)) * 1e300)
+    tv = TVPrior(weight=1e-3)
+    sol = solve(InverseProblem(H, H(x)), PnPPGD(prior=tv, lr=1e308), maxiters=3)
+    assert sol.retcode is RetCode.Diverged and sol.value == math.inf
+    sol = solve(InverseProblem(H, H(x) * 1e300), PnPPGD(prior=tv), maxiters=3)
+    assert sol.retcode is RetCode.MaxIters and sol.value >= 0.0  # ½‖Hx − y‖² ~ 1e600 is inf in float64
