@@ -415,8 +415,11 @@ def network_lp(W, v, p: float) -> float:
     p = check_nonnegative("p", p)
     if p >= 1:
         raise ValueError(f"p must satisfy 0 <= p < 1, got {p!r}")
-    u = np.abs(v[:, None] * W)
-    return float(np.count_nonzero(u)) if p == 0 else float(np.sum(u ** p))  # 0 ** p = 0 for p > 0
+    # |v W|^p as |v|^p |W|^p and the ℓ0 count from the factors: the product v·W overflowed to inf
+    # (v = 1e308) or underflowed to 0 (v = W = 1e-200, a nonzero parameter not counted)
+    if p == 0:
+        return float(np.count_nonzero((v[:, None] != 0) & (W != 0)))
+    return float(np.sum(np.abs(v[:, None]) ** p * np.abs(W) ** p))  # 0 ** p = 0 for p > 0
 
 
 def network_l0(W, v=None) -> int:
@@ -429,7 +432,7 @@ def network_l0(W, v=None) -> int:
     v = np.ones(W.shape[0]) if v is None else as_float_array("v", v, ndim=1, dtype=np.float64)
     if v.size != W.shape[0]:
         raise ValueError(f"v must have one entry per row of W, got {v.size} and {W.shape[0]} rows")
-    return int(np.count_nonzero(v[:, None] * W))
+    return int(np.count_nonzero((v[:, None] != 0) & (W != 0)))   # not v·W: 1e-200·1e-200 underflows to 0
 
 
 def _piece_cost(U: np.ndarray, p: float) -> float:

@@ -73,6 +73,7 @@ from algorithms._validation import (
     allocates,
     as_float_array,
     check_bool,
+    check_finite_real,
     check_float_dtype,
     check_nonnegative,
     check_positive_int,
@@ -95,6 +96,17 @@ __all__ = [
     "self_duality_residual",
     "within_class_ratio",
 ]
+
+
+#: the largest ``dim`` of :func:`orthogonally_separable_data`: it draws a random dim × dim orthonormal basis
+#: (a QR factorization, ~10 s at 2048 and ~75 s at 4000 on one core)
+MAX_DATA_DIM = 2048
+#: the most classes :func:`interleaved_sector_data` cuts the quarter plane into (one loop pass per
+#: sector: 10**6 classes ran for minutes)
+MAX_SECTOR_CLASSES = 10**4
+#: the largest ``noise`` of :func:`interleaved_sector_data` (relative to the unit vector in the plane;
+#: 1e308 overflowed the points' norms into NaN rows)
+MAX_SECTOR_NOISE = 1e100
 
 
 def as_class_labels(name: str, y, n_classes: int | None = None) -> tuple[np.ndarray, int]:
@@ -132,7 +144,8 @@ def as_class_labels(name: str, y, n_classes: int | None = None) -> tuple[np.ndar
                          f"a sample), got {k}")
     missing = sorted(set(range(k)) - set(labels.tolist()))
     if missing:
-        raise ValueError(f"{name} must contain every class 0..{k - 1}; class "
+        given = "" if n_classes is None else f" (n_classes={k})"
+        raise ValueError(f"{name} must contain every class 0..{k - 1}{given}; class "
                          f"{', '.join(map(str, missing))} has no sample")
     if k < 2:
         raise ValueError(f"{name} must contain at least two classes, got {k}")
@@ -141,10 +154,19 @@ def as_class_labels(name: str, y, n_classes: int | None = None) -> tuple[np.ndar
 
 @dataclass(frozen=True)
 class Separability:
-    """Margins of orthogonal separability: ``separable`` iff ``min_same > 0 >= max_cross``."""
+    """Margins of orthogonal separability: ``separable`` iff ``min_same > 0 >= max_cross``.
+
+    ``min_same`` (the smallest same-class inner product) and ``max_cross`` (the largest cross-class
+    one) are finite real numbers, stored as floats; a record built by hand with a str, a bool, NaN
+    or inf is refused naming the field (``Separability("0.5", -1.0).separable`` compared a str).
+    """
 
     min_same: float
     max_cross: float
+
+    def __post_init__(self) -> None:
+        for name in ("min_same", "max_cross"):
+            object.__setattr__(self, name, check_finite_real(name, getattr(self, name)))
 
     @property
     def separable(self) -> bool:
@@ -168,6 +190,10 @@ def orthogonal_separability(X, y) -> Separability:
     labels, _ = as_class_labels("y", y)
     if labels.shape[0] != X.shape[0]:
         raise ValueError(f"y must have length {X.shape[0]} (rows of X), got {labels.shape[0]}")
+    top = float(np.max(np.abs(X), initial=0.0))
+    if top > 1e150:     # X @ X.T overflowed to ±inf (or NaN from inf − inf): margins no float holds
+        raise ValueError(f"X has entries up to {top:.3g}: its inner products overflow float64 (entries must "
+                         f"be <= 1e150 in magnitude); rescale X (separability does not depend on the scale)")
     gram = X @ X.T
     same = labels[:, None] == labels[None, :]
     return Separability(float(gram[same].min()), float(gram[~same].max()))
@@ -183,7 +209,8 @@ def orthogonally_separable_data(n_per_class: int, dim: int, n_classes: int = 2, 
     ``spread`` in [0, 1) is the largest noise-to-centre ratio; ``center_correlation``
     (``rho``, default ``-1/(2(K-1))``) must lie in ``[-1/(K-1), 0]``; every point is
     rescaled to a norm drawn uniformly from ``norm_range``. Needs
-    ``dim >= n_classes + n_classes`` (one noise direction per class at least).
+    ``dim >= n_classes + n_classes`` (one noise direction per class at least) and
+    ``dim <= MAX_DATA_DIM`` (2048: the draw factors a dim × dim Gaussian matrix).
 
     >>> X, y = orthogonally_separable_data(4, 9, n_classes=3, seed=1)
     >>> s = orthogonal_separability(X, y)
@@ -195,6 +222,9 @@ def orthogonally_separable_data(n_per_class: int, dim: int, n_classes: int = 2, 
     k = check_positive_int("n_classes", n_classes)
     if k < 2:
         raise ValueError(f"n_classes must be >= 2, got {k}")
+    if dim > MAX_DATA_DIM:
+        raise ValueError(f"dim must be <= {MAX_DATA_DIM} (MAX_DATA_DIM: the data draw a dim × dim "
+                         f"orthonormal basis, minutes past it), got {dim}")
     block = (dim - k) // k
     if block < 1:
         raise ValueError(f"dim must be >= 2 * n_classes = {2 * k} (a noise direction per class), got {dim}")
@@ -246,7 +276,8 @@ def interleaved_sector_data(n_per_class: int, dim: int, n_classes: int = 2, *, n
     other coordinates get Gaussian ``noise`` (relative to the unit vector in the
     plane), and each point a norm drawn uniformly from ``norm_range``. All
     inner products are positive, so points of different classes are positively
-    correlated and class ``1`` lies inside the cone of class ``0``.
+    correlated and class ``1`` lies inside the cone of class ``0``. At most
+    :data:`MAX_SECTOR_CLASSES` classes and ``noise <= MAX_SECTOR_NOISE`` (1e100).
 
     >>> X, y = interleaved_sector_data(4, 6, seed=0)
     >>> orthogonal_separability(X, y).separable, np.bincount(y).tolist()
@@ -259,7 +290,13 @@ def interleaved_sector_data(n_per_class: int, dim: int, n_classes: int = 2, *, n
         raise ValueError(f"n_classes must be >= 2, got {k}")
     if dim < 2:
         raise ValueError(f"dim must be >= 2, got {dim}")
+    if k > MAX_SECTOR_CLASSES:
+        raise ValueError(f"n_classes must be <= {MAX_SECTOR_CLASSES} (MAX_SECTOR_CLASSES, one pass per "
+                         f"sector), got {k}")
     noise = check_nonnegative("noise", noise)
+    if noise > MAX_SECTOR_NOISE:
+        raise ValueError(f"noise must be <= {MAX_SECTOR_NOISE:g} (MAX_SECTOR_NOISE: larger noise overflows "
+                         f"the points' norms), got {noise!r}")
     if not isinstance(norm_range, tuple | list) or len(norm_range) != 2:
         raise TypeError(f"norm_range must be a pair (low, high), got {norm_range!r}")
     low, high = (float(v) for v in as_float_array("norm_range", list(norm_range), ndim=1))
@@ -295,9 +332,32 @@ def _features_and_labels(H, y) -> tuple[np.ndarray, np.ndarray, int]:
     return H, labels, k
 
 
+#: entries whose squares (and sums of them) float64 holds without overflow or underflow to 0
+_SAFE = (1e-150, 1e150)
+
+
+def _unit_scale(A: np.ndarray) -> np.ndarray:
+    """``A / max|A|`` when its largest entry is outside :data:`_SAFE` (else ``A`` itself, bit for bit): the
+    scale-free metrics below are computed on it, so finite entries up to 1e308 never overflow their
+    squares and sums into inf/NaN (a NaN nc1 and cosines of 0 were returned in silence)."""
+    top = float(np.max(np.abs(A), initial=0.0))
+    return A / top if top > 0 and not _SAFE[0] <= top <= _SAFE[1] else A
+
+
 def _normalize_rows(H: np.ndarray) -> np.ndarray:
+    # each row scaled to largest entry 1 first: the norm of a row holding 1e308 overflowed to inf
+    top = np.max(np.abs(H), axis=1, keepdims=True, initial=0.0)
+    H = np.divide(H, top, out=H.copy(), where=(top > 0) & ((top < _SAFE[0]) | (top > _SAFE[1])))
     norms = np.linalg.norm(H, axis=1, keepdims=True)
     return np.divide(H, norms, out=np.zeros_like(H), where=norms > 0)
+
+
+def _class_mean_rows(H: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
+    """Class means, summed at unit scale (two entries of 1e308 summed to inf before the division)."""
+    top = float(np.max(np.abs(H), initial=0.0))
+    if not top > _SAFE[1]:
+        return np.vstack([H[labels == c].mean(axis=0) for c in range(k)])
+    return np.vstack([(H[labels == c] / top).mean(axis=0) for c in range(k)]) * top
 
 
 def class_means(H, y, *, normalize: bool = False) -> np.ndarray:
@@ -306,11 +366,11 @@ def class_means(H, y, *, normalize: bool = False) -> np.ndarray:
     H, labels, k = _features_and_labels(H, y)
     if normalize:
         H = _normalize_rows(H)
-    return np.vstack([H[labels == c].mean(axis=0) for c in range(k)])
+    return _class_mean_rows(H, labels, k)
 
 
 def _scatter(H: np.ndarray, labels: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    means = np.vstack([H[labels == c].mean(axis=0) for c in range(k)])
+    means = _class_mean_rows(H, labels, k)
     centred = H - means[labels]
     sigma_w = centred.T @ centred / H.shape[0]
     between = means - H.mean(axis=0)
@@ -330,8 +390,7 @@ def nc1(H, y, *, normalize: bool = False) -> float:
     """
     normalize = check_bool("normalize", normalize)
     H, labels, k = _features_and_labels(H, y)
-    if normalize:
-        H = _normalize_rows(H)
+    H = _normalize_rows(H) if normalize else _unit_scale(H)     # the ratio is scale-free
     sigma_w, sigma_b = _scatter(H, labels, k)
     if not np.any(sigma_b):
         return 0.0 if not np.any(sigma_w) else float("inf")
@@ -348,8 +407,7 @@ def within_class_ratio(H, y, *, normalize: bool = False) -> float:
     """
     normalize = check_bool("normalize", normalize)
     H, labels, k = _features_and_labels(H, y)
-    if normalize:
-        H = _normalize_rows(H)
+    H = _normalize_rows(H) if normalize else _unit_scale(H)     # the ratio is scale-free
     sigma_w, sigma_b = _scatter(H, labels, k)
     tw, tb = float(np.trace(sigma_w)), float(np.trace(sigma_b))
     if tb == 0.0:
@@ -380,6 +438,7 @@ def etf_distance(means) -> float:
     k = M.shape[0]
     if k < 2 or M.shape[1] < 1:  # a simplex ETF needs two classes (K = 1: E = 0, K = 0: nothing)
         raise ValueError(f"means must have shape (K >= 2, width >= 1), got {M.shape}")
+    M = _unit_scale(M)      # the distance is scale-free
     centred = M - M.mean(axis=0)
     gram = centred @ centred.T
     norm = np.linalg.norm(gram)
@@ -404,6 +463,7 @@ def classifier_alignment(V, means) -> np.ndarray:
     if V.ndim not in (1, 2):    # a 0-d V reached V.shape[0] (IndexError)
         raise ValueError(f"V must be a (K, width) matrix or a (width,) vector, got shape {V.shape}")
     k, width = M.shape
+    M, V = _unit_scale(M), _unit_scale(V)    # cosines are scale-free
     if V.ndim == 1 or V.shape[0] == 1:
         v = V.reshape(-1)
         if k != 2 or v.shape[0] != width:
@@ -477,6 +537,7 @@ def self_duality_residual(V, means) -> float:
     if binary and k != 2:
         raise ValueError(f"a binary (one-row) V needs means of 2 classes, got means of shape {M.shape} and V "
                          f"of shape {V.shape}")
+    V = _unit_scale(V)      # the residual is relative: scale-free
     norm = np.linalg.norm(V)
     if norm == 0.0:
         return float("inf")
@@ -509,6 +570,7 @@ def nc_metrics(H, y, V=None) -> dict[str, float]:
         "etf_distance": etf_distance(means),
     }
     if V is not None:
+        V = as_float_array("V", V, dtype=np.float64)    # np.shape of a ragged V raised numpy's message
         width = np.shape(V)[-1] if np.ndim(V) else None
         if width != H.shape[1]:  # else the shape message would name the class means, computed here
             raise ValueError(f"V must have H's width {H.shape[1]} on its last axis (H has shape {H.shape}), "

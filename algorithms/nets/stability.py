@@ -105,6 +105,21 @@ SAMPLINGS = ("without_replacement", "with_replacement", "bernoulli")
 METHODS = ("auto", "dense", "power", "lanczos")
 #: largest d for which ``method="auto"`` forms the d²×d² matrix
 DENSE_MAX_DIM = 30
+
+#: the longest run :func:`simulate_linearized` and :func:`perturbed_mean_square` start, in seconds
+#: estimated from their per-step cost on one (shared) core: ~40 µs a step plus ~3 ns per entry of
+#: replicates·(n + d)·d² for the simulation, ~30 µs plus ~2 ns per n·d³ for the exact recursion.
+#: Past it the call is refused naming ``steps`` (and ``replicates``): ``steps = 2**31 − 1``, which the
+#: count check allows, ran for hours
+MAX_RUN_SECONDS = 30.0
+
+
+def _check_run_length(owner: str, steps: int, per_step: float, what: str) -> None:
+    estimate = steps * per_step
+    if estimate > MAX_RUN_SECONDS:
+        raise ValueError(f"{owner}: steps={steps}{what} would run for about {estimate:.3g} s, past the limit "
+                         f"of {MAX_RUN_SECONDS:g} s (MAX_RUN_SECONDS, ~{per_step * 1e6:.3g} µs a step here); "
+                         f"pass fewer steps")
 #: most batches :func:`enumerate_batches` lists (brute force is for small n)
 MAX_ENUMERATED_BATCHES = 1_000_000
 
@@ -539,7 +554,15 @@ def radius_curve(hessians: Any, batch_size: int, *, sampling: str = "without_rep
 
     def radius(lr: float) -> float:
         lr = check_nonnegative("lr", lr)
-        vals = np.linalg.eigvalsh(eye - lr * L + (lr * lr) * Q)     # numpy: less overhead on small d²
+        with np.errstate(over="ignore", invalid="ignore"):
+            T = eye - lr * L + (lr * lr) * Q
+        if not np.all(np.isfinite(T)):
+            # η² overflowed (η = 1e308: numpy's eigensolver then failed on inf entries): the spectrum of
+            # T/η² = I/η² − L/η + Q, scaled back (ρ ≈ η²·λ_max(Q), inf when past float's range)
+            vals = np.linalg.eigvalsh(eye / lr / lr - L / lr + Q)
+            with np.errstate(over="ignore"):
+                return float(max(abs(vals[0]), abs(vals[-1])) * lr * lr)
+        vals = np.linalg.eigvalsh(T)     # numpy: less overhead on small d²
         return float(max(abs(vals[0]), abs(vals[-1])))
 
     return radius
@@ -751,7 +774,8 @@ def perturbed_mean_square(hessians: Any, lr: float, batch_size: int, noise_std: 
 
     The second moment obeys X_{k+1} = T(X_k + s²I) from X_0 = I (T the SGD operator), so
     X_k = T^k(I) + s²Σ_{j=1}^{k} T^j(I); ``noise_std = 0`` is plain SGD, tr T^k(I). Entries
-    grow like ρ(T)^k: beyond float range they are inf.
+    grow like ρ(T)^k: beyond float range they are inf. A run estimated past
+    :data:`MAX_RUN_SECONDS` (~30 µs a step plus ~2 ns per n·d³) is refused naming ``steps``.
 
     >>> perturbed_mean_square(np.eye(1)[None], lr=0.5, batch_size=1, noise_std=1.0, steps=2).tolist()
     [1.0, 0.5, 0.375]
@@ -760,6 +784,8 @@ def perturbed_mean_square(hessians: Any, lr: float, batch_size: int, noise_std: 
     s = check_nonnegative("noise_std", noise_std)
     steps = check_count("steps", steps, 0)     # <= 2**31 - 1: 2**31 steps hung
     _check_scale("noise_std", s, H.shape[1])
+    _check_run_length("perturbed_mean_square", steps, 30e-6 + 2e-9 * H.shape[0] * H.shape[1] ** 3,
+                      f" (n = {H.shape[0]}, d = {H.shape[1]})")
     a, b = batch_moment_coefficients(H.shape[0], B, sampling)
     d = H.shape[1]
     X, noise = np.eye(d), (s * s) * np.eye(d)
@@ -799,7 +825,9 @@ def simulate_linearized(hessians: Any, lr: float, batch_size: int, steps: int, *
     ``track="product"`` follows the product P_k = J_k ⋯ J_1 and records ‖P_k‖²_F / d,
     which is E[‖w_k‖²] / E[‖w_0‖²] averaged exactly over w_0 ~ N(0, I) given the batches
     (less Monte Carlo variance; no noise allowed). ``auto``: product when ``noise_std == 0``
-    and d ≤ 30. Iterates are renormalized each step, so nothing overflows.
+    and d ≤ 30. Iterates are renormalized each step, so nothing overflows. A run estimated past
+    :data:`MAX_RUN_SECONDS` (~40 µs a step plus ~3 ns per replicates·(n + d)·d²) is refused naming
+    ``steps`` and ``replicates``.
 
     Returns ``log_sq_norms`` (replicates, steps + 1), the per-replicate log squared norms
     (log ‖P_k‖²_F / d for products), and ``log_mean_sq`` (steps + 1,), the log of their
@@ -821,6 +849,8 @@ def simulate_linearized(hessians: Any, lr: float, batch_size: int, steps: int, *
                       max(replicates, steps), 8.0 * replicates * (steps + 1 + H.shape[1] ** 2))
     check_choice("track", track, ("auto", "vector", "product"))
     n, d, _ = H.shape
+    _check_run_length("simulate_linearized", steps, 40e-6 + 3e-9 * replicates * (n + d) * d * d,
+                      f" with replicates={replicates} (n = {n}, d = {d})")
     if track == "auto":
         track = "product" if s == 0 and d <= DENSE_MAX_DIM else "vector"
     if track == "product" and s > 0:

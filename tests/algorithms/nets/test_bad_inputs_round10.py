@@ -31,3 +31,71 @@ def test_a_budget_keeps_a_large_enumeration_runnable_and_a_huge_d_is_refused():
         MultivariateInterpolationProblem(X=np.eye(2, 1001), y=[1.0, 2.0])
     with pytest.raises(TypeError, match="budget must be an int"):
         MI.basic_points(XOR, 1, budget=2.5)
+
+
+# ------------------------------------ class 2: finite entries up to 1e308 overflowed into NaN/0 in silence
+def test_scale_free_collapse_metrics_of_huge_features_are_the_unit_scale_ones():
+    from algorithms.nets import neural_collapse as NC
+
+    X = np.array([[1.0, 0.0], [1.0, 1e-8], [-1.0, 0.0], [0.0, -1.0]])
+    y = [0, 0, 1, 1]
+    small = NC.nc_metrics(X, y, V=[1.0, -1.0])
+    big = NC.nc_metrics(X * 1e308, y, V=[1e308, -1e308])
+    assert all(np.isfinite(v) for v in big.values())
+    assert big == pytest.approx(small, rel=1e-12, abs=1e-12)
+    assert NC.mean_cosines(X * 1e308)[0, 1] == pytest.approx(1.0)
+    means = NC.class_means(np.vstack([np.full((2, 2), 1e308), -np.ones((1, 2))]), [0, 0, 1])
+    assert means[0, 0] == 1e308       # two entries of 1e308 summed to inf before the division
+    with pytest.raises(ValueError, match="X has entries up to 1e\\+308: its inner products overflow"):
+        NC.orthogonal_separability(X * 1e308, y)
+
+
+def test_path_norms_factor_the_product_that_overflowed_or_underflowed():
+    assert MI.network_lp([[1.0, 4.0]], [1e308], 0.5) == pytest.approx(3e154)
+    assert MI.network_lp([[1e-200, 4.0]], [1e-200], 0) == 2.0
+    assert MI.network_l0([[1e-200, 0.0]], [1e-200]) == 1
+
+
+def test_radius_curve_at_an_overflowing_step_is_inf_not_a_linalg_error():
+    from algorithms.nets import stability as ST
+
+    f = ST.radius_curve(np.stack([np.diag([2.0, 0.0]), np.diag([0.0, 2.0]), np.eye(2)]), 1)
+    assert f(1e308) == np.inf and np.isfinite(f(1e150))
+
+
+# ----------------------------------------------------------- class 3: records built by hand are checked
+@pytest.mark.parametrize("field, bad, kind", [("min_same", "0.5", TypeError), ("max_cross", True, TypeError),
+                                              ("min_same", float("nan"), ValueError)])
+def test_a_hand_built_separability_names_its_field(field, bad, kind):
+    from algorithms.nets.neural_collapse import Separability
+
+    with pytest.raises(kind, match=field):
+        Separability(**{"min_same": 0.1, "max_cross": -0.1, field: bad})
+
+
+# --------------------------------------------- class 4: runs and draws with no natural use at their size
+@pytest.mark.parametrize("call, words", [
+    (lambda ST: ST.simulate_linearized(np.eye(2)[None], 0.5, 1, 10**6, replicates=4), "steps=1000000 with "
+                                                                                        "replicates=4"),
+    (lambda ST: ST.perturbed_mean_square(np.eye(2)[None], 0.5, 1, 1.0, 2**31 - 1), "steps=2147483647"),
+])
+def test_a_simulation_past_its_run_length_is_refused_naming_steps(call, words):
+    from algorithms.nets import stability as ST
+
+    with pytest.raises(ValueError, match=words):
+        call(ST)
+
+
+def test_data_generators_cap_sizes_with_no_natural_use_and_name_mismatched_arguments():
+    from algorithms.nets import neural_collapse as NC
+
+    with pytest.raises(ValueError, match="dim must be <= 2048"):
+        NC.orthogonally_separable_data(2, 4000)
+    with pytest.raises(ValueError, match="n_classes must be <= 10000"):
+        NC.interleaved_sector_data(4, 6, n_classes=10**6)
+    with pytest.raises(ValueError, match="noise must be <= 1e\\+100"):
+        NC.interleaved_sector_data(4, 6, noise=1e308)
+    with pytest.raises(ValueError, match="n_classes=3"):
+        NC.as_class_labels("y", [0, 1, 1], n_classes=3)
+    with pytest.raises(TypeError, match="V must be array-like"):
+        NC.nc_metrics(np.eye(4, 2), [0, 0, 1, 1], V=[[1.0], [1.0, 2.0]])
