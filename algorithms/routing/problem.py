@@ -156,9 +156,11 @@ class CVRPInstance(Problem):
         cap = self.capacity
         if isinstance(cap, bool) or not isinstance(cap, int | np.integer | float | np.floating):
             raise TypeError(f"capacity must be a positive int, got {type(cap).__name__} {cap!r}")
-        # np.isfinite cannot take a Python int past int64
+        # np.isfinite cannot take a Python int past int64 (either sign: -10**400 met its TypeError)
         if isinstance(cap, int | np.integer) and cap > INT64_MAX:
             raise ValueError(f"capacity must be <= 2**63 - 1 (the demands' int64), got {cap!r}")
+        if isinstance(cap, int | np.integer) and cap <= 0:
+            raise ValueError(f"capacity must be a positive int, got {cap!r}")
         if not np.isfinite(cap) or cap <= 0 or int(cap) != cap:
             raise ValueError(f"capacity must be a positive int, got {cap!r}")
         cap = int(cap)
@@ -172,6 +174,9 @@ class CVRPInstance(Problem):
                 f"demands must have length n+1 = {coords.shape[0]} (depot first) or n = "
                 f"{coords.shape[0] - 1}, got {dem.shape[0]}"
             )
+        if np.any(np.abs(dem) > 2**53):  # past 2**53 a float64 demand is rounded: a wrong load, in silence
+            i = int(np.argmax(np.abs(dem)))
+            raise ValueError(f"demands must be <= 2**53 (exact in float64), got demands[{i}] = {dem[i]:g}")
         if np.any(dem != np.round(dem)):
             raise ValueError(f"demands must be integers, got {dem[dem != np.round(dem)][:3].tolist()}")
         if dem[0] != 0:

@@ -680,3 +680,14 @@ def test_heldout9_lib_names_are_strings():
             write_tsplib(TSP, name=bad)
         with pytest.raises(TypeError, match=r"^name must be a str"):
             write_cvrplib(CV, name=bad)
+
+
+def test_round10_capacity_below_int_range_and_demands_past_float():
+    # #43 round 10: capacity = -10**400 met np.isfinite's TypeError; a demand past 2**53 was rounded by
+    # float64 (a wrong load, silently)
+    with pytest.raises(ValueError, match=r"^capacity must be a positive int"):
+        CVRPInstance(CV.coords, CV.demands, -10**400)
+    demands = [0] + [1] * CV.n_customers
+    demands[1] = 2**60 + 1
+    with pytest.raises(ValueError, match=r"^demands must be <= 2\*\*53"):
+        CVRPInstance(CV.coords, demands, 2**62)
