@@ -308,11 +308,17 @@ class CurvatureProblem(Problem):
         step's decrease ‖∇f(x0)‖²/‖H‖; G the larger of ‖∇f(x0)‖ and √(2‖H‖S). The absolute tests of
         before (f − f* <= tol, ‖∇f‖ <= tol) stopped every method at x0 with Success on data ×1e-7."""
         h = self._curvature_scale(self.x0)
+        # G's curvature: ‖C(x0)‖ where positive, else L, else a finite L_C. L and L_C are upper bounds (any
+        # larger one is valid too): squared_huber(delta=2**64)'s L = 3δ²‖A‖² or L_C = 1e308 made G ~ 1e154,
+        # so every solve stopped at x0 at once and then blamed f_star. S keeps the largest (a smaller S is
+        # the stricter gap test).
+        c0 = self._curvature_norm(self.x0)
+        h_grad = c0 if c0 > 0 else self.L if self.L else self.L_C if math.isfinite(self.L_C) else 0.0
         g_norm = float(np.linalg.norm(g0))
         S = self.f0 - self.f_star if self.f_star is not None else 0.0
         if h > 0:
             S = max(S, g_norm**2 / h)
-        return S, max(math.sqrt(2.0 * h * S), g_norm)
+        return S, max(math.sqrt(2.0 * h_grad * S), g_norm)
 
     def stopping_tolerances(self, tol: float) -> tuple[float, float]:
         """(gap_tol, grad_tol) of a solve with ``tol``: ``tol·S`` and ``tol·G`` (see ``scale_f``,
@@ -912,21 +918,26 @@ def squared_huber(A: Any, b: Any, delta: float = 1.0, x0: Any = None,
 
 
 def _lp_parts(r: np.ndarray, p: float):
-    """N = ‖r‖_p, w = r|r|^{p−2} (so ∇‖r‖_p² = 2N^{2−p} w)."""
+    """N = ‖r‖_p, u = |r|/N and g = r·u^{p−2} = N^{2−p} r|r|^{p−2} (so ∇‖r‖_p² = 2g), computed relative to
+    max |rᵢ|: the plain Σ|rᵢ|^p underflowed to 0 for a large p or small residuals (p = 2**63, or p = 100
+    with residuals 1e-4), so f was 0 away from the optimum and the solves reported Success there."""
     a = np.abs(r)
-    N = float(np.sum(a**p) ** (1.0 / p))
-    w = r * a ** (p - 2.0)
-    return N, a, w
+    top = float(np.max(a, initial=0.0))
+    if top == 0.0:
+        return 0.0, np.zeros_like(a), np.zeros_like(a)
+    N = np.float64(top) * np.sum((a / top) ** p) ** (1.0 / p)  # numpy's float: N² past 1e308 is inf
+    u = a / N
+    return N, u, r * u ** (p - 2.0)
 
 
 def _lp_curvature(r: np.ndarray, p: float, kind: str) -> np.ndarray:
-    N, a, w = _lp_parts(r, p)
+    N, u, g = _lp_parts(r, p)
     if N == 0.0:
         return np.zeros(r.size) if kind == "diagonal" else np.zeros((r.size, r.size))
-    if kind == "diagonal":  # Lemma E.14: C(y) = 2‖y‖_p^{2−p} diag(|yᵢ|^{p−2})
-        return 2.0 * N ** (2.0 - p) * a ** (p - 2.0)
-    # Lemma E.15: f = φ², φ = ‖·‖_p absolutely convex, C = 2∇φ∇φᵀ, ∇φ = w / N^{p−1}
-    v = w / N ** (p - 1.0)
+    if kind == "diagonal":  # Lemma E.14: C(y) = 2‖y‖_p^{2−p} diag(|yᵢ|^{p−2}) = 2 diag((|yᵢ|/N)^{p−2})
+        return 2.0 * u ** (p - 2.0)
+    # Lemma E.15: f = φ², φ = ‖·‖_p absolutely convex, C = 2∇φ∇φᵀ, ∇φ = y|y|^{p−2} / N^{p−1} = g / N
+    v = g / N
     return 2.0 * np.outer(v, v)
 
 
@@ -953,8 +964,7 @@ def squared_lp_norm(p: float, x0: Any, curvature: str = "diagonal") -> Curvature
         return _lp_parts(np.asarray(x, np.float64), p)[0] ** 2
 
     def grad(x):
-        N, _, w = _lp_parts(np.asarray(x, np.float64), p)
-        return np.zeros(d) if N == 0.0 else 2.0 * N ** (2.0 - p) * w
+        return 2.0 * _lp_parts(np.asarray(x, np.float64), p)[2]
 
     _check_start_value(f, x0, p)
     with blamed_on(p=p):
@@ -1062,18 +1072,17 @@ def lp_regression(A: Any, b: Any, p: float, x0: Any = None, curvature: str = "di
         return _lp_parts(A @ x - b, p)[0] ** 2
 
     def grad(x):
-        N, _, w = _lp_parts(A @ x - b, p)
-        return np.zeros(A.shape[1]) if N == 0.0 else A.T @ (2.0 * N ** (2.0 - p) * w)
+        return A.T @ (2.0 * _lp_parts(A @ x - b, p)[2])
 
     def curv(x):
         r = A @ x - b
         if curvature == "diagonal":
             c = _lp_curvature(r, p, "diagonal")
             return A.T @ (c[:, None] * A)
-        N, _, w = _lp_parts(r, p)
+        N, _, g = _lp_parts(r, p)
         if N == 0.0:
             return np.zeros((A.shape[1], A.shape[1]))
-        u = A.T @ (w / N ** (p - 1.0))
+        u = A.T @ (g / N)
         return 2.0 * np.outer(u, u)
 
     with blamed_on(p=p):

@@ -459,3 +459,24 @@ def test_heldout9_callables_points_and_object_arrays_named():
         problem.value([[1.0, 2.0], [1.0]])
     with pytest.raises(TypeError, match=r"^ghat must be numeric"):
         lcd2_multiplier(1.0, np.array(["x", 0.1], dtype=object), np.ones(2))
+
+
+def test_round10_loose_upper_constants_and_underflowing_lp_norms():
+    # #43 round 10: a loose (huge) but valid L or L_C (squared_huber(delta=2**64): L = 3δ²‖A‖²; L_C = 1e308)
+    # made the gradient stopping scale ~1e154: every solve stopped at x0 and blamed f_star by name. And
+    # Σ|rᵢ|^p underflowed to 0 (p = 2**31, or p = 100 with residuals 1e-4): f = 0 away from the optimum,
+    # LBFGS/LCD2 reported Success there (a wrong answer, silently)
+    import dataclasses
+
+    from algorithms import RetCode, solve
+    from algorithms.curvature import LBFGS, LCD2, GradientDescent, lp_regression, squared_huber
+
+    sol = solve(squared_huber(np.eye(3), np.ones(3), delta=2.0**64), LCD2())
+    assert sol.retcode is RetCode.Success and np.allclose(sol.x, 1.0, atol=1e-2)
+    loose = dataclasses.replace(lp_regression(np.eye(3), np.ones(3), p=3.0), L_C=1e308)
+    assert solve(loose, GradientDescent(), maxiters=3).retcode is RetCode.MaxIters
+    for p, b in ((2**31, np.ones(3)), (100.0, 1e-4 * np.ones(3))):
+        problem = lp_regression(np.eye(3), b, p=p)
+        assert problem.value(np.zeros(3)) > 0.0
+        sol = solve(problem, LBFGS())
+        assert sol.retcode is not RetCode.Success or np.allclose(sol.x, b, rtol=1e-3)
