@@ -39,6 +39,15 @@ def _refuse_bools_in_sequence(name: str, value: Any) -> None:
                 stack.append(item)
 
 
+def _tensor_to_numpy(name: str, tensor: Any) -> np.ndarray:
+    """A tensor's data as numpy; a bfloat16 tensor, which numpy has no type for (torch's "Got unsupported
+    ScalarType BFloat16" named nothing), is a TypeError naming ``name``."""
+    if str(tensor.dtype) == "torch.bfloat16":
+        raise TypeError(f"{name} is a torch.bfloat16 tensor, which numpy cannot hold; convert it first "
+                        f"(.float() or .double())")
+    return tensor.detach().cpu().numpy()
+
+
 def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None) -> np.ndarray:
     """``value`` as a finite float ndarray (float64 unless ``value`` is float32).
 
@@ -56,7 +65,7 @@ def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None
         if value.device.type == "meta":
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
         refuse_sparse(name, value)  # torch's "can't convert Sparse layout tensor to numpy" named nothing
-        value = value.detach().cpu().numpy()
+        value = _tensor_to_numpy(name, value)
     _refuse_masked(name, value)
     _refuse_bools_in_sequence(name, value)
     try:
@@ -96,7 +105,7 @@ def as_array(name: str, value: Any) -> np.ndarray:
         if value.device.type == "meta":
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
         refuse_sparse(name, value)  # torch's "can't convert Sparse layout tensor to numpy" named nothing
-        value = value.detach().cpu().numpy()
+        value = _tensor_to_numpy(name, value)
     _refuse_masked(name, value)   # np.asarray drops the mask: its masked entries were read as data
     try:
         return np.asarray(value)
@@ -132,7 +141,7 @@ def as_real_array(name: str, value: Any) -> np.ndarray:
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
         if hasattr(value, "layout"):
             refuse_sparse(name, value)  # torch's "can't convert Sparse layout tensor to numpy" named nothing
-        value = value.detach().cpu().numpy()
+        value = _tensor_to_numpy(name, value)
     _refuse_masked(name, value)
     _refuse_bools_in_sequence(name, value)
     try:

@@ -71,7 +71,9 @@ def _features(features) -> torch.Tensor:
 def _checked_features(features) -> torch.Tensor:
     """``_features`` with a fast path for what ``sample`` passes on (a finite float32 tensor of 13)."""
     # not an inference-mode tensor (torch: "Inference tensors cannot be saved for backward"): the full path
+    # a meta or sparse tensor too: the full path names it (isfinite raised torch's own errors)
     if (isinstance(features, torch.Tensor) and features.dtype == torch.float32 and not features.is_inference()
+            and features.layout == torch.strided and features.device.type != "meta"
             and features.shape == (N_FEATURES,) and bool(torch.isfinite(features).all())):
         return features
     return _features(features)
@@ -190,9 +192,11 @@ class WorkflowGenerator(CheckedStateModule):
     def logits(self, features: torch.Tensor, prefix: Sequence[str]) -> torch.Tensor:
         """Unmasked next-token logits after ``prefix``, shape ``(len(TOKENS),)``.
 
-        ``features`` is the problem's feature vector, a finite float tensor of length ``N_FEATURES``.
+        ``features`` is the problem's feature vector, a finite float tensor of length ``N_FEATURES``;
+        ``prefix`` a valid start of a workflow (the grammar's ``InvalidWorkflowError`` otherwise).
         """
         features, prefix = _checked_features(features), _check_prefix(prefix)
+        allowed_next(prefix)   # a prefix the grammar cannot produce (a module after the selection's end) ran
         # the parameters' dtype: float64 under torch.set_default_dtype(torch.float64) ("mat1 and mat2 ...")
         start = self.feature(features.reshape(1, N_FEATURES).to(self.feature.weight.dtype))
         if prefix:

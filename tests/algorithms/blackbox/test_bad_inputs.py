@@ -797,6 +797,17 @@ ROUND10 = [
     BadInput(Evaluator, lambda: Evaluator(BlackBoxProblem(_sphere, ([0.0], [1.0]), 5))(
         np.ma.masked_array(np.zeros((3, 1)), mask=[[True], [False], [False]])), ValueError,
              ("X", "masked"), "x-masked"),
+    # logits' fast path ran torch.isfinite on a meta/sparse tensor; a bfloat16 one met numpy's conversion
+    BadInput(WorkflowGenerator.logits, lambda: WorkflowGenerator(hidden=8, seed=0).logits(
+        torch.zeros(13, device="meta"), ()), ValueError, ("features", "meta"), "features-meta"),
+    BadInput(WorkflowGenerator.logits, lambda: WorkflowGenerator(hidden=8, seed=0).logits(
+        torch.zeros(13).to_sparse(), ()), TypeError, ("features", "dense"), "features-sparse"),
+    BadInput(WorkflowGenerator.sample, lambda: WorkflowGenerator(hidden=8, seed=0).sample(
+        torch.zeros(13, dtype=torch.bfloat16)), TypeError, ("features", "bfloat16"), "features-bf16"),
+    # a prefix the grammar cannot produce (a module after the complete workflow) gave logits
+    BadInput(WorkflowGenerator.logits, lambda: WorkflowGenerator(hidden=8, seed=0).logits(
+        torch.zeros(13), ("init.uniform", "pop.20", "de.rand1", "cx.binomial", "bc.clip", "sel.greedy",
+                          "sel.greedy")), InvalidWorkflowError, ("prefix", "sel.greedy"), "prefix-invalid"),
 ]
 
 
