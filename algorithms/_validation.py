@@ -402,10 +402,11 @@ def check_int_at_least(name: str, value: Any, minimum: int, *, size: bool = True
     return _check_representable(name, value) if size else int(value)
 
 
-def check_count(name: str, value: Any, minimum: int) -> int:
+def check_count(name: str, value: Any, minimum: int, maximum: int = C_INT_MAX,
+                why: str = "a count of steps or samples") -> int:
     """An int >= ``minimum`` that counts iterations, samples or population members: at most 2**31 - 1
     (a compiled backend's C int, as ``backend_cap``; a run of 2**40 steps would not finish, a hang
-    rather than an error).
+    rather than an error), or the caller's documented ``maximum`` (``why`` says what each unit costs).
 
     >>> check_count("inner_steps", 2**40, 1)
     Traceback (most recent call last):
@@ -414,8 +415,9 @@ def check_count(name: str, value: Any, minimum: int) -> int:
     """
     # minimum 1 keeps check_positive_int's wording ("a positive int"), which callers' messages used
     value = check_positive_int(name, value) if minimum == 1 else check_int_at_least(name, value, minimum)
-    if value > C_INT_MAX:
-        raise ValueError(f"{name} must be <= 2**31 - 1 (a count of steps or samples), got {value}")
+    if value > min(maximum, C_INT_MAX):
+        bound = "2**31 - 1" if maximum >= C_INT_MAX else f"{maximum}"
+        raise ValueError(f"{name} must be <= {bound} ({why}), got {value}")
     return value
 
 

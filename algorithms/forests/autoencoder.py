@@ -69,6 +69,8 @@ from algorithms.forests.relabel_decoder import majority_box, relabel_forest
 __all__ = ["DECODERS", "RFAutoencoder"]
 
 DECODERS = ("knn", "relabel", "exact")
+#: the most trees a default forest is given (each is fitted; 2**31 - 1 was a fit that never ends)
+MAX_ESTIMATORS = 10_000
 
 
 def _is_int(value: Any) -> bool:
@@ -98,7 +100,8 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         row; ``progress=True`` shows a bar).
     k : int > 0
         neighbours of the kNN decoder, capped at n_samples.
-    n_estimators : int > 0
+    n_estimators : int in [1, 10000]
+        trees of the default forest (``MAX_ESTIMATORS`` = 10000: 2**31 - 1 was a fit that never ends).
     random_state : int, RandomState or None
         draws the fit's seed, which seeds the forest (a given ``forest`` keeps its own
         ``random_state`` unless that is None), ARPACK's start vector and the decoders' draws.
@@ -149,7 +152,7 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             raise ValueError(f"decoder must be one of {DECODERS}, got {self.decoder!r}")
         if not _is_int(self.k) or self.k < 1:
             raise ValueError(f"k (kNN decoder neighbours) must be a positive int, got {self.k!r}")
-        check_count("n_estimators", self.n_estimators, 1)  # 2**40 trees: a fit that never ends
+        check_count("n_estimators", self.n_estimators, 1, MAX_ESTIMATORS, "each is a tree fitted")
         if self.forest is not None:
             check_forest("forest", self.forest, fitted=False)
         rs = self.random_state

@@ -50,7 +50,7 @@ from algorithms.core import (
     Stats,
     _dispatch,
 )
-from algorithms.forests.autoencoder import DECODERS, RFAutoencoder
+from algorithms.forests.autoencoder import DECODERS, MAX_ESTIMATORS, RFAutoencoder
 from algorithms.forests.diffusion import EIGEN_FLOOR
 from algorithms.forests.metrics import distortion
 
@@ -90,8 +90,8 @@ class RFAE(Algorithm):
     """The random-forest autoencoder's hyperparameters (see :class:`RFAutoencoder`).
 
     ``n_components`` (int >= 1, at most n_samples − 2) is the embedding's dimension, ``n_estimators``
-    (int >= 1) the forest's trees, ``t`` (int >= 0) the diffusion time (the embedding is √n V Λ^t; 0: no
-    eigenvalue scaling),
+    (int in [1, 10000]) the forest's trees, ``t`` (int >= 0) the diffusion time (the embedding is
+    √n V Λ^t; 0: no eigenvalue scaling),
     ``decoder`` one of ``"knn"``, ``"relabel"``, ``"exact"`` and ``k`` (int >= 1) the k-NN decoder's
     neighbours.
     """
@@ -107,7 +107,8 @@ class RFAE(Algorithm):
         # as a count (2**40 trees ran for ever)
         # stored as the checked ints (a numpy int or IntEnum was kept as given)
         object.__setattr__(self, "n_components", check_positive_int("n_components", self.n_components))
-        object.__setattr__(self, "n_estimators", check_count("n_estimators", self.n_estimators, 1))
+        object.__setattr__(self, "n_estimators", check_count("n_estimators", self.n_estimators, 1,
+                                                                   MAX_ESTIMATORS, "each is a tree fitted"))
         object.__setattr__(self, "k", check_positive_int("k", self.k))
         # the diffusion time: a power, no array's size
         object.__setattr__(self, "t", check_int_at_least("t", self.t, 0, size=False))

@@ -80,15 +80,15 @@ def neumann_hypergradient(problem: BilevelProblem, x: np.ndarray, y: np.ndarray,
                           rng: np.random.Generator) -> tuple[np.ndarray, int]:
     """ḡ_N at (x, y) with N = ``terms`` (see the module docstring) and the Hessian-vector calls used.
 
-    ``problem`` is a :class:`BilevelProblem`, ``x`` and ``y`` points of its shapes, ``terms`` an int >= 0
-    (0: no Hessian-vector product, the first term alone) and ``rng`` a ``numpy.random.Generator``.
+    ``problem`` is a :class:`BilevelProblem`, ``x`` and ``y`` points of its shapes, ``terms`` an int in
+    [0, 10**6] (0: no Hessian-vector product, the first term alone) and ``rng`` a ``numpy.random.Generator``.
 
     Oracle outputs of the wrong type or shape raise TypeError/ValueError naming the oracle;
     non-finite entries raise ``OracleFailure`` (a solver turns it into ``Diverged``).
     """
     if not isinstance(problem, BilevelProblem):
         raise TypeError(f"problem must be a BilevelProblem, got {type(problem).__name__}")
-    check_count("terms", terms, 0)
+    check_count("terms", terms, 0, MAX_TERMS, "each is a Hessian-vector product")  # 2**31 - 1: a hang
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got "
                         f"{type(rng).__name__} {rng!r}")

@@ -99,7 +99,8 @@ def load_model(path: str) -> tuple[RoutingGFlowNet, dict]:
 class HBG(Algorithm):
     """Hybrid-Balance GFlowNet solver (see the module docstring).
 
-    ``checkpoint``: name, path or None; ``samples``: trajectories per instance (positive int);
+    ``checkpoint``: name, path or None; ``samples``: trajectories per instance (an int in [1, 100000]:
+    each is a sampled tour, so 2**31 - 1 was a solve that never ends);
     ``loss``: which shipped variant a name refers to ("hybrid", "tb", "db");
     ``inference``: "auto", "depot", "sample" or "greedy"; ``local_search``: 2-opt the best;
     ``allow_size_transfer``: accept a checkpoint trained on another size.
@@ -118,7 +119,8 @@ class HBG(Algorithm):
                 f"checkpoint must be a name, a path or None, got {type(self.checkpoint).__name__}"
             )
         # a sampled tour each: 2**40 would not finish; stored as the checked int
-        object.__setattr__(self, "samples", check_count("samples", self.samples, 1))
+        object.__setattr__(self, "samples", check_count("samples", self.samples, 1, 100_000,
+                                                        "each is a sampled tour"))
         check_choice("loss", self.loss, LOSSES)
         check_choice("inference", self.inference, INFERENCE)
         check_bool("local_search", self.local_search)

@@ -39,6 +39,8 @@ from algorithms.routing.problem import TSPInstance, is_valid_tsp, tsp_cost
 __all__ = ["LKH"]
 
 _TARGET = 1e6   # the largest distance maps to about this integer (the historical fixed scale)
+#: the most LKH restarts a solve takes (2**31 - 1 was accepted: a solve that never ends)
+MAX_RUNS = 10_000
 _LIMIT = 1e7    # LKH scales by its PRECISION (100) in C ints: 1e7 · 100 < 2**31
 
 
@@ -48,8 +50,9 @@ class LKH(Algorithm):
 
     Parameters
     ----------
-    runs : int > 0
-        LKH restarts (default 10).
+    runs : int in [1, 10000]
+        LKH restarts (default 10; each a full LKH run: past ``MAX_RUNS`` = 10000 a solve would take
+        hours, refused by name).
     scale : float > 0 or None
         distances are passed as ``round(scale · d)``; ``None`` (default) picks the power of
         ten nearest ``10⁶ / max d`` from the data (see the module docstring).
@@ -60,7 +63,8 @@ class LKH(Algorithm):
 
     def __post_init__(self) -> None:
         # elkai's C int, stored as a Python int: elkai refused a numpy int64 (the solve ended Failure)
-        object.__setattr__(self, "runs", check_count("runs", self.runs, 1))
+        runs = check_count("runs", self.runs, 1, MAX_RUNS, "each is a full LKH run")
+        object.__setattr__(self, "runs", runs)
         if self.scale is not None:
             object.__setattr__(self, "scale", check_positive("scale", self.scale))
 

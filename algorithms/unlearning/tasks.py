@@ -25,6 +25,7 @@ import torch
 
 from algorithms._validation import (
     allocates,
+    check_count,
     check_int_at_least,
     check_positive,
     check_positive_int,
@@ -40,6 +41,8 @@ __all__ = ["deep_linear_task", "linear_task", "sine_poisoning_task", "sup_error"
 #: the poisoning task's input domain [-5π, 5π] and the forget points' poisoned label
 SINE_DOMAIN = (-5 * math.pi, 5 * math.pi)
 POISON_LABEL = 1.5
+#: the most Adam steps sine_poisoning_task trains θ* for (about a minute on a laptop CPU)
+MAX_TRAIN_STEPS = 100_000
 
 
 def _sizes(n: int, d: int, n_forget: int, *, need: str, limit: int, dtype=None) -> None:
@@ -145,8 +148,8 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
     """The data-poisoning task: retain points (x, sin x), forget points (x, 1.5), x ~ U[-5π, 5π].
 
     ``n_retain`` and ``n_forget`` (ints >= 1) points; ``hidden`` the MLP's hidden widths (ints >= 1);
-    ``train_steps`` (int >= 1) Adam steps with step ``lr`` (finite float > 0); ``seed`` an int in [0,
-    2**64); ``dtype`` a floating torch dtype.
+    ``train_steps`` (int in [1, 100000]; 2**31 - 1 was a build that never ends) Adam steps with step
+    ``lr`` (finite float > 0); ``seed`` an int in [0, 2**64); ``dtype`` a floating torch dtype.
 
     An MLP (tanh; inputs scaled by 1/(5π) inside the features) is trained on all of D with Adam
     for ``train_steps`` steps to give θ*; the problem's model keeps a fresh initialization (seed
@@ -155,7 +158,7 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
     """
     check_positive_int("n_retain", n_retain)
     check_positive_int("n_forget", n_forget)
-    check_positive_int("train_steps", train_steps)
+    check_count("train_steps", train_steps, 1, MAX_TRAIN_STEPS, "each is an Adam step on all of D")
     lr = check_positive("lr", lr)  # checked here, not by torch.optim.Adam's own message
     rng = np.random.default_rng(check_seed(seed))
     low, high = SINE_DOMAIN

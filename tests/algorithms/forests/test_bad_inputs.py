@@ -428,3 +428,13 @@ def test_heldout9_tree_class_and_datetime_named():
     ae = RFAutoencoder(n_components=2, n_estimators=3, random_state=0).fit(X)
     with pytest.raises(TypeError, match=r"^X must be numeric, got dtype datetime64"):
         ae.score(np.full((5, 2), np.datetime64("2025-01-01")))
+
+
+def test_round10_n_estimators_capped():
+    # #43 round 10: n_estimators = 2**31 - 1 was accepted (a fit that never ends)
+    from algorithms.forests import RFAE, RFAutoencoder
+
+    with pytest.raises(ValueError, match=r"^n_estimators must be <= 10000"):
+        RFAE(n_estimators=2**31 - 1)
+    with pytest.raises(ValueError, match=r"^n_estimators must be <= 10000"):
+        RFAutoencoder(n_estimators=2**31 - 1).fit(np.random.default_rng(0).normal(size=(20, 3)))

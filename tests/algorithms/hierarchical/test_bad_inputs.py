@@ -377,3 +377,12 @@ def test_round9_overflowing_constants_sums_and_helpers():
     bad_y0 = dataclasses.replace(quadratic_bilevel(), y0=np.ones(1))
     with pytest.raises(ValueError, match=r"^upper_grad y-part must return .* y0 of shape \(1,\); check"):
         solve(bad_y0, AdaBiO(), maxiters=2)
+
+
+def test_round10_neumann_terms_capped_in_the_function_too():
+    # #43 round 10: neumann_hypergradient(terms=2**31 - 1) was accepted (2e9 Hessian-vector products)
+    from algorithms.hierarchical import neumann_hypergradient, quadratic_bilevel
+
+    problem = quadratic_bilevel()
+    with pytest.raises(ValueError, match=r"^terms must be <= 1000000"):
+        neumann_hypergradient(problem, problem.x0, problem.y0, 2**31 - 1, np.random.default_rng(0))

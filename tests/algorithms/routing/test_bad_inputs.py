@@ -691,3 +691,15 @@ def test_round10_capacity_below_int_range_and_demands_past_float():
     demands[1] = 2**60 + 1
     with pytest.raises(ValueError, match=r"^demands must be <= 2\*\*53"):
         CVRPInstance(CV.coords, demands, 2**62)
+
+
+def test_round10_counts_capped_where_a_run_would_never_end():
+    # #43 round 10: LKH(runs=2**31 - 1) and HBG(samples=2**31 - 1) were accepted (solves that never end)
+    from algorithms.routing.hbg import HBG
+    from algorithms.routing.lkh import LKH
+
+    with pytest.raises(ValueError, match=r"^runs must be <= 10000"):
+        LKH(runs=2**31 - 1)
+    with pytest.raises(ValueError, match=r"^samples must be <= 100000"):
+        HBG(samples=2**31 - 1)
+    assert LKH(runs=10_000).runs == 10_000

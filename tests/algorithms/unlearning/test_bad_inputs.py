@@ -460,3 +460,11 @@ def test_heldout9_models_named_by_their_argument():
         sup_error(task, task.params.to_sparse())
     with pytest.raises(ValueError, match=r"^theta is on the meta device"):
         sup_error(task, task.params.to("meta"))
+
+
+def test_round10_train_steps_capped():
+    # #43 round 10: sine_poisoning_task(train_steps=2**31 - 1) was accepted (a build that never ends)
+    from algorithms.unlearning import sine_poisoning_task
+
+    with pytest.raises(ValueError, match=r"^train_steps must be <= 100000"):
+        sine_poisoning_task(train_steps=2**31 - 1)
