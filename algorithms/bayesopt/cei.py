@@ -316,8 +316,23 @@ class CEIAskTell:
 
     ``algorithm`` is the :class:`CEI` whose settings are used, ``problem`` the
     :class:`ConstrainedBOProblem` (its ``f`` and ``c`` are never called: the user evaluates) and
-    ``seed`` an int in [0, 2**64) for the initial design and the acquisition's restarts.
+    ``seed`` an int in [0, 2**64) for the initial design and the acquisition's restarts. After
+    construction ``algorithm`` may be replaced by another :class:`CEI` (used from the next ``suggest``);
+    ``problem`` and ``seed`` are fixed (they made the initial design): setting them raises ``ValueError``.
     """
+
+    def __setattr__(self, name: str, value) -> None:
+        # plain attributes: algorithm = "x" was kept (suggest failed later, or never in the design phase),
+        # a new seed or problem changed nothing already drawn, in silence
+        if name == "algorithm":
+            if not isinstance(value, CEI):
+                raise TypeError(f"algorithm must be a CEI, got {type(value).__name__} {value!r:.60}")
+            if "problem" in self.__dict__:
+                value._check_dim(self.problem.dim)
+        elif name in ("problem", "seed") and name in self.__dict__:
+            raise ValueError(f"{name} is fixed once the run has started (it made the initial design); start "
+                             f"a new run with CEI.ask_tell(...) instead")
+        object.__setattr__(self, name, value)
 
     def __init__(self, algorithm: CEI, problem: ConstrainedBOProblem, seed: int) -> None:
         # public, so checked like CEI.ask_tell's own arguments (a str algorithm failed only at suggest())
@@ -326,7 +341,8 @@ class CEIAskTell:
         if not isinstance(problem, ConstrainedBOProblem):
             raise TypeError(f"problem must be a ConstrainedBOProblem, got {type(problem).__name__}")
         seed = check_seed(seed)
-        self.algorithm, self.problem, self.seed = algorithm, problem, seed
+        self.problem, self.seed = problem, seed
+        self.algorithm = algorithm
         self._rng = np.random.default_rng(seed)
         self._design = _design(problem, self._rng)
         self._next = 0

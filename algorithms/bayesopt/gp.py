@@ -55,12 +55,23 @@ def _read_only(view: np.ndarray) -> np.ndarray:
     return view
 
 
+def _check_diagonal(jitter: float, kernel: Kernel) -> None:
+    if not TINY <= jitter * kernel.outputscale < np.inf:
+        raise ValueError(f"jitter · kernel.outputscale (the diagonal ε) must be a positive normal float, "
+                         f"got {jitter!r} · {kernel.outputscale!r} = {jitter * kernel.outputscale!r}")
+
+
+def _check_mean(mean) -> float:
+    return float(as_float_array("mean", mean, ndim=0))
+
+
 class GaussianProcess:
     """A zero-noise GP posterior over one output, updated one observation at a time.
 
     ``kernel`` a :class:`Kernel`; ``jitter`` ε/k(x, x), a finite float in [2.2e-308, 1e8] (0 and
     subnormals are refused: the factor needs ε > 0; 1e-8 keeps the observations exact to 8 digits; larger
-    values act as a noise-to-signal variance ratio); ``mean`` the prior mean, a finite real number. The
+    values act as a noise-to-signal variance ratio); ``mean`` the prior mean, a finite real number (each
+    checked again when set after construction, and the posterior then rebuilt from the observations). The
     observations ``y`` of :meth:`add` are finite reals whose posterior arithmetic stays inside float64
     (values near 1e308 that overflow are refused, naming ``y``).
 
@@ -71,20 +82,51 @@ class GaussianProcess:
     (array([1.      , 0.593761]), array([0.   , 0.436]))
     """
 
+    #: the hyperparameters: checked when set, after construction too, and the posterior rebuilt from the data
+    #: (gp.kernel = "x" raised an AttributeError at the next add; a new valid kernel predicted with the old
+    #: factor, a wrong posterior in silence)
+    _HYPERPARAMETERS = ("kernel", "jitter", "mean")
+
     def __init__(self, kernel: Kernel, *, jitter: float = 1e-8, mean: float = 0.0) -> None:
-        self.kernel = _check_kernel(kernel)
-        self.jitter = check_scale("jitter", jitter, upper=JITTER_MAX)
-        if not TINY <= self.jitter * self.kernel.outputscale < np.inf:
-            raise ValueError(f"jitter · kernel.outputscale (the diagonal ε) must be a positive normal float, "
-                             f"got {self.jitter!r} · {self.kernel.outputscale!r} = "
-                             f"{self.jitter * self.kernel.outputscale!r}")
-        self.mean = float(as_float_array("mean", mean, ndim=0))
+        kernel = _check_kernel(kernel)
+        jitter = check_scale("jitter", jitter, upper=JITTER_MAX)
+        _check_diagonal(jitter, kernel)
+        object.__setattr__(self, "kernel", kernel)
+        object.__setattr__(self, "jitter", jitter)
+        object.__setattr__(self, "mean", _check_mean(mean))
+        self._reset()
+
+    def _reset(self) -> None:
         self._dim: int | None = None
         self._X = np.empty((0, 0))
         self._y = np.empty(0)
         self._L = np.empty((0, 0))
         self._w = np.empty(0)
         self._n = 0
+
+    def __setattr__(self, name: str, value) -> None:
+        if name not in self._HYPERPARAMETERS:
+            object.__setattr__(self, name, value)
+            return
+        if name == "kernel":
+            value = _check_kernel(value)
+            _check_diagonal(self.jitter, value)
+        elif name == "jitter":
+            value = check_scale("jitter", value, upper=JITTER_MAX)
+            _check_diagonal(value, self.kernel)
+        else:
+            value = _check_mean(value)
+        old, X, y = getattr(self, name), self.X.copy(), self.y.copy()
+        object.__setattr__(self, name, value)
+        if X.shape[0]:   # the factor and weights belong to the old hyperparameters: rebuilt from the data
+            self._reset()
+            try:
+                self.add(X, y)
+            except ValueError:   # the data overflow under the new value: the old posterior is restored
+                object.__setattr__(self, name, old)
+                self._reset()
+                self.add(X, y)
+                raise
 
     @property
     def n(self) -> int:

@@ -163,7 +163,37 @@ class Evaluator:
 
     ``__call__(X)`` evaluates the rows of ``X`` (shape ``(n, d)``) while budget remains and
     returns ``n`` values (``+inf`` for rows beyond the budget and for non-finite objective values).
+
+    Its state, public and checked when set (to reset a counter, say): ``problem`` a
+    :class:`BlackBoxProblem`, ``evaluations`` and ``nonfinite`` ints >= 0, ``best_value`` and
+    ``first_value`` real numbers (``+inf`` before any finite value; NaN refused), ``best_x`` None or a
+    finite point of ``problem.dim`` coordinates, ``history`` a list of (evaluations, best value) pairs.
     """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # the counters were plain attributes: evaluations = "0" or 1.5, best_value = None, problem = 3 were
+        # kept, and the next call failed inside (a bare TypeError/AttributeError) or counted a budget of 1.5
+        if name == "problem" and not isinstance(value, BlackBoxProblem):
+            raise TypeError(f"problem must be a BlackBoxProblem, got {type(value).__name__}")
+        if name in ("evaluations", "nonfinite"):
+            value = check_int_at_least(name, value, 0)
+        elif name in ("best_value", "first_value"):
+            if isinstance(value, bool | np.bool_) or \
+                    not isinstance(value, int | float | np.integer | np.floating):
+                raise TypeError(f"{name} must be a real number (+inf before any finite value), got "
+                                f"{type(value).__name__} {value!r:.40}")
+            value = to_float(value)
+            if math.isnan(value):
+                raise ValueError(f"{name} must be a real number (+inf before any finite value), got nan")
+        elif name == "best_x" and value is not None:
+            value = as_float_array("best_x", value, ndim=1)
+            if value.shape != (self.problem.dim,):
+                raise ValueError(f"best_x must be None or a point of {self.problem.dim} coordinates, got "
+                                 f"shape {value.shape}")
+        elif name == "history" and not isinstance(value, list):
+            raise TypeError(f"history must be a list of (evaluations, best value) pairs, got "
+                            f"{type(value).__name__}")
+        object.__setattr__(self, name, value)
 
     def __init__(self, problem: BlackBoxProblem) -> None:
         if not isinstance(problem, BlackBoxProblem):

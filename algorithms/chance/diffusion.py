@@ -173,6 +173,16 @@ class ScoreModel(CheckedStateModule):
     out_features: int
     schedule: VPSchedule
 
+    def __setattr__(self, name: str, value: object) -> None:
+        # set after construction: schedule = None or "x" met an AttributeError inside score(), a new
+        # out_features a shape check against a network of another width
+        if name == "schedule" and not isinstance(value, VPSchedule):
+            raise TypeError(f"schedule must be a VPSchedule, got {type(value).__name__}")
+        if name in ("in_features", "out_features") and name in self.__dict__ and value != self.__dict__[name]:
+            raise ValueError(f"{name} is fixed by the model's construction ({self.__dict__[name]}); build a "
+                             f"new model for another dimension, got {value!r:.40}")
+        super().__setattr__(name, value)
+
     def score(self, x: torch.Tensor, t: float | torch.Tensor) -> torch.Tensor:
         """∇ log p_t at the rows of ``x`` (batch, n), one time ``t`` for all rows or one per row."""
         check_float_tensor("x", _dense("x", x), ndim=2)
@@ -239,6 +249,22 @@ class GaussianScore(ScoreModel):
         dtype = _check_dtype(dtype)
         self.register_buffer("mean", torch.as_tensor(mean, dtype=dtype))
         self.register_buffer("var", torch.as_tensor(std**2, dtype=dtype))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # the buffers set after construction: mean = None met an AttributeError in forward, a variance of 0
+        # or a NaN mean gave inf/NaN scores in silence
+        if name in ("mean", "var") and "_buffers" in self.__dict__ and name in self._buffers:
+            old = self._buffers[name]
+            if not isinstance(value, torch.Tensor) or value.shape != old.shape or \
+                    not value.is_floating_point():
+                raise TypeError(f"{name} must be a floating tensor of shape {tuple(old.shape)}, got "
+                                f"{type(value).__name__} {tuple(getattr(value, 'shape', ()))}")
+            data = value.detach()
+            if data.device.type == "meta" or not bool(torch.isfinite(data).all()) or (
+                    name == "var" and not bool((data > 0).all())):
+                raise ValueError(f"{name} must be finite{' and > 0' if name == 'var' else ''} (on a real "
+                                 f"device), got {value!r:.60}")
+        super().__setattr__(name, value)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """The exact score ∇ log p_t(x). ``X`` = [x, t] is a finite floating tensor of shape (batch, n + 1)

@@ -767,3 +767,44 @@ ROUND10 = [
 @pytest.mark.parametrize("case", ROUND10, ids=lambda c: c.id)
 def test_round10_bad_input(case):
     check_bad_input(case)
+
+
+def _set(obj, name, value):
+    setattr(obj, name, value)
+    return obj
+
+
+def _fitted_gp():
+    gp = GaussianProcess(SE)
+    gp.add(np.array([[0.0], [0.5], [1.0]]), np.array([0.0, 1.0, 0.0]))
+    return gp
+
+
+def _ask_tell():
+    return CEI(n_candidates=20, n_restarts=1).ask_tell(BOX, 1, initial=2)
+
+
+ROUND10_STATE = [
+    # attributes set after construction: kept as given, then an AttributeError deep inside (or ignored)
+    BadInput(GaussianProcess, lambda: _set(_fitted_gp(), "kernel", "se"), TypeError, ("kernel",),
+             "kernel-str"),
+    BadInput(GaussianProcess, lambda: _set(_fitted_gp(), "jitter", -1.0), ValueError, ("jitter",),
+             "jitter-negative"),
+    BadInput(GaussianProcess, lambda: _set(_fitted_gp(), "mean", None), TypeError, ("mean",), "mean-none"),
+    BadInput(CEIAskTell, lambda: _set(_ask_tell(), "algorithm", "cei"), TypeError, ("algorithm", "CEI"),
+             "algorithm-str"),
+    BadInput(CEIAskTell, lambda: _set(_ask_tell(), "seed", 3), ValueError, ("seed", "fixed"), "seed-later"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND10_STATE, ids=lambda c: c.id)
+def test_round10_state_bad_input(case):
+    check_bad_input(case)
+
+
+def test_round10_gp_hyperparameters_set_later_rebuild_the_posterior():
+    # a valid kernel set after the data: the posterior is the new kernel's (the old factor predicted before)
+    gp, fresh = _fitted_gp(), GaussianProcess(Kernel("se", lengthscale=0.1))
+    fresh.add(gp.X, gp.y)
+    gp.kernel = Kernel("se", lengthscale=0.1)
+    np.testing.assert_allclose(gp.predict([[0.25]]), fresh.predict([[0.25]]))

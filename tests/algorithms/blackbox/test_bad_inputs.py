@@ -814,3 +814,27 @@ ROUND10 = [
 @pytest.mark.parametrize("case", ROUND10, ids=lambda c: c.id)
 def test_round10_bad_input(case):
     check_bad_input(case)
+
+
+def _evaluator_with(name, value):
+    ev = Evaluator(BlackBoxProblem(_sphere, ([0.0], [1.0]), 5))
+    setattr(ev, name, value)
+    return ev
+
+
+ROUND10_STATE = [
+    # the Evaluator's counters set by hand: a float budget count, a None best value, a foreign problem
+    BadInput(Evaluator, lambda: _evaluator_with("evaluations", 1.5), TypeError, ("evaluations", "int"),
+             "evaluations-float"),
+    BadInput(Evaluator, lambda: _evaluator_with("best_value", None), TypeError, ("best_value",),
+             "best-value-none"),
+    BadInput(Evaluator, lambda: _evaluator_with("problem", 3), TypeError, ("problem", "BlackBoxProblem"),
+             "problem-int"),
+    BadInput(Evaluator, lambda: _evaluator_with("history", None), TypeError, ("history", "list"),
+             "history-none"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND10_STATE, ids=lambda c: c.id)
+def test_round10_state_bad_input(case):
+    check_bad_input(case)

@@ -784,3 +784,25 @@ def test_round10_train_score_stops_before_a_non_finite_step():
     losses = train_score(model, torch.full((8, 2), 1e308, dtype=torch.float64), steps=3, batch_size=4)
     assert len(losses) == 1 and not np.isfinite(losses[0])
     assert all(bool(torch.isfinite(p).all()) for p in model.parameters())
+
+
+def _set(obj, name, value):
+    setattr(obj, name, value)
+    return obj
+
+
+ROUND10_STATE = [
+    # score models' attributes and buffers set after construction
+    BadInput(ScoreMLP, lambda: _set(ScoreMLP(2, hidden=4), "schedule", None), TypeError,
+             ("schedule", "VPSchedule"), "schedule-none"),
+    BadInput(ScoreMLP, lambda: _set(ScoreMLP(2, hidden=4), "out_features", 5), ValueError,
+             ("out_features", "fixed"), "width-later"),
+    BadInput(GaussianScore, lambda: _set(_gauss(), "var", torch.zeros(1, dtype=torch.float64)), ValueError,
+             ("var", "> 0"), "var-zero"),
+    BadInput(GaussianScore, lambda: _set(_gauss(), "mean", None), TypeError, ("mean",), "mean-none"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND10_STATE, ids=lambda c: c.id)
+def test_round10_state_bad_input(case):
+    check_bad_input(case)
