@@ -46,6 +46,14 @@ ADAM_STATE = ("exp_avg", "exp_avg_sq", "adam_step")
 LR_MAX = 1e10
 
 
+#: gradient entries larger than this in magnitude are treated as non-finite (``on_nonfinite``): their
+#: squares (Adam's second moment, Shampoo's and SOAP's statistics G Gᵀ) overflow the float32 state into
+#: inf. A gradient of 3e38 made Shampoo write NaN into the weights and froze the Adam-stepped parameters
+#: of Muon and SOAP (m/√inf = 0), in silence. float64 parameters keep float64 state: 1e150 there
+LARGE_GRADIENT = 1e15
+LARGE_GRADIENT_FLOAT64 = 1e150
+
+
 def check_model_weights(model: Any, name: str = "model", *, finite: bool = True) -> None:
     """A model to train: its floating weights on a real device and finite (a model with NaN weights, or one
     on the meta device, was accepted and trained into a NaN loss or failed inside torch), named ``name``."""
@@ -142,7 +150,9 @@ class MatrixOptimizer(torch.optim.Optimizer):
     """A ``torch.optim.Optimizer`` with the family's common behaviour.
 
     * ``on_nonfinite="warn"`` (the default of Shampoo and SOAP): a step whose gradients hold
-      NaN/±inf changes neither the parameters nor the state (``skipped_steps`` counts them) and
+      NaN/±inf, or an entry above :data:`LARGE_GRADIENT` (1e15; 1e150 for float64 parameters, whose
+      squares would overflow the state), changes neither the parameters nor the state
+      (``skipped_steps`` counts them) and
       warns (``RuntimeWarning``); ``"skip"``: the same without the warning; ``"raise"``:
       FloatingPointError. (torch's own optimizers write the NaN into the weights.)
     * state tensors are float32 (float64 for float64 parameters), whatever the parameter
@@ -250,7 +260,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
                                            f"parameter of shape {tuple(p.shape)} has one (e.g. from "
                                            "nn.Embedding(sparse=True)); use dense gradients")
                     by_kind.setdefault((p.grad.device, p.grad.dtype), []).append(p.grad)
-        for (device, _), grads in by_kind.items():
+        for (device, dtype), grads in by_kind.items():
             found = torch.zeros(1, device=device)
             try:  # GradScaler's fused check (one kernel per dtype); multiplying by 1 leaves grads as they are
                 torch._amp_foreach_non_finite_check_and_unscale_(grads, found, torch.ones(1, device=device))
@@ -258,6 +268,15 @@ class MatrixOptimizer(torch.optim.Optimizer):
                 found = torch.stack([~torch.isfinite(g).all() for g in grads]).any().float()
             if found.item():
                 return False
+            limit = LARGE_GRADIENT_FLOAT64 if dtype == torch.float64 else LARGE_GRADIENT
+            sized = [g for g in grads if g.numel()]
+            if sized and dtype.itemsize > 1 and torch.finfo(dtype).max > limit:   # fp16/bf16 can't exceed it
+                try:        # one fused max-norm per dtype
+                    tops = torch._foreach_norm(sized, math.inf)
+                except (RuntimeError, AttributeError, TypeError):
+                    tops = [g.abs().amax() for g in sized]
+                if bool((torch.stack([t.float() for t in tops]) > limit).any()):
+                    return False
         return True
 
     @torch.no_grad()
@@ -277,12 +296,15 @@ class MatrixOptimizer(torch.optim.Optimizer):
         self._check_step_hyperparameters()
         if not self._gradients_finite():
             if self.on_nonfinite == "raise":
-                raise FloatingPointError(f"{type(self).__name__}.step: a gradient holds NaN or inf "
+                raise FloatingPointError(f"{type(self).__name__}.step: a gradient holds NaN or inf, or an "
+                                         f"entry above {LARGE_GRADIENT:g} ({LARGE_GRADIENT_FLOAT64:g} for "
+                                         "float64) whose square overflows the optimizer state "
                                          "(on_nonfinite='raise'); set on_nonfinite='skip' to skip "
                                          "such steps")
             self.skipped_steps += 1
             if self.on_nonfinite == "warn":
-                warnings.warn(f"{type(self).__name__}.step: a gradient holds NaN or inf; the step was "
+                warnings.warn(f"{type(self).__name__}.step: a gradient holds NaN or inf (or an entry above "
+                              f"{LARGE_GRADIENT:g}, whose square overflows the state); the step was "
                               f"skipped (parameters and state unchanged, {self.skipped_steps} skipped so "
                               "far). Pass on_nonfinite='raise' to stop, or 'skip' to skip silently",
                               RuntimeWarning,

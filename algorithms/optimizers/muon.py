@@ -125,7 +125,8 @@ class Muon(MatrixOptimizer):
         to reproduce torch's steps bit for bit, or to follow the paper; :meth:`Muon.paper`
         builds it). Decided at construction; groups added later never change it.
     on_nonfinite : "warn", "skip" or "raise"
-        a step whose gradients hold NaN/±inf changes neither the parameters nor the state
+        a step whose gradients hold NaN/±inf (or an entry above 1e15, 1e150 for float64 parameters:
+        its square overflows the state) changes neither the parameters nor the state
         (``skipped_steps`` counts them) and warns (``"warn"``, default: an LR scheduler keeps
         stepping, so a silent skip would go unnoticed), skips silently (``"skip"``), or raises
         ``FloatingPointError`` (``"raise"``). torch's own optimizers would write the NaN into

@@ -123,9 +123,24 @@ def newton_schulz(matrix: torch.Tensor, ns_coefficients=QUINTIC_COEFFICIENTS, ns
     return _newton_schulz(matrix, a, b, c, ns_steps, max(eps, info.tiny), dtype)
 
 
+#: a matrix whose largest entry passes this is divided by it (in its own dtype) before the cast and the
+#: Frobenius normalization, which then give the same direction: 1e308 cast to bfloat16 was inf (a NaN
+#: result) and a float32 1e38's norm overflowed to inf (a zero result), in silence. Below it nothing
+#: changes, bit for bit (the iteration normalizes anyway)
+PRESCALE_ABOVE = 1e15
+
+
+def _prescaled(matrix: torch.Tensor) -> torch.Tensor:
+    top = matrix.detach().abs().amax(dim=(-2, -1), keepdim=True) if matrix.numel() else None
+    if top is None or not bool((top > PRESCALE_ABOVE).any()):
+        return matrix
+    return matrix / torch.where(top > PRESCALE_ABOVE, top, torch.ones_like(top))
+
+
 def _newton_schulz(matrix: torch.Tensor, a: float, b: float, c: float, ns_steps: int, eps: float,
                    dtype: torch.dtype) -> torch.Tensor:
     """:func:`newton_schulz` without the input checks (its callers validated them once)."""
+    matrix = _prescaled(matrix)
     x = matrix.to(dtype) if matrix.dtype != dtype else matrix.clone()   # a copy: normalized in place
     tall = matrix.size(0) > matrix.size(1)
     if tall:
@@ -142,7 +157,7 @@ def _newton_schulz_stack(stack: torch.Tensor, a: float, b: float, c: float, ns_s
                          dtype: torch.dtype) -> torch.Tensor:
     """:func:`_newton_schulz` of each matrix of a stack (n, rows, cols), as batched products. The stack
     is normalized in place when it already has ``dtype`` (callers pass a fresh one)."""
-    x = stack.to(dtype)
+    x = _prescaled(stack).to(dtype)
     tall = stack.size(1) > stack.size(2)
     if tall:
         x = x.mT

@@ -81,7 +81,8 @@ class Shampoo(MatrixOptimizer):
     adam_eps : float in [1.18e-38 (float32's smallest normal), 1e38] (default 1e-8): ε of the grafted
         Adam direction
     max_precond_dim : int >= 1 (default 10000): longer sides are left unpreconditioned
-    on_nonfinite : "warn" (default), "skip" or "raise": a step with a NaN/inf gradient is skipped
+    on_nonfinite : "warn" (default), "skip" or "raise": a step with a NaN/inf gradient (or an entry
+        above 1e15, 1e150 for float64 parameters: its square overflows the state) is skipped
         (parameters and state unchanged, counted in ``skipped_steps``) with a RuntimeWarning,
         silently, or raises FloatingPointError
     Raises ``RuntimeError`` at ``step`` for a sparse gradient (as torch's Adam); hand-edited or foreign

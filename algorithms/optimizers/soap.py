@@ -77,7 +77,8 @@ class SOAP(MatrixOptimizer):
     precondition_frequency : int >= 1 (default 10): steps between basis refreshes
     block_size : int >= 1 or None (default None: whole matrices): tile side
     max_precond_dim : int >= 1 (default 10000): longer sides keep the identity basis
-    on_nonfinite : "warn" (default), "skip" or "raise": a step with a NaN/inf gradient is skipped
+    on_nonfinite : "warn" (default), "skip" or "raise": a step with a NaN/inf gradient (or an entry
+        above 1e15, 1e150 for float64 parameters: its square overflows the state) is skipped
         (parameters and state unchanged, counted in ``skipped_steps``) with a RuntimeWarning,
         silently, or raises FloatingPointError
     Raises ``RuntimeError`` at ``step`` for a sparse gradient (as torch's Adam); hand-edited or foreign

@@ -1,0 +1,35 @@
+"""#43 round 10 (pre-audit sweep) for the optimizers family: each class found, with its message's words."""
+
+import numpy as np
+import pytest
+import torch
+
+from algorithms.optimizers import SOAP, Muon, Shampoo, newton_schulz
+
+
+# ------------------------------------------- class 1: huge finite entries overflowed into NaN/0 in silence
+@pytest.mark.parametrize("matrix", [torch.tensor([[1e308, 0.0], [0.0, 1e307]], dtype=torch.float64),
+                                    torch.tensor([[1e38, 0.0], [0.0, 1e37]])])
+def test_newton_schulz_of_a_huge_matrix_is_the_unit_scale_one(matrix):
+    # 1e308 cast to bfloat16 was inf (a NaN result), a float32 1e38's norm inf (a zero result)
+    want = newton_schulz(torch.tensor([[1.0, 0.0], [0.0, 0.1]]))
+    assert torch.equal(newton_schulz(matrix), want)
+    assert torch.equal(newton_schulz(matrix, dtype=torch.float64).float(),
+                       newton_schulz(torch.tensor([[1.0, 0.0], [0.0, 0.1]]), dtype=torch.float64).float())
+
+
+@pytest.mark.parametrize("cls, kw", [(Muon, {"weight_decay": 0.0}), (Shampoo, {}), (SOAP, {})])
+def test_a_gradient_whose_square_overflows_the_state_counts_as_non_finite(cls, kw):
+    # Shampoo wrote NaN into the weights; Muon's and SOAP's Adam steps froze the vector (m/sqrt(inf) = 0)
+    w, b = torch.nn.Parameter(torch.eye(3)), torch.nn.Parameter(torch.ones(3))
+    opt = cls([w, b], lr=0.1, on_nonfinite="skip", **kw)
+    w.grad, b.grad = torch.full((3, 3), 3e38), torch.full((3,), 3e38)
+    opt.step()
+    assert opt.skipped_steps == 1 and torch.equal(w.detach(), torch.eye(3))
+    opt = cls([w, b], lr=0.1, on_nonfinite="raise", **kw)
+    with pytest.raises(FloatingPointError, match="an entry above 1e\\+15"):
+        opt.step()
+    w.grad, b.grad = torch.full((3, 3), 1e14), torch.full((3,), 1e14)      # below the bound: a real step
+    opt.step()
+    assert bool(torch.isfinite(w).all()) and not torch.equal(w.detach(), torch.eye(3))
+    assert np.isfinite(b.detach().numpy()).all()
