@@ -60,13 +60,28 @@ _UNIT_TOL = 1e-6
 
 
 def link_function(name: str):
-    """The link σ named ``name`` as a function of a torch tensor.
+    """The link σ named ``name`` (one of ``LINKS``) as a function of a real floating torch tensor ``t``.
+
+    The returned function refuses anything but a dense real floating tensor (a float, an array, a
+    complex, sparse or meta tensor) with a TypeError naming ``t``.
 
     >>> link_function("relu")(torch.tensor([-1.0, 2.0]))
     tensor([0., 2.])
     """
     check_choice("name (a link)", name, LINKS)
-    return {"linear": lambda t: t, "quadratic": lambda t: t * t, "relu": torch.relu}[name]
+    sigma = {"linear": lambda t: t, "quadratic": lambda t: t * t, "relu": torch.relu}[name]
+
+    def link(t: torch.Tensor) -> torch.Tensor:
+        if not isinstance(t, torch.Tensor):  # torch.relu's own message names 'input'
+            raise TypeError(f"t (the {name} link's argument) must be a torch tensor, got {type(t).__name__}")
+        refuse_sparse(f"t (the {name} link's argument)", t)
+        if not t.dtype.is_floating_point or t.device.type == "meta":
+            raise TypeError(f"t (the {name} link's argument) must be a real floating tensor with data, got "
+                            f"dtype {t.dtype} on {t.device}")
+        return sigma(t)
+
+    link.__name__ = link.__qualname__ = f"{name}_link"
+    return link
 
 
 def check_unit_vector(name: str, value, d: int, dtype=torch.float64) -> torch.Tensor:

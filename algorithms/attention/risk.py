@@ -43,6 +43,7 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
     check_seed,
+    refuse_sparse,
     to_float,
 )
 from algorithms.attention.models import tempered_softmax
@@ -90,6 +91,9 @@ def _overlap(value, name: str):
     if isinstance(value, torch.Tensor):
         if value.device.type == "meta":  # no data: torch's .item() error named nothing
             raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+        refuse_sparse(name, value)  # torch's comparisons raise NotImplementedError on sparse layouts
+        if value.dtype.is_complex or value.dtype == torch.bool:  # complex: torch's "gt_cpu not implemented"
+            raise TypeError(f"{name} must be a real (floating or integer) tensor, got dtype {value.dtype}")
         ok = bool(torch.isfinite(value).all()) and not bool((value.abs() > 1.0 + 1e-9).any())
     elif isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
         raise TypeError(f"{name} must be a real number or a torch tensor, got {type(value).__name__}")
