@@ -37,8 +37,8 @@ __all__ = ["LBFGS"]
 class LBFGS(Algorithm):
     """scipy's L-BFGS-B with ``memory`` correction pairs (scipy's ``maxcor``).
 
-    ``tol`` (default 1e-10): success when ``f − f* <= tol·S`` (f* known) or ``‖∇f‖ <= tol·G`` (S, G:
-    the problem's ``scale_f``/``scale_grad`` at x0, so the verdict does not depend on the units);
+    ``tol`` (in (0, 1), default 1e-10): success when ``f − f* <= tol·S`` (f* known) or ``‖∇f‖ <= tol·G``
+    (S, G: the problem's ``scale_f``/``scale_grad`` at x0, so the verdict does not depend on the units);
     scipy's own stopping rules are set to their tightest (``ftol=0``, ``gtol=tol·G``), and a
     stop of scipy's before the tolerance is met is reported as ``RetCode.Stalled``.
     """

@@ -323,8 +323,12 @@ class CurvatureProblem(Problem):
     def stopping_tolerances(self, tol: float) -> tuple[float, float]:
         """(gap_tol, grad_tol) of a solve with ``tol``: ``tol·S`` and ``tol·G`` (see ``scale_f``,
         ``scale_grad``), the gradient's floored at its rounding level at x0 (16 eps ‖H‖‖x0‖, so a start near
-        the optimum can still meet it)."""
+        the optimum can still meet it). ``tol`` is relative, in (0, 1): 1 or more accepted x0 itself (S and
+        G are x0's own gap and gradient), so tol = 1e308 reported Success at the start, refused by name."""
         tol = check_positive("tol", tol)  # a negative or NaN tol gave negative/NaN tolerances silently
+        if tol >= 1.0:
+            raise ValueError(f"tol must be < 1 (relative to the start's gap and gradient, S and G: tol >= 1 "
+                             f"accepts x0 itself), got {tol!r}")
         return tol * self.scale_f, max(tol * self.scale_grad, self.grad_floor)
 
     def _term_scale(self, x: np.ndarray, g: np.ndarray) -> float:
@@ -637,8 +641,8 @@ def run_descent(
 
     ``step(x, f(x), ∇f(x), stats)`` returns ``(x_next, info)``; ``x_next = None``
     means the step is undefined (``info["retcode"]`` says why). Stops with
-    ``Success`` when ``f − f* <= tol·S`` (``f*`` known) or ``‖∇f‖ <= tol·G``, relative to the
-    problem's scales at x0 (``scale_f``, ``scale_grad``, :meth:`CurvatureProblem.stopping_tolerances`:
+    ``Success`` when ``f − f* <= tol·S`` (``f*`` known) or ``‖∇f‖ <= tol·G`` (``tol`` in (0, 1)), relative
+    to the problem's scales at x0 (``scale_f``, ``scale_grad``, :meth:`CurvatureProblem.stopping_tolerances`:
     the verdict does not depend on the units),
     ``MaxIters`` after ``maxiters`` steps without it, ``Diverged`` on a non-finite
     iterate, value or gradient, or once ``f − f(x0) > BLOWUP_FACTOR · max(1, |f(x0)|)``.

@@ -480,3 +480,15 @@ def test_round10_loose_upper_constants_and_underflowing_lp_norms():
         assert problem.value(np.zeros(3)) > 0.0
         sol = solve(problem, LBFGS())
         assert sol.retcode is not RetCode.Success or np.allclose(sol.x, b, rtol=1e-3)
+
+
+def test_round10_relative_tol_below_one():
+    # #43 round 10: the family's tol is relative to x0's gap and gradient; tol = 1e308 (or any tol >= 1)
+    # reported Success at x0 itself
+    from algorithms.curvature import LBFGS, LCD2, lp_regression
+
+    problem = lp_regression(np.eye(2), np.ones(2), p=3.0)
+    for algorithm in (LCD2(), LBFGS()):
+        with pytest.raises(ValueError, match=r"^tol must be < 1"):
+            solve(problem, algorithm, tol=1e308)
+    assert solve(problem, LCD2(), tol=0.5).retcode is RetCode.Success
