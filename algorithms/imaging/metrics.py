@@ -21,14 +21,8 @@ __all__ = ["psnr", "ssim"]
 def _pair(estimate: Any, reference: Any) -> tuple[np.ndarray, np.ndarray]:
     pair = []
     for name, value in (("estimate", estimate), ("reference", reference)):
-        if hasattr(value, "detach"):
-            if getattr(getattr(value, "device", None), "type", None) == "meta":  # torch's "no data!" else
-                raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
-            if getattr(value, "layout", None) is not None and str(value.layout) != "torch.strided":
-                raise TypeError(f"{name} must be a dense (strided) tensor, got layout {value.layout}; use "
-                                f".to_dense()")  # torch's "can't convert Sparse layout tensor" named nothing
-            value = value.detach().cpu().numpy()
-        array = as_float_array(name, value, dtype=np.float64)  # strings, complex and NaN named
+        # strings, complex and NaN named; a tensor's meta device and sparse layout too, bfloat16 widened
+        array = as_float_array(name, value, dtype=np.float64)
         if array.ndim != 2:
             raise ValueError(f"{name} must be a 2-D image, got shape {array.shape}")
         pair.append(array)

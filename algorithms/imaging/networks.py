@@ -96,6 +96,9 @@ class NullSpaceNet(CheckedStateModule):
             raise TypeError(f"NullSpaceNet's parameters are {dtype}: its operator and projection run in "
                             f"float32 or float64; convert the network with .float() or .double()")
         y = X.to(dtype).reshape(X.shape[0], *self.operator.measurement_shape)
+        if not bool(torch.isfinite(y).all()):  # float64 X ~1e300 cast to float32: the operator named its "y"
+            raise ValueError(f"X has entries too large for the network's {dtype} (max |X| = "
+                             f"{float(X.detach().abs().max()):.3g}); rescale X or convert the network")
         z = self.operator.adjoint(y) * self.scale
         image = z + self.body(z[:, None])[:, 0]
         return self.projection.apply(image).reshape(X.shape[0], self.out_features)  # -1: no empty batch

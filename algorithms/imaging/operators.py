@@ -37,6 +37,7 @@ from algorithms._validation import (
     C_INT_MAX,
     _refuse_bools_in_sequence,
     _refuse_masked,
+    as_array,
     check_finite_data,
     check_fits_memory,
     check_positive,
@@ -491,8 +492,8 @@ class Radon(LinearOperator):
         self.image_shape = _check_image_shape(image_shape)
         if self.image_shape[0] != self.image_shape[1]:
             raise ValueError(f"image_shape must be square for Radon, got {self.image_shape}")
-        if hasattr(angles, "detach"):
-            angles = angles.detach().cpu().numpy()
+        if hasattr(angles, "detach"):  # meta, sparse and bfloat16 (numpy has none) refused by name
+            angles = as_array("angles", angles)
         _refuse_masked("angles", angles)  # np.asarray drops the mask: a masked angle would be measured
         _refuse_bools_in_sequence("angles", angles)  # [True, 45] was read as [1.0, 45.0]
         # numeric only: a str such as '0' would otherwise be parsed as a number, complex truncated

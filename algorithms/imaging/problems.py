@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import as_real_tensor, check_finite_data, to_float
+from algorithms._validation import as_real_tensor, check_finite_data, refuse_sparse, to_float
 from algorithms.core import Problem
 from algorithms.imaging.nullspace import null_space_leakage
 from algorithms.imaging.operators import LinearOperator
@@ -128,6 +128,7 @@ class NPN:
         inputs = getattr(self.network, "in_features", y.numel())
         if y.device.type == "meta":  # no data (torch's .item() error below)
             raise ValueError("y is on the meta device (no data); move it to a real device")
+        refuse_sparse("y", y)  # torch's NotImplementedError ('aten::ne.Scalar' ... SparseCPU)
         if y.numel() != inputs or not bool(torch.isfinite(y).all()):
             raise ValueError(f"y must hold {inputs} finite measurements (the network's in_features), got "
                              f"shape {tuple(y.shape)}" + ("" if y.numel() != inputs else " with NaN or inf"))

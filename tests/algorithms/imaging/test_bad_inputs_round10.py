@@ -39,3 +39,33 @@ def test_huge_iterates_and_data_have_a_value():
     assert sol.retcode is RetCode.Diverged and sol.value == math.inf
     sol = solve(InverseProblem(H, H(x) * 1e300), PnPPGD(prior=tv), maxiters=3)
     assert sol.retcode is RetCode.MaxIters and sol.value >= 0.0  # ½‖Hx − y‖² ~ 1e600 is inf in float64
+
+
+def test_tensor_conversions_named():
+    """bfloat16 tensors (numpy has no such dtype: 'Got unsupported ScalarType BFloat16'), meta and sparse
+    angles (torch's errors), a sparse y for NPN.predict (torch's NotImplementedError) and float64 X past the
+    network's float32 range (the operator named its own 'y')."""
+    import torch
+
+    from algorithms.imaging import NullSpaceNet, Radon, gaussian_cs, psnr, qr_null_rows, ssim
+
+    x = torch.rand(8, 8, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    with pytest.raises(TypeError, match=r"\bestimate is a torch.bfloat16"):
+        psnr(x.bfloat16(), x)
+    with pytest.raises(TypeError, match=r"\breference is a torch.bfloat16"):
+        ssim(x, x.bfloat16())
+    with pytest.raises(TypeError, match=r"\bangles is a torch.bfloat16"):
+        Radon((8, 8), torch.tensor([0.0, 45.0]).bfloat16())
+    with pytest.raises(ValueError, match=r"\bangles is on the meta device"):
+        Radon((8, 8), torch.tensor([0.0, 45.0], device="meta"))
+    with pytest.raises(TypeError, match=r"\bangles must be a dense"):
+        Radon((8, 8), torch.tensor([0.0, 45.0]).to_sparse())
+    H = gaussian_cs((8, 8), 0.5, seed=0)
+    net = NullSpaceNet(H, qr_null_rows(H, 16, seed=0), 4, 2, seed=0).float()
+    with pytest.raises(ValueError, match=r"\bX has entries too large"):
+        net(H(x)[None] * 1e300)
+    from tests.algorithms.imaging._instances import cs_problem, oracle_npn
+
+    problem, truth = cs_problem()
+    with pytest.raises(TypeError, match=r"\by must be a dense"):
+        oracle_npn(problem, truth).predict(problem.y.to_sparse())
