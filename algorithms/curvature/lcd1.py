@@ -28,6 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.curvature.problem import (
     CurvatureProblem,
@@ -43,7 +45,8 @@ __all__ = ["LCD1", "lcd1_step"]
 def lcd1_step(x: Any, g: Any, C: Any, L_C: Any) -> Any:
     """One LCD1 step ``x − (C + L_C I)⁻¹ g``.
 
-    ``C`` is a ``(d, d)`` matrix or a ``(d,)`` diagonal, ``L_C`` finite and >= 0. Works on numpy
+    ``C`` is a ``(d, d)`` matrix or a ``(d,)`` diagonal, ``L_C`` finite and >= 0; a step that
+    overflows (a tiny L_C with a singular C) is refused, naming ``L_C``. Works on numpy
     arrays and on sympy matrices (``C`` a sympy Matrix, ``x, g`` column vectors), which is how
     the claim ``lcd.reduces_to_gd_polyak`` evaluates it symbolically.
 
@@ -57,7 +60,12 @@ def lcd1_step(x: Any, g: Any, C: Any, L_C: Any) -> Any:
         return x - (C + L_C * sympy.eye(C.shape[0])).LUsolve(g)
     x, g, C = check_step_inputs(x, g, C)
     L_C = check_finite_curvature_constant(L_C)
-    return x - shifted_solve(C, L_C, g)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        step = x - shifted_solve(C, L_C, g)
+    if not np.all(np.isfinite(step)):  # L_C = 5e-324 with C = 0 returned [-inf, -inf]
+        raise ValueError(f"L_C = {L_C!r} is too small for this g (max |g| = {float(np.max(np.abs(g))):.3g}): "
+                         f"the step x − (C + L_C I)⁻¹g overflows to a non-finite point")
+    return step
 
 
 @dataclass(frozen=True)

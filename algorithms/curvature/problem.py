@@ -362,7 +362,8 @@ class CurvatureProblem(Problem):
         return point.astype(self.dtype)
 
     def value(self, x: np.ndarray) -> float:
-        """f(x), checked finite, for ``x`` a finite vector of length d."""
+        """f(x) as a float, for ``x`` a finite vector of length d (checked, as the scalar f returns); inf or
+        NaN where f overflows at x is returned as it is (the solvers then report ``Diverged``)."""
         x = self._check_point(x)
         fx = self.f(x)
         if np.ndim(fx) != 0:
@@ -370,7 +371,8 @@ class CurvatureProblem(Problem):
         return returned_scalar("f(x)", fx)  # a str "1" was parsed by float(), a bool counted as 0/1
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
-        """∇f(x), checked finite and of shape (d,), for ``x`` a finite vector of length d."""
+        """∇f(x), checked real and of shape (d,), for ``x`` a finite vector of length d; inf or NaN entries
+        where ∇f overflows at x are returned as they are (the solvers then report ``Diverged``)."""
         x = self._check_point(x)
         raw = self.grad(x)
         try:

@@ -492,3 +492,11 @@ def test_round10_relative_tol_below_one():
         with pytest.raises(ValueError, match=r"^tol must be < 1"):
             solve(problem, algorithm, tol=1e308)
     assert solve(problem, LCD2(), tol=0.5).retcode is RetCode.Success
+
+
+def test_round10_lcd1_step_refuses_an_overflowing_step():
+    # #43 round 10: lcd1_step with L_C = 5e-324 and C = 0 returned [-inf, -inf] (a public helper's silent inf)
+    from algorithms.curvature import lcd1_step
+
+    with pytest.raises(ValueError, match=r"^L_C = 5e-324 is too small"):
+        lcd1_step(np.array([1.0, 1.0]), np.array([2.0, 4.0]), np.zeros(2), 5e-324)
