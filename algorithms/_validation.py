@@ -806,8 +806,11 @@ def check_module_state(state_dict: Any, where: str = "state_dict") -> None:
         shown = f"the class {state_dict.__name__}" if is_class else type(state_dict).__name__
         raise TypeError(f"{where} must be a mapping of parameter names to tensors (an instance), got {shown}")
     for key, value in state_dict.items():
+        if isinstance(value, torch.Tensor) and value.device.type == "meta":   # torch's copy error: no key
+            raise ValueError(f"{where}[{key!r}] is on the meta device (no data); load a state dict that "
+                             f"holds values")
         if isinstance(value, torch.Tensor) and (value.is_floating_point() or value.is_complex()) \
-                and value.device.type != "meta" and not bool(torch.isfinite(value).all()):
+                and not bool(torch.isfinite(value).all()):
             raise ValueError(f"{where}[{key!r}] contains NaN or inf entries")
 
 

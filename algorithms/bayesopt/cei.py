@@ -91,7 +91,7 @@ from algorithms.bayesopt.acquisition import (
     log_constrained_ei,
     log_probability_of_feasibility,
 )
-from algorithms.bayesopt.gp import GaussianProcess, _check_kernel, fit_kernel
+from algorithms.bayesopt.gp import RESTARTS_MAX, GaussianProcess, _check_kernel, fit_kernel
 from algorithms.bayesopt.kernels import Kernel, check_scale
 from algorithms.bayesopt.problem import ConstrainedBOProblem
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
@@ -194,9 +194,10 @@ class CEI(Algorithm):
         observation-noise variance as a fraction of each GP's prior variance (0: exact
         evaluations, the paper's setting; a subnormal such as 1e-320 is as good as 0; 1e6 leaves the
         observations no weight, larger ratios are refused).
-    n_candidates, n_restarts : int in [1, 2**31 - 1], n_restarts <= n_candidates
+    n_candidates, n_restarts : int in [1, 2**31 - 1], int in [1, RESTARTS_MAX = 1000] (<= n_candidates)
         the dense candidate set and the L-BFGS-B restarts of the acquisition maximization (a solve
-        refuses, naming n_candidates, a candidate set whose arrays exceed the machine's memory).
+        refuses, naming n_candidates, a candidate set whose arrays exceed the machine's memory; each
+        restart is one search per iteration, hours of searches at the cap).
     jitter : float in [2.2e-308, 1e6]
         the GPs' diagonal jitter, relative to the prior variance (0 and subnormals refused: the
         Cholesky factors need a positive diagonal).
@@ -228,7 +229,9 @@ class CEI(Algorithm):
             raise ValueError(f"noise must be <= {NOISE_MAX:g} (a noise-to-signal variance ratio), got "
                              f"{self.noise!r}")
         object.__setattr__(self, "n_candidates", check_count("n_candidates", self.n_candidates, 1))
-        object.__setattr__(self, "n_restarts", check_count("n_restarts", self.n_restarts, 1))
+        # each restart is one L-BFGS-B search per iteration: 2**31 - 1 of them ran for months (as fit_kernel)
+        object.__setattr__(self, "n_restarts", check_count("n_restarts", self.n_restarts, 1, RESTARTS_MAX,
+                                                           "RESTARTS_MAX: L-BFGS-B searches per iteration"))
         object.__setattr__(self, "jitter", check_scale("jitter", self.jitter, upper=NOISE_MAX))
         if self.n_restarts > self.n_candidates:   # the restarts start from the best candidates
             raise ValueError(f"n_restarts must be <= n_candidates = {self.n_candidates} (each restart starts "

@@ -147,6 +147,10 @@ def restricted_solution(
     return np.clip(result.x, problem.lower, problem.upper)
 
 
+#: the most restricted-problem solves collect_feasible_points makes (hours at the cap; GGDOpt's default 400)
+MAX_POINTS = 10**5
+
+
 def collect_feasible_points(
     problem: ChanceConstrainedProblem,
     *,
@@ -158,14 +162,16 @@ def collect_feasible_points(
     """Up to ``n_points`` RP solutions (of at most 2 n_points draws of (S, z); a level z beyond what
     the box allows has none) and their empirical violations (see the module docstring).
 
-    ``problem`` is a :class:`ChanceConstrainedProblem`, ``n_points`` and ``bootstrap_size`` (the scenarios
-    each restricted problem draws) ints in [1, 2**31 - 1] (each draw is one SLSQP solve, so the run time
-    grows linearly with n_points: 10**9 runs for days; a bootstrap_size above L uses all L samples),
+    ``problem`` is a :class:`ChanceConstrainedProblem`, ``n_points`` an int in [1, MAX_POINTS] (10**5:
+    each draw is one SLSQP solve, so the run time grows linearly with n_points, hours at the cap),
+    ``bootstrap_size`` (the scenarios each restricted problem draws) an int in [1, 2**31 - 1] (a
+    bootstrap_size above L uses all L samples),
     ``seed`` an int in [0, 2**64), ``restriction`` one of ``RESTRICTIONS`` (``"moment"``, ``"scenario"``).
     """
     if not isinstance(problem, ChanceConstrainedProblem):
         raise TypeError(f"problem must be a ChanceConstrainedProblem, got {type(problem).__name__}")
-    n_points = check_count("n_points", n_points, 1)   # 2**40 ran on (a hang)
+    n_points = check_count("n_points", n_points, 1, MAX_POINTS, "MAX_POINTS: each point is one SLSQP solve; "
+                           "2**40 ran on, a hang")
     bootstrap_size = check_count("bootstrap_size", bootstrap_size, 1)
     check_choice("restriction", restriction, RESTRICTIONS)
     rng = np.random.default_rng(check_seed(seed))

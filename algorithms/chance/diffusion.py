@@ -364,6 +364,10 @@ def tweedie_mean(model: ScoreModel, x: torch.Tensor, t: float) -> torch.Tensor:
     return (x + (1.0 - ab) * model.score(x, t)) / math.sqrt(ab)
 
 
+#: the most Adam steps train_score takes (hours of training at the cap; the paper's fits take thousands)
+MAX_TRAIN_STEPS = 10**6
+
+
 @allocates("batch_size")
 def train_score(
     model: ScoreMLP,
@@ -377,9 +381,9 @@ def train_score(
     """Denoising score matching with Adam: minimise E‖ε_θ(√ᾱ x_0 + √(1 − ᾱ) ε, t) − ε‖², t ~ U[t_min, 1].
 
     ``model`` is a :class:`ScoreMLP`, ``data`` a finite (N, n) tensor of its dtype and device; ``steps``
-    an int in [1, 2**31 - 1] (the run time grows linearly), ``batch_size`` an int >= 1 (rows drawn with
-    replacement; refused when a batch exceeds this machine's memory), ``lr`` Adam's step (finite float
-    > 0), ``seed`` an int in [0, 2**64).
+    an int in [1, MAX_TRAIN_STEPS] (10**6: the run time grows linearly, hours at the cap), ``batch_size``
+    an int >= 1 (rows drawn with replacement; refused when a batch exceeds this machine's memory), ``lr``
+    Adam's step (finite float > 0), ``seed`` an int in [0, 2**64).
 
     Returns the per-step losses (a non-finite loss ends training early, before its step, so the model keeps
     its last parameters; the caller checks: a large ``lr`` such as 1e308, or data so large that the loss
@@ -406,7 +410,8 @@ def train_score(
         raise TypeError(f"data must have the model's dtype {reference.dtype}, got {data.dtype} "
                         "(convert with data.to(...))")
     check_device("data", data, reference)
-    steps = check_count("steps", steps, 1)              # 2**40 steps ran on (a hang)
+    steps = check_count("steps", steps, 1, MAX_TRAIN_STEPS, "MAX_TRAIN_STEPS: a million Adam steps run for "
+                        "hours; 2**31 - 1 for months")
     lr = check_positive("lr", lr)
     batch_size = check_count("batch_size", batch_size, 1)
     # a batch's tensors (x0, noise, x_t, the features and the net's activations), before a step draws it:

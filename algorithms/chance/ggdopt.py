@@ -60,17 +60,23 @@ import numpy as np
 import torch
 
 from algorithms._validation import (
+    C_INT_MAX,
     as_real_array,
     check_choice,
     check_count,
     check_nonnegative,
     check_positive,
 )
-from algorithms.chance.data import RESTRICTIONS, collect_feasible_points
-from algorithms.chance.diffusion import ScoreMLP, ScoreModel, train_score
+from algorithms.chance.data import MAX_POINTS, RESTRICTIONS, collect_feasible_points
+from algorithms.chance.diffusion import MAX_TRAIN_STEPS, ScoreMLP, ScoreModel, train_score
 from algorithms.chance.guidance import GUIDANCE_ORDERS, _beta
 from algorithms.chance.problem import ChanceConstrainedProblem, empirical_violation, out_of_sample_feasibility
-from algorithms.chance.sampler import guided_reverse_sample
+from algorithms.chance.sampler import (
+    MAX_CORRECTOR_STEPS,
+    MAX_REVERSE_STEPS,
+    MAX_SAMPLES,
+    guided_reverse_sample,
+)
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 
 __all__ = ["ChanceStats", "GGDOpt", "GGDOptResult"]
@@ -148,10 +154,13 @@ class GGDOpt(Algorithm):
     Domains: ``beta`` a finite float >= 2.2e-308 (0 and subnormals refused); ``posterior_variance`` None
     or a finite float >= 0; ``lr`` and ``snr`` finite floats > 0 (subnormals such as 1e-320 are
     accepted: Adam then leaves the score net as initialised, the corrector does not move);
-    ``n_train_points`` an int in [10, 2**31 - 1] (10 feasible points are the fewest the score model is
-    trained on), ``bootstrap_size``, ``train_steps``, ``hidden``, ``batch_size``, ``n_samples``,
-    ``n_steps`` ints in [1, 2**31 - 1] and ``corrector_steps`` in [0, 2**31 - 1] (the run time grows
-    linearly with the counts). Solve options: ``maxiters`` caps the reverse steps; ``tol`` is accepted
+    ``n_train_points`` an int in [10, MAX_POINTS = 10**5] (10 feasible points are the fewest the score
+    model is trained on), ``train_steps`` in [1, MAX_TRAIN_STEPS = 10**6], ``n_samples`` in [1, MAX_SAMPLES
+    = 10**6], ``n_steps`` in [1, MAX_REVERSE_STEPS = 10**5], ``corrector_steps`` in [0, MAX_CORRECTOR_STEPS
+    = 1000], ``bootstrap_size``, ``hidden``, ``batch_size`` ints in [1, 2**31 - 1] (``hidden`` and
+    ``batch_size`` refused past this machine's memory, a ``bootstrap_size`` above L uses all L samples):
+    the run time grows linearly with the counts, hours at the caps. Solve options: ``maxiters`` caps the
+    reverse steps; ``tol`` is accepted
     (checked by ``solve``) and not used; ``seed=None`` is 0.
     """
 
@@ -180,18 +189,18 @@ class GGDOpt(Algorithm):
             set_("posterior_variance", check_nonnegative("posterior_variance", self.posterior_variance))
         # fewer training points than MIN_FEASIBLE_POINTS could never train: every solve ended Infeasible,
         # even with every point feasible
-        set_("n_train_points", check_count("n_train_points", self.n_train_points, MIN_FEASIBLE_POINTS))
-        for name in (
-            "bootstrap_size",
-            "train_steps",
-            "hidden",
-            "batch_size",
-            "n_samples",
-            "n_steps",
-        ):  # counts and widths: a value past 2**31 - 1 is refused here, not after stage 1 ran
-            set_(name, check_count(name, getattr(self, name), 1))
+        set_("n_train_points", check_count("n_train_points", self.n_train_points, MIN_FEASIBLE_POINTS,
+                                           MAX_POINTS, "MAX_POINTS: each point is one SLSQP solve"))
+        # counts and widths: a value past its cap is refused here, not after stage 1 ran (2**31 - 1 training
+        # or reverse steps was accepted and ran for months)
+        caps = {"train_steps": (MAX_TRAIN_STEPS, "MAX_TRAIN_STEPS: Adam steps, hours at the cap"),
+                "n_samples": (MAX_SAMPLES, "MAX_SAMPLES: rows of every reverse step"),
+                "n_steps": (MAX_REVERSE_STEPS, "MAX_REVERSE_STEPS: predictor steps")}
+        for name in ("bootstrap_size", "train_steps", "hidden", "batch_size", "n_samples", "n_steps"):
+            set_(name, check_count(name, getattr(self, name), 1, *caps.get(name, (C_INT_MAX, "a count"))))
         set_("lr", check_positive("lr", self.lr))
-        set_("corrector_steps", check_count("corrector_steps", self.corrector_steps, 0))
+        set_("corrector_steps", check_count("corrector_steps", self.corrector_steps, 0, MAX_CORRECTOR_STEPS,
+                                            "MAX_CORRECTOR_STEPS: Langevin steps after every predictor step"))
         set_("snr", check_positive("snr", self.snr))
 
     def _data_score(self, model: ScoreMLP) -> ScoreModel:

@@ -79,6 +79,13 @@ class ReverseRun:
                              f"ends on non-finite samples")
 
 
+#: the largest sample count, predictor-step count and Langevin steps per predictor step a reverse run takes
+#: (the paper samples hundreds with 100-1000 steps and 1 corrector step; at the caps a run takes hours)
+MAX_SAMPLES = 10**6
+MAX_REVERSE_STEPS = 10**5
+MAX_CORRECTOR_STEPS = 1000
+
+
 def guided_reverse_sample(
     model: ScoreModel,
     objective: Callable[[torch.Tensor], torch.Tensor],
@@ -109,8 +116,10 @@ def guided_reverse_sample(
 
     ``on_step(k, t, x)``, when given, is called after each predictor step and returns a bool: True ends
     the run ``terminated``; None is taken as False; anything else (a truthy "no") is a TypeError.
-    ``n_samples``, ``n_steps`` ints in [1, 2**31 - 1], ``corrector_steps`` in [0, 2**31 - 1] (0: no
-    corrector), ``max_steps`` None or an int >= 0 (0 returns the starting noise, ``"stopped"``); ``beta``
+    ``n_samples`` an int in [1, MAX_SAMPLES] (10**6), ``n_steps`` in [1, MAX_REVERSE_STEPS] (10**5),
+    ``corrector_steps`` in [0, MAX_CORRECTOR_STEPS] (1000; 0: no corrector): each run's time is linear in
+    n_samples · n_steps · (1 + corrector_steps), hours at the caps and no use beyond them; ``max_steps``
+    None or an int >= 0 (0 returns the starting noise, ``"stopped"``); ``beta``
     a finite float >= 2.2e-308; ``snr`` and ``divergence_bound`` finite floats > 0; ``dtype``
     torch.float32 or torch.float64.
     """
@@ -118,11 +127,14 @@ def guided_reverse_sample(
         raise TypeError(f"model must be a ScoreModel, got {type(model).__name__}")
     check_score_model(model)
     check_takes("objective", objective, "objective(x)", 1)
-    n_samples = check_count("n_samples", n_samples, 1)
+    n_samples = check_count("n_samples", n_samples, 1, MAX_SAMPLES, "MAX_SAMPLES: each sample is a row of "
+                            "every step's tensors and Hessians")
     beta = _beta(beta)
     check_choice("guidance", guidance, GUIDANCE_ORDERS)
-    n_steps = check_count("n_steps", n_steps, 1)   # 2**40 steps ran on (a hang)
-    corrector_steps = check_count("corrector_steps", corrector_steps, 0)
+    n_steps = check_count("n_steps", n_steps, 1, MAX_REVERSE_STEPS, "MAX_REVERSE_STEPS: 2**40 steps ran on, "
+                          "a hang")
+    corrector_steps = check_count("corrector_steps", corrector_steps, 0, MAX_CORRECTOR_STEPS,
+                                  "MAX_CORRECTOR_STEPS: Langevin steps after every predictor step")
     if on_step is not None:
         check_takes("on_step", on_step, "on_step(k, t, x)", 3)
     snr = check_positive("snr", snr)

@@ -808,3 +808,10 @@ def test_round10_gp_hyperparameters_set_later_rebuild_the_posterior():
     fresh.add(gp.X, gp.y)
     gp.kernel = Kernel("se", lengthscale=0.1)
     np.testing.assert_allclose(gp.predict([[0.25]]), fresh.predict([[0.25]]))
+
+
+def test_round10_cei_restarts_capped():
+    # each restart is one L-BFGS-B search per iteration: 2**31 - 1 was accepted (fit_kernel's cap, 1000)
+    with pytest.raises(ValueError, match=r"n_restarts must be <= 1000 \(RESTARTS_MAX"):
+        CEI(n_candidates=2000, n_restarts=1001)
+    assert CEI(n_candidates=2000, n_restarts=1000).n_restarts == 1000

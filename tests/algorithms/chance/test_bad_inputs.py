@@ -806,3 +806,37 @@ ROUND10_STATE = [
 @pytest.mark.parametrize("case", ROUND10_STATE, ids=lambda c: c.id)
 def test_round10_state_bad_input(case):
     check_bad_input(case)
+
+
+ROUND10_CAPS = [
+    # counts accepted up to 2**31 - 1 "documented as slow": documented caps now, refused past them
+    BadInput(GGDOpt, lambda: GGDOpt(train_steps=2**31 - 1), ValueError, ("train_steps", "MAX_TRAIN_STEPS"),
+             "train-steps-cap"),
+    BadInput(GGDOpt, lambda: GGDOpt(n_train_points=10**5 + 1), ValueError, ("n_train_points", "MAX_POINTS"),
+             "points-cap"),
+    BadInput(GGDOpt, lambda: GGDOpt(corrector_steps=1001), ValueError, ("corrector_steps", "1000"),
+             "corrector-cap"),
+    BadInput(train_score, lambda: train_score(_mlp(), torch.zeros(4, 2, dtype=torch.float64),
+                                              steps=10**6 + 1),
+             ValueError, ("steps", "MAX_TRAIN_STEPS"), "steps-cap"),
+    BadInput(guided_reverse_sample, lambda: guided_reverse_sample(_gauss(), lambda z: z[:, 0], n_samples=2,
+                                                                  beta=1.0, n_steps=10**5 + 1),
+             ValueError, ("n_steps", "MAX_REVERSE_STEPS"), "n-steps-cap"),
+    BadInput(collect_feasible_points, lambda: collect_feasible_points(_lin(), n_points=10**5 + 1), ValueError,
+             ("n_points", "MAX_POINTS"), "n-points-cap"),
+    # a meta tensor in a state dict: torch's copy error named no key
+    BadInput(ScoreMLP, lambda: _mlp().load_state_dict({k: v.to("meta")
+                                                       for k, v in _mlp().state_dict().items()}),
+             ValueError, ("state_dict", "meta"), "load-meta"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND10_CAPS, ids=lambda c: c.id)
+def test_round10_caps_bad_input(case):
+    check_bad_input(case)
+
+
+def test_round10_caps_themselves_are_valid():
+    algorithm = GGDOpt(train_steps=10**6, n_train_points=10**5, n_samples=10**6, n_steps=10**5,
+                       corrector_steps=1000, bootstrap_size=2**31 - 1)
+    assert (algorithm.train_steps, algorithm.corrector_steps) == (10**6, 1000)
