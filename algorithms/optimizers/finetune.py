@@ -148,6 +148,11 @@ class FinetuneTask(Problem):
         return self.task.loss(model, self.tokens if index is None else self.tokens[index])
 
 
+#: the longest pretraining :func:`markov_finetune_task` runs (each step a forward and backward of the model:
+#: tens of ms at the default sizes, so 10**6 steps ran for hours before the task existed)
+MAX_PRETRAIN_STEPS = 10_000
+
+
 def markov_finetune_task(vocab_size: int = 16, context: int = 16, n: int = 128, width: int = 32,
                          depth: int = 4, pretrain_steps: int = 100, seed: int = 0,
                          dtype: torch.dtype = torch.float32, batch_size: int = 16,
@@ -155,7 +160,8 @@ def markov_finetune_task(vocab_size: int = 16, context: int = 16, n: int = 128, 
     """A :class:`FinetuneTask`: a Transformer pretrained on chain ``seed``, a sample of chain ``seed + 1``.
 
     ``vocab_size``, ``context``, ``n`` (sequences), ``width`` and ``depth`` are ints >= 1,
-    ``pretrain_steps`` an int in [1, 2**31 − 1], ``seed`` an int in [0, 2**64), ``dtype`` float32,
+    ``pretrain_steps`` an int in [1, :data:`MAX_PRETRAIN_STEPS` = 10000], ``seed`` an int in
+    [0, 2**64), ``dtype`` float32,
     float64 or bfloat16, ``batch_size`` an int >= 1 (capped at ``n``) and ``architecture``
     ``"transformer"`` or ``"mlp"``.
 
@@ -164,6 +170,9 @@ def markov_finetune_task(vocab_size: int = 16, context: int = 16, n: int = 128, 
     ((16, 5), True)
     """
     pretrain_steps = check_count("pretrain_steps", pretrain_steps, 1)   # <= 2**31 - 1: 2**31 steps hung
+    if pretrain_steps > MAX_PRETRAIN_STEPS:
+        raise ValueError(f"pretrain_steps must be <= {MAX_PRETRAIN_STEPS} (MAX_PRETRAIN_STEPS: each step "
+                         f"trains the model once, hours past it), got {pretrain_steps}")
     n = check_positive_int("n", n)
     batch_size = min(check_positive_int("batch_size", batch_size), n)
     seed = check_seed(seed)

@@ -57,11 +57,28 @@ def _init_linear(layer: nn.Linear, generator: torch.Generator, std: float | None
             layer.bias.zero_()
 
 
+#: the most residual blocks a model here is built with: blocks are built one by one (~0.25 ms each for an
+#: MLP, ~2 ms for a transformer block on one core), so depth = 10**6 ran for minutes before any use
+MAX_DEPTH = 10_000
+#: the longest context of :class:`Transformer`: causal attention holds batch × heads × T² scores, 1 GiB
+#: for a batch of 32 at T = 2048 (T = 10**6 asked for petabytes inside the first forward)
+MAX_CONTEXT = 4096
+
+
+def _check_depth(depth) -> int:
+    depth = check_positive_int("depth", depth)
+    if depth > MAX_DEPTH:
+        raise ValueError(f"depth must be <= {MAX_DEPTH} (MAX_DEPTH: blocks are built one at a time, minutes "
+                         f"past it), got {depth}")
+    return depth
+
+
 class MLP(CheckedStateModule):
     """x ↦ W_out h_L, h_0 = W_in x, h_ℓ = h_{ℓ−1} + m · relu(W_ℓ h_{ℓ−1}) (m = residual_multiplier).
 
     ``in_features``, ``out_features``, ``width`` and ``depth`` are ints >= 1 (``depth`` residual
-    blocks), ``seed`` (int in [0, 2**64)) draws the weights (torch's global generator untouched; the
+    blocks, at most :data:`MAX_DEPTH` = 10000), ``seed`` (int in [0, 2**64)) draws the weights
+    (torch's global generator untouched; the
     readout starts at 0), ``residual_multiplier`` is a finite float > 0 (the μP depth rule's 1/N is
     at most 1; a multiplier so large that the activations overflow the dtype makes ``forward``
     return inf, as any torch layer) and ``dtype`` float32 (default), float64 or bfloat16.
@@ -80,7 +97,7 @@ class MLP(CheckedStateModule):
         self.in_features = check_positive_int("in_features", in_features)
         self.out_features = check_positive_int("out_features", out_features)
         self.width = check_positive_int("width", width)
-        self.depth = check_positive_int("depth", depth)
+        self.depth = _check_depth(depth)
         # the blocks are built one at a time: a depth past memory is refused before the loop (float32)
         owner = type(self).__name__
         check_fits_memory(owner, "width", width, 4.0 * width * width)  # one block past memory
@@ -149,7 +166,8 @@ class Transformer(CheckedStateModule):
     ``in_features = out_features = vocab_size`` (a language model's input and output are tokens;
     its output has a sequence axis, unlike the package's (n, out_features) convention).
     ``vocab_size``, ``width``, ``depth``, ``n_heads`` and ``context`` (the longest sequence T) are ints
-    >= 1, ``width`` a multiple of ``n_heads``; ``seed`` (int in [0, 2**64)) draws the weights,
+    >= 1, ``width`` a multiple of ``n_heads``, ``depth`` <= :data:`MAX_DEPTH` (10000) and ``context`` <=
+    :data:`MAX_CONTEXT` (4096: attention is quadratic in T); ``seed`` (int in [0, 2**64)) draws the weights,
     ``residual_multiplier`` (finite float > 0; one so large that the activations overflow the dtype
     makes ``forward`` return inf, as any torch layer) scales each block's residual branch and ``dtype`` is
     float32 (default), float64 or bfloat16.
@@ -166,11 +184,14 @@ class Transformer(CheckedStateModule):
         self.vocab_size = check_positive_int("vocab_size", vocab_size)
         self.in_features = self.out_features = self.vocab_size
         self.width = check_positive_int("width", width)
-        self.depth = check_positive_int("depth", depth)
+        self.depth = _check_depth(depth)
         self.n_heads = check_positive_int("n_heads", n_heads)
         if width % n_heads:
             raise ValueError(f"width must be a multiple of n_heads={n_heads}, got {width}")
         self.context = check_positive_int("context", context)
+        if self.context > MAX_CONTEXT:
+            raise ValueError(f"context must be <= {MAX_CONTEXT} (MAX_CONTEXT: causal attention holds "
+                             f"batch × heads × context² scores), got {self.context}")
         # 12·width² parameters a block (attention 4·w², MLP 8·w²), built one at a time (float32)
         owner = type(self).__name__
         check_fits_memory(owner, "width", width, 48.0 * width * width)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from algorithms.optimizers import SOAP, Muon, Shampoo, newton_schulz
+from algorithms.optimizers import MLP, SOAP, Muon, Shampoo, Transformer, markov_finetune_task, newton_schulz
 
 
 # ------------------------------------------- class 1: huge finite entries overflowed into NaN/0 in silence
@@ -33,3 +33,16 @@ def test_a_gradient_whose_square_overflows_the_state_counts_as_non_finite(cls, k
     opt.step()
     assert bool(torch.isfinite(w).all()) and not torch.equal(w.detach(), torch.eye(3))
     assert np.isfinite(b.detach().numpy()).all()
+
+
+# ------------------------------------------------ class 2: sizes with no natural use that ran for minutes
+@pytest.mark.parametrize("call, words", [
+    (lambda: MLP(8, 8, 8, 10**6), "depth must be <= 10000"),
+    (lambda: Transformer(8, 8, 10**5, context=4), "depth must be <= 10000"),
+    (lambda: Transformer(8, 8, 1, context=10**6), "context must be <= 4096"),
+    (lambda: markov_finetune_task(vocab_size=8, context=4, n=8, width=8, depth=1, pretrain_steps=10**6),
+     "pretrain_steps must be <= 10000"),
+])
+def test_a_size_past_its_documented_cap_is_refused_by_name(call, words):
+    with pytest.raises(ValueError, match=words):
+        call()
