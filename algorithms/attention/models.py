@@ -81,6 +81,23 @@ def _check_dimension(d) -> int:
     return check_int_at_least("in_features", d, 2)
 
 
+def _fixed_size(module: nn.Module, name: str, value) -> None:
+    """``in_features``/``out_features`` set after construction: the parameters keep their length, so a new
+    value only moved the shape error to forward (naming X): refused by name."""
+    fixed = module.__dict__.get(name) if name in ("in_features", "out_features") else None
+    if fixed is not None and value != fixed:
+        raise ValueError(f"{name} is fixed by the model's construction ({fixed}); build a new model for "
+                         f"another dimension, got {value!r:.40}")
+
+
+def _check_parameters(module: nn.Module) -> None:
+    """NaN/inf weights (written in place, or loaded before the state check existed) gave NaN outputs in
+    silence: refused by name at forward."""
+    for name, param in module.named_parameters():
+        if param.device.type != "meta" and not bool(torch.isfinite(param.detach()).all()):
+            raise ValueError(f"the model's parameter {name} contains NaN or inf entries")
+
+
 class SoftmaxAttention(CheckedStateModule):
     """Softmax single-location attention with unit parameters ``u`` (key) and ``v`` (value).
 
@@ -112,12 +129,26 @@ class SoftmaxAttention(CheckedStateModule):
         self.u = nn.Parameter(_random_unit(self.in_features, gen, dtype))
         self.v = nn.Parameter(_random_unit(self.in_features, gen, dtype))
 
+    def __setattr__(self, name: str, value) -> None:
+        # set after construction: beta = NaN or −1 gave NaN or anti-attention outputs in silence, link =
+        # "x" an error at forward naming "name (a link)"
+        if name == "beta" and "in_features" in self.__dict__:
+            value = check_positive("beta", value)
+            check_inverse_temperature(value, self.__dict__["in_features"])
+        elif name == "link" and (not isinstance(value, str) or value not in LINKS):
+            raise ValueError(f"link must be one of {sorted(LINKS)}, got {value!r:.40}")
+        elif name == "link":
+            value = str(value)
+        _fixed_size(self, name, value)
+        super().__setattr__(name, value)
+
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """The model's output on tokens. ``X`` holds tokens, a finite tensor of shape (..., L, d) of the
-        model's dtype and device; returns (..., 1).
+        model's dtype and device; returns (..., 1). Parameters with NaN or inf entries are refused.
         """
         X = _check_tokens(X, self.in_features, self.u.dtype)
         check_device("X", X, self.u)
+        _check_parameters(self)
         weights = tempered_softmax(self.beta * math.sqrt(self.in_features), X @ self.u)
         return (weights * link_function(self.link)(X @ self.v)).sum(-1, keepdim=True)
 
@@ -147,12 +178,19 @@ class ErfAttention(CheckedStateModule):
         self.k = nn.Parameter(_random_unit(self.in_features, gen, dtype))
         self.v = nn.Parameter(_random_unit(self.in_features, gen, dtype))
 
+    def __setattr__(self, name: str, value) -> None:
+        if name == "lam" and "in_features" in self.__dict__:  # NaN or −1 set later: NaN/negated outputs
+            value = check_positive("lam", value)
+        _fixed_size(self, name, value)
+        super().__setattr__(name, value)
+
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """The model's output on tokens. ``X`` holds tokens, a finite tensor of shape (..., L, d) of the
-        model's dtype and device; returns (..., 1).
+        model's dtype and device; returns (..., 1). Parameters with NaN or inf entries are refused.
         """
         X = _check_tokens(X, self.in_features, self.k.dtype)
         check_device("X", X, self.k)
+        _check_parameters(self)
         return (torch.erf(self.lam * (X @ self.k)) * (X @ self.v)).sum(-1, keepdim=True)
 
 

@@ -36,3 +36,27 @@ def test_spherical_gd_overflowing_step_is_diverged():
     problem = SingleLocationProblem(d=8, L=4, gamma=0.6, n_samples=20)
     sol = solve(problem, SphericalGD(lr=1e308), maxiters=5, seed=0)
     assert sol.retcode is RetCode.Diverged
+
+
+def test_models_check_attributes_set_later_and_their_weights():
+    """beta/lam = NaN or −1 set after construction gave NaN or negated outputs in silence; NaN weights too."""
+    from algorithms.attention import ErfAttention, SoftmaxAttention
+
+    X = torch.randn(2, 3, 8, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    model = SoftmaxAttention(8)
+    with pytest.raises(ValueError, match=r"\bbeta\b"):
+        model.beta = float("nan")
+    with pytest.raises(ValueError, match=r"\bbeta\b"):
+        model.beta = -1.0
+    with pytest.raises(ValueError, match=r"\blink\b"):
+        model.link = "nonsense"
+    with pytest.raises(ValueError, match=r"\bin_features is fixed"):
+        model.in_features = 3
+    model.beta, model.link = 2.0, "relu"  # valid values are taken
+    with torch.no_grad():
+        model.u[0] = float("nan")
+    with pytest.raises(ValueError, match=r"\bparameter u contains NaN"):
+        model(X)
+    erf = ErfAttention(8)
+    with pytest.raises(ValueError, match=r"\blam\b"):
+        erf.lam = float("nan")
