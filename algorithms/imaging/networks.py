@@ -26,10 +26,12 @@ from algorithms._validation import (
     check_finite_data,
     check_fits_memory,
     check_int_at_least,
+    check_positive,
     check_seed,
     refuse_sparse,
 )
 from algorithms.imaging.operators import LinearOperator
+from algorithms.imaging.priors import _check_network_state
 
 __all__ = ["NullSpaceNet", "ResidualDenoiser"]
 
@@ -77,6 +79,17 @@ class NullSpaceNet(CheckedStateModule):
             torch.manual_seed(seed)
             self.body = _body(channels, depth, type(self).__name__)
 
+    def __setattr__(self, name: str, value) -> None:
+        # set after construction: scale = NaN gave NaN predictions in silence; another operator/projection
+        # met an AttributeError or torch's reshape error (the body's sizes are those of the first pair)
+        if name in ("operator", "projection", "in_features", "out_features") and name in self.__dict__ \
+                and value is not self.__dict__[name] and value != self.__dict__[name]:
+            raise ValueError(f"{name} is fixed by the network's construction; build a new NullSpaceNet for "
+                             f"another one, got {type(value).__name__} {value!r:.40}")
+        if name == "scale" and "scale" in self.__dict__:
+            value = check_positive("scale", value)
+        super().__setattr__(name, value)
+
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """The prediction G(y) of Sx, shape (batch, p), for ``X`` finite real measurements of shape (batch,
         m).
@@ -95,6 +108,7 @@ class NullSpaceNet(CheckedStateModule):
         if dtype not in (torch.float32, torch.float64):  # .half(): the operator's check named its own "y"
             raise TypeError(f"NullSpaceNet's parameters are {dtype}: its operator and projection run in "
                             f"float32 or float64; convert the network with .float() or .double()")
+        _check_network_state(type(self).__name__, self)  # NaN weights answered NaN predictions in silence
         y = X.to(dtype).reshape(X.shape[0], *self.operator.measurement_shape)
         if not bool(torch.isfinite(y).all()):  # float64 X ~1e300 cast to float32: the operator named its "y"
             raise ValueError(f"X has entries too large for the network's {dtype} (max |X| = "
@@ -134,5 +148,6 @@ class ResidualDenoiser(CheckedStateModule):
         check_finite_data("x", x)  # a NaN image gave a NaN image in silence
         if x.is_inference() and not torch.is_inference_mode_enabled():
             x = x.clone()  # an inference-mode tensor outside inference mode: torch refused it for autograd
+        _check_network_state(type(self).__name__, self)  # NaN weights answered NaN images in silence
         x = x.to(weight.dtype)
         return x - self.body(x[:, None])[:, 0]

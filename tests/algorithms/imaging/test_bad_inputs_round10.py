@@ -69,3 +69,28 @@ def test_tensor_conversions_named():
     problem, truth = cs_problem()
     with pytest.raises(TypeError, match=r"\by must be a dense"):
         oracle_npn(problem, truth).predict(problem.y.to_sparse())
+
+
+def test_networks_check_weights_and_attributes_set_later():
+    """NaN weights gave NaN predictions/images in silence; NullSpaceNet.scale = NaN too, and another
+    operator/projection set later met an AttributeError or torch's reshape error."""
+    import torch
+
+    from algorithms.imaging import NullSpaceNet, ResidualDenoiser, gaussian_cs, qr_null_rows
+
+    H = gaussian_cs((8, 8), 0.5, seed=0)
+    S = qr_null_rows(H, 16, seed=0)
+    net = NullSpaceNet(H, S, 4, 2, seed=0)
+    with pytest.raises(ValueError, match=r"\bscale\b"):
+        net.scale = float("nan")
+    with pytest.raises(ValueError, match=r"\bprojection is fixed"):
+        net.projection = H
+    with torch.no_grad():
+        net.body[0].weight.fill_(float("nan"))
+    with pytest.raises(ValueError, match=r"NullSpaceNet\.body\.0\.weight contains NaN"):
+        net(torch.zeros(1, H.out_features))
+    den = ResidualDenoiser(4, 2)
+    with torch.no_grad():
+        den.body[0].weight.fill_(float("nan"))
+    with pytest.raises(ValueError, match=r"ResidualDenoiser\.body\.0\.weight contains NaN"):
+        den(torch.rand(1, 8, 8))
