@@ -709,8 +709,9 @@ def _hypergradient(ctx: Context) -> Outcome:
     problem = quadratic_bilevel(dim_x=3, dim_y=5, mu_g=0.5, l_g1=2.0, seed=ctx.seed)
     rng = ctx.rng("hypergradient")
     x = rng.standard_normal(3)
-    A = np.column_stack([problem.lower_hvp(x, x, e, None)[1] for e in np.eye(5)])
-    cross = np.column_stack([problem.lower_hvp(x, x, e, None)[0] for e in np.eye(5)])  # ∇²_xy g (3×5)
+    A = np.column_stack([problem.lower_hvp(x, np.zeros(len(e)), e, None)[1] for e in np.eye(5)])
+    cross = np.column_stack([problem.lower_hvp(x, np.zeros(5), e, None)[0]  # ∇²_xy g (3×5)
+                             for e in np.eye(5)])
     y_star = np.linalg.solve(A, -problem.lower_grad(x, np.zeros(5), None))  # ∇_y g(x, 0) = −Bx
     exact = problem.grad_phi(x)
     fy = problem.upper_grad(x, y_star, None)[1]
@@ -1038,8 +1039,8 @@ def _instances(ctx: Context, sabotage: bool) -> Outcome:
     for problem in bilevel:
         d = problem.y0.size
         for x in rng.standard_normal((3, problem.x0.size)):
-            H = np.column_stack([problem.lower_hvp(x, x, e, None)[1] for e in np.eye(d)])
-            cross = np.column_stack([problem.lower_hvp(x, x, e, None)[0] for e in np.eye(d)])
+            H = np.column_stack([problem.lower_hvp(x, np.zeros(d), e, None)[1] for e in np.eye(d)])
+            cross = np.column_stack([problem.lower_hvp(x, np.zeros(d), e, None)[0] for e in np.eye(d)])
             y_star = np.linalg.solve(H, -problem.lower_grad(x, np.zeros(d), None))
             fx, fy = problem.upper_grad(x, y_star, None)
             implicit = fx - cross @ np.linalg.solve(H, fy)

@@ -68,7 +68,8 @@ NOISE_KINDS = ("gaussian", "sphere", "student")
 def additive_noise(kind: str, sigma: float, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     """One draw of the oracle noise of law ``kind`` and level ``sigma`` (see the module docstring).
 
-    ``shape`` is the draw's shape, a tuple of ints >= 0; ``rng`` a ``numpy.random.Generator``; ``kind``
+    ``shape`` is the draw's shape, a tuple of ints >= 0 (with at least one entry for ``"sphere"`` and
+    ``sigma`` > 0); ``rng`` a ``numpy.random.Generator``; ``kind``
     one of ``NOISE_KINDS``, ``sigma`` a finite float >= 0.
 
     >>> rng = np.random.default_rng(0)
@@ -88,6 +89,9 @@ def additive_noise(kind: str, sigma: float, shape: tuple[int, ...], rng: np.rand
     check_fits_memory("additive_noise", "shape", shape, 8.0 * math.prod(shape))
     if sigma == 0.0:
         return np.zeros(shape)
+    if kind == "sphere" and math.prod(shape) == 0:  # no point of norm sigma > 0 (it divided 0 by 0)
+        raise ValueError(f"shape must have at least one entry for the 'sphere' law with sigma = "
+                         f"{sigma!r} > 0 (a draw of norm sigma), got {shape!r}")
     return _draw(kind, sigma, shape, rng)
 
 
@@ -118,16 +122,39 @@ class NonFinitePoint(ValueError):
     ValueError, naming the argument)."""
 
 
-def _point(name: str, value: Any, like: np.ndarray) -> np.ndarray:
+def _point(name: str, value: Any, like: np.ndarray, whose: str = "the problem's") -> np.ndarray:
     """An oracle's ``x``/``y``/``v`` of ``like``'s shape, finite: a point of the wrong length reached the
     user's gradient (numpy broadcast it, or raised its own matmul error) and a NaN point answered NaN."""
     if not (isinstance(value, np.ndarray) and value.dtype.kind == "f"):
         value = as_real_array(name, value).astype(like.dtype)
     if value.shape != like.shape:
-        raise ValueError(f"{name} must have shape {like.shape} (the problem's), got {value.shape}")
+        raise ValueError(f"{name} must have shape {like.shape} ({whose}), got {value.shape}")
     if not np.isfinite(value).all():
         raise NonFinitePoint(f"{name} must be finite, got {value.tolist()!r:.80}")
     return value
+
+
+class _OnCheckedPoints:
+    """A built-in problem's own callable (``phi``, ``grad_phi``, the oracles' gradients) called on checked
+    arguments: points of the problem's shapes, finite, and a Generator or None for ``rng`` (the built-in
+    gradients are exact, so they draw nothing). A float, a str or a point of the wrong length met IndexError
+    or a numpy ufunc error inside the formula, and a NaN point answered NaN."""
+
+    def __init__(self, fn: Callable[..., Any], signature: str, *likes: np.ndarray | None) -> None:
+        self.fn, self.signature, self.likes = fn, signature, likes
+        self.names = signature[signature.index("(") + 1:-1].split(", ")
+        self.__name__ = self.__qualname__ = signature[:signature.index("(")]
+
+    def __call__(self, *args: Any) -> Any:
+        if len(args) != len(self.names):
+            raise TypeError(f"{self.signature} takes {len(self.names)} argument(s), got {len(args)}")
+        whose = f"the built-in {self.signature}'s dimension: x0 and y0 must keep theirs"
+        return self.fn(*((arg if arg is None else _generator(arg)) if like is None  # deterministic: None ok
+                         else _point(name, arg, like, whose)
+                         for name, arg, like in zip(self.names, args, self.likes, strict=True)))
+
+    def __repr__(self) -> str:
+        return f"{self.signature} (built in, checked)"
 
 
 def _generator(rng: Any) -> np.random.Generator:
@@ -304,11 +331,12 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
     def grad(x, y, rng):
         return -np.sin(x) + c * y, c * x - y
 
+    x0, y0 = np.array([x0], dtype=dtype), np.array([y0], dtype=dtype)
     return MinimaxProblem(
-        grad=grad,
-        phi=lambda x: float(np.cos(x[0]) + 0.5 * c * c * x[0] ** 2),
-        grad_phi=lambda x: c * c * x - np.sin(x),
-        x0=np.array([x0], dtype=dtype), y0=np.array([y0], dtype=dtype), sigma=sigma, noise=noise)
+        grad=_OnCheckedPoints(grad, "grad(x, y, rng)", x0, y0, None),
+        phi=_OnCheckedPoints(lambda x: float(np.cos(x[0]) + 0.5 * c * c * x[0] ** 2), "phi(x)", x0),
+        grad_phi=_OnCheckedPoints(lambda x: c * c * x - np.sin(x), "grad_phi(x)", x0),
+        x0=x0, y0=y0, sigma=sigma, noise=noise)
 
 
 @rebuilt_by_factory
@@ -357,11 +385,16 @@ def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noi
     def grad_phi(x):
         return reg * x + solve_map.T @ (solve_map @ x - b)
 
+    x0, y0 = np.ones(dim_x, dtype=dtype), np.zeros(dim_y, dtype=dtype)
     return BilevelProblem(
-        upper_grad=lambda x, y, rng: (reg * x, y - b),
-        lower_grad=lambda x, y, rng: A @ y - B @ x,
-        lower_hvp=lambda x, y, v, rng: (-(B.T @ v), A @ v),
-        phi=lambda x: float(0.5 * np.sum((solve_map @ x - b) ** 2) + 0.5 * reg * np.sum(x**2)),
-        grad_phi=grad_phi,
-        x0=np.ones(dim_x, dtype=dtype), y0=np.zeros(dim_y, dtype=dtype), mu_g=float(mu_g),
+        upper_grad=_OnCheckedPoints(lambda x, y, rng: (reg * x, y - b), "upper_grad(x, y, rng)",
+                                    x0, y0, None),
+        lower_grad=_OnCheckedPoints(lambda x, y, rng: A @ y - B @ x, "lower_grad(x, y, rng)",
+                                    x0, y0, None),
+        lower_hvp=_OnCheckedPoints(lambda x, y, v, rng: (-(B.T @ v), A @ v),
+                                   "lower_hvp(x, y, v, rng)", x0, y0, y0, None),
+        phi=_OnCheckedPoints(lambda x: float(0.5 * np.sum((solve_map @ x - b) ** 2)
+                                             + 0.5 * reg * np.sum(x**2)), "phi(x)", x0),
+        grad_phi=_OnCheckedPoints(grad_phi, "grad_phi(x)", x0),
+        x0=x0, y0=y0, mu_g=float(mu_g),
         l_g1=float(l_g1), sigma=sigma, hessian_sigma=hessian_sigma, noise=noise)

@@ -2,6 +2,7 @@
 replaced by a bad value). One test per class fixed, asserting the exception type and that the message
 names the argument."""
 
+import numpy as np
 import pytest
 import torch
 
@@ -11,6 +12,7 @@ from algorithms.attention import (
     locate_probability,
     mean_field_risk,
 )
+from algorithms.hierarchical import additive_noise, quadratic_bilevel, synthetic_minimax
 
 
 @pytest.mark.parametrize("bad", [1.0, [1.0], torch.zeros(2, dtype=torch.complex64), torch.eye(2).to_sparse(),
@@ -32,3 +34,33 @@ def test_overlap_tensors_must_be_dense_and_real(bad):
     with pytest.raises(TypeError, match="nu must be a"):
         mean_field_risk(p, 1.0, bad)
 
+
+
+# -- hierarchical: the built-in problems' own callables check their points ---------------------------------
+@pytest.mark.parametrize("bad", [float("nan"), 1.0, "x", None, np.array([np.nan]), np.zeros(0),
+                                 np.zeros((1, 1)), torch.zeros(1, device="meta")])
+def test_builtin_minimax_callables_name_their_point(bad):
+    """prob.phi(1.0) was "'float' object is not subscriptable", phi('x') a ufunc error, a NaN point NaN."""
+    prob = synthetic_minimax()
+    for call in (lambda: prob.phi(bad), lambda: prob.grad_phi(bad), lambda: prob.grad(bad, prob.y0, None)):
+        with pytest.raises((TypeError, ValueError), match=r"^x (must|is required|is on the meta)"):
+            call()
+
+
+def test_builtin_bilevel_callables_name_their_points_and_rng():
+    prob = quadratic_bilevel()
+    with pytest.raises(ValueError, match=r"^v must have shape \(4,\) \(the built-in lower_hvp"):
+        prob.lower_hvp(prob.x0, prob.y0, np.ones(3), None)
+    with pytest.raises(TypeError, match=r"^rng must be a numpy.random.Generator, got int"):
+        prob.upper_grad(prob.x0, prob.y0, 0)
+    with pytest.raises(TypeError, match=r"^phi\(x\) takes 1 argument\(s\), got 2"):
+        prob.phi(prob.x0, prob.x0)
+    # None is the documented rng of the exact (deterministic) built-ins
+    assert np.isfinite(prob.lower_grad(prob.x0, prob.y0, None)).all()
+
+
+def test_sphere_noise_needs_a_point_to_put_on_the_sphere():
+    """shape = (0,) with sigma > 0 divided 0 by 0 (ZeroDivisionError)."""
+    with pytest.raises(ValueError, match=r"^shape must have at least one entry for the 'sphere' law"):
+        additive_noise("sphere", 2.0, (0,), np.random.default_rng(0))
+    assert additive_noise("sphere", 0.0, (0,), np.random.default_rng(0)).shape == (0,)

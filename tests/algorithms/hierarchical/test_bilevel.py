@@ -11,8 +11,8 @@ from algorithms.hierarchical import AdaBiO, StocBiO, neumann_hypergradient, neum
 
 def _dense(prob, x):
     d = prob.y0.size
-    H = np.column_stack([prob.lower_hvp(x, x, e, None)[1] for e in np.eye(d)])
-    cross = np.column_stack([prob.lower_hvp(x, x, e, None)[0] for e in np.eye(d)])
+    H = np.column_stack([prob.lower_hvp(x, np.zeros(len(e)), e, None)[1] for e in np.eye(d)])
+    cross = np.column_stack([prob.lower_hvp(x, np.zeros(len(e)), e, None)[0] for e in np.eye(d)])
     return H, cross
 
 
