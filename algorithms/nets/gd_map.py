@@ -50,6 +50,7 @@ from torch.func import grad, grad_and_value, jacrev, jvp, vmap
 
 from algorithms._validation import (
     as_float_array,
+    check_count,
     check_finite_data,
     check_fits_memory,
     check_positive,
@@ -486,6 +487,11 @@ class SLQEstimate(NamedTuple):
     samples: np.ndarray  # one quadrature value per probe
 
 
+#: the most Hutchinson probes :func:`stochastic_logabsdet` takes (each gets its own tridiagonal
+#: eigensolve in a Python loop: 10**6 probes ran for minutes; estimates use tens to thousands)
+MAX_PROBES = 100_000
+
+
 def stochastic_logabsdet(matvec: Callable[[torch.Tensor], torch.Tensor], dim: int, *,
                          num_probes: int = 64, lanczos_steps: int = 30, seed: int = 0,
                          dtype: torch.dtype = torch.float64) -> SLQEstimate:
@@ -496,7 +502,8 @@ def stochastic_logabsdet(matvec: Callable[[torch.Tensor], torch.Tensor], dim: in
     re-orthogonalization from z/‖z‖ give a tridiagonal T with eigenpairs (t_j, u_j);
     Gauss quadrature gives zᵀ log|A| z ≈ ‖z‖² Σ_j u_j[0]² log|t_j|, and the
     estimate is the mean over probes (Hutchinson). Lanczos stops early on a probe
-    whose Krylov space is exhausted (then its quadrature is exact).
+    whose Krylov space is exhausted (then its quadrature is exact). ``num_probes`` is at most
+    :data:`MAX_PROBES` (100000).
 
     >>> A = torch.diag(torch.tensor([0.5, 1.0, 2.0, 4.0], dtype=torch.float64))
     >>> est = stochastic_logabsdet(lambda V: A @ V, 4, num_probes=8, lanczos_steps=4, seed=0)
@@ -508,6 +515,9 @@ def stochastic_logabsdet(matvec: Callable[[torch.Tensor], torch.Tensor], dim: in
     check_takes("matvec", matvec, "matvec(V)", 1)
     check_positive_int("dim", dim)
     check_positive_int("num_probes", num_probes)
+    if num_probes > MAX_PROBES:
+        raise ValueError(f"num_probes must be <= {MAX_PROBES} (MAX_PROBES: one eigensolve per probe), got "
+                         f"{num_probes}")
     check_positive_int("lanczos_steps", lanczos_steps)
     seed = check_seed(seed)
     if dtype not in (torch.float32, torch.float64):
@@ -595,8 +605,14 @@ def gd_logabsdet_slq(fn: Objective, theta: torch.Tensor, lr: float, *, num_probe
     def matvec(V: torch.Tensor) -> torch.Tensor:
         return V - lr * block_hvp(V)
 
-    return stochastic_logabsdet(matvec, theta.numel(), num_probes=num_probes,
-                                lanczos_steps=lanczos_steps, seed=seed, dtype=theta.dtype)
+    try:
+        return stochastic_logabsdet(matvec, theta.numel(), num_probes=num_probes,
+                                    lanczos_steps=lanczos_steps, seed=seed, dtype=theta.dtype)
+    except ValueError as exc:   # the matvec is ours: its message named no argument of this call
+        if not str(exc).startswith("matvec returned NaN or inf"):
+            raise
+        raise ValueError(f"(I − lr·∇²fn(theta))·probe has NaN or inf entries (lr={lr!r}): lr is too large "
+                         f"for fn's Hessian at theta, or that Hessian is not finite there") from None
 
 
 # ----------------------------------------------------------------------------- strict saddle + GD
@@ -740,7 +756,7 @@ def _solve(problem: StrictSaddle, algorithm: GDMap, options: SolveOptions) -> So
     z = problem.start(options.seed)
     dtype = z.dtype
     tol = options.tolerance(1e-8 if dtype == np.float64 else 1e-4)
-    maxiters = options.iterations(20000)
+    maxiters = check_count("maxiters", options.iterations(20000), 0)    # 2**63 looped for ever
     lr = dtype.type(algorithm.lr)
     blowup = DIVERGENCE_FACTOR * (1.0 + float(np.linalg.norm(z)))
     monitor = IterationMonitor(options, total=maxiters, desc="GDMap")

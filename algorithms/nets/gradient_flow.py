@@ -514,6 +514,11 @@ class GradientDescentTraining(Algorithm):
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         check_positive("lr", self.lr)
         record_times(self.t_end, self.n_records, self.spacing, self.t_first)
+        with np.errstate(over="ignore"):
+            ratio = float(self.t_end) / float(self.lr)
+        if not ratio <= MAX_STEPS:     # inf (lr = 5e-324, t_end = 1e308) met int()'s bare OverflowError
+            raise ValueError(f"t_end / lr must be at most {MAX_STEPS} steps (a C int, as every count of the "
+                             f"package), got t_end={self.t_end} / lr={self.lr} = {ratio:.3g} steps")
         if self.n_steps < 1:
             raise ValueError(f"t_end must be at least one step (lr={self.lr}), got {self.t_end}")
         if self.n_steps > MAX_STEPS:   # lr=1e-300 asked for 1e300 steps: a loop that never ends

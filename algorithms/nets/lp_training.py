@@ -62,6 +62,7 @@ from scipy.optimize import least_squares
 from algorithms._validation import (
     as_float_array,
     check_choice,
+    check_count,
     check_finite_data,
     check_fits_memory,
     check_nonnegative,
@@ -128,6 +129,10 @@ def count_active_neurons(v, w, *, tol: float = 0.0) -> int:
     return int(np.sum(u > tol))
 
 
+#: the largest |x| and |y| prune_network polishes (its least squares squares the residuals)
+PRUNE_DATA_MAX = 1e150
+
+
 def prune_network(x, y, W, b, v, a: float, c: float, *, prune_tol: float, merge_tol: float
                   ) -> tuple[CPWL, float]:
     """Prune a trained univariate net and polish it; return (CPWL, max |residual|).
@@ -142,7 +147,8 @@ def prune_network(x, y, W, b, v, a: float, c: float, *, prune_tol: float, merge_
     residual, where least squares stalls); the snapped one is kept unless the other fits better by more
     than rounding (1e-12 relative to max(1, max|y|)). The
     knot *count* is decided by training and pruning; the polish only removes the
-    remaining optimization error.
+    remaining optimization error. ``x`` and ``y`` have entries of magnitude at most
+    :data:`PRUNE_DATA_MAX` (1e150).
 
     >>> f, res = prune_network([0, 1, 2], [0, 0, 1], W=[1.0, 1.0], b=[-1.0, -0.5], v=[1.0, 1e-9],
     ...                        a=0.0, c=0.0, prune_tol=1e-6, merge_tol=1e-6)
@@ -150,6 +156,11 @@ def prune_network(x, y, W, b, v, a: float, c: float, *, prune_tol: float, merge_
     ([1.0], 0.0)
     """
     x, y = _check_data(x, y)
+    for name, data in (("x", x), ("y", y)):
+        top = float(np.max(np.abs(data), initial=0.0))
+        if top > PRUNE_DATA_MAX:     # the polish squares residuals: scipy's least_squares met inf and said so
+            raise ValueError(f"{name} has entries up to {top:.3g}; prune_network's least-squares polish "
+                             f"squares the residuals, so |{name}| must be <= {PRUNE_DATA_MAX:g}")
     prune_tol = _check_prune_tol(prune_tol)
     merge_tol = check_nonnegative("merge_tol", merge_tol)
     t, jumps, slope, intercept = _neuron_terms(W, b, v, a, c)  # one term per neuron, unmerged
@@ -395,7 +406,7 @@ def _solve(problem: InterpolationProblem, algorithm: LpPathNormTraining, options
     y_scale = max(float(np.max(np.abs(y64))), 1e-12)
     X = (x64 - x_mid) / x_half
     Y = y64 / y_scale
-    steps = options.iterations(default=4000)
+    steps = check_count("maxiters", options.iterations(default=4000), 0)    # 2**63 looped for ever
     seed = 0 if options.seed is None else options.seed
     monitor = _Monitor(options, total=steps, desc="lp path-norm training")
     with np.errstate(over="ignore", invalid="ignore"):  # a blow-up is reported as Diverged, not warned

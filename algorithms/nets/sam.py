@@ -45,6 +45,7 @@ from algorithms._validation import (
     allocates,
     as_float_array,
     check_bool,
+    check_count,
     check_float_dtype,
     check_nonnegative,
     check_optimizer_state,
@@ -563,7 +564,7 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
     if batch_size > problem.n:
         raise ValueError(f"batch_size must be <= n = {problem.n}, got {batch_size}")
     seed = 0 if options.seed is None else options.seed
-    steps = options.iterations(2000)
+    steps = check_count("maxiters", options.iterations(2000), 0)    # 2**63 looped for ever
     tol = options.tolerance(1e-4)
     net = problem.net
     X, y = problem.tensors()

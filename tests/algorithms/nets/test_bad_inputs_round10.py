@@ -99,3 +99,45 @@ def test_data_generators_cap_sizes_with_no_natural_use_and_name_mismatched_argum
         NC.as_class_labels("y", [0, 1, 1], n_classes=3)
     with pytest.raises(TypeError, match="V must be array-like"):
         NC.nc_metrics(np.eye(4, 2), [0, 0, 1, 1], V=[[1.0], [1.0, 2.0]])
+
+
+# ------------------------------- class 5: horizons and step counts past float's range or a C int, by name
+def test_gradient_descent_steps_past_floats_range_are_refused_naming_t_end_and_lr():
+    from algorithms.nets.gradient_flow import GradientDescentTraining
+
+    for kw in ({"lr": 5e-324}, {"t_end": 1e308}):       # int(inf) raised a bare OverflowError
+        with pytest.raises(ValueError, match="t_end / lr must be at most"):
+            GradientDescentTraining(**kw)
+
+
+@pytest.mark.parametrize("make", ["sam", "gd_map", "lp"])
+def test_training_maxiters_past_a_c_int_is_refused(make):
+    from algorithms.nets import gd_map as G
+    from algorithms.nets import sam as SA
+    from algorithms.nets.lp_training import LpPathNormTraining
+    from algorithms.nets.sparse_interpolation import InterpolationProblem
+
+    problem, algorithm = {
+        "sam": lambda: (SA.parity_task(n=4, in_features=3, width=4, seed=0),
+                        SA.SGDTraining(lr=0.1, batch_size=2)),
+        "gd_map": lambda: (G.StrictSaddle(a=[1.0], b=[1.0]), G.GDMap(lr=0.1)),
+        "lp": lambda: (InterpolationProblem(x=[0, 1, 2], y=[0, 1, 0], p=0.5), LpPathNormTraining(width=4)),
+    }[make]()
+    with pytest.raises(ValueError, match=r"maxiters must be <= 2\*\*31 - 1"):
+        solve(problem, algorithm, maxiters=2**40)
+
+
+def test_slq_names_lr_and_caps_its_probes_and_prune_names_huge_data():
+    import torch
+
+    from algorithms.nets import gd_map as G
+    from algorithms.nets.lp_training import prune_network
+
+    fn = lambda t: 0.5 * (t[0] ** 2 + 4.0 * t[1] ** 2)  # noqa: E731
+    with pytest.raises(ValueError, match=r"lr=1e\+308"):
+        G.gd_logabsdet_slq(fn, torch.zeros(2, dtype=torch.float64), 1e308)
+    with pytest.raises(ValueError, match="num_probes must be <= 100000"):
+        G.stochastic_logabsdet(lambda V: V, 2, num_probes=10**6)
+    with pytest.raises(ValueError, match=r"y has entries up to 1e\+308"):
+        prune_network([0, 1, 2], [0, 1e308, 1], W=[1.0], b=[-1.0], v=[1.0], a=0.0, c=0.0, prune_tol=1e-6,
+                      merge_tol=1e-6)
