@@ -99,8 +99,10 @@ def test_singular_step_sizes_takes_a_theta_with_grad_and_names_a_huge_rtol():
 
 
 def test_stochastic_logabsdet_past_memory_is_refused_by_name():
-    with pytest.raises(ValueError, match="num_probes=2147483648 is too large"):
+    with pytest.raises(ValueError, match="num_probes must be <= 100000"):     # round 10: MAX_PROBES first
         G.stochastic_logabsdet(lambda V: V, 4, num_probes=2**31, lanczos_steps=3)
+    with pytest.raises(ValueError, match="dim=1099511627776 is too large"):
+        G.stochastic_logabsdet(lambda V: V, 2**40, num_probes=1000, lanczos_steps=3)
 
 
 def test_strict_saddle_public_methods_refuse_an_overflowing_point():
