@@ -254,7 +254,7 @@ def test_round7_sizes_and_nan_tokens():
         sample_batch(SingleLocationProblem(d=2**10, L=2**10, gamma=0.6), 2**20, 0)
     with pytest.raises(ValueError, match=r"best_linear_weights: L=1048576 is too large"):
         best_linear_weights(huge)
-    with pytest.raises(ValueError, match=r"^nodes must be <= 2000"):
+    with pytest.raises(ValueError, match=r"^nodes must be <= 360"):
         top_score_probability(SingleLocationProblem(d=4, L=3, gamma=0.6), nodes=2**40)
     for model in (SoftmaxAttention(4), ErfAttention(4)):
         with pytest.raises(ValueError, match=r"^X contains NaN"):

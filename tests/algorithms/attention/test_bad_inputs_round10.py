@@ -60,3 +60,13 @@ def test_models_check_attributes_set_later_and_their_weights():
     erf = ErfAttention(8)
     with pytest.raises(ValueError, match=r"\blam\b"):
         erf.lam = float("nan")
+
+
+def test_top_score_nodes_capped_where_the_weights_are_finite():
+    """nodes = 2000 (then the cap) returned NaN after 25 s: numpy's Gauss-Hermite weights are NaN from 372."""
+    from algorithms.attention import top_score_probability
+    from algorithms.attention.risk import MAX_NODES
+
+    with pytest.raises(ValueError, match=r"\bnodes must be <= 360"):
+        top_score_probability(P, nodes=372)
+    assert 0.0 <= top_score_probability(P, nodes=MAX_NODES) <= 1.0
