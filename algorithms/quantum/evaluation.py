@@ -8,12 +8,15 @@
 
 from __future__ import annotations
 
-from algorithms._validation import check_count
+from algorithms._validation import check_count, check_seed
 from algorithms.core import Algorithm, solve
 from algorithms.quantum.problem import PurestStateProblem
-from algorithms.quantum.states import _count
 
 __all__ = ["identification_errors"]
+
+#: the most runs identification_errors makes: 10**5 (an error probability down to ~1e-4; a CoherentSR solve of
+#: the smallest problem takes ~5 ms, so 10**5 runs ~8 minutes and 2**31 − 1 would run for months)
+MAX_REPETITIONS = 10**5
 
 
 def identification_errors(problem: PurestStateProblem, algorithm: Algorithm, repetitions: int,
@@ -21,7 +24,8 @@ def identification_errors(problem: PurestStateProblem, algorithm: Algorithm, rep
     """How many of ``repetitions`` runs (seeds ``seed``, ``seed`` + 1, ...) miss a purest state.
 
     ``problem`` is a :class:`PurestStateProblem`, ``algorithm`` one of the family's algorithms,
-    ``repetitions`` an int >= 1 and ``seed`` an int in [0, 2**64).
+    ``repetitions`` an int in [1, MAX_REPETITIONS = 10**5] and ``seed`` an int with
+    ``seed + repetitions − 1 < 2**64`` (every run's seed is a valid seed).
 
     A run that names a state tied with the purest (within 1e-12) counts as correct.
     """
@@ -37,6 +41,12 @@ def identification_errors(problem: PurestStateProblem, algorithm: Algorithm, rep
                         f"{type(algorithm).__name__}")
     # a count of solves: at most 2**31 − 1 (2**40 was accepted and looped for ever)
     repetitions = check_count("repetitions", repetitions, 1)
-    seed = _count("seed", seed, 0)
+    if repetitions > MAX_REPETITIONS:  # 2**31 − 1 runs looped for months
+        raise ValueError(f"repetitions must be <= MAX_REPETITIONS = {MAX_REPETITIONS} (each is a solve; "
+                         f"10**5 take minutes), got {repetitions}")
+    seed = check_seed(seed)  # [0, 2**64) as documented (the count check capped it at 2**63 − 1)
+    if seed + repetitions - 1 >= 2**64:  # the last runs' seeds were refused by solve after the first runs
+        raise ValueError(f"seed must leave seed + repetitions − 1 < 2**64 (run r uses seed + r), got seed = "
+                         f"{seed} with repetitions = {repetitions}")
     return sum(not problem.is_correct(solve(problem, algorithm, seed=seed + r).x)
                for r in range(repetitions))
