@@ -36,6 +36,11 @@ from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, Solv
 __all__ = ["SphericalGD"]
 
 
+#: the largest training sample SphericalGD takes, in token entries n_samples·L·d: 2**26 (512 MiB in float64;
+#: the claims' largest is 1000·20·100 = 2e6); every step passes over it
+MAX_SAMPLE_ENTRIES = 2**26
+
+
 @dataclass(frozen=True)
 class SphericalGD(Algorithm):
     """Riemannian gradient descent on (u, v) ∈ S^{d−1} × S^{d−1} for the empirical risk.
@@ -43,7 +48,8 @@ class SphericalGD(Algorithm):
     ``lr`` the step, a finite float > 0 (a huge one makes the run ``Diverged`` or wander, a denormal
     one stalls at the start: ``MaxIters``); ``link`` the student's value link (None: the problem's, known
     to the learner as in the paper). The training sample has ``problem.n_samples`` draws from the solve
-    seed; the start is (u0, v0) of the problem or uniform unit vectors from the seed. Converged
+    seed (n_samples·L·d at most MAX_SAMPLE_ENTRIES = 2**26 token entries, else refused by name); the
+    start is (u0, v0) of the problem or uniform unit vectors from the seed. Converged
     (``Success``) when the Riemannian gradient's norm is at most ``tol`` (default 1e-6); a non-finite
     risk or gradient, or a step lr·gradient that overflows, is ``Diverged``; the cap (default 3000 steps)
     is ``MaxIters``.
@@ -75,6 +81,11 @@ def _tangent(grad: torch.Tensor, point: torch.Tensor) -> torch.Tensor:
 def _solve(problem: SingleLocationProblem, algorithm: SphericalGD, options: SolveOptions) -> Solution:
     seed = options.seed or 0
     check_batch_memory("SphericalGD", "n_samples", problem.n_samples, problem)
+    entries = problem.n_samples * problem.L * problem.d
+    if entries > MAX_SAMPLE_ENTRIES:  # n_samples = 10**7 at d = 8, L = 4 spent minutes drawing and one pass
+        raise ValueError(f"problem.n_samples must keep the training sample's n_samples·L·d <= 2**26 entries "
+                         f"(SphericalGD passes over it every step), got n_samples = {problem.n_samples} with "
+                         f"L = {problem.L}, d = {problem.d} ({entries} entries)")
     X, y, _ = sample_batch(problem, problem.n_samples, seed=seed)
     model = SoftmaxAttention(problem.d, beta=problem.beta, link=algorithm.link or problem.link,
                              dtype=problem.torch_dtype)

@@ -70,3 +70,13 @@ def test_top_score_nodes_capped_where_the_weights_are_finite():
     with pytest.raises(ValueError, match=r"\bnodes must be <= 360"):
         top_score_probability(P, nodes=372)
     assert 0.0 <= top_score_probability(P, nodes=MAX_NODES) <= 1.0
+
+
+def test_spherical_gd_sample_capped():
+    """n_samples = 10**7 at d = 8, L = 4 spent minutes drawing the sample before the first step."""
+    from algorithms import solve
+    from algorithms.attention import SphericalGD
+
+    problem = SingleLocationProblem(d=8, L=4, gamma=0.6, n_samples=10**7)
+    with pytest.raises(ValueError, match=r"\bn_samples must keep the training sample"):
+        solve(problem, SphericalGD(), maxiters=2)
