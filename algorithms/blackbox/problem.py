@@ -73,6 +73,10 @@ BBOB_FUNCTIONS = (
 class BlackBoxProblem(Problem):
     """Minimize ``f`` over the box ``bounds = (lower, upper)`` with at most ``budget`` evaluations.
 
+    ``budget`` is an int >= 1 with no cap of its own: it is the run's length by definition (a solve's
+    time grows linearly with it; ``maxiters`` or ``target`` end a run earlier), and the claims probe
+    scipy's generation horizon with 10**13.
+
     ``optimum`` (the known minimum value f*, optional) and ``f_ref`` (a reference value above it,
     optional) define the normalized regret; ``target`` (optional) is the value whose reaching
     stops a run with ``RetCode.Success``. ``name`` labels reports. ``vectorized`` (bool): ``f`` takes

@@ -190,6 +190,19 @@ class ChanceConstrainedProblem(Problem):
         """Probe f and g at the three documented box points: shapes, finiteness, agreement with ``linear``."""
         rng = np.random.default_rng(0)
         probe = self.lower + (self.upper - self.lower) * rng.uniform(0.1, 0.9, size=(3, self.n))
+        # the user's own call first: what f or g raise on the inputs every method passes (a float32 module
+        # given float64 points: torch's "mat1 and mat2 must have the same dtype", naming neither) is named
+        # the problem's dtype, as objective() and constraints() pass them; a copy of the read-only h_samples
+        x, h = torch.as_tensor(probe.astype(self.dtype)), torch.as_tensor(self.h_samples.copy())
+        inputs = f"x a (3, {self.n}) torch.{self.dtype} tensor"
+        for name, call, given in (("f", lambda: self.f(x), inputs),
+                                  ("g", lambda: self.g(x, h), inputs + ", h the (L, d) h_samples")):
+            try:
+                with torch.no_grad():
+                    call()
+            except Exception as exc:
+                raise ValueError(f"{name} raised {type(exc).__name__} on the probe points of the box "
+                                 f"({given}): {exc}") from exc
         values = self.objective(probe)
         if values.shape != (3,):
             raise ValueError(f"f must map a (batch, n) tensor to shape (batch,), got {values.shape}")
@@ -210,7 +223,12 @@ class ChanceConstrainedProblem(Problem):
         check_fits_memory("ChanceConstrainedProblem", "n_fresh", self.n_fresh,
                           8.0 * self.n_fresh * (self.h_samples.shape[1] + 2 * cons.shape[2]))
         if self.h_sampler is not None:  # two fresh samples: shape and finiteness, before any run uses it
-            fresh = as_float_array("h_sampler output", self.h_sampler(np.random.default_rng(0), 2))
+            try:
+                drawn = self.h_sampler(np.random.default_rng(0), 2)
+            except Exception as exc:
+                raise ValueError(f"h_sampler raised {type(exc).__name__} when asked for 2 samples "
+                                 f"(h_sampler(np.random.default_rng(0), 2)): {exc}") from exc
+            fresh = as_float_array("h_sampler output", drawn)
             if fresh.shape != (2, self.h_samples.shape[1]):
                 raise ValueError(f"h_sampler must return shape (k, {self.h_samples.shape[1]}) for k samples, "
                                  f"got {fresh.shape} for k = 2")

@@ -145,6 +145,10 @@ def guided_reverse_sample(
         check_nonnegative("posterior_variance", posterior_variance)
     divergence_bound = check_positive("divergence_bound", divergence_bound)
     _check_dtype(dtype)
+    weights = model._parameter_dtype()
+    if weights is not None and dtype != weights:   # the score's check named an x the caller never passed
+        raise TypeError(f"dtype {dtype} differs from the model's parameters' dtype {weights}: the samples "
+                        f"must have the model's dtype (pass dtype={weights}, or convert the model)")
     schedule = model.schedule
     generator = torch.Generator().manual_seed(seed)
 

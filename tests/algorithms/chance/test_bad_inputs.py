@@ -828,6 +828,17 @@ ROUND10_CAPS = [
     BadInput(ScoreMLP, lambda: _mlp().load_state_dict({k: v.to("meta")
                                                        for k, v in _mlp().state_dict().items()}),
              ValueError, ("state_dict", "meta"), "load-meta"),
+    # a dtype other than the model's: the score's check named an x the caller never passed
+    BadInput(guided_reverse_sample, lambda: guided_reverse_sample(_mlp(), lambda z: z[:, 0], n_samples=2,
+                                                                  beta=1.0, n_steps=2, dtype=torch.float32),
+             TypeError, ("dtype", "float32", "float64"), "dtype-vs-model"),
+    # what the user's f, g or h_sampler raise when probed (torch's dtype message named neither)
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(f=torch.nn.Linear(2, 1)), ValueError,
+             ("f raised RuntimeError", "float64"), "f-float32-module"),
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(g=lambda x, h: x @ h), ValueError, ("g raised",),
+             "g-raises"),
+    BadInput(ChanceConstrainedProblem, lambda: _ccp(h_sampler=lambda rng, k: 1 / 0), ValueError,
+             ("h_sampler raised", "ZeroDivisionError"), "sampler-raises"),
 ]
 
 
