@@ -80,6 +80,7 @@ from algorithms._validation import (
     check_bool,
     check_count,
     check_fits_memory,
+    check_generator,
     check_int_at_least,
     check_nonnegative,
     check_seed,
@@ -276,6 +277,24 @@ class CEI(Algorithm):
         it with another maximizer of the same criterion (a peer's, e.g. BoTorch's, through
         ``theorems.core.adapters``); the loop around it stays the same.
         """
+        # a public hook: a str surrogates or None arrays met an AttributeError or a bare '<=' TypeError inside
+        gps = getattr(surrogates, "gps", None)
+        if not isinstance(surrogates, _Surrogates) or not gps or \
+                not all(isinstance(gp, GaussianProcess) for gp in gps):
+            raise TypeError(f"surrogates must be the run's surrogates (whose gps are the GaussianProcess "
+                            f"models of f and each constraint), got {type(surrogates).__name__}")
+        U = as_float_array("U", U, ndim=2, dtype=np.float64)
+        F = as_float_array("F", F, ndim=1, dtype=np.float64)
+        C = as_float_array("C", C, ndim=2, dtype=np.float64)
+        if F.shape[0] != U.shape[0] or C.shape[0] != U.shape[0] or C.shape[1] != len(gps) - 1:
+            raise ValueError(f"U (n, d), F (n,) and C (n, m) must share n, with m = {len(gps) - 1} (the "
+                             f"constraint GPs), got U {U.shape}, F {F.shape} and C {C.shape}")
+        if isinstance(best_feasible, bool | np.bool_) or \
+                not isinstance(best_feasible, int | float | np.integer | np.floating) or \
+                np.isnan(best_feasible):
+            raise TypeError(f"best_feasible must be a real number (inf while none is feasible), got "
+                            f"{type(best_feasible).__name__} {best_feasible!r:.40}")
+        rng = check_generator("rng", rng)
         feasible = np.all(C <= 0, axis=1)
         return _propose(surrogates, U, F, feasible, best_feasible, C, self, rng)
 

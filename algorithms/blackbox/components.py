@@ -72,6 +72,7 @@ import numpy as np
 from scipy.stats import qmc
 
 from algorithms._validation import (
+    _refuse_masked,
     allocates,
     as_real_array,
     check_choice,
@@ -133,6 +134,7 @@ def _labels(groups) -> np.ndarray:
         if groups.device.type == "meta":
             raise ValueError("groups is on the meta device (no data); pass integer labels")
         groups = groups.detach().cpu().numpy()
+    _refuse_masked("groups", groups)   # np.asarray drops the mask: masked labels were used as labels
     try:
         return np.asarray(groups)
     except Exception as exc:

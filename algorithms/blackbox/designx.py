@@ -73,6 +73,8 @@ def save_agents(path: str | Path, agent1: WorkflowGenerator, agent2: Hyperparame
             raise ValueError(f"meta must be JSON data (str keys, finite numbers, lists, dicts): "
                              f"{exc}") from None
     path = Path(path)
+    if path.is_dir():   # torch's "open file failed with strerror: Is a directory" named no argument
+        raise ValueError(f"path must be a file to write, got the directory {str(path)!r}")
     path.parent.mkdir(parents=True, exist_ok=True)
     sizes = {"hidden": agent1.hidden, "heads": agent1.body.layers[0].self_attn.num_heads,
              "layers": len(agent1.body.layers)}

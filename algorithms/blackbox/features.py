@@ -87,6 +87,12 @@ def ela_features(X: np.ndarray, y: np.ndarray, lower: np.ndarray, upper: np.ndar
     if not np.all(lower < upper):
         raise ValueError(f"lower must be < upper entrywise, got {lower.tolist()!r:.60} and "
                          f"{upper.tolist()!r:.60}")
+    slack = 1e-9 * (upper - lower)   # a boundary handler's rounding
+    outside = ~np.all((X >= lower - slack) & (X <= upper + slack), axis=1)
+    if outside.any():   # X = 1e308 in a unit box: the scaled sample failed inside numpy's SVD (LinAlgError)
+        row = int(np.flatnonzero(outside)[0])
+        raise ValueError(f"X must hold points of the box [lower, upper]; row {row} is "
+                         f"{X[row].tolist()!r:.80}")
     y = as_real_array("y", y).copy()
     if y.shape != (X.shape[0],):
         raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")

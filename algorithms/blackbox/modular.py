@@ -53,7 +53,13 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_choice, check_int_at_least, check_positive_int, check_takes
+from algorithms._validation import (
+    as_real_array,
+    check_choice,
+    check_int_at_least,
+    check_positive_int,
+    check_takes,
+)
 from algorithms.blackbox.components import (
     N_PARTNERS,
     SepCMAState,
@@ -236,6 +242,12 @@ class RunResult:
         self.restarts = check_int_at_least("restarts", self.restarts, 0)
         if not isinstance(self.trace, list):
             raise TypeError(f"trace must be a list of records, got {type(self.trace).__name__}")
+        # the last population: a str, None, NaN rows or a 3-D array were kept as given
+        last_X = as_real_array("last_X", self.last_X)
+        if last_X.ndim != 2 or not np.all(np.isfinite(last_X)):
+            raise ValueError(f"last_X must be the last population, a finite (n, d) array, got shape "
+                             f"{last_X.shape}{'' if np.all(np.isfinite(last_X)) else ' with NaN or inf'}")
+        self.last_X = last_X
 
 
 def _diversity_lost(X: np.ndarray, width: np.ndarray, es: SepCMAState | None = None) -> bool:

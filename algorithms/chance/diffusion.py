@@ -403,6 +403,9 @@ def train_score(
         )
     check_float_tensor("data", _dense("data", data), ndim=2)   # real floating, finite (NaN: trained on NaN)
     check_score_model(model)
+    if not any(p.requires_grad for p in model.parameters()):   # torch: "element 0 of tensors does not ..."
+        raise ValueError("model has no trainable parameters (every requires_grad is False): train_score has "
+                         "nothing to fit; unfreeze them with model.requires_grad_(True)")
     if data.shape[0] == 0:
         raise ValueError("data must hold at least one row, got shape (0, ...)")
     reference = next(model.parameters())

@@ -815,3 +815,10 @@ def test_round10_cei_restarts_capped():
     with pytest.raises(ValueError, match=r"n_restarts must be <= 1000 \(RESTARTS_MAX"):
         CEI(n_candidates=2000, n_restarts=1001)
     assert CEI(n_candidates=2000, n_restarts=1000).n_restarts == 1000
+
+
+def test_round10_maximize_acquisition_checks_its_arguments():
+    # a public hook: a str surrogates met an AttributeError, None arrays a bare '<=' TypeError
+    with pytest.raises(TypeError, match=r"^surrogates must be the run's surrogates"):
+        CEI().maximize_acquisition("gps", np.zeros((2, 1)), np.zeros(2), np.zeros((2, 1)), 0.0,
+                                   np.random.default_rng(0))

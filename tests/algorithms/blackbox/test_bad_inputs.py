@@ -838,3 +838,23 @@ ROUND10_STATE = [
 @pytest.mark.parametrize("case", ROUND10_STATE, ids=lambda c: c.id)
 def test_round10_state_bad_input(case):
     check_bad_input(case)
+
+
+ROUND10_RECORDS = [
+    # masked labels (np.asarray dropped the mask), a sample outside its box (numpy's LinAlgError in the
+    # SVD), a directory as the checkpoint path (torch's "Is a directory"), a hand-built result's population
+    BadInput(partners, lambda: partners(3, np.ma.masked_array(np.zeros(6, dtype=int), mask=[1] + [0] * 5),
+                                        np.random.default_rng(0)), ValueError, ("groups", "masked"),
+             "groups-masked"),
+    BadInput(ela_features, lambda: ela_features(np.full((60, 2), 1e308), np.zeros(60), np.zeros(2),
+                                                np.ones(2)), ValueError, ("X", "box"), "x-outside-box"),
+    BadInput(save_agents, lambda: save_agents("/tmp", *load_agents()), ValueError, ("path", "directory"),
+             "path-directory"),
+    BadInput(modular.RunResult, lambda: modular.RunResult("budget", 1, 0, [], np.full((2, 2), np.nan)),
+             ValueError, ("last_X", "finite"), "last-x-nan"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND10_RECORDS, ids=lambda c: c.id)
+def test_round10_records_bad_input(case):
+    check_bad_input(case)

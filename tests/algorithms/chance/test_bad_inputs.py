@@ -851,3 +851,9 @@ def test_round10_caps_themselves_are_valid():
     algorithm = GGDOpt(train_steps=10**6, n_train_points=10**5, n_samples=10**6, n_steps=10**5,
                        corrector_steps=1000, bootstrap_size=2**31 - 1)
     assert (algorithm.train_steps, algorithm.corrector_steps) == (10**6, 1000)
+
+
+def test_round10_train_score_refuses_a_frozen_model():
+    model = ScoreMLP(2, hidden=4).requires_grad_(False)   # torch: "element 0 of tensors does not ..."
+    with pytest.raises(ValueError, match=r"^model has no trainable parameters"):
+        train_score(model, torch.zeros(4, 2, dtype=torch.float64), steps=1)
