@@ -193,10 +193,12 @@ class WorkflowGenerator(CheckedStateModule):
         """Unmasked next-token logits after ``prefix``, shape ``(len(TOKENS),)``.
 
         ``features`` is the problem's feature vector, a finite float tensor of length ``N_FEATURES``;
-        ``prefix`` a valid start of a workflow (the grammar's ``InvalidWorkflowError`` otherwise).
+        ``prefix`` any sequence of at most ``MAX_LEN`` known tokens, grammatical or not: the network is
+        defined on every token sequence, and the unmasked logits are what a sampler without the grammar's
+        mask draws from (the ``designx.workflows_valid`` claim's control); :meth:`masked_distribution`
+        is the one that requires a valid prefix.
         """
         features, prefix = _checked_features(features), _check_prefix(prefix)
-        allowed_next(prefix)   # a prefix the grammar cannot produce (a module after the selection's end) ran
         # the parameters' dtype: float64 under torch.set_default_dtype(torch.float64) ("mat1 and mat2 ...")
         start = self.feature(features.reshape(1, N_FEATURES).to(self.feature.weight.dtype))
         if prefix:
