@@ -887,6 +887,11 @@ class QPSolution(Solution):
     ``original``: the backend's raw result, ``problem``, ``algorithm``) come first; ``backend`` names
     the backend that answered and ``kkt`` is the :class:`KKTFactor` of the active set's KKT system
     (the factorization the VJP reuses).
+
+    Checked at construction (a public record, as :class:`~algorithms.core.Solution`): ``x`` a real 1-D
+    array, finite with ``Success`` (as ``y``, ``z``, ``z_box`` when given: real 1-D arrays or None);
+    ``active``/``active_box`` None or boolean masks; ``degenerate`` a bool; ``warnings`` a list of str;
+    ``backend`` a str; ``kkt`` None or a :class:`KKTFactor`.
     """
 
     y: np.ndarray | None = None
@@ -905,6 +910,47 @@ class QPSolution(Solution):
     #: (d, σ, ρ_G, ρ_A) when the QP was solved as its equilibrated copy (``_qp``, ``kkt``, ``_zeta`` are the
     #: copy's; ``x``, the multipliers, ``kkt_solution``, ``adjoint`` and ``vjp`` are in the caller's units)
     _scaling: tuple | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        # a public record: built by hand, y = "abc", active = [0.5], degenerate = "no", warnings = "abc" and a
+        # Success with a NaN x were stored as given (the Solution fields are checked by Solution)
+        super().__post_init__()
+        success = self.retcode is RetCode.Success
+        x = np.asarray(self.x) if isinstance(self.x, np.ndarray | list | tuple) else None
+        if x is None or x.ndim != 1 or x.dtype.kind not in "iuf":
+            raise TypeError(f"x must be a real 1-D numpy array (the QP's solution), got "
+                            f"{type(self.x).__name__} {getattr(x, 'shape', '')}")
+        if success and not np.all(np.isfinite(x)):
+            raise ValueError("x must be finite with retcode Success (a failed solve's x is NaN), got NaN or "
+                             "inf entries")
+        for name in ("y", "z", "z_box"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            array = np.asarray(value) if isinstance(value, np.ndarray | list | tuple) else None
+            if array is None or array.ndim != 1 or array.dtype.kind not in "iuf":
+                raise TypeError(f"{name} must be None or a real 1-D numpy array of multipliers, got "
+                                f"{type(value).__name__} {value!r:.40}")
+            if success and not np.all(np.isfinite(array)):
+                raise ValueError(f"{name} must be finite with retcode Success, got NaN or inf entries")
+        for name in ("active", "active_box"):
+            value = getattr(self, name)
+            if value is not None and not (isinstance(value, np.ndarray) and value.ndim == 1
+                                          and value.dtype == bool):
+                raise TypeError(f"{name} must be None or a 1-D boolean numpy array (a mask), got "
+                                f"{type(value).__name__} {value!r:.40}")
+        if not isinstance(self.degenerate, bool | np.bool_):
+            raise TypeError(f"degenerate must be a bool, got {type(self.degenerate).__name__} "
+                            f"{self.degenerate!r:.40}")
+        self.degenerate = bool(self.degenerate)
+        if not isinstance(self.warnings, list) or not all(isinstance(w, str) for w in self.warnings):
+            raise TypeError(f"warnings must be a list of str, got {type(self.warnings).__name__} "
+                            f"{self.warnings!r:.40}")
+        if not isinstance(self.backend, str):
+            raise TypeError(f"backend must be a str (a qpsolvers backend's name), got "
+                            f"{type(self.backend).__name__} {self.backend!r:.40}")
+        if self.kkt is not None and not isinstance(self.kkt, KKTFactor):
+            raise TypeError(f"kkt must be None or a KKTFactor, got {type(self.kkt).__name__}")
 
     def _row_factors(self) -> tuple[np.ndarray, np.ndarray]:
         """Per-row factors ρ/σ from the copy's multipliers to the caller's: equality rows (A, then fixed

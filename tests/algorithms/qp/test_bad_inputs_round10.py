@@ -45,3 +45,23 @@ def test_kkt_factor_takes_matrix_and_refuses_masked_entries():
     assert np.allclose(KKTFactor(np.ma.masked_array(K), C).solve(np.ones(3)), expected)
     with pytest.raises(ValueError, match=r"\bP has 1 masked"):
         KKTFactor(np.ma.masked_array(K, mask=[[True, False], [False, False]]), C)
+
+
+def test_hand_built_qp_solution_checked():
+    """A QPSolution built by hand stored y = 'abc', a non-boolean active mask, degenerate = 'no' and a
+    Success with a NaN x as given."""
+    from algorithms.core import RetCode
+    from algorithms.qp import QPSolution
+
+    base = {"x": np.zeros(2), "value": 0.0, "retcode": RetCode.Success}
+    with pytest.raises(ValueError, match=r"\bx must be finite with retcode Success"):
+        QPSolution(**{**base, "x": np.array([np.nan, 0.0])})
+    with pytest.raises(TypeError, match=r"\by must be None or a real 1-D"):
+        QPSolution(**base, y="abc")
+    with pytest.raises(TypeError, match=r"\bactive must be None or a 1-D boolean"):
+        QPSolution(**base, active=np.array([0.5]))
+    with pytest.raises(TypeError, match=r"\bdegenerate must be a bool"):
+        QPSolution(**base, degenerate="no")
+    with pytest.raises(TypeError, match=r"\bwarnings must be a list of str"):
+        QPSolution(**base, warnings="abc")
+    assert QPSolution(**{**base, "x": np.array([np.nan, 0.0]), "retcode": "Failure"}).retcode is RetCode.Failure
