@@ -433,14 +433,23 @@ def exact_logabsdet(fn: Objective, theta: torch.Tensor, lr: float, method: str =
         raise ValueError(f"method must be one of ['eigvalsh', 'slogdet'], got {method!r}")
     if method == "slogdet":
         H = hessian_matrix(fn, theta).to(torch.float64)
-        J = torch.eye(H.shape[0], dtype=H.dtype) - lr * H
+        eye = torch.eye(H.shape[0], dtype=H.dtype)
+        J = eye - lr * H
+        if not bool(torch.isfinite(J).all()):
+            # η·H overflowed (lr = 1e308): det(I − ηH) = η^d det(I/η − H), whose log is finite
+            sign, logabsdet = torch.linalg.slogdet(eye / lr - H)
+            return float(sign), float(logabsdet) + H.shape[0] * math.log(lr)
         sign, logabsdet = torch.linalg.slogdet(J)
         return float(sign), float(logabsdet)
-    factors = 1.0 - lr * hessian_eigenvalues(fn, theta)
+    eigenvalues = hessian_eigenvalues(fn, theta)
+    factors = 1.0 - lr * eigenvalues
+    scale = 0.0
+    if not bool(torch.isfinite(factors).all()):    # η·λ overflowed: 1 − ηλ = η (1/η − λ)
+        factors, scale = 1.0 / lr - eigenvalues, eigenvalues.numel() * math.log(lr)
     if bool((factors == 0).any()):
         return 0.0, -math.inf
     sign = float(torch.prod(torch.sign(factors)))
-    return sign, float(torch.log(torch.abs(factors)).sum())
+    return sign, float(torch.log(torch.abs(factors)).sum()) + scale
 
 
 def singular_step_sizes(fn: Objective, theta: torch.Tensor, rtol: float | None = None) -> np.ndarray:

@@ -149,7 +149,11 @@ def path_norm(v, w, p: float) -> float:
     w = as_float_array("w", w, ndim=1, dtype=np.float64)
     if v.shape != w.shape:
         raise ValueError(f"v and w must have the same number of neurons, got {v.shape} and {w.shape}")
-    return vp_of_jumps(v * w, p)
+    # |v w|^p as |v|^p |w|^p and the count from the factors: v·w overflowed to inf (v = 1e308: a message
+    # about "jumps") or underflowed to 0 (v = w = 1e-200: an active neuron not counted)
+    if p == 0:
+        return float(np.count_nonzero((v != 0) & (w != 0)))
+    return float(np.sum(np.abs(v) ** p * np.abs(w) ** p))
 
 
 # ----------------------------------------------------------------------------- CPWL functions
@@ -273,11 +277,19 @@ def _neuron_terms(W, b, v, a: float, c: float) -> tuple[np.ndarray, np.ndarray, 
     slope, intercept = check_finite_real("a", a), check_finite_real("c", c)
     active = W != 0
     intercept += float(np.sum(v[~active] * np.maximum(b[~active], 0.0)))
-    t = -b[active] / W[active]
-    jumps = v[active] * np.abs(W[active])
-    neg = W[active] < 0
-    slope -= float(np.sum(jumps[neg]))
-    intercept += float(np.sum(jumps[neg] * t[neg]))
+    with np.errstate(over="ignore", invalid="ignore"):
+        t = -b[active] / W[active]
+        jumps = v[active] * np.abs(W[active])
+        neg = W[active] < 0
+        slope -= float(np.sum(jumps[neg]))
+        intercept += float(np.sum(jumps[neg] * t[neg]))
+    # each a finite number's product or quotient: past float's range the CPWL's own check named "jumps",
+    # no argument of this call
+    if not np.all(np.isfinite(t)):
+        raise ValueError("the knots -b/W overflow float64 (b huge against a tiny nonzero W); rescale W and b")
+    if not np.all(np.isfinite(jumps)) or not (math.isfinite(slope) and math.isfinite(intercept)):
+        raise ValueError("the slope changes v·|W| (or with a, c the affine part) overflow float64; rescale "
+                         "v, W and b")
     return t, jumps, slope, intercept
 
 

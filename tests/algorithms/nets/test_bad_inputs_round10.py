@@ -141,3 +141,26 @@ def test_slq_names_lr_and_caps_its_probes_and_prune_names_huge_data():
     with pytest.raises(ValueError, match=r"y has entries up to 1e\+308"):
         prune_network([0, 1, 2], [0, 1e308, 1], W=[1.0], b=[-1.0], v=[1.0], a=0.0, c=0.0, prune_tol=1e-6,
                       merge_tol=1e-6)
+
+
+# ------------------------------ class 6: products of finite weights past float's range (sparse_relu, gd_map)
+def test_univariate_path_norm_and_knot_extraction_name_or_avoid_an_overflowing_product():
+    from algorithms.nets import sparse_interpolation as SI
+
+    assert SI.path_norm([1e308, 2.0], [4.0, -1.0], 0.5) == pytest.approx(2e154 + np.sqrt(2.0))
+    assert SI.path_norm([1e-200, 2.0], [1e-200, -1.0], 0) == 2.0       # 1e-400 underflowed to 0
+    with pytest.raises(ValueError, match=r"v·\|W\|.*overflow float64; rescale v, W and b"):
+        SI.network_to_cpwl([1e308, 1.0], [-1.0, -0.5], [1e308, 2.0])
+
+
+@pytest.mark.parametrize("method", ["slogdet", "eigvalsh"])
+def test_exact_logabsdet_at_an_overflowing_step_is_its_finite_log(method):
+    import math
+
+    import torch
+
+    from algorithms.nets import gd_map as G
+
+    fn = lambda t: 0.5 * (t[0] ** 2 + 4.0 * t[1] ** 2)  # noqa: E731
+    sign, logdet = G.exact_logabsdet(fn, torch.zeros(2, dtype=torch.float64), 1e308, method=method)
+    assert sign == 1.0 and logdet == pytest.approx(2 * math.log(1e308) + math.log(4.0))
