@@ -45,7 +45,7 @@ from algorithms._validation import (
     check_seed,
 )
 from algorithms.core import rebuilt_by_factory
-from algorithms.hierarchical.problems import MinimaxProblem
+from algorithms.hierarchical.problems import MinimaxProblem, _OnCheckedPoints
 from algorithms.nets.functional import functional_forward
 
 __all__ = ["ScoreNet", "auc_minimax"]
@@ -181,5 +181,9 @@ def auc_minimax(n_samples: int = 400, in_features: int = 5, hidden: int = 8, *,
         return torch.autograd.grad(value, x_t)[0].numpy()
 
     x0 = np.concatenate([w0, np.zeros(2)]).astype(dtype)
-    return MinimaxProblem(grad=grad, phi=phi, grad_phi=grad_phi, x0=x0, y0=np.zeros(1, dtype=dtype),
+    y0 = np.zeros(1, dtype=dtype)
+    # the callables check their points (phi(1.0) met torch's "slice() cannot be applied to a 0-dim tensor")
+    return MinimaxProblem(grad=_OnCheckedPoints(grad, "grad(x, y, rng)", x0, y0, None, exact=False),
+                          phi=_OnCheckedPoints(phi, "phi(x)", x0),
+                          grad_phi=_OnCheckedPoints(grad_phi, "grad_phi(x)", x0), x0=x0, y0=y0,
                           sigma=sigma, noise=noise)

@@ -136,12 +136,13 @@ def _point(name: str, value: Any, like: np.ndarray, whose: str = "the problem's"
 
 class _OnCheckedPoints:
     """A built-in problem's own callable (``phi``, ``grad_phi``, the oracles' gradients) called on checked
-    arguments: points of the problem's shapes, finite, and a Generator or None for ``rng`` (the built-in
-    gradients are exact, so they draw nothing). A float, a str or a point of the wrong length met IndexError
+    arguments: points of the problem's shapes, finite, and a Generator for ``rng`` (or None where the
+    gradient is ``exact``: it draws nothing). A float, a str or a point of the wrong length met IndexError
     or a numpy ufunc error inside the formula, and a NaN point answered NaN."""
 
-    def __init__(self, fn: Callable[..., Any], signature: str, *likes: np.ndarray | None) -> None:
-        self.fn, self.signature, self.likes = fn, signature, likes
+    def __init__(self, fn: Callable[..., Any], signature: str, *likes: np.ndarray | None,
+                 exact: bool = True) -> None:
+        self.fn, self.signature, self.likes, self.exact = fn, signature, likes, exact
         self.names = signature[signature.index("(") + 1:-1].split(", ")
         self.__name__ = self.__qualname__ = signature[:signature.index("(")]
 
@@ -149,7 +150,7 @@ class _OnCheckedPoints:
         if len(args) != len(self.names):
             raise TypeError(f"{self.signature} takes {len(self.names)} argument(s), got {len(args)}")
         whose = f"the built-in {self.signature}'s dimension: x0 and y0 must keep theirs"
-        return self.fn(*((arg if arg is None else _generator(arg)) if like is None  # deterministic: None ok
+        return self.fn(*((arg if arg is None and self.exact else _generator(arg)) if like is None
                          else _point(name, arg, like, whose)
                          for name, arg, like in zip(self.names, args, self.likes, strict=True)))
 

@@ -12,7 +12,7 @@ from algorithms.attention import (
     locate_probability,
     mean_field_risk,
 )
-from algorithms.hierarchical import additive_noise, quadratic_bilevel, synthetic_minimax
+from algorithms.hierarchical import additive_noise, auc_minimax, quadratic_bilevel, synthetic_minimax
 
 
 @pytest.mark.parametrize("bad", [1.0, [1.0], torch.zeros(2, dtype=torch.complex64), torch.eye(2).to_sparse(),
@@ -64,3 +64,13 @@ def test_sphere_noise_needs_a_point_to_put_on_the_sphere():
     with pytest.raises(ValueError, match=r"^shape must have at least one entry for the 'sphere' law"):
         additive_noise("sphere", 2.0, (0,), np.random.default_rng(0))
     assert additive_noise("sphere", 0.0, (0,), np.random.default_rng(0)).shape == (0,)
+
+
+def test_builtin_auc_problem_checks_points_and_needs_a_generator():
+    """auc_minimax's phi(1.0) met torch's 'slice() cannot be applied to a 0-dim tensor'; grad(x, y, None)
+    an AttributeError ('NoneType' object has no attribute 'integers'): its gradient is a minibatch draw."""
+    prob = auc_minimax(n_samples=40)
+    with pytest.raises(ValueError, match=r"^x must have shape \(\d+,\) \(the built-in phi\(x\)"):
+        prob.phi(1.0)
+    with pytest.raises(TypeError, match=r"^rng must be a numpy.random.Generator, got NoneType"):
+        prob.grad(prob.x0, prob.y0, None)
