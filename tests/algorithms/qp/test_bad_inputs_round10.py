@@ -64,4 +64,5 @@ def test_hand_built_qp_solution_checked():
         QPSolution(**base, degenerate="no")
     with pytest.raises(TypeError, match=r"\bwarnings must be a list of str"):
         QPSolution(**base, warnings="abc")
-    assert QPSolution(**{**base, "x": np.array([np.nan, 0.0]), "retcode": "Failure"}).retcode is RetCode.Failure
+    failed = QPSolution(**{**base, "x": np.array([np.nan, 0.0]), "retcode": "Failure"})
+    assert failed.retcode is RetCode.Failure
