@@ -103,7 +103,8 @@ class Matroid:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Every subclass's ``is_independent`` takes its ``subset`` through :func:`as_subset` (a frozenset
-        is passed as it is): None, a number or a str met ``len()``'s or iteration's own TypeError."""
+        is passed as it is): None, a number or a str met ``len()``'s or iteration's own TypeError; and, with
+        a finite ``ground``, refuses elements outside it by name (a KeyError inside the lookup before)."""
         super().__init_subclass__(**kwargs)
         method = cls.__dict__.get("is_independent")
         if method is None or getattr(method, "_subset_checked", False):
@@ -111,7 +112,13 @@ class Matroid:
 
         @functools.wraps(method)
         def is_independent(self: Matroid, subset: Any) -> bool:
-            return method(self, as_subset("subset", subset))
+            subset = as_subset("subset", subset)
+            if self.ground is not None and not subset <= self.ground:  # was a KeyError inside the lookup
+                outside = sorted(map(repr, subset - self.ground))
+                raise ValueError(f"subset must be a subset of the matroid's ground set ({len(self.ground)} "
+                                 f"elements); {len(outside)} element(s) are not in it: "
+                                 f"{', '.join(outside[:3])}{', ...' if len(outside) > 3 else ''}")
+            return method(self, subset)
 
         is_independent._subset_checked = True  # type: ignore[attr-defined]
         cls.is_independent = is_independent  # type: ignore[method-assign]

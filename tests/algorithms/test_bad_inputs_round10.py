@@ -13,6 +13,7 @@ from algorithms.attention import (
     mean_field_risk,
 )
 from algorithms.hierarchical import additive_noise, auc_minimax, quadratic_bilevel, synthetic_minimax
+from algorithms.submodular import GraphicMatroid, LaminarMatroid, PartitionMatroid, UniformMatroid
 
 
 @pytest.mark.parametrize("bad", [1.0, [1.0], torch.zeros(2, dtype=torch.complex64), torch.eye(2).to_sparse(),
@@ -74,3 +75,16 @@ def test_builtin_auc_problem_checks_points_and_needs_a_generator():
         prob.phi(1.0)
     with pytest.raises(TypeError, match=r"^rng must be a numpy.random.Generator, got NoneType"):
         prob.grad(prob.x0, prob.y0, None)
+
+
+# -- submodular: is_independent on elements outside a finite ground set --------------------------------------
+@pytest.mark.parametrize("matroid", [
+    PartitionMatroid({1: "x", 2: "x", 3: "y"}, {"x": 1, "y": 1}),
+    GraphicMatroid({"ab": ("a", "b"), "bc": ("b", "c")}),
+    LaminarMatroid([{1, 2}, {1, 2, 3}], [1, 2]),
+    UniformMatroid(2, ground={1, 2, 3}),
+], ids=["partition", "graphic", "laminar", "uniform"])
+def test_is_independent_names_elements_outside_the_ground_set(matroid):
+    """A KeyError (the bare element) from inside the part/endpoint lookup."""
+    with pytest.raises(ValueError, match=r"^subset must be a subset of the matroid's ground set .* 99"):
+        matroid.is_independent({99})
