@@ -118,7 +118,7 @@ def _counts():
 
 @pytest.mark.parametrize("name, make", _counts(), ids=[n for n, _ in _counts()])
 def test_counts_past_a_c_int_are_refused_by_name(name, make):
-    with pytest.raises(ValueError, match=rf"^{name} must be <= 2\*\*31 - 1"):
+    with pytest.raises(ValueError, match=rf"^{name} must be <= (2\*\*31 - 1|\d+ \()"):
         make()
 
 
@@ -127,7 +127,7 @@ def test_rfautoencoder_n_estimators_bounded_at_fit_and_rfae_takes_numpy_ints():
     from algorithms.forests.autoencoder import RFAutoencoder
 
     X = np.random.default_rng(0).normal(size=(20, 3))
-    with pytest.raises(ValueError, match=r"^n_estimators must be <= 2\*\*31 - 1"):
+    with pytest.raises(ValueError, match=r"^n_estimators must be <= 10000"):
         RFAutoencoder(n_components=2, n_estimators=HUGE, random_state=0).fit(X)
     # isinstance(value, int) refused numpy ints (valid counts) with a ValueError
     algorithm = RFAE(n_components=np.int64(2), n_estimators=np.int64(5), k=np.int32(3), t=np.int64(1))

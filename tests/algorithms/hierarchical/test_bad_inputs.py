@@ -387,3 +387,18 @@ def test_round10_neumann_terms_capped_in_the_function_too():
     problem = quadratic_bilevel()
     with pytest.raises(ValueError, match=r"^terms must be <= 1000000"):
         neumann_hypergradient(problem, problem.x0, problem.y0, 2**31 - 1, np.random.default_rng(0))
+
+
+def test_round10_auc_oracles_check_their_points():
+    # #43 round 10: auc_minimax's phi/grad_phi/grad took any x: an empty x met torch's split_with_sizes
+    # RuntimeError, a str array torch's own TypeError (the lead's point check covered the other factories)
+    from algorithms.hierarchical import auc_minimax
+
+    problem = auc_minimax(n_samples=40)
+    for call in (problem.phi, problem.grad_phi):
+        with pytest.raises(ValueError, match=r"^x must have shape"):
+            call(np.array([]))
+        with pytest.raises(TypeError, match=r"^x must be numeric"):
+            call(np.array(["a"]))
+    with pytest.raises(ValueError, match=r"^y must have shape \(1,\)"):
+        problem.grad(problem.x0, np.zeros(3), np.random.default_rng(0))
