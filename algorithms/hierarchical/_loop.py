@@ -126,7 +126,8 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
     reason = ""
     try:
         for t in range(1, maxiters + 1):
-            gphi = _first_step(problem.grad_phi, x, y, x) if t == 1 else problem.grad_phi(x)
+            # a copy: a user's grad_phi writing into its argument (x[:] = 0) moved the iterate (Success at 0)
+            gphi = _first_step(problem.grad_phi, x, y, x.copy()) if t == 1 else problem.grad_phi(x.copy())
             grad_norm = norm(checked("grad_phi(x)", gphi, x))
             norms.append(grad_norm)
             if tol is None:
@@ -153,7 +154,7 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
         retcode, reason = RetCode.Diverged, str(exc)
     finally:
         monitor.close()
-    value = returned_scalar("phi(x)", problem.phi(x)) if np.all(np.isfinite(x)) else float("nan")
+    value = returned_scalar("phi(x)", problem.phi(x.copy())) if np.all(np.isfinite(x)) else float("nan")
     if not math.isfinite(value) and retcode is not RetCode.Diverged:  # non-finite means Diverged
         retcode, reason = RetCode.Diverged, f"phi(x) = {value!r} at the last iterate"
     original = {"y": y, "grad_phi_norm": np.asarray(norms), "reason": reason}

@@ -127,6 +127,8 @@ def _point(name: str, value: Any, like: np.ndarray, whose: str = "the problem's"
     user's gradient (numpy broadcast it, or raised its own matmul error) and a NaN point answered NaN."""
     if not (isinstance(value, np.ndarray) and value.dtype.kind == "f"):
         value = as_real_array(name, value).astype(like.dtype)
+    else:  # a copy: a user's oracle writing into its argument (x *= 100) moved the solver's iterate
+        value = value.copy()
     if value.shape != like.shape:
         raise ValueError(f"{name} must have shape {like.shape} ({whose}), got {value.shape}")
     if not np.isfinite(value).all():

@@ -402,3 +402,27 @@ def test_round10_auc_oracles_check_their_points():
             call(np.array(["a"]))
     with pytest.raises(ValueError, match=r"^y must have shape \(1,\)"):
         problem.grad(problem.x0, np.zeros(3), np.random.default_rng(0))
+
+
+def test_round10_oracles_writing_into_their_arguments_do_not_move_the_iterate():
+    # #43 round 10: a user's grad writing into x/y (x *= 100) or grad_phi zeroing x moved the solver's own
+    # iterate: SGDA ended at 2e12, or reported Success at x = 0 (a wrong answer)
+    from algorithms.hierarchical import SGDA, synthetic_minimax
+
+    base = synthetic_minimax()
+
+    def grad(x, y, rng):
+        gx, gy = base.grad(x.copy(), y.copy(), rng)
+        x *= 100.0
+        y *= 100.0
+        return gx, gy
+
+    def grad_phi(x):
+        out = base.grad_phi(x.copy())
+        x[:] = 0.0
+        return out
+
+    clean = solve(base, SGDA(), maxiters=30, seed=0)
+    for problem in (dataclasses.replace(base, grad=grad), dataclasses.replace(base, grad_phi=grad_phi)):
+        sol = solve(problem, SGDA(), maxiters=30, seed=0)
+        assert np.array_equal(sol.x, clean.x) and sol.retcode is clean.retcode
