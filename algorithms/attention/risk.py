@@ -156,6 +156,13 @@ def mean_field_risk(problem: SingleLocationProblem, mu, nu, zeta=0.0, rho=None, 
     mu, nu, zeta = (_overlap(x, name) for x, name in ((mu, "mu"), (nu, "nu"), (zeta, "zeta")))
     given = rho is not None
     rho = _overlap(rho, "rho") if given else 0.0
+    shapes = {name: tuple(x.shape) for name, x in (("mu", mu), ("nu", nu), ("zeta", zeta), ("rho", rho))
+              if isinstance(x, torch.Tensor)}
+    try:  # tensors of shapes (2,) and (3,) met torch's "The size of tensor a (2) must match ..."
+        torch.broadcast_shapes(*shapes.values())
+    except RuntimeError:
+        shown = ", ".join(f"{name}: {shape}" for name, shape in shapes.items())
+        raise ValueError(f"mu, nu, zeta, rho must be tensors of broadcastable shapes, got {shown}") from None
     excess = nu * nu + zeta * zeta  # tensors too: a tensor (nu, zeta) off the unit disc was accepted
     largest = float(excess.detach().max()) if isinstance(excess, torch.Tensor) else excess
     if largest > 1.0 + 1e-9:

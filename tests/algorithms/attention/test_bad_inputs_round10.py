@@ -80,3 +80,11 @@ def test_spherical_gd_sample_capped():
     problem = SingleLocationProblem(d=8, L=4, gamma=0.6, n_samples=10**7)
     with pytest.raises(ValueError, match=r"\bn_samples must keep the training sample"):
         solve(problem, SphericalGD(), maxiters=2)
+
+
+def test_mean_field_risk_names_shapes_that_do_not_broadcast():
+    """Overlap tensors of shapes (2,) and (3,) met torch's broadcasting RuntimeError, naming none of them."""
+    with pytest.raises(ValueError, match=r"mu, nu, zeta, rho must be tensors of broadcastable.*nu: \(3,\)"):
+        mean_field_risk(P, torch.tensor([0.5, 0.4]), torch.tensor([0.1, 0.2, 0.3]))
+    out = mean_field_risk(P, torch.tensor([0.5, 0.4]), torch.tensor([[0.1], [0.2], [0.3]]))
+    assert tuple(out.shape) == (3, 2)
