@@ -125,7 +125,7 @@ def pca_null_rows(operator: LinearOperator, p: int, images: torch.Tensor) -> Mat
     """S from the p leading principal directions of the null-space parts N Nᵀ x of ``images``.
 
     ``operator`` is H, a :class:`LinearOperator`; ``p`` (int >= 1, at most dim Null(H)) rows; ``images`` a
-    finite (N, h, w) tensor.
+    finite (N, h, w) tensor of N >= p + 1 images (N centred images span at most N − 1 directions).
 
     The rows are orthonormal and in Null(H) exactly; they are the null-space directions in
     which the training images vary most (our stand-in for the learned S of eq. (3)).
@@ -144,6 +144,10 @@ def pca_null_rows(operator: LinearOperator, p: int, images: torch.Tensor) -> Mat
         raise ValueError(f"images must have shape (k >= 2, {operator.image_shape[0]}, "
                          f"{operator.image_shape[1]}), got {tuple(images.shape)}")
     check_finite_data("images", images)  # NaN: the SVD's LinAlgError named nothing; meta: torch's .item()
+    if images.shape[0] - 1 < p:  # 2 images for p = 4: 3 of the rows were the SVD's arbitrary completion
+        raise ValueError(f"images must hold at least p + 1 = {p + 1} images (k centred images span at most "
+                         f"k − 1 principal directions; the other rows would be arbitrary), got "
+                         f"{images.shape[0]} for p = {p}")
     coefficients = images.reshape(images.shape[0], -1).to(torch.float64) @ basis  # (k, n - rank)
     coefficients = coefficients - coefficients.mean(0)
     _, _, vh = torch.linalg.svd(coefficients, full_matrices=True)

@@ -61,7 +61,8 @@ __all__ = ["IncoherentSR", "copies_per_basis_for"]
 
 
 def copies_per_basis_for(dim: int, copies_per_basis: int | None = None, gap: float | None = None) -> int:
-    """The m of :class:`IncoherentSR`: the given m, else max(2, ⌈1/√gap⌉), else ``dim``.
+    """The m of :class:`IncoherentSR`: the given m, else max(2, ⌈1/√gap⌉), else ``dim`` (both given: m wins,
+    and ``gap`` is still checked).
 
     ``dim`` (int >= 2) is d, ``copies_per_basis`` an int in [2, 2**31 − 1] or None, ``gap`` a float in
     [1/(2**31 − 1)², 1] or None (so that m = ⌈1/√gap⌉ is a count of copies).
@@ -71,10 +72,11 @@ def copies_per_basis_for(dim: int, copies_per_basis: int | None = None, gap: flo
     """
     dim = check_int_at_least("dim", dim, 2)
     m = check_copies_per_basis(copies_per_basis)
+    gap = None if gap is None else _check_gap(gap)  # checked when m wins too: gap="x" was ignored in silence
     if m is not None:
         return m
     if gap is not None:
-        return max(2, math.ceil(round(1.0 / math.sqrt(_check_gap(gap)), 9)))
+        return max(2, math.ceil(round(1.0 / math.sqrt(gap), 9)))
     return int(dim)
 
 

@@ -94,3 +94,15 @@ def test_networks_check_weights_and_attributes_set_later():
         den.body[0].weight.fill_(float("nan"))
     with pytest.raises(ValueError, match=r"ResidualDenoiser\.body\.0\.weight contains NaN"):
         den(torch.rand(1, 8, 8))
+
+
+def test_pca_rows_need_more_images_than_rows():
+    """2 images for p = 4: three rows were the SVD's arbitrary completion, not principal directions."""
+    import torch
+
+    from algorithms.imaging import gaussian_cs, pca_null_rows, training_patches
+
+    H = gaussian_cs((8, 8), 0.5, seed=0)
+    with pytest.raises(ValueError, match=r"\bimages must hold at least p \+ 1 = 5"):
+        pca_null_rows(H, 4, training_patches(8, 2, seed=0))
+    assert pca_null_rows(H, 4, training_patches(8, 5, seed=0).to(torch.float64)).out_features == 4

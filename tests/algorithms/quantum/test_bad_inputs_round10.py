@@ -37,3 +37,13 @@ def test_identification_errors_repetitions_capped_and_seeds_checked_first():
     with pytest.raises(ValueError, match=r"\bseed must leave seed \+ repetitions"):
         identification_errors(problem, CoherentSR(), 2, seed=2**64 - 1)
     assert identification_errors(problem, CoherentSR(), 1, seed=2**64 - 1) in (0, 1)
+
+
+def test_copies_per_basis_for_checks_gap_when_m_wins():
+    from algorithms.quantum import copies_per_basis_for
+
+    with pytest.raises(TypeError, match=r"\bgap must be a float"):
+        copies_per_basis_for(2, 4, gap="x")
+    with pytest.raises(ValueError, match=r"\bgap must be a float"):
+        copies_per_basis_for(2, 4, gap=-1.0)
+    assert copies_per_basis_for(2, 4, gap=0.1) == 4
