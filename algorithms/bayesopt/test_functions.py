@@ -219,6 +219,12 @@ def _batch(name: str, g: Callable, X: np.ndarray) -> np.ndarray:
     return np.array([np.atleast_1d(as_real_array(f"{name}(x)", g(x))) for x in X])
 
 
+#: the most grid nodes constrained_minimum evaluates f and c at (minutes at the cap; 3^20 nodes took hours)
+GRID_MAX_NODES = 10**7
+#: the largest dimension rkhs_problem takes: 3^14 grid nodes fit under GRID_MAX_NODES, 3^15 do not
+RKHS_PROBLEM_MAX_DIM = 14
+
+
 @allocates("n_grid",)
 def constrained_minimum(
     f: Callable, c: Callable, bounds, *, n_grid: int | None = None, n_polish: int = 3
@@ -233,8 +239,9 @@ def constrained_minimum(
     polish runs in unit coordinates with f and c divided by their ranges on the grid, so the
     answer scales with the box and with f (a box of side 1e-7 or 1e7 is solved alike). f must
     return one finite float and c finite floats at every grid node. ``n_grid`` an int >= 1 (refused when
-    the n_grid^d nodes exceed this machine's memory); ``n_polish`` an int >= 1 (at most the feasible
-    nodes are polished).
+    the n_grid^d nodes exceed this machine's memory or GRID_MAX_NODES = 10**7: with the default n_grid
+    of 3 per axis from d = 9 on, a box of more than 14 dimensions is refused); ``n_polish`` an int >= 1
+    (at most the feasible nodes are polished).
 
     >>> x, value = constrained_minimum(lambda x: float(x @ x), lambda x: 0.5 - x[0], [[0, 1], [0, 1]])
     >>> np.round(x, 6), round(value, 8)
@@ -253,6 +260,13 @@ def constrained_minimum(
     dim = bounds.shape[0]
     n_grid = check_count("n_grid", n_grid, 1) if n_grid is not None else max(3, int(1e4 ** (1 / dim)))
     # the grid's nodes and f, c there, before any is built: n_grid = 10**9 in 2-D hung
+    # in logs: float(n_grid) ** dim overflowed (OverflowError) for n_grid = 10**9 in 40-D
+    log_nodes = dim * math.log10(n_grid)
+    if log_nodes > math.log10(GRID_MAX_NODES):   # f and c at every node: 3^20 nodes in 20-D ran for hours
+        raise ValueError(f"n_grid = {n_grid} is too large for d = {dim}: n_grid^d = 10^{log_nodes:.3g} nodes "
+                         f"exceed GRID_MAX_NODES = {GRID_MAX_NODES:.0e} (f and c are evaluated at every "
+                         f"node); use a smaller n_grid or fewer dimensions (d is the rows of bounds; the "
+                         f"default n_grid is 3 from d = 9 on)")
     check_fits_memory("constrained_minimum", "n_grid", n_grid, 8.0 * float(n_grid) ** dim * (dim + 2))
     n_polish = check_positive_int("n_polish", n_polish)
     nodes = _grid(bounds, n_grid)
@@ -326,7 +340,8 @@ def rkhs_problem(
     design and ``f_star``/``x_star`` its constrained optimum. ``norm_f``, ``norm_c`` floats in
     [2.2e-308, 1e8] (the optimum's feasibility is checked to an absolute 1e-6); ``n_initial`` and
     ``n_centers`` positive ints (refused when the
-    design's GP factor or the centres' kernel matrix exceeds this machine's memory).
+    design's GP factor or the centres' kernel matrix exceeds this machine's memory); ``dim`` an int in
+    [1, RKHS_PROBLEM_MAX_DIM = 14] (f* is found on a grid of at least 3^dim nodes).
 
     >>> prob = rkhs_problem(Kernel("se", lengthscale=0.2), 1, seed=0)
     >>> feasible = prob.initial[prob.c(prob.initial) <= 0]
@@ -345,6 +360,9 @@ def rkhs_problem(
     check_fits_memory("rkhs_problem", "n_initial", n_initial, 16.0 * n_initial * n_initial)
     n_centers = check_count("n_centers", n_centers, 1)
     _check_size("rkhs_problem", n_centers, dim, "n_centers")
+    if dim > RKHS_PROBLEM_MAX_DIM:   # f* is found on a grid of 3^dim nodes: dim = 20 raised a MemoryError
+        raise ValueError(f"dim must be <= {RKHS_PROBLEM_MAX_DIM} (f* is found on a grid of 3^dim nodes, at "
+                         f"most GRID_MAX_NODES = {GRID_MAX_NODES:.0e}), got {dim}")
     bounds = np.array([[0.0, 1.0]] * dim)
     base = check_seed(seed)
     for attempt in range(50):
