@@ -822,3 +822,14 @@ def test_round10_maximize_acquisition_checks_its_arguments():
     with pytest.raises(TypeError, match=r"^surrogates must be the run's surrogates"):
         CEI().maximize_acquisition("gps", np.zeros((2, 1)), np.zeros(2), np.zeros((2, 1)), 0.0,
                                    np.random.default_rng(0))
+
+
+def test_round10_grid_searches_are_capped():
+    # the default grid of 3 nodes per axis from d = 9 on: 3^20 nodes in 20-D raised a MemoryError (rkhs)
+    # or ran for hours; n_grid**d itself overflowed a float for n_grid = 10**9 in 40-D
+    with pytest.raises(ValueError, match=r"^n_grid = 3 is too large for d = 20: .* GRID_MAX_NODES"):
+        constrained_minimum(lambda x: float(x @ x), lambda x: 0.5 - x[0], [[0, 1]] * 20)
+    with pytest.raises(ValueError, match=r"^n_grid = 1000000000 is too large for d = 40"):
+        constrained_minimum(lambda x: float(x @ x), lambda x: 0.5 - x[0], [[0, 1]] * 40, n_grid=10**9)
+    with pytest.raises(ValueError, match=r"^dim must be <= 14"):
+        rkhs_problem(SE, 20)
