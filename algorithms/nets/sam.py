@@ -131,6 +131,13 @@ def _check_distinct(groups: list[dict[str, Any]]) -> None:
             seen.add(id(p))
 
 
+class SAMCallError(RuntimeError, ValueError):
+    """:class:`SAM` called out of order (``second_step`` before ``first_step``, ``first_step`` twice) or
+    with a closure that computes no gradient: a ``RuntimeError`` (as documented since SAM existed) and a
+    ``ValueError`` (the call's arguments or order are invalid); the message names the method and what to
+    call first."""
+
+
 class SAM(torch.optim.Optimizer):
     """Sharpness-aware minimization around a base optimizer (default ``torch.optim.SGD``).
 
@@ -148,7 +155,8 @@ class SAM(torch.optim.Optimizer):
     ``TypeError``); ``rho`` in [0, 1e10] the perturbation radius (0: plain base steps; the cap, like
     ``lr``'s in [0, 1e10], keeps the weights finite: 1e308 overflowed them); ``normalize`` (bool) whether ε is
     ``ρ g/‖g‖`` (SAM) or ``ρ g``. A closure that never calls ``backward`` raises
-    ``RuntimeError`` instead of stepping nothing; so do the two-step path's order errors
+    ``SAMCallError`` (a ``RuntimeError`` and a ``ValueError``) instead of stepping nothing; so do
+    the two-step path's order errors
     (``second_step()`` without a ``first_step()`` before it, ``first_step()`` twice): a protocol
     error, as torch's own, not a bad argument. A ``torch.optim.lr_scheduler`` works with
     both paths (``second_step`` counts as the optimizer's step, so no "scheduler before
@@ -274,15 +282,16 @@ class SAM(torch.optim.Optimizer):
 
         ``zero_grad`` (bool) zeroes the gradients afterwards.
 
-        Needs the gradients at θ: with none at all it raises ``RuntimeError`` (nothing would move)."""
+        Needs the gradients at θ: with none at all it raises ``SAMCallError`` (a ``RuntimeError``;
+        nothing would move)."""
         zero_grad = check_bool("zero_grad", zero_grad)
         if any("e_w" in self.state[p] for g in self.param_groups for p in g["params"]):
             # a second first_step would overwrite ε with the move from θ + ε: second_step could then
             # no longer return to θ, and the run would drift by the first ε
-            raise RuntimeError("SAM.first_step: already at θ + ε; call second_step() before the next "
+            raise SAMCallError("SAM.first_step: already at θ + ε; call second_step() before the next "
                                "first_step()")
         if all(p.grad is None for g in self.param_groups for p in g["params"]):
-            raise RuntimeError("SAM.first_step: no parameter has a gradient; call loss.backward() at θ "
+            raise SAMCallError("SAM.first_step: no parameter has a gradient; call loss.backward() at θ "
                                "first (or pass a closure to step())")
         self._check_groups()
         grad_norm = self._grad_norm()
@@ -307,10 +316,11 @@ class SAM(torch.optim.Optimizer):
         ``zero_grad`` (bool) zeroes the gradients afterwards.
 
         Must follow ``first_step``: without it there is no ε to undo, and the step would silently be
-        a plain base-optimizer step (SAM degenerating to its base), so it raises ``RuntimeError``."""
+        a plain base-optimizer step (SAM degenerating to its base), so it raises ``SAMCallError``
+        (a ``RuntimeError``)."""
         zero_grad = check_bool("zero_grad", zero_grad)
         if not any("e_w" in self.state[p] for g in self.param_groups for p in g["params"]):
-            raise RuntimeError("SAM.second_step: call first_step() first (no perturbation ε is stored, so "
+            raise SAMCallError("SAM.second_step: call first_step() first (no perturbation ε is stored, so "
                                "there is nothing to undo and the step would be the base optimizer's alone)")
         for group in self.param_groups:
             for p in group["params"]:
@@ -337,21 +347,33 @@ class SAM(torch.optim.Optimizer):
                             and b[0]() is p.grad and b[1] == p.grad._version)
                         for p, b in zip(params, before, strict=True))
         if unchanged or all(p.grad is None for p in params):
-            raise RuntimeError(f"SAM.step: the closure left every gradient {where} unset or unchanged; it "
+            raise SAMCallError(f"SAM.step: the closure left every gradient {where} unset or unchanged; it "
                                f"must call loss.backward() (after zero_grad()) and return the loss")
-        return loss
+        # the loss it returns: a tensor of one element or a real number (None, "x" or a vector was handed
+        # back by step as it was; the optimizers of algorithms.optimizers refuse them the same way)
+        if isinstance(loss, torch.Tensor) and loss.numel() == 1 and not loss.is_complex() \
+                and loss.dtype != torch.bool:
+            return loss
+        if isinstance(loss, int | float) and not isinstance(loss, bool):
+            return loss
+        shown = (f"a tensor of shape {tuple(loss.shape)} and dtype {loss.dtype}"
+                 if isinstance(loss, torch.Tensor) else f"{type(loss).__name__} {loss!r:.40}")
+        raise TypeError(f"closure must return the loss (a tensor of one element or a real number), got "
+                        f"{shown}")
 
     def step(self, closure=None):  # type: ignore[override]
         """Evaluate ``closure`` at θ, move to θ + ε, evaluate it again, and take the base step there.
 
         The closure must zero the gradients, compute the loss, call ``backward`` and return the
-        loss; a closure that leaves the gradients unset or unchanged raises ``RuntimeError``
-        (rather than stepping nothing in silence).
+        loss (a tensor of one element or a real number; anything else is a ``TypeError`` naming
+        closure); a closure that leaves the gradients unset or unchanged raises ``SAMCallError`` (a
+        ``RuntimeError``), rather than stepping nothing in silence.
         """
         if closure is None:
             raise ValueError("closure is required: SAM evaluates the loss at two points")
-        if not callable(closure):
-            raise TypeError(f"closure must be callable, got {type(closure).__name__}")
+        if isinstance(closure, type) or not callable(closure):   # closure=dict was called and returned {}
+            shown = f"the class {closure.__name__}" if isinstance(closure, type) else type(closure).__name__
+            raise TypeError(f"closure must be callable (a function, not a class), got {shown}")
         closure = torch.enable_grad()(closure)
         loss = self._call_closure(closure, "at θ")   # a closure without backward fails here, before any move
         self.first_step()

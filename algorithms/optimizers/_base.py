@@ -54,6 +54,12 @@ LARGE_GRADIENT = 1e15
 LARGE_GRADIENT_FLOAT64 = 1e150
 
 
+class SparseGradientError(RuntimeError, TypeError):
+    """A sparse gradient (``nn.Embedding(sparse=True)``) reached an optimizer whose update is dense: a
+    ``RuntimeError`` (torch's Adam raises one, and the docstrings said so) and a ``TypeError`` (the
+    gradient's layout is the wrong kind of input)."""
+
+
 def check_model_weights(model: Any, name: str = "model", *, finite: bool = True) -> None:
     """A model to train: its floating weights on a real device and finite (a model with NaN weights, or one
     on the meta device, was accepted and trained into a NaN loss or failed inside torch), named ``name``."""
@@ -256,9 +262,10 @@ class MatrixOptimizer(torch.optim.Optimizer):
             for p in group["params"]:
                 if p.grad is not None:
                     if p.grad.is_sparse:  # the dense preconditioners below cannot take one (as torch's Adam)
-                        raise RuntimeError(f"{type(self).__name__} does not support sparse gradients: a "
-                                           f"parameter of shape {tuple(p.shape)} has one (e.g. from "
-                                           "nn.Embedding(sparse=True)); use dense gradients")
+                        raise SparseGradientError(
+                            f"{type(self).__name__} does not support sparse gradients: a parameter of shape "
+                            f"{tuple(p.shape)} has one (e.g. from nn.Embedding(sparse=True)); use dense "
+                            "gradients")
                     by_kind.setdefault((p.grad.device, p.grad.dtype), []).append(p.grad)
         for (device, dtype), grads in by_kind.items():
             found = torch.zeros(1, device=device)

@@ -68,7 +68,7 @@ from algorithms._validation import (
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
-from algorithms.optimizers._base import LR_MAX, check_closure, checked_loss
+from algorithms.optimizers._base import LR_MAX, SparseGradientError, check_closure, checked_loss
 from algorithms.optimizers.finetune import FinetuneTask, run_finetune
 
 __all__ = ["BlockCoordinateDescent", "BlockOptimizer", "find_blocks", "optimizer_state_bytes"]
@@ -452,9 +452,10 @@ class BlockOptimizer(torch.optim.Optimizer):
             group["lr"] = own["lr"]
             for p in group["params"]:
                 if p.grad is not None and p.grad.is_sparse:  # before the base's own, unnamed, error
-                    raise RuntimeError(f"BlockOptimizer does not support sparse gradients: a parameter of "
-                                       f"shape {tuple(p.shape)} of the active block has one (e.g. from "
-                                       "nn.Embedding(sparse=True)); use dense gradients")
+                    raise SparseGradientError(
+                        f"BlockOptimizer does not support sparse gradients: a parameter of shape "
+                        f"{tuple(p.shape)} of the active block has one (e.g. from nn.Embedding(sparse=True));"
+                        " use dense gradients")
         self._base_optimizer.step()
         self._block_step += 1
         if self._block_step >= self.switch_every:

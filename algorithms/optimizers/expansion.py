@@ -59,6 +59,9 @@ class LowRankExpansion(CheckedStateModule):
             raise TypeError(f"linear must be a torch.nn.Linear, got {type(linear).__name__}")
         if linear.weight.device.type == "meta":
             raise ValueError("linear is on the meta device (no data); materialize it first")
+        for name, tensor in linear.named_parameters():     # a NaN weight made every forward NaN, in silence
+            if tensor.is_floating_point() and not bool(torch.isfinite(tensor.detach()).all()):
+                raise ValueError(f"linear has NaN or inf entries in its {name}")
         rank = check_positive_int("rank", rank)
         if rank > min(linear.in_features, linear.out_features):
             raise ValueError(f"rank must be <= min(in_features, out_features) = "

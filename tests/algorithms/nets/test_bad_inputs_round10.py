@@ -164,3 +164,37 @@ def test_exact_logabsdet_at_an_overflowing_step_is_its_finite_log(method):
     fn = lambda t: 0.5 * (t[0] ** 2 + 4.0 * t[1] ** 2)  # noqa: E731
     sign, logdet = G.exact_logabsdet(fn, torch.zeros(2, dtype=torch.float64), 1e308, method=method)
     assert sign == 1.0 and logdet == pytest.approx(2 * math.log(1e308) + math.log(4.0))
+
+
+# --------------------------------------- class 7: SAM's closure contract and call order, as the optimizers'
+@pytest.mark.parametrize("ret, words", [(None, "NoneType"), ("x", "str"), ("vec", "shape \\(3,\\)")])
+def test_sam_refuses_a_closure_that_returns_no_loss(ret, words):
+    import torch
+
+    from algorithms.nets import SAM
+
+    w = torch.nn.Parameter(torch.ones(3))
+    opt = SAM([w], lr=0.1)
+
+    def closure():
+        opt.zero_grad()
+        loss = (w ** 2).sum()
+        loss.backward()
+        return torch.ones(3) if ret == "vec" else ret
+
+    with pytest.raises(TypeError, match=f"closure must return the loss.*{words}"):
+        opt.step(closure)
+    with pytest.raises(TypeError, match=r"closure must be callable .*the class dict"):
+        opt.step(dict)
+
+
+def test_sam_call_order_errors_are_value_errors_too():
+    import torch
+
+    from algorithms.nets import SAM
+    from algorithms.nets.sam import SAMCallError
+
+    opt = SAM([torch.nn.Parameter(torch.ones(3))], lr=0.1)
+    with pytest.raises(ValueError, match=r"SAM\.second_step: call first_step"):
+        opt.second_step()
+    assert issubclass(SAMCallError, RuntimeError)

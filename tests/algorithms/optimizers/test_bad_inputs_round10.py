@@ -46,3 +46,26 @@ def test_a_gradient_whose_square_overflows_the_state_counts_as_non_finite(cls, k
 def test_a_size_past_its_documented_cap_is_refused_by_name(call, words):
     with pytest.raises(ValueError, match=words):
         call()
+
+
+# ---------------------------------------------- class 3: modules and gradients of the wrong kind, by name
+def test_low_rank_expansion_refuses_a_linear_with_nan_weights():
+    from algorithms.optimizers import LowRankExpansion
+
+    linear = torch.nn.Linear(3, 4)
+    with torch.no_grad():
+        linear.weight[0, 0] = float("nan")
+    with pytest.raises(ValueError, match="linear has NaN or inf entries in its weight"):
+        LowRankExpansion(linear, 2)
+
+
+@pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP])
+def test_a_sparse_gradient_is_a_type_error_too(cls):
+    from algorithms.optimizers._base import SparseGradientError
+
+    emb = torch.nn.Embedding(5, 3, sparse=True)
+    opt = cls(emb.parameters(), lr=0.01)
+    emb(torch.tensor([1, 2])).sum().backward()
+    with pytest.raises(TypeError, match="does not support sparse gradients"):
+        opt.step()
+    assert issubclass(SparseGradientError, RuntimeError)
