@@ -471,7 +471,16 @@ def write_cvrplib(instance: CVRPInstance, name: str = "instance") -> str:
     return "\n".join(lines) + "\n"
 
 
+#: the TSPLIB/CVRPLIB keywords the readers understand (the rest change the problem: a DISTANCE or VEHICLES
+#: limit, an explicit weight matrix; a file using one was solved without it, or a misspelt keyword ignored)
+LIB_KEYWORDS = ("NAME", "COMMENT", "TYPE", "DIMENSION", "CAPACITY", "EDGE_WEIGHT_TYPE", "NODE_COORD_TYPE",
+                "DISPLAY_DATA_TYPE")
+LIB_SECTIONS = ("NODE_COORD_SECTION", "DEMAND_SECTION", "DEPOT_SECTION", "DISPLAY_DATA_SECTION")
+
+
 def _parse_lib(text: str) -> tuple[dict[str, str], dict[str, list[list[str]]]]:
+    """The header keywords and the sections of TSPLIB/CVRPLIB ``text``; an unknown or repeated keyword or
+    section is refused by name (a repeated DIMENSION or section silently replaced the first)."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str (the file's contents), got {type(text).__name__}")
     header: dict[str, str] = {}
@@ -485,11 +494,21 @@ def _parse_lib(text: str) -> tuple[dict[str, str], dict[str, list[list[str]]]]:
             break
         if ":" in line:  # data rows of the sections never contain a colon
             key, _, value = line.partition(":")
-            header[key.strip().upper()] = value.strip()
+            key = key.strip().upper()
+            if key not in LIB_KEYWORDS:
+                raise ValueError(f"text: keyword {key!r} is not one this reader understands {LIB_KEYWORDS}; "
+                                 f"a file that needs it would be solved without it")
+            if key in header:
+                raise ValueError(f"text: keyword {key!r} is given twice")
+            header[key] = value.strip()
             current = None
             continue
         if line.upper().endswith("_SECTION"):
             current = line.upper()
+            if current not in LIB_SECTIONS:
+                raise ValueError(f"text: {current} is not a section this reader understands {LIB_SECTIONS}")
+            if current in sections:
+                raise ValueError(f"text: {current} is given twice")
             sections[current] = []
             continue
         if current is None:
@@ -545,9 +564,10 @@ def _dimension(header: dict[str, str]) -> int:
 
 
 def read_tsplib(text: str) -> TSPInstance:
-    """A :class:`TSPInstance` from TSPLIB text (``NODE_COORD_SECTION``)."""
+    """A :class:`TSPInstance` from TSPLIB text (``NODE_COORD_SECTION``): the keywords ``LIB_KEYWORDS`` and
+    sections ``LIB_SECTIONS``, each at most once (another one, or a repeat, is refused naming ``text``)."""
     header, sections = _parse_lib(text)
-    if header.get("TYPE", "TSP").split()[0].upper() != "TSP":
+    if (header.get("TYPE", "TSP").split() or [""])[0].upper() != "TSP":  # "TYPE : " met an IndexError
         raise ValueError(f"text must be TYPE : TSP, got {header.get('TYPE')!r}")
     _check_metric(header)
     coords = _coords_from(sections, _dimension(header))
@@ -558,9 +578,11 @@ def read_tsplib(text: str) -> TSPInstance:
 
 
 def read_cvrplib(text: str) -> CVRPInstance:
-    """A :class:`CVRPInstance` from CVRPLIB text (the depot, ``DEPOT_SECTION``, moved to node 0)."""
+    """A :class:`CVRPInstance` from CVRPLIB text (the depot, ``DEPOT_SECTION``, moved to node 0): the
+    keywords ``LIB_KEYWORDS`` and sections ``LIB_SECTIONS``, each at most once (another one, a DISTANCE or
+    VEHICLES limit say, or a repeat, is refused naming ``text``)."""
     header, sections = _parse_lib(text)
-    if header.get("TYPE", "CVRP").split()[0].upper() != "CVRP":
+    if (header.get("TYPE", "CVRP").split() or [""])[0].upper() != "CVRP":
         raise ValueError(f"text must be TYPE : CVRP, got {header.get('TYPE')!r}")
     _check_metric(header)
     dim = _dimension(header)

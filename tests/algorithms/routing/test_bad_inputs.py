@@ -703,3 +703,21 @@ def test_round10_counts_capped_where_a_run_would_never_end():
     with pytest.raises(ValueError, match=r"^samples must be <= 100000"):
         HBG(samples=2**31 - 1)
     assert LKH(runs=10_000).runs == 10_000
+
+
+def test_round10_lib_keywords_known_and_once():
+    # #43 round 10: 'TYPE : ' met an IndexError; an unknown keyword (a CVRPLIB DISTANCE limit, a misspelt
+    # EDGE_WEIGHT_TYPE) was ignored, a repeated DIMENSION or section silently replaced the first
+    from algorithms.routing import read_cvrplib, read_tsplib, write_cvrplib, write_tsplib
+
+    text, cv = write_tsplib(TSP), write_cvrplib(CV)
+    with pytest.raises(ValueError, match=r"^text must be TYPE : TSP"):
+        read_tsplib(text.replace("TYPE : TSP", "TYPE : "))
+    with pytest.raises(ValueError, match=r"^text: keyword 'DISTANCE' is not one"):
+        read_cvrplib(cv.replace("CAPACITY", "DISTANCE : 10\nCAPACITY"))
+    with pytest.raises(ValueError, match=r"^text: keyword 'EDGE_WEIGH_TYPE' is not one"):
+        read_tsplib(text.replace("EDGE_WEIGHT_TYPE", "EDGE_WEIGH_TYPE"))
+    with pytest.raises(ValueError, match=r"^text: keyword 'DIMENSION' is given twice"):
+        read_tsplib(text.replace("TYPE : TSP", "TYPE : TSP\nDIMENSION : 3"))
+    with pytest.raises(ValueError, match=r"^text: EDGE_WEIGHT_SECTION is not a section"):
+        read_tsplib(text.replace("EOF", "EDGE_WEIGHT_SECTION\n1 2\nEOF"))
