@@ -159,7 +159,8 @@ class GaussianProcess:
         self._X, self._y, self._L, self._w = X, y, L, w
 
     def add(self, X, y) -> None:
-        """Condition on the exact observations ``y`` (shape (n,)) at the rows of ``X`` (shape (n, d))."""
+        """Condition on the exact observations ``y`` (shape (n,)) at the rows of ``X`` (shape (n, d)); all or
+        nothing (a refused batch leaves the posterior as it was)."""
         X = as_float_array("X", X, ndim=2, dtype=np.float64)
         y = as_float_array("y", y, ndim=1, dtype=np.float64)
         if X.shape[0] != y.shape[0]:
@@ -171,6 +172,16 @@ class GaussianProcess:
             self._X = np.empty((0, self._dim))
         elif X.shape[1] != self._dim:
             raise ValueError(f"X must have {self._dim} columns, got {X.shape[1]}")
+        n_before = self._n
+        try:
+            self._condition(X, y)
+        except BaseException:   # all or nothing: y = [0, 1, 1e308] had added two rows before failing
+            self._n = n_before
+            if n_before == 0:
+                self._reset()
+            raise
+
+    def _condition(self, X: np.ndarray, y: np.ndarray) -> None:
         self._grow(self._n + X.shape[0])
         prior_var = self.kernel.outputscale
         eps = self.jitter * prior_var

@@ -833,3 +833,11 @@ def test_round10_grid_searches_are_capped():
         constrained_minimum(lambda x: float(x @ x), lambda x: 0.5 - x[0], [[0, 1]] * 40, n_grid=10**9)
     with pytest.raises(ValueError, match=r"^dim must be <= 14"):
         rkhs_problem(SE, 20)
+
+
+def test_round10_gp_add_is_all_or_nothing():
+    # y = [0, 1, 1e308] added its first two rows before the overflow was refused (a rejected call mutated)
+    gp = _fitted_gp()
+    with pytest.raises(ValueError, match=r"^y = .* overflows"):
+        gp.add(np.array([[0.2], [0.3], [0.4]]), np.array([0.0, 1.0, 1e308]))
+    assert gp.n == 3
