@@ -68,6 +68,11 @@ class _SetProblem(Problem):
 class MatchoidMaximization(_SetProblem):
     """max f(S) over S ⊆ ``elements`` independent in ``matchoid``; f >= 0 submodular, not monotone.
 
+    What is checked of ``f``: that it is callable with one argument, and at every query that it returns a
+    finite real >= 0 (else the solve ends ``Failure``/``Diverged``, or raises naming ``f``). Its
+    submodularity is not (a check costs 2^n evaluations): a non-submodular f runs and returns an
+    independent set with its value, without the paper's approximation guarantee.
+
     Every element must lie in some matroid of ``matchoid`` (its ground set is their union); one in
     none is refused, naming ``elements`` (so is an ``UpdateStream`` insert of one). ``elements`` is any
     collection of distinct hashable elements: a list, tuple, range, set or a generator (read once; the
@@ -110,8 +115,8 @@ class UpdateStream(_SetProblem):
     The stream must be consistent: an element is inserted only when absent and deleted
     only when present (checked here, with the position of the first offending update).
     ``universe`` lists the distinct elements in order of first appearance. ``f`` is the set function
-    (a callable on frozensets, e.g. :class:`GraphCut`) and ``matchoid`` the :class:`Matchoid`
-    constraint.
+    (a callable on frozensets, e.g. :class:`GraphCut`; checked as :class:`MatchoidMaximization`'s, its
+    submodularity not) and ``matchoid`` the :class:`Matchoid` constraint.
     """
 
     f: Callable[[frozenset], float]
