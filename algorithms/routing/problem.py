@@ -106,6 +106,13 @@ def _check_coords(coords: Any, minimum: int) -> np.ndarray:
     np.fill_diagonal(dist, np.inf)
     if dist.min() <= _DUP_TOL * extent:
         i, j = np.unravel_index(np.argmin(dist), dist.shape)
+        exact = float(np.hypot(*(coords[i] - coords[j])))  # without squaring: no underflow
+        if exact > _DUP_TOL * float(np.hypot(*np.ptp(coords, axis=0))):
+            # distinct points whose squared differences underflow (coords ~1e-200 were called duplicates)
+            raise ValueError(f"coords are too small in scale: nodes {min(i, j)} and {max(i, j)} are "
+                             f"{exact:.3g} apart, but their squared distance underflows float64 (the "
+                             f"distances the solvers use would be 0); rescale coords (e.g. by 1/max |coords| "
+                             f"= {1.0 / float(np.abs(coords).max()):.3g})")
         raise ValueError(
             f"coords must be distinct, got duplicate nodes {min(i, j)} and {max(i, j)} at "
             f"{coords[i].tolist()}"

@@ -721,3 +721,13 @@ def test_round10_lib_keywords_known_and_once():
         read_tsplib(text.replace("TYPE : TSP", "TYPE : TSP\nDIMENSION : 3"))
     with pytest.raises(ValueError, match=r"^text: EDGE_WEIGHT_SECTION is not a section"):
         read_tsplib(text.replace("EOF", "EDGE_WEIGHT_SECTION\n1 2\nEOF"))
+
+
+def test_round10_tiny_coords_named_as_too_small_not_duplicates():
+    # #43 round 10: distinct coords at scale 1e-200 were refused as "duplicate nodes" (the squared
+    # differences underflow to 0); the message now says what is wrong and how to rescale
+    coords = np.random.default_rng(0).random((6, 2)) * 1e-200
+    with pytest.raises(ValueError, match=r"^coords are too small in scale"):
+        TSPInstance(coords)
+    with pytest.raises(ValueError, match=r"^coords must be distinct"):
+        TSPInstance(np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 1.0]]))
