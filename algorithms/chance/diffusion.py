@@ -242,13 +242,18 @@ class GaussianScore(ScoreModel):
         std = as_float_array("std", std, ndim=1, dtype=np.float64)
         if mean.shape != std.shape or np.any(std <= 0):
             raise ValueError(f"std must be positive with the shape of mean {mean.shape}, got {std}")
+        with np.errstate(over="ignore"):
+            variance = std**2
+        if not np.all(np.isfinite(variance)):   # std = 1e200: an infinite variance, a zero score everywhere
+            raise ValueError(f"std must be small enough that std² is finite (<= 1e154), got max "
+                             f"{float(std.max())!r}")
         if not isinstance(schedule, VPSchedule):
             raise TypeError(f"schedule must be a VPSchedule, got {type(schedule).__name__}")
         self.in_features, self.out_features = mean.shape[0] + 1, mean.shape[0]
         self.schedule = schedule
         dtype = _check_dtype(dtype)
         self.register_buffer("mean", torch.as_tensor(mean, dtype=dtype))
-        self.register_buffer("var", torch.as_tensor(std**2, dtype=dtype))
+        self.register_buffer("var", torch.as_tensor(variance, dtype=dtype))
 
     def __setattr__(self, name: str, value: object) -> None:
         # the buffers set after construction: mean = None met an AttributeError in forward, a variance of 0

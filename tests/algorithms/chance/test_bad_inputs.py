@@ -800,6 +800,9 @@ ROUND10_STATE = [
     BadInput(GaussianScore, lambda: _set(_gauss(), "var", torch.zeros(1, dtype=torch.float64)), ValueError,
              ("var", "> 0"), "var-zero"),
     BadInput(GaussianScore, lambda: _set(_gauss(), "mean", None), TypeError, ("mean",), "mean-none"),
+    # a std whose square overflows: an infinite variance gave a zero score everywhere, in silence
+    BadInput(GaussianScore, lambda: GaussianScore([0.0], [1e200], VPSchedule()), ValueError,
+             ("std", "finite"), "std-squared-overflows"),
 ]
 
 
