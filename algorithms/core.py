@@ -166,10 +166,10 @@ class Stats:
     Fields (an output container, filled by ``solve``): ``iterations`` (iterations taken, int >= 0),
     ``f_calls``, ``grad_calls``, ``hess_calls`` (objective, gradient and Hessian evaluations, ints >= 0),
     ``linear_solves`` (linear systems solved, int >= 0) and ``wall_time`` (seconds of the run, a float
-    >= 0; NaN until measured). Checked at construction, in subclasses too: every field annotated ``int``
-    is an int >= 0 (numpy ints stored as ints; a bool, a float, a str or an array is refused), every
-    ``float`` field a real number stored as a float (NaN and ±inf allowed: a loss may diverge), every
-    ``str`` field a str.
+    >= 0; NaN until measured). Checked at construction and whenever a field is set afterwards, in
+    subclasses too: every field annotated ``int`` is an int >= 0 (numpy ints stored as ints; a bool, a
+    float, a str or an array is refused), every ``float`` field a real number stored as a float (NaN and
+    ±inf allowed: a loss may diverge), every ``str`` field a str.
     """
 
     iterations: int = 0
@@ -179,27 +179,35 @@ class Stats:
     linear_solves: int = 0
     wall_time: float = math.nan
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # an output record, but public: Stats(f_calls=inf), iterations=0.5 or "0" were stored as given, and
+        # so was stats.iterations = -1 after construction: every field is checked whenever it is set
+        kind = _field_types(type(self)).get(name)
+        if kind == "int":
+            value = check_int_at_least(name, value, 0, size=False)
+        elif kind == "float":
+            if isinstance(value, bool | np.bool_) or \
+                    not isinstance(value, int | float | np.integer | np.floating):
+                raise TypeError(f"{name} must be a real number (a float), got {type(value).__name__} "
+                                f"{value!r:.60}")
+            value = to_float(value)  # 10**400 as inf (float() raised OverflowError)
+        elif kind == "str" and not isinstance(value, str):
+            raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r:.60}")
+        if name == "wall_time" and not (math.isnan(value) or 0.0 <= value < math.inf):
+            raise ValueError(f"wall_time must be a float >= 0 in seconds (NaN: not timed), got {value!r}")
+        object.__setattr__(self, name, value)
+
     def __post_init__(self) -> None:
-        # an output record, but public: Stats(f_calls=inf), iterations=0.5 or "0" were stored as given
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.type == "int":
-                object.__setattr__(self, f.name, check_int_at_least(f.name, value, 0, size=False))
-            elif f.type == "float":
-                if isinstance(value, bool | np.bool_) or \
-                        not isinstance(value, int | float | np.integer | np.floating):
-                    raise TypeError(f"{f.name} must be a real number (a float), got {type(value).__name__} "
-                                    f"{value!r:.60}")
-                # 10**400 as inf (float() raised OverflowError)
-                object.__setattr__(self, f.name, to_float(value))
-            elif f.type == "str" and not isinstance(value, str):
-                raise TypeError(f"{f.name} must be a str, got {type(value).__name__} {value!r:.60}")
-        if not (math.isnan(self.wall_time) or 0.0 <= self.wall_time < math.inf):
-            raise ValueError(f"wall_time must be a float >= 0 in seconds (NaN: not timed), got "
-                             f"{self.wall_time!r}")
+        """Nothing left to check (``__setattr__`` checked each field); subclasses call it."""
 
     def as_dict(self) -> dict[str, float]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@functools.cache
+def _field_types(cls: type) -> dict[str, str]:
+    """A dataclass's field name -> annotation (a str: ``from __future__ import annotations``)."""
+    return {f.name: f.type for f in fields(cls)}
 
 
 def _real_value(value: Any) -> float:
@@ -227,7 +235,8 @@ class Solution:
     is converted to ``RetCode.Success``); ``value`` a real number, stored as a float (a 0-d real array or
     tensor too), finite when ``retcode`` is ``Success`` (a Success never carries a NaN or infinite
     objective); ``x`` anything a family returns, but never a complex array or tensor; ``stats`` a
-    :class:`Stats`; ``trace`` a list.
+    :class:`Stats`; ``trace`` a list; ``problem``/``algorithm`` a Problem/Algorithm or None. The same
+    checks run whenever a field is set afterwards (``sol.retcode = "bogus"`` is refused).
     """
 
     x: Any
@@ -239,24 +248,38 @@ class Solution:
     problem: Problem | None = None
     algorithm: Algorithm | None = None
 
-    def __post_init__(self) -> None:
+    def __setattr__(self, name: str, value: Any) -> None:
         # a str retcode ("Success") failed later at .successful, a bogus one was kept, a dict of stats
-        # failed at wall_time: checked here, by name
-        try:
-            self.retcode = RetCode(self.retcode)
-        except ValueError:
-            raise ValueError(f"retcode must be a RetCode (one of {[str(r) for r in RetCode]}), got "
-                             f"{self.retcode!r:.60}") from None
-        self.value = _real_value(self.value)
-        if self.retcode is RetCode.Success and not math.isfinite(self.value):
-            raise ValueError(f"value must be finite with retcode Success (a Success never carries a NaN or "
-                             f"infinite objective), got {self.value!r}")
-        if str(getattr(self.x, "dtype", "")).startswith(("complex", "torch.complex")):
-            raise TypeError(f"x must be real, got a complex {type(self.x).__name__} of dtype {self.x.dtype}")
-        if not isinstance(self.stats, Stats):
-            raise TypeError(f"stats must be a Stats, got {type(self.stats).__name__}")
-        if not isinstance(self.trace, list):
-            raise TypeError(f"trace must be a list of records (dicts), got {type(self.trace).__name__}")
+        # failed at wall_time; sol.retcode = "bogus" or sol.value = nan after construction were kept too:
+        # every field is checked whenever it is set (the dataclass __init__ sets them one by one)
+        if name == "retcode":
+            try:
+                value = RetCode(value)
+            except ValueError:
+                raise ValueError(f"retcode must be a RetCode (one of {[str(r) for r in RetCode]}), got "
+                                 f"{value!r:.60}") from None
+        elif name == "value":
+            value = _real_value(value)
+        elif name == "x" and str(getattr(value, "dtype", "")).startswith(("complex", "torch.complex")):
+            raise TypeError(f"x must be real, got a complex {type(value).__name__} of dtype {value.dtype}")
+        elif name == "stats" and not isinstance(value, Stats):
+            raise TypeError(f"stats must be a Stats, got {type(value).__name__}")
+        elif name == "trace" and not isinstance(value, list):
+            raise TypeError(f"trace must be a list of records (dicts), got {type(value).__name__}")
+        elif name == "problem" and not (value is None or isinstance(value, Problem)):
+            raise TypeError(f"problem must be a Problem or None, got {type(value).__name__}")
+        elif name == "algorithm" and not (value is None or isinstance(value, Algorithm)):
+            raise TypeError(f"algorithm must be an Algorithm or None, got {type(value).__name__}")
+        if name in ("retcode", "value"):
+            retcode = value if name == "retcode" else getattr(self, "retcode", None)
+            objective = value if name == "value" else getattr(self, "value", 0.0)
+            if retcode is RetCode.Success and not math.isfinite(objective):
+                raise ValueError(f"value must be finite with retcode Success (a Success never carries a NaN "
+                                 f"or infinite objective), got {objective!r}")
+        object.__setattr__(self, name, value)
+
+    def __post_init__(self) -> None:
+        """Nothing left to check (``__setattr__`` checked each field); subclasses call it."""
 
     @property
     def successful(self) -> bool:

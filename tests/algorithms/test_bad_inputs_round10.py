@@ -12,6 +12,7 @@ from algorithms.attention import (
     locate_probability,
     mean_field_risk,
 )
+from algorithms.core import RetCode, Solution, Stats
 from algorithms.hierarchical import additive_noise, auc_minimax, quadratic_bilevel, synthetic_minimax
 from algorithms.submodular import GraphicMatroid, LaminarMatroid, PartitionMatroid, UniformMatroid
 
@@ -88,3 +89,30 @@ def test_is_independent_names_elements_outside_the_ground_set(matroid):
     """A KeyError (the bare element) from inside the part/endpoint lookup."""
     with pytest.raises(ValueError, match=r"^subset must be a subset of the matroid's ground set .* 99"):
         matroid.is_independent({99})
+
+
+# -- core: the output records are checked whenever a field is set, not only at construction ----------------
+def test_solution_and_stats_check_fields_set_after_construction():
+    """sol.retcode = 'bogus', sol.value = nan (with Success), stats.iterations = -1 were stored as given."""
+    sol = Solution(x=np.zeros(2), value=1.0, retcode=RetCode.Success, stats=Stats())
+    with pytest.raises(ValueError, match=r"^retcode must be a RetCode"):
+        sol.retcode = "bogus"
+    with pytest.raises(ValueError, match=r"^value must be finite with retcode Success"):
+        sol.value = float("nan")
+    with pytest.raises(TypeError, match=r"^stats must be a Stats"):
+        sol.stats = {"iterations": 3}
+    with pytest.raises(TypeError, match=r"^trace must be a list"):
+        sol.trace = "abc"
+    with pytest.raises(TypeError, match=r"^problem must be a Problem or None"):
+        sol.problem = 3
+    sol.retcode = "MaxIters"  # a name is converted, and then a NaN value is allowed
+    sol.value = float("nan")
+    assert sol.retcode is RetCode.MaxIters
+    with pytest.raises(ValueError, match=r"^value must be finite with retcode Success"):
+        sol.retcode = RetCode.Success
+    with pytest.raises(ValueError, match=r"^iterations must be an int >= 0"):
+        sol.stats.iterations = -1
+    with pytest.raises(TypeError, match=r"^wall_time must be a real number"):
+        sol.stats.wall_time = "1s"
+    sol.stats.iterations = np.int64(3)
+    assert type(sol.stats.iterations) is int
