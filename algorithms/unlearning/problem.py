@@ -116,7 +116,8 @@ class NonFiniteTheta(ValueError):
 class UnlearningProblem(Problem):
     """Unlearn ``forget`` from the model ``model`` trained to ``params`` on retain ⊔ forget.
 
-    ``model`` is any ``torch.nn.Module`` with parameters; its own registered parameters are the
+    ``model`` is any deterministic ``torch.nn.Module`` with parameters (two forward passes must agree: a
+    Dropout in training mode is refused, pass ``model.eval()``); its own registered parameters are the
     fresh initialization :class:`~algorithms.unlearning.Retrain` trains from. ``params`` is θ*,
     the trained parameters: a flat vector (registration order) or a dict name -> tensor.
     ``retain`` and ``forget`` are pairs (X, y) with X of shape (n, in_features) and y of shape
@@ -190,11 +191,19 @@ class UnlearningProblem(Problem):
         if in_features is not None and X.shape[1] != in_features:
             raise ValueError(f"{name} X must have {in_features} columns (the model's in_features), "
                              f"got shape {tuple(X.shape)}")
-        try:
-            out = functional_forward(self.model, unflatten(init), (X[:1],))
+        try:  # on copies: a forward that writes into its input would edit the problem's data
+            out = functional_forward(self.model, unflatten(init), (X[:1].clone(),))
+            rows, params = X[:64], unflatten(init)
+            first = functional_forward(self.model, params, (rows.clone(),))
+            differ = any(not torch.equal(first, functional_forward(self.model, params, (rows.clone(),)))
+                         for _ in range(2))
         except Exception as exc:  # the model's own error, named as a mismatch of model and data
             raise ValueError(f"{name} X of shape {tuple(X.shape)} does not fit the model "
                              f"{type(self.model).__name__}: {exc}") from exc
+        if differ:  # a Dropout in training mode: vmap's "random operation" error later
+            raise ValueError(f"model must be deterministic (f(θ, X) the same at every call): two forward "
+                             f"passes of {type(self.model).__name__} at the same θ and {name} X differ (a "
+                             f"Dropout in training mode? pass model.eval())")
         if out.reshape(1, -1).shape[1] != y.shape[1]:
             raise ValueError(f"{name} y must have {out.reshape(1, -1).shape[1]} column(s) (the model's "
                              f"outputs), got shape {tuple(y.shape)}")
@@ -256,7 +265,10 @@ class UnlearningProblem(Problem):
         return self._forward(theta, X)
 
     def _forward(self, theta: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
-        out = functional_forward(self.model, self._unflatten(theta), (X,))
+        # a copy of X: a model whose forward writes into its input edited the retain/forget data (and met
+        # autograd's "modified by an inplace operation" error)
+        X_in = X.clone() if isinstance(X, torch.Tensor) else X
+        out = functional_forward(self.model, self._unflatten(theta), (X_in,))
         if isinstance(X, torch.Tensor) and X.ndim == 2 and X.shape[0] == 0:  # an empty batch: no rows back
             return out.new_zeros((0, self.retain[1].shape[1]))  # (reshape(0, -1) is torch's RuntimeError)
         return out.reshape(X.shape[0], -1)

@@ -468,3 +468,17 @@ def test_round10_train_steps_capped():
 
     with pytest.raises(ValueError, match=r"^train_steps must be <= 100000"):
         sine_poisoning_task(train_steps=2**31 - 1)
+
+
+def test_round10_a_random_model_is_refused_by_name():
+    # #43 round 10: a model with a Dropout in training mode ran NegGrad/Retrain with random predictions and
+    # met vmap's "called random operation" RuntimeError in MinNormOG
+    from algorithms.unlearning import UnlearningProblem
+
+    model = torch.nn.Sequential(torch.nn.Linear(3, 1, dtype=torch.float64), torch.nn.Dropout(0.5))
+    X = torch.randn(10, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    y = X.sum(1)
+    params = torch.cat([p.detach().reshape(-1) for p in model.parameters()])
+    with pytest.raises(ValueError, match=r"^model must be deterministic"):
+        UnlearningProblem(model, params, (X[:8], y[:8]), (X[8:], y[8:]))
+    UnlearningProblem(model.eval(), params, (X[:8], y[:8]), (X[8:], y[8:]))  # eval mode: deterministic
