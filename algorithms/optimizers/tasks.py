@@ -69,20 +69,24 @@ class MarkovLanguageTask(Problem):
 
     @cached_property
     def transition(self) -> np.ndarray:
-        """Row-stochastic (vocab_size, vocab_size) matrix: P[i, j] = Pr(next = j | current = i)."""
+        """Row-stochastic (vocab_size, vocab_size) matrix: P[i, j] = Pr(next = j | current = i), read-only."""
         rng = np.random.default_rng(self.seed)
         matrix = np.zeros((self.vocab_size, self.vocab_size))
         for i in range(self.vocab_size):
             successors = rng.choice(self.vocab_size, size=self.branching, replace=False)
             matrix[i, successors] = rng.dirichlet(np.full(self.branching, self.concentration))
         # a little mass everywhere keeps the chain irreducible (one stationary law)
-        return 0.98 * matrix + 0.02 / self.vocab_size
+        matrix = 0.98 * matrix + 0.02 / self.vocab_size
+        matrix.setflags(write=False)    # cached: a caller's edit changed the task (entropy, samples)
+        return matrix
 
     @cached_property
     def stationary(self) -> np.ndarray:
         values, vectors = np.linalg.eig(self.transition.T)
         pi = np.real(vectors[:, np.argmin(np.abs(values - 1.0))])
-        return pi / pi.sum()
+        pi = pi / pi.sum()
+        pi.setflags(write=False)        # cached, as transition
+        return pi
 
     def entropy_rate(self) -> float:
         """H = −Σ_i π_i Σ_j P_ij log P_ij (nats): the floor of the next-token loss."""

@@ -152,6 +152,10 @@ class OptimizerTraining(Algorithm):
         if self.factory is not None and not callable(self.factory):
             raise TypeError(f"factory must be None or a callable building the optimizer from parameter "
                             f"groups, got {type(self.factory).__name__}")
+        if isinstance(self.factory, type) and not issubclass(self.factory, torch.optim.Optimizer):
+            # factory=dict was accepted and failed at solve with dict's own "dictionary update sequence"
+            raise TypeError(f"factory must be a torch.optim.Optimizer subclass or a function returning one, "
+                            f"got the class {self.factory.__name__}")
         # the checked values are stored as Python numbers (np.int64(8) reached torch's split_with_sizes)
         object.__setattr__(self, "lr", check_lr(self.lr))    # in [0, 1e10], as the optimizers take it
         object.__setattr__(self, "batch_size", check_count("batch_size", self.batch_size, 1))
@@ -218,6 +222,11 @@ class OptimizerTraining(Algorithm):
         except TypeError as exc:
             raise TypeError(f"hyperparameters {sorted(hyperparameters)} rejected by "
                             f"{getattr(cls, '__name__', repr(cls))}: {exc}") from None
+        except ValueError as exc:
+            if self.factory is None:
+                raise
+            raise ValueError(f"factory ({getattr(cls, '__name__', repr(cls))}) refused the parameter groups: "
+                             f"{exc}") from None
         return built if self.factory is None else check_built_optimizer("factory", built)
 
 

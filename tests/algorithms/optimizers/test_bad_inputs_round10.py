@@ -69,3 +69,18 @@ def test_a_sparse_gradient_is_a_type_error_too(cls):
     with pytest.raises(TypeError, match="does not support sparse gradients"):
         opt.step()
     assert issubclass(SparseGradientError, RuntimeError)
+
+
+# --------------------------------------------- class 4: cached task arrays and a factory that is a class
+def test_a_tasks_cached_arrays_are_read_only_and_a_factory_class_must_be_an_optimizer():
+    from algorithms.optimizers import MarkovLanguageTask, OptimizerTraining
+
+    task = MarkovLanguageTask(vocab_size=8, context=4, seed=0)
+    before = task.entropy_rate()
+    for array in (task.transition, task.stationary):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 5.0
+    assert task.entropy_rate() == before
+    with pytest.raises(TypeError, match=r"factory must be a torch\.optim\.Optimizer subclass.*class dict"):
+        OptimizerTraining("muon", lr=0.02, factory=dict)
+    OptimizerTraining("adamw", lr=0.02, factory=torch.optim.AdamW)     # a class that is an optimizer: valid
