@@ -100,6 +100,12 @@ BLOWUP_FACTOR = 1e15
 class CurvatureProblem(Problem):
     """Minimize a convex ``f`` that satisfies Assumption 2.1 with ``curvature`` and ``L_C``.
 
+    Checked: the types, shapes and finiteness of ``f``, ``grad`` and ``curvature`` at ``x0`` (and of every
+    value a solve uses), ``C`` symmetric PSD, ``f_star`` against ``f(x0)`` and ``x_star``, and a solve's
+    Success against ``f_star``. Not checked (each would need f on a neighbourhood, not at points):
+    the convexity of ``f``, that ``grad`` is its gradient, and inequality (5)/(6) for ``C`` and ``L_C``;
+    a wrong one runs, without the paper's guarantees, and usually ends ``Diverged`` or ``MaxIters``.
+
     Parameters
     ----------
     f, grad : callables ``x -> float`` and ``x -> (d,) array``.
