@@ -16,7 +16,8 @@ Hence ``copies`` must be at least 2K.
 
 Retcodes as in :class:`~algorithms.quantum.incoherent_sr.IncoherentSR`: ``Success`` when all
 K − 1 phases ran on data, ``Failure`` when a phase had no test (T = K), ``MaxIters`` when
-``maxiters`` phases stopped it.
+``maxiters`` phases stopped it. ``sol.value`` is the named state's estimate 2x̄ − 1, unbiased and not
+clipped: from few tests it may fall outside [1/d, 1] (2x̄ − 1 = 1 when every test accepted).
 
 References
 ----------

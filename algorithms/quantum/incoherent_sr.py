@@ -22,7 +22,9 @@ K(K − 1)/2 · exp(−Ω(√c N H₁/(loḡ(K) d))), H₁ = min_i Δ₍ᵢ₎/i
 survivor; ``Failure``: the budget left a phase without a single basis (N_k < m), so that
 elimination was a coin toss; ``MaxIters``: ``maxiters`` (phases) stopped it early, with the
 best current estimate returned. ``sol.x`` is the index of the state named purest,
-``sol.value`` its estimated purity, ``sol.stats.copies`` the copies spent (<= N).
+``sol.value`` its estimated purity, ``sol.stats.copies`` the copies spent (<= N). The estimate is
+unbiased and not clipped, so from few copies it may fall outside the physical range [1/d, 1] (a value
+of 1.36 is an estimate, not a purity; clipping would bias it, as :func:`purity_from_collisions` says).
 
 References
 ----------

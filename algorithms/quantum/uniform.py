@@ -12,6 +12,8 @@ named purest. The ``estimator``:
 One elimination round: ``maxiters=0`` stops before measuring (``MaxIters``, index 0 and a NaN
 value); ``Success`` once every state has at least one measurement setting; ``Failure`` when the
 share ⌊N/K⌋ is below m (or below 2 copies for the SWAP test), so the choice was a coin toss.
+``sol.value`` is the named state's purity estimate, unbiased and not clipped: from few copies it may fall
+outside the physical range [1/d, 1].
 
 References
 ----------
