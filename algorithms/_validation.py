@@ -710,7 +710,7 @@ def returned_scalar(call: str, value: Any) -> float:
             or str(getattr(value, "dtype", "")) in ("torch.bool", "torch.complex64", "torch.complex128")):
         raise TypeError(f"{call} must return a real number, got {type(value).__name__} {_brief(value)}")
     try:
-        return float(value)
+        return to_float(value)   # an int past float's range (10**400) as ±inf: float() raised OverflowError
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{call} must return a real number, got {type(value).__name__} "
                         f"{_brief(value)}") from exc

@@ -854,3 +854,10 @@ ROUND10_RECORDS = [
 @pytest.mark.parametrize("case", ROUND10_RECORDS, ids=lambda c: c.id)
 def test_round10_records_bad_input(case):
     check_bad_input(case)
+
+
+def test_round10_f_returning_an_int_past_float_range_diverges():
+    # 10**400 raised a bare OverflowError in returned_scalar; it is +inf now, a non-finite value: Diverged
+    problem = BlackBoxProblem(lambda x: 10**400, (-np.ones(2), np.ones(2)), 40)
+    sol = solve(problem, RandomSearch(batch=10), seed=0)
+    assert sol.retcode is RetCode.Diverged
