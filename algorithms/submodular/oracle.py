@@ -46,7 +46,31 @@ def check_set_function(f) -> Callable[[frozenset], float]:
         raise TypeError(f"f must be a callable f(frozenset) -> float (an instance, not a class), got "
                         f"{type(f).__name__} {f!r:.60}")
     check_takes("f", f, "f(frozenset)", 1)  # lambda: 1.0 met Python's own TypeError at the first call
+    # one probe at the empty set, so a problem with an f that answers None, a str, NaN or -1, or that
+    # cannot take a frozenset at all (an nn.Module: torch's "linear(): argument 'input' must be Tensor")
+    # is refused where it is built, not accepted and failing inside a solve
+    try:
+        raw = f(frozenset())
+    except Exception as exc:
+        raise TypeError(f"f must be a set function f(frozenset) -> float; f(frozenset()) raised "
+                        f"{type(exc).__name__}: {exc}") from exc
+    checked_value(raw, frozenset())
     return f
+
+
+def checked_value(raw: Any, subset: frozenset) -> float:
+    """``raw`` = f(subset) as a float, finite and >= 0, else an error naming f and the set."""
+    try:  # a str "1" was parsed by float(), a bool counted as 0/1, a 1-element list unpacked
+        value = returned_scalar("f", raw)
+    except TypeError as exc:
+        raise TypeError(f"f must return a real number, got {type(raw).__name__} for S = "
+                        f"{_show(subset)}") from exc
+    if not math.isfinite(value):
+        raise NonFiniteValueError(f"f returned a non-finite value {value!r} for S = {_show(subset)}")
+    if value < 0:
+        raise NegativeValueError(f"f must be non-negative (the theorem needs f >= 0), got "
+                                 f"f(S) = {value!r} for S = {_show(subset)}")
+    return value
 
 
 def check_matchoid(matchoid) -> Matchoid:
@@ -72,18 +96,7 @@ class CountingOracle:
         """f(subset), counted and checked (finite, >= 0)."""
         subset = as_subset("subset", subset)  # a list reached f as is; unhashable members met f's own error
         self.value_queries += 1
-        raw = self.f(subset)
-        try:  # a str "1" was parsed by float(), a bool counted as 0/1, a 1-element list unpacked
-            value = returned_scalar("f", raw)
-        except TypeError as exc:
-            raise TypeError(f"f must return a real number, got {type(raw).__name__} for S = "
-                            f"{_show(subset)}") from exc
-        if not math.isfinite(value):
-            raise NonFiniteValueError(f"f returned a non-finite value {value!r} for S = {_show(subset)}")
-        if value < 0:
-            raise NegativeValueError(f"f must be non-negative (the theorem needs f >= 0), got "
-                                     f"f(S) = {value!r} for S = {_show(subset)}")
-        return value
+        return checked_value(self.f(subset), subset)
 
     def _matroid(self, j: Any):
         """Matroid j of the matchoid, j an int in [0, number of matroids) (5 gave an IndexError)."""

@@ -14,7 +14,14 @@ from algorithms.attention import (
 )
 from algorithms.core import RetCode, Solution, Stats
 from algorithms.hierarchical import additive_noise, auc_minimax, quadratic_bilevel, synthetic_minimax
-from algorithms.submodular import GraphicMatroid, LaminarMatroid, PartitionMatroid, UniformMatroid
+from algorithms.submodular import (
+    GraphicMatroid,
+    LaminarMatroid,
+    Matchoid,
+    PartitionMatroid,
+    UniformMatroid,
+    UpdateStream,
+)
 
 
 @pytest.mark.parametrize("bad", [1.0, [1.0], torch.zeros(2, dtype=torch.complex64), torch.eye(2).to_sparse(),
@@ -116,3 +123,15 @@ def test_solution_and_stats_check_fields_set_after_construction():
         sol.stats.wall_time = "1s"
     sol.stats.iterations = np.int64(3)
     assert type(sol.stats.iterations) is int
+
+
+@pytest.mark.parametrize("f, error, words", [
+    (lambda s: None, TypeError, "f must return a real number"),
+    (lambda s: -1.0, ValueError, "f must be non-negative"),
+    (torch.nn.Linear(2, 2), TypeError, r"f must be a set function .* raised TypeError"),
+    (lambda s: 1 / 0, TypeError, r"f must be a set function .* raised ZeroDivisionError"),
+], ids=["none", "negative", "module", "raises"])
+def test_submodular_problems_probe_f_where_they_are_built(f, error, words):
+    """UpdateStream/MatchoidMaximization stored any callable taking one argument: the solve met it."""
+    with pytest.raises(error, match=words):
+        UpdateStream(f, Matchoid([UniformMatroid(2)]), [("insert", e) for e in range(3)])

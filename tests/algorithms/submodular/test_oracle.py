@@ -17,9 +17,11 @@ def test_counts_both_kinds_of_query():
 @pytest.mark.parametrize("value, error", [(-1.0, NegativeValueError), (math.nan, NonFiniteValueError),
                                           (math.inf, NonFiniteValueError)])
 def test_bad_values_raise_named_errors(value, error):
-    oracle = CountingOracle(lambda s: value, cardinality())
+    with pytest.raises(error, match="f"):  # at construction (f probed at the empty set, round 10)
+        CountingOracle(lambda s: value, cardinality())
+    oracle = CountingOracle(lambda s: value if s else 0.0, cardinality())
     with pytest.raises(error, match="f"):
-        oracle.value(frozenset())
+        oracle.value(frozenset({0}))
 
 
 def test_non_numbers_are_rejected():
