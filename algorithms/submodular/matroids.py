@@ -2,9 +2,12 @@
 
 A matroid here is an independence oracle on its own ground set: ``is_independent(S)``
 answers for a set ``S`` of elements of that ground set (callers intersect first), and
-``in_ground(e)`` says whether ``e`` belongs to it. A :class:`Matchoid` joins m matroids:
-S is independent iff S ∩ Vᵢ is independent in every Mᵢ; ``p`` is the most matroids any
-element lies in and ``rank`` bounds the size of its largest independent set.
+``in_ground(e)`` says whether ``e`` belongs to it. Elements are any hashables, compared as set members
+are: ``True`` is the element ``1`` and ``1.0`` too (Python's ``True == 1 == 1.0``, one hash), so a
+ground set of ints takes them as that int; use distinct labels (str, tuples) where they must differ.
+A :class:`Matchoid` joins m matroids: S is independent iff S ∩ Vᵢ is independent in every Mᵢ;
+``p`` is the most matroids any element lies in and ``rank`` bounds the size of its largest
+independent set.
 
 >>> from algorithms.submodular import Matchoid, PartitionMatroid, UniformMatroid
 >>> colours = PartitionMatroid({0: "red", 1: "red", 2: "blue"}, capacity=1)
