@@ -30,6 +30,7 @@ from algorithms._validation import (
     check_int_at_least,
     check_seed,
     check_str,
+    refuse_sparse,
 )
 
 __all__ = [
@@ -240,6 +241,9 @@ def partial_trace(rho: Any, keep: Any) -> np.ndarray:
     if isinstance(keep, str | bytes) or not hasattr(keep, "__iter__") \
             or (hasattr(keep, "shape") and len(keep.shape) == 0):
         raise TypeError(f"keep must be a sequence of int qubit indices, got {type(keep).__name__} {keep!r}")
+    refuse_sparse("keep", keep)  # .tolist() of a sparse tensor: "Cannot access data pointer"
+    if getattr(getattr(keep, "device", None), "type", None) == "meta":  # "Cannot copy out of meta tensor"
+        raise ValueError("keep is on the meta device (no data); pass the qubit indices as ints")
     items = list(keep.tolist() if hasattr(keep, "tolist") and hasattr(keep, "shape") else keep)
     if any(isinstance(q, bool | np.bool_) or not isinstance(q, int | np.integer) for q in items):
         raise TypeError(f"keep must hold int qubit indices (int() would truncate), got {keep!r}")

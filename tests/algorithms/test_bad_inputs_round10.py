@@ -14,6 +14,7 @@ from algorithms.attention import (
 )
 from algorithms.core import RetCode, Solution, Stats
 from algorithms.hierarchical import additive_noise, auc_minimax, quadratic_bilevel, synthetic_minimax
+from algorithms.quantum import partial_trace
 from algorithms.submodular import (
     GraphicMatroid,
     LaminarMatroid,
@@ -135,3 +136,12 @@ def test_submodular_problems_probe_f_where_they_are_built(f, error, words):
     """UpdateStream/MatchoidMaximization stored any callable taking one argument: the solve met it."""
     with pytest.raises(error, match=words):
         UpdateStream(f, Matchoid([UniformMatroid(2)]), [("insert", e) for e in range(3)])
+
+
+@pytest.mark.parametrize("keep", [torch.tensor([1]).to_sparse(),
+                                  torch.zeros(1, dtype=torch.long, device="meta")])
+def test_partial_trace_names_a_sparse_or_meta_keep(keep):
+    bell = np.full((4, 4), 0.0)
+    bell[0, 0] = bell[0, 3] = bell[3, 0] = bell[3, 3] = 0.5
+    with pytest.raises((TypeError, ValueError), match=r"^keep (must|is on the meta)"):
+        partial_trace(bell, keep=keep)
