@@ -268,9 +268,11 @@ def flat_hvp(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor,
 def _check_finite_loss(name: str, value: Any) -> None:
     """The user's loss at θ: a real 0-d tensor with a finite value (a NaN loss gave a zero Hessian or NaN
     derivatives in silence)."""
-    if not isinstance(value, torch.Tensor) or value.numel() != 1 or value.is_complex():
-        got = f"shape {tuple(value.shape)}" if isinstance(value, torch.Tensor) else type(value).__name__
-        raise TypeError(f"{name} must return a scalar (a 0-d real tensor), got {got}")
+    if not isinstance(value, torch.Tensor) or value.numel() != 1 or not value.is_floating_point():
+        # a bool or int output has no gradient: derivatives of 0 were returned in silence
+        got = (f"shape {tuple(value.shape)}, dtype {value.dtype}" if isinstance(value, torch.Tensor)
+               else type(value).__name__)
+        raise TypeError(f"{name} must return a scalar (a 0-d real floating tensor), got {got}")
     try:
         finite = bool(torch.isfinite(value).all())
     except RuntimeError:  # inside vmap
@@ -288,6 +290,11 @@ def _through_loss(run: Callable[[], torch.Tensor], name: str = "loss") -> torch.
         if any(t in text for t in ("to return only tensors", "to return a scalar Tensor",
                                    "to return a Tensor", "must only return Tensors")):  # a str or None
             raise TypeError(f"{name} must return a scalar (a 0-d tensor): {text}") from None
+        if "in-place operation" in text:
+            raise TypeError(f"{name} must not modify its input in place (use out-of-place operations): "
+                            f"{text}") from None
+        if "real scalar outputs" in text or "must be floating-point" in text:
+            raise TypeError(f"{name} must return a real floating-point scalar: {text}") from None
         raise
 
 

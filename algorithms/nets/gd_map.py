@@ -117,7 +117,21 @@ def _through_fn(run: Callable[[], torch.Tensor]) -> torch.Tensor:
         if any(t in str(exc) for t in ("to return a scalar Tensor", "to return only tensors",
                                        "to return a Tensor")):   # the last: a str or None returned
             raise TypeError(f"fn must return a scalar (a 0-d tensor): {exc}") from None
-        raise
+        raise _named_torch_error("fn", exc) from None
+
+
+def _named_torch_error(name: str, exc: RuntimeError) -> Exception:
+    """torch's complaint about what a user callable did, as a TypeError naming it (an in-place edit of θ,
+    a complex or bool output); any other RuntimeError as it was."""
+    text = str(exc)
+    if "in-place operation" in text:
+        return TypeError(f"{name} must not modify its input in place (use out-of-place operations): {text}")
+    if "real scalar outputs" in text or "must be floating-point" in text:
+        return TypeError(f"{name} must return a real floating-point scalar: {text}")
+    if "random operation" in text:
+        return TypeError(f"{name} must be deterministic (no random operations: its Hessian-vector products "
+                         f"are batched): {text}")
+    return exc
 
 
 def _finite_step(result: torch.Tensor, lr: float) -> torch.Tensor:
@@ -136,9 +150,11 @@ def _finite_step(result: torch.Tensor, lr: float) -> torch.Tensor:
 def _check_value(value: Any) -> None:
     """fn(θ): a real scalar tensor with a finite value (a NaN loss gave a zero Hessian or a NaN step in
     silence)."""
-    if not isinstance(value, torch.Tensor) or value.numel() != 1 or value.is_complex():
-        got = f"shape {tuple(value.shape)}" if isinstance(value, torch.Tensor) else type(value).__name__
-        raise TypeError(f"fn must return a scalar (a 0-d real tensor), got {got}")
+    if not isinstance(value, torch.Tensor) or value.numel() != 1 or not value.is_floating_point():
+        # a bool or int output has no gradient: gd_map returned theta unchanged in silence
+        got = (f"shape {tuple(value.shape)}, dtype {value.dtype}" if isinstance(value, torch.Tensor)
+               else type(value).__name__)
+        raise TypeError(f"fn must return a scalar (a 0-d real floating tensor), got {got}")
     if not bool(torch.isfinite(value).all()):
         raise ValueError(f"fn returned NaN or inf at theta ({float(value)})")
 
@@ -617,6 +633,8 @@ def gd_logabsdet_slq(fn: Objective, theta: torch.Tensor, lr: float, *, num_probe
     try:
         return stochastic_logabsdet(matvec, theta.numel(), num_probes=num_probes,
                                     lanczos_steps=lanczos_steps, seed=seed, dtype=theta.dtype)
+    except RuntimeError as exc:     # torch's, about what fn did inside the batched products
+        raise _named_torch_error("fn", exc) from None
     except ValueError as exc:   # the matvec is ours: its message named no argument of this call
         if not str(exc).startswith("matvec returned NaN or inf"):
             raise

@@ -198,3 +198,26 @@ def test_sam_call_order_errors_are_value_errors_too():
     with pytest.raises(ValueError, match=r"SAM\.second_step: call first_step"):
         opt.second_step()
     assert issubclass(SAMCallError, RuntimeError)
+
+
+# ------------------------------------ class 8: user objectives of torch.func, what torch said now named fn
+@pytest.mark.parametrize("fn, words", [
+    (lambda t: (t ** 2).sum() > 0, "fn must return a scalar \\(a 0-d real floating tensor\\).*bool"),
+    (lambda t: (t * 1j).sum(), "fn must return a (scalar|real floating-point scalar)"),
+    (lambda t: t.mul_(2).sum(), "fn must not modify its input in place"),
+])
+@pytest.mark.parametrize("op", ["gd_map", "hessian_matrix", "gd_logabsdet_slq", "flat_hvp"])
+def test_an_objective_torch_cannot_differentiate_is_named(fn, words, op):
+    import torch
+
+    from algorithms.nets import functional as F
+    from algorithms.nets import gd_map as G
+
+    theta = torch.ones(2, dtype=torch.float64)
+    call = {"gd_map": lambda: G.gd_map(fn, theta.clone(), 0.1),
+            "hessian_matrix": lambda: G.hessian_matrix(fn, theta.clone()),
+            "gd_logabsdet_slq": lambda: G.gd_logabsdet_slq(fn, theta.clone(), 0.1, num_probes=2,
+                                                           lanczos_steps=2),
+            "flat_hvp": lambda: F.flat_hvp(fn, theta.clone(), theta.clone())}[op]
+    with pytest.raises(TypeError, match=words.replace("fn ", "(fn|loss) ")):
+        call()
