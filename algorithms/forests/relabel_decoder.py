@@ -26,10 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
-from algorithms._validation import as_real_array, check_generator, check_int_at_least
+from algorithms._validation import as_real_array, check_count, check_generator
 from algorithms.forests.partition import ForestPartition, node_boxes, sample_in_boxes
 
 __all__ = ["RelabeledForest", "majority_box", "relabel_forest"]
+
+#: the most synthetic points per split (each is drawn and embedded: 2**31 - 1 asked numpy for 768 GiB)
+MAX_SYNTHETIC = 100_000
 
 
 @dataclass(frozen=True, eq=False)  # identity, as TSPInstance: the generated == compared arrays
@@ -70,15 +73,15 @@ def relabel_forest(partition: ForestPartition, embed: Callable[[np.ndarray], np.
     """Relabel every split of ``partition``'s forest in the embedding space ``embed`` maps to.
 
     ``low`` and ``high`` (p,) are the finite data range per column (low <= high); ``categorical`` one bool
-    flag per column; ``rng`` a ``numpy.random.Generator``; ``n_synthetic`` (int >= 2) the synthetic points
-    drawn per split.
+    flag per column; ``rng`` a ``numpy.random.Generator``; ``n_synthetic`` (int in [2, 100000]) the
+    synthetic points drawn per split.
     """
     check_generator("rng", rng)
     if not isinstance(partition, ForestPartition):
         raise TypeError(f"partition must be a ForestPartition, got {type(partition).__name__}")
     if not callable(embed):
         raise TypeError(f"embed must be callable (rows -> embeddings), got {type(embed).__name__}")
-    n_synthetic = check_int_at_least("n_synthetic", n_synthetic, 2)
+    n_synthetic = check_count("n_synthetic", n_synthetic, 2, MAX_SYNTHETIC, "each is drawn and embedded")
     low, high = as_real_array("low", low), as_real_array("high", high)
     if low.shape != (partition.n_features,) or high.shape != low.shape:
         raise ValueError(f"low and high must have shape ({partition.n_features},) (the data range per "

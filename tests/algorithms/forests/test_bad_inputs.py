@@ -438,3 +438,17 @@ def test_round10_n_estimators_capped():
         RFAE(n_estimators=2**31 - 1)
     with pytest.raises(ValueError, match=r"^n_estimators must be <= 10000"):
         RFAutoencoder(n_estimators=2**31 - 1).fit(np.random.default_rng(0).normal(size=(20, 3)))
+
+
+def test_round10_n_synthetic_capped():
+    # #43 round 10: relabel_forest(n_synthetic=2**31 - 1) met numpy's MemoryError (768 GiB asked)
+    from sklearn.ensemble import RandomForestRegressor
+
+    from algorithms.forests import ForestPartition, relabel_forest
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    part = ForestPartition.from_forest(RandomForestRegressor(n_estimators=3, random_state=0).fit(X, X[:, 0]))
+    with pytest.raises(ValueError, match=r"^n_synthetic must be <= 100000"):
+        relabel_forest(part, lambda Z: Z[:, :2], X.min(0), X.max(0), np.zeros(3, bool), rng,
+                       n_synthetic=2**31 - 1)
