@@ -648,6 +648,12 @@ def candidate_knots(x, y) -> np.ndarray:
     return np.array(sorted(cands))
 
 
+#: the most knot subsets one BruteForceVp run tries without a ``maxiters`` below it (each a rank test and a
+#: least-squares solve, 50-150 µs: up to about a minute). 20 points (2^19 subsets) or a long
+#: ``extra_knots`` ran for minutes to hours
+MAX_SUBSETS = 500_000
+
+
 @dataclass(frozen=True)
 class BruteForceVp(Algorithm):
     """Global V_p minimizer over knots in a finite candidate set, by enumerating knot subsets.
@@ -661,7 +667,9 @@ class BruteForceVp(Algorithm):
     (``p = 0``: fewest knots). Exponential in ``N``; ``max_points`` guards it.
     ``Solution.original`` holds every minimizer (within relative ``rtol`` > 0) as a
     list of CPWL functions, the ground truth for uniqueness and sparsity checks.
-    ``maxiters`` caps the subsets tried (``MaxIters`` when it bites).
+    ``maxiters`` caps the subsets tried (``MaxIters`` when it bites). A run that would try more
+    than :data:`MAX_SUBSETS` (500000, up to a minute) subsets, with ``maxiters`` unset or above it, is
+    refused before it starts (``ValueError`` naming the points, ``extra_knots`` and ``maxiters``).
 
     References: Nakhleh & Nowak, NeurIPS 2025 (arXiv:2505.21791), Section 3.
 
@@ -704,6 +712,12 @@ def _solve(problem: InterpolationProblem, algorithm: BruteForceVp, options: Solv
     res_tol = 1e-9 * float(np.max(np.abs(y))) + 1e-300
     jump_tol = _slope_tol(x, y)
     budget = options.iterations(default=10**9)
+    subsets = sum(math.comb(cands.size, k) for k in range(0, n - 1))
+    if min(subsets, budget) > MAX_SUBSETS:
+        raise ValueError(f"BruteForceVp would try {subsets:.3g} knot subsets ({cands.size} candidate knots "
+                         f"with extra_knots, up to {n - 2} knots for {n} points), past MAX_SUBSETS = "
+                         f"{MAX_SUBSETS} (up to a minute); pass maxiters <= {MAX_SUBSETS} to cap them, "
+                         f"fewer extra_knots or points, or use SparsestInterpolantDP")
     monitor = IterationMonitor(options, total=min(n - 1, budget), desc="brute force V_p")
     start = linear_spline(x, y)
     results: list[tuple[float, int, CPWL]] = []

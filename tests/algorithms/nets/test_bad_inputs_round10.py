@@ -221,3 +221,13 @@ def test_an_objective_torch_cannot_differentiate_is_named(fn, words, op):
             "flat_hvp": lambda: F.flat_hvp(fn, theta.clone(), theta.clone())}[op]
     with pytest.raises(TypeError, match=words.replace("fn ", "(fn|loss) ")):
         call()
+
+
+def test_brute_force_past_its_subset_bound_is_refused_unless_maxiters_caps_it():
+    from algorithms.nets import sparse_interpolation as SI
+
+    x = np.arange(20.0)
+    prob = SI.InterpolationProblem(x=x, y=np.sin(x))
+    with pytest.raises(ValueError, match=r"BruteForceVp would try .* knot subsets.*pass maxiters"):
+        solve(prob, SI.BruteForceVp(max_points=30))
+    assert solve(prob, SI.BruteForceVp(max_points=30), maxiters=100).retcode.name == "MaxIters"
