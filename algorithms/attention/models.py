@@ -46,8 +46,9 @@ def _random_unit(d: int, gen: torch.Generator, dtype: torch.dtype) -> torch.Tens
 def _check_tokens(X, d: int, dtype: torch.dtype | None = None, name: str = "X") -> torch.Tensor:
     if not isinstance(X, torch.Tensor):
         raise TypeError(f"{name} must be a torch tensor of shape (n, L, {d}), got {type(X).__name__}")
-    if X.ndim != 3 or X.shape[-1] != d:
-        raise ValueError(f"{name} must have shape (n, L, {d}), got {tuple(X.shape)}")
+    if X.ndim != 3 or X.shape[-1] != d:  # a mismatch names both sides: X and the model's token dimension
+        raise ValueError(f"{name} must have shape (n, L, {d}) (d = {d}, the token dimension the model was "
+                         f"built for: its in_features), got {tuple(X.shape)}")
     if X.shape[1] == 0:  # attention over no token: a softmax over nothing, the output an empty sum (0)
         raise ValueError(f"{name} must hold at least one token (L >= 1), got shape {tuple(X.shape)}")
     # torch's own message for a mixed-dtype matmul names no argument

@@ -95,7 +95,8 @@ class NullSpaceNet(CheckedStateModule):
         m).
         """
         if not isinstance(X, torch.Tensor) or X.ndim != 2 or X.shape[1] != self.in_features:
-            raise ValueError(f"X must be a tensor of shape (batch, {self.in_features}), got "
+            raise ValueError(f"X must be a tensor of shape (batch, {self.in_features}) (in_features = "
+                             f"{self.in_features}, the operator's measurements), got "
                              f"{tuple(getattr(X, 'shape', ()))}")
         if X.is_complex() or X.dtype == torch.bool:  # .to(float) kept the real part / read bools as 0/1
             raise TypeError(f"X must be a real floating (or integer) tensor of measurements, got dtype "

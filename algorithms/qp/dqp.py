@@ -78,7 +78,6 @@ from algorithms._validation import (
     as_real_array,
     check_bool,
     check_positive,
-    check_shape,
     check_square_symmetric,
 )
 from algorithms.core import (
@@ -1004,7 +1003,7 @@ class QPSolution(Solution):
             raise ValueError(f"no derivative available: the solve ended with {self.retcode.value}")
         n = self.kkt.n
         g = as_float_array("grad_x", grad_x, dtype=np.float64)
-        check_shape("grad_x", g, (n,))
+        _check_length("grad_x", g, n, "the length of the solution's x: n")
         if self._scaling is not None:  # K_J = D2 K̃_J D1 (the copy's), D1 = diag(σd, ρ), D2 = diag(d, ρ/σ)
             d, sigma = self._scaling[0], self._scaling[1]
             dz, dlam, dmu = self._adjoint(sigma * d * g)
@@ -1048,7 +1047,7 @@ class QPSolution(Solution):
         if self._scaling is not None:  # the chain rule through the copy's data (x = d·x̃; d, σ, ρ constants)
             d, sigma, rho_G, rho_A = self._scaling
             g = as_float_array("grad_x", grad_x, dtype=np.float64)
-            check_shape("grad_x", g, (self._qp.n,))
+            _check_length("grad_x", g, self._qp.n, "the length of the solution's x: n")
             factors = {"P": sigma * d * d, "q": sigma * d, "G": rho_G * d, "h": rho_G, "A": rho_A * d,
                        "b": rho_A, "lb": 1.0 / d, "ub": 1.0 / d}
             out = self._vjp_of_copy(d * g, wrt)  # (no state changed: two threads may share a solution)
@@ -1089,7 +1088,7 @@ class QPSolution(Solution):
         # a solution with a factor always has its active mask (over the rows of G and the bounds)
         J = np.flatnonzero(self.active if self._active_all is None else self._active_all)
         g = as_float_array("grad_x", grad_x, dtype=np.float64)
-        check_shape("grad_x", g, (self.kkt.n,))
+        _check_length("grad_x", g, self.kkt.n, "the length of the solution's x: n")
         dz, dlam, dmu = self._adjoint(g)
         dtype = self._qp.dtype
         out: dict[str, Any] = dict.fromkeys(INPUTS)
@@ -1340,6 +1339,13 @@ def _check_no_multipliers(name: str, value, size: int) -> None:
                          f"{np.size(value)} entries")
 
 
+def _check_length(name: str, array: np.ndarray, size: int, what: str) -> None:
+    """``array`` of shape (size,), else a ValueError naming both ``name`` and what fixes the size (the QP's
+    n, n_eq or n_ineq: a mismatch names both sides)."""
+    if array.shape != (size,):
+        raise ValueError(f"{name} must have shape ({size},) ({what} = {size}), got {tuple(array.shape)}")
+
+
 def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | None,
                   z_box: np.ndarray | None = None) -> dict[str, float]:
     """Relative KKT residuals of ``(x, y, z)`` for ``qp`` (qpsolvers' signs: Px + q + Aᵀy + Gᵀz = 0).
@@ -1382,7 +1388,7 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
         _check_no_multipliers("y", y, qp.n_eq)
         _check_no_multipliers("z", z, qp.n_ineq)
         z_box = as_float_array("z_box", z_box, dtype=np.float64)
-        check_shape("z_box", z_box, (qp.n,))
+        _check_length("z_box", z_box, qp.n, "one multiplier per variable: qp.n")
         L, U = qp.box_indices()
         F = qp.fixed_indices()
         z_parts = [] if qp.G is None else [as_float_array("z", z, ndim=1, dtype=np.float64)]
@@ -1405,17 +1411,17 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
         res["stationarity"] = max(res["stationarity"], _inf_norm(free_part) / scale)
         return res
     x = as_float_array("x", x, dtype=np.float64)
-    check_shape("x", x, (qp.n,))
+    _check_length("x", x, qp.n, "one entry per variable: qp.n")
     for name, value, size, rows in (("y", y, qp.n_eq, "equalities"), ("z", z, qp.n_ineq, "inequalities")):
         if size and value is None:
             raise ValueError(f"{name} is required: the QP has {size} {rows}")
         _check_no_multipliers(name, value, size)
     if qp.A is not None:
         y = as_float_array("y", y, dtype=np.float64)
-        check_shape("y", y, (qp.n_eq,))
+        _check_length("y", y, qp.n_eq, "one multiplier per equality row: qp.n_eq")
     if qp.G is not None:
         z = as_float_array("z", z, dtype=np.float64)
-        check_shape("z", z, (qp.n_ineq,))
+        _check_length("z", z, qp.n_ineq, "one multiplier per inequality row: qp.n_ineq")
     Px = qp.P @ x
     grad = Px + qp.q
     scale_grad = [1.0, _inf_norm(qp.q), _inf_norm(Px)]
@@ -1462,7 +1468,7 @@ def absolute_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarra
     if not isinstance(qp, QP):
         raise TypeError(f"qp must be an algorithms.qp.QP, got {type(qp).__name__}")
     x = as_float_array("x", x, dtype=np.float64)
-    check_shape("x", x, (qp.n,))
+    _check_length("x", x, qp.n, "one entry per variable: qp.n")
     for name, value, size in (("y", y, qp.n_eq), ("z", z, qp.n_ineq), ("z_box", z_box, qp.n * qp.has_box)):
         if size and value is None:
             raise ValueError(f"{name} is required: the QP has {size} rows of that kind")
@@ -1475,19 +1481,19 @@ def absolute_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarra
     terms = [float(x @ Px), float(qp.q @ x), 0.0, 0.0, 0.0, 0.0]
     if qp.G is not None:
         z = as_float_array("z", z, dtype=np.float64)
-        check_shape("z", z, (qp.n_ineq,))
+        _check_length("z", z, qp.n_ineq, "one multiplier per inequality row: qp.n_ineq")
         grad = grad + qp.G.T @ z
         primal = max(primal, float((qp.G @ x - qp.h).max(initial=0.0)))
         terms[2] = float(qp.h @ z)
     if qp.A is not None:
         y = as_float_array("y", y, dtype=np.float64)
-        check_shape("y", y, (qp.n_eq,))
+        _check_length("y", y, qp.n_eq, "one multiplier per equality row: qp.n_eq")
         grad = grad + qp.A.T @ y
         primal = max(primal, _inf_norm(qp.A @ x - qp.b))
         terms[3] = float(qp.b @ y)
     if qp.has_box:
         z_box = as_float_array("z_box", z_box, dtype=np.float64)
-        check_shape("z_box", z_box, (qp.n,))
+        _check_length("z_box", z_box, qp.n, "one multiplier per variable: qp.n")
         grad = grad + z_box
         for k, (bound, part, sign) in enumerate(((qp.lb, np.minimum(z_box, 0.0), -1.0),
                                                  (qp.ub, np.maximum(z_box, 0.0), 1.0))):

@@ -88,3 +88,10 @@ def test_mean_field_risk_names_shapes_that_do_not_broadcast():
         mean_field_risk(P, torch.tensor([0.5, 0.4]), torch.tensor([0.1, 0.2, 0.3]))
     out = mean_field_risk(P, torch.tensor([0.5, 0.4]), torch.tensor([[0.1], [0.2], [0.3]]))
     assert tuple(out.shape) == (3, 2)
+
+
+def test_token_dimension_mismatch_names_the_model_side():
+    from algorithms.attention import SoftmaxAttention
+
+    with pytest.raises(ValueError, match=r"\bX must have shape \(n, L, 8\) \(d = 8.*in_features\)"):
+        SoftmaxAttention(8)(torch.zeros(2, 3, 5, dtype=torch.float64))

@@ -66,3 +66,14 @@ def test_hand_built_qp_solution_checked():
         QPSolution(**base, warnings="abc")
     failed = QPSolution(**{**base, "x": np.array([np.nan, 0.0]), "retcode": "Failure"})
     assert failed.retcode is RetCode.Failure
+
+
+def test_length_mismatches_name_both_sides():
+    """x of the wrong length for kkt_residuals said 'x must have shape (2,)' without naming the QP's n."""
+    from algorithms.qp import QP, kkt_residuals
+
+    qp = QP(P=np.eye(2), q=np.zeros(2), G=np.eye(2), h=np.ones(2))
+    with pytest.raises(ValueError, match=r"\bx must have shape \(2,\) \(one entry per variable: qp\.n = 2\)"):
+        kkt_residuals(qp, np.zeros(3), None, np.zeros(2))
+    with pytest.raises(ValueError, match=r"\bz must have shape \(2,\) \(.*qp\.n_ineq = 2\)"):
+        kkt_residuals(qp, np.zeros(2), None, np.zeros(3))
