@@ -2,7 +2,9 @@
 
 Depth-first over the elements in order, extending a set only while it stays independent
 (the constraint is downward closed, so every independent set is reached once), keeping the
-best f. At most 30 elements.
+best f. At most 30 elements, and by default at most ``MAX_SETS`` = 2**20 candidate sets (the subsets of
+at most ``matchoid.rank`` elements: 30 elements of rank 15 are 6e8 sets, hours of f calls); a larger
+instance is refused naming ``elements`` unless ``maxiters`` caps the enumeration (then ``MaxIters``).
 
 Retcodes: ``Success`` when every independent set was evaluated (the value is OPT);
 ``MaxIters`` when ``maxiters`` (a cap on the number of sets evaluated) stopped it first;
@@ -22,6 +24,7 @@ The exhaustive reference of the paper's OPT_t (Section 3, dynamic model).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
@@ -31,6 +34,8 @@ from algorithms.submodular.problems import MatchoidMaximization
 __all__ = ["BruteForce"]
 
 MAX_ELEMENTS = 30
+#: the most candidate sets (subsets of at most ``rank`` elements) enumerated without an explicit maxiters
+MAX_SETS = 2**20
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,13 @@ def _solve(problem: MatchoidMaximization, algorithm: BruteForce, options: SolveO
     if len(elements) > MAX_ELEMENTS:
         raise ValueError(f"elements: brute force enumerates the independent sets of at most {MAX_ELEMENTS} "
                          f"elements, got {len(elements)}")
+    rank = min(len(elements), problem.matchoid.rank)
+    candidates = sum(math.comb(len(elements), size) for size in range(rank + 1))
+    if options.maxiters is None and candidates > MAX_SETS:  # 2**30 sets were accepted: a run of hours
+        raise ValueError(f"elements: {len(elements)} elements of rank <= {rank} give up to {candidates} "
+                         f"independent sets, more than brute force enumerates by default (MAX_SETS = "
+                         f"{MAX_SETS}); pass maxiters to cap the enumeration (it then ends MaxIters) or use "
+                         f"fewer elements")
     oracle = CountingOracle(problem.f, problem.matchoid)
     cap = options.iterations(2 ** len(elements))
     monitor = IterationMonitor(options, total=min(cap, 2 ** len(elements)), desc="brute force")

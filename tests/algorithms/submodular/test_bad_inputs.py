@@ -419,3 +419,14 @@ def test_round10_user_matroids_checked_against_the_axioms():
 
     problem = MatchoidMaximization(len, Matchoid([Fine()]), range(12))
     assert solve(problem, Greedy()).value == 3.0
+
+
+def test_round10_brute_force_refuses_an_enumeration_of_hours():
+    # #43 round 10: BruteForce took 30 elements of rank 15 (6e8 sets: hours of f calls) without maxiters
+    from algorithms import RetCode
+    from algorithms.submodular import Matchoid, MatchoidMaximization, UniformMatroid
+
+    problem = MatchoidMaximization(len, Matchoid([UniformMatroid(15)]), range(30))
+    with pytest.raises(ValueError, match=r"^elements: 30 elements of rank <= 15 give up to 614429672"):
+        solve(problem, BruteForce())
+    assert solve(problem, BruteForce(), maxiters=10).retcode is RetCode.MaxIters
