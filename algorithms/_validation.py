@@ -7,6 +7,7 @@ import inspect
 import math
 import os
 import re
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +15,11 @@ import numpy as np
 import scipy.sparse as sp
 
 FLOAT_DTYPES = (np.float32, np.float64)
+
+#: held while a constructor seeds torch's global generator to draw initial weights and then restores it:
+#: two threads building seeded models at once interleaved their draws (a solve on another thread got other
+#: weights than the serial one)
+GLOBAL_RNG_LOCK = threading.RLock()
 
 #: the largest iteration cap a compiled backend takes (a C int: HiGHS, ARPACK, OSQP, SCS, Clarabel)
 C_INT_MAX = 2**31 - 1

@@ -41,6 +41,7 @@ from torch import nn
 
 from algorithms._modules import CheckedStateModule
 from algorithms._validation import (
+    GLOBAL_RNG_LOCK,
     LAYER_OVERHEAD_BYTES,
     allocates,
     as_real_array,
@@ -149,7 +150,8 @@ def _initial_weights(seed: Any):
         yield
         return
     seed = check_seed(seed)
-    with torch.random.fork_rng(devices=[]):
+    # the lock: another thread seeding the global generator meanwhile changed the weights
+    with GLOBAL_RNG_LOCK, torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         yield
 

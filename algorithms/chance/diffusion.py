@@ -30,6 +30,7 @@ from torch import nn
 
 from algorithms._modules import CheckedStateModule
 from algorithms._validation import (
+    GLOBAL_RNG_LOCK,
     allocates,
     as_float_array,
     check_count,
@@ -314,12 +315,16 @@ class ScoreMLP(ScoreModel):
             raise TypeError(f"schedule must be a VPSchedule or None, got {type(schedule).__name__} "
                             f"{schedule!r:.40}")
         self.schedule = VPSchedule() if schedule is None else schedule
-        generator_state = torch.random.get_rng_state()
-        torch.manual_seed(seed)
-        self.net = nn.Sequential(
-            nn.Linear(n + 5, hidden), nn.SiLU(), nn.Linear(hidden, hidden), nn.SiLU(), nn.Linear(hidden, n)
-        ).to(dtype)
-        torch.random.set_rng_state(generator_state)
+        with GLOBAL_RNG_LOCK:   # another thread seeding the global generator meanwhile changed the weights
+            generator_state = torch.random.get_rng_state()
+            torch.manual_seed(seed)
+            try:
+                self.net = nn.Sequential(
+                    nn.Linear(n + 5, hidden), nn.SiLU(), nn.Linear(hidden, hidden), nn.SiLU(),
+                    nn.Linear(hidden, n)
+                ).to(dtype)
+            finally:
+                torch.random.set_rng_state(generator_state)
 
     def noise(self, X: torch.Tensor) -> torch.Tensor:
         """ε_θ(x, t): the predicted noise, for X = [x, t] of shape (batch, n + 1) as ``forward``'s."""
