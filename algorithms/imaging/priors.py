@@ -188,7 +188,8 @@ class DenoiserPrior:
                              f"{tuple(x.shape)}")
         _check_lr(lr)
         dtype = next(self.network.parameters(), x).dtype  # a network without parameters: x's dtype
-        images = x.reshape(-1, *x.shape[-2:]).to(dtype)
+        # a copy: a network that works in place (x.mul_(2)) changed the caller's images (the solver's iterate)
+        images = x.reshape(-1, *x.shape[-2:]).to(dtype, copy=True)
         with torch.no_grad():
             try:
                 out = self.network(images)

@@ -135,7 +135,8 @@ class NPN:
         dtype = next(iter(self.network.parameters()), torch.empty(0, dtype=y.dtype)).dtype
         with torch.no_grad():
             try:
-                out = self.network(y.reshape(1, -1).to(dtype))
+                # a copy: a network that works in place changed the problem's (frozen) measurements y
+                out = self.network(y.reshape(1, -1).to(dtype, copy=True))
             except (RuntimeError, TypeError) as exc:  # torch's shape or Python's arity message: no name
                 raise ValueError(f"network must map (1, {y.numel()}) measurements to (1, "
                                  f"{self.projection.out_features}) values; it raised: {str(exc)[:160]}"

@@ -106,3 +106,37 @@ def test_pca_rows_need_more_images_than_rows():
     with pytest.raises(ValueError, match=r"\bimages must hold at least p \+ 1 = 5"):
         pca_null_rows(H, 4, training_patches(8, 2, seed=0))
     assert pca_null_rows(H, 4, training_patches(8, 5, seed=0).to(torch.float64)).out_features == 4
+
+
+def test_networks_working_in_place_leave_the_inputs_unchanged():
+    """A denoiser doing x.mul_(2) changed the caller's images; an NPN network doing X.mul_(0) changed the
+    frozen problem's measurements y."""
+    import torch
+
+    from algorithms.imaging import NPN, DenoiserPrior, qr_null_rows
+    from tests.algorithms.imaging._instances import cs_problem
+
+    class InPlace(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.ones((), dtype=torch.float64))
+
+        def forward(self, x):
+            x.mul_(2)
+            return x
+
+    problem, truth = cs_problem()
+    images = truth.clone()
+    DenoiserPrior(InPlace()).prox(images, 1.0)
+    assert torch.equal(images, truth)
+
+    class InPlaceNet(torch.nn.Module):
+        in_features, out_features = problem.operator.out_features, 16
+
+        def forward(self, X):
+            X.mul_(0)
+            return torch.zeros(X.shape[0], 16, dtype=torch.float64)
+
+    y = problem.y.clone()
+    NPN(qr_null_rows(problem.operator, 16, seed=0), InPlaceNet(), 1.0).predict(problem.y)
+    assert torch.equal(problem.y, y)
