@@ -50,6 +50,7 @@ from torch.func import grad, grad_and_value, jacrev, jvp, vmap
 
 from algorithms._validation import (
     as_float_array,
+    as_real_array,
     check_count,
     check_finite_data,
     check_fits_memory,
@@ -59,6 +60,7 @@ from algorithms._validation import (
     check_takes,
     refuse_sparse,
     store_plain_scalars,
+    to_float,
 )
 from algorithms.core import (
     Algorithm,
@@ -504,12 +506,38 @@ def singular_step_sizes(fn: Objective, theta: torch.Tensor, rtol: float | None =
 
 # ----------------------------------------------------------------------------- stochastic log-det
 
-class SLQEstimate(NamedTuple):
-    """A Hutchinson + Lanczos estimate of tr log|A| = log|det A|."""
-
+class _SLQFields(NamedTuple):
     estimate: float  # mean over probes
     stderr: float  # sample standard deviation over probes / sqrt(num_probes)
     samples: np.ndarray  # one quadrature value per probe
+
+
+class SLQEstimate(_SLQFields):
+    """A Hutchinson + Lanczos estimate of tr log|A| = log|det A|.
+
+    ``estimate`` a real number (−inf for a singular A), ``stderr`` a real number >= 0 (inf with one
+    probe, NaN when a sample is infinite), ``samples`` a 1-D float array (one quadrature value per
+    probe). A record built by hand with a str, a bool, a negative ``stderr`` or 2-D ``samples`` is
+    refused naming the field (it was stored as given).
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, estimate: Any, stderr: Any, samples: Any) -> SLQEstimate:
+        values = {}
+        for name, value in (("estimate", estimate), ("stderr", stderr)):
+            if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
+                raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r:.40}")
+            values[name] = to_float(value)
+        if math.isnan(values["estimate"]):
+            raise ValueError("estimate must not be NaN")
+        if values["stderr"] < 0:
+            raise ValueError(f"stderr must be >= 0 (a standard error), got {values['stderr']!r}")
+        samples = as_real_array("samples", samples)
+        if samples.ndim != 1:
+            raise ValueError(f"samples must be 1-dimensional (one value per probe), got shape "
+                             f"{samples.shape}")
+        return super().__new__(cls, values["estimate"], values["stderr"], samples)
 
 
 #: the most Hutchinson probes :func:`stochastic_logabsdet` takes (each gets its own tridiagonal

@@ -205,6 +205,9 @@ class TwoLayerTraining(Problem):
         """Binary targets ``s_i``: +1 for class 0, -1 for class 1."""
         return np.where(self.y == 0, 1.0, -1.0)
 
+    #: the largest |θ| entry the public methods take (as ``init_scale``'s cap)
+    THETA_MAX = 1e150
+
     def _theta(self, theta: Any) -> np.ndarray:
         """A user's flat θ for the public methods: real, 1-D of ``n_params`` entries, finite (a wrong length
         reached numpy's reshape message, a NaN gave a NaN loss in silence). The solvers call the unchecked
@@ -215,6 +218,10 @@ class TwoLayerTraining(Problem):
                              f"{self.width}, {self.X.shape[1]} features), got shape {theta.shape}")
         if not np.all(np.isfinite(theta)):
             raise ValueError("theta contains NaN or inf entries")
+        top = float(np.max(np.abs(theta), initial=0.0))
+        if top > self.THETA_MAX:     # V σ(W x) and the gradient overflowed: NaN entries in silence
+            raise ValueError(f"theta has entries up to {top:.3g}; they must be <= {self.THETA_MAX:g} in "
+                             f"magnitude (the network's products overflow float64 past it)")
         return theta
 
     def split(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:

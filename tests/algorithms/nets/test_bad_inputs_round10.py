@@ -231,3 +231,31 @@ def test_brute_force_past_its_subset_bound_is_refused_unless_maxiters_caps_it():
     with pytest.raises(ValueError, match=r"BruteForceVp would try .* knot subsets.*pass maxiters"):
         solve(prob, SI.BruteForceVp(max_points=30))
     assert solve(prob, SI.BruteForceVp(max_points=30), maxiters=100).retcode.name == "MaxIters"
+
+
+# ------------------------------------------- class 9: records built by hand and public methods' θ, by name
+@pytest.mark.parametrize("args, kind, words", [
+    (("x", 0.1, [1.0]), TypeError, "estimate must be a real number"),
+    ((float("nan"), 0.1, [1.0]), ValueError, "estimate must not be NaN"),
+    ((1.0, -0.1, [1.0]), ValueError, "stderr must be >= 0"),
+    ((1.0, 0.1, "abc"), TypeError, "samples must be numeric"),
+    ((1.0, 0.1, np.zeros((2, 2))), ValueError, "samples must be 1-dimensional"),
+])
+def test_a_hand_built_slq_estimate_names_its_field(args, kind, words):
+    from algorithms.nets.gd_map import SLQEstimate
+
+    with pytest.raises(kind, match=words):
+        SLQEstimate(*args)
+    assert SLQEstimate(1.0, float("inf"), [1.0]).stderr == float("inf")      # one probe: documented
+
+
+def test_two_layer_training_methods_refuse_a_theta_whose_products_overflow():
+    from algorithms.nets.gradient_flow import TwoLayerTraining
+    from algorithms.nets.neural_collapse import orthogonally_separable_data
+
+    X, y = orthogonally_separable_data(3, 6, seed=1)
+    problem = TwoLayerTraining(X=X, y=y, width=4)
+    theta = np.full(problem.n_params, 1e308)
+    for method in (problem.loss_and_grad, problem.metrics, problem.features):
+        with pytest.raises(ValueError, match=r"theta has entries up to 1e\+308"):
+            method(theta)
