@@ -1998,7 +1998,10 @@ def _assumption_cases() -> list[Boundary]:
         dm.delete(e)
 
     def value(v, subset=()):
-        oracle = oracle_module.CountingOracle(lambda s: v, Matchoid([UniformMatroid(1)]))
+        # v at `subset` only (0 elsewhere): the oracle probes f once at the empty set when it is built
+        target = frozenset(subset)
+        oracle = oracle_module.CountingOracle(lambda s: v if s == target else 0.0,
+                                              Matchoid([UniformMatroid(1)]))
         return oracle.value(frozenset(subset))
 
     def brute(n):
