@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_bool, check_finite_real, check_positive, to_float
+from algorithms._validation import GLOBAL_RNG_LOCK, check_bool, check_finite_real, check_positive, to_float
 from algorithms.blackbox.agents import HyperparameterController, WorkflowGenerator, check_agent_weights
 from algorithms.blackbox.features import problem_features
 from algorithms.blackbox.grammar import decode_action
@@ -104,7 +104,7 @@ def _load(path: str, stamp: tuple[int, int] = (0, 0)) -> tuple[WorkflowGenerator
                          f"{type(exc).__name__}: {str(exc)[:120]}") from None
     # building the modules draws their initial weights from torch's global generator: forked, so loading
     # the agents (once per path, cached) leaves the caller's torch random stream where it was
-    with torch.random.fork_rng(devices=[]):
+    with GLOBAL_RNG_LOCK, torch.random.fork_rng(devices=[]):   # the lock: no other thread's fork in between
         a1, a2 = WorkflowGenerator(**sizes), HyperparameterController(**sizes)
     try:
         a1.load_state_dict(first)
