@@ -333,13 +333,27 @@ class UnlearningStats(Stats):
     ``retain_loss`` and ``forget_loss`` are J(θ; D_r) and J(θ; D_f); ``distance_to_retrain`` is
     ‖θ − pinv(X_r) y_r‖ for a :class:`LinearModel`, ‖w(θ) − pinv(X_r) y_r‖ (effective predictors)
     for a :class:`DeepLinear`, NaN for other models; ``projections`` counts orthogonal-gradient
-    updates (MinNorm-OG).
+    updates (MinNorm-OG). The three figures are >= 0 (a mean of squares, a norm), NaN where not computed
+    and inf where the run diverged; a negative one is refused by name, at construction or when set.
     """
 
     retain_loss: float = math.nan
     forget_loss: float = math.nan
     distance_to_retrain: float = math.nan
     projections: int = 0
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        previous = getattr(self, name, math.nan)
+        super().__setattr__(name, value)  # the type checks of Stats (a str, a bool, an array: by name)
+        if name in _NONNEGATIVE_FIGURES and getattr(self, name) < 0:  # NaN compares False: kept
+            stored = getattr(self, name)
+            object.__setattr__(self, name, previous)  # a refused value leaves the record as it was
+            raise ValueError(f"{name} must be >= 0 (a mean of squares or a norm; NaN: not computed, inf: "
+                             f"diverged), got {stored!r}")
+
+
+#: UnlearningStats' figures that cannot be negative
+_NONNEGATIVE_FIGURES = ("retain_loss", "forget_loss", "distance_to_retrain")
 
 
 def distance_to_retrain(problem: UnlearningProblem, theta: torch.Tensor) -> float:

@@ -482,3 +482,15 @@ def test_round10_a_random_model_is_refused_by_name():
     with pytest.raises(ValueError, match=r"^model must be deterministic"):
         UnlearningProblem(model, params, (X[:8], y[:8]), (X[8:], y[8:]))
     UnlearningProblem(model.eval(), params, (X[:8], y[:8]), (X[8:], y[8:]))  # eval mode: deterministic
+
+
+def test_round10_unlearning_stats_figures_nonnegative():
+    # #43 round 10: UnlearningStats(retain_loss=-1.0) and distance_to_retrain=-2.0 were stored as given
+    from algorithms.unlearning import UnlearningStats
+
+    with pytest.raises(ValueError, match=r"^retain_loss must be >= 0"):
+        UnlearningStats(retain_loss=-1.0)
+    stats = UnlearningStats(distance_to_retrain=0.5)
+    with pytest.raises(ValueError, match=r"^distance_to_retrain must be >= 0"):
+        stats.distance_to_retrain = -2.0
+    assert stats.distance_to_retrain == 0.5 and math.isinf(UnlearningStats(forget_loss=math.inf).forget_loss)
