@@ -108,10 +108,15 @@ def _restoring_threads(fn):
     return wrapper
 
 
+#: the longest training run train takes, in minutes (a week; resume=True continues one)
+MAX_MINUTES = 7 * 24 * 60
+
+
 @_restoring_threads
 def train(minutes: float, seed: int, out: Path, *, resume: bool = False, batch: int = 8, every: int = 10,
           ppo_epochs: int = 3, lr: float = 1e-3, hidden: int = 32, progress: bool = True) -> dict:
-    """Run the training loop for ``minutes`` of wall time; returns the metadata written."""
+    """Run the training loop for ``minutes`` of wall time (a number in (0, MAX_MINUTES = 10080], a week;
+    ``resume=True`` continues a run from ``out``); returns the metadata written."""
     from tqdm.auto import tqdm
 
     from algorithms.blackbox.agents import HyperparameterController, WorkflowGenerator, initial_log_std_bias
@@ -122,6 +127,9 @@ def train(minutes: float, seed: int, out: Path, *, resume: bool = False, batch: 
     # "expected str, bytes or os.PathLike"
     if isinstance(minutes, bool) or not isinstance(minutes, int | float) or not 0 < minutes < math.inf:
         raise ValueError(f"minutes must be a finite number > 0, got {minutes!r}")
+    if minutes > MAX_MINUTES:   # 1e300 minutes is finite and trained for ever (a hang)
+        raise ValueError(f"minutes must be <= MAX_MINUTES = {MAX_MINUTES} (a week of wall time; resume= "
+                         f"continues a run), got {minutes!r}")
     batch = check_count("batch", batch, 1)
     every = check_count("every", every, 1)
     ppo_epochs = check_count("ppo_epochs", ppo_epochs, 1)
@@ -261,8 +269,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ppo-epochs", type=int, default=3)
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
-    if not 0 < args.minutes < math.inf:
-        parser.error(f"--minutes must be a finite number > 0, got {args.minutes}")
+    if not 0 < args.minutes <= MAX_MINUTES:
+        parser.error(f"--minutes must be a number in (0, {MAX_MINUTES}] (a week), got {args.minutes}")
     result = train(args.minutes, args.seed, args.out, resume=args.resume, batch=args.batch, every=args.every,
                    ppo_epochs=args.ppo_epochs, progress=not args.no_progress)
     print(json.dumps(result, indent=2, sort_keys=True))

@@ -861,3 +861,9 @@ def test_round10_f_returning_an_int_past_float_range_diverges():
     problem = BlackBoxProblem(lambda x: 10**400, (-np.ones(2), np.ones(2)), 40)
     sol = solve(problem, RandomSearch(batch=10), seed=0)
     assert sol.retcode is RetCode.Diverged
+
+
+def test_round10_training_minutes_capped():
+    # 1e300 minutes is finite and trained for ever (a hang); a week is the documented cap
+    with pytest.raises(ValueError, match=r"^minutes must be <= MAX_MINUTES = 10080"):
+        train.train(1e300, 0, "/tmp/never-written")
