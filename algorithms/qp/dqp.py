@@ -837,7 +837,8 @@ class QPStats(Stats):
     """:class:`~algorithms.core.Stats` plus the backend used and the relative KKT residuals of ``x``.
 
     The residuals are those of :func:`kkt_residuals` at the returned point (NaN when the
-    backend returned none); ``Success`` means each is at most ``DQP.kkt_tol``.
+    backend returned none); ``Success`` means each is at most ``DQP.kkt_tol``. Checked at construction:
+    each residual >= 0 or NaN, ``absolute`` None or the dict of :func:`absolute_residuals`.
     """
 
     backend: str = ""
@@ -847,6 +848,20 @@ class QPStats(Stats):
     complementarity: float = math.nan
     #: ``DQP(abs_tol=...)`` only: :func:`absolute_residuals` of the last point checked
     absolute: dict[str, float] | None = None
+
+    def __post_init__(self) -> None:
+        # a public record built by hand: a negative residual (stationarity = -1) or absolute = "x" was stored
+        super().__post_init__()
+        for name in ("stationarity", "primal_residual", "dual_residual", "complementarity"):
+            value = getattr(self, name)
+            if value < 0:  # NaN (not computed) and inf pass
+                raise ValueError(f"{name} must be a residual >= 0 (or NaN: not computed), got {value!r}")
+        if self.absolute is not None and (
+                not isinstance(self.absolute, dict) or set(self.absolute) != {"primal", "dual", "gap"}
+                or not all(isinstance(v, int | float | np.floating) and not isinstance(v, bool) and not v < 0
+                           for v in self.absolute.values())):
+            raise TypeError(f"absolute must be None or the dict of absolute_residuals (primal, dual, gap: "
+                            f"floats >= 0), got {self.absolute!r:.80}")
 
 
 def _picklable(original: Any) -> Any:

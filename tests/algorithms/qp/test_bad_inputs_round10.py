@@ -77,3 +77,14 @@ def test_length_mismatches_name_both_sides():
         kkt_residuals(qp, np.zeros(3), None, np.zeros(2))
     with pytest.raises(ValueError, match=r"\bz must have shape \(2,\) \(.*qp\.n_ineq = 2\)"):
         kkt_residuals(qp, np.zeros(2), None, np.zeros(3))
+
+
+def test_hand_built_qp_stats_checked():
+    from algorithms.qp.dqp import QPStats
+
+    with pytest.raises(ValueError, match=r"\bstationarity must be a residual >= 0"):
+        QPStats(stationarity=-1.0)
+    with pytest.raises(TypeError, match=r"\babsolute must be None or the dict"):
+        QPStats(absolute="x")
+    stats = QPStats(absolute={"primal": 0.0, "dual": 1e-9, "gap": float("inf")})
+    assert stats.absolute["gap"] == float("inf")
