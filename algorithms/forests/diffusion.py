@@ -41,9 +41,12 @@ from algorithms._validation import (
     as_array,
     as_real_array,
     backend_cap,
+    check_bool,
+    check_int_at_least,
     check_nonnegative,
     check_positive_int,
     check_seed,
+    to_float,
 )
 
 __all__ = ["EIGEN_FLOOR", "DiffusionMap", "dense_diffusion_map", "diffusion_map", "nystrom"]
@@ -56,7 +59,12 @@ EIGEN_FLOOR = 1e-10
 class DiffusionMap:
     """A fitted diffusion map: ``embedding`` Z (n, d), ``eigenvalues`` λ₁..λ_d, ``eigenvectors``
     V (n, d), the diffusion time ``t``, the largest eigen-residual ‖K v − λ v‖ and whether
-    ARPACK ``converged``; ``n_samples`` is n, the number of points it was fitted on."""
+    ARPACK ``converged``; ``n_samples`` is n, the number of points it was fitted on.
+
+    Built by hand, it is checked (a record consumed by :func:`nystrom`): real arrays of agreeing shapes
+    (``embedding`` and ``eigenvectors`` (n, d), ``eigenvalues`` (d,), n = ``n_samples``), ``t`` an int
+    >= 0, ``residual`` a real number >= 0 (NaN: not measured), ``converged`` a bool; each refused by
+    name, the arrays kept as copies."""
 
     embedding: np.ndarray
     eigenvalues: np.ndarray
@@ -65,6 +73,36 @@ class DiffusionMap:
     residual: float
     converged: bool
     n_samples: int
+
+    def __post_init__(self) -> None:
+        embedding = as_real_array("embedding", self.embedding)
+        eigenvalues = as_real_array("eigenvalues", self.eigenvalues)
+        eigenvectors = as_real_array("eigenvectors", self.eigenvectors)
+        if embedding.ndim != 2:
+            raise ValueError(f"embedding must be 2-D (n, d), got shape {embedding.shape}")
+        if eigenvectors.shape != embedding.shape:
+            raise ValueError(f"eigenvectors must have the embedding's shape {embedding.shape}, got "
+                             f"{eigenvectors.shape}")
+        if eigenvalues.shape != (embedding.shape[1],):
+            raise ValueError(f"eigenvalues must have shape ({embedding.shape[1]},) (one per embedding "
+                             f"column), got {eigenvalues.shape}")
+        t = check_int_at_least("t", self.t, 0, size=False)
+        residual = self.residual
+        if isinstance(residual, bool | np.bool_) or not isinstance(residual, int | float | np.number) \
+                or np.iscomplexobj(residual):
+            raise TypeError(f"residual must be a real number >= 0, got {type(residual).__name__}")
+        residual = to_float(residual)
+        if residual < 0:
+            raise ValueError(f"residual must be >= 0 (a norm; NaN: not measured), got {residual!r}")
+        n_samples = check_int_at_least("n_samples", self.n_samples, 1)
+        if n_samples != embedding.shape[0]:
+            raise ValueError(f"n_samples must be the embedding's number of rows {embedding.shape[0]}, got "
+                             f"{n_samples}")
+        for name, value in (("embedding", embedding), ("eigenvalues", eigenvalues),
+                            ("eigenvectors", eigenvectors), ("t", t), ("residual", residual),
+                            ("converged", check_bool("converged", self.converged)),
+                            ("n_samples", n_samples)):
+            object.__setattr__(self, name, value)
 
 
 def _check_kernel(K: Any) -> Any:

@@ -81,12 +81,34 @@ def kernel_estimate(Z0: Any, dmap: DiffusionMap) -> np.ndarray:
 class ExactDecoding:
     """Decoded points ``x`` (m, d), the chosen ``leaves`` (m, B) and whether each ILP was ``solved``
     to a checked feasible assignment (False: time limit without one; that row is NaN); ``objective``
-    (m,) is each ILP's optimal value (NaN where not solved)."""
+    (m,) is each ILP's optimal value (NaN where not solved).
+
+    Built by hand, it is checked: ``x`` a real (m, d) array, ``leaves`` an int (m, B) array, ``solved`` a
+    bool (m,) array and ``objective`` a real (m,) array, with one m; each refused by name, kept as copies."""
 
     x: np.ndarray
     leaves: np.ndarray
     solved: np.ndarray
     objective: np.ndarray
+
+    def __post_init__(self) -> None:
+        x, objective = as_real_array("x", self.x), as_real_array("objective", self.objective)
+        leaves, solved = as_array("leaves", self.leaves), as_array("solved", self.solved)
+        if x.ndim != 2:
+            raise ValueError(f"x must be 2-D (m, d), got shape {x.shape}")
+        m = x.shape[0]
+        if leaves.dtype.kind not in "iu" or leaves.ndim != 2 or leaves.shape[0] != m:
+            raise ValueError(f"leaves must be an int array of shape ({m}, B) (one leaf per tree per row of "
+                             f"x), got dtype {leaves.dtype} and shape {leaves.shape}")
+        if solved.dtype != bool or solved.shape != (m,):
+            raise ValueError(f"solved must be a bool array of shape ({m},), got dtype {solved.dtype} and "
+                             f"shape {solved.shape}")
+        if objective.shape != (m,):
+            raise ValueError(f"objective must have shape ({m},) (one value per row of x), got "
+                             f"{objective.shape}")
+        for name, value in (("x", x), ("leaves", leaves.copy()), ("solved", solved.copy()),
+                            ("objective", objective)):
+            object.__setattr__(self, name, value)
 
 
 def _box_bounds(part: ForestPartition, low: np.ndarray, high: np.ndarray, categorical: np.ndarray):

@@ -452,3 +452,25 @@ def test_round10_n_synthetic_capped():
     with pytest.raises(ValueError, match=r"^n_synthetic must be <= 100000"):
         relabel_forest(part, lambda Z: Z[:, :2], X.min(0), X.max(0), np.zeros(3, bool), rng,
                        n_synthetic=2**31 - 1)
+
+
+def test_round10_records_built_by_hand_are_checked():
+    # #43 round 10: DiffusionMap and ExactDecoding built by hand stored anything (a str embedding, a
+    # negative residual, mismatched shapes), which nystrom and the decoders then met in numpy
+    from algorithms.forests import DiffusionMap, ExactDecoding
+
+    Z, lam = np.ones((4, 2)), np.ones(2)
+    with pytest.raises(TypeError, match=r"^embedding must be numeric"):
+        DiffusionMap(np.array([["a"]]), lam, Z, 1, 0.0, True, 4)
+    with pytest.raises(ValueError, match=r"^eigenvalues must have shape \(2,\)"):
+        DiffusionMap(Z, np.ones(3), Z, 1, 0.0, True, 4)
+    with pytest.raises(ValueError, match=r"^residual must be >= 0"):
+        DiffusionMap(Z, lam, Z, 1, -1.0, True, 4)
+    with pytest.raises(ValueError, match=r"^n_samples must be the embedding's number of rows"):
+        DiffusionMap(Z, lam, Z, 1, 0.0, True, 5)
+    with pytest.raises(TypeError, match=r"^converged must be a bool"):
+        DiffusionMap(Z, lam, Z, 1, 0.0, "yes", 4)
+    with pytest.raises(ValueError, match=r"^solved must be a bool array"):
+        ExactDecoding(np.zeros((2, 3)), np.zeros((2, 4), dtype=int), np.ones(2), np.zeros(2))
+    with pytest.raises(ValueError, match=r"^leaves must be an int array"):
+        ExactDecoding(np.zeros((2, 3)), np.zeros((3, 4)), np.ones(2, bool), np.zeros(2))
