@@ -192,6 +192,9 @@ class EmpiricalLoss:
     ``loss="mse"``: ``y`` holds targets of shape (n, out_features) (or (n,) for one
     output) and ℓ = ½‖f − y‖². Integer ``X`` is promoted to the model's dtype.
 
+    ``model`` must be deterministic (two forward passes agree: a Dropout in training mode is refused,
+    pass ``model.eval()``); it is always handed a copy of ``X``.
+
     ``value()`` differentiates with respect to the module's own parameters (so a torch
     optimizer can train it); ``flat_objective()`` gives the functional view the theory
     uses, θ ↦ L(θ) through ``torch.func.functional_call`` (the module is not modified).
@@ -238,6 +241,12 @@ class EmpiricalLoss:
         check_finite_data("X", X)
         n = X.shape[0]
         out = self._forward(self.model, X)
+        with torch.no_grad():   # a Dropout in training mode: a random objective, and vmap's error later
+            again = self._forward(self.model, X)
+        if not torch.equal(out.detach(), again):
+            raise ValueError(f"model must be deterministic (model(X) the same at every call): two forward "
+                             f"passes of {type(self.model).__name__} on X differ (a Dropout in training "
+                             f"mode? pass model.eval())")
         if tuple(out.shape) != (n, k):
             raise ValueError(f"model(X) must have shape (n, out_features) = ({n}, {k}), "
                              f"got {tuple(out.shape)}")
@@ -281,6 +290,7 @@ class EmpiricalLoss:
     @staticmethod
     def _forward(model: torch.nn.Module, X: torch.Tensor, params: dict | None = None) -> torch.Tensor:
         """model(X) (at ``params`` when given); a model that cannot take X raises naming it."""
+        X = X.clone()   # a forward that writes into its input edited the problem's (and caller's) X
         try:
             return model(X) if params is None else functional_forward(model, params, (X,))
         except RuntimeError as exc:  # a module without its own input check (shape or dtype mismatch)

@@ -259,3 +259,30 @@ def test_two_layer_training_methods_refuse_a_theta_whose_products_overflow():
     for method in (problem.loss_and_grad, problem.metrics, problem.features):
         with pytest.raises(ValueError, match=r"theta has entries up to 1e\+308"):
             method(theta)
+
+
+# --------------------------------------- class 10: user models that write into X or draw random numbers
+def test_empirical_loss_copies_x_for_the_model_and_refuses_a_random_one():
+    import torch
+
+    from algorithms.nets.gd_map import EmpiricalLoss
+
+    class Writes(torch.nn.Module):
+        out_features = 2
+
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(2, 2, dtype=torch.float64)
+
+        def forward(self, x):
+            x.mul_(2.0)         # edited the problem's X (and the caller's) at every call
+            return self.lin(x)
+
+    X = torch.ones(4, 2, dtype=torch.float64)
+    loss = EmpiricalLoss(Writes(), X, torch.tensor([0, 1, 0, 1]))
+    assert float(loss.value()) == float(loss.value())
+    assert torch.equal(X, torch.ones(4, 2, dtype=torch.float64))
+    random = torch.nn.Sequential(torch.nn.Linear(2, 2, dtype=torch.float64), torch.nn.Dropout(0.5))
+    random.out_features = 2
+    with pytest.raises(ValueError, match="model must be deterministic"):
+        EmpiricalLoss(random, X, torch.tensor([0, 1, 0, 1]))
