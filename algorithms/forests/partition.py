@@ -158,6 +158,39 @@ class ForestPartition:
     tree_of: np.ndarray
     node_to_leaf: tuple[np.ndarray, ...]
 
+    def __post_init__(self) -> None:
+        """Built by hand (not by :meth:`from_forest`), each field is checked by name: a fitted forest, its
+        ``n_features``, real (n_leaves, n_features) ``lower``/``upper``, int ``tree_of`` (n_leaves,) in
+        [0, n_trees) and one int node map per tree."""
+        forest = check_forest("forest", self.forest, fitted=True)
+        n_features = check_int_at_least("n_features", self.n_features, 1)
+        if n_features != int(forest.n_features_in_):
+            raise ValueError(f"n_features must be the forest's n_features_in_ = {forest.n_features_in_}, got "
+                             f"{n_features}")
+        lower, upper = as_real_array("lower", self.lower), as_real_array("upper", self.upper)
+        if lower.ndim != 2 or lower.shape[1] != n_features or upper.shape != lower.shape:
+            raise ValueError(f"lower and upper must have shape (n_leaves, {n_features}), got {lower.shape} "
+                             f"and {upper.shape}")
+        tree_of = as_array("tree_of", self.tree_of)
+        n_trees = len(forest.estimators_)
+        if tree_of.dtype.kind not in "iu" or tree_of.shape != (lower.shape[0],) or (
+                tree_of.size and not 0 <= tree_of.min() <= tree_of.max() < n_trees):
+            raise ValueError(f"tree_of must be ints in [0, {n_trees}) of shape ({lower.shape[0]},), got "
+                             f"dtype {tree_of.dtype} and shape {tree_of.shape}")
+        maps = self.node_to_leaf
+        if not isinstance(maps, tuple | list) or len(maps) != n_trees:
+            size = len(maps) if hasattr(maps, "__len__") else "?"
+            raise ValueError(f"node_to_leaf must hold one node -> leaf map per tree ({n_trees}), got "
+                             f"{type(maps).__name__} of length {size}")
+        maps = tuple(as_array(f"node_to_leaf[{b}]", m) for b, m in enumerate(maps))
+        for b, m in enumerate(maps):
+            if m.dtype.kind not in "iu" or m.ndim != 1:
+                raise ValueError(f"node_to_leaf[{b}] must be a 1-D int array, got dtype {m.dtype} and shape "
+                                 f"{m.shape}")
+        for name, value in (("n_features", n_features), ("lower", lower), ("upper", upper),
+                            ("tree_of", tree_of.copy()), ("node_to_leaf", maps)):
+            object.__setattr__(self, name, value)
+
     @classmethod
     def from_forest(cls, forest: Any) -> ForestPartition:
         check_forest("forest", forest, fitted=True)

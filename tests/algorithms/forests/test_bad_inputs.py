@@ -474,3 +474,23 @@ def test_round10_records_built_by_hand_are_checked():
         ExactDecoding(np.zeros((2, 3)), np.zeros((2, 4), dtype=int), np.ones(2), np.zeros(2))
     with pytest.raises(ValueError, match=r"^leaves must be an int array"):
         ExactDecoding(np.zeros((2, 3)), np.zeros((3, 4)), np.ones(2, bool), np.zeros(2))
+
+
+def test_round10_forest_partition_built_by_hand_is_checked():
+    # #43 round 10: ForestPartition built by hand stored a wrong n_features, mismatched boxes and tree ids
+    from sklearn.ensemble import RandomForestRegressor
+
+    from algorithms.forests import ForestPartition
+
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    part = ForestPartition.from_forest(RandomForestRegressor(n_estimators=2, random_state=0).fit(X, X[:, 0]))
+    fields = dict(forest=part.forest, n_features=2, lower=part.lower, upper=part.upper, tree_of=part.tree_of,
+                  node_to_leaf=part.node_to_leaf)
+    with pytest.raises(ValueError, match=r"^n_features must be the forest's n_features_in_ = 2"):
+        ForestPartition(**{**fields, "n_features": 3})
+    with pytest.raises(ValueError, match=r"^lower and upper must have shape"):
+        ForestPartition(**{**fields, "upper": part.upper[:, :1]})
+    with pytest.raises(ValueError, match=r"^tree_of must be ints in \[0, 2\)"):
+        ForestPartition(**{**fields, "tree_of": part.tree_of + 5})
+    with pytest.raises(ValueError, match=r"^node_to_leaf must hold one node -> leaf map per tree"):
+        ForestPartition(**{**fields, "node_to_leaf": part.node_to_leaf[:1]})
