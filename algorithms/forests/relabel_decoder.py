@@ -39,13 +39,31 @@ MAX_SYNTHETIC = 100_000
 class RelabeledForest:
     """Per tree: for every node, the latent feature (−1: constant route), threshold and whether
     ``z_k <= c`` leads to the left child (``below_goes_left``); plus the children arrays and the
-    ``partition`` (:class:`ForestPartition`, whose node -> leaf map gives the leaves)."""
+    ``partition`` (:class:`ForestPartition`, whose node -> leaf map gives the leaves). Built by hand, a
+    wrong partition or a per-tree tuple of the wrong length is refused by name."""
 
     partition: ForestPartition
     feature: tuple[np.ndarray, ...]
     threshold: tuple[np.ndarray, ...]
     below_goes_left: tuple[np.ndarray, ...]
     children: tuple[tuple[np.ndarray, np.ndarray], ...]
+
+    def __post_init__(self) -> None:
+        """Built by hand (not by :func:`relabel_forest`), checked by name: a :class:`ForestPartition` and,
+        per tree, one entry of ``feature``, ``threshold``, ``below_goes_left`` and ``children``."""
+        if not isinstance(self.partition, ForestPartition):
+            raise TypeError(f"partition must be a ForestPartition, got {type(self.partition).__name__}")
+        n_trees = self.partition.n_trees
+        for name in ("feature", "threshold", "below_goes_left", "children"):
+            value = getattr(self, name)
+            if not isinstance(value, tuple | list) or len(value) != n_trees:
+                size = len(value) if hasattr(value, "__len__") else "?"
+                raise ValueError(f"{name} must hold one entry per tree ({n_trees}), got "
+                                 f"{type(value).__name__} of length {size}")
+            object.__setattr__(self, name, tuple(value))
+        for b, pair in enumerate(self.children):
+            if not isinstance(pair, tuple | list) or len(pair) != 2:
+                raise ValueError(f"children[{b}] must be a pair (left, right) of node arrays")
 
     def leaves(self, Z0: np.ndarray) -> np.ndarray:
         """Global leaf ids (m, B) that the relabelled trees route ``Z0`` to."""

@@ -494,3 +494,11 @@ def test_round10_forest_partition_built_by_hand_is_checked():
         ForestPartition(**{**fields, "tree_of": part.tree_of + 5})
     with pytest.raises(ValueError, match=r"^node_to_leaf must hold one node -> leaf map per tree"):
         ForestPartition(**{**fields, "node_to_leaf": part.node_to_leaf[:1]})
+
+
+def test_round10_relabeled_forest_built_by_hand_is_checked():
+    # #43 round 10: RelabeledForest built by hand took any partition and per-tree tuples of any length
+    from algorithms.forests import RelabeledForest
+
+    with pytest.raises(TypeError, match=r"^partition must be a ForestPartition"):
+        RelabeledForest(None, (), (), (), ())
