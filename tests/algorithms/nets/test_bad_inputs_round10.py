@@ -286,3 +286,10 @@ def test_empirical_loss_copies_x_for_the_model_and_refuses_a_random_one():
     random.out_features = 2
     with pytest.raises(ValueError, match="model must be deterministic"):
         EmpiricalLoss(random, X, torch.tensor([0, 1, 0, 1]))
+
+
+def test_an_mlp_with_more_hidden_layers_than_its_cap_is_refused():
+    from algorithms.nets.models import MLP
+
+    with pytest.raises(ValueError, match="hidden must list at most 10000 widths"):
+        MLP(3, (4,) * 10**6, 2)
