@@ -416,6 +416,9 @@ def train_score(
     if not any(p.requires_grad for p in model.parameters()):   # torch: "element 0 of tensors does not ..."
         raise ValueError("model has no trainable parameters (every requires_grad is False): train_score has "
                          "nothing to fit; unfreeze them with model.requires_grad_(True)")
+    if any(p.is_inference() for p in model.parameters()):   # torch: "Inference tensors cannot be saved ..."
+        raise ValueError("model was built under torch.inference_mode() (its parameters are inference "
+                         "tensors, which autograd cannot train); build it outside, or clone its parameters")
     if data.shape[0] == 0:
         raise ValueError("data must hold at least one row, got shape (0, ...)")
     reference = next(model.parameters())
@@ -435,7 +438,9 @@ def train_score(
     generator = torch.Generator().manual_seed(check_seed(seed))
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     losses: list[float] = []
-    with torch.enable_grad():   # inside a caller's torch.no_grad() the loss had no graph to differentiate
+    # inside a caller's torch.no_grad() the loss had no graph to differentiate; inside torch.inference_mode()
+    # enable_grad alone did not help (torch's "element 0 of tensors does not require grad")
+    with torch.inference_mode(False), torch.enable_grad():
         _train_steps(model, data, optimizer, generator, steps, batch_size, losses)
     return losses
 

@@ -161,28 +161,31 @@ def guided_reverse_sample(
     def noise(shape) -> torch.Tensor:
         return torch.randn(shape, generator=generator, dtype=dtype)
 
-    x = noise((n_samples, model.out_features))
-    delta = (1.0 - schedule.t_min) / n_steps
-    cap = n_steps if max_steps is None else min(n_steps, int(max_steps))
-    for k in range(cap):
-        t = 1.0 - k * delta
-        eta = schedule.beta(t)
-        last = k == n_steps - 1
-        x = x + (0.5 * eta * x + eta * guided_score(x, t)) * delta
-        if not last:
-            x = x + math.sqrt(eta * delta) * noise(x.shape)
-            t_next = t - delta
-            for _ in range(corrector_steps):
-                s = guided_score(x, t_next)
-                z = noise(x.shape)
-                ratio = z.norm(dim=1).mean() / s.norm(dim=1).mean().clamp_min(1e-30)
-                step = float(snr * ratio)   # snr = 1e308: ** 2 raised Python's OverflowError; * gives inf
-                eps = 2.0 * math.exp(-eta * delta) * step * step
-                x = x + eps * s + math.sqrt(2.0 * eps) * z
-        if not torch.isfinite(x).all() or float(x.abs().max()) > divergence_bound:
-            return ReverseRun(x, k + 1, "diverged")
-        # a bool stops or continues (None continues): a truthy str such as "no" stopped the run
-        stop = None if on_step is None else on_step(k, t, x)
-        if stop is not None and check_bool("on_step(k, t, x)'s return value", stop):
-            return ReverseRun(x, k + 1, "terminated")
-    return ReverseRun(x, cap, "completed" if cap == n_steps else "stopped")
+    # the guidance differentiates the objective: inside a caller's torch.inference_mode() it raised torch's
+    # "element 0 of tensors does not require grad" (no_grad was already handled by guidance_term)
+    with torch.inference_mode(False), torch.enable_grad():
+        x = noise((n_samples, model.out_features))
+        delta = (1.0 - schedule.t_min) / n_steps
+        cap = n_steps if max_steps is None else min(n_steps, int(max_steps))
+        for k in range(cap):
+            t = 1.0 - k * delta
+            eta = schedule.beta(t)
+            last = k == n_steps - 1
+            x = x + (0.5 * eta * x + eta * guided_score(x, t)) * delta
+            if not last:
+                x = x + math.sqrt(eta * delta) * noise(x.shape)
+                t_next = t - delta
+                for _ in range(corrector_steps):
+                    s = guided_score(x, t_next)
+                    z = noise(x.shape)
+                    ratio = z.norm(dim=1).mean() / s.norm(dim=1).mean().clamp_min(1e-30)
+                    step = float(snr * ratio)   # snr = 1e308: ** 2 raised Python's OverflowError; * gives inf
+                    eps = 2.0 * math.exp(-eta * delta) * step * step
+                    x = x + eps * s + math.sqrt(2.0 * eps) * z
+            if not torch.isfinite(x).all() or float(x.abs().max()) > divergence_bound:
+                return ReverseRun(x, k + 1, "diverged")
+            # a bool stops or continues (None continues): a truthy str such as "no" stopped the run
+            stop = None if on_step is None else on_step(k, t, x)
+            if stop is not None and check_bool("on_step(k, t, x)'s return value", stop):
+                return ReverseRun(x, k + 1, "terminated")
+        return ReverseRun(x, cap, "completed" if cap == n_steps else "stopped")

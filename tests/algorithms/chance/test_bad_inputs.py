@@ -860,3 +860,22 @@ def test_round10_train_score_refuses_a_frozen_model():
     model = ScoreMLP(2, hidden=4).requires_grad_(False)   # torch: "element 0 of tensors does not ..."
     with pytest.raises(ValueError, match=r"^model has no trainable parameters"):
         train_score(model, torch.zeros(4, 2, dtype=torch.float64), steps=1)
+
+
+def test_round10_inference_mode_callers():
+    # inside torch.inference_mode() the sampler's guidance and train_score's loss had no graph: torch's
+    # "element 0 of tensors does not require grad"; both now run as outside it
+    model = _gauss()
+    with torch.inference_mode():
+        inside = guided_reverse_sample(model, lambda z: z[:, 0] ** 2, n_samples=3, beta=1.0, n_steps=3)
+    outside = guided_reverse_sample(model, lambda z: z[:, 0] ** 2, n_samples=3, beta=1.0, n_steps=3)
+    assert torch.equal(inside.x, outside.x)
+    data = torch.randn(20, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    net = ScoreMLP(2, hidden=4)
+    with torch.inference_mode():
+        losses = train_score(net, data, steps=2, batch_size=4)
+    assert losses == train_score(ScoreMLP(2, hidden=4), data, steps=2, batch_size=4)
+    with torch.inference_mode():   # a model built there holds inference tensors: named
+        frozen = ScoreMLP(2, hidden=4)
+    with pytest.raises(ValueError, match=r"^model was built under torch.inference_mode\(\)"):
+        train_score(frozen, data, steps=1)
