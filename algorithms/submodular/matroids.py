@@ -70,7 +70,32 @@ def as_subset(name: str, subset: Any) -> frozenset:
     return frozenset(elements_of(name, subset))
 
 
-class Matroid:
+class _Sealed:
+    """Built-in constraint objects are immutable once built: their arguments were checked in ``__init__``,
+    so ``UniformMatroid(2).k = "x"`` (or a ``Matchoid``'s ``rank = 0``) stored an unchecked value that the
+    solvers then met in Python's operators. A user's subclass is not sealed (its ``__init__`` may set
+    more)."""
+
+    __slots__ = ()
+
+    def _seal(self, cls: type) -> None:
+        if type(self) is cls:
+            object.__setattr__(self, "_sealed", True)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if getattr(self, "_sealed", False):
+            kind = type(self).__name__
+            raise TypeError(f"{name} cannot be set after construction: {kind} is immutable (its arguments "
+                            f"are checked when it is built); build a new {kind}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if getattr(self, "_sealed", False):
+            raise TypeError(f"{name} cannot be deleted: {type(self).__name__} is immutable")
+        object.__delattr__(self, name)
+
+
+class Matroid(_Sealed):
     """Base class: subclasses define ``in_ground``, ``is_independent`` and ``rank``.
 
     ``is_independent`` is only asked about subsets of the ground set and must return a bool;
@@ -152,6 +177,7 @@ class UniformMatroid(Matroid):
         if ground is not None:
             ground = frozenset(elements_of("ground", ground))  # a dict, a 0-d array, a str: by name
         self.ground = ground
+        self._seal(UniformMatroid)
 
     def is_independent(self, subset: frozenset) -> bool:
         """Whether ``subset`` is independent. ``subset`` is a set (or frozenset) of ground-set elements."""
@@ -193,6 +219,7 @@ class PartitionMatroid(Matroid):
         self.part_of = dict(part_of)
         self.capacity = caps
         self.ground = frozenset(part_of)
+        self._seal(PartitionMatroid)
 
     def is_independent(self, subset: frozenset) -> bool:
         """Whether ``subset`` is independent. ``subset`` is a set (or frozenset) of ground-set elements."""
@@ -240,6 +267,7 @@ class GraphicMatroid(Matroid):
         graph = nx.MultiGraph()
         graph.add_edges_from(self.endpoints.values())
         self._rank = graph.number_of_nodes() - nx.number_connected_components(graph)
+        self._seal(GraphicMatroid)
 
     def is_independent(self, subset: frozenset) -> bool:
         """Whether ``subset`` is independent. ``subset`` is a set (or frozenset) of ground-set elements."""
@@ -298,6 +326,7 @@ class LaminarMatroid(Matroid):
             if self.is_independent(basis | {element}):
                 basis = basis | {element}
         self._rank = len(basis)
+        self._seal(LaminarMatroid)
 
     def is_independent(self, subset: frozenset) -> bool:
         """Whether ``subset`` is independent. ``subset`` is a set (or frozenset) of ground-set elements."""
@@ -473,7 +502,7 @@ def _check_sampled(label, name, matroid, members, independent, rank, exact) -> N
             raise _rank_error(name, rank, basis, exact)
 
 
-class Matchoid:
+class Matchoid(_Sealed):
     """A p-matchoid: S is independent iff S ∩ Vᵢ is independent in every matroid Mᵢ.
 
     ``p`` is the largest number of matroids an element lies in (a matroid whose ground
@@ -519,6 +548,7 @@ class Matchoid:
                 rank = sum(m.rank for m in self.matroids)
             rank = max(int(rank), 1)
         self.rank = check_int_at_least("rank", rank, 1)
+        self._seal(Matchoid)
 
     def covers(self, element: Hashable) -> bool:
         """Whether ``element`` (hashable) lies in at least one matroid's ground set."""

@@ -430,3 +430,30 @@ def test_round10_brute_force_refuses_an_enumeration_of_hours():
     with pytest.raises(ValueError, match=r"^elements: 30 elements of rank <= 15 give up to 614429672"):
         solve(problem, BruteForce())
     assert solve(problem, BruteForce(), maxiters=10).retcode is RetCode.MaxIters
+
+
+def test_round10_built_in_constraints_are_immutable():
+    # #43 round 10: UniformMatroid(2).k = "x" or a Matchoid's rank = 0 set after construction were stored
+    # unchecked and met Python's operators in the solvers
+    import pickle
+
+    from algorithms.submodular import Matchoid, Matroid, UniformMatroid
+
+    uniform = UniformMatroid(2)
+    matchoid = Matchoid([uniform])
+    with pytest.raises(TypeError, match=r"^k cannot be set after construction"):
+        uniform.k = "x"
+    with pytest.raises(TypeError, match=r"^rank cannot be set after construction"):
+        matchoid.rank = 0
+    assert pickle.loads(pickle.dumps(matchoid)).rank == 2
+
+    class Mine(Matroid):  # a user's subclass is not sealed
+        ground = frozenset({0})
+        rank = 1
+
+        def is_independent(self, subset):
+            return len(subset) <= 1
+
+    mine = Mine()
+    mine.note = "free"
+    assert mine.note == "free"
