@@ -29,6 +29,7 @@ Designer for Black-Box Optimization. NeurIPS 2025, arXiv:2505.17866.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import json
@@ -216,7 +217,10 @@ def run_episode(problem: BlackBoxProblem, agent1: WorkflowGenerator, agent2: Hyp
         raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
     ev = Evaluator(problem)
     features, _, _ = problem_features(ev, rng)
-    with torch.set_grad_enabled(keep_grad):
+    # keep_grad inside a caller's torch.inference_mode(): set_grad_enabled alone did not leave it, and the
+    # log-probability came back without a graph in silence
+    with torch.inference_mode(False) if keep_grad else contextlib.nullcontext(), \
+            torch.set_grad_enabled(keep_grad):
         workflow, logp1, ent1 = agent1.sample(torch.as_tensor(features, dtype=torch.float32),
                                               generator=generator, greedy=not stochastic)
     plan = WorkflowPlan.parse(workflow)

@@ -867,3 +867,11 @@ def test_round10_training_minutes_capped():
     # 1e300 minutes is finite and trained for ever (a hang); a week is the documented cap
     with pytest.raises(ValueError, match=r"^minutes must be <= MAX_MINUTES = 10080"):
         train.train(1e300, 0, "/tmp/never-written")
+
+
+def test_round10_keep_grad_inside_inference_mode():
+    # keep_grad=True under torch.inference_mode(): the log-probability came back without a graph, in silence
+    a1, a2 = load_agents()
+    with torch.inference_mode():
+        episode = run_episode(bbob_problem(1, 1, 2, 100), a1, a2, np.random.default_rng(0), keep_grad=True)
+    assert episode.logp1.requires_grad
