@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from algorithms._validation import as_float_array, check_fits_memory, check_psd, check_square_symmetric
-from algorithms.submodular.matroids import as_subset, elements_of
+from algorithms.submodular.matroids import _Sealed, as_subset, elements_of
 
 __all__ = ["Coverage", "DirectedCut", "FacilityLocation", "GraphCut", "LogDet"]
 
@@ -87,11 +87,20 @@ def _adjacency(matrix) -> list[list[tuple[int, float]]]:
     return rows
 
 
-class _IndexFunction:
-    """Shared element check: every element of S is an int in [0, n)."""
+class _IndexFunction(_Sealed):
+    """Shared element check: every element of S is an int in [0, n). The ready-made functions are immutable
+    once built (``f.n = 99`` or ``f.kernel[0, 0] = nan`` reached the queries unchecked): setting an
+    attribute is a TypeError naming it, and their arrays are read-only; a user's subclass is not sealed."""
 
     n: int
     dtype: type
+
+    def _seal_builtin(self) -> None:
+        if type(self).__module__ == __name__:  # ours, not a user's subclass
+            for value in vars(self).values():
+                if isinstance(value, np.ndarray):
+                    value.setflags(write=False)
+            object.__setattr__(self, "_sealed", True)
 
     def _check(self, subset: Any) -> frozenset:
         """``subset`` as a frozenset of indices (None, a number, a str, a dict refused by name)."""
@@ -126,6 +135,7 @@ class DirectedCut(_IndexFunction):
         matrix, self.dtype = _weights("weights", weights)
         self.n = matrix.shape[0]
         self._out = _adjacency(matrix)
+        self._seal_builtin()
 
     def to_nodes(self, subset) -> frozenset:
         """The graph's node labels of the element indices in ``subset`` (a set of ints in [0, n); the indices
@@ -185,6 +195,7 @@ class FacilityLocation(_IndexFunction):
             raise ValueError("similarity must have non-negative entries")
         self.dtype = self.similarity.dtype.type
         self.n = self.similarity.shape[1]
+        self._seal_builtin()
 
     def __call__(self, subset: frozenset) -> float:
         subset = self._check(subset)
@@ -235,6 +246,7 @@ class Coverage(_IndexFunction):
         self._weight_of = [float(w) for w in weights]
         self.dtype = weights.dtype.type
         self.n = len(family)
+        self._seal_builtin()
 
     def __call__(self, subset: frozenset) -> float:
         subset = self._check(subset)
@@ -272,6 +284,7 @@ class LogDet(_IndexFunction):
         self.n = kernel.shape[0]
         self._shifted = np.eye(self.n) + kernel.astype(np.float64)
         self._total = self._logdet(list(range(self.n)))
+        self._seal_builtin()
 
     def _logdet(self, index: list[int]) -> float:
         if not index:

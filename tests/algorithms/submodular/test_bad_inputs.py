@@ -457,3 +457,9 @@ def test_round10_built_in_constraints_are_immutable():
     mine = Mine()
     mine.note = "free"
     assert mine.note == "free"
+    kernel = LogDet(np.array([[2.0, 1.0], [1.0, 2.0]]))  # the ready-made functions too, arrays read-only
+    with pytest.raises(TypeError, match=r"^n cannot be set after construction"):
+        kernel.n = 99
+    with pytest.raises(ValueError, match="read-only"):
+        kernel.kernel[0, 0] = np.nan
+    assert pickle.loads(pickle.dumps(kernel))(frozenset({0})) == kernel(frozenset({0}))
