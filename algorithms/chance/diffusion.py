@@ -62,7 +62,16 @@ def _dense(name: str, value):
 
 def check_score_model(model, name: str = "model") -> None:
     """A score model whose parameters and buffers hold data: on a real device (not meta), float32 or float64,
-    finite (a model with NaN weights trained and sampled NaN in silence: train_score returned [nan])."""
+    finite (a model with NaN weights trained and sampled NaN in silence: train_score returned [nan]); a
+    subclass of ScoreModel must set ``in_features``/``out_features`` (ints, n + 1 and n) and ``schedule``."""
+    # a user's ScoreModel subclass without them met an AttributeError inside the sampler
+    n = getattr(model, "out_features", None)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1 or getattr(model, "in_features", None) != n + 1:
+        raise TypeError(f"{name} must set in_features = n + 1 and out_features = n (ints, n >= 1, as "
+                        f"ScoreMLP does), got {getattr(model, 'in_features', None)!r} and {n!r}")
+    if not isinstance(getattr(model, "schedule", None), VPSchedule):
+        raise TypeError(f"{name} must set schedule to a VPSchedule, got "
+                        f"{type(getattr(model, 'schedule', None)).__name__}")
     for key, tensor in [*model.named_parameters(), *model.named_buffers()]:
         if tensor.device.type == "meta":
             raise ValueError(f"{name} has its parameter {key!r} on the meta device (no data)")
@@ -201,7 +210,13 @@ class ScoreModel(CheckedStateModule):
                              f"{tuple(t.shape)}")
         self.schedule.check_time("t", t)   # a str reached torch.as_tensor's "new(): invalid data type"
         t_col = torch.as_tensor(t, dtype=x.dtype).reshape(-1, 1).expand(x.shape[0], 1)
-        return self(torch.cat([x, t_col], dim=1))
+        out = self(torch.cat([x, t_col], dim=1))
+        # a user subclass's forward: None or a list met a bare TypeError, an int or misshaped tensor was used
+        if not isinstance(out, torch.Tensor) or not out.is_floating_point() or out.shape != x.shape:
+            raise TypeError(f"model's forward ({type(self).__name__}.forward) must return a floating tensor "
+                            f"of x's shape {tuple(x.shape)} (the score), got {type(out).__name__} "
+                            f"{tuple(getattr(out, 'shape', ()))} {getattr(out, 'dtype', '')}")
+        return out
 
     def _parameter_dtype(self) -> torch.dtype | None:
         """The dtype inputs must have (the parameters'), None for a model without parameters."""

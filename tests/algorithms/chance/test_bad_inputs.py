@@ -879,3 +879,27 @@ def test_round10_inference_mode_callers():
         frozen = ScoreMLP(2, hidden=4)
     with pytest.raises(ValueError, match=r"^model was built under torch.inference_mode\(\)"):
         train_score(frozen, data, steps=1)
+
+
+class _UserScore(diffusion.ScoreModel):
+    """A user's score model: forward returns what ``out`` makes of X."""
+
+    def __init__(self, out, attributes=True):
+        super().__init__()
+        if attributes:
+            self.in_features, self.out_features, self.schedule = 2, 1, VPSchedule()
+        self.out = out
+
+    def forward(self, X):
+        return self.out(X)
+
+
+def test_round10_user_score_models_are_checked():
+    # a ScoreModel subclass whose forward returns None, a list, an int tensor or the wrong shape met bare
+    # TypeErrors or was used as it was; one without in_features/schedule an AttributeError in the sampler
+    for out in (lambda X: None, lambda X: [0.0], lambda X: X[:, :1].long(), lambda X: X):
+        with pytest.raises(TypeError, match=r"^model's forward \(_UserScore.forward\) must return"):
+            tweedie_mean(_UserScore(out), torch.zeros(2, 1, dtype=torch.float64), 0.5)
+    with pytest.raises(TypeError, match=r"^model must set in_features"):
+        guided_reverse_sample(_UserScore(lambda X: X[:, :1], attributes=False), lambda z: z[:, 0],
+                              n_samples=2, beta=1.0, n_steps=2)
