@@ -126,6 +126,10 @@ class Problem:
     factory's data, which pickle cannot store) pickles and copies as that factory call.
     """
 
+    def _check_unchanged(self) -> None:
+        """Called by :func:`solve` before each run: a family whose checked data cannot be made read-only
+        (torch tensors) re-checks it here, so a NaN written into it after construction is named, not run."""
+
     def __reduce_ex__(self, protocol: Any) -> Any:
         call = self.__dict__.get("_factory_call")
         if call is not None:
@@ -585,6 +589,7 @@ def solve(problem: Problem, algorithm: Algorithm, **options: Any) -> Solution:
             f"algorithm must be an Algorithm (e.g. algorithms.qp.DQP), got {type(algorithm).__name__}"
         )
     opts = SolveOptions.from_kwargs(options)
+    problem._check_unchanged()
     counted = None
     if opts.callback is not None:
         counted = _CountedCallback(opts.callback)

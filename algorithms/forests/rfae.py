@@ -70,6 +70,7 @@ class AutoencodingProblem(Problem):
         X = as_float_array("X", self.X, ndim=2)
         if X.shape[0] < 4:
             raise ValueError(f"X must have at least 4 rows (samples), got {X.shape[0]}")
+        X.setflags(write=False)  # read-only: a NaN written into problem.X after the checks reached the fit
         object.__setattr__(self, "X", X)
         if self.y is not None:
             y = as_array("y", self.y)  # a tensor with grad, an __array__ that raises: by name

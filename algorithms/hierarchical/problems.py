@@ -191,8 +191,10 @@ class MinimaxProblem(Problem):
         for name, call in (("grad", "grad(x, y, rng)"), ("phi", "phi(x)"), ("grad_phi", "grad_phi(x)")):
             check_takes(name, getattr(self, name), call, call.count(",") + 1)
         x0 = _vector("x0", self.x0)
-        object.__setattr__(self, "x0", x0)
-        object.__setattr__(self, "y0", _vector("y0", self.y0).astype(x0.dtype))
+        y0 = _vector("y0", self.y0).astype(x0.dtype)
+        for name, value in (("x0", x0), ("y0", y0)):  # read-only: a NaN written after the checks was run
+            value.setflags(write=False)
+            object.__setattr__(self, name, value)
         _check_noise(self.sigma, self.noise)
         object.__setattr__(self, "sigma", float(self.sigma))  # np.float32 stored as a Python float
 
@@ -246,8 +248,10 @@ class BilevelProblem(Problem):
         for name, call in calls:
             check_takes(name, getattr(self, name), call, call.count(",") + 1)
         x0 = _vector("x0", self.x0)
-        object.__setattr__(self, "x0", x0)
-        object.__setattr__(self, "y0", _vector("y0", self.y0).astype(x0.dtype))
+        y0 = _vector("y0", self.y0).astype(x0.dtype)
+        for name, value in (("x0", x0), ("y0", y0)):  # read-only: a NaN written after the checks was run
+            value.setflags(write=False)
+            object.__setattr__(self, name, value)
         for name in ("mu_g", "l_g1"):
             # the shared check (a numpy float32 was refused as "must be a finite number > 0, got 1.0")
             object.__setattr__(self, name, check_positive(name, getattr(self, name)))

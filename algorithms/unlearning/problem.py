@@ -185,6 +185,17 @@ class UnlearningProblem(Problem):
         object.__setattr__(self, "params", params.clone())
         object.__setattr__(self, "_unflatten", unflatten)
 
+    def _check_unchanged(self) -> None:
+        """Before each solve: the tensors checked finite at construction still are (torch has no read-only
+        tensors: a NaN written into ``problem.forget[1]`` afterwards gave a Success, into the retain X
+        torch's LinAlgError)."""
+        tensors = (("params", self.params), ("retain X", self.retain[0]), ("retain y", self.retain[1]),
+                   ("forget X", self.forget[0]), ("forget y", self.forget[1]))
+        for name, tensor in tensors:
+            if not bool(torch.isfinite(tensor).all()):
+                raise ValueError(f"{name} contains NaN or inf entries (written after the problem was built: "
+                                 f"it was checked finite then); build a new UnlearningProblem")
+
     def _check_fits(self, name: str, X: torch.Tensor, y: torch.Tensor, init: torch.Tensor,
                     unflatten: Callable) -> None:
         in_features = getattr(self.model, "in_features", None)

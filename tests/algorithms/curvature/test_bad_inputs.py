@@ -500,3 +500,13 @@ def test_round10_lcd1_step_refuses_an_overflowing_step():
 
     with pytest.raises(ValueError, match=r"^L_C = 5e-324 is too small"):
         lcd1_step(np.array([1.0, 1.0]), np.array([2.0, 4.0]), np.zeros(2), 5e-324)
+
+
+def test_round10_problem_arrays_read_only():
+    # #43 round 10: a NaN written into problem.x0 / x_star after the checks reached the solvers
+    from algorithms.curvature import lp_regression
+
+    problem = lp_regression(np.eye(2), np.ones(2), p=3.0)
+    for array in (problem.x0, problem.x_star):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = np.nan

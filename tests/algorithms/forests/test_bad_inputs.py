@@ -502,3 +502,12 @@ def test_round10_relabeled_forest_built_by_hand_is_checked():
 
     with pytest.raises(TypeError, match=r"^partition must be a ForestPartition"):
         RelabeledForest(None, (), (), (), ())
+
+
+def test_round10_problem_data_read_only():
+    # #43 round 10: a NaN written into AutoencodingProblem.X after the checks reached the fit
+    from algorithms.forests import AutoencodingProblem
+
+    problem = AutoencodingProblem(np.random.default_rng(0).normal(size=(10, 2)))
+    with pytest.raises(ValueError, match="read-only"):
+        problem.X[0, 0] = np.nan

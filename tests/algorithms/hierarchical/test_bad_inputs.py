@@ -426,3 +426,13 @@ def test_round10_oracles_writing_into_their_arguments_do_not_move_the_iterate():
     for problem in (dataclasses.replace(base, grad=grad), dataclasses.replace(base, grad_phi=grad_phi)):
         sol = solve(problem, SGDA(), maxiters=30, seed=0)
         assert np.array_equal(sol.x, clean.x) and sol.retcode is clean.retcode
+
+
+def test_round10_problem_starts_read_only():
+    # #43 round 10: a NaN written into problem.x0 / y0 after the checks was run (Diverged at once)
+    from algorithms.hierarchical import quadratic_bilevel, synthetic_minimax
+
+    for problem in (synthetic_minimax(), quadratic_bilevel()):
+        for array in (problem.x0, problem.y0):
+            with pytest.raises(ValueError, match="read-only"):
+                array[0] = np.nan

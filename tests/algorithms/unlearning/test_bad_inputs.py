@@ -494,3 +494,15 @@ def test_round10_unlearning_stats_figures_nonnegative():
     with pytest.raises(ValueError, match=r"^distance_to_retrain must be >= 0"):
         stats.distance_to_retrain = -2.0
     assert stats.distance_to_retrain == 0.5 and math.isinf(UnlearningStats(forget_loss=math.inf).forget_loss)
+
+
+def test_round10_tensors_edited_after_construction_named_at_solve():
+    # #43 round 10: a NaN written into problem.forget[1] after construction gave a Success, into the retain X
+    # torch's LinAlgError (torch tensors cannot be read-only: re-checked before each solve)
+    from algorithms import solve
+    from algorithms.unlearning import NegGrad, linear_task
+
+    problem = linear_task(n=8, d=12, n_forget=2, seed=0)
+    problem.forget[1].view(-1)[0] = float("nan")
+    with pytest.raises(ValueError, match=r"^forget y contains NaN or inf entries \(written after"):
+        solve(problem, NegGrad(), maxiters=2)
