@@ -76,6 +76,8 @@ class AutoencodingProblem(Problem):
             y = as_array("y", self.y)  # a tensor with grad, an __array__ that raises: by name
             if y.shape != (X.shape[0],):
                 raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
+            y = y.copy()  # as_array may alias the caller's array: kept as a read-only copy
+            y.setflags(write=False)
             object.__setattr__(self, "y", y)
         if self.X_test is not None:
             X_test = as_float_array("X_test", self.X_test, ndim=2, dtype=X.dtype)
@@ -83,6 +85,7 @@ class AutoencodingProblem(Problem):
                 raise ValueError(f"X_test must have {X.shape[1]} columns like X, got {X_test.shape[1]}")
             if X_test.shape[0] == 0:  # the held-out error of no rows is undefined (a mean over nothing)
                 raise ValueError("X_test must have at least 1 row (or be None for no held-out set), got 0")
+            X_test.setflags(write=False)
             object.__setattr__(self, "X_test", X_test)
 
 
