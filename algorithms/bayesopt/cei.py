@@ -131,7 +131,7 @@ def _check_run_fits(algorithm: CEI, dim: int, m: int, n_design: int, n_more: int
 class BOHistory:
     """Every evaluation of a run, in box coordinates: ``X`` (n, d), ``f`` (n,), ``c`` (n, m).
 
-    ``n_initial`` (int >= 0) is how many of the first rows are the initial design (the rest were
+    ``n_initial`` (an int in [0, n]) is how many of the first rows are the initial design (the rest were
     proposed by the acquisition). Non-finite values f and c are kept (a ``Diverged`` run ends with one); the
     points X must be finite.
     """
@@ -159,8 +159,12 @@ class BOHistory:
         if not np.all(np.isfinite(self.X)):   # the points: always finite (only f and c may diverge)
             raise ValueError("X must hold finite points (only the values f and c may be non-finite), got "
                              "NaN or inf entries")
-        # the design's size (a run that diverged inside it, or an ask/tell run, has fewer evaluations)
+        # how many of the rows came from the initial design: at most all of them (n_initial = 10 with 3 rows
+        # was kept; a run that diverged inside the design, or an ask/tell run, records the rows it has)
         self.n_initial = check_int_at_least("n_initial", self.n_initial, 0)
+        if self.n_initial > self.X.shape[0]:
+            raise ValueError(f"n_initial must be <= the number of rows of X ({self.X.shape[0]}): it counts "
+                             f"the first rows that are the initial design, got {self.n_initial}")
 
     @property
     def feasible(self) -> np.ndarray:
@@ -376,7 +380,7 @@ class CEIAskTell:
     def history(self) -> BOHistory:
         m, d = self.problem.n_constraints, self.problem.dim
         return BOHistory(np.array(self._X).reshape(-1, d), np.array(self._F),
-                         np.array(self._C).reshape(-1, m), len(self._design))
+                         np.array(self._C).reshape(-1, m), min(len(self._design), len(self._F)))
 
     def observe(self, x, f, c) -> None:
         """Record f(x) and c(x) (finite; ``x`` inside the bounds); rows of arrays are several points: ``x``
@@ -578,7 +582,8 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
     def history() -> BOHistory:
         m = problem.n_constraints
         return BOHistory(
-            np.array(X).reshape(-1, problem.dim), np.array(F), np.array(C).reshape(-1, m), len(design)
+            np.array(X).reshape(-1, problem.dim), np.array(F), np.array(C).reshape(-1, m),
+            min(len(design), len(F)),   # a run that diverged inside the design has fewer rows
         )
 
     def finish(retcode: RetCode, trace) -> Solution:

@@ -40,6 +40,10 @@ JITTER_MAX = 1e8
 #: the most L-BFGS-B searches fit_kernel runs (n_restarts): 10**9 searches ran on for days (a hang)
 RESTARTS_MAX = 1000
 
+#: a new point whose conditional variance is below this fraction of the prior's is a repeat of observed
+#: points (only reachable with jitter < 1e-12): another value there contradicts them
+CONTRADICTION_VARIANCE = 1e-12
+
 __all__ = ["GaussianProcess", "fit_kernel"]
 
 
@@ -192,8 +196,18 @@ class GaussianProcess:
             pivot = np.sqrt(max(prior_var + eps - float(row @ row), eps))
             self._L[n, :n] = row
             self._L[n, n] = pivot
+            residual = value - self.mean - float(row @ self._w[:n])
+            # x repeats an observed point (its conditional variance is the jitter alone, below 1e-12 of the
+            # prior's) with another value: no zero-noise GP fits both, and the posterior came back as mean 0,
+            # sd 0 in silence (jitter 1e-300); the default jitter 1e-8 keeps the variance above this test
+            if n and pivot * pivot <= CONTRADICTION_VARIANCE * prior_var and \
+                    abs(residual) > 1e-6 * (np.sqrt(prior_var) + abs(value - self.mean)):
+                raise ValueError(f"y = {value!r} at X row {x.tolist()!r:.60} contradicts the earlier "
+                                 f"observations at (numerically) the same point: with jitter = "
+                                 f"{self.jitter!r} a GP cannot fit both; raise jitter (a noise ratio) or "
+                                 f"drop the duplicate")
             with np.errstate(over="ignore", invalid="ignore"):
-                w = (value - self.mean - float(row @ self._w[:n])) / pivot
+                w = residual / pivot
             if not np.isfinite(w):   # y of magnitude 1e308: w overflowed, and the posterior mean was NaN
                 raise ValueError(f"y = {value!r} (with mean {self.mean!r}) overflows the GP's float64 "
                                  f"arithmetic; rescale y (standardize it, as CEI's fit does)")
@@ -203,10 +217,12 @@ class GaussianProcess:
 
     def predict(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and standard deviation at the rows of ``X`` (each of shape (m,))."""
-        X = np.atleast_2d(as_real_array("X", X))
-        if X.ndim != 2 or (self._dim is not None and X.shape[1] != self._dim):
+        raw = as_real_array("X", X)
+        X = np.atleast_2d(raw)
+        # a 0-d X (np.array(0.5)) is no point of shape (d,): np.atleast_2d made it one in silence
+        if raw.ndim == 0 or X.ndim != 2 or (self._dim is not None and X.shape[1] != self._dim):
             raise ValueError(f"X must have shape (m, {self._dim or 'd'}) (or (d,) for one point), "
-                             f"got {X.shape}")
+                             f"got {raw.shape}")
         if not np.all(np.isfinite(X)):   # the kernel's message named its own second argument, Y
             raise ValueError("X contains NaN or inf entries")
         prior_sd = np.sqrt(self.kernel.outputscale)

@@ -156,8 +156,11 @@ class Kernel:
 
     def __call__(self, X, Y) -> np.ndarray:
         """The kernel matrix k(X, Y), shape (len(X), len(Y)); X, Y of shape (n, d) and (m, d)."""
-        X = np.atleast_2d(as_real_array("X", X))
-        Y = np.atleast_2d(as_real_array("Y", Y))
+        X, Y = as_real_array("X", X), as_real_array("Y", Y)
+        for name, M in (("X", X), ("Y", Y)):   # a 0-d array is no point of shape (d,): made one in silence
+            if M.ndim == 0:
+                raise ValueError(f"{name} must have shape (n, d) (or (d,) for one point), got a 0-d array")
+        X, Y = np.atleast_2d(X), np.atleast_2d(Y)
         for name, M in (("X", X), ("Y", Y)):  # NaN rows gave NaN kernel entries
             if M.ndim != 2:   # scipy's cdist said "XA must be a 2-dimensional array"
                 raise ValueError(f"{name} must have shape (n, d) (or (d,) for one point), got {M.shape}")

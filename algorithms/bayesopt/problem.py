@@ -188,7 +188,7 @@ class ConstrainedBOProblem(Problem):
         """Rows of ``X`` ((d,) or (n, d)), finite and inside the box (the unit box with ``unit``)."""
         X = as_real_array(name, X)
         rows = np.atleast_2d(X)
-        if rows.ndim != 2 or rows.shape[1] != self.dim:
+        if X.ndim == 0 or rows.ndim != 2 or rows.shape[1] != self.dim:   # a 0-d X was made a point in silence
             raise ValueError(f"{name} must have shape ({self.dim},) or (n, {self.dim}), got {X.shape}")
         lo, hi = ((np.zeros(self.dim), np.ones(self.dim)) if unit else
                   (self.bounds[:, 0].astype(np.float64), self.bounds[:, 1].astype(np.float64)))

@@ -76,6 +76,9 @@ class RKHSFunction:
         _check_kernel(self.kernel)
         centers = as_float_array("centers", self.centers, ndim=2, dtype=np.float64)
         weights = as_float_array("weights", self.weights, ndim=1, dtype=np.float64)
+        if centers.shape[1] == 0:   # a (k, 0) centres array: the error came at call time, naming x
+            raise ValueError(f"centers must have at least one column (the input dimension d), got shape "
+                             f"{centers.shape}")
         if centers.shape[0] != weights.shape[0] or centers.shape[0] == 0:
             raise ValueError(
                 f"centers and weights must have the same number (>= 1) of rows, got "
@@ -107,7 +110,9 @@ class RKHSFunction:
     def __call__(self, x):
         x = as_real_array("x", x)
         rows = np.atleast_2d(x)
-        if rows.ndim != 2 or rows.shape[1] != self.centers.shape[1]:  # the kernel's message said "X and Y"
+        # a 0-d x (np.array(0.0)) is no point of shape (d,): np.atleast_2d made it one in silence
+        # (the kernel's message said "X and Y")
+        if x.ndim == 0 or rows.ndim != 2 or rows.shape[1] != self.centers.shape[1]:
             raise ValueError(f"x must have shape ({self.centers.shape[1]},) or (n, {self.centers.shape[1]}) "
                              f"(the centres' dimension), got {x.shape}")
         if not np.all(np.isfinite(rows)):   # the kernel's message named its own argument, X

@@ -257,10 +257,11 @@ class ChanceConstrainedProblem(Problem):
     def _rows(self, x: Any) -> np.ndarray:
         """``x`` as finite rows (batch, n) of the problem's dtype: a NaN x gave NaN values, a (1, 3) x for
         n = 2 reached f as it was (complex refused, not cut)."""
-        x = np.atleast_2d(as_float_array("x", x, dtype=self.dtype))
-        if x.ndim != 2 or x.shape[1] != self.n:
+        raw = as_float_array("x", x, dtype=self.dtype)
+        x = np.atleast_2d(raw)
+        if raw.ndim == 0 or x.ndim != 2 or x.shape[1] != self.n:   # a 0-d x was made a point in silence
             raise ValueError(f"x must have shape (batch, {self.n}) (or ({self.n},) for one point), got "
-                             f"{x.shape}")
+                             f"{raw.shape}")
         return x
 
     def objective(self, x: np.ndarray) -> np.ndarray:
@@ -303,10 +304,10 @@ class ChanceConstrainedProblem(Problem):
 def _check_points(problem: ChanceConstrainedProblem, x: Any) -> np.ndarray:
     if not isinstance(problem, ChanceConstrainedProblem):
         raise TypeError(f"problem must be a ChanceConstrainedProblem, got {type(problem).__name__}")
-    x = as_float_array("x", x, dtype=np.float64)
-    x = np.atleast_2d(x)
-    if x.ndim != 2 or x.shape[1] != problem.n:
-        raise ValueError(f"x must have shape (batch, n) with n = {problem.n}, got {x.shape}")
+    raw = as_float_array("x", x, dtype=np.float64)
+    x = np.atleast_2d(raw)
+    if raw.ndim == 0 or x.ndim != 2 or x.shape[1] != problem.n:   # a 0-d x was made a point in silence
+        raise ValueError(f"x must have shape (batch, n) with n = {problem.n}, got {raw.shape}")
     return x
 
 

@@ -841,3 +841,30 @@ def test_round10_gp_add_is_all_or_nothing():
     with pytest.raises(ValueError, match=r"^y = .* overflows"):
         gp.add(np.array([[0.2], [0.3], [0.4]]), np.array([0.0, 1.0, 1e308]))
     assert gp.n == 3
+
+
+FIRSTRUN10 = [
+    # heldout10's first run, by class. A 0-d array is no point of shape (d,) (np.atleast_2d made it one)
+    BadInput(GaussianProcess.predict, lambda: _fitted_gp().predict(np.array(0.5)), ValueError, ("X", "()"),
+             "predict-0d"),
+    BadInput(RKHSFunction, lambda: RKHSFunction(SE, np.array([[0.0], [1.0]]), np.array([1.0, -1.0]))(
+        np.array(0.0)), ValueError, ("x", "()"), "call-0d"),
+    BadInput(Kernel, lambda: SE(np.array(0.5), np.array([[0.5]])), ValueError, ("X", "0-d"), "kernel-0d"),
+    BadInput(ConstrainedBOProblem, lambda: _problem().to_unit(np.array(0.5)), ValueError, ("X",),
+             "to-unit-0d"),
+    # contradictory duplicates with a jitter that leaves them no noise: mean 0, sd 0 in silence
+    BadInput(GaussianProcess.add, lambda: GaussianProcess(SE, jitter=1e-300).add(np.array([[0.5], [0.5]]),
+                                                                                 np.array([0.0, 1.0])),
+             ValueError, ("y", "contradicts", "jitter"), "contradictory-duplicate"),
+    # a record's invariant: n_initial counts rows of X
+    BadInput(BOHistory, lambda: BOHistory(np.zeros((3, 2)), np.zeros(3), np.zeros((3, 1)), 10), ValueError,
+             ("n_initial", "rows"), "n-initial-past-rows"),
+    # centres of 0 columns: the error came at call time, naming x
+    BadInput(RKHSFunction, lambda: RKHSFunction(SE, np.zeros((2, 0)), np.array([1.0, -1.0])), ValueError,
+             ("centers", "column"), "centers-no-columns"),
+]
+
+
+@pytest.mark.parametrize("case", FIRSTRUN10, ids=lambda c: c.id)
+def test_firstrun10_bad_input(case):
+    check_bad_input(case)

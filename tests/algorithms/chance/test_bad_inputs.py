@@ -903,3 +903,12 @@ def test_round10_user_score_models_are_checked():
     with pytest.raises(TypeError, match=r"^model must set in_features"):
         guided_reverse_sample(_UserScore(lambda X: X[:, :1], attributes=False), lambda z: z[:, 0],
                               n_samples=2, beta=1.0, n_steps=2)
+
+
+def test_firstrun10_zero_d_points_refused():
+    # heldout10's 0-d point class (bayesopt's), swept here: a 0-d x was made a point of a 1-variable problem
+    problem = _ccp(lower=[0.0], upper=[1.0], f=lambda x: x[:, 0], g=lambda x, h: h[None, :, 0] - x[:, :1])
+    calls = (lambda: problem.objective(np.array(0.5)), lambda: empirical_violation(problem, np.array(0.5)))
+    for call in calls:
+        with pytest.raises(ValueError, match=r"^x must have shape .*got \(\)"):
+            call()
