@@ -75,7 +75,8 @@ def _check_lambda(name: str, value: Any) -> float:
 def orthogonal_gradient_step(theta: torch.Tensor, gradients: torch.Tensor, lam: float = 0.0) -> torch.Tensor:
     """θ − (1/(1+λ)) P_{G⊥} θ: the minimizer over Δ ⊥ rows of ``gradients`` of ‖θ+Δ‖² + λ‖Δ‖², plus θ.
 
-    ``gradients`` has one gradient per row (k, d); its span is found by an SVD (rank-revealing,
+    ``gradients`` has one gradient per row (k, d), in ``theta``'s dtype (float32 or float64; another
+    dtype is refused by name, not mixed in); its span is found by an SVD (rank-revealing,
     so repeated or dependent gradients are fine). ``lam`` = ∞ returns θ unchanged.
 
     >>> import torch
@@ -106,9 +107,10 @@ def orthogonal_gradient_step(theta: torch.Tensor, gradients: torch.Tensor, lam: 
         raise ValueError("theta must have finite entries, got NaN or inf")
     if gradients.is_complex() or not bool(torch.isfinite(gradients).all()):
         raise ValueError("gradients must be real with finite entries, got complex, NaN or inf values")
+    if gradients.dtype != theta.dtype:  # float32/float16/int64 beside float64 θ were silently mixed in
+        raise TypeError(f"gradients must have theta's dtype {theta.dtype}, got {gradients.dtype}")
     if math.isinf(lam):
         return theta.clone()
-    gradients = gradients.to(theta.dtype)  # integer gradients are promoted to θ's float dtype
     if gradients.shape[0] == 0:
         return theta - theta / (1.0 + lam)
     _, singular, basis = torch.linalg.svd(gradients, full_matrices=False)

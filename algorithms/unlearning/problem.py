@@ -257,13 +257,23 @@ class UnlearningProblem(Problem):
                 from None
 
     def unflatten(self, theta: torch.Tensor) -> dict[str, torch.Tensor]:
-        """The parameter dict of the flat vector ``theta`` (NaN entries are passed on: a diverged run's)."""
+        """The parameter dict of the flat vector ``theta`` (the problem's dtype and ``dim`` entries; NaN
+        entries are passed on: a diverged run's)."""
+        if not isinstance(theta, torch.Tensor) or theta.shape != self.params.shape:
+            shape = tuple(theta.shape) if isinstance(theta, torch.Tensor) else type(theta).__name__
+            raise ValueError(f"theta must be a flat tensor of the model's {self.dim} parameters, got {shape}")
+        self._check_theta_dtype(theta)
         return self._unflatten(theta)
+
+    def _check_theta_dtype(self, theta: torch.Tensor) -> None:
+        if theta.dtype != self.dtype:  # a float32 theta on a float64 problem: the model's error blamed X
+            raise TypeError(f"theta must have the problem's dtype {self.dtype}, got {theta.dtype}")
 
     def _check_theta(self, theta: Any) -> None:
         if not isinstance(theta, torch.Tensor) or theta.shape != self.params.shape:
             shape = tuple(theta.shape) if isinstance(theta, torch.Tensor) else type(theta).__name__
             raise ValueError(f"theta must be a flat tensor of the model's {self.dim} parameters, got {shape}")
+        self._check_theta_dtype(theta)
         if theta.device.type == "meta":  # torch's .item() error
             raise ValueError("theta is on the meta device (no data); move it to a real device")
         refuse_sparse("theta", theta)  # torch's NotImplementedError ("aten::ne.Scalar")
@@ -300,13 +310,22 @@ class UnlearningProblem(Problem):
     def jacobian(self, theta: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
         """The model gradients ∇_θ f(θ, x) of every output at every row of ``X``, stacked (n·out, d).
 
-        ``theta`` is a finite flat parameter vector of the model and ``X`` a finite (n, in_features)
-        tensor.
+        ``theta`` is a finite flat parameter vector of the model (the problem's dtype) and ``X`` a finite
+        (n, in_features) tensor of that dtype (checked: a 0-d X met vmap's error, an inf entry gave an inf
+        Jacobian).
 
         Per-sample reverse mode vectorized over the rows (``vmap(jacrev)``): one backward pass per
         output instead of one per (row, output) pair.
         """
         self._check_theta(theta)
+        if not isinstance(X, torch.Tensor) or X.ndim != 2:  # a 0-d X met vmap's ValueError
+            shape = tuple(X.shape) if isinstance(X, torch.Tensor) else type(X).__name__
+            raise ValueError(f"X must be a 2-D (n, in_features) torch tensor, got {shape}")
+        if X.dtype != self.dtype:
+            raise TypeError(f"X must have the problem's dtype {self.dtype}, got {X.dtype}")
+        refuse_sparse("X", X)
+        if X.device.type == "meta" or not bool(torch.isfinite(X).all()):  # inf gave an inf Jacobian
+            raise ValueError("X must be finite (no NaN or inf entries, not on the meta device)")
 
         def single(t: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
             return self._forward(t, x[None])[0]

@@ -506,3 +506,27 @@ def test_round10_tensors_edited_after_construction_named_at_solve():
     problem.forget[1].view(-1)[0] = float("nan")
     with pytest.raises(ValueError, match=r"^forget y contains NaN or inf entries \(written after"):
         solve(problem, NegGrad(), maxiters=2)
+
+
+def test_heldout10_theta_x_and_gradient_dtypes_named():
+    # #43 round 10 (heldout10 first run): a float32 theta on a float64 problem was blamed on X (predict,
+    # jacobian) or returned float32 parameters (unflatten); a 0-d X met vmap's error and an inf X gave an
+    # inf Jacobian; float32/float16/int64 gradients were mixed into orthogonal_gradient_step silently
+    from algorithms.unlearning import linear_task, orthogonal_gradient_step
+
+    problem = linear_task(n=4, d=6, n_forget=1, seed=0)
+    theta32 = problem.params.to(torch.float32)
+    for call in (lambda: problem.predict(theta32, problem.retain[0]),
+                 lambda: problem.jacobian(theta32, problem.retain[0]), lambda: problem.unflatten(theta32)):
+        with pytest.raises(TypeError, match=r"^theta must have the problem's dtype torch.float64"):
+            call()
+    with pytest.raises(ValueError, match=r"^X must be a 2-D"):
+        problem.jacobian(problem.params, torch.tensor(1.0, dtype=torch.float64))
+    bad = problem.retain[0].clone()
+    bad[0, 0] = float("inf")
+    with pytest.raises(ValueError, match=r"^X must be finite"):
+        problem.jacobian(problem.params, bad)
+    theta = torch.ones(3, dtype=torch.float64)
+    for dtype in (torch.float32, torch.float16, torch.int64):
+        with pytest.raises(TypeError, match=r"^gradients must have theta's dtype"):
+            orthogonal_gradient_step(theta, torch.ones(1, 3, dtype=dtype))
