@@ -289,9 +289,10 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         n = X_enc.shape[0]
         if n == 0:
             raise ValueError("X must hold at least one sample, got n_samples = 0")
-        if self.n_components > n - 2:
-            raise ValueError(f"n_components = {self.n_components} must be at most n_samples - 2 "
-                             f"(got n_samples = {n})")
+        if self.n_components > n - 2:  # both named: one row of X was reported as an n_components error
+            raise ValueError(f"X has too few rows (samples) for n_components = {self.n_components}: it needs "
+                             f"at least n_components + 2 = {self.n_components + 2} (n_components must be at "
+                             f"most n_samples - 2), got n_samples = {n}")
         self._check_resolution(X_enc)
         supervised = bool(self.supervised) if isinstance(self.supervised, np.bool_) else self.supervised
         if supervised is False:  # np.False_ (is not False) trained on y in silence

@@ -125,8 +125,9 @@ def _solve(problem: AutoencodingProblem, algorithm: RFAE, options: SolveOptions)
     X = problem.X
     X_test = X if problem.X_test is None else problem.X_test
     if algorithm.n_components > X.shape[0] - 2:
-        raise ValueError(f"n_components = {algorithm.n_components} must be at most n_samples - 2 "
-                         f"(got n_samples = {X.shape[0]})")
+        raise ValueError(f"X has too few rows (samples) for n_components = {algorithm.n_components}: it "
+                         f"needs at least n_components + 2 = {algorithm.n_components + 2} (n_components "
+                         f"must be at most n_samples - 2), got n_samples = {X.shape[0]}")
     monitor = IterationMonitor(options, total=1, desc="RFAE")
     if options.maxiters == 0:
         monitor.record(iteration=0, stage="start")

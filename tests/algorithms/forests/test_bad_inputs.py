@@ -511,3 +511,11 @@ def test_round10_problem_data_read_only():
     problem = AutoencodingProblem(np.random.default_rng(0).normal(size=(10, 2)))
     with pytest.raises(ValueError, match="read-only"):
         problem.X[0, 0] = np.nan
+
+
+def test_heldout10_one_row_names_x():
+    # #43 round 10 (heldout10 first run): fit on one row was refused naming n_components/n_samples, not X
+    from algorithms.forests import RFAutoencoder
+
+    with pytest.raises(ValueError, match=r"^X has too few rows \(samples\) for n_components = 2"):
+        RFAutoencoder(n_components=2, n_estimators=3).fit(np.ones((1, 3)))
