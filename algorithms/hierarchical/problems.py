@@ -174,7 +174,8 @@ class MinimaxProblem(Problem):
     gradient of f; the oracle adds noise of level ``sigma`` and law ``noise`` to both parts.
     ``phi(x)`` is Φ(x) = max_y f(x, y) and ``grad_phi(x)`` its exact gradient, used for the
     recorded stationarity measure ‖∇Φ(x_t)‖ and the stopping test. ``x0`` and ``y0`` are the
-    finite 1-D starting points; the dtype of ``x0`` (float32 or float64) is the dtype of the iterates.
+    finite 1-D starting points; the dtype of ``x0`` (float32 or float64; an integer array is promoted to
+    float64, as numpy would) is the dtype of the iterates.
     ``sigma`` is a finite float >= 0 (0: the oracle is ``grad`` itself) and ``noise`` one of
     ``NOISE_KINDS``.
     """
@@ -225,7 +226,8 @@ class BilevelProblem(Problem):
     Neumann-series hypergradient scales by 1/l_g1 and Theorem 4.2 picks its length from both
     (finite floats, 0 < mu_g <= l_g1). ``phi(x)`` is Φ(x) and ``grad_phi(x)`` its exact gradient
     (the recorded stationarity measure and the stopping test); ``x0`` and ``y0`` are the finite 1-D
-    starting points (``x0``'s dtype, float32 or float64, is the iterates'); ``sigma`` and
+    starting points (``x0``'s dtype, float32 or float64, is the iterates'; an integer array is promoted
+    to float64); ``sigma`` and
     ``hessian_sigma`` are finite floats >= 0 and ``noise`` one of ``NOISE_KINDS``.
     """
 

@@ -436,3 +436,13 @@ def test_round10_problem_starts_read_only():
         for array in (problem.x0, problem.y0):
             with pytest.raises(ValueError, match="read-only"):
                 array[0] = np.nan
+
+
+def test_heldout10_integer_start_promoted_as_documented():
+    # #43 round 10 (heldout10 first run): an int8 x0 was accepted while the docs said float32 or float64;
+    # the promotion to float64 is documented now (as numpy and the other families do)
+    from algorithms.hierarchical import MinimaxProblem, synthetic_minimax
+
+    problem = dataclasses.replace(synthetic_minimax(), x0=np.array([2], dtype=np.int8))
+    assert problem.x0.dtype == np.float64 and problem.y0.dtype == np.float64
+    assert "promoted" in MinimaxProblem.__doc__
