@@ -91,6 +91,32 @@ def _fixed_size(module: nn.Module, name: str, value) -> None:
                          f"another dimension, got {value!r:.40}")
 
 
+def _unit_tolerance(d: int, dtype: torch.dtype) -> float:
+    """The unit-norm tolerance of a d-vector of ``dtype`` (rounding of a normalised vector; 1e-6 at least)."""
+    eps = torch.finfo(dtype).eps if dtype.is_floating_point else 2.3e-16
+    return max(1e-6, 10.0 * math.sqrt(d) * eps)
+
+
+def _check_unit(where: str, value: torch.Tensor) -> None:
+    norm = float(torch.linalg.vector_norm(value.detach().double()))
+    if abs(norm - 1.0) > _unit_tolerance(value.numel(), value.dtype):
+        raise ValueError(f"{where} must be a unit vector (the model's key and value live on the sphere), got "
+                         f"norm {norm:.6g}")
+
+
+def _check_unit_state(state_dict, names: tuple[str, ...]) -> None:
+    """``load_state_dict``'s unit check: a key or value vector scaled by 3 was loaded as it was (the other
+    malformed entries are left to the shared state check, which names them)."""
+    if not isinstance(state_dict, dict):
+        return
+    for name in names:
+        value = state_dict.get(name)
+        if isinstance(value, torch.Tensor) and value.is_floating_point() and value.ndim == 1 \
+                and value.layout == torch.strided and value.device.type != "meta" \
+                and bool(torch.isfinite(value.detach()).all()):
+            _check_unit(f"state_dict[{name!r}]", value)
+
+
 def _check_parameters(module: nn.Module) -> None:
     """NaN/inf weights (written in place, or loaded before the state check existed) gave NaN outputs in
     silence: refused by name at forward."""
@@ -107,7 +133,8 @@ class SoftmaxAttention(CheckedStateModule):
     huge one the argmax, both valid limits), ``link`` (one of ``"linear"``, ``"quadratic"``,
     ``"relu"``, applied to ``x_ℓᵀ v``), ``seed`` (int in [0, 2**64), draws ``u`` and ``v`` uniformly on
     the unit sphere) and ``dtype`` (a floating torch dtype); ``forward(X)`` takes tokens ``X`` of shape
-    (..., L, d) of that dtype.
+    (..., L, d) of that dtype. ``u`` and ``v`` stay unit vectors: ``forward`` and ``load_state_dict`` refuse
+    ones off the sphere (beyond rounding) by name.
 
     >>> model = SoftmaxAttention(4, beta=1.0, seed=0)
     >>> model(torch.zeros(2, 3, 4, dtype=torch.float64)).shape
@@ -130,6 +157,13 @@ class SoftmaxAttention(CheckedStateModule):
         self.u = nn.Parameter(_random_unit(self.in_features, gen, dtype))
         self.v = nn.Parameter(_random_unit(self.in_features, gen, dtype))
 
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """torch's ``load_state_dict`` of ``state_dict`` after the shared checks (``strict`` and ``assign``
+        bools, finite weights, keys and shapes) and a unit-norm check of its ``u`` and ``v`` (the model's
+        documented unit parameters: a vector off the sphere is refused by name)."""
+        _check_unit_state(state_dict, ("u", "v"))
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
+
     def __setattr__(self, name: str, value) -> None:
         # set after construction: beta = NaN or −1 gave NaN or anti-attention outputs in silence, link =
         # "x" an error at forward naming "name (a link)"
@@ -150,6 +184,8 @@ class SoftmaxAttention(CheckedStateModule):
         X = _check_tokens(X, self.in_features, self.u.dtype)
         check_device("X", X, self.u)
         _check_parameters(self)
+        for name in ("u", "v"):  # written in place off the sphere: the documented unit parameters
+            _check_unit(f"the model's parameter {name}", getattr(self, name))
         weights = tempered_softmax(self.beta * math.sqrt(self.in_features), X @ self.u)
         return (weights * link_function(self.link)(X @ self.v)).sum(-1, keepdim=True)
 
@@ -160,7 +196,8 @@ class ErfAttention(CheckedStateModule):
     Parameters: ``in_features`` (int >= 2, the token dimension d), ``lam`` (finite float > 0, λ; a tiny λ
     gives outputs near 0, a huge one erf = sign: valid limits),
     ``seed`` (int in [0, 2**64), draws k and v uniformly on the unit sphere) and ``dtype`` (a floating
-    torch dtype); ``forward(X)`` takes tokens ``X`` of shape (..., L, d) of that dtype.
+    torch dtype); ``forward(X)`` takes tokens ``X`` of shape (..., L, d) of that dtype. ``k`` and ``v`` stay
+    unit vectors: ``forward`` and ``load_state_dict`` refuse ones off the sphere (beyond rounding) by name.
 
     >>> model = ErfAttention(4, lam=0.5, seed=0)
     >>> model(torch.zeros(2, 3, 4, dtype=torch.float64)).shape
@@ -179,6 +216,12 @@ class ErfAttention(CheckedStateModule):
         self.k = nn.Parameter(_random_unit(self.in_features, gen, dtype))
         self.v = nn.Parameter(_random_unit(self.in_features, gen, dtype))
 
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """torch's ``load_state_dict`` of ``state_dict`` after the shared checks (``strict`` and ``assign``
+        bools, finite weights, keys and shapes) and a unit-norm check of its ``k`` and ``v``."""
+        _check_unit_state(state_dict, ("k", "v"))
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
+
     def __setattr__(self, name: str, value) -> None:
         if name == "lam" and "in_features" in self.__dict__:  # NaN or −1 set later: NaN/negated outputs
             value = check_positive("lam", value)
@@ -192,6 +235,8 @@ class ErfAttention(CheckedStateModule):
         X = _check_tokens(X, self.in_features, self.k.dtype)
         check_device("X", X, self.k)
         _check_parameters(self)
+        for name in ("k", "v"):
+            _check_unit(f"the model's parameter {name}", getattr(self, name))
         return (torch.erf(self.lam * (X @ self.k)) * (X @ self.v)).sum(-1, keepdim=True)
 
 

