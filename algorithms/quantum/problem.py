@@ -125,7 +125,10 @@ def successive_rejects_schedule(budget: int, K: int) -> np.ndarray:
     True
     """
     K = _count("K", K, 2)
-    budget = _count("budget", budget, K)
+    budget = _count("budget", budget, 1)
+    if budget < K:  # "budget must be an int >= 1099511627776" named budget alone for K = 2**40
+        raise ValueError(f"budget must be >= {K} (K, one unit per state at least), got budget = {budget} "
+                         f"with K = {K}")
     check_fits_memory("successive_rejects_schedule", "K", K, 24.0 * K)  # three arrays of K − 1 entries
     phases = np.arange(1, K)
     raw = (budget - K) / (log_bar(K) * (K + 1 - phases))

@@ -67,3 +67,11 @@ def test_purity_estimates_outside_the_physical_range_are_documented():
         import sys
 
         assert "not clipped" in " ".join(sys.modules[algorithm.__module__].__doc__.split())
+
+
+def test_schedule_budget_below_k_names_both():
+    """Held-out round 10 (first run): K = 2**40 with budget 100 named budget alone."""
+    from algorithms.quantum import successive_rejects_schedule
+
+    with pytest.raises(ValueError, match=r"\bbudget must be >= 1099511627776 \(K,.*with K = 1099511627776"):
+        successive_rejects_schedule(100, 2**40)
