@@ -131,7 +131,10 @@ class LinearOperator:
 
     Subclasses implement ``_forward`` and ``_adjoint`` on tensors with one batch dimension (one left
     out raises NotImplementedError when used, never a stand-in map);
-    ``forward``/``adjoint`` check the type, dtype, shape and finiteness of their input (NaN/inf named);
+    ``forward``/``adjoint`` check the type, dtype (float32 or float64), shape and finiteness of their input
+    (NaN/inf named) and compute in the input's dtype: a float32 image gives float32 measurements whatever the
+    dtype of the operator's own data (a matrix, a spectrum), which is cast to the input's (so one operator
+    serves both precisions; a float64 operator on float32 data runs in float32);
     ``apply``/``apply_adjoint`` skip the finiteness check (the solvers' maps: their divergence tests must
     see a blown-up iterate's image rather than an error);
     ``in_features`` (= h·w) and ``out_features`` (= the measurement count) are the matrix sizes.
@@ -173,16 +176,18 @@ class LinearOperator:
         return value.reshape(-1, *trailing), batch
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """H x for finite images ``x`` of shape ``(*batch, h, w)`` (float32 or float64, dense); NaN/inf
-        entries, and finite entries so large that H x overflows the dtype (~1e308 in float64, ~3e38 in
-        float32), are refused by name (ValueError)."""
+        """H x for finite images ``x`` of shape ``(*batch, h, w)`` (float32 or float64, dense), computed and
+        returned in x's dtype (the operator's data is cast to it, see the class docstring); NaN/inf entries,
+        and finite entries so large that H x overflows the dtype (~1e308 in float64, ~3e38 in float32), are
+        refused by name (ValueError)."""
         if isinstance(x, torch.Tensor) and x.is_floating_point() and x.layout == torch.strided:
             check_finite_data("x", x)  # a NaN image gave all-NaN measurements in silence
         return _finite_output("x", "H x", self.apply(x))
 
     def adjoint(self, y: torch.Tensor) -> torch.Tensor:
-        """Hᵀ y for finite measurements ``y`` of shape ``(*batch, *measurement_shape)``; refused as
-        :meth:`forward` refuses ``x`` (NaN/inf, or entries so large that Hᵀ y overflows)."""
+        """Hᵀ y for finite measurements ``y`` of shape ``(*batch, *measurement_shape)``, in y's dtype
+        (float32 or float64, as :meth:`forward`); refused as :meth:`forward` refuses ``x`` (NaN/inf, or
+        entries so large that Hᵀ y overflows)."""
         if isinstance(y, torch.Tensor) and y.is_floating_point() and y.layout == torch.strided:
             check_finite_data("y", y)
         return _finite_output("y", "Hᵀ y", self.apply_adjoint(y))
@@ -190,7 +195,7 @@ class LinearOperator:
     __call__ = forward
 
     def normal(self, x: torch.Tensor) -> torch.Tensor:
-        """HᵀH x."""
+        """HᵀH x for images ``x`` as :meth:`forward` takes them, in x's dtype."""
         return self.adjoint(self.forward(x))
 
     def apply(self, x: torch.Tensor) -> torch.Tensor:

