@@ -1538,6 +1538,24 @@ def _no_solution(qp: QP, code: RetCode, stats: QPStats, notes: list[str], result
                       warnings=notes, backend=stats.backend, original=result, _qp=qp)
 
 
+def _check_data_intact(qp: QP) -> None:
+    """The QP's data are checked at construction; one written afterwards through ``object.__setattr__``
+    with NaN reached scipy's linprog or a backend's message naming nothing: re-checked here, O(data)."""
+    for name in ("P", "q", "G", "h", "A", "b", "lb", "ub"):
+        value = getattr(qp, name)
+        if value is None:
+            continue
+        data = value.data if sp.issparse(value) else np.asarray(value)
+        if data.dtype.kind not in "iuf":
+            raise TypeError(f"qp.{name} must hold real numbers, got dtype {data.dtype} (the QP was changed "
+                            f"after construction; build a new QP)")
+        bad = np.isnan(data) if name in ("lb", "ub") else ~np.isfinite(data)  # bounds may be ±inf
+        if bad.any():
+            what = "NaN" if name in ("lb", "ub") else "NaN or inf"
+            raise ValueError(f"qp.{name} contains {what} entries (the QP was changed after construction; "
+                             f"build a new QP)")
+
+
 def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSolution:
     """The dQP forward on a validated :class:`QP`: backend, polish, KKT check (``x`` in ``qp.dtype``).
 
@@ -1545,6 +1563,7 @@ def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSo
     the rows of :meth:`QP.with_box_rows`, and the solution splits their multipliers off into ``z_box``.
     A QP on a small scale (:func:`_equilibration`) is solved as its equilibrated copy and mapped back.
     """
+    _check_data_intact(qp)
     # dense data: one BLAS thread for the factorizations (tiny problems are left alone: the switch costs
     # ~0.3 ms; the layer sets it once per batch for them)
     with single_blas_thread(qp.n if _layout(qp) == "dense" else 0, min_n=SMALL_THREAD_N):

@@ -88,3 +88,16 @@ def test_hand_built_qp_stats_checked():
         QPStats(absolute="x")
     stats = QPStats(absolute={"primal": 0.0, "dual": 1e-9, "gap": float("inf")})
     assert stats.absolute["gap"] == float("inf")
+
+
+def test_data_written_after_construction_rechecked_at_solve():
+    """Held-out round 10 (first run, core): q set to NaN through object.__setattr__ on a frozen QP reached
+    scipy.linprog's error naming nothing."""
+    from algorithms import solve
+    from algorithms.qp import DQP, QP
+
+    qp = QP(P=np.eye(2), q=np.ones(2))
+    object.__setattr__(qp, "q", np.array([np.nan, 1.0]))
+    with pytest.raises(ValueError, match=r"\bqp\.q contains NaN"):
+        solve(qp, DQP())
+    assert solve(QP(P=np.eye(2), q=np.ones(2), lb=np.array([-np.inf, 0.0])), DQP()).retcode.value == "Success"
