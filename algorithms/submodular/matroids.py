@@ -156,12 +156,16 @@ class Matroid(_Sealed):
         return self.ground is None or element in self.ground
 
     def is_independent(self, subset: frozenset) -> bool:  # pragma: no cover - abstract
-        """Whether ``subset`` is independent. ``subset`` is a set (or frozenset) of ground-set elements."""
-        raise NotImplementedError
+        """Whether ``subset`` is independent. ``subset`` is a set (or frozenset) of ground-set elements.
+        Abstract: a subclass defines it (the base class's raises a TypeError naming it)."""
+        raise TypeError(f"{type(self).__name__}.is_independent is abstract: subclass Matroid and define "
+                        f"is_independent(subset) and the rank property (Matroid() itself is no matroid)")
 
     @property
     def rank(self) -> int:  # pragma: no cover - abstract
-        raise NotImplementedError
+        """The size of the largest independent set (an int property); abstract, as ``is_independent``."""
+        raise TypeError(f"{type(self).__name__}.rank is abstract: subclass Matroid and define the rank "
+                        f"property (and is_independent)")
 
 
 class UniformMatroid(Matroid):
@@ -507,8 +511,9 @@ class Matchoid(_Sealed):
 
     ``p`` is the largest number of matroids an element lies in (a matroid whose ground
     is every element counts for all). ``rank`` is k, the size of the largest independent
-    set, when given; otherwise an upper bound: the smallest rank of a matroid that covers
-    every element, else the sum of the ranks (every element must lie in some matroid, or
+    set, when given (checked: at most the upper bound below, at least a greedy independent set's
+    size; a value outside is refused by name); otherwise an upper bound: the smallest rank of a
+    matroid that covers every element, else the sum of the ranks (every element must lie in some matroid, or
     the rank would be unbounded). The dynamic algorithm's threshold uses it (a larger
     bound only lowers the threshold; see the note).
 
@@ -541,14 +546,35 @@ class Matchoid(_Sealed):
         self.p = max([len(self._everywhere)] + [len(js) for js in self._membership.values()])
         if self.p == 0:
             raise ValueError("matroids: no element lies in any matroid (every ground set is empty)")
+        if self._everywhere:
+            bound = min(self.matroids[j].rank for j in self._everywhere)
+        else:
+            bound = sum(m.rank for m in self.matroids)
+        bound = max(int(bound), 1)
         if rank is None:
-            if self._everywhere:
-                rank = min(self.matroids[j].rank for j in self._everywhere)
-            else:
-                rank = sum(m.rank for m in self.matroids)
-            rank = max(int(rank), 1)
-        self.rank = check_int_at_least("rank", rank, 1)
+            rank = bound
+        else:
+            rank = check_int_at_least("rank", rank, 1)
+            if rank > bound:  # rank = 7 on a matchoid whose largest independent set is smaller was stored
+                raise ValueError(f"rank must be the size of the largest independent set, at most {bound} "
+                                 f"(the matroids' ranks bound it), got {rank}")
+            found = self._greedy_independent()
+            if rank < len(found):
+                raise ValueError(f"rank must be the size of the largest independent set, at least "
+                                 f"{len(found)} (a greedy independent set has that many), got {rank}")
+        self.rank = rank
         self._seal(Matchoid)
+
+    def _greedy_independent(self) -> frozenset:
+        """A maximal independent set of the finite ground sets' union (at most 10000 elements looked at):
+        a lower bound on the largest independent set, to check a given ``rank``."""
+        ground = sorted(frozenset().union(*(m.ground for m in self.matroids if m.ground is not None)),
+                        key=repr)[:10_000]
+        chosen: frozenset = frozenset()
+        for element in ground:
+            if self.is_independent(chosen | {element}):
+                chosen = chosen | {element}
+        return chosen
 
     def covers(self, element: Hashable) -> bool:
         """Whether ``element`` (hashable) lies in at least one matroid's ground set."""

@@ -93,7 +93,9 @@ class CountingOracle:
         return self.value_queries + self.independence_queries
 
     def value(self, subset: frozenset) -> float:
-        """f(subset), counted and checked (finite, >= 0)."""
+        """f(subset), counted and checked (finite, >= 0). ``subset`` is a set of elements: a frozenset, or any
+        collection :func:`~algorithms.submodular.matroids.elements_of` takes (a list, tuple, set or range of
+        hashables), converted to the frozenset ``f`` receives."""
         subset = as_subset("subset", subset)  # a list reached f as is; unhashable members met f's own error
         self.value_queries += 1
         return checked_value(self.f(subset), subset)

@@ -463,3 +463,23 @@ def test_round10_built_in_constraints_are_immutable():
     with pytest.raises(ValueError, match="read-only"):
         kernel.kernel[0, 0] = np.nan
     assert pickle.loads(pickle.dumps(kernel))(frozenset({0})) == kernel(frozenset({0}))
+
+
+def test_heldout10_rank_submodularity_abstract_and_lists():
+    # #43 round 10 (heldout10 first run): Matchoid(rank=7) on a smaller matchoid was stored; f(S) = |S|²
+    # (supermodular) ran with Success; Matroid().is_independent raised an empty NotImplementedError;
+    # CountingOracle.value took a list where its doc said frozenset (documented now)
+    from algorithms.submodular import Greedy, Matchoid, MatchoidMaximization, Matroid, UniformMatroid
+
+    with pytest.raises(ValueError, match=r"^rank must be the size of the largest independent set, at most 2"):
+        Matchoid([UniformMatroid(2, ground=range(5))], rank=7)
+    with pytest.raises(ValueError, match=r"^rank must be the size of the largest independent set, at least"):
+        Matchoid([UniformMatroid(2, ground=range(5)), UniformMatroid(3, ground=range(5))], rank=1)
+    assert Matchoid([UniformMatroid(2, ground=range(5))], rank=2).rank == 2
+    with pytest.raises(ValueError, match=r"^f must be submodular"):
+        MatchoidMaximization(lambda S: float(len(S)) ** 2, Matchoid([UniformMatroid(2)]), range(4))
+    assert solve(MatchoidMaximization(lambda S: float(len(S)), Matchoid([UniformMatroid(2)]), range(4)),
+                 Greedy()).value == 2.0
+    with pytest.raises(TypeError, match=r"^Matroid.is_independent is abstract"):
+        Matroid().is_independent(frozenset())
+    assert "a list" in CountingOracle.value.__doc__
