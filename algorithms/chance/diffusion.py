@@ -64,14 +64,7 @@ def check_score_model(model, name: str = "model") -> None:
     """A score model whose parameters and buffers hold data: on a real device (not meta), float32 or float64,
     finite (a model with NaN weights trained and sampled NaN in silence: train_score returned [nan]); a
     subclass of ScoreModel must set ``in_features``/``out_features`` (ints, n + 1 and n) and ``schedule``."""
-    # a user's ScoreModel subclass without them met an AttributeError inside the sampler
-    n = getattr(model, "out_features", None)
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1 or getattr(model, "in_features", None) != n + 1:
-        raise TypeError(f"{name} must set in_features = n + 1 and out_features = n (ints, n >= 1, as "
-                        f"ScoreMLP does), got {getattr(model, 'in_features', None)!r} and {n!r}")
-    if not isinstance(getattr(model, "schedule", None), VPSchedule):
-        raise TypeError(f"{name} must set schedule to a VPSchedule, got "
-                        f"{type(getattr(model, 'schedule', None)).__name__}")
+    _check_model_attributes(model, name)
     for key, tensor in [*model.named_parameters(), *model.named_buffers()]:
         if tensor.device.type == "meta":
             raise ValueError(f"{name} has its parameter {key!r} on the meta device (no data)")
@@ -80,6 +73,17 @@ def check_score_model(model, name: str = "model") -> None:
                             f"supported (convert the model with .double() or .float())")
         if tensor.is_floating_point() and not bool(torch.isfinite(tensor.detach()).all()):
             raise ValueError(f"{name}'s parameter {key!r} contains NaN or inf entries")
+
+
+def _check_model_attributes(model, name: str = "model") -> None:
+    # a user's ScoreModel subclass (or ScoreModel itself) without them met an AttributeError in the sampler
+    n = getattr(model, "out_features", None)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1 or getattr(model, "in_features", None) != n + 1:
+        raise TypeError(f"{name} must set in_features = n + 1 and out_features = n (ints, n >= 1, as "
+                        f"ScoreMLP does), got {getattr(model, 'in_features', None)!r} and {n!r}")
+    if not isinstance(getattr(model, "schedule", None), VPSchedule):
+        raise TypeError(f"{name} must set schedule to a VPSchedule, got "
+                        f"{type(getattr(model, 'schedule', None)).__name__}")
 
 
 def _check_dtype(dtype):
@@ -195,6 +199,7 @@ class ScoreModel(CheckedStateModule):
 
     def score(self, x: torch.Tensor, t: float | torch.Tensor) -> torch.Tensor:
         """∇ log p_t at the rows of ``x`` (batch, n), one time ``t`` for all rows or one per row."""
+        _check_model_attributes(self)   # ScoreModel() itself, or a subclass without them: AttributeError
         check_float_tensor("x", _dense("x", x), ndim=2)
         _dense("t", t)
         if x.shape[1] != self.out_features:   # forward's message named its own input X = [x, t]
@@ -217,6 +222,11 @@ class ScoreModel(CheckedStateModule):
                             f"of x's shape {tuple(x.shape)} (the score), got {type(out).__name__} "
                             f"{tuple(getattr(out, 'shape', ()))} {getattr(out, 'dtype', '')}")
         return out
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        """The score at X = [x, t]; a subclass defines it (torch said "missing the required forward")."""
+        raise TypeError(f"{type(self).__name__} is abstract: subclass ScoreModel and define forward(X) (as "
+                        f"ScoreMLP and GaussianScore do)")
 
     def _parameter_dtype(self) -> torch.dtype | None:
         """The dtype inputs must have (the parameters'), None for a model without parameters."""

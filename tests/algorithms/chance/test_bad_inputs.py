@@ -912,3 +912,13 @@ def test_firstrun10_zero_d_points_refused():
     for call in calls:
         with pytest.raises(ValueError, match=r"^x must have shape .*got \(\)"):
             call()
+
+
+def test_firstrun10_abstract_score_model_named():
+    # heldout10's abstract-instance class (submodular's Matroid), swept here: ScoreModel() itself met an
+    # AttributeError in score() and torch's NotImplementedError ("missing the required forward") when called
+    x = torch.zeros(2, 1, dtype=torch.float64)
+    with pytest.raises(TypeError, match=r"^model must set in_features"):
+        diffusion.ScoreModel().score(x, 0.5)
+    with pytest.raises(TypeError, match=r"^ScoreModel is abstract"):
+        diffusion.ScoreModel()(torch.zeros(2, 2, dtype=torch.float64))
