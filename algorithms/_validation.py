@@ -812,6 +812,9 @@ def check_module_state(state_dict: Any, where: str = "state_dict") -> None:
         shown = f"the class {state_dict.__name__}" if is_class else type(state_dict).__name__
         raise TypeError(f"{where} must be a mapping of parameter names to tensors (an instance), got {shown}")
     for key, value in state_dict.items():
+        if not isinstance(key, str):   # torch's "'int' object has no attribute 'startswith'" (strict=False)
+            raise TypeError(f"{where} keys must be parameter names (str), got {type(key).__name__} "
+                            f"{key!r:.40}")
         if isinstance(value, torch.Tensor) and value.device.type == "meta":   # torch's copy error: no key
             raise ValueError(f"{where}[{key!r}] is on the meta device (no data); load a state dict that "
                              f"holds values")

@@ -922,3 +922,10 @@ def test_firstrun10_abstract_score_model_named():
         diffusion.ScoreModel().score(x, 0.5)
     with pytest.raises(TypeError, match=r"^ScoreModel is abstract"):
         diffusion.ScoreModel()(torch.zeros(2, 2, dtype=torch.float64))
+
+
+def test_firstrun10_state_dict_keys_are_names():
+    # heldout10's non-str-key class (nets' flatten_params), swept here: strict=False met torch's
+    # "'int' object has no attribute 'startswith'"
+    with pytest.raises(TypeError, match=r"^state_dict keys must be parameter names \(str\), got int 1"):
+        _mlp().load_state_dict({1: torch.zeros(1)}, strict=False)
