@@ -78,6 +78,10 @@ def _flatten_params(params: Params, *, finite: bool) -> tuple[torch.Tensor, Call
     parameters, flattened into its Solution)."""
     if not isinstance(params, dict) or not params:
         raise TypeError(f"params must be a non-empty dict of tensors, got {type(params).__name__}")
+    keys = [k for k in params if not isinstance(k, str)]
+    if keys:        # an int key was flattened and unflattened as a "name" in silence
+        raise TypeError(f"params must map str names to tensors (as named_parameters()), got the keys "
+                        f"{keys[:5]!r}")
     bad = [k for k, v in params.items() if not isinstance(v, torch.Tensor)]
     if bad:
         raise TypeError(f"params must map names to torch tensors; {bad} are "
@@ -151,7 +155,8 @@ def flat_forward(module: torch.nn.Module) -> tuple[torch.Tensor, Callable[[torch
     """θ (the module's parameters, flattened) and ``f(θ, X) = module(X)`` at the parameters θ.
 
     ``f`` goes through ``torch.func.functional_call``, so ``torch.func`` transforms
-    (``grad``, ``hessian``, ``vmap``) differentiate it with respect to θ.
+    (``grad``, ``hessian``, ``vmap``) differentiate it with respect to θ. ``X`` is a torch tensor of
+    θ's dtype whose shape the module takes (else TypeError/ValueError naming X).
     """
     params = module_params(module)
     if not params:
@@ -165,7 +170,19 @@ def flat_forward(module: torch.nn.Module) -> tuple[torch.Tensor, Callable[[torch
         if vector.dtype != theta.dtype:  # torch's matmul error names neither θ nor the module
             raise TypeError(f"theta must have the module's dtype {theta.dtype}, got {vector.dtype} "
                             "(convert one of them with .to(...))")
-        return functional_forward(module, unflatten(vector), (X,))
+        # X: a tensor of theta's dtype (numpy or float32 X met torch's own linear()/matmul errors)
+        if not isinstance(X, torch.Tensor):
+            raise TypeError(f"X must be a torch tensor, got {type(X).__name__}")
+        if X.dtype != vector.dtype:
+            raise TypeError(f"X must have theta's dtype {vector.dtype}, got {X.dtype} (convert one of them "
+                            f"with .to(...))")
+        try:
+            return functional_forward(module, unflatten(vector), (X,))
+        except RuntimeError as exc:   # a shape the module cannot take: torch's matmul message named nothing
+            if "shape" not in str(exc) and "size" not in str(exc):
+                raise
+            raise ValueError(f"X of shape {tuple(X.shape)} does not fit {type(module).__name__}: "
+                             f"{exc}") from None
 
     return theta, forward
 
@@ -211,7 +228,7 @@ def _check_samples(theta, X, y) -> None:
             raise TypeError(f"{name} must be a torch tensor with a leading sample axis, got {got}")
     if X.shape[0] != y.shape[0]:
         raise ValueError(f"X and y must have the same number of samples, got {X.shape[0]} and {y.shape[0]}")
-    if X.is_floating_point() and X.dtype != theta.dtype:  # else torch: "addmv ... same dtype"
+    if X.dtype != theta.dtype:  # else torch: "addmv ... same dtype" (an int64 X too, as documented)
         raise TypeError(f"X must have theta's dtype {theta.dtype}, got {X.dtype} (convert one with .to(...))")
     if X.device != theta.device:
         raise ValueError(f"X must be on theta's device {theta.device}, got a tensor on {X.device}")

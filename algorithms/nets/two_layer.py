@@ -145,7 +145,7 @@ class TwoLayerReLU(CheckedStateModule):
         X = outside_inference(X)    # an inference-mode input: torch could not save it for backward
         return _features(self.W, self.b, X, ACTIVATIONS[self.activation])
 
-    def _check_X(self, X: Any, weight: torch.Tensor) -> None:
+    def _check_X(self, X: Any, weight: torch.Tensor, source: str = "the model's parameters") -> None:
         if not isinstance(X, torch.Tensor):
             raise TypeError(f"X must be a torch.Tensor, got {type(X).__name__}")
         # (n, in_features), or one sample (in_features,) as torch.func.vmap passes it; a 3-D batch
@@ -154,7 +154,7 @@ class TwoLayerReLU(CheckedStateModule):
             raise ValueError(f"X must have shape (n, {self.in_features}) for TwoLayerReLU, got "
                              f"{tuple(X.shape)}")
         if X.dtype != weight.dtype:
-            raise TypeError(f"X must have dtype {weight.dtype} (the model's parameters), got {X.dtype}")
+            raise TypeError(f"X must have dtype {weight.dtype} ({source}), got {X.dtype}")
         refuse_sparse("X", X)       # a sparse X reached torch's matmul
         check_device("X", X, weight)
         check_finite_data("X", X)
@@ -190,7 +190,7 @@ class TwoLayerReLU(CheckedStateModule):
     def hidden(self, params: Params, X: torch.Tensor) -> torch.Tensor:
         """Hidden-layer features σ(X Wᵀ + b) at ``params``, shape (n, width)."""
         self._check_params(params)  # the check forward_with makes (a str params failed on indexing)
-        self._check_X(X, params["W"])
+        self._check_X(X, params["W"], "that of params['W']: X and params must agree")
         return _features(params["W"], params.get("b"), X, ACTIVATIONS[self.activation])
 
     def forward_with(self, params: Params, X: torch.Tensor) -> torch.Tensor:
@@ -202,6 +202,9 @@ class TwoLayerReLU(CheckedStateModule):
         would silently fill a missing name from the module and ignore an unknown one.
         """
         self._check_params(params)
+        if isinstance(X, torch.Tensor) and X.dtype != params["W"].dtype:    # forward() would name X alone
+            raise TypeError(f"X and params must share one dtype: X has {X.dtype}, params['W'] has "
+                            f"{params['W'].dtype}")
         out = functional_forward(self, params, (X,))
         return out[:, 0] if self.out_features == 1 else out
 

@@ -151,7 +151,10 @@ def find_blocks(names: Sequence[str], blocks: Sequence[str | Sequence[str]] | No
     """
     if isinstance(names, str | bytes):   # list("ab") would be two one-letter names
         raise TypeError(f"names must be a sequence of parameter names, not a single str, got {names!r}")
-    names = list(names)
+    try:
+        names = list(names)
+    except TypeError:       # None, an int: Python's bare "'NoneType' object is not iterable"
+        raise TypeError(f"names must be a sequence of parameter names, got {type(names).__name__}") from None
     if not names or not all(isinstance(n, str) for n in names):
         raise TypeError(f"names must be a non-empty sequence of parameter names, got {names!r}")
     repeated = sorted({n for n in names if names.count(n) > 1}) if len(set(names)) != len(names) else []

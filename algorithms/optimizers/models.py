@@ -216,16 +216,17 @@ class Transformer(CheckedStateModule):
         self.to(_check_dtype(dtype))
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        """Logits (n, T, vocab_size) for ``tokens`` an integer tensor (n, T) of ids in [0, vocab_size), T <=
-        context.
+        """Logits (n, T, vocab_size) for ``tokens`` an integer tensor (n, T) of ids in [0, vocab_size), 1 <=
+        T <= context.
         """
         if not isinstance(tokens, torch.Tensor):
             raise TypeError(f"tokens must be a LongTensor of shape (n, T <= {self.context}), got "
                             f"{type(tokens).__name__}")
         if tokens.layout != torch.strided:   # torch's min() on a sparse tensor named nothing
             raise TypeError(f"tokens must be a dense LongTensor, got layout {tokens.layout}")
-        if tokens.ndim != 2 or tokens.dtype != torch.long or tokens.shape[1] > self.context:
-            raise ValueError(f"tokens must be a LongTensor of shape (n, T <= {self.context}), got "
+        if tokens.ndim != 2 or tokens.dtype != torch.long or not 1 <= tokens.shape[1] <= self.context:
+            # T = 0 returned empty logits in silence: a sequence needs a token
+            raise ValueError(f"tokens must be a LongTensor of shape (n, 1 <= T <= {self.context}), got "
                              f"{tuple(tokens.shape)} {tokens.dtype}")
         check_device("tokens", tokens, self.readout.weight)   # a meta tensor failed in .item() below
         # nn.Embedding's IndexError names neither tokens nor the vocabulary

@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 import inspect
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -185,6 +186,21 @@ class OptimizerTraining(Algorithm):
                 raise TypeError(f"hyperparameters {unknown} are not keywords of "
                                 f"{OPTIMIZERS[self.optimizer][0].__name__} ({self.optimizer!r}); it takes "
                                 f"{sorted(set(params) - {'params', 'lr', 'weight_decay'})}")
+        if self.factory is None and self.hyperparameters:
+            # their values through the optimizer's own constructor now, on a throwaway tensor: betas=(2.0,
+            # 0.9) met torch.optim.Adam's ValueError from inside torch, at solve, naming no argument of ours
+            cls = OPTIMIZERS[self.optimizer][0]
+            hyperparameters = dict(self.hyperparameters)
+            if self.optimizer == "grafted_shampoo":
+                hyperparameters.setdefault("grafting", "adam")
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    cls([torch.zeros(2, 2, requires_grad=True)], lr=self.lr, weight_decay=0.0,
+                        **hyperparameters)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"hyperparameters {dict(self.hyperparameters)!r:.120} are refused by "
+                                f"{cls.__name__} ({self.optimizer!r}): {exc}") from None
         if self.factory is not None:   # build() calls factory(groups, lr=..., **hyperparameters)
             hyperparameters = dict(self.hyperparameters)
             if self.optimizer == "grafted_shampoo":

@@ -293,3 +293,30 @@ def test_an_mlp_with_more_hidden_layers_than_its_cap_is_refused():
 
     with pytest.raises(ValueError, match="hidden must list at most 10000 widths"):
         MLP(3, (4,) * 10**6, 2)
+
+
+# ------------------------------- round 10 first run (heldout10): mismatched pairs name both sides, by class
+def test_flat_forward_and_per_sample_helpers_name_x_against_theta():
+    import torch
+
+    from algorithms.nets import TwoLayerReLU
+    from algorithms.nets import functional as F
+
+    theta, f = F.flat_forward(torch.nn.Linear(3, 2, dtype=torch.float64))
+    with pytest.raises(ValueError, match=r"X of shape \(2, 4\) does not fit Linear"):
+        f(theta, torch.ones(2, 4, dtype=torch.float64))
+    with pytest.raises(TypeError, match=r"X must have theta.s dtype torch\.float64, got torch\.float32"):
+        f(theta, torch.ones(2, 3))
+    with pytest.raises(TypeError, match="X must be a torch tensor, got ndarray"):
+        f(theta, np.ones((2, 3)))
+    sq = lambda t, x, y: ((x * t).sum() - y) ** 2  # noqa: E731
+    for helper in (F.per_sample_flat_grads, F.per_sample_flat_hessians):
+        with pytest.raises(TypeError, match="X must have theta's dtype"):
+            helper(sq, torch.ones(3, dtype=torch.float64), torch.ones(5, 3, dtype=torch.long),
+                   torch.ones(5, dtype=torch.float64))
+    net = TwoLayerReLU(3, 4)
+    params = {k: v.float() for k, v in net.init(0).items()}
+    with pytest.raises(TypeError, match=r"X and params must share one dtype"):
+        net.forward_with(params, torch.ones(2, 3, dtype=torch.float64))
+    with pytest.raises(TypeError, match="params must map str names"):
+        F.flatten_params({1: torch.ones(2)})

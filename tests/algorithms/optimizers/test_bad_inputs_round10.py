@@ -84,3 +84,15 @@ def test_a_tasks_cached_arrays_are_read_only_and_a_factory_class_must_be_an_opti
     with pytest.raises(TypeError, match=r"factory must be a torch\.optim\.Optimizer subclass.*class dict"):
         OptimizerTraining("muon", lr=0.02, factory=dict)
     OptimizerTraining("adamw", lr=0.02, factory=torch.optim.AdamW)     # a class that is an optimizer: valid
+
+
+# ------------------------------------------------------ round 10 first run (heldout10), by class
+def test_first_run_cases_empty_tokens_none_names_and_bad_hyperparameters():
+    from algorithms.optimizers import OptimizerTraining, find_blocks
+
+    with pytest.raises(ValueError, match=r"tokens must be a LongTensor of shape \(n, 1 <= T"):
+        Transformer(11, 8, 1, context=4)(torch.zeros(3, 0, dtype=torch.long))
+    with pytest.raises(TypeError, match="names must be a sequence of parameter names, got NoneType"):
+        find_blocks(None)
+    with pytest.raises(ValueError, match=r"hyperparameters \{'betas': \(2\.0, 0\.9\)\} are refused by AdamW"):
+        OptimizerTraining("adamw", lr=0.01, hyperparameters={"betas": (2.0, 0.9)})
