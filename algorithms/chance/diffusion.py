@@ -281,6 +281,16 @@ class GaussianScore(ScoreModel):
         self.register_buffer("mean", torch.as_tensor(mean, dtype=dtype))
         self.register_buffer("var", torch.as_tensor(variance, dtype=dtype))
 
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """torch's ``load_state_dict(state_dict, strict, assign)``, after the checks every module of the
+        package makes, and with ``state_dict["var"]`` > 0 (a state dict with var <= 0 was loaded as it was:
+        a negative variance, scores of the wrong sign)."""
+        var = state_dict.get("var") if hasattr(state_dict, "get") else None
+        if isinstance(var, torch.Tensor) and var.device.type != "meta" and var.is_floating_point() and \
+                not bool((var.detach() > 0).all()):
+            raise ValueError(f"state_dict['var'] must hold variances > 0, got min {float(var.min())!r}")
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
+
     def __setattr__(self, name: str, value: object) -> None:
         # the buffers set after construction: mean = None met an AttributeError in forward, a variance of 0
         # or a NaN mean gave inf/NaN scores in silence

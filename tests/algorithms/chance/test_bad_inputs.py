@@ -929,3 +929,10 @@ def test_firstrun10_state_dict_keys_are_names():
     # "'int' object has no attribute 'startswith'"
     with pytest.raises(TypeError, match=r"^state_dict keys must be parameter names \(str\), got int 1"):
         _mlp().load_state_dict({1: torch.zeros(1)}, strict=False)
+
+
+def test_firstrun10_gaussian_score_state_keeps_its_invariant():
+    # heldout10's documented-invariant class (attention's unit weights), swept here: var <= 0 was loaded
+    state = dict(_gauss().state_dict(), var=torch.tensor([-1.0], dtype=torch.float64))
+    with pytest.raises(ValueError, match=r"^state_dict\['var'\] must hold variances > 0"):
+        _gauss().load_state_dict(state)
