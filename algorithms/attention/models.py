@@ -179,7 +179,8 @@ class SoftmaxAttention(CheckedStateModule):
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """The model's output on tokens. ``X`` holds tokens, a finite tensor of shape (..., L, d) of the
-        model's dtype and device; returns (..., 1). Parameters with NaN or inf entries are refused.
+        model's dtype and device; returns (..., 1) (an empty batch, n = 0, gives an empty (0, 1) result;
+        L >= 1 tokens are needed). Parameters with NaN or inf entries are refused.
         """
         X = _check_tokens(X, self.in_features, self.u.dtype)
         check_device("X", X, self.u)
@@ -230,7 +231,8 @@ class ErfAttention(CheckedStateModule):
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """The model's output on tokens. ``X`` holds tokens, a finite tensor of shape (..., L, d) of the
-        model's dtype and device; returns (..., 1). Parameters with NaN or inf entries are refused.
+        model's dtype and device; returns (..., 1) (an empty batch, n = 0, gives an empty (0, 1) result;
+        L >= 1 tokens are needed). Parameters with NaN or inf entries are refused.
         """
         X = _check_tokens(X, self.in_features, self.k.dtype)
         check_device("X", X, self.k)

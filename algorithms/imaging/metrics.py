@@ -23,8 +23,8 @@ def _pair(estimate: Any, reference: Any) -> tuple[np.ndarray, np.ndarray]:
     for name, value in (("estimate", estimate), ("reference", reference)):
         # strings, complex and NaN named; a tensor's meta device and sparse layout too, bfloat16 widened
         array = as_float_array(name, value, dtype=np.float64)
-        if array.ndim != 2:
-            raise ValueError(f"{name} must be a 2-D image, got shape {array.shape}")
+        if array.ndim != 2 or array.size == 0:  # an empty image had PSNR inf (a perfect match) in silence
+            raise ValueError(f"{name} must be a non-empty 2-D image, got shape {array.shape}")
         pair.append(array)
     if pair[0].shape != pair[1].shape:
         raise ValueError(f"estimate and reference must have the same shape, got {pair[0].shape} "

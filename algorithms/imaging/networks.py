@@ -92,7 +92,7 @@ class NullSpaceNet(CheckedStateModule):
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """The prediction G(y) of Sx, shape (batch, p), for ``X`` finite real measurements of shape (batch,
-        m).
+        m); an empty batch (batch = 0) gives an empty (0, p) result.
         """
         if not isinstance(X, torch.Tensor) or X.ndim != 2 or X.shape[1] != self.in_features:
             raise ValueError(f"X must be a tensor of shape (batch, {self.in_features}) (in_features = "
@@ -136,7 +136,8 @@ class ResidualDenoiser(CheckedStateModule):
             self.body = _body(channels, depth, type(self).__name__)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """The denoised images D(x), for ``x`` real images of shape (batch, h, w) on the network's device."""
+        """The denoised images D(x), for ``x`` real images of shape (batch, h, w) on the network's device
+        (an empty batch gives an empty result)."""
         if not isinstance(x, torch.Tensor) or x.ndim != 3:
             raise ValueError(f"x must be a tensor of shape (batch, h, w), got "
                              f"{tuple(getattr(x, 'shape', ()))}")

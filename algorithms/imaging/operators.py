@@ -138,6 +138,7 @@ class LinearOperator:
     ``apply``/``apply_adjoint`` skip the finiteness check (the solvers' maps: their divergence tests must
     see a blown-up iterate's image rather than an error);
     ``in_features`` (= h·w) and ``out_features`` (= the measurement count) are the matrix sizes.
+    An empty batch (a 0 in ``*batch``) maps to an empty batch, as torch's batched ops do.
     """
 
     image_shape: tuple[int, int]

@@ -3,7 +3,8 @@ and the projection onto a subspace (the exact-fixed-point prior the convergence 
 
 Each prior has ``prox(x, lr)`` (the denoising step D applied to a batch ``(*batch, h, w)``, where
 ``lr`` is the step of the gradient step before it) and ``value(x)`` (its penalty, 0 when it has
-none).
+none). Images have h, w >= 1 (an image without pixels is refused by name); an empty batch (a 0 in
+``*batch``) gives an empty result, as torch's batched ops do.
 
 >>> import torch
 >>> x = torch.zeros(8, 8, dtype=torch.float64); x[:, 4:] = 1.0
@@ -41,11 +42,14 @@ def _check_network_state(name: str, network: Any) -> None:
             raise ValueError(f"{name}.{key} contains NaN or inf entries")
 
 
-def _check_image_batch(x: Any) -> None:
+def _check_image_batch(x: Any, minimum: int = 1) -> None:
     if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.ndim < 2:
         raise TypeError(f"x must be a floating torch.Tensor of shape (*batch, h, w), got "
                         f"{type(x).__name__} {tuple(getattr(x, 'shape', ()))}")
     refuse_sparse("x", x)  # torch's "Could not run 'aten::as_strided' ... SparseCPU" named nothing
+    if x.shape[-2] < minimum or x.shape[-1] < minimum:  # a (0, 0) "image" had TV 0 and a prox of itself
+        raise ValueError(f"x must be images of shape (*batch, h, w) with h, w >= {minimum}"
+                         f"{' (pixels)' if minimum == 1 else ''}, got shape {tuple(x.shape)}")
     # NaN pixels: the prox answered NaN images and total_variation 0 (NaN > 0 is False); the solvers hand a
     # non-finite step to no prior (they stop with Diverged first)
     check_finite_data("x", x)  # a meta tensor too (total_variation returned a meta tensor)
@@ -80,7 +84,7 @@ def _tv(x: torch.Tensor) -> torch.Tensor:
 def total_variation(x: torch.Tensor) -> torch.Tensor:
     """Isotropic TV Σ √(Δ_r x² + Δ_c x²) of each image of the batch.
 
-    ``x`` is a finite floating tensor of shape (*batch, h, w).
+    ``x`` is a finite floating tensor of shape (*batch, h, w), h, w >= 1 (an empty batch: an empty result).
 
     >>> import torch
     >>> step = torch.zeros(3, 4, dtype=torch.float64); step[:, 2:] = 1.0
@@ -182,10 +186,7 @@ class DenoiserPrior:
         batches of empty or 1×1 images); ``lr`` (a finite float >= 0) is accepted for the common prox
         interface and does not change the output.
         """
-        _check_image_batch(x)
-        if x.shape[-2] < 2 or x.shape[-1] < 2:
-            raise ValueError(f"x must be images of shape (*batch, h, w) with h, w >= 2, got shape "
-                             f"{tuple(x.shape)}")
+        _check_image_batch(x, minimum=2)
         _check_lr(lr)
         dtype = next(self.network.parameters(), x).dtype  # a network without parameters: x's dtype
         # a copy: a network that works in place (x.mul_(2)) changed the caller's images (the solver's iterate)

@@ -155,3 +155,22 @@ def test_operators_compute_in_the_inputs_dtype_as_documented():
     assert out.dtype == torch.float32 and torch.allclose(out.double(), H(x), atol=1e-5)
     assert H.adjoint(H(x).float()).dtype == torch.float32 and H.normal(x.float()).dtype == torch.float32
     assert "compute in the input's dtype" in " ".join(LinearOperator.__doc__.split())
+
+
+def test_images_without_pixels_refused():
+    """A (0, 0) image had TV 0 and a prox of itself; an empty pair of images had PSNR inf."""
+    import numpy as np
+    import torch
+
+    from algorithms.imaging import TVPrior, psnr, ssim, total_variation
+
+    with pytest.raises(ValueError, match=r"\bx must be images .* h, w >= 1"):
+        TVPrior(1e-3).prox(torch.zeros(0, 0, dtype=torch.float64), 1.0)
+    with pytest.raises(ValueError, match=r"\bx must be images .* h, w >= 1"):
+        total_variation(torch.zeros(4, 0, dtype=torch.float64))
+    with pytest.raises(ValueError, match=r"\bestimate must be a non-empty 2-D image"):
+        psnr(np.zeros((0, 0)), np.zeros((0, 0)))
+    with pytest.raises(ValueError, match=r"\bestimate must be a non-empty 2-D image"):
+        ssim(np.zeros((0, 8)), np.zeros((0, 8)))
+    empty_batch = torch.zeros(0, 8, 8, dtype=torch.float64)
+    assert TVPrior(1e-3).prox(empty_batch, 1.0).shape == (0, 8, 8)
