@@ -164,7 +164,8 @@ def mean_field_risk(problem: SingleLocationProblem, mu, nu, zeta=0.0, rho=None, 
         shown = ", ".join(f"{name}: {shape}" for name, shape in shapes.items())
         raise ValueError(f"mu, nu, zeta, rho must be tensors of broadcastable shapes, got {shown}") from None
     excess = nu * nu + zeta * zeta  # tensors too: a tensor (nu, zeta) off the unit disc was accepted
-    largest = float(excess.detach().max()) if isinstance(excess, torch.Tensor) else excess
+    largest = (float(excess.detach().max()) if excess.numel() else 0.0) if isinstance(excess, torch.Tensor) \
+        else excess  # an empty tensor: an empty risk (torch's max() of nothing raised RuntimeError)
     if largest > 1.0 + 1e-9:
         # ν and ζ are v's overlaps with the orthonormal pair (v*, u*): a unit v has ν² + ζ² <= 1
         raise ValueError(f"no unit vectors have these overlaps: nu**2 + zeta**2 = {largest:.6g} > 1 (nu = "
@@ -184,7 +185,8 @@ def _check_gram(mu, zeta, rho, given: bool = True) -> None:
     η = (ρ − μζ)/ν needs the same inequality. Round-off slack 1e-9, as for the single overlaps.
     """
     excess = (rho - mu * zeta) ** 2 - (1 - mu * mu) * (1 - zeta * zeta)
-    worst = float(excess.detach().max()) if isinstance(excess, torch.Tensor) else excess
+    worst = (float(excess.detach().max()) if excess.numel() else 0.0) if isinstance(excess, torch.Tensor) \
+        else excess
     if worst > 1e-9:
         raise ValueError(f"no unit vectors have these overlaps: rho = <u, v> must satisfy (rho - mu*zeta)**2 "
                          f"<= (1 - mu**2)(1 - zeta**2) (the Gram matrix of (u, v, u*) is positive "

@@ -532,6 +532,8 @@ class KKTFactor:
                 raise ValueError(f"{name} contains NaN or inf entries (or is not numeric)")
         if P.shape[0] != P.shape[1]:
             raise ValueError(f"P must be square, got shape {P.shape}")
+        if P.shape[0] == 0:  # numpy's "zero-size array to reduction operation" named nothing
+            raise ValueError(f"P must be at least 1×1 (one variable), got shape {P.shape}")
         # the dense routes read P's lower triangle only: a non-symmetric P would be solved as another
         # matrix. Definiteness is not needed (K is factored for any symmetric P; QP checks P is PSD;
         # see the class docstring)

@@ -115,3 +115,8 @@ def test_unit_parameters_checked_on_load_and_forward():
         model.v.mul_(3)
     with pytest.raises(ValueError, match=r"parameter v must be a unit vector"):
         model(torch.zeros(2, 3, 8, dtype=torch.float64))
+
+
+def test_mean_field_risk_of_an_empty_tensor_is_empty():
+    """torch's max() of an empty tensor raised RuntimeError inside the overlap checks."""
+    assert mean_field_risk(P, torch.zeros(0, dtype=torch.float64), 0.5).shape == (0,)

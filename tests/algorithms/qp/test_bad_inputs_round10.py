@@ -101,3 +101,10 @@ def test_data_written_after_construction_rechecked_at_solve():
     with pytest.raises(ValueError, match=r"\bqp\.q contains NaN"):
         solve(qp, DQP())
     assert solve(QP(P=np.eye(2), q=np.ones(2), lb=np.array([-np.inf, 0.0])), DQP()).retcode.value == "Success"
+
+
+def test_kkt_factor_without_variables_named():
+    from algorithms.qp import KKTFactor
+
+    with pytest.raises(ValueError, match=r"\bP must be at least 1×1"):
+        KKTFactor(np.zeros((0, 0)))
