@@ -487,7 +487,8 @@ class Radon(LinearOperator):
     so the adjoint (back-projection) is its exact transpose. Pixels outside the
     inscribed circle are not seen (as in ``skimage.transform.radon(circle=True)``).
     ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``angles`` is a non-empty 1-D
-    sequence of finite angles in degrees.
+    sequence of finite angles in degrees (a repeated angle is a repeated measurement, valid: H then has
+    equal rows, which the null-space tools handle as rank deficiency).
 
     >>> op = Radon((16, 16), angles=[0.0, 90.0])
     >>> op.measurement_shape

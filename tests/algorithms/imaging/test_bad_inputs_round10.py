@@ -174,3 +174,11 @@ def test_images_without_pixels_refused():
         ssim(np.zeros((0, 8)), np.zeros((0, 8)))
     empty_batch = torch.zeros(0, 8, 8, dtype=torch.float64)
     assert TVPrior(1e-3).prox(empty_batch, 1.0).shape == (0, 8, 8)
+
+
+def test_repeated_radon_angles_are_documented_repeated_measurements():
+    from algorithms.imaging import Radon, null_space_basis
+
+    R = Radon((8, 8), [0.0, 0.0, 45.0])
+    assert null_space_basis(R).shape == (64, 48)  # the repeated row adds no rank
+    assert "repeated angle is a repeated measurement" in " ".join(Radon.__doc__.split())
