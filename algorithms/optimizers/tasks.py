@@ -103,7 +103,7 @@ class MarkovLanguageTask(Problem):
         if not isinstance(generator, torch.Generator):
             raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
         cumulative = torch.as_tensor(np.cumsum(self.transition, axis=1))
-        start = torch.as_tensor(self.stationary)
+        start = torch.tensor(self.stationary)  # a copy: the cached array is read-only (torch warns)
         tokens = torch.empty(n, self.context + 1, dtype=torch.long)
         tokens[:, 0] = torch.multinomial(start, n, replacement=True, generator=generator)
         for t in range(self.context):

@@ -145,3 +145,16 @@ def test_partial_trace_names_a_sparse_or_meta_keep(keep):
     bell[0, 0] = bell[0, 3] = bell[3, 0] = bell[3, 3] = 0.5
     with pytest.raises((TypeError, ValueError), match=r"^keep (must|is on the meta)"):
         partial_trace(bell, keep=keep)
+
+
+def test_markov_task_sampling_warns_nothing():
+    """The cached stationary law is read-only (round 10): torch.as_tensor of it warned 'The given NumPy
+    array is not writable' at the first sample of every process."""
+    import warnings
+
+    from algorithms.optimizers import MarkovLanguageTask
+
+    task = MarkovLanguageTask(vocab_size=8, context=4, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert task.sample(5, torch.Generator().manual_seed(0)).shape == (5, 5)
