@@ -8,7 +8,7 @@ from torch import nn
 
 from algorithms._validation import check_module_load
 
-__all__ = ["CheckedStateModule"]
+__all__ = ["CheckedStateModule", "refuse_reassignment"]
 
 
 class CheckedStateModule(nn.Module):
@@ -20,3 +20,22 @@ class CheckedStateModule(nn.Module):
     def load_state_dict(self, state_dict: Any, strict: Any = True, assign: Any = False):
         strict, assign = check_module_load(self, state_dict, strict, assign)
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
+
+
+def refuse_reassignment(module: nn.Module, name: str, value: Any, fixed: tuple[str, ...]) -> None:
+    """Called from a module's ``__setattr__``: an attribute in ``fixed`` (a size, an operator) that the
+    parameters were built for cannot take another value after construction. Assigning one only moved
+    the error to ``forward`` (a shape error naming X, or an AttributeError), so it is refused by name."""
+    if name not in fixed or name not in module.__dict__:
+        return
+    old = module.__dict__[name]
+    if value is old:
+        return
+    try:
+        same = bool(value == old)
+    except (TypeError, ValueError, RuntimeError):  # arrays/tensors of several entries: not the same object
+        same = False
+    if not same:
+        kind = type(module).__name__
+        raise ValueError(f"{name} is fixed by {kind}'s construction ({old!r:.40}); build a new {kind} for "
+                         f"another one, got {type(value).__name__} {value!r:.40}")

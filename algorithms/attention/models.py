@@ -20,7 +20,7 @@ import math
 import torch
 from torch import nn
 
-from algorithms._modules import CheckedStateModule
+from algorithms._modules import CheckedStateModule, refuse_reassignment
 from algorithms._validation import (
     allocates,
     check_device,
@@ -80,15 +80,6 @@ def check_inverse_temperature(beta: float, d: int, name: str = "beta") -> None:
 
 def _check_dimension(d) -> int:
     return check_int_at_least("in_features", d, 2)
-
-
-def _fixed_size(module: nn.Module, name: str, value) -> None:
-    """``in_features``/``out_features`` set after construction: the parameters keep their length, so a new
-    value only moved the shape error to forward (naming X): refused by name."""
-    fixed = module.__dict__.get(name) if name in ("in_features", "out_features") else None
-    if fixed is not None and value != fixed:
-        raise ValueError(f"{name} is fixed by the model's construction ({fixed}); build a new model for "
-                         f"another dimension, got {value!r:.40}")
 
 
 def _unit_tolerance(d: int, dtype: torch.dtype) -> float:
@@ -174,7 +165,7 @@ class SoftmaxAttention(CheckedStateModule):
             raise ValueError(f"link must be one of {sorted(LINKS)}, got {value!r:.40}")
         elif name == "link":
             value = str(value)
-        _fixed_size(self, name, value)
+        refuse_reassignment(self, name, value, ("in_features", "out_features"))
         super().__setattr__(name, value)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
@@ -226,7 +217,7 @@ class ErfAttention(CheckedStateModule):
     def __setattr__(self, name: str, value) -> None:
         if name == "lam" and "in_features" in self.__dict__:  # NaN or −1 set later: NaN/negated outputs
             value = check_positive("lam", value)
-        _fixed_size(self, name, value)
+        refuse_reassignment(self, name, value, ("in_features", "out_features"))
         super().__setattr__(name, value)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._modules import CheckedStateModule
+from algorithms._modules import CheckedStateModule, refuse_reassignment
 from algorithms._validation import (
     GLOBAL_RNG_LOCK,
     allocates,
@@ -192,9 +192,7 @@ class ScoreModel(CheckedStateModule):
         # out_features a shape check against a network of another width
         if name == "schedule" and not isinstance(value, VPSchedule):
             raise TypeError(f"schedule must be a VPSchedule, got {type(value).__name__}")
-        if name in ("in_features", "out_features") and name in self.__dict__ and value != self.__dict__[name]:
-            raise ValueError(f"{name} is fixed by the model's construction ({self.__dict__[name]}); build a "
-                             f"new model for another dimension, got {value!r:.40}")
+        refuse_reassignment(self, name, value, ("in_features", "out_features"))
         super().__setattr__(name, value)
 
     def score(self, x: torch.Tensor, t: float | torch.Tensor) -> torch.Tensor:

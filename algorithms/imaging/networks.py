@@ -19,7 +19,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from algorithms._modules import CheckedStateModule
+from algorithms._modules import CheckedStateModule, refuse_reassignment
 from algorithms._validation import (
     LAYER_OVERHEAD_BYTES,
     allocates,
@@ -82,10 +82,7 @@ class NullSpaceNet(CheckedStateModule):
     def __setattr__(self, name: str, value) -> None:
         # set after construction: scale = NaN gave NaN predictions in silence; another operator/projection
         # met an AttributeError or torch's reshape error (the body's sizes are those of the first pair)
-        if name in ("operator", "projection", "in_features", "out_features") and name in self.__dict__ \
-                and value is not self.__dict__[name] and value != self.__dict__[name]:
-            raise ValueError(f"{name} is fixed by the network's construction; build a new NullSpaceNet for "
-                             f"another one, got {type(value).__name__} {value!r:.40}")
+        refuse_reassignment(self, name, value, ("operator", "projection", "in_features", "out_features"))
         if name == "scale" and "scale" in self.__dict__:
             value = check_positive("scale", value)
         super().__setattr__(name, value)
