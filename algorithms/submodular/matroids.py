@@ -142,10 +142,9 @@ class Matroid(_Sealed):
         def is_independent(self: Matroid, subset: Any) -> bool:
             subset = as_subset("subset", subset)
             if self.ground is not None and not subset <= self.ground:  # was a KeyError inside the lookup
-                outside = sorted(map(repr, subset - self.ground))
+                outside = subset - self.ground
                 raise ValueError(f"subset must be a subset of the matroid's ground set ({len(self.ground)} "
-                                 f"elements); {len(outside)} element(s) are not in it: "
-                                 f"{', '.join(outside[:3])}{', ...' if len(outside) > 3 else ''}")
+                                 f"elements); {len(outside)} element(s) are not in it: {_shown(outside)}")
             return method(self, subset)
 
         is_independent._subset_checked = True  # type: ignore[attr-defined]
@@ -363,6 +362,7 @@ _BASIS_GROUND = 4096
 
 
 def _shown(elements: Iterable) -> str:
+    """A set of elements for a message: sorted by repr, at most 8 shown."""
     items = sorted(elements, key=repr)
     return "{" + ", ".join(map(repr, items[:8])) + (", ..." if len(items) > 8 else "") + "}"
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from algorithms._validation import check_takes, returned_scalar
 from algorithms.submodular.matroids import Matchoid, as_subset, check_hashable, elements_of
+from algorithms.submodular.matroids import _shown as _show
 
 __all__ = ["CountingOracle", "InconsistentOracleError", "NegativeValueError", "NonFiniteValueError"]
 
@@ -136,7 +137,3 @@ class CountingOracle:
         return True
 
 
-def _show(subset: frozenset) -> str:
-    items = sorted(subset, key=repr)
-    text = ", ".join(map(repr, items[:8])) + (", ..." if len(items) > 8 else "")
-    return "{" + text + "}"
