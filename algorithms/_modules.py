@@ -15,7 +15,19 @@ class CheckedStateModule(nn.Module):
     """An ``nn.Module`` whose ``load_state_dict`` refuses, before anything is loaded, a ``strict``/``assign``
     that is not a bool (``strict="no"`` was truthy), NaN/inf or non-floating weights, wrong shapes and
     (strict) missing or unexpected keys, each by name: torch loads NaN as it is and half loads a state
-    dict whose later entry it then refuses."""
+    dict whose later entry it then refuses.
+
+    A subclass lists in ``_FIXED`` the attributes its parameters were built for (sizes, the seed, the
+    activation): assigning another value after construction is refused by :func:`refuse_reassignment`
+    (``net.width = 16`` gave wrong scaled learning rates, ``vocab_size = 20`` an IndexError inside
+    torch, in silence or naming nothing)."""
+
+    _FIXED: tuple[str, ...] = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self._FIXED:
+            refuse_reassignment(self, name, value, self._FIXED)
+        super().__setattr__(name, value)
 
     def load_state_dict(self, state_dict: Any, strict: Any = True, assign: Any = False):
         strict, assign = check_module_load(self, state_dict, strict, assign)

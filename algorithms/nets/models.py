@@ -34,7 +34,7 @@ from typing import Any
 
 import torch
 
-from algorithms._modules import CheckedStateModule
+from algorithms._modules import CheckedStateModule, refuse_reassignment
 from algorithms._validation import (
     allocates,
     check_finite_data,
@@ -85,6 +85,11 @@ class Activation(torch.nn.Module):
         self.function = activation(name)
         self.name = name
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # a new name kept the old function (repr "tanh", computing relu)
+        refuse_reassignment(self, name, value, ("name", "function"))
+        super().__setattr__(name, value)
+
     def forward(self, t: torch.Tensor) -> torch.Tensor:
         """The activation of every entry of ``t``: a dense real floating tensor (a meta, sparse, integer,
         bool or complex one is refused naming ``t``). Entrywise, as torch's own activations: a NaN entry
@@ -108,6 +113,10 @@ class _Network(CheckedStateModule):
 
     #: per-sample input shape, set by each model
     input_shape: tuple[int, ...]
+
+    #: fixed by construction (refuse_reassignment: another value raises ValueError naming it)
+    _FIXED = ("out_features", "seed", "init_scale", "input_shape", "sizes", "bias", "channels", "kernel_size",
+              "out_length", "dim")
 
     def __init__(self, out_features: int, activation_name: str, seed: int, init_scale: float,
                  dtype: torch.dtype) -> None:

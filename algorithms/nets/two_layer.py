@@ -82,7 +82,8 @@ class TwoLayerReLU(CheckedStateModule):
     ``W``, ``b`` ~ N(0, init_scale²/in_features), ``v`` ~ N(0, init_scale²/width),
     ``c = 0``; ``init_scale`` (a float in (0, 1e150]: products of two weights stay finite in float64;
     a scale whose draws overflow float32 is refused too) scales those draws; ``dtype`` float64 (default)
-    or float32.
+    or float32. These are fixed by construction: assigning another value to one of the attributes
+    afterwards (``net.width = 5``, ``net.activation = "tanh"``) raises ValueError naming it.
 
     ``forward(X)`` returns shape (n, out_features); ``X`` must be a tensor of the model's dtype with
     ``in_features`` on its last axis (a single sample ``(in_features,)`` is accepted: it is what
@@ -100,6 +101,9 @@ class TwoLayerReLU(CheckedStateModule):
     ...                  net(torch.ones(2, 3, dtype=torch.float64))[:, 0]))
     True
     """
+
+    _FIXED = ("in_features", "width", "out_features", "hidden_bias", "output_bias", "activation", "seed",
+              "init_scale")
 
     @allocates("in_features", "width", "out_features")
     def __init__(self, in_features: int, width: int, out_features: int = 1, *,

@@ -81,7 +81,10 @@ class MLP(CheckedStateModule):
     (torch's global generator untouched; the
     readout starts at 0), ``residual_multiplier`` is a finite float > 0 (the μP depth rule's 1/N is
     at most 1; a multiplier so large that the activations overflow the dtype makes ``forward``
-    return inf, as any torch layer) and ``dtype`` float32 (default), float64 or bfloat16.
+    return inf, as any torch layer) and ``dtype`` float32 (default), float64 or bfloat16. The sizes, the
+    seed and the multiplier are fixed by construction: assigning another value afterwards (``net.width =
+    16`` would scale :func:`~algorithms.optimizers.param_groups`' learning rates for a width the weights
+    do not have) raises ValueError naming the attribute.
 
     >>> net = MLP(in_features=5, out_features=3, width=16, depth=2, seed=0)
     >>> net(torch.ones(4, 5)).shape, net.width, net.depth
@@ -89,6 +92,8 @@ class MLP(CheckedStateModule):
     >>> net.parameter_roles()["blocks.0.weight"]
     'hidden'
     """
+
+    _FIXED = ("in_features", "out_features", "width", "depth", "seed", "residual_multiplier")
 
     @allocates("in_features", "out_features", "width", "depth")
     def __init__(self, in_features: int, out_features: int, width: int, depth: int, seed: int = 0,
@@ -170,12 +175,16 @@ class Transformer(CheckedStateModule):
     :data:`MAX_CONTEXT` (4096: attention is quadratic in T); ``seed`` (int in [0, 2**64)) draws the weights,
     ``residual_multiplier`` (finite float > 0; one so large that the activations overflow the dtype
     makes ``forward`` return inf, as any torch layer) scales each block's residual branch and ``dtype`` is
-    float32 (default), float64 or bfloat16.
+    float32 (default), float64 or bfloat16. These attributes are fixed by construction: assigning
+    another value afterwards raises ValueError naming it (as for :class:`MLP`).
 
     >>> lm = Transformer(vocab_size=11, width=16, depth=2, n_heads=2, context=8, seed=0)
     >>> lm(torch.zeros(3, 8, dtype=torch.long)).shape
     torch.Size([3, 8, 11])
     """
+
+    _FIXED = ("vocab_size", "in_features", "out_features", "width", "depth", "n_heads", "context", "seed",
+              "residual_multiplier")
 
     @allocates("vocab_size", "width", "depth", "context")
     def __init__(self, vocab_size: int, width: int, depth: int, n_heads: int = 2, context: int = 32,

@@ -1,0 +1,24 @@
+"""#43 round 11 (pre-audit sweep) for the nets family: each class found, with the words of its message."""
+
+import pytest
+
+from algorithms.nets import TwoLayerReLU
+from algorithms.nets.models import CNN, MLP, Activation, SoftmaxAttention
+
+
+# ------------------------------ class 1: a size/activation attribute reassigned after construction
+@pytest.mark.parametrize("make, attribute, value", [
+    (lambda: TwoLayerReLU(2, 3), "width", 5),
+    (lambda: TwoLayerReLU(2, 3), "activation", "bogus"),     # a KeyError at forward
+    (lambda: TwoLayerReLU(2, 3), "out_features", 4),         # forward still gave one output, in silence
+    (lambda: MLP(2, (3,), 1), "sizes", (2, 4, 1)),
+    (lambda: MLP(2, (3,), 1), "bias", False),
+    (lambda: CNN(1, 6, 2, 3, 1), "kernel_size", 2),
+    (lambda: SoftmaxAttention(3, 2, 1), "dim", 4),
+    (lambda: Activation("relu"), "name", "tanh"),            # repr said tanh, forward computed relu
+])
+def test_an_attribute_the_weights_were_built_for_cannot_be_reassigned(make, attribute, value):
+    module = make()
+    with pytest.raises(ValueError, match=f"{attribute} is fixed by"):
+        setattr(module, attribute, value)
+    setattr(module, attribute, getattr(module, attribute))      # the same value is accepted
