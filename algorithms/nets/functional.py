@@ -64,7 +64,8 @@ def flatten_params(params: Params) -> tuple[torch.Tensor, Callable[[torch.Tensor
 
     ``params``: a non-empty dict of dense real floating tensors of one dtype, with finite entries
     (NaN/inf, meta, sparse, integer and complex tensors are refused naming the entry). The map takes a
-    finite real floating tensor of θ's shape.
+    finite tensor of θ's shape and dtype (another dtype, a float32 θ of float64 parameters included, is
+    refused naming theta: it would come back as parameters of that dtype).
 
     >>> theta, unflatten = flatten_params({"a": torch.ones(2), "B": torch.zeros(1, 2)})
     >>> theta.tolist(), unflatten(theta)["B"].shape
@@ -118,10 +119,12 @@ def _flatten_params(params: Params, *, finite: bool) -> tuple[torch.Tensor, Call
                    else type(theta).__name__)
             raise ValueError(f"the flat parameter vector theta must have shape ({total},) (the parameters "
                              f"{keys}), got {got}")
-        if theta.is_complex() or (flat_dtype.is_floating_point and not theta.is_floating_point()):
-            # an int theta would come back as int parameters, a complex one would be cast later
-            raise TypeError(f"the flat parameter vector theta must be a real floating tensor (the parameters "
-                            f"are {flat_dtype}), got {theta.dtype}")
+        if theta.dtype != flat_dtype:
+            # an int theta would come back as int parameters, a complex one would be cast later, and a
+            # float32 (or half) theta of float64 parameters came back as float32 parameters in silence
+            raise TypeError(f"the flat parameter vector theta must be a real floating tensor of the "
+                            f"parameters' dtype {flat_dtype}, got {theta.dtype} (convert it with "
+                            f".to({flat_dtype}))")
         # a NaN/inf or meta theta came back as NaN / data-less parameters; skipped under vmap (torch.func's
         # grad, jacrev, jacfwd and hessian pass it)
         check_finite_data("theta", theta)
@@ -216,7 +219,7 @@ def _check_data(name: str, value: torch.Tensor, theta: torch.Tensor) -> None:
     if value.is_complex():
         raise TypeError(f"{name} must be real, got {value.dtype}")
     if value.dtype in (torch.float16, torch.bfloat16):
-        raise TypeError(f"{name} must have theta's dtype {theta.dtype}, got {value.dtype}")
+        raise TypeError(f"{name} must not be half precision (theta is {theta.dtype}), got {value.dtype}")
     check_finite_data(name, value)
 
 
@@ -320,7 +323,9 @@ def per_sample_flat_grads(sample_loss: Callable[[torch.Tensor, torch.Tensor, tor
     """Rows ∇_θ ℓ(θ; x_i, y_i), shape (n, d); ``sample_loss(θ, x, y)`` takes one sample.
 
     ``theta`` is a finite 1-D float32/float64 tensor (a flat parameter vector); ``X`` and ``y`` tensors
-    with one leading sample axis of one length, ``X`` of θ's dtype.
+    with one leading sample axis of one length, ``X`` of θ's dtype; ``y`` reaches ``sample_loss`` in its
+    own dtype (integer class labels, or float32 targets beside a float64 θ, which torch's arithmetic then
+    promotes to θ's dtype), real, finite and not half precision.
     """
     _check_function("sample_loss", sample_loss, 3)
     _check_samples(theta, X, y)
@@ -340,7 +345,9 @@ def per_sample_flat_hessians(
 
     ``sample_loss(θ, x, y)`` returns one sample's finite scalar loss; ``theta`` is a finite 1-D
     float32/float64 tensor (a flat parameter vector); ``X`` and ``y`` tensors with one leading sample axis
-    of one length, ``X`` of θ's dtype.
+    of one length, ``X`` of θ's dtype; ``y`` reaches ``sample_loss`` in its own dtype (integer class
+    labels, or float32 targets beside a float64 θ, which torch's arithmetic then promotes to θ's dtype),
+    real, finite and not half precision.
     """
     _check_function("sample_loss", sample_loss, 3)
     _check_samples(theta, X, y)

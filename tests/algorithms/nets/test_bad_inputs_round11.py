@@ -1,8 +1,9 @@
 """#43 round 11 (pre-audit sweep) for the nets family: each class found, with the words of its message."""
 
 import pytest
+import torch
 
-from algorithms.nets import TwoLayerReLU
+from algorithms.nets import TwoLayerReLU, flatten_params
 from algorithms.nets.models import CNN, MLP, Activation, SoftmaxAttention
 
 
@@ -22,3 +23,11 @@ def test_an_attribute_the_weights_were_built_for_cannot_be_reassigned(make, attr
     with pytest.raises(ValueError, match=f"{attribute} is fixed by"):
         setattr(module, attribute, value)
     setattr(module, attribute, getattr(module, attribute))      # the same value is accepted
+
+
+# ------------------------------- class 2: a theta of another dtype unflattened into parameters of that dtype
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.int64])
+def test_unflatten_refuses_a_theta_of_another_dtype_naming_theta(dtype):
+    theta, unflatten = flatten_params({"a": torch.ones(2, dtype=torch.float64)})
+    with pytest.raises(TypeError, match="theta must be a real floating tensor of the parameters' dtype"):
+        unflatten(theta.to(dtype))
