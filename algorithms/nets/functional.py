@@ -253,6 +253,7 @@ def flat_hessian(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tens
     """
     _check_function("loss", loss)
     _check_theta(theta)
+    theta = theta.contiguous()      # an expanded (stride-0) θ failed inside torch.func's make_dual
     _check_finite_loss("loss", loss(theta))   # one evaluation beside the d of the Hessian
     hessian = _through_loss(lambda: _hessian(loss)(theta))
     if tuple(hessian.shape) != (theta.numel(), theta.numel()):  # a vector loss gives a stack of them
@@ -277,6 +278,7 @@ def flat_hvp(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor,
         raise TypeError(f"vector must have theta's dtype {theta.dtype}, got {vector.dtype}")
     refuse_sparse("vector", vector)
     check_finite_data("vector", vector)
+    theta, vector = theta.contiguous(), vector.contiguous()     # expanded (stride-0) ones: see flat_hessian
     (_, value), (product, _) = _through_loss(lambda: jvp(grad_and_value(loss), (theta,), (vector,)))
     _check_finite_loss("loss", value)
     if not bool(torch.isfinite(product).all()):
@@ -351,6 +353,7 @@ def per_sample_flat_hessians(
     """
     _check_function("sample_loss", sample_loss, 3)
     _check_samples(theta, X, y)
+    theta = theta.contiguous()      # an expanded (stride-0) θ: see flat_hessian
     values = _through_loss(lambda: vmap(sample_loss, in_dims=(None, 0, 0), randomness="same")(theta, X, y),
                            "sample_loss")
     if isinstance(values, torch.Tensor) and values.ndim == 1 and not bool(torch.isfinite(values).all()):

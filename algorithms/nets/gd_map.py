@@ -176,7 +176,7 @@ def _check_theta(theta: Any) -> torch.Tensor:
     if theta.dtype not in (torch.float32, torch.float64):  # integers, and half precision (documented)
         theta = theta.to(torch.float64)
     check_finite_data("theta", theta)
-    return theta
+    return theta.contiguous()   # an expanded (stride-0) θ failed inside torch.func's make_dual (jvp)
 
 
 # ----------------------------------------------------------------------------- the loss

@@ -1,9 +1,12 @@
 """#43 round 11 (pre-audit sweep) for the nets family: each class found, with the words of its message."""
 
+import math
+
 import pytest
 import torch
 
-from algorithms.nets import TwoLayerReLU, flatten_params
+from algorithms.nets import TwoLayerReLU, flat_hessian, flat_hvp, flatten_params, per_sample_flat_hessians
+from algorithms.nets.gd_map import gd_logabsdet_slq
 from algorithms.nets.models import CNN, MLP, Activation, SoftmaxAttention
 
 
@@ -31,3 +34,15 @@ def test_unflatten_refuses_a_theta_of_another_dtype_naming_theta(dtype):
     theta, unflatten = flatten_params({"a": torch.ones(2, dtype=torch.float64)})
     with pytest.raises(TypeError, match="theta must be a real floating tensor of the parameters' dtype"):
         unflatten(theta.to(dtype))
+
+
+# --------------------------------- class 3: an expanded (stride-0) theta failed inside torch.func's make_dual
+def test_an_expanded_theta_is_differentiated_as_its_values():
+    theta = torch.ones(1, dtype=torch.float64).expand(3)
+    loss = lambda t: (t**2).sum()  # noqa: E731
+    assert torch.equal(flat_hessian(loss, theta), 2 * torch.eye(3, dtype=torch.float64))
+    assert torch.equal(flat_hvp(loss, theta, theta), torch.full((3,), 2.0, dtype=torch.float64))
+    X = torch.ones(1, 3, dtype=torch.float64).expand(4, 3)
+    assert per_sample_flat_hessians(lambda t, x, y: (t * x).sum() ** 2, theta, X, X[:, 0]).shape == (4, 3, 3)
+    estimate = gd_logabsdet_slq(loss, theta, lr=0.1, num_probes=2).estimate
+    assert estimate == pytest.approx(3 * math.log(0.8))    # I − 0.1·2I
