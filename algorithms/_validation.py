@@ -928,6 +928,57 @@ def clone_tensors(value: Any) -> Any:
     return value
 
 
+def _field_stamp(value: Any) -> Any:
+    """What :func:`remember_validated` keeps of one field: the object itself, with a torch tensor's version
+    counter (bumped by every in-place write; numpy arrays are the families' to make read-only)."""
+    if type(value).__module__.startswith("torch") and hasattr(value, "_version"):
+        return (value, value._version)
+    return (value, None)
+
+
+def remember_validated(obj: Any) -> None:
+    """Called last in a frozen dataclass's ``__post_init__``: records the object each field holds once
+    validated (and a tensor's version), for :func:`revalidate_if_reassigned`."""
+    import dataclasses
+
+    object.__setattr__(obj, "_validated_fields", {f.name: _field_stamp(getattr(obj, f.name, None))
+                                                  for f in dataclasses.fields(obj)})
+
+
+def revalidate_if_reassigned(obj: Any) -> None:
+    """Before ``obj`` (a frozen dataclass that called :func:`remember_validated`) is used by a solve: a field
+    replaced since its validation (``object.__setattr__(problem, "copies", -5)`` bypasses the frozen
+    dataclass), or a tensor/array field written in place, is validated again by building the object anew
+    from its current fields (the constructor's error names the field), and the rebuilt object's derived
+    state (caches, purities, a Cholesky factor) is adopted, so nothing computed from the old value
+    survives. Nested recorded dataclasses (a prior inside an algorithm) are checked first. Free when nothing
+    changed (identity and version comparisons)."""
+    import dataclasses
+
+    seen = getattr(obj, "__dict__", {}).get("_validated_fields")
+    if seen is None:
+        return
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name, None)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            revalidate_if_reassigned(value)
+    if all(_field_stamp(getattr(obj, name, None))[0] is value and _field_stamp(value)[1] == stamp
+           for name, (value, stamp) in seen.items()):
+        return
+    kind = type(obj)
+    changed = sorted(name for name, (value, stamp) in seen.items()
+                     if getattr(obj, name, None) is not value or _field_stamp(value)[1] != stamp)
+    try:
+        fresh = kind(**{f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if f.init})
+    except (TypeError, ValueError) as exc:
+        error = TypeError if isinstance(exc, TypeError) else ValueError
+        raise error(f"{kind.__name__}.{', '.join(changed)} was changed after construction (the frozen "
+                    f"{kind.__name__} is validated again before use): {exc}") from None
+    obj.__dict__.pop("_factory_call", None)   # the factory call no longer rebuilds these fields
+    for key, value in fresh.__dict__.items():
+        object.__setattr__(obj, key, value)
+
+
 def store_plain_scalars(obj: Any) -> None:
     """Each field of the (frozen) dataclass ``obj`` that holds a numpy scalar or an instance of a subclass
     of bool/int/float/str (``np.float32(0.1)``, ``np.int64(5)``, ``np.str_("relu")``, an ``IntEnum``)

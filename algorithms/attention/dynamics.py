@@ -30,7 +30,13 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from algorithms._validation import as_real_array, check_positive, check_seed
+from algorithms._validation import (
+    as_real_array,
+    check_positive,
+    check_seed,
+    remember_validated,
+    revalidate_if_reassigned,
+)
 from algorithms.attention.problem import SingleLocationProblem, check_unit_vector, overlaps
 from algorithms.attention.risk import _risk, thermodynamics
 from algorithms.core import (
@@ -139,6 +145,7 @@ class OverlapFlow(Algorithm):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "lr", check_positive("lr", self.lr))  # a Python float (np.float32 was kept)
+        remember_validated(self)
 
 
 def _onto_unit_vectors(state: np.ndarray) -> np.ndarray:
@@ -176,6 +183,7 @@ def _state_risk(problem: SingleLocationProblem, state: np.ndarray) -> float:
 
 @_dispatch
 def _solve(problem: SingleLocationProblem, algorithm: OverlapFlow, options: SolveOptions) -> Solution:
+    revalidate_if_reassigned(algorithm)  # a hyperparameter set through object.__setattr__
     if problem.link != "linear":
         raise ValueError(f"problem.link must be 'linear' for OverlapFlow, got {problem.link!r}")
     u, v = initial_vectors(problem, options.seed or 0)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import torch
 
-from algorithms._validation import check_positive
+from algorithms._validation import check_positive, remember_validated, revalidate_if_reassigned
 from algorithms.attention.dynamics import initial_vectors
 from algorithms.attention.models import SoftmaxAttention
 from algorithms.attention.problem import (
@@ -71,6 +71,7 @@ class SphericalGD(Algorithm):
             raise ValueError(f"link must be None or one of {sorted(LINKS)}, got {self.link!r}")
         if self.link is not None:
             object.__setattr__(self, "link", str(self.link))  # a numpy str_ stored as a str
+        remember_validated(self)
 
 
 def _tangent(grad: torch.Tensor, point: torch.Tensor) -> torch.Tensor:
@@ -79,6 +80,7 @@ def _tangent(grad: torch.Tensor, point: torch.Tensor) -> torch.Tensor:
 
 @_dispatch
 def _solve(problem: SingleLocationProblem, algorithm: SphericalGD, options: SolveOptions) -> Solution:
+    revalidate_if_reassigned(algorithm)  # a hyperparameter set through object.__setattr__
     seed = options.seed or 0
     check_batch_memory("SphericalGD", "n_samples", problem.n_samples, problem)
     entries = problem.n_samples * problem.L * problem.d

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
@@ -17,6 +18,16 @@ DIVERGENCE = 1e8
 #: the floor of the solvers' relative residuals: float64's smallest normal number (a float32 image's norm is
 #: a float64 here), so the residual stays relative at any image scale
 _TINY = float(torch.finfo(torch.float64).tiny)
+
+
+def norm(t: torch.Tensor) -> float:
+    """‖t‖₂ without underflow or overflow of the squares: max|t|·‖t/max|t|‖ (torch's vector_norm sums the
+    squares as they are: 0.0 for entries ~1e-200, which made the solvers' relative residuals 0/0 and a
+    tiny-scale run stop at once with Success; inf for entries ~1e200). NaN/inf entries give NaN/inf."""
+    top = float(t.detach().abs().max()) if t.numel() else 0.0
+    if top == 0.0 or not math.isfinite(top):
+        return top
+    return top * float(torch.linalg.vector_norm(t.detach() / top))
 
 
 def check_prior(prior: Any) -> None:
@@ -52,6 +63,7 @@ def prepare(problem: InverseProblem, npn: NPN | None) -> torch.Tensor | None:
     """G(y) for the NPN term (after checking S against H), or None without one."""
     if npn is None:
         return None
+    npn.projection._check_data("npn.projection")  # written in place after construction
     npn.check_against(problem.operator)
     return npn.predict(problem.y)
 
@@ -81,4 +93,4 @@ def final_value(problem: InverseProblem, prior: Any, npn: NPN | None, prediction
 
 
 def blow_up_threshold(problem: InverseProblem) -> float:
-    return DIVERGENCE * max(1.0, float(torch.linalg.vector_norm(problem.operator.adjoint(problem.y))))
+    return DIVERGENCE * max(1.0, norm(problem.operator.adjoint(problem.y)))

@@ -36,7 +36,12 @@ from typing import Any
 
 import torch
 
-from algorithms._validation import check_positive, check_positive_int
+from algorithms._validation import (
+    check_positive,
+    check_positive_int,
+    remember_validated,
+    revalidate_if_reassigned,
+)
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.imaging._common import (
     _TINY,
@@ -46,6 +51,7 @@ from algorithms.imaging._common import (
     check_prior,
     check_problem,
     final_value,
+    norm,
     prepare,
 )
 from algorithms.imaging.problems import NPN, InverseProblem
@@ -76,6 +82,7 @@ class PnPADMM(Algorithm):
                              f"step 1/penalty overflows below), got {self.penalty!r}")
         check_npn(self.npn)
         object.__setattr__(self, "cg_iters", check_positive_int("cg_iters", self.cg_iters))  # np ints too
+        remember_validated(self)
 
     def _normal(self, problem: InverseProblem, x: torch.Tensor) -> torch.Tensor:
         # the unchecked maps: a CG iterate that overflowed must reach the solve's Diverged, not an error
@@ -98,9 +105,26 @@ class PnPADMM(Algorithm):
         check_problem(problem)
         check_image(problem, "x", x)
         check_image(problem, "rhs", rhs)
-        return self._x_step(problem, x, rhs)
+        out = self._x_step(problem, x, rhs)
+        if not bool(torch.isfinite(out).all()):  # x, rhs ~1e300: the solution itself overflows the dtype
+            raise ValueError(f"x and rhs have entries too large (max |x| = {float(x.abs().max()):.3g}, max "
+                             f"|rhs| = {float(rhs.abs().max()):.3g}): the x-step's solution overflows "
+                             f"{out.dtype}; rescale them")
+        return out
 
     def _x_step(self, problem: InverseProblem, x: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
+        # run on (x, rhs)·2⁻ᵏ, 2ᵏ ~ max(|x|, |rhs|): a power of two, so the iterates are the same bits scaled,
+        # but ‖r‖² neither underflows to 0 (rhs ~1e-200 returned the start as "solved") nor overflows to
+        # inf (rhs ~1e200 stopped at the first step, returning the start): the step is scale-free
+        scale = max(float(x.detach().abs().max()), float(rhs.detach().abs().max())) if x.numel() else 0.0
+        if not 0.0 < scale < math.inf:
+            return self._cg(problem, x, rhs)
+        limit = math.frexp(min(torch.finfo(x.dtype).max, torch.finfo(rhs.dtype).max))[1] - 2
+        exponent = max(-limit, min(limit, math.frexp(scale)[1]))
+        factor = math.ldexp(1.0, -exponent)
+        return self._cg(problem, x * factor, rhs * factor) / factor
+
+    def _cg(self, problem: InverseProblem, x: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
         r = rhs - self._normal(problem, x)
         d = r.clone()
         rr = float((r * r).sum())
@@ -122,6 +146,7 @@ class PnPADMM(Algorithm):
 
 @_dispatch
 def _solve(problem: InverseProblem, algorithm: PnPADMM, options: SolveOptions) -> Solution:
+    revalidate_if_reassigned(algorithm)  # a hyperparameter set through object.__setattr__
     prediction = prepare(problem, algorithm.npn)
     H, beta = problem.operator, algorithm.penalty
     data_rhs = H.adjoint(problem.y)
@@ -139,15 +164,15 @@ def _solve(problem: InverseProblem, algorithm: PnPADMM, options: SolveOptions) -
             point = x + u  # a blown-up x-step skips the prox (it refuses non-finite images): Diverged below
             z_new = algorithm.prior.prox(point, 1.0 / beta) if bool(torch.isfinite(point).all()) else point
             u = u + x - z_new
-            size = float(torch.linalg.vector_norm(z_new))
+            size = norm(z_new)
             if not (bool(torch.isfinite(z_new).all()) and bool(torch.isfinite(u).all())) or size > limit:
                 retcode, z = RetCode.Diverged, z_new
                 break
             # relative to ‖z‖, floored at the tiniest normal float only: a floor of 1e-12 made the test
             # absolute for images of that size (y scaled by 1e-12 stopped at once)
             scale = max(size, _TINY)
-            primal = float(torch.linalg.vector_norm(x - z_new)) / scale
-            change = float(torch.linalg.vector_norm(z_new - z)) / scale
+            primal = norm(x - z_new) / scale
+            change = norm(z_new - z) / scale
             z = z_new
             stop = monitor.record(iteration=iterations, primal_residual=primal, residual=change)
             if max(primal, change) <= tol:

@@ -245,6 +245,19 @@ class LinearOperator:
         """Hᵀ y for a batch of one measurement ``(1, *measurement_shape)``, unchecked."""
         return self._adjoint(y).reshape(1, *self.image_shape)
 
+    def _check_data(self, name: str = "operator") -> None:
+        """The operator's own tensors (matrix, spectrum, signs, ...) still finite: checked at construction,
+        they can be written in place afterwards (``H.weight[0, 0] = nan`` then met "y has entries too
+        large", naming y); a solve re-checks them here, naming ``name`` and the attribute (O(data))."""
+        for key, value in vars(self).items():
+            if isinstance(value, LinearOperator):
+                value._check_data(f"{name}.{key}")
+            elif isinstance(value, torch.Tensor) and value.is_floating_point():
+                data = value.values() if value.layout in (torch.sparse_csr, torch.sparse_coo) else value
+                if data.device.type == "meta" or not bool(torch.isfinite(data).all()):
+                    raise ValueError(f"{name}.{key} contains NaN or inf entries (written after the "
+                                     f"{type(self).__name__} was built); build a new operator")
+
     def _forward(self, x: torch.Tensor) -> torch.Tensor:  # pragma: no cover - abstract
         raise NotImplementedError
 

@@ -34,7 +34,7 @@ from typing import Any
 
 import torch
 
-from algorithms._validation import check_positive
+from algorithms._validation import check_positive, remember_validated, revalidate_if_reassigned
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.imaging._common import (
     _TINY,
@@ -44,6 +44,7 @@ from algorithms.imaging._common import (
     check_prior,
     check_problem,
     final_value,
+    norm,
     prepare,
 )
 from algorithms.imaging.problems import NPN, InverseProblem
@@ -68,6 +69,7 @@ class PnPPGD(Algorithm):
         check_prior(self.prior)
         object.__setattr__(self, "lr", check_positive("lr", self.lr))
         check_npn(self.npn)
+        remember_validated(self)
 
     def step(self, problem: InverseProblem, x: torch.Tensor, prediction: torch.Tensor | None) -> torch.Tensor:
         """One iteration of the update rule from the image ``x`` (finite, shape ``image_shape``).
@@ -98,6 +100,7 @@ class PnPPGD(Algorithm):
 
 @_dispatch
 def _solve(problem: InverseProblem, algorithm: PnPPGD, options: SolveOptions) -> Solution:
+    revalidate_if_reassigned(algorithm)  # a hyperparameter set through object.__setattr__
     prediction = prepare(problem, algorithm.npn)
     x = torch.zeros(problem.operator.image_shape, dtype=problem.y.dtype)
     maxiters, tol = options.iterations(500), options.tolerance(1e-5)
@@ -107,13 +110,13 @@ def _solve(problem: InverseProblem, algorithm: PnPPGD, options: SolveOptions) ->
     try:
         for iterations in range(1, maxiters + 1):
             new = algorithm._step(problem, x, prediction)
-            size = float(torch.linalg.vector_norm(new))
+            size = norm(new)
             if not bool(torch.isfinite(new).all()) or size > limit:
                 retcode, x = RetCode.Diverged, new
                 break
             # relative to the iterate's size with only the dtype's tiniest normal as the floor: a floor of
             # 1e-12 made the test absolute for images of that size (y scaled by 1e-12 stopped at once)
-            residual = float(torch.linalg.vector_norm(new - x)) / max(size, _TINY)
+            residual = norm(new - x) / max(size, _TINY)
             x = new
             stop = monitor.record(iteration=iterations, residual=residual)
             if residual <= tol:

@@ -24,7 +24,13 @@ import numpy as np
 import torch
 from torch.nn import functional as nn_functional
 
-from algorithms._validation import check_count, check_finite_data, check_nonnegative, refuse_sparse
+from algorithms._validation import (
+    check_count,
+    check_finite_data,
+    check_nonnegative,
+    refuse_sparse,
+    remember_validated,
+)
 
 __all__ = ["DenoiserPrior", "SubspacePrior", "TVPrior", "total_variation"]
 
@@ -127,6 +133,7 @@ class TVPrior:
         object.__setattr__(self, "inner", check_count("inner", self.inner, 1))  # numpy ints too
         if self.inner > MAX_INNER:  # inner = 2**31 − 1 passed the count check and every prox ran for ever
             raise ValueError(f"inner must be <= {MAX_INNER} dual iterations per prox, got {self.inner}")
+        remember_validated(self)
 
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
         """argmin_z ½‖z − x‖² + lr·weight·TV(z), for finite images ``x`` and a finite ``lr`` >= 0.
@@ -179,6 +186,7 @@ class DenoiserPrior:
         if not isinstance(self.network, torch.nn.Module):
             raise TypeError(f"network must be a torch.nn.Module, got {type(self.network).__name__}")
         _check_network_state("network", self.network)  # NaN or meta weights: NaN images in silence
+        remember_validated(self)
 
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
         """The network applied to ``x``. ``x`` is a finite floating image tensor of shape (*batch, h, w)
@@ -253,6 +261,7 @@ class SubspacePrior:
                              f"{shape!r}: basis has {b.shape[0]} rows")
         # stored as a tuple of Python ints (a list or numpy ints were kept as given: another repr and eq)
         object.__setattr__(self, "image_shape", (int(shape[0]), int(shape[1])))
+        remember_validated(self)
 
     def __eq__(self, other: object) -> bool:
         # the tensor field compared as a whole (the generated __eq__ raised torch's "Boolean value of Tensor

@@ -17,7 +17,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import as_real_tensor, check_finite_data, refuse_sparse, to_float
+from algorithms._validation import (
+    as_real_tensor,
+    check_finite_data,
+    refuse_sparse,
+    remember_validated,
+    revalidate_if_reassigned,
+    to_float,
+)
 from algorithms.core import Problem
 from algorithms.imaging.nullspace import null_space_leakage
 from algorithms.imaging.operators import LinearOperator
@@ -63,6 +70,14 @@ class InverseProblem(Problem):
                 math.isfinite(to_float(noise)) and noise >= 0):
             raise ValueError(f"noise_std must be a finite number >= 0, got {noise!r}")
         object.__setattr__(self, "noise_std", float(noise))
+        remember_validated(self)
+
+    def _check_unchanged(self) -> None:
+        """A field replaced since construction (``object.__setattr__`` on the frozen problem) or a tensor
+        field written in place: validated again before the solve runs it (the error names the field), and
+        the operator's own data re-checked."""
+        revalidate_if_reassigned(self)
+        self.operator._check_data("problem.operator")
 
 
 @dataclass(frozen=True)
@@ -99,6 +114,7 @@ class NPN:
                     math.isfinite(to_float(value)) and value >= 0):
                 raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
             object.__setattr__(self, name, float(value))
+        remember_validated(self)
 
     def check_against(self, operator: LinearOperator) -> float:
         """Raise unless S acts on H's images and its rows lie in Null(H) within ``max_leakage``.

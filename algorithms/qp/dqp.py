@@ -79,6 +79,8 @@ from algorithms._validation import (
     check_bool,
     check_positive,
     check_square_symmetric,
+    remember_validated,
+    revalidate_if_reassigned,
 )
 from algorithms.core import (
     Algorithm,
@@ -296,6 +298,7 @@ class DQP(Algorithm):
                 raise ValueError(f"backend_options[{key!r}] is NaN")
         if self.backend != "auto":
             _check_backend_options(self.backend, self.backend_options)
+        remember_validated(self)
 
     def __hash__(self) -> int:
         # the generated hash failed on the backend_options dict ("unhashable type: 'dict'"); equal DQPs
@@ -1949,6 +1952,7 @@ def _forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor, backend: st
 
 @_dispatch
 def _solve(problem: QP, algorithm: DQP, options: SolveOptions) -> Solution:
+    revalidate_if_reassigned(algorithm)  # a hyperparameter set through object.__setattr__
     monitor = IterationMonitor(options, total=2, desc=f"dqp[{algorithm.backend}]")
     try:
         sol = forward(problem, algorithm, options, monitor=monitor)

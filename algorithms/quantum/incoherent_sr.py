@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from algorithms._validation import check_int_at_least
+from algorithms._validation import check_int_at_least, remember_validated, revalidate_if_reassigned
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.quantum.estimators import collision_statistic, purity_from_collisions
 from algorithms.quantum.problem import (
@@ -114,10 +114,12 @@ class IncoherentSR(Algorithm):
         object.__setattr__(self, "copies_per_basis", check_copies_per_basis(self.copies_per_basis))
         if self.gap is not None:
             object.__setattr__(self, "gap", _check_gap(self.gap))
+        remember_validated(self)
 
 
 @_dispatch
 def _solve(problem: PurestStateProblem, algorithm: IncoherentSR, options: SolveOptions) -> Solution:
+    revalidate_if_reassigned(algorithm)  # a hyperparameter set through object.__setattr__
     rng = np.random.default_rng(options.seed)
     dim = problem.dim
     m = copies_per_basis_for(dim, algorithm.copies_per_basis, algorithm.gap)

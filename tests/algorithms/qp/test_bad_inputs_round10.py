@@ -98,7 +98,7 @@ def test_data_written_after_construction_rechecked_at_solve():
 
     qp = QP(P=np.eye(2), q=np.ones(2))
     object.__setattr__(qp, "q", np.array([np.nan, 1.0]))
-    with pytest.raises(ValueError, match=r"\bqp\.q contains NaN"):
+    with pytest.raises(ValueError, match=r"QP\.q was changed.*\bq contains NaN"):
         solve(qp, DQP())
     assert solve(QP(P=np.eye(2), q=np.ones(2), lb=np.array([-np.inf, 0.0])), DQP()).retcode.value == "Success"
 

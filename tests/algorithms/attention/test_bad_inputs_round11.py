@@ -1,0 +1,27 @@
+"""#43 round 11 (pre-audit sweep) of algorithms.attention: a frozen SingleLocationProblem or algorithm
+changed after construction through ``object.__setattr__`` was solved as it was (gamma = 2 met math's
+'domain error', a negative lr ran)."""
+
+import pytest
+
+from algorithms import solve
+from algorithms.attention import OverlapFlow, SingleLocationProblem, SphericalGD
+
+
+def test_problem_fields_changed_after_construction_are_validated_again():
+    problem = SingleLocationProblem(d=6, L=3, gamma=0.6, n_samples=20)
+    object.__setattr__(problem, "gamma", 2.0)
+    with pytest.raises(ValueError, match=r"SingleLocationProblem\.gamma was changed.*gamma"):
+        solve(problem, SphericalGD(), maxiters=2)
+    problem = SingleLocationProblem(d=6, L=3, gamma=0.6, n_samples=20)
+    object.__setattr__(problem, "u0", (1.0, 1.0, 0.0, 0.0, 0.0, 0.0))
+    with pytest.raises(ValueError, match=r"SingleLocationProblem\.u0 was changed.*u0 must be a unit"):
+        solve(problem, OverlapFlow(), maxiters=2)
+
+
+def test_algorithm_fields_changed_after_construction_are_validated_again():
+    problem = SingleLocationProblem(d=6, L=3, gamma=0.6, n_samples=20)
+    algorithm = SphericalGD()
+    object.__setattr__(algorithm, "lr", -0.1)
+    with pytest.raises(ValueError, match=r"SphericalGD\.lr was changed.*\blr\b"):
+        solve(problem, algorithm, maxiters=2)

@@ -1,0 +1,73 @@
+"""#43 round 11 (pre-audit sweep) of algorithms.imaging: a frozen problem, algorithm or prior changed after
+construction (``object.__setattr__``, or an in-place write into a tensor field) was solved as it was: a
+negative noise_std stored, a NaN prior weight named only at the overflow, an operator's NaN matrix entry
+blamed on y."""
+
+import pytest
+import torch
+
+from algorithms import solve
+from algorithms.imaging import InverseProblem, PnPADMM, PnPPGD, SubspacePrior, TVPrior, gaussian_cs
+from tests.algorithms.imaging._instances import cs_problem
+
+
+def test_fields_changed_after_construction_are_validated_again():
+    problem, _ = cs_problem()
+    object.__setattr__(problem, "noise_std", -1.0)
+    with pytest.raises(ValueError, match=r"InverseProblem\.noise_std was changed.*noise_std"):
+        solve(problem, PnPPGD(prior=TVPrior(weight=1e-3), lr=1.0), maxiters=2)
+    problem, _ = cs_problem()
+    algorithm = PnPPGD(prior=TVPrior(weight=1e-3), lr=1.0)
+    object.__setattr__(algorithm, "lr", -1.0)
+    with pytest.raises(ValueError, match=r"PnPPGD\.lr was changed.*\blr\b"):
+        solve(problem, algorithm, maxiters=2)
+    algorithm = PnPADMM(prior=TVPrior(weight=1e-3))
+    object.__setattr__(algorithm.prior, "weight", float("nan"))
+    with pytest.raises(ValueError, match=r"TVPrior\.weight was changed.*\bweight\b"):
+        solve(problem, algorithm, maxiters=2)
+
+
+def test_tensor_fields_written_in_place_are_validated_again():
+    basis = torch.linalg.qr(torch.randn(64, 4, dtype=torch.float64))[0]
+    prior = SubspacePrior(basis, (8, 8))
+    prior.basis.mul_(3.0)  # no longer orthonormal
+    problem, _ = cs_problem()
+    with pytest.raises(ValueError, match=r"SubspacePrior\.basis was changed.*orthonormal"):
+        solve(problem, PnPPGD(prior=prior, lr=1.0), maxiters=2)
+
+
+def test_operator_data_written_in_place_is_named():
+    H = gaussian_cs((8, 8), 0.5, seed=0)
+    problem = InverseProblem(H, H(torch.ones(8, 8, dtype=torch.float64)))
+    H.weight[0, 0] = float("nan")
+    with pytest.raises(ValueError, match=r"problem\.operator\.weight contains NaN"):
+        solve(problem, PnPPGD(prior=TVPrior(weight=1e-3), lr=1.0), maxiters=2)
+
+
+def test_unchanged_and_validly_changed_objects_solve():
+    problem, _ = cs_problem()
+    algorithm = PnPPGD(prior=TVPrior(weight=1e-3), lr=1.0)
+    first = solve(problem, algorithm, maxiters=3)
+    object.__setattr__(algorithm, "lr", 0.5)  # a valid value: adopted
+    assert solve(problem, algorithm, maxiters=3).retcode == first.retcode
+
+
+def test_tiny_and_huge_scales_are_solved_scale_free():
+    """y ~1e-200: torch's vector_norm squared the entries to 0, so the relative residuals were 0 and ADMM
+    stopped at once with Success at another image; its x-step's CG met ‖r‖² = 0 (or inf for ~1e200) and
+    returned the start as the solution."""
+    H = gaussian_cs((8, 8), 0.5, seed=0)
+    x = torch.zeros(8, 8, dtype=torch.float64)
+    x[2:6, 2:6] = 1.0
+    runs = []
+    for c in (1.0, 1e-200):
+        problem = InverseProblem(H, c * H(x))
+        sol = solve(problem, PnPADMM(prior=TVPrior(weight=1e-3 * c)), maxiters=20)
+        runs.append((sol.retcode, sol.stats.iterations, torch.as_tensor(sol.x) / c))
+    assert runs[0][:2] == runs[1][:2]
+    assert torch.allclose(runs[0][2], runs[1][2], rtol=1e-9, atol=0)
+    admm = PnPADMM(prior=TVPrior(weight=1e-3))
+    problem = InverseProblem(H, H(x))
+    step = admm.x_step(problem, 0 * x, x)
+    assert torch.allclose(admm.x_step(problem, 0 * x, 1e-200 * x) / 1e-200, step, rtol=1e-12, atol=0)
+    assert torch.allclose(admm.x_step(problem, 0 * x, 1e200 * x) / 1e200, step, rtol=1e-12, atol=0)

@@ -1,0 +1,45 @@
+"""#43 round 11 (pre-audit sweep) of algorithms.quantum: a frozen PurestStateProblem or algorithm changed
+after construction through ``object.__setattr__`` was solved as it was (copies below K, a non-density
+matrix, states swapped while the cached purities named the old purest state)."""
+
+import numpy as np
+import pytest
+
+from algorithms import solve
+from algorithms.quantum import IncoherentSR, PurestStateProblem, UniformAllocation, random_state
+
+
+def _problem():
+    return PurestStateProblem([random_state(1, purity=p, seed=i) for i, p in enumerate((0.6, 0.95))],
+                              copies=400)
+
+
+def test_problem_fields_changed_after_construction_are_validated_again():
+    problem = _problem()
+    object.__setattr__(problem, "copies", 1)
+    with pytest.raises(ValueError, match=r"PurestStateProblem\.copies was changed.*copies"):
+        solve(problem, UniformAllocation())
+    problem = _problem()
+    object.__setattr__(problem, "states", np.stack([np.eye(2), np.eye(2)]))  # trace 2
+    with pytest.raises(ValueError, match=r"PurestStateProblem\.states was changed.*states\[0\]"):
+        solve(problem, UniformAllocation())
+
+
+def test_valid_states_swapped_in_rebuild_the_purities():
+    problem = _problem()
+    assert problem.purest == 1
+    states = np.stack([random_state(1, purity=p, seed=i) for i, p in enumerate((0.99, 0.55))])
+    object.__setattr__(problem, "states", states)
+    solve(problem, UniformAllocation(), seed=0)
+    assert problem.purest == 0
+
+
+def test_algorithm_fields_changed_after_construction_are_validated_again():
+    algorithm = UniformAllocation()
+    object.__setattr__(algorithm, "copies_per_basis", 1)
+    with pytest.raises(ValueError, match=r"UniformAllocation\.copies_per_basis was changed.*per_basis"):
+        solve(_problem(), algorithm)
+    algorithm = IncoherentSR()
+    object.__setattr__(algorithm, "gap", 2.0)
+    with pytest.raises(ValueError, match=r"IncoherentSR\.gap was changed.*\bgap\b"):
+        solve(_problem(), algorithm)
