@@ -58,6 +58,8 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     check_takes,
+    checked_fields,
+    recheck_fields,
     refuse_sparse,
     store_plain_scalars,
     to_float,
@@ -212,6 +214,7 @@ class EmpiricalLoss:
     y: torch.Tensor
     loss: str = "cross_entropy"
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         if not isinstance(self.model, torch.nn.Module):
@@ -703,6 +706,7 @@ class StrictSaddle(Problem):
     x0: Any = None
     init_scale: float = 1.0
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         a = as_float_array("a", self.a, ndim=1)
@@ -811,6 +815,7 @@ class GDMap(Algorithm):
 
     lr: float = 0.1
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         object.__setattr__(self, "lr", check_positive("lr", self.lr))
@@ -818,6 +823,7 @@ class GDMap(Algorithm):
 
 @_dispatch
 def _solve(problem: StrictSaddle, algorithm: GDMap, options: SolveOptions) -> Solution:
+    recheck_fields(problem, algorithm)   # a field replaced after construction
     z = problem.start(options.seed)
     dtype = z.dtype
     tol = options.tolerance(1e-8 if dtype == np.float64 else 1e-4)

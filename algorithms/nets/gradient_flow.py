@@ -94,6 +94,8 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
     check_positive_int,
+    checked_fields,
+    recheck_fields,
     store_plain_scalars,
 )
 from algorithms.core import (
@@ -150,6 +152,7 @@ class TwoLayerTraining(Problem):
     n_classes: int | None = None
     init_noise: float = 0.0
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         X = as_float_array("X", self.X, ndim=2)
@@ -471,6 +474,7 @@ class GradientFlow(Algorithm):
     rtol: float = 1e-6
     atol: float = 1e-12
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         record_times(self.t_end, self.n_records, self.spacing, self.t_first)
@@ -517,6 +521,7 @@ class GradientDescentTraining(Algorithm):
     spacing: str = "geometric"
     t_first: float = 1.0
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         check_positive("lr", self.lr)
@@ -575,6 +580,7 @@ def _blown_up(loss: float, threshold: float) -> bool:
 
 @_dispatch
 def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOptions) -> Solution:
+    recheck_fields(problem, algorithm)   # a field replaced after construction
     seed = 0 if options.seed is None else options.seed
     out_dtype = problem.X.dtype
     theta = problem.initial_theta(seed)
@@ -636,6 +642,7 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOpt
 @_dispatch
 def _solve(problem: TwoLayerTraining, algorithm: GradientDescentTraining,
            options: SolveOptions) -> Solution:
+    recheck_fields(problem, algorithm)   # a field replaced after construction
     seed = 0 if options.seed is None else options.seed
     dtype = problem.X.dtype
     theta = problem.initial_theta(seed).astype(dtype)

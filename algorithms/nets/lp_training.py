@@ -68,6 +68,8 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
     check_positive_int,
+    checked_fields,
+    recheck_fields,
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
@@ -253,6 +255,7 @@ class LpPathNormTraining(Algorithm):
     init_scale: float = 1.0
     regularizer: str = "lp_path"
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         check_positive_int("width", self.width)
@@ -395,6 +398,7 @@ class _Monitor(IterationMonitor):
 @_dispatch
 def _solve(problem: InterpolationProblem, algorithm: LpPathNormTraining, options: SolveOptions
            ) -> Solution:
+    recheck_fields(problem, algorithm)   # a field replaced after construction
     p = problem.p
     if algorithm.regularizer == "lp_path" and p == 0:
         raise ValueError("p must be > 0 for LpPathNormTraining(regularizer='lp_path') (p = 0 is not "

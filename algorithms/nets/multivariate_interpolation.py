@@ -50,6 +50,8 @@ from algorithms._validation import (
     check_int_at_least,
     check_nonnegative,
     check_positive_int,
+    checked_fields,
+    recheck_fields,
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
@@ -144,6 +146,7 @@ class MultivariateInterpolationProblem(Problem):
     y: np.ndarray
     p: float = 0.5
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         X = _check_X(self.X, dtype=None)
@@ -472,6 +475,7 @@ class PatternEnumeration(Algorithm):
 
     max_pieces: int | None = None
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         if self.max_pieces is not None:
@@ -481,6 +485,7 @@ class PatternEnumeration(Algorithm):
 @_dispatch
 def _solve(problem: MultivariateInterpolationProblem, algorithm: PatternEnumeration, options: SolveOptions
            ) -> Solution:
+    recheck_fields(problem, algorithm)   # a field replaced after construction
     budget = options.maxiters
     monitor = IterationMonitor(options, total=1, desc="pattern enumeration")
     points, complete = basic_points(problem, algorithm.max_pieces, budget=budget)

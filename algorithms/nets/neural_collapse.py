@@ -78,6 +78,7 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive_int,
     check_seed,
+    checked_fields,
 )
 
 __all__ = [
@@ -164,6 +165,7 @@ class Separability:
     min_same: float
     max_cross: float
 
+    @checked_fields
     def __post_init__(self) -> None:
         for name in ("min_same", "max_cross"):
             object.__setattr__(self, name, check_finite_real(name, getattr(self, name)))

@@ -53,7 +53,9 @@ from algorithms._validation import (
     check_positive_int,
     check_saved_hyperparameters,
     check_seed,
+    checked_fields,
     clone_tensors,
+    recheck_fields,
     store_plain_scalars,
 )
 from algorithms.core import (
@@ -442,6 +444,7 @@ class TwoLayerMSETask(Problem):
     init_scale: float = 1.0
     activation: str = "relu"
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         X = as_float_array("X", self.X, ndim=2)
@@ -539,6 +542,7 @@ class SGDTraining(Algorithm):
     lr: float = 0.1
     batch_size: int = 10
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         object.__setattr__(self, "lr", check_positive("lr", self.lr))   # 2**64 (an int) failed inside torch
@@ -563,6 +567,7 @@ class SAMTraining(Algorithm):
     normalize: bool = True
     optimizer: Any = SAM
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         # stored as Python numbers and a bool (numpy's np.True_ / np.int64 are accepted as such)
@@ -664,11 +669,13 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
 
 @_dispatch
 def _solve(problem: TwoLayerMSETask, algorithm: SGDTraining, options: SolveOptions) -> Solution:
+    recheck_fields(problem, algorithm)   # a field replaced after construction
     return _train(problem, algorithm.lr, None, algorithm.batch_size, False, options)
 
 
 @_dispatch
 def _solve(problem: TwoLayerMSETask, algorithm: SAMTraining, options: SolveOptions) -> Solution:
+    recheck_fields(problem, algorithm)   # a field replaced after construction
     return _train(problem, algorithm.lr, algorithm.rho, algorithm.batch_size, algorithm.normalize, options,
                   algorithm.optimizer)
 

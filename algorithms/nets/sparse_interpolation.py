@@ -63,6 +63,8 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
     check_positive_int,
+    checked_fields,
+    recheck_fields,
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
@@ -187,6 +189,7 @@ class CPWL:
     slope: float
     intercept: float
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         knots = as_float_array("knots", self.knots, ndim=1, dtype=np.float64)  # also rejects NaN/inf
@@ -356,6 +359,7 @@ class InterpolationProblem(Problem):
     y: np.ndarray
     p: float = 0.5
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         x = as_float_array("x", self.x, ndim=1)
@@ -526,6 +530,7 @@ class SparsestInterpolantDP(Algorithm):
 
     objective: str = "knots"
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         check_choice("objective", self.objective, {"knots", "vp"})
@@ -534,6 +539,7 @@ class SparsestInterpolantDP(Algorithm):
 @_dispatch
 def _solve(problem: InterpolationProblem, algorithm: SparsestInterpolantDP, options: SolveOptions
            ) -> Solution:
+    recheck_fields(problem, algorithm)   # a field replaced after construction
     x, y = _data64(problem)
     d = discrete_curvature(x, y)
     monitor = IterationMonitor(options, total=d.size, desc="sparsest DP")
@@ -684,6 +690,7 @@ class BruteForceVp(Algorithm):
     max_points: int = 12
     rtol: float = 1e-9
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         if not isinstance(self.extra_knots, tuple | list | np.ndarray):
@@ -700,6 +707,7 @@ class BruteForceVp(Algorithm):
 
 @_dispatch
 def _solve(problem: InterpolationProblem, algorithm: BruteForceVp, options: SolveOptions) -> Solution:
+    recheck_fields(problem, algorithm)   # a field replaced after construction
     x, y = _data64(problem)
     n = x.size
     if n > algorithm.max_points:

@@ -64,7 +64,9 @@ from algorithms._validation import (
     check_positive_int,
     check_saved_hyperparameters,
     check_seed,
+    checked_fields,
     clone_tensors,
+    recheck_fields,
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
@@ -638,6 +640,7 @@ class BlockCoordinateDescent(Algorithm):
     blocks: tuple | None = None
     optimizer: Any = None
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         _check_rates(self.lr, self.expansion_lr_scale)   # lr in (0, 1e10], lr · expansion_lr_scale <= 1e10
@@ -671,6 +674,7 @@ class BlockCoordinateDescent(Algorithm):
 
 @_dispatch
 def _solve(problem: FinetuneTask, algorithm: BlockCoordinateDescent, options: SolveOptions) -> Solution:
+    recheck_fields(problem.task, problem, algorithm)   # a field replaced after construction
     build = BlockOptimizer if algorithm.optimizer is None else algorithm.optimizer
 
     def make(model: torch.nn.Module, seed: int) -> torch.optim.Optimizer:

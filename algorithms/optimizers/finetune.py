@@ -46,6 +46,8 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     check_takes,
+    checked_fields,
+    recheck_fields,
     store_plain_scalars,
 )
 from algorithms.core import (
@@ -86,6 +88,7 @@ class FinetuneTask(Problem):
     batch_size: int = 16
     reference_loss: float | None = None
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         if not isinstance(self.model, torch.nn.Module):
@@ -205,6 +208,7 @@ class FullFinetune(Algorithm):
     lr: float = 1e-3
     weight_decay: float = 0.0
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         check_positive("lr", self.lr)
@@ -284,6 +288,7 @@ def run_finetune(problem: FinetuneTask,
 
 @_dispatch
 def _solve(problem: FinetuneTask, algorithm: FullFinetune, options: SolveOptions) -> Solution:
+    recheck_fields(problem.task, problem, algorithm)   # a field replaced after construction
     def make(model: torch.nn.Module, seed: int) -> torch.optim.Optimizer:
         return torch.optim.AdamW(model.parameters(), lr=algorithm.lr, weight_decay=algorithm.weight_decay)
 

@@ -24,6 +24,7 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     check_seed,
+    checked_fields,
     store_plain_scalars,
 )
 from algorithms.core import Problem
@@ -52,6 +53,7 @@ class MarkovLanguageTask(Problem):
     concentration: float = 1.0
     seed: int = 0
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         check_count("vocab_size", self.vocab_size, 1)  # the transition matrix is dense, vocab_size²

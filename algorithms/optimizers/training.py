@@ -39,6 +39,8 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
     check_positive_int,
+    checked_fields,
+    recheck_fields,
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
@@ -94,6 +96,7 @@ class TrainingProblem(Problem):
     eval_size: int = 256
     divergence_factor: float = 10.0
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         if not isinstance(self.model, nn.Module) or not hasattr(self.model, "parameter_roles"):
@@ -147,6 +150,7 @@ class OptimizerTraining(Algorithm):
     hyperparameters: Mapping[str, Any] = field(default_factory=dict)
     factory: Any = None
 
+    @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         check_choice("optimizer", self.optimizer, OPTIMIZERS)
@@ -276,6 +280,7 @@ def _finite_parameters(model: nn.Module) -> bool:
 
 @_dispatch
 def _solve(problem: TrainingProblem, algorithm: OptimizerTraining, options: SolveOptions) -> Solution:
+    recheck_fields(problem.task, problem, algorithm)   # a field replaced after construction
     # a horizon past 2**31 - 1 steps would not finish (a hang, not a result): refused by name
     steps = check_count("maxiters", options.iterations(problem.steps), 0)
     task = problem.task

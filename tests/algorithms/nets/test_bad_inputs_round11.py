@@ -46,3 +46,32 @@ def test_an_expanded_theta_is_differentiated_as_its_values():
     assert per_sample_flat_hessians(lambda t, x, y: (t * x).sum() ** 2, theta, X, X[:, 0]).shape == (4, 3, 3)
     estimate = gd_logabsdet_slq(loss, theta, lr=0.1, num_probes=2).estimate
     assert estimate == pytest.approx(3 * math.log(0.8))    # I − 0.1·2I
+
+
+# ------------------------------ class 4: a field of a frozen problem/algorithm replaced after construction
+def _two_layer():
+    from algorithms.nets.gradient_flow import GradientDescentTraining, TwoLayerTraining
+    from algorithms.nets.neural_collapse import orthogonally_separable_data
+    X, y = orthogonally_separable_data(4, 8, seed=0)
+    return TwoLayerTraining(X=X, y=y, width=8, init_scale=1e-3), GradientDescentTraining(lr=0.1, t_end=10.0)
+
+
+def _sam():
+    from algorithms.nets.sam import SAMTraining, parity_task
+    return parity_task(n=8, in_features=3, width=8, seed=0), SAMTraining(lr=0.1, rho=0.05, batch_size=4)
+
+
+@pytest.mark.parametrize("make, which, field, value", [
+    (_two_layer, 0, "width", 0),
+    (_two_layer, 0, "init_scale", float("nan")),
+    (_two_layer, 1, "lr", float("nan")),
+    (_two_layer, 1, "t_end", -1.0),
+    (_sam, 1, "rho", -0.05),
+    (_sam, 1, "batch_size", 0),
+])
+def test_a_field_replaced_with_object_setattr_is_refused_at_solve(make, which, field, value):
+    from algorithms import solve
+    problem, algorithm = make()
+    object.__setattr__((problem, algorithm)[which], field, value)
+    with pytest.raises((TypeError, ValueError), match=f"changed after construction.*{field}"):
+        solve(problem, algorithm, seed=0, maxiters=3)

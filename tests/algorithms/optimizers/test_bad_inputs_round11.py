@@ -18,3 +18,27 @@ def test_an_attribute_the_weights_were_built_for_cannot_be_reassigned(make, attr
         setattr(model, attribute, value)
     if isinstance(model, MLP):
         assert param_groups(model, "adamw", 0.1, base_width=8)[1]["lr"] == 0.1
+
+
+# ------------------------------ class 2: a field of a frozen problem/algorithm replaced after construction
+def _training():
+    from algorithms.optimizers import MarkovLanguageTask, OptimizerTraining, TrainingProblem
+    task = MarkovLanguageTask(vocab_size=8, context=8, seed=0)
+    return TrainingProblem(MLP(8, 8, width=16, depth=1, seed=0), task, steps=3), OptimizerTraining("adamw")
+
+
+@pytest.mark.parametrize("which, field, value, kind", [
+    (0, "eval_every", 0, ValueError),                # a ZeroDivisionError inside the run
+    (0, "divergence_factor", float("nan"), ValueError),    # ran, never Diverged
+    (0, "target_loss", -1.0, ValueError),
+    (0, "task", None, TypeError),                    # an AttributeError inside the run
+    (1, "optimizer", "sgd", ValueError),             # a KeyError
+    (1, "independent_weight_decay", -1.0, ValueError),
+    (2, "vocab_size", 0, ValueError),                # the problem's task
+])
+def test_a_field_replaced_with_object_setattr_is_refused_at_solve(which, field, value, kind):
+    from algorithms import solve
+    problem, algorithm = _training()
+    object.__setattr__((problem, algorithm, problem.task)[which], field, value)
+    with pytest.raises(kind, match=f"changed after construction.*{field}"):
+        solve(problem, algorithm, seed=0)
