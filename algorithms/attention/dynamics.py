@@ -38,7 +38,7 @@ from algorithms._validation import (
     revalidate_if_reassigned,
 )
 from algorithms.attention.problem import SingleLocationProblem, check_unit_vector, overlaps
-from algorithms.attention.risk import _risk, thermodynamics
+from algorithms.attention.risk import _locate_gap, _risk, thermodynamics
 from algorithms.core import (
     Algorithm,
     IterationMonitor,
@@ -95,7 +95,7 @@ def overlap_velocity(problem: SingleLocationProblem, state) -> np.ndarray:
 
 def _locate(problem: SingleLocationProblem, psi: float, mu: float) -> float:
     """p(μ) of the mean-field risk (μ clipped to [−1, 1])."""
-    return _sigmoid((problem.signal_scale * min(1.0, max(-1.0, mu)) - psi) * problem.beta * problem.d)
+    return _sigmoid(_locate_gap(problem, psi, min(1.0, max(-1.0, mu))))
 
 
 def _velocity(problem: SingleLocationProblem, psi: float, mu: float, nu: float, eta: float,

@@ -62,6 +62,9 @@ def learnable(gamma: float, alpha: float, beta: float = 1.0) -> bool:
 def phase_map(gammas, alphas, beta: float = 1.0) -> np.ndarray:
     """Boolean array ``[i, j] = learnable(gammas[i], alphas[j], beta)``.
 
+    ``gammas`` (each in (0, 1)) and ``alphas`` (each >= 0) are non-empty 1-D sequences of finite reals (a
+    scalar counts as a one-element sequence); ``beta`` > 0.
+
     >>> phase_map([0.5, 0.8], [0.3]).tolist()
     [[True], [False]]
     """

@@ -65,7 +65,7 @@ def link_function(name: str):
     """The link σ named ``name`` (one of ``LINKS``) as a function of a real floating torch tensor ``t``.
 
     The returned function refuses anything but a dense real floating tensor (a float, an array, a
-    complex, sparse or meta tensor) with a TypeError naming ``t``.
+    complex, sparse or meta tensor) with a TypeError naming ``t``, and NaN/inf entries with a ValueError.
 
     >>> link_function("relu")(torch.tensor([-1.0, 2.0]))
     tensor([0., 2.])
@@ -80,6 +80,7 @@ def link_function(name: str):
         if not t.dtype.is_floating_point or t.device.type == "meta":
             raise TypeError(f"t (the {name} link's argument) must be a real floating tensor with data, got "
                             f"dtype {t.dtype} on {t.device}")
+        check_finite_data(f"t (the {name} link's argument)", t)  # NaN/inf in, NaN/inf labels out, in silence
         return sigma(t)
 
     link.__name__ = link.__qualname__ = f"{name}_link"

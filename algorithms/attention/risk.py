@@ -113,7 +113,7 @@ def locate_probability(problem: SingleLocationProblem, mu):
     """p(μ) = 1/(1 + e^{−(sμ − ψ)βd}): the mean-field mass of the softmax on the secret token.
 
     ``problem`` is a :class:`SingleLocationProblem`; ``mu`` = uᵀu* is an overlap of unit vectors, a real
-    number or a real tensor in [-1, 1].
+    number or a real tensor in [-1, 1] (a tensor gives a tensor of its own dtype, float32 or half included).
 
     Accepts a float (returns a float) or a tensor (differentiable).
 
@@ -123,9 +123,17 @@ def locate_probability(problem: SingleLocationProblem, mu):
     """
     problem = _check_problem(problem)
     mu = _overlap(mu, "mu")
-    psi = thermodynamics(problem.alpha, problem.beta)["psi"]
-    gap = (problem.signal_scale * mu - psi) * problem.beta * problem.d
+    gap = _locate_gap(problem, thermodynamics(problem.alpha, problem.beta)["psi"], mu)
     return torch.sigmoid(gap) if isinstance(mu, torch.Tensor) else _sigmoid(gap)
+
+
+def _locate_gap(problem: SingleLocationProblem, psi: float, mu):
+    """(sμ − ψ)βd, the logit of p(μ). For a denormal β, ψ = α/β + β/2 overflowed to inf and p was 0, not
+    the uniform limit; there ψβ = α + β²/2 is used, which is finite."""
+    if math.isfinite(psi):
+        return (problem.signal_scale * mu - psi) * problem.beta * problem.d
+    beta = problem.beta
+    return (problem.signal_scale * mu * beta - problem.alpha - beta * beta / 2.0) * problem.d
 
 
 def mean_field_risk(problem: SingleLocationProblem, mu, nu, zeta=0.0, rho=None, *,
@@ -137,7 +145,8 @@ def mean_field_risk(problem: SingleLocationProblem, mu, nu, zeta=0.0, rho=None, 
     1], with ν² + ζ² <= 1 (no unit v has others; refused) and (ρ − μζ)² <= (1 − μ²)(1 − ζ²) (the Gram
     matrix of (u, v, u*) positive semidefinite; refused otherwise, naming ``rho``). Together these are exactly
     the overlaps some unit u, v and orthonormal u*, v* have (η = uᵀv* free). Tensors broadcast; each entry is
-    checked.
+    checked; tensors of several dtypes are promoted by torch's rules (a float32 ``mu`` with a float64 ``nu``
+    gives a float64 risk), and floats count as float64.
     ``rho=None`` (the default) is ρ = 0 without ``frozen_limit`` (checked like a given ρ = 0: it needs
     μ² + ζ² <= 1) and no ρ at all with ``frozen_limit=True``, where ρ drops out; a given ρ is always checked.
 

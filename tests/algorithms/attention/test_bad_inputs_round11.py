@@ -25,3 +25,23 @@ def test_algorithm_fields_changed_after_construction_are_validated_again():
     object.__setattr__(algorithm, "lr", -0.1)
     with pytest.raises(ValueError, match=r"SphericalGD\.lr was changed.*\blr\b"):
         solve(problem, algorithm, maxiters=2)
+
+
+def test_denormal_beta_is_the_uniform_limit_not_zero():
+    """β = 5e-324: ψ = α/β + β/2 overflowed to inf, so p(μ) = 0 and the flow's velocity vanished; the uniform
+    limit (L = 3: p = 1/3) is what a tiny β gives."""
+    from algorithms.attention import locate_probability, overlap_velocity
+
+    tiny, denormal = (SingleLocationProblem(d=6, L=3, gamma=0.6, beta=b) for b in (1e-300, 5e-324))
+    assert locate_probability(denormal, 0.5) == pytest.approx(1.0 / 3.0)
+    assert locate_probability(denormal, 0.5) == pytest.approx(locate_probability(tiny, 0.5))
+    assert overlap_velocity(denormal, [0.5, 0.5, 0.0, 0.0])[1] == pytest.approx(0.18)
+
+
+def test_link_refuses_nan_and_inf():
+    import torch
+
+    from algorithms.attention import link_function
+
+    with pytest.raises(ValueError, match=r"\bt \(the relu link's argument\) contains NaN"):
+        link_function("relu")(torch.tensor([float("nan"), 1.0]))
