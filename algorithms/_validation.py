@@ -1028,45 +1028,12 @@ def outside_inference(value: Any) -> Any:
 
 
 def checked_fields(post_init: Callable) -> Callable:
-    """Decorate a frozen dataclass's ``__post_init__`` (``post_init``): after it ran (its checks passed, its
-    normalized values stored), the object remembers its field values, so :func:`recheck_fields` can tell a
-    field replaced afterwards (``object.__setattr__`` on the frozen object) from the validated one."""
+    """:func:`remember_validated` as a decorator of a frozen dataclass's ``__post_init__`` (``post_init``):
+    the fields are recorded after it ran, whichever way it returns, for :func:`revalidate_if_reassigned`."""
 
     @functools.wraps(post_init)
     def run(self: Any) -> None:
         post_init(self)
-        _note_validated(self)
+        remember_validated(self)
 
     return run
-
-
-def _note_validated(obj: Any) -> None:
-    import dataclasses
-
-    object.__setattr__(obj, "_validated_fields",
-                       tuple(getattr(obj, f.name, None) for f in dataclasses.fields(obj)))
-
-
-def recheck_fields(*objects: Any) -> None:
-    """At ``solve``'s start: each of ``objects`` (frozen dataclasses: the problem, the algorithm) whose
-    fields are no longer the objects its ``__post_init__`` validated (one was replaced with
-    ``object.__setattr__``, which the frozen dataclass cannot stop) is validated again, so the run refuses
-    it by name instead of trusting its construction (``steps = -5``, ``lr = nan`` or ``task = None`` set
-    that way ran, or failed inside the run naming nothing). Free when nothing was replaced (fields
-    compared by identity)."""
-    import dataclasses
-
-    for obj in objects:
-        if not dataclasses.is_dataclass(obj) or not hasattr(obj, "__post_init__"):
-            continue
-        validated = obj.__dict__.get("_validated_fields")
-        fields = dataclasses.fields(obj)
-        if validated is not None and len(validated) == len(fields) and all(
-                getattr(obj, f.name, None) is v for f, v in zip(fields, validated, strict=True)):
-            continue
-        try:
-            obj.__post_init__()
-        except (TypeError, ValueError) as exc:   # our checks' exceptions (their subclasses take a message)
-            raise type(exc)(f"{type(obj).__name__} was changed after construction (a field set with "
-                            f"object.__setattr__): {exc}") from None
-        _note_validated(obj)

@@ -59,8 +59,8 @@ from algorithms._validation import (
     check_seed,
     check_takes,
     checked_fields,
-    recheck_fields,
     refuse_sparse,
+    revalidate_if_reassigned,
     store_plain_scalars,
     to_float,
 )
@@ -823,7 +823,8 @@ class GDMap(Algorithm):
 
 @_dispatch
 def _solve(problem: StrictSaddle, algorithm: GDMap, options: SolveOptions) -> Solution:
-    recheck_fields(problem, algorithm)   # a field replaced after construction
+    for checked in (problem, algorithm):    # a field replaced after construction
+        revalidate_if_reassigned(checked)
     z = problem.start(options.seed)
     dtype = z.dtype
     tol = options.tolerance(1e-8 if dtype == np.float64 else 1e-4)

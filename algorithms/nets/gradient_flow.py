@@ -95,7 +95,7 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     checked_fields,
-    recheck_fields,
+    revalidate_if_reassigned,
     store_plain_scalars,
 )
 from algorithms.core import (
@@ -580,7 +580,8 @@ def _blown_up(loss: float, threshold: float) -> bool:
 
 @_dispatch
 def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOptions) -> Solution:
-    recheck_fields(problem, algorithm)   # a field replaced after construction
+    for checked in (problem, algorithm):    # a field replaced after construction
+        revalidate_if_reassigned(checked)
     seed = 0 if options.seed is None else options.seed
     out_dtype = problem.X.dtype
     theta = problem.initial_theta(seed)
@@ -642,7 +643,8 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOpt
 @_dispatch
 def _solve(problem: TwoLayerTraining, algorithm: GradientDescentTraining,
            options: SolveOptions) -> Solution:
-    recheck_fields(problem, algorithm)   # a field replaced after construction
+    for checked in (problem, algorithm):    # a field replaced after construction
+        revalidate_if_reassigned(checked)
     seed = 0 if options.seed is None else options.seed
     dtype = problem.X.dtype
     theta = problem.initial_theta(seed).astype(dtype)

@@ -69,7 +69,7 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     checked_fields,
-    recheck_fields,
+    revalidate_if_reassigned,
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
@@ -398,7 +398,8 @@ class _Monitor(IterationMonitor):
 @_dispatch
 def _solve(problem: InterpolationProblem, algorithm: LpPathNormTraining, options: SolveOptions
            ) -> Solution:
-    recheck_fields(problem, algorithm)   # a field replaced after construction
+    for checked in (problem, algorithm):    # a field replaced after construction
+        revalidate_if_reassigned(checked)
     p = problem.p
     if algorithm.regularizer == "lp_path" and p == 0:
         raise ValueError("p must be > 0 for LpPathNormTraining(regularizer='lp_path') (p = 0 is not "

@@ -51,7 +51,7 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive_int,
     checked_fields,
-    recheck_fields,
+    revalidate_if_reassigned,
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
@@ -485,7 +485,8 @@ class PatternEnumeration(Algorithm):
 @_dispatch
 def _solve(problem: MultivariateInterpolationProblem, algorithm: PatternEnumeration, options: SolveOptions
            ) -> Solution:
-    recheck_fields(problem, algorithm)   # a field replaced after construction
+    for checked in (problem, algorithm):    # a field replaced after construction
+        revalidate_if_reassigned(checked)
     budget = options.maxiters
     monitor = IterationMonitor(options, total=1, desc="pattern enumeration")
     points, complete = basic_points(problem, algorithm.max_pieces, budget=budget)

@@ -55,7 +55,7 @@ from algorithms._validation import (
     check_seed,
     checked_fields,
     clone_tensors,
-    recheck_fields,
+    revalidate_if_reassigned,
     store_plain_scalars,
 )
 from algorithms.core import (
@@ -669,13 +669,15 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
 
 @_dispatch
 def _solve(problem: TwoLayerMSETask, algorithm: SGDTraining, options: SolveOptions) -> Solution:
-    recheck_fields(problem, algorithm)   # a field replaced after construction
+    for checked in (problem, algorithm):    # a field replaced after construction
+        revalidate_if_reassigned(checked)
     return _train(problem, algorithm.lr, None, algorithm.batch_size, False, options)
 
 
 @_dispatch
 def _solve(problem: TwoLayerMSETask, algorithm: SAMTraining, options: SolveOptions) -> Solution:
-    recheck_fields(problem, algorithm)   # a field replaced after construction
+    for checked in (problem, algorithm):    # a field replaced after construction
+        revalidate_if_reassigned(checked)
     return _train(problem, algorithm.lr, algorithm.rho, algorithm.batch_size, algorithm.normalize, options,
                   algorithm.optimizer)
 

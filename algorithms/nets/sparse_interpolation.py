@@ -64,7 +64,7 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     checked_fields,
-    recheck_fields,
+    revalidate_if_reassigned,
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
@@ -539,7 +539,8 @@ class SparsestInterpolantDP(Algorithm):
 @_dispatch
 def _solve(problem: InterpolationProblem, algorithm: SparsestInterpolantDP, options: SolveOptions
            ) -> Solution:
-    recheck_fields(problem, algorithm)   # a field replaced after construction
+    for checked in (problem, algorithm):    # a field replaced after construction
+        revalidate_if_reassigned(checked)
     x, y = _data64(problem)
     d = discrete_curvature(x, y)
     monitor = IterationMonitor(options, total=d.size, desc="sparsest DP")
@@ -707,7 +708,8 @@ class BruteForceVp(Algorithm):
 
 @_dispatch
 def _solve(problem: InterpolationProblem, algorithm: BruteForceVp, options: SolveOptions) -> Solution:
-    recheck_fields(problem, algorithm)   # a field replaced after construction
+    for checked in (problem, algorithm):    # a field replaced after construction
+        revalidate_if_reassigned(checked)
     x, y = _data64(problem)
     n = x.size
     if n > algorithm.max_points:

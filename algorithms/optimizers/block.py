@@ -66,7 +66,7 @@ from algorithms._validation import (
     check_seed,
     checked_fields,
     clone_tensors,
-    recheck_fields,
+    revalidate_if_reassigned,
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
@@ -674,7 +674,8 @@ class BlockCoordinateDescent(Algorithm):
 
 @_dispatch
 def _solve(problem: FinetuneTask, algorithm: BlockCoordinateDescent, options: SolveOptions) -> Solution:
-    recheck_fields(problem.task, problem, algorithm)   # a field replaced after construction
+    for checked in (problem, algorithm):    # a field replaced after construction (the task too)
+        revalidate_if_reassigned(checked)
     build = BlockOptimizer if algorithm.optimizer is None else algorithm.optimizer
 
     def make(model: torch.nn.Module, seed: int) -> torch.optim.Optimizer:

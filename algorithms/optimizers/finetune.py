@@ -47,7 +47,7 @@ from algorithms._validation import (
     check_seed,
     check_takes,
     checked_fields,
-    recheck_fields,
+    revalidate_if_reassigned,
     store_plain_scalars,
 )
 from algorithms.core import (
@@ -288,7 +288,8 @@ def run_finetune(problem: FinetuneTask,
 
 @_dispatch
 def _solve(problem: FinetuneTask, algorithm: FullFinetune, options: SolveOptions) -> Solution:
-    recheck_fields(problem.task, problem, algorithm)   # a field replaced after construction
+    for checked in (problem, algorithm):    # a field replaced after construction (the task too)
+        revalidate_if_reassigned(checked)
     def make(model: torch.nn.Module, seed: int) -> torch.optim.Optimizer:
         return torch.optim.AdamW(model.parameters(), lr=algorithm.lr, weight_decay=algorithm.weight_decay)
 

@@ -40,7 +40,7 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     checked_fields,
-    recheck_fields,
+    revalidate_if_reassigned,
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
@@ -280,7 +280,8 @@ def _finite_parameters(model: nn.Module) -> bool:
 
 @_dispatch
 def _solve(problem: TrainingProblem, algorithm: OptimizerTraining, options: SolveOptions) -> Solution:
-    recheck_fields(problem.task, problem, algorithm)   # a field replaced after construction
+    for checked in (problem, algorithm):    # a field replaced after construction (the task too)
+        revalidate_if_reassigned(checked)
     # a horizon past 2**31 - 1 steps would not finish (a hang, not a result): refused by name
     steps = check_count("maxiters", options.iterations(problem.steps), 0)
     task = problem.task
