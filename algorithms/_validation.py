@@ -1005,6 +1005,76 @@ def store_plain_scalars(obj: Any) -> None:
         object.__setattr__(obj, f.name, plain)
 
 
+def _same_value(new: Any, old: Any) -> bool:
+    """Whether a field still holds the value it was checked with: the same object, or (after a pickle round
+    trip, which makes floats and ints new objects) an equal one of the same type."""
+    if new is old:
+        return True
+    if type(new) is not type(old):
+        return False
+    if isinstance(new, np.ndarray):
+        return new.dtype == old.dtype and new.shape == old.shape and bool(np.array_equal(new, old))
+    try:
+        return bool(new == old)
+    except Exception:   # an object whose == raises, or a tensor of several entries: not the same
+        return False
+
+
+def remember_checked(obj: Any) -> None:
+    """Call last in a frozen dataclass's ``__post_init__``: the checked field values are remembered, so that
+    :func:`check_unchanged` can tell a field replaced afterwards with ``object.__setattr__`` (which bypasses
+    the frozen dataclass and every check of the constructor)."""
+    import dataclasses
+
+    object.__setattr__(obj, "_checked_values",
+                       tuple(getattr(obj, f.name) for f in dataclasses.fields(obj)))
+
+
+def check_unchanged(obj: Any, label: str) -> None:
+    """Raise a ``ValueError`` naming ``label.field`` when a field of the frozen dataclass ``obj`` no longer
+    holds the value its constructor checked (``object.__setattr__(problem, "rho", 1.5)`` ran a solve on
+    the unchecked value: a Success, or an error from deep inside). Objects without a remembered check
+    (:func:`remember_checked`) pass."""
+    import dataclasses
+
+    saved = getattr(obj, "__dict__", {}).get("_checked_values")
+    if saved is None:
+        return
+    kind = type(obj).__name__
+    for f, old in zip(dataclasses.fields(obj), saved):
+        new = getattr(obj, f.name)
+        if not _same_value(new, old):
+            raise ValueError(f"{label}.{f.name} was changed after construction (object.__setattr__ "
+                             f"bypasses the checks of the frozen {kind}), from {_brief(old)} to "
+                             f"{_brief(new)}; build a new {kind} (e.g. dataclasses.replace(..., "
+                             f"{f.name}=...)) so that it is checked")
+
+
+class CheckedRecord:
+    """Mixin for a mutable dataclass record whose ``__post_init__`` checks (and normalizes) its fields: a
+    field set after construction is checked the same way. The record is re-checked on a copy that holds
+    the new value and updated only when that passes, so a refused assignment leaves it as it was
+    (``history.n_initial = 99`` on 3 rows, or ``run.status = "bogus"``, were kept as given). The
+    record's ``__post_init__`` ends with :meth:`_checked`."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        import copy
+        import dataclasses
+
+        if not self.__dict__.get("_record_checked") or name not in {f.name for f in dataclasses.fields(self)}:
+            super().__setattr__(name, value)
+            return
+        trial = copy.copy(self)
+        trial.__dict__["_record_checked"] = False
+        setattr(trial, name, value)
+        trial.__post_init__()
+        self.__dict__.update(trial.__dict__)
+
+    def _checked(self) -> None:
+        """Called last by ``__post_init__``: from now on every field set is checked."""
+        self.__dict__["_record_checked"] = True
+
+
 def check_module_load(module: Any, state_dict: Any, strict: Any = True, assign: Any = False,
                       where: str = "state_dict") -> tuple[bool, bool]:
     """A module's ``load_state_dict`` arguments checked before torch loads anything: ``strict``/``assign``

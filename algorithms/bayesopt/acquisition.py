@@ -139,7 +139,9 @@ def probability_of_feasibility(mu_c, sigma_c) -> np.ndarray:
     """Πⱼ Φ(−μ_cⱼ/σ_cⱼ), the posterior probability that every constraint is <= 0.
 
     ``mu_c`` and ``sigma_c``: the constraints' posterior means and standard deviations, finite arrays of
-    one shape (n,) or (n, m), ``sigma_c`` >= 0 (0: feasible iff μ_c <= 0).
+    one shape (n,) or (n, m), ``sigma_c`` >= 0 (0: feasible iff μ_c <= 0); m = 0 columns give 1 (the
+    empty product: no constraint). Every acquisition here computes in float64 (float32, int or tensor
+    inputs are converted; the result is a float64 array).
 
     >>> probability_of_feasibility(np.array([[0.0, 0.0]]), np.array([[1.0, 1.0]]))
     array([0.25])

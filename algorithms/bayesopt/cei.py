@@ -75,6 +75,7 @@ from scipy.stats import qmc
 from threadpoolctl import threadpool_limits
 
 from algorithms._validation import (
+    CheckedRecord,
     as_float_array,
     as_real_array,
     check_bool,
@@ -84,7 +85,9 @@ from algorithms._validation import (
     check_int_at_least,
     check_nonnegative,
     check_seed,
+    check_unchanged,
     physical_memory,
+    remember_checked,
     to_float,
 )
 from algorithms.bayesopt.acquisition import (
@@ -128,12 +131,13 @@ def _check_run_fits(algorithm: CEI, dim: int, m: int, n_design: int, n_more: int
 
 
 @dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
-class BOHistory:
+class BOHistory(CheckedRecord):
     """Every evaluation of a run, in box coordinates: ``X`` (n, d), ``f`` (n,), ``c`` (n, m).
 
     ``n_initial`` (an int in [0, n]) is how many of the first rows are the initial design (the rest were
     proposed by the acquisition). Non-finite values f and c are kept (a ``Diverged`` run ends with one); the
-    points X must be finite.
+    points X must be finite, and c has m >= 1 columns (one per constraint). The same checks run when a field
+    is set afterwards (``history.n_initial = 99`` on 3 rows is refused).
     """
 
     X: np.ndarray
@@ -165,6 +169,9 @@ class BOHistory:
         if self.n_initial > self.X.shape[0]:
             raise ValueError(f"n_initial must be <= the number of rows of X ({self.X.shape[0]}): it counts "
                              f"the first rows that are the initial design, got {self.n_initial}")
+        if self.c.shape[1] == 0:   # no constraint column: every point was "feasible" (np.all of nothing)
+            raise ValueError(f"c must have m >= 1 columns (one per constraint), got shape {self.c.shape}")
+        self._checked()
 
     @property
     def feasible(self) -> np.ndarray:
@@ -241,6 +248,16 @@ class CEI(Algorithm):
         if self.n_restarts > self.n_candidates:   # the restarts start from the best candidates
             raise ValueError(f"n_restarts must be <= n_candidates = {self.n_candidates} (each restart starts "
                              f"from one candidate), got {self.n_restarts}")
+        remember_checked(self)
+
+    def _check_unchanged(self) -> None:
+        """Before each run or ask/tell step: no field of the algorithm or of its kernels was replaced after
+        construction with ``object.__setattr__`` (n_restarts = 0 met an IndexError, noise = -1 a message
+        naming the jitter)."""
+        check_unchanged(self, "algorithm")
+        check_unchanged(self.kernel, "algorithm.kernel")
+        if self.constraint_kernel is not None:
+            check_unchanged(self.constraint_kernel, "algorithm.constraint_kernel")
 
     @classmethod
     def paper(cls, **overrides) -> CEI:
@@ -384,7 +401,13 @@ class CEIAskTell:
 
     def observe(self, x, f, c) -> None:
         """Record f(x) and c(x) (finite; ``x`` inside the bounds); rows of arrays are several points: ``x``
-        (n, d), ``f`` (n,), ``c`` (n, m) or flat (n·m,), m values per point."""
+        (n, d), ``f`` (n,), ``c`` (n, m) or flat (n·m,), m values per point. With ``noise`` = 0 (exact
+        evaluations, the default) a point observed again must come with the same f and c (to 1e-9
+        relative): another value contradicts the first and is refused, naming ``f`` or ``c`` (noisy
+        evaluations: ``CEI(noise=...)`` > 0, where repeats are averaged by the GPs). All or nothing: a
+        refused batch records none of its rows."""
+        self.problem._check_unchanged()
+        self.algorithm._check_unchanged()
         d, m = self.problem.dim, self.problem.n_constraints
         X = as_float_array("x", x, dtype=np.float64)
         X = X.reshape(1, d) if X.shape == (d,) else X
@@ -407,13 +430,37 @@ class CEIAskTell:
         lo, hi = self.problem.bounds[:, 0].astype(np.float64), self.problem.bounds[:, 1].astype(np.float64)
         if np.any(X < lo) or np.any(X > hi):
             raise ValueError("x must lie inside bounds (lower <= x <= upper)")
+        if self.algorithm.noise == 0:
+            self._check_repeats(X, F, C)
         self._X.extend(X)
         self._F.extend(F.tolist())
         self._C.extend(C)
 
+    def _check_repeats(self, X: np.ndarray, F: np.ndarray, C: np.ndarray) -> None:
+        """Exact evaluations (noise = 0): a point seen before (or twice in the batch) with another f or c
+        contradicts it; the zero-noise GPs then fit neither value (their posterior there came back as the
+        average, in silence)."""
+        seen = {np.asarray(x, dtype=np.float64).tobytes(): (float(fv), np.asarray(cv, dtype=np.float64))
+                for x, fv, cv in zip(self._X, self._F, self._C)}
+        for i, (x, fv, cv) in enumerate(zip(X, F, C)):
+            key = x.tobytes()
+            if key in seen:
+                f_old, c_old = seen[key]
+                for name, old, new in (("f", np.array([f_old]), np.array([fv])), ("c", c_old, cv)):
+                    if not np.allclose(old, new, rtol=1e-9, atol=1e-12):
+                        raise ValueError(f"{name} = {new.tolist()!r:.60} at x = {x.tolist()!r:.60} (row {i}) "
+                                         f"contradicts the earlier observation {name} = {old.tolist()!r:.60} "
+                                         f"at the same x: with noise = 0 (exact evaluations) a point has one "
+                                         f"value; use CEI(noise=...) > 0 for noisy evaluations, or drop the "
+                                         f"repeat")
+            else:
+                seen[key] = (float(fv), cv)
+
     def suggest(self) -> np.ndarray:
         """The next point to evaluate (in box coordinates, the dtype of ``bounds``). Past the initial
         design with nothing observed, a ``ValueError`` (observe the design first)."""
+        self.problem._check_unchanged()
+        self.algorithm._check_unchanged()
         dtype = self.problem.bounds.dtype
         if self._next < len(self._design) and len(self._F) < len(self._design):
             self._next += 1
@@ -561,6 +608,7 @@ def _solve(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions)
 
 
 def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -> Solution:
+    algorithm._check_unchanged()
     algorithm._check_dim(problem.dim)
     seed = 0 if options.seed is None else options.seed
     rng = np.random.default_rng(seed)

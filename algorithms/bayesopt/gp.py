@@ -43,6 +43,13 @@ RESTARTS_MAX = 1000
 #: a new point whose conditional variance is below this fraction of the prior's is a repeat of observed
 #: points (only reachable with jitter < 1e-12): another value there contradicts them
 CONTRADICTION_VARIANCE = 1e-12
+#: a repeated point (its conditional variance at most 3ε) whose value lies more than this many standard
+#: deviations √(variance) from the posterior there contradicts the earlier observations: with the default
+#: jitter 1e-8 a difference above about 0.15 prior standard deviations; a jitter used as a noise ratio
+#: (1e-2 and up) leaves repeats to be averaged, as noisy evaluations are
+DUPLICATE_SIGMAS = 1000.0
+#: the largest jitter whose observations count as exact for that test (above it, a noise ratio)
+REPEAT_JITTER_MAX = 1e-4
 
 __all__ = ["GaussianProcess", "fit_kernel"]
 
@@ -77,7 +84,11 @@ class GaussianProcess:
     values act as a noise-to-signal variance ratio); ``mean`` the prior mean, a finite real number (each
     checked again when set after construction, and the posterior then rebuilt from the observations). The
     observations ``y`` of :meth:`add` are finite reals whose posterior arithmetic stays inside float64
-    (values near 1e308 that overflow are refused, naming ``y``).
+    (values near 1e308 that overflow are refused, naming ``y``). The observations are exact: a point
+    observed again (or a point numerically the same) with a value more than 1000 jitter standard deviations
+    from the earlier ones (with the default jitter, about 0.15 prior standard deviations) contradicts them
+    and is refused, naming ``y``; the same value again is valid. A jitter above 1e-4 (a noise ratio)
+    lets such repeats through, averaged as noisy evaluations.
 
     >>> gp = GaussianProcess(Kernel("se", lengthscale=0.3))
     >>> gp.add(np.array([[0.0], [0.5], [1.0]]), np.array([0.0, 1.0, 0.0]))
@@ -164,13 +175,16 @@ class GaussianProcess:
 
     def add(self, X, y) -> None:
         """Condition on the exact observations ``y`` (shape (n,)) at the rows of ``X`` (shape (n, d)); all or
-        nothing (a refused batch leaves the posterior as it was)."""
+        nothing (a refused batch leaves the posterior as it was). ``X`` and ``y`` of any real dtype are
+        converted to float64; an empty batch (0 rows) adds nothing and leaves the dimension d unset."""
         X = as_float_array("X", X, ndim=2, dtype=np.float64)
         y = as_float_array("y", y, ndim=1, dtype=np.float64)
         if X.shape[0] != y.shape[0]:
             raise ValueError(f"X and y must have as many rows, got {X.shape[0]} and {y.shape[0]}")
         if X.shape[1] == 0:   # a 0-column X put every observation at one point (k = 1 between all)
             raise ValueError(f"X must have at least one column, got shape {X.shape}")
+        if X.shape[0] == 0 and self._dim is None:   # an empty batch fixed d (a later (n, d') was refused)
+            return
         if self._dim is None:
             self._dim = X.shape[1]
             self._X = np.empty((0, self._dim))
@@ -200,7 +214,13 @@ class GaussianProcess:
             # x repeats an observed point (its conditional variance is the jitter alone, below 1e-12 of the
             # prior's) with another value: no zero-noise GP fits both, and the posterior came back as mean 0,
             # sd 0 in silence (jitter 1e-300); the default jitter 1e-8 keeps the variance above this test
-            if n and pivot * pivot <= CONTRADICTION_VARIANCE * prior_var and \
+            # the default jitter leaves a repeat a variance of about 2ε (up to 3ε with several copies): a
+            # repeat whose value lies more than DUPLICATE_SIGMAS of those standard deviations off the earlier
+            # ones contradicts them as well (y = 0 and 1 at one x came back as the average 0.5, sd 7e-5)
+            repeat = self.jitter <= REPEAT_JITTER_MAX and \
+                pivot * pivot <= 3.0 * eps + CONTRADICTION_VARIANCE * prior_var
+            if n and (pivot * pivot <= CONTRADICTION_VARIANCE * prior_var or
+                      (repeat and abs(residual) > DUPLICATE_SIGMAS * pivot)) and \
                     abs(residual) > 1e-6 * (np.sqrt(prior_var) + abs(value - self.mean)):
                 raise ValueError(f"y = {value!r} at X row {x.tolist()!r:.60} contradicts the earlier "
                                  f"observations at (numerically) the same point: with jitter = "

@@ -22,7 +22,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from algorithms._validation import _brief, as_float_array, as_real_array, check_positive
+from algorithms._validation import (
+    _brief,
+    as_float_array,
+    as_real_array,
+    check_positive,
+    check_unchanged,
+    remember_checked,
+)
 
 __all__ = ["KERNEL_NAMES", "MATERN_NUS", "Kernel"]
 
@@ -101,8 +108,10 @@ class Kernel:
             if scale.size == 0 or np.any(scale < TINY):
                 raise ValueError(f"lengthscale must be >= {TINY:.3g} (positive, normal floats) in every "
                                  f"coordinate, got {scale}")
+            scale.flags.writeable = False   # frozen: kernel.lengthscale[0] = -1 changed it unchecked
             object.__setattr__(self, "lengthscale", scale)
         object.__setattr__(self, "outputscale", check_scale("outputscale", self.outputscale))
+        remember_checked(self)   # object.__setattr__(kernel, "lengthscale", -1) is refused at the next use
 
     def _key(self) -> tuple:
         ell = self.lengthscale
@@ -138,6 +147,7 @@ class Kernel:
 
     def profile(self, r: np.ndarray) -> np.ndarray:
         """k as a function of the scaled distance r >= 0 (without the outputscale)."""
+        check_unchanged(self, "kernel")
         r = as_real_array("r", r)
         if not np.all(np.isfinite(r)) or np.any(r < 0):  # a distance: -1 gave 4.03 (above k(0) = 1)
             raise ValueError(f"r must hold finite distances >= 0, got min {float(np.min(r, initial=0.0))!r}")
@@ -156,6 +166,7 @@ class Kernel:
 
     def __call__(self, X, Y) -> np.ndarray:
         """The kernel matrix k(X, Y), shape (len(X), len(Y)); X, Y of shape (n, d) and (m, d)."""
+        check_unchanged(self, "kernel")
         X, Y = as_real_array("X", X), as_real_array("Y", Y)
         for name, M in (("X", X), ("Y", Y)):   # a 0-d array is no point of shape (d,): made one in silence
             if M.ndim == 0:
@@ -168,6 +179,9 @@ class Kernel:
                 raise ValueError(f"{name} contains NaN or inf entries")
         if X.shape[1] != Y.shape[1]:
             raise ValueError(f"X and Y must have the same number of columns, got {X.shape} and {Y.shape}")
+        if X.shape[1] == 0:   # points of no coordinates: every pair was at distance 0 (k = outputscale)
+            raise ValueError(f"X and Y must have d >= 1 columns (coordinates), got shapes {X.shape} and "
+                             f"{Y.shape}")
         K = self.outputscale * self._profile(self._scaled_distance(X, Y))
         if not np.all(np.isfinite(K)):   # X / lengthscale overflowed (lengthscale 1e-320 gave NaN entries)
             size = float(max(np.abs(X).max(initial=0), np.abs(Y).max(initial=0)))

@@ -40,6 +40,8 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     check_takes,
+    check_unchanged,
+    remember_checked,
 )
 from algorithms.bayesopt.gp import JITTER_MAX, _check_kernel
 from algorithms.bayesopt.kernels import Kernel, check_scale
@@ -88,6 +90,7 @@ class RKHSFunction:
         if ell.ndim == 1 and ell.size != centers.shape[1]:
             raise ValueError(f"kernel has {ell.size} ARD lengthscales but centers have {centers.shape[1]} "
                              f"columns")
+        centers.flags.writeable = weights.flags.writeable = False   # frozen: g.weights[0] = nan unchecked
         object.__setattr__(self, "centers", centers)
         object.__setattr__(self, "weights", weights)
         # weights or centres so large that g or its norm overflow (weights 1e308: the norm was inf, with
@@ -101,13 +104,16 @@ class RKHSFunction:
         if not math.isfinite(squared):
             raise ValueError(f"weights (largest |weight| {np.abs(weights).max():.3g}) are too large: the "
                              f"RKHS norm sqrt(wᵀKw) overflows float64; rescale the weights")
+        remember_checked(self)   # object.__setattr__(g, "weights", ...) is refused at the next call
 
     @property
     def norm(self) -> float:
         """The RKHS norm √(αᵀKα)."""
+        check_unchanged(self, "RKHSFunction")
         return float(np.sqrt(max(self.weights @ self.kernel(self.centers, self.centers) @ self.weights, 0.0)))
 
     def __call__(self, x):
+        check_unchanged(self, "RKHSFunction")
         x = as_real_array("x", x)
         rows = np.atleast_2d(x)
         # a 0-d x (np.array(0.0)) is no point of shape (d,): np.atleast_2d made it one in silence

@@ -41,7 +41,16 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import GLOBAL_RNG_LOCK, check_bool, check_finite_real, check_positive, to_float
+from algorithms._validation import (
+    GLOBAL_RNG_LOCK,
+    CheckedRecord,
+    check_bool,
+    check_finite_real,
+    check_positive,
+    check_unchanged,
+    remember_checked,
+    to_float,
+)
 from algorithms.blackbox.agents import HyperparameterController, WorkflowGenerator, check_agent_weights
 from algorithms.blackbox.features import problem_features
 from algorithms.blackbox.grammar import decode_action
@@ -149,7 +158,7 @@ def _cached_agents(checkpoint: str | Path | None) -> tuple[WorkflowGenerator, Hy
 
 
 @dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
-class Episode:
+class Episode(CheckedRecord):
     """One DesignX run with what training needs: Agent 1's log-probability and Agent 2's steps."""
 
     workflow: tuple[str, ...]
@@ -193,6 +202,7 @@ class Episode:
         # stored as floats: an int past float's range (10**400, read as inf) met math's OverflowError later
         self.start_best = to_float(self.start_best)
         self.best_after = [to_float(v) for v in self.best_after]
+        self._checked()   # a field set later is checked alike (episode.start_best = nan was kept)
 
 
 def run_episode(problem: BlackBoxProblem, agent1: WorkflowGenerator, agent2: HyperparameterController,
@@ -310,10 +320,12 @@ class DesignX(Algorithm):
         object.__setattr__(self, "stochastic", check_bool("stochastic", self.stochastic))   # np.True_ as True
         if self.checkpoint is not None:   # loaded once (cached): a file that is no checkpoint is refused here
             _cached_agents(self.checkpoint)
+        remember_checked(self)
 
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: DesignX, options: SolveOptions) -> Solution:
+    check_unchanged(algorithm, "algorithm")   # a field replaced after construction
     a1, a2 = _cached_agents(algorithm.checkpoint)
     rng = np.random.default_rng(options.seed)
     gen = torch.Generator().manual_seed(0 if options.seed is None else int(options.seed))

@@ -209,6 +209,9 @@ def allowed_next(prefix: Sequence[str]) -> frozenset[str]:
     prefix = _as_names(prefix, "prefix")
     for i in range(len(prefix)):
         try:
+            if prefix[i] == END:   # a prefix that ended already: nothing follows it (a bare KeyError 'end')
+                raise InvalidWorkflowError("R11", f"position {i}: 'end' closes the workflow; a prefix holds "
+                                                  f"module names only")
             _check_step(prefix[:i], prefix[i], i)
         except InvalidWorkflowError as exc:  # the rule's text, naming the argument it is about
             exc.args = (f"prefix: {exc.args[0]}", *exc.args[1:]) if exc.args else ("prefix",)
@@ -274,16 +277,20 @@ def default_hyperparameters(workflow: Sequence[str]) -> dict[str, dict[str, floa
 def decode_action(module: str, action) -> dict[str, float]:
     """Map Agent 2's ``action`` in [0, 1]^N_MAX (clipped) to ``module``'s hyperparameters.
 
-    ``module`` a CONTROLLABLE module name (a str); ``action`` real numbers, at least as many as the
-    module's hyperparameters (extra entries are ignored); entries outside [0, 1], ±inf included, are
-    clipped to the nearer end (a Normal sample's tail), NaN is refused.
+    ``module`` a CONTROLLABLE module name (a str); ``action`` real numbers (a 1-D array, or one number for a
+    module of one hyperparameter), at least as many as the module's hyperparameters (extra entries are
+    ignored); entries outside [0, 1], ±inf included, are clipped to the nearer end (a Normal sample's
+    tail), NaN is refused.
 
     >>> decode_action("cx.binomial", [0.25, 0.0, 0.0])
     {'Cr': 0.25}
     """
     if not isinstance(module, str) or module not in CONFIG_SPACE:   # a list met "unhashable type: 'list'"
         raise ValueError(f"module must be a CONTROLLABLE module ({sorted(CONFIG_SPACE)}), got {module!r}")
-    raw = as_real_array("action", action).reshape(-1)
+    raw = as_real_array("action", action)
+    if raw.ndim > 1:   # a (1, 3) or (3, 1) array was flattened in silence
+        raise ValueError(f"action must be a number or a 1-D array of numbers, got shape {raw.shape}")
+    raw = raw.reshape(-1)
     if np.isnan(raw).any():   # clip keeps NaN: {'Cr': nan} came back
         raise ValueError("action contains NaN entries")
     a = np.clip(raw, 0.0, 1.0)

@@ -54,11 +54,14 @@ from typing import Any
 import numpy as np
 
 from algorithms._validation import (
+    CheckedRecord,
     as_real_array,
     check_choice,
     check_int_at_least,
     check_positive_int,
     check_takes,
+    check_unchanged,
+    remember_checked,
 )
 from algorithms.blackbox.components import (
     N_PARTNERS,
@@ -129,6 +132,7 @@ class WorkflowPlan:
         if (names, *_slots(names)) != tuple(getattr(self, f) for f in self.__dataclass_fields__):
             raise ValueError(f"workflow and the slots disagree: build a plan with "
                              f"WorkflowPlan.parse(workflow) (workflow {names!r})")
+        remember_checked(self)
 
     @classmethod
     def parse(cls, workflow: Sequence[str]) -> WorkflowPlan:
@@ -221,10 +225,11 @@ class ModularOptimizer(Algorithm):
         object.__setattr__(self, "workflow", plan.workflow)
         object.__setattr__(self, "hyperparameters", _check_hyperparameters(plan, self.hyperparameters))
         object.__setattr__(self, "plan", plan)
+        remember_checked(self)
 
 
 @dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
-class RunResult:
+class RunResult(CheckedRecord):
     """What :func:`run_workflow` returns (the evaluator holds the counts and the best point)."""
 
     stop: str
@@ -248,6 +253,7 @@ class RunResult:
             raise ValueError(f"last_X must be the last population, a finite (n, d) array, got shape "
                              f"{last_X.shape}{'' if np.all(np.isfinite(last_X)) else ' with NaN or inf'}")
         self.last_X = last_X
+        self._checked()   # a field set later is checked alike
 
 
 def _diversity_lost(X: np.ndarray, width: np.ndarray, es: SepCMAState | None = None) -> bool:
@@ -304,8 +310,12 @@ def run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
     ``controller(obs)`` (optional, Agent 2) returns hyperparameters, asked before every
     ``control_interval``-th generation (the values then hold until the next call).
     """
-    if not isinstance(plan, WorkflowPlan) and not hasattr(plan, "family"):
-        raise TypeError(f"plan must be a WorkflowPlan, got {type(plan).__name__}")
+    # a WorkflowPlan (or the PSO baseline's wrapper of one): an object with a family attribute alone met an
+    # AttributeError ('controllable') inside
+    if not isinstance(getattr(plan, "_plan", plan), WorkflowPlan):
+        raise TypeError(f"plan must be a WorkflowPlan (WorkflowPlan.parse(workflow)), got "
+                        f"{type(plan).__name__}")
+    check_unchanged(getattr(plan, "_plan", plan), "plan")
     if not isinstance(ev, Evaluator):
         raise TypeError(f"ev must be an Evaluator, got {type(ev).__name__}")
     if not isinstance(rng, np.random.Generator):
@@ -475,6 +485,7 @@ def finish(problem: BlackBoxProblem, ev: Evaluator, result: RunResult, options: 
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: ModularOptimizer, options: SolveOptions) -> Solution:
+    check_unchanged(algorithm, "algorithm")   # a field replaced after construction
     rng = np.random.default_rng(options.seed)
     ev = Evaluator(problem)
     monitor = IterationMonitor(options, total=options.maxiters or 0, desc="ModularOptimizer")

@@ -52,6 +52,8 @@ from algorithms._validation import (
     check_positive_int,
     check_str,
     check_takes,
+    check_unchanged,
+    remember_checked,
     returned_scalar,
     to_float,
 )
@@ -73,6 +75,9 @@ BBOB_FUNCTIONS = (
 class BlackBoxProblem(Problem):
     """Minimize ``f`` over the box ``bounds = (lower, upper)`` with at most ``budget`` evaluations.
 
+    ``bounds`` is a pair (lower, upper) of 1-D arrays of d reals (or a (2, d) array), lower < upper; the
+    problem's ``dtype`` (that of ``sol.x`` and of the points ``f`` gets) is float32 when both are float32,
+    float64 otherwise (a float32 lower with a float64 upper is promoted to float64; ints and float16 too).
     ``budget`` is an int >= 1 with no cap of its own: it is the run's length by definition (a solve's
     time grows linearly with it; ``maxiters`` or ``target`` end a run earlier), and the claims probe
     scipy's generation horizon with 10**13.
@@ -112,8 +117,8 @@ class BlackBoxProblem(Problem):
                              f"{self.bounds!r}")
         lower = as_float_array("bounds lower", self.bounds[0], ndim=1)
         upper = as_float_array("bounds upper", self.bounds[1], ndim=1)
-        if lower.dtype != upper.dtype:
-            upper = upper.astype(lower.dtype)
+        if lower.dtype != upper.dtype:   # float32 only when both are (the lower's dtype won: asymmetric)
+            lower, upper = lower.astype(np.float64), upper.astype(np.float64)
         if lower.shape != upper.shape or lower.size == 0:
             raise ValueError(f"bounds lower and upper must be non-empty and of one shape, got "
                              f"{lower.shape} and {upper.shape}")
@@ -152,6 +157,13 @@ class BlackBoxProblem(Problem):
         object.__setattr__(self, "lower", lower)
         object.__setattr__(self, "upper", upper)
         object.__setattr__(self, "bounds", (lower, upper))
+        remember_checked(self)
+
+    def _check_unchanged(self) -> None:
+        """Before each solve (and each Evaluator built on it): no field was replaced after construction with
+        ``object.__setattr__`` (a budget of -5 ran to Diverged, a lower bound above upper met numpy's
+        "high - low < 0")."""
+        check_unchanged(self, "problem")
 
     @property
     def dim(self) -> int:
@@ -172,6 +184,12 @@ class Evaluator:
     :class:`BlackBoxProblem`, ``evaluations`` and ``nonfinite`` ints >= 0, ``best_value`` and
     ``first_value`` real numbers (``+inf`` before any finite value; NaN refused), ``best_x`` None or a
     finite point of ``problem.dim`` coordinates, ``history`` a list of (evaluations, best value) pairs.
+    The counts stay consistent: ``evaluations`` <= ``problem.budget``, ``nonfinite`` <= ``evaluations``, a
+    finite ``best_value`` needs a ``best_x`` (set ``best_x`` first; reset with ``best_value = inf`` first),
+    and a new ``problem`` must fit the evaluations made and ``best_x``.
+
+    ``__call__(X)`` converts the rows of ``X`` (any real dtype, a list too) to the problem's ``dtype``
+    before ``f`` sees them (float32 rows of a float64 problem are promoted; an int X converted).
     """
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -179,8 +197,19 @@ class Evaluator:
         # kept, and the next call failed inside (a bare TypeError/AttributeError) or counted a budget of 1.5
         if name == "problem" and not isinstance(value, BlackBoxProblem):
             raise TypeError(f"problem must be a BlackBoxProblem, got {type(value).__name__}")
+        if name == "problem":
+            value._check_unchanged()
+            self._check_fits(value)
         if name in ("evaluations", "nonfinite"):
             value = check_int_at_least(name, value, 0)
+            # evaluations = 1000 on a budget of 50 left remaining at -950; nonfinite above the evaluations
+            limit, what = ((self.problem.budget, "problem.budget") if name == "evaluations" else
+                           (self.__dict__.get("evaluations", 0), "evaluations"))
+            if value > limit:
+                raise ValueError(f"{name} must be <= {what} = {limit}, got {value}")
+            if name == "evaluations" and value < self.__dict__.get("nonfinite", 0):
+                raise ValueError(f"evaluations must be >= nonfinite = {self.nonfinite} (the non-finite "
+                                 f"values are among the evaluations), got {value}")
         elif name in ("best_value", "first_value"):
             if isinstance(value, bool | np.bool_) or \
                     not isinstance(value, int | float | np.integer | np.floating):
@@ -189,22 +218,47 @@ class Evaluator:
             value = to_float(value)
             if math.isnan(value):
                 raise ValueError(f"{name} must be a real number (+inf before any finite value), got nan")
+            if name == "best_value" and math.isfinite(value) and self.__dict__.get("best_x") is None:
+                raise ValueError(f"best_value must stay +inf while best_x is None (a best value is the value "
+                                 f"of a point: set best_x first), got {value!r}")
         elif name == "best_x" and value is not None:
             value = as_float_array("best_x", value, ndim=1)
             if value.shape != (self.problem.dim,):
                 raise ValueError(f"best_x must be None or a point of {self.problem.dim} coordinates, got "
                                  f"shape {value.shape}")
-        elif name == "history" and not isinstance(value, list):
-            raise TypeError(f"history must be a list of (evaluations, best value) pairs, got "
-                            f"{type(value).__name__}")
+        elif name == "best_x" and math.isfinite(self.__dict__.get("best_value", math.inf)):
+            raise ValueError(f"best_x must be a point while best_value is finite ({self.best_value!r}): set "
+                             f"best_value = inf first to reset the best point")
+        elif name == "history":
+            if not isinstance(value, list):
+                raise TypeError(f"history must be a list of (evaluations, best value) pairs, got "
+                                f"{type(value).__name__}")
+            for entry in value:   # [("a",)] was kept
+                if not (isinstance(entry, tuple | list) and len(entry) == 2
+                        and isinstance(entry[0], int | np.integer)
+                        and not isinstance(entry[0], bool | np.bool_)
+                        and isinstance(entry[1], int | float | np.integer | np.floating)
+                        and not isinstance(entry[1], bool | np.bool_)):
+                    raise TypeError(f"history must hold (evaluations, best value) pairs (an int and a real "
+                                    f"number), got {entry!r:.60}")
         object.__setattr__(self, name, value)
+
+    def _check_fits(self, problem: BlackBoxProblem) -> None:
+        """A problem set after construction must fit what was evaluated (a 3-D problem kept a 2-D best_x)."""
+        made, best = self.__dict__.get("evaluations", 0), self.__dict__.get("best_x")
+        if made > problem.budget:
+            raise ValueError(f"problem must have a budget >= the evaluations made ({made}), got budget "
+                             f"{problem.budget}")
+        if best is not None and best.shape != (problem.dim,):
+            raise ValueError(f"problem must have the dimension of best_x ({best.size}), got dim "
+                             f"{problem.dim}")
 
     def __init__(self, problem: BlackBoxProblem) -> None:
         if not isinstance(problem, BlackBoxProblem):
             raise TypeError(f"problem must be a BlackBoxProblem, got {type(problem).__name__}")
         self.problem = problem
-        self.evaluations = 0
         self.nonfinite = 0
+        self.evaluations = 0
         self.best_x: np.ndarray | None = None
         self.best_value = math.inf
         self.first_value = math.inf
@@ -230,13 +284,16 @@ class Evaluator:
                 raise TypeError(f"X must be a dense tensor, got layout {X.layout}; use .to_dense()")
             X = X.detach().cpu().numpy()
         _refuse_masked("X", X)   # np.asarray drops the mask: masked rows were evaluated as data
-        try:   # its dtype kept: the rows go to f as they are (a float32 problem stays float32)
+        try:
             X = np.asarray(X)
         except Exception as exc:   # an object whose __array__ raises, a ragged list: its own error named no X
             raise TypeError(f"X must be an array of shape (n, {self.problem.dim}), got "
                             f"{type(X).__name__} ({type(exc).__name__}: {str(exc)[:80]})") from None
         if X.dtype.kind not in "iuf":
             raise TypeError(f"X must hold real numbers, got dtype {X.dtype}")
+        # the problem's dtype, as documented: float32 rows reached a float64 f (and best_x came back float32),
+        # an int X reached f as ints
+        X = X.astype(self.problem.dtype, copy=False)
         if X.ndim != 2 or X.shape[1] != self.problem.dim:
             raise ValueError(f"X must have shape (n, {self.problem.dim}), got {X.shape}")
         # every row a point of the box: a NaN row was evaluated (and charged to the budget), a row outside
@@ -258,9 +315,13 @@ class Evaluator:
         # the reported best point, so sol.x no longer had the value sol.value
         if self.problem.vectorized:
             # complex values refused, not cut
-            values = as_real_array("f(X)", self.problem.f(rows.copy())).reshape(-1)
+            values = as_real_array("f(X)", self.problem.f(rows.copy()))
+            # (k,), or (k, 1) one value per row: a (1, k) row (or (k, 2)) was flattened into k values
+            if values.shape == (k, 1):
+                values = values[:, 0]
             if values.shape != (k,):
-                raise ValueError(f"a vectorized f must return shape ({k},), got {values.shape}")
+                raise ValueError(f"a vectorized f must return shape ({k},) (one value per row of X), got "
+                                 f"{values.shape}")
         else:
             values = np.array([_scalar(self.problem.f(row.copy())) for row in rows], dtype=np.float64)
         self.evaluations += k
@@ -273,8 +334,8 @@ class Evaluator:
             self.first_value = float(values[~bad][0])
         i = int(np.argmin(values))
         if values[i] < self.best_value:
+            self.best_x = rows[i].copy()   # first: a finite best_value needs its point
             self.best_value = float(values[i])
-            self.best_x = rows[i].copy()
         self.history.append((self.evaluations, self.best_value))
         return out
 
@@ -348,6 +409,8 @@ class _BBOB:
         if X.shape[-1:] != (self.dim,) or X.ndim > 2 or not np.all(np.isfinite(X)):
             raise ValueError(f"X must hold finite points of dimension {self.dim} (shape (n, {self.dim}) or "
                              f"({self.dim},)), got shape {X.shape}")
+        if X.ndim == 2 and X.shape[0] == 0:   # ioh answered an empty batch with a scalar nan
+            return np.zeros(0)
         return np.asarray(self.ioh(X), dtype=float)
 
 

@@ -42,7 +42,9 @@ from algorithms._validation import (
     check_seed,
     check_shape,
     check_torch_dtype,
+    check_unchanged,
     refuse_sparse,
+    remember_checked,
     to_float,
 )
 
@@ -65,6 +67,7 @@ def check_score_model(model, name: str = "model") -> None:
     finite (a model with NaN weights trained and sampled NaN in silence: train_score returned [nan]); a
     subclass of ScoreModel must set ``in_features``/``out_features`` (ints, n + 1 and n) and ``schedule``."""
     _check_model_attributes(model, name)
+    check_unchanged(model.schedule, f"{name}.schedule")   # t_min = 0 set with object.__setattr__: 1/0 scores
     for key, tensor in [*model.named_parameters(), *model.named_buffers()]:
         if tensor.device.type == "meta":
             raise ValueError(f"{name} has its parameter {key!r} on the meta device (no data)")
@@ -95,6 +98,14 @@ def _check_dtype(dtype):
     return check_torch_dtype(dtype)
 
 
+def _check_time_tensor(name: str, t: torch.Tensor) -> None:
+    """A tensor of diffusion times holds real numbers: a bool tensor was read as 0/1 (True as t = 1), a
+    complex one went on with its imaginary part, an int one skipped the range check (t = 5 passed)."""
+    refuse_sparse(name, t)
+    if t.dtype == torch.bool or t.is_complex():
+        raise TypeError(f"{name} must hold real diffusion times (a floating tensor), got dtype {t.dtype}")
+
+
 @dataclass(frozen=True)
 class VPSchedule:
     """η(t) = beta_min + t (beta_max − beta_min) on t ∈ [t_min, 1] (defaults: Song et al.'s VP SDE).
@@ -123,6 +134,7 @@ class VPSchedule:
         if not (0.0 < check_positive("t_min", self.t_min) < 0.5):
             raise ValueError(f"t_min must lie in (0, 0.5), got {self.t_min!r}")
         object.__setattr__(self, "t_min", float(self.t_min))
+        remember_checked(self)
 
     def check_time(self, name: str, t) -> None:
         """Raise unless every entry of ``t`` (a real number or a tensor) lies in [t_min, 1], where the
@@ -133,8 +145,9 @@ class VPSchedule:
         if not isinstance(name, str):   # a label: None or a list was accepted as one
             raise TypeError(f"name must be a str (the label of t in messages), got {type(name).__name__}")
         if isinstance(t, torch.Tensor):
-            if t.numel() == 0 or t.device.type == "meta" or not t.is_floating_point():
-                return  # shape/dtype/device are checked where the tensor is used
+            _check_time_tensor(name, t)
+            if t.numel() == 0 or t.device.type == "meta":
+                return  # shape and device are checked where the tensor is used
             lo, hi = float(t.detach().min()), float(t.detach().max())   # no "requires_grad to scalar" warning
         else:
             if isinstance(t, bool) or not isinstance(t, int | float | np.integer | np.floating):
@@ -154,7 +167,8 @@ class VPSchedule:
         if isinstance(t, torch.Tensor):
             if t.device.type == "meta":   # no data: beta/alpha_bar returned a meta tensor
                 raise ValueError("t is on the meta device (no data); move it to a real device")
-            if t.numel() == 0 or not t.is_floating_point():
+            _check_time_tensor("t", t)
+            if t.numel() == 0:
                 return
             lo, hi = float(t.detach().min()), float(t.detach().max())   # no "requires_grad to scalar" warning
         elif isinstance(t, bool) or not isinstance(t, int | float | np.integer | np.floating):
@@ -264,6 +278,8 @@ class GaussianScore(ScoreModel):
         super().__init__()
         mean = as_float_array("mean", mean, ndim=1, dtype=np.float64)
         std = as_float_array("std", std, ndim=1, dtype=np.float64)
+        if mean.size == 0:   # n = 0: a model of no coordinates (in_features 1, out_features 0)
+            raise ValueError("mean must have n >= 1 entries (the data dimension), got shape (0,)")
         if mean.shape != std.shape or np.any(std <= 0):
             raise ValueError(f"std must be positive with the shape of mean {mean.shape}, got {std}")
         with np.errstate(over="ignore"):

@@ -61,11 +61,14 @@ import torch
 
 from algorithms._validation import (
     C_INT_MAX,
+    CheckedRecord,
     as_real_array,
     check_choice,
     check_count,
     check_nonnegative,
     check_positive,
+    check_unchanged,
+    remember_checked,
 )
 from algorithms.chance.data import MAX_POINTS, RESTRICTIONS, collect_feasible_points
 from algorithms.chance.diffusion import MAX_TRAIN_STEPS, ScoreMLP, ScoreModel, train_score
@@ -86,7 +89,7 @@ MIN_FEASIBLE_POINTS = 10
 
 
 @dataclass
-class ChanceStats(Stats):
+class ChanceStats(CheckedRecord, Stats):
     """Counters of a chance-constrained solve, plus the answer's feasibility in and out of sample.
 
     The :class:`~algorithms.core.Stats` counters (``iterations``, ``f_calls``, ``grad_calls``,
@@ -112,10 +115,11 @@ class ChanceStats(Stats):
             value = getattr(self, name)
             if not 0.0 <= value < math.inf:
                 raise ValueError(f"{name} must be a finite float >= 0 (seconds), got {value!r}")
+        self._checked()   # a field set later is checked alike (stats.empirical_violation = 5.0 was kept)
 
 
 @dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
-class GGDOptResult:
+class GGDOptResult(CheckedRecord):
     """What a GGDOpt solve saw: training points, losses, every sample with its f and violation.
 
     ``train_points`` (N, n) and ``train_violation`` (N,) are the feasible points the score model was
@@ -138,6 +142,7 @@ class GGDOptResult:
                              f"{self.train_points.shape} and {self.train_violation.shape}")
         if not isinstance(self.losses, list):
             raise TypeError(f"losses must be a list of floats, got {type(self.losses).__name__}")
+        self._checked()   # a field set later is checked alike (result.train_points = "x" was kept)
 
 
 @dataclass(frozen=True)
@@ -202,6 +207,7 @@ class GGDOpt(Algorithm):
         set_("corrector_steps", check_count("corrector_steps", self.corrector_steps, 0, MAX_CORRECTOR_STEPS,
                                             "MAX_CORRECTOR_STEPS: Langevin steps after every predictor step"))
         set_("snr", check_positive("snr", self.snr))
+        remember_checked(self)   # a field replaced later with object.__setattr__ is refused by solve
 
     def _data_score(self, model: ScoreMLP) -> ScoreModel:
         """The data score the sampler uses: the trained model (claims' controls override this)."""
@@ -226,6 +232,7 @@ def _solve(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveO
 
 
 def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOptions) -> Solution:
+    check_unchanged(algorithm, "algorithm")   # beta = -1 set with object.__setattr__ ran stage 1 for minutes
     dtype = problem.dtype
     torch_dtype = torch.float32 if dtype == np.float32 else torch.float64
     seed = 0 if options.seed is None else options.seed

@@ -90,7 +90,8 @@ def second_order_guidance(
     grad_f: torch.Tensor, hess_f: torch.Tensor, *, beta: float, sigma2: float | torch.Tensor
 ) -> torch.Tensor:
     """−β (I + βσ² H)⁻¹ ∇f(μ) for rows of ``grad_f`` (batch, n) and ``hess_f`` (batch, n, n)
-    (Corollary 1, second order); ``sigma2`` a number or one per row (batch,).
+    (Corollary 1, second order); ``sigma2`` a number or one per row (batch,): a real floating tensor, of
+    any floating dtype (converted to ``grad_f``'s, as is a float ``sigma2``), or a real number.
 
     ``beta`` (finite float >= 2.2e-308) is the guidance strength β; ``sigma2`` finite and >= 0. Scales
     whose products overflow (βσ²H or the answer non-finite) are refused by name.
@@ -113,6 +114,11 @@ def second_order_guidance(
     beta = _beta(beta)
     if not isinstance(sigma2, torch.Tensor):
         sigma2 = torch.as_tensor(check_nonnegative("sigma2", sigma2), dtype=grad_f.dtype)
+    elif sigma2.device.type == "meta" or not sigma2.is_floating_point():
+        # a bool tensor was read as 0/1, a meta one met torch's "item() on meta tensors", a complex one
+        # "ge_cpu not implemented"
+        raise TypeError(f"sigma2 must be a number or a real floating tensor on a real device, got a "
+                        f"{sigma2.device.type} tensor of dtype {sigma2.dtype}")
     elif _dense("sigma2", sigma2).numel() not in (1, grad_f.shape[0]):  # torch named nothing
         raise ValueError(f"sigma2 must be a number or one per row of grad_f ({grad_f.shape[0]}), got shape "
                          f"{tuple(sigma2.shape)}")
@@ -183,6 +189,11 @@ def guidance_term(
     if x.shape[1] != model.out_features:  # torch would fail inside the model on the concatenation
         raise ValueError(f"x must have shape (batch, {model.out_features}) (the model's n), got "
                          f"{tuple(x.shape)}")
+    if isinstance(t, torch.Tensor):   # one time: float() of a 2-element tensor was torch's own message
+        if t.numel() != 1:
+            raise ValueError(f"t must be one diffusion time, got a tensor of shape {tuple(t.shape)}")
+        model.schedule.check_time("t", t)
+        t = float(t)
     model.schedule.check_time("t", t)  # t = 0 divides by a zero noise scale; t > 1 is off the schedule
     if order == "none":
         with torch.no_grad():

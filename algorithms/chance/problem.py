@@ -37,6 +37,8 @@ from algorithms._validation import (
     check_fits_memory,
     check_seed,
     check_takes,
+    check_unchanged,
+    remember_checked,
     to_float,
 )
 from algorithms.core import Problem
@@ -93,6 +95,8 @@ class LinearStructure:
         cost = as_float_array("linear.cost", self.cost, ndim=1, dtype=np.float64)
         A = as_float_array("linear.A", self.A, ndim=3, dtype=np.float64)
         b = as_float_array("linear.b", self.b, ndim=2, dtype=np.float64)
+        if 0 in A.shape:   # no sample, no constraint row or no variable: nothing to build an LP from
+            raise ValueError(f"linear.A must have shape (L, m, n) with L, m, n >= 1, got {A.shape}")
         if A.shape[2] != cost.shape[0] or A.shape[:2] != b.shape:
             # all three named: a short cost or b was blamed on A
             raise ValueError(f"linear: cost (n,), A (L, m, n) and b (L, m) must agree in shape, got cost "
@@ -101,13 +105,17 @@ class LinearStructure:
         object.__setattr__(self, "cost", cost)
         object.__setattr__(self, "A", A)
         object.__setattr__(self, "b", b)
+        remember_checked(self)   # object.__setattr__(linear, "A", ...) is refused by the next solve
 
 
 @dataclass(frozen=True, eq=False)   # identity equality and hash (arrays inside)
 class ChanceConstrainedProblem(Problem):
     """min f(x) s.t. Prob_h[g(x, h) >= 0] >= 1 − rho, lower <= x <= upper (see the module docstring).
 
-    ``h_samples`` (L, d) are the samples the methods see; L must be >= ⌈1/rho⌉.
+    ``h_samples`` (L, d) are the samples the methods see; L must be >= ⌈1/rho⌉. Their dtype is the
+    problem's (``dtype``): float32 when ``h_samples`` is float32, float64 otherwise (ints and float16
+    too); ``lower`` and ``upper`` (1-D, n entries, lower < upper) are converted to it (a float64 box with
+    float32 samples becomes float32), and f and g get tensors of it.
     ``h_sampler(rng, k)`` draws k fresh samples (shape (k, d)) for out-of-sample feasibility;
     ``n_fresh`` is how many it draws. ``linear`` (a :class:`LinearStructure`) is the LP data
     behind f and g when they are linear (checked against f and g at construction, at three points
@@ -177,6 +185,14 @@ class ChanceConstrainedProblem(Problem):
             object.__setattr__(self, "known_optimum",
                                float(as_float_array("known_optimum", self.known_optimum, ndim=0)))
         self._check_callables()
+        remember_checked(self)
+
+    def _check_unchanged(self) -> None:
+        """Before each solve: no field of the problem or of its ``linear`` data was replaced after
+        construction with ``object.__setattr__`` (rho = 1.5 or three h_samples solved to Success)."""
+        check_unchanged(self, "problem")
+        if self.linear is not None:
+            check_unchanged(self.linear, "problem.linear")
 
     @property
     def n(self) -> int:

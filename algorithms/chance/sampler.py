@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import torch
 
 from algorithms._validation import (
+    CheckedRecord,
     check_bool,
     check_choice,
     check_count,
@@ -47,7 +48,7 @@ __all__ = ["ReverseRun", "guided_reverse_sample"]
 
 
 @dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
-class ReverseRun:
+class ReverseRun(CheckedRecord):
     """The samples ``x`` (n_samples, n), the predictor ``steps`` taken and why the run ended
     (``status``, one of ``STATUSES``): ``completed`` (reached t_min), ``stopped`` (the step cap came first),
     ``diverged``
@@ -77,6 +78,7 @@ class ReverseRun:
         if self.status != "diverged" and not bool(torch.isfinite(self.x.detach()).all()):
             raise ValueError(f"x has NaN or inf entries with status {self.status!r}: only a 'diverged' run "
                              f"ends on non-finite samples")
+        self._checked()   # a field set later is checked alike (run.status = "bogus" was kept)
 
 
 #: the largest sample count, predictor-step count and Langevin steps per predictor step a reverse run takes
@@ -114,7 +116,8 @@ def guided_reverse_sample(
     ``divergence_bound`` (finite float > 0) the largest |entry| before ``diverged``; ``dtype`` a floating
     torch dtype.
 
-    ``on_step(k, t, x)``, when given, is called after each predictor step and returns a bool: True ends
+    ``on_step(k, t, x)``, when given, is called after each predictor step (with a copy of the samples ``x``:
+    writing into it does not change the run) and returns a bool: True ends
     the run ``terminated``; None is taken as False; anything else (a truthy "no") is a TypeError.
     ``n_samples`` an int in [1, MAX_SAMPLES] (10**6), ``n_steps`` in [1, MAX_REVERSE_STEPS] (10**5),
     ``corrector_steps`` in [0, MAX_CORRECTOR_STEPS] (1000; 0: no corrector): each run's time is linear in
@@ -185,7 +188,8 @@ def guided_reverse_sample(
             if not torch.isfinite(x).all() or float(x.abs().max()) > divergence_bound:
                 return ReverseRun(x, k + 1, "diverged")
             # a bool stops or continues (None continues): a truthy str such as "no" stopped the run
-            stop = None if on_step is None else on_step(k, t, x)
+            # a copy: an on_step that wrote into x (x.fill_(0)) changed the run's state in silence
+            stop = None if on_step is None else on_step(k, t, x.detach().clone())
             if stop is not None and check_bool("on_step(k, t, x)'s return value", stop):
                 return ReverseRun(x, k + 1, "terminated")
         return ReverseRun(x, cap, "completed" if cap == n_steps else "stopped")

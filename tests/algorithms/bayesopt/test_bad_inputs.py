@@ -868,3 +868,75 @@ FIRSTRUN10 = [
 @pytest.mark.parametrize("case", FIRSTRUN10, ids=lambda c: c.id)
 def test_firstrun10_bad_input(case):
     check_bad_input(case)
+
+
+def _replaced(obj, name, value):
+    """``obj`` with the field ``name`` replaced behind the frozen dataclass's back."""
+    object.__setattr__(obj, name, value)
+    return obj
+
+
+ROUND11 = [
+    # a field replaced with object.__setattr__ after construction: an initial design of -3 met numpy's
+    # "negative dimensions", n_restarts = 0 an IndexError, a NaN f_star or weights ran on unchecked
+    BadInput(solve, lambda: solve(_replaced(_problem(initial=4), "initial", -3), CEI(n_candidates=50,
+                                                                                     n_restarts=1)),
+             ValueError, ("problem.initial", "after construction"), "frozen-problem-initial"),
+    BadInput(solve, lambda: solve(_problem(initial=4), _replaced(CEI(n_candidates=50, n_restarts=1),
+                                                                 "n_restarts", 0)),
+             ValueError, ("algorithm.n_restarts", "after construction"), "frozen-cei-n-restarts"),
+    BadInput(Kernel, lambda: _replaced(Kernel("se"), "lengthscale", -1.0)(ONE, TWO), ValueError,
+             ("kernel.lengthscale", "after construction"), "frozen-kernel"),
+    BadInput(RKHSFunction, lambda: _replaced(RKHSFunction(SE, np.array([[0.0], [1.0]]), np.r_[TWO, -TWO]),
+                                             "weights", np.array([np.nan, 1.0]))(ONE), ValueError,
+             ("RKHSFunction.weights", "after construction"), "frozen-rkhs-weights"),
+    # a record's field set after construction is checked as at construction
+    BadInput(BOHistory, lambda: setattr(BOHistory(np.zeros((3, 2)), np.zeros(3), np.zeros((3, 1)), 1),
+                                        "n_initial", 99), ValueError, ("n_initial", "rows"),
+             "setattr-n-initial"),
+    BadInput(BOHistory, lambda: BOHistory(np.zeros((2, 2)), np.zeros(2), np.zeros((2, 0)), 0), ValueError,
+             ("c", "columns"), "no-constraint-columns"),
+    # contradictory repeats with the default jitter (exact observations): the average came back, sd 7e-5
+    BadInput(GaussianProcess.add, lambda: GaussianProcess(SE).add(np.array([[0.5], [0.5]]),
+                                                                  np.array([0.0, 1.0])), ValueError,
+             ("y", "contradicts"), "contradictory-repeat-default-jitter"),
+    BadInput(CEIAskTell.observe, lambda: CEI(n_candidates=50, n_restarts=1).ask_tell(BOX, 1).observe(
+        np.array([[0.5, 0.5], [0.5, 0.5]]), [1.0, 2.0], [-1.0, -1.0]), ValueError,
+             ("f", "contradicts", "noise"), "observe-repeat-other-f"),
+    BadInput(CEIAskTell.observe, lambda: CEI(n_candidates=50, n_restarts=1).ask_tell(BOX, 1).observe(
+        np.array([[0.5, 0.5], [0.5, 0.5]]), [1.0, 1.0], [-1.0, 1.0]), ValueError, ("c", "contradicts"),
+             "observe-repeat-other-c"),
+    # points of no coordinates: every pair was at distance 0
+    BadInput(Kernel, lambda: SE(np.zeros((2, 0)), np.zeros((2, 0))), ValueError, ("X", "columns"),
+             "kernel-no-columns"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND11, ids=lambda c: c.id)
+def test_round11_bad_input(case):
+    check_bad_input(case)
+
+
+def test_round11_valid_edges_stay_valid():
+    # the same value observed again is no contradiction, and a noise ratio averages repeats
+    gp = GaussianProcess(SE)
+    gp.add(np.array([[0.5], [0.5]]), np.array([1.0, 1.0]))
+    noisy = GaussianProcess(SE, jitter=1e-2)
+    noisy.add(np.array([[0.5], [0.5]]), np.array([0.0, 1.0]))
+    assert abs(float(noisy.predict(np.array([[0.5]]))[0][0]) - 0.5) < 0.05
+    bo = CEI(n_candidates=50, n_restarts=1, noise=0.1).ask_tell(BOX, 1, initial=2)
+    bo.observe(np.array([[0.5, 0.5], [0.5, 0.5]]), [1.0, 2.0], [-1.0, -1.0])
+    # an empty batch adds nothing and leaves the dimension open; the arrays of frozen objects are read-only
+    empty = GaussianProcess(SE)
+    empty.add(np.zeros((0, 3)), np.zeros(0))
+    empty.add(np.array([[0.5]]), np.array([1.0]))
+    assert empty.n == 1
+    assert not Kernel("se", lengthscale=[0.2, 0.3]).lengthscale.flags.writeable
+    g = RKHSFunction(SE, np.array([[0.0], [1.0]]), np.array([1.0, -1.0]))
+    assert not g.weights.flags.writeable and not g.centers.flags.writeable
+    # a problem copied (pickled) is still the problem it was: not "changed after construction"
+    import pickle
+
+    sol = solve(pickle.loads(pickle.dumps(gardner_problem(initial=3))), CEI(n_candidates=50, n_restarts=1),
+                maxiters=1, seed=0)
+    assert sol.stats.f_calls == 4

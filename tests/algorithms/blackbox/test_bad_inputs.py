@@ -875,3 +875,81 @@ def test_round10_keep_grad_inside_inference_mode():
     with torch.inference_mode():
         episode = run_episode(bbob_problem(1, 1, 2, 100), a1, a2, np.random.default_rng(0), keep_grad=True)
     assert episode.logp1.requires_grad
+
+
+def _replaced(obj, name, value):
+    """``obj`` with the field ``name`` replaced behind the frozen dataclass's back."""
+    object.__setattr__(obj, name, value)
+    return obj
+
+
+def _bb(**override):
+    kwargs = {"f": lambda x: float(x @ x), "bounds": (-np.ones(2), np.ones(2)), "budget": 50}
+    kwargs.update(override)
+    return BlackBoxProblem(**kwargs)
+
+
+def _set(obj, name, value):
+    setattr(obj, name, value)
+    return obj
+
+
+PSO_FLOW = ("init.sobol", "pop.20", "pso.inertia", "bc.reflect", "sel.greedy")
+
+ROUND11 = [
+    # a field replaced with object.__setattr__ after construction: a budget of -5 ran to Diverged, a lower
+    # bound above upper met numpy's "high - low < 0", ScipyDE/CMAES ran on popsize 0 / sigma0 -1
+    BadInput(solve, lambda: solve(_replaced(_bb(), "budget", -5), RandomSearch(), seed=0), ValueError,
+             ("problem.budget", "after construction"), "frozen-problem-budget"),
+    BadInput(Evaluator, lambda: Evaluator(_replaced(_bb(), "lower", np.full(2, 5.0))), ValueError,
+             ("problem.lower", "after construction"), "frozen-problem-evaluator"),
+    BadInput(solve, lambda: solve(_bb(), _replaced(ScipyDE(), "popsize", 0), seed=0), ValueError,
+             ("algorithm.popsize", "after construction"), "frozen-scipyde"),
+    BadInput(solve, lambda: solve(_bb(), _replaced(CMAES(), "sigma0", -1.0), seed=0), ValueError,
+             ("algorithm.sigma0", "after construction"), "frozen-cmaes"),
+    BadInput(run_workflow, lambda: run_workflow(_replaced(WorkflowPlan.parse(PSO_FLOW), "family", "de"),
+                                                Evaluator(_bb()), np.random.default_rng(0), {}), ValueError,
+             ("plan.family", "after construction"), "frozen-plan"),
+    # the Evaluator's counts stay consistent when set
+    BadInput(Evaluator, lambda: _set(Evaluator(_bb()), "evaluations", 1000), ValueError,
+             ("evaluations", "budget"), "evaluations-past-budget"),
+    BadInput(Evaluator, lambda: _set(Evaluator(_bb()), "history", [("a",)]), TypeError, ("history",),
+             "history-entries"),
+    BadInput(Evaluator, lambda: _set(Evaluator(_bb()), "best_value", -5.0), ValueError,
+             ("best_value", "best_x"), "best-value-without-point"),
+    # a vectorized f's (1, n) row was flattened into n values
+    BadInput(Evaluator, lambda: Evaluator(_bb(f=lambda X: X.sum(1)[None], vectorized=True))(np.zeros((2, 2))),
+             ValueError, ("vectorized f", "shape"), "vectorized-row"),
+    # a prefix that holds 'end' met a bare KeyError; an object with a family attribute passed as a plan
+    BadInput(allowed_next, lambda: allowed_next((*PSO_FLOW, "end")), InvalidWorkflowError, ("prefix", "end"),
+             "prefix-with-end"),
+    BadInput(run_workflow, lambda: run_workflow(type("Fake", (), {"family": "de"})(), Evaluator(_bb()),
+                                                np.random.default_rng(0), {}), TypeError, ("plan",),
+             "fake-plan"),
+    BadInput(decode_action, lambda: decode_action("cx.binomial", [[0.3]]), ValueError, ("action", "shape"),
+             "action-2d"),
+    # a record's field set after construction is checked as at construction
+    BadInput(modular.RunResult, lambda: _set(modular.RunResult("budget", 1, 0, [], np.zeros((2, 2))), "stop",
+                                             "done"), ValueError, ("stop",), "run-result-setattr"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND11, ids=lambda c: c.id)
+def test_round11_bad_input(case):
+    check_bad_input(case)
+
+
+def test_round11_dtypes_follow_the_problem():
+    # float32 only when both bounds are (the lower bound's dtype won: asymmetric)
+    assert _bb(bounds=(-np.ones(2, np.float32), np.ones(2))).dtype == np.float64
+    assert _bb(bounds=(-np.ones(2), np.ones(2, np.float32))).dtype == np.float64
+    assert _bb(bounds=(-np.ones(2, np.float32), np.ones(2, np.float32))).dtype == np.float32
+    # f gets the problem's dtype whatever X's (float32 rows reached a float64 f, an int X came as ints)
+    seen = []
+    ev = Evaluator(_bb(f=lambda x: seen.append(x.dtype) or float(x @ x)))
+    ev(np.zeros((1, 2), np.float32))
+    ev(np.zeros((1, 2), np.int64))
+    assert seen == [np.float64, np.float64] and ev.best_x.dtype == np.float64
+    # a (k, 1) column is one value per row; an empty batch of a BBOB function is empty, not a scalar NaN
+    assert Evaluator(_bb(f=lambda X: X.sum(1)[:, None], vectorized=True))(np.zeros((2, 2))).shape == (2,)
+    assert bbob_problem(1, 1, 2, 10).f(np.zeros((0, 2))).shape == (0,)

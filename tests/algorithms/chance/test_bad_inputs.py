@@ -936,3 +936,91 @@ def test_firstrun10_gaussian_score_state_keeps_its_invariant():
     state = dict(_gauss().state_dict(), var=torch.tensor([-1.0], dtype=torch.float64))
     with pytest.raises(ValueError, match=r"^state_dict\['var'\] must hold variances > 0"):
         _gauss().load_state_dict(state)
+
+
+def _replaced(obj, name, value):
+    """``obj`` with the field ``name`` replaced behind the frozen dataclass's back."""
+    object.__setattr__(obj, name, value)
+    return obj
+
+
+def _set(obj, name, value):
+    setattr(obj, name, value)
+    return obj
+
+
+def _lin_edited():
+    p = _lin()
+    object.__setattr__(p.linear, "A", -p.linear.A)
+    return p
+
+
+ROUND11 = [
+    # a field replaced with object.__setattr__ after construction: rho = 1.5, three h_samples or a negated
+    # linear.A solved to Success/Failure on unchecked data, GGDOpt's beta = -1 ran stage 1 for minutes
+    BadInput(solve, lambda: solve(_replaced(_lin(), "rho", 1.5), CVaRApproximation()), ValueError,
+             ("problem.rho", "after construction"), "frozen-problem-rho"),
+    BadInput(solve, lambda: solve(_lin_edited(), SAAMILP()), ValueError,
+             ("problem.linear.A", "after construction"), "frozen-linear"),
+    BadInput(solve, lambda: solve(_lin(), _replaced(GGDOpt(), "beta", -1.0)), ValueError,
+             ("algorithm.beta", "after construction"), "frozen-ggdopt"),
+    BadInput(solve, lambda: solve(_lin(), _replaced(ScenarioApproach(), "confidence", 5.0)), ValueError,
+             ("algorithm.confidence", "after construction"), "frozen-scenario"),
+    BadInput(tweedie_mean, lambda: tweedie_mean(GaussianScore([0.0], [1.0],
+                                                              _replaced(VPSchedule(), "t_min", 0.0)),
+                                                torch.zeros(1, 1, dtype=torch.float64), 0.5), ValueError,
+             ("model.schedule.t_min", "after construction"), "frozen-schedule"),
+    # a record's field set after construction is checked as at construction
+    BadInput(sampler.ReverseRun, lambda: _set(sampler.ReverseRun(torch.zeros(2, 2), 1, "completed"), "status",
+                                              "bogus"), ValueError, ("status",), "reverse-run-setattr"),
+    BadInput(ggdopt.ChanceStats, lambda: _set(ggdopt.ChanceStats(), "empirical_violation", 5.0), ValueError,
+             ("empirical_violation",), "stats-setattr"),
+    # diffusion times as bool/complex/int tensors: True read as t = 1, an int t = 5 skipped the range check
+    BadInput(VPSchedule.alpha_bar, lambda: VPSchedule().alpha_bar(torch.tensor([True])), TypeError, ("t",),
+             "time-bool-tensor"),
+    BadInput(VPSchedule.check_time, lambda: VPSchedule().check_time("t", torch.tensor([5])), ValueError,
+             ("t", "t_min"), "time-int-tensor"),
+    BadInput(ScoreMLP.score, lambda: _mlp().score(torch.zeros(1, 2, dtype=torch.float64),
+                                                  torch.tensor([True])), TypeError, ("t",),
+             "score-bool-time"),
+    # sigma2 tensors: bool read as 0/1, meta and complex met torch's own errors
+    BadInput(second_order_guidance, lambda: second_order_guidance(G2, torch.eye(2, dtype=torch.float64)[None],
+                                                                  beta=1.0, sigma2=torch.tensor([True])),
+             TypeError, ("sigma2",), "sigma2-bool"),
+    BadInput(second_order_guidance, lambda: second_order_guidance(G2, torch.eye(2, dtype=torch.float64)[None],
+                                                                  beta=1.0,
+                                                                  sigma2=torch.ones(1, device="meta")),
+             TypeError, ("sigma2", "meta"), "sigma2-meta"),
+    BadInput(guidance_term, lambda: guidance_term(_mlp(), _f, torch.zeros(2, 2, dtype=torch.float64),
+                                                  torch.tensor([0.5, 0.6]), beta=1.0), ValueError,
+             ("t", "one diffusion time"), "t-two-times"),
+    # empty data: a Gaussian score of no coordinates, LP data of no sample/row/variable
+    BadInput(GaussianScore, lambda: GaussianScore([], [], VPSchedule()), ValueError, ("mean", "n >= 1"),
+             "gaussian-empty"),
+    BadInput(LinearStructure, lambda: LinearStructure(np.zeros(2), np.zeros((3, 0, 2)), np.zeros((3, 0))),
+             ValueError, ("linear.A", "m"), "linear-no-rows"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND11, ids=lambda c: c.id)
+def test_round11_bad_input(case):
+    check_bad_input(case)
+
+
+def test_round11_documented_behaviour():
+    # the box follows h_samples' dtype (documented): float32 samples make a float32 problem
+    p = _ccp(h_samples=H.astype(np.float32))
+    assert p.lower.dtype == p.upper.dtype == np.float32
+    # on_step gets a copy: writing into it does not change the run
+    model = _gauss()
+    def scribble(k, t, x):
+        x.fill_(9.0)
+        return False
+
+    runs = [guided_reverse_sample(model, lambda z: z[:, 0], n_samples=4, beta=1.0, n_steps=3, seed=0,
+                                  on_step=step) for step in (None, scribble)]
+    assert torch.equal(runs[0].x, runs[1].x)
+    # a float32 sigma2 tensor is converted to grad_f's dtype (documented)
+    out = second_order_guidance(G2, torch.eye(2, dtype=torch.float64)[None], beta=1.0,
+                                sigma2=torch.tensor([0.5]))
+    assert out.dtype == torch.float64
