@@ -945,38 +945,46 @@ def remember_validated(obj: Any) -> None:
                                                   for f in dataclasses.fields(obj)})
 
 
-def revalidate_if_reassigned(obj: Any) -> None:
+#: what a refused nested field is remembered as: it never matches, so every later use refuses it again
+_STALE = object()
+
+
+def revalidate_if_reassigned(obj: Any) -> bool:
     """Before ``obj`` (a frozen dataclass that called :func:`remember_validated`) is used by a solve: a field
     replaced since its validation (``object.__setattr__(problem, "copies", -5)`` bypasses the frozen
     dataclass), or a tensor/array field written in place, is validated again by building the object anew
     from its current fields (the constructor's error names the field), and the rebuilt object's derived
     state (caches, purities, a Cholesky factor) is adopted, so nothing computed from the old value
-    survives. Nested recorded dataclasses (a prior inside an algorithm) are checked first. Free when nothing
-    changed (identity and version comparisons)."""
+    survives. Nested recorded dataclasses (a prior inside an algorithm) are checked first, and one that
+    changed has its holder validated again too (a problem's own cross-checks of it: a LinearStructure
+    edited behind a chance problem's back no longer reproduced its f and g). Free when nothing changed
+    (identity and version comparisons). Returns whether ``obj`` was validated again."""
     import dataclasses
 
     seen = getattr(obj, "__dict__", {}).get("_validated_fields")
     if seen is None:
-        return
-    for f in dataclasses.fields(obj):
-        value = getattr(obj, f.name, None)
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            revalidate_if_reassigned(value)
-    if all(_field_stamp(getattr(obj, name, None))[0] is value and _field_stamp(value)[1] == stamp
-           for name, (value, stamp) in seen.items()):
-        return
+        return False
+    nested = [f.name for f in dataclasses.fields(obj)
+              if dataclasses.is_dataclass(value := getattr(obj, f.name, None)) and not isinstance(value, type)
+              and revalidate_if_reassigned(value)]
+    own = [name for name, (value, stamp) in seen.items()
+           if getattr(obj, name, None) is not value or _field_stamp(value)[1] != stamp]
+    if not nested and not own:
+        return False
     kind = type(obj)
-    changed = sorted(name for name, (value, stamp) in seen.items()
-                     if getattr(obj, name, None) is not value or _field_stamp(value)[1] != stamp)
+    changed = sorted({*nested, *own})
     try:
         fresh = kind(**{f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if f.init})
     except (TypeError, ValueError) as exc:
+        # refused again at the next use too (the nested object, rebuilt, no longer looks changed)
+        obj.__dict__["_validated_fields"] = {**seen, **{name: (_STALE, None) for name in nested}}
         error = TypeError if isinstance(exc, TypeError) else ValueError
         raise error(f"{kind.__name__}.{', '.join(changed)} was changed after construction (the frozen "
                     f"{kind.__name__} is validated again before use): {exc}") from None
     obj.__dict__.pop("_factory_call", None)   # the factory call no longer rebuilds these fields
     for key, value in fresh.__dict__.items():
         object.__setattr__(obj, key, value)
+    return True
 
 
 def store_plain_scalars(obj: Any) -> None:
@@ -1003,51 +1011,6 @@ def store_plain_scalars(obj: Any) -> None:
         else:
             continue
         object.__setattr__(obj, f.name, plain)
-
-
-def _same_value(new: Any, old: Any) -> bool:
-    """Whether a field still holds the value it was checked with: the same object, or (after a pickle round
-    trip, which makes floats and ints new objects) an equal one of the same type."""
-    if new is old:
-        return True
-    if type(new) is not type(old):
-        return False
-    if isinstance(new, np.ndarray):
-        return new.dtype == old.dtype and new.shape == old.shape and bool(np.array_equal(new, old))
-    try:
-        return bool(new == old)
-    except Exception:   # an object whose == raises, or a tensor of several entries: not the same
-        return False
-
-
-def remember_checked(obj: Any) -> None:
-    """Call last in a frozen dataclass's ``__post_init__``: the checked field values are remembered, so that
-    :func:`check_unchanged` can tell a field replaced afterwards with ``object.__setattr__`` (which bypasses
-    the frozen dataclass and every check of the constructor)."""
-    import dataclasses
-
-    object.__setattr__(obj, "_checked_values",
-                       tuple(getattr(obj, f.name) for f in dataclasses.fields(obj)))
-
-
-def check_unchanged(obj: Any, label: str) -> None:
-    """Raise a ``ValueError`` naming ``label.field`` when a field of the frozen dataclass ``obj`` no longer
-    holds the value its constructor checked (``object.__setattr__(problem, "rho", 1.5)`` ran a solve on
-    the unchecked value: a Success, or an error from deep inside). Objects without a remembered check
-    (:func:`remember_checked`) pass."""
-    import dataclasses
-
-    saved = getattr(obj, "__dict__", {}).get("_checked_values")
-    if saved is None:
-        return
-    kind = type(obj).__name__
-    for f, old in zip(dataclasses.fields(obj), saved):
-        new = getattr(obj, f.name)
-        if not _same_value(new, old):
-            raise ValueError(f"{label}.{f.name} was changed after construction (object.__setattr__ "
-                             f"bypasses the checks of the frozen {kind}), from {_brief(old)} to "
-                             f"{_brief(new)}; build a new {kind} (e.g. dataclasses.replace(..., "
-                             f"{f.name}=...)) so that it is checked")
 
 
 class CheckedRecord:

@@ -85,9 +85,9 @@ from algorithms._validation import (
     check_int_at_least,
     check_nonnegative,
     check_seed,
-    check_unchanged,
     physical_memory,
-    remember_checked,
+    remember_validated,
+    revalidate_if_reassigned,
     to_float,
 )
 from algorithms.bayesopt.acquisition import (
@@ -248,16 +248,13 @@ class CEI(Algorithm):
         if self.n_restarts > self.n_candidates:   # the restarts start from the best candidates
             raise ValueError(f"n_restarts must be <= n_candidates = {self.n_candidates} (each restart starts "
                              f"from one candidate), got {self.n_restarts}")
-        remember_checked(self)
+        remember_validated(self)
 
     def _check_unchanged(self) -> None:
         """Before each run or ask/tell step: no field of the algorithm or of its kernels was replaced after
         construction with ``object.__setattr__`` (n_restarts = 0 met an IndexError, noise = -1 a message
         naming the jitter)."""
-        check_unchanged(self, "algorithm")
-        check_unchanged(self.kernel, "algorithm.kernel")
-        if self.constraint_kernel is not None:
-            check_unchanged(self.constraint_kernel, "algorithm.constraint_kernel")
+        revalidate_if_reassigned(self)   # its kernels too (nested)
 
     @classmethod
     def paper(cls, **overrides) -> CEI:

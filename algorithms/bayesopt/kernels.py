@@ -27,8 +27,8 @@ from algorithms._validation import (
     as_float_array,
     as_real_array,
     check_positive,
-    check_unchanged,
-    remember_checked,
+    remember_validated,
+    revalidate_if_reassigned,
 )
 
 __all__ = ["KERNEL_NAMES", "MATERN_NUS", "Kernel"]
@@ -111,7 +111,7 @@ class Kernel:
             scale.flags.writeable = False   # frozen: kernel.lengthscale[0] = -1 changed it unchecked
             object.__setattr__(self, "lengthscale", scale)
         object.__setattr__(self, "outputscale", check_scale("outputscale", self.outputscale))
-        remember_checked(self)   # object.__setattr__(kernel, "lengthscale", -1) is refused at the next use
+        remember_validated(self)   # object.__setattr__(kernel, "lengthscale", -1) is refused at the next use
 
     def _key(self) -> tuple:
         ell = self.lengthscale
@@ -147,7 +147,7 @@ class Kernel:
 
     def profile(self, r: np.ndarray) -> np.ndarray:
         """k as a function of the scaled distance r >= 0 (without the outputscale)."""
-        check_unchanged(self, "kernel")
+        revalidate_if_reassigned(self)
         r = as_real_array("r", r)
         if not np.all(np.isfinite(r)) or np.any(r < 0):  # a distance: -1 gave 4.03 (above k(0) = 1)
             raise ValueError(f"r must hold finite distances >= 0, got min {float(np.min(r, initial=0.0))!r}")
@@ -166,7 +166,7 @@ class Kernel:
 
     def __call__(self, X, Y) -> np.ndarray:
         """The kernel matrix k(X, Y), shape (len(X), len(Y)); X, Y of shape (n, d) and (m, d)."""
-        check_unchanged(self, "kernel")
+        revalidate_if_reassigned(self)
         X, Y = as_real_array("X", X), as_real_array("Y", Y)
         for name, M in (("X", X), ("Y", Y)):   # a 0-d array is no point of shape (d,): made one in silence
             if M.ndim == 0:

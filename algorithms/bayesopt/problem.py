@@ -20,9 +20,9 @@ from algorithms._validation import (
     check_fits_memory,
     check_str,
     check_takes,
-    check_unchanged,
-    remember_checked,
+    remember_validated,
     returned_scalar,
+    revalidate_if_reassigned,
 )
 from algorithms.core import Problem
 
@@ -122,13 +122,13 @@ class ConstrainedBOProblem(Problem):
             self._check_optimum()
         elif self.x_star is not None:
             self._check_x_star_feasible()
-        remember_checked(self)
+        remember_validated(self)
 
     def _check_unchanged(self) -> None:
         """Before each solve (and each ask/tell step): no field was replaced after construction with
         ``object.__setattr__`` (an initial design of -3 met numpy's "negative dimensions", f_star = NaN ran
         on unchecked)."""
-        check_unchanged(self, "problem")
+        revalidate_if_reassigned(self)
 
     #: how far f(x_star) may be from f_star (relative to max(1, |f_star|)) and c(x_star) above 0: an
     #: optimizer's polished minimizer, not a rounded one (the package's test problems meet 1e-9)

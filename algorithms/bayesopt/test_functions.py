@@ -40,8 +40,8 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     check_takes,
-    check_unchanged,
-    remember_checked,
+    remember_validated,
+    revalidate_if_reassigned,
 )
 from algorithms.bayesopt.gp import JITTER_MAX, _check_kernel
 from algorithms.bayesopt.kernels import Kernel, check_scale
@@ -104,16 +104,16 @@ class RKHSFunction:
         if not math.isfinite(squared):
             raise ValueError(f"weights (largest |weight| {np.abs(weights).max():.3g}) are too large: the "
                              f"RKHS norm sqrt(wᵀKw) overflows float64; rescale the weights")
-        remember_checked(self)   # object.__setattr__(g, "weights", ...) is refused at the next call
+        remember_validated(self)   # object.__setattr__(g, "weights", ...) is refused at the next call
 
     @property
     def norm(self) -> float:
         """The RKHS norm √(αᵀKα)."""
-        check_unchanged(self, "RKHSFunction")
+        revalidate_if_reassigned(self)
         return float(np.sqrt(max(self.weights @ self.kernel(self.centers, self.centers) @ self.weights, 0.0)))
 
     def __call__(self, x):
-        check_unchanged(self, "RKHSFunction")
+        revalidate_if_reassigned(self)
         x = as_real_array("x", x)
         rows = np.atleast_2d(x)
         # a 0-d x (np.array(0.0)) is no point of shape (d,): np.atleast_2d made it one in silence

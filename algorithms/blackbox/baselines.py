@@ -51,8 +51,8 @@ from algorithms._validation import (
     check_count,
     check_fits_memory,
     check_positive,
-    check_unchanged,
-    remember_checked,
+    remember_validated,
+    revalidate_if_reassigned,
 )
 from algorithms.blackbox.modular import RunResult, WorkflowPlan, finish, record_last_batch, run_workflow
 from algorithms.blackbox.problem import BlackBoxProblem, Evaluator
@@ -112,12 +112,12 @@ class ScipyDE(Algorithm):
         object.__setattr__(self, "mutation", numbers if pair else numbers[0])
         object.__setattr__(self, "recombination", _range01("recombination", self.recombination, 0.0, 1.0))
         check_choice("init", self.init, ("latinhypercube", "sobol", "halton", "random"))
-        remember_checked(self)   # a field replaced later with object.__setattr__ is refused by solve
+        remember_validated(self)   # a field replaced later with object.__setattr__ is refused by solve
 
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: ScipyDE, options: SolveOptions) -> Solution:
-    check_unchanged(algorithm, "algorithm")   # a field replaced after construction
+    revalidate_if_reassigned(algorithm)   # a field replaced after construction
     from scipy.optimize import differential_evolution
 
     # scipy allocates its population (popsize·d rows of d) and trials up front: 10**9 raised its MemoryError
@@ -200,12 +200,12 @@ class CMAES(Algorithm):
         if self.popsize is not None:
             # pycma's recombination needs at least 2 weights (it rejects popsize 1 with its own message)
             object.__setattr__(self, "popsize", check_count("popsize", self.popsize, 2))
-        remember_checked(self)
+        remember_validated(self)
 
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions) -> Solution:
-    check_unchanged(algorithm, "algorithm")   # a field replaced after construction
+    revalidate_if_reassigned(algorithm)   # a field replaced after construction
     # pycma draws from numpy's global generator (seeded per run): two runs in two threads interleaved their
     # draws (the same seed gave two answers), so runs are serialized
     with _PYCMA_LOCK:
@@ -312,12 +312,12 @@ class PSO(Algorithm):
         if check_count("swarm", self.swarm, 1) < 2:   # a count: 2**40 was accepted
             raise ValueError(f"swarm must be >= 2, got {self.swarm}")
         object.__setattr__(self, "swarm", int(self.swarm))
-        remember_checked(self)
+        remember_validated(self)
 
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: PSO, options: SolveOptions) -> Solution:
-    check_unchanged(algorithm, "algorithm")   # a field replaced after construction
+    revalidate_if_reassigned(algorithm)   # a field replaced after construction
     plan = WorkflowPlan.parse(("init.uniform", "pop.20", "pso.inertia", "bc.clip", "sel.greedy"))
     hp = {"pso.inertia": {"w": algorithm.w, "c1": algorithm.c1, "c2": algorithm.c2}}
     ev = Evaluator(problem)
@@ -353,12 +353,12 @@ class RandomSearch(Algorithm):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "batch", check_count("batch", self.batch, 1))   # np.int64 stored as an int
-        remember_checked(self)
+        remember_validated(self)
 
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: RandomSearch, options: SolveOptions) -> Solution:
-    check_unchanged(algorithm, "algorithm")   # a field replaced after construction
+    revalidate_if_reassigned(algorithm)   # a field replaced after construction
     ev = Evaluator(problem)
     rng = np.random.default_rng(options.seed)
     lo, hi = problem.lower.astype(float), problem.upper.astype(float)

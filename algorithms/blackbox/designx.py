@@ -47,8 +47,8 @@ from algorithms._validation import (
     check_bool,
     check_finite_real,
     check_positive,
-    check_unchanged,
-    remember_checked,
+    remember_validated,
+    revalidate_if_reassigned,
     to_float,
 )
 from algorithms.blackbox.agents import HyperparameterController, WorkflowGenerator, check_agent_weights
@@ -320,12 +320,12 @@ class DesignX(Algorithm):
         object.__setattr__(self, "stochastic", check_bool("stochastic", self.stochastic))   # np.True_ as True
         if self.checkpoint is not None:   # loaded once (cached): a file that is no checkpoint is refused here
             _cached_agents(self.checkpoint)
-        remember_checked(self)
+        remember_validated(self)
 
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: DesignX, options: SolveOptions) -> Solution:
-    check_unchanged(algorithm, "algorithm")   # a field replaced after construction
+    revalidate_if_reassigned(algorithm)   # a field replaced after construction
     a1, a2 = _cached_agents(algorithm.checkpoint)
     rng = np.random.default_rng(options.seed)
     gen = torch.Generator().manual_seed(0 if options.seed is None else int(options.seed))

@@ -60,8 +60,8 @@ from algorithms._validation import (
     check_int_at_least,
     check_positive_int,
     check_takes,
-    check_unchanged,
-    remember_checked,
+    remember_validated,
+    revalidate_if_reassigned,
 )
 from algorithms.blackbox.components import (
     N_PARTNERS,
@@ -132,7 +132,7 @@ class WorkflowPlan:
         if (names, *_slots(names)) != tuple(getattr(self, f) for f in self.__dataclass_fields__):
             raise ValueError(f"workflow and the slots disagree: build a plan with "
                              f"WorkflowPlan.parse(workflow) (workflow {names!r})")
-        remember_checked(self)
+        remember_validated(self)
 
     @classmethod
     def parse(cls, workflow: Sequence[str]) -> WorkflowPlan:
@@ -225,7 +225,7 @@ class ModularOptimizer(Algorithm):
         object.__setattr__(self, "workflow", plan.workflow)
         object.__setattr__(self, "hyperparameters", _check_hyperparameters(plan, self.hyperparameters))
         object.__setattr__(self, "plan", plan)
-        remember_checked(self)
+        remember_validated(self)
 
 
 @dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
@@ -315,7 +315,7 @@ def run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
     if not isinstance(getattr(plan, "_plan", plan), WorkflowPlan):
         raise TypeError(f"plan must be a WorkflowPlan (WorkflowPlan.parse(workflow)), got "
                         f"{type(plan).__name__}")
-    check_unchanged(getattr(plan, "_plan", plan), "plan")
+    revalidate_if_reassigned(getattr(plan, "_plan", plan))
     if not isinstance(ev, Evaluator):
         raise TypeError(f"ev must be an Evaluator, got {type(ev).__name__}")
     if not isinstance(rng, np.random.Generator):
@@ -485,7 +485,7 @@ def finish(problem: BlackBoxProblem, ev: Evaluator, result: RunResult, options: 
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: ModularOptimizer, options: SolveOptions) -> Solution:
-    check_unchanged(algorithm, "algorithm")   # a field replaced after construction
+    revalidate_if_reassigned(algorithm)   # a field replaced after construction
     rng = np.random.default_rng(options.seed)
     ev = Evaluator(problem)
     monitor = IterationMonitor(options, total=options.maxiters or 0, desc="ModularOptimizer")

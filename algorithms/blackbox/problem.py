@@ -52,9 +52,9 @@ from algorithms._validation import (
     check_positive_int,
     check_str,
     check_takes,
-    check_unchanged,
-    remember_checked,
+    remember_validated,
     returned_scalar,
+    revalidate_if_reassigned,
     to_float,
 )
 from algorithms.core import Problem
@@ -157,13 +157,19 @@ class BlackBoxProblem(Problem):
         object.__setattr__(self, "lower", lower)
         object.__setattr__(self, "upper", upper)
         object.__setattr__(self, "bounds", (lower, upper))
-        remember_checked(self)
+        remember_validated(self)
 
     def _check_unchanged(self) -> None:
         """Before each solve (and each Evaluator built on it): no field was replaced after construction with
         ``object.__setattr__`` (a budget of -5 ran to Diverged, a lower bound above upper met numpy's
         "high - low < 0")."""
-        check_unchanged(self, "problem")
+        seen = self.__dict__.get("_validated_fields", {})
+        for i, name in enumerate(("lower", "upper")):
+            # derived from bounds: replaced alone, a rebuild from the unchanged bounds restored it in silence
+            if name in seen and getattr(self, name) is not seen[name][0] and self.bounds is seen["bounds"][0]:
+                raise ValueError(f"problem.{name} was changed after construction (object.__setattr__); it is "
+                                 f"bounds[{i}], derived: build a new BlackBoxProblem with other bounds")
+        revalidate_if_reassigned(self)
 
     @property
     def dim(self) -> int:

@@ -42,9 +42,9 @@ from algorithms._validation import (
     check_seed,
     check_shape,
     check_torch_dtype,
-    check_unchanged,
     refuse_sparse,
-    remember_checked,
+    remember_validated,
+    revalidate_if_reassigned,
     to_float,
 )
 
@@ -67,7 +67,7 @@ def check_score_model(model, name: str = "model") -> None:
     finite (a model with NaN weights trained and sampled NaN in silence: train_score returned [nan]); a
     subclass of ScoreModel must set ``in_features``/``out_features`` (ints, n + 1 and n) and ``schedule``."""
     _check_model_attributes(model, name)
-    check_unchanged(model.schedule, f"{name}.schedule")   # t_min = 0 set with object.__setattr__: 1/0 scores
+    revalidate_if_reassigned(model.schedule)   # t_min = 0 set with object.__setattr__: 1/0 scores
     for key, tensor in [*model.named_parameters(), *model.named_buffers()]:
         if tensor.device.type == "meta":
             raise ValueError(f"{name} has its parameter {key!r} on the meta device (no data)")
@@ -134,7 +134,7 @@ class VPSchedule:
         if not (0.0 < check_positive("t_min", self.t_min) < 0.5):
             raise ValueError(f"t_min must lie in (0, 0.5), got {self.t_min!r}")
         object.__setattr__(self, "t_min", float(self.t_min))
-        remember_checked(self)
+        remember_validated(self)
 
     def check_time(self, name: str, t) -> None:
         """Raise unless every entry of ``t`` (a real number or a tensor) lies in [t_min, 1], where the

@@ -67,8 +67,8 @@ from algorithms._validation import (
     check_count,
     check_nonnegative,
     check_positive,
-    check_unchanged,
-    remember_checked,
+    remember_validated,
+    revalidate_if_reassigned,
 )
 from algorithms.chance.data import MAX_POINTS, RESTRICTIONS, collect_feasible_points
 from algorithms.chance.diffusion import MAX_TRAIN_STEPS, ScoreMLP, ScoreModel, train_score
@@ -207,7 +207,7 @@ class GGDOpt(Algorithm):
         set_("corrector_steps", check_count("corrector_steps", self.corrector_steps, 0, MAX_CORRECTOR_STEPS,
                                             "MAX_CORRECTOR_STEPS: Langevin steps after every predictor step"))
         set_("snr", check_positive("snr", self.snr))
-        remember_checked(self)   # a field replaced later with object.__setattr__ is refused by solve
+        remember_validated(self)   # a field replaced later with object.__setattr__ is refused by solve
 
     def _data_score(self, model: ScoreMLP) -> ScoreModel:
         """The data score the sampler uses: the trained model (claims' controls override this)."""
@@ -232,7 +232,7 @@ def _solve(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveO
 
 
 def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOptions) -> Solution:
-    check_unchanged(algorithm, "algorithm")   # beta = -1 set with object.__setattr__ ran stage 1 for minutes
+    revalidate_if_reassigned(algorithm)   # beta = -1 set with object.__setattr__ ran stage 1 for minutes
     dtype = problem.dtype
     torch_dtype = torch.float32 if dtype == np.float32 else torch.float64
     seed = 0 if options.seed is None else options.seed

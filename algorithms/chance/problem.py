@@ -37,8 +37,8 @@ from algorithms._validation import (
     check_fits_memory,
     check_seed,
     check_takes,
-    check_unchanged,
-    remember_checked,
+    remember_validated,
+    revalidate_if_reassigned,
     to_float,
 )
 from algorithms.core import Problem
@@ -105,7 +105,7 @@ class LinearStructure:
         object.__setattr__(self, "cost", cost)
         object.__setattr__(self, "A", A)
         object.__setattr__(self, "b", b)
-        remember_checked(self)   # object.__setattr__(linear, "A", ...) is refused by the next solve
+        remember_validated(self)   # object.__setattr__(linear, "A", ...) is refused by the next solve
 
 
 @dataclass(frozen=True, eq=False)   # identity equality and hash (arrays inside)
@@ -185,14 +185,12 @@ class ChanceConstrainedProblem(Problem):
             object.__setattr__(self, "known_optimum",
                                float(as_float_array("known_optimum", self.known_optimum, ndim=0)))
         self._check_callables()
-        remember_checked(self)
+        remember_validated(self)
 
     def _check_unchanged(self) -> None:
         """Before each solve: no field of the problem or of its ``linear`` data was replaced after
         construction with ``object.__setattr__`` (rho = 1.5 or three h_samples solved to Success)."""
-        check_unchanged(self, "problem")
-        if self.linear is not None:
-            check_unchanged(self.linear, "problem.linear")
+        revalidate_if_reassigned(self)   # its linear data too (nested), checked against f and g again
 
     @property
     def n(self) -> int:

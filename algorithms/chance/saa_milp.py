@@ -34,7 +34,7 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 
-from algorithms._validation import check_positive, check_unchanged, remember_checked
+from algorithms._validation import check_positive, remember_validated, revalidate_if_reassigned
 from algorithms.chance.ggdopt import ChanceStats, answer_feasibility
 from algorithms.chance.problem import ChanceConstrainedProblem, box_minimum, require_linear, unit_of
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
@@ -62,7 +62,7 @@ class SAAMILP(Algorithm):
         # stored as Python floats (np.float32(600.0) was kept as given)
         object.__setattr__(self, "time_limit", check_positive("time_limit", self.time_limit))
         object.__setattr__(self, "mip_rel_gap", check_positive("mip_rel_gap", self.mip_rel_gap))
-        remember_checked(self)   # a field replaced later with object.__setattr__ is refused by solve
+        remember_validated(self)   # a field replaced later with object.__setattr__ is refused by solve
 
 
 def midpoint_solution(problem: ChanceConstrainedProblem, options: SolveOptions) -> Solution:
@@ -103,7 +103,7 @@ def finish_linear(
 
 @_dispatch
 def _solve(problem: ChanceConstrainedProblem, algorithm: SAAMILP, options: SolveOptions) -> Solution:
-    check_unchanged(algorithm, "algorithm")
+    revalidate_if_reassigned(algorithm)
     linear = require_linear(problem, "SAAMILP")
     if options.maxiters == 0:
         return midpoint_solution(problem, options)

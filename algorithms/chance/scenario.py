@@ -29,7 +29,12 @@ from typing import Any
 import numpy as np
 import scipy.optimize
 
-from algorithms._validation import check_positive, check_positive_int, check_unchanged, remember_checked
+from algorithms._validation import (
+    check_positive,
+    check_positive_int,
+    remember_validated,
+    revalidate_if_reassigned,
+)
 from algorithms.chance.cvar import highs_options, linprog_retcode
 from algorithms.chance.problem import FEAS_TOL, ChanceConstrainedProblem, check_rho, require_linear, unit_of
 from algorithms.chance.saa_milp import finish_linear, midpoint_solution
@@ -71,7 +76,7 @@ class ScenarioApproach(Algorithm):
         if not 0.0 < check_positive("confidence", self.confidence) < 1.0:
             raise ValueError(f"confidence must lie in (0, 1), got {self.confidence!r}")
         object.__setattr__(self, "confidence", float(self.confidence))   # np.float64 stored as a float
-        remember_checked(self)   # a field replaced later with object.__setattr__ is refused by solve
+        remember_validated(self)   # a field replaced later with object.__setattr__ is refused by solve
 
 
 @dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
@@ -82,7 +87,7 @@ class ScenarioResult:
 
 @_dispatch
 def _solve(problem: ChanceConstrainedProblem, algorithm: ScenarioApproach, options: SolveOptions) -> Solution:
-    check_unchanged(algorithm, "algorithm")
+    revalidate_if_reassigned(algorithm)
     linear = require_linear(problem, "ScenarioApproach")
     if options.maxiters == 0:
         return midpoint_solution(problem, options)

@@ -900,16 +900,18 @@ ROUND11 = [
     # a field replaced with object.__setattr__ after construction: a budget of -5 ran to Diverged, a lower
     # bound above upper met numpy's "high - low < 0", ScipyDE/CMAES ran on popsize 0 / sigma0 -1
     BadInput(solve, lambda: solve(_replaced(_bb(), "budget", -5), RandomSearch(), seed=0), ValueError,
-             ("problem.budget", "after construction"), "frozen-problem-budget"),
+             ("budget", "after construction"), "frozen-problem-budget"),
     BadInput(Evaluator, lambda: Evaluator(_replaced(_bb(), "lower", np.full(2, 5.0))), ValueError,
-             ("problem.lower", "after construction"), "frozen-problem-evaluator"),
+             ("lower", "after construction"), "frozen-problem-evaluator"),
+    BadInput(Evaluator, lambda: Evaluator(_replaced(_bb(), "bounds", (np.ones(2), -np.ones(2)))), ValueError,
+             ("bounds", "after construction", "lower < upper"), "frozen-problem-bounds"),
     BadInput(solve, lambda: solve(_bb(), _replaced(ScipyDE(), "popsize", 0), seed=0), ValueError,
-             ("algorithm.popsize", "after construction"), "frozen-scipyde"),
+             ("popsize", "after construction"), "frozen-scipyde"),
     BadInput(solve, lambda: solve(_bb(), _replaced(CMAES(), "sigma0", -1.0), seed=0), ValueError,
-             ("algorithm.sigma0", "after construction"), "frozen-cmaes"),
+             ("sigma0", "after construction"), "frozen-cmaes"),
     BadInput(run_workflow, lambda: run_workflow(_replaced(WorkflowPlan.parse(PSO_FLOW), "family", "de"),
                                                 Evaluator(_bb()), np.random.default_rng(0), {}), ValueError,
-             ("plan.family", "after construction"), "frozen-plan"),
+             ("family", "after construction"), "frozen-plan"),
     # the Evaluator's counts stay consistent when set
     BadInput(Evaluator, lambda: _set(Evaluator(_bb()), "evaluations", 1000), ValueError,
              ("evaluations", "budget"), "evaluations-past-budget"),

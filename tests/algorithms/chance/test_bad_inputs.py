@@ -959,17 +959,17 @@ ROUND11 = [
     # a field replaced with object.__setattr__ after construction: rho = 1.5, three h_samples or a negated
     # linear.A solved to Success/Failure on unchecked data, GGDOpt's beta = -1 ran stage 1 for minutes
     BadInput(solve, lambda: solve(_replaced(_lin(), "rho", 1.5), CVaRApproximation()), ValueError,
-             ("problem.rho", "after construction"), "frozen-problem-rho"),
+             ("rho", "after construction"), "frozen-problem-rho"),
     BadInput(solve, lambda: solve(_lin_edited(), SAAMILP()), ValueError,
-             ("problem.linear.A", "after construction"), "frozen-linear"),
+             ("linear", "after construction", "reproduce"), "frozen-linear"),
     BadInput(solve, lambda: solve(_lin(), _replaced(GGDOpt(), "beta", -1.0)), ValueError,
-             ("algorithm.beta", "after construction"), "frozen-ggdopt"),
+             ("beta", "after construction"), "frozen-ggdopt"),
     BadInput(solve, lambda: solve(_lin(), _replaced(ScenarioApproach(), "confidence", 5.0)), ValueError,
-             ("algorithm.confidence", "after construction"), "frozen-scenario"),
+             ("confidence", "after construction"), "frozen-scenario"),
     BadInput(tweedie_mean, lambda: tweedie_mean(GaussianScore([0.0], [1.0],
                                                               _replaced(VPSchedule(), "t_min", 0.0)),
                                                 torch.zeros(1, 1, dtype=torch.float64), 0.5), ValueError,
-             ("model.schedule.t_min", "after construction"), "frozen-schedule"),
+             ("t_min", "after construction"), "frozen-schedule"),
     # a record's field set after construction is checked as at construction
     BadInput(sampler.ReverseRun, lambda: _set(sampler.ReverseRun(torch.zeros(2, 2), 1, "completed"), "status",
                                               "bogus"), ValueError, ("status",), "reverse-run-setattr"),
