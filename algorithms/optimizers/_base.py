@@ -349,7 +349,9 @@ class MatrixOptimizer(torch.optim.Optimizer):
                 k in ("lr", "weight_decay", "params") or group.get(k, _MISSING) is v
                 for k, v in snapshot[1].items()):
             return
-        candidate = {**group, "params": []}        # the parameters were checked when they were added
+        # the group's own parameters: a check may depend on them (Muon's use_muon=True edited onto a group of
+        # vectors stepped them through Newton–Schulz's routing in silence)
+        candidate = {**group, "params": list(group["params"])}
         try:
             with warnings.catch_warnings():         # unknown keys were warned about when the group came
                 warnings.simplefilter("ignore")

@@ -181,6 +181,9 @@ def find_blocks(names: Sequence[str], blocks: Sequence[str | Sequence[str]] | No
                 raise ValueError(f"blocks[{index}]: the pattern {entry!r} matches no parameter name; "
                                  f"names are {names[:8]}{' ...' if len(names) > 8 else ''}")
         elif isinstance(entry, Sequence) and entry and all(isinstance(n, str) for n in entry):
+            twice = sorted({n for n in entry if list(entry).count(n) > 1})
+            if twice:   # was deduplicated in silence (a name in two blocks is refused)
+                raise ValueError(f"blocks[{index}] lists {twice} more than once; each name may appear once")
             unknown = [n for n in entry if n not in names]
             if unknown:
                 raise ValueError(f"blocks[{index}] names parameters the model does not have "
@@ -222,8 +225,10 @@ def _default_blocks(names: list[str]) -> list[list[str]]:
 def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> int:
     """Bytes of the distinct tensor storages an optimizer's ``state_dict()`` holds (measured).
 
-    The state dict refers to the live state tensors (moments, step counters), so this counts
-    what the optimizer keeps in memory, each storage once.
+    ``optimizer``: any ``torch.optim.Optimizer``. Its state dict holds the state tensors (moments, step
+    counters), so this counts what the optimizer keeps in memory, each storage once, including a wrapped
+    optimizer's state (a :class:`BlockOptimizer`'s active block's base optimizer, a
+    :class:`~algorithms.nets.SAM`'s base optimizer).
 
     >>> w = torch.nn.Parameter(torch.zeros(10))
     >>> adam = torch.optim.AdamW([w]); w.grad = torch.ones(10); adam.step()
@@ -235,9 +240,9 @@ def optimizer_state_bytes(optimizer: torch.optim.Optimizer) -> int:
     seen: set[int] = set()
     total = 0
     state_dict = optimizer.state_dict()
-    stack: list[Any] = [state_dict["state"]]
-    if isinstance(state_dict.get("base"), dict):     # a BlockOptimizer: its active block's base state
-        stack.append(state_dict["base"]["state"])
+    # every entry but the hyperparameter groups: a BlockOptimizer's active block's base state ("base"), a
+    # SAM's base optimizer's ("base_optimizer": its Adam moments were counted as 0 bytes)
+    stack: list[Any] = [v for k, v in state_dict.items() if k != "param_groups"]
     while stack:
         item = stack.pop()
         if isinstance(item, torch.Tensor):

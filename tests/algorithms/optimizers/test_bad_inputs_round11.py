@@ -1,6 +1,7 @@
 """#43 round 11 (pre-audit sweep) for the optimizers family: each class found, with its message's words."""
 
 import pytest
+import torch
 
 from algorithms.optimizers import MLP, Transformer, param_groups
 
@@ -42,3 +43,39 @@ def test_a_field_replaced_with_object_setattr_is_refused_at_solve(which, field, 
     object.__setattr__((problem, algorithm, problem.task)[which], field, value)
     with pytest.raises(kind, match=f"changed after construction.*{field}"):
         solve(problem, algorithm, seed=0)
+
+
+# ------------------------------ class 3: optimizer_state_bytes counted a wrapped optimizer's state as 0
+def test_state_bytes_count_a_sam_base_optimizers_moments():
+    from algorithms.nets import SAM
+    from algorithms.optimizers import optimizer_state_bytes
+    w = torch.nn.Parameter(torch.zeros(10))
+    sam = SAM([w], base_optimizer=torch.optim.Adam, lr=0.1)
+
+    def closure():
+        sam.zero_grad()
+        loss = (w - 1).pow(2).sum()
+        loss.backward()
+        return loss
+
+    sam.step(closure)
+    assert optimizer_state_bytes(sam) == 84      # exp_avg, exp_avg_sq (10 float32 each), the step counter
+
+
+# ------------------------------ class 4: a group edited after construction re-checked with its parameters
+def test_use_muon_edited_onto_a_vector_is_refused_at_step():
+    from algorithms.optimizers import Muon
+    w = torch.nn.Parameter(torch.ones(3))
+    opt = Muon([w])
+    opt.param_groups[0]["use_muon"] = True
+    w.grad = torch.ones(3)
+    with pytest.raises(ValueError, match=r"param_groups\[0\] was edited.*use_muon=True"):
+        opt.step()
+    assert torch.equal(w.detach(), torch.ones(3))
+
+
+# ------------------------------ class 5: a name listed twice inside one block was deduplicated in silence
+def test_find_blocks_refuses_a_name_listed_twice_in_one_block():
+    from algorithms.optimizers import find_blocks
+    with pytest.raises(ValueError, match=r"blocks\[0\] lists \['a.w'\] more than once"):
+        find_blocks(["a.w", "b.w"], blocks=[["a.w", "a.w"], ["b.w"]])
