@@ -158,8 +158,10 @@ def flat_forward(module: torch.nn.Module) -> tuple[torch.Tensor, Callable[[torch
     """θ (the module's parameters, flattened) and ``f(θ, X) = module(X)`` at the parameters θ.
 
     ``f`` goes through ``torch.func.functional_call``, so ``torch.func`` transforms
-    (``grad``, ``hessian``, ``vmap``) differentiate it with respect to θ. ``X`` is a torch tensor of
-    θ's dtype whose shape the module takes (else TypeError/ValueError naming X).
+    (``grad``, ``hessian``, ``vmap``) differentiate it with respect to θ. ``X`` is a finite torch tensor
+    of θ's dtype whose shape the module takes (else TypeError/ValueError naming X). ``module`` (a
+    ``torch.nn.Module`` with finite parameters) is never modified: ``f`` runs on copies of its buffers,
+    so a train-mode BatchNorm's running statistics stay as they were.
     """
     params = module_params(module)
     if not params:
@@ -179,8 +181,12 @@ def flat_forward(module: torch.nn.Module) -> tuple[torch.Tensor, Callable[[torch
         if X.dtype != vector.dtype:
             raise TypeError(f"X must have theta's dtype {vector.dtype}, got {X.dtype} (convert one of them "
                             f"with .to(...))")
+        check_finite_data("X", X)      # NaN/inf X answered NaN (skipped under vmap, checked at its entry)
+        # the module's buffers as copies: a train-mode BatchNorm's running statistics were updated in the
+        # user's module at every call
+        state = {**unflatten(vector), **{k: b.clone() for k, b in module.named_buffers()}}
         try:
-            return functional_forward(module, unflatten(vector), (X,))
+            return functional_forward(module, state, (X,))
         except RuntimeError as exc:   # a shape the module cannot take: torch's matmul message named nothing
             if "shape" not in str(exc) and "size" not in str(exc):
                 raise

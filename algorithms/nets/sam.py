@@ -32,6 +32,7 @@ bias. NeurIPS 2025, arXiv:2511.17378 (Section 4, Table 1: SAM reaches minima of 
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 import weakref
@@ -77,6 +78,7 @@ from algorithms.nets.functional import (
 )
 from algorithms.nets.stability import coherence_matrix, mean_square_radius
 from algorithms.nets.two_layer import ACTIVATIONS, TwoLayerReLU, check_init_scale
+from algorithms.optimizers._base import EXTRA_GROUP_KEYS  # schedulers' keys, labels
 
 __all__ = [
     "SAM",
@@ -154,9 +156,13 @@ class SAM(torch.optim.Optimizer):
 
     Parameters: ``params`` (tensors or parameter groups, as for any torch optimizer);
     ``base_optimizer`` the optimizer *class* (an instance is rejected with a one-line
-    ``TypeError``); ``rho`` in [0, 1e10] the perturbation radius (0: plain base steps; the cap, like
-    ``lr``'s in [0, 1e10], keeps the weights finite: 1e308 overflowed them); ``normalize`` (bool) whether ε is
-    ``ρ g/‖g‖`` (SAM) or ``ρ g``. A closure that never calls ``backward`` raises
+    ``TypeError``; one whose ``step`` requires a closure, such as LBFGS, is refused with a ``TypeError``:
+    SAM calls ``base_optimizer.step()`` itself); ``rho`` in [0, 1e10] the perturbation radius (0: plain
+    base steps; the cap, like ``lr``'s in [0, 1e10], keeps the weights finite: 1e308 overflowed them);
+    ``normalize`` (bool) whether ε is
+    ``ρ g/‖g‖`` (SAM) or ``ρ g``. A parameter group may set these and the base optimizer's keywords (and
+    the keys LR schedulers add); another key (a misspelt ``"rhoo"``) raises ``ValueError`` naming it. A
+    closure that never calls ``backward`` raises
     ``SAMCallError`` (a ``RuntimeError`` and a ``ValueError``) instead of stepping nothing; so do
     the two-step path's order errors
     (``second_step()`` without a ``first_step()`` before it, ``first_step()`` twice): a protocol
@@ -190,6 +196,15 @@ class SAM(torch.optim.Optimizer):
             shown = getattr(base_optimizer, "__name__", type(base_optimizer).__name__)
             raise TypeError(f"base_optimizer must be a torch.optim.Optimizer subclass other than SAM, "
                             f"got {shown}")
+        try:
+            closure = inspect.signature(base_optimizer.step).parameters.get("closure")
+        except (TypeError, ValueError):
+            closure = None
+        if closure is not None and closure.default is inspect.Parameter.empty:
+            # LBFGS: SAM calls base_optimizer.step() with no closure, and torch's TypeError named nothing
+            raise TypeError(f"base_optimizer must step without a closure (SAM evaluates the loss itself and "
+                            f"then calls base_optimizer.step()), got {base_optimizer.__name__}, whose step "
+                            "requires one")
         if "lr" in kwargs:
             kwargs["lr"] = _check_rate("lr", kwargs["lr"])
         defaults = dict(rho=rho, normalize=normalize, **kwargs)
@@ -202,6 +217,17 @@ class SAM(torch.optim.Optimizer):
         self.param_groups = self.base_optimizer.param_groups
         self.defaults.update(self.base_optimizer.defaults)
         _check_distinct(self.param_groups)
+        for index, group in enumerate(self.param_groups):
+            self._check_group_keys(group, f"params[{index}]")
+
+    def _check_group_keys(self, group: dict[str, Any], where: str) -> None:
+        """A parameter group's keys: SAM's and its base optimizer's keywords, and the keys LR schedulers and
+        torch add; a misspelt one (``"rhoo"``) left the default in force in silence."""
+        unknown = sorted(str(k) for k in set(group) - set(self.defaults) - EXTRA_GROUP_KEYS)
+        if unknown:
+            raise ValueError(f"{where}: parameter group keys {unknown} are not keywords of SAM or of its "
+                             f"base_optimizer {type(self.base_optimizer).__name__} (known: "
+                             f"{sorted(self.defaults)})")
 
     def __getstate__(self) -> dict[str, Any]:
         # torch's keeps defaults/state/param_groups only: a deepcopy or an unpickled SAM lost its base
@@ -242,6 +268,7 @@ class SAM(torch.optim.Optimizer):
         if hasattr(self, "base_optimizer"):     # after __init__ (whose own check follows it)
             try:
                 _check_distinct(self.param_groups)
+                self._check_group_keys(self.param_groups[-1], "param_group")
             except ValueError:
                 self.param_groups.pop()
                 raise

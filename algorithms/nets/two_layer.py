@@ -145,9 +145,20 @@ class TwoLayerReLU(CheckedStateModule):
     def features(self, X: torch.Tensor) -> torch.Tensor:
         """Hidden-layer features σ(X Wᵀ + b) of the module's weights, shape (n, width)."""
         # the last axis and the dtype only: under torch.func.vmap a sample arrives without its batch axis
+        self._check_weights()
         self._check_X(X, self.W)
         X = outside_inference(X)    # an inference-mode input: torch could not save it for backward
         return _features(self.W, self.b, X, ACTIVATIONS[self.activation])
+
+    def _check_weights(self) -> None:
+        """The module's own weights as they are now: float32/float64 (``.half()`` ran in half precision,
+        which the constructor refuses) and finite (a NaN written in place answered NaN); skipped under
+        ``torch.func.vmap``, where the weights are the batched ones being differentiated."""
+        if self.W.dtype not in (torch.float32, torch.float64):
+            raise TypeError(f"TwoLayerReLU's weights must be float32 or float64 (its dtype), got "
+                            f"{self.W.dtype} (after .half() or .to(...)); convert the module with .double()")
+        for name, p in self.named_parameters():
+            check_finite_data(f"the weight {name}", p)
 
     def _check_X(self, X: Any, weight: torch.Tensor, source: str = "the model's parameters") -> None:
         if not isinstance(X, torch.Tensor):
@@ -167,7 +178,8 @@ class TwoLayerReLU(CheckedStateModule):
         """Outputs, shape (n, out_features).
 
         ``X`` is a finite tensor (n, in_features) of the model's dtype (or one sample of shape
-        (in_features,)).
+        (in_features,)). The module's weights must be finite and float32/float64 (one set to NaN in
+        place, or the module cast with ``.half()``, is refused naming the weight or the dtype).
         """
         out = self.features(X) @ self.v.T
         return out if self.c is None else out + self.c

@@ -75,3 +75,41 @@ def test_a_field_replaced_with_object_setattr_is_refused_at_solve(make, which, f
     object.__setattr__((problem, algorithm)[which], field, value)
     with pytest.raises((TypeError, ValueError), match=f"changed after construction.*{field}"):
         solve(problem, algorithm, seed=0, maxiters=3)
+
+
+# ------------------------------ class 5: flat_forward's f answered NaN for NaN X, updated module buffers
+def test_flat_forward_refuses_non_finite_x_and_leaves_the_modules_buffers_alone():
+    from algorithms.nets import flat_forward
+    module = torch.nn.Sequential(torch.nn.Linear(2, 2).double(), torch.nn.BatchNorm1d(2).double())
+    theta, f = flat_forward(module)
+    with pytest.raises(ValueError, match="X contains NaN or inf"):
+        f(theta, torch.full((3, 2), float("inf"), dtype=torch.float64))
+    f(theta, torch.randn(4, 2, dtype=torch.float64))
+    assert torch.equal(module[1].running_mean, torch.zeros(2, dtype=torch.float64))
+    assert int(module[1].num_batches_tracked) == 0
+
+
+# ------------------------------ class 6: SAM ignored a misspelt group key and met torch's error for LBFGS
+def test_sam_refuses_unknown_group_keys_and_a_closure_requiring_base():
+    from algorithms.nets import SAM
+    w = torch.nn.Parameter(torch.ones(2))
+    with pytest.raises(ValueError, match=r"keys \['rhoo'\] are not keywords of SAM"):
+        SAM([{"params": [w], "rhoo": 0.1}], lr=0.1)
+    sam = SAM([w], lr=0.1, momentum=0.9)
+    with pytest.raises(ValueError, match=r"param_group: parameter group keys \['mom'\]"):
+        sam.add_param_group({"params": [torch.nn.Parameter(torch.ones(1))], "mom": 0.5})
+    assert len(sam.param_groups) == 1
+    torch.optim.lr_scheduler.OneCycleLR(sam, max_lr=0.1, total_steps=10)     # its keys are expected
+    with pytest.raises(TypeError, match="base_optimizer must step without a closure"):
+        SAM([w], base_optimizer=torch.optim.LBFGS, lr=0.1)
+
+
+# ------------------------------ class 7: TwoLayerReLU ran in half precision, or on NaN weights set in place
+def test_two_layer_forward_checks_its_weights_as_they_are_now():
+    with pytest.raises(TypeError, match="weights must be float32 or float64"):
+        TwoLayerReLU(3, 4).half()(torch.ones(2, 3, dtype=torch.half))
+    net = TwoLayerReLU(3, 4)
+    with torch.no_grad():
+        net.W.fill_(float("nan"))
+    with pytest.raises(ValueError, match="the weight W contains NaN"):
+        net(torch.ones(2, 3, dtype=torch.float64))
