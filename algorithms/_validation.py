@@ -1013,6 +1013,24 @@ def store_plain_scalars(obj: Any) -> None:
         object.__setattr__(obj, f.name, plain)
 
 
+class UserCallableError(ValueError):
+    """A user's callable (an objective, a constraint, a sampler, a callback) raised: its exception, whatever
+    its class (a KeyError, a ZeroDivisionError), is the ``__cause__`` of this ``ValueError``, whose message
+    names the callable and the call."""
+
+
+def call_user(call: str, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``, a user's callable; any exception it raises is re-raised as a :class:`UserCallableError`
+    naming ``call`` (e.g. ``"f(x)"``) and chained to the original (a KeyError of the user's f reached the
+    caller bare, naming neither f nor the call)."""
+    try:
+        return fn(*args)
+    except UserCallableError:
+        raise
+    except Exception as exc:
+        raise UserCallableError(f"{call} raised {type(exc).__name__}: {str(exc)[:200]}") from exc
+
+
 class CheckedRecord:
     """Mixin for a mutable dataclass record whose ``__post_init__`` checks (and normalizes) its fields: a
     field set after construction is checked the same way. The record is re-checked on a copy that holds

@@ -178,8 +178,10 @@ class BOHistory(CheckedRecord):
         return np.all(self.c <= 0, axis=1)
 
     def best_feasible(self) -> np.ndarray:
-        """f⁺_t for t = 1..n (+inf before the first feasible point)."""
-        return np.minimum.accumulate(np.where(self.feasible, self.f, np.inf))
+        """f⁺_t for t = 1..n (+inf before the first feasible point); a non-finite f (a diverged evaluation)
+        is never the best (a NaN f at a feasible row made every later f⁺ NaN)."""
+        usable = self.feasible & np.isfinite(self.f)
+        return np.minimum.accumulate(np.where(usable, self.f, np.inf))
 
 
 #: Matérn-5/2, lengthscale 0.2 of the box side, unit scale: the paper's fixed kernel, and the fit's start

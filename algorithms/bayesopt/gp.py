@@ -54,6 +54,10 @@ REPEAT_JITTER_MAX = 1e-4
 __all__ = ["GaussianProcess", "fit_kernel"]
 
 
+class ReadOnlyError(AttributeError, ValueError):
+    """Setting a read-only attribute: Python's ``AttributeError`` and the package's ``ValueError``."""
+
+
 def _check_kernel(kernel, name: str = "kernel") -> Kernel:
     if not isinstance(kernel, Kernel):
         raise TypeError(f"{name} must be an algorithms.bayesopt.Kernel, got {type(kernel).__name__}")
@@ -120,6 +124,9 @@ class GaussianProcess:
         self._n = 0
 
     def __setattr__(self, name: str, value) -> None:
+        if name in ("X", "y", "n", "cholesky_factor"):   # read-only properties: Python's "has no setter"
+            raise ReadOnlyError(f"{name} is read-only (the observations and their factor): add(X, y) appends "
+                                f"observations; a new GaussianProcess starts over")
         if name not in self._HYPERPARAMETERS:
             object.__setattr__(self, name, value)
             return
@@ -266,6 +273,21 @@ class GaussianProcess:
         return value
 
 
+def _check_repeats(X: np.ndarray, y: np.ndarray) -> None:
+    """Rows of ``X`` repeated with another ``y`` (beyond 1e-9 relative): the search ran to its box's corner
+    (lengthscale 10, outputscale 20) and returned that as the likelihood's maximum, in silence."""
+    _, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    reference = y[first[inverse]]
+    off = np.flatnonzero(~np.isclose(y, reference, rtol=1e-9, atol=1e-12))
+    if off.size:
+        i = int(off[0])
+        j = int(first[inverse[i]])
+        raise ValueError(f"y = {float(y[i])!r} at X row {i} contradicts y = {float(y[j])!r} at the same "
+                         f"point (X row {j}): observations are exact at jitter = 1e-4 and below; drop the "
+                         f"repeat or raise jitter (a noise ratio)")
+
+
 def _negative_lml(theta: np.ndarray, kernel: Kernel, X: np.ndarray, y: np.ndarray, jitter: float) -> float:
     trial = kernel.with_params(
         np.exp(theta[:-1]) if theta.size > 2 else float(np.exp(theta[0])), float(np.exp(theta[-1]))
@@ -294,7 +316,8 @@ def fit_kernel(
     return the kernel's own); the fitting jitter (1e-6) is larger than the posterior's, for a stable search.
 
     ``X`` (n, d) with n >= 2 rows and d >= 1 columns in [0, 1]; ``y`` (n,) finite, |mean| and standard
-    deviation <= 10 (constant y is valid: its lengthscale is undetermined); ``ard`` a bool; ``jitter`` a
+    deviation <= 10 (constant y is valid: its lengthscale is undetermined); a row of X repeated with
+    another y is refused while ``jitter`` <= 1e-4 (exact observations); ``ard`` a bool; ``jitter`` a
     finite float in [2.2e-308, 1e8] (relative noise variance of the search); ``n_restarts`` an int in
     [1, 1000] (each is one L-BFGS-B search); ``seed`` an int in [0, 2**64).
 
@@ -330,6 +353,8 @@ def fit_kernel(
     if np.ndim(kernel.lengthscale) == 1 and np.size(kernel.lengthscale) != X.shape[1]:
         raise ValueError(f"kernel has {np.size(kernel.lengthscale)} ARD lengthscales but X has {X.shape[1]} "
                          f"columns")
+    if jitter <= REPEAT_JITTER_MAX:   # exact observations: a repeated row with another y fits no kernel
+        _check_repeats(X, y)
     d = X.shape[1] if ard else 1
     lo = np.r_[np.full(d, np.log(0.01)), np.log(0.05)]
     hi = np.r_[np.full(d, np.log(10.0)), np.log(20.0)]

@@ -15,6 +15,7 @@ import numpy as np
 from algorithms._validation import (
     as_float_array,
     as_real_array,
+    call_user,
     check_count,
     check_finite_real,
     check_fits_memory,
@@ -137,7 +138,8 @@ class ConstrainedBOProblem(Problem):
     def _check_optimum(self) -> None:
         """x_star must be a feasible point attaining f_star: one evaluation of f and c. A wrong pair made
         the regret negative and a run ``Success`` at its first point (f_star = 5 where f(x_star) = 0.25)."""
-        fx = returned_scalar("f(x_star)", self.f(self.x_star.astype(self.bounds.dtype)))
+        x_star = self.x_star.astype(self.bounds.dtype)
+        fx = returned_scalar("f(x_star)", call_user("f(x_star)", self.f, x_star))
         cx = self._constraint_count_at_x_star()
         tol = self.OPTIMUM_RTOL * max(1.0, abs(self.f_star))
         if not abs(fx - self.f_star) <= tol:
@@ -157,7 +159,7 @@ class ConstrainedBOProblem(Problem):
     def _constraint_count_at_x_star(self) -> np.ndarray:
         """c(x_star), its length checked against ``n_constraints`` (10**9 with a c of one value
         was accepted, and failed only at the first evaluation of a solve)."""
-        cx = as_real_array("c(x_star)", self.c(self.x_star.astype(self.bounds.dtype)))
+        cx = as_real_array("c(x_star)", call_user("c(x_star)", self.c, self.x_star.astype(self.bounds.dtype)))
         if cx.ndim > 1 or cx.size != self.n_constraints:
             raise ValueError(f"n_constraints = {self.n_constraints} does not match c: c(x_star) returned "
                              f"{cx.size} value(s) of shape {cx.shape}")
@@ -230,8 +232,9 @@ class ConstrainedBOProblem(Problem):
         # one real number: a str, a list [1.0], a (1, 1) array or a bool is refused by name (np.asarray
         # parsed/reshaped them), None too (it would become NaN, a false Diverged)
         # f and c get copies: one that wrote into x (x[0] = 0) changed the point recorded for the evaluation
-        value = returned_scalar("f(x)", self.f(x.copy()))
-        cons_raw = self.c(x.copy())
+        # the user's exceptions (a KeyError) named by the call, chained: they reached the caller bare
+        value = returned_scalar("f(x)", call_user("f(x)", self.f, x.copy()))
+        cons_raw = call_user("c(x)", self.c, x.copy())
         if cons_raw is None or isinstance(cons_raw, str | bytes):
             raise TypeError(f"c(x) must return a float or an array of {self.n_constraints}, "
                             f"got {type(cons_raw).__name__}")

@@ -34,6 +34,7 @@ from algorithms._validation import (
     allocates,
     as_float_array,
     as_real_array,
+    call_user,
     check_bool,
     check_count,
     check_fits_memory,
@@ -225,9 +226,9 @@ def _batch(name: str, g: Callable, X: np.ndarray) -> np.ndarray:
         values = as_real_array(f"{name}(X)", g(X))
         if values.ndim >= 1 and values.shape[0] == X.shape[0]:
             return values.reshape(X.shape[0], -1)
-    except (TypeError, ValueError, IndexError):
+    except Exception:   # g takes one point (or fails): per point, where its own errors are named
         pass
-    return np.array([np.atleast_1d(as_real_array(f"{name}(x)", g(x))) for x in X])
+    return np.array([np.atleast_1d(as_real_array(f"{name}(x)", call_user(f"{name}(x)", g, x))) for x in X])
 
 
 #: the most grid nodes constrained_minimum evaluates f and c at (minutes at the cap; 3^20 nodes took hours)
@@ -303,13 +304,13 @@ def constrained_minimum(
         return np.clip(lo + u * width, bounds[:, 0], bounds[:, 1])
 
     def f_value(x) -> float:
-        values = np.atleast_1d(as_real_array("f(x)", f(x)))
+        values = np.atleast_1d(as_real_array("f(x)", call_user("f(x)", f, x)))
         if values.size != 1:
             raise ValueError(f"f must return one float per point, got shape {values.shape}")
         return float(values[0])
 
     def c_value(x) -> np.ndarray:
-        return np.atleast_1d(as_real_array("c(x)", c(x)))
+        return np.atleast_1d(as_real_array("c(x)", call_user("c(x)", c, x)))
 
     order = np.flatnonzero(feasible)[np.argsort(f_values[feasible])]
     best_x, best_f = nodes[order[0]], float(f_values[order[0]])

@@ -56,6 +56,7 @@ import numpy as np
 from algorithms._validation import (
     CheckedRecord,
     as_real_array,
+    call_user,
     check_choice,
     check_int_at_least,
     check_positive_int,
@@ -366,7 +367,8 @@ def run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
             # the user's controller: what it returns is checked like hyperparameters, naming it (a str gave
             # "'str' object has no attribute 'items'", w = NaN a NaN population); 1e-9 of a range lets
             # a decoded action's rounding past a bound through
-            update = _check_hyperparameters(plan, controller(obs), "controller(obs)", defaults=False,
+            update = _check_hyperparameters(plan, call_user("controller(obs)", controller, obs),
+                                            "controller(obs)", defaults=False,
                                             slack=1e-9)
             if update:
                 for module, config in update.items():

@@ -45,6 +45,7 @@ from algorithms._validation import (
     allocates,
     as_float_array,
     as_real_array,
+    call_user,
     check_bool,
     check_fits_memory,
     check_int_at_least,
@@ -224,14 +225,24 @@ class Evaluator:
             value = to_float(value)
             if math.isnan(value):
                 raise ValueError(f"{name} must be a real number (+inf before any finite value), got nan")
+            if value == -math.inf:   # no evaluation is worth -inf (a non-finite value counts as +inf)
+                raise ValueError(f"{name} must be a finite value or +inf, got -inf")
             if name == "best_value" and math.isfinite(value) and self.__dict__.get("best_x") is None:
                 raise ValueError(f"best_value must stay +inf while best_x is None (a best value is the value "
                                  f"of a point: set best_x first), got {value!r}")
+            best, first = ((value, self.__dict__.get("first_value", math.inf)) if name == "best_value" else
+                           (self.__dict__.get("best_value", math.inf), value))
+            if math.isfinite(best) and best > first:   # the best can be no worse than the first value
+                raise ValueError(f"{name} breaks best_value <= first_value: best_value {best!r}, first_value "
+                                 f"{first!r}")
         elif name == "best_x" and value is not None:
             value = as_float_array("best_x", value, ndim=1)
             if value.shape != (self.problem.dim,):
                 raise ValueError(f"best_x must be None or a point of {self.problem.dim} coordinates, got "
                                  f"shape {value.shape}")
+            slack = 1e-9 * (self.problem.upper - self.problem.lower)
+            if np.any(value < self.problem.lower - slack) or np.any(value > self.problem.upper + slack):
+                raise ValueError(f"best_x must be a point of the box bounds, got {value.tolist()!r:.80}")
         elif name == "best_x" and math.isfinite(self.__dict__.get("best_value", math.inf)):
             raise ValueError(f"best_x must be a point while best_value is finite ({self.best_value!r}): set "
                              f"best_value = inf first to reset the best point")
@@ -321,7 +332,7 @@ class Evaluator:
         # the reported best point, so sol.x no longer had the value sol.value
         if self.problem.vectorized:
             # complex values refused, not cut
-            values = as_real_array("f(X)", self.problem.f(rows.copy()))
+            values = as_real_array("f(X)", call_user("f(X)", self.problem.f, rows.copy()))
             # (k,), or (k, 1) one value per row: a (1, k) row (or (k, 2)) was flattened into k values
             if values.shape == (k, 1):
                 values = values[:, 0]
@@ -329,7 +340,9 @@ class Evaluator:
                 raise ValueError(f"a vectorized f must return shape ({k},) (one value per row of X), got "
                                  f"{values.shape}")
         else:
-            values = np.array([_scalar(self.problem.f(row.copy())) for row in rows], dtype=np.float64)
+            # the user's exceptions (a KeyError) named by the call, chained: they reached the caller bare
+            values = np.array([_scalar(call_user("f(x)", self.problem.f, row.copy())) for row in rows],
+                              dtype=np.float64)
         self.evaluations += k
         bad = ~np.isfinite(values)
         self._check_optimum(values, bad, rows)

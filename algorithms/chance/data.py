@@ -39,7 +39,7 @@ import numpy as np
 import scipy.optimize
 import torch
 
-from algorithms._validation import as_real_array, check_choice, check_count, check_seed
+from algorithms._validation import as_real_array, call_user, check_choice, check_count, check_seed
 from algorithms.chance.problem import ChanceConstrainedProblem, empirical_violation, min_samples
 
 __all__ = ["RESTRICTIONS", "collect_feasible_points", "restricted_solution"]
@@ -87,7 +87,7 @@ def restricted_solution(
     h_t = torch.as_tensor(h_subset, dtype=torch_dtype)
 
     def margin(x: torch.Tensor) -> torch.Tensor:
-        values = problem.g(x[None], h_t)[0]
+        values = call_user("g(x, h)", problem.g, x[None], h_t)[0]
         values = values[:, None] if values.ndim == 1 else values
         if restriction == "scenario":
             return values.reshape(-1)
@@ -98,7 +98,7 @@ def restricted_solution(
 
     def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
         xt = as_tensor(x).requires_grad_(True)
-        value = problem.f(xt[None])[0]
+        value = call_user("f(x)", problem.f, xt[None])[0]
         if not value.requires_grad:   # torch's "element 0 of tensors does not require grad" named nothing
             raise ValueError("f must be computed from x with torch operations (GGDOpt's stage 1 and guidance "
                              "differentiate it); it returned a tensor without a gradient (numpy inside f, "

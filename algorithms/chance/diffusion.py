@@ -142,6 +142,7 @@ class VPSchedule:
 
         ``name`` (a str) is the argument's name in the error.
         """
+        revalidate_if_reassigned(self)   # beta_min = -5 set with object.__setattr__
         if not isinstance(name, str):   # a label: None or a list was accepted as one
             raise TypeError(f"name must be a str (the label of t in messages), got {type(name).__name__}")
         if isinstance(t, torch.Tensor):
@@ -183,12 +184,14 @@ class VPSchedule:
     def beta(self, t):
         """η(t) at a time t in [0, 1] of the forward process (a float or a tensor); t up to 1 + 1e-12 is
         accepted and used as given (a sampler's rounding of 1), beyond it refused."""
+        revalidate_if_reassigned(self)   # beta_min = -5 set with object.__setattr__ computed on
         self._check_process_time(t)
         return self.beta_min + t * (self.beta_max - self.beta_min)
 
     def alpha_bar(self, t):
         """ᾱ_t = exp(−(beta_min t + ½ (beta_max − beta_min) t²)); t in [0, 1], a float or a tensor; t up to
         1 + 1e-12 is accepted and used as given (a sampler's rounding of 1), beyond it refused."""
+        revalidate_if_reassigned(self)
         self._check_process_time(t)
         exponent = -(self.beta_min * t + 0.5 * (self.beta_max - self.beta_min) * t * t)
         return torch.exp(exponent) if isinstance(exponent, torch.Tensor) else math.exp(exponent)
@@ -201,12 +204,19 @@ class ScoreModel(CheckedStateModule):
     out_features: int
     schedule: VPSchedule
 
+    def __init__(self) -> None:
+        # the abstract base itself, or a subclass without forward: built fine, failing only at the first call
+        if type(self).forward is ScoreModel.forward:
+            raise TypeError(f"{type(self).__name__} is abstract: subclass ScoreModel and define forward(X) "
+                            f"(as ScoreMLP and GaussianScore do)")
+        super().__init__()
+
     def __setattr__(self, name: str, value: object) -> None:
         # set after construction: schedule = None or "x" met an AttributeError inside score(), a new
         # out_features a shape check against a network of another width
         if name == "schedule" and not isinstance(value, VPSchedule):
             raise TypeError(f"schedule must be a VPSchedule, got {type(value).__name__}")
-        refuse_reassignment(self, name, value, ("in_features", "out_features"))
+        refuse_reassignment(self, name, value, ("in_features", "out_features", "n", "hidden"))
         super().__setattr__(name, value)
 
     def score(self, x: torch.Tensor, t: float | torch.Tensor) -> torch.Tensor:
@@ -219,7 +229,7 @@ class ScoreModel(CheckedStateModule):
                              f"{tuple(x.shape)}")
         dtype = self._parameter_dtype()
         if dtype is not None and x.dtype != dtype:
-            raise TypeError(f"x must have dtype {dtype} (the model's parameters), got {x.dtype}")
+            raise TypeError(f"x must have dtype {dtype} (the model's parameters or buffers), got {x.dtype}")
         if isinstance(t, torch.Tensor) and t.device.type == "meta":   # torch's "not on the expected device"
             raise ValueError("t is on the meta device (no data); pass a number or a tensor on x's device")
         if isinstance(t, torch.Tensor) and t.numel() not in (1, x.shape[0]):  # torch's expand message
@@ -241,8 +251,12 @@ class ScoreModel(CheckedStateModule):
                         f"ScoreMLP and GaussianScore do)")
 
     def _parameter_dtype(self) -> torch.dtype | None:
-        """The dtype inputs must have (the parameters'), None for a model without parameters."""
+        """The dtype inputs must have: the parameters', else the floating buffers' (GaussianScore's mean and
+        var: float32 inputs beside its float64 buffers came back float32, in silence), None for a model
+        with neither."""
         first = next(self.parameters(), None)
+        if first is None:
+            first = next((b for b in self.buffers() if b.is_floating_point()), None)
         return None if first is None else first.dtype
 
     def _check_input(self, X: object, dtype: torch.dtype | None,
@@ -257,7 +271,7 @@ class ScoreModel(CheckedStateModule):
         if dtype is None and not X.is_floating_point():  # no parameters: any real floating dtype
             raise TypeError(f"X must be a real floating tensor, got dtype {X.dtype}")
         if dtype is not None and X.dtype != dtype:
-            raise TypeError(f"X must have dtype {dtype} (the model's parameters), got {X.dtype}")
+            raise TypeError(f"X must have dtype {dtype} (the model's parameters or buffers), got {X.dtype}")
         if reference is not None:
             check_device("X", X, reference)
         if X.device.type != "meta" and not bool(torch.isfinite(X[:, :-1]).all()):  # NaN rows gave NaN scores
@@ -271,7 +285,8 @@ class GaussianScore(ScoreModel):
 
     ``mean`` is a finite 1-D array of length n, ``std`` a 1-D array of n finite entries > 0 (the
     per-coordinate standard deviations), ``schedule`` a :class:`VPSchedule` and ``dtype`` a floating
-    torch dtype (the buffers'). ``forward(X)`` takes X = [x, t] of shape (batch, n + 1).
+    torch dtype (the buffers'): inputs (``forward``'s X, ``score``'s x, a sampler's ``dtype``) must have
+    it. ``forward(X)`` takes X = [x, t] of shape (batch, n + 1).
     """
 
     def __init__(self, mean, std, schedule: VPSchedule, *, dtype: torch.dtype = torch.float64) -> None:
@@ -325,7 +340,12 @@ class GaussianScore(ScoreModel):
         """The exact score ∇ log p_t(x). ``X`` = [x, t] is a finite floating tensor of shape (batch, n + 1)
         with t in [t_min, 1]; returns the score (batch, n).
         """
-        self._check_input(X, None, self.mean)
+        self._check_input(X, self.mean.dtype, self.mean)
+        # the buffers written in place after construction (var.fill_(-1) gave scores of the wrong sign)
+        if self.mean.device.type != "meta" and not (bool(torch.isfinite(self.mean).all())
+                                                    and bool((self.var > 0).all())):
+            raise ValueError("mean and var (the buffers) must be finite with var > 0: written in place after "
+                             "construction; build a new GaussianScore")
         x, t = X[:, :-1], X[:, -1:]
         ab = self.schedule.alpha_bar(t)
         return -(x - ab.sqrt() * self.mean.to(X.dtype)) / (ab * self.var.to(X.dtype) + 1.0 - ab)
@@ -360,6 +380,7 @@ class ScoreMLP(ScoreModel):
         check_seed(seed)
         dtype = _check_dtype(dtype)  # an int/complex dtype would build a net torch cannot run
         self.in_features, self.out_features = n + 1, n
+        self.n, self.hidden = n, hidden   # stored, so mlp.n = 5 is refused (a new attribute was accepted)
         if schedule is not None and not isinstance(schedule, VPSchedule):  # "vp" was stored and failed later
             raise TypeError(f"schedule must be a VPSchedule or None, got {type(schedule).__name__} "
                             f"{schedule!r:.40}")

@@ -142,6 +142,11 @@ class GGDOptResult(CheckedRecord):
                              f"{self.train_points.shape} and {self.train_violation.shape}")
         if not isinstance(self.losses, list):
             raise TypeError(f"losses must be a list of floats, got {type(self.losses).__name__}")
+        for name in ("train_violation", "sample_violation"):   # rates: 5.0 was kept
+            rates = as_real_array(name, getattr(self, name))
+            if rates.size and not bool(np.all((rates >= 0.0) & (rates <= 1.0))):
+                bad = rates[~((rates >= 0.0) & (rates <= 1.0))]
+                raise ValueError(f"{name} must hold violation rates in [0, 1], got {float(bad[0])!r}")
         self._checked()   # a field set later is checked alike (result.train_points = "x" was kept)
 
 
@@ -150,7 +155,8 @@ class GGDOpt(Algorithm):
     """Gradient-guided diffusion for chance-constrained programs (see the module docstring).
 
     ``beta`` the inverse temperature (on the standardised f), ``guidance`` one of "none",
-    "first", "second", ``posterior_variance`` σ² of the second-order guidance (None: Tweedie's),
+    "first", "second", ``posterior_variance`` σ² of the second-order guidance (None: Tweedie's; checked
+    with every guidance, ignored by "none" and "first"),
     ``n_train_points``, ``bootstrap_size`` and ``restriction`` ("moment" or "scenario", see
     :mod:`algorithms.chance.data`) of stage 1, ``train_steps``, ``hidden``, ``lr``,
     ``batch_size`` of stage 2, ``n_samples``, ``n_steps``, ``corrector_steps``, ``snr`` of stage 3.

@@ -35,6 +35,7 @@ from collections.abc import Callable
 import torch
 
 from algorithms._validation import (
+    call_user,
     check_choice,
     check_float_tensor,
     check_nonnegative,
@@ -166,7 +167,8 @@ def guidance_term(
     ``objective`` maps (batch, n) to (batch,), row by row (row i of the output depends on row i of
     the input only), and is differentiated by autograd; so is the score model. ``beta`` a finite float
     >= 2.2e-308 (a beta whose guidance overflows is refused by name); ``order`` one of
-    :data:`GUIDANCE_ORDERS`; ``posterior_variance`` None (Tweedie's) or a finite float >= 0; ``t`` in
+    :data:`GUIDANCE_ORDERS`; ``posterior_variance`` None (Tweedie's) or a finite float >= 0 (checked
+    whatever the order; only ``order="second"`` uses it, "none" and "first" ignore it); ``t`` in
     the schedule's [t_min, 1].
 
     >>> import torch
@@ -211,7 +213,7 @@ def guidance_term(
             [torch.autograd.grad(mu[:, i].sum(), xg, retain_graph=i < n - 1)[0] for i in range(n)], dim=1
         )
         mu_g = mu.detach().requires_grad_(True)
-        value = objective(mu_g)
+        value = call_user("objective(x)", objective, mu_g)
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"objective must return a torch.Tensor of shape ({x.shape[0]},), "
                             f"got {type(value).__name__}")

@@ -33,6 +33,7 @@ import torch
 
 from algorithms._validation import (
     as_float_array,
+    call_user,
     check_count,
     check_fits_memory,
     check_seed,
@@ -281,7 +282,7 @@ class ChanceConstrainedProblem(Problem):
     def objective(self, x: np.ndarray) -> np.ndarray:
         """f at the rows of ``x`` (shape (batch, n)), as a float64 array of shape (batch,)."""
         with torch.no_grad():
-            value = self.f(torch.as_tensor(self._rows(x)))
+            value = call_user("f(x)", self.f, torch.as_tensor(self._rows(x)))
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"f must return a torch tensor, got {type(value).__name__}")
         if not value.is_floating_point():   # a bool/int tensor was read as numbers, a complex one cut to real
@@ -297,7 +298,7 @@ class ChanceConstrainedProblem(Problem):
             raise ValueError(f"h must have shape (L, {self.h_samples.shape[1]}) (rows of samples like "
                              f"h_samples), got {h.shape}")
         with torch.no_grad():
-            value = self.g(torch.as_tensor(x), torch.as_tensor(h))
+            value = call_user("g(x, h)", self.g, torch.as_tensor(x), torch.as_tensor(h))
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"g must return a torch tensor, got {type(value).__name__}")
         if not value.is_floating_point():   # g >= 0 as a bool tensor read as 0/1: every sample "satisfied"
@@ -361,7 +362,8 @@ def out_of_sample_feasibility(
     count = problem.n_fresh if n_fresh is None else check_count("n_fresh", n_fresh, 1)
     check_fits_memory("out_of_sample_feasibility", "n_fresh", count,
                       8.0 * count * (problem.h_samples.shape[1] + 2 * x.shape[0] + 2))
-    fresh = as_float_array("h_sampler output", problem.h_sampler(np.random.default_rng(seed), count))
+    fresh = as_float_array("h_sampler output", call_user("h_sampler(rng, k)", problem.h_sampler,
+                                                         np.random.default_rng(seed), count))
     fresh = fresh[:, None] if fresh.ndim == 1 else fresh
     if fresh.shape != (count, problem.h_samples.shape[1]):
         raise ValueError(

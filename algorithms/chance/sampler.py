@@ -31,6 +31,7 @@ import torch
 
 from algorithms._validation import (
     CheckedRecord,
+    call_user,
     check_bool,
     check_choice,
     check_count,
@@ -109,7 +110,8 @@ def guided_reverse_sample(
 
     ``model`` is a :class:`ScoreModel` and ``objective`` maps (batch, n) to (batch,) with torch
     operations; ``n_samples`` (int >= 1) rows; ``beta`` (finite float > 0) and ``guidance`` (one of
-    ``GUIDANCE_ORDERS``) and ``posterior_variance`` (float >= 0 or None) as in :func:`guidance_term`;
+    ``GUIDANCE_ORDERS``) and ``posterior_variance`` (float >= 0 or None; checked always, used by the
+    second-order guidance only: "none" and "first" ignore it) as in :func:`guidance_term`;
     ``n_steps`` (int >= 1) predictor steps, ``corrector_steps`` (int >= 0; 0: no corrector) Langevin steps
     after each, ``snr`` (finite float > 0) the corrector's signal-to-noise ratio; ``seed`` an int in [0,
     2**64); ``max_steps`` (int >= 0 or None) stops the run ``stopped`` after that many predictor steps;
@@ -189,7 +191,8 @@ def guided_reverse_sample(
                 return ReverseRun(x, k + 1, "diverged")
             # a bool stops or continues (None continues): a truthy str such as "no" stopped the run
             # a copy: an on_step that wrote into x (x.fill_(0)) changed the run's state in silence
-            stop = None if on_step is None else on_step(k, t, x.detach().clone())
+            stop = None if on_step is None else call_user("on_step(k, t, x)", on_step, k, t,
+                                                          x.detach().clone())
             if stop is not None and check_bool("on_step(k, t, x)'s return value", stop):
                 return ReverseRun(x, k + 1, "terminated")
         return ReverseRun(x, cap, "completed" if cap == n_steps else "stopped")

@@ -940,3 +940,38 @@ def test_round11_valid_edges_stay_valid():
     sol = solve(pickle.loads(pickle.dumps(gardner_problem(initial=3))), CEI(n_candidates=50, n_restarts=1),
                 maxiters=1, seed=0)
     assert sol.stats.f_calls == 4
+
+
+def _raises_key_error(x):
+    raise KeyError("boom")
+
+
+def _set_X(gp):
+    gp.X = np.zeros((1, 1))
+
+
+RED11 = [
+    # red team 11: fit_kernel on a repeated row with another y ran to its box's corner and returned that
+    BadInput(fit_kernel, lambda: fit_kernel(np.array([[0.5], [0.5], [0.1]]), np.array([-1.0, 1.0, 0.0]), SE),
+             ValueError, ("y", "contradicts", "X row"), "fit-contradictory-repeat"),
+    # a read-only property set: Python's bare "has no setter" AttributeError
+    BadInput(GaussianProcess, lambda: _set_X(GaussianProcess(SE)), ValueError, ("X", "read-only"),
+             "gp-X-read-only"),
+    # a user's f that raises: its KeyError reached the caller bare, naming neither f nor the call
+    BadInput(solve, lambda: solve(_problem(initial=3, f=_raises_key_error),
+                                  CEI(n_candidates=50, n_restarts=1)), ValueError, ("f(x)", "KeyError"),
+             "f-raises"),
+    BadInput(constrained_minimum, lambda: constrained_minimum(_raises_key_error, lambda x: 0.5 - x[0], BOX),
+             ValueError, ("f(x)", "KeyError"), "minimum-f-raises"),
+]
+
+
+@pytest.mark.parametrize("case", RED11, ids=lambda c: c.id)
+def test_red11_bad_input(case):
+    check_bad_input(case)
+
+
+def test_red11_best_feasible_skips_non_finite_values():
+    # a NaN f at a feasible first row made every later f⁺ NaN (the feasible 1.0 was lost)
+    history = BOHistory(np.array([[0.0], [1.0]]), np.array([np.nan, 1.0]), -np.ones((2, 1)), 1)
+    assert history.best_feasible().tolist() == [np.inf, 1.0]

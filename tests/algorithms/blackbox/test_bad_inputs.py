@@ -955,3 +955,35 @@ def test_round11_dtypes_follow_the_problem():
     # a (k, 1) column is one value per row; an empty batch of a BBOB function is empty, not a scalar NaN
     assert Evaluator(_bb(f=lambda X: X.sum(1)[:, None], vectorized=True))(np.zeros((2, 2))).shape == (2,)
     assert bbob_problem(1, 1, 2, 10).f(np.zeros((0, 2))).shape == (0,)
+
+
+def _raises_key_error(*args):
+    raise KeyError("boom")
+
+
+def _evaluated():
+    ev = Evaluator(_bb())
+    ev(np.full((1, 2), 0.5))
+    return ev
+
+
+RED11 = [
+    # red team 11: the Evaluator's best point and values kept inconsistent states
+    BadInput(Evaluator, lambda: _set(Evaluator(_bb()), "best_x", np.array([9.0, 9.0])), ValueError,
+             ("best_x", "box"), "best-x-outside"),
+    BadInput(Evaluator, lambda: _set(_evaluated(), "best_value", -math.inf), ValueError,
+             ("best_value", "-inf"), "best-value-minus-inf"),
+    BadInput(Evaluator, lambda: _set(_evaluated(), "best_value", 5.0), ValueError,
+             ("best_value", "first_value"), "best-worse-than-first"),
+    # a user's f or controller that raises: its KeyError reached the caller bare, naming nothing
+    BadInput(solve, lambda: solve(_bb(f=_raises_key_error), RandomSearch(), seed=0), ValueError,
+             ("f(x)", "KeyError"), "f-raises"),
+    BadInput(run_workflow, lambda: run_workflow(WorkflowPlan.parse(PSO_FLOW), Evaluator(_bb()),
+                                                np.random.default_rng(0), {}, controller=_raises_key_error),
+             ValueError, ("controller(obs)", "KeyError"), "controller-raises"),
+]
+
+
+@pytest.mark.parametrize("case", RED11, ids=lambda c: c.id)
+def test_red11_bad_input(case):
+    check_bad_input(case)

@@ -917,11 +917,15 @@ def test_firstrun10_zero_d_points_refused():
 def test_firstrun10_abstract_score_model_named():
     # heldout10's abstract-instance class (submodular's Matroid), swept here: ScoreModel() itself met an
     # AttributeError in score() and torch's NotImplementedError ("missing the required forward") when called
-    x = torch.zeros(2, 1, dtype=torch.float64)
-    with pytest.raises(TypeError, match=r"^model must set in_features"):
-        diffusion.ScoreModel().score(x, 0.5)
-    with pytest.raises(TypeError, match=r"^ScoreModel is abstract"):
-        diffusion.ScoreModel()(torch.zeros(2, 2, dtype=torch.float64))
+    # round 11: refused at construction (the abstract base itself, or a subclass without forward)
+    with pytest.raises(TypeError, match=r"^ScoreModel is abstract.*define forward"):
+        diffusion.ScoreModel()
+
+    class NoForward(diffusion.ScoreModel):
+        pass
+
+    with pytest.raises(TypeError, match=r"^NoForward is abstract.*define forward"):
+        NoForward()
 
 
 def test_firstrun10_state_dict_keys_are_names():
@@ -1024,3 +1028,47 @@ def test_round11_documented_behaviour():
     out = second_order_guidance(G2, torch.eye(2, dtype=torch.float64)[None], beta=1.0,
                                 sigma2=torch.tensor([0.5]))
     assert out.dtype == torch.float64
+
+
+def _gauss_edited():
+    model = _gauss()
+    with torch.no_grad():
+        model.var.fill_(-1.0)
+    return model
+
+
+def _raises_key_error(*args):
+    raise KeyError("boom")
+
+
+RED11 = [
+    # red team 11: GaussianScore's float64 buffers beside float32 inputs answered float32 (ScoreMLP refuses)
+    BadInput(GaussianScore, lambda: _gauss()(torch.tensor([[0.0, 0.5]])), TypeError, ("X", "float64"),
+             "gaussian-float32-X"),
+    BadInput(tweedie_mean, lambda: tweedie_mean(_gauss(), torch.zeros(3, 1), 0.5), TypeError,
+             ("x", "float64"), "tweedie-float32-x"),
+    BadInput(guided_reverse_sample, lambda: guided_reverse_sample(_gauss(), lambda z: z[:, 0], n_samples=2,
+                                                                  beta=1.0, n_steps=2, dtype=torch.float32),
+             TypeError, ("dtype",), "sampler-dtype-vs-buffers"),
+    # state edited after construction: buffers in place, a constructor argument, a frozen schedule's field
+    BadInput(GaussianScore, lambda: _gauss_edited()(torch.tensor([[0.0, 0.5]], dtype=torch.float64)),
+             ValueError, ("var",), "gaussian-var-in-place"),
+    BadInput(ScoreMLP, lambda: setattr(_mlp(), "n", 5), ValueError, ("n",), "mlp-n-setattr"),
+    BadInput(VPSchedule.alpha_bar, lambda: _replaced(VPSchedule(), "beta_min", -5.0).alpha_bar(0.5),
+             ValueError, ("beta_min", "after construction"), "schedule-beta-min"),
+    BadInput(ggdopt.GGDOptResult, lambda: ggdopt.GGDOptResult(np.zeros((3, 2)), np.full(3, 5.0), [1.0]),
+             ValueError, ("train_violation", "[0, 1]"), "result-rates"),
+    # a user's callable that raises: its KeyError reached the caller bare, naming nothing
+    BadInput(empirical_violation, lambda: empirical_violation(_replaced(_ccp(), "g", _raises_key_error),
+                                                              np.zeros((1, 2))), ValueError,
+             ("g", "KeyError"), "g-raises"),
+    BadInput(guided_reverse_sample, lambda: guided_reverse_sample(_gauss(), lambda z: z[:, 0], n_samples=2,
+                                                                  beta=1.0, n_steps=2,
+                                                                  on_step=_raises_key_error),
+             ValueError, ("on_step", "KeyError"), "on-step-raises"),
+]
+
+
+@pytest.mark.parametrize("case", RED11, ids=lambda c: c.id)
+def test_red11_bad_input(case):
+    check_bad_input(case)
