@@ -1,0 +1,32 @@
+"""Round 11 of issue #43, lead: cross-family bad-input classes."""
+
+import copy
+import dataclasses
+import pickle
+
+import numpy as np
+import pytest
+
+from algorithms import solve
+from algorithms.qp import DQP, QP
+
+
+def _qp() -> QP:
+    return QP(P=np.eye(2), q=np.array([-1.0, -1.0]))
+
+
+@pytest.mark.parametrize("role", ["problem", "algorithm"])
+def test_field_replaced_by_object_setattr_is_named_at_solve(role):
+    problem, algorithm = _qp(), DQP(backend="clarabel")
+    target, name, bad = (problem, "q", np.array([np.nan, 1.0])) if role == "problem" else (
+        algorithm, "backend", "zzz")
+    object.__setattr__(target, name, bad)
+    with pytest.raises(ValueError, match=rf"{role}\.{name} was replaced after this"):
+        solve(problem, algorithm)
+
+
+def test_copies_pickles_and_replace_keep_a_problem_solvable():
+    problem, algorithm = _qp(), DQP(backend="clarabel")
+    for same in (copy.copy(problem), copy.deepcopy(problem), pickle.loads(pickle.dumps(problem)),
+                 dataclasses.replace(problem, q=np.array([1.0, 1.0]))):
+        assert solve(same, copy.deepcopy(algorithm)).retcode.successful
