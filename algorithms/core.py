@@ -60,7 +60,15 @@ from typing import Any
 import numpy as np
 from plum import Dispatcher
 
-from algorithms._validation import _brief, backend_cap, check_int_at_least, check_seed, check_takes, to_float
+from algorithms._validation import (
+    backend_cap,
+    check_int_at_least,
+    check_seed,
+    check_takes,
+    remember_validated,
+    revalidate_if_reassigned,
+    to_float,
+)
 
 __all__ = [
     "Algorithm",
@@ -121,30 +129,16 @@ class RetCode(enum.StrEnum):
 
 class _KeepsBuiltFields(type):
     """Metaclass of :class:`Problem` and :class:`Algorithm`: when construction (the dataclass ``__init__`` and
-    its checks) has finished, the object in each public field is recorded, so :func:`solve` can name a field
-    replaced afterwards with ``object.__setattr__`` (both are frozen dataclasses; the bypass skipped every
-    check, and a NaN step size or a string matrix reached the method)."""
+    its checks) has finished, each field's object is recorded (:func:`remember_validated`), so :func:`solve`
+    validates again one replaced afterwards with ``object.__setattr__`` or a tensor field written in place
+    (both are frozen dataclasses; the bypass skipped every check, and a NaN step size or a string matrix
+    reached the method in the families that did not record their own)."""
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
         built = super().__call__(*args, **kwargs)
         if is_dataclass(built):
-            kept = {f.name: getattr(built, f.name) for f in fields(built)
-                    if not f.name.startswith("_") and hasattr(built, f.name)}
-            object.__setattr__(built, "_built_fields", kept)
+            remember_validated(built)
         return built
-
-
-def _check_fields_kept(obj: Problem | Algorithm, role: str) -> None:
-    """Refuse a public field replaced after ``obj`` was built (copies and pickles keep the identities)."""
-    kept = obj.__dict__.get("_built_fields", {})
-    for name, value in kept.items():
-        now = obj.__dict__.get(name, value)
-        if now is not value:
-            kind = type(obj).__name__
-            raise ValueError(
-                f"{role}.{name} was replaced after this {kind} was built (object.__setattr__ on a frozen "
-                f"dataclass skips its checks), got {type(now).__name__} {_brief(now)}; build a new {kind}, "
-                f"or use dataclasses.replace({role}, {name}=...), which checks the new value")
 
 
 class Problem(metaclass=_KeepsBuiltFields):
@@ -617,8 +611,8 @@ def solve(problem: Problem, algorithm: Algorithm, **options: Any) -> Solution:
             f"algorithm must be an Algorithm (e.g. algorithms.qp.DQP), got {type(algorithm).__name__}"
         )
     opts = SolveOptions.from_kwargs(options)
-    _check_fields_kept(problem, "problem")
-    _check_fields_kept(algorithm, "algorithm")
+    revalidate_if_reassigned(problem)
+    revalidate_if_reassigned(algorithm)
     problem._check_unchanged()
     counted = None
     if opts.callback is not None:

@@ -16,12 +16,12 @@ def _qp() -> QP:
 
 
 @pytest.mark.parametrize("role", ["problem", "algorithm"])
-def test_field_replaced_by_object_setattr_is_named_at_solve(role):
+def test_field_replaced_by_object_setattr_is_validated_again_at_solve(role):
     problem, algorithm = _qp(), DQP(backend="clarabel")
-    target, name, bad = (problem, "q", np.array([np.nan, 1.0])) if role == "problem" else (
-        algorithm, "backend", "zzz")
-    object.__setattr__(target, name, bad)
-    with pytest.raises(ValueError, match=rf"{role}\.{name} was replaced after this"):
+    target, label, bad = (problem, "QP.q", np.array([np.nan, 1.0])) if role == "problem" else (
+        algorithm, "DQP.backend", "zzz")
+    object.__setattr__(target, label.split(".")[1], bad)
+    with pytest.raises(ValueError, match=rf"{label} was changed after construction"):
         solve(problem, algorithm)
 
 
