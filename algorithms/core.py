@@ -136,9 +136,21 @@ class _KeepsBuiltFields(type):
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
         built = super().__call__(*args, **kwargs)
-        if is_dataclass(built):
-            remember_validated(built)
+        _remember_frozen(built)
         return built
+
+
+def _remember_frozen(obj: Any) -> None:
+    """:func:`remember_validated` for ``obj`` and, first, for each frozen dataclass it holds that has no
+    record of its own (a kernel in CEI, a prior in PnP-ADMM, a schedule): solve's check reaches them too."""
+    if not is_dataclass(obj) or isinstance(obj, type):
+        return
+    for f in fields(obj):
+        value = getattr(obj, f.name, None)
+        if (is_dataclass(value) and not isinstance(value, type) and value.__dataclass_params__.frozen
+                and "_validated_fields" not in getattr(value, "__dict__", {})):
+            _remember_frozen(value)
+    remember_validated(obj)
 
 
 class Problem(metaclass=_KeepsBuiltFields):
