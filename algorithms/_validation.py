@@ -941,8 +941,11 @@ def remember_validated(obj: Any) -> None:
     validated (and a tensor's version), for :func:`revalidate_if_reassigned`."""
     import dataclasses
 
+    # the public constructor arguments only: a private field is derived state (an unpicklable closure, a
+    # cache) that the rebuild recomputes
     object.__setattr__(obj, "_validated_fields", {f.name: _field_stamp(getattr(obj, f.name, None))
-                                                  for f in dataclasses.fields(obj)})
+                                                  for f in dataclasses.fields(obj)
+                                                  if f.init and not f.name.startswith("_")})
 
 
 #: what a refused nested field is remembered as: it never matches, so every later use refuses it again
