@@ -225,6 +225,11 @@ def run_episode(problem: BlackBoxProblem, agent1: WorkflowGenerator, agent2: Hyp
     check_maxiters(maxiters)   # before the feature sample spends evaluations
     if generator is not None and not isinstance(generator, torch.Generator):
         raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
+    means = [float(np.mean(b.astype(np.float64))) / 10.0 for b in (problem.upper, problem.lower)]
+    if not all(abs(m) <= np.finfo(np.float32).max for m in means):   # Agent 1 reads the features in float32
+        raise ValueError(f"problem.bounds are too large for the agents: their features hold the mean "
+                         f"bounds / 10 ({means[0]:.3g}, {means[1]:.3g}), past float32; rescale the box (the "
+                         f"shipped agents were trained on [-5, 5]^d)")
     ev = Evaluator(problem)
     features, _, _ = problem_features(ev, rng)
     # keep_grad inside a caller's torch.inference_mode(): set_grad_enabled alone did not leave it, and the

@@ -102,6 +102,11 @@ def ela_features(X: np.ndarray, y: np.ndarray, lower: np.ndarray, upper: np.ndar
         return np.zeros(9)
     y[~finite] = y[finite].max()
     n, d = X.shape
+    # the features are scale-free: y in units of its largest magnitude first (f ~ 1e200 overflowed y.std()
+    # and every feature was NaN; f ~ 1e-310 had its spread read as none)
+    top = float(np.max(np.abs(y)))
+    if top > 0 and not 1e-150 <= top <= 1e150:   # data of ordinary size stay exactly as they are
+        y = y / top
     sd = y.std()
     if sd <= 1e-300 or n < 2 * d + 2:
         return np.zeros(9)

@@ -281,12 +281,16 @@ def progress_features(ev: Evaluator, X: np.ndarray, y: np.ndarray, lower: np.nda
     Degenerate cases (as when the shipped Agent 2 was trained, da35190): the spread is 0 when no value of
     the population is finite, and the progress is 0 while the initial best is not finite.
     """
-    diag = float(np.linalg.norm(upper - lower))
+    # in units of the widest side: the norms' squares underflowed on a box of side 1e-200 (the diagonal was
+    # 0 and the diversity a ZeroDivisionError) and overflow on one of side 1e200
+    side = float(np.max(upper - lower))
+    side = side if not 1e-150 <= side <= 1e150 else 1.0   # boxes of ordinary size stay exactly as they are
+    diag = float(np.linalg.norm((upper - lower) / side))
     finite = y[np.isfinite(y)]
     best = ev.best_value
     scale = abs(init_best - best) + 1e-12 * (1 + abs(best))
     spread = 0.0 if finite.size == 0 else min(1.0, float(finite.mean() - finite.min()) / scale)
-    diversity = float(np.linalg.norm(X - X.mean(0), axis=1).mean()) / diag
+    diversity = float(np.linalg.norm((X - X.mean(0)) / side, axis=1).mean()) / diag
     progress = (init_best - best) / (abs(init_best) + abs(best) + 1e-12) if math.isfinite(init_best) else 0.0
     return np.array([ev.evaluations / ev.problem.budget, min(1.0, stall / 50.0), spread, diversity,
                      min(max(progress, 0.0), 2.0), success, float(improved), len(X) / 100.0,

@@ -987,3 +987,19 @@ RED11 = [
 @pytest.mark.parametrize("case", RED11, ids=lambda c: c.id)
 def test_red11_bad_input(case):
     check_bad_input(case)
+
+
+def test_round11_scales_of_the_box_and_of_f():
+    # a box of side 1e-200: the progress features' diagonal underflowed to 0 (a ZeroDivisionError)
+    tiny = BlackBoxProblem(lambda x: float(x @ x), (-1e-200 * np.ones(2), 1e-200 * np.ones(2)), 200)
+    assert solve(tiny, DesignX(), seed=0).retcode is RetCode.MaxIters
+    # f of size 1e200: y.std() overflowed and every landscape feature was NaN; they are scale-free
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 2))
+    y = (X**2).sum(1)
+    assert np.allclose(ela_features(X, 1e200 * y, np.zeros(2), np.ones(2)),
+                       ela_features(X, y, np.zeros(2), np.ones(2)))
+    # a box past float32 for the agents' features is refused by name before any evaluation
+    huge = BlackBoxProblem(lambda x: float(x @ x), (1e200 * np.ones(2), 2e200 * np.ones(2)), 200)
+    with pytest.raises(ValueError, match=r"^problem.bounds are too large for the agents"):
+        solve(huge, DesignX(), seed=0)
