@@ -167,7 +167,8 @@ class BlackBoxProblem(Problem):
         seen = self.__dict__.get("_validated_fields", {})
         for i, name in enumerate(("lower", "upper")):
             # derived from bounds: replaced alone, a rebuild from the unchanged bounds restored it in silence
-            if name in seen and getattr(self, name) is not seen[name][0] and self.bounds is seen["bounds"][0]:
+            kept = "bounds" in seen and self.bounds is seen["bounds"][0]
+            if kept and getattr(self, name) is not self.bounds[i]:
                 raise ValueError(f"problem.{name} was changed after construction (object.__setattr__); it is "
                                  f"bounds[{i}], derived: build a new BlackBoxProblem with other bounds")
         revalidate_if_reassigned(self)
