@@ -928,6 +928,19 @@ def clone_tensors(value: Any) -> Any:
     return value
 
 
+class AbstractMethodError(NotImplementedError, TypeError):
+    """An abstract method of a base class called on a subclass that does not implement it: a TypeError
+    (the class is incomplete) and, as before, a NotImplementedError, whose message names the class and the
+    method to implement (a bare ``raise NotImplementedError`` named neither)."""
+
+
+def abstract_method(obj: Any, method: str, what: str) -> AbstractMethodError:
+    """The error for ``obj``'s missing ``method`` (``what`` says what it must compute), to be raised."""
+    kind = type(obj).__name__
+    return AbstractMethodError(f"{kind} must define {method}, {what}; {kind} does not (a subclass of an "
+                               f"abstract base)")
+
+
 def _field_stamp(value: Any) -> Any:
     """What :func:`remember_validated` keeps of one field: the object itself, with a torch tensor's version
     counter (bumped by every in-place write; numpy arrays are the families' to make read-only)."""

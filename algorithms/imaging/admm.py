@@ -100,7 +100,9 @@ class PnPADMM(Algorithm):
         start untouched for every right-hand side below ~1e-15).
 
         ``problem`` is the :class:`InverseProblem`; ``x`` and ``rhs`` are finite images of the problem's
-        ``image_shape`` (dense float32/float64 tensors).
+        ``image_shape`` (dense float32/float64 tensors; a float32 one with a float64 other, or a float64
+        ``problem.y``, gives a float64 result by torch's type promotion); entries so large that the solution
+        overflows are refused by name.
         """
         check_problem(problem)
         check_image(problem, "x", x)

@@ -37,6 +37,7 @@ from algorithms._validation import (
     C_INT_MAX,
     _refuse_bools_in_sequence,
     _refuse_masked,
+    abstract_method,
     as_array,
     check_finite_data,
     check_fits_memory,
@@ -129,8 +130,9 @@ def _finite_output(name: str, what: str, out: torch.Tensor) -> torch.Tensor:
 class LinearOperator:
     """A linear map H from images ``(*batch, h, w)`` to measurements ``(*batch, *measurement_shape)``.
 
-    Subclasses implement ``_forward`` and ``_adjoint`` on tensors with one batch dimension (one left
-    out raises NotImplementedError when used, never a stand-in map);
+    Subclasses set ``image_shape`` and ``measurement_shape`` and implement ``_forward`` and ``_adjoint`` on
+    tensors with one batch dimension (one left out raises an ``AbstractMethodError``, a TypeError and a
+    NotImplementedError naming it, when used, never a stand-in map);
     ``forward``/``adjoint`` check the type, dtype (float32 or float64), shape and finiteness of their input
     (NaN/inf named) and compute in the input's dtype: a float32 image gives float32 measurements whatever the
     dtype of the operator's own data (a matrix, a spectrum), which is cast to the input's (so one operator
@@ -143,6 +145,21 @@ class LinearOperator:
 
     image_shape: tuple[int, int]
     measurement_shape: tuple[int, ...]
+
+    def __new__(cls, *args: Any, **kwargs: Any):
+        if cls is LinearOperator:  # the abstract base: an instance had no shapes and no maps
+            raise TypeError("LinearOperator is an abstract base: subclass it (set image_shape and "
+                            "measurement_shape, implement _forward(x) and _adjoint(y)), or use one of its "
+                            "operators (MatrixOperator, Blur, ...)")
+        return super().__new__(cls)
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached when the attribute is missing: a subclass whose __init__ set no shapes met Python's
+        # AttributeError deep inside forward, naming neither the class nor what to set
+        if name in ("image_shape", "measurement_shape"):
+            raise abstract_method(self, name, "a tuple of ints set by its __init__ (the shapes of images and "
+                                              "measurements)")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def in_features(self) -> int:
@@ -258,11 +275,13 @@ class LinearOperator:
                     raise ValueError(f"{name}.{key} contains NaN or inf entries (written after the "
                                      f"{type(self).__name__} was built); build a new operator")
 
-    def _forward(self, x: torch.Tensor) -> torch.Tensor:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _forward(self, x: torch.Tensor) -> torch.Tensor:
+        raise abstract_method(self, "_forward(x)", "H x for a batch x of shape (b, h, w), returning (b, "
+                                                  "*measurement_shape)")
 
-    def _adjoint(self, y: torch.Tensor) -> torch.Tensor:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _adjoint(self, y: torch.Tensor) -> torch.Tensor:
+        raise abstract_method(self, "_adjoint(y)", "Hᵀ y for a batch y of shape (b, *measurement_shape), "
+                                                  "returning (b, h, w)")
 
 
 class MatrixOperator(LinearOperator):

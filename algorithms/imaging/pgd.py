@@ -72,7 +72,9 @@ class PnPPGD(Algorithm):
         remember_validated(self)
 
     def step(self, problem: InverseProblem, x: torch.Tensor, prediction: torch.Tensor | None) -> torch.Tensor:
-        """One iteration of the update rule from the image ``x`` (finite, shape ``image_shape``).
+        """One iteration of the update rule from the image ``x`` (finite, shape ``image_shape``, float32 or
+        float64; with a float64 ``problem.y`` or ``prediction`` a float32 ``x`` gives a float64 step, by
+        torch's type promotion, as the solve's iterate has y's dtype).
 
         ``problem`` is the :class:`InverseProblem`; ``prediction`` the NPN network's G(y)
         (``npn.predict(problem.y)``; None without an NPN term, and refused with one given then). A step that

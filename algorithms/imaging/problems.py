@@ -189,7 +189,8 @@ class NPN:
             raise ValueError("prediction must be real and finite (what predict(y) returns)")
 
     def gradient(self, x: torch.Tensor, prediction: torch.Tensor) -> torch.Tensor:
-        """∇ of γ/2 ‖G(y) − Sx‖²: γ Sᵀ(Sx − G(y)), for one image ``x`` and ``prediction = predict(y)``."""
+        """∇ of γ/2 ‖G(y) − Sx‖²: γ Sᵀ(Sx − G(y)), for one image ``x`` and ``prediction = predict(y)``
+        (float32 or float64 each; mixed, the gradient is float64, by torch's type promotion)."""
         self._check_pair(x, prediction)
         grad = self.gamma * self.projection.apply_adjoint(self.projection.apply(x) - prediction)
         if not bool(torch.isfinite(grad).all()):
@@ -198,7 +199,8 @@ class NPN:
         return grad
 
     def value(self, x: torch.Tensor, prediction: torch.Tensor) -> float:
-        """γ/2 ‖G(y) − Sx‖² for one image ``x`` and ``prediction = predict(y)``."""
+        """γ/2 ‖G(y) − Sx‖² for one image ``x`` and ``prediction = predict(y)`` (float32 or float64 each,
+        mixed ones promoted to float64), as a Python float."""
         self._check_pair(x, prediction)
         value = 0.5 * self.gamma * float(((self.projection.apply(x) - prediction) ** 2).sum())
         if not math.isfinite(value):  # finite but huge x or prediction (~1e200): the squares overflowed

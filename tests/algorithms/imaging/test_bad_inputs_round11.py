@@ -71,3 +71,30 @@ def test_tiny_and_huge_scales_are_solved_scale_free():
     step = admm.x_step(problem, 0 * x, x)
     assert torch.allclose(admm.x_step(problem, 0 * x, 1e-200 * x) / 1e-200, step, rtol=1e-12, atol=0)
     assert torch.allclose(admm.x_step(problem, 0 * x, 1e200 * x) / 1e200, step, rtol=1e-12, atol=0)
+
+
+def test_abstract_operator_base_names_what_to_define():
+    """A LinearOperator subclass without _adjoint raised a bare NotImplementedError; one without shapes met
+    Python's AttributeError inside forward; LinearOperator() itself built an operator with nothing."""
+    from algorithms._validation import AbstractMethodError
+    from algorithms.imaging import LinearOperator
+
+    class ForwardOnly(LinearOperator):
+        def __init__(self):
+            self.image_shape, self.measurement_shape = (2, 2), (4,)
+
+        def _forward(self, x):
+            return x.reshape(x.shape[0], -1)
+
+    class NoShapes(LinearOperator):
+        def _forward(self, x):
+            return x
+
+    with pytest.raises(TypeError, match=r"ForwardOnly must define _adjoint\(y\)"):
+        ForwardOnly().adjoint(torch.zeros(4, dtype=torch.float64))
+    with pytest.raises(NotImplementedError):  # also what it was, for code that caught that
+        ForwardOnly().adjoint(torch.zeros(4, dtype=torch.float64))
+    with pytest.raises(AbstractMethodError, match=r"NoShapes must define image_shape"):
+        NoShapes().forward(torch.zeros(2, 2, dtype=torch.float64))
+    with pytest.raises(TypeError, match=r"LinearOperator is an abstract base"):
+        LinearOperator()
