@@ -943,22 +943,41 @@ def abstract_method(obj: Any, method: str, what: str) -> AbstractMethodError:
 
 def _field_stamp(value: Any) -> Any:
     """What :func:`remember_validated` keeps of one field: the object itself, with a torch tensor's version
-    counter (bumped by every in-place write; numpy arrays are the families' to make read-only)."""
+    counter (bumped by every in-place write) or a CRC of a writable numpy array's or a scipy.sparse
+    matrix's buffers (``qp.P.data[0] = -5`` written in place; O(data), far below a solve)."""
     if type(value).__module__.startswith("torch") and hasattr(value, "_version"):
         return (value, value._version)
+    if isinstance(value, np.ndarray) and value.dtype != object and value.flags.writeable:
+        return (value, _crc(value))
+    if sp.issparse(value) and hasattr(value, "data"):
+        parts = [value.data] + [getattr(value, k) for k in ("indices", "indptr", "row", "col", "offsets")
+                                if isinstance(getattr(value, k, None), np.ndarray)]
+        return (value, (*(_crc(part) for part in parts), value.shape))
+    if isinstance(value, dict | list):  # an options dict edited in place (backend_options["max_iter"] = -5)
+        return (value, repr(value))
     return (value, None)
+
+
+def _crc(array: np.ndarray) -> int:
+    import zlib
+
+    data = memoryview(np.ascontiguousarray(array).reshape(-1)).cast("B")  # flat: a (0, 3) view cannot cast
+    return zlib.crc32(data) ^ hash((array.shape, array.dtype.str))
 
 
 def remember_validated(obj: Any) -> None:
     """Called last in a frozen dataclass's ``__post_init__``: records the object each field holds once
-    validated (and a tensor's version), for :func:`revalidate_if_reassigned`."""
+    validated (and a tensor's version, an array's CRC), for :func:`revalidate_if_reassigned`."""
+    object.__setattr__(obj, "_validated_fields", _stamps(obj))
+
+
+def _stamps(obj: Any) -> dict[str, Any]:
     import dataclasses
 
-    # the public constructor arguments only: a private field is derived state (an unpicklable closure, a
-    # cache) that the rebuild recomputes
-    object.__setattr__(obj, "_validated_fields", {f.name: _field_stamp(getattr(obj, f.name, None))
-                                                  for f in dataclasses.fields(obj)
-                                                  if f.init and not f.name.startswith("_")})
+    # the public constructor arguments only, by content (a tensor's version, an array's CRC): a private or
+    # init=False field is derived state (an unpicklable closure, a cache) that the rebuild recomputes
+    return {f.name: _field_stamp(getattr(obj, f.name, None)) for f in dataclasses.fields(obj)
+            if f.init and not f.name.startswith("_")}
 
 
 #: what a refused nested field is remembered as: it never matches, so every later use refuses it again
@@ -973,8 +992,8 @@ def revalidate_if_reassigned(obj: Any) -> bool:
     state (caches, purities, a Cholesky factor) is adopted, so nothing computed from the old value
     survives. Nested recorded dataclasses (a prior inside an algorithm) are checked first, and one that
     changed has its holder validated again too (a problem's own cross-checks of it: a LinearStructure
-    edited behind a chance problem's back no longer reproduced its f and g). Free when nothing changed
-    (identity and version comparisons). Returns whether ``obj`` was validated again."""
+    edited behind a chance problem's back no longer reproduced its f and g). O(data) for array fields (a
+    CRC), free otherwise (identity and version comparisons). Returns whether ``obj`` was validated again."""
     import dataclasses
 
     seen = getattr(obj, "__dict__", {}).get("_validated_fields")
@@ -983,8 +1002,9 @@ def revalidate_if_reassigned(obj: Any) -> bool:
     nested = [f.name for f in dataclasses.fields(obj)
               if dataclasses.is_dataclass(value := getattr(obj, f.name, None)) and not isinstance(value, type)
               and revalidate_if_reassigned(value)]
+    now = _stamps(obj)
     own = [name for name, (value, stamp) in seen.items()
-           if getattr(obj, name, None) is not value or _field_stamp(value)[1] != stamp]
+           if (current := now.get(name, (_STALE, None)))[0] is not value or current[1] != stamp]
     if not nested and not own:
         return False
     kind = type(obj)

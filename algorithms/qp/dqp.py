@@ -296,6 +296,7 @@ class DQP(Algorithm):
         for key, value in self.backend_options.items():  # NaN reached the backend (a NaN tolerance)
             if isinstance(value, float | np.floating) and math.isnan(value):
                 raise ValueError(f"backend_options[{key!r}] is NaN")
+            _check_option_value(key, value)
         if self.backend != "auto":
             _check_backend_options(self.backend, self.backend_options)
         remember_validated(self)
@@ -318,8 +319,14 @@ class DQP(Algorithm):
     def backend_kwargs(self, options: SolveOptions, backend: str | None = None) -> dict[str, Any]:
         """Keywords for ``qpsolvers.solve_problem``: tolerances, iteration cap, user options.
 
-        ``backend`` names the backend (None: this DQP's own).
+        ``options`` is a :class:`~algorithms.core.SolveOptions`; ``backend`` names an installed backend
+        (None: this DQP's own, whose ``"auto"`` gets no backend-specific keywords).
         """
+        if not isinstance(options, SolveOptions):  # None and a dict answered {} as if options were valid
+            raise TypeError(f"options must be an algorithms.core.SolveOptions, got {type(options).__name__}")
+        if backend is not None and (not isinstance(backend, str) or backend not in installed_backends()):
+            raise ValueError(f"backend must be None or one of the installed qpsolvers backends "
+                             f"{installed_backends()}, got {backend!r:.40}")
         backend = self.backend if backend is None else backend
         if self.abs_tol is not None:
             return self._absolute_kwargs(options, backend)
@@ -378,7 +385,11 @@ def _check_backend_options(backend: str, options: Mapping[str, Any]) -> None:
     if backend == "piqp":
         import piqp
 
-        known = {name for name in dir(piqp.DenseSolver().settings) if not name.startswith("_")}
+        settings = piqp.DenseSolver().settings
+        known = {name for name in dir(settings) if not name.startswith("_")}
+        unknown = sorted(key for key in options if key not in known)
+        if not unknown:
+            _try_settings("piqp", settings, options)
     elif backend == "highs":
         import highspy
 
@@ -402,6 +413,38 @@ def _check_clarabel_options(options: Mapping[str, Any]) -> None:
     if unknown:
         raise ValueError(f"backend_options {unknown} are not clarabel settings (e.g. max_iter, tol_gap_abs, "
                          f"tol_feas); a misspelled option would be ignored")
+    _try_settings("clarabel", settings, options)
+
+
+def _try_settings(backend: str, settings: Any, options: Mapping[str, Any]) -> None:
+    """Each option set on a throwaway settings object of ``backend``, whose typed setters refuse a value of
+    the wrong type or range (clarabel's max_iter = -5 or tol_gap_abs = "1e-8"): named here, before the
+    solve (qpsolvers passed them on and the backend's own error, or a silent default, followed)."""
+    for key, value in options.items():
+        try:
+            setattr(settings, key, value)
+        except Exception as exc:  # OverflowError, TypeError from the backend's bindings
+            raise TypeError(f"backend_options[{key!r}] = {value!r:.40} is not a valid {backend} value for "
+                            f"{key}: {type(exc).__name__}: {str(exc).splitlines()[0][:120]}") from None
+
+
+#: option names holding tolerances, iteration caps or time limits: non-negative numbers in every backend
+_NONNEGATIVE_OPTION = re.compile(r"tol|eps|iter|time|limit", re.IGNORECASE)
+
+
+def _check_option_value(key: str, value: Any) -> None:
+    """A backend option that is a tolerance, an iteration cap or a time limit (by its name) must be a finite
+    number >= 0: a negative one (max_iter = -5, eps_abs = -1) or a string ("1e-8") reached the backend,
+    which wrapped it around, ignored it or failed naming nothing."""
+    if not _NONNEGATIVE_OPTION.search(key) or isinstance(value, bool | np.bool_):
+        return
+    if isinstance(value, str | bytes):
+        raise TypeError(f"backend_options[{key!r}] must be a number (a tolerance, iteration cap or time "
+                        f"limit), got the str {value!r:.40}")
+    if isinstance(value, int | float | np.integer | np.floating) and not (
+            math.isfinite(float(value)) and value >= 0):
+        raise ValueError(f"backend_options[{key!r}] must be a finite number >= 0 (a tolerance, iteration "
+                         f"cap or time limit), got {value!r}")
 
 
 # ----------------------------------------------------------------------------
@@ -1432,6 +1475,7 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
         return res
     x = as_float_array("x", x, dtype=np.float64)
     _check_length("x", x, qp.n, "one entry per variable: qp.n")
+    _check_no_multipliers("z_box", z_box, 0)  # bound multipliers for a QP without bounds were ignored
     for name, value, size, rows in (("y", y, qp.n_eq, "equalities"), ("z", z, qp.n_ineq, "inequalities")):
         if size and value is None:
             raise ValueError(f"{name} is required: the QP has {size} {rows}")
@@ -1958,6 +2002,10 @@ def _solve(problem: QP, algorithm: DQP, options: SolveOptions) -> Solution:
         sol = forward(problem, algorithm, options, monitor=monitor)
     finally:
         monitor.close()
+    if monitor.stopped and sol.retcode is RetCode.Success:
+        # the callback asked to stop (after the backend or the polish stage): the documented Terminated, not
+        # Success (its True was ignored); the point and its derivative are those computed by then
+        sol.retcode = RetCode.Terminated
     if options.maxiters == 0 and options.store_trace:
         sol.trace = [{"stage": "start", "x": sol.x.copy()}]
     else:

@@ -41,3 +41,54 @@ def test_valid_change_is_adopted_with_its_derived_data():
     sol = solve(qp, DQP())
     assert sol.retcode.successful
     np.testing.assert_allclose(sol.x, [0.25, 0.25], atol=1e-6)
+
+
+def test_data_written_in_place_after_construction_is_validated_again():
+    """red11a: qp.P.data[0] = -5 on a stored sparse P made P indefinite and the solve answered Success at a
+    saddle point; a dense in-place edit met a message naming the cached 'cholesky'."""
+    import scipy.sparse as sp
+
+    qp = QP(P=sp.csc_matrix(np.eye(2)), q=-np.ones(2))
+    qp.P.data[0] = -5.0
+    with pytest.raises(ValueError, match=r"QP\.P was changed.*positive semidefinite"):
+        solve(qp, DQP())
+    qp = QP(P=np.eye(2), q=-np.ones(2), G=np.eye(2), h=np.ones(2))
+    qp.h[0] = np.nan
+    with pytest.raises(ValueError, match=r"QP\.h was changed.*\bh contains NaN"):
+        solve(qp, DQP())
+    algorithm = DQP(backend="clarabel")
+    algorithm.backend_options["max_iter"] = -5
+    with pytest.raises(ValueError, match=r"DQP\.backend_options was changed.*backend_options\['max_iter'\]"):
+        solve(_qp(), algorithm)
+
+
+def test_backend_option_values_are_checked():
+    """red11a: DQP(backend="clarabel", backend_options={"max_iter": -5}) or {"tol_gap_abs": "1e-8"} solved to
+    Success (the names were checked, not the values)."""
+    with pytest.raises(ValueError, match=r"backend_options\['max_iter'\] must be a finite number >= 0"):
+        DQP(backend="clarabel", backend_options={"max_iter": -5})
+    with pytest.raises(TypeError, match=r"backend_options\['tol_gap_abs'\] must be a number"):
+        DQP(backend="clarabel", backend_options={"tol_gap_abs": "1e-8"})
+    with pytest.raises(TypeError, match=r"backend_options\['verbose'\] = 'yes' is not a valid clarabel"):
+        DQP(backend="clarabel", backend_options={"verbose": "yes"})
+    with pytest.raises(ValueError, match=r"backend_options\['eps_abs'\] must be a finite number >= 0"):
+        DQP(backend="osqp", backend_options={"eps_abs": -1.0})
+
+
+def test_multipliers_and_options_of_the_public_helpers_are_checked():
+    from algorithms.core import SolveOptions
+    from algorithms.qp import kkt_residuals
+
+    qp = QP(P=2 * np.eye(2), q=np.zeros(2), G=np.array([[-1.0, -1.0]]), h=np.array([-1.0]))
+    with pytest.raises(ValueError, match=r"z_box must be None \(or empty\): the QP has no variable bounds"):
+        kkt_residuals(qp, np.array([0.5, 0.5]), None, np.ones(1), np.ones(2))
+    with pytest.raises(ValueError, match=r"\bbackend must be None or one of the installed"):
+        DQP().backend_kwargs(SolveOptions(), backend="nope")
+    with pytest.raises(TypeError, match=r"\boptions must be an algorithms\.core\.SolveOptions"):
+        DQP().backend_kwargs(None)
+
+
+def test_callback_stop_request_is_terminated():
+    """red11a: callback returning True (documented: stop with Terminated) was ignored, Success."""
+    assert solve(_qp(), DQP(), callback=lambda record: True).retcode.value == "Terminated"
+    assert solve(_qp(), DQP(), callback=lambda record: None).retcode.value == "Success"

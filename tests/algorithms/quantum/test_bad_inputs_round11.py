@@ -43,3 +43,14 @@ def test_algorithm_fields_changed_after_construction_are_validated_again():
     object.__setattr__(algorithm, "gap", 2.0)
     with pytest.raises(ValueError, match=r"IncoherentSR\.gap was changed.*\bgap\b"):
         solve(_problem(), algorithm)
+
+
+def test_stats_counters_documented_zero_stay_zero():
+    """red11a: QuantumStats(grad_calls=3) was accepted while the docstring says they stay 0."""
+    from algorithms.quantum import QuantumStats
+
+    with pytest.raises(ValueError, match=r"\bgrad_calls must stay 0"):
+        QuantumStats(grad_calls=3)
+    stats = QuantumStats(copies=5)
+    with pytest.raises(ValueError, match=r"\blinear_solves must stay 0"):
+        stats.linear_solves = 2
