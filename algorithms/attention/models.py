@@ -116,6 +116,15 @@ def _check_parameters(module: nn.Module) -> None:
             raise ValueError(f"the model's parameter {name} contains NaN or inf entries")
 
 
+def _refuse_dtype(module: nn.Module, name: str) -> None:
+    """``model.dtype = torch.float32`` was stored as a new attribute while the parameters stayed float64
+    (forward then refused float32 tokens, against the attribute): the dtype is the parameters'."""
+    if name == "dtype":
+        kind = type(module).__name__
+        raise TypeError(f"dtype of a {kind} is its parameters' dtype and cannot be assigned; convert the "
+                        f"model with .float() or .double() (or .to(dtype))")
+
+
 class SoftmaxAttention(CheckedStateModule):
     """Softmax single-location attention with unit parameters ``u`` (key) and ``v`` (value).
 
@@ -123,9 +132,10 @@ class SoftmaxAttention(CheckedStateModule):
     softmax's inverse temperature, scaled by √d: λ = β√d must be finite; a tiny β gives uniform weights, a
     huge one the argmax, both valid limits), ``link`` (one of ``"linear"``, ``"quadratic"``,
     ``"relu"``, applied to ``x_ℓᵀ v``), ``seed`` (int in [0, 2**64), draws ``u`` and ``v`` uniformly on
-    the unit sphere) and ``dtype`` (a floating torch dtype); ``forward(X)`` takes tokens ``X`` of shape
-    (..., L, d) of that dtype. ``u`` and ``v`` stay unit vectors: ``forward`` and ``load_state_dict`` refuse
-    ones off the sphere (beyond rounding) by name.
+    the unit sphere) and ``dtype`` (torch.float32 or torch.float64; the ``dtype`` attribute reads the
+    parameters' and cannot be assigned); ``forward(X)`` takes tokens ``X`` of shape (n, L, d) of that dtype.
+    ``u`` and ``v`` stay unit vectors: ``forward`` and ``load_state_dict`` refuse ones off the sphere (beyond
+    rounding) by name.
 
     >>> model = SoftmaxAttention(4, beta=1.0, seed=0)
     >>> model(torch.zeros(2, 3, 4, dtype=torch.float64)).shape
@@ -165,12 +175,18 @@ class SoftmaxAttention(CheckedStateModule):
             raise ValueError(f"link must be one of {sorted(LINKS)}, got {value!r:.40}")
         elif name == "link":
             value = str(value)
+        _refuse_dtype(self, name)
         refuse_reassignment(self, name, value, ("in_features", "out_features"))
         super().__setattr__(name, value)
 
+    @property
+    def dtype(self) -> torch.dtype:
+        """The parameters' dtype (what ``forward`` takes); change it with ``.float()`` / ``.double()``."""
+        return self.u.dtype
+
     def forward(self, X: torch.Tensor) -> torch.Tensor:
-        """The model's output on tokens. ``X`` holds tokens, a finite tensor of shape (..., L, d) of the
-        model's dtype and device; returns (..., 1) (an empty batch, n = 0, gives an empty (0, 1) result;
+        """The model's output on tokens. ``X`` holds tokens, a finite tensor of shape (n, L, d) of the
+        model's dtype and device; returns (n, 1) (an empty batch, n = 0, gives an empty (0, 1) result;
         L >= 1 tokens are needed). Parameters with NaN or inf entries are refused.
         """
         X = _check_tokens(X, self.in_features, self.u.dtype)
@@ -187,9 +203,10 @@ class ErfAttention(CheckedStateModule):
 
     Parameters: ``in_features`` (int >= 2, the token dimension d), ``lam`` (finite float > 0, λ; a tiny λ
     gives outputs near 0, a huge one erf = sign: valid limits),
-    ``seed`` (int in [0, 2**64), draws k and v uniformly on the unit sphere) and ``dtype`` (a floating
-    torch dtype); ``forward(X)`` takes tokens ``X`` of shape (..., L, d) of that dtype. ``k`` and ``v`` stay
-    unit vectors: ``forward`` and ``load_state_dict`` refuse ones off the sphere (beyond rounding) by name.
+    ``seed`` (int in [0, 2**64), draws k and v uniformly on the unit sphere) and ``dtype`` (torch.float32
+    or torch.float64; the ``dtype`` attribute reads the parameters' and cannot be assigned); ``forward(X)``
+    takes tokens ``X`` of shape (n, L, d) of that dtype. ``k`` and ``v`` stay unit vectors: ``forward`` and
+    ``load_state_dict`` refuse ones off the sphere (beyond rounding) by name.
 
     >>> model = ErfAttention(4, lam=0.5, seed=0)
     >>> model(torch.zeros(2, 3, 4, dtype=torch.float64)).shape
@@ -217,12 +234,18 @@ class ErfAttention(CheckedStateModule):
     def __setattr__(self, name: str, value) -> None:
         if name == "lam" and "in_features" in self.__dict__:  # NaN or −1 set later: NaN/negated outputs
             value = check_positive("lam", value)
+        _refuse_dtype(self, name)
         refuse_reassignment(self, name, value, ("in_features", "out_features"))
         super().__setattr__(name, value)
 
+    @property
+    def dtype(self) -> torch.dtype:
+        """The parameters' dtype (what ``forward`` takes); change it with ``.float()`` / ``.double()``."""
+        return self.k.dtype
+
     def forward(self, X: torch.Tensor) -> torch.Tensor:
-        """The model's output on tokens. ``X`` holds tokens, a finite tensor of shape (..., L, d) of the
-        model's dtype and device; returns (..., 1) (an empty batch, n = 0, gives an empty (0, 1) result;
+        """The model's output on tokens. ``X`` holds tokens, a finite tensor of shape (n, L, d) of the
+        model's dtype and device; returns (n, 1) (an empty batch, n = 0, gives an empty (0, 1) result;
         L >= 1 tokens are needed). Parameters with NaN or inf entries are refused.
         """
         X = _check_tokens(X, self.in_features, self.k.dtype)

@@ -261,15 +261,20 @@ _FLOAT_INT_MAX = 2**1023
 
 
 def _psd_factor(gram: np.ndarray) -> torch.Tensor:
+    """The symmetric square root F = V √Λ Vᵀ (F Fᵀ = gram): continuous in the Gram matrix, so nearby unit
+    vectors draw nearby samples. V √Λ alone jumped where eigenvalues cross or coincide (ρ = 0 vs ρ = 1e-9:
+    the eigenvectors of [[1, ρ], [ρ, 1]] turn by 45°), and a float32 copy of u gave another sample."""
     eigenvalues, eigenvectors = np.linalg.eigh(gram)
-    return torch.as_tensor(eigenvectors * np.sqrt(np.clip(eigenvalues, 0.0, None)), dtype=torch.float64)
+    root = (eigenvectors * np.sqrt(np.clip(eigenvalues, 0.0, None))) @ eigenvectors.T
+    return torch.as_tensor(root, dtype=torch.float64)
 
 
 def monte_carlo_risk(problem: SingleLocationProblem, u, v, *, n: int = 2000, seed: int = 0,
                      level: float = 0.95) -> dict[str, float]:
     """Monte Carlo estimate of R(u, v) = E[(f(X; u, v) − y)²] − ε² with a normal ``level`` interval.
 
-    ``problem`` is a :class:`SingleLocationProblem`; ``u`` and ``v`` unit vectors of length d; ``n`` (int
+    ``problem`` is a :class:`SingleLocationProblem`; ``u`` and ``v`` unit vectors of length d (any real
+    dtype: computed in float64, so a float32 copy of a vector gives nearly the same estimate); ``n`` (int
     >= 2, with n·L <= 2**26 tokens) samples, ``seed`` an int in [0, 2**64), ``level`` in (0, 1).
 
     Exact in law for every link (the projections of the tokens on u, v, u*, v* are sampled

@@ -234,7 +234,7 @@ class LinearOperator:
     def matrix(self, dtype: torch.dtype = torch.float64) -> torch.Tensor:
         """The dense matrix (out_features, in_features), built column by column (small operators).
 
-        ``dtype`` is a floating torch dtype.
+        ``dtype`` is torch.float32 or torch.float64 (half precision is refused).
         """
         dtype = check_torch_dtype(dtype)
         eye = torch.eye(self.in_features, dtype=dtype).reshape(-1, *self.image_shape)
@@ -245,7 +245,7 @@ class LinearOperator:
         ``seed``), rescaled at each half-step so that ``(c·H).norm() = c·H.norm()`` for any ‖H‖ in
         ~[1e-290, 1e290] (the iteration on HᵀH itself returned 0.0 below ~1e-77).
 
-        ``dtype`` is a floating torch dtype (the iteration's).
+        ``dtype`` is torch.float32 or torch.float64 (the iteration's).
         """
         iterations = check_power_iterations(iterations)
         dtype = check_torch_dtype(dtype)
@@ -329,8 +329,8 @@ def gaussian_cs(image_shape: tuple[int, int], ratio: float, seed: int,
                 dtype: torch.dtype = torch.float64) -> MatrixOperator:
     """Compressive sensing with i.i.d. N(0, 1/n) entries and m = max(1, round(ratio·n)) rows.
 
-    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``dtype`` is a floating torch
-    dtype (the matrix's).
+    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``dtype`` is torch.float32
+    or torch.float64 (the matrix's).
 
     >>> gaussian_cs((4, 4), 0.5, seed=1).measurement_shape
     (8,)

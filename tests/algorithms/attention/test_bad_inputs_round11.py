@@ -45,3 +45,26 @@ def test_link_refuses_nan_and_inf():
 
     with pytest.raises(ValueError, match=r"\bt \(the relu link's argument\) contains NaN"):
         link_function("relu")(torch.tensor([float("nan"), 1.0]))
+
+
+def test_model_dtype_is_the_parameters_and_cannot_be_assigned():
+    """red11b: model.dtype = torch.float32 was stored while the parameters stayed float64."""
+    import torch
+
+    from algorithms.attention import ErfAttention, SoftmaxAttention
+
+    for model in (SoftmaxAttention(4), ErfAttention(4)):
+        assert model.dtype == torch.float64 and model.float().dtype == torch.float32
+        with pytest.raises(TypeError, match=r"\bdtype of a \w+Attention is its parameters' dtype"):
+            model.dtype = torch.float64
+
+
+def test_monte_carlo_risk_is_continuous_in_the_vectors():
+    """red11b: a float32 copy of u drew another sample with the same seed (0.066 vs 0.169): the Gram matrix's
+    eigenvector factor turned by 45° when ρ moved off 0; the symmetric square root does not."""
+    from algorithms.attention import monte_carlo_risk
+
+    problem = SingleLocationProblem(d=6, L=4, gamma=0.6)
+    u, v = problem.oracle()
+    exact = monte_carlo_risk(problem, u, v, n=100, seed=0)["risk"]
+    assert monte_carlo_risk(problem, u.float(), v, n=100, seed=0)["risk"] == pytest.approx(exact, rel=1e-5)
