@@ -974,10 +974,11 @@ def remember_validated(obj: Any) -> None:
 def _stamps(obj: Any) -> dict[str, Any]:
     import dataclasses
 
-    # the public constructor arguments only, by content (a tensor's version, an array's CRC): a private or
-    # init=False field is derived state (an unpicklable closure, a cache) that the rebuild recomputes
-    return {f.name: _field_stamp(getattr(obj, f.name, None)) for f in dataclasses.fields(obj)
-            if f.init and not f.name.startswith("_")}
+    # public fields only (a private one is derived state, e.g. an unpicklable closure, that the rebuild
+    # recomputes): the constructor's arguments by content (a tensor's version, an array's CRC), the derived
+    # public ones (a problem's lower bounds, a cached factor) by identity
+    return {f.name: _field_stamp(getattr(obj, f.name, None)) if f.init else (getattr(obj, f.name, None), None)
+            for f in dataclasses.fields(obj) if not f.name.startswith("_")}
 
 
 #: what a refused nested field is remembered as: it never matches, so every later use refuses it again
