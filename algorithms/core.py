@@ -21,6 +21,9 @@ Each is checked once, in :class:`SolveOptions`, with the argument's name in the 
 ``tol`` (finite float > 0 or None)
     the algorithm's stopping tolerance (what it measures is in its docstring); an
     algorithm with a narrower range (e.g. a probability in (0, 1)) checks that too.
+    A run that has no use for ``maxiters`` or ``tol`` (an exact or combinatorial method that runs to
+    completion, or a problem the method solves directly) ignores it and says so with a ``UserWarning``
+    naming the option, never in silence.
 ``seed`` (int in [0, 2**64), a ``numpy.random.Generator``, or None)
     seeds every random choice; same seed, same result. A ``Generator`` is drawn from
     once (it advances) and that integer is the seed. The default is 0; ``None`` is
@@ -46,6 +49,7 @@ caller's evaluation context must not break them.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import copy
 import enum
 import functools
@@ -53,6 +57,7 @@ import math
 import numbers
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any
@@ -605,6 +610,32 @@ def _autograd_on() -> contextlib.AbstractContextManager:
     return stack
 
 
+#: the names among ``maxiters``/``tol`` that the running solve's method has read (None outside a solve)
+_OPTIONS_READ: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar("_options_read", default=None)
+
+
+class _WatchedOptions(SolveOptions):
+    """The options a method's ``_solve`` gets: they record whether it reads ``maxiters`` and ``tol``, so one
+    the method has no use for is named (a warning) instead of being dropped in silence."""
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in ("maxiters", "tol"):
+            reads = _OPTIONS_READ.get()
+            if reads is not None:
+                reads.add(name)
+        return object.__getattribute__(self, name)
+
+
+def _warn_unused(options: SolveOptions, reads: set[str] | None, algorithm: Algorithm) -> None:
+    for name, what in (("maxiters", "iteration cap"), ("tol", "stopping tolerance")):
+        value = getattr(options, name)
+        if value is not None and reads is not None and name not in reads:
+            kind = type(algorithm).__name__
+            warnings.warn(f"{name}={value!r} had no effect: this {kind} run used no {what} (an exact or "
+                          f"one-pass method, or a problem it solves directly; see its docstring)",
+                          UserWarning, stacklevel=3)
+
+
 def solve(problem: Problem, algorithm: Algorithm, **options: Any) -> Solution:
     """Solve ``problem`` with ``algorithm``; see the module docstring for the common options.
 
@@ -631,8 +662,14 @@ def solve(problem: Problem, algorithm: Algorithm, **options: Any) -> Solution:
         counted = _CountedCallback(opts.callback)
         opts = replace(opts, callback=counted)
     start = time.perf_counter()
-    with _autograd_on():
-        solution = _solve(problem, algorithm, opts)
+    watched = _WatchedOptions(**{f.name: getattr(opts, f.name) for f in fields(opts)})
+    reads = _OPTIONS_READ.set(set())
+    try:
+        with _autograd_on():
+            solution = _solve(problem, algorithm, watched)
+        _warn_unused(opts, _OPTIONS_READ.get(), algorithm)
+    finally:
+        _OPTIONS_READ.reset(reads)
     if counted is not None and counted.calls == 0:
         _final_records(solution, counted, opts.store_trace)
     elif opts.store_trace and isinstance(solution.trace, list) and not solution.trace:
