@@ -34,7 +34,9 @@ Each is checked once, in :class:`SolveOptions`, with the argument's name in the 
     continue; any other return value raises a ``TypeError`` naming ``callback``). It is called at
     least once per run: a run that ends before its first record (``maxiters=0``)
     passes its stored records, or else one final record (``iteration``, ``value``,
-    ``retcode``). Record arrays and tensors are copies: a callback that edits them changes nothing.
+    ``retcode``); that run is over (a one-pass method such as ``DQP``, or ``maxiters=0``), so a ``True``
+    returned then changes nothing and the retcode stays the run's own. Record arrays and tensors
+    are copies: a callback that edits them changes nothing.
 ``progress`` (bool, not a truthy string)
     show a tqdm progress bar over iterations.
 ``store_trace`` (bool, not a truthy string)
