@@ -245,8 +245,7 @@ def _check_real_scalar(name: str, value: Any, expected: str) -> float:
     """A real scalar (a Python or numpy int or float, or a ``Fraction``: any ``numbers.Real``, never a bool)
     as a float; else a TypeError naming it (a Decimal is not a ``numbers.Real``: it is named, not rounded)."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number{expected} (an int, float, Fraction or numpy scalar), "
-                        f"got {type(value).__name__} {_brief(value)}")
+        raise TypeError(f"{name} must be a real number{expected}, got {type(value).__name__} {_brief(value)}")
     return to_float(value)  # an int past float's range: ±inf, refused by the caller as not finite
 
 
