@@ -30,3 +30,19 @@ def test_copies_pickles_and_replace_keep_a_problem_solvable():
     for same in (copy.copy(problem), copy.deepcopy(problem), pickle.loads(pickle.dumps(problem)),
                  dataclasses.replace(problem, q=np.array([1.0, 1.0]))):
         assert solve(same, copy.deepcopy(algorithm)).retcode.successful
+
+
+def test_an_option_the_run_never_reads_is_named_in_a_warning():
+    from algorithms.routing import random_tsp
+    from algorithms.routing.held_karp import HeldKarp
+
+    with pytest.warns(UserWarning, match=r"tol=0\.5 had no effect: this HeldKarp run used no stopping"):
+        assert solve(random_tsp(5, seed=1), HeldKarp(), tol=0.5).retcode.successful
+
+
+def test_a_fraction_is_a_real_number_for_the_shared_checks():
+    from fractions import Fraction
+
+    from algorithms._validation import check_positive
+
+    assert check_positive("lr", Fraction(1, 4)) == 0.25
