@@ -439,10 +439,11 @@ class CEIAskTell:
         """Exact evaluations (noise = 0): a point seen before (or twice in the batch) with another f or c
         contradicts it; the zero-noise GPs then fit neither value (their posterior there came back as the
         average, in silence)."""
-        seen = {np.asarray(x, dtype=np.float64).tobytes(): (float(fv), np.asarray(cv, dtype=np.float64))
-                for x, fv, cv in zip(self._X, self._F, self._C)}
+        # + 0.0: -0.0 and 0.0 are one coordinate (their bytes differ)
+        seen = {(np.asarray(x, dtype=np.float64) + 0.0).tobytes():
+                (float(fv), np.asarray(cv, dtype=np.float64)) for x, fv, cv in zip(self._X, self._F, self._C)}
         for i, (x, fv, cv) in enumerate(zip(X, F, C)):
-            key = x.tobytes()
+            key = (x + 0.0).tobytes()
             if key in seen:
                 f_old, c_old = seen[key]
                 for name, old, new in (("f", np.array([f_old]), np.array([fv])), ("c", c_old, cv)):

@@ -229,7 +229,7 @@ class GaussianProcess:
             if n and (pivot * pivot <= CONTRADICTION_VARIANCE * prior_var or
                       (repeat and abs(residual) > DUPLICATE_SIGMAS * pivot)) and \
                     abs(residual) > 1e-6 * (np.sqrt(prior_var) + abs(value - self.mean)):
-                raise ValueError(f"y = {value!r} at X row {x.tolist()!r:.60} contradicts the earlier "
+                raise ValueError(f"y = {float(value)!r} at X row {x.tolist()!r:.60} contradicts the earlier "
                                  f"observations at (numerically) the same point: with jitter = "
                                  f"{self.jitter!r} a GP cannot fit both; raise jitter (a noise ratio) or "
                                  f"drop the duplicate")

@@ -85,12 +85,15 @@ def save_agents(path: str | Path, agent1: WorkflowGenerator, agent2: Hyperparame
     path = Path(path)
     if path.is_dir():   # torch's "open file failed with strerror: Is a directory" named no argument
         raise ValueError(f"path must be a file to write, got the directory {str(path)!r}")
-    path.parent.mkdir(parents=True, exist_ok=True)
     sizes = {"hidden": agent1.hidden, "heads": agent1.body.layers[0].self_attn.num_heads,
              "layers": len(agent1.body.layers)}
-    torch.save({"agent1": agent1.state_dict(), "agent2": agent2.state_dict(), "sizes": sizes}, path)
-    if text is not None:
-        path.with_suffix(".json").write_text(text)
+    try:   # a parent that is a file, a read-only directory: the OS's NotADirectoryError/PermissionError
+        path.parent.mkdir(parents=True, exist_ok=True)
+        torch.save({"agent1": agent1.state_dict(), "agent2": agent2.state_dict(), "sizes": sizes}, path)
+        if text is not None:
+            path.with_suffix(".json").write_text(text)
+    except OSError as exc:
+        raise ValueError(f"path {str(path)!r} cannot be written: {type(exc).__name__}: {exc}") from None
 
 
 def _check_agents(agent1: Any, agent2: Any) -> None:

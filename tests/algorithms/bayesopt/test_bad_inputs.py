@@ -975,3 +975,10 @@ def test_red11_best_feasible_skips_non_finite_values():
     # a NaN f at a feasible first row made every later f⁺ NaN (the feasible 1.0 was lost)
     history = BOHistory(np.array([[0.0], [1.0]]), np.array([np.nan, 1.0]), -np.ones((2, 1)), 1)
     assert history.best_feasible().tolist() == [np.inf, 1.0]
+
+
+def test_round11_negative_zero_is_the_same_point():
+    bo = CEI(n_candidates=50, n_restarts=1).ask_tell(BOX, 1)
+    bo.observe([0.0, 0.5], 1.0, -1.0)
+    with pytest.raises(ValueError, match=r"^f = \[2.0\] at x = \[-?0.0, 0.5\] .* contradicts"):
+        bo.observe([-0.0, 0.5], 2.0, -1.0)

@@ -1003,3 +1003,12 @@ def test_round11_scales_of_the_box_and_of_f():
     huge = BlackBoxProblem(lambda x: float(x @ x), (1e200 * np.ones(2), 2e200 * np.ones(2)), 200)
     with pytest.raises(ValueError, match=r"^problem.bounds are too large for the agents"):
         solve(huge, DesignX(), seed=0)
+
+
+def test_round11_save_agents_unwritable_path(tmp_path):
+    # a parent that is a file: the OS's FileExistsError/NotADirectoryError named no argument
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    first, second = load_agents()
+    with pytest.raises(ValueError, match=r"^path .* cannot be written"):
+        save_agents(blocker / "agents.pt", first, second)
