@@ -235,10 +235,25 @@ def to_float(value: Any) -> float:
     >>> to_float(-10**400), to_float(3)
     (-inf, 3.0)
     """
+    value = _plain_number(value)
     try:
         return float(value)
     except OverflowError:
         return math.inf if value > 0 else -math.inf
+
+
+def _plain_number(value: Any) -> Any:
+    """An instance of a subclass of int or float as the plain int/float it holds, read through the base
+    type's own method: a subclass whose ``__float__``/``__int__``/``__index__`` raises (or lies) let its
+    RuntimeError out of ``float(value)``, naming nothing. Anything else is returned as it is."""
+    kind = type(value)
+    if kind in (int, float, bool) or isinstance(value, bool):
+        return value
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    return value
 
 
 def _check_real_scalar(name: str, value: Any, expected: str) -> float:
@@ -311,6 +326,7 @@ def check_positive_int(name: str, value: Any) -> int:
     """
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
         raise IntArgumentError(f"{name} must be a positive int, got {type(value).__name__} {_brief(value)}")
+    value = _plain_number(value)
     if value <= 0:
         raise ValueError(f"{name} must be a positive int, got {value!r}")
     return _check_representable(name, value)
@@ -405,6 +421,7 @@ def check_int_at_least(name: str, value: Any, minimum: int, *, size: bool = True
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
         raise IntArgumentError(f"{name} must be an int >= {minimum}, got {type(value).__name__} "
                                f"{_brief(value)}")
+    value = _plain_number(value)
     if value < minimum:
         raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
     return _check_representable(name, value) if size else int(value)
@@ -537,6 +554,7 @@ def check_seed(seed: Any, name: str = "seed", *, allow_none: bool = False,
                  *["a numpy.random.Generator"] * allow_generator]
         kinds = ", ".join(kinds[:-1]) + f" or {kinds[-1]}" if len(kinds) > 1 else "an int"
         raise TypeError(f"{name} must be {kinds}, got {type(seed).__name__} {_brief(seed)}")
+    seed = _plain_number(seed)
     if not 0 <= seed < 2**64:
         raise ValueError(f"{name} must be an int >= 0 and < 2**64, got {seed}")
     return int(seed)
@@ -622,6 +640,10 @@ def as_real_tensor(name: str, value: Any, dtype: Any = None, *, allow_bool: bool
             raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
         if array.dtype.kind in "iu":  # uint64 (np.asarray(2**63)) has no torch dtype; ints become float64
             array = array.astype(np.float64)
+        if not array.dtype.isnative:  # big-endian ('>f8'): torch's "byte order different ..." named nothing
+            array = array.astype(array.dtype.newbyteorder("="))
+        if not array.flags.writeable:  # torch.from_numpy warned "The given NumPy array is not writable"
+            array = array.copy()
         tensor = torch.from_numpy(np.ascontiguousarray(array))
     if tensor.dtype == torch.bool and not allow_bool:
         raise TypeError(f"{name} must be numeric, got a bool tensor; pass numbers (.double() if 0/1 is "
@@ -725,7 +747,11 @@ def returned_scalar(call: str, value: Any) -> float:
 
 
 def _brief(value: Any) -> str:
-    text = " ".join(repr(value).split())  # one line (a SeedSequence's or a tensor's repr spans several)
+    try:
+        shown = repr(value)
+    except Exception:  # a __repr__ that raises: the message names the argument all the same
+        shown = f"<{type(value).__name__} object>"
+    text = " ".join(shown.split())  # one line (a SeedSequence's or a tensor's repr spans several)
     return text if len(text) <= 60 else text[:57] + "..."
 
 

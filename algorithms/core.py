@@ -68,6 +68,7 @@ import numpy as np
 from plum import Dispatcher
 
 from algorithms._validation import (
+    _plain_number,
     backend_cap,
     check_int_at_least,
     check_seed,
@@ -385,14 +386,14 @@ class SolveOptions:
                                 f"{type(self.maxiters).__name__} {self.maxiters!r}")
             if self.maxiters < 0:
                 raise ValueError(f"maxiters must be a non-negative int or None, got {self.maxiters!r}")
-            object.__setattr__(self, "maxiters", int(self.maxiters))
+            object.__setattr__(self, "maxiters", int(_plain_number(self.maxiters)))
         if self.tol is not None:
             if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real):
                 raise TypeError(f"tol must be a finite float > 0 or None, got {type(self.tol).__name__} "
                                 f"{self.tol!r}")
             if not (math.isfinite(to_float(self.tol)) and self.tol > 0):  # 10**400: OverflowError before
                 raise ValueError(f"tol must be a finite float > 0 or None, got {self.tol!r:.40}")
-            object.__setattr__(self, "tol", float(self.tol))  # np.float32 / Fraction stored as a float
+            object.__setattr__(self, "tol", to_float(self.tol))  # np.float32 / Fraction stored as a float
         object.__setattr__(self, "seed", _checked_seed(self.seed))
         if self.callback is not None and not callable(self.callback):
             raise TypeError(f"callback must be callable or None, got {type(self.callback).__name__}")

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_fits_memory, check_seed, to_float
+from algorithms._validation import _plain_number, check_fits_memory, check_seed, to_float
 
 __all__ = ["HELD_OUT_IMAGES", "TRAIN_IMAGES", "held_out_images", "load_image", "training_patches"]
 
@@ -41,7 +41,7 @@ def _check_size(size: Any) -> int:
     if size > _LONG_SIDE // 2:
         raise ValueError(f"size must be <= {_LONG_SIDE // 2} (images are resized to {_LONG_SIDE} px), "
                          f"got {size}")
-    return int(size)
+    return int(_plain_number(size))
 
 
 @lru_cache(maxsize=32)

@@ -37,7 +37,7 @@ def _check_range(data_range: Any) -> float:
             or not isinstance(data_range, int | float | np.integer | np.floating) or not data_range > 0 \
             or not math.isfinite(to_float(data_range)):   # inf would make every PSNR inf and every SSIM 1
         raise ValueError(f"data_range must be a finite number > 0, got {data_range!r:.40}")
-    return float(data_range)
+    return to_float(data_range)
 
 
 def psnr(estimate: Any, reference: Any, data_range: float = 1.0) -> float:

@@ -56,7 +56,8 @@ class NullSpaceNet(CheckedStateModule):
 
     ``operator`` is H and ``projection`` S (both :class:`LinearOperator` on the same image shape),
     ``channels`` (int >= 1) and ``depth`` (int >= 2) the CNN's width and number of conv layers, ``seed``
-    (int in [0, 2**64)) its initial weights (torch's global generator is not touched). ``forward(X)``
+    (int in [0, 2**64)) its initial weights (torch's global generator is not touched); these, the operator
+    and the projection are fixed after construction. ``forward(X)``
     takes finite real measurements X of shape (batch, m).
     """
 
@@ -72,6 +73,7 @@ class NullSpaceNet(CheckedStateModule):
                              f"got {projection.image_shape}")
         channels, depth = check_int_at_least("channels", channels, 1), check_int_at_least("depth", depth, 2)
         seed = check_seed(seed)
+        self.channels, self.depth, self.seed = channels, depth, seed  # fixed: the body is built from them
         self.operator, self.projection = operator, projection
         self.in_features, self.out_features = operator.out_features, projection.out_features
         self.scale = 1.0 / max(operator.norm(), 1e-12) ** 2
@@ -82,7 +84,8 @@ class NullSpaceNet(CheckedStateModule):
     def __setattr__(self, name: str, value) -> None:
         # set after construction: scale = NaN gave NaN predictions in silence; another operator/projection
         # met an AttributeError or torch's reshape error (the body's sizes are those of the first pair)
-        refuse_reassignment(self, name, value, ("operator", "projection", "in_features", "out_features"))
+        refuse_reassignment(self, name, value, ("operator", "projection", "in_features", "out_features",
+                                                "channels", "depth", "seed"))
         if name == "scale" and "scale" in self.__dict__:
             value = check_positive("scale", value)
         super().__setattr__(name, value)
@@ -120,17 +123,23 @@ class ResidualDenoiser(CheckedStateModule):
     """D(x) = x − f(x), f a small CNN trained to predict the noise (DnCNN-style, Zhang et al. 2017).
 
     ``channels`` (int >= 1) and ``depth`` (int >= 2) are the CNN's width and number of conv layers,
-    ``seed`` (int in [0, 2**64)) its initial weights; ``forward(x)`` takes real images of shape
-    (batch, h, w).
+    ``seed`` (int in [0, 2**64)) its initial weights (all three kept as attributes, fixed after
+    construction); ``forward(x)`` takes real images of shape (batch, h, w).
     """
 
     @allocates("channels", "depth")
     def __init__(self, channels: int = 16, depth: int = 4, seed: int = 0) -> None:
         super().__init__()
         channels, depth = check_int_at_least("channels", channels, 1), check_int_at_least("depth", depth, 2)
+        self.channels, self.depth, self.seed = channels, depth, check_seed(seed)  # fixed: the body's sizes
         with torch.random.fork_rng():
-            torch.manual_seed(check_seed(seed))
+            torch.manual_seed(self.seed)
             self.body = _body(channels, depth, type(self).__name__)
+
+    def __setattr__(self, name: str, value) -> None:
+        # d.depth = 9 after construction was stored as a new attribute, the network unchanged
+        refuse_reassignment(self, name, value, ("channels", "depth", "seed"))
+        super().__setattr__(name, value)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """The denoised images D(x), for ``x`` real images of shape (batch, h, w) on the network's device

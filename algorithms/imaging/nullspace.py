@@ -32,7 +32,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_finite_data, check_fits_memory, check_seed, refuse_sparse
+from algorithms._validation import (
+    _plain_number,
+    check_finite_data,
+    check_fits_memory,
+    check_seed,
+    refuse_sparse,
+)
 from algorithms.imaging.operators import (
     Blur,
     HighPass,
@@ -100,7 +106,7 @@ def _check_p(p: Any, available: int) -> int:
         raise ValueError(f"p must be a positive int, got {p!r}")
     if p > available:
         raise ValueError(f"p must be <= {available} (the dimension of Null(H)), got {p}")
-    return int(p)
+    return int(_plain_number(p))
 
 
 def qr_null_rows(operator: LinearOperator, p: int, seed: int) -> MatrixOperator:
@@ -125,7 +131,8 @@ def pca_null_rows(operator: LinearOperator, p: int, images: torch.Tensor) -> Mat
     """S from the p leading principal directions of the null-space parts N Nᵀ x of ``images``.
 
     ``operator`` is H, a :class:`LinearOperator`; ``p`` (int >= 1, at most dim Null(H)) rows; ``images`` a
-    finite (N, h, w) tensor of N >= p + 1 images (N centred images span at most N − 1 directions).
+    finite (N, h, w) tensor of N >= p + 1 images (N centred images span at most N − 1 directions) whose
+    null-space parts vary in at least p directions (identical or constant images are refused).
 
     The rows are orthonormal and in Null(H) exactly; they are the null-space directions in
     which the training images vary most (our stand-in for the learned S of eq. (3)).
@@ -149,8 +156,17 @@ def pca_null_rows(operator: LinearOperator, p: int, images: torch.Tensor) -> Mat
                          f"k − 1 principal directions; the other rows would be arbitrary), got "
                          f"{images.shape[0]} for p = {p}")
     coefficients = images.reshape(images.shape[0], -1).to(torch.float64) @ basis  # (k, n - rank)
+    # the centred images must vary in p null-space directions: identical or constant images (rank 0), or
+    # fewer distinct directions than p, left rows p' > rank as the SVD's arbitrary completion, in silence;
+    # "vary" is relative to the images' own null-space part (the centring leaves rounding of that size)
+    scale = float(torch.linalg.matrix_norm(coefficients, ord=2)) if coefficients.numel() else 0.0
     coefficients = coefficients - coefficients.mean(0)
-    _, _, vh = torch.linalg.svd(coefficients, full_matrices=True)
+    singular, vh = torch.linalg.svd(coefficients, full_matrices=True)[1:]
+    rank = int((singular > 1e-10 * max(scale, float(torch.finfo(torch.float64).tiny))).sum())
+    if rank < p:
+        raise ValueError(f"images must vary in at least p = {p} null-space directions (their centred "
+                         f"projections onto Null(H) have rank {rank}); the other rows would be arbitrary: "
+                         f"use more varied images or a smaller p")
     return MatrixOperator((basis @ vh[:p].T).T.contiguous(), operator.image_shape)
 
 

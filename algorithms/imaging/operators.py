@@ -35,6 +35,7 @@ import torch
 
 from algorithms._validation import (
     C_INT_MAX,
+    _plain_number,
     _refuse_bools_in_sequence,
     _refuse_masked,
     abstract_method,
@@ -69,7 +70,7 @@ def _check_image_shape(image_shape: Any) -> tuple[int, int]:
             or not all(isinstance(s, int | np.integer) and not isinstance(s, bool) and s >= 2
                        for s in image_shape)):
         raise ValueError(f"image_shape must be a pair of ints >= 2 (h, w), got {image_shape!r}")
-    h, w = int(image_shape[0]), int(image_shape[1])
+    h, w = int(_plain_number(image_shape[0])), int(_plain_number(image_shape[1]))
     if h * w > C_INT_MAX:  # the operators build dense/sparse arrays of h·w pixels (and FFTs of that size)
         raise ValueError(f"image_shape must have h·w <= 2**31 - 1 pixels, got {image_shape!r}")
     return h, w
@@ -80,7 +81,7 @@ def _check_ratio(ratio: Any) -> float:
         raise TypeError(f"ratio must be a real number in (0, 1], got {type(ratio).__name__}")
     if not (0.0 < to_float(ratio) <= 1.0):
         raise ValueError(f"ratio must be in (0, 1], got {ratio!r:.40}")
-    return float(ratio)
+    return to_float(ratio)
 
 
 def _spectral_norm(forward: Any, adjoint: Any, x: torch.Tensor, iterations: int) -> float:
@@ -200,7 +201,7 @@ class LinearOperator:
         refused by name (ValueError)."""
         if isinstance(x, torch.Tensor) and x.is_floating_point() and x.layout == torch.strided:
             check_finite_data("x", x)  # a NaN image gave all-NaN measurements in silence
-        return _finite_output("x", "H x", self.apply(x))
+        return self._finite_output("x", "H x", self.apply(x))
 
     def adjoint(self, y: torch.Tensor) -> torch.Tensor:
         """Hᵀ y for finite measurements ``y`` of shape ``(*batch, *measurement_shape)``, in y's dtype
@@ -208,7 +209,14 @@ class LinearOperator:
         entries so large that Hᵀ y overflows)."""
         if isinstance(y, torch.Tensor) and y.is_floating_point() and y.layout == torch.strided:
             check_finite_data("y", y)
-        return _finite_output("y", "Hᵀ y", self.apply_adjoint(y))
+        return self._finite_output("y", "Hᵀ y", self.apply_adjoint(y))
+
+    def _finite_output(self, name: str, what: str, out: torch.Tensor) -> torch.Tensor:
+        """:func:`_finite_output`, after the operator's own data: a matrix written NaN in place after
+        construction made H x NaN, and the message blamed x's size."""
+        if not bool(torch.isfinite(out).all()):
+            self._check_data(type(self).__name__)
+        return _finite_output(name, what, out)
 
     __call__ = forward
 
@@ -222,14 +230,25 @@ class LinearOperator:
         flat, batch = self._check("x", x, self.image_shape)
         if flat.shape[0] == 0:  # an empty batch: the FFT and reshape kernels fail on 0 rows
             return flat.new_zeros((*batch, *self.measurement_shape))
-        return self._forward(flat).reshape(*batch, *self.measurement_shape)
+        out = self._forward(flat)
+        return self._returned("_forward(x)", out, flat.shape[0], self.measurement_shape, batch)
+
+    def _returned(self, call: str, out: Any, rows: int, shape: tuple[int, ...], batch: tuple) -> torch.Tensor:
+        """A subclass's ``_forward``/``_adjoint`` result checked before it is reshaped: a tensor of another
+        size met torch's "shape '[4]' is invalid for input of size 3", naming neither the method nor the
+        class."""
+        if not isinstance(out, torch.Tensor) or out.numel() != rows * math.prod(shape):
+            raise ValueError(f"{type(self).__name__}.{call} must return a tensor of shape ({rows}, "
+                             f"{', '.join(map(str, shape))}) for a batch of {rows}, got {type(out).__name__} "
+                             f"{tuple(getattr(out, 'shape', ()))}")
+        return out.reshape(*batch, *shape)
 
     def apply_adjoint(self, y: torch.Tensor) -> torch.Tensor:
         """Hᵀ y as :meth:`apply` (no finiteness check)."""
         flat, batch = self._check("y", y, self.measurement_shape)
         if flat.shape[0] == 0:
             return flat.new_zeros((*batch, *self.image_shape))
-        return self._adjoint(flat).reshape(*batch, *self.image_shape)
+        return self._returned("_adjoint(y)", self._adjoint(flat), flat.shape[0], self.image_shape, batch)
 
     def matrix(self, dtype: torch.dtype = torch.float64) -> torch.Tensor:
         """The dense matrix (out_features, in_features), built column by column (small operators).
@@ -256,11 +275,11 @@ class LinearOperator:
     def _forward_one(self, x: torch.Tensor) -> torch.Tensor:
         """H x for a batch of one image ``(1, h, w)``, unchecked (the power iterations' inner map: the
         shapes are fixed once, and the checks of ``forward`` cost more than a small H)."""
-        return self._forward(x).reshape(1, *self.measurement_shape)
+        return self._returned("_forward(x)", self._forward(x), 1, self.measurement_shape, (1,))
 
     def _adjoint_one(self, y: torch.Tensor) -> torch.Tensor:
         """Hᵀ y for a batch of one measurement ``(1, *measurement_shape)``, unchecked."""
-        return self._adjoint(y).reshape(1, *self.image_shape)
+        return self._returned("_adjoint(y)", self._adjoint(y), 1, self.image_shape, (1,))
 
     def _check_data(self, name: str = "operator") -> None:
         """The operator's own tensors (matrix, spectrum, signs, ...) still finite: checked at construction,
@@ -497,7 +516,7 @@ class SuperResolution(LinearOperator):
             raise ValueError(f"factor must be an int >= 2, got {factor!r}")
         if self.image_shape[0] % factor or self.image_shape[1] % factor:
             raise ValueError(f"image_shape {self.image_shape} must be divisible by factor {factor}")
-        self.factor = int(factor)
+        self.factor = int(_plain_number(factor))
         self.blur = Blur(self.image_shape, sigma)
         self.sigma = self.blur.sigma
         self.measurement_shape = (self.image_shape[0] // factor, self.image_shape[1] // factor)

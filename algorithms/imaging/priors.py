@@ -25,11 +25,13 @@ import torch
 from torch.nn import functional as nn_functional
 
 from algorithms._validation import (
+    _plain_number,
     check_count,
     check_finite_data,
     check_nonnegative,
     refuse_sparse,
     remember_validated,
+    revalidate_if_reassigned,
 )
 
 __all__ = ["DenoiserPrior", "SubspacePrior", "TVPrior", "total_variation"]
@@ -143,6 +145,7 @@ class TVPrior:
         ``x`` is returned unchanged when lr·weight = 0 (``lr = 0`` or ``weight = 0``) or is so small
         against ``x`` that the dual step's x/(lr·weight) overflows (lr·weight below ~1e-308·max|x|, a
         denormal ``lr`` such as 1e-320: the division gave a NaN image)."""
+        revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         _check_image_batch(x)
         strength = _check_lr(lr) * self.weight
         if strength == 0.0:
@@ -165,6 +168,7 @@ class TVPrior:
     def value(self, x: torch.Tensor) -> torch.Tensor:
         """``weight``·TV(x) per image. ``x`` is a finite floating image tensor of shape (*batch, h, w)
         (checked as :func:`total_variation` checks it); a product that overflows is refused."""
+        revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         value = self.weight * total_variation(x)
         if not bool(torch.isfinite(value).all()):  # weight 1e308 times a TV of 5
             raise ValueError(f"weight · TV(x) overflows to inf (weight = {self.weight:g}); use a smaller "
@@ -194,6 +198,7 @@ class DenoiserPrior:
         batches of empty or 1×1 images); ``lr`` (a finite float >= 0) is accepted for the common prox
         interface and does not change the output.
         """
+        revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         _check_image_batch(x, minimum=2)
         _check_lr(lr)
         dtype = next(self.network.parameters(), x).dtype  # a network without parameters: x's dtype
@@ -222,6 +227,7 @@ class DenoiserPrior:
         """Zeros of shape *batch (no penalty value). ``x`` is a finite floating image tensor of shape (*batch,
         h, w), dense (checked as :meth:`prox` checks it).
         """
+        revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         _check_image_batch(x)  # a str met AttributeError, a NaN image answered 0
         return torch.zeros(x.shape[:-2], dtype=x.dtype)
 
@@ -260,7 +266,7 @@ class SubspacePrior:
             raise ValueError(f"image_shape must be (h, w) with h·w = {b.shape[0]} (the rows of basis), got "
                              f"{shape!r}: basis has {b.shape[0]} rows")
         # stored as a tuple of Python ints (a list or numpy ints were kept as given: another repr and eq)
-        object.__setattr__(self, "image_shape", (int(shape[0]), int(shape[1])))
+        object.__setattr__(self, "image_shape", (int(_plain_number(shape[0])), int(_plain_number(shape[1]))))
         remember_validated(self)
 
     def __eq__(self, other: object) -> bool:
@@ -278,6 +284,7 @@ class SubspacePrior:
         """U Uᵀ x per image (``lr`` does not change a projection). ``x`` is a finite floating image tensor of
         shape (*batch, h, w) with (h, w) = ``image_shape``; ``lr`` a finite float >= 0.
         """
+        revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         _check_image_batch(x)
         _check_lr(lr)
         self._check_shape(x)
@@ -294,6 +301,7 @@ class SubspacePrior:
         """Zeros of shape *batch (the indicator of the subspace is not evaluated). ``x`` is a finite floating
         image tensor of shape (*batch, h, w), dense, of the prior's image_shape.
         """
+        revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         _check_image_batch(x)  # a str met AttributeError, a NaN image answered 0
         self._check_shape(x)
         return torch.zeros(x.shape[:-2], dtype=x.dtype)

@@ -69,7 +69,7 @@ class InverseProblem(Problem):
         if isinstance(noise, bool) or not isinstance(noise, int | float | np.floating) or not (
                 math.isfinite(to_float(noise)) and noise >= 0):
             raise ValueError(f"noise_std must be a finite number >= 0, got {noise!r}")
-        object.__setattr__(self, "noise_std", float(noise))
+        object.__setattr__(self, "noise_std", to_float(noise))
         remember_validated(self)
 
     def _check_unchanged(self) -> None:
@@ -113,7 +113,7 @@ class NPN:
             if isinstance(value, bool) or not isinstance(value, int | float | np.floating) or not (
                     math.isfinite(to_float(value)) and value >= 0):
                 raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-            object.__setattr__(self, name, float(value))
+            object.__setattr__(self, name, to_float(value))
         remember_validated(self)
 
     def check_against(self, operator: LinearOperator) -> float:
@@ -121,6 +121,7 @@ class NPN:
 
         ``operator`` is H, a :class:`LinearOperator`; returns the measured leakage.
         """
+        revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         if not isinstance(operator, LinearOperator):
             raise TypeError(f"operator must be a LinearOperator, got {type(operator).__name__}")
         if self.projection.image_shape != operator.image_shape:
@@ -138,6 +139,7 @@ class NPN:
 
     def predict(self, y: torch.Tensor) -> torch.Tensor:
         """G(y) shaped as S's output, in y's dtype, without gradients."""
+        revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         if not isinstance(y, torch.Tensor) or not y.is_floating_point():
             raise TypeError(f"y must be a floating torch.Tensor (the measurements), got {type(y).__name__} "
                             f"{getattr(y, 'dtype', '')}")
@@ -191,6 +193,7 @@ class NPN:
     def gradient(self, x: torch.Tensor, prediction: torch.Tensor) -> torch.Tensor:
         """∇ of γ/2 ‖G(y) − Sx‖²: γ Sᵀ(Sx − G(y)), for one image ``x`` and ``prediction = predict(y)``
         (float32 or float64 each; mixed, the gradient is float64, by torch's type promotion)."""
+        revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         self._check_pair(x, prediction)
         grad = self.gamma * self.projection.apply_adjoint(self.projection.apply(x) - prediction)
         if not bool(torch.isfinite(grad).all()):
@@ -201,6 +204,7 @@ class NPN:
     def value(self, x: torch.Tensor, prediction: torch.Tensor) -> float:
         """γ/2 ‖G(y) − Sx‖² for one image ``x`` and ``prediction = predict(y)`` (float32 or float64 each,
         mixed ones promoted to float64), as a Python float."""
+        revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         self._check_pair(x, prediction)
         value = 0.5 * self.gamma * float(((self.projection.apply(x) - prediction) ** 2).sum())
         if not math.isfinite(value):  # finite but huge x or prediction (~1e200): the squares overflowed

@@ -81,6 +81,7 @@ from algorithms._validation import (
     check_square_symmetric,
     remember_validated,
     revalidate_if_reassigned,
+    to_float,
 )
 from algorithms.core import (
     Algorithm,
@@ -442,7 +443,7 @@ def _check_option_value(key: str, value: Any) -> None:
         raise TypeError(f"backend_options[{key!r}] must be a number (a tolerance, iteration cap or time "
                         f"limit), got the str {value!r:.40}")
     if isinstance(value, int | float | np.integer | np.floating) and not (
-            math.isfinite(float(value)) and value >= 0):
+            math.isfinite(to_float(value)) and value >= 0):
         raise ValueError(f"backend_options[{key!r}] must be a finite number >= 0 (a tolerance, iteration "
                          f"cap or time limit), got {value!r}")
 

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_bool
+from algorithms._validation import check_bool, to_float
 from algorithms.quantum.states import _count, _n_qubits_of, _rng, as_array, as_density_matrix
 
 __all__ = [
@@ -92,7 +92,7 @@ def purity_from_collisions(mean_statistic: Any, copies_per_basis: int, dim: int)
     if statistic is None or statistic.ndim != 0 or statistic.dtype.kind not in "iuf":
         raise TypeError(f"mean_statistic must be a real number, got {type(mean_statistic).__name__} "
                         f"{mean_statistic!r}")  # float('0.3') would parse a string
-    value = float(statistic)
+    value = to_float(statistic)
     # a mean of collision statistics Σ cᵢ(cᵢ − 1)/m² lies in [0, (m − 1)/m] (all m shots on one outcome):
     # beyond, the "purity" returned exceeded 1 (29 for 5.0) in silence
     # (1e-12 relative: a mean of per-row statistics, each rounded, may pass the bound by an ulp or two)

@@ -46,7 +46,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from algorithms._validation import check_int_at_least, remember_validated, revalidate_if_reassigned
+from algorithms._validation import (
+    _plain_number,
+    check_int_at_least,
+    remember_validated,
+    revalidate_if_reassigned,
+    to_float,
+)
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.quantum.estimators import collision_statistic, purity_from_collisions
 from algorithms.quantum.problem import (
@@ -79,7 +85,7 @@ def copies_per_basis_for(dim: int, copies_per_basis: int | None = None, gap: flo
         return m
     if gap is not None:
         return max(2, math.ceil(round(1.0 / math.sqrt(gap), 9)))
-    return int(dim)
+    return int(_plain_number(dim))
 
 
 def _check_gap(gap: object) -> float:
@@ -90,7 +96,7 @@ def _check_gap(gap: object) -> float:
     if gap < _MIN_GAP:  # m = ⌈1/√gap⌉ past 2**31 − 1 copies per basis (1e-320 gave m ~ 1e160)
         raise ValueError(f"gap must be >= {_MIN_GAP:.3g} (m = ⌈1/√gap⌉ copies per basis must be <= "
                          f"2**31 − 1, a count of copies), got {gap!r}")
-    return float(gap)
+    return to_float(gap)
 
 
 #: the smallest ``gap`` whose m = ⌈1/√gap⌉ is a count of copies (<= 2**31 − 1)

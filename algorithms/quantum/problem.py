@@ -180,9 +180,9 @@ class PurestStateProblem(Problem):
                             f"array), got {type(self.states).__name__} (an iterator: pass list(...))")
         try:
             items = list(self.states)
-        except TypeError as exc:
+        except Exception as exc:  # not iterable, or a __len__/__iter__ that raises (its error named nothing)
             raise TypeError(f"states must be a sequence of density matrices, got "
-                            f"{type(self.states).__name__}") from exc
+                            f"{type(self.states).__name__} ({type(exc).__name__}: {exc})") from None
         if len(items) < 2:
             raise ValueError(f"states must hold K >= 2 density matrices, got K = {len(items)}")
         matrices = [as_density_matrix(item, f"states[{i}]") for i, item in enumerate(items)]

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from algorithms._validation import (
+    _plain_number,
     _refuse_masked,
     allocates,
     check_fits_memory,
@@ -31,6 +32,7 @@ from algorithms._validation import (
     check_seed,
     check_str,
     refuse_sparse,
+    to_float,
 )
 
 __all__ = [
@@ -134,7 +136,7 @@ def as_density_matrix(rho: Any, name: str = "rho", *, atol: float | None = None)
         raise ValueError(f"atol must be a positive float <= {MAX_ATOL:g} (a round-off tolerance), got "
                          f"{atol!r}")
     else:
-        atol = float(atol)
+        atol = to_float(atol)
     matrix = array.astype(np.complex128)
     if not np.all(np.isfinite(matrix)):
         raise ValueError(f"{name} contains NaN or inf entries")
@@ -172,7 +174,7 @@ def _check_n_qubits(n_qubits: Any) -> int:
         raise TypeError(f"n_qubits must be an int, got {type(n_qubits).__name__} {n_qubits!r}")
     if not 1 <= n_qubits <= MAX_QUBITS:
         raise ValueError(f"n_qubits must be in [1, {MAX_QUBITS}], got {n_qubits}")
-    return int(n_qubits)
+    return int(_plain_number(n_qubits))
 
 
 def _rng(seed: Any) -> np.random.Generator:
@@ -222,7 +224,7 @@ def random_state(n_qubits: int, purity: float | None = None, rank: int | None = 
     if not 1.0 / dim - 1e-12 <= purity <= 1.0 + 1e-12:
         raise ValueError(f"purity must be in [1/2ⁿ, 1] = [{1.0 / dim:g}, 1] for {n_qubits} qubit(s), "
                          f"got {purity!r}")
-    alpha = np.sqrt(max(dim * float(purity) - 1.0, 0.0) / (dim - 1))
+    alpha = np.sqrt(max(dim * to_float(purity) - 1.0, 0.0) / (dim - 1))
     return alpha * pure + (1.0 - alpha) * np.eye(dim) / dim
 
 
@@ -244,10 +246,14 @@ def partial_trace(rho: Any, keep: Any) -> np.ndarray:
     refuse_sparse("keep", keep)  # .tolist() of a sparse tensor: "Cannot access data pointer"
     if getattr(getattr(keep, "device", None), "type", None) == "meta":  # "Cannot copy out of meta tensor"
         raise ValueError("keep is on the meta device (no data); pass the qubit indices as ints")
-    items = list(keep.tolist() if hasattr(keep, "tolist") and hasattr(keep, "shape") else keep)
+    try:
+        items = list(keep.tolist() if hasattr(keep, "tolist") and hasattr(keep, "shape") else keep)
+    except Exception as exc:  # a __len__ or __iter__ that raises: its own error named nothing
+        raise TypeError(f"keep must be a sequence of int qubit indices; iterating it raised "
+                        f"{type(exc).__name__}: {exc}") from None
     if any(isinstance(q, bool | np.bool_) or not isinstance(q, int | np.integer) for q in items):
         raise TypeError(f"keep must hold int qubit indices (int() would truncate), got {keep!r}")
-    kept = sorted({int(q) for q in items})
+    kept = sorted({int(_plain_number(q)) for q in items})
     if len(kept) != len(items):
         raise ValueError(f"keep must name each qubit once, got {keep!r}")
     if not kept or any(not 0 <= q < n_qubits for q in kept):

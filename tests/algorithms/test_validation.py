@@ -198,3 +198,31 @@ def test_round5_sizes_that_cannot_be_allocated_are_named():
 
     with pytest.raises(RuntimeError, match="illegal memory access"):
         fails(3)
+
+
+def test_number_subclasses_whose_conversion_raises_are_read_as_their_value():
+    """#43 round 11 (sweep3): an int/float subclass whose __float__/__int__/__index__ raises let its
+    RuntimeError out of float(value) in every scalar check (TVPrior(weight=...), DQP(kkt_tol=...),
+    SingleLocationProblem(d=...), solve(maxiters=...)); the value it holds is read through the base type."""
+    import numpy as np
+
+    from algorithms import solve
+    from algorithms.imaging import TVPrior
+    from algorithms.qp import DQP, QP
+
+    class Loud(float):
+        def __float__(self):
+            raise RuntimeError("boom")
+
+    class LoudInt(int):
+        def __int__(self):
+            raise RuntimeError("boom")
+
+        def __index__(self):
+            raise RuntimeError("boom")
+
+    assert TVPrior(weight=Loud(0.5), inner=LoudInt(3)) == TVPrior(weight=0.5, inner=3)
+    assert DQP(kkt_tol=Loud(1e-6)) == DQP()
+    assert solve(QP(P=np.eye(2), q=np.ones(2)), DQP(), maxiters=LoudInt(50)).retcode.value == "Success"
+    with pytest.raises(ValueError, match=r"\bweight must be"):
+        TVPrior(weight=Loud(-1.0))

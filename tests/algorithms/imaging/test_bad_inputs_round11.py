@@ -98,3 +98,75 @@ def test_abstract_operator_base_names_what_to_define():
         NoShapes().forward(torch.zeros(2, 2, dtype=torch.float64))
     with pytest.raises(TypeError, match=r"LinearOperator is an abstract base"):
         LinearOperator()
+
+
+def test_priors_and_npn_used_directly_are_validated_again():
+    """red11a: sp.basis.mul_(5.0) then prox returned 25·x-like garbage; TVPrior weight = -5 through
+    object.__setattr__ ran."""
+    prior = SubspacePrior(torch.eye(4, dtype=torch.float64)[:, :2], (2, 2))
+    prior.basis.mul_(5.0)
+    with pytest.raises(ValueError, match=r"SubspacePrior\.basis was changed.*orthonormal"):
+        prior.prox(torch.ones(2, 2, dtype=torch.float64), 1.0)
+    tv = TVPrior(weight=0.1)
+    object.__setattr__(tv, "weight", -5.0)
+    with pytest.raises(ValueError, match=r"TVPrior\.weight was changed.*\bweight\b"):
+        tv.prox(torch.ones(4, 4, dtype=torch.float64), 1.0)
+
+
+def test_pca_rows_need_images_varying_in_p_directions():
+    """red11a: 20 identical images gave p 'principal' rows that were the SVD's arbitrary completion."""
+    from algorithms.imaging import pca_null_rows
+
+    H = gaussian_cs((4, 4), 0.5, seed=0)
+    with pytest.raises(ValueError, match=r"\bimages must vary in at least p = 2 null-space directions"):
+        pca_null_rows(H, 2, torch.ones(20, 4, 4, dtype=torch.float64))
+    assert pca_null_rows(H, 2, torch.randn(20, 4, 4, dtype=torch.float64)).measurement_shape == (2,)
+
+
+def test_network_sizes_cannot_be_reassigned():
+    """red11a: d.depth = 9 was accepted, the network unchanged."""
+    from algorithms.imaging import ResidualDenoiser
+
+    denoiser = ResidualDenoiser(channels=4, depth=2)
+    with pytest.raises(ValueError, match=r"\bdepth is fixed by ResidualDenoiser's construction"):
+        denoiser.depth = 9
+
+
+def test_operator_subclass_output_and_data_named():
+    """red11a: a subclass whose _forward returned (b, 3) for m = 4 met torch's reshape error; a matrix
+    filled with NaN in place was blamed on x."""
+    from algorithms.imaging import LinearOperator
+
+    class Short(LinearOperator):
+        def __init__(self):
+            self.image_shape, self.measurement_shape = (2, 2), (4,)
+
+        def _forward(self, x):
+            return x.reshape(x.shape[0], -1)[:, :3]
+
+        def _adjoint(self, y):
+            return y.reshape(y.shape[0], 2, 2)
+
+    with pytest.raises(ValueError, match=r"Short\._forward\(x\) must return a tensor of shape \(1, 4\)"):
+        Short()(torch.ones(2, 2, dtype=torch.float64))
+    H = gaussian_cs((4, 4), 0.5, seed=0)
+    H.weight.fill_(float("nan"))
+    with pytest.raises(ValueError, match=r"MatrixOperator\.weight contains NaN"):
+        H(torch.ones(4, 4, dtype=torch.float64))
+
+
+def test_big_endian_and_read_only_measurements():
+    """red11a: a '>f8' numpy y met torch's byte-order error naming nothing; a read-only one warned."""
+    import warnings
+
+    import numpy as np
+
+    H = gaussian_cs((4, 4), 0.5, seed=0)
+    y = H(torch.ones(4, 4, dtype=torch.float64)).numpy()
+    assert torch.equal(InverseProblem(H, y.astype(">f8")).y, torch.from_numpy(y))
+    frozen = y.copy()
+    frozen.flags.writeable = False
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert torch.equal(InverseProblem(H, frozen).y, torch.from_numpy(y))
+    assert np.array_equal(frozen, y)

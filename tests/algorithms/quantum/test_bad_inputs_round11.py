@@ -54,3 +54,17 @@ def test_stats_counters_documented_zero_stay_zero():
     stats = QuantumStats(copies=5)
     with pytest.raises(ValueError, match=r"\blinear_solves must stay 0"):
         stats.linear_solves = 2
+
+
+def test_sequences_whose_len_raises_are_named():
+    """A list subclass whose __len__ raises let its RuntimeError out of list(states) / list(keep)."""
+    from algorithms.quantum import partial_trace
+
+    class Loud(list):
+        def __len__(self):
+            raise RuntimeError("boom")
+
+    with pytest.raises(TypeError, match=r"\bstates must be a sequence of density matrices"):
+        PurestStateProblem(Loud([random_state(1, seed=0), random_state(1, seed=1)]), 10)
+    with pytest.raises(TypeError, match=r"\bkeep must be a sequence of int qubit indices"):
+        partial_trace(random_state(2, seed=0), Loud([0]))
