@@ -59,11 +59,16 @@ def learnable(gamma: float, alpha: float, beta: float = 1.0) -> bool:
     return math.sqrt(1.0 - gamma**2) > thermodynamics(alpha, beta)["psi"]
 
 
+#: the most cells phase_map computes (len(gammas)·len(alphas)): 2**26 booleans take about a second
+MAX_PHASE_CELLS = 2**26
+
+
 def phase_map(gammas, alphas, beta: float = 1.0) -> np.ndarray:
     """Boolean array ``[i, j] = learnable(gammas[i], alphas[j], beta)``.
 
     ``gammas`` (each in (0, 1)) and ``alphas`` (each >= 0) are non-empty 1-D sequences of finite reals (a
-    scalar counts as a one-element sequence); ``beta`` > 0.
+    scalar counts as a one-element sequence), with len(gammas)·len(alphas) <= MAX_PHASE_CELLS = 2**26;
+    ``beta`` > 0.
 
     >>> phase_map([0.5, 0.8], [0.3]).tolist()
     [[True], [False]]
@@ -84,6 +89,10 @@ def phase_map(gammas, alphas, beta: float = 1.0) -> np.ndarray:
     # MemoryError); ψ per α and √(1 − γ²) per γ, compared as an outer product (a double loop of learnable
     # calls took minutes on a 10⁴ × 10⁴ grid)
     check_fits_memory("phase_map", "gammas", gammas.size, 1.0 * gammas.size * alphas.size)
+    if gammas.size * alphas.size > MAX_PHASE_CELLS:  # 10⁵ × 10⁵ cells fit in memory and ran for minutes
+        raise ValueError(f"gammas and alphas must span at most {MAX_PHASE_CELLS} = 2**26 cells "
+                         f"(len(gammas)·len(alphas)), got {gammas.size}·{alphas.size} = "
+                         f"{gammas.size * alphas.size}")
     psi = np.array([thermodynamics(float(a), beta)["psi"] for a in alphas])
     signal = np.sqrt(1.0 - gammas**2)
     return signal[:, None] > psi[None, :]

@@ -145,8 +145,9 @@ def mean_field_risk(problem: SingleLocationProblem, mu, nu, zeta=0.0, rho=None, 
     1], with ν² + ζ² <= 1 (no unit v has others; refused) and (ρ − μζ)² <= (1 − μ²)(1 − ζ²) (the Gram
     matrix of (u, v, u*) positive semidefinite; refused otherwise, naming ``rho``). Together these are exactly
     the overlaps some unit u, v and orthonormal u*, v* have (η = uᵀv* free). Tensors broadcast; each entry is
-    checked; tensors of several dtypes are promoted by torch's rules (a float32 ``mu`` with a float64 ``nu``
-    gives a float64 risk), and floats count as float64.
+    checked; the risk has the tensors' dtype: all-float32 tensors give a float32 risk (whatever the problem),
+    tensors of several dtypes are promoted by torch's rules (a float32 ``mu`` with a float64 ``nu`` gives a
+    float64 risk), and floats count as float64.
     ``rho=None`` (the default) is ρ = 0 without ``frozen_limit`` (checked like a given ρ = 0: it needs
     μ² + ζ² <= 1) and no ρ at all with ``frozen_limit=True``, where ρ drops out; a given ρ is always checked.
 

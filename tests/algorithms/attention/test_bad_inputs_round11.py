@@ -68,3 +68,23 @@ def test_monte_carlo_risk_is_continuous_in_the_vectors():
     u, v = problem.oracle()
     exact = monte_carlo_risk(problem, u, v, n=100, seed=0)["risk"]
     assert monte_carlo_risk(problem, u.float(), v, n=100, seed=0)["risk"] == pytest.approx(exact, rel=1e-5)
+
+
+def test_overlaps_of_float32_vectors_stay_cosines():
+    """red11b: overlaps(u.float(), v, u, v) gave mu = 1.000000007 (float32 rounding passed off as float64)."""
+    from algorithms.attention import overlaps
+
+    problem = SingleLocationProblem(d=6, L=4, gamma=0.6)
+    u, v = problem.oracle()
+    values = overlaps(u.float(), v, u, v)
+    assert all(-1.0 <= x <= 1.0 for x in values.values()) and values["mu"] == pytest.approx(1.0)
+
+
+def test_phase_map_grid_capped():
+    """red11b: phase_map over 10⁵ × 10⁵ cells ran for minutes (a hang)."""
+    import numpy as np
+
+    from algorithms.attention import phase_map
+
+    with pytest.raises(ValueError, match=r"\bgammas and alphas must span at most"):
+        phase_map(np.linspace(0.01, 0.99, 100000), np.linspace(0.0, 1.0, 100000))
