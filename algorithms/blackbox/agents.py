@@ -39,7 +39,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._modules import CheckedStateModule
+from algorithms._modules import CheckedStateModule, refuse_reassignment
 from algorithms._validation import (
     GLOBAL_RNG_LOCK,
     LAYER_OVERHEAD_BYTES,
@@ -62,7 +62,8 @@ def _features(features) -> torch.Tensor:
     # as_real_array: a complex tensor cast to float32 would lose its imaginary part without a word
     refuse_sparse("features", features)
     array = as_real_array("features", features)
-    if array.size != N_FEATURES or array.ndim > 2:
+    # (n,) or one row (1, n): a (13, 1) column was flattened in silence
+    if array.shape not in ((N_FEATURES,), (1, N_FEATURES)):
         raise ValueError(f"features must hold the {N_FEATURES} problem features, got shape {array.shape}")
     if not np.all(np.isfinite(array)):
         raise ValueError("features contains NaN or inf entries")
@@ -168,7 +169,16 @@ def _check_sizes(hidden: int, heads: int, layers: int, owner: str) -> None:
                       float(layers) * (32.0 * hidden * hidden + 12 * LAYER_OVERHEAD_BYTES))
 
 
-class WorkflowGenerator(CheckedStateModule):
+class _Agent(CheckedStateModule):
+    """The agents' base: ``hidden`` (the width the layers were built with, and what ``save_agents`` records)
+    is fixed once built (agent.hidden = 64 was kept: a checkpoint saved then recorded the wrong size)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        refuse_reassignment(self, name, value, ("hidden",))
+        super().__setattr__(name, value)
+
+
+class WorkflowGenerator(_Agent):
     """Agent 1: problem features -> a grammar-valid workflow, token by token.
 
     ``hidden``, ``heads``, ``layers``: the transformer's width, attention heads and depth (positive ints,
@@ -194,13 +204,15 @@ class WorkflowGenerator(CheckedStateModule):
     def logits(self, features: torch.Tensor, prefix: Sequence[str]) -> torch.Tensor:
         """Unmasked next-token logits after ``prefix``, shape ``(len(TOKENS),)``.
 
-        ``features`` is the problem's feature vector, a finite float tensor of length ``N_FEATURES``;
-        ``prefix`` any sequence of at most ``MAX_LEN`` known tokens, grammatical or not: the network is
-        defined on every token sequence, and the unmasked logits are what a sampler without the grammar's
-        mask draws from (the ``designx.workflows_valid`` claim's control); :meth:`masked_distribution`
-        is the one that requires a valid prefix.
+        ``features`` is the problem's feature vector, a finite real tensor or array of length ``N_FEATURES``
+        (shape (N_FEATURES,) or (1, N_FEATURES); converted to the agent's dtype); ``prefix`` any sequence of
+        at most ``MAX_LEN`` known tokens, grammatical or not: the network is defined on every token sequence,
+        and the unmasked logits are what a sampler without the grammar's mask draws from (the
+        ``designx.workflows_valid`` claim's control); :meth:`masked_distribution` is the one that requires a
+        valid prefix.
         """
         features, prefix = _checked_features(features), _check_prefix(prefix)
+        check_agent_weights(self, "WorkflowGenerator")   # NaN weights written in place answered NaN logits
         # the parameters' dtype: float64 under torch.set_default_dtype(torch.float64) ("mat1 and mat2 ...")
         start = self.feature(features.reshape(1, N_FEATURES).to(self.feature.weight.dtype))
         if prefix:
@@ -267,7 +279,7 @@ class WorkflowGenerator(CheckedStateModule):
         return total
 
 
-class HyperparameterController(CheckedStateModule):
+class HyperparameterController(_Agent):
     """Agent 2: (workflow, progress features O_t) -> Normal over each controllable module's actions.
 
     ``hidden``, ``heads``, ``layers``, ``seed`` as :class:`WorkflowGenerator`'s (``seed=None``: torch's
@@ -295,7 +307,8 @@ class HyperparameterController(CheckedStateModule):
         values ``(T,)``, for a batch of observations ``obs`` of shape ``(T, 9)``.
 
         ``workflow`` is the workflow's module names (a sequence of str, as :meth:`WorkflowGenerator.sample`
-        returns); ``obs`` finite progress features, shape (T, 9) or (9,).
+        returns); ``obs`` finite progress features, shape (T, 9) or (9,), of any real dtype (converted to the
+        agent's); T = 0 gives empty outputs (shapes (0, M_c, N_MAX) and (0,)).
         """
         workflow = validate(workflow)  # an unknown module reached tuple.index's message
         check_agent_weights(self, "HyperparameterController")

@@ -53,7 +53,7 @@ from algorithms._validation import (
 )
 from algorithms.blackbox.agents import HyperparameterController, WorkflowGenerator, check_agent_weights
 from algorithms.blackbox.features import problem_features
-from algorithms.blackbox.grammar import decode_action
+from algorithms.blackbox.grammar import decode_action, validate
 from algorithms.blackbox.modular import WorkflowPlan, check_maxiters, finish, run_workflow
 from algorithms.blackbox.problem import BlackBoxProblem, Evaluator
 from algorithms.core import Algorithm, IterationMonitor, Solution, SolveOptions, _dispatch
@@ -162,7 +162,13 @@ def _cached_agents(checkpoint: str | Path | None) -> tuple[WorkflowGenerator, Hy
 
 @dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
 class Episode(CheckedRecord):
-    """One DesignX run with what training needs: Agent 1's log-probability and Agent 2's steps."""
+    """One DesignX run with what training needs: Agent 1's log-probability and Agent 2's steps.
+
+    ``workflow`` a valid workflow of the grammar (or ``()`` for a record built by hand to score values with
+    :func:`log_regret_rewards`), ``logp1``/``entropy1`` 0-d floating tensors, ``obs``/``actions``/``logp2``/
+    ``values`` lists, ``start_best`` and ``best_after`` real numbers (+inf allowed, not NaN), ``evaluator``
+    an :class:`~algorithms.blackbox.Evaluator` or None; checked when set too.
+    """
 
     workflow: tuple[str, ...]
     logp1: torch.Tensor
@@ -182,11 +188,16 @@ class Episode(CheckedRecord):
         if isinstance(self.workflow, str) or not isinstance(self.workflow, tuple | list) \
                 or not all(isinstance(w, str) for w in self.workflow):
             raise TypeError(f"workflow must be a tuple of module names (str), got {self.workflow!r:.60}")
-        self.workflow = tuple(self.workflow)
+        # a grammar's workflow (("init.sobol", "bogus") was kept), or () for a hand-built record of values
+        self.workflow = validate(self.workflow) if self.workflow else ()
         for name in ("logp1", "entropy1"):
-            if not isinstance(getattr(self, name), torch.Tensor):
+            value = getattr(self, name)
+            if not isinstance(value, torch.Tensor):
                 raise TypeError(f"{name} must be a torch.Tensor (Agent 1's sampled value), got "
-                                f"{type(getattr(self, name)).__name__}")
+                                f"{type(value).__name__}")
+            if value.numel() != 1 or not value.is_floating_point():   # one real number (a (2, 2) was kept)
+                raise ValueError(f"{name} must be one real number (a 0-d floating tensor), got shape "
+                                 f"{tuple(value.shape)} of dtype {value.dtype}")
         for name in ("obs", "actions", "logp2", "values"):
             if not isinstance(getattr(self, name), list):
                 raise TypeError(f"{name} must be a list, got {type(getattr(self, name)).__name__}")

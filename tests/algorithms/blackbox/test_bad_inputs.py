@@ -1012,3 +1012,33 @@ def test_round11_save_agents_unwritable_path(tmp_path):
     first, second = load_agents()
     with pytest.raises(ValueError, match=r"^path .* cannot be written"):
         save_agents(blocker / "agents.pt", first, second)
+
+
+def _nan_head():
+    agent = WorkflowGenerator(seed=0)
+    with torch.no_grad():
+        agent.head.weight.fill_(float("nan"))
+    return agent
+
+
+ROUND11_AGENTS = [
+    # an agent's width reassigned: kept, and a checkpoint saved then recorded the wrong size
+    BadInput(WorkflowGenerator, lambda: setattr(WorkflowGenerator(seed=0), "hidden", 64), ValueError,
+             ("hidden",), "hidden-fixed"),
+    # NaN weights written in place answered NaN logits (sample refused them)
+    BadInput(WorkflowGenerator.logits, lambda: _nan_head().logits(torch.zeros(13), ()), ValueError,
+             ("head.weight", "NaN"), "logits-nan-weights"),
+    # a (13, 1) column of features was flattened in silence
+    BadInput(WorkflowGenerator.logits, lambda: WorkflowGenerator(seed=0).logits(torch.zeros(13, 1), ()),
+             ValueError, ("features", "shape"), "features-column"),
+    # a hand-built Episode: a workflow outside the grammar, a matrix as Agent 1's log-probability
+    BadInput(Episode, lambda: Episode(("init.sobol", "bogus"), torch.zeros(()), torch.zeros(())),
+             InvalidWorkflowError, ("workflow", "bogus"), "episode-workflow"),
+    BadInput(Episode, lambda: Episode(PSO_FLOW, torch.zeros(2, 2), torch.zeros(())), ValueError,
+             ("logp1", "one real number"), "episode-logp1"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND11_AGENTS, ids=lambda c: c.id)
+def test_round11_agents_bad_input(case):
+    check_bad_input(case)
