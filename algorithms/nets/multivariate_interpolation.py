@@ -85,12 +85,38 @@ SELECTION_OVERHEAD = 2000
 MAX_BATCH_ENTRIES = 2**25
 
 
+#: the largest |entry| of X the enumeration's LPs (HiGHS, feasibility tolerance ~1e-7) resolve: points
+#: scaled by 1e50 gave Infeasible for data a network interpolates
+MAX_ABS_X = 1e12
+#: the smallest distance (max-norm) between two rows of X: ``MIN_SEPARATION`` · max|X| and at least
+#: ``MIN_GAP``. Rows 1e-12 apart, or 1e-3 apart at 1e4 (relative 1e-7), were merged by the LP tolerances and
+#: an interpolable problem reported Infeasible; relative 1e-6 and 1e-9 apart near 0 were solved
+MIN_SEPARATION = 1e-6
+MIN_GAP = 1e-9
+#: the largest max|y| / (smallest row distance) taken: past it the interpolating slopes overflow float64
+#: (y = 1e300 on rows 1e-9 apart came out Infeasible)
+MAX_SLOPE_SCALE = 1e300
+
+
 def _check_X(X, dtype=np.float64) -> np.ndarray:
     X = as_float_array("X", X, ndim=2, dtype=dtype)
     if X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"X must have shape (N, d) with N, d >= 1, got {X.shape}")
     if X.shape[0] > MAX_POINTS:
         raise ValueError(f"X has {X.shape[0]} points; the exact enumeration allows at most {MAX_POINTS}")
+    top = float(np.max(np.abs(X)))
+    if top > MAX_ABS_X:
+        raise ValueError(f"X must have entries of magnitude <= {MAX_ABS_X:g} (the enumeration's LPs lose the "
+                         f"activation patterns beyond it), got max |X| = {top:.3g}; rescale X")
+    if X.shape[0] > 1:
+        gaps = np.max(np.abs(X[:, None, :] - X[None, :, :]), axis=2)[np.triu_indices(X.shape[0], 1)]
+        gaps = gaps[gaps > 0]       # exact repeats are the problem's to name
+        floor = max(MIN_GAP, MIN_SEPARATION * top)
+        if gaps.size and float(gaps.min()) < floor:
+            raise ValueError(f"X has two distinct rows {float(gaps.min()):.3g} apart (max-norm), below "
+                             f"{floor:.3g} = max({MIN_GAP:g}, {MIN_SEPARATION:g}·max|X|): the enumeration's "
+                             f"tolerances cannot tell them apart (an interpolable problem came out "
+                             f"Infeasible); rescale or center X, or merge the rows")
     if X.shape[1] > MAX_DIM:
         raise ValueError(f"X has {X.shape[1]} columns (dimensions); the exact enumeration allows at most "
                          f"{MAX_DIM}")
@@ -134,7 +160,11 @@ class MultivariateInterpolationProblem(Problem):
     ``p = 0`` asks for the fewest nonzero input weight/bias parameters (problem (9) of the
     paper), ``0 < p < 1`` for the least ``Σ_k ‖v_k w_k‖_p^p`` (problem (8)); ``p >= 1`` is
     outside the paper's range. At most :data:`MAX_POINTS` points and :data:`MAX_DIM` dimensions (the
-    enumeration's own work bound refuses d past ~90, see :func:`basic_points`); rows of ``X`` distinct.
+    enumeration's own work bound refuses d past ~90, see :func:`basic_points`); rows of ``X`` distinct and
+    resolvable by the enumeration's LPs: entries of magnitude at most :data:`MAX_ABS_X` (1e12), rows at
+    least max(1e-9, 1e-6·max|X|) apart (max-norm; :data:`MIN_GAP`, :data:`MIN_SEPARATION`), and
+    max|y| / (smallest row distance) at most 1e300 (:data:`MAX_SLOPE_SCALE`); others are refused naming X
+    or y.
 
     >>> MultivariateInterpolationProblem(X=[[0.0, 1.0]], y=[1.0, 2.0])
     Traceback (most recent call last):
@@ -156,6 +186,15 @@ class MultivariateInterpolationProblem(Problem):
                              "entries")
         if np.unique(X, axis=0).shape[0] != X.shape[0]:
             raise ValueError("X must have distinct rows (a repeated input cannot take two labels)")
+        if X.shape[0] > 1:
+            gap = float(np.min(np.max(np.abs(X[:, None, :] - X[None, :, :]), axis=2)[
+                np.triu_indices(X.shape[0], 1)]))
+            with np.errstate(over="ignore"):
+                scale = float(np.max(np.abs(y))) / gap
+            if scale > MAX_SLOPE_SCALE:
+                raise ValueError(f"y is too large for X's spacing: max|y| / (smallest row distance "
+                                 f"{gap:.3g}) = {scale:.3g} > {MAX_SLOPE_SCALE:g} (the interpolating slopes "
+                                 f"overflow float64); rescale y")
         p = check_nonnegative("p", self.p)
         if p >= 1:
             raise ValueError(f"p must satisfy 0 <= p < 1, got {p!r}")

@@ -98,7 +98,8 @@ def _check_p(p, *, allow_zero: bool = True, upper: float = 1.0) -> float:
 
 
 def _check_data(x, y) -> tuple[np.ndarray, np.ndarray]:
-    """Raw data ``(x, y)`` for the helpers: 1-D, finite, equal length >= 2, x strictly increasing."""
+    """Raw data ``(x, y)`` for the helpers: 1-D, finite, equal length >= 2, x strictly increasing, slope
+    scale max|y| / min gap in :data:`SLOPE_SCALE` (or y all zero)."""
     x = as_float_array("x", x, ndim=1, dtype=np.float64)
     y = as_float_array("y", y, ndim=1, dtype=np.float64)
     if x.shape != y.shape:
@@ -108,6 +109,7 @@ def _check_data(x, y) -> tuple[np.ndarray, np.ndarray]:
     if np.any(np.diff(x) <= 0):
         raise ValueError("x must be strictly increasing (sorted, distinct); InterpolationProblem sorts and "
                          "merges data")
+    _check_slope_scale(x, y)    # max|y| / min gap in SLOPE_SCALE, as InterpolationProblem's
     return x, y
 
 
@@ -345,7 +347,10 @@ class InterpolationProblem(Problem):
     V_1 (total variation of f') minimizer, which is not unique in general.
     ``p > 1`` is rejected: V_p then has no minimizer (spreading a slope change
     over ``n`` knots costs ``n^{1-p}`` times less). Data are sorted by ``x``;
-    repeated ``x`` with equal ``y`` are merged, with different ``y`` rejected.
+    repeated ``x`` with equal ``y`` are merged, with different ``y`` rejected. ``x`` and ``y`` are finite
+    real 1-D arrays of one length (at least 2 distinct ``x``) whose slope scale max|y| / (smallest gap of
+    ``x``) lies in [1e-300, 1e290] (:data:`SLOPE_SCALE`; y all zero is valid): outside it the chord
+    slopes overflow or underflow float64 and the data are refused naming y and x.
 
     >>> InterpolationProblem(x=[2.0, 0.0, 1.0], y=[1.0, 0.0, 0.0], p=0.5).x.tolist()
     [0.0, 1.0, 2.0]
@@ -378,6 +383,7 @@ class InterpolationProblem(Problem):
             x, y = x[keep], y[keep]
         if x.size < 2:
             raise ValueError(f"x must hold at least 2 distinct points, got {x.size}")
+        _check_slope_scale(x.astype(np.float64), y.astype(np.float64))
         object.__setattr__(self, "x", x)
         object.__setattr__(self, "y", y)
         object.__setattr__(self, "p", _check_p(self.p))
@@ -389,6 +395,28 @@ class InterpolationProblem(Problem):
     @property
     def dtype(self):
         return self.x.dtype
+
+
+#: the range of max|y| / (smallest gap of x) the solvers take: their slopes and slope changes stay finite
+#: below it, and their curvature threshold 1e-9·max|y|/min gap (floored at 1e-300) stays relative above it
+SLOPE_SCALE = (1e-300, 1e290)
+
+
+def _check_slope_scale(x: np.ndarray, y: np.ndarray) -> None:
+    """The data's slope scale max|y| / min gap inside :data:`SLOPE_SCALE` (or y all zero): y = [0, 1e-310, 0]
+    was solved to Success with no knot (its curvature fell under the threshold's floor), and y = 1e300 on gaps
+    of 1e-300 met "slope must be finite" naming no argument."""
+    top = float(np.max(np.abs(y)))
+    if top == 0.0:
+        return
+    with np.errstate(over="ignore", under="ignore"):
+        scale = top / float(np.min(np.diff(x)))
+    low, high = SLOPE_SCALE
+    if not low <= scale <= high:
+        way = "overflow" if scale > high else "underflow"
+        raise ValueError(f"y and x have a slope scale max|y| / (smallest gap of x) = {scale:.3g} outside "
+                         f"[{low:g}, {high:g}]: the chord slopes {way} float64's working range; rescale y "
+                         f"(or x)")
 
 
 def _data64(problem: InterpolationProblem) -> tuple[np.ndarray, np.ndarray]:

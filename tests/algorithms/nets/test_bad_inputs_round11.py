@@ -113,3 +113,25 @@ def test_two_layer_forward_checks_its_weights_as_they_are_now():
         net.W.fill_(float("nan"))
     with pytest.raises(ValueError, match="the weight W contains NaN"):
         net(torch.ones(2, 3, dtype=torch.float64))
+
+
+# ------------------------------ class 8: data scales where the tolerances gave a wrong Success/Infeasible
+def test_univariate_data_outside_the_slope_scale_are_refused_naming_y():
+    from algorithms.nets.sparse_interpolation import InterpolationProblem, linear_spline
+    with pytest.raises(ValueError, match=r"y and x have a slope scale .* underflow"):
+        InterpolationProblem(x=[0.0, 1.0, 2.0], y=[0.0, 1e-310, 0.0])      # Success with no knot
+    with pytest.raises(ValueError, match=r"y and x have a slope scale .* overflow"):
+        linear_spline([0.0, 1e-300, 2e-300], [0.0, 1e300, 0.0])             # "slope must be finite"
+    assert linear_spline([0.0, 1.0, 2.0], [0.0, 1e-300, 0.0]).num_knots == 1
+
+
+@pytest.mark.parametrize("X, y, words", [
+    ([[0.0, 0.0], [1e-12, 0.0], [1.0, 1.0]], [0.0, 1.0, 0.0], "X has two distinct rows"),   # Infeasible
+    ([[1e4], [1e4 + 1e-3], [1e4 + 2e-3]], [0.0, 1.0, 0.0], "X has two distinct rows"),       # Infeasible
+    ([[0.0, 0.0], [1e50, 0.0], [0.0, 1e50]], [0.0, 1.0, 1.0], "X must have entries of magnitude"),
+    ([[0.0, 0.0], [1e-9, 0.0], [0.0, 1e-9]], [0.0, 1e300, 1e300], "y is too large for X's spacing"),
+])
+def test_multivariate_data_the_enumeration_cannot_resolve_are_refused(X, y, words):
+    from algorithms.nets.multivariate_interpolation import MultivariateInterpolationProblem
+    with pytest.raises(ValueError, match=words):
+        MultivariateInterpolationProblem(X=X, y=y)
