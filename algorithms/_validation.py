@@ -990,7 +990,9 @@ def _crc(array: np.ndarray) -> int:
     import zlib
 
     data = memoryview(np.ascontiguousarray(array).reshape(-1)).cast("B")  # flat: a (0, 3) view cannot cast
-    return zlib.crc32(data) ^ hash((array.shape, array.dtype.str))
+    # the shape and dtype by their text, not hash(): str hashes differ between processes, so an unpickled
+    # problem looked changed (and was rebuilt) at its first solve
+    return zlib.crc32(data, zlib.crc32(repr((array.shape, array.dtype.str)).encode()))
 
 
 def remember_validated(obj: Any) -> None:

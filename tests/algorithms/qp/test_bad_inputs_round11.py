@@ -92,3 +92,21 @@ def test_callback_stop_request_is_terminated():
     """red11a: callback returning True (documented: stop with Terminated) was ignored, Success."""
     assert solve(_qp(), DQP(), callback=lambda record: True).retcode.value == "Terminated"
     assert solve(_qp(), DQP(), callback=lambda record: None).retcode.value == "Success"
+
+
+def test_unpickled_qp_is_not_rebuilt_at_its_first_solve():
+    """The array stamps of the revalidation hashed the dtype's str (salted per process): an unpickled QP looked
+    changed in another process. The stamps are deterministic CRCs of the data, shape and dtype text."""
+    import pickle
+    import subprocess
+    import sys
+
+    from algorithms._validation import _crc
+
+    code = "import numpy as np; from algorithms._validation import _crc; print(_crc(np.arange(3.0)))"
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert int(other.stdout) == _crc(np.arange(3.0))
+    qp = pickle.loads(pickle.dumps(_qp()))
+    cholesky = qp.cholesky
+    solve(qp, DQP())
+    assert qp.cholesky is cholesky  # not rebuilt
