@@ -85,11 +85,48 @@ def _output_dtype(inputs: dict[str, Any]) -> torch.dtype:
     return next(iter(floating.values()), torch.float64)
 
 
+def _check_inputs(P, q, G, h, A, b, lb, ub) -> None:
+    """The layer's inputs by name: tensors (or scipy.sparse P, G, A), real, dense, float32/float64 or
+    integer, with data, of the base or the batched rank; G/h and A/b in pairs."""
+    if not torch.is_tensor(q):
+        raise TypeError(f"q must be a torch tensor, got {type(q).__name__}")
+    for name, value in zip(_NAMES, (P, q, G, h, A, b, lb, ub)):
+        if value is not None and not (torch.is_tensor(value) or (name in "PGA" and sp.issparse(value))):
+            extra = " or scipy.sparse matrix" if name in "PGA" else ""
+            raise TypeError(f"{name} must be a torch tensor{extra}")
+        if (torch.is_tensor(value) and value.is_complex()) or (sp.issparse(value)
+                                                                and np.iscomplexobj(value.data)):
+            raise TypeError(f"{name} must be real, got complex dtype {value.dtype}")  # .real would drop it
+        if torch.is_tensor(value) and value.layout != torch.strided:  # torch's "can't convert Sparse layout"
+            raise TypeError(f"{name} must be a dense (strided) tensor, got layout {value.layout} (pass a "
+                            f"constant sparse matrix as scipy.sparse, or use .to_dense())")
+        if torch.is_tensor(value):
+            # bool entries would count as 0/1 and half precision is not a dtype the float64 solve can
+            # give back faithfully (torch.linalg refuses both); a meta tensor has no data to solve with
+            if value.dtype == torch.bool or value.dtype in (torch.float16, torch.bfloat16):
+                raise TypeError(f"{name} must be a float32/float64 (or integer) tensor, got {value.dtype}")
+            if value.device.type == "meta":
+                raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
+        if torch.is_tensor(value) and value.dim() not in (_BASE_NDIM[name], _BASE_NDIM[name] + 1):
+            raise ValueError(f"{name} must have {_BASE_NDIM[name]} or {_BASE_NDIM[name] + 1} dimensions "
+                             f"(optional leading batch), got shape {tuple(value.shape)}")
+    if (G is None) != (h is None):
+        raise ValueError("G and h must be given together")
+    if (A is None) != (b is None):
+        raise ValueError("A and b must be given together")
+
+
 class QPFunction(torch.autograd.Function):
     """``x* = argmin ½xᵀPx + qᵀx s.t. Ax = b, Gx ≤ h`` for each batch item (see :func:`qp_layer`)."""
 
     @staticmethod
     def forward(ctx, algorithm: DQP, options: SolveOptions, P, q, G, h, A, b, lb=None, ub=None):
+        # QPFunction.apply is public: None or a str here met AttributeError ('NoneType' ... 'abs_tol')
+        if not isinstance(algorithm, DQP):
+            raise TypeError(f"algorithm must be an algorithms.qp.DQP, got {type(algorithm).__name__}")
+        if not isinstance(options, SolveOptions):
+            raise TypeError(f"options must be an algorithms.core.SolveOptions, got {type(options).__name__}")
+        _check_inputs(P, q, G, h, A, b, lb, ub)  # apply() called directly skips qp_layer's checks
         inputs = dict(zip(_NAMES, (P, q, G, h, A, b, lb, ub)))
         batched = {
             k: (torch.is_tensor(v) and v.dim() == _BASE_NDIM[k] + 1) for k, v in inputs.items()
@@ -224,32 +261,7 @@ def qp_layer(P, q, G=None, h=None, A=None, b=None, *, lb=None, ub=None, algorith
     algorithm = DQP() if algorithm is None else algorithm
     if not isinstance(algorithm, DQP):
         raise TypeError(f"algorithm must be a DQP, got {type(algorithm).__name__}")
-    if not torch.is_tensor(q):
-        raise TypeError(f"q must be a torch tensor, got {type(q).__name__}")
-    for name, value in zip(_NAMES, (P, q, G, h, A, b, lb, ub)):
-        if value is not None and not (torch.is_tensor(value) or (name in "PGA" and sp.issparse(value))):
-            extra = " or scipy.sparse matrix" if name in "PGA" else ""
-            raise TypeError(f"{name} must be a torch tensor{extra}")
-        if (torch.is_tensor(value) and value.is_complex()) or (sp.issparse(value)
-                                                                and np.iscomplexobj(value.data)):
-            raise TypeError(f"{name} must be real, got complex dtype {value.dtype}")  # .real would drop it
-        if torch.is_tensor(value) and value.layout != torch.strided:  # torch's "can't convert Sparse layout"
-            raise TypeError(f"{name} must be a dense (strided) tensor, got layout {value.layout} (pass a "
-                            f"constant sparse matrix as scipy.sparse, or use .to_dense())")
-        if torch.is_tensor(value):
-            # bool entries would count as 0/1 and half precision is not a dtype the float64 solve can
-            # give back faithfully (torch.linalg refuses both); a meta tensor has no data to solve with
-            if value.dtype == torch.bool or value.dtype in (torch.float16, torch.bfloat16):
-                raise TypeError(f"{name} must be a float32/float64 (or integer) tensor, got {value.dtype}")
-            if value.device.type == "meta":
-                raise ValueError(f"{name} is on the meta device (no data); move it to a real device")
-        if torch.is_tensor(value) and value.dim() not in (_BASE_NDIM[name], _BASE_NDIM[name] + 1):
-            raise ValueError(f"{name} must have {_BASE_NDIM[name]} or {_BASE_NDIM[name] + 1} dimensions "
-                             f"(optional leading batch), got shape {tuple(value.shape)}")
-    if (G is None) != (h is None):
-        raise ValueError("G and h must be given together")
-    if (A is None) != (b is None):
-        raise ValueError("A and b must be given together")
+    _check_inputs(P, q, G, h, A, b, lb, ub)
     if check_bool("symmetrize", symmetrize):
         if torch.is_tensor(P) and P.shape[-1] != P.shape[-2]:
             raise ValueError(f"P must be square, got shape {tuple(P.shape)}")

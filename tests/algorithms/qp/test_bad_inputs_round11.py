@@ -110,3 +110,20 @@ def test_unpickled_qp_is_not_rebuilt_at_its_first_solve():
     cholesky = qp.cholesky
     solve(qp, DQP())
     assert qp.cholesky is cholesky  # not rebuilt
+
+
+def test_qp_function_apply_checks_its_arguments():
+    """QPFunction (public) applied directly skipped qp_layer's checks: algorithm=None met AttributeError
+    ('NoneType' object has no attribute 'abs_tol'), a list q another AttributeError."""
+    import torch
+
+    from algorithms.core import SolveOptions
+    from algorithms.qp.layer import QPFunction
+
+    P, q = torch.eye(2, dtype=torch.float64), torch.ones(2, dtype=torch.float64)
+    with pytest.raises(TypeError, match=r"\balgorithm must be an algorithms\.qp\.DQP"):
+        QPFunction.apply(None, SolveOptions(), P, q, None, None, None, None)
+    with pytest.raises(TypeError, match=r"\boptions must be an algorithms\.core\.SolveOptions"):
+        QPFunction.apply(DQP(), None, P, q, None, None, None, None)
+    with pytest.raises(TypeError, match=r"\bq must be a torch tensor"):
+        QPFunction.apply(DQP(), SolveOptions(), P, [1.0, 1.0], None, None, None, None)
