@@ -116,7 +116,8 @@ class ChanceConstrainedProblem(Problem):
     ``h_samples`` (L, d) are the samples the methods see; L must be >= ⌈1/rho⌉. Their dtype is the
     problem's (``dtype``): float32 when ``h_samples`` is float32, float64 otherwise (ints and float16
     too); ``lower`` and ``upper`` (1-D, n entries, lower < upper) are converted to it (a float64 box with
-    float32 samples becomes float32), and f and g get tensors of it.
+    float32 samples becomes float32), and f and g get tensors of it and must return values of it or wider
+    (a float16 or bfloat16 output, or a float32 one for a float64 problem, is refused naming f or g).
     ``h_sampler(rng, k)`` draws k fresh samples (shape (k, d)) for out-of-sample feasibility;
     ``n_fresh`` is how many it draws. ``linear`` (a :class:`LinearStructure`) is the LP data
     behind f and g when they are linear (checked against f and g at construction, at three points
@@ -288,7 +289,17 @@ class ChanceConstrainedProblem(Problem):
         if not value.is_floating_point():   # a bool/int tensor was read as numbers, a complex one cut to real
             raise TypeError(f"f must return a real floating tensor (GGDOpt differentiates it), got dtype "
                             f"{value.dtype}")
+        self._check_precision("f", value)
         return value.detach().cpu().numpy().astype(np.float64)
+
+    def _check_precision(self, name: str, value: torch.Tensor) -> None:
+        """f's and g's values at least as precise as the problem's dtype: a half f of float64 data answered
+        2/3 as 0.66650390625, in silence (bfloat16 met torch's "unsupported ScalarType")."""
+        low = value.dtype in (torch.float16, torch.bfloat16) or \
+            (value.dtype == torch.float32 and self.dtype == np.float64)
+        if low:
+            raise TypeError(f"{name} must return values of the problem's dtype torch.{self.dtype} (that of "
+                            f"h_samples) or wider, got {value.dtype}")
 
     def constraints(self, x: np.ndarray, h: np.ndarray) -> np.ndarray:
         """g at every (row of x, row of h), shape (batch, L, m), float64."""
@@ -304,6 +315,7 @@ class ChanceConstrainedProblem(Problem):
         if not value.is_floating_point():   # g >= 0 as a bool tensor read as 0/1: every sample "satisfied"
             raise TypeError(f"g must return a real floating tensor (the constraint values, >= 0 where they "
                             f"hold), got dtype {value.dtype}")
+        self._check_precision("g", value)
         value = value.detach().cpu().numpy().astype(np.float64)
         if value.ndim == 2:
             value = value[:, :, None]

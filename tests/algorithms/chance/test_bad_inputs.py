@@ -1072,3 +1072,14 @@ RED11 = [
 @pytest.mark.parametrize("case", RED11, ids=lambda c: c.id)
 def test_red11_bad_input(case):
     check_bad_input(case)
+
+
+def test_red11_outputs_as_precise_as_the_problem():
+    # a half f of float64 data answered 2/3 as 0.66650390625 in silence
+    with pytest.raises(TypeError, match=r"^f must return values of the problem's dtype torch.float64"):
+        _ccp(f=lambda x: x.sum(dim=1).half())
+    with pytest.raises(TypeError, match=r"^g must return values of the problem's dtype torch.float64"):
+        _ccp(g=lambda x, h: (h[None, :, 0] - x[:, :1]).float())
+    # wider is valid: a float32 problem whose f answers in float64
+    p = _ccp(h_samples=H.astype(np.float32), f=lambda x: x.double().sum(dim=1))
+    assert p.objective(np.zeros((1, 2), np.float32)).dtype == np.float64
