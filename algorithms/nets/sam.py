@@ -148,9 +148,10 @@ class SAM(torch.optim.Optimizer):
     ``SAM(params, base_optimizer=torch.optim.SGD, rho=0.05, normalize=True, **kwargs)``:
     ``kwargs`` are the base optimizer's own keywords (``lr``, ``momentum``, ...), and the
     base optimizer shares SAM's parameter groups. ``step(closure)`` needs a closure that
-    zeroes the gradients, computes the mini-batch loss, calls ``backward`` and returns the
-    loss; it is evaluated twice (at θ and at θ + ε). Or call ``first_step()`` after a
-    backward pass at θ, recompute the gradients, then ``second_step()``. ``state_dict()``
+    computes the mini-batch loss, calls ``backward`` and returns the loss; it is evaluated twice
+    (at θ and at θ + ε), the gradients zeroed by ``step`` before each evaluation. Or call
+    ``first_step()`` after a backward pass at θ, recompute the gradients, then ``second_step()``.
+    ``state_dict()``
     holds the base optimizer's state too (e.g. momentum buffers), so a training run saved
     and reloaded continues step for step.
 
@@ -393,10 +394,12 @@ class SAM(torch.optim.Optimizer):
     def step(self, closure=None):  # type: ignore[override]
         """Evaluate ``closure`` at θ, move to θ + ε, evaluate it again, and take the base step there.
 
-        The closure must zero the gradients, compute the loss, call ``backward`` and return the
-        loss (a tensor of one element or a real number; anything else is a ``TypeError`` naming
-        closure); a closure that leaves the gradients unset or unchanged raises ``SAMCallError`` (a
-        ``RuntimeError``), rather than stepping nothing in silence.
+        The closure must compute the loss, call ``backward`` and return the loss (a tensor of one
+        element or a real number; anything else is a ``TypeError`` naming closure); ``step`` zeroes the
+        gradients before each of its two evaluations (a closure that also calls ``zero_grad()`` is
+        fine, one that forgets it no longer accumulates stale gradients); a closure that leaves the
+        gradients unset or unchanged raises ``SAMCallError`` (a ``RuntimeError``), rather than stepping
+        nothing in silence.
         """
         if closure is None:
             raise ValueError("closure is required: SAM evaluates the loss at two points")
@@ -404,8 +407,12 @@ class SAM(torch.optim.Optimizer):
             shown = f"the class {closure.__name__}" if isinstance(closure, type) else type(closure).__name__
             raise TypeError(f"closure must be callable (a function, not a class), got {shown}")
         closure = torch.enable_grad()(closure)
+        # SAM owns both evaluations: the gradients are zeroed before each, so a closure that forgets
+        # zero_grad() no longer steps with the sum of stale and new gradients
+        self.zero_grad()
         loss = self._call_closure(closure, "at θ")   # a closure without backward fails here, before any move
         self.first_step()
+        self.zero_grad()
         closure()
         self.second_step()
         return loss

@@ -239,5 +239,8 @@ class TwoLayerReLU(CheckedStateModule):
             if value.shape != p.shape:
                 raise ValueError(f"params[{name!r}] must have shape {tuple(p.shape)}, "
                                  f"got {tuple(value.shape)}")
+            if value.dtype != params["W"].dtype:    # a float32 b was promoted in silence, a float32 v met
+                raise TypeError(f"params[{name!r}] must have params['W']'s dtype {params['W'].dtype} (one "
+                                f"dtype for all parameters), got {value.dtype}")   # torch's matmul error
             # a NaN/inf or meta parameter came out as NaN features/outputs; skipped under torch.func.vmap
             check_finite_data(f"params[{name!r}]", value)

@@ -135,3 +135,29 @@ def test_multivariate_data_the_enumeration_cannot_resolve_are_refused(X, y, word
     from algorithms.nets.multivariate_interpolation import MultivariateInterpolationProblem
     with pytest.raises(ValueError, match=words):
         MultivariateInterpolationProblem(X=X, y=y)
+
+
+# ------------------------------ class 9: SAM.step's closure without zero_grad summed stale gradients
+@pytest.mark.parametrize("rho, expected", [(0.0, [0.8, -1.6]), (0.5, [0.7553, -1.5106])])
+def test_sam_step_zeroes_the_gradients_before_each_evaluation(rho, expected):
+    from algorithms.nets import SAM
+    w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
+    opt = SAM([w], lr=0.1, rho=rho)
+
+    def closure():          # no zero_grad()
+        loss = (w**2).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    assert w.detach().tolist() == pytest.approx(expected, abs=1e-4)
+
+
+# ------------------------------ class 10: one params entry in another dtype (TwoLayerReLU's functional view)
+@pytest.mark.parametrize("name, dtype", [("b", torch.float16), ("v", torch.float32)])
+def test_a_params_entry_of_another_dtype_is_named(name, dtype):
+    net = TwoLayerReLU(3, 4)
+    params = net.init(0)
+    params[name] = params[name].to(dtype)
+    with pytest.raises(TypeError, match=rf"params\['{name}'\] must have params\['W'\]'s dtype"):
+        net.forward_with(params, torch.ones(2, 3, dtype=torch.float64))
