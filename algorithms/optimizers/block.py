@@ -279,7 +279,11 @@ class BlockOptimizer(torch.optim.Optimizer):
     block with ``lr`` and ``base_kwargs`` and rebuilt (state dropped) at every switch;
     ``seed`` seeds the ``"random"`` order. Construction sets ``requires_grad`` of the
     parameters (only the active block, or all with expansion) and, with expansion, installs
-    the post-accumulate-grad hooks; :meth:`remove_hooks` takes them away again. Call
+    the post-accumulate-grad hooks; :meth:`remove_hooks` takes them away again. ``params`` are the
+    parameters with ``requires_grad`` at construction: a second BlockOptimizer built on a model a first one
+    froze sees only the first's active block as trainable (its blocks come from those names), until its
+    :meth:`load_state_dict` adopts a saved block layout over every parameter given; build one per model
+    (or one on a fresh copy) to partition the whole model. Call
     ``loss.backward()`` then ``step()``; ``state_dict()`` holds the base optimizer's state and
     the schedule position (block-epoch, position in the order, steps in the block). A NaN/inf
     gradient goes to the base optimizer unchanged, so the step behaves as that torch optimizer's
