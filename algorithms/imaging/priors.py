@@ -207,11 +207,12 @@ class DenoiserPrior:
         with torch.no_grad():
             try:
                 out = self.network(images)
-            except (RuntimeError, TypeError) as exc:  # torch's shape message, or Python's arity message
-                # ("forward() takes 1 positional argument but 2 were given"), names neither the network nor
-                # the images
+            except Exception as exc:  # torch's shape message, Python's arity message ("forward() takes 1
+                # positional argument but 2 were given") or the network's own error (a ZeroDivisionError)
+                # named neither the network nor the images
                 raise ValueError(f"network must map (batch, h, w) images to images of that shape; on "
-                                 f"images of shape {tuple(images.shape)} raised: {str(exc)[:99]}") from None
+                                 f"images of shape {tuple(images.shape)} it raised {type(exc).__name__}: "
+                                 f"{str(exc)[:99]}") from exc
         if not isinstance(out, torch.Tensor) or tuple(out.shape) != tuple(images.shape):
             raise ValueError(f"network must map (batch, h, w) images to images of that shape, got "
                              f"{tuple(getattr(out, 'shape', ()))} for {tuple(images.shape)}")

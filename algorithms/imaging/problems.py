@@ -155,10 +155,10 @@ class NPN:
             try:
                 # a copy: a network that works in place changed the problem's (frozen) measurements y
                 out = self.network(y.reshape(1, -1).to(dtype, copy=True))
-            except (RuntimeError, TypeError) as exc:  # torch's shape or Python's arity message: no name
+            except Exception as exc:  # torch's shape, Python's arity or the network's own error: no name
                 raise ValueError(f"network must map (1, {y.numel()}) measurements to (1, "
-                                 f"{self.projection.out_features}) values; it raised: {str(exc)[:160]}"
-                                 ) from None
+                                 f"{self.projection.out_features}) values; it raised {type(exc).__name__}: "
+                                 f"{str(exc)[:160]}") from exc
         p = self.projection.out_features
         if not isinstance(out, torch.Tensor) or out.is_complex() or out.numel() != p:
             # a tuple, an array or a complex tensor reached .to/reshape ("'tuple' object has no attribute")

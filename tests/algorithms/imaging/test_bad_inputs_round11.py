@@ -170,3 +170,22 @@ def test_big_endian_and_read_only_measurements():
         warnings.simplefilter("error")
         assert torch.equal(InverseProblem(H, frozen).y, torch.from_numpy(y))
     assert np.array_equal(frozen, y)
+
+
+def test_user_networks_raising_their_own_errors_are_named():
+    """A denoiser or NPN network raising its own ZeroDivisionError/ValueError let it out naming nothing
+    (only torch's RuntimeError and Python's TypeError were wrapped)."""
+    from algorithms.imaging import NPN, DenoiserPrior, qr_null_rows
+
+    class Broken(torch.nn.Module):
+        in_features, out_features = 32, 8
+
+        def forward(self, x):
+            raise ZeroDivisionError("inside the user's network")
+
+    with pytest.raises(ValueError, match=r"\bnetwork must map .* it raised ZeroDivisionError"):
+        DenoiserPrior(Broken()).prox(torch.ones(8, 8, dtype=torch.float64), 1.0)
+    H = gaussian_cs((8, 8), 0.5, seed=0)
+    npn = NPN(qr_null_rows(H, 8, seed=0), Broken(), 1.0)
+    with pytest.raises(ValueError, match=r"\bnetwork must map .* it raised ZeroDivisionError"):
+        npn.predict(H(torch.ones(8, 8, dtype=torch.float64)))
