@@ -243,7 +243,8 @@ class GaussianProcess:
             self._n = n + 1
 
     def predict(self, X) -> tuple[np.ndarray, np.ndarray]:
-        """Posterior mean and standard deviation at the rows of ``X`` (each of shape (m,))."""
+        """Posterior mean and standard deviation at the rows of ``X`` (each of shape (m,)); ``X`` of shape
+        (m, d) (or (d,) for one point) of any real dtype, computed in float64 (float64 results)."""
         raw = as_real_array("X", X)
         X = np.atleast_2d(raw)
         # a 0-d X (np.array(0.5)) is no point of shape (d,): np.atleast_2d made it one in silence

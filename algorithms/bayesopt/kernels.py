@@ -165,7 +165,8 @@ class Kernel:
         return (1.0 + s + s * s / 3.0) * np.exp(-s)
 
     def __call__(self, X, Y) -> np.ndarray:
-        """The kernel matrix k(X, Y), shape (len(X), len(Y)); X, Y of shape (n, d) and (m, d)."""
+        """The kernel matrix k(X, Y), shape (len(X), len(Y)); X, Y of shape (n, d) and (m, d), d >= 1, finite
+        reals of any real dtype (arrays, lists or tensors): computed and returned in float64."""
         revalidate_if_reassigned(self)
         X, Y = as_real_array("X", X), as_real_array("Y", Y)
         for name, M in (("X", X), ("Y", Y)):   # a 0-d array is no point of shape (d,): made one in silence

@@ -64,7 +64,8 @@ __all__ = [
 class RKHSFunction:
     """g(x) = Σᵢ ``weights[i]`` · k(x, ``centers[i]``): a finite kernel expansion.
 
-    Called on x of shape (d,) it returns a float, on X of shape (n, d) an (n,) array.
+    Called on x of shape (d,) it returns a float, on X of shape (n, d) an (n,) float64 array (x of any real
+    dtype is computed in float64).
 
     >>> g = RKHSFunction(Kernel("se", lengthscale=0.5), np.array([[0.0], [1.0]]), np.array([1.0, -1.0]))
     >>> round(g(np.array([0.0])), 6), round(g.norm, 6)
