@@ -95,8 +95,8 @@ def test_callback_stop_request_is_terminated():
 
 
 def test_unpickled_qp_is_not_rebuilt_at_its_first_solve():
-    """The array stamps of the revalidation hashed the dtype's str (salted per process): an unpickled QP looked
-    changed in another process. The stamps are deterministic CRCs of the data, shape and dtype text."""
+    """The array stamps of the revalidation hashed the dtype's str (salted per process): an unpickled QP
+    looked changed in another process. The stamps are deterministic CRCs of the data, shape and dtype text."""
     import pickle
     import subprocess
     import sys
