@@ -165,7 +165,7 @@ def collect_feasible_points(
     ``problem`` is a :class:`ChanceConstrainedProblem`, ``n_points`` an int in [1, MAX_POINTS] (10**5:
     each draw is one SLSQP solve, so the run time grows linearly with n_points, hours at the cap),
     ``bootstrap_size`` (the scenarios each restricted problem draws) an int in [1, 2**31 - 1] (a
-    bootstrap_size above L uses all L samples),
+    bootstrap_size above L uses all L samples; 1 draws 2, the fewest a spread of g is measured on),
     ``seed`` an int in [0, 2**64), ``restriction`` one of ``RESTRICTIONS`` (``"moment"``, ``"scenario"``).
     """
     if not isinstance(problem, ChanceConstrainedProblem):
