@@ -42,8 +42,10 @@ __all__ = ["GradientDescent", "gd_step"]
 def gd_step(x: Any, g: Any, lr: Any) -> Any:
     """``x − lr · g`` (numpy or sympy); a numeric ``lr`` must be finite and > 0.
 
-    ``x``, ``g``: numbers, array-likes of one shape (lists and tensors are converted to float arrays) or
-    sympy expressions. A step that overflows (lr = 1e308) is refused, naming ``lr``.
+    ``x``, ``g``: numbers, non-empty array-likes of one shape (lists and tensors are converted to float
+    arrays) or sympy expressions. The result is float32 when ``x`` and ``g`` both are, else float64 (float16,
+    integer and mixed-precision arrays are promoted). A step that overflows (lr = 1e308) is refused, naming
+    ``lr``.
 
     >>> gd_step(1.0, 2.0, 0.25)
     0.5

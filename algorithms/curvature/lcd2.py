@@ -122,7 +122,8 @@ def lcd2_gap(lam: Any, delta: Any, ghat: Any, D: Any) -> Any:
     """The model value minus f* at the candidate point, as a function of the multiplier λ.
 
     ``lam`` is the multiplier λ >= 0, ``delta`` = f(x) − f*, ``ghat`` the gradient's coefficients in C's
-    eigenbasis and ``D`` C's eigenvalues (>= 0), numbers or arrays of one shape.
+    eigenbasis and ``D`` C's eigenvalues (>= 0), numbers or arrays of one shape (numeric arrays are
+    computed in float64: float32, float16 and integer entries are promoted).
 
     ``h(λ) = Δ − Σᵢ ĝᵢ² λ(2 + λDᵢ) / (2(1 + λDᵢ)²)``; elementwise arithmetic only, so it
     accepts numpy arrays and numpy object arrays of sympy symbols.
@@ -147,8 +148,9 @@ def lcd2_coefficients(lam: Any, D: Any) -> Any:
     """Eigenbasis coefficients of the step: x⁺ = x − Q (λ/(1 + λDᵢ) · ĝᵢ)ᵢ.
 
     ``lam`` is the multiplier λ >= 0, a real number or a sympy expression (``math.inf``: the Newton
-    limit 1/Dᵢ, ∞ where Dᵢ = 0) and ``D`` C's eigenvalues (>= 0), a number, an array or an object array of
-    sympy expressions.
+    limit 1/Dᵢ, ∞ where Dᵢ = 0) and ``D`` C's eigenvalues (>= 0), a number, an array (computed in float64:
+    float32, float16 and integer entries are promoted; elementwise, so the result has ``D``'s shape, empty
+    for an empty ``D``) or an object array of sympy expressions.
 
     >>> lcd2_coefficients(1.0, np.array([0.0, 1.0])).tolist()
     [1.0, 0.5]
@@ -171,8 +173,8 @@ def lcd2_coefficients(lam: Any, D: Any) -> Any:
 def lcd2_multiplier(delta: float, ghat: np.ndarray, D: np.ndarray, *, rtol: float = 1e-13) -> float:
     """The root λ of :func:`lcd2_gap` (``math.inf`` when h stays >= 0: the Newton step).
 
-    ``D`` holds C's eigenvalues (finite, >= 0, the length of ``ghat``); ``rtol`` in (0, 1) is the root's
-    relative tolerance.
+    ``D`` holds C's eigenvalues (finite, >= 0, the length of ``ghat``; both computed in float64, float32,
+    float16 and integer entries promoted); ``rtol`` in (0, 1) is the root's relative tolerance.
 
     ``delta`` = f(x) − f* must be > 0 and ``ghat`` nonzero: at Δ > 0 and ĝ = 0 the localization
     set is empty and no multiplier exists (for convex f, ∇f = 0 means Δ = 0).
@@ -216,6 +218,10 @@ def lcd2_multiplier(delta: float, ghat: np.ndarray, D: np.ndarray, *, rtol: floa
 
 def lcd2_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tuple[np.ndarray, dict]:
     """One LCD2 step from ``x`` with gradient ``g``, curvature ``C`` and ``Δ = f(x) − f*``.
+
+    ``x`` and ``g`` are finite (d,) vectors (d >= 1) and ``C`` a symmetric PSD (d, d) matrix or a (d,)
+    vector >= 0, all computed in float64 (float32, float16 and integer entries are promoted: the new point
+    is float64).
 
     Returns the new point and ``{"multiplier": λ, "shift": β = 1/λ}``. ``delta`` must be >= 0; at
     ``delta = 0`` (x attains f* as far as f* tells) or ``g = 0`` the step is zero and ``x`` is returned

@@ -86,7 +86,8 @@ def lcd3_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
     """One LCD3 step; returns ``(None, {"retcode": Degenerate, ...})`` when it is undefined.
 
     ``x`` and ``g`` (the gradient at x) are finite vectors of one length d, ``C`` the curvature at x (a
-    symmetric PSD (d, d) matrix or a (d,) vector >= 0) and ``delta`` = f(x) − f* a finite float >= 0.
+    symmetric PSD (d, d) matrix or a (d,) vector >= 0), all computed in float64 (float32, float16 and integer
+    entries are promoted: the new point is float64), and ``delta`` = f(x) − f* a finite float >= 0.
 
     >>> import numpy as np
     >>> x, info = lcd3_step(np.array([2.0]), np.array([4.0]), np.array([2.0]), 4.0)  # f = x²

@@ -548,6 +548,8 @@ def check_numeric_point(x: Any, g: Any) -> tuple[Any, Any]:
         return x, g
     xs = as_float_array("x", x)
     gs = as_float_array("g", g)
+    if xs.size == 0:  # an empty x was answered an empty step, or blamed on g_norm_sq (Polyak)
+        raise ValueError("x must have at least one entry, got shape (0,)")
     if gs.shape != xs.shape:
         raise ValueError(f"g must have the shape of x {xs.shape}, got {gs.shape}")
     return (x if is_number(x) else xs), (g if is_number(g) else gs)

@@ -418,7 +418,8 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     def inverse_transform(self, X: Any) -> Any:
         """Decode latent rows (m, n_components) back to input space (a DataFrame if fit on one).
 
-        ``X`` is a finite (m, n_components) array of latent rows.
+        ``X`` is a finite (m, n_components) array of latent rows, m >= 0 (m = 0 gives an empty (0,
+        n_features) result).
         """
         self._check_fitted()
         Z0 = as_real_array("X", X) if not sp.issparse(X) else None

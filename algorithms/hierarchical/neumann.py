@@ -80,7 +80,8 @@ def neumann_hypergradient(problem: BilevelProblem, x: np.ndarray, y: np.ndarray,
                           rng: np.random.Generator) -> tuple[np.ndarray, int]:
     """ḡ_N at (x, y) with N = ``terms`` (see the module docstring) and the Hessian-vector calls used.
 
-    ``problem`` is a :class:`BilevelProblem`, ``x`` and ``y`` points of its shapes, ``terms`` an int in
+    ``problem`` is a :class:`BilevelProblem`, ``x`` and ``y`` points of its shapes (converted to its
+    ``x0``'s dtype: the estimate has that dtype), ``terms`` an int in
     [0, 10**6] (0: no Hessian-vector product, the first term alone) and ``rng`` a ``numpy.random.Generator``.
 
     Oracle outputs of the wrong type or shape raise TypeError/ValueError naming the oracle;
@@ -92,7 +93,10 @@ def neumann_hypergradient(problem: BilevelProblem, x: np.ndarray, y: np.ndarray,
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got "
                         f"{type(rng).__name__} {rng!r}")
-    x, y = as_float_array("x", x), as_float_array("y", y)   # a user's NaN point is named, not an oracle's
+    # a user's NaN point is named, not an oracle's; in the problem's dtype (a float32 x on a float64
+    # problem gave a float32 estimate, a float32 y a float64 one)
+    x = as_float_array("x", x, dtype=problem.x0.dtype)
+    y = as_float_array("y", y, dtype=problem.x0.dtype)
     return _hypergradient(problem, x, y, terms, rng)
 
 

@@ -68,8 +68,9 @@ NOISE_KINDS = ("gaussian", "sphere", "student")
 def additive_noise(kind: str, sigma: float, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     """One draw of the oracle noise of law ``kind`` and level ``sigma`` (see the module docstring).
 
-    ``shape`` is the draw's shape, a tuple of ints >= 0 (with at least one entry for ``"sphere"`` and
-    ``sigma`` > 0); ``rng`` a ``numpy.random.Generator``; ``kind``
+    ``shape`` is the draw's shape, a tuple (or list) of ints >= 0, or one int n read as ``(n,)`` as numpy
+    does (``()`` is one scalar draw; a shape with no entries, such as ``(0,)``, is refused for ``"sphere"``
+    with ``sigma`` > 0); ``rng`` a ``numpy.random.Generator``; ``kind``
     one of ``NOISE_KINDS``, ``sigma`` a finite float >= 0.
 
     >>> rng = np.random.default_rng(0)
@@ -127,8 +128,9 @@ def _point(name: str, value: Any, like: np.ndarray, whose: str = "the problem's"
     user's gradient (numpy broadcast it, or raised its own matmul error) and a NaN point answered NaN."""
     if not (isinstance(value, np.ndarray) and value.dtype.kind == "f"):
         value = as_real_array(name, value).astype(like.dtype)
-    else:  # a copy: a user's oracle writing into its argument (x *= 100) moved the solver's iterate
-        value = value.copy()
+    else:  # a copy: a user's oracle writing into its argument (x *= 100) moved the solver's iterate; in the
+        # problem's dtype (a float32 point on a float64 problem reached the user's gradient as float32)
+        value = value.astype(like.dtype)
     if value.shape != like.shape:
         raise ValueError(f"{name} must have shape {like.shape} ({whose}), got {value.shape}")
     if not np.isfinite(value).all():
@@ -174,8 +176,8 @@ class MinimaxProblem(Problem):
     gradient of f; the oracle adds noise of level ``sigma`` and law ``noise`` to both parts.
     ``phi(x)`` is Φ(x) = max_y f(x, y) and ``grad_phi(x)`` its exact gradient, used for the
     recorded stationarity measure ‖∇Φ(x_t)‖ and the stopping test. ``x0`` and ``y0`` are the
-    finite 1-D starting points; the dtype of ``x0`` (float32 or float64; an integer array is promoted to
-    float64, as numpy would) is the dtype of the iterates.
+    finite 1-D starting points; the dtype of ``x0`` (float32 or float64; an integer or float16 array is
+    promoted to float64) is the dtype of the iterates, and ``y0`` is converted to it.
     ``sigma`` is a finite float >= 0 (0: the oracle is ``grad`` itself) and ``noise`` one of
     ``NOISE_KINDS``.
     """
@@ -202,7 +204,8 @@ class MinimaxProblem(Problem):
     def oracle(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[Any, Any]:
         """One stochastic gradient (g_x, g_y) at (x, y): ``grad`` plus the additive noise.
 
-        ``x`` and ``y`` are finite points of ``x0``'s and ``y0``'s shapes and ``rng`` a
+        ``x`` and ``y`` are finite points of ``x0``'s and ``y0``'s shapes, converted to ``x0``'s dtype
+        (the iterates'; a point of another real dtype is cast, not passed on) and ``rng`` a
         ``numpy.random.Generator``.
         """
         x, y, rng = _point("x", x, self.x0), _point("y", y, self.y0), _generator(rng)
@@ -226,8 +229,8 @@ class BilevelProblem(Problem):
     Neumann-series hypergradient scales by 1/l_g1 and Theorem 4.2 picks its length from both
     (finite floats, 0 < mu_g <= l_g1). ``phi(x)`` is Φ(x) and ``grad_phi(x)`` its exact gradient
     (the recorded stationarity measure and the stopping test); ``x0`` and ``y0`` are the finite 1-D
-    starting points (``x0``'s dtype, float32 or float64, is the iterates'; an integer array is promoted
-    to float64); ``sigma`` and
+    starting points (``x0``'s dtype, float32 or float64, is the iterates', and ``y0`` is converted to it;
+    an integer or float16 array is promoted to float64); ``sigma`` and
     ``hessian_sigma`` are finite floats >= 0 and ``noise`` one of ``NOISE_KINDS``.
     """
 
@@ -272,8 +275,8 @@ class BilevelProblem(Problem):
 
     def upper_oracle(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[Any, Any]:
         """(∇_x F, ∇_y F) at (x, y), noise of level ``sigma`` added. ``x`` and ``y`` are finite points of
-        ``x0``'s and ``y0``'s shapes and ``rng`` a ``numpy.random.Generator`` (the oracle's sampling and
-        noise).
+        ``x0``'s and ``y0``'s shapes (converted to ``x0``'s dtype, as every oracle's points) and ``rng`` a
+        ``numpy.random.Generator`` (the oracle's sampling and noise).
         """
         x, y, rng = _point("x", x, self.x0), _point("y", y, self.y0), _generator(rng)
         fx, fy = returned_pair("upper_grad(x, y, rng)", self.upper_grad(x, y, rng))
@@ -282,7 +285,8 @@ class BilevelProblem(Problem):
 
     def lower_oracle(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> Any:
         """∇_y G at (x, y), noise of level ``sigma`` added. ``x`` and ``y`` are finite points of ``x0``'s and
-        ``y0``'s shapes and ``rng`` a ``numpy.random.Generator`` (the oracle's sampling and noise).
+        ``y0``'s shapes (converted to ``x0``'s dtype) and ``rng`` a ``numpy.random.Generator`` (the oracle's
+        sampling and noise).
         """
         x, y, rng = _point("x", x, self.x0), _point("y", y, self.y0), _generator(rng)
         return self._noisy(self.lower_grad(x, y, rng), self.sigma, rng, "lower_grad(x, y, rng)")
@@ -291,7 +295,8 @@ class BilevelProblem(Problem):
                    rng: np.random.Generator) -> tuple[Any, Any]:
         """(∇²_xy G·v, ∇²_yy G·v) at (x, y), noise of level ``hessian_sigma`` added. ``x`` and ``y`` are
         finite points of ``x0``'s and ``y0``'s shapes and ``rng`` a ``numpy.random.Generator`` (the
-        oracle's sampling and noise); ``v`` a finite vector of ``y0``'s shape.
+        oracle's sampling and noise); ``v`` a finite vector of ``y0``'s shape. ``x``, ``y`` and ``v`` are
+        converted to ``x0``'s dtype.
         """
         x, y, v = _point("x", x, self.x0), _point("y", y, self.y0), _point("v", v, self.y0)
         rng = _generator(rng)

@@ -62,6 +62,7 @@ False
 from __future__ import annotations
 
 import math
+import random
 from collections import Counter
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -71,6 +72,7 @@ import numpy as np
 
 from algorithms._validation import check_bool, check_choice, check_positive, check_seed
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
+from algorithms.submodular.functions import check_in_domain
 from algorithms.submodular.matroids import Matchoid, check_hashable
 from algorithms.submodular.oracle import (
     CountingOracle,
@@ -78,12 +80,15 @@ from algorithms.submodular.oracle import (
     NegativeValueError,
     NonFiniteValueError,
 )
-from algorithms.submodular.problems import UpdateStream
+from algorithms.submodular.problems import UpdateStream, refuse_increasing_returns
 
 __all__ = ["DynamicMatchoid", "DynamicMatchoidMaximizer", "sampling_parameters"]
 
 #: how MAX is guessed when it is not given: Appendix B's parallel runs, or our one current run
 MAX_GUESSES = ("parallel", "current")
+
+#: how many inserts sample f's submodularity (one diminishing-returns test each, on uncounted raw calls)
+SUBMODULARITY_TESTS = 8
 
 
 def sampling_parameters(p: int, monotone: bool = False) -> tuple[float, float]:
@@ -435,8 +440,12 @@ class DynamicMatchoidMaximizer:
     them). ``monotone=True`` uses Proposition 1.3's parameters.
 
     A rejected update (an element inserted twice or deleted while absent, an unhashable
-    element, f returning a negative or non-finite value, an inconsistent matroid oracle)
-    raises and leaves the maintained state as it was.
+    element, one outside a ready-made f's ground set, f returning a negative or non-finite value, an
+    inconsistent matroid oracle) raises and leaves the maintained state as it was. ``f``'s
+    submodularity is sampled as elements arrive: one seeded diminishing-returns test at each of the first
+    8 inserts that find an element present (raw calls of f, not counted in ``queries``), with
+    ``monotone=True`` also f's monotonicity on the same sets; a failed test is a ValueError naming ``f``
+    (f(S) = |S|² ran without one). Passing them is no proof.
     """
 
     def __init__(self, f: Callable[[frozenset], float], matchoid: Matchoid, eps: float = 0.1,
@@ -458,6 +467,7 @@ class DynamicMatchoidMaximizer:
         self._empty_value = self._oracle.value(frozenset())
         self._runs: dict[int | None, _Run] = {}
         self._present: dict[Hashable, tuple] = {}
+        self._dr_tests = 0  # diminishing-returns tests made so far (see _sample_submodularity)
         #: why a ``solve`` over a stream stopped early ("" when it did not)
         self.stop_reason = ""
 
@@ -601,6 +611,8 @@ class DynamicMatchoidMaximizer:
         if not self._oracle.matchoid.covers(e):
             raise ValueError(f"e = {e!r} lies in no matroid of the matchoid (its rank bound k would not "
                              "hold); add a matroid whose ground set holds it")
+        check_in_domain("e", self._oracle.f, e)  # was the function's own error, naming subset
+        self._sample_submodularity(e)
         singleton = self._oracle.value(frozenset({e}))
         keys = self._run_keys(singleton)
         if self._current_mode():
@@ -608,6 +620,20 @@ class DynamicMatchoidMaximizer:
             return
         self._apply(keys, "insert", e, singleton)  # every run reuses f({e}) at its level 1
         self._present[e] = keys
+
+    def _sample_submodularity(self, e: Hashable) -> None:
+        """At each of the first :data:`SUBMODULARITY_TESTS` inserts that find an element present, one seeded
+        diminishing-returns test of ``f`` with the new element (as :class:`MatchoidMaximization` samples
+        its f when built; f(S) = |S|² ran without complaint): four calls of the raw f, not counted as value
+        queries. A failed test raises naming ``f`` before the state changes."""
+        if self._dr_tests >= SUBMODULARITY_TESTS or not self._present:
+            return
+        rng = random.Random(self._dr_tests)
+        self._dr_tests += 1
+        present = list(self._present)
+        B = frozenset(rng.sample(present, min(len(present), 6)))
+        A = frozenset(rng.sample(sorted(B, key=repr), rng.randint(0, len(B) - 1)))
+        refuse_increasing_returns(self._oracle.f, A, B, e, monotone=self.monotone)
 
     def delete(self, e: Hashable) -> None:
         """Delete element ``e`` (present now)."""

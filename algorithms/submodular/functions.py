@@ -113,6 +113,17 @@ class _IndexFunction(_Sealed):
         return subset
 
 
+def check_in_domain(name: str, f: Any, element: Any) -> None:
+    """``element`` in the ground set of a ready-made function ``f`` (ints in [0, f.n)); a user's callable is
+    not checked. An element outside was refused by the function at its first query, naming ``subset``
+    rather than the argument that brought it in (an ``UpdateStream`` update, an inserted ``e``)."""
+    if isinstance(f, _IndexFunction) and type(f).__module__ == __name__ and (
+            isinstance(element, bool | np.bool_) or not isinstance(element, int | np.integer)
+            or not 0 <= element < f.n):
+        raise ValueError(f"{name} = {element!r} is outside f's ground set: {type(f).__name__} takes the ints "
+                         f"in [0, {f.n})")
+
+
 class DirectedCut(_IndexFunction):
     """f(S) = Σ_{u∈S, v∉S} W[u, v] for a non-negative (n, n) weight matrix (dense or sparse),
     or a networkx (di)graph with edge weights in the attribute ``weight`` (default ``"weight"``,
@@ -133,6 +144,9 @@ class DirectedCut(_IndexFunction):
                                  "use DirectedCut for a DiGraph")
             weights, self.nodes = _from_graph("weights", weights, weight)
         matrix, self.dtype = _weights("weights", weights)
+        if matrix.shape[0] == 0:  # no element: an empty ground set (as LogDet's empty kernel)
+            raise ValueError(f"weights must be a non-empty (n, n) matrix or a graph with nodes, got shape "
+                             f"{matrix.shape}")
         self.n = matrix.shape[0]
         self._out = _adjacency(matrix)
         self._seal_builtin()
@@ -185,6 +199,9 @@ class GraphCut(DirectedCut):
 class FacilityLocation(_IndexFunction):
     """f(S) = Σ_c max_{j∈S} similarity[c, j] (0 for S = ∅); ``similarity`` is (customers, n), >= 0.
 
+    n >= 1 elements (columns) are needed (zero columns is an empty ground set, refused by name); zero
+    customers (rows) is allowed and gives f ≡ 0.
+
     >>> FacilityLocation(np.array([[1.0, 0.5], [0.0, 2.0]]))(frozenset({0, 1}))
     3.0
     """
@@ -193,6 +210,9 @@ class FacilityLocation(_IndexFunction):
         self.similarity = as_float_array("similarity", similarity, ndim=2)
         if np.any(self.similarity < 0):
             raise ValueError("similarity must have non-negative entries")
+        if self.similarity.shape[1] == 0:  # no element: an empty ground set
+            raise ValueError(f"similarity must have at least one column (an element), got shape "
+                             f"{self.similarity.shape}")
         self.dtype = self.similarity.dtype.type
         self.n = self.similarity.shape[1]
         self._seal_builtin()

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from algorithms.core import Problem
+from algorithms.submodular.functions import check_in_domain
 from algorithms.submodular.matroids import Matchoid, check_hashable, check_matroid, elements_of
 from algorithms.submodular.oracle import _show, as_subset, check_matchoid, check_set_function
 
@@ -51,18 +52,21 @@ class _SetProblem(Problem):
             drawn = rng.sample(elements, size + 1)
             e, B = drawn[0], frozenset(drawn[1:])
             A = frozenset(rng.sample(sorted(B, key=repr), rng.randint(0, size - 1)))
-            try:
-                fa, fae, fb, fbe = (float(self.f(S)) for S in (A, A | {e}, B, B | {e}))
-            except Exception:
+            if not refuse_increasing_returns(self.f, A, B, e):
                 return
-            values = (fa, fae, fb, fbe)
-            if not all(math.isfinite(v) and v >= 0 for v in values):
-                return
-            tol = 1e-9 * max(1.0, *map(abs, values))
-            if fae - fa < fbe - fb - tol:
-                raise ValueError(
-                    f"f must be submodular (diminishing returns): f(A ∪ {{e}}) − f(A) = {fae - fa:.6g} < "
-                    f"f(B ∪ {{e}}) − f(B) = {fbe - fb:.6g} for A = {_show(A)} ⊂ B = {_show(B)}, e = {e!r}")
+
+    def _check_rank(self) -> None:
+        """The matchoid's ``rank`` k against this problem's elements: a greedy independent set among them
+        larger than k refutes it (a rank given for a matroid without a ground set, such as
+        ``Matchoid([UniformMatroid(2)], rank=1)``, could not be checked before the elements were known)."""
+        found: set = set()
+        for e in self.universe:
+            if self.matchoid.is_independent(frozenset(found | {e})):
+                found.add(e)
+                if len(found) > self.matchoid.rank:
+                    raise ValueError(f"matchoid rank = {self.matchoid.rank} must be the size of the largest "
+                                     f"independent set, but {len(found)} of these elements are independent: "
+                                     f"{_show(frozenset(found))}")
 
     def _check_free_matroids(self) -> None:
         """A user's matroid with ``ground = None`` checked on this problem's elements (see Matroid)."""
@@ -125,6 +129,8 @@ class MatchoidMaximization(_SetProblem):
             raise ValueError("elements must not repeat an element")
         # an element in no matroid is outside the matchoid's ground set (the union of the Vᵢ): nothing
         # constrains it and the rank bound k would not hold (the dynamic algorithm refuses it too)
+        for i, e in enumerate(universe):  # an element outside a ready-made f's ground set, by its position
+            check_in_domain(f"elements[{i}]", self.f, e)
         uncovered = [(i, e) for i, e in enumerate(universe) if not self.matchoid.covers(e)]
         if uncovered:
             i, e = uncovered[0]
@@ -137,6 +143,7 @@ class MatchoidMaximization(_SetProblem):
         object.__setattr__(self, "elements", universe)
         object.__setattr__(self, "dtype", _float_type(self.f))
         self._check_free_matroids()
+        self._check_rank()
         self._check_submodular_sample()
 
 
@@ -172,6 +179,7 @@ class UpdateStream(_SetProblem):
             if kind == "insert":
                 if element in present:
                     raise ValueError(f"updates[{t}] inserts {element!r}, which is already present")
+                check_in_domain(f"updates[{t}] element", self.f, element)
                 if not self.matchoid.covers(element):  # as MatchoidMaximization's elements
                     raise ValueError(f"updates[{t}] inserts {element!r}, which lies in no matroid of the "
                                      f"matchoid; add a matroid that holds it or drop it")
@@ -187,7 +195,33 @@ class UpdateStream(_SetProblem):
         object.__setattr__(self, "updates", tuple(checked))
         object.__setattr__(self, "dtype", _float_type(self.f))
         self._check_free_matroids()
+        self._check_rank()
         self._check_submodular_sample()
+
+
+def refuse_increasing_returns(f: Callable[[frozenset], Any], A: frozenset, B: frozenset, e: Hashable, *,
+                              monotone: bool = False) -> bool:
+    """One diminishing-returns test f(A ∪ {e}) − f(A) >= f(B ∪ {e}) − f(B) for A ⊆ B, e ∉ B (and, with
+    ``monotone``, f(A ∪ {e}) >= f(A), f(B ∪ {e}) >= f(B)): a ValueError naming ``f`` when it fails; False (no
+    test) when f raises or answers a non-number, NaN or a negative value (left to the queries' own reports),
+    True when it passed."""
+    try:
+        fa, fae, fb, fbe = (float(f(S)) for S in (A, A | {e}, B, B | {e}))
+    except Exception:
+        return False
+    values = (fa, fae, fb, fbe)
+    if not all(math.isfinite(v) and v >= 0 for v in values):
+        return False
+    tol = 1e-9 * max(1.0, *map(abs, values))
+    if fae - fa < fbe - fb - tol:
+        raise ValueError(
+            f"f must be submodular (diminishing returns): f(A ∪ {{e}}) − f(A) = {fae - fa:.6g} < "
+            f"f(B ∪ {{e}}) − f(B) = {fbe - fb:.6g} for A = {_show(A)} ⊂ B = {_show(B)}, e = {e!r}")
+    if monotone and min(fae - fa, fbe - fb) < -tol:
+        S, value, more = (A, fa, fae) if fae - fa < fbe - fb else (B, fb, fbe)
+        raise ValueError(f"f must be monotone (monotone=True was given): f(S ∪ {{e}}) = {more:.6g} < f(S) = "
+                         f"{value:.6g} for S = {_show(S)}, e = {e!r}; pass monotone=False")
+    return True
 
 
 def _check_update(name: str, update: Any) -> tuple[str, Hashable]:

@@ -77,7 +77,8 @@ def orthogonal_gradient_step(theta: torch.Tensor, gradients: torch.Tensor, lam: 
 
     ``gradients`` has one gradient per row (k, d), in ``theta``'s dtype (float32 or float64; another
     dtype is refused by name, not mixed in); its span is found by an SVD (rank-revealing,
-    so repeated or dependent gradients are fine). ``lam`` = ∞ returns θ unchanged.
+    so repeated or dependent gradients are fine); k = 0 rows (no gradients: Δ is free) gives
+    θ − θ/(1+λ). ``lam`` = ∞ returns θ unchanged.
 
     >>> import torch
     >>> theta = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)

@@ -202,6 +202,10 @@ def effective_predictor(model: torch.nn.Module,
     """The linear map x -> f(θ, x) as a vector: θ itself for :class:`LinearModel` (one output),
     ``A_1ᵀ ⋯ A_{L-1}ᵀ c`` for :class:`DeepLinear`; ``params`` (name -> tensor) default to the model's.
 
+    ``params``' tensors share one dtype, float32 or float64 (a mix, half precision, integers or complex
+    are refused by name); the result has that dtype, which may differ from the model's own parameters'
+    (an :class:`~algorithms.unlearning.UnlearningProblem` runs a float32 model's map in its data's float64).
+
     >>> m = LinearModel(in_features=2, seed=0)
     >>> bool(torch.equal(effective_predictor(m), m.weight.detach()[0]))
     True
@@ -221,6 +225,11 @@ def effective_predictor(model: torch.nn.Module,
             raise ValueError(f"params[{k!r}] must have the model's shape {tuple(p.shape)}, "
                              f"got {tuple(params[k].shape)}")
         check_float_tensor(f"params[{k!r}]", params[k])  # NaN gave a NaN predictor silently
+    dtypes = {k: params[k].dtype for k in names}
+    if len(set(dtypes.values())) > 1 or not set(dtypes.values()) <= {torch.float32, torch.float64}:
+        # a float32 weight beside a float64 one was mixed (torch promoted); float16 gave a half predictor
+        raise TypeError(f"params must share one dtype, float32 or float64, got "
+                        f"{ {k: str(d).replace('torch.', '') for k, d in dtypes.items()} }")
     if isinstance(model, LinearModel):
         if model.out_features != 1:
             raise ValueError("model must have out_features = 1 for a predictor vector, "

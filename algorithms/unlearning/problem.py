@@ -81,11 +81,28 @@ def _samples(name: str, pair: Any, dtype: torch.dtype | None, *, allow_empty: bo
     return X, y
 
 
+def _refuse_contradictions(name: str, X: torch.Tensor, y: torch.Tensor) -> None:
+    """Two rows with the same X and different y: no interpolator exists (a Success with a nonzero retain
+    loss, and a 'minimum-norm interpolator' that was only a least-squares fit)."""
+    if X.shape[0] < 2:
+        return
+    _, inverse = torch.unique(X, dim=0, return_inverse=True)
+    if int(inverse.max()) + 1 == X.shape[0]:
+        return  # all rows distinct
+    first: dict[int, int] = {}
+    for i, group in enumerate(inverse.tolist()):
+        j = first.setdefault(group, i)
+        if j != i and not torch.equal(y[i], y[j]):
+            raise ValueError(f"{name} rows {j} and {i} have the same X but different y ({y[j].tolist()} and "
+                             f"{y[i].tolist()}): no model interpolates them; drop or merge one")
+
+
 def forget_split(X: Any, y: Any, forget: Sequence[int]) -> tuple[Samples, Samples]:
     """Split the training set (X, y) into ``(retain, forget)`` pairs by the ``forget`` row indices.
 
     Every index must name a row of the training set (0 <= i < n) and appear once, and at least
-    one row must be retained.
+    one row must be retained. ``y`` is converted to ``X``'s dtype (float32 X kept, any other real X as
+    float64; int and bool labels promoted, a float y of the other precision cast).
     """
     X, y = _samples("training", (X, y), None, allow_empty=False)
     n = X.shape[0]
@@ -124,6 +141,11 @@ class UnlearningProblem(Problem):
     (n,) or (n, out_features); the retain set must not be empty. The dtype is that of the
     retain inputs (float32 kept, anything else float64): the model's parameters, float32 or float64
     (float16 is refused), and ``params`` are cast to it (a float32 model beside float64 data runs in float64).
+    Each y is converted to its X's dtype (int and bool labels promoted, a float y of the other precision
+    cast; half precision and complex refused); a forget X of another float dtype than the retain X is
+    refused. Two retain rows with the same X but different y are refused (no model interpolates them, and
+    the retrained minimum-norm target is undefined); rows that differ only by round-off are kept (their
+    interpolators have huge norms: the problem is ill-conditioned, not invalid).
     """
 
     model: torch.nn.Module
@@ -138,6 +160,7 @@ class UnlearningProblem(Problem):
         if not list(self.model.parameters()):
             raise ValueError("model must have parameters (a torch.nn.Module with nn.Parameters)")
         retain = _samples("retain", self.retain, None, allow_empty=False)
+        _refuse_contradictions("retain", *retain)
         dtype = retain[0].dtype
         given = self.forget[0] if isinstance(self.forget, tuple | list) and len(self.forget) == 2 else None
         if isinstance(given, torch.Tensor) and given.is_floating_point() and given.dtype != dtype:
@@ -189,6 +212,7 @@ class UnlearningProblem(Problem):
         """Before each solve: the tensors checked finite at construction still are (torch has no read-only
         tensors: a NaN written into ``problem.forget[1]`` afterwards gave a Success, into the retain X
         torch's LinAlgError)."""
+        super()._check_unchanged()  # a field replaced through object.__setattr__: rebuilt (and checked)
         tensors = (("params", self.params), ("retain X", self.retain[0]), ("retain y", self.retain[1]),
                    ("forget X", self.forget[0]), ("forget y", self.forget[1]))
         for name, tensor in tensors:
@@ -281,7 +305,11 @@ class UnlearningProblem(Problem):
             raise NonFiniteTheta("theta must be finite, got NaN or inf entries")
 
     def predict(self, theta: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
-        """f(θ, X), shape (n, out_features); ``theta`` finite (:class:`NonFiniteTheta`, a ValueError)."""
+        """f(θ, X), shape (n, out_features); ``theta`` finite (:class:`NonFiniteTheta`, a ValueError).
+
+        ``X`` is a finite (n, in_features) tensor of the problem's dtype; n = 0 rows gives an empty
+        (0, out_features) result.
+        """
         self._check_theta(theta)
         return self._forward(theta, X)
 
@@ -297,7 +325,10 @@ class UnlearningProblem(Problem):
     def loss(self, theta: torch.Tensor, samples: Samples) -> torch.Tensor:
         """J(θ; D) = (1/|D|) Σ ‖f(θ, x) − y‖² (differentiable in θ); ``samples`` = (X, y), >= 1 row.
 
-        ``theta`` is a finite flat parameter vector of the model.
+        ``theta`` is a finite flat parameter vector of the model. ``samples`` is a pair: X a finite
+        (n, in_features) tensor of the problem's dtype, y finite of shape (n,) or (n, out_features),
+        converted to the problem's dtype as the constructor's y is (int and bool labels promoted, a float
+        of the other precision cast; half precision, complex, NaN/inf and other shapes refused by name).
         """
         if not isinstance(samples, tuple | list) or len(samples) != 2:
             raise TypeError(f"samples must be a pair (X, y), got {type(samples).__name__} of length "
@@ -305,14 +336,25 @@ class UnlearningProblem(Problem):
         X, y = samples
         if isinstance(X, torch.Tensor) and X.ndim >= 1 and X.shape[0] == 0:  # the mean over no rows
             raise ValueError("samples must hold at least one row (J is a mean over them), got 0 rows")
-        return ((self.predict(theta, X) - y) ** 2).sum() / X.shape[0]
+        prediction = self.predict(theta, X)
+        # y checked as the constructor's: an inf y gave an inf loss, a complex y a complex one, a bool y
+        # torch's RuntimeError, and a (n,) y broadcast against the (n, 1) prediction to an (n, n) sum
+        y = _as_tensor("samples y", y, self.dtype, labels=True)
+        if y.ndim == 1:
+            y = y[:, None]
+        if tuple(y.shape) != tuple(prediction.shape):
+            got = tuple(getattr(samples[1], "shape", y.shape))
+            raise ValueError(f"samples y must have shape ({prediction.shape[0]},) or "
+                             f"{tuple(prediction.shape)} (one row per row of samples X, one column per "
+                             f"output), got {got}")
+        return ((prediction - y) ** 2).sum() / X.shape[0]
 
     def jacobian(self, theta: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
         """The model gradients ∇_θ f(θ, x) of every output at every row of ``X``, stacked (n·out, d).
 
         ``theta`` is a finite flat parameter vector of the model (the problem's dtype) and ``X`` a finite
         (n, in_features) tensor of that dtype (checked: a 0-d X met vmap's error, an inf entry gave an inf
-        Jacobian).
+        Jacobian); n = 0 rows gives an empty (0, d) result.
 
         Per-sample reverse mode vectorized over the rows (``vmap(jacrev)``): one backward pass per
         output instead of one per (row, output) pair.
@@ -326,6 +368,8 @@ class UnlearningProblem(Problem):
         refuse_sparse("X", X)
         if X.device.type == "meta" or not bool(torch.isfinite(X).all()):  # inf gave an inf Jacobian
             raise ValueError("X must be finite (no NaN or inf entries, not on the meta device)")
+        if X.shape[0] == 0:  # no rows, no gradients (vmap's reshape of 0 elements was torch's RuntimeError)
+            return theta.new_zeros((0, theta.numel()))
 
         def single(t: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
             return self._forward(t, x[None])[0]

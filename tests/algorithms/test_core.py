@@ -234,3 +234,28 @@ def test_round8_huge_maxiters_named_maxiters():
     assert solve(quadratic_bilevel(), StocBiO(), maxiters=2**70).retcode is RetCode.Success
     with pytest.raises(ValueError, match=r"^HBG: maxiters=1180591620717411303424 is too large"):
         solve(random_tsp(6), HBG(), maxiters=2**70)
+
+
+def test_round11_a_field_replaced_after_construction_is_checked_at_solve():
+    import numpy as np
+
+    from algorithms.curvature import LCD2, squared_lp_norm
+    from algorithms.submodular import GraphCut, Greedy, Matchoid, MatchoidMaximization, UniformMatroid
+
+    prob = squared_lp_norm(4, x0=np.array([1.0, -2.0]))
+    object.__setattr__(prob, "x0", "start")  # bypasses the frozen dataclass: was AttributeError
+    with pytest.raises(TypeError, match="x0"):
+        solve(prob, LCD2())
+    prob = squared_lp_norm(4, x0=np.array([1.0, -2.0]))
+    object.__setattr__(prob, "L_C", float("nan"))  # was run to Success
+    with pytest.raises(ValueError, match="L_C"):
+        solve(prob, LCD2())
+    weights = np.array([[0, 1, 2, 0], [1, 0, 1, 3], [2, 1, 0, 1], [0, 3, 1, 0]], dtype=float)
+    problem = MatchoidMaximization(GraphCut(weights), Matchoid([UniformMatroid(2)]), range(4))
+    object.__setattr__(problem, "f", lambda s: float(len(s)) ** 2)  # supermodular: was a Success
+    with pytest.raises(ValueError, match="f"):
+        solve(problem, Greedy())
+    prob = squared_lp_norm(4, x0=np.array([1.0, -2.0]))
+    object.__setattr__(prob, "x0", [0.5, 0.5])  # a valid value is normalized as the constructor would
+    sol = solve(prob, LCD2(), maxiters=3)
+    assert isinstance(prob.x0, np.ndarray) and sol.x.shape == (2,)

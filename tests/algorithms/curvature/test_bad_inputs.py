@@ -510,3 +510,15 @@ def test_round10_problem_arrays_read_only():
     for array in (problem.x0, problem.x_star):
         with pytest.raises(ValueError, match="read-only"):
             array[0] = np.nan
+
+
+def test_round11_step_helpers_refuse_an_empty_point_and_promote_dtypes():
+    with pytest.raises(ValueError, match="x must have at least one entry"):
+        curvature.gd_step(np.array([]), np.array([]), 0.1)
+    with pytest.raises(ValueError, match="x must have at least one entry"):  # was blamed on g_norm_sq
+        curvature.polyak_step(np.array([]), np.array([]), 1.0, 0.0)
+    x, g = np.array([1.0, 2.0]), np.array([0.5, -1.0])
+    # documented: float32 kept only when both are, other precisions promoted to float64
+    assert curvature.gd_step(x.astype(np.float32), g.astype(np.float32), 0.1).dtype == np.float32
+    assert curvature.gd_step(x.astype(np.float32), g, 0.1).dtype == np.float64
+    assert curvature.lcd1_step(x.astype(np.float16), g, np.ones(2), 1.0).dtype == np.float64

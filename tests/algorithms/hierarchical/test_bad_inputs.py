@@ -446,3 +446,22 @@ def test_heldout10_integer_start_promoted_as_documented():
     problem = dataclasses.replace(synthetic_minimax(), x0=np.array([2], dtype=np.int8))
     assert problem.x0.dtype == np.float64 and problem.y0.dtype == np.float64
     assert "promoted" in MinimaxProblem.__doc__
+
+
+def test_round11_oracle_points_take_the_problems_dtype():
+    rng = np.random.default_rng(0)
+    mm = hierarchical.synthetic_minimax(sigma=0.0)
+    bl = hierarchical.quadratic_bilevel()
+    seen = []
+
+    def grad(x, y, rng):
+        seen.append((x.dtype, y.dtype))
+        return np.cos(x), y
+
+    prob = hierarchical.MinimaxProblem(grad, mm.phi, mm.grad_phi, mm.x0, mm.y0)
+    prob.oracle(mm.x0.astype(np.float32), mm.y0.astype(np.float16), rng)
+    assert seen == [(np.float64, np.float64)]  # a float32 point reached the user's grad as float32
+    est, _ = hierarchical.neumann_hypergradient(bl, bl.x0.astype(np.float32), bl.y0, 3, rng)
+    assert est.dtype == np.float64  # a float32 x gave a float32 estimate, a float32 y a float64 one
+    with pytest.raises(ValueError, match="x must have shape"):
+        prob.oracle(np.array([]), mm.y0, rng)

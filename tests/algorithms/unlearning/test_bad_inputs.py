@@ -530,3 +530,42 @@ def test_heldout10_theta_x_and_gradient_dtypes_named():
     for dtype in (torch.float32, torch.float16, torch.int64):
         with pytest.raises(TypeError, match=r"^gradients must have theta's dtype"):
             orthogonal_gradient_step(theta, torch.ones(1, 3, dtype=dtype))
+
+
+def test_round11_loss_samples_y_checked():
+    prob = linear_task(8, 12, 2, seed=0)
+    theta = torch.zeros(prob.dim, dtype=torch.float64)
+    X, y = prob.retain
+    with pytest.raises(ValueError, match="samples y"):  # an inf y answered an inf loss
+        prob.loss(theta, (X, torch.full_like(y, math.inf)))
+    with pytest.raises(TypeError, match="samples y"):  # a complex y answered a complex loss
+        prob.loss(theta, (X, y.to(torch.complex128)))
+    with pytest.raises(ValueError, match="samples y"):  # one row short
+        prob.loss(theta, (X, y[:-1]))
+    # a (n,) y is read as (n, 1), not broadcast to (n, n); a bool y is promoted as the constructor's
+    assert torch.allclose(prob.loss(theta, (X, y[:, 0])), prob.loss(theta, (X, y)))
+    assert prob.loss(theta, (X, torch.ones(X.shape[0], dtype=torch.bool))).dtype == torch.float64
+
+
+def test_round11_effective_predictor_params_share_one_dtype():
+    net = DeepLinear(3, (4, 1), seed=0)
+    params = {k: p.detach() for k, p in net.named_parameters()}
+    mixed = {**params, "c": params["c"].float()}
+    with pytest.raises(TypeError, match="params must share one dtype"):
+        effective_predictor(net, mixed)
+    with pytest.raises(TypeError, match="params"):
+        effective_predictor(net, {k: v.half() for k, v in params.items()})
+    assert effective_predictor(net, {k: v.float() for k, v in params.items()}).dtype == torch.float32
+
+
+def test_round11_empty_rows_and_contradictory_retain_rows():
+    prob = linear_task(8, 12, 2, seed=0)
+    theta = torch.zeros(prob.dim, dtype=torch.float64)
+    X, y = prob.retain
+    assert prob.jacobian(theta, X[:0]).shape == (0, prob.dim)  # was torch's reshape RuntimeError
+    assert prob.predict(theta, X[:0]).shape == (0, 1)
+    twice = (torch.cat([X, X[:1]]), torch.cat([y, y[:1] + 1]))  # the same x with two labels
+    with pytest.raises(ValueError, match="retain rows 0 and"):
+        UnlearningProblem(prob.model, prob.params, twice, prob.forget)
+    same = (torch.cat([X, X[:1]]), torch.cat([y, y[:1]]))  # an exact repeat is consistent: kept
+    assert UnlearningProblem(prob.model, prob.params, same, prob.forget).n_retain == X.shape[0] + 1
