@@ -119,6 +119,11 @@ class RetCode(enum.StrEnum):
         anything else: a backend error, or an answer that failed our check.
     """
 
+    @classmethod
+    def _missing_(cls, value: object) -> RetCode:
+        # enum's own "'bogus' is not a valid RetCode" listed no valid name
+        raise ValueError(f"retcode must be one of {[str(r) for r in cls]}, got {value!r:.60}")
+
     Success = "Success"
     MaxIters = "MaxIters"
     MaxTime = "MaxTime"
@@ -281,7 +286,7 @@ class Stats:
             value = check_int_at_least(name, value, 0, size=False)
         elif kind == "float":
             if isinstance(value, bool | np.bool_) or \
-                    not isinstance(value, int | float | np.integer | np.floating):
+                    not isinstance(value, numbers.Real | np.integer | np.floating):
                 raise TypeError(f"{name} must be a real number (a float), got {type(value).__name__} "
                                 f"{value!r:.60}")
             value = to_float(value)  # 10**400 as inf (float() raised OverflowError)
@@ -300,8 +305,11 @@ class Stats:
 
 @functools.cache
 def _field_types(cls: type) -> dict[str, str]:
-    """A dataclass's field name -> annotation (a str: ``from __future__ import annotations``)."""
-    return {f.name: f.type for f in fields(cls)}
+    """A dataclass's field name -> annotation as a str (``"int"``): a str under ``from __future__ import
+    annotations``, else the type itself (a subclass defined without that import annotated ``int``, whose
+    fields were then stored unchecked)."""
+    return {f.name: f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+            for f in fields(cls)}
 
 
 def _real_value(value: Any) -> float:
@@ -310,10 +318,20 @@ def _real_value(value: Any) -> float:
     dtype = str(getattr(value, "dtype", "")).replace("torch.", "")
     if getattr(value, "ndim", None) == 0 and dtype.startswith(("float", "int", "uint", "bfloat")):
         value = value.item()
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
-        raise TypeError(f"value must be a real number (the objective at x), got {type(value).__name__} "
-                        f"{value!r:.60}")
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real | np.integer | np.floating):
+        raise TypeError(f"value must be a real number (the objective at x: an int, a float, a numpy number "
+                        f"or a numbers.Real such as Fraction), got {type(value).__name__} {value!r:.60}")
     return to_float(value)  # an int past float's range as ±inf (float() raised OverflowError)
+
+
+def _holds_complex(value: Any, depth: int = 0) -> bool:
+    """A complex Python/numpy scalar, or a list/tuple holding one (nested up to 4 levels): ``x = 1j`` or
+    ``[1j, 2]`` were stored though ``x`` is never complex."""
+    if isinstance(value, complex | np.complexfloating):
+        return True
+    if isinstance(value, list | tuple) and depth < 4:
+        return any(_holds_complex(v, depth + 1) for v in value)
+    return False
 
 
 @dataclass(eq=False)  # identity, as the problems: the generated == compared x arrays (ambiguous truth)
@@ -354,8 +372,10 @@ class Solution:
                                  f"{value!r:.60}") from None
         elif name == "value":
             value = _real_value(value)
-        elif name == "x" and str(getattr(value, "dtype", "")).startswith(("complex", "torch.complex")):
-            raise TypeError(f"x must be real, got a complex {type(value).__name__} of dtype {value.dtype}")
+        elif name == "x" and (str(getattr(value, "dtype", "")).startswith(("complex", "torch.complex"))
+                              or _holds_complex(value)):
+            raise TypeError(f"x must be real, got a complex {type(value).__name__} "
+                            f"{getattr(value, 'dtype', value)!r:.60}")
         elif name == "stats" and not isinstance(value, Stats):
             raise TypeError(f"stats must be a Stats, got {type(value).__name__}")
         elif name == "trace" and not isinstance(value, list):

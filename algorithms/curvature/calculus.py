@@ -99,7 +99,8 @@ def _as_matrix(C: np.ndarray) -> np.ndarray:
 def summed(first: CurvatureProblem, second: CurvatureProblem) -> CurvatureProblem:
     """f + g with curvature C₁ + C₂ and constant L_C¹ + L_C² (Lemma 5.1, third rule).
 
-    ``first`` and ``second`` are :class:`CurvatureProblem` of one dimension.
+    ``first`` and ``second`` are :class:`CurvatureProblem` of one dimension and one dtype (a float32 and a
+    float64 problem are refused by name, not combined in the first one's dtype).
 
     Both problems must live in one dimension; the start is ``first.x0``. The optimal value of
     the sum is not known in general, so ``f_star`` and ``x_star`` are None (pass a problem with
@@ -117,6 +118,9 @@ def summed(first: CurvatureProblem, second: CurvatureProblem) -> CurvatureProble
     if second.dimension != first.dimension:
         raise ValueError(f"second must have the dimension of first ({first.dimension}), "
                          f"got {second.dimension}")
+    if second.dtype != first.dtype:  # the sum took first's dtype: the order of the arguments decided
+        raise TypeError(f"first ({first.dtype}) and second ({second.dtype}) must share a dtype (their x0's); "
+                        f"build both in float32 or both in float64")
 
     def curvature(x):
         C1, C2 = first.curvature_at(x), second.curvature_at(x)

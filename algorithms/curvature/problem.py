@@ -96,6 +96,23 @@ _CURVATURE_RTOL = 1e-8
 BLOWUP_FACTOR = 1e15
 
 
+def _precision(value: Any) -> int | None:
+    """The precision rank of an array's (or tensor's) dtype: 3 for float64, 2 for float32, 1 for half
+    precision, 0 for integers (None for a list, a number or anything without a dtype: read as float64)."""
+    dtype = str(getattr(value, "dtype", "")).replace("torch.", "")
+    if not dtype:
+        return None
+    if dtype in ("float64", "double", "longdouble", "float128"):
+        return 3
+    if dtype in ("float32", "float"):
+        return 2
+    if dtype in ("float16", "half", "bfloat16"):
+        return 1
+    if dtype.startswith(("int", "uint")):
+        return 0
+    return None
+
+
 @dataclass(frozen=True, eq=False)  # identity equality and hash (arrays inside)
 class CurvatureProblem(Problem):
     """Minimize a convex ``f`` that satisfies Assumption 2.1 with ``curvature`` and ``L_C``.
@@ -108,10 +125,13 @@ class CurvatureProblem(Problem):
 
     Parameters
     ----------
-    f, grad : callables ``x -> float`` and ``x -> (d,) array``.
+    f, grad : callables ``x -> float`` and ``x -> (d,) array``; ``grad`` returns floats at least as precise
+        as ``x0`` (a float32, float16 or integer gradient beside a float64 ``x0`` is refused by name, naming
+        ``grad(x)``; a list or a more precise array is read as float64).
     curvature : callable ``x -> C(x)``, a symmetric PSD ``(d, d)`` matrix or a ``(d,)``
-        non-negative vector (a diagonal matrix). Checked at ``x0`` here and at every
-        evaluation during a solve (a non-symmetric or indefinite ``C`` raises ``ValueError``).
+        non-negative vector (a diagonal matrix), read as float64 (any real dtype is promoted). Checked at
+        ``x0`` here and at every evaluation during a solve (a non-symmetric or indefinite ``C``
+        raises ``ValueError``).
     L_C : the constant of the upper bound, ``>= 0``; ``math.inf`` when only the lower bound
         (inequality (5)) is known, as for ‖x‖_p^p (Example 6.4): LCD2, LCD3 and Polyak need
         only that bound, LCD1 and the rate of Theorem 4.2 need a finite ``L_C``.
@@ -390,6 +410,12 @@ class CurvatureProblem(Problem):
                             f"{type(raw).__name__}") from exc
         if g.shape != (self.dimension,):
             raise ValueError(f"grad(x) must have shape ({self.dimension},), got {g.shape}")
+        given = _precision(raw)
+        if given is not None and given < _precision(self.x0):
+            # a float32, float16 or integer gradient beside a float64 x0 was upcast in silence: every step
+            # then moved by a rounded (or truncated) gradient, and a solve still ended Success
+            raise TypeError(f"grad(x) must return floats at least as precise as x0's {self.x0.dtype}, got "
+                            f"dtype {str(getattr(raw, 'dtype', type(raw).__name__)).replace('torch.', '')}")
         return g
 
     def curvature_at(self, x: np.ndarray) -> np.ndarray:
@@ -626,7 +652,7 @@ def check_f_star_not_above(problem: CurvatureProblem, fx: float, gap_tol: float)
     naming ``f_star``; no oracle call (the counters stay the work of the method)."""
     if problem.f_star is not None and fx - problem.f_star < -(gap_tol + 1e-6 * problem.scale_f):
         raise ValueError(f"f_star = {problem.f_star!r} is above f's minimum: the solve reached f = {fx!r}; "
-                         f"f_star must be the optimal value")
+                         f"f_star must be the optimal value (a lower bound of f)")
 
 
 def check_stationary_gap(problem: CurvatureProblem, gap: float | None, gnorm: float, gap_tol: float) -> None:
@@ -635,9 +661,10 @@ def check_stationary_gap(problem: CurvatureProblem, gap: float | None, gnorm: fl
     naming ``f_star``; 1e-6·S leaves room for the slow gap of flat functions (‖x‖⁴ near 0)."""
     if gap is None or gap <= gap_tol + 1e-6 * problem.scale_f:
         return
-    raise ValueError(f"f_star = {problem.f_star!r} is below f's minimum: the solve reached a stationary "
-                     f"point (‖∇f‖ = {gnorm:.3g}, a minimizer of the convex f) where f − f_star = {gap:.6g}; "
-                     "f_star must be the optimal value")
+    raise ValueError(f"f_star = {problem.f_star!r} is below f's minimum, or grad is not f's gradient: the "
+                     f"solve reached a point where grad(x) vanishes (‖∇f‖ = {gnorm:.3g}, a minimizer of the "
+                     f"convex f if grad is its gradient) with f − f_star = {gap:.6g}; f_star must be the "
+                     "optimal value and grad(x) the gradient of f")
 
 
 def run_descent(
@@ -719,6 +746,7 @@ def run_descent(
 
 def _data(A: Any, b: Any, x0: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     A = as_float_matrix("A", A, allow_sparse=False)
+    single = A.dtype == np.float32
     n, d = A.shape
     if n == 0 or d == 0:
         raise ValueError(f"A must have at least one row and one column, got shape {A.shape}")
@@ -729,8 +757,8 @@ def _data(A: Any, b: Any, x0: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if b.shape != (n,):  # the mismatch names both: A's rows or b's length may be the one that is off
         raise ValueError(f"A and b must agree: b must have shape ({n},) (one entry per row of A, shape "
                          f"{A.shape}), got {b.shape}")
-    if x0 is None:
-        x0 = np.zeros(d, dtype=A.dtype)
+    if x0 is None:  # float32 only when both data are (a float32 A decided alone, b's float64 ignored)
+        x0 = np.zeros(d, dtype=np.float32 if single and b.dtype == np.float32 else np.float64)
     x0 = as_float_array("x0", x0, ndim=1)
     check_shape("x0", x0, (d,))
     return A.astype(np.float64), b.astype(np.float64), x0
@@ -751,7 +779,8 @@ def sum_of_squared_abs_linear(A: Any, b: Any, x0: Any = None) -> CurvatureProble
     """f(x) = Σᵢ (aᵢᵀx − bᵢ)² as a sum of squares of the absolutely convex |aᵢᵀx − bᵢ|.
 
     ``A`` is a finite (n, d) matrix with a nonzero entry and ``b`` a finite vector of length n. ``x0`` is
-    the start (a finite vector of length d; None: zeros).
+    the start (a finite vector of length d; None: zeros, float32 when ``A`` and ``b`` both are, else
+    float64; the problem keeps ``x0``'s dtype).
 
     C(y) = 2 Σᵢ ∇φᵢ∇φᵢᵀ = 2AᵀA (the Hessian: f is quadratic) and L_C = 0, so LCD1 is
     Newton's method and lands on a minimizer in one step (Section 4, Appendix D.2).
@@ -780,7 +809,8 @@ def sum_of_squared_abs_linear(A: Any, b: Any, x0: Any = None) -> CurvatureProble
 def squared_norm_residual(A: Any, b: Any, x0: Any = None) -> CurvatureProblem:
     """f(x) = ‖Ax − b‖₂² as φ(x)² with the absolutely convex φ(x) = ‖Ax − b‖₂.
 
-    ``x0`` is the start (a finite vector of length d; None: zeros).
+    ``x0`` is the start (a finite vector of length d; None: zeros, float32 when ``A`` and ``b`` both
+    are, else float64; the problem keeps ``x0``'s dtype).
 
     ∇φ = Aᵀr/‖r‖ (r = Ax − b), so C(y) = 2Aᵀrrᵀ A/‖r‖² (rank one; 0 where r = 0) and,
     since the Hessian is 2AᵀA ⪯ C(y) + 2‖A‖₂² I, L_C = 2‖A‖₂² (the sup over y of
@@ -1064,7 +1094,8 @@ def lp_regression(A: Any, b: Any, p: float, x0: Any = None, curvature: str = "di
                   f_star: float | None = None, x_star: Any = None) -> CurvatureProblem:
     """f(x) = ‖Ax − b‖_p² for p >= 2 (Example 6.3): Example 6.2 composed with x ↦ Ax − b.
 
-    ``x0`` is the start (a finite vector of length d; None: zeros).
+    ``x0`` is the start (a finite vector of length d; None: zeros, float32 when ``A`` and ``b`` both
+    are, else float64; the problem keeps ``x0``'s dtype).
 
     C(y) = Aᵀ C_p(Ay − b) A (Lemma E.2) with C_p either curvature of
     :func:`squared_lp_norm`, and L_C = L = 2(p − 1)‖A‖₂². ``f_star``/``x_star`` default to 0
@@ -1111,7 +1142,8 @@ def squared_hinge(A: Any, b: Any, x0: Any = None, f_star: float | None = None) -
     """f(x) = Σᵢ max(0, 1 − bᵢaᵢᵀx)² (labels bᵢ ∈ {−1, +1}) with C ≡ 0 and L_C = 2‖A‖₂².
 
     ``b`` holds the labels, each −1 or +1, one per row of ``A``. ``x0`` is the start (a finite vector of
-    length d; None: zeros).
+    length d; None: zeros, float32 when ``A`` and ``b`` both are, else float64; the problem keeps
+    ``x0``'s dtype).
 
     The hinge t ↦ max(0, 1 − t) is not absolutely convex, and the "active-set Gauss–Newton"
     curvature 2Σ_{active} aᵢaᵢᵀ violates the lower bound of Assumption 2.1 (a point that

@@ -81,6 +81,16 @@ def _is_categorical(series: pd.Series) -> bool:
     return not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series.dtype)
 
 
+def _refuse_masked_or_sparse(X: Any) -> None:
+    """A masked array (its mask was ignored: the hidden entries were fitted) or a sparse matrix
+    (scikit-learn's own "Sparse data was passed for X" TypeError), refused naming X."""
+    if isinstance(X, np.ma.MaskedArray):
+        raise TypeError("X must be a plain array, got a numpy masked array (its mask would be ignored); pass "
+                        "X.filled(value) or drop the masked rows")
+    if sp.issparse(X):
+        raise TypeError(f"X must be dense, got a scipy sparse {type(X).__name__}; pass X.toarray()")
+
+
 class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Encode with a forest's diffusion map, decode with the forest's splits.
 
@@ -100,6 +110,13 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         row; ``progress=True`` shows a bar).
     k : int > 0
         neighbours of the kNN decoder, capped at n_samples.
+
+    Parameters set after ``fit`` (as attributes or by ``set_params``) are checked by ``transform``,
+    ``inverse_transform`` and ``score``: an invalid value is refused by name, and ``n_components``, ``t`` and
+    ``decoder`` (the fitted state was built for them) must be set back or refitted; ``k`` takes effect at
+    the next decode. ``X`` (fit, transform, score) is a dense 2-D array-like or DataFrame of at least two
+    distinct rows at fit (a masked array or a sparse matrix is refused by name); numbers of any real dtype
+    are read as float64 (float32, float16, integers and bools promoted), so the outputs are float64.
     n_estimators : int in [1, 10000]
         trees of the default forest (``MAX_ESTIMATORS`` = 10000: 2**31 - 1 was a fit that never ends).
     random_state : int, RandomState or None
@@ -168,6 +185,16 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     def _check_fitted(self) -> None:
         if not hasattr(self, "dmap_"):
             raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; call fit first")
+        # a parameter set after fit (attribute or set_params): an invalid one is refused by name, and one the
+        # fitted state was built for (n_components, t, decoder) must not change silently: decoder = "zzz"
+        # ran the exact decoder, n_components = 3 still gave 2 columns, decoder = "relabel" after a "knn" fit
+        # found no relabelled forest
+        self._check_params()
+        fitted = getattr(self, "_fitted_params_", {})
+        for name, value in fitted.items():
+            if getattr(self, name) != value:
+                raise ValueError(f"{name} was changed after fit (fitted with {value!r}, now "
+                                 f"{getattr(self, name)!r}): call fit again, or set it back")
 
     def _encode_frame(self, X: pd.DataFrame, *, fitting: bool) -> np.ndarray:
         columns = [str(c) for c in X.columns]
@@ -285,10 +312,14 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         """Fit; with ``maxiters`` set, ARPACK is capped and not replaced: returns whether the eigenpairs
         converged (ARPACK's criterion, or the dense fallback when ``maxiters`` is None)."""
         self._check_params()
+        _refuse_masked_or_sparse(X)
         X_enc = self._encode(X, fitting=True)
         n = X_enc.shape[0]
         if n == 0:
             raise ValueError("X must hold at least one sample, got n_samples = 0")
+        if n > 1 and not np.any(X_enc != X_enc[0]):  # one point repeated: no split, an all-zero embedding
+            raise ValueError(f"X must hold at least two distinct rows (samples), got {n} copies of one row: "
+                             f"the forest cannot split and the embedding would be all zeros")
         if self.n_components > n - 2:  # both named: one row of X was reported as an n_components error
             raise ValueError(f"X has too few rows (samples) for n_components = {self.n_components}: it needs "
                              f"at least n_components + 2 = {self.n_components + 2} (n_components must be at "
@@ -343,6 +374,7 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             dmap = dense_diffusion_map(K, int(self.n_components), int(self.t))
         converged = dmap.converged  # the dense (LAPACK) fallback is exact: it counts as converged
         self.dmap_: DiffusionMap = dmap
+        self._fitted_params_ = {"n_components": self.n_components, "t": self.t, "decoder": self.decoder}
         self.embedding_ = dmap.embedding
         self.eigenvalues_ = dmap.eigenvalues
         # Nyström through the leaves: Z₀ = K₀ Z Λ⁻¹ = mean over trees of W[leaf], W = S Πᵀ Z Λ⁻¹
@@ -413,6 +445,7 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         """Embed the rows of ``X`` (Nyström extension of the diffusion map), shape (m, n_components); 0 rows
         are refused, naming X, as scikit-learn's transformers do."""
         self._check_fitted()
+        _refuse_masked_or_sparse(X)
         return self._embed_encoded(self._encode(X, fitting=False))
 
     def inverse_transform(self, X: Any) -> Any:

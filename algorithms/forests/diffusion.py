@@ -64,7 +64,10 @@ class DiffusionMap:
     Built by hand, it is checked (a record consumed by :func:`nystrom`): real arrays of agreeing shapes
     (``embedding`` and ``eigenvectors`` (n, d), ``eigenvalues`` (d,), n = ``n_samples``), ``t`` an int
     >= 0, ``residual`` a real number >= 0 (NaN: not measured), ``converged`` a bool; each refused by
-    name, the arrays kept as copies."""
+    name, the arrays kept as copies. ``eigenvalues`` are those of a Markov (row-stochastic) kernel, so in
+    [0, 1] (negative ones are clipped to 0 by the fits); ``embedding`` is taken as given (:func:`nystrom`
+    and :func:`~algorithms.forests.kernel_estimate` use it as it is, not rebuilt as √n V Λᵗ). A field
+    replaced after construction (``object.__setattr__``) is checked again by the functions that read it."""
 
     embedding: np.ndarray
     eigenvalues: np.ndarray
@@ -86,6 +89,13 @@ class DiffusionMap:
         if eigenvalues.shape != (embedding.shape[1],):
             raise ValueError(f"eigenvalues must have shape ({embedding.shape[1]},) (one per embedding "
                              f"column), got {eigenvalues.shape}")
+        for name, array in (("embedding", embedding), ("eigenvalues", eigenvalues),
+                            ("eigenvectors", eigenvectors)):
+            if not np.all(np.isfinite(array)):
+                raise ValueError(f"{name} contains NaN or inf entries")
+        if eigenvalues.size and not (eigenvalues.min() >= 0.0 and eigenvalues.max() <= 1.0 + 1e-8):
+            raise ValueError(f"eigenvalues must lie in [0, 1] (a Markov kernel's), got min "
+                             f"{eigenvalues.min()!r} and max {eigenvalues.max()!r}")
         t = check_int_at_least("t", self.t, 0, size=False)
         residual = self.residual
         if isinstance(residual, bool | np.bool_) or not isinstance(residual, int | float | np.number) \
@@ -103,6 +113,19 @@ class DiffusionMap:
                             ("converged", check_bool("converged", self.converged)),
                             ("n_samples", n_samples)):
             object.__setattr__(self, name, value)
+
+
+def checked_dmap(dmap: Any, name: str = "dmap") -> DiffusionMap:
+    """``dmap`` a :class:`DiffusionMap`, checked again: a field replaced after construction through
+    ``object.__setattr__`` (NaN eigenvalues embedded every test row at 0) is refused by name."""
+    if not isinstance(dmap, DiffusionMap):
+        raise TypeError(f"{name} must be a DiffusionMap, got {type(dmap).__name__}")
+    try:
+        return DiffusionMap(dmap.embedding, dmap.eigenvalues, dmap.eigenvectors, dmap.t, dmap.residual,
+                            dmap.converged, dmap.n_samples)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{name} is no longer a valid DiffusionMap (a field was replaced after "
+                        f"construction): {exc}") from None
 
 
 def _check_kernel(K: Any) -> Any:
@@ -274,10 +297,11 @@ def dense_diffusion_map(K: Any, n_components: int, t: int = 1) -> DiffusionMap:
 def nystrom(K0: Any, dmap: DiffusionMap) -> np.ndarray:
     """Embed test points from their test-to-train kernel rows ``K0`` (m × n): Z₀ = K₀ Z Λ⁻¹.
 
-    ``dmap`` is the training points' :class:`DiffusionMap`.
+    ``dmap`` is the training points' :class:`DiffusionMap`. ``K0`` holds finite entries >= 0 and no zero
+    row (dense of any real dtype, read as float64, or sparse); it is extended linearly as given (rows of a
+    forest kernel sum to 1, other rows are not rescaled); m = 0 rows give an empty (0, d) result.
     """
-    if not isinstance(dmap, DiffusionMap):
-        raise TypeError(f"dmap must be a DiffusionMap, got {type(dmap).__name__}")
+    dmap = checked_dmap(dmap)
     if not sp.issparse(K0):
         K0 = as_real_array("K0", K0)
     if K0.ndim != 2 or K0.shape[1] != dmap.n_samples:

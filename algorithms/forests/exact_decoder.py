@@ -49,7 +49,7 @@ import scipy.optimize
 import scipy.sparse as sp
 
 from algorithms._validation import as_array, as_real_array, check_generator, check_positive_int
-from algorithms.forests.diffusion import EIGEN_FLOOR, DiffusionMap
+from algorithms.forests.diffusion import EIGEN_FLOOR, DiffusionMap, checked_dmap
 from algorithms.forests.partition import ForestPartition, sample_in_boxes
 
 __all__ = ["BOX_MARGIN", "ExactDecoding", "exact_decode", "kernel_estimate"]
@@ -61,11 +61,10 @@ BOX_MARGIN = 1e-6
 def kernel_estimate(Z0: Any, dmap: DiffusionMap) -> np.ndarray:
     """k̂₀ = Z₀ Λ Z† + 1/n: the kernel rows a set of embeddings implies (m, n).
 
-    ``Z0`` (m, d) are the embeddings to decode and ``dmap`` the training :class:`DiffusionMap` (d
-    components).
+    ``Z0`` (m, d) are the embeddings to decode (m >= 0: zero rows give an empty (0, n) result; any real
+    dtype, read as float64) and ``dmap`` the training :class:`DiffusionMap` (d components).
     """
-    if not isinstance(dmap, DiffusionMap):
-        raise TypeError(f"dmap must be a DiffusionMap, got {type(dmap).__name__}")
+    dmap = checked_dmap(dmap)  # a field replaced after construction (NaN eigenvalues): by name
     Z0 = as_real_array("Z0", Z0)
     if Z0.ndim != 2 or Z0.shape[1] != dmap.embedding.shape[1]:
         raise ValueError(f"Z0 must have shape (m, {dmap.embedding.shape[1]}), got {Z0.shape}")

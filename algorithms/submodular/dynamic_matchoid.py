@@ -62,6 +62,7 @@ False
 from __future__ import annotations
 
 import math
+import numbers
 import random
 from collections import Counter
 from collections.abc import Callable, Hashable
@@ -79,6 +80,7 @@ from algorithms.submodular.oracle import (
     InconsistentOracleError,
     NegativeValueError,
     NonFiniteValueError,
+    check_no_tol,
 )
 from algorithms.submodular.problems import UpdateStream, refuse_increasing_returns
 
@@ -410,8 +412,9 @@ _MAX_EXPONENT = 1023
 
 
 def _check_eps(eps: Any) -> float:
-    if isinstance(eps, bool) or not isinstance(eps, int | float | np.floating | np.integer):
-        raise TypeError(f"eps must be a real number in (0, 1), got {type(eps).__name__}")
+    if isinstance(eps, bool | np.bool_) or not isinstance(eps, numbers.Real | np.floating | np.integer):
+        raise TypeError(f"eps must be a real number in (0, 1) (an int, a float, a numpy number or a "
+                        f"numbers.Real such as Fraction), got {type(eps).__name__}")
     if isinstance(eps, int | np.integer) and abs(eps) > 2**1023:  # float() raised OverflowError
         raise ValueError(f"eps must lie in (0, 1), got {eps!r}")
     if not (0.0 < float(eps) < 1.0):
@@ -734,8 +737,8 @@ class DynamicMatchoid(Algorithm):
     max_guess: str = "parallel"
 
     def __post_init__(self) -> None:
-        _check_eps(self.eps)
-        _check_max_value(self.max_value)
+        object.__setattr__(self, "eps", _check_eps(self.eps))  # a Fraction or np.float32 stored as a float
+        object.__setattr__(self, "max_value", _check_max_value(self.max_value))
         object.__setattr__(self, "monotone", check_bool("monotone", self.monotone))  # numpy bools too
         check_choice("max_guess", self.max_guess, MAX_GUESSES)
 
@@ -779,6 +782,7 @@ def run_stream(problem: UpdateStream, options: SolveOptions, step: Callable[[str
 
 @_dispatch
 def _solve(problem: UpdateStream, algorithm: DynamicMatchoid, options: SolveOptions) -> Solution:
+    check_no_tol(options, "DynamicMatchoid")
     dm = DynamicMatchoidMaximizer(problem.f, problem.matchoid, eps=algorithm.eps, seed=options.seed,
                                   max_value=algorithm.max_value, monotone=algorithm.monotone,
                                   max_guess=algorithm.max_guess)

@@ -198,7 +198,10 @@ class PartitionMatroid(Matroid):
     """At most ``capacity[part]`` elements from each part; ``part_of`` maps element -> part.
 
     Elements not in ``part_of`` are outside its ground set. ``capacity`` is one int for
-    every part or a mapping part -> int (>= 0).
+    every part or a mapping part -> int (>= 0), with an entry for every part and none for a part no
+    element has (a misspelt part is refused by name); capacities that are all 0 on a non-empty
+    ``part_of`` (a rank-0 matroid: every run returns the empty set) are refused as a likely slip, as
+    ``UniformMatroid(0)`` is. An empty ``part_of`` is a valid rank-0 matroid on an empty ground set.
 
     >>> PartitionMatroid({1: "x", 2: "x", 3: "y"}, {"x": 1, "y": 1}).is_independent(frozenset({1, 3}))
     True
@@ -215,10 +218,17 @@ class PartitionMatroid(Matroid):
             missing = parts - set(capacity)
             if missing:
                 raise ValueError(f"capacity has no entry for part(s) {sorted(map(repr, missing))}")
+            unknown = set(capacity) - parts
+            if unknown:  # {'x': 1, 'zz': 2}: a capacity for a part no element has (a typo) was dropped
+                raise ValueError(f"capacity has entries for part(s) no element of part_of belongs to: "
+                                 f"{sorted(map(repr, unknown))}; the parts are {sorted(map(repr, parts))}")
             caps = {part: check_int_at_least(f"capacity[{part!r}]", capacity[part], 0) for part in parts}
         else:
             cap = check_int_at_least("capacity", capacity, 0)
             caps = dict.fromkeys(parts, cap)
+        if parts and not any(caps.values()):  # rank 0: as UniformMatroid(0), a likely slip
+            raise ValueError(f"capacity must allow at least one element (a rank-0 matroid makes every run "
+                             f"return the empty set), got {capacity!r:.60}")
         self.part_of = dict(part_of)
         self.capacity = caps
         self.ground = frozenset(part_of)

@@ -41,6 +41,15 @@ class InconsistentOracleError(ValueError):
     """A matroid's independence oracle contradicted the matroid axioms (detected where cheap)."""
 
 
+def check_no_tol(options: Any, label: str) -> None:
+    """The set-function algorithms have no tolerance (they stop when no feasible element gains, or when the
+    stream ends): a ``tol`` passed to their solve was ignored in silence; it is refused by name."""
+    if getattr(options, "tol", None) is not None:
+        raise ValueError(f"tol does not apply to {label}: it has no tolerance (it stops when no feasible "
+                         f"element has a positive gain, or at the end of the stream; maxiters caps it); got "
+                         f"tol={options.tol!r}, pass none")
+
+
 def check_set_function(f) -> Callable[[frozenset], float]:
     """Raise a TypeError naming ``f`` unless it is callable."""
     if not callable(f) or isinstance(f, type):  # a class (GraphCut itself) is callable but builds, not values
@@ -96,8 +105,13 @@ class CountingOracle:
     def value(self, subset: frozenset) -> float:
         """f(subset), counted and checked (finite, >= 0). ``subset`` is a set of elements: a frozenset, or any
         collection :func:`~algorithms.submodular.matroids.elements_of` takes (a list, tuple, set or range of
-        hashables), converted to the frozenset ``f`` receives."""
+        hashables), converted to the frozenset ``f`` receives. Every element must lie in some matroid of the
+        matchoid (its ground set), as the problems require; one outside is refused by name."""
         subset = as_subset("subset", subset)  # a list reached f as is; unhashable members met f's own error
+        outside = [e for e in subset if not self.matchoid.covers(e)]
+        if outside:  # MatchoidMaximization and UpdateStream refuse such an element; the oracle answered
+            raise ValueError(f"subset holds {len(outside)} element(s) in no matroid of the matchoid (outside "
+                             f"its ground set): {_show(frozenset(outside))}")
         self.value_queries += 1
         return checked_value(self.f(subset), subset)
 

@@ -259,3 +259,24 @@ def test_round11_a_field_replaced_after_construction_is_checked_at_solve():
     object.__setattr__(prob, "x0", [0.5, 0.5])  # a valid value is normalized as the constructor would
     sol = solve(prob, LCD2(), maxiters=3)
     assert isinstance(prob.x0, np.ndarray) and sol.x.shape == (2,)
+
+
+def test_round11_records_check_subclass_fields_complex_x_and_real_numbers():
+    import dataclasses
+    from fractions import Fraction
+
+    from algorithms import Solution, Stats
+
+    # a Stats subclass defined without ``from __future__ import annotations``: its fields went unchecked
+    Extra = dataclasses.dataclass(type("Extra", (Stats,), {"__annotations__": {"extra": int, "label": str},
+                                                          "extra": 0, "label": ""}))
+    with pytest.raises(ValueError, match="extra must be an int >= 0"):
+        Extra(extra=-1)
+    with pytest.raises(TypeError, match="label must be a str"):
+        Extra(label=5)
+    for x in (1j, [1j, 2], [[1, 2j]]):
+        with pytest.raises(TypeError, match="x must be real"):
+            Solution(x=x, value=1.0, retcode="Success")
+    assert Solution(x=1, value=Fraction(1, 3), retcode="Success").value == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match=r"retcode must be one of \['Success'"):
+        RetCode("bogus")

@@ -522,3 +522,24 @@ def test_round11_step_helpers_refuse_an_empty_point_and_promote_dtypes():
     assert curvature.gd_step(x.astype(np.float32), g.astype(np.float32), 0.1).dtype == np.float32
     assert curvature.gd_step(x.astype(np.float32), g, 0.1).dtype == np.float64
     assert curvature.lcd1_step(x.astype(np.float16), g, np.ones(2), 1.0).dtype == np.float64
+
+
+def test_round11_gradient_precision_and_mixed_problem_dtypes():
+    A = np.diag([2.0, 1.0])
+    for cast in (np.float32, np.float16, np.int64):
+        with pytest.raises(TypeError, match=r"grad\(x\) must return floats at least as precise"):
+            curvature.CurvatureProblem(f=lambda x: float(x @ A @ x),
+                                       grad=lambda x, c=cast: (2 * A @ x).astype(c),
+                                       curvature=lambda x: 2 * A,
+                                       L_C=0.0, x0=np.array([1.0, -1.0]), f_star=0.0)
+    # a more precise gradient on a float32 start is fine
+    prob = curvature.CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2.0 * x.astype(np.float64),
+                                      curvature=lambda x: 2 * np.eye(2), L_C=0.0, x0=np.ones(2, np.float32))
+    assert prob.dtype == np.float32
+    with pytest.raises(TypeError, match=r"first \(float64\) and second \(float32\) must share a dtype"):
+        curvature.summed(curvature.squared_lp_norm(2, x0=np.ones(2)),
+                         curvature.squared_lp_norm(2, x0=np.ones(2, dtype=np.float32)))
+    # the default start is float32 only when A and b both are (A alone decided before)
+    assert curvature.lp_regression(np.eye(2, dtype=np.float32), np.ones(2), p=3).dtype == np.float64
+    single = curvature.lp_regression(np.eye(2, dtype=np.float32), np.ones(2, np.float32), p=3)
+    assert single.dtype == np.float32

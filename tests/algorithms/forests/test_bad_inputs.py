@@ -519,3 +519,41 @@ def test_heldout10_one_row_names_x():
 
     with pytest.raises(ValueError, match=r"^X has too few rows \(samples\) for n_components = 2"):
         RFAutoencoder(n_components=2, n_estimators=3).fit(np.ones((1, 3)))
+
+
+def test_round11_parameters_changed_after_fit_and_degenerate_x():
+    import scipy.sparse as sp
+
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    ae = RFAutoencoder(n_estimators=5, random_state=0).fit(X)
+    Z = ae.transform(X[:3])
+    ae.decoder = "zzz"  # ran the exact decoder in silence
+    with pytest.raises(ValueError, match="decoder must be one of"):
+        ae.inverse_transform(Z)
+    ae.decoder = "relabel"  # the fitted state was built for "knn"
+    with pytest.raises(ValueError, match="decoder was changed after fit"):
+        ae.inverse_transform(Z)
+    ae.set_params(decoder="knn", n_components=3)  # still gave 2 columns
+    with pytest.raises(ValueError, match="n_components was changed after fit"):
+        ae.transform(X[:3])
+    with pytest.raises(TypeError, match="X must be a plain array, got a numpy masked array"):
+        RFAutoencoder(n_estimators=5).fit(np.ma.masked_array(X, mask=X > 1))
+    with pytest.raises(TypeError, match="X must be dense"):  # was scikit-learn's own TypeError
+        RFAutoencoder(n_estimators=5).fit(sp.csr_matrix(X))
+    with pytest.raises(ValueError, match="X must hold at least two distinct rows"):  # an all-zero embedding
+        RFAutoencoder(n_estimators=5).fit(np.repeat(X[:1], 30, axis=0))
+
+
+def test_round11_diffusion_map_eigenvalues_and_replaced_fields_checked():
+    import dataclasses
+
+    from algorithms.forests import DiffusionMap, nystrom
+
+    K = np.full((4, 4), 0.1) + 0.6 * np.eye(4)
+    dm = forests.diffusion_map(K, 2)
+    with pytest.raises(ValueError, match=r"eigenvalues must lie in \[0, 1\]"):
+        DiffusionMap(dm.embedding, dm.eigenvalues * 5, dm.eigenvectors, 1, 0.0, True, 4)
+    object.__setattr__(dm, "eigenvalues", dm.eigenvalues * np.nan)  # embedded every row at 0
+    with pytest.raises(ValueError, match="dmap is no longer a valid DiffusionMap"):
+        nystrom(K, dm)
+    assert dataclasses.is_dataclass(dm)

@@ -483,3 +483,54 @@ def test_heldout10_rank_submodularity_abstract_and_lists():
     with pytest.raises(TypeError, match=r"^Matroid.is_independent is abstract"):
         Matroid().is_independent(frozenset())
     assert "a list" in CountingOracle.value.__doc__
+
+
+def _cut():
+    weights = np.array([[0, 1, 2, 0], [1, 0, 1, 3], [2, 1, 0, 1], [0, 3, 1, 0]], dtype=float)
+    return submodular.GraphCut(weights)
+
+
+def test_round11_monotone_and_submodularity_sampled_as_elements_arrive():
+    S = submodular
+    stream = S.UpdateStream(S.GraphCut(np.ones((3, 3)) - np.eye(3)), S.Matchoid([S.UniformMatroid(3)]),
+                            [("insert", e) for e in range(3)])
+    with pytest.raises(ValueError, match="f must be monotone"):  # a non-monotone cut ran to Success
+        solve(stream, S.DynamicMatchoid(monotone=True))
+    dm = S.DynamicMatchoidMaximizer(lambda s: float(len(s)) ** 2, S.Matchoid([S.UniformMatroid(2)]))
+    with pytest.raises(ValueError, match="f must be submodular"):  # |S|² was maintained
+        for e in range(4):
+            dm.insert(e)
+
+
+def test_round11_elements_outside_f_or_the_matchoid_named():
+    S = submodular
+    with pytest.raises(ValueError, match=r"updates\[0\] element = 17"):  # was GraphCut's "subset" error
+        S.UpdateStream(_cut(), S.Matchoid([S.UniformMatroid(2)]), [("insert", 17)])
+    with pytest.raises(ValueError, match=r"elements\[4\] = 4"):
+        S.MatchoidMaximization(_cut(), S.Matchoid([S.UniformMatroid(2)]), range(5))
+    dm = S.DynamicMatchoidMaximizer(_cut(), S.Matchoid([S.UniformMatroid(2)]))
+    with pytest.raises(ValueError, match=r"^e = 50 is outside f's ground set"):
+        dm.insert(50)
+    oracle = S.CountingOracle(len, S.Matchoid([S.UniformMatroid(2, ground=[0, 1])]))
+    with pytest.raises(ValueError, match="subset holds 1 element"):  # answered 1.0
+        oracle.value(frozenset({7}))
+    with pytest.raises(ValueError, match="weights must be a non-empty"):
+        S.GraphCut(np.zeros((0, 0)))
+    with pytest.raises(ValueError, match="similarity must have at least one column"):
+        S.FacilityLocation(np.zeros((3, 0)))
+
+
+def test_round11_rank_capacity_and_tol_checked():
+    S = submodular
+    with pytest.raises(ValueError, match="matchoid rank = 1"):  # refuted by the elements
+        S.MatchoidMaximization(_cut(), S.Matchoid([S.UniformMatroid(2)], rank=1), range(4))
+    with pytest.raises(ValueError, match="capacity must allow at least one element"):
+        S.PartitionMatroid({1: "x"}, 0)
+    with pytest.raises(ValueError, match="capacity has entries for part"):
+        S.PartitionMatroid({1: "x"}, {"x": 1, "zz": 2})
+    problem = S.MatchoidMaximization(len, S.Matchoid([S.UniformMatroid(2)]), range(4))
+    for algorithm in (S.Greedy(), S.SampleGreedy(), S.BruteForce()):
+        with pytest.raises(ValueError, match="tol does not apply"):  # was ignored in silence
+            solve(problem, algorithm, tol=0.5)
+    from fractions import Fraction
+    assert S.DynamicMatchoid(eps=Fraction(1, 10)).eps == 0.1  # a numbers.Real, stored as a float
