@@ -586,16 +586,17 @@ def check_bool(name: str, value: Any) -> bool:
     return bool(value)
 
 
-def check_float_tensor(name: str, value: Any, *, ndim: int | None = None):
+def check_float_tensor(name: str, value: Any, *, ndim: int | None = None, allow_half: bool = True):
     """A real floating torch tensor with finite entries, on a real device (not ``meta``).
 
-    Complex tensors are refused (a later ``.to(float)`` would drop the imaginary part silently).
+    Complex tensors are refused (a later ``.to(float)`` would drop the imaginary part silently);
+    ``allow_half=False`` also refuses float16/bfloat16 (a caller whose result follows the tensor's dtype).
     """
     import torch
 
     if not isinstance(value, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
-    if not value.is_floating_point():
+    if not value.is_floating_point() or (not allow_half and value.dtype in (torch.float16, torch.bfloat16)):
         raise TypeError(f"{name} must be a real floating tensor (float32 or float64), got {value.dtype}")
     if value.device.type == "meta":
         raise ValueError(f"{name} is on the meta device (no data); move it to a real device")

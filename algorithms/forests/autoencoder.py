@@ -115,8 +115,9 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     ``inverse_transform`` and ``score``: an invalid value is refused by name, and ``n_components``, ``t`` and
     ``decoder`` (the fitted state was built for them) must be set back or refitted; ``k`` takes effect at
     the next decode. ``X`` (fit, transform, score) is a dense 2-D array-like or DataFrame of at least two
-    distinct rows at fit (a masked array or a sparse matrix is refused by name); numbers of any real dtype
-    are read as float64 (float32, float16, integers and bools promoted), so the outputs are float64.
+    distinct rows at fit (a masked array or a sparse matrix is refused by name; through ``solve``, one
+    repeated row ends ``Failure`` instead); numbers of any real dtype are read as float64 (float32, float16,
+    integers and bools promoted), so the outputs are float64.
     n_estimators : int in [1, 10000]
         trees of the default forest (``MAX_ESTIMATORS`` = 10000: 2**31 - 1 was a fit that never ends).
     random_state : int, RandomState or None
@@ -305,10 +306,10 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         ``y`` (optional, one target per row) makes the forest supervised (a regressor or classifier on
         y) instead of unsupervised.
         """
-        self._fit(X, y, maxiters=None)
+        self._fit(X, y, maxiters=None, refuse_constant=True)  # solve reports Failure instead
         return self
 
-    def _fit(self, X: Any, y: Any, *, maxiters: int | None) -> bool:
+    def _fit(self, X: Any, y: Any, *, maxiters: int | None, refuse_constant: bool = False) -> bool:
         """Fit; with ``maxiters`` set, ARPACK is capped and not replaced: returns whether the eigenpairs
         converged (ARPACK's criterion, or the dense fallback when ``maxiters`` is None)."""
         self._check_params()
@@ -317,7 +318,7 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         n = X_enc.shape[0]
         if n == 0:
             raise ValueError("X must hold at least one sample, got n_samples = 0")
-        if n > 1 and not np.any(X_enc != X_enc[0]):  # one point repeated: no split, an all-zero embedding
+        if refuse_constant and n > 1 and not np.any(X_enc != X_enc[0]):  # no split: an all-zero embedding
             raise ValueError(f"X must hold at least two distinct rows (samples), got {n} copies of one row: "
                              f"the forest cannot split and the embedding would be all zeros")
         if self.n_components > n - 2:  # both named: one row of X was reported as an n_components error

@@ -127,7 +127,8 @@ def _distances(coords: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class TSPInstance(Problem):
-    """A Euclidean TSP on ``n >= 3`` distinct finite points ``coords`` (shape (n, 2))."""
+    """A Euclidean TSP on ``n >= 3`` distinct finite points ``coords`` (shape (n, 2); any real dtype, kept
+    as a read-only float64 copy: float32, float16 and integer coordinates are promoted)."""
 
     coords: np.ndarray
 
@@ -146,7 +147,8 @@ class TSPInstance(Problem):
 
 @dataclass(frozen=True, eq=False)
 class CVRPInstance(Problem):
-    """A Euclidean CVRP: ``coords`` (n+1, 2) with the depot at row 0, integer ``demands`` (n+1,)
+    """A Euclidean CVRP: ``coords`` (n+1, 2) with the depot at row 0 (any real dtype, kept as float64),
+    integer ``demands`` (n+1,)
     with ``demands[0] == 0`` and ``1 <= demands[i] <= capacity``, and an integer ``capacity`` in
     [1, 2**63 - 1] (an integral float such as 5.0 is taken as the int 5).
 

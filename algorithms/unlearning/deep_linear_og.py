@@ -93,7 +93,7 @@ def balanced_factorization(model: DeepLinear, predictor: torch.Tensor) -> torch.
     """Theorem 4's network (flat θ) with effective predictor ``predictor`` and least ‖θ‖².
 
     ``model`` is the :class:`DeepLinear` whose layout θ follows; ``predictor`` a finite vector of length
-    ``model.in_features``.
+    ``model.in_features``, float32 or float64 (half precision refused): θ has ``predictor``'s dtype.
 
     With ρ = ‖w‖ and s = ρ^{1/L}: c = s e_1, A_ℓ = s e_1 e_1ᵀ (ℓ >= 2), A_1 = s e_1 (w/ρ)ᵀ; then
     w(θ) = w and ‖θ‖² = L ρ^{2/L} (the unit vectors v_ℓ of the theorem are taken as e_1).
@@ -111,7 +111,7 @@ def balanced_factorization(model: DeepLinear, predictor: torch.Tensor) -> torch.
     if not isinstance(predictor, torch.Tensor) or predictor.shape != (model.in_features,):
         shape = tuple(predictor.shape) if isinstance(predictor, torch.Tensor) else type(predictor).__name__
         raise ValueError(f"predictor must be a torch tensor of shape ({model.in_features},), got {shape}")
-    check_float_tensor("predictor", predictor)  # NaN would give a NaN network silently
+    check_float_tensor("predictor", predictor, allow_half=False)  # NaN would give a NaN network silently
     rho = torch.linalg.vector_norm(predictor)
     scale = rho ** (1.0 / model.depth)
     direction = predictor / rho if float(rho) > 0 else torch.zeros_like(predictor)

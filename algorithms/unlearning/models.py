@@ -224,7 +224,7 @@ def effective_predictor(model: torch.nn.Module,
         if tuple(params[k].shape) != tuple(p.shape):
             raise ValueError(f"params[{k!r}] must have the model's shape {tuple(p.shape)}, "
                              f"got {tuple(params[k].shape)}")
-        check_float_tensor(f"params[{k!r}]", params[k])  # NaN gave a NaN predictor silently
+        check_float_tensor(f"params[{k!r}]", params[k], allow_half=False)  # NaN: a NaN predictor, silently
     dtypes = {k: params[k].dtype for k in names}
     if len(set(dtypes.values())) > 1 or not set(dtypes.values()) <= {torch.float32, torch.float64}:
         # a float32 weight beside a float64 one was mixed (torch promoted); float16 gave a half predictor

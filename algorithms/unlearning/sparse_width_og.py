@@ -57,14 +57,15 @@ def _split(model: TwoLayerPerceptron, theta: torch.Tensor) -> tuple[torch.Tensor
         shape = tuple(theta.shape) if isinstance(theta, torch.Tensor) else type(theta).__name__
         raise ValueError(f"theta must be a flat tensor of shape ({model.width * (1 + model.in_features)},) "
                          f"= [c; vec(A)], got {shape}")
-    check_float_tensor("theta", theta)  # a NaN theta counted 0 active neurons, silently
+    check_float_tensor("theta", theta, allow_half=False)  # a NaN theta counted 0 active neurons, silently
     return theta[:model.width], theta[model.width:].reshape(model.width, model.in_features)
 
 
 def active_neurons(model: TwoLayerPerceptron, theta: torch.Tensor) -> int:
     """R(θ) = #{i : |c_i|·‖a_i‖ > 0}, the width measure of Section 4.3.
 
-    ``model`` is a :class:`TwoLayerPerceptron` and ``theta`` a flat parameter vector of it.
+    ``model`` is a :class:`TwoLayerPerceptron` and ``theta`` a finite flat parameter vector of it, float32 or
+    float64 (half precision refused; the model's own parameters only fix the layout).
 
     >>> import torch
     >>> net = TwoLayerPerceptron(in_features=2, width=3, seed=0)
@@ -78,7 +79,9 @@ def active_neurons(model: TwoLayerPerceptron, theta: torch.Tensor) -> int:
 def prune_inactive_neurons(model: TwoLayerPerceptron, theta: torch.Tensor) -> torch.Tensor:
     """Proposition 1: zero the rows a_i of A with c_i = 0 (same function, same R, <= R nonzero rows).
 
-    ``model`` is a :class:`TwoLayerPerceptron` and ``theta`` a flat parameter vector of it.
+    ``model`` is a :class:`TwoLayerPerceptron` and ``theta`` a finite flat parameter vector of it, float32 or
+    float64 (half precision refused); the result has ``theta``'s dtype (the model's own parameters only
+    fix the layout).
 
     >>> import torch
     >>> net = TwoLayerPerceptron(in_features=1, width=2, seed=0)

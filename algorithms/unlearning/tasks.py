@@ -142,6 +142,7 @@ def two_layer_task(n: int, d: int, width: int, n_forget: int, *, activation: str
     return UnlearningProblem(model, theta.to(dtype), retain, forget)
 
 
+@allocates("n_retain", "n_forget", "hidden")  # n_retain = 2**40 met numpy's MemoryError
 def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[int, ...] = (64, 64),
                         train_steps: int = 3000, lr: float = 3e-3, seed: int = 0,
                         dtype: torch.dtype = torch.float64) -> UnlearningProblem:
@@ -149,7 +150,8 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
 
     ``n_retain`` and ``n_forget`` (ints >= 1) points; ``hidden`` the MLP's hidden widths (ints >= 1);
     ``train_steps`` (int in [1, 100000]; 2**31 - 1 was a build that never ends) Adam steps with step
-    ``lr`` (finite float > 0); ``seed`` an int in [0, 2**64); ``dtype`` a floating torch dtype.
+    ``lr`` (finite float > 0; a training that blows the loss up past 10 times its start is refused, naming
+    ``lr``); ``seed`` an int in [0, 2**64); ``dtype`` a floating torch dtype.
 
     An MLP (tanh; inputs scaled by 1/(5π) inside the features) is trained on all of D with Adam
     for ``train_steps`` steps to give θ*; the problem's model keeps a fresh initialization (seed
@@ -170,11 +172,19 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
     trained = MLP(1, hidden, 1, activation="tanh", seed=seed)
     optimizer = torch.optim.Adam(trained.parameters(), lr=lr)
     X, y = torch.cat([X_r, X_f]), torch.cat([y_r, y_f])[:, None]
+    first = None
     for _ in range(train_steps):
         optimizer.zero_grad()
         loss = ((trained(X) - y) ** 2).mean()
+        first = float(loss) if first is None else first
         loss.backward()
         optimizer.step()
+    with torch.no_grad():
+        final = float(((trained(X) - y) ** 2).mean())
+    if not math.isfinite(final) or final > 10.0 * max(first, 1.0):
+        # lr = 1e6 gave a θ* of entries ~1e6 whose "training" had blown the loss up, stored as the problem
+        raise ValueError(f"lr = {lr!r} is too large: training θ* on D diverged (the mean squared error went "
+                         f"from {first:.3g} to {final:.3g}); use a smaller lr")
     theta = torch.cat([p.detach().reshape(-1) for p in trained.parameters()])
     fresh = MLP(1, hidden, 1, activation="tanh", seed=seed + 1, dtype=dtype)
     retain, forget = (X_r.to(dtype), y_r.to(dtype)), (X_f.to(dtype), y_f.to(dtype))

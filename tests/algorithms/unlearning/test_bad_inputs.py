@@ -569,3 +569,17 @@ def test_round11_empty_rows_and_contradictory_retain_rows():
         UnlearningProblem(prob.model, prob.params, twice, prob.forget)
     same = (torch.cat([X, X[:1]]), torch.cat([y, y[:1]]))  # an exact repeat is consistent: kept
     assert UnlearningProblem(prob.model, prob.params, same, prob.forget).n_retain == X.shape[0] + 1
+
+
+def test_round11_half_theta_refused_and_sine_task_sizes_and_divergence_named():
+    net = TwoLayerPerceptron(3, 4, seed=0)
+    theta = torch.cat([p.detach().reshape(-1) for p in net.parameters()])
+    for call in (active_neurons, prune_inactive_neurons):
+        with pytest.raises(TypeError, match="theta must be a real floating tensor"):  # a half θ came back
+            call(net, theta.half())
+    with pytest.raises(TypeError, match="predictor must be a real floating tensor"):
+        balanced_factorization(DeepLinear(3, (4, 1), seed=0), torch.ones(3, dtype=torch.float16))
+    with pytest.raises(ValueError, match="n_retain=1099511627776 is too large"):  # numpy's MemoryError
+        unlearning.sine_poisoning_task(2**40, 2, train_steps=1)
+    with pytest.raises(ValueError, match=r"lr = 1000000\.0 is too large"):  # a diverged θ* was stored
+        unlearning.sine_poisoning_task(10, 2, lr=1e6, train_steps=50, hidden=(8,))
