@@ -83,6 +83,12 @@ class DiffusionMap:
         eigenvectors = as_real_array("eigenvectors", self.eigenvectors)
         if embedding.ndim != 2:
             raise ValueError(f"embedding must be 2-D (n, d), got shape {embedding.shape}")
+        n_given = self.n_samples
+        if (isinstance(n_given, int | np.integer) and not isinstance(n_given, bool)
+                and eigenvectors.ndim == 2 and eigenvectors.shape[0] == n_given != embedding.shape[0]):
+            # eigenvectors and n_samples agree: the embedding is the odd one (eigenvectors were blamed)
+            raise ValueError(f"embedding must have n_samples = {n_given} rows (as eigenvectors do), got "
+                             f"shape {embedding.shape}")
         if eigenvectors.shape != embedding.shape:
             raise ValueError(f"eigenvectors must have the embedding's shape {embedding.shape}, got "
                              f"{eigenvectors.shape}")

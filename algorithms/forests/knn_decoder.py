@@ -53,9 +53,12 @@ def synthetic_training_set(leaves: np.ndarray, lower: np.ndarray, upper: np.ndar
         raise TypeError(f"leaves must be a 2-D integer array of leaf ids, got {leaves.dtype} of shape "
                         f"{leaves.shape}")
     top = int(leaves.max(initial=-1))
-    if lower.ndim != 2 or upper.shape != lower.shape or top >= lower.shape[0]:
-        raise ValueError(f"lower and upper must have one row per leaf (leaf ids up to {top}), got "
-                         f"shapes {lower.shape} and {upper.shape}")
+    if lower.ndim != 2 or upper.shape != lower.shape:
+        raise ValueError(f"lower and upper must be (n_leaves, d) boxes of one shape, got shapes "
+                         f"{lower.shape} and {upper.shape}")
+    if top >= lower.shape[0]:  # the boxes agree with each other: the out-of-range id is the odd one
+        raise ValueError(f"leaves must be leaf ids below the number of boxes (lower and upper have "
+                         f"{lower.shape[0]} rows), got leaf id {top}")
     if leaves.size and int(leaves.min()) < 0:  # a negative id indexed from the end, silently
         raise ValueError(f"leaves must be leaf ids >= 0, got {int(leaves.min())}")
     if not np.all(lower <= upper):  # an inverted (or NaN) box was hidden by the clamp below

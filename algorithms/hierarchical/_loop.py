@@ -24,7 +24,7 @@ import numpy as np
 
 from algorithms._validation import returned_scalar
 from algorithms.core import IterationMonitor, RetCode, Solution, SolveOptions, Stats
-from algorithms.hierarchical.problems import NonFinitePoint
+from algorithms.hierarchical.problems import NonFinitePoint, check_precision
 
 #: an iterate with a norm past this counts as diverged
 DIVERGENCE_RADIUS = 1e12
@@ -68,6 +68,7 @@ def checked(name: str, value: Any, like: np.ndarray) -> np.ndarray:
                         f"{type(value).__name__}") from exc
     if raw.dtype.kind not in "fiu":  # complex (its imaginary part would be dropped), str, bool, object
         raise TypeError(f"{name} must return a real array of shape {like.shape}, got dtype {raw.dtype}")
+    check_precision(name, value, like)  # a float32 grad_phi beside float64 iterates, upcast in silence
     try:
         array = raw.astype(like.dtype, copy=False)
     except (TypeError, ValueError) as exc:

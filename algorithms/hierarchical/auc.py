@@ -55,13 +55,17 @@ class ScoreNet(CheckedStateModule):
     """A one-hidden-layer tanh network, the score h(w; z) of the AUC task (seeded init).
 
     ``in_features``, ``hidden`` and ``out_features`` are ints >= 1 (the layers' widths; float64
-    weights), ``seed`` an int in [0, 2**64) for the initial weights (torch's global generator is not
-    touched).
+    weights; ``in_features``/``out_features`` cannot be reassigned later), ``seed`` an int in [0, 2**64)
+    for the initial weights (torch's global generator is not touched). ``forward`` refuses NaN/inf weights
+    (written in place) by name.
 
     >>> net = ScoreNet(in_features=3, hidden=4, seed=0)
     >>> tuple(net(torch.zeros(5, 3, dtype=torch.float64)).shape)
     (5, 1)
     """
+
+    #: the sizes the layers were built for: reassigning one is refused by name (forward met torch's shapes)
+    _FIXED = ("in_features", "out_features")
 
     @allocates("in_features", "hidden", "out_features")
     def __init__(self, in_features: int, hidden: int = 8, out_features: int = 1, *, seed: int = 0) -> None:
@@ -93,6 +97,8 @@ class ScoreNet(CheckedStateModule):
                             f"got {X.dtype}")
         check_device("X", X, self.hidden.weight)
         check_finite_data("X", X)  # NaN rows gave NaN scores in silence
+        for key, param in self.named_parameters():  # NaN weights written in place gave NaN scores
+            check_finite_data(f"ScoreNet.{key}", param)
         if X.is_inference() and not torch.is_inference_mode_enabled():
             X = X.clone()  # an inference-mode tensor met "Inference tensors cannot be saved for backward"
         return self.output(torch.tanh(self.hidden(X)))

@@ -138,6 +138,24 @@ def _point(name: str, value: Any, like: np.ndarray, whose: str = "the problem's"
     return value
 
 
+#: precision rank of a returned array's dtype (higher: more precise); integers rank below every float
+_PRECISION = {"f": {2: 1, 4: 2, 8: 3, 16: 4}, "i": 0, "u": 0}
+
+
+def check_precision(name: str, value: Any, like: np.ndarray) -> None:
+    """A user oracle's array output at least as precise as the iterates (``like``'s dtype): a float32,
+    float16 or integer gradient beside float64 iterates was upcast in silence (every step then moved by
+    a rounded or truncated gradient, and a solve still ended Success). Lists and Python numbers pass (read
+    as float64); a more precise array passes (cast to the iterates' dtype)."""
+    dtype = getattr(value, "dtype", None)
+    if not isinstance(dtype, np.dtype) or dtype.kind not in "fiu":
+        return
+    rank = _PRECISION[dtype.kind] if dtype.kind in "iu" else _PRECISION["f"].get(dtype.itemsize, 3)
+    if rank < _PRECISION["f"][like.dtype.itemsize]:
+        raise TypeError(f"{name} must return floats at least as precise as the iterates ({like.dtype}, x0's "
+                        f"dtype), got dtype {dtype}")
+
+
 class _OnCheckedPoints:
     """A built-in problem's own callable (``phi``, ``grad_phi``, the oracles' gradients) called on checked
     arguments: points of the problem's shapes, finite, and a Generator for ``rng`` (or None where the
@@ -173,7 +191,9 @@ class MinimaxProblem(Problem):
     """``min_x max_y f(x, y)``, f nonconvex in x and strongly concave in y.
 
     ``grad(x, y, rng) -> (∇_x F, ∇_y F)``: the (possibly already stochastic, e.g. minibatch)
-    gradient of f; the oracle adds noise of level ``sigma`` and law ``noise`` to both parts.
+    gradient of f, arrays at least as precise as ``x0`` (a float32, float16 or integer part beside float64
+    iterates is refused by name; ``grad_phi`` too); the oracle adds noise of level ``sigma`` and law
+    ``noise`` to both parts.
     ``phi(x)`` is Φ(x) = max_y f(x, y) and ``grad_phi(x)`` its exact gradient, used for the
     recorded stationarity measure ‖∇Φ(x_t)‖ and the stopping test. ``x0`` and ``y0`` are the
     finite 1-D starting points; the dtype of ``x0`` (float32 or float64; an integer or float16 array is
@@ -210,6 +230,8 @@ class MinimaxProblem(Problem):
         """
         x, y, rng = _point("x", x, self.x0), _point("y", y, self.y0), _generator(rng)
         gx, gy = returned_pair("grad(x, y, rng)", self.grad(x, y, rng))
+        check_precision("grad(x, y, rng)[0]", gx, self.x0)
+        check_precision("grad(x, y, rng)[1]", gy, self.x0)
         if self.sigma > 0:
             gx, gy = _numeric("grad(x, y, rng)[0]", gx), _numeric("grad(x, y, rng)[1]", gy)
             gx = gx + _draw(self.noise, self.sigma, np.shape(gx), rng)
@@ -224,7 +246,9 @@ class BilevelProblem(Problem):
     Oracles (each takes an ``rng`` for its own sampling; additive noise of level ``sigma`` is
     added to the gradients and of level ``hessian_sigma`` to the second-derivative products):
     ``upper_grad(x, y, rng) -> (∇_x F, ∇_y F)``, ``lower_grad(x, y, rng) -> ∇_y G`` and
-    ``lower_hvp(x, y, v, rng) -> (∇²_xy G·v, ∇²_yy G·v)`` (shapes of x and y).
+    ``lower_hvp(x, y, v, rng) -> (∇²_xy G·v, ∇²_yy G·v)`` (shapes of x and y); every oracle and ``grad_phi``
+    returns arrays at least as precise as ``x0`` (a float32, float16 or integer output beside float64
+    iterates is refused by name).
     ``mu_g`` and ``l_g1`` are the strong-convexity and smoothness constants of g(x, ·); the
     Neumann-series hypergradient scales by 1/l_g1 and Theorem 4.2 picks its length from both
     (finite floats, 0 < mu_g <= l_g1). ``phi(x)`` is Φ(x) and ``grad_phi(x)`` its exact gradient
@@ -280,6 +304,8 @@ class BilevelProblem(Problem):
         """
         x, y, rng = _point("x", x, self.x0), _point("y", y, self.y0), _generator(rng)
         fx, fy = returned_pair("upper_grad(x, y, rng)", self.upper_grad(x, y, rng))
+        check_precision("upper_grad(x, y, rng)[0]", fx, self.x0)
+        check_precision("upper_grad(x, y, rng)[1]", fy, self.x0)
         return (self._noisy(fx, self.sigma, rng, "upper_grad(x, y, rng)[0]"),
                 self._noisy(fy, self.sigma, rng, "upper_grad(x, y, rng)[1]"))
 
@@ -289,7 +315,9 @@ class BilevelProblem(Problem):
         sampling and noise).
         """
         x, y, rng = _point("x", x, self.x0), _point("y", y, self.y0), _generator(rng)
-        return self._noisy(self.lower_grad(x, y, rng), self.sigma, rng, "lower_grad(x, y, rng)")
+        gy = self.lower_grad(x, y, rng)
+        check_precision("lower_grad(x, y, rng)", gy, self.x0)
+        return self._noisy(gy, self.sigma, rng, "lower_grad(x, y, rng)")
 
     def hvp_oracle(self, x: np.ndarray, y: np.ndarray, v: np.ndarray,
                    rng: np.random.Generator) -> tuple[Any, Any]:
@@ -301,6 +329,8 @@ class BilevelProblem(Problem):
         x, y, v = _point("x", x, self.x0), _point("y", y, self.y0), _point("v", v, self.y0)
         rng = _generator(rng)
         cross, hess = returned_pair("lower_hvp(x, y, v, rng)", self.lower_hvp(x, y, v, rng))
+        check_precision("lower_hvp(x, y, v, rng)[0]", cross, self.x0)
+        check_precision("lower_hvp(x, y, v, rng)[1]", hess, self.x0)
         return (self._noisy(cross, self.hessian_sigma, rng, "lower_hvp(x, y, v, rng)[0]"),
                 self._noisy(hess, self.hessian_sigma, rng, "lower_hvp(x, y, v, rng)[1]"))
 

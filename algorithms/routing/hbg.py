@@ -47,7 +47,7 @@ import torch
 
 from algorithms._validation import check_bool, check_choice, check_count, check_fits_memory
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.routing._common import finish, not_started
+from algorithms.routing._common import check_no_tol, finish, not_started
 from algorithms.routing.gflownet import LOSSES, RoutingGFlowNet, encode_instances, rollout
 from algorithms.routing.nn2opt import _route_two_opt, relative_tol, two_opt
 from algorithms.routing.problem import (
@@ -99,11 +99,13 @@ def load_model(path: str) -> tuple[RoutingGFlowNet, dict]:
 class HBG(Algorithm):
     """Hybrid-Balance GFlowNet solver (see the module docstring).
 
-    ``checkpoint``: name, path or None; ``samples``: trajectories per instance (an int in [1, 100000]:
-    each is a sampled tour, so 2**31 - 1 was a solve that never ends);
-    ``loss``: which shipped variant a name refers to ("hybrid", "tb", "db");
+    ``checkpoint``: name, path or None (None: the shipped checkpoint of the nearest trained size, used
+    for any instance size: a size transfer ``allow_size_transfer`` need not allow); ``samples``:
+    trajectories per instance (an int in [1, 100000]: each is a sampled tour, so 2**31 - 1 was a solve
+    that never ends); ``loss``: which shipped variant a name refers to ("hybrid", "tb", "db");
     ``inference``: "auto", "depot", "sample" or "greedy"; ``local_search``: 2-opt the best;
-    ``allow_size_transfer``: accept a checkpoint trained on another size.
+    ``allow_size_transfer``: accept a named or path checkpoint trained on another size (refused
+    otherwise). ``tol`` does not apply (refused by name: ``samples`` fixes the run).
     """
 
     checkpoint: str | None = None
@@ -207,6 +209,7 @@ def _best_trajectory(cost: torch.Tensor) -> int:
 
 @_dispatch
 def _solve(problem: TSPInstance, algorithm: HBG, options: SolveOptions) -> Solution:
+    check_no_tol(options, "HBG")
     model, meta = _model_for(algorithm, "tsp", problem.n)
     if options.maxiters == 0:
         return not_started(problem, options, "HBG")
@@ -232,6 +235,7 @@ def _solve(problem: TSPInstance, algorithm: HBG, options: SolveOptions) -> Solut
 
 @_dispatch
 def _solve(problem: CVRPInstance, algorithm: HBG, options: SolveOptions) -> Solution:
+    check_no_tol(options, "HBG")
     model, meta = _model_for(algorithm, "cvrp", problem.n_customers)
     if options.maxiters == 0:
         return not_started(problem, options, "HBG")

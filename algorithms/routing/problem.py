@@ -113,10 +113,17 @@ def _check_coords(coords: Any, minimum: int) -> np.ndarray:
                              f"{exact:.3g} apart, but their squared distance underflows float64 (the "
                              f"distances the solvers use would be 0); rescale coords (e.g. by 1/max |coords| "
                              f"= {1.0 / float(np.abs(coords).max()):.3g})")
-        raise ValueError(
-            f"coords must be distinct, got duplicate nodes {min(i, j)} and {max(i, j)} at "
-            f"{coords[i].tolist()}"
-        )
+        if np.array_equal(coords[i], coords[j]):
+            raise ValueError(
+                f"coords must be distinct, got duplicate nodes {min(i, j)} and {max(i, j)} at "
+                f"{coords[i].tolist()}"
+            )
+        # distinct, but closer than the resolution the solvers' distances carry at this extent
+        a, b = min(i, j), max(i, j)
+        raise ValueError(f"coords must be distinct at the instance's scale: nodes {a} and {b} ("
+                         f"{coords[a].tolist()} and {coords[b].tolist()}) are {float(dist[i, j]):.3g} apart, "
+                         f"below {_DUP_TOL:g} times the largest pairwise distance {extent:.3g} (the "
+                         f"solvers treat them as one point); move them apart or rescale the far nodes")
     return coords
 
 
@@ -303,6 +310,8 @@ def _check_lib_name(name: Any) -> str:
     text = str(name)
     if "\n" in text or "\r" in text:
         raise ValueError(f"name must be a single line (no newline), got {text!r}")
+    if not text.strip():  # "NAME : " with nothing after it
+        raise ValueError(f"name must not be empty or blank (the file's NAME field), got {text!r}")
     return text
 
 
@@ -379,23 +388,42 @@ def cvrp_cost(instance: CVRPInstance, routes: Any) -> float:
     """Total length of the routes, each closed at the depot.
 
     ``instance`` is a :class:`CVRPInstance` and ``routes`` its customers split into routes (each customer
-    once, each route within the capacity).
+    once, each route within the capacity), or the depot-delimited node sequence a CVRP solve returns as
+    ``Solution.x`` (``[0, c, c, 0, c, 0]``: it starts at the depot 0; read by :func:`routes_from_sequence`).
     """
+    if _is_depot_sequence(routes):  # a solve's own x was refused ("'int' object is not iterable")
+        routes = routes_from_sequence(routes)
     out = check_cvrp_routes(instance, routes)
     d = instance.distances
     return float(sum(d[0, r[0]] + d[r[-1], 0] + d[r[:-1], r[1:]].sum() for r in (np.array(x) for x in out)))
 
 
+def _is_depot_sequence(value: Any) -> bool:
+    """A flat sequence of ints that starts at the depot 0 (a CVRP solve's ``x``), not a list of routes."""
+    if isinstance(value, str | bytes) or not isinstance(value, list | tuple | np.ndarray):
+        return False
+    items = list(value)
+    return bool(items) and all(isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
+                               for v in items) and items[0] == 0
+
+
 def routes_from_sequence(sequence: Any) -> list[list[int]]:
     """Split a depot-delimited node sequence (``0, c, c, 0, c, 0``) into routes.
+
+    ``sequence`` holds int node indices >= 0 (a float such as 1.5, a bool or a str is refused by name:
+    ``int()`` truncated 1.5 to customer 1).
 
     >>> routes_from_sequence([0, 3, 1, 0, 2, 0])
     [[3, 1], [2]]
     """
-    try:
-        values = [int(v) for v in sequence]
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"sequence must be a sequence of node indices: {exc}") from exc
+    if isinstance(sequence, str | bytes) or not hasattr(sequence, "__iter__"):
+        raise TypeError(f"sequence must be a sequence of int node indices, got {type(sequence).__name__}")
+    values = list(sequence)
+    bad = [v for v in values
+           if isinstance(v, bool | np.bool_) or not isinstance(v, int | np.integer) or v < 0]
+    if bad:
+        raise ValueError(f"sequence must hold int node indices >= 0, got {bad[0]!r}")
+    values = [int(v) for v in values]
     routes, cur = [], []
     for v in values:
         if v == 0:
@@ -431,8 +459,8 @@ def sequence_from_routes(routes: Any) -> list[int]:
 def write_tsplib(instance: TSPInstance, name: str = "instance") -> str:
     """TSPLIB text (``EUC_2D`` with float coordinates; our cost is the unrounded distance).
 
-    ``instance`` is a :class:`TSPInstance` and ``name`` the NAME field: a one-line str, or an int (written
-    as its digits).
+    ``instance`` is a :class:`TSPInstance` and ``name`` the NAME field: a non-blank one-line
+    str, or an int (written as its digits).
 
     >>> inst = random_tsp(4, seed=0)
     >>> np.allclose(read_tsplib(write_tsplib(inst)).coords, inst.coords)
@@ -455,8 +483,8 @@ def write_tsplib(instance: TSPInstance, name: str = "instance") -> str:
 def write_cvrplib(instance: CVRPInstance, name: str = "instance") -> str:
     """CVRPLIB text (depot is node 1, ``DEPOT_SECTION`` 1).
 
-    ``instance`` is a :class:`CVRPInstance` and ``name`` the NAME field: a one-line str, or an int (written
-    as its digits).
+    ``instance`` is a :class:`CVRPInstance` and ``name`` the NAME field: a non-blank one-line
+    str, or an int (written as its digits).
 
     >>> inst = random_cvrp(4, seed=0)
     >>> back = read_cvrplib(write_cvrplib(inst))

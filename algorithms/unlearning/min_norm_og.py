@@ -159,6 +159,8 @@ def strength_schedule(lambda_reg: float, gamma_reg: float, epochs: int, *, perio
 class MinNormOG(Algorithm):
     """MinNorm-OG with schedule ``lambda_schedule``, ``n_pert`` gradients per projection, step ``lr``.
 
+    ``lambda_schedule``: one λ >= 0 (or ``math.inf``: no projection) for every iteration, or a non-empty
+    tuple (a list is kept as a tuple) of them, λ_t for iteration t, the last repeating;
     ``n_pert``: a positive int (at most the retain size is used) or None (all of D_r);
     ``lr`` >= 0 (0: projections only); ``optimizer`` "sgd" or "adam".
     """

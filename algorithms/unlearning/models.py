@@ -88,6 +88,8 @@ def _check_input(model: torch.nn.Module, X: Any, dtype: torch.dtype) -> torch.Te
     if reference is not None:
         check_device("X", X, reference)
     check_finite_data("X", X)  # NaN rows gave NaN predictions in silence (as the other families' models)
+    for key, param in model.named_parameters():  # NaN weights written in place answered NaN outputs
+        check_finite_data(f"{type(model).__name__}.{key}", param)
     return outside_inference(X)
 
 
@@ -97,6 +99,10 @@ class LinearModel(CheckedStateModule):
     >>> LinearModel(in_features=3, seed=1)(torch.zeros(2, 3, dtype=torch.float64)).shape
     torch.Size([2, 1])
     """
+
+    #: the sizes the parameters were built for: reassigning one is refused by name (a later forward
+    #: met torch's matmul shape error)
+    _FIXED = ("in_features", "out_features", "seed")
 
     @allocates("in_features", "out_features")
     def __init__(self, in_features: int, out_features: int = 1, *, seed: int = 0,
@@ -120,12 +126,16 @@ class DeepLinear(CheckedStateModule):
 
     Parameters registered as ``c`` (h_{L-1},), ``A1`` (h_1, in_features), ..., ``A{L-1}``
     (h_{L-1}, h_{L-2}), the paper's order θ = [c; vec(A_1); ...]. ``depth`` is L. ``in_features``
-    and each width are ints >= 1, ``seed`` (int in [0, 2**64)) draws the weights and ``dtype`` is a
-    floating torch dtype (default float64).
+    and each width are ints >= 1 (``widths`` a non-empty tuple, or a list, kept as a tuple), ``seed``
+    (int in [0, 2**64)) draws the weights and ``dtype`` is a floating torch dtype (default float64).
 
     >>> DeepLinear(in_features=5, widths=(4,), seed=0).depth
     2
     """
+
+    #: the sizes the parameters were built for: reassigning one is refused by name (a later forward
+    #: met torch's matmul shape error)
+    _FIXED = ("in_features", "widths", "seed")
 
     out_features = 1
 
@@ -169,6 +179,10 @@ class TwoLayerPerceptron(CheckedStateModule):
     >>> TwoLayerPerceptron(in_features=2, width=6, activation="tanh", seed=0).A.shape
     torch.Size([6, 2])
     """
+
+    #: the sizes the parameters were built for: reassigning one is refused by name (a later forward
+    #: met torch's matmul shape error)
+    _FIXED = ("in_features", "width", "activation", "seed")
 
     out_features = 1
 

@@ -41,7 +41,7 @@ import numpy as np
 import torch
 from torch.func import jacrev, vmap
 
-from algorithms._validation import as_real_tensor, refuse_sparse
+from algorithms._validation import as_real_tensor, refuse_sparse, remember_validated
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 from algorithms.nets.functional import flatten_params, functional_forward, module_params
 from algorithms.unlearning.models import DeepLinear, LinearModel, check_model_dtype, effective_predictor
@@ -81,10 +81,11 @@ def _samples(name: str, pair: Any, dtype: torch.dtype | None, *, allow_empty: bo
     return X, y
 
 
-def _refuse_contradictions(name: str, X: torch.Tensor, y: torch.Tensor) -> None:
+def _refuse_contradictions(name: str, X: torch.Tensor, y: torch.Tensor, split: int | None = None) -> None:
     """Two rows with the same X and different y: no interpolator exists (a Success with a nonzero retain
-    loss, and a 'minimum-norm interpolator' that was only a least-squares fit)."""
-    if X.shape[0] < 2:
+    loss, and a 'minimum-norm interpolator' that was only a least-squares fit). With ``split``, X stacks
+    the retain rows (first ``split``) and the forget rows, named as such."""
+    if X.shape[0] < 2 or X.shape[1] == 0:
         return
     _, inverse = torch.unique(X, dim=0, return_inverse=True)
     if int(inverse.max()) + 1 == X.shape[0]:
@@ -93,7 +94,13 @@ def _refuse_contradictions(name: str, X: torch.Tensor, y: torch.Tensor) -> None:
     for i, group in enumerate(inverse.tolist()):
         j = first.setdefault(group, i)
         if j != i and not torch.equal(y[i], y[j]):
-            raise ValueError(f"{name} rows {j} and {i} have the same X but different y ({y[j].tolist()} and "
+            if split is None:
+                where = f"{name} rows {j} and {i}"
+            else:
+                def row(k: int) -> str:
+                    return f"retain row {k}" if k < split else f"forget row {k - split}"
+                where = f"{row(j)} and {row(i)}"
+            raise ValueError(f"{where} have the same X but different y ({y[j].tolist()} and "
                              f"{y[i].tolist()}): no model interpolates them; drop or merge one")
 
 
@@ -143,9 +150,11 @@ class UnlearningProblem(Problem):
     (float16 is refused), and ``params`` are cast to it (a float32 model beside float64 data runs in float64).
     Each y is converted to its X's dtype (int and bool labels promoted, a float y of the other precision
     cast; half precision and complex refused); a forget X of another float dtype than the retain X is
-    refused. Two retain rows with the same X but different y are refused (no model interpolates them, and
-    the retrained minimum-norm target is undefined); rows that differ only by round-off are kept (their
-    interpolators have huge norms: the problem is ill-conditioned, not invalid).
+    refused. Two rows with the same X but different y (within retain, or one in retain and one in
+    forget) are refused (no model interpolates them: θ* cannot have fit D, and the retrained minimum-norm
+    target is undefined); rows that differ only by round-off are kept (their interpolators have huge
+    norms: the problem is ill-conditioned, not invalid). The model's registered parameters are copied at
+    construction: ``init_params`` (Retrain's start) does not follow later edits of the model.
     """
 
     model: torch.nn.Module
@@ -196,6 +205,9 @@ class UnlearningProblem(Problem):
                              f"(or a dict of them), got shape {tuple(params.shape)}")
         for name, (X, y) in (("retain", retain), ("forget", forget)):
             self._check_fits(name, X, y, init, unflatten)
+        # the same x in retain and forget with different y: θ* cannot have fit D = retain ⊔ forget
+        both = (torch.cat([retain[0], forget[0]]), torch.cat([retain[1], forget[1]]))
+        _refuse_contradictions("retain and forget", *both, split=retain[0].shape[0])
         if forget[0].shape[1] != retain[0].shape[1] or forget[1].shape[1] != retain[1].shape[1]:
             raise ValueError(f"forget must have the retain set's shapes (n, {retain[0].shape[1]}) and "
                              f"(n, {retain[1].shape[1]}), got {tuple(forget[0].shape)} and "
@@ -207,6 +219,7 @@ class UnlearningProblem(Problem):
         object.__setattr__(self, "forget", forget)
         object.__setattr__(self, "params", params.clone())
         object.__setattr__(self, "_unflatten", unflatten)
+        object.__setattr__(self, "_init_params", init.detach().clone())  # the fresh start, as it was built
 
     def _check_unchanged(self) -> None:
         """Before each solve: the tensors checked finite at construction still are (torch has no read-only
@@ -247,12 +260,14 @@ class UnlearningProblem(Problem):
         # the unflatten map is a closure (not picklable): pickle/deepcopy drop it and rebuild it from model
         state = dict(self.__dict__)
         state.pop("_unflatten", None)
+        state.pop("_validated_fields", None)  # holds the closure too; recorded again when unpickled
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         params = {k: p.to(self.params.dtype) for k, p in module_params(self.model).items()}
         object.__setattr__(self, "_unflatten", flatten_params(params)[1])
+        remember_validated(self)  # the copy's fields, as checked where the original was built
 
     @property
     def dtype(self) -> torch.dtype:
@@ -273,8 +288,12 @@ class UnlearningProblem(Problem):
 
     @property
     def init_params(self) -> torch.Tensor:
-        """The model's own registered parameters, flat: the fresh start of a retrain."""
-        try:  # the model edited after construction (NaN weights, moved to meta): named
+        """The model's own registered parameters at construction, flat: the fresh start of a retrain (a copy:
+        editing the model afterwards changed the start in silence)."""
+        saved = self.__dict__.get("_init_params")
+        if saved is not None:
+            return saved.clone()
+        try:  # an old pickle without the copy: the model's current parameters, checked
             return flatten_params({k: p.to(self.dtype) for k, p in module_params(self.model).items()})[0]
         except ValueError as exc:
             raise ValueError(f"model's own parameters (its fresh initialization) are invalid: {exc}") \

@@ -557,3 +557,14 @@ def test_round11_diffusion_map_eigenvalues_and_replaced_fields_checked():
     with pytest.raises(ValueError, match="dmap is no longer a valid DiffusionMap"):
         nystrom(K, dm)
     assert dataclasses.is_dataclass(dm)
+
+
+def test_round11_messages_blame_the_odd_argument():
+    from algorithms.forests import DiffusionMap, synthetic_training_set
+
+    with pytest.raises(ValueError, match=r"^embedding must have n_samples = 4 rows"):  # blamed eigenvectors
+        DiffusionMap(np.zeros((3, 2)), np.array([0.5, 0.2]), np.zeros((4, 2)), 1, 0.0, True, 4)
+    leaves = np.array([[0, 1], [2, 5]])
+    with pytest.raises(ValueError, match=r"^leaves must be leaf ids below the number of boxes"):
+        synthetic_training_set(leaves, np.zeros((3, 2)), np.ones((3, 2)), np.zeros(2, bool),
+                               np.random.default_rng(0))

@@ -465,3 +465,25 @@ def test_round11_oracle_points_take_the_problems_dtype():
     assert est.dtype == np.float64  # a float32 x gave a float32 estimate, a float32 y a float64 one
     with pytest.raises(ValueError, match="x must have shape"):
         prob.oracle(np.array([]), mm.y0, rng)
+
+
+def test_round11_low_precision_oracle_outputs_and_score_net_state():
+    import torch
+
+    def grad(x, y, rng):
+        return (-np.sin(x) + y).astype(np.float32), (x - y).astype(np.float32)
+
+    prob = hierarchical.MinimaxProblem(grad=grad, phi=lambda x: float(np.cos(x[0]) + x[0] ** 2 / 2),
+                                       grad_phi=lambda x: x - np.sin(x), x0=np.array([2.0]),
+                                       y0=np.array([0.0]))
+    with pytest.raises(TypeError, match=r"grad\(x, y, rng\)\[0\] must return floats at least as precise"):
+        solve(prob, hierarchical.AdaMinimax(), maxiters=5)  # was a Success on float32 gradients
+    single = hierarchical.synthetic_minimax(dtype=np.float32)  # float32 iterates: float32 gradients fine
+    assert solve(single, hierarchical.TiAda(), maxiters=5).x.dtype == np.float32
+    net = hierarchical.ScoreNet(in_features=3, hidden=4)
+    with pytest.raises(ValueError, match="in_features is fixed"):
+        net.in_features = 5
+    with torch.no_grad():
+        next(net.parameters()).fill_(float("nan"))
+    with pytest.raises(ValueError, match=r"ScoreNet\.hidden\.weight contains NaN"):
+        net(torch.zeros(5, 3, dtype=torch.float64))

@@ -731,3 +731,23 @@ def test_round10_tiny_coords_named_as_too_small_not_duplicates():
         TSPInstance(coords)
     with pytest.raises(ValueError, match=r"^coords must be distinct"):
         TSPInstance(np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 1.0]]))
+
+
+def test_round11_tol_name_close_nodes_and_a_solves_own_x():
+    from algorithms import solve
+    from algorithms.routing import TSPInstance, cvrp_cost, random_cvrp, random_tsp, write_tsplib
+    from algorithms.routing.cvrp_enumeration import CVRPEnumeration
+    from algorithms.routing.held_karp import HeldKarp
+
+    with pytest.raises(ValueError, match="tol does not apply to HeldKarp"):  # was ignored in silence
+        solve(random_tsp(6, seed=1), HeldKarp(), tol=0.5)
+    instance = random_cvrp(5, seed=2)
+    with pytest.raises(ValueError, match="tol does not apply to CVRPEnumeration"):
+        solve(instance, CVRPEnumeration(), tol=0.5)
+    with pytest.raises(ValueError, match="name must not be empty or blank"):
+        write_tsplib(random_tsp(4), "")
+    far = np.vstack([np.random.default_rng(0).random((5, 2)) * 1e-6, [[1e6, 1e6], [1e6 + 1, 1e6]]])
+    with pytest.raises(ValueError, match="coords must be distinct at the instance's scale"):  # "duplicate"
+        TSPInstance(far)
+    sol = solve(instance, CVRPEnumeration())
+    assert cvrp_cost(instance, sol.x) == pytest.approx(sol.value)  # its own x was refused

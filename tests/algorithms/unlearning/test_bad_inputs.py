@@ -583,3 +583,26 @@ def test_round11_half_theta_refused_and_sine_task_sizes_and_divergence_named():
         unlearning.sine_poisoning_task(2**40, 2, train_steps=1)
     with pytest.raises(ValueError, match=r"lr = 1000000\.0 is too large"):  # a diverged θ* was stored
         unlearning.sine_poisoning_task(10, 2, lr=1e6, train_steps=50, hidden=(8,))
+
+
+def test_round11_forget_contradicting_retain_init_snapshot_and_model_state():
+    prob = linear_task(8, 12, 2, seed=0)
+    X, y = prob.retain
+    with pytest.raises(ValueError, match="retain row 0 and forget row 0 have the same X"):
+        UnlearningProblem(prob.model, prob.params, prob.retain, (X[:1], y[:1] + 1.0))
+    model = LinearModel(3, seed=0)
+    g = torch.Generator().manual_seed(0)
+    Xr = torch.randn(5, 3, dtype=torch.float64, generator=g)
+    yr = torch.randn(5, dtype=torch.float64, generator=g)
+    problem = UnlearningProblem(model, torch.zeros(3, dtype=torch.float64), (Xr[:4], yr[:4]),
+                                (Xr[4:], yr[4:]))
+    start = problem.init_params
+    with torch.no_grad():
+        model.weight.fill_(7.0)  # the "fresh initialization" followed later edits of the model
+    assert torch.equal(problem.init_params, start)
+    with torch.no_grad():
+        model.weight.fill_(float("nan"))
+    with pytest.raises(ValueError, match=r"LinearModel\.weight contains NaN"):  # NaN outputs before
+        model(Xr)
+    with pytest.raises(ValueError, match="in_features is fixed"):  # torch's matmul error at forward
+        model.in_features = 4
