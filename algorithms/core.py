@@ -563,6 +563,7 @@ class IterationMonitor:
         self.trace: list[dict[str, Any]] = []
         #: True once the callback asked to stop (a family's retcode is Terminated then, not MaxIters)
         self.stopped = False
+        self._closed = False
         self._bar = None
         if options.progress:
             from tqdm.auto import tqdm
@@ -570,7 +571,11 @@ class IterationMonitor:
             self._bar = tqdm(total=total, desc=desc, leave=False)
 
     def record(self, **fields_: Any) -> bool:
-        """Store one iteration's record; return True when the callback asks to stop."""
+        """Store one iteration's record; return True when the callback asks to stop. Refused after
+        :meth:`close` (a record appended to a finished run's trace)."""
+        if self._closed:
+            raise ValueError("record was called after close(): the monitor's run is over; make a new "
+                             "IterationMonitor for another run")
         if self.options.store_trace:
             self.trace.append(_snapshot(fields_))
         if self._bar is not None:
@@ -582,6 +587,8 @@ class IterationMonitor:
         return False
 
     def close(self) -> None:
+        """End the run: the progress bar is closed and later records are refused (closing twice is fine)."""
+        self._closed = True
         if self._bar is not None:
             self._bar.close()
 

@@ -138,7 +138,8 @@ class CurvatureProblem(Problem):
     x0 : the starting point; its dtype (float32 or float64) is kept by every solver.
     f_star : the optimal value, if known (LCD2, LCD3 and Polyak need it). Must not exceed
         ``f(x0)``.
-    x_star : a minimizer, if known (used by the rate claims).
+    x_star : a minimizer, if known (used by the rate claims); a finite vector of ``x0``'s shape, read in
+        float64 whatever its dtype (a float32 ``x_star`` beside a float64 ``x0`` is promoted).
     L : a global smoothness constant of ``f``, if known (gradient descent's default step 1/L).
     name : a str labelling the problem in reports.
 
@@ -186,7 +187,7 @@ class CurvatureProblem(Problem):
         if self.L is not None:
             object.__setattr__(self, "L", check_positive("L", self.L))
         if self.x_star is not None:
-            x_star = as_float_array("x_star", self.x_star, ndim=1)
+            x_star = as_float_array("x_star", self.x_star, ndim=1, dtype=np.float64)  # as documented
             if x_star.shape != x0.shape:  # both named: a wrong x0 was reported as a wrong x_star
                 raise ValueError(f"x_star must have shape {x0.shape} (that of x0), got {x_star.shape}")
             x_star.setflags(write=False)

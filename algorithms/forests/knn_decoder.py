@@ -80,7 +80,9 @@ def knn_decode(Z0: Any, Z_train: Any, X_synthetic: Any, *, k: int, categorical: 
     """Decode the rows of ``Z0`` (m, d) from the ``k`` nearest rows of ``Z_train`` (n, d).
 
     ``X_synthetic`` (n, p) are the points decoded to (one per row of ``Z_train``); ``categorical`` one
-    bool flag per column; ``rng`` a ``numpy.random.Generator`` (ties); ``k`` an int in [1, n].
+    bool flag per column; ``rng`` a ``numpy.random.Generator`` (ties); ``k`` an int in [1, n]. The arrays may
+    have any real dtypes, mixed: all are read as float64 (float32, float16 and integers promoted), so the
+    result is float64; m = 0 rows give an empty (0, p) result.
     """
     check_generator("rng", rng)
     Z0, Z_train = as_real_array("Z0", Z0), as_real_array("Z_train", Z_train)

@@ -44,8 +44,10 @@ def _table(name: str, value: Any) -> np.ndarray:
 def column_distortion(X: Any, X_hat: Any, categorical: Any = None) -> np.ndarray:
     """Per-column distortion: 1 − R² (numeric) or the error rate (categorical).
 
-    ``X`` (n, p) is the data, n >= 1, and ``X_hat`` its reconstruction of the same shape; ``categorical``
-    one bool flag per column (None: all numeric).
+    ``X`` (n, p) is the data, n >= 1, and ``X_hat`` its reconstruction of the same shape (any real dtypes,
+    mixed: both are compared in float64); ``categorical`` one bool flag per column (None: all numeric). A
+    numeric column that is constant in ``X`` scores 0 when reconstructed exactly, else 1 (R² is undefined
+    there), so one row (n = 1) scores each column by exact reconstruction.
     """
     # strings, complex entries (not truncated to their real part) and NaN/inf are refused by name
     X = _table("X", X)

@@ -277,7 +277,8 @@ def cooccurrence_kernel(forest: Any, X: Any, X_train: Any = None) -> sp.csr_matr
 
 def sample_in_boxes(lower: np.ndarray, upper: np.ndarray, categorical: np.ndarray,
                     rng: np.random.Generator) -> np.ndarray:
-    """One uniform draw from each box ``lower < x <= upper`` (finite bounds; rows are boxes).
+    """One uniform draw from each box ``lower < x <= upper`` (finite bounds; rows are boxes; any real
+    dtypes, read as float64: the draw is float64).
 
     ``categorical`` holds one bool flag per column; ``rng`` is a ``numpy.random.Generator``.
 

@@ -160,8 +160,8 @@ def relabel_forest(partition: ForestPartition, embed: Callable[[np.ndarray], np.
 def majority_box(lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per point and feature, the segment covered by the most of the B intervals ``(lower, upper]``.
 
-    ``lower``/``upper`` have shape (m, B, d) (finite, lower <= upper); returns (m, d) bounds, equal
-    to the intersection when the intervals overlap.
+    ``lower``/``upper`` have shape (m, B, d) (finite, lower <= upper; any real dtypes, read as float64);
+    returns (m, d) float64 bounds, equal to the intersection when the intervals overlap.
 
     >>> import numpy as np
     >>> lo, hi = np.array([[[0.0], [1.0], [1.5]]]), np.array([[[2.0], [3.0], [1.8]]])

@@ -88,7 +88,10 @@ def _adjacency(matrix) -> list[list[tuple[int, float]]]:
 
 
 class _IndexFunction(_Sealed):
-    """Shared element check: every element of S is an int in [0, n). The ready-made functions are immutable
+    """The ready-made set functions take their arrays in any real dtype: float32 is kept, float16, integers
+    and bools are promoted to float64 (the values returned are Python floats either way).
+
+    Shared element check: every element of S is an int in [0, n). The ready-made functions are immutable
     once built (``f.n = 99`` or ``f.kernel[0, 0] = nan`` reached the queries unchecked): setting an
     attribute is a TypeError naming it, and their arrays are read-only; a user's subclass is not sealed."""
 

@@ -19,6 +19,7 @@ independent set.
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -152,6 +153,7 @@ class Matroid(_Sealed):
 
     def in_ground(self, element: Hashable) -> bool:
         """Whether ``element`` (a hashable) is in the ground set."""
+        check_hashable("element", element)  # a list met Python's "unhashable type" (or True: no ground)
         return self.ground is None or element in self.ground
 
     def is_independent(self, subset: frozenset) -> bool:  # pragma: no cover - abstract
@@ -516,13 +518,19 @@ def _check_sampled(label, name, matroid, members, independent, rank, exact) -> N
             raise _rank_error(name, rank, basis, exact)
 
 
+#: a given Matchoid rank is checked exactly (every subset enumerated) on ground sets up to this many elements
+EXACT_RANK_ELEMENTS = 12
+
+
 class Matchoid(_Sealed):
     """A p-matchoid: S is independent iff S ∩ Vᵢ is independent in every matroid Mᵢ.
 
     ``p`` is the largest number of matroids an element lies in (a matroid whose ground
     is every element counts for all). ``rank`` is k, the size of the largest independent
     set, when given (checked: at most the upper bound below, at least a greedy independent set's
-    size; a value outside is refused by name); otherwise an upper bound: the smallest rank of a
+    size, and exactly, by enumeration, when the matroids' ground sets hold at most 12 elements in all; a
+    problem checks it again against its own elements; a value outside is refused by name); otherwise an
+    upper bound: the smallest rank of a
     matroid that covers every element, else the sum of the ranks (every element must lie in some matroid, or
     the rank would be unbounded). The dynamic algorithm's threshold uses it (a larger
     bound only lowers the threshold; see the note).
@@ -568,12 +576,34 @@ class Matchoid(_Sealed):
             if rank > bound:  # rank = 7 on a matchoid whose largest independent set is smaller was stored
                 raise ValueError(f"rank must be the size of the largest independent set, at most {bound} "
                                  f"(the matroids' ranks bound it), got {rank}")
+            exact = self._exact_rank()
+            if exact is not None and rank != exact:  # a small finite ground: the largest set, by enumeration
+                count = len(self._finite_ground())
+                raise ValueError(f"rank must be the size of the largest independent set, {exact} (every "
+                                 f"subset of the {count} ground elements enumerated), got {rank}")
             found = self._greedy_independent()
             if rank < len(found):
                 raise ValueError(f"rank must be the size of the largest independent set, at least "
                                  f"{len(found)} (a greedy independent set has that many), got {rank}")
         self.rank = rank
         self._seal(Matchoid)
+
+    def _finite_ground(self) -> list:
+        return sorted(frozenset().union(*(m.ground for m in self.matroids if m.ground is not None)), key=repr)
+
+    def _exact_rank(self) -> int | None:
+        """The size of the largest independent set when every matroid has a ground set of at most
+        :data:`EXACT_RANK_ELEMENTS` elements in all (their subsets enumerated, largest first), else None (a
+        free matroid or a larger ground: only the bounds are checked)."""
+        if self._everywhere:
+            return None
+        ground = self._finite_ground()
+        if len(ground) > EXACT_RANK_ELEMENTS:
+            return None
+        for size in range(len(ground), 0, -1):
+            if any(self.is_independent(frozenset(c)) for c in itertools.combinations(ground, size)):
+                return size
+        return 0
 
     def _greedy_independent(self) -> frozenset:
         """A maximal independent set of the finite ground sets' union (at most 10000 elements looked at):

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections.abc import Callable, Hashable, Iterable, Sequence
@@ -23,7 +24,13 @@ import numpy as np
 
 from algorithms.core import Problem
 from algorithms.submodular.functions import check_in_domain
-from algorithms.submodular.matroids import Matchoid, check_hashable, check_matroid, elements_of
+from algorithms.submodular.matroids import (
+    EXACT_RANK_ELEMENTS,
+    Matchoid,
+    check_hashable,
+    check_matroid,
+    elements_of,
+)
 from algorithms.submodular.oracle import _show, as_subset, check_matchoid, check_set_function
 
 __all__ = ["MatchoidMaximization", "UpdateStream"]
@@ -67,6 +74,13 @@ class _SetProblem(Problem):
                     raise ValueError(f"matchoid rank = {self.matchoid.rank} must be the size of the largest "
                                      f"independent set, but {len(found)} of these elements are independent: "
                                      f"{_show(frozenset(found))}")
+        rank = self.matchoid.rank
+        if len(self.universe) <= EXACT_RANK_ELEMENTS and len(self.universe) > rank:  # enumerated: exact
+            for S in itertools.combinations(self.universe, rank + 1):
+                if self.matchoid.is_independent(frozenset(S)):
+                    raise ValueError(f"matchoid rank = {rank} must be the size of the largest independent "
+                                     f"set, but {rank + 1} of these elements are independent: "
+                                     f"{_show(frozenset(S))}")
 
     def _check_free_matroids(self) -> None:
         """A user's matroid with ``ground = None`` checked on this problem's elements (see Matroid)."""

@@ -530,8 +530,9 @@ def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOption
                 retcode = RetCode.Diverged
                 break
             if criterion == "gradient" and grad_norm <= tol:
-                monitor.record(iteration=k, objective=float(value), grad_norm=grad_norm, step=0.0)
-                retcode = RetCode.Success
+                # a callback asking to stop here ends Terminated, as everywhere (its True was ignored)
+                stop = monitor.record(iteration=k, objective=float(value), grad_norm=grad_norm, step=0.0)
+                retcode = RetCode.Terminated if stop else RetCode.Success
                 break
             optimizer.step()
             stats.iterations = k + 1

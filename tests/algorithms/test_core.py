@@ -280,3 +280,16 @@ def test_round11_records_check_subclass_fields_complex_x_and_real_numbers():
     assert Solution(x=1, value=Fraction(1, 3), retcode="Success").value == pytest.approx(1 / 3)
     with pytest.raises(ValueError, match=r"retcode must be one of \['Success'"):
         RetCode("bogus")
+
+
+def test_round11_monitor_refuses_records_after_close_and_callbacks_stop_at_convergence():
+    from algorithms.unlearning import NegGradPlus, linear_task
+
+    monitor = IterationMonitor(SolveOptions(store_trace=True), total=3)
+    monitor.record(iteration=0, value=1.0)
+    monitor.close()
+    with pytest.raises(ValueError, match="record was called after close"):  # was appended to the trace
+        monitor.record(iteration=1, value=2.0)
+    # a start that already meets the test: the callback's True was ignored (Success), now Terminated
+    sol = solve(linear_task(6, 10, 2, seed=0), NegGradPlus(lr=1e-4), maxiters=50, callback=lambda r: True)
+    assert sol.retcode is RetCode.Terminated
