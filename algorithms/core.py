@@ -171,65 +171,17 @@ class Problem(metaclass=_KeepsBuiltFields):
 
     A problem built by a factory marked :func:`rebuilt_by_factory` (its callables are closures over the
     factory's data, which pickle cannot store) pickles and copies as that factory call.
-
-    A field replaced after construction (``object.__setattr__`` bypasses the frozen dataclass) is checked
-    again by :func:`solve`: the problem is rebuilt from its current fields, so an invalid value is refused
-    with the constructor's own error (a ``ValueError`` or ``TypeError`` naming the field), and a valid one is
-    normalized as the constructor would have (a list x0 becomes the checked array) before the run.
     """
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        post_init = cls.__dict__.get("__post_init__")
-        if post_init is not None and not getattr(post_init, "_records_fields", False):
-            @functools.wraps(post_init)
-            def checked_post_init(self: Problem, *args: Any, **kw: Any) -> None:
-                post_init(self, *args, **kw)
-                _record_fields(self)  # the checked (normalized) values, compared by identity at each solve
-
-            checked_post_init._records_fields = True  # type: ignore[attr-defined]
-            cls.__post_init__ = checked_post_init  # type: ignore[attr-defined]
-
     def _check_unchanged(self) -> None:
-        """Called by :func:`solve` before each run. A field replaced since construction
-        (``object.__setattr__`` on the frozen dataclass: a NaN q, a str x0, a supermodular f were run as
-        given) makes the problem be rebuilt from its current fields, raising the constructor's error naming
-        the field. A family whose checked data cannot be made read-only (torch tensors) also re-checks it
-        here (calling this first), so a NaN written into it after construction is named, not run."""
-        saved = self.__dict__.get("_checked_fields")
-        if saved is None or not is_dataclass(self):
-            return
-        names = [f.name for f in fields(self) if f.init]
-        current = [self.__dict__.get(name, _MISSING) for name in names]
-        changed = [name for name, old, new in zip(names, saved, current, strict=False) if old is not new]
-        if not changed and len(saved) == len(names):
-            return
-        try:
-            rebuilt = type(self)(**{name: value for name, value in zip(names, current, strict=True)
-                                    if value is not _MISSING})
-        except Exception as exc:
-            kind = ValueError if isinstance(exc, ValueError) else TypeError
-            raise kind(f"{type(self).__name__}.{', '.join(changed)} was replaced after construction (object."
-                       f"__setattr__ bypasses the frozen dataclass) and the problem is no longer valid: "
-                       f"{exc}") from exc
-        self.__dict__.clear()  # the rebuilt problem's checked fields and caches (and no stale factory call)
-        self.__dict__.update(rebuilt.__dict__)
+        """Called by :func:`solve` before each run: a family whose checked data cannot be made read-only
+        (torch tensors) re-checks it here, so a NaN written into it after construction is named, not run."""
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         call = self.__dict__.get("_factory_call")
         if call is not None:
             return _rebuild, call
         return super().__reduce_ex__(protocol)
-
-
-_MISSING = object()
-
-
-def _record_fields(problem: Problem) -> None:
-    """Keep the init fields' values as checked by the constructor (``Problem._check_unchanged`` compares)."""
-    if is_dataclass(problem):
-        object.__setattr__(problem, "_checked_fields",
-                           tuple(problem.__dict__.get(f.name, _MISSING) for f in fields(problem) if f.init))
 
 
 def _rebuild(factory: Callable[..., Problem], args: tuple, kwargs: dict[str, Any]) -> Problem:
