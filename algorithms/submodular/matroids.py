@@ -579,8 +579,10 @@ class Matchoid(_Sealed):
             exact = self._exact_rank()
             if exact is not None and rank != exact:  # a small finite ground: the largest set, by enumeration
                 count = len(self._finite_ground())
-                raise ValueError(f"rank must be the size of the largest independent set, {exact} (every "
-                                 f"subset of the {count} ground elements enumerated), got {rank}")
+                side = "at least" if rank < exact else "at most"
+                raise ValueError(f"rank must be the size of the largest independent set, {side} {exact}: "
+                                 f"exactly {exact} (every subset of the {count} ground elements enumerated), "
+                                 f"got {rank}")
             found = self._greedy_independent()
             if rank < len(found):
                 raise ValueError(f"rank must be the size of the largest independent set, at least "
