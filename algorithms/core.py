@@ -515,7 +515,6 @@ class IterationMonitor:
         self.trace: list[dict[str, Any]] = []
         #: True once the callback asked to stop (a family's retcode is Terminated then, not MaxIters)
         self.stopped = False
-        self._closed = False
         self._bar = None
         if options.progress:
             from tqdm.auto import tqdm
@@ -523,11 +522,7 @@ class IterationMonitor:
             self._bar = tqdm(total=total, desc=desc, leave=False)
 
     def record(self, **fields_: Any) -> bool:
-        """Store one iteration's record; return True when the callback asks to stop. Refused after
-        :meth:`close` (a record appended to a finished run's trace)."""
-        if self._closed:
-            raise ValueError("record was called after close(): the monitor's run is over; make a new "
-                             "IterationMonitor for another run")
+        """Store one iteration's record; return True when the callback asks to stop."""
         if self.options.store_trace:
             self.trace.append(_snapshot(fields_))
         if self._bar is not None:
@@ -539,8 +534,6 @@ class IterationMonitor:
         return False
 
     def close(self) -> None:
-        """End the run: the progress bar is closed and later records are refused (closing twice is fine)."""
-        self._closed = True
         if self._bar is not None:
             self._bar.close()
 

@@ -16,7 +16,7 @@ Monotone: :class:`FacilityLocation`, :class:`Coverage`, :class:`LogDet` with ``m
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -234,6 +234,10 @@ class FacilityLocation(_IndexFunction):
 class Coverage(_IndexFunction):
     """f(S) = total weight of the items covered by ∪_{j∈S} sets[j] (``item_weights`` default 1).
 
+    ``sets`` is a non-empty sequence of collections of int items >= 0; ``item_weights`` None (every item
+    weighs 1), a 1-D array-like of finite weights >= 0 indexed by item (at least one entry per item), or a
+    mapping item -> weight with an entry for every item of ``sets`` (entries for other items are unused).
+
     >>> Coverage([{0, 1}, {1, 2}, {2}])(frozenset({0, 1}))
     3.0
     """
@@ -257,6 +261,15 @@ class Coverage(_IndexFunction):
         check_fits_memory("Coverage", "sets", f"item {n_items - 1}", 8.0 * n_items)  # one weight per item
         if item_weights is None:
             weights = np.ones(n_items)
+        elif isinstance(item_weights, Mapping):  # {item: weight}: was "must be numeric, got dtype object"
+            used = sorted(frozenset().union(*family))
+            missing = [i for i in used if i not in item_weights]
+            if missing:
+                raise ValueError(f"item_weights has no weight for item(s) {missing[:10]} of sets")
+            weights = as_float_array("item_weights", [item_weights[i] if i in item_weights else 0.0
+                                                      for i in range(n_items)], ndim=1)
+            if np.any(weights < 0):
+                raise ValueError("item_weights must be non-negative")
         else:
             weights = as_float_array("item_weights", item_weights, ndim=1)
             if weights.size < n_items:
