@@ -499,14 +499,6 @@ def backend_cap(maxiters: int | None) -> int | None:
     return None if maxiters is None else min(int(maxiters), C_INT_MAX)
 
 
-def refuse_unused_tol(options: Any, label: str, reason: str) -> None:
-    """A method without a tolerance: a ``tol`` passed to its ``solve`` (``options``, a SolveOptions) was
-    ignored in silence; it is refused by name, saying why (``reason``) the method has none."""
-    if getattr(options, "tol", None) is not None:
-        raise ValueError(f"tol does not apply to {label}: it has no tolerance ({reason}); got "
-                         f"tol={options.tol!r}, pass none")
-
-
 def check_callable(name: str, value: Any) -> None:
     if not callable(value):
         raise TypeError(f"{name} must be callable, got {type(value).__name__}")

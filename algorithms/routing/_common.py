@@ -7,14 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import refuse_unused_tol
 from algorithms.core import IterationMonitor, RetCode, Solution, SolveOptions, Stats
 from algorithms.routing.problem import CVRPInstance, TSPInstance, cvrp_cost, sequence_from_routes, tsp_cost
-
-
-def check_no_tol(options: SolveOptions, label: str) -> None:
-    """An exact or budgeted routing method has no tolerance: ``tol`` refused by name (it was ignored)."""
-    refuse_unused_tol(options, label, "maxiters and its own budget fix the run")
 
 
 def starting_answer(problem: TSPInstance | CVRPInstance) -> tuple[Any, float]:

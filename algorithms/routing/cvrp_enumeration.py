@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.routing._common import check_no_tol, finish, not_started
+from algorithms.routing._common import finish, not_started
 from algorithms.routing.problem import CVRPInstance, _check_instance, cvrp_cost
 
 __all__ = ["MAX_ENUMERATION", "CVRPEnumeration", "cvrp_enumerate"]
@@ -94,13 +94,12 @@ def cvrp_enumerate(instance: CVRPInstance) -> tuple[list[list[int]], float]:
 @dataclass(frozen=True)
 class CVRPEnumeration(Algorithm):
     """Exact CVRP by subset DP over brute-force routes (<= 8 customers); ``maxiters=0`` returns the
-    starting routes, any other ``maxiters`` runs the DP's one pass (``stats.iterations = 1``); ``tol`` does
-    not apply (refused by name: the DP is exact)."""
+    starting routes, any other ``maxiters`` runs the DP's one pass (``stats.iterations = 1``); ``tol`` has
+    no effect (the DP is exact: ``solve`` warns)."""
 
 
 @_dispatch
 def _solve(problem: CVRPInstance, algorithm: CVRPEnumeration, options: SolveOptions) -> Solution:
-    check_no_tol(options, "CVRPEnumeration")
     if problem.n_customers > MAX_ENUMERATION:
         raise ValueError(
             f"CVRPEnumeration handles <= {MAX_ENUMERATION} customers, got a CVRPInstance with "

@@ -47,7 +47,7 @@ import torch
 
 from algorithms._validation import check_bool, check_choice, check_count, check_fits_memory
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.routing._common import check_no_tol, finish, not_started
+from algorithms.routing._common import finish, not_started
 from algorithms.routing.gflownet import LOSSES, RoutingGFlowNet, encode_instances, rollout
 from algorithms.routing.nn2opt import _route_two_opt, relative_tol, two_opt
 from algorithms.routing.problem import (
@@ -105,7 +105,7 @@ class HBG(Algorithm):
     that never ends); ``loss``: which shipped variant a name refers to ("hybrid", "tb", "db");
     ``inference``: "auto", "depot", "sample" or "greedy"; ``local_search``: 2-opt the best;
     ``allow_size_transfer``: accept a named or path checkpoint trained on another size (refused
-    otherwise). ``tol`` does not apply (refused by name: ``samples`` fixes the run).
+    otherwise). ``tol`` has no effect (``samples`` fixes the run: ``solve`` warns).
     """
 
     checkpoint: str | None = None
@@ -209,7 +209,6 @@ def _best_trajectory(cost: torch.Tensor) -> int:
 
 @_dispatch
 def _solve(problem: TSPInstance, algorithm: HBG, options: SolveOptions) -> Solution:
-    check_no_tol(options, "HBG")
     model, meta = _model_for(algorithm, "tsp", problem.n)
     if options.maxiters == 0:
         return not_started(problem, options, "HBG")
@@ -235,7 +234,6 @@ def _solve(problem: TSPInstance, algorithm: HBG, options: SolveOptions) -> Solut
 
 @_dispatch
 def _solve(problem: CVRPInstance, algorithm: HBG, options: SolveOptions) -> Solution:
-    check_no_tol(options, "HBG")
     model, meta = _model_for(algorithm, "cvrp", problem.n_customers)
     if options.maxiters == 0:
         return not_started(problem, options, "HBG")

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.routing._common import check_no_tol, finish, not_started
+from algorithms.routing._common import finish, not_started
 from algorithms.routing.problem import TSPInstance, check_distance_matrix, tsp_cost
 
 __all__ = ["MAX_HELD_KARP", "HeldKarp", "held_karp"]
@@ -84,13 +84,12 @@ def held_karp(dist: np.ndarray) -> tuple[list[int], float]:
 class HeldKarp(Algorithm):
     """Exact TSP by the Held–Karp DP (n <= 12). ``Success`` carries an optimal tour whose
     recomputed length matches the DP's value; ``maxiters=0`` returns the identity tour, any other
-    ``maxiters`` runs the DP's one pass (``stats.iterations = 1``); ``tol`` does not apply (refused by
-    name: the DP is exact)."""
+    ``maxiters`` runs the DP's one pass (``stats.iterations = 1``); ``tol`` has no effect (the DP is
+    exact: ``solve`` warns)."""
 
 
 @_dispatch
 def _solve(problem: TSPInstance, algorithm: HeldKarp, options: SolveOptions) -> Solution:
-    check_no_tol(options, "HeldKarp")
     if problem.n > MAX_HELD_KARP:
         raise ValueError(
             f"HeldKarp handles n <= {MAX_HELD_KARP} nodes, got a TSPInstance with n = {problem.n}"

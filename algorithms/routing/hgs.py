@@ -35,7 +35,7 @@ import numpy as np
 
 from algorithms._validation import check_positive
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.routing._common import check_no_tol, finish, integer_distances, not_started, rounding_check
+from algorithms.routing._common import finish, integer_distances, not_started, rounding_check
 from algorithms.routing.problem import CVRPInstance, cvrp_cost, is_valid_cvrp
 
 __all__ = ["HGS"]
@@ -43,8 +43,8 @@ __all__ = ["HGS"]
 
 @dataclass(frozen=True)
 class HGS(Algorithm):
-    """PyVRP's hybrid genetic search (``tol`` does not apply: refused by name, ``runtime`` and ``maxiters``
-    fix the run).
+    """PyVRP's hybrid genetic search (``tol`` has no effect: ``runtime`` and ``maxiters`` fix
+    the run; ``solve`` warns).
 
     Parameters
     ----------
@@ -95,7 +95,6 @@ def _pyvrp_model(problem: CVRPInstance, dist: np.ndarray):
 
 @_dispatch
 def _solve(problem: CVRPInstance, algorithm: HGS, options: SolveOptions) -> Solution:
-    check_no_tol(options, "HGS")
     from pyvrp.stop import MaxIterations, MaxRuntime, MultipleCriteria
 
     if options.maxiters == 0:

@@ -33,7 +33,7 @@ import numpy as np
 
 from algorithms._validation import check_count, check_positive
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.routing._common import check_no_tol, finish, integer_distances, not_started, rounding_check
+from algorithms.routing._common import finish, integer_distances, not_started, rounding_check
 from algorithms.routing.problem import TSPInstance, is_valid_tsp, tsp_cost
 
 __all__ = ["LKH"]
@@ -46,7 +46,7 @@ _LIMIT = 1e7    # LKH scales by its PRECISION (100) in C ints: 1e7 · 100 < 2**3
 
 @dataclass(frozen=True)
 class LKH(Algorithm):
-    """LKH-3 via elkai (``tol`` does not apply: refused by name, ``runs`` and ``maxiters`` fix the run).
+    """LKH-3 via elkai (``tol`` has no effect: ``runs`` and ``maxiters`` fix the run; ``solve`` warns).
 
     Parameters
     ----------
@@ -71,7 +71,6 @@ class LKH(Algorithm):
 
 @_dispatch
 def _solve(problem: TSPInstance, algorithm: LKH, options: SolveOptions) -> Solution:
-    check_no_tol(options, "LKH")
     import elkai
 
     if options.maxiters == 0:

@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass
 
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
-from algorithms.submodular.oracle import CountingOracle, NegativeValueError, NonFiniteValueError, check_no_tol
+from algorithms.submodular.oracle import CountingOracle, NegativeValueError, NonFiniteValueError
 from algorithms.submodular.problems import MatchoidMaximization
 
 __all__ = ["BruteForce"]
@@ -40,8 +40,8 @@ MAX_SETS = 2**20
 
 @dataclass(frozen=True)
 class BruteForce(Algorithm):
-    """Exhaustive enumeration of the independent sets; no hyperparameters. ``tol`` does not apply (refused by
-    name: the method has no tolerance); ``maxiters`` caps the sets evaluated."""
+    """Exhaustive enumeration of the independent sets; no hyperparameters. ``tol`` has no effect (the
+    method has no tolerance: ``solve`` warns); ``maxiters`` caps the sets evaluated."""
 
 
 class _Stop(Exception):
@@ -54,7 +54,6 @@ class _Terminated(Exception):
 
 @_dispatch
 def _solve(problem: MatchoidMaximization, algorithm: BruteForce, options: SolveOptions) -> Solution:
-    check_no_tol(options, "BruteForce")
     elements = problem.universe
     if len(elements) > MAX_ELEMENTS:
         raise ValueError(f"elements: brute force enumerates the independent sets of at most {MAX_ELEMENTS} "

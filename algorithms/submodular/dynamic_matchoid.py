@@ -80,7 +80,6 @@ from algorithms.submodular.oracle import (
     InconsistentOracleError,
     NegativeValueError,
     NonFiniteValueError,
-    check_no_tol,
 )
 from algorithms.submodular.problems import UpdateStream, refuse_increasing_returns
 
@@ -782,7 +781,6 @@ def run_stream(problem: UpdateStream, options: SolveOptions, step: Callable[[str
 
 @_dispatch
 def _solve(problem: UpdateStream, algorithm: DynamicMatchoid, options: SolveOptions) -> Solution:
-    check_no_tol(options, "DynamicMatchoid")
     dm = DynamicMatchoidMaximizer(problem.f, problem.matchoid, eps=algorithm.eps, seed=options.seed,
                                   max_value=algorithm.max_value, monotone=algorithm.monotone,
                                   max_guess=algorithm.max_guess)

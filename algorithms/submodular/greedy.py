@@ -31,7 +31,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
-from algorithms.submodular.oracle import CountingOracle, NegativeValueError, NonFiniteValueError, check_no_tol
+from algorithms.submodular.oracle import CountingOracle, NegativeValueError, NonFiniteValueError
 from algorithms.submodular.problems import MatchoidMaximization
 
 __all__ = ["Greedy"]
@@ -39,8 +39,8 @@ __all__ = ["Greedy"]
 
 @dataclass(frozen=True)
 class Greedy(Algorithm):
-    """The (lazy) greedy algorithm; no hyperparameters. ``tol`` does not apply (refused by name: the method
-    has no tolerance); ``maxiters`` caps the additions."""
+    """The (lazy) greedy algorithm; no hyperparameters. ``tol`` has no effect (the method has no tolerance:
+    ``solve`` warns); ``maxiters`` caps the additions."""
 
 
 def lazy_greedy(oracle: CountingOracle, elements: Sequence[Hashable], maxsteps: int,
@@ -97,5 +97,4 @@ def static_solve(problem: MatchoidMaximization, elements: Sequence[Hashable],
 
 @_dispatch
 def _solve(problem: MatchoidMaximization, algorithm: Greedy, options: SolveOptions) -> Solution:
-    check_no_tol(options, "Greedy")
     return static_solve(problem, problem.universe, options)

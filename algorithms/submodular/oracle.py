@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_takes, refuse_unused_tol, returned_scalar
+from algorithms._validation import check_takes, returned_scalar
 from algorithms.submodular.matroids import Matchoid, as_subset, check_hashable, elements_of
 from algorithms.submodular.matroids import _shown as _show
 
@@ -39,12 +39,6 @@ class NegativeValueError(ValueError):
 
 class InconsistentOracleError(ValueError):
     """A matroid's independence oracle contradicted the matroid axioms (detected where cheap)."""
-
-
-def check_no_tol(options: Any, label: str) -> None:
-    """The set-function algorithms have no tolerance: ``tol`` refused by name (it was ignored)."""
-    refuse_unused_tol(options, label, "it stops when no feasible element has a positive gain, or at the end "
-                                      "of the stream; maxiters caps it")
 
 
 def check_set_function(f) -> Callable[[frozenset], float]:

@@ -30,7 +30,7 @@ import numpy as np
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
 from algorithms.submodular.dynamic_matchoid import run_stream
 from algorithms.submodular.greedy import Greedy, lazy_greedy
-from algorithms.submodular.oracle import CountingOracle, check_no_tol
+from algorithms.submodular.oracle import CountingOracle
 from algorithms.submodular.problems import UpdateStream
 from algorithms.submodular.sample_greedy import SampleGreedy, sample
 
@@ -39,8 +39,8 @@ __all__ = ["RecomputeFromScratch"]
 
 @dataclass(frozen=True)
 class RecomputeFromScratch(Algorithm):
-    """Rerun ``static`` (a :class:`SampleGreedy` or :class:`Greedy`) after every update. ``tol`` does not
-    apply (refused by name: the method has no tolerance); ``maxiters`` caps the updates processed."""
+    """Rerun ``static`` (a :class:`SampleGreedy` or :class:`Greedy`) after every update. ``tol`` has no
+    effect (the method has no tolerance: ``solve`` warns); ``maxiters`` caps the updates processed."""
 
     static: Algorithm = field(default_factory=SampleGreedy)
 
@@ -51,7 +51,6 @@ class RecomputeFromScratch(Algorithm):
 
 @_dispatch
 def _solve(problem: UpdateStream, algorithm: RecomputeFromScratch, options: SolveOptions) -> Solution:
-    check_no_tol(options, "RecomputeFromScratch")
     oracle = CountingOracle(problem.f, problem.matchoid)
     rank = {e: i for i, e in enumerate(problem.universe)}
     present: set = set()

@@ -29,7 +29,6 @@ import numpy as np
 from algorithms._validation import check_generator
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.submodular.greedy import static_solve
-from algorithms.submodular.oracle import check_no_tol
 from algorithms.submodular.problems import MatchoidMaximization
 
 __all__ = ["SampleGreedy"]
@@ -37,8 +36,8 @@ __all__ = ["SampleGreedy"]
 
 @dataclass(frozen=True)
 class SampleGreedy(Algorithm):
-    """Greedy on a 1/(p + 1) sample; no hyperparameters (the rate is the paper's). ``tol`` does not apply
-    (refused by name: the method has no tolerance); ``maxiters`` caps the additions."""
+    """Greedy on a 1/(p + 1) sample; no hyperparameters (the rate is the paper's). ``tol`` has no effect
+    (the method has no tolerance: ``solve`` warns); ``maxiters`` caps the additions."""
 
 
 def sample(elements, p: int, rng: np.random.Generator) -> list:
@@ -50,6 +49,5 @@ def sample(elements, p: int, rng: np.random.Generator) -> list:
 
 @_dispatch
 def _solve(problem: MatchoidMaximization, algorithm: SampleGreedy, options: SolveOptions) -> Solution:
-    check_no_tol(options, "SampleGreedy")
     kept = sample(problem.universe, problem.matchoid.p, np.random.default_rng(options.seed))
     return static_solve(problem, kept, options)

@@ -530,7 +530,7 @@ def test_round11_rank_capacity_and_tol_checked():
         S.PartitionMatroid({1: "x"}, {"x": 1, "zz": 2})
     problem = S.MatchoidMaximization(len, S.Matchoid([S.UniformMatroid(2)]), range(4))
     for algorithm in (S.Greedy(), S.SampleGreedy(), S.BruteForce()):
-        with pytest.raises(ValueError, match="tol does not apply"):  # was ignored in silence
+        with pytest.warns(UserWarning, match=r"tol=0\.5 had no effect"):  # ignored in silence before
             solve(problem, algorithm, tol=0.5)
     from fractions import Fraction
     assert S.DynamicMatchoid(eps=Fraction(1, 10)).eps == 0.1  # a numbers.Real, stored as a float
