@@ -254,13 +254,14 @@ def _hessian(fn: Callable) -> Callable:
 def flat_hessian(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor) -> torch.Tensor:
     """∇²loss(θ) as a dense (d, d) matrix (forward-over-reverse, as ``torch.func.hessian``).
 
-    ``loss`` maps θ to a finite scalar tensor with torch operations; ``theta`` is a finite 1-D
+    ``loss`` maps θ to a finite scalar tensor (at least θ's precision) with torch operations;
+    ``theta`` is a finite 1-D
     float32/float64 tensor (a flat parameter vector).
     """
     _check_function("loss", loss)
     _check_theta(theta)
     theta = theta.contiguous()      # an expanded (stride-0) θ failed inside torch.func's make_dual
-    _check_finite_loss("loss", loss(theta))   # one evaluation beside the d of the Hessian
+    _check_finite_loss("loss", loss(theta), theta)   # one evaluation beside the d of the Hessian
     hessian = _through_loss(lambda: _hessian(loss)(theta))
     if tuple(hessian.shape) != (theta.numel(), theta.numel()):  # a vector loss gives a stack of them
         raise TypeError(f"loss must return a scalar (a 0-d tensor), got an output of shape "
@@ -272,7 +273,8 @@ def flat_hvp(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor,
              vector: torch.Tensor) -> torch.Tensor:
     """∇²loss(θ) v without forming the Hessian (forward-over-reverse).
 
-    ``loss`` maps θ to a finite scalar tensor with torch operations; ``theta`` is a finite 1-D
+    ``loss`` maps θ to a finite scalar tensor (at least θ's precision) with torch operations;
+    ``theta`` is a finite 1-D
     float32/float64 tensor (a flat parameter vector); ``vector`` a finite tensor of its shape and dtype.
     """
     _check_function("loss", loss)
@@ -286,27 +288,38 @@ def flat_hvp(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor,
     check_finite_data("vector", vector)
     theta, vector = theta.contiguous(), vector.contiguous()     # expanded (stride-0) ones: see flat_hessian
     (_, value), (product, _) = _through_loss(lambda: jvp(grad_and_value(loss), (theta,), (vector,)))
-    _check_finite_loss("loss", value)
+    _check_finite_loss("loss", value, theta)
     if not bool(torch.isfinite(product).all()):
         raise ValueError("loss has a NaN or inf second derivative at theta (the Hessian-vector product is "
                          "not finite)")
     return product
 
 
-def _check_finite_loss(name: str, value: Any) -> None:
+def _check_finite_loss(name: str, value: Any, theta: torch.Tensor | None = None) -> None:
     """The user's loss at θ: a real 0-d tensor with a finite value (a NaN loss gave a zero Hessian or NaN
-    derivatives in silence)."""
+    derivatives in silence), at least as precise as θ (a float16 loss of a float64 θ was differentiated
+    through its rounded value in silence)."""
     if not isinstance(value, torch.Tensor) or value.numel() != 1 or not value.is_floating_point():
         # a bool or int output has no gradient: derivatives of 0 were returned in silence
         got = (f"shape {tuple(value.shape)}, dtype {value.dtype}" if isinstance(value, torch.Tensor)
                else type(value).__name__)
         raise TypeError(f"{name} must return a scalar (a 0-d real floating tensor), got {got}")
+    if theta is not None and torch.finfo(value.dtype).bits < torch.finfo(theta.dtype).bits:
+        raise TypeError(f"{name} must return a value of theta's precision {theta.dtype}, got {value.dtype} "
+                        f"(its derivatives would be computed through the rounded value)")
     try:
         finite = bool(torch.isfinite(value).all())
     except RuntimeError:  # inside vmap
         return
     if not finite:
         raise ValueError(f"{name} returned NaN or inf at theta ({float(value)})")
+
+
+def _check_precision(values: torch.Tensor, theta: torch.Tensor) -> None:
+    """Per-sample losses at least as precise as θ (as :func:`_check_finite_loss`'s)."""
+    if values.is_floating_point() and torch.finfo(values.dtype).bits < torch.finfo(theta.dtype).bits:
+        raise TypeError(f"sample_loss must return values of theta's precision {theta.dtype}, got "
+                        f"{values.dtype} (its derivatives would be computed through the rounded values)")
 
 
 def _through_loss(run: Callable[[], torch.Tensor], name: str = "loss") -> torch.Tensor:
@@ -328,7 +341,8 @@ def _through_loss(run: Callable[[], torch.Tensor], name: str = "loss") -> torch.
 
 def per_sample_flat_grads(sample_loss: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor],
                           theta: torch.Tensor, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """Rows ∇_θ ℓ(θ; x_i, y_i), shape (n, d); ``sample_loss(θ, x, y)`` takes one sample.
+    """Rows ∇_θ ℓ(θ; x_i, y_i), shape (n, d); ``sample_loss(θ, x, y)`` takes one sample and returns its
+    loss, a scalar at least as precise as θ (a float32 loss of a float64 θ is refused naming sample_loss).
 
     ``theta`` is a finite 1-D float32/float64 tensor (a flat parameter vector); ``X`` and ``y`` tensors
     with one leading sample axis of one length, ``X`` of θ's dtype; ``y`` reaches ``sample_loss`` in its
@@ -339,6 +353,7 @@ def per_sample_flat_grads(sample_loss: Callable[[torch.Tensor, torch.Tensor, tor
     _check_samples(theta, X, y)
     per_sample = vmap(grad_and_value(sample_loss), in_dims=(None, 0, 0), randomness="same")
     grads, values = _through_loss(lambda: per_sample(theta, X, y), "sample_loss")
+    _check_precision(values, theta)
     if not bool(torch.isfinite(values).all()):
         raise ValueError(f"sample_loss returned NaN or inf for sample "
                          f"{int((~torch.isfinite(values)).nonzero()[0, 0])}")
@@ -351,7 +366,8 @@ def per_sample_flat_hessians(
 ) -> torch.Tensor:
     """Stack of ∇²_θ ℓ(θ; x_i, y_i), shape (n, d, d).
 
-    ``sample_loss(θ, x, y)`` returns one sample's finite scalar loss; ``theta`` is a finite 1-D
+    ``sample_loss(θ, x, y)`` returns one sample's finite scalar loss (at least θ's precision);
+    ``theta`` is a finite 1-D
     float32/float64 tensor (a flat parameter vector); ``X`` and ``y`` tensors with one leading sample axis
     of one length, ``X`` of θ's dtype; ``y`` reaches ``sample_loss`` in its own dtype (integer class
     labels, or float32 targets beside a float64 θ, which torch's arithmetic then promotes to θ's dtype),
@@ -362,6 +378,8 @@ def per_sample_flat_hessians(
     theta = theta.contiguous()      # an expanded (stride-0) θ: see flat_hessian
     values = _through_loss(lambda: vmap(sample_loss, in_dims=(None, 0, 0), randomness="same")(theta, X, y),
                            "sample_loss")
+    if isinstance(values, torch.Tensor) and values.is_floating_point():
+        _check_precision(values, theta)
     if isinstance(values, torch.Tensor) and values.ndim == 1 and not bool(torch.isfinite(values).all()):
         raise ValueError(f"sample_loss returned NaN or inf for sample "
                          f"{int((~torch.isfinite(values)).nonzero()[0, 0])}")

@@ -161,3 +161,14 @@ def test_a_params_entry_of_another_dtype_is_named(name, dtype):
     params[name] = params[name].to(dtype)
     with pytest.raises(TypeError, match=rf"params\['{name}'\] must have params\['W'\]'s dtype"):
         net.forward_with(params, torch.ones(2, 3, dtype=torch.float64))
+
+
+# ------------------------------ class 11: a loss less precise than theta was differentiated when rounded
+def test_a_loss_of_lower_precision_than_theta_is_refused():
+    from algorithms.nets import per_sample_flat_grads
+    theta = torch.ones(3, dtype=torch.float64)
+    with pytest.raises(TypeError, match="loss must return a value of theta's precision"):
+        flat_hessian(lambda t: (t.half() ** 2).sum(), theta)
+    X, y = torch.ones(4, 3, dtype=torch.float64), torch.ones(4, dtype=torch.float64)
+    with pytest.raises(TypeError, match="sample_loss must return values of theta's precision"):
+        per_sample_flat_grads(lambda t, x, yy: ((t * x).sum() - yy).float() ** 2, theta, X, y)
