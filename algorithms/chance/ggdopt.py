@@ -63,6 +63,7 @@ from algorithms._validation import (
     C_INT_MAX,
     CheckedRecord,
     as_real_array,
+    call_user,
     check_choice,
     check_count,
     check_nonnegative,
@@ -298,14 +299,16 @@ def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOpt
     scale_t = torch.as_tensor(scale, dtype=torch_dtype)
 
     def standardized_objective(u: torch.Tensor) -> torch.Tensor:
-        return problem.f(center_t + scale_t * u) / f_scale
+        # the user's f named as such (the sampler named its own "objective(x)", never passed by the user)
+        return call_user("f(x)", problem.f, center_t + scale_t * u) / f_scale
 
     monitor = IterationMonitor(options, total=algorithm.n_steps, desc="GGDOpt")
 
     def on_step(k: int, t: float, u: torch.Tensor) -> bool:
         with torch.no_grad():
             mean_f = float(standardized_objective(u).mean()) * f_scale
-        return monitor.record(iteration=k, t=t, mean_value=mean_f)
+        # the solve's callback named as such (the sampler would name its own on_step)
+        return call_user("callback(record)", lambda: monitor.record(iteration=k, t=t, mean_value=mean_f))
 
     start = time.perf_counter()
     run = guided_reverse_sample(

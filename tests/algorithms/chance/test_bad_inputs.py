@@ -1083,3 +1083,15 @@ def test_red11_outputs_as_precise_as_the_problem():
     # wider is valid: a float32 problem whose f answers in float64
     p = _ccp(h_samples=H.astype(np.float32), f=lambda x: x.double().sum(dim=1))
     assert p.objective(np.zeros((1, 2), np.float32)).dtype == np.float64
+
+
+def test_red11_ggdopt_names_the_users_callables():
+    # a raising callback inside the sampler was named "on_step", an argument the user never passed
+    tiny = GGDOpt(beta=0.2, n_train_points=30, train_steps=5, batch_size=8, n_samples=4, n_steps=2,
+                  corrector_steps=0)
+
+    def stop(record):
+        raise KeyError("boom")
+
+    with pytest.raises(ValueError, match=r"^callback\(record\) raised KeyError"):
+        solve(_lin(), tiny, seed=0, callback=stop)
