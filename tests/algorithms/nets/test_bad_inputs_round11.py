@@ -172,3 +172,14 @@ def test_a_loss_of_lower_precision_than_theta_is_refused():
     X, y = torch.ones(4, 3, dtype=torch.float64), torch.ones(4, dtype=torch.float64)
     with pytest.raises(TypeError, match="sample_loss must return values of theta's precision"):
         per_sample_flat_grads(lambda t, x, yy: ((t * x).sum() - yy).float() ** 2, theta, X, y)
+
+
+# ------------------------------ class 7 (models): MLP/CNN/attention forward check their weights as they are now
+def test_nets_models_forward_checks_their_weights_as_they_are_now():
+    with pytest.raises(TypeError, match="MLP's weights must be float32 or float64"):
+        MLP(2, (3,), 1).half()(torch.ones(1, 2, dtype=torch.half))
+    net = CNN(1, 6, 2, 3, 1)
+    with torch.no_grad():
+        net.c.fill_(float("nan"))
+    with pytest.raises(ValueError, match="the weight c contains NaN"):
+        net(torch.ones(1, 1, 6, dtype=torch.float64))
