@@ -174,7 +174,7 @@ def test_a_loss_of_lower_precision_than_theta_is_refused():
         per_sample_flat_grads(lambda t, x, yy: ((t * x).sum() - yy).float() ** 2, theta, X, y)
 
 
-# ------------------------------ class 7 (models): MLP/CNN/attention forward check their weights as they are now
+# ------------------------------ class 7 (models): MLP/CNN/attention check their weights as they are now
 def test_nets_models_forward_checks_their_weights_as_they_are_now():
     with pytest.raises(TypeError, match="MLP's weights must be float32 or float64"):
         MLP(2, (3,), 1).half()(torch.ones(1, 2, dtype=torch.half))
