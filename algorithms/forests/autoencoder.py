@@ -112,9 +112,10 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         neighbours of the kNN decoder, capped at n_samples.
 
     Parameters set after ``fit`` (as attributes or by ``set_params``) are checked by ``transform``,
-    ``inverse_transform`` and ``score``: an invalid value is refused by name, and ``n_components``, ``t`` and
-    ``decoder`` (the fitted state was built for them) must be set back or refitted; ``k`` takes effect at
-    the next decode. ``X`` (fit, transform, score) is a dense 2-D array-like or DataFrame of at least two
+    ``inverse_transform`` and ``score``: an invalid value is refused by name, ``n_components`` and ``t``
+    (the fitted embedding was built for them) must be set back or refitted, and ``decoder`` and ``k`` take
+    effect at the next decode (``"relabel"`` needs a fit made with it: its relabelled forest). ``X`` (fit,
+    transform, score) is a dense 2-D array-like or DataFrame of at least two
     distinct rows at fit (a masked array or a sparse matrix is refused by name; through ``solve``, one
     repeated row ends ``Failure`` instead); numbers of any real dtype are read as float64 (float32, float16,
     integers and bools promoted), so the outputs are float64.
@@ -187,15 +188,18 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         if not hasattr(self, "dmap_"):
             raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; call fit first")
         # a parameter set after fit (attribute or set_params): an invalid one is refused by name, and one the
-        # fitted state was built for (n_components, t, decoder) must not change silently: decoder = "zzz"
-        # ran the exact decoder, n_components = 3 still gave 2 columns, decoder = "relabel" after a "knn" fit
-        # found no relabelled forest
+        # fitted embedding was built for (n_components, t) must not change silently: decoder = "zzz" ran the
+        # exact decoder, n_components = 3 still gave 2 columns, decoder = "relabel" after a "knn" fit found no
+        # relabelled forest
         self._check_params()
         fitted = getattr(self, "_fitted_params_", {})
         for name, value in fitted.items():
             if getattr(self, name) != value:
                 raise ValueError(f"{name} was changed after fit (fitted with {value!r}, now "
                                  f"{getattr(self, name)!r}): call fit again, or set it back")
+        if self.decoder == "relabel" and not hasattr(self, "relabeled_"):  # a "knn" fit built none
+            raise ValueError("decoder = 'relabel' needs the relabelled forest that fit builds only for that "
+                             "decoder: call fit again with decoder='relabel'")
 
     def _encode_frame(self, X: pd.DataFrame, *, fitting: bool) -> np.ndarray:
         columns = [str(c) for c in X.columns]
@@ -375,7 +379,7 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             dmap = dense_diffusion_map(K, int(self.n_components), int(self.t))
         converged = dmap.converged  # the dense (LAPACK) fallback is exact: it counts as converged
         self.dmap_: DiffusionMap = dmap
-        self._fitted_params_ = {"n_components": self.n_components, "t": self.t, "decoder": self.decoder}
+        self._fitted_params_ = {"n_components": self.n_components, "t": self.t}
         self.embedding_ = dmap.embedding
         self.eigenvalues_ = dmap.eigenvalues
         # Nyström through the leaves: Z₀ = K₀ Z Λ⁻¹ = mean over trees of W[leaf], W = S Πᵀ Z Λ⁻¹

@@ -64,9 +64,10 @@ class DiffusionMap:
     Built by hand, it is checked (a record consumed by :func:`nystrom`): real arrays of agreeing shapes
     (``embedding`` and ``eigenvectors`` (n, d), ``eigenvalues`` (d,), n = ``n_samples``), ``t`` an int
     >= 0, ``residual`` a real number >= 0 (NaN: not measured), ``converged`` a bool; each refused by
-    name, the arrays kept as copies. ``eigenvalues`` are those of a Markov (row-stochastic) kernel, so in
-    [0, 1] (negative ones are clipped to 0 by the fits); ``embedding`` is taken as given (:func:`nystrom`
-    and :func:`~algorithms.forests.kernel_estimate` use it as it is, not rebuilt as √n V Λᵗ). A field
+    name, the arrays kept as copies. ``eigenvalues`` are finite and >= 0 (the fits clip negative ones to 0;
+    a forest kernel's lie in [0, 1], any finite symmetric kernel's are taken); ``embedding`` is taken as
+    given (:func:`nystrom` and :func:`~algorithms.forests.kernel_estimate` use it as it is, not rebuilt as
+    √n V Λᵗ). A field
     replaced after construction (``object.__setattr__``) is checked again by the functions that read it."""
 
     embedding: np.ndarray
@@ -99,9 +100,9 @@ class DiffusionMap:
                             ("eigenvectors", eigenvectors)):
             if not np.all(np.isfinite(array)):
                 raise ValueError(f"{name} contains NaN or inf entries")
-        if eigenvalues.size and not (eigenvalues.min() >= 0.0 and eigenvalues.max() <= 1.0 + 1e-8):
-            raise ValueError(f"eigenvalues must lie in [0, 1] (a Markov kernel's), got min "
-                             f"{eigenvalues.min()!r} and max {eigenvalues.max()!r}")
+        if eigenvalues.size and not eigenvalues.min() >= 0.0:  # the fits clip them at 0
+            raise ValueError(f"eigenvalues must be >= 0 (the fits clip negative ones to 0), got min "
+                             f"{eigenvalues.min()!r}")
         t = check_int_at_least("t", self.t, 0, size=False)
         residual = self.residual
         if isinstance(residual, bool | np.bool_) or not isinstance(residual, int | float | np.number) \

@@ -201,9 +201,9 @@ class PartitionMatroid(Matroid):
 
     Elements not in ``part_of`` are outside its ground set. ``capacity`` is one int for
     every part or a mapping part -> int (>= 0), with an entry for every part and none for a part no
-    element has (a misspelt part is refused by name); capacities that are all 0 on a non-empty
-    ``part_of`` (a rank-0 matroid: every run returns the empty set) are refused as a likely slip, as
-    ``UniformMatroid(0)`` is. An empty ``part_of`` is a valid rank-0 matroid on an empty ground set.
+    element has (a misspelt part is refused by name). Capacities that are all 0 are valid (a rank-0
+    matroid: every run returns the empty set, unlike ``UniformMatroid``, whose k >= 1), and so is an empty
+    ``part_of`` (a rank-0 matroid on an empty ground set).
 
     >>> PartitionMatroid({1: "x", 2: "x", 3: "y"}, {"x": 1, "y": 1}).is_independent(frozenset({1, 3}))
     True
@@ -228,9 +228,6 @@ class PartitionMatroid(Matroid):
         else:
             cap = check_int_at_least("capacity", capacity, 0)
             caps = dict.fromkeys(parts, cap)
-        if parts and not any(caps.values()):  # rank 0: as UniformMatroid(0), a likely slip
-            raise ValueError(f"capacity must allow at least one element (a rank-0 matroid makes every run "
-                             f"return the empty set), got {capacity!r:.60}")
         self.part_of = dict(part_of)
         self.capacity = caps
         self.ground = frozenset(part_of)

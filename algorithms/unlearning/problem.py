@@ -81,29 +81,6 @@ def _samples(name: str, pair: Any, dtype: torch.dtype | None, *, allow_empty: bo
     return X, y
 
 
-def _refuse_contradictions(name: str, X: torch.Tensor, y: torch.Tensor, split: int | None = None) -> None:
-    """Two rows with the same X and different y: no interpolator exists (a Success with a nonzero retain
-    loss, and a 'minimum-norm interpolator' that was only a least-squares fit). With ``split``, X stacks
-    the retain rows (first ``split``) and the forget rows, named as such."""
-    if X.shape[0] < 2 or X.shape[1] == 0:
-        return
-    _, inverse = torch.unique(X, dim=0, return_inverse=True)
-    if int(inverse.max()) + 1 == X.shape[0]:
-        return  # all rows distinct
-    first: dict[int, int] = {}
-    for i, group in enumerate(inverse.tolist()):
-        j = first.setdefault(group, i)
-        if j != i and not torch.equal(y[i], y[j]):
-            if split is None:
-                where = f"{name} rows {j} and {i}"
-            else:
-                def row(k: int) -> str:
-                    return f"retain row {k}" if k < split else f"forget row {k - split}"
-                where = f"{row(j)} and {row(i)}"
-            raise ValueError(f"{where} have the same X but different y ({y[j].tolist()} and "
-                             f"{y[i].tolist()}): no model interpolates them; drop or merge one")
-
-
 def forget_split(X: Any, y: Any, forget: Sequence[int]) -> tuple[Samples, Samples]:
     """Split the training set (X, y) into ``(retain, forget)`` pairs by the ``forget`` row indices.
 
@@ -150,11 +127,12 @@ class UnlearningProblem(Problem):
     (float16 is refused), and ``params`` are cast to it (a float32 model beside float64 data runs in float64).
     Each y is converted to its X's dtype (int and bool labels promoted, a float y of the other precision
     cast; half precision and complex refused); a forget X of another float dtype than the retain X is
-    refused. Two rows with the same X but different y (within retain, or one in retain and one in
-    forget) are refused (no model interpolates them: θ* cannot have fit D, and the retrained minimum-norm
-    target is undefined); rows that differ only by round-off are kept (their interpolators have huge
-    norms: the problem is ill-conditioned, not invalid). The model's registered parameters are copied at
-    construction: ``init_params`` (Retrain's start) does not follow later edits of the model.
+    refused. Rows with the same X but different y (within retain, or across retain and forget) are valid
+    data that no model interpolates: the unlearning target is then the least-squares fit of D_r
+    (:func:`retrained_min_norm`), ``retain_loss`` stays above zero, and an iterative method's Success means
+    its own stopping test held (its docstring), not that D_r is fit; rows that differ only by round-off
+    give interpolators of huge norm (ill-conditioned, not invalid). The model's registered parameters are
+    copied at construction: ``init_params`` (Retrain's start) does not follow later edits of the model.
     """
 
     model: torch.nn.Module
@@ -169,7 +147,6 @@ class UnlearningProblem(Problem):
         if not list(self.model.parameters()):
             raise ValueError("model must have parameters (a torch.nn.Module with nn.Parameters)")
         retain = _samples("retain", self.retain, None, allow_empty=False)
-        _refuse_contradictions("retain", *retain)
         dtype = retain[0].dtype
         given = self.forget[0] if isinstance(self.forget, tuple | list) and len(self.forget) == 2 else None
         if isinstance(given, torch.Tensor) and given.is_floating_point() and given.dtype != dtype:
@@ -205,9 +182,6 @@ class UnlearningProblem(Problem):
                              f"(or a dict of them), got shape {tuple(params.shape)}")
         for name, (X, y) in (("retain", retain), ("forget", forget)):
             self._check_fits(name, X, y, init, unflatten)
-        # the same x in retain and forget with different y: θ* cannot have fit D = retain ⊔ forget
-        both = (torch.cat([retain[0], forget[0]]), torch.cat([retain[1], forget[1]]))
-        _refuse_contradictions("retain and forget", *both, split=retain[0].shape[0])
         if forget[0].shape[1] != retain[0].shape[1] or forget[1].shape[1] != retain[1].shape[1]:
             raise ValueError(f"forget must have the retain set's shapes (n, {retain[0].shape[1]}) and "
                              f"(n, {retain[1].shape[1]}), got {tuple(forget[0].shape)} and "

@@ -524,8 +524,7 @@ def test_round11_rank_capacity_and_tol_checked():
     S = submodular
     with pytest.raises(ValueError, match="matchoid rank = 1"):  # refuted by the elements
         S.MatchoidMaximization(_cut(), S.Matchoid([S.UniformMatroid(2)], rank=1), range(4))
-    with pytest.raises(ValueError, match="capacity must allow at least one element"):
-        S.PartitionMatroid({1: "x"}, 0)
+    assert S.PartitionMatroid({1: "x"}, 0).rank == 0  # valid (documented), unlike UniformMatroid(0)
     with pytest.raises(ValueError, match="capacity has entries for part"):
         S.PartitionMatroid({1: "x"}, {"x": 1, "zz": 2})
     problem = S.MatchoidMaximization(len, S.Matchoid([S.UniformMatroid(2)]), range(4))

@@ -558,17 +558,15 @@ def test_round11_effective_predictor_params_share_one_dtype():
     assert effective_predictor(net, {k: v.float() for k, v in params.items()}).dtype == torch.float32
 
 
-def test_round11_empty_rows_and_contradictory_retain_rows():
+def test_round11_empty_rows_and_contradictory_retain_rows_documented():
     prob = linear_task(8, 12, 2, seed=0)
     theta = torch.zeros(prob.dim, dtype=torch.float64)
     X, y = prob.retain
     assert prob.jacobian(theta, X[:0]).shape == (0, prob.dim)  # was torch's reshape RuntimeError
     assert prob.predict(theta, X[:0]).shape == (0, 1)
-    twice = (torch.cat([X, X[:1]]), torch.cat([y, y[:1] + 1]))  # the same x with two labels
-    with pytest.raises(ValueError, match="retain rows 0 and"):
-        UnlearningProblem(prob.model, prob.params, twice, prob.forget)
-    same = (torch.cat([X, X[:1]]), torch.cat([y, y[:1]]))  # an exact repeat is consistent: kept
-    assert UnlearningProblem(prob.model, prob.params, same, prob.forget).n_retain == X.shape[0] + 1
+    twice = (torch.cat([X, X[:1]]), torch.cat([y, y[:1] + 1]))  # the same x with two labels: documented
+    contradictory = UnlearningProblem(prob.model, prob.params, twice, prob.forget)  # least squares target
+    assert contradictory.n_retain == X.shape[0] + 1
 
 
 def test_round11_half_theta_refused_and_sine_task_sizes_and_divergence_named():
@@ -585,11 +583,7 @@ def test_round11_half_theta_refused_and_sine_task_sizes_and_divergence_named():
         unlearning.sine_poisoning_task(10, 2, lr=1e6, train_steps=50, hidden=(8,))
 
 
-def test_round11_forget_contradicting_retain_init_snapshot_and_model_state():
-    prob = linear_task(8, 12, 2, seed=0)
-    X, y = prob.retain
-    with pytest.raises(ValueError, match="retain row 0 and forget row 0 have the same X"):
-        UnlearningProblem(prob.model, prob.params, prob.retain, (X[:1], y[:1] + 1.0))
+def test_round11_init_snapshot_and_model_state():
     model = LinearModel(3, seed=0)
     g = torch.Generator().manual_seed(0)
     Xr = torch.randn(5, 3, dtype=torch.float64, generator=g)
