@@ -1040,6 +1040,12 @@ def revalidate_if_reassigned(obj: Any) -> bool:
     if not nested and not own:
         return False
     kind = type(obj)
+    derived = sorted(name for name in own if not kind.__dataclass_fields__[name].init)
+    if derived:   # a rebuild recomputes it from the constructor's fields: the replacement vanished in silence
+        obj.__dict__["_validated_fields"] = {**seen, **{name: (_STALE, None) for name in nested}}
+        raise ValueError(f"{kind.__name__}.{', '.join(derived)} was changed after construction "
+                         f"(object.__setattr__); derived from the constructor's arguments, it cannot be set: "
+                         f"build a new {kind.__name__} from other arguments")
     changed = sorted({*nested, *own})
     try:
         fresh = kind(**{f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if f.init})

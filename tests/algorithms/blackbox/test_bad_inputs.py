@@ -1042,3 +1042,10 @@ ROUND11_AGENTS = [
 @pytest.mark.parametrize("case", ROUND11_AGENTS, ids=lambda c: c.id)
 def test_round11_agents_bad_input(case):
     check_bad_input(case)
+
+
+def test_red11_derived_field_replaced_in_solve():
+    # lower replaced alone was silently restored from bounds by solve's re-validation
+    problem = _replaced(_bb(), "lower", np.array([5.0, 5.0]))
+    with pytest.raises(ValueError, match=r"^BlackBoxProblem.lower was changed after construction"):
+        solve(problem, RandomSearch(), seed=0)
