@@ -30,7 +30,7 @@ from typing import Any
 import torch
 from torch.func import functional_call, grad_and_value, jacfwd, jacrev, jvp, vmap
 
-from algorithms._validation import check_finite_data, check_takes, refuse_sparse
+from algorithms._validation import UserCallableError, check_finite_data, check_takes, refuse_sparse
 
 __all__ = [
     "flat_forward",
@@ -261,7 +261,7 @@ def flat_hessian(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tens
     _check_function("loss", loss)
     _check_theta(theta)
     theta = theta.contiguous()      # an expanded (stride-0) θ failed inside torch.func's make_dual
-    _check_finite_loss("loss", loss(theta), theta)   # one evaluation beside the d of the Hessian
+    _check_finite_loss("loss", _through_loss(lambda: loss(theta)), theta)   # one evaluation beside the d
     hessian = _through_loss(lambda: _hessian(loss)(theta))
     if tuple(hessian.shape) != (theta.numel(), theta.numel()):  # a vector loss gives a stack of them
         raise TypeError(f"loss must return a scalar (a 0-d tensor), got an output of shape "
@@ -326,6 +326,10 @@ def _through_loss(run: Callable[[], torch.Tensor], name: str = "loss") -> torch.
     """``run()``, with torch.func's complaint about the loss's output re-raised naming ``name``."""
     try:
         return run()
+    except (LookupError, ArithmeticError, AttributeError, AssertionError, NameError) as exc:
+        # the user's own KeyError / ZeroDivisionError reached the caller bare, naming neither the callable
+        # nor the call (our checks and torch's raise TypeError/ValueError/RuntimeError, handled below)
+        raise UserCallableError(f"{name} raised {type(exc).__name__}: {str(exc)[:200]}") from exc
     except (RuntimeError, ValueError) as exc:  # vmap says "must only return Tensors" with a ValueError
         text = str(exc)
         if any(t in text for t in ("to return only tensors", "to return a scalar Tensor",

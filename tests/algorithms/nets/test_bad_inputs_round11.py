@@ -183,3 +183,19 @@ def test_nets_models_forward_checks_their_weights_as_they_are_now():
         net.c.fill_(float("nan"))
     with pytest.raises(ValueError, match="the weight c contains NaN"):
         net(torch.ones(1, 1, 6, dtype=torch.float64))
+
+
+# ------------------------------ class 12: a user's loss raising KeyError reached the caller bare
+def test_a_raising_loss_is_named_as_a_user_callable_error():
+    from algorithms._validation import UserCallableError
+    from algorithms.nets import per_sample_flat_grads
+
+    def loss(t):
+        raise KeyError("boom")
+
+    theta = torch.ones(2, dtype=torch.float64)
+    with pytest.raises(UserCallableError, match="loss raised KeyError"):
+        flat_hessian(loss, theta)
+    with pytest.raises(UserCallableError, match="sample_loss raised ZeroDivisionError"):
+        X = torch.ones(3, 2, dtype=torch.float64)
+        per_sample_flat_grads(lambda t, x, y: 1 / 0, theta, X, X[:, 0])
