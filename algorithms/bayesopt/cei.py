@@ -404,7 +404,7 @@ class CEIAskTell:
         evaluations, the default) a point observed again must come with the same f and c (to 1e-9
         relative): another value contradicts the first and is refused, naming ``f`` or ``c`` (noisy
         evaluations: ``CEI(noise=...)`` > 0, where repeats are averaged by the GPs). All or nothing: a
-        refused batch records none of its rows."""
+        refused batch records none of its rows; an empty batch (0 rows) records nothing."""
         self.problem._check_unchanged()
         self.algorithm._check_unchanged()
         d, m = self.problem.dim, self.problem.n_constraints

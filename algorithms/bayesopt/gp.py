@@ -244,7 +244,9 @@ class GaussianProcess:
 
     def predict(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and standard deviation at the rows of ``X`` (each of shape (m,)); ``X`` of shape
-        (m, d) (or (d,) for one point) of any real dtype, computed in float64 (float64 results)."""
+        (m, d) (or (d,) for one point) of any real dtype, computed in float64 (float64 results). Before any
+        observation, the prior: ``mean`` and √outputscale at every row (any d then); m = 0 rows give empty
+        arrays."""
         raw = as_real_array("X", X)
         X = np.atleast_2d(raw)
         # a 0-d X (np.array(0.5)) is no point of shape (d,): np.atleast_2d made it one in silence
