@@ -239,7 +239,8 @@ class SubspacePrior:
 
     Its image M_D is a subspace and D is 1-Lipschitz with every point of M_D fixed: the
     setting of the paper's Theorem 1 made exact (Assumption 2 with δ = 1). ``basis`` is a 2-D
-    floating tensor (n, k) with orthonormal columns (copied); ``image_shape`` (h, w), ints >= 1 with
+    float32 or float64 tensor (n, k >= 1) with orthonormal columns to its precision (1e-8 in float64, 1.2e-5
+    in float32; copied); ``image_shape`` (h, w), ints >= 1 with
     h·w = n, must be given (the default (0, 0) fits no basis).
     """
 
@@ -253,11 +254,21 @@ class SubspacePrior:
         refuse_sparse("basis", b)  # torch's NotImplementedError for a sparse one named nothing
         if b.device.type == "meta":
             raise ValueError("basis is on the meta device (no data); move it to a real device")
+        if b.dtype not in (torch.float32, torch.float64):  # half: its rounding alone fails the check below
+            raise TypeError(f"basis must be a float32 or float64 tensor, got {b.dtype}")
+        if b.shape[0] == 0 or b.shape[1] == 0:  # no pixels, or the subspace {0}: every prox answered zeros
+            raise ValueError(f"basis must have at least one row and one column (n, k >= 1), got shape "
+                             f"{tuple(b.shape)}")
         b = b.detach().clone()  # a copy: an edit of the caller's basis after construction changed the prior
         object.__setattr__(self, "basis", b)
-        gram = b.T @ b
-        if not torch.allclose(gram, torch.eye(b.shape[1], dtype=b.dtype), atol=1e-8):
-            raise ValueError("basis must have orthonormal columns (basisᵀ basis = I)")
+        # in float64, to the basis' own precision: a float32 QR basis (|BᵀB − I| ~ 5e-7) was refused at 1e-8
+        tol = max(1e-8, 100.0 * float(torch.finfo(b.dtype).eps))
+        gram = b.double().T @ b.double()
+        eye = torch.eye(b.shape[1], dtype=torch.float64)
+        error = float((gram - eye).abs().max())
+        if not torch.allclose(gram, eye, atol=tol):  # allclose's rtol 1e-5 on the diagonal, as before
+            raise ValueError(f"basis must have orthonormal columns (basisᵀ basis = I to {tol:.2g} for "
+                             f"{b.dtype}), got max |basisᵀ basis − I| = {error:.3g}")
         shape = self.image_shape
         if (not isinstance(shape, tuple | list) or len(shape) != 2
                 or not all(isinstance(s, int | np.integer) and not isinstance(s, bool) and s >= 1

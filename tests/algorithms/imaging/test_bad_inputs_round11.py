@@ -189,3 +189,15 @@ def test_user_networks_raising_their_own_errors_are_named():
     npn = NPN(qr_null_rows(H, 8, seed=0), Broken(), 1.0)
     with pytest.raises(ValueError, match=r"\bnetwork must map .* it raised ZeroDivisionError"):
         npn.predict(H(torch.ones(8, 8, dtype=torch.float64)))
+
+
+def test_subspace_prior_float32_basis_and_empty_basis():
+    """A float32 QR basis (|BᵀB − I| ~ 5e-7) was refused as not orthonormal (tolerance 1e-8 whatever the
+    dtype); an (n, 0) basis was accepted (every prox answered zeros); half precision met the orthonormality
+    message."""
+    basis = torch.linalg.qr(torch.randn(64, 4, dtype=torch.float64))[0]
+    assert SubspacePrior(basis.float(), (8, 8)).basis.dtype == torch.float32
+    with pytest.raises(ValueError, match=r"\bbasis must have at least one row and one column"):
+        SubspacePrior(basis[:, :0], (8, 8))
+    with pytest.raises(TypeError, match=r"\bbasis must be a float32 or float64 tensor"):
+        SubspacePrior(basis.half(), (8, 8))
