@@ -1093,12 +1093,17 @@ class UserCallableError(ValueError):
     names the callable and the call."""
 
 
-def call_user(call: str, fn: Callable[..., Any], *args: Any) -> Any:
+def call_user(call: str, fn: Callable[..., Any], *args: Any,
+              keep: tuple[type[BaseException], ...] = ()) -> Any:
     """``fn(*args)``, a user's callable; any exception it raises is re-raised as a :class:`UserCallableError`
     naming ``call`` (e.g. ``"f(x)"``) and chained to the original (a KeyError of the user's f reached the
-    caller bare, naming neither f nor the call)."""
+    caller bare, naming neither f nor the call). Exceptions of the classes in ``keep`` pass as they are (an
+    optimizer's closure runs the package's own models, whose TypeError/ValueError already name the
+    argument, and torch's RuntimeError for a second backward)."""
     try:
         return fn(*args)
+    except keep:
+        raise
     except UserCallableError:
         raise
     except Exception as exc:

@@ -45,6 +45,7 @@ import torch
 from algorithms._validation import (
     allocates,
     as_float_array,
+    call_user,
     check_bool,
     check_count,
     check_float_dtype,
@@ -78,7 +79,7 @@ from algorithms.nets.functional import (
 )
 from algorithms.nets.stability import coherence_matrix, mean_square_radius
 from algorithms.nets.two_layer import ACTIVATIONS, TwoLayerReLU, check_init_scale
-from algorithms.optimizers._base import EXTRA_GROUP_KEYS  # schedulers' keys, labels
+from algorithms.optimizers._base import CLOSURE_OWN_ERRORS, EXTRA_GROUP_KEYS  # schedulers' keys, labels
 
 __all__ = [
     "SAM",
@@ -370,7 +371,7 @@ class SAM(torch.optim.Optimizer):
     def _call_closure(self, closure, where: str) -> Any:
         # weak references: a gradient freed and reallocated is a change, and no gradient is kept alive
         before = [None if p.grad is None else (weakref.ref(p.grad), p.grad._version) for p in self._params()]
-        loss = closure()
+        loss = call_user("closure()", closure, keep=CLOSURE_OWN_ERRORS)
         params = self._params()
         unchanged = all((b is None and p.grad is None)
                         or (b is not None and p.grad is not None
@@ -413,7 +414,7 @@ class SAM(torch.optim.Optimizer):
         loss = self._call_closure(closure, "at θ")   # a closure without backward fails here, before any move
         self.first_step()
         self.zero_grad()
-        closure()
+        call_user("closure()", closure, keep=CLOSURE_OWN_ERRORS)
         self.second_step()
         return loss
 

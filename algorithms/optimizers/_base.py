@@ -17,6 +17,7 @@ from typing import Any
 import torch
 
 from algorithms._validation import (
+    call_user,
     check_bool,
     check_choice,
     check_int_at_least,
@@ -25,6 +26,11 @@ from algorithms._validation import (
     check_positive,
     clone_tensors,
 )
+
+#: exceptions a closure raises that pass as they are (the package's models name their argument with
+#: TypeError/ValueError; torch raises RuntimeError); any other (a KeyError of the user's own code) is
+#: re-raised as a UserCallableError naming closure()
+CLOSURE_OWN_ERRORS = (TypeError, ValueError, RuntimeError)
 
 #: what ``step`` does when a gradient holds NaN or ±inf
 NONFINITE_POLICIES = ("skip", "raise")
@@ -290,7 +296,9 @@ class MatrixOptimizer(torch.optim.Optimizer):
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One step; ``closure`` (optional): a function (not a class) that
         re-evaluates the loss with gradients and returns it, a tensor of one element or a real number
-        (None, a str, a dict, a generator or a tensor of several entries is refused naming closure)."""
+        (None, a str, a dict, a generator or a tensor of several entries is refused naming closure; a
+        KeyError or other exception of the closure's own code is re-raised as a ``UserCallableError``, a
+        ValueError, naming closure(), while TypeError/ValueError/RuntimeError pass as they are)."""
         return self._step(closure)
 
     def _step(self, closure: Callable[[], Any] | None) -> Any:
@@ -299,7 +307,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
         if closure is not None:
             check_closure(closure)
             with torch.enable_grad():
-                loss = checked_loss(closure())
+                loss = checked_loss(call_user("closure()", closure, keep=CLOSURE_OWN_ERRORS))
         self._check_step_hyperparameters()
         if not self._gradients_finite():
             if self.on_nonfinite == "raise":

@@ -55,6 +55,7 @@ import numpy as np
 import torch
 
 from algorithms._validation import (
+    call_user,
     check_bool,
     check_call_signature,
     check_int_at_least,
@@ -70,7 +71,13 @@ from algorithms._validation import (
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
-from algorithms.optimizers._base import LR_MAX, SparseGradientError, check_closure, checked_loss
+from algorithms.optimizers._base import (
+    CLOSURE_OWN_ERRORS,
+    LR_MAX,
+    SparseGradientError,
+    check_closure,
+    checked_loss,
+)
 from algorithms.optimizers.finetune import FinetuneTask, run_finetune
 
 __all__ = ["BlockCoordinateDescent", "BlockOptimizer", "find_blocks", "optimizer_state_bytes"]
@@ -453,7 +460,7 @@ class BlockOptimizer(torch.optim.Optimizer):
         if closure is not None:
             check_closure(closure)      # a class (closure=dict) was called and its {} returned
             with torch.enable_grad():
-                loss = checked_loss(closure())
+                loss = checked_loss(call_user("closure()", closure, keep=CLOSURE_OWN_ERRORS))
         own = self.param_groups[0]
         lr, scale = own["lr"], own["expansion_lr_scale"]     # a scheduler or a user may have edited them
         if not (type(lr) is float and type(scale) is float and 0 < lr <= LR_MAX and 0 < lr * scale <= LR_MAX):

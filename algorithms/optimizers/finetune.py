@@ -39,6 +39,7 @@ import numpy as np
 import torch
 
 from algorithms._validation import (
+    call_user,
     check_built_optimizer,
     check_count,
     check_nonnegative,
@@ -239,8 +240,10 @@ def run_finetune(problem: FinetuneTask,
     tol = options.tolerance(0.1)
     model = copy.deepcopy(problem.model)
     # BlockCoordinateDescent(optimizer=...) is the user's factory: its answer is checked by name
+    built = call_user("make_optimizer(model, seed)", make_optimizer, model, seed,
+                      keep=(TypeError, ValueError))
     optimizer = check_built_optimizer("make_optimizer (the optimizer factory, BlockCoordinateDescent's "
-                                      "optimizer)", make_optimizer(model, seed))
+                                      "optimizer)", built)
     own = {id(p) for p in model.parameters()}
     stepped = [p for group in optimizer.param_groups for p in group["params"]]
     if not stepped or any(id(p) not in own for p in stepped):   # it would train nothing of the copy

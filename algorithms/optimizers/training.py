@@ -32,6 +32,7 @@ import torch
 from torch import nn
 
 from algorithms._validation import (
+    call_user,
     check_built_optimizer,
     check_call_signature,
     check_choice,
@@ -238,7 +239,9 @@ class OptimizerTraining(Algorithm):
         if self.optimizer == "grafted_shampoo":
             hyperparameters.setdefault("grafting", "adam")
         try:
-            built = cls(groups, lr=self.lr, **hyperparameters)
+            built = (cls(groups, lr=self.lr, **hyperparameters) if self.factory is None else
+                     call_user("factory(param_groups, lr=..., **hyperparameters)", lambda: cls(
+                         groups, lr=self.lr, **hyperparameters), keep=(TypeError, ValueError)))
         except TypeError as exc:
             raise TypeError(f"hyperparameters {sorted(hyperparameters)} rejected by "
                             f"{getattr(cls, '__name__', repr(cls))}: {exc}") from None

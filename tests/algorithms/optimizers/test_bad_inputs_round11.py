@@ -79,3 +79,19 @@ def test_find_blocks_refuses_a_name_listed_twice_in_one_block():
     from algorithms.optimizers import find_blocks
     with pytest.raises(ValueError, match=r"blocks\[0\] lists \['a.w'\] more than once"):
         find_blocks(["a.w", "b.w"], blocks=[["a.w", "a.w"], ["b.w"]])
+
+
+# ------------------------------ class 6: a closure or factory raising KeyError reached the caller bare
+def test_a_raising_closure_is_named_as_a_user_callable_error():
+    from algorithms._validation import UserCallableError
+    from algorithms.nets import SAM
+    from algorithms.optimizers import BlockOptimizer, Muon
+
+    def closure():
+        raise KeyError("boom")
+
+    for opt in (Muon([torch.nn.Parameter(torch.ones(2, 2))]),
+                SAM([torch.nn.Parameter(torch.ones(2))], lr=0.1),
+                BlockOptimizer(torch.nn.Sequential(torch.nn.Linear(2, 2)))):
+        with pytest.raises(UserCallableError, match=r"closure\(\) raised KeyError"):
+            opt.step(closure)
