@@ -974,8 +974,11 @@ def _field_stamp(value: Any) -> Any:
     """What :func:`remember_validated` keeps of one field: the object itself, with a torch tensor's version
     counter (bumped by every in-place write) or a CRC of a writable numpy array's or a scipy.sparse
     matrix's buffers (``qp.P.data[0] = -5`` written in place; O(data), far below a solve)."""
-    if type(value).__module__.startswith("torch") and hasattr(value, "_version"):
-        return (value, value._version)
+    if type(value).__module__.startswith("torch") and hasattr(type(value), "_version"):
+        try:
+            return (value, value._version)
+        except RuntimeError:  # an inference tensor keeps no version (and cannot be written outside it):
+            return (value, None)  # a problem built in torch.inference_mode() met this RuntimeError
     if isinstance(value, np.ndarray) and value.dtype != object and value.flags.writeable:
         return (value, _crc(value))
     if sp.issparse(value) and hasattr(value, "data"):

@@ -105,6 +105,9 @@ class ExactDecoding:
         if objective.shape != (m,):
             raise ValueError(f"objective must have shape ({m},) (one value per row of x), got "
                              f"{objective.shape}")
+        if not np.all(np.isfinite(x[solved])) or not np.all(np.isfinite(objective[solved])):
+            # a solved row with NaN was stored: the decoders' "solved" promise was broken in silence
+            raise ValueError("x and objective must be finite in every solved row (NaN marks an unsolved row)")
         for name, value in (("x", x), ("leaves", leaves.copy()), ("solved", solved.copy()),
                             ("objective", objective)):
             object.__setattr__(self, name, value)

@@ -160,8 +160,8 @@ class ForestPartition:
 
     def __post_init__(self) -> None:
         """Built by hand (not by :meth:`from_forest`), each field is checked by name: a fitted forest, its
-        ``n_features``, real (n_leaves, n_features) ``lower``/``upper``, int ``tree_of`` (n_leaves,) in
-        [0, n_trees) and one int node map per tree."""
+        ``n_features``, real (n_leaves, n_features) ``lower``/``upper`` with lower <= upper, int ``tree_of``
+        (n_leaves,) in [0, n_trees) and one int node map per tree."""
         forest = check_forest("forest", self.forest, fitted=True)
         n_features = check_int_at_least("n_features", self.n_features, 1)
         if n_features != int(forest.n_features_in_):
@@ -171,6 +171,8 @@ class ForestPartition:
         if lower.ndim != 2 or lower.shape[1] != n_features or upper.shape != lower.shape:
             raise ValueError(f"lower and upper must have shape (n_leaves, {n_features}), got {lower.shape} "
                              f"and {upper.shape}")
+        if not np.all(lower <= upper):  # an inverted (or NaN) box was stored: its leaf holds no point
+            raise ValueError("lower and upper must be boxes with lower <= upper (no NaN) in every leaf")
         tree_of = as_array("tree_of", self.tree_of)
         n_trees = len(forest.estimators_)
         if tree_of.dtype.kind not in "iu" or tree_of.shape != (lower.shape[0],) or (

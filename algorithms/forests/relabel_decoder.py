@@ -66,8 +66,15 @@ class RelabeledForest:
                 raise ValueError(f"children[{b}] must be a pair (left, right) of node arrays")
 
     def leaves(self, Z0: np.ndarray) -> np.ndarray:
-        """Global leaf ids (m, B) that the relabelled trees route ``Z0`` to."""
+        """Global leaf ids (m, B) that the relabelled trees route ``Z0`` to; ``Z0`` is a finite (m, d) array
+        of latent rows, d covering every latent feature the trees split on."""
         Z0 = as_real_array("Z0", Z0)
+        used = max((int(f.max()) for f in self.feature if np.size(f)), default=-1)
+        if Z0.ndim != 2 or Z0.shape[1] <= used:  # a short row indexed past its end (numpy's IndexError)
+            raise ValueError(f"Z0 must be 2-D latent rows (m, d) with d > {used} (the trees split on latent "
+                             f"feature {used}), got shape {Z0.shape}")
+        if not np.all(np.isfinite(Z0)):  # NaN compared False everywhere and was routed right, silently
+            raise ValueError("Z0 contains NaN or inf entries")
         m = Z0.shape[0]
         out = np.empty((m, len(self.feature)), dtype=np.int64)
         for b, (left, right) in enumerate(self.children):

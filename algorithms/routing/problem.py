@@ -38,6 +38,7 @@ from algorithms._validation import (
     _brief,
     allocates,
     as_float_array,
+    check_fits_memory,
     check_int_at_least,
     check_seed,
 )
@@ -89,6 +90,8 @@ _MAX_DISTANCE = math.sqrt(np.finfo(np.float64).max / 2)
 
 def _check_coords(coords: Any, minimum: int) -> np.ndarray:
     coords = as_float_array("coords", coords, ndim=2, dtype=np.float64)
+    # the pairwise distances are an (n, n) matrix (and its (n, n, 2) differences): n = 10**9 nodes thrashed
+    check_fits_memory("coords", "coords", f"{coords.shape[0]} nodes", 32.0 * coords.shape[0] ** 2)
     if coords.shape[1] != 2:
         raise ValueError(f"coords must have shape (n, 2), got {coords.shape}")
     if coords.shape[0] < minimum:
@@ -226,6 +229,7 @@ def random_tsp(n: int, seed: int = 0) -> TSPInstance:
     (4, 2)
     """
     n = check_int_at_least("n", n, 3)
+    check_fits_memory("random_tsp", "n", n, 32.0 * n * n)  # the instance's (n, n) distances, before drawing
     rng = np.random.default_rng(check_seed(seed))
     return TSPInstance(rng.random((n, 2)))
 
@@ -240,6 +244,7 @@ def random_cvrp(n: int, seed: int = 0, capacity: int | None = None) -> CVRPInsta
     (0, True, True)
     """
     n = check_int_at_least("n", n, 2)
+    check_fits_memory("random_cvrp", "n", n, 32.0 * (n + 1) ** 2)  # the (n+1, n+1) distances, before drawing
     rng = np.random.default_rng(check_seed(seed))
     coords = rng.random((n + 1, 2))
     demands = np.concatenate([[0], rng.integers(1, 10, size=n)])

@@ -57,6 +57,9 @@ from algorithms.unlearning.problem import (
 
 __all__ = ["MinNormOG", "orthogonal_gradient_step", "strength_schedule"]
 
+#: the longest schedule :func:`strength_schedule` builds (one float per epoch)
+MAX_EPOCHS = 10**6
+
 #: singular values of the gradient matrix at or below this fraction of the largest span nothing
 _RANK_RTOL = 1e-10
 
@@ -125,8 +128,8 @@ def strength_schedule(lambda_reg: float, gamma_reg: float, epochs: int, *, perio
                       final_descent: int = 0) -> tuple[float, ...]:
     """The paper's λ_t (Appendix F.1.10): projections of strength λ_reg, decaying by γ_reg each time.
 
-    ``lambda_reg`` and ``gamma_reg`` are floats in (0, 1]; ``epochs`` an int >= 1, ``period`` an int >= 1
-    and ``final_descent`` an int in [0, epochs].
+    ``lambda_reg`` and ``gamma_reg`` are floats in (0, 1]; ``epochs`` an int in [1, 10**6] (``MAX_EPOCHS``:
+    the schedule holds one λ per epoch), ``period`` an int >= 1 and ``final_descent`` an int in [0, epochs].
 
     λ starts at 1/λ_reg − 1 (so the first update removes λ_reg·P_{G⊥}θ) and, after each
     projection, becomes (λ + 1)/γ_reg − 1 (the next one removes γ_reg times as much). A
@@ -140,8 +143,8 @@ def strength_schedule(lambda_reg: float, gamma_reg: float, epochs: int, *, perio
     if isinstance(gamma_reg, bool) or not isinstance(gamma_reg, int | float) or not 0 < gamma_reg <= 1:
         raise ValueError(f"gamma_reg must be in (0, 1], got {gamma_reg!r}")
     checks = (("epochs", epochs, 1), ("period", period, 1), ("final_descent", final_descent, 0))
-    for name, value, low in checks:
-        check_count(name, value, low)  # the schedule is a tuple of `epochs` entries
+    for name, value, low in checks:  # the schedule is a tuple of `epochs` entries: 10**9 was a build of hours
+        check_count(name, value, low, MAX_EPOCHS, "the schedule holds one λ per epoch")
     if final_descent > epochs:  # more descent-only epochs than epochs: no projection would be left
         raise ValueError(f"final_descent must be <= epochs = {epochs}, got {final_descent}")
     lam = 1.0 / lambda_reg - 1.0

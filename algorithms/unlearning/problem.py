@@ -118,7 +118,8 @@ class UnlearningProblem(Problem):
     """Unlearn ``forget`` from the model ``model`` trained to ``params`` on retain ⊔ forget.
 
     ``model`` is any deterministic ``torch.nn.Module`` with parameters (two forward passes must agree: a
-    Dropout in training mode is refused, pass ``model.eval()``); its own registered parameters are the
+    Dropout in training mode is refused, pass ``model.eval()``) whose output is differentiable in them (a
+    forward that detaches its output is refused); its own registered parameters are the
     fresh initialization :class:`~algorithms.unlearning.Retrain` trains from. ``params`` is θ*,
     the trained parameters: a flat vector (registration order) or a dict name -> tensor.
     ``retain`` and ``forget`` are pairs (X, y) with X of shape (n, in_features) and y of shape
@@ -229,6 +230,15 @@ class UnlearningProblem(Problem):
         if out.reshape(1, -1).shape[1] != y.shape[1]:
             raise ValueError(f"{name} y must have {out.reshape(1, -1).shape[1]} column(s) (the model's "
                              f"outputs), got shape {tuple(y.shape)}")
+        if name == "retain":  # once: the outputs must depend on the parameters (every method differentiates)
+            with torch.inference_mode(False), torch.enable_grad():
+                probe = {k: v.detach().clone().requires_grad_(True) for k, v in unflatten(init).items()}
+                tracked = functional_forward(self.model, probe, (X[:1].clone(),))
+            if not tracked.requires_grad:  # a forward that detaches or runs under no_grad: autograd's
+                # "element 0 of tensors does not require grad" at the first solve, naming nothing
+                raise ValueError(f"model's output must depend on its parameters (differentiably): "
+                                 f"{type(self.model).__name__}'s forward returns a tensor without a gradient "
+                                 f"(it detaches its output or runs under torch.no_grad)")
 
     def __getstate__(self) -> dict[str, Any]:
         # the unflatten map is a closure (not picklable): pickle/deepcopy drop it and rebuild it from model

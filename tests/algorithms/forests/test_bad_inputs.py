@@ -568,3 +568,25 @@ def test_round11_messages_blame_the_odd_argument():
     with pytest.raises(ValueError, match=r"^leaves must be leaf ids below the number of boxes"):
         synthetic_training_set(leaves, np.zeros((3, 2)), np.ones((3, 2)), np.zeros(2, bool),
                                np.random.default_rng(0))
+
+
+def test_round11_hand_built_partition_decoding_and_relabelled_routes_checked():
+    import dataclasses
+
+    from algorithms.forests import ExactDecoding, ForestPartition, RelabeledForest
+
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    ae = RFAutoencoder(n_estimators=3, random_state=0, decoder="relabel").fit(X)
+    part = ae.partition_
+    lower = part.lower.copy()
+    i, j = np.argwhere(np.isfinite(part.upper))[0]
+    lower[i, j] = part.upper[i, j] + 1.0  # an inverted box
+    with pytest.raises(ValueError, match="lower and upper must be boxes with lower <= upper"):
+        dataclasses.replace(part, lower=lower)
+    assert isinstance(part, ForestPartition)
+    with pytest.raises(ValueError, match="x and objective must be finite in every solved row"):
+        ExactDecoding(np.full((2, 3), np.nan), np.zeros((2, 3), dtype=int), np.ones(2, bool), np.zeros(2))
+    relabeled = ae.relabeled_
+    assert isinstance(relabeled, RelabeledForest)
+    with pytest.raises(ValueError, match="Z0 contains NaN"):
+        relabeled.leaves(np.full((2, ae.embedding_.shape[1]), np.nan))

@@ -749,3 +749,12 @@ def test_round11_tol_name_close_nodes_and_a_solves_own_x():
         TSPInstance(far)
     sol = solve(instance, CVRPEnumeration())
     assert cvrp_cost(instance, sol.x) == pytest.approx(sol.value)  # its own x was refused
+
+
+def test_round11_sizes_whose_distances_cannot_fit_are_named():
+    from algorithms.routing import random_cvrp, random_tsp
+
+    with pytest.raises(ValueError, match=r"random_tsp: n=1000000000 is too large"):  # thrashed for minutes
+        random_tsp(10**9)
+    with pytest.raises(ValueError, match=r"random_cvrp: n=100000000 is too large"):
+        random_cvrp(10**8)

@@ -600,3 +600,23 @@ def test_round11_init_snapshot_and_model_state():
         model(Xr)
     with pytest.raises(ValueError, match="in_features is fixed"):  # torch's matmul error at forward
         model.in_features = 4
+
+
+def test_round11_detached_model_schedule_cap_and_inference_mode_construction():
+    class Detached(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.randn(3, 1, dtype=torch.float64))
+
+        def forward(self, X):
+            return (X @ self.w).detach()
+
+    X, y = torch.randn(8, 3, dtype=torch.float64), torch.randn(8, dtype=torch.float64)
+    with pytest.raises(ValueError, match="model's output must depend on its parameters"):  # autograd's error
+        UnlearningProblem(Detached(), torch.full((3,), 0.3, dtype=torch.float64), (X[:6], y[:6]),
+                          (X[6:], y[6:]))
+    with pytest.raises(ValueError, match=r"epochs must be <= 1000000"):  # a 10**9-entry tuple: a hang
+        unlearning.strength_schedule(0.5, 0.5, 10**9)
+    with torch.inference_mode():  # the field record met "Inference tensors do not track version counter"
+        problem = linear_task(6, 8, 2)
+    assert solve(problem, MinNormOG()).retcode.successful
