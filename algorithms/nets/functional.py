@@ -326,11 +326,18 @@ def _through_loss(run: Callable[[], torch.Tensor], name: str = "loss") -> torch.
     """``run()``, with torch.func's complaint about the loss's output re-raised naming ``name``."""
     try:
         return run()
-    except (LookupError, ArithmeticError, AttributeError, AssertionError, NameError) as exc:
+    except (TypeError, ValueError, RuntimeError) as exc:
+        _rename_torch_error(name, exc)
+        raise
+    except Exception as exc:
         # the user's own KeyError / ZeroDivisionError reached the caller bare, naming neither the callable
-        # nor the call (our checks and torch's raise TypeError/ValueError/RuntimeError, handled below)
+        # nor the call (our checks and torch's raise TypeError/ValueError/RuntimeError, handled above)
         raise UserCallableError(f"{name} raised {type(exc).__name__}: {str(exc)[:200]}") from exc
-    except (RuntimeError, ValueError) as exc:  # vmap says "must only return Tensors" with a ValueError
+
+
+def _rename_torch_error(name: str, exc: Exception) -> None:
+    """torch.func's complaint about the loss's output, re-raised naming ``name`` (else nothing)."""
+    if isinstance(exc, RuntimeError | ValueError):  # vmap says "must only return Tensors" with a ValueError
         text = str(exc)
         if any(t in text for t in ("to return only tensors", "to return a scalar Tensor",
                                    "to return a Tensor", "must only return Tensors")):  # a str or None
@@ -340,7 +347,6 @@ def _through_loss(run: Callable[[], torch.Tensor], name: str = "loss") -> torch.
                             f"{text}") from None
         if "real scalar outputs" in text or "must be floating-point" in text:
             raise TypeError(f"{name} must return a real floating-point scalar: {text}") from None
-        raise
 
 
 def per_sample_flat_grads(sample_loss: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor],

@@ -49,8 +49,10 @@ import torch
 from torch.func import grad, grad_and_value, jacrev, jvp, vmap
 
 from algorithms._validation import (
+    UserCallableError,
     as_float_array,
     as_real_array,
+    call_user,
     check_count,
     check_finite_data,
     check_fits_memory,
@@ -122,6 +124,10 @@ def _through_fn(run: Callable[[], torch.Tensor]) -> torch.Tensor:
                                        "to return a Tensor")):   # the last: a str or None returned
             raise TypeError(f"fn must return a scalar (a 0-d tensor): {exc}") from None
         raise _named_torch_error("fn", exc) from None
+    except (TypeError, ValueError):
+        raise
+    except Exception as exc:    # the user's own KeyError / ZeroDivisionError reached the caller bare
+        raise UserCallableError(f"fn raised {type(exc).__name__}: {str(exc)[:200]}") from exc
 
 
 def _named_torch_error(name: str, exc: RuntimeError) -> Exception:
@@ -151,14 +157,18 @@ def _finite_step(result: torch.Tensor, lr: float) -> torch.Tensor:
     return result
 
 
-def _check_value(value: Any) -> None:
+def _check_value(value: Any, theta: torch.Tensor | None = None) -> None:
     """fn(θ): a real scalar tensor with a finite value (a NaN loss gave a zero Hessian or a NaN step in
-    silence)."""
+    silence), at least as precise as θ (a float32 fn of a float64 θ was differentiated through its rounded
+    value, as flat_hessian now refuses)."""
     if not isinstance(value, torch.Tensor) or value.numel() != 1 or not value.is_floating_point():
         # a bool or int output has no gradient: gd_map returned theta unchanged in silence
         got = (f"shape {tuple(value.shape)}, dtype {value.dtype}" if isinstance(value, torch.Tensor)
                else type(value).__name__)
         raise TypeError(f"fn must return a scalar (a 0-d real floating tensor), got {got}")
+    if theta is not None and torch.finfo(value.dtype).bits < torch.finfo(theta.dtype).bits:
+        raise TypeError(f"fn must return a value of theta's precision {theta.dtype}, got {value.dtype} (its "
+                        f"derivatives would be computed through the rounded value)")
     if not bool(torch.isfinite(value).all()):
         raise ValueError(f"fn returned NaN or inf at theta ({float(value)})")
 
@@ -388,7 +398,7 @@ def gd_map(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
     lr = _check_lr(lr)
     theta = _check_theta(theta)
     gradient, value = _through_fn(lambda: grad_and_value(fn)(theta))
-    _check_value(value)
+    _check_value(value, theta)
     return _finite_step(theta - lr * gradient, lr)
 
 
@@ -408,7 +418,7 @@ def gd_jacobian(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
     _check_fn(fn)
     lr = _check_lr(lr)
     theta = _check_theta(theta)
-    _check_value(_through_fn(lambda: fn(theta)))   # one evaluation beside the d of the Jacobian
+    _check_value(_through_fn(lambda: fn(theta)), theta)   # one evaluation beside the d of the Jacobian
     return _finite_step(_through_fn(lambda: jacrev(lambda t: t - lr * grad(fn)(t))(theta)), lr)
 
 
@@ -423,7 +433,7 @@ def hessian_matrix(fn: Objective, theta: torch.Tensor) -> torch.Tensor:
     """
     _check_fn(fn)
     theta = _check_theta(theta)
-    _check_value(_through_fn(lambda: fn(theta)))
+    _check_value(_through_fn(lambda: fn(theta)), theta)
     try:
         H = flat_hessian(fn, theta)
     except (TypeError, ValueError) as exc:     # flat_hessian calls it loss
@@ -605,7 +615,7 @@ def stochastic_logabsdet(matvec: Callable[[torch.Tensor], torch.Tensor], dim: in
     scale = None
     for j in range(steps):
         Q[j] = q
-        w = matvec(q)
+        w = call_user("matvec(V)", matvec, q, keep=(TypeError, ValueError, RuntimeError))
         if not isinstance(w, torch.Tensor):
             raise TypeError(f"matvec must return a torch.Tensor of shape {tuple(q.shape)}, "
                             f"got {type(w).__name__}")
@@ -660,7 +670,7 @@ def gd_logabsdet_slq(fn: Objective, theta: torch.Tensor, lr: float, *, num_probe
     _check_fn(fn)
     lr = _check_lr(lr)
     theta = _check_theta(theta)
-    _check_value(_through_fn(lambda: fn(theta)))   # a str or generator returned failed inside torch.func
+    _check_value(_through_fn(lambda: fn(theta)), theta)   # a str or generator returned failed in torch.func
     grad_fn = grad(fn)
 
     def hvp(v: torch.Tensor) -> torch.Tensor:

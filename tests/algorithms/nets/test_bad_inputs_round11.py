@@ -199,3 +199,20 @@ def test_a_raising_loss_is_named_as_a_user_callable_error():
     with pytest.raises(UserCallableError, match="sample_loss raised ZeroDivisionError"):
         X = torch.ones(3, 2, dtype=torch.float64)
         per_sample_flat_grads(lambda t, x, y: 1 / 0, theta, X, X[:, 0])
+
+
+# ------------------------------ classes 11 and 12 in gd_map: fn's precision, fn/matvec raising KeyError
+def test_gd_map_names_a_less_precise_or_raising_fn():
+    from algorithms._validation import UserCallableError
+    from algorithms.nets.gd_map import gd_jacobian, gd_map, stochastic_logabsdet
+    theta = torch.ones(2, dtype=torch.float64)
+    with pytest.raises(TypeError, match="fn must return a value of theta's precision"):
+        gd_map(lambda t: (t.float() ** 2).sum(), theta, lr=0.1)
+
+    def fn(t):
+        raise KeyError("boom")
+
+    with pytest.raises(UserCallableError, match="fn raised KeyError"):
+        gd_jacobian(fn, theta, lr=0.1)
+    with pytest.raises(UserCallableError, match=r"matvec\(V\) raised KeyError"):
+        stochastic_logabsdet(lambda V: {}["x"], 2)
