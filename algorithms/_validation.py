@@ -985,8 +985,11 @@ def _field_stamp(value: Any) -> Any:
         parts = [value.data] + [getattr(value, k) for k in ("indices", "indptr", "row", "col", "offsets")
                                 if isinstance(getattr(value, k, None), np.ndarray)]
         return (value, (*(_crc(part) for part in parts), value.shape))
-    if isinstance(value, dict | list):  # an options dict edited in place (backend_options["max_iter"] = -5)
-        return (value, repr(value))
+    if isinstance(value, dict | list) and len(value) <= 256:  # an options dict edited in place
+        try:  # (backend_options["max_iter"] = -5); a long list: identity only
+            return (value, repr(value))
+        except Exception:  # an entry whose __repr__ raises: identity only
+            return (value, None)
     return (value, None)
 
 
