@@ -60,6 +60,7 @@ import sympy
 import torch
 
 from algorithms import RetCode, solve
+from algorithms._validation import UserCallableError
 from algorithms.chance import (
     SAAMILP,
     ChanceConstrainedProblem,
@@ -1434,14 +1435,15 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("posterior variance >= 0", "posterior_variance", lambda: GGDOpt(posterior_variance=0.0),
                  lambda: GGDOpt(posterior_variance=-tiny)),
         # diffusion times lie in [t_min, 1] up to the sampler's rounding slack 1e-12 (#46 round 4, seed 4:
-        # the slack dropped and the upper end 1 → 2 survived); an integer tensor is left to its user's check
+        # the slack dropped and the upper end 1 → 2 survived); an integer tensor is checked too (#43 round 11:
+        # it was left to its user's check, and t = 5 reached the sampler)
         Boundary("diffusion times >= t_min − 1e-12", "t", lambda: schedule.check_time("t", 0.001 - 5e-13),
                  lambda: schedule.check_time("t", 0.001 - 2e-12)),
         Boundary("diffusion times <= 1 + 1e-12", "t", lambda: schedule.check_time("t", 1.0 + 5e-13),
                  lambda: schedule.check_time("t", 1.0 + 2e-12)),
-        Boundary("a float tensor of times is checked, an integer one left to its user", "t",
-                 lambda: schedule.check_time("t", torch.tensor([5])),
-                 lambda: schedule.check_time("t", torch.tensor([5.0]))),
+        Boundary("an integer tensor of times is checked like a float one", "t",
+                 lambda: schedule.check_time("t", torch.tensor([1])),
+                 lambda: schedule.check_time("t", torch.tensor([5]))),
         # the refusal reports the entry out of range (#46 round 6, seed 9: which of lo and hi is reported,
         # decided with t_min − slack → t_min + slack, survived): t_min is inside, 2.0 is the entry reported
         Boundary("a refusal of times reports the entry beyond 1", "got 2.0",
@@ -1547,8 +1549,8 @@ register(Claim(
               "corrector steps >= 0; a posterior variance >= 0; one Hessian per gradient row; a VP schedule "
               "with 0 < t_min < 0.5 and β_max > β_min; a restricted solution over >= 2 samples of h's width "
               "at a real margin z >= 0; diffusion times in [t_min, 1] up to 1e-12 (the refusal reporting the "
-              "entry out of range), a float tensor of times checked and an integer, an empty or a meta one "
-              "left to its user) is enforced "
+              "entry out of range), float and integer tensors of times checked, an empty or a meta one left "
+              "to its user) is enforced "
               "at its boundary: the value just inside is accepted, the value just outside is refused with a "
               "ValueError or TypeError naming the argument.",
     kind=Kind.PROPERTY,
@@ -2037,7 +2039,9 @@ def _scenario_subsets(seed: int) -> tuple[tuple[int, ...], ...]:
         try:
             collect_feasible_points(problem, n_points=1, bootstrap_size=6, seed=seed + offset,
                                     restriction="scenario")
-        except _SubsetDrawn:
+        except UserCallableError as exc:  # the library names the user's g that raised, chaining its error
+            if not isinstance(exc.__cause__, _SubsetDrawn):
+                raise
             continue
     return tuple(drawn)
 
