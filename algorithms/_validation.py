@@ -1062,6 +1062,10 @@ def revalidate_if_reassigned(obj: Any) -> bool:
         raise error(f"{kind.__name__}.{', '.join(changed)} was changed after construction (the frozen "
                     f"{kind.__name__} is validated again before use): {exc}") from None
     obj.__dict__.pop("_factory_call", None)   # the factory call no longer rebuilds these fields
+    # a cache computed from the old values goes too (a cached_property: MarkovLanguageTask's transition kept
+    # the old vocab_size's shape)
+    for key in [k for k in obj.__dict__ if k not in fresh.__dict__]:
+        del obj.__dict__[key]
     for key, value in fresh.__dict__.items():
         object.__setattr__(obj, key, value)
     return True

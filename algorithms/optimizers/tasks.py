@@ -25,6 +25,7 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     checked_fields,
+    revalidate_if_reassigned,
     store_plain_scalars,
 )
 from algorithms.core import Problem
@@ -92,6 +93,7 @@ class MarkovLanguageTask(Problem):
 
     def entropy_rate(self) -> float:
         """H = −Σ_i π_i Σ_j P_ij log P_ij (nats): the floor of the next-token loss."""
+        revalidate_if_reassigned(self)   # a field replaced with object.__setattr__ since
         p = self.transition
         return float(-(self.stationary[:, None] * p * np.log(p)).sum())
 
@@ -100,6 +102,7 @@ class MarkovLanguageTask(Problem):
 
         ``generator`` is the ``torch.Generator`` the draw uses; ``n`` an int >= 1.
         """
+        revalidate_if_reassigned(self)   # a field replaced with object.__setattr__ since
         n = check_positive_int("n", n)
         check_fits_memory("MarkovLanguageTask.sample", "n", n, 8.0 * n * (self.context + 1))
         if not isinstance(generator, torch.Generator):
@@ -142,6 +145,7 @@ class MarkovLanguageTask(Problem):
         reads token sequences; any other (an :class:`~algorithms.optimizers.MLP` with
         ``in_features = out_features = vocab_size``) reads the one-hot current token.
         """
+        revalidate_if_reassigned(self)   # a field replaced with object.__setattr__ since
         if not isinstance(model, nn.Module):
             raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
         tokens = self._check_tokens(tokens)

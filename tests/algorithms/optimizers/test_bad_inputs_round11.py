@@ -95,3 +95,16 @@ def test_a_raising_closure_is_named_as_a_user_callable_error():
                 BlockOptimizer(torch.nn.Sequential(torch.nn.Linear(2, 2)))):
         with pytest.raises(UserCallableError, match=r"closure\(\) raised KeyError"):
             opt.step(closure)
+
+
+# ------------------------------ class 2 (methods): a task's own methods re-validate it, caches included
+def test_a_task_changed_after_construction_is_revalidated_by_its_methods():
+    from algorithms.optimizers import MarkovLanguageTask
+    task = MarkovLanguageTask(vocab_size=8, context=6, seed=0)
+    task.entropy_rate()                                 # caches the 8 x 8 transition matrix
+    object.__setattr__(task, "vocab_size", 4)
+    assert int(task.sample(16, torch.Generator().manual_seed(0)).max()) < 4
+    assert task.transition.shape == (4, 4)
+    object.__setattr__(task, "vocab_size", -1)
+    with pytest.raises(ValueError, match="vocab_size was changed after construction"):
+        task.sample(2, torch.Generator())
