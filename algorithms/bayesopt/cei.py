@@ -430,31 +430,10 @@ class CEIAskTell:
         if np.any(X < lo) or np.any(X > hi):
             raise ValueError("x must lie inside bounds (lower <= x <= upper)")
         if self.algorithm.noise == 0:
-            self._check_repeats(X, F, C)
+            _check_repeats((self._X, self._F, self._C), X, F, C)
         self._X.extend(X)
         self._F.extend(F.tolist())
         self._C.extend(C)
-
-    def _check_repeats(self, X: np.ndarray, F: np.ndarray, C: np.ndarray) -> None:
-        """Exact evaluations (noise = 0): a point seen before (or twice in the batch) with another f or c
-        contradicts it; the zero-noise GPs then fit neither value (their posterior there came back as the
-        average, in silence)."""
-        # + 0.0: -0.0 and 0.0 are one coordinate (their bytes differ)
-        seen = {(np.asarray(x, dtype=np.float64) + 0.0).tobytes():
-                (float(fv), np.asarray(cv, dtype=np.float64)) for x, fv, cv in zip(self._X, self._F, self._C)}
-        for i, (x, fv, cv) in enumerate(zip(X, F, C)):
-            key = (x + 0.0).tobytes()
-            if key in seen:
-                f_old, c_old = seen[key]
-                for name, old, new in (("f", np.array([f_old]), np.array([fv])), ("c", c_old, cv)):
-                    if not np.allclose(old, new, rtol=1e-9, atol=1e-12):
-                        raise ValueError(f"{name} = {new.tolist()!r:.60} at x = {x.tolist()!r:.60} (row {i}) "
-                                         f"contradicts the earlier observation {name} = {old.tolist()!r:.60} "
-                                         f"at the same x: with noise = 0 (exact evaluations) a point has one "
-                                         f"value; use CEI(noise=...) > 0 for noisy evaluations, or drop the "
-                                         f"repeat")
-            else:
-                seen[key] = (float(fv), cv)
 
     def suggest(self) -> np.ndarray:
         """The next point to evaluate (in box coordinates, the dtype of ``bounds``). Past the initial
@@ -486,6 +465,28 @@ class CEIAskTell:
             return None
         i = int(np.flatnonzero(hist.feasible)[np.argmin(hist.f[hist.feasible])])
         return hist.X[i].astype(self.problem.bounds.dtype), float(hist.f[i])
+
+
+def _check_repeats(earlier: tuple, X: np.ndarray, F, C) -> None:
+    """Exact evaluations (noise = 0): a point seen before (in ``earlier`` = (X, F, C) rows, or twice in the
+    batch) with another f or c contradicts it; the zero-noise GPs then fit neither value (their posterior
+    there came back as the average, in silence)."""
+    # + 0.0: -0.0 and 0.0 are one coordinate (their bytes differ)
+    seen = {(np.asarray(x, dtype=np.float64) + 0.0).tobytes():
+            (float(fv), np.asarray(cv, dtype=np.float64)) for x, fv, cv in zip(*earlier)}
+    for i, (x, fv, cv) in enumerate(zip(X, F, C)):
+        key = (np.asarray(x, dtype=np.float64) + 0.0).tobytes()
+        if key in seen:
+            f_old, c_old = seen[key]
+            for name, old, new in (("f", np.array([f_old]), np.array([fv])), ("c", c_old, np.asarray(cv))):
+                if not np.allclose(old, new, rtol=1e-9, atol=1e-12):
+                    point = np.asarray(x).tolist()
+                    raise ValueError(f"{name} = {new.tolist()!r:.60} at x = {point!r:.60} (row {i}) "
+                                     f"contradicts the earlier observation {name} = {old.tolist()!r:.60} at "
+                                     f"the same x: with noise = 0 (exact evaluations) a point has one value; "
+                                     f"use CEI(noise=...) > 0 for noisy evaluations, or drop the repeat")
+        else:
+            seen[key] = (float(fv), np.asarray(cv, dtype=np.float64))
 
 
 def _design(problem: ConstrainedBOProblem, rng: np.random.Generator) -> np.ndarray:
@@ -656,6 +657,10 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
 
     def observe(x: np.ndarray) -> bool:
         value, cons = problem.evaluate(x)
+        if algorithm.noise == 0 and np.isfinite(value) and np.all(np.isfinite(cons)):
+            # a repeated point (a design with repeated rows) of a non-deterministic f: named f or c here, not
+            # the GP's y and jitter
+            _check_repeats((X, F, C), np.asarray(x, dtype=np.float64)[None], [value], [cons])
         X.append(np.asarray(x, dtype=np.float64))
         F.append(value)
         C.append(cons)

@@ -37,7 +37,8 @@ class ConstrainedBOProblem(Problem):
     ``f(x)`` returns a float and ``c(x)`` a float or an array of m floats, for x of shape (d,).
     ``bounds`` is a (d, 2) array of [lower, upper] rows; its dtype (float32 or float64) is the
     dtype of the returned ``sol.x``. ``initial`` is an (n₀, d) array of design points inside the
-    box, or an int n₀ >= 1 for a Latin hypercube design drawn with the solve's ``seed`` (refused when the
+    box (a repeated row is evaluated again; under CEI's noise = 0 another value there is refused, naming f
+    or c), or an int n₀ >= 1 for a Latin hypercube design drawn with the solve's ``seed`` (refused when the
     GPs' n₀×n₀ Cholesky factor, 16·n₀² bytes, exceeds this machine's memory: 10**9 hung). ``f_star``
     (optional) is the constrained optimum value; when given, the solve reports the simple regret
     r_t = f⁺_t − f* (f⁺_t the best feasible value after t evaluations) and stops at r_t <= tol.

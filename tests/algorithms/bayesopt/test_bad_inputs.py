@@ -982,3 +982,11 @@ def test_round11_negative_zero_is_the_same_point():
     bo.observe([0.0, 0.5], 1.0, -1.0)
     with pytest.raises(ValueError, match=r"^f = \[2.0\] at x = \[-?0.0, 0.5\] .* contradicts"):
         bo.observe([-0.0, 0.5], 2.0, -1.0)
+
+
+def test_red11_solve_names_a_contradictory_repeat():
+    # a design with a repeated row and a non-deterministic f: the GP's message named y and jitter
+    values = iter([1.0, 2.0, 3.0, 4.0])
+    problem = _problem(initial=np.array([[0.5, 0.5], [0.5, 0.5], [0.1, 0.9]]), f=lambda x: next(values))
+    with pytest.raises(ValueError, match=r"^f = \[2.0\] at x = \[0.5, 0.5\] .* contradicts .* noise = 0"):
+        solve(problem, CEI(n_candidates=50, n_restarts=1), maxiters=1, seed=0)
