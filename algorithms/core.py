@@ -152,6 +152,15 @@ class _KeepsBuiltFields(type):
         _remember_frozen(built)
         return built
 
+    @property
+    def __signature__(cls) -> Any:
+        """The constructor's own signature (``__init__``'s without ``self``): this metaclass's ``__call__``
+        made ``inspect.signature``/``help`` show every problem and algorithm as ``(*args, **kwargs)``."""
+        import inspect
+
+        signature = inspect.signature(cls.__init__)
+        return signature.replace(parameters=list(signature.parameters.values())[1:])
+
 
 def _remember_frozen(obj: Any) -> None:
     """:func:`remember_validated` for ``obj`` and, first, for each frozen dataclass it holds that has no

@@ -201,3 +201,12 @@ def test_subspace_prior_float32_basis_and_empty_basis():
         SubspacePrior(basis[:, :0], (8, 8))
     with pytest.raises(TypeError, match=r"\bbasis must be a float32 or float64 tensor"):
         SubspacePrior(basis.half(), (8, 8))
+
+
+def test_constructor_signatures_are_visible():
+    """The Problem/Algorithm metaclass's __call__ made inspect.signature (and help) show (*args, **kwargs)
+    for every problem and algorithm, hiding the documented parameters."""
+    import inspect
+
+    assert list(inspect.signature(InverseProblem).parameters) == ["operator", "y", "noise_std"]
+    assert list(inspect.signature(PnPPGD).parameters) == ["prior", "lr", "npn"]
