@@ -656,13 +656,26 @@ def coherence_matrix(hessians: Any) -> np.ndarray:
            [1.41421356, 1.41421356]])
     """
     H = check_hessians("hessians", hessians)
+    H, scale = _unit_scale(H)
     flat = H.reshape(H.shape[0], -1)
-    return np.sqrt(np.clip(flat @ flat.T, 0.0, None))
+    return np.sqrt(np.clip(flat @ flat.T, 0.0, None)) * scale
+
+
+def _unit_scale(H: np.ndarray) -> tuple[np.ndarray, float]:
+    """(H / c, c) with c the power of two nearest max|H| (exact): the products H_i H_j of Hessians near
+    1e-300 underflowed to 0 (the coherence measure came out 0 and the divergence conditions True at any
+    step size) and those near 1e200 overflowed. c = 1 for an all-zero stack."""
+    top = float(np.max(np.abs(H))) if H.size else 0.0
+    if top == 0.0 or not math.isfinite(top):
+        return H, 1.0
+    scale = math.ldexp(1.0, math.frexp(top)[1])
+    return H / scale, scale
 
 
 def coherence_measure(hessians: Any) -> float:
     """σ = λ_max(S) / max_i λ_max(H_i); σ ∈ [1, n] for PSD H_i (n when all are equal rank-1)."""
     H = check_hessians("hessians", hessians)
+    H = _unit_scale(H)[0]       # σ is scale-free: computed at unit scale (1e-300 Hessians gave σ = 0)
     top = float(np.linalg.eigvalsh(H)[:, -1].max())
     if top <= 0.0:
         raise ValueError("hessians must have a positive eigenvalue for the coherence measure")

@@ -216,3 +216,15 @@ def test_gd_map_names_a_less_precise_or_raising_fn():
         gd_jacobian(fn, theta, lr=0.1)
     with pytest.raises(UserCallableError, match=r"matvec\(V\) raised KeyError"):
         stochastic_logabsdet(lambda V: {}["x"], 2)
+
+
+# ------------------------------ class 13: tiny Hessians' products underflowed (coherence 0, divergence True)
+@pytest.mark.parametrize("scale", [1e-300, 1e-310])
+def test_coherence_and_divergence_conditions_are_scale_free_at_tiny_hessians(scale):
+    import numpy as np
+
+    from algorithms.nets.stability import coherence_matrix, coherence_measure, dexter_divergence_condition
+    H = np.stack([np.diag([2.0, 0.0]), np.diag([0.0, 2.0])])
+    assert coherence_measure(H * scale) == coherence_measure(H) == 1.0
+    assert not dexter_divergence_condition(H * scale, lr=2.0, batch_size=1)     # was True: σ = 0
+    assert coherence_matrix(H * scale)[0, 0] == pytest.approx(2.0 * scale)
