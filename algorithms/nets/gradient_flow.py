@@ -166,6 +166,9 @@ class TwoLayerTraining(Problem):
         y, k = as_class_labels("y", self.y, self.n_classes)
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y must have length n = {X.shape[0]} (rows of X), got {y.shape[0]}")
+        # X's inner products inside float64 (the solve reports X's separability; a row of 1e-200 entries
+        # was refused there only after the whole run)
+        orthogonal_separability(X, y)
         if self.loss in BINARY_LOSSES and k != 2:
             raise ValueError(f"loss {self.loss!r} is binary: y must hold exactly 2 classes, got {k} "
                              "(use loss='cross_entropy')")

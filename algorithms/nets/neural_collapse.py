@@ -183,6 +183,10 @@ class Separability:
 def orthogonal_separability(X, y) -> Separability:
     """Smallest same-class and largest cross-class inner product of the rows of ``X``.
 
+    ``X``: a finite 2-D array whose entries are at most 1e150 in magnitude and whose nonzero rows each
+    have an entry of at least 1e-150 (their inner products stay inside float64; others are refused
+    naming X); ``y``: one class label per row.
+
     >>> X = np.array([[1.0, 0.0], [1.0, 0.1], [-1.0, 0.0]])
     >>> s = orthogonal_separability(X, [0, 0, 1])
     >>> s.separable, s.max_cross
@@ -196,6 +200,12 @@ def orthogonal_separability(X, y) -> Separability:
     if top > 1e150:     # X @ X.T overflowed to ±inf (or NaN from inf − inf): margins no float holds
         raise ValueError(f"X has entries up to {top:.3g}: its inner products overflow float64 (entries must "
                          f"be <= 1e150 in magnitude); rescale X (separability does not depend on the scale)")
+    row_top = np.max(np.abs(X), axis=1, initial=0.0)
+    tiny = np.flatnonzero((row_top > 0.0) & (row_top < 1e-150))
+    if tiny.size:   # x·x underflowed to 0: min_same = 0 called separable data not separable, in silence
+        raise ValueError(f"X row {int(tiny[0])} has entries only up to {float(row_top[tiny[0]]):.3g}: its "
+                         f"inner products underflow float64 (each nonzero row needs an entry >= 1e-150 in "
+                         f"magnitude); rescale X (separability does not depend on the scale)")
     gram = X @ X.T
     same = labels[:, None] == labels[None, :]
     return Separability(float(gram[same].min()), float(gram[~same].max()))

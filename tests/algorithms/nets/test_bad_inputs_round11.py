@@ -228,3 +228,15 @@ def test_coherence_and_divergence_conditions_are_scale_free_at_tiny_hessians(sca
     assert coherence_measure(H * scale) == coherence_measure(H) == 1.0
     assert not dexter_divergence_condition(H * scale, lr=2.0, batch_size=1)     # was True: σ = 0
     assert coherence_matrix(H * scale)[0, 0] == pytest.approx(2.0 * scale)
+
+
+# ------------------------------ class 13 (collapse): tiny rows' inner products underflowed (not separable)
+def test_orthogonal_separability_refuses_rows_whose_inner_products_underflow():
+    from algorithms.nets.gradient_flow import TwoLayerTraining
+    from algorithms.nets.neural_collapse import orthogonal_separability, orthogonally_separable_data
+    X, y = orthogonally_separable_data(3, 6, seed=0)
+    assert orthogonal_separability(X * 1e-140, y).separable
+    with pytest.raises(ValueError, match="X row 0 has entries only up to"):
+        orthogonal_separability(X * 1e-300, y)          # was Separability(0.0, 0.0): not separable
+    with pytest.raises(ValueError, match="X row 0 has entries only up to"):
+        TwoLayerTraining(X=X * 1e-200, y=y, width=8)    # refused at the end of its solve before
