@@ -108,6 +108,28 @@ def _check_unit_state(state_dict, names: tuple[str, ...]) -> None:
             _check_unit(f"state_dict[{name!r}]", value)
 
 
+def _check_vectors(module: nn.Module, names: tuple[str, str]) -> None:
+    """The model's two parameter vectors as built: tensors of shape (in_features,) of one floating dtype. One
+    replaced after construction (``model.u = nn.Parameter(torch.ones(5))``, a float32 u beside a float64 v,
+    ``model.v = None``) met torch's "size mismatch", a message blaming X's dtype, or an AttributeError."""
+    d = module.__dict__.get("in_features")
+    dtypes = {}
+    for name in names:
+        value = getattr(module, name, None)
+        if not isinstance(value, torch.Tensor) or not value.is_floating_point():
+            raise TypeError(f"the model's parameter {name} must be a floating tensor of shape ({d},), got "
+                            f"{type(value).__name__} {getattr(value, 'dtype', '')} (replaced after "
+                            f"construction)")
+        if tuple(value.shape) != (d,):
+            raise ValueError(f"the model's parameter {name} must have shape ({d},) (in_features = {d}), got "
+                             f"{tuple(value.shape)} (replaced after construction)")
+        dtypes[name] = value.dtype
+    if len(set(dtypes.values())) > 1:
+        shown = ", ".join(f"{name}: {dtype}" for name, dtype in dtypes.items())
+        raise TypeError(f"the model's parameters must share one dtype, got {shown}; convert the model with "
+                        f".float() or .double()")
+
+
 def _check_parameters(module: nn.Module) -> None:
     """NaN/inf weights (written in place, or loaded before the state check existed) gave NaN outputs in
     silence: refused by name at forward."""
@@ -189,6 +211,7 @@ class SoftmaxAttention(CheckedStateModule):
         model's dtype and device; returns (n, 1) (an empty batch, n = 0, gives an empty (0, 1) result;
         L >= 1 tokens are needed). Parameters with NaN or inf entries are refused.
         """
+        _check_vectors(self, ("u", "v"))
         X = _check_tokens(X, self.in_features, self.u.dtype)
         check_device("X", X, self.u)
         _check_parameters(self)
@@ -248,6 +271,7 @@ class ErfAttention(CheckedStateModule):
         model's dtype and device; returns (n, 1) (an empty batch, n = 0, gives an empty (0, 1) result;
         L >= 1 tokens are needed). Parameters with NaN or inf entries are refused.
         """
+        _check_vectors(self, ("k", "v"))
         X = _check_tokens(X, self.in_features, self.k.dtype)
         check_device("X", X, self.k)
         _check_parameters(self)

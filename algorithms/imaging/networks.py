@@ -48,6 +48,31 @@ def _body(channels: int, depth: int, owner: str) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
+def _body_weight(module: nn.Module) -> torch.Tensor:
+    """The body's first weight (its dtype and device are the network's): a body replaced by a module that is
+    not the built Sequential met "'Identity' object is not subscriptable"."""
+    body = getattr(module, "body", None)
+    weight = next(iter(body.parameters()), None) if isinstance(body, nn.Module) else None
+    if weight is None:
+        raise TypeError(f"{type(module).__name__}.body must be a torch module with parameters (the CNN built "
+                        f"at construction), got {type(body).__name__}")
+    return weight
+
+
+def _run_body(module: nn.Module, images: torch.Tensor) -> torch.Tensor:
+    """The CNN body on (batch, h, w) images: a body edited after construction (a layer of other channels,
+    a module returning another shape) met torch's convolution error naming no argument."""
+    try:
+        out = module.body(images[:, None])
+    except RuntimeError as exc:
+        raise ValueError(f"{type(module).__name__}.body no longer maps (batch, 1, h, w) images to images "
+                         f"(was it changed after construction?): {str(exc)[:120]}") from exc
+    if not isinstance(out, torch.Tensor) or tuple(out.shape) != (images.shape[0], 1, *images.shape[1:]):
+        raise ValueError(f"{type(module).__name__}.body must return (batch, 1, h, w) = "
+                         f"{(images.shape[0], 1, *images.shape[1:])}, got {tuple(getattr(out, 'shape', ()))}")
+    return out[:, 0]
+
+
 class NullSpaceNet(CheckedStateModule):
     """G(y) = S(z + CNN(z)) with z = Hᵀy / ‖H‖²: predicts Sx from y = Hx (+ noise).
 
@@ -105,7 +130,7 @@ class NullSpaceNet(CheckedStateModule):
         check_finite_data("X", X)  # NaN measurements gave a NaN prediction in silence
         if X.is_inference() and not torch.is_inference_mode_enabled():
             X = X.clone()  # an inference-mode tensor outside inference mode: torch refused it for autograd
-        dtype = self.body[0].weight.dtype
+        dtype = _body_weight(self).dtype
         if dtype not in (torch.float32, torch.float64):  # .half(): the operator's check named its own "y"
             raise TypeError(f"NullSpaceNet's parameters are {dtype}: its operator and projection run in "
                             f"float32 or float64; convert the network with .float() or .double()")
@@ -115,7 +140,7 @@ class NullSpaceNet(CheckedStateModule):
             raise ValueError(f"X has entries too large for the network's {dtype} (max |X| = "
                              f"{float(X.detach().abs().max()):.3g}); rescale X or convert the network")
         z = self.operator.adjoint(y) * self.scale
-        image = z + self.body(z[:, None])[:, 0]
+        image = z + _run_body(self, z)
         return self.projection.apply(image).reshape(X.shape[0], self.out_features)  # -1: no empty batch
 
 
@@ -147,7 +172,7 @@ class ResidualDenoiser(CheckedStateModule):
         if not isinstance(x, torch.Tensor) or x.ndim != 3:
             raise ValueError(f"x must be a tensor of shape (batch, h, w), got "
                              f"{tuple(getattr(x, 'shape', ()))}")
-        weight = self.body[0].weight
+        weight = _body_weight(self)
         if x.is_complex() or x.dtype == torch.bool:  # .to(float) would keep the real part / read 0/1 silently
             raise TypeError(f"x must be a real floating (or integer) image tensor, got dtype {x.dtype}")
         refuse_sparse("x", x)  # a sparse image met torch's kernels' errors, naming nothing
@@ -158,4 +183,4 @@ class ResidualDenoiser(CheckedStateModule):
             x = x.clone()  # an inference-mode tensor outside inference mode: torch refused it for autograd
         _check_network_state(type(self).__name__, self)  # NaN weights answered NaN images in silence
         x = x.to(weight.dtype)
-        return x - self.body(x[:, None])[:, 0]
+        return x - _run_body(self, x)

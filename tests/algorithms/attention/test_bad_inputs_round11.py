@@ -101,3 +101,21 @@ def test_linear_predictor_fits_a_rank_deficient_design():
     X[:, 1] = X[:, 0]
     y = X[:, 0, 0] + 1.0
     assert torch.allclose(fit_linear_predictor(X, y)(X), y, atol=1e-10)
+
+
+def test_parameter_vectors_replaced_after_construction_are_named():
+    """model.u = nn.Parameter(torch.ones(5)) met torch's 'size mismatch', a float32 u beside a float64 v a
+    message blaming X's dtype, model.v = None an AttributeError."""
+    import torch
+
+    from algorithms.attention import SoftmaxAttention
+
+    X = torch.randn(2, 3, 4, dtype=torch.float64)
+    model = SoftmaxAttention(4)
+    model.u = torch.nn.Parameter(torch.ones(5, dtype=torch.float64) / 5**0.5)
+    with pytest.raises(ValueError, match=r"\bparameter u must have shape \(4,\)"):
+        model(X)
+    model = SoftmaxAttention(4)
+    model.u = torch.nn.Parameter(torch.ones(4) / 2)
+    with pytest.raises(TypeError, match=r"\bparameters must share one dtype, got u: torch\.float32"):
+        model(X)

@@ -210,3 +210,17 @@ def test_constructor_signatures_are_visible():
 
     assert list(inspect.signature(InverseProblem).parameters) == ["operator", "y", "noise_std"]
     assert list(inspect.signature(PnPPGD).parameters) == ["prior", "lr", "npn"]
+
+
+def test_network_body_edited_after_construction_is_named():
+    """A ResidualDenoiser whose first conv was swapped for one of 2 input channels met torch's convolution
+    error; a body replaced by nn.Identity met "'Identity' object is not subscriptable"."""
+    from algorithms.imaging import ResidualDenoiser
+
+    denoiser = ResidualDenoiser(channels=4, depth=2)
+    denoiser.body[0] = torch.nn.Conv2d(2, 4, 3, padding=1)
+    with pytest.raises(ValueError, match=r"ResidualDenoiser\.body no longer maps"):
+        denoiser(torch.rand(2, 8, 8))
+    denoiser.body = torch.nn.Identity()
+    with pytest.raises(TypeError, match=r"ResidualDenoiser\.body must be a torch module with parameters"):
+        denoiser(torch.rand(2, 8, 8))
