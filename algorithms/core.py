@@ -668,8 +668,12 @@ def _warn_unused(options: SolveOptions, reads: set[str] | None, algorithm: Algor
                           UserWarning, stacklevel=3)
 
 
-def solve(problem: Problem, algorithm: Algorithm, **options: Any) -> Solution:
+def solve(problem: Problem, algorithm: Algorithm, *positional: Any, **options: Any) -> Solution:
     """Solve ``problem`` with ``algorithm``; see the module docstring for the common options.
+
+    ``options`` are keywords only (``maxiters=...``, ``tol=...``; a ``SolveOptions`` is unpacked with
+    ``**vars(opts)``); ``positional``, anything passed after the algorithm, is refused by name (Python's
+    "takes 2 positional arguments but 3 were given" named no option).
 
     >>> import numpy as np
     >>> from algorithms.qp import QP, DQP
@@ -685,6 +689,10 @@ def solve(problem: Problem, algorithm: Algorithm, **options: Any) -> Solution:
         raise TypeError(
             f"algorithm must be an Algorithm (e.g. algorithms.qp.DQP), got {type(algorithm).__name__}"
         )
+    if positional:
+        raise TypeError(f"solve() takes the options as keywords (maxiters=..., tol=..., seed=...), got "
+                        f"{len(positional)} positional argument(s) after the algorithm: "
+                        f"{', '.join(type(v).__name__ for v in positional)}")
     opts = SolveOptions.from_kwargs(options)
     revalidate_if_reassigned(problem)
     revalidate_if_reassigned(algorithm)

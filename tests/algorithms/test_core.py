@@ -288,3 +288,14 @@ def test_round11_callbacks_stop_at_convergence():
     # a start that already meets the test: the callback's True was ignored (Success), now Terminated
     sol = solve(linear_task(6, 10, 2, seed=0), NegGradPlus(lr=1e-4), maxiters=50, callback=lambda r: True)
     assert sol.retcode is RetCode.Terminated
+
+
+def test_round11_positional_options_named():
+    import numpy as np
+
+    from algorithms.qp import DQP, QP
+
+    problem = QP(P=np.eye(2), q=np.array([-1.0, -1.0]))
+    with pytest.raises(TypeError, match="solve\\(\\) takes the options as keywords"):  # Python's own message
+        solve(problem, DQP(backend="clarabel"), SolveOptions(maxiters=5))
+    assert solve(problem, DQP(backend="clarabel"), **vars(SolveOptions(maxiters=5))).retcode.successful
