@@ -48,7 +48,9 @@ def lcd1_step(x: Any, g: Any, C: Any, L_C: Any) -> Any:
     ``x`` and ``g`` are finite (d,) vectors (d >= 1), ``C`` is a ``(d, d)`` matrix or a ``(d,)`` diagonal,
     all three computed in float64 (float32, float16 and integer entries are promoted: the step is float64),
     ``L_C`` finite and >= 0; a step that
-    overflows (a tiny L_C with a singular C) is refused, naming ``L_C``. Works on numpy
+    overflows (a tiny L_C with a singular C) is refused, naming ``L_C``. A singular C + L_C·I (L_C = 0) is
+    solved by its pseudo-inverse, the minimum-norm least-squares solution: C = 0 with L_C = 0 gives a zero
+    step (x unchanged), as a zero curvature model has no finite minimizer. Works on numpy
     arrays and on sympy matrices (``C`` a sympy Matrix, ``x, g`` column vectors), which is how
     the claim ``lcd.reduces_to_gd_polyak`` evaluates it symbolically.
 
