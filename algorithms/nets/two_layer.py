@@ -60,6 +60,9 @@ def _features(W: torch.Tensor, b: torch.Tensor | None, X: torch.Tensor,
     return sigma(pre if b is None else pre + b)
 
 
+#: the largest |entry| of a TwoLayerReLU input X (as INIT_SCALE_MAX for the weights: X·W stays finite)
+X_MAX = 1e150
+
 #: the largest ``init_scale`` of the nets' models: weights of that size still have finite products in
 #: float64 (1e308 built a model whose every forward overflowed)
 INIT_SCALE_MAX = 1e150
@@ -173,13 +176,23 @@ class TwoLayerReLU(CheckedStateModule):
         refuse_sparse("X", X)       # a sparse X reached torch's matmul
         check_device("X", X, weight)
         check_finite_data("X", X)
+        try:
+            top = float(X.detach().abs().max()) if X.numel() else 0.0
+        except RuntimeError:        # a vmap-batched sample: checked at the batched call's entry
+            top = 0.0
+        if top > X_MAX:     # X of 1e300 was accepted: products X·W kept finite only by luck
+            raise ValueError(f"X must have entries of magnitude <= {X_MAX:g} (its products with weights up "
+                             f"to init_scale = 1e150 stay inside float64), got max |X| = {top:.3g}; "
+                             "rescale X")
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Outputs, shape (n, out_features).
 
         ``X`` is a finite tensor (n, in_features) of the model's dtype (or one sample of shape
         (in_features,)). The module's weights must be finite and float32/float64 (one set to NaN in
-        place, or the module cast with ``.half()``, is refused naming the weight or the dtype).
+        place, or the module cast with ``.half()``, is refused naming the weight or the dtype). ``X``'s
+        entries are at most 1e150 in magnitude (:data:`X_MAX`, as the weights' ``init_scale``; larger
+        ones are refused naming X).
         """
         out = self.features(X) @ self.v.T
         return out if self.c is None else out + self.c

@@ -47,6 +47,10 @@ _MISSING = object()
 ADAM_STATE = ("exp_avg", "exp_avg_sq", "adam_step")
 
 
+#: the smallest positive learning rate accepted: float32's smallest normal number (a subnormal lr rounds
+#: every step of the float32 state to 0)
+LR_MIN = float(torch.finfo(torch.float32).tiny)
+
 #: the largest learning rate accepted: torch takes any finite lr, but a step of 1e308 (or 2**64) overflows
 #: the float32 state into ±inf weights (or fails inside torch's add_); no training here uses more than 1e4
 LR_MAX = 1e10
@@ -102,12 +106,17 @@ def checked_loss(loss: Any) -> Any:
 
 
 def check_lr(value: Any, name: str = "lr") -> float:
-    """``lr`` in [0, ``LR_MAX``] (finite and >= 0 is torch's rule; the cap keeps a step finite), as a float.
-    0 (and -0.0, stored as 0.0) is valid: the step leaves the parameters unchanged, as torch's."""
+    """``lr`` 0 or in [``LR_MIN``, ``LR_MAX``] (finite and >= 0 is torch's rule; the cap keeps a step finite,
+    the floor keeps it a step: a subnormal lr such as 5e-324 rounds every float32 step to 0 and was a run
+    that moved nothing, in silence), as a float. 0 (and -0.0, stored as 0.0) is valid: the step leaves the
+    parameters unchanged, as torch's."""
     value = check_nonnegative(name, value)
     if value > LR_MAX:
         raise ValueError(f"{name} must be <= {LR_MAX:g} (a step that large overflows float32 weights into "
                          f"inf), got {value!r}")
+    if 0.0 < value < LR_MIN:
+        raise ValueError(f"{name} must be 0 or >= {LR_MIN:.4g} (float32's smallest normal number: a smaller "
+                         f"step rounds to 0 in the float32 state), got {value!r}")
     return value + 0.0      # -0.0 stored as 0.0
 
 
@@ -185,6 +194,24 @@ class MatrixOptimizer(torch.optim.Optimizer):
         for group in self.param_groups:
             self._check_group(group)
         self._check_distinct()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """``on_nonfinite`` and ``skipped_steps`` checked when set after construction (``on_nonfinite = 3``
+        skipped NaN steps in silence, ``skipped_steps = -1`` was kept); the routing an optimizer fixed at
+        construction (Muon's ``head``) cannot change."""
+        if "skipped_steps" in self.__dict__:        # after __init__
+            if name == "on_nonfinite":
+                value = check_choice("on_nonfinite", value, ("warn", *NONFINITE_POLICIES))
+            elif name == "skipped_steps":
+                value = check_int_at_least("skipped_steps", value, 0, size=False)
+            elif name in self._FIXED_AFTER_INIT and value != self.__dict__.get(name, value):
+                raise ValueError(f"{type(self).__name__}.{name} is fixed at construction "
+                                 f"({self.__dict__[name]!r}); build a new {type(self).__name__} for "
+                                 f"{name}={value!r:.40}")
+        super().__setattr__(name, value)
+
+    #: attributes decided at construction that a later assignment may not change
+    _FIXED_AFTER_INIT: tuple[str, ...] = ()
 
     #: instance attributes beyond torch's pickled ``defaults``/``state``/``param_groups`` (torch's
     #: ``__getstate__`` drops them: a deepcopy or an unpickled optimizer could not step)

@@ -61,7 +61,7 @@ from algorithms.core import (
     Stats,
     _dispatch,
 )
-from algorithms.optimizers._base import check_model_weights
+from algorithms.optimizers._base import check_decay_product, check_lr, check_model_weights
 from algorithms.optimizers.models import MLP, Transformer
 from algorithms.optimizers.tasks import MarkovLanguageTask
 
@@ -203,7 +203,9 @@ def markov_finetune_task(vocab_size: int = 16, context: int = 16, n: int = 128, 
 class FullFinetune(Algorithm):
     """Full-parameter AdamW (torch's) on every trainable parameter: the memory-hungry peer of BCD.
 
-    ``lr`` and ``weight_decay`` are AdamW's; loop and retcodes as in :func:`run_finetune`.
+    ``lr`` (a float in [1.18e-38, 1e10], the family's learning-rate range: 1e308 was accepted) and
+    ``weight_decay`` (a float >= 0 with lr·weight_decay <= 1) are AdamW's; loop and retcodes as in
+    :func:`run_finetune`.
     """
 
     lr: float = 1e-3
@@ -213,7 +215,9 @@ class FullFinetune(Algorithm):
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         check_positive("lr", self.lr)
-        check_nonnegative("weight_decay", self.weight_decay)
+        object.__setattr__(self, "lr", check_lr(self.lr))
+        object.__setattr__(self, "weight_decay", check_nonnegative("weight_decay", self.weight_decay))
+        check_decay_product(self.lr, self.weight_decay)
 
 
 def run_finetune(problem: FinetuneTask,

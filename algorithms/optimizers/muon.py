@@ -79,7 +79,7 @@ class Muon(MatrixOptimizer):
     ----------
     params : iterable of tensors, of (name, tensor) pairs, or of parameter groups (dicts)
         as for any ``torch.optim`` optimizer. A group may set any keyword below and ``use_muon``.
-    lr : float in [0, 1e10]
+    lr : float, 0 or in [1.18e-38 (float32's smallest normal), 1e10]
         learning rate of both the Muon and the AdamW steps (default 1e-3, torch's). 0 leaves the
         parameters unchanged (as torch's); the cap (torch has none) keeps a step finite: 1e308
         failed inside torch's add_ and 2**64 wrote inf.
@@ -179,6 +179,7 @@ class Muon(MatrixOptimizer):
                 self._head_param = by_shape[-1]
 
     _PICKLED = (*MatrixOptimizer._PICKLED, "head", "_head_param")
+    _FIXED_AFTER_INIT = ("head",)
 
     @staticmethod
     def paper(params, **kwargs: Any) -> Muon:

@@ -79,9 +79,13 @@ def newton_schulz(matrix: torch.Tensor, ns_coefficients=QUINTIC_COEFFICIENTS, ns
     Returns a tensor of ``dtype`` and ``matrix``'s shape. bfloat16 is torch's choice (and
     reproduces ``torch.optim.Muon``); float64 gives the exact polynomial map.
 
-    ``matrix``: a dense 2-D floating tensor with finite entries (a 0-row or 0-column matrix gives an
-    empty result). ``ns_coefficients``: three finite numbers (a, b, c). ``ns_steps``: an int in
-    [0, 100) (0 returns the normalized matrix). ``eps``: a float in (0, largest ``dtype`` number]; an
+    ``matrix``: a dense 2-D floating tensor with finite entries of any magnitude (a 0-row or 0-column
+    matrix gives an empty result). The result depends on the matrix's direction only once its norm passes
+    ``eps``: a matrix with entries past 1e15 is divided by its largest entry first (in its own dtype), so
+    ``newton_schulz(1e300 * G)`` is G's orthogonalization (``newton_schulz(G)`` for a G of norm >=
+    ``eps``, up to ``dtype``'s rounding), not an overflow. ``ns_coefficients``: three finite numbers
+    (a, b, c). ``ns_steps``: an int in [0, 100) (0 returns the normalized matrix). ``eps``: a float in
+    (0, largest ``dtype`` number]; an
     ``eps`` below ``dtype``'s smallest normal number (1.18e-38 for bfloat16/float32, 2.2e-308 for
     float64) acts as that number, so a zero matrix maps to zero. ``dtype``: torch.bfloat16,
     torch.float32 or torch.float64. Coefficients whose polynomial leaves [−1, 1] far behind overflow

@@ -69,7 +69,8 @@ class Shampoo(MatrixOptimizer):
     Parameters
     ----------
     params : iterable of tensors or parameter groups (torch's convention)
-    lr : float in [0, 1e10] (0: no step, as torch's; the cap keeps a step finite) (default 1e-3)
+    lr : float, 0 or in [1.18e-38, 1e10] (0: no step, as torch's; the cap keeps a step finite, the floor
+        (float32's smallest normal) keeps it a step) (default 1e-3)
     betas : (β₁, β₂) in [0, 1) (default (0.9, 0.95)): momentum and the factor statistics' EMA
     weight_decay : float >= 0 with lr·weight_decay <= 1 (default 0): decoupled, W ← (1 − lr·λ) W
     eps : float in [1.18e-38 (float32's smallest normal), 1e38] (default 1e-6): the ridge ε of the

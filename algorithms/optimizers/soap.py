@@ -69,7 +69,8 @@ class SOAP(MatrixOptimizer):
     Parameters
     ----------
     params : iterable of tensors or parameter groups (torch's convention)
-    lr : float in [0, 1e10] (0: no step, as torch's; the cap keeps a step finite) (default 3e-3)
+    lr : float, 0 or in [1.18e-38, 1e10] (0: no step, as torch's; the cap keeps a step finite, the floor
+        (float32's smallest normal) keeps it a step) (default 3e-3)
     betas : (β₁, β₂) in [0, 1) (default (0.95, 0.95)): Adam's moments
     shampoo_beta : float in [0, 1) or None (default None: β₂): β_s of the factor statistics
     eps : float in [1.18e-38 (float32's smallest normal), 1e38] (default 1e-8): Adam's ε in the rotated basis

@@ -33,12 +33,17 @@ from algorithms.core import Problem
 __all__ = ["MarkovLanguageTask"]
 
 
+#: the largest Dirichlet concentration: numpy's gamma draws of shape 1e308 are no longer a law (1e308 was
+#: accepted); past 1e12 a draw is the uniform law to float64's precision anyway
+CONCENTRATION_MAX = 1e12
+
+
 @dataclass(frozen=True)
 class MarkovLanguageTask(Problem):
     """Next-token prediction on sequences of a random Markov chain.
 
     ``vocab_size`` (int >= 2) tokens; each has ``branching`` successors (an int in [1, vocab_size])
-    with Dirichlet(``concentration``) transition probabilities (``concentration`` a finite float > 0);
+    with Dirichlet(``concentration``) transition probabilities (``concentration`` a float in (0, 1e12]);
     sequences hold ``context`` + 1 tokens (``context`` an int >= 1); ``seed`` (int in [0, 2**64))
     draws the chain.
 
@@ -67,7 +72,9 @@ class MarkovLanguageTask(Problem):
         check_fits_memory("MarkovLanguageTask", "vocab_size", self.vocab_size, 8.0 * 4 * self.vocab_size**2)
         if self.branching > self.vocab_size:
             raise ValueError(f"branching must be <= vocab_size={self.vocab_size}, got {self.branching}")
-        check_positive("concentration", self.concentration)
+        if check_positive("concentration", self.concentration) > CONCENTRATION_MAX:
+            raise ValueError(f"concentration must be <= {CONCENTRATION_MAX:g} (past it every Dirichlet draw "
+                             f"is the uniform law to float64 precision), got {self.concentration!r}")
         check_seed(self.seed)
 
     @cached_property

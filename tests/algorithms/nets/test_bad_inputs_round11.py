@@ -240,3 +240,13 @@ def test_orthogonal_separability_refuses_rows_whose_inner_products_underflow():
         orthogonal_separability(X * 1e-300, y)          # was Separability(0.0, 0.0): not separable
     with pytest.raises(ValueError, match="X row 0 has entries only up to"):
         TwoLayerTraining(X=X * 1e-200, y=y, width=8)    # refused at the end of its solve before
+
+
+# ------------------------------ first run: TwoLayerReLU took X of 1e300 in silence
+def test_first_run_two_layer_refuses_x_past_1e150():
+    net = TwoLayerReLU(3, 4)
+    X = torch.full((2, 3), 1e300, dtype=torch.float64)
+    with pytest.raises(ValueError, match="X must have entries of magnitude <= 1e"):
+        net(X)
+    with pytest.raises(ValueError, match="X must have entries of magnitude <= 1e"):
+        net.forward_with(net.init(0), X)

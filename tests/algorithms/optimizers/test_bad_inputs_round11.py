@@ -108,3 +108,31 @@ def test_a_task_changed_after_construction_is_revalidated_by_its_methods():
     object.__setattr__(task, "vocab_size", -1)
     with pytest.raises(ValueError, match="vocab_size was changed after construction"):
         task.sample(2, torch.Generator())
+
+
+# ------------------------------ first run: extreme finite values accepted in silence
+@pytest.mark.parametrize("call, words", [
+    (lambda: __import__("algorithms.optimizers", fromlist=["SOAP"]).SOAP(
+        [torch.nn.Parameter(torch.ones(2, 2))], lr=5e-324), "lr must be 0 or >= 1.175e-38"),
+    (lambda: __import__("algorithms.optimizers", fromlist=["FullFinetune"]).FullFinetune(lr=1e308),
+     "lr must be <= 1e"),
+    (lambda: __import__("algorithms.optimizers", fromlist=["MarkovLanguageTask"]).MarkovLanguageTask(
+        concentration=1e308), "concentration must be <= 1e"),
+    (lambda: __import__("algorithms.optimizers", fromlist=["lr_multiplier"]).lr_multiplier(
+        "shampoo", 4.0, 1e308), "d_out_ratio must be <= 1e"),
+])
+def test_first_run_extreme_values_are_refused_by_name(call, words):
+    with pytest.raises(ValueError, match=words):
+        call()
+
+
+# ------------------------------ first run: optimizer attributes set after construction
+@pytest.mark.parametrize("attribute, value", [
+    ("on_nonfinite", 3), ("skipped_steps", -1), ("skipped_steps", 1.5), ("head", 3)])
+def test_first_run_optimizer_attributes_are_checked_when_set(attribute, value):
+    from algorithms.optimizers import Muon
+    opt = Muon([torch.nn.Parameter(torch.ones(2, 2))])
+    with pytest.raises((TypeError, ValueError), match=attribute):
+        setattr(opt, attribute, value)
+    opt.on_nonfinite, opt.skipped_steps = "skip", 2       # valid values are kept
+    assert (opt.on_nonfinite, opt.skipped_steps) == ("skip", 2)
