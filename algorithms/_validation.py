@@ -1120,6 +1120,16 @@ def call_user(call: str, fn: Callable[..., Any], *args: Any,
         raise UserCallableError(f"{call} raised {type(exc).__name__}: {str(exc)[:200]}") from exc
 
 
+def check_counts_fit(record: Any) -> None:
+    """Every int field of the dataclass ``record`` (a stats record's counts) at most 2**63 - 1, numpy's and
+    torch's largest count (2**64 or 10**100 iterations were kept as given)."""
+    import dataclasses
+
+    for f in dataclasses.fields(record):
+        value = getattr(record, f.name)
+        if f.type == "int" and isinstance(value, int) and value > INT64_MAX:
+            raise ValueError(f"{f.name} must be <= 2**63 - 1 (a count), got {value!r:.40}")
+
 class CheckedRecord:
     """Mixin for a mutable dataclass record whose ``__post_init__`` checks (and normalizes) its fields: a
     field set after construction is checked the same way. The record is re-checked on a copy that holds

@@ -37,6 +37,8 @@ __all__ = [
 ]
 
 _LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
+#: the largest standard deviation taken: its square (the variance) stays a float64
+SIGMA_MAX = 1e154
 
 
 def _pair(name_mu: str, mu, name_sigma: str, sigma) -> tuple[np.ndarray, np.ndarray]:
@@ -48,7 +50,21 @@ def _pair(name_mu: str, mu, name_sigma: str, sigma) -> tuple[np.ndarray, np.ndar
         )
     if np.any(sigma < 0):
         raise ValueError(f"{name_sigma} must be >= 0 (a standard deviation), got min {sigma.min():.3g}")
+    if np.any(sigma > SIGMA_MAX):   # 1e300: a standard deviation whose variance is no float64
+        raise ValueError(f"{name_sigma} must be <= {SIGMA_MAX:g} (a standard deviation whose square, the "
+                         f"variance, is a float64), got max {sigma.max():.3g}")
     return mu, sigma
+
+
+def _check_standardized(z: np.ndarray, names: str) -> None:
+    """A negative z = (best − μ)/σ (or −μ_c/σ_c) whose square overflows: the log forms' −z²/2 became −inf,
+    a log acquisition of −inf (EI = 0) answered in silence for values 1e300 off the incumbent. An infinite z
+    (a subnormal σ) is the point mass the callers handle."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        bad = np.isfinite(z) & (z < 0) & ~np.isfinite(z * z)   # a large positive z is log z, harmless
+    if np.any(bad):
+        raise ValueError(f"{names} is too large in magnitude ({float(np.abs(z[bad]).max()):.3g} standard "
+                         f"deviations): its square overflows the log form; rescale the values")
 
 
 def _log_tau(z: np.ndarray) -> np.ndarray:
@@ -70,7 +86,9 @@ def log_expected_improvement(mu, sigma, best) -> np.ndarray:
     """log EI for minimization below ``best``, elementwise (−inf where EI is exactly 0).
 
     ``mu`` and ``sigma`` are the posterior means and standard deviations, finite arrays of one shape with
-    ``sigma`` >= 0 (0: a point mass, EI = max(best − μ, 0)); ``best`` a finite float.
+    ``sigma`` in [0, 1e154] (0: a point mass, EI = max(best − μ, 0); above 1e154 the variance is no
+    float64); ``best`` a finite float; (best − μ)/σ must have a finite square (about 1.3e154 standard
+    deviations at most: the log form's −z²/2 would be −inf).
 
     >>> float(np.round(log_expected_improvement(np.array([60.0]), np.array([1.0]), 0.0)[0], 2))
     -1809.11
@@ -94,7 +112,9 @@ def _log_ei(mu, sigma, best, names: tuple[str, str, str]) -> np.ndarray:
     with np.errstate(divide="ignore"):
         out[certain] = np.log(np.maximum(gap[certain], 0.0))
     pos = ~certain
-    out[pos] = np.log(sigma[pos]) + _log_tau(gap[pos] / sigma[pos])
+    z = gap[pos] / sigma[pos]
+    _check_standardized(z, f"({names[2]} - {names[0]}) / {names[1]}")
+    out[pos] = np.log(sigma[pos]) + _log_tau(z)
     return out
 
 
@@ -129,8 +149,10 @@ def log_probability_of_feasibility(mu_c, sigma_c) -> np.ndarray:
     mu_c, sigma_c = _pair("mu_c", mu_c, "sigma_c", sigma_c)
     if mu_c.ndim not in (1, 2):  # a 3-d array summed over its last axis only gave an (n, k) answer
         raise ValueError(f"mu_c must have shape (n,) or (n, m), got {mu_c.shape}")
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         u = np.where(sigma_c > 0, -mu_c / np.where(sigma_c > 0, sigma_c, 1.0), 0.0)
+    _check_standardized(u, "mu_c / sigma_c")
+    with np.errstate(divide="ignore", invalid="ignore"):
         per = np.where(sigma_c > 0, log_ndtr(u), np.where(mu_c <= 0, 0.0, -np.inf))
     return per if per.ndim == 1 else per.sum(axis=-1)
 

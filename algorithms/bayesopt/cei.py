@@ -96,7 +96,7 @@ from algorithms.bayesopt.acquisition import (
     log_probability_of_feasibility,
 )
 from algorithms.bayesopt.gp import RESTARTS_MAX, GaussianProcess, _check_kernel, fit_kernel
-from algorithms.bayesopt.kernels import Kernel, check_scale
+from algorithms.bayesopt.kernels import SCALE_MAX, Kernel, check_scale
 from algorithms.bayesopt.problem import ConstrainedBOProblem
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 
@@ -459,7 +459,8 @@ class CEIAskTell:
         return self.problem.from_unit(u).astype(dtype)
 
     def best(self) -> tuple[np.ndarray, float] | None:
-        """(x, f) of the best feasible observation, or None while none is feasible."""
+        """(x, f) of the best feasible observation, or None while none is feasible (before any observation
+        too: nothing observed is feasible)."""
         hist = self.history
         if not hist.feasible.any():
             return None
@@ -516,7 +517,8 @@ class _Surrogates:
             centre, scale = float(y.mean()), float(y.std()) or 1.0
             if np.ptp(y) == 0:   # equal values: their std is rounding (5e-17), the prior variance then ~0
                 centre, scale = float(y[0]), 1.0
-            if not math.isfinite(scale * scale * kernel.outputscale):   # the fit's outputscale overflowed
+            # the fitted outputscale (<= 20, the fit box) times the spread²: past the kernels' SCALE_MAX
+            if not scale * scale * max(kernel.outputscale, 20.0) <= SCALE_MAX:
                 name = "f(x)" if j == 0 else "c(x)"
                 raise ValueError(f"{name} values spread over {scale:.3g}: too large for a GP in float64 "
                                  f"(its variance overflows); rescale {name.split('(')[0]}")

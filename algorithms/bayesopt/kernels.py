@@ -50,6 +50,10 @@ def check_scale(name: str, value, *, upper: float | None = None) -> float:
         raise ValueError(f"{name} must be <= {upper:g}, got {value!r}")
     return value
 
+#: the largest lengthscale and outputscale: beyond it a scaled squared distance (x/ℓ)² of ordinary inputs
+#: leaves the normal floats (ℓ = 1e308 made every k exactly s², a constant kernel) and s² products overflow
+SCALE_MAX = 1e150
+
 KERNEL_NAMES = ("se", "matern")
 #: real numbers, numpy's too (np.number let a complex nu through, cut to its real part)
 _REAL = (int, float, np.integer, np.floating)
@@ -61,10 +65,11 @@ class Kernel:
     """A stationary kernel: ``name`` ``"se"`` or ``"matern"`` (with ``nu`` in {0.5, 1.5, 2.5}).
 
     ``lengthscale`` is a positive float or one positive length per input coordinate (ARD, a 1-D array
-    of d >= 1 entries); ``outputscale`` s² a positive float. Both are finite real numbers (Python or numpy,
-    never a bool) >= 2.2e-308, the smallest normal float64 (0, -0.0 and subnormals such as 1e-320 are
-    refused); any finite value above is valid (a lengthscale of 1e300 makes k nearly constant, s² the
-    prior variance of the GP). ``nu`` is used by the Matérn kernel only (SE accepts 0.5, 1.5, 2.5 or inf).
+    or list of d >= 1 entries: ``[0.2]`` is the ARD lengthscale of a 1-D input); ``outputscale`` s² a
+    positive float (the prior variance of the GP). Both are real numbers (Python or numpy, never a bool) in
+    [2.2e-308, 1e150]: 0, -0.0 and subnormals such as 1e-320 are refused, and so are values above 1e150
+    (SCALE_MAX: a lengthscale of 1e308 made k exactly constant, s² products overflow). ``nu`` is used
+    by the Matérn kernel only (SE accepts 0.5, 1.5, 2.5 or inf).
 
     >>> k = Kernel("matern", nu=2.5, lengthscale=0.2)
     >>> X = np.array([[0.0, 0.0], [0.1, 0.0]])
@@ -102,15 +107,17 @@ class Kernel:
             raise TypeError(f"lengthscale must be a positive float or a 1-D array of them, got "
                             f"{type(self.lengthscale).__name__} {_brief(self.lengthscale)} ({exc})") from None
         if scalar:
-            object.__setattr__(self, "lengthscale", check_scale("lengthscale", self.lengthscale))
+            ell = check_scale("lengthscale", self.lengthscale, upper=SCALE_MAX)
+            object.__setattr__(self, "lengthscale", ell)
         else:
             scale = as_float_array("lengthscale", self.lengthscale, ndim=1, dtype=np.float64)
-            if scale.size == 0 or np.any(scale < TINY):
-                raise ValueError(f"lengthscale must be >= {TINY:.3g} (positive, normal floats) in every "
-                                 f"coordinate, got {scale}")
+            if scale.size == 0 or np.any(scale < TINY) or np.any(scale > SCALE_MAX):
+                raise ValueError(f"lengthscale must lie in [{TINY:.3g}, {SCALE_MAX:g}] (positive, normal "
+                                 f"floats) in every coordinate, got {scale}")
             scale.flags.writeable = False   # frozen: kernel.lengthscale[0] = -1 changed it unchecked
             object.__setattr__(self, "lengthscale", scale)
-        object.__setattr__(self, "outputscale", check_scale("outputscale", self.outputscale))
+        object.__setattr__(self, "outputscale",
+                           check_scale("outputscale", self.outputscale, upper=SCALE_MAX))
         remember_validated(self)   # object.__setattr__(kernel, "lengthscale", -1) is refused at the next use
 
     def _key(self) -> tuple:
@@ -183,7 +190,13 @@ class Kernel:
         if X.shape[1] == 0:   # points of no coordinates: every pair was at distance 0 (k = outputscale)
             raise ValueError(f"X and Y must have d >= 1 columns (coordinates), got shapes {X.shape} and "
                              f"{Y.shape}")
-        K = self.outputscale * self._profile(self._scaled_distance(X, Y))
+        R = self._scaled_distance(X, Y)
+        if not np.all(np.isfinite(R)):   # 1e300 entries: the squared distances overflowed, k read as 0
+            size = float(max(np.abs(X).max(initial=0), np.abs(Y).max(initial=0)))
+            raise ValueError(f"X and Y (entries up to {size:.3g}) are too large for the kernel's "
+                             f"lengthscale {self.lengthscale!r:.60}: their scaled distances overflow "
+                             f"float64; rescale the inputs")
+        K = self.outputscale * self._profile(R)
         if not np.all(np.isfinite(K)):   # X / lengthscale overflowed (lengthscale 1e-320 gave NaN entries)
             size = float(max(np.abs(X).max(initial=0), np.abs(Y).max(initial=0)))
             raise ValueError(f"lengthscale {self.lengthscale!r:.60} is too small for inputs of magnitude "

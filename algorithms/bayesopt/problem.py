@@ -46,7 +46,8 @@ class ConstrainedBOProblem(Problem):
     (one evaluation of f and c at construction). ``x_star`` alone: it must be feasible (one evaluation
     of c). ``f_star`` alone cannot be checked up front; a solve raises ``ValueError`` naming ``f_star``
     as soon as a feasible evaluation lies below it (f_star is then not the minimum, and its regret
-    would be negative: a false ``Success``).
+    would be negative: a false ``Success``). An f_star below the true optimum cannot be told from the
+    evaluations: the regret then never reaches ``tol`` and a solve ends ``MaxIters`` (never ``Success``).
     ``n_constraints`` is m; left ``None``, it is read off one call of ``c`` at the centre of the
     box (pass it when c is expensive). ``name`` (a str) labels the problem in reports.
 

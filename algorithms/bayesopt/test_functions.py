@@ -95,6 +95,12 @@ class RKHSFunction:
         centers.flags.writeable = weights.flags.writeable = False   # frozen: g.weights[0] = nan unchecked
         object.__setattr__(self, "centers", centers)
         object.__setattr__(self, "weights", weights)
+        try:   # centres of 1e300: their scaled distances overflowed, k read as 0 between them in silence
+            self.kernel(centers, centers)
+        except ValueError as exc:
+            largest = float(np.abs(centers).max())
+            raise ValueError(f"centers (entries up to {largest:.3g}) are too large for the kernel: "
+                             f"{exc}") from None
         # weights or centres so large that g or its norm overflow (weights 1e308: the norm was inf, with
         # numpy's RuntimeWarning only); the kernel itself names a lengthscale too small for the centres
         with np.errstate(over="ignore", invalid="ignore"):
@@ -125,8 +131,9 @@ class RKHSFunction:
                              f"(the centres' dimension), got {x.shape}")
         if not np.all(np.isfinite(rows)):   # the kernel's message named its own argument, X
             raise ValueError("x contains NaN or inf entries")
-        if rows.shape[0] == 0:
-            return np.zeros(0)
+        if rows.shape[0] == 0:   # no point: the caller's reduction of the empty answer failed inside numpy
+            raise ValueError(f"x must hold at least one point of {self.centers.shape[1]} coordinates, got "
+                             f"shape {x.shape}")
         values = np.concatenate(
             [
                 self.kernel(rows[i : i + 2048], self.centers) @ self.weights
@@ -225,11 +232,17 @@ def _batch(name: str, g: Callable, X: np.ndarray) -> np.ndarray:
     """g at the rows of X as an (n, k) array, vectorized when g takes X; errors name ``name`` (f or c)."""
     try:
         values = as_real_array(f"{name}(X)", g(X))
-        if values.ndim >= 1 and values.shape[0] == X.shape[0]:
+        # one value (or one row of values) per point: an (n, 2, 2) answer was flattened into (n, 4)
+        if values.ndim in (1, 2) and values.shape[0] == X.shape[0]:
             return values.reshape(X.shape[0], -1)
     except Exception:   # g takes one point (or fails): per point, where its own errors are named
         pass
-    return np.array([np.atleast_1d(as_real_array(f"{name}(x)", call_user(f"{name}(x)", g, x))) for x in X])
+    rows = [np.atleast_1d(as_real_array(f"{name}(x)", call_user(f"{name}(x)", g, x))) for x in X]
+    shapes = {row.shape for row in rows}
+    if len(shapes) != 1 or next(iter(shapes)) != (rows[0].size,):   # a matrix, or lengths that vary
+        raise ValueError(f"{name}(x) must return a float or a 1-D array of one length at every point, got "
+                         f"shapes {sorted(shapes)[:3]}")
+    return np.array(rows)
 
 
 #: the most grid nodes constrained_minimum evaluates f and c at (minutes at the cap; 3^20 nodes took hours)
@@ -409,27 +422,42 @@ def rkhs_problem(
             x_star=x_star,
             name=f"{kind} {kernel.name} d={dim} seed={seed}",
         )
-    raise ValueError(f"no admissible draw in 50 attempts for seed {seed}")
+    raise ValueError(f"no admissible draw in 50 attempts for seed {seed} with kernel {kernel!r:.120}: no "
+                     f"draw made the constraint active with a feasible initial design (a kernel nearly "
+                     f"constant on the unit box, or one too rough for n_centers = {n_centers}, rarely does); "
+                     f"try another seed, lengthscale, norm_c or n_initial")
 
 
 class _PointFunction:
-    """One of the benchmark's f or c, called on a checked point: a finite real vector of ``dim`` entries (a
+    """One of the benchmark's f or c, called on a checked point: a finite real vector of the box's d entries,
+    inside the box (``box``, the problem's (d, 2) bounds; a
     point of the wrong length met IndexError or a numpy broadcast error, None or a str a TypeError from
     inside the formula). Module-level and stateless, so the problems still pickle."""
 
-    def __init__(self, fn: Callable[[np.ndarray], Any], dim: int) -> None:
-        self.fn, self.dim = fn, dim
+    def __init__(self, fn: Callable[[np.ndarray], Any], box: np.ndarray) -> None:
+        self.fn, self.box = fn, np.asarray(box, dtype=np.float64)
+        self.dim = self.box.shape[0]
         self.__name__ = self.__qualname__ = fn.__name__.lstrip("_")
 
     def __call__(self, x: Any) -> Any:
         x = as_float_array("x", x, ndim=1, dtype=np.float64)
         if x.shape != (self.dim,):
             raise ValueError(f"x must be a point of the problem's {self.dim} dimensions, got shape {x.shape}")
+        # the benchmark is defined on its box: x = 1e300 answered a huge value (or inf) in silence
+        slack = 1e-9 * (self.box[:, 1] - self.box[:, 0])
+        if np.any(x < self.box[:, 0] - slack) or np.any(x > self.box[:, 1] + slack):
+            raise ValueError(f"x must lie in the problem's box {self.box.tolist()}, got {x.tolist()!r:.80}")
         return self.fn(x)
 
     def __repr__(self) -> str:
         return f"{self.__name__} (checked, d = {self.dim})"
 
+
+_GARDNER_BOX = np.array([[0.0, 6.0], [0.0, 6.0]])
+_BRANIN_BOX = np.array([[-5.0, 10.0], [0.0, 15.0]])
+_UNIT2, _UNIT6 = np.array([[0.0, 1.0]] * 2), np.array([[0.0, 1.0]] * 6)
+for _box in (_GARDNER_BOX, _BRANIN_BOX, _UNIT2, _UNIT6):
+    _box.flags.writeable = False
 
 # module-level functions, not lambdas: the problems pickle (and so deepcopy across processes)
 def _gardner_f(x: np.ndarray) -> float:
@@ -479,9 +507,9 @@ def gardner_problem(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
     (True, True)
     """
     return ConstrainedBOProblem(
-        f=_PointFunction(_gardner_f, 2),
-        c=_PointFunction(_gardner_c, 2),
-        bounds=np.array([[0.0, 6.0], [0.0, 6.0]]),
+        f=_PointFunction(_gardner_f, _GARDNER_BOX),
+        c=_PointFunction(_gardner_c, _GARDNER_BOX),
+        bounds=_GARDNER_BOX,
         initial=initial,
         f_star=-2.0,
         x_star=np.array([1.5 * np.pi, 0.0]),
@@ -505,9 +533,9 @@ def constrained_branin(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
     (0.397887, True)
     """
     return ConstrainedBOProblem(
-        f=_PointFunction(_branin, 2),
-        c=_PointFunction(_branin_c, 2),
-        bounds=np.array([[-5.0, 10.0], [0.0, 15.0]]),
+        f=_PointFunction(_branin, _BRANIN_BOX),
+        c=_PointFunction(_branin_c, _BRANIN_BOX),
+        bounds=_BRANIN_BOX,
         initial=initial,
         f_star=5.0 / (4.0 * np.pi),
         x_star=np.array([np.pi, 2.275]),
@@ -534,9 +562,9 @@ def two_disks_problem(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
     """
     x_star = _DISK_A - _DISK_R / np.sqrt(2.0)
     return ConstrainedBOProblem(
-        f=_PointFunction(_sum, 2),
-        c=_PointFunction(_two_disks_c, 2),
-        bounds=np.array([[0.0, 1.0], [0.0, 1.0]]),
+        f=_PointFunction(_sum, _UNIT2),
+        c=_PointFunction(_two_disks_c, _UNIT2),
+        bounds=_UNIT2,
         initial=initial,
         f_star=float(x_star.sum()),
         x_star=x_star,
@@ -562,9 +590,9 @@ def gramacy_problem(initial: int | np.ndarray = 10) -> ConstrainedBOProblem:
     """
     x_star = np.array([0.19512268856868956, 0.4046653634413711])
     return ConstrainedBOProblem(
-        f=_PointFunction(_sum, 2),
-        c=_PointFunction(_gramacy_c, 2),
-        bounds=np.array([[0.0, 1.0], [0.0, 1.0]]),
+        f=_PointFunction(_sum, _UNIT2),
+        c=_PointFunction(_gramacy_c, _UNIT2),
+        bounds=_UNIT2,
         initial=initial,
         f_star=float(x_star.sum()),
         x_star=x_star,
@@ -597,9 +625,9 @@ def hartmann6_l1_problem(initial: int | np.ndarray = 60) -> ConstrainedBOProblem
     x_star = np.array([0.0, 0.0, 0.0, 0.197301, 0.251296, 0.551403])
     x_star = x_star / max(1.0, float(x_star.sum()))       # on the constraint, not past it by rounding
     return ConstrainedBOProblem(
-        f=_PointFunction(_hartmann6, 6),
-        c=_PointFunction(_l1_c, 6),
-        bounds=np.array([[0.0, 1.0]] * 6),
+        f=_PointFunction(_hartmann6, _UNIT6),
+        c=_PointFunction(_l1_c, _UNIT6),
+        bounds=_UNIT6,
         initial=initial,
         f_star=_hartmann6(x_star),
         x_star=x_star,

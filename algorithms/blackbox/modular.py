@@ -58,6 +58,7 @@ from algorithms._validation import (
     as_real_array,
     call_user,
     check_choice,
+    check_counts_fit,
     check_int_at_least,
     check_positive_int,
     check_takes,
@@ -94,11 +95,17 @@ DIVERSITY_TOL = 1e-8
 
 
 @dataclass
-class BlackBoxStats(Stats):
-    """Stats plus the count of non-finite objective values (each treated as the worst value)."""
+class BlackBoxStats(CheckedRecord, Stats):
+    """Stats plus the count of non-finite objective values (each treated as the worst value) and of
+    restarts; every count an int in [0, 2**63 - 1] (2**64 was kept), checked when set too."""
 
     nonfinite: int = 0
     restarts: int = 0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_counts_fit(self)
+        self._checked()
 
 
 @dataclass(frozen=True)

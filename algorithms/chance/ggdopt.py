@@ -66,6 +66,7 @@ from algorithms._validation import (
     call_user,
     check_choice,
     check_count,
+    check_counts_fit,
     check_nonnegative,
     check_positive,
     remember_validated,
@@ -84,6 +85,9 @@ from algorithms.chance.sampler import (
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 
 __all__ = ["ChanceStats", "GGDOpt", "GGDOptResult"]
+
+#: the most seconds a stats record takes (about 31,700 years)
+SECONDS_MAX = 1e12
 
 #: fewer feasible training points than this cannot describe a feasible set
 MIN_FEASIBLE_POINTS = 10
@@ -114,8 +118,10 @@ class ChanceStats(CheckedRecord, Stats):
                 raise ValueError(f"{name} must be a rate in [0, 1] (NaN: not measured), got {value!r}")
         for name in ("train_seconds", "sample_seconds"):
             value = getattr(self, name)
-            if not 0.0 <= value < math.inf:
-                raise ValueError(f"{name} must be a finite float >= 0 (seconds), got {value!r}")
+            if not 0.0 <= value <= SECONDS_MAX:   # 1e308 seconds was kept
+                raise ValueError(f"{name} must be a float >= 0 and <= {SECONDS_MAX:g} (seconds), got "
+                                 f"{value!r}")
+        check_counts_fit(self)
         self._checked()   # a field set later is checked alike (stats.empirical_violation = 5.0 was kept)
 
 

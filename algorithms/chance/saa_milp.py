@@ -49,8 +49,8 @@ class SAAMILP(Algorithm):
     ``time_limit`` is wall-clock time: a run it cuts (``MaxTime``) depends on the machine's load, so the same
     seed can end ``Success`` on an idle machine and ``MaxTime`` on a busy one; for reproducible retcodes cap
     the search with ``maxiters`` (HiGHS's node limit, ``MaxIters``) and a generous ``time_limit``.
-    ``time_limit`` (seconds) and ``mip_rel_gap`` finite floats > 0 (a tiny time_limit, even a subnormal,
-    ends the search at once with ``MaxTime``; a gap >= 1 accepts HiGHS's first feasible incumbent).
+    ``time_limit`` (seconds) a finite float > 0 (a tiny time_limit, even a subnormal, ends the search at
+    once with ``MaxTime``); ``mip_rel_gap`` a float in (0, 1] (1 accepts HiGHS's first feasible incumbent).
     ``tol`` (a solve option) is accepted and not used (``mip_rel_gap`` is the MILP's tolerance); ``seed``
     (None is 0) draws the out-of-sample check.
     """
@@ -62,6 +62,9 @@ class SAAMILP(Algorithm):
         # stored as Python floats (np.float32(600.0) was kept as given)
         object.__setattr__(self, "time_limit", check_positive("time_limit", self.time_limit))
         object.__setattr__(self, "mip_rel_gap", check_positive("mip_rel_gap", self.mip_rel_gap))
+        if self.mip_rel_gap > 1.0:   # a relative gap: 1 already accepts the first incumbent (1e308 was kept)
+            raise ValueError(f"mip_rel_gap must lie in (0, 1] (a relative optimality gap), got "
+                             f"{self.mip_rel_gap!r}")
         remember_validated(self)   # a field replaced later with object.__setattr__ is refused by solve
 
 

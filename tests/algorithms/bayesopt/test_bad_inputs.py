@@ -483,8 +483,10 @@ def test_round7_valid_edges_and_units():
     assert ok.retcode.name == "Success"
     low = solve(_problem(initial=4, f_star=0.1), CEI(n_candidates=50, n_restarts=1), maxiters=2, tol=1e-3)
     assert low.retcode.name != "Success"
-    # empty batches give empty answers; constrained_minimum scales with the box (SLSQP in unit coordinates)
-    assert _g()(np.zeros((0, 1))).shape == (0,)
+    # constrained_minimum scales with the box (SLSQP in unit coordinates)
+    # round 11: an empty batch of points is refused by name (the caller's reduction of it failed)
+    with pytest.raises(ValueError, match=r"^x must hold at least one point"):
+        _g()(np.zeros((0, 1)))
     for scale in (1e-7, 1e7):
         x, value = constrained_minimum(lambda x: float(x @ x), lambda x, s=scale: 0.5 * s - x[0],
                                        [[0, scale], [0, scale]])
@@ -712,7 +714,7 @@ ROUND9 = [
     BadInput(expected_improvement, lambda: expected_improvement([-1e308], [1.0], 1e308), ValueError,
              ("best", "mu", "overflows"), "gap-overflows"),
     BadInput(expected_improvement, lambda: expected_improvement([0.0], [1e308], 1.79e308), ValueError,
-             ("EI", "overflows"), "ei-overflows"),
+             ("sigma", "variance"), "ei-overflows"),   # round 11: the variance's overflow is refused first
     BadInput(GaussianProcess.add, lambda: _gp_with([-1e308, 0.0, 0.0], mean=1e308), ValueError,
              ("y", "mean", "overflows"), "mean-gap-overflows"),
     BadInput(GaussianProcess.log_marginal_likelihood, lambda: _gp_with([1e200, 1e200, -1e200])
@@ -990,3 +992,37 @@ def test_red11_solve_names_a_contradictory_repeat():
     problem = _problem(initial=np.array([[0.5, 0.5], [0.5, 0.5], [0.1, 0.9]]), f=lambda x: next(values))
     with pytest.raises(ValueError, match=r"^f = \[2.0\] at x = \[0.5, 0.5\] .* contradicts .* noise = 0"):
         solve(problem, CEI(n_candidates=50, n_restarts=1), maxiters=1, seed=0)
+
+
+FIRSTRUN11 = [
+    # heldout11's first run, by class. Extreme scales: a lengthscale/outputscale of 1e308 made k constant
+    BadInput(Kernel, lambda: Kernel("se", lengthscale=1e308), ValueError, ("lengthscale", "1e+150"),
+             "lengthscale-huge"),
+    BadInput(Kernel, lambda: Kernel("se", outputscale=1e308), ValueError, ("outputscale", "1e+150"),
+             "outputscale-huge"),
+    # 1e300 entries: the kernel's scaled distances overflowed and k read as 0 (the prior answered)
+    BadInput(GaussianProcess.predict, lambda: _fitted_gp().predict(np.array([[1e300]])), ValueError,
+             ("X", "overflow"), "predict-huge-entries"),
+    BadInput(RKHSFunction, lambda: RKHSFunction(SE, np.array([[0.0], [1e300]]), np.array([1.0, -1.0])),
+             ValueError, ("centers", "too large"), "centers-huge"),
+    # a benchmark's f far outside its box answered a huge value
+    BadInput(constrained_branin, lambda: constrained_branin().f(np.array([1e300, 0.0])), ValueError,
+             ("x", "box"), "benchmark-outside-box"),
+    # log forms whose -z²/2 overflowed (-inf in silence), a standard deviation whose variance overflows
+    BadInput(log_constrained_ei, lambda: log_constrained_ei(np.array([1e300]), TWO, ONE, TWO, 0.0),
+             ValueError, ("mu_f", "sigma_f", "overflows"), "log-cei-huge-mu"),
+    BadInput(log_probability_of_feasibility, lambda: log_probability_of_feasibility(ONE, np.array([1e300])),
+             ValueError, ("sigma_c", "variance"), "pof-huge-sigma"),
+    # an empty batch of points (its empty answer failed inside the caller's numpy reduction)
+    BadInput(RKHSFunction, lambda: RKHSFunction(SE, np.array([[0.0], [1.0]]), np.array([1.0, -1.0]))(
+        np.zeros((0, 1))), ValueError, ("x", "at least one point"), "call-empty"),
+    # c answering a matrix per point was flattened into more constraints
+    BadInput(constrained_minimum, lambda: constrained_minimum(lambda x: float(x @ x),
+                                                              lambda x: np.zeros((2, 2)), BOX), ValueError,
+             ("c(x)", "1-D"), "minimum-c-matrix"),
+]
+
+
+@pytest.mark.parametrize("case", FIRSTRUN11, ids=lambda c: c.id)
+def test_firstrun11_bad_input(case):
+    check_bad_input(case)

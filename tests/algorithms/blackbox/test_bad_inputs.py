@@ -1049,3 +1049,12 @@ def test_red11_derived_field_replaced_in_solve():
     problem = _replaced(_bb(), "lower", np.array([5.0, 5.0]))
     with pytest.raises(ValueError, match=r"^BlackBoxProblem.lower was changed after construction"):
         solve(problem, RandomSearch(), seed=0)
+
+
+def test_firstrun11_stats_counts_fit_int64():
+    # the class heldout11 found in ChanceStats, for BlackBoxStats too (set later as well)
+    with pytest.raises(ValueError, match=r"^restarts must be <= 2\*\*63 - 1"):
+        modular.BlackBoxStats(restarts=2**64)
+    stats = modular.BlackBoxStats()
+    with pytest.raises(ValueError, match=r"^nonfinite must be <= 2\*\*63 - 1"):
+        stats.nonfinite = 10**100

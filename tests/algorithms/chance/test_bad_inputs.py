@@ -1095,3 +1095,18 @@ def test_red11_ggdopt_names_the_users_callables():
 
     with pytest.raises(ValueError, match=r"^callback\(record\) raised KeyError"):
         solve(_lin(), tiny, seed=0, callback=stop)
+
+
+FIRSTRUN11 = [
+    # heldout11's first run: counts past int64 and 1e308 seconds in a stats record, a relative gap of 1e308
+    BadInput(ggdopt.ChanceStats, lambda: ggdopt.ChanceStats(f_calls=2**64), ValueError, ("f_calls", "2**63"),
+             "stats-huge-count"),
+    BadInput(ggdopt.ChanceStats, lambda: ggdopt.ChanceStats(train_seconds=1e308), ValueError,
+             ("train_seconds",), "stats-huge-seconds"),
+    BadInput(SAAMILP, lambda: SAAMILP(mip_rel_gap=1e308), ValueError, ("mip_rel_gap", "(0, 1]"), "gap-huge"),
+]
+
+
+@pytest.mark.parametrize("case", FIRSTRUN11, ids=lambda c: c.id)
+def test_firstrun11_bad_input(case):
+    check_bad_input(case)
