@@ -400,7 +400,8 @@ class CEIAskTell:
 
     def observe(self, x, f, c) -> None:
         """Record f(x) and c(x) (finite; ``x`` inside the bounds); rows of arrays are several points: ``x``
-        (n, d), ``f`` (n,), ``c`` (n, m) or flat (n·m,), m values per point. With ``noise`` = 0 (exact
+        (n, d), ``f`` (n,), ``c`` (n, m) or flat (n·m,), m values per point (lists work as arrays: ``[c]`` is
+        one point's m = 1 value). With ``noise`` = 0 (exact
         evaluations, the default) a point observed again must come with the same f and c (to 1e-9
         relative): another value contradicts the first and is refused, naming ``f`` or ``c`` (noisy
         evaluations: ``CEI(noise=...)`` > 0, where repeats are averaged by the GPs). All or nothing: a
