@@ -339,6 +339,20 @@ class BlockOptimizer(torch.optim.Optimizer):
         self._activate()
         self._install_hooks()
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        """After construction: ``switch_every`` is checked when set (0 or 1.5 were kept and stepped), and the
+        choices the blocks and the base optimizer were built with (``order``, ``expansion``, ``seed``,
+        ``base``) cannot change (a bogus order was kept in silence, a base of dict failed at the switch)."""
+        if "_base_optimizer" in self.__dict__:
+            if name == "switch_every":
+                value = check_positive_int("switch_every", value)
+            elif name in ("order", "expansion", "seed", "base") and value is not self.__dict__.get(name) \
+                    and value != self.__dict__.get(name):
+                raise ValueError(f"BlockOptimizer.{name} is fixed at construction "
+                                 f"({self.__dict__.get(name)!r}); build a new BlockOptimizer for "
+                                 f"{name}={value!r:.40}")
+        super().__setattr__(name, value)
+
     def __getstate__(self) -> dict[str, Any]:
         # torch's keeps defaults/state/param_groups only: a deepcopy or an unpickled BlockOptimizer lost its
         # blocks and schedule and could not step (AttributeError '_epoch'); hook handles are re-made

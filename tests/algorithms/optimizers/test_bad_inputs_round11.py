@@ -136,3 +136,14 @@ def test_first_run_optimizer_attributes_are_checked_when_set(attribute, value):
         setattr(opt, attribute, value)
     opt.on_nonfinite, opt.skipped_steps = "skip", 2       # valid values are kept
     assert (opt.on_nonfinite, opt.skipped_steps) == ("skip", 2)
+
+
+@pytest.mark.parametrize("attribute, value", [
+    ("switch_every", 0), ("switch_every", 1.5), ("order", "bogus"), ("expansion", "bogus"), ("base", dict)])
+def test_block_optimizer_attributes_are_checked_when_set(attribute, value):
+    from algorithms.optimizers import BlockOptimizer
+    opt = BlockOptimizer(torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Linear(2, 2)), switch_every=1)
+    with pytest.raises((TypeError, ValueError), match=attribute):
+        setattr(opt, attribute, value)
+    opt.switch_every = 3
+    assert opt.switch_every == 3
