@@ -38,7 +38,7 @@ from algorithms._validation import (
     revalidate_if_reassigned,
 )
 from algorithms.attention.problem import SingleLocationProblem, check_unit_vector, overlaps
-from algorithms.attention.risk import _locate_gap, _risk, thermodynamics
+from algorithms.attention.risk import _locate_gap, _risk, _thermodynamics
 from algorithms.core import (
     Algorithm,
     IterationMonitor,
@@ -91,7 +91,7 @@ def overlap_velocity(problem: SingleLocationProblem, state) -> np.ndarray:
     mu, nu, eta, zeta = _check_state(state)
     if np.abs([mu, nu, eta, zeta]).max() > _DIVERGENCE_BOUND:
         raise ValueError(f"state must hold overlaps (|entries| <= {_DIVERGENCE_BOUND}), got {state!r}")
-    return _velocity(problem, thermodynamics(problem.alpha, problem.beta)["psi"], mu, nu, eta, zeta)
+    return _velocity(problem, _thermodynamics(problem.alpha, problem.beta)["psi"], mu, nu, eta, zeta)
 
 
 def _locate(problem: SingleLocationProblem, psi: float, mu: float) -> float:
@@ -191,7 +191,7 @@ def _solve(problem: SingleLocationProblem, algorithm: OverlapFlow, options: Solv
     start = overlaps(u, v, *problem.oracle())
     state = np.array([start["mu"], start["nu"], start["eta"], start["zeta"]])
     maxiters, tol = options.iterations(20000), options.tolerance(1e-8)
-    psi = thermodynamics(problem.alpha, problem.beta)["psi"]
+    psi = _thermodynamics(problem.alpha, problem.beta)["psi"]
     monitor = IterationMonitor(options, total=maxiters, desc="OverlapFlow")
     recording = options.store_trace or options.callback is not None
 

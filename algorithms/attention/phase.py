@@ -26,7 +26,7 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
 )
-from algorithms.attention.risk import thermodynamics
+from algorithms.attention.risk import _thermodynamics
 
 __all__ = ["learnable", "phase_map", "plot_phase_map"]
 
@@ -56,7 +56,8 @@ def learnable(gamma: float, alpha: float, beta: float = 1.0) -> bool:
     (True, False)
     """
     gamma = _check_gamma(gamma)
-    return math.sqrt(1.0 - gamma**2) > thermodynamics(alpha, beta)["psi"]
+    alpha, beta = _check_alpha(alpha), check_positive("beta", beta)
+    return math.sqrt(1.0 - gamma**2) > _thermodynamics(alpha, beta)["psi"]  # ψ = inf: not learnable
 
 
 #: the most cells phase_map computes (len(gammas)·len(alphas)): 2**26 booleans take about a second
@@ -78,7 +79,7 @@ def phase_map(gammas, alphas, beta: float = 1.0) -> np.ndarray:
     if gammas.ndim != 1 or alphas.ndim != 1 or gammas.size == 0 or alphas.size == 0:
         raise ValueError(f"gammas and alphas must be non-empty 1-d sequences, got shapes "
                          f"{gammas.shape} and {alphas.shape}")
-    check_positive("beta", beta)
+    beta = check_positive("beta", beta)
     for name, values, check in (("gammas", gammas, _check_gamma), ("alphas", alphas, _check_alpha)):
         for i, value in enumerate(values):
             try:
@@ -93,7 +94,7 @@ def phase_map(gammas, alphas, beta: float = 1.0) -> np.ndarray:
         raise ValueError(f"gammas and alphas must span at most {MAX_PHASE_CELLS} = 2**26 cells "
                          f"(len(gammas)·len(alphas)), got {gammas.size}·{alphas.size} = "
                          f"{gammas.size * alphas.size}")
-    psi = np.array([thermodynamics(float(a), beta)["psi"] for a in alphas])
+    psi = np.array([_thermodynamics(float(a), float(beta))["psi"] for a in alphas])
     signal = np.sqrt(1.0 - gammas**2)
     return signal[:, None] > psi[None, :]
 

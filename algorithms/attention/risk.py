@@ -68,7 +68,8 @@ def thermodynamics(alpha: float, beta: float) -> dict[str, float]:
     """The REM quantities β_c = √(2α), ψ and r at length exponent ``alpha`` and inverse temperature ``beta``.
 
     ``alpha`` >= 0 (α = log(L − 1)/d; α = 0 is L = 2, one noise token, which every problem with L = 2 passes
-    here: β_c = ψ = r = 0, the frozen phase for every β > 0); ``beta`` > 0.
+    here: β_c = ψ = r = 0, the frozen phase for every β > 0); ``beta`` > 0. A pair whose ψ = α/β + β/2
+    exceeds float64 (α near float's max with β < 1, or a denormal β) is refused by name (ψ was inf).
 
     >>> thermodynamics(0.5, 2.0)
     {'beta_crit': 1.0, 'psi': 1.0, 'r': 1.0, 'frozen': True}
@@ -77,6 +78,16 @@ def thermodynamics(alpha: float, beta: float) -> dict[str, float]:
     """
     alpha = check_nonnegative("alpha", alpha)  # α = 0: L = 2, a single noise token
     beta = check_positive("beta", beta)
+    out = _thermodynamics(alpha, beta)
+    if not math.isfinite(out["psi"]):  # α/β past float64 (α = 1e308, β = 0.5; β denormal): ψ is not inf
+        raise ValueError(f"alpha and beta give psi = alpha/beta + beta/2 beyond float64 (alpha = {alpha!r}, "
+                         f"beta = {beta!r}); psi·beta = alpha + beta²/2 is what the risk formulas use")
+    return out
+
+
+def _thermodynamics(alpha: float, beta: float) -> dict[str, float]:
+    """:func:`thermodynamics` on checked α, β, ψ allowed to overflow to inf (the formulas that use it take
+    ψβ = α + β²/2 then: a denormal β is the uniform-attention limit)."""
     # √(2α), and √2·√α only where 2α overflows (α near float's max gave β_c = inf); √(2α) is kept
     # elsewhere: the claims compare ψ = √(2α) with c bit for bit
     double = 2.0 * alpha
@@ -123,7 +134,7 @@ def locate_probability(problem: SingleLocationProblem, mu):
     """
     problem = _check_problem(problem)
     mu = _overlap(mu, "mu")
-    gap = _locate_gap(problem, thermodynamics(problem.alpha, problem.beta)["psi"], mu)
+    gap = _locate_gap(problem, _thermodynamics(problem.alpha, problem.beta)["psi"], mu)
     return torch.sigmoid(gap) if isinstance(mu, torch.Tensor) else _sigmoid(gap)
 
 
@@ -212,7 +223,7 @@ def _shown(x) -> str:
 
 def _risk(problem: SingleLocationProblem, mu, nu, zeta, rho, frozen_limit: bool):
     """Corollary 1's formula on checked overlaps (the Euler states of OverlapFlow come here directly)."""
-    r = 0.0 if frozen_limit else thermodynamics(problem.alpha, problem.beta)["r"]
+    r = 0.0 if frozen_limit else _thermodynamics(problem.alpha, problem.beta)["r"]
     p = locate_probability(problem, mu)
     s, g2 = problem.signal_scale, problem.gamma**2
     return problem.d * (p * s * zeta + (1 - p) * rho * r) ** 2 + g2 * (p * p - 2 * p * nu + 1)

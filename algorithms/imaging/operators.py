@@ -26,6 +26,7 @@ Null-Space for Imaging Inverse Problems. NeurIPS 2025, arXiv:2510.01608, Section
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from typing import Any
@@ -141,11 +142,38 @@ class LinearOperator:
     ``apply``/``apply_adjoint`` skip the finiteness check (the solvers' maps: their divergence tests must
     see a blown-up iterate's image rather than an error);
     ``in_features`` (= h·w) and ``out_features`` (= the measurement count) are the matrix sizes.
+    An operator's public attributes (its matrix, spectrum, shapes, sigma, ...) are fixed once its ``__init__``
+    returns: assigning one raises a ValueError naming it (a subclass keeps caches in ``_private`` names).
     An empty batch (a 0 in ``*batch``) maps to an empty batch, as torch's batched ops do.
     """
 
     image_shape: tuple[int, int]
     measurement_shape: tuple[int, ...]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # each subclass's __init__ marks the operator built when the outermost one returns: from then on its
+        # public attributes are fixed (MatrixOperator.weight = "abc" met AttributeError 'to' at the next
+        # forward, SubsampledHadamard.ratio = inf was kept, Radon.sparse_t replaced in silence)
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is None:
+            return
+
+        @functools.wraps(init)
+        def built(self: Any, *args: Any, **kw: Any) -> None:
+            init(self, *args, **kw)
+            if type(self).__init__ is built:
+                self.__dict__["_built"] = True
+
+        cls.__init__ = built
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self.__dict__.get("_built") and not name.startswith("_"):
+            kind = type(self).__name__
+            raise ValueError(f"{name} is fixed by {kind}'s construction (its data and shapes were checked "
+                             f"and built together); build a new {kind} instead, got {type(value).__name__} "
+                             f"{value!r:.40}")
+        super().__setattr__(name, value)
 
     def __new__(cls, *args: Any, **kwargs: Any):
         if cls is LinearOperator:  # the abstract base: an instance had no shapes and no maps

@@ -558,6 +558,18 @@ class KKTFactor:
     DENSE_PINV_MAX = 1000
 
     def __init__(self, P, C=None, *, cholesky: np.ndarray | None = None) -> None:
+        self._build(P, C, cholesky)
+        self.__dict__["_built"] = True  # from now on the public attributes are fixed
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # set after construction: n = "3" met "can only concatenate str", singular = "no" or method = 3 were
+        # kept and steered the solves (the factorization is what they describe)
+        if self.__dict__.get("_built") and not name.startswith("_"):
+            raise ValueError(f"{name} is fixed by the KKTFactor's factorization; build a new KKTFactor(P, C) "
+                             f"instead, got {type(value).__name__} {value!r:.40}")
+        super().__setattr__(name, value)
+
+    def _build(self, P, C, cholesky: np.ndarray | None) -> None:
         if P is None:
             raise TypeError("P is required: a 2-D numpy array or scipy.sparse matrix, got None")
         # np.matrix and masked arrays as plain arrays (their max(initial=...) raised numpy's TypeError); a
@@ -930,6 +942,10 @@ def _picklable(original: Any) -> Any:
     return result
 
 
+#: the QPSolution fields checked at construction and whenever set afterwards
+_RECORD_FIELDS = ("x", "y", "z", "z_box", "active", "active_box", "degenerate", "warnings", "backend", "kkt")
+
+
 @dataclass(eq=False)  # identity, as Solution: the generated == compared x arrays (numpy's ambiguous truth)
 class QPSolution(Solution):
     """A :class:`~algorithms.core.Solution` of a QP with duals, active set and a VJP.
@@ -978,42 +994,56 @@ class QPSolution(Solution):
         # a public record: built by hand, y = "abc", active = [0.5], degenerate = "no", warnings = "abc" and a
         # Success with a NaN x were stored as given (the Solution fields are checked by Solution)
         super().__post_init__()
-        success = self.retcode is RetCode.Success
-        x = np.asarray(self.x) if isinstance(self.x, np.ndarray | list | tuple) else None
-        if x is None or x.ndim != 1 or x.dtype.kind not in "iuf":
-            raise TypeError(f"x must be a real 1-D numpy array (the QP's solution), got "
-                            f"{type(self.x).__name__} {getattr(x, 'shape', '')}")
-        if success and not np.all(np.isfinite(x)):
-            raise ValueError("x must be finite with retcode Success (a failed solve's x is NaN), got NaN or "
-                             "inf entries")
-        for name in ("y", "z", "z_box"):
-            value = getattr(self, name)
-            if value is None:
-                continue
+        for name in _RECORD_FIELDS:
+            object.__setattr__(self, name, self._checked_field(name, getattr(self, name)))
+        self.__dict__["_built"] = True
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # set after construction: sol.x = NaN beside Success, sol.y = "abc" were kept as given
+        if self.__dict__.get("_built") and name in _RECORD_FIELDS:
+            value = self._checked_field(name, value)
+        elif self.__dict__.get("_built") and name == "retcode" and value in (RetCode.Success, "Success"):
+            for field_name in ("x", "y", "z", "z_box"):  # a Success needs finite x and multipliers
+                self._checked_field(field_name, getattr(self, field_name), success=True)
+        super().__setattr__(name, value)
+
+    def _checked_field(self, name: str, value: Any, success: bool | None = None) -> Any:
+        """One field of the record checked (with this record's retcode), returned as stored."""
+        success = self.retcode is RetCode.Success if success is None else success
+        if name == "x":
+            x = np.asarray(value) if isinstance(value, np.ndarray | list | tuple) else None
+            if x is None or x.ndim != 1 or x.dtype.kind not in "iuf":
+                raise TypeError(f"x must be a real 1-D numpy array (the QP's solution), got "
+                                f"{type(value).__name__} {getattr(x, 'shape', '')}")
+            if success and not np.all(np.isfinite(x)):
+                raise ValueError("x must be finite with retcode Success (a failed solve's x is NaN), got NaN "
+                                 "or inf entries")
+        elif name in ("y", "z", "z_box") and value is not None:
             array = np.asarray(value) if isinstance(value, np.ndarray | list | tuple) else None
             if array is None or array.ndim != 1 or array.dtype.kind not in "iuf":
                 raise TypeError(f"{name} must be None or a real 1-D numpy array of multipliers, got "
                                 f"{type(value).__name__} {value!r:.40}")
             if success and not np.all(np.isfinite(array)):
                 raise ValueError(f"{name} must be finite with retcode Success, got NaN or inf entries")
-        for name in ("active", "active_box"):
-            value = getattr(self, name)
+        elif name in ("active", "active_box"):
             if value is not None and not (isinstance(value, np.ndarray) and value.ndim == 1
                                           and value.dtype == bool):
                 raise TypeError(f"{name} must be None or a 1-D boolean numpy array (a mask), got "
                                 f"{type(value).__name__} {value!r:.40}")
-        if not isinstance(self.degenerate, bool | np.bool_):
-            raise TypeError(f"degenerate must be a bool, got {type(self.degenerate).__name__} "
-                            f"{self.degenerate!r:.40}")
-        self.degenerate = bool(self.degenerate)
-        if not isinstance(self.warnings, list) or not all(isinstance(w, str) for w in self.warnings):
-            raise TypeError(f"warnings must be a list of str, got {type(self.warnings).__name__} "
-                            f"{self.warnings!r:.40}")
-        if not isinstance(self.backend, str):
-            raise TypeError(f"backend must be a str (a qpsolvers backend's name), got "
-                            f"{type(self.backend).__name__} {self.backend!r:.40}")
-        if self.kkt is not None and not isinstance(self.kkt, KKTFactor):
-            raise TypeError(f"kkt must be None or a KKTFactor, got {type(self.kkt).__name__}")
+        elif name == "degenerate":
+            if not isinstance(value, bool | np.bool_):
+                raise TypeError(f"degenerate must be a bool, got {type(value).__name__} {value!r:.40}")
+            value = bool(value)
+        elif name == "warnings":
+            if not isinstance(value, list) or not all(isinstance(w, str) for w in value):
+                raise TypeError(f"warnings must be a list of str, got {type(value).__name__} {value!r:.40}")
+        elif name == "backend":
+            if not isinstance(value, str):
+                raise TypeError(f"backend must be a str (a qpsolvers backend's name), got "
+                                f"{type(value).__name__} {value!r:.40}")
+        elif name == "kkt" and value is not None and not isinstance(value, KKTFactor):
+            raise TypeError(f"kkt must be None or a KKTFactor, got {type(value).__name__}")
+        return value
 
     def _row_factors(self) -> tuple[np.ndarray, np.ndarray]:
         """Per-row factors ρ/σ from the copy's multipliers to the caller's: equality rows (A, then fixed

@@ -294,6 +294,16 @@ class QPLayer(torch.nn.Module):
         self.tol = SolveOptions(tol=tol).tol  # checked now (a finite float > 0 or None), not at forward
         self.symmetrize = check_bool("symmetrize", symmetrize)
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # set after construction: symmetrize = "no" was truthy, tol = -1 or algorithm = "x" reached forward
+        if name == "symmetrize":
+            value = check_bool("symmetrize", value)
+        elif name == "tol":
+            value = SolveOptions(tol=value).tol
+        elif name == "algorithm" and not isinstance(value, DQP):
+            raise TypeError(f"algorithm must be a DQP, got {type(value).__name__}")
+        super().__setattr__(name, value)
+
     def forward(self, P, q, G=None, h=None, A=None, b=None, lb=None, ub=None):
         """x* of the QP(s) ``P``, ``q``, ``G``, ``h``, ``A``, ``b``, ``lb``, ``ub`` (tensors, batched or not,
         as in :func:`qp_layer`).

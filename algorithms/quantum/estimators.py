@@ -66,12 +66,16 @@ def _counts_array(counts: Any) -> tuple[np.ndarray, int]:
 def collision_statistic(counts: Any) -> np.ndarray:
     """g̃ = Σᵢ cᵢ(cᵢ − 1)/m² per row of ``counts`` (m shots in one basis each).
 
+    ``counts`` is a (size, d) array of non-negative integer counts, size >= 1 settings with the same m >= 2
+    shots each; a 1-D (d,) array is one setting (the result then has one entry). An empty (0, d) batch is
+    refused (no setting, no statistic).
+
     >>> collision_statistic(np.array([[2, 0], [1, 1]])).tolist()
     [0.5, 0.0]
     """
     array, shots = _counts_array(counts)
-    if array.shape[0] == 0:  # an empty batch of settings: no statistics
-        return np.zeros(0)
+    if array.shape[0] == 0:  # an empty batch answered an empty array, read as a statistic of nothing
+        raise ValueError(f"counts must hold at least one row (setting), got shape {array.shape}")
     return np.sum(array * (array - 1), axis=1) / shots**2
 
 
@@ -131,8 +135,8 @@ def cross_correlation_kernel(n_qubits: int) -> np.ndarray:
 def cross_correlation_purity(counts: Any, n_qubits: int, per_setting: bool = False) -> Any:
     """The randomized-measurement purity estimate from counts under random local unitaries.
 
-    ``counts`` is an (r, 2ⁿ) array of counts (ints >= 0), ``n_qubits`` an int >= 1 and ``per_setting`` a
-    bool.
+    ``counts`` is an (r, 2ⁿ) array of counts (ints >= 0) with r >= 1 settings (a 1-D (2ⁿ,) array is one),
+    ``n_qubits`` an int >= 1 and ``per_setting`` a bool.
 
     Each row of ``counts`` holds the m outcome counts of one local unitary; the estimate is the
     mean over rows of the distinct-pair U-statistic (cᵀXc − 2ⁿ m)/(m(m − 1)) (with
@@ -148,9 +152,7 @@ def cross_correlation_purity(counts: Any, n_qubits: int, per_setting: bool = Fal
         shown = f"2ⁿ = {2**n_qubits}" if n_qubits <= 64 else "2ⁿ"
         raise ValueError(f"counts must have {shown} columns for n_qubits={n_qubits}, got {array.shape[1]}")
     per_setting = check_bool("per_setting", per_setting)  # numpy bools too (np.True_ was refused)
-    if array.shape[0] == 0:  # no settings: no per-setting values, and no mean to estimate from
-        if per_setting:
-            return np.zeros(0)
+    if array.shape[0] == 0:  # no settings: no per-setting values (an empty array read as a result), no mean
         raise ValueError("counts must hold at least one row (setting) to estimate the purity, got shape "
                          f"{array.shape}")
     kernel = cross_correlation_kernel(n_qubits)

@@ -144,16 +144,19 @@ class QuantumStats(Stats):
     ``settings`` measured (Haar or local bases, or SWAP tests); ``f_calls`` = ``copies`` and
     ``iterations`` = elimination phases completed; ``grad_calls``, ``hess_calls`` and ``linear_solves``
     must stay 0 (no method here takes gradients, Hessians or linear solves: another value is refused) and
-    ``wall_time`` is the run's seconds. Every counter is an int >= 0 (numpy ints are stored as ints);
+    ``wall_time`` is the run's seconds. Every counter is an int in [0, 2**63 − 1] (numpy ints stored as ints);
     ``wall_time`` a float >= 0 or NaN (not timed): :class:`~algorithms.core.Stats` checks them all.
     ``f_calls`` counts the copies once the run ends (a record built by hand may hold any count >= 0)."""
 
     def __setattr__(self, name: str, value: Any) -> None:
         # the types are Stats' checks (a bool or a str is refused there)
-        if name in ("grad_calls", "hess_calls", "linear_solves") and isinstance(value, int | np.integer) \
-                and not isinstance(value, bool) and value != 0:
+        counter = isinstance(value, int | np.integer) and not isinstance(value, bool)
+        if name in ("grad_calls", "hess_calls", "linear_solves") and counter and value != 0:
             raise ValueError(f"{name} must stay 0 in a QuantumStats (an identification run takes no "
                              f"gradients, Hessians or linear solves), got {value!r:.40}")
+        if counter and value > 2**63 - 1:  # 2**64 or 10**100 copies/phases: no run counts that far
+            raise ValueError(f"{name} must be <= 2**63 - 1 (a count of copies, settings or phases), got "
+                             f"{value!r:.40}")
         super().__setattr__(name, value)
 
     copies: int = 0

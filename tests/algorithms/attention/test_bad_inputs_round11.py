@@ -119,3 +119,14 @@ def test_parameter_vectors_replaced_after_construction_are_named():
     model.u = torch.nn.Parameter(torch.ones(4) / 2)
     with pytest.raises(TypeError, match=r"\bparameters must share one dtype, got u: torch\.float32"):
         model(X)
+
+
+def test_thermodynamics_refuses_psi_beyond_float64():
+    """Held-out first run: thermodynamics(1e308, 0.5) answered psi = inf (alpha/beta overflowed)."""
+    from algorithms.attention import learnable, locate_probability, thermodynamics
+
+    with pytest.raises(ValueError, match=r"\balpha and beta give psi .* beyond float64"):
+        thermodynamics(1e308, 0.5)
+    assert learnable(0.5, 1e308, 0.5) is False  # psi past float64: not learnable
+    problem = SingleLocationProblem(d=6, L=3, gamma=0.6, beta=5e-324)
+    assert locate_probability(problem, 0.5) == pytest.approx(1.0 / 3.0)

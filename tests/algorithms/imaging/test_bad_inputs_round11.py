@@ -224,3 +224,17 @@ def test_network_body_edited_after_construction_is_named():
     denoiser.body = torch.nn.Identity()
     with pytest.raises(TypeError, match=r"ResidualDenoiser\.body must be a torch module with parameters"):
         denoiser(torch.rand(2, 8, 8))
+
+
+def test_operator_attributes_are_fixed_after_construction():
+    """Held-out first run: MatrixOperator.weight = "abc" met AttributeError 'to' later,
+    SubsampledHadamard.ratio = inf and Radon.sparse_t = "x" were kept."""
+    from algorithms.imaging import Radon, SubsampledHadamard
+
+    H = gaussian_cs((4, 4), 0.5, seed=0)
+    with pytest.raises(ValueError, match=r"\bweight is fixed by MatrixOperator's construction"):
+        H.weight = "abc"
+    with pytest.raises(ValueError, match=r"\bratio is fixed by SubsampledHadamard's construction"):
+        SubsampledHadamard((4, 4), 0.5, 0).ratio = float("inf")
+    with pytest.raises(ValueError, match=r"\bsparse_t is fixed by Radon's construction"):
+        Radon((8, 8), [0.0]).sparse_t = "x"

@@ -127,3 +127,21 @@ def test_qp_function_apply_checks_its_arguments():
         QPFunction.apply(DQP(), None, P, q, None, None, None, None)
     with pytest.raises(TypeError, match=r"\bq must be a torch tensor"):
         QPFunction.apply(DQP(), SolveOptions(), P, [1.0, 1.0], None, None, None, None)
+
+
+def test_objects_set_after_construction_are_checked():
+    """Held-out first run: QPSolution.x/y set to NaN beside Success or to a str were kept; KKTFactor.n = "3",
+    singular = "no", method = 3 and QPLayer.symmetrize = "no" were stored."""
+    from algorithms.qp import KKTFactor, QPLayer
+
+    sol = solve(_qp(), DQP())
+    with pytest.raises(ValueError, match=r"\bx must be finite with retcode Success"):
+        sol.x = np.array([np.nan, 1.0])
+    with pytest.raises(TypeError, match=r"\by must be None or a real 1-D numpy array"):
+        sol.y = "abc"
+    factor = KKTFactor(np.eye(2), np.ones((1, 2)))
+    with pytest.raises(ValueError, match=r"\bsingular is fixed by the KKTFactor's factorization"):
+        factor.singular = "no"
+    layer = QPLayer()
+    with pytest.raises(TypeError, match=r"\bsymmetrize must be a bool"):
+        layer.symmetrize = "no"

@@ -68,3 +68,16 @@ def test_sequences_whose_len_raises_are_named():
         PurestStateProblem(Loud([random_state(1, seed=0), random_state(1, seed=1)]), 10)
     with pytest.raises(TypeError, match=r"\bkeep must be a sequence of int qubit indices"):
         partial_trace(random_state(2, seed=0), Loud([0]))
+
+
+def test_stats_counts_past_int64_and_empty_counts_refused():
+    """Held-out first run: QuantumStats(copies=2**64) and 10**100 counts were stored; collision_statistic of
+    an empty (0, d) batch answered an empty array."""
+    from algorithms.quantum import QuantumStats, collision_statistic
+
+    with pytest.raises(ValueError, match=r"\bcopies must be <= 2\*\*63 - 1"):
+        QuantumStats(copies=2**64)
+    with pytest.raises(ValueError, match=r"\biterations must be <= 2\*\*63 - 1"):
+        QuantumStats(iterations=10**100)
+    with pytest.raises(ValueError, match=r"\bcounts must hold at least one row"):
+        collision_statistic(np.zeros((0, 2), dtype=int))
