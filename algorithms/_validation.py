@@ -316,6 +316,21 @@ def _check_representable(name: str, value: int) -> int:
     return int(value)
 
 
+#: the smallest step size (learning rate) the training algorithms take: float32's smallest normal number
+STEP_MIN = 1.1754943508222875e-38
+
+
+def check_step_size(name: str, value: Any) -> float:
+    """A training algorithm's step size: a float > 0 and at least :data:`STEP_MIN` (1.18e-38, float32's
+    smallest normal number): a subnormal lr such as 5e-324 rounded every step to 0 and the run ended
+    ``MaxIters`` (or ``Success`` at the start) having moved nothing, in silence."""
+    value = check_positive(name, value)
+    if value < STEP_MIN:
+        raise ValueError(f"{name} must be >= {STEP_MIN:.4g} (float32's smallest normal number: a smaller "
+                         f"step rounds to 0 and moves nothing), got {value!r}")
+    return value
+
+
 def check_positive_int(name: str, value: Any) -> int:
     """An int >= 1 (numpy ints too, never a bool or a float) that numpy and torch can hold, as an int.
 

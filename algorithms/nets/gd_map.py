@@ -59,6 +59,7 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     check_seed,
+    check_step_size,
     check_takes,
     checked_fields,
     refuse_sparse,
@@ -804,7 +805,8 @@ DIVERGENCE_FACTOR = 1e8
 
 @dataclass(frozen=True)
 class GDMap(Algorithm):
-    """Gradient descent z_{k+1} = G_η(z_k) = z_k − η ∇f(z_k) with a constant step η = ``lr``.
+    """Gradient descent z_{k+1} = G_η(z_k) = z_k − η ∇f(z_k) with a constant step η = ``lr`` (a float
+    >= 1.18e-38, float32's smallest normal: a subnormal step moves nothing and is refused naming lr).
 
     Stops with ``Success`` when ‖∇f(z_k)‖ ≤ ``tol`` (default 1e-8 in float64,
     1e-4 in float32); ``Diverged`` on a non-finite iterate or once ‖z_k‖ >
@@ -828,7 +830,7 @@ class GDMap(Algorithm):
     @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
-        object.__setattr__(self, "lr", check_positive("lr", self.lr))
+        object.__setattr__(self, "lr", check_step_size("lr", self.lr))
 
 
 @_dispatch

@@ -94,6 +94,7 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
     check_positive_int,
+    check_step_size,
     checked_fields,
     revalidate_if_reassigned,
     store_plain_scalars,
@@ -493,7 +494,7 @@ MAX_STEPS = 2**31 - 1
 @dataclass(frozen=True)
 class GradientDescentTraining(Algorithm):
     """``θ_{k+1} = θ_k - lr ∇L(θ_k)`` for ``round(t_end/lr)`` steps (time ``t_k = k lr``; at most
-    ``MAX_STEPS`` = 2³¹ − 1 of them, else ValueError).
+    ``MAX_STEPS`` = 2³¹ − 1 of them, else ValueError; ``lr`` >= 1.18e-38, float32's smallest normal).
 
     Records at the iterates nearest to :func:`record_times` (same arguments as
     :class:`GradientFlow`, so the two trajectories can be compared). One iteration
@@ -527,7 +528,7 @@ class GradientDescentTraining(Algorithm):
     @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
-        check_positive("lr", self.lr)
+        check_step_size("lr", self.lr)
         record_times(self.t_end, self.n_records, self.spacing, self.t_first)
         with np.errstate(over="ignore"):
             ratio = float(self.t_end) / float(self.lr)

@@ -68,6 +68,7 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
     check_positive_int,
+    check_step_size,
     checked_fields,
     revalidate_if_reassigned,
     store_plain_scalars,
@@ -221,7 +222,7 @@ class LpPathNormTraining(Algorithm):
     """Adam on the augmented Lagrangian of ``min R(θ) s.t. f_θ(x_i) = y_i``, then prune (module docstring).
 
     ``regularizer="lp_path"`` uses the problem's ``p`` (``0 < p``; ``p > 1`` is
-    not an InterpolationProblem). ``width`` hidden ReLUs, Adam step ``lr``,
+    not an InterpolationProblem). ``width`` hidden ReLUs, Adam step ``lr`` (>= 1.18e-38),
     smoothing ``smoothing`` (ε in (0, 1e150], annealed from ``smoothing_start``, also in (0, 1e150]),
     penalty ``penalty`` (μ, on residuals scaled by
     ``max|y|``), multiplier update every ``outer_every`` steps, pruning threshold
@@ -262,7 +263,7 @@ class LpPathNormTraining(Algorithm):
         # the parameters, their Adam moments and gradients (float64, a dozen width-sized arrays): 2**30 spent
         # half a minute allocating before it failed
         check_fits_memory("LpPathNormTraining", "width", self.width, 8.0 * 16 * self.width)
-        check_positive("lr", self.lr)
+        check_step_size("lr", self.lr)
         for name in ("smoothing", "smoothing_start"):   # ε² must be finite (1e308 gave a NaN penalty)
             if check_positive(name, getattr(self, name)) > 1e150:
                 raise ValueError(f"{name} must be <= 1e150 (its square enters the penalty), got "

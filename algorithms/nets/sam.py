@@ -55,6 +55,7 @@ from algorithms._validation import (
     check_positive_int,
     check_saved_hyperparameters,
     check_seed,
+    check_step_size,
     checked_fields,
     clone_tensors,
     revalidate_if_reassigned,
@@ -563,7 +564,8 @@ class SGDTraining(Algorithm):
     with the solve seed (0 when none is given), the initialization ``net.init(seed, init_scale)``.
     ``maxiters`` counts steps (default 2000); ``tol`` (default 1e-4) stops with
     ``Success`` once the full training loss is ≤ tol (the only way to ``Success``); a
-    non-finite loss or parameter, or a loss above 1e12, is ``Diverged`` (any ``lr`` > 0 is taken: one large
+    non-finite loss or parameter, or a loss above 1e12, is ``Diverged`` (any ``lr`` >= 1.18e-38 is taken, a
+    subnormal one moving nothing is refused: one large
     enough to blow the weights up ends the run there); the horizon
     reached without either is ``MaxIters``.
 
@@ -580,7 +582,7 @@ class SGDTraining(Algorithm):
     @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
-        object.__setattr__(self, "lr", check_positive("lr", self.lr))   # 2**64 (an int) failed inside torch
+        object.__setattr__(self, "lr", check_step_size("lr", self.lr))   # 2**64 (an int) failed inside torch
         check_positive_int("batch_size", self.batch_size)
 
 
@@ -588,7 +590,7 @@ class SGDTraining(Algorithm):
 class SAMTraining(Algorithm):
     """SAM θ ← θ − η ∇L_B(θ + ρ ∇L_B(θ)/‖∇L_B(θ)‖) with the batches of :class:`SGDTraining`.
 
-    ``lr`` in (0, 1e10] and ``rho`` in [0, 1e10] (:class:`SAM`'s caps, checked here).
+    ``lr`` in [1.18e-38, 1e10] and ``rho`` in [0, 1e10] (:class:`SAM`'s caps, checked here).
     ``normalize=False`` drops the normalization (ε = ρ∇L_B, "USAM"). Same ``maxiters``/``tol``
     meaning as :class:`SGDTraining`; ρ = 0 reproduces it exactly. ``optimizer`` builds the SAM
     optimizer, called as ``optimizer(params, torch.optim.SGD, rho=, normalize=, lr=)`` and stepped
@@ -606,7 +608,7 @@ class SAMTraining(Algorithm):
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         # stored as Python numbers and a bool (numpy's np.True_ / np.int64 are accepted as such)
-        object.__setattr__(self, "lr", _check_rate("lr", check_positive("lr", self.lr)))   # (0, 1e10], as SAM
+        object.__setattr__(self, "lr", _check_rate("lr", check_step_size("lr", self.lr)))   # as SAM's
         object.__setattr__(self, "rho", _check_rate("rho", self.rho))                       # [0, 1e10]
         object.__setattr__(self, "batch_size", check_positive_int("batch_size", self.batch_size))
         object.__setattr__(self, "normalize", check_bool("normalize", self.normalize))

@@ -250,3 +250,16 @@ def test_first_run_two_layer_refuses_x_past_1e150():
         net(X)
     with pytest.raises(ValueError, match="X must have entries of magnitude <= 1e"):
         net.forward_with(net.init(0), X)
+
+
+# ------------------------------ first run class (SOAP lr=5e-324): a subnormal step moved nothing
+@pytest.mark.parametrize("make", [
+    lambda: __import__("algorithms.nets.gd_map", fromlist=["GDMap"]).GDMap(lr=5e-324),
+    lambda: __import__("algorithms.nets.sam", fromlist=["SGDTraining"]).SGDTraining(lr=5e-324),
+    lambda: __import__("algorithms.nets.sam", fromlist=["SAMTraining"]).SAMTraining(lr=5e-324),
+    lambda: __import__("algorithms.nets.gradient_flow", fromlist=["G"]).GradientDescentTraining(lr=5e-324),
+    lambda: __import__("algorithms.nets.lp_training", fromlist=["L"]).LpPathNormTraining(lr=5e-324),
+])
+def test_a_subnormal_learning_rate_is_refused_naming_lr(make):
+    with pytest.raises(ValueError, match=r"lr must be >= 1\.175e-38"):
+        make()
