@@ -32,8 +32,8 @@ import torch
 
 from algorithms._validation import (
     as_real_array,
-    check_positive,
     check_seed,
+    check_step_size,
     remember_validated,
     revalidate_if_reassigned,
 )
@@ -128,8 +128,9 @@ class OverlapFlow(Algorithm):
     left it (no unit vectors have such overlaps). An overlap beyond 1.5 in absolute value or a
     non-finite one after a step is ``Diverged``
     (a step too large for the Euler map); the iteration cap (default 20000) is ``MaxIters``.
-    ``lr``: a finite float > 0 (a tiny one, even a denormal, barely moves: ``MaxIters``; a huge one
-    ``Diverged``, unless the start is already stationary).
+    ``lr``: a finite float >= 1.18e-38 (float32's smallest normal; a subnormal one moves nothing and is
+    refused naming lr; a tiny normal one barely moves: ``MaxIters``; a huge one ``Diverged``, unless the
+    start is already stationary).
 
     >>> from algorithms import solve
     >>> p = SingleLocationProblem(d=6, L=4, gamma=0.6, beta=0.5)
@@ -145,7 +146,7 @@ class OverlapFlow(Algorithm):
     lr: float = 0.05
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "lr", check_positive("lr", self.lr))  # a Python float (np.float32 was kept)
+        object.__setattr__(self, "lr", check_step_size("lr", self.lr))  # a Python float (np.float32 was kept)
         remember_validated(self)
 
 

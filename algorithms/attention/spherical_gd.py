@@ -21,7 +21,11 @@ from dataclasses import dataclass
 
 import torch
 
-from algorithms._validation import check_positive, remember_validated, revalidate_if_reassigned
+from algorithms._validation import (
+    check_step_size,
+    remember_validated,
+    revalidate_if_reassigned,
+)
 from algorithms.attention.dynamics import initial_vectors
 from algorithms.attention.models import SoftmaxAttention
 from algorithms.attention.problem import (
@@ -45,10 +49,11 @@ MAX_SAMPLE_ENTRIES = 2**26
 class SphericalGD(Algorithm):
     """Riemannian gradient descent on (u, v) ∈ S^{d−1} × S^{d−1} for the empirical risk.
 
-    ``lr`` the step, a finite float > 0 (a huge one makes the run ``Diverged`` or wander, a denormal
-    one stalls at the start: ``MaxIters``); ``link`` the student's value link (None: the problem's, known
-    to the learner as in the paper). The training sample has ``problem.n_samples`` draws from the solve
-    seed (n_samples·L·d at most MAX_SAMPLE_ENTRIES = 2**26 token entries, else refused by name); the
+    ``lr`` the step, a finite float >= 1.18e-38 (float32's smallest normal: a subnormal one moves
+    nothing and is refused naming lr; a huge one makes the run ``Diverged`` or wander); ``link`` the
+    student's value link (None: the problem's, known to the learner as in the paper). The training
+    sample has ``problem.n_samples`` draws from the solve seed (n_samples·L·d at most MAX_SAMPLE_ENTRIES =
+    2**26 token entries, else refused by name); the
     start is (u0, v0) of the problem or uniform unit vectors from the seed. Converged
     (``Success``) when the Riemannian gradient's norm is at most ``tol`` (default 1e-6); a non-finite
     risk or gradient, or a step lr·gradient that overflows, is ``Diverged``; the cap (default 3000 steps)
@@ -66,7 +71,7 @@ class SphericalGD(Algorithm):
     link: str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "lr", check_positive("lr", self.lr))  # a Python float (np.float32 was kept)
+        object.__setattr__(self, "lr", check_step_size("lr", self.lr))  # a Python float (np.float32 was kept)
         if self.link is not None and (not isinstance(self.link, str) or self.link not in LINKS):
             raise ValueError(f"link must be None or one of {sorted(LINKS)}, got {self.link!r}")
         if self.link is not None:

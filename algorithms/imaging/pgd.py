@@ -34,7 +34,11 @@ from typing import Any
 
 import torch
 
-from algorithms._validation import check_positive, remember_validated, revalidate_if_reassigned
+from algorithms._validation import (
+    check_step_size,
+    remember_validated,
+    revalidate_if_reassigned,
+)
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.imaging._common import (
     _TINY,
@@ -56,7 +60,8 @@ __all__ = ["PnPPGD"]
 class PnPPGD(Algorithm):
     """PnP-PGD: a gradient step on the data fit (and the NPN term), then the prior's prox.
 
-    ``prior`` is the plug-and-play prior, ``lr`` (finite float > 0) the gradient step (one far above
+    ``prior`` is the plug-and-play prior, ``lr`` (finite float >= 1.18e-38, float32's smallest normal: a
+    subnormal step moves nothing and is refused) the gradient step (one far above
     2/‖H‖² makes the iterates blow up: ``Diverged``, not an error) and ``npn`` an :class:`NPN` term (None:
     plain PnP).
     """
@@ -67,7 +72,7 @@ class PnPPGD(Algorithm):
 
     def __post_init__(self) -> None:
         check_prior(self.prior)
-        object.__setattr__(self, "lr", check_positive("lr", self.lr))
+        object.__setattr__(self, "lr", check_step_size("lr", self.lr))
         check_npn(self.npn)
         remember_validated(self)
 

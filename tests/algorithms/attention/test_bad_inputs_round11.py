@@ -130,3 +130,16 @@ def test_thermodynamics_refuses_psi_beyond_float64():
     assert learnable(0.5, 1e308, 0.5) is False  # psi past float64: not learnable
     problem = SingleLocationProblem(d=6, L=3, gamma=0.6, beta=5e-324)
     assert locate_probability(problem, 0.5) == pytest.approx(1.0 / 3.0)
+
+
+def test_subnormal_step_sizes_are_refused():
+    """Held-out first run: SphericalGD/OverlapFlow (and imaging's PnPPGD) with lr = 5e-324 ran, moving
+    nothing (shared check_step_size: >= float32's smallest normal)."""
+    from algorithms.attention import OverlapFlow
+    from algorithms.imaging import PnPPGD, TVPrior
+
+    for make in (SphericalGD, OverlapFlow):
+        with pytest.raises(ValueError, match=r"\blr must be >= 1\.175e-38"):
+            make(lr=5e-324)
+    with pytest.raises(ValueError, match=r"\blr must be >= 1\.175e-38"):
+        PnPPGD(prior=TVPrior(0.1), lr=5e-324)
