@@ -286,6 +286,22 @@ def check_nonnegative(name: str, value: Any) -> float:
     return value
 
 
+#: the widest magnitudes a step size or a rate may take: a subnormal one (below float's smallest normal,
+#: 2.2e-308) has lost its precision, and past 1e300 its first product with a gradient or a sum overflows
+NORMAL_SCALE = (float(np.finfo(np.float64).tiny), 1e300)
+
+
+def check_normal_scale(name: str, value: float, what: str = "a step size or a rate") -> float:
+    """``value`` (a float already checked finite by the caller) of a normal magnitude, 0 allowed: a
+    subnormal (5e-324) or a magnitude past 1e300 (1e308) is refused by name; the value is returned."""
+    low, high = NORMAL_SCALE
+    if value != 0 and not low <= abs(value) <= high:
+        raise ValueError(f"{name} = {value!r} is outside the normal range of {what} "
+                         f"[{low:.3g}, {high:g}] in magnitude: a subnormal value has lost its precision and "
+                         f"a larger one overflows the first product it enters")
+    return value
+
+
 def check_positive(name: str, value: Any) -> float:
     """A finite real number > 0, as a float.
 

@@ -225,7 +225,8 @@ class Stats:
 
     Fields (an output container, filled by ``solve``): ``iterations`` (iterations taken, int >= 0),
     ``f_calls``, ``grad_calls``, ``hess_calls`` (objective, gradient and Hessian evaluations, ints >= 0),
-    ``linear_solves`` (linear systems solved, int >= 0) and ``wall_time`` (seconds of the run, a float
+    ``linear_solves`` (linear systems solved, int >= 0; every count at most 2**63 - 1) and ``wall_time``
+    (seconds of the run, a float
     >= 0; NaN until measured). Checked at construction and whenever a field is set afterwards, in
     subclasses too: every field annotated ``int`` is an int >= 0 (numpy ints stored as ints; a bool, a
     float, a str or an array is refused), every ``float`` field a real number stored as a float (NaN and
@@ -244,7 +245,7 @@ class Stats:
         # so was stats.iterations = -1 after construction: every field is checked whenever it is set
         kind = _field_types(type(self)).get(name)
         if kind == "int":
-            value = check_int_at_least(name, value, 0, size=False)
+            value = check_int_at_least(name, value, 0)  # a count: at most 2**63 - 1 (2**64 was stored)
         elif kind == "float":
             if isinstance(value, bool | np.bool_) or \
                     not isinstance(value, numbers.Real | np.integer | np.floating):
@@ -531,7 +532,14 @@ class IterationMonitor:
             self._bar = tqdm(total=total, desc=desc, leave=False)
 
     def record(self, **fields_: Any) -> bool:
-        """Store one iteration's record; return True when the callback asks to stop."""
+        """Store one iteration's record; return True when the callback asks to stop.
+
+        The fields are the method's own (any names and values: a diverging run records NaN or inf values);
+        an ``iteration`` field, when given, is the iteration count, an int >= 0 (-1, NaN, "0" or True were
+        stored as given).
+        """
+        if "iteration" in fields_:
+            check_int_at_least("iteration", fields_["iteration"], 0)
         if self.options.store_trace:
             self.trace.append(_snapshot(fields_))
         if self._bar is not None:
@@ -555,9 +563,9 @@ class IncompatibleAlgorithmError(TypeError):
 def _solve(problem: Problem, algorithm: Algorithm, options: SolveOptions) -> Solution:
     applicable = applicable_algorithms(type(problem))
     names = ", ".join(a.__name__ for a in applicable) or "none"
-    raise IncompatibleAlgorithmError(
-        f"{type(algorithm).__name__} cannot solve a {type(problem).__name__}; "
-        f"algorithms that apply to {type(problem).__name__}: {names}"
+    raise IncompatibleAlgorithmError(  # both arguments named: the message named only their types
+        f"{type(algorithm).__name__} cannot solve a {type(problem).__name__}: the algorithm does not apply "
+        f"to this problem; algorithms that apply to {type(problem).__name__}: {names}"
     )
 
 

@@ -121,7 +121,8 @@ def _gap_terms(lam: float, ghat: np.ndarray, D: np.ndarray) -> np.ndarray:
 def lcd2_gap(lam: Any, delta: Any, ghat: Any, D: Any) -> Any:
     """The model value minus f* at the candidate point, as a function of the multiplier λ.
 
-    ``lam`` is the multiplier λ >= 0, ``delta`` = f(x) − f*, ``ghat`` the gradient's coefficients in C's
+    ``lam`` is the multiplier λ >= 0 (any, subnormal and ``math.inf`` included: ∞ is the Newton limit
+    ĝᵢ²/(2Dᵢ)), ``delta`` = f(x) − f*, ``ghat`` the gradient's coefficients in C's
     eigenbasis and ``D`` C's eigenvalues (>= 0), numbers or arrays of one shape (numeric arrays are
     computed in float64: float32, float16 and integer entries are promoted).
 

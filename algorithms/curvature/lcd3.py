@@ -63,7 +63,8 @@ def lcd3_stepsize(delta: Any, G: Any, sqrt=math.sqrt) -> Any:
     ``sqrt`` is the square root applied (``math.sqrt``; ``sympy.sqrt`` for symbols).
 
     ``delta`` = f(x) − f* >= 0 and ``G`` = ‖∇f‖²_{C⁻¹} > 0 when they are numbers (sympy
-    expressions pass through).
+    expressions pass through); any such finite floats, subnormal or near float's maximum included, give the
+    formula's value (2Δ/G >= 1 clips the factor at 1: the Newton step).
 
     >>> lcd3_stepsize(0.5, 1.0)     # quadratic with C = Hessian: Δ = G/2 gives the Newton step
     1.0

@@ -42,9 +42,10 @@ __all__ = ["Polyak", "polyak_step"]
 def polyak_step(x: Any, g: Any, delta: Any, g_norm_sq: Any) -> Any:
     """``x − Δ/‖g‖² · g`` (numpy or sympy); ``g_norm_sq`` = ‖g‖² must be > 0 when it is a number.
 
-    ``delta`` = f(x) − f* (>= 0 when a number). ``x``, ``g``: numbers, non-empty array-likes of one shape
-    or sympy expressions; the result is float32 when ``x`` and ``g`` both are, else float64 (float16,
-    integer and mixed-precision arrays are promoted).
+    ``delta`` = f(x) − f* (>= 0 when a number). ``x``, ``g``: numbers, non-empty array-likes of one
+    shape or sympy expressions (any finite entries, subnormal or near float's maximum included: a step
+    that overflows is refused naming ``delta``); the result is float32 when ``x`` and ``g`` both are,
+    else float64 (float16, integer and mixed-precision arrays are promoted).
 
     >>> polyak_step(1.0, 2.0, 1.0, 4.0)
     0.5

@@ -745,6 +745,10 @@ def run_descent(
 # --------------------------------------------------------------------------- families
 
 
+#: the largest |entry| of the factories' data A and b (squares and products of larger ones overflow float64)
+MAX_DATA_SCALE = 1e150
+
+
 def _data(A: Any, b: Any, x0: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     A = as_float_matrix("A", A, allow_sparse=False)
     single = A.dtype == np.float32
@@ -755,6 +759,10 @@ def _data(A: Any, b: Any, x0: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         raise ValueError(f"A must have a nonzero entry (with A = 0 the objective is constant), "
                          f"got an all-zero matrix of shape {A.shape}")
     b = as_float_array("b", b, ndim=1)
+    for name, data in (("A", A), ("b", b)):  # squares of 1e300 overflow: the error blamed delta or L
+        if data.size and float(np.max(np.abs(data))) > MAX_DATA_SCALE:
+            raise ValueError(f"{name} has entries up to {float(np.max(np.abs(data))):.3g}, beyond "
+                             f"{MAX_DATA_SCALE:g}: the squared residuals overflow float64; rescale the data")
     if b.shape != (n,):  # the mismatch names both: A's rows or b's length may be the one that is off
         raise ValueError(f"A and b must agree: b must have shape ({n},) (one entry per row of A, shape "
                          f"{A.shape}), got {b.shape}")

@@ -225,7 +225,8 @@ class ForestPartition:
         """Global leaf ids, shape (m, n_trees): column b is the leaf of tree b (``name``: the argument's
         name in errors).
 
-        ``X`` is a finite real (m, n_features) array, m >= 1.
+        ``X`` is a finite real (m, n_features) array, m >= 1; a bool array is read as 0/1 features, as
+        scikit-learn's trees read it (any real dtype is read as float64).
         """
         X = _as_points(name, X, self.n_features)
         nodes = self.forest.apply(X.astype(np.float32))  # the dtype sklearn's trees route in

@@ -44,6 +44,7 @@ from algorithms._validation import (
     check_fits_memory,
     check_int_at_least,
     check_nonnegative,
+    check_normal_scale,
     check_positive,
     check_positive_int,
     check_seed,
@@ -114,7 +115,7 @@ def _vector(name: str, value: Any) -> np.ndarray:
 
 
 def _check_noise(sigma: Any, noise: Any) -> None:
-    check_nonnegative("sigma", sigma)
+    check_normal_scale("sigma", check_nonnegative("sigma", sigma), "a noise level")
     check_choice("noise", noise, NOISE_KINDS)
 
 
@@ -198,7 +199,8 @@ class MinimaxProblem(Problem):
     recorded stationarity measure ‖∇Φ(x_t)‖ and the stopping test. ``x0`` and ``y0`` are the
     finite 1-D starting points; the dtype of ``x0`` (float32 or float64; an integer or float16 array is
     promoted to float64) is the dtype of the iterates, and ``y0`` is converted to it.
-    ``sigma`` is a finite float >= 0 (0: the oracle is ``grad`` itself) and ``noise`` one of
+    ``sigma`` is a finite float >= 0 of a normal magnitude (0: the oracle is ``grad`` itself; at most
+    1e300, no subnormal) and ``noise`` one of
     ``NOISE_KINDS``.
     """
 
@@ -249,13 +251,13 @@ class BilevelProblem(Problem):
     ``lower_hvp(x, y, v, rng) -> (∇²_xy G·v, ∇²_yy G·v)`` (shapes of x and y); every oracle and ``grad_phi``
     returns arrays at least as precise as ``x0`` (a float32, float16 or integer output beside float64
     iterates is refused by name).
-    ``mu_g`` and ``l_g1`` are the strong-convexity and smoothness constants of g(x, ·); the
-    Neumann-series hypergradient scales by 1/l_g1 and Theorem 4.2 picks its length from both
-    (finite floats, 0 < mu_g <= l_g1). ``phi(x)`` is Φ(x) and ``grad_phi(x)`` its exact gradient
-    (the recorded stationarity measure and the stopping test); ``x0`` and ``y0`` are the finite 1-D
-    starting points (``x0``'s dtype, float32 or float64, is the iterates', and ``y0`` is converted to it;
-    an integer or float16 array is promoted to float64); ``sigma`` and
-    ``hessian_sigma`` are finite floats >= 0 and ``noise`` one of ``NOISE_KINDS``.
+    ``mu_g`` and ``l_g1`` are the strong-convexity and smoothness constants of g(x, ·); the Neumann-series
+    hypergradient scales by 1/l_g1 and Theorem 4.2 picks its length from both (finite floats, 0 < mu_g <=
+    l_g1, in [2.2e-308, 1e300]). ``phi(x)`` is Φ(x) and ``grad_phi(x)`` its exact gradient (the recorded
+    stationarity measure and the stopping test); ``x0`` and ``y0`` are the finite 1-D starting points
+    (``x0``'s dtype, float32 or float64, is the iterates', and ``y0`` is converted to it; an integer or
+    float16 array is promoted to float64); ``sigma`` and ``hessian_sigma`` are finite floats >= 0 (at most
+    1e300, no subnormal) and ``noise`` one of ``NOISE_KINDS``.
     """
 
     upper_grad: Callable[[np.ndarray, np.ndarray, np.random.Generator], tuple[Any, Any]]
@@ -283,12 +285,14 @@ class BilevelProblem(Problem):
             object.__setattr__(self, name, value)
         for name in ("mu_g", "l_g1"):
             # the shared check (a numpy float32 was refused as "must be a finite number > 0, got 1.0")
-            object.__setattr__(self, name, check_positive(name, getattr(self, name)))
+            object.__setattr__(self, name, check_normal_scale(name, check_positive(name, getattr(self, name)),
+                                                              "a curvature constant"))
         if self.mu_g > self.l_g1:
             raise ValueError(f"mu_g must be <= l_g1 (strong convexity below smoothness), got "
                              f"mu_g = {self.mu_g!r} > l_g1 = {self.l_g1!r}")
         _check_noise(self.sigma, self.noise)
-        check_nonnegative("hessian_sigma", self.hessian_sigma)
+        check_normal_scale("hessian_sigma", check_nonnegative("hessian_sigma", self.hessian_sigma),
+                           "a noise level")
         for name in ("sigma", "hessian_sigma"):  # np.float32 stored as a Python float
             object.__setattr__(self, name, float(getattr(self, name)))
 
@@ -352,8 +356,8 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
     """f(x, y) = cos x + c·x·y − y²/2 in one dimension (c = ``coupling``; c = 1 is Section 6.1).
 
     ``sigma`` (finite float >= 0) and ``noise`` (one of ``NOISE_KINDS``) are the oracle noise;
-    ``coupling`` a finite nonzero float; ``x0`` and ``y0`` the finite starting coordinates; ``dtype``
-    numpy float32 or float64.
+    ``coupling`` a finite nonzero float of a normal magnitude (in [2.2e-308, 1e300]); ``x0`` and
+    ``y0`` the finite starting coordinates; ``dtype`` numpy float32 or float64.
 
     y*(x) = c·x, Φ(x) = cos x + c²x²/2 and ∇Φ(x) = c²x − sin x. For c = 1 the minimizer x = 0
     is degenerate (Φ''(0) = 0, ∇Φ ≈ x³/6); for c² < 1 it is a nonconvex Φ with a local
@@ -368,6 +372,7 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
                         (("coupling", coupling), ("x0", x0), ("y0", y0)))
     if coupling == 0:
         raise ValueError("coupling must be nonzero (with c = 0, x and y decouple), got 0")
+    check_normal_scale("coupling", coupling, "a coupling")  # 5e-324 decoupled x and y in all but name
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
     c = float(coupling)
@@ -406,6 +411,7 @@ def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noi
     seed = check_seed(seed)
     check_nonnegative("reg", reg)
     mu_g, l_g1 = check_positive("mu_g", mu_g), check_positive("l_g1", l_g1)  # numpy scalars accepted
+    check_normal_scale("l_g1", l_g1, "a curvature constant")
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
     rng = np.random.default_rng(seed)

@@ -35,9 +35,10 @@ __all__ = ["StocBiO"]
 
 @dataclass(frozen=True)
 class StocBiO(Algorithm):
-    """stocBiO-style SGD: ``lr_x``, ``lr_y``, ``inner_steps`` in [1, 10**6], ``neumann_terms`` in [0, 10**6]
-    (0 keeps the series' first term only, the direct gradient; None: Theorem 4.2's choice for the iteration
-    cap)."""
+    """stocBiO-style SGD: ``lr_x``, ``lr_y`` (finite floats > 0 in [2.2e-308, 1e300]), ``inner_steps`` in [1,
+    10**6], ``neumann_terms`` in [0, 10**6] (0 keeps the series' first term only, the direct gradient;
+    None: Theorem 4.2's choice for the iteration cap).
+    """
 
     lr_x: float = 0.1
     lr_y: float = 0.5

@@ -704,10 +704,13 @@ class DynamicMatchoidMaximizer:
 class DynamicMatchoid(Algorithm):
     """The paper's dynamic algorithm over an :class:`UpdateStream` (see the module docstring).
 
-    ``eps`` in (0, 1); ``max_value`` the paper's MAX when known (None: guessed, by Appendix B's
-    parallel runs with ``max_guess="parallel"``, the default, or by our ``max_guess="current"``:
-    one run for the MAX valid now, rebuilt by Init when ⌈log₂ max f(v)⌉ changes, see the module
-    docstring); ``monotone`` selects Proposition 1.3's parameters.
+    ``eps`` in (0, 1), any real number in that open interval (a subnormal 5e-324 included: the guesses
+    then span float's whole range, which the claims probe); ``max_value`` the paper's MAX when known
+    (None: guessed, by Appendix B's parallel runs with ``max_guess="parallel"``, the default, or by our
+    ``max_guess="current"``: one run for the MAX valid now, rebuilt by Init when ⌈log₂ max f(v)⌉
+    changes, see the module docstring); ``monotone`` selects Proposition 1.3's parameters (f's
+    monotonicity is then sampled, see :class:`DynamicMatchoidMaximizer`). ``tol`` has no effect (the method
+    has no tolerance: ``solve`` warns); ``maxiters`` caps the updates processed.
 
     Retcodes: ``Success`` when every update of the stream was processed and every
     maintained solution S_t passed the matchoid's independence check; ``MaxIters`` when

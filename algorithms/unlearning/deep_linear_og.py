@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import torch
 
-from algorithms._validation import check_float_tensor
+from algorithms._validation import check_finite_data, check_float_tensor
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.unlearning.models import DeepLinear, check_model_dtype, effective_predictor
 from algorithms.unlearning.problem import UnlearningProblem, UnlearningStats, finish
@@ -108,6 +108,8 @@ def balanced_factorization(model: DeepLinear, predictor: torch.Tensor) -> torch.
     if not isinstance(model, DeepLinear):
         raise TypeError(f"model must be a DeepLinear network, got {type(model).__name__}")
     check_model_dtype(model)  # a float16 model: half-precision layout, silently
+    for key, param in model.named_parameters():  # a NaN-weight model was factorized as if it were valid
+        check_finite_data(f"model.{key}", param)
     if not isinstance(predictor, torch.Tensor) or predictor.shape != (model.in_features,):
         shape = tuple(predictor.shape) if isinstance(predictor, torch.Tensor) else type(predictor).__name__
         raise ValueError(f"predictor must be a torch tensor of shape ({model.in_features},), got {shape}")

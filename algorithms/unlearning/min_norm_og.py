@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_count, check_int_at_least, refuse_sparse
+from algorithms._validation import check_count, check_int_at_least, check_normal_scale, refuse_sparse
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.unlearning.problem import (
     UnlearningProblem,
@@ -72,6 +72,8 @@ def _check_lambda(name: str, value: Any) -> float:
                          f"{value!r}")
     if math.isnan(value) or value < 0:
         raise ValueError(f"{name} must be >= 0 (or math.inf to skip the projection), got {value!r}")
+    if math.isfinite(value):  # 5e-324 or 1e308: pass 0 or math.inf for the limits
+        check_normal_scale(name, float(value), "a regularization strength (0 and math.inf are the limits)")
     return float(value)
 
 
@@ -81,7 +83,8 @@ def orthogonal_gradient_step(theta: torch.Tensor, gradients: torch.Tensor, lam: 
     ``gradients`` has one gradient per row (k, d), in ``theta``'s dtype (float32 or float64; another
     dtype is refused by name, not mixed in); its span is found by an SVD (rank-revealing,
     so repeated or dependent gradients are fine); k = 0 rows (no gradients: Δ is free) gives
-    θ − θ/(1+λ). ``lam`` = ∞ returns θ unchanged.
+    θ − θ/(1+λ). ``lam`` = ∞ returns θ unchanged; a finite nonzero ``lam`` has a normal magnitude (in
+    [2.2e-308, 1e300]: 5e-324 or 1e308 are refused, 0 and ∞ are the limits).
 
     >>> import torch
     >>> theta = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
@@ -162,10 +165,12 @@ def strength_schedule(lambda_reg: float, gamma_reg: float, epochs: int, *, perio
 class MinNormOG(Algorithm):
     """MinNorm-OG with schedule ``lambda_schedule``, ``n_pert`` gradients per projection, step ``lr``.
 
-    ``lambda_schedule``: one λ >= 0 (or ``math.inf``: no projection) for every iteration, or a non-empty
+    ``lambda_schedule``: one λ >= 0 (or ``math.inf``: no projection; a finite nonzero λ in [2.2e-308,
+    1e300]) for every iteration, or a non-empty
     tuple (a list is kept as a tuple) of them, λ_t for iteration t, the last repeating;
     ``n_pert``: a positive int (at most the retain size is used) or None (all of D_r);
-    ``lr`` >= 0 (0: projections only); ``optimizer`` "sgd" or "adam".
+    ``lr`` >= 0 (0: projections only; else a normal magnitude in [2.2e-308, 1e300]); ``optimizer`` "sgd" or
+    "adam".
     """
 
     lambda_schedule: float | tuple[float, ...] = 0.0

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from algorithms._validation import check_nonnegative
+from algorithms._validation import check_nonnegative, check_normal_scale
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.unlearning.problem import UnlearningProblem, check_descent_hyperparameters, run_descent
 
@@ -33,7 +33,8 @@ __all__ = ["NegGradPlus"]
 class NegGradPlus(Algorithm):
     """Descent on J_r − ``alpha``·J_f from θ* with step ``lr``.
 
-    ``lr`` >= 0 and ``alpha`` >= 0 (finite): ``alpha = 0`` is plain descent on D_r and ``lr = 0`` a run
+    ``lr`` >= 0 and ``alpha`` >= 0 (finite; each 0 or a normal magnitude in [2.2e-308, 1e300]): ``alpha = 0``
+    is plain descent on D_r and ``lr = 0`` a run
     that stays at θ*, both valid limits rather than errors. No upper bound is imposed: a step that blows the
     parameters up ends ``Diverged``. ``optimizer`` is ``"sgd"`` or ``"adam"`` (the
     update applied to that gradient).
@@ -45,7 +46,8 @@ class NegGradPlus(Algorithm):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "lr", check_descent_hyperparameters(self.lr, self.optimizer))
-        object.__setattr__(self, "alpha", check_nonnegative("alpha", self.alpha))
+        object.__setattr__(self, "alpha", check_normal_scale("alpha", check_nonnegative("alpha", self.alpha),
+                                                             "a loss weight"))
 
 
 @_dispatch

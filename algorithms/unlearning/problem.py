@@ -41,7 +41,7 @@ import numpy as np
 import torch
 from torch.func import jacrev, vmap
 
-from algorithms._validation import as_real_tensor, refuse_sparse, remember_validated
+from algorithms._validation import as_real_tensor, check_normal_scale, refuse_sparse, remember_validated
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 from algorithms.nets.functional import flatten_params, functional_forward, module_params
 from algorithms.unlearning.models import DeepLinear, LinearModel, check_model_dtype, effective_predictor
@@ -537,7 +537,8 @@ def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOption
 
 
 def check_descent_hyperparameters(lr: Any, optimizer: Any) -> float:
-    """``lr`` finite and >= 0, ``optimizer`` one of "sgd", "adam" (shared by the iterative methods); returns
+    """``lr`` finite and >= 0 (0, or a normal magnitude in [2.2e-308, 1e300]), ``optimizer`` one of "sgd",
+    "adam" (shared by the iterative methods); returns
     ``lr`` as a float (an int 2**64 reached torch's optimizer as an int and its OverflowError)."""
     if isinstance(lr, bool) or not isinstance(lr, int | float | np.floating | np.integer):
         raise TypeError(f"lr must be a real number, got {type(lr).__name__}")
@@ -545,6 +546,7 @@ def check_descent_hyperparameters(lr: Any, optimizer: Any) -> float:
         raise ValueError(f"lr must be finite and >= 0, got {lr!r}")
     if not math.isfinite(lr) or lr < 0:
         raise ValueError(f"lr must be finite and >= 0, got {lr!r}")
+    check_normal_scale("lr", float(lr))  # 5e-324 (no step at all) and 1e308 (an overflowing one) were taken
     if optimizer not in ("sgd", "adam"):
         raise ValueError(f"optimizer must be one of ['adam', 'sgd'], got {optimizer!r}")
     return float(lr)

@@ -34,7 +34,8 @@ __all__ = ["Ridge"]
 class Ridge(Algorithm):
     """Ridge-regularized descent on D_r with weight ``lam``·``gamma``^t and step ``lr``.
 
-    ``lr`` >= 0, ``lam`` >= 0 (``lam = 0``: no ridge term, plain descent on D_r), ``gamma`` in (0, 1].
+    ``lr`` >= 0 (0 or a normal magnitude in [2.2e-308, 1e300]), ``lam`` >= 0 (``lam = 0``: no ridge term,
+    plain descent on D_r), ``gamma`` in (0, 1].
     ``optimizer`` is ``"sgd"`` or ``"adam"`` (the update applied to that gradient).
     """
 

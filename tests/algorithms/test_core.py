@@ -299,3 +299,21 @@ def test_round11_positional_options_named():
     with pytest.raises(TypeError, match="solve\\(\\) takes the options as keywords"):  # Python's own message
         solve(problem, DQP(backend="clarabel"), SolveOptions(maxiters=5))
     assert solve(problem, DQP(backend="clarabel"), **vars(SolveOptions(maxiters=5))).retcode.successful
+
+
+def test_heldout11_monitor_iterations_counts_and_incompatible_pairs_named():
+    import numpy as np
+
+    from algorithms import Stats
+    from algorithms.qp import QP
+    from algorithms.submodular import DynamicMatchoid
+
+    monitor = IterationMonitor(SolveOptions(store_trace=True), total=3)
+    for bad in (-1, float("nan"), "0", True):  # stored as given before
+        with pytest.raises((TypeError, ValueError), match="iteration"):
+            monitor.record(iteration=bad, value=1.0)
+    monitor.record(iteration=2, value=float("nan"))  # a diverging run's record: documented
+    with pytest.raises(ValueError, match=r"linear_solves must be <= 2\*\*63 - 1"):
+        Stats(linear_solves=2**64)
+    with pytest.raises(IncompatibleAlgorithmError, match="does not apply to this problem"):
+        solve(QP(P=np.eye(2), q=np.ones(2)), DynamicMatchoid())

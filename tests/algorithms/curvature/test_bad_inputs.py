@@ -543,3 +543,10 @@ def test_round11_gradient_precision_and_mixed_problem_dtypes():
     assert curvature.lp_regression(np.eye(2, dtype=np.float32), np.ones(2), p=3).dtype == np.float64
     single = curvature.lp_regression(np.eye(2, dtype=np.float32), np.ones(2, np.float32), p=3)
     assert single.dtype == np.float32
+
+
+def test_heldout11_factory_data_past_the_squares_range_named():
+    with pytest.raises(ValueError, match=r"^b has entries up to 1e\+300"):  # blamed delta
+        curvature.squared_huber(np.eye(2), np.full(2, 1e300))
+    with pytest.raises(ValueError, match=r"^A has entries up to 1e\+300"):  # blamed L
+        curvature.squared_norm_residual(np.full((2, 2), 1e300), np.ones(2))

@@ -347,9 +347,12 @@ def test_round9_overflowing_constants_sums_and_helpers():
     )
     from algorithms.hierarchical.ada_minimax import momentum_update
 
-    for alpha in (5e-324, 1e308):
-        a_t, lr_x, lr_y = ada_parameters(3, 1.0, 0.5, 2.0, lr_x=1.0, lr_y=1.0, alpha=alpha, gamma=1e308)
+    for alpha in (1e-300, 1e300):  # round 11: 5e-324 and 1e308 are refused by name (normal magnitudes only)
+        a_t, lr_x, lr_y = ada_parameters(3, 1.0, 0.5, 2.0, lr_x=1.0, lr_y=1.0, alpha=alpha, gamma=1e300)
         assert all(np.isfinite([a_t, lr_x, lr_y]))
+    for alpha in (5e-324, 1e308):
+        with pytest.raises(ValueError, match=r"^alpha = .* is outside the normal range"):
+            ada_parameters(3, 1.0, 0.5, 2.0, lr_x=1.0, lr_y=1.0, alpha=alpha, gamma=1.0)
     with pytest.raises(TypeError, match=r"^noise_sum must be a finite number >= 0, got bool"):
         ada_parameters(3, True, 0.0, 0.0, lr_x=1.0, lr_y=1.0, alpha=1.0, gamma=1.0)
     with pytest.raises(ValueError, match=r"^lower_sum must be a finite number >= 0, got an int past"):
@@ -487,3 +490,20 @@ def test_round11_low_precision_oracle_outputs_and_score_net_state():
         next(net.parameters()).fill_(float("nan"))
     with pytest.raises(ValueError, match=r"ScoreNet\.hidden\.weight contains NaN"):
         net(torch.zeros(5, 3, dtype=torch.float64))
+
+
+def test_heldout11_rates_and_constants_of_normal_magnitude():
+    from algorithms.hierarchical import SGDA, AdaBiO, AdaMinimax, StocBiO, TiAda, quadratic_bilevel
+
+    for make in (lambda v: SGDA(lr_x=v), lambda v: StocBiO(lr_x=v), lambda v: AdaBiO(alpha=v),
+                 lambda v: AdaMinimax(lr_y=v)):
+        for value in (5e-324, 1e308):  # accepted in silence at the first run
+            with pytest.raises(ValueError, match="is outside the normal range"):
+                make(value)
+    with pytest.raises(ValueError, match=r"^beta = 5e-324 is outside the normal range"):
+        TiAda(beta=5e-324)
+    with pytest.raises(ValueError, match=r"^l_g1 = 1e\+308 is outside the normal range"):
+        quadratic_bilevel(l_g1=1e308)
+    with pytest.raises(ValueError, match=r"^coupling = 5e-324 is outside the normal range"):
+        hierarchical.synthetic_minimax(coupling=5e-324)
+    assert AdaMinimax(lr_x=1e-300, lr_y=1e300).lr_y == 1e300  # the claims' boundaries stay valid

@@ -620,3 +620,17 @@ def test_round11_detached_model_schedule_cap_and_inference_mode_construction():
     with torch.inference_mode():  # the field record met "Inference tensors do not track version counter"
         problem = linear_task(6, 8, 2)
     assert solve(problem, MinNormOG()).retcode.successful
+
+
+def test_heldout11_step_sizes_strengths_of_normal_magnitude_and_nan_models():
+    for make in (lambda v: GradientDescent(lr=v), lambda v: NegGrad(lr=v), lambda v: Ridge(lr=v),
+                 lambda v: NegGradPlus(alpha=v), lambda v: MinNormOG(lambda_schedule=v)):
+        for value in (5e-324, 1e308):
+            with pytest.raises(ValueError, match="is outside the normal range"):
+                make(value)
+    assert GradientDescent(lr=0.0).lr == 0.0 and MinNormOG(lambda_schedule=math.inf).lam(0) == math.inf
+    net = DeepLinear(3, (2,), seed=0)
+    with torch.no_grad():
+        net.c.fill_(float("nan"))
+    with pytest.raises(ValueError, match=r"model\.c contains NaN"):  # factorized as if valid before
+        balanced_factorization(net, torch.ones(3, dtype=torch.float64))
