@@ -173,9 +173,16 @@ class _OnCheckedPoints:
         if len(args) != len(self.names):
             raise TypeError(f"{self.signature} takes {len(self.names)} argument(s), got {len(args)}")
         whose = f"the built-in {self.signature}'s dimension: x0 and y0 must keep theirs"
-        return self.fn(*((arg if arg is None and self.exact else _generator(arg)) if like is None
-                         else _point(name, arg, like, whose)
-                         for name, arg, like in zip(self.names, args, self.likes, strict=True)))
+        out = self.fn(*((arg if arg is None and self.exact else _generator(arg)) if like is None
+                        else _point(name, arg, like, whose)
+                        for name, arg, like in zip(self.names, args, self.likes, strict=True)))
+        parts = out if isinstance(out, tuple) else (out,)
+        with np.errstate(all="ignore"):
+            finite = all(np.all(np.isfinite(np.asarray(part, dtype=float))) for part in parts)
+        if not finite:  # a point of 1e300 answered inf in silence (a solve reports it as Diverged)
+            raise NonFinitePoint(f"{self.signature} overflows at this point: {self.names[0]} is too large in "
+                                 f"magnitude for the built-in formula (its value is not finite)")
+        return out
 
     def __repr__(self) -> str:
         return f"{self.signature} (built in, checked)"

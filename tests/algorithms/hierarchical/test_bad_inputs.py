@@ -507,3 +507,10 @@ def test_heldout11_rates_and_constants_of_normal_magnitude():
     with pytest.raises(ValueError, match=r"^coupling = 5e-324 is outside the normal range"):
         hierarchical.synthetic_minimax(coupling=5e-324)
     assert AdaMinimax(lr_x=1e-300, lr_y=1e300).lr_y == 1e300  # the claims' boundaries stay valid
+
+
+def test_heldout11_built_in_formulas_overflowing_at_a_point_named():
+    prob = hierarchical.synthetic_minimax()
+    with pytest.raises(ValueError, match=r"phi\(x\) overflows at this point: x is too large"):
+        with np.errstate(over="ignore"):
+            prob.phi(np.array([1e300]))  # answered inf in silence
