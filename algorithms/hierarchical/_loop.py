@@ -155,7 +155,10 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
         retcode, reason = RetCode.Diverged, str(exc)
     finally:
         monitor.close()
-    value = returned_scalar("phi(x)", problem.phi(x.copy())) if np.all(np.isfinite(x)) else float("nan")
+    try:
+        value = returned_scalar("phi(x)", problem.phi(x.copy())) if np.all(np.isfinite(x)) else float("nan")
+    except NonFinitePoint:  # a built-in phi overflowing at the last iterate: reported below as Diverged
+        value = float("inf")
     if not math.isfinite(value) and retcode is not RetCode.Diverged:  # non-finite means Diverged
         retcode, reason = RetCode.Diverged, f"phi(x) = {value!r} at the last iterate"
     original = {"y": y, "grad_phi_norm": np.asarray(norms), "reason": reason}
