@@ -286,6 +286,21 @@ def _real_value(value: Any) -> float:
     return to_float(value)  # an int past float's range as ±inf (float() raised OverflowError)
 
 
+def _finite_answer(x: Any) -> bool:
+    """False for a float (or float array/tensor) answer with a NaN or infinite entry; True for anything else
+    (a set, a tour, an int array, None): only a real-valued answer can be non-finite."""
+    if isinstance(x, float | np.floating):
+        return math.isfinite(x)
+    dtype = str(getattr(x, "dtype", ""))
+    if isinstance(x, np.ndarray) and x.dtype.kind == "f":
+        return bool(np.isfinite(x).all())
+    if dtype.startswith("torch.float") or dtype == "torch.bfloat16":
+        if str(getattr(x, "device", "")) == "meta":
+            return True
+        return bool(x.isfinite().all())
+    return True
+
+
 def _holds_complex(value: Any, depth: int = 0) -> bool:
     """A complex Python/numpy scalar, or a list/tuple holding one (nested up to 4 levels): ``x = 1j`` or
     ``[1j, 2]`` were stored though ``x`` is never complex."""
@@ -308,7 +323,8 @@ class Solution:
     Checked at construction (a public record): ``retcode`` a :class:`RetCode` or its name (``"Success"``
     is converted to ``RetCode.Success``); ``value`` a real number, stored as a float (a 0-d real array or
     tensor too), finite when ``retcode`` is ``Success`` (a Success never carries a NaN or infinite
-    objective); ``x`` anything a family returns, but never a complex array or tensor; ``stats`` a
+    objective); ``x`` anything a family returns, but never a str or a complex array or tensor, and with
+    finite entries when ``retcode`` is ``Success`` (a float array or tensor); ``stats`` a
     :class:`Stats`; ``trace`` a list; ``problem``/``algorithm`` a Problem/Algorithm or None. The same
     checks run whenever a field is set afterwards (``sol.retcode = "bogus"`` is refused).
     """
@@ -338,6 +354,9 @@ class Solution:
                               or _holds_complex(value)):
             raise TypeError(f"x must be real, got a complex {type(value).__name__} "
                             f"{getattr(value, 'dtype', value)!r:.60}")
+        elif name == "x" and isinstance(value, str | bytes):  # no family's answer is a str
+            raise TypeError(f"x must be the answer a family returns (an array, a tensor, a set, ...), got "
+                            f"{type(value).__name__} {value!r:.60}")
         elif name == "stats" and not isinstance(value, Stats):
             raise TypeError(f"stats must be a Stats, got {type(value).__name__}")
         elif name == "trace" and not isinstance(value, list):
@@ -346,12 +365,16 @@ class Solution:
             raise TypeError(f"problem must be a Problem or None, got {type(value).__name__}")
         elif name == "algorithm" and not (value is None or isinstance(value, Algorithm)):
             raise TypeError(f"algorithm must be an Algorithm or None, got {type(value).__name__}")
-        if name in ("retcode", "value"):
+        if name in ("retcode", "value", "x"):
             retcode = value if name == "retcode" else getattr(self, "retcode", None)
             objective = value if name == "value" else getattr(self, "value", 0.0)
             if retcode is RetCode.Success and not math.isfinite(objective):
                 raise ValueError(f"value must be finite with retcode Success (a Success never carries a NaN "
                                  f"or infinite objective), got {objective!r}")
+            answer = value if name == "x" else getattr(self, "x", None)
+            if retcode is RetCode.Success and not _finite_answer(answer):
+                raise ValueError("x must be finite with retcode Success (a Success never carries a NaN or "
+                                 f"infinite answer), got {type(answer).__name__} with non-finite entries")
         object.__setattr__(self, name, value)
 
     def __post_init__(self) -> None:

@@ -46,3 +46,16 @@ def test_a_fraction_is_a_real_number_for_the_shared_checks():
     from algorithms._validation import check_positive
 
     assert check_positive("lr", Fraction(1, 4)) == 0.25
+
+
+def test_a_success_never_carries_a_non_finite_or_str_answer():
+    from algorithms.core import Solution
+
+    sol = solve(_qp(), DQP(backend="clarabel"))
+    with pytest.raises(ValueError, match=r"x must be finite with retcode Success"):
+        sol.x = np.array([np.nan, 1.0])
+    with pytest.raises(TypeError, match=r"x must be the answer a family returns .* got str"):
+        sol.x = "abc"
+    with pytest.raises(ValueError, match=r"x must be finite with retcode Success"):
+        Solution(x=np.array([np.inf]), value=1.0, retcode="Success")
+    assert Solution(x=np.array([np.nan]), value=np.nan, retcode="Diverged").retcode.value == "Diverged"
