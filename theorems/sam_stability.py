@@ -2464,7 +2464,11 @@ def _sam_assumption_cases() -> list[Boundary]:
                  lambda: _sam.SAM(params(), lr=-tiny)),
         Boundary("training batch_size <= n", "batch_size", lambda: train(SGDTraining(lr=0.1, batch_size=4)),
                  lambda: train(SGDTraining(lr=0.1, batch_size=5))),
-        Boundary("SGD training lr > 0", "lr", lambda: SGDTraining(lr=tiny), lambda: SGDTraining(lr=0.0)),
+        # #43 round 11: the training algorithms' lr is at least float32's smallest normal (a subnormal step
+        # rounded to 0 and moved nothing); 1e-300 is now outside
+        Boundary("SGD training lr > 0", "lr", lambda: SGDTraining(lr=1.2e-38), lambda: SGDTraining(lr=0.0)),
+        Boundary("SGD training lr >= float32's smallest normal", "lr", lambda: SGDTraining(lr=1.2e-38),
+                 lambda: SGDTraining(lr=tiny)),
         Boundary("SAM training ρ >= 0", "rho", lambda: SAMTraining(rho=0.0), lambda: SAMTraining(rho=-tiny)),
         Boundary("SAM training batch_size >= 1", "batch_size", lambda: SAMTraining(batch_size=1),
                  lambda: SAMTraining(batch_size=0)),
@@ -2932,7 +2936,8 @@ register(Claim(
               " and by sam_effective_hessians; 1 <= batch_size <= n (radius and training); ρ >= 0, α > 0, η "
               "> 0; the documented batch laws and radius methods; a positive radius tol and maxiters >= 1; "
               "simulation steps >= 0 and replicates >= 1; noise s >= 0; a positive critical level; σ in [1, "
-              "n]; a positive GD step; SAM's ρ, lr >= 0; the training algorithms' lr > 0, ρ >= 0, batch_size"
+              "n]; a positive GD step; SAM's ρ, lr >= 0; the training algorithms' lr >= 1.18e-38 (float32's "
+              "smallest normal), ρ >= 0, batch_size"
               " >= 1; the parity task's in_features >= 2, init_scale > 0 and seed in [0, 2**64); a task "
               "holds at least one sample; a Hessian of at least 1 x 1; flat_hessian's theta a 1-D floating "
               "tensor; SAM's lr optional; perturbed_stationary_moment without PSD, and None (no moment) for "
