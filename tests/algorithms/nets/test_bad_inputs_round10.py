@@ -282,10 +282,20 @@ def test_empirical_loss_copies_x_for_the_model_and_refuses_a_random_one():
     loss = EmpiricalLoss(Writes(), X, torch.tensor([0, 1, 0, 1]))
     assert float(loss.value()) == float(loss.value())
     assert torch.equal(X, torch.ones(4, 2, dtype=torch.float64))
-    random = torch.nn.Sequential(torch.nn.Linear(2, 2, dtype=torch.float64), torch.nn.Dropout(0.5))
-    random.out_features = 2
+    class Drifts(torch.nn.Module):  # another answer at every call, whatever the global RNG's state
+        out_features = 2
+
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(2, 2, dtype=torch.float64)
+            self.calls = 0
+
+        def forward(self, x):
+            self.calls += 1
+            return self.lin(x) + self.calls
+
     with pytest.raises(ValueError, match="model must be deterministic"):
-        EmpiricalLoss(random, X, torch.tensor([0, 1, 0, 1]))
+        EmpiricalLoss(Drifts(), X, torch.tensor([0, 1, 0, 1]))
 
 
 def test_an_mlp_with_more_hidden_layers_than_its_cap_is_refused():
