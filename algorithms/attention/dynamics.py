@@ -35,7 +35,6 @@ from algorithms._validation import (
     check_seed,
     check_step_size,
     remember_validated,
-    revalidate_if_reassigned,
 )
 from algorithms.attention.problem import SingleLocationProblem, check_unit_vector, overlaps
 from algorithms.attention.risk import _locate_gap, _risk, _thermodynamics
@@ -185,7 +184,6 @@ def _state_risk(problem: SingleLocationProblem, state: np.ndarray) -> float:
 
 @_dispatch
 def _solve(problem: SingleLocationProblem, algorithm: OverlapFlow, options: SolveOptions) -> Solution:
-    revalidate_if_reassigned(algorithm)  # a hyperparameter set through object.__setattr__
     if problem.link != "linear":
         raise ValueError(f"problem.link must be 'linear' for OverlapFlow, got {problem.link!r}")
     u, v = initial_vectors(problem, options.seed or 0)

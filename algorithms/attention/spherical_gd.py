@@ -24,7 +24,6 @@ import torch
 from algorithms._validation import (
     check_step_size,
     remember_validated,
-    revalidate_if_reassigned,
 )
 from algorithms.attention.dynamics import initial_vectors
 from algorithms.attention.models import SoftmaxAttention
@@ -85,7 +84,6 @@ def _tangent(grad: torch.Tensor, point: torch.Tensor) -> torch.Tensor:
 
 @_dispatch
 def _solve(problem: SingleLocationProblem, algorithm: SphericalGD, options: SolveOptions) -> Solution:
-    revalidate_if_reassigned(algorithm)  # a hyperparameter set through object.__setattr__
     seed = options.seed or 0
     check_batch_memory("SphericalGD", "n_samples", problem.n_samples, problem)
     entries = problem.n_samples * problem.L * problem.d

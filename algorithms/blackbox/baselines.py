@@ -52,7 +52,6 @@ from algorithms._validation import (
     check_fits_memory,
     check_positive,
     remember_validated,
-    revalidate_if_reassigned,
 )
 from algorithms.blackbox.modular import RunResult, WorkflowPlan, finish, record_last_batch, run_workflow
 from algorithms.blackbox.problem import BlackBoxProblem, Evaluator
@@ -117,7 +116,6 @@ class ScipyDE(Algorithm):
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: ScipyDE, options: SolveOptions) -> Solution:
-    revalidate_if_reassigned(algorithm)   # a field replaced after construction
     from scipy.optimize import differential_evolution
 
     # scipy allocates its population (popsize·d rows of d) and trials up front: 10**9 raised its MemoryError
@@ -205,7 +203,6 @@ class CMAES(Algorithm):
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions) -> Solution:
-    revalidate_if_reassigned(algorithm)   # a field replaced after construction
     # pycma draws from numpy's global generator (seeded per run): two runs in two threads interleaved their
     # draws (the same seed gave two answers), so runs are serialized
     with _PYCMA_LOCK:
@@ -317,7 +314,6 @@ class PSO(Algorithm):
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: PSO, options: SolveOptions) -> Solution:
-    revalidate_if_reassigned(algorithm)   # a field replaced after construction
     plan = WorkflowPlan.parse(("init.uniform", "pop.20", "pso.inertia", "bc.clip", "sel.greedy"))
     hp = {"pso.inertia": {"w": algorithm.w, "c1": algorithm.c1, "c2": algorithm.c2}}
     ev = Evaluator(problem)
@@ -358,7 +354,6 @@ class RandomSearch(Algorithm):
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: RandomSearch, options: SolveOptions) -> Solution:
-    revalidate_if_reassigned(algorithm)   # a field replaced after construction
     ev = Evaluator(problem)
     rng = np.random.default_rng(options.seed)
     lo, hi = problem.lower.astype(float), problem.upper.astype(float)

@@ -48,7 +48,6 @@ from algorithms._validation import (
     check_finite_real,
     check_positive,
     remember_validated,
-    revalidate_if_reassigned,
     to_float,
 )
 from algorithms.blackbox.agents import HyperparameterController, WorkflowGenerator, check_agent_weights
@@ -344,7 +343,6 @@ class DesignX(Algorithm):
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: DesignX, options: SolveOptions) -> Solution:
-    revalidate_if_reassigned(algorithm)   # a field replaced after construction
     a1, a2 = _cached_agents(algorithm.checkpoint)
     rng = np.random.default_rng(options.seed)
     gen = torch.Generator().manual_seed(0 if options.seed is None else int(options.seed))

@@ -498,7 +498,6 @@ def finish(problem: BlackBoxProblem, ev: Evaluator, result: RunResult, options: 
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: ModularOptimizer, options: SolveOptions) -> Solution:
-    revalidate_if_reassigned(algorithm)   # a field replaced after construction
     rng = np.random.default_rng(options.seed)
     ev = Evaluator(problem)
     monitor = IterationMonitor(options, total=options.maxiters or 0, desc="ModularOptimizer")

@@ -34,7 +34,7 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 
-from algorithms._validation import check_positive, remember_validated, revalidate_if_reassigned
+from algorithms._validation import check_positive, remember_validated
 from algorithms.chance.ggdopt import ChanceStats, answer_feasibility
 from algorithms.chance.problem import ChanceConstrainedProblem, box_minimum, require_linear, unit_of
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
@@ -106,7 +106,6 @@ def finish_linear(
 
 @_dispatch
 def _solve(problem: ChanceConstrainedProblem, algorithm: SAAMILP, options: SolveOptions) -> Solution:
-    revalidate_if_reassigned(algorithm)
     linear = require_linear(problem, "SAAMILP")
     if options.maxiters == 0:
         return midpoint_solution(problem, options)

@@ -33,7 +33,6 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     remember_validated,
-    revalidate_if_reassigned,
 )
 from algorithms.chance.cvar import highs_options, linprog_retcode
 from algorithms.chance.problem import FEAS_TOL, ChanceConstrainedProblem, check_rho, require_linear, unit_of
@@ -87,7 +86,6 @@ class ScenarioResult:
 
 @_dispatch
 def _solve(problem: ChanceConstrainedProblem, algorithm: ScenarioApproach, options: SolveOptions) -> Solution:
-    revalidate_if_reassigned(algorithm)
     linear = require_linear(problem, "ScenarioApproach")
     if options.maxiters == 0:
         return midpoint_solution(problem, options)

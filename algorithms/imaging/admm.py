@@ -40,7 +40,6 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     remember_validated,
-    revalidate_if_reassigned,
 )
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.imaging._common import (
@@ -148,7 +147,6 @@ class PnPADMM(Algorithm):
 
 @_dispatch
 def _solve(problem: InverseProblem, algorithm: PnPADMM, options: SolveOptions) -> Solution:
-    revalidate_if_reassigned(algorithm)  # a hyperparameter set through object.__setattr__
     prediction = prepare(problem, algorithm.npn)
     H, beta = problem.operator, algorithm.penalty
     data_rhs = H.adjoint(problem.y)

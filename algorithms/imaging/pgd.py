@@ -37,7 +37,6 @@ import torch
 from algorithms._validation import (
     check_step_size,
     remember_validated,
-    revalidate_if_reassigned,
 )
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.imaging._common import (
@@ -107,7 +106,6 @@ class PnPPGD(Algorithm):
 
 @_dispatch
 def _solve(problem: InverseProblem, algorithm: PnPPGD, options: SolveOptions) -> Solution:
-    revalidate_if_reassigned(algorithm)  # a hyperparameter set through object.__setattr__
     prediction = prepare(problem, algorithm.npn)
     x = torch.zeros(problem.operator.image_shape, dtype=problem.y.dtype)
     maxiters, tol = options.iterations(500), options.tolerance(1e-5)

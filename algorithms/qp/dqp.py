@@ -80,7 +80,6 @@ from algorithms._validation import (
     check_positive,
     check_square_symmetric,
     remember_validated,
-    revalidate_if_reassigned,
     to_float,
 )
 from algorithms.core import (
@@ -2027,7 +2026,6 @@ def _forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor, backend: st
 
 @_dispatch
 def _solve(problem: QP, algorithm: DQP, options: SolveOptions) -> Solution:
-    revalidate_if_reassigned(algorithm)  # a hyperparameter set through object.__setattr__
     monitor = IterationMonitor(options, total=2, desc=f"dqp[{algorithm.backend}]")
     try:
         sol = forward(problem, algorithm, options, monitor=monitor)

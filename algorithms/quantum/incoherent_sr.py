@@ -50,7 +50,6 @@ from algorithms._validation import (
     _plain_number,
     check_int_at_least,
     remember_validated,
-    revalidate_if_reassigned,
     to_float,
 )
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
@@ -125,7 +124,6 @@ class IncoherentSR(Algorithm):
 
 @_dispatch
 def _solve(problem: PurestStateProblem, algorithm: IncoherentSR, options: SolveOptions) -> Solution:
-    revalidate_if_reassigned(algorithm)  # a hyperparameter set through object.__setattr__
     rng = np.random.default_rng(options.seed)
     dim = problem.dim
     m = copies_per_basis_for(dim, algorithm.copies_per_basis, algorithm.gap)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from algorithms._validation import remember_validated, revalidate_if_reassigned
+from algorithms._validation import remember_validated
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.quantum.estimators import (
     collision_statistic,
@@ -115,7 +115,6 @@ def _estimates(problem: PurestStateProblem, algorithm: UniformAllocation, share:
 
 @_dispatch
 def _solve(problem: PurestStateProblem, algorithm: UniformAllocation, options: SolveOptions) -> Solution:
-    revalidate_if_reassigned(algorithm)  # a hyperparameter set through object.__setattr__
     check_no_tol(options, "UniformAllocation")
     rng = np.random.default_rng(options.seed)
     stats = QuantumStats()
