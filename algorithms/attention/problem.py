@@ -40,7 +40,6 @@ from algorithms._validation import (
     physical_memory,
     refuse_sparse,
     remember_validated,
-    revalidate_if_reassigned,
 )
 from algorithms.core import Problem
 
@@ -170,11 +169,6 @@ class SingleLocationProblem(Problem):
                 vec = check_unit_vector(name, getattr(self, name), self.d)
                 object.__setattr__(self, name, tuple(float(x) for x in vec.tolist()))
         remember_validated(self)
-
-    def _check_unchanged(self) -> None:
-        """A field replaced since construction (``object.__setattr__`` on the frozen problem) or a tensor
-        field written in place: validated again before the solve runs it (the error names the field)."""
-        revalidate_if_reassigned(self)
 
     @property
     def torch_dtype(self) -> torch.dtype:

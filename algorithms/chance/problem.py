@@ -39,7 +39,6 @@ from algorithms._validation import (
     check_seed,
     check_takes,
     remember_validated,
-    revalidate_if_reassigned,
     to_float,
 )
 from algorithms.core import Problem
@@ -188,11 +187,6 @@ class ChanceConstrainedProblem(Problem):
                                float(as_float_array("known_optimum", self.known_optimum, ndim=0)))
         self._check_callables()
         remember_validated(self)
-
-    def _check_unchanged(self) -> None:
-        """Before each solve: no field of the problem or of its ``linear`` data was replaced after
-        construction with ``object.__setattr__`` (rho = 1.5 or three h_samples solved to Success)."""
-        revalidate_if_reassigned(self)   # its linear data too (nested), checked against f and g again
 
     @property
     def n(self) -> int:

@@ -19,7 +19,6 @@ from algorithms._validation import (
     check_shape,
     check_square_symmetric,
     remember_validated,
-    revalidate_if_reassigned,
 )
 from algorithms.core import Problem
 from algorithms.qp._threads import single_blas_thread
@@ -172,11 +171,6 @@ class QP(Problem):
         object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "_box_rows", None)
         remember_validated(self)
-
-    def _check_unchanged(self) -> None:
-        """A field replaced since construction (``object.__setattr__`` on the frozen problem) or a tensor
-        field written in place: validated again before the solve runs it (the error names the field)."""
-        revalidate_if_reassigned(self)
 
     def _check_dense_psd(self, P: np.ndarray, n: int) -> None:
         # a successful Cholesky factorization proves P ≻ 0 at a third of eigvalsh's cost (and is kept

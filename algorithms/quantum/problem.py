@@ -44,7 +44,6 @@ from algorithms._validation import (
     check_generator,
     check_nonnegative,
     remember_validated,
-    revalidate_if_reassigned,
 )
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 from algorithms.quantum.states import _count, _n_qubits_of, as_array, as_density_matrix
@@ -207,11 +206,6 @@ class PurestStateProblem(Problem):
         object.__setattr__(self, "copies", check_count("copies", self.copies, len(matrices)))
         object.__setattr__(self, "_purities", np.sum(np.abs(stacked) ** 2, axis=(1, 2)))
         remember_validated(self)
-
-    def _check_unchanged(self) -> None:
-        """A field replaced since construction (``object.__setattr__`` on the frozen problem) or a tensor
-        field written in place: validated again before the solve runs it (the error names the field)."""
-        revalidate_if_reassigned(self)
 
     @property
     def K(self) -> int:
