@@ -94,6 +94,7 @@ def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {array.shape}")
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name} contains NaN or inf entries")
+    check_entries_in_range(name, array)
     return array
 
 
@@ -168,7 +169,9 @@ def as_real_array(name: str, value: Any) -> np.ndarray:
                         f"(.astype(float) if 0/1 is meant)")
     if array.dtype.kind not in "iuf":
         raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
-    return array.astype(np.float64)
+    array = array.astype(np.float64)
+    check_entries_in_range(name, array)   # inf stays the caller's to allow (a bound), 1e300 is not
+    return array
 
 
 def as_float_matrix(name: str, value: Any, *, dtype=None, allow_sparse: bool = True):
@@ -275,7 +278,7 @@ def check_finite_real(name: str, value: Any) -> float:
     value = _check_real_scalar(name, value, "")
     if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value!r}")
-    return value
+    return check_working_range(name, value, scale=False)
 
 
 def check_nonnegative(name: str, value: Any) -> float:
@@ -283,23 +286,62 @@ def check_nonnegative(name: str, value: Any) -> float:
     value = _check_real_scalar(name, value, " >= 0")
     if not math.isfinite(value) or value < 0:
         raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
+    return check_working_range(name, value)
+
+
+#: The package's working range: one rule for every real number it takes (README, "Working range").
+#: Any real (a scalar or an array entry) is at most WORKING_MAX in magnitude: float32's largest number,
+#: the largest torch's default dtype holds (1e308 became inf in the first float32 tensor, or in the
+#: first product in float64). A positive scale (any value that must be > 0: a step size, a rate, a
+#: regularization weight, a noise level, a length scale, a tolerance) is at least WORKING_MIN, float32's
+#: smallest normal number: a smaller one (5e-324) rounds to 0 in float32 or has lost its precision, and
+#: a step of it moved nothing while the run reported progress. 0 stays allowed where the parameter allows it.
+WORKING_MAX = float(np.finfo(np.float32).max)    # 3.4028234663852886e+38
+WORKING_MIN = float(np.finfo(np.float32).tiny)   # 1.1754943508222875e-38
+
+
+def check_working_range(name: str, value: float, *, scale: bool = True) -> float:
+    """``value`` (a float already checked finite by the caller) inside the package's working range:
+    ``|value| <= WORKING_MAX`` and, for a positive scale (``scale=True``), 0 or ``|value| >= WORKING_MIN``;
+    else a ValueError naming ``name``. The value is returned.
+
+    >>> check_working_range("lr", 5e-324)
+    Traceback (most recent call last):
+    ...
+    ValueError: lr = 5e-324 is outside the package's working range: a positive scale must be >= 1.175e-38 ...
+    """
+    if abs(value) > WORKING_MAX:
+        raise ValueError(f"{name} = {value!r} is outside the package's working range: at most "
+                         f"{WORKING_MAX:.4g} in magnitude (float32's largest number; a larger one overflows "
+                         f"to inf in a float32 tensor or in its first product)")
+    if scale and value != 0 and abs(value) < WORKING_MIN:
+        raise ValueError(f"{name} = {value!r} is outside the package's working range: a positive scale must "
+                         f"be >= {WORKING_MIN:.4g} (float32's smallest normal number); a smaller one rounds "
+                         f"to 0 or has lost its precision")
     return value
 
 
-#: the widest magnitudes a step size or a rate may take: a subnormal one (below float's smallest normal,
-#: 2.2e-308) has lost its precision, and past 1e300 its first product with a gradient or a sum overflows
-NORMAL_SCALE = (float(np.finfo(np.float64).tiny), 1e300)
+def check_entries_in_range(name: str, array: Any) -> None:
+    """The finite entries of a data array (ndarray or tensor) at most :data:`WORKING_MAX` in magnitude,
+    else a ValueError naming ``name`` (NaN/inf entries are the caller's to refuse or allow)."""
+    if hasattr(array, "detach"):
+        import torch
 
-
-def check_normal_scale(name: str, value: float, what: str = "a step size or a rate") -> float:
-    """``value`` (a float already checked finite by the caller) of a normal magnitude, 0 allowed: a
-    subnormal (5e-324) or a magnitude past 1e300 (1e308) is refused by name; the value is returned."""
-    low, high = NORMAL_SCALE
-    if value != 0 and not low <= abs(value) <= high:
-        raise ValueError(f"{name} = {value!r} is outside the normal range of {what} "
-                         f"[{low:.3g}, {high:g}] in magnitude: a subnormal value has lost its precision and "
-                         f"a larger one overflows the first product it enters")
-    return value
+        try:
+            values = array.detach()
+            largest = float(values[torch.isfinite(values)].abs().max()) if values.numel() else 0.0
+        except (RuntimeError, ValueError):   # a vmap-batched tensor, an empty selection
+            return
+    else:
+        values = np.asarray(array)
+        if values.size == 0 or values.dtype.kind not in "fiu":
+            return
+        finite = values[np.isfinite(values)] if values.dtype.kind == "f" else values
+        largest = float(np.abs(finite).max()) if finite.size else 0.0
+    if largest > WORKING_MAX:
+        raise ValueError(f"{name} has an entry of magnitude {largest:.4g}, outside the package's working "
+                         f"range (at most {WORKING_MAX:.4g}: float32's largest number; a larger one "
+                         f"overflows to inf in a float32 tensor or in its first product)")
 
 
 def check_positive(name: str, value: Any) -> float:
@@ -313,7 +355,7 @@ def check_positive(name: str, value: Any) -> float:
     value = _check_real_scalar(name, value, " > 0")
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be > 0 and finite, got {value!r}")
-    return value
+    return check_working_range(name, value)
 
 
 #: the largest count numpy and torch can hold (int64): a size above it overflows inside them
@@ -330,21 +372,6 @@ def _check_representable(name: str, value: int) -> int:
     if value > INT64_MAX:  # numpy says "Maximum allowed dimension exceeded", torch "Overflow when unpacking"
         raise ValueError(f"{name} must be <= 2**63 - 1 (numpy's and torch's largest size), got {value!r}")
     return int(value)
-
-
-#: the smallest step size (learning rate) the training algorithms take: float32's smallest normal number
-STEP_MIN = 1.1754943508222875e-38
-
-
-def check_step_size(name: str, value: Any) -> float:
-    """A training algorithm's step size: a float > 0 and at least :data:`STEP_MIN` (1.18e-38, float32's
-    smallest normal number): a subnormal lr such as 5e-324 rounded every step to 0 and the run ended
-    ``MaxIters`` (or ``Success`` at the start) having moved nothing, in silence."""
-    value = check_positive(name, value)
-    if value < STEP_MIN:
-        raise ValueError(f"{name} must be >= {STEP_MIN:.4g} (float32's smallest normal number: a smaller "
-                         f"step rounds to 0 and moves nothing), got {value!r}")
-    return value
 
 
 def check_positive_int(name: str, value: Any) -> int:
@@ -636,6 +663,7 @@ def check_float_tensor(name: str, value: Any, *, ndim: int | None = None, allow_
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {tuple(value.shape)}")
     if not bool(torch.isfinite(value).all()):
         raise ValueError(f"{name} contains NaN or inf entries")
+    check_entries_in_range(name, value)
     return value
 
 
@@ -690,6 +718,7 @@ def as_real_tensor(name: str, value: Any, dtype: Any = None, *, allow_bool: bool
     tensor = tensor.to(dtype)
     if not bool(torch.isfinite(tensor).all()):
         raise ValueError(f"{name} contains NaN or inf entries")
+    check_entries_in_range(name, tensor)
     return tensor
 
 
@@ -901,6 +930,7 @@ def check_finite_data(name: str, value: Any) -> None:
         return
     if not finite:
         raise ValueError(f"{name} contains NaN or inf entries")
+    check_entries_in_range(name, value)
 
 
 def check_saved_hyperparameters(optimizer_class: Any, groups: Any, where: str) -> None:

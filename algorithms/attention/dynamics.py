@@ -32,8 +32,8 @@ import torch
 
 from algorithms._validation import (
     as_real_array,
+    check_positive,
     check_seed,
-    check_step_size,
     remember_validated,
 )
 from algorithms.attention.problem import SingleLocationProblem, check_unit_vector, overlaps
@@ -145,7 +145,7 @@ class OverlapFlow(Algorithm):
     lr: float = 0.05
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "lr", check_step_size("lr", self.lr))  # a Python float (np.float32 was kept)
+        object.__setattr__(self, "lr", check_positive("lr", self.lr))  # a Python float (np.float32 was kept)
         remember_validated(self)
 
 

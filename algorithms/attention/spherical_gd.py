@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import torch
 
 from algorithms._validation import (
-    check_step_size,
+    check_positive,
     remember_validated,
 )
 from algorithms.attention.dynamics import initial_vectors
@@ -70,7 +70,7 @@ class SphericalGD(Algorithm):
     link: str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "lr", check_step_size("lr", self.lr))  # a Python float (np.float32 was kept)
+        object.__setattr__(self, "lr", check_positive("lr", self.lr))  # a Python float (np.float32 was kept)
         if self.link is not None and (not isinstance(self.link, str) or self.link not in LINKS):
             raise ValueError(f"link must be None or one of {sorted(LINKS)}, got {self.link!r}")
         if self.link is not None:

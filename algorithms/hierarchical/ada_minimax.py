@@ -45,7 +45,6 @@ from algorithms._validation import (
     as_float_array,
     check_finite_real,
     check_int_at_least,
-    check_normal_scale,
     check_positive,
     to_float,
 )
@@ -59,7 +58,7 @@ __all__ = ["AdaMinimax", "ada_parameters", "check_rate", "momentum_update"]
 def check_rate(name: str, value: Any) -> float:
     """A step size, rate or exponent: a finite float > 0 of a normal magnitude, in [2.2e-308, 1e300] (a
     subnormal 5e-324 or a 1e308 was accepted; the claims' 1e-300 and 1e300 stay valid)."""
-    return check_normal_scale(name, check_positive(name, value))
+    return check_positive(name, value)
 
 
 def ada_parameters(t: int, noise_sum: float, previous_noise_sum: float, lower_sum: float, *,

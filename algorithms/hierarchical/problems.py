@@ -44,11 +44,11 @@ from algorithms._validation import (
     check_fits_memory,
     check_int_at_least,
     check_nonnegative,
-    check_normal_scale,
     check_positive,
     check_positive_int,
     check_seed,
     check_takes,
+    check_working_range,
     returned_pair,
 )
 from algorithms.core import Problem, rebuilt_by_factory
@@ -115,7 +115,7 @@ def _vector(name: str, value: Any) -> np.ndarray:
 
 
 def _check_noise(sigma: Any, noise: Any) -> None:
-    check_normal_scale("sigma", check_nonnegative("sigma", sigma), "a noise level")
+    check_nonnegative("sigma", sigma)
     check_choice("noise", noise, NOISE_KINDS)
 
 
@@ -292,14 +292,12 @@ class BilevelProblem(Problem):
             object.__setattr__(self, name, value)
         for name in ("mu_g", "l_g1"):
             # the shared check (a numpy float32 was refused as "must be a finite number > 0, got 1.0")
-            object.__setattr__(self, name, check_normal_scale(name, check_positive(name, getattr(self, name)),
-                                                              "a curvature constant"))
+            object.__setattr__(self, name, check_positive(name, getattr(self, name)))
         if self.mu_g > self.l_g1:
             raise ValueError(f"mu_g must be <= l_g1 (strong convexity below smoothness), got "
                              f"mu_g = {self.mu_g!r} > l_g1 = {self.l_g1!r}")
         _check_noise(self.sigma, self.noise)
-        check_normal_scale("hessian_sigma", check_nonnegative("hessian_sigma", self.hessian_sigma),
-                           "a noise level")
+        check_nonnegative("hessian_sigma", self.hessian_sigma)
         for name in ("sigma", "hessian_sigma"):  # np.float32 stored as a Python float
             object.__setattr__(self, name, float(getattr(self, name)))
 
@@ -379,7 +377,7 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
                         (("coupling", coupling), ("x0", x0), ("y0", y0)))
     if coupling == 0:
         raise ValueError("coupling must be nonzero (with c = 0, x and y decouple), got 0")
-    check_normal_scale("coupling", coupling, "a coupling")  # 5e-324 decoupled x and y in all but name
+    check_working_range("coupling", coupling)  # 5e-324 decoupled x and y in all but name
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
     c = float(coupling)
@@ -418,7 +416,7 @@ def quadratic_bilevel(dim_x: int = 3, dim_y: int = 4, *, sigma: float = 0.0, noi
     seed = check_seed(seed)
     check_nonnegative("reg", reg)
     mu_g, l_g1 = check_positive("mu_g", mu_g), check_positive("l_g1", l_g1)  # numpy scalars accepted
-    check_normal_scale("l_g1", l_g1, "a curvature constant")
+    check_working_range("l_g1", l_g1)
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
     rng = np.random.default_rng(seed)

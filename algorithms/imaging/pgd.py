@@ -35,7 +35,7 @@ from typing import Any
 import torch
 
 from algorithms._validation import (
-    check_step_size,
+    check_positive,
     remember_validated,
 )
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
@@ -71,7 +71,7 @@ class PnPPGD(Algorithm):
 
     def __post_init__(self) -> None:
         check_prior(self.prior)
-        object.__setattr__(self, "lr", check_step_size("lr", self.lr))
+        object.__setattr__(self, "lr", check_positive("lr", self.lr))
         check_npn(self.npn)
         remember_validated(self)
 

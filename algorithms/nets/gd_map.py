@@ -59,7 +59,6 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     check_seed,
-    check_step_size,
     check_takes,
     checked_fields,
     refuse_sparse,
@@ -830,7 +829,7 @@ class GDMap(Algorithm):
     @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
-        object.__setattr__(self, "lr", check_step_size("lr", self.lr))
+        object.__setattr__(self, "lr", check_positive("lr", self.lr))
 
 
 @_dispatch

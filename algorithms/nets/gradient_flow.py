@@ -94,7 +94,6 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
     check_positive_int,
-    check_step_size,
     checked_fields,
     revalidate_if_reassigned,
     store_plain_scalars,
@@ -528,7 +527,7 @@ class GradientDescentTraining(Algorithm):
     @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
-        check_step_size("lr", self.lr)
+        check_positive("lr", self.lr)
         record_times(self.t_end, self.n_records, self.spacing, self.t_first)
         with np.errstate(over="ignore"):
             ratio = float(self.t_end) / float(self.lr)

@@ -68,7 +68,6 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
     check_positive_int,
-    check_step_size,
     checked_fields,
     revalidate_if_reassigned,
     store_plain_scalars,
@@ -263,7 +262,7 @@ class LpPathNormTraining(Algorithm):
         # the parameters, their Adam moments and gradients (float64, a dozen width-sized arrays): 2**30 spent
         # half a minute allocating before it failed
         check_fits_memory("LpPathNormTraining", "width", self.width, 8.0 * 16 * self.width)
-        check_step_size("lr", self.lr)
+        check_positive("lr", self.lr)
         for name in ("smoothing", "smoothing_start"):   # ε² must be finite (1e308 gave a NaN penalty)
             if check_positive(name, getattr(self, name)) > 1e150:
                 raise ValueError(f"{name} must be <= 1e150 (its square enters the penalty), got "

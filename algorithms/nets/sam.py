@@ -55,7 +55,6 @@ from algorithms._validation import (
     check_positive_int,
     check_saved_hyperparameters,
     check_seed,
-    check_step_size,
     checked_fields,
     clone_tensors,
     revalidate_if_reassigned,
@@ -582,7 +581,7 @@ class SGDTraining(Algorithm):
     @checked_fields
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
-        object.__setattr__(self, "lr", check_step_size("lr", self.lr))   # 2**64 (an int) failed inside torch
+        object.__setattr__(self, "lr", check_positive("lr", self.lr))   # 2**64 (an int) failed inside torch
         check_positive_int("batch_size", self.batch_size)
 
 
@@ -608,7 +607,7 @@ class SAMTraining(Algorithm):
     def __post_init__(self) -> None:
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         # stored as Python numbers and a bool (numpy's np.True_ / np.int64 are accepted as such)
-        object.__setattr__(self, "lr", _check_rate("lr", check_step_size("lr", self.lr)))   # as SAM's
+        object.__setattr__(self, "lr", _check_rate("lr", check_positive("lr", self.lr)))   # as SAM's
         object.__setattr__(self, "rho", _check_rate("rho", self.rho))                       # [0, 1e10]
         object.__setattr__(self, "batch_size", check_positive_int("batch_size", self.batch_size))
         object.__setattr__(self, "normalize", check_bool("normalize", self.normalize))

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_count, check_int_at_least, check_normal_scale, refuse_sparse
+from algorithms._validation import check_count, check_int_at_least, check_working_range, refuse_sparse
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.unlearning.problem import (
     UnlearningProblem,
@@ -73,7 +73,7 @@ def _check_lambda(name: str, value: Any) -> float:
     if math.isnan(value) or value < 0:
         raise ValueError(f"{name} must be >= 0 (or math.inf to skip the projection), got {value!r}")
     if math.isfinite(value):  # 5e-324 or 1e308: pass 0 or math.inf for the limits
-        check_normal_scale(name, float(value), "a regularization strength (0 and math.inf are the limits)")
+        check_working_range(name, float(value))
     return float(value)
 
 

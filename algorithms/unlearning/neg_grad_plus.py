@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from algorithms._validation import check_nonnegative, check_normal_scale
+from algorithms._validation import check_nonnegative
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.unlearning.problem import UnlearningProblem, check_descent_hyperparameters, run_descent
 
@@ -46,8 +46,7 @@ class NegGradPlus(Algorithm):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "lr", check_descent_hyperparameters(self.lr, self.optimizer))
-        object.__setattr__(self, "alpha", check_normal_scale("alpha", check_nonnegative("alpha", self.alpha),
-                                                             "a loss weight"))
+        object.__setattr__(self, "alpha", check_nonnegative("alpha", self.alpha))
 
 
 @_dispatch

@@ -41,7 +41,7 @@ import numpy as np
 import torch
 from torch.func import jacrev, vmap
 
-from algorithms._validation import as_real_tensor, check_normal_scale, refuse_sparse, remember_validated
+from algorithms._validation import as_real_tensor, check_working_range, refuse_sparse, remember_validated
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 from algorithms.nets.functional import flatten_params, functional_forward, module_params
 from algorithms.unlearning.models import DeepLinear, LinearModel, check_model_dtype, effective_predictor
@@ -546,7 +546,7 @@ def check_descent_hyperparameters(lr: Any, optimizer: Any) -> float:
         raise ValueError(f"lr must be finite and >= 0, got {lr!r}")
     if not math.isfinite(lr) or lr < 0:
         raise ValueError(f"lr must be finite and >= 0, got {lr!r}")
-    check_normal_scale("lr", float(lr))  # 5e-324 (no step at all) and 1e308 (an overflowing one) were taken
+    check_working_range("lr", float(lr))  # 5e-324 (no step at all) and 1e308 (an overflowing one) were taken
     if optimizer not in ("sgd", "adam"):
         raise ValueError(f"optimizer must be one of ['adam', 'sgd'], got {optimizer!r}")
     return float(lr)
