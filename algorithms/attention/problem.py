@@ -106,12 +106,12 @@ def check_unit_vector(name: str, value, d: int, dtype=torch.float64) -> torch.Te
 class SingleLocationProblem(Problem):
     """A single-location regression instance and the learner's inverse temperature.
 
-    ``d`` (>= 2) the token dimension, ``L`` (>= 2) the sequence length, ``gamma`` in (0, 1) the
-    feature noise of the secret token, ``beta`` > 0 the normalised inverse temperature
-    (λ = β √d, which must be finite: a tiny β, even a denormal, is the uniform-attention limit, a huge one
-    the argmax limit), ``epsilon`` >= 0 the label noise (finite; labels with noise beyond ~1e150 overflow
-    the squared loss, and SphericalGD's run then ends ``Diverged``), ``link`` the link σ, ``variant`` the
-    data model,
+    ``d`` (>= 2) the token dimension, ``L`` (an int in [2, 2**63 − 1]) the sequence length, ``gamma`` in
+    (0, 1) the feature noise of the secret token, ``beta`` > 0 the normalised inverse temperature
+    (λ = β √d; β in the working range [1.18e-38, 3.4e38]: a tiny β is the uniform-attention limit, a huge one
+    the argmax limit), ``epsilon`` >= 0 the label noise (at most 3.4e38; labels with noise beyond ~1e150
+    overflow the squared loss, and SphericalGD's run then ends ``Diverged``), ``link`` the link σ,
+    ``variant`` the data model,
     ``n_samples`` the training-sample size used by :class:`~algorithms.attention.SphericalGD`,
     ``oracle_seed`` seeds the oracle directions (u*, v*), ``u0``/``v0`` optional unit starting
     vectors (else drawn uniformly on the sphere from the solve seed; stored as tuples of floats, a copy
@@ -141,16 +141,15 @@ class SingleLocationProblem(Problem):
         object.__setattr__(self, "d", check_count("d", self.d, 2))  # a dimension: vectors of d entries
         # the oracle's QR of a (d, 2) draw and the start vectors: refused before allocating (2**31 − 1 hung)
         check_fits_memory("SingleLocationProblem", "d", self.d, 64.0 * self.d)
-        # L − 1 = e^{αd} is allowed: no int64 cap
-        object.__setattr__(self, "L", check_int_at_least("L", self.L, 2, size=False))
+        # a count: at most 2**63 − 1 (the working range's cap; α = log(L − 1)/d is at most 43.7/d then)
+        object.__setattr__(self, "L", check_int_at_least("L", self.L, 2))
         gamma = check_positive("gamma", self.gamma)
         if not gamma < 1.0:
             raise ValueError(f"gamma must be in (0, 1) (feature noise of the secret token), got {gamma!r}")
         object.__setattr__(self, "gamma", gamma)
+        # in the working range λ = β√d is finite (β <= 3.4e38); a float32 λ past float32's range is handled
+        # by the softmax (tempered_softmax)
         object.__setattr__(self, "beta", check_positive("beta", self.beta))
-        if not math.isfinite(self.beta * math.sqrt(self.d)):  # λ = β√d = inf: NaN softmax weights
-            raise ValueError(f"beta must keep the inverse temperature λ = beta·√d finite, got beta = "
-                             f"{self.beta!r} with d = {self.d} (λ overflows float64)")
         object.__setattr__(self, "epsilon", check_nonnegative("epsilon", self.epsilon))
         object.__setattr__(self, "link", str(check_choice("link", self.link, LINKS)))
         object.__setattr__(self, "variant", str(check_choice("variant", self.variant, VARIANTS)))

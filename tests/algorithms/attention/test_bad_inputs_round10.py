@@ -30,11 +30,16 @@ def test_mean_field_risk_refuses_overlaps_with_no_gram_matrix():
 def test_spherical_gd_overflowing_step_is_diverged():
     """lr = 1e308: the step lr·gradient overflowed, the normalised point was 0 and the next record's
     overlaps raised 'u must be a unit vector' naming no argument of the call."""
+    import numpy as np
+
     from algorithms import RetCode, solve
     from algorithms.attention import SphericalGD
 
-    problem = SingleLocationProblem(d=8, L=4, gamma=0.6, n_samples=20)
-    sol = solve(problem, SphericalGD(lr=1e308), maxiters=5, seed=0)
+    # round 12: lr = 1e308 is past the working range; in float32 the top of the range overflows the step
+    with pytest.raises(ValueError, match=r"\blr = 1e\+308 is outside the package's working range"):
+        SphericalGD(lr=1e308)
+    problem = SingleLocationProblem(d=8, L=4, gamma=0.6, n_samples=20, dtype=np.float32)
+    sol = solve(problem, SphericalGD(lr=3.4e38), maxiters=5, seed=0)
     assert sol.retcode is RetCode.Diverged
 
 

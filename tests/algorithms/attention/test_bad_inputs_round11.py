@@ -2,6 +2,8 @@
 changed after construction through ``object.__setattr__`` was solved as it was (gamma = 2 met math's
 'domain error', a negative lr ran)."""
 
+import math
+
 import pytest
 
 from algorithms import solve
@@ -32,10 +34,13 @@ def test_denormal_beta_is_the_uniform_limit_not_zero():
     limit (L = 3: p = 1/3) is what a tiny β gives."""
     from algorithms.attention import locate_probability, overlap_velocity
 
-    tiny, denormal = (SingleLocationProblem(d=6, L=3, gamma=0.6, beta=b) for b in (1e-300, 5e-324))
-    assert locate_probability(denormal, 0.5) == pytest.approx(1.0 / 3.0)
-    assert locate_probability(denormal, 0.5) == pytest.approx(locate_probability(tiny, 0.5))
-    assert overlap_velocity(denormal, [0.5, 0.5, 0.0, 0.0])[1] == pytest.approx(0.18)
+    # round 12: a subnormal β is outside the working range (refused); its smallest normal β is the limit
+    with pytest.raises(ValueError, match=r"\bbeta = 5e-324 is outside the package's working range"):
+        SingleLocationProblem(d=6, L=3, gamma=0.6, beta=5e-324)
+    tiny, smallest = (SingleLocationProblem(d=6, L=3, gamma=0.6, beta=b) for b in (1e-30, 1.2e-38))
+    assert locate_probability(smallest, 0.5) == pytest.approx(1.0 / 3.0)
+    assert locate_probability(smallest, 0.5) == pytest.approx(locate_probability(tiny, 0.5))
+    assert overlap_velocity(smallest, [0.5, 0.5, 0.0, 0.0])[1] == pytest.approx(0.18)
 
 
 def test_link_refuses_nan_and_inf():
@@ -125,10 +130,13 @@ def test_thermodynamics_refuses_psi_beyond_float64():
     """Held-out first run: thermodynamics(1e308, 0.5) answered psi = inf (alpha/beta overflowed)."""
     from algorithms.attention import learnable, locate_probability, thermodynamics
 
-    with pytest.raises(ValueError, match=r"\balpha and beta give psi .* beyond float64"):
-        thermodynamics(1e308, 0.5)
-    assert learnable(0.5, 1e308, 0.5) is False  # psi past float64: not learnable
-    problem = SingleLocationProblem(d=6, L=3, gamma=0.6, beta=5e-324)
+    # round 12: α past the working range is refused by name; at its edges ψ is finite
+    for call in (lambda: thermodynamics(1e308, 0.5), lambda: learnable(0.5, 1e308, 0.5)):
+        with pytest.raises(ValueError, match=r"\balpha = 1e\+308 is outside the package's working range"):
+            call()
+    assert math.isfinite(thermodynamics(3.4e38, 1.2e-38)["psi"])
+    assert learnable(0.5, 3.4e38, 0.5) is False
+    problem = SingleLocationProblem(d=6, L=3, gamma=0.6, beta=1.2e-38)
     assert locate_probability(problem, 0.5) == pytest.approx(1.0 / 3.0)
 
 
@@ -139,7 +147,7 @@ def test_subnormal_step_sizes_are_refused():
     from algorithms.imaging import PnPPGD, TVPrior
 
     for make in (SphericalGD, OverlapFlow):
-        with pytest.raises(ValueError, match=r"\blr must be >= 1\.175e-38"):
+        with pytest.raises(ValueError, match=r"\blr = 5e-324 is outside the package's working range"):
             make(lr=5e-324)
-    with pytest.raises(ValueError, match=r"\blr must be >= 1\.175e-38"):
+    with pytest.raises(ValueError, match=r"\blr = 5e-324 is outside the package's working range"):
         PnPPGD(prior=TVPrior(0.1), lr=5e-324)

@@ -15,17 +15,24 @@ from algorithms.attention import (
 
 
 def test_overflowing_inverse_temperature_refused():
-    with pytest.raises(ValueError, match=r"beta must keep the inverse temperature"):
+    # round 12: past the working range (3.4e38), named as such
+    with pytest.raises(ValueError, match=r"\bbeta = 1e\+308 is outside the package's working range"):
         SingleLocationProblem(d=8, L=4, gamma=0.6, beta=1e308)
-    with pytest.raises(ValueError, match=r"beta must keep the inverse temperature"):
+    with pytest.raises(ValueError, match=r"\bbeta = 1e\+308 is outside the package's working range"):
         SoftmaxAttention(8, beta=1e308)
 
 
-def test_huge_finite_temperature_gives_the_argmax_limit():
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_huge_finite_temperature_gives_the_argmax_limit(dtype):
+    """β at the top of the working range: λ = β√d overflows float32 (inf · 0 gave NaN weights in silence
+    in a float32 model); the argmax limit, in either dtype."""
     X = torch.randn(5, 4, 8, dtype=torch.float64, generator=torch.Generator().manual_seed(0)) * 1e10
-    out = SoftmaxAttention(8, beta=1e300)(X)
+    X = X.to(dtype)
+    out = SoftmaxAttention(8, beta=3.4e38, dtype=dtype)(X)
     assert bool(torch.isfinite(out).all())
-    problem = SingleLocationProblem(d=8, L=4, gamma=0.6, beta=1e300)
+    assert torch.allclose(out, SoftmaxAttention(8, beta=1e30, dtype=dtype)(X))
+    problem = SingleLocationProblem(d=8, L=4, gamma=0.6, beta=3.4e38,
+                                    dtype=np.float32 if dtype == torch.float32 else np.float64)
     risk = monte_carlo_risk(problem, *problem.oracle(), n=50)
     assert all(np.isfinite(v) for v in risk.values())
 
