@@ -55,8 +55,11 @@ def _tensor_to_numpy(name: str, tensor: Any) -> np.ndarray:
     return tensor.detach().cpu().numpy()
 
 
-def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None) -> np.ndarray:
-    """``value`` as a finite float ndarray (float64 unless ``value`` is float32).
+def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None,
+                   check_range: bool = True) -> np.ndarray:
+    """``value`` as a finite float ndarray (float64 unless ``value`` is float32), its entries inside the
+    working range (``check_range=False`` for a value computed during a run, such as a user callable's
+    answer: a diverging run's gradient may grow past it, and the run reports ``Diverged``).
 
     >>> as_float_array("q", [1, 2]).dtype
     dtype('float64')
@@ -94,7 +97,8 @@ def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {array.shape}")
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name} contains NaN or inf entries")
-    check_entries_in_range(name, array)
+    if check_range:
+        check_entries_in_range(name, array)
     return array
 
 
@@ -131,8 +135,9 @@ def as_float64(name: str, array: np.ndarray) -> np.ndarray:
                         f"{exc}") from None
 
 
-def as_real_array(name: str, value: Any) -> np.ndarray:
-    """``value`` as a float64 ndarray of real numbers (inf/NaN allowed: the caller decides); strings,
+def as_real_array(name: str, value: Any, *, check_range: bool = True) -> np.ndarray:
+    """``value`` as a float64 ndarray of real numbers (inf/NaN allowed: the caller decides; finite entries
+    inside the working range unless ``check_range=False``, for a value computed during a run); strings,
     bools and complex entries refused by name (``np.asarray(value, dtype=float)`` would parse the first,
     count True as 1 and drop the imaginary part of the last).
 
@@ -170,7 +175,8 @@ def as_real_array(name: str, value: Any) -> np.ndarray:
     if array.dtype.kind not in "iuf":
         raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
     array = array.astype(np.float64)
-    check_entries_in_range(name, array)   # inf stays the caller's to allow (a bound), 1e300 is not
+    if check_range:
+        check_entries_in_range(name, array)   # inf stays the caller's to allow (a bound), 1e300 is not
     return array
 
 
@@ -912,9 +918,11 @@ def check_module_state(state_dict: Any, where: str = "state_dict") -> None:
             raise ValueError(f"{where}[{key!r}] contains NaN or inf entries")
 
 
-def check_finite_data(name: str, value: Any) -> None:
+def check_finite_data(name: str, value: Any, *, check_range: bool = True) -> None:
     """A data tensor (a model's input ``X``, targets ``y``, a probe ``vector``) without NaN/inf, else a
-    ValueError naming ``name``: torch propagates them into a NaN output or gradient in silence.
+    ValueError naming ``name``: torch propagates them into a NaN output or gradient in silence. Its
+    entries inside the working range unless ``check_range=False`` (a model's weights, which a diverging
+    run may grow past it).
 
     Skipped inside ``torch.func.vmap``, where a data-dependent check cannot run (the batched call's entry
     point checks the data it is given); a meta tensor is refused first (it holds no data).
@@ -930,7 +938,8 @@ def check_finite_data(name: str, value: Any) -> None:
         return
     if not finite:
         raise ValueError(f"{name} contains NaN or inf entries")
-    check_entries_in_range(name, value)
+    if check_range:
+        check_entries_in_range(name, value)
 
 
 def check_saved_hyperparameters(optimizer_class: Any, groups: Any, where: str) -> None:

@@ -161,7 +161,8 @@ class ConstrainedBOProblem(Problem):
     def _constraint_count_at_x_star(self) -> np.ndarray:
         """c(x_star), its length checked against ``n_constraints`` (10**9 with a c of one value
         was accepted, and failed only at the first evaluation of a solve)."""
-        cx = as_real_array("c(x_star)", call_user("c(x_star)", self.c, self.x_star.astype(self.bounds.dtype)))
+        cx = as_real_array("c(x_star)", call_user("c(x_star)", self.c, self.x_star.astype(self.bounds.dtype)),
+                           check_range=False)
         if cx.ndim > 1 or cx.size != self.n_constraints:
             raise ValueError(f"n_constraints = {self.n_constraints} does not match c: c(x_star) returned "
                              f"{cx.size} value(s) of shape {cx.shape}")
@@ -190,7 +191,8 @@ class ConstrainedBOProblem(Problem):
             value = self.c(centre)
         except Exception as exc:  # the user's function failed on a point of the box
             raise ValueError(f"c(x) failed at the centre of the box: {exc}") from exc
-        value = as_real_array("c(x)", value)  # complex values refused, not cut to their real part
+        # complex values refused, not cut to their real part
+        value = as_real_array("c(x)", value, check_range=False)
         if value.ndim > 1 or value.size == 0:
             raise ValueError(
                 f"c(x) must return a float or a 1-D array of m >= 1 values, got shape {value.shape}"
@@ -240,7 +242,7 @@ class ConstrainedBOProblem(Problem):
         if cons_raw is None or isinstance(cons_raw, str | bytes):
             raise TypeError(f"c(x) must return a float or an array of {self.n_constraints}, "
                             f"got {type(cons_raw).__name__}")
-        cons = np.atleast_1d(as_real_array("c(x)", cons_raw))
+        cons = np.atleast_1d(as_real_array("c(x)", cons_raw, check_range=False))
         if cons.shape != (self.n_constraints,):
             raise ValueError(f"c(x) must return n_constraints = {self.n_constraints} values, got shape "
                              f"{cons.shape}")

@@ -231,13 +231,14 @@ def _grid(bounds: np.ndarray, n_grid: int) -> np.ndarray:
 def _batch(name: str, g: Callable, X: np.ndarray) -> np.ndarray:
     """g at the rows of X as an (n, k) array, vectorized when g takes X; errors name ``name`` (f or c)."""
     try:
-        values = as_real_array(f"{name}(X)", g(X))
+        values = as_real_array(f"{name}(X)", g(X), check_range=False)
         # one value (or one row of values) per point: an (n, 2, 2) answer was flattened into (n, 4)
         if values.ndim in (1, 2) and values.shape[0] == X.shape[0]:
             return values.reshape(X.shape[0], -1)
     except Exception:   # g takes one point (or fails): per point, where its own errors are named
         pass
-    rows = [np.atleast_1d(as_real_array(f"{name}(x)", call_user(f"{name}(x)", g, x))) for x in X]
+    rows = [np.atleast_1d(as_real_array(f"{name}(x)", call_user(f"{name}(x)", g, x), check_range=False))
+            for x in X]
     shapes = {row.shape for row in rows}
     if len(shapes) != 1 or next(iter(shapes)) != (rows[0].size,):   # a matrix, or lengths that vary
         raise ValueError(f"{name}(x) must return a float or a 1-D array of one length at every point, got "
@@ -318,13 +319,13 @@ def constrained_minimum(
         return np.clip(lo + u * width, bounds[:, 0], bounds[:, 1])
 
     def f_value(x) -> float:
-        values = np.atleast_1d(as_real_array("f(x)", call_user("f(x)", f, x)))
+        values = np.atleast_1d(as_real_array("f(x)", call_user("f(x)", f, x), check_range=False))
         if values.size != 1:
             raise ValueError(f"f must return one float per point, got shape {values.shape}")
         return float(values[0])
 
     def c_value(x) -> np.ndarray:
-        return np.atleast_1d(as_real_array("c(x)", call_user("c(x)", c, x)))
+        return np.atleast_1d(as_real_array("c(x)", call_user("c(x)", c, x), check_range=False))
 
     order = np.flatnonzero(feasible)[np.argsort(f_values[feasible])]
     best_x, best_f = nodes[order[0]], float(f_values[order[0]])

@@ -333,7 +333,7 @@ class Evaluator:
         # the reported best point, so sol.x no longer had the value sol.value
         if self.problem.vectorized:
             # complex values refused, not cut
-            values = as_real_array("f(X)", call_user("f(X)", self.problem.f, rows.copy()))
+            values = as_real_array("f(X)", call_user("f(X)", self.problem.f, rows.copy()), check_range=False)
             # (k,), or (k, 1) one value per row: a (1, k) row (or (k, 2)) was flattened into k values
             if values.shape == (k, 1):
                 values = values[:, 0]

@@ -385,7 +385,7 @@ class CurvatureProblem(Problem):
         if shape != (self.dimension,):  # value(np.ones(3)) on a 2-d problem answered f's broadcast
             raise ValueError(f"x must have shape ({self.dimension},) (the problem's dimension), got "
                              f"{np.shape(x)}")
-        point = as_real_array("x", x)
+        point = as_real_array("x", x, check_range=False)  # an iterate: a diverging run's may pass 3.4e38
         if not np.all(np.isfinite(point)):
             raise ValueError(f"x must be finite, got {np.asarray(x).tolist()!r:.80}")
         return point.astype(self.dtype)
@@ -405,7 +405,7 @@ class CurvatureProblem(Problem):
         x = self._check_point(x)
         raw = self.grad(x)
         try:
-            g = as_real_array("grad(x)", raw)
+            g = as_real_array("grad(x)", raw, check_range=False)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"grad(x) must return a real array of shape ({self.dimension},), got "
                             f"{type(raw).__name__}") from exc
@@ -434,7 +434,7 @@ class CurvatureProblem(Problem):
         x = self._check_point(x)
         raw = self.curvature(x)
         try:
-            C = as_real_array("curvature(x)", raw)
+            C = as_real_array("curvature(x)", raw, check_range=False)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"curvature(x) must return an array: {exc}") from exc
         if C.shape not in ((d,), (d, d)):
@@ -885,13 +885,13 @@ def sum_of_squared_absolutely_convex(
 
     # shapes are checked at every call (a non-finite value is left to the solver: Diverged)
     def phi(x):
-        r = as_real_array("residuals(x)", residuals(x))
+        r = as_real_array("residuals(x)", residuals(x), check_range=False)
         if r.ndim != 1 or r.size == 0:
             raise ValueError(f"residuals(x) must return a non-empty vector (m,), got shape {r.shape}")
         return r
 
     def jac(x, m):
-        J = as_real_array("jacobian(x)", jacobian(x))
+        J = as_real_array("jacobian(x)", jacobian(x), check_range=False)
         if J.shape != (m, d):  # either callable may be the one that is off: both named
             raise ValueError(f"jacobian(x) must have shape ({m}, {d}) (m = len(residuals(x)) rows, d "
                              f"columns), got {J.shape}")

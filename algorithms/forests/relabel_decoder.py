@@ -125,7 +125,7 @@ def relabel_forest(partition: ForestPartition, embed: Callable[[np.ndarray], np.
     rows = np.vstack(samples)
     raw = embed(rows)
     try:
-        Z = as_real_array("embed(X)", raw)
+        Z = as_real_array("embed(X)", raw, check_range=False)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"embed must return a real array of embeddings, got {type(raw).__name__}") from exc
     if Z.ndim != 2 or Z.shape[0] != rows.shape[0] or not np.all(np.isfinite(Z)):

@@ -128,7 +128,7 @@ def _point(name: str, value: Any, like: np.ndarray, whose: str = "the problem's"
     """An oracle's ``x``/``y``/``v`` of ``like``'s shape, finite: a point of the wrong length reached the
     user's gradient (numpy broadcast it, or raised its own matmul error) and a NaN point answered NaN."""
     if not (isinstance(value, np.ndarray) and value.dtype.kind == "f"):
-        value = as_real_array(name, value).astype(like.dtype)
+        value = as_real_array(name, value, check_range=False).astype(like.dtype)  # an iterate: not bounded
     else:  # a copy: a user's oracle writing into its argument (x *= 100) moved the solver's iterate; in the
         # problem's dtype (a float32 point on a float64 problem reached the user's gradient as float32)
         value = value.astype(like.dtype)

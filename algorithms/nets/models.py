@@ -155,7 +155,7 @@ class _Network(CheckedStateModule):
             raise TypeError(f"{type(self).__name__}'s weights must be float32 or float64 (its dtype), got "
                             f"{dtype} (after .half() or .to(...)); convert the module with .double()")
         for name, p in self.named_parameters():   # NaN set in place answered NaN (skipped under vmap)
-            check_finite_data(f"the weight {name}", p)
+            check_finite_data(f"the weight {name}", p, check_range=False)
         if not isinstance(X, torch.Tensor):
             raise TypeError(f"X must be a torch.Tensor, got {type(X).__name__}")
         refuse_sparse("X", X)       # torch's conv1d/reshape failed naming nothing

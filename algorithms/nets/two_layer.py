@@ -161,7 +161,7 @@ class TwoLayerReLU(CheckedStateModule):
             raise TypeError(f"TwoLayerReLU's weights must be float32 or float64 (its dtype), got "
                             f"{self.W.dtype} (after .half() or .to(...)); convert the module with .double()")
         for name, p in self.named_parameters():
-            check_finite_data(f"the weight {name}", p)
+            check_finite_data(f"the weight {name}", p, check_range=False)
 
     def _check_X(self, X: Any, weight: torch.Tensor, source: str = "the model's parameters") -> None:
         if not isinstance(X, torch.Tensor):

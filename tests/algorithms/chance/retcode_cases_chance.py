@@ -17,7 +17,7 @@ CASES = [
     RetcodeCase("ggdopt-maxiters", lambda: (_problem(), TINY_GGDOPT, {"maxiters": 3}), RetCode.MaxIters),
     # an astronomically strong guidance throws the samples past the divergence bound
     RetcodeCase(
-        "ggdopt-diverged", lambda: (_problem(), replace(TINY_GGDOPT, beta=1e200), {}), RetCode.Diverged
+        "ggdopt-diverged", lambda: (_problem(), replace(TINY_GGDOPT, beta=1e30), {}), RetCode.Diverged
     ),
     RetcodeCase(
         "cvar-maxiters", lambda: (_problem(), CVaRApproximation(), {"maxiters": 1}), RetCode.MaxIters
