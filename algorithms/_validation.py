@@ -292,7 +292,7 @@ def check_nonnegative(name: str, value: Any) -> float:
     value = _check_real_scalar(name, value, " >= 0")
     if not math.isfinite(value) or value < 0:
         raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
-    return check_working_range(name, value)
+    return check_working_range(name, value, scale=False)  # 0 is valid: a tiny value acts as 0, harmlessly
 
 
 #: The package's working range: one rule for every real number it takes (README, "Working range").
@@ -301,7 +301,8 @@ def check_nonnegative(name: str, value: Any) -> float:
 #: first product in float64). A positive scale (any value that must be > 0: a step size, a rate, a
 #: regularization weight, a noise level, a length scale, a tolerance) is at least WORKING_MIN, float32's
 #: smallest normal number: a smaller one (5e-324) rounds to 0 in float32 or has lost its precision, and
-#: a step of it moved nothing while the run reported progress. 0 stays allowed where the parameter allows it.
+#: acts as the 0 the parameter excludes (a step of it moved nothing while the run reported progress).
+#: A parameter that may be 0 takes any value from 0 up to WORKING_MAX (a tiny one acts as its valid 0).
 WORKING_MAX = float(np.finfo(np.float32).max)    # 3.4028234663852886e+38
 WORKING_MIN = float(np.finfo(np.float32).tiny)   # 1.1754943508222875e-38
 
