@@ -497,7 +497,7 @@ _WG, _HC = WorkflowGenerator, HyperparameterController
 _META = {"device": "meta"}
 ROUND8 = [
     BadInput(BlackBoxProblem, lambda: BlackBoxProblem(lambda x: 0.0, ([-1e308, 0.0], [1e308, 1.0]), 5),
-             ValueError, ("bounds", "finite width"), "width-overflows"),
+             ValueError, ("bounds", "working range"), "width-overflows"),
     BadInput(CMAES, lambda: CMAES(sigma0=1e300), ValueError, ("sigma0",), "sigma0-huge"),
     # a bool among numbers in a list: numpy made it a float array, True a 1 (shared as_real_array)
     BadInput(decode_action, lambda: decode_action("pso.inertia", [True, 0.5, 0.5]), TypeError, ("action",),
@@ -657,10 +657,11 @@ def _sphere_problem(budget=50):
 ROUND9 = [
     # class 1: subnormal scales, and huge sizes refused by name before anything is built
     BadInput(bbob_problem, lambda: bbob_problem(1, 1, 2, 100, target_precision=5e-324), ValueError,
-             ("target_precision", "subnormal"), "precision-subnormal"),
+             ("target_precision", "working range"), "precision-subnormal"),
     BadInput(bbob_problem, lambda: bbob_problem(1, 1, 10**9, 100), ValueError, ("dim", "too large"),
              "dim-past-memory"),
-    BadInput(CMAES, lambda: CMAES(sigma0=5e-324), ValueError, ("sigma0", "subnormal"), "sigma0-subnormal"),
+    BadInput(CMAES, lambda: CMAES(sigma0=5e-324), ValueError, ("sigma0", "working range"),
+             "sigma0-subnormal"),
     BadInput(baselines._run_cmaes, lambda: solve(_sphere_problem(), CMAES(popsize=10**9), maxiters=1),
              ValueError, ("popsize", "too large"), "popsize-past-memory"),
     BadInput(ScipyDE, lambda: solve(_sphere_problem(), ScipyDE(popsize=10**9), maxiters=1), ValueError,
@@ -680,7 +681,7 @@ ROUND9 = [
     # class 2/3: inf points, scales whose products overflow, negative labels and coefficients
     BadInput(de_mutation, lambda: de_mutation("rand1", np.vstack([_X6[:5], [np.inf, 0.0]]), _Y6, _RNG(0)),
              ValueError, ("X", "inf"), "inf-point"),
-    BadInput(de_mutation, lambda: de_mutation("rand1", _X6, _Y6, _RNG(0), F1=1e308), ValueError,
+    BadInput(de_mutation, lambda: de_mutation("rand1", _X6, _Y6, _RNG(0), F1=3e38), ValueError,
              ("F1", "[0, 2]"), "f1-huge"),
     BadInput(ga_mutation, lambda: ga_mutation("gaussian", _X6, _LO, _HI, _RNG(0), sigma=1e308), ValueError,
              ("sigma", "overflows"), "sigma-overflows"),
@@ -729,14 +730,14 @@ def test_round9_bad_input(case):
 
 def test_round9_documented_edges_stay_valid():
     # boundary values the docstrings state as valid
-    assert SepCMAState.start(np.zeros(2), 1e150).sigma == 1e150
+    assert SepCMAState.start(np.zeros(2), 1e38).sigma == 1e38
     state = SepCMAState(np.zeros(2), 0.5, np.ones(2), np.zeros(2), np.zeros(2), np.int64(3))
     assert state.t == 3 and type(state.t) is int
     assert decode_action("cx.binomial", [math.inf]) == {"Cr": 1.0}   # clipped, as documented
     assert reduced_size("linear", 100, 4, 3.5) == 4 and reduced_size("linear", 100, 4, -1.0) == 100
     V = de_mutation("rand1", _X6, _Y6, _RNG(0), F1=2.0, F2=2.0)
     assert np.all(np.isfinite(V))
-    _, Vn = pso_update(_X6, np.zeros((6, 2)), _X6, _Y6, _LO, _HI, _RNG(0), w=1e300, c1=0.0, c2=1e300)
+    _, Vn = pso_update(_X6, np.zeros((6, 2)), _X6, _Y6, _LO, _HI, _RNG(0), w=3e38, c1=0.0, c2=3e38)
     assert np.all(np.abs(Vn) <= 0.2 * 2 + 1e-12)   # any size: the velocity clamp bounds the move
     # a swarm or batch larger than the budget is cut to it; tol is accepted and not used
     assert solve(_sphere_problem(30), PSO(swarm=10**9), maxiters=1).stats.f_calls <= 30
@@ -842,7 +843,7 @@ ROUND10_RECORDS = [
     BadInput(partners, lambda: partners(3, np.ma.masked_array(np.zeros(6, dtype=int), mask=[1] + [0] * 5),
                                         np.random.default_rng(0)), ValueError, ("groups", "masked"),
              "groups-masked"),
-    BadInput(ela_features, lambda: ela_features(np.full((60, 2), 1e308), np.zeros(60), np.zeros(2),
+    BadInput(ela_features, lambda: ela_features(np.full((60, 2), 3e38), np.zeros(60), np.zeros(2),
                                                 np.ones(2)), ValueError, ("X", "box"), "x-outside-box"),
     BadInput(save_agents, lambda: save_agents("/tmp", *load_agents()), ValueError, ("path", "directory"),
              "path-directory"),
@@ -993,16 +994,15 @@ def test_round11_scales_of_the_box_and_of_f():
     # a box of side 1e-200: the progress features' diagonal underflowed to 0 (a ZeroDivisionError)
     tiny = BlackBoxProblem(lambda x: float(x @ x), (-1e-200 * np.ones(2), 1e-200 * np.ones(2)), 200)
     assert solve(tiny, DesignX(), seed=0).retcode is RetCode.MaxIters
-    # f of size 1e200: y.std() overflowed and every landscape feature was NaN; they are scale-free
+    # f of size 1e38 (1e200 overflowed y.std(): every landscape feature was NaN); they are scale-free
     rng = np.random.default_rng(0)
     X = rng.random((40, 2))
     y = (X**2).sum(1)
-    assert np.allclose(ela_features(X, 1e200 * y, np.zeros(2), np.ones(2)),
+    assert np.allclose(ela_features(X, 1e38 * y, np.zeros(2), np.ones(2)),
                        ela_features(X, y, np.zeros(2), np.ones(2)))
-    # a box past float32 for the agents' features is refused by name before any evaluation
-    huge = BlackBoxProblem(lambda x: float(x @ x), (1e200 * np.ones(2), 2e200 * np.ones(2)), 200)
-    with pytest.raises(ValueError, match=r"^problem.bounds are too large for the agents"):
-        solve(huge, DesignX(), seed=0)
+    # a box past float32 (the agents read their features in float32): outside the working range, refused
+    with pytest.raises(ValueError, match=r"^bounds .*1e\+200, outside the package's working range"):
+        BlackBoxProblem(lambda x: float(x @ x), (1e200 * np.ones(2), 2e200 * np.ones(2)), 200)
 
 
 def test_round11_save_agents_unwritable_path(tmp_path):

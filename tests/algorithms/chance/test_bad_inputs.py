@@ -519,7 +519,7 @@ ROUND8 = [
     BadInput(ChanceConstrainedProblem, lambda: _ccp(h_samples=np.zeros((20, 0))), ValueError,
              ("h_samples", "d >= 1"), "no-uncertainty"),
     BadInput(ChanceConstrainedProblem, lambda: _ccp(lower=[-1e308, 0.0], upper=[1e308, 1.0]), ValueError,
-             ("lower", "finite width"), "width-overflows"),
+             ("lower", "working range"), "width-overflows"),
     BadInput(ScoreMLP.load_state_dict, lambda: _mlp().load_state_dict(_mlp().state_dict(), strict="no"),
              TypeError, ("strict",), "strict-str"),
     BadInput(ScoreMLP.load_state_dict, lambda: ScoreMLP(2, hidden=8).load_state_dict(_mlp().state_dict()),
@@ -579,7 +579,7 @@ def test_round8_python_types_and_solves_under_no_grad_and_inference_mode():
                  lambda: ReverseRun(torch.zeros(2, 1), 1, "completed")):
         r = make()
         assert r == r and r != make() and hash(r) == hash(r)
-    assert scenario.scenario_count(0.1, 2, 5e-324) == 14929   # -log(confidence): 1/5e-324 overflowed
+    assert scenario.scenario_count(0.1, 2, 1.2e-38) == 1787   # the smallest confidence of the working range
     small = GGDOpt(n_train_points=20, bootstrap_size=10, train_steps=5, hidden=8, n_samples=8, n_steps=3)
     lin = _lin()
     reference = solve(lin, small, seed=0)
@@ -617,14 +617,14 @@ _E = torch.eye(2, dtype=torch.float64)[None]
 
 ROUND9 = [
     # class 1: subnormal positive scales, huge sizes and physical scales refused by name
-    BadInput(VPSchedule, lambda: VPSchedule(beta_min=5e-324), ValueError, ("beta_min", "subnormal"),
+    BadInput(VPSchedule, lambda: VPSchedule(beta_min=5e-324), ValueError, ("beta_min", "working range"),
              "beta-min-subnormal"),
-    BadInput(ScoreMLP.forward, lambda: ScoreMLP(2, hidden=4, schedule=VPSchedule(t_min=1e-300))(
-        torch.tensor([[0.0, 0.0, 1e-300]], dtype=torch.float64)), ValueError, ("t", "too small"),
+    BadInput(ScoreMLP.forward, lambda: ScoreMLP(2, hidden=4, schedule=VPSchedule(t_min=1.2e-38))(
+        torch.tensor([[0.0, 0.0, 1.2e-38]], dtype=torch.float64)), ValueError, ("t", "too small"),
              "noise-scale-zero"),
     BadInput(first_order_guidance, lambda: first_order_guidance(G2, beta=5e-324), ValueError,
-             ("beta", "subnormal"), "beta-subnormal"),
-    BadInput(GGDOpt, lambda: GGDOpt(beta=1e-320), ValueError, ("beta", "subnormal"), "beta-subnormal"),
+             ("beta", "working range"), "beta-subnormal"),
+    BadInput(GGDOpt, lambda: GGDOpt(beta=1e-320), ValueError, ("beta", "working range"), "beta-subnormal"),
     BadInput(linear_gaussian_problem, lambda: linear_gaussian_problem(n=10**9), ValueError,
              ("n", "too large"), "n-hang"),
     BadInput(portfolio_var_problem, lambda: portfolio_var_problem(n_assets=10**9), ValueError,
@@ -650,7 +650,7 @@ ROUND9 = [
              ValueError, ("batch_size", "too large"), "batch-past-memory"),
     # class 2: products that overflow into NaN guidance
     BadInput(second_order_guidance, lambda: second_order_guidance(G2, _E, beta=2.0, sigma2=1e308), ValueError,
-             ("beta", "sigma2", "overflows"), "sigma2-overflows"),
+             ("sigma2", "working range"), "sigma2-overflows"),
     BadInput(first_order_guidance, lambda: first_order_guidance(G2 * 1e10, beta=1e300), ValueError,
              ("beta", "overflows"), "beta-overflows"),
     # class 4: a Python int past int64, a non-dtype, a meta time, a label that is no str
@@ -687,16 +687,17 @@ def test_round9_bad_input(case):
 
 def test_round9_documented_edges_stay_valid():
     # a huge Langevin snr or beta overflows the run: it ends "diverged" (documented), no Python OverflowError
-    for kw in ({"snr": 1e308, "beta": 1.0}, {"beta": 1e308}):
+    for kw in ({"snr": 3e38, "beta": 1.0}, {"beta": 3e38}):
         run = guided_reverse_sample(_gauss(), lambda z: z[:, 0], n_samples=4, guidance="first", n_steps=3,
                                     **kw)
         assert run.status == "diverged"
     # the documented ends stay valid
-    assert VPSchedule(t_min=1e-6).t_min == 1e-6 and VPSchedule(t_min=1e-300).t_min == 1e-300   # claim's edge
-    assert restricted_solution(_lin(), _lin().h_samples[:10], 1e308) is None   # a margin the box cannot meet
-    assert restricted_solution(_lin(), _lin().h_samples[:10], 2**64) is None   # an int past int64 as well
+    assert VPSchedule(t_min=1e-6).t_min == 1e-6
+    assert VPSchedule(t_min=1.2e-38).t_min == 1.2e-38   # the claims' edge
+    assert restricted_solution(_lin(), _lin().h_samples[:10], 3e38) is None   # a margin the box cannot meet
+    assert restricted_solution(_lin(), _lin().h_samples[:10], 2**64) is None   # an int past int64 too
     assert portfolio_var_problem(n_assets=2, n_samples=50, rho=0.1, var_limit=1e-6).n == 2
-    assert scenario_count(0.1, 2, 5e-324) == 14929
+    assert scenario_count(0.1, 2, 1.2e-38) == 1787
 
 
 # --- issue #43 round 9, phase 2 (heldout9's first run: chance's cases, swept by class) ----------------------
@@ -778,10 +779,10 @@ def test_round10_bad_input(case):
 
 
 def test_round10_train_score_stops_before_a_non_finite_step():
-    # data so large that the loss overflows: training ends on the non-finite loss, before its step, and
-    # the model keeps its (finite) parameters
-    model = ScoreMLP(2, hidden=4)
-    losses = train_score(model, torch.full((8, 2), 1e308, dtype=torch.float64), steps=3, batch_size=4)
+    # data so large that the (float32) loss overflows: training ends on the non-finite loss, before its
+    # step, and the model keeps its (finite) parameters
+    model = ScoreMLP(2, hidden=4, dtype=torch.float32)
+    losses = train_score(model, torch.full((8, 2), 3e38, dtype=torch.float32), steps=3, batch_size=4)
     assert len(losses) == 1 and not np.isfinite(losses[0])
     assert all(bool(torch.isfinite(p).all()) for p in model.parameters())
 
@@ -800,9 +801,9 @@ ROUND10_STATE = [
     BadInput(GaussianScore, lambda: _set(_gauss(), "var", torch.zeros(1, dtype=torch.float64)), ValueError,
              ("var", "> 0"), "var-zero"),
     BadInput(GaussianScore, lambda: _set(_gauss(), "mean", None), TypeError, ("mean",), "mean-none"),
-    # a std whose square overflows: an infinite variance gave a zero score everywhere, in silence
+    # a std past the working range (1e200: its square overflowed, a zero score everywhere in silence)
     BadInput(GaussianScore, lambda: GaussianScore([0.0], [1e200], VPSchedule()), ValueError,
-             ("std", "finite"), "std-squared-overflows"),
+             ("std", "working range"), "std-squared-overflows"),
 ]
 
 
@@ -1103,7 +1104,7 @@ FIRSTRUN11 = [
              "stats-huge-count"),
     BadInput(ggdopt.ChanceStats, lambda: ggdopt.ChanceStats(train_seconds=1e308), ValueError,
              ("train_seconds",), "stats-huge-seconds"),
-    BadInput(SAAMILP, lambda: SAAMILP(mip_rel_gap=1e308), ValueError, ("mip_rel_gap", "(0, 1]"), "gap-huge"),
+    BadInput(SAAMILP, lambda: SAAMILP(mip_rel_gap=3e38), ValueError, ("mip_rel_gap", "(0, 1]"), "gap-huge"),
 ]
 
 
