@@ -68,17 +68,22 @@ import numpy as np
 from plum import Dispatcher
 
 from algorithms._validation import (
+    WORKING_MAX,
+    WORKING_MIN,
     _plain_number,
     backend_cap,
     check_int_at_least,
     check_seed,
     check_takes,
+    check_working_range,
     remember_validated,
     revalidate_if_reassigned,
     to_float,
 )
 
 __all__ = [
+    "WORKING_MAX",
+    "WORKING_MIN",
     "Algorithm",
     "IncompatibleAlgorithmError",
     "IterationMonitor",
@@ -446,7 +451,8 @@ class SolveOptions:
                                 f"{self.tol!r}")
             if not (math.isfinite(to_float(self.tol)) and self.tol > 0):  # 10**400: OverflowError before
                 raise ValueError(f"tol must be a finite float > 0 or None, got {self.tol!r:.40}")
-            object.__setattr__(self, "tol", to_float(self.tol))  # np.float32 / Fraction stored as a float
+            # np.float32 / Fraction stored as a float, inside the working range (5e-324 or 1e300 refused)
+            object.__setattr__(self, "tol", check_working_range("tol", to_float(self.tol)))
         object.__setattr__(self, "seed", _checked_seed(self.seed))
         if self.callback is not None and not callable(self.callback):
             raise TypeError(f"callback must be callable or None, got {type(self.callback).__name__}")

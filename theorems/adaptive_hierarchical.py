@@ -54,6 +54,7 @@ import numpy as np
 import sympy
 
 from algorithms import RetCode, solve
+from algorithms.core import WORKING_MAX, WORKING_MIN
 from algorithms.hierarchical import (
     SGDA,
     AdaBiO,
@@ -123,7 +124,7 @@ COUPLING = math.sqrt(0.5)
 #: the rate claims fit the slope of T -> average of ‖∇Φ(x_t)‖, t <= T; margin 0.05 allows for
 #: the finite-T bias of the lower-order terms (the 1/T transient; the 1/√T term at high noise)
 MARGIN, MAX_WIDTH = 0.05, 0.15
-TINY_TOL = 1e-300  # the rate runs go the full horizon
+TINY_TOL = WORKING_MIN  # the smallest tolerance taken (README, working range): runs go the full horizon
 
 
 def _prefix_means(norms: np.ndarray, sizes: list[int]) -> list[float]:
@@ -291,8 +292,9 @@ def _assumption_cases() -> list[Boundary]:
                                                     np.random.default_rng(0))
 
     return [
-        Boundary("step sizes η_x > 0", "lr_x", lambda: AdaMinimax(lr_x=1e-300), lambda: AdaMinimax(lr_x=0.0)),
-        Boundary("step sizes η_y finite", "lr_y", lambda: AdaMinimax(lr_y=1e300),
+        Boundary("step sizes η_x > 0", "lr_x", lambda: AdaMinimax(lr_x=WORKING_MIN),
+                 lambda: AdaMinimax(lr_x=0.0)),
+        Boundary("step sizes η_y finite", "lr_y", lambda: AdaMinimax(lr_y=WORKING_MAX),
                  lambda: AdaMinimax(lr_y=math.inf)),
         Boundary("iteration counter t >= 1", "t", lambda: params(1), lambda: params(0)),
         Boundary("iteration counter an int", "t", lambda: params(2), lambda: params(2.0)),

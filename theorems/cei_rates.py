@@ -43,6 +43,7 @@ from algorithms.bayesopt import (
     rkhs_problem,
 )
 from algorithms.bayesopt.cei import CEIAskTell
+from algorithms.core import WORKING_MIN
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.assumptions import domain_outcome
 from theorems.core.certificates import CannotProve, Certificate, Method, Rejected
@@ -454,7 +455,8 @@ def _runs(
             out.append(
                 (
                     problem,
-                    solve(problem, algorithm, maxiters=iterations, seed=int(s), tol=1e-300, store_trace=True),
+                    solve(problem, algorithm, maxiters=iterations, seed=int(s), tol=WORKING_MIN,
+                          store_trace=True),
                 )
             )
     return out
@@ -1345,8 +1347,8 @@ def _check_test_problem(ctx: Context, *, algorithm_type: type[CEI] | None = None
         with threadpool_limits(limits=1, user_api="blas"):
             for s in range(seeds):
                 seed = 1000 * ctx.seed + s
-                sol = solve(make(initial=n_initial), algorithm, maxiters=iterations, seed=seed, tol=1e-300,
-                            store_trace=True)
+                sol = solve(make(initial=n_initial), algorithm, maxiters=iterations, seed=seed,
+                            tol=WORKING_MIN, store_trace=True)
                 initial.append(float(sol.trace[0]["regret"]))
                 final.append(float(sol.trace[-1]["regret"]))
         initial_arr, final_arr = np.array(initial), np.array(final)

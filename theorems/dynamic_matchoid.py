@@ -56,6 +56,7 @@ import sympy
 from hypothesis import strategies as st
 
 from algorithms import solve
+from algorithms.core import WORKING_MAX, WORKING_MIN
 from algorithms.submodular import (
     BruteForce,
     Coverage,
@@ -2142,16 +2143,16 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("brute force at most 30 elements", "elements", lambda: brute(30), lambda: brute(31)),
         # the dynamic algorithm
         Boundary("ε < 1", "eps", lambda: DynamicMatchoid(eps=below_one), lambda: DynamicMatchoid(eps=1.0)),
-        Boundary("ε > 0", "eps", lambda: maximizer(eps=5e-324), lambda: maximizer(eps=0.0)),
+        Boundary("ε > 0", "eps", lambda: maximizer(eps=WORKING_MIN), lambda: maximizer(eps=0.0)),
         Boundary("ε a real number", "eps", lambda: maximizer(eps=np.float32(0.5)),
                  lambda: maximizer(eps="0.5")),
         Boundary("ε not a bool", "eps", lambda: DynamicMatchoid(eps=0.5), lambda: DynamicMatchoid(eps=True)),
         Boundary("seed >= 0", "seed", lambda: maximizer(seed=0), lambda: maximizer(seed=-1)),
         Boundary("seed < 2**64", "seed", lambda: maximizer(seed=2**64 - 1), lambda: maximizer(seed=2**64)),
         Boundary("seed an int or None", "seed", lambda: maximizer(seed=None), lambda: maximizer(seed=1.0)),
-        Boundary("MAX > 0", "max_value", lambda: DynamicMatchoid(max_value=5e-324),
+        Boundary("MAX > 0", "max_value", lambda: DynamicMatchoid(max_value=WORKING_MIN),
                  lambda: DynamicMatchoid(max_value=0.0)),
-        Boundary("MAX finite", "max_value", lambda: maximizer(max_value=1e308),
+        Boundary("MAX finite", "max_value", lambda: maximizer(max_value=WORKING_MAX),
                  lambda: maximizer(max_value=math.inf)),
         Boundary("MAX a real number", "max_value", lambda: maximizer(max_value=2),
                  lambda: maximizer(max_value=True)),

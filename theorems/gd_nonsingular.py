@@ -29,6 +29,7 @@ from scipy.optimize import brentq
 from torch.func import functional_call, grad, jacrev, jvp, vmap
 
 from algorithms import RetCode, solve
+from algorithms.core import WORKING_MIN
 from algorithms.nets.functional import (
     flat_hessian,
     flat_hvp,
@@ -859,7 +860,7 @@ def _singular_steps_by_search(jac, fn: Objective, theta: torch.Tensor, lo: float
         if fa == 0.0:
             roots.append(a)
         elif fa * fb < 0:
-            roots.append(brentq(lambda e: probe(e)[1], a, b, xtol=1e-300, rtol=4 * EPS))
+            roots.append(brentq(lambda e: probe(e)[1], a, b, xtol=WORKING_MIN, rtol=4 * EPS))
     roots = np.unique(np.array(roots))
     scaled = np.array([probe(float(r))[0] / (1 + r * h_norm) for r in roots])
     return {"roots": roots, "h_norm": h_norm, "scaled_smin_at_roots": scaled, "evaluations": len(cache)}

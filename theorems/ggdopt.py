@@ -84,6 +84,7 @@ from algorithms.chance import (
     tweedie_mean,
 )
 from algorithms.chance.problem import box_minimum
+from algorithms.core import WORKING_MIN
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.assumptions import Boundary, boundary_outcome
 from theorems.core.certificates import Certificate, Method, Rejected
@@ -1421,11 +1422,12 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: off_by(1e-8, 0.0), lambda: off_by(above, 0.0)),
         Boundary("LP data reproduce g to within 1e-8·(1 + max|f| + max|g|), the tolerance included", "linear",
                  lambda: off_by(0.0, 1e-8), lambda: off_by(0.0, above)),
-        Boundary("inverse temperature β > 0", "beta", lambda: GGDOpt(beta=1e-300), lambda: GGDOpt(beta=0.0)),
+        Boundary("inverse temperature β > 0", "beta", lambda: GGDOpt(beta=WORKING_MIN),
+                 lambda: GGDOpt(beta=0.0)),
         # the VP schedule: t_min in (0, 0.5) (the reverse SDE stops at t_min), β_max > β_min
         Boundary("VP schedule t_min < 0.5", "t_min", lambda: VPSchedule(t_min=0.5 - tiny),
                  lambda: VPSchedule(t_min=0.5)),
-        Boundary("VP schedule t_min > 0", "t_min", lambda: VPSchedule(t_min=1e-300),
+        Boundary("VP schedule t_min > 0", "t_min", lambda: VPSchedule(t_min=WORKING_MIN),
                  lambda: VPSchedule(t_min=0.0)),
         Boundary("VP schedule β_max > β_min", "beta_max",
                  lambda: VPSchedule(beta_min=1.0, beta_max=1.0 + 1e-9),
@@ -1464,7 +1466,8 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("a diffusion time is a real number, not a string", "t",
                  lambda: schedule.check_time("t", 0.5), lambda: schedule.check_time("t", "0.5")),
         # GaussianScore's data law: std > 0 entrywise and of mean's shape (seed 6: `or` → `and` survived)
-        Boundary("GaussianScore std > 0", "std", lambda: GaussianScore([0.0, 1.0], [1.0, 1e-300], schedule),
+        Boundary("GaussianScore std > 0", "std",
+                 lambda: GaussianScore([0.0, 1.0], [1.0, WORKING_MIN], schedule),
                  lambda: GaussianScore([0.0, 1.0], [1.0, 0.0], schedule)),
         Boundary("GaussianScore std of mean's shape", "std",
                  lambda: GaussianScore([0.0, 1.0], [1.0, 2.0], schedule),

@@ -59,6 +59,7 @@ import sympy
 from hypothesis import strategies as st
 
 from algorithms import RetCode, solve
+from algorithms.core import WORKING_MIN
 from algorithms.curvature import (
     LCD1,
     LCD2,
@@ -1182,7 +1183,7 @@ def _check_rate(ctx: Context, *, sabotage: bool) -> Outcome:
         R2 = float(np.sum((prob.x0 - prob.x_star) ** 2))
         atol = _RATE_ATOL * max(1.0, prob.f0)
         for algo, name in ((LCD1(), "LCD1"), (LCD2(), "LCD2")):
-            sol = solve(prob, algo, maxiters=iters, tol=1e-300, store_trace=True)
+            sol = solve(prob, algo, maxiters=iters, tol=WORKING_MIN, store_trace=True)
             gaps = np.array([max(r["gap"], 0.0) if np.isfinite(r["value"]) else np.inf
                              for r in sol.trace])[1:]
             if gaps.size == 0:
@@ -1362,7 +1363,7 @@ def _check_monotone(ctx: Context, *, step_factor: float) -> Outcome:
         family, seed, scale = example
         prob = make_instance(family, seed, scale)
         with _scaled_step("lcd1", "lcd1_step", step_factor):
-            xs, trace = _iterates(prob, LCD1(), maxiters=iters, tol=1e-300)
+            xs, trace = _iterates(prob, LCD1(), maxiters=iters, tol=WORKING_MIN)
         for k in range(len(trace) - 1):
             fx, f_next = trace[k]["value"], trace[k + 1]["value"]
             required = _required_decrease(prob, xs[k])
@@ -1453,10 +1454,10 @@ def _check_lcd2_projection(ctx: Context, *, multiplier_factor: float = 1.0) -> O
         tally = counts.setdefault(family, {"steps_checked": 0, "newton_steps": 0, "with_C_nonzero": 0})
         _assert_fixed_at_optimum(prob, "lcd2_step", "multiplier", family)
         if multiplier_factor == 1.0:
-            xs, trace = _iterates(prob, LCD2(), maxiters=iters, tol=1e-300)
+            xs, trace = _iterates(prob, LCD2(), maxiters=iters, tol=WORKING_MIN)
         else:
             with _patched("lcd2", "lcd2_multiplier", wrap):
-                xs, trace = _iterates(prob, LCD2(), maxiters=iters, tol=1e-300)
+                xs, trace = _iterates(prob, LCD2(), maxiters=iters, tol=WORKING_MIN)
         for k in range(len(trace) - 1):
             info = trace[k + 1]  # the info of the step from x_k, recorded at x_{k+1}
             lam, beta = info["multiplier"], info["shift"]
@@ -1592,10 +1593,10 @@ def _check_lcd3_projection(ctx: Context, *, stepsize_factor: float = 1.0) -> Out
         tally = counts.setdefault(family, {"steps_checked": 0, "newton_steps": 0})
         _assert_fixed_at_optimum(prob, "lcd3_step", "stepsize", family)
         if stepsize_factor == 1.0:
-            xs, trace = _iterates(prob, LCD3(), maxiters=iters, tol=1e-300)
+            xs, trace = _iterates(prob, LCD3(), maxiters=iters, tol=WORKING_MIN)
         else:
             with _patched("lcd3", "lcd3_stepsize", wrap):
-                xs, trace = _iterates(prob, LCD3(), maxiters=iters, tol=1e-300)
+                xs, trace = _iterates(prob, LCD3(), maxiters=iters, tol=WORKING_MIN)
         for k in range(len(trace) - 1):
             info = trace[k + 1]  # the info of the step from x_k, recorded at x_{k+1}
             t = info.get("stepsize", 0.0)
@@ -1770,10 +1771,10 @@ def _check_scale_invariance(ctx: Context, *, sabotage: bool = False) -> Outcome:
         methods = _methods_for(family)
         mismatches = []
         for name, algo in methods.items():
-            want, _ = _iterates(prob, algo, maxiters=iters, tol=1e-300)
+            want, _ = _iterates(prob, algo, maxiters=iters, tol=WORKING_MIN)
             for beta in _SCALES:
                 with _absolute_cutoff() if sabotage else contextlib.nullcontext():
-                    got, _ = _iterates(_scaled_problem(prob, beta), algo, maxiters=iters, tol=1e-300)
+                    got, _ = _iterates(_scaled_problem(prob, beta), algo, maxiters=iters, tol=WORKING_MIN)
                 if got.shape != want.shape:
                     mismatches.append(f"{name} on {family}, β = 2^{np.log2(beta):+.0f}: {got.shape[0]} "
                                       f"iterates against {want.shape[0]} for f")
@@ -1801,7 +1802,7 @@ def _check_scale_invariance(ctx: Context, *, sabotage: bool = False) -> Outcome:
                     try:
                         # x_star dropped: the constructor's check of f(x_star) = f* is relative to f(x0)
                         start = replace(scaled, x0=gamma * want[k], x_star=None)
-                        got, got_trace = _iterates(start, algo, maxiters=1, tol=1e-300)
+                        got, got_trace = _iterates(start, algo, maxiters=1, tol=WORKING_MIN)
                     except ValueError as exc:  # e.g. LCD2 without the f* the constructor should have found
                         mismatches.append(f"{name} on {family} with data × 2^{np.log2(gamma):+.0f}: {exc}")
                         break

@@ -49,6 +49,7 @@ import torch
 from hypothesis import strategies as st
 
 from algorithms import RetCode, solve
+from algorithms.core import WORKING_MAX, WORKING_MIN
 from algorithms.imaging import (
     NPN,
     Blur,
@@ -980,12 +981,12 @@ def _agree_test(with_network_term: bool):
                      f"{name}: Solution.value = {sol.value:.12g}, F(x̂) = {value:.12g}")
             found[name] = figure(gap, floor=1e-17)
             # the horizon: maxiters = k with a tolerance no step meets (1e-300): k iterations, MaxIters
-            short = solve(problem, algorithm, tol=1e-300, maxiters=_HORIZON)
+            short = solve(problem, algorithm, tol=WORKING_MIN, maxiters=_HORIZON)
             _require(short.retcode is RetCode.MaxIters and short.stats.iterations == _HORIZON,
                      f"{name} with maxiters = {_HORIZON}, tol = 1e-300: {short.retcode} after "
                      f"{short.stats.iterations}")
         xs = _iterates(replace(theory, problem=problem), _HORIZON)
-        short = solve(problem, theory.algorithm, tol=1e-300, maxiters=_HORIZON)
+        short = solve(problem, theory.algorithm, tol=WORKING_MIN, maxiters=_HORIZON)
         _require(_norm(torch.from_numpy(short.x) - xs[-1]) <= _ROUNDING * _norm(xs[-1]),
                  f"PnPPGD after maxiters = {_HORIZON} is not the {_HORIZON}-th iterate of its own step")
         # the priors act image by image on a batch (*batch, h, w): prox and value of a stack are the stack
@@ -1182,7 +1183,7 @@ def _tolerance_edges(theory: _Theory) -> list[str]:
                             (PnPADMM(prior=theory.algorithm.prior, npn=theory.algorithm.npn),
                              ("primal_residual", "residual"))):
         name = type(algorithm).__name__
-        free = solve(theory.problem, algorithm, tol=1e-300, maxiters=6, store_trace=True)
+        free = solve(theory.problem, algorithm, tol=WORKING_MIN, maxiters=6, store_trace=True)
         residuals = [max(row[key] for key in keys) for row in free.trace if row.get("iteration", 0) >= 1]
         k = next((i for i in range(1, len(residuals)) if residuals[i] < min(residuals[:i])), None)
         if k is None:
@@ -1355,7 +1356,7 @@ def _admm_tv_recursion(theory: _Theory) -> list[str]:
             x = admm.x_step(problem, x, data + beta * (z - u))
             z_new = TVPrior(_ADMM_TV_WEIGHT).prox(x + u, 1.0 / beta)
             u, z = u + x - z_new, z_new
-        short = solve(problem, admm, tol=1e-300, maxiters=3)
+        short = solve(problem, admm, tol=WORKING_MIN, maxiters=3)
         gap = _norm(torch.from_numpy(short.x) - z) / _norm(z)
         if short.retcode is not RetCode.MaxIters or not gap <= _ROUNDING:
             wrong.append(f"PnPADMM with TV at β = {beta}: after 3 iterations ({short.retcode.value}) z is "
@@ -1754,7 +1755,7 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("matrix rows >= 1", "matrix", lambda: MatrixOperator(torch.ones(1, 16, dtype=DT), shape),
                  lambda: MatrixOperator(torch.ones(0, 16, dtype=DT), shape)),
         Boundary("finite matrix", "matrix",
-                 lambda: MatrixOperator(torch.full((1, 16), 1e300, dtype=DT), shape),
+                 lambda: MatrixOperator(torch.full((1, 16), WORKING_MAX, dtype=DT), shape),
                  lambda: MatrixOperator(torch.full((1, 16), math.nan, dtype=DT), shape)),
         Boundary("Hadamard h·w a power of two", "image_shape",
                  lambda: SubsampledHadamard((2, 4), 0.5, seed=0),
@@ -1773,7 +1774,7 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("CT images square", "image_shape", lambda: Radon(shape, [0.0]),
                  lambda: Radon((4, 8), [0.0])),
         Boundary("CT angles non-empty", "angles", lambda: Radon(shape, [90.0]), lambda: Radon(shape, [])),
-        Boundary("CT angles finite", "angles", lambda: Radon(shape, [1e300]),
+        Boundary("CT angles finite", "angles", lambda: Radon(shape, [WORKING_MAX]),
                  lambda: Radon(shape, [math.nan])),
         Boundary("CT angles numbers, not strings", "angles", lambda: Radon(shape, [0, 45]),
                  lambda: Radon(shape, ["0", "45"])),
@@ -1824,7 +1825,7 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: NullSpaceProjector(H)(x[:, :3])),
         Boundary("y of H's measurement shape", "y", lambda: InverseProblem(H, y),
                  lambda: InverseProblem(H, y[:-1])),
-        Boundary("finite y", "y", lambda: InverseProblem(H, y + 1e300),
+        Boundary("finite y", "y", lambda: InverseProblem(H, y + WORKING_MAX),
                  lambda: InverseProblem(H, y + math.nan)),
         Boundary("real y", "y", lambda: InverseProblem(H, y.numpy()),
                  lambda: InverseProblem(H, y.numpy().astype(complex))),
@@ -1833,7 +1834,7 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("γ >= 0", "gamma", lambda: NPN(S, network(2), 0.0), lambda: NPN(S, network(2), -tiny)),
         Boundary("γ a number, not a bool", "gamma", lambda: NPN(S, network(2), 1),
                  lambda: NPN(S, network(2), True)),
-        Boundary("γ finite", "gamma", lambda: NPN(S, network(2), 1e300),
+        Boundary("γ finite", "gamma", lambda: NPN(S, network(2), WORKING_MAX),
                  lambda: NPN(S, network(2), math.inf)),
         Boundary("max_leakage >= 0", "max_leakage", lambda: NPN(S, network(2), 1.0, max_leakage=0.0),
                  lambda: NPN(S, network(2), 1.0, max_leakage=-tiny)),

@@ -52,6 +52,7 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from algorithms import RetCode, solve
+from algorithms.core import WORKING_MAX, WORKING_MIN
 from algorithms.nets.models import MLP
 from algorithms.unlearning import (
     DeepLinearOG,
@@ -1352,18 +1353,18 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("θ* has the model's d parameters", "params", lambda: problem(params=theta),
                  lambda: problem(params=torch.cat([theta, theta[:1]]))),
         Boundary("step η >= 0", "lr", lambda: GradientDescent(lr=0.0), lambda: GradientDescent(lr=-tiny)),
-        Boundary("step η finite", "lr", lambda: NegGrad(lr=1e300), lambda: NegGrad(lr=math.inf)),
+        Boundary("step η finite", "lr", lambda: NegGrad(lr=WORKING_MAX), lambda: NegGrad(lr=math.inf)),
         Boundary("λ >= 0 (∞: no projection)", "lam", lambda: orthogonal_gradient_step(theta, G, 0.0),
                  lambda: orthogonal_gradient_step(theta, G, -tiny)),
         Boundary("at least one perturbation gradient", "n_pert", lambda: MinNormOG(n_pert=1),
                  lambda: MinNormOG(n_pert=0)),
         Boundary("ridge decay γ <= 1", "gamma", lambda: Ridge(gamma=1.0), lambda: Ridge(gamma=1.0 + 1e-9)),
-        Boundary("ridge decay γ > 0", "gamma", lambda: Ridge(gamma=1e-300), lambda: Ridge(gamma=0.0)),
+        Boundary("ridge decay γ > 0", "gamma", lambda: Ridge(gamma=WORKING_MIN), lambda: Ridge(gamma=0.0)),
         Boundary("NegGrad+ weight α >= 0", "alpha", lambda: NegGradPlus(alpha=0.0),
                  lambda: NegGradPlus(alpha=-tiny)),
         Boundary("λ_reg in (0, 1]", "lambda_reg", lambda: strength_schedule(1.0, 0.5, 3),
                  lambda: strength_schedule(1.0 + 1e-9, 0.5, 3)),
-        Boundary("λ_reg > 0", "lambda_reg", lambda: strength_schedule(1e-300, 0.5, 3),
+        Boundary("λ_reg > 0", "lambda_reg", lambda: strength_schedule(WORKING_MIN, 0.5, 3),
                  lambda: strength_schedule(0.0, 0.5, 3)),
         Boundary("at least one epoch", "epochs", lambda: strength_schedule(0.5, 0.5, 1),
                  lambda: strength_schedule(0.5, 0.5, 0)),

@@ -32,6 +32,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeRegressor
 
 from algorithms import RetCode, solve
+from algorithms.core import WORKING_MAX
 from algorithms.forests import (
     RFAE,
     AutoencodingProblem,
@@ -1445,7 +1446,7 @@ def _round6_assumption_cases(X: np.ndarray, y: np.ndarray, fitted: RFAutoencoder
                  lambda: exact(partition=fitted.forest_)),
         Boundary("box draws: upper >= lower", "upper", lambda: boxes(one, one),
                  lambda: boxes(one, one - 1e-12)),
-        Boundary("box draws: finite boxes", "finite", lambda: boxes(one, box * 1e300),
+        Boundary("box draws: finite boxes", "finite", lambda: boxes(one, box * WORKING_MAX),
                  lambda: boxes(one, box * np.inf)),
         Boundary("box draws: 2-D boxes of one shape", "upper", lambda: boxes(one, box),
                  lambda: boxes(one, np.ones((1, 2)))),
@@ -1459,7 +1460,7 @@ def _round6_assumption_cases(X: np.ndarray, y: np.ndarray, fitted: RFAutoencoder
                  lambda: majority_box(cube, cube[:, :1])),
         Boundary("majority_box: lower <= upper", "lower <= upper", lambda: majority_box(cube, cube),
                  lambda: majority_box(cube, cube - 1e-12)),
-        Boundary("majority_box: finite bounds", "finite", lambda: majority_box(cube, cube + 1e300),
+        Boundary("majority_box: finite bounds", "finite", lambda: majority_box(cube, cube + WORKING_MAX),
                  lambda: majority_box(cube, cube + np.inf)),
         Boundary("a fitted forest to read leaves from", "forest", lambda: ForestPartition.from_forest(stump),
                  lambda: ForestPartition.from_forest(RandomForestRegressor(n_estimators=1))),

@@ -24,6 +24,7 @@ import torch
 from hypothesis import strategies as st
 
 from algorithms import RetCode, solve
+from algorithms.core import WORKING_MIN
 from algorithms.nets import functional as _functional
 from algorithms.nets import stability as _stability
 from algorithms.nets.functional import flat_hessian, flatten_params
@@ -2292,7 +2293,7 @@ def _check_training_reference(ctx: Context, *, fresh_every_step: bool = False) -
         path = _reference_run(task, lr, rho_used, B, normalize, steps, seed,
                               fresh_every_step=fresh_every_step)
         try:
-            sol = solve(task, algorithm, maxiters=steps, tol=1e-300, seed=seed, store_trace=True)
+            sol = solve(task, algorithm, maxiters=steps, tol=WORKING_MIN, seed=seed, store_trace=True)
         except NotImplementedError:     # a peer without a setting (pytorch-optimizer: no normalize=False)
             unsupported += 1
             continue
@@ -2369,7 +2370,7 @@ register(Claim(
 def _sam_assumption_cases() -> list[Boundary]:
     from algorithms.nets import sam as _sam
 
-    tiny = 1e-300
+    tiny = WORKING_MIN   # the smallest positive scale the package takes (README, working range)
 
     def diag(*entries):
         return np.diag(np.array(entries, dtype=float))[None]

@@ -30,6 +30,7 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from algorithms import RetCode, solve
+from algorithms.core import WORKING_MIN
 from algorithms.optimizers import (
     CUBIC_COEFFICIENTS,
     MLP,
@@ -1759,7 +1760,7 @@ register(Claim(
 
 # ----------------------------------------------------------------------------- input assumptions
 def _assumption_cases() -> list[Boundary]:
-    tiny = 1e-300
+    tiny = WORKING_MIN   # the smallest positive scale the package takes (README, working range)
     below_one = 1.0 - 2.0 ** -40
     below_eps_min = math.nextafter(EPS_MIN, 0.0)   # the optimizers' ε floor (float32's smallest normal)
 

@@ -54,6 +54,7 @@ from algorithms.attention import (
 from algorithms.attention import dynamics as dynamics_module
 from algorithms.attention.dynamics import initial_vectors
 from algorithms.attention.risk import _risk
+from algorithms.core import WORKING_MIN
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
 from theorems.core.assumptions import Boundary, boundary_outcome
 from theorems.core.certificates import CannotProve, Certificate, Method, Rejected
@@ -754,7 +755,7 @@ def _check_dynamics(ctx: Context) -> Outcome:
                                        eta=float(eta0), rho=0.0)
         reference = _vector_pgd(problem, u0, v0, lr, steps)
         start = SingleLocationProblem(d=6, **_FLOW_PROBLEM, oracle_seed=k, u0=u0.numpy(), v0=v0.numpy())
-        sol = solve(start, OverlapFlow(lr=lr), maxiters=steps, tol=1e-300, store_trace=True)
+        sol = solve(start, OverlapFlow(lr=lr), maxiters=steps, tol=WORKING_MIN, store_trace=True)
         path = np.array([[r["mu"], r["nu"], r["eta"], r["zeta"]] for r in sol.trace])
         gap = float(np.abs(path - reference[: len(path)]).max())
         worst = max(worst, gap)
@@ -1271,14 +1272,15 @@ def _assumption_cases() -> list[Boundary]:
     return [
         Boundary("feature noise γ < 1", "gamma", lambda: problem(gamma=1.0 - 1e-9),
                  lambda: problem(gamma=1.0)),
-        Boundary("feature noise γ > 0", "gamma", lambda: problem(gamma=1e-300), lambda: problem(gamma=0.0)),
+        Boundary("feature noise γ > 0", "gamma", lambda: problem(gamma=WORKING_MIN),
+                 lambda: problem(gamma=0.0)),
         Boundary("at least one noise token (L >= 2)", "L", lambda: problem(L=2), lambda: problem(L=1)),
         Boundary("label noise ε >= 0", "epsilon", lambda: problem(epsilon=0.0),
                  lambda: problem(epsilon=-tiny)),
         Boundary("a known link", "link", lambda: problem(link="relu"), lambda: problem(link="tanh")),
         Boundary("REM length exponent α >= 0", "alpha", lambda: thermodynamics(0.0, 1.0),
                  lambda: thermodynamics(-tiny, 1.0)),
-        Boundary("inverse temperature β > 0", "beta", lambda: thermodynamics(0.5, 1e-300),
+        Boundary("inverse temperature β > 0", "beta", lambda: thermodynamics(0.5, WORKING_MIN),
                  lambda: thermodynamics(0.5, 0.0)),
         Boundary("overlaps in [-1, 1] (the lower end)", "mu", lambda: overlaps_at(-1.0),
                  lambda: overlaps_at(-1.0 - tiny)),
@@ -1291,14 +1293,14 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: top_score_probability(p, nodes=1)),
         Boundary("Monte Carlo level < 1", "level", lambda: monte_carlo_risk(p, u, v, n=2, level=1.0 - 1e-9),
                  lambda: monte_carlo_risk(p, u, v, n=2, level=1.0)),
-        Boundary("Monte Carlo level > 0", "level", lambda: monte_carlo_risk(p, u, v, n=2, level=1e-300),
+        Boundary("Monte Carlo level > 0", "level", lambda: monte_carlo_risk(p, u, v, n=2, level=WORKING_MIN),
                  lambda: monte_carlo_risk(p, u, v, n=2, level=0.0)),
         Boundary("Monte Carlo samples n >= 2", "n", lambda: monte_carlo_risk(p, u, v, n=2),
                  lambda: monte_carlo_risk(p, u, v, n=1)),
         Boundary("the model on the unit sphere", "u", lambda: monte_carlo_risk(p, u * (1 + 1e-9), v, n=2),
                  lambda: monte_carlo_risk(p, u * (1 + 1e-3), v, n=2)),
         Boundary("step size >= float32's smallest normal", "lr", lambda: SphericalGD(lr=1.2e-38),
-                 lambda: SphericalGD(lr=1e-300)),
+                 lambda: SphericalGD(lr=WORKING_MIN)),
         Boundary("the flow's state is four overlaps", "state",
                  lambda: overlap_velocity(p, [1.0, 1.0, 0.0, 0.0]),
                  lambda: overlap_velocity(p, [1.0, 1.0, 0.0])),
@@ -1328,7 +1330,7 @@ def _more_assumption_cases(p: SingleLocationProblem, problem) -> list[Boundary]:
         Boundary("token dimension d >= 2", "d", lambda: problem(d=2), lambda: problem(d=1)),
         Boundary("d an int", "d", lambda: problem(d=np.int64(6)), lambda: problem(d=6.0)),
         Boundary("L an int", "L", lambda: problem(L=3), lambda: problem(L=3.0)),
-        Boundary("β > 0 (the problem)", "beta", lambda: problem(beta=1e-300), lambda: problem(beta=0.0)),
+        Boundary("β > 0 (the problem)", "beta", lambda: problem(beta=WORKING_MIN), lambda: problem(beta=0.0)),
         Boundary("a known data model", "variant", lambda: problem(variant="marion"),
                  lambda: problem(variant="dohmatob2")),
         Boundary("training sample n >= 1", "n_samples", lambda: problem(n_samples=1),
@@ -1391,13 +1393,13 @@ def _more_assumption_cases(p: SingleLocationProblem, problem) -> list[Boundary]:
         Boundary("attention width >= 2", "in_features", lambda: SoftmaxAttention(2),
                  lambda: SoftmaxAttention(1)),
         Boundary("attention width an int", "in_features", lambda: ErfAttention(2), lambda: ErfAttention(2.0)),
-        Boundary("attention β > 0", "beta", lambda: SoftmaxAttention(2, beta=1e-300),
+        Boundary("attention β > 0", "beta", lambda: SoftmaxAttention(2, beta=WORKING_MIN),
                  lambda: SoftmaxAttention(2, beta=0.0)),
         Boundary("attention link known", "link", lambda: SoftmaxAttention(2, link="quadratic"),
                  lambda: SoftmaxAttention(2, link="tanh")),
         Boundary("attention seed >= 0", "seed", lambda: SoftmaxAttention(2, seed=0),
                  lambda: SoftmaxAttention(2, seed=-1)),
-        Boundary("erf scale λ > 0", "lam", lambda: ErfAttention(2, lam=1e-300),
+        Boundary("erf scale λ > 0", "lam", lambda: ErfAttention(2, lam=WORKING_MIN),
                  lambda: ErfAttention(2, lam=0.0)),
         Boundary("tokens of width d", "X", lambda: softmax_on(X), lambda: softmax_on(torch.zeros(2, 3, 7))),
         Boundary("tokens a 3-d tensor", "X", lambda: softmax_on(X), lambda: softmax_on(X[0])),
@@ -1417,12 +1419,13 @@ def _more_assumption_cases(p: SingleLocationProblem, problem) -> list[Boundary]:
                  lambda: fit(8)(Xf[:2, :, :2])),
         Boundary("phase map: γ < 1", "gamma", lambda: learnable(1.0 - 1e-9, 0.3),
                  lambda: learnable(1.0, 0.3)),
-        Boundary("phase map: γ > 0", "gamma", lambda: learnable(1e-300, 0.3), lambda: learnable(0.0, 0.3)),
+        Boundary("phase map: γ > 0", "gamma", lambda: learnable(WORKING_MIN, 0.3),
+                 lambda: learnable(0.0, 0.3)),
         Boundary("phase map: non-empty grids", "gammas", lambda: phase_map([0.5], [0.3]),
                  lambda: phase_map([], [0.3])),
         Boundary("phase map: 1-d grids", "gammas", lambda: phase_map([0.5], [0.3]),
                  lambda: phase_map([[0.5]], [0.3])),
-        Boundary("phase map: β > 0", "beta", lambda: phase_map([0.5], [0.3], beta=1e-300),
+        Boundary("phase map: β > 0", "beta", lambda: phase_map([0.5], [0.3], beta=WORKING_MIN),
                  lambda: phase_map([0.5], [0.3], beta=0.0)),
         Boundary("the flow takes a SingleLocationProblem", "problem",
                  lambda: overlap_velocity(p, [0.5, 0.5, 0.0, 0.0]),
@@ -1438,7 +1441,7 @@ def _more_assumption_cases(p: SingleLocationProblem, problem) -> list[Boundary]:
                  lambda: overlap_velocity(p, [0.0, 0.6, 0.0, 0.8]),
                  lambda: overlap_velocity(p, [0.0, 0.6, 0.0, 0.8 + 1e-8])),
         Boundary("OverlapFlow's step >= float32's smallest normal", "lr", lambda: OverlapFlow(lr=1.2e-38),
-                 lambda: OverlapFlow(lr=1e-300)),
+                 lambda: OverlapFlow(lr=WORKING_MIN)),
         Boundary("OverlapFlow needs the linear link", "link",
                  lambda: solve(problem(), OverlapFlow(), maxiters=1),
                  lambda: solve(problem(link="quadratic"), OverlapFlow(), maxiters=1)),
