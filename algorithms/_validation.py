@@ -346,7 +346,7 @@ def check_entries_in_range(name: str, array: Any) -> None:
         finite = values[np.isfinite(values)] if values.dtype.kind == "f" else values
         largest = float(np.abs(finite).max()) if finite.size else 0.0
     if largest > WORKING_MAX:
-        raise ValueError(f"{name} has an entry of magnitude {largest:.4g}, outside the package's working "
+        raise ValueError(f"{name} has an entry of magnitude {largest!r}, outside the package's working "
                          f"range (at most {WORKING_MAX:.4g}: float32's largest number; a larger one "
                          f"overflows to inf in a float32 tensor or in its first product)")
 

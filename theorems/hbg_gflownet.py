@@ -30,6 +30,7 @@ import sympy
 import torch
 
 from algorithms import solve
+from algorithms.core import WORKING_MAX
 from algorithms.routing import CVRPInstance, TSPInstance, random_cvrp, random_tsp, tsp_cost
 from algorithms.routing.cvrp_enumeration import CVRPEnumeration, cvrp_enumerate
 from algorithms.routing.gflownet import (
@@ -2404,8 +2405,8 @@ def _train_cli(argv: list[str], expect: dict) -> None:
 
 
 def _overflow_matrix(factor: float) -> np.ndarray:
-    """4 nodes, every off-diagonal distance the largest float / 4 times ``factor``."""
-    d = np.full((4, 4), np.finfo(np.float64).max / 4 * factor)
+    """4 nodes, every off-diagonal distance the working range's largest (3.4e38) times ``factor``."""
+    d = np.full((4, 4), WORKING_MAX * factor)
     np.fill_diagonal(d, 0.0)
     return d
 
@@ -2435,9 +2436,9 @@ def _domain_check(ctx: Context, open_ends: bool = False) -> Outcome:
         ("a checkpoint file that does not exist", lambda: load_model("/nonexistent/hbg_checkpoint.pt"), False,
          (ValueError, "path")),
         ("train() on a TSP of 2 nodes", _train_tsp2, False, (ValueError, "size")),
-        ("Held–Karp with n·max d the largest float (4 nodes)", lambda: held_karp(_overflow_matrix(1.0)), True,
-         None),
-        ("Held–Karp with a tour length past the largest float",
+        ("Held–Karp with every distance the working range's largest (4 nodes)",
+         lambda: held_karp(_overflow_matrix(1.0)), True, None),
+        ("Held–Karp with a distance past the working range",   # float32's largest is exact in float64
          lambda: held_karp(_overflow_matrix(1 + 1e-15)), False, (ValueError, "dist")),
         ("cvrp_capacity(1)", lambda: cvrp_capacity(1), True, None),
         ("cvrp_capacity(0)", lambda: cvrp_capacity(0), False, (ValueError, "n must")),
@@ -2534,28 +2535,29 @@ register(
         statement="Held–Karp accepts 3..12 nodes (3 tested) and HeldKarp / CVRPEnumeration return Success "
         "with maxiters = 1 (one pass is their whole run), 2-opt returns a 3-node tour as a local optimum "
         "after 0 moves and accepts max_moves = 0 (the tour back, 0 moves); a 3 × 4 or 1-D distance array, "
-        "13 nodes, an empty, float or incomplete tour, a checkpoint path that does not exist and train() on "
-        "a TSP of 2 nodes are refused with a ValueError naming the argument; Held–Karp accepts 4 nodes whose "
-        "tour length is the largest float and refuses one float step more (naming dist); cvrp_capacity "
-        "accepts 1 customer and refuses 0; a forced rollout accepts an (M, T) action tensor and refuses none "
-        "or a 1-D one naming actions; knn_adjacency accepts a (1, 3, 3) and refuses a (1, 3, 4) distance "
-        "tensor naming dist; a TSP with two nodes at one point is refused as not distinct, a distinct TSP5 "
-        "shrunk by 1e-13 accepted; nearest neighbour accepts 1 node and refuses 0 naming dist; "
-        "CVRPEnumeration refuses 9 customers; HGS on three one-customer routes (6 edges, length 6) returns "
-        "Success at scale 101 and refuses scale 99 (rounding bound 6 / scale against 1 % of the length); the "
-        "training CLI passes its documented defaults and every flag set to train(), and refuses a call "
-        "without --out as a usage error; tsp_log_pb accepts 3 nodes and refuses 2, cvrp_log_pb refuses no "
-        "routes and an empty route, Statement 3's step probability refuses opening a route kind the state "
-        "lacks, knn_adjacency refuses a 2-D tensor and a CVRP a capacity of 2.5 or a customer demand of 0 "
-        "(naming its index); HGS reports a backend error as Failure with 0 iterations, an infeasible answer "
-        "as Infeasible and routes missing a customer as Failure with the backend's iteration count, LKH a "
-        "backend error as Failure with 0; HBG without a checkpoint loads the shipped TSP50 for a TSP36 and "
-        "the TSP20 for a TSP35 and a TSP30 (the nearest size, a tie to the smaller); a tour is accepted as "
-        "an int array and refused as a bool array; is_valid_tsp accepts a permutation and rejects a tour "
-        "missing a node; HBG on a TSP5 and a CVRP4 returns Success with maxiters = 1 and MaxIters with 0, "
-        "a valid answer either way; nearest neighbour starts from node n − 1 and refuses node n naming "
-        "start; HGS passes PyVRP seed 0 for no seed and for 0 and 5 for 2**32 + 5; LKH on the unit square's "
-        "corners returns Success at scale 101 and refuses 99 naming the rounding check; the CVRP enumeration "
+        "13 nodes, an empty, float or incomplete tour, a checkpoint path that does not exist and train() "
+        "on a TSP of 2 nodes are refused with a ValueError naming the argument; Held–Karp accepts 4 nodes "
+        "at the working range's largest distance (3.4e38) and refuses a distance just past it (naming "
+        "dist); cvrp_capacity accepts 1 customer and refuses 0; a forced rollout accepts an (M, T) action "
+        "tensor and refuses none or a 1-D one naming actions; knn_adjacency accepts a (1, 3, 3) and "
+        "refuses a (1, 3, 4) distance tensor naming dist; a TSP with two nodes at one point is refused as "
+        "not distinct, a distinct TSP5 shrunk by 1e-13 accepted; nearest neighbour accepts 1 node and "
+        "refuses 0 naming dist; CVRPEnumeration refuses 9 customers; HGS on three one-customer routes (6 "
+        "edges, length 6) returns Success at scale 101 and refuses scale 99 (rounding bound 6 / scale "
+        "against 1 % of the length); the training CLI passes its documented defaults and every flag set to "
+        "train(), and refuses a call without --out as a usage error; tsp_log_pb accepts 3 nodes and "
+        "refuses 2, cvrp_log_pb refuses no routes and an empty route, Statement 3's step probability "
+        "refuses opening a route kind the state lacks, knn_adjacency refuses a 2-D tensor and a CVRP a "
+        "capacity of 2.5 or a customer demand of 0 (naming its index); HGS reports a backend error as "
+        "Failure with 0 iterations, an infeasible answer as Infeasible and routes missing a customer as "
+        "Failure with the backend's iteration count, LKH a backend error as Failure with 0; HBG without a "
+        "checkpoint loads the shipped TSP50 for a TSP36 and the TSP20 for a TSP35 and a TSP30 (the nearest "
+        "size, a tie to the smaller); a tour is accepted as an int array and refused as a bool array; "
+        "is_valid_tsp accepts a permutation and rejects a tour missing a node; HBG on a TSP5 and a CVRP4 "
+        "returns Success with maxiters = 1 and MaxIters with 0, a valid answer either way; nearest "
+        "neighbour starts from node n − 1 and refuses node n naming start; HGS passes PyVRP seed 0 for no "
+        "seed and for 0 and 5 for 2**32 + 5; LKH on the unit square's corners returns Success at scale 101 "
+        "and refuses 99 naming the rounding check; the CVRP enumeration "
         "breaks a tie of one route against two (both length 4) for the one route, the first found (65 cases)",
         kind=Kind.PROPERTY,
         check=_domain_check,

@@ -1225,7 +1225,7 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("the kernel without a zero row", "K",
                  lambda: dense_diffusion_map(zero_row + 1e-300 * one, 2),
                  lambda: dense_diffusion_map(zero_row, 2)),
-        Boundary("the kernel finite", "K", lambda: dense_diffusion_map(K * 1e100, 2),
+        Boundary("the kernel finite", "K", lambda: dense_diffusion_map(K * 1e30, 2),
                  lambda: dense_diffusion_map(np.where(K > 1.5, np.inf, K), 2)),
         Boundary("kernel n_components <= n - 2", "n_components", lambda: diffusion_map(K, 4),
                  lambda: diffusion_map(K, 5)),
@@ -1241,7 +1241,7 @@ def _assumption_cases() -> list[Boundary]:
         Boundary("kNN k an int", "k", lambda: knn(k=np.int64(2)), lambda: knn(k=2.0)),
         Boundary("kNN queries of the embedding width", "Z0", lambda: knn(Z0=Z_train[:1]),
                  lambda: knn(Z0=Z_train[:1, :1])),
-        Boundary("kNN finite queries", "Z0", lambda: knn(Z0=Z_train[:1] * 1e100),
+        Boundary("kNN finite queries", "Z0", lambda: knn(Z0=Z_train[:1] * 1e30),
                  lambda: knn(Z0=Z_train[:1] * np.nan)),
         Boundary("kNN one synthetic row per training row", "X_synthetic", lambda: knn(X_synthetic=X_syn),
                  lambda: knn(X_synthetic=X_syn[:4])),
@@ -1251,7 +1251,7 @@ def _assumption_cases() -> list[Boundary]:
                  lambda: distortion(X, X[:-1])),
         Boundary("distortion of matrices", "X_hat", lambda: distortion(X[:, :1], X[:, :1]),
                  lambda: distortion(X[:, 0], X[:, 0])),
-        Boundary("distortion of finite arrays", "finite", lambda: distortion(X, X * 1e100),
+        Boundary("distortion of finite arrays", "finite", lambda: distortion(X, X * 1e30),
                  lambda: distortion(X, X * np.nan)),
         Boundary("distortion flags one per column", "categorical", lambda: distortion(X, X, [False, True]),
                  lambda: distortion(X, X, [False])),
@@ -1399,7 +1399,7 @@ def _round6_assumption_cases(X: np.ndarray, y: np.ndarray, fitted: RFAutoencoder
 
     exact_inside, fit_inside = once("exact", exact), once("fit", fit)
     fit_y_inside = once("fit y", lambda: fit(y=y.astype(float)))
-    decode_inside = once("decode", lambda: fitted.inverse_transform(Z * 1e100))
+    decode_inside = once("decode", lambda: fitted.inverse_transform(Z * 1e30))
     return [
         Boundary("RFAE problem: X of at least 4 rows", "X", lambda: AutoencodingProblem(X[:4]),
                  lambda: AutoencodingProblem(X[:3])),
@@ -1436,7 +1436,7 @@ def _round6_assumption_cases(X: np.ndarray, y: np.ndarray, fitted: RFAutoencoder
                  lambda: nystrom(K[:1], dmap.embedding)),
         Boundary("exact decoder: K0_hat rows of the training width", "K0_hat", exact_inside,
                  lambda: exact(K0_hat=K0[:, :-1])),
-        Boundary("exact decoder: finite K0_hat", "K0_hat", lambda: exact(K0_hat=K0 * 1e100),
+        Boundary("exact decoder: finite K0_hat", "K0_hat", lambda: exact(K0_hat=K0 * 1e30),
                  lambda: exact(K0_hat=K0 * np.nan)),
         Boundary("exact decoder: time_limit > 0", "time_limit", exact_inside,
                  lambda: exact(time_limit=0.0)),

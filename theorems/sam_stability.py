@@ -2467,9 +2467,9 @@ def _sam_assumption_cases() -> list[Boundary]:
                  lambda: train(SGDTraining(lr=0.1, batch_size=5))),
         # #43 round 11: the training algorithms' lr is at least float32's smallest normal (a subnormal step
         # rounded to 0 and moved nothing); 1e-300 is now outside
-        Boundary("SGD training lr > 0", "lr", lambda: SGDTraining(lr=1.2e-38), lambda: SGDTraining(lr=0.0)),
-        Boundary("SGD training lr >= float32's smallest normal", "lr", lambda: SGDTraining(lr=1.2e-38),
-                 lambda: SGDTraining(lr=tiny)),
+        Boundary("SGD training lr > 0", "lr", lambda: SGDTraining(lr=tiny), lambda: SGDTraining(lr=0.0)),
+        Boundary("SGD training lr >= float32's smallest normal", "lr", lambda: SGDTraining(lr=tiny),
+                 lambda: SGDTraining(lr=math.nextafter(tiny, 0.0))),
         Boundary("SAM training ρ >= 0", "rho", lambda: SAMTraining(rho=0.0), lambda: SAMTraining(rho=-tiny)),
         Boundary("SAM training batch_size >= 1", "batch_size", lambda: SAMTraining(batch_size=1),
                  lambda: SAMTraining(batch_size=0)),

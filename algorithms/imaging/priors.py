@@ -60,7 +60,9 @@ def _check_image_batch(x: Any, minimum: int = 1) -> None:
                          f"{' (pixels)' if minimum == 1 else ''}, got shape {tuple(x.shape)}")
     # NaN pixels: the prox answered NaN images and total_variation 0 (NaN > 0 is False); the solvers hand a
     # non-finite step to no prior (they stop with Diverged first)
-    check_finite_data("x", x)  # a meta tensor too (total_variation returned a meta tensor)
+    # a meta tensor too (total_variation returned a meta tensor); the point a prox is evaluated at may be a
+    # diverging run's iterate, past the working range (README): not bounded
+    check_finite_data("x", x, check_range=False)
 
 
 def _gradient(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -15,10 +15,10 @@ def _first_step_difference(gamma: float, method: str = "LCD2",
     step map that does not commute with the scaling)."""
     algo = {"LCD2": LCD2(), "Polyak": Polyak()}[method]
     prob = make_instance("lp_regression_diagonal", 1009, 1.0)
-    want, _ = _iterates(prob, algo, maxiters=1, tol=1e-300)
+    want, _ = _iterates(prob, algo, maxiters=1, tol=1.2e-38)
     bound = _data_scale_tolerances(prob, method, want)
     scaled = make_instance("lp_regression_diagonal", 1009, 1.0, data_scale=gamma)
-    got, _ = _iterates(replace(scaled, x0=gamma * want[0], x_star=None), algo, maxiters=1, tol=1e-300)
+    got, _ = _iterates(replace(scaled, x0=gamma * want[0], x_star=None), algo, maxiters=1, tol=1.2e-38)
     step = got[0] + step_factor * (got[1] - got[0])
     return float(np.max(np.abs(step / gamma - want[1]))) / bound.scale, float(bound.allowed[0])
 

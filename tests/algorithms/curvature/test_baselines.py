@@ -24,7 +24,7 @@ def test_gradient_descent_matches_a_hand_loop():
     x = prob.x0.copy()
     for _ in range(25):
         x = x - prob.gradient(x) / L
-    sol = solve(prob, GradientDescent(), maxiters=25, tol=1e-300)
+    sol = solve(prob, GradientDescent(), maxiters=25, tol=1.2e-38)
     np.testing.assert_allclose(sol.x, x, rtol=1e-12)
 
 
@@ -54,7 +54,7 @@ def test_polyak_matches_a_hand_loop():
     for _ in range(10):
         g = prob.gradient(x)
         x = x - (prob.value(x) - prob.f_star) / (g @ g) * g
-    sol = solve(prob, Polyak(), maxiters=10, tol=1e-300, store_trace=True)
+    sol = solve(prob, Polyak(), maxiters=10, tol=1.2e-38, store_trace=True)
     np.testing.assert_allclose(sol.x, x, rtol=1e-10)
     # the trace records the step size Δ/‖∇f‖² of the step from each iterate, at the next one
     y = prob.x0.copy()
@@ -100,7 +100,7 @@ def test_gradient_descent_default_step_from_L_C_when_C_is_zero():
     # no L given: with C ≡ 0, L_C is a smoothness constant and the step is 1/L_C
     prob = CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x,
                             curvature=lambda x: np.zeros(2), L_C=4.0, x0=np.array([1.0, -2.0]))
-    sol = solve(prob, GradientDescent(), maxiters=1, tol=1e-300)
+    sol = solve(prob, GradientDescent(), maxiters=1, tol=1.2e-38)
     np.testing.assert_allclose(sol.x, prob.x0 - 2 * prob.x0 / 4.0)
 
 

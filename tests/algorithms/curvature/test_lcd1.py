@@ -23,15 +23,15 @@ B = RNG.standard_normal(15)
 
 def test_equals_gradient_descent_when_curvature_is_zero():
     prob = squared_hinge(A, np.sign(B), x0=np.zeros(5))  # C ≡ 0, L_C = 2‖A‖²
-    lcd = solve(prob, LCD1(), maxiters=40, store_trace=True, tol=1e-300)
-    gd = solve(prob, GradientDescent(lr=1 / prob.L_C), maxiters=40, store_trace=True, tol=1e-300)
+    lcd = solve(prob, LCD1(), maxiters=40, store_trace=True, tol=1.2e-38)
+    gd = solve(prob, GradientDescent(lr=1 / prob.L_C), maxiters=40, store_trace=True, tol=1.2e-38)
     np.testing.assert_allclose(lcd.x, gd.x, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose([r["value"] for r in lcd.trace], [r["value"] for r in gd.trace], rtol=1e-12)
 
 
 def test_newton_in_one_step_on_least_squares():
     prob = sum_of_squared_abs_linear(A, B, x0=np.ones(5))
-    sol = solve(prob, LCD1(), maxiters=1, tol=1e-300)
+    sol = solve(prob, LCD1(), maxiters=1, tol=1.2e-38)
     np.testing.assert_allclose(sol.x, np.linalg.lstsq(A, B, rcond=None)[0], rtol=1e-10)
 
 
@@ -51,7 +51,7 @@ def test_step_accepts_sympy():
 def test_theorem_4_1_bound_on_huber():
     x_true = RNG.standard_normal(5)
     prob = squared_huber(A, A @ x_true, delta=0.5, x0=x_true + 3.0)
-    sol = solve(prob, LCD1(), maxiters=200, store_trace=True, tol=1e-300)
+    sol = solve(prob, LCD1(), maxiters=200, store_trace=True, tol=1.2e-38)
     gaps = np.array([r["gap"] for r in sol.trace])
     k = np.arange(1, gaps.size)
     assert np.all(gaps[1:] <= prob.L_C * np.sum((prob.x0 - x_true) ** 2) / (2 * k) + 1e-12)
@@ -82,7 +82,7 @@ def test_diverged_is_a_retcode():
 
 def test_stats_count_curvature_and_solves():
     prob = squared_norm_residual(A, B, x0=np.ones(5))
-    sol = solve(prob, LCD1(), maxiters=7, tol=1e-300)
+    sol = solve(prob, LCD1(), maxiters=7, tol=1.2e-38)
     assert sol.stats.iterations == 7 and sol.stats.hess_calls == 7 and sol.stats.linear_solves == 7
     assert sol.stats.grad_calls == 8
 

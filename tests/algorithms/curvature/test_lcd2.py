@@ -28,8 +28,8 @@ def test_equals_polyak_when_curvature_is_zero():
     x_sep = RNG.standard_normal(4)
     labels = np.sign(A @ x_sep)
     prob = squared_hinge(A, labels, x0=np.zeros(4), f_star=0.0)  # separable: f* = 0
-    lcd = solve(prob, LCD2(), maxiters=30, store_trace=True, tol=1e-300)
-    pol = solve(prob, Polyak(), maxiters=30, store_trace=True, tol=1e-300)
+    lcd = solve(prob, LCD2(), maxiters=30, store_trace=True, tol=1.2e-38)
+    pol = solve(prob, Polyak(), maxiters=30, store_trace=True, tol=1.2e-38)
     np.testing.assert_allclose(lcd.x, pol.x, rtol=1e-12, atol=1e-14)
 
 
@@ -75,7 +75,7 @@ def test_multiplier_is_the_root():
 
 def test_newton_step_in_the_equality_case():
     prob = sum_of_squared_abs_linear(A, B, x0=np.ones(4))
-    sol = solve(prob, LCD2(), maxiters=1, store_trace=True, tol=1e-300)
+    sol = solve(prob, LCD2(), maxiters=1, store_trace=True, tol=1.2e-38)
     np.testing.assert_allclose(sol.x, prob.x_star, rtol=1e-9)
     assert sol.trace[1]["multiplier"] == np.inf
 
@@ -105,7 +105,7 @@ def test_float32_and_maxiters_zero():
 
 def test_stats_count_one_curvature_and_one_solve_per_step():
     prob = squared_norm_residual(A, B, x0=np.ones(4))
-    sol = solve(prob, LCD2(), maxiters=7, tol=1e-300)
+    sol = solve(prob, LCD2(), maxiters=7, tol=1.2e-38)
     assert sol.retcode is RetCode.MaxIters and sol.stats.iterations == 7
     assert sol.stats.hess_calls == 7 and sol.stats.linear_solves == 7
     assert sol.stats.f_calls == 8 and sol.stats.grad_calls == 8

@@ -39,8 +39,8 @@ def test_closed_form_is_the_projection_in_the_C_norm(seed):
 
 def test_equals_lcd2_for_the_rank_one_curvature():
     prob = squared_norm_residual(A, B, x0=np.ones(4))
-    s2 = solve(prob, LCD2(), maxiters=25, tol=1e-300)
-    s3 = solve(prob, LCD3(), maxiters=25, tol=1e-300)
+    s2 = solve(prob, LCD2(), maxiters=25, tol=1.2e-38)
+    s3 = solve(prob, LCD3(), maxiters=25, tol=1.2e-38)
     np.testing.assert_allclose(s2.x, s3.x, rtol=1e-8, atol=1e-10)
 
 
@@ -77,7 +77,7 @@ def test_stepsize_at_zero_gap_is_zero_and_negative_gap_is_rejected():
 
 def test_stats_count_one_curvature_and_one_solve_per_step():
     prob = squared_norm_residual(A, B, x0=np.ones(4))
-    sol = solve(prob, LCD3(), maxiters=6, tol=1e-300)
+    sol = solve(prob, LCD3(), maxiters=6, tol=1.2e-38)
     assert sol.retcode is RetCode.MaxIters and sol.stats.iterations == 6
     assert sol.stats.hess_calls == 6 and sol.stats.linear_solves == 6
     assert sol.stats.f_calls == 7 and sol.stats.grad_calls == 7

@@ -27,10 +27,10 @@ def _problem():
 
 def test_iterates_are_the_solver_iterates():
     prob = _problem()
-    xs, trace = _iterates(prob, LCD1(), maxiters=5, tol=1e-300)
+    xs, trace = _iterates(prob, LCD1(), maxiters=5, tol=1.2e-38)
     assert xs.shape == (6, 2) and len(trace) == 6
     np.testing.assert_array_equal(xs[0], prob.x0)
-    np.testing.assert_array_equal(xs[-1], solve(prob, LCD1(), maxiters=5, tol=1e-300).x)
+    np.testing.assert_array_equal(xs[-1], solve(prob, LCD1(), maxiters=5, tol=1.2e-38).x)
     assert [r["value"] for r in trace] == [prob.value(x) for x in xs]
 
 

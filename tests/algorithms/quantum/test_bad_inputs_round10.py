@@ -17,7 +17,7 @@ def test_matrix_counts_are_plain_counts():
 def test_failed_check_names_atol():
     rho = np.array([[0.5, 1e-12], [0.0, 0.5]])
     with pytest.raises(ValueError, match=r"Hermitian.*\(atol\)"):
-        as_density_matrix(rho, atol=1e-300)
+        as_density_matrix(rho, atol=1.2e-38)
 
 
 def test_stats_float_past_float_range_named():
