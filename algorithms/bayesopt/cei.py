@@ -75,6 +75,7 @@ from scipy.stats import qmc
 from threadpoolctl import threadpool_limits
 
 from algorithms._validation import (
+    WORKING_MAX,
     CheckedRecord,
     as_float_array,
     as_real_array,
@@ -491,6 +492,18 @@ def _check_repeats(earlier: tuple, X: np.ndarray, F, C) -> None:
             seen[key] = (float(fv), np.asarray(cv, dtype=np.float64))
 
 
+def _check_modelable(x: np.ndarray, value: float, cons: np.ndarray) -> None:
+    """f and c values a GP can model: finite ones inside the working range (NaN/inf end the run Diverged).
+    f ~ 1e60 failed inside the run with "f has an entry of magnitude 1.5e+60", naming the history's field."""
+    for name, values in (("f(x)", np.array([value], np.float64)), ("c(x)", np.asarray(cons, np.float64))):
+        finite = np.abs(values[np.isfinite(values)])
+        if finite.size and finite.max() > WORKING_MAX:
+            shown = values.tolist() if name == "c(x)" else float(values[0])
+            raise ValueError(f"{name} = {shown!r:.60} at x = {np.asarray(x).tolist()!r:.60} is outside "
+                             f"the package's working range (magnitude at most {WORKING_MAX:.4g}): a GP "
+                             f"surrogate cannot model it; rescale {name[0]}")
+
+
 def _design(problem: ConstrainedBOProblem, rng: np.random.Generator) -> np.ndarray:
     if isinstance(problem.initial, np.ndarray):
         return problem.initial
@@ -518,11 +531,13 @@ class _Surrogates:
             centre, scale = float(y.mean()), float(y.std()) or 1.0
             if np.ptp(y) == 0:   # equal values: their std is rounding (5e-17), the prior variance then ~0
                 centre, scale = float(y[0]), 1.0
-            # the fitted outputscale (<= 20, the fit box) times the spread²: past the kernels' SCALE_MAX
+            # the fitted outputscale (<= 20, the fit box) times the spread²: past the kernels' SCALE_MAX (the
+            # working range) f ~ 1e30 failed inside the kernel, naming its outputscale
             if not scale * scale * max(kernel.outputscale, 20.0) <= SCALE_MAX:
                 name = "f(x)" if j == 0 else "c(x)"
-                raise ValueError(f"{name} values spread over {scale:.3g}: too large for a GP in float64 "
-                                 f"(its variance overflows); rescale {name.split('(')[0]}")
+                raise ValueError(f"{name} values spread over {scale:.3g}: too large for a GP (its prior "
+                                 f"variance, 20 x spread², leaves the package's working range, at most "
+                                 f"{SCALE_MAX:.4g}); rescale {name.split('(')[0]}")
             if y.size < 2 or np.ptp(y) == 0:
                 # nothing to fit (one observation, or one value: fit_kernel needs two rows, and constant
                 # data pushed the lengthscale to its bound, so CEI "stalled" at once): the given kernel
@@ -660,6 +675,7 @@ def _run(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -
 
     def observe(x: np.ndarray) -> bool:
         value, cons = problem.evaluate(x)
+        _check_modelable(x, value, cons)
         if algorithm.noise == 0 and np.isfinite(value) and np.all(np.isfinite(cons)):
             # a repeated point (a design with repeated rows) of a non-deterministic f: named f or c here, not
             # the GP's y and jitter

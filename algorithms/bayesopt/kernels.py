@@ -23,6 +23,8 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from algorithms._validation import (
+    WORKING_MAX,
+    WORKING_MIN,
     _brief,
     as_float_array,
     as_real_array,
@@ -50,9 +52,10 @@ def check_scale(name: str, value, *, upper: float | None = None) -> float:
         raise ValueError(f"{name} must be <= {upper:g}, got {value!r}")
     return value
 
-#: the largest lengthscale and outputscale: beyond it a scaled squared distance (x/ℓ)² of ordinary inputs
-#: leaves the normal floats (ℓ = 1e308 made every k exactly s², a constant kernel) and s² products overflow
-SCALE_MAX = 1e150
+#: the largest lengthscale and outputscale: the package's working range (README), far inside the 1e150 where
+#: a scaled squared distance (x/ℓ)² of ordinary inputs left the normal floats (ℓ = 1e308 made every k
+#: exactly s², a constant kernel) and s² products overflowed
+SCALE_MAX = WORKING_MAX
 
 KERNEL_NAMES = ("se", "matern")
 #: real numbers, numpy's too (np.number let a complex nu through, cut to its real part)
@@ -67,8 +70,8 @@ class Kernel:
     ``lengthscale`` is a positive float or one positive length per input coordinate (ARD, a 1-D array
     or list of d >= 1 entries: ``[0.2]`` is the ARD lengthscale of a 1-D input); ``outputscale`` s² a
     positive float (the prior variance of the GP). Both are real numbers (Python or numpy, never a bool) in
-    [2.2e-308, 1e150]: 0, -0.0 and subnormals such as 1e-320 are refused, and so are values above 1e150
-    (SCALE_MAX: a lengthscale of 1e308 made k exactly constant, s² products overflow). ``nu`` is used
+    the package's working range for positive scales, [1.18e-38, 3.4e38] (every ARD entry too): 0, -0.0,
+    1e-39 and 1e39 are refused by name. ``nu`` is used
     by the Matérn kernel only (SE accepts 0.5, 1.5, 2.5 or inf).
 
     >>> k = Kernel("matern", nu=2.5, lengthscale=0.2)
@@ -111,9 +114,10 @@ class Kernel:
             object.__setattr__(self, "lengthscale", ell)
         else:
             scale = as_float_array("lengthscale", self.lengthscale, ndim=1, dtype=np.float64)
-            if scale.size == 0 or np.any(scale < TINY) or np.any(scale > SCALE_MAX):
-                raise ValueError(f"lengthscale must lie in [{TINY:.3g}, {SCALE_MAX:g}] (positive, normal "
-                                 f"floats) in every coordinate, got {scale}")
+            if scale.size == 0 or np.any(scale < WORKING_MIN) or np.any(scale > SCALE_MAX):
+                raise ValueError(f"lengthscale must lie in [{WORKING_MIN:.4g}, {SCALE_MAX:.4g}] in every "
+                                 f"coordinate (the package's working range for a positive scale: float32's "
+                                 f"normal numbers), got {scale}")
             scale.flags.writeable = False   # frozen: kernel.lengthscale[0] = -1 changed it unchecked
             object.__setattr__(self, "lengthscale", scale)
         object.__setattr__(self, "outputscale",

@@ -56,6 +56,10 @@ from algorithms.blackbox.features import N_FEATURES
 from algorithms.blackbox.grammar import CONFIG_SPACE, END, MODULES, N_MAX, TOKENS, allowed_next, validate
 
 
+class FeatureOverflowError(ValueError):
+    """Features too large for Agent 1's float32 network: its logits came out NaN or inf."""
+
+
 def _features(features) -> torch.Tensor:
     """The problem's feature vector: N_FEATURES finite reals (a wrong length reached torch's reshape
     message, NaN torch.distributions' logits check)."""
@@ -223,7 +227,15 @@ class WorkflowGenerator(_Agent):
         n = seq.shape[0]
         seq = (seq + self.pos[:n])[None]
         causal = torch.triu(torch.full((n, n), float("-inf")), 1)
-        return self.head(self.body(seq, mask=causal)[0, -1])
+        logits = self.head(self.body(seq, mask=causal)[0, -1])
+        if not bool(torch.isfinite(logits).all()):
+            # features of 1e37 (inside the working range) overflowed the float32 activations: torch's
+            # Categorical then refused its NaN logits with a message naming no argument
+            largest = float(features.detach().abs().max())
+            raise FeatureOverflowError(
+                f"features (largest magnitude {largest:.3g}) overflow Agent 1's float32 network: its logits "
+                f"are not finite; the agents were trained on features of order 1 (BBOB's [-5, 5]^d)")
+        return logits
 
     def masked_distribution(self, features: torch.Tensor, prefix: Sequence[str]
                             ) -> torch.distributions.Categorical:

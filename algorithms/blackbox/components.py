@@ -66,6 +66,9 @@ array([[1. , 0.5]])
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
@@ -105,9 +108,31 @@ def _rng(rng) -> np.random.Generator:
     return rng
 
 
+#: True inside a run (:func:`~algorithms.blackbox.run_workflow`, the feature sample): the populations and
+#: values the operators then get are the run's own (f's answers, the moves built from them), not a user's
+#: input, and the working range bounds what a user gives (README): f ~ 1e60 on a unit box stopped PSO and
+#: DesignX with "yP has an entry of magnitude 1.8e+60", an array the user never passed
+_IN_RUN: ContextVar[bool] = ContextVar("blackbox_in_run", default=False)
+
+
+@contextmanager
+def run_values() -> Iterator[None]:
+    """Inside this context the operators take the run's computed arrays at any finite magnitude."""
+    token = _IN_RUN.set(True)
+    try:
+        yield
+    finally:
+        _IN_RUN.reset(token)
+
+
+def user_range() -> bool:
+    """Whether arrays given now are a user's (held to the working range) rather than a run's own."""
+    return not _IN_RUN.get()
+
+
 def _population(name: str, X, *, like: np.ndarray | None = None) -> np.ndarray:
     """``X`` as a 2-D finite float array (of the shape of ``like`` when given)."""
-    X = as_real_array(name, X)
+    X = as_real_array(name, X, check_range=user_range())
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"{name} must be a non-empty 2-D array (N, d) with N, d >= 1, got shape {X.shape}")
     # a NaN row moved through every operator into the evaluator; an inf one made inf - inf = NaN donors
@@ -119,7 +144,7 @@ def _population(name: str, X, *, like: np.ndarray | None = None) -> np.ndarray:
 
 
 def _values(name: str, y, n: int) -> np.ndarray:
-    y = as_real_array(name, y)
+    y = as_real_array(name, y, check_range=user_range())
     if y.shape != (n,):
         raise ValueError(f"{name} must have shape ({n},), got {y.shape}")
     if np.isnan(y).any():   # +inf is the worst value (the evaluator's); NaN ranks as neither

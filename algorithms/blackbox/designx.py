@@ -50,7 +50,12 @@ from algorithms._validation import (
     remember_validated,
     to_float,
 )
-from algorithms.blackbox.agents import HyperparameterController, WorkflowGenerator, check_agent_weights
+from algorithms.blackbox.agents import (
+    FeatureOverflowError,
+    HyperparameterController,
+    WorkflowGenerator,
+    check_agent_weights,
+)
 from algorithms.blackbox.features import problem_features
 from algorithms.blackbox.grammar import decode_action, validate
 from algorithms.blackbox.modular import WorkflowPlan, check_maxiters, finish, run_workflow
@@ -238,19 +243,20 @@ def run_episode(problem: BlackBoxProblem, agent1: WorkflowGenerator, agent2: Hyp
     check_maxiters(maxiters)   # before the feature sample spends evaluations
     if generator is not None and not isinstance(generator, torch.Generator):
         raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
-    means = [float(np.mean(b.astype(np.float64))) / 10.0 for b in (problem.upper, problem.lower)]
-    if not all(abs(m) <= np.finfo(np.float32).max for m in means):   # Agent 1 reads the features in float32
-        raise ValueError(f"problem.bounds are too large for the agents: their features hold the mean "
-                         f"bounds / 10 ({means[0]:.3g}, {means[1]:.3g}), past float32; rescale the box (the "
-                         f"shipped agents were trained on [-5, 5]^d)")
     ev = Evaluator(problem)
     features, _, _ = problem_features(ev, rng)
     # keep_grad inside a caller's torch.inference_mode(): set_grad_enabled alone did not leave it, and the
     # log-probability came back without a graph in silence
     with torch.inference_mode(False) if keep_grad else contextlib.nullcontext(), \
             torch.set_grad_enabled(keep_grad):
-        workflow, logp1, ent1 = agent1.sample(torch.as_tensor(features, dtype=torch.float32),
-                                              generator=generator, greedy=not stochastic)
+        try:
+            workflow, logp1, ent1 = agent1.sample(torch.as_tensor(features, dtype=torch.float32),
+                                                  generator=generator, greedy=not stochastic)
+        except FeatureOverflowError:   # the features hold the mean bounds / 10: a box of side 1e37
+            raise ValueError(f"problem.bounds are too large for the agents: their features hold the mean "
+                             f"bounds / 10 ({features[2]:.3g}, {features[3]:.3g}), which overflow Agent 1's "
+                             f"float32 network; rescale the box (the shipped agents were trained on "
+                             f"[-5, 5]^d)") from None
     plan = WorkflowPlan.parse(workflow)
     episode = Episode(workflow, logp1, ent1, evaluator=ev)
     controllable = plan.controllable()

@@ -38,7 +38,7 @@ import math
 import numpy as np
 
 from algorithms._validation import as_real_array, check_count, check_generator, check_positive_int
-from algorithms.blackbox.components import initialize
+from algorithms.blackbox.components import initialize, run_values, user_range
 from algorithms.blackbox.problem import Evaluator
 
 __all__ = ["FEATURE_NAMES", "N_FEATURES", "ela_features", "problem_features", "sample_size"]
@@ -77,7 +77,7 @@ def ela_features(X: np.ndarray, y: np.ndarray, lower: np.ndarray, upper: np.ndar
     >>> round(float(f[0]), 6)                       # a linear function: linear R² = 1
     1.0
     """
-    X = as_real_array("X", X)
+    X = as_real_array("X", X, check_range=user_range())
     lower, upper = as_real_array("lower", lower), as_real_array("upper", upper)
     if X.ndim != 2 or lower.shape != (X.shape[1],) or upper.shape != lower.shape:
         raise ValueError(f"X must be (n, d) with lower and upper of shape (d,), got {X.shape}, "
@@ -93,7 +93,7 @@ def ela_features(X: np.ndarray, y: np.ndarray, lower: np.ndarray, upper: np.ndar
         row = int(np.flatnonzero(outside)[0])
         raise ValueError(f"X must hold points of the box [lower, upper]; row {row} is "
                          f"{X[row].tolist()!r:.80}")
-    y = as_real_array("y", y).copy()
+    y = as_real_array("y", y, check_range=user_range()).copy()   # f's values in a run: any finite size
     if y.shape != (X.shape[0],):
         raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
     X = (X - lower) / (upper - lower)
@@ -160,4 +160,5 @@ def problem_features(ev: Evaluator, rng: np.random.Generator, n: int | None = No
     y = ev(X)
     basic = np.array([prob.dim / 20.0, math.log10(prob.budget) / 6.0, float(hi.mean()) / 10.0,
                       float(lo.mean()) / 10.0])
-    return np.concatenate([basic, ela_features(X, y, lo, hi)]), X, y
+    with run_values():   # the sample's values are f's answers, not a user's input
+        return np.concatenate([basic, ela_features(X, y, lo, hi)]), X, y

@@ -76,6 +76,7 @@ from algorithms.blackbox.components import (
     niche,
     pso_update,
     reduced_size,
+    run_values,
     select,
 )
 from algorithms.blackbox.grammar import CONFIG_SPACE, MODULE_TYPE, family_of, validate
@@ -322,6 +323,16 @@ def run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
     ``controller(obs)`` (optional, Agent 2) returns hyperparameters, asked before every
     ``control_interval``-th generation (the values then hold until the next call).
     """
+    with run_values():   # the operators get the run's own populations and f's values (any finite size)
+        return _run_workflow(plan, ev, rng, hyperparameters, controller=controller, maxiters=maxiters,
+                             monitor=monitor, control_interval=control_interval)
+
+
+def _run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
+                  hyperparameters: Mapping[str, Mapping[str, float]], *, controller: Controller | None = None,
+                  maxiters: int | None = None, monitor: IterationMonitor | None = None,
+                  control_interval: int = 1) -> RunResult:
+    """:func:`run_workflow` itself (its arrays the run's own: see :func:`components.run_values`)."""
     # a WorkflowPlan (or the PSO baseline's wrapper of one): an object with a family attribute alone met an
     # AttributeError ('controllable') inside
     if not isinstance(getattr(plan, "_plan", plan), WorkflowPlan):

@@ -31,6 +31,7 @@ from torch import nn
 from algorithms._modules import CheckedStateModule, refuse_reassignment
 from algorithms._validation import (
     GLOBAL_RNG_LOCK,
+    WORKING_MIN,
     allocates,
     as_float_array,
     check_count,
@@ -297,18 +298,24 @@ class GaussianScore(ScoreModel):
             raise ValueError("mean must have n >= 1 entries (the data dimension), got shape (0,)")
         if mean.shape != std.shape or np.any(std <= 0):
             raise ValueError(f"std must be positive with the shape of mean {mean.shape}, got {std}")
-        with np.errstate(over="ignore"):
-            variance = std**2
-        if not np.all(np.isfinite(variance)):   # std = 1e200: an infinite variance, a zero score everywhere
-            raise ValueError(f"std must be small enough that std² is finite (<= 1e154), got max "
-                             f"{float(std.max())!r}")
+        if np.any(std < WORKING_MIN):   # each entry a positive scale: 1e-300 is outside the working range
+            raise ValueError(f"std must have entries >= {WORKING_MIN:.4g} (the package's working range for a "
+                             f"positive scale: float32's smallest normal number), got min "
+                             f"{float(std.min())!r}")
         if not isinstance(schedule, VPSchedule):
             raise TypeError(f"schedule must be a VPSchedule, got {type(schedule).__name__}")
         self.in_features, self.out_features = mean.shape[0] + 1, mean.shape[0]
         self.schedule = schedule
         dtype = _check_dtype(dtype)
+        variance = torch.as_tensor(std, dtype=torch.float64) ** 2
+        var = variance.to(dtype)
+        if not bool(torch.isfinite(var).all()) or bool((var == 0).any()):
+            # std = 1e20 in float32 (or 1e200 before the working range): an infinite variance, a zero score
+            # everywhere in silence; std = 1e-30 in float32: a variance of 0, the score divided by it
+            raise ValueError(f"std must have std² inside {dtype}'s range (the buffers' dtype), got std from "
+                             f"{float(std.min())!r} to {float(std.max())!r}")
         self.register_buffer("mean", torch.as_tensor(mean, dtype=dtype))
-        self.register_buffer("var", torch.as_tensor(variance, dtype=dtype))
+        self.register_buffer("var", var)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """torch's ``load_state_dict(state_dict, strict, assign)``, after the checks every module of the

@@ -1,0 +1,53 @@
+"""Issue #43 round 12: the working range (README "Working range") in the CEI family, by class."""
+
+import numpy as np
+import pytest
+
+from algorithms import solve
+from algorithms.bayesopt import CEI, ConstrainedBOProblem, Kernel
+
+BOX = [[0.0, 1.0], [0.0, 1.0]]
+_FAST = dict(n_candidates=50, n_restarts=1)
+
+
+@pytest.mark.parametrize("lengthscale", [[1e-39, 1.0], [5e-324, 1.0], [1e39, 1.0], [1e308, 1.0]])
+def test_ard_lengthscale_entries_outside_the_working_range_are_refused(lengthscale):
+    # a scalar lengthscale was held to the range, the entries of an ARD one only to [2.2e-308, 1e150]
+    with pytest.raises(ValueError, match=r"^lengthscale .*working range"):
+        Kernel("se", lengthscale=lengthscale)
+
+
+def test_ard_lengthscale_entries_at_the_working_range_edges_are_valid():
+    k = Kernel("se", lengthscale=[1.2e-38, 3e38])
+    assert np.all(np.isfinite(k(np.zeros((1, 2)), np.ones((1, 2)))))
+
+
+def _problem(f, c=lambda x: float(0.5 - x[0])):
+    return ConstrainedBOProblem(f=f, c=c, bounds=BOX, initial=4)
+
+
+@pytest.mark.parametrize("name, problem", [
+    ("f", _problem(lambda x: 1e60 * float(x @ x))),
+    ("f", _problem(lambda x: 1e60 + float(x @ x))),
+    ("f", _problem(lambda x: 1e300 * float(x @ x))),
+    ("c", _problem(lambda x: float(x @ x), lambda x: 1e60 * float(0.5 - x[0]))),
+])
+def test_f_and_c_values_a_gp_cannot_model_are_named(name, problem):
+    # f ~ 1e60 failed inside the run naming the history's "f" (or the kernel's outputscale): now f(x)/c(x)
+    with pytest.raises(ValueError, match=rf"^{name}\(x\) = .* outside the package's working range.*rescale"):
+        solve(problem, CEI(**_FAST), maxiters=2, seed=0)
+
+
+@pytest.mark.parametrize("name, problem", [
+    ("f", _problem(lambda x: 1e30 * float(x @ x))),
+    ("c", _problem(lambda x: float(x @ x), lambda x: 1e30 * float(0.5 - x[0]))),
+])
+def test_a_spread_whose_gp_variance_leaves_the_range_is_named(name, problem):
+    # f ~ 1e30: a fitted outputscale of 3.6e59 failed inside the kernel, naming its outputscale
+    with pytest.raises(ValueError, match=rf"^{name}\(x\) values spread over .*working range.*rescale {name}"):
+        solve(problem, CEI(**_FAST), maxiters=2, seed=0)
+
+
+def test_large_values_inside_the_range_are_solved():
+    sol = solve(_problem(lambda x: 1e18 * float(x @ x)), CEI(**_FAST), maxiters=3, seed=0)
+    assert sol.retcode.name == "MaxIters" and np.isfinite(sol.value)

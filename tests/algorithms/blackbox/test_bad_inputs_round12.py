@@ -1,0 +1,49 @@
+"""Issue #43 round 12: the working range (README "Working range") in the blackbox family, by class."""
+
+import numpy as np
+import pytest
+import torch
+
+from algorithms import solve
+from algorithms.blackbox import (
+    CMAES,
+    PSO,
+    BlackBoxProblem,
+    DesignX,
+    RandomSearch,
+    ScipyDE,
+    load_agents,
+)
+from algorithms.blackbox.components import pso_update
+
+_ONES = np.ones(2)
+
+
+@pytest.mark.parametrize("f", [lambda x: 1e60 * float(x @ x), lambda x: 1e60 + float(x @ x),
+                               lambda x: 1e300 * float(x @ x)],
+                         ids=["times-1e60", "plus-1e60", "times-1e300"])
+@pytest.mark.parametrize("algorithm", [DesignX(), PSO(), CMAES(), RandomSearch(), ScipyDE()],
+                         ids=lambda a: type(a).__name__)
+def test_f_values_past_the_working_range_are_the_runs_own(f, algorithm):
+    # the working range bounds what a user gives: PSO and DesignX stopped with "yP/y has an entry of
+    # magnitude 1.8e+60", arrays the run computed from f's answers
+    sol = solve(BlackBoxProblem(f, (-_ONES, _ONES), 200), algorithm, seed=0)
+    assert sol.retcode.name == "MaxIters" and np.isfinite(sol.value)
+
+
+def test_a_users_values_past_the_working_range_are_still_refused():
+    X = np.random.default_rng(0).random((6, 2))
+    with pytest.raises(ValueError, match=r"^yP has an entry of magnitude 1e\+60, outside .* working range"):
+        pso_update(X, np.zeros((6, 2)), X, np.full(6, 1e60), np.zeros(2), _ONES, np.random.default_rng(0))
+
+
+def test_features_that_overflow_agent_1_are_named():
+    # features of 1e37 (inside the working range) gave NaN logits: torch's Categorical refused them unnamed
+    agent1, _ = load_agents()
+    with pytest.raises(ValueError, match=r"^features \(largest magnitude 1e\+37\) overflow Agent 1"):
+        agent1.sample(torch.full((13,), 1e37))
+    with pytest.raises(ValueError, match=r"^features .* overflow Agent 1"):
+        agent1.logits(torch.full((13,), 1e37), ())
+    box = BlackBoxProblem(lambda x: float(x @ x), (-1e30 * _ONES, 2e30 * _ONES), 200)
+    with pytest.raises(ValueError, match=r"^problem.bounds are too large for the agents"):
+        solve(box, DesignX(), seed=0)
