@@ -120,6 +120,9 @@ def _array_mutations(value: np.ndarray) -> list[tuple[str, Any]]:
             worse = value.copy()
             worse.flat[-1] = np.inf
             out.append(("inf-entry", worse))
+            huge = value.astype(np.float64)   # float64: float32 cannot hold it
+            huge.flat[0] = 1e39
+            out.append(("1e39-entry", huge))   # past the working range (README): refused by name
         out.append(("extra-axis", value[..., None]))
         out.append(("complex", value.astype(np.complex128) + 1j))
         out.append(("str-dtype", value.astype(str)))
@@ -134,6 +137,9 @@ def _tensor_mutations(value) -> list[tuple[str, Any]]:
         bad = value.detach().clone()
         bad.view(-1)[0] = float("nan")
         out.append(("nan-entry", bad))
+        huge = value.detach().to(torch.float64).clone()
+        huge.view(-1)[0] = 1e39
+        out.append(("1e39-entry", huge))   # past the working range (README): refused by name
         out.append(("extra-axis", value.detach().unsqueeze(-1)))
         out.append(("int-dtype", value.detach().to(torch.int64)))
         out.append(("complex-dtype", value.detach().to(torch.complex128)))
@@ -168,7 +174,9 @@ def mutations(value: Any, annotation: str = "", name: str = "") -> list[tuple[st
     if isinstance(value, int | np.integer):
         return [("neg", -1), ("float", 2.5), ("str", "3"), ("bool", True), ("None", None)]
     if isinstance(value, float | np.floating):
-        return [("nan", NAN), ("inf", INF), ("neg", -1.0), ("str", "x"), ("bool", True), ("None", None)]
+        # past the working range (README): 1e39 just outside, 1e308 far outside, an int past it
+        return [("nan", NAN), ("inf", INF), ("neg", -1.0), ("str", "x"), ("bool", True), ("None", None),
+                ("1e39", 1e39), ("-1e39", -1e39), ("1e308", 1e308), ("2**128", 2**128)]
     if isinstance(value, str):
         return [("unknown-choice", "no-such-choice"), ("int", 3), ("None", None)]
     if isinstance(value, np.ndarray):
@@ -246,6 +254,23 @@ VALID: dict[tuple[str, str], str] = {
 }
 
 
+_ZERO_VALID = "a parameter that may be 0 takes any value from 0 up (README, working range)"
+#: fields where 0 is valid but no other value is, in the cases' setting (1e-39 must be refused)
+ONLY_ZERO = {"TwoLayerTraining.init_noise"}   # a non-zero init_noise perturbs init='data' only
+
+
+def _tiny_mutation(build: Callable[[Any], Any]) -> tuple[str, Any, str]:
+    """(label, 1e-39, why valid): below the working range's smallest positive scale. Refused where the
+    parameter must be > 0, found by building it with 0 (refused: a positive scale); valid where 0 is."""
+    try:
+        build(0.0)
+    except (ValueError, TypeError):
+        return "1e-39", 1e-39, ""
+    except Exception:   # 0 fails elsewhere (a cryptic error is the other cases' to find): treat as positive
+        return "1e-39", 1e-39, ""
+    return "1e-39", 1e-39, _ZERO_VALID
+
+
 def _field_case(family: str, owner: Any, name: str, label: str, bad: Any, late) -> SweepCase:
     key = f"{type(owner).__name__}.{name}"
     return SweepCase(family, f"{key}={label}", lambda: dataclasses.replace(owner, **{name: bad}),
@@ -302,6 +327,12 @@ def field_cases(with_callables: bool = True) -> list[SweepCase]:
                     if label == "None" and "None" in annotation:
                         continue  # documented optional
                     out.append(_field_case(family, owner, f.name, label, bad, late))
+                if isinstance(value, float | np.floating):
+                    label, bad, why = _tiny_mutation(
+                        lambda v, o=owner, n=f.name: dataclasses.replace(o, **{n: v}))
+                    why = "" if f"{type(owner).__name__}.{f.name}" in ONLY_ZERO else why
+                    case = _field_case(family, owner, f.name, label, bad, late)
+                    out.append(dataclasses.replace(case, valid=case.valid or why))
                 if (with_callables and owner is problem and callable(value) and not isinstance(value, type)
                         and getattr(value, "__name__", "") != ""
                         and not hasattr(value, "parameters")):
@@ -390,6 +421,13 @@ def signature_cases(signatures: list[Signature]) -> list[SweepCase]:
                 key = f"{name}.{arg}={label}"
                 valid = VALID.get((f"{name}.{arg}", label), "")
                 out.append(SweepCase(sig.family, key, call, (arg,), valid=valid, source="signature"))
+            if isinstance(value, float | np.floating):
+                def build(v, sig=sig, arg=arg):
+                    obj = sig.target(*sig.args(), **{**sig.kwargs, arg: v})
+                    return sig.then(obj) if sig.then is not None else obj
+                label, bad, why = _tiny_mutation(build)
+                out.append(SweepCase(sig.family, f"{name}.{arg}={label}", lambda b=build: b(1e-39), (arg,),
+                                     valid=VALID.get((f"{name}.{arg}", label), why), source="signature"))
     return out
 
 
