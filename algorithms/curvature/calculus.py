@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from algorithms._validation import WORKING_MAX, WORKING_MIN, check_working_range
 from algorithms.core import rebuilt_by_factory
 from algorithms.curvature.problem import CurvatureProblem, blamed_on, check_finite_real
 
@@ -77,10 +78,12 @@ def scaled(problem: CurvatureProblem, beta: float) -> CurvatureProblem:
     beta = check_finite_real("beta", beta)
     if beta <= 0:
         raise ValueError(f"beta must be > 0, got {beta!r}")
+    check_working_range("beta", beta)  # a positive scale: 5e-324 is refused
     scaled_constants = [beta * c for c in (problem.L_C, problem.L) if c is not None and math.isfinite(c)]
-    if not all(math.isfinite(c) for c in scaled_constants):  # L = inf was refused naming L, not beta
-        raise ValueError(f"beta = {beta!r} makes the scaled constants overflow (L_C = {problem.L_C!r}, "
-                         f"L = {problem.L!r})")
+    if not all(c == 0 or WORKING_MIN <= c <= WORKING_MAX for c in scaled_constants):
+        # βL_C past the working range was refused naming L_C (or L), not beta
+        raise ValueError(f"beta = {beta!r} makes the scaled constants overflow the package's working range "
+                         f"(L_C = {problem.L_C!r}, L = {problem.L!r})")
     f_star = None if problem.f_star is None else beta * problem.f_star
     with blamed_on(beta=beta):
         return CurvatureProblem(f=lambda x: beta * problem.f(x),

@@ -165,9 +165,17 @@ def lcd2_coefficients(lam: Any, D: Any) -> Any:
         D = as_float_array("D", D, dtype=np.float64)
         if np.any(D < 0):
             raise ValueError(f"D (the eigenvalues of C) must be >= 0, got min(D) = {D.min()!r}")
-        if is_number(lam) and math.isinf(lam):  # the Newton limit λ → ∞: 1/Dᵢ (∞/∞ gave NaN)
-            with np.errstate(divide="ignore"):
-                return np.where(D > 0, 1.0 / np.where(D > 0, D, 1.0), math.inf)
+        if is_number(lam):
+            return _coefficients(float(lam), D)
+    return lam / (1 + lam * D)
+
+
+def _coefficients(lam: float, D: np.ndarray) -> np.ndarray:
+    """λ/(1 + λDᵢ) for a checked float64 ``D`` >= 0 and a float λ >= 0 of any size (the solver's own λ,
+    which the public helper's working-range check must not refuse)."""
+    if math.isinf(lam):  # the Newton limit λ → ∞: 1/Dᵢ (∞/∞ gave NaN)
+        with np.errstate(divide="ignore"):
+            return np.where(D > 0, 1.0 / np.where(D > 0, D, 1.0), math.inf)
     return lam / (1 + lam * D)
 
 
@@ -252,7 +260,7 @@ def lcd2_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
         pos = D > 0
         coef[pos] = 1.0 / D[pos]
     else:
-        coef = lcd2_coefficients(lam, D)
+        coef = _coefficients(lam, D)
     direction = from_eigenbasis(Q, coef * ghat)
     # λ = 0 when Δ/‖g‖² underflows (Δ = 5e-324): the shift 1/λ is then ∞, not a ZeroDivisionError
     shift = 0.0 if math.isinf(lam) else (math.inf if lam == 0 else 1.0 / lam)

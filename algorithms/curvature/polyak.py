@@ -84,6 +84,9 @@ def _solve(problem: CurvatureProblem, algorithm: Polyak, options: SolveOptions) 
     def step(x, fx, g, stats):
         delta = max(fx - f_star, 0.0)
         g_norm_sq = float(g @ g)  # > 0: the loop stops at ‖g‖ <= tol (tol > 0) before a step
-        return polyak_step(x, g, delta, g_norm_sq), {"stepsize": delta / g_norm_sq}
+        # the formula itself: polyak_step's working-range checks are for a caller's Δ and ‖g‖², not the
+        # run's (an overflowing step is Diverged in run_descent)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return x - (delta / g_norm_sq) * g, {"stepsize": delta / g_norm_sq}
 
     return run_descent(problem, options, step, name="Polyak", default_maxiters=10_000)

@@ -41,6 +41,7 @@ and, where it is known in closed form, ``f*`` and a minimizer ``x*``):
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import math
 import os
 import traceback
@@ -52,17 +53,21 @@ import numpy as np
 import scipy.linalg
 
 from algorithms._validation import (
+    WORKING_MAX,
+    WORKING_MIN,
     _brief,
     as_float_array,
     as_float_matrix,
     as_real_array,
     check_callable,
     check_choice,
+    check_entries_in_range,
     check_finite_real,
     check_positive,
     check_shape,
     check_str,
     check_takes,
+    check_working_range,
     returned_scalar,
 )
 from algorithms.core import (
@@ -196,13 +201,15 @@ class CurvatureProblem(Problem):
             f0 = self.value(x0)
         if not math.isfinite(f0):
             raise ValueError(f"f(x0) must be finite, got {f0!r}")
+        check_working_range("f(x0)", f0, scale=False)  # a start past it makes every solve Diverged
         object.__setattr__(self, "f0", f0)
         with _at_start(x0):
             g0 = self.gradient(x0)
         if not np.all(np.isfinite(g0)):
             raise ValueError("grad(x0) contains NaN or inf entries")
+        check_entries_in_range("grad(x0)", g0)
         with _at_start(x0):
-            self.curvature_at(x0)
+            check_entries_in_range("curvature(x0)", self.curvature_at(x0))
         if self.x_star is not None:
             f_at_star = self.value(self.x_star)
             if not math.isfinite(f_at_star):
@@ -354,7 +361,11 @@ class CurvatureProblem(Problem):
         ``scale_grad``), the gradient's floored at its rounding level at x0 (16 eps ‖H‖‖x0‖, so a start near
         the optimum can still meet it). ``tol`` is relative, in (0, 1): 1 or more accepted x0 itself (S and
         G are x0's own gap and gradient), so tol = 1e308 reported Success at the start, refused by name."""
-        tol = check_positive("tol", tol)  # a negative or NaN tol gave negative/NaN tolerances silently
+        # a negative or NaN tol gave negative/NaN tolerances silently. No working-range floor here: solve()
+        # checks tol for every family (SolveOptions), and a tiny tol only runs the full horizon
+        if isinstance(tol, bool) or not is_number(tol) or not (math.isfinite(tol) and tol > 0):
+            raise ValueError(f"tol must be > 0 and finite, got {tol!r:.40}")
+        tol = float(tol)
         if tol >= 1.0:
             raise ValueError(f"tol must be < 1 (relative to the start's gap and gradient, S and G: tol >= 1 "
                              f"accepts x0 itself), got {tol!r}")
@@ -468,7 +479,8 @@ def _at_start(x0: np.ndarray):
 
 
 #: the messages of CurvatureProblem's checks of quantities a factory derives from its scalar arguments
-_DERIVED = ("L must", "L_C must", "f(x0) must", "grad(x0) ", "curvature(x) ", "f(x) ", "grad(x) ")
+_DERIVED = ("L must", "L_C must", "L = ", "L_C = ", "f(x0) ", "grad(x0) ", "curvature(x) ", "curvature(x0) ",
+            "f(x) ", "grad(x) ")
 
 
 @contextlib.contextmanager
@@ -519,7 +531,10 @@ def _check_curvature_constant(value: Any) -> float:
     if math.isnan(value) or value < 0:
         raise ValueError(f"L_C must be >= 0 (or math.inf when only the lower bound is known), "
                          f"got {value!r}")
-    return float(value)
+    value = float(value)
+    # inf is the documented "no upper bound"; a finite L_C (>= 0: any value from 0 up) is at most the
+    # working range's maximum (1e308 was taken, overflowing every step's shifted solve)
+    return value if math.isinf(value) else check_working_range("L_C", value, scale=False)
 
 
 def check_finite_curvature_constant(value: Any) -> float:
@@ -582,6 +597,11 @@ def check_numeric_point(x: Any, g: Any) -> tuple[Any, Any]:
     return (x if is_number(x) else xs), (g if is_number(g) else gs)
 
 
+#: True while run_descent takes a step: the step helpers' working-range checks are for a caller's numbers,
+#: not for the run's own Δ, G, ‖g‖² (subnormal near the optimum, or past the range as a run blows up)
+_IN_SOLVE: contextvars.ContextVar[bool] = contextvars.ContextVar("curvature_in_solve", default=False)
+
+
 def step_scalar(name: str, value: Any, expected: str) -> Any:
     """A scalar argument of a step helper (a step size, Δ, λ, ‖g‖²): a sympy expression as it is, else a
     real number (never a bool, a str, an array, a Decimal), returned as given; NaN refused, and an int past
@@ -597,6 +617,10 @@ def step_scalar(name: str, value: Any, expected: str) -> Any:
         raise ValueError(f"{name} must be a finite number {expected}, got {_brief(value)}") from None
     if math.isnan(number):
         raise ValueError(f"{name} must be a number {expected}, got nan")
+    if math.isfinite(number) and not _IN_SOLVE.get():  # inf is left to each helper (λ = ∞: Newton's limit)
+        # a positive scale ("> 0") has the range's minimum, a ">= 0" one any value from 0 up; a negative
+        # number is left to the helper's sign check ("lam must be >= 0")
+        check_working_range(name, number, scale=expected.startswith("> ") and number > 0)
     return value  # as given: an int stays exact beside sympy (4, not 4.0)
 
 
@@ -668,6 +692,12 @@ def check_stationary_gap(problem: CurvatureProblem, gap: float | None, gnorm: fl
                      "optimal value and grad(x) the gradient of f")
 
 
+def _in_working_range(values: Any) -> bool:
+    """True when every entry is finite and at most WORKING_MAX in magnitude: an iterate, value or
+    gradient past it is a run that overflowed (``Diverged``), not a point the step helpers take."""
+    return bool(np.all(np.abs(values) <= WORKING_MAX))  # NaN compares False
+
+
 def run_descent(
     problem: CurvatureProblem,
     options: SolveOptions,
@@ -701,7 +731,7 @@ def run_descent(
     fx = problem.f0
     try:
         for k in range(maxiters + 1):
-            if not np.all(np.isfinite(x)):  # value() refuses a non-finite point: the run diverged
+            if not _in_working_range(x):  # value() refuses a non-finite point: the run diverged
                 fx, gnorm = math.nan, math.nan
                 monitor.record(iteration=k, value=fx, gap=None, grad_norm=gnorm, **info)
                 stats.iterations = k
@@ -715,7 +745,7 @@ def run_descent(
             gap = None if problem.f_star is None else fx - problem.f_star
             gnorm = float(np.linalg.norm(g))
             blown_up = fx - problem.f0 > BLOWUP_FACTOR * max(1.0, abs(problem.f0))
-            if blown_up or not (math.isfinite(fx) and math.isfinite(gnorm) and np.all(np.isfinite(x))):
+            if blown_up or not (_in_working_range(fx) and _in_working_range(g)):
                 monitor.record(iteration=k, value=fx, gap=gap, grad_norm=gnorm, **info)
                 retcode = RetCode.Diverged
                 break
@@ -732,7 +762,11 @@ def run_descent(
             if k == maxiters:
                 retcode = RetCode.MaxIters
                 break
-            x_next, info = step(x.astype(np.float64), fx, g, stats)
+            inside = _IN_SOLVE.set(True)
+            try:
+                x_next, info = step(x.astype(np.float64), fx, g, stats)
+            finally:
+                _IN_SOLVE.reset(inside)
             if x_next is None:
                 retcode = info.pop("retcode", RetCode.Failure)
                 break
@@ -745,10 +779,6 @@ def run_descent(
 # --------------------------------------------------------------------------- families
 
 
-#: the largest |entry| of the factories' data A and b (squares and products of larger ones overflow float64)
-MAX_DATA_SCALE = 1e150
-
-
 def _data(A: Any, b: Any, x0: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     A = as_float_matrix("A", A, allow_sparse=False)
     single = A.dtype == np.float32
@@ -758,11 +788,7 @@ def _data(A: Any, b: Any, x0: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if not np.any(A):
         raise ValueError(f"A must have a nonzero entry (with A = 0 the objective is constant), "
                          f"got an all-zero matrix of shape {A.shape}")
-    b = as_float_array("b", b, ndim=1)
-    for name, data in (("A", A), ("b", b)):  # squares of 1e300 overflow: the error blamed delta or L
-        if data.size and float(np.max(np.abs(data))) > MAX_DATA_SCALE:
-            raise ValueError(f"{name} has entries up to {float(np.max(np.abs(data))):.3g}, beyond "
-                             f"{MAX_DATA_SCALE:g}: the squared residuals overflow float64; rescale the data")
+    b = as_float_array("b", b, ndim=1)  # both inside the working range (1e300 squared blamed delta or L)
     if b.shape != (n,):  # the mismatch names both: A's rows or b's length may be the one that is off
         raise ValueError(f"A and b must agree: b must have shape ({n},) (one entry per row of A, shape "
                          f"{A.shape}), got {b.shape}")
@@ -944,10 +970,12 @@ def squared_huber(A: Any, b: Any, delta: float = 1.0, x0: Any = None,
     A, b, x0 = _data(A, b, x0)
     delta = check_positive("delta", delta)
     norm2 = _spectral_norm_sq(A)
-    # δ·δ, not δ**2 (Python's OverflowError at δ = 1e308); the constants must stay finite and > 0
-    if not (0.0 < delta * delta * norm2 and 3.0 * delta * delta * norm2 < math.inf):
-        raise ValueError(f"delta = {delta!r} puts L_C = 2δ²‖A‖₂² outside the positive floats (‖A‖₂² = "
-                         f"{norm2:.3g}): pass a delta with δ²‖A‖₂² in about [1e-300, 1e300]")
+    # δ·δ, not δ**2 (Python's OverflowError at δ = 1e308); L_C = 2δ²‖A‖₂² and L = 3δ²‖A‖₂² are scales of
+    # the working range (they were named as L, which the caller never passed)
+    if not (WORKING_MIN <= 2.0 * delta * delta * norm2 and 3.0 * delta * delta * norm2 <= WORKING_MAX):
+        raise ValueError(f"delta = {delta!r} puts L_C = 2δ²‖A‖₂² or L = 3δ²‖A‖₂² outside the package's "
+                         f"working range [{WORKING_MIN:.4g}, {WORKING_MAX:.4g}] (‖A‖₂² = {norm2:.3g}): "
+                         f"pass a delta of about 1/‖A‖₂ times [1e-19, 1e19]")
     if f_star is None and x_star is None:
         ls, res = _least_squares(A, b)
         if res <= 1e-20 * max(1.0, float(b @ b)):

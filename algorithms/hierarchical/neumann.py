@@ -55,9 +55,9 @@ def neumann_terms(horizon: int, mu_g: float, l_g1: float) -> int:
     # log(1/(1 − μ/l)) as −log1p(−μ/l): for μ/l below 1e-16, 1 − μ/l rounded to 1 and log(1) = 0 divided
     rate = -math.log1p(-mu_g / l_g1)
     length = 3.0 * math.log(horizon) / (2.0 * rate) if rate > 0 else math.inf
-    if not math.isfinite(length):  # μ_g/l_g1 underflowed (ZeroDivisionError) or overflowed (OverflowError)
+    if not length <= 2**63 - 1:  # a count the package holds (an int64): 1e-30 gave 3e30 terms, inf overflowed
         raise ValueError(f"mu_g / l_g1 = {mu_g!r} / {l_g1!r} is too small: Theorem 4.2's series length "
-                         f"overflows a float")
+                         f"({length:.3g}) exceeds 2**63 - 1")
     return max(1, math.ceil(length))
 
 

@@ -183,8 +183,11 @@ class NearestNeighbor2Opt(Algorithm):
 @_dispatch
 def _solve(problem: TSPInstance, algorithm: NearestNeighbor2Opt, options: SolveOptions) -> Solution:
     tour = nearest_neighbor_tour(problem.distances)
-    tour, ok, moves = two_opt(
-        problem.distances, tour, min(options.iterations(MAX_MOVES), INT64_MAX),  # 2**70 was named max_moves
+    # the unchecked 2-opt: the tour is ours and the gain threshold is derived (1e-10 × a distance of 1e-30
+    # is below the working range that two_opt's own tol must be in)
+    tour, ok, moves = _two_opt(
+        problem.distances, np.asarray(tour, dtype=np.int64),
+        min(options.iterations(MAX_MOVES), INT64_MAX),  # 2**70 was named max_moves
         relative_tol(problem.distances, options.tolerance(1e-10))
     )
     value = tsp_cost(problem, tour)

@@ -35,6 +35,7 @@ import numpy as np
 
 from algorithms._validation import (
     INT64_MAX,
+    WORKING_MAX,
     _brief,
     allocates,
     as_float_array,
@@ -84,8 +85,9 @@ def cvrp_capacity(n: int) -> int:
     return 50
 
 
-#: the largest distance whose square (dx² + dy²) stays a finite float64
-_MAX_DISTANCE = math.sqrt(np.finfo(np.float64).max / 2)
+#: the largest pairwise distance: the package's working range (a larger one is refused by the distance
+#: checks of the solvers that take the instance's matrix)
+_MAX_DISTANCE = WORKING_MAX
 
 
 def _check_coords(coords: Any, minimum: int) -> np.ndarray:
@@ -99,10 +101,10 @@ def _check_coords(coords: Any, minimum: int) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         diff = coords[:, None, :] - coords[None, :, :]
         dist = np.sqrt((diff**2).sum(-1))
-    if not np.all(np.isfinite(dist)):  # squared differences past the float range: every backend fails later
-        raise ValueError(f"coords must have pairwise distances below {_MAX_DISTANCE:.3g} (the squared "
-                         f"distance overflows float64 past it), got max |coords| = "
-                         f"{np.abs(coords).max():.3g}")
+    if not np.all(dist <= _MAX_DISTANCE):  # NaN/inf too: squared differences past the float range
+        raise ValueError(f"coords must have pairwise distances at most {_MAX_DISTANCE:.4g} (the package's "
+                         f"working range: the solvers' distance matrices are checked in it), got max "
+                         f"|coords| = {np.abs(coords).max():.3g}")
     # relative to the extent: the same geometry at any coordinate scale is accepted or refused alike
     # (an absolute 1e-12 called points 5e-14 apart in a 1e-12 box duplicates; 0 still is one)
     extent = float(dist.max())

@@ -90,10 +90,15 @@ def test_curvature_factories_name_the_scale_that_overflows():
     problem = squared_lp_norm(2**64, np.array([1.0, 2.0]))
     assert problem.value(problem.x0) == 4.0
     for delta in (5e-324, 1e308):  # δ² underflowed to 0 / raised Python's OverflowError
-        with pytest.raises(ValueError, match=r"delta = .* puts L_C"):
+        with pytest.raises(ValueError, match=r"^delta = .* is outside the package's working range"):
             squared_huber(np.eye(1), np.array([0.0]), delta=delta, x0=np.array([0.5]))
-    with pytest.raises(ValueError, match=r"beta = .* makes the scaled constants overflow"):
+    for delta in (1e-30, 1e30):  # round 12: inside the range, but δ² is not (named L before)
+        with pytest.raises(ValueError, match=r"^delta = .* puts L_C"):
+            squared_huber(np.eye(1), np.array([0.0]), delta=delta, x0=np.array([0.5]))
+    with pytest.raises(ValueError, match=r"^beta = 1e\+308 is outside the package's working range"):
         scaled(squared_lp_norm(3, x0=np.array([1.0, 2.0])), 1e308)
+    with pytest.raises(ValueError, match=r"beta = .* makes the scaled constants overflow"):
+        scaled(squared_lp_norm(3, x0=np.array([1.0, 2.0])), 1e38)
     with pytest.raises(ValueError, match=r"x and g must have one length d: x has shape \(2,\), g has"):
         lcd1_step(np.zeros(2), np.ones(1), np.eye(2), 1.0)
 
@@ -103,13 +108,14 @@ def test_ada_parameters_and_neumann_terms_at_extreme_scales():
     rates = {"lr_x": 1.0, "lr_y": 1.0}
     # round 11 (heldout11): a subnormal or a 1e308 rate is refused by name (it was computed at its limit)
     for extreme in (5e-324, 1e308):
-        with pytest.raises(ValueError, match=r"^alpha = .* is outside the normal range"):
+        with pytest.raises(ValueError, match=r"^alpha = .* is outside the package's working range"):
             ada_parameters(4, 1.0, 0.5, 0.0, **rates, alpha=extreme, gamma=1.0)
-    assert all(np.isfinite(ada_parameters(4, 1.0, 0.5, 0.0, **rates, alpha=1e-300, gamma=1e300)))
+    # round 12: the working range's edges (1e-300 and 1e300 are outside it) give finite parameters
+    assert all(np.isfinite(ada_parameters(4, 1.0, 0.5, 0.0, **rates, alpha=1.2e-38, gamma=3.4e38)))
     with pytest.raises(TypeError, match="noise_sum must be a finite number >= 0, got bool"):
         ada_parameters(4, True, 0.0, 0.0, lr_x=1.0, lr_y=1.0, alpha=1.0, gamma=2.0)
     for mu_g, l_g1 in ((5e-324, 1.0), (1.0, 1e308)):  # ZeroDivisionError / OverflowError before
-        with pytest.raises(ValueError, match=r"mu_g / l_g1 = .* is too small"):
+        with pytest.raises(ValueError, match=r"^(mu_g|l_g1) = .* is outside the package's working range"):
             neumann_terms(1000, mu_g, l_g1)
 
 
@@ -150,7 +156,9 @@ def test_fit_linear_predictors_predict_takes_x_as_documented():
 def test_lcd2_gap_has_the_newton_limit_and_no_overflow():
     ghat, D = np.array([1.0, 1.0]), np.array([1.0, 2.0])
     assert lcd2_gap(math.inf, 1.0, ghat, D) == pytest.approx(1.0 - 0.5 - 0.25)  # NaN before
-    assert lcd2_gap(1e300, 1.0, ghat, D) == pytest.approx(0.25)  # NaN from λ ≈ 1e154 on
+    assert lcd2_gap(3e38, 1.0, ghat, D) == pytest.approx(0.25)  # NaN from λ ≈ 1e154 on
+    with pytest.raises(ValueError, match=r"^lam = 1e\+300 is outside the package's working range"):
+        lcd2_gap(1e300, 1.0, ghat, D)  # round 12
     assert lcd2_gap(math.inf, 1.0, np.array([1.0]), np.array([0.0])) == -math.inf
     assert lcd2_gap(0.5, 1.0, ghat, D) == pytest.approx(1.0 - 0.5 * 0.5 * 2.5 / 1.5**2 - 0.5 * 0.5 * 3 / 4)
 

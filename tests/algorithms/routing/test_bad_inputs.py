@@ -1,6 +1,7 @@
 """Bad inputs to every public callable of ``algorithms.routing``: rejected early, by our own
 validation, with a message naming the argument and what was expected."""
 
+import math
 import os
 
 import numpy as np
@@ -18,6 +19,7 @@ import algorithms.routing.nn2opt as nn_mod
 import algorithms.routing.problem as prob
 import algorithms.routing.train as train_mod
 from algorithms import RetCode, solve
+from algorithms._validation import WORKING_MAX
 from algorithms.routing import CVRPInstance, TSPInstance, random_cvrp, random_tsp
 from algorithms.routing.cvrp_enumeration import CVRPEnumeration, cvrp_enumerate
 from algorithms.routing.gflownet import RoutingGFlowNet
@@ -369,29 +371,35 @@ def test_held_karp_rejects_non_finite_distances():
 
     # finite entries whose tour length overflows: every DP candidate would be inf and the tour read back
     # incomplete ([0, 1] with length inf); n·max d finite is accepted (issue #46 round 4)
+    # round 12: entries past the working range (3.4e38) are refused by name; at its edge the tour length
+    # n·max d stays finite
     top = np.finfo(np.float64).max
     big = np.full((4, 4), top / 4 * (1 + 1e-15))
     np.fill_diagonal(big, 0.0)
-    check_bad_input(BadInput(hk_mod.held_karp, lambda: held_karp(big), ValueError, ("dist", "4.494e+307"),
+    check_bad_input(BadInput(hk_mod.held_karp, lambda: held_karp(big), ValueError, ("dist", "working range"),
                              "overflow"))
-    edge = np.full((4, 4), top / 4)
+    edge = np.full((4, 4), WORKING_MAX)
     np.fill_diagonal(edge, 0.0)
     tour, length = held_karp(edge)
-    assert sorted(tour) == [0, 1, 2, 3] and length == top
+    assert sorted(tour) == [0, 1, 2, 3] and length == 4 * WORKING_MAX
 
 
 def test_overflowing_coordinates_are_rejected_naming_the_bound():
     coords = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]) * 1e200
-    check_bad_input(BadInput(TSPInstance, lambda: TSPInstance(coords), ValueError, ("coords", "9.48e+153"),
-                             "overflow"))
+    check_bad_input(BadInput(TSPInstance, lambda: TSPInstance(coords), ValueError,
+                             ("coords", "working range"), "overflow"))
     check_bad_input(BadInput(CVRPInstance, lambda: CVRPInstance(coords, [1, 1, 1], 2), ValueError,
-                             ("coords", "9.48e+153"), "overflow"))
+                             ("coords", "working range"), "overflow"))
+    # round 12: coordinates inside the range whose distances are not (the solvers' matrices are checked in it)
+    wide = coords * 2.5e-162
+    check_bad_input(BadInput(TSPInstance, lambda: TSPInstance(wide), ValueError,
+                             ("coords", "pairwise distances at most 3.403e+38"), "distances-overflow"))
     from algorithms.routing._common import integer_distances
 
     inf = np.array([[0.0, np.inf], [np.inf, 0.0]])
     check_bad_input(BadInput(integer_distances, lambda: integer_distances(inf, None, 1e6, 2**31, "LKH"),
                              ValueError, ("coords", "finite", "inf"), "inf"))
-    assert TSPInstance(coords * 1e-100).n == 4  # 1e100: large but finite distances stay valid
+    assert TSPInstance(coords * 1e-170).n == 4  # 1e30: large distances in the working range stay valid
 
 
 # round 2 of the held-out audit (issue #43): distance matrices checked as distances (strings, NaN,
@@ -624,8 +632,9 @@ def test_round9_instances_routes_and_counts_named():
         paper_stepwise_log_pb(1, 1, "yes")
     with pytest.raises(ValueError, match=r"^step must be an int >= 0"):
         beta_at("1", 10, 1.0, 2.0)
-    with pytest.raises(ValueError, match=r"^beta_max / beta_min = 1e\+308 / 5e-324 overflows"):
-        beta_at(5, 10, 5e-324, 1e308)
+    with pytest.raises(ValueError, match=r"^beta_min = 5e-324 is outside the package's working range"):
+        beta_at(5, 10, 5e-324, 1e308)  # round 12: the ratio of two scales in the range stays finite
+    assert math.isfinite(beta_at(5, 10, 1.2e-38, 3.4e38))
     with pytest.raises(TypeError, match=r"^tour must be a 1-D sequence"):
         tsp_cost(TSP, RaisingArray())
     with pytest.raises(ValueError, match=r"^tour must be a sequence of int node indices"):
