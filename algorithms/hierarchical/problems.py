@@ -377,7 +377,7 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
                         (("coupling", coupling), ("x0", x0), ("y0", y0)))
     if coupling == 0:
         raise ValueError("coupling must be nonzero (with c = 0, x and y decouple), got 0")
-    check_working_range("coupling", coupling)  # 5e-324 decoupled x and y in all but name
+    check_working_range("coupling", coupling, scale=False)  # any real c: 1e308 overflowed c**2
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
     c = float(coupling)

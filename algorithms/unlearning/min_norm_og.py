@@ -72,8 +72,8 @@ def _check_lambda(name: str, value: Any) -> float:
                          f"{value!r}")
     if math.isnan(value) or value < 0:
         raise ValueError(f"{name} must be >= 0 (or math.inf to skip the projection), got {value!r}")
-    if math.isfinite(value):  # 5e-324 or 1e308: pass 0 or math.inf for the limits
-        check_working_range(name, float(value))
+    if math.isfinite(value):  # 1e308 refused: pass math.inf for the limit
+        check_working_range(name, float(value), scale=False)  # 0 is valid: a tiny value acts as 0
     return float(value)
 
 

@@ -546,7 +546,7 @@ def check_descent_hyperparameters(lr: Any, optimizer: Any) -> float:
         raise ValueError(f"lr must be finite and >= 0, got {lr!r}")
     if not math.isfinite(lr) or lr < 0:
         raise ValueError(f"lr must be finite and >= 0, got {lr!r}")
-    check_working_range("lr", float(lr))  # 5e-324 (no step at all) and 1e308 (an overflowing one) were taken
+    check_working_range("lr", float(lr), scale=False)  # 1e308 (an overflowing step) was taken; 0 is valid
     if optimizer not in ("sgd", "adam"):
         raise ValueError(f"optimizer must be one of ['adam', 'sgd'], got {optimizer!r}")
     return float(lr)
