@@ -171,7 +171,7 @@ def prune_network(x, y, W, b, v, a: float, c: float, *, prune_tol: float, merge_
     u = np.abs(jumps)
     umax = float(np.max(u, initial=0.0))
     keep = (u > prune_tol * umax) & (t > x[0]) & (t < x[-1])
-    merged = CPWL.from_terms(t[keep], jumps[keep], slope, intercept, merge_tol=merge_tol * float(np.ptp(x)))
+    merged = CPWL._merged(t[keep], jumps[keep], slope, intercept, merge_tol * float(np.ptp(x)), 0.0)
     k = merged.num_knots
 
     def linear_refit(knots):
@@ -408,7 +408,7 @@ def _solve(problem: InterpolationProblem, algorithm: LpPathNormTraining, options
     y64 = problem.y.astype(np.float64)
     # standardize: the x range onto [-1, 1], y by its largest magnitude
     x_mid, x_half = 0.5 * (x64[0] + x64[-1]), 0.5 * (x64[-1] - x64[0])
-    y_scale = max(float(np.max(np.abs(y64))), 1e-12)
+    y_scale = float(np.max(np.abs(y64))) or 1.0   # y = 0: any (a floor of 1e-12 left y = 1e-300 at 1e-288)
     X = (x64 - x_mid) / x_half
     Y = y64 / y_scale
     steps = check_count("maxiters", options.iterations(default=4000), 0)    # 2**63 looped for ever
@@ -418,10 +418,14 @@ def _solve(problem: InterpolationProblem, algorithm: LpPathNormTraining, options
         params, done, retcode = _adam_train(X, Y, p=p, algorithm=algorithm, steps=steps, seed=seed,
                                             monitor=monitor)
     monitor.close()
-    # back to the original units: w x' + b with x' = (x - x_mid)/x_half, outputs times y_scale
-    W = params["W"] / x_half
-    b = params["b"] - W * x_mid
-    v = params["v"] * y_scale
+    # back to the original units: w x' + b with x' = (x - x_mid)/x_half, outputs times y_scale. The ReLU's
+    # positive homogeneity lets the factor 1/x_half of W be shared with v: W·σ/x_half and v·y_scale/σ with
+    # σ the power of two nearest sqrt(x_half·y_scale) keep both near sqrt of the slope scale (W = 1/x_half
+    # alone reached 1e300 on x of 1e-300, outside the working range: prune_network refused it as "W")
+    sigma = 2.0 ** round(0.5 * (math.log2(x_half) + math.log2(y_scale)))
+    W = params["W"] * sigma / x_half
+    b = params["b"] * sigma - W * x_mid
+    v = params["v"] * (y_scale / sigma)
     a = params["a"] * y_scale / x_half
     c = params["c"] * y_scale - a * x_mid
     raw = {"W": W, "b": b, "v": v, "a": a, "c": c}

@@ -46,6 +46,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from algorithms._validation import (
+    WORKING_MAX,
     as_float_array,
     check_int_at_least,
     check_nonnegative,
@@ -93,9 +94,10 @@ MAX_ABS_X = 1e12
 #: an interpolable problem reported Infeasible; relative 1e-6 and 1e-9 apart near 0 were solved
 MIN_SEPARATION = 1e-6
 MIN_GAP = 1e-9
-#: the largest max|y| / (smallest row distance) taken: past it the interpolating slopes overflow float64
-#: (y = 1e300 on rows 1e-9 apart came out Infeasible)
-MAX_SLOPE_SCALE = 1e300
+#: the largest max|y| / (smallest row distance) taken: past it the interpolating slopes leave the working
+#: range (y = 1e300 on rows 1e-9 apart came out Infeasible; #43 round 12: y = 3e38 there failed naming the
+#: computed slopes "U")
+MAX_SLOPE_SCALE = WORKING_MAX / 4
 
 
 def _check_X(X, dtype=np.float64) -> np.ndarray:
@@ -163,8 +165,8 @@ class MultivariateInterpolationProblem(Problem):
     enumeration's own work bound refuses d past ~90, see :func:`basic_points`); rows of ``X`` distinct and
     resolvable by the enumeration's LPs: entries of magnitude at most :data:`MAX_ABS_X` (1e12), rows at
     least max(1e-9, 1e-6·max|X|) apart (max-norm; :data:`MIN_GAP`, :data:`MIN_SEPARATION`), and
-    max|y| / (smallest row distance) at most 1e300 (:data:`MAX_SLOPE_SCALE`); others are refused naming X
-    or y.
+    max|y| / (smallest row distance) · max(1, max|X|) at most 8.5e37 (:data:`MAX_SLOPE_SCALE`: the pieces'
+    slopes and intercepts stay inside the working range); others are refused naming X or y.
 
     >>> MultivariateInterpolationProblem(X=[[0.0, 1.0]], y=[1.0, 2.0])
     Traceback (most recent call last):
@@ -189,12 +191,14 @@ class MultivariateInterpolationProblem(Problem):
         if X.shape[0] > 1:
             gap = float(np.min(np.max(np.abs(X[:, None, :] - X[None, :, :]), axis=2)[
                 np.triu_indices(X.shape[0], 1)]))
+            # the pieces' slopes reach max|y| / gap and their intercepts that times max|X|
+            reach = max(1.0, float(np.max(np.abs(X))))
             with np.errstate(over="ignore"):
-                scale = float(np.max(np.abs(y))) / gap
+                scale = float(np.max(np.abs(y))) / gap * reach
             if scale > MAX_SLOPE_SCALE:
                 raise ValueError(f"y is too large for X's spacing: max|y| / (smallest row distance "
-                                 f"{gap:.3g}) = {scale:.3g} > {MAX_SLOPE_SCALE:g} (the interpolating slopes "
-                                 f"overflow float64); rescale y")
+                                 f"{gap:.3g}) · max(1, max|X|) = {scale:.3g} > {MAX_SLOPE_SCALE:.4g} (the "
+                                 f"interpolating slopes or intercepts leave the working range); rescale y")
         p = check_nonnegative("p", self.p)
         if p >= 1:
             raise ValueError(f"p must satisfy 0 <= p < 1, got {p!r}")

@@ -43,6 +43,7 @@ import numpy as np
 import torch
 
 from algorithms._validation import (
+    WORKING_MAX,
     allocates,
     as_float_array,
     call_user,
@@ -648,7 +649,9 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
     monitor = IterationMonitor(options, total=steps, desc="SAM" if rho is not None else "SGD")
 
     def finite_params() -> bool:
-        return all(bool(torch.isfinite(p).all()) for p in plist)
+        # past the working range counts as a blow-up too: forward_with refuses such weights as user input
+        return all(bool(torch.isfinite(p).all()) and (p.numel() == 0 or float(p.detach().abs().max())
+                                                      <= WORKING_MAX) for p in plist)
 
     def full_loss() -> float:
         if not finite_params():     # forward_with refuses inf weights by name: a blow-up is Diverged here
@@ -685,8 +688,7 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
                 raise
         value = full_loss()
         stop = monitor.record(iteration=k, loss=value)
-        if not math.isfinite(value) or value > DIVERGED_LOSS or \
-                not all(bool(torch.isfinite(p).all()) for p in plist):
+        if not math.isfinite(value) or value > DIVERGED_LOSS or not finite_params():
             retcode = RetCode.Diverged
             break
         if value <= tol:

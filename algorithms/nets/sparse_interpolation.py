@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from algorithms._validation import (
+    WORKING_MAX,
     as_float_array,
     check_choice,
     check_finite_real,
@@ -220,6 +221,14 @@ class CPWL:
         merge_tol = check_nonnegative("merge_tol", merge_tol)
         zero_tol = check_nonnegative("zero_tol", zero_tol)
         slope, intercept = check_finite_real("slope", slope), check_finite_real("intercept", intercept)
+        return CPWL._merged(t, c, slope, intercept, merge_tol, zero_tol)
+
+    @staticmethod
+    def _merged(t: np.ndarray, c: np.ndarray, slope: float, intercept: float, merge_tol: float,
+                zero_tol: float) -> CPWL:
+        """:meth:`from_terms` on checked terms, for the solvers' own computed tolerances: a data-scaled
+        tolerance (1e-9·max|y|/gap, merge_tol·ptp(x)) may fall below the working range's floor for a
+        positive scale, which binds what a user passes, not what the package derives from valid data."""
         order = np.argsort(t, kind="stable")
         t, c = t[order], c[order]
         merged_t: list[float] = []
@@ -270,6 +279,10 @@ class CPWL:
         return CPWL.from_terms(vec[2:2 + k], vec[2 + k:], float(vec[0]), float(vec[1]))
 
 
+def _in_working_range(values: np.ndarray) -> bool:
+    return bool(np.all(np.isfinite(values))) and float(np.max(np.abs(values), initial=0.0)) <= WORKING_MAX
+
+
 def _neuron_terms(W, b, v, a: float, c: float) -> tuple[np.ndarray, np.ndarray, float, float]:
     """One (knot, slope jump) per active neuron, unsorted and unmerged, plus the affine part.
 
@@ -314,6 +327,13 @@ def network_to_cpwl(W, b, v, *, a: float = 0.0, c: float = 0.0, merge_tol: float
     ([0.0, 1.0], [1.0, 2.0], -2.0, 2.0)
     """
     t, jumps, slope, intercept = _neuron_terms(W, b, v, a, c)
+    # past the working range (|·| <= 3.4e38) the CPWL's own check named "knots"/"jumps", no argument here
+    if not _in_working_range(t):
+        raise ValueError(f"the knots -b/W leave the working range (|knot| <= {WORKING_MAX:.4g}: b huge "
+                         f"against a tiny nonzero W); rescale W and b")
+    if not (_in_working_range(jumps) and _in_working_range(np.array([slope, intercept]))):
+        raise ValueError(f"the slope changes v·|W| (or with a, c the affine part) leave the working range "
+                         f"(|·| <= {WORKING_MAX:.4g}); rescale v, W and b")
     if merge_tol is None:
         merge_tol = 1e-9 * max(1.0, float(np.max(np.abs(t), initial=0.0)))
     return CPWL.from_terms(t, jumps, slope, intercept, merge_tol=merge_tol, zero_tol=zero_tol)
@@ -349,8 +369,9 @@ class InterpolationProblem(Problem):
     over ``n`` knots costs ``n^{1-p}`` times less). Data are sorted by ``x``;
     repeated ``x`` with equal ``y`` are merged, with different ``y`` rejected. ``x`` and ``y`` are finite
     real 1-D arrays of one length (at least 2 distinct ``x``) whose slope scale max|y| / (smallest gap of
-    ``x``) lies in [1e-300, 1e290] (:data:`SLOPE_SCALE`; y all zero is valid): outside it the chord
-    slopes overflow or underflow float64 and the data are refused naming y and x.
+    ``x``) lies in [1e-300, 8.5e37] (:data:`SLOPE_SCALE`; y all zero is valid) and whose first chord meets
+    0 at ``|y[0] − slope·x[0]| <= 3.4e38``: outside them the chord slopes or the intercept leave the
+    working range and the data are refused naming y and x.
 
     >>> InterpolationProblem(x=[2.0, 0.0, 1.0], y=[1.0, 0.0, 0.0], p=0.5).x.tolist()
     [0.0, 1.0, 2.0]
@@ -397,9 +418,11 @@ class InterpolationProblem(Problem):
         return self.x.dtype
 
 
-#: the range of max|y| / (smallest gap of x) the solvers take: their slopes and slope changes stay finite
-#: below it, and their curvature threshold 1e-9·max|y|/min gap (floored at 1e-300) stays relative above it
-SLOPE_SCALE = (1e-300, 1e290)
+#: the range of max|y| / (smallest gap of x) the solvers take: their slopes and slope changes (up to 4 times
+#: it, two merged changes) stay inside the working range below it (#43 round 12: 1e290 let a solve fail on
+#: "jumps has an entry of magnitude 6e+68", a term no argument named), and their curvature threshold
+#: 1e-9·max|y|/min gap (floored at 1e-300) stays relative above it
+SLOPE_SCALE = (1e-300, WORKING_MAX / 4)
 
 
 def _check_slope_scale(x: np.ndarray, y: np.ndarray) -> None:
@@ -415,8 +438,14 @@ def _check_slope_scale(x: np.ndarray, y: np.ndarray) -> None:
     if not low <= scale <= high:
         way = "overflow" if scale > high else "underflow"
         raise ValueError(f"y and x have a slope scale max|y| / (smallest gap of x) = {scale:.3g} outside "
-                         f"[{low:g}, {high:g}]: the chord slopes {way} float64's working range; rescale y "
+                         f"[{low:g}, {high:.4g}]: the chord slopes {way} the working range; rescale y "
                          f"(or x)")
+    # every interpolant's affine part meets the first chord's line at 0: y₀ − s₀·x₀ (1e45 for x near 1e30)
+    slope = (y[1] - y[0]) / (x[1] - x[0])
+    intercept = y[0] - slope * x[0]
+    if not abs(intercept) <= WORKING_MAX:
+        raise ValueError(f"x and y give the interpolant an intercept y[0] - slope·x[0] = {intercept:.3g} "
+                         f"outside the working range (|·| <= {WORKING_MAX:.4g}); shift x towards 0")
 
 
 def _data64(problem: InterpolationProblem) -> tuple[np.ndarray, np.ndarray]:
@@ -775,7 +804,7 @@ def _solve(problem: InterpolationProblem, algorithm: BruteForceVp, options: Solv
             coef, *_ = np.linalg.lstsq(A, y, rcond=None)
             if np.max(np.abs(A @ coef - y)) > res_tol:
                 continue
-            f = CPWL.from_terms(t, coef[2:], slope=coef[1], intercept=coef[0], zero_tol=jump_tol)
+            f = CPWL._merged(t, coef[2:], float(coef[1]), float(coef[0]), 0.0, jump_tol)
             results.append((f.vp(p), f.num_knots, f))
         if not finished:
             break

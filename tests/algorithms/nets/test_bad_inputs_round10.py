@@ -40,18 +40,24 @@ def test_scale_free_collapse_metrics_of_huge_features_are_the_unit_scale_ones():
     X = np.array([[1.0, 0.0], [1.0, 1e-8], [-1.0, 0.0], [0.0, -1.0]])
     y = [0, 0, 1, 1]
     small = NC.nc_metrics(X, y, V=[1.0, -1.0])
-    big = NC.nc_metrics(X * 1e308, y, V=[1e308, -1e308])
+    # round 12: the largest features are the working range's (3.4e38); 1e308 is refused by name
+    big = NC.nc_metrics(X * 3e38, y, V=[3e38, -3e38])
     assert all(np.isfinite(v) for v in big.values())
     assert big == pytest.approx(small, rel=1e-12, abs=1e-12)
-    assert NC.mean_cosines(X * 1e308)[0, 1] == pytest.approx(1.0)
-    means = NC.class_means(np.vstack([np.full((2, 2), 1e308), -np.ones((1, 2))]), [0, 0, 1])
-    assert means[0, 0] == 1e308       # two entries of 1e308 summed to inf before the division
-    with pytest.raises(ValueError, match="X has entries up to 1e\\+308: its inner products overflow"):
-        NC.orthogonal_separability(X * 1e308, y)
+    assert NC.mean_cosines(X * 3e38)[0, 1] == pytest.approx(1.0)
+    means = NC.class_means(np.vstack([np.full((2, 2), 3e38), -np.ones((1, 2))]), [0, 0, 1])
+    assert means[0, 0] == 3e38
+    assert NC.orthogonal_separability(X * 3e38, y) == NC.orthogonal_separability(X, y)
+    for call in (lambda: NC.nc_metrics(X * 1e308, y, V=[1.0, -1.0]), lambda: NC.mean_cosines(X * 1e308),
+                 lambda: NC.orthogonal_separability(X * 1e308, y)):
+        with pytest.raises(ValueError, match=r"(H|X|means) has an entry of magnitude 1e\+308, outside"):
+            call()
 
 
 def test_path_norms_factor_the_product_that_overflowed_or_underflowed():
-    assert MI.network_lp([[1.0, 4.0]], [1e308], 0.5) == pytest.approx(3e154)
+    assert MI.network_lp([[1.0, 4.0]], [3e38], 0.5) == pytest.approx(3.0 * np.sqrt(3e38))
+    with pytest.raises(ValueError, match=r"has an entry of magnitude 1e\+308, outside the package's"):
+        MI.network_lp([[1.0, 4.0]], [1e308], 0.5)
     assert MI.network_lp([[1e-200, 4.0]], [1e-200], 0) == 2.0
     assert MI.network_l0([[1e-200, 0.0]], [1e-200]) == 1
 
@@ -60,7 +66,9 @@ def test_radius_curve_at_an_overflowing_step_is_inf_not_a_linalg_error():
     from algorithms.nets import stability as ST
 
     f = ST.radius_curve(np.stack([np.diag([2.0, 0.0]), np.diag([0.0, 2.0]), np.eye(2)]), 1)
-    assert f(1e308) == np.inf and np.isfinite(f(1e150))
+    assert np.isfinite(f(3.4e38))      # round 12: the working range's largest lr; 1e308 is refused by name
+    with pytest.raises(ValueError, match=r"lr = 1e\+308 is outside the package's working range"):
+        f(1e308)
 
 
 # ----------------------------------------------------------- class 3: records built by hand are checked
@@ -93,7 +101,7 @@ def test_data_generators_cap_sizes_with_no_natural_use_and_name_mismatched_argum
         NC.orthogonally_separable_data(2, 4000)
     with pytest.raises(ValueError, match="n_classes must be <= 10000"):
         NC.interleaved_sector_data(4, 6, n_classes=10**6)
-    with pytest.raises(ValueError, match="noise must be <= 1e\\+100"):
+    with pytest.raises(ValueError, match="noise = 1e\\+308 is outside the package's working range"):
         NC.interleaved_sector_data(4, 6, noise=1e308)
     with pytest.raises(ValueError, match="n_classes=3"):
         NC.as_class_labels("y", [0, 1, 1], n_classes=3)
@@ -106,8 +114,10 @@ def test_gradient_descent_steps_past_floats_range_are_refused_naming_t_end_and_l
     from algorithms.nets.gradient_flow import GradientDescentTraining
 
     for kw in ({"lr": 5e-324}, {"t_end": 1e308}):       # int(inf) raised a bare OverflowError
-        with pytest.raises(ValueError, match=r"t_end / lr must be at most|lr must be >= 1\.175e-38"):
+        with pytest.raises(ValueError, match=r"(lr|t_end) = \S+ is outside the package's working range"):
             GradientDescentTraining(**kw)
+    with pytest.raises(ValueError, match=r"t_end / lr must be at most"):    # both inside the working range
+        GradientDescentTraining(lr=1.2e-38, t_end=3e38)
 
 
 @pytest.mark.parametrize("make", ["sam", "gd_map", "lp"])
@@ -134,11 +144,11 @@ def test_slq_names_lr_and_caps_its_probes_and_prune_names_huge_data():
     from algorithms.nets.lp_training import prune_network
 
     fn = lambda t: 0.5 * (t[0] ** 2 + 4.0 * t[1] ** 2)  # noqa: E731
-    with pytest.raises(ValueError, match=r"lr=1e\+308"):
+    with pytest.raises(ValueError, match=r"lr = 1e\+308 is outside the package's working range"):
         G.gd_logabsdet_slq(fn, torch.zeros(2, dtype=torch.float64), 1e308)
     with pytest.raises(ValueError, match="num_probes must be <= 100000"):
         G.stochastic_logabsdet(lambda V: V, 2, num_probes=10**6)
-    with pytest.raises(ValueError, match=r"y (has entries up to|and x have a slope scale .*=) 1e\+308"):
+    with pytest.raises(ValueError, match=r"y has an entry of magnitude 1e\+308, outside the package's"):
         prune_network([0, 1, 2], [0, 1e308, 1], W=[1.0], b=[-1.0], v=[1.0], a=0.0, c=0.0, prune_tol=1e-6,
                       merge_tol=1e-6)
 
@@ -147,10 +157,17 @@ def test_slq_names_lr_and_caps_its_probes_and_prune_names_huge_data():
 def test_univariate_path_norm_and_knot_extraction_name_or_avoid_an_overflowing_product():
     from algorithms.nets import sparse_interpolation as SI
 
-    assert SI.path_norm([1e308, 2.0], [4.0, -1.0], 0.5) == pytest.approx(2e154 + np.sqrt(2.0))
+    assert SI.path_norm([3e38, 2.0], [4.0, -1.0], 0.5) == pytest.approx(np.sqrt(12e38) + np.sqrt(2.0))
     assert SI.path_norm([1e-200, 2.0], [1e-200, -1.0], 0) == 2.0       # 1e-400 underflowed to 0
-    with pytest.raises(ValueError, match=r"v·\|W\|.*overflow float64; rescale v, W and b"):
+    # round 12: 1e308 is outside the working range; 3e38 · 3e38 stays inside float64
+    with pytest.raises(ValueError, match=r"v has an entry of magnitude 1e\+308, outside the package's"):
+        SI.path_norm([1e308, 2.0], [4.0, -1.0], 0.5)
+    with pytest.raises(ValueError, match=r"W has an entry of magnitude 1e\+308, outside the package's"):
         SI.network_to_cpwl([1e308, 1.0], [-1.0, -0.5], [1e308, 2.0])
+    with pytest.raises(ValueError, match=r"v·\|W\|.*leave the working range .*; rescale v, W and b"):
+        SI.network_to_cpwl([3e38, 1.0], [-1.0, -0.5], [3e38, 2.0])
+    with pytest.raises(ValueError, match=r"knots -b/W leave the working range"):
+        SI.network_to_cpwl([1e-30, 1.0], [-3e38, -0.5], [1.0, 2.0])
 
 
 @pytest.mark.parametrize("method", ["slogdet", "eigvalsh"])
@@ -162,8 +179,8 @@ def test_exact_logabsdet_at_an_overflowing_step_is_its_finite_log(method):
     from algorithms.nets import gd_map as G
 
     fn = lambda t: 0.5 * (t[0] ** 2 + 4.0 * t[1] ** 2)  # noqa: E731
-    sign, logdet = G.exact_logabsdet(fn, torch.zeros(2, dtype=torch.float64), 1e308, method=method)
-    assert sign == 1.0 and logdet == pytest.approx(2 * math.log(1e308) + math.log(4.0))
+    sign, logdet = G.exact_logabsdet(fn, torch.zeros(2, dtype=torch.float64), 3e38, method=method)
+    assert sign == 1.0 and logdet == pytest.approx(2 * math.log(3e38) + math.log(4.0))
 
 
 # --------------------------------------- class 7: SAM's closure contract and call order, as the optimizers'
@@ -257,7 +274,7 @@ def test_two_layer_training_methods_refuse_a_theta_whose_products_overflow():
     problem = TwoLayerTraining(X=X, y=y, width=4)
     theta = np.full(problem.n_params, 1e308)
     for method in (problem.loss_and_grad, problem.metrics, problem.features):
-        with pytest.raises(ValueError, match=r"theta has entries up to 1e\+308"):
+        with pytest.raises(ValueError, match=r"theta has an entry of magnitude 1e\+308, outside the"):
             method(theta)
 
 

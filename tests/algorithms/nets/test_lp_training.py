@@ -109,7 +109,7 @@ def test_p_zero_rejected_for_lp_training():
 def test_retcodes_follow_the_criterion():
     x = np.linspace(-1.0, 1.0, 6)
     prob = InterpolationProblem(x=x, y=[0.3, -1.2, 0.8, 0.1, -0.7, 1.5], p=0.5)
-    blown = solve(prob, LpPathNormTraining(width=8, lr=1e200))  # overflows at the first step
+    blown = solve(prob, LpPathNormTraining(width=8, lr=1e30))  # blows up at the first step (1e200: refused)
     assert blown.retcode is RetCode.Diverged and blown.value == float("inf")
     assert blown.x.tolist() == [0.0, 0.0]  # the empty function: no knots, zero slope and intercept
     short = solve(prob, LpPathNormTraining(width=1), maxiters=200)  # cannot interpolate 6 points

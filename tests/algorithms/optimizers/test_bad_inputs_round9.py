@@ -34,21 +34,26 @@ def _params():
 
 
 @pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP])
-@pytest.mark.parametrize("lr", [1e308, 2**63, 2**64, 1e11])
-def test_a_learning_rate_past_the_cap_is_refused(cls, lr):
+@pytest.mark.parametrize(("lr", "words"), [(1e308, r"lr = 1e\+308 is outside the package's working range"),
+                                           (2**63, r"lr must be <= 1e\+10"), (2**64, r"lr must be <= 1e\+10"),
+                                           (1e11, r"lr must be <= 1e\+10")])
+def test_a_learning_rate_past_the_cap_is_refused(cls, lr, words):
     # 1e308 failed inside torch's add_ ("cannot be converted to type float without overflow"), 2**64 wrote inf
-    with pytest.raises(ValueError, match=r"lr must be <= 1e\+10"):
+    # (round 12: 1e308 is outside the package's working range, refused before the optimizers' own cap)
+    with pytest.raises(ValueError, match=words):
         cls(_params(), lr=lr, weight_decay=0.0)
 
 
 @pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP])
 def test_a_decay_product_past_one_is_refused_naming_both(cls):
-    with pytest.raises(ValueError, match=r"lr·weight_decay must be <= 1.*lr=0\.02, weight_decay=1e\+308"):
+    with pytest.raises(ValueError, match=r"lr·weight_decay must be <= 1.*lr=0\.02, weight_decay=1e\+30"):
+        cls(_params(), lr=0.02, weight_decay=1e30)
+    with pytest.raises(ValueError, match=r"weight_decay = 1e\+308 is outside the package's working range"):
         cls(_params(), lr=0.02, weight_decay=1e308)
 
 
 def test_zero_lr_with_any_weight_decay_stays_valid():
-    Muon(_params(), lr=0.0, weight_decay=1e308)      # lr 0: no step, the decay multiplies by 1
+    Muon(_params(), lr=0.0, weight_decay=3.4e38)     # lr 0: no step, the decay multiplies by 1
 
 
 @pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP])
@@ -57,8 +62,11 @@ def test_a_learning_rate_edited_past_the_cap_is_refused_at_step(cls):
     opt = cls(params, lr=0.01, weight_decay=0.0)
     for p in params:
         p.grad = torch.ones_like(p)
-    opt.param_groups[0]["lr"] = 1e308
+    opt.param_groups[0]["lr"] = 1e11
     with pytest.raises(ValueError, match=r"param_groups\[0\]\['lr'\] must be <= 1e\+10"):
+        opt.step()
+    opt.param_groups[0]["lr"] = 1e308
+    with pytest.raises(ValueError, match=r"param_groups\[0\]\['lr'\] = 1e\+308 is outside the"):
         opt.step()
     opt.param_groups[0]["lr"], opt.param_groups[0]["weight_decay"] = 0.5, 10.0
     with pytest.raises(ValueError, match=r"lr·weight_decay must be <= 1"):
@@ -68,6 +76,8 @@ def test_a_learning_rate_edited_past_the_cap_is_refused_at_step(cls):
 @pytest.mark.parametrize("name", ["eps", "adamw_eps"])
 def test_muon_eps_past_bfloat16s_range_is_refused(name):
     with pytest.raises(ValueError, match=rf"{name} must be <= 1e\+38"):
+        Muon(_params(), **{name: 2e38})
+    with pytest.raises(ValueError, match=rf"{name} = 1e\+308 is outside the package's working range"):
         Muon(_params(), **{name: 1e308})
 
 
@@ -104,15 +114,20 @@ def test_newton_schulz_refuses_a_sparse_matrix():
 @pytest.mark.parametrize("value", [5e-324, 1e-320])
 def test_lr_multiplier_subnormal_ratios_are_refused(name, value):
     kwargs = {"d_in_ratio": 2.0, "d_out_ratio": 2.0, name: value}
-    with pytest.raises(ValueError, match=rf"{name} must be >= 2\.2e-308"):
+    with pytest.raises(ValueError, match=rf"{name} = {value!r} is outside the package's working range"):
         lr_multiplier("shampoo", **kwargs)
 
 
-def test_lr_multiplier_factor_outside_float64_is_refused_naming_the_ratios():
-    # the assumptions claim's boundary 1e-300 stays valid alone; two of them underflow blocks to 0
-    assert lr_multiplier("shampoo", 2.0, 2.0, blocks_in_ratio=1e-300) > 0
-    with pytest.raises(ValueError, match="blocks_in_ratio=1e-300, blocks_out_ratio=1e-300"):
-        lr_multiplier("shampoo", 2.0, 2.0, blocks_in_ratio=1e-300, blocks_out_ratio=1e-300)
+def test_lr_multiplier_factor_of_ratios_at_the_working_ranges_edges_is_finite():
+    # round 12: a ratio is in [1.18e-38, 3.4e38] (1e-300 is refused by name); every factor of such ratios,
+    # products of two included, is finite and > 0
+    with pytest.raises(ValueError, match="blocks_in_ratio = 1e-300 is outside the package's working range"):
+        lr_multiplier("shampoo", 2.0, 2.0, blocks_in_ratio=1e-300)
+    for rule in ("adamw", "muon", "shampoo", "soap"):
+        for small, large in ((1.2e-38, 3.4e38), (3.4e38, 1.2e-38)):
+            factor = lr_multiplier(rule, small, large, depth_ratio=large, blocks_in_ratio=small,
+                                   blocks_out_ratio=small)
+            assert 0.0 < factor < math.inf
 
 
 def test_independent_weight_decay_overflow_is_refused():
@@ -122,13 +137,16 @@ def test_independent_weight_decay_overflow_is_refused():
 
 def test_param_groups_lr_past_the_cap_is_refused():
     with pytest.raises(ValueError, match=r"lr must be <= 1e\+10"):
+        param_groups(MLP(4, 3, 8, 2), "muon", 1e11, base_width=4)
+    with pytest.raises(ValueError, match=r"lr = 1e\+308 is outside the package's working range"):
         param_groups(MLP(4, 3, 8, 2), "muon", 1e308, base_width=4)
 
 
 @pytest.mark.parametrize("kwargs, words", [
-    ({"lr": 1e308}, r"lr must be <= 1e\+10"),
+    ({"lr": 1e308}, r"lr = 1e\+308 is outside the package's working range"),
     ({"lr": 2**64}, r"lr must be <= 1e\+10"),
-    ({"lr": 0.1, "expansion_lr_scale": 1e308}, r"lr · expansion_lr_scale"),
+    ({"lr": 0.1, "expansion_lr_scale": 1e308}, r"expansion_lr_scale = 1e\+308 is outside the"),
+    ({"lr": 0.1, "expansion_lr_scale": 1e30}, r"lr · expansion_lr_scale"),
     ({"lr": 0.1, "expansion_lr_scale": 2**63}, r"lr · expansion_lr_scale"),
 ])
 def test_block_optimizer_rates_past_the_cap_are_refused(kwargs, words):
@@ -141,6 +159,8 @@ def test_block_optimizer_rates_past_the_cap_are_refused(kwargs, words):
 
 def test_optimizer_training_lr_past_the_cap_is_refused():
     with pytest.raises(ValueError, match=r"lr must be <= 1e\+10"):
+        OptimizerTraining("muon", lr=1e11)
+    with pytest.raises(ValueError, match=r"lr = 1e\+308 is outside the package's working range"):
         OptimizerTraining("muon", lr=1e308)
 
 
