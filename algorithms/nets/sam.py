@@ -80,7 +80,11 @@ from algorithms.nets.functional import (
 )
 from algorithms.nets.stability import coherence_matrix, mean_square_radius
 from algorithms.nets.two_layer import ACTIVATIONS, TwoLayerReLU, check_init_scale
-from algorithms.optimizers._base import CLOSURE_OWN_ERRORS, EXTRA_GROUP_KEYS  # schedulers' keys, labels
+from algorithms.optimizers._base import (  # schedulers' keys, labels
+    CLOSURE_OWN_ERRORS,
+    EXTRA_GROUP_KEYS,
+    check_real_keywords,
+)
 
 __all__ = [
     "SAM",
@@ -95,22 +99,12 @@ __all__ = [
 ]
 
 
-def _check_finite_keywords(keywords: dict[str, Any], where: str) -> None:
-    """Every real-number hyperparameter (and each number inside a tuple such as ``betas``) finite: torch's
-    SGD takes ``momentum=nan`` and ``weight_decay=inf`` and steps NaN into the weights."""
-    for key, value in keywords.items():
-        if key == "params":
-            continue
-        items = value if isinstance(value, tuple | list) else (value,)
-        for item in items:
-            if isinstance(item, bool | np.bool_) or not isinstance(item, int | float | np.number):
-                continue
-            try:
-                finite = math.isfinite(float(item))
-            except OverflowError:       # an int past float's range (10**400)
-                finite = False
-            if not finite:
-                raise ValueError(f"{where}{key} must be finite, got {value!r:.60}")
+def _check_finite_keywords(keywords: dict[str, Any], where: str) -> dict[str, Any]:
+    """Every real-number hyperparameter (and each number inside a tuple such as ``betas``) finite and inside
+    the working range, as floats: torch's SGD takes ``momentum=nan`` and ``weight_decay=inf`` and steps NaN
+    into the weights, ``momentum=1e300`` stepped inf into them and ``weight_decay=1e39`` failed inside
+    torch's add_ naming nothing."""
+    return check_real_keywords(keywords, where)
 
 
 #: the largest ``lr`` and ``rho`` SAM takes (torch's SGD has no cap): a step or a perturbation of 1e308 failed
@@ -189,7 +183,7 @@ class SAM(torch.optim.Optimizer):
                  rho: float = 0.05, normalize: bool = True, **kwargs: Any) -> None:
         rho = _check_rate("rho", rho)
         normalize = check_bool("normalize", normalize)      # np.True_ (from arr.any()) is a bool too
-        _check_finite_keywords(kwargs, "")
+        kwargs = _check_finite_keywords(kwargs, "")
         if isinstance(base_optimizer, torch.optim.Optimizer):   # one line, not the instance's repr
             name = type(base_optimizer).__name__
             raise TypeError(f"base_optimizer must be an optimizer class, got an instance of {name}: pass "

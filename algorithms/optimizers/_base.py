@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import copy
 import math
+import numbers
 import warnings
 from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
+import numpy as np
 import torch
 
 from algorithms._validation import (
+    WORKING_MAX,
     call_user,
     check_bool,
     check_choice,
+    check_finite_real,
     check_int_at_least,
     check_nonnegative,
     check_optimizer_state,
@@ -126,6 +130,32 @@ def check_decay_product(lr: float, weight_decay: float, where: str = "") -> None
     if lr * weight_decay > 1.0:
         raise ValueError(f"{where}lr·weight_decay must be <= 1 (each step multiplies the weights by "
                          f"1 − lr·weight_decay), got lr={lr!r}, weight_decay={weight_decay!r}")
+
+
+def check_real_keywords(keywords: dict[str, Any], where: str = "", lr: float | None = None) -> dict[str, Any]:
+    """A base optimizer's keywords (torch's SGD/AdamW/...: momentum, weight_decay, eps, betas, ...) with every
+    real number, alone or inside a tuple/list, finite and inside the working range (|x| <= 3.4e38), as
+    plain floats; with ``lr``, ``weight_decay`` also >= 0 and lr·weight_decay <= 1 (the family's decoupled
+    decay rule). torch takes any finite value: momentum = 1e300 stepped inf into the weights, weight_decay
+    = 1e39 failed inside torch ("value cannot be converted to type float without overflow"). Other values
+    (bools, strs, None, dtypes) are left to the base optimizer."""
+    out = dict(keywords)
+    for key, value in keywords.items():
+        if key == "params":
+            continue
+        items = value if isinstance(value, tuple | list) else (value,)
+        checked = []
+        for i, item in enumerate(items):
+            if isinstance(item, bool | np.bool_) or not isinstance(item, numbers.Real):
+                checked.append(item)
+                continue
+            label = f"{where}{key}" if items is not value else f"{where}{key}[{i}]"
+            checked.append(check_finite_real(label, item))
+        out[key] = type(value)(checked) if isinstance(value, tuple | list) else checked[0]
+    wd = out.get("weight_decay")
+    if lr is not None and isinstance(wd, float):
+        check_decay_product(lr, check_nonnegative(f"{where}weight_decay", wd), where)
+    return out
 
 
 def check_unit_interval(name: str, value: Any) -> float:
@@ -362,8 +392,11 @@ class MatrixOptimizer(torch.optim.Optimizer):
         reach the weights in silence (torch's optimizers step with it)."""
         for index, group in enumerate(self.param_groups):
             lr, wd = group["lr"], group["weight_decay"]
-            if not (type(lr) is float and type(wd) is float and 0.0 <= lr <= LR_MAX and 0.0 <= wd < math.inf
-                    and lr * wd <= 1.0):                    # the common case, checked for free
+            # the common case, checked for free: the same rules as check_lr / check_nonnegative (lr 0 or
+            # in [LR_MIN, LR_MAX], weight_decay in [0, WORKING_MAX]: an edit to lr = 1e-39 or to
+            # weight_decay = 1e300 with lr = 0 passed a looser test here)
+            if not (type(lr) is float and type(wd) is float and (lr == 0.0 or LR_MIN <= lr <= LR_MAX)
+                    and 0.0 <= wd <= WORKING_MAX and lr * wd <= 1.0):
                 try:
                     check_lr(lr, f"param_groups[{index}]['lr']")
                     check_nonnegative(f"param_groups[{index}]['weight_decay']", wd)

@@ -55,6 +55,7 @@ import numpy as np
 import torch
 
 from algorithms._validation import (
+    WORKING_MIN,
     call_user,
     check_bool,
     check_call_signature,
@@ -73,9 +74,11 @@ from algorithms._validation import (
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.optimizers._base import (
     CLOSURE_OWN_ERRORS,
+    EXTRA_GROUP_KEYS,
     LR_MAX,
     SparseGradientError,
     check_closure,
+    check_real_keywords,
     checked_loss,
 )
 from algorithms.optimizers.finetune import FinetuneTask, run_finetune
@@ -83,6 +86,8 @@ from algorithms.optimizers.finetune import FinetuneTask, run_finetune
 __all__ = ["BlockCoordinateDescent", "BlockOptimizer", "find_blocks", "optimizer_state_bytes"]
 
 ORDERS = ("ascending", "descending", "random")
+
+_UNSET = object()
 
 
 def _check_rates(lr: Any, expansion_lr_scale: Any, lr_name: str = "lr",
@@ -329,9 +334,10 @@ class BlockOptimizer(torch.optim.Optimizer):
         self.base = base
         self.order = order
         self.expansion = expansion
-        self._base_kwargs = dict(base_kwargs)
+        # torch takes any finite keyword (weight_decay = 1e300 stepped inf into the weights)
+        self._base_kwargs = check_real_keywords(base_kwargs, "", lr)
         super().__init__(list(named.values()),
-                         dict(lr=lr, expansion_lr_scale=expansion_lr_scale, **base_kwargs))
+                         dict(lr=lr, expansion_lr_scale=expansion_lr_scale, **self._base_kwargs))
         self._hooks: list[Any] = []
         self._epoch, self._position, self._block_step = 0, 0, 0
         self._active_ids: set[int] = set()
@@ -463,6 +469,26 @@ class BlockOptimizer(torch.optim.Optimizer):
 
     # -------------------------------------------------------------- torch API
     @torch.no_grad()
+    def _adopt_edited_keywords(self, own: dict[str, Any]) -> None:
+        """A base keyword edited in ``param_groups[0]`` (weight_decay, betas, ...) checked as the constructor
+        checks it and handed to the base optimizer: it kept its own copy, so an edit was ignored in silence
+        (weight_decay = -5 too). Compared by identity: free when nothing changed."""
+        edited = {key: value for key, value in own.items()
+                  if key not in ("params", "lr", "expansion_lr_scale") and key not in EXTRA_GROUP_KEYS
+                  and self._base_kwargs.get(key, _UNSET) is not value}
+        if not edited:
+            return
+        try:
+            kwargs = check_real_keywords({**self._base_kwargs, **edited}, "param_groups[0]: ", own["lr"])
+            self.base(self._blocks[self.active_block], lr=own["lr"], **kwargs)   # the base's own checks
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"BlockOptimizer.step: param_groups[0] was edited to an invalid value: "
+                            f"{exc}") from None
+        self._base_kwargs = kwargs
+        own.update({key: kwargs[key] for key in edited})
+        for group in self._base_optimizer.param_groups:
+            group.update({key: kwargs[key] for key in edited})
+
     def step(self, closure=None):  # type: ignore[override]
         """One base step on the active block; switch to the next block after ``switch_every``.
 
@@ -477,12 +503,14 @@ class BlockOptimizer(torch.optim.Optimizer):
                 loss = checked_loss(call_user("closure()", closure, keep=CLOSURE_OWN_ERRORS))
         own = self.param_groups[0]
         lr, scale = own["lr"], own["expansion_lr_scale"]     # a scheduler or a user may have edited them
-        if not (type(lr) is float and type(scale) is float and 0 < lr <= LR_MAX and 0 < lr * scale <= LR_MAX):
+        if not (type(lr) is float and type(scale) is float and WORKING_MIN <= lr <= LR_MAX
+                and WORKING_MIN <= scale and lr * scale <= LR_MAX):   # the common case, checked for free
             try:
                 _check_rates(own["lr"], own["expansion_lr_scale"])
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"BlockOptimizer.step: param_groups[0]['lr'] (or ['expansion_lr_scale']) was "
                                 f"set to an invalid value: {exc}") from None
+        self._adopt_edited_keywords(own)
         for group in self._base_optimizer.param_groups:
             group["lr"] = own["lr"]
             for p in group["params"]:

@@ -42,7 +42,7 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
 )
-from algorithms.optimizers._base import check_lr
+from algorithms.optimizers._base import LR_MAX, LR_MIN, check_lr
 
 __all__ = ["OPTIMIZER_RULES", "PARAMETRIZATIONS", "independent_weight_decay", "lr_multiplier",
            "param_groups"]
@@ -195,11 +195,26 @@ def param_groups(model: nn.Module, optimizer: str, lr: float, *, base_width: int
                                    blocks_in_ratio=_blocks(d_in, block_size) / _blocks(base_in, block_size),
                                    blocks_out_ratio=_blocks(d_out, block_size)
                                    / _blocks(base_out, block_size))
-        group = {"params": [p], "lr": lr * factor, "name": name, "role": role}
+        group = {"params": [p], "lr": _scaled_lr(lr, factor, name, rule, model.width, base_width),
+                 "name": name, "role": role}
         if optimizer == "muon":
             group["use_muon"] = role == "hidden"
         groups.append(group)
     return groups
+
+
+def _scaled_lr(lr: float, factor: float, name: str, rule: str, width: int, base_width: int) -> float:
+    """``lr · factor``, refused naming lr and base_width when it leaves the optimizers' [LR_MIN, LR_MAX]:
+    a valid lr of 1.2e-38 (or 1e10) scaled to 3e-39 (or 2e10) was refused at solve naming a number the user
+    never passed, or went to torch's AdamW unrefused (a run of subnormal steps)."""
+    scaled = lr * factor
+    if scaled != 0.0 and not LR_MIN <= scaled <= LR_MAX:
+        raise ValueError(f"lr = {lr!r} times the {rule!r} factor {factor:.4g} of parameter {name!r} (width "
+                         f"{width} against base_width {base_width}) is {scaled:.4g}, outside the optimizers' "
+                         f"learning rates [{LR_MIN:.4g}, {LR_MAX:g}]; pass an lr in "
+                         f"[{max(LR_MIN, LR_MIN / factor):.4g}, {min(LR_MAX, LR_MAX / factor):.4g}] for this "
+                         f"model and base_width")
+    return scaled
 
 
 def _owner(model: nn.Module, name: str) -> nn.Module:

@@ -45,7 +45,7 @@ from algorithms._validation import (
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, IterationMonitor, Problem, RetCode, Solution, SolveOptions, _dispatch
-from algorithms.optimizers._base import check_lr, check_model_weights
+from algorithms.optimizers._base import check_lr, check_model_weights, check_real_keywords
 from algorithms.optimizers.muon import Muon
 from algorithms.optimizers.scaling import PARAMETRIZATIONS, param_groups
 from algorithms.optimizers.shampoo import Shampoo
@@ -183,6 +183,9 @@ class OptimizerTraining(Algorithm):
         if reserved:
             raise ValueError(f"hyperparameters must not set {sorted(reserved)} (use lr and "
                              "independent_weight_decay)")
+        # reals in the working range: torch's AdamW took eps = 1e300 in silence
+        object.__setattr__(self, "hyperparameters",
+                           check_real_keywords(self.hyperparameters, "hyperparameters: "))
         # an unknown keyword is named now, not by the optimizer's constructor at solve
         params = inspect.signature(OPTIMIZERS[self.optimizer][0]).parameters
         if not any(p.kind is p.VAR_KEYWORD for p in params.values()):

@@ -1,0 +1,118 @@
+"""#43 round 12 (working range) for the optimizers family: one test per class, with its message's words."""
+
+import pytest
+import torch
+
+from algorithms import solve
+from algorithms.optimizers import (
+    MLP,
+    SOAP,
+    BlockOptimizer,
+    MarkovLanguageTask,
+    Muon,
+    OptimizerTraining,
+    Shampoo,
+    TrainingProblem,
+    param_groups,
+)
+
+WR = "outside the package's working range"
+
+
+def _pair():
+    return torch.nn.Parameter(torch.ones(3, 2)), torch.nn.Parameter(torch.ones(2))
+
+
+# ------------------ class 1: an lr / weight_decay edit in param_groups skipped the range (the free fast path)
+@pytest.mark.parametrize("cls", [Muon, Shampoo, SOAP])
+@pytest.mark.parametrize("lr, wd, words", [
+    (1e-39, 0.0, r"param_groups\[0\]\['lr'\] must be 0 or >= 1\.175e-38"),
+    (5e-324, 0.0, r"param_groups\[0\]\['lr'\] must be 0 or >= 1\.175e-38"),
+    (0.0, 1e300, rf"param_groups\[0\]\['weight_decay'\] = 1e\+300 is {WR}"),
+    (0.0, 1e39, rf"param_groups\[0\]\['weight_decay'\] = 1e\+39 is {WR}"),
+])
+def test_an_edited_lr_or_weight_decay_is_held_to_the_constructors_rule(cls, lr, wd, words):
+    w, b = _pair()
+    opt = cls([w, b], lr=0.01)
+    w.grad, b.grad = torch.ones(3, 2), torch.ones(2)
+    opt.step()
+    opt.param_groups[0]["lr"], opt.param_groups[0]["weight_decay"] = lr, wd
+    with pytest.raises(ValueError, match=words):
+        opt.step()
+    opt.param_groups[0]["lr"], opt.param_groups[0]["weight_decay"] = 1.2e-38, 0.0   # just inside: a step
+    opt.step()
+    opt.param_groups[0]["lr"], opt.param_groups[0]["weight_decay"] = 0.0, 3.4e38
+    opt.step()
+
+
+# ------------------ class 2: a base optimizer's keywords went to torch unchecked (BlockOptimizer, training)
+@pytest.mark.parametrize("kwargs, words", [
+    ({"weight_decay": 1e300}, rf"weight_decay = 1e\+300 is {WR}"),
+    ({"weight_decay": 1e39}, rf"weight_decay = 1e\+39 is {WR}"),
+    ({"eps": 1e300}, rf"eps = 1e\+300 is {WR}"),
+    ({"betas": (0.9, 1e39)}, rf"betas\[1\] = 1e\+39 is {WR}"),
+    ({"weight_decay": 1e3}, r"lr·weight_decay must be <= 1"),
+])
+def test_block_optimizer_base_keywords_are_in_the_working_range(kwargs, words):
+    model = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Linear(3, 1))
+    with pytest.raises(ValueError, match=words):
+        BlockOptimizer(model, lr=0.01, **kwargs)
+
+
+def test_training_hyperparameters_are_in_the_working_range():
+    with pytest.raises(ValueError, match=rf"hyperparameters: eps = 1e\+300 is {WR}"):
+        OptimizerTraining("adamw", lr=0.01, hyperparameters={"eps": 1e300})
+    with pytest.raises(ValueError, match=rf"hyperparameters: adamw_betas\[0\] = 1e\+39 is {WR}"):
+        OptimizerTraining("muon", lr=0.01, hyperparameters={"adamw_betas": (1e39, 0.9)})
+    assert OptimizerTraining("adamw", lr=0.01, hyperparameters={"eps": 1e-8}).hyperparameters == {"eps": 1e-8}
+
+
+# ------------------ class 3: BlockOptimizer's param_groups edits: the lr floor skipped, base keywords ignored
+def _block_run():
+    model = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Linear(3, 1))
+    opt = BlockOptimizer(model, switch_every=2, lr=0.01, expansion="sgd")
+
+    def step():
+        opt.zero_grad()
+        model(torch.ones(2, 3)).sum().backward()
+        opt.step()
+    step()
+    return opt, step
+
+
+@pytest.mark.parametrize("key, value, words", [
+    ("lr", 1e-39, rf"lr = 1e-39 is {WR}"),
+    ("expansion_lr_scale", 1e-300, rf"expansion_lr_scale = 1e-300 is {WR}"),
+    ("weight_decay", -5.0, "weight_decay must be finite and >= 0"),
+    ("weight_decay", 1e300, rf"weight_decay = 1e\+300 is {WR}"),
+    ("betas", (2.0, 0.9), "Invalid beta parameter"),
+])
+def test_block_optimizer_edits_are_checked_not_ignored(key, value, words):
+    opt, step = _block_run()
+    opt.param_groups[0][key] = value
+    with pytest.raises(ValueError, match=words):
+        step()
+
+
+def test_block_optimizer_adopts_a_valid_base_keyword_edit():
+    opt, step = _block_run()
+    opt.param_groups[0]["weight_decay"] = 0.5
+    step()
+    assert opt.base_optimizer.param_groups[0]["weight_decay"] == 0.5
+    step()
+    step()                                  # a switch rebuilds the base with the edit
+    assert opt.base_optimizer.param_groups[0]["weight_decay"] == 0.5
+
+
+# ------------------ class 4: a valid lr scaled by the μP rule out of [LR_MIN, LR_MAX], named at solve by a
+# number the user never passed (muon) or stepped in silence (adamw)
+@pytest.mark.parametrize("optimizer", ["muon", "adamw", "shampoo"])
+@pytest.mark.parametrize("lr, base_width, scaled", [(1.2e-38, 8, r"\de-39"), (1e10, 64, r"\S+e\+10")])
+def test_a_scaled_lr_outside_the_optimizers_range_names_lr_and_base_width(optimizer, lr, base_width, scaled):
+    task = MarkovLanguageTask(vocab_size=8, context=8, seed=0)
+    problem = TrainingProblem(MLP(8, 8, width=32, depth=1, seed=0), task, steps=2, eval_size=16)
+    words = rf"lr = {lr!r} times the .* \(width 32 against base_width {base_width}\) is {scaled}"
+    with pytest.raises(ValueError, match=words):
+        solve(problem, OptimizerTraining(optimizer, lr=lr, base_width=base_width), seed=0)
+    with pytest.raises(ValueError, match=words):
+        param_groups(MLP(8, 8, width=32, depth=1, seed=0), optimizer, lr, base_width=base_width)
