@@ -494,7 +494,7 @@ def test_round10_relative_tol_below_one():
     problem = lp_regression(np.eye(2), np.ones(2), p=3.0)
     for algorithm in (LCD2(), LBFGS()):
         with pytest.raises(ValueError, match=r"^tol must be < 1"):
-            solve(problem, algorithm, tol=1e308)
+            solve(problem, algorithm, tol=1e30)  # round 12: solve() refuses 1e308 (working range)
     assert solve(problem, LCD2(), tol=0.5).retcode is RetCode.Success
 
 

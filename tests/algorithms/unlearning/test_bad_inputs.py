@@ -627,7 +627,7 @@ def test_heldout11_step_sizes_strengths_of_normal_magnitude_and_nan_models():
                  lambda v: NegGradPlus(alpha=v), lambda v: MinNormOG(lambda_schedule=v)):
         for value in (5e-324, 1e308):
             if value == 5e-324 and make(0.0).__class__ is NegGradPlus:
-                continue  # round 12: alpha may be 0, so a tiny one is a valid (near-)0 (README, working range)
+                continue  # round 12: alpha may be 0, so a tiny one is a valid (near-)0
             with pytest.raises(ValueError, match="is outside the package's working range"):
                 make(value)
     assert NegGradPlus(alpha=5e-324).alpha == 5e-324
