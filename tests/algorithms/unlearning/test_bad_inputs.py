@@ -625,12 +625,9 @@ def test_round11_detached_model_schedule_cap_and_inference_mode_construction():
 def test_heldout11_step_sizes_strengths_of_normal_magnitude_and_nan_models():
     for make in (lambda v: GradientDescent(lr=v), lambda v: NegGrad(lr=v), lambda v: Ridge(lr=v),
                  lambda v: NegGradPlus(alpha=v), lambda v: MinNormOG(lambda_schedule=v)):
-        for value in (5e-324, 1e308):
-            if value == 5e-324 and make(0.0).__class__ is NegGradPlus:
-                continue  # round 12: alpha may be 0, so a tiny one is a valid (near-)0
-            with pytest.raises(ValueError, match="is outside the package's working range"):
-                make(value)
-    assert NegGradPlus(alpha=5e-324).alpha == 5e-324
+        with pytest.raises(ValueError, match="is outside the package's working range"):
+            make(1e308)
+        make(5e-324)  # round 12: each may be 0, so a tiny one is a valid (near-)0 (README, working range)
     assert GradientDescent(lr=0.0).lr == 0.0 and MinNormOG(lambda_schedule=math.inf).lam(0) == math.inf
     net = DeepLinear(3, (2,), seed=0)
     with torch.no_grad():
