@@ -81,6 +81,7 @@ from algorithms._validation import (
     check_choice,
     check_count,
     check_finite_real,
+    check_positive,
     check_positive_int,
 )
 
@@ -556,17 +557,16 @@ def reduced_size(method: str, n0: int, n_min: int, used_fraction: float) -> int:
     return int(max(n_min, min(n0, round(n0 + (n_min - n0) * frac))))
 
 
-#: the largest step size: σ·√c·z must stay finite (c <= 1e20 after an update, |z| < 40)
-SIGMA_MAX = 1e150
-_TINY = float(np.finfo(np.float64).tiny)
-
-
 def _check_sigma(sigma) -> float:
-    if isinstance(sigma, bool | np.bool_) or not isinstance(sigma, int | float | np.integer | np.floating) \
-            or not _TINY <= sigma <= SIGMA_MAX:   # a subnormal step size (5e-324) lost its precision
-        raise ValueError(f"sigma must be a finite number > 0 in [{_TINY:.3g}, {SIGMA_MAX:g}] (no subnormal), "
-                         f"got {sigma!r}")
-    return float(sigma)
+    """A step size given by a user: a positive scale of the working range (1e-39 and 1e39 were kept: the
+    old bounds were float64's [2.2e-308, 1e150]); a run's own (a quarter of a box of side 1e-200) is only
+    finite and > 0."""
+    if user_range():
+        return check_positive("sigma", sigma)
+    sigma = float(sigma)
+    if not (math.isfinite(sigma) and sigma > 0):
+        raise ValueError(f"sigma must be finite and > 0, got {sigma!r}")
+    return sigma
 
 
 @dataclass
@@ -614,8 +614,8 @@ class SepCMAState:
     @classmethod
     def start(cls, m: np.ndarray, sigma: float) -> SepCMAState:
         """The initial state at mean ``m`` (a finite 1-D array of d >= 1 entries, or a number for d = 1) with
-        step size ``sigma`` (a real in [2.2e-308, 1e150]: 0 and subnormals refused, and samples stay
-        finite), unit covariance and zero paths."""
+        step size ``sigma`` (a positive scale of the working range, [1.18e-38, 3.4e38]), unit covariance and
+        zero paths."""
         m = _population("m", np.atleast_2d(as_real_array("m", m)))[0]
         sigma = _check_sigma(sigma)
         d = len(m)

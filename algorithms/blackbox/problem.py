@@ -53,6 +53,7 @@ from algorithms._validation import (
     check_positive_int,
     check_str,
     check_takes,
+    check_working_range,
     remember_validated,
     returned_scalar,
     revalidate_if_reassigned,
@@ -144,7 +145,8 @@ class BlackBoxProblem(Problem):
                                       or not math.isfinite(to_float(value))):
                 raise ValueError(f"{key} must be a finite number or None, got {value!r:.40}")
             if value is not None:   # a Python float (np.float32 / np.int64 were kept as given)
-                object.__setattr__(self, key, float(value))
+                # inside the working range: 1e308 (and 10**100) were kept as the optimum or the target
+                object.__setattr__(self, key, check_working_range(key, to_float(value), scale=False))
         if self.optimum is not None and self.f_ref is not None and not self.f_ref > self.optimum:
             raise ValueError(f"f_ref must be > optimum, got f_ref = {self.f_ref!r} <= optimum = "
                              f"{self.optimum!r}")

@@ -39,7 +39,14 @@ import numpy as np
 import scipy.optimize
 import torch
 
-from algorithms._validation import as_real_array, call_user, check_choice, check_count, check_seed
+from algorithms._validation import (
+    as_real_array,
+    call_user,
+    check_choice,
+    check_count,
+    check_seed,
+    check_working_range,
+)
 from algorithms.chance.problem import ChanceConstrainedProblem, empirical_violation, min_samples
 
 __all__ = ["RESTRICTIONS", "collect_feasible_points", "restricted_solution"]
@@ -64,7 +71,8 @@ def restricted_solution(
     from the box midpoint; its answer is
     accepted only when it reports success and the restriction, evaluated once more at its point,
     is >= −1e-6 in every row (a margin of exactly −1e-6 accepted); otherwise the result is None.
-    ``z`` a finite real >= 0 (a margin no point of the box meets, e.g. 1e308, gives None)."""
+    ``z`` a real in [0, 3.4e38] (the working range; a margin no point of the box meets, e.g. 1e30, gives
+    None)."""
     if not isinstance(problem, ChanceConstrainedProblem):
         raise TypeError(f"problem must be a ChanceConstrainedProblem, got {type(problem).__name__}")
     h_subset = as_real_array("h_subset", h_subset)
@@ -82,6 +90,7 @@ def restricted_solution(
         z = float("inf")
     if not np.isfinite(z) or z < 0:
         raise ValueError(f"z (the restriction margin) must be finite and >= 0, got {z!r}")
+    check_working_range("z", z, scale=False)   # 1e308 was kept (and answered None)
     check_choice("restriction", restriction, RESTRICTIONS)
     torch_dtype = torch.float32 if problem.dtype == np.float32 else torch.float64
     h_t = torch.as_tensor(h_subset, dtype=torch_dtype)

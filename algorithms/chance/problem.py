@@ -38,6 +38,7 @@ from algorithms._validation import (
     check_fits_memory,
     check_seed,
     check_takes,
+    check_working_range,
     remember_validated,
     to_float,
 )
@@ -76,7 +77,8 @@ def check_rho(rho: Any) -> float:
         raise TypeError(f"rho must be a real number in (0, 1), got {type(rho).__name__}")
     if not (0.0 < to_float(rho) < 1.0):
         raise ValueError(f"rho (the allowed violation probability) must lie in (0, 1), got {rho!r:.40}")
-    return float(rho)
+    # a positive scale: 1e-39 was kept by min_samples/scenario_count (counts of 1e39 samples)
+    return check_working_range("rho", float(rho))
 
 
 @dataclass(frozen=True, eq=False)   # identity equality and hash (arrays inside)

@@ -30,6 +30,8 @@ import scipy.stats
 import torch
 
 from algorithms._validation import (
+    WORKING_MAX,
+    WORKING_MIN,
     allocates,
     check_fits_memory,
     check_float_dtype,
@@ -44,19 +46,28 @@ from algorithms.chance.problem import ChanceConstrainedProblem, LinearStructure,
 __all__ = ["beamforming_problem", "linear_gaussian_problem", "portfolio_var_problem", "power_control_problem"]
 
 
-#: the largest physical scale of the factories (noise, gains, targets, p_max, var_limit): their products
-#: (γσ², γ·G, p·G) stay finite in float64 (1e308 overflowed into inf constraint data, named only as linear.A)
-SCALE_MAX = 1e100
-_TINY = float(np.finfo(np.float64).tiny)
+#: the largest physical scale of the factories (noise, gains, targets, p_max, var_limit): the working range;
+#: the data built from their products (γσ², γ·G) must lie in it too (:func:`_check_products`)
+SCALE_MAX = WORKING_MAX
 
 
 def _scale(name: str, value, upper: float = SCALE_MAX) -> float:
-    """A positive physical scale: a finite real in [2.2e-308, ``upper``] (subnormals refused), by name."""
+    """A positive physical scale: a finite real in [1.18e-38, ``upper``] (the working range), by name."""
     value = check_positive(name, value)
-    if not _TINY <= value <= upper:
-        raise ValueError(f"{name} must lie in [2.2e-308, {upper:g}] (a positive normal float whose products "
-                         f"stay finite), got {value!r}")
+    if not WORKING_MIN <= value <= upper:
+        raise ValueError(f"{name} must lie in [{WORKING_MIN:.4g}, {upper:.4g}], got {value!r}")
     return value
+
+
+def _check_products(scales: dict[str, float], *arrays: np.ndarray) -> None:
+    """The data a factory builds from its scales (samples in their dtype, constraint data) inside the working
+    range, else a ValueError naming the scales: cross_gain = 1e38 (inside the range) failed as "linear.A has
+    an entry of magnitude 5.4e+38", a name the caller never gave."""
+    largest = max(float(np.max(np.abs(a))) if np.size(a) else 0.0 for a in arrays)
+    if not largest <= WORKING_MAX:   # inf too (a float32 sample that overflowed)
+        shown = ", ".join(f"{k} = {v!r}" for k, v in scales.items())
+        raise ValueError(f"{shown}: the problem's data built from them reach {largest:.4g}, outside the "
+                         f"package's working range (at most {WORKING_MAX:.4g}); use smaller scales")
 
 
 def _fits(owner: str, sizes: dict, n_bytes: float) -> None:
@@ -256,7 +267,7 @@ def portfolio_var_problem(
 
     Asset i (of k) has mean return 0.02 + 0.08 i/k and volatility 0.05 + 0.35 i/k, correlation 0.3:
     the riskier assets pay more. f(x) = −μᵀx; g = (rᵀx + var_limit, 1 − Σx). ``var_limit`` a float in
-    [1e-6, 1e100] (a loss limit below 1e-6 of the budget leaves the SOC reference no room to converge:
+    [1e-6, 3.4e38] (a loss limit below 1e-6 of the budget leaves the SOC reference no room to converge:
     refused by name); sizes as :func:`linear_gaussian_problem`'s.
 
     >>> p = portfolio_var_problem(n_assets=3, n_samples=100, rho=0.1)
@@ -325,8 +336,9 @@ def power_control_problem(
     ``dtype`` is numpy float32 or float64.
 
     Rayleigh fading: G_ij ~ Exp(1) on the diagonal, Exp(cross_gain) off it; h is G flattened
-    row-major (d = K²). ``sinr_target``, ``noise``, ``cross_gain``, ``p_max`` floats in [2.2e-308, 1e100]
-    (subnormals refused; their products stay finite); sizes refused by name past this machine's memory.
+    row-major (d = K²). ``sinr_target``, ``noise``, ``cross_gain``, ``p_max`` floats in [1.18e-38, 3.4e38]
+    (the working range), the data built from their products (γσ², γ·G) inside it too, else refused naming
+    them; sizes refused by name past this machine's memory.
 
     >>> p = power_control_problem(n_users=2, n_samples=50, rho=0.1)
     >>> p.h_samples.shape
@@ -354,6 +366,7 @@ def power_control_problem(
 
     A = samples.astype(np.float64).reshape(n_samples, K, K) * sign
     b = np.full((n_samples, K), -gamma * noise)
+    _check_products({"sinr_target": gamma, "noise": noise, "cross_gain": cross_gain}, samples, A, b)
     return ChanceConstrainedProblem(
         f=f,
         g=g,
@@ -402,8 +415,9 @@ def beamforming_problem(
       hᵢᵀS_ihᵢ − γ Σ_{j≠i} hᵢᵀS_jhᵢ − γσ² >= 0 for every i, σ² = ``noise``.
 
     h is the K×N_t channel matrix flattened row-major (d = K·N_t). ``noise``, ``csi_error``, ``p_max``
-    floats in [2.2e-308, 1e100] and ``rate_target`` in [2.2e-308, 300] bits (γ = 2^rate − 1 stays
-    finite); sizes refused by name past this machine's memory.
+    floats in [1.18e-38, 3.4e38] and ``rate_target`` in [1.18e-38, 300] bits, each with the data built
+    from them (γσ², the gains times γ) inside the working range too, else refused naming them; sizes
+    refused by name past this machine's memory.
 
     >>> p = beamforming_problem(n_antennas=3, n_users=2, n_samples=50, rho=0.1)
     >>> p.h_samples.shape, p.n
@@ -437,8 +451,10 @@ def beamforming_problem(
     f = _row_sum
     g = partial(_beam_constraint, K, Nt, beams_t, sign_t, gamma, noise)
     sampler = partial(_perturbed_channels, h_bar, csi_error, K, Nt)
+    _check_products({"rate_target": rate, "noise": noise, "csi_error": csi_error}, samples)
     A = _beam_gains(K, Nt, beams_t, sign_t, torch.as_tensor(samples, dtype=torch.float64)).numpy()
     b = np.full((n_samples, K), -gamma * noise)
+    _check_products({"rate_target": rate, "noise": noise, "csi_error": csi_error}, A, b)
     return ChanceConstrainedProblem(
         f=f,
         g=g,

@@ -672,7 +672,7 @@ ROUND9 = [
              ("layers", "too large"), "layers-hang"),
     BadInput(cosine_positions, lambda: cosine_positions(2**31, 4), ValueError, ("n", "too large"), "n-hang"),
     BadInput(SepCMAState.start, lambda: SepCMAState.start(np.zeros(2), 5e-324), ValueError,
-             ("sigma", "subnormal"), "sigma-subnormal"),
+             ("sigma", "working range"), "sigma-subnormal"),
     BadInput(SepCMAState.start, lambda: SepCMAState.start(np.zeros(2), 1e308), ValueError, ("sigma",),
              "sigma-huge"),
     BadInput(SepCMAState.start, lambda: SepCMAState.start([], 1.0), ValueError, ("m",), "empty-mean"),

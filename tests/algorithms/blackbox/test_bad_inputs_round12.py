@@ -47,3 +47,36 @@ def test_features_that_overflow_agent_1_are_named():
     box = BlackBoxProblem(lambda x: float(x @ x), (-1e30 * _ONES, 2e30 * _ONES), 200)
     with pytest.raises(ValueError, match=r"^problem.bounds are too large for the agents"):
         solve(box, DesignX(), seed=0)
+
+
+@pytest.mark.parametrize("key", ["optimum", "f_ref", "target"])
+@pytest.mark.parametrize("value", [1e39, 1e308, -1e308, 10**100])
+def test_problem_reals_outside_the_working_range_are_refused(key, value):
+    # optimum = 1e308 (or 10**100) was kept as given
+    with pytest.raises(ValueError, match=rf"^{key} = .* outside the package's working range"):
+        BlackBoxProblem(lambda x: float(x @ x), (-_ONES, _ONES), 10, **{key: value})
+
+
+def test_problem_reals_at_the_working_range_edge_are_valid():
+    p = BlackBoxProblem(lambda x: float(x @ x), (-_ONES, _ONES), 10, optimum=-3e38, f_ref=3e38, target=-3e38)
+    assert (p.optimum, p.f_ref, p.target) == (-3e38, 3e38, -3e38)
+
+
+@pytest.mark.parametrize("sigma", [1e-39, 5e-324, 1e39, 10**100])
+def test_a_users_sep_cma_step_size_is_a_positive_scale_of_the_range(sigma):
+    from algorithms.blackbox.components import SepCMAState
+
+    # 1e-39 and 1e39 (and 10**100) were kept: the old bounds were float64's [2.2e-308, 1e150]
+    with pytest.raises(ValueError, match=r"^sigma = .* outside the package's working range"):
+        SepCMAState.start(np.zeros(2), sigma)
+    assert SepCMAState.start(np.zeros(2), 1.2e-38).sigma == 1.2e-38
+
+
+def test_a_runs_own_step_size_on_a_tiny_box_is_not_a_users():
+    # the ES start's sigma is a quarter of the box: 5e-201 on a box of side 1e-200 (the run's own)
+    from algorithms.blackbox import ModularOptimizer
+
+    tiny = BlackBoxProblem(lambda x: float(x @ x), (-1e-200 * _ONES, 1e-200 * _ONES), 200)
+    workflow = ("init.sobol", "pop.20", "es.sep_cmaes", "bc.clip", "sel.mu_plus_lambda")
+    sol = solve(tiny, ModularOptimizer(workflow), seed=0)
+    assert sol.retcode.name == "MaxIters"

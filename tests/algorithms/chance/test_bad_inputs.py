@@ -553,9 +553,9 @@ ROUND8 = [
              lambda: _ccp().constraints(np.zeros((1, 2)), np.zeros((3, 2))), ValueError, ("h",), "h-width"),
     BadInput(VPSchedule.beta, lambda: VPSchedule().beta(torch.zeros(2, device="meta")), ValueError,
              ("t", "meta"), "meta"),
-    BadInput(min_samples, lambda: min_samples(5e-324), ValueError, ("rho", "too small"), "rho-subnormal"),
+    BadInput(min_samples, lambda: min_samples(5e-324), ValueError, ("rho", "working range"), "rho-subnormal"),
     BadInput(scenario.scenario_count, lambda: scenario.scenario_count(1e-308, 2, 0.5), ValueError,
-             ("rho", "too small"), "rho-tiny"),
+             ("rho", "working range"), "rho-tiny"),
 ]
 
 
