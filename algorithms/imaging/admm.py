@@ -62,9 +62,9 @@ __all__ = ["PnPADMM"]
 class PnPADMM(Algorithm):
     """PnP-ADMM: a quadratic x-step (data fit and NPN term), the prior's prox as the z-step.
 
-    ``prior`` is the plug-and-play prior (its prox is the z-step), ``penalty`` (finite float >= 2.2e-308,
-    float64's smallest normal number: the prox step is 1/penalty, and a denormal such as 1e-320 made it inf)
-    the ADMM penalty ρ, ``npn`` an :class:`NPN` term (None: plain PnP) and ``cg_iters`` (int >= 1) the
+    ``prior`` is the plug-and-play prior (its prox is the z-step), ``penalty`` (a float in the working range
+    [1.18e-38, 3.4e38]: the prox step is 1/penalty, and a denormal such as 1e-320 made it inf) the ADMM
+    penalty ρ, ``npn`` an :class:`NPN` term (None: plain PnP) and ``cg_iters`` (int >= 1) the
     conjugate-gradient steps of each x-step.
     """
 
@@ -75,10 +75,8 @@ class PnPADMM(Algorithm):
 
     def __post_init__(self) -> None:
         check_prior(self.prior)
+        # the working range keeps the prox step 1/penalty <= 8.5e37 (a denormal 1e-320 made it inf)
         object.__setattr__(self, "penalty", check_positive("penalty", self.penalty))
-        if self.penalty < _TINY:  # 1/β overflowed to inf: the prox ran with an infinite step
-            raise ValueError(f"penalty must be >= {_TINY:.3g} (float64's smallest normal number; the prox "
-                             f"step 1/penalty overflows below), got {self.penalty!r}")
         check_npn(self.npn)
         object.__setattr__(self, "cg_iters", check_positive_int("cg_iters", self.cg_iters))  # np ints too
         remember_validated(self)
@@ -162,7 +160,7 @@ def _solve(problem: InverseProblem, algorithm: PnPADMM, options: SolveOptions) -
         for iterations in range(1, maxiters + 1):
             x = algorithm._x_step(problem, x, data_rhs + beta * (z - u))
             point = x + u  # a blown-up x-step skips the prox (it refuses non-finite images): Diverged below
-            z_new = algorithm.prior.prox(point, 1.0 / beta) if bool(torch.isfinite(point).all()) else point
+            z_new = algorithm.prior._prox(point, 1.0 / beta) if bool(torch.isfinite(point).all()) else point
             u = u + x - z_new
             size = norm(z_new)
             if not (bool(torch.isfinite(z_new).all()) and bool(torch.isfinite(u).all())) or size > limit:
@@ -183,6 +181,6 @@ def _solve(problem: InverseProblem, algorithm: PnPADMM, options: SolveOptions) -
                 break
     finally:
         monitor.close()
-    value = final_value(problem, algorithm.prior, algorithm.npn, prediction, z, retcode is RetCode.Diverged)
+    value = final_value(problem, algorithm.prior, algorithm.npn, prediction, z)
     return Solution(x=z.numpy(), value=value, retcode=retcode, trace=monitor.trace,
                     stats=Stats(iterations=iterations, linear_solves=iterations))

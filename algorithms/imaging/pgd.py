@@ -90,6 +90,8 @@ class PnPPGD(Algorithm):
         if self.npn is None and prediction is not None:  # it would be ignored in silence
             raise ValueError(f"prediction must be None for a PnPPGD without npn, got "
                              f"{type(prediction).__name__}")
+        if self.npn is not None:
+            self.npn._check_pair(x, prediction)  # the solve's own steps skip it (their iterate, G(y))
         return self._step(problem, x, prediction)
 
     def _step(self, problem: InverseProblem, x: torch.Tensor,
@@ -97,11 +99,11 @@ class PnPPGD(Algorithm):
         H = problem.operator
         grad = H.apply_adjoint(H.apply(x) - problem.y)  # unchecked maps: a blow-up is the solve's Diverged
         if self.npn is not None:
-            grad = grad + self.npn.gradient(x, prediction)
+            grad = grad + self.npn._gradient(x, prediction)
         point = x - self.lr * grad
         if not bool(torch.isfinite(point).all()):  # a blown-up step: returned as it is, the solve says
             return point                            # Diverged (the priors' prox refuses non-finite images)
-        return self.prior.prox(point, self.lr)
+        return self.prior._prox(point, self.lr)     # unchecked: the iterate may leave the working range
 
 
 @_dispatch
@@ -132,6 +134,6 @@ def _solve(problem: InverseProblem, algorithm: PnPPGD, options: SolveOptions) ->
                 break
     finally:
         monitor.close()
-    value = final_value(problem, algorithm.prior, algorithm.npn, prediction, x, retcode is RetCode.Diverged)
+    value = final_value(problem, algorithm.prior, algorithm.npn, prediction, x)
     return Solution(x=x.numpy(), value=value, retcode=retcode, trace=monitor.trace,
                     stats=Stats(iterations=iterations, grad_calls=iterations))

@@ -77,7 +77,8 @@ def _divergence(pr: torch.Tensor, pc: torch.Tensor) -> torch.Tensor:
 
 
 def _check_lr(lr: float) -> float:
-    """The prox step of every prior: a finite number >= 0 (lr = 0 is the identity; −1 gave an image)."""
+    """The prox step of every prior: 0 (the identity) or in the working range [1.18e-38, 3.4e38] (−1 gave
+    an image)."""
     return check_nonnegative("lr", lr)
 
 
@@ -91,6 +92,16 @@ def _tv(x: torch.Tensor) -> torch.Tensor:
     return norm.sum(dim=(-2, -1))
 
 
+def _scaled_tv(x: torch.Tensor) -> torch.Tensor:
+    """TV per image without overflow of the squares: finite pixels ~1e20 in float32 (~1e200 in float64)
+    overflowed their squared differences. TV is positively homogeneous: TV(x) = s·TV(x/s), s = max|x|."""
+    value = _tv(x)
+    if not bool(torch.isfinite(value).all()) and bool(torch.isfinite(x).all()):
+        scale = x.detach().abs().max()
+        value = scale * _tv(x / scale)
+    return value
+
+
 def total_variation(x: torch.Tensor) -> torch.Tensor:
     """Isotropic TV Σ √(Δ_r x² + Δ_c x²) of each image of the batch.
 
@@ -102,12 +113,7 @@ def total_variation(x: torch.Tensor) -> torch.Tensor:
     3.0
     """
     _check_image_batch(x)
-    value = _tv(x)
-    if not bool(torch.isfinite(value).all()):
-        # finite pixels ~1e200: their squared differences overflowed. TV is positively homogeneous, so
-        # TV(x) = s·TV(x/s) with s = max|x| (an image from data y ~1e300 had a finite TV that overflowed here)
-        scale = x.detach().abs().max()
-        value = scale * _tv(x / scale)
+    value = _scaled_tv(x)
     if not bool(torch.isfinite(value).all()):  # the TV itself exceeds the dtype's range
         raise ValueError(f"x has entries too large for {x.dtype}: its total variation overflows to inf "
                          f"(max |x| = {float(x.detach().abs().max()):.3g}; rescale x)")
@@ -122,7 +128,8 @@ MAX_INNER = 10**5
 class TVPrior:
     """h(x) = weight · TV(x); its prox by Chambolle's dual projection (``inner`` iterations, step 1/8).
 
-    ``weight``: a finite float >= 0 (0 is no prior: the prox is the identity and the value 0);
+    ``weight``: a float, 0 (no prior: the prox is the identity and the value 0) or in the working range
+    [1.18e-38, 3.4e38];
     ``inner``: an int in [1, 10⁵].
 
     References: A. Chambolle, An algorithm for total variation minimization and
@@ -140,42 +147,48 @@ class TVPrior:
         remember_validated(self)
 
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
-        """argmin_z ½‖z − x‖² + lr·weight·TV(z), for finite images ``x`` and a finite ``lr`` >= 0.
-
-        When lr·weight overflows to inf (both huge), the limit is returned: each image's mean, the
-        minimizer with TV = 0. The result differs from ``x`` by at most 4√2·lr·weight per pixel, so
-        ``x`` is returned unchanged when lr·weight = 0 (``lr = 0`` or ``weight = 0``) or is so small
-        against ``x`` that the dual step's x/(lr·weight) overflows (lr·weight below ~1e-308·max|x|, a
-        denormal ``lr`` such as 1e-320: the division gave a NaN image)."""
+        """argmin_z ½‖z − x‖² + lr·weight·TV(z), for finite images ``x`` (entries in the working range) and
+        ``lr`` >= 0 (0 or in [1.18e-38, 3.4e38]); ``x`` is returned unchanged when lr·weight = 0. Computed
+        in float64 and returned in x's dtype (a float32 image's dual step x/(lr·weight) overflowed float32
+        for lr·weight below ~1e-28·max|x|: a NaN image in silence)."""
         revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         _check_image_batch(x)
-        strength = _check_lr(lr) * self.weight
+        return self._prox(x, _check_lr(lr))
+
+    def _prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
+        """:meth:`prox` on a finite image the caller has checked (the solvers' iterate, which may leave the
+        working range on its way to a blow-up: it is theirs to stop, not the user's input to refuse)."""
+        strength = lr * self.weight
         if strength == 0.0:
             return x
-        if not math.isfinite(strength):  # lr·weight overflowed (1e308 · 10): the limit, each image's mean
-            return x.mean(dim=(-2, -1), keepdim=True).expand_as(x).clone()
-        scale = float(x.detach().abs().max()) if x.numel() else 0.0
-        if not math.isfinite(scale / strength):
+        # in float64, x/strength <= 3.4e38/1.4e-76 and its squares stay finite for every x and strength of
+        # the working range; an iterate past it whose quotient overflows is left as it is
+        work = x.double()
+        if not math.isfinite(float(work.detach().abs().max() / strength) ** 2 if x.numel() else 0.0):
             return x
-        pr = torch.zeros_like(x)
-        pc = torch.zeros_like(x)
+        pr = torch.zeros_like(work)
+        pc = torch.zeros_like(work)
         tau = 0.125  # Chambolle's step (<= 1/8 converges)
         for _ in range(self.inner):
-            gr, gc = _gradient(_divergence(pr, pc) - x / strength)
+            gr, gc = _gradient(_divergence(pr, pc) - work / strength)
             norm = 1.0 + tau * torch.sqrt(gr**2 + gc**2)
             pr = (pr + tau * gr) / norm
             pc = (pc + tau * gc) / norm
-        return x - strength * _divergence(pr, pc)
+        return (work - strength * _divergence(pr, pc)).to(x.dtype)
 
     def value(self, x: torch.Tensor) -> torch.Tensor:
         """``weight``·TV(x) per image. ``x`` is a finite floating image tensor of shape (*batch, h, w)
-        (checked as :func:`total_variation` checks it); a product that overflows is refused."""
+        (checked as :func:`total_variation` checks it); a product that overflows x's dtype is refused."""
         revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         value = self.weight * total_variation(x)
-        if not bool(torch.isfinite(value).all()):  # weight 1e308 times a TV of 5
-            raise ValueError(f"weight · TV(x) overflows to inf (weight = {self.weight:g}); use a smaller "
+        if not bool(torch.isfinite(value).all()):  # weight 3.4e38 times a TV of 5 in float32
+            raise ValueError(f"weight · TV(x) overflows {x.dtype} (weight = {self.weight:g}); use a smaller "
                              f"weight or rescale x")
         return value
+
+    def _value(self, x: torch.Tensor) -> float:
+        """weight·TV(x) of one unchecked image (a solver's iterate), in float64: inf when it overflows."""
+        return self.weight * float(_scaled_tv(x.double()).sum())
 
 
 @dataclass(frozen=True)
@@ -202,7 +215,10 @@ class DenoiserPrior:
         """
         revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         _check_image_batch(x, minimum=2)
-        _check_lr(lr)
+        return self._prox(x, _check_lr(lr))
+
+    def _prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
+        """:meth:`prox` on an image the caller has checked (a solver's iterate); the output is checked."""
         dtype = next(self.network.parameters(), x).dtype  # a network without parameters: x's dtype
         # a copy: a network that works in place (x.mul_(2)) changed the caller's images (the solver's iterate)
         images = x.reshape(-1, *x.shape[-2:]).to(dtype, copy=True)
@@ -233,6 +249,9 @@ class DenoiserPrior:
         revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         _check_image_batch(x)  # a str met AttributeError, a NaN image answered 0
         return torch.zeros(x.shape[:-2], dtype=x.dtype)
+
+    def _value(self, x: torch.Tensor) -> float:
+        return 0.0
 
 
 @dataclass(frozen=True)
@@ -300,8 +319,11 @@ class SubspacePrior:
         """
         revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         _check_image_batch(x)
-        _check_lr(lr)
         self._check_shape(x)
+        return self._prox(x, _check_lr(lr))
+
+    def _prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
+        """:meth:`prox` on an image the caller has checked (a solver's iterate)."""
         flat = x.reshape(-1, self.basis.shape[0])
         basis = self.basis.to(x.dtype)
         return ((flat @ basis) @ basis.T).reshape(x.shape)
@@ -319,3 +341,6 @@ class SubspacePrior:
         _check_image_batch(x)  # a str met AttributeError, a NaN image answered 0
         self._check_shape(x)
         return torch.zeros(x.shape[:-2], dtype=x.dtype)
+
+    def _value(self, x: torch.Tensor) -> float:
+        return 0.0

@@ -19,11 +19,12 @@ import torch
 
 from algorithms._validation import (
     as_real_tensor,
+    check_entries_in_range,
     check_finite_data,
+    check_nonnegative,
     refuse_sparse,
     remember_validated,
     revalidate_if_reassigned,
-    to_float,
 )
 from algorithms.core import Problem
 from algorithms.imaging.nullspace import null_space_leakage
@@ -65,11 +66,8 @@ class InverseProblem(Problem):
         # a copy: as_real_tensor keeps a float64 tensor (and a contiguous float64 array's memory) as it is,
         # so an edit of the caller's y after construction changed the solve (a later NaN bypassed the check)
         object.__setattr__(self, "y", y.clone())
-        noise = self.noise_std
-        if isinstance(noise, bool) or not isinstance(noise, int | float | np.floating) or not (
-                math.isfinite(to_float(noise)) and noise >= 0):
-            raise ValueError(f"noise_std must be a finite number >= 0, got {noise!r}")
-        object.__setattr__(self, "noise_std", to_float(noise))
+        # the shared check: its working range refused 1e308 and 5e-324 (a noise level is a positive scale)
+        object.__setattr__(self, "noise_std", check_nonnegative("noise_std", self.noise_std))
         remember_validated(self)
 
     def _check_unchanged(self) -> None:
@@ -108,12 +106,8 @@ class NPN:
         if out != self.projection.out_features:
             raise ValueError(f"network must output {self.projection.out_features} values (the rows of "
                              f"projection), got out_features = {out}")
-        for name in ("gamma", "max_leakage"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float | np.floating) or not (
-                    math.isfinite(to_float(value)) and value >= 0):
-                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-            object.__setattr__(self, name, to_float(value))
+        for name in ("gamma", "max_leakage"):  # a weight and a tolerance: 0 or in the working range
+            object.__setattr__(self, name, check_nonnegative(name, getattr(self, name)))
         remember_validated(self)
 
     def check_against(self, operator: LinearOperator) -> float:
@@ -150,6 +144,7 @@ class NPN:
         if y.numel() != inputs or not bool(torch.isfinite(y).all()):
             raise ValueError(f"y must hold {inputs} finite measurements (the network's in_features), got "
                              f"shape {tuple(y.shape)}" + ("" if y.numel() != inputs else " with NaN or inf"))
+        check_entries_in_range("y", y)
         dtype = next(iter(self.network.parameters()), torch.empty(0, dtype=y.dtype)).dtype
         with torch.no_grad():
             try:
@@ -189,13 +184,14 @@ class NPN:
                             f"returns), got {prediction.dtype} ({prediction.layout})")
         if prediction.device.type == "meta" or not bool(torch.isfinite(prediction).all()):
             raise ValueError("prediction must be real and finite (what predict(y) returns)")
+        check_entries_in_range("prediction", prediction)
 
     def gradient(self, x: torch.Tensor, prediction: torch.Tensor) -> torch.Tensor:
         """∇ of γ/2 ‖G(y) − Sx‖²: γ Sᵀ(Sx − G(y)), for one image ``x`` and ``prediction = predict(y)``
         (float32 or float64 each; mixed, the gradient is float64, by torch's type promotion)."""
         revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         self._check_pair(x, prediction)
-        grad = self.gamma * self.projection.apply_adjoint(self.projection.apply(x) - prediction)
+        grad = self._gradient(x, prediction)
         if not bool(torch.isfinite(grad).all()):
             raise ValueError(f"γ Sᵀ(Sx − G(y)) overflows to inf for this x and prediction (entries too large "
                              f"for {grad.dtype}; rescale x, or use a smaller gamma = {self.gamma:g})")
@@ -206,8 +202,16 @@ class NPN:
         mixed ones promoted to float64), as a Python float."""
         revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         self._check_pair(x, prediction)
-        value = 0.5 * self.gamma * float(((self.projection.apply(x) - prediction) ** 2).sum())
+        value = self._value(x, prediction)
         if not math.isfinite(value):  # finite but huge x or prediction (~1e200): the squares overflowed
             raise ValueError(f"γ/2‖G(y) − Sx‖² overflows to inf for this x and prediction (entries too large "
                              f"for float64; rescale x, or use a smaller gamma = {self.gamma:g})")
         return value
+
+    def _gradient(self, x: torch.Tensor, prediction: torch.Tensor) -> torch.Tensor:
+        """:meth:`gradient` unchecked: the solvers' iterate (theirs to stop when it blows up)."""
+        return self.gamma * self.projection.apply_adjoint(self.projection.apply(x) - prediction)
+
+    def _value(self, x: torch.Tensor, prediction: torch.Tensor) -> float:
+        """:meth:`value` unchecked, its squares summed in float64 (inf when they overflow)."""
+        return 0.5 * self.gamma * float(((self.projection.apply(x) - prediction).double() ** 2).sum())

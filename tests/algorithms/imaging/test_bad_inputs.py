@@ -500,8 +500,11 @@ def test_round8_spectra_caps_networks_priors_and_units():
 
     x = torch.zeros(8, 8, dtype=torch.float64)
     x[2:6, 2:6] = 1.0
-    assert torch.allclose(Blur((8, 8), 1e-200)(x), x)          # a delta kernel
-    assert bool(torch.isfinite(gaussian_kernel_spectrum((8, 8), 1e200)).all())
+    # round 12: the working range's ends (1e-200 and 1e200 are refused): a delta / a flat kernel
+    assert torch.allclose(Blur((8, 8), 1.2e-38)(x), x)          # a delta kernel
+    assert bool(torch.isfinite(gaussian_kernel_spectrum((8, 8), 3.4e38)).all())
+    with pytest.raises(ValueError, match=r"\bsigma = 1e-200 is outside the package's working range"):
+        Blur((8, 8), 1e-200)
     H = gaussian_cs((8, 8), 0.5, seed=0)
     with pytest.raises(ValueError, match="iterations"):
         H.norm(iterations=2**40)
@@ -589,7 +592,9 @@ def test_round8_sizes_past_memory_refused_before_allocating_and_psnr_overflow():
             make()
     with pytest.raises(ValueError, match="operator"):
         null_space_basis(Blur((2**8, 2**8), 1.0))
-    assert abs(psnr(np.zeros((8, 8)), np.full((8, 8), 1e100), data_range=1e200) - 2000.0) < 1e-9
+    assert abs(psnr(np.zeros((8, 8)), np.full((8, 8), 1e19), data_range=1e38) - 380.0) < 1e-9
+    with pytest.raises(ValueError, match=r"\breference has an entry of magnitude 1e\+100, outside"):
+        psnr(np.zeros((8, 8)), np.full((8, 8), 1e100))
     assert abs(psnr(np.zeros((8, 8)), np.full((8, 8), 0.1)) - 20.0) < 1e-12
 
 
