@@ -304,6 +304,7 @@ def monte_carlo_risk(problem: SingleLocationProblem, u, v, *, n: int = 2000, see
     if isinstance(level, bool | np.bool_) or not isinstance(level, float | int | np.floating) \
             or not 0.0 < level < 1.0:  # numpy floats too (np.float32(0.9) was refused)
         raise ValueError(f"level must be in (0, 1), got {level!r}")
+    level = check_positive("level", level)  # the working range: 5e-324 gave a zero-width interval
     u = check_unit_vector("u", u, problem.d)
     v = check_unit_vector("v", v, problem.d)
     u_star, v_star = (t.double() for t in problem.oracle())

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 import warnings
 from typing import Any
 
@@ -41,12 +42,14 @@ from algorithms._validation import (
     _refuse_masked,
     abstract_method,
     as_array,
+    check_entries_in_range,
     check_finite_data,
     check_fits_memory,
     check_positive,
     check_positive_int,
     check_seed,
     check_torch_dtype,
+    check_working_range,
     refuse_sparse,
     to_float,
 )
@@ -78,11 +81,14 @@ def _check_image_shape(image_shape: Any) -> tuple[int, int]:
 
 
 def _check_ratio(ratio: Any) -> float:
-    if isinstance(ratio, bool) or not isinstance(ratio, int | float | np.floating):
+    """A fraction of measurements in (0, 1]: a positive scale, so >= 1.18e-38 (the working range; 5e-324
+    was taken, one row); numpy ints and Fractions too, as every real argument."""
+    if isinstance(ratio, bool | np.bool_) or not isinstance(ratio, numbers.Real):
         raise TypeError(f"ratio must be a real number in (0, 1], got {type(ratio).__name__}")
-    if not (0.0 < to_float(ratio) <= 1.0):
+    ratio = to_float(ratio)
+    if not 0.0 < ratio <= 1.0:
         raise ValueError(f"ratio must be in (0, 1], got {ratio!r:.40}")
-    return to_float(ratio)
+    return check_working_range("ratio", ratio)
 
 
 def _spectral_norm(forward: Any, adjoint: Any, x: torch.Tensor, iterations: int) -> float:
@@ -360,6 +366,7 @@ class MatrixOperator(LinearOperator):
                              f"{self.image_shape}, got {tuple(matrix.shape)}")
         if not bool(torch.isfinite(matrix).all()):
             raise ValueError("matrix contains NaN or inf entries")
+        check_entries_in_range("matrix", matrix)  # 1e300 entries: H x overflowed at the first use
         # a copy (detached): the caller's tensor edited after construction changed H, and a NaN written later
         # bypassed the check above
         self.weight = matrix.detach().clone()
@@ -596,6 +603,7 @@ class Radon(LinearOperator):
         angles = array.astype(np.float64).reshape(-1)
         if angles.size < 1 or not np.all(np.isfinite(angles)):
             raise ValueError(f"angles must be a non-empty sequence of finite degrees, got {angles!r}")
+        check_entries_in_range("angles", angles)
         self.angles = angles
         size = self.image_shape[0]
         # up to 4 bilinear weights per sample, size² samples per angle, each an (int64, int64, float64) triple

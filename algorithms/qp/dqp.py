@@ -73,12 +73,15 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from algorithms._validation import (
+    C_INT_MAX,
     _refuse_masked,
     as_float_array,
     as_real_array,
     check_bool,
+    check_entries_in_range,
     check_positive,
     check_square_symmetric,
+    check_working_range,
     remember_validated,
     to_float,
 )
@@ -445,6 +448,12 @@ def _check_option_value(key: str, value: Any) -> None:
             math.isfinite(to_float(value)) and value >= 0):
         raise ValueError(f"backend_options[{key!r}] must be a finite number >= 0 (a tolerance, iteration "
                          f"cap or time limit), got {value!r}")
+    name = f"backend_options[{key!r}]"
+    if isinstance(value, int | np.integer) and value > C_INT_MAX:  # a C backend's int: 2**64 wrapped around
+        raise ValueError(f"{name} must be <= 2**31 - 1 (an iteration cap or limit of a compiled backend), "
+                         f"got {value!r:.40}")
+    if isinstance(value, float | np.floating):  # the working range: 1e308 or 5e-324 as a tolerance
+        check_working_range(name, float(value))
 
 
 # ----------------------------------------------------------------------------
@@ -892,6 +901,9 @@ class KKTFactor:
 # ----------------------------------------------------------------------------
 
 
+_RESIDUALS = ("stationarity", "primal_residual", "dual_residual", "complementarity")
+
+
 @dataclass
 class QPStats(Stats):
     """:class:`~algorithms.core.Stats` plus the backend used and the relative KKT residuals of ``x``.
@@ -909,19 +921,22 @@ class QPStats(Stats):
     #: ``DQP(abs_tol=...)`` only: :func:`absolute_residuals` of the last point checked
     absolute: dict[str, float] | None = None
 
-    def __post_init__(self) -> None:
-        # a public record built by hand: a negative residual (stationarity = -1) or absolute = "x" was stored
-        super().__post_init__()
-        for name in ("stationarity", "primal_residual", "dual_residual", "complementarity"):
-            value = getattr(self, name)
-            if value < 0:  # NaN (not computed) and inf pass
+    def __setattr__(self, name: str, value: Any) -> None:
+        # checked whenever set, as Stats' own fields: stats.stationarity = -1 after construction was kept
+        if name in _RESIDUALS and isinstance(value, int | float | np.integer | np.floating) \
+                and not isinstance(value, bool):
+            residual = to_float(value)
+            if not (residual >= 0 or math.isnan(residual)):  # NaN (not computed) and inf pass
                 raise ValueError(f"{name} must be a residual >= 0 (or NaN: not computed), got {value!r}")
-        if self.absolute is not None and (
-                not isinstance(self.absolute, dict) or set(self.absolute) != {"primal", "dual", "gap"}
+            if math.isfinite(residual):
+                check_working_range(name, residual, scale=False)  # 1e308 as a residual was stored
+        if name == "absolute" and value is not None and (
+                not isinstance(value, dict) or set(value) != {"primal", "dual", "gap"}
                 or not all(isinstance(v, int | float | np.floating) and not isinstance(v, bool) and not v < 0
-                           for v in self.absolute.values())):
+                           for v in value.values())):
             raise TypeError(f"absolute must be None or the dict of absolute_residuals (primal, dual, gap: "
-                            f"floats >= 0), got {self.absolute!r:.80}")
+                            f"floats >= 0), got {value!r:.80}")
+        super().__setattr__(name, value)
 
 
 def _picklable(original: Any) -> Any:
@@ -966,8 +981,9 @@ class QPSolution(Solution):
     the backend that answered and ``kkt`` is the :class:`KKTFactor` of the active set's KKT system
     (the factorization the VJP reuses).
 
-    Checked at construction (a public record, as :class:`~algorithms.core.Solution`): ``x`` a real 1-D
-    array, finite with ``Success`` (as ``y``, ``z``, ``z_box`` when given: real 1-D arrays or None);
+    Checked at construction and when a field is set (a public record, as :class:`~algorithms.core.Solution`):
+    ``x`` a real 1-D array, finite with ``Success``; ``y``, ``z``, ``z_box`` None or finite real 1-D arrays;
+    every finite entry in the working range (magnitude <= 3.4e38);
     ``active``/``active_box`` None or boolean masks; ``degenerate`` a bool; ``warnings`` a list of str;
     ``backend`` a str; ``kkt`` None or a :class:`KKTFactor`.
     """
@@ -1017,13 +1033,18 @@ class QPSolution(Solution):
             if success and not np.all(np.isfinite(x)):
                 raise ValueError("x must be finite with retcode Success (a failed solve's x is NaN), got NaN "
                                  "or inf entries")
+            check_entries_in_range("x", x)
         elif name in ("y", "z", "z_box") and value is not None:
             array = np.asarray(value) if isinstance(value, np.ndarray | list | tuple) else None
             if array is None or array.ndim != 1 or array.dtype.kind not in "iuf":
                 raise TypeError(f"{name} must be None or a real 1-D numpy array of multipliers, got "
                                 f"{type(value).__name__} {value!r:.40}")
-            if success and not np.all(np.isfinite(array)):
-                raise ValueError(f"{name} must be finite with retcode Success, got NaN or inf entries")
+            # whatever the retcode: a solve without multipliers leaves them None, never NaN (y = [nan]
+            # beside MaxIters was kept, and read as multipliers)
+            if not np.all(np.isfinite(array)):
+                raise ValueError(f"{name} must be finite (None where the solve has no multipliers), got NaN "
+                                 f"or inf entries")
+            check_entries_in_range(name, array)
         elif name in ("active", "active_box"):
             if value is not None and not (isinstance(value, np.ndarray) and value.ndim == 1
                                           and value.dtype == bool):
@@ -1633,6 +1654,7 @@ def _check_data_intact(qp: QP) -> None:
             what = "NaN" if name in ("lb", "ub") else "NaN or inf"
             raise ValueError(f"qp.{name} contains {what} entries (the QP was changed after construction; "
                              f"build a new QP)")
+        check_entries_in_range(f"qp.{name}", data)  # 1e300 set after construction
 
 
 def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSolution:

@@ -28,7 +28,7 @@ import scipy.sparse as sp
 import torch
 from torch.autograd.function import once_differentiable
 
-from algorithms._validation import check_bool
+from algorithms._validation import check_bool, check_working_range
 from algorithms.core import RetCode, SolveOptions
 from algorithms.qp._threads import single_blas_thread
 from algorithms.qp.dqp import DQP, forward
@@ -227,7 +227,8 @@ def qp_layer(P, q, G=None, h=None, A=None, b=None, *, lb=None, ub=None, algorith
              tol: float | None = None, symmetrize: bool = False):
     """Differentiable ``x*(P, q, G, h, A, b, lb, ub)`` of a (batch of) convex QP(s), by dQP.
 
-    ``tol`` (finite float > 0 or None: the backend's default) is the solve's tolerance.
+    ``tol`` (None: the backend's default, or a float in the working range [1.18e-38, 3.4e38]) is the solve's
+    tolerance.
 
     ``lb``/``ub`` (tensors, ±inf for a free side) are variable bounds, differentiated like the rest
     (zero gradient at an infinite bound).
@@ -266,7 +267,14 @@ def qp_layer(P, q, G=None, h=None, A=None, b=None, *, lb=None, ub=None, algorith
         if torch.is_tensor(P) and P.shape[-1] != P.shape[-2]:
             raise ValueError(f"P must be square, got shape {tuple(P.shape)}")
         P = 0.5 * (P + (P.T if sp.issparse(P) else P.transpose(-1, -2)))
-    return QPFunction.apply(algorithm, SolveOptions(tol=tol), P, q, G, h, A, b, lb, ub)
+    return QPFunction.apply(algorithm, SolveOptions(tol=_layer_tol(tol)), P, q, G, h, A, b, lb, ub)
+
+
+def _layer_tol(tol: Any) -> float | None:
+    """The layer's ``tol``: None or a tolerance in the working range [1.18e-38, 3.4e38] (a positive scale:
+    5e-324 or 1e308 were passed to the backend as given)."""
+    tol = SolveOptions(tol=tol).tol
+    return None if tol is None else check_working_range("tol", tol)
 
 
 class QPLayer(torch.nn.Module):
@@ -291,7 +299,7 @@ class QPLayer(torch.nn.Module):
         self.algorithm = DQP() if algorithm is None else algorithm
         if not isinstance(self.algorithm, DQP):
             raise TypeError(f"algorithm must be a DQP, got {type(self.algorithm).__name__}")
-        self.tol = SolveOptions(tol=tol).tol  # checked now (a finite float > 0 or None), not at forward
+        self.tol = _layer_tol(tol)  # checked now (None or in the working range), not at forward
         self.symmetrize = check_bool("symmetrize", symmetrize)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -299,7 +307,7 @@ class QPLayer(torch.nn.Module):
         if name == "symmetrize":
             value = check_bool("symmetrize", value)
         elif name == "tol":
-            value = SolveOptions(tol=value).tol
+            value = _layer_tol(value)
         elif name == "algorithm" and not isinstance(value, DQP):
             raise TypeError(f"algorithm must be a DQP, got {type(value).__name__}")
         super().__setattr__(name, value)

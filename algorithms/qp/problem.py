@@ -15,6 +15,7 @@ from algorithms._validation import (
     as_float_array,
     as_float_matrix,
     as_real_array,
+    check_entries_in_range,
     check_psd,
     check_shape,
     check_square_symmetric,
@@ -49,8 +50,12 @@ def _as_matrix(name: str, value: Any):
     if sp.issparse(value) and value.format == "csc" and value.dtype == np.float64:
         if not np.all(np.isfinite(value.data)):
             raise ValueError(f"{name} contains NaN or inf entries")
-        return value.copy()
-    return as_float_matrix(name, value, dtype=np.float64)
+        matrix = value.copy()
+    else:
+        matrix = as_float_matrix(name, value, dtype=np.float64)
+    if sp.issparse(matrix):  # the dense route checks the working range; a sparse matrix's entries too
+        check_entries_in_range(name, matrix.data)
+    return matrix
 
 
 def _is_diagonal(matrix) -> bool:
@@ -106,10 +111,11 @@ class QP(Problem):
     ``G`` (m×n) and ``A`` (p×n)
     may be dense arrays or scipy.sparse matrices; ``q``, ``h``, ``b`` are
     vectors. ``G``/``h`` and ``A``/``b`` come in pairs. ``lb``/``ub`` (optional, length n, ±inf
-    for a free side, ``lb ≤ ub``) are variable bounds; solvers pass them to the backend as bounds and
-    differentiate them as the rows ``−x_i ≤ −lb_i`` (finite lb) and ``x_i ≤ ub_i`` (finite ub) appended
-    to ``G`` in that order, a fixed variable (``lb_i = ub_i``) as the row ``x_i = lb_i`` appended to
-    ``A`` (:meth:`with_box_rows`). The data are stored in
+    for a free side, ``lb ≤ ub``) are variable bounds; every finite entry, dense or sparse, is in the
+    working range (magnitude <= 3.4e38; Maros-Meszaros' 1e20 "infinite" bounds are inside); solvers pass
+    them to the backend as bounds and differentiate them as the rows ``−x_i ≤ −lb_i`` (finite lb) and
+    ``x_i ≤ ub_i`` (finite ub) appended to ``G`` in that order, a fixed variable (``lb_i = ub_i``) as the
+    row ``x_i = lb_i`` appended to ``A`` (:meth:`with_box_rows`). The data are stored in
     float64 (sparse matrices as CSC); ``dtype`` records the caller's precision
     (float32 when every input is float32), and solvers return ``x`` in it.
 
@@ -206,6 +212,7 @@ class QP(Problem):
             raise ValueError(f"{name} must have shape ({n},) (P is {n}×{n}), got {v.shape}")
         if np.any(np.isnan(v)) or np.any(v == -free):
             raise ValueError(f"{name} contains NaN or {-free} entries")
+        check_entries_in_range(name, v)  # ±inf is a free side; a finite 1e300 is outside the working range
         return None if np.all(v == free) else v.copy()
 
     @property

@@ -43,6 +43,7 @@ from algorithms._validation import (
     check_fits_memory,
     check_generator,
     check_nonnegative,
+    check_working_range,
     remember_validated,
 )
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
@@ -67,6 +68,8 @@ def _purity_vector(purities: Any) -> np.ndarray:
         raise ValueError(f"purities must be a 1-D array of K >= 2 values, got shape {array.shape}")
     if not np.all(np.isfinite(array)) or np.any(array <= 0) or np.any(array > 1 + 1e-9):
         raise ValueError(f"purities must lie in (0, 1], got {array.tolist()}")
+    # positive scales: the working range's minimum (a purity is at least 1/d, and 5e-324 was taken)
+    check_working_range("purities", float(array.min()))
     return array
 
 

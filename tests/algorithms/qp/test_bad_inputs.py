@@ -344,7 +344,10 @@ def test_round8_constraint_rows_far_above_unit_scale_are_equilibrated():
     """#43 round 8: G, h ×1e40 gave Success at x = (0, 0) (daqp) and Infeasible (interior-point backends)."""
     import qpsolvers
 
-    for scale in (1e40, 1e300):
+    # round 12: the working range ends at 3.4e38 (1e40 is refused by name)
+    with pytest.raises(ValueError, match=r"\bG has an entry of magnitude 1e\+40, outside"):
+        QP(P=np.eye(2), q=np.array([1.0, -1.0]), G=-1e40 * np.eye(2), h=np.zeros(2))
+    for scale in (1e30, 3.4e38):
         qp = QP(P=np.eye(2), q=np.array([1.0, -1.0]), G=-scale * np.eye(2), h=np.zeros(2))
         for backend in ("auto", "clarabel", "daqp"):
             if backend != "auto" and backend not in qpsolvers.available_solvers:

@@ -1,0 +1,112 @@
+"""#43 round 12 of algorithms.imaging: the working range (README "Working range"), float32 images, and the
+solvers' own iterates kept apart from the checks of user inputs."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from algorithms import RetCode, solve
+from algorithms.imaging import (
+    NPN,
+    InverseProblem,
+    MatrixOperator,
+    NullSpaceNet,
+    PnPADMM,
+    PnPPGD,
+    Radon,
+    SubsampledHadamard,
+    TVPrior,
+    gaussian_cs,
+    psnr,
+    qr_null_rows,
+    ssim,
+)
+
+DT = torch.float64
+H = gaussian_cs((8, 8), 0.5, seed=0)
+X = torch.rand(8, 8, dtype=DT, generator=torch.Generator().manual_seed(0))
+S = qr_null_rows(H, 4, 0)
+NET = NullSpaceNet(H, S, 2, 2).double()
+OUTSIDE = [1e39, 1e308, 10**100, 5e-324, 1e-39]
+
+
+def _scale_calls():
+    image = X.numpy()
+    return {
+        "noise_std": lambda v: InverseProblem(H, H(X), v),
+        "gamma": lambda v: NPN(S, NET, v),
+        "max_leakage": lambda v: NPN(S, NET, 1.0, max_leakage=v),
+        "ratio": lambda v: gaussian_cs((8, 8), v, 0),
+        "ratio ": lambda v: SubsampledHadamard((8, 8), v, 0),
+        "data_range": lambda v: psnr(image, image * 0.5, data_range=v),
+        "data_range ": lambda v: ssim(image, image * 0.5, data_range=v),
+    }
+
+
+@pytest.mark.parametrize("value", OUTSIDE)
+@pytest.mark.parametrize("name", list(_scale_calls()))
+def test_scales_outside_the_working_range_are_refused(name, value):
+    """Hand-written checks took 1e308 (noise_std, gamma, max_leakage, data_range: PSNRs of ±6000 dB) and
+    5e-324 (ratio: one row, gamma) in silence."""
+    if name.strip() == "ratio" and value > 1:
+        pytest.skip("ratio is at most 1: refused by its own range")
+    with pytest.raises(ValueError, match=rf"\b{name.strip()} = .* is outside the package's working range"):
+        _scale_calls()[name](value)
+
+
+@pytest.mark.parametrize("name", list(_scale_calls()))
+def test_scales_at_the_working_range_are_valid(name):
+    low = 1.2e-38
+    result = _scale_calls()[name](low)
+    assert result is not None
+
+
+@pytest.mark.parametrize("make, name", [
+    (lambda v: MatrixOperator(torch.full((2, 64), v, dtype=DT), (8, 8)), "matrix"),
+    (lambda v: Radon((8, 8), [0.0, v]), "angles"),
+    (lambda v: NPN(S, NET, 1.0).predict(H(X) * 0 + v), "y"),
+    (lambda v: NPN(S, NET, 1.0).value(X, torch.full((4,), v, dtype=DT)), "prediction"),
+])
+@pytest.mark.parametrize("value", [1e300, -1e39])
+def test_data_entries_outside_the_working_range_are_refused(make, name, value):
+    with pytest.raises(ValueError, match=rf"\b{name} has an entry of magnitude .* outside"):
+        make(value)
+
+
+def test_a_network_output_outside_the_working_range_is_refused():
+    class Huge(torch.nn.Module):
+        out_features = S.out_features
+
+        def forward(self, y):
+            return torch.full((y.shape[0], S.out_features), 1e300, dtype=y.dtype)
+
+    with pytest.raises(ValueError, match=r"network's output G\(y\) has an entry of magnitude 1e\+300"):
+        NPN(S, Huge(), 1.0).predict(H(X))
+
+
+@pytest.mark.parametrize("strength", [1.2e-38, 1e-30, 1e-10])
+@pytest.mark.parametrize("scale", [1e10, 1e30, 1e38])
+def test_float32_tv_prox_of_a_small_strength_is_finite(scale, strength):
+    """The dual step x/(lr·weight) overflowed float32 (a NaN image in silence): computed in float64."""
+    image = (X * scale).float()
+    out = TVPrior(strength).prox(image, 1.0)
+    assert out.dtype == torch.float32 and bool(torch.isfinite(out).all())
+    assert torch.allclose(out.double(), TVPrior(strength).prox(X * scale, 1.0), rtol=1e-5, atol=1e-6 * scale)
+
+
+@pytest.mark.parametrize("algorithm", [PnPPGD(prior=TVPrior(1e-3), lr=3.4e38),
+                                       PnPADMM(prior=TVPrior(1e-3), penalty=1.2e-38)])
+def test_an_iterate_leaving_the_working_range_is_the_solves_not_a_refused_input(algorithm):
+    """lr = 3.4e38: the iterate passed 3.4e38 and the prior's prox refused it as the user's "x" (a
+    ValueError); it is the solve's to stop (Diverged) or to finish."""
+    sol = solve(InverseProblem(H, H(X)), algorithm, maxiters=5)
+    assert sol.retcode in (RetCode.Diverged, RetCode.MaxIters, RetCode.Success)
+    assert not math.isnan(sol.value)
+
+
+def test_data_at_the_top_of_the_working_range_is_solved():
+    sol = solve(InverseProblem(H, H(X) * 1e38), PnPPGD(prior=TVPrior(1e35)), maxiters=5)
+    assert sol.retcode is RetCode.MaxIters and math.isfinite(sol.value)
+    assert bool(np.all(np.isfinite(sol.x)))

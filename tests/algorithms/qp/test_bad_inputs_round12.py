@@ -1,0 +1,88 @@
+"""#43 round 12 of algorithms.qp: the working range (README "Working range") and hand-built records."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import torch
+
+from algorithms import RetCode, solve
+from algorithms.qp import DQP, QP, QPLayer, QPSolution, qp_layer
+from algorithms.qp.dqp import QPStats
+
+BASE = dict(P=np.eye(2), q=np.array([1.0, -1.0]), G=-np.eye(2), h=np.zeros(2))
+
+
+@pytest.mark.parametrize("make, name", [
+    (lambda v: QP(**{**BASE, "P": sp.csc_matrix(np.eye(2) * v)}), "P"),
+    (lambda v: QP(**{**BASE, "P": sp.csr_matrix(np.eye(2) * v)}), "P"),
+    (lambda v: QP(**{**BASE, "G": sp.csc_matrix(-np.eye(2) * v)}), "G"),
+    (lambda v: QP(**BASE, lb=np.array([-abs(v), -np.inf])), "lb"),
+    (lambda v: QP(**BASE, ub=np.array([abs(v), np.inf])), "ub"),
+])
+@pytest.mark.parametrize("value", [1e300, 1e39])
+def test_sparse_and_bound_entries_outside_the_working_range_are_refused(make, name, value):
+    """Sparse matrices and finite bounds skipped the dense route's range check: 1e300 was stored."""
+    with pytest.raises(ValueError, match=rf"\b{name} has an entry of magnitude .* outside"):
+        make(value)
+
+
+def test_maros_meszaros_infinite_bounds_of_1e20_stay_valid():
+    qp = QP(**BASE, lb=np.array([-1e20, -np.inf]), ub=np.array([1e20, 1e30]))
+    assert solve(qp, DQP()).retcode is RetCode.Success
+
+
+def test_data_set_to_1e300_after_construction_is_refused_at_solve():
+    qp = QP(**BASE)
+    object.__setattr__(qp, "q", np.array([1e300, 1.0]))
+    with pytest.raises(ValueError, match=r"\bq\b"):
+        solve(qp, DQP())
+
+
+@pytest.mark.parametrize("options, name", [
+    ({"eps_abs": 1e308}, "eps_abs"), ({"eps_abs": 5e-324}, "eps_abs"), ({"eps_abs": 1e-39}, "eps_abs"),
+    ({"max_iter": 2**64}, "max_iter"), ({"max_iter": 10**100}, "max_iter"),
+    ({"time_limit": 1e39}, "time_limit"),
+])
+def test_backend_options_outside_the_working_range_are_refused(options, name):
+    """A tolerance of 5e-324 or 1e308 and an iteration cap of 2**64 reached the backend as given."""
+    with pytest.raises(ValueError, match=rf"backend_options\['{name}'\]"):
+        DQP(backend_options=options)
+
+
+@pytest.mark.parametrize("tol", [5e-324, 1e-39, 1e39, 1e308])
+def test_layer_tolerances_outside_the_working_range_are_refused(tol):
+    P, q = torch.eye(2, dtype=torch.float64), torch.ones(2, dtype=torch.float64)
+    for call in (lambda: QPLayer(tol=tol), lambda: qp_layer(P, q, tol=tol)):
+        with pytest.raises(ValueError, match=r"\btol = .* is outside the package's working range"):
+            call()
+    layer = QPLayer()
+    with pytest.raises(ValueError, match=r"\btol\b"):
+        layer.tol = tol
+
+
+@pytest.mark.parametrize("name", ["y", "z", "z_box"])
+@pytest.mark.parametrize("bad", [math.nan, math.inf, 1e300])
+@pytest.mark.parametrize("retcode", [RetCode.Success, RetCode.MaxIters, RetCode.Failure])
+def test_hand_built_multipliers_must_be_finite_and_in_range(name, bad, retcode):
+    """y = [nan] beside MaxIters was kept (a solve without multipliers leaves them None); 1e300 was kept."""
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        QPSolution(x=np.zeros(2), value=0.0, retcode=retcode, **{name: np.array([bad, 0.0])})
+    sol = QPSolution(x=np.zeros(2), value=0.0, retcode=retcode)
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        setattr(sol, name, np.array([bad, 0.0]))
+    assert getattr(sol, name) is None
+
+
+@pytest.mark.parametrize("bad", [-1.0, 1e300, 10**100])
+def test_qp_stats_residuals_are_checked_when_set(bad):
+    """stats.stationarity = -1 after construction was kept (only __post_init__ checked it)."""
+    with pytest.raises(ValueError, match=r"\bstationarity\b"):
+        QPStats(stationarity=bad)
+    stats = QPStats()
+    with pytest.raises(ValueError, match=r"\bstationarity\b"):
+        stats.stationarity = bad
+    assert math.isnan(stats.stationarity)
+    stats.stationarity = 1e-3
+    assert stats.stationarity == 1e-3
