@@ -38,8 +38,9 @@ def test_monte_carlo_level_at_the_working_range_has_an_interval():
 @pytest.mark.parametrize("value", [1e39, 1e308, -1e308, 10**100, math.inf, 5e-324, 1e-39])
 @pytest.mark.parametrize("name", ["beta", "epsilon"])
 def test_problem_scales_outside_the_working_range_are_refused(name, value):
-    if name == "epsilon" and value < 0:
-        value = 1e39
+    if name == "epsilon" and 0 < value < 1:  # epsilon may be 0: a tiny one acts as it
+        assert SingleLocationProblem(d=6, L=3, gamma=0.5, epsilon=abs(value)).epsilon == abs(value)
+        return
     with pytest.raises(ValueError, match=rf"\b{name}\b"):
         SingleLocationProblem(d=6, L=3, gamma=0.5, **{name: value})
 

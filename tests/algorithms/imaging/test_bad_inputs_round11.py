@@ -70,9 +70,7 @@ def test_tiny_and_huge_scales_are_solved_scale_free():
     problem = InverseProblem(H, H(x))
     step = admm.x_step(problem, 0 * x, x)
     assert torch.allclose(admm.x_step(problem, 0 * x, 1e-200 * x) / 1e-200, step, rtol=1e-12, atol=0)
-    assert torch.allclose(admm.x_step(problem, 0 * x, 1e38 * x) / 1e38, step, rtol=1e-12, atol=0)
-    with pytest.raises(ValueError, match=r"\brhs has an entry of magnitude 1e\+200, outside"):
-        admm.x_step(problem, 0 * x, 1e200 * x)
+    assert torch.allclose(admm.x_step(problem, 0 * x, 1e200 * x) / 1e200, step, rtol=1e-12, atol=0)
 
 
 def test_abstract_operator_base_names_what_to_define():
