@@ -47,7 +47,7 @@ def check_terms(value: object) -> int | None:
 @dataclass(frozen=True)
 class AdaBiO(Algorithm):
     """Ada-BiO (Algorithm 2): ``lr_x``, ``lr_y``, ``alpha``, ``gamma`` as in Ada-Minimax (finite floats > 0
-    in [2.2e-308, 1e300]), and
+    in the working range [1.18e-38, 3.4e38]), and
     ``neumann_terms`` in [0, 10**6] (0 keeps the series' first term only, the direct gradient; None: N of
     Theorem 4.2 for the iteration cap)."""
 

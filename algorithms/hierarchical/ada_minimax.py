@@ -56,8 +56,8 @@ __all__ = ["AdaMinimax", "ada_parameters", "check_rate", "momentum_update"]
 
 
 def check_rate(name: str, value: Any) -> float:
-    """A step size, rate or exponent: a finite float > 0 of a normal magnitude, in [2.2e-308, 1e300] (a
-    subnormal 5e-324 or a 1e308 was accepted; the claims' 1e-300 and 1e300 stay valid)."""
+    """A step size, rate or exponent: a finite float > 0 in the working range [1.18e-38, 3.4e38]
+    (a subnormal 5e-324 or a 1e308 was accepted)."""
     return check_positive(name, value)
 
 
@@ -66,7 +66,7 @@ def ada_parameters(t: int, noise_sum: float, previous_noise_sum: float, lower_su
     """(α_t, η_x,t, η_y,t) of equations (3)–(4) from the running sums (see the module docstring).
 
     ``noise_sum`` = S_t, ``previous_noise_sum`` = S_{t−1}, ``lower_sum`` = Σ_{k<=t}‖g_y,k‖²; ``lr_x``,
-    ``lr_y``, ``alpha`` and ``gamma`` are finite floats > 0 in [2.2e-308, 1e300] (:func:`check_rate`).
+    ``lr_y``, ``alpha`` and ``gamma`` are finite floats > 0 in [1.18e-38, 3.4e38] (:func:`check_rate`).
 
     >>> ada_parameters(4, 0.0, 0.0, 0.0, lr_x=1.0, lr_y=1.0, alpha=1.0, gamma=2.0)
     (1.0, 0.5, 0.5)
@@ -121,7 +121,7 @@ def momentum_update(momentum: np.ndarray | None, gradient: np.ndarray, alpha_t: 
 @dataclass(frozen=True)
 class AdaMinimax(Algorithm):
     """Ada-Minimax (Algorithm 1): ``lr_x`` = η_x, ``lr_y`` = η_y, ``alpha`` = α, ``gamma`` = γ, each a finite
-    float > 0 in [2.2e-308, 1e300] (a subnormal or a 1e308 value is refused by name).
+    float > 0 in [1.18e-38, 3.4e38] (the working range: a subnormal or a 1e308 value is refused by name).
 
     Defaults: the paper's synthetic setting at σ = 0 (α = 2, η_x = η_y = 3, Appendix I) with
     γ = 1. Stopping test and retcodes: see :mod:`algorithms.hierarchical._loop`.

@@ -43,6 +43,7 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     check_seed,
+    check_working_range,
 )
 from algorithms.core import rebuilt_by_factory
 from algorithms.hierarchical.problems import MinimaxProblem, _OnCheckedPoints
@@ -128,6 +129,7 @@ def auc_minimax(n_samples: int = 400, in_features: int = 5, hidden: int = 8, *,
         raise ValueError(f"batch_size must be <= n_samples = {n_samples}, got {batch_size!r}")
     if not (isinstance(positive_fraction, int | float) and 0 < positive_fraction < 1):
         raise ValueError(f"positive_fraction must be in (0, 1), got {positive_fraction!r}")
+    check_working_range("positive_fraction", positive_fraction)  # > 0: 1e-39 acted as the 0 it excludes
     check_positive("separation", separation)
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")

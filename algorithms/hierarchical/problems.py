@@ -260,7 +260,8 @@ class BilevelProblem(Problem):
     iterates is refused by name).
     ``mu_g`` and ``l_g1`` are the strong-convexity and smoothness constants of g(x, ·); the Neumann-series
     hypergradient scales by 1/l_g1 and Theorem 4.2 picks its length from both (finite floats, 0 < mu_g <=
-    l_g1, in [2.2e-308, 1e300]). ``phi(x)`` is Φ(x) and ``grad_phi(x)`` its exact gradient (the recorded
+    l_g1, in the working range [1.18e-38, 3.4e38]). ``phi(x)`` is Φ(x) and ``grad_phi(x)`` its
+    exact gradient (the recorded
     stationarity measure and the stopping test); ``x0`` and ``y0`` are the finite 1-D starting points
     (``x0``'s dtype, float32 or float64, is the iterates', and ``y0`` is converted to it; an integer or
     float16 array is promoted to float64); ``sigma`` and ``hessian_sigma`` are finite floats >= 0 (at most
@@ -361,7 +362,7 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
     """f(x, y) = cos x + c·x·y − y²/2 in one dimension (c = ``coupling``; c = 1 is Section 6.1).
 
     ``sigma`` (finite float >= 0) and ``noise`` (one of ``NOISE_KINDS``) are the oracle noise;
-    ``coupling`` a finite nonzero float of a normal magnitude (in [2.2e-308, 1e300]); ``x0`` and
+    ``coupling`` a finite nonzero float with |c| in the working range [1.18e-38, 3.4e38]; ``x0`` and
     ``y0`` the finite starting coordinates; ``dtype`` numpy float32 or float64.
 
     y*(x) = c·x, Φ(x) = cos x + c²x²/2 and ∇Φ(x) = c²x − sin x. For c = 1 the minimizer x = 0
@@ -377,7 +378,9 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
                         (("coupling", coupling), ("x0", x0), ("y0", y0)))
     if coupling == 0:
         raise ValueError("coupling must be nonzero (with c = 0, x and y decouple), got 0")
-    check_working_range("coupling", coupling, scale=False)  # any real c: 1e308 overflowed c**2
+    # nonzero, so |c| is a positive scale of the working range: 5e-324 decoupled x and y in all but name
+    # (0 is refused), and 1e308 overflowed c**2
+    check_working_range("coupling", coupling)
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype must be numpy.float32 or numpy.float64, got {dtype!r}")
     c = float(coupling)

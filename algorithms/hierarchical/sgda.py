@@ -32,7 +32,7 @@ __all__ = ["SGDA"]
 @dataclass(frozen=True)
 class SGDA(Algorithm):
     """Constant-step SGDA: ``lr_x`` (descent on x), ``lr_y`` (ascent on y), finite floats > 0 in
-    [2.2e-308, 1e300] (a subnormal or a 1e308 step is refused by name)."""
+    [1.18e-38, 3.4e38] (the working range: a subnormal or a 1e308 step is refused by name)."""
 
     lr_x: float = 0.1
     lr_y: float = 0.5

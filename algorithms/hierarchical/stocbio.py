@@ -35,7 +35,7 @@ __all__ = ["StocBiO"]
 
 @dataclass(frozen=True)
 class StocBiO(Algorithm):
-    """stocBiO-style SGD: ``lr_x``, ``lr_y`` (finite floats > 0 in [2.2e-308, 1e300]), ``inner_steps`` in [1,
+    """stocBiO-style SGD: ``lr_x``, ``lr_y`` (finite floats > 0 in [1.18e-38, 3.4e38]), ``inner_steps`` in [1,
     10**6], ``neumann_terms`` in [0, 10**6] (0 keeps the series' first term only, the direct gradient;
     None: Theorem 4.2's choice for the iteration cap).
     """

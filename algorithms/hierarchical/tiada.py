@@ -33,8 +33,8 @@ __all__ = ["TiAda"]
 
 @dataclass(frozen=True)
 class TiAda(Algorithm):
-    """TiAda: ``lr_x``, ``lr_y`` (finite floats > 0 in [2.2e-308, 1e300]) and the exponents ``alpha`` (x) >
-    ``beta`` (y), both in (0, 1) and at least 2.2e-308 (no subnormal)."""
+    """TiAda: ``lr_x``, ``lr_y`` (finite floats > 0 in [1.18e-38, 3.4e38]) and the exponents ``alpha`` (x) >
+    ``beta`` (y), both in (0, 1) and at least 1.18e-38 (the working range)."""
 
     lr_x: float = 1.0
     lr_y: float = 1.0

@@ -71,7 +71,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_bool, check_choice, check_positive, check_seed
+from algorithms._validation import check_bool, check_choice, check_positive, check_seed, check_working_range
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.submodular.functions import check_in_domain
 from algorithms.submodular.matroids import Matchoid, check_hashable
@@ -418,7 +418,8 @@ def _check_eps(eps: Any) -> float:
         raise ValueError(f"eps must lie in (0, 1), got {eps!r}")
     if not (0.0 < float(eps) < 1.0):
         raise ValueError(f"eps must lie in (0, 1), got {eps!r}")
-    return float(eps)
+    # a positive scale of the working range: 5e-324 ran the guesses over float's whole range in silence
+    return check_working_range("eps", float(eps))
 
 
 def _check_max_value(max_value: Any) -> float | None:
@@ -704,8 +705,8 @@ class DynamicMatchoidMaximizer:
 class DynamicMatchoid(Algorithm):
     """The paper's dynamic algorithm over an :class:`UpdateStream` (see the module docstring).
 
-    ``eps`` in (0, 1), any real number in that open interval (a subnormal 5e-324 included: the guesses
-    then span float's whole range, which the claims probe); ``max_value`` the paper's MAX when known
+    ``eps`` in (0, 1) and at least 1.18e-38 (the working range's smallest positive scale: 5e-324 is
+    refused by name); ``max_value`` the paper's MAX when known
     (None: guessed, by Appendix B's parallel runs with ``max_guess="parallel"``, the default, or by our
     ``max_guess="current"``: one run for the MAX valid now, rebuilt by Init when ⌈log₂ max f(v)⌉
     changes, see the module docstring); ``monotone`` selects Proposition 1.3's parameters (f's

@@ -32,7 +32,7 @@ __all__ = ["GradientDescent"]
 
 @dataclass(frozen=True)
 class GradientDescent(Algorithm):
-    """Loss descent on D_r from θ* with step ``lr`` (>= 0: 0, or a normal magnitude in [2.2e-308, 1e300]).
+    """Loss descent on D_r from θ* with step ``lr`` (>= 0, at most 3.4e38: the working range).
 
     ``optimizer`` is ``"sgd"`` or ``"adam"`` (the update applied to that gradient).
     """

@@ -83,8 +83,8 @@ def orthogonal_gradient_step(theta: torch.Tensor, gradients: torch.Tensor, lam: 
     ``gradients`` has one gradient per row (k, d), in ``theta``'s dtype (float32 or float64; another
     dtype is refused by name, not mixed in); its span is found by an SVD (rank-revealing,
     so repeated or dependent gradients are fine); k = 0 rows (no gradients: Δ is free) gives
-    θ − θ/(1+λ). ``lam`` = ∞ returns θ unchanged; a finite nonzero ``lam`` has a normal magnitude (in
-    [2.2e-308, 1e300]: 5e-324 or 1e308 are refused, 0 and ∞ are the limits).
+    θ − θ/(1+λ). ``lam`` = ∞ returns θ unchanged; a finite ``lam`` is at most 3.4e38 (the working range:
+    1e308 is refused; 0 and ∞ are the limits).
 
     >>> import torch
     >>> theta = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
@@ -165,11 +165,11 @@ def strength_schedule(lambda_reg: float, gamma_reg: float, epochs: int, *, perio
 class MinNormOG(Algorithm):
     """MinNorm-OG with schedule ``lambda_schedule``, ``n_pert`` gradients per projection, step ``lr``.
 
-    ``lambda_schedule``: one λ >= 0 (or ``math.inf``: no projection; a finite nonzero λ in [2.2e-308,
-    1e300]) for every iteration, or a non-empty
+    ``lambda_schedule``: one λ >= 0 (or ``math.inf``: no projection; a finite λ at most
+    3.4e38) for every iteration, or a non-empty
     tuple (a list is kept as a tuple) of them, λ_t for iteration t, the last repeating;
     ``n_pert``: a positive int (at most the retain size is used) or None (all of D_r);
-    ``lr`` >= 0 (0: projections only; else a normal magnitude in [2.2e-308, 1e300]); ``optimizer`` "sgd" or
+    ``lr`` >= 0 (0: projections only; at most 3.4e38); ``optimizer`` "sgd" or
     "adam".
     """
 

@@ -33,7 +33,7 @@ __all__ = ["NegGradPlus"]
 class NegGradPlus(Algorithm):
     """Descent on J_r − ``alpha``·J_f from θ* with step ``lr``.
 
-    ``lr`` >= 0 and ``alpha`` >= 0 (finite; each 0 or a normal magnitude in [2.2e-308, 1e300]): ``alpha = 0``
+    ``lr`` >= 0 and ``alpha`` >= 0 (each at most 3.4e38: the working range): ``alpha = 0``
     is plain descent on D_r and ``lr = 0`` a run
     that stays at θ*, both valid limits rather than errors. No upper bound is imposed: a step that blows the
     parameters up ends ``Diverged``. ``optimizer`` is ``"sgd"`` or ``"adam"`` (the

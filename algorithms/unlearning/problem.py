@@ -537,7 +537,7 @@ def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOption
 
 
 def check_descent_hyperparameters(lr: Any, optimizer: Any) -> float:
-    """``lr`` finite and >= 0 (0, or a normal magnitude in [2.2e-308, 1e300]), ``optimizer`` one of "sgd",
+    """``lr`` finite and >= 0 (at most 3.4e38: the working range), ``optimizer`` one of "sgd",
     "adam" (shared by the iterative methods); returns
     ``lr`` as a float (an int 2**64 reached torch's optimizer as an int and its OverflowError)."""
     if isinstance(lr, bool) or not isinstance(lr, int | float | np.floating | np.integer):

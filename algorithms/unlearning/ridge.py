@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from algorithms._validation import check_nonnegative
+from algorithms._validation import check_nonnegative, check_working_range
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.unlearning.problem import UnlearningProblem, check_descent_hyperparameters, run_descent
 
@@ -34,7 +34,7 @@ __all__ = ["Ridge"]
 class Ridge(Algorithm):
     """Ridge-regularized descent on D_r with weight ``lam``·``gamma``^t and step ``lr``.
 
-    ``lr`` >= 0 (0 or a normal magnitude in [2.2e-308, 1e300]), ``lam`` >= 0 (``lam = 0``: no ridge term,
+    ``lr`` >= 0 (at most 3.4e38: the working range), ``lam`` >= 0 (``lam = 0``: no ridge term,
     plain descent on D_r), ``gamma`` in (0, 1].
     ``optimizer`` is ``"sgd"`` or ``"adam"`` (the update applied to that gradient).
     """
@@ -50,6 +50,7 @@ class Ridge(Algorithm):
         gamma = check_nonnegative("gamma", self.gamma)
         if not 0 < gamma <= 1:
             raise ValueError(f"gamma must be in (0, 1], got {self.gamma!r}")
+        check_working_range("gamma", gamma)  # > 0: a positive scale (1e-39 acted as the 0 it excludes)
         object.__setattr__(self, "gamma", gamma)
 
 

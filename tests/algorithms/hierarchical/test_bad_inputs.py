@@ -510,9 +510,9 @@ def test_heldout11_rates_and_constants_of_normal_magnitude():
         TiAda(beta=5e-324)
     with pytest.raises(ValueError, match=r"^l_g1 = 1e\+308 is outside the package's working range"):
         quadratic_bilevel(l_g1=1e308)
-    with pytest.raises(ValueError, match=r"^coupling = 1e\+308 is outside the package's working range"):
-        hierarchical.synthetic_minimax(coupling=1e308)
-    hierarchical.synthetic_minimax(coupling=5e-324)  # round 12: the coupling may be 0 (a tiny one acts as 0)
+    for coupling in (5e-324, -5e-324, 1e308):  # round 12: c != 0, so |c| is a positive scale of the range
+        with pytest.raises(ValueError, match=r"^coupling = .* is outside the package's working range"):
+            hierarchical.synthetic_minimax(coupling=coupling)
     # round 12: the working range's edges stay valid
     assert AdaMinimax(lr_x=1.2e-38, lr_y=3.4e38).lr_y == 3.4e38
 
