@@ -68,6 +68,7 @@ import numpy as np
 from plum import Dispatcher
 
 from algorithms._validation import (
+    INT64_MAX,
     WORKING_MAX,
     WORKING_MIN,
     _plain_number,
@@ -306,6 +307,18 @@ def _finite_answer(x: Any) -> bool:
     return True
 
 
+def _all_nan(x: Any) -> bool:
+    """True for a float answer every entry of which is NaN: "no answer" (a backend capped before its first
+    iterate), as a horizon's retcode may carry; a partly NaN or an infinite one is a blow-up."""
+    if isinstance(x, float | np.floating):
+        return math.isnan(x)
+    if isinstance(x, np.ndarray) and x.dtype.kind == "f":
+        return x.size > 0 and bool(np.isnan(x).all())
+    if str(getattr(x, "dtype", "")).startswith("torch.") and hasattr(x, "isnan"):
+        return x.numel() > 0 and bool(x.isnan().all())
+    return False
+
+
 def _holds_complex(value: Any, depth: int = 0) -> bool:
     """A complex Python/numpy scalar, or a list/tuple holding one (nested up to 4 levels): ``x = 1j`` or
     ``[1j, 2]`` were stored though ``x`` is never complex."""
@@ -314,6 +327,12 @@ def _holds_complex(value: Any, depth: int = 0) -> bool:
     if isinstance(value, list | tuple) and depth < 4:
         return any(_holds_complex(v, depth + 1) for v in value)
     return False
+
+
+#: the retcodes whose ``x`` is an answer (the method's result, or its last iterate at a horizon or a stop):
+#: a non-finite float ``x`` is refused with them (a blow-up is ``Diverged``)
+_ANSWER_RETCODES = frozenset({RetCode.Success, RetCode.MaxIters, RetCode.MaxTime, RetCode.Stalled,
+                              RetCode.Degenerate, RetCode.Terminated})
 
 
 @dataclass(eq=False)  # identity, as the problems: the generated == compared x arrays (ambiguous truth)
@@ -329,9 +348,11 @@ class Solution:
     is converted to ``RetCode.Success``); ``value`` a real number, stored as a float (a 0-d real array or
     tensor too), finite when ``retcode`` is ``Success`` (a Success never carries a NaN or infinite
     objective); ``x`` anything a family returns, but never a str or a complex array or tensor, and with
-    finite entries when ``retcode`` is ``Success`` (a float array or tensor); ``stats`` a
-    :class:`Stats`; ``trace`` a list; ``problem``/``algorithm`` a Problem/Algorithm or None. The same
-    checks run whenever a field is set afterwards (``sol.retcode = "bogus"`` is refused).
+    finite entries (a float array or tensor) unless ``retcode`` is ``Diverged``, ``Failure``,
+    ``Infeasible`` or ``Unbounded`` (a horizon's or a stop's last iterate is an answer too; an all-NaN
+    ``x``, no answer at all, only with ``MaxIters``/``MaxTime``: a backend capped before its first
+    iterate); ``stats`` a :class:`Stats`; ``trace`` a list; ``problem``/``algorithm`` a Problem/Algorithm
+    or None. The same checks run whenever a field is set afterwards (``sol.retcode = "bogus"`` is refused).
     """
 
     x: Any
@@ -377,9 +398,13 @@ class Solution:
                 raise ValueError(f"value must be finite with retcode Success (a Success never carries a NaN "
                                  f"or infinite objective), got {objective!r}")
             answer = value if name == "x" else getattr(self, "x", None)
-            if retcode is RetCode.Success and not _finite_answer(answer):
-                raise ValueError("x must be finite with retcode Success (a Success never carries a NaN or "
-                                 f"infinite answer), got {type(answer).__name__} with non-finite entries")
+            if retcode in _ANSWER_RETCODES and not _finite_answer(answer) \
+                    and not (retcode in (RetCode.MaxIters, RetCode.MaxTime) and _all_nan(answer)):
+                # a run that stopped on its horizon or its callback returns its last iterate: a non-finite one
+                # is a blow-up, Diverged (a NaN x beside MaxIters was taken)
+                raise ValueError(f"x must be finite with retcode {retcode.value} (a non-finite answer is "
+                                 f"Diverged, Failure, Infeasible or Unbounded; an all-NaN x, no answer, only "
+                                 f"MaxIters/MaxTime), got {type(answer).__name__} with non-finite entries")
         object.__setattr__(self, name, value)
 
     def __post_init__(self) -> None:
@@ -533,7 +558,8 @@ class IterationMonitor:
     """Trace, callback and progress bar for an iterative method, in one place.
 
     ``options`` is the run's :class:`SolveOptions`, ``total`` the expected number of records (int >= 0,
-    the progress bar's length) and ``desc`` the progress bar's label (a str).
+    the progress bar's length; one past 2**63 - 1, as a ``maxiters`` a run stops well before, gives a bar
+    without a length) and ``desc`` the progress bar's label (a str).
 
     >>> monitor = IterationMonitor(SolveOptions(store_trace=True), total=3)
     >>> for k in range(3):
@@ -558,7 +584,8 @@ class IterationMonitor:
         if options.progress:
             from tqdm.auto import tqdm
 
-            self._bar = tqdm(total=total, desc=desc, leave=False)
+            # a total past 2**63 - 1 (maxiters = 2**70 on a run that stops on its own): a bar without a length
+            self._bar = tqdm(total=total if total <= INT64_MAX else None, desc=desc, leave=False)
 
     def record(self, **fields_: Any) -> bool:
         """Store one iteration's record; return True when the callback asks to stop.
