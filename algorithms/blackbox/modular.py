@@ -57,8 +57,10 @@ from algorithms._validation import (
     CheckedRecord,
     as_real_array,
     call_user,
+    check_bool,
     check_choice,
     check_counts_fit,
+    check_finite_real,
     check_int_at_least,
     check_positive_int,
     check_takes,
@@ -68,6 +70,9 @@ from algorithms._validation import (
 from algorithms.blackbox.components import (
     N_PARTNERS,
     SepCMAState,
+    _box,
+    _population,
+    _values,
     boundary,
     crossover,
     de_mutation,
@@ -78,6 +83,7 @@ from algorithms.blackbox.components import (
     reduced_size,
     run_values,
     select,
+    user_range,
 )
 from algorithms.blackbox.grammar import CONFIG_SPACE, MODULE_TYPE, family_of, validate
 from algorithms.blackbox.problem import BlackBoxProblem, Evaluator
@@ -275,6 +281,19 @@ def _diversity_lost(X: np.ndarray, width: np.ndarray, es: SepCMAState | None = N
     return float(np.max(X.std(0) / width)) < DIVERSITY_TOL
 
 
+def _init_best(value: Any) -> float:
+    """The initial best value: a real number, +inf before any finite one (never NaN or -inf); a user's
+    finite one inside the working range (a run's own is f's, of any size)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
+        raise TypeError(f"init_best must be a real number, got {type(value).__name__} {value!r:.40}")
+    value = float(value)
+    if math.isnan(value) or value == -math.inf:
+        raise ValueError(f"init_best must be a real number or +inf, got {value!r}")
+    if math.isfinite(value) and user_range():
+        check_finite_real("init_best", value)
+    return value
+
+
 def progress_features(ev: Evaluator, X: np.ndarray, y: np.ndarray, lower: np.ndarray, upper: np.ndarray,
                       stall: int, success: float, improved: bool, init_best: float) -> np.ndarray:
     """Agent 2's 9 observations of the run (each scale-free, roughly in [0, 1]).
@@ -288,7 +307,23 @@ def progress_features(ev: Evaluator, X: np.ndarray, y: np.ndarray, lower: np.nda
 
     Degenerate cases (as when the shipped Agent 2 was trained, da35190): the spread is 0 when no value of
     the population is finite, and the progress is 0 while the initial best is not finite.
+
+    ``ev`` is the run's :class:`Evaluator`, ``X`` (N, d) its population inside the box ``lower``/``upper``
+    and ``y`` (N,) their values (+inf the worst, never NaN), ``stall`` an int >= 0, ``success`` in [0, 1],
+    ``improved`` a bool and ``init_best`` a real number (+inf before any finite value).
     """
+    # a public function: 1e300 entries, NaN values or a str were answered in silence (nothing was checked)
+    if not isinstance(ev, Evaluator):
+        raise TypeError(f"ev must be an Evaluator, got {type(ev).__name__}")
+    X = _population("X", X)
+    y = _values("y", y, X.shape[0])
+    lower, upper = _box(lower, upper, X.shape[1])
+    stall = check_int_at_least("stall", stall, 0)
+    success = check_finite_real("success", success)
+    if not 0.0 <= success <= 1.0:
+        raise ValueError(f"success (a success rate) must lie in [0, 1], got {success!r}")
+    improved = check_bool("improved", improved)
+    init_best = _init_best(init_best)
     # in units of the widest side: the norms' squares underflowed on a box of side 1e-200 (the diagonal was
     # 0 and the diversity a ZeroDivisionError) and overflow on one of side 1e200
     side = float(np.max(upper - lower))

@@ -36,6 +36,7 @@ from algorithms._validation import (
     as_float_array,
     check_count,
     check_device,
+    check_entries_in_range,
     check_fits_memory,
     check_float_tensor,
     check_positive,
@@ -277,6 +278,8 @@ class ScoreModel(CheckedStateModule):
             check_device("X", X, reference)
         if X.device.type != "meta" and not bool(torch.isfinite(X[:, :-1]).all()):  # NaN rows gave NaN scores
             raise ValueError("X contains NaN or inf entries (in x, its first columns)")
+        if X.device.type != "meta":   # a float64 x of 1e300 was scored in silence (a numpy one was refused)
+            check_entries_in_range("X", X[:, :-1])
         self.schedule.check_time("t (the last column of X)", X[:, -1])
 
 

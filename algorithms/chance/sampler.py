@@ -166,6 +166,9 @@ def guided_reverse_sample(
     def noise(shape) -> torch.Tensor:
         return torch.randn(shape, generator=generator, dtype=dtype)
 
+    def diverged(x: torch.Tensor) -> bool:
+        return not bool(torch.isfinite(x).all()) or float(x.abs().max()) > divergence_bound
+
     # the guidance differentiates the objective: inside a caller's torch.inference_mode() it raised torch's
     # "element 0 of tensors does not require grad" (no_grad was already handled by guidance_term)
     with torch.inference_mode(False), torch.enable_grad():
@@ -181,13 +184,17 @@ def guided_reverse_sample(
                 x = x + math.sqrt(eta * delta) * noise(x.shape)
                 t_next = t - delta
                 for _ in range(corrector_steps):
+                    # checked before each corrector step too: an x past the bound (3e41 with the bound at
+                    # 3e38) reached the guidance's check of a user's x, a ValueError instead of "diverged"
+                    if diverged(x):
+                        return ReverseRun(x, k + 1, "diverged")
                     s = guided_score(x, t_next)
                     z = noise(x.shape)
                     ratio = z.norm(dim=1).mean() / s.norm(dim=1).mean().clamp_min(1e-30)
                     step = float(snr * ratio)   # snr = 1e308: ** 2 raised Python's OverflowError; * gives inf
                     eps = 2.0 * math.exp(-eta * delta) * step * step
                     x = x + eps * s + math.sqrt(2.0 * eps) * z
-            if not torch.isfinite(x).all() or float(x.abs().max()) > divergence_bound:
+            if diverged(x):
                 return ReverseRun(x, k + 1, "diverged")
             # a bool stops or continues (None continues): a truthy str such as "no" stopped the run
             # a copy: an on_step that wrote into x (x.fill_(0)) changed the run's state in silence

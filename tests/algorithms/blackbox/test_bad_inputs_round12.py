@@ -80,3 +80,38 @@ def test_a_runs_own_step_size_on_a_tiny_box_is_not_a_users():
     workflow = ("init.sobol", "pop.20", "es.sep_cmaes", "bc.clip", "sel.mu_plus_lambda")
     sol = solve(tiny, ModularOptimizer(workflow), seed=0)
     assert sol.retcode.name == "MaxIters"
+
+
+def _progress(**override):
+    from algorithms.blackbox import Evaluator
+    from algorithms.blackbox.modular import progress_features
+
+    X = np.random.default_rng(0).random((6, 2))
+    kwargs = dict(ev=Evaluator(BlackBoxProblem(lambda x: float(x @ x), (-_ONES, _ONES), 100)), X=X,
+                  y=X.sum(1), lower=np.zeros(2), upper=_ONES, stall=0, success=0.5, improved=False,
+                  init_best=1.0)
+    kwargs.update(override)
+    return progress_features(**kwargs)
+
+
+@pytest.mark.parametrize("override, error, words", [
+    ({"X": np.full((6, 2), 1e300)}, ValueError, r"^X has an entry of magnitude 1e\+300"),
+    ({"y": np.full(6, np.nan)}, ValueError, r"^y contains NaN"),
+    ({"y": np.full(6, -1e39)}, ValueError, r"^y has an entry of magnitude 1e\+39"),
+    ({"lower": np.full(2, 1e300)}, ValueError, r"^lower"),
+    ({"init_best": 1e300}, ValueError, r"^init_best = 1e\+300 is outside"),
+    ({"init_best": float("nan")}, ValueError, r"^init_best must be a real number or \+inf"),
+    ({"success": 2.0}, ValueError, r"^success .* \[0, 1\]"),
+    ({"stall": -1}, ValueError, r"^stall"),
+    ({"improved": "no"}, TypeError, r"^improved"),
+    ({"ev": None}, TypeError, r"^ev must be an Evaluator"),
+])
+def test_progress_features_checks_its_arguments(override, error, words):
+    # nothing was checked: 1e300 entries, NaN values or a str were answered in silence
+    with pytest.raises(error, match=words):
+        _progress(**override)
+
+
+def test_progress_features_of_valid_arguments():
+    obs = _progress(init_best=float("inf"))
+    assert obs.shape == (9,) and np.all(np.isfinite(obs))

@@ -8,8 +8,10 @@ import torch
 
 from algorithms.chance import (
     GaussianScore,
+    ScoreMLP,
     VPSchedule,
     beamforming_problem,
+    guided_reverse_sample,
     linear_gaussian_problem,
     min_samples,
     power_control_problem,
@@ -67,3 +69,23 @@ def test_factory_data_built_from_in_range_scales_past_the_range_name_the_scales(
     # cross_gain = 1e38 failed as "linear.A has an entry of magnitude 5.4e+38", a name the caller never gave
     with pytest.raises(ValueError, match=rf"{names}.*data built from them reach .* working range"):
         make()
+
+
+@pytest.mark.parametrize("corrector_steps", [1, 3])
+@pytest.mark.parametrize("beta", [1e10, 1e30, 3e38])
+def test_a_run_past_its_divergence_bound_inside_the_correctors_is_diverged(beta, corrector_steps):
+    # the predictor's x (3e41 with the bound at 3e38) reached the guidance's check of a user's x: a
+    # ValueError "x has an entry of magnitude ... outside the working range" instead of "diverged"
+    run = guided_reverse_sample(GaussianScore([0.0], [1.0], VPSchedule()), lambda z: z[:, 0] ** 2,
+                                n_samples=4, n_steps=20, beta=beta, divergence_bound=3e38,
+                                corrector_steps=corrector_steps, guidance="first")
+    assert run.status == "diverged"
+
+
+@pytest.mark.parametrize("make", [lambda: GaussianScore([0.0], [1.0], VPSchedule()),
+                                  lambda: ScoreMLP(1, hidden=4)])
+@pytest.mark.parametrize("value", [1e300, -1e39])
+def test_forward_refuses_a_float64_x_outside_the_working_range(make, value):
+    # a float64 tensor X = [x, t] with x = 1e300 was scored in silence (a numpy one was refused)
+    with pytest.raises(ValueError, match=r"^X has an entry of magnitude .* working range"):
+        make()(torch.tensor([[value, 0.5]], dtype=torch.float64))
