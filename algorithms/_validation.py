@@ -82,6 +82,9 @@ def as_float_array(name: str, value: Any, *, ndim: int | None = None, dtype=None
         array = np.asarray(value)
     except Exception as exc:  # ragged lists and the like
         raise TypeError(f"{name} must be array-like: {exc}") from exc
+    if array.dtype == object and array.size and all(
+            isinstance(v, numbers.Real) and not isinstance(v, bool | np.bool_) for v in array.flat):
+        array = as_float64(name, array)   # Fractions, ints past int64 (as_real_array takes them too)
     if array.dtype == object or not np.issubdtype(array.dtype, np.number):
         raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
     if np.iscomplexobj(array):

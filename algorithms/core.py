@@ -292,11 +292,16 @@ def _real_value(value: Any) -> float:
     return to_float(value)  # an int past float's range as ±inf (float() raised OverflowError)
 
 
-def _finite_answer(x: Any) -> bool:
-    """False for a float (or float array/tensor) answer with a NaN or infinite entry; True for anything else
-    (a set, a tour, an int array, None): only a real-valued answer can be non-finite."""
+def _finite_answer(x: Any, depth: int = 0) -> bool:
+    """False for a float (or float array/tensor) answer with a NaN or infinite entry, also held in a list, a
+    tuple, an object array or a dict's values (nested up to 4 levels); True for anything else (a set, a
+    tour, an int array, None): only a real-valued answer can be non-finite."""
     if isinstance(x, float | np.floating):
         return math.isfinite(x)
+    container = depth < 4 and isinstance(x, list | tuple | dict)
+    if container or (isinstance(x, np.ndarray) and x.dtype == object):
+        items = x.values() if isinstance(x, dict) else (x.ravel() if isinstance(x, np.ndarray) else x)
+        return all(_finite_answer(item, depth + 1) for item in items)
     dtype = str(getattr(x, "dtype", ""))
     if isinstance(x, np.ndarray) and x.dtype.kind == "f":
         return bool(np.isfinite(x).all())
@@ -320,11 +325,11 @@ def _all_nan(x: Any) -> bool:
 
 
 def _holds_complex(value: Any, depth: int = 0) -> bool:
-    """A complex Python/numpy scalar, or a list/tuple holding one (nested up to 4 levels): ``x = 1j`` or
+    """A complex Python/numpy scalar, or a list/tuple holding one (nested up to 16 levels): ``x = 1j`` or
     ``[1j, 2]`` were stored though ``x`` is never complex."""
     if isinstance(value, complex | np.complexfloating):
         return True
-    if isinstance(value, list | tuple) and depth < 4:
+    if isinstance(value, list | tuple) and depth < 16:
         return any(_holds_complex(v, depth + 1) for v in value)
     return False
 
@@ -349,7 +354,8 @@ class Solution:
     tensor too), finite when ``retcode`` is ``Success`` (a Success never carries a NaN or infinite
     objective); ``x`` anything a family returns, but never a str or a complex array or tensor, and with
     finite entries (a float array or tensor) unless ``retcode`` is ``Diverged``, ``Failure``,
-    ``Infeasible`` or ``Unbounded`` (a horizon's or a stop's last iterate is an answer too; an all-NaN
+    ``Infeasible`` or ``Unbounded`` (lists, tuples, object arrays and dicts of answers too; a horizon's or a
+    stop's last iterate is an answer; what a run computed is not bounded by the working range; an all-NaN
     ``x``, no answer at all, only with ``MaxIters``/``MaxTime``: a backend capped before its first
     iterate); ``stats`` a :class:`Stats`; ``trace`` a list; ``problem``/``algorithm`` a Problem/Algorithm
     or None. The same checks run whenever a field is set afterwards (``sol.retcode = "bogus"`` is refused).
@@ -380,7 +386,8 @@ class Solution:
                               or _holds_complex(value)):
             raise TypeError(f"x must be real, got a complex {type(value).__name__} "
                             f"{getattr(value, 'dtype', value)!r:.60}")
-        elif name == "x" and isinstance(value, str | bytes):  # no family's answer is a str
+        elif name == "x" and (isinstance(value, str | bytes)    # no family's answer is a str
+                              or (isinstance(value, np.ndarray) and value.dtype.kind in "SUa")):
             raise TypeError(f"x must be the answer a family returns (an array, a tensor, a set, ...), got "
                             f"{type(value).__name__} {value!r:.60}")
         elif name == "stats" and not isinstance(value, Stats):
@@ -469,6 +476,9 @@ class SolveOptions:
                                 f"{type(self.maxiters).__name__} {self.maxiters!r}")
             if self.maxiters < 0:
                 raise ValueError(f"maxiters must be a non-negative int or None, got {self.maxiters!r}")
+            if self.maxiters > INT64_MAX:   # a count (README, working range): 2**64 and 10**100 were taken
+                raise ValueError(f"maxiters must be <= 2**63 - 1 (the largest count), got "
+                                 f"{self.maxiters!r:.40}")
             object.__setattr__(self, "maxiters", int(_plain_number(self.maxiters)))
         if self.tol is not None:
             if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real):

@@ -81,3 +81,33 @@ def test_monitor_total_past_int64_is_a_bar_without_a_length():
     monitor.close()
     with pytest.raises(ValueError, match=r"^total must be an int >= 0"):
         IterationMonitor(SolveOptions(), total=-1)
+
+
+@pytest.mark.parametrize("x", [[math.nan, 1.0], (math.inf,), np.array([math.nan, 1.0], dtype=object),
+                               {"a": math.nan}, [[np.array([np.inf])]]])
+def test_a_success_refuses_a_non_finite_answer_held_in_a_container(x):
+    with pytest.raises(ValueError, match=r"^x must be finite with retcode Success"):
+        Solution(x=x, value=0.0, retcode="Success")
+
+
+def test_a_str_array_or_a_deeply_nested_complex_is_not_an_answer():
+    with pytest.raises(TypeError, match=r"^x must be the answer a family returns"):
+        Solution(x=np.array(["a"]), value=0.0, retcode="Success")
+    with pytest.raises(TypeError, match=r"^x must be real"):
+        Solution(x=[[[[[1j]]]]], value=0.0, retcode="Success")
+
+
+@pytest.mark.parametrize("maxiters", [2**64, 10**100, np.uint64(2**64 - 1)])
+def test_maxiters_is_a_count_at_most_int64(maxiters):
+    with pytest.raises(ValueError, match=r"^maxiters must be <= 2\*\*63 - 1"):
+        SolveOptions(maxiters=maxiters)
+
+
+def test_lists_of_fractions_and_big_ints_are_numbers():
+    from fractions import Fraction
+
+    assert as_float_array("x0", [Fraction(1, 2), 2**64]).tolist() == [0.5, 2.0**64]
+    with pytest.raises(TypeError, match=r"^x0 must hold real numbers"):
+        as_float_array("x0", [10**400, 1])    # past float's range: named, not an OverflowError
+    with pytest.raises(TypeError, match=r"^x0 must be numeric, got dtype object"):
+        as_float_array("x0", [Fraction(1, 2), "a"])

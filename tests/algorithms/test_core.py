@@ -230,10 +230,13 @@ def test_round8_huge_maxiters_named_maxiters():
     from algorithms.routing.hbg import HBG
     from algorithms.routing.nn2opt import NearestNeighbor2Opt
 
-    assert solve(random_tsp(6), NearestNeighbor2Opt(), maxiters=2**70).retcode is RetCode.Success
-    assert solve(quadratic_bilevel(), StocBiO(), maxiters=2**70).retcode is RetCode.Success
-    with pytest.raises(ValueError, match=r"^HBG: maxiters=1180591620717411303424 is too large"):
-        solve(random_tsp(6), HBG(), maxiters=2**70)
+    # (round 12: a count is at most 2**63 - 1, so 2**62 is the huge one now)
+    assert solve(random_tsp(6), NearestNeighbor2Opt(), maxiters=2**62).retcode is RetCode.Success
+    assert solve(quadratic_bilevel(), StocBiO(), maxiters=2**62).retcode is RetCode.Success
+    with pytest.raises(ValueError, match=r"^HBG: maxiters=4611686018427387904 is too large"):
+        solve(random_tsp(6), HBG(), maxiters=2**62)
+    with pytest.raises(ValueError, match=r"^maxiters must be <= 2\*\*63 - 1"):
+        solve(random_tsp(6), HBG(), maxiters=2**64)
 
 
 def test_round11_a_field_replaced_after_construction_is_checked_at_solve():
