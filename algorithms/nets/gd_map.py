@@ -49,6 +49,7 @@ import torch
 from torch.func import grad, grad_and_value, jacrev, jvp, vmap
 
 from algorithms._validation import (
+    WORKING_MIN,
     UserCallableError,
     as_float_array,
     as_real_array,
@@ -727,6 +728,10 @@ class StrictSaddle(Problem):
             raise ValueError("a must be > 0 entrywise (the saddle's stable directions)")
         if np.any(b <= 0):
             raise ValueError("b must be > 0 entrywise (the saddle's unstable directions)")
+        for name, curvatures in (("a", a), ("b", b)):   # positive scales: 1e-39 is the working range's 0
+            if float(np.min(curvatures)) < WORKING_MIN:
+                raise ValueError(f"{name} must be >= {WORKING_MIN:.4g} entrywise (a positive curvature "
+                                 f"inside the package's working range), got {float(np.min(curvatures))!r}")
         object.__setattr__(self, "a", a)
         object.__setattr__(self, "b", b)
         if self.x0 is not None:

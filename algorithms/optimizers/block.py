@@ -722,7 +722,10 @@ class BlockCoordinateDescent(Algorithm):
         if self.expansion not in EXPANSIONS:
             raise ValueError(f"expansion must be one of {list(EXPANSIONS)}, got {self.expansion!r}")
         check_positive("expansion_lr_scale", self.expansion_lr_scale)   # > 0, as BlockOptimizer
-        check_nonnegative("weight_decay", self.weight_decay)
+        # AdamW's decoupled decay multiplies the weights by 1 − lr·weight_decay: the optimizer's own rule, now
+        # (weight_decay = 2**64 was accepted here and refused at solve)
+        check_real_keywords({"weight_decay": check_nonnegative("weight_decay", self.weight_decay)}, "",
+                            self.lr)
         if self.blocks is not None and (isinstance(self.blocks, str) or not isinstance(self.blocks, tuple)):
             raise TypeError(f"blocks must be None or a tuple of patterns / name lists, got {self.blocks!r}")
         if self.blocks is not None:   # name lists as tuples: the algorithm stays hashable, as documented

@@ -52,8 +52,8 @@ from algorithms.optimizers.newton_schulz import (
     _check_coefficients,
     _check_growth,
     _check_steps,
+    _newton_schulz,
     _newton_schulz_many,
-    newton_schulz,
 )
 
 __all__ = ["Muon"]
@@ -345,6 +345,8 @@ class Muon(MatrixOptimizer):
         direction = grad.lerp(buf, group["momentum"]) if group["nesterov"] else buf
         if direction.ndim > 2:      # a conv kernel (out, in, kh, kw): orthogonalized as (out, in·kh·kw)
             direction = direction.reshape(direction.shape[0], -1)
-        update = newton_schulz(direction, group["ns_coefficients"], group["ns_steps"], group["eps"],
-                               group["ns_dtype"])
+        # the group's values were checked; a float64 gradient may pass 3.4e38 (up to 1e150, see
+        # LARGE_GRADIENT_FLOAT64), which the public newton_schulz refuses as user data
+        a, b, c = group["ns_coefficients"]
+        update = _newton_schulz(direction, a, b, c, group["ns_steps"], group["eps"], group["ns_dtype"])
         return update.reshape(p.shape).to(dtype), adjusted_lr(lr, group["adjust_lr_fn"], direction.shape)

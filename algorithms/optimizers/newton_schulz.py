@@ -15,13 +15,19 @@ K. Jordan et al., *Muon: an optimizer for hidden layers in neural networks*, 202
 from __future__ import annotations
 
 import functools
-import math
+import numbers
 from typing import Any
 
 import numpy as np
 import torch
 
-from algorithms._validation import as_real_array, refuse_sparse
+from algorithms._validation import (
+    as_real_array,
+    check_entries_in_range,
+    check_finite_real,
+    check_positive,
+    refuse_sparse,
+)
 
 __all__ = ["CUBIC_COEFFICIENTS", "QUINTIC_COEFFICIENTS", "newton_schulz", "singular_value_map"]
 
@@ -35,10 +41,15 @@ _NS_DTYPES = (torch.bfloat16, torch.float32, torch.float64)
 
 def _check_coefficients(ns_coefficients: Any) -> tuple[float, float, float]:
     if not isinstance(ns_coefficients, tuple | list) or len(ns_coefficients) != 3 or not all(
-            isinstance(c, int | float) and not isinstance(c, bool) and math.isfinite(c)
-            for c in ns_coefficients):
+            isinstance(c, numbers.Real) and not isinstance(c, bool | np.bool_) for c in ns_coefficients):
         raise ValueError(f"ns_coefficients must be three finite numbers (a, b, c), got {ns_coefficients!r}")
-    return tuple(float(c) for c in ns_coefficients)
+    # finite and inside the working range, as floats (a Fraction or np.float32 is a number too; 1e39 was
+    # taken with ns_steps = 0)
+    try:
+        return tuple(check_finite_real(f"ns_coefficients[{i}]", c) for i, c in enumerate(ns_coefficients))
+    except ValueError as exc:
+        raise ValueError(f"ns_coefficients must be three finite numbers (a, b, c) in the working range: "
+                         f"{exc}") from None
 
 
 def _check_steps(ns_steps: Any) -> int:
@@ -79,15 +90,15 @@ def newton_schulz(matrix: torch.Tensor, ns_coefficients=QUINTIC_COEFFICIENTS, ns
     Returns a tensor of ``dtype`` and ``matrix``'s shape. bfloat16 is torch's choice (and
     reproduces ``torch.optim.Muon``); float64 gives the exact polynomial map.
 
-    ``matrix``: a dense 2-D floating tensor with finite entries of any magnitude (a 0-row or 0-column
-    matrix gives an empty result). The result depends on the matrix's direction only once its norm passes
-    ``eps``: a matrix with entries past 1e15 is divided by its largest entry first (in its own dtype), so
-    ``newton_schulz(1e300 * G)`` is G's orthogonalization (``newton_schulz(G)`` for a G of norm >=
-    ``eps``, up to ``dtype``'s rounding), not an overflow. ``ns_coefficients``: three finite numbers
-    (a, b, c). ``ns_steps``: an int in [0, 100) (0 returns the normalized matrix). ``eps``: a float in
-    (0, largest ``dtype`` number]; an
-    ``eps`` below ``dtype``'s smallest normal number (1.18e-38 for bfloat16/float32, 2.2e-308 for
-    float64) acts as that number, so a zero matrix maps to zero. ``dtype``: torch.bfloat16,
+    ``matrix``: a dense 2-D floating tensor with finite entries of magnitude <= 3.4e38 (the package's
+    working range; a 0-row or 0-column matrix gives an empty result). The result depends on the matrix's
+    direction only once its norm passes ``eps``: a matrix with entries past 1e15 is divided by its largest
+    entry first (in its own dtype), so ``newton_schulz(1e38 * G)`` is G's orthogonalization
+    (``newton_schulz(G)`` for a G of norm >= ``eps``, up to ``dtype``'s rounding), not an overflow.
+    ``ns_coefficients``: three finite numbers (a, b, c). ``ns_steps``: an int in [0, 100) (0 returns the
+    normalized matrix). ``eps``: a positive scale in [1.18e-38, largest ``dtype`` number] (the working
+    range; float32's smallest normal number is normal in every ``dtype``, so a zero matrix maps to zero).
+    ``dtype``: torch.bfloat16,
     torch.float32 or torch.float64. Coefficients whose polynomial leaves [−1, 1] far behind overflow
     ``dtype`` after a few steps: coefficients whose iterated polynomial exceeds 1e6 on [0, 1] are
     refused naming ``ns_coefficients``.
@@ -106,25 +117,17 @@ def newton_schulz(matrix: torch.Tensor, ns_coefficients=QUINTIC_COEFFICIENTS, ns
         raise ValueError("matrix is on the meta device (no data); move it to a real device")
     if not bool(torch.isfinite(matrix).all()):   # NaN/inf would pass through the normalization unseen
         raise ValueError("matrix contains NaN or inf entries")
+    check_entries_in_range("matrix", matrix)     # the working range: |entry| <= 3.4e38
     a, b, c = _check_coefficients(ns_coefficients)
     ns_steps = _check_steps(ns_steps)
     _check_growth((a, b, c), ns_steps)
-    if isinstance(eps, bool) or not isinstance(eps, int | float):
-        raise ValueError(f"eps must be a positive finite float, got {type(eps).__name__} {eps!r:.40}")
-    try:
-        eps = float(eps)
-    except OverflowError:           # an int past float's range (10**400): not finite
-        eps = math.inf
-    if not (eps > 0 and math.isfinite(eps)):
-        raise ValueError(f"eps must be a positive finite float, got {eps!r}")
+    eps = check_positive("eps", eps)   # a positive scale: in [1.18e-38, 3.4e38] (5e-324 acted as 1.18e-38)
     if dtype not in _NS_DTYPES:
         raise ValueError(f"dtype must be one of {_NS_DTYPES}, got {dtype!r}")
     info = torch.finfo(dtype)
     if eps > info.max:              # torch's clamp failed with "cannot be converted ... without overflow"
         raise ValueError(f"eps must be <= {info.max:.4g} (the largest {dtype} number), got {eps!r}")
-    # an ε below dtype's smallest normal rounds to 0 (or a subnormal) there: a zero matrix then gave 0/0 =
-    # NaN; it acts as that smallest normal instead (a zero matrix maps to zero)
-    return _newton_schulz(matrix, a, b, c, ns_steps, max(eps, info.tiny), dtype)
+    return _newton_schulz(matrix, a, b, c, ns_steps, eps, dtype)
 
 
 #: a matrix whose largest entry passes this is divided by it (in its own dtype) before the cast and the

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from algorithms._validation import check_working_range
 from algorithms.optimizers._base import (
     MatrixOptimizer,
     adam_denominator,
@@ -127,7 +128,9 @@ class Shampoo(MatrixOptimizer):
         numeric = isinstance(exponent, int | float | np.integer | np.floating)
         if isinstance(exponent, bool | np.bool_) or not numeric or not 0 < exponent <= 0.5:
             raise ValueError(f"exponent must be in (0, 0.5], got {exponent!r}")
-        group["exponent"] = float(exponent)   # numpy's np.float32(0.25) is a number too, stored as one
+        # numpy's np.float32(0.25) is a number too, stored as one; a positive scale: >= 1.18e-38 (5e-324
+        # rounded every root to the identity)
+        group["exponent"] = check_working_range("exponent", float(exponent))
         if group["grafting"] not in GRAFTINGS:
             raise ValueError(f"grafting must be one of {GRAFTINGS}, got {group['grafting']!r}")
 

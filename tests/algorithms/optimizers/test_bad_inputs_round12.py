@@ -1,5 +1,8 @@
 """#43 round 12 (working range) for the optimizers family: one test per class, with its message's words."""
 
+from fractions import Fraction
+
+import numpy as np
 import pytest
 import torch
 
@@ -7,12 +10,14 @@ from algorithms import solve
 from algorithms.optimizers import (
     MLP,
     SOAP,
+    BlockCoordinateDescent,
     BlockOptimizer,
     MarkovLanguageTask,
     Muon,
     OptimizerTraining,
     Shampoo,
     TrainingProblem,
+    newton_schulz,
     param_groups,
 )
 
@@ -116,3 +121,32 @@ def test_a_scaled_lr_outside_the_optimizers_range_names_lr_and_base_width(optimi
         solve(problem, OptimizerTraining(optimizer, lr=lr, base_width=base_width), seed=0)
     with pytest.raises(ValueError, match=words):
         param_groups(MLP(8, 8, width=32, depth=1, seed=0), optimizer, lr, base_width=base_width)
+
+
+# ------------------ class 5: hand-written checks without the working range (newton_schulz's eps and matrix,
+# its coefficients, Shampoo's exponent, BlockCoordinateDescent's lr·weight_decay)
+@pytest.mark.parametrize("call, words", [
+    (lambda: newton_schulz(torch.ones(3, 2), eps=1e39), rf"eps = 1e\+39 is {WR}"),
+    (lambda: newton_schulz(torch.ones(3, 2), eps=1e-39), rf"eps = 1e-39 is {WR}"),
+    (lambda: newton_schulz(torch.ones(3, 2), eps=5e-324), rf"eps = 5e-324 is {WR}"),
+    (lambda: newton_schulz(torch.full((3, 2), 1e300, dtype=torch.float64)),
+     rf"matrix has an entry of magnitude 1e\+300, {WR}"),
+    (lambda: newton_schulz(torch.ones(3, 2), ns_coefficients=(1e39, 0.0, 0.0), ns_steps=0),
+     rf"ns_coefficients\[0\] = 1e\+39 is {WR}"),
+    (lambda: Muon([torch.nn.Parameter(torch.ones(3, 2))], ns_coefficients=(3.0, -1e39, 1.0)),
+     rf"ns_coefficients\[1\] = -1e\+39 is {WR}"),
+    (lambda: Shampoo([torch.nn.Parameter(torch.ones(2, 2))], exponent=5e-324), rf"exponent = 5e-324 is {WR}"),
+    (lambda: Shampoo([torch.nn.Parameter(torch.ones(2, 2))], exponent=1e-39), rf"exponent = 1e-39 is {WR}"),
+    (lambda: BlockCoordinateDescent(weight_decay=2**64), r"lr·weight_decay must be <= 1"),
+])
+def test_hand_checked_reals_are_held_to_the_working_range(call, words):
+    with pytest.raises(ValueError, match=words):
+        call()
+
+
+def test_just_inside_the_working_range_is_valid():
+    assert bool(torch.isfinite(newton_schulz(torch.ones(3, 2), eps=1.2e-38)).all())
+    assert bool(torch.isfinite(newton_schulz(torch.full((3, 2), 3e38, dtype=torch.float64))).all())
+    assert bool(torch.isfinite(newton_schulz(torch.ones(3, 2), ns_coefficients=(Fraction(3), np.float32(-3.0),
+                                                                                    1.0))).all())
+    Shampoo([torch.nn.Parameter(torch.ones(2, 2))], exponent=1.2e-38)
