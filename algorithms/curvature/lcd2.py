@@ -49,11 +49,13 @@ from algorithms._validation import as_float_array
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.curvature.problem import (
     CurvatureProblem,
+    check_caller_range,
     check_finite_real,
     check_scalar_or_symbolic,
     check_step_inputs,
     eig_curvature,
     from_eigenbasis,
+    internal_call,
     is_number,
     is_symbolic,
     run_descent,
@@ -198,16 +200,22 @@ def lcd2_multiplier(delta: float, ghat: np.ndarray, D: np.ndarray, *, rtol: floa
     ghat, D = _eigen_data(ghat, D)
     if check_finite_real("delta", delta) <= 0:
         raise ValueError(f"delta (= f(x) − f*) must be > 0, got {delta!r}")
+    check_caller_range("delta", delta)  # > 0: 1e-39 acted as the 0 it excludes
     if not np.any(ghat):
         raise ValueError("ghat must have a nonzero entry: with a zero gradient and delta > 0 the "
                          "localization set is empty and no multiplier exists")
     if not (is_number(rtol) and 0 < rtol < 1):
         raise ValueError(f"rtol must be a number in (0, 1), got {rtol!r}")
     g2 = float(ghat @ ghat)
+    if g2 == 0.0:  # ‖ĝ‖² underflowed (ĝ = 5e-324): Δ/‖ĝ‖² was a ZeroDivisionError
+        raise ValueError(f"ghat is too small: ‖ghat‖² underflows to 0 (max |ghat_i| = "
+                         f"{float(np.max(np.abs(ghat))):.3g}), so the multiplier Δ/‖ghat‖² overflows; "
+                         f"rescale f (or the gradient)")
     lo = delta / g2
     if not np.any(D > 0):
         return lo
-    h = lambda lam: float(lcd2_gap(lam, delta, ghat, D))  # noqa: E731
+    # the gap's formula itself: the bracket's λ may pass the range lcd2_gap takes from a caller
+    h = lambda lam: delta - float(_gap_terms(lam, ghat, D).sum())  # noqa: E731
     pos = D > 0
     if not np.any(ghat[~pos]):
         # h decreases to h(∞) = Δ − ½ Σ ĝᵢ²/Dᵢ; when that is >= 0 up to rounding the root is at
@@ -254,7 +262,11 @@ def lcd2_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
     top = float(D.max(initial=0.0))
     D = np.where(D > _RANK_RTOL * top, D, 0.0)
     ghat = np.where((D == 0) & (np.abs(ghat) <= _NULL_RTOL * float(np.linalg.norm(ghat))), 0.0, ghat)
-    lam = lcd2_multiplier(delta, ghat, D)
+    if np.any(ghat) and float(ghat @ ghat) == 0.0:  # ‖g‖² underflows (g = 5e-324): Δ/‖g‖²·g overflows
+        raise ValueError(f"g is too small: ‖g‖² underflows to 0 (max |g_i| = "
+                         f"{float(np.max(np.abs(g))):.3g}), so the step overflows; rescale f")
+    with internal_call():  # Δ >= 0 here: any size (the multiplier's own check is for a caller's Δ > 0)
+        lam = lcd2_multiplier(delta, ghat, D)
     if math.isinf(lam):  # Newton step C⁺g (equality case of Lemma E.5)
         coef = np.zeros_like(D)
         pos = D > 0

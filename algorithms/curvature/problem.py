@@ -602,6 +602,23 @@ def check_numeric_point(x: Any, g: Any) -> tuple[Any, Any]:
 _IN_SOLVE: contextvars.ContextVar[bool] = contextvars.ContextVar("curvature_in_solve", default=False)
 
 
+@contextlib.contextmanager
+def internal_call():
+    """The step helpers called by the package itself (a solve's step, lcd2_step's multiplier): their
+    working-range checks of a caller's numbers are skipped."""
+    token = _IN_SOLVE.set(True)
+    try:
+        yield
+    finally:
+        _IN_SOLVE.reset(token)
+
+
+def check_caller_range(name: str, value: float, *, scale: bool = True) -> None:
+    """``check_working_range`` for a step helper's number, unless the package itself made the call."""
+    if not _IN_SOLVE.get():
+        check_working_range(name, value, scale=scale)
+
+
 def step_scalar(name: str, value: Any, expected: str) -> Any:
     """A scalar argument of a step helper (a step size, Δ, λ, ‖g‖²): a sympy expression as it is, else a
     real number (never a bool, a str, an array, a Decimal), returned as given; NaN refused, and an int past
@@ -617,10 +634,10 @@ def step_scalar(name: str, value: Any, expected: str) -> Any:
         raise ValueError(f"{name} must be a finite number {expected}, got {_brief(value)}") from None
     if math.isnan(number):
         raise ValueError(f"{name} must be a number {expected}, got nan")
-    if math.isfinite(number) and not _IN_SOLVE.get():  # inf is left to each helper (λ = ∞: Newton's limit)
+    if math.isfinite(number):  # inf is left to each helper (λ = ∞: Newton's limit)
         # a positive scale ("> 0") has the range's minimum, a ">= 0" one any value from 0 up; a negative
         # number is left to the helper's sign check ("lam must be >= 0")
-        check_working_range(name, number, scale=expected.startswith("> ") and number > 0)
+        check_caller_range(name, number, scale=expected.startswith("> ") and number > 0)
     return value  # as given: an int stays exact beside sympy (4, not 4.0)
 
 
@@ -762,11 +779,8 @@ def run_descent(
             if k == maxiters:
                 retcode = RetCode.MaxIters
                 break
-            inside = _IN_SOLVE.set(True)
-            try:
+            with internal_call():
                 x_next, info = step(x.astype(np.float64), fx, g, stats)
-            finally:
-                _IN_SOLVE.reset(inside)
             if x_next is None:
                 retcode = info.pop("retcode", RetCode.Failure)
                 break

@@ -35,6 +35,7 @@ Hierarchical Optimization. NeurIPS 2025, arXiv:2509.15399 (Algorithm 1, Theorem 
 
 from __future__ import annotations
 
+import contextvars
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +47,7 @@ from algorithms._validation import (
     check_finite_real,
     check_int_at_least,
     check_positive,
+    check_working_range,
     to_float,
 )
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
@@ -61,11 +63,17 @@ def check_rate(name: str, value: Any) -> float:
     return check_positive(name, value)
 
 
+#: True while the solvers call ada_parameters with their own running sums (sums of squared gradient norms
+#: may pass 3.4e38 at a large scale without overflowing)
+_INTERNAL: contextvars.ContextVar[bool] = contextvars.ContextVar("ada_parameters_internal", default=False)
+
+
 def ada_parameters(t: int, noise_sum: float, previous_noise_sum: float, lower_sum: float, *,
                    lr_x: float, lr_y: float, alpha: float, gamma: float) -> tuple[float, float, float]:
     """(α_t, η_x,t, η_y,t) of equations (3)–(4) from the running sums (see the module docstring).
 
-    ``noise_sum`` = S_t, ``previous_noise_sum`` = S_{t−1}, ``lower_sum`` = Σ_{k<=t}‖g_y,k‖²; ``lr_x``,
+    ``noise_sum`` = S_t, ``previous_noise_sum`` = S_{t−1}, ``lower_sum`` = Σ_{k<=t}‖g_y,k‖² (each >= 0 and at
+    most 3.4e38, the working range); ``lr_x``,
     ``lr_y``, ``alpha`` and ``gamma`` are finite floats > 0 in [1.18e-38, 3.4e38] (:func:`check_rate`).
 
     >>> ada_parameters(4, 0.0, 0.0, 0.0, lr_x=1.0, lr_y=1.0, alpha=1.0, gamma=2.0)
@@ -81,6 +89,8 @@ def ada_parameters(t: int, noise_sum: float, previous_noise_sum: float, lower_su
             raise ValueError(f"{name} must be a finite number >= 0, got an int past float's range")
         if not (math.isfinite(to_float(value)) and value >= 0):
             raise ValueError(f"{name} must be a finite number >= 0, got {value!r:.40}")
+        if not _INTERNAL.get():  # a caller's sum is in the working range; a run's own may be any size
+            check_working_range(name, to_float(value), scale=False)
     lr_x, lr_y = check_rate("lr_x", lr_x), check_rate("lr_y", lr_y)  # 0 (no step) refused, as AdaMinimax does
     alpha, gamma = check_rate("alpha", alpha), check_rate("gamma", gamma)
     if noise_sum < previous_noise_sum:  # S_t is a running sum of squared norms: it never decreases
@@ -147,9 +157,13 @@ def adaptive_x_step(state: dict, algorithm: Any, t: int, x: np.ndarray, gx: np.n
     state["noise_sum"] = previous + norm(gx - gx_other) ** 2
     state["lower_sum"] += norm(gy) ** 2
     finite_sums(noise_sum=state["noise_sum"], lower_sum=state["lower_sum"])  # overflow: Diverged
-    alpha_t, lr_x_t, lr_y_t = ada_parameters(
-        t, state["noise_sum"], previous, state["lower_sum"], lr_x=algorithm.lr_x,
-        lr_y=algorithm.lr_y, alpha=algorithm.alpha, gamma=algorithm.gamma)
+    token = _INTERNAL.set(True)
+    try:
+        alpha_t, lr_x_t, lr_y_t = ada_parameters(
+            t, state["noise_sum"], previous, state["lower_sum"], lr_x=algorithm.lr_x,
+            lr_y=algorithm.lr_y, alpha=algorithm.alpha, gamma=algorithm.gamma)
+    finally:
+        _INTERNAL.reset(token)
     m = momentum_update(state["m"], gx, alpha_t)
     state["m"] = m
     m_norm = norm(m)

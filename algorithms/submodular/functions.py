@@ -22,7 +22,13 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from algorithms._validation import as_float_array, check_fits_memory, check_psd, check_square_symmetric
+from algorithms._validation import (
+    as_float_array,
+    check_entries_in_range,
+    check_fits_memory,
+    check_psd,
+    check_square_symmetric,
+)
 from algorithms.submodular.matroids import _Sealed, as_subset, elements_of
 
 __all__ = ["Coverage", "DirectedCut", "FacilityLocation", "GraphCut", "LogDet"]
@@ -65,6 +71,7 @@ def _weights(name: str, weights) -> tuple[np.ndarray | sp.csr_matrix, type]:
             matrix = matrix.astype(np.float64)
         if not np.all(np.isfinite(matrix.data)):
             raise ValueError(f"{name} contains NaN or inf entries")
+        check_entries_in_range(name, matrix.data)  # a graph weight of 1e308 was taken (dense: refused)
         data = matrix.data
     else:
         matrix = as_float_array(name, weights, ndim=2)

@@ -46,7 +46,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_count, check_int_at_least, check_working_range, refuse_sparse
+from algorithms._validation import (
+    check_count,
+    check_entries_in_range,
+    check_int_at_least,
+    check_working_range,
+    refuse_sparse,
+)
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.unlearning.problem import (
     UnlearningProblem,
@@ -116,6 +122,13 @@ def orthogonal_gradient_step(theta: torch.Tensor, gradients: torch.Tensor, lam: 
         raise ValueError("gradients must be real with finite entries, got complex, NaN or inf values")
     if gradients.dtype != theta.dtype:  # float32/float16/int64 beside float64 θ were silently mixed in
         raise TypeError(f"gradients must have theta's dtype {theta.dtype}, got {gradients.dtype}")
+    check_entries_in_range("theta", theta)  # a caller's entries of 1e39 were projected in silence
+    check_entries_in_range("gradients", gradients)
+    return _project(theta, gradients, lam)
+
+
+def _project(theta: torch.Tensor, gradients: torch.Tensor, lam: float) -> torch.Tensor:
+    """The update for checked arguments (a run's own θ and gradients may be of any finite size)."""
     if math.isinf(lam):
         return theta.clone()
     if gradients.shape[0] == 0:
@@ -145,6 +158,8 @@ def strength_schedule(lambda_reg: float, gamma_reg: float, epochs: int, *, perio
         raise ValueError(f"lambda_reg must be in (0, 1], got {lambda_reg!r}")
     if isinstance(gamma_reg, bool) or not isinstance(gamma_reg, int | float) or not 0 < gamma_reg <= 1:
         raise ValueError(f"gamma_reg must be in (0, 1], got {gamma_reg!r}")
+    for name, value in (("lambda_reg", lambda_reg), ("gamma_reg", gamma_reg)):
+        check_working_range(name, float(value))  # > 0: 1e-39 acted as the 0 each excludes
     checks = (("epochs", epochs, 1), ("period", period, 1), ("final_descent", final_descent, 0))
     for name, value, low in checks:  # the schedule is a tuple of `epochs` entries: 10**9 was a build of hours
         check_count(name, value, low, MAX_EPOCHS, "the schedule holds one λ per epoch")
@@ -222,7 +237,7 @@ def _solve(problem: UnlearningProblem, algorithm: MinNormOG, options: SolveOptio
         gradients = problem.jacobian(theta, X)
         if not bool(torch.isfinite(gradients).all()):  # overflowing model gradients: reported as Diverged
             return torch.full_like(theta, math.nan)
-        return orthogonal_gradient_step(theta, gradients, lam)
+        return _project(theta, gradients, lam)
 
     return run_descent(problem, algorithm, options, start_theta=problem.params,
                        objective=lambda theta, _t: problem.loss(theta, problem.retain),

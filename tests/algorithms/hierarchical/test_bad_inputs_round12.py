@@ -16,3 +16,17 @@ def test_a_scale_whose_zero_is_refused_refuses_a_tiny_one(make, name, tiny):
     with pytest.raises(ValueError, match=rf"^{name} = .* is outside the package's working range"):
         make(tiny)
     make(1.2e-38)  # the range's smallest positive scale stays valid
+
+
+@pytest.mark.parametrize("name", ["noise_sum", "previous_noise_sum", "lower_sum"])
+@pytest.mark.parametrize("huge", [1e39, 1e308, 10**100])
+def test_ada_parameters_refuses_a_callers_sum_past_the_range(name, huge):
+    # a caller's running sum of 1e308 was taken in silence (the solver's own sums may be any size)
+    from algorithms.hierarchical import ada_parameters
+
+    sums = {"noise_sum": 0.0, "previous_noise_sum": 0.0, "lower_sum": 0.0, name: huge}
+    if name == "previous_noise_sum":
+        sums["noise_sum"] = 3e38
+    with pytest.raises(ValueError, match=rf"^{name} = .* is outside the package's working range"):
+        ada_parameters(4, sums["noise_sum"], sums["previous_noise_sum"], sums["lower_sum"], lr_x=1.0,
+                       lr_y=1.0, alpha=1.0, gamma=2.0)

@@ -11,3 +11,30 @@ def test_a_scale_whose_zero_is_refused_refuses_a_tiny_one(tiny):
     with pytest.raises(ValueError, match=r"^gamma = .* is outside the package's working range"):
         Ridge(gamma=tiny)
     assert Ridge(gamma=1.2e-38).gamma == 1.2e-38
+
+
+@pytest.mark.parametrize("name", ["theta", "gradients"])
+@pytest.mark.parametrize("huge", [1e39, -1e39, 1e300])
+def test_orthogonal_gradient_step_refuses_entries_past_the_range(name, huge):
+    import torch
+
+    from algorithms.unlearning import orthogonal_gradient_step
+
+    args = {"theta": torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64),
+            "gradients": torch.tensor([[1.0, 0.0, 0.0]], dtype=torch.float64)}
+    args[name] = args[name].clone()
+    args[name].view(-1)[0] = huge
+    with pytest.raises(ValueError, match=rf"^{name} has an entry of magnitude .* outside the package's"):
+        orthogonal_gradient_step(args["theta"], args["gradients"])
+
+
+@pytest.mark.parametrize("position", [0, 1])
+@pytest.mark.parametrize("tiny", [1e-39, 5e-324])
+def test_strength_schedule_refuses_a_tiny_rate(position, tiny):
+    from algorithms.unlearning import strength_schedule
+
+    rates = [0.5, 0.5]
+    rates[position] = tiny
+    name = ("lambda_reg", "gamma_reg")[position]
+    with pytest.raises(ValueError, match=rf"^{name} = .* is outside the package's working range"):
+        strength_schedule(*rates, 4)
