@@ -203,12 +203,14 @@ def _solve(problem: SingleLocationProblem, algorithm: OverlapFlow, options: Solv
     for k in range(maxiters + 1):
         velocity = _velocity(problem, psi, *state.tolist())
         speed = float(np.abs(velocity).max())
-        if record(k, speed):
+        # maxiters = 0 returns the start with MaxIters (core): its record is the run's last, so a stop
+        # request there changes nothing (it ended Terminated)
+        if record(k, speed) and maxiters > 0:
             retcode = RetCode.Terminated
             break
         # every component carries the factor p(μ): where p ≈ 0 the speed is exponentially small without
         # a stationary point, so convergence is judged in the time p·t (same orbits, same zeros)
-        if speed <= tol * _locate(problem, psi, state[0]):
+        if maxiters > 0 and speed <= tol * _locate(problem, psi, state[0]):
             retcode = RetCode.Success
             break
         if k == maxiters:

@@ -21,6 +21,7 @@ NeurIPS 2025 (OpenReview GiqeRe1NsY), Section 3.1.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -292,9 +293,10 @@ def vectors_with_overlaps(problem: SingleLocationProblem, *, mu: float, nu: floa
         raise TypeError(f"problem must be a SingleLocationProblem, got {type(problem).__name__}")
     values = {"mu": mu, "nu": nu, "zeta": zeta, "eta": eta, "rho": rho}
     for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer) \
+        if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real) \
                 or not -1.0 <= value <= 1.0:
             raise ValueError(f"{name} must be a real number in [-1, 1], got {value!r}")
+    mu, nu, zeta, eta, rho = (float(values[k]) for k in ("mu", "nu", "zeta", "eta", "rho"))  # a Fraction too
     if problem.d < 4:
         raise ValueError(f"problem.d must be >= 4 to place (u*, v*, u, v) freely, got {problem.d}")
     gram = np.array([[1.0, 0.0, mu, zeta], [0.0, 1.0, eta, nu], [mu, eta, 1.0, rho],

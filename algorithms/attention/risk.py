@@ -31,6 +31,7 @@ model. Phys. Rev. B 24 (1981).
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 import torch
@@ -106,7 +107,7 @@ def _overlap(value, name: str):
         if value.dtype.is_complex or value.dtype == torch.bool:  # complex: torch's "gt_cpu not implemented"
             raise TypeError(f"{name} must be a real (floating or integer) tensor, got dtype {value.dtype}")
         ok = bool(torch.isfinite(value).all()) and not bool((value.abs() > 1.0 + 1e-9).any())
-    elif isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+    elif isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):  # Fractions too
         raise TypeError(f"{name} must be a real number or a torch tensor, got {type(value).__name__}")
     else:
         value = to_float(value)
@@ -301,7 +302,7 @@ def monte_carlo_risk(problem: SingleLocationProblem, u, v, *, n: int = 2000, see
     problem = _check_problem(problem)
     n = check_count("n", n, 2)  # samples
     seed = check_seed(seed)  # numpy ints as ints: torch's manual_seed refuses them
-    if isinstance(level, bool | np.bool_) or not isinstance(level, float | int | np.floating) \
+    if isinstance(level, bool | np.bool_) or not isinstance(level, numbers.Real) \
             or not 0.0 < level < 1.0:  # numpy floats too (np.float32(0.9) was refused)
         raise ValueError(f"level must be in (0, 1), got {level!r}")
     level = check_positive("level", level)  # the working range: 5e-324 gave a zero-width interval

@@ -85,12 +85,13 @@ def _tangent(grad: torch.Tensor, point: torch.Tensor) -> torch.Tensor:
 @_dispatch
 def _solve(problem: SingleLocationProblem, algorithm: SphericalGD, options: SolveOptions) -> Solution:
     seed = options.seed or 0
-    check_batch_memory("SphericalGD", "n_samples", problem.n_samples, problem)
+    # first: it names n_samples, L and d (the memory check blamed the default n_samples for a d of 2**24)
     entries = problem.n_samples * problem.L * problem.d
     if entries > MAX_SAMPLE_ENTRIES:  # n_samples = 10**7 at d = 8, L = 4 spent minutes drawing and one pass
         raise ValueError(f"problem.n_samples must keep the training sample's n_samples·L·d <= 2**26 entries "
                          f"(SphericalGD passes over it every step), got n_samples = {problem.n_samples} with "
                          f"L = {problem.L}, d = {problem.d} ({entries} entries)")
+    check_batch_memory("SphericalGD", "n_samples", problem.n_samples, problem)
     X, y, _ = sample_batch(problem, problem.n_samples, seed=seed)
     model = SoftmaxAttention(problem.d, beta=problem.beta, link=algorithm.link or problem.link,
                              dtype=problem.torch_dtype)
@@ -117,10 +118,12 @@ def _solve(problem: SingleLocationProblem, algorithm: SphericalGD, options: Solv
             if not (math.isfinite(risk_value) and math.isfinite(grad_norm)):
                 retcode = RetCode.Diverged
                 break
-            if record(k, risk_value, grad_norm):
+            # maxiters = 0 returns the start with MaxIters (core): a stop request at its only record changes
+            # nothing (it ended Terminated)
+            if record(k, risk_value, grad_norm) and maxiters > 0:
                 retcode = RetCode.Terminated
                 break
-            if grad_norm <= tol:
+            if maxiters > 0 and grad_norm <= tol:
                 retcode = RetCode.Success
                 break
             if k == maxiters:

@@ -327,6 +327,7 @@ class LinearOperator:
                 if data.device.type == "meta" or not bool(torch.isfinite(data).all()):
                     raise ValueError(f"{name}.{key} contains NaN or inf entries (written after the "
                                      f"{type(self).__name__} was built); build a new operator")
+                check_entries_in_range(f"{name}.{key}", data)  # 1e300 written in place: an overflow
 
     def _forward(self, x: torch.Tensor) -> torch.Tensor:
         raise abstract_method(self, "_forward(x)", "H x for a batch x of shape (b, h, w), returning (b, "
@@ -604,6 +605,7 @@ class Radon(LinearOperator):
         if angles.size < 1 or not np.all(np.isfinite(angles)):
             raise ValueError(f"angles must be a non-empty sequence of finite degrees, got {angles!r}")
         check_entries_in_range("angles", angles)
+        angles.setflags(write=False)  # what the sparse map was built from: an edit in place would belie it
         self.angles = angles
         size = self.image_shape[0]
         # up to 4 bilinear weights per sample, size² samples per angle, each an (int64, int64, float64) triple
@@ -722,21 +724,28 @@ class MaskedFourier(LinearOperator):
                              f"{tuple(mask.shape)}") from None
         if not bool(mask.any()):
             raise ValueError("mask must select at least one k-space point, got an empty mask")
-        self.mask = mask.clone()  # a copy: an edit of the caller's mask changed H (and its measurement shape)
+        # a private copy: an edit of the caller's mask changed H (and its measurement shape), and one of
+        # op.mask in place met "_forward(x) must return a tensor of shape (1, 2, 40)", naming no mask
+        self._mask = mask.clone()
         self.measurement_shape = (2, int(mask.sum()))
+
+    @property
+    def mask(self) -> torch.Tensor:
+        """The k-space mask (a copy: the operator's own is fixed at construction)."""
+        return self._mask.clone()
 
     @property
     def conjugate_symmetric(self) -> bool:
         """Whether the mask equals its point reflection k -> -k (mod the image size)."""
-        reflected = torch.roll(self.mask.flip(0).flip(1), shifts=(1, 1), dims=(0, 1))
-        return bool((reflected == self.mask).all())
+        reflected = torch.roll(self._mask.flip(0).flip(1), shifts=(1, 1), dims=(0, 1))
+        return bool((reflected == self._mask).all())
 
     def _forward(self, x: torch.Tensor) -> torch.Tensor:
-        coefficients = torch.fft.fft2(x, norm="ortho")[:, self.mask]
+        coefficients = torch.fft.fft2(x, norm="ortho")[:, self._mask]
         return torch.stack((coefficients.real, coefficients.imag), dim=1)
 
     def _adjoint(self, y: torch.Tensor) -> torch.Tensor:
         complex_dtype = torch.complex128 if y.dtype == torch.float64 else torch.complex64
         full = torch.zeros(y.shape[0], *self.image_shape, dtype=complex_dtype)
-        full[:, self.mask] = torch.complex(y[:, 0], y[:, 1])
+        full[:, self._mask] = torch.complex(y[:, 0], y[:, 1])
         return torch.fft.ifft2(full, norm="ortho").real

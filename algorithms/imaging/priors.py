@@ -165,7 +165,8 @@ class TVPrior:
         # in float64, x/strength <= 3.4e38/1.4e-76 and its squares stay finite for every x and strength of
         # the working range; an iterate past it whose quotient overflows is left as it is
         work = x.double()
-        if not math.isfinite(float(work.detach().abs().max() / strength) ** 2 if x.numel() else 0.0):
+        quotient = float(work.detach().abs().max()) / strength if x.numel() else 0.0
+        if not math.isfinite(quotient * quotient):  # a float product: inf, where ** 2 raised OverflowError
             return x
         pr = torch.zeros_like(work)
         pc = torch.zeros_like(work)

@@ -595,8 +595,11 @@ class KKTFactor:
                 raise TypeError(f"{name} must be a 2-D numpy array or scipy.sparse matrix, "
                                 f"got {type(M).__name__} of shape {getattr(M, 'shape', None)}")
             data = M.data if sp.issparse(M) else M
-            if not np.issubdtype(data.dtype, np.number) or not np.all(np.isfinite(data)):
-                raise ValueError(f"{name} contains NaN or inf entries (or is not numeric)")
+            if data.dtype.kind not in "iuf":  # complex gave a complex answer, bool was read as 0/1
+                raise TypeError(f"{name} must hold real numbers, got dtype {data.dtype}")
+            if not np.all(np.isfinite(data)):
+                raise ValueError(f"{name} contains NaN or inf entries")
+            check_entries_in_range(name, data)
         if P.shape[0] != P.shape[1]:
             raise ValueError(f"P must be square, got shape {P.shape}")
         if P.shape[0] == 0:  # numpy's "zero-size array to reduction operation" named nothing

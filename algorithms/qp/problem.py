@@ -47,6 +47,10 @@ def _as_matrix(name: str, value: Any):
     """``as_float_matrix`` in float64; a CSC float64 matrix is copied after its check (O(nnz), far below a
     solve): the problem kept the caller's matrix, so ``P.data[:] = 100`` written after construction changed
     the solve, and a NaN written later would bypass the check."""
+    if sp.issparse(value) and (value.dtype.kind not in "iuf"):
+        # a complex matrix lost its imaginary part (a ComplexWarning only) and a bool one was read as 0/1,
+        # as the dense route refuses both
+        raise TypeError(f"{name} must hold real numbers, got a sparse matrix of dtype {value.dtype}")
     if sp.issparse(value) and value.format == "csc" and value.dtype == np.float64:
         if not np.all(np.isfinite(value.data)):
             raise ValueError(f"{name} contains NaN or inf entries")

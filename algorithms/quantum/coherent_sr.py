@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
-from algorithms.quantum.estimators import swap_test_acceptance
+from algorithms.quantum.estimators import _swap_acceptance
 from algorithms.quantum.problem import (
     PurestStateProblem,
     QuantumStats,
@@ -69,7 +69,7 @@ def check_swap_budget(problem: PurestStateProblem, name: str) -> int:
 def _solve(problem: PurestStateProblem, algorithm: CoherentSR, options: SolveOptions) -> Solution:
     rng = np.random.default_rng(options.seed)
     schedule = successive_rejects_schedule(check_swap_budget(problem, "CoherentSR"), problem.K)
-    acceptance = np.array([swap_test_acceptance(rho, rho) for rho in problem.states])
+    acceptance = np.array([_swap_acceptance(rho, rho) for rho in problem.states])
     accepted = np.zeros(problem.K, dtype=np.int64)
     tests = np.zeros(problem.K, dtype=np.int64)
     stats = QuantumStats()

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_bool, to_float
+from algorithms._validation import INT64_MAX, check_bool, to_float
 from algorithms.quantum.states import _count, _n_qubits_of, _rng, as_array, as_density_matrix
 
 __all__ = [
@@ -44,6 +44,10 @@ __all__ = [
 ]
 
 
+#: counts up to this size sum exactly in int64 over any row numpy can hold (2**62 / 2**31 entries)
+_EXACT_COUNT = 2**31
+
+
 def _counts_array(counts: Any) -> tuple[np.ndarray, int]:
     # the same checks as np.any / np.atleast_2d / np.issubdtype spelled as array methods: the
     # successive-rejects loops call this thousands of times on small arrays
@@ -54,13 +58,20 @@ def _counts_array(counts: Any) -> tuple[np.ndarray, int]:
     if array.ndim not in (1, 2) or array.dtype.kind not in "iu" or (array < 0).any():
         raise ValueError(f"counts must be non-negative integer counts of shape (d,) or (size, d), got "
                          f"dtype {array.dtype} and shape {array.shape}")
-    array = (array if array.ndim == 2 else array[None, :]).astype(np.int64, copy=False)
+    array = array if array.ndim == 2 else array[None, :]
     if array.shape[0] == 0:  # no settings: an empty batch (shots[0] raised an IndexError)
-        return array, 0
-    shots = array.sum(axis=1)
-    if (shots != shots[0]).any() or shots[0] < 2:
-        raise ValueError(f"counts must hold the same number m >= 2 of shots per row, got {np.unique(shots)}")
-    return array, int(shots[0])
+        return array.astype(np.float64), 0
+    # the shots per row, exactly (Python ints): an int64 sum (and uint64 counts >= 2**63 cast to int64)
+    # wrapped around into negative "shot numbers"
+    totals = [int(t) for t in array.sum(axis=1, dtype=object)] if array.max() > _EXACT_COUNT \
+        else array.sum(axis=1).tolist()
+    if any(t != totals[0] for t in totals) or totals[0] < 2:
+        raise ValueError(f"counts must hold the same number m >= 2 of shots per row, got "
+                         f"{sorted(set(totals))[:4]}")
+    if totals[0] > INT64_MAX:  # counts: ints <= 2**63 − 1 (a uint64 2**63 was read as −2**63)
+        raise ValueError(f"counts must hold at most 2**63 - 1 shots per row (a count), got {totals[0]}")
+    # in float64: c(c − 1) and cᵀXc of int64 counts wrapped around for counts past ~3e9 (a negative statistic)
+    return array.astype(np.float64), totals[0]
 
 
 def collision_statistic(counts: Any) -> np.ndarray:
@@ -186,6 +197,12 @@ def swap_test_acceptance(rho: Any, sigma: Any) -> float:
     if first.shape != second.shape:
         raise ValueError(f"rho and sigma must act on the same number of qubits, got shapes "
                          f"{first.shape} and {second.shape}")
+    return _swap_acceptance(first, second)
+
+
+def _swap_acceptance(first: np.ndarray, second: np.ndarray) -> float:
+    """:func:`swap_test_acceptance` of density matrices already validated (a problem's states, checked at
+    their own precision: re-checking a complex64 state at float64's tolerance refused it, naming "rho")."""
     dim = first.shape[0]
     if _n_qubits_of("rho", dim) > MAX_SWAP_QUBITS:
         raise ValueError(f"rho has {_n_qubits_of('rho', dim)} qubits; the gate-by-gate SWAP-test "

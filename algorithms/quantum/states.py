@@ -19,6 +19,7 @@ by copy).
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,7 @@ from algorithms._validation import (
     check_int_at_least,
     check_seed,
     check_str,
+    check_working_range,
     refuse_sparse,
     to_float,
 )
@@ -130,13 +132,13 @@ def as_density_matrix(rho: Any, name: str = "rho", *, atol: float | None = None)
     _n_qubits_of(name, array.shape[0])
     if atol is None:
         atol = state_tolerance(array.dtype if np.issubdtype(array.dtype, np.inexact) else np.float64)
-    elif isinstance(atol, bool | np.bool_) or not isinstance(atol, int | float | np.integer | np.floating) \
-            or not 0 < atol <= MAX_ATOL:  # numpy scalars too (np.float32(1e-6) was refused)
+    elif isinstance(atol, bool | np.bool_) or not isinstance(atol, numbers.Real) \
+            or not 0 < atol <= MAX_ATOL:  # numpy scalars and Fractions too (np.float32(1e-6) was refused)
         # bounded: atol = inf (or 10) accepted diag(3, −2) as a density matrix, so every check was void
         raise ValueError(f"atol must be a positive float <= {MAX_ATOL:g} (a round-off tolerance), got "
                          f"{atol!r}")
-    else:
-        atol = to_float(atol)
+    else:  # a tolerance: a positive scale of the working range (1e-39, 5e-324 were taken)
+        atol = check_working_range("atol", to_float(atol))
     matrix = array.astype(np.complex128)
     if not np.all(np.isfinite(matrix)):
         raise ValueError(f"{name} contains NaN or inf entries")

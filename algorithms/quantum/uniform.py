@@ -39,10 +39,10 @@ import numpy as np
 from algorithms._validation import remember_validated
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.quantum.estimators import (
+    _swap_acceptance,
     collision_statistic,
     cross_correlation_purity,
     purity_from_collisions,
-    swap_test_acceptance,
 )
 from algorithms.quantum.problem import (
     PurestStateProblem,
@@ -89,7 +89,7 @@ def _estimates(problem: PurestStateProblem, algorithm: UniformAllocation, share:
         tests = share // 2
         if tests == 0:
             return np.full(problem.K, math.nan)
-        acceptance = np.array([swap_test_acceptance(rho, rho) for rho in problem.states])
+        acceptance = np.array([_swap_acceptance(rho, rho) for rho in problem.states])
         accepted = rng.binomial(tests, np.clip(acceptance, 0.0, 1.0))
         stats.copies += 2 * tests * problem.K
         stats.settings += tests * problem.K

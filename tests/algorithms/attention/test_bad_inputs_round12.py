@@ -52,3 +52,42 @@ def test_tokens_past_the_working_range_are_refused():
     for model in (SoftmaxAttention(4), ErfAttention(4)):
         with pytest.raises(ValueError, match=r"\bX has an entry of magnitude 1e\+39, outside"):
             model(X)
+
+
+def test_fractions_are_real_overlaps():
+    """red12b: Fraction (a numbers.Real) was refused as "must be a real number" by the overlap checks."""
+    from fractions import Fraction
+
+    from algorithms.attention import locate_probability, mean_field_risk, vectors_with_overlaps
+
+    half = Fraction(1, 2)
+    assert top_score_probability(PROBLEM, half) == top_score_probability(PROBLEM, 0.5)
+    assert locate_probability(PROBLEM, half) == locate_probability(PROBLEM, 0.5)
+    assert mean_field_risk(PROBLEM, 0.5, 0.5, zeta=half) == mean_field_risk(PROBLEM, 0.5, 0.5, zeta=0.5)
+    u, v = vectors_with_overlaps(PROBLEM, mu=half, nu=half)
+    assert torch.equal(u, vectors_with_overlaps(PROBLEM, mu=0.5, nu=0.5)[0])
+    u, v = PROBLEM.oracle()
+    assert monte_carlo_risk(PROBLEM, u, v, n=20, level=Fraction(19, 20)) == \
+        monte_carlo_risk(PROBLEM, u, v, n=20, level=0.95)
+
+
+@pytest.mark.parametrize("make", ["OverlapFlow", "SphericalGD"])
+def test_maxiters_zero_ends_maxiters_whatever_the_callback(make):
+    """red12b: a callback returning True at the only record of maxiters = 0 ended Terminated (core: the
+    run is over, MaxIters)."""
+    from algorithms import RetCode, solve
+    from algorithms.attention import OverlapFlow, SphericalGD
+
+    algorithm = OverlapFlow() if make == "OverlapFlow" else SphericalGD()
+    problem = SingleLocationProblem(d=6, L=3, gamma=0.5, n_samples=10)
+    assert solve(problem, algorithm, maxiters=0, callback=lambda record: True).retcode is RetCode.MaxIters
+    assert solve(problem, algorithm, maxiters=3, callback=lambda record: True).retcode is RetCode.Terminated
+
+
+def test_spherical_gd_names_d_beside_n_samples_for_a_sample_too_large():
+    """red12b: d = 2**24 was blamed on the default n_samples = 500 ("use a smaller n_samples")."""
+    from algorithms import solve
+    from algorithms.attention import SphericalGD
+
+    with pytest.raises(ValueError, match=r"n_samples = 500 with L = 3, d = 16777216"):
+        solve(SingleLocationProblem(d=2**24, L=3, gamma=0.6), SphericalGD(), maxiters=1)

@@ -115,3 +115,28 @@ def test_data_at_the_top_of_the_working_range_is_solved():
     sol = solve(InverseProblem(H, H(X) * 1e38), PnPPGD(prior=TVPrior(1e35)), maxiters=5)
     assert sol.retcode is RetCode.MaxIters and math.isfinite(sol.value)
     assert bool(np.all(np.isfinite(sol.x)))
+
+
+def test_an_operator_written_past_the_range_is_refused_by_name_at_solve():
+    """red12a: H.weight[0, 0] = 1e300 written in place met Python's bare OverflowError inside the prox."""
+    H2 = gaussian_cs((8, 8), 0.5, seed=0)
+    problem = InverseProblem(H2, H2(X))
+    H2.weight[0, 0] = 1e300
+    with pytest.raises(ValueError, match=r"problem\.operator\.weight has an entry of magnitude 1e\+300"):
+        solve(problem, PnPPGD(prior=TVPrior(0.1)), maxiters=2)
+
+
+def test_a_masked_fourier_mask_edited_in_place_changes_nothing():
+    """red12a: mf.mask[0, 0] flipped met "_forward(x) must return a tensor of shape (1, 2, 40)"."""
+    from algorithms.imaging import MaskedFourier, cartesian_mask
+
+    op = MaskedFourier(cartesian_mask((8, 8), 4.0, seed=0))
+    before = op(X)
+    op.mask[0, 0] = ~op.mask[0, 0]
+    assert torch.equal(op(X), before)
+
+
+def test_radon_angles_cannot_be_edited_in_place():
+    op = Radon((8, 8), [0.0, 45.0])
+    with pytest.raises(ValueError, match="read-only"):
+        op.angles[0] = 30.0

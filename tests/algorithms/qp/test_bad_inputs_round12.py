@@ -86,3 +86,25 @@ def test_qp_stats_residuals_are_checked_when_set(bad):
     assert math.isnan(stats.stationarity)
     stats.stationarity = 1e-3
     assert stats.stationarity == 1e-3
+
+
+@pytest.mark.parametrize("matrix", [sp.csc_matrix(np.eye(2) * (1 + 1j)), sp.csc_matrix(np.eye(2, dtype=bool)),
+                                    sp.csr_matrix(np.eye(2) * (1 + 1j))])
+def test_sparse_complex_and_bool_matrices_are_refused(matrix):
+    """red12a: a sparse complex P lost its imaginary part (a ComplexWarning only), a bool one read as 0/1;
+    KKTFactor answered a complex solution."""
+    from algorithms.qp import KKTFactor
+
+    with pytest.raises(TypeError, match=r"\bP must hold real numbers"):
+        QP(P=matrix, q=np.zeros(2))
+    with pytest.raises(TypeError, match=r"\bP must hold real numbers"):
+        KKTFactor(matrix)
+
+
+@pytest.mark.parametrize("args, name", [((sp.csc_matrix(np.eye(2) * 1e300),), "P"),
+                                        ((np.eye(2), np.ones((1, 2)) * 1e39), "C")])
+def test_kkt_factor_entries_outside_the_working_range_are_refused(args, name):
+    from algorithms.qp import KKTFactor
+
+    with pytest.raises(ValueError, match=rf"\b{name} has an entry of magnitude"):
+        KKTFactor(*args)

@@ -16,3 +16,54 @@ def test_purities_below_the_working_range_are_refused(hardness, tiny):
 @pytest.mark.parametrize("hardness", [hardness_h1, hardness_h2])
 def test_purities_at_the_working_range_have_a_hardness(hardness):
     assert hardness([1.0, 1.2e-38]) > 0.0
+
+
+@pytest.mark.parametrize("atol", [5e-324, 1e-39])
+def test_as_density_matrix_atol_below_the_working_range_is_refused(atol):
+    """red12a: the hand-written 0 < atol <= 1e-2 check took 1e-39 and 5e-324."""
+    import numpy as np
+
+    from algorithms.quantum import as_density_matrix
+
+    with pytest.raises(ValueError, match=r"\batol = .* is outside the package's working range"):
+        as_density_matrix(np.eye(2) / 2, atol=atol)
+
+
+@pytest.mark.parametrize("counts, expected", [([[2**33, 0]], 1.0), ([[2**32, 2**32]], 0.5),
+                                              ([[2**40, 2**40]], 0.5)])
+def test_collision_statistic_of_huge_counts_does_not_wrap(counts, expected):
+    """red12a: c(c − 1) in int64 wrapped around: a statistic of -1.16e-10 for 2**33 shots in one outcome."""
+    import numpy as np
+
+    from algorithms.quantum import collision_statistic, cross_correlation_purity
+
+    assert collision_statistic(np.array(counts))[0] == pytest.approx(expected, rel=1e-9)
+    small = np.array(counts) // 2**12  # the same proportions at counts int64 holds exactly
+    assert cross_correlation_purity(np.array(counts), 1) == pytest.approx(cross_correlation_purity(small, 1),
+                                                                          abs=1e-5)
+
+
+def test_counts_past_int64_are_refused_as_counts():
+    import numpy as np
+
+    from algorithms.quantum import collision_statistic
+
+    with pytest.raises(ValueError, match=r"\bcounts must hold at most 2\*\*63 - 1 shots"):
+        collision_statistic(np.array([[2**63, 0]], dtype=np.uint64))
+
+
+@pytest.mark.parametrize("make", ["coherent", "swap"])
+def test_complex64_states_are_solved_by_the_swap_test_methods(make):
+    """red12a: the problem validated complex64 states at their tolerance, the SWAP-test methods re-checked
+    its copies at float64's and refused them naming "rho"."""
+    import numpy as np
+
+    from algorithms import solve
+    from algorithms.quantum import CoherentSR, PurestStateProblem, UniformAllocation, random_state
+
+    states = [random_state(2, purity=p, seed=i) for i, p in enumerate((0.4, 0.7, 0.95, 0.5))]
+    algorithm = CoherentSR() if make == "coherent" else UniformAllocation(estimator="swap")
+    single = solve(PurestStateProblem([s.astype(np.complex64) for s in states], copies=4000), algorithm,
+                   seed=3)
+    double = solve(PurestStateProblem(states, copies=4000), algorithm, seed=3)
+    assert single.x == double.x == 2
