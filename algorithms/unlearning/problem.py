@@ -41,7 +41,13 @@ import numpy as np
 import torch
 from torch.func import jacrev, vmap
 
-from algorithms._validation import as_real_tensor, check_working_range, refuse_sparse, remember_validated
+from algorithms._validation import (
+    WORKING_MAX,
+    as_real_tensor,
+    check_working_range,
+    refuse_sparse,
+    remember_validated,
+)
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 from algorithms.nets.functional import flatten_params, functional_forward, module_params
 from algorithms.unlearning.models import DeepLinear, LinearModel, check_model_dtype, effective_predictor
@@ -410,8 +416,9 @@ class UnlearningStats(Stats):
     ``retain_loss`` and ``forget_loss`` are J(θ; D_r) and J(θ; D_f); ``distance_to_retrain`` is
     ‖θ − pinv(X_r) y_r‖ for a :class:`LinearModel`, ‖w(θ) − pinv(X_r) y_r‖ (effective predictors)
     for a :class:`DeepLinear`, NaN for other models; ``projections`` counts orthogonal-gradient
-    updates (MinNorm-OG). The three figures are >= 0 (a mean of squares, a norm), NaN where not computed
-    and inf where the run diverged; a negative one is refused by name, at construction or when set.
+    updates (MinNorm-OG). The three figures are in [0, 3.4e38] (a mean of squares, a norm, in the working
+    range) or NaN (not computed, or past the range: the run overflowed); a negative, infinite or larger
+    one is refused by name, at construction or when set.
     """
 
     retain_loss: float = math.nan
@@ -422,11 +429,11 @@ class UnlearningStats(Stats):
     def __setattr__(self, name: str, value: Any) -> None:
         previous = getattr(self, name, math.nan)
         super().__setattr__(name, value)  # the type checks of Stats (a str, a bool, an array: by name)
-        if name in _NONNEGATIVE_FIGURES and getattr(self, name) < 0:  # NaN compares False: kept
-            stored = getattr(self, name)
+        stored = getattr(self, name)
+        if name in _NONNEGATIVE_FIGURES and not (math.isnan(stored) or 0 <= stored <= WORKING_MAX):
             object.__setattr__(self, name, previous)  # a refused value leaves the record as it was
-            raise ValueError(f"{name} must be >= 0 (a mean of squares or a norm; NaN: not computed, inf: "
-                             f"diverged), got {stored!r}")
+            raise ValueError(f"{name} must be in [0, {WORKING_MAX:.4g}] (a mean of squares or a norm in the "
+                             f"working range; NaN: not computed or overflowed), got {stored!r}")
 
 
 #: UnlearningStats' figures that cannot be negative
@@ -450,14 +457,20 @@ def finish(problem: UnlearningProblem, algorithm: Any, theta: torch.Tensor, retc
     theta = theta.detach().clone()
     if bool(torch.isfinite(theta).all()):
         with torch.no_grad():
-            stats.retain_loss = float(problem.loss(theta, problem.retain))
-            stats.forget_loss = float(problem.loss(theta, problem.forget))
+            stats.retain_loss = _figure(problem.loss(theta, problem.retain))
+            stats.forget_loss = _figure(problem.loss(theta, problem.forget))
     else:  # a diverged run (loss() refuses non-finite parameters)
         stats.retain_loss = stats.forget_loss = math.nan
-    stats.distance_to_retrain = distance_to_retrain(problem, theta)
+    stats.distance_to_retrain = _figure(distance_to_retrain(problem, theta))
     stats.wall_time = time.perf_counter() - start
     return Solution(theta, stats.retain_loss, retcode, stats=stats, trace=trace, original=original,
                     problem=problem, algorithm=algorithm)
+
+
+def _figure(value: Any) -> float:
+    """A computed loss or distance as a float, NaN past the working range (an overflowing run's)."""
+    value = float(value)
+    return value if value <= WORKING_MAX else math.nan
 
 
 def diverged(theta: torch.Tensor, reference_norm: float) -> bool:
