@@ -31,6 +31,7 @@ from algorithms._validation import (
     check_positive,
     check_seed,
     check_torch_dtype,
+    to_float,
 )
 from algorithms.attention.problem import LINKS, SingleLocationProblem, link_function
 
@@ -297,7 +298,8 @@ def best_linear_weights(problem: SingleLocationProblem) -> torch.Tensor:
     0.2
     """
     problem = _linear_problem(problem)
-    check_fits_memory("best_linear_weights", "L", problem.L, 8.0 * problem.L * problem.d)  # (L, d) weights
+    # (L, d) weights; in ints, then to_float (L = 2**3000 is valid: inf bytes, refused naming L)
+    check_fits_memory("best_linear_weights", "L", problem.L, to_float(8 * problem.L * problem.d))
     _, v_star = problem.oracle()
     scale = problem.gamma**2 / (problem.L - 1 + problem.gamma**2)
     return scale * v_star.expand(problem.L, problem.d).clone()

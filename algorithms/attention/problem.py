@@ -41,6 +41,7 @@ from algorithms._validation import (
     physical_memory,
     refuse_sparse,
     remember_validated,
+    to_float,
 )
 from algorithms.core import Problem
 
@@ -107,8 +108,10 @@ def check_unit_vector(name: str, value, d: int, dtype=torch.float64) -> torch.Te
 class SingleLocationProblem(Problem):
     """A single-location regression instance and the learner's inverse temperature.
 
-    ``d`` (>= 2) the token dimension, ``L`` (an int in [2, 2**63 − 1]) the sequence length, ``gamma`` in
-    (0, 1) the feature noise of the secret token, ``beta`` > 0 the normalised inverse temperature
+    ``d`` (>= 2) the token dimension, ``L`` (an int >= 2, the sequence length; not capped at 2**63 − 1 as
+    other counts are: it enters the formulas only, L − 1 = e^{αd}, and a sample of L tokens is refused by
+    memory, naming L), ``gamma`` in (0, 1) the feature noise of the secret token, ``beta`` > 0 the
+    normalised inverse temperature
     (λ = β √d; β in the working range [1.18e-38, 3.4e38]: a tiny β is the uniform-attention limit, a huge one
     the argmax limit), ``epsilon`` >= 0 the label noise (at most 3.4e38; labels with noise beyond ~1e150
     overflow the squared loss, and SphericalGD's run then ends ``Diverged``), ``link`` the link σ,
@@ -142,8 +145,9 @@ class SingleLocationProblem(Problem):
         object.__setattr__(self, "d", check_count("d", self.d, 2))  # a dimension: vectors of d entries
         # the oracle's QR of a (d, 2) draw and the start vectors: refused before allocating (2**31 − 1 hung)
         check_fits_memory("SingleLocationProblem", "d", self.d, 64.0 * self.d)
-        # a count: at most 2**63 − 1 (the working range's cap; α = log(L − 1)/d is at most 43.7/d then)
-        object.__setattr__(self, "L", check_int_at_least("L", self.L, 2))
+        # L − 1 = e^{αd} enters the formulas only (the REM regime log L = αd at large d: the phase-transition
+        # claim takes L ~ 1e34), never an array's shape (those are refused by memory, naming L): no int64 cap
+        object.__setattr__(self, "L", check_int_at_least("L", self.L, 2, size=False))
         gamma = check_positive("gamma", self.gamma)
         if not gamma < 1.0:
             raise ValueError(f"gamma must be in (0, 1) (feature noise of the secret token), got {gamma!r}")
@@ -226,9 +230,11 @@ def check_batch_memory(owner: str, name: str, n: int, problem: SingleLocationPro
     """``n`` sequences of the problem's L tokens in R^d (n·L·d entries, float64) fit this machine's memory,
     else a ValueError naming ``L`` (when one sequence alone does not fit) or ``name`` (torch's allocator
     error, or its size overflow, named neither)."""
-    if 8.0 * problem.L * problem.d > physical_memory():
-        check_fits_memory(owner, "L", problem.L, 8.0 * problem.L * problem.d)
-    check_fits_memory(owner, name, n, 8.0 * n * problem.L * problem.d)
+    # in ints, then to_float (inf past float's range): L = 2**3000 (valid, formulas only) met OverflowError
+    one = to_float(8 * problem.L * problem.d)
+    if one > physical_memory():
+        check_fits_memory(owner, "L", problem.L, one)
+    check_fits_memory(owner, name, n, to_float(8 * n * problem.L * problem.d))
 
 
 def _real_vector(name: str, value) -> torch.Tensor:

@@ -319,7 +319,7 @@ def monte_carlo_risk(problem: SingleLocationProblem, u, v, *, n: int = 2000, see
     gen = torch.Generator().manual_seed(seed)
     # one sequence's L − 1 noise pairs, keys and values (float64) at least: L = 2**40 reached torch's
     # allocator error naming nothing
-    check_fits_memory("monte_carlo_risk", "L", problem.L, 48.0 * problem.L)
+    check_fits_memory("monte_carlo_risk", "L", problem.L, to_float(48 * problem.L))  # L = 2**3000: inf bytes
     if n * problem.L > MAX_MC_TOKENS:  # n = 2**31 − 1 sampled for hours (10⁶ sequences of L = 4 take ~4 s)
         raise ValueError(f"n must keep n·L <= 2**26 tokens sampled (about a minute), got n = {n} with L = "
                          f"{problem.L} (n·L = {n * problem.L})")

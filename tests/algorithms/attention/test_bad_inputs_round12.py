@@ -11,14 +11,15 @@ PROBLEM = SingleLocationProblem(d=6, L=3, gamma=0.5)
 
 
 @pytest.mark.parametrize("L", [2**63, 2**64, 10**100, 2**3000])
-def test_sequence_lengths_past_int64_are_refused_as_counts(L):
-    """L is a count (README: ints <= 2**63 - 1); 2**3000 was taken as a formula's e^{αd}."""
-    with pytest.raises(ValueError, match=r"\bL must be <= 2\*\*63 - 1"):
-        SingleLocationProblem(d=6, L=L, gamma=0.5)
+def test_sequence_lengths_past_int64_have_a_value_and_refuse_a_sample(L):
+    """L enters the formulas only (documented: no int64 cap, the phase transition at large d needs
+    L − 1 = e^{αd} ~ 1e34); a sample of L tokens is refused by memory, naming L."""
+    from algorithms.attention import sample_batch
 
-
-def test_the_largest_sequence_length_has_a_value():
-    assert 0.0 <= top_score_probability(SingleLocationProblem(d=6, L=2**63 - 1, gamma=0.5)) <= 1.0
+    problem = SingleLocationProblem(d=6, L=L, gamma=0.5)
+    assert 0.0 <= top_score_probability(problem) <= 1.0
+    with pytest.raises(ValueError, match=r"\bL\b"):
+        sample_batch(problem, 1, 0)
 
 
 @pytest.mark.parametrize("level", [5e-324, 1e-39])
