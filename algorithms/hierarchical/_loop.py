@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import returned_scalar
+from algorithms._validation import WORKING_MAX, returned_scalar
 from algorithms.core import IterationMonitor, RetCode, Solution, SolveOptions, Stats
 from algorithms.hierarchical.problems import NonFinitePoint, check_precision
 
@@ -159,7 +159,8 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
         value = returned_scalar("phi(x)", problem.phi(x.copy())) if np.all(np.isfinite(x)) else float("nan")
     except NonFinitePoint:  # a built-in phi overflowing at the last iterate: reported below as Diverged
         value = float("inf")
-    if not math.isfinite(value) and retcode is not RetCode.Diverged:  # non-finite means Diverged
+    # non-finite, or past the working range (phi = 1e308 was a Success), means Diverged
+    if not abs(value) <= WORKING_MAX and retcode is not RetCode.Diverged:
         retcode, reason = RetCode.Diverged, f"phi(x) = {value!r} at the last iterate"
     original = {"y": y, "grad_phi_norm": np.asarray(norms), "reason": reason}
     return Solution(x=x, value=value, retcode=retcode, stats=stats, trace=monitor.trace, original=original)

@@ -30,3 +30,16 @@ def test_ada_parameters_refuses_a_callers_sum_past_the_range(name, huge):
     with pytest.raises(ValueError, match=rf"^{name} = .* is outside the package's working range"):
         ada_parameters(4, sums["noise_sum"], sums["previous_noise_sum"], sums["lower_sum"], lr_x=1.0,
                        lr_y=1.0, alpha=1.0, gamma=2.0)
+
+
+@pytest.mark.parametrize("huge", [1e39, 1e308, -1e308])
+def test_a_final_value_past_the_range_is_diverged_not_success(huge):
+    # a user's phi answering 1e308 at the last iterate was reported Success with that value
+    import dataclasses
+
+    from algorithms import RetCode, solve
+    from algorithms.hierarchical import SGDA
+
+    problem = dataclasses.replace(synthetic_minimax(), phi=lambda x: huge)
+    sol = solve(problem, SGDA(lr_x=0.2, lr_y=0.5), maxiters=3)
+    assert sol.retcode is RetCode.Diverged and "phi(x)" in sol.original["reason"]
