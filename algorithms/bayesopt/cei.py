@@ -172,6 +172,8 @@ class BOHistory(CheckedRecord):
                              f"the first rows that are the initial design, got {self.n_initial}")
         if self.c.shape[1] == 0:   # no constraint column: every point was "feasible" (np.all of nothing)
             raise ValueError(f"c must have m >= 1 columns (one per constraint), got shape {self.c.shape}")
+        for array in (self.X, self.f, self.c):   # checked copies, frozen: history.X[0] = nan went unchecked
+            array.flags.writeable = False
         self._checked()
 
     @property

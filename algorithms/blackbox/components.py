@@ -75,6 +75,7 @@ import numpy as np
 from scipy.stats import qmc
 
 from algorithms._validation import (
+    WORKING_MIN,
     _refuse_masked,
     allocates,
     as_real_array,
@@ -594,19 +595,22 @@ class SepCMAState:
 
     def __post_init__(self) -> None:
         # built directly (a public dataclass): m = "abc", sigma = -1 or NaN, c of another length were kept
-        m = as_real_array("m", self.m)
+        m = as_real_array("m", self.m, check_range=user_range())
         if m.ndim != 1 or m.size == 0 or not np.all(np.isfinite(m)):
             raise ValueError(f"m must be a finite 1-D mean of d >= 1 entries, got shape {m.shape}")
         self.m = m
         self.sigma = _check_sigma(self.sigma)
         for name in ("c", "ps", "pc"):
-            value = as_real_array(name, getattr(self, name))
+            value = as_real_array(name, getattr(self, name), check_range=user_range())
             if value.shape != m.shape or not np.all(np.isfinite(value)):
                 raise ValueError(f"{name} must be a finite array of the mean's shape {m.shape}, got shape "
                                  f"{value.shape}")
             setattr(self, name, value)
         if np.any(self.c <= 0):
             raise ValueError("c (the diagonal covariance) must be > 0 in every coordinate")
+        if user_range() and np.any(self.c < WORKING_MIN):   # variances: positive scales (1e-300 was kept)
+            raise ValueError(f"c (the diagonal covariance) must have entries >= {WORKING_MIN:.4g} (the "
+                             f"working range for a positive scale), got min {float(self.c.min())!r}")
         if isinstance(self.t, bool | np.bool_) or not isinstance(self.t, int | np.integer) or self.t < 0:
             raise ValueError(f"t (the generation count) must be an int >= 0, got {self.t!r}")
         self.t = int(self.t)
@@ -625,6 +629,7 @@ class SepCMAState:
     def sample(self, lam: int, rng: np.random.Generator) -> np.ndarray:
         """λ = ``lam`` points m + σ √c ⊙ z, z standard normal (refused when they overflow float64)."""
         lam = check_count("lam", lam, 1)
+        self.__post_init__()   # fields set after construction (sigma = -1, m = "x") are checked again
         z = _rng(rng).standard_normal((lam, self.m.size))
         with np.errstate(over="ignore", invalid="ignore"):
             return _finite_result(self.m + self.sigma * np.sqrt(self.c) * z, "sigma (with c) is")
@@ -635,6 +640,7 @@ class SepCMAState:
         return math.sqrt(cs * (2 - cs) * mueff)
 
     def update(self, X: np.ndarray, y: np.ndarray, mu_ratio: float = 0.5) -> None:
+        self.__post_init__()   # fields set after construction (t = -1, c = NaN) are checked again
         X = _population("X", X)
         if X.shape[1] != self.m.size:
             raise ValueError(f"X must have {self.m.size} columns (the mean's dimension), got {X.shape}")

@@ -44,6 +44,7 @@ import torch
 from algorithms._validation import (
     GLOBAL_RNG_LOCK,
     CheckedRecord,
+    as_real_array,
     check_bool,
     check_finite_real,
     check_positive,
@@ -51,6 +52,7 @@ from algorithms._validation import (
     to_float,
 )
 from algorithms.blackbox.agents import (
+    N_OBS,
     FeatureOverflowError,
     HyperparameterController,
     WorkflowGenerator,
@@ -202,9 +204,12 @@ class Episode(CheckedRecord):
             if value.numel() != 1 or not value.is_floating_point():   # one real number (a (2, 2) was kept)
                 raise ValueError(f"{name} must be one real number (a 0-d floating tensor), got shape "
                                  f"{tuple(value.shape)} of dtype {value.dtype}")
+            if not bool(torch.isfinite(value.detach()).all()):   # a NaN log-probability was kept
+                raise ValueError(f"{name} must be finite, got {float(value)!r}")
         for name in ("obs", "actions", "logp2", "values"):
             if not isinstance(getattr(self, name), list):
                 raise TypeError(f"{name} must be a list, got {type(getattr(self, name)).__name__}")
+        self._check_steps()
         if self.evaluator is not None and not isinstance(self.evaluator, Evaluator):
             raise TypeError(f"evaluator must be an Evaluator or None, got {type(self.evaluator).__name__}")
         # best values are real numbers, +inf before any finite one (the Evaluator's worst value), never NaN
@@ -215,12 +220,33 @@ class Episode(CheckedRecord):
             for v in values:
                 real = isinstance(v, int | float | np.integer | np.floating) \
                     and not isinstance(v, bool | np.bool_)
-                if not real or math.isnan(to_float(v)):
-                    raise ValueError(f"{name} must hold real numbers (inf allowed, not NaN), got {v!r}")
+                if not real or math.isnan(to_float(v)) or to_float(v) == -math.inf:   # -inf: no value is
+                    raise ValueError(f"{name} must hold real numbers (+inf allowed, not NaN or -inf), got "
+                                     f"{v!r}")
         # stored as floats: an int past float's range (10**400, read as inf) met math's OverflowError later
         self.start_best = to_float(self.start_best)
         self.best_after = [to_float(v) for v in self.best_after]
         self._checked()   # a field set later is checked alike (episode.start_best = nan was kept)
+
+    def _check_steps(self) -> None:
+        """Agent 2's steps: obs (N_OBS,) and actions (one row of 3 per controlled module) finite arrays,
+        logp2/values finite real numbers
+        (["x"], NaN log-probabilities and NaN observations were kept, and met training's own errors)."""
+        for name in ("obs", "actions"):
+            for i, entry in enumerate(getattr(self, name)):
+                array = as_real_array(f"{name}[{i}]", entry)
+                shape_ok = array.shape == (N_OBS,) if name == "obs" else (array.ndim == 2
+                                                                          and array.shape[1] == 3)
+                if not shape_ok or not np.all(np.isfinite(array)):
+                    shape = f"({N_OBS},)" if name == "obs" else "(k, 3)"
+                    raise ValueError(f"{name}[{i}] must be a finite array of shape {shape}, got shape "
+                                     f"{array.shape}")
+        for name in ("logp2", "values"):
+            for i, v in enumerate(getattr(self, name)):
+                real = isinstance(v, int | float | np.integer | np.floating) \
+                    and not isinstance(v, bool | np.bool_)
+                if not real or not math.isfinite(to_float(v)):
+                    raise ValueError(f"{name}[{i}] must be a finite real number, got {v!r:.40}")
 
 
 def run_episode(problem: BlackBoxProblem, agent1: WorkflowGenerator, agent2: HyperparameterController,

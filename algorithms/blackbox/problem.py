@@ -261,6 +261,9 @@ class Evaluator:
                         and not isinstance(entry[1], bool | np.bool_)):
                     raise TypeError(f"history must hold (evaluations, best value) pairs (an int and a real "
                                     f"number), got {entry!r:.60}")
+                if math.isnan(to_float(entry[1])):   # a best value is never NaN ([(1, nan)] was kept)
+                    raise ValueError(f"history must hold (evaluations, best value) pairs with a best value "
+                                     f"that is not NaN, got {entry!r:.60}")
         object.__setattr__(self, name, value)
 
     def _check_fits(self, problem: BlackBoxProblem) -> None:

@@ -427,6 +427,10 @@ class ScoreMLP(ScoreModel):
         with t in [t_min, 1]; returns the score (batch, n).
         """
         self._check_input(X, self.net[0].weight.dtype, self.net[0].weight)
+        for key, weight in self.named_parameters():   # NaN written in place gave NaN scores in silence
+            if weight.device.type != "meta" and not bool(torch.isfinite(weight.detach()).all()):
+                raise ValueError(f"ScoreMLP's parameter {key!r} contains NaN or inf entries (written in "
+                                 f"place after construction or loaded); build or train a new model")
         sigma = (1.0 - self.schedule.alpha_bar(X[:, -1:])).sqrt()
         if X.shape[0] and not bool((sigma > 0).all()):   # t_min = 1e-300: ε/0, an infinite score in silence
             raise ValueError(f"t (the last column of X) = {float(X[:, -1].min())!r} is too small: the noise "
@@ -509,6 +513,12 @@ def train_score(
     steps = check_count("steps", steps, 1, MAX_TRAIN_STEPS, "MAX_TRAIN_STEPS: a million Adam steps run for "
                         "hours; 2**31 - 1 for months")
     lr = check_positive("lr", lr)
+    # Adam's first step is lr / (1 − β1) = 10·lr in the parameters' dtype: lr = 1e38 on a float32 model met
+    # torch's "value cannot be converted to type float without overflow"
+    largest = 0.1 * float(torch.finfo(reference.dtype).max)
+    if lr > largest:
+        raise ValueError(f"lr = {lr!r} is too large for a {reference.dtype} model: Adam's first step, "
+                         f"lr / (1 - 0.9), overflows it (lr <= {largest:.4g})")
     batch_size = check_count("batch_size", batch_size, 1)
     # a batch's tensors (x0, noise, x_t, the features and the net's activations), before a step draws it:
     # batch_size = 10**9 drew 8 GB of indices per step (a hang)

@@ -147,14 +147,50 @@ class GGDOptResult(CheckedRecord):
         if self.train_points.ndim != 2 or self.train_violation.shape != (self.train_points.shape[0],):
             raise ValueError(f"train_points must be (N, n) and train_violation (N,), got "
                              f"{self.train_points.shape} and {self.train_violation.shape}")
+        if not np.all(np.isfinite(self.train_points)):
+            raise ValueError("train_points must be finite (feasible points of the box), got NaN or inf")
         if not isinstance(self.losses, list):
             raise TypeError(f"losses must be a list of floats, got {type(self.losses).__name__}")
+        for loss in self.losses:   # "a" and True were kept; NaN/inf stay (a training that stopped on them)
+            if isinstance(loss, bool | np.bool_) or not isinstance(loss, _REAL):
+                raise TypeError(f"losses must hold real numbers, got {type(loss).__name__} {loss!r:.40}")
+        self._check_samples()
         for name in ("train_violation", "sample_violation"):   # rates: 5.0 was kept
             rates = as_real_array(name, getattr(self, name))
             if rates.size and not bool(np.all((rates >= 0.0) & (rates <= 1.0))):
                 bad = rates[~((rates >= 0.0) & (rates <= 1.0))]
                 raise ValueError(f"{name} must hold violation rates in [0, 1], got {float(bad[0])!r}")
         self._checked()   # a field set later is checked alike (result.train_points = "x" was kept)
+
+    def _check_samples(self) -> None:
+        """samples (S, n) finite points (clipped to the box), sample_values (S,) their objective values;
+        each of sample_values/sample_violation empty or one per sample (they are set one after the other).
+        A str, NaN rows, a 3-D array or 5 values for 2 samples were kept."""
+        samples = as_real_array("samples", self.samples)
+        if samples.ndim != 2 or not np.all(np.isfinite(samples)):
+            raise ValueError(f"samples must be a finite (S, n) array, got shape {samples.shape}"
+                             f"{'' if np.all(np.isfinite(samples)) else ' with NaN or inf'}")
+        n = self.train_points.shape[1]
+        if samples.size and samples.shape[1] != n:
+            raise ValueError(f"samples must have n = {n} columns (train_points'), got {samples.shape}")
+        if not _float_array(self.samples):   # a float32 run's samples keep their dtype (sol.x has it)
+            self.samples = samples
+        for name in ("sample_values", "sample_violation"):
+            values = as_real_array(name, getattr(self, name), check_range=name != "sample_values")
+            if values.ndim != 1 or values.size not in (0, samples.shape[0]):
+                raise ValueError(f"{name} must be empty or hold one value per sample ({samples.shape[0]},), "
+                                 f"got shape {values.shape}")
+            if name == "sample_values" and np.any(np.isnan(values)):
+                raise ValueError("sample_values must not hold NaN (the objective at finite samples)")
+            if not _float_array(getattr(self, name)):
+                setattr(self, name, values)
+
+
+_REAL = (int, float, np.integer, np.floating)
+
+
+def _float_array(value: object) -> bool:
+    return isinstance(value, np.ndarray) and value.dtype.kind == "f"
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from algorithms._validation import (
     check_bool,
     check_choice,
     check_count,
+    check_entries_in_range,
     check_int_at_least,
     check_nonnegative,
     check_positive,
@@ -79,6 +80,8 @@ class ReverseRun(CheckedRecord):
         if self.status != "diverged" and not bool(torch.isfinite(self.x.detach()).all()):
             raise ValueError(f"x has NaN or inf entries with status {self.status!r}: only a 'diverged' run "
                              f"ends on non-finite samples")
+        if self.status != "diverged":   # a run that did not diverge stays inside its bound (<= 3.4e38)
+            check_entries_in_range("x", self.x)
         self._checked()   # a field set later is checked alike (run.status = "bogus" was kept)
 
 

@@ -51,3 +51,13 @@ def test_a_spread_whose_gp_variance_leaves_the_range_is_named(name, problem):
 def test_large_values_inside_the_range_are_solved():
     sol = solve(_problem(lambda x: 1e18 * float(x @ x)), CEI(**_FAST), maxiters=3, seed=0)
     assert sol.retcode.name == "MaxIters" and np.isfinite(sol.value)
+
+
+def test_bo_history_arrays_are_frozen():
+    from algorithms.bayesopt import BOHistory
+
+    # the checked copies were writable: history.X[0, 0] = nan went unchecked (and best_feasible used it)
+    h = BOHistory(np.zeros((2, 2)), np.zeros(2), np.zeros((2, 1)), 1)
+    for array in (h.X, h.f, h.c):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = np.nan

@@ -115,3 +115,67 @@ def test_progress_features_checks_its_arguments(override, error, words):
 def test_progress_features_of_valid_arguments():
     obs = _progress(init_best=float("inf"))
     assert obs.shape == (9,) and np.all(np.isfinite(obs))
+
+
+def _episode(**override):
+    from algorithms.blackbox.designx import Episode
+
+    kwargs = dict(workflow=(), logp1=torch.zeros(()), entropy1=torch.zeros(()))
+    kwargs.update(override)
+    return Episode(**kwargs)
+
+
+@pytest.mark.parametrize("override, words", [
+    ({"start_best": -float("inf")}, r"^start_best must hold real numbers \(\+inf allowed, not NaN or -inf\)"),
+    ({"best_after": [-float("inf")]}, r"^best_after must hold real numbers"),
+    ({"logp1": torch.tensor(float("nan"))}, r"^logp1 must be finite"),
+    ({"values": ["x"]}, r"^values\[0\] must be a finite real number"),
+    ({"logp2": [float("nan")]}, r"^logp2\[0\] must be a finite real number"),
+    ({"obs": [np.zeros(3)]}, r"^obs\[0\] must be a finite array of shape \(9,\)"),
+    ({"actions": [np.full((1, 3), np.nan)]}, r"^actions\[0\] must be a finite array of shape \(k, 3\)"),
+])
+def test_episode_fields_are_checked(override, words):
+    # each was kept by a hand-built Episode, and met training's own errors later
+    with pytest.raises(ValueError, match=words):
+        _episode(**override)
+
+
+def _state():
+    from algorithms.blackbox.components import SepCMAState
+
+    return SepCMAState.start(np.zeros(2), 1.0)
+
+
+def _set(obj, name, value):
+    setattr(obj, name, value)
+    return obj
+
+
+@pytest.mark.parametrize("edit, error, words", [
+    (lambda s: _set(s, "sigma", -1.0), ValueError, r"^sigma must be > 0"),
+    (lambda s: _set(s, "m", "x"), TypeError, r"^m must be numeric"),
+    (lambda s: _set(s, "t", -1), ValueError, r"^t \(the generation count\)"),
+    (lambda s: (s.c.__setitem__(0, np.nan), s)[1], ValueError, r"^c must be a finite array"),
+])
+@pytest.mark.parametrize("use", [lambda s: s.sample(4, np.random.default_rng(0)),
+                                 lambda s: s.update(np.zeros((4, 2)), np.arange(4.0))],
+                         ids=["sample", "update"])
+def test_sep_cma_state_fields_changed_after_construction_are_checked_at_use(edit, error, words, use):
+    # a plain dataclass: m = "x" met an AttributeError, sigma = -1 and t = -1 were used as given
+    with pytest.raises(error, match=words):
+        use(edit(_state()))
+
+
+def test_sep_cma_state_covariance_entries_are_positive_scales():
+    from algorithms.blackbox.components import SepCMAState
+
+    with pytest.raises(ValueError, match=r"^c \(the diagonal covariance\) must have entries >= 1.175e-38"):
+        SepCMAState(np.zeros(2), 1.0, np.full(2, 1e-300), np.zeros(2), np.zeros(2))
+
+
+def test_evaluator_history_refuses_a_nan_best_value():
+    from algorithms.blackbox import Evaluator
+
+    ev = Evaluator(BlackBoxProblem(lambda x: float(x @ x), (-_ONES, _ONES), 10))
+    with pytest.raises(ValueError, match=r"^history must hold .* not NaN"):
+        ev.history = [(1, float("nan"))]

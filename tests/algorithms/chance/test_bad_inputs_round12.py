@@ -89,3 +89,67 @@ def test_forward_refuses_a_float64_x_outside_the_working_range(make, value):
     # a float64 tensor X = [x, t] with x = 1e300 was scored in silence (a numpy one was refused)
     with pytest.raises(ValueError, match=r"^X has an entry of magnitude .* working range"):
         make()(torch.tensor([[value, 0.5]], dtype=torch.float64))
+
+
+_Z22 = np.zeros((2, 2))
+
+
+def _result(**override):
+    from algorithms.chance import GGDOptResult
+
+    kwargs = dict(train_points=np.zeros((2, 2)), train_violation=np.zeros(2), losses=[1.0])
+    kwargs.update(override)
+    return GGDOptResult(**kwargs)
+
+
+@pytest.mark.parametrize("override, error, words", [
+    ({"losses": ["a"]}, TypeError, r"^losses must hold real numbers"),
+    ({"losses": [True]}, TypeError, r"^losses must hold real numbers"),
+    ({"samples": "abc"}, TypeError, r"^samples must be numeric"),
+    ({"samples": np.full((2, 2), np.nan)}, ValueError, r"^samples must be a finite \(S, n\) array"),
+    ({"samples": np.zeros((2, 2, 2))}, ValueError, r"^samples must be a finite \(S, n\) array"),
+    ({"samples": np.zeros((2, 3))}, ValueError, r"^samples must have n = 2 columns"),
+    ({"samples": np.full((2, 2), 1e300)}, ValueError, r"^samples has an entry of magnitude 1e\+300"),
+    ({"samples": _Z22, "sample_values": np.zeros(5)}, ValueError, r"^sample_values must be empty or"),
+    ({"samples": _Z22, "sample_values": np.array([np.nan, 0.0])}, ValueError, r"^sample_values .*NaN"),
+    ({"train_points": np.full((2, 2), np.nan)}, ValueError, r"^train_points must be finite"),
+])
+def test_ggdopt_result_fields_are_checked(override, error, words):
+    # every one of these was kept by a hand-built GGDOptResult
+    with pytest.raises(error, match=words):
+        _result(**override)
+
+
+def test_ggdopt_result_fields_set_later_are_checked_and_keep_their_dtype():
+    result = _result()
+    with pytest.raises(TypeError, match=r"^samples must be numeric"):
+        result.samples = "x"
+    result.samples = np.zeros((3, 2), dtype=np.float32)   # a float32 run's samples stay float32 (sol.x)
+    result.sample_values = np.array([1e300, 0.0, 1.0])   # objective values: any size (f's answers)
+    assert result.samples.dtype == np.float32 and result.sample_values.shape == (3,)
+
+
+def test_a_reverse_run_that_did_not_diverge_holds_samples_inside_the_range():
+    from algorithms.chance import ReverseRun
+
+    with pytest.raises(ValueError, match=r"^x has an entry of magnitude 1e\+300"):
+        ReverseRun(torch.full((2, 1), 1e300, dtype=torch.float64), 1, "completed")
+    assert ReverseRun(torch.full((2, 1), 1e300, dtype=torch.float64), 1, "diverged").status == "diverged"
+
+
+def test_score_mlp_weights_written_in_place_are_refused_at_forward():
+    model = ScoreMLP(2, hidden=4)
+    with torch.no_grad():
+        model.net[0].weight.fill_(float("nan"))
+    with pytest.raises(ValueError, match=r"^ScoreMLP's parameter 'net.0.weight' contains NaN"):
+        model(torch.tensor([[0.0, 0.0, 0.5]], dtype=torch.float64))
+
+
+def test_train_score_names_an_lr_whose_first_adam_step_overflows_the_models_dtype():
+    from algorithms.chance import train_score
+
+    # lr = 1e38 (inside the working range) on a float32 model: torch's "cannot be converted ... overflow"
+    with pytest.raises(ValueError, match=r"^lr = 1e\+38 is too large for a torch.float32 model"):
+        train_score(ScoreMLP(2, hidden=4, dtype=torch.float32), torch.zeros(4, 2), steps=1, lr=1e38)
+    data = torch.zeros(4, 2, dtype=torch.float64)
+    assert len(train_score(ScoreMLP(2, hidden=4), data, steps=1, lr=1e38)) == 1
