@@ -8,7 +8,7 @@ from torch import nn
 
 from algorithms._validation import check_module_load
 
-__all__ = ["CheckedStateModule", "refuse_reassignment"]
+__all__ = ["CheckedStateModule", "check_structure", "refuse_reassignment", "remember_structure"]
 
 
 class CheckedStateModule(nn.Module):
@@ -51,3 +51,25 @@ def refuse_reassignment(module: nn.Module, name: str, value: Any, fixed: tuple[s
         kind = type(module).__name__
         raise ValueError(f"{name} is fixed by {kind}'s construction ({old!r:.40}); build a new {kind} for "
                          f"another one, got {type(value).__name__} {value!r:.40}")
+
+
+def remember_structure(module: nn.Module) -> None:
+    """Record the names and shapes of ``module``'s parameters as built, for :func:`check_structure`."""
+    module.__dict__["_built_shapes"] = {name: tuple(p.shape) for name, p in module.named_parameters()}
+
+
+def check_structure(module: nn.Module) -> None:
+    """``module``'s parameters as :func:`remember_structure` recorded them: a submodule or parameter
+    replaced after construction (``net.readout = nn.Linear(8, 7)`` answered 7 outputs for out_features 3 in
+    silence; ``net.blocks[0] = nn.Linear(8, 5)`` failed inside torch naming nothing) is refused by name.
+    One pass over the parameters' shapes (a forward's own cost is far larger)."""
+    built = module.__dict__.get("_built_shapes")
+    if built is None:
+        return
+    now = {name: tuple(p.shape) for name, p in module.named_parameters()}
+    if now != built:
+        kind = type(module).__name__
+        changed = sorted(k for k in built.keys() | now.keys() if built.get(k) != now.get(k))
+        shown = ", ".join(f"{k}: {built.get(k, 'absent')} -> {now.get(k, 'absent')}" for k in changed[:4])
+        raise ValueError(f"{kind}'s submodules or parameters were replaced after construction ({shown}); "
+                         f"its sizes are fixed: build a new {kind}")

@@ -61,6 +61,7 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     check_takes,
+    check_working_range,
     checked_fields,
     refuse_sparse,
     revalidate_if_reassigned,
@@ -555,6 +556,9 @@ class SLQEstimate(_SLQFields):
             values[name] = to_float(value)
         if math.isnan(values["estimate"]):
             raise ValueError("estimate must not be NaN")
+        for name, value in values.items():      # ±inf is documented; a finite one is in the working range
+            if math.isfinite(value):
+                check_working_range(name, value, scale=False)
         if values["stderr"] < 0:
             raise ValueError(f"stderr must be >= 0 (a standard error), got {values['stderr']!r}")
         samples = as_real_array("samples", samples)

@@ -34,7 +34,7 @@ from typing import Any
 
 import torch
 
-from algorithms._modules import CheckedStateModule, refuse_reassignment
+from algorithms._modules import CheckedStateModule, check_structure, refuse_reassignment, remember_structure
 from algorithms._validation import (
     allocates,
     check_finite_data,
@@ -154,6 +154,9 @@ class _Network(CheckedStateModule):
         if dtype not in (torch.float32, torch.float64):     # .half() ran in half precision, in silence
             raise TypeError(f"{type(self).__name__}'s weights must be float32 or float64 (its dtype), got "
                             f"{dtype} (after .half() or .to(...)); convert the module with .double()")
+        if "_built_shapes" not in self.__dict__:   # recorded at the first forward: the constructors' draws
+            remember_structure(self)               # are done by then
+        check_structure(self)       # a weight replaced by one of another shape: torch's shape error before
         for name, p in self.named_parameters():   # NaN set in place answered NaN (skipped under vmap)
             check_finite_data(f"the weight {name}", p, check_range=False)
         if not isinstance(X, torch.Tensor):

@@ -207,6 +207,10 @@ class CPWL:
                              "use CPWL.from_terms to drop them")
         for name in ("slope", "intercept"):
             object.__setattr__(self, name, check_finite_real(name, getattr(self, name)))
+        # read-only: a frozen record whose arrays took f.knots[0] = 3 (unsorted) or f.jumps[1] = 0 answered
+        # for another function in silence; the methods re-check a field replaced or written anyway
+        knots.setflags(write=False)
+        jumps.setflags(write=False)
         object.__setattr__(self, "knots", knots)
         object.__setattr__(self, "jumps", jumps)
 
@@ -246,22 +250,26 @@ class CPWL:
         return CPWL(mt[keep], mc[keep], float(slope), float(intercept))
 
     def __call__(self, x) -> np.ndarray:
+        revalidate_if_reassigned(self)
         x = as_float_array("x", x, dtype=np.float64)
         relu = np.maximum(x[..., None] - self.knots, 0.0)
         return self.slope * x + self.intercept + relu @ self.jumps
 
     @property
     def num_knots(self) -> int:
+        revalidate_if_reassigned(self)
         return int(self.knots.size)
 
     def vp(self, p: float) -> float:
         """``V_p(f) = Σ_j |c_j|^p`` over the distinct knots (``V_0`` counts them), ``0 <= p <= 1``."""
+        revalidate_if_reassigned(self)
         return vp_of_jumps(self.jumps, p)
 
     def to_vector(self, dtype=np.float64) -> np.ndarray:
         """``[slope, intercept, knots…, jumps…]`` in ``dtype`` (float32 or float64)."""
         if np.dtype(dtype) not in (np.dtype(np.float32), np.dtype(np.float64)):
             raise TypeError(f"dtype must be float32 or float64, got {dtype!r}")
+        revalidate_if_reassigned(self)
         return np.concatenate([[self.slope, self.intercept], self.knots, self.jumps]).astype(dtype)
 
     @staticmethod
@@ -351,6 +359,7 @@ def cpwl_to_network(f: CPWL) -> dict[str, np.ndarray | float]:
     """
     if not isinstance(f, CPWL):
         raise TypeError(f"f must be a CPWL, got {type(f).__name__}")
+    revalidate_if_reassigned(f)
     return {"W": np.ones_like(f.knots), "b": -f.knots.copy(), "v": f.jumps.copy(), "a": f.slope,
             "c": f.intercept}
 

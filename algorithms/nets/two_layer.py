@@ -23,7 +23,7 @@ from typing import Any
 
 import torch
 
-from algorithms._modules import CheckedStateModule
+from algorithms._modules import CheckedStateModule, check_structure, remember_structure
 from algorithms._validation import (
     allocates,
     check_bool,
@@ -138,6 +138,7 @@ class TwoLayerReLU(CheckedStateModule):
         self.b = normal(self.width, fan_in=self.in_features) if self.hidden_bias else None
         self.v = normal(self.out_features, self.width, fan_in=self.width)
         self.c = torch.nn.Parameter(torch.zeros(self.out_features, dtype=dtype)) if self.output_bias else None
+        remember_structure(self)
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, width={self.width}, out_features={self.out_features}, "
@@ -160,6 +161,7 @@ class TwoLayerReLU(CheckedStateModule):
         if self.W.dtype not in (torch.float32, torch.float64):
             raise TypeError(f"TwoLayerReLU's weights must be float32 or float64 (its dtype), got "
                             f"{self.W.dtype} (after .half() or .to(...)); convert the module with .double()")
+        check_structure(self)      # net.W = Parameter(of another shape): torch's matmul error before
         for name, p in self.named_parameters():
             check_finite_data(f"the weight {name}", p, check_range=False)
 

@@ -366,6 +366,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
             with torch.enable_grad():
                 loss = checked_loss(call_user("closure()", closure, keep=CLOSURE_OWN_ERRORS))
         self._check_step_hyperparameters()
+        self._check_live_state()
         if not self._gradients_finite():
             if self.on_nonfinite == "raise":
                 raise FloatingPointError(f"{type(self).__name__}.step: a gradient holds NaN or inf, or an "
@@ -384,7 +385,54 @@ class MatrixOptimizer(torch.optim.Optimizer):
             return loss
         for group in self.param_groups:
             self._step_group(group)
+        self._state_versions = self._live_state_versions()
         return loss
+
+    def _live_state_versions(self) -> dict[tuple[int, str], tuple[torch.Tensor, int]]:
+        return {(id(p), key): (value, value._version) for p, entry in self.state.items()
+                for key, value in entry.items() if isinstance(value, torch.Tensor)}
+
+    def _check_live_state(self) -> None:
+        """State entries written in place or replaced since the last step, checked as load_state_dict checks
+        them (finite, float32/float64, the shape a step writes): NaN filled into Muon's momentum_buffer
+        stepped NaN into the weights in silence, and a buffer of another shape failed inside torch naming
+        nothing. Compared by tensor identity and version counter: free when nothing was touched."""
+        seen = self.__dict__.get("_state_versions")
+        if seen is None:
+            return
+        index = -1
+        for group in self.param_groups:
+            settings = {**self.defaults, **{k: v for k, v in group.items() if k != "params"}}
+            for p in group["params"]:
+                index += 1
+                entry = self.state.get(p)
+                touched = [key for key, value in (entry or {}).items() if isinstance(value, torch.Tensor)
+                           and (seen.get((id(p), key), (None, None))[0] is not value
+                                or seen[(id(p), key)][1] != value._version)]
+                if touched:
+                    self._check_live_entry(index, p, entry, touched, settings)
+
+    def _check_live_entry(self, index: int, p: torch.Tensor, entry: dict[str, Any], touched: list[str],
+                          settings: dict[str, Any]) -> None:
+        shapes: dict[str, Any] = {}
+        for option in self._expected_state(p, settings):
+            shapes.update(option)
+        for key in touched:
+            where = (f"{type(self).__name__}.step: state[param {index}]['{key}'] was changed after the last "
+                     f"step")
+            value = entry[key]
+            if key not in shapes:
+                continue                  # a key of a subclass's own (or unknown): left to the step
+            if shapes[key] is None:
+                continue                  # a step count
+            if value.dtype not in (torch.float32, torch.float64):
+                raise TypeError(f"{where}: it must be float32 or float64, got {value.dtype}")
+            if tuple(value.shape) != tuple(shapes[key]):
+                raise ValueError(f"{where}: it has shape {tuple(value.shape)}, expected {tuple(shapes[key])} "
+                                 f"for a parameter of shape {tuple(p.shape)}")
+            if not bool(torch.isfinite(value).all()):
+                raise ValueError(f"{where}: it holds NaN or inf (the step would write them into the "
+                                 f"weights); reload a saved state_dict or build a new optimizer")
 
     def _check_step_hyperparameters(self) -> None:
         """``lr`` and ``weight_decay`` of every group as they are now: an LR scheduler or a user edits

@@ -25,7 +25,7 @@ import math
 import torch
 from torch import nn
 
-from algorithms._modules import CheckedStateModule
+from algorithms._modules import CheckedStateModule, check_structure, remember_structure
 from algorithms._validation import (
     LAYER_OVERHEAD_BYTES,
     allocates,
@@ -119,12 +119,14 @@ class MLP(CheckedStateModule):
             _init_linear(block, generator)
         _init_linear(self.readout, generator, std=0.0)
         self.to(_check_dtype(dtype))
+        remember_structure(self)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Outputs (n, out_features) for ``x`` a finite tensor (n, in_features) of the model's dtype and
         device (NaN/inf, meta, another shape or dtype are refused naming x).
         Finite entries so large that a layer overflows the dtype (near 3.4e38 in float32) give inf
         outputs, as any torch layer does."""
+        check_structure(self)
         if not isinstance(x, torch.Tensor):
             raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
         if x.ndim != 2 or x.shape[1] != self.in_features:
@@ -223,11 +225,13 @@ class Transformer(CheckedStateModule):
                 _init_linear(layer, generator)
         _init_linear(self.readout, generator, std=0.0)
         self.to(_check_dtype(dtype))
+        remember_structure(self)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """Logits (n, T, vocab_size) for ``tokens`` an integer tensor (n, T) of ids in [0, vocab_size), 1 <=
         T <= context.
         """
+        check_structure(self)
         if not isinstance(tokens, torch.Tensor):
             raise TypeError(f"tokens must be a LongTensor of shape (n, T <= {self.context}), got "
                             f"{type(tokens).__name__}")

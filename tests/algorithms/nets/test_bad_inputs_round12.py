@@ -82,3 +82,62 @@ def test_network_to_cpwl_names_the_network_when_its_terms_leave_the_range():
         network_to_cpwl([3e38, 1.0], [-1.0, -0.5], [3e38, 2.0])
     with pytest.raises(ValueError, match=r"knots -b/W leave the working range"):
         network_to_cpwl([1e-30, 1.0], [-3e38, -0.5], [1.0, 2.0])
+
+
+# ------------------ class 5 (records): CPWL's arrays were writable and its methods never re-checked a field
+def test_cpwl_arrays_are_read_only_and_a_changed_field_is_refused_at_use():
+    from algorithms.nets.sparse_interpolation import CPWL, cpwl_to_network
+
+    f = CPWL.from_terms([1.0, 2.0], [1.0, -1.0], slope=0.0, intercept=0.0)
+    with pytest.raises(ValueError, match="read-only"):
+        f.knots[0] = 3.0
+    f.knots.setflags(write=True)
+    f.knots[0] = 3.0                                    # unsorted: another function, answered in silence
+    for call in (lambda: f(np.array([0.0, 1.5])), lambda: f.vp(0.5), lambda: f.num_knots,
+                 lambda: f.to_vector(), lambda: cpwl_to_network(f)):
+        with pytest.raises(ValueError, match=r"CPWL\.knots was changed after construction"):
+            call()
+    g = CPWL.from_terms([1.0, 2.0], [1.0, -1.0], slope=0.0, intercept=0.0)
+    object.__setattr__(g, "slope", float("nan"))
+    with pytest.raises(ValueError, match=r"CPWL\.slope was changed after construction.*slope must be finite"):
+        g(np.array([0.0]))
+
+
+@pytest.mark.parametrize("args, words", [
+    ((1e300, 0.1, [1.0]), rf"estimate = 1e\+300 is {WR}"),
+    ((1.0, 1e39, [1.0]), rf"stderr = 1e\+39 is {WR}"),
+    ((1.0, 0.1, [1e300]), rf"samples has an entry of magnitude 1e\+300, {WR}"),
+])
+def test_a_hand_built_slq_estimate_is_in_the_working_range(args, words):
+    from algorithms.nets.gd_map import SLQEstimate
+
+    with pytest.raises(ValueError, match=words):
+        SLQEstimate(*args)
+    assert SLQEstimate(-np.inf, np.inf, [1.0]).estimate == -np.inf       # documented: singular, one probe
+
+
+# ------------------ class 6 (objects changed after construction): a weight replaced by one of another shape
+def test_a_two_layer_weight_replaced_by_another_shape_is_refused_by_name():
+    from algorithms.nets import TwoLayerReLU
+    from algorithms.nets.models import MLP
+
+    net = TwoLayerReLU(3, 4)
+    net.W = torch.nn.Parameter(torch.ones(7, 3, dtype=torch.float64))
+    with pytest.raises(ValueError, match=r"TwoLayerReLU's submodules or parameters were .*W: \(4, 3\)"):
+        net(torch.ones(2, 3, dtype=torch.float64))
+    mlp = MLP(3, (4,), 2)
+    x = torch.ones(2, 3, dtype=next(mlp.parameters()).dtype)
+    mlp(x)
+    mlp.W0 = torch.nn.Parameter(torch.ones(5, 3, dtype=x.dtype))
+    with pytest.raises(ValueError, match=r"MLP's submodules or parameters were replaced"):
+        mlp(x)
+
+
+# ------------------ class 7: hand-checked positive curvatures below the working range
+@pytest.mark.parametrize("a, b, name", [([1e-39], [1.0], "a"), ([1.0], [5e-324], "b")])
+def test_strict_saddle_curvatures_below_the_working_range_are_refused(a, b, name):
+    from algorithms.nets.gd_map import StrictSaddle
+
+    with pytest.raises(ValueError, match=rf"{name} must be >= 1.175e-38 entrywise"):
+        StrictSaddle(a=a, b=b)
+    StrictSaddle(a=[1.2e-38], b=[1.2e-38])

@@ -150,3 +150,57 @@ def test_just_inside_the_working_range_is_valid():
     assert bool(torch.isfinite(newton_schulz(torch.ones(3, 2), ns_coefficients=(Fraction(3), np.float32(-3.0),
                                                                                     1.0))).all())
     Shampoo([torch.nn.Parameter(torch.ones(2, 2))], exponent=1.2e-38)
+
+
+# ------------------ class 6 (changed after construction): optimizer state written in place or replaced
+@pytest.mark.parametrize("cls, key", [(Muon, "momentum_buffer"), (Shampoo, "momentum"), (SOAP, "momentum")])
+@pytest.mark.parametrize("edit, words", [
+    ("nan", "holds NaN or inf"), ("shape", r"has shape \(7,\), expected \(4, 3\)"),
+    ("vector", "holds NaN or inf"), ("dtype", "must be float32 or float64"),
+])
+def test_optimizer_state_changed_after_a_step_is_checked(cls, key, edit, words):
+    torch.manual_seed(0)
+    w, b = torch.nn.Parameter(torch.randn(4, 3)), torch.nn.Parameter(torch.randn(3))
+    opt = cls([w, b])
+
+    def step():
+        opt.zero_grad()
+        (w.sum() ** 2 + (b ** 2).sum()).backward()
+        opt.step()
+    step()
+    if edit == "nan":
+        opt.state[w][key].fill_(float("nan"))          # stepped NaN into the weights, no warning
+    elif edit == "shape":
+        opt.state[w][key] = torch.zeros(7)              # failed inside torch naming nothing
+    elif edit == "vector":
+        opt.state[b]["exp_avg"].fill_(float("inf"))
+    else:
+        opt.state[w][key] = opt.state[w][key].to(torch.int32)
+    with pytest.raises((ValueError, TypeError), match=rf"state\[param [01]\]\['\w+'\] was changed after the "
+                                                      rf"last step: (it )?{words}"):
+        step()
+
+
+def test_a_valid_state_edit_and_a_loaded_state_still_step():
+    w = torch.nn.Parameter(torch.randn(4, 3))
+    opt = Muon([w])
+    w.grad = torch.ones(4, 3)
+    opt.step()
+    opt.state[w]["momentum_buffer"].mul_(0.5)
+    opt.step()
+    opt.load_state_dict(opt.state_dict())
+    opt.step()
+    assert bool(torch.isfinite(w).all())
+
+
+# ------------------ class 7: a model's submodules replaced after construction
+def test_model_submodules_replaced_after_construction_are_refused_by_name():
+    net = MLP(4, 3, 8, 2)
+    net.readout = torch.nn.Linear(8, 7)                 # answered 7 outputs for out_features 3, in silence
+    with pytest.raises(ValueError, match=r"MLP's submodules or parameters were replaced .*readout"):
+        net(torch.ones(2, 4))
+    net = MLP(4, 3, 8, 2)
+    net.blocks[0] = torch.nn.Linear(8, 5, bias=False)    # a shape error inside torch
+    with pytest.raises(ValueError, match=r"blocks\.0\.weight: \(8, 8\) -> \(5, 8\)"):
+        net(torch.ones(2, 4))
+    assert MLP(4, 3, 8, 2).double()(torch.ones(2, 4, dtype=torch.float64)).shape == (2, 3)
