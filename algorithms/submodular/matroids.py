@@ -22,6 +22,7 @@ import functools
 import itertools
 import random
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import networkx as nx
@@ -228,8 +229,9 @@ class PartitionMatroid(Matroid):
         else:
             cap = check_int_at_least("capacity", capacity, 0)
             caps = dict.fromkeys(parts, cap)
-        self.part_of = dict(part_of)
-        self.capacity = caps
+        # read-only views: capacity["a"] = -3 written after construction was used by is_independent in silence
+        self.part_of = MappingProxyType(dict(part_of))
+        self.capacity = MappingProxyType(caps)
         self.ground = frozenset(part_of)
         self._seal(PartitionMatroid)
 
@@ -274,7 +276,7 @@ class GraphicMatroid(Matroid):
                 raise ValueError(f"endpoints[{element!r}] must be a pair (u, v), got {edge!r}")
             check_hashable(f"endpoints[{element!r}] vertex", edge[0])
             check_hashable(f"endpoints[{element!r}] vertex", edge[1])
-        self.endpoints = dict(endpoints)
+        self.endpoints = MappingProxyType(dict(endpoints))  # read-only: the rank was computed from it
         self.ground = frozenset(endpoints)
         graph = nx.MultiGraph()
         graph.add_edges_from(self.endpoints.values())

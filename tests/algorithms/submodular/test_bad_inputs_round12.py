@@ -27,3 +27,30 @@ def test_cut_weights_past_the_range_are_refused_as_dense_ones_are(huge, form):
     for given in (weights, W):
         with pytest.raises(ValueError, match=r"^weights has an entry of magnitude .* outside the package's"):
             GraphCut(given)
+
+
+def _set(table, key, value):
+    table[key] = value
+
+
+@pytest.mark.parametrize("write", [
+    lambda m: _set(m.capacity, "a", -3),
+    lambda m: _set(m.part_of, 0, "b"),
+])
+def test_partition_matroid_tables_are_read_only(write):
+    # capacity["a"] = -3 written after construction was used by is_independent in silence
+    from algorithms.submodular import PartitionMatroid
+
+    matroid = PartitionMatroid({0: "a", 1: "a"}, capacity=1)
+    with pytest.raises(TypeError):
+        write(matroid)
+    assert matroid.is_independent(frozenset({0})) and not matroid.is_independent(frozenset({0, 1}))
+
+
+def test_graphic_matroid_endpoints_are_read_only():
+    from algorithms.submodular import GraphicMatroid
+
+    matroid = GraphicMatroid({0: (0, 1), 1: (1, 2)})
+    with pytest.raises(TypeError):
+        matroid.endpoints[0] = (1, 2)
+    assert matroid.is_independent(frozenset({0, 1}))
