@@ -36,7 +36,7 @@ from algorithms._validation import (
     check_seed,
     remember_validated,
 )
-from algorithms.attention.problem import SingleLocationProblem, check_unit_vector, overlaps
+from algorithms.attention.problem import SingleLocationProblem, check_problem, check_unit_vector, overlaps
 from algorithms.attention.risk import _locate_gap, _risk, _thermodynamics
 from algorithms.core import (
     Algorithm,
@@ -83,8 +83,7 @@ def overlap_velocity(problem: SingleLocationProblem, state) -> np.ndarray:
     >>> bool(np.abs(overlap_velocity(p, [1.0, 1.0, 0.0, 0.0])).max() < 1e-12)
     True
     """
-    if not isinstance(problem, SingleLocationProblem):
-        raise TypeError(f"problem must be a SingleLocationProblem, got {type(problem).__name__}")
+    check_problem(problem)  # validated again if changed after construction
     if problem.link != "linear":
         raise ValueError(f"problem.link must be 'linear' for the overlap dynamics, got {problem.link!r}")
     mu, nu, eta, zeta = _check_state(state)

@@ -33,7 +33,7 @@ from algorithms._validation import (
     check_torch_dtype,
     to_float,
 )
-from algorithms.attention.problem import LINKS, SingleLocationProblem, link_function
+from algorithms.attention.problem import LINKS, SingleLocationProblem, check_problem, link_function
 
 __all__ = ["ErfAttention", "SoftmaxAttention", "best_linear_risk", "best_linear_weights",
            "fit_linear_predictor"]
@@ -276,8 +276,7 @@ class ErfAttention(CheckedStateModule):
 
 
 def _linear_problem(problem) -> SingleLocationProblem:
-    if not isinstance(problem, SingleLocationProblem):
-        raise TypeError(f"problem must be a SingleLocationProblem, got {type(problem).__name__}")
+    check_problem(problem)  # validated again if changed after construction
     if problem.link != "linear":
         raise ValueError(f"problem.link must be 'linear' for the closed-form linear predictor, "
                          f"got {problem.link!r}")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -41,6 +42,7 @@ from algorithms._validation import (
     physical_memory,
     refuse_sparse,
     remember_validated,
+    revalidate_if_reassigned,
     to_float,
 )
 from algorithms.core import Problem
@@ -195,10 +197,21 @@ class SingleLocationProblem(Problem):
 
     def oracle(self) -> tuple[torch.Tensor, torch.Tensor]:
         """The oracle directions (u*, v*): orthonormal, drawn from ``oracle_seed``."""
+        revalidate_if_reassigned(self)  # oracle_seed = -1 set through object.__setattr__ met torch's error
         gen = torch.Generator().manual_seed(self.oracle_seed)
         basis = torch.randn(self.d, 2, generator=gen, dtype=torch.float64)
         q, _ = torch.linalg.qr(basis)
         return q[:, 0].to(self.torch_dtype), q[:, 1].to(self.torch_dtype)
+
+
+def check_problem(problem: Any) -> SingleLocationProblem:
+    """``problem`` a :class:`SingleLocationProblem`, validated again when a field was changed after
+    construction (``object.__setattr__(problem, "gamma", 2)`` met math's "domain error" in the formulas, or
+    was answered), as a solve does. Every public function taking a problem calls it."""
+    if not isinstance(problem, SingleLocationProblem):
+        raise TypeError(f"problem must be a SingleLocationProblem, got {type(problem).__name__}")
+    revalidate_if_reassigned(problem)
+    return problem
 
 
 def sample_batch(problem: SingleLocationProblem, n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor,
@@ -210,8 +223,7 @@ def sample_batch(problem: SingleLocationProblem, n: int, seed: int) -> tuple[tor
     >>> tuple(X.shape), tuple(y.shape), bool(((j >= 0) & (j < 3)).all())
     ((4, 3, 5), (4,), True)
     """
-    if not isinstance(problem, SingleLocationProblem):
-        raise TypeError(f"problem must be a SingleLocationProblem, got {type(problem).__name__}")
+    check_problem(problem)
     check_count("n", n, 1)
     check_batch_memory("sample_batch", "n", n, problem)
     gen = torch.Generator().manual_seed(check_seed(seed))  # numpy ints as ints (manual_seed refuses them)
@@ -295,8 +307,7 @@ def vectors_with_overlaps(problem: SingleLocationProblem, *, mu: float, nu: floa
     >>> {k: round(x, 6) for k, x in overlaps(u, v, *p.oracle()).items()}
     {'mu': 0.8, 'nu': 0.6, 'eta': 0.0, 'zeta': 0.1, 'rho': 0.2}
     """
-    if not isinstance(problem, SingleLocationProblem):
-        raise TypeError(f"problem must be a SingleLocationProblem, got {type(problem).__name__}")
+    check_problem(problem)
     values = {"mu": mu, "nu": nu, "zeta": zeta, "eta": eta, "rho": rho}
     for name, value in values.items():
         if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real) \

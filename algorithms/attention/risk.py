@@ -48,7 +48,12 @@ from algorithms._validation import (
     to_float,
 )
 from algorithms.attention.models import tempered_softmax
-from algorithms.attention.problem import SingleLocationProblem, check_unit_vector, link_function
+from algorithms.attention.problem import (
+    SingleLocationProblem,
+    check_problem,
+    check_unit_vector,
+    link_function,
+)
 
 __all__ = ["locate_probability", "mean_field_risk", "monte_carlo_risk", "thermodynamics",
            "top_score_probability"]
@@ -60,9 +65,7 @@ _CHUNK_ENTRIES = 1 << 22  # tokens per Monte Carlo chunk (memory ~ 100 MB in flo
 
 
 def _check_problem(problem) -> SingleLocationProblem:
-    if not isinstance(problem, SingleLocationProblem):
-        raise TypeError(f"problem must be a SingleLocationProblem, got {type(problem).__name__}")
-    return problem
+    return check_problem(problem)  # validated again if changed after construction
 
 
 def thermodynamics(alpha: float, beta: float) -> dict[str, float]:

@@ -43,6 +43,7 @@ def check_npn(npn: Any) -> None:
 def check_problem(problem: Any) -> None:
     if not isinstance(problem, InverseProblem):  # a str met AttributeError('operator')
         raise TypeError(f"problem must be an algorithms.imaging.InverseProblem, got {type(problem).__name__}")
+    problem._check_unchanged()  # a field or the operator's data changed after construction, as a solve does
 
 
 def check_image(problem: InverseProblem, name: str, x: Any) -> None:

@@ -40,6 +40,7 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     remember_validated,
+    revalidate_if_reassigned,
 )
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.imaging._common import (
@@ -101,6 +102,7 @@ class PnPADMM(Algorithm):
         ``problem.y``, gives a float64 result by torch's type promotion); entries so large that the solution
         overflows are refused by name.
         """
+        revalidate_if_reassigned(self)  # lr/penalty = -1 set through object.__setattr__ ran as given
         check_problem(problem)
         check_image(problem, "x", x)
         check_image(problem, "rhs", rhs)

@@ -37,6 +37,7 @@ import torch
 from algorithms._validation import (
     check_positive,
     remember_validated,
+    revalidate_if_reassigned,
 )
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, Stats, _dispatch
 from algorithms.imaging._common import (
@@ -85,6 +86,7 @@ class PnPPGD(Algorithm):
         blows up (a non-finite gradient step) is returned as it is, before the prior (the solve then stops
         with ``Diverged``).
         """
+        revalidate_if_reassigned(self)  # lr/penalty = -1 set through object.__setattr__ ran as given
         check_problem(problem)
         check_image(problem, "x", x)
         if self.npn is None and prediction is not None:  # it would be ignored in silence

@@ -83,6 +83,7 @@ from algorithms._validation import (
     check_square_symmetric,
     check_working_range,
     remember_validated,
+    revalidate_if_reassigned,
     to_float,
 )
 from algorithms.core import (
@@ -190,6 +191,7 @@ def choose_backend(qp: QP) -> str:
     """
     if not isinstance(qp, QP):
         raise TypeError(f"qp must be an algorithms.qp.QP, got {type(qp).__name__}")
+    revalidate_if_reassigned(qp)  # a field changed after construction (object.__setattr__), as a solve does
     layout = _layout(qp)
     installed = set(qpsolvers.available_solvers)
     for kind, max_n, backend in AUTO_TABLE:
@@ -1499,6 +1501,7 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
     """
     if not isinstance(qp, QP):
         raise TypeError(f"qp must be an algorithms.qp.QP, got {type(qp).__name__}")
+    revalidate_if_reassigned(qp)  # a field changed after construction (object.__setattr__), as a solve does
     if qp.has_box:
         if z_box is None:
             raise ValueError("z_box is required: the QP has variable bounds")
@@ -1585,6 +1588,7 @@ def absolute_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarra
     """
     if not isinstance(qp, QP):
         raise TypeError(f"qp must be an algorithms.qp.QP, got {type(qp).__name__}")
+    revalidate_if_reassigned(qp)  # a field changed after construction (object.__setattr__), as a solve does
     x = as_float_array("x", x, dtype=np.float64)
     _check_length("x", x, qp.n, "one entry per variable: qp.n")
     for name, value, size in (("y", y, qp.n_eq), ("z", z, qp.n_ineq), ("z_box", z_box, qp.n * qp.has_box)):

@@ -28,7 +28,7 @@ import scipy.sparse as sp
 import torch
 from torch.autograd.function import once_differentiable
 
-from algorithms._validation import check_bool, check_working_range
+from algorithms._validation import check_bool, check_working_range, revalidate_if_reassigned
 from algorithms.core import RetCode, SolveOptions
 from algorithms.qp._threads import single_blas_thread
 from algorithms.qp.dqp import DQP, forward
@@ -126,6 +126,9 @@ class QPFunction(torch.autograd.Function):
             raise TypeError(f"algorithm must be an algorithms.qp.DQP, got {type(algorithm).__name__}")
         if not isinstance(options, SolveOptions):
             raise TypeError(f"options must be an algorithms.core.SolveOptions, got {type(options).__name__}")
+        # a DQP changed through object.__setattr__ (kkt_tol = -1) ran as it was, its Failure blaming the data:
+        # validated again, as core.solve does before every solve
+        revalidate_if_reassigned(algorithm)
         _check_inputs(P, q, G, h, A, b, lb, ub)  # apply() called directly skips qp_layer's checks
         inputs = dict(zip(_NAMES, (P, q, G, h, A, b, lb, ub)))
         batched = {

@@ -20,6 +20,7 @@ from algorithms._validation import (
     check_shape,
     check_square_symmetric,
     remember_validated,
+    revalidate_if_reassigned,
 )
 from algorithms.core import Problem
 from algorithms.qp._threads import single_blas_thread
@@ -316,6 +317,7 @@ class QP(Problem):
 
     def objective(self, x: np.ndarray) -> float:
         """``½xᵀPx + qᵀx`` at a finite ``x`` of length n."""
+        revalidate_if_reassigned(self)  # P or q changed after construction (object.__setattr__)
         x = as_real_array("x", x)
         check_shape("x", x, (self.n,))  # numpy's matmul message named no argument (an (n, 1) x broadcast)
         if not np.all(np.isfinite(x)):

@@ -45,6 +45,7 @@ from algorithms._validation import (
     check_nonnegative,
     check_working_range,
     remember_validated,
+    revalidate_if_reassigned,
 )
 from algorithms.core import IterationMonitor, Problem, RetCode, Solution, SolveOptions, Stats
 from algorithms.quantum.states import _count, _n_qubits_of, as_array, as_density_matrix
@@ -229,17 +230,20 @@ class PurestStateProblem(Problem):
 
     @property
     def purities(self) -> np.ndarray:
+        revalidate_if_reassigned(self)  # states replaced after construction: the cache is recomputed
         return self._purities.copy()
 
     @property
     def purest(self) -> int:
         """The index of a purest state (the first, if several tie)."""
+        revalidate_if_reassigned(self)
         return int(np.argmax(self._purities))
 
     def is_correct(self, index: int, atol: float = 1e-12) -> bool:
         """Whether ``index`` (an int in [0, K − 1]) names a purest state (ties within ``atol`` count as
         purest). ``atol``: a finite float >= 0 (0: exact ties only); purities lie in (0, 1], so any
         ``atol`` >= 1 counts every state as purest (valid, if uninformative)."""
+        revalidate_if_reassigned(self)
         index = _count("index", index, 0)
         if index >= self.K:
             raise ValueError(f"index must be in [0, K − 1 = {self.K - 1}], got {index}")
@@ -248,6 +252,7 @@ class PurestStateProblem(Problem):
 
     def hardness(self) -> tuple[float, float]:
         """(H₁, H₂) of this problem's purities."""
+        revalidate_if_reassigned(self)
         return hardness_h1(self._purities), hardness_h2(self._purities)
 
 

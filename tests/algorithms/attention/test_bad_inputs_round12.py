@@ -92,3 +92,21 @@ def test_spherical_gd_names_d_beside_n_samples_for_a_sample_too_large():
 
     with pytest.raises(ValueError, match=r"n_samples = 500 with L = 3, d = 16777216"):
         solve(SingleLocationProblem(d=2**24, L=3, gamma=0.6), SphericalGD(), maxiters=1)
+
+
+@pytest.mark.parametrize("call", [
+    lambda p: __import__("algorithms.attention", fromlist=["x"]).locate_probability(p, 0.5),
+    lambda p: __import__("algorithms.attention", fromlist=["x"]).best_linear_risk(p),
+    lambda p: __import__("algorithms.attention", fromlist=["x"]).overlap_velocity(p, [0.5, 0.5, 0.0, 0.0]),
+    lambda p: __import__("algorithms.attention", fromlist=["x"]).sample_batch(p, 2, 0),
+    lambda p: __import__("algorithms.attention", fromlist=["x"]).vectors_with_overlaps(p, mu=0.5, nu=0.5),
+    lambda p: top_score_probability(p),
+    lambda p: p.oracle(),
+])
+def test_a_problem_changed_after_construction_is_validated_again_by_every_function(call):
+    """object.__setattr__(problem, "gamma", 2) met math's "domain error" in the formulas, or was answered
+    (best_linear_risk, vectors_with_overlaps); a solve re-validated it, the public functions did not."""
+    problem = SingleLocationProblem(d=6, L=3, gamma=0.5)
+    object.__setattr__(problem, "gamma", 2.0)
+    with pytest.raises(ValueError, match=r"SingleLocationProblem\.gamma was changed after construction"):
+        call(problem)

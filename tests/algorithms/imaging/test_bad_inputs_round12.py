@@ -140,3 +140,15 @@ def test_radon_angles_cannot_be_edited_in_place():
     op = Radon((8, 8), [0.0, 45.0])
     with pytest.raises(ValueError, match="read-only"):
         op.angles[0] = 30.0
+
+
+def test_single_steps_validate_a_changed_algorithm_and_problem_again():
+    """object.__setattr__(pgd, "lr", -1) ran in PnPPGD.step (a solve re-validated it, the step did not)."""
+    problem = InverseProblem(H, H(X))
+    pgd = PnPPGD(prior=TVPrior(0.1))
+    object.__setattr__(pgd, "lr", -1.0)
+    with pytest.raises(ValueError, match=r"PnPPGD\.lr was changed after construction"):
+        pgd.step(problem, X, None)
+    object.__setattr__(problem, "noise_std", -1.0)
+    with pytest.raises(ValueError, match=r"InverseProblem\.noise_std was changed after construction"):
+        PnPADMM(prior=TVPrior(0.1)).x_step(problem, X, X)

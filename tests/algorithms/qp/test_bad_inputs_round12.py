@@ -108,3 +108,25 @@ def test_kkt_factor_entries_outside_the_working_range_are_refused(args, name):
 
     with pytest.raises(ValueError, match=rf"\b{name} has an entry of magnitude"):
         KKTFactor(*args)
+
+
+def test_a_dqp_changed_after_construction_is_validated_again_by_the_layer():
+    """The layer called the forward directly: kkt_tol = -1 through object.__setattr__ ended Failure, blaming
+    the data."""
+    layer = QPLayer()
+    object.__setattr__(layer.algorithm, "kkt_tol", -1.0)
+    with pytest.raises(ValueError, match=r"DQP\.kkt_tol was changed after construction"):
+        layer(torch.eye(2, dtype=torch.float64), torch.ones(2, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("helper", ["objective", "kkt_residuals", "absolute_residuals"])
+def test_a_qp_changed_after_construction_is_validated_again_by_the_helpers(helper):
+    from algorithms.qp import absolute_residuals, kkt_residuals
+
+    qp = QP(**BASE)
+    object.__setattr__(qp, "q", np.array([np.nan, 1.0]))
+    call = {"objective": lambda: qp.objective(np.zeros(2)),
+            "kkt_residuals": lambda: kkt_residuals(qp, np.zeros(2), None, np.zeros(2)),
+            "absolute_residuals": lambda: absolute_residuals(qp, np.zeros(2), None, np.zeros(2))}[helper]
+    with pytest.raises(ValueError, match=r"QP\.q was changed after construction"):
+        call()
