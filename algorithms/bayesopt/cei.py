@@ -76,6 +76,7 @@ from threadpoolctl import threadpool_limits
 
 from algorithms._validation import (
     WORKING_MAX,
+    WORKING_MIN,
     CheckedRecord,
     as_float_array,
     as_real_array,
@@ -494,6 +495,13 @@ def _check_repeats(earlier: tuple, X: np.ndarray, F, C) -> None:
             seen[key] = (float(fv), np.asarray(cv, dtype=np.float64))
 
 
+def _refuse_spread(j: int, spread: float, size: str, detail: str) -> None:
+    """A GP's prior variance (the fitted outputscale times the values' spread²) outside the working range."""
+    name = "f(x)" if j == 0 else "c(x)"
+    raise ValueError(f"{name} values spread over {spread:.3g}: too {size} for a GP (its prior variance, "
+                     f"{detail}, leaves the package's working range); rescale {name[0]}")
+
+
 def _check_modelable(x: np.ndarray, value: float, cons: np.ndarray) -> None:
     """f and c values a GP can model: finite ones inside the working range (NaN/inf end the run Diverged).
     f ~ 1e60 failed inside the run with "f has an entry of magnitude 1.5e+60", naming the history's field."""
@@ -536,10 +544,7 @@ class _Surrogates:
             # the fitted outputscale (<= 20, the fit box) times the spread²: past the kernels' SCALE_MAX (the
             # working range) f ~ 1e30 failed inside the kernel, naming its outputscale
             if not scale * scale * max(kernel.outputscale, 20.0) <= SCALE_MAX:
-                name = "f(x)" if j == 0 else "c(x)"
-                raise ValueError(f"{name} values spread over {scale:.3g}: too large for a GP (its prior "
-                                 f"variance, 20 x spread², leaves the package's working range, at most "
-                                 f"{SCALE_MAX:.4g}); rescale {name.split('(')[0]}")
+                _refuse_spread(j, scale, "large", f"20 x spread² above {SCALE_MAX:.4g}")
             if y.size < 2 or np.ptp(y) == 0:
                 # nothing to fit (one observation, or one value: fit_kernel needs two rows, and constant
                 # data pushed the lengthscale to its bound, so CEI "stalled" at once): the given kernel
@@ -550,8 +555,11 @@ class _Surrogates:
             else:   # the historical call, so fitted runs without noise reproduce
                 fitted = fit_kernel(U, (y - centre) / scale, kernel, seed=(seed + j) % 2**64)
             self.kernels[j] = fitted
+            prior = fitted.outputscale * scale**2
+            if prior < WORKING_MIN:   # f ~ 1e-20: an outputscale of 1e-41 failed inside the kernel, unnamed
+                _refuse_spread(j, scale, "small", f"{prior:.3g} below {WORKING_MIN:.4g}")
             gp = GaussianProcess(
-                fitted.with_params(fitted.lengthscale, fitted.outputscale * scale**2),
+                fitted.with_params(fitted.lengthscale, prior),
                 jitter=self.diagonal,
                 mean=centre,
             )

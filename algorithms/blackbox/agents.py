@@ -46,6 +46,7 @@ from algorithms._validation import (
     allocates,
     as_real_array,
     check_bool,
+    check_finite_real,
     check_fits_memory,
     check_positive_int,
     check_seed,
@@ -348,5 +349,7 @@ def initial_log_std_bias(model: HyperparameterController, value: float = math.lo
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating) \
             or not math.isfinite(to_float(value)):   # NaN filled the bias, and every std of Agent 2 was NaN
         raise ValueError(f"value must be a finite real number, got {value!r}")
+    # inside the working range: 1e300 met torch's "value cannot be converted to type float without overflow"
+    value = check_finite_real("value", value)
     with torch.no_grad():
         model.log_std.bias.fill_(value)

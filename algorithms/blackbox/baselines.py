@@ -53,7 +53,14 @@ from algorithms._validation import (
     check_positive,
     remember_validated,
 )
-from algorithms.blackbox.modular import RunResult, WorkflowPlan, finish, record_last_batch, run_workflow
+from algorithms.blackbox.modular import (
+    RunResult,
+    WorkflowPlan,
+    check_loop_budget,
+    finish,
+    record_last_batch,
+    run_workflow,
+)
 from algorithms.blackbox.problem import BlackBoxProblem, Evaluator
 from algorithms.core import Algorithm, IterationMonitor, Solution, SolveOptions, _dispatch
 
@@ -203,6 +210,7 @@ class CMAES(Algorithm):
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: CMAES, options: SolveOptions) -> Solution:
+    check_loop_budget(problem, options, "CMAES")
     # pycma draws from numpy's global generator (seeded per run): two runs in two threads interleaved their
     # draws (the same seed gave two answers), so runs are serialized
     with _PYCMA_LOCK:
@@ -314,6 +322,7 @@ class PSO(Algorithm):
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: PSO, options: SolveOptions) -> Solution:
+    check_loop_budget(problem, options, "PSO")
     plan = WorkflowPlan.parse(("init.uniform", "pop.20", "pso.inertia", "bc.clip", "sel.greedy"))
     hp = {"pso.inertia": {"w": algorithm.w, "c1": algorithm.c1, "c2": algorithm.c2}}
     ev = Evaluator(problem)
@@ -354,6 +363,7 @@ class RandomSearch(Algorithm):
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: RandomSearch, options: SolveOptions) -> Solution:
+    check_loop_budget(problem, options, "RandomSearch")
     ev = Evaluator(problem)
     rng = np.random.default_rng(options.seed)
     lo, hi = problem.lower.astype(float), problem.upper.astype(float)

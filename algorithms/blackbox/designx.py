@@ -60,7 +60,7 @@ from algorithms.blackbox.agents import (
 )
 from algorithms.blackbox.features import problem_features
 from algorithms.blackbox.grammar import decode_action, validate
-from algorithms.blackbox.modular import WorkflowPlan, check_maxiters, finish, run_workflow
+from algorithms.blackbox.modular import WorkflowPlan, check_loop_budget, check_maxiters, finish, run_workflow
 from algorithms.blackbox.problem import BlackBoxProblem, Evaluator
 from algorithms.core import Algorithm, IterationMonitor, Solution, SolveOptions, _dispatch
 
@@ -375,6 +375,7 @@ class DesignX(Algorithm):
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: DesignX, options: SolveOptions) -> Solution:
+    check_loop_budget(problem, options, "DesignX")
     a1, a2 = _cached_agents(algorithm.checkpoint)
     rng = np.random.default_rng(options.seed)
     gen = torch.Generator().manual_seed(0 if options.seed is None else int(options.seed))

@@ -112,6 +112,9 @@ class BlackBoxStats(CheckedRecord, Stats):
     def __post_init__(self) -> None:
         super().__post_init__()
         check_counts_fit(self)
+        if self.nonfinite > self.f_calls:   # they are among the evaluations (5 of 1 was kept)
+            raise ValueError(f"nonfinite must be <= f_calls = {self.f_calls} (the non-finite values are "
+                             f"among the evaluations), got {self.nonfinite}")
         self._checked()
 
 
@@ -213,6 +216,19 @@ def _check_hyperparameters(plan: WorkflowPlan, hyperparameters: Any, name: str =
     return out
 
 
+#: the largest budget a looping method spends without a generation cap: README's count rule for a loop
+LOOP_BUDGET_MAX = 2**31 - 1
+
+
+def check_loop_budget(problem: BlackBoxProblem, options: SolveOptions, owner: str) -> None:
+    """A method that loops until the budget is spent: without ``maxiters`` a budget past 2**31 - 1 is a hang
+    (2**40 ran on for ever in RandomSearch, CMAES, PSO and the workflows; ScipyDE has its own horizon)."""
+    if options.maxiters is None and problem.budget > LOOP_BUDGET_MAX:
+        raise ValueError(f"problem.budget = {problem.budget} is too large for {owner} without maxiters: it "
+                         f"evaluates until the budget is spent, at most 2**31 - 1 evaluations; pass maxiters "
+                         f"(generations) or a smaller budget")
+
+
 def check_maxiters(maxiters: Any) -> int | None:
     """A generation cap: None or an int >= 0 (-1 stopped at once, "5" failed inside a comparison)."""
     return None if maxiters is None else check_int_at_least("maxiters", maxiters, 0)
@@ -260,11 +276,12 @@ class RunResult(CheckedRecord):
         check_choice("stop", self.stop, self.STOPS)
         self.generations = check_int_at_least("generations", self.generations, 0)
         self.restarts = check_int_at_least("restarts", self.restarts, 0)
-        if not isinstance(self.trace, list):
-            raise TypeError(f"trace must be a list of records, got {type(self.trace).__name__}")
+        if not isinstance(self.trace, list) or not all(isinstance(r, dict) for r in self.trace):
+            # ["x", None] was kept
+            raise TypeError(f"trace must be a list of records (dicts), got {self.trace!r:.60}")
         # the last population: a str, None, NaN rows or a 3-D array were kept as given
         last_X = as_real_array("last_X", self.last_X)
-        if last_X.ndim != 2 or not np.all(np.isfinite(last_X)):
+        if last_X.ndim != 2 or 0 in last_X.shape or not np.all(np.isfinite(last_X)):   # (0, 2) was kept
             raise ValueError(f"last_X must be the last population, a finite (n, d) array, got shape "
                              f"{last_X.shape}{'' if np.all(np.isfinite(last_X)) else ' with NaN or inf'}")
         self.last_X = last_X
@@ -544,6 +561,7 @@ def finish(problem: BlackBoxProblem, ev: Evaluator, result: RunResult, options: 
 
 @_dispatch
 def _solve(problem: BlackBoxProblem, algorithm: ModularOptimizer, options: SolveOptions) -> Solution:
+    check_loop_budget(problem, options, "ModularOptimizer")
     rng = np.random.default_rng(options.seed)
     ev = Evaluator(problem)
     monitor = IterationMonitor(options, total=options.maxiters or 0, desc="ModularOptimizer")

@@ -127,6 +127,7 @@ def train(minutes: float, seed: int, out: Path, *, resume: bool = False, batch: 
     # "expected str, bytes or os.PathLike"
     if isinstance(minutes, bool) or not isinstance(minutes, int | float) or not 0 < minutes < math.inf:
         raise ValueError(f"minutes must be a finite number > 0, got {minutes!r}")
+    minutes = check_positive("minutes", minutes)   # a positive scale: 1e-39 was kept
     if minutes > MAX_MINUTES:   # 1e300 minutes is finite and trained for ever (a hang)
         raise ValueError(f"minutes must be <= MAX_MINUTES = {MAX_MINUTES} (a week of wall time; resume= "
                          f"continues a run), got {minutes!r}")
@@ -134,6 +135,9 @@ def train(minutes: float, seed: int, out: Path, *, resume: bool = False, batch: 
     every = check_count("every", every, 1)
     ppo_epochs = check_count("ppo_epochs", ppo_epochs, 1)
     lr = check_positive("lr", lr)
+    if lr > 0.1 * float(torch.finfo(torch.float32).max):   # Adam's first step lr / (1 − 0.9), float32 agents
+        raise ValueError(f"lr = {lr!r} is too large for the float32 agents: Adam's first step, "
+                         f"lr / (1 - 0.9), overflows float32")
     if not isinstance(out, str | Path):
         raise TypeError(f"out must be a directory path (str or Path), got {type(out).__name__}")
     if Path(out).exists() and not Path(out).is_dir():

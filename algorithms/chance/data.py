@@ -47,7 +47,7 @@ from algorithms._validation import (
     check_seed,
     check_working_range,
 )
-from algorithms.chance.problem import ChanceConstrainedProblem, empirical_violation, min_samples
+from algorithms.chance.problem import ChanceConstrainedProblem, empirical_violation, min_samples, unit_of
 
 __all__ = ["RESTRICTIONS", "collect_feasible_points", "restricted_solution"]
 
@@ -105,6 +105,10 @@ def restricted_solution(
     def as_tensor(x: np.ndarray) -> torch.Tensor:
         return torch.as_tensor(x, dtype=torch_dtype)
 
+    # f and g of extreme units (f = 1e30·x) brought to about 1 by powers of two (exact; ordinary data stay
+    # exactly as they are): SLSQP's tolerances are absolute, and it failed every restricted problem there
+    f_unit: list[float] = []
+
     def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
         xt = as_tensor(x).requires_grad_(True)
         value = call_user("f(x)", problem.f, xt[None])[0]
@@ -115,9 +119,12 @@ def restricted_solution(
         (gradient,) = torch.autograd.grad(value, xt)
         # a fresh contiguous copy: the gradient of a sum is an expanded (stride-0) view of one
         # number, which SLSQP's Fortran core misreads (it stalled at the start on f = Σx)
-        return float(value.detach()), np.array(gradient.detach().double().numpy(), order="C")
+        value, gradient = float(value.detach()), np.array(gradient.detach().double().numpy(), order="C")
+        if not f_unit:   # SLSQP's first call: at the start point
+            f_unit.append(unit_of(np.append(gradient, value)))
+        return value / f_unit[0], gradient / f_unit[0]
 
-    def constraint(x: np.ndarray) -> np.ndarray:
+    def raw_constraint(x: np.ndarray) -> np.ndarray:
         with torch.no_grad():
             return margin(as_tensor(x)).double().numpy()
 
@@ -138,10 +145,15 @@ def restricted_solution(
             raise ValueError("g must be computed from x with torch operations (GGDOpt's stage 1 "
                              "differentiates it); it returned a tensor without a gradient (numpy inside g, "
                              "or .detach())")
-        return jacobian.double().numpy()
+        return jacobian.double().numpy() / g_unit
 
     bounds = list(zip(problem.lower.astype(np.float64), problem.upper.astype(np.float64)))
     start = 0.5 * (problem.lower + problem.upper).astype(np.float64)
+    g_unit = unit_of(raw_constraint(start))
+
+    def constraint(x: np.ndarray) -> np.ndarray:
+        return raw_constraint(x) / g_unit
+
     result = scipy.optimize.minimize(
         objective,
         start,

@@ -490,7 +490,10 @@ def train_score(
     """
     if not isinstance(model, ScoreMLP):
         raise TypeError(f"model must be a ScoreMLP, got {type(model).__name__}")
-    if not isinstance(data, torch.Tensor) or data.ndim != 2 or data.shape[1] != model.out_features:
+    if not isinstance(data, torch.Tensor):   # a numpy array of the right shape was told its shape was wrong
+        raise TypeError(f"data must be a torch.Tensor of shape (N, {model.out_features}) and the model's "
+                        f"dtype, got {type(data).__name__} (convert with torch.as_tensor)")
+    if data.ndim != 2 or data.shape[1] != model.out_features:
         raise ValueError(
             f"data must be a tensor of shape (N, {model.out_features}), got "
             f"{getattr(data, 'shape', type(data).__name__)}"

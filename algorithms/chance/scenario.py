@@ -30,6 +30,8 @@ import numpy as np
 import scipy.optimize
 
 from algorithms._validation import (
+    CheckedRecord,
+    check_int_at_least,
     check_positive,
     check_positive_int,
     remember_validated,
@@ -79,9 +81,16 @@ class ScenarioApproach(Algorithm):
 
 
 @dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
-class ScenarioResult:
+class ScenarioResult(CheckedRecord):
+    """The scenario approach's record: ``n_scenarios`` (an int >= 0) scenarios used, HiGHS's ``highs`` result
+    (checked when set too)."""
+
     n_scenarios: int
     highs: Any
+
+    def __post_init__(self) -> None:   # a public record: n_scenarios = "x" was kept
+        self.n_scenarios = check_int_at_least("n_scenarios", self.n_scenarios, 0)
+        self._checked()
 
 
 @_dispatch

@@ -61,3 +61,19 @@ def test_bo_history_arrays_are_frozen():
     for array in (h.X, h.f, h.c):
         with pytest.raises(ValueError, match="read-only"):
             array[0] = np.nan
+
+
+def _line(f, c):
+    return ConstrainedBOProblem(f=f, c=c, bounds=[[0, 1]], initial=3)
+
+
+@pytest.mark.parametrize("name, problem", [
+    ("f", _line(lambda x: 1e-20 * float(x[0]), lambda x: -1.0)),
+    ("c", _line(lambda x: float(x[0]), lambda x: 1e-20 * (x[0] - 0.5))),
+])
+def test_a_spread_too_small_for_a_gp_is_named(name, problem):
+    # red12a: values of 1e-20 failed as "outputscale = 1e-41 is outside the working range" (the fit's kernel)
+    with pytest.raises(ValueError, match=rf"^{name}\(x\) values spread over .*too small for a GP.*rescale"):
+        solve(problem, CEI(n_candidates=30, n_restarts=1), maxiters=2, seed=0)
+    small = _line(lambda x: 1e-15 * float(x[0]), lambda x: -1.0)
+    assert solve(small, CEI(n_candidates=30, n_restarts=1), maxiters=2, seed=0).retcode.name == "MaxIters"

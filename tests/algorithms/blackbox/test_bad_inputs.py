@@ -865,8 +865,11 @@ def test_round10_f_returning_an_int_past_float_range_diverges():
 
 
 def test_round10_training_minutes_capped():
-    # 1e300 minutes is finite and trained for ever (a hang); a week is the documented cap
+    # 1e300 minutes is finite and trained for ever (a hang); a week is the documented cap (1e300 is past
+    # the working range now, 1e30 inside it)
     with pytest.raises(ValueError, match=r"^minutes must be <= MAX_MINUTES = 10080"):
+        train.train(1e30, 0, "/tmp/never-written")
+    with pytest.raises(ValueError, match=r"^minutes = 1e\+300 is outside the package's working range"):
         train.train(1e300, 0, "/tmp/never-written")
 
 

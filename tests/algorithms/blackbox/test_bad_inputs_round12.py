@@ -179,3 +179,41 @@ def test_evaluator_history_refuses_a_nan_best_value():
     ev = Evaluator(BlackBoxProblem(lambda x: float(x @ x), (-_ONES, _ONES), 10))
     with pytest.raises(ValueError, match=r"^history must hold .* not NaN"):
         ev.history = [(1, float("nan"))]
+
+
+@pytest.mark.parametrize("algorithm", [RandomSearch(), CMAES(), PSO(), DesignX()],
+                         ids=lambda a: type(a).__name__)
+def test_a_budget_past_a_loops_count_without_maxiters_is_refused(algorithm):
+    # red12a: a budget of 2**40 ran for ever (they evaluate until the budget is spent); ScipyDE has a horizon
+    huge = BlackBoxProblem(lambda x: float(x @ x), (-_ONES, _ONES), 2**40)
+    with pytest.raises(ValueError, match=r"^problem.budget = 1099511627776 is too large .* pass maxiters"):
+        solve(huge, algorithm, seed=0)
+    assert solve(huge, algorithm, seed=0, maxiters=2).retcode.name == "MaxIters"
+
+
+@pytest.mark.parametrize("make, error, words", [
+    (lambda: __import__("algorithms.blackbox.modular", fromlist=["x"]).BlackBoxStats(f_calls=1, nonfinite=5),
+     ValueError, r"^nonfinite must be <= f_calls = 1"),
+    (lambda: __import__("algorithms.blackbox.modular", fromlist=["x"]).RunResult("budget", 1, 0, ["x", None],
+                                                                               np.zeros((2, 2))),
+     TypeError, r"^trace must be a list of records"),
+    (lambda: __import__("algorithms.blackbox.modular", fromlist=["x"]).RunResult("budget", 1, 0, [],
+                                                                               np.zeros((0, 2))),
+     ValueError, r"^last_X must be the last population"),
+])
+def test_run_records_are_consistent(make, error, words):
+    with pytest.raises(error, match=words):
+        make()
+
+
+def test_agent_training_scales_are_named():
+    from algorithms.blackbox.agents import HyperparameterController, initial_log_std_bias
+    from algorithms.blackbox.train import train
+
+    # 1e300 met torch's "value cannot be converted to type float without overflow"
+    with pytest.raises(ValueError, match=r"^value = 1e\+300 is outside the package's working range"):
+        initial_log_std_bias(HyperparameterController(seed=0), 1e300)
+    with pytest.raises(ValueError, match=r"^minutes = 1e-39 is outside the package's working range"):
+        train(1e-39, 0, "/nonexistent-dir-s2")
+    with pytest.raises(ValueError, match=r"^lr = 1e\+38 is too large for the float32 agents"):
+        train(1.0, 0, "/nonexistent-dir-s2", lr=1e38)

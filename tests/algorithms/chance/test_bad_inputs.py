@@ -285,10 +285,13 @@ CASES += [
 
 
 def test_huge_maxiters_is_clamped_for_highs():
-    # any int >= 0 is a valid cap (SolveOptions); 10**40 overflowed HiGHS's C int option (TypeError)
+    # any count is a valid cap (SolveOptions: at most 2**63 - 1); 10**40 overflowed HiGHS's C int option
+    # (TypeError), and is refused by core now (a count past int64)
     for algorithm in (CVaRApproximation(), ScenarioApproach(), SAAMILP()):
         default = solve(_lin(), algorithm)
-        huge = solve(_lin(), algorithm, maxiters=10**40)
+        with pytest.raises(ValueError, match=r"^maxiters must be <= 2\*\*63 - 1"):
+            solve(_lin(), algorithm, maxiters=10**40)
+        huge = solve(_lin(), algorithm, maxiters=2**63 - 1)
         assert huge.retcode == default.retcode, type(algorithm).__name__
         np.testing.assert_allclose(huge.x, default.x, atol=1e-9)
 

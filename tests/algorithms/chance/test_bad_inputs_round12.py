@@ -153,3 +153,41 @@ def test_train_score_names_an_lr_whose_first_adam_step_overflows_the_models_dtyp
         train_score(ScoreMLP(2, hidden=4, dtype=torch.float32), torch.zeros(4, 2), steps=1, lr=1e38)
     data = torch.zeros(4, 2, dtype=torch.float64)
     assert len(train_score(ScoreMLP(2, hidden=4), data, steps=1, lr=1e38)) == 1
+
+
+@pytest.mark.parametrize("f_scale, g_scale", [(1e30, 1.0), (1.0, 1e30), (1e-30, 1.0)])
+def test_stage_one_solves_restricted_problems_of_extreme_units(f_scale, g_scale):
+    # red12a: f = -1e30·Σx made SLSQP fail every restricted problem ("none of 20 restricted problems ... had a
+    # solution", a ValueError naming no argument); the same problem at unit scale runs
+    from algorithms import solve
+    from algorithms.chance import ChanceConstrainedProblem, GGDOpt
+
+    h = np.random.default_rng(0).normal(size=(50, 1))
+
+    def make(fs, gs):
+        return ChanceConstrainedProblem(f=lambda x: -fs * x.sum(1),
+                                        g=lambda x, hh: gs * (x.sum(1)[:, None] - hh[None, :, 0]),
+                                        h_samples=h, rho=0.1, lower=np.zeros(2), upper=np.ones(2))
+
+    algorithm = GGDOpt(n_train_points=10, train_steps=5, n_samples=8, n_steps=3)
+    unit, scaled = solve(make(1.0, 1.0), algorithm, seed=0), solve(make(f_scale, g_scale), algorithm, seed=0)
+    assert scaled.retcode is unit.retcode
+    np.testing.assert_allclose(scaled.x, unit.x)
+
+
+def test_train_score_names_numpy_data_as_a_type():
+    from algorithms.chance import train_score
+
+    # red12a: "data must be a tensor of shape (N, 2), got (5, 2)" for a numpy array of the right shape
+    with pytest.raises(TypeError, match=r"^data must be a torch.Tensor of shape \(N, 2\).* got ndarray"):
+        train_score(ScoreMLP(2, hidden=4), np.zeros((5, 2)), steps=1)
+
+
+def test_scenario_result_counts_are_checked():
+    from algorithms.chance.scenario import ScenarioResult
+
+    with pytest.raises(TypeError, match=r"^n_scenarios must be an int >= 0"):
+        ScenarioResult("x", None)
+    result = ScenarioResult(3, None)
+    with pytest.raises(ValueError, match=r"^n_scenarios must be an int >= 0"):
+        result.n_scenarios = -1
