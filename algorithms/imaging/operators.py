@@ -232,9 +232,10 @@ class LinearOperator:
         """H x for finite images ``x`` of shape ``(*batch, h, w)`` (float32 or float64, dense), computed and
         returned in x's dtype (the operator's data is cast to it, see the class docstring); NaN/inf entries,
         and finite entries so large that H x overflows the dtype (~1e308 in float64, ~3e38 in float32), are
-        refused by name (ValueError)."""
+        refused by name (ValueError). The point a map is evaluated at is not bounded by the working range
+        (README: a diverging run's iterate may pass it; what overflows is refused)."""
         if isinstance(x, torch.Tensor) and x.is_floating_point() and x.layout == torch.strided:
-            check_finite_data("x", x)  # a NaN image gave all-NaN measurements in silence
+            check_finite_data("x", x, check_range=False)  # a NaN image gave all-NaN measurements in silence
         return self._finite_output("x", "H x", self.apply(x))
 
     def adjoint(self, y: torch.Tensor) -> torch.Tensor:
@@ -242,7 +243,7 @@ class LinearOperator:
         (float32 or float64, as :meth:`forward`); refused as :meth:`forward` refuses ``x`` (NaN/inf, or
         entries so large that Hᵀ y overflows)."""
         if isinstance(y, torch.Tensor) and y.is_floating_point() and y.layout == torch.strided:
-            check_finite_data("y", y)
+            check_finite_data("y", y, check_range=False)  # a point, as forward's x
         return self._finite_output("y", "Hᵀ y", self.apply_adjoint(y))
 
     def _finite_output(self, name: str, what: str, out: torch.Tensor) -> torch.Tensor:
