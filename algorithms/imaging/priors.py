@@ -27,7 +27,6 @@ from torch.nn import functional as nn_functional
 from algorithms._validation import (
     _plain_number,
     check_count,
-    check_entries_in_range,
     check_finite_data,
     check_nonnegative,
     refuse_sparse,
@@ -242,7 +241,6 @@ class DenoiserPrior:
             raise ValueError(f"network must return a real floating image tensor, got dtype {out.dtype}")
         if not bool(torch.isfinite(out).all()):
             raise ValueError("network returned NaN or inf pixels for these images")
-        check_entries_in_range("network's output (the denoised images)", out)
         return out.to(x.dtype).reshape(x.shape)
 
     def value(self, x: torch.Tensor) -> torch.Tensor:
