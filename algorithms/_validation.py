@@ -1261,3 +1261,12 @@ def checked_fields(post_init: Callable) -> Callable:
         remember_validated(self)
 
     return run
+
+
+def read_only(array: np.ndarray) -> np.ndarray:
+    """``array``'s data as a read-only view of a read-only copy: a read-only array that owns its data can be
+    made writable again (``a.setflags(write=True)``, then written: a problem's checked data changed in
+    silence); a view of a read-only base cannot (numpy raises "cannot set WRITEABLE flag")."""
+    base = np.array(array, copy=True)
+    base.setflags(write=False)
+    return base.view()

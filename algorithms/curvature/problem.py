@@ -68,6 +68,7 @@ from algorithms._validation import (
     check_str,
     check_takes,
     check_working_range,
+    read_only,
     returned_scalar,
 )
 from algorithms.core import (
@@ -187,7 +188,7 @@ class CurvatureProblem(Problem):
         x0 = as_float_array("x0", self.x0, ndim=1)
         if x0.size == 0:
             raise ValueError("x0 must have at least one entry, got shape (0,)")
-        x0.setflags(write=False)  # read-only: a NaN written into x0 after the checks reached the solvers
+        x0 = read_only(x0)  # read-only for good: a NaN written into x0 after the checks reached the solvers
         object.__setattr__(self, "x0", x0)
         if self.L is not None:
             object.__setattr__(self, "L", check_positive("L", self.L))
@@ -195,7 +196,7 @@ class CurvatureProblem(Problem):
             x_star = as_float_array("x_star", self.x_star, ndim=1, dtype=np.float64)  # as documented
             if x_star.shape != x0.shape:  # both named: a wrong x0 was reported as a wrong x_star
                 raise ValueError(f"x_star must have shape {x0.shape} (that of x0), got {x_star.shape}")
-            x_star.setflags(write=False)
+            x_star = read_only(x_star)
             object.__setattr__(self, "x_star", x_star)
         with _at_start(x0):
             f0 = self.value(x0)

@@ -233,11 +233,10 @@ def diffusion_map(K: Any, n_components: int, t: int = 1, *, maxiters: int | None
     n = K.shape[0]
     _check_components(n_components, t, n)
     seed = check_seed(seed)
-    if maxiters is not None and (isinstance(maxiters, bool) or not isinstance(maxiters, int) or maxiters < 1):
-        raise ValueError(f"maxiters must be a positive int or None, got {maxiters!r}")
+    if maxiters is not None:  # a count: at most 2**63 - 1 (10**40 was taken), numpy ints too
+        maxiters = check_positive_int("maxiters", maxiters)
     maxiters = backend_cap(maxiters)  # ARPACK's cap is a C int
-    if not (isinstance(tol, int | float) and tol >= 0):
-        raise ValueError(f"tol must be a float >= 0, got {tol!r}")
+    # np.float32 and Fraction were refused "must be a float >= 0" (a hand-written isinstance check)
     tol = check_nonnegative("tol", tol)  # finite: inf and 10**400 crashed ARPACK (a SystemError in scipy)
     k = n_components + 1
     v0 = np.random.default_rng(seed).uniform(0.5, 1.5, n)

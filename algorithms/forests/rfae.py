@@ -39,6 +39,7 @@ from algorithms._validation import (
     check_count,
     check_int_at_least,
     check_positive_int,
+    read_only,
 )
 from algorithms.core import (
     Algorithm,
@@ -70,23 +71,19 @@ class AutoencodingProblem(Problem):
         X = as_float_array("X", self.X, ndim=2)
         if X.shape[0] < 4:
             raise ValueError(f"X must have at least 4 rows (samples), got {X.shape[0]}")
-        X.setflags(write=False)  # read-only: a NaN written into problem.X after the checks reached the fit
-        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "X", read_only(X))  # a NaN written into problem.X after the checks was fit
         if self.y is not None:
             y = as_array("y", self.y)  # a tensor with grad, an __array__ that raises: by name
             if y.shape != (X.shape[0],):
                 raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
-            y = y.copy()  # as_array may alias the caller's array: kept as a read-only copy
-            y.setflags(write=False)
-            object.__setattr__(self, "y", y)
+            object.__setattr__(self, "y", read_only(y))  # as_array may alias the caller's array: a copy
         if self.X_test is not None:
             X_test = as_float_array("X_test", self.X_test, ndim=2, dtype=X.dtype)
             if X_test.shape[1] != X.shape[1]:
                 raise ValueError(f"X_test must have {X.shape[1]} columns like X, got {X_test.shape[1]}")
             if X_test.shape[0] == 0:  # the held-out error of no rows is undefined (a mean over nothing)
                 raise ValueError("X_test must have at least 1 row (or be None for no held-out set), got 0")
-            X_test.setflags(write=False)
-            object.__setattr__(self, "X_test", X_test)
+            object.__setattr__(self, "X_test", read_only(X_test))
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ from algorithms._validation import (
     check_seed,
     check_takes,
     check_working_range,
+    read_only,
     returned_pair,
 )
 from algorithms.core import Problem, rebuilt_by_factory
@@ -225,8 +226,7 @@ class MinimaxProblem(Problem):
         x0 = _vector("x0", self.x0)
         y0 = _vector("y0", self.y0).astype(x0.dtype)
         for name, value in (("x0", x0), ("y0", y0)):  # read-only: a NaN written after the checks was run
-            value.setflags(write=False)
-            object.__setattr__(self, name, value)
+            object.__setattr__(self, name, read_only(value))
         _check_noise(self.sigma, self.noise)
         object.__setattr__(self, "sigma", float(self.sigma))  # np.float32 stored as a Python float
 
@@ -289,8 +289,7 @@ class BilevelProblem(Problem):
         x0 = _vector("x0", self.x0)
         y0 = _vector("y0", self.y0).astype(x0.dtype)
         for name, value in (("x0", x0), ("y0", y0)):  # read-only: a NaN written after the checks was run
-            value.setflags(write=False)
-            object.__setattr__(self, name, value)
+            object.__setattr__(self, name, read_only(value))
         for name in ("mu_g", "l_g1"):
             # the shared check (a numpy float32 was refused as "must be a finite number > 0, got 1.0")
             object.__setattr__(self, name, check_positive(name, getattr(self, name)))

@@ -42,6 +42,7 @@ from algorithms._validation import (
     check_fits_memory,
     check_int_at_least,
     check_seed,
+    read_only,
 )
 from algorithms.core import Problem
 
@@ -146,11 +147,14 @@ class TSPInstance(Problem):
 
     def __post_init__(self) -> None:
         coords = _check_coords(self.coords, 3)
-        coords.setflags(write=False)
-        object.__setattr__(self, "coords", coords)
-        dist = _distances(coords)
-        dist.setflags(write=False)
-        object.__setattr__(self, "distances", dist)
+        object.__setattr__(self, "coords", read_only(coords))
+        object.__setattr__(self, "_distances", read_only(_distances(coords)))
+
+    @property
+    def distances(self) -> np.ndarray:
+        """The (n, n) Euclidean distances of ``coords``, read-only (a property: replacing it after
+        construction is refused, where a replaced matrix was solved in silence)."""
+        return self._distances
 
     @property
     def n(self) -> int:
@@ -208,15 +212,15 @@ class CVRPInstance(Problem):
         if np.any(dem > cap):
             i = int(np.argmax(dem))
             raise ValueError(f"demands must be <= capacity = {cap}, got demands[{i}] = {dem[i]:g}")
-        dem = dem.astype(np.int64)
-        for a in (coords, dem):
-            a.setflags(write=False)
-        object.__setattr__(self, "coords", coords)
-        object.__setattr__(self, "demands", dem)
+        object.__setattr__(self, "coords", read_only(coords))
+        object.__setattr__(self, "demands", read_only(dem.astype(np.int64)))
         object.__setattr__(self, "capacity", cap)
-        dist = _distances(coords)
-        dist.setflags(write=False)
-        object.__setattr__(self, "distances", dist)
+        object.__setattr__(self, "_distances", read_only(_distances(coords)))
+
+    @property
+    def distances(self) -> np.ndarray:
+        """The (n+1, n+1) Euclidean distances of ``coords`` (depot first), read-only (see TSPInstance)."""
+        return self._distances
 
     @property
     def n_customers(self) -> int:

@@ -28,6 +28,7 @@ from algorithms._validation import (
     check_fits_memory,
     check_psd,
     check_square_symmetric,
+    read_only,
 )
 from algorithms.submodular.matroids import _Sealed, as_subset, elements_of
 
@@ -107,9 +108,9 @@ class _IndexFunction(_Sealed):
 
     def _seal_builtin(self) -> None:
         if type(self).__module__ == __name__:  # ours, not a user's subclass
-            for value in vars(self).values():
-                if isinstance(value, np.ndarray):
-                    value.setflags(write=False)
+            for name, value in list(vars(self).items()):
+                if isinstance(value, np.ndarray):  # a view of a read-only base: setflags(write=True) refused
+                    object.__setattr__(self, name, read_only(value))
             object.__setattr__(self, "_sealed", True)
 
     def _check(self, subset: Any) -> frozenset:

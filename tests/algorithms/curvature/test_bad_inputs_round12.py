@@ -28,3 +28,10 @@ def test_runs_at_the_ranges_edge_end_with_a_retcode(algorithm):
     # a start of 1e19 (f ~ 1e38 on ‖x‖²): the steps' own numbers are not refused as a caller's would be
     sol = solve(squared_lp_norm(2, x0=np.array([1e19, -1e19])), algorithm, maxiters=50)
     assert sol.retcode in (RetCode.Success, RetCode.MaxIters, RetCode.Diverged)
+
+
+def test_x0_and_x_star_cannot_be_made_writable():
+    problem = squared_lp_norm(2, x0=np.array([1.0, 2.0]))
+    for array in (problem.x0, problem.x_star):
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            array.setflags(write=True)

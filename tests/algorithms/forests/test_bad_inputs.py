@@ -211,11 +211,14 @@ def test_fit_on_strings_names_X():
 
 
 def test_huge_maxiters_is_clamped_for_arpack():
-    # any int >= 0 is a valid cap (SolveOptions); 10**40 overflowed ARPACK's C int (SystemError)
-    assert diffusion_map(K, 2, maxiters=10**40).converged
+    # any count up to 2**63 - 1 is a valid cap; 10**40 overflowed ARPACK's C int (SystemError). Round 12: a
+    # count past 2**63 - 1 is refused by name (the working range's counts)
+    assert diffusion_map(K, 2, maxiters=2**63 - 1).converged
+    with pytest.raises(ValueError, match=r"^maxiters must be <= 2\*\*63 - 1"):
+        diffusion_map(K, 2, maxiters=10**40)
     problem = AutoencodingProblem(X)
     default = solve(problem, RFAE(n_components=2, n_estimators=3))
-    huge = solve(problem, RFAE(n_components=2, n_estimators=3), maxiters=10**40)
+    huge = solve(problem, RFAE(n_components=2, n_estimators=3), maxiters=2**63 - 1)
     assert huge.retcode == default.retcode
     np.testing.assert_allclose(huge.x, default.x)
 

@@ -43,3 +43,12 @@ def test_a_final_value_past_the_range_is_diverged_not_success(huge):
     problem = dataclasses.replace(synthetic_minimax(), phi=lambda x: huge)
     sol = solve(problem, SGDA(lr_x=0.2, lr_y=0.5), maxiters=3)
     assert sol.retcode is RetCode.Diverged and "phi(x)" in sol.original["reason"]
+
+
+@pytest.mark.parametrize("name", ["x0", "y0"])
+def test_starting_points_cannot_be_made_writable(name):
+    from algorithms.hierarchical import quadratic_bilevel
+
+    for problem in (synthetic_minimax(), quadratic_bilevel()):
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            getattr(problem, name).setflags(write=True)

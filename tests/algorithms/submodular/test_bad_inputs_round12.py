@@ -54,3 +54,31 @@ def test_graphic_matroid_endpoints_are_read_only():
     with pytest.raises(TypeError):
         matroid.endpoints[0] = (1, 2)
     assert matroid.is_independent(frozenset({0, 1}))
+
+
+def _facility():
+    import numpy as np
+
+    from algorithms.submodular import FacilityLocation
+    return FacilityLocation(np.array([[1.0, 0.5], [0.0, 2.0]]))
+
+
+def _coverage():
+    from algorithms.submodular import Coverage
+    return Coverage([{0, 1}, {1}], item_weights=[1.0, 2.0])
+
+
+def _logdet():
+    import numpy as np
+
+    from algorithms.submodular import LogDet
+    return LogDet(np.eye(2))
+
+
+@pytest.mark.parametrize("make, name",
+                         [(_facility, "similarity"), (_coverage, "item_weights"), (_logdet, "kernel")])
+def test_ready_made_functions_arrays_cannot_be_made_writable(make, name):
+    # setflags(write=True) then a write was answered from (or against) the changed array in silence
+    f = make()
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        getattr(f, name).setflags(write=True)
