@@ -84,6 +84,7 @@ import torch
 from scipy.integrate import solve_ivp
 
 from algorithms._validation import (
+    WORKING_MAX,
     as_float_array,
     as_real_array,
     check_bool,
@@ -138,7 +139,8 @@ class TwoLayerTraining(Problem):
 
     ``X`` (n, d); ``y`` (n,) class indices ``0..K-1``, every class present
     (``n_classes`` fixes K; binary losses need K = 2); ``width`` hidden units;
-    ``init_scale`` ε in (0, 1e150]; ``init`` "balanced", "data" or "gaussian"; ``init_noise`` >= 0 perturbs
+    ``init_scale`` ε > 0 whose drawn weights stay inside the working range (<= 3.4e38); ``init``
+    "balanced", "data" or "gaussian"; ``init_noise`` >= 0 perturbs
     ``init="data"``; ``hidden_bias`` adds ``b``.
     """
 
@@ -258,7 +260,12 @@ class TwoLayerTraining(Problem):
 
     def initial_params(self, seed: int) -> dict[str, torch.Tensor]:
         """The initialization drawn from ``seed`` (the parameters of ``self.net(seed)``), in float64."""
-        return module_params(self.net(seed))
+        params = module_params(self.net(seed))
+        top = max(float(p.detach().abs().max()) if p.numel() else 0.0 for p in params.values())
+        if top > WORKING_MAX:   # init_scale 3e38 drew 3.5e38: refused later naming params['W'], no argument
+            raise ValueError(f"init_scale = {self.init_scale!r} draws initial weights up to {top:.4g}, past "
+                             f"the package's working range ({WORKING_MAX:.4g}); pass a smaller init_scale")
+        return params
 
     def pseudo_labels(self) -> np.ndarray:
         """Row ``k`` is class ``k``'s target output direction ``ẽ_k`` (binary: ``s_k = ±1``)."""
@@ -643,6 +650,21 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOpt
                     original=_original(problem, times, thetas, losses, solver_message=message))
 
 
+#: the longest gradient-descent run taken without maxiters, estimated from a lower bound of its per-step
+#: cost (~2 µs plus ~1 ns per n·n_params on one core): lr = 1e-7 with t_end = 100 asked for 10⁹
+#: steps, which the count check (a C int) allows, and ran for hours
+MAX_RUN_SECONDS = 600.0
+
+
+def _check_run_length(problem: TwoLayerTraining, algorithm: GradientDescentTraining, steps: int) -> None:
+    per_step = 2e-6 + 1e-9 * problem.X.shape[0] * problem.n_params
+    if steps * per_step > MAX_RUN_SECONDS:
+        raise ValueError(f"GradientDescentTraining: {steps} steps (t_end / lr = {algorithm.t_end!r} / "
+                         f"{algorithm.lr!r}, or maxiters) would run for at least {steps * per_step:.3g} s, "
+                         f"past the limit of {MAX_RUN_SECONDS:g} s (MAX_RUN_SECONDS); pass a larger lr, a "
+                         f"smaller t_end, or maxiters to stop earlier")
+
+
 @_dispatch
 def _solve(problem: TwoLayerTraining, algorithm: GradientDescentTraining,
            options: SolveOptions) -> Solution:
@@ -656,6 +678,7 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientDescentTraining,
     grid = record_times(algorithm.t_end, algorithm.n_records, algorithm.spacing, algorithm.t_first)
     record_set = {min(max(int(np.rint(t / algorithm.lr)), 1), n_steps) for t in grid}
     cap = options.iterations(n_steps)
+    _check_run_length(problem, algorithm, min(n_steps, cap))
     tol = options.tolerance(DEFAULT_LOSS_TOL)
     monitor = IterationMonitor(options, total=len(record_set), desc="gradient descent")
     stats = Stats()

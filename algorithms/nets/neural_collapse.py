@@ -70,6 +70,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from algorithms._validation import (
+    WORKING_MAX,
     allocates,
     as_float_array,
     check_bool,
@@ -183,9 +184,9 @@ class Separability:
 def orthogonal_separability(X, y) -> Separability:
     """Smallest same-class and largest cross-class inner product of the rows of ``X``.
 
-    ``X``: a finite 2-D array whose entries are at most 1e150 in magnitude and whose nonzero rows each
-    have an entry of at least 1e-150 (their inner products stay inside float64; others are refused
-    naming X); ``y``: one class label per row.
+    ``X``: a finite 2-D array whose inner products stay inside the working range (|x_i·x_j| <= 3.4e38)
+    and whose nonzero rows each have an entry of at least 1e-150 (their inner products stay inside
+    float64; others are refused naming X); ``y``: one class label per row.
 
     >>> X = np.array([[1.0, 0.0], [1.0, 0.1], [-1.0, 0.0]])
     >>> s = orthogonal_separability(X, [0, 0, 1])
@@ -196,17 +197,17 @@ def orthogonal_separability(X, y) -> Separability:
     labels, _ = as_class_labels("y", y)
     if labels.shape[0] != X.shape[0]:
         raise ValueError(f"y must have length {X.shape[0]} (rows of X), got {labels.shape[0]}")
-    top = float(np.max(np.abs(X), initial=0.0))
-    if top > 1e150:     # X @ X.T overflowed to ±inf (or NaN from inf − inf): margins no float holds
-        raise ValueError(f"X has entries up to {top:.3g}: its inner products overflow float64 (entries must "
-                         f"be <= 1e150 in magnitude); rescale X (separability does not depend on the scale)")
     row_top = np.max(np.abs(X), axis=1, initial=0.0)
     tiny = np.flatnonzero((row_top > 0.0) & (row_top < 1e-150))
     if tiny.size:   # x·x underflowed to 0: min_same = 0 called separable data not separable, in silence
         raise ValueError(f"X row {int(tiny[0])} has entries only up to {float(row_top[tiny[0]]):.3g}: its "
                          f"inner products underflow float64 (each nonzero row needs an entry >= 1e-150 in "
                          f"magnitude); rescale X (separability does not depend on the scale)")
-    gram = X @ X.T
+    gram = X @ X.T      # finite: entries <= 3.4e38 (the working range) square to < 1e78·d
+    reach = float(np.max(np.abs(gram), initial=0.0))
+    if reach > WORKING_MAX:     # the margins are the record's fields: refused there naming the record
+        raise ValueError(f"X's inner products reach {reach:.3g}, past the package's working range "
+                         f"({WORKING_MAX:.4g}): rescale X (separability does not depend on the scale)")
     same = labels[:, None] == labels[None, :]
     return Separability(float(gram[same].min()), float(gram[~same].max()))
 
@@ -461,7 +462,8 @@ def etf_distance(means) -> float:
 
 
 def classifier_alignment(V, means) -> np.ndarray:
-    """Per class, cos(μ_k, P_k w_k) with ``P_k`` the projection on the support of ``μ_k``.
+    """Per class, cos(μ_k, P_k w_k) with ``P_k`` the projection on the support of ``μ_k`` (its nonzero
+    entries; post-ReLU means have nonnegative ones, any sign is taken).
 
     ``V`` is ``(K, width)`` (one classifier row per class; rows are centred first)
     or, for a binary scalar-output network, ``(width,)`` or ``(1, width)``: then
@@ -489,7 +491,7 @@ def classifier_alignment(V, means) -> np.ndarray:
         rows = V - V.mean(axis=0)
     out = np.empty(k)
     for c in range(k):
-        support = M[c] > 0
+        support = M[c] != 0     # the support: nonzero entries (> 0 answered 0 for mirrored, negative means)
         w = np.where(support, rows[c], 0.0)
         denom = np.linalg.norm(w) * np.linalg.norm(M[c])
         out[c] = float(w @ M[c] / denom) if denom > 0 else 0.0

@@ -639,6 +639,13 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
                             f"{exc}") from exc
         if not callable(getattr(opt, "step", None)):
             raise TypeError(f"optimizer must build an optimizer with step(closure), got {type(opt).__name__}")
+        groups = getattr(opt, "param_groups", None)
+        if isinstance(groups, list):    # one over other tensors trained nothing: MaxIters, in silence
+            own = {id(p) for p in plist}
+            stepped = [p for group in groups if isinstance(group, dict) for p in group.get("params", ())]
+            if not stepped or any(id(p) not in own for p in stepped):
+                raise ValueError("optimizer must build an optimizer over the parameters it is given "
+                                 "(optimizer(params, base_optimizer, ...)); got one over other tensors")
     gen = torch.Generator().manual_seed(seed)
     monitor = IterationMonitor(options, total=steps, desc="SAM" if rho is not None else "SGD")
 

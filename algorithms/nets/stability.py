@@ -261,14 +261,24 @@ def enumerate_batches(n: int, batch_size: int, sampling: str = "without_replacem
     B = _check_batch(batch_size, n)
     check_choice("sampling", sampling, SAMPLINGS)
     # computed for the law asked only: 2**n of an n = 2**31 (a two-billion-bit int) hung for every law
+    # the count bounded without computing it: math.comb(2**24, 2**23) (a five-million-digit int) hung, and
+    # printing a smaller such count met Python's 4300-digit limit
     if sampling == "bernoulli":
-        count = 2**n if n <= 64 else math.inf    # 2**n, past any enumeration
+        top, choose = n, None                   # 2**n batches
     elif sampling == "without_replacement":
-        count = math.comb(n, B)
+        top, choose = n, min(B, n - B)
     else:
-        count = math.comb(n + B - 1, B)
-    if count > MAX_ENUMERATED_BATCHES:
-        shown = f"2**{n}" if count == math.inf else str(count)
+        top, choose = n + B - 1, min(B, n - 1)
+    count: int | None = 2**n if choose is None and n <= 64 else None
+    if choose is not None:
+        count = 1
+        for i in range(choose):                  # C(top, i+1) grows with i: exact up to 2**64, then stop
+            count = count * (top - i) // (i + 1)
+            if count > 2**64:
+                count = None
+                break
+    if count is None or count > MAX_ENUMERATED_BATCHES:
+        shown = "more than 2**64" if count is None else str(count)
         raise ValueError(f"n = {n}, batch_size = {B} ({sampling}) has {shown} batches, more than "
                          f"{MAX_ENUMERATED_BATCHES} to enumerate; use smaller n or batch_size")
     rows, probs = [], []

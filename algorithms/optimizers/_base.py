@@ -150,7 +150,9 @@ def check_real_keywords(keywords: dict[str, Any], where: str = "", lr: float | N
                 checked.append(item)
                 continue
             label = f"{where}{key}" if items is not value else f"{where}{key}[{i}]"
-            checked.append(check_finite_real(label, item))
+            real = check_finite_real(label, item)
+            # an int stays an int (precondition_frequency=2 as 2.0 was refused by Shampoo as not an int)
+            checked.append(int(item) if isinstance(item, numbers.Integral) else real)
         out[key] = type(value)(checked) if isinstance(value, tuple | list) else checked[0]
     wd = out.get("weight_decay")
     if lr is not None and isinstance(wd, float):

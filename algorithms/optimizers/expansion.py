@@ -31,11 +31,12 @@ import math
 
 import torch
 
-from algorithms._modules import CheckedStateModule
+from algorithms._modules import CheckedStateModule, check_structure, remember_structure
 from algorithms._validation import (
     allocates,
     check_bool,
     check_device,
+    check_entries_in_range,
     check_finite_data,
     check_positive_int,
     check_seed,
@@ -52,6 +53,8 @@ class LowRankExpansion(CheckedStateModule):
     inactive block of BCD); ``in_features``/``out_features`` are those of ``linear``.
     """
 
+    _FIXED = ("in_features", "out_features", "rank")
+
     @allocates("rank")
     def __init__(self, linear: torch.nn.Linear, rank: int, seed: int = 0, freeze: bool = True) -> None:
         super().__init__()
@@ -62,6 +65,8 @@ class LowRankExpansion(CheckedStateModule):
         for name, tensor in linear.named_parameters():     # a NaN weight made every forward NaN, in silence
             if tensor.is_floating_point() and not bool(torch.isfinite(tensor.detach()).all()):
                 raise ValueError(f"linear has NaN or inf entries in its {name}")
+            if tensor.is_floating_point():      # and a weight of 1e300 is outside the working range
+                check_entries_in_range(f"linear's {name}", tensor)
         rank = check_positive_int("rank", rank)
         if rank > min(linear.in_features, linear.out_features):
             raise ValueError(f"rank must be <= min(in_features, out_features) = "
@@ -79,9 +84,11 @@ class LowRankExpansion(CheckedStateModule):
         if freeze:
             for p in linear.parameters():
                 p.requires_grad_(False)
+        remember_structure(self)
 
     def merged_weight(self) -> torch.Tensor:
         """W + U V, the corrected weight (shape (out_features, in_features))."""
+        check_structure(self)
         return self.linear.weight + self.U @ self.V
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -90,6 +97,7 @@ class LowRankExpansion(CheckedStateModule):
         Finite entries so large that a layer overflows the dtype (near 3.4e38 in float32) give inf
         outputs, as any torch layer does."""
         # nn.Linear's convention (*, in_features), checked here: torch's matmul errors name no argument
+        check_structure(self)       # e.linear / e.U replaced by another shape: torch's matmul error before
         if not isinstance(x, torch.Tensor):
             raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")
         if x.ndim == 0 or x.shape[-1] != self.in_features:

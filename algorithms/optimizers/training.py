@@ -253,7 +253,15 @@ class OptimizerTraining(Algorithm):
                 raise
             raise ValueError(f"factory ({getattr(cls, '__name__', repr(cls))}) refused the parameter groups: "
                              f"{exc}") from None
-        return built if self.factory is None else check_built_optimizer("factory", built)
+        if self.factory is None:
+            return built
+        built = check_built_optimizer("factory", built)
+        own = {id(p) for p in model.parameters()}
+        stepped = [p for group in built.param_groups for p in group["params"]]
+        if not stepped or any(id(p) not in own for p in stepped):   # it trained nothing, in silence
+            raise ValueError("factory must build an optimizer over the parameter groups it is given (the "
+                             "model's parameters); got one over other tensors")
+        return built
 
 
 def _hashable(value: Any) -> Any:

@@ -141,3 +141,98 @@ def test_strict_saddle_curvatures_below_the_working_range_are_refused(a, b, name
     with pytest.raises(ValueError, match=rf"{name} must be >= 1.175e-38 entrywise"):
         StrictSaddle(a=a, b=b)
     StrictSaddle(a=[1.2e-38], b=[1.2e-38])
+
+
+# ------------------ class 8 (hangs): a count computed or looped past any use
+def test_enumerate_batches_bounds_the_count_without_computing_it():
+    import time
+
+    from algorithms.nets.stability import enumerate_batches
+
+    start = time.perf_counter()
+    for args in ((2**24, 2**23), (2**24, 2**23, "with_replacement"), (70, 2, "bernoulli")):
+        with pytest.raises(ValueError, match=r"has more than 2\*\*64 batches, more than 1000000"):
+            enumerate_batches(*args)        # math.comb of a five-million-digit number: > 60 s before
+    assert time.perf_counter() - start < 10.0
+    with pytest.raises(ValueError, match="has 155117520 batches, more than 1000000"):
+        enumerate_batches(30, 15)
+    assert enumerate_batches(20, 10)[0].shape == (184756, 20)
+
+
+def test_gradient_descent_past_its_run_time_is_refused_naming_lr_and_t_end():
+    from algorithms.nets.gradient_flow import GradientDescentTraining, TwoLayerTraining
+
+    X = np.array([[1.0, 0.0], [0.9, 0.1], [-1.0, 0.0], [-0.9, -0.1]])
+    y = np.array([0, 0, 1, 1])
+    problem = TwoLayerTraining(X, y, width=4)
+    with pytest.raises(ValueError, match=r"1000000000 steps \(t_end / lr = 100.0 / 1e-07, or maxiters\)"):
+        solve(problem, GradientDescentTraining(lr=1e-7, t_end=100.0), seed=0)      # hours before
+    assert solve(problem, GradientDescentTraining(lr=1e-7, t_end=100.0), seed=0, maxiters=100).retcode \
+        is RetCode.MaxIters
+
+
+# ------------------ class 9 (silent): the support of a class mean read as its positive entries only
+def test_classifier_alignment_of_mirrored_means_is_the_same():
+    from algorithms.nets.neural_collapse import classifier_alignment
+
+    means = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 3.0]])
+    v = np.array([1.0, 1.0, -2.0])
+    assert classifier_alignment(-v, -means) == pytest.approx([1.0, 1.0])      # [0, 0] before
+    assert classifier_alignment(v, means) == pytest.approx([1.0, 1.0])
+
+
+# ------------------ class 10 (user callables): stochastic_logabsdet's matvec writing its input, another
+# dtype, a non-symmetric A
+def test_stochastic_logabsdet_guards_its_matvec():
+    import math
+
+    from algorithms.nets.gd_map import stochastic_logabsdet
+
+    est = stochastic_logabsdet(lambda V: V.mul_(2), 4, num_probes=2, lanczos_steps=4).estimate
+    assert est == pytest.approx(4 * math.log(2))        # 8 log 2 before: V written in place
+    with pytest.raises(TypeError, match=r"matvec must return V's dtype torch\.float64"):
+        stochastic_logabsdet(lambda V: V.float(), 4, num_probes=2, lanczos_steps=4)
+    upper = torch.triu(torch.ones(4, 4, dtype=torch.float64))
+    with pytest.raises(ValueError, match="matvec must apply a symmetric A"):
+        stochastic_logabsdet(lambda V: upper @ V, 4, num_probes=4, lanczos_steps=4)
+
+
+# ------------------ class 11 (changed after construction): EmpiricalLoss's y written in place
+def test_empirical_loss_rechecks_data_written_in_place():
+    from algorithms.nets.gd_map import EmpiricalLoss
+    from algorithms.nets.models import MLP
+
+    net = MLP(in_features=2, hidden=(3,), out_features=2, activation="sigmoid", seed=0)
+    loss = EmpiricalLoss(net, torch.ones(4, 2, dtype=torch.float64), torch.tensor([0, 1, 0, 1]))
+    loss.y[0] = 7                                       # an IndexError inside torch's gather before
+    with pytest.raises(ValueError, match=r"EmpiricalLoss\.y was changed after construction.*labels must lie"):
+        loss.value()
+    with pytest.raises(ValueError, match=r"EmpiricalLoss\.y was changed after construction"):
+        loss.flat_objective()
+
+
+# ------------------ class 12 (computed values through the user-input check): margins and drawn weights
+def test_computed_margins_and_initial_weights_past_the_range_name_the_argument():
+    from algorithms.nets.gradient_flow import GradientFlow, TwoLayerTraining
+    from algorithms.nets.neural_collapse import orthogonal_separability
+
+    X = np.array([[1.0, 0.0], [0.9, 0.1], [-1.0, 0.0], [-0.9, -0.1]])
+    y = np.array([0, 0, 1, 1])
+    with pytest.raises(ValueError, match=r"X's inner products reach 1e\+40, past the package's working"):
+        orthogonal_separability(X * 1e20, y)            # was "min_same = 8.2e+39 is outside ..."
+    with pytest.raises(ValueError, match="X's inner products reach"):
+        TwoLayerTraining(X * 1e20, y, width=4)
+    assert orthogonal_separability(X * 1e18, y).separable
+    with pytest.raises(ValueError, match=r"init_scale = 3e\+38 draws initial weights up to"):
+        solve(TwoLayerTraining(X, y, width=4, init_scale=3e38), GradientFlow(t_end=10.0), maxiters=5)
+
+
+def test_a_sam_training_optimizer_over_other_tensors_is_refused_not_run():
+    class Elsewhere(torch.optim.Optimizer):
+        def __init__(self, params, base, **kw):
+            super().__init__([torch.nn.Parameter(torch.zeros(1))], {"lr": kw["lr"]})
+
+        def step(self, closure=None):
+            return closure()
+    with pytest.raises(ValueError, match="optimizer must build an optimizer over the parameters it is given"):
+        solve(parity_task(16, 3, 8, seed=0), SAMTraining(optimizer=Elsewhere), seed=0, maxiters=5)

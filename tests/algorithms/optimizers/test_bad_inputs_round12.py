@@ -12,6 +12,7 @@ from algorithms.optimizers import (
     SOAP,
     BlockCoordinateDescent,
     BlockOptimizer,
+    LowRankExpansion,
     MarkovLanguageTask,
     Muon,
     OptimizerTraining,
@@ -204,3 +205,34 @@ def test_model_submodules_replaced_after_construction_are_refused_by_name():
     with pytest.raises(ValueError, match=r"blocks\.0\.weight: \(8, 8\) -> \(5, 8\)"):
         net(torch.ones(2, 4))
     assert MLP(4, 3, 8, 2).double()(torch.ones(2, 4, dtype=torch.float64)).shape == (2, 3)
+
+
+def test_checked_keywords_keep_ints_as_ints():
+    # precondition_frequency=2 became 2.0 and Shampoo refused it as not an int
+    training = OptimizerTraining("shampoo", lr=0.01, hyperparameters={"precondition_frequency": np.int64(2)})
+    assert type(training.hyperparameters["precondition_frequency"]) is int
+
+
+def test_low_rank_expansion_parts_replaced_or_out_of_range_are_refused_by_name():
+    expansion = LowRankExpansion(torch.nn.Linear(4, 4), 2)
+    expansion.linear = torch.nn.Linear(5, 5)            # torch's matmul error before
+    with pytest.raises(ValueError, match=r"LowRankExpansion's submodules or parameters were replaced"):
+        expansion(torch.ones(1, 4))
+    expansion = LowRankExpansion(torch.nn.Linear(4, 4), 2)
+    with pytest.raises(ValueError, match="rank is fixed by LowRankExpansion's construction"):
+        expansion.rank = 3                              # kept while U, V had rank 2
+    layer = torch.nn.Linear(4, 4).double()
+    with torch.no_grad():
+        layer.weight[0, 0] = 1e300
+    with pytest.raises(ValueError, match=rf"linear's weight has an entry of magnitude 1e\+300, {WR}"):
+        LowRankExpansion(layer, 2)
+
+
+def test_a_factory_over_other_tensors_is_refused_not_run():
+    task = MarkovLanguageTask(vocab_size=8, context=8, seed=0)
+    problem = TrainingProblem(MLP(8, 8, width=16, depth=1, seed=0), task, steps=3, eval_size=16)
+
+    def elsewhere(groups, lr, **kw):
+        return torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=lr)
+    with pytest.raises(ValueError, match="factory must build an optimizer over the parameter groups it is"):
+        solve(problem, OptimizerTraining("adamw", lr=0.01, factory=elsewhere), seed=0)   # MaxIters before
