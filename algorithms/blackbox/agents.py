@@ -39,7 +39,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._modules import CheckedStateModule, refuse_reassignment
+from algorithms._modules import CheckedStateModule, check_structure, refuse_reassignment, remember_structure
 from algorithms._validation import (
     GLOBAL_RNG_LOCK,
     LAYER_OVERHEAD_BYTES,
@@ -88,7 +88,14 @@ def _checked_features(features) -> torch.Tensor:
 
 def check_agent_weights(module: nn.Module, name: str) -> None:
     """An agent whose weights hold data: on a real device, float32 or float64, finite (NaN weights reached
-    torch.distributions' "Expected parameter logits ... to satisfy the constraint"; a float16 agent ran)."""
+    torch.distributions' "Expected parameter logits ... to satisfy the constraint"; a float16 agent ran), its
+    layers as built (agent.feature = nn.Linear(3, 3) met torch's "mat1 and mat2 shapes cannot be multiplied")
+    and of one dtype (one layer made float64 met torch's dtype mismatch)."""
+    check_structure(module)
+    dtypes = {p.dtype for p in module.parameters()}
+    if len(dtypes) > 1:
+        raise TypeError(f"{name}'s parameters have several dtypes {sorted(map(str, dtypes))}: a layer was "
+                        f"converted after construction; convert the whole agent (.float() or .double())")
     for key, tensor in module.named_parameters():
         if tensor.device.type == "meta":
             raise ValueError(f"{name} has its parameter {key!r} on the meta device (no data)")
@@ -205,6 +212,7 @@ class WorkflowGenerator(_Agent):
             self.body = _encoder(hidden, heads, layers)
             self.head = nn.Linear(hidden, len(TOKENS))
         self.register_buffer("pos", cosine_positions(MAX_LEN + 1, hidden), persistent=False)
+        remember_structure(self)   # a layer replaced by one of another shape is refused at use
 
     def logits(self, features: torch.Tensor, prefix: Sequence[str]) -> torch.Tensor:
         """Unmasked next-token logits after ``prefix``, shape ``(len(TOKENS),)``.
@@ -312,6 +320,7 @@ class HyperparameterController(_Agent):
             self.log_std = nn.Linear(hidden, N_MAX)
             self.value = nn.Linear(hidden, 1)
         self.register_buffer("pos", cosine_positions(MAX_LEN, hidden), persistent=False)
+        remember_structure(self)
 
     def forward(self, workflow: Sequence[str], obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor,
                                                                              torch.Tensor]:

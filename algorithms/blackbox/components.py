@@ -349,7 +349,8 @@ def crossover(method: str, X: np.ndarray, V: np.ndarray, Cr: float, rng: np.rand
     rng = _rng(rng)
     X = _population("X", X)
     V = _population("V", V, like=X)
-    if isinstance(Cr, bool) or not isinstance(Cr, int | float | np.floating) or not 0 <= Cr <= 1:
+    Cr = check_finite_real("Cr", Cr)   # any real number (a Fraction was refused as invalid)
+    if not 0 <= Cr <= 1:
         raise ValueError(f"Cr must be a number in [0, 1], got {Cr!r}")
     N, d = X.shape
     jrand = rng.integers(d, size=N)

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from algorithms._modules import CheckedStateModule, refuse_reassignment
+from algorithms._modules import CheckedStateModule, check_structure, refuse_reassignment, remember_structure
 from algorithms._validation import (
     GLOBAL_RNG_LOCK,
     WORKING_MIN,
@@ -405,9 +405,20 @@ class ScoreMLP(ScoreModel):
                 ).to(dtype)
             finally:
                 torch.random.set_rng_state(generator_state)
+        remember_structure(self)   # a layer replaced by one of another shape is refused at use
+
+    def _check_layers(self) -> None:
+        """The layers as built and of one dtype: net[0].weight replaced by a (9, 9) one met torch's "mat1 and
+        mat2 shapes cannot be multiplied", one layer made float64 its dtype mismatch."""
+        check_structure(self)
+        dtypes = {p.dtype for p in self.parameters()}
+        if len(dtypes) > 1:
+            raise TypeError(f"ScoreMLP's parameters have several dtypes {sorted(map(str, dtypes))}: a layer "
+                            f"was converted after construction; convert the whole model (.double())")
 
     def noise(self, X: torch.Tensor) -> torch.Tensor:
         """ε_θ(x, t): the predicted noise, for X = [x, t] of shape (batch, n + 1) as ``forward``'s."""
+        self._check_layers()
         self._check_input(X, self.net[0].weight.dtype, self.net[0].weight)
         return self._noise(X)
 
@@ -426,6 +437,7 @@ class ScoreMLP(ScoreModel):
         """The score −ε_θ(x, t)/√(1 − ᾱ_t). ``X`` = [x, t] is a finite floating tensor of shape (batch, n + 1)
         with t in [t_min, 1]; returns the score (batch, n).
         """
+        self._check_layers()
         self._check_input(X, self.net[0].weight.dtype, self.net[0].weight)
         for key, weight in self.named_parameters():   # NaN written in place gave NaN scores in silence
             if weight.device.type != "meta" and not bool(torch.isfinite(weight.detach()).all()):

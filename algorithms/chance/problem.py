@@ -24,6 +24,7 @@ that the guidance of GGDOpt can differentiate f (first and second order).
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,12 +74,13 @@ def min_samples(rho: float) -> int:
 
 
 def check_rho(rho: Any) -> float:
-    if isinstance(rho, bool) or not isinstance(rho, int | float | np.floating | np.integer):
+    # any numbers.Real (a Fraction was refused as "not a real number"); never a bool
+    if isinstance(rho, bool | np.bool_) or not isinstance(rho, numbers.Real):
         raise TypeError(f"rho must be a real number in (0, 1), got {type(rho).__name__}")
     if not (0.0 < to_float(rho) < 1.0):
         raise ValueError(f"rho (the allowed violation probability) must lie in (0, 1), got {rho!r:.40}")
     # a positive scale: 1e-39 was kept by min_samples/scenario_count (counts of 1e39 samples)
-    return check_working_range("rho", float(rho))
+    return check_working_range("rho", to_float(rho))
 
 
 @dataclass(frozen=True, eq=False)   # identity equality and hash (arrays inside)

@@ -217,3 +217,27 @@ def test_agent_training_scales_are_named():
         train(1e-39, 0, "/nonexistent-dir-s2")
     with pytest.raises(ValueError, match=r"^lr = 1e\+38 is too large for the float32 agents"):
         train(1.0, 0, "/nonexistent-dir-s2", lr=1e38)
+
+
+def test_agent_layers_replaced_or_converted_after_construction_are_named():
+    from algorithms.blackbox import WorkflowGenerator
+
+    agent = WorkflowGenerator(seed=0)
+    agent.feature = torch.nn.Linear(3, 3)   # torch's "mat1 and mat2 shapes cannot be multiplied"
+    with pytest.raises(ValueError, match=r"^WorkflowGenerator's submodules or parameters were replaced"):
+        agent.sample(torch.zeros(13))
+    agent = WorkflowGenerator(seed=0)
+    agent.head = agent.head.double()
+    with pytest.raises(TypeError, match=r"^WorkflowGenerator's parameters have several dtypes"):
+        agent.sample(torch.zeros(13))
+
+
+def test_crossover_rate_takes_any_real_number():
+    from fractions import Fraction
+
+    from algorithms.blackbox.components import crossover
+
+    X = np.random.default_rng(0).random((6, 2))
+    # a Fraction was refused as "Cr must be a number in [0, 1], got Fraction(1, 2)"
+    a = crossover("binomial", X, X[::-1].copy(), Fraction(1, 2), np.random.default_rng(0))
+    np.testing.assert_array_equal(a, crossover("binomial", X, X[::-1].copy(), 0.5, np.random.default_rng(0)))

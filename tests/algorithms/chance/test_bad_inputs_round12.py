@@ -191,3 +191,26 @@ def test_scenario_result_counts_are_checked():
     result = ScenarioResult(3, None)
     with pytest.raises(ValueError, match=r"^n_scenarios must be an int >= 0"):
         result.n_scenarios = -1
+
+
+def test_score_mlp_layers_replaced_or_converted_after_construction_are_named():
+    # red12a: net[0].weight replaced by a (9, 9) one met torch's "mat1 and mat2 shapes cannot be multiplied"
+    X = torch.tensor([[0.1, 0.2, 0.5]], dtype=torch.float64)
+    model = ScoreMLP(2, hidden=4)
+    model.net[0].weight = torch.nn.Parameter(torch.zeros(9, 9, dtype=torch.float64))
+    with pytest.raises(ValueError, match=r"^ScoreMLP's submodules or parameters were replaced"):
+        model(X)
+    with pytest.raises(ValueError, match=r"^ScoreMLP's submodules or parameters were replaced"):
+        model.noise(X)
+    model = ScoreMLP(2, hidden=4)
+    model.net[2] = model.net[2].float()   # one layer converted: torch's dtype mismatch
+    with pytest.raises(TypeError, match=r"^ScoreMLP's parameters have several dtypes"):
+        model(X)
+    assert ScoreMLP(2, hidden=4).float()(X.float()).dtype == torch.float32   # the whole model: valid
+
+
+def test_rho_takes_any_real_number():
+    from fractions import Fraction
+
+    # a Fraction was refused as "rho must be a real number in (0, 1), got Fraction"
+    assert min_samples(Fraction(1, 8)) == min_samples(0.125) == 8
