@@ -184,7 +184,6 @@ class NPN:
                             f"returns), got {prediction.dtype} ({prediction.layout})")
         if prediction.device.type == "meta" or not bool(torch.isfinite(prediction).all()):
             raise ValueError("prediction must be real and finite (what predict(y) returns)")
-        check_entries_in_range("prediction", prediction)
 
     def gradient(self, x: torch.Tensor, prediction: torch.Tensor) -> torch.Tensor:
         """∇ of γ/2 ‖G(y) − Sx‖²: γ Sᵀ(Sx − G(y)), for one image ``x`` and ``prediction = predict(y)``
