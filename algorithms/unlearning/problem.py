@@ -444,7 +444,7 @@ def distance_to_retrain(problem: UnlearningProblem, theta: torch.Tensor) -> floa
     target = retrained_min_norm(problem)
     if target is None:
         return math.nan
-    if not bool(torch.isfinite(theta).all()):
+    if not _in_range(theta):
         return math.nan  # a diverged iterate (effective_predictor refuses non-finite parameters)
     if isinstance(problem.model, DeepLinear):
         theta = effective_predictor(problem.model, problem.unflatten(theta))
@@ -455,16 +455,22 @@ def finish(problem: UnlearningProblem, algorithm: Any, theta: torch.Tensor, retc
            stats: UnlearningStats, start: float, trace: list, original: Any = None) -> Solution:
     """The :class:`Solution` with the unlearning figures filled in."""
     theta = theta.detach().clone()
-    if bool(torch.isfinite(theta).all()):
+    if _in_range(theta):
         with torch.no_grad():
             stats.retain_loss = _figure(problem.loss(theta, problem.retain))
             stats.forget_loss = _figure(problem.loss(theta, problem.forget))
-    else:  # a diverged run (loss() refuses non-finite parameters)
+    else:  # a diverged run (loss() refuses parameters past the working range, NaN or inf)
         stats.retain_loss = stats.forget_loss = math.nan
     stats.distance_to_retrain = _figure(distance_to_retrain(problem, theta))
     stats.wall_time = time.perf_counter() - start
     return Solution(theta, stats.retain_loss, retcode, stats=stats, trace=trace, original=original,
                     problem=problem, algorithm=algorithm)
+
+
+def _in_range(theta: torch.Tensor) -> bool:
+    """Every entry finite and at most WORKING_MAX: a run's iterate past it (lr = 3e38: 1e77) diverged, and
+    the model's forward refuses it as a caller's parameters."""
+    return bool((theta.abs() <= WORKING_MAX).all())  # NaN compares False
 
 
 def _figure(value: Any) -> float:

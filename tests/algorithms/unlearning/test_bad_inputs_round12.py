@@ -54,3 +54,25 @@ def test_stats_figures_outside_the_range_are_refused_at_construction_and_when_se
         setattr(stats, name, bad)
     assert getattr(stats, name) == 1.0  # a refused value leaves the record as it was
     assert math.isnan(UnlearningStats().retain_loss)  # NaN: not computed
+
+
+def _ridge():
+    from algorithms.unlearning import Ridge
+    return Ridge(lr=3e38, lam=3e38)
+
+
+def _neg_grad_plus():
+    from algorithms.unlearning import NegGradPlus
+    return NegGradPlus(lr=3e38, alpha=3e38)
+
+
+@pytest.mark.parametrize("make", [_ridge, _neg_grad_plus])
+def test_an_iterate_past_the_range_is_diverged_not_a_theta_error(make):
+    # the run's own θ (1e77) reached the model's forward as a caller's parameters: "theta has an entry ..."
+    import math
+
+    from algorithms import RetCode, solve
+    from algorithms.unlearning import linear_task
+
+    sol = solve(linear_task(5, 8, 2, seed=0), make(), maxiters=3)
+    assert sol.retcode is RetCode.Diverged and math.isnan(sol.value)
