@@ -32,7 +32,7 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 
-from algorithms.chance.problem import ChanceConstrainedProblem, require_linear, unit_of
+from algorithms.chance.problem import ChanceConstrainedProblem, require_linear, scaled_lp
 from algorithms.chance.saa_milp import finish_linear, midpoint_solution
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 
@@ -67,9 +67,8 @@ def _solve(
         return midpoint_solution(problem, options)
     L, m, n = linear.A.shape
     # data of extreme units brought to about 1 by powers of two (exact; HiGHS's tolerances are absolute):
-    # g scaled by 1e-7 returned another x with Success
-    g_unit, f_unit = unit_of(np.concatenate([linear.A.ravel(), linear.b.ravel()])), unit_of(linear.cost)
-    A_data, b_data, cost_data = linear.A / g_unit, linear.b / g_unit, linear.cost / f_unit
+    # g scaled by 1e-7 returned another x with Success; a box past 1e20 (HiGHS's infinity) was unbounded
+    x_unit, A_data, b_data, cost_data, lower, upper = scaled_lp(problem, linear)
     # variables (x, t, s): rows −A_ℓj x − t − s_ℓ <= b_ℓj, then t + Σ s/(ρL) <= 0
     s_part = sp.csr_matrix(
         (-np.ones(L * m), (np.arange(L * m), np.repeat(np.arange(L), m))), shape=(L * m, L)
@@ -81,7 +80,7 @@ def _solve(
     A_ub = sp.vstack([shortfall, cvar_row]).tocsr()
     b_ub = np.concatenate([b_data.reshape(-1), [0.0]])
     bounds = (
-        [(float(lo), float(hi)) for lo, hi in zip(problem.lower, problem.upper)]
+        [(float(lo), float(hi)) for lo, hi in zip(lower, upper)]
         + [(None, None)]
         + [(0.0, None)] * L
     )
@@ -90,7 +89,7 @@ def _solve(
         cost, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs", options=highs_options(options)
     )
     retcode = linprog_retcode(result, options)
-    x = result.x[:n] if result.x is not None else 0.5 * (problem.lower + problem.upper)
+    x = result.x[:n] * x_unit if result.x is not None else 0.5 * (problem.lower + problem.upper)
     return finish_linear(
         problem, x, retcode, options, result, max_violation=math.floor(problem.rho * L + 1e-9) / L
     )

@@ -403,6 +403,19 @@ def unit_of(values: np.ndarray) -> float:
     return 1.0 if -10 <= k <= 10 else 2.0 ** k
 
 
+def scaled_lp(problem: ChanceConstrainedProblem, linear: LinearStructure
+              ) -> tuple[float, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The LP data in units an LP/MILP backend with absolute tolerances handles: ``(x_unit, A, b, cost,
+    lower, upper)`` for the variable u = x / x_unit, each block divided by its own :func:`unit_of` (powers
+    of two, exact; data of ordinary size unchanged). A box past HiGHS's infinity (|bound| >= 1e20) read as
+    no bound at all: a box of 1e30 was "Unbounded", one of 1e10 failed."""
+    lower, upper = problem.lower.astype(np.float64), problem.upper.astype(np.float64)
+    x_unit = unit_of(np.concatenate([lower, upper]))
+    A, cost = linear.A * x_unit, linear.cost * x_unit
+    g_unit, f_unit = unit_of(np.concatenate([A.ravel(), linear.b.ravel()])), unit_of(cost)
+    return x_unit, A / g_unit, linear.b / g_unit, cost / f_unit, lower / x_unit, upper / x_unit
+
+
 def box_minimum(A: np.ndarray, b: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """min over the box of A[ℓ, j] x + b[ℓ, j], entrywise (shape (L, m)): the big-M of the SAA MILP."""
     return b + np.minimum(A * lower, A * upper).sum(axis=2)

@@ -36,7 +36,7 @@ import scipy.sparse as sp
 
 from algorithms._validation import check_positive, remember_validated
 from algorithms.chance.ggdopt import ChanceStats, answer_feasibility
-from algorithms.chance.problem import ChanceConstrainedProblem, box_minimum, require_linear, unit_of
+from algorithms.chance.problem import ChanceConstrainedProblem, box_minimum, require_linear, scaled_lp
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
 
 __all__ = ["SAAMILP"]
@@ -110,11 +110,10 @@ def _solve(problem: ChanceConstrainedProblem, algorithm: SAAMILP, options: Solve
     if options.maxiters == 0:
         return midpoint_solution(problem, options)
     L, m, n = linear.A.shape
-    lower, upper = problem.lower.astype(np.float64), problem.upper.astype(np.float64)
     # extreme units brought to about 1 by powers of two (exact): HiGHS's feasibility and gap tolerances are
-    # absolute (g scaled by 1e-9 gave x = (1, 1, 1) with Success, a cost scaled by 1e-7 x = 0)
-    g_unit, f_unit = unit_of(np.concatenate([linear.A.ravel(), linear.b.ravel()])), unit_of(linear.cost)
-    A_data, b_data, cost_data = linear.A / g_unit, linear.b / g_unit, linear.cost / f_unit
+    # absolute (g scaled by 1e-9 gave x = (1, 1, 1) with Success, a cost scaled by 1e-7 x = 0), its bounds
+    # past 1e20 infinite (a box of 1e30 was unbounded)
+    x_unit, A_data, b_data, cost_data, lower, upper = scaled_lp(problem, linear)
     big_m = np.maximum(0.0, -box_minimum(A_data, b_data, lower, upper))
     k = math.floor(problem.rho * L + 1e-9)
     indicator = sp.csr_matrix(
@@ -144,7 +143,7 @@ def _solve(problem: ChanceConstrainedProblem, algorithm: SAAMILP, options: Solve
         if result.status not in (1, 2):
             retcode = RetCode.Failure
         return finish_linear(
-            problem, 0.5 * (lower + upper), retcode, options, result, max_violation=problem.rho
+            problem, 0.5 * (lower + upper) * x_unit, retcode, options, result, max_violation=problem.rho
         )
     if result.status == 0:
         retcode = RetCode.Success
@@ -152,4 +151,4 @@ def _solve(problem: ChanceConstrainedProblem, algorithm: SAAMILP, options: Solve
         retcode = RetCode.MaxIters if options.maxiters is not None else RetCode.MaxTime
     else:
         retcode = RetCode.Failure
-    return finish_linear(problem, result.x[:n], retcode, options, result, max_violation=k / L)
+    return finish_linear(problem, result.x[:n] * x_unit, retcode, options, result, max_violation=k / L)

@@ -37,7 +37,7 @@ from algorithms._validation import (
     remember_validated,
 )
 from algorithms.chance.cvar import highs_options, linprog_retcode
-from algorithms.chance.problem import FEAS_TOL, ChanceConstrainedProblem, check_rho, require_linear, unit_of
+from algorithms.chance.problem import FEAS_TOL, ChanceConstrainedProblem, check_rho, require_linear, scaled_lp
 from algorithms.chance.saa_milp import finish_linear, midpoint_solution
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 
@@ -100,16 +100,18 @@ def _solve(problem: ChanceConstrainedProblem, algorithm: ScenarioApproach, optio
         return midpoint_solution(problem, options)
     L, m, n = linear.A.shape
     count = min(L, scenario_count(problem.rho, n, algorithm.confidence))
-    # extreme units brought to about 1 by powers of two (exact): HiGHS's tolerances are absolute
-    g_unit, f_unit = unit_of(np.concatenate([linear.A.ravel(), linear.b.ravel()])), unit_of(linear.cost)
-    A = linear.A[:count].reshape(count * m, n) / g_unit
-    b = linear.b[:count].reshape(-1) / g_unit
-    bounds = [(float(lo), float(hi)) for lo, hi in zip(problem.lower, problem.upper)]
+    # extreme units brought to about 1 by powers of two (exact): HiGHS's tolerances are absolute, its bounds
+    # past 1e20 infinite (a box of 1e30 was unbounded)
+    x_unit, A_data, b_data, cost_data, lower, upper = scaled_lp(problem, linear)
+    A = A_data[:count].reshape(count * m, n)
+    b = b_data[:count].reshape(-1)
+    bounds = [(float(lo), float(hi)) for lo, hi in zip(lower, upper)]
     result = scipy.optimize.linprog(
-        linear.cost / f_unit, A_ub=-A, b_ub=b, bounds=bounds, method="highs", options=highs_options(options)
+        cost_data, A_ub=-A, b_ub=b, bounds=bounds, method="highs", options=highs_options(options)
     )
     retcode = linprog_retcode(result, options)
-    x = result.x if result.x is not None else 0.5 * (problem.lower + problem.upper)
-    if retcode is RetCode.Success and np.min(A @ x + b) < -FEAS_TOL * (1.0 + np.abs(b).max()):
+    u = result.x if result.x is not None else 0.5 * (lower + upper)
+    if retcode is RetCode.Success and np.min(A @ u + b) < -FEAS_TOL * (1.0 + np.abs(b).max()):
         retcode = RetCode.Failure
+    x = u * x_unit
     return finish_linear(problem, x, retcode, options, ScenarioResult(count, result), max_violation=1.0)

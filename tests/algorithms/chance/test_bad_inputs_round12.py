@@ -214,3 +214,27 @@ def test_rho_takes_any_real_number():
 
     # a Fraction was refused as "rho must be a real number in (0, 1), got Fraction"
     assert min_samples(Fraction(1, 8)) == min_samples(0.125) == 8
+
+
+@pytest.mark.parametrize("box", [1e30, 1.5e38])
+def test_lp_baselines_on_a_box_past_highs_infinity_are_solved(box):
+    # red12a: HiGHS reads |bound| >= 1e20 as infinite: a box of 1e30 was "Unbounded" (x = 0)
+    from algorithms import solve
+    from algorithms.chance import (
+        SAAMILP,
+        ChanceConstrainedProblem,
+        CVaRApproximation,
+        LinearStructure,
+        ScenarioApproach,
+    )
+
+    L, h = 50, np.random.default_rng(0).normal(size=(50, 1))
+    cost, A = np.array([-1.0, -1.0]), np.tile(np.array([[[-1.0, -1.0]]]), (L, 1, 1))
+    problem = ChanceConstrainedProblem(
+        f=lambda x: x @ torch.tensor(cost, dtype=x.dtype),
+        g=lambda x, hh: (box + hh[None, :, 0]) - x.sum(1)[:, None], h_samples=h, rho=0.1,
+        lower=np.full(2, -box), upper=np.full(2, box), linear=LinearStructure(cost, A, box + h))
+    for algorithm in (CVaRApproximation(), ScenarioApproach(), SAAMILP()):
+        sol = solve(problem, algorithm)
+        assert sol.retcode.name == "Success", type(algorithm).__name__
+        assert sol.x.sum() == pytest.approx(box, rel=1e-9)
