@@ -484,6 +484,10 @@ _DERIVED = ("L must", "L_C must", "L = ", "L_C = ", "f(x0) ", "grad(x0) ", "curv
             "f(x) ", "grad(x) ")
 
 
+#: the messages of the start's values (f, ∇f, C at x0): past the working range they are x0's doing
+_AT_START = ("f(x0) ", "grad(x0) ", "curvature(x0) ")
+
+
 @contextlib.contextmanager
 def blamed_on(**arguments: Any):
     """A factory's problem built from derived quantities (L_C = 2δ²‖A‖², f(x0) = ‖A x0 − b‖_p^p, βL):
@@ -498,6 +502,9 @@ def blamed_on(**arguments: Any):
     except ValueError as exc:
         if type(exc) is not ValueError or not str(exc).startswith(_DERIVED):  # x_star's, f_star's own: as is
             raise
+        if str(exc).startswith(_AT_START) and "working range" in str(exc):
+            # f(x0) past the range: x0 (inside it) is what overflows, not p = 4 or delta = 1
+            raise ValueError(f"x0 (with {given}) gives an invalid problem: {exc}") from exc
         raise ValueError(f"{given} gives an invalid problem: {exc}") from exc
 
 
@@ -774,7 +781,7 @@ def run_descent(
                     check_f_star_not_above(problem, fx, gap_tol)
                     retcode = RetCode.Success
                     break
-            if stop:
+            if stop and maxiters > 0:  # maxiters = 0 returns x0 with MaxIters, whatever the callback says
                 retcode = RetCode.Terminated
                 break
             if k == maxiters:
@@ -849,10 +856,11 @@ def sum_of_squared_abs_linear(A: Any, b: Any, x0: Any = None) -> CurvatureProble
         r = A @ x - b
         return float(r @ r)
 
-    return CurvatureProblem(
-        f=f, grad=lambda x: 2.0 * (A.T @ (A @ x - b)), curvature=lambda x: H, L_C=0.0, x0=x0,
-        f_star=f_star, x_star=x_star, L=float(np.linalg.eigvalsh(H)[-1]),
-        name="sum of squared |aᵢᵀx − bᵢ|")
+    with blamed_on(A=A, b=b):  # L = 2‖A‖² past the range was named L, which the caller never gave
+        return CurvatureProblem(
+            f=f, grad=lambda x: 2.0 * (A.T @ (A @ x - b)), curvature=lambda x: H, L_C=0.0, x0=x0,
+            f_star=f_star, x_star=x_star, L=float(np.linalg.eigvalsh(H)[-1]),
+            name="sum of squared |aᵢᵀx − bᵢ|")
 
 
 @rebuilt_by_factory
@@ -887,9 +895,10 @@ def squared_norm_residual(A: Any, b: Any, x0: Any = None) -> CurvatureProblem:
         v = A.T @ r
         return (2.0 / nr2) * np.outer(v, v)
 
-    return CurvatureProblem(
-        f=f, grad=lambda x: 2.0 * (A.T @ (A @ x - b)), curvature=curvature, L_C=L, x0=x0,
-        f_star=f_star, x_star=x_star, L=L, name="‖Ax − b‖₂²")
+    with blamed_on(A=A, b=b):
+        return CurvatureProblem(
+            f=f, grad=lambda x: 2.0 * (A.T @ (A @ x - b)), curvature=curvature, L_C=L, x0=x0,
+            f_star=f_star, x_star=x_star, L=L, name="‖Ax − b‖₂²")
 
 
 @rebuilt_by_factory
@@ -1224,5 +1233,6 @@ def squared_hinge(A: Any, b: Any, x0: Any = None, f_star: float | None = None) -
         return -2.0 * (Ab.T @ s)
 
     d = A.shape[1]
-    return CurvatureProblem(f=f, grad=grad, curvature=lambda x: np.zeros(d), L_C=L, x0=x0,
-                            f_star=f_star, L=L, name="squared hinge (C ≡ 0)")
+    with blamed_on(A=A, b=b):
+        return CurvatureProblem(f=f, grad=grad, curvature=lambda x: np.zeros(d), L_C=L, x0=x0,
+                                f_star=f_star, L=L, name="squared hinge (C ≡ 0)")

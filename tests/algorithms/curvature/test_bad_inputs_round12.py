@@ -35,3 +35,22 @@ def test_x0_and_x_star_cannot_be_made_writable():
     for array in (problem.x0, problem.x_star):
         with pytest.raises(ValueError, match="WRITEABLE"):
             array.setflags(write=True)
+
+
+def test_factories_name_the_data_whose_derived_values_leave_the_range():
+    from algorithms.curvature import lp_norm_power, squared_hinge, squared_huber, sum_of_squared_abs_linear
+
+    with pytest.raises(ValueError, match=r"^x0 \(with p = 4.0\) gives an invalid problem: f\(x0\) = 1e\+40"):
+        lp_norm_power(4, x0=np.array([1e10, 2.0]))  # blamed p = 4 before
+    with pytest.raises(ValueError, match=r"^x0 \(with delta = 1.0\) gives an invalid problem"):
+        squared_huber(np.eye(2), np.ones(2), x0=np.array([1e20, 0.0]))
+    with pytest.raises(ValueError, match=r"^A = .* gives an invalid problem: L = "):
+        sum_of_squared_abs_linear(np.full((2, 2), 1e38), np.ones(2))  # named L, which no caller gave
+    with pytest.raises(ValueError, match=r"^A = .* gives an invalid problem: L_C = "):
+        squared_hinge(np.full((2, 2), 1e20), np.ones(2))
+
+
+@pytest.mark.parametrize("algorithm", [LCD2(), Polyak()])
+def test_maxiters_zero_is_maxiters_whatever_the_callback_says(algorithm):
+    sol = solve(squared_lp_norm(4, x0=np.array([1.0, 2.0])), algorithm, maxiters=0, callback=lambda r: True)
+    assert sol.retcode is RetCode.MaxIters  # Terminated before (README: maxiters=0 gives MaxIters)
