@@ -1120,6 +1120,7 @@ class QPSolution(Solution):
         """``(dz, dλ, dμ) = −K_J⁻¹ [grad_x; 0; 0]`` with the forward factorization."""
         if self.kkt is None:
             raise ValueError(f"no derivative available: the solve ended with {self.retcode.value}")
+        self._check_consistent()
         n = self.kkt.n
         g = as_float_array("grad_x", grad_x, dtype=np.float64)
         _check_length("grad_x", g, n, "the length of the solution's x: n")
@@ -1130,6 +1131,23 @@ class QPSolution(Solution):
             J = np.flatnonzero(self.active if self._active_all is None else self._active_all)
             return d * dz, dlam * eq[:dlam.size], dmu * ineq[J]
         return self._adjoint(g)
+
+    def _check_consistent(self) -> None:
+        """The fields the derivative reads still fit the solved QP: ``kkt``, ``x``, ``active`` or
+        ``active_box`` replaced by hand after the solve (of another size) met numpy's "shape mismatch" or a
+        message blaming grad_x."""
+        if self._qp is None:
+            return
+        own = self._qp if self._box is None else self._box[0]
+        expected = {"kkt": (self.kkt.n, self._qp.n), "x": (np.shape(self.x), (own.n,))}
+        if self.active is not None:
+            expected["active"] = (self.active.shape, (own.n_ineq,))
+        if self.active_box is not None:
+            expected["active_box"] = (self.active_box.shape, (own.n,))
+        for name, (got, want) in expected.items():
+            if got != want:
+                raise ValueError(f"{name} does not fit the solved QP (expected {want}, got {got}): it was "
+                                 f"replaced after the solve; solve again for a derivative")
 
     def _adjoint(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n = self.kkt.n
@@ -1151,6 +1169,7 @@ class QPSolution(Solution):
         """
         if self.kkt is None or self._zeta is None:
             raise ValueError(f"no derivative available: the solve ended with {self.retcode.value}")
+        self._check_consistent()
         names = INPUTS + (("lb", "ub") if self._box is not None else ())
         wrt = names if wrt is None else wrt
         if isinstance(wrt, str):  # one name, not a tuple of names ("P" would read as "P")

@@ -130,3 +130,13 @@ def test_a_qp_changed_after_construction_is_validated_again_by_the_helpers(helpe
             "absolute_residuals": lambda: absolute_residuals(qp, np.zeros(2), None, np.zeros(2))}[helper]
     with pytest.raises(ValueError, match=r"QP\.q was changed after construction"):
         call()
+
+
+@pytest.mark.parametrize("name, value", [("x", np.zeros(5)), ("active", np.ones(3, dtype=bool))])
+def test_fields_the_derivative_reads_replaced_by_another_size_are_named(name, value):
+    """sol.active of another length met numpy's "shape mismatch ... could not be broadcast"; sol.x of another
+    length was taken and the derivative answered."""
+    sol = solve(QP(**BASE), DQP())
+    setattr(sol, name, value)
+    with pytest.raises(ValueError, match=rf"\b{name} does not fit the solved QP"):
+        sol.vjp(np.array([1.0, 0.0]))
