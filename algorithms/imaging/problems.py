@@ -34,6 +34,27 @@ from algorithms.imaging.priors import _check_network_state
 __all__ = ["NPN", "InverseProblem"]
 
 
+#: the relative error a dot-product test allows between ⟨Hx, y⟩ and ⟨x, Hᵀy⟩ (float64 round-off of the
+#: operators here is ~1e-15; a float32 operator's ~1e-7)
+ADJOINT_RTOL = 1e-5
+
+
+def _check_adjoint(operator: LinearOperator) -> None:
+    """One dot-product test on a seeded random pair: a subclass whose ``_adjoint`` is not the adjoint of its
+    ``_forward`` was solved to a wrong image (PnP-PGD) or diverged (ADMM) in silence (the class promises
+    exact adjoints)."""
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn((1, *operator.image_shape), generator=generator, dtype=torch.float64)
+    y = torch.randn((1, *operator.measurement_shape), generator=generator, dtype=torch.float64)
+    Hx, Hty = operator.apply(x), operator.apply_adjoint(y)
+    left, right = float((Hx * y).sum()), float((x * Hty).sum())
+    scale = float(torch.linalg.vector_norm(Hx) * torch.linalg.vector_norm(y)
+                  + torch.linalg.vector_norm(x) * torch.linalg.vector_norm(Hty))
+    if math.isfinite(scale) and abs(left - right) > ADJOINT_RTOL * scale:
+        raise ValueError(f"operator's _adjoint must be the adjoint of its _forward (⟨Hx, y⟩ = ⟨x, Hᵀy⟩): a "
+                         f"dot-product test gave {left:.6g} and {right:.6g} ({type(operator).__name__})")
+
+
 @dataclass(frozen=True, eq=False)
 class InverseProblem(Problem):
     """Recover an image x (shape ``operator.image_shape``) from y = Hx + ω, ω ~ N(0, noise_std² I).
@@ -57,6 +78,7 @@ class InverseProblem(Problem):
                             f"{type(self.operator).__name__}")
         if not isinstance(self.y, torch.Tensor | np.ndarray):
             raise TypeError(f"y must be a torch.Tensor or numpy array, got {type(self.y).__name__}")
+        _check_adjoint(self.operator)
         # the shared tensor check: bool, complex, half precision (float16 y was upcast in silence while
         # the operators refuse it) and meta tensors (a .item() error) refused by name; ints become float64
         y = as_real_tensor("y", self.y)
