@@ -52,7 +52,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
-from algorithms._validation import as_real_array, check_count
+from algorithms._validation import as_real_array, check_count, check_entries_in_range
 from algorithms.forests.diffusion import DiffusionMap, dense_diffusion_map, diffusion_map
 from algorithms.forests.exact_decoder import exact_decode, kernel_estimate
 from algorithms.forests.knn_decoder import knn_decode, synthetic_training_set
@@ -355,6 +355,7 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
                 raise ValueError(f"y must be real: Complex data not supported (got dtype {y.dtype})")
             if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
                 raise ValueError("y contains NaN or inf entries; the supervised forest needs a finite target")
+            check_entries_in_range("y", y)  # 1e39 was fit (X's 1e39 is refused by name)
         forest = self._make_forest(y, seed)
         if y is not None:
             try:

@@ -29,6 +29,8 @@ True
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,10 +44,12 @@ from algorithms._validation import (
     as_real_array,
     backend_cap,
     check_bool,
+    check_entries_in_range,
     check_int_at_least,
     check_nonnegative,
     check_positive_int,
     check_seed,
+    check_working_range,
     to_float,
 )
 
@@ -103,14 +107,16 @@ class DiffusionMap:
         if eigenvalues.size and not eigenvalues.min() >= 0.0:  # the fits clip them at 0
             raise ValueError(f"eigenvalues must be >= 0 (the fits clip negative ones to 0), got min "
                              f"{eigenvalues.min()!r}")
-        t = check_int_at_least("t", self.t, 0, size=False)
+        t = check_int_at_least("t", self.t, 0)  # a count: 2**64 was stored (diffusion_map refuses it)
         residual = self.residual
-        if isinstance(residual, bool | np.bool_) or not isinstance(residual, int | float | np.number) \
+        if isinstance(residual, bool | np.bool_) or not isinstance(residual, numbers.Real | np.number) \
                 or np.iscomplexobj(residual):
             raise TypeError(f"residual must be a real number >= 0, got {type(residual).__name__}")
         residual = to_float(residual)
         if residual < 0:
             raise ValueError(f"residual must be >= 0 (a norm; NaN: not measured), got {residual!r}")
+        if not math.isnan(residual):
+            check_working_range("residual", residual, scale=False)  # 1e39 was stored
         n_samples = check_int_at_least("n_samples", self.n_samples, 1)
         if n_samples != embedding.shape[0]:
             raise ValueError(f"n_samples must be the embedding's number of rows {embedding.shape[0]}, got "
@@ -310,11 +316,14 @@ def nystrom(K0: Any, dmap: DiffusionMap) -> np.ndarray:
     dmap = checked_dmap(dmap)
     if not sp.issparse(K0):
         K0 = as_real_array("K0", K0)
+    elif K0.dtype.kind not in "fiu":  # a complex sparse K0 was embedded as complex (dense: refused)
+        raise TypeError(f"K0 must be real, got a sparse matrix of dtype {K0.dtype}")
     if K0.ndim != 2 or K0.shape[1] != dmap.n_samples:
         raise ValueError(f"K0 must have shape (m, {dmap.n_samples}), got {K0.shape}")
     entries = K0.data if sp.issparse(K0) else K0
     if not np.all(np.isfinite(entries)) or np.any(entries < 0):  # NaN rows embedded as NaN, silently
         raise ValueError("K0 must hold finite kernel values >= 0 (no NaN, inf or negative entries)")
+    check_entries_in_range("K0", entries)  # a sparse K0 of 1e39 was embedded (dense: refused)
     sums = np.asarray(K0.sum(axis=1)).ravel()
     if sums.size and not np.all(sums > 0):  # a test row sharing no leaf with training: embedded at 0
         raise ValueError(f"K0 must have no zero row (each test point shares a leaf with training points), "

@@ -41,6 +41,8 @@ arXiv:2505.21441 (Section 4.1, Eq. 3, Theorem 4.3).
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +50,15 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 
-from algorithms._validation import as_array, as_real_array, check_generator, check_positive_int
+from algorithms._validation import (
+    WORKING_MAX,
+    as_array,
+    as_real_array,
+    check_generator,
+    check_positive_int,
+    check_working_range,
+    to_float,
+)
 from algorithms.forests.diffusion import EIGEN_FLOOR, DiffusionMap, checked_dmap
 from algorithms.forests.partition import ForestPartition, sample_in_boxes
 
@@ -72,8 +82,14 @@ def kernel_estimate(Z0: Any, dmap: DiffusionMap) -> np.ndarray:
         raise ValueError("Z0 contains NaN or inf entries")
     keep = dmap.eigenvalues > EIGEN_FLOOR
     # Z† = Λ^{-t} Vᵀ / √n on the kept components (V has orthonormal columns)
-    pinv = (dmap.eigenvectors[:, keep] * dmap.eigenvalues[keep] ** (-dmap.t)).T / np.sqrt(dmap.n_samples)
-    return (Z0[:, keep] * dmap.eigenvalues[keep]) @ pinv + 1.0 / dmap.n_samples
+    with np.errstate(over="ignore", invalid="ignore"):
+        pinv = (dmap.eigenvectors[:, keep] * dmap.eigenvalues[keep] ** (-dmap.t)).T / np.sqrt(dmap.n_samples)
+        K = (Z0[:, keep] * dmap.eigenvalues[keep]) @ pinv + 1.0 / dmap.n_samples
+    if not np.all(np.abs(K) <= WORKING_MAX):  # λ^-t overflowed: an inf/NaN kernel reached the decoders
+        smallest = float(dmap.eigenvalues[keep].min()) if keep.any() else math.nan
+        raise ValueError(f"dmap's λ^-t overflows (t = {dmap.t}, smallest kept eigenvalue {smallest:.3g}): "
+                         f"the kernel estimate leaves the working range; use a diffusion map of a smaller t")
+    return K
 
 
 @dataclass(frozen=True, eq=False)  # identity, as TSPInstance: the generated == compared arrays
@@ -99,6 +115,8 @@ class ExactDecoding:
         if leaves.dtype.kind not in "iu" or leaves.ndim != 2 or leaves.shape[0] != m:
             raise ValueError(f"leaves must be an int array of shape ({m}, B) (one leaf per tree per row of "
                              f"x), got dtype {leaves.dtype} and shape {leaves.shape}")
+        if leaves.size and leaves.min() < -1:  # leaf ids are >= 0, -1 marks an unsolved row: -5 was stored
+            raise ValueError(f"leaves must hold leaf ids >= 0 (or -1 in an unsolved row), got {leaves.min()}")
         if solved.dtype != bool or solved.shape != (m,):
             raise ValueError(f"solved must be a bool array of shape ({m},), got dtype {solved.dtype} and "
                              f"shape {solved.shape}")
@@ -157,6 +175,18 @@ def _program(A: sp.csr_matrix, row: np.ndarray, tree_of: np.ndarray, a: np.ndarr
                                options={"time_limit": float(time_limit), "disp": False})
 
 
+def _check_time_limit(time_limit: Any) -> float:
+    """Seconds > 0, a positive scale of the working range, or inf (no limit): np.float32 and Fraction were
+    refused with a false message, 5e-324 and 1e308 taken."""
+    if isinstance(time_limit, bool | np.bool_) or not isinstance(time_limit, numbers.Real):
+        raise TypeError(f"time_limit must be a positive number of seconds (or inf), got "
+                        f"{type(time_limit).__name__} {time_limit!r:.40}")
+    seconds = to_float(time_limit)
+    if not seconds > 0:
+        raise ValueError(f"time_limit must be a positive number of seconds (or inf), got {time_limit!r:.40}")
+    return seconds if math.isinf(seconds) else check_working_range("time_limit", seconds)
+
+
 def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarray, low: Any, high: Any,
                  categorical: Any, rng: np.random.Generator, *, n_candidates: int = 4,
                  time_limit: float = 10.0, progress: bool = False) -> ExactDecoding:
@@ -182,17 +212,24 @@ def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarr
     B, L = partition.n_trees, partition.n_leaves
     if train_leaves.ndim != 2 or train_leaves.shape[1] != B:
         raise ValueError(f"train_leaves must have shape (n, {B}), got {train_leaves.shape}")
+    # leaf ids index the partition's leaves: 10**6 met scipy's "index exceeds matrix dimension"
+    if train_leaves.dtype.kind not in "iu" or (train_leaves.size and (
+            train_leaves.min() < 0 or train_leaves.max() >= L)):
+        span = (train_leaves.min(), train_leaves.max()) if train_leaves.size else (0, 0)
+        raise ValueError(f"train_leaves must hold int leaf ids in [0, {L}) (the partition's leaves), got "
+                         f"dtype {train_leaves.dtype}, range [{span[0]}, {span[1]}]")
     n = train_leaves.shape[0]
     if K0_hat.ndim != 2 or K0_hat.shape[1] != n:
         raise ValueError(f"K0_hat must have shape (m, {n}), got {K0_hat.shape}")
     if not np.all(np.isfinite(K0_hat)):
         raise ValueError("K0_hat contains NaN or inf entries")
     n_candidates = check_positive_int("n_candidates", n_candidates)
-    if isinstance(time_limit, int) and time_limit > 2**1023:  # float(time_limit) raised OverflowError
-        raise ValueError(f"time_limit must be a positive number of seconds (or inf), got {time_limit!r}")
-    if not (isinstance(time_limit, int | float) and time_limit > 0):
-        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    time_limit = _check_time_limit(time_limit)
     low, high = as_real_array("low", low), as_real_array("high", high)
+    if low.shape == high.shape and np.any(low > high):  # swapped bounds decoded nothing, in silence
+        j = int(np.argmax(low > high))
+        raise ValueError(f"low must be <= high (the data range), got low[{j}] = {low[j]!r} > high[{j}] = "
+                         f"{high[j]!r}")
     categorical = np.asarray(categorical, dtype=bool)
     d = partition.n_features
     Pi = sp.csr_matrix((np.ones(n * B), (np.repeat(np.arange(n), B), train_leaves.ravel())), shape=(n, L))

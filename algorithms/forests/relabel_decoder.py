@@ -26,7 +26,18 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
-from algorithms._validation import as_real_array, check_count, check_generator
+from algorithms._validation import (
+    WORKING_MAX as _FLOAT32_MAX,
+)
+from algorithms._validation import (
+    as_array,
+    as_real_array,
+    call_user,
+    check_count,
+    check_generator,
+    check_takes,
+    read_only,
+)
 from algorithms.forests.partition import ForestPartition, node_boxes, sample_in_boxes
 
 __all__ = ["RelabeledForest", "majority_box", "relabel_forest"]
@@ -64,6 +75,40 @@ class RelabeledForest:
         for b, pair in enumerate(self.children):
             if not isinstance(pair, tuple | list) or len(pair) != 2:
                 raise ValueError(f"children[{b}] must be a pair (left, right) of node arrays")
+        trees = [self._checked_tree(b) for b in range(n_trees)]
+        for i, name in enumerate(("feature", "threshold", "below_goes_left", "children")):
+            object.__setattr__(self, name, tuple(tree[i] for tree in trees))
+
+    def _checked_tree(self, b: int) -> tuple:
+        """Tree ``b``'s arrays, checked against its node count (the partition's node -> leaf map) and kept
+        read-only: a cyclic child hung leaves(), a child past the nodes or a str feature met numpy's errors,
+        NaN thresholds were routed in silence."""
+        n_nodes = len(self.partition.node_to_leaf[b])
+        arrays = {}
+        for name, value in (("feature", self.feature[b]), ("left", self.children[b][0]),
+                            ("right", self.children[b][1])):
+            array = as_array(f"{name}[{b}]", value)
+            if array.dtype.kind not in "iu" or array.shape != (n_nodes,) or (n_nodes and array.min() < -1):
+                raise ValueError(f"{name}[{b}] must be an int array of shape ({n_nodes},) (one entry per "
+                                 f"node of tree {b}) with entries >= -1, got dtype {array.dtype}, shape "
+                                 f"{array.shape}")
+            arrays[name] = array.astype(np.int64)
+        nodes = np.arange(n_nodes)
+        for name in ("left", "right"):  # a child after its parent (scikit-learn's order): no cycle, in range
+            child = arrays[name]
+            if np.any((child != -1) & ((child <= nodes) | (child >= n_nodes))):
+                raise ValueError(f"children[{b}] must give each internal node children after it and below "
+                                 f"{n_nodes} (-1 at a leaf), got {name} = {child.tolist()!r:.80}")
+        threshold = as_real_array(f"threshold[{b}]", self.threshold[b])
+        if threshold.shape != (n_nodes,) or not np.all(np.isfinite(threshold)):
+            raise ValueError(f"threshold[{b}] must be a finite array of shape ({n_nodes},), got shape "
+                             f"{threshold.shape}")
+        flags = as_array(f"below_goes_left[{b}]", self.below_goes_left[b])
+        if flags.dtype != bool or flags.shape != (n_nodes,):
+            raise ValueError(f"below_goes_left[{b}] must be a bool array of shape ({n_nodes},), got dtype "
+                             f"{flags.dtype}, shape {flags.shape}")
+        return (read_only(arrays["feature"]), read_only(threshold), read_only(flags),
+                (read_only(arrays["left"]), read_only(arrays["right"])))
 
     def leaves(self, Z0: np.ndarray) -> np.ndarray:
         """Global leaf ids (m, B) that the relabelled trees route ``Z0`` to; ``Z0`` is a finite (m, d) array
@@ -106,6 +151,7 @@ def relabel_forest(partition: ForestPartition, embed: Callable[[np.ndarray], np.
         raise TypeError(f"partition must be a ForestPartition, got {type(partition).__name__}")
     if not callable(embed):
         raise TypeError(f"embed must be callable (rows -> embeddings), got {type(embed).__name__}")
+    check_takes("embed", embed, "embed(X)", 1)  # a 0-argument embed met Python's own arity error
     n_synthetic = check_count("n_synthetic", n_synthetic, 2, MAX_SYNTHETIC, "each is drawn and embedded")
     low, high = as_real_array("low", low), as_real_array("high", high)
     if low.shape != (partition.n_features,) or high.shape != low.shape:
@@ -123,11 +169,15 @@ def relabel_forest(partition: ForestPartition, embed: Callable[[np.ndarray], np.
         samples.append(sample_in_boxes(boxes_lo, boxes_hi, categorical, rng))
         owners.append(np.repeat(internal, n_synthetic))
     rows = np.vstack(samples)
-    raw = embed(rows)
+    raw = call_user("embed(X)", embed, rows)  # a KeyError of the user's embed reached the caller bare
     try:
         Z = as_real_array("embed(X)", raw, check_range=False)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"embed must return a real array of embeddings, got {type(raw).__name__}") from exc
+    if Z.ndim == 2 and np.all(np.isfinite(Z)) and not np.all(np.abs(Z) <= _FLOAT32_MAX):
+        # the trees are refit on Z in float32: 1e300 met scikit-learn's "too large for dtype('float32')"
+        raise ValueError(f"embed(X) must return embeddings of magnitude at most {_FLOAT32_MAX:.4g} (the "
+                         f"working range), got max |Z| = {float(np.abs(Z).max()):.3g}")
     if Z.ndim != 2 or Z.shape[0] != rows.shape[0] or not np.all(np.isfinite(Z)):
         raise ValueError(f"embed(X) must return finite embeddings of shape ({rows.shape[0]}, k), one row per "
                          f"row of X, got shape {Z.shape}{'' if np.all(np.isfinite(Z)) else ' with NaN/inf'}")
