@@ -177,8 +177,11 @@ def _check_sizes(hidden: int, heads: int, layers: int, owner: str) -> None:
         raise ValueError(f"hidden must be even and divisible by heads, got hidden={hidden}, heads={heads}")
     # the encoder's layers are built one at a time: layers = 10**9 ran on for hours (a hang) before any
     # allocation failed; each holds about 8·hidden² float32 weights and a dozen torch objects
-    check_fits_memory(owner, "layers", layers,
-                      float(layers) * (32.0 * hidden * hidden + 12 * LAYER_OVERHEAD_BYTES))
+    # named by the larger factor of the bytes (hidden = 2**31 with one layer was blamed on layers)
+    name, value = ("layers", layers) if layers * 12 * LAYER_OVERHEAD_BYTES >= 32.0 * hidden * hidden \
+        else ("hidden", hidden)
+    n_bytes = float(layers) * (32.0 * hidden * hidden + 12 * LAYER_OVERHEAD_BYTES)
+    check_fits_memory(owner, name, value, n_bytes)
 
 
 class _Agent(CheckedStateModule):

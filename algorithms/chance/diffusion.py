@@ -389,6 +389,10 @@ class ScoreMLP(ScoreModel):
         hidden = check_positive_int("hidden", hidden)
         check_seed(seed)
         dtype = _check_dtype(dtype)  # an int/complex dtype would build a net torch cannot run
+        # the weights (n + 5)·h + h² + h·n floats: hidden = 2**63 - 1 met torch's "Storage size calculation
+        # overflowed" naming nothing
+        check_fits_memory("ScoreMLP", "hidden" if hidden >= n else "n", max(hidden, n),
+                          8.0 * ((n + 5) * hidden + hidden * hidden + hidden * n))
         self.in_features, self.out_features = n + 1, n
         self.n, self.hidden = n, hidden   # stored, so mlp.n = 5 is refused (a new attribute was accepted)
         if schedule is not None and not isinstance(schedule, VPSchedule):  # "vp" was stored and failed later

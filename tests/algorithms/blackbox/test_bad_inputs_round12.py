@@ -241,3 +241,11 @@ def test_crossover_rate_takes_any_real_number():
     # a Fraction was refused as "Cr must be a number in [0, 1], got Fraction(1, 2)"
     a = crossover("binomial", X, X[::-1].copy(), Fraction(1, 2), np.random.default_rng(0))
     np.testing.assert_array_equal(a, crossover("binomial", X, X[::-1].copy(), 0.5, np.random.default_rng(0)))
+
+
+def test_an_agent_width_past_memory_is_named_by_hidden():
+    from algorithms.blackbox import WorkflowGenerator
+
+    # hidden = 2**31 with one layer was blamed on layers ("layers=1 is too large")
+    with pytest.raises(ValueError, match=r"^WorkflowGenerator: hidden=2147483648"):
+        WorkflowGenerator(hidden=2**31)

@@ -238,3 +238,11 @@ def test_lp_baselines_on_a_box_past_highs_infinity_are_solved(box):
         sol = solve(problem, algorithm)
         assert sol.retcode.name == "Success", type(algorithm).__name__
         assert sol.x.sum() == pytest.approx(box, rel=1e-9)
+
+
+@pytest.mark.parametrize("kwargs, name", [({"n": 2, "hidden": 2**63 - 1}, "hidden"),
+                                          ({"n": 2**40, "hidden": 2}, "n")])
+def test_score_mlp_sizes_past_memory_are_named(kwargs, name):
+    # hidden = 2**63 - 1 met torch's "Storage size calculation overflowed" naming nothing
+    with pytest.raises(ValueError, match=rf"^ScoreMLP: {name}="):
+        ScoreMLP(**kwargs)
