@@ -92,14 +92,16 @@ def _check_unit(where: str, value: torch.Tensor) -> None:
                          f"norm {norm:.6g}")
 
 
-def _check_unit_state(state_dict, names: tuple[str, ...]) -> None:
+def _check_unit_state(state_dict, names: tuple[str, ...], d: int) -> None:
     """``load_state_dict``'s unit check: a key or value vector scaled by 3 was loaded as it was (the other
     malformed entries are left to the shared state check, which names them)."""
     if not isinstance(state_dict, dict):
         return
     for name in names:
         value = state_dict.get(name)
-        if isinstance(value, torch.Tensor) and value.is_floating_point() and value.ndim == 1 \
+        # of the model's shape (d,) only: a (1,) entry was refused as "not a unit vector", a shape mismatch
+        # reported as a norm (the shared state check names the shape)
+        if isinstance(value, torch.Tensor) and value.is_floating_point() and tuple(value.shape) == (d,) \
                 and value.layout == torch.strided and value.device.type != "meta" \
                 and bool(torch.isfinite(value.detach()).all()):
             _check_unit(f"state_dict[{name!r}]", value)
@@ -180,7 +182,7 @@ class SoftmaxAttention(CheckedStateModule):
         """torch's ``load_state_dict`` of ``state_dict`` after the shared checks (``strict`` and ``assign``
         bools, finite weights, keys and shapes) and a unit-norm check of its ``u`` and ``v`` (the model's
         documented unit parameters: a vector off the sphere is refused by name)."""
-        _check_unit_state(state_dict, ("u", "v"))
+        _check_unit_state(state_dict, ("u", "v"), self.in_features)
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def __setattr__(self, name: str, value) -> None:
@@ -246,7 +248,7 @@ class ErfAttention(CheckedStateModule):
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """torch's ``load_state_dict`` of ``state_dict`` after the shared checks (``strict`` and ``assign``
         bools, finite weights, keys and shapes) and a unit-norm check of its ``k`` and ``v``."""
-        _check_unit_state(state_dict, ("k", "v"))
+        _check_unit_state(state_dict, ("k", "v"), self.in_features)
         return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def __setattr__(self, name: str, value) -> None:

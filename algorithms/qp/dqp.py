@@ -74,6 +74,7 @@ import scipy.sparse.linalg as spla
 
 from algorithms._validation import (
     C_INT_MAX,
+    WORKING_MAX,
     _refuse_masked,
     as_float_array,
     as_real_array,
@@ -1288,6 +1289,13 @@ def _outer_on(M, terms, rows, dtype):
 # ----------------------------------------------------------------------------
 
 
+def _unit_rows(M):
+    """``M`` with each nonzero row divided by its largest magnitude (dense or sparse)."""
+    top = np.asarray(abs(M).max(axis=1).todense()).ravel() if sp.issparse(M) else np.abs(M).max(axis=1)
+    scale = np.where(top > 0, 1.0 / np.where(top > 0, top, 1.0), 1.0)
+    return sp.diags(scale) @ M if sp.issparse(M) else M * scale[:, None]
+
+
 def _diagnose(P, q, G, h, A, b) -> RetCode | None:
     """Infeasible / Unbounded by two LPs (HiGHS via scipy), or None when neither is shown."""
     from scipy.optimize import linprog
@@ -1296,8 +1304,10 @@ def _diagnose(P, q, G, h, A, b) -> RetCode | None:
     feas = linprog(np.zeros(n), A_ub=G, b_ub=h, A_eq=A, b_eq=b, bounds=(None, None), method="highs")
     if feas.status == 2:
         return RetCode.Infeasible
-    # a recession direction d: P d = 0, A d = 0, G d ≤ 0 with qᵀd < 0 (|d|∞ ≤ 1)
-    rows = [P] if A is None else [P, A]
+    # a recession direction d: P d = 0, A d = 0, G d ≤ 0 with qᵀd < 0 (|d|∞ ≤ 1); the rows of P and A are
+    # scaled to unit max-norm (the same null space): HiGHS drops coefficients below 1e-9, so P = 1e-30 (a
+    # strictly convex QP) read as P = 0 and was reported Unbounded
+    rows = [_unit_rows(P)] if A is None else [_unit_rows(P), _unit_rows(A)]
     if any(sp.issparse(M) for M in rows):
         A_eq = sp.vstack([sp.csr_matrix(M) for M in rows])
     else:
@@ -1437,12 +1447,12 @@ def _reduced(qp: QP, J, use_eq: bool):
     else:
         factor = KKTFactor(P, C, cholesky=qp.cholesky)
     rhs = np.concatenate(rhs)
-    zeta = factor.solve(rhs)
+    zeta = factor._solve(rhs)  # internal: a ζ past the working range is the caller's to report, not an input
     n = q.size
     n_eq = A.shape[0] if (use_eq and A is not None) else 0
     # relative residual of K_J ζ = rhs: ~1e-15 unless K_J is singular *and* the system is
     # inconsistent (e.g. an unbounded QP that a backend reported as solved)
-    residual = float(np.abs(factor.matvec(zeta) - rhs).max() / (1.0 + np.abs(rhs).max()))
+    residual = float(np.abs(factor._matvec(zeta) - rhs).max() / (1.0 + np.abs(rhs).max()))
     return factor, zeta[:n], zeta[n: n + n_eq], zeta[n + n_eq:], residual
 
 
@@ -1899,6 +1909,12 @@ def _forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor, backend: st
             code = RetCode.MaxIters if options.maxiters is not None else _backend_horizon(result)
         return _no_solution(qp, code, stats, [error or f"{backend} returned no solution"], result, dtype)
     x_raw = np.asarray(result.x, dtype=np.float64)
+    if float(np.abs(x_raw).max(initial=0.0)) > WORKING_MAX:
+        # in-range data whose minimizer leaves the range (P = 1e-30, q = −1e30: x* = 1e60) met the range check
+        # on the internal KKT vector "zeta": a documented Failure naming the scale instead
+        return _no_solution(qp, RetCode.Failure, stats, [
+            f"the solution leaves the package's working range (max |x| = {np.abs(x_raw).max():.3g} > "
+            f"{WORKING_MAX:.4g}): rescale P, q, G, h, A, b"], result, dtype)
     notes: list[str] = []
     row_norm = np.ones(m)
     if G is not None:

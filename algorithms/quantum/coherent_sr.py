@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
-from algorithms.quantum.estimators import _swap_acceptance
+from algorithms.quantum.estimators import _swap_acceptance, check_swap_qubits
 from algorithms.quantum.problem import (
     PurestStateProblem,
     QuantumStats,
@@ -57,7 +57,8 @@ class CoherentSR(Algorithm):
 
 
 def check_swap_budget(problem: PurestStateProblem, name: str) -> int:
-    """The number of SWAP tests ⌊N/2⌋, checked to be at least K."""
+    """The number of SWAP tests ⌊N/2⌋, checked to be at least K (and the states' qubits simulable)."""
+    check_swap_qubits(problem.n_qubits, name)
     tests = problem.copies // 2
     if tests < problem.K:
         raise ValueError(f"copies must be >= 2K = {2 * problem.K} for {name} (a SWAP test uses two "

@@ -200,6 +200,14 @@ def swap_test_acceptance(rho: Any, sigma: Any) -> float:
     return _swap_acceptance(first, second)
 
 
+def check_swap_qubits(n_qubits: int, label: str) -> None:
+    """A solve that simulates SWAP tests refuses, naming the problem, states past MAX_SWAP_QUBITS qubits (the
+    refusal came from the simulation, naming its own "rho")."""
+    if n_qubits > MAX_SWAP_QUBITS:
+        raise ValueError(f"problem.states have {n_qubits} qubits; {label} simulates SWAP tests gate by gate "
+                         f"on at most {MAX_SWAP_QUBITS} qubits (its state has 2·4ⁿ rows)")
+
+
 def _swap_acceptance(first: np.ndarray, second: np.ndarray) -> float:
     """:func:`swap_test_acceptance` of density matrices already validated (a problem's states, checked at
     their own precision: re-checking a complex64 state at float64's tolerance refused it, naming "rho")."""

@@ -42,11 +42,13 @@ arXiv:2502.14334 (Algorithm 1, Theorem 4.1, Lemma 4.2).
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
 from algorithms._validation import (
+    C_INT_MAX,
     _plain_number,
     check_int_at_least,
     remember_validated,
@@ -84,11 +86,14 @@ def copies_per_basis_for(dim: int, copies_per_basis: int | None = None, gap: flo
         return m
     if gap is not None:
         return max(2, math.ceil(round(1.0 / math.sqrt(gap), 9)))
+    if dim > C_INT_MAX:  # m = d copies per basis, a count: 2**62 was returned while m itself is capped
+        raise ValueError(f"dim must be <= 2**31 - 1 when neither copies_per_basis nor gap is given (m = d "
+                         f"copies per basis, a count of copies), got {dim}")
     return int(_plain_number(dim))
 
 
 def _check_gap(gap: object) -> float:
-    if isinstance(gap, bool) or not isinstance(gap, int | float | np.floating):
+    if isinstance(gap, bool | np.bool_) or not isinstance(gap, numbers.Real):  # a Fraction too
         raise TypeError(f"gap must be a float in (0, 1] or None, got {type(gap).__name__} {gap!r}")
     if not 0 < gap <= 1:
         raise ValueError(f"gap must be a float in (0, 1] or None, got {gap!r}")

@@ -40,6 +40,7 @@ from algorithms._validation import remember_validated
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.quantum.estimators import (
     _swap_acceptance,
+    check_swap_qubits,
     collision_statistic,
     cross_correlation_purity,
     purity_from_collisions,
@@ -116,6 +117,8 @@ def _estimates(problem: PurestStateProblem, algorithm: UniformAllocation, share:
 @_dispatch
 def _solve(problem: PurestStateProblem, algorithm: UniformAllocation, options: SolveOptions) -> Solution:
     check_no_tol(options, "UniformAllocation")
+    if algorithm.estimator == "swap":
+        check_swap_qubits(problem.n_qubits, 'UniformAllocation(estimator="swap")')
     rng = np.random.default_rng(options.seed)
     stats = QuantumStats()
     monitor = IterationMonitor(options, total=1, desc="UniformAllocation")

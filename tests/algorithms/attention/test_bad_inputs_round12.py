@@ -110,3 +110,12 @@ def test_a_problem_changed_after_construction_is_validated_again_by_every_functi
     object.__setattr__(problem, "gamma", 2.0)
     with pytest.raises(ValueError, match=r"SingleLocationProblem\.gamma was changed after construction"):
         call(problem)
+
+
+def test_a_state_entry_of_another_shape_is_named_as_a_shape():
+    """red12b: state_dict['k'] of shape (1,) was refused as "must be a unit vector ..., got norm 0.574"."""
+    from algorithms.attention import ErfAttention
+
+    model = ErfAttention(3)
+    with pytest.raises(ValueError, match=r"state_dict\['k'\] must have shape \(3,\)"):
+        model.load_state_dict({"k": torch.ones(1, dtype=torch.float64), "v": model.v.detach().clone()})

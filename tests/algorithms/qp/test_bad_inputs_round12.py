@@ -140,3 +140,21 @@ def test_fields_the_derivative_reads_replaced_by_another_size_are_named(name, va
     setattr(sol, name, value)
     with pytest.raises(ValueError, match=rf"\b{name} does not fit the solved QP"):
         sol.vjp(np.array([1.0, 0.0]))
+
+
+@pytest.mark.parametrize("backend", ["auto", "clarabel", "daqp"])
+def test_a_solution_past_the_working_range_is_a_failure_naming_the_scale(backend):
+    """red12a: P = 1e-30, q = −1e30 (in range) has x* = 1e60: the internal KKT vector "zeta" met the range
+    check (a ValueError naming no argument); auto's fallback reported Unbounded for a strictly convex QP."""
+    sol = solve(QP(P=np.array([[1e-30]]), q=np.array([-1e30])), DQP(backend=backend))
+    assert sol.retcode is RetCode.Failure
+    if backend != "auto":
+        assert "leaves the package's working range" in sol.warnings[0]
+
+
+def test_a_tiny_positive_definite_p_is_not_reported_unbounded():
+    """red12a: HiGHS dropped P = 1.2e-38 from the recession LP (coefficients below 1e-9) and osqp's failure
+    was diagnosed Unbounded: the rows are scaled first (the same null space)."""
+    sol = solve(QP(P=np.array([[1.2e-38]]), q=np.array([-1.0])), DQP(backend="osqp"))
+    assert sol.retcode is not RetCode.Unbounded
+    assert solve(QP(P=np.zeros((1, 1)), q=np.array([-1.0])), DQP(backend="osqp")).retcode is RetCode.Unbounded

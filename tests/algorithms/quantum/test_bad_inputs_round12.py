@@ -67,3 +67,26 @@ def test_complex64_states_are_solved_by_the_swap_test_methods(make):
                    seed=3)
     double = solve(PurestStateProblem(states, copies=4000), algorithm, seed=3)
     assert single.x == double.x == 2
+
+
+@pytest.mark.parametrize("make", ["coherent", "swap"])
+def test_swap_test_methods_name_the_problem_for_states_past_five_qubits(make):
+    """red12a: the refusal came from the simulation, naming its own "rho"."""
+    from algorithms import solve
+    from algorithms.quantum import CoherentSR, PurestStateProblem, UniformAllocation, random_state
+
+    problem = PurestStateProblem([random_state(6, purity=q, seed=i) for i, q in enumerate((0.5, 0.9))], 1000)
+    algorithm = CoherentSR() if make == "coherent" else UniformAllocation(estimator="swap")
+    with pytest.raises(ValueError, match=r"problem\.states have 6 qubits"):
+        solve(problem, algorithm, seed=0)
+
+
+def test_copies_per_basis_for_a_huge_dimension_is_refused_as_a_count():
+    """red12a: copies_per_basis_for(2**62) returned 2**62 copies per basis (m is capped at 2**31 − 1)."""
+    from fractions import Fraction
+
+    from algorithms.quantum import copies_per_basis_for
+
+    with pytest.raises(ValueError, match=r"\bdim must be <= 2\*\*31 - 1"):
+        copies_per_basis_for(2**62)
+    assert copies_per_basis_for(2, gap=Fraction(1, 10)) == copies_per_basis_for(2, gap=0.1)
