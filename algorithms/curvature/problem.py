@@ -59,6 +59,7 @@ from algorithms._validation import (
     as_float_array,
     as_float_matrix,
     as_real_array,
+    call_user,
     check_callable,
     check_choice,
     check_entries_in_range,
@@ -406,7 +407,8 @@ class CurvatureProblem(Problem):
         """f(x) as a float, for ``x`` a finite vector of length d (checked, as the scalar f returns); inf or
         NaN where f overflows at x is returned as it is (the solvers then report ``Diverged``)."""
         x = self._check_point(x)
-        fx = self.f(x)
+        # the user's own KeyError/ZeroDivisionError reached the caller bare: named (ValueError/TypeError pass)
+        fx = call_user("f(x)", self.f, x, keep=(ValueError, TypeError))
         if np.ndim(fx) != 0:
             raise ValueError(f"f(x) must return a scalar, got an array of shape {np.shape(fx)}")
         return returned_scalar("f(x)", fx)  # a str "1" was parsed by float(), a bool counted as 0/1
@@ -415,7 +417,7 @@ class CurvatureProblem(Problem):
         """∇f(x), checked real and of shape (d,), for ``x`` a finite vector of length d; inf or NaN entries
         where ∇f overflows at x are returned as they are (the solvers then report ``Diverged``)."""
         x = self._check_point(x)
-        raw = self.grad(x)
+        raw = call_user("grad(x)", self.grad, x, keep=(ValueError, TypeError))
         try:
             g = as_real_array("grad(x)", raw, check_range=False)
         except (TypeError, ValueError) as exc:
@@ -444,7 +446,7 @@ class CurvatureProblem(Problem):
         """
         d = self.dimension
         x = self._check_point(x)
-        raw = self.curvature(x)
+        raw = call_user("curvature(x)", self.curvature, x, keep=(ValueError, TypeError))
         try:
             C = as_real_array("curvature(x)", raw, check_range=False)
         except (TypeError, ValueError) as exc:

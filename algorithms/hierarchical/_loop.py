@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import WORKING_MAX, returned_scalar
+from algorithms._validation import WORKING_MAX, call_user, returned_scalar
 from algorithms.core import IterationMonitor, RetCode, Solution, SolveOptions, Stats
 from algorithms.hierarchical.problems import NonFinitePoint, check_precision
 
@@ -81,6 +81,16 @@ def checked(name: str, value: Any, like: np.ndarray) -> np.ndarray:
     return array
 
 
+#: a user callable's ValueError/TypeError passes as it is; any other exception it raises is named
+_PASS = (ValueError, TypeError)
+
+
+def _grad_phi(problem: Any, x: np.ndarray) -> Any:
+    """The user's ``grad_phi(x)``: its own KeyError or ZeroDivisionError is named (it reached the caller
+    bare); a ValueError/TypeError passes (the start's length check reads it)."""
+    return call_user("grad_phi(x)", problem.grad_phi, x, keep=_PASS)
+
+
 def _first_step(step: Callable[..., Any], x: np.ndarray, y: np.ndarray, *args: Any) -> Any:
     """The first call of ``step`` (a step, or ``grad_phi``), where the oracles first see (x0, y0): a plain
     ValueError/TypeError raised there (numpy's "matmul: ... mismatch" for an x0 or y0 of the wrong length)
@@ -128,7 +138,7 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
     try:
         for t in range(1, maxiters + 1):
             # a copy: a user's grad_phi writing into its argument (x[:] = 0) moved the iterate (Success at 0)
-            gphi = _first_step(problem.grad_phi, x, y, x.copy()) if t == 1 else problem.grad_phi(x.copy())
+            gphi = _first_step(_grad_phi, x, y, problem, x.copy()) if t == 1 else _grad_phi(problem, x.copy())
             grad_norm = norm(checked("grad_phi(x)", gphi, x))
             norms.append(grad_norm)
             if tol is None:
@@ -156,7 +166,8 @@ def run(problem: Any, options: SolveOptions, step: Callable[..., tuple[np.ndarra
     finally:
         monitor.close()
     try:
-        value = returned_scalar("phi(x)", problem.phi(x.copy())) if np.all(np.isfinite(x)) else float("nan")
+        phi = call_user("phi(x)", problem.phi, x.copy(), keep=_PASS) if np.all(np.isfinite(x)) else math.nan
+        value = returned_scalar("phi(x)", phi)
     except NonFinitePoint:  # a built-in phi overflowing at the last iterate: reported below as Diverged
         value = float("inf")
     # non-finite, or past the working range (phi = 1e308 was a Success), means Diverged

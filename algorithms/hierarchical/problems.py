@@ -39,6 +39,7 @@ from algorithms._validation import (
     allocates,
     as_float_array,
     as_real_array,
+    call_user,
     check_choice,
     check_finite_real,
     check_fits_memory,
@@ -53,6 +54,10 @@ from algorithms._validation import (
     returned_pair,
 )
 from algorithms.core import Problem, rebuilt_by_factory
+
+#: a user oracle's ValueError/TypeError passes as it is (the start's length checks read it); any other
+#: exception it raises (a KeyError) is named by call_user
+_PASS = (ValueError, TypeError)
 
 __all__ = [
     "NOISE_KINDS",
@@ -238,7 +243,8 @@ class MinimaxProblem(Problem):
         ``numpy.random.Generator``.
         """
         x, y, rng = _point("x", x, self.x0), _point("y", y, self.y0), _generator(rng)
-        gx, gy = returned_pair("grad(x, y, rng)", self.grad(x, y, rng))
+        gx, gy = returned_pair("grad(x, y, rng)",
+                               call_user("grad(x, y, rng)", self.grad, x, y, rng, keep=_PASS))
         check_precision("grad(x, y, rng)[0]", gx, self.x0)
         check_precision("grad(x, y, rng)[1]", gy, self.x0)
         if self.sigma > 0:
@@ -312,7 +318,8 @@ class BilevelProblem(Problem):
         ``numpy.random.Generator`` (the oracle's sampling and noise).
         """
         x, y, rng = _point("x", x, self.x0), _point("y", y, self.y0), _generator(rng)
-        fx, fy = returned_pair("upper_grad(x, y, rng)", self.upper_grad(x, y, rng))
+        fx, fy = returned_pair("upper_grad(x, y, rng)",
+                               call_user("upper_grad(x, y, rng)", self.upper_grad, x, y, rng, keep=_PASS))
         check_precision("upper_grad(x, y, rng)[0]", fx, self.x0)
         check_precision("upper_grad(x, y, rng)[1]", fy, self.x0)
         return (self._noisy(fx, self.sigma, rng, "upper_grad(x, y, rng)[0]"),
@@ -324,7 +331,7 @@ class BilevelProblem(Problem):
         sampling and noise).
         """
         x, y, rng = _point("x", x, self.x0), _point("y", y, self.y0), _generator(rng)
-        gy = self.lower_grad(x, y, rng)
+        gy = call_user("lower_grad(x, y, rng)", self.lower_grad, x, y, rng, keep=_PASS)
         check_precision("lower_grad(x, y, rng)", gy, self.x0)
         return self._noisy(gy, self.sigma, rng, "lower_grad(x, y, rng)")
 
@@ -337,7 +344,8 @@ class BilevelProblem(Problem):
         """
         x, y, v = _point("x", x, self.x0), _point("y", y, self.y0), _point("v", v, self.y0)
         rng = _generator(rng)
-        cross, hess = returned_pair("lower_hvp(x, y, v, rng)", self.lower_hvp(x, y, v, rng))
+        answer = call_user("lower_hvp(x, y, v, rng)", self.lower_hvp, x, y, v, rng, keep=_PASS)
+        cross, hess = returned_pair("lower_hvp(x, y, v, rng)", answer)
         check_precision("lower_hvp(x, y, v, rng)[0]", cross, self.x0)
         check_precision("lower_hvp(x, y, v, rng)[1]", hess, self.x0)
         return (self._noisy(cross, self.hessian_sigma, rng, "lower_hvp(x, y, v, rng)[0]"),

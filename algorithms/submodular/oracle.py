@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_takes, returned_scalar
+from algorithms._validation import call_user, check_takes, returned_scalar
 from algorithms.submodular.matroids import Matchoid, as_subset, check_hashable, elements_of
 from algorithms.submodular.matroids import _shown as _show
 
@@ -104,7 +104,8 @@ class CountingOracle:
             raise ValueError(f"subset holds {len(outside)} element(s) in no matroid of the matchoid (outside "
                              f"its ground set): {_show(frozenset(outside))}")
         self.value_queries += 1
-        return checked_value(self.f(subset), subset)
+        # the user's own KeyError reached the caller bare: named (ValueError/TypeError pass)
+        return checked_value(call_user("f(S)", self.f, subset, keep=(ValueError, TypeError)), subset)
 
     def _matroid(self, j: Any):
         """Matroid j of the matchoid, j an int in [0, number of matroids) (5 gave an IndexError)."""

@@ -54,3 +54,25 @@ def test_factories_name_the_data_whose_derived_values_leave_the_range():
 def test_maxiters_zero_is_maxiters_whatever_the_callback_says(algorithm):
     sol = solve(squared_lp_norm(4, x0=np.array([1.0, 2.0])), algorithm, maxiters=0, callback=lambda r: True)
     assert sol.retcode is RetCode.MaxIters  # Terminated before (README: maxiters=0 gives MaxIters)
+
+
+@pytest.mark.parametrize("which", ["f", "grad", "curvature"])
+def test_a_user_callables_own_exception_is_named(which):
+    from algorithms._validation import UserCallableError
+    from algorithms.curvature import CurvatureProblem
+
+    armed = [False]
+
+    def flaky(fn):
+        def wrapped(x):
+            if armed[0]:
+                raise KeyError("k")
+            return fn(x)
+        return wrapped
+
+    parts = {"f": lambda x: float(x @ x), "grad": lambda x: 2 * x, "curvature": lambda x: 2 * np.ones_like(x)}
+    parts[which] = flaky(parts[which])
+    problem = CurvatureProblem(**parts, L_C=0.0, x0=np.array([1.0, 2.0]), f_star=0.0)
+    armed[0] = True
+    with pytest.raises(UserCallableError, match=rf"^{which}\(x\) raised KeyError"):  # a bare KeyError before
+        solve(problem, LCD2(), maxiters=50, tol=1.2e-38)

@@ -52,3 +52,21 @@ def test_starting_points_cannot_be_made_writable(name):
     for problem in (synthetic_minimax(), quadratic_bilevel()):
         with pytest.raises(ValueError, match="WRITEABLE"):
             getattr(problem, name).setflags(write=True)
+
+
+@pytest.mark.parametrize("which", ["grad", "phi", "grad_phi"])
+def test_a_user_oracles_own_exception_is_named(which):
+    import dataclasses
+
+    from algorithms import solve
+    from algorithms._validation import UserCallableError
+    from algorithms.hierarchical import SGDA
+
+    base = synthetic_minimax()
+
+    def boom(*args):
+        raise KeyError("k")
+
+    problem = dataclasses.replace(base, **{which: boom})
+    with pytest.raises(UserCallableError, match=rf"^{which}\(x.*\) raised KeyError"):
+        solve(problem, SGDA(lr_x=0.2, lr_y=0.5), maxiters=3)

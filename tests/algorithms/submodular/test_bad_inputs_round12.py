@@ -82,3 +82,18 @@ def test_ready_made_functions_arrays_cannot_be_made_writable(make, name):
     f = make()
     with pytest.raises(ValueError, match="WRITEABLE"):
         getattr(f, name).setflags(write=True)
+
+
+def test_a_user_objectives_own_exception_is_named():
+    from algorithms import solve
+    from algorithms._validation import UserCallableError
+    from algorithms.submodular import Greedy, Matchoid, MatchoidMaximization, UniformMatroid
+
+    def f(subset):
+        if len(subset) > 1:
+            raise KeyError("k")
+        return float(len(subset))
+
+    problem = MatchoidMaximization(f, Matchoid([UniformMatroid(2)]), range(4))
+    with pytest.raises(UserCallableError, match=r"^f\(S\) raised KeyError"):  # a bare KeyError before
+        solve(problem, Greedy())
