@@ -86,8 +86,8 @@ def log_expected_improvement(mu, sigma, best) -> np.ndarray:
     """log EI for minimization below ``best``, elementwise (−inf where EI is exactly 0).
 
     ``mu`` and ``sigma`` are the posterior means and standard deviations, finite arrays of one shape with
-    ``sigma`` in [0, 1e154] (0: a point mass, EI = max(best − μ, 0); above 1e154 the variance is no
-    float64); ``best`` a finite float; (best − μ)/σ must have a finite square (about 1.3e154 standard
+    ``sigma`` in [0, 3.4e38] (0: a point mass, EI = max(best − μ, 0)), every entry inside the working range;
+    ``best`` a finite float; (best − μ)/σ must have a finite square (about 1.3e154 standard
     deviations at most: the log form's −z²/2 would be −inf).
 
     >>> float(np.round(log_expected_improvement(np.array([60.0]), np.array([1.0]), 0.0)[0], 2))

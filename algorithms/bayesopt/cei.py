@@ -216,7 +216,7 @@ class CEI(Algorithm):
         the dense candidate set and the L-BFGS-B restarts of the acquisition maximization (a solve
         refuses, naming n_candidates, a candidate set whose arrays exceed the machine's memory; each
         restart is one search per iteration, hours of searches at the cap).
-    jitter : float in [2.2e-308, 1e6]
+    jitter : float in [1.18e-38, 1e6]
         the GPs' diagonal jitter, relative to the prior variance (0 and subnormals refused: the
         Cholesky factors need a positive diagonal).
 

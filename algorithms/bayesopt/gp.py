@@ -83,7 +83,7 @@ def _check_mean(mean) -> float:
 class GaussianProcess:
     """A zero-noise GP posterior over one output, updated one observation at a time.
 
-    ``kernel`` a :class:`Kernel`; ``jitter`` ε/k(x, x), a finite float in [2.2e-308, 1e8] (0 and
+    ``kernel`` a :class:`Kernel`; ``jitter`` ε/k(x, x), a finite float in [1.18e-38, 1e8] (0 and
     subnormals are refused: the factor needs ε > 0; 1e-8 keeps the observations exact to 8 digits; larger
     values act as a noise-to-signal variance ratio); ``mean`` the prior mean, a finite real number (each
     checked again when set after construction, and the posterior then rebuilt from the observations). The
@@ -321,7 +321,7 @@ def fit_kernel(
     ``X`` (n, d) with n >= 2 rows and d >= 1 columns in [0, 1]; ``y`` (n,) finite, |mean| and standard
     deviation <= 10 (constant y is valid: its lengthscale is undetermined); a row of X repeated with
     another y is refused while ``jitter`` <= 1e-4 (exact observations); ``ard`` a bool; ``jitter`` a
-    finite float in [2.2e-308, 1e8] (relative noise variance of the search); ``n_restarts`` an int in
+    finite float in [1.18e-38, 1e8] (relative noise variance of the search); ``n_restarts`` an int in
     [1, 1000] (each is one L-BFGS-B search); ``seed`` an int in [0, 2**64).
 
     >>> rng = np.random.default_rng(0)

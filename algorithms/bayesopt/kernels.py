@@ -41,8 +41,8 @@ TINY = float(np.finfo(np.float64).tiny)
 
 
 def check_scale(name: str, value, *, upper: float | None = None) -> float:
-    """A positive scale (a lengthscale, an outputscale, a jitter): a finite real number >= 2.2e-308 (the
-    smallest normal float64: 0, -0.0 and the subnormals 5e-324 / 1e-320 are refused by name), and at most
+    """A positive scale (a lengthscale, an outputscale, a jitter): a finite real number >= 1.18e-38 (the
+    working range's smallest positive scale: 0, -0.0, 1e-39 and 5e-324 are refused by name), and at most
     ``upper`` when given."""
     value = check_positive(name, value)
     if value < TINY:

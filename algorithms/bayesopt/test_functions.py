@@ -150,8 +150,8 @@ def rkhs_function(
     """A random element of the RKHS of ``kernel`` on [0, 1]^dim with RKHS norm exactly ``norm``.
 
     ``dim`` and ``n_centers`` positive ints (refused when the n_centers × n_centers kernel matrix exceeds
-    this machine's memory); ``norm`` a float in [2.2e-308, 1e300] (subnormals refused; a norm near 1e308
-    overflowed the function's values) for which the values stay finite (else refused by name);
+    this machine's memory); ``norm`` a float in [1.18e-38, 3.4e38] (the working range for a positive scale)
+    for which the values stay finite (else refused by name);
     ``seed`` an int in [0, 2**64).
 
     >>> g = rkhs_function(Kernel("matern", nu=2.5, lengthscale=0.2), 2, norm=3.0, seed=1)
@@ -187,7 +187,7 @@ def gp_sample_path(
     The values at the points are exact GP samples (Cholesky of K + ``jitter``·I); between them the
     path is the kernel interpolant, so it is itself a finite kernel expansion. ``dim`` and ``n_points``
     positive ints (refused when the n_points × n_points covariance exceeds this machine's memory);
-    ``jitter`` a float in [2.2e-308, 1e8] (0 and subnormals refused: the Cholesky factor needs it;
+    ``jitter`` a float in [1.18e-38, 1e8] (0 and subnormals refused: the Cholesky factor needs it;
     larger values, noise 1e8 times the signal's, are refused as the GP's are).
 
     >>> g = gp_sample_path(Kernel("se", lengthscale=0.2), 1, n_points=50, seed=0)
@@ -365,7 +365,7 @@ def rkhs_problem(
     infeasible, with a minimum at least 5 % of f's range below f*, and the ``n_initial``-point
     Latin hypercube design (seeded) holds a feasible point; the problem's ``initial`` is that
     design and ``f_star``/``x_star`` its constrained optimum. ``norm_f``, ``norm_c`` floats in
-    [2.2e-308, 1e8] (the optimum's feasibility is checked to an absolute 1e-6); ``n_initial`` and
+    [1.18e-38, 1e8] (the optimum's feasibility is checked to an absolute 1e-6); ``n_initial`` and
     ``n_centers`` positive ints (refused when the
     design's GP factor or the centres' kernel matrix exceeds this machine's memory); ``dim`` an int in
     [1, RKHS_PROBLEM_MAX_DIM = 14] (f* is found on a grid of at least 3^dim nodes).

@@ -187,7 +187,7 @@ class CMAES(Algorithm):
     (None: pycma's default 4 + ⌊3 ln d⌋). Above :data:`CMA_STAGNATION_OFF_ABOVE` dimensions pycma's
     stagnation stop is off.
 
-    ``sigma0`` a float in [2.2e-308, 10] (0 and subnormals refused); ``popsize`` None or an int >= 2 (a
+    ``sigma0`` a float in [1.18e-38, 10] (0 and subnormals refused); ``popsize`` None or an int >= 2 (a
     solve refuses, naming it, a population whose arrays exceed this machine's memory: 10**9 hung inside
     pycma). Solve options as in the module docstring (``tol`` unused, ``seed=None`` OS entropy)."""
 

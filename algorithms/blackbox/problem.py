@@ -446,7 +446,7 @@ def bbob_problem(fid: int, instance: int, dim: int, budget: int, *, target_preci
 
     The box is [-5, 5]^d, ``optimum`` the instance's known f*, ``f_ref`` the median of 1000
     uniform points drawn with seed ``1000·fid + instance`` (not charged to ``budget``).
-    ``target_precision`` (optional) sets ``target = f* + target_precision``: a finite float >= 2.2e-308
+    ``target_precision`` (optional) sets ``target = f* + target_precision``: a finite float >= 1.18e-38
     (0 and subnormals refused: f* + 5e-324 rounds to f*, a target only f* itself reaches); any larger
     finite value is valid (1e308: the first evaluation reaches the target). ``dim`` is refused when
     ioh's d × d rotation matrices exceed this machine's memory (10**9 was killed by the OOM killer).

@@ -112,8 +112,9 @@ def _check_time_tensor(name: str, t: torch.Tensor) -> None:
 class VPSchedule:
     """η(t) = beta_min + t (beta_max − beta_min) on t ∈ [t_min, 1] (defaults: Song et al.'s VP SDE).
 
-    ``beta_min`` < ``beta_max``: finite floats >= 2.2e-308 (0 and subnormals refused); ``t_min`` any float
-    in (0, 0.5) (1e-300 too); below about 1e-16 the noise scale √(1 − ᾱ_t) rounds to 0 in float64 at
+    ``beta_min`` < ``beta_max``: finite floats >= 1.18e-38 (0 and subnormals refused); ``t_min`` any float
+    in (0, 0.5) from 1.18e-38 (the working range); below about 1e-16 the noise scale √(1 − ᾱ_t) rounds to 0 in
+    float64 at
     t = t_min, where :class:`ScoreMLP` refuses to divide by it (naming t). A large beta_max is valid; the
     reverse sampler's steps then overflow and its run ends ``"diverged"``.
 

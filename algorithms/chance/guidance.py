@@ -63,7 +63,7 @@ _TINY = float(torch.finfo(torch.float64).tiny)
 
 
 def _beta(beta) -> float:
-    """The inverse temperature: a finite float >= 2.2e-308 (0 and subnormals refused)."""
+    """The inverse temperature: a finite float >= 1.18e-38 (0 and subnormals refused)."""
     beta = check_positive("beta", beta)
     if beta < _TINY:   # 5e-324 gave subnormal guidance (rounded to 0 or to a few bits)
         raise ValueError(f"beta must be >= 2.2e-308 (not subnormal), got {beta!r}")
@@ -80,7 +80,7 @@ def _finite_guidance(result: torch.Tensor, names: str) -> torch.Tensor:
 def first_order_guidance(grad_f: torch.Tensor, *, beta: float) -> torch.Tensor:
     """−β ∇f(μ), rows of ``grad_f`` (batch, n) (Corollary 1, first order).
 
-    ``beta`` (finite float >= 2.2e-308: 0 and subnormals refused) is the guidance strength β; a beta whose
+    ``beta`` (finite float >= 1.18e-38: 0 and subnormals refused) is the guidance strength β; a beta whose
     product with the gradient overflows is refused by name.
     """
     grad_f = _check_batch("grad_f", grad_f, 2)
@@ -94,7 +94,7 @@ def second_order_guidance(
     (Corollary 1, second order); ``sigma2`` a number or one per row (batch,): a real floating tensor, of
     any floating dtype (converted to ``grad_f``'s, as is a float ``sigma2``), or a real number.
 
-    ``beta`` (finite float >= 2.2e-308) is the guidance strength β; ``sigma2`` finite and >= 0. Scales
+    ``beta`` (finite float >= 1.18e-38) is the guidance strength β; ``sigma2`` finite and >= 0. Scales
     whose products overflow (βσ²H or the answer non-finite) are refused by name.
     """
     grad_f = _check_batch("grad_f", grad_f, 2)
@@ -166,7 +166,7 @@ def guidance_term(
 
     ``objective`` maps (batch, n) to (batch,), row by row (row i of the output depends on row i of
     the input only), and is differentiated by autograd; so is the score model. ``beta`` a finite float
-    >= 2.2e-308 (a beta whose guidance overflows is refused by name); ``order`` one of
+    >= 1.18e-38 (a beta whose guidance overflows is refused by name); ``order`` one of
     :data:`GUIDANCE_ORDERS`; ``posterior_variance`` None (Tweedie's) or a finite float >= 0 (checked
     whatever the order; only ``order="second"`` uses it, "none" and "first" ignore it); ``t`` in
     the schedule's [t_min, 1].

@@ -128,7 +128,7 @@ def guided_reverse_sample(
     ``corrector_steps`` in [0, MAX_CORRECTOR_STEPS] (1000; 0: no corrector): each run's time is linear in
     n_samples · n_steps · (1 + corrector_steps), hours at the caps and no use beyond them; ``max_steps``
     None or an int >= 0 (0 returns the starting noise, ``"stopped"``); ``beta``
-    a finite float >= 2.2e-308; ``snr`` and ``divergence_bound`` finite floats > 0; ``dtype``
+    a finite float >= 1.18e-38; ``snr`` and ``divergence_bound`` finite floats > 0; ``dtype``
     torch.float32 or torch.float64.
     """
     if not isinstance(model, ScoreModel):
