@@ -60,8 +60,11 @@ def check_image(problem: InverseProblem, name: str, x: Any) -> None:
     check_finite_data(name, x, check_range=False)  # an iterate: a diverging one may pass 3.4e38
 
 
-def prepare(problem: InverseProblem, npn: NPN | None) -> torch.Tensor | None:
-    """G(y) for the NPN term (after checking S against H), or None without one."""
+def prepare(problem: InverseProblem, npn: NPN | None, prior: Any = None) -> torch.Tensor | None:
+    """G(y) for the NPN term (after checking S against H), or None without one; a subspace prior's basis
+    written in place since construction refused first."""
+    if isinstance(prior, SubspacePrior):
+        prior._check_written()
     if npn is None:
         return None
     npn.projection._check_data("npn.projection")  # written in place after construction

@@ -147,7 +147,7 @@ class PnPADMM(Algorithm):
 
 @_dispatch
 def _solve(problem: InverseProblem, algorithm: PnPADMM, options: SolveOptions) -> Solution:
-    prediction = prepare(problem, algorithm.npn)
+    prediction = prepare(problem, algorithm.npn, algorithm.prior)
     H, beta = problem.operator, algorithm.penalty
     data_rhs = H.adjoint(problem.y)
     if algorithm.npn is not None:

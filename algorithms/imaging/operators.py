@@ -126,6 +126,23 @@ def check_power_iterations(iterations: Any) -> int:
     return iterations
 
 
+def _fingerprint(tensor: torch.Tensor) -> int:
+    """A CRC of a tensor's values (and a sparse one's indices): in-place writes, ``.data`` ones included."""
+    import zlib
+
+    if tensor.layout == torch.sparse_csr:
+        parts = [tensor.crow_indices(), tensor.col_indices(), tensor.values()]
+    elif tensor.layout != torch.strided:
+        parts = [tensor.coalesce().indices(), tensor.coalesce().values()]
+    else:
+        parts = [tensor]
+    crc = 0
+    for part in parts:
+        data = part.detach().cpu().contiguous().reshape(-1)
+        crc = zlib.crc32(data.view(torch.uint8).numpy().tobytes() if data.numel() else b"", crc)
+    return crc
+
+
 def _finite_output(name: str, what: str, out: torch.Tensor) -> torch.Tensor:
     """``out`` of a checked map whose input was finite: an overflow (entries ~1e308 summed into inf, then
     inf − inf = NaN in an FFT) is refused naming the input, not returned as inf/NaN measurements."""
@@ -170,6 +187,8 @@ class LinearOperator:
             init(self, *args, **kw)
             if type(self).__init__ is built:
                 self.__dict__["_built"] = True
+                self.__dict__["_fingerprints"] = {key: (value, _fingerprint(value)) for key, value in
+                                                  vars(self).items() if isinstance(value, torch.Tensor)}
 
         cls.__init__ = built
 
@@ -316,6 +335,15 @@ class LinearOperator:
         """Hᵀ y for a batch of one measurement ``(1, *measurement_shape)``, unchecked."""
         return self._returned("_adjoint(y)", self._adjoint(y), 1, self.image_shape, (1,))
 
+    def _check_written(self, name: str) -> None:
+        """A tensor of the operator written in place since construction (``H.weight[0, 0] = 2.0``, finite and
+        in range: the solve answered for another H than the problem was built with), refused naming it.
+        Only the objects recorded at construction are compared (a private cache replaced later is not)."""
+        for key, (tensor, stamp) in self.__dict__.get("_fingerprints", {}).items():
+            if self.__dict__.get(key) is tensor and _fingerprint(tensor) != stamp:
+                raise ValueError(f"{name}.{key} was written in place after the {type(self).__name__} was "
+                                 f"built; build a new operator")
+
     def _check_data(self, name: str = "operator") -> None:
         """The operator's own tensors (matrix, spectrum, signs, ...) still finite: checked at construction,
         they can be written in place afterwards (``H.weight[0, 0] = nan`` then met "y has entries too
@@ -329,6 +357,7 @@ class LinearOperator:
                     raise ValueError(f"{name}.{key} contains NaN or inf entries (written after the "
                                      f"{type(self).__name__} was built); build a new operator")
                 check_entries_in_range(f"{name}.{key}", data)  # 1e300 written in place: an overflow
+        self._check_written(name)
 
     def _forward(self, x: torch.Tensor) -> torch.Tensor:
         raise abstract_method(self, "_forward(x)", "H x for a batch x of shape (b, h, w), returning (b, "

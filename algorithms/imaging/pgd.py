@@ -110,7 +110,7 @@ class PnPPGD(Algorithm):
 
 @_dispatch
 def _solve(problem: InverseProblem, algorithm: PnPPGD, options: SolveOptions) -> Solution:
-    prediction = prepare(problem, algorithm.npn)
+    prediction = prepare(problem, algorithm.npn, algorithm.prior)
     x = torch.zeros(problem.operator.image_shape, dtype=problem.y.dtype)
     maxiters, tol = options.iterations(500), options.tolerance(1e-5)
     limit = blow_up_threshold(problem)

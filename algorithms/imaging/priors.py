@@ -33,6 +33,7 @@ from algorithms._validation import (
     remember_validated,
     revalidate_if_reassigned,
 )
+from algorithms.imaging.operators import _fingerprint
 
 __all__ = ["DenoiserPrior", "SubspacePrior", "TVPrior", "total_variation"]
 
@@ -301,7 +302,15 @@ class SubspacePrior:
                              f"{shape!r}: basis has {b.shape[0]} rows")
         # stored as a tuple of Python ints (a list or numpy ints were kept as given: another repr and eq)
         object.__setattr__(self, "image_shape", (int(_plain_number(shape[0])), int(_plain_number(shape[1]))))
+        object.__setattr__(self, "_basis_crc", _fingerprint(b))
         remember_validated(self)
+
+    def _check_written(self) -> None:
+        """The basis written in place since construction, through ``.data`` too (which the shared stamp, a
+        tensor's version counter, does not see: a non-orthonormal "projection" was used in silence)."""
+        if self.__dict__.get("_basis_crc") not in (None, _fingerprint(self.basis)):
+            raise ValueError("SubspacePrior.basis was written in place after construction (its columns must "
+                             "stay orthonormal); build a new SubspacePrior")
 
     def __eq__(self, other: object) -> bool:
         # the tensor field compared as a whole (the generated __eq__ raised torch's "Boolean value of Tensor
@@ -319,6 +328,7 @@ class SubspacePrior:
         shape (*batch, h, w) with (h, w) = ``image_shape``; ``lr`` a finite float >= 0.
         """
         revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
+        self._check_written()
         _check_image_batch(x)
         self._check_shape(x)
         return self._prox(x, _check_lr(lr))

@@ -177,3 +177,30 @@ def test_an_operator_whose_adjoint_is_not_its_adjoint_is_refused():
     with pytest.raises(ValueError, match=r"operator's _adjoint must be the adjoint of its _forward"):
         InverseProblem(Op(M, W), Op(M, W)(image))
     assert InverseProblem(Op(M, M), Op(M, M)(image)).y.shape == (16,)
+
+
+@pytest.mark.parametrize("write", ["index", "data"])
+def test_operator_data_written_in_place_is_refused_at_the_solve(write):
+    """red12a: H.weight[0, 0] = 2.0 (finite, in range) after the problem was built: the solve answered for
+    another H; writes through .data are not seen by a tensor's version counter."""
+    H2 = gaussian_cs((8, 8), 0.5, seed=0)
+    problem = InverseProblem(H2, H2(X))
+    if write == "index":
+        H2.weight[0, 0] = 2.0
+    else:
+        H2.weight.data.mul_(2.0)
+    with pytest.raises(ValueError, match=r"problem\.operator\.weight was written in place"):
+        solve(problem, PnPPGD(prior=TVPrior(0.01)), maxiters=2)
+
+
+def test_a_subspace_basis_written_through_data_is_refused():
+    """red12a: pr.basis.data.mul_(3) (no version bump): a non-orthonormal "projection" used in silence."""
+    from algorithms.imaging import SubspacePrior
+
+    basis, _ = torch.linalg.qr(torch.randn(64, 6, dtype=DT, generator=torch.Generator().manual_seed(0)))
+    prior = SubspacePrior(basis, (8, 8))
+    prior.basis.data.mul_(3.0)
+    with pytest.raises(ValueError, match=r"SubspacePrior\.basis was written in place"):
+        solve(InverseProblem(H, H(X)), PnPPGD(prior=prior), maxiters=2)
+    with pytest.raises(ValueError, match=r"SubspacePrior\.basis was written in place"):
+        prior.prox(X, 1.0)
