@@ -319,8 +319,8 @@ def _check_lib_name(name: Any) -> str:
         raise TypeError(f"name must be a str (or an int, written as its digits) for the file's NAME field, "
                         f"got {type(name).__name__} {name!r:.60}")
     text = str(name)
-    if "\n" in text or "\r" in text:
-        raise ValueError(f"name must be a single line (no newline), got {text!r}")
+    if len(text.splitlines()) > 1 or "\n" in text or "\r" in text:  # \x0b, \u2028 break the readers' lines
+        raise ValueError(f"name must be a single line (no newline or other line break), got {text!r}")
     if not text.strip():  # "NAME : " with nothing after it
         raise ValueError(f"name must not be empty or blank (the file's NAME field), got {text!r}")
     return text

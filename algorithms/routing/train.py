@@ -90,6 +90,9 @@ def save_checkpoint(
     """Write ``path`` (torch) and ``path`` with ``.json`` (metadata)."""
     if not isinstance(path, str | os.PathLike):
         raise TypeError(f"path must be a str path for the .pt checkpoint, got {type(path).__name__}")
+    path = os.fspath(path)  # a pathlib.Path met "unsupported operand type(s) for +" at the save
+    if os.path.isdir(path):  # trained, then IsADirectoryError (and a "<folder>.tmp" written beside it)
+        raise ValueError(f"path must be a file path for the .pt checkpoint, got the folder {path!r}")
     # checked before anything is written (a meta json could not store left a .pt without its .json)
     if not isinstance(model, RoutingGFlowNet):
         raise TypeError(f"model must be a RoutingGFlowNet, got {type(model).__name__}")
@@ -132,10 +135,16 @@ def load_checkpoint(path: str) -> tuple[RoutingGFlowNet, dict[str, Any], dict[st
         with torch.random.fork_rng(devices=[]):
             model = RoutingGFlowNet(**state["config"])
         model.load_state_dict(state["model"])
+        meta = state.get("meta", {})
+        if not isinstance(meta, dict):  # dict(meta) of a list met "dictionary update sequence" unnamed
+            raise TypeError(f"its meta must be a dict, got {type(meta).__name__}")
+        for name, tensor in model.state_dict().items():  # NaN weights were loaded and solved with
+            if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+                raise ValueError(f"its weight {name} holds NaN or inf entries")
     except Exception as exc:  # a corrupt or foreign file
         raise ValueError(f"checkpoint {str(path)!r} is not a routing GFlowNet checkpoint: {exc}") from exc
     model.eval()
-    return model, dict(state.get("meta", {})), state
+    return model, dict(meta), state
 
 
 def train(
@@ -184,6 +193,9 @@ def train(
     check_bool("resume", resume)
     if not isinstance(out, str | os.PathLike):
         raise TypeError(f"out must be a path, got {type(out).__name__}")
+    out = os.fspath(out)  # a pathlib.Path trained, then failed at the save
+    if os.path.isdir(out):  # trained, then IsADirectoryError
+        raise ValueError(f"out must be a file path for the checkpoint, got the folder {out!r}")
     torch.manual_seed(seed)
     model = RoutingGFlowNet(problem, hidden=hidden, layers=layers)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
@@ -197,6 +209,15 @@ def train(
                 f"resume: checkpoint {out!r} is for {meta_old.get('problem')}{meta_old.get('size')} "
                 f"({meta_old.get('loss')}), not {problem}{size} ({loss})"
             )
+        # the checkpoint's model and optimizer are used: other settings were taken in silence while the
+        # written metadata recorded the new ones
+        given = {"hidden": hidden, "layers": layers, "lr": lr, "beta_min": beta_min, "beta_max": beta_max,
+                 "db_weight": db_weight, "samples": samples, "batch": batch}
+        differ = {k: (meta_old[k], v) for k, v in given.items() if k in meta_old and meta_old[k] != v}
+        if differ:
+            shown = ", ".join(f"{k} = {old!r} (given {new!r})" for k, (old, new) in differ.items())
+            raise ValueError(f"resume: checkpoint {out!r} was trained with other settings: {shown}; pass the "
+                             f"same ones")
         model.train()
         optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
         optimizer.load_state_dict(state["optimizer"])

@@ -18,3 +18,47 @@ def test_distances_cannot_be_replaced_or_made_writable(make):
             array.setflags(write=True)
     diff = problem.coords[:, None] - problem.coords[None]
     np.testing.assert_allclose(problem.distances, np.sqrt((diff**2).sum(-1)))
+
+
+@pytest.mark.parametrize("brk", ["\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\u2029"])
+def test_library_names_refuse_every_line_break_the_readers_split_at(brk):
+    from algorithms.routing import write_cvrplib, write_tsplib
+
+    with pytest.raises(ValueError, match=r"^name must be a single line"):
+        write_tsplib(random_tsp(4, seed=0), name=f"a{brk}NODE_COORD_SECTION")  # unreadable file before
+    with pytest.raises(ValueError, match=r"^name must be a single line"):
+        write_cvrplib(random_cvrp(4, seed=0), name=f"a{brk}DIMENSION : 9")
+
+
+def test_checkpoints_take_paths_and_refuse_foreign_meta_and_nan_weights(tmp_path):
+    import math
+
+    import torch
+
+    from algorithms.routing.gflownet import RoutingGFlowNet
+    from algorithms.routing.train import load_checkpoint, save_checkpoint, train
+
+    path = tmp_path / "a.pt"
+    save_checkpoint(path, RoutingGFlowNet("tsp", hidden=8, layers=1), {"size": 10})  # a Path met "+" before
+    state = torch.load(path, weights_only=False)
+    torch.save({**state, "meta": [1, 2]}, tmp_path / "b.pt")
+    with pytest.raises(ValueError, match=r"is not a routing GFlowNet checkpoint: its meta must be a dict"):
+        load_checkpoint(tmp_path / "b.pt")
+    weights = {k: v.clone() for k, v in state["model"].items()}
+    next(iter(weights.values()))[...] = math.nan
+    torch.save({**state, "model": weights}, tmp_path / "c.pt")
+    with pytest.raises(ValueError, match=r"is not a routing GFlowNet checkpoint: its weight .* NaN"):
+        load_checkpoint(tmp_path / "c.pt")  # solved with before
+    with pytest.raises(ValueError, match=r"^out must be a file path"):
+        train(out=tmp_path, size=5, steps=1, batch=1, samples=2, hidden=8, layers=1, progress=False)
+
+
+def test_resume_refuses_other_settings_than_the_checkpoints(tmp_path):
+    from algorithms.routing.train import train
+
+    out = str(tmp_path / "s.pt")
+    kw = dict(size=5, steps=1, batch=1, samples=2, hidden=8, layers=1, progress=False, save_every=1)
+    train(out=out, **kw)
+    with pytest.raises(ValueError, match=r"^resume: checkpoint .* other settings: hidden = 8 \(given 16\)"):
+        train(out=out, resume=True, **{**kw, "hidden": 16, "steps": 2})  # metadata 16, model 8 before
+    assert train(out=out, resume=True, **{**kw, "steps": 2})["steps"] == 2
