@@ -105,11 +105,20 @@ def restricted_solution(
     def as_tensor(x: np.ndarray) -> torch.Tensor:
         return torch.as_tensor(x, dtype=torch_dtype)
 
-    # f and g of extreme units (f = 1e30·x) brought to about 1 by powers of two (exact; ordinary data stay
-    # exactly as they are): SLSQP's tolerances are absolute, and it failed every restricted problem there
+    # x, f and g of extreme units (a box of 1e30, f = 1e30·x) brought to about 1 by powers of two (exact;
+    # ordinary data stay exactly as they are): SLSQP's tolerances are absolute, and it failed every
+    # restricted problem there. SLSQP runs in u = x / x_unit.
+    x_unit = unit_of(np.concatenate([problem.lower, problem.upper]).astype(np.float64))
     f_unit: list[float] = []
 
-    def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
+    def objective(u: np.ndarray) -> tuple[float, np.ndarray]:
+        value, gradient = raw_objective(u * x_unit)
+        gradient = gradient * x_unit
+        if not f_unit:   # SLSQP's first call: at the start point
+            f_unit.append(unit_of(np.append(gradient, value)))
+        return value / f_unit[0], gradient / f_unit[0]
+
+    def raw_objective(x: np.ndarray) -> tuple[float, np.ndarray]:
         xt = as_tensor(x).requires_grad_(True)
         value = call_user("f(x)", problem.f, xt[None])[0]
         if not value.requires_grad:   # torch's "element 0 of tensors does not require grad" named nothing
@@ -119,10 +128,7 @@ def restricted_solution(
         (gradient,) = torch.autograd.grad(value, xt)
         # a fresh contiguous copy: the gradient of a sum is an expanded (stride-0) view of one
         # number, which SLSQP's Fortran core misreads (it stalled at the start on f = Σx)
-        value, gradient = float(value.detach()), np.array(gradient.detach().double().numpy(), order="C")
-        if not f_unit:   # SLSQP's first call: at the start point
-            f_unit.append(unit_of(np.append(gradient, value)))
-        return value / f_unit[0], gradient / f_unit[0]
+        return float(value.detach()), np.array(gradient.detach().double().numpy(), order="C")
 
     def raw_constraint(x: np.ndarray) -> np.ndarray:
         with torch.no_grad():
@@ -145,14 +151,18 @@ def restricted_solution(
             raise ValueError("g must be computed from x with torch operations (GGDOpt's stage 1 "
                              "differentiates it); it returned a tensor without a gradient (numpy inside g, "
                              "or .detach())")
-        return jacobian.double().numpy() / g_unit
+        return jacobian.double().numpy()
 
-    bounds = list(zip(problem.lower.astype(np.float64), problem.upper.astype(np.float64)))
-    start = 0.5 * (problem.lower + problem.upper).astype(np.float64)
-    g_unit = unit_of(raw_constraint(start))
+    lower, upper = problem.lower.astype(np.float64) / x_unit, problem.upper.astype(np.float64) / x_unit
+    bounds = list(zip(lower, upper))
+    start = 0.5 * (problem.lower + problem.upper).astype(np.float64) / x_unit   # as before for float32 boxes
+    g_unit = unit_of(raw_constraint(start * x_unit))
 
-    def constraint(x: np.ndarray) -> np.ndarray:
-        return raw_constraint(x) / g_unit
+    def constraint(u: np.ndarray) -> np.ndarray:
+        return raw_constraint(u * x_unit) / g_unit
+
+    def jacobian(u: np.ndarray) -> np.ndarray:
+        return constraint_jacobian(u * x_unit) * (x_unit / g_unit)
 
     result = scipy.optimize.minimize(
         objective,
@@ -160,12 +170,12 @@ def restricted_solution(
         jac=True,
         method="SLSQP",
         bounds=bounds,
-        constraints=[{"type": "ineq", "fun": constraint, "jac": constraint_jacobian}],
+        constraints=[{"type": "ineq", "fun": constraint, "jac": jacobian}],
         options={"maxiter": 100, "ftol": 1e-9},
     )
     if not result.success or np.min(constraint(result.x)) < -1e-6:
         return None
-    return np.clip(result.x, problem.lower, problem.upper)
+    return np.clip(result.x * x_unit, problem.lower, problem.upper)
 
 
 #: the most restricted-problem solves collect_feasible_points makes (hours at the cap; GGDOpt's default 400)

@@ -246,3 +246,23 @@ def test_score_mlp_sizes_past_memory_are_named(kwargs, name):
     # hidden = 2**63 - 1 met torch's "Storage size calculation overflowed" naming nothing
     with pytest.raises(ValueError, match=rf"^ScoreMLP: {name}="):
         ScoreMLP(**kwargs)
+
+
+@pytest.mark.parametrize("side", [1e30, 1e-30])
+def test_stage_one_solves_a_box_of_extreme_side_as_the_unit_box(side):
+    # a box of side 1e30 (f and g of order 1 in x / 1e30): SLSQP saw gradients of 1e-30 and stopped at the
+    # start, every restricted problem infeasible: "Infeasible" at the midpoint where the unit box gives (1, 1)
+    from algorithms import solve
+    from algorithms.chance import ChanceConstrainedProblem, GGDOpt
+
+    h = np.random.default_rng(0).normal(size=(50, 1))
+
+    def make(s):
+        return ChanceConstrainedProblem(f=lambda x: -x.sum(1) / s,
+                                        g=lambda x, hh: x.sum(1)[:, None] / s - hh[None, :, 0],
+                                        h_samples=h, rho=0.1, lower=np.zeros(2), upper=np.full(2, s))
+
+    algorithm = GGDOpt(n_train_points=10, train_steps=5, n_samples=8, n_steps=3)
+    unit, scaled = solve(make(1.0), algorithm, seed=0), solve(make(side), algorithm, seed=0)
+    assert scaled.retcode is unit.retcode
+    np.testing.assert_allclose(scaled.x / side, unit.x, rtol=1e-6)
