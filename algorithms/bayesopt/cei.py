@@ -87,6 +87,7 @@ from algorithms._validation import (
     check_int_at_least,
     check_nonnegative,
     check_seed,
+    check_working_range,
     physical_memory,
     remember_validated,
     revalidate_if_reassigned,
@@ -318,6 +319,11 @@ class CEI(Algorithm):
                 np.isnan(best_feasible):
             raise TypeError(f"best_feasible must be a real number (inf while none is feasible), got "
                             f"{type(best_feasible).__name__} {best_feasible!r:.40}")
+        best_feasible = to_float(best_feasible)
+        if best_feasible != math.inf:   # -inf and 1e300 were kept (the working range; +inf: none feasible)
+            if best_feasible == -math.inf:
+                raise ValueError("best_feasible must be a finite f value or +inf (none feasible), got -inf")
+            check_working_range("best_feasible", best_feasible, scale=False)
         rng = check_generator("rng", rng)
         feasible = np.all(C <= 0, axis=1)
         return _propose(surrogates, U, F, feasible, best_feasible, C, self, rng)

@@ -77,3 +77,20 @@ def test_a_spread_too_small_for_a_gp_is_named(name, problem):
         solve(problem, CEI(n_candidates=30, n_restarts=1), maxiters=2, seed=0)
     small = _line(lambda x: 1e-15 * float(x[0]), lambda x: -1.0)
     assert solve(small, CEI(n_candidates=30, n_restarts=1), maxiters=2, seed=0).retcode.name == "MaxIters"
+
+
+@pytest.mark.parametrize("best, words", [(1e300, r"^best_feasible = 1e\+300 is outside"),
+                                         (-float("inf"), r"^best_feasible must be a finite f value")])
+def test_maximize_acquisition_best_feasible_in_the_working_range(best, words):
+    from algorithms.bayesopt.cei import _Surrogates
+
+    # red12a: best_feasible = 1e300 was accepted by the public hook
+    U = np.array([[0.1], [0.5], [0.9]])
+    F, C = np.array([0.3, 0.1, 0.4]), np.array([[-1.0], [-1.0], [1.0]])
+    algorithm = CEI(n_candidates=20, n_restarts=1)
+    surrogates = _Surrogates(algorithm, 1)
+    surrogates.update(U, F, C, (U, np.arange(3)), 0)
+    with pytest.raises(ValueError, match=words):
+        algorithm.maximize_acquisition(surrogates, U, F, C, best, np.random.default_rng(0))
+    u, _ = algorithm.maximize_acquisition(surrogates, U, F, C, float("inf"), np.random.default_rng(0))
+    assert u.shape == (1,)
