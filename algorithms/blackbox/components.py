@@ -66,6 +66,7 @@ array([[1. , 0.5]])
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -84,6 +85,7 @@ from algorithms._validation import (
     check_finite_real,
     check_positive,
     check_positive_int,
+    to_float,
 )
 
 __all__ = [
@@ -349,9 +351,11 @@ def crossover(method: str, X: np.ndarray, V: np.ndarray, Cr: float, rng: np.rand
     rng = _rng(rng)
     X = _population("X", X)
     V = _population("V", V, like=X)
-    Cr = check_finite_real("Cr", Cr)   # any real number (a Fraction was refused as invalid)
-    if not 0 <= Cr <= 1:
+    # any real number (a Fraction was refused as invalid); a bool or a str stays a ValueError (the
+    # designx.input_domains claim pins it)
+    if isinstance(Cr, bool | np.bool_) or not isinstance(Cr, numbers.Real) or not 0 <= to_float(Cr) <= 1:
         raise ValueError(f"Cr must be a number in [0, 1], got {Cr!r}")
+    Cr = to_float(Cr)
     N, d = X.shape
     jrand = rng.integers(d, size=N)
     if method == "binomial":
@@ -563,9 +567,11 @@ def _check_sigma(sigma) -> float:
     """A step size given by a user: a positive scale of the working range (1e-39 and 1e39 were kept: the
     old bounds were float64's [2.2e-308, 1e150]); a run's own (a quarter of a box of side 1e-200) is only
     finite and > 0."""
+    if isinstance(sigma, bool | np.bool_) or not isinstance(sigma, numbers.Real):   # a ValueError, as before
+        raise ValueError(f"sigma must be a finite number > 0, got {type(sigma).__name__} {sigma!r:.40}")
     if user_range():
         return check_positive("sigma", sigma)
-    sigma = float(sigma)
+    sigma = to_float(sigma)
     if not (math.isfinite(sigma) and sigma > 0):
         raise ValueError(f"sigma must be finite and > 0, got {sigma!r}")
     return sigma
