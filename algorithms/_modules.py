@@ -67,6 +67,12 @@ def check_structure(module: nn.Module) -> None:
     if built is None:
         return
     now = {name: tuple(p.shape) for name, p in module.named_parameters()}
+    dtypes = {name: p.dtype for name, p in module.named_parameters() if p.is_floating_point()}
+    if len(set(dtypes.values())) > 1:   # one parameter replaced by another dtype: torch's matmul error
+        kind = type(module).__name__
+        shown = ", ".join(f"{k}: {v}" for k, v in dtypes.items())
+        raise ValueError(f"{kind}'s parameters must share one dtype (convert the whole module with .double() "
+                         f"or .float()); one was replaced after construction: {shown[:200]}")
     if now != built:
         kind = type(module).__name__
         changed = sorted(k for k in built.keys() | now.keys() if built.get(k) != now.get(k))

@@ -544,12 +544,17 @@ def check_fits_memory(owner: str, name: str, value: Any, n_bytes: float) -> None
                          f"{available / 2**30:.3g} GiB); use a smaller {name}")
 
 
-def check_choice(name: str, value: Any, choices) -> Any:
+def is_choice(value: Any, choices) -> bool:
+    """``value in choices`` as a bool, False where the test itself raises: an unhashable value (a list, a
+    dict), or an array or tensor compared elementwise ("the truth value of an array ... is ambiguous")."""
     try:
-        known = bool(value in choices)
-    except (TypeError, ValueError):  # unhashable (a list, a dict), or an array compared elementwise
-        known = False
-    if not known:
+        return bool(value in choices)
+    except (TypeError, ValueError, RuntimeError):
+        return False
+
+
+def check_choice(name: str, value: Any, choices) -> Any:
+    if not is_choice(value, choices):
         raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")
     return value
 
@@ -754,8 +759,8 @@ def check_torch_dtype(dtype: Any):
     """A floating torch dtype the models support: torch.float32 or torch.float64."""
     import torch
 
-    if dtype not in (torch.float32, torch.float64):
-        raise TypeError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
+    if not is_choice(dtype, (torch.float32, torch.float64)):
+        raise TypeError(f"dtype must be torch.float32 or torch.float64, got {_brief(dtype)}")
     return dtype
 
 

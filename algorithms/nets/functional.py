@@ -328,6 +328,10 @@ def _through_loss(run: Callable[[], torch.Tensor], name: str = "loss") -> torch.
         return run()
     except (TypeError, ValueError, RuntimeError) as exc:
         _rename_torch_error(name, exc)
+        if isinstance(exc, RuntimeError) and not isinstance(exc, ValueError):
+            # torch's own error inside the user's loss (a shape mismatch, the loss's RuntimeError) reached
+            # the caller bare; other families name the callable
+            raise UserCallableError(f"{name} raised RuntimeError: {str(exc)[:200]}") from exc
         raise
     except Exception as exc:
         # the user's own KeyError / ZeroDivisionError reached the caller bare, naming neither the callable

@@ -634,7 +634,7 @@ def stochastic_logabsdet(matvec: Callable[[torch.Tensor], torch.Tensor], dim: in
     for j in range(steps):
         Q[j] = q
         # a copy: a matvec writing into its V (V.mul_(2)) changed the Lanczos block (a wrong estimate)
-        w = call_user("matvec(V)", matvec, q.clone(), keep=(TypeError, ValueError, RuntimeError))
+        w = call_user("matvec(V)", matvec, q.clone(), keep=(TypeError, ValueError))
         if not isinstance(w, torch.Tensor):
             raise TypeError(f"matvec must return a torch.Tensor of shape {tuple(q.shape)}, "
                             f"got {type(w).__name__}")
@@ -709,6 +709,10 @@ def gd_logabsdet_slq(fn: Objective, theta: torch.Tensor, lr: float, *, num_probe
                                     lanczos_steps=lanczos_steps, seed=seed, dtype=theta.dtype)
     except RuntimeError as exc:     # torch's, about what fn did inside the batched products
         raise _named_torch_error("fn", exc) from None
+    except UserCallableError as exc:    # the matvec is ours: torch's error inside it is about fn
+        if isinstance(exc.__cause__, RuntimeError):
+            raise _named_torch_error("fn", exc.__cause__) from None
+        raise
     except ValueError as exc:   # the matvec is ours: its message named no argument of this call
         if not str(exc).startswith("matvec returned NaN or inf"):
             raise

@@ -161,6 +161,8 @@ class TwoLayerTraining(Problem):
         if X.shape[0] == 0 or X.shape[1] == 0:
             raise ValueError(f"X must have at least one row and one column, got shape {X.shape}")
         check_choice("loss", self.loss, LOSSES)
+        if self.n_classes is not None:      # an array's "!= 2" below raised numpy's "ambiguous" error
+            check_positive_int("n_classes", self.n_classes)
         if self.n_classes is not None and self.loss in BINARY_LOSSES and self.n_classes != 2:
             # before y's check, whose "y must contain every class 0..2" named neither n_classes nor loss
             raise ValueError(f"loss {self.loss!r} is binary: n_classes must be 2, got {self.n_classes!r} "

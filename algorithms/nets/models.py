@@ -154,8 +154,6 @@ class _Network(CheckedStateModule):
         if dtype not in (torch.float32, torch.float64):     # .half() ran in half precision, in silence
             raise TypeError(f"{type(self).__name__}'s weights must be float32 or float64 (its dtype), got "
                             f"{dtype} (after .half() or .to(...)); convert the module with .double()")
-        if "_built_shapes" not in self.__dict__:   # recorded at the first forward: the constructors' draws
-            remember_structure(self)               # are done by then
         check_structure(self)       # a weight replaced by one of another shape: torch's shape error before
         for name, p in self.named_parameters():   # NaN set in place answered NaN (skipped under vmap)
             check_finite_data(f"the weight {name}", p, check_range=False)
@@ -216,6 +214,7 @@ class MLP(_Network):
             setattr(self, f"W{layer}", draw(fan_out, fan_in, fan_in=fan_in))
             if bias:
                 setattr(self, f"b{layer}", draw(fan_out, fan_in=fan_in))
+        remember_structure(self)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Logits (n, out_features) of ``X``: a dense tensor of shape (n, *input_shape), n >= 1, in the
@@ -278,6 +277,7 @@ class CNN(_Network):
         self.c = draw(channels, fan_in=fan_conv)
         self.W = draw(self.out_features, fan_lin, fan_in=fan_lin)
         self.b = draw(self.out_features, fan_in=fan_lin)
+        remember_structure(self)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Logits (n, out_features) of ``X``: a dense tensor of shape (n, *input_shape), n >= 1, in the
@@ -328,6 +328,7 @@ class SoftmaxAttention(_Network):
         self.Wv = draw(dim, dim, fan_in=dim)
         self.Wo = draw(self.out_features, dim, fan_in=dim)
         self.bo = draw(self.out_features, fan_in=dim)
+        remember_structure(self)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Logits (n, out_features) of ``X``: a dense tensor of shape (n, *input_shape), n >= 1, in the

@@ -402,6 +402,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
         seen = self.__dict__.get("_state_versions")
         if seen is None:
             return
+        self._check_state_finite()
         index = -1
         for group in self.param_groups:
             settings = {**self.defaults, **{k: v for k, v in group.items() if k != "params"}}
@@ -413,6 +414,29 @@ class MatrixOptimizer(torch.optim.Optimizer):
                                 or seen[(id(p), key)][1] != value._version)]
                 if touched:
                     self._check_live_entry(index, p, entry, touched, settings)
+
+    def _check_state_finite(self) -> None:
+        """Every floating state tensor finite, in one fused pass (as the gradients are checked): a write
+        through ``.data`` (``state[p]['momentum_buffer'].data.fill_(nan)``) bumps no version counter, and
+        the NaN reached the weights in silence."""
+        tensors = [value for entry in self.state.values() for value in entry.values()
+                   if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel()]
+        if not tensors:
+            return
+        norms = torch._foreach_norm(tensors, math.inf)
+        if bool(torch.stack([n.to(torch.float64) for n in norms]).isfinite().all()):
+            return
+        index = -1
+        for group in self.param_groups:
+            for p in group["params"]:
+                index += 1
+                for key, value in self.state.get(p, {}).items():
+                    if isinstance(value, torch.Tensor) and value.is_floating_point() \
+                            and not bool(torch.isfinite(value).all()):
+                        raise ValueError(f"{type(self).__name__}.step: state[param {index}]['{key}'] holds "
+                                         f"NaN or inf (written after the last step, e.g. through .data; the "
+                                         f"step would write them into the weights); reload a saved "
+                                         f"state_dict or build a new optimizer")
 
     def _check_live_entry(self, index: int, p: torch.Tensor, entry: dict[str, Any], touched: list[str],
                           settings: dict[str, Any]) -> None:

@@ -11,6 +11,8 @@ import math
 
 import torch
 
+from algorithms._validation import is_choice
+
 
 def tile_shape(shape: torch.Size, block_size: int | None) -> tuple[int, int, int, int]:
     """(rows per tile, columns per tile, tiles down, tiles across)."""
@@ -44,8 +46,8 @@ ROOT_DTYPES = (torch.float64, torch.float32)
 
 
 def check_root_dtype(value: object) -> torch.dtype:
-    if value not in ROOT_DTYPES:
-        raise ValueError(f"root_dtype must be torch.float64 (default) or torch.float32, got {value!r}")
+    if not is_choice(value, ROOT_DTYPES):
+        raise ValueError(f"root_dtype must be torch.float64 (default) or torch.float32, got {value!r:.60}")
     return value  # type: ignore[return-value]
 
 

@@ -68,6 +68,7 @@ from algorithms._validation import (
     check_seed,
     checked_fields,
     clone_tensors,
+    is_choice,
     revalidate_if_reassigned,
     store_plain_scalars,
 )
@@ -321,9 +322,9 @@ class BlockOptimizer(torch.optim.Optimizer):
             raise TypeError("base must be a torch.optim.Optimizer class (e.g. torch.optim.AdamW) other "
                             f"than BlockOptimizer, got {shown}")
         self.switch_every = check_positive_int("switch_every", switch_every)
-        if order not in ORDERS:
+        if not is_choice(order, ORDERS):
             raise ValueError(f"order must be one of {list(ORDERS)}, got {order!r}")
-        if expansion not in EXPANSIONS:
+        if not is_choice(expansion, EXPANSIONS):
             raise ValueError(f"expansion must be one of {list(EXPANSIONS)}, got {expansion!r}")
         # > 0: β = expansion_lr_scale·lr moves the inactive blocks; 0 would be expansion="none" with hooks
         lr, expansion_lr_scale = _check_rates(lr, expansion_lr_scale)
@@ -717,9 +718,9 @@ class BlockCoordinateDescent(Algorithm):
             check_call_signature("optimizer", self.optimizer, "optimizer(model, blocks=..., "
                                  "switch_every=..., order=..., expansion=..., expansion_lr_scale=..., "
                                  "lr=..., seed=..., weight_decay=...)", None, **keywords)
-        if self.order not in ORDERS:
+        if not is_choice(self.order, ORDERS):
             raise ValueError(f"order must be one of {list(ORDERS)}, got {self.order!r}")
-        if self.expansion not in EXPANSIONS:
+        if not is_choice(self.expansion, EXPANSIONS):
             raise ValueError(f"expansion must be one of {list(EXPANSIONS)}, got {self.expansion!r}")
         check_positive("expansion_lr_scale", self.expansion_lr_scale)   # > 0, as BlockOptimizer
         # AdamW's decoupled decay multiplies the weights by 1 − lr·weight_decay: the optimizer's own rule, now

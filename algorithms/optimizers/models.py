@@ -35,6 +35,7 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     check_seed,
+    is_choice,
     outside_inference,
 )
 
@@ -44,8 +45,8 @@ _DTYPES = (torch.float32, torch.float64, torch.bfloat16)
 
 
 def _check_dtype(dtype) -> torch.dtype:
-    if dtype not in _DTYPES:
-        raise TypeError(f"dtype must be one of {_DTYPES}, got {dtype!r}")
+    if not is_choice(dtype, _DTYPES):     # an array compared elementwise: numpy's "ambiguous" error
+        raise TypeError(f"dtype must be one of {_DTYPES}, got {type(dtype).__name__} {dtype!r:.60}")
     return dtype
 
 

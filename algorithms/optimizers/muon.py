@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_bool, check_choice
+from algorithms._validation import check_bool, check_choice, is_choice
 from algorithms.optimizers._base import (
     NONFINITE_POLICIES,
     MatrixOptimizer,
@@ -202,11 +202,11 @@ class Muon(MatrixOptimizer):
         group["ns_steps"] = _check_steps(group["ns_steps"])
         _check_growth(group["ns_coefficients"], group["ns_steps"])
         group["eps"] = check_eps("eps", group["eps"])
-        if group["adjust_lr_fn"] not in ADJUST_LR_FNS:
+        if not is_choice(group["adjust_lr_fn"], ADJUST_LR_FNS):
             raise ValueError(f"adjust_lr_fn must be one of {ADJUST_LR_FNS}, got {group['adjust_lr_fn']!r}")
         group["adamw_betas"] = check_betas(group["adamw_betas"], "adamw_betas")
         group["adamw_eps"] = check_eps("adamw_eps", group["adamw_eps"])
-        if group["ns_dtype"] not in (torch.bfloat16, torch.float32, torch.float64):
+        if not is_choice(group["ns_dtype"], (torch.bfloat16, torch.float32, torch.float64)):
             raise ValueError(f"ns_dtype must be torch.bfloat16, float32 or float64, "
                              f"got {group['ns_dtype']!r}")
         if group["use_muon"] is not None:

@@ -26,6 +26,7 @@ from algorithms._validation import (
     check_entries_in_range,
     check_finite_real,
     check_positive,
+    is_choice,
     refuse_sparse,
 )
 
@@ -122,7 +123,7 @@ def newton_schulz(matrix: torch.Tensor, ns_coefficients=QUINTIC_COEFFICIENTS, ns
     ns_steps = _check_steps(ns_steps)
     _check_growth((a, b, c), ns_steps)
     eps = check_positive("eps", eps)   # a positive scale: in [1.18e-38, 3.4e38] (5e-324 acted as 1.18e-38)
-    if dtype not in _NS_DTYPES:
+    if not is_choice(dtype, _NS_DTYPES):
         raise ValueError(f"dtype must be one of {_NS_DTYPES}, got {dtype!r}")
     info = torch.finfo(dtype)
     if eps > info.max:              # torch's clamp failed with "cannot be converted ... without overflow"

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_working_range
+from algorithms._validation import check_working_range, is_choice
 from algorithms.optimizers._base import (
     MatrixOptimizer,
     adam_denominator,
@@ -131,7 +131,7 @@ class Shampoo(MatrixOptimizer):
         # numpy's np.float32(0.25) is a number too, stored as one; a positive scale: >= 1.18e-38 (5e-324
         # rounded every root to the identity)
         group["exponent"] = check_working_range("exponent", float(exponent))
-        if group["grafting"] not in GRAFTINGS:
+        if not is_choice(group["grafting"], GRAFTINGS):
             raise ValueError(f"grafting must be one of {GRAFTINGS}, got {group['grafting']!r}")
 
     def _expected_state(self, p, group) -> list[dict[str, tuple | None]]:

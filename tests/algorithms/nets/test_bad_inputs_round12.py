@@ -236,3 +236,36 @@ def test_a_sam_training_optimizer_over_other_tensors_is_refused_not_run():
             return closure()
     with pytest.raises(ValueError, match="optimizer must build an optimizer over the parameters it is given"):
         solve(parity_task(16, 3, 8, seed=0), SAMTraining(optimizer=Elsewhere), seed=0, maxiters=5)
+
+
+@pytest.mark.parametrize("value", [np.zeros(3), np.zeros(0), torch.ones(2)])
+def test_an_array_for_a_choice_or_count_is_refused_naming_it(value):
+    from algorithms.nets import TwoLayerReLU
+    from algorithms.nets.gradient_flow import TwoLayerTraining
+
+    with pytest.raises(TypeError, match=r"dtype must be torch\.float32 or torch\.float64"):
+        TwoLayerReLU(3, 4, dtype=value)
+    X = np.array([[1.0, 0.0], [0.9, 0.1], [-1.0, 0.0], [-0.9, -0.1]])
+    with pytest.raises((TypeError, ValueError), match="n_classes"):
+        TwoLayerTraining(X, np.array([0, 0, 1, 1]), width=4, n_classes=value)
+
+
+# ------------------ class 13 (user callables): a RuntimeError inside the user's loss or matvec passed bare
+def test_a_runtime_error_of_a_user_loss_names_the_callable():
+    from algorithms._validation import UserCallableError
+    from algorithms.nets import flat_hessian, flat_hvp, per_sample_flat_grads, per_sample_flat_hessians
+    from algorithms.nets.gd_map import stochastic_logabsdet
+
+    theta = torch.zeros(2, dtype=torch.float64)
+    X, Y = torch.ones(3, 2, dtype=torch.float64), torch.ones(3, dtype=torch.float64)
+
+    def boom(*args):
+        raise RuntimeError("boom")
+    three = torch.ones(3, dtype=torch.float64)
+    for call, name in ((lambda: per_sample_flat_grads(boom, theta, X, Y), "sample_loss"),
+                       (lambda: per_sample_flat_hessians(boom, theta, X, Y), "sample_loss"),
+                       (lambda: flat_hessian(lambda t: t @ three, theta), "loss"),
+                       (lambda: flat_hvp(lambda t: boom(), theta, theta), "loss"),
+                       (lambda: stochastic_logabsdet(boom, 4, num_probes=2, lanczos_steps=2), r"matvec")):
+        with pytest.raises(UserCallableError, match=rf"{name}(\(V\))? raised RuntimeError"):
+            call()

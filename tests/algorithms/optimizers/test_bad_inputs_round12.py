@@ -157,7 +157,7 @@ def test_just_inside_the_working_range_is_valid():
 @pytest.mark.parametrize("cls, key", [(Muon, "momentum_buffer"), (Shampoo, "momentum"), (SOAP, "momentum")])
 @pytest.mark.parametrize("edit, words", [
     ("nan", "holds NaN or inf"), ("shape", r"has shape \(7,\), expected \(4, 3\)"),
-    ("vector", "holds NaN or inf"), ("dtype", "must be float32 or float64"),
+    ("vector", "holds NaN or inf"), ("dtype", "must be float32 or float64"), ("data", "holds NaN or inf"),
 ])
 def test_optimizer_state_changed_after_a_step_is_checked(cls, key, edit, words):
     torch.manual_seed(0)
@@ -175,10 +175,12 @@ def test_optimizer_state_changed_after_a_step_is_checked(cls, key, edit, words):
         opt.state[w][key] = torch.zeros(7)              # failed inside torch naming nothing
     elif edit == "vector":
         opt.state[b]["exp_avg"].fill_(float("inf"))
-    else:
+    elif edit == "dtype":
         opt.state[w][key] = opt.state[w][key].to(torch.int32)
-    with pytest.raises((ValueError, TypeError), match=rf"state\[param [01]\]\['\w+'\] was changed after the "
-                                                      rf"last step: (it )?{words}"):
+    else:
+        opt.state[w][key].data.fill_(float("nan"))     # .data bumps no version counter
+    with pytest.raises((ValueError, TypeError), match=rf"state\[param [01]\]\['\w+'\] (was changed after "
+                                                      rf"the last step: it )?{words}"):
         step()
 
 
@@ -204,6 +206,14 @@ def test_model_submodules_replaced_after_construction_are_refused_by_name():
     net.blocks[0] = torch.nn.Linear(8, 5, bias=False)    # a shape error inside torch
     with pytest.raises(ValueError, match=r"blocks\.0\.weight: \(8, 8\) -> \(5, 8\)"):
         net(torch.ones(2, 4))
+    net = MLP(4, 3, 8, 2)
+    net.readout.weight = torch.nn.Parameter(net.readout.weight.detach().double())   # torch's dtype error
+    with pytest.raises(ValueError, match="MLP's parameters must share one dtype"):
+        net(torch.ones(2, 4))
+    expansion = LowRankExpansion(torch.nn.Linear(4, 4), 2)
+    expansion.U.data = torch.zeros(4, 3)                 # through .data: torch's matmul error
+    with pytest.raises(ValueError, match=r"U: \(4, 2\) -> \(4, 3\)"):
+        expansion(torch.ones(1, 4))
     assert MLP(4, 3, 8, 2).double()(torch.ones(2, 4, dtype=torch.float64)).shape == (2, 3)
 
 
@@ -236,3 +246,20 @@ def test_a_factory_over_other_tensors_is_refused_not_run():
         return torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=lr)
     with pytest.raises(ValueError, match="factory must build an optimizer over the parameter groups it is"):
         solve(problem, OptimizerTraining("adamw", lr=0.01, factory=elsewhere), seed=0)   # MaxIters before
+
+
+# ------------------ class 8: a choice or dtype given an array met numpy's "truth value ... is ambiguous"
+@pytest.mark.parametrize("call, name", [
+    (lambda v: MLP(4, 3, 8, 2, dtype=v), "dtype"),
+    (lambda v: newton_schulz(torch.ones(3, 2), dtype=v), "dtype"),
+    (lambda v: Muon([torch.nn.Parameter(torch.ones(3, 2))], ns_dtype=v), "ns_dtype"),
+    (lambda v: Muon([torch.nn.Parameter(torch.ones(3, 2))], adjust_lr_fn=v), "adjust_lr_fn"),
+    (lambda v: Shampoo([torch.nn.Parameter(torch.ones(3, 2))], grafting=v), "grafting"),
+    (lambda v: Shampoo([torch.nn.Parameter(torch.ones(3, 2))], root_dtype=v), "root_dtype"),
+    (lambda v: BlockCoordinateDescent(order=v), "order"),
+    (lambda v: BlockCoordinateDescent(expansion=v), "expansion"),
+])
+@pytest.mark.parametrize("value", [np.zeros(3), np.zeros(0), torch.ones(2)])
+def test_an_array_for_a_choice_is_refused_naming_it(call, name, value):
+    with pytest.raises((TypeError, ValueError), match=name):
+        call(value)
