@@ -41,6 +41,7 @@ import numpy as np
 
 from algorithms._validation import (
     C_INT_MAX,
+    WORKING_MIN,
     _refuse_masked,
     allocates,
     as_float_array,
@@ -150,6 +151,13 @@ class BlackBoxProblem(Problem):
         if self.optimum is not None and self.f_ref is not None and not self.f_ref > self.optimum:
             raise ValueError(f"f_ref must be > optimum, got f_ref = {self.f_ref!r} <= optimum = "
                              f"{self.optimum!r}")
+        if self.optimum is not None and self.f_ref is not None:
+            # the regret's unit, a positive scale: f_ref = 5e-324 above optimum = 0 gave regrets of inf (any
+            # gap up to 6.8e38 between in-range values is fine in float64)
+            gap = self.f_ref - self.optimum
+            if gap < WORKING_MIN:
+                raise ValueError(f"f_ref - optimum = {gap!r} must be >= {WORKING_MIN:.4g} (the normalized "
+                                 f"regret's unit, a positive scale of the working range)")
         if self.optimum is not None and self.target is not None and self.target < self.optimum:
             raise ValueError(f"target must be >= optimum (no point reaches a value below the optimum), got "
                              f"target = {self.target!r} < optimum = {self.optimum!r}")

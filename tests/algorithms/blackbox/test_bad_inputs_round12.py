@@ -249,3 +249,13 @@ def test_an_agent_width_past_memory_is_named_by_hidden():
     # hidden = 2**31 with one layer was blamed on layers ("layers=1 is too large")
     with pytest.raises(ValueError, match=r"^WorkflowGenerator: hidden=2147483648"):
         WorkflowGenerator(hidden=2**31)
+
+
+def test_the_regrets_unit_is_a_positive_scale():
+    from algorithms.blackbox import normalized_regret
+
+    # red12a: f_ref = 5e-324 above optimum = 0 gave a normalized regret of inf
+    with pytest.raises(ValueError, match=r"^f_ref - optimum = 5e-324 must be >= 1.175e-38"):
+        BlackBoxProblem(lambda x: 0.0, ([0.0], [1.0]), 5, optimum=0.0, f_ref=5e-324)
+    wide = BlackBoxProblem(lambda x: 0.0, ([0.0], [1.0]), 5, optimum=-3e38, f_ref=3e38)
+    assert normalized_regret(0.0, wide) == 0.5
