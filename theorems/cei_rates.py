@@ -1518,7 +1518,7 @@ def _check_stopping(ctx: Context, *, shrink: float) -> Outcome:
         with threadpool_limits(limits=1, user_api="blas"):
             return solve(prob, algorithm, maxiters=maxiters, seed=seed, tol=tol, store_trace=True)
 
-    free = run(problem, 1e-300)  # no stop: the reference trajectory
+    free = run(problem, WORKING_MIN)  # no stop: the reference trajectory
     # the regret after the design and after each step; T the last step that lowered it, so the
     # regret first reaches R_T at the horizon T and only the after-the-loop test can see it
     regrets = free.original.best_feasible()[free.original.n_initial - 1:] - problem.f_star
@@ -1529,7 +1529,7 @@ def _check_stopping(ctx: Context, *, shrink: float) -> Outcome:
     horizon = int(improving[-1])
     at_final = run(problem, float(regrets[horizon]) * shrink, maxiters=horizon)
     unknown = dataclasses.replace(problem, f_star=None)
-    no_stop = run(unknown, 1e-300)
+    no_stop = run(unknown, WORKING_MIN)
     logs = [r["log_acquisition"] for r in no_stop.trace]
     k = next((i for i in range(1, steps) if logs[i] < min(logs[:i])), 0)
     # tol a hair above e^{L_k} (1e-12 relative, far below the gaps between the L_j) so log(tol) >= L_k
@@ -1551,7 +1551,7 @@ def _check_stopping(ctx: Context, *, shrink: float) -> Outcome:
         "the trace numbers steps 1..T, step t after n_initial + t evaluations": numbered,
         f"tol = R_T, horizon T = {horizon}: Success after T steps": (at_final.retcode == RetCode.Success
                                                                     and at_final.stats.iterations == horizon),
-        "f* unknown, tol = 1e-300: MaxIters after every step": (no_stop.retcode == RetCode.MaxIters
+        "f* unknown, tol = 1.18e-38: MaxIters after every step": (no_stop.retcode == RetCode.MaxIters
                                                                and no_stop.stats.iterations == steps),
         "f* unknown: the same trajectory (f* never steers the search)": same_path,
         f"f* unknown, tol = e^(L_{k}): Stalled after {k} steps": (stall.retcode == RetCode.Stalled
@@ -1577,7 +1577,7 @@ register(
         statement="On Gardner's problem (SE ℓ = 0.5 fixed, 8 design points, 8 CEI steps): with f* known, a "
         "run with horizon T, the last step that lowered the simple regret, and tol equal to that "
         "regret ends in Success after T steps (the regret <= tol rule at the horizon, boundary "
-        "included); with f* unknown the trajectory is the same, tol = 1e-300 ends in "
+        "included); with f* unknown the trajectory is the same, tol = 1.18e-38 ends in "
         "MaxIters after every step, and tol just above the largest CEI of the first step k where it "
         "falls below all earlier ones ends in Stalled after exactly k steps; every trace numbers its steps "
         "1..T (T = stats.iterations), step t recorded after n_initial + t evaluations (a run of 0 steps: "

@@ -754,7 +754,7 @@ def _solution(name: str, seed: int, index: int, network: str, maxiters: int = 30
         npn = NPN(setup.projection, g, gamma, max_leakage=setup.max_leakage)
     lipschitz = setup.operator.norm() ** 2 + (0.0 if npn is None else gamma * setup.projection.norm() ** 2)
     algorithm = PnPPGD(prior=TVPrior(weight=weight, inner=10), lr=1.8 / lipschitz, npn=npn)
-    tol = 1e-4 if maxiters == 300 else 1e-300  # no early stop: the iterate x_maxiters itself
+    tol = 1e-4 if maxiters == 300 else WORKING_MIN  # no early stop: the iterate x_maxiters itself
     # one torch thread: 32×32 images gain nothing from two, and two contended threads cost several times
     # the CPU time on the shared machine
     threads = torch.get_num_threads()
@@ -980,10 +980,10 @@ def _agree_test(with_network_term: bool):
             _require(abs(sol.value - value) <= _VALUE * value,
                      f"{name}: Solution.value = {sol.value:.12g}, F(x̂) = {value:.12g}")
             found[name] = figure(gap, floor=1e-17)
-            # the horizon: maxiters = k with a tolerance no step meets (1e-300): k iterations, MaxIters
+            # the horizon: maxiters = k with a tolerance no step meets (1.18e-38): k iterations, MaxIters
             short = solve(problem, algorithm, tol=WORKING_MIN, maxiters=_HORIZON)
             _require(short.retcode is RetCode.MaxIters and short.stats.iterations == _HORIZON,
-                     f"{name} with maxiters = {_HORIZON}, tol = 1e-300: {short.retcode} after "
+                     f"{name} with maxiters = {_HORIZON}, tol = 1.18e-38: {short.retcode} after "
                      f"{short.stats.iterations}")
         xs = _iterates(replace(theory, problem=problem), _HORIZON)
         short = solve(problem, theory.algorithm, tol=WORKING_MIN, maxiters=_HORIZON)
@@ -1021,7 +1021,7 @@ register(Claim(
               "ι_{M_D}, PnP-PGD and PnP-ADMM (penalty β ∈ [0.3, 3], 1-20 CG steps per x-step) both end "
               "Success at the minimizer x̂ of ½‖Hx − y‖² + γ/2‖G(y) − Sx‖² on M_D (closed form from the "
               "dense matrices, relative 1e-8) and report F(x̂) as Solution.value (relative 1e-9); with "
-              "maxiters = 7 and tol = 1e-300 both end MaxIters after exactly 7 iterations, PGD at the 7th "
+              "maxiters = 7 and tol = 1.18e-38 both end MaxIters after exactly 7 iterations, PGD at the 7th "
               "iterate of its own step; the subspace, TV and denoiser priors act image by image on a batch "
               "(prox and value)",
     kind=Kind.PROPERTY, check=lambda ctx: _check_agree(ctx, with_network_term=True),
@@ -1474,8 +1474,9 @@ def _design_contracts() -> list[str]:
 
 
 #: scale factors (of H, of S) of the scale-free checks: far below the ~1e-77 where squaring ‖H‖ twice
-#: underflows, far above the ~1e77 where it overflows, and mixed (the same operations on scaled numbers)
-_SCALES = ((1e-170, 1e170), (1e-170, 1.0), (1e160, 1e160))
+#: underflows, at the top of the working range (README: entries past 3.4e38 are refused, so the ~1e77
+#: where it overflows is out of a user's reach), and mixed (the same operations on scaled numbers)
+_SCALES = ((1e-170, 1e38), (1e-170, 1.0), (1e38, 1e38))
 
 
 @lru_cache(maxsize=2)
@@ -1671,7 +1672,7 @@ register(Claim(
               "PnP-ADMM's reported value is eq. (2)'s objective with the TV penalty (1e-10); "
               "scale-free answers: ‖2.5c·I‖ = "
               "2.5c after 1, 2 and 50 power steps, and null_space_leakage(c·H, d·S) = "
-              "null_space_leakage(H, S) (1e-12) for (c, d) = (1e-170, 1e170), (1e-170, 1), (1e160, 1e160), "
+              "null_space_leakage(H, S) (1e-12) for (c, d) = (1e-170, 1e38), (1e-170, 1), (1e38, 1e38), "
               "for a leaking S and one in Null(H); the zero operator has norm and leakage 0, the Hadamard "
               "complement leakage 0, S = H leakage at most 1; PnP-ADMM's x-step (3 CG steps on a system "
               "with 3 eigenvalues) equals numpy's dense solve (1e-10 relative) at scale 1 "
