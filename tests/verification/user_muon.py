@@ -3,8 +3,8 @@ look-ahead dropped: the step always uses the momentum buffer)."""
 
 import torch
 
-from algorithms.optimizers import Muon
-from algorithms.optimizers.muon import adamw_direction, adjusted_lr, newton_schulz
+from algorithms.optimizers import Muon, newton_schulz
+from algorithms.optimizers.muon import adamw_direction, adjusted_lr
 
 
 class MyMuon(Muon):
