@@ -74,6 +74,8 @@ from algorithms._validation import (
     allocates,
     check_bool,
     check_choice,
+    check_entries_in_range,
+    check_fits_memory,
     check_int_at_least,
     check_nonnegative,
     check_positive,
@@ -159,6 +161,7 @@ def knn_adjacency(dist: torch.Tensor, k: int, depot: bool) -> torch.Tensor:
     if dist.shape[1] != dist.shape[2]:
         raise ValueError(f"dist must be a (B, n, n) tensor (square per instance), got shape "
                          f"{tuple(dist.shape)}")
+    _check_distances("dist", dist)  # a NaN matrix was answered an adjacency
     n = dist.shape[-1]
     k = min(k, n - 1)
     d = dist.clone()
@@ -171,6 +174,14 @@ def knn_adjacency(dist: torch.Tensor, k: int, depot: bool) -> torch.Tensor:
         adj[:, 0, 1:] = 1.0
         adj[:, 1:, 0] = 1.0
     return adj
+
+
+def _check_distances(name: str, dist: torch.Tensor) -> None:
+    """Distances: finite, >= 0 and in the working range (NaN or -5 written into a batch gave NaN or
+    negative tour costs in silence)."""
+    if not bool(torch.isfinite(dist).all()) or bool((dist < 0).any()):
+        raise ValueError(f"{name} must hold finite distances >= 0 (no NaN, inf or negative entries)")
+    check_entries_in_range(name, dist)
 
 
 class _Layer(nn.Module):
@@ -263,6 +274,39 @@ class Batch:
     capacity: torch.Tensor  # (B,) integer capacity (1 for TSP)
     instances: list
 
+    def __post_init__(self) -> None:
+        check_batch(self)
+
+
+def check_batch(batch: Batch) -> None:
+    """A batch built or edited by hand, checked by name before a rollout uses it: a known problem, (B, n, n)
+    distances that are finite, >= 0 and in range, finite heat of their shape, one instance per row (a NaN or
+    negative ``dist`` gave NaN or negative costs, "cvrp" on a TSP batch changed the costs, a wrong shape or a
+    NaN heat met torch's errors)."""
+    check_choice("problem", batch.problem, ("tsp", "cvrp"))
+    for name in ("dist", "heat", "h", "keys", "demand", "units", "capacity"):
+        if not isinstance(getattr(batch, name), torch.Tensor):
+            raise TypeError(f"batch.{name} must be a torch tensor, got {type(getattr(batch, name)).__name__}")
+    dist = batch.dist
+    if dist.ndim != 3 or dist.shape[1] != dist.shape[2] or not dist.is_floating_point():
+        raise ValueError(f"batch.dist must be a real (B, n, n) tensor, got shape {tuple(dist.shape)}")
+    _check_distances("batch.dist", dist)
+    B, n = dist.shape[0], dist.shape[1]
+    if tuple(batch.heat.shape) != (B, n, n) or not bool(torch.isfinite(batch.heat).all()):
+        raise ValueError(f"batch.heat must be a finite ({B}, {n}, {n}) tensor, got shape "
+                         f"{tuple(batch.heat.shape)}")
+    for name in ("demand", "units"):
+        if tuple(getattr(batch, name).shape) != (B, n):
+            raise ValueError(f"batch.{name} must have shape ({B}, {n}), got "
+                             f"{tuple(getattr(batch, name).shape)}")
+    if tuple(batch.capacity.shape) != (B,) or tuple(batch.h.shape[:2]) != (B, n):
+        raise ValueError(f"batch.capacity must have shape ({B},) and batch.h ({B}, {n}, d)")
+    is_cvrp = [isinstance(i, CVRPInstance) for i in batch.instances]
+    if not isinstance(batch.instances, list) or len(batch.instances) != B or any(
+            is_cvrp[k] != (batch.problem == "cvrp") for k in range(len(is_cvrp))):
+        raise ValueError(f"batch.instances must be a list of {B} {batch.problem.upper()} instances (one per "
+                         f"row of batch.dist)")
+
 
 def _unit_box(coords: np.ndarray, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Coordinates and distances as the network was trained on them (points of the unit square): an
@@ -354,6 +398,7 @@ class Trajectories:
         """β·(step cost − mean over the instance's samples at that step) (Eq. 9); (M, T), zero
         on padding. ``center=False``: β·(step cost)."""
         center = check_bool("center", center)
+        beta = check_positive("beta", beta)
         e = self.step_cost
         if center:
             S = self.samples
@@ -368,8 +413,9 @@ class Trajectories:
         return beta * e
 
     def log_reward(self, beta: float, center: bool = True) -> torch.Tensor:
-        """log R(x) = −β (cost − c̄); (M,)."""
+        """log R(x) = −β (cost − c̄); (M,); ``beta`` a finite float > 0 in the working range."""
         center = check_bool("center", center)
+        beta = check_positive("beta", beta)  # 1e39 gave NaN rewards in silence
         return -self.energies(beta, center).sum(1)
 
     def sequences(self) -> list[list[int]]:
@@ -459,12 +505,23 @@ def rollout(
         raise TypeError(f"model must be a RoutingGFlowNet, got {type(model).__name__}")
     if not isinstance(batch, Batch):
         raise TypeError(f"batch must be a Batch (from encode_instances), got {type(batch).__name__}")
+    check_batch(batch)  # a Batch is a mutable record: edited in place since encode_instances
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
     B, n, _ = batch.dist.shape
     S = samples
     M = B * S
+    check_fits_memory("rollout", "samples", samples, 8.0 * M * n * (n + 8))  # 2**40: torch's allocator error
     if mode == "forced":
-        if actions is None or actions.ndim != 2 or actions.shape[0] != M:
-            raise ValueError(f"actions must be an (M = {M}, T) tensor in mode 'forced'")
+        if (not isinstance(actions, torch.Tensor) or actions.ndim != 2 or actions.shape[0] != M
+                or actions.is_floating_point() or actions.is_complex() or actions.dtype == torch.bool):
+            raise ValueError(f"actions must be an int (M = {M}, T) tensor in mode 'forced', got "
+                             f"{type(actions).__name__} {getattr(actions, 'dtype', '')} of shape "
+                             f"{tuple(getattr(actions, 'shape', ()))}")
+        if actions.numel() and (int(actions.min()) < -1 or int(actions.max()) >= n):
+            raise ValueError(f"actions must hold node indices in [0, {n}) (or -1 padding), got range "
+                             f"[{int(actions.min())}, {int(actions.max())}]")
+        actions = actions.long()
     dtype = batch.dist.dtype
     inst = torch.arange(B).repeat_interleave(S)
     rows = torch.arange(M)

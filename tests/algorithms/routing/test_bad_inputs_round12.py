@@ -62,3 +62,56 @@ def test_resume_refuses_other_settings_than_the_checkpoints(tmp_path):
     with pytest.raises(ValueError, match=r"^resume: checkpoint .* other settings: hidden = 8 \(given 16\)"):
         train(out=out, resume=True, **{**kw, "hidden": 16, "steps": 2})  # metadata 16, model 8 before
     assert train(out=out, resume=True, **{**kw, "steps": 2})["steps"] == 2
+
+
+@pytest.fixture(scope="module")
+def encoded():
+    from algorithms.routing.gflownet import RoutingGFlowNet, encode_instances
+
+    model = RoutingGFlowNet("tsp", hidden=8, layers=1)
+    return model, encode_instances(model, [random_tsp(5, seed=0), random_tsp(5, seed=1)])
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda b: b.dist.mul_(np.nan), r"^batch.dist must hold finite distances >= 0"),
+    (lambda b: b.dist.__setitem__((0, 0, 1), -5.0), r"^batch.dist must hold finite distances >= 0"),
+    (lambda b: setattr(b, "problem", "cvrp"), r"^batch.instances must be a list of 2 CVRP instances"),
+    (lambda b: setattr(b, "problem", "zzz"), r"problem"),
+])
+def test_a_batch_edited_after_encoding_is_refused_at_rollout(encoded, edit, words):
+    import dataclasses
+
+    from algorithms.routing.gflownet import rollout
+
+    model, batch = encoded
+    edited = dataclasses.replace(batch, dist=batch.dist.detach().clone())
+    edit(edited)
+    with pytest.raises(ValueError, match=words):  # NaN or negative costs, or other costs, in silence before
+        rollout(model, edited, 2)
+
+
+def test_rollout_names_bad_forced_actions_and_generators(encoded):
+    import torch
+
+    from algorithms.routing.gflownet import rollout
+
+    model, batch = encoded
+    with pytest.raises(ValueError, match=r"^actions must hold node indices in \[0, 5\)"):
+        rollout(model, batch, 1, mode="forced", actions=torch.tensor([[7, 1, 2, 3], [1, 2, 3, 4]]))
+    with pytest.raises(ValueError, match=r"^actions must be an int \(M = 2, T\) tensor"):
+        rollout(model, batch, 1, mode="forced", actions=torch.ones(2, 4))
+    with pytest.raises(TypeError, match=r"^generator must be a torch.Generator"):
+        rollout(model, batch, 1, generator=np.random.default_rng(0))
+
+
+def test_rewards_and_adjacency_check_their_inputs(encoded):
+    import torch
+
+    from algorithms.routing.gflownet import knn_adjacency, rollout
+
+    model, batch = encoded
+    traj = rollout(model, batch, 2)
+    with pytest.raises(ValueError, match=r"^beta = 1e\+39 is outside the package's working range"):
+        traj.log_reward(1e39)  # NaN rewards before
+    with pytest.raises(ValueError, match=r"^dist must hold finite distances"):
+        knn_adjacency(batch.dist * torch.nan, 2, False)
