@@ -33,6 +33,7 @@ continuous optimizers in a black-box setting. Optim. Methods Softw. 2021.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -272,6 +273,11 @@ class Evaluator:
                 if math.isnan(to_float(entry[1])):   # a best value is never NaN ([(1, nan)] was kept)
                     raise ValueError(f"history must hold (evaluations, best value) pairs with a best value "
                                      f"that is not NaN, got {entry!r:.60}")
+            # a run's record: evaluations grow, the best value never rises ([(1, 0.5), (0, 0.1)] was kept)
+            for before, after in itertools.pairwise(value):
+                if after[0] < before[0] or to_float(after[1]) > to_float(before[1]):
+                    raise ValueError(f"history must have non-decreasing evaluations and non-increasing best "
+                                     f"values, got {before!r:.40} then {after!r:.40}")
         object.__setattr__(self, name, value)
 
     def _check_fits(self, problem: BlackBoxProblem) -> None:

@@ -416,10 +416,6 @@ class ScoreMLP(ScoreModel):
         """The layers as built and of one dtype: net[0].weight replaced by a (9, 9) one met torch's "mat1 and
         mat2 shapes cannot be multiplied", one layer made float64 its dtype mismatch."""
         check_structure(self)
-        dtypes = {p.dtype for p in self.parameters()}
-        if len(dtypes) > 1:
-            raise TypeError(f"ScoreMLP's parameters have several dtypes {sorted(map(str, dtypes))}: a layer "
-                            f"was converted after construction; convert the whole model (.double())")
 
     def noise(self, X: torch.Tensor) -> torch.Tensor:
         """ε_θ(x, t): the predicted noise, for X = [x, t] of shape (batch, n + 1) as ``forward``'s."""

@@ -228,7 +228,7 @@ def test_agent_layers_replaced_or_converted_after_construction_are_named():
         agent.sample(torch.zeros(13))
     agent = WorkflowGenerator(seed=0)
     agent.head = agent.head.double()
-    with pytest.raises(TypeError, match=r"^WorkflowGenerator's parameters have several dtypes"):
+    with pytest.raises(ValueError, match=r"^WorkflowGenerator's parameters must share one dtype"):
         agent.sample(torch.zeros(13))
 
 
@@ -259,3 +259,15 @@ def test_the_regrets_unit_is_a_positive_scale():
         BlackBoxProblem(lambda x: 0.0, ([0.0], [1.0]), 5, optimum=0.0, f_ref=5e-324)
     wide = BlackBoxProblem(lambda x: 0.0, ([0.0], [1.0]), 5, optimum=-3e38, f_ref=3e38)
     assert normalized_regret(0.0, wide) == 0.5
+
+
+def test_evaluator_history_is_a_runs_record():
+    from algorithms.blackbox import Evaluator
+
+    ev = Evaluator(BlackBoxProblem(lambda x: float(x @ x), (-_ONES, _ONES), 10))
+    # red12a: evaluations decreasing and the best value rising were kept
+    with pytest.raises(ValueError, match=r"^history must have non-decreasing evaluations"):
+        ev.history = [(1, 0.5), (0, 0.1)]
+    with pytest.raises(ValueError, match=r"^history must have non-decreasing evaluations"):
+        ev.history = [(1, 0.1), (2, 0.5)]
+    ev.history = [(1, float("inf")), (2, 0.5), (4, 0.5)]

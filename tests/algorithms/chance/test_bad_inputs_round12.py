@@ -204,7 +204,7 @@ def test_score_mlp_layers_replaced_or_converted_after_construction_are_named():
         model.noise(X)
     model = ScoreMLP(2, hidden=4)
     model.net[2] = model.net[2].float()   # one layer converted: torch's dtype mismatch
-    with pytest.raises(TypeError, match=r"^ScoreMLP's parameters have several dtypes"):
+    with pytest.raises(ValueError, match=r"^ScoreMLP's parameters must share one dtype"):
         model(X)
     assert ScoreMLP(2, hidden=4).float()(X.float()).dtype == torch.float32   # the whole model: valid
 
