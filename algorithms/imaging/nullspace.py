@@ -79,7 +79,8 @@ def null_space_basis(operator: LinearOperator) -> torch.Tensor:
 
     ``operator`` is H, a :class:`LinearOperator` (its dense matrix is formed).
 
-    The rank is read from the SVD so that a rank-deficient H (dependent rows) is handled.
+    The rank is read from the SVD so that a rank-deficient H (dependent rows) is handled. At most
+    MAX_DENSE_PIXELS = 1024 pixels (32 × 32; larger operators are refused by name: an n × n QR runs minutes).
 
     >>> from algorithms.imaging.operators import gaussian_cs
     >>> null_space_basis(gaussian_cs((4, 4), 0.25, seed=0)).shape
@@ -87,6 +88,11 @@ def null_space_basis(operator: LinearOperator) -> torch.Tensor:
     """
     _check_operator("operator", operator)
     n, m = operator.in_features, operator.out_features
+    if n > MAX_DENSE_PIXELS:  # a 64×64 blur fit in memory, and its n × n QR ran for 8 minutes (a hang)
+        raise ValueError(f"operator must act on at most {MAX_DENSE_PIXELS} pixels for a dense null-space "
+                         f"basis (an n × n QR/SVD), got a {type(operator).__name__} on {n} pixels "
+                         f"{operator.image_shape}; use the analytic complements (complement_rows, "
+                         f"complement_frequencies, highpass) for large images")
     # the dense (m, n) matrix, its identity columns, and a full QR/SVD's n × n factor: a 256×256 blur
     # (n = 65536, 32 GiB per n × n) ran into the allocator; refused before
     check_fits_memory("null_space_basis", "operator", f"{type(operator).__name__} with {n} pixels",
@@ -99,6 +105,11 @@ def null_space_basis(operator: LinearOperator) -> torch.Tensor:
         return q[:, rank:]
     _, _, vh = torch.linalg.svd(matrix, full_matrices=True)  # dependent rows: QR would mislead
     return vh[rank:].T
+
+
+#: the most pixels a dense null-space basis takes (32 × 32, the claims' largest: seconds; 64 × 64 took 8
+#: minutes on a loaded 2-core machine, 128 × 128 would take hours)
+MAX_DENSE_PIXELS = 1024
 
 
 def _check_p(p: Any, available: int) -> int:

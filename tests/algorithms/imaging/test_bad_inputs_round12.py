@@ -204,3 +204,14 @@ def test_a_subspace_basis_written_through_data_is_refused():
         solve(InverseProblem(H, H(X)), PnPPGD(prior=prior), maxiters=2)
     with pytest.raises(ValueError, match=r"SubspacePrior\.basis was written in place"):
         prior.prox(X, 1.0)
+
+
+def test_a_dense_null_space_basis_of_a_large_operator_is_refused_before_it_runs():
+    """A 64 × 64 blur's dense n × n QR ran 8 minutes on the loaded machine (128 × 128: hours), a hang."""
+    from algorithms.imaging import Blur, NullSpaceProjector, null_space_basis
+
+    large = Blur((64, 64), 1.0)
+    for call in (lambda: null_space_basis(large), lambda: NullSpaceProjector(large)):
+        with pytest.raises(ValueError, match=r"operator must act on at most 1024 pixels"):
+            call()
+    assert null_space_basis(gaussian_cs((32, 32), 0.9, seed=0)).shape[0] == 1024
