@@ -314,6 +314,8 @@ class Evaluator:
         return t is not None and self.best_value <= t
 
     def __call__(self, X: np.ndarray) -> np.ndarray:
+        if not isinstance(self.problem, BlackBoxProblem):   # set with object.__setattr__ (its check bypassed)
+            raise TypeError(f"problem must be a BlackBoxProblem, got {type(self.problem).__name__}")
         if hasattr(X, "detach") and type(X).__module__.startswith("torch"):   # numpy's messages named no X
             if X.device.type == "meta":
                 raise ValueError("X is on the meta device (no data); move it to a real device")

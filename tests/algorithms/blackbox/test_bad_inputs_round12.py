@@ -271,3 +271,12 @@ def test_evaluator_history_is_a_runs_record():
     with pytest.raises(ValueError, match=r"^history must have non-decreasing evaluations"):
         ev.history = [(1, 0.1), (2, 0.5)]
     ev.history = [(1, float("inf")), (2, 0.5), (4, 0.5)]
+
+
+def test_an_evaluators_problem_set_past_its_check_is_refused_at_call():
+    from algorithms.blackbox import Evaluator
+
+    ev = Evaluator(BlackBoxProblem(lambda x: float(x @ x), (-_ONES, _ONES), 10))
+    object.__setattr__(ev, "problem", "x")   # AttributeError 'str' object has no attribute 'dtype'
+    with pytest.raises(TypeError, match=r"^problem must be a BlackBoxProblem"):
+        ev(np.zeros((1, 2)))
