@@ -33,6 +33,10 @@ from algorithms.curvature.problem import CurvatureProblem, check_f_star_not_abov
 __all__ = ["LBFGS"]
 
 
+#: the most correction pairs LBFGS keeps (each is two vectors of the problem's length)
+MAX_MEMORY = 10**6
+
+
 @dataclass(frozen=True)
 class LBFGS(Algorithm):
     """scipy's L-BFGS-B with ``memory`` correction pairs (scipy's ``maxcor``).
@@ -46,7 +50,9 @@ class LBFGS(Algorithm):
     memory: int = 10
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "memory", check_count("memory", self.memory, 1))
+        # scipy keeps 2·memory vectors of the problem's length: 2**31 - 1 met its "Maximum allowed dimension"
+        object.__setattr__(self, "memory", check_count("memory", self.memory, 1, MAX_MEMORY,
+                                                       "L-BFGS keeps two vectors per stored pair"))
 
 
 @_dispatch

@@ -411,6 +411,12 @@ class CurvatureProblem(Problem):
         fx = call_user("f(x)", self.f, x, keep=(ValueError, TypeError))
         if np.ndim(fx) != 0:
             raise ValueError(f"f(x) must return a scalar, got an array of shape {np.shape(fx)}")
+        given = 0 if isinstance(fx, int) and not isinstance(fx, bool) else _precision(fx)
+        if given is not None and given < _precision(self.x0):
+            # as grad(x): an int or half-precision f beside a float64 x0 truncated the value, and Polyak/LCD2
+            # stopped on the truncated f − f* with a Success away from the optimum
+            raise TypeError(f"f(x) must return a float at least as precise as x0's {self.x0.dtype}, got "
+                            f"{type(fx).__name__}")
         return returned_scalar("f(x)", fx)  # a str "1" was parsed by float(), a bool counted as 0/1
 
     def gradient(self, x: np.ndarray) -> np.ndarray:

@@ -76,3 +76,22 @@ def test_a_user_callables_own_exception_is_named(which):
     armed[0] = True
     with pytest.raises(UserCallableError, match=rf"^{which}\(x\) raised KeyError"):  # a bare KeyError before
         solve(problem, LCD2(), maxiters=50, tol=1.2e-38)
+
+
+@pytest.mark.parametrize("answer", [lambda v: int(v), lambda v: np.int64(v), lambda v: np.float16(v),
+                                    lambda v: np.float32(v)])
+def test_an_objective_less_precise_than_x0_is_refused_like_a_gradient(answer):
+    from algorithms.curvature import CurvatureProblem
+
+    # int(x @ x) truncated f: Polyak stopped on the truncated f − f* with a Success away from the optimum
+    with pytest.raises(TypeError, match=r"^f\(x\) must return a float at least as precise as x0's float64"):
+        CurvatureProblem(f=lambda x: answer(float(x @ x)), grad=lambda x: 2 * x,
+                         curvature=lambda x: 2 * np.ones_like(x), L_C=0.0, x0=np.array([3.0, -2.0, 1.0]),
+                         f_star=0.0)
+
+
+def test_lbfgs_memory_is_capped_by_name():
+    from algorithms.curvature import LBFGS
+
+    with pytest.raises(ValueError, match=r"^memory must be <= 1000000"):
+        LBFGS(memory=2**31 - 1)  # scipy's "Maximum allowed dimension exceeded" at the solve before
