@@ -259,15 +259,16 @@ _ZERO_VALID = "a parameter that may be 0 takes any value from 0 up (README, work
 ONLY_ZERO = {"TwoLayerTraining.init_noise"}   # a non-zero init_noise perturbs init='data' only
 
 
-def _tiny_mutation(build: Callable[[Any], Any]) -> tuple[str, Any, str]:
+def _tiny_mutation(build: Callable[[Any], Any], name: str) -> tuple[str, Any, str] | None:
     """(label, 1e-39, why valid): below the working range's smallest positive scale. Refused where the
-    parameter must be > 0, found by building it with 0 (refused: a positive scale); valid where 0 is."""
+    parameter must be > 0, found by building it with 0 (refused naming ``name``: a positive scale); valid
+    where 0 is; None (no case) where 0 fails for another reason (the call itself needs more than this)."""
     try:
         build(0.0)
-    except (ValueError, TypeError):
-        return "1e-39", 1e-39, ""
-    except Exception:   # 0 fails elsewhere (a cryptic error is the other cases' to find): treat as positive
-        return "1e-39", 1e-39, ""
+    except (ValueError, TypeError) as exc:
+        return ("1e-39", 1e-39, "") if name in str(exc) else None
+    except Exception:
+        return None
     return "1e-39", 1e-39, _ZERO_VALID
 
 
@@ -328,11 +329,13 @@ def field_cases(with_callables: bool = True) -> list[SweepCase]:
                         continue  # documented optional
                     out.append(_field_case(family, owner, f.name, label, bad, late))
                 if isinstance(value, float | np.floating):
-                    label, bad, why = _tiny_mutation(
-                        lambda v, o=owner, n=f.name: dataclasses.replace(o, **{n: v}))
-                    why = "" if f"{type(owner).__name__}.{f.name}" in ONLY_ZERO else why
-                    case = _field_case(family, owner, f.name, label, bad, late)
-                    out.append(dataclasses.replace(case, valid=case.valid or why))
+                    tiny = _tiny_mutation(lambda v, o=owner, n=f.name: dataclasses.replace(o, **{n: v}),
+                                          f.name)
+                    if tiny is not None:
+                        label, bad, why = tiny
+                        why = "" if f"{type(owner).__name__}.{f.name}" in ONLY_ZERO else why
+                        case = _field_case(family, owner, f.name, label, bad, late)
+                        out.append(dataclasses.replace(case, valid=case.valid or why))
                 if (with_callables and owner is problem and callable(value) and not isinstance(value, type)
                         and getattr(value, "__name__", "") != ""
                         and not hasattr(value, "parameters")):
@@ -425,9 +428,12 @@ def signature_cases(signatures: list[Signature]) -> list[SweepCase]:
                 def build(v, sig=sig, arg=arg):
                     obj = sig.target(*sig.args(), **{**sig.kwargs, arg: v})
                     return sig.then(obj) if sig.then is not None else obj
-                label, bad, why = _tiny_mutation(build)
-                out.append(SweepCase(sig.family, f"{name}.{arg}={label}", lambda b=build: b(1e-39), (arg,),
-                                     valid=VALID.get((f"{name}.{arg}", label), why), source="signature"))
+                tiny = _tiny_mutation(build, arg)
+                if tiny is not None:
+                    label, bad, why = tiny
+                    out.append(SweepCase(sig.family, f"{name}.{arg}={label}", lambda b=build: b(1e-39),
+                                         (arg,), valid=VALID.get((f"{name}.{arg}", label), why),
+                                         source="signature"))
     return out
 
 
