@@ -223,6 +223,8 @@ def lcd2_multiplier(delta: float, ghat: np.ndarray, D: np.ndarray, *, rtol: floa
         h_inf = delta - 0.5 * float(np.sum(ghat[pos] ** 2 / D[pos]))
         if h_inf >= -_INF_RTOL * delta:
             return math.inf
+    if h(lo) <= 0:  # h(Δ/‖ĝ‖²) >= 0 exactly; below 0 only by rounding: the root is lo (brentq's sign error)
+        return lo
     hi = 2.0 * lo
     for _ in range(200):
         if h(hi) < 0:

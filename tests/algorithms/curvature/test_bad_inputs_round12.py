@@ -95,3 +95,29 @@ def test_lbfgs_memory_is_capped_by_name():
 
     with pytest.raises(ValueError, match=r"^memory must be <= 1000000"):
         LBFGS(memory=2**31 - 1)  # scipy's "Maximum allowed dimension exceeded" at the solve before
+
+
+def test_a_loose_tol_does_not_accuse_a_correct_f_star():
+    from algorithms.curvature import LBFGS, GradientDescent, sum_of_squared_abs_linear
+
+    # f_star from the factory's own least squares; the gradient test at tol = 0.1 blamed f_star/grad before
+    A, b = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), np.array([1.0, 0.0, 1.0])
+    problem = sum_of_squared_abs_linear(A, b)
+    for algorithm in (GradientDescent(), LBFGS(), Polyak()):
+        assert solve(problem, algorithm, tol=0.1).retcode is RetCode.Success
+
+
+def test_lcd2_on_an_ill_conditioned_least_squares_has_no_bracket_error():
+    from algorithms.curvature import sum_of_squared_abs_linear
+
+    A = np.array([[-0.0005255139863256378, 63199.6833514217, -0.05805189671651954],
+                  [-0.0015048597560505636, -36512.13881961824, 0.026335576488871672],
+                  [-0.00023190581538814022, 41045.248629469956, -0.030784199055039846],
+                  [-0.0015012366623536233, -4512.2447610909485, -0.03044077718049209],
+                  [-0.0007745665338614665, -46268.199523413554, 0.005713507971385636],
+                  [0.000598125303301375, -91663.81162664837, -0.06568538010539261]])
+    b = np.array([3.597912481988418, 39.25697868852463, -4.319911958742951, 12.298676567067833,
+                  35.75982304350221, 13.89047688398539])
+    x0 = np.array([-0.001515353072811269, 0.0024520205494460907, -0.00018436997305433997])
+    sol = solve(sum_of_squared_abs_linear(A, b, x0=x0), LCD2(), maxiters=20000)  # brentq's sign error before
+    assert sol.retcode in (RetCode.Success, RetCode.MaxIters, RetCode.Stalled)
