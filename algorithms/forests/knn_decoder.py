@@ -49,6 +49,9 @@ def synthetic_training_set(leaves: np.ndarray, lower: np.ndarray, upper: np.ndar
     """
     check_generator("rng", rng)
     leaves, lower, upper = as_array("leaves", leaves), as_array("lower", lower), as_array("upper", upper)
+    for name, box in (("lower", lower), ("upper", upper)):  # str boxes met numpy's "ufunc 'maximum'" error
+        if box.dtype.kind not in "fiu":
+            raise TypeError(f"{name} must be a real array of box bounds, got dtype {box.dtype}")
     if leaves.ndim != 2 or not np.issubdtype(leaves.dtype, np.integer):
         raise TypeError(f"leaves must be a 2-D integer array of leaf ids, got {leaves.dtype} of shape "
                         f"{leaves.shape}")

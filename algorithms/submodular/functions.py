@@ -84,6 +84,13 @@ def _weights(name: str, weights) -> tuple[np.ndarray | sp.csr_matrix, type]:
     return matrix, matrix.dtype.type
 
 
+def _refuse_sparse(name: str, value: Any) -> None:
+    """A dense matrix is documented: a scipy.sparse one was refused "must be numeric, got dtype object"."""
+    if sp.issparse(value):
+        raise TypeError(f"{name} must be a dense (n, n) array (.toarray() a scipy.sparse matrix), got "
+                        f"{type(value).__name__}")
+
+
 def _adjacency(matrix) -> list[list[tuple[int, float]]]:
     """Row lists of (column, weight) for the non-zero off-diagonal entries."""
     csr = sp.csr_matrix(matrix)
@@ -218,6 +225,7 @@ class FacilityLocation(_IndexFunction):
     """
 
     def __init__(self, similarity) -> None:
+        _refuse_sparse("similarity", similarity)
         self.similarity = as_float_array("similarity", similarity, ndim=2)
         if np.any(self.similarity < 0):
             raise ValueError("similarity must have non-negative entries")
@@ -315,6 +323,7 @@ class LogDet(_IndexFunction):
     """
 
     def __init__(self, kernel, monotone: bool = True) -> None:
+        _refuse_sparse("kernel", kernel)
         kernel = as_float_array("kernel", kernel, ndim=2)
         if kernel.size == 0:  # no element: the ground set would be empty (indexing failed)
             raise ValueError(f"kernel must be a non-empty (n, n) matrix, got shape {kernel.shape}")

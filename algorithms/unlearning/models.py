@@ -230,6 +230,10 @@ def effective_predictor(model: torch.nn.Module,
     if params is None:
         params = {k: p.detach() for k, p in model.named_parameters()}
     names = [k for k, _ in model.named_parameters()]
+    unknown = sorted(map(str, set(params) - set(names))) if isinstance(params, dict) else []
+    if unknown:  # an unknown key was dropped in silence
+        raise ValueError(f"params has keys that are not the model's parameters: {unknown} (the model's are "
+                         f"{names})")
     if not isinstance(params, dict) or any(not isinstance(params.get(k), torch.Tensor) for k in names):
         got = sorted(params) if isinstance(params, dict) else type(params).__name__
         raise ValueError(f"params must be a dict holding the model's parameters {names} as tensors, "

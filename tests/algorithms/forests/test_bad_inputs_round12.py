@@ -140,3 +140,11 @@ def test_relabel_forest_names_a_misbehaving_embed(fitted):
         call(lambda Z: np.full((len(Z), 2), 1e300))
     with pytest.raises(TypeError, match=r"embed"):
         call(lambda: 0)
+
+
+def test_synthetic_training_set_names_non_numeric_boxes():
+    from algorithms.forests import synthetic_training_set
+
+    with pytest.raises(TypeError, match=r"^lower must be a real array of box bounds"):
+        synthetic_training_set(np.zeros((2, 1), int), np.array([["a"]]), np.array([["b"]]), np.zeros(1, bool),
+                               np.random.default_rng(0))  # numpy's "ufunc 'maximum'" error before

@@ -97,3 +97,14 @@ def test_a_user_objectives_own_exception_is_named():
     problem = MatchoidMaximization(f, Matchoid([UniformMatroid(2)]), range(4))
     with pytest.raises(UserCallableError, match=r"^f\(S\) raised KeyError"):  # a bare KeyError before
         solve(problem, Greedy())
+
+
+@pytest.mark.parametrize("name", ["FacilityLocation", "LogDet"])
+def test_a_sparse_matrix_is_refused_as_not_dense(name):
+    import numpy as np
+    import scipy.sparse as sp
+
+    import algorithms.submodular as submodular
+
+    with pytest.raises(TypeError, match=r"must be a dense \(n, n\) array"):  # "got dtype object" before
+        getattr(submodular, name)(sp.csr_matrix(np.eye(2)))

@@ -76,3 +76,14 @@ def test_an_iterate_past_the_range_is_diverged_not_a_theta_error(make):
 
     sol = solve(linear_task(5, 8, 2, seed=0), make(), maxiters=3)
     assert sol.retcode is RetCode.Diverged and math.isnan(sol.value)
+
+
+def test_effective_predictor_refuses_an_unknown_parameter_key():
+    import torch
+
+    from algorithms.unlearning import DeepLinear, effective_predictor
+
+    model = DeepLinear(4, (5, 3), seed=0)
+    params = {**{k: p.detach() for k, p in model.named_parameters()}, "zz": torch.ones(1)}
+    with pytest.raises(ValueError, match=r"^params has keys that are not the model's parameters: \['zz'\]"):
+        effective_predictor(model, params)  # the key was dropped in silence
