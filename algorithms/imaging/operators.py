@@ -255,6 +255,7 @@ class LinearOperator:
         (README: a diverging run's iterate may pass it; what overflows is refused)."""
         if isinstance(x, torch.Tensor) and x.is_floating_point() and x.layout == torch.strided:
             check_finite_data("x", x, check_range=False)  # a NaN image gave all-NaN measurements in silence
+        self._check_data(type(self).__name__)  # H.weight[0, 0] = 1e30 in place: another H in silence
         return self._finite_output("x", "H x", self.apply(x))
 
     def adjoint(self, y: torch.Tensor) -> torch.Tensor:
@@ -263,6 +264,7 @@ class LinearOperator:
         entries so large that Hᵀ y overflows)."""
         if isinstance(y, torch.Tensor) and y.is_floating_point() and y.layout == torch.strided:
             check_finite_data("y", y, check_range=False)  # a point, as forward's x
+        self._check_data(type(self).__name__)
         return self._finite_output("y", "Hᵀ y", self.apply_adjoint(y))
 
     def _finite_output(self, name: str, what: str, out: torch.Tensor) -> torch.Tensor:
@@ -339,6 +341,9 @@ class LinearOperator:
         """A tensor of the operator written in place since construction (``H.weight[0, 0] = 2.0``, finite and
         in range: the solve answered for another H than the problem was built with), refused naming it.
         Only the objects recorded at construction are compared (a private cache replaced later is not)."""
+        for key, value in vars(self).items():
+            if isinstance(value, LinearOperator):
+                value._check_written(f"{name}.{key}")
         for key, (tensor, stamp) in self.__dict__.get("_fingerprints", {}).items():
             if self.__dict__.get(key) is tensor and _fingerprint(tensor) != stamp:
                 raise ValueError(f"{name}.{key} was written in place after the {type(self).__name__} was "

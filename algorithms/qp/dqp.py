@@ -385,6 +385,8 @@ def _check_backend_options(backend: str, options: Mapping[str, Any]) -> None:
     turns into an error naming ``backend_options`` (it was a ``Failure`` retcode with the backend's text)."""
     if not options:
         return
+    if backend in _TYPED_OPTIONS:
+        _check_typed_options(backend, options)
     if backend == "clarabel":
         _check_clarabel_options(options)
         return
@@ -408,6 +410,33 @@ def _check_backend_options(backend: str, options: Mapping[str, Any]) -> None:
     if unknown:
         raise ValueError(f"backend_options {unknown} are not {backend} settings; a misspelled option "
                          f"would be ignored")
+
+
+#: osqp's and scs's typed settings: flags, positive scales, the relaxation alpha in (0, 2). A wrong type or
+#: value reached the backend, whose error became a Failure retcode naming no key ({"polish": "no"},
+#: {"alpha": 5.0}), or was taken ({"rho": 1e-39})
+_TYPED_OPTIONS = {
+    "osqp": {"flags": ("verbose", "polish", "adaptive_rho", "warm_start", "warm_starting",
+                       "scaled_termination"),
+             "scales": ("rho", "sigma", "delta", "adaptive_rho_tolerance", "adaptive_rho_fraction")},
+    "scs": {"flags": ("verbose", "normalize", "warm_start", "adaptive_scale"),
+            "scales": ("scale", "rho_x")},
+}
+
+
+def _check_typed_options(backend: str, options: Mapping[str, Any]) -> None:
+    kinds = _TYPED_OPTIONS[backend]
+    for key, value in options.items():
+        name = f"backend_options[{key!r}]"
+        if key in kinds["flags"]:
+            check_bool(name, value)
+        elif key in kinds["scales"]:
+            check_positive(name, value)
+        elif key == "alpha":
+            alpha = check_positive(name, value)
+            if not alpha < 2.0:
+                raise ValueError(f"{name} must be in (0, 2) ({backend}'s relaxation parameter), got "
+                                 f"{value!r}")
 
 
 def _check_clarabel_options(options: Mapping[str, Any]) -> None:
@@ -939,9 +968,9 @@ class QPStats(Stats):
         if name == "absolute" and value is not None and (
                 not isinstance(value, dict) or set(value) != {"primal", "dual", "gap"}
                 or not all(isinstance(v, int | float | np.floating) and not isinstance(v, bool) and not v < 0
-                           for v in value.values())):
+                           and not WORKING_MAX < v < math.inf for v in value.values())):  # 1e300 was kept
             raise TypeError(f"absolute must be None or the dict of absolute_residuals (primal, dual, gap: "
-                            f"floats >= 0), got {value!r:.80}")
+                            f"floats >= 0, at most 3.4e38 or inf), got {value!r:.80}")
         super().__setattr__(name, value)
 
 

@@ -215,3 +215,12 @@ def test_a_dense_null_space_basis_of_a_large_operator_is_refused_before_it_runs(
         with pytest.raises(ValueError, match=r"operator must act on at most 1024 pixels"):
             call()
     assert null_space_basis(gaussian_cs((32, 32), 0.9, seed=0)).shape[0] == 1024
+
+
+def test_a_direct_call_of_an_operator_written_in_place_is_refused():
+    """red12a: H.weight[0, 0] = 1e30 (in range) then H(x) answered for another H."""
+    H2 = gaussian_cs((8, 8), 0.5, seed=0)
+    H2.weight[0, 0] = 1e30
+    for call in (lambda: H2(X), lambda: H2.adjoint(torch.zeros(32, dtype=DT))):
+        with pytest.raises(ValueError, match=r"MatrixOperator\.weight was written in place"):
+            call()

@@ -158,3 +158,19 @@ def test_a_tiny_positive_definite_p_is_not_reported_unbounded():
     sol = solve(QP(P=np.array([[1.2e-38]]), q=np.array([-1.0])), DQP(backend="osqp"))
     assert sol.retcode is not RetCode.Unbounded
     assert solve(QP(P=np.zeros((1, 1)), q=np.array([-1.0])), DQP(backend="osqp")).retcode is RetCode.Unbounded
+
+
+@pytest.mark.parametrize("backend, options, name", [
+    ("osqp", {"polish": "no"}, "polish"), ("osqp", {"alpha": 5.0}, "alpha"), ("osqp", {"rho": 1e-39}, "rho"),
+    ("scs", {"verbose": "no"}, "verbose"), ("scs", {"alpha": 5.0}, "alpha"),
+])
+def test_osqp_and_scs_options_of_the_wrong_type_or_range_are_refused_by_key(backend, options, name):
+    """red12a: osqp/scs options of the wrong type ended Failure with the backend's TypeError text (no key
+    named); rho = 1e-39 (a positive scale) was taken."""
+    with pytest.raises((TypeError, ValueError), match=rf"backend_options\['{name}'\]"):
+        DQP(backend=backend, backend_options=options)
+
+
+def test_qp_stats_absolute_residuals_in_range():
+    with pytest.raises(TypeError, match=r"\babsolute\b"):
+        QPStats(absolute={"primal": 1e300, "dual": 0.0, "gap": 0.0})
