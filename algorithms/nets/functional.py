@@ -126,8 +126,10 @@ def _flatten_params(params: Params, *, finite: bool) -> tuple[torch.Tensor, Call
                             f"parameters' dtype {flat_dtype}, got {theta.dtype} (convert it with "
                             f".to({flat_dtype}))")
         # a NaN/inf or meta theta came back as NaN / data-less parameters; skipped under vmap (torch.func's
-        # grad, jacrev, jacfwd and hessian pass it)
-        check_finite_data("theta", theta)
+        # grad, jacrev, jacfwd and hessian pass it). No range check: theta here is mostly a run's own iterate
+        # (a diverging run past 3.4e38 is Diverged, it raised "theta has an entry of magnitude ..."); the
+        # public entry points check a user's theta themselves
+        check_finite_data("theta", theta, check_range=False)
         chunks = torch.split(theta, sizes)
         return {k: c.reshape(s) for k, c, s in zip(keys, chunks, shapes)}
 

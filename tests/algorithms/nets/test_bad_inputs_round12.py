@@ -269,3 +269,13 @@ def test_a_runtime_error_of_a_user_loss_names_the_callable():
                        (lambda: stochastic_logabsdet(boom, 4, num_probes=2, lanczos_steps=2), r"matvec")):
         with pytest.raises(UserCallableError, match=rf"{name}(\(V\))? raised RuntimeError"):
             call()
+
+
+# ------------------ class 14: a run's own iterate through unflatten met the user-input range check
+def test_unflatten_takes_an_iterate_past_the_range_and_refuses_nan():
+    from algorithms.nets import flatten_params
+
+    _, unflatten = flatten_params({"w": torch.ones(2, dtype=torch.float64)})
+    assert float(unflatten(torch.full((2,), 1e39, dtype=torch.float64))["w"][0]) == 1e39   # a diverging run
+    with pytest.raises(ValueError, match="theta contains NaN or inf entries"):
+        unflatten(torch.full((2,), float("nan"), dtype=torch.float64))
