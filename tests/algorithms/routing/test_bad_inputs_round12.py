@@ -115,3 +115,11 @@ def test_rewards_and_adjacency_check_their_inputs(encoded):
         traj.log_reward(1e39)  # NaN rewards before
     with pytest.raises(ValueError, match=r"^dist must hold finite distances"):
         knn_adjacency(batch.dist * torch.nan, 2, False)
+
+
+def test_a_backend_scale_that_rounds_every_distance_to_zero_is_refused():
+    from algorithms import solve
+    from algorithms.routing.lkh import LKH
+
+    with pytest.raises(ValueError, match=r"^scale=1.2e-38 maps the largest distance .* rounds to 0"):
+        solve(random_tsp(8, seed=0), LKH(scale=1.2e-38))  # Failure, unexplained, before
