@@ -255,8 +255,10 @@ VALID: dict[tuple[str, str], str] = {
 
 
 _ZERO_VALID = "a parameter that may be 0 takes any value from 0 up (README, working range)"
-#: fields where 0 is valid but no other value is, in the cases' setting (1e-39 must be refused)
-ONLY_ZERO = {"TwoLayerTraining.init_noise"}   # a non-zero init_noise perturbs init='data' only
+#: fields where 0 is valid but 1e-39 is not, in the cases' setting or by a narrower documented range
+ONLY_ZERO = {"TwoLayerTraining.init_noise",   # a non-zero init_noise perturbs init='data' only
+             # the optimizers' documented lr: 0 (torch's "no step") or in [1.18e-38, 1e10]
+             "OptimizerTraining.lr", "Muon.lr", "Shampoo.lr", "SOAP.lr"}
 
 
 def _tiny_mutation(build: Callable[[Any], Any], name: str) -> tuple[str, Any, str] | None:
@@ -431,6 +433,7 @@ def signature_cases(signatures: list[Signature]) -> list[SweepCase]:
                 tiny = _tiny_mutation(build, arg)
                 if tiny is not None:
                     label, bad, why = tiny
+                    why = "" if f"{name}.{arg}" in ONLY_ZERO else why
                     out.append(SweepCase(sig.family, f"{name}.{arg}={label}", lambda b=build: b(1e-39),
                                          (arg,), valid=VALID.get((f"{name}.{arg}", label), why),
                                          source="signature"))
