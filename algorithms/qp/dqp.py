@@ -573,7 +573,7 @@ class KKTFactor:
     >>> KKTFactor(np.array([[1.0, np.nan], [np.nan, 1.0]]))
     Traceback (most recent call last):
     ...
-    ValueError: P contains NaN or inf entries (or is not numeric)
+    ValueError: P contains NaN or inf entries
     """
 
     #: reciprocal condition number below which K is treated as singular (a float64
