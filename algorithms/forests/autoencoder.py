@@ -203,6 +203,9 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
 
     def _encode_frame(self, X: pd.DataFrame, *, fitting: bool) -> np.ndarray:
         columns = [str(c) for c in X.columns]
+        repeated = sorted({c for c in columns if columns.count(c) > 1})
+        if repeated:  # X[c] was a DataFrame: pandas' "truth value of a Series is ambiguous"
+            raise ValueError(f"X must have distinct column names, got repeated {repeated[:5]}")
         if fitting:
             self.feature_names_in_ = np.asarray(columns, dtype=object)
             self.n_features_in_ = len(columns)

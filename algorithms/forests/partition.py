@@ -63,6 +63,15 @@ def check_forest(name: str, forest: Any, *, fitted: bool) -> BaseForest:
                         f"RandomForestRegressor), got {type(forest).__name__}")
     if check_bool("fitted", fitted) and not hasattr(forest, "estimators_"):
         raise ValueError(f"{name} must be a fitted forest; call its fit first")
+    if fitted:
+        trees = getattr(forest, "estimators_", None)
+        width = getattr(forest, "n_features_in_", None)
+        # estimators_ emptied or replaced after the fit met numpy's concatenate or scikit-learn's errors
+        if not isinstance(trees, list) or not trees or any(
+                getattr(t, "n_features_in_", width) != width or not hasattr(t, "tree_") for t in trees):
+            size = len(trees) if hasattr(trees, "__len__") else "?"
+            raise ValueError(f"{name}.estimators_ must be the fitted trees of its fit (a non-empty list of "
+                             f"trees on {width} features), got {type(trees).__name__} of length {size}")
     return forest
 
 

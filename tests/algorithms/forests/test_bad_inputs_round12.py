@@ -148,3 +148,26 @@ def test_synthetic_training_set_names_non_numeric_boxes():
     with pytest.raises(TypeError, match=r"^lower must be a real array of box bounds"):
         synthetic_training_set(np.zeros((2, 1), int), np.array([["a"]]), np.array([["b"]]), np.zeros(1, bool),
                                np.random.default_rng(0))  # numpy's "ufunc 'maximum'" error before
+
+
+def test_a_frame_with_repeated_column_names_is_named():
+    import pandas as pd
+
+    with pytest.raises(ValueError, match=r"^X must have distinct column names, got repeated \['a'\]"):
+        RFAutoencoder(n_components=2, n_estimators=5).fit(pd.DataFrame(X[:, :2], columns=["a", "a"]))
+
+
+@pytest.mark.parametrize("edit", ["empty", "other"])
+def test_a_fitted_forest_edited_afterwards_is_named(edit):
+    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.tree import DecisionTreeRegressor
+
+    from algorithms.forests import forest_kernel
+
+    forest = RandomForestRegressor(n_estimators=3, random_state=0).fit(X[:, :2], X[:, 2])
+    if edit == "empty":
+        forest.estimators_ = []
+    else:
+        forest.estimators_[0] = DecisionTreeRegressor().fit(X[:, :1], X[:, 2])
+    with pytest.raises(ValueError, match=r"^forest.estimators_ must be the fitted trees"):
+        forest_kernel(forest, X[:, :2])
