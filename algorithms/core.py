@@ -260,8 +260,9 @@ class Stats:
             value = to_float(value)  # 10**400 as inf (float() raised OverflowError)
         elif kind == "str" and not isinstance(value, str):
             raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r:.60}")
-        if name == "wall_time" and not (math.isnan(value) or 0.0 <= value < math.inf):
-            raise ValueError(f"wall_time must be a float >= 0 in seconds (NaN: not timed), got {value!r}")
+        if name == "wall_time" and not (math.isnan(value) or 0.0 <= value <= WORKING_MAX):
+            raise ValueError(f"wall_time must be a float in [0, {WORKING_MAX:.4g}] seconds (the working "
+                             f"range; NaN: not timed), got {value!r}")
         object.__setattr__(self, name, value)
 
     def __post_init__(self) -> None:

@@ -111,3 +111,11 @@ def test_lists_of_fractions_and_big_ints_are_numbers():
         as_float_array("x0", [10**400, 1])    # past float's range: named, not an OverflowError
     with pytest.raises(TypeError, match=r"^x0 must be numeric, got dtype object"):
         as_float_array("x0", [Fraction(1, 2), "a"])
+
+
+def test_stats_wall_time_is_held_to_the_working_range():
+    from algorithms.core import Stats
+
+    with pytest.raises(ValueError, match=r"^wall_time must be a float in \[0, 3.403e\+38\] seconds"):
+        Stats(wall_time=1e300)
+    assert math.isnan(Stats().wall_time) and Stats(wall_time=WORKING_MAX).wall_time == WORKING_MAX
