@@ -535,6 +535,10 @@ class _Surrogates:
         # noise is a variance ratio to the prior variance, as the jitter is: both go on the diagonal
         self.diagonal = algorithm.jitter + algorithm.noise
         self.gps = [GaussianProcess(k, jitter=self.diagonal) for k in self.kernels]
+        # f's standardization (fit=True): the acquisition is maximized on (f − centre)/scale, so a problem
+        # in other units (f × 2**-20) takes bit for bit the same steps (its log CEI differs by log scale,
+        # and the polish's finite differences of the shifted logs rounded otherwise: x moved by 1e-6)
+        self.f_centre, self.f_scale = 0.0, 1.0
 
     def update(self, U: np.ndarray, F: np.ndarray, C: np.ndarray, new: np.ndarray, seed: int) -> None:
         outputs = np.column_stack([F, C])
@@ -561,6 +565,8 @@ class _Surrogates:
             else:   # the historical call, so fitted runs without noise reproduce
                 fitted = fit_kernel(U, (y - centre) / scale, kernel, seed=(seed + j) % 2**64)
             self.kernels[j] = fitted
+            if j == 0:
+                self.f_centre, self.f_scale = centre, scale
             prior = fitted.outputscale * scale**2
             if prior < WORKING_MIN:   # f ~ 1e-20: an outputscale of 1e-41 failed inside the kernel, unnamed
                 _refuse_spread(j, scale, "small", f"{prior:.3g} below {WORKING_MIN:.4g}")
@@ -581,8 +587,13 @@ class _Surrogates:
             values = log_probability_of_feasibility(mu_c, sd_c)
             return np.where(np.isfinite(values), values, _FLOOR)
         mu_f, sd_f = self.gps[0].predict(U)
-        values = self.algorithm.log_acquisition(mu_f, sd_f, mu_c, sd_c, best)
+        c, s = self.f_centre, self.f_scale   # log CEI − log s: the same maximizer, unit-free
+        values = self.algorithm.log_acquisition((mu_f - c) / s, sd_f / s, mu_c, sd_c, (best - c) / s)
         return np.where(np.isfinite(values), values, _FLOOR)
+
+    def log_unit(self, best: float) -> float:
+        """What :meth:`log_acquisition` leaves out: log of f's scale (0 for the feasibility search)."""
+        return math.log(self.f_scale) if np.isfinite(best) else 0.0
 
 
 def _polish(surrogates: _Surrogates, start: np.ndarray, best: float) -> tuple[np.ndarray, float]:
@@ -631,7 +642,7 @@ def _propose(
         u, value = _polish(surrogates, candidates[i], best)
         if value > best_value:
             best_u, best_value = u, value
-    return best_u, best_value
+    return best_u, best_value + surrogates.log_unit(best)   # in f's units (the stall rule's tolerance)
 
 
 @_dispatch
