@@ -346,8 +346,10 @@ def fit_linear_predictor(X: torch.Tensor, y: torch.Tensor):
     if n <= L * d + 1:
         raise ValueError(f"X must have more rows than features + 1 = {L * d + 1} for least squares, "
                          f"got n={n}")
-    check_float_tensor("X", X)  # a NaN reaches torch's lstsq as an internal assertion
-    check_float_tensor("y", y)
+    # a NaN reaches torch's lstsq as an internal assertion; half precision its "doesn't handle types other
+    # than float and double"
+    check_float_tensor("X", X, allow_half=False)
+    check_float_tensor("y", y, allow_half=False)
     if y.dtype != X.dtype:
         raise TypeError(f"y must have X's dtype {X.dtype}, got {y.dtype}")
     design = torch.cat([X.reshape(n, L * d), torch.ones(n, 1, dtype=X.dtype)], 1)

@@ -119,3 +119,13 @@ def test_a_state_entry_of_another_shape_is_named_as_a_shape():
     model = ErfAttention(3)
     with pytest.raises(ValueError, match=r"state_dict\['k'\] must have shape \(3,\)"):
         model.load_state_dict({"k": torch.ones(1, dtype=torch.float64), "v": model.v.detach().clone()})
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_least_squares_names_half_precision(dtype):
+    """torch's lstsq raised "This function doesn't handle types other than float and double"."""
+    from algorithms.attention import fit_linear_predictor
+
+    X = torch.randn(40, 2, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    with pytest.raises(TypeError, match=r"\bX must be a real floating tensor \(float32 or float64\)"):
+        fit_linear_predictor(X.to(dtype), X[:, 0, 0].to(dtype))
