@@ -1269,9 +1269,13 @@ def checked_fields(post_init: Callable) -> Callable:
 
 
 def read_only(array: np.ndarray) -> np.ndarray:
-    """``array``'s data as a read-only view of a read-only copy: a read-only array that owns its data can be
-    made writable again (``a.setflags(write=True)``, then written: a problem's checked data changed in
-    silence); a view of a read-only base cannot (numpy raises "cannot set WRITEABLE flag")."""
-    base = np.array(array, copy=True)
-    base.setflags(write=False)
-    return base.view()
+    """``array``'s data in immutable memory (a ``bytes`` copy): a read-only array that owns its data can be
+    made writable again (``a.setflags(write=True)``, or ``a.base.setflags(write=True)`` on a view of it),
+    then written, so a problem's checked data changed in silence; an array over ``bytes`` cannot (numpy
+    raises "cannot set WRITEABLE flag"). Object arrays (no buffer) get a read-only view of a copy."""
+    array = np.asarray(array)
+    if array.dtype.hasobject:
+        base = np.array(array, copy=True)
+        base.setflags(write=False)
+        return base.view()
+    return np.frombuffer(np.ascontiguousarray(array).tobytes(), dtype=array.dtype).reshape(array.shape)

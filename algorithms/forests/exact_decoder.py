@@ -232,6 +232,13 @@ def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarr
                          f"{high[j]!r}")
     categorical = np.asarray(categorical, dtype=bool)
     d = partition.n_features
+    if categorical.shape != (d,) or low.shape != (d,) or high.shape != (d,):  # numpy's broadcast error before
+        raise ValueError(f"categorical, low and high must have one entry per feature ({d}), got shapes "
+                         f"{categorical.shape}, {low.shape}, {high.shape}")
+    if train_leaves.size and np.any(partition.tree_of[train_leaves] != np.arange(B)):
+        # column b must hold tree b's leaves: the columns of other trees were decoded in silence
+        raise ValueError("train_leaves must hold tree b's leaf ids in column b (partition.tree_of), got "
+                         "leaves of other trees")
     Pi = sp.csr_matrix((np.ones(n * B), (np.repeat(np.arange(n), B), train_leaves.ravel())), shape=(n, L))
     counts = np.asarray(Pi.sum(axis=0)).ravel()
     A = sp.csc_matrix(Pi @ sp.diags(np.divide(1.0, counts, out=np.zeros(L), where=counts > 0) / B))

@@ -99,6 +99,11 @@ class RelabeledForest:
             if np.any((child != -1) & ((child <= nodes) | (child >= n_nodes))):
                 raise ValueError(f"children[{b}] must give each internal node children after it and below "
                                  f"{n_nodes} (-1 at a leaf), got {name} = {child.tolist()!r:.80}")
+        left, right = arrays["left"], arrays["right"]
+        if np.any((left == -1) != (right == -1)) or np.any((left != -1) & (left == right)):
+            # a node with one child routed to leaf id -1 in silence; two equal children made a DAG
+            raise ValueError(f"children[{b}] must give each node two distinct children or none (-1 and -1 at "
+                             f"a leaf), got left = {left.tolist()!r:.60}, right = {right.tolist()!r:.60}")
         threshold = as_real_array(f"threshold[{b}]", self.threshold[b])
         if threshold.shape != (n_nodes,) or not np.all(np.isfinite(threshold)):
             raise ValueError(f"threshold[{b}] must be a finite array of shape ({n_nodes},), got shape "

@@ -171,3 +171,29 @@ def test_a_fitted_forest_edited_afterwards_is_named(edit):
         forest.estimators_[0] = DecisionTreeRegressor().fit(X[:, :1], X[:, 2])
     with pytest.raises(ValueError, match=r"^forest.estimators_ must be the fitted trees"):
         forest_kernel(forest, X[:, :2])
+
+
+def test_relabeled_forest_refuses_a_node_with_one_child(relabeled):
+    rf, _ = relabeled
+    left, right = (np.array(a) for a in rf.children[0])
+    left = left.copy()
+    left[0] = -1  # the root routed to leaf id -1 in silence
+    with pytest.raises(ValueError, match=r"children\[0\] must give each node two distinct children or none"):
+        RelabeledForest(rf.partition, rf.feature, rf.threshold, rf.below_goes_left,
+                        ((left, right), *rf.children[1:]))
+
+
+def test_exact_decode_refuses_columns_of_other_trees_and_short_flags(fitted):
+    K, (part, leaves, low, high, cat, rng) = _decode_args(fitted)
+    with pytest.raises(ValueError, match=r"^train_leaves must hold tree b's leaf ids in column b"):
+        exact_decode(K, part, leaves[:, ::-1].copy(), low, high, cat, rng)  # decoded in silence before
+    with pytest.raises(ValueError, match=r"^categorical, low and high must have one entry per feature"):
+        exact_decode(K, part, leaves, low, high, np.zeros(5, bool), rng)  # numpy's broadcast error before
+
+
+def test_arrays_cannot_be_made_writable_through_their_base():
+    from algorithms.forests import AutoencodingProblem
+
+    problem = AutoencodingProblem(X)
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        problem.X.base.setflags(write=True)  # the owning copy could be made writable, then written

@@ -123,3 +123,10 @@ def test_a_backend_scale_that_rounds_every_distance_to_zero_is_refused():
 
     with pytest.raises(ValueError, match=r"^scale=1.2e-38 maps the largest distance .* rounds to 0"):
         solve(random_tsp(8, seed=0), LKH(scale=1.2e-38))  # Failure, unexplained, before
+
+
+def test_instance_arrays_cannot_be_made_writable_through_their_base():
+    problem = random_tsp(7, seed=0)
+    for array in (problem.distances, problem.coords):
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            array.base.setflags(write=True)  # Success on distances no longer the coords' before
