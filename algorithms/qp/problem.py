@@ -73,9 +73,11 @@ def _is_diagonal(matrix) -> bool:
 DENSE_EIG_MAX_N = 50
 #: relative PSD threshold (the same as ``check_psd``'s): P passes iff λ_min(P) ≥ −PSD_RTOL·max(1, max|P|)
 PSD_RTOL = 1e-10
+#: the same for float32 data (every input float32): float32's rounding of a PSD matrix, 100·eps(float32)
+PSD_RTOL_FLOAT32 = 100 * float(np.finfo(np.float32).eps)
 
 
-def _check_sparse_psd(P) -> None:
+def _check_sparse_psd(P, rtol: float = PSD_RTOL) -> None:
     """Raise unless the sparse symmetric ``P`` is PSD to ``PSD_RTOL`` (relative).
 
     Small P: the exact smallest eigenvalue. Larger P: the inertia of ``P + τI``, ``τ = PSD_RTOL·max(1,
@@ -87,11 +89,11 @@ def _check_sparse_psd(P) -> None:
     """
     n = P.shape[0]
     if n <= DENSE_EIG_MAX_N:
-        check_psd("P", P, rtol=PSD_RTOL)
+        check_psd("P", P, rtol=rtol)
         return
     import scipy.sparse.linalg as spla
 
-    tau = PSD_RTOL * max(1.0, float(abs(P).max()) if P.nnz else 1.0)
+    tau = rtol * max(1.0, float(abs(P).max()) if P.nnz else 1.0)
     shifted = (P + tau * sp.identity(n, format="csc")).tocsc()
     try:
         lu = spla.splu(shifted, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
@@ -100,7 +102,7 @@ def _check_sparse_psd(P) -> None:
         raise ValueError(f"P must be positive semidefinite (P + {tau:.3g}·I is singular: smallest eigenvalue "
                          f"≤ {-tau:.3g})") from exc
     if not np.array_equal(lu.perm_r, lu.perm_c):  # an off-diagonal pivot: no inertia to read
-        check_psd("P", P, rtol=PSD_RTOL)
+        check_psd("P", P, rtol=rtol)
         return
     pivots = lu.U.diagonal()
     if not (np.all(np.isfinite(pivots)) and pivots.min() > 0):
@@ -158,15 +160,18 @@ class QP(Problem):
         n = P.shape[0]
         if n == 0:
             raise ValueError("P must be at least 1×1, got shape (0, 0)")
+        # the PSD tolerance of the caller's precision: a float32 low-rank PSD P (rounded to float32, smallest
+        # eigenvalue −8.5e-8) was refused at float64's 1e-10, while its float64 twin passed
+        rtol = PSD_RTOL if dtype == np.float64 else PSD_RTOL_FLOAT32
         if diagonal:
             lam_min = float(P.diagonal().min())
-            if lam_min < -1e-10 * max(1.0, float(abs(P).max())):
+            if lam_min < -rtol * max(1.0, float(abs(P).max())):
                 raise ValueError(f"P must be positive semidefinite (smallest eigenvalue {lam_min:.3g})")
         elif sp.issparse(P):
-            _check_sparse_psd(P)
+            _check_sparse_psd(P, rtol)
         else:
             with single_blas_thread(n, min_n=64):  # as dqp.SMALL_THREAD_N
-                self._check_dense_psd(P, n)
+                self._check_dense_psd(P, n, rtol)
         q = as_float_array("q", self.q, ndim=1, dtype=np.float64)
         if q.shape != (n,):  # either may be the wrong one: both named
             raise ValueError(f"q must have shape ({n},) (P is {n}×{n}), got {q.shape}")
@@ -183,7 +188,7 @@ class QP(Problem):
         object.__setattr__(self, "_box_rows", None)
         remember_validated(self)
 
-    def _check_dense_psd(self, P: np.ndarray, n: int) -> None:
+    def _check_dense_psd(self, P: np.ndarray, n: int, rtol: float = PSD_RTOL) -> None:
         # a successful Cholesky factorization proves P ≻ 0 at a third of eigvalsh's cost (and is kept
         # for the polish); only a failure needs the smallest eigenvalue
         # LAPACK directly (scipy's wrapper costs ~20 µs, a tenth of the whole layer call at n = 100); the
@@ -193,9 +198,9 @@ class QP(Problem):
             object.__setattr__(self, "cholesky", L)
         else:
             if n > DENSE_EIG_MAX_N and np.count_nonzero(P) <= 0.05 * P.size:
-                _check_sparse_psd(sp.csc_matrix(P))  # a sparse P given densely: one sparse LDLᵀ
+                _check_sparse_psd(sp.csc_matrix(P), rtol)  # a sparse P given densely: one sparse LDLᵀ
             else:
-                check_psd("P", P)
+                check_psd("P", P, rtol=rtol)
 
     @staticmethod
     def _bound(name: str, value: Any, n: int, free: float):

@@ -174,3 +174,17 @@ def test_osqp_and_scs_options_of_the_wrong_type_or_range_are_refused_by_key(back
 def test_qp_stats_absolute_residuals_in_range():
     with pytest.raises(TypeError, match=r"\babsolute\b"):
         QPStats(absolute={"primal": 1e300, "dual": 0.0, "gap": 0.0})
+
+
+def test_a_float32_low_rank_psd_p_is_judged_at_float32s_precision():
+    """red12a: the float32 copy of a rank-2 PSD P (smallest eigenvalue −8.5e-8 after rounding) was refused
+    while its float64 twin was solved: a coercible input with another outcome."""
+    V = np.random.default_rng(1).normal(size=(10, 2))
+    P = V @ V.T
+    q = V @ np.array([1.0, -1.0])  # in P's range: bounded
+    double = solve(QP(P=P, q=q), DQP())
+    single = solve(QP(P=P.astype(np.float32), q=q.astype(np.float32)), DQP())
+    assert double.retcode is single.retcode is RetCode.Success
+    np.testing.assert_allclose(single.value, double.value, rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match=r"P must be positive semidefinite"):
+        QP(P=np.diag([1.0, -1e-3]).astype(np.float32), q=np.zeros(2, dtype=np.float32))
