@@ -114,7 +114,8 @@ def _check_sparse_psd(P, rtol: float = PSD_RTOL) -> None:
 class QP(Problem):
     """A convex quadratic program ``min ½xᵀPx + qᵀx  s.t.  Ax = b,  Gx ≤ h,  lb ≤ x ≤ ub``.
 
-    ``P`` (n×n, symmetric positive semidefinite: smallest eigenvalue ``>= -1e-10·max(1, max|P|)``),
+    ``P`` (n×n, symmetric positive semidefinite: smallest eigenvalue ``>= -1e-10·max(1, max|P|)``, or
+    ``-1.2e-5·max(1, max|P|)`` when every input is float32: float32's rounding),
     ``G`` (m×n) and ``A`` (p×n)
     may be dense arrays or scipy.sparse matrices; ``q``, ``h``, ``b`` are
     vectors. ``G``/``h`` and ``A``/``b`` come in pairs. ``lb``/``ub`` (optional, length n, ±inf
