@@ -189,6 +189,10 @@ class BOHistory(CheckedRecord):
         return np.minimum.accumulate(np.where(usable, self.f, np.inf))
 
 
+#: the most acquisition candidates per iteration (10**7 took 17 s per iteration, 14 min at the default 50
+#: iterations; 10**5 takes about 0.2 s)
+CANDIDATES_MAX = 10**5
+
 #: Matérn-5/2, lengthscale 0.2 of the box side, unit scale: the paper's fixed kernel, and the fit's start
 #: (a module constant, not a default_factory, so the signature and the repr show it)
 DEFAULT_KERNEL = Kernel("matern", nu=2.5, lengthscale=0.2)
@@ -213,7 +217,8 @@ class CEI(Algorithm):
         observation-noise variance as a fraction of each GP's prior variance (0: exact
         evaluations, the paper's setting; a subnormal such as 1e-320 is as good as 0; 1e6 leaves the
         observations no weight, larger ratios are refused).
-    n_candidates, n_restarts : int in [1, 2**31 - 1], int in [1, RESTARTS_MAX = 1000] (<= n_candidates)
+    n_candidates, n_restarts : int in [1, CANDIDATES_MAX = 10**5], int in [1, RESTARTS_MAX = 1000]
+        (<= n_candidates)
         the dense candidate set and the L-BFGS-B restarts of the acquisition maximization (a solve
         refuses, naming n_candidates, a candidate set whose arrays exceed the machine's memory; each
         restart is one search per iteration, hours of searches at the cap).
@@ -247,7 +252,11 @@ class CEI(Algorithm):
         if self.noise > NOISE_MAX:
             raise ValueError(f"noise must be <= {NOISE_MAX:g} (a noise-to-signal variance ratio), got "
                              f"{self.noise!r}")
-        object.__setattr__(self, "n_candidates", check_count("n_candidates", self.n_candidates, 1))
+        # each iteration scores every candidate on every GP: 10**7 took 17 s per iteration (14 min at the
+        # default 50), a hang
+        object.__setattr__(self, "n_candidates", check_count(
+            "n_candidates", self.n_candidates, 1, CANDIDATES_MAX,
+            "CANDIDATES_MAX: each iteration scores every candidate, 10**7 took 17 s per iteration"))
         # each restart is one L-BFGS-B search per iteration: 2**31 - 1 of them ran for months (as fit_kernel)
         object.__setattr__(self, "n_restarts", check_count("n_restarts", self.n_restarts, 1, RESTARTS_MAX,
                                                            "RESTARTS_MAX: L-BFGS-B searches per iteration"))

@@ -216,17 +216,18 @@ def _check_hyperparameters(plan: WorkflowPlan, hyperparameters: Any, name: str =
     return out
 
 
-#: the largest budget a looping method spends without a generation cap: README's count rule for a loop
-LOOP_BUDGET_MAX = 2**31 - 1
+#: the largest budget a looping method spends without a generation cap: 10**6 evaluations of a cheap f take
+#: seconds (RandomSearch) to minutes (CMAES: 36 s for 10**5 on a busy machine); 10**8 and 2**40 ran for hours
+LOOP_BUDGET_MAX = 10**6
 
 
 def check_loop_budget(problem: BlackBoxProblem, options: SolveOptions, owner: str) -> None:
-    """A method that loops until the budget is spent: without ``maxiters`` a budget past 2**31 - 1 is a hang
+    """A method that loops until the budget is spent: without ``maxiters`` a budget past 10**6 is a hang
     (2**40 ran on for ever in RandomSearch, CMAES, PSO and the workflows; ScipyDE has its own horizon)."""
     if options.maxiters is None and problem.budget > LOOP_BUDGET_MAX:
         raise ValueError(f"problem.budget = {problem.budget} is too large for {owner} without maxiters: it "
-                         f"evaluates until the budget is spent, at most 2**31 - 1 evaluations; pass maxiters "
-                         f"(generations) or a smaller budget")
+                         f"evaluates until the budget is spent, at most 10**6 evaluations (LOOP_BUDGET_MAX: "
+                         f"10**8 ran for hours); pass maxiters (generations) or a smaller budget")
 
 
 def check_maxiters(maxiters: Any) -> int | None:

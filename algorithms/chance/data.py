@@ -96,14 +96,16 @@ def restricted_solution(
     h_t = torch.as_tensor(h_subset, dtype=torch_dtype)
 
     def margin(x: torch.Tensor) -> torch.Tensor:
-        values = call_user("g(x, h)", problem.g, x[None], h_t)[0]
+        # g gets a copy of the samples: one that wrote into them (hh.sub_(1)) shifted every later call of the
+        # solve (Diverged, x = 1e9 outside the box)
+        values = call_user("g(x, h)", problem.g, x[None], h_t.clone())[0]
         values = values[:, None] if values.ndim == 1 else values
         if restriction == "scenario":
             return values.reshape(-1)
         return values.mean(dim=0) - z * (values.var(dim=0, unbiased=False) + 1e-12).sqrt()
 
     def as_tensor(x: np.ndarray) -> torch.Tensor:
-        return torch.as_tensor(x, dtype=torch_dtype)
+        return torch.tensor(x, dtype=torch_dtype)   # a copy: a g writing into x changed SLSQP's own iterate
 
     # x, f and g of extreme units (a box of 1e30, f = 1e30·x) brought to about 1 by powers of two (exact;
     # ordinary data stay exactly as they are): SLSQP's tolerances are absolute, and it failed every

@@ -94,3 +94,10 @@ def test_maximize_acquisition_best_feasible_in_the_working_range(best, words):
         algorithm.maximize_acquisition(surrogates, U, F, C, best, np.random.default_rng(0))
     u, _ = algorithm.maximize_acquisition(surrogates, U, F, C, float("inf"), np.random.default_rng(0))
     assert u.shape == (1,)
+
+
+def test_candidate_sets_that_hang_a_run_are_refused():
+    # red12a: n_candidates = 10**7 took 17 s per iteration (14 min at the default 50 iterations)
+    with pytest.raises(ValueError, match=r"^n_candidates must be <= 100000 \(CANDIDATES_MAX"):
+        CEI(n_candidates=10**7, n_restarts=1)
+    assert CEI(n_candidates=10**5, n_restarts=1).n_candidates == 10**5

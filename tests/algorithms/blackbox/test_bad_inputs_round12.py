@@ -186,8 +186,11 @@ def test_evaluator_history_refuses_a_nan_best_value():
 def test_a_budget_past_a_loops_count_without_maxiters_is_refused(algorithm):
     # red12a: a budget of 2**40 ran for ever (they evaluate until the budget is spent); ScipyDE has a horizon
     huge = BlackBoxProblem(lambda x: float(x @ x), (-_ONES, _ONES), 2**40)
-    with pytest.raises(ValueError, match=r"^problem.budget = 1099511627776 is too large .* pass maxiters"):
+    with pytest.raises(ValueError, match=r"^problem.budget = 1099511627776 is too large .*LOOP_BUDGET_MAX"):
         solve(huge, algorithm, seed=0)
+    # red12a follow-up: 10**8 (under 2**31 - 1) still ran for hours
+    with pytest.raises(ValueError, match=r"^problem.budget = 100000000 is too large"):
+        solve(BlackBoxProblem(lambda x: float(x @ x), (-_ONES, _ONES), 10**8), algorithm, seed=0)
     assert solve(huge, algorithm, seed=0, maxiters=2).retcode.name == "MaxIters"
 
 

@@ -266,3 +266,31 @@ def test_stage_one_solves_a_box_of_extreme_side_as_the_unit_box(side):
     unit, scaled = solve(make(1.0), algorithm, seed=0), solve(make(side), algorithm, seed=0)
     assert scaled.retcode is unit.retcode
     np.testing.assert_allclose(scaled.x / side, unit.x, rtol=1e-6)
+
+
+@pytest.mark.parametrize("edit", ["h", "x"])
+def test_a_g_writing_into_its_arguments_does_not_change_stage_one(edit):
+    # red12a: a g that did hh.sub_(1) shifted every later call of the solve: Diverged, x = 1e9 outside the box
+    from algorithms import solve
+    from algorithms.chance import ChanceConstrainedProblem, GGDOpt
+
+    h = np.random.default_rng(0).normal(size=(50, 1))
+
+    def g(x, hh):
+        value = x.sum(1)[:, None] - hh[None, :, 0] + 0.5
+        target = hh if edit == "h" else x
+        if not target.requires_grad:
+            target.sub_(1.0)
+        return value
+
+    def clean(x, hh):
+        return x.sum(1)[:, None] - hh[None, :, 0] + 0.5
+
+    def run(gg):
+        p = ChanceConstrainedProblem(f=lambda x: -x.sum(1), g=gg, h_samples=h, rho=0.1, lower=np.zeros(2),
+                                     upper=np.ones(2))
+        return solve(p, GGDOpt(n_train_points=10, train_steps=20, n_samples=16, n_steps=5), seed=0)
+
+    edited, reference = run(g), run(clean)
+    assert edited.retcode is reference.retcode
+    np.testing.assert_allclose(edited.x, reference.x)
