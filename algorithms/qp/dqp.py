@@ -1178,6 +1178,11 @@ class QPSolution(Solution):
             if got != want:
                 raise ValueError(f"{name} does not fit the solved QP (expected {want}, got {got}): it was "
                                  f"replaced after the solve; solve again for a derivative")
+        for name in ("x", "y", "z", "z_box"):  # written in place (sol.x[0] = nan): the record no longer holds
+            value = getattr(self, name)
+            if value is not None and not np.all(np.isfinite(value)):
+                raise ValueError(f"{name} holds NaN or inf entries (written in place after the solve); solve "
+                                 f"again for a derivative")
 
     def _adjoint(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n = self.kkt.n

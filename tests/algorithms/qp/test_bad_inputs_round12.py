@@ -188,3 +188,11 @@ def test_a_float32_low_rank_psd_p_is_judged_at_float32s_precision():
     np.testing.assert_allclose(single.value, double.value, rtol=1e-4, atol=1e-5)
     with pytest.raises(ValueError, match=r"P must be positive semidefinite"):
         QP(P=np.diag([1.0, -1e-3]).astype(np.float32), q=np.zeros(2, dtype=np.float32))
+
+
+def test_a_solution_written_nan_in_place_has_no_derivative():
+    """red12a: sol.x[0] = nan in place: the Success record held a NaN x and vjp answered."""
+    sol = solve(QP(**BASE), DQP())
+    sol.x[0] = np.nan
+    with pytest.raises(ValueError, match=r"\bx holds NaN or inf entries \(written in place"):
+        sol.vjp(np.array([1.0, 0.0]))
