@@ -26,6 +26,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -37,6 +38,7 @@ from algorithms._validation import (
     allocates,
     check_device,
     check_finite_data,
+    check_fits_memory,
     check_float_tensor,
     check_positive_int,
     check_seed,
@@ -93,6 +95,14 @@ def _check_input(model: torch.nn.Module, X: Any, dtype: torch.dtype) -> torch.Te
     return outside_inference(X)
 
 
+def check_layers_fit(owner: str, name: str, value: Any, dims: tuple[int, ...], rows: int = 0) -> None:
+    """A model of the layer sizes ``dims`` refused by name, before anything is built, when its parameters
+    (with their gradients and two optimizer states) and ``rows`` of activations do not fit in memory: a width
+    of 2**31 was granted by the kernel's overcommit and then paged into the OOM killer, with no error."""
+    params = sum(a * b + b for a, b in itertools.pairwise(dims))
+    check_fits_memory(owner, name, value, 8.0 * (4 * params + rows * sum(dims)))
+
+
 class LinearModel(CheckedStateModule):
     """``f(θ, x) = θᵀx`` without intercept; parameter ``weight`` of shape (out_features, in_features).
 
@@ -110,6 +120,7 @@ class LinearModel(CheckedStateModule):
         super().__init__()
         self.in_features = check_positive_int("in_features", in_features)
         self.out_features = check_positive_int("out_features", out_features)
+        check_layers_fit("LinearModel", "out_features", out_features, (self.in_features, self.out_features))
         self.seed = check_seed(seed)
         check_torch_dtype(dtype)
         gen = torch.Generator().manual_seed(self.seed)
@@ -147,6 +158,7 @@ class DeepLinear(CheckedStateModule):
         if not isinstance(widths, tuple | list) or len(widths) == 0:
             raise ValueError(f"widths must be a non-empty tuple of hidden widths, got {widths!r}")
         self.widths = tuple(check_positive_int(f"widths[{k}]", h) for k, h in enumerate(widths))
+        check_layers_fit("DeepLinear", "widths", self.widths, (self.in_features, *self.widths, 1))
         self.seed = check_seed(seed)
         check_torch_dtype(dtype)
         gen = torch.Generator().manual_seed(self.seed)
@@ -192,6 +204,7 @@ class TwoLayerPerceptron(CheckedStateModule):
         super().__init__()
         self.in_features = check_positive_int("in_features", in_features)
         self.width = check_positive_int("width", width)
+        check_layers_fit("TwoLayerPerceptron", "width", self.width, (self.in_features, self.width, 1))
         if not isinstance(activation, str) or activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
         self.activation = activation

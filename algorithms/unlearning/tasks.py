@@ -33,7 +33,13 @@ from algorithms._validation import (
     check_torch_dtype,
 )
 from algorithms.nets.models import MLP
-from algorithms.unlearning.models import DeepLinear, LinearModel, TwoLayerPerceptron, effective_predictor
+from algorithms.unlearning.models import (
+    DeepLinear,
+    LinearModel,
+    TwoLayerPerceptron,
+    check_layers_fit,
+    effective_predictor,
+)
 from algorithms.unlearning.problem import UnlearningProblem, forget_split
 
 __all__ = ["deep_linear_task", "linear_task", "sine_poisoning_task", "sup_error", "two_layer_task"]
@@ -161,6 +167,9 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
     check_positive_int("n_retain", n_retain)
     check_positive_int("n_forget", n_forget)
     check_count("train_steps", train_steps, 1, MAX_TRAIN_STEPS, "each is an Adam step on all of D")
+    if isinstance(hidden, tuple | list) and all(isinstance(h, int) and h > 0 for h in hidden):
+        # two MLPs (trained, fresh) and their Adam states: hidden=(2**31,) ran into the OOM killer
+        check_layers_fit("sine_poisoning_task", "hidden", tuple(hidden), (1, *hidden, 1))
     lr = check_positive("lr", lr)  # checked here, not by torch.optim.Adam's own message
     rng = np.random.default_rng(check_seed(seed))
     low, high = SINE_DOMAIN

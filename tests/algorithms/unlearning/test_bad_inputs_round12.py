@@ -87,3 +87,25 @@ def test_effective_predictor_refuses_an_unknown_parameter_key():
     params = {**{k: p.detach() for k, p in model.named_parameters()}, "zz": torch.ones(1)}
     with pytest.raises(ValueError, match=r"^params has keys that are not the model's parameters: \['zz'\]"):
         effective_predictor(model, params)  # the key was dropped in silence
+
+
+def _two_layer():
+    from algorithms.unlearning import two_layer_task
+    return two_layer_task(4, 3, 2**31, 1)
+
+
+def _sine():
+    from algorithms.unlearning import sine_poisoning_task
+    return sine_poisoning_task(5, 1, hidden=(2**31,), train_steps=2)
+
+
+def _deep():
+    from algorithms.unlearning import DeepLinear
+    return DeepLinear(3, (2**20, 2**20))
+
+
+@pytest.mark.parametrize("build, name", [(_two_layer, "width"), (_sine, "hidden"), (_deep, "widths")])
+def test_widths_past_memory_are_refused_before_building(build, name):
+    # granted by the kernel's overcommit, then paged into the OOM killer with no error (a hang)
+    with pytest.raises(ValueError, match=rf"{name}=.* is too large: the arrays it sizes cannot be allocated"):
+        build()
