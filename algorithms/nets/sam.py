@@ -84,6 +84,7 @@ from algorithms.optimizers._base import (  # schedulers' keys, labels
     CLOSURE_OWN_ERRORS,
     EXTRA_GROUP_KEYS,
     check_real_keywords,
+    check_state_finite,
 )
 
 __all__ = [
@@ -352,6 +353,7 @@ class SAM(torch.optim.Optimizer):
             for p in group["params"]:
                 if "e_w" in self.state[p]:
                     p.sub_(self.state[p].pop("e_w"))
+        check_state_finite("SAM (its base optimizer)", self.base_optimizer, allow_inf=True)   # NaN written in
         self.base_optimizer.step()
         # the two-step path never calls self.step: tell a torch LR scheduler that this optimizer
         # has stepped, as its wrapper of step() would (else it warns "lr_scheduler.step() before

@@ -416,27 +416,8 @@ class MatrixOptimizer(torch.optim.Optimizer):
                     self._check_live_entry(index, p, entry, touched, settings)
 
     def _check_state_finite(self) -> None:
-        """Every floating state tensor finite, in one fused pass (as the gradients are checked): a write
-        through ``.data`` (``state[p]['momentum_buffer'].data.fill_(nan)``) bumps no version counter, and
-        the NaN reached the weights in silence."""
-        tensors = [value for entry in self.state.values() for value in entry.values()
-                   if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel()]
-        if not tensors:
-            return
-        norms = torch._foreach_norm(tensors, math.inf)
-        if bool(torch.stack([n.to(torch.float64) for n in norms]).isfinite().all()):
-            return
-        index = -1
-        for group in self.param_groups:
-            for p in group["params"]:
-                index += 1
-                for key, value in self.state.get(p, {}).items():
-                    if isinstance(value, torch.Tensor) and value.is_floating_point() \
-                            and not bool(torch.isfinite(value).all()):
-                        raise ValueError(f"{type(self).__name__}.step: state[param {index}]['{key}'] holds "
-                                         f"NaN or inf (written after the last step, e.g. through .data; the "
-                                         f"step would write them into the weights); reload a saved "
-                                         f"state_dict or build a new optimizer")
+        """Every floating state tensor finite (:func:`check_state_finite`)."""
+        check_state_finite(type(self).__name__, self)
 
     def _check_live_entry(self, index: int, p: torch.Tensor, entry: dict[str, Any], touched: list[str],
                           settings: dict[str, Any]) -> None:
@@ -629,6 +610,31 @@ class MatrixOptimizer(torch.optim.Optimizer):
                 # float32 <-> float64 to this parameter's state dtype (a state saved from a float32 model
                 # loads into a float64 one, as torch casts it), on its device
                 self.state[p] = _copy_to(saved["state"][index], p.device, self.state_dtype(p))
+
+
+def check_state_finite(owner: str, optimizer: torch.optim.Optimizer, *, allow_inf: bool = False) -> None:
+    """Every floating state tensor of ``optimizer`` finite (not NaN only, with ``allow_inf``: a torch base
+    optimizer's own second moment may overflow to inf, as torch's Adam does), in one fused pass (as the
+    gradients are checked), else a ValueError naming the entry: a write through ``.data``
+    (``state[p]['momentum_buffer'].data.fill_(nan)``) bumps no version counter, and the NaN reached the
+    weights in silence."""
+    tensors = [value for entry in optimizer.state.values() if isinstance(entry, dict)
+               for value in entry.values()
+               if isinstance(value, torch.Tensor) and value.is_floating_point() and value.numel()]
+    if not tensors:
+        return
+    norms = torch.stack([n.to(torch.float64) for n in torch._foreach_norm(tensors, math.inf)])
+    if not bool(norms.isnan().any()) and (allow_inf or bool(norms.isfinite().all())):
+        return
+    params = [p for group in optimizer.param_groups for p in group["params"]]
+    for index, p in enumerate(params):
+        for key, value in optimizer.state.get(p, {}).items():
+            bad = (value.isnan() if allow_inf else ~torch.isfinite(value)) \
+                if isinstance(value, torch.Tensor) and value.is_floating_point() else None
+            if bad is not None and bool(bad.any()):
+                raise ValueError(f"{owner}.step: state[param {index}]['{key}'] holds NaN or inf (written "
+                                 f"after the last step, e.g. through .data; the step would write them into "
+                                 f"the weights); reload a saved state_dict or build a new optimizer")
 
 
 def _copy_to(value: Any, device: torch.device, dtype: torch.dtype | None = None) -> Any:

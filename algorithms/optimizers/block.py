@@ -80,6 +80,7 @@ from algorithms.optimizers._base import (
     SparseGradientError,
     check_closure,
     check_real_keywords,
+    check_state_finite,
     checked_loss,
 )
 from algorithms.optimizers.finetune import FinetuneTask, run_finetune
@@ -512,6 +513,8 @@ class BlockOptimizer(torch.optim.Optimizer):
                 raise type(exc)(f"BlockOptimizer.step: param_groups[0]['lr'] (or ['expansion_lr_scale']) was "
                                 f"set to an invalid value: {exc}") from None
         self._adopt_edited_keywords(own)
+        check_state_finite("BlockOptimizer (its base optimizer)", self._base_optimizer,
+                           allow_inf=True)
         for group in self._base_optimizer.param_groups:
             group["lr"] = own["lr"]
             for p in group["params"]:

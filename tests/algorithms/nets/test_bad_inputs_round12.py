@@ -279,3 +279,12 @@ def test_unflatten_takes_an_iterate_past_the_range_and_refuses_nan():
     assert float(unflatten(torch.full((2,), 1e39, dtype=torch.float64))["w"][0]) == 1e39   # a diverging run
     with pytest.raises(ValueError, match="theta contains NaN or inf entries"):
         unflatten(torch.full((2,), float("nan"), dtype=torch.float64))
+
+
+def test_sam_refuses_nan_written_into_its_base_optimizers_state():
+    w = torch.nn.Parameter(torch.randn(3))
+    opt = SAM([w], lr=0.1, momentum=0.9)
+    _run(opt, w)
+    opt.base_optimizer.state[w]["momentum_buffer"].data.fill_(float("nan"))   # NaN weights, no error before
+    with pytest.raises(ValueError, match=r"SAM \(its base optimizer\)\.step: state\[param 0\]"):
+        _run(opt, w)

@@ -263,3 +263,11 @@ def test_a_factory_over_other_tensors_is_refused_not_run():
 def test_an_array_for_a_choice_is_refused_naming_it(call, name, value):
     with pytest.raises((TypeError, ValueError), match=name):
         call(value)
+
+
+def test_block_optimizer_refuses_nan_written_into_its_base_state():
+    opt, step = _block_run()
+    state = opt.base_optimizer.state
+    state[next(iter(state))]["exp_avg"].fill_(float("nan"))
+    with pytest.raises(ValueError, match=r"BlockOptimizer \(its base optimizer\)\.step: state\[param 0\]"):
+        step()
