@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from algorithms._validation import (
-    as_float_array,
+    as_real_array,
     check_fits_memory,
     check_int_at_least,
     check_nonnegative,
@@ -74,8 +74,10 @@ def phase_map(gammas, alphas, beta: float = 1.0) -> np.ndarray:
     >>> phase_map([0.5, 0.8], [0.3]).tolist()
     [[True], [False]]
     """
-    gammas = np.atleast_1d(as_float_array("gammas", gammas, dtype=np.float64))
-    alphas = np.atleast_1d(as_float_array("alphas", alphas, dtype=np.float64))
+    # as_real_array: a list holding a Fraction or an int past int64 (alpha = 2**64, valid) is an object
+    # array that as_float_array refused as "not numeric"; each entry's range is checked below
+    gammas = np.atleast_1d(as_real_array("gammas", gammas))
+    alphas = np.atleast_1d(as_real_array("alphas", alphas))
     if gammas.ndim != 1 or alphas.ndim != 1 or gammas.size == 0 or alphas.size == 0:
         raise ValueError(f"gammas and alphas must be non-empty 1-d sequences, got shapes "
                          f"{gammas.shape} and {alphas.shape}")

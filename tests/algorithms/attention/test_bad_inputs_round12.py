@@ -129,3 +129,14 @@ def test_least_squares_names_half_precision(dtype):
     X = torch.randn(40, 2, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
     with pytest.raises(TypeError, match=r"\bX must be a real floating tensor \(float32 or float64\)"):
         fit_linear_predictor(X.to(dtype), X[:, 0, 0].to(dtype))
+
+
+def test_phase_map_takes_fractions_and_ints_past_int64():
+    """red12b: phase_map([0.5], [2**64]) (a valid α) and Fractions were refused "must be numeric, got dtype
+    object"."""
+    from fractions import Fraction
+
+    from algorithms.attention import phase_map
+
+    assert phase_map([0.5], [2**64]).tolist() == phase_map([0.5], [float(2**64)]).tolist()
+    assert phase_map([Fraction(1, 2)], [1.0]).tolist() == phase_map([0.5], [1.0]).tolist()
