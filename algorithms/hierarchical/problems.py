@@ -155,6 +155,11 @@ def check_precision(name: str, value: Any, like: np.ndarray) -> None:
     a rounded or truncated gradient, and a solve still ended Success). Lists and Python numbers pass (read
     as float64); a more precise array passes (cast to the iterates' dtype)."""
     dtype = getattr(value, "dtype", None)
+    if dtype is not None and not isinstance(dtype, np.dtype) and type(value).__module__.startswith("torch"):
+        # a torch float16/int64 answer was upcast in silence (only numpy dtypes were read)
+        name_of = str(dtype).replace("torch.", "")
+        dtype = np.dtype("float16") if name_of == "bfloat16" else np.dtype(name_of) if name_of in (
+            "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8") else None
     if not isinstance(dtype, np.dtype) or dtype.kind not in "fiu":
         return
     rank = _PRECISION[dtype.kind] if dtype.kind in "iu" else _PRECISION["f"].get(dtype.itemsize, 3)

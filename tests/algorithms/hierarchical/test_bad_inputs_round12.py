@@ -70,3 +70,22 @@ def test_a_user_oracles_own_exception_is_named(which):
     problem = dataclasses.replace(base, **{which: boom})
     with pytest.raises(UserCallableError, match=rf"^{which}\(x.*\) raised KeyError"):
         solve(problem, SGDA(lr_x=0.2, lr_y=0.5), maxiters=3)
+
+
+@pytest.mark.parametrize("cast", ["half", "long", "float"])
+def test_a_torch_oracle_answer_less_precise_than_the_iterates_is_refused(cast):
+    import numpy as np
+    import torch
+
+    from algorithms import solve
+    from algorithms.hierarchical import SGDA, MinimaxProblem
+
+    base = synthetic_minimax()
+
+    def grad(x, y, rng):
+        parts = base.grad(x, y, rng)
+        return tuple(getattr(torch.from_numpy(np.asarray(v, dtype=np.float64)), cast)() for v in parts)
+
+    problem = MinimaxProblem(grad=grad, phi=base.phi, grad_phi=base.grad_phi, x0=base.x0, y0=base.y0)
+    with pytest.raises(TypeError, match=r"must return floats at least as precise as the iterates"):
+        solve(problem, SGDA(), maxiters=5)  # upcast in silence before (numpy's float16 was refused)
