@@ -28,7 +28,10 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from algorithms._validation import _brief, check_int_at_least
+from algorithms._validation import _brief, call_user, check_int_at_least
+
+#: a user callable's ValueError/TypeError passes as it is; any other exception it raises is named
+_PASS = (ValueError, TypeError)
 
 __all__ = ["GraphicMatroid", "LaminarMatroid", "Matchoid", "Matroid", "PartitionMatroid", "UniformMatroid"]
 
@@ -412,7 +415,7 @@ but no element of {0, 1} can be added to {2} (both are maximal independent subse
 
     def independent(subset: frozenset) -> bool:
         if subset not in answers:
-            answer = matroid.is_independent(subset)
+            answer = call_user(f"{name}.is_independent(S)", matroid.is_independent, subset, keep=_PASS)
             if not isinstance(answer, bool | np.bool_):
                 raise TypeError(f"{name}.is_independent must return a bool, got {type(answer).__name__} "
                                 f"{answer!r:.40} for {_shown(subset)}")
@@ -480,7 +483,7 @@ def _check_exhaustive(label, name, matroid, members, independent, rank, exact) -
 
 def _check_repeat(label: str, matroid: Matroid, subset: frozenset) -> None:
     """Ask again about an independent set (the answers above are cached): a random oracle changes its mind."""
-    answer = matroid.is_independent(subset)
+    answer = call_user(f"{label}.is_independent(S)", matroid.is_independent, subset, keep=_PASS)
     if not (isinstance(answer, bool | np.bool_) and answer):
         raise ValueError(f"{label} is not a deterministic oracle: is_independent({_shown(subset)}) answered "
                          f"True, then False")
@@ -633,7 +636,9 @@ class Matchoid(_Sealed):
         subset = as_subset("subset", subset)
         for matroid in self.matroids:
             part = subset if matroid.ground is None else subset & matroid.ground
-            if part and not matroid.is_independent(part):
+            # a user matroid's own KeyError reached the caller bare: named
+            if part and not call_user(f"{type(matroid).__name__}.is_independent(S)", matroid.is_independent,
+                                      part, keep=_PASS):
                 return False
         return True
 

@@ -26,6 +26,9 @@ from algorithms._validation import call_user, check_takes, returned_scalar
 from algorithms.submodular.matroids import Matchoid, as_subset, check_hashable, elements_of
 from algorithms.submodular.matroids import _shown as _show
 
+#: a user callable's ValueError/TypeError passes as it is; any other exception it raises is named
+_PASS = (ValueError, TypeError)
+
 __all__ = ["CountingOracle", "InconsistentOracleError", "NegativeValueError", "NonFiniteValueError"]
 
 
@@ -105,7 +108,7 @@ class CountingOracle:
                              f"its ground set): {_show(frozenset(outside))}")
         self.value_queries += 1
         # the user's own KeyError reached the caller bare: named (ValueError/TypeError pass)
-        return checked_value(call_user("f(S)", self.f, subset, keep=(ValueError, TypeError)), subset)
+        return checked_value(call_user("f(S)", self.f, subset, keep=_PASS), subset)
 
     def _matroid(self, j: Any):
         """Matroid j of the matchoid, j an int in [0, number of matroids) (5 gave an IndexError)."""
@@ -119,7 +122,7 @@ class CountingOracle:
         matroid = self._matroid(j)
         subset = as_subset("subset", subset)
         self.independence_queries += 1
-        answer = matroid.is_independent(subset)
+        answer = call_user(f"matroids[{j}].is_independent(S)", matroid.is_independent, subset, keep=_PASS)
         if not isinstance(answer, bool | np.bool_):  # a truthy "yes" (or None) counted as an answer
             raise TypeError(f"matroids[{j}].is_independent must return a bool, got {type(answer).__name__} "
                             f"{answer!r:.40}")

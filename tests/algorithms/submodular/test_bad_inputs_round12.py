@@ -108,3 +108,23 @@ def test_a_sparse_matrix_is_refused_as_not_dense(name):
 
     with pytest.raises(TypeError, match=r"must be a dense \(n, n\) array"):  # "got dtype object" before
         getattr(submodular, name)(sp.csr_matrix(np.eye(2)))
+
+
+def test_a_user_matroids_own_exception_is_named():
+    from algorithms._validation import UserCallableError
+    from algorithms.submodular import Matchoid, Matroid
+
+    class Raiser(Matroid):
+        ground = frozenset(range(6))
+
+        @property
+        def rank(self):
+            return 2
+
+        def is_independent(self, S):
+            if 5 in S:
+                raise KeyError("no 5")
+            return len(S) <= 2
+
+    with pytest.raises(UserCallableError, match=r"is_independent\(S\) raised KeyError"):  # a bare KeyError
+        Matchoid([Raiser()])
