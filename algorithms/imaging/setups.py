@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from algorithms._validation import check_seed
+from algorithms._validation import check_nonnegative, check_seed
 from algorithms.imaging.data import training_patches
 from algorithms.imaging.networks import NullSpaceNet, ResidualDenoiser
 from algorithms.imaging.nullspace import complement_angles, complement_frequencies, highpass, pca_null_rows
@@ -141,8 +141,6 @@ def load_denoiser() -> ResidualDenoiser:
 
 def npn_for(name: str, gamma: float) -> NPN:
     """The NPN term of set-up ``name`` with its trained G and weight ``gamma``."""
-    if isinstance(gamma, bool | np.bool_) or not isinstance(gamma, int | float | np.integer | np.floating) \
-            or not (0 <= gamma < float("inf")):
-        raise ValueError(f"gamma must be a finite number >= 0, got {gamma!r}")
+    gamma = check_nonnegative("gamma", gamma)  # the shared check: a Fraction too, the working range
     setup = make_setup(name)
     return NPN(setup.projection, load_network(name), gamma, max_leakage=setup.max_leakage)

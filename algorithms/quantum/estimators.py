@@ -27,6 +27,7 @@ randomized measurements. Phys. Rev. A 99, 052323 (2019).
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -102,6 +103,8 @@ def purity_from_collisions(mean_statistic: Any, copies_per_basis: int, dim: int)
     """
     m = _count("copies_per_basis", copies_per_basis, 2)
     dim = _count("dim", dim, 2)
+    if isinstance(mean_statistic, numbers.Real) and not isinstance(mean_statistic, bool | np.generic):
+        mean_statistic = to_float(mean_statistic)  # a Fraction was an object array, refused
     statistic = None if isinstance(mean_statistic, bool | np.bool_) else as_array("mean_statistic",
                                                                                   mean_statistic)
     if statistic is None or statistic.ndim != 0 or statistic.dtype.kind not in "iuf":

@@ -221,7 +221,7 @@ def random_state(n_qubits: int, purity: float | None = None, rank: int | None = 
     pure = np.outer(vector, vector.conj())
     if purity is None:
         return pure
-    if isinstance(purity, bool) or not isinstance(purity, int | float | np.floating | np.integer):
+    if isinstance(purity, bool | np.bool_) or not isinstance(purity, numbers.Real):  # a Fraction too
         raise TypeError(f"purity must be a real number, got {type(purity).__name__}")
     if not 1.0 / dim - 1e-12 <= purity <= 1.0 + 1e-12:
         raise ValueError(f"purity must be in [1/2ⁿ, 1] = [{1.0 / dim:g}, 1] for {n_qubits} qubit(s), "
