@@ -66,7 +66,8 @@ def _r2(A: np.ndarray, z: np.ndarray) -> tuple[float, np.ndarray]:
 
 
 def ela_features(X: np.ndarray, y: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """The 9 landscape features of a sample (non-finite values replaced by the worst finite one).
+    """The 9 landscape features of a sample (±inf values replaced by the worst finite one; NaN refused, as
+    the other components refuse it: +inf stands for the worst value).
 
     A sample with no landscape to describe (every value equal or non-finite, or fewer than 2d + 2
     points) gives the zero vector.
@@ -96,6 +97,8 @@ def ela_features(X: np.ndarray, y: np.ndarray, lower: np.ndarray, upper: np.ndar
     y = as_real_array("y", y, check_range=user_range()).copy()   # f's values in a run: any finite size
     if y.shape != (X.shape[0],):
         raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
+    if np.isnan(y).any():   # replaced by the worst value in silence (the Evaluator turns NaN into +inf)
+        raise ValueError("y contains NaN entries (+inf stands for the worst value)")
     X = (X - lower) / (upper - lower)
     finite = np.isfinite(y)
     if not np.any(finite):

@@ -283,3 +283,16 @@ def test_an_evaluators_problem_set_past_its_check_is_refused_at_call():
     object.__setattr__(ev, "problem", "x")   # AttributeError 'str' object has no attribute 'dtype'
     with pytest.raises(TypeError, match=r"^problem must be a BlackBoxProblem"):
         ev(np.zeros((1, 2)))
+
+
+def test_landscape_features_refuse_nan_values_as_the_other_components():
+    from algorithms.blackbox.features import ela_features
+
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 2))
+    y = (X**2).sum(1)
+    y[3] = np.nan   # red12a: replaced by the worst value in silence
+    with pytest.raises(ValueError, match=r"^y contains NaN entries"):
+        ela_features(X, y, np.zeros(2), _ONES)
+    y[3] = np.inf   # the worst value, as the Evaluator reports a non-finite f
+    assert np.all(np.isfinite(ela_features(X, y, np.zeros(2), _ONES)))
