@@ -44,6 +44,7 @@ from torch.func import jacrev, vmap
 from algorithms._validation import (
     WORKING_MAX,
     as_real_tensor,
+    call_user,
     check_working_range,
     refuse_sparse,
     remember_validated,
@@ -326,7 +327,10 @@ class UnlearningProblem(Problem):
         # a copy of X: a model whose forward writes into its input edited the retain/forget data (and met
         # autograd's "modified by an inplace operation" error)
         X_in = X.clone() if isinstance(X, torch.Tensor) else X
-        out = functional_forward(self.model, self._unflatten(theta), (X_in,))
+        # the user model's own KeyError (IndexError, ...) mid-run reached the caller bare: named; torch's
+        # RuntimeError and the package's ValueError/TypeError pass as they are
+        out = call_user(f"{type(self.model).__name__}.forward(X)", functional_forward, self.model,
+                        self._unflatten(theta), (X_in,), keep=(ValueError, TypeError, RuntimeError))
         if isinstance(X, torch.Tensor) and X.ndim == 2 and X.shape[0] == 0:  # an empty batch: no rows back
             return out.new_zeros((0, self.retain[1].shape[1]))  # (reshape(0, -1) is torch's RuntimeError)
         return out.reshape(X.shape[0], -1)

@@ -109,3 +109,31 @@ def test_widths_past_memory_are_refused_before_building(build, name):
     # granted by the kernel's overcommit, then paged into the OOM killer with no error (a hang)
     with pytest.raises(ValueError, match=rf"{name}=.* is too large: the arrays it sizes cannot be allocated"):
         build()
+
+
+def test_a_user_models_own_exception_mid_run_is_named():
+    import torch
+
+    from algorithms import solve
+    from algorithms._validation import UserCallableError
+    from algorithms.unlearning import GradientDescent, UnlearningProblem
+
+    class Flaky(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(3, 1, dtype=torch.float64)
+            self.armed = False
+
+        def forward(self, x):
+            if self.armed:
+                raise KeyError("boom")
+            return self.lin(x)
+
+    X = torch.randn(8, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    y = X.sum(1, keepdim=True)
+    model = Flaky()
+    params = torch.cat([p.detach().reshape(-1) for p in model.parameters()])
+    problem = UnlearningProblem(model, params, (X[:6], y[:6]), (X[6:], y[6:]))
+    model.armed = True
+    with pytest.raises(UserCallableError, match=r"^Flaky.forward\(X\) raised KeyError"):  # a bare KeyError
+        solve(problem, GradientDescent(lr=0.1), maxiters=3)
