@@ -493,6 +493,14 @@ def _check_option_value(key: str, value: Any) -> None:
 # ----------------------------------------------------------------------------
 
 
+def _frozen(matrix):
+    """``matrix`` (a dense array or a scipy.sparse matrix of our own) with its buffers read-only."""
+    for part in ([matrix] if isinstance(matrix, np.ndarray) else
+                 [getattr(matrix, k) for k in ("data", "indices", "indptr") if hasattr(matrix, k)]):
+        part.setflags(write=False)
+    return matrix
+
+
 def _check_cholesky_of(P, L: np.ndarray) -> None:
     """Refuse a ``cholesky`` that is not P's lower factor: another matrix's factor (2·I for P = I) was
     used as given, and every solve answered for another K in silence. One probe, O(n²) (a full L Lᵀ product
@@ -657,8 +665,10 @@ class KKTFactor:
         self._lstsq = None
         self._K = None
         if self.sparse:
-            self.P = sp.csc_matrix(P)
-            self.C = None if C is None else sp.csr_matrix(C)
+            # copies, read-only (as the dense ones below): a CSC P was the caller's own matrix, and an edit of
+            # it (or of k.P) after the factorization made matvec answer for another K than solve's
+            self.P = _frozen(sp.csc_matrix(P, copy=True))
+            self.C = None if C is None else _frozen(sp.csr_matrix(C, copy=True))
             if self._try_diagonal_schur():
                 return
             self.method = "splu"
@@ -672,8 +682,8 @@ class KKTFactor:
             if self.singular:
                 self._regularize()
             return
-        self.P = as_real_array("P", P)
-        self.C = None if C is None else as_real_array("C", C)
+        self.P = _frozen(as_real_array("P", P))
+        self.C = None if C is None else _frozen(as_real_array("C", C))
         if self._try_cholesky(cholesky):
             return
         self.method = "ldl"

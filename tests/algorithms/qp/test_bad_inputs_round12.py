@@ -196,3 +196,18 @@ def test_a_solution_written_nan_in_place_has_no_derivative():
     sol.x[0] = np.nan
     with pytest.raises(ValueError, match=r"\bx holds NaN or inf entries \(written in place"):
         sol.vjp(np.array([1.0, 0.0]))
+
+
+def test_kkt_factor_keeps_read_only_copies_of_its_matrices():
+    """A CSC P was the caller's own matrix (and k.P writable): an edit after the factorization made matvec
+    answer for another K than solve's."""
+    from algorithms.qp import KKTFactor
+
+    P = sp.csc_matrix(np.array([[2.0, 0.5], [0.5, 1.0]]))
+    factor = KKTFactor(P, sp.csr_matrix(np.ones((1, 2))))
+    before = factor.matvec(np.ones(3))
+    P.data[0] = 100.0
+    np.testing.assert_array_equal(factor.matvec(np.ones(3)), before)
+    dense = KKTFactor(np.array([[2.0, 0.5], [0.5, 1.0]]))
+    with pytest.raises(ValueError, match="read-only"):
+        dense.P[0, 0] = np.nan
