@@ -120,6 +120,15 @@ class _IndexFunction(_Sealed):
                     object.__setattr__(self, name, read_only(value))
             object.__setattr__(self, "_sealed", True)
 
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: numpy gives the arrays back writable, so they are sealed again (a
+        copy's similarity[0, 0] = nan reached the queries)."""
+        self.__dict__.update(state)
+        if self.__dict__.get("_sealed"):
+            for name, value in list(state.items()):
+                if isinstance(value, np.ndarray):
+                    self.__dict__[name] = read_only(value)
+
     def _check(self, subset: Any) -> frozenset:
         """``subset`` as a frozenset of indices (None, a number, a str, a dict refused by name)."""
         subset = as_subset("subset", subset)

@@ -22,7 +22,6 @@ import functools
 import itertools
 import random
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
-from types import MappingProxyType
 from typing import Any
 
 import networkx as nx
@@ -73,6 +72,34 @@ def as_subset(name: str, subset: Any) -> frozenset:
     if type(subset) is frozenset:
         return subset
     return frozenset(elements_of(name, subset))
+
+
+class ReadOnlyMap(Mapping):
+    """A read-only mapping that pickles and copies (a mappingproxy does neither: a problem holding a
+    PartitionMatroid could no longer be deep-copied): ``m[k] = v`` is a TypeError."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping) -> None:
+        object.__setattr__(self, "_data", dict(data))
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return repr(self._data)
+
+    def __reduce__(self) -> tuple:
+        return ReadOnlyMap, (self._data,)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise TypeError("a read-only mapping cannot be changed")
 
 
 class _Sealed:
@@ -233,8 +260,8 @@ class PartitionMatroid(Matroid):
             cap = check_int_at_least("capacity", capacity, 0)
             caps = dict.fromkeys(parts, cap)
         # read-only views: capacity["a"] = -3 written after construction was used by is_independent in silence
-        self.part_of = MappingProxyType(dict(part_of))
-        self.capacity = MappingProxyType(caps)
+        self.part_of = ReadOnlyMap(part_of)
+        self.capacity = ReadOnlyMap(caps)
         self.ground = frozenset(part_of)
         self._seal(PartitionMatroid)
 
@@ -279,7 +306,7 @@ class GraphicMatroid(Matroid):
                 raise ValueError(f"endpoints[{element!r}] must be a pair (u, v), got {edge!r}")
             check_hashable(f"endpoints[{element!r}] vertex", edge[0])
             check_hashable(f"endpoints[{element!r}] vertex", edge[1])
-        self.endpoints = MappingProxyType(dict(endpoints))  # read-only: the rank was computed from it
+        self.endpoints = ReadOnlyMap(endpoints)  # read-only: the rank was computed from it
         self.ground = frozenset(endpoints)
         graph = nx.MultiGraph()
         graph.add_edges_from(self.endpoints.values())

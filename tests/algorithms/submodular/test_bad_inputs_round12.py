@@ -128,3 +128,22 @@ def test_a_user_matroids_own_exception_is_named():
 
     with pytest.raises(UserCallableError, match=r"is_independent\(S\) raised KeyError"):  # a bare KeyError
         Matchoid([Raiser()])
+
+
+@pytest.mark.parametrize("copier", ["pickle", "deepcopy"])
+def test_read_only_tables_and_arrays_survive_pickle_and_deepcopy(copier):
+    import copy
+    import pickle
+
+    from algorithms.submodular import GraphicMatroid, LogDet, Matchoid, PartitionMatroid
+
+    again = (lambda o: pickle.loads(pickle.dumps(o))) if copier == "pickle" else copy.deepcopy
+    matroid = again(PartitionMatroid({0: "x", 1: "x", 2: "y"}, {"x": 1, "y": 1}))  # mappingproxy: TypeError
+    assert matroid.is_independent(frozenset({0, 2}))
+    with pytest.raises(TypeError):
+        _set(matroid.capacity, "x", -3)
+    again(Matchoid([GraphicMatroid({0: (0, 1), 1: (1, 2)}), matroid]))
+    kernel = again(_logdet()).kernel  # numpy gave a writable copy back
+    with pytest.raises(ValueError):
+        kernel[0, 0] = -5.0
+    assert isinstance(again(LogDet(__import__("numpy").eye(2))), LogDet)
