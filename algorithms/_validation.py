@@ -1152,9 +1152,10 @@ def revalidate_if_reassigned(obj: Any) -> bool:
 
 def store_plain_scalars(obj: Any) -> None:
     """Each field of the (frozen) dataclass ``obj`` that holds a numpy scalar or an instance of a subclass
-    of bool/int/float/str (``np.float32(0.1)``, ``np.int64(5)``, ``np.str_("relu")``, an ``IntEnum``)
-    re-stored as the plain Python value, before validation: the object then compares, hashes, reprs and
-    pickles alike whichever spelling made it, and no float32/float16 scalar reaches the arithmetic.
+    of bool/int/float/str (``np.float32(0.1)``, ``np.int64(5)``, ``np.str_("relu")``, an ``IntEnum``), or
+    a non-integral ``numbers.Real`` (a ``Fraction``, as a float), re-stored as the plain Python value,
+    before validation: the object then compares, hashes, reprs and pickles alike whichever spelling made
+    it, and no float32/float16 scalar reaches the arithmetic.
     Values of other types (arrays, tensors, callables) are left to the field's own check."""
     import dataclasses
 
@@ -1171,6 +1172,11 @@ def store_plain_scalars(obj: Any) -> None:
             plain = float(value)
         elif isinstance(value, str):
             plain = str(value)
+        elif isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
+            try:   # a Fraction: stored as a float (numpy's ufuncs refused an object operand, cryptically)
+                plain = float(value)
+            except (OverflowError, ValueError, TypeError):
+                continue   # past float's range: the field's own check names it
         else:
             continue
         object.__setattr__(obj, f.name, plain)

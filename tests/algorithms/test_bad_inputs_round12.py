@@ -119,3 +119,13 @@ def test_stats_wall_time_is_held_to_the_working_range():
     with pytest.raises(ValueError, match=r"^wall_time must be a float in \[0, 3.403e\+38\] seconds"):
         Stats(wall_time=1e300)
     assert math.isnan(Stats().wall_time) and Stats(wall_time=WORKING_MAX).wall_time == WORKING_MAX
+
+
+def test_a_fraction_field_is_stored_as_a_float():
+    # LpPathNormTraining(lr=Fraction(1, 100)) kept the Fraction: numpy's ufuncs refused the object operand
+    from fractions import Fraction
+
+    from algorithms.nets.lp_training import LpPathNormTraining
+
+    algorithm = LpPathNormTraining(lr=Fraction(1, 100), penalty=Fraction(100))
+    assert type(algorithm.lr) is float and algorithm.lr == 0.01 and type(algorithm.penalty) is float
