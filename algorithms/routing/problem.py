@@ -138,6 +138,12 @@ def _distances(coords: np.ndarray) -> np.ndarray:
     return np.sqrt((diff**2).sum(-1))
 
 
+def _reseal(instance: Any, state: dict) -> None:
+    """An unpickled or deep-copied instance: numpy gives its arrays back writable (the distances, not a
+    field, escaped solve's re-validation), so they are made read-only again."""
+    instance.__dict__.update({k: read_only(v) if isinstance(v, np.ndarray) else v for k, v in state.items()})
+
+
 @dataclass(frozen=True, eq=False)
 class TSPInstance(Problem):
     """A Euclidean TSP on ``n >= 3`` distinct finite points ``coords`` (shape (n, 2); any real dtype, kept
@@ -149,6 +155,9 @@ class TSPInstance(Problem):
         coords = _check_coords(self.coords, 3)
         object.__setattr__(self, "coords", read_only(coords))
         object.__setattr__(self, "_distances", read_only(_distances(coords)))
+
+    def __setstate__(self, state: dict) -> None:
+        _reseal(self, state)
 
     @property
     def distances(self) -> np.ndarray:
@@ -216,6 +225,9 @@ class CVRPInstance(Problem):
         object.__setattr__(self, "demands", read_only(dem.astype(np.int64)))
         object.__setattr__(self, "capacity", cap)
         object.__setattr__(self, "_distances", read_only(_distances(coords)))
+
+    def __setstate__(self, state: dict) -> None:
+        _reseal(self, state)
 
     @property
     def distances(self) -> np.ndarray:

@@ -130,3 +130,16 @@ def test_instance_arrays_cannot_be_made_writable_through_their_base():
     for array in (problem.distances, problem.coords):
         with pytest.raises(ValueError, match="WRITEABLE"):
             array.base.setflags(write=True)  # Success on distances no longer the coords' before
+
+
+@pytest.mark.parametrize("copier", ["pickle", "deepcopy"])
+def test_copies_of_an_instance_keep_their_arrays_read_only(copier):
+    import copy
+    import pickle
+
+    from algorithms.routing import TSPInstance
+
+    again = (lambda o: pickle.loads(pickle.dumps(o))) if copier == "pickle" else copy.deepcopy
+    problem = again(TSPInstance(np.random.default_rng(0).random((5, 2))))
+    with pytest.raises(ValueError):
+        problem.distances[0, 1] = 0.0  # numpy gave the copy writable arrays (distances: no field stamp)
