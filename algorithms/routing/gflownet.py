@@ -306,6 +306,11 @@ def check_batch(batch: Batch) -> None:
             is_cvrp[k] != (batch.problem == "cvrp") for k in range(len(is_cvrp))):
         raise ValueError(f"batch.instances must be a list of {B} {batch.problem.upper()} instances (one per "
                          f"row of batch.dist)")
+    for k, inst in enumerate(batch.instances):  # another batch's dist or instances: costs reported for others
+        if inst.coords.shape[0] != n or not torch.allclose(
+                batch.dist[k].detach(), _features(inst, dist.dtype)[1], rtol=1e-5, atol=1e-12):
+            raise ValueError(f"batch.dist[{k}] must be the distances of batch.instances[{k}] (as "
+                             f"encode_instances gives them), got another matrix")
 
 
 def _unit_box(coords: np.ndarray, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -506,6 +511,10 @@ def rollout(
     if not isinstance(batch, Batch):
         raise TypeError(f"batch must be a Batch (from encode_instances), got {type(batch).__name__}")
     check_batch(batch)  # a Batch is a mutable record: edited in place since encode_instances
+    if batch.h.shape[-1] != model.hidden or batch.problem != model.problem:  # torch's "mat1 and mat2" error
+        raise ValueError(f"batch must be encoded by this model ({model.problem}, hidden = "
+                         f"{model.hidden}), got a {batch.problem} batch of width {batch.h.shape[-1]}; "
+                         f"encode_instances(model, ...) again")
     if generator is not None and not isinstance(generator, torch.Generator):
         raise TypeError(f"generator must be a torch.Generator or None, got {type(generator).__name__}")
     B, n, _ = batch.dist.shape

@@ -143,3 +143,17 @@ def test_copies_of_an_instance_keep_their_arrays_read_only(copier):
     problem = again(TSPInstance(np.random.default_rng(0).random((5, 2))))
     with pytest.raises(ValueError):
         problem.distances[0, 1] = 0.0  # numpy gave the copy writable arrays (distances: no field stamp)
+
+
+def test_a_batch_mixed_with_another_or_another_models_is_refused(encoded):
+    import dataclasses
+
+    from algorithms.routing.gflownet import RoutingGFlowNet, encode_instances, rollout
+
+    model, batch = encoded
+    other = encode_instances(model, [random_tsp(5, seed=2), random_tsp(5, seed=3)])
+    for mixed in ({"dist": other.dist}, {"instances": other.instances}):  # costs of others reported before
+        with pytest.raises(ValueError, match=r"^batch.dist\[0\] must be the distances of batch.instances"):
+            rollout(model, dataclasses.replace(batch, **mixed), 2)
+    with pytest.raises(ValueError, match=r"^batch must be encoded by this model"):
+        rollout(RoutingGFlowNet("tsp", hidden=16, layers=1), batch, 2)  # torch's "mat1 and mat2" before
