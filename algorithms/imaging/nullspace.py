@@ -310,10 +310,21 @@ class NullSpaceProjector:
     def __init__(self, operator: LinearOperator) -> None:
         basis = null_space_basis(operator)
         self.image_shape = operator.image_shape
-        self.matrix = basis @ basis.T
+        # private: P written in place (×3) was answered as the projector (red12a); ``matrix`` is a copy
+        self._matrix = basis @ basis.T
+
+    @property
+    def matrix(self) -> torch.Tensor:
+        """P = N Nᵀ, (n, n) float64 (a copy: the projector's own is fixed at construction)."""
+        return self._matrix.clone()
+
+    @matrix.setter
+    def matrix(self, value: Any) -> None:
+        raise ValueError("matrix is fixed by the NullSpaceProjector's construction (the projector onto "
+                         "Null(H)); build a new NullSpaceProjector instead")
 
     def __repr__(self) -> str:  # the projector's size and rank, not "<... object at 0x...>"
-        rank = round(float(torch.trace(self.matrix)))  # P is an orthogonal projector: trace = rank
+        rank = round(float(torch.trace(self._matrix)))  # P is an orthogonal projector: trace = rank
         return f"NullSpaceProjector(image_shape={self.image_shape!r}, nullity={rank})"
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
@@ -325,4 +336,4 @@ class NullSpaceProjector:
                              f"got {tuple(x.shape)}")
         check_finite_data("x", x)  # P x of a NaN image: all NaN; of a meta tensor: a meta tensor
         flat = x.reshape(-1, math.prod(self.image_shape))
-        return (flat @ self.matrix.to(x.dtype)).reshape(x.shape)
+        return (flat @ self._matrix.to(x.dtype)).reshape(x.shape)

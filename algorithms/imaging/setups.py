@@ -22,6 +22,7 @@ mri        masked DFT, Cartesian lines, ×4 acceleration    the unsampled k-spac
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -122,18 +123,27 @@ def _load_state(name: str, path: Path) -> dict:
     return torch.load(path, map_location="cpu", weights_only=True)
 
 
-@cache
 def load_network(name: str) -> NullSpaceNet:
-    """The trained G of set-up ``name`` (float32, eval mode)."""
+    """The trained G of set-up ``name`` (float32, eval mode): a fresh copy per call (the cached network was
+    handed out shared, so a caller's fine-tuning or zeroing of it changed every later call)."""
+    return copy.deepcopy(_load_network(name))
+
+
+@cache
+def _load_network(name: str) -> NullSpaceNet:
     setup = make_setup(_check_name(name))
     network = NullSpaceNet(setup.operator, setup.projection, channels=CHANNELS, depth=DEPTH, seed=0)
     network.load_state_dict(_load_state(name, checkpoint_path(name))["model"])
     return network.eval()
 
 
-@cache
 def load_denoiser() -> ResidualDenoiser:
-    """The trained plug-and-play denoiser (noise std up to 0.1 on [0, 1] images)."""
+    """The trained plug-and-play denoiser (noise std up to 0.1 on [0, 1] images), a fresh copy per call."""
+    return copy.deepcopy(_load_denoiser())
+
+
+@cache
+def _load_denoiser() -> ResidualDenoiser:
     network = ResidualDenoiser(channels=CHANNELS, depth=DEPTH, seed=0)
     network.load_state_dict(_load_state("denoiser", checkpoint_path("denoiser"))["model"])
     return network.eval()

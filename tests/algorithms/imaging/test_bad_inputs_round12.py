@@ -224,3 +224,26 @@ def test_a_direct_call_of_an_operator_written_in_place_is_refused():
     for call in (lambda: H2(X), lambda: H2.adjoint(torch.zeros(32, dtype=DT))):
         with pytest.raises(ValueError, match=r"MatrixOperator\.weight was written in place"):
             call()
+
+
+def test_a_null_space_projector_matrix_cannot_be_edited():
+    """red12a: NullSpaceProjector.matrix written in place (×3) was answered as the projector."""
+    from algorithms.imaging import NullSpaceProjector
+
+    P = NullSpaceProjector(H)
+    before = P(X)
+    P.matrix.mul_(3.0)
+    assert torch.equal(P(X), before)
+    with pytest.raises(ValueError, match=r"\bmatrix is fixed"):
+        P.matrix = torch.eye(64, dtype=DT)
+
+
+def test_the_cached_networks_are_handed_out_as_copies():
+    """red12a: load_network / load_denoiser returned one shared module: a caller's edit changed every later
+    call (and every NPN built from it)."""
+    from algorithms.imaging import setups
+
+    a = setups.load_denoiser()
+    with torch.no_grad():
+        next(a.parameters()).mul_(0.0)
+    assert float(next(setups.load_denoiser().parameters()).detach().abs().sum()) > 0.0
