@@ -376,7 +376,8 @@ def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOpt
     stats.iterations = run.steps
     samples = center + scale * run.x.detach().double().numpy()
     if run.status == "diverged" or not np.all(np.isfinite(samples)):
-        x = np.nan_to_num(samples[0]).astype(dtype)
+        # a point of the box (nan_to_num alone left 1.8e308 for an inf entry, outside the working range)
+        x = np.clip(np.nan_to_num(samples[0]), problem.lower, problem.upper).astype(dtype)
         return Solution(
             x=x,
             value=float("nan"),

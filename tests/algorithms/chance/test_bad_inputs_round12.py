@@ -294,3 +294,15 @@ def test_a_g_writing_into_its_arguments_does_not_change_stage_one(edit):
     edited, reference = run(g), run(clean)
     assert edited.retcode is reference.retcode
     np.testing.assert_allclose(edited.x, reference.x)
+
+
+def test_a_diverged_ggdopt_reports_a_point_of_the_box():
+    from algorithms import solve
+    from tests.algorithms.chance.retcode_cases_chance import CASES
+
+    case = next(c for c in CASES if c.name == "ggdopt-diverged")
+    problem, algorithm, options = case.build()
+    sol = solve(problem, algorithm, seed=0, **options)
+    # nan_to_num alone left 1.8e308 for an inf entry (outside the working range and the box)
+    assert sol.retcode.name == "Diverged"
+    assert np.all(sol.x >= problem.lower) and np.all(sol.x <= problem.upper)
