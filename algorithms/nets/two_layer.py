@@ -127,7 +127,10 @@ class TwoLayerReLU(CheckedStateModule):
         gen = torch.Generator().manual_seed(self.seed)
 
         def normal(*shape: int, fan_in: int) -> torch.nn.Parameter:
-            draw = torch.randn(*shape, generator=gen, dtype=dtype) * (self.init_scale / fan_in**0.5)
+            # drawn in float64 and rounded to the model's dtype: a float32 model (or float32 data) starts from
+            # the float64 model's weights, rounded (torch's float32 draws are another sequence)
+            draw = (torch.randn(*shape, generator=gen, dtype=torch.float64)
+                    * (self.init_scale / fan_in**0.5)).to(dtype)
             if not bool(torch.isfinite(draw).all()):    # init_scale = 1e308 gave inf weights in silence
                 raise ValueError(f"init_scale={self.init_scale!r} is too large for {dtype}: the drawn "
                                  f"weights overflow it")

@@ -129,3 +129,11 @@ def test_a_fraction_field_is_stored_as_a_float():
 
     algorithm = LpPathNormTraining(lr=Fraction(1, 100), penalty=Fraction(100))
     assert type(algorithm.lr) is float and algorithm.lr == 0.01 and type(algorithm.penalty) is float
+
+
+def test_a_float32_two_layer_model_starts_from_the_float64_weights_rounded():
+    # float32 data gave another trajectory: torch's float32 draws are another sequence than its float64 ones
+    from algorithms.nets.two_layer import TwoLayerReLU
+
+    wide, narrow = (TwoLayerReLU(3, 4, seed=5, dtype=d) for d in (torch.float64, torch.float32))
+    assert torch.equal(wide.W.detach().to(torch.float32), narrow.W.detach())
