@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from algorithms._validation import (
+    _crc,
     check_count,
     check_fits_memory,
     check_generator,
@@ -209,7 +210,17 @@ class PurestStateProblem(Problem):
         # a budget of copies is a count of measurements: past 2**31 - 1 no run finishes (nor allocates)
         object.__setattr__(self, "copies", check_count("copies", self.copies, len(matrices)))
         object.__setattr__(self, "_purities", np.sum(np.abs(stacked) ** 2, axis=(1, 2)))
+        object.__setattr__(self, "_states_crc", _crc(stacked))
         remember_validated(self)
+
+    def _check_unchanged(self) -> None:
+        """The states written in place after their read-only flag was turned off (``p.states.flags.writeable
+        = True``): the shared stamp of a read-only array is its identity, and the cached purities went stale
+        (the solve answered for other states). Called by solve and by the purity accessors."""
+        revalidate_if_reassigned(self)
+        if self.__dict__.get("_states_crc") not in (None, _crc(self.states)):
+            raise ValueError("PurestStateProblem.states were written in place after construction; build a "
+                             "new PurestStateProblem")
 
     @property
     def K(self) -> int:
@@ -230,20 +241,20 @@ class PurestStateProblem(Problem):
 
     @property
     def purities(self) -> np.ndarray:
-        revalidate_if_reassigned(self)  # states replaced after construction: the cache is recomputed
+        self._check_unchanged()  # states replaced after construction: the cache is recomputed
         return self._purities.copy()
 
     @property
     def purest(self) -> int:
         """The index of a purest state (the first, if several tie)."""
-        revalidate_if_reassigned(self)
+        self._check_unchanged()
         return int(np.argmax(self._purities))
 
     def is_correct(self, index: int, atol: float = 1e-12) -> bool:
         """Whether ``index`` (an int in [0, K − 1]) names a purest state (ties within ``atol`` count as
         purest). ``atol``: a finite float >= 0 (0: exact ties only); purities lie in (0, 1], so any
         ``atol`` >= 1 counts every state as purest (valid, if uninformative)."""
-        revalidate_if_reassigned(self)
+        self._check_unchanged()
         index = _count("index", index, 0)
         if index >= self.K:
             raise ValueError(f"index must be in [0, K − 1 = {self.K - 1}], got {index}")
@@ -252,7 +263,7 @@ class PurestStateProblem(Problem):
 
     def hardness(self) -> tuple[float, float]:
         """(H₁, H₂) of this problem's purities."""
-        revalidate_if_reassigned(self)
+        self._check_unchanged()
         return hardness_h1(self._purities), hardness_h2(self._purities)
 
 

@@ -90,3 +90,21 @@ def test_copies_per_basis_for_a_huge_dimension_is_refused_as_a_count():
     with pytest.raises(ValueError, match=r"\bdim must be <= 2\*\*31 - 1"):
         copies_per_basis_for(2**62)
     assert copies_per_basis_for(2, gap=Fraction(1, 10)) == copies_per_basis_for(2, gap=0.1)
+
+
+def test_states_edited_behind_the_read_only_flag_are_refused():
+    """red12a: states made writable, edited and made read-only again kept the stale cached purities (and a
+    solve answered for them)."""
+    import numpy as np
+
+    from algorithms import solve
+    from algorithms.quantum import PurestStateProblem, UniformAllocation
+
+    problem = PurestStateProblem([np.eye(2) / 2, np.diag([1.0, 0.0])], copies=1000)
+    problem.states.flags.writeable = True
+    problem.states[0] = np.diag([0.0, 1.0])
+    problem.states[1] = np.eye(2) / 2
+    problem.states.flags.writeable = False
+    for call in (lambda: problem.purest, lambda: solve(problem, UniformAllocation(), seed=0)):
+        with pytest.raises(ValueError, match=r"PurestStateProblem\.states were written in place"):
+            call()
