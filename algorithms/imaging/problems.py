@@ -28,7 +28,7 @@ from algorithms._validation import (
 )
 from algorithms.core import Problem
 from algorithms.imaging.nullspace import null_space_leakage
-from algorithms.imaging.operators import LinearOperator
+from algorithms.imaging.operators import LinearOperator, _fingerprint
 from algorithms.imaging.priors import _check_network_state
 
 __all__ = ["NPN", "InverseProblem"]
@@ -88,6 +88,7 @@ class InverseProblem(Problem):
         # a copy: as_real_tensor keeps a float64 tensor (and a contiguous float64 array's memory) as it is,
         # so an edit of the caller's y after construction changed the solve (a later NaN bypassed the check)
         object.__setattr__(self, "y", y.clone())
+        object.__setattr__(self, "_y_crc", _fingerprint(self.y))  # .data writes bump no version counter
         # the shared check: its working range refused 1e308 and 5e-324 (a noise level is a positive scale)
         object.__setattr__(self, "noise_std", check_nonnegative("noise_std", self.noise_std))
         remember_validated(self)
@@ -97,6 +98,9 @@ class InverseProblem(Problem):
         field written in place: validated again before the solve runs it (the error names the field), and
         the operator's own data re-checked."""
         revalidate_if_reassigned(self)
+        if self.__dict__.get("_y_crc") not in (None, _fingerprint(self.y)):
+            raise ValueError("InverseProblem.y was written in place after construction (through .data, which "
+                             "the shared stamp does not see); build a new InverseProblem")
         self.operator._check_data("problem.operator")
 
 

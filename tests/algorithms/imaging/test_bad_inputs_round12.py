@@ -247,3 +247,11 @@ def test_the_cached_networks_are_handed_out_as_copies():
     with torch.no_grad():
         next(a.parameters()).mul_(0.0)
     assert float(next(setups.load_denoiser().parameters()).detach().abs().sum()) > 0.0
+
+
+def test_measurements_written_through_data_are_refused_at_the_solve():
+    """y.data.mul_(2) bumps no version counter: the solve ran on other measurements than validated."""
+    problem = InverseProblem(H, H(X))
+    problem.y.data.mul_(2.0)
+    with pytest.raises(ValueError, match=r"InverseProblem\.y was written in place"):
+        solve(problem, PnPPGD(prior=TVPrior(0.01)), maxiters=2)
