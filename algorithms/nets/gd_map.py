@@ -730,7 +730,7 @@ class StrictSaddle(Problem):
     strict saddle (Hessian diag(a, −b)); its stable manifold is the subspace
     {v = 0}. The minimizers are u = 0, v_j = ±√b_j (f = −Σ b_j²/4). The variable
     is z = (u, v). ``x0`` fixes the start; when ``None`` it is drawn as
-    ``init_scale`` · N(0, I) (``init_scale`` in (0, 1e150]) from the solve's ``seed``. float32 ``a``
+    ``init_scale`` · N(0, I) (``init_scale`` in [1.18e-38, 3.4e38]) from the solve's ``seed``. float32 ``a``
     gives float32 iterates.
 
     >>> p = StrictSaddle(a=[1.0], b=[2.0])

@@ -91,10 +91,10 @@ __all__ = ["LpPathNormTraining", "count_active_neurons", "prune_network", "smoot
 def smoothed_lp(t, p: float, eps: float):
     """``Σ ((t² + ε²)^{p/2} - ε^p)``: within ``ε^p`` of ``Σ |t|^p`` per entry, smooth at 0 (numpy or torch).
 
-    ``0 < p <= 1`` and ``0 < eps <= 1e150`` (``p = 0`` would make every term 0: no penalty at all; the
-    cap keeps ε² finite). ``t``: finite entries (NaN/inf refused naming t); an array whose t² overflows
-    float64 (|t| past 1e154) is refused naming t, while a torch tensor (a training run's parameters)
-    gives inf there, which the training loop reports as ``Diverged``.
+    ``0 < p <= 1`` and ``eps`` a positive scale in [1.18e-38, 3.4e38] (``p = 0`` would make every term 0:
+    no penalty at all; the cap keeps ε² finite). ``t``: finite entries (NaN/inf refused naming t); an
+    array whose t² overflows float64 (|t| past 1e154) is refused naming t, while a torch tensor (a
+    training run's parameters) gives inf there, which the training loop reports as ``Diverged``.
 
     >>> round(float(smoothed_lp(np.array([4.0, 0.0]), 0.5, 1e-12)), 6)
     2.0
@@ -222,7 +222,8 @@ class LpPathNormTraining(Algorithm):
 
     ``regularizer="lp_path"`` uses the problem's ``p`` (``0 < p``; ``p > 1`` is
     not an InterpolationProblem). ``width`` hidden ReLUs, Adam step ``lr`` (>= 1.18e-38),
-    smoothing ``smoothing`` (ε in (0, 1e150], annealed from ``smoothing_start``, also in (0, 1e150]),
+    smoothing ``smoothing`` (ε in [1.18e-38, 3.4e38], annealed from ``smoothing_start``, also in
+    [1.18e-38, 3.4e38]),
     penalty ``penalty`` (μ, on residuals scaled by
     ``max|y|``), multiplier update every ``outer_every`` steps, pruning threshold
     ``prune_tol`` (relative to the largest ``|v w|``), knot merging ``merge_tol``

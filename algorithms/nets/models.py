@@ -124,7 +124,7 @@ class _Network(CheckedStateModule):
         self.out_features = check_positive_int("out_features", out_features)
         self.act = Activation(activation_name)
         self.seed = check_seed(seed)
-        self.init_scale = check_init_scale(init_scale)    # in (0, 1e150]
+        self.init_scale = check_init_scale(init_scale)    # in [1.18e-38, 3.4e38]
         check_torch_dtype(dtype)
 
     @property
@@ -181,7 +181,7 @@ class MLP(_Network):
     hidden layer, the last layer is linear. Parameters ``W{l}`` of shape
     (width_{l+1}, width_l) and, when ``bias`` (default True), ``b{l}`` (width_{l+1},),
     registered in the order W0, b0, W1, b1, ...; each drawn from
-    N(0, init_scale²/fan_in) (``init_scale`` in (0, 1e150]) with the generator seeded by ``seed``.
+    N(0, init_scale²/fan_in) (``init_scale`` in [1.18e-38, 3.4e38]) with the generator seeded by ``seed``.
     ``bias=False`` is the paper's convention (its networks have zero biases).
 
     References: Crăciun & Ghoshdastidar, NeurIPS 2025 (arXiv:2510.24466), the
@@ -246,7 +246,7 @@ class CNN(_Network):
     mapped linearly to ``out_features`` logits. Parameters: ``K`` (channels,
     in_channels, kernel_size), ``c`` (channels,), ``W`` (out_features, channels *
     out_length), ``b`` (out_features,),
-    drawn from ``seed`` (N(0, init_scale²/fan_in), ``init_scale`` in (0, 1e150]).
+    drawn from ``seed`` (N(0, init_scale²/fan_in), ``init_scale`` in [1.18e-38, 3.4e38]).
 
     References: Crăciun & Ghoshdastidar, NeurIPS 2025 (arXiv:2510.24466), the
     convolutional layers of Theorem 1 (weight sharing: their Proposition 16).
@@ -300,7 +300,7 @@ class SoftmaxAttention(_Network):
 
     the softmax taken over the key index. Parameters: ``Wq``, ``Wk``, ``Wv``,
     ``Wo`` (out_features, dim), ``bo`` (out_features,),
-    drawn from ``seed`` (N(0, init_scale²/fan_in), ``init_scale`` in (0, 1e150]).
+    drawn from ``seed`` (N(0, init_scale²/fan_in), ``init_scale`` in [1.18e-38, 3.4e38]).
 
     References: Crăciun & Ghoshdastidar, NeurIPS 2025 (arXiv:2510.24466), the
     softmax-attention layers of Theorem 1 (their Proposition 17).

@@ -69,7 +69,8 @@ INIT_SCALE_MAX = 1e150
 
 
 def check_init_scale(value, name: str = "init_scale") -> float:
-    """A weight scale in (0, ``INIT_SCALE_MAX``], as a float."""
+    """A weight scale: a positive scale in the working range [1.18e-38, 3.4e38] (check_positive; the older
+    cap ``INIT_SCALE_MAX`` = 1e150 lies past it), as a float."""
     value = check_positive(name, value)
     if value > INIT_SCALE_MAX:
         raise ValueError(f"{name} must be <= 1e150 (products of two weights must stay finite), got {value!r}")
@@ -83,7 +84,7 @@ class TwoLayerReLU(CheckedStateModule):
     ``hidden_bias`` (default True) adds ``b``, ``output_bias`` (default False) adds
     ``c``; ``activation`` one of :data:`ACTIVATIONS`; ``seed`` draws the weights:
     ``W``, ``b`` ~ N(0, init_scale²/in_features), ``v`` ~ N(0, init_scale²/width),
-    ``c = 0``; ``init_scale`` (a float in (0, 1e150]: products of two weights stay finite in float64;
+    ``c = 0``; ``init_scale`` (a float in [1.18e-38, 3.4e38]: products of two weights stay finite in float64;
     a scale whose draws overflow float32 is refused too) scales those draws; ``dtype`` float64 (default)
     or float32. These are fixed by construction: assigning another value to one of the attributes
     afterwards (``net.width = 5``, ``net.activation = "tanh"``) raises ValueError naming it.
