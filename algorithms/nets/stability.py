@@ -128,9 +128,9 @@ MAX_ENUMERATED_BATCHES = 1_000_000
 def check_hessians(name: str, hessians: Any, *, rtol: float = 1e-8, psd: bool = False) -> np.ndarray:
     """``hessians`` as a float64 (n, d, d) stack of symmetric matrices (raises naming ``name``).
 
-    Entries are finite and at most 1e150 / d in absolute value (``SCALE_MAX``: the operators here
-    multiply two Hessians, and 1e300 entries overflowed float64). ``psd=True`` also requires every
-    matrix to be positive semidefinite (smallest eigenvalue
+    Entries are finite, inside the working range (|entry| <= 3.4e38) and at most 1e150 / d in absolute
+    value (``SCALE_MAX``: the operators here multiply two Hessians, and 1e300 entries overflowed float64).
+    ``psd=True`` also requires every matrix to be positive semidefinite (smallest eigenvalue
     ≥ −``rtol``·max(1, max |entry|)), the assumption of the divergence conditions and of
     the SAM reduction (M = I + (ρ/α)H must have a square root).
 
