@@ -79,7 +79,12 @@ def _step_array(name: str, value: Any) -> np.ndarray:
     if is_symbolic(value):
         return np.asarray(value, dtype=object)
     if isinstance(value, np.ndarray) and value.dtype == object:
-        return value
+        if any(is_symbolic(v) for v in value.flat):
+            return value
+        try:  # numbers held as objects (np.array([0.0, 10**100])): checked as numbers, 1e100 was taken
+            value = value.astype(np.float64)
+        except (TypeError, ValueError, OverflowError):
+            return value  # a str or None entry: refused by name by the helper's own entry check
     return as_float_array(name, value, dtype=np.float64)
 
 

@@ -121,3 +121,13 @@ def test_lcd2_on_an_ill_conditioned_least_squares_has_no_bracket_error():
     x0 = np.array([-0.001515353072811269, 0.0024520205494460907, -0.00018436997305433997])
     sol = solve(sum_of_squared_abs_linear(A, b, x0=x0), LCD2(), maxiters=20000)  # brentq's sign error before
     assert sol.retcode in (RetCode.Success, RetCode.MaxIters, RetCode.Stalled)
+
+
+def test_numbers_held_in_object_arrays_are_checked_as_numbers():
+    from algorithms.curvature import lcd2_coefficients, lcd2_gap
+
+    with pytest.raises(ValueError, match=r"^D has an entry of magnitude 1e\+100"):
+        lcd2_coefficients(1.0, np.array([0.0, 10**100]))  # an object array of ints: 1e100 was taken
+    with pytest.raises(ValueError, match=r"^ghat has an entry of magnitude 1e\+100"):
+        lcd2_gap(0.5, 1.0, np.array([1.0, 10**100]), np.zeros(2))
+    assert lcd2_coefficients(1.0, np.array([0.0, 1], dtype=object)).tolist() == [1.0, 0.5]
