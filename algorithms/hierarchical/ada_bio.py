@@ -27,7 +27,7 @@ from algorithms._validation import check_count
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
 from algorithms.hierarchical._loop import DEFAULT_MAXITERS, checked, run
 from algorithms.hierarchical.ada_minimax import adaptive_x_step, check_rate
-from algorithms.hierarchical.neumann import MAX_TERMS, _hypergradient, theorem_terms
+from algorithms.hierarchical.neumann import MAX_TERMS, _hypergradient, check_oracle_budget, theorem_terms
 from algorithms.hierarchical.problems import BilevelProblem
 
 __all__ = ["AdaBiO", "check_terms"]
@@ -70,6 +70,7 @@ def _solve(problem: BilevelProblem, algorithm: AdaBiO, options: SolveOptions) ->
     if terms is None:
         terms = theorem_terms(min(max(2, options.iterations(DEFAULT_MAXITERS)), 2**63 - 1),  # (horizon)
                               problem.mu_g, problem.l_g1)
+    check_oracle_budget(options.iterations(DEFAULT_MAXITERS), 2 * terms + 3, f"neumann_terms = {terms}")
     state = {"m": None, "noise_sum": 0.0, "lower_sum": 0.0}
 
     def step(t, x, y, rng):

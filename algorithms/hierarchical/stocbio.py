@@ -27,7 +27,7 @@ from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
 from algorithms.hierarchical._loop import DEFAULT_MAXITERS, checked, run
 from algorithms.hierarchical.ada_bio import check_terms
 from algorithms.hierarchical.ada_minimax import check_rate
-from algorithms.hierarchical.neumann import MAX_TERMS, _hypergradient, theorem_terms
+from algorithms.hierarchical.neumann import MAX_TERMS, _hypergradient, check_oracle_budget, theorem_terms
 from algorithms.hierarchical.problems import BilevelProblem
 
 __all__ = ["StocBiO"]
@@ -62,6 +62,8 @@ def _solve(problem: BilevelProblem, algorithm: StocBiO, options: SolveOptions) -
     if terms is None:
         terms = theorem_terms(min(max(2, options.iterations(DEFAULT_MAXITERS)), 2**63 - 1),  # (horizon)
                               problem.mu_g, problem.l_g1)
+    check_oracle_budget(options.iterations(DEFAULT_MAXITERS), algorithm.inner_steps + terms + 1,
+                        f"inner_steps = {algorithm.inner_steps} and neumann_terms = {terms}")
 
     def step(t, x, y, rng):
         for _ in range(algorithm.inner_steps):

@@ -89,3 +89,12 @@ def test_a_torch_oracle_answer_less_precise_than_the_iterates_is_refused(cast):
     problem = MinimaxProblem(grad=grad, phi=base.phi, grad_phi=base.grad_phi, x0=base.x0, y0=base.y0)
     with pytest.raises(TypeError, match=r"must return floats at least as precise as the iterates"):
         solve(problem, SGDA(), maxiters=5)  # upcast in silence before (numpy's float16 was refused)
+
+
+def test_a_solve_past_the_oracle_budget_is_refused_naming_its_counts():
+    from algorithms import solve
+    from algorithms.hierarchical import StocBiO, quadratic_bilevel
+
+    # inner_steps = 10**6 at the default 10**4 iterations: hours of oracle calls
+    with pytest.raises(ValueError, match=r"^inner_steps = 1000000 and neumann_terms = \d+ make \d+ oracle"):
+        solve(quadratic_bilevel(), StocBiO(inner_steps=10**6))
