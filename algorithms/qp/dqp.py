@@ -1090,6 +1090,12 @@ class QPSolution(Solution):
                 raise ValueError(f"{name} must be finite (None where the solve has no multipliers), got NaN "
                                  f"or inf entries")
             check_entries_in_range(name, array)
+            # a hand-built Success (no solved QP behind it) with dual-infeasible z: qpsolvers' z >= 0, to
+            # DQP's default relative tolerance (a solve's own record is judged by its kkt_tol instead)
+            if name == "z" and success and self._qp is None and array.size and \
+                    float(array.min()) < -1e-6 * max(1.0, float(np.abs(array).max())):
+                raise ValueError(f"z must be >= 0 with retcode Success (inequality multipliers, qpsolvers' "
+                                 f"convention), got min z = {float(array.min()):.3g}")
         elif name in ("active", "active_box"):
             if value is not None and not (isinstance(value, np.ndarray) and value.ndim == 1
                                           and value.dtype == bool):

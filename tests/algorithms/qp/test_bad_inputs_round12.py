@@ -211,3 +211,13 @@ def test_kkt_factor_keeps_read_only_copies_of_its_matrices():
     dense = KKTFactor(np.array([[2.0, 0.5], [0.5, 1.0]]))
     with pytest.raises(ValueError, match="read-only"):
         dense.P[0, 0] = np.nan
+
+
+def test_a_hand_built_success_with_negative_multipliers_is_refused():
+    """red12a: QPSolution(..., z=[-5], retcode=Success) was kept: a Success carrying dual-infeasible z."""
+    with pytest.raises(ValueError, match=r"\bz must be >= 0 with retcode Success"):
+        QPSolution(x=np.array([1.0, 0.0]), value=0.0, z=np.array([-5.0]), retcode=RetCode.Success)
+    sol = QPSolution(x=np.array([1.0, 0.0]), value=0.0, z=np.array([-5.0]), retcode=RetCode.MaxIters)
+    with pytest.raises(ValueError, match=r"\bz must be >= 0 with retcode Success"):
+        sol.retcode = RetCode.Success
+    assert QPSolution(x=np.zeros(2), value=0.0, z=np.array([-1e-12]), retcode=RetCode.Success).z[0] == -1e-12
