@@ -8,6 +8,7 @@ from typing import Any
 import torch
 
 from algorithms._validation import check_finite_data
+from algorithms.core import SolveOptions
 from algorithms.imaging.priors import DenoiserPrior, SubspacePrior, TVPrior
 from algorithms.imaging.problems import NPN, InverseProblem
 
@@ -90,6 +91,22 @@ def final_value(problem: InverseProblem, prior: Any, npn: NPN | None, prediction
     if not bool(torch.isfinite(x).all()):
         return float("nan")
     return objective(problem, prior, npn, prediction, x)
+
+
+#: the most TV dual iterations (inner × iterations) a solve runs on its default iteration cap: 10**6 take a
+#: minute or two; TVPrior(inner=10**5) at PnP-PGD's default 500 iterations ran for an hour
+DEFAULT_PROX_BUDGET = 10**6
+
+
+def check_prox_budget(prior: Any, options: SolveOptions, default_maxiters: int, owner: str) -> None:
+    """A TV prior's ``inner`` times the default iteration cap past DEFAULT_PROX_BUDGET, with ``maxiters`` not
+    given, is a hang: refused naming inner (an explicit ``maxiters`` is the caller's choice of cost)."""
+    if options.maxiters is None and isinstance(prior, TVPrior) and \
+            prior.inner * default_maxiters > DEFAULT_PROX_BUDGET:
+        raise ValueError(f"prior.inner = {prior.inner} is too large for {owner}'s default {default_maxiters} "
+                         f"iterations: {prior.inner * default_maxiters} TV dual iterations in all (at most "
+                         f"{DEFAULT_PROX_BUDGET} without maxiters; inner = 10**5 ran for an hour); pass "
+                         f"maxiters or a smaller inner")
 
 
 def blow_up_threshold(problem: InverseProblem) -> float:

@@ -50,6 +50,7 @@ from algorithms.imaging._common import (
     check_npn,
     check_prior,
     check_problem,
+    check_prox_budget,
     final_value,
     norm,
     prepare,
@@ -147,6 +148,7 @@ class PnPADMM(Algorithm):
 
 @_dispatch
 def _solve(problem: InverseProblem, algorithm: PnPADMM, options: SolveOptions) -> Solution:
+    check_prox_budget(algorithm.prior, options, 300, "PnPADMM")
     prediction = prepare(problem, algorithm.npn, algorithm.prior)
     H, beta = problem.operator, algorithm.penalty
     data_rhs = H.adjoint(problem.y)

@@ -47,6 +47,7 @@ from algorithms.imaging._common import (
     check_npn,
     check_prior,
     check_problem,
+    check_prox_budget,
     final_value,
     norm,
     prepare,
@@ -110,6 +111,7 @@ class PnPPGD(Algorithm):
 
 @_dispatch
 def _solve(problem: InverseProblem, algorithm: PnPPGD, options: SolveOptions) -> Solution:
+    check_prox_budget(algorithm.prior, options, 500, "PnPPGD")
     prediction = prepare(problem, algorithm.npn, algorithm.prior)
     x = torch.zeros(problem.operator.image_shape, dtype=problem.y.dtype)
     maxiters, tol = options.iterations(500), options.tolerance(1e-5)

@@ -255,3 +255,14 @@ def test_measurements_written_through_data_are_refused_at_the_solve():
     problem.y.data.mul_(2.0)
     with pytest.raises(ValueError, match=r"InverseProblem\.y was written in place"):
         solve(problem, PnPPGD(prior=TVPrior(0.01)), maxiters=2)
+
+
+@pytest.mark.parametrize("make", [PnPPGD, PnPADMM])
+def test_a_tv_prior_too_costly_for_the_default_iteration_cap_is_refused(make):
+    """red12a: TVPrior(inner=10**5) at PnP-PGD's default 500 iterations ran for an hour (a hang); with an
+    explicit maxiters the cost is the caller's choice."""
+    problem = InverseProblem(H, H(X))
+    algorithm = make(prior=TVPrior(0.01, inner=10**5))
+    with pytest.raises(ValueError, match=r"prior\.inner = 100000 is too large"):
+        solve(problem, algorithm)
+    assert solve(problem, algorithm, maxiters=1).stats.iterations == 1
