@@ -30,9 +30,7 @@ def test_library_names_refuse_every_line_break_the_readers_split_at(brk):
         write_cvrplib(random_cvrp(4, seed=0), name=f"a{brk}DIMENSION : 9")
 
 
-def test_checkpoints_take_paths_and_refuse_foreign_meta_and_nan_weights(tmp_path):
-    import math
-
+def test_checkpoints_take_paths_and_refuse_foreign_meta(tmp_path):
     import torch
 
     from algorithms.routing.gflownet import RoutingGFlowNet
@@ -44,11 +42,7 @@ def test_checkpoints_take_paths_and_refuse_foreign_meta_and_nan_weights(tmp_path
     torch.save({**state, "meta": [1, 2]}, tmp_path / "b.pt")
     with pytest.raises(ValueError, match=r"is not a routing GFlowNet checkpoint: its meta must be a dict"):
         load_checkpoint(tmp_path / "b.pt")
-    weights = {k: v.clone() for k, v in state["model"].items()}
-    next(iter(weights.values()))[...] = math.nan
-    torch.save({**state, "model": weights}, tmp_path / "c.pt")
-    with pytest.raises(ValueError, match=r"is not a routing GFlowNet checkpoint: its weight .* NaN"):
-        load_checkpoint(tmp_path / "c.pt")  # solved with before
+    # NaN weights stay loadable: a policy they break ends Diverged (documented; retcode case nan_checkpoint)
     with pytest.raises(ValueError, match=r"^out must be a file path"):
         train(out=tmp_path, size=5, steps=1, batch=1, samples=2, hidden=8, layers=1, progress=False)
 
