@@ -214,6 +214,9 @@ class UnlearningProblem(Problem):
             if not bool(torch.isfinite(tensor).all()):
                 raise ValueError(f"{name} contains NaN or inf entries (written after the problem was built: "
                                  f"it was checked finite then); build a new UnlearningProblem")
+            if not _in_range(tensor):  # 1e39 written (through .data: no version bump) was named "theta"
+                raise ValueError(f"{name} has entries past the working range (3.4e38; written after the "
+                                 f"problem was built: it was checked then); build a new UnlearningProblem")
 
     def _check_fits(self, name: str, X: torch.Tensor, y: torch.Tensor, init: torch.Tensor,
                     unflatten: Callable) -> None:

@@ -137,3 +137,13 @@ def test_a_user_models_own_exception_mid_run_is_named():
     model.armed = True
     with pytest.raises(UserCallableError, match=r"^Flaky.forward\(X\) raised KeyError"):  # a bare KeyError
         solve(problem, GradientDescent(lr=0.1), maxiters=3)
+
+
+def test_params_written_past_the_range_after_construction_are_named():
+    from algorithms import solve
+    from algorithms.unlearning import GradientDescent, linear_task
+
+    problem = linear_task(5, 8, 2, seed=0)
+    problem.params.data[0] = 1e39  # through .data: no version bump; named "theta" (an internal name) before
+    with pytest.raises(ValueError, match=r"^params has entries past the working range"):
+        solve(problem, GradientDescent(lr=0.1), maxiters=3)
