@@ -199,10 +199,11 @@ def _solve(problem: TSPInstance, algorithm: NearestNeighbor2Opt, options: SolveO
 def _solve(problem: CVRPInstance, algorithm: NearestNeighbor2Opt, options: SolveOptions) -> Solution:
     routes = nearest_neighbor_routes(problem)
     out, all_ok, total = [], True, 0
+    cap = min(options.iterations(MAX_MOVES), INT64_MAX)
     for r in routes:
+        # one budget of moves for the solve: each route had its own, so stats.iterations passed maxiters
         r2, ok, moves = _route_two_opt(
-            problem.distances, r, min(options.iterations(MAX_MOVES), INT64_MAX),
-            relative_tol(problem.distances, options.tolerance(1e-10))
+            problem.distances, r, cap - total, relative_tol(problem.distances, options.tolerance(1e-10))
         )
         out.append(r2)
         all_ok &= ok

@@ -151,3 +151,11 @@ def test_a_batch_mixed_with_another_or_another_models_is_refused(encoded):
             rollout(model, dataclasses.replace(batch, **mixed), 2)
     with pytest.raises(ValueError, match=r"^batch must be encoded by this model"):
         rollout(RoutingGFlowNet("tsp", hidden=16, layers=1), batch, 2)  # torch's "mat1 and mat2" before
+
+
+def test_cvrp_two_opt_moves_share_one_budget():
+    from algorithms import solve
+    from algorithms.routing.nn2opt import NearestNeighbor2Opt
+
+    sol = solve(random_cvrp(60, seed=1), NearestNeighbor2Opt(), maxiters=3)
+    assert sol.stats.iterations <= 3  # each route had its own budget of maxiters moves before
