@@ -53,6 +53,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import copy
+import decimal
 import enum
 import functools
 import math
@@ -294,15 +295,18 @@ def _real_value(value: Any) -> float:
 
 
 def _finite_answer(x: Any, depth: int = 0) -> bool:
-    """False for a float (or float array/tensor) answer with a NaN or infinite entry, also held in a list, a
-    tuple, an object array or a dict's values (nested up to 4 levels); True for anything else (a set, a
-    tour, an int array, None): only a real-valued answer can be non-finite."""
+    """False for a float (or float array/tensor, or Decimal) answer with a NaN or infinite entry, also held
+    in a list, tuple, set, object array or dict (keys and values), nested up to 16 levels; True for anything
+    else (a tour, an int array, None): only a real-valued answer can be non-finite."""
     if isinstance(x, float | np.floating):
         return math.isfinite(x)
-    container = depth < 4 and isinstance(x, list | tuple | dict)
-    if container or (isinstance(x, np.ndarray) and x.dtype == object):
-        items = x.values() if isinstance(x, dict) else (x.ravel() if isinstance(x, np.ndarray) else x)
+    if isinstance(x, decimal.Decimal):
+        return x.is_finite()
+    if depth < 16 and isinstance(x, list | tuple | set | frozenset | dict):
+        items = [*x.keys(), *x.values()] if isinstance(x, dict) else x
         return all(_finite_answer(item, depth + 1) for item in items)
+    if isinstance(x, np.ndarray) and x.dtype == object:
+        return all(_finite_answer(item, depth + 1) for item in x.ravel())
     dtype = str(getattr(x, "dtype", ""))
     if isinstance(x, np.ndarray) and x.dtype.kind == "f":
         return bool(np.isfinite(x).all())

@@ -84,7 +84,8 @@ def test_monitor_total_past_int64_is_a_bar_without_a_length():
 
 
 @pytest.mark.parametrize("x", [[math.nan, 1.0], (math.inf,), np.array([math.nan, 1.0], dtype=object),
-                               {"a": math.nan}, [[np.array([np.inf])]]])
+                               {"a": math.nan}, [[np.array([np.inf])]], {math.nan}, frozenset({math.inf}),
+                               [[[[[[math.nan]]]]]], {math.nan: 1}, __import__("decimal").Decimal("NaN")])
 def test_a_success_refuses_a_non_finite_answer_held_in_a_container(x):
     with pytest.raises(ValueError, match=r"^x must be finite with retcode Success"):
         Solution(x=x, value=0.0, retcode="Success")
