@@ -142,7 +142,10 @@ class _Network(CheckedStateModule):
         gen = torch.Generator().manual_seed(self.seed)
 
         def draw(*shape: int, fan_in: int) -> torch.nn.Parameter:
-            sample = torch.randn(*shape, generator=gen, dtype=dtype) * (self.init_scale / math.sqrt(fan_in))
+            # drawn in float64 and rounded to the model's dtype, as TwoLayerReLU's: a float32 model starts
+            # from the float64 model's weights, rounded (torch's float32 draws are another sequence)
+            sample = (torch.randn(*shape, generator=gen, dtype=torch.float64)
+                      * (self.init_scale / math.sqrt(fan_in))).to(dtype)
             if not bool(torch.isfinite(sample).all()):    # init_scale = 1e308 gave inf weights in silence
                 raise ValueError(f"init_scale={self.init_scale!r} is too large for {dtype}: the drawn "
                                  f"weights overflow it")

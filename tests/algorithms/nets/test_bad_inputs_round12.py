@@ -7,6 +7,7 @@ import torch
 from algorithms import solve
 from algorithms.core import RetCode
 from algorithms.nets import SAM
+from algorithms.nets import models as M
 from algorithms.nets.lp_training import LpPathNormTraining, prune_network
 from algorithms.nets.sam import SAMTraining, SGDTraining, parity_task
 from algorithms.nets.sparse_interpolation import BruteForceVp, InterpolationProblem, SparsestInterpolantDP
@@ -288,3 +289,15 @@ def test_sam_refuses_nan_written_into_its_base_optimizers_state():
     opt.base_optimizer.state[w]["momentum_buffer"].data.fill_(float("nan"))   # NaN weights, no error before
     with pytest.raises(ValueError, match=r"SAM \(its base optimizer\)\.step: state\[param 0\]"):
         _run(opt, w)
+
+
+# ------------------ class 15 (coercible): a float32 model drew other weights than the float64 one
+@pytest.mark.parametrize("build", [
+    lambda dtype: M.MLP(3, (4,), 2, seed=1, dtype=dtype),
+    lambda dtype: M.CNN(1, 6, 2, 3, 2, seed=1, dtype=dtype),
+    lambda dtype: M.SoftmaxAttention(3, 2, 2, seed=1, dtype=dtype),
+])
+def test_a_float32_model_starts_from_the_float64_weights_rounded(build):
+    wide, narrow = build(torch.float64), build(torch.float32)
+    for (name, p64), (_, p32) in zip(wide.named_parameters(), narrow.named_parameters(), strict=True):
+        assert torch.equal(p64.detach().float(), p32.detach()), name
