@@ -437,10 +437,11 @@ class UnlearningStats(Stats):
         previous = getattr(self, name, math.nan)
         super().__setattr__(name, value)  # the type checks of Stats (a str, a bool, an array: by name)
         stored = getattr(self, name)
-        if name in _NONNEGATIVE_FIGURES and not (math.isnan(stored) or 0 <= stored <= WORKING_MAX):
+        # computed figures are not held to the working range (README): a diverged loss is inf, documented
+        if name in _NONNEGATIVE_FIGURES and not (math.isnan(stored) or stored >= 0):
             object.__setattr__(self, name, previous)  # a refused value leaves the record as it was
-            raise ValueError(f"{name} must be in [0, {WORKING_MAX:.4g}] (a mean of squares or a norm in the "
-                             f"working range; NaN: not computed or overflowed), got {stored!r}")
+            raise ValueError(f"{name} must be >= 0 (a mean of squares or a norm; inf: diverged; NaN: not "
+                             f"computed), got {stored!r}")
 
 
 #: UnlearningStats' figures that cannot be negative

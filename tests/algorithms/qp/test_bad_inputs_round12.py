@@ -63,10 +63,11 @@ def test_layer_tolerances_outside_the_working_range_are_refused(tol):
 
 
 @pytest.mark.parametrize("name", ["y", "z", "z_box"])
-@pytest.mark.parametrize("bad", [math.nan, math.inf, 1e300])
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
 @pytest.mark.parametrize("retcode", [RetCode.Success, RetCode.MaxIters, RetCode.Failure])
-def test_hand_built_multipliers_must_be_finite_and_in_range(name, bad, retcode):
-    """y = [nan] beside MaxIters was kept (a solve without multipliers leaves them None); 1e300 was kept."""
+def test_hand_built_multipliers_must_be_finite(name, bad, retcode):
+    """y = [nan] beside MaxIters was kept (a solve without multipliers leaves them None). Computed
+    multipliers past the working range are kept (README: what a run computes is not bounded)."""
     with pytest.raises(ValueError, match=rf"\b{name}\b"):
         QPSolution(x=np.zeros(2), value=0.0, retcode=retcode, **{name: np.array([bad, 0.0])})
     sol = QPSolution(x=np.zeros(2), value=0.0, retcode=retcode)

@@ -41,19 +41,21 @@ def test_strength_schedule_refuses_a_tiny_rate(position, tiny):
 
 
 @pytest.mark.parametrize("name", ["retain_loss", "forget_loss", "distance_to_retrain"])
-@pytest.mark.parametrize("bad", [float("inf"), 1e39, 1e308, -1.0])
-def test_stats_figures_outside_the_range_are_refused_at_construction_and_when_set(name, bad):
+@pytest.mark.parametrize("bad", [-1.0, -1e39, -float("inf")])
+def test_stats_figures_below_zero_are_refused_and_computed_ones_unbounded(name, bad):
     import math
 
     from algorithms.unlearning import UnlearningStats
 
-    with pytest.raises(ValueError, match=rf"^{name} must be in \[0, 3.403e\+38\]"):
+    with pytest.raises(ValueError, match=rf"^{name} must be >= 0"):
         UnlearningStats(**{name: bad})
     stats = UnlearningStats(**{name: 1.0})
-    with pytest.raises(ValueError, match=rf"^{name} must be in \[0, 3.403e\+38\]"):
+    with pytest.raises(ValueError, match=rf"^{name} must be >= 0"):
         setattr(stats, name, bad)
     assert getattr(stats, name) == 1.0  # a refused value leaves the record as it was
     assert math.isnan(UnlearningStats().retain_loss)  # NaN: not computed
+    # a computed figure is not held to the working range (README): a diverged loss is inf
+    assert getattr(UnlearningStats(**{name: math.inf}), name) == math.inf
 
 
 def _ridge():
