@@ -52,7 +52,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
-from algorithms._validation import as_real_array, check_count, check_entries_in_range
+from algorithms._validation import INT64_MAX, as_real_array, check_count, check_entries_in_range
 from algorithms.forests.diffusion import DiffusionMap, dense_diffusion_map, diffusion_map
 from algorithms.forests.exact_decoder import exact_decode, kernel_estimate
 from algorithms.forests.knn_decoder import knn_decode, synthetic_training_set
@@ -171,6 +171,10 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             raise ValueError(f"decoder must be one of {DECODERS}, got {self.decoder!r}")
         if not _is_int(self.k) or self.k < 1:
             raise ValueError(f"k (kNN decoder neighbours) must be a positive int, got {self.k!r}")
+        for name in ("n_components", "t", "k"):   # counts (README): 2**63 and 10**100 were taken
+            if getattr(self, name) > INT64_MAX:
+                raise ValueError(f"{name} must be <= 2**63 - 1 (the largest count), got "
+                                 f"{getattr(self, name)!r}")
         check_count("n_estimators", self.n_estimators, 1, MAX_ESTIMATORS, "each is a tree fitted")
         if self.forest is not None:
             check_forest("forest", self.forest, fitted=False)

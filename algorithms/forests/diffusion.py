@@ -153,6 +153,7 @@ def _check_kernel(K: Any) -> Any:
     data = K.data if sp.issparse(K) else K
     if not np.all(np.isfinite(data)):
         raise ValueError("K contains NaN or inf entries")
+    check_entries_in_range("K", data)   # 1e300 entries were taken (the working range, README)
     if data.size and float(data.min()) < 0:  # a negative transition probability: not a diffusion
         raise ValueError(f"K must have entries >= 0 (a Markov kernel), got min entry {float(data.min()):.3g}")
     # symmetry is documented (eigsh reads one triangle only): a non-symmetric K would be misread

@@ -138,3 +138,21 @@ def test_a_float32_two_layer_model_starts_from_the_float64_weights_rounded():
 
     wide, narrow = (TwoLayerReLU(3, 4, seed=5, dtype=d) for d in (torch.float64, torch.float32))
     assert torch.equal(wide.W.detach().to(torch.float32), narrow.W.detach())
+
+
+@pytest.mark.parametrize("k", [2**63, 10**100, np.uint64(2**64 - 1)])
+def test_rfae_counts_past_int64_are_refused(k):
+    from algorithms.forests import RFAutoencoder
+
+    with pytest.raises(ValueError, match=r"^k must be <= 2\*\*63 - 1"):
+        RFAutoencoder(k=k).fit(np.random.default_rng(0).normal(size=(12, 3)))
+
+
+@pytest.mark.parametrize("entry", [3.5e38, 1e300])
+def test_a_kernel_past_the_working_range_is_refused(entry):
+    from algorithms.forests.diffusion import dense_diffusion_map
+
+    K = np.ones((3, 3))
+    K[0, 1] = K[1, 0] = entry
+    with pytest.raises(ValueError, match=r"^K has an entry of magnitude"):
+        dense_diffusion_map(K, 1)
