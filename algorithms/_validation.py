@@ -401,7 +401,8 @@ def check_positive_int(name: str, value: Any) -> int:
 
 
 #: what torch's CPU/CUDA allocators say when an allocation fails (numpy raises MemoryError instead)
-_ALLOCATION_FAILURES = ("can't allocate memory", "not enough memory", "out of memory")
+_ALLOCATION_FAILURES = ("can't allocate memory", "not enough memory", "out of memory",
+                        "Storage size calculation overflowed")   # torch, for a size past int64 bytes
 #: numpy's ValueErrors for an array whose byte count or shape overflows before any allocation
 _SIZE_OVERFLOWS = ("array is too big", "Maximum allowed dimension exceeded")
 

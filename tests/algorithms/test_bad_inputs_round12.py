@@ -156,3 +156,13 @@ def test_a_kernel_past_the_working_range_is_refused(entry):
     K[0, 1] = K[1, 0] = entry
     with pytest.raises(ValueError, match=r"^K has an entry of magnitude"):
         dense_diffusion_map(K, 1)
+
+
+@pytest.mark.parametrize("build, name", [
+    (lambda: __import__("algorithms.optimizers.models", fromlist=["MLP"]).MLP(2**62, 3, 8, 1), "in_features"),
+    (lambda: __import__("algorithms.nets.two_layer", fromlist=["T"]).TwoLayerReLU(3, 2**62), "width"),
+])
+def test_a_size_past_torch_storage_is_named(build, name):
+    # torch's RuntimeError "Storage size calculation overflowed" reached the user
+    with pytest.raises(ValueError, match=rf": {name}=4611686018427387904 is too large"):
+        build()
