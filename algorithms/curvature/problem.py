@@ -43,6 +43,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import numbers
 import os
 import traceback
 from collections.abc import Callable
@@ -71,6 +72,7 @@ from algorithms._validation import (
     check_working_range,
     read_only,
     returned_scalar,
+    to_float,
 )
 from algorithms.core import (
     IterationMonitor,
@@ -540,8 +542,10 @@ def check_curvature_matrix(name: str, C: np.ndarray) -> np.ndarray:
 
 def _check_curvature_constant(value: Any) -> float:
     """``L_C``: a real number in [0, ∞] (∞: no upper bound is known)."""
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real | np.floating | np.integer):
         raise TypeError(f"L_C must be a real number >= 0 (or math.inf), got {type(value).__name__}")
+    if not isinstance(value, int | float | np.floating | np.integer):
+        value = to_float(value)  # a Fraction was refused by TypeError
     if isinstance(value, int | np.integer) and abs(value) > 2**1023:  # float() raised OverflowError
         raise ValueError(f"L_C must be a float in [0, inf] (an int past float's range is not), got {value!r}")
     if math.isnan(value) or value < 0:

@@ -29,6 +29,7 @@ X. Gong, J. Hao, M. Liu, arXiv:2509.15399 (Section 6.2).
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 import torch
@@ -127,7 +128,11 @@ def auc_minimax(n_samples: int = 400, in_features: int = 5, hidden: int = 8, *,
     check_positive_int("batch_size", batch_size)
     if batch_size > n_samples:  # a mini-batch cannot hold more examples than the data set has
         raise ValueError(f"batch_size must be <= n_samples = {n_samples}, got {batch_size!r}")
-    if not (isinstance(positive_fraction, int | float) and 0 < positive_fraction < 1):
+    if isinstance(positive_fraction, bool | np.bool_) or not isinstance(positive_fraction, numbers.Real):
+        raise TypeError(f"positive_fraction must be a real number in (0, 1), got "
+                        f"{type(positive_fraction).__name__}")
+    positive_fraction = float(positive_fraction)  # np.float32 and Fraction were refused "must be in (0, 1)"
+    if not 0 < positive_fraction < 1:
         raise ValueError(f"positive_fraction must be in (0, 1), got {positive_fraction!r}")
     check_working_range("positive_fraction", positive_fraction)  # > 0: 1e-39 acted as the 0 it excludes
     check_positive("separation", separation)

@@ -67,6 +67,9 @@ def _weights(name: str, weights) -> tuple[np.ndarray | sp.csr_matrix, type]:
                         f"{type(weights).__name__}" + (f" of dtype {weights.dtype}"
                                                        if isinstance(weights, np.ndarray) else ""))
     if sp.issparse(weights):
+        if weights.dtype.kind not in "fiu":  # complex: the imaginary part was dropped; bool read as 0/1
+            raise TypeError(f"{name} must be a real numeric (n, n) weight matrix, got a sparse matrix of "
+                            f"dtype {weights.dtype}")
         matrix = sp.csr_matrix(weights)
         if matrix.dtype not in (np.float32, np.float64):
             matrix = matrix.astype(np.float64)

@@ -40,6 +40,7 @@ NeurIPS 2025, arXiv:2505.22601 (Algorithm 1, Theorem 2, Appendices E and F.1.10)
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,10 +155,14 @@ def strength_schedule(lambda_reg: float, gamma_reg: float, epochs: int, *, perio
     >>> strength_schedule(0.5, 0.5, 4, final_descent=1)
     (1.0, 3.0, 7.0, inf)
     """
-    if isinstance(lambda_reg, bool) or not isinstance(lambda_reg, int | float) or not 0 < lambda_reg <= 1:
+    # np.float32 and Fraction (real numbers) were refused "must be in (0, 1]" by an int | float check
+    if isinstance(lambda_reg, bool | np.bool_) or not isinstance(lambda_reg, numbers.Real) or \
+            not 0 < lambda_reg <= 1:
         raise ValueError(f"lambda_reg must be in (0, 1], got {lambda_reg!r}")
-    if isinstance(gamma_reg, bool) or not isinstance(gamma_reg, int | float) or not 0 < gamma_reg <= 1:
+    if isinstance(gamma_reg, bool | np.bool_) or not isinstance(gamma_reg, numbers.Real) or \
+            not 0 < gamma_reg <= 1:
         raise ValueError(f"gamma_reg must be in (0, 1], got {gamma_reg!r}")
+    lambda_reg, gamma_reg = float(lambda_reg), float(gamma_reg)
     for name, value in (("lambda_reg", lambda_reg), ("gamma_reg", gamma_reg)):
         check_working_range(name, float(value))  # > 0: 1e-39 acted as the 0 each excludes
     checks = (("epochs", epochs, 1), ("period", period, 1), ("final_descent", final_descent, 0))

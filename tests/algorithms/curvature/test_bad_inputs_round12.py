@@ -131,3 +131,14 @@ def test_numbers_held_in_object_arrays_are_checked_as_numbers():
     with pytest.raises(ValueError, match=r"^ghat has an entry of magnitude 1e\+100"):
         lcd2_gap(0.5, 1.0, np.array([1.0, 10**100]), np.zeros(2))
     assert lcd2_coefficients(1.0, np.array([0.0, 1], dtype=object)).tolist() == [1.0, 0.5]
+
+
+def test_l_c_takes_a_fraction():
+    from fractions import Fraction
+
+    from algorithms.curvature import CurvatureProblem
+
+    problem = CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x,
+                               curvature=lambda x: 2 * np.ones_like(x), L_C=Fraction(1, 2),
+                               x0=np.ones(2))  # a TypeError before
+    assert problem.L_C == 0.5

@@ -98,3 +98,14 @@ def test_a_solve_past_the_oracle_budget_is_refused_naming_its_counts():
     # inner_steps = 10**6 at the default 10**4 iterations: hours of oracle calls
     with pytest.raises(ValueError, match=r"^inner_steps = 1000000 and neumann_terms = \d+ make \d+ oracle"):
         solve(quadratic_bilevel(), StocBiO(inner_steps=10**6))
+
+
+def test_auc_positive_fraction_takes_numpy_and_fraction_values():
+    from fractions import Fraction
+
+    import numpy as np
+
+    # refused "must be in (0, 1)" (false) before
+    for value in (np.float32(0.25), Fraction(1, 4)):
+        assert auc_minimax(n_samples=20, batch_size=4, positive_fraction=value).x0.shape == \
+            auc_minimax(n_samples=20, batch_size=4, positive_fraction=0.25).x0.shape

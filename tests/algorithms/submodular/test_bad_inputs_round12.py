@@ -147,3 +147,13 @@ def test_read_only_tables_and_arrays_survive_pickle_and_deepcopy(copier):
     with pytest.raises(ValueError):
         kernel[0, 0] = -5.0
     assert isinstance(again(LogDet(__import__("numpy").eye(2))), LogDet)
+
+
+def test_a_complex_sparse_weight_matrix_is_refused():
+    import numpy as np
+    import scipy.sparse as sp
+
+    from algorithms.submodular import GraphCut
+
+    with pytest.raises(TypeError, match=r"^weights must be a real numeric \(n, n\) weight matrix"):
+        GraphCut(sp.csr_matrix(np.array([[0, 1 + 1j], [1 + 1j, 0]])))  # the imaginary part was dropped

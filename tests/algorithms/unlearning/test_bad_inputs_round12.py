@@ -149,3 +149,14 @@ def test_params_written_past_the_range_after_construction_are_named():
     problem.params.data[0] = 1e39  # through .data: no version bump; named "theta" (an internal name) before
     with pytest.raises(ValueError, match=r"^params has entries past the working range"):
         solve(problem, GradientDescent(lr=0.1), maxiters=3)
+
+
+def test_strength_schedule_takes_numpy_and_fraction_rates():
+    from fractions import Fraction
+
+    import numpy as np
+
+    from algorithms.unlearning import strength_schedule
+
+    # refused "must be in (0, 1]" (false) before
+    assert strength_schedule(np.float32(0.5), Fraction(1, 2), 3) == strength_schedule(0.5, 0.5, 3)
