@@ -51,7 +51,8 @@ def gd_step(x: Any, g: Any, lr: Any) -> Any:
     0.5
     """
     if not is_symbolic(lr):
-        check_positive("lr", lr)
+        # as a float: a Fraction lr made x − lr·g an object array (answered as a list)
+        lr = check_positive("lr", lr)
     # lists, tuples and tensors become float arrays ("can't multiply sequence by non-int of type 'float'");
     # numbers and sympy pass as they are
     x, g = check_numeric_point(x, g)

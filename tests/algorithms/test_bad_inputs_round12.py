@@ -166,3 +166,12 @@ def test_a_size_past_torch_storage_is_named(build, name):
     # torch's RuntimeError "Storage size calculation overflowed" reached the user
     with pytest.raises(ValueError, match=rf": {name}=4611686018427387904 is too large"):
         build()
+
+
+def test_gd_step_with_a_fraction_lr_answers_an_array():
+    from fractions import Fraction
+
+    from algorithms.curvature.gradient_descent import gd_step
+
+    got = gd_step(np.array([1.0, 2.0]), np.array([1.0, 1.0]), Fraction(1, 4))
+    assert isinstance(got, np.ndarray) and got.dtype == np.float64 and got.tolist() == [0.75, 1.75]
