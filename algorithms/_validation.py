@@ -716,6 +716,9 @@ def as_real_tensor(name: str, value: Any, dtype: Any = None, *, allow_bool: bool
             raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
         if array.dtype.kind in "iu":  # uint64 (np.asarray(2**63)) has no torch dtype; ints become float64
             array = array.astype(np.float64)
+        # longdouble has no torch dtype (torch's TypeError named nothing): float64, as as_float_array does
+        if array.dtype.kind == "f" and array.dtype.itemsize > 8:
+            array = array.astype(np.float64)
         if not array.dtype.isnative:  # big-endian ('>f8'): torch's "byte order different ..." named nothing
             array = array.astype(array.dtype.newbyteorder("="))
         if not array.flags.writeable:  # torch.from_numpy warned "The given NumPy array is not writable"

@@ -120,7 +120,9 @@ class LinearModel(CheckedStateModule):
         super().__init__()
         self.in_features = check_positive_int("in_features", in_features)
         self.out_features = check_positive_int("out_features", out_features)
-        check_layers_fit("LinearModel", "out_features", out_features, (self.in_features, self.out_features))
+        # named by the larger size (in_features = 2**40 was blamed on out_features = 1)
+        larger = "in_features" if self.in_features >= self.out_features else "out_features"
+        check_layers_fit("LinearModel", larger, getattr(self, larger), (self.in_features, self.out_features))
         self.seed = check_seed(seed)
         check_torch_dtype(dtype)
         gen = torch.Generator().manual_seed(self.seed)

@@ -79,7 +79,8 @@ def _samples(name: str, pair: Any, dtype: torch.dtype | None, *, allow_empty: bo
     if X.ndim != 2:
         raise ValueError(f"{name} X must be 2-dimensional (n, in_features), got shape {tuple(X.shape)}")
     if X.shape[0] == 0 and not allow_empty:
-        raise ValueError(f"{name} set must not be empty (n >= 1), got {X.shape[0]} samples")
+        raise ValueError(f"{name} X must not be empty (the {name} set needs n >= 1 rows), got {X.shape[0]} "
+                         f"samples")
     if y.ndim == 1:
         y = y[:, None]
     if y.ndim != 2 or y.shape[0] != X.shape[0]:

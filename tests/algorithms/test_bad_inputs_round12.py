@@ -175,3 +175,19 @@ def test_gd_step_with_a_fraction_lr_answers_an_array():
 
     got = gd_step(np.array([1.0, 2.0]), np.array([1.0, 1.0]), Fraction(1, 4))
     assert isinstance(got, np.ndarray) and got.dtype == np.float64 and got.tolist() == [0.75, 1.75]
+
+
+def test_a_linear_model_too_large_names_the_larger_size():
+    from algorithms.unlearning.models import LinearModel
+
+    with pytest.raises(ValueError, match=r"^LinearModel: in_features=1099511627776 is too large"):
+        LinearModel(in_features=2**40)
+
+
+def test_forget_split_names_an_empty_x_and_takes_longdouble_as_float64():
+    from algorithms.unlearning import forget_split
+
+    with pytest.raises(ValueError, match=r"^training X must not be empty"):
+        forget_split(np.ones((0, 2)), np.ones(0), [0])
+    retain, _ = forget_split(np.ones((4, 2), dtype=np.longdouble), np.ones(4, dtype=np.longdouble), [0])
+    assert retain[0].dtype == torch.float64   # torch has no longdouble: its TypeError named nothing
