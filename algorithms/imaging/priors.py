@@ -107,6 +107,8 @@ def total_variation(x: torch.Tensor) -> torch.Tensor:
     """Isotropic TV Σ √(Δ_r x² + Δ_c x²) of each image of the batch.
 
     ``x`` is a finite floating tensor of shape (*batch, h, w), h, w >= 1 (an empty batch: an empty result).
+    It is a point TV is evaluated at (a solver's iterate), so, as every oracle's point, it is not held to the
+    working range (README): any finite entries whose TV stays finite in the dtype are answered.
 
     >>> import torch
     >>> step = torch.zeros(3, 4, dtype=torch.float64); step[:, 2:] = 1.0
