@@ -424,9 +424,9 @@ class UnlearningStats(Stats):
     ``retain_loss`` and ``forget_loss`` are J(θ; D_r) and J(θ; D_f); ``distance_to_retrain`` is
     ‖θ − pinv(X_r) y_r‖ for a :class:`LinearModel`, ‖w(θ) − pinv(X_r) y_r‖ (effective predictors)
     for a :class:`DeepLinear`, NaN for other models; ``projections`` counts orthogonal-gradient
-    updates (MinNorm-OG). The three figures are in [0, 3.4e38] (a mean of squares, a norm, in the working
-    range) or NaN (not computed, or past the range: the run overflowed); a negative, infinite or larger
-    one is refused by name, at construction or when set.
+    updates (MinNorm-OG). The three figures are >= 0 (a mean of squares, a norm; computed, so not held to the
+    working range: inf where the run diverged) or NaN (not computed); a negative one is refused by name, at
+    construction or when set.
     """
 
     retain_loss: float = math.nan
@@ -483,9 +483,9 @@ def _in_range(theta: torch.Tensor) -> bool:
 
 
 def _figure(value: Any) -> float:
-    """A computed loss or distance as a float, NaN past the working range (an overflowing run's)."""
-    value = float(value)
-    return value if value <= WORKING_MAX else math.nan
+    """A computed loss or distance as a float, as it is (a computed figure is not held to the working range:
+    inf where the run diverged)."""
+    return float(value)
 
 
 def diverged(theta: torch.Tensor, reference_norm: float) -> bool:
