@@ -132,16 +132,28 @@ def check_decay_product(lr: float, weight_decay: float, where: str = "") -> None
                          f"1 − lr·weight_decay), got lr={lr!r}, weight_decay={weight_decay!r}")
 
 
+#: torch optimizers' boolean keywords (foreach and fused also take None: torch's choice)
+TORCH_FLAG_KEYWORDS = frozenset({"maximize", "capturable", "amsgrad", "nesterov", "foreach", "fused",
+                                 "differentiable", "decoupled_weight_decay"})
+
+
 def check_real_keywords(keywords: dict[str, Any], where: str = "", lr: float | None = None) -> dict[str, Any]:
     """A base optimizer's keywords (torch's SGD/AdamW/...: momentum, weight_decay, eps, betas, ...) with every
     real number, alone or inside a tuple/list, finite and inside the working range (|x| <= 3.4e38), as
     plain floats; with ``lr``, ``weight_decay`` also >= 0 and lr·weight_decay <= 1 (the family's decoupled
     decay rule). torch takes any finite value: momentum = 1e300 stepped inf into the weights, weight_decay
-    = 1e39 failed inside torch ("value cannot be converted to type float without overflow"). Other values
-    (bools, strs, None, dtypes) are left to the base optimizer."""
+    = 1e39 failed inside torch ("value cannot be converted to type float without overflow"). torch's flags
+    (:data:`TORCH_FLAG_KEYWORDS`) must be bools. Other values (strs, None, dtypes) are left to the base
+    optimizer."""
     out = dict(keywords)
     for key, value in keywords.items():
         if key == "params":
+            continue
+        if key in TORCH_FLAG_KEYWORDS:   # maximize="no" is truthy: it maximized the loss, in silence
+            if not (isinstance(value, bool | np.bool_) or (value is None and key in ("foreach", "fused"))):
+                raise TypeError(f"{where}{key} must be a bool (torch's flag), got {type(value).__name__} "
+                                f"{value!r:.40}")
+            out[key] = value if value is None else bool(value)
             continue
         items = value if isinstance(value, tuple | list) else (value,)
         checked = []

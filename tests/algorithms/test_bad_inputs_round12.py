@@ -191,3 +191,17 @@ def test_forget_split_names_an_empty_x_and_takes_longdouble_as_float64():
         forget_split(np.ones((0, 2)), np.ones(0), [0])
     retain, _ = forget_split(np.ones((4, 2), dtype=np.longdouble), np.ones(4, dtype=np.longdouble), [0])
     assert retain[0].dtype == torch.float64   # torch has no longdouble: its TypeError named nothing
+
+
+@pytest.mark.parametrize("key, value", [("maximize", "no"), ("amsgrad", "yes"), ("capturable", 1),
+                                        ("foreach", "off")])
+def test_torch_flags_passed_through_are_bools(key, value):
+    # maximize="no" is truthy: OptimizerTraining("adamw") maximized the loss and ended Diverged, in silence
+    from algorithms.nets import SAM
+    from algorithms.optimizers.training import OptimizerTraining
+
+    with pytest.raises(TypeError, match=rf"^hyperparameters: {key} must be a bool"):
+        OptimizerTraining("adamw", hyperparameters={key: value})
+    with pytest.raises(TypeError, match=rf"^{key} must be a bool"):
+        SAM([torch.nn.Parameter(torch.ones(2))], torch.optim.SGD, lr=0.1, **{key: value})
+    assert OptimizerTraining("adamw", hyperparameters={key: False}).hyperparameters[key] is False
