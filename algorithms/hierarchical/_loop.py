@@ -17,6 +17,7 @@ of ‖∇Φ(x_t)‖ for every iteration run}``, kept in every solve (store_trace
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -91,6 +92,16 @@ def _grad_phi(problem: Any, x: np.ndarray) -> Any:
     return call_user("grad_phi(x)", problem.grad_phi, x, keep=_PASS)
 
 
+def _raised_in_library(exc: BaseException) -> bool:
+    """True when ``exc`` was raised inside numpy, scipy or torch (a shape mismatch in the user's formula),
+    False when the user's code raised it itself."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    where = tb.tb_frame.f_code.co_filename if tb is not None else ""
+    return any(f"{os.sep}{lib}{os.sep}" in where for lib in ("numpy", "scipy", "torch"))
+
+
 def _first_step(step: Callable[..., Any], x: np.ndarray, y: np.ndarray, *args: Any) -> Any:
     """The first call of ``step`` (a step, or ``grad_phi``), where the oracles first see (x0, y0): a plain
     ValueError/TypeError raised there (numpy's "matmul: ... mismatch" for an x0 or y0 of the wrong length)
@@ -102,8 +113,8 @@ def _first_step(step: Callable[..., Any], x: np.ndarray, y: np.ndarray, *args: A
             # an oracle answering for another length at the start: y0 (or x0) is the likely culprit
             raise ValueError(f"{exc} at the starting point (x0 of shape {x.shape}, y0 of shape {y.shape}; "
                              f"check their lengths)") from exc
-        if type(exc) not in (ValueError, TypeError) or "must" in str(exc):  # ours, or the user's own class
-            raise
+        if type(exc) not in (ValueError, TypeError) or "must" in str(exc) or not _raised_in_library(exc):
+            raise  # ours, the user's own class, or the user's own ValueError("...") (not a length problem)
         raise type(exc)(f"the oracles failed at the starting point (x0 of shape {x.shape}, y0 of shape "
                         f"{y.shape}; check their lengths): {exc}") from exc
 

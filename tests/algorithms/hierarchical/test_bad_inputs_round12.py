@@ -109,3 +109,17 @@ def test_auc_positive_fraction_takes_numpy_and_fraction_values():
     for value in (np.float32(0.25), Fraction(1, 4)):
         assert auc_minimax(n_samples=20, batch_size=4, positive_fraction=value).x0.shape == \
             auc_minimax(n_samples=20, batch_size=4, positive_fraction=0.25).x0.shape
+
+
+def test_a_user_oracles_own_value_error_at_the_start_passes_as_it_is():
+    import dataclasses
+
+    from algorithms import solve
+    from algorithms.hierarchical import SGDA
+
+    def grad_phi(x):
+        raise ValueError("my own message")
+
+    problem = dataclasses.replace(synthetic_minimax(), grad_phi=grad_phi)
+    with pytest.raises(ValueError, match=r"^my own message$"):  # blamed on x0/y0's lengths before
+        solve(problem, SGDA(), maxiters=3)
