@@ -3302,8 +3302,9 @@ def _check_agent_states(ctx: Context, *, dim_scale: float) -> Outcome:
     if not (math.isclose(tiny_spread, 0.5, rel_tol=1e-9) and math.isclose(tiny_progress, 0.5, rel_tol=1e-9)):
         wrong.append(f"spread {tiny_spread} and progress {tiny_progress} at the 1e-12 scale, documented 0.5 "
                      "and 0.5")
-    # Agent 1's ELA features of a sample without a finite value: the 9 zeros
-    ela_none = features_module.ela_features(X[:10], np.full(10, np.nan), lower, upper)
+    # Agent 1's ELA features of a sample without a finite value (every value +inf, the worst: the Evaluator's
+    # NaN; a NaN y itself is refused since round 12): the 9 zeros
+    ela_none = features_module.ela_features(X[:10], np.full(10, np.inf), lower, upper)
     if ela_none.shape != (9,) or np.any(ela_none != 0.0):
         wrong.append(f"ELA features of a sample without a finite value: {ela_none}, documented 9 zeros")
     # the population sizes (modular's docstring): pop.cma 4 + ⌊3 ln d⌋, 20, 50, 100, 5d, 10d, 15d, never below
