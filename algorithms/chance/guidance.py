@@ -56,7 +56,9 @@ def _check_batch(name: str, value, ndim: int) -> torch.Tensor:
             f"{name} must be a torch tensor with {ndim} dimensions, got "
             f"{getattr(value, 'shape', type(value).__name__)}"
         )
-    return check_float_tensor(name, value)  # NaN/inf, complex and meta tensors named, not propagated
+    # NaN/inf, complex and meta tensors named, not propagated; half precision refused (a float16 grad_f
+    # answered a float16 guidance, rounded in silence: the sampler runs in float32/float64)
+    return check_float_tensor(name, value, allow_half=False)
 
 
 _TINY = float(torch.finfo(torch.float64).tiny)

@@ -205,3 +205,10 @@ def test_torch_flags_passed_through_are_bools(key, value):
     with pytest.raises(TypeError, match=rf"^{key} must be a bool"):
         SAM([torch.nn.Parameter(torch.ones(2))], torch.optim.SGD, lr=0.1, **{key: value})
     assert OptimizerTraining("adamw", hyperparameters={key: False}).hyperparameters[key] is False
+
+
+def test_chance_guidance_refuses_half_precision():
+    from algorithms.chance.guidance import first_order_guidance
+
+    with pytest.raises(TypeError, match=r"^grad_f must be a real floating tensor \(float32 or float64\)"):
+        first_order_guidance(torch.ones(2, 2, dtype=torch.float16), beta=1.0)
