@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import inspect
 import math
@@ -9,7 +11,7 @@ import numbers
 import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -329,6 +331,36 @@ def check_working_range(name: str, value: float, *, scale: bool = True) -> float
                          f"be >= {WORKING_MIN:.4g} (float32's smallest normal number); a smaller one rounds "
                          f"to 0 or has lost its precision")
     return value
+
+
+def in_working_range(values: Any) -> bool:
+    """True when every entry of ``values`` (an array, a tensor or a number) is finite and at most
+    :data:`WORKING_MAX` in magnitude (NaN compares False): a run's iterate, value or gradient past it
+    overflowed, and the run reports ``Diverged``."""
+    if hasattr(values, "detach"):
+        return bool((values.detach().abs() <= WORKING_MAX).all())
+    return bool(np.all(np.abs(np.asarray(values)) <= WORKING_MAX))
+
+
+#: True while the package itself calls its public helpers inside a run (a solve's step, a workflow's
+#: operators): the values it passes are the run's own (f's answers, iterates), not a caller's input, and
+#: the working range bounds what a caller gives (README)
+_RUN_VALUES: contextvars.ContextVar[bool] = contextvars.ContextVar("run_values", default=False)
+
+
+@contextlib.contextmanager
+def run_values() -> Iterator[None]:
+    """Inside this context the helpers take the run's computed values at any finite magnitude."""
+    token = _RUN_VALUES.set(True)
+    try:
+        yield
+    finally:
+        _RUN_VALUES.reset(token)
+
+
+def user_range() -> bool:
+    """Whether values given now are a caller's (held to the working range) rather than a run's own."""
+    return not _RUN_VALUES.get()
 
 
 def check_entries_in_range(name: str, array: Any) -> None:

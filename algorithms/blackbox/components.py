@@ -67,9 +67,6 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
@@ -86,6 +83,7 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     to_float,
+    user_range,
 )
 
 __all__ = [
@@ -110,28 +108,6 @@ def _rng(rng) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     return rng
-
-
-#: True inside a run (:func:`~algorithms.blackbox.run_workflow`, the feature sample): the populations and
-#: values the operators then get are the run's own (f's answers, the moves built from them), not a user's
-#: input, and the working range bounds what a user gives (README): f ~ 1e60 on a unit box stopped PSO and
-#: DesignX with "yP has an entry of magnitude 1.8e+60", an array the user never passed
-_IN_RUN: ContextVar[bool] = ContextVar("blackbox_in_run", default=False)
-
-
-@contextmanager
-def run_values() -> Iterator[None]:
-    """Inside this context the operators take the run's computed arrays at any finite magnitude."""
-    token = _IN_RUN.set(True)
-    try:
-        yield
-    finally:
-        _IN_RUN.reset(token)
-
-
-def user_range() -> bool:
-    """Whether arrays given now are a user's (held to the working range) rather than a run's own."""
-    return not _IN_RUN.get()
 
 
 def _population(name: str, X, *, like: np.ndarray | None = None) -> np.ndarray:

@@ -37,8 +37,15 @@ import math
 
 import numpy as np
 
-from algorithms._validation import as_real_array, check_count, check_generator, check_positive_int
-from algorithms.blackbox.components import initialize, run_values, user_range
+from algorithms._validation import (
+    as_real_array,
+    check_count,
+    check_generator,
+    check_positive_int,
+    run_values,
+    user_range,
+)
+from algorithms.blackbox.components import initialize
 from algorithms.blackbox.problem import Evaluator
 
 __all__ = ["FEATURE_NAMES", "N_FEATURES", "ela_features", "problem_features", "sample_size"]

@@ -66,6 +66,8 @@ from algorithms._validation import (
     check_takes,
     remember_validated,
     revalidate_if_reassigned,
+    run_values,
+    user_range,
 )
 from algorithms.blackbox.components import (
     N_PARTNERS,
@@ -81,9 +83,7 @@ from algorithms.blackbox.components import (
     niche,
     pso_update,
     reduced_size,
-    run_values,
     select,
-    user_range,
 )
 from algorithms.blackbox.grammar import CONFIG_SPACE, MODULE_TYPE, family_of, validate
 from algorithms.blackbox.problem import BlackBoxProblem, Evaluator
@@ -385,7 +385,7 @@ def _run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
                   hyperparameters: Mapping[str, Mapping[str, float]], *, controller: Controller | None = None,
                   maxiters: int | None = None, monitor: IterationMonitor | None = None,
                   control_interval: int = 1) -> RunResult:
-    """:func:`run_workflow` itself (its arrays the run's own: see :func:`components.run_values`)."""
+    """:func:`run_workflow` itself (its arrays the run's own: see the shared ``run_values``)."""
     # a WorkflowPlan (or the PSO baseline's wrapper of one): an object with a family attribute alone met an
     # AttributeError ('controllable') inside
     if not isinstance(getattr(plan, "_plan", plan), WorkflowPlan):

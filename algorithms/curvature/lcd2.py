@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 import scipy.optimize
 
-from algorithms._validation import as_float_array
+from algorithms._validation import as_float_array, run_values
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.curvature.problem import (
     CurvatureProblem,
@@ -55,7 +55,6 @@ from algorithms.curvature.problem import (
     check_step_inputs,
     eig_curvature,
     from_eigenbasis,
-    internal_call,
     is_number,
     is_symbolic,
     run_descent,
@@ -272,7 +271,7 @@ def lcd2_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
     if np.any(ghat) and float(ghat @ ghat) == 0.0:  # ‖g‖² underflows (g = 5e-324): Δ/‖g‖²·g overflows
         raise ValueError(f"g is too small: ‖g‖² underflows to 0 (max |g_i| = "
                          f"{float(np.max(np.abs(g))):.3g}), so the step overflows; rescale f")
-    with internal_call():  # Δ >= 0 here: any size (the multiplier's own check is for a caller's Δ > 0)
+    with run_values():  # Δ >= 0 here: any size (the multiplier's own check is for a caller's Δ > 0)
         lam = lcd2_multiplier(delta, ghat, D)
     if math.isinf(lam):  # Newton step C⁺g (equality case of Lemma E.5)
         coef = np.zeros_like(D)

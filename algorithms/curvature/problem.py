@@ -41,7 +41,6 @@ and, where it is known in closed form, ``f*`` and a minimizer ``x*``):
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import math
 import numbers
 import os
@@ -70,9 +69,12 @@ from algorithms._validation import (
     check_str,
     check_takes,
     check_working_range,
+    in_working_range,
     read_only,
     returned_scalar,
+    run_values,
     to_float,
+    user_range,
 )
 from algorithms.core import (
     IterationMonitor,
@@ -617,25 +619,11 @@ def check_numeric_point(x: Any, g: Any) -> tuple[Any, Any]:
     return (x if is_number(x) else xs), (g if is_number(g) else gs)
 
 
-#: True while run_descent takes a step: the step helpers' working-range checks are for a caller's numbers,
-#: not for the run's own Δ, G, ‖g‖² (subnormal near the optimum, or past the range as a run blows up)
-_IN_SOLVE: contextvars.ContextVar[bool] = contextvars.ContextVar("curvature_in_solve", default=False)
-
-
-@contextlib.contextmanager
-def internal_call():
-    """The step helpers called by the package itself (a solve's step, lcd2_step's multiplier): their
-    working-range checks of a caller's numbers are skipped."""
-    token = _IN_SOLVE.set(True)
-    try:
-        yield
-    finally:
-        _IN_SOLVE.reset(token)
-
-
 def check_caller_range(name: str, value: float, *, scale: bool = True) -> None:
-    """``check_working_range`` for a step helper's number, unless the package itself made the call."""
-    if not _IN_SOLVE.get():
+    """``check_working_range`` for a step helper's number, unless the package itself made the call (inside
+    the shared ``run_values()``: a run's own Δ, G, ‖g‖² may be subnormal near the optimum, or past the
+    range as a run blows up)."""
+    if user_range():
         check_working_range(name, value, scale=scale)
 
 
@@ -733,12 +721,6 @@ def check_stationary_gap(problem: CurvatureProblem, gap: float | None, gnorm: fl
                      "optimal value and grad(x) the gradient of f")
 
 
-def _in_working_range(values: Any) -> bool:
-    """True when every entry is finite and at most WORKING_MAX in magnitude: an iterate, value or
-    gradient past it is a run that overflowed (``Diverged``), not a point the step helpers take."""
-    return bool(np.all(np.abs(values) <= WORKING_MAX))  # NaN compares False
-
-
 def run_descent(
     problem: CurvatureProblem,
     options: SolveOptions,
@@ -772,7 +754,7 @@ def run_descent(
     fx = problem.f0
     try:
         for k in range(maxiters + 1):
-            if not _in_working_range(x):  # value() refuses a non-finite point: the run diverged
+            if not in_working_range(x):  # value() refuses a non-finite point: the run diverged
                 fx, gnorm = math.nan, math.nan
                 monitor.record(iteration=k, value=fx, gap=None, grad_norm=gnorm, **info)
                 stats.iterations = k
@@ -786,7 +768,7 @@ def run_descent(
             gap = None if problem.f_star is None else fx - problem.f_star
             gnorm = float(np.linalg.norm(g))
             blown_up = fx - problem.f0 > BLOWUP_FACTOR * max(1.0, abs(problem.f0))
-            if blown_up or not (_in_working_range(fx) and _in_working_range(g)):
+            if blown_up or not (in_working_range(fx) and in_working_range(g)):
                 monitor.record(iteration=k, value=fx, gap=gap, grad_norm=gnorm, **info)
                 retcode = RetCode.Diverged
                 break
@@ -803,7 +785,7 @@ def run_descent(
             if k == maxiters:
                 retcode = RetCode.MaxIters
                 break
-            with internal_call():
+            with run_values():
                 x_next, info = step(x.astype(np.float64), fx, g, stats)
             if x_next is None:
                 retcode = info.pop("retcode", RetCode.Failure)

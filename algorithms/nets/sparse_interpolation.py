@@ -65,6 +65,7 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     checked_fields,
+    in_working_range,
     revalidate_if_reassigned,
     store_plain_scalars,
 )
@@ -287,10 +288,6 @@ class CPWL:
         return CPWL.from_terms(vec[2:2 + k], vec[2 + k:], float(vec[0]), float(vec[1]))
 
 
-def _in_working_range(values: np.ndarray) -> bool:
-    return bool(np.all(np.isfinite(values))) and float(np.max(np.abs(values), initial=0.0)) <= WORKING_MAX
-
-
 def _neuron_terms(W, b, v, a: float, c: float) -> tuple[np.ndarray, np.ndarray, float, float]:
     """One (knot, slope jump) per active neuron, unsorted and unmerged, plus the affine part.
 
@@ -336,10 +333,10 @@ def network_to_cpwl(W, b, v, *, a: float = 0.0, c: float = 0.0, merge_tol: float
     """
     t, jumps, slope, intercept = _neuron_terms(W, b, v, a, c)
     # past the working range (|·| <= 3.4e38) the CPWL's own check named "knots"/"jumps", no argument here
-    if not _in_working_range(t):
+    if not in_working_range(t):
         raise ValueError(f"the knots -b/W leave the working range (|knot| <= {WORKING_MAX:.4g}: b huge "
                          f"against a tiny nonzero W); rescale W and b")
-    if not (_in_working_range(jumps) and _in_working_range(np.array([slope, intercept]))):
+    if not (in_working_range(jumps) and in_working_range(np.array([slope, intercept]))):
         raise ValueError(f"the slope changes v·|W| (or with a, c the affine part) leave the working range "
                          f"(|·| <= {WORKING_MAX:.4g}); rescale v, W and b")
     if merge_tol is None:

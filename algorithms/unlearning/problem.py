@@ -42,10 +42,10 @@ import torch
 from torch.func import jacrev, vmap
 
 from algorithms._validation import (
-    WORKING_MAX,
     as_real_tensor,
     call_user,
     check_working_range,
+    in_working_range,
     refuse_sparse,
     remember_validated,
 )
@@ -215,7 +215,7 @@ class UnlearningProblem(Problem):
             if not bool(torch.isfinite(tensor).all()):
                 raise ValueError(f"{name} contains NaN or inf entries (written after the problem was built: "
                                  f"it was checked finite then); build a new UnlearningProblem")
-            if not _in_range(tensor):  # 1e39 written (through .data: no version bump) was named "theta"
+            if not in_working_range(tensor):  # 1e39 written via .data (no version bump)
                 raise ValueError(f"{name} has entries past the working range (3.4e38; written after the "
                                  f"problem was built: it was checked then); build a new UnlearningProblem")
 
@@ -453,7 +453,7 @@ def distance_to_retrain(problem: UnlearningProblem, theta: torch.Tensor) -> floa
     target = retrained_min_norm(problem)
     if target is None:
         return math.nan
-    if not _in_range(theta):
+    if not in_working_range(theta):
         return math.nan  # a diverged iterate (effective_predictor refuses non-finite parameters)
     if isinstance(problem.model, DeepLinear):
         theta = effective_predictor(problem.model, problem.unflatten(theta))
@@ -464,7 +464,7 @@ def finish(problem: UnlearningProblem, algorithm: Any, theta: torch.Tensor, retc
            stats: UnlearningStats, start: float, trace: list, original: Any = None) -> Solution:
     """The :class:`Solution` with the unlearning figures filled in."""
     theta = theta.detach().clone()
-    if _in_range(theta):
+    if in_working_range(theta):
         with torch.no_grad():
             stats.retain_loss = _figure(problem.loss(theta, problem.retain))
             stats.forget_loss = _figure(problem.loss(theta, problem.forget))
@@ -474,12 +474,6 @@ def finish(problem: UnlearningProblem, algorithm: Any, theta: torch.Tensor, retc
     stats.wall_time = time.perf_counter() - start
     return Solution(theta, stats.retain_loss, retcode, stats=stats, trace=trace, original=original,
                     problem=problem, algorithm=algorithm)
-
-
-def _in_range(theta: torch.Tensor) -> bool:
-    """Every entry finite and at most WORKING_MAX: a run's iterate past it (lr = 3e38: 1e77) diverged, and
-    the model's forward refuses it as a caller's parameters."""
-    return bool((theta.abs() <= WORKING_MAX).all())  # NaN compares False
 
 
 def _figure(value: Any) -> float:
