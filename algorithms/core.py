@@ -15,12 +15,14 @@ in the algorithm's own file. Common keywords (documented once, here):
 
 Each is checked once, in :class:`SolveOptions`, with the argument's name in the message.
 
-``maxiters`` (int >= 0 or None)
-    iteration cap; ``None`` lets the algorithm use its default. ``maxiters=0``
+``maxiters`` (int in [0, 2**63 - 1] or None)
+    iteration cap (an algorithm whose loop or backend counts in C ints says so and takes at most
+    2**31 - 1); ``None`` lets the algorithm use its default. ``maxiters=0``
     returns the starting point with ``RetCode.MaxIters``.
-``tol`` (finite float > 0 or None)
+``tol`` (float in [1.18e-38, 3.4e38] or None: a positive scale of the working range)
     the algorithm's stopping tolerance (what it measures is in its docstring); an
-    algorithm with a narrower range (e.g. a probability in (0, 1)) checks that too.
+    algorithm with a narrower range (e.g. a relative tolerance in (0, 1)) states it in its own
+    docstring and refuses a tol outside it, naming ``tol``.
     A run that has no use for ``maxiters`` or ``tol`` (an exact or combinatorial method that runs to
     completion, or a problem the method solves directly) ignores it and says so with a ``UserWarning``
     naming the option, never in silence.
@@ -449,11 +451,12 @@ class SolveOptions:
 
     Parameters
     ----------
-    maxiters : int >= 0 or None
+    maxiters : int in [0, 2**63 - 1] or None
         Iteration cap (``maxiters=0`` returns the start with ``RetCode.MaxIters``); None: the
         algorithm's default.
-    tol : finite float > 0 or None
-        The algorithm's stopping tolerance (its docstring says what it measures, and any narrower range).
+    tol : float in [1.18e-38, 3.4e38] or None
+        The algorithm's stopping tolerance (its docstring says what it measures, and any narrower range,
+        which it then enforces naming ``tol``).
     seed : int in [0, 2**64), numpy.random.Generator or None
         Seeds every random choice (a Generator is drawn from once); None is passed on to the family.
     callback : callable(record) or None
