@@ -235,11 +235,11 @@ class Stats:
     Fields (an output container, filled by ``solve``): ``iterations`` (iterations taken, int >= 0),
     ``f_calls``, ``grad_calls``, ``hess_calls`` (objective, gradient and Hessian evaluations, ints >= 0),
     ``linear_solves`` (linear systems solved, int >= 0; every count at most 2**63 - 1) and ``wall_time``
-    (seconds of the run, a float
-    >= 0; NaN until measured). Checked at construction and whenever a field is set afterwards, in
-    subclasses too: every field annotated ``int`` is an int >= 0 (numpy ints stored as ints; a bool, a
-    float, a str or an array is refused), every ``float`` field a real number stored as a float (NaN and
-    ±inf allowed: a loss may diverge), every ``str`` field a str.
+    (seconds of the run, a float in [0, 3.4e38] (the working range); NaN until measured). Checked at
+    construction and whenever a field is set afterwards, in subclasses too: every field annotated
+    ``int`` is an int >= 0 (numpy ints stored as ints; a bool, a float, a str or an array is refused),
+    every ``float`` field a real number stored as a float (NaN and ±inf allowed: a loss may diverge),
+    every ``str`` field a str.
     """
 
     iterations: int = 0
