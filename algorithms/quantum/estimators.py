@@ -96,7 +96,8 @@ def purity_from_collisions(mean_statistic: Any, copies_per_basis: int, dim: int)
 
     The inversion is an unbiased estimate, so from a finite sample it may fall outside the physical range
     [1/d, 1] (it is not clipped: clipping would bias it); ``mean_statistic`` itself must lie in
-    [0, (m − 1)/m], the range of one statistic.
+    [0, (m − 1)/m], the range of one statistic. ``copies_per_basis`` (m) is an int in [2, 2**63 − 1] and
+    ``dim`` (d) an int in [2, 2**63 − 1].
 
     >>> purity_from_collisions(0.5 * (1 + 0.8) / 3, copies_per_basis=2, dim=2)
     0.8

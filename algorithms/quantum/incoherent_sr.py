@@ -94,9 +94,9 @@ def copies_per_basis_for(dim: int, copies_per_basis: int | None = None, gap: flo
 
 def _check_gap(gap: object) -> float:
     if isinstance(gap, bool | np.bool_) or not isinstance(gap, numbers.Real):  # a Fraction too
-        raise TypeError(f"gap must be a float in (0, 1] or None, got {type(gap).__name__} {gap!r}")
+        raise TypeError(f"gap must be a float in [2.17e-19, 1] or None, got {type(gap).__name__} {gap!r}")
     if not 0 < gap <= 1:
-        raise ValueError(f"gap must be a float in (0, 1] or None, got {gap!r}")
+        raise ValueError(f"gap must be a float in [2.17e-19, 1] or None, got {gap!r}")
     if gap < _MIN_GAP:  # m = ⌈1/√gap⌉ past 2**31 − 1 copies per basis (1e-320 gave m ~ 1e160)
         raise ValueError(f"gap must be >= {_MIN_GAP:.3g} (m = ⌈1/√gap⌉ copies per basis must be <= "
                          f"2**31 − 1, a count of copies), got {gap!r}")
@@ -111,9 +111,10 @@ _MIN_GAP = 1.0 / (2**31 - 1) ** 2
 class IncoherentSR(Algorithm):
     """Successive rejects with the Haar-basis collision estimator (see the module docstring).
 
-    ``copies_per_basis`` (an int >= 2, or None) is m, the copies measured in each random basis;
-    ``gap`` (a float in (0, 1], or None) is a known lower bound on every purity gap, giving
-    m = max(2, ⌈1/√gap⌉) when ``copies_per_basis`` is None; both None: m = d.
+    ``copies_per_basis`` (an int in [2, 2**31 − 1], or None) is m, the copies measured in each random basis;
+    ``gap`` (a float in [1/(2**31 − 1)², 1] ≈ [2.17e-19, 1], or None; a smaller positive gap is refused naming
+    ``gap``: its m = ⌈1/√gap⌉ would pass 2**31 − 1 copies) is a known lower bound on every purity gap,
+    giving m = max(2, ⌈1/√gap⌉) when ``copies_per_basis`` is None; both None: m = d.
     """
 
     copies_per_basis: int | None = None

@@ -34,8 +34,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
+import mpmath
 import numpy as np
 
 from algorithms._validation import (
@@ -105,7 +107,8 @@ def hardness_h2(purities: Any) -> float:
 
 
 def log_bar(K: int) -> float:
-    """loḡ(K) = 1/2 + Σ_{i=2}^{K} 1/i, the normalization of the successive-rejects phases.
+    """loḡ(K) = 1/2 + Σ_{i=2}^{K} 1/i, the normalization of the successive-rejects phases;
+    ``K`` an int in [2, 2**63 − 1].
 
     >>> log_bar(2), round(log_bar(4), 6)
     (1.0, 1.583333)
@@ -123,7 +126,11 @@ _EULER_GAMMA = 0.5772156649015329
 
 
 def successive_rejects_schedule(budget: int, K: int) -> np.ndarray:
-    """N_k = ⌈(budget − K)/(loḡ(K)(K + 1 − k))⌉ for k = 1, ..., K − 1 (units per surviving arm).
+    """N_k = ⌈(budget − K)/(loḡ(K)(K + 1 − k))⌉ for k = 1, ..., K − 1 (units per surviving arm).
+
+    ``K`` is an int >= 2 and ``budget`` an int in [K, 2**63 − 1]; the ceilings are exact integers for every
+    such budget (a float quotient was off by thousands of units near 2**63 and overspent the budget), so
+    ``sum(N) + N[-1] <= budget`` always holds.
 
     >>> successive_rejects_schedule(100, 4).tolist()
     [16, 21, 31]
@@ -136,10 +143,27 @@ def successive_rejects_schedule(budget: int, K: int) -> np.ndarray:
         raise ValueError(f"budget must be >= {K} (K, one unit per state at least), got budget = {budget} "
                          f"with K = {K}")
     check_fits_memory("successive_rejects_schedule", "K", K, 24.0 * K)  # three arrays of K − 1 entries
-    phases = np.arange(1, K)
-    raw = (budget - K) / (log_bar(K) * (K + 1 - phases))
-    # round first: (B − K)/(loḡ ·(K + 1 − k)) can land a hair above an integer it equals
-    return np.ceil(np.round(raw, 9)).astype(np.int64)
+    num, den = _log_bar_fraction(K)
+    spare = budget - K
+    divisors = np.arange(K, 1, -1, dtype=np.float64)  # K + 1 − k for k = 1, ..., K − 1
+    raw = spare / (num / den * divisors)
+    schedule = np.ceil(raw)
+    # a quotient within float64's error of an integer is settled in integers: ⌈n·den/(num·j)⌉
+    unsure = np.abs(raw - np.rint(raw)) <= 1e-12 * raw + 1e-9
+    out = np.where(unsure, 0, schedule).astype(np.int64)
+    for i in np.flatnonzero(unsure).tolist():  # Python ints: exact past 2**53 too
+        out[i] = -((-spare * den) // (num * (K - i)))
+    return out
+
+
+def _log_bar_fraction(K: int) -> tuple[int, int]:
+    """loḡ(K) as num/den: exact up to K = 2000, else to 60 significant digits (mpmath's harmonic number)."""
+    if K <= 2000:
+        exact = sum((Fraction(1, i) for i in range(2, K + 1)), Fraction(1, 2))
+        return exact.numerator, exact.denominator
+    with mpmath.workdps(60):
+        mantissa, exponent = (mpmath.harmonic(K) - mpmath.mpf(1) / 2).man_exp
+    return (mantissa << exponent, 1) if exponent >= 0 else (mantissa, 1 << -exponent)
 
 
 @dataclass
@@ -172,7 +196,8 @@ class PurestStateProblem(Problem):
     """K density matrices of one size and a budget of ``copies`` (N) copies in all.
 
     ``states`` is a sequence of 2ⁿ × 2ⁿ density matrices (or a (K, 2ⁿ, 2ⁿ) array), each checked
-    by :func:`~algorithms.quantum.states.as_density_matrix`; K >= 2 and ``copies`` >= K.
+    by :func:`~algorithms.quantum.states.as_density_matrix`; K >= 2 and ``copies`` an int in
+    [K, 2**31 − 1] (a budget of measured copies: a larger one is refused naming ``copies``).
     The simulator knows the states; an algorithm only sees measurement outcomes.
     """
 
@@ -355,7 +380,7 @@ def check_no_tol(options: SolveOptions, label: str) -> None:
 
 
 def check_copies_per_basis(value: Any) -> int | None:
-    """``None`` or an int >= 2 (the collision statistic needs two copies per basis)."""
+    """``None`` or an int in [2, 2**31 − 1] (the collision statistic needs two copies per basis)."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | np.integer):

@@ -190,14 +190,15 @@ def _count(name: str, value: Any, minimum: int) -> int:
 
 def random_state(n_qubits: int, purity: float | None = None, rank: int | None = None,
                  seed: int | np.random.Generator = 0) -> np.ndarray:
-    """A random density matrix of ``n_qubits`` qubits.
+    """A random density matrix of ``n_qubits`` qubits (an int in [1, 10]; ``seed`` an int in [0, 2**64) or a
+    ``numpy.random.Generator``).
 
     * ``purity`` given: the depolarized Haar-random pure state ρ = α|ψ⟩⟨ψ| + (1 − α) I/d with
       α = √((dP − 1)/(d − 1)), whose purity is exactly P (P ∈ [1/d, 1], each end extended by 1e-12
       for float round-off; further out is a ValueError); this is the family of the paper's
       lower-bound construction (Problem 5.4).
-    * ``rank`` given: a Hilbert–Schmidt random state GG†/Tr(GG†), G a d × rank complex Ginibre
-      matrix.
+    * ``rank`` given (an int in [1, d], d = 2ⁿ): a Hilbert–Schmidt random state GG†/Tr(GG†), G a d × rank
+      complex Ginibre matrix.
     * neither: a Haar-random pure state. Both at once is an error.
 
     >>> rho = random_state(3, rank=2, seed=0)
@@ -233,7 +234,9 @@ def random_state(n_qubits: int, purity: float | None = None, rank: int | None = 
 def partial_trace(rho: Any, keep: Any) -> np.ndarray:
     """Trace out every qubit of ``rho`` not in ``keep`` (qubit 0 is the most significant bit).
 
-    The result is the reduced density matrix of the kept qubits, in their original order.
+    ``rho`` is a 2ⁿ × 2ⁿ density matrix and ``keep`` a non-empty sequence of distinct qubit indices, ints in
+    [0, n − 1]. The result is the reduced density matrix of the kept qubits, in their original
+    order.
 
     >>> bell = np.zeros((4, 4)); bell[0, 0] = bell[0, 3] = bell[3, 0] = bell[3, 3] = 0.5
     >>> partial_trace(bell, keep=(1,)).real.round(3).tolist()

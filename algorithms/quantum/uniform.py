@@ -64,7 +64,7 @@ class UniformAllocation(Algorithm):
     """⌊N/K⌋ copies per state, one purity estimate each, the largest wins (module docstring).
 
     ``estimator`` is one of ``"collision"`` (Haar bases), ``"local"`` (random local bases) or
-    ``"swap"`` (SWAP tests); ``copies_per_basis`` (an int >= 2, or None: the estimator's default)
+    ``"swap"`` (SWAP tests); ``copies_per_basis`` (an int in [2, 2**31 − 1], or None: the estimator's default)
     applies to the first two only.
     """
 

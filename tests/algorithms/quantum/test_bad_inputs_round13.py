@@ -1,0 +1,71 @@
+"""#43 round 13 of algorithms.quantum: every parameter's domain stated in its docstring, and kept."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+from algorithms.quantum import (
+    IncoherentSR,
+    PurestStateProblem,
+    UniformAllocation,
+    copies_per_basis_for,
+    random_state,
+    successive_rejects_schedule,
+)
+
+
+def _exact_schedule(budget: int, K: int) -> list[int]:
+    from fractions import Fraction
+
+    log_bar = sum((Fraction(1, i) for i in range(2, K + 1)), Fraction(1, 2))
+    num, den = log_bar.numerator, log_bar.denominator
+    return [-((-(budget - K) * den) // (num * (K + 1 - k))) for k in range(1, K)]
+
+
+@pytest.mark.parametrize("budget, K", [(2**63 - 1, 3), (10**17 + 1, 4), (2**53 + 1, 7), (2**63 - 1, 20),
+                                       (9 * 10**18, 2)])
+def test_successive_rejects_schedule_is_exact_for_budgets_past_2_53(budget, K):
+    """red13a: the float quotient was off by up to thousands of units and overspent the budget [silent]."""
+    schedule = successive_rejects_schedule(budget, K)
+    assert schedule.tolist() == _exact_schedule(budget, K)
+    assert sum(schedule.tolist()) + int(schedule[-1]) <= budget
+
+
+@pytest.mark.parametrize("build, name, words", [
+    (lambda: IncoherentSR(gap=1e-30), "gap", "2.17e-19"),
+    (lambda: IncoherentSR(gap=1.2e-38), "gap", "2.17e-19"),
+    (lambda: copies_per_basis_for(4, gap=1e-20), "gap", "2.17e-19"),
+    (lambda: IncoherentSR(copies_per_basis=2**31), "copies_per_basis", "2**31"),
+    (lambda: UniformAllocation(copies_per_basis=2**40), "copies_per_basis", "2**31"),
+    (lambda: PurestStateProblem([random_state(1, seed=0), random_state(1, seed=1)], copies=2**40),
+     "copies", "2**31"),
+    (lambda: random_state(11), "n_qubits", "10"),
+    (lambda: random_state(2, rank=5), "rank", "4"),
+])
+def test_narrower_ranges_are_refused_by_name(build, name, words):
+    """red13a: gap documented (0, 1] refused 1.2e-38 .. 2.17e-19; the 2**31 − 1 caps on counts of copies were
+    unstated. Each refusal names its argument, and the owner's docstring states the bound."""
+    with pytest.raises(ValueError, match=rf"\b{name}\b") as info:
+        build()
+    assert words in str(info.value)
+
+
+@pytest.mark.parametrize("owner, words", [
+    (IncoherentSR, "2.17e-19"), (IncoherentSR, "[2, 2**31 − 1]"), (UniformAllocation, "[2, 2**31 − 1]"),
+    (PurestStateProblem, "[K, 2**31 − 1]"), (random_state, "[1, 10]"), (random_state, "[1, d]"),
+    (successive_rejects_schedule, "[K, 2**63 − 1]"),
+])
+def test_docstrings_state_the_narrower_ranges(owner, words):
+    assert words in inspect.getdoc(owner)
+
+
+@pytest.mark.parametrize("gap", [2.2e-19, 1e-6, 1.0])
+def test_gap_inside_its_stated_range_works(gap):
+    assert IncoherentSR(gap=gap).gap == gap
+    assert copies_per_basis_for(4, gap=gap) >= 2
+
+
+def test_schedule_of_a_small_budget_is_unchanged():
+    assert successive_rejects_schedule(100, 4).tolist() == [16, 21, 31]
+    assert np.asarray(successive_rejects_schedule(10, 10)).tolist() == [0] * 9
