@@ -296,6 +296,21 @@ def _real_value(value: Any) -> float:
     return to_float(value)  # an int past float's range as ±inf (float() raised OverflowError)
 
 
+def _is_tensor(x: Any) -> bool:
+    """A torch tensor (torch is imported lazily: an x can only be one once torch is loaded)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.Tensor)
+
+
+def _dense_values(x: Any) -> Any:
+    """A torch tensor's stored entries as a strided float tensor torch can test: a sparse tensor's values
+    (isfinite is not implemented for sparse layouts) and float8 entries widened to float32 (nor for them)."""
+    torch = sys.modules["torch"]
+    if x.layout is not torch.strided:
+        x = x.coalesce().values() if x.layout is torch.sparse_coo else x.values()
+    return x.float() if x.dtype.itemsize == 1 else x
+
+
 def _finite_answer(x: Any, depth: int = 0) -> bool:
     """False for a float (or float array/tensor, or Decimal) answer with a NaN or infinite entry, also held
     in a list, tuple, set, object array or dict (keys and values), nested up to 16 levels; True for anything
@@ -312,10 +327,10 @@ def _finite_answer(x: Any, depth: int = 0) -> bool:
     dtype = str(getattr(x, "dtype", ""))
     if isinstance(x, np.ndarray) and x.dtype.kind == "f":
         return bool(np.isfinite(x).all())
-    if dtype.startswith("torch.float") or dtype == "torch.bfloat16":
-        if str(getattr(x, "device", "")) == "meta":
+    if _is_tensor(x) and (x.is_floating_point() or dtype.startswith("torch.float")):
+        if x.device.type == "meta":
             return True
-        return bool(x.isfinite().all())
+        return bool(_dense_values(x).isfinite().all())
     return True
 
 
@@ -326,18 +341,27 @@ def _all_nan(x: Any) -> bool:
         return math.isnan(x)
     if isinstance(x, np.ndarray) and x.dtype.kind == "f":
         return x.size > 0 and bool(np.isnan(x).all())
-    if str(getattr(x, "dtype", "")).startswith("torch.") and hasattr(x, "isnan"):
-        return x.numel() > 0 and bool(x.isnan().all())
+    if _is_tensor(x) and x.is_floating_point() and x.device.type != "meta":
+        values = _dense_values(x)
+        return values.numel() > 0 and bool(values.isnan().all())
     return False
 
 
 def _holds_complex(value: Any, depth: int = 0) -> bool:
-    """A complex Python/numpy scalar, or a list/tuple holding one (nested up to 16 levels): ``x = 1j`` or
-    ``[1j, 2]`` were stored though ``x`` is never complex."""
+    """A complex Python/numpy scalar, array or tensor, or a list, tuple, set, dict (keys and values) or
+    object array holding one (nested up to 16 levels): ``x = 1j``, ``[1j, 2]`` or ``{"a": 1j}`` were stored
+    though ``x`` is never complex."""
     if isinstance(value, complex | np.complexfloating):
         return True
-    if isinstance(value, list | tuple) and depth < 16:
-        return any(_holds_complex(v, depth + 1) for v in value)
+    if str(getattr(value, "dtype", "")).startswith(("complex", "torch.complex")):
+        return True
+    if depth >= 16:
+        return False
+    if isinstance(value, list | tuple | set | frozenset | dict):
+        items = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+        return any(_holds_complex(v, depth + 1) for v in items)
+    if isinstance(value, np.ndarray) and value.dtype == object:
+        return any(_holds_complex(v, depth + 1) for v in value.ravel())
     return False
 
 
@@ -359,7 +383,8 @@ class Solution:
     Checked at construction (a public record): ``retcode`` a :class:`RetCode` or its name (``"Success"``
     is converted to ``RetCode.Success``); ``value`` a real number, stored as a float (a 0-d real array or
     tensor too), finite when ``retcode`` is ``Success`` (a Success never carries a NaN or infinite
-    objective); ``x`` anything a family returns, but never a str or a complex array or tensor, and with
+    objective); ``x`` anything a family returns, but never a str (str labels inside a set or list are
+    elements, allowed) nor complex (a complex scalar, array or tensor, also inside a container), and with
     finite entries (a float array or tensor) unless ``retcode`` is ``Diverged``, ``Failure``,
     ``Infeasible`` or ``Unbounded`` (lists, tuples, object arrays and dicts of answers too; a horizon's or a
     stop's last iterate is an answer; what a run computed is not bounded by the working range; an all-NaN
@@ -389,8 +414,7 @@ class Solution:
                                  f"{value!r:.60}") from None
         elif name == "value":
             value = _real_value(value)
-        elif name == "x" and (str(getattr(value, "dtype", "")).startswith(("complex", "torch.complex"))
-                              or _holds_complex(value)):
+        elif name == "x" and _holds_complex(value):
             raise TypeError(f"x must be real, got a complex {type(value).__name__} "
                             f"{getattr(value, 'dtype', value)!r:.60}")
         elif name == "x" and (isinstance(value, str | bytes)    # no family's answer is a str
@@ -590,11 +614,16 @@ class IterationMonitor:
     def __init__(self, options: SolveOptions, total: int, desc: str = "solve") -> None:
         if not isinstance(options, SolveOptions):  # a dict met AttributeError('progress')
             raise TypeError(f"options must be a SolveOptions, got {type(options).__name__}")
-        if isinstance(total, bool) or not isinstance(total, numbers.Integral) or total < 0:
+        if isinstance(total, bool) or not isinstance(total, numbers.Integral):
+            raise TypeError(f"total must be an int >= 0 (the expected number of records), got "
+                            f"{type(total).__name__} {total!r:.40}")
+        if total < 0:
             raise ValueError(f"total must be an int >= 0 (the expected number of records), got {total!r}")
         if not isinstance(desc, str):
             raise TypeError(f"desc must be a str (the progress bar's label), got {type(desc).__name__}")
-        self.options = options
+        # checked again: a frozen SolveOptions edited with object.__setattr__ (callback="x", progress="yes")
+        # reached the first record or was taken as truthy; its seed is already an int, so this is idempotent
+        self.options = replace(options)
         self.trace: list[dict[str, Any]] = []
         #: True once the callback asked to stop (a family's retcode is Terminated then, not MaxIters)
         self.stopped = False

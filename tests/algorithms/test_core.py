@@ -217,7 +217,7 @@ def test_round8_solution_and_monitor_check_their_arguments():
     assert sol == sol and (sol == Solution(x=np.zeros(3), value=0.0, retcode=RetCode.Success)) is False
     with pytest.raises(TypeError, match=r"^options must be a SolveOptions"):
         IterationMonitor({"store_trace": True}, total=3)
-    with pytest.raises(ValueError, match=r"^total must be an int >= 0"):
+    with pytest.raises(TypeError, match=r"^total must be an int >= 0"):
         IterationMonitor(SolveOptions(), total="3")
     with pytest.raises(TypeError, match=r"^desc must be a str"):
         IterationMonitor(SolveOptions(), total=3, desc=5)

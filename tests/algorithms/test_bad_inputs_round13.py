@@ -1,0 +1,60 @@
+"""Round 13 of issue #43, core: classes a red team found in Solution and IterationMonitor."""
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+from algorithms.core import IterationMonitor, RetCode, Solution, SolveOptions
+
+NAN = float("nan")
+
+
+def _sparse_csr_nan():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # torch's "sparse CSR is beta" notice
+        return torch.tensor([[NAN, 0.0]]).to_sparse_csr()
+
+
+@pytest.mark.parametrize("make", [lambda: torch.tensor([NAN]).to_sparse(), _sparse_csr_nan,
+                                  lambda: torch.tensor([NAN]).to(torch.float8_e4m3fn)],
+                         ids=["sparse-coo", "sparse-csr", "float8"])
+def test_a_success_refuses_a_non_finite_tensor_torch_cannot_test_directly(make):
+    # isfinite is not implemented for sparse layouts or float8: torch's NotImplementedError reached the user
+    with pytest.raises(ValueError, match=r"^x must be finite with retcode Success"):
+        Solution(x=make(), value=0.0, retcode="Success")
+
+
+def test_finite_sparse_and_float8_answers_are_kept():
+    assert Solution(x=torch.tensor([1.0, 0.0]).to_sparse(), value=0.0, retcode="Success").successful
+    assert Solution(x=torch.tensor([1.0]).to(torch.float8_e4m3fn), value=0.0, retcode="Success").successful
+    no_answer = Solution(x=torch.tensor([NAN]).to_sparse(), value=0.0, retcode="MaxIters")
+    assert no_answer.retcode is RetCode.MaxIters
+
+
+@pytest.mark.parametrize("x", [np.array([1j], dtype=object), {"a": 1j}, {1j: 0}, {1j},
+                               [torch.zeros(2, dtype=torch.complex64)], (np.zeros(2, dtype=complex),)])
+def test_x_refuses_a_complex_value_inside_any_container(x):
+    with pytest.raises(TypeError, match=r"^x must be real"):
+        Solution(x=x, value=0.0, retcode="Success")
+
+
+def test_str_labels_inside_a_set_are_elements_not_a_str_answer():
+    assert Solution(x={"a", "b"}, value=1.0, retcode="Success").x == {"a", "b"}
+
+
+@pytest.mark.parametrize(("name", "bad", "error"), [("callback", "not callable", TypeError),
+                                                     ("progress", "yes", TypeError),
+                                                     ("store_trace", "no", TypeError),
+                                                     ("maxiters", -1, ValueError)])
+def test_monitor_rechecks_options_edited_after_construction(name, bad, error):
+    options = SolveOptions(store_trace=True)
+    object.__setattr__(options, name, bad)
+    with pytest.raises(error, match=rf"^{name} must be"):
+        IterationMonitor(options, total=3)
+
+
+def test_monitor_total_of_another_type_is_a_type_error():
+    with pytest.raises(TypeError, match=r"^total must be an int >= 0 .* got str '3'"):
+        IterationMonitor(SolveOptions(), total="3")
