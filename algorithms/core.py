@@ -238,8 +238,8 @@ class Stats:
     (seconds of the run, a float in [0, 3.4e38] (the working range); NaN until measured). Checked at
     construction and whenever a field is set afterwards, in subclasses too: every field annotated
     ``int`` is an int >= 0 (numpy ints stored as ints; a bool, a float, a str or an array is refused),
-    every ``float`` field a real number stored as a float (NaN and ±inf allowed: a loss may diverge),
-    every ``str`` field a str.
+    every other ``float`` field a real number stored as a float (NaN and ±inf allowed: a loss may diverge)
+    unless the subclass states a range for it, every ``str`` field a str.
     """
 
     iterations: int = 0
@@ -792,14 +792,14 @@ def solve(problem: Problem, algorithm: Algorithm, *positional: Any, **options: A
     >>> sol.retcode, np.round(sol.x, 6)
     (<RetCode.Success: 'Success'>, array([1., 1.]))
     """
-    if not isinstance(problem, Problem):
-        raise TypeError(
-            f"problem must be a Problem (e.g. algorithms.qp.QP), got {type(problem).__name__}"
-        )
-    if not isinstance(algorithm, Algorithm):
-        raise TypeError(
-            f"algorithm must be an Algorithm (e.g. algorithms.qp.DQP), got {type(algorithm).__name__}"
-        )
+    for name, value, base, example in (("problem", problem, Problem, "algorithms.qp.QP(...)"),
+                                       ("algorithm", algorithm, Algorithm, "algorithms.qp.DQP()")):
+        if isinstance(value, type) and issubclass(value, base):   # the class itself: its metaclass was named
+            raise TypeError(f"{name} must be an instance, got the class {value.__name__}: pass "
+                            f"{value.__name__}(...) (e.g. {example})")
+        if not isinstance(value, base):
+            raise TypeError(f"{name} must be a{'n' if base is Algorithm else ''} {base.__name__} "
+                            f"(e.g. {example}), got {type(value).__name__}")
     if positional:
         raise TypeError(f"solve() takes the options as keywords (maxiters=..., tol=..., seed=...), got "
                         f"{len(positional)} positional argument(s) after the algorithm: "

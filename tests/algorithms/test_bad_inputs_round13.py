@@ -58,3 +58,16 @@ def test_monitor_rechecks_options_edited_after_construction(name, bad, error):
 def test_monitor_total_of_another_type_is_a_type_error():
     with pytest.raises(TypeError, match=r"^total must be an int >= 0 .* got str '3'"):
         IterationMonitor(SolveOptions(), total="3")
+
+
+def test_solve_given_a_class_instead_of_an_instance_names_the_fix():
+    from algorithms.core import solve
+    from algorithms.qp import DQP, QP
+
+    problem = QP(P=np.eye(2), q=np.array([-1.0, -1.0]))
+    with pytest.raises(TypeError, match=r"^algorithm must be an instance, got the class DQP: pass DQP\("):
+        solve(problem, DQP)
+    with pytest.raises(TypeError, match=r"^problem must be an instance, got the class QP"):
+        solve(QP, DQP())
+    with pytest.raises(TypeError, match=r"^algorithm must be an Algorithm \(e\.g\. .*\), got str"):
+        solve(problem, "DQP")
