@@ -292,12 +292,15 @@ def check_finite_real(name: str, value: Any) -> float:
     return check_working_range(name, value, scale=False)
 
 
-def check_nonnegative(name: str, value: Any) -> float:
-    """A finite real number >= 0, as a float."""
+def check_nonnegative(name: str, value: Any, *, scale: bool = False) -> float:
+    """A finite real number >= 0, as a float, at most WORKING_MAX. With ``scale=True`` (a step size ``lr``
+    where 0 means "no step"), a nonzero value is a positive scale: 0 or at least WORKING_MIN (1e-39 is a
+    step that rounds away in float32; the docstring then says "0 or at least 1.18e-38")."""
     value = _check_real_scalar(name, value, " >= 0")
     if not math.isfinite(value) or value < 0:
         raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
-    return check_working_range(name, value, scale=False)  # 0 is valid: a tiny value acts as 0, harmlessly
+    # scale=False: 0 is valid and a tiny value acts as that 0, harmlessly
+    return check_working_range(name, value, scale=scale)
 
 
 #: The package's working range: one rule for every real number it takes (README, "Working range").
@@ -328,8 +331,8 @@ def check_working_range(name: str, value: float, *, scale: bool = True) -> float
                          f"to inf in a float32 tensor or in its first product)")
     if scale and value != 0 and abs(value) < WORKING_MIN:
         raise ValueError(f"{name} = {value!r} is outside the package's working range: a positive scale must "
-                         f"be >= {WORKING_MIN:.4g} (float32's smallest normal number); a smaller one rounds "
-                         f"to 0 or has lost its precision")
+                         f"be >= {WORKING_MIN:.4g} (float32's smallest normal number; 0 only where the "
+                         f"parameter allows it); a smaller one rounds to 0 or has lost its precision")
     return value
 
 

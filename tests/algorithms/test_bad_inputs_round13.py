@@ -71,3 +71,14 @@ def test_solve_given_a_class_instead_of_an_instance_names_the_fix():
         solve(QP, DQP())
     with pytest.raises(TypeError, match=r"^algorithm must be an Algorithm \(e\.g\. .*\), got str"):
         solve(problem, "DQP")
+
+
+def test_check_nonnegative_with_scale_is_zero_or_a_positive_scale():
+    # a step size that may be 0 ("no step"): 1e-39 would round away in float32 while the run reports steps
+    from algorithms._validation import WORKING_MIN, check_nonnegative
+
+    assert check_nonnegative("lr", 0.0, scale=True) == 0.0
+    assert check_nonnegative("lr", WORKING_MIN, scale=True) == WORKING_MIN
+    assert check_nonnegative("weight_decay", 1e-39) == 1e-39     # a >= 0 weight: a tiny one acts as 0
+    with pytest.raises(ValueError, match=r"^lr = 1e-39 is outside the package's working range"):
+        check_nonnegative("lr", 1e-39, scale=True)
