@@ -64,7 +64,9 @@ def shifted(problem: CurvatureProblem, alpha: float) -> CurvatureProblem:
 def scaled(problem: CurvatureProblem, beta: float) -> CurvatureProblem:
     """βf for β > 0, with curvature βC and constant βL_C (Lemma 5.1, second rule).
 
-    ``problem`` is a :class:`CurvatureProblem` and ``beta`` a finite float > 0.
+    ``problem`` is a :class:`CurvatureProblem` and ``beta`` a finite float > 0 such that β·L_C and β·L
+    (and βf(x0), β∇f(x0), βC(x0)) stay in the working range [1.18e-38, 3.4e38] (so β <= 3.4e38 / max(L_C,
+    L, ...): beta = 3.4e38 on L_C = 12.5 is refused by name; an L_C of 0 is kept as 0).
 
     β = 0 is excluded (it leaves a constant function, which no method needs).
 

@@ -53,6 +53,12 @@ def gd_step(x: Any, g: Any, lr: Any) -> Any:
     if not is_symbolic(lr):
         # as a float: a Fraction lr made x − lr·g an object array (answered as a list)
         lr = check_positive("lr", lr)
+    return _step(x, g, lr)
+
+
+def _step(x: Any, g: Any, lr: Any) -> Any:
+    """``gd_step`` without the check of ``lr``: a solve's default 1/L is the run's own value (L = 3.4e38, a
+    valid bound, gives 2.9e-39, a normal float64 step that was refused as a caller's lr)."""
     # lists, tuples and tensors become float arrays ("can't multiply sequence by non-int of type 'float'");
     # numbers and sympy pass as they are
     x, g = check_numeric_point(x, g)
@@ -65,7 +71,8 @@ class GradientDescent(Algorithm):
 
     ``lr`` (> 0 or None): the step size; None takes 1/L for the problem's smoothness constant
     (see the module docstring). A step above 2/L makes the iterates blow up (``Diverged``).
-    ``tol`` (default 1e-10) stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G`` (relative: ``run_descent``).
+    ``tol`` (in (0, 1): relative, a tol >= 1 would accept x0 itself and is refused naming tol; default
+    1e-10) stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G`` (relative: ``run_descent``).
     """
 
     lr: float | None = None
@@ -91,6 +98,6 @@ def _solve(problem: CurvatureProblem, algorithm: GradientDescent, options: Solve
     lr = default_lr(problem) if algorithm.lr is None else algorithm.lr
 
     def step(x, fx, g, stats):
-        return gd_step(x, g, lr), {}
+        return _step(x, g, lr), {}
 
     return run_descent(problem, options, step, name="GD", default_maxiters=10_000)

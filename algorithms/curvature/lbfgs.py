@@ -39,7 +39,8 @@ MAX_MEMORY = 10**6
 
 @dataclass(frozen=True)
 class LBFGS(Algorithm):
-    """scipy's L-BFGS-B with ``memory`` correction pairs (scipy's ``maxcor``).
+    """scipy's L-BFGS-B with ``memory`` correction pairs (scipy's ``maxcor``): an int in [1, 10**6]
+    (default 10; more is refused by name: scipy keeps two vectors of the problem's length per pair).
 
     ``tol`` (in (0, 1), default 1e-10): success when ``f − f* <= tol·S`` (f* known) or ``‖∇f‖ <= tol·G``
     (S, G: the problem's ``scale_f``/``scale_grad`` at x0, so the verdict does not depend on the units);
@@ -109,9 +110,12 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
     if not (math.isfinite(fx) and np.all(np.isfinite(x))):
         retcode = RetCode.Diverged
     elif (f_star is not None and fx - f_star <= gap_tol) or gnorm <= grad_tol:
-        check_stationary_gap(problem, None if f_star is None else fx - f_star, gnorm, gap_tol)
-        check_f_star_not_above(problem, fx, gap_tol)
-        retcode = RetCode.Success
+        if check_stationary_gap(problem, None if f_star is None else fx - f_star, gnorm, gap_tol,
+                                tol * problem.scale_grad):
+            check_f_star_not_above(problem, fx, gap_tol)
+            retcode = RetCode.Success
+        else:  # stopped by a loose bound's rounding floor with the gap open
+            retcode = RetCode.Stalled
     elif state["terminated"]:
         retcode = RetCode.Terminated
     elif result.nit >= maxiters:

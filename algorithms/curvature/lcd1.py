@@ -76,7 +76,8 @@ def lcd1_step(x: Any, g: Any, C: Any, L_C: Any) -> Any:
 class LCD1(Algorithm):
     """Local Curvature Descent 1: ``x⁺ = x − (C(x) + L_C I)⁻¹∇f(x)`` (no hyperparameters).
 
-    Uses ``problem.L_C`` and ``problem.curvature``. ``tol`` (default 1e-10) stops at
+    Uses ``problem.L_C`` and ``problem.curvature``. ``tol`` (in (0, 1): relative, a tol >= 1 would accept x0
+    itself and is refused naming tol; default 1e-10) stops at
     ``f − f* <= tol·S`` (when ``f*`` is known) or ``‖∇f‖ <= tol·G`` (relative: ``run_descent``).
     ``stats.hess_calls`` counts evaluations of ``C`` and ``stats.linear_solves`` the solves with
     ``C + L_C I``. When ``L_C = 0`` and ``C(x)`` is singular the pseudo-inverse is used. Needs a finite

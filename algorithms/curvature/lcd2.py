@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 import scipy.optimize
 
-from algorithms._validation import as_float_array, run_values
+from algorithms._validation import as_float_array, check_positive, run_values
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.curvature.problem import (
     CurvatureProblem,
@@ -189,7 +189,8 @@ def lcd2_multiplier(delta: float, ghat: np.ndarray, D: np.ndarray, *, rtol: floa
     """The root λ of :func:`lcd2_gap` (``math.inf`` when h stays >= 0: the Newton step).
 
     ``D`` holds C's eigenvalues (finite, >= 0, the length of ``ghat``; both computed in float64, float32,
-    float16 and integer entries promoted); ``rtol`` in (0, 1) is the root's relative tolerance.
+    float16 and integer entries promoted); ``rtol`` in (0, 1), at least 1.18e-38 (a positive scale), is the
+    root's relative tolerance.
 
     ``delta`` = f(x) − f* must be > 0 and ``ghat`` nonzero: at Δ > 0 and ĝ = 0 the localization
     set is empty and no multiplier exists (for convex f, ∇f = 0 means Δ = 0).
@@ -208,8 +209,10 @@ def lcd2_multiplier(delta: float, ghat: np.ndarray, D: np.ndarray, *, rtol: floa
     if not np.any(ghat):
         raise ValueError("ghat must have a nonzero entry: with a zero gradient and delta > 0 the "
                          "localization set is empty and no multiplier exists")
-    if not (is_number(rtol) and 0 < rtol < 1):
-        raise ValueError(f"rtol must be a number in (0, 1), got {rtol!r}")
+    # a positive scale (>= 1.18e-38: 1e-39 acted as the 0 it excludes) below 1; a Fraction as its float
+    if check_positive("rtol", rtol) >= 1:
+        raise ValueError(f"rtol must be in (0, 1), got {rtol!r}")
+    rtol = float(rtol)
     g2 = float(ghat @ ghat)
     if g2 == 0.0:  # ‖ĝ‖² underflowed (ĝ = 5e-324): Δ/‖ĝ‖² was a ZeroDivisionError
         raise ValueError(f"ghat is too small: ‖ghat‖² underflows to 0 (max |ghat_i| = "
@@ -291,7 +294,8 @@ class LCD2(Algorithm):
 
     ``x⁺ = x − (C(x) + β I)⁻¹∇f(x)`` with β from a scalar root-find (see the module
     docstring). The trace records the multiplier ``λ = 1/β`` of every step. ``tol``
-    (default 1e-10) stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G`` (relative: ``run_descent``).
+    (in (0, 1): relative, a tol >= 1 would accept x0 itself and is refused naming tol; default 1e-10)
+    stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G`` (relative: ``run_descent``).
     """
 
 

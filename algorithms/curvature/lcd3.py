@@ -121,7 +121,9 @@ class LCD3(Algorithm):
 
     The trace records the scalar ``stepsize`` of every step. A step at a point where
     ∇f(x) leaves the range of C(x) ends the solve with ``RetCode.Degenerate``.
-    ``tol`` (default 1e-10) stops at ``f − f* <= tol`` or ``‖∇f‖ <= tol``.
+    ``tol`` (in (0, 1): relative, a tol >= 1 would accept x0 itself and is refused naming tol; default
+    1e-10) stops at ``f − f* <= tol·S`` or ``‖∇f‖ <= tol·G``
+    (relative to x0's gap S and gradient G: ``run_descent``).
     """
 
 

@@ -143,15 +143,22 @@ class CurvatureProblem(Problem):
         non-negative vector (a diagonal matrix), read as float64 (any real dtype is promoted). Checked at
         ``x0`` here and at every evaluation during a solve (a non-symmetric or indefinite ``C``
         raises ``ValueError``).
-    L_C : the constant of the upper bound, ``>= 0``; ``math.inf`` when only the lower bound
-        (inequality (5)) is known, as for ‖x‖_p^p (Example 6.4): LCD2, LCD3 and Polyak need
-        only that bound, LCD1 and the rate of Theorem 4.2 need a finite ``L_C``.
+    L_C : the constant of the upper bound, a real ``>= 0`` (any value from 0 to 3.4e38, the working range's
+        top), or ``math.inf`` when only the lower bound (inequality (5)) is known, as for ‖x‖_p^p
+        (Example 6.4): LCD2, LCD3 and Polyak need only that bound, LCD1 and the rate of Theorem 4.2 need a
+        finite ``L_C``. Narrower only where ``curvature(x0)`` = 0 (then a bound alone sets ∇f's rounding
+        level at x0): there ``min(L, L_C)`` must be at most ‖∇f(x0)‖ / (16 eps ‖x0‖) (eps: x0's dtype's),
+        else the larger is refused by name (no stopping test could tell x0 from a minimizer).
     x0 : the starting point; its dtype (float32 or float64) is kept by every solver.
     f_star : the optimal value, if known (LCD2, LCD3 and Polyak need it). Must not exceed
         ``f(x0)``.
     x_star : a minimizer, if known (used by the rate claims); a finite vector of ``x0``'s shape, read in
         float64 whatever its dtype (a float32 ``x_star`` beside a float64 ``x0`` is promoted).
-    L : a global smoothness constant of ``f``, if known (gradient descent's default step 1/L).
+    L : a global smoothness constant of ``f`` (an upper bound on ‖∇²f‖), if known: None or a real ``> 0``
+        in [1.18e-38, 3.4e38] (the working range; gradient descent's default step 1/L). A loose bound is
+        valid: the stopping tests' rounding floor uses min(L, ‖C(x0)‖ + L_C), and a stop under only a loose
+        bound's floor with f − f* still large is ``Stalled``, not ``Success``. Narrower only where
+        ``curvature(x0)`` = 0, as for ``L_C``.
     name : a str labelling the problem in reports.
 
     >>> import numpy as np
@@ -178,6 +185,9 @@ class CurvatureProblem(Problem):
     #: ∇f's rounding level at x0, 16 eps ‖H‖‖x0‖ (the gradient test's floor; computed here, so a solve makes
     #: no curvature evaluation of its own)
     grad_floor: float = field(init=False, repr=False, compare=False, default=0.0)
+    #: the same level from ‖C(x0)‖ alone (below ``grad_floor`` where a bound L or L_C exceeds ‖C(x0)‖): a
+    #: gradient under it is stationary up to rounding, one only under ``grad_floor`` may not be
+    curvature_floor: float = field(init=False, repr=False, compare=False, default=0.0)
 
     def __post_init__(self) -> None:
         check_str("name", self.name)
@@ -256,17 +266,27 @@ class CurvatureProblem(Problem):
         object.__setattr__(self, "scale_f", scale_f)
         object.__setattr__(self, "scale_grad", scale_grad)
         c0 = self._curvature_norm(x0)  # the one curvature evaluation of the start, as before
-        floor = 16 * float(np.finfo(self.dtype).eps) * max(c0, self.L or 0.0, self.L_C if math.isfinite(
-            self.L_C) else 0.0) * float(np.linalg.norm(x0))
+        # the floor's curvature: a bound on ‖∇²f(x0)‖, min(L, ‖C(x0)‖ + L_C) (both are: L's definition and the
+        # upper bound of Assumption 2.1), else ‖C(x0)‖. max(C, L, L_C) let a valid loose L = 1e15 on ‖x‖²
+        # (L_C = 0) lift the floor past ‖∇f(x0)‖, so every solve stopped at x0 and then blamed f_star
+        bounds = {"L": self.L if self.L else math.inf, "L_C": c0 + self.L_C}
+        which = min(bounds, key=bounds.get)
+        h_bound = bounds[which] if math.isfinite(bounds[which]) else c0
+        unit = 16 * float(np.finfo(self.dtype).eps) * float(np.linalg.norm(x0))
+        floor, c_floor = unit * h_bound, unit * (c0 if c0 > 0 else h_bound)
         g0_norm = float(np.linalg.norm(g0))
-        if 0 < g0_norm <= floor and math.isfinite(self.L_C) and self.L_C > max(c0, self.L or 0.0):
-            # L_C = 1e308 made ∇f's rounding level at x0 exceed ‖∇f(x0)‖: every solve stopped at x0 with a
-            # Success that then blamed f_star
-            raise ValueError(f"L_C = {self.L_C!r} is too large for this problem: the rounding level of ∇f "
-                             f"at x0 it implies (16 eps L_C ‖x0‖ = {floor:.3g}) exceeds ‖∇f(x0)‖ = "
-                             f"{g0_norm:.3g}, so no stopping test could tell x0 from a minimizer; give the "
-                             f"smallest L_C known (or inf)")
+        if 0 < g0_norm <= floor:
+            if c0 == 0:
+                # C(x0) = 0: the bound alone sets ∇f's rounding level, and one that high cannot tell x0 from a
+                # minimizer (every solve stopped at x0 with a Success that then blamed f_star)
+                raise ValueError(
+                    f"{which} = {getattr(self, which)!r} is too large for this problem: C(x0) = 0, so the "
+                    f"rounding level of ∇f at x0 it implies (16 eps {which} ‖x0‖ = {floor:.3g}) exceeds "
+                    f"‖∇f(x0)‖ = {g0_norm:.3g}, and no stopping test could tell x0 from a minimizer; give "
+                    f"a bound of at most ‖∇f(x0)‖ / (16 eps ‖x0‖) = {g0_norm / unit:.3g}")
+            floor = c_floor  # a loose bound (L_C = 3.4e38 beside C(x0) = 2): C(x0)'s own level
         object.__setattr__(self, "grad_floor", floor)
+        object.__setattr__(self, "curvature_floor", c_floor)
 
     def _check_minimizer(self, f_at: float, g: np.ndarray) -> None:
         """Refuse an ``x_star`` that a gradient step from it improves: f convex and differentiable, so a
@@ -570,7 +590,7 @@ def check_finite_curvature_constant(value: Any) -> float:
 
 def is_number(value: Any) -> bool:
     """True for a real Python/numpy scalar (the step helpers also accept sympy expressions)."""
-    return not isinstance(value, bool) and isinstance(value, int | float | np.floating | np.integer)
+    return not isinstance(value, bool | np.bool_) and isinstance(value, numbers.Real)  # a Fraction too
 
 
 def check_step_inputs(x: Any, g: Any, C: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -646,6 +666,8 @@ def step_scalar(name: str, value: Any, expected: str) -> Any:
         # a positive scale ("> 0") has the range's minimum, a ">= 0" one any value from 0 up; a negative
         # number is left to the helper's sign check ("lam must be >= 0")
         check_caller_range(name, number, scale=expected.startswith("> ") and number > 0)
+    if not isinstance(value, int | float | np.floating | np.integer):
+        return number  # a Fraction as its float (x − Fraction·g made an object array)
     return value  # as given: an int stays exact beside sympy (4, not 4.0)
 
 
@@ -705,20 +727,27 @@ def check_f_star_not_above(problem: CurvatureProblem, fx: float, gap_tol: float)
                          f"f_star must be the optimal value (a lower bound of f)")
 
 
-def check_stationary_gap(problem: CurvatureProblem, gap: float | None, gnorm: float, gap_tol: float) -> None:
-    """A solve that reached a stationary point (a minimizer: f is convex) with f − f* well above zero shows
-    an ``f_star`` below f's minimum (a Success was reported with the gap never closing). Refused there,
-    naming ``f_star``; 1e-6·S leaves room for the slow gap of flat functions (‖x‖⁴ near 0)."""
-    if gap is None or gap <= gap_tol + 1e-6 * problem.scale_f:
-        return
-    if gnorm > max(problem.grad_floor, 1e-12 * problem.scale_grad):
-        # ∇f small only relative to a loose tol (or on an ill-conditioned f): f − f* may still be large
-        # at a correct f_star, and a Success by the gradient test is the documented answer
-        return
-    raise ValueError(f"f_star = {problem.f_star!r} is below f's minimum, or grad is not f's gradient: the "
-                     f"solve reached a point where grad(x) vanishes (‖∇f‖ = {gnorm:.3g}, a minimizer of the "
-                     f"convex f if grad is its gradient) with f − f_star = {gap:.6g}; f_star must be the "
-                     "optimal value and grad(x) the gradient of f")
+def check_stationary_gap(problem: CurvatureProblem, gap: float | None, gnorm: float, gap_tol: float,
+                         tol_grad: float) -> bool:
+    """At a stop by the tolerances (``tol_grad`` = tol·G, before the floor): True for a Success, False for
+    ``Stalled``. A solve that reached a stationary point (a minimizer: f is convex) with f − f* well above
+    zero shows an ``f_star`` below f's minimum (a Success was reported with the gap never closing): refused
+    there, naming ``f_star``; 1e-6·S leaves room for the slow gap of flat functions (‖x‖⁴ near 0).
+    Stationary means ‖∇f‖ under C(x0)'s rounding level (``curvature_floor``); a stop under only a loose
+    bound's level (``grad_floor``: L or L_C above ‖C(x0)‖) may be short of it, ``Stalled`` (a valid f_star
+    was blamed on ‖x‖_p² with p = 2**40, whose L = L_C = 2(p − 1) ≫ ‖∇²f‖ near x0)."""
+    if gap is not None and gap <= gap_tol + 1e-6 * problem.scale_f:
+        return True
+    if gnorm <= max(problem.curvature_floor, 1e-12 * problem.scale_grad):
+        if gap is None:
+            return True
+        raise ValueError(f"f_star = {problem.f_star!r} is below f's minimum, or grad is not f's gradient: "
+                         f"the solve reached a point where grad(x) vanishes (‖∇f‖ = {gnorm:.3g}, a minimizer "
+                         f"of the convex f if grad is its gradient) with f − f_star = {gap:.6g}; f_star must "
+                         "be the optimal value and grad(x) the gradient of f")
+    # ∇f small relative to tol (a loose tol, an ill-conditioned f): f − f* may still be large at a correct
+    # f_star, and a Success by the gradient test is the documented answer
+    return gnorm <= tol_grad
 
 
 def run_descent(
@@ -775,7 +804,9 @@ def run_descent(
             stop = monitor.record(iteration=k, value=fx, gap=gap, grad_norm=gnorm, **info)
             if k > 0 or maxiters > 0:
                 if (gap is not None and gap <= gap_tol) or gnorm <= grad_tol:
-                    check_stationary_gap(problem, gap, gnorm, gap_tol)
+                    if not check_stationary_gap(problem, gap, gnorm, gap_tol, tol * problem.scale_grad):
+                        retcode = RetCode.Stalled
+                        break
                     check_f_star_not_above(problem, fx, gap_tol)
                     retcode = RetCode.Success
                     break
@@ -981,6 +1012,9 @@ def squared_huber(A: Any, b: Any, delta: float = 1.0, x0: Any = None,
     t = aᵢᵀx − bᵢ (Lemmas 5.1, E.2) gives C(y) = Aᵀ diag(min(rᵢ², δ²)) A, and the upper bound
     Σᵢ δ²(aᵢᵀ(x − y))² <= δ²‖A‖₂²‖x − y‖² gives L_C = 2δ²‖A‖₂²; L = 3δ²‖A‖₂².
 
+    ``delta`` (default 1.0): the Huber threshold δ, a real > 0 such that L_C = 2δ²‖A‖₂² and L = 3δ²‖A‖₂²
+    lie in the working range [1.18e-38, 3.4e38]: δ in about [1e-19, 1e19] / ‖A‖₂ (for ‖A‖₂ = 1, δ from
+    7.7e-20 to 1.06e19); a δ outside it is refused by name (δ = 2**64 or 3.4e38 on ‖A‖₂ = 1 is).
     ``f_star``/``x_star`` default to 0 and the least-squares solution when ``b`` is in the range
     of ``A`` (a planted model); otherwise pass them if known.
 
@@ -1054,6 +1088,8 @@ def squared_lp_norm(p: float, x0: Any, curvature: str = "diagonal") -> Curvature
     bound reduces to Hölder's inequality Σ|yᵢ|^{p−2}xᵢ² <= ‖y‖_p^{p−2}‖x‖_p²).
     ``curvature="rank_one"``: C(y) = 2∇φ∇φᵀ with φ = ‖·‖_p absolutely convex (Lemma E.15).
     L_C = 2(p − 1) is the smoothness constant of ‖·‖_p² (Lemma E.17).
+    ``p``: a real >= 2 with 2(p − 1) in the working range, so p <= 1.7e38 (3.4e38 is refused by name:
+    L_C = 6.8e38); ``x0`` a non-empty finite vector with f(x0) finite.
 
     >>> import numpy as np
     >>> prob = squared_lp_norm(2, x0=np.array([3.0, 4.0]))
@@ -1090,7 +1126,9 @@ def lp_norm_power(p: float, x0: Any, curvature: str = "diagonal") -> CurvaturePr
     The constant p is the largest possible in both: the bounds are tight at x = −y.
     For p > 2 the Hessian is unbounded, so no finite L_C exists: ``L_C = math.inf`` (LCD2,
     LCD3 and Polyak run, LCD1 does not). For p = 2 f = ‖x‖² and L_C = 0 (diagonal: C = 2I, the
-    Hessian) or 2 (rank one). f* = 0 at x* = 0.
+    Hessian) or 2 (rank one). f* = 0 at x* = 0. ``p``: a real >= 2 for which f(x0) = Σ|x0ᵢ|^p stays
+    finite and at most 3.4e38, and ∇f(x0) too (refused naming p or x0 otherwise: max |x0ᵢ| = 2 allows p
+    up to about 120, max |x0ᵢ| <= 1 any p up to 3.4e38).
 
     >>> import numpy as np
     >>> prob = lp_norm_power(3, x0=np.array([1.0, -2.0]))
@@ -1140,7 +1178,7 @@ def _check_start_value(f: Callable[[np.ndarray], float], x0: np.ndarray, p: floa
 
 
 def _check_p(p: Any) -> float:
-    if isinstance(p, bool) or not isinstance(p, int | float | np.integer | np.floating):
+    if isinstance(p, bool | np.bool_) or not isinstance(p, numbers.Real):  # a Fraction too
         raise TypeError(f"p must be a real number >= 2, got {type(p).__name__}")
     p = check_finite_real("p", p)  # 10**400 raised float's OverflowError in math.isfinite
     if not (math.isfinite(p) and p >= 2):
@@ -1157,7 +1195,8 @@ def lp_regression(A: Any, b: Any, p: float, x0: Any = None, curvature: str = "di
     are, else float64; the problem keeps ``x0``'s dtype).
 
     C(y) = Aᵀ C_p(Ay − b) A (Lemma E.2) with C_p either curvature of
-    :func:`squared_lp_norm`, and L_C = L = 2(p − 1)‖A‖₂². ``f_star``/``x_star`` default to 0
+    :func:`squared_lp_norm`, and L_C = L = 2(p − 1)‖A‖₂². ``p``: a real >= 2 with 2(p − 1)‖A‖₂² at most
+    3.4e38 (the working range; refused by name otherwise). ``f_star``/``x_star`` default to 0
     and the least-squares solution when ``b`` is in the range of ``A``.
 
     >>> import numpy as np

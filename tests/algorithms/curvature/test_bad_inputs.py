@@ -440,9 +440,11 @@ def test_round9_step_helpers_factories_and_mismatches():
                          curvature=lambda x: 2 * np.ones_like(x), L_C=0.0, x0=np.ones(1), x_star=np.zeros(3))
     with pytest.raises(ValueError, match=r"^the callables failed at x0 \(shape \(1,\)"):
         sum_of_squared_absolutely_convex(lambda x: A @ x - b, lambda x: A, 1.0, np.ones(1))
-    with pytest.raises(ValueError, match=r"^L_C = 1e\+38 is too large for this problem"):
+    # round 13: only where C(x0) = 0 does a bound alone set ∇f's rounding level (a valid L_C = 1e38 beside a
+    # nonzero C(x0) runs: test_bad_inputs_round13)
+    with pytest.raises(ValueError, match=r"^L_C = 1e\+38 is too large for this problem: C\(x0\) = 0"):
         squared_norm_residual(A, b, x0=np.ones(2)).__class__(
-            f=problem.f, grad=problem.grad, curvature=problem.curvature, L_C=1e38, x0=np.ones(2))
+            f=problem.f, grad=problem.grad, curvature=lambda x: np.zeros_like(x), L_C=1e38, x0=np.ones(2))
 
 
 def test_heldout9_callables_points_and_object_arrays_named():

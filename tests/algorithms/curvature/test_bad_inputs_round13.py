@@ -1,0 +1,88 @@
+"""#43 round 13: curvature's derived constraints and coercible scalars (one test per class)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import algorithms.curvature as C
+from algorithms import solve
+from algorithms.core import RetCode
+
+
+def _square(**kw):
+    return C.CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x,
+                              curvature=lambda x: 2 * np.ones_like(x), x0=np.array([1.0, 2.0]), **kw)
+
+
+@pytest.mark.parametrize("kw", [dict(L_C=0.0, L=1e15), dict(L_C=0.0, L=2.0**64), dict(L_C=0.0, L=3.4e38),
+                                dict(L_C=2.0**64), dict(L_C=3.4e38)],
+                         ids=["L=1e15", "L=2**64", "L=3.4e38", "L_C=2**64", "L_C=3.4e38"])
+@pytest.mark.parametrize("algorithm", [C.LCD2(), C.LCD3(), C.Polyak(), C.LBFGS(), C.GradientDescent(lr=0.1)],
+                         ids=lambda a: type(a).__name__)
+def test_loose_valid_bounds_solve(kw, algorithm):
+    # a loose but valid L or L_C (an upper bound) lifted the stopping tests' rounding floor past ‖∇f(x0)‖:
+    # every solve stopped at x0 and blamed the correct f_star (or L_C was refused as "too large")
+    sol = solve(_square(f_star=0.0, **kw), algorithm)
+    assert sol.retcode == RetCode.Success and sol.value < 1e-8
+
+
+def test_default_step_of_a_huge_L_is_the_runs_own_value():
+    # 1/L = 2.9e-39 was refused as a caller's "lr outside the working range"
+    sol = solve(_square(f_star=0.0, L_C=0.0, L=3.4e38), C.GradientDescent(), maxiters=3)
+    assert sol.retcode == RetCode.MaxIters
+
+
+@pytest.mark.parametrize("p", [2.0**40, 1e30])
+@pytest.mark.parametrize("algorithm", [C.LCD2(), C.Polyak(), C.LBFGS(), C.GradientDescent(lr=0.1)],
+                         ids=lambda a: type(a).__name__)
+def test_large_p_never_blames_the_factorys_f_star(p, algorithm):
+    # ‖x‖_p² with p = 2**40: L = L_C = 2(p − 1) is loose near x0; a stop under its rounding floor blamed
+    # the factory's own f* = 0. Now Success or an honest Stalled/MaxIters
+    sol = solve(C.squared_lp_norm(p, np.array([1.0, 2.0])), algorithm)
+    assert sol.retcode in (RetCode.Success, RetCode.Stalled, RetCode.MaxIters)
+
+
+@pytest.mark.parametrize("name", ["L", "L_C"])
+def test_a_bound_alone_past_the_gradient_is_refused_by_name(name):
+    kw = {"L_C": float("inf"), "L": 1e38} if name == "L" else {"L_C": 1e38}
+    with pytest.raises(ValueError, match=rf"^{name} = 1e\+38 is too large for this problem: C\(x0\) = 0"):
+        C.CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x, curvature=lambda x: np.zeros_like(x),
+                           x0=np.array([1.0, 2.0]), **kw)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: C.squared_lp_norm(Fraction(3), np.array([1.0, 2.0])),
+    lambda: C.lp_norm_power(Fraction(3), np.array([1.0, 2.0])),
+    lambda: C.lcd2_multiplier(2.0, np.ones(2), np.zeros(2), rtol=Fraction(1, 1000)),
+    lambda: C.polyak_step(np.ones(2), np.ones(2), Fraction(1), Fraction(2)),
+    lambda: C.lcd2_coefficients(Fraction(1), np.zeros(2)),
+    lambda: C.lcd2_gap(Fraction(1, 2), 1.0, np.ones(2), np.zeros(2)),
+    lambda: C.lcd3_stepsize(Fraction(1, 2), Fraction(1)),
+], ids=["squared_lp_norm", "lp_norm_power", "lcd2_multiplier", "polyak_step", "lcd2_coefficients", "lcd2_gap",
+        "lcd3_stepsize"])
+def test_fraction_scalars_are_their_floats(call):
+    out = call()
+    assert not (isinstance(out, np.ndarray) and out.dtype == object)
+
+
+def test_fraction_answers_as_float():
+    assert C.polyak_step(1.0, 2.0, Fraction(1), 4.0) == 0.5
+    assert C.lcd2_multiplier(2.0, np.ones(2), np.zeros(2), rtol=Fraction(1, 1000)) == 1.0
+
+
+@pytest.mark.parametrize("rtol", [1e-39, 0.0, 1.0])
+def test_lcd2_multiplier_rtol_is_a_positive_scale_below_one(rtol):
+    with pytest.raises(ValueError, match="rtol"):
+        C.lcd2_multiplier(2.0, np.ones(2), np.zeros(2), rtol=rtol)
+
+
+@pytest.mark.parametrize("algorithm", [C.LCD1(), C.LCD2(), C.LCD3(), C.Polyak(), C.GradientDescent(lr=0.1),
+                                       C.LBFGS()], ids=lambda a: type(a).__name__)
+def test_tol_at_least_one_refused_by_name_as_documented(algorithm):
+    # each docstring now states tol in (0, 1)
+    assert "in (0, 1)" in type(algorithm).__doc__
+    with pytest.raises(ValueError, match=r"^tol must be < 1"):
+        solve(_square(f_star=0.0, L_C=0.0), algorithm, tol=3.4e38)
