@@ -60,13 +60,17 @@ from algorithms.imaging.problems import NPN, InverseProblem
 __all__ = ["PnPADMM"]
 
 
+#: the conjugate-gradient steps of one x-step at most (as TVPrior's inner iterations)
+MAX_CG_ITERS = 10**5
+
+
 @dataclass(frozen=True)
 class PnPADMM(Algorithm):
     """PnP-ADMM: a quadratic x-step (data fit and NPN term), the prior's prox as the z-step.
 
     ``prior`` is the plug-and-play prior (its prox is the z-step), ``penalty`` (a float in the working range
     [1.18e-38, 3.4e38]: the prox step is 1/penalty, and a denormal such as 1e-320 made it inf) the ADMM
-    penalty ρ, ``npn`` an :class:`NPN` term (None: plain PnP) and ``cg_iters`` (int >= 1) the
+    penalty ρ, ``npn`` an :class:`NPN` term (None: plain PnP) and ``cg_iters`` (an int in [1, 10**5]) the
     conjugate-gradient steps of each x-step.
     """
 
@@ -81,6 +85,9 @@ class PnPADMM(Algorithm):
         object.__setattr__(self, "penalty", check_positive("penalty", self.penalty))
         check_npn(self.npn)
         object.__setattr__(self, "cg_iters", check_positive_int("cg_iters", self.cg_iters))  # np ints too
+        if self.cg_iters > MAX_CG_ITERS:  # 2**63 − 1 was taken: every x-step ran for ever
+            raise ValueError(f"cg_iters must be <= {MAX_CG_ITERS} conjugate-gradient steps per x-step, got "
+                             f"{self.cg_iters}")
         remember_validated(self)
 
     def _normal(self, problem: InverseProblem, x: torch.Tensor) -> torch.Tensor:

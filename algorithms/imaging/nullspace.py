@@ -260,7 +260,7 @@ def null_space_leakage(operator: LinearOperator, projection: LinearOperator, ite
     """‖H Sᵀ‖₂ / (‖H‖₂ ‖S‖₂): 0 when the rows of S lie in Null(H), up to 1 (power iteration).
 
     ``operator`` is H, a :class:`LinearOperator` and ``projection`` S another on the same image shape;
-    ``iterations`` (int >= 1) power steps; ``seed`` an int in [0, 2**64) for the start vector.
+    ``iterations`` (an int in [1, 10**5]) power steps; ``seed`` an int in [0, 2**64) for the start vector.
 
     Scale-free: the power iteration runs on (H/‖H‖)(S/‖S‖)ᵀ with each half-step rescaled, so
     ``null_space_leakage(c·H, d·S)`` equals ``null_space_leakage(H, S)`` for any c, d > 0 that keep the

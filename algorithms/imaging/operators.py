@@ -42,6 +42,7 @@ from algorithms._validation import (
     _refuse_masked,
     abstract_method,
     as_array,
+    as_float_array,
     check_entries_in_range,
     check_finite_data,
     check_fits_memory,
@@ -68,6 +69,8 @@ __all__ = [
     "gaussian_kernel_spectrum",
 ]
 
+
+_FLOAT32_MAX = float(torch.finfo(torch.float32).max)
 
 def _check_image_shape(image_shape: Any) -> tuple[int, int]:
     if (not isinstance(image_shape, tuple | list) or len(image_shape) != 2
@@ -249,14 +252,15 @@ class LinearOperator:
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """H x for finite images ``x`` of shape ``(*batch, h, w)`` (float32 or float64, dense), computed and
-        returned in x's dtype (the operator's data is cast to it, see the class docstring); NaN/inf entries,
-        and finite entries so large that H x overflows the dtype (~1e308 in float64, ~3e38 in float32), are
-        refused by name (ValueError). The point a map is evaluated at is not bounded by the working range
+        returned in x's dtype (the operator's data is cast to it, see the class docstring; a float32 image
+        whose map overflows float32 on the way is mapped in float64 and rounded back); NaN/inf entries, and
+        finite entries so large that H x itself overflows the dtype (~1e308 in float64, ~3.4e38 in float32),
+        are refused by name (ValueError). The point a map is evaluated at is not bounded by the working range
         (README: a diverging run's iterate may pass it; what overflows is refused)."""
         if isinstance(x, torch.Tensor) and x.is_floating_point() and x.layout == torch.strided:
             check_finite_data("x", x, check_range=False)  # a NaN image gave all-NaN measurements in silence
         self._check_data(type(self).__name__)  # H.weight[0, 0] = 1e30 in place: another H in silence
-        return self._finite_output("x", "H x", self.apply(x))
+        return self._finite_output("x", "H x", self._widened(self.apply, x))
 
     def adjoint(self, y: torch.Tensor) -> torch.Tensor:
         """Hᵀ y for finite measurements ``y`` of shape ``(*batch, *measurement_shape)``, in y's dtype
@@ -265,7 +269,20 @@ class LinearOperator:
         if isinstance(y, torch.Tensor) and y.is_floating_point() and y.layout == torch.strided:
             check_finite_data("y", y, check_range=False)  # a point, as forward's x
         self._check_data(type(self).__name__)
-        return self._finite_output("y", "Hᵀ y", self.apply_adjoint(y))
+        return self._finite_output("y", "Hᵀ y", self._widened(self.apply_adjoint, y))
+
+    @staticmethod
+    def _widened(apply: Any, value: torch.Tensor) -> torch.Tensor:
+        """``apply(value)``; a float32 input whose map overflowed float32 on the way (an FFT's or a product's
+        partial sums: a blur of two 3e38 pixels) is mapped again in float64, and the result kept when it fits
+        float32 (what then overflows is the image itself, refused by name)."""
+        out = apply(value)
+        if value.dtype != torch.float32 or bool(torch.isfinite(out).all()):
+            return out
+        wide = apply(value.double())
+        if bool(torch.isfinite(wide).all()) and float(wide.abs().max()) <= _FLOAT32_MAX:
+            return wide.float()
+        return out
 
     def _finite_output(self, name: str, what: str, out: torch.Tensor) -> torch.Tensor:
         """:func:`_finite_output`, after the operator's own data: a matrix written NaN in place after
@@ -316,9 +333,9 @@ class LinearOperator:
         return self.forward(eye).reshape(self.in_features, -1).T.contiguous()
 
     def norm(self, iterations: int = 50, seed: int = 0, dtype: torch.dtype = torch.float64) -> float:
-        """Spectral norm ‖H‖₂ by power iteration on HᵀH (``iterations`` >= 1 products, start drawn from
-        ``seed``), rescaled at each half-step so that ``(c·H).norm() = c·H.norm()`` for any ‖H‖ in
-        ~[1e-290, 1e290] (the iteration on HᵀH itself returned 0.0 below ~1e-77).
+        """Spectral norm ‖H‖₂ by power iteration on HᵀH (``iterations`` an int in [1, 10**5] products,
+        start drawn from ``seed``, an int in [0, 2**64)), rescaled at each half-step so that ``(c·H).norm() =
+        c·H.norm()`` for any ‖H‖ in ~[1e-290, 1e290] (the iteration on HᵀH itself returned 0.0 below ~1e-77).
 
         ``dtype`` is torch.float32 or torch.float64 (the iteration's).
         """
@@ -376,8 +393,8 @@ class LinearOperator:
 class MatrixOperator(LinearOperator):
     """H given as a dense (m, n) matrix acting on flattened images (n = h·w).
 
-    ``matrix`` is a 2-D floating tensor (m, n); ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <=
-    2**31 − 1.
+    ``matrix`` is a 2-D floating tensor (m, n) of finite entries of magnitude <= 3.4e38; ``image_shape`` (h,
+    w) is a pair of ints >= 2 with h·w <= 2**31 − 1.
 
     >>> import torch
     >>> H = MatrixOperator(torch.eye(4, dtype=torch.float64)[:2], (2, 2))
@@ -419,8 +436,9 @@ def gaussian_cs(image_shape: tuple[int, int], ratio: float, seed: int,
                 dtype: torch.dtype = torch.float64) -> MatrixOperator:
     """Compressive sensing with i.i.d. N(0, 1/n) entries and m = max(1, round(ratio·n)) rows.
 
-    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``dtype`` is torch.float32
-    or torch.float64 (the matrix's).
+    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``ratio`` in (0, 1] (a positive
+    scale, so at least 1.18e-38: a tiny ratio keeps one row) is the fraction of rows; ``seed`` an int in
+    [0, 2**64) draws the matrix; ``dtype`` is torch.float32 or torch.float64 (the matrix's).
 
     >>> gaussian_cs((4, 4), 0.5, seed=1).measurement_shape
     (8,)
@@ -455,7 +473,8 @@ class SubsampledHadamard(LinearOperator):
     The rows of W D are orthonormal, so the unselected rows span Null(H) exactly
     (:func:`algorithms.imaging.complement_rows`). ``h·w`` must be a power of two.
     ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``ratio`` in (0, 1] is the fraction
-    of rows kept (m = max(1, round(ratio·h·w)): a tiny ratio, even 1e-320, keeps one row), ``seed`` (int in
+    of rows kept, a positive scale, so at least 1.18e-38 (m = max(1, round(ratio·h·w)): a tiny ratio keeps one
+    row; a subnormal one such as 1e-39 is refused naming ratio), ``seed`` (int in
     [0, 2**64)) draws D and the rows, and ``rows`` (optional: distinct int64 indices in [0, h·w)) gives the
     kept rows' indices instead.
 
@@ -501,8 +520,8 @@ class SubsampledHadamard(LinearOperator):
 def gaussian_kernel_spectrum(image_shape: tuple[int, int], sigma: float) -> torch.Tensor:
     """The 2-D DFT (real, even) of a circular Gaussian kernel of std ``sigma`` pixels, centred at 0.
 
-    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``sigma`` a finite float > 0 (a
-    tiny one gives the delta kernel, spectrum 1; a huge one the flat kernel).
+    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``sigma`` a float > 0 in
+    [1.18e-38, 3.4e38] (a tiny one gives the delta kernel, spectrum 1; a huge one the flat kernel).
 
     >>> spectrum = gaussian_kernel_spectrum((8, 8), 1.0)
     >>> round(float(spectrum[0, 0]), 6)  # the kernel sums to one
@@ -537,10 +556,11 @@ class _Filter(LinearOperator):
 class Blur(_Filter):
     """Circular Gaussian blur of std ``sigma`` pixels: H x = b ⊛ x, by FFT (H is symmetric).
 
-    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``sigma`` is a finite float > 0
-    (0, NaN and inf refused). Its two limits are valid: a ``sigma`` far below one pixel (down to denormals
-    such as 1e-320) gives the delta kernel, H = I; one far above the image size (up to 1e308) the flat
-    kernel, H x = the mean of x in every pixel.
+    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``sigma`` is a float > 0 in
+    the working range [1.18e-38, 3.4e38] (0, a subnormal such as 1e-39, NaN, inf and anything above 3.4e38
+    refused by name). Both ends are valid limits: a ``sigma`` far below one pixel (down to 1.18e-38) gives
+    the delta kernel, H = I; one far above the image size (up to 3.4e38) the flat kernel, H x = the mean of
+    x in every pixel.
 
     >>> import torch
     >>> H = Blur((8, 8), sigma=1.0)
@@ -560,8 +580,9 @@ class HighPass(_Filter):
 
     Not exactly in Null(B) for a Gaussian b (its spectrum never vanishes); the
     leakage is measured by :func:`algorithms.imaging.null_space_leakage`.
-    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``sigma`` (finite float > 0) is b's
-    std in pixels (a tiny ``sigma`` gives S = 0, a huge one S = I − mean: valid limits).
+    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``sigma`` (a float > 0 in
+    [1.18e-38, 3.4e38]) is b's std in pixels (a tiny ``sigma`` gives S = 0, a huge one S = I − mean: valid
+    limits).
     """
 
     def __init__(self, image_shape: tuple[int, int], sigma: float) -> None:
@@ -575,7 +596,7 @@ class SuperResolution(LinearOperator):
     """H = D B: Gaussian blur of std ``sigma`` then keeping every ``factor``-th pixel in each axis.
 
     ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1, each divisible by ``factor`` (an int
-    >= 2); ``sigma`` is a finite float > 0 (its limits as :class:`Blur`'s).
+    >= 2); ``sigma`` is a float > 0 in [1.18e-38, 3.4e38] (its limits as :class:`Blur`'s).
 
     >>> SuperResolution((8, 8), factor=2, sigma=1.0).measurement_shape
     (4, 4)
@@ -630,6 +651,9 @@ class Radon(LinearOperator):
             array = np.asarray(angles) if not isinstance(angles, str | bytes) else np.asarray([angles])
         except Exception as exc:  # ragged lists, an __array__ that raises: named here
             raise TypeError(f"angles must be a sequence of degrees (real numbers): {exc}") from None
+        if array.dtype == object and not isinstance(angles, str | bytes):
+            # ints past int64 (2**64, a real inside the working range) and Fractions: numbers, as elsewhere
+            array = as_float_array("angles", angles, check_range=False)
         if array.dtype == object or not (np.issubdtype(array.dtype, np.integer)
                                          or np.issubdtype(array.dtype, np.floating)):
             raise TypeError(f"angles must be a sequence of degrees (real numbers), got "

@@ -78,8 +78,7 @@ def _divergence(pr: torch.Tensor, pc: torch.Tensor) -> torch.Tensor:
 
 
 def _check_lr(lr: float) -> float:
-    """The prox step of every prior: 0 (the identity) or in the working range [1.18e-38, 3.4e38] (−1 gave
-    an image)."""
+    """The prox step of every prior: a float in [0, 3.4e38] (>= 0; 0 is the identity; −1 gave an image)."""
     return check_nonnegative("lr", lr)
 
 
@@ -131,8 +130,8 @@ MAX_INNER = 10**5
 class TVPrior:
     """h(x) = weight · TV(x); its prox by Chambolle's dual projection (``inner`` iterations, step 1/8).
 
-    ``weight``: a float, 0 (no prior: the prox is the identity and the value 0) or in the working range
-    [1.18e-38, 3.4e38];
+    ``weight``: a float in [0, 3.4e38] (>= 0: 0 is no prior, the prox is the identity and the value 0; any
+    value up to 3.4e38 is taken, a tiny one such as 1e-39 included, which acts nearly as 0);
     ``inner``: an int in [1, 10⁵].
 
     References: A. Chambolle, An algorithm for total variation minimization and
@@ -150,9 +149,11 @@ class TVPrior:
         remember_validated(self)
 
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
-        """argmin_z ½‖z − x‖² + lr·weight·TV(z), for finite images ``x`` (entries in the working range) and
-        ``lr`` >= 0 (0 or in [1.18e-38, 3.4e38]); ``x`` is returned unchanged when lr·weight = 0. Computed
-        in float64 and returned in x's dtype (a float32 image's dual step x/(lr·weight) overflowed float32
+        """argmin_z ½‖z − x‖² + lr·weight·TV(z), for finite images ``x`` (any finite entries: a prox's
+        input is a point, not held to the working range) and ``lr`` a float in [0, 3.4e38] (>= 0, 1e-39
+        included); ``x`` is returned unchanged when lr·weight = 0 (or is negligible beside x's entries).
+        Computed in float64 and returned in x's dtype (a float32 image's dual step x/(lr·weight) overflowed
+        float32
         for lr·weight below ~1e-28·max|x|: a NaN image in silence)."""
         revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         _check_image_batch(x)
@@ -214,7 +215,7 @@ class DenoiserPrior:
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
         """The network applied to ``x``. ``x`` is a finite floating image tensor of shape (*batch, h, w)
         with h, w >= 2 (images, as the operators': a (0, 8) tensor or trailing axes of size 1 were read as
-        batches of empty or 1×1 images); ``lr`` (a finite float >= 0) is accepted for the common prox
+        batches of empty or 1×1 images); ``lr`` (a float in [0, 3.4e38]) is accepted for the common prox
         interface and does not change the output.
         """
         revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
@@ -327,7 +328,7 @@ class SubspacePrior:
 
     def prox(self, x: torch.Tensor, lr: float) -> torch.Tensor:
         """U Uᵀ x per image (``lr`` does not change a projection). ``x`` is a finite floating image tensor of
-        shape (*batch, h, w) with (h, w) = ``image_shape``; ``lr`` a finite float >= 0.
+        shape (*batch, h, w) with (h, w) = ``image_shape``; ``lr`` a float in [0, 3.4e38].
         """
         revalidate_if_reassigned(self)  # a field set through object.__setattr__ or written in place
         self._check_written()

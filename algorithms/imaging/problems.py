@@ -60,12 +60,13 @@ class InverseProblem(Problem):
     """Recover an image x (shape ``operator.image_shape``) from y = Hx + ω, ω ~ N(0, noise_std² I).
 
     ``y`` (shape ``operator.measurement_shape``) may be a numpy array or a torch tensor; it is
-    stored as a float tensor (float32 stays float32, everything else becomes float64), a copy.
-    ``noise_std``: a finite float >= 0 describing the data (0: noiseless); it is recorded with the problem,
-    not used by the solvers (no solver here adds noise or weights by it).
+    stored as a float tensor (float32 stays float32, everything else becomes float64), a copy; its entries
+    are finite with magnitude <= 3.4e38 (the working range; a larger one is refused naming y).
+    ``noise_std``: ω's standard deviation, a float in [0, 3.4e38] (>= 0: 0 is noiseless data, and any value
+    up to 3.4e38 is taken, a tiny one such as 1e-39 included); it is recorded with the problem, not used by
+    the solvers (no solver here adds noise or weights by it).
     Problems compare and hash by identity, as ``QP`` does (comparing the tensor ``y`` field by field
-    raised torch's "Boolean value of Tensor ... is ambiguous"). ``noise_std`` (a finite float >= 0)
-    is ω's standard deviation (0: noiseless data).
+    raised torch's "Boolean value of Tensor ... is ambiguous").
     """
 
     operator: LinearOperator
@@ -112,8 +113,9 @@ class NPN:
     ``projection.out_features`` (e.g. :class:`algorithms.imaging.NullSpaceNet`). A solve refuses an
     S whose rows leave Null(H) by more than ``max_leakage`` = ‖HSᵀ‖/(‖H‖‖S‖) (the paper's high-pass
     S for blur leaks: pass a larger ``max_leakage`` to accept it knowingly). ``gamma`` and
-    ``max_leakage`` are finite floats >= 0 (``gamma = 0``: the term vanishes and the solve is plain PnP;
-    ``max_leakage = 0`` demands S exactly in Null(H) to the power iteration's rounding, and since the
+    ``max_leakage`` are floats in [0, 3.4e38] (>= 0, 1e-39 included; ``gamma = 0``: the term vanishes and the
+    solve is plain PnP; ``max_leakage = 0`` demands S exactly in Null(H) to the power iteration's rounding,
+    and since the
     leakage lies in [0, 1] any ``max_leakage`` >= 1 accepts every S).
     """
 

@@ -1,0 +1,129 @@
+"""#43 round 13 of algorithms.imaging: every parameter's domain stated in its docstring, and kept."""
+
+import inspect
+from fractions import Fraction
+
+import pytest
+import torch
+
+from algorithms.imaging import (
+    NPN,
+    Blur,
+    HighPass,
+    InverseProblem,
+    LinearOperator,
+    MatrixOperator,
+    PnPADMM,
+    Radon,
+    SubsampledHadamard,
+    SuperResolution,
+    TVPrior,
+    complement_angles,
+    gaussian_cs,
+    gaussian_kernel_spectrum,
+    highpass,
+)
+from tests.algorithms.imaging._instances import Planted
+
+
+@pytest.mark.parametrize("angles", [[0.0, 2**64], [2**64], [Fraction(1, 2), 3]])
+def test_radon_angles_take_every_real_of_the_working_range(angles):
+    """red13a class: a list holding 2**64 (a real inside the range) or a Fraction was refused as
+    "not a sequence of degrees" (numpy read it as an object array)."""
+    assert Radon((8, 8), angles).angles.tolist() == [float(a) for a in angles]
+    assert complement_angles(Radon((8, 8), [90.0]), angles).measurement_shape == (len(angles), 8)
+
+
+@pytest.mark.parametrize("build", [
+    lambda s: Blur((8, 8), s), lambda s: HighPass((8, 8), s), lambda s: SuperResolution((8, 8), 2, s),
+    lambda s: gaussian_kernel_spectrum((8, 8), s),
+])
+@pytest.mark.parametrize("sigma, works", [(1e-39, False), (1e-320, False), (1.2e-38, True), (3.4e38, True),
+                                          (2**64, True), (3.5e38, False), (1e308, False)])
+def test_sigma_is_a_positive_scale_of_the_working_range(build, sigma, works):
+    """red13a: Blur's docstring promised 1e-320 and 1e308 as valid limits, the code refused both."""
+    if works:
+        build(sigma)
+    else:
+        with pytest.raises(ValueError, match=r"\bsigma\b"):
+            build(sigma)
+
+
+@pytest.mark.parametrize("owner", [Blur, HighPass, SuperResolution, gaussian_kernel_spectrum])
+def test_sigma_docstrings_state_the_working_range(owner):
+    doc = inspect.getdoc(owner)
+    assert "[1.18e-38, 3.4e38]" in doc and "1e-320" not in doc and "1e308" not in doc
+
+
+@pytest.mark.parametrize("build", [lambda r: SubsampledHadamard((8, 8), r, 0),
+                                   lambda r: gaussian_cs((4, 4), r, 0)])
+def test_ratio_is_a_positive_scale(build):
+    """SubsampledHadamard's docstring promised 1e-320 keeps one row; a positive scale refuses it."""
+    with pytest.raises(ValueError, match=r"\bratio\b"):
+        build(1e-39)
+    assert build(1.2e-38).out_features == 1
+    assert "1e-320" not in inspect.getdoc(SubsampledHadamard)
+    assert "1.18e-38" in inspect.getdoc(gaussian_cs)
+
+
+def _y():
+    return Blur((8, 8), 1.0).forward(torch.rand(8, 8, dtype=torch.float64, generator=torch.manual_seed(0)))
+
+
+@pytest.mark.parametrize("tiny", [1e-39, 5e-324, 0.0])
+@pytest.mark.parametrize("build", [
+    lambda v: InverseProblem(Blur((8, 8), 1.0), _y(), noise_std=v),
+    lambda v: TVPrior(v),
+    lambda v: TVPrior(0.5).prox(torch.rand(8, 8, dtype=torch.float64), v),
+    lambda v: NPN(highpass(Blur((8, 8), 1.0)), Planted(torch.zeros(64), 64), gamma=v),
+])
+def test_parameters_documented_nonnegative_take_tiny_values(build, tiny):
+    """The >= 0 rule (README): 0 and any value above it, 1e-39 included, now stated in each docstring."""
+    build(tiny)
+
+
+@pytest.mark.parametrize("owner, words", [
+    (InverseProblem, "noise_std``: ω's standard deviation, a float in [0, 3.4e38]"),
+    (TVPrior, "``weight``: a float in [0, 3.4e38]"), (TVPrior.prox, "a float in [0, 3.4e38]"),
+    (TVPrior.prox, "any finite entries"), (NPN, "floats in [0, 3.4e38]"),
+    (PnPADMM, "``cg_iters`` (an int in [1, 10**5])"), (LinearOperator.norm, "an int in [1, 10**5]"),
+])
+def test_docstrings_state_the_domains(owner, words):
+    assert words in " ".join(inspect.getdoc(owner).split())
+
+
+@pytest.mark.parametrize("cg_iters", [10**5 + 1, 2**31 - 1, 2**63 - 1])
+def test_admm_cg_iters_is_capped(cg_iters):
+    """cg_iters = 2**63 − 1 was taken: every x-step of a solve ran for ever (a hang)."""
+    with pytest.raises(ValueError, match=r"\bcg_iters must be <= 100000"):
+        PnPADMM(TVPrior(0.1), cg_iters=cg_iters)
+    assert PnPADMM(TVPrior(0.1), cg_iters=10**5).cg_iters == 10**5
+
+
+@pytest.mark.parametrize("make", [
+    lambda: Blur((8, 8), 1.0), lambda: Blur((8, 8), 3.0), lambda: SuperResolution((8, 8), 2, 1.0),
+    lambda: gaussian_cs((8, 8), 0.5, 0, dtype=torch.float32),
+])
+def test_float32_images_of_the_working_range_have_their_image(make):
+    """A float32 image with pixels at 3e38 was refused "H x overflows" when only the FFT's partial sums did:
+    the map is taken again in float64 and rounded back when the result fits float32."""
+    H = make()
+    x = torch.zeros(8, 8)
+    x[0, 0] = x[3, 5] = 3e38
+    x[6, 2] = -3e38
+    expected = H.forward(x.double())
+    if float(expected.abs().max()) > 3.4e38:
+        with pytest.raises(ValueError, match=r"\bx has entries too large"):
+            H.forward(x)
+        return
+    got = H.forward(x)
+    assert got.dtype == torch.float32
+    assert torch.allclose(got.double(), expected, rtol=1e-5, atol=1e-6 * 3e38)
+    back = H.adjoint(got)
+    assert back.dtype == torch.float32 and bool(torch.isfinite(back).all())
+
+
+def test_matrix_operator_entries_in_the_working_range():
+    with pytest.raises(ValueError, match=r"\bmatrix\b"):
+        MatrixOperator(torch.tensor([[1.0, 3.5e38, 0.0, 0.0]], dtype=torch.float64), (2, 2))
+    MatrixOperator(torch.tensor([[1.0, 3.4e38, 0.0, 0.0]], dtype=torch.float64), (2, 2))
