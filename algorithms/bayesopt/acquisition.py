@@ -143,6 +143,9 @@ def _exp(what: str, log_values: np.ndarray) -> np.ndarray:
 def log_probability_of_feasibility(mu_c, sigma_c) -> np.ndarray:
     """Σⱼ log Φ(−μ_cⱼ/σ_cⱼ): ``mu_c``, ``sigma_c`` of shape (n,) (one constraint) or (n, m).
 
+    Both finite arrays with entries of magnitude at most 3.4e38 (the working range), ``sigma_c`` >= 0 (0: a
+    point mass, log 1 = 0 where μ_c <= 0 and −inf where μ_c > 0; 1e-39 is a valid tiny deviation).
+
     >>> float(np.round(log_probability_of_feasibility(np.array([0.0]), np.array([2.0]))[0], 6))
     -0.693147
     """

@@ -139,7 +139,9 @@ class BOHistory(CheckedRecord):
 
     ``n_initial`` (an int in [0, n]) is how many of the first rows are the initial design (the rest were
     proposed by the acquisition). Non-finite values f and c are kept (a ``Diverged`` run ends with one); the
-    points X must be finite, and c has m >= 1 columns (one per constraint). The same checks run when a field
+    points X must be finite, and c has m >= 1 columns (one per constraint). Finite entries of ``X``, ``f``
+    and ``c`` are reals of magnitude at most 3.4e38 (the working range: 1e39 is refused naming the field;
+    a run's own records skip this check). The same checks run when a field
     is set afterwards (``history.n_initial = 99`` on 3 rows is refused).
     """
 

@@ -34,22 +34,23 @@ __all__ = ["ConstrainedBOProblem"]
 class ConstrainedBOProblem(Problem):
     """minimize ``f(x)`` subject to ``c(x) <= 0`` (every entry), x in the box ``bounds``.
 
-    ``f(x)`` returns a float and ``c(x)`` a float or an array of m floats, for x of shape (d,).
-    ``bounds`` is a (d, 2) array of [lower, upper] rows; its dtype (float32 or float64) is the
-    dtype of the returned ``sol.x``. ``initial`` is an (n₀, d) array of design points inside the
-    box (a repeated row is evaluated again; under CEI's noise = 0 another value there is refused, naming f
-    or c), or an int n₀ >= 1 for a Latin hypercube design drawn with the solve's ``seed`` (refused when the
-    GPs' n₀×n₀ Cholesky factor, 16·n₀² bytes, exceeds this machine's memory: 10**9 hung). ``f_star``
-    (optional) is the constrained optimum value; when given, the solve reports the simple regret
-    r_t = f⁺_t − f* (f⁺_t the best feasible value after t evaluations) and stops at r_t <= tol.
-    ``x_star`` (optional) is a minimizer. Both given: f(x_star) must equal f_star and c(x_star) <= 0
-    (one evaluation of f and c at construction). ``x_star`` alone: it must be feasible (one evaluation
-    of c). ``f_star`` alone cannot be checked up front; a solve raises ``ValueError`` naming ``f_star``
-    as soon as a feasible evaluation lies below it (f_star is then not the minimum, and its regret
-    would be negative: a false ``Success``). An f_star below the true optimum cannot be told from the
-    evaluations: the regret then never reaches ``tol`` and a solve ends ``MaxIters`` (never ``Success``).
-    ``n_constraints`` is m; left ``None``, it is read off one call of ``c`` at the centre of the
-    box (pass it when c is expensive). ``name`` (a str) labels the problem in reports.
+    ``f(x)`` returns a float and ``c(x)`` a float or an array of m floats, for x of shape (d,). ``bounds``
+    is a (d, 2) array of [lower, upper] rows, lower < upper, entries reals of magnitude at most 3.4e38
+    (the working range); its dtype (float32 or float64) is the dtype of the returned ``sol.x``.
+    ``initial`` is an (n₀, d) array of design points inside the box (a repeated row is evaluated again;
+    under CEI's noise = 0 another value there is refused, naming f or c), or an int n₀ >= 1 for a Latin
+    hypercube design drawn with the solve's ``seed`` (refused when the GPs' n₀×n₀ Cholesky factor, 16·n₀²
+    bytes, exceeds this machine's memory: 10**9 hung). ``f_star`` (optional, a real of magnitude at most
+    3.4e38) is the constrained optimum value; when given, the solve reports the simple regret r_t = f⁺_t −
+    f* (f⁺_t the best feasible value after t evaluations) and stops at r_t <= tol. ``x_star`` (optional)
+    is a minimizer. Both given: f(x_star) must equal f_star and c(x_star) <= 0 (one evaluation of f and c
+    at construction). ``x_star`` alone: it must be feasible (one evaluation of c). ``f_star`` alone cannot
+    be checked up front; a solve raises ``ValueError`` naming ``f_star`` as soon as a feasible evaluation
+    lies below it (f_star is then not the minimum, and its regret would be negative: a false ``Success``).
+    An f_star below the true optimum cannot be told from the evaluations: the regret then never reaches
+    ``tol`` and a solve ends ``MaxIters`` (never ``Success``). ``n_constraints`` is m, an int >= 1; left
+    ``None``, it is read off one call of ``c`` at the centre of the box (pass it when c is expensive).
+    ``name`` (a str) labels the problem in reports.
 
     >>> prob = ConstrainedBOProblem(f=lambda x: float(x @ x), c=lambda x: 0.5 - x[0],
     ...                             bounds=[[0.0, 1.0], [0.0, 1.0]], initial=5, f_star=0.25)

@@ -258,7 +258,8 @@ def constrained_minimum(
 ) -> tuple[np.ndarray, float]:
     """(x*, f*) of min f s.t. c <= 0 on the box: a dense grid, then SLSQP from the best feasible nodes.
 
-    ``bounds`` is the (d, 2) box of [lower, upper] rows; ``n_polish`` (int >= 1) the number of best
+    ``bounds`` is the (d, 2) box of [lower, upper] rows (lower < upper, entries of magnitude at most 3.4e38);
+    ``n_polish`` (int >= 1) the number of best
     feasible grid nodes SLSQP starts from.
 
     The grid has ``n_grid`` nodes per axis (default: about 10⁴ nodes in all); the best of the

@@ -490,11 +490,12 @@ def train_score(
     ``model`` is a :class:`ScoreMLP`, ``data`` a finite (N, n) tensor of its dtype and device; ``steps``
     an int in [1, MAX_TRAIN_STEPS] (10**6: the run time grows linearly, hours at the cap), ``batch_size``
     an int >= 1 (rows drawn with replacement; refused when a batch exceeds this machine's memory), ``lr``
-    Adam's step (finite float > 0), ``seed`` an int in [0, 2**64).
+    Adam's step, a positive scale in [1.18e-38, 3.4e38] (0, 1e-39 and 1e39 refused), ``seed`` an int in
+    [0, 2**64); ``data`` entries at most 3.4e38 in magnitude (the working range; 1e39 refused naming data).
 
     Returns the per-step losses (a non-finite loss ends training early, before its step, so the model keeps
-    its last parameters; the caller checks: a large ``lr`` such as 1e308, or data so large that the loss
-    overflows (entries near 1e308), is valid and ends so).
+    its last parameters; the caller checks: a large ``lr`` such as 1e30, or data so large that the loss
+    overflows (entries near 3.4e38), is valid and ends so).
 
     >>> data = torch.randn(200, 2, dtype=torch.float64)
     >>> losses = train_score(ScoreMLP(2, hidden=16), data, steps=50, seed=0)

@@ -101,7 +101,9 @@ class ChanceStats(CheckedRecord, Stats):
     ``hess_calls``, ``linear_solves``, ``wall_time``), plus ``empirical_violation`` (the answer's
     violation rate on the problem's scenarios), ``out_of_sample_feasibility`` (its feasibility rate on
     fresh scenarios), ``n_feasible_samples`` (generated samples that were feasible), ``train_seconds``
-    and ``sample_seconds`` (time spent training the score model and sampling).
+    and ``sample_seconds`` (time spent training the score model and sampling). Domains: the two rates
+    in [0, 1] or NaN (not measured); ``n_feasible_samples`` an int in [0, 2**63 - 1]; ``train_seconds``
+    and ``sample_seconds`` floats in [0, 1e12] (seconds; a larger one is refused naming it).
     """
 
     empirical_violation: float = float("nan")

@@ -61,6 +61,8 @@ FEAS_TOL = 1e-7
 def min_samples(rho: float) -> int:
     """The fewest samples that can resolve a violation level ``rho``: ⌈1/ρ⌉.
 
+    ``rho`` a real in (0, 1), a positive scale of the working range (at least 1.18e-38; 1e-39 refused).
+
     With fewer, ⌊ρL⌋ = 0 and the empirical constraint allows no violated sample at all, so the
     requested level is not represented by the data.
 
@@ -116,6 +118,8 @@ class LinearStructure:
 class ChanceConstrainedProblem(Problem):
     """min f(x) s.t. Prob_h[g(x, h) >= 0] >= 1 − rho, lower <= x <= upper (see the module docstring).
 
+    ``rho`` a real in (0, 1), the allowed violation probability (a positive scale: at least 1.18e-38,
+    1e-39 refused; L >= ⌈1/rho⌉ bounds it below in practice).
     ``h_samples`` (L, d) are the samples the methods see; L must be >= ⌈1/rho⌉. Their dtype is the
     problem's (``dtype``): float32 when ``h_samples`` is float32, float64 otherwise (ints and float16
     too); ``lower`` and ``upper`` (1-D, n entries, lower < upper) are converted to it (a float64 box with
@@ -130,8 +134,9 @@ class ChanceConstrainedProblem(Problem):
     problem is accepted or refused alike every time; f and g must be finite there (and only there).
     ``h_sampler`` is probed once, for 2 samples from ``numpy.random.default_rng(0)``. ``n_fresh`` an int
     >= 1 (refused when its fresh samples and their constraint values exceed this machine's memory).
-    ``known_optimum`` is the value of the true-distribution problem when known in closed form (with
-    ``linear``, it must be at least f's minimum over the box).
+    ``known_optimum`` (None or a real of magnitude at most 3.4e38) is the value of the true-distribution
+    problem when known in closed form (with ``linear``, it must be at least f's minimum over the box).
+    Entries of ``h_samples``, ``lower`` and ``upper`` are reals of magnitude at most 3.4e38.
     """
 
     f: Callable[[torch.Tensor], torch.Tensor]

@@ -49,8 +49,10 @@ class SAAMILP(Algorithm):
     ``time_limit`` is wall-clock time: a run it cuts (``MaxTime``) depends on the machine's load, so the same
     seed can end ``Success`` on an idle machine and ``MaxTime`` on a busy one; for reproducible retcodes cap
     the search with ``maxiters`` (HiGHS's node limit, ``MaxIters``) and a generous ``time_limit``.
-    ``time_limit`` (seconds) a finite float > 0 (a tiny time_limit, even a subnormal, ends the search at
-    once with ``MaxTime``); ``mip_rel_gap`` a float in (0, 1] (1 accepts HiGHS's first feasible incumbent).
+    ``time_limit`` (seconds) a float in [1.18e-38, 3.4e38], a positive scale of the working range (0 and
+    subnormals such as 1e-39 refused; a tiny time_limit ends the search at once with ``MaxTime``);
+    ``mip_rel_gap`` a float in [1.18e-38, 1] (0 and subnormals refused; 1 accepts HiGHS's first feasible
+    incumbent).
     ``tol`` (a solve option) is accepted and not used (``mip_rel_gap`` is the MILP's tolerance); ``seed``
     (None is 0) draws the out-of-sample check.
     """
@@ -134,21 +136,23 @@ def _solve(problem: ChanceConstrainedProblem, algorithm: SAAMILP, options: Solve
     result = scipy.optimize.milp(
         cost, constraints=constraints, integrality=integrality, bounds=bounds, options=highs_options
     )
+    retcode = milp_retcode(result, options)
     if result.x is None:
-        retcode = (
-            RetCode.Infeasible
-            if result.status == 2
-            else (RetCode.MaxIters if options.maxiters is not None else RetCode.MaxTime)
-        )
-        if result.status not in (1, 2):
-            retcode = RetCode.Failure
         return finish_linear(
             problem, 0.5 * (lower + upper) * x_unit, retcode, options, result, max_violation=problem.rho
         )
-    if result.status == 0:
-        retcode = RetCode.Success
-    elif result.status == 1:
-        retcode = RetCode.MaxIters if options.maxiters is not None else RetCode.MaxTime
-    else:
-        retcode = RetCode.Failure
     return finish_linear(problem, result.x[:n] * x_unit, retcode, options, result, max_violation=k / L)
+
+
+def milp_retcode(result, options: SolveOptions) -> RetCode:
+    """scipy's milp status as a retcode. HiGHS's node limit stops with its status 16 ("Solution limit
+    reached"), which scipy passes on as its status 4 ("not recognized"): that run was cut by ``maxiters``
+    (it reported Failure)."""
+    node_limited = result.status == 4 and "HiGHS Status 16" in str(getattr(result, "message", ""))
+    if result.status == 0:
+        return RetCode.Success if result.x is not None else RetCode.Failure
+    if result.status == 2:
+        return RetCode.Infeasible
+    if result.status == 1 or (node_limited and options.maxiters is not None):
+        return RetCode.MaxIters if options.maxiters is not None else RetCode.MaxTime
+    return RetCode.Failure

@@ -127,8 +127,10 @@ def guided_reverse_sample(
     ``n_samples`` an int in [1, MAX_SAMPLES] (10**6), ``n_steps`` in [1, MAX_REVERSE_STEPS] (10**5),
     ``corrector_steps`` in [0, MAX_CORRECTOR_STEPS] (1000; 0: no corrector): each run's time is linear in
     n_samples · n_steps · (1 + corrector_steps), hours at the caps and no use beyond them; ``max_steps``
-    None or an int >= 0 (0 returns the starting noise, ``"stopped"``); ``beta``
-    a finite float >= 1.18e-38; ``snr`` and ``divergence_bound`` finite floats > 0; ``dtype``
+    None or an int in [0, 2**63 - 1] (0 returns the starting noise, ``"stopped"``; past n_steps it stops
+    nothing); ``beta``
+    a finite float in [1.18e-38, 3.4e38]; ``snr`` and ``divergence_bound`` positive scales in [1.18e-38,
+    3.4e38] (0, 1e-39 and 1e39 refused); ``posterior_variance`` None or in [0, 3.4e38]; ``dtype``
     torch.float32 or torch.float64.
     """
     if not isinstance(model, ScoreModel):
@@ -148,7 +150,7 @@ def guided_reverse_sample(
     snr = check_positive("snr", snr)
     seed = check_seed(seed)   # the int: torch's manual_seed refused a numpy integer
     if max_steps is not None:   # a count: 1.5 was cut to 1, inf overflowed int()
-        max_steps = check_int_at_least("max_steps", max_steps, 0, size=False)
+        max_steps = check_int_at_least("max_steps", max_steps, 0)   # a count: 2**64 ran
     if posterior_variance is not None:
         check_nonnegative("posterior_variance", posterior_variance)
     divergence_bound = check_positive("divergence_bound", divergence_bound)

@@ -48,7 +48,8 @@ def scenario_count(rho: float, n: int, confidence: float) -> int:
     """⌈(2/ρ)(ln(1/confidence) + n)⌉ (Calafiore & Campi).
 
     ``rho`` in (0, 1) is the allowed violation probability, ``n`` (int >= 1) the decision dimension and
-    ``confidence`` in (0, 1).
+    ``confidence`` in [1.18e-38, 1) (a positive scale of the working range: 0, subnormals such as 1e-39 and
+    1 refused).
 
     >>> scenario_count(0.1, 2, 1e-3)
     179
@@ -66,8 +67,8 @@ def scenario_count(rho: float, n: int, confidence: float) -> int:
 
 @dataclass(frozen=True)
 class ScenarioApproach(Algorithm):
-    """Scenario approach; ``confidence`` in (0, 1) the allowed probability of a violating answer (a
-    subnormal such as 5e-324 is valid: its count (2/ρ)(ln(1/confidence) + n) stays finite). Solve options:
+    """Scenario approach; ``confidence`` in [1.18e-38, 1) the allowed probability of a violating answer (a
+    positive scale of the working range: 0, subnormals such as 1e-39 and 1 refused naming it). Solve options:
     ``maxiters`` is HiGHS's iteration limit (0 returns the box midpoint); ``tol`` is accepted and not used;
     ``seed`` (None is 0) draws the out-of-sample check."""
 

@@ -642,7 +642,7 @@ ROUND9 = [
     BadInput(beamforming_problem, lambda: beamforming_problem(n_samples=50, p_max=1e308), ValueError,
              ("p_max",), "p-max-huge"),
     BadInput(beamforming_problem, lambda: beamforming_problem(n_samples=50, rate_target=2000.0), ValueError,
-             ("rate_target", "300"), "rate-overflows"),
+             ("rate_target", "120"), "rate-overflows"),
     BadInput(ChanceConstrainedProblem, lambda: _ccp(n_fresh=2**31 - 1), ValueError, ("n_fresh", "too large"),
              "n-fresh-past-memory"),
     BadInput(out_of_sample_feasibility, lambda: out_of_sample_feasibility(_lin(), np.zeros((1, 2)),

@@ -1,0 +1,111 @@
+"""Issue #43 round 13: docstrings that state each parameter's domain, and code that keeps it (chance)."""
+
+import inspect
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from algorithms import solve
+from algorithms.chance import (
+    SAAMILP,
+    ChanceStats,
+    ScenarioApproach,
+    ScoreMLP,
+    beamforming_problem,
+    guided_reverse_sample,
+    linear_gaussian_problem,
+    scenario_count,
+    train_score,
+)
+from algorithms.chance.saa_milp import milp_retcode
+from algorithms.core import RetCode, SolveOptions
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda v: ScenarioApproach(confidence=v), "confidence"),
+    (lambda v: scenario_count(0.1, 2, v), "confidence"),
+    (lambda v: SAAMILP(time_limit=v), "time_limit"),
+    (lambda v: SAAMILP(mip_rel_gap=v), "mip_rel_gap"),
+])
+@pytest.mark.parametrize("value", [1e-39, 5e-324])
+def test_positive_scales_refuse_subnormals_as_their_docstrings_now_say(call, name, value):
+    # the docstrings promised "a subnormal such as 5e-324 is valid" while the code refused it
+    with pytest.raises(ValueError, match=name):
+        call(value)
+
+
+@pytest.mark.parametrize("obj", [ScenarioApproach, scenario_count, SAAMILP])
+def test_no_docstring_promises_a_subnormal_any_more(obj):
+    doc = inspect.getdoc(obj)
+    assert "subnormal such as 5e-324 is valid" not in doc and "even a subnormal" not in doc
+    assert "1.18e-38" in doc
+
+
+def test_positive_scales_take_their_just_inside_values():
+    assert ScenarioApproach(confidence=1.2e-38).confidence == 1.2e-38
+    assert SAAMILP(time_limit=1.2e-38, mip_rel_gap=1.2e-38).time_limit == 1.2e-38
+
+
+@pytest.mark.parametrize("maxiters", [1, 3])
+def test_saa_milp_cut_by_its_node_limit_reports_maxiters(maxiters):
+    # HiGHS's node limit ends with its status 16, scipy's status 4 ("not recognized"): it was Failure
+    problem = linear_gaussian_problem(n=2, n_samples=50, rho=0.1, seed=0)
+    sol = solve(problem, SAAMILP(), maxiters=maxiters, seed=0)
+    assert sol.retcode is RetCode.MaxIters
+
+
+@pytest.mark.parametrize("status, message, maxiters, retcode", [
+    (4, "(HiGHS Status 16: Solution limit reached)", 5, RetCode.MaxIters),
+    (4, "(HiGHS Status 16: Solution limit reached)", None, RetCode.Failure),   # no node limit was set
+    (4, "(HiGHS Status 4: Solve error)", 5, RetCode.Failure),
+    (1, "Time limit reached", None, RetCode.MaxTime),
+    (1, "Iteration limit reached", 5, RetCode.MaxIters),
+    (2, "infeasible", None, RetCode.Infeasible),
+    (0, "Optimal", None, RetCode.Success),
+])
+def test_milp_retcode_maps_each_status(status, message, maxiters, retcode):
+    result = SimpleNamespace(status=status, message=message, x=[0.0])
+    assert milp_retcode(result, SolveOptions(maxiters=maxiters)) is retcode
+
+
+@pytest.mark.parametrize("max_steps", [2**63, 2**64, 2**200])
+def test_guided_reverse_sample_max_steps_is_a_count_of_at_most_int64(max_steps):
+    model = ScoreMLP(2, hidden=4, seed=0)
+    with pytest.raises(ValueError, match=r"^max_steps must be <= 2\*\*63 - 1"):
+        guided_reverse_sample(model, lambda x: (x**2).sum(1), n_samples=4, beta=1.0, n_steps=3,
+                              max_steps=max_steps)
+    run = guided_reverse_sample(model, lambda x: (x**2).sum(1), n_samples=4, beta=1.0, n_steps=3,
+                                max_steps=2**63 - 1)
+    assert run.status == "completed"
+
+
+def test_train_score_refuses_the_lr_and_data_its_docstring_called_valid():
+    # the docstring called lr = 1e308 and entries near 1e308 valid, outside the working range it enforces
+    assert "1e308" not in inspect.getdoc(train_score)
+    model = ScoreMLP(2, hidden=4, seed=0)
+    data = torch.randn(20, 2, dtype=torch.float64)
+    with pytest.raises(ValueError, match=r"^lr = 1e\+308 is outside"):
+        train_score(model, data, steps=2, lr=1e308)
+    with pytest.raises(ValueError, match=r"^data has an entry of magnitude 1e\+308"):
+        train_score(model, torch.full((20, 2), 1e308, dtype=torch.float64), steps=2)
+    assert len(train_score(model, data, steps=2, lr=1e30)) >= 1
+
+
+@pytest.mark.parametrize("rate", [121.0, 300.0])
+def test_beamforming_rate_target_is_capped_where_documented(rate):
+    # 2^rate_target past ~126 bits overflows the data whatever the other scales: 300 was documented
+    with pytest.raises(ValueError, match=r"^rate_target must lie in \[1.175e-38, 120\]"):
+        beamforming_problem(n_samples=50, rate_target=rate)
+    assert beamforming_problem(n_samples=50, rate_target=120.0).rho == 0.1
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("train_seconds", 1e13, r"^train_seconds must be a float >= 0 and <= 1e\+12"),
+    ("sample_seconds", -1.0, r"^sample_seconds must be"),
+    ("n_feasible_samples", 2**63, r"^n_feasible_samples must be <= 2\*\*63 - 1"),
+])
+def test_chance_stats_domains_as_documented(field, value, words):
+    assert field in inspect.getdoc(ChanceStats) and "1e12" in inspect.getdoc(ChanceStats)
+    with pytest.raises(ValueError, match=words):
+        ChanceStats(**{field: value})
