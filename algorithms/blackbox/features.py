@@ -41,6 +41,7 @@ from algorithms._validation import (
     as_real_array,
     check_count,
     check_generator,
+    check_int_at_least,
     check_positive_int,
     run_values,
     user_range,
@@ -155,7 +156,8 @@ def problem_features(ev: Evaluator, rng: np.random.Generator, n: int | None = No
     an exhausted evaluator its values are ``+inf``, as every evaluation past the budget).
 
     ``ev`` is the problem's :class:`Evaluator`, ``rng`` a ``numpy.random.Generator`` (draws the sample)
-    and ``n`` an int >= 1 or None.
+    and ``n`` an int in [1, 2**63 - 1] or None; after the cut to the evaluations left, a sample of more than
+    2**31 - 1 points is refused naming n (the features' cost grows with it: hours).
 
     F is dimension / 20, log10(budget) / 6, mean upper bound / 10, mean lower bound / 10 (the scales
     the shipped agents were trained with), then :func:`ela_features` of the sample."""
@@ -163,8 +165,10 @@ def problem_features(ev: Evaluator, rng: np.random.Generator, n: int | None = No
     if not isinstance(ev, Evaluator):
         raise TypeError(f"ev must be an Evaluator, got {type(ev).__name__}")
     prob = ev.problem
-    n = sample_size(prob.dim, prob.budget) if n is None else check_count("n", n, 1)
-    n = max(1, min(n, max(ev.remaining, 1)))
+    # n is cut to the evaluations left before the sample-size cap (the docstring's cut: 2**31 was refused
+    # on an evaluator with 100 evaluations left)
+    n = sample_size(prob.dim, prob.budget) if n is None else check_int_at_least("n", n, 1)
+    n = check_count("n", max(1, min(n, max(ev.remaining, 1))), 1, why="a sample's size, after the cut")
     lo, hi = prob.lower.astype(float), prob.upper.astype(float)
     X = initialize("lhs", n, lo, hi, rng)
     y = ev(X)

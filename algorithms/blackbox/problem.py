@@ -79,16 +79,17 @@ BBOB_FUNCTIONS = (
 class BlackBoxProblem(Problem):
     """Minimize ``f`` over the box ``bounds = (lower, upper)`` with at most ``budget`` evaluations.
 
-    ``bounds`` is a pair (lower, upper) of 1-D arrays of d reals (or a (2, d) array), lower < upper; the
-    problem's ``dtype`` (that of ``sol.x`` and of the points ``f`` gets) is float32 when both are float32,
-    float64 otherwise (a float32 lower with a float64 upper is promoted to float64; ints and float16 too).
-    ``budget`` is an int >= 1 with no cap of its own: it is the run's length by definition (a solve's
-    time grows linearly with it; ``maxiters`` or ``target`` end a run earlier), and the claims probe
-    scipy's generation horizon with 10**13.
+    ``bounds`` is a pair (lower, upper) of 1-D arrays of d reals of magnitude at most 3.4e38 (or a (2, d)
+    array), lower < upper; the problem's ``dtype`` (that of ``sol.x`` and of the points ``f`` gets) is float32
+    when both are float32, float64 otherwise (a float32 lower with a float64 upper is promoted to float64;
+    ints and float16 too). ``budget`` is an int in [1, 2**63 - 1] with no cap of its own: it is the run's
+    length by definition (a solve's time grows linearly with it; ``maxiters`` or ``target`` end a run
+    earlier), and the claims probe scipy's generation horizon with 10**13.
 
     ``optimum`` (the known minimum value f*, optional) and ``f_ref`` (a reference value above it,
-    optional) define the normalized regret; ``target`` (optional) is the value whose reaching
-    stops a run with ``RetCode.Success``. ``name`` labels reports. ``vectorized`` (bool): ``f`` takes
+    f_ref > optimum, optional) define the normalized regret; ``target`` (optional) is the value whose reaching
+    stops a run with ``RetCode.Success``; each of the three None or a real of magnitude at most 3.4e38 (the
+    working range). ``name`` labels reports. ``vectorized`` (bool): ``f`` takes
     a whole population ``X`` (n, d) and returns n values, instead of one point ``x`` (d,) and a float. An
     evaluation below ``optimum``
     (beyond 1e-6 relative) shows it is not the minimum: the :class:`Evaluator` (so every solve)
@@ -403,8 +404,9 @@ def _scalar(value: Any) -> float:
 def normalized_regret(value: float, problem: BlackBoxProblem) -> float:
     """``(value − f*) / (f_ref − f*)``, clipped below at 0; needs ``optimum`` and ``f_ref``.
 
-    ``value`` is a float (−inf/NaN refused), ``problem`` a :class:`BlackBoxProblem` with ``optimum`` and
-    ``f_ref`` given.
+    ``value`` is a float (−inf/NaN refused): any real or +inf, a run's own value (f's answers are not
+    bounded by the working range: 1e39 gives its regret), ``problem`` a :class:`BlackBoxProblem` with
+    ``optimum`` and ``f_ref`` given.
 
     >>> import numpy as np
     >>> p = BlackBoxProblem(lambda x: 0.0, ([0.0], [1.0]), 5, optimum=1.0, f_ref=3.0)
@@ -460,12 +462,15 @@ def bbob_problem(fid: int, instance: int, dim: int, budget: int, *, target_preci
                  ) -> BlackBoxProblem:
     """BBOB function ``fid`` (1..24), ``instance`` (>= 1), dimension ``dim`` (>= 2) from ``ioh``.
 
-    The box is [-5, 5]^d, ``optimum`` the instance's known f*, ``f_ref`` the median of 1000
-    uniform points drawn with seed ``1000·fid + instance`` (not charged to ``budget``).
-    ``target_precision`` (optional) sets ``target = f* + target_precision``: a finite float >= 1.18e-38
-    (0 and subnormals refused: f* + 5e-324 rounds to f*, a target only f* itself reaches); any larger
-    finite value is valid (1e308: the first evaluation reaches the target). ``dim`` is refused when
-    ioh's d × d rotation matrices exceed this machine's memory (10**9 was killed by the OOM killer).
+    Domains: ``fid`` an int in [1, 24]; ``instance`` and ``dim`` ints in [1, 2**31 - 1] and [2, 2**31 - 1]
+    (ioh takes C ints); ``budget`` an int in [1, 2**63 - 1] (as :class:`BlackBoxProblem`'s).
+
+    The box is [-5, 5]^d, ``optimum`` the instance's known f*, ``f_ref`` the median of 1000 uniform points
+    drawn with seed ``1000·fid + instance`` (not charged to ``budget``). ``target_precision`` (optional) sets
+    ``target = f* + target_precision``: a finite float >= 1.18e-38 (0 and subnormals refused: f* + 5e-324
+    rounds to f*, a target only f* itself reaches) and at most 3.4e38, the working range (3.4e38: the first
+    evaluation reaches the target; 1e39 refused by name). ``dim`` is refused when ioh's d × d rotation
+    matrices exceed this machine's memory (10**9 was killed by the OOM killer).
 
     >>> p = bbob_problem(1, 1, 2, 100)
     >>> p.name, p.dim, p.budget

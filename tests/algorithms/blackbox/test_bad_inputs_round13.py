@@ -1,0 +1,57 @@
+"""Issue #43 round 13: docstrings that state each parameter's domain, and code that keeps it (blackbox)."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+from algorithms.blackbox import BlackBoxProblem, Evaluator, bbob_problem, normalized_regret, problem_features
+
+
+def _evaluator(budget: int = 50) -> Evaluator:
+    return Evaluator(BlackBoxProblem(lambda x: float(np.sum(x**2)), ([-1.0, -1.0], [1.0, 1.0]), budget))
+
+
+@pytest.mark.parametrize("n", [2**31, 2**40, 2**63 - 1])
+def test_problem_features_cuts_a_large_n_to_the_evaluations_left_as_documented(n):
+    # "n above the evaluations left is cut to them": 2**31 was refused "n must be <= 2**31 - 1"
+    ev = _evaluator()
+    features, X, _ = problem_features(ev, np.random.default_rng(0), n=n)
+    assert features.shape == (13,) and X.shape[0] == 50 and ev.remaining == 0
+
+
+@pytest.mark.parametrize("n, words", [(2**63, r"^n must be <= 2\*\*63 - 1"), (0, r"^n must be"),
+                                      (1.5, r"^n must be an int")])
+def test_problem_features_n_outside_its_documented_domain_is_refused_by_name(n, words):
+    with pytest.raises((ValueError, TypeError), match=words):
+        problem_features(_evaluator(), np.random.default_rng(0), n=n)
+
+
+def test_problem_features_caps_the_sample_after_the_cut():
+    assert "2**31 - 1 points is refused naming n" in " ".join(inspect.getdoc(problem_features).split())
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"instance": 2**31}, r"^instance must be <= 2\*\*31 - 1"),
+    ({"dim": 2**31}, r"^dim must be <= 2\*\*31 - 1"),
+    ({"budget": 2**63}, r"^budget must be <= 2\*\*63 - 1"),
+    ({"target_precision": 1e308}, r"^target_precision = 1e\+308 is outside"),
+])
+def test_bbob_problem_refuses_what_its_docstring_now_excludes(kwargs, words):
+    doc = " ".join(inspect.getdoc(bbob_problem).split())
+    assert "1e308: the first evaluation" not in doc and "[1, 2**31 - 1]" in doc and "[1, 2**63 - 1]" in doc
+    call = {"fid": 1, "instance": 1, "dim": 2, "budget": 10, **kwargs}
+    with pytest.raises(ValueError, match=words):
+        bbob_problem(**call)
+
+
+def test_bbob_problem_target_precision_at_the_range_edge_is_valid():
+    assert bbob_problem(1, 1, 2, 10, target_precision=3.4e38).target == pytest.approx(3.4e38)
+
+
+@pytest.mark.parametrize("value, regret", [(1e39, 1e39), (float("inf"), float("inf")), (-1.0, 0.0)])
+def test_normalized_regret_takes_a_runs_value_as_documented(value, regret):
+    # a run's value is not bounded by the working range (its docstring now says so)
+    p = BlackBoxProblem(lambda x: 0.0, ([0.0], [1.0]), 5, optimum=0.0, f_ref=1.0)
+    assert normalized_regret(value, p) == regret
+    assert "not bounded by the working range" in " ".join(inspect.getdoc(normalized_regret).split())
