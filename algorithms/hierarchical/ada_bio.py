@@ -49,7 +49,8 @@ class AdaBiO(Algorithm):
     """Ada-BiO (Algorithm 2): ``lr_x``, ``lr_y``, ``alpha``, ``gamma`` as in Ada-Minimax (finite floats > 0
     in the working range [1.18e-38, 3.4e38]), and
     ``neumann_terms`` in [0, 10**6] (0 keeps the series' first term only, the direct gradient; None: N of
-    Theorem 4.2 for the iteration cap)."""
+    Theorem 4.2 for the iteration cap, refused naming mu_g when it passes 10**6 terms: mu_g / l_g1 below about
+    1.5 log(maxiters) / 10**6)."""
 
     lr_x: float = 1.0
     lr_y: float = 1.0

@@ -35,8 +35,8 @@ Hierarchical Optimization. NeurIPS 2025, arXiv:2509.15399 (Algorithm 1, Theorem 
 
 from __future__ import annotations
 
-import contextvars
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +48,9 @@ from algorithms._validation import (
     check_int_at_least,
     check_positive,
     check_working_range,
+    run_values,
     to_float,
+    user_range,
 )
 from algorithms.core import Algorithm, Solution, SolveOptions, Stats, _dispatch
 from algorithms.hierarchical._loop import checked, finite_sums, norm, run
@@ -61,11 +63,6 @@ def check_rate(name: str, value: Any) -> float:
     """A step size, rate or exponent: a finite float > 0 in the working range [1.18e-38, 3.4e38]
     (a subnormal 5e-324 or a 1e308 was accepted)."""
     return check_positive(name, value)
-
-
-#: True while the solvers call ada_parameters with their own running sums (sums of squared gradient norms
-#: may pass 3.4e38 at a large scale without overflowing)
-_INTERNAL: contextvars.ContextVar[bool] = contextvars.ContextVar("ada_parameters_internal", default=False)
 
 
 def ada_parameters(t: int, noise_sum: float, previous_noise_sum: float, lower_sum: float, *,
@@ -82,14 +79,14 @@ def ada_parameters(t: int, noise_sum: float, previous_noise_sum: float, lower_su
     check_int_at_least("t", t, 1)
     for name, value in (("noise_sum", noise_sum), ("previous_noise_sum", previous_noise_sum),
                         ("lower_sum", lower_sum)):
-        if isinstance(value, bool | np.bool_) or \
-                not isinstance(value, int | float | np.integer | np.floating):
+        if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):  # a Fraction too
             raise TypeError(f"{name} must be a finite number >= 0, got {type(value).__name__} {value!r}")
         if isinstance(value, int | np.integer) and value > 2**1023:  # math.isfinite's OverflowError
             raise ValueError(f"{name} must be a finite number >= 0, got an int past float's range")
         if not (math.isfinite(to_float(value)) and value >= 0):
             raise ValueError(f"{name} must be a finite number >= 0, got {value!r:.40}")
-        if not _INTERNAL.get():  # a caller's sum is in the working range; a run's own may be any size
+        value = to_float(value) if not isinstance(value, int | np.integer) else value
+        if user_range():  # a caller's sum is in the working range; a run's own (run_values) may be any size
             check_working_range(name, to_float(value), scale=False)
     lr_x, lr_y = check_rate("lr_x", lr_x), check_rate("lr_y", lr_y)  # 0 (no step) refused, as AdaMinimax does
     alpha, gamma = check_rate("alpha", alpha), check_rate("gamma", gamma)
@@ -115,14 +112,14 @@ def momentum_update(momentum: np.ndarray | None, gradient: np.ndarray, alpha_t: 
     >>> momentum_update(np.array([1.0]), np.array([3.0]), 0.25).tolist()
     [1.5]
     """
-    checked = as_float_array("gradient", gradient, ndim=1)
+    checked = as_float_array("gradient", gradient, ndim=1, check_range=user_range())
     alpha_t = check_finite_real("alpha_t", alpha_t)
     if not 0.0 <= alpha_t <= 1.0:  # a convex combination: (3) gives α_t in (0, 1]
         raise ValueError(f"alpha_t must be in [0, 1] (the momentum weight), got {alpha_t!r}")
     if momentum is None:  # m_1 = g_1: the gradient itself when it is a float array already
         return gradient if isinstance(gradient, np.ndarray) and gradient.dtype == checked.dtype else checked
     gradient = checked
-    momentum = as_float_array("momentum", momentum, ndim=1)
+    momentum = as_float_array("momentum", momentum, ndim=1, check_range=user_range())
     if momentum.shape != gradient.shape:
         raise ValueError(f"momentum must have the shape of gradient {gradient.shape}, got {momentum.shape}")
     return (1.0 - alpha_t) * momentum + alpha_t * gradient
@@ -157,14 +154,13 @@ def adaptive_x_step(state: dict, algorithm: Any, t: int, x: np.ndarray, gx: np.n
     state["noise_sum"] = previous + norm(gx - gx_other) ** 2
     state["lower_sum"] += norm(gy) ** 2
     finite_sums(noise_sum=state["noise_sum"], lower_sum=state["lower_sum"])  # overflow: Diverged
-    token = _INTERNAL.set(True)
-    try:
+    # the run's own sums and gradients (a noise level hessian_sigma = 3.4e38 gives gradients past 3.4e38):
+    # not a caller's values, so not held to the working range (an overflow is Diverged, checked above)
+    with run_values():
         alpha_t, lr_x_t, lr_y_t = ada_parameters(
             t, state["noise_sum"], previous, state["lower_sum"], lr_x=algorithm.lr_x,
             lr_y=algorithm.lr_y, alpha=algorithm.alpha, gamma=algorithm.gamma)
-    finally:
-        _INTERNAL.reset(token)
-    m = momentum_update(state["m"], gx, alpha_t)
+        m = momentum_update(state["m"], gx, alpha_t)
     state["m"] = m
     m_norm = norm(m)
     x_new = x - (lr_x_t / m_norm) * m if m_norm > 0 else x

@@ -217,9 +217,8 @@ class MinimaxProblem(Problem):
     recorded stationarity measure ‖∇Φ(x_t)‖ and the stopping test. ``x0`` and ``y0`` are the
     finite 1-D starting points; the dtype of ``x0`` (float32 or float64; an integer or float16 array is
     promoted to float64) is the dtype of the iterates, and ``y0`` is converted to it.
-    ``sigma`` is a finite float >= 0 of a normal magnitude (0: the oracle is ``grad`` itself; at most
-    1e300, no subnormal) and ``noise`` one of
-    ``NOISE_KINDS``.
+    ``sigma`` is a finite float >= 0: any value from 0 to 3.4e38, the working range (0: the oracle is
+    ``grad`` itself; a tiny one such as 1e-39 acts as 0) and ``noise`` one of ``NOISE_KINDS``.
     """
 
     grad: Callable[[np.ndarray, np.ndarray, np.random.Generator], tuple[Any, Any]]
@@ -271,12 +270,16 @@ class BilevelProblem(Problem):
     iterates is refused by name).
     ``mu_g`` and ``l_g1`` are the strong-convexity and smoothness constants of g(x, ·); the Neumann-series
     hypergradient scales by 1/l_g1 and Theorem 4.2 picks its length from both (finite floats, 0 < mu_g <=
-    l_g1, in the working range [1.18e-38, 3.4e38]). ``phi(x)`` is Φ(x) and ``grad_phi(x)`` its
+    l_g1, in the working range [1.18e-38, 3.4e38]; a solve with Theorem 4.2's series length, the
+    algorithms' ``neumann_terms=None``, also needs that length at most 10**6 terms: mu_g / l_g1 at least
+    about 1.5 log(T) / 10**6, 1.4e-5 at the default T = 10**4 iterations, else it is refused naming mu_g).
+    ``phi(x)`` is Φ(x) and ``grad_phi(x)`` its
     exact gradient (the recorded
     stationarity measure and the stopping test); ``x0`` and ``y0`` are the finite 1-D starting points
     (``x0``'s dtype, float32 or float64, is the iterates', and ``y0`` is converted to it; an integer or
-    float16 array is promoted to float64); ``sigma`` and ``hessian_sigma`` are finite floats >= 0 (at most
-    1e300, no subnormal) and ``noise`` one of ``NOISE_KINDS``.
+    float16 array is promoted to float64); ``sigma`` and ``hessian_sigma`` are finite floats >= 0, any value
+    from 0 to 3.4e38 (the working range; a tiny one such as 1e-39 acts as 0; a huge one makes a run
+    ``Diverged`` or wander) and ``noise`` one of ``NOISE_KINDS``.
     """
 
     upper_grad: Callable[[np.ndarray, np.ndarray, np.random.Generator], tuple[Any, Any]]
@@ -375,7 +378,8 @@ def synthetic_minimax(sigma: float = 0.0, noise: str = "gaussian", *, coupling: 
 
     ``sigma`` (finite float >= 0) and ``noise`` (one of ``NOISE_KINDS``) are the oracle noise;
     ``coupling`` a finite nonzero float with |c| in the working range [1.18e-38, 3.4e38]; ``x0`` and
-    ``y0`` the finite starting coordinates; ``dtype`` numpy float32 or float64.
+    ``y0`` the starting coordinates, any reals in [-3.4e38, 3.4e38] (the working range); ``dtype`` numpy
+    float32 or float64.
 
     y*(x) = c·x, Φ(x) = cos x + c²x²/2 and ∇Φ(x) = c²x − sin x. For c = 1 the minimizer x = 0
     is degenerate (Φ''(0) = 0, ∇Φ ≈ x³/6); for c² < 1 it is a nonconvex Φ with a local

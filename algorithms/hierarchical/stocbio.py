@@ -37,7 +37,8 @@ __all__ = ["StocBiO"]
 class StocBiO(Algorithm):
     """stocBiO-style SGD: ``lr_x``, ``lr_y`` (finite floats > 0 in [1.18e-38, 3.4e38]), ``inner_steps`` in [1,
     10**6], ``neumann_terms`` in [0, 10**6] (0 keeps the series' first term only, the direct gradient;
-    None: Theorem 4.2's choice for the iteration cap).
+    None: Theorem 4.2's choice for the iteration cap, refused naming mu_g when it passes 10**6 terms:
+    mu_g / l_g1 below about 1.5 log(maxiters) / 10**6).
     """
 
     lr_x: float = 0.1
