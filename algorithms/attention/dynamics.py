@@ -126,7 +126,7 @@ class OverlapFlow(Algorithm):
     left it (no unit vectors have such overlaps). An overlap beyond 1.5 in absolute value or a
     non-finite one after a step is ``Diverged``
     (a step too large for the Euler map); the iteration cap (default 20000) is ``MaxIters``.
-    ``lr``: a finite float >= 1.18e-38 (float32's smallest normal; a subnormal one moves nothing and is
+    ``lr``: a float in [1.18e-38, 3.4e38] (float32's smallest normal; a subnormal one moves nothing and is
     refused naming lr; a tiny normal one barely moves: ``MaxIters``; a huge one ``Diverged``, unless the
     start is already stationary).
 

@@ -221,8 +221,8 @@ class SoftmaxAttention(CheckedStateModule):
 class ErfAttention(CheckedStateModule):
     """Marion et al.'s pointwise layer ``T(X) = Σ_ℓ erf(λ x_ℓᵀ k) x_ℓᵀ v`` (no softmax coupling).
 
-    Parameters: ``in_features`` (int >= 2, the token dimension d), ``lam`` (finite float > 0, λ; a tiny λ
-    gives outputs near 0, a huge one erf = sign: valid limits),
+    Parameters: ``in_features`` (int >= 2, the token dimension d), ``lam`` (a float > 0 in [1.18e-38, 3.4e38],
+    λ; a tiny λ gives outputs near 0, a huge one erf = sign: valid limits),
     ``seed`` (int in [0, 2**64), draws k and v uniformly on the unit sphere) and ``dtype`` (torch.float32
     or torch.float64; the ``dtype`` attribute reads the parameters' and cannot be assigned); ``forward(X)``
     takes tokens ``X`` of shape (n, L, d) of that dtype. ``k`` and ``v`` stay unit vectors: ``forward`` and

@@ -50,7 +50,8 @@ def _check_alpha(alpha) -> float:
 def learnable(gamma: float, alpha: float, beta: float = 1.0) -> bool:
     """True when √(1 − γ²) > ψ(α, β): the oracle is Bayes-optimal in the limit (Proposition 2(A)).
 
-    ``gamma`` in (0, 1), ``alpha`` >= 0 (α = 0 is L = 2: ψ = 0, so every γ < 1 is learnable), ``beta`` > 0.
+    ``gamma`` in (0, 1) (a positive scale: at least 1.18e-38), ``alpha`` >= 0 (at most 3.4e38, 1e-39
+    included; α = 0 is L = 2: ψ = 0, so every γ < 1 is learnable), ``beta`` > 0 (in [1.18e-38, 3.4e38]).
 
     >>> learnable(0.5, 0.3), learnable(0.8, 0.3)
     (True, False)
@@ -67,9 +68,9 @@ MAX_PHASE_CELLS = 2**26
 def phase_map(gammas, alphas, beta: float = 1.0) -> np.ndarray:
     """Boolean array ``[i, j] = learnable(gammas[i], alphas[j], beta)``.
 
-    ``gammas`` (each in (0, 1)) and ``alphas`` (each >= 0) are non-empty 1-D sequences of finite reals (a
-    scalar counts as a one-element sequence), with len(gammas)·len(alphas) <= MAX_PHASE_CELLS = 2**26;
-    ``beta`` > 0.
+    ``gammas`` (each in (0, 1), at least 1.18e-38) and ``alphas`` (each in [0, 3.4e38]) are non-empty 1-D
+    sequences of finite reals (a scalar counts as a one-element sequence), with len(gammas)·len(alphas) <=
+    MAX_PHASE_CELLS = 2**26; ``beta`` > 0 (in [1.18e-38, 3.4e38]).
 
     >>> phase_map([0.5, 0.8], [0.3]).tolist()
     [[True], [False]]
@@ -103,6 +104,9 @@ def phase_map(gammas, alphas, beta: float = 1.0) -> np.ndarray:
 
 def plot_phase_map(path, *, beta: float = 1.0, size: int = 120) -> Path:
     """Write the phase map over γ ∈ (0, 1) and α ∈ (0, 1] at ``beta`` to ``path`` (a PNG).
+
+    ``path`` is a file path (str or ``os.PathLike``), ``beta`` > 0 (a positive scale in [1.18e-38, 3.4e38])
+    and ``size`` an int in [2, 4096] (a size × size grid of pixels).
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:

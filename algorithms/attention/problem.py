@@ -110,16 +110,17 @@ def check_unit_vector(name: str, value, d: int, dtype=torch.float64) -> torch.Te
 class SingleLocationProblem(Problem):
     """A single-location regression instance and the learner's inverse temperature.
 
-    ``d`` (>= 2) the token dimension, ``L`` (an int >= 2, the sequence length; not capped at 2**63 − 1 as
-    other counts are: it enters the formulas only, L − 1 = e^{αd}, and a sample of L tokens is refused by
-    memory, naming L), ``gamma`` in (0, 1) the feature noise of the secret token, ``beta`` > 0 the
-    normalised inverse temperature
+    ``d`` (an int in [2, 2**31 − 1]) the token dimension, ``L`` (an int >= 2, the sequence length; not capped
+    at 2**63 − 1 as other counts are: it enters the formulas only, L − 1 = e^{αd}, and a sample of L tokens is
+    refused by memory, naming L), ``gamma`` in (0, 1) (a positive scale: at least 1.18e-38) the feature noise
+    of the secret token, ``beta`` > 0 the normalised inverse temperature
     (λ = β √d; β in the working range [1.18e-38, 3.4e38]: a tiny β is the uniform-attention limit, a huge one
     the argmax limit), ``epsilon`` >= 0 the label noise (at most 3.4e38; labels with noise beyond ~1e150
     overflow the squared loss, and SphericalGD's run then ends ``Diverged``), ``link`` the link σ,
     ``variant`` the data model,
-    ``n_samples`` the training-sample size used by :class:`~algorithms.attention.SphericalGD`,
-    ``oracle_seed`` seeds the oracle directions (u*, v*), ``u0``/``v0`` optional unit starting
+    ``n_samples`` (an int in [1, 2**31 − 1]) the training-sample size used by
+    :class:`~algorithms.attention.SphericalGD`, ``oracle_seed`` (an int in [0, 2**64)) seeds the oracle
+    directions (u*, v*), ``u0``/``v0`` optional unit starting
     vectors (else drawn uniformly on the sphere from the solve seed; stored as tuples of floats, a copy
     of what was passed), ``dtype`` float64 or float32.
 
@@ -218,6 +219,9 @@ def sample_batch(problem: SingleLocationProblem, n: int, seed: int) -> tuple[tor
                                                                                torch.Tensor]:
     """``n`` i.i.d. draws ``(X, y, secret)`` of the problem's distribution: X (n, L, d), y (n,), secret (n,).
 
+    ``n`` is an int in [1, 2**31 − 1] (n·L·d entries past this machine's memory are refused naming L or n)
+    and ``seed`` an int in [0, 2**64).
+
     >>> p = SingleLocationProblem(d=5, L=3, gamma=0.5)
     >>> X, y, j = sample_batch(p, 4, seed=0)
     >>> tuple(X.shape), tuple(y.shape), bool(((j >= 0) & (j < 3)).all())
@@ -300,7 +304,9 @@ def vectors_with_overlaps(problem: SingleLocationProblem, *, mu: float, nu: floa
                           eta: float = 0.0, rho: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
     """Unit vectors (u, v) of ``R^d`` (d >= 4) with the given overlaps against the problem's oracle.
 
-    The Gram matrix of (u*, v*, u, v) must be positive semidefinite; otherwise no such pair exists.
+    ``mu`` = uᵀu*, ``nu`` = vᵀv*, ``zeta`` = vᵀu*, ``eta`` = uᵀv* and ``rho`` = uᵀv are overlaps (cosines),
+    each a real number in [-1, 1] (outside refused by name). The Gram matrix of (u*, v*, u, v) must be
+    positive semidefinite; otherwise no such pair exists.
 
     >>> p = SingleLocationProblem(d=6, L=3, gamma=0.5)
     >>> u, v = vectors_with_overlaps(p, mu=0.8, nu=0.6, zeta=0.1, rho=0.2)

@@ -72,8 +72,9 @@ def thermodynamics(alpha: float, beta: float) -> dict[str, float]:
     """The REM quantities β_c = √(2α), ψ and r at length exponent ``alpha`` and inverse temperature ``beta``.
 
     ``alpha`` >= 0 (α = log(L − 1)/d; α = 0 is L = 2, one noise token, which every problem with L = 2 passes
-    here: β_c = ψ = r = 0, the frozen phase for every β > 0); ``beta`` > 0. A pair whose ψ = α/β + β/2
-    exceeds float64 (α near float's max with β < 1, or a denormal β) is refused by name (ψ was inf).
+    here: β_c = ψ = r = 0, the frozen phase for every β > 0; any value up to 3.4e38, 1e-39 included);
+    ``beta`` > 0, a positive scale in [1.18e-38, 3.4e38]. A pair whose ψ = α/β + β/2 exceeds float64 is
+    refused by name (ψ was inf).
 
     >>> thermodynamics(0.5, 2.0)
     {'beta_crit': 1.0, 'psi': 1.0, 'r': 1.0, 'frozen': True}
@@ -242,7 +243,7 @@ def top_score_probability(problem: SingleLocationProblem, mu: float = 1.0, *, no
     """P(the secret token has the largest key score) for a key u with overlap ``mu``: exact.
 
     ``problem`` is a :class:`SingleLocationProblem`; ``mu`` an overlap in [-1, 1]; ``nodes`` the
-    Gauss-Hermite nodes, an int in [2, MAX_NODES].
+    Gauss-Hermite nodes, an int in [2, MAX_NODES = 360].
 
     The secret key is s√d μ + γ g and the L − 1 noise keys are i.i.d. N(0, 1), so the
     probability is E_g[Φ(s√d μ + γ g)^{L−1}]; computed by Gauss-Hermite quadrature in g with
@@ -291,7 +292,8 @@ def monte_carlo_risk(problem: SingleLocationProblem, u, v, *, n: int = 2000, see
 
     ``problem`` is a :class:`SingleLocationProblem`; ``u`` and ``v`` unit vectors of length d (any real
     dtype: computed in float64, so a float32 copy of a vector gives nearly the same estimate); ``n`` (int
-    >= 2, with n·L <= 2**26 tokens) samples, ``seed`` an int in [0, 2**64), ``level`` in (0, 1).
+    >= 2, with n·L <= 2**26 tokens) samples, ``seed`` an int in [0, 2**64), ``level`` in (0, 1) (a positive
+    scale: at least 1.18e-38).
 
     Exact in law for every link (the projections of the tokens on u, v, u*, v* are sampled
     jointly Gaussian); returns ``risk``, ``half_width`` (the interval is risk ± half_width),

@@ -48,7 +48,7 @@ MAX_SAMPLE_ENTRIES = 2**26
 class SphericalGD(Algorithm):
     """Riemannian gradient descent on (u, v) ∈ S^{d−1} × S^{d−1} for the empirical risk.
 
-    ``lr`` the step, a finite float >= 1.18e-38 (float32's smallest normal: a subnormal one moves
+    ``lr`` the step, a float in [1.18e-38, 3.4e38] (float32's smallest normal: a subnormal one moves
     nothing and is refused naming lr; a huge one makes the run ``Diverged`` or wander); ``link`` the
     student's value link (None: the problem's, known to the learner as in the paper). The training
     sample has ``problem.n_samples`` draws from the solve seed (n_samples·L·d at most MAX_SAMPLE_ENTRIES =

@@ -1,0 +1,74 @@
+"""#43 round 13 of algorithms.attention: every parameter's domain stated in its docstring, and kept."""
+
+import inspect
+
+import pytest
+
+from algorithms.attention import (
+    ErfAttention,
+    OverlapFlow,
+    SingleLocationProblem,
+    SphericalGD,
+    learnable,
+    monte_carlo_risk,
+    phase_map,
+    plot_phase_map,
+    sample_batch,
+    thermodynamics,
+    top_score_probability,
+    vectors_with_overlaps,
+)
+
+P = SingleLocationProblem(d=8, L=4, gamma=0.6)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: plot_phase_map("unused.png", size=1), "size"),
+    (lambda: plot_phase_map("unused.png", size=4097), "size"),
+    (lambda: plot_phase_map("unused.png", beta=1e-39), "beta"),
+    (lambda: sample_batch(P, 2**31, 0), "n"),
+    (lambda: sample_batch(P, 3, 2**64), "seed"),
+    (lambda: vectors_with_overlaps(P, mu=1.5, nu=0.0), "mu"),
+    (lambda: vectors_with_overlaps(P, mu=0.0, nu=0.0, rho=-1.5), "rho"),
+    (lambda: monte_carlo_risk(P, *vectors_with_overlaps(P, mu=0.5, nu=0.5), n=10, level=1e-39), "level"),
+    (lambda: top_score_probability(P, 0.5, nodes=361), "nodes"),
+    (lambda: SingleLocationProblem(d=2**31, L=4, gamma=0.6), "d"),
+    (lambda: SingleLocationProblem(d=8, L=4, gamma=0.6, n_samples=2**31), "n_samples"),
+    (lambda: SingleLocationProblem(d=8, L=4, gamma=1e-39), "gamma"),
+    (lambda: learnable(1e-39, 0.5), "gamma"),
+    (lambda: phase_map([1e-39], [0.5]), "gammas"),
+    (lambda: thermodynamics(1.0, 1e-39), "beta"),
+    (lambda: ErfAttention(4, lam=1e-39), "lam"),
+    (lambda: OverlapFlow(lr=3.5e38), "lr"),
+    (lambda: SphericalGD(lr=3.5e38), "lr"),
+])
+def test_values_outside_the_stated_domains_are_refused_by_name(call, name):
+    """red13b: these domains were enforced but not stated (plot_phase_map, sample_batch,
+    vectors_with_overlaps, level); each refusal names its argument."""
+    with pytest.raises((ValueError, TypeError), match=rf"\b{name}\b"):
+        call()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: learnable(0.5, 1e-39), lambda: thermodynamics(1e-39, 1.0), lambda: phase_map([0.5], [1e-39]),
+    lambda: learnable(1.2e-38, 0.5, 1.2e-38), lambda: thermodynamics(3.4e38, 3.4e38),
+    lambda: ErfAttention(4, lam=1.2e-38), lambda: OverlapFlow(lr=3.4e38), lambda: SphericalGD(lr=2**64),
+    lambda: vectors_with_overlaps(P, mu=-1.0, nu=1.0),
+    lambda: monte_carlo_risk(P, *vectors_with_overlaps(P, mu=0.5, nu=0.5), n=10, level=1.2e-38),
+])
+def test_values_inside_the_stated_domains_work(call):
+    call()
+
+
+@pytest.mark.parametrize("owner, words", [
+    (plot_phase_map, "an int in [2, 4096]"), (plot_phase_map, "[1.18e-38, 3.4e38]"),
+    (sample_batch, "an int in [1, 2**31 − 1]"), (sample_batch, "[0, 2**64)"),
+    (vectors_with_overlaps, "in [-1, 1]"), (monte_carlo_risk, "at least 1.18e-38"),
+    (top_score_probability, "MAX_NODES = 360"), (SingleLocationProblem, "an int in [2, 2**31 − 1]"),
+    (SingleLocationProblem, "``n_samples`` (an int in [1, 2**31 − 1])"), (learnable, "at least 1.18e-38"),
+    (phase_map, "each in [0, 3.4e38]"), (thermodynamics, "[1.18e-38, 3.4e38]"),
+    (ErfAttention, "[1.18e-38, 3.4e38]"), (OverlapFlow, "[1.18e-38, 3.4e38]"),
+    (SphericalGD, "[1.18e-38, 3.4e38]"),
+])
+def test_docstrings_state_the_domains(owner, words):
+    assert words in " ".join(inspect.getdoc(owner).split())
