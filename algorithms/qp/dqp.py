@@ -214,14 +214,15 @@ class DQP(Algorithm):
         ``qpsolvers.available_solvers`` (clarabel, osqp, daqp, ...).
     eps_active : slack threshold (per unit row norm of ``G``) deciding the active set: row i is
         active iff its slack is ``<= eps_active``; an active row is weakly active iff
-        ``mu_i <= eps_active · max(1, max mu)``. A finite float > 0; a large one (>= 1) marks slack rows
-        active too, whose wrong polish the KKT check then rejects (the backend's point is kept).
+        ``mu_i <= eps_active · max(1, max mu)``. A float > 0 in [1.18e-38, 3.4e38]; a large one (>= 1) marks
+        slack rows active too, whose wrong polish the KKT check then rejects (the backend's point is kept).
     refine_active : greedily fix the active set after the polish (drop the most
         negative multiplier / add the most violated constraint, re-solve), as in
         the paper's heuristic refinement.
     polish : re-solve the reduced KKT system for ``x`` and the duals (default);
         ``False`` keeps the backend's own ``x`` (the derivative still uses K_J).
-    kkt_tol : a float in (0, 1] (above 1 a relative residual accepts any point); the returned point is
+    kkt_tol : a float in (0, 1], at least 1.18e-38 (above 1 a relative residual accepts any point);
+        the returned point is
         checked, whatever the backend and the polish did:
         ``Success`` needs every relative KKT residual (:func:`kkt_residuals`) ≤ ``kkt_tol``;
         otherwise the retcode is ``Failure`` (``MaxIters`` when the backend's status says it
@@ -230,7 +231,8 @@ class DQP(Algorithm):
         residuals in ``stats`` and ``warnings``. The default 1e-6 is far above the round-off
         of a polished point (~1e-13 at cond(K_J) ≲ 1e3) and far below the residual of a wrong
         active set (the size of a multiplier or a slack).
-    abs_tol : ``None`` (default) or an absolute accuracy demanded *as well*, in qpbenchmark's terms
+    abs_tol : ``None`` (default) or a float > 0 in [1.18e-38, 3.4e38], an absolute accuracy demanded
+        *as well*, in qpbenchmark's terms
         (:func:`absolute_residuals`: primal residual, dual residual and duality gap, unscaled):
         the backend then gets absolute tolerances ``abs_tol`` and relative ones 0
         (:data:`_ABS_KEYS`, qpbenchmark's high-accuracy settings), and ``Success`` also needs each

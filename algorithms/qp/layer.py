@@ -283,10 +283,11 @@ def _layer_tol(tol: Any) -> float | None:
 class QPLayer(torch.nn.Module):
     """``nn.Module`` form of :func:`qp_layer`: ``QPLayer(DQP(...))(P, q, G, h, A, b)``.
 
-    ``algorithm`` is the :class:`DQP` that solves each QP (None: ``DQP()``); ``tol`` (finite float > 0
-    or None) and ``symmetrize`` (bool) as in :func:`qp_layer` (``symmetrize=True``: solve with ``½(P + Pᵀ)``,
-    so a non-symmetric ``P`` is accepted and ``gradcheck`` on ``P`` passes). A QP without a solution
-    raises :class:`QPLayerError` naming the batch item and its retcode, as :func:`qp_layer` documents.
+    ``algorithm`` is the :class:`DQP` that solves each QP (None: ``DQP()``); ``tol`` (None or a float > 0
+    in [1.18e-38, 3.4e38]) and ``symmetrize`` (bool) as in :func:`qp_layer` (``symmetrize=True``: solve with
+    ``½(P + Pᵀ)``, so a non-symmetric ``P`` is accepted and ``gradcheck`` on ``P`` passes). A QP without a
+    solution raises :class:`QPLayerError` naming the batch item and its retcode, as :func:`qp_layer`
+    documents.
 
     >>> import torch
     >>> layer = QPLayer(DQP(backend="clarabel"))

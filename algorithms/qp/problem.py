@@ -211,6 +211,8 @@ class QP(Problem):
         _refuse_masked(name, value)  # np.asarray drops the mask: a masked bound would count as data
         try:
             raw = np.asarray(value)
+            if raw.dtype.kind == "O":  # ints past int64 (2**64) and Fractions: numbers
+                raw = as_real_array(name, value, check_range=False)
             # complex would lose its imaginary part, strings would be parsed and bools read as 0/1 (q, P and
             # the other vectors refuse bool dtype too): all refused by name
             if np.iscomplexobj(raw) or raw.dtype.kind in "USVbO":
