@@ -32,7 +32,8 @@ __all__ = ["GradientDescent"]
 
 @dataclass(frozen=True)
 class GradientDescent(Algorithm):
-    """Loss descent on D_r from θ* with step ``lr`` (>= 0, at most 3.4e38: the working range).
+    """Loss descent on D_r from θ* with step ``lr`` (0 or at least 1.18e-38, at most 3.4e38: a step size in
+    the working range, 0 being no step).
 
     ``optimizer`` is ``"sgd"`` or ``"adam"`` (the update applied to that gradient).
     """

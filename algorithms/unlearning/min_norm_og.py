@@ -48,6 +48,7 @@ import numpy as np
 import torch
 
 from algorithms._validation import (
+    WORKING_MAX,
     check_count,
     check_entries_in_range,
     check_int_at_least,
@@ -72,8 +73,10 @@ _RANK_RTOL = 1e-10
 
 
 def _check_lambda(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):  # a Fraction too
         raise TypeError(f"{name} must be a real number >= 0 or math.inf, got {type(value).__name__}")
+    if not isinstance(value, int | np.integer):
+        value = float(value)
     if isinstance(value, int | np.integer) and value > 2**1023:  # float() raised OverflowError
         raise ValueError(f"{name} must be a float >= 0 or math.inf (an int past float's range is not), got "
                          f"{value!r}")
@@ -145,12 +148,16 @@ def strength_schedule(lambda_reg: float, gamma_reg: float, epochs: int, *, perio
                       final_descent: int = 0) -> tuple[float, ...]:
     """The paper's λ_t (Appendix F.1.10): projections of strength λ_reg, decaying by γ_reg each time.
 
-    ``lambda_reg`` and ``gamma_reg`` are floats in (0, 1]; ``epochs`` an int in [1, 10**6] (``MAX_EPOCHS``:
-    the schedule holds one λ per epoch), ``period`` an int >= 1 and ``final_descent`` an int in [0, epochs].
+    ``lambda_reg`` and ``gamma_reg`` are floats in (0, 1], each at least 1.18e-38 (positive scales);
+    ``epochs`` an int in [1, 10**6] (``MAX_EPOCHS``: the schedule holds one λ per epoch), ``period`` an int
+    in [1, 10**6] and ``final_descent`` an int in [0, epochs].
 
     λ starts at 1/λ_reg − 1 (so the first update removes λ_reg·P_{G⊥}θ) and, after each
     projection, becomes (λ + 1)/γ_reg − 1 (the next one removes γ_reg times as much). A
     projection happens every ``period`` epochs except in the last ``final_descent`` ones (λ = ∞).
+    λ grows like γ_reg^-j: one past 3.4e38 (the working range; after ~128 projections at γ_reg = 0.5) is
+    kept at 3.4e38, whose projection removes under 3e-39 of P_{G⊥}θ (the same nothing, still counted as a
+    projection); it never becomes an overflowed ∞ (which would mean "no projection").
 
     >>> strength_schedule(0.5, 0.5, 4, final_descent=1)
     (1.0, 3.0, 7.0, inf)
@@ -174,8 +181,8 @@ def strength_schedule(lambda_reg: float, gamma_reg: float, epochs: int, *, perio
     schedule = []
     for t in range(epochs):
         if t < epochs - final_descent and t % period == 0:
-            schedule.append(lam)
-            lam = (lam + 1.0) / gamma_reg - 1.0
+            schedule.append(min(lam, WORKING_MAX))  # past the range: the same nothing (docstring)
+            lam = min((lam + 1.0) / gamma_reg - 1.0, WORKING_MAX)  # never an overflowed inf
         else:
             schedule.append(math.inf)
     return tuple(schedule)
@@ -189,7 +196,7 @@ class MinNormOG(Algorithm):
     3.4e38) for every iteration, or a non-empty
     tuple (a list is kept as a tuple) of them, λ_t for iteration t, the last repeating;
     ``n_pert``: a positive int (at most the retain size is used) or None (all of D_r);
-    ``lr`` >= 0 (0: projections only; at most 3.4e38); ``optimizer`` "sgd" or
+    ``lr`` 0 or at least 1.18e-38, at most 3.4e38 (a step size; 0: projections only); ``optimizer`` "sgd" or
     "adam".
     """
 

@@ -106,6 +106,10 @@ def check_layers_fit(owner: str, name: str, value: Any, dims: tuple[int, ...], r
 class LinearModel(CheckedStateModule):
     """``f(θ, x) = θᵀx`` without intercept; parameter ``weight`` of shape (out_features, in_features).
 
+    ``in_features`` and ``out_features`` (default 1) are positive ints whose weight fits this machine's
+    memory (a larger one is refused, naming the larger of the two); ``seed`` an int in [0, 2**64) draws the
+    weight; ``dtype`` torch.float32 or torch.float64.
+
     >>> LinearModel(in_features=3, seed=1)(torch.zeros(2, 3, dtype=torch.float64)).shape
     torch.Size([2, 1])
     """

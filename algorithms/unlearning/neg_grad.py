@@ -31,9 +31,9 @@ __all__ = ["NegGrad"]
 
 @dataclass(frozen=True)
 class NegGrad(Algorithm):
-    """Gradient ascent on D_f from θ* with step ``lr`` (a finite float >= 0; no upper bound is imposed: a
-    step that blows the parameters up ends ``Diverged``, and a run whose start already meets the stopping
-    test ends ``Success`` whatever ``lr``).
+    """Gradient ascent on D_f from θ* with step ``lr`` (0 or at least 1.18e-38, at most 3.4e38: a step size
+    in the working range, 0 being no step; a step that blows the parameters up ends ``Diverged``, and a
+    run whose start already meets the stopping test ends ``Success`` whatever ``lr``).
 
     ``optimizer`` is ``"sgd"`` or ``"adam"`` (the update applied to that gradient).
     """

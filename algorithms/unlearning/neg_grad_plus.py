@@ -33,10 +33,10 @@ __all__ = ["NegGradPlus"]
 class NegGradPlus(Algorithm):
     """Descent on J_r − ``alpha``·J_f from θ* with step ``lr``.
 
-    ``lr`` >= 0 and ``alpha`` >= 0 (each at most 3.4e38: the working range): ``alpha = 0``
-    is plain descent on D_r and ``lr = 0`` a run
-    that stays at θ*, both valid limits rather than errors. No upper bound is imposed: a step that blows the
-    parameters up ends ``Diverged``. ``optimizer`` is ``"sgd"`` or ``"adam"`` (the
+    ``lr`` 0 or at least 1.18e-38 (a step size) and ``alpha`` >= 0 (any value from 0), each at most
+    3.4e38 (the working range): ``alpha = 0`` is plain descent on D_r and ``lr = 0`` a run that stays at
+    θ*, both valid limits rather than errors. A step that blows the parameters up ends ``Diverged``.
+    ``optimizer`` is ``"sgd"`` or ``"adam"`` (the
     update applied to that gradient).
     """
 

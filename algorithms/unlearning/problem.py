@@ -44,7 +44,7 @@ from torch.func import jacrev, vmap
 from algorithms._validation import (
     as_real_tensor,
     call_user,
-    check_working_range,
+    check_nonnegative,
     in_working_range,
     refuse_sparse,
     remember_validated,
@@ -134,6 +134,9 @@ class UnlearningProblem(Problem):
     (n,) or (n, out_features); the retain set must not be empty. The dtype is that of the
     retain inputs (float32 kept, anything else float64): the model's parameters, float32 or float64
     (float16 is refused), and ``params`` are cast to it (a float32 model beside float64 data runs in float64).
+    float32 params beside float64 data are that float32 θ* (rounded), not float64's: a run from it agrees with
+    the float64 one up to float32 rounding of the start, and may need more iterations (or end ``MaxIters``
+    at a small ``maxiters``) to meet the same stopping test; give float64 params for float64's answer.
     Each y is converted to its X's dtype (int and bool labels promoted, a float y of the other precision
     cast; half precision and complex refused); a forget X of another float dtype than the retain X is
     refused. Rows with the same X but different y (within retain, or across retain and forget) are valid
@@ -559,16 +562,11 @@ def run_descent(problem: UnlearningProblem, algorithm: Any, options: SolveOption
 
 
 def check_descent_hyperparameters(lr: Any, optimizer: Any) -> float:
-    """``lr`` finite and >= 0 (at most 3.4e38: the working range), ``optimizer`` one of "sgd",
-    "adam" (shared by the iterative methods); returns
-    ``lr`` as a float (an int 2**64 reached torch's optimizer as an int and its OverflowError)."""
-    if isinstance(lr, bool) or not isinstance(lr, int | float | np.floating | np.integer):
-        raise TypeError(f"lr must be a real number, got {type(lr).__name__}")
-    if isinstance(lr, int | np.integer) and lr > 2**1023:  # math.isfinite raised OverflowError
-        raise ValueError(f"lr must be finite and >= 0, got {lr!r}")
-    if not math.isfinite(lr) or lr < 0:
-        raise ValueError(f"lr must be finite and >= 0, got {lr!r}")
-    check_working_range("lr", float(lr), scale=False)  # 1e308 (an overflowing step) was taken; 0 is valid
+    """``lr`` a step size that may be 0: 0 or at least 1.18e-38, at most 3.4e38 (the README's rule for
+    step sizes: 0 is "no step", a positive one must be a step float32 holds), ``optimizer`` one of "sgd",
+    "adam" (shared by the iterative methods); returns ``lr`` as a float (an int 2**64 reached torch's
+    optimizer as an int and its OverflowError; a Fraction is taken as its float)."""
+    lr = check_nonnegative("lr", lr, scale=True)  # 1e-39 was a run that reported steps and moved nothing
     if optimizer not in ("sgd", "adam"):
         raise ValueError(f"optimizer must be one of ['adam', 'sgd'], got {optimizer!r}")
     return float(lr)

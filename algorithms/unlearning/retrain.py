@@ -49,8 +49,8 @@ __all__ = ["Retrain"]
 @dataclass(frozen=True)
 class Retrain(Algorithm):
     """Retrain on D_r: closed-form minimum norm for linear models, else from the fresh init at rate ``lr``
-    (finite, >= 0: ``lr = 0`` returns the fresh initialization itself, a diagnostic the tests use; the
-    closed form ignores ``lr``) with ``optimizer`` "adam" or "sgd"."""
+    (0 or at least 1.18e-38, at most 3.4e38: ``lr = 0`` returns the fresh initialization itself, a
+    diagnostic the tests use; the closed form ignores ``lr``) with ``optimizer`` "adam" or "sgd"."""
 
     lr: float = 1e-2
     optimizer: str = "adam"

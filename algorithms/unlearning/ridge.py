@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from algorithms._validation import check_nonnegative, check_working_range
+from algorithms._validation import check_finite_real, check_nonnegative, check_working_range
 from algorithms.core import Algorithm, Solution, SolveOptions, _dispatch
 from algorithms.unlearning.problem import UnlearningProblem, check_descent_hyperparameters, run_descent
 
@@ -34,8 +34,9 @@ __all__ = ["Ridge"]
 class Ridge(Algorithm):
     """Ridge-regularized descent on D_r with weight ``lam``·``gamma``^t and step ``lr``.
 
-    ``lr`` >= 0 (at most 3.4e38: the working range), ``lam`` >= 0 (``lam = 0``: no ridge term,
-    plain descent on D_r), ``gamma`` in (0, 1].
+    ``lr`` 0 or at least 1.18e-38, at most 3.4e38 (a step size: 0 is no step), ``lam`` >= 0, any value
+    from 0 to 3.4e38 (``lam = 0``: no ridge term, plain descent on D_r), ``gamma`` in (0, 1] and at least
+    1.18e-38 (a positive scale).
     ``optimizer`` is ``"sgd"`` or ``"adam"`` (the update applied to that gradient).
     """
 
@@ -47,7 +48,7 @@ class Ridge(Algorithm):
     def __post_init__(self) -> None:
         object.__setattr__(self, "lr", check_descent_hyperparameters(self.lr, self.optimizer))
         object.__setattr__(self, "lam", check_nonnegative("lam", self.lam))
-        gamma = check_nonnegative("gamma", self.gamma)
+        gamma = check_finite_real("gamma", self.gamma)  # -1 was "must be finite and >= 0", not gamma's domain
         if not 0 < gamma <= 1:
             raise ValueError(f"gamma must be in (0, 1], got {self.gamma!r}")
         check_working_range("gamma", gamma)  # > 0: a positive scale (1e-39 acted as the 0 it excludes)

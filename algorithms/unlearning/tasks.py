@@ -74,6 +74,8 @@ def linear_task(n: int, d: int, n_forget: int, *, seed: int = 0, dtype: torch.dt
                 ) -> UnlearningProblem:
     """Gaussian X (n × d, n <= d), y = Xβ + noise, θ* = the minimum-norm interpolator of all of D.
 
+    ``n`` and ``d`` are positive ints with ``n <= d`` (an interpolating θ* exists; sizes whose n × d data
+    would not fit this machine's memory are refused by name).
     ``seed`` (int in [0, 2**64)) draws the data and the split; ``dtype`` a floating torch dtype.
 
     ``n_forget`` is an int in [1, n): an unlearning task forgets at least one sample and keeps one.

@@ -627,7 +627,9 @@ def test_heldout11_step_sizes_strengths_of_normal_magnitude_and_nan_models():
                  lambda v: NegGradPlus(alpha=v), lambda v: MinNormOG(lambda_schedule=v)):
         with pytest.raises(ValueError, match="is outside the package's working range"):
             make(1e308)
+    for make in (lambda v: NegGradPlus(alpha=v), lambda v: MinNormOG(lambda_schedule=v)):
         make(5e-324)  # round 12: each may be 0, so a tiny one is a valid (near-)0 (README, working range)
+    # round 13: a step size lr is "0 or at least 1.18e-38" (README): test_bad_inputs_round13
     assert GradientDescent(lr=0.0).lr == 0.0 and MinNormOG(lambda_schedule=math.inf).lam(0) == math.inf
     net = DeepLinear(3, (2,), seed=0)
     with torch.no_grad():

@@ -1,0 +1,48 @@
+"""#43 round 13: unlearning step sizes, strength schedules, Fraction scalars, stated domains."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+import torch
+
+import algorithms.unlearning as U
+from algorithms._validation import WORKING_MAX, WORKING_MIN
+
+STEPPERS = [U.GradientDescent, U.NegGrad, U.NegGradPlus, U.Ridge, U.MinNormOG, U.Retrain]
+
+
+@pytest.mark.parametrize("cls", STEPPERS, ids=lambda c: c.__name__)
+def test_step_size_is_zero_or_a_positive_scale(cls):
+    # the README's rule for a step size that may be 0, stated in each docstring
+    assert "0 or at least 1.18e-38" in cls.__doc__
+    assert cls(lr=0.0).lr == 0.0 and cls(lr=WORKING_MIN).lr == WORKING_MIN and cls(lr=2**64).lr == 2.0**64
+    with pytest.raises(ValueError, match=r"^lr = 1e-39 is outside the package's working range"):
+        cls(lr=1e-39)
+
+
+@pytest.mark.parametrize("cls", STEPPERS, ids=lambda c: c.__name__)
+def test_fraction_step_size_is_its_float(cls):
+    assert cls(lr=Fraction(1, 2)).lr == 0.5
+
+
+def test_fraction_strengths_are_their_floats():
+    assert U.MinNormOG(lambda_schedule=Fraction(1, 2)).lambda_schedule == 0.5
+    theta = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    G = torch.tensor([[1.0, 0.0]], dtype=torch.float64)
+    assert torch.equal(U.orthogonal_gradient_step(theta, G, Fraction(1)), U.orthogonal_gradient_step(theta, G, 1.0))
+
+
+@pytest.mark.parametrize("args", [(0.5, 0.5, 2000), (0.5, 0.01, 40), (0.5, 1.2e-38, 3), (WORKING_MIN, 0.5, 3)])
+def test_strength_schedule_never_overflows_and_minnormog_takes_it(args):
+    # λ grew past 3.4e38 (MinNormOG refused its own schedule) and then to inf ("no projection", silently)
+    schedule = U.strength_schedule(*args)
+    assert all(math.isfinite(v) and v <= WORKING_MAX for v in schedule)
+    U.MinNormOG(lambda_schedule=schedule)
+
+
+def test_ridge_gamma_message_states_its_domain():
+    with pytest.raises(ValueError, match=r"^gamma must be in \(0, 1\], got -1"):
+        U.Ridge(gamma=-1)
