@@ -961,6 +961,9 @@ def check_module_state(state_dict: Any, where: str = "state_dict") -> None:
         if isinstance(value, torch.Tensor) and value.device.type == "meta":   # torch's copy error: no key
             raise ValueError(f"{where}[{key!r}] is on the meta device (no data); load a state dict that "
                              f"holds values")
+        if isinstance(value, torch.Tensor) and value.layout != torch.strided:  # isfinite raised
+            raise TypeError(f"{where}[{key!r}] must be a dense tensor, got layout {value.layout} (a module's "
+                            f"parameters are dense: pass .to_dense())")
         if isinstance(value, torch.Tensor) and (value.is_floating_point() or value.is_complex()) \
                 and not bool(torch.isfinite(value).all()):
             raise ValueError(f"{where}[{key!r}] contains NaN or inf entries")

@@ -8,6 +8,7 @@ from algorithms.attention import (
     ErfAttention,
     OverlapFlow,
     SingleLocationProblem,
+    SoftmaxAttention,
     SphericalGD,
     learnable,
     monte_carlo_risk,
@@ -72,3 +73,17 @@ def test_values_inside_the_stated_domains_work(call):
 ])
 def test_docstrings_state_the_domains(owner, words):
     assert words in " ".join(inspect.getdoc(owner).split())
+
+
+@pytest.mark.parametrize("model, key", [
+    (lambda: ErfAttention(4), "k"), (lambda: ErfAttention(4), "v"),
+    (lambda: SoftmaxAttention(4), "u"), (lambda: SoftmaxAttention(4), "v"),
+])
+def test_load_state_dict_refuses_a_sparse_tensor_by_name(model, key):
+    """red13b: a sparse entry met torch's NotImplementedError ("aten::ne.Scalar ... SparseCPU") in the
+    shared finiteness check."""
+    m = model()
+    state = m.state_dict()
+    with pytest.raises(TypeError, match=rf"state_dict\['{key}'\] must be a dense tensor"):
+        m.load_state_dict({**state, key: state[key].to_sparse()})
+    m.load_state_dict(state)
