@@ -52,7 +52,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import validate_data
 
-from algorithms._validation import INT64_MAX, as_real_array, check_count, check_entries_in_range
+from algorithms._validation import INT64_MAX, as_real_array, check_count, check_entries_in_range, read_only
 from algorithms.forests.diffusion import DiffusionMap, dense_diffusion_map, diffusion_map
 from algorithms.forests.exact_decoder import exact_decode, kernel_estimate
 from algorithms.forests.knn_decoder import knn_decode, synthetic_training_set
@@ -91,6 +91,12 @@ def _refuse_masked_or_sparse(X: Any) -> None:
         raise TypeError(f"X must be dense, got a scipy sparse {type(X).__name__}; pass X.toarray()")
 
 
+#: the fitted arrays, stored read-only (writing one in place raises "assignment destination is read-only")
+_FITTED_ARRAYS = ("train_leaves_", "categorical_", "low_", "high_", "embedding_", "eigenvalues_",
+                  "leaf_counts_", "leaf_weights_", "lower_", "upper_", "data_lower_", "data_upper_",
+                  "synthetic_")
+
+
 class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Encode with a forest's diffusion map, decode with the forest's splits.
 
@@ -101,14 +107,15 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     forest : unfitted scikit-learn forest or None
         cloned at fit; None: a random forest of ``n_estimators`` trees with ``min_samples_leaf=2``
         (a classifier; a regressor when ``y`` is a continuous target).
-    t : int >= 0
-        diffusion time.
+    t : int in [0, 2**63)
+        diffusion time (one so long that every informative λᵗ underflows to 0 is refused by name at fit,
+        as by :func:`~algorithms.forests.diffusion.diffusion_map`).
     decoder : one of :data:`DECODERS`
         ``"knn"`` (default; fast, but it reproduces *training* rows almost exactly, so judge it
         on held-out rows: ``inverse_transform`` warns when latent rows coincide with training
         embeddings), ``"relabel"``, ``"exact"`` (an integer program per row: slow, seconds per
         row; ``progress=True`` shows a bar).
-    k : int > 0
+    k : int in [1, 2**63)
         neighbours of the kNN decoder, capped at n_samples.
 
     Parameters set after ``fit`` (as attributes or by ``set_params``) are checked by ``transform``,
@@ -421,6 +428,8 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         if self.decoder == "relabel":
             self.relabeled_ = relabel_forest(self.partition_, self._embed_encoded, self.low_, self.high_,
                                              self.categorical_, np.random.default_rng(seed + 1))
+        for name in _FITTED_ARRAYS:  # read-only: synthetic_ written with 1e30 was decoded in silence
+            setattr(self, name, read_only(getattr(self, name)))
         return converged
 
     def _check_resolution(self, X_enc: np.ndarray) -> None:

@@ -50,6 +50,7 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     check_working_range,
+    in_working_range,
     to_float,
 )
 
@@ -230,11 +231,17 @@ def diffusion_map(K: Any, n_components: int, t: int = 1, *, maxiters: int | None
                   tol: float = 0.0, seed: int = 0) -> DiffusionMap:
     """The diffusion map of the symmetric kernel matrix ``K`` (n × n) with ``n_components`` columns.
 
-    ``t`` (int in [0, 2**63)) is the diffusion time, ``tol`` (finite float >= 0; 0: machine precision)
-    ARPACK's relative tolerance and ``seed`` (int in [0, 2**64)) draws its start vector.
+    ``K`` is a finite, symmetric, nonnegative (n, n) kernel without zero rows (dense or sparse, entries
+    at most 3.4e38); ``n_components`` an int in [1, n − 1]. ``t`` (int in [0, 2**63)) is the diffusion time,
+    ``tol`` (finite float >= 0, any value up to 3.4e38; 0: machine precision) ARPACK's relative tolerance
+    and ``seed`` (int in [0, 2**64)) draws its start vector. Two derived limits, each refused by name: a
+    ``t`` so long that every informative λᵗ underflows to 0 (t = 2**40 for λ₁ < 1: every point would embed
+    at the origin), and a ``K``/``t`` whose embedding √n V Λᵗ has an entry past 3.4e38 (a kernel scaled so
+    that √n λ₁ᵗ exceeds it; a forest kernel's λ lie in [0, 1]).
 
-    ``maxiters`` caps ARPACK's restarts (``None``: ARPACK's default 10 n); when it is reached
-    first, ``converged`` is False and the Ritz pairs of a dense solve are *not* substituted.
+    ``maxiters`` (None or an int >= 1; above 2**31 - 1 it acts as 2**31 - 1, ARPACK's C int) caps ARPACK's
+    restarts (``None``: ARPACK's default 10 n); when it is reached first, ``converged`` is False and the
+    Ritz pairs of a dense solve are *not* substituted.
     """
     K = _check_kernel(K)
     n = K.shape[0]
@@ -268,9 +275,22 @@ def diffusion_map(K: Any, n_components: int, t: int = 1, *, maxiters: int | None
     vectors = vectors * np.where(vectors[big, np.arange(k)] < 0, -1.0, 1.0)
     residual = float(np.abs(K @ vectors - vectors * values).max())
     values, vectors = np.clip(values[1:], 0.0, None), vectors[:, 1:]  # drop the trivial pair
-    embedding = np.sqrt(n) * vectors * values**t
     _check_underflow(values, t)
-    return DiffusionMap(embedding, values, vectors, int(t), residual, converged, n)
+    return DiffusionMap(_embedding(n, vectors, values, t), values, vectors, int(t), residual, converged, n)
+
+
+def _embedding(n: int, vectors: np.ndarray, values: np.ndarray, t: int) -> np.ndarray:
+    """√n V Λᵗ, refused naming K and t when an entry leaves the working range (a valid kernel of entries
+    3e38 embedded at 9.4e38 and was blamed on ``embedding``, no argument of the call)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        embedding = np.sqrt(n) * vectors * values**t
+    if not in_working_range(embedding):
+        biggest = float(np.max(np.abs(np.nan_to_num(embedding, nan=np.inf))))
+        raise ValueError(f"K (with t = {t}) gives an embedding √n V Λᵗ with an entry of magnitude "
+                         f"{biggest:.3g}, past the working range's 3.4e38 (λ₁ = {float(values.max()):.4g}, "
+                         f"n = {n}): rescale K (a forest kernel's eigenvalues lie in [0, 1]) or use a "
+                         f"smaller t")
+    return embedding
 
 
 def _check_underflow(values: np.ndarray, t: int) -> None:
@@ -286,8 +306,10 @@ def _check_underflow(values: np.ndarray, t: int) -> None:
 def dense_diffusion_map(K: Any, n_components: int, t: int = 1) -> DiffusionMap:
     """The same map from a dense LAPACK eigendecomposition (the reference for ``diffusion_map``).
 
-    ``K`` is a finite, symmetric, nonnegative (n, n) kernel without zero rows; ``n_components`` an int in
-    [1, n − 1]; ``t`` (int >= 0) the diffusion time.
+    ``K`` is a finite, symmetric, nonnegative (n, n) kernel without zero rows (entries at most 3.4e38);
+    ``n_components`` an int in [1, n − 1]; ``t`` (int in [0, 2**63)) the diffusion time, with the derived
+    limits of :func:`diffusion_map` (every informative λᵗ underflowing to 0, or an embedding entry past
+    3.4e38: each refused by name).
     """
     K = _check_kernel(K)
     K = K.toarray() if sp.issparse(K) else K
@@ -304,7 +326,7 @@ def dense_diffusion_map(K: Any, n_components: int, t: int = 1) -> DiffusionMap:
     residual = float(np.abs(K @ vectors - vectors * values).max())
     values, vectors = np.clip(values[1:], 0.0, None), vectors[:, 1:]
     _check_underflow(values, t)
-    return DiffusionMap(np.sqrt(n) * vectors * values**t, values, vectors, int(t), residual, True, n)
+    return DiffusionMap(_embedding(n, vectors, values, t), values, vectors, int(t), residual, True, n)
 
 
 def nystrom(K0: Any, dmap: DiffusionMap) -> np.ndarray:

@@ -46,6 +46,7 @@ from algorithms._validation import (
     check_bool,
     check_generator,
     check_int_at_least,
+    read_only,
 )
 
 __all__ = ["ForestPartition", "check_forest", "cooccurrence_kernel", "forest_kernel", "node_boxes",
@@ -149,7 +150,8 @@ class ForestPartition:
     leaf ℓ is the box ``lower[ℓ] < x <= upper[ℓ]``. ``tree_of[ℓ]`` is the tree holding ℓ, and
     ``node_to_leaf[b]`` maps tree b's node ids to global leaf ids (−1 for internal nodes). ``forest``
     is the fitted scikit-learn forest and ``n_features`` its input width. Build it with
-    :meth:`from_forest`.
+    :meth:`from_forest`. The arrays are stored as read-only copies (writing into them raises numpy's
+    "assignment destination is read-only").
 
     >>> import numpy as np
     >>> from sklearn.ensemble import RandomForestRegressor
@@ -198,8 +200,11 @@ class ForestPartition:
             if m.dtype.kind not in "iu" or m.ndim != 1:
                 raise ValueError(f"node_to_leaf[{b}] must be a 1-D int array, got dtype {m.dtype} and shape "
                                  f"{m.shape}")
-        for name, value in (("n_features", n_features), ("lower", lower), ("upper", upper),
-                            ("tree_of", tree_of.copy()), ("node_to_leaf", maps)):
+        # read-only for good (bytes-backed): a node map written in place (leaf id -7, or every node -> 0) was
+        # used by leaves()/transform without a check
+        for name, value in (("n_features", n_features), ("lower", read_only(lower)),
+                            ("upper", read_only(upper)), ("tree_of", read_only(tree_of)),
+                            ("node_to_leaf", tuple(read_only(m) for m in maps))):
             object.__setattr__(self, name, value)
 
     @classmethod

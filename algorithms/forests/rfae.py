@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from algorithms._validation import (
+    INT64_MAX,
     as_array,
     as_float_array,
     check_count,
@@ -91,8 +92,9 @@ class RFAE(Algorithm):
     """The random-forest autoencoder's hyperparameters (see :class:`RFAutoencoder`).
 
     ``n_components`` (int >= 1, at most n_samples − 2) is the embedding's dimension, ``n_estimators``
-    (int in [1, 10000]) the forest's trees, ``t`` (int >= 0) the diffusion time (the embedding is
-    √n V Λ^t; 0: no eigenvalue scaling),
+    (int in [1, 10000]) the forest's trees, ``t`` (int in [0, 2**63)) the diffusion time (the embedding is
+    √n V Λ^t; 0: no eigenvalue scaling; one so long that every informative λᵗ underflows to 0 is refused
+    by name at solve, as by :func:`diffusion_map`),
     ``decoder`` one of ``"knn"``, ``"relabel"``, ``"exact"`` and ``k`` (int >= 1) the k-NN decoder's
     neighbours.
     """
@@ -113,6 +115,9 @@ class RFAE(Algorithm):
         object.__setattr__(self, "k", check_positive_int("k", self.k))
         # the diffusion time: a power, no array's size
         object.__setattr__(self, "t", check_int_at_least("t", self.t, 0, size=False))
+        if self.t > INT64_MAX:  # here, as RFAutoencoder and diffusion_map do (it was refused only at solve)
+            raise ValueError(f"t must be <= 2**63 - 1 (a diffusion time the package holds), got "
+                             f"{self.t!r:.40}")
         if self.decoder not in DECODERS:
             raise ValueError(f"decoder must be one of {DECODERS}, got {self.decoder!r}")
 

@@ -1,0 +1,47 @@
+"""#43 round 13: forests' derived limits named by argument, late refusals, arrays written in place."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import algorithms.forests as F
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    return X, F.RFAutoencoder(n_estimators=5, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("fit", [F.diffusion_map, F.dense_diffusion_map], ids=["arpack", "dense"])
+def test_an_embedding_past_the_range_is_blamed_on_K(fitted, fit):
+    # a valid kernel of entries 3e38 embedded at 9.4e38 and was refused naming "embedding", an output
+    X, ae = fitted
+    K = F.forest_kernel(ae.forest_, X).toarray()
+    with pytest.raises(ValueError, match=r"^K \(with t = 1\) gives an embedding"):
+        fit(K / K.max() * 3e38, 2)
+    assert np.all(np.isfinite(fit(K / K.max() * 1e37, 2).embedding))
+
+
+@pytest.mark.parametrize("t", [2**63, 2**64])
+def test_rfae_refuses_t_past_int64_at_construction(t):
+    # RFAE(t=2**64) was built and refused only at solve; RFAutoencoder and diffusion_map refuse at once
+    with pytest.raises(ValueError, match=r"^t must be <= 2\*\*63 - 1"):
+        F.RFAE(t=t)
+
+
+@pytest.mark.parametrize("field", ["lower", "upper", "tree_of", "node_to_leaf"])
+def test_partition_arrays_are_read_only(fitted, field):
+    # node_to_leaf[0][:] = -7 made leaves() return leaf -7 in silence
+    part = F.ForestPartition.from_forest(fitted[1].forest_)
+    array = getattr(part, field)
+    with pytest.raises(ValueError, match="read-only"):
+        (array[0] if field == "node_to_leaf" else array)[:] = 0
+
+
+@pytest.mark.parametrize("name", ["synthetic_", "embedding_", "eigenvalues_", "leaf_weights_", "train_leaves_"])
+def test_fitted_arrays_are_read_only(fitted, name):
+    # synthetic_[:] = 1e30 was decoded in silence; embedding_[:] = NaN met sklearn's "Input X contains NaN"
+    with pytest.raises(ValueError, match="read-only"):
+        getattr(fitted[1], name)[:] = 0
