@@ -193,5 +193,7 @@ def _solve(problem: InverseProblem, algorithm: PnPADMM, options: SolveOptions) -
     finally:
         monitor.close()
     value = final_value(problem, algorithm.prior, algorithm.npn, prediction, z)
+    if retcode is RetCode.Success and not math.isfinite(value):  # converged iterates whose objective is not
+        retcode = RetCode.Diverged  # finite (an operator's NaN map): no Success carries it, as in PnPPGD
     return Solution(x=z.numpy(), value=value, retcode=retcode, trace=monitor.trace,
                     stats=Stats(iterations=iterations, linear_solves=iterations))

@@ -43,6 +43,7 @@ from algorithms._validation import (
     abstract_method,
     as_array,
     as_float_array,
+    call_user,
     check_entries_in_range,
     check_finite_data,
     check_fits_memory,
@@ -71,6 +72,8 @@ __all__ = [
 
 
 _FLOAT32_MAX = float(torch.finfo(torch.float32).max)
+#: what a subclass's _forward/_adjoint may raise as it is (they name their argument); others are wrapped
+_OWN_ERRORS = (ValueError, TypeError)
 
 def _check_image_shape(image_shape: Any) -> tuple[int, int]:
     if (not isinstance(image_shape, tuple | list) or len(image_shape) != 2
@@ -260,7 +263,7 @@ class LinearOperator:
         if isinstance(x, torch.Tensor) and x.is_floating_point() and x.layout == torch.strided:
             check_finite_data("x", x, check_range=False)  # a NaN image gave all-NaN measurements in silence
         self._check_data(type(self).__name__)  # H.weight[0, 0] = 1e30 in place: another H in silence
-        return self._finite_output("x", "H x", self._widened(self.apply, x))
+        return self._finite_output("x", "H x", self._widened(self.apply, x), x, self.apply)
 
     def adjoint(self, y: torch.Tensor) -> torch.Tensor:
         """Hᵀ y for finite measurements ``y`` of shape ``(*batch, *measurement_shape)``, in y's dtype
@@ -269,7 +272,7 @@ class LinearOperator:
         if isinstance(y, torch.Tensor) and y.is_floating_point() and y.layout == torch.strided:
             check_finite_data("y", y, check_range=False)  # a point, as forward's x
         self._check_data(type(self).__name__)
-        return self._finite_output("y", "Hᵀ y", self._widened(self.apply_adjoint, y))
+        return self._finite_output("y", "Hᵀ y", self._widened(self.apply_adjoint, y), y, self.apply_adjoint)
 
     @staticmethod
     def _widened(apply: Any, value: torch.Tensor) -> torch.Tensor:
@@ -284,11 +287,20 @@ class LinearOperator:
             return wide.float()
         return out
 
-    def _finite_output(self, name: str, what: str, out: torch.Tensor) -> torch.Tensor:
-        """:func:`_finite_output`, after the operator's own data: a matrix written NaN in place after
-        construction made H x NaN, and the message blamed x's size."""
+    def _finite_output(self, name: str, what: str, out: torch.Tensor, value: torch.Tensor,
+                       apply: Any) -> torch.Tensor:
+        """:func:`_finite_output`, after the operator's own data (a matrix written NaN in place after
+        construction made H x NaN, and the message blamed x's size) and the map itself: H is linear, so when
+        ``value`` scaled to unit size still maps to NaN/inf the operator is at fault, not ``value``'s size (a
+        subclass whose _forward returned NaN was reported as "x has entries too large")."""
         if not bool(torch.isfinite(out).all()):
             self._check_data(type(self).__name__)
+            top = float(value.detach().abs().max()) if value.numel() else 0.0
+            if top > 0.0 and not bool(torch.isfinite(apply(value / top)).all()):
+                method = "_forward" if name == "x" else "_adjoint"
+                raise ValueError(f"{type(self).__name__}.{method} returned NaN/inf entries for a finite "
+                                 f"{name} (also scaled to max |{name}| = 1): the operator's map is at fault, "
+                                 f"not {name}")
         return _finite_output(name, what, out)
 
     __call__ = forward
@@ -303,17 +315,24 @@ class LinearOperator:
         flat, batch = self._check("x", x, self.image_shape)
         if flat.shape[0] == 0:  # an empty batch: the FFT and reshape kernels fail on 0 rows
             return flat.new_zeros((*batch, *self.measurement_shape))
-        out = self._forward(flat)
-        return self._returned("_forward(x)", out, flat.shape[0], self.measurement_shape, batch)
+        # a subclass's own code: its ZeroDivisionError or KeyError named no operator (ours raise none)
+        out = call_user(f"{type(self).__name__}._forward(x)", self._forward, flat, keep=_OWN_ERRORS)
+        return self._returned("_forward(x)", out, flat, self.measurement_shape, batch)
 
-    def _returned(self, call: str, out: Any, rows: int, shape: tuple[int, ...], batch: tuple) -> torch.Tensor:
+    def _returned(self, call: str, out: Any, flat: torch.Tensor, shape: tuple[int, ...],
+                  batch: tuple) -> torch.Tensor:
         """A subclass's ``_forward``/``_adjoint`` result checked before it is reshaped: a tensor of another
         size met torch's "shape '[4]' is invalid for input of size 3", naming neither the method nor the
-        class."""
+        class; one of another dtype (float32 measurements of float64 images) was used as it was, although
+        the class computes in its input's dtype."""
+        rows = flat.shape[0]
         if not isinstance(out, torch.Tensor) or out.numel() != rows * math.prod(shape):
             raise ValueError(f"{type(self).__name__}.{call} must return a tensor of shape ({rows}, "
                              f"{', '.join(map(str, shape))}) for a batch of {rows}, got {type(out).__name__} "
                              f"{tuple(getattr(out, 'shape', ()))}")
+        if out.dtype != flat.dtype:
+            raise ValueError(f"{type(self).__name__}.{call} must return a tensor of its input's dtype "
+                             f"({flat.dtype}), got {out.dtype}")
         return out.reshape(*batch, *shape)
 
     def apply_adjoint(self, y: torch.Tensor) -> torch.Tensor:
@@ -321,7 +340,8 @@ class LinearOperator:
         flat, batch = self._check("y", y, self.measurement_shape)
         if flat.shape[0] == 0:
             return flat.new_zeros((*batch, *self.image_shape))
-        return self._returned("_adjoint(y)", self._adjoint(flat), flat.shape[0], self.image_shape, batch)
+        out = call_user(f"{type(self).__name__}._adjoint(y)", self._adjoint, flat, keep=_OWN_ERRORS)
+        return self._returned("_adjoint(y)", out, flat, self.image_shape, batch)
 
     def matrix(self, dtype: torch.dtype = torch.float64) -> torch.Tensor:
         """The dense matrix (out_features, in_features), built column by column (small operators).
@@ -348,11 +368,11 @@ class LinearOperator:
     def _forward_one(self, x: torch.Tensor) -> torch.Tensor:
         """H x for a batch of one image ``(1, h, w)``, unchecked (the power iterations' inner map: the
         shapes are fixed once, and the checks of ``forward`` cost more than a small H)."""
-        return self._returned("_forward(x)", self._forward(x), 1, self.measurement_shape, (1,))
+        return self._returned("_forward(x)", self._forward(x), x, self.measurement_shape, (1,))
 
     def _adjoint_one(self, y: torch.Tensor) -> torch.Tensor:
         """Hᵀ y for a batch of one measurement ``(1, *measurement_shape)``, unchecked."""
-        return self._returned("_adjoint(y)", self._adjoint(y), 1, self.image_shape, (1,))
+        return self._returned("_adjoint(y)", self._adjoint(y), y, self.image_shape, (1,))
 
     def _check_written(self, name: str) -> None:
         """A tensor of the operator written in place since construction (``H.weight[0, 0] = 2.0``, finite and

@@ -236,7 +236,10 @@ class DenoiserPrior:
                 raise ValueError(f"network must map (batch, h, w) images to images of that shape; on "
                                  f"images of shape {tuple(images.shape)} it raised {type(exc).__name__}: "
                                  f"{str(exc)[:99]}") from exc
-        if not isinstance(out, torch.Tensor) or tuple(out.shape) != tuple(images.shape):
+        if not isinstance(out, torch.Tensor):  # "got (1, 4, 4) for (1, 4, 4)" for a numpy answer
+            raise ValueError(f"network must return a torch.Tensor of shape {tuple(images.shape)}, "
+                             f"got {type(out).__name__}")
+        if tuple(out.shape) != tuple(images.shape):
             raise ValueError(f"network must map (batch, h, w) images to images of that shape, got "
                              f"{tuple(getattr(out, 'shape', ()))} for {tuple(images.shape)}")
         # a complex output lost its imaginary part in .to(x.dtype), an integer one was a rounded image, and a

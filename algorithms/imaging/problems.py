@@ -47,6 +47,10 @@ def _check_adjoint(operator: LinearOperator) -> None:
     x = torch.randn((1, *operator.image_shape), generator=generator, dtype=torch.float64)
     y = torch.randn((1, *operator.measurement_shape), generator=generator, dtype=torch.float64)
     Hx, Hty = operator.apply(x), operator.apply_adjoint(y)
+    for method, image in (("_forward", Hx), ("_adjoint", Hty)):
+        if not bool(torch.isfinite(image).all()):  # a solve then ran to a NaN objective, blamed on y or value
+            raise ValueError(f"operator's {method} returned NaN/inf entries for a finite standard-normal "
+                             f"input ({type(operator).__name__}): the operator's map is at fault")
     left, right = float((Hx * y).sum()), float((x * Hty).sum())
     scale = float(torch.linalg.vector_norm(Hx) * torch.linalg.vector_norm(y)
                   + torch.linalg.vector_norm(x) * torch.linalg.vector_norm(Hty))
