@@ -622,8 +622,11 @@ class IterationMonitor:
         if not isinstance(desc, str):
             raise TypeError(f"desc must be a str (the progress bar's label), got {type(desc).__name__}")
         # checked again: a frozen SolveOptions edited with object.__setattr__ (callback="x", progress="yes")
-        # reached the first record or was taken as truthy; its seed is already an int, so this is idempotent
-        self.options = replace(options)
+        # reached the first record or was taken as truthy. A plain copy is checked (its seed is already an
+        # int: idempotent), read past a solve's watch, so the check itself does not count as the method
+        # reading maxiters/tol; the options kept are the caller's
+        SolveOptions(**{f.name: object.__getattribute__(options, f.name) for f in fields(SolveOptions)})
+        self.options = options
         self.trace: list[dict[str, Any]] = []
         #: True once the callback asked to stop (a family's retcode is Terminated then, not MaxIters)
         self.stopped = False
