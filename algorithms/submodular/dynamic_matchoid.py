@@ -95,6 +95,9 @@ SUBMODULARITY_TESTS = 8
 def sampling_parameters(p: int, monotone: bool = False) -> tuple[float, float]:
     """(q, c) of the paper: q = 1/(p + √(p² + p) + 1), c = √(1 + 1/p); monotone: (1/(2p + 1), 1).
 
+    ``p`` (the matchoid's p) is an int in [1, 2**53] (an int a float holds exactly: larger is refused by
+    name); ``monotone`` a bool.
+
     >>> q, c = sampling_parameters(1)
     >>> round(q, 6), round(c, 6)
     (0.292893, 1.414214)
@@ -435,8 +438,12 @@ class DynamicMatchoidMaximizer:
 
     ``f`` is any callable f(frozenset) -> float (non-negative, submodular; every call is
     counted in ``queries`` together with the matroid oracle calls); ``matchoid`` a
-    :class:`Matchoid`; ``eps`` in (0, 1); ``seed`` seeds every coin; ``max_value``, when
-    given, is the paper's MAX (it must bound every f({e})); otherwise MAX is guessed by
+    :class:`Matchoid`; ``eps`` in (0, 1) and at least 1.18e-38; ``seed`` (None or an int in [0, 2**64))
+    seeds every coin; ``max_value``, when given, is the paper's MAX, a float > 0 in [M, 2M] for M the largest
+    f({e}) the stream inserts (it must bound every f({e}): a larger f({e}) is refused at its insert, naming
+    max_value; above 2M, which an online object cannot see coming, Theorem 1.1's guarantee does not hold and
+    the run may select nothing: :class:`DynamicMatchoid` on an :class:`UpdateStream` refuses it up front);
+    otherwise MAX is guessed by
     parallel runs (Appendix B, ``max_guess="parallel"``, the default) or, with
     ``max_guess="current"`` (our option, see the module docstring), by the one run whose MAX
     2^⌈log₂ M_t⌉ is valid now, rebuilt by Init when that exponent changes (``rebuilds`` counts
@@ -706,7 +713,9 @@ class DynamicMatchoid(Algorithm):
     """The paper's dynamic algorithm over an :class:`UpdateStream` (see the module docstring).
 
     ``eps`` in (0, 1) and at least 1.18e-38 (the working range's smallest positive scale: 5e-324 is
-    refused by name); ``max_value`` the paper's MAX when known
+    refused by name); ``max_value`` the paper's MAX when known: a float in [M, 2M] for M = max f({e}) over
+    the stream's elements (the paper's max f(v) <= MAX <= 2 max f(v); below M is refused at the first
+    larger insert, above 2M before the run, each naming max_value; any MAX in range when every f({e}) = 0)
     (None: guessed, by Appendix B's parallel runs with ``max_guess="parallel"``, the default, or by our
     ``max_guess="current"``: one run for the MAX valid now, rebuilt by Init when ⌈log₂ max f(v)⌉
     changes, see the module docstring); ``monotone`` selects Proposition 1.3's parameters (f's
@@ -783,8 +792,32 @@ def run_stream(problem: UpdateStream, options: SolveOptions, step: Callable[[str
     return retcode, processed, monitor.trace, message
 
 
+def _check_max_value_bound(problem: UpdateStream, max_value: float | None) -> None:
+    """The upper side of the paper's MAX, max f({e}) <= MAX <= 2 max f({e}) over the stream's elements: a
+    loose one (100 for f = |S|) put every threshold εMAX/(2k) above every gain, so the run selected nothing
+    and reported Success with f = 0, far below Theorem 1.1's bound. Raw calls of f (not counted in the
+    queries); a value the run itself refuses (negative, non-finite, an exception) is left to its retcodes."""
+    if max_value is None:
+        return
+    largest = 0.0
+    for element in problem.universe:
+        try:
+            value = float(problem.f(frozenset([element])))
+        except Exception:  # the run calls f again and reports it by its rules
+            return
+        if not (math.isfinite(value) and value >= 0):
+            return
+        largest = max(largest, value)
+    if largest > 0 and max_value > 2 * largest:
+        raise ValueError(f"max_value = {max_value!r} exceeds 2·max f({{e}}) = {2 * largest!r} over the "
+                         f"stream's elements: the paper's MAX lies in [max f({{e}}), 2·max f({{e}})] (above "
+                         f"it every threshold εMAX/(2k) passes every gain and nothing is selected); give a "
+                         f"MAX in that range or None (guessed)")
+
+
 @_dispatch
 def _solve(problem: UpdateStream, algorithm: DynamicMatchoid, options: SolveOptions) -> Solution:
+    _check_max_value_bound(problem, algorithm.max_value)
     dm = DynamicMatchoidMaximizer(problem.f, problem.matchoid, eps=algorithm.eps, seed=options.seed,
                                   max_value=algorithm.max_value, monotone=algorithm.monotone,
                                   max_guess=algorithm.max_guess)

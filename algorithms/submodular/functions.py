@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from algorithms._validation import (
+    INT64_MAX,
     as_float_array,
     check_entries_in_range,
-    check_fits_memory,
     check_psd,
     check_square_symmetric,
     read_only,
@@ -262,9 +263,11 @@ class FacilityLocation(_IndexFunction):
 class Coverage(_IndexFunction):
     """f(S) = total weight of the items covered by ∪_{j∈S} sets[j] (``item_weights`` default 1).
 
-    ``sets`` is a non-empty sequence of collections of int items >= 0; ``item_weights`` None (every item
-    weighs 1), a 1-D array-like of finite weights >= 0 indexed by item (at least one entry per item), or a
-    mapping item -> weight with an entry for every item of ``sets`` (entries for other items are unused).
+    ``sets`` is a non-empty sequence of collections of int items in [0, 2**63) (not bools; the cost grows
+    with the items present, not with the largest id); ``item_weights`` None (every item weighs 1), a 1-D
+    array-like of finite weights >= 0 (each at most 3.4e38) indexed by item (at least one entry per item),
+    or a mapping item -> weight with an entry for every item of ``sets`` (entries for other items are
+    unused).
 
     >>> Coverage([{0, 1}, {1, 2}, {2}])(frozenset({0, 1}))
     3.0
@@ -282,22 +285,22 @@ class Coverage(_IndexFunction):
             except TypeError:  # a nested list: its items are not hashable
                 raise TypeError(f"sets[{j}] must be an iterable of item ints, got items "
                                 f"{[type(i).__name__ for i in items][:3]}") from None
-            if not all(isinstance(i, int | np.integer) and i >= 0 for i in items):
+            if not all(isinstance(i, int | np.integer) and not isinstance(i, bool | np.bool_) and i >= 0
+                       for i in items):  # True was item 1
                 raise ValueError(f"sets[{j}] must hold non-negative int items, got {sorted(items, key=repr)}")
             family.append(items)
-        n_items = 1 + max((max(s) for s in family if s), default=-1)
-        check_fits_memory("Coverage", "sets", f"item {n_items - 1}", 8.0 * n_items)  # one weight per item
+        used = sorted(frozenset().union(*family))
+        if used and used[-1] > INT64_MAX:  # an id numpy cannot index item_weights with
+            raise ValueError(f"sets must hold items in [0, 2**63), got item {int(used[-1])}")
+        n_items = 1 + (int(used[-1]) if used else -1)
+        # one weight per item present (a dict): two sets {0}, {10**9} built a list of 10**9 weights (70 s)
         if item_weights is None:
-            weights = np.ones(n_items)
+            values = np.ones(len(used))
         elif isinstance(item_weights, Mapping):  # {item: weight}: was "must be numeric, got dtype object"
-            used = sorted(frozenset().union(*family))
             missing = [i for i in used if i not in item_weights]
             if missing:
                 raise ValueError(f"item_weights has no weight for item(s) {missing[:10]} of sets")
-            weights = as_float_array("item_weights", [item_weights[i] if i in item_weights else 0.0
-                                                      for i in range(n_items)], ndim=1)
-            if np.any(weights < 0):
-                raise ValueError("item_weights must be non-negative")
+            values = as_float_array("item_weights", [item_weights[i] for i in used], ndim=1)
         else:
             weights = as_float_array("item_weights", item_weights, ndim=1)
             if weights.size < n_items:
@@ -305,10 +308,16 @@ class Coverage(_IndexFunction):
                                  f"got {weights.size}")
             if np.any(weights < 0):
                 raise ValueError("item_weights must be non-negative")
+            values = weights[np.asarray(used, dtype=np.int64)] if used else weights[:0]
+        if np.any(values < 0):
+            raise ValueError("item_weights must be non-negative")
         self.sets = tuple(family)
-        self.item_weights = weights
-        self._weight_of = [float(w) for w in weights]
-        self.dtype = weights.dtype.type
+        self._weight_of = MappingProxyType(dict(zip(used, values.tolist(), strict=True)))
+        #: the weights as given: an array indexed by item (read-only), a mapping of the items used, or None
+        self.item_weights = (None if item_weights is None else self._weight_of
+                             if isinstance(item_weights, Mapping) else weights)
+        self.n_items = n_items
+        self.dtype = values.dtype.type
         self.n = len(family)
         self._seal_builtin()
 
@@ -318,7 +327,7 @@ class Coverage(_IndexFunction):
         return float(sum(self._weight_of[i] for i in covered))
 
     def __repr__(self) -> str:
-        return f"Coverage(n={self.n}, items={len(self._weight_of)})"
+        return f"Coverage(n={self.n}, items={self.n_items})"
 
 
 class LogDet(_IndexFunction):

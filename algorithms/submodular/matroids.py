@@ -334,7 +334,8 @@ class GraphicMatroid(Matroid):
 class LaminarMatroid(Matroid):
     """At most ``capacities[j]`` elements from ``sets[j]``; any two sets are disjoint or nested.
 
-    The ground set is the union of ``sets``.
+    The ground set is the union of ``sets`` (a sequence of collections of hashable elements);
+    ``capacities`` holds one int per set, each in [0, 2**63) (0: no element of that set).
 
     >>> lam = LaminarMatroid([{1, 2, 3, 4}, {1, 2}], [2, 1])
     >>> lam.is_independent(frozenset({1, 3})), lam.is_independent(frozenset({1, 2})), lam.rank

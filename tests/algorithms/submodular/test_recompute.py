@@ -15,6 +15,8 @@ def test_recompute_follows_the_stream_and_costs_more_queries():
         assert all(matchoid.is_independent(stream.decode(sol.x)) for _ in [0])
         assert sol.value == pytest.approx(f(stream.decode(sol.x)))
     assert solve(stream, RecomputeFromScratch(), maxiters=2).retcode is RetCode.MaxIters
-    dynamic = solve(stream, DynamicMatchoid(max_value=20.0), seed=0)
+    # a MAX in the paper's [max f(v), 2 max f(v)] (round 13: a looser one is refused)
+    top = max(f(frozenset([e])) for e in stream.universe)
+    dynamic = solve(stream, DynamicMatchoid(max_value=2 * top), seed=0)
     recompute = solve(stream, RecomputeFromScratch(static=Greedy()), seed=0)
     assert dynamic.original.queries < recompute.original["queries"]

@@ -1,0 +1,47 @@
+"""#43 round 13: submodular's two-sided MAX, Coverage's cost and items, stated domains."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import algorithms.submodular as S
+from algorithms import solve
+from algorithms.core import RetCode
+
+
+def _stream():
+    return S.UpdateStream(len, S.Matchoid([S.UniformMatroid(3)]), [("insert", e) for e in range(5)])
+
+
+@pytest.mark.parametrize("max_value", [2.0 + 1e-9, 16.0, 100.0, 3.4e38])
+def test_a_max_value_above_twice_the_largest_singleton_is_refused(max_value):
+    # Success with f(S) = 0 (OPT = 3): every threshold εMAX/(2k) was above every gain
+    with pytest.raises(ValueError, match=r"^max_value = .* exceeds 2·max f\(\{e\}\) = 2\.0"):
+        solve(_stream(), S.DynamicMatchoid(eps=0.1, max_value=max_value), seed=0)
+
+
+@pytest.mark.parametrize("max_value", [1.0, 1.5, 2.0])
+def test_a_max_value_in_the_papers_range_runs(max_value):
+    sol = solve(_stream(), S.DynamicMatchoid(eps=0.1, max_value=max_value), seed=0)
+    assert sol.retcode is RetCode.Success and sol.value > 0
+
+
+def test_coverage_cost_follows_the_items_present():
+    start = time.perf_counter()
+    f = S.Coverage([{0}, {10**9}])
+    assert f(frozenset({0, 1})) == 2.0 and time.perf_counter() - start < 1.0
+
+
+@pytest.mark.parametrize("items", [{True}, {2**63}, {-1}])
+def test_coverage_refuses_bools_and_ids_past_int64(items):
+    with pytest.raises(ValueError, match=r"sets"):
+        S.Coverage([items])
+
+
+def test_greedy_still_warns_that_tol_had_no_effect():
+    # the monitor's re-check of the options read tol and silenced the warning
+    problem = S.MatchoidMaximization(len, S.Matchoid([S.UniformMatroid(2)]), range(4))
+    with pytest.warns(UserWarning, match=r"tol=0\.5 had no effect"):
+        solve(problem, S.Greedy(), tol=0.5)
