@@ -158,7 +158,7 @@ CASES = [
     # algorithms
     BadInput(IncoherentSR, lambda: IncoherentSR(copies_per_basis=1), ValueError,
              ("copies_per_basis", ">= 2"), "m"),
-    BadInput(IncoherentSR, lambda: IncoherentSR(gap=1.5), ValueError, ("gap", "(0, 1]"), "gap"),
+    BadInput(IncoherentSR, lambda: IncoherentSR(gap=1.5), ValueError, ("gap", "[2.17e-19, 1]"), "gap"),
     BadInput(IncoherentSR, lambda: IncoherentSR(gap="big"), TypeError, ("gap", "float"), "gap-type"),
     BadInput(copies_per_basis_for, lambda: copies_per_basis_for(1), ValueError, ("dim", ">= 2"), "dim"),
     BadInput(CoherentSR, lambda: solve(PurestStateProblem([MIXED, PURE], copies=3), CoherentSR()), ValueError,
