@@ -70,10 +70,12 @@ import numpy as np
 import torch
 from torch import nn
 
+from algorithms._modules import CheckedStateModule
 from algorithms._validation import (
     allocates,
     check_bool,
     check_choice,
+    check_count,
     check_entries_in_range,
     check_fits_memory,
     check_int_at_least,
@@ -122,12 +124,19 @@ def tsp_log_pb(n: int) -> float:
 def cvrp_log_pb(routes: Any) -> float:
     """Closed-form log P_B of a CVRP solution: −log Γ(m+1) − (#routes with ≥ 2 customers)·log 2.
 
+    ``routes``: a non-empty list of non-empty routes, each a list of customer ints >= 1 (the depot 0 is not
+    written), every customer at most once; anything else is refused naming routes.
+
     >>> round(cvrp_log_pb([[1, 2], [3]]), 6) == round(-math.log(2) - math.log(2), 6)
     True
     """
     routes = route_lists("routes", routes)
     if not routes or any(len(r) == 0 for r in routes):
         raise ValueError(f"routes must be a non-empty list of non-empty routes, got {routes!r}")
+    customers = [c for r in routes for c in r]
+    if min(customers) < 1 or len(set(customers)) != len(customers):  # [[1], [1]], [[0, 1]], [[-1]] were taken
+        raise ValueError(f"routes must visit customers >= 1 (no depot 0 inside a route), each once, got "
+                         f"{routes!r:.80}")
     m = len(routes)
     multi = sum(1 for r in routes if len(r) >= 2)
     return -math.lgamma(m + 1) - multi * LOG2
@@ -136,6 +145,8 @@ def cvrp_log_pb(routes: Any) -> float:
 def paper_stepwise_log_pb(a: int, j: int, multi: bool) -> float:
     """Statement 3 as printed: one backward transition out of a depot state with ``a`` multi-node
     and ``j`` single-node completed routes has probability 1/(2a + j) (whichever route it opens).
+    ``a`` and ``j`` are ints >= 0 with a + j >= 1; ``multi`` (a bool) says whether the opened route is a
+    multi-node one (then a >= 1) or a single-node one (then j >= 1).
 
     >>> round(paper_stepwise_log_pb(1, 1, True), 6) == round(-math.log(3), 6)
     True
@@ -145,7 +156,9 @@ def paper_stepwise_log_pb(a: int, j: int, multi: bool) -> float:
     if a < 0 or j < 0 or a + j == 0:
         raise ValueError(f"a and j must be >= 0 with a + j >= 1, got a={a}, j={j}")
     if (multi and a == 0) or (not multi and j == 0):
-        raise ValueError("the opened route's kind must be present in the state")
+        raise ValueError(f"multi = {multi} opens a {'multi' if multi else 'single'}-node route, but the "
+                         f"state has {'a' if multi else 'j'} = 0 of them: the opened route's kind must be "
+                         f"present in the state (a = {a}, j = {j})")
     return -math.log(2 * a + j)
 
 
@@ -210,19 +223,30 @@ class _Layer(nn.Module):
         return h_new, e_new
 
 
-class RoutingGFlowNet(nn.Module):
+#: the widest embedding and deepest GNN RoutingGFlowNet builds (the paper: 32-128 wide, a few layers)
+MAX_HIDDEN = 4096
+MAX_LAYERS = 100
+
+
+class RoutingGFlowNet(CheckedStateModule):
     """Encoder, decoder and flow head of the routing GFlowNet (see the module docstring).
 
-    ``problem`` is "tsp" or "cvrp"; ``hidden`` the embedding width; ``layers`` the GNN depth;
-    ``k`` the kNN degree (None: max(5, n // 5)).
+    ``problem`` is "tsp" or "cvrp"; ``hidden`` the embedding width, an int in [1, 4096] (``MAX_HIDDEN``);
+    ``layers`` the GNN depth, an int in [1, 100] (``MAX_LAYERS``: 2**31 layers built for minutes, then ran out
+    of memory); ``k`` the kNN degree, None (max(5, n // 5)) or an int >= 1 (capped at n − 1).
+    ``load_state_dict`` refuses, by name, NaN/inf or non-floating weights, wrong shapes and missing or
+    unexpected keys (strict), as the package's other models do; ``problem``, ``hidden`` and ``layers`` cannot
+    be reassigned after construction.
     """
+
+    _FIXED = ("problem", "hidden", "layers")
 
     @allocates("hidden", "layers")
     def __init__(self, problem: str = "tsp", hidden: int = 32, layers: int = 3, k: int | None = None) -> None:
         super().__init__()
         self.problem = check_choice("problem", problem, PROBLEMS)
-        self.hidden = check_positive_int("hidden", hidden)
-        self.layers = check_positive_int("layers", layers)
+        self.hidden = check_count("hidden", hidden, 1, MAX_HIDDEN, "the embedding width")
+        self.layers = check_count("layers", layers, 1, MAX_LAYERS, "GNN layers, each built and run")
         self.k = None if k is None else check_positive_int("k", k)
         d = self.hidden
         in_dim = 2 if problem == "tsp" else 4

@@ -55,7 +55,10 @@ class HGS(Algorithm):
         (which one does depends on the machine's load: the retcode does not); without it, ``Success``.
     scale : float > 0 or None
         distances are passed as ``round(scale · d)``; ``None`` (default) picks the power of
-        ten nearest ``10⁴ / max d`` from the data (see the module docstring).
+        ten nearest ``10⁴ / max d`` from the data (see the module docstring). A given scale is a float > 0
+        in [1.18e-38, 3.4e38] that the instance narrows, each side refused by name at solve: ``scale ·
+        max d`` at most 1e12 (PyVRP's int64 distances) and at least 0.5 (else every integer
+        distance rounds to 0).
     """
 
     runtime: float = 1.0

@@ -55,7 +55,10 @@ class LKH(Algorithm):
         hours, refused by name).
     scale : float > 0 or None
         distances are passed as ``round(scale · d)``; ``None`` (default) picks the power of
-        ten nearest ``10⁶ / max d`` from the data (see the module docstring).
+        ten nearest ``10⁶ / max d`` from the data (see the module docstring). A given scale is a float > 0
+        in [1.18e-38, 3.4e38] that the instance narrows, each side refused by name at solve: ``scale · max d``
+        at most 1e7 (LKH's C ints) and at least 0.5 (else every integer distance rounds to 0). For
+        distances of order 1, scale in [0.5, 1e7].
     """
 
     runs: int = 10

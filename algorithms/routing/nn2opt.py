@@ -48,7 +48,8 @@ def _check_dist(dist: np.ndarray) -> np.ndarray:
 
 
 def nearest_neighbor_tour(dist: np.ndarray, start: int = 0) -> list[int]:
-    """Greedy nearest-neighbour tour from ``start``.
+    """Greedy nearest-neighbour tour from ``start``: ``dist`` a square (n, n) matrix of finite distances
+    >= 0 (at most 3.4e38), ``start`` an int in [0, n − 1].
 
     >>> d = np.array([[0, 1, 3], [1, 0, 1], [3, 1, 0]], dtype=float)
     >>> nearest_neighbor_tour(d)

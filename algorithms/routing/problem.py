@@ -76,6 +76,8 @@ _DUP_TOL = 1e-12
 def cvrp_capacity(n: int) -> int:
     """Vehicle capacity for ``n`` customers: 20→30, 50→40, 100→50, ≥200→50 (else the next size up).
 
+    ``n`` is an int >= 1 (a float such as 10.0 is refused by name).
+
     >>> [cvrp_capacity(n) for n in (10, 20, 50, 100, 500)]
     [30, 30, 40, 50, 50]
     """
@@ -147,7 +149,9 @@ def _reseal(instance: Any, state: dict) -> None:
 @dataclass(frozen=True, eq=False)
 class TSPInstance(Problem):
     """A Euclidean TSP on ``n >= 3`` distinct finite points ``coords`` (shape (n, 2); any real dtype, kept
-    as a read-only float64 copy: float32, float16 and integer coordinates are promoted)."""
+    as a read-only float64 copy: float32, float16 and integer coordinates are promoted). Every pairwise
+    distance must be at most 3.4e38 (the working range), so coordinates of magnitude above about 1.2e38
+    may be refused by name (|coords| <= 1.2e38 always passes)."""
 
     coords: np.ndarray
 
@@ -178,7 +182,8 @@ class CVRPInstance(Problem):
     [1, 2**63 - 1] (an integral float such as 5.0 is taken as the int 5).
 
     ``demands`` may also be given for the customers only (length n); a leading 0 is added.
-    At least 2 customers (3 nodes with the depot).
+    At least 2 customers (3 nodes with the depot). As for :class:`TSPInstance`, every pairwise distance
+    must be at most 3.4e38 (|coords| <= 1.2e38 always passes; larger ones may be refused by name).
     """
 
     coords: np.ndarray
@@ -241,7 +246,8 @@ class CVRPInstance(Problem):
 
 @allocates("n")
 def random_tsp(n: int, seed: int = 0) -> TSPInstance:
-    """``n`` points uniform on ``[0, 1]²`` (seeded).
+    """``n`` points uniform on ``[0, 1]²`` (seeded): ``n`` an int >= 3 whose (n, n) distances fit this
+    machine's memory (refused by name otherwise), ``seed`` an int in [0, 2**64).
 
     >>> random_tsp(4, seed=1).coords.shape
     (4, 2)
@@ -255,7 +261,10 @@ def random_tsp(n: int, seed: int = 0) -> TSPInstance:
 @allocates("n")
 def random_cvrp(n: int, seed: int = 0, capacity: int | None = None) -> CVRPInstance:
     """A depot and ``n`` customers uniform on ``[0, 1]²``, demands uniform on {1..9}, the
-    paper's capacity for ``n`` unless ``capacity`` is given.
+    paper's capacity for ``n`` unless ``capacity`` is given: ``n`` an int >= 2 (customers) whose distances
+    fit in memory, ``seed`` an int in [0, 2**64), ``capacity`` None (:func:`cvrp_capacity`) or an int in
+    [1, 2**63 - 1] that is at least every drawn demand (demands are drawn from 1..9, so a capacity below 9
+    may be refused, naming the demand that exceeds it).
 
     >>> inst = random_cvrp(5, seed=2)
     >>> int(inst.demands[0]), bool(inst.demands[1:].min() >= 1), bool(inst.demands.max() <= 9)

@@ -30,10 +30,12 @@ import time
 from typing import Any
 
 import torch
+from torch import nn
 
 from algorithms._validation import (
     check_bool,
     check_choice,
+    check_count,
     check_int_at_least,
     check_nonnegative,
     check_positive,
@@ -54,6 +56,12 @@ __all__ = ["beta_at", "load_checkpoint", "main", "save_checkpoint", "train"]
 
 #: gradient-norm clip of the released AGFN/HBG training
 GRAD_CLIP = 3.0
+#: the most training steps and instances per step train() takes (batch = 2**40 and layers = 2**31 ran for
+#: minutes without a word; the paper trains a few thousand steps of a few instances)
+MAX_STEPS = 10**7
+MAX_BATCH = 4096
+#: the torch optimizers' largest lr (README, working range)
+LR_MAX = 1e10
 
 
 def beta_at(step: int, steps: int, beta_min: float, beta_max: float) -> float:
@@ -134,7 +142,9 @@ def load_checkpoint(path: str) -> tuple[RoutingGFlowNet, dict[str, Any], dict[st
         # the layers' default inits (overwritten by the checkpoint) draw from torch's global generator
         with torch.random.fork_rng(devices=[]):
             model = RoutingGFlowNet(**state["config"])
-        model.load_state_dict(state["model"])
+        # torch's own load, not the checked one: a checkpoint's NaN weights are HBG's documented Diverged (a
+        # broken checkpoint), and a file save_checkpoint wrote holds the model's own dtypes and shapes
+        nn.Module.load_state_dict(model, state["model"])
         meta = state.get("meta", {})
         if not isinstance(meta, dict):  # dict(meta) of a list met "dictionary update sequence" unnamed
             raise TypeError(f"its meta must be a dict, got {type(meta).__name__}")
@@ -164,18 +174,33 @@ def train(
     progress: bool = True,
     db_weight: float = 1.0,
 ) -> dict[str, Any]:
-    """Train a GFlowNet and write the checkpoint ``out``; returns the metadata dict."""
+    """Train a GFlowNet and write the checkpoint ``out``; returns the metadata dict.
+
+    ``problem`` "tsp" or "cvrp"; ``size`` the instances' size, an int >= 3 (tsp) or >= 2 (cvrp) whose
+    batches fit this machine's memory; ``loss`` one of ``LOSSES``; ``steps`` an int in [1, 10**7]
+    (``MAX_STEPS``: each is a batch of rollouts); ``minutes`` a time budget, a float > 0 in
+    [1.18e-38, 3.4e38] or ``math.inf`` (none); ``batch`` instances per step, an int in [1, 4096]
+    (``MAX_BATCH``); ``samples`` rollouts per instance, an int >= 2 (the reward baseline is the others'
+    mean) whose tensors fit in memory; ``lr`` AdamW's step, a float in [1.18e-38, 1e10] (the torch
+    optimizers' range, README); ``beta_min`` and ``beta_max`` the reward's inverse temperatures, floats > 0
+    in [1.18e-38, 3.4e38] with a finite ratio (β goes geometrically from beta_min to beta_max); ``hidden``
+    and ``layers`` the model's width and depth (see :class:`~algorithms.routing.gflownet.RoutingGFlowNet`:
+    [1, 4096] and [1, 100]); ``seed`` an int in [0, 2**64); ``out`` a file path (not a folder);
+    ``save_every`` an int >= 1; ``resume``, ``progress`` bools; ``db_weight`` the detailed-balance weight
+    of the hybrid loss, a float >= 0, any value from 0 to 3.4e38. A loss that becomes non-finite (a huge
+    ``lr``, ``db_weight`` or β) raises FloatingPointError naming those settings.
+    """
     progress = check_bool("progress", progress)
     check_choice("problem", problem, PROBLEMS)
     check_choice("loss", loss, LOSSES)
     size = check_positive_int("size", size)  # a plain int: a numpy int64 failed later in the JSON metadata
     if size < (3 if problem == "tsp" else 2):
         raise ValueError(f"size must be >= {3 if problem == 'tsp' else 2} for {problem}, got {size}")
-    steps = check_positive_int("steps", steps)
     # inf (no time budget) or a finite float > 0; a str met math.isfinite's TypeError, naming nothing
     if not (isinstance(minutes, float) and minutes == math.inf):
         minutes = check_positive("minutes", minutes)
-    batch = check_positive_int("batch", batch)
+    steps = check_count("steps", steps, 1, MAX_STEPS, "each is a batch of rollouts")  # 2**40 never ended
+    batch = check_count("batch", batch, 1, MAX_BATCH, "instances encoded and rolled out per step")
     samples = check_positive_int("samples", samples)
     hidden, layers = check_positive_int("hidden", hidden), check_positive_int("layers", layers)
     save_every = check_positive_int("save_every", save_every)
@@ -185,6 +210,8 @@ def train(
             f"samples must be >= 2 (the reward baseline is the mean of the others), got {samples}"
         )
     lr = check_positive("lr", lr)
+    if lr > LR_MAX:  # AdamW's: 3.4e38 met torch's "value cannot be converted to type float without overflow"
+        raise ValueError(f"lr must be <= {LR_MAX:g} (the torch optimizers' range, README), got {lr!r}")
     beta_min, beta_max = check_positive("beta_min", beta_min), check_positive("beta_max", beta_max)
     seed = check_seed(seed)
     check_bool("resume", resume)
@@ -276,7 +303,8 @@ def train(
         traj = rollout(model, enc, samples, mode="sample", generator=gen)
         value = trajectory_loss(traj, loss, beta=beta, center=True, db_weight=db_weight)
         if not torch.isfinite(value):
-            raise FloatingPointError(f"training loss became non-finite at step {step}")
+            raise FloatingPointError(f"training loss became non-finite at step {step} (lr = {lr!r}, "
+                                     f"db_weight = {db_weight!r}, beta = {beta!r}): use smaller settings")
         optimizer.zero_grad()
         value.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), GRAD_CLIP)

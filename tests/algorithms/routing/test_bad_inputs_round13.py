@@ -1,0 +1,57 @@
+"""#43 round 13: routing's training counts and lr capped, the model's state dict checked, routes checked."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import pytest
+import torch
+
+from algorithms.routing.gflownet import RoutingGFlowNet, cvrp_log_pb, paper_stepwise_log_pb
+from algorithms.routing.train import train
+
+BASE = dict(size=5, steps=1, batch=1, samples=2, hidden=4, layers=1, progress=False, save_every=1)
+
+
+@pytest.mark.parametrize(("kw", "name"), [({"batch": 2**40}, "batch"), ({"layers": 2**31}, "layers"),
+                                          ({"steps": 2**40}, "steps"), ({"hidden": 5000}, "hidden"),
+                                          ({"lr": 3.4e38}, "lr"), ({"lr": 1e11}, "lr")])
+def test_train_refuses_counts_that_hang_and_lr_past_the_optimizers_range(kw, name):
+    # batch = 2**40 and layers = 2**31 ran for minutes; lr = 3.4e38 met torch's float conversion error
+    out = os.path.join(tempfile.mkdtemp(), "m.pt")
+    with pytest.raises(ValueError, match=rf"^{name} must be <= "):
+        train(**{**BASE, **kw, "out": out})
+
+
+def test_train_names_the_settings_of_a_non_finite_loss():
+    out = os.path.join(tempfile.mkdtemp(), "m.pt")
+    with pytest.raises(FloatingPointError, match="db_weight = 3.4e"):
+        train(**{**BASE, "db_weight": 3.4e38, "out": out})
+
+
+@pytest.mark.parametrize(("kw", "name"), [({"hidden": 2**31}, "hidden"), ({"layers": 2**31}, "layers")])
+def test_model_sizes_capped(kw, name):
+    with pytest.raises(ValueError, match=rf"^{name} must be <= "):
+        RoutingGFlowNet(**kw)
+
+
+@pytest.mark.parametrize("bad", [lambda t: torch.full_like(t, float("nan")), lambda t: t.to(torch.int64),
+                                 lambda t: t.to(torch.complex128), lambda t: t.to_sparse()],
+                         ids=["nan", "int", "complex", "sparse"])
+def test_model_state_dict_checked_by_name(bad):
+    m = RoutingGFlowNet(hidden=4, layers=1)
+    sd = m.state_dict()
+    with pytest.raises((ValueError, TypeError), match=r"state_dict\['node_in\.weight'\]"):
+        m.load_state_dict({**sd, "node_in.weight": bad(sd["node_in.weight"])})
+
+
+@pytest.mark.parametrize("routes", [[[1], [1]], [[0, 1]], [[-1]]])
+def test_cvrp_log_pb_refuses_invalid_routes(routes):
+    with pytest.raises(ValueError, match="^routes must visit customers"):
+        cvrp_log_pb(routes)
+
+
+def test_paper_stepwise_log_pb_names_its_arguments():
+    with pytest.raises(ValueError, match=r"multi = True .* a = 0"):
+        paper_stepwise_log_pb(0, 1, True)
