@@ -36,9 +36,22 @@ from algorithms.imaging.priors import _check_network_state
 __all__ = ["NullSpaceNet", "ResidualDenoiser"]
 
 
+#: the CNNs' widest layer and most layers (a DnCNN has 64 channels and 17 layers)
+MAX_CHANNELS = 4096
+MAX_DEPTH = 1000
+
+
 def _body(channels: int, depth: int, owner: str) -> nn.Sequential:
     # depth − 2 hidden 3×3 convolutions of channels² weights, built one at a time (float32): a depth past
     # memory is refused before the loop
+    # counts a CPU builds in seconds: depth = 10**6 took minutes in the layer loop, channels = 16384 with a
+    # hidden layer allocated and initialised 2.4e9 weights each
+    if channels > MAX_CHANNELS:
+        raise ValueError(f"channels must be <= {MAX_CHANNELS} (MAX_CHANNELS, the CNN's width), got "
+                         f"{channels}")
+    if depth > MAX_DEPTH:
+        raise ValueError(f"depth must be <= {MAX_DEPTH} (MAX_DEPTH, the CNN's convolution layers), got "
+                         f"{depth}")
     check_fits_memory(owner, "channels", channels, 36.0 * channels * channels)  # one layer past memory
     check_fits_memory(owner, "depth", depth, depth * (36.0 * channels * channels + 2 * LAYER_OVERHEAD_BYTES))
     layers: list[nn.Module] = [nn.Conv2d(1, channels, 3, padding=1), nn.ReLU()]
@@ -80,9 +93,9 @@ class NullSpaceNet(CheckedStateModule):
     a U-Net or ConvNeXt, we use a small CNN so that CPU training takes minutes.
 
     ``operator`` is H and ``projection`` S (both :class:`LinearOperator` on the same image shape),
-    ``channels`` (int >= 1) and ``depth`` (int >= 2) the CNN's width and number of conv layers, ``seed``
-    (int in [0, 2**64)) its initial weights (torch's global generator is not touched); these, the operator
-    and the projection are fixed after construction. ``forward(X)``
+    ``channels`` (an int in [1, 4096]) and ``depth`` (an int in [2, 1000]) the CNN's width and number of conv
+    layers, ``seed`` (int in [0, 2**64)) its initial weights (torch's global generator is not touched); these,
+    the operator and the projection are fixed after construction. ``forward(X)``
     takes finite real measurements X of shape (batch, m).
     """
 
@@ -147,8 +160,8 @@ class NullSpaceNet(CheckedStateModule):
 class ResidualDenoiser(CheckedStateModule):
     """D(x) = x − f(x), f a small CNN trained to predict the noise (DnCNN-style, Zhang et al. 2017).
 
-    ``channels`` (int >= 1) and ``depth`` (int >= 2) are the CNN's width and number of conv layers,
-    ``seed`` (int in [0, 2**64)) its initial weights (all three kept as attributes, fixed after
+    ``channels`` (an int in [1, 4096]) and ``depth`` (an int in [2, 1000]) are the CNN's width and number of
+    conv layers, ``seed`` (int in [0, 2**64)) its initial weights (all three kept as attributes, fixed after
     construction); ``forward(x)`` takes real images of shape (batch, h, w).
     """
 

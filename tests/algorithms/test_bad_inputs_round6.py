@@ -149,7 +149,8 @@ def test_layer_loops_past_memory_are_refused_before_building(build, name):
     """The layers are built one at a time, so a failed allocation came only after hours (a hang)."""
     # round 10 (sweep1): MLP/Transformer depth is capped at MAX_DEPTH first (a build of minutes past it)
     with pytest.raises(ValueError, match=rf"^\w+: {name}=\d+ is too large: the arrays it sizes cannot be "
-                                         rf"allocated \(.* TiB needed|^{name} must be <= \d+ \(MAX_DEPTH"):
+                                         rf"allocated \(.* TiB needed|"
+                                         rf"^{name} must be <= \d+ \(MAX_(DEPTH|CHANNELS)"):
         build()
 
 

@@ -13,8 +13,10 @@ from algorithms.imaging import (
     InverseProblem,
     LinearOperator,
     MatrixOperator,
+    NullSpaceNet,
     PnPADMM,
     Radon,
+    ResidualDenoiser,
     SubsampledHadamard,
     SuperResolution,
     TVPrior,
@@ -197,3 +199,17 @@ def test_denoiser_returning_an_array_is_named_as_such():
 
     with pytest.raises(ValueError, match=r"network must return a torch.Tensor of shape \(1, 8, 8\), got nd"):
         DenoiserPrior(Net()).prox(torch.zeros(8, 8, dtype=torch.float64), 1.0)
+
+
+@pytest.mark.parametrize("build", [
+    lambda c, d: ResidualDenoiser(c, d),
+    lambda c, d: NullSpaceNet(Blur((8, 8), 1.0), highpass(Blur((8, 8), 1.0)), c, d),
+])
+@pytest.mark.parametrize("channels, depth, refused", [(4097, 2, "channels"), (1, 1001, "depth"),
+                                                      (1, 10**6, "depth"), (2**31 - 1, 3, "channels")])
+def test_cnn_sizes_are_capped(build, channels, depth, refused):
+    """depth = 10**6 ran the layer loop for minutes (a hang); channels = 16384 with a hidden layer allocated
+    and initialised 2.4e9 weights: both are capped, stated in the docstrings and refused by name."""
+    with pytest.raises(ValueError, match=rf"\b{refused} must be <= "):
+        build(channels, depth)
+    build(4, 3)
