@@ -1214,11 +1214,15 @@ def _check_saa(ctx: Context, *, budget_shift: int = 0) -> Outcome:
     idle = [solve(small, algorithm, maxiters=0, store_trace=True) for algorithm in (SAAMILP(), GGDOpt())]
     idle_ok = all(s.retcode is RetCode.MaxIters and np.array_equal(s.x, midpoint) for s in idle) and \
         idle[0].trace == [{"iteration": 0, "value": idle[0].value}]
-    # HiGHS stopped by a limit before any incumbent (a 1 µs time limit; with maxiters = 1 also a node
-    # limit): the midpoint, MaxTime for the time limit alone, MaxIters when maxiters set the node limit
+    # HiGHS stopped by its time limit before any incumbent (1 µs; with maxiters = 1 a node limit too, which
+    # the time limit beats): the midpoint with MaxTime either way (#43 round 13, red13a: MaxIters was
+    # reported whenever maxiters was set, though HiGHS said "Time limit reached"); cut by the node limit
+    # alone (maxiters = 1, HiGHS's status 16, scipy's 4 "not recognized"): MaxIters (it was Failure)
     limited = [solve(small, SAAMILP(time_limit=1e-6), **kw) for kw in ({}, {"maxiters": 1})]
-    limits_ok = [s.retcode for s in limited] == [RetCode.MaxTime, RetCode.MaxIters] and \
-        all(np.array_equal(s.x, midpoint) for s in limited)
+    ccp50 = linear_gaussian_problem(n=2, n_samples=50, rho=0.1, seed=0)
+    limited.append(solve(ccp50, SAAMILP(), maxiters=1, seed=0))
+    limits_ok = [s.retcode for s in limited] == [RetCode.MaxTime, RetCode.MaxTime, RetCode.MaxIters] and \
+        all(np.array_equal(s.x, midpoint) for s in limited[:2])
     # the backend's answer is checked with the package's own feasibility test (#46 round 6, seed 10: the
     # allowed violation k/L → k survived, a check that never fires): g = c − x − 1e-4 differs from its LP data
     # c − x by 1e-4, inside the consistency tolerance 1e-8·(1 + max|f| + max|g|) ≈ 1.6e-4 at this size;
@@ -1245,7 +1249,8 @@ def _check_saa(ctx: Context, *, budget_shift: int = 0) -> Outcome:
                    "SAA-MILP returns the SAA optimum (enumeration; our own MILP where ρL rounds down in "
                    f"floats) within ⌊ρL⌋ violations, and Infeasible when no point is SAA-feasible "
                    f"({none.retcode.value}); maxiters = 0 gives the midpoint with MaxIters ({idle_ok}); a "
-                   f"limit without an incumbent gives the midpoint with MaxTime / MaxIters "
+                   f"time limit without an incumbent gives the midpoint with MaxTime (without / with "
+                   f"maxiters), the node limit MaxIters "
                    f"({[s.retcode.value for s in limited]}); an answer the own test finds over budget is "
                    f"{checked.retcode.value}; the big-M's box minimum against the vertices ({box_ok}): "
                    f"{'holds' if ok else 'violated'}",
@@ -1270,8 +1275,10 @@ register(Claim(
               "feasibility is the estimate from seed 0 when the solve's seed is None; with maxiters = 0 "
               "SAA-MILP and GGDOpt return the box midpoint (1, 1.25) of [−1, 3] × [0.5, 2] with MaxIters; "
               "stopped by HiGHS's time limit (1 µs) "
-              "before any incumbent, SAA-MILP returns the midpoint with MaxTime, and with MaxIters when "
-              "maxiters = 1 set a node limit too; on data whose g is 1e-4 below its LP data (inside the "
+              "before any incumbent, SAA-MILP returns the midpoint with MaxTime, also when maxiters = 1 "
+              "set a node limit too (the time limit came first), and cut by the node limit alone "
+              "(maxiters = 1 on the linear CCP n = 2, L = 50, ρ = 0.1, seed 0) it returns MaxIters; "
+              "on data whose g is 1e-4 below its LP data (inside the "
               "consistency tolerance) it returns Failure, its answer violating 2 of 4 samples where "
               "⌊ρL⌋ = 1; "
               "and the big-M's box minimum equals the minimum over the box's 8 vertices on [−1, 3] × "

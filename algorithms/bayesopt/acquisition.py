@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import erfcx, log_ndtr, ndtr
 
-from algorithms._validation import as_float_array
+from algorithms._validation import as_float_array, user_range
 
 __all__ = [
     "constrained_ei",
@@ -42,8 +42,10 @@ SIGMA_MAX = 1e154
 
 
 def _pair(name_mu: str, mu, name_sigma: str, sigma) -> tuple[np.ndarray, np.ndarray]:
-    mu = as_float_array(name_mu, mu, dtype=np.float64)
-    sigma = as_float_array(name_sigma, sigma, dtype=np.float64)
+    # a caller's arrays are held to the working range; a run's own posterior (CEI's GPs on f near 3.4e38,
+    # whose mean overshoots to 3.6e38) is not: it was refused naming mu_f, an argument no user passed
+    mu = as_float_array(name_mu, mu, dtype=np.float64, check_range=user_range())
+    sigma = as_float_array(name_sigma, sigma, dtype=np.float64, check_range=user_range())
     if mu.shape != sigma.shape:
         raise ValueError(
             f"{name_mu} and {name_sigma} must have the same shape, got {mu.shape} and {sigma.shape}"
@@ -99,7 +101,7 @@ def log_expected_improvement(mu, sigma, best) -> np.ndarray:
 def _log_ei(mu, sigma, best, names: tuple[str, str, str]) -> np.ndarray:
     """log EI with errors naming the caller's arguments (``constrained_ei`` passes ``mu_f``, ...)."""
     mu, sigma = _pair(names[0], mu, names[1], sigma)
-    best = float(as_float_array(names[2], best, ndim=0))
+    best = float(as_float_array(names[2], best, ndim=0, check_range=user_range()))
     with np.errstate(over="ignore"):
         gap = best - mu
     if not np.all(np.isfinite(gap)):   # best = 1e308, mu = -1e308: EI came back inf from finite inputs

@@ -67,6 +67,7 @@ Z. Xu, K. Q. Weinberger, J. P. Cunningham. Bayesian optimization with inequality
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,6 +92,7 @@ from algorithms._validation import (
     physical_memory,
     remember_validated,
     revalidate_if_reassigned,
+    run_values,
     to_float,
 )
 from algorithms.bayesopt.acquisition import (
@@ -326,7 +328,7 @@ class CEI(Algorithm):
             raise ValueError(f"U (n, d), F (n,) and C (n, m) must share n, with m = {len(gps) - 1} (the "
                              f"constraint GPs), got U {U.shape}, F {F.shape} and C {C.shape}")
         if isinstance(best_feasible, bool | np.bool_) or \
-                not isinstance(best_feasible, int | float | np.integer | np.floating) or \
+                not isinstance(best_feasible, numbers.Real) or \
                 np.isnan(best_feasible):
             raise TypeError(f"best_feasible must be a real number (inf while none is feasible), got "
                             f"{type(best_feasible).__name__} {best_feasible!r:.40}")
@@ -590,7 +592,12 @@ class _Surrogates:
             self.gps[j] = gp
 
     def log_acquisition(self, U: np.ndarray, best: float) -> np.ndarray:
-        """log CEI at the rows of ``U``; log PoF while no point is feasible (``best`` = inf)."""
+        """log CEI at the rows of ``U``; log PoF while no point is feasible (``best`` = inf). The posterior
+        is the run's own value (any finite size: run_values)."""
+        with run_values():
+            return self._log_acquisition(U, best)
+
+    def _log_acquisition(self, U: np.ndarray, best: float) -> np.ndarray:
         pairs = [gp.predict(U) for gp in self.gps[1:]]
         mu_c = np.column_stack([p[0] for p in pairs])
         sd_c = np.column_stack([p[1] for p in pairs])

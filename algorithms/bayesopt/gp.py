@@ -85,10 +85,11 @@ class GaussianProcess:
 
     ``kernel`` a :class:`Kernel`; ``jitter`` ε/k(x, x), a finite float in [1.18e-38, 1e8] (0 and
     subnormals are refused: the factor needs ε > 0; 1e-8 keeps the observations exact to 8 digits; larger
-    values act as a noise-to-signal variance ratio); ``mean`` the prior mean, a finite real number (each
-    checked again when set after construction, and the posterior then rebuilt from the observations). The
-    observations ``y`` of :meth:`add` are finite reals whose posterior arithmetic stays inside float64
-    (values near 1e308 that overflow are refused, naming ``y``). The observations are exact: a point
+    values act as a noise-to-signal variance ratio); ``mean`` the prior mean, a real of magnitude at most
+    3.4e38, the working range (each checked again when set after construction, and the posterior then
+    rebuilt from the observations). The observations ``y`` of :meth:`add` are finite reals of magnitude at
+    most 3.4e38 whose posterior arithmetic stays inside float64 (one that overflows is refused, naming
+    ``y``); the points ``X`` finite, entries at most 3.4e38 in magnitude. The observations are exact: a point
     observed again (or a point numerically the same) with a value more than 1000 jitter standard deviations
     from the earlier ones (with the default jitter, about 0.15 prior standard deviations) contradicts them
     and is refused, naming ``y``; the same value again is valid. A jitter above 1e-4 (a noise ratio)

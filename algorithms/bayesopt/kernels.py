@@ -17,6 +17,7 @@ Expected Improvement. NeurIPS 2025, arXiv:2505.11323 (Section 2.1).
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,7 +60,7 @@ SCALE_MAX = WORKING_MAX
 
 KERNEL_NAMES = ("se", "matern")
 #: real numbers, numpy's too (np.number let a complex nu through, cut to its real part)
-_REAL = (int, float, np.integer, np.floating)
+_REAL = numbers.Real   # any real (a Fraction too), never a bool (refused before)
 MATERN_NUS = (0.5, 1.5, 2.5)
 
 

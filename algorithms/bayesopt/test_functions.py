@@ -65,7 +65,8 @@ class RKHSFunction:
     """g(x) = Σᵢ ``weights[i]`` · k(x, ``centers[i]``): a finite kernel expansion.
 
     Called on x of shape (d,) it returns a float, on X of shape (n, d) an (n,) float64 array (x of any real
-    dtype is computed in float64).
+    dtype is computed in float64; finite entries of magnitude at most 3.4e38). ``centers`` (k, d) and
+    ``weights`` (k,) finite, entries of magnitude at most 3.4e38.
 
     >>> g = RKHSFunction(Kernel("se", lengthscale=0.5), np.array([[0.0], [1.0]]), np.array([1.0, -1.0]))
     >>> round(g(np.array([0.0])), 6), round(g.norm, 6)
@@ -229,16 +230,17 @@ def _grid(bounds: np.ndarray, n_grid: int) -> np.ndarray:
 
 
 def _batch(name: str, g: Callable, X: np.ndarray) -> np.ndarray:
-    """g at the rows of X as an (n, k) array, vectorized when g takes X; errors name ``name`` (f or c)."""
+    """g at the rows of X as an (n, k) array, vectorized when g takes X; errors name ``name`` (f or c).
+    g gets copies: one that writes into its argument changes nothing here."""
     try:
-        values = as_real_array(f"{name}(X)", g(X), check_range=False)
+        values = as_real_array(f"{name}(X)", g(X.copy()), check_range=False)
         # one value (or one row of values) per point: an (n, 2, 2) answer was flattened into (n, 4)
         if values.ndim in (1, 2) and values.shape[0] == X.shape[0]:
             return values.reshape(X.shape[0], -1)
     except Exception:   # g takes one point (or fails): per point, where its own errors are named
         pass
-    rows = [np.atleast_1d(as_real_array(f"{name}(x)", call_user(f"{name}(x)", g, x), check_range=False))
-            for x in X]
+    rows = [call_user(f"{name}(x)", g, x.copy()) for x in X]
+    rows = [np.atleast_1d(as_real_array(f"{name}(x)", row, check_range=False)) for row in rows]
     shapes = {row.shape for row in rows}
     if len(shapes) != 1 or next(iter(shapes)) != (rows[0].size,):   # a matrix, or lengths that vary
         raise ValueError(f"{name}(x) must return a float or a 1-D array of one length at every point, got "
@@ -266,7 +268,8 @@ def constrained_minimum(
     polished points that stay feasible (c <= 1e-10 of c's range on the grid) is returned. The
     polish runs in unit coordinates with f and c divided by their ranges on the grid, so the
     answer scales with the box and with f (a box of side 1e-7 or 1e7 is solved alike). f must
-    return one finite float and c finite floats at every grid node. ``n_grid`` an int >= 1 (refused when
+    return one finite float and c finite floats at every grid node; both get copies of the points (one
+    that writes into its argument changes nothing). ``n_grid`` an int >= 1 (refused when
     the n_grid^d nodes exceed this machine's memory or GRID_MAX_NODES = 10**7: with the default n_grid
     of 3 per axis from d = 9 on, a box of more than 14 dimensions is refused); ``n_polish`` an int >= 1
     (at most the feasible nodes are polished).
@@ -320,13 +323,14 @@ def constrained_minimum(
         return np.clip(lo + u * width, bounds[:, 0], bounds[:, 1])
 
     def f_value(x) -> float:
-        values = np.atleast_1d(as_real_array("f(x)", call_user("f(x)", f, x), check_range=False))
+        # a copy: an f that wrote into its x moved the returned answer out of the box (red13a)
+        values = np.atleast_1d(as_real_array("f(x)", call_user("f(x)", f, x.copy()), check_range=False))
         if values.size != 1:
             raise ValueError(f"f must return one float per point, got shape {values.shape}")
         return float(values[0])
 
     def c_value(x) -> np.ndarray:
-        return np.atleast_1d(as_real_array("c(x)", call_user("c(x)", c, x), check_range=False))
+        return np.atleast_1d(as_real_array("c(x)", call_user("c(x)", c, x.copy()), check_range=False))
 
     order = np.flatnonzero(feasible)[np.argsort(f_values[feasible])]
     best_x, best_f = nodes[order[0]], float(f_values[order[0]])

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -193,11 +194,10 @@ class WorkflowGenerator(_Agent):
     """Agent 1: problem features -> a grammar-valid workflow, token by token.
 
     ``hidden``, ``heads``, ``layers``: the transformer's width, attention heads and depth (positive ints,
-    hidden even and divisible by heads; sizes whose weights exceed this machine's memory are refused by
-    name). ``seed``: None
-    (default) draws the initial weights from torch's global generator, as torch's own modules do (so
-    ``torch.manual_seed`` decides them, and it advances); an int draws them from a private generator seeded
-    with it, leaving the global one untouched.
+    hidden even and divisible by heads; sizes whose weights exceed this machine's memory are refused by name).
+    ``seed``: None (default) or an int in [0, 2**64). None draws the initial weights from torch's global
+    generator, as torch's own modules do (so ``torch.manual_seed`` decides them, and it advances); an int
+    draws them from a private generator seeded with it, leaving the global one untouched.
     """
 
     @allocates("hidden", "heads", "layers")
@@ -302,8 +302,9 @@ class WorkflowGenerator(_Agent):
 class HyperparameterController(_Agent):
     """Agent 2: (workflow, progress features O_t) -> Normal over each controllable module's actions.
 
-    ``hidden``, ``heads``, ``layers``, ``seed`` as :class:`WorkflowGenerator`'s (``seed=None``: torch's
-    global generator, as torch's modules; an int: a private one, the global generator untouched).
+    ``hidden``, ``heads``, ``layers`` positive ints (hidden even and divisible by heads) and ``seed`` None or
+    an int in [0, 2**64), as :class:`WorkflowGenerator`'s (``seed=None``: torch's global generator, as
+    torch's modules; an int: a private one, the global generator untouched).
     """
 
     @allocates("hidden", "heads", "layers")
@@ -354,7 +355,7 @@ def initial_log_std_bias(model: HyperparameterController, value: float = math.lo
     (the std is 0.5·exp(clamp(·, -4, 0)), so values outside [-4, 0] act as the nearer end)."""
     if not isinstance(model, HyperparameterController):
         raise TypeError(f"model must be a HyperparameterController, got {type(model).__name__}")
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating) \
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real) \
             or not math.isfinite(to_float(value)):   # NaN filled the bias, and every std of Agent 2 was NaN
         raise ValueError(f"value must be a finite real number, got {value!r}")
     # inside the working range: 1e300 met torch's "value cannot be converted to type float without overflow"

@@ -39,6 +39,7 @@ R. Eberhart 1995, M. Clerc, J. Kennedy 2002 (PSO); H. Guo et al. DesignX, arXiv:
 
 from __future__ import annotations
 
+import numbers
 import sys
 import threading
 import warnings
@@ -73,7 +74,7 @@ class _Stop(Exception):
 
 def _range01(name: str, value, lo: float, hi: float) -> float:
     # numpy scalars too (np.float32(0.7) was refused as "not a number"); never a bool
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating) \
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real) \
             or not lo <= value <= hi:
         raise ValueError(f"{name} must be a number in [{lo}, {hi}], got {value!r}")
     return float(value)
@@ -107,15 +108,15 @@ class ScipyDE(Algorithm):
         # scipy refuses a mutation constant of 2 or more (its range is [0, 2)): refuse it here, naming
         # the argument, rather than deep inside the solve; a list pair is stored as a (hashable) tuple
         pair = isinstance(self.mutation, tuple | list)
-        numbers = tuple(self.mutation) if pair else (self.mutation,)
-        if ((pair and len(numbers) != 2)
+        entries = tuple(self.mutation) if pair else (self.mutation,)
+        if ((pair and len(entries) != 2)
                 or any(isinstance(v, bool | np.bool_)
-                       or not isinstance(v, int | float | np.integer | np.floating) for v in numbers)
-                or not all(0 <= v < 2.0 for v in numbers) or numbers[0] > numbers[-1]):
+                       or not isinstance(v, numbers.Real) for v in entries)
+                or not all(0 <= v < 2.0 for v in entries) or entries[0] > entries[-1]):
             raise ValueError(f"mutation must be a float in [0, 2) or a pair 0 <= lo <= hi < 2, "
                              f"got {self.mutation!r}")
-        numbers = tuple(float(v) for v in numbers)
-        object.__setattr__(self, "mutation", numbers if pair else numbers[0])
+        entries = tuple(float(v) for v in entries)
+        object.__setattr__(self, "mutation", entries if pair else entries[0])
         object.__setattr__(self, "recombination", _range01("recombination", self.recombination, 0.0, 1.0))
         check_choice("init", self.init, ("latinhypercube", "sobol", "halton", "random"))
         remember_validated(self)   # a field replaced later with object.__setattr__ is refused by solve

@@ -34,6 +34,7 @@ import copy
 import functools
 import json
 import math
+import numbers
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -218,7 +219,7 @@ class Episode(CheckedRecord):
             if not isinstance(values, list | tuple):
                 raise TypeError(f"{name} must be a list of floats, got {type(values).__name__}")
             for v in values:
-                real = isinstance(v, int | float | np.integer | np.floating) \
+                real = isinstance(v, numbers.Real) \
                     and not isinstance(v, bool | np.bool_)
                 if not real or math.isnan(to_float(v)) or to_float(v) == -math.inf:   # -inf: no value is
                     raise ValueError(f"{name} must hold real numbers (+inf allowed, not NaN or -inf), got "
@@ -243,7 +244,7 @@ class Episode(CheckedRecord):
                                      f"{array.shape}")
         for name in ("logp2", "values"):
             for i, v in enumerate(getattr(self, name)):
-                real = isinstance(v, int | float | np.integer | np.floating) \
+                real = isinstance(v, numbers.Real) \
                     and not isinstance(v, bool | np.bool_)
                 if not real or not math.isfinite(to_float(v)):
                     raise ValueError(f"{name}[{i}] must be a finite real number, got {v!r:.40}")

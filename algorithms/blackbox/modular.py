@@ -47,6 +47,7 @@ NeurIPS 2025, arXiv:2505.17866 (Section 3.1, Modular-EC).
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -165,7 +166,8 @@ class WorkflowPlan:
         return N_PARTNERS[self.mutation] + 1 if self.family == "de" else 2
 
     def size(self, dim: int, budget: int) -> int:
-        """The population size for a problem of dimension ``dim`` and evaluation ``budget``."""
+        """The population size for a problem of dimension ``dim`` and evaluation ``budget`` (both ints in
+        [1, 2**63 - 1]): the module's size, cut to the budget, at least the family's fewest."""
         dim, budget = check_positive_int("dim", dim), check_positive_int("budget", budget)
         base = {"pop.cma": 4 + int(3 * math.log(dim)), "pop.20": 20, "pop.50": 50, "pop.100": 100,
                 "pop.5d": 5 * dim, "pop.10d": 10 * dim, "pop.15d": 15 * dim}[self.pop]
@@ -208,7 +210,7 @@ def _check_hyperparameters(plan: WorkflowPlan, hyperparameters: Any, name: str =
             pad = slack * (hi - lo)
             # numpy numbers too (not complex ones: np.number let np.complex128 through, cut to its real part)
             if (isinstance(value, bool | np.bool_)
-                    or not isinstance(value, int | float | np.integer | np.floating)
+                    or not isinstance(value, numbers.Real)
                     or not lo - pad <= value <= hi + pad):
                 raise ValueError(f"{name}[{module!r}][{key!r}] must be a number in [{lo}, {hi}], "
                                  f"got {value!r}")
@@ -302,7 +304,7 @@ def _diversity_lost(X: np.ndarray, width: np.ndarray, es: SepCMAState | None = N
 def _init_best(value: Any) -> float:
     """The initial best value: a real number, +inf before any finite one (never NaN or -inf); a user's
     finite one inside the working range (a run's own is f's, of any size)."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise TypeError(f"init_best must be a real number, got {type(value).__name__} {value!r:.40}")
     value = float(value)
     if math.isnan(value) or value == -math.inf:
@@ -370,11 +372,12 @@ def run_workflow(plan: WorkflowPlan, ev: Evaluator, rng: np.random.Generator,
     ``rng`` (a ``numpy.random.Generator``) draws every random choice of the run; ``monitor`` (an
     :class:`~algorithms.core.IterationMonitor` or None) records each generation.
 
-    ``hyperparameters`` ({module: {name: value}}) may leave values out: those run at their documented
-    defaults (``grammar.CONFIG_SPACE``).
+    ``hyperparameters`` ({module: {name: value}}, each value a real number in its range of
+    ``grammar.CONFIG_SPACE``) may leave values out: those run at their documented defaults. ``maxiters``
+    None or an int in [0, 2**63 - 1].
 
     ``controller(obs)`` (optional, Agent 2) returns hyperparameters, asked before every
-    ``control_interval``-th generation (the values then hold until the next call).
+    ``control_interval``-th generation (an int >= 1; the values then hold until the next call).
     """
     with run_values():   # the operators get the run's own populations and f's values (any finite size)
         return _run_workflow(plan, ev, rng, hyperparameters, controller=controller, maxiters=maxiters,

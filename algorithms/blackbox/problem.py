@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,7 +145,7 @@ class BlackBoxProblem(Problem):
             value = getattr(self, key)
             # numpy numbers too, never a bool; a complex one reached math.isfinite's bare TypeError
             if value is not None and (isinstance(value, bool | np.bool_)
-                                      or not isinstance(value, int | float | np.integer | np.floating)
+                                      or not isinstance(value, numbers.Real)
                                       or not math.isfinite(to_float(value))):
                 raise ValueError(f"{key} must be a finite number or None, got {value!r:.40}")
             if value is not None:   # a Python float (np.float32 / np.int64 were kept as given)
@@ -197,7 +198,8 @@ class BlackBoxProblem(Problem):
 class Evaluator:
     """The only door to ``problem.f``: budget-capped, exactly counted, non-finite → ``+inf``.
 
-    ``__call__(X)`` evaluates the rows of ``X`` (shape ``(n, d)``) while budget remains and
+    ``__call__(X)`` evaluates the rows of ``X`` (shape ``(n, d)``, points of the box: finite,
+    lower <= x <= upper) while budget remains and
     returns ``n`` values (``+inf`` for rows beyond the budget and for non-finite objective values).
 
     Its state, public and checked when set (to reset a counter, say): ``problem`` a
@@ -232,7 +234,7 @@ class Evaluator:
                                  f"values are among the evaluations), got {value}")
         elif name in ("best_value", "first_value"):
             if isinstance(value, bool | np.bool_) or \
-                    not isinstance(value, int | float | np.integer | np.floating):
+                    not isinstance(value, numbers.Real):
                 raise TypeError(f"{name} must be a real number (+inf before any finite value), got "
                                 f"{type(value).__name__} {value!r:.40}")
             value = to_float(value)
@@ -267,7 +269,7 @@ class Evaluator:
                 if not (isinstance(entry, tuple | list) and len(entry) == 2
                         and isinstance(entry[0], int | np.integer)
                         and not isinstance(entry[0], bool | np.bool_)
-                        and isinstance(entry[1], int | float | np.integer | np.floating)
+                        and isinstance(entry[1], numbers.Real)
                         and not isinstance(entry[1], bool | np.bool_)):
                     raise TypeError(f"history must hold (evaluations, best value) pairs (an int and a real "
                                     f"number), got {entry!r:.60}")
@@ -418,7 +420,7 @@ def normalized_regret(value: float, problem: BlackBoxProblem) -> float:
     if problem.optimum is None or problem.f_ref is None:
         raise ValueError("problem must carry optimum and f_ref for a normalized regret, got "
                          f"optimum = {problem.optimum!r}, f_ref = {problem.f_ref!r}")
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise TypeError(f"value must be a real number, got {type(value).__name__}")
     value = to_float(value)  # 10**400: inf (a bare OverflowError before); -10**400: -inf, refused below
     if math.isnan(value) or value == -math.inf:   # -inf lies below every optimum (it was clipped to 0)

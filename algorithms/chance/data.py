@@ -35,6 +35,8 @@ decides membership in D_ρ.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import scipy.optimize
 import torch
@@ -82,7 +84,7 @@ def restricted_solution(
         raise ValueError(
             f"h_subset must have shape (k >= 2, {problem.h_samples.shape[1]}), got {h_subset.shape}"
         )
-    if isinstance(z, bool) or not isinstance(z, int | float | np.integer | np.floating):
+    if isinstance(z, bool) or not isinstance(z, numbers.Real):
         raise TypeError(f"z (the restriction margin) must be a real number, got {type(z).__name__} {z!r}")
     try:   # a Python int past int64 (2**64) met np.isfinite's "ufunc 'isfinite' not supported"
         z = float(z)
@@ -127,7 +129,8 @@ def restricted_solution(
             raise ValueError("f must be computed from x with torch operations (GGDOpt's stage 1 and guidance "
                              "differentiate it); it returned a tensor without a gradient (numpy inside f, "
                              "or .detach())")
-        (gradient,) = torch.autograd.grad(value, xt)
+        # the backward runs f's graph: one that wrote into a tensor it needs fails there, named as f's
+        (gradient,) = call_user("f(x)'s backward (autograd)", lambda: torch.autograd.grad(value, xt))
         # a fresh contiguous copy: the gradient of a sum is an expanded (stride-0) view of one
         # number, which SLSQP's Fortran core misreads (it stalled at the start on f = Σx)
         return float(value.detach()), np.array(gradient.detach().double().numpy(), order="C")
@@ -146,9 +149,11 @@ def restricted_solution(
 
         # the scenario restriction has k·m rows: one batched backward pass (vectorised) beats k·m
         # passes there, while for the m rows of the moment restriction it doubled the CPU time
-        jacobian = torch.autograd.functional.jacobian(
+        # the backward runs g's graph: a g that wrote into its h after using it failed there with torch's
+        # "modified by an inplace operation", naming nothing (red13a)
+        jacobian = call_user("g(x, h)'s backward (autograd)", lambda: torch.autograd.functional.jacobian(
             traced_margin, as_tensor(x), vectorize=restriction == "scenario"
-        )
+        ))
         if not all(graph):   # torch's jacobian of a tensor without a graph is zeros: SLSQP ran on them
             raise ValueError("g must be computed from x with torch operations (GGDOpt's stage 1 "
                              "differentiates it); it returned a tensor without a gradient (numpy inside g, "

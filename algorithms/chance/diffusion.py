@@ -22,6 +22,7 @@ tensor([[...]], dtype=torch.float64)
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -154,7 +155,7 @@ class VPSchedule:
                 return  # shape and device are checked where the tensor is used
             lo, hi = float(t.detach().min()), float(t.detach().max())   # no "requires_grad to scalar" warning
         else:
-            if isinstance(t, bool) or not isinstance(t, int | float | np.integer | np.floating):
+            if isinstance(t, bool) or not isinstance(t, numbers.Real):
                 raise TypeError(f"{name} must be a real number in [t_min, 1] (a diffusion time), got "
                                 f"{type(t).__name__} {t!r}")
             lo = hi = to_float(t)  # 10**400: inf, refused below (float() raised a bare OverflowError)
@@ -175,7 +176,7 @@ class VPSchedule:
             if t.numel() == 0:
                 return
             lo, hi = float(t.detach().min()), float(t.detach().max())   # no "requires_grad to scalar" warning
-        elif isinstance(t, bool) or not isinstance(t, int | float | np.integer | np.floating):
+        elif isinstance(t, bool) or not isinstance(t, numbers.Real):
             raise TypeError(f"t must be a real number in [0, 1] (a diffusion time), got {type(t).__name__} "
                             f"{t!r}")
         else:
@@ -189,6 +190,7 @@ class VPSchedule:
         accepted and used as given (a sampler's rounding of 1), beyond it refused."""
         revalidate_if_reassigned(self)   # beta_min = -5 set with object.__setattr__ computed on
         self._check_process_time(t)
+        t = t if isinstance(t, torch.Tensor) else to_float(t)   # np.float32 t computed in float32 (NEP 50)
         return self.beta_min + t * (self.beta_max - self.beta_min)
 
     def alpha_bar(self, t):
@@ -196,6 +198,7 @@ class VPSchedule:
         1 + 1e-12 is accepted and used as given (a sampler's rounding of 1), beyond it refused."""
         revalidate_if_reassigned(self)
         self._check_process_time(t)
+        t = t if isinstance(t, torch.Tensor) else to_float(t)   # np.float32 t computed in float32 (NEP 50)
         exponent = -(self.beta_min * t + 0.5 * (self.beta_max - self.beta_min) * t * t)
         return torch.exp(exponent) if isinstance(exponent, torch.Tensor) else math.exp(exponent)
 
@@ -223,7 +226,10 @@ class ScoreModel(CheckedStateModule):
         super().__setattr__(name, value)
 
     def score(self, x: torch.Tensor, t: float | torch.Tensor) -> torch.Tensor:
-        """∇ log p_t at the rows of ``x`` (batch, n), one time ``t`` for all rows or one per row."""
+        """∇ log p_t at the rows of ``x`` (batch, n), one time ``t`` for all rows or one per row.
+
+        ``x`` a finite floating tensor of the model's dtype, entries at most 3.4e38 in magnitude; ``t`` a real
+        number or a tensor (one entry, or one per row) in the schedule's [t_min, 1]."""
         _check_model_attributes(self)   # ScoreModel() itself, or a subclass without them: AttributeError
         check_float_tensor("x", _dense("x", x), ndim=2)
         _dense("t", t)

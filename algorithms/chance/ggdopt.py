@@ -97,13 +97,15 @@ MIN_FEASIBLE_POINTS = 10
 class ChanceStats(CheckedRecord, Stats):
     """Counters of a chance-constrained solve, plus the answer's feasibility in and out of sample.
 
-    The :class:`~algorithms.core.Stats` counters (``iterations``, ``f_calls``, ``grad_calls``,
-    ``hess_calls``, ``linear_solves``, ``wall_time``), plus ``empirical_violation`` (the answer's
-    violation rate on the problem's scenarios), ``out_of_sample_feasibility`` (its feasibility rate on
-    fresh scenarios), ``n_feasible_samples`` (generated samples that were feasible), ``train_seconds``
-    and ``sample_seconds`` (time spent training the score model and sampling). Domains: the two rates
-    in [0, 1] or NaN (not measured); ``n_feasible_samples`` an int in [0, 2**63 - 1]; ``train_seconds``
-    and ``sample_seconds`` floats in [0, 1e12] (seconds; a larger one is refused naming it).
+    The :class:`~algorithms.core.Stats` counters (``iterations``, ``f_calls``, ``grad_calls``, ``hess_calls``,
+    ``linear_solves``, ``wall_time``), plus ``empirical_violation`` (the answer's violation rate on the
+    problem's scenarios), ``out_of_sample_feasibility`` (its feasibility rate on fresh scenarios),
+    ``n_feasible_samples`` (generated samples that were feasible), ``train_seconds`` and ``sample_seconds``
+    (time spent training the score model and sampling). Domains: the counters ``iterations``, ``f_calls``,
+    ``grad_calls``, ``hess_calls`` and ``linear_solves`` ints in [0, 2**63 - 1]; ``wall_time`` in [0, 3.4e38]
+    seconds or NaN; the two rates ``empirical_violation`` and ``out_of_sample_feasibility`` in [0, 1] or NaN
+    (not measured); ``n_feasible_samples`` an int in [0, 2**63 - 1]; ``train_seconds`` and ``sample_seconds``
+    floats in [0, 1e12] (seconds; a larger one is refused naming it).
     """
 
     empirical_violation: float = float("nan")
@@ -134,6 +136,9 @@ class GGDOptResult(CheckedRecord):
     ``train_points`` (N, n) and ``train_violation`` (N,) are the feasible points the score model was
     trained on and their violation rates, ``losses`` the training losses, ``samples`` (S, n) every
     generated sample, ``sample_values`` (S,) its objective and ``sample_violation`` (S,) its violation.
+    Domains: ``train_points`` and ``samples`` finite, entries at most 3.4e38 in magnitude; the violations
+    rates in [0, 1]; ``losses`` a list of real numbers of any size (a run's own: NaN and inf kept, a
+    training that stopped on them).
     """
 
     train_points: np.ndarray
@@ -202,6 +207,11 @@ class GGDOpt(Algorithm):
     Cost: the defaults are the paper's scale, minutes of CPU even on a 3-variable problem (400 SLSQP solves
     in stage 1, 1500 Adam steps in stage 2, 256 samples × 100 reverse steps in stage 3); for a quick run
     pass smaller ``n_train_points``, ``train_steps``, ``n_samples`` and ``n_steps`` (the tests use 10-50).
+
+    Precision: a float32 problem (float32 ``h_samples``) runs stages 2 and 3 in float32, its score model
+    trained in float32: the run follows another training trajectory than the float64 problem's, so its
+    answer differs by more than float32 rounding (a sample of the same method, checked the same way). Pass
+    float64 samples for the float64 run.
 
     ``beta`` the inverse temperature (on the standardised f), ``guidance`` one of "none",
     "first", "second", ``posterior_variance`` σ² of the second-order guidance (None: Tweedie's; checked

@@ -41,6 +41,7 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
     check_takes,
+    to_float,
 )
 from algorithms.chance.diffusion import ScoreModel, _dense, check_score_model
 
@@ -199,6 +200,7 @@ def guidance_term(
         model.schedule.check_time("t", t)
         t = float(t)
     model.schedule.check_time("t", t)  # t = 0 divides by a zero noise scale; t > 1 is off the schedule
+    t = to_float(t)   # a plain float: np.float32(0.5) computed ᾱ in float32 (NEP 50), another answer
     if order == "none":
         with torch.no_grad():
             return torch.zeros_like(x), model.score(x, t)
@@ -225,7 +227,9 @@ def guidance_term(
         if not value.requires_grad:  # autograd would say only "element 0 of tensors does not require grad"
             raise ValueError("objective must be computed from its input with torch operations (autograd "
                              "differentiates it); its output does not depend on x")
-        (grad_f,) = torch.autograd.grad(value.sum(), mu_g, create_graph=order == "second")
+        # the backward runs the objective's graph (an in-place write into a tensor it needs fails there)
+        (grad_f,) = call_user("objective(x)'s backward (autograd)", lambda: torch.autograd.grad(
+            value.sum(), mu_g, create_graph=order == "second"))
     if not bool(torch.isfinite(value).all() and torch.isfinite(grad_f).all()):
         raise ValueError("objective returned a non-finite value or gradient at the rows of x (at the "
                          "posterior mean of each row)")
@@ -233,7 +237,7 @@ def guidance_term(
         g_mu = first_order_guidance(grad_f.detach(), beta=beta)
     else:
         with torch.enable_grad():
-            hess = _row_hessians(grad_f, mu_g)
+            hess = call_user("objective(x)'s second backward (autograd)", _row_hessians, grad_f, mu_g)
         if posterior_variance is None:
             trace = torch.diagonal(jac, dim1=1, dim2=2).mean(dim=1)
             sigma2 = ((1.0 - ab) / math.sqrt(ab) * trace).clamp_min(0.0)

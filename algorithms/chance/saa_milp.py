@@ -147,12 +147,16 @@ def _solve(problem: ChanceConstrainedProblem, algorithm: SAAMILP, options: Solve
 def milp_retcode(result, options: SolveOptions) -> RetCode:
     """scipy's milp status as a retcode. HiGHS's node limit stops with its status 16 ("Solution limit
     reached"), which scipy passes on as its status 4 ("not recognized"): that run was cut by ``maxiters``
-    (it reported Failure)."""
-    node_limited = result.status == 4 and "HiGHS Status 16" in str(getattr(result, "message", ""))
+    (it reported Failure). scipy's status 1 is HiGHS's time limit (its status 13: ``MaxTime``, even with a
+    ``maxiters`` far away) or an iteration limit (``MaxIters``)."""
+    message = str(getattr(result, "message", ""))
+    node_limited = result.status == 4 and "HiGHS Status 16" in message
     if result.status == 0:
         return RetCode.Success if result.x is not None else RetCode.Failure
     if result.status == 2:
         return RetCode.Infeasible
+    if result.status == 1 and "HiGHS Status 13" in message:   # HiGHS's time limit, whatever maxiters
+        return RetCode.MaxTime
     if result.status == 1 or (node_limited and options.maxiters is not None):
         return RetCode.MaxIters if options.maxiters is not None else RetCode.MaxTime
     return RetCode.Failure

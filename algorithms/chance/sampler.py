@@ -51,10 +51,10 @@ __all__ = ["ReverseRun", "guided_reverse_sample"]
 
 @dataclass(eq=False)   # identity ==: the generated one compared arrays ("truth value ... ambiguous")
 class ReverseRun(CheckedRecord):
-    """The samples ``x`` (n_samples, n), the predictor ``steps`` taken and why the run ended
-    (``status``, one of ``STATUSES``): ``completed`` (reached t_min), ``stopped`` (the step cap came first),
-    ``diverged``
-    (a non-finite entry or one beyond the divergence bound), ``terminated`` (``on_step``)."""
+    """The samples ``x`` (n_samples, n), the predictor ``steps`` taken (an int in [0, 2**63 - 1]) and why the
+    run ended (``status``, one of ``STATUSES``): ``completed`` (reached t_min), ``stopped`` (the step cap came
+    first), ``diverged`` (a non-finite entry or one beyond the divergence bound), ``terminated``
+    (``on_step``)."""
 
     x: torch.Tensor
     steps: int

@@ -1,6 +1,7 @@
 """Issue #43 round 13: docstrings that state each parameter's domain, and code that keeps it (bayesopt)."""
 
 import inspect
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -44,3 +45,52 @@ def test_constrained_bo_problem_domains_as_documented(kwargs, words):
     call = {"f": lambda x: float(x[0]), "c": lambda x: -1.0, "bounds": [[0.0, 1.0]], "initial": 2, **kwargs}
     with pytest.raises(ValueError, match=words):
         ConstrainedBOProblem(**call)
+
+
+def _writes_into_x(x):
+    value = float(x @ x)
+    x[...] = 9.0   # the user's callable writes into its argument
+    return value
+
+
+@pytest.mark.parametrize("which", ["f", "c"])
+def test_constrained_minimum_gives_f_and_c_copies(which):
+    # an f writing into its x moved the returned answer to (9, 0), outside the box, with value 81 (red13a)
+    from algorithms.bayesopt import constrained_minimum
+
+    f = _writes_into_x if which == "f" else (lambda x: float(x @ x))
+    c = (lambda x: float(0.5 - x[0])) if which == "f" else (lambda x: (0.5 - x[0], x.__setitem__(0, 7.0))[0])
+    x, value = constrained_minimum(f, c, [[0.0, 1.0], [0.0, 1.0]])
+    assert np.all((x >= 0.0) & (x <= 1.0))
+    if which == "c":
+        assert x == pytest.approx([0.5, 0.0], abs=1e-6) and value == pytest.approx(0.25)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: __import__("algorithms.bayesopt", fromlist=["Kernel"]).Kernel(nu=Fraction(5, 2)),
+    lambda: __import__("algorithms.bayesopt", fromlist=["Kernel"]).Kernel("se", nu=Fraction(3, 2)),
+])
+def test_kernel_takes_a_fraction_nu_equal_to_a_valid_one(make):
+    # a Fraction is a numbers.Real (README's coercible list): Fraction(5, 2) was "not one of [0.5, 1.5, 2.5]"
+    kernel = make()
+    assert type(kernel.nu) is float and kernel.nu in (1.5, 2.5)
+
+
+def test_cei_without_fit_takes_an_observed_f_near_the_range_edge():
+    # f = 3.4e38 (inside the range) was accepted, then suggest() refused the GP's own posterior mean
+    # (3.64e38) naming mu_f, an argument the user never passed (red13a)
+    from algorithms.bayesopt import CEI, CEIAskTell, Kernel, constrained_ei
+
+    f = lambda x: float(np.sum((x - 0.3) ** 2))   # noqa: E731
+    c = lambda x: float(x[0] + x[1] - 1.0)   # noqa: E731
+    prob = ConstrainedBOProblem(f=f, c=c, bounds=np.array([[0.0, 1.0], [0.0, 1.0]]), initial=3)
+    at = CEIAskTell(CEI(kernel=Kernel("se", lengthscale=0.3), fit=False, n_candidates=50), prob, seed=0)
+    for _ in range(3):
+        x = at.suggest()
+        at.observe(x, f(x), c(x))
+    at.observe(np.array([0.51, 0.5]), 3.4e38, 0.0)
+    x = at.suggest()
+    assert x.shape == (2,) and np.all((x >= 0) & (x <= 1))
+    # a caller's own arrays are still held to the range
+    with pytest.raises(ValueError, match=r"^mu_f has an entry of magnitude 3.5e\+38"):
+        constrained_ei(np.array([3.5e38]), np.array([1.0]), np.array([0.0]), np.array([1.0]), 0.0)

@@ -366,7 +366,7 @@ ROUND7 = [
     BadInput(ScipyDE, lambda: ScipyDE(init=np.zeros((5, 2))), ValueError, ("init",), "array"),
     BadInput(PSO, lambda: PSO(swarm=2**40), ValueError, ("swarm",), "huge"),
     BadInput(RandomSearch, lambda: RandomSearch(batch=2**40), ValueError, ("batch",), "huge"),
-    BadInput(problem_features, lambda: problem_features(Evaluator(PROB), np.random.default_rng(0), 2**40),
+    BadInput(problem_features, lambda: problem_features(Evaluator(PROB), np.random.default_rng(0), 2**63),
              ValueError, ("n",), "n-huge"),
     BadInput(Evaluator.__call__, lambda: Evaluator(BlackBoxProblem(lambda x: torch.tensor(True), BOX, 5))(X),
              TypeError, ("f(x)",), "f-torch-bool"),

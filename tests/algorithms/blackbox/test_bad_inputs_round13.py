@@ -1,11 +1,21 @@
 """Issue #43 round 13: docstrings that state each parameter's domain, and code that keeps it (blackbox)."""
 
 import inspect
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from algorithms.blackbox import BlackBoxProblem, Evaluator, bbob_problem, normalized_regret, problem_features
+from algorithms.blackbox import (
+    PSO,
+    BlackBoxProblem,
+    Evaluator,
+    ModularOptimizer,
+    ScipyDE,
+    bbob_problem,
+    normalized_regret,
+    problem_features,
+)
 
 
 def _evaluator(budget: int = 50) -> Evaluator:
@@ -55,3 +65,19 @@ def test_normalized_regret_takes_a_runs_value_as_documented(value, regret):
     p = BlackBoxProblem(lambda x: 0.0, ([0.0], [1.0]), 5, optimum=0.0, f_ref=1.0)
     assert normalized_regret(value, p) == regret
     assert "not bounded by the working range" in " ".join(inspect.getdoc(normalized_regret).split())
+
+
+@pytest.mark.parametrize("make, check", [
+    (lambda: ScipyDE(mutation=Fraction(1, 2), recombination=Fraction(7, 10)),
+     lambda a: a.mutation == 0.5 and a.recombination == 0.7),
+    (lambda: ScipyDE(mutation=(Fraction(1, 2), Fraction(1))), lambda a: a.mutation == (0.5, 1.0)),
+    (lambda: PSO(w=Fraction(7, 10), c1=Fraction(3, 2)), lambda a: a.w == 0.7 and a.c1 == 1.5),
+    (lambda: BlackBoxProblem(lambda x: 0.0, ([0.0], [1.0]), 5, optimum=Fraction(1, 2), f_ref=Fraction(3)),
+     lambda p: (p.optimum, p.f_ref) == (0.5, 3.0) and normalized_regret(Fraction(5, 4), p) == 0.3),
+    (lambda: ModularOptimizer(("init.uniform", "pop.20", "de.rand1", "cx.binomial", "bc.clip", "sel.greedy"),
+                              {"de.rand1": {"F1": Fraction(1, 2)}}),
+     lambda a: a.hyperparameters["de.rand1"]["F1"] == 0.5),
+])
+def test_a_fraction_is_a_real_number_everywhere(make, check):
+    # a Fraction (a numbers.Real, README's coercible list) was "must be a number" at these sites
+    assert check(make())

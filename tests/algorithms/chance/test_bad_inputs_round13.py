@@ -1,22 +1,32 @@
 """Issue #43 round 13: docstrings that state each parameter's domain, and code that keeps it (chance)."""
 
+import dataclasses
 import inspect
+from fractions import Fraction
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 import torch
 
 from algorithms import solve
+from algorithms._validation import UserCallableError
 from algorithms.chance import (
     SAAMILP,
     ChanceStats,
+    GaussianScore,
+    GGDOpt,
     ScenarioApproach,
     ScoreMLP,
+    VPSchedule,
     beamforming_problem,
+    guidance_term,
     guided_reverse_sample,
     linear_gaussian_problem,
+    restricted_solution,
     scenario_count,
     train_score,
+    tweedie_mean,
 )
 from algorithms.chance.saa_milp import milp_retcode
 from algorithms.core import RetCode, SolveOptions
@@ -60,6 +70,7 @@ def test_saa_milp_cut_by_its_node_limit_reports_maxiters(maxiters):
     (4, "(HiGHS Status 16: Solution limit reached)", None, RetCode.Failure),   # no node limit was set
     (4, "(HiGHS Status 4: Solve error)", 5, RetCode.Failure),
     (1, "Time limit reached", None, RetCode.MaxTime),
+    (1, "Time limit reached. (HiGHS Status 13: model_status is Time limit reached)", 1000, RetCode.MaxTime),
     (1, "Iteration limit reached", 5, RetCode.MaxIters),
     (2, "infeasible", None, RetCode.Infeasible),
     (0, "Optimal", None, RetCode.Success),
@@ -109,3 +120,61 @@ def test_chance_stats_domains_as_documented(field, value, words):
     assert field in inspect.getdoc(ChanceStats) and "1e12" in inspect.getdoc(ChanceStats)
     with pytest.raises(ValueError, match=words):
         ChanceStats(**{field: value})
+
+
+_TINY = dict(beta=0.2, n_train_points=30, train_steps=20, batch_size=64, n_samples=16, n_steps=5,
+             corrector_steps=0)
+
+
+def test_a_g_writing_into_its_h_is_named_as_gs_backward():
+    # torch's "modified by an inplace operation" reached the user from stage 1's Jacobian, naming nothing
+    p0 = linear_gaussian_problem(n=2, n_samples=100, rho=0.1, seed=0)
+
+    def g(x, h):
+        out = p0.g(x, h)
+        h.mul_(0.5)
+        return out
+
+    with pytest.raises(UserCallableError, match=r"^g\(x, h\)'s backward \(autograd\) raised RuntimeError"):
+        solve(dataclasses.replace(p0, g=g), GGDOpt(**_TINY), seed=0)
+
+
+@pytest.mark.parametrize("t", [Fraction(1, 2), np.float32(0.5), np.int64(1)])
+def test_diffusion_times_take_any_real_number(t):
+    # a Fraction was "t must be a real number in [t_min, 1]" (tweedie_mean, alpha_bar, guidance_term)
+    model = GaussianScore(np.zeros(2), np.ones(2), VPSchedule())
+    x = torch.zeros(1, 2, dtype=torch.float64)
+    assert torch.equal(tweedie_mean(model, x, t), tweedie_mean(model, x, float(t)))
+    assert VPSchedule().alpha_bar(t) == pytest.approx(VPSchedule().alpha_bar(float(t)))
+    guidance, _ = guidance_term(model, lambda z: (z**2).sum(1), x, t, beta=1.0)
+    assert torch.equal(guidance, guidance_term(model, lambda z: (z**2).sum(1), x, float(t), beta=1.0)[0])
+
+
+def test_restricted_solution_takes_a_fraction_margin():
+    p = linear_gaussian_problem(n=2, n_samples=50, rho=0.1, seed=0)
+    assert np.array_equal(restricted_solution(p, p.h_samples[:10], Fraction(1, 2)),
+                          restricted_solution(p, p.h_samples[:10], 0.5))
+
+
+def test_a_float32_time_computes_as_the_float_it_equals():
+    # np.float32(0.5) == 0.5 exactly, but NEP 50 arithmetic computed alpha_bar in float32: another answer
+    schedule = VPSchedule()
+    assert schedule.alpha_bar(np.float32(0.5)) == schedule.alpha_bar(0.5)
+    assert schedule.beta(np.float32(0.5)) == schedule.beta(0.5)
+    model = GaussianScore(np.zeros(2), np.ones(2), schedule)
+    x = torch.full((2, 2), 0.3, dtype=torch.float64)
+    one = guidance_term(model, lambda z: (z**2).sum(1), x, np.float32(0.5), beta=1.0)
+    two = guidance_term(model, lambda z: (z**2).sum(1), x, 0.5, beta=1.0)
+    assert torch.equal(one[0], two[0]) and torch.equal(one[1], two[1])
+
+
+def test_ggdopt_states_what_a_float32_problem_changes():
+    doc = " ".join(inspect.getdoc(GGDOpt).split())
+    assert "float32 problem (float32 ``h_samples``) runs stages 2 and 3 in float32" in doc
+
+
+@pytest.mark.parametrize("maxiters", [None, 1000])
+def test_saa_milp_cut_by_its_time_limit_reports_maxtime_whatever_maxiters(maxiters):
+    # MaxIters was reported whenever maxiters was given, though HiGHS said "Time limit reached" (red13a)
+    problem = linear_gaussian_problem(n=2, n_samples=50, rho=0.1, seed=0)
+    assert solve(problem, SAAMILP(time_limit=1.2e-38), maxiters=maxiters, seed=0).retcode is RetCode.MaxTime
