@@ -136,11 +136,12 @@ class Matroid(_Sealed):
     What is checked of a user's subclass (the four matroids of this module are correct by
     construction and not re-checked), by :func:`check_matroid`:
 
-    * a finite ``ground`` of at most ``EXHAUSTIVE_GROUND`` (10) elements: when a :class:`Matchoid`
-      is built, on every subset: the empty set is independent, every subset of an independent
-      set is (hereditary), any two maximal independent subsets of any set have the same size
-      (exchange; checked as the submodularity of the rank), and ``rank`` is the size of the
-      largest independent set;
+    * a finite ``ground`` (a frozenset or set; another type is refused by name when a :class:`Matchoid`
+      is built, and ``rank`` must be an int in [0, 2**63 - 1]) of at most ``EXHAUSTIVE_GROUND`` (10)
+      elements: when a :class:`Matchoid` is built, on every subset: the empty set is independent, every
+      subset of an independent set is (hereditary), any two maximal independent subsets of any set have
+      the same size (exchange; checked as the submodularity of the rank), and ``rank`` is the size of
+      the largest independent set;
     * a larger finite ``ground``: when a :class:`Matchoid` is built, sampled (seeded, so the same
       each time): the empty set, 12 random subsets of up to 24 elements whose greedy maximal
       independent subsets in two random orders must have the same size and be hereditary, one
@@ -286,8 +287,17 @@ class PartitionMatroid(Matroid):
         return f"PartitionMatroid(ground={len(self.ground)}, parts={len(self.capacity)})"
 
 
+def _equals_itself(value: Any) -> bool:
+    """``value == value`` as a plain True (False for NaN, or for an object whose == fails or is no bool)."""
+    try:
+        return (value == value) is True or bool(np.bool_(value == value))
+    except Exception:  # an == that raises or answers an array: no usable vertex
+        return False
+
+
 class GraphicMatroid(Matroid):
-    """Edge sets without a cycle; ``endpoints`` maps element (edge) -> (u, v).
+    """Edge sets without a cycle; ``endpoints`` maps element (edge) -> (u, v), hashable vertices that equal
+    themselves (a NaN vertex is refused by name).
 
     A self-loop ``(u, u)`` is dependent on its own; parallel edges form a cycle. The
     cycle test is networkx's union-find.
@@ -304,8 +314,11 @@ class GraphicMatroid(Matroid):
             check_hashable("endpoints key", element)
             if not isinstance(edge, tuple) or len(edge) != 2:
                 raise ValueError(f"endpoints[{element!r}] must be a pair (u, v), got {edge!r}")
-            check_hashable(f"endpoints[{element!r}] vertex", edge[0])
-            check_hashable(f"endpoints[{element!r}] vertex", edge[1])
+            for vertex in edge:
+                check_hashable(f"endpoints[{element!r}] vertex", vertex)
+                if not _equals_itself(vertex):  # NaN: networkx's union-find looped until memory ran out
+                    raise ValueError(f"endpoints[{element!r}] vertex must equal itself (a NaN never does), "
+                                     f"got {vertex!r}")
         self.endpoints = ReadOnlyMap(endpoints)  # read-only: the rank was computed from it
         self.ground = frozenset(endpoints)
         graph = nx.MultiGraph()
@@ -582,6 +595,12 @@ class Matchoid(_Sealed):
                 # a subclass defining rank as a method met int()'s "argument must be ... not 'method'"
                 raise TypeError(f"matroids[{j}].rank must be an int >= 0 (a property), got "
                                 f"{type(rank_of).__name__} {rank_of!r:.40}")
+            if rank_of > 2**63 - 1:  # a count: 2**64 was taken as the matchoid's rank
+                raise ValueError(f"matroids[{j}].rank must be <= 2**63 - 1, got {rank_of!r:.40}")
+            if matroid.ground is not None and not isinstance(matroid.ground, frozenset | set):
+                # a list met "'<=' not supported between frozenset and list"; a generator is used up once
+                raise TypeError(f"matroids[{j}].ground must be None or a frozenset of elements, got "
+                                f"{type(matroid.ground).__name__}")
             check_matroid(f"matroids[{j}]", matroid)  # a user's subclass against the axioms (see Matroid)
         self.matroids = tuple(matroids)
         self._everywhere = tuple(j for j, m in enumerate(self.matroids) if m.ground is None)

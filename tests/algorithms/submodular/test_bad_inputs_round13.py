@@ -45,3 +45,26 @@ def test_greedy_still_warns_that_tol_had_no_effect():
     problem = S.MatchoidMaximization(len, S.Matchoid([S.UniformMatroid(2)]), range(4))
     with pytest.warns(UserWarning, match=r"tol=0\.5 had no effect"):
         solve(problem, S.Greedy(), tol=0.5)
+
+
+@pytest.mark.parametrize("vertex", [float("nan"), __import__("numpy").float64("nan")])
+def test_graphic_matroid_refuses_a_nan_vertex(vertex):
+    # is_independent looped until memory ran out (union-find never finds a NaN's root)
+    with pytest.raises(ValueError, match=r"^endpoints\['a'\] vertex must equal itself"):
+        S.GraphicMatroid({"a": (vertex, 1), "b": (1, 2)})
+
+
+@pytest.mark.parametrize(("ground", "rank", "error"), [([0, 1, 2], 2, TypeError),
+                                                       ((i for i in range(3)), 2, TypeError),
+                                                       (None, 2**64, ValueError)])
+def test_user_matroid_ground_and_rank_named(ground, rank, error):
+    class UserMatroid(S.Matroid):
+        def in_ground(self, e):
+            return True
+
+        def is_independent(self, s):
+            return len(s) <= 2
+
+    UserMatroid.ground, UserMatroid.rank = ground, rank
+    with pytest.raises(error, match=r"^matroids\[0\]\.(ground|rank)"):
+        S.Matchoid([UserMatroid()])
