@@ -90,8 +90,27 @@ def link_function(name: str):
     return link
 
 
+def unit_tolerance(d: int, *values) -> float:
+    """The unit-norm tolerance of d-vectors given in ``values``' precisions: rounding a normalised vector to
+    the coarsest of them (float16's norm is off by ~5e-4, float32's by ~1e-7), 1e-6 at least."""
+    eps = 2.3e-16  # lists and float64
+    for value in values:
+        dtype = getattr(value, "dtype", None)
+        if isinstance(dtype, torch.dtype) and dtype.is_floating_point:
+            eps = max(eps, torch.finfo(dtype).eps)
+        elif isinstance(dtype, np.dtype) and dtype.kind == "f":
+            eps = max(eps, float(np.finfo(dtype).eps))
+    # 10√d ulps for float32/float64 (a vector normalised in that precision); half precision rounds a unit
+    # vector's norm by ~eps/2, and 10√d of its coarse ulps would pass a norm of 1.1
+    return max(_UNIT_TOL, (10.0 if eps < 1e-6 else 2.0) * math.sqrt(d) * eps)
+
+
 def check_unit_vector(name: str, value, d: int, dtype=torch.float64) -> torch.Tensor:
-    """``value`` as a finite unit vector of ``R^d`` (a torch tensor of ``dtype``)."""
+    """``value`` as a finite unit vector of ``R^d`` (a torch tensor of ``dtype``); any real floating dtype,
+    its norm's tolerance that of its precision (:func:`unit_tolerance`)."""
+    given = value
+    if isinstance(value, torch.Tensor) and value.dtype in (torch.float16, torch.bfloat16):
+        value = value.detach().double()  # numpy holds no bfloat16
     try:
         vec = torch.as_tensor(as_real_array(name, value), dtype=dtype).detach().clone()
     except (TypeError, ValueError) as exc:
@@ -101,7 +120,7 @@ def check_unit_vector(name: str, value, d: int, dtype=torch.float64) -> torch.Te
                          f"{tuple(vec.shape)}")
     check_finite_data(name, vec)
     norm = float(torch.linalg.vector_norm(vec.double()))
-    if abs(norm - 1.0) > _UNIT_TOL:
+    if abs(norm - 1.0) > unit_tolerance(d, given):
         raise ValueError(f"{name} must be a unit vector (the model lives on the sphere), got norm {norm:.6g}")
     return vec
 
@@ -273,9 +292,9 @@ def overlaps(u, v, u_star, v_star) -> dict[str, float]:
     non-unit vector is refused, naming it).
 
     ``u``, ``v`` (the model's key and value) and ``u_star``, ``v_star`` (the truth) are real unit vectors
-    (tensors or arrays) of one length d, of any real dtype: they are read as float64 (a float32 vector as its
-    float32 rounding, its unit-norm tolerance the float32 one) and each overlap, a cosine, is clipped to
-    [-1, 1] (a float32 copy of u* gave μ = 1.000000007).
+    (tensors or arrays) of one length d, of any real dtype: they are read as float64 (a float32 or float16
+    vector as its rounding, its unit-norm tolerance that precision's) and each overlap, a cosine, is clipped
+    to [-1, 1] (a float32 copy of u* gave μ = 1.000000007).
 
     >>> e = torch.eye(3, dtype=torch.float64)
     >>> overlaps(e[0], e[1], e[0], e[1])
@@ -289,8 +308,7 @@ def overlaps(u, v, u_star, v_star) -> dict[str, float]:
                          f"{[tuple(t.shape) for t in (u, v, u_star, v_star)]}")
     # the order parameters are cosines of points of the sphere: a zero or non-unit vector has none.
     # Tolerance: rounding of a normalized vector of the input's precision (float32 models included)
-    single = any(getattr(t, "dtype", None) in (torch.float32, np.float32) for t in (u_in, v_in, us_in, vs_in))
-    tol = max(_UNIT_TOL, 10.0 * math.sqrt(u.numel()) * (np.finfo(np.float32).eps if single else 2.3e-16))
+    tol = unit_tolerance(u.numel(), u_in, v_in, us_in, vs_in)
     for name, t in (("u", u), ("v", v), ("u_star", u_star), ("v_star", v_star)):
         norm = float(torch.linalg.vector_norm(t))
         if abs(norm - 1.0) > tol:

@@ -87,3 +87,22 @@ def test_load_state_dict_refuses_a_sparse_tensor_by_name(model, key):
     with pytest.raises(TypeError, match=rf"state_dict\['{key}'\] must be a dense tensor"):
         m.load_state_dict({**state, key: state[key].to_sparse()})
     m.load_state_dict(state)
+
+
+@pytest.mark.parametrize("cast", [lambda t: t.half(), lambda t: t.bfloat16(),
+                                  lambda t: t.numpy().astype("float16")],
+                         ids=["float16", "bfloat16", "numpy16"])
+def test_unit_vectors_in_half_precision_are_unit_vectors(cast):
+    """red13b: "any real dtype" was documented, but a float16 copy of a unit vector (norm 1 ± 5e-4) was
+    refused as "not a unit vector" (the tolerance was float32's at most) and bfloat16 met numpy's missing
+    dtype."""
+    from algorithms.attention import overlaps
+
+    problem = SingleLocationProblem(d=4, L=3, gamma=0.5)
+    u, v = problem.oracle()
+    exact = monte_carlo_risk(problem, u, v, n=200)["risk"]
+    assert monte_carlo_risk(problem, cast(u), cast(v), n=200)["risk"] == pytest.approx(exact, abs=5e-3)
+    assert overlaps(cast(u), cast(v), u, v)["mu"] == pytest.approx(1.0, abs=1e-2)
+    SingleLocationProblem(d=4, L=3, gamma=0.5, u0=cast(u))
+    with pytest.raises(ValueError, match=r"\bu must be a unit vector"):
+        monte_carlo_risk(problem, cast(u * 1.1), v, n=200)

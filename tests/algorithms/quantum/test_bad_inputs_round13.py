@@ -69,3 +69,15 @@ def test_gap_inside_its_stated_range_works(gap):
 def test_schedule_of_a_small_budget_is_unchanged():
     assert successive_rejects_schedule(100, 4).tolist() == [16, 21, 31]
     assert np.asarray(successive_rejects_schedule(10, 10)).tolist() == [0] * 9
+
+
+@pytest.mark.parametrize("repetitions", [1001, 10**5])
+def test_identification_errors_repetitions_capped_at_what_runs_in_seconds(repetitions):
+    """red13a: the documented cap 10**5 ran for minutes on the smallest problem (each repetition a solve)."""
+    from algorithms.quantum import identification_errors
+
+    states = [random_state(1, purity=0.9, seed=1), random_state(1, purity=0.6, seed=2)]
+    problem = PurestStateProblem(states, 20)
+    with pytest.raises(ValueError, match=r"\brepetitions must be <= MAX_REPETITIONS = 1000"):
+        identification_errors(problem, UniformAllocation(), repetitions)
+    assert "MAX_REPETITIONS = 1000" in inspect.getdoc(identification_errors)
