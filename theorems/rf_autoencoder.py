@@ -52,6 +52,7 @@ from algorithms.forests import (
     relabel_forest,
     sample_in_boxes,
 )
+from algorithms.forests.exact_decoder import K0_MAX
 from algorithms.forests.knn_decoder import synthetic_training_set
 from algorithms.forests.metrics import column_distortion
 from theorems.core import Claim, Context, Kind, Origin, Outcome, Result, register, register_results
@@ -1436,8 +1437,12 @@ def _round6_assumption_cases(X: np.ndarray, y: np.ndarray, fitted: RFAutoencoder
                  lambda: nystrom(K[:1], dmap.embedding)),
         Boundary("exact decoder: K0_hat rows of the training width", "K0_hat", exact_inside,
                  lambda: exact(K0_hat=K0[:, :-1])),
-        Boundary("exact decoder: finite K0_hat", "K0_hat", lambda: exact(K0_hat=K0 * 1e30),
-                 lambda: exact(K0_hat=K0 * np.nan)),
+        # round 13: the documented |K0_hat| <= K0_MAX (HiGHS's coefficients) is the edge; 1e30 is outside now
+        Boundary("exact decoder: finite K0_hat", "K0_hat",
+                 lambda: exact(K0_hat=K0 / np.abs(K0).max() * K0_MAX), lambda: exact(K0_hat=K0 * np.nan)),
+        Boundary("exact decoder: |K0_hat| <= K0_MAX", "K0_hat",
+                 lambda: exact(K0_hat=K0 / np.abs(K0).max() * K0_MAX),
+                 lambda: exact(K0_hat=K0 / np.abs(K0).max() * 1e16)),
         Boundary("exact decoder: time_limit > 0", "time_limit", exact_inside,
                  lambda: exact(time_limit=0.0)),
         Boundary("exact decoder: progress a bool", "progress", lambda: exact(progress=np.False_),

@@ -187,10 +187,17 @@ def _check_time_limit(time_limit: Any) -> float:
     return seconds if math.isinf(seconds) else check_working_range("time_limit", seconds)
 
 
+#: the largest |K0_hat| entry exact_decode takes (HiGHS's infinity is 1e20)
+K0_MAX = 1e15
+
+
 def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarray, low: Any, high: Any,
                  categorical: Any, rng: np.random.Generator, *, n_candidates: int = 4,
                  time_limit: float = 10.0, progress: bool = False) -> ExactDecoding:
     """Decode each row of ``K0_hat`` (m, n) by the ILP of Eq. 3 over ``partition``'s leaf boxes.
+
+    ``K0_hat`` holds finite reals of magnitude at most 1e15 (``K0_MAX``: the ILP's coefficients; a kernel
+    estimate's lie near [-1, 1]; larger is refused by name); ``partition`` a :class:`ForestPartition`.
 
     ``rng`` (a ``numpy.random.Generator``) draws the candidate points; ``n_candidates`` (int >= 1) leaves
     are tried per tree.
@@ -223,6 +230,11 @@ def exact_decode(K0_hat: Any, partition: ForestPartition, train_leaves: np.ndarr
         raise ValueError(f"K0_hat must have shape (m, {n}), got {K0_hat.shape}")
     if not np.all(np.isfinite(K0_hat)):
         raise ValueError("K0_hat contains NaN or inf entries")
+    if K0_hat.size and float(np.max(np.abs(K0_hat))) > K0_MAX:
+        # HiGHS reads coefficients from 1e20 on as infinite: K·1e30 made every program fail at once, each
+        # row NaN with solved = False, as if the time limit had stopped it
+        raise ValueError(f"K0_hat must have entries of magnitude at most {K0_MAX:g} (the ILP's coefficients; "
+                         f"a kernel estimate's lie near [-1, 1]), got {float(np.max(np.abs(K0_hat))):.3g}")
     n_candidates = check_positive_int("n_candidates", n_candidates)
     time_limit = _check_time_limit(time_limit)
     low, high = as_real_array("low", low), as_real_array("high", high)

@@ -46,7 +46,8 @@ def column_distortion(X: Any, X_hat: Any, categorical: Any = None) -> np.ndarray
 
     ``X`` (n, p) is the data, n >= 1, and ``X_hat`` its reconstruction of the same shape (any real dtypes,
     mixed: both are compared in float64; bool entries count as the numbers 0/1, as for a DataFrame's bool
-    column); ``categorical`` one bool flag per column (None: all numeric). A
+    column); ``categorical`` one bool flag per column (0/1 ints are read as the flags;
+    other values are refused by name; None: all numeric). A
     numeric column that is constant in ``X`` scores 0 when reconstructed exactly, else 1 (R² is undefined
     there), so one row (n = 1) scores each column by exact reconstruction.
     """

@@ -117,7 +117,9 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 def node_boxes(tree: Any, n_features: int) -> tuple[np.ndarray, np.ndarray]:
     """The box ``lower < x <= upper`` of every node of a fitted ``sklearn.tree`` ``tree_``.
 
-    ``tree`` is a fitted tree's ``tree_`` and ``n_features`` (int >= 1) its input width.
+    ``tree`` is a fitted tree's ``tree_`` and ``n_features`` its input width: an int equal to the tree's
+    ``n_features`` (another width is refused by name; for a structure without it, at least the largest split
+    feature + 1).
     """
     if isinstance(tree, type) or not all(  # the class Tree itself has the attributes (as descriptors)
             hasattr(tree, a) for a in ("node_count", "children_left", "feature", "threshold")):
@@ -127,6 +129,8 @@ def node_boxes(tree: Any, n_features: int) -> tuple[np.ndarray, np.ndarray]:
     # IndexError at the first split on a feature past n_features
     needed = int(getattr(tree, "n_features", int(np.max(tree.feature, initial=-1)) + 1))
     n_features = check_int_at_least("n_features", n_features, max(needed, 1))
+    if hasattr(tree, "n_features") and n_features != needed:  # 4 gave boxes in 4-D for a 3-feature tree
+        raise ValueError(f"n_features must be the tree's input width {needed}, got {n_features}")
     lo = np.full((tree.node_count, n_features), -np.inf)
     hi = np.full((tree.node_count, n_features), np.inf)
     # nodes are numbered in depth-first order, so a parent precedes its children

@@ -49,7 +49,8 @@ def test_large_p_never_blames_the_factorys_f_star(p, algorithm):
 def test_a_bound_alone_past_the_gradient_is_refused_by_name(name):
     kw = {"L_C": float("inf"), "L": 1e38} if name == "L" else {"L_C": 1e38}
     with pytest.raises(ValueError, match=rf"^{name} = 1e\+38 is too large for this problem: C\(x0\) = 0"):
-        C.CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x, curvature=lambda x: np.zeros_like(x),
+        C.CurvatureProblem(f=lambda x: float(x @ x), grad=lambda x: 2 * x,
+                           curvature=lambda x: np.zeros_like(x),
                            x0=np.array([1.0, 2.0]), **kw)
 
 

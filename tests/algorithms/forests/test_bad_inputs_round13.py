@@ -40,8 +40,27 @@ def test_partition_arrays_are_read_only(fitted, field):
         (array[0] if field == "node_to_leaf" else array)[:] = 0
 
 
-@pytest.mark.parametrize("name", ["synthetic_", "embedding_", "eigenvalues_", "leaf_weights_", "train_leaves_"])
+@pytest.mark.parametrize("name", ["synthetic_", "embedding_", "eigenvalues_", "leaf_weights_",
+                                  "train_leaves_"])
 def test_fitted_arrays_are_read_only(fitted, name):
     # synthetic_[:] = 1e30 was decoded in silence; embedding_[:] = NaN met sklearn's "Input X contains NaN"
     with pytest.raises(ValueError, match="read-only"):
         getattr(fitted[1], name)[:] = 0
+
+
+@pytest.mark.parametrize("scale", [1e16, 1e30, 3e38])
+def test_exact_decode_refuses_kernel_rows_the_ilp_cannot_take(fitted, scale):
+    # K·1e30 made every program fail at once: rows NaN, solved False, as if the time limit stopped them
+    X, ae = fitted
+    K = F.kernel_estimate(ae.transform(X[:2]), ae.dmap_)
+    with pytest.raises(ValueError, match=r"^K0_hat must have entries of magnitude at most 1e\+15"):
+        F.exact_decode(K / np.abs(K).max() * scale, ae.partition_, ae.train_leaves_, ae.low_, ae.high_,
+                       ae.categorical_, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("n_features", [4, 10])
+def test_node_boxes_refuses_another_input_width(fitted, n_features):
+    # 4 gave boxes in 4-D for a 3-feature tree
+    tree = fitted[1].forest_.estimators_[0].tree_
+    with pytest.raises(ValueError, match=r"^n_features must be the tree's input width 3"):
+        F.node_boxes(tree, n_features)

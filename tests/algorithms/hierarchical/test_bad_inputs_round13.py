@@ -1,4 +1,4 @@
-"""#43 round 13: hierarchical domains as documented, a run's own values, Fraction sums (one test per class)."""
+"""#43 round 13: hierarchical domains as documented, a run's own values, Fraction sums."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ def test_train_refuses_counts_that_hang_and_lr_past_the_optimizers_range(kw, nam
 
 def test_train_names_the_settings_of_a_non_finite_loss():
     out = os.path.join(tempfile.mkdtemp(), "m.pt")
-    with pytest.raises(FloatingPointError, match="db_weight = 3.4e"):
+    with pytest.raises(FloatingPointError, match=r"db_weight = 3\.4e"):
         train(**{**BASE, "db_weight": 3.4e38, "out": out})
 
 
@@ -48,7 +48,7 @@ def test_model_state_dict_checked_by_name(bad):
 
 @pytest.mark.parametrize("routes", [[[1], [1]], [[0, 1]], [[-1]]])
 def test_cvrp_log_pb_refuses_invalid_routes(routes):
-    with pytest.raises(ValueError, match="^routes must visit customers"):
+    with pytest.raises(ValueError, match=r"^routes must visit customers"):
         cvrp_log_pb(routes)
 
 

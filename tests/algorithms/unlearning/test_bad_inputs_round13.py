@@ -32,10 +32,12 @@ def test_fraction_strengths_are_their_floats():
     assert U.MinNormOG(lambda_schedule=Fraction(1, 2)).lambda_schedule == 0.5
     theta = torch.tensor([1.0, 2.0], dtype=torch.float64)
     G = torch.tensor([[1.0, 0.0]], dtype=torch.float64)
-    assert torch.equal(U.orthogonal_gradient_step(theta, G, Fraction(1)), U.orthogonal_gradient_step(theta, G, 1.0))
+    assert torch.equal(U.orthogonal_gradient_step(theta, G, Fraction(1)),
+                       U.orthogonal_gradient_step(theta, G, 1.0))
 
 
-@pytest.mark.parametrize("args", [(0.5, 0.5, 2000), (0.5, 0.01, 40), (0.5, 1.2e-38, 3), (WORKING_MIN, 0.5, 3)])
+@pytest.mark.parametrize("args", [(0.5, 0.5, 2000), (0.5, 0.01, 40), (0.5, 1.2e-38, 3),
+                                  (WORKING_MIN, 0.5, 3)])
 def test_strength_schedule_never_overflows_and_minnormog_takes_it(args):
     # λ grew past 3.4e38 (MinNormOG refused its own schedule) and then to inf ("no projection", silently)
     schedule = U.strength_schedule(*args)
