@@ -41,8 +41,8 @@ def _check_range(data_range: Any) -> float:
 def psnr(estimate: Any, reference: Any, data_range: float = 1.0) -> float:
     """10 log₁₀(data_range² / MSE) in dB (inf when the images are equal: a documented value, not an error).
 
-    ``estimate`` and ``reference`` are finite 2-D images of one shape (arrays or tensors); ``data_range``
-    a finite float > 0.
+    ``estimate`` and ``reference`` are finite 2-D images of one shape (arrays or tensors, entries of magnitude
+    <= 3.4e38); ``data_range`` a float > 0 in [1.18e-38, 3.4e38].
     """
     estimate, reference = _pair(estimate, reference)
     data_range = _check_range(data_range)
@@ -59,9 +59,9 @@ def psnr(estimate: Any, reference: Any, data_range: float = 1.0) -> float:
 def ssim(estimate: Any, reference: Any, data_range: float = 1.0) -> float:
     """Structural similarity (Wang et al. 2004; 7×7 windows), via ``skimage.metrics``.
 
-    ``estimate`` and ``reference`` are finite 2-D images of one shape (arrays or tensors), at least 7×7;
-    ``data_range`` a finite float > 0. Inputs so large that the statistics overflow float64 raise a
-    ValueError.
+    ``estimate`` and ``reference`` are finite 2-D images of one shape (arrays or tensors, entries of magnitude
+    <= 3.4e38), at least 7×7; ``data_range`` a float > 0 in [1.18e-38, 3.4e38]. Inputs so large that the
+    statistics overflow float64 raise a ValueError.
 
     >>> import numpy as np
     >>> image = np.random.default_rng(0).random((16, 16))

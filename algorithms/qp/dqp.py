@@ -526,7 +526,7 @@ class KKTFactor:
 
     Parameters
     ----------
-    P : (n, n) numpy array or scipy.sparse matrix, finite and symmetric, of any inertia
+    P : (n, n) numpy array or scipy.sparse matrix, finite and symmetric, of any inertia (entries <= 3.4e38)
         Symmetry is checked (the dense routes read P's lower triangle only, so a non-symmetric P
         would be solved as another matrix). Definiteness is *not* required, and an indefinite P is
         solved exactly: this class is the linear solve of dQP's explicit solution (Theorem 3.1 of
@@ -538,7 +538,7 @@ class KKTFactor:
         non-convex QP has no KKT point to differentiate): :class:`QP` checks it, naming ``P``, and
         so ``solve(QP, DQP)``, ``qp_layer`` and ``QPLayer`` refuse an indefinite P. A second
         eigenvalue check here would repeat QP's on every polish and VJP.
-    C : (k, n) numpy array or scipy.sparse matrix, finite, or None (no constraint rows)
+    C : (k, n) numpy array or scipy.sparse matrix, finite (entries <= 3.4e38), or None (no constraint rows)
         The equality rows and the active inequality rows, stacked.
     cholesky : (n, n) numpy array or None
         A lower Cholesky factor of a positive definite P already computed (:class:`QP` keeps the
@@ -853,7 +853,7 @@ class KKTFactor:
         """``K ζ``: by the assembled sparse K when it was built (one product; a sparse ``C.T`` is a new
         matrix on every use, 30 % of a refined regularized solve), else from the blocks.
 
-        ``zeta`` is a finite vector of length n + k.
+        ``zeta`` is a finite vector of length n + k (entries of magnitude <= 3.4e38).
         """
         return self._matvec(self._vector("zeta", zeta))
 
@@ -867,7 +867,8 @@ class KKTFactor:
         return np.concatenate([top + self.C.T @ y, self.C @ x])
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
-        """``K⁻¹ rhs`` (least squares, minimum norm, when K is singular)."""
+        """``K⁻¹ rhs`` (least squares, minimum norm, when K is singular); ``rhs`` a finite vector of length
+        n + k, entries of magnitude <= 3.4e38."""
         return self._solve(self._vector("rhs", rhs))
 
     def _solve(self, rhs: np.ndarray) -> np.ndarray:
@@ -1551,6 +1552,10 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
                   z_box: np.ndarray | None = None) -> dict[str, float]:
     """Relative KKT residuals of ``(x, y, z)`` for ``qp`` (qpsolvers' signs: Px + q + Aᵀy + Gᵀz = 0).
 
+    ``x`` (length n), ``y`` (length p, or None without equalities), ``z`` (length m, or None without
+    inequalities) and ``z_box`` are finite real 1-D arrays with entries of magnitude <= 3.4e38 (the working
+    range; beyond, refused by name).
+
     With bounds (``z_box`` required, qpsolvers' convention ``+ z_box`` in stationarity), the residuals
     are those of the rows ``[G; −I_L; I_U]`` (:meth:`QP.with_box_rows`) with multipliers
     ``(z, max(−z_box_L, 0), max(z_box_U, 0))``; a ``z_box`` entry of the wrong sign for its bound (or
@@ -1656,6 +1661,8 @@ def kkt_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | N
 def absolute_residuals(qp: QP, x: np.ndarray, y: np.ndarray | None, z: np.ndarray | None,
                        z_box: np.ndarray | None = None) -> dict[str, float]:
     """qpbenchmark's absolute residuals of ``(x, y, z, z_box)`` (qpsolvers' signs and definitions).
+
+    The arrays are as :func:`kkt_residuals` takes them: finite, entries of magnitude <= 3.4e38.
 
     * primal ``max(0, ‖Ax − b‖∞, max(Gx − h), max(lb − x), max(x − ub))``;
     * dual ``‖Px + q + Aᵀy + Gᵀz + z_box‖∞``;

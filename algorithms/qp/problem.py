@@ -324,7 +324,8 @@ class QP(Problem):
         return any(sp.issparse(m) for m in (self.P, self.G, self.A) if m is not None)
 
     def objective(self, x: np.ndarray) -> float:
-        """``½xᵀPx + qᵀx`` at a finite ``x`` of length n."""
+        """``½xᵀPx + qᵀx`` at a finite ``x`` of length n, entries of magnitude <= 3.4e38 (the working range;
+        beyond, refused naming x)."""
         revalidate_if_reassigned(self)  # P or q changed after construction (object.__setattr__)
         x = as_real_array("x", x)
         check_shape("x", x, (self.n,))  # numpy's matmul message named no argument (an (n, 1) x broadcast)

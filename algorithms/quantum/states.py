@@ -384,8 +384,9 @@ def outcome_probabilities(matrix: np.ndarray, unitaries: np.ndarray) -> np.ndarr
 def sample_counts(probabilities: Any, shots: int, seed: int | np.random.Generator = 0) -> np.ndarray:
     """Outcome counts of ``shots`` measurements per row of ``probabilities`` (multinomial, in bulk).
 
-    ``shots`` is an int >= 0 (0: rows of zero counts); ``seed`` an int in [0, 2**64) or a
-    ``numpy.random.Generator``.
+    ``probabilities`` is a (d,) or (size, d) real array whose rows are finite, >= 0 and sum to 1 (up to
+    round-off); ``shots`` an int in [0, 2**63 − 1] (0: rows of zero counts); ``seed`` an int in [0, 2**64) or
+    a ``numpy.random.Generator``.
 
     >>> sample_counts(np.array([[1.0, 0.0], [0.0, 1.0]]), 5, seed=0).tolist()
     [[5, 0], [0, 5]]
