@@ -946,7 +946,8 @@ def check_optimizer_state(saved: Any, groups: list[dict[str, Any]], where: str =
 
 def check_module_state(state_dict: Any, where: str = "state_dict") -> None:
     """A ``torch.nn.Module`` state dict before ``load_state_dict``: a mapping whose floating tensors are
-    finite (torch loads a hand-edited NaN weight as it is, and every later forward answers NaN).
+    finite (torch loads a hand-edited NaN weight as it is, and every later forward answers NaN) and inside
+    the working range (entries at most 3.4e38 in magnitude).
     Shapes, missing and unexpected keys are left to torch, whose messages name the key."""
     import torch
 
@@ -967,6 +968,10 @@ def check_module_state(state_dict: Any, where: str = "state_dict") -> None:
         if isinstance(value, torch.Tensor) and (value.is_floating_point() or value.is_complex()) \
                 and not bool(torch.isfinite(value).all()):
             raise ValueError(f"{where}[{key!r}] contains NaN or inf entries")
+        if isinstance(value, torch.Tensor) and value.is_floating_point():
+            # a user's weights, held to the working range: 1e39 loaded into a float32 module became inf
+            # and was refused only at the next forward, naming no key
+            check_entries_in_range(f"{where}[{key!r}]", value)
 
 
 def check_finite_data(name: str, value: Any, *, check_range: bool = True) -> None:

@@ -258,7 +258,7 @@ _ZERO_VALID = "a parameter that may be 0 takes any value from 0 up (README, work
 #: fields where 0 is valid but 1e-39 is not, in the cases' setting or by a narrower documented range
 ONLY_ZERO = {"TwoLayerTraining.init_noise",   # a non-zero init_noise perturbs init='data' only
              # the optimizers' documented lr: 0 (torch's "no step") or in [1.18e-38, 1e10]
-             "OptimizerTraining.lr", "Muon.lr", "Shampoo.lr", "SOAP.lr",
+             "OptimizerTraining.lr", "Muon.lr", "Shampoo.lr", "SOAP.lr", "SAM.lr", "param_groups.lr",
              # unlearning's step sizes that may be 0 (README: "0 or at least 1.18e-38", round 13)
              "GradientDescent.lr", "NegGrad.lr", "NegGradPlus.lr", "Ridge.lr", "MinNormOG.lr", "Retrain.lr"}
 

@@ -423,6 +423,9 @@ def record_times(t_end: float, n_records: int, spacing: str = "geometric", t_fir
                  ) -> np.ndarray:
     """Record times in (0, t_end]: ``geometric`` from ``t_first`` (< t_end) or ``linear`` (equal gaps).
 
+    ``t_end`` and ``t_first`` > 0 in [1.18e-38, 3.4e38]; ``n_records`` an int >= 1 (at most 2**31 - 1 and
+    this machine's memory, 32 bytes per record).
+
     ``n_records == 1`` records ``t_end`` only; ``linear`` ignores ``t_first``.
 
     >>> record_times(100.0, 3, "geometric", 1.0).tolist()
@@ -462,6 +465,12 @@ class GradientFlow(Algorithm):
     ``rtol``/``atol`` its tolerances; records at :func:`record_times`
     (``n_records``, ``spacing``, ``t_first``). One iteration is one interval between
     record times; ``maxiters`` caps them (then ``MaxIters``).
+
+    Domains: ``t_end`` > 0 in [1.18e-38, 3.4e38]; ``n_records`` an int >= 1 (at most 2**31 - 1 and what
+    this machine's memory holds, 32 bytes per record; refused naming it); ``spacing`` "geometric" or
+    "linear"; ``t_first`` > 0 in [1.18e-38, 3.4e38] and, for geometric spacing with ``n_records`` > 1,
+    below ``t_end`` (refused naming t_first otherwise: ``t_end=0.5`` with the default ``t_first=1.0``
+    needs a smaller t_first or ``spacing="linear"``); ``rtol`` and ``atol`` > 0 in [1.18e-38, 3.4e38].
 
     Retcodes: ``Success`` when the integrator reached ``t_end`` with its error control
     satisfied on every interval (its own criterion: θ(t_end) is computed to ``rtol``/``atol``),
@@ -507,6 +516,11 @@ class GradientDescentTraining(Algorithm):
     Records at the iterates nearest to :func:`record_times` (same arguments as
     :class:`GradientFlow`, so the two trajectories can be compared). One iteration
     is one step; ``maxiters`` caps them.
+
+    Domains: ``lr`` > 0 in [1.18e-38, 3.4e38]; ``t_end`` > 0 in [1.18e-38, 3.4e38] with lr <= t_end
+    (at least one step) and t_end / lr <= 2**31 - 1 (``MAX_STEPS``; e.g. t_end = 3.4e38 needs lr >= 1.6e29,
+    both refused naming t_end / lr); ``n_records``, ``spacing`` and ``t_first`` as :class:`GradientFlow`'s
+    (t_first < t_end for geometric spacing).
 
     Retcodes: ``Success`` only when the loss at an iterate is ``<= tol`` (GD's own criterion;
     ``tol`` defaults to ``DEFAULT_LOSS_TOL = 1e-4``; that iterate is returned); ``MaxIters``

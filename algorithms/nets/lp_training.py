@@ -60,6 +60,7 @@ import torch
 from scipy.optimize import least_squares
 
 from algorithms._validation import (
+    WORKING_MIN,
     as_float_array,
     check_choice,
     check_count,
@@ -69,10 +70,12 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     checked_fields,
+    in_working_range,
     revalidate_if_reassigned,
     store_plain_scalars,
 )
 from algorithms.core import Algorithm, IterationMonitor, RetCode, Solution, SolveOptions, _dispatch
+from algorithms.nets.gradient_flow import MAX_RUN_SECONDS
 from algorithms.nets.sparse_interpolation import (
     CPWL,
     InterpolationProblem,
@@ -91,7 +94,8 @@ __all__ = ["LpPathNormTraining", "count_active_neurons", "prune_network", "smoot
 def smoothed_lp(t, p: float, eps: float):
     """``Σ ((t² + ε²)^{p/2} - ε^p)``: within ``ε^p`` of ``Σ |t|^p`` per entry, smooth at 0 (numpy or torch).
 
-    ``0 < p <= 1`` and ``eps`` a positive scale in [1.18e-38, 3.4e38] (``p = 0`` would make every term 0:
+    ``0 < p <= 1`` (a positive scale: at least 1.18e-38, a subnormal p acting as the refused 0) and ``eps``
+    a positive scale in [1.18e-38, 3.4e38] (``p = 0`` would make every term 0:
     no penalty at all; the cap keeps ε² finite). ``t``: finite entries (NaN/inf refused naming t); an
     array whose t² overflows float64 (|t| past 1e154) is refused naming t, while a torch tensor (a
     training run's parameters) gives inf there, which the training loop reports as ``Diverged``.
@@ -220,14 +224,22 @@ BLOWUP_FACTOR = 1e30
 class LpPathNormTraining(Algorithm):
     """Adam on the augmented Lagrangian of ``min R(θ) s.t. f_θ(x_i) = y_i``, then prune (module docstring).
 
-    ``regularizer="lp_path"`` uses the problem's ``p`` (``0 < p``; ``p > 1`` is
-    not an InterpolationProblem). ``width`` hidden ReLUs, Adam step ``lr`` (>= 1.18e-38),
+    ``regularizer="lp_path"`` uses the problem's ``p`` (``0 < p``, at least 1.18e-38: 0 and subnormal p are
+    refused naming p at solve; ``p > 1`` is not an InterpolationProblem). ``width`` hidden ReLUs, Adam step
+    ``lr`` (>= 1.18e-38),
     smoothing ``smoothing`` (ε in [1.18e-38, 3.4e38], annealed from ``smoothing_start``, also in
     [1.18e-38, 3.4e38]),
     penalty ``penalty`` (μ, on residuals scaled by
     ``max|y|``), multiplier update every ``outer_every`` steps, pruning threshold
     ``prune_tol`` (relative to the largest ``|v w|``), knot merging ``merge_tol``
-    (relative to the data range). ``maxiters`` counts Adam steps (default 4000);
+    (relative to the data range), ``init_scale`` the initial weights' scale (:class:`TwoLayerReLU`'s).
+    Domains: ``width`` and ``outer_every`` ints >= 1 (``width`` also bounded by this machine's memory,
+    16 float64 arrays of that size, and by time: a solve whose maxiters · width · data points passes
+    1.2e10, estimated past 600 s, is refused naming width and maxiters); ``lr`` > 0 in [1.18e-38, 3.4e38]
+    (a huge one makes the run ``Diverged``); ``penalty`` > 0 in [1.18e-38, 3.4e38]; ``prune_tol`` in
+    [0, 1) (1 would prune every neuron); ``merge_tol`` >= 0, any value in [0, 3.4e38]; ``init_scale`` > 0 in [1.18e-38, 3.4e38], one
+    whose drawn weights pass 3.4e38 refused naming init_scale (a trained network whose weights or their
+    products leave the working range is ``Diverged``). ``maxiters`` counts Adam steps (default 4000);
     ``tol`` is the interpolation tolerance of the pruned, refit network, relative
     to ``max(1, max|y|)`` (default 1e-6): within it the retcode is ``Success``, else
     ``MaxIters`` (the horizon came first); a blow-up gives ``Diverged`` (module docstring).
@@ -388,6 +400,17 @@ def _adam_train(X: np.ndarray, Y: np.ndarray, *, p: float, algorithm: LpPathNorm
     return {"W": w, "b": b, "v": v, "a": float(a[0]), "c": float(c[0])}, done, retcode
 
 
+def _check_run_length(width: int, n: int, steps: int) -> None:
+    """A run estimated past :data:`MAX_RUN_SECONDS` from a lower bound of its per-step cost (~0.1 ms plus
+    ~50 ns per width·n; measured ~5x that): width = 10**6 on 5 points ran ~2 s a step, hours at the
+    default 4000 steps, a hang rather than an error."""
+    per_step = 1e-4 + 5e-8 * width * n
+    if steps * per_step > MAX_RUN_SECONDS:
+        raise ValueError(f"LpPathNormTraining: {steps} steps (maxiters) of width {width} on {n} points "
+                         f"would run for at least {steps * per_step:.3g} s, past the limit of "
+                         f"{MAX_RUN_SECONDS:g} s (MAX_RUN_SECONDS); pass a smaller width or maxiters")
+
+
 class _Monitor(IterationMonitor):
     """IterationMonitor that says whether anyone listens (records cost time in a 4000-step loop)."""
 
@@ -402,9 +425,10 @@ def _solve(problem: InterpolationProblem, algorithm: LpPathNormTraining, options
     for checked in (problem, algorithm):    # a field replaced after construction
         revalidate_if_reassigned(checked)
     p = problem.p
-    if algorithm.regularizer == "lp_path" and p == 0:
-        raise ValueError("p must be > 0 for LpPathNormTraining(regularizer='lp_path') (p = 0 is not "
-                         "differentiable); use SparsestInterpolantDP for p = 0")
+    if algorithm.regularizer == "lp_path" and p < WORKING_MIN:     # 1e-39 trained with a zero penalty
+        raise ValueError(f"p must be > 0, at least {WORKING_MIN:.4g}, for LpPathNormTraining(regularizer="
+                         f"'lp_path') (p = 0 is not differentiable and a subnormal p makes the penalty 0), "
+                         f"got {p!r}; use SparsestInterpolantDP for p = 0")
     x64 = problem.x.astype(np.float64)
     y64 = problem.y.astype(np.float64)
     # standardize: the x range onto [-1, 1], y by its largest magnitude
@@ -413,6 +437,7 @@ def _solve(problem: InterpolationProblem, algorithm: LpPathNormTraining, options
     X = (x64 - x_mid) / x_half
     Y = y64 / y_scale
     steps = check_count("maxiters", options.iterations(default=4000), 0)    # 2**63 looped for ever
+    _check_run_length(algorithm.width, X.size, steps)
     seed = 0 if options.seed is None else options.seed
     monitor = _Monitor(options, total=steps, desc="lp path-norm training")
     with np.errstate(over="ignore", invalid="ignore"):  # a blow-up is reported as Diverged, not warned
@@ -430,7 +455,12 @@ def _solve(problem: InterpolationProblem, algorithm: LpPathNormTraining, options
     a = params["a"] * y_scale / x_half
     c = params["c"] * y_scale - a * x_mid
     raw = {"W": W, "b": b, "v": v, "a": a, "c": c}
-    finite = all(np.all(np.isfinite(arr)) for arr in (W, b, v)) and np.isfinite(a) and np.isfinite(c)
+    # the run's own values past the working range (a huge init_scale or lr): a blow-up, not a bad input
+    # (W·v past 3.4e38 was refused naming the knots' "jumps" or the CPWL's "slope", values the user never
+    # passed); the sums bound the CPWL's slopes and intercepts
+    with np.errstate(over="ignore", invalid="ignore"):
+        bounds = np.array([a, c, abs(a) + np.abs(v * W).sum(), abs(c) + np.abs(v * b).sum()])
+        finite = all(in_working_range(arr) for arr in (W, b, v, v * W, bounds))
     if retcode is RetCode.Diverged or not finite:
         empty = CPWL(np.zeros(0), np.zeros(0), 0.0, 0.0)
         sol = Solution(empty.to_vector(problem.dtype), float("inf"), RetCode.Diverged, trace=monitor.trace,

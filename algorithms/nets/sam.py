@@ -83,6 +83,8 @@ from algorithms.nets.two_layer import ACTIVATIONS, TwoLayerReLU, check_init_scal
 from algorithms.optimizers._base import (  # schedulers' keys, labels
     CLOSURE_OWN_ERRORS,
     EXTRA_GROUP_KEYS,
+    LR_MIN,
+    check_lr,
     check_real_keywords,
     check_state_finite,
 )
@@ -114,7 +116,11 @@ RATE_MAX = 1e10
 
 
 def _check_rate(name: str, value: Any) -> float:
-    """``lr`` or ``rho``: a float in [0, ``RATE_MAX``] (0 is valid: no step / plain SGD)."""
+    """``lr`` or ``rho``: ``rho`` a float in [0, ``RATE_MAX``] (0 is valid: plain base steps); ``lr`` 0 or in
+    [1.18e-38, ``RATE_MAX``] as the optimizers' (0: no step; a subnormal lr rounds every float32 step to
+    0, a run that moved nothing in silence)."""
+    if name == "lr" or name.endswith("['lr']"):
+        return check_lr(value, name)
     value = check_nonnegative(name, value)
     if value > RATE_MAX:
         raise ValueError(f"{name} must be <= 1e10 (a larger one overflows float32 weights), got {value!r}")
@@ -155,8 +161,11 @@ class SAM(torch.optim.Optimizer):
     Parameters: ``params`` (tensors or parameter groups, as for any torch optimizer);
     ``base_optimizer`` the optimizer *class* (an instance is rejected with a one-line
     ``TypeError``; one whose ``step`` requires a closure, such as LBFGS, is refused with a ``TypeError``:
-    SAM calls ``base_optimizer.step()`` itself); ``rho`` in [0, 1e10] the perturbation radius (0: plain
-    base steps; the cap, like ``lr``'s in [0, 1e10], keeps the weights finite: 1e308 overflowed them);
+    SAM calls ``base_optimizer.step()`` itself); ``rho`` in [0, 1e10] the perturbation radius (>= 0: 0
+    is plain base steps, any value up to 1e10 is taken, 1e-39 included; the cap keeps the weights finite:
+    1e308 overflowed them); ``lr`` (a base-optimizer keyword) 0 or at least 1.18e-38, at most 1e10, as
+    the package's optimizers (0: no step; a subnormal lr such as 1e-39 is refused naming lr: it rounds
+    every float32 step to 0);
     ``normalize`` (bool) whether ε is
     ``ρ g/‖g‖`` (SAM) or ``ρ g``. A parameter group may set these and the base optimizer's keywords (and
     the keys LR schedulers add); another key (a misspelt ``"rhoo"``) raises ``ValueError`` naming it. A
@@ -244,7 +253,8 @@ class SAM(torch.optim.Optimizer):
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         """torch's, with the group's ``lr``, ``rho`` and ``normalize`` checked as in the constructor.
 
-        ``param_group`` is a dict with ``params`` and optional ``lr``, ``rho`` (each in [0, 1e10]),
+        ``param_group`` is a dict with ``params`` and optional ``lr`` (0 or in [1.18e-38, 1e10]), ``rho``
+        (in [0, 1e10]),
         ``normalize`` (bool) and the base optimizer's keywords.
         """
         if isinstance(param_group, dict):
@@ -296,7 +306,8 @@ class SAM(torch.optim.Optimizer):
             try:
                 for key in ("lr", "rho"):
                     value = group[key]
-                    if not (type(value) is float and 0.0 <= value <= RATE_MAX):
+                    floor = LR_MIN if key == "lr" and value != 0.0 else 0.0   # lr: 0 or >= 1.18e-38
+                    if not (type(value) is float and floor <= value <= RATE_MAX):
                         _check_rate(key, value)
                 check_bool("normalize", group["normalize"])
                 _check_finite_keywords(group, "")     # momentum = nan, weight_decay = inf, ... (any key)
@@ -453,7 +464,7 @@ class SAM(torch.optim.Optimizer):
         check_saved_hyperparameters(type(self.base_optimizer), base_groups, "state_dict['base_optimizer']")
         for index, group in enumerate(base_groups):  # torch's SGD takes lr = nan (nan < 0 is False)
             if "lr" in group:
-                check_nonnegative(f"state_dict['base_optimizer']['param_groups'][{index}]['lr']", group["lr"])
+                check_lr(group["lr"], f"state_dict['base_optimizer']['param_groups'][{index}]['lr']")
         super().load_state_dict(own)
         self.base_optimizer.load_state_dict(state_dict["base_optimizer"])
         self.param_groups = self.base_optimizer.param_groups     # one set of groups, as in __init__
@@ -586,7 +597,8 @@ class SGDTraining(Algorithm):
 class SAMTraining(Algorithm):
     """SAM θ ← θ − η ∇L_B(θ + ρ ∇L_B(θ)/‖∇L_B(θ)‖) with the batches of :class:`SGDTraining`.
 
-    ``lr`` in [1.18e-38, 1e10] and ``rho`` in [0, 1e10] (:class:`SAM`'s caps, checked here).
+    ``lr`` > 0, in [1.18e-38, 1e10] (0, a training that never steps, and subnormals are refused naming
+    lr) and ``rho`` >= 0, any value in [0, 1e10] (0 is SGD; :class:`SAM`'s caps, checked here).
     ``normalize=False`` drops the normalization (ε = ρ∇L_B, "USAM"). Same ``maxiters``/``tol``
     meaning as :class:`SGDTraining`; ρ = 0 reproduces it exactly. ``optimizer`` builds the SAM
     optimizer, called as ``optimizer(params, torch.optim.SGD, rho=, normalize=, lr=)`` and stepped

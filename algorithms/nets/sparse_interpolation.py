@@ -64,6 +64,7 @@ from algorithms._validation import (
     check_nonnegative,
     check_positive,
     check_positive_int,
+    check_working_range,
     checked_fields,
     in_working_range,
     revalidate_if_reassigned,
@@ -91,12 +92,13 @@ __all__ = [
 
 
 def _check_p(p, *, allow_zero: bool = True, upper: float = 1.0) -> float:
-    """``p`` as a float in ``[0, upper]`` (``(0, upper]`` without ``allow_zero``), else an error naming p."""
+    """``p`` as a float in ``[0, upper]`` (``(0, upper]`` without ``allow_zero``, a positive scale: a
+    subnormal p such as 1e-39 acts as the refused 0), else an error naming p."""
     p = check_nonnegative("p", p)
     if (p == 0 and not allow_zero) or p > upper:
         lo = "0 <=" if allow_zero else "0 <"
         raise ValueError(f"p must satisfy {lo} p <= {upper:g}, got {p!r}")
-    return p
+    return p if allow_zero else check_working_range("p", p)
 
 
 def _check_data(x, y) -> tuple[np.ndarray, np.ndarray]:

@@ -74,6 +74,8 @@ from algorithms._validation import (
     check_positive,
     check_positive_int,
     check_seed,
+    run_values,
+    user_range,
 )
 
 __all__ = [
@@ -147,7 +149,8 @@ def check_hessians(name: str, hessians: Any, *, rtol: float = 1e-8, psd: bool = 
         raise TypeError(f"name must be a str, got {type(name).__name__}")
     rtol = check_positive("rtol", rtol)
     psd = check_bool("psd", psd)
-    arr = as_float_array(name, hessians, ndim=3, dtype=np.float64)
+    # a run's own stack (SAM's effective Hessians, run_values()) may pass 3.4e38: computed, not input
+    arr = as_float_array(name, hessians, ndim=3, dtype=np.float64, check_range=user_range())
     n, d1, d2 = arr.shape
     if n == 0 or d1 == 0:
         raise ValueError(f"{name} must hold at least one non-empty matrix, got shape {arr.shape}")
@@ -312,6 +315,10 @@ def _sym_sqrt(matrix: np.ndarray) -> np.ndarray:
 
 def sam_effective_hessians(hessians: Any, rho: float, alpha: float = 1.0) -> np.ndarray:
     """H̃_i = M^{1/2} H_i M^{1/2} with M = I + (ρ/α)H: SAM on {H_i} is SGD on {H̃_i}.
+
+    ``hessians`` a stack of symmetric PSD matrices (n, d, d); ``rho`` >= 0, any value in [0, 3.4e38] (0:
+    H̃_i = H_i); ``alpha`` > 0 in [1.18e-38, 3.4e38]; ρ/α so large that H̃'s entries pass 1e150 is refused
+    naming rho/alpha.
 
     The linearized SAM step I − ηH_B M is similar (by M^{1/2}) to I − η M^{1/2} H_B M^{1/2},
     so every mean-square statement about SGD transfers; mean(H̃_i) = H(I + (ρ/α)H).
@@ -719,8 +726,14 @@ def coherence_lower_bound_hessians(lam_max: float, n: int, sigma: int) -> np.nda
 
 
 def sam_coherence_matrix(hessians: Any, rho: float, alpha: float = 1.0) -> np.ndarray:
-    """S^SAM_ij = √Tr((I + (ρ/α)H) H_i (I + (ρ/α)H) H_j): the coherence of the effective H̃_i."""
-    return coherence_matrix(sam_effective_hessians(hessians, rho, alpha))
+    """S^SAM_ij = √Tr((I + (ρ/α)H) H_i (I + (ρ/α)H) H_j): the coherence of the effective H̃_i.
+
+    ``rho`` >= 0 (any value in [0, 3.4e38]) and ``alpha`` > 0 in [1.18e-38, 3.4e38], as
+    :func:`sam_effective_hessians`'s (whose stack may pass 3.4e38: computed values, not inputs).
+    """
+    effective = sam_effective_hessians(hessians, rho, alpha)
+    with run_values():      # a large rho's effective stack was refused as input, naming hessians
+        return coherence_matrix(effective)
 
 
 def dexter_divergence_condition(hessians: Any, lr: float, batch_size: int) -> bool:
@@ -751,9 +764,13 @@ def sam_divergence_condition(hessians: Any, lr: float, batch_size: int, rho: flo
 
     H_SAM = H(I + (ρ/α)H) and σ_SAM from S^SAM (Chang & Khanna, Thm 3.2 and Appendix
     C.9 define these effective quantities); exact as a sufficient condition because SAM
-    is SGD on the H̃_i of :func:`sam_effective_hessians`.
+    is SGD on the H̃_i of :func:`sam_effective_hessians`. ``lr`` > 0 and ``batch_size`` as
+    :func:`dexter_divergence_condition`'s; ``rho`` >= 0 (any value in [0, 3.4e38]) and ``alpha`` > 0 in
+    [1.18e-38, 3.4e38], as :func:`sam_effective_hessians`'s.
     """
-    return dexter_divergence_condition(sam_effective_hessians(hessians, rho, alpha), lr, batch_size)
+    effective = sam_effective_hessians(hessians, rho, alpha)
+    with run_values():      # a large rho's effective stack was refused as input, naming hessians
+        return dexter_divergence_condition(effective, lr, batch_size)
 
 
 # ----------------------------------------------------------------------------- perturbation

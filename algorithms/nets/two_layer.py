@@ -25,6 +25,7 @@ import torch
 
 from algorithms._modules import CheckedStateModule, check_structure, remember_structure
 from algorithms._validation import (
+    WORKING_MAX,
     allocates,
     check_bool,
     check_device,
@@ -33,6 +34,7 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     check_torch_dtype,
+    in_working_range,
     outside_inference,
     refuse_sparse,
 )
@@ -84,8 +86,9 @@ class TwoLayerReLU(CheckedStateModule):
     ``hidden_bias`` (default True) adds ``b``, ``output_bias`` (default False) adds
     ``c``; ``activation`` one of :data:`ACTIVATIONS`; ``seed`` draws the weights:
     ``W``, ``b`` ~ N(0, init_scale²/in_features), ``v`` ~ N(0, init_scale²/width),
-    ``c = 0``; ``init_scale`` (a float in [1.18e-38, 3.4e38]: products of two weights stay finite in float64;
-    a scale whose draws overflow float32 is refused too) scales those draws; ``dtype`` float64 (default)
+    ``c = 0``; ``init_scale`` (a float > 0 in [1.18e-38, 3.4e38]: products of two weights stay finite in
+    float64; one so large that a drawn weight, init_scale · N(0, 1)/√fan_in, passes 3.4e38 is refused
+    naming init_scale: e.g. 3.4e38 with fan_in 1) scales those draws; ``dtype`` float64 (default)
     or float32. These are fixed by construction: assigning another value to one of the attributes
     afterwards (``net.width = 5``, ``net.activation = "tanh"``) raises ValueError naming it.
 
@@ -132,9 +135,11 @@ class TwoLayerReLU(CheckedStateModule):
             # the float64 model's weights, rounded (torch's float32 draws are another sequence)
             draw = (torch.randn(*shape, generator=gen, dtype=torch.float64)
                     * (self.init_scale / fan_in**0.5)).to(dtype)
-            if not bool(torch.isfinite(draw).all()):    # init_scale = 1e308 gave inf weights in silence
-                raise ValueError(f"init_scale={self.init_scale!r} is too large for {dtype}: the drawn "
-                                 f"weights overflow it")
+            if not in_working_range(draw):  # 1e308 gave inf weights in silence, 3.4e38 a refusal naming W
+                top = float(draw.abs().max())
+                raise ValueError(f"init_scale = {self.init_scale!r} draws initial weights up to {top:.4g} "
+                                 f"(init_scale · N(0, 1)/√{fan_in}), past the package's working range "
+                                 f"({WORKING_MAX:.4g}); pass a smaller init_scale")
             return torch.nn.Parameter(draw)
 
         # registration order W, b, v, c fixes the layout of flatten_params(dict(named_parameters()))

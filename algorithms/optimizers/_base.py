@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from algorithms._validation import (
+    INT64_MAX,
     WORKING_MAX,
     call_user,
     check_bool,
@@ -137,6 +138,13 @@ TORCH_FLAG_KEYWORDS = frozenset({"maximize", "capturable", "amsgrad", "nesterov"
                                  "differentiable", "decoupled_weight_decay"})
 
 
+#: torch's and this family's real-valued optimizer keywords: an int given for one is taken as the float
+REAL_KEYWORDS = frozenset({
+    "lr", "weight_decay", "momentum", "dampening", "eps", "alpha", "lr_decay", "initial_accumulator_value",
+    "rho", "lambd", "t0", "max_lr", "momentum_decay", "etas", "step_sizes", "betas", "beta",
+    "tolerance_grad", "tolerance_change", "adam_eps", "exponent", "shampoo_beta", "expansion_lr_scale"})
+
+
 def check_real_keywords(keywords: dict[str, Any], where: str = "", lr: float | None = None) -> dict[str, Any]:
     """A base optimizer's keywords (torch's SGD/AdamW/...: momentum, weight_decay, eps, betas, ...) with every
     real number, alone or inside a tuple/list, finite and inside the working range (|x| <= 3.4e38), as
@@ -163,8 +171,16 @@ def check_real_keywords(keywords: dict[str, Any], where: str = "", lr: float | N
                 continue
             label = f"{where}{key}" if items is not value else f"{where}{key}[{i}]"
             real = check_finite_real(label, item)
-            # an int stays an int (precondition_frequency=2 as 2.0 was refused by Shampoo as not an int)
-            checked.append(int(item) if isinstance(item, numbers.Integral) else real)
+            # an int stays an int (precondition_frequency=2 as 2.0 was refused by Shampoo as not an int),
+            # except a real hyperparameter's: an int weight_decay skipped the float-only checks below and
+            # 2**64 failed inside torch's C code ("int too big to convert")
+            if isinstance(item, numbers.Integral) and key not in REAL_KEYWORDS:
+                if abs(int(item)) > INT64_MAX:
+                    raise ValueError(f"{label} must be <= 2**63 - 1 in magnitude (an int keyword: a count or "
+                                     f"a size), got {int(item)}")
+                checked.append(int(item))
+            else:
+                checked.append(real)
         out[key] = type(value)(checked) if isinstance(value, tuple | list) else checked[0]
     wd = out.get("weight_decay")
     if lr is not None and isinstance(wd, float):

@@ -53,12 +53,19 @@ def check_root_dtype(value: object) -> torch.dtype:
 
 def inverse_root(stat: torch.Tensor, exponent: float, eps: float,
                  dtype: torch.dtype = torch.float64) -> torch.Tensor:
-    """(S + eps·I)^(−exponent) for a stack of symmetric PSD S, by eigh in ``dtype`` (float64 by default).
+    """(S + ε·I)^(−exponent) for a stack of symmetric PSD S, by eigh in ``dtype`` (float64 by default),
+    with the ridge ε = max(``eps``, the rounding floor of S: the machine epsilon of the coarser of S's dtype
+    and ``dtype`` · size · S's largest eigenvalue).
 
     Eigenvalues are clipped at 0 before the ridge, so round-off cannot make them negative.
     """
     s64 = stat.to(dtype)
     s64 = 0.5 * (s64 + s64.transpose(-1, -2))
     values, vectors = torch.linalg.eigh(s64)
-    scale = (values.clamp(min=0.0) + eps) ** (-exponent)
+    # eigenvalues below the statistics' own rounding (their dtype's eps · size · the largest) are noise:
+    # the ridge is at least that floor, else a float32 Shampoo at gradients of 1e14 stepped 25x too far
+    # along directions made of rounding alone
+    rounding = max(torch.finfo(stat.dtype).eps, torch.finfo(dtype).eps)     # the coarser of the two
+    noise = rounding * stat.shape[-1] * values[..., -1:].clamp(min=0.0)
+    scale = (values.clamp(min=0.0) + torch.clamp(noise, min=eps)) ** (-exponent)
     return ((vectors * scale.unsqueeze(-2)) @ vectors.transpose(-1, -2)).to(stat.dtype)

@@ -305,9 +305,10 @@ class BlockOptimizer(torch.optim.Optimizer):
     ``RuntimeError`` (as torch's Adam); ``load_state_dict`` refuses a hand-edited or foreign state with
     ValueError/TypeError naming the entry.
 
-    Domains: ``lr`` a float in (0, 1e10] (any positive float, subnormals included, is a step of that
-    size); ``expansion_lr_scale`` a float > 0 with β = lr · expansion_lr_scale <= 1e10 (the cap keeps a
-    step finite: 1e308 overflowed float32 weights); ``switch_every`` an int >= 1 (past the run's length:
+    Domains: ``lr`` a float > 0 in [1.18e-38, 1e10] (a positive scale of the working range: 0 and
+    subnormals such as 1e-39 are refused naming lr); ``expansion_lr_scale`` a float > 0 (at least
+    1.18e-38) with β = lr · expansion_lr_scale <= 1e10 (the cap keeps a step finite: 1e308 overflowed
+    float32 weights); ``switch_every`` an int >= 1 (past the run's length:
     the first block trains throughout); ``seed`` an int in [0, 2**64); ``order`` one of ``ORDERS``;
     ``expansion`` one of ``EXPANSIONS``.
     """

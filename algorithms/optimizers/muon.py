@@ -96,8 +96,9 @@ class Muon(MatrixOptimizer):
         overflow the iteration and are refused).
     eps : float in [1.18e-38 (float32's smallest normal), 1e38]
         added to ‖D‖_F before Newton–Schulz normalizes by it (default 1e-7).
-    ns_steps : int >= 0
-        Newton–Schulz iterations (default 5).
+    ns_steps : int in [0, 100)
+        Newton–Schulz iterations (default 5; 100 or more are refused naming ns_steps, as by
+        :func:`newton_schulz`).
     adjust_lr_fn : None, "original", "match_rms_adamw" or "none"
         the shape factor s(d_out, d_in) of the Muon step (module docstring); ``None`` is
         ``"original"`` (torch's); ``"none"`` is the paper's convention (μP factors come from

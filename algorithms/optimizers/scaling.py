@@ -136,9 +136,11 @@ def param_groups(model: nn.Module, optimizer: str, lr: float, *, base_width: int
     ``base_depth`` (int >= 1, or None: the model's own, no depth scaling), ``parametrization`` one of
     ``PARAMETRIZATIONS`` and ``block_size`` (int >= 1 or None) Shampoo/SOAP's preconditioner block.
 
-    ``lr`` in [0, 1e10] (>= 0 is torch's rule; the cap is the optimizers', see ``_base.LR_MAX``; ``lr = 0``
+    ``lr`` 0 or in [1.18e-38, 1e10] (the optimizers' rule, see ``_base.LR_MIN``/``LR_MAX``; ``lr = 0``
     gives groups of lr 0, as a scheduler's warm-up from 0 does: each
-    group's lr is ``lr`` times its multiplier).
+    group's lr is ``lr`` times its multiplier, and an ``lr`` whose scaled group lr leaves [1.18e-38, 1e10]
+    is refused naming lr and base_width, with the range that fits the model: e.g. 1.2e-38 with a
+    multiplier of 0.5).
 
     ``model`` needs ``width``, ``depth`` and ``parameter_roles()`` (the family's
     :class:`~algorithms.optimizers.MLP` and :class:`~algorithms.optimizers.Transformer`). For

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from algorithms._validation import check_working_range, is_choice
+from algorithms._validation import INT64_MAX, check_working_range, is_choice
 from algorithms.optimizers._base import (
     MatrixOptimizer,
     adam_denominator,
@@ -51,8 +51,9 @@ GRAFTINGS = (None, "adam")
 
 def check_block_size(value: Any) -> int | None:
     if value is not None and (isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer)
-                              or value < 1):
-        raise ValueError(f"block_size must be None (no blocking) or an int >= 1, got {value!r}")
+                              or not 1 <= value <= INT64_MAX):     # a size: numpy's and torch's largest
+        raise ValueError(f"block_size must be None (no blocking) or an int >= 1 and <= 2**63 - 1, got "
+                         f"{value!r}")
     return None if value is None else int(value)
 
 
@@ -77,7 +78,7 @@ class Shampoo(MatrixOptimizer):
     eps : float in [1.18e-38 (float32's smallest normal), 1e38] (default 1e-6): the ridge ε of the
         inverse roots
     precondition_frequency : int >= 1 (default 10): steps between inverse-root refreshes
-    block_size : int >= 1 or None (default None: whole matrices): tile side
+    block_size : int in [1, 2**63 - 1] or None (default None: whole matrices): tile side
     exponent : float in (0, 0.5] (default 0.25): e in (L̂ + εI)^(−e)
     grafting : None or "adam" (default None; see above)
     adam_eps : float in [1.18e-38 (float32's smallest normal), 1e38] (default 1e-8): ε of the grafted

@@ -76,7 +76,7 @@ class SOAP(MatrixOptimizer):
     eps : float in [1.18e-38 (float32's smallest normal), 1e38] (default 1e-8): Adam's ε in the rotated basis
     weight_decay : float >= 0 with lr·weight_decay <= 1 (default 0): decoupled, W ← (1 − lr·λ) W
     precondition_frequency : int >= 1 (default 10): steps between basis refreshes
-    block_size : int >= 1 or None (default None: whole matrices): tile side
+    block_size : int in [1, 2**63 - 1] or None (default None: whole matrices): tile side
     max_precond_dim : int >= 1 (default 10000): longer sides keep the identity basis
     on_nonfinite : "warn" (default), "skip" or "raise": a step with a NaN/inf gradient (or an entry
         above 1e15, 1e150 for float64 parameters: its square overflows the state) is skipped

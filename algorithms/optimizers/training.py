@@ -128,12 +128,15 @@ class TrainingProblem(Problem):
 class OptimizerTraining(Algorithm):
     """Which optimizer, its base learning rate, and how hyperparameters scale with the model.
 
-    ``optimizer``: one of :data:`OPTIMIZERS`. ``lr`` in [0, 1e10] (>= 0 is torch's rule, the cap keeps a
-    step finite; ``lr = 0`` is accepted and is a
+    ``optimizer``: one of :data:`OPTIMIZERS`. ``lr`` 0 or in [1.18e-38, 1e10], as the optimizers (the cap
+    keeps a step finite; a subnormal lr such as 1e-39 rounds every float32 step to 0 and is refused
+    naming lr; so is one whose per-parameter scaled lr leaves [1.18e-38, 1e10], see
+    :func:`~algorithms.optimizers.param_groups`; ``lr = 0`` is accepted and is a
     run that takes no step, the model kept as it is, as torch's optimizers at lr 0): the base learning
     rate, tuned at ``base_width`` / ``base_depth`` (``None``: the model's own, i.e. no scaling) and
     multiplied per parameter by the ``parametrization`` rule. ``independent_weight_decay``: λ in
-    W ← (1 − λ) W per step (for every parameter; 0 by default). ``hyperparameters``: further
+    [0, 1) in W ← (1 − λ) W per step (for every parameter; 0 by default; λ >= 1 would zero or flip the
+    weights and is refused naming it). ``hyperparameters``: further
     keywords of the optimizer's constructor (``momentum``, ``betas``, ``block_size``, ...).
     ``batch_size`` (int >= 1): sequences per mini-batch.
     ``factory``: a callable built like the class of ``optimizer`` (``factory(groups, lr=,

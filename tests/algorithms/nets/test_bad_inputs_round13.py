@@ -1,0 +1,134 @@
+"""#43 round 13 (docstring domains) for the nets family: one test per class, with its message's words."""
+
+import pytest
+import torch
+
+from algorithms.nets import SAM
+
+
+# ------------------ class 1: SAM's lr took a subnormal step (1e-39), which rounds every float32 step to 0
+def _sam_lr_sites(lr):
+    w = torch.nn.Parameter(torch.ones(2))
+    yield lambda: SAM([w], lr=lr)
+    yield lambda: SAM([w], lr=0.1).add_param_group({"params": [torch.nn.Parameter(torch.ones(1))], "lr": lr})
+
+    def edited():
+        opt = SAM([w], lr=0.1)
+        opt.param_groups[0]["lr"] = lr
+
+        def closure():
+            opt.zero_grad()
+            loss = (w ** 2).sum()
+            loss.backward()
+            return loss
+        opt.step(closure)
+    yield edited
+
+    def loaded():
+        opt = SAM([w], lr=0.1)
+        state = opt.state_dict()
+        state["param_groups"][0]["lr"] = lr
+        opt.load_state_dict(state)
+    yield loaded
+
+
+@pytest.mark.parametrize("lr", [1e-39, 5e-324])
+@pytest.mark.parametrize("site", range(4))
+def test_sam_lr_is_0_or_a_normal_float(lr, site):
+    call = list(_sam_lr_sites(lr))[site]
+    with pytest.raises(ValueError, match=r"lr must be 0 or >= 1.175e-38"):
+        call()
+
+
+@pytest.mark.parametrize("lr", [0.0, 1.2e-38, 1e10])
+def test_sam_lr_0_and_the_normal_range_are_taken(lr):
+    w = torch.nn.Parameter(torch.ones(2))
+    assert SAM([w], lr=lr).param_groups[0]["lr"] == lr
+
+
+# ------------------ class 2: a p documented > 0 took a subnormal (1e-39 acts as the refused p = 0)
+def test_smoothed_lp_p_is_a_positive_scale():
+    import numpy as np
+
+    from algorithms.nets.lp_training import smoothed_lp
+    with pytest.raises(ValueError, match=r"p = 1e-39 is outside the package's working range"):
+        smoothed_lp(np.array([4.0, 0.0]), 1e-39, 1e-12)
+
+
+def test_lp_path_training_refuses_a_subnormal_p_naming_it():
+    from algorithms import solve
+    from algorithms.nets.lp_training import LpPathNormTraining
+    from algorithms.nets.sparse_interpolation import InterpolationProblem
+    with pytest.raises(ValueError, match=r"p must be > 0, at least 1.175e-38, for LpPathNormTraining"):
+        solve(InterpolationProblem(x=[0, 1, 2], y=[0, 1, 0], p=1e-39), LpPathNormTraining(width=4),
+              maxiters=2)
+
+
+# ------------------ class 3: an init_scale inside the range whose draws leave it was refused naming W / jumps
+def test_two_layer_init_scale_whose_draws_pass_the_range_is_refused_naming_it():
+    from algorithms.nets import TwoLayerReLU
+    with pytest.raises(ValueError, match=r"init_scale = 3.4e\+38 draws initial weights up to"):
+        TwoLayerReLU(1, 4, init_scale=3.4e38)
+
+
+def test_lp_path_training_whose_weights_leave_the_range_is_diverged():
+    from algorithms import solve
+    from algorithms.core import RetCode
+    from algorithms.nets.lp_training import LpPathNormTraining
+    from algorithms.nets.sparse_interpolation import InterpolationProblem
+    prob = InterpolationProblem(x=[0.0, 1.0, 2.0, 3.0, 4.0], y=[0.0, 0.0, 1.0, 3.0, 2.0], p=0.5)
+    sol = solve(prob, LpPathNormTraining(width=4, init_scale=2.0**64), maxiters=2, seed=0)
+    assert sol.retcode is RetCode.Diverged      # was a ValueError naming the knots' "jumps"
+
+
+# ------------------ class 4: SAM's effective Hessians of a large rho were refused as input, naming hessians
+@pytest.mark.parametrize("call", [
+    lambda S, H: S.sam_coherence_matrix(H, 3.4e38),
+    lambda S, H: S.sam_divergence_condition(H, 0.5, 1, 3.4e38),
+])
+def test_a_large_rho_is_taken_its_effective_stack_is_computed(call):
+    import numpy as np
+
+    from algorithms.nets import stability as S
+    H = np.stack([np.diag([1.0, 2.0]), np.diag([2.0, 1.0])])
+    assert np.all(np.isfinite(call(S, H)))
+
+
+def test_a_user_stack_past_the_range_is_still_refused_naming_hessians():
+    import numpy as np
+
+    from algorithms.nets import stability as S
+    with pytest.raises(ValueError, match="hessians has an entry of magnitude 2e\\+39"):
+        S.sam_coherence_matrix(np.stack([np.diag([1e39, 2e39])]), 1.0)
+
+
+# ------------------ class 5: a module state_dict entry past the range was loaded (refused at next forward)
+def _modules():
+    from algorithms.nets import TwoLayerReLU
+    from algorithms.nets import models as M
+    from algorithms.optimizers import MLP
+    return [lambda: TwoLayerReLU(2, 3), lambda: TwoLayerReLU(2, 3, dtype=torch.float32),
+            lambda: M.MLP(2, (3,), 1), lambda: MLP(4, 4, width=8, depth=2)]
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_a_state_dict_entry_past_the_range_is_refused_at_load_naming_the_key(index):
+    module = _modules()[index]()
+    state = {k: v.clone() for k, v in module.state_dict().items()}
+    key = next(k for k, v in state.items() if v.is_floating_point())
+    state[key] = torch.full(state[key].shape, 1e39, dtype=torch.float64)
+    before = {k: v.clone() for k, v in module.state_dict().items()}
+    with pytest.raises(ValueError, match=rf"state_dict\['{key}'\] has an entry of magnitude 1e\+39"):
+        module.load_state_dict(state)
+    assert all(torch.equal(before[k], v) for k, v in module.state_dict().items())   # nothing loaded
+
+
+# ------------------ class 6: a training run of hours (LpPathNormTraining width 10**6) instead of an error
+@pytest.mark.parametrize("width, maxiters", [(10**6, None), (10**7, 400), (10**5, 10**5)])
+def test_an_lp_path_run_estimated_past_the_time_limit_is_refused_naming_width(width, maxiters):
+    from algorithms import solve
+    from algorithms.nets.lp_training import LpPathNormTraining
+    from algorithms.nets.sparse_interpolation import InterpolationProblem
+    prob = InterpolationProblem(x=[0, 1, 2, 3, 4], y=[0, 1, 0, 2, 1], p=0.5)
+    with pytest.raises(ValueError, match=r"LpPathNormTraining: \d+ steps \(maxiters\) of width \d+ .* 600 s"):
+        solve(prob, LpPathNormTraining(width=width), maxiters=maxiters, seed=0)

@@ -1,0 +1,70 @@
+"""#43 round 13 (docstring domains) for the optimizers family: one test per class, with its words."""
+
+import pytest
+import torch
+
+from algorithms.nets import SAM
+from algorithms.optimizers import SOAP, BlockOptimizer, Shampoo
+
+
+# ------------------ class 1: Shampoo's roots of float32 statistics at large gradients (rounding noise)
+@pytest.mark.parametrize("exponent", [0.25, 0.5])
+@pytest.mark.parametrize("scale", [1e4, 1e6, 1e10, 1e14])
+def test_shampoo_float32_steps_as_float64_on_large_rank_one_gradients(exponent, scale):
+    u, v = torch.tensor([1.0, 2.0, 3.0, 4.0]), torch.tensor([1.0, -1.0, 2.0])
+    moved = []
+    for dtype in (torch.float32, torch.float64):
+        w = torch.nn.Parameter(torch.zeros(4, 3, dtype=dtype))
+        opt = Shampoo([w], lr=0.1, precondition_frequency=1, exponent=exponent)
+        for _ in range(3):
+            w.grad = (scale * torch.outer(u, v)).to(dtype)
+            opt.step()
+        moved.append(w.detach().to(torch.float64))
+    # a float32 Shampoo stepped 25x (exponent 0.25, 1e14) to 27000x (0.5, 1e6) too far before
+    assert torch.allclose(moved[0], moved[1], rtol=1e-3, atol=0.0), (moved[0], moved[1])
+
+
+# ------------------ class 2: an int for a real keyword skipped the float-only checks (or overflowed torch)
+def _named():
+    return [("w", torch.nn.Parameter(torch.ones(3, 3))), ("v", torch.nn.Parameter(torch.ones(3)))]
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(weight_decay=5000), "lr·weight_decay must be <= 1"),
+    (dict(weight_decay=2**64), "lr·weight_decay must be <= 1"),
+    (dict(weight_decay=-1), "weight_decay must be finite and >= 0"),
+])
+def test_block_optimizer_int_weight_decay_is_checked_as_the_float(kwargs, words):
+    with pytest.raises(ValueError, match=words):
+        BlockOptimizer(_named(), **kwargs)
+
+
+@pytest.mark.parametrize("make", [
+    lambda w: SAM([w], lr=0.1, weight_decay=2**64),
+    lambda w: BlockOptimizer([("w", w)], base=torch.optim.SGD, lr=1e-30, weight_decay=2**64),
+    lambda w: BlockOptimizer([("w", w)], eps=2**64),
+])
+def test_an_int_real_keyword_past_int64_steps_as_its_float(make):
+    w = torch.nn.Parameter(torch.ones(2))
+
+    def closure():
+        opt.zero_grad()
+        loss = (w ** 2).sum()
+        loss.backward()
+        return loss
+    opt = make(w)
+    if isinstance(opt, SAM):
+        opt.step(closure)
+    else:
+        closure()
+        opt.step()
+    assert bool(torch.isfinite(w).all())
+    assert all(isinstance(g.get("weight_decay", 0.0), float) for g in opt.param_groups)
+
+
+# ------------------ class 3: block_size past 2**63 - 1 (a size) was taken
+@pytest.mark.parametrize("Opt", [Shampoo, SOAP])
+@pytest.mark.parametrize("size", [2**63, 2**64, 2**100])
+def test_block_size_is_at_most_int64(Opt, size):
+    with pytest.raises(ValueError, match=r"block_size must be .* an int >= 1 and <= 2\*\*63 - 1"):
+        Opt([torch.nn.Parameter(torch.ones(3, 3))], block_size=size)
