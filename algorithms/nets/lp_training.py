@@ -237,9 +237,10 @@ class LpPathNormTraining(Algorithm):
     16 float64 arrays of that size, and by time: a solve whose maxiters · width · data points passes
     1.2e10, estimated past 600 s, is refused naming width and maxiters); ``lr`` > 0 in [1.18e-38, 3.4e38]
     (a huge one makes the run ``Diverged``); ``penalty`` > 0 in [1.18e-38, 3.4e38]; ``prune_tol`` in
-    [0, 1) (1 would prune every neuron); ``merge_tol`` >= 0, any value in [0, 3.4e38]; ``init_scale`` > 0 in [1.18e-38, 3.4e38], one
-    whose drawn weights pass 3.4e38 refused naming init_scale (a trained network whose weights or their
-    products leave the working range is ``Diverged``). ``maxiters`` counts Adam steps (default 4000);
+    [0, 1) (1 would prune every neuron); ``merge_tol`` >= 0, any value in [0, 3.4e38]; ``init_scale``
+    > 0 in [1.18e-38, 3.4e38], one whose drawn weights pass 3.4e38 refused naming init_scale (a trained
+    network whose weights or their products leave the working range is ``Diverged``). ``maxiters``
+    counts Adam steps (default 4000);
     ``tol`` is the interpolation tolerance of the pruned, refit network, relative
     to ``max(1, max|y|)`` (default 1e-6): within it the retcode is ``Success``, else
     ``MaxIters`` (the horizon came first); a blow-up gives ``Diverged`` (module docstring).
