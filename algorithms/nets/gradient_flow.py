@@ -456,6 +456,19 @@ def record_times(t_end: float, n_records: int, spacing: str = "geometric", t_fir
     return times
 
 
+#: the smallest rtol GradientFlow takes: solve_ivp raises a smaller one to 100 × float64's eps with a
+#: warning, and a Success then claimed a tolerance it did not use
+RTOL_MIN = 100 * float(np.finfo(np.float64).eps)
+
+#: the most gradient evaluations one GradientFlow solve takes: a stiff or overflowing flow (init_scale
+#: 1e5) made solve_ivp shrink its steps without end, a hang even at maxiters=1
+MAX_FIELD_EVALS = 10**6
+
+
+class _FieldBudget(Exception):
+    """Raised inside solve_ivp's right-hand side once MAX_FIELD_EVALS is spent."""
+
+
 @dataclass(frozen=True)
 class GradientFlow(Algorithm):
     """``dθ/dt = -∇L(θ)`` on ``[0, t_end]`` by ``scipy.integrate.solve_ivp``.
@@ -470,14 +483,16 @@ class GradientFlow(Algorithm):
     this machine's memory holds, 32 bytes per record; refused naming it); ``spacing`` "geometric" or
     "linear"; ``t_first`` > 0 in [1.18e-38, 3.4e38] and, for geometric spacing with ``n_records`` > 1,
     below ``t_end`` (refused naming t_first otherwise: ``t_end=0.5`` with the default ``t_first=1.0``
-    needs a smaller t_first or ``spacing="linear"``); ``rtol`` and ``atol`` > 0 in [1.18e-38, 3.4e38].
+    needs a smaller t_first or ``spacing="linear"``); ``rtol`` in [2.22e-14, 3.4e38] (``RTOL_MIN``,
+    solve_ivp's floor: a smaller one is refused naming rtol) and ``atol`` > 0 in [1.18e-38, 3.4e38].
 
     Retcodes: ``Success`` when the integrator reached ``t_end`` with its error control
     satisfied on every interval (its own criterion: θ(t_end) is computed to ``rtol``/``atol``),
     or earlier when ``tol`` is given and the loss at a record time is ``<= tol``;
     ``Diverged`` for a non-finite θ or loss, or a loss above ``(1 + DIVERGENCE_RISE) L(θ_0)``
     (the flow never increases the loss, so such a rise is a blow-up of the integration);
-    ``Failure`` when ``solve_ivp`` gives up.
+    ``Failure`` when ``solve_ivp`` gives up or needs more than ``MAX_FIELD_EVALS`` = 10**6 gradient
+    evaluations (a stiff or blowing-up flow; the velocity not finite at θ₀ is ``Diverged`` at once).
 
     >>> from algorithms import solve
     >>> from algorithms.nets.neural_collapse import orthogonally_separable_data
@@ -500,7 +515,9 @@ class GradientFlow(Algorithm):
         store_plain_scalars(self)   # np.float32(0.1) stored as 0.1
         record_times(self.t_end, self.n_records, self.spacing, self.t_first)
         check_choice("method", self.method, ("RK45", "RK23", "DOP853"))
-        check_positive("rtol", self.rtol)
+        if check_positive("rtol", self.rtol) < RTOL_MIN:     # scipy raised it with a warning: Success
+            raise ValueError(f"rtol must be >= {RTOL_MIN:.3g} (solve_ivp's floor, 100 × float64's eps: a "
+                             f"smaller one is not a tolerance the integrator can meet), got {self.rtol!r}")
         check_positive("atol", self.atol)
 
 
@@ -621,6 +638,8 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOpt
 
     def rhs(_t: float, th: np.ndarray) -> np.ndarray:
         nfev[0] += 1
+        if nfev[0] > MAX_FIELD_EVALS:   # a stiff or overflowing flow shrank its steps without end (a hang)
+            raise _FieldBudget
         return -field(th, X64)[1]
 
     # a callback's stop request at the first record (t = 0) ends the run there, as at any other record
@@ -631,12 +650,21 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOpt
     t_prev = 0.0
     message = ""
     with np.errstate(over="ignore", invalid="ignore"):
-        for i, t_next in enumerate(() if stop_at_start else grid):
+        if not stop_at_start and cap > 0 and not np.all(np.isfinite(field(theta, X64)[1])):
+            # the velocity overflows at θ₀ (init_scale = 1e5): every trial step failed, for ever
+            grid, retcode, message = (), RetCode.Diverged, "the gradient at the initial point is not finite"
+        for i, t_next in enumerate(grid if not stop_at_start else ()):
             if i >= cap:
                 retcode = RetCode.MaxIters
                 break
-            result = solve_ivp(rhs, (t_prev, float(t_next)), theta, method=algorithm.method,
-                               rtol=algorithm.rtol, atol=algorithm.atol)
+            try:
+                result = solve_ivp(rhs, (t_prev, float(t_next)), theta, method=algorithm.method,
+                                   rtol=algorithm.rtol, atol=algorithm.atol)
+            except _FieldBudget:
+                retcode = RetCode.Failure
+                message = (f"the integrator needed more than {MAX_FIELD_EVALS} gradient evaluations "
+                           f"(MAX_FIELD_EVALS: a stiff or blowing-up flow)")
+                break
             message = result.message
             if not np.all(np.isfinite(result.y)):
                 retcode = RetCode.Diverged

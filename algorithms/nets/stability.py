@@ -544,6 +544,10 @@ def radius_curve(hessians: Any, batch_size: int, *, sampling: str = "without_rep
 
     T(η) = I − η L + η² Q on vec(X), so each evaluation is one small symmetric eigensolve.
     ρ(T(η)) is convex in η (top eigenvalue of I − ηL + η²Q with Q ⪰ 0) and ρ(T(0)) = 1.
+    ``batch_size`` an int in [1, n], ``sampling`` as :func:`mean_square_radius`'s, ``rho`` >= 0 (any value
+    in [0, 3.4e38]) and ``alpha`` > 0 in [1.18e-38, 3.4e38] (SAM's effective Hessians when rho > 0). The
+    returned function takes the step ``lr``: 0 or at least 1.18e-38, at most 3.4e38 (a subnormal step is
+    refused naming lr, as every step size of the package).
 
     >>> f = radius_curve(np.eye(2)[None], batch_size=1)
     >>> round(f(0.5), 6), round(f(2.0), 6)
@@ -559,7 +563,7 @@ def radius_curve(hessians: Any, batch_size: int, *, sampling: str = "without_rep
     d = H.shape[1]
     if d == 0:                              # nothing moves: T = identity on the null space
         def still(lr: float) -> float:
-            check_nonnegative("lr", lr)
+            check_nonnegative("lr", lr, scale=True)
             return 1.0
 
         return still
@@ -570,7 +574,7 @@ def radius_curve(hessians: Any, batch_size: int, *, sampling: str = "without_rep
     eye = np.eye(d * d)
 
     def radius(lr: float) -> float:
-        lr = check_nonnegative("lr", lr)
+        lr = check_nonnegative("lr", lr, scale=True)     # a step size: 1e-39 rounds away in float32
         with np.errstate(over="ignore", invalid="ignore"):
             T = eye - lr * L + (lr * lr) * Q
         if not np.all(np.isfinite(T)):

@@ -132,3 +132,32 @@ def test_an_lp_path_run_estimated_past_the_time_limit_is_refused_naming_width(wi
     prob = InterpolationProblem(x=[0, 1, 2, 3, 4], y=[0, 1, 0, 2, 1], p=0.5)
     with pytest.raises(ValueError, match=r"LpPathNormTraining: \d+ steps \(maxiters\) of width \d+ .* 600 s"):
         solve(prob, LpPathNormTraining(width=width), maxiters=maxiters, seed=0)
+
+
+# ------------------ class 7: GradientFlow: an overflowing velocity hung; an rtol scipy raises was taken
+def test_gradient_flow_with_an_overflowing_velocity_ends_diverged_at_once():
+    from algorithms import solve
+    from algorithms.core import RetCode
+    from algorithms.nets.gradient_flow import GradientFlow, TwoLayerTraining
+    from algorithms.nets.neural_collapse import orthogonally_separable_data
+    X, y = orthogonally_separable_data(3, 6, seed=1)
+    problem = TwoLayerTraining(X=X, y=y, width=4, init_scale=1e5)
+    sol = solve(problem, GradientFlow(t_end=5.0), seed=0, maxiters=1)
+    assert sol.retcode is RetCode.Diverged and sol.stats.f_calls < 10
+
+
+@pytest.mark.parametrize("rtol", [1.2e-38, 1e-20, 2e-14])
+def test_gradient_flow_rtol_below_solve_ivps_floor_is_refused_naming_it(rtol):
+    from algorithms.nets.gradient_flow import GradientFlow
+    with pytest.raises(ValueError, match=r"rtol must be >= 2.22e-14 \(solve_ivp's floor"):
+        GradientFlow(rtol=rtol)
+
+
+def test_radius_curve_lr_is_0_or_a_normal_float():
+    import numpy as np
+
+    from algorithms.nets.stability import radius_curve
+    f = radius_curve(np.eye(2)[None], batch_size=1)
+    assert f(0.0) == 1.0 and f(1.2e-38) == 1.0
+    with pytest.raises(ValueError, match=r"lr = 1e-39 is outside the package's working range"):
+        f(1e-39)
