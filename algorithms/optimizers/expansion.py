@@ -49,8 +49,9 @@ __all__ = ["LowRankExpansion"]
 class LowRankExpansion(CheckedStateModule):
     """``LowRankExpansion(linear, rank, seed=0, freeze=True)``: ``linear`` plus a rank-``rank`` correction.
 
-    ``freeze=True`` sets ``requires_grad=False`` on the wrapped layer's own parameters (the
-    inactive block of BCD); ``in_features``/``out_features`` are those of ``linear``.
+    ``rank`` an int in [1, min(in_features, out_features)]; ``seed`` an int in [0, 2**64) (draws the
+    correction's initial factors); ``freeze=True`` sets ``requires_grad=False`` on the wrapped layer's own
+    parameters (the inactive block of BCD); ``in_features``/``out_features`` are those of ``linear``.
     """
 
     _FIXED = ("in_features", "out_features", "rank")

@@ -78,9 +78,9 @@ class FinetuneTask(Problem):
 
     ``tokens`` is an (n, T + 1) integer array of sequences (inputs ``[:, :-1]``, targets
     ``[:, 1:]``); the loss is ``task.loss`` (mean next-token cross-entropy). ``reference_loss``
-    (default: ``task.entropy_rate()``) is the level the convergence criterion measures from
-    (``loss <= reference_loss + tol``); ``batch_size`` (int >= 1) is the number of sequences a
-    mini-batch draws from ``tokens``.
+    (default: ``task.entropy_rate()``; else a float >= 0, any value in [0, 3.4e38]) is the level the
+    convergence criterion measures from (``loss <= reference_loss + tol``); ``batch_size`` (int >= 1) is
+    the number of sequences a mini-batch draws from ``tokens``.
     """
 
     model: torch.nn.Module
@@ -163,9 +163,11 @@ def markov_finetune_task(vocab_size: int = 16, context: int = 16, n: int = 128, 
                          architecture: str = "transformer") -> FinetuneTask:
     """A :class:`FinetuneTask`: a Transformer pretrained on chain ``seed``, a sample of chain ``seed + 1``.
 
-    ``vocab_size``, ``context``, ``n`` (sequences), ``width`` and ``depth`` are ints >= 1,
+    ``vocab_size`` an int >= 2 (a chain needs two tokens), ``context``, ``n`` (sequences), ``width`` and
+    ``depth`` ints >= 1 (for ``architecture="transformer"`` ``width`` a multiple of the Transformer's
+    ``n_heads`` = 2, and the sizes within :class:`~algorithms.optimizers.Transformer`'s caps),
     ``pretrain_steps`` an int in [1, :data:`MAX_PRETRAIN_STEPS` = 10000], ``seed`` an int in
-    [0, 2**64), ``dtype`` float32,
+    [0, 2**64) (chain B is seeded ``(seed + 1) mod 2**64``), ``dtype`` float32,
     float64 or bfloat16, ``batch_size`` an int >= 1 (capped at ``n``) and ``architecture``
     ``"transformer"`` or ``"mlp"``.
 
@@ -181,7 +183,8 @@ def markov_finetune_task(vocab_size: int = 16, context: int = 16, n: int = 128, 
     batch_size = min(check_positive_int("batch_size", batch_size), n)
     seed = check_seed(seed)
     source = MarkovLanguageTask(vocab_size=vocab_size, context=context, seed=seed)
-    target = MarkovLanguageTask(vocab_size=vocab_size, context=context, seed=seed + 1)
+    # chain B's seed wraps: seed = 2**64 - 1 was refused naming 2**64, a value the user never passed
+    target = MarkovLanguageTask(vocab_size=vocab_size, context=context, seed=(seed + 1) % 2**64)
     if architecture == "transformer":
         model: torch.nn.Module = Transformer(vocab_size=vocab_size, width=width, depth=depth, context=context,
                                              seed=seed, dtype=dtype)

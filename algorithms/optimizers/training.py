@@ -133,8 +133,8 @@ class OptimizerTraining(Algorithm):
     naming lr; so is one whose per-parameter scaled lr leaves [1.18e-38, 1e10], see
     :func:`~algorithms.optimizers.param_groups`; ``lr = 0`` is accepted and is a
     run that takes no step, the model kept as it is, as torch's optimizers at lr 0): the base learning
-    rate, tuned at ``base_width`` / ``base_depth`` (``None``: the model's own, i.e. no scaling) and
-    multiplied per parameter by the ``parametrization`` rule. ``independent_weight_decay``: λ in
+    rate, tuned at ``base_width`` / ``base_depth`` (ints >= 1, or ``None``: the model's own, i.e. no
+    scaling) and multiplied per parameter by the ``parametrization`` rule. ``independent_weight_decay``: λ in
     [0, 1) in W ← (1 − λ) W per step (for every parameter; 0 by default; λ >= 1 would zero or flip the
     weights and is refused naming it). ``hyperparameters``: further
     keywords of the optimizer's constructor (``momentum``, ``betas``, ``block_size``, ...).

@@ -68,3 +68,11 @@ def test_an_int_real_keyword_past_int64_steps_as_its_float(make):
 def test_block_size_is_at_most_int64(Opt, size):
     with pytest.raises(ValueError, match=r"block_size must be .* an int >= 1 and <= 2\*\*63 - 1"):
         Opt([torch.nn.Parameter(torch.ones(3, 3))], block_size=size)
+
+
+# ------------------ class 4: markov_finetune_task's seed 2**64 - 1 was refused naming 2**64 (chain B's seed)
+def test_markov_finetune_task_takes_the_largest_seed():
+    from algorithms.optimizers import markov_finetune_task
+    task = markov_finetune_task(vocab_size=6, context=4, n=16, width=8, depth=1, pretrain_steps=2,
+                                seed=2**64 - 1)
+    assert tuple(task.tokens.shape) == (16, 5)
