@@ -675,17 +675,18 @@ class BlockOptimizer(torch.optim.Optimizer):
 class BlockCoordinateDescent(Algorithm):
     """BCD / BREAD finetuning through ``solve``: a :class:`BlockOptimizer` over AdamW on a FinetuneTask.
 
-    Fields are the optimizer's (``blocks`` as in :func:`find_blocks`, ``weight_decay`` AdamW's, a finite
-    float >= 0; ``lr``, ``expansion_lr_scale``, ``switch_every`` with :class:`BlockOptimizer`'s domains);
-    the solve ``seed`` seeds the batches and the ``"random"`` order. Loop, convergence criterion
-    and retcodes: :func:`algorithms.optimizers.finetune.run_finetune`. ``optimizer`` builds the
-    optimizer with :class:`BlockOptimizer`'s keywords (default :class:`BlockOptimizer`; another
-    implementation of its interface, e.g. BAdam's behind an adapter, trains under the same loop).
-    ``lr`` (in (0, 1e10]) and ``expansion_lr_scale`` are finite floats > 0 with β = expansion_lr_scale·lr
-    <= 1e10 (β moves the inactive blocks when ``expansion`` is not ``"none"``; the cap keeps a step
-    finite), ``switch_every`` an int >= 1,
-    ``weight_decay`` a finite float >= 0, ``order`` one of ``ORDERS`` and ``expansion`` one of
-    ``EXPANSIONS``.
+    Fields are the optimizer's (``blocks`` as in :func:`find_blocks`, ``weight_decay`` AdamW's, a finite float
+    >= 0 with lr·weight_decay <= 1; ``lr``, ``expansion_lr_scale``, ``switch_every`` with
+    :class:`BlockOptimizer`'s domains); the solve ``seed`` seeds the batches and the ``"random"`` order. Loop,
+    convergence criterion and retcodes: :func:`algorithms.optimizers.finetune.run_finetune`. ``optimizer``
+    builds the optimizer with :class:`BlockOptimizer`'s keywords (default :class:`BlockOptimizer`; another
+    implementation of its interface, e.g. BAdam's behind an adapter, trains under the same loop). ``lr`` (> 0,
+    in [1.18e-38, 1e10]) and ``expansion_lr_scale`` (> 0, at least 1.18e-38) are finite floats with β =
+    expansion_lr_scale·lr <= 1e10 (β moves the inactive blocks when ``expansion`` is not ``"none"``; the cap
+    keeps a step finite: a larger scale is refused naming it), ``switch_every`` an int >= 1, ``weight_decay``
+    a finite float >= 0 with lr·weight_decay <= 1 (decoupled decay multiplies the weights by 1 −
+    lr·weight_decay: e.g. 2**64 at lr 1e-3 is refused naming both), ``order`` one of ``ORDERS`` and
+    ``expansion`` one of ``EXPANSIONS``.
 
     >>> from algorithms import solve
     >>> from algorithms.optimizers.finetune import markov_finetune_task
