@@ -130,6 +130,9 @@ def _check_neurons(W, b, v) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def vp_of_jumps(jumps, p: float, *, zero_tol: float = 0.0) -> float:
     """``Σ |c|^p`` over the entries with ``|c| > zero_tol``; ``p = 0`` counts them.
 
+    ``p`` in [0, 1] (any value from 0 up to 1; larger ones are refused naming p), ``zero_tol`` >= 0 (any
+    value in [0, 3.4e38]), ``jumps`` finite entries in the working range.
+
     >>> vp_of_jumps([1.0, -4.0, 0.0], 0.5)
     3.0
     >>> vp_of_jumps([1.0, -4.0, 0.0], 0)
