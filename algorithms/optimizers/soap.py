@@ -178,7 +178,13 @@ class SOAP(MatrixOptimizer):
         state["second_moment"].mul_(beta2).addcmul_(rotated_grad, rotated_grad, value=1 - beta2)
         # the rotated momentum before bias correction: M̂ = M / (1 − β₁ᵗ) is folded into the step size
         rotated_momentum = self._rotate(to_tiles(state["momentum"], block_size), state)
-        denominator = adam_denominator(state["second_moment"], beta2**t, group["eps"])
+        denominator = adam_denominator(state["second_moment"], beta2**t, 0.0)
+        # rotated coordinates below the rotation's own rounding (10 · the dtype's eps · (rows + cols) · the
+        # tile's RMS norm) are noise: Adam scaled them to ±1, so a float32 SOAP took full steps along
+        # directions a rank-one gradient does not span (float64 kept them at 0)
+        floor = denominator.square().sum(dim=(-2, -1), keepdim=True).sqrt_()
+        floor.mul_(10 * torch.finfo(dtype).eps * (rows + cols))
+        denominator = torch.maximum(denominator, floor).add_(group["eps"])
         direction = self._rotate(rotated_momentum / denominator, state, inverse=True)
         if t % group["precondition_frequency"] == 0:
             self._refresh(state, group["root_dtype"])

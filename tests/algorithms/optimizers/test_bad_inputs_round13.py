@@ -76,3 +76,24 @@ def test_markov_finetune_task_takes_the_largest_seed():
     task = markov_finetune_task(vocab_size=6, context=4, n=16, width=8, depth=1, pretrain_steps=2,
                                 seed=2**64 - 1)
     assert tuple(task.tokens.shape) == (16, 5)
+
+
+# ------------------ class 5: SOAP scaled the rotation's rounding noise to ±1 (float32 steps, null directions)
+@pytest.mark.parametrize("rank_one", [True, False])
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 1e6, 1e14])
+def test_soap_float32_steps_as_float64_on_rank_deficient_statistics(rank_one, scale):
+    generator = torch.Generator().manual_seed(0)
+    u, v = torch.tensor([1.0, 2.0, 3.0, 4.0]), torch.tensor([1.0, -1.0, 2.0])
+    # a 4 × 3 gradient: its 4 × 4 left statistics have a null direction even at full rank
+    full = torch.randn(4, 3, generator=generator, dtype=torch.float64)
+    grad = torch.outer(u, v).double() if rank_one else full
+    moved = []
+    for dtype in (torch.float32, torch.float64):
+        w = torch.nn.Parameter(torch.zeros(4, 3, dtype=dtype))
+        opt = SOAP([w], lr=0.1, precondition_frequency=2)
+        for _ in range(4):
+            w.grad = (scale * grad).to(dtype)
+            opt.step()
+        moved.append(w.detach().to(torch.float64))
+    # float32 stepped 4.7 (rank one, scale 1) to 3e14 (scale 1e14) where float64 stepped 0.24
+    assert torch.allclose(moved[0], moved[1], rtol=0.0, atol=0.01), (moved[0], moved[1])
