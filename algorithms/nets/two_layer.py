@@ -134,13 +134,13 @@ class TwoLayerReLU(CheckedStateModule):
             # drawn in float64 and rounded to the model's dtype: a float32 model (or float32 data) starts from
             # the float64 model's weights, rounded (torch's float32 draws are another sequence)
             draw = (torch.randn(*shape, generator=gen, dtype=torch.float64)
-                    * (self.init_scale / fan_in**0.5)).to(dtype)
+                    * (self.init_scale / fan_in**0.5))
             if not in_working_range(draw):  # 1e308 gave inf weights in silence, 3.4e38 a refusal naming W
                 top = float(draw.abs().max())
                 raise ValueError(f"init_scale = {self.init_scale!r} draws initial weights up to {top:.4g} "
                                  f"(init_scale · N(0, 1)/√{fan_in}), past the package's working range "
                                  f"({WORKING_MAX:.4g}); pass a smaller init_scale")
-            return torch.nn.Parameter(draw)
+            return torch.nn.Parameter(draw.to(dtype))
 
         # registration order W, b, v, c fixes the layout of flatten_params(dict(named_parameters()))
         self.W = normal(self.width, self.in_features, fan_in=self.in_features)

@@ -132,7 +132,7 @@ def test_an_init_scale_past_the_cap_is_refused(build):
 
 
 def test_a_float32_draw_that_overflows_is_refused():
-    with pytest.raises(ValueError, match=r"init_scale=3e\+38 is too large for torch.float32"):
+    with pytest.raises(ValueError, match=r"init_scale = 3e\+38 draws initial weights up to"):
         TwoLayerReLU(3, 4, init_scale=3e38, dtype=torch.float32)
 
 
@@ -208,7 +208,7 @@ def test_sam_rates_past_the_cap_are_refused_by_name():
     w = torch.nn.Parameter(torch.ones(2, 2))
     for kwargs, words in (({"lr": 1e308}, r"lr = 1e\+308 is outside the package's working range"),
                           ({"lr": 0.1, "rho": 1e308}, r"rho = 1e\+308 is outside the package's"),
-                          ({"lr": 2**64}, "lr must be <= 1e10"),
+                          ({"lr": 2**64}, r"lr must be <= 1e\+?10"),
                           ({"lr": 0.1, "rho": 1e11}, "rho must be <= 1e10")):
         with pytest.raises(ValueError, match=words):
             SAM([w], **kwargs)
