@@ -64,10 +64,11 @@ def lr_multiplier(optimizer: str, d_in_ratio: float, d_out_ratio: float, *, dept
                   one_sided: bool = False) -> float:
     """The learning-rate factor of Table 1 for one matrix (all arguments are ratios to the base).
 
-    ``optimizer`` is one of ``OPTIMIZER_RULES``; ``d_in_ratio``, ``d_out_ratio``, ``depth_ratio``,
-    ``blocks_in_ratio`` and ``blocks_out_ratio`` are floats in the working range [1.18e-38, 3.4e38] (a
-    subnormal one overflowed the factor), and ratios whose factor overflows or underflows float64 are
-    refused naming them; ``one_sided`` a bool.
+    ``optimizer`` is one of ``OPTIMIZER_RULES``; ``d_in_ratio`` > 0, ``d_out_ratio`` > 0, ``depth_ratio``
+    > 0, ``blocks_in_ratio`` > 0 and ``blocks_out_ratio`` > 0 are floats in the working range
+    [1.18e-38, 3.4e38] (a subnormal one overflowed the factor), and ratios whose factor overflows or
+    underflows float64 (a product of ratios past ~1e308 or below ~1e-308) are refused naming them;
+    ``one_sided`` a bool.
 
     ``one_sided`` says only one side of a Shampoo matrix is preconditioned (E = ¼).
 
