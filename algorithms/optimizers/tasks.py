@@ -43,9 +43,9 @@ class MarkovLanguageTask(Problem):
     """Next-token prediction on sequences of a random Markov chain.
 
     ``vocab_size`` (int >= 2) tokens; each has ``branching`` successors (an int in [1, vocab_size])
-    with Dirichlet(``concentration``) transition probabilities (``concentration`` a float in (0, 1e12]);
-    sequences hold ``context`` + 1 tokens (``context`` an int >= 1); ``seed`` (int in [0, 2**64))
-    draws the chain.
+    with Dirichlet(``concentration``) transition probabilities (``concentration`` a float > 0 in
+    [1.18e-38, 1e12]); sequences hold ``context`` + 1 tokens (``context`` an int >= 1); ``seed`` (int in
+    [0, 2**64)) draws the chain.
 
     >>> task = MarkovLanguageTask(vocab_size=8, context=6, branching=2, seed=0)
     >>> tokens = task.sample(4, torch.Generator().manual_seed(0))
