@@ -1768,7 +1768,19 @@ def forward(qp: QP, algorithm: DQP, options: SolveOptions, monitor=None) -> QPSo
         scaling = None if algorithm.abs_tol is not None else _equilibration(qp)
         if scaling is None:
             return _forward_auto(qp, algorithm, options, monitor)
-        return _unscaled(_forward_auto(_scaled(qp, scaling), algorithm, options, monitor), qp, scaling)
+        sol = _unscaled(_forward_auto(_scaled(qp, scaling), algorithm, options, monitor), qp, scaling)
+        if sol.retcode in _FINAL or options.maxiters is not None:
+            return sol
+        # the scalar x-scale ‖q‖/‖P‖ is the stiffest variable's: with P = diag(1e12, 1) the soft variable's
+        # curvature fell to 1e-24 in the copy and every backend failed. Solved as given instead, its answer
+        # is kept when it passed the KKT check at unit scale (|x*| >= 2**-EQUILIBRATE_EXP: the relative
+        # residuals' floors are not what judged it)
+        given = _forward_auto(qp, algorithm, options, monitor)
+        unit_scale = float(np.abs(given.x).max(initial=0.0)) >= 2.0**-EQUILIBRATE_EXP
+        if given.retcode is RetCode.Success and unit_scale:
+            given.warnings.append(f"solved as given: its equilibrated copy ended {sol.retcode.value}")
+            return given
+        return sol
 
 
 #: a QP is equilibrated when its variables', objective's or constraints' scale is below 2**-EQUILIBRATE_EXP

@@ -49,3 +49,13 @@ def test_tolerances_are_positive_scales_as_documented(build, name):
 ])
 def test_docstrings_state_the_domains(owner, words):
     assert words in " ".join(inspect.getdoc(owner).split())
+
+
+@pytest.mark.parametrize("stiff", [1e12, 1e16, 2.0**64, 3.4e38])
+def test_a_stiff_diagonal_p_is_solved(stiff):
+    """P = diag(1e12, 1), q = (1, 1) (unconstrained, x* = (−1/stiff, −1)) ended Failure: the scalar
+    equilibration sized x by ‖q‖/‖P‖, the stiff variable's scale, and the soft one looked unbounded to every
+    backend. The copy failing, the QP solved as given is kept when its answer passes the KKT check."""
+    sol = solve(QP(np.diag([stiff, 1.0]), np.array([1.0, 1.0])), DQP())
+    assert sol.retcode.name == "Success"
+    assert np.allclose(sol.x, [-1.0 / stiff, -1.0], rtol=1e-9, atol=0.0)
