@@ -1321,6 +1321,17 @@ def checked_fields(post_init: Callable) -> Callable:
     return run
 
 
+def resealed(value: Any) -> Any:
+    """``value`` with every numpy array in it (nested in tuples and lists too) made :func:`read_only` again:
+    for ``__setstate__``, since numpy gives arrays back writable after pickling or ``copy.deepcopy`` (a
+    deep-copied record's arrays were written and used unchecked)."""
+    if isinstance(value, np.ndarray):
+        return read_only(value)
+    if isinstance(value, tuple | list):
+        return type(value)(resealed(v) for v in value)
+    return value
+
+
 def read_only(array: np.ndarray) -> np.ndarray:
     """``array``'s data in immutable memory (a ``bytes`` copy): a read-only array that owns its data can be
     made writable again (``a.setflags(write=True)``, or ``a.base.setflags(write=True)`` on a view of it),

@@ -485,7 +485,7 @@ class CurvatureProblem(Problem):
             raise ValueError(f"curvature(x) must have shape ({d},) or ({d}, {d}), got {C.shape}")
         if not np.all(np.isfinite(C)):
             raise ValueError("curvature(x) contains NaN or inf entries")
-        return check_curvature_matrix("curvature(x)", C)
+        return check_curvature_matrix("curvature(x)", C, raw)
 
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -540,26 +540,41 @@ def blamed_on(**arguments: Any):
         raise ValueError(f"{given} gives an invalid problem: {exc}") from exc
 
 
-def check_curvature_matrix(name: str, C: np.ndarray) -> np.ndarray:
-    """A finite float64 curvature ``C`` ((d, d) or a (d,) diagonal) checked symmetric positive
-    semidefinite to relative rounding level; returns it symmetrized (a diagonal clipped at 0)."""
+def check_curvature_matrix(name: str, C: np.ndarray, source: Any = None) -> np.ndarray:
+    """A finite real curvature ``C`` ((d, d) or a (d,) diagonal) checked symmetric positive semidefinite to
+    relative rounding level of its own dtype; returns it in float64, symmetrized (a diagonal clipped at 0).
+    The level is 1e-8, or 4 d eps of a less precise dtype: a float32 Gram matrix 2BᵀB (exactly PSD) has
+    eigenvalues down to about -d eps32 ‖C‖ and was refused as indefinite."""
+    kind = _dtype_of(source if source is not None else C)
+    eps = float(np.finfo(kind).eps) if kind is not None else 0.0
+    C = C.astype(np.float64)
     d = C.shape[0]
+    rtol = max(_CURVATURE_RTOL, 4 * d * eps)
     scale = max(1.0, float(np.max(np.abs(C), initial=0.0)))
     if C.ndim == 1:
-        if C.min(initial=0.0) < -_CURVATURE_RTOL * scale:
+        if C.min(initial=0.0) < -rtol * scale:
             raise ValueError(f"{name} must be positive semidefinite (a diagonal entry is "
                              f"{C.min():.3g} < 0)")
         return np.maximum(C, 0.0)
     asym = float(np.max(np.abs(C - C.T), initial=0.0))
-    if asym > _CURVATURE_RTOL * scale:
+    if asym > rtol * scale:
         raise ValueError(f"{name} must be symmetric (max |C - Cᵀ| = {asym:.3g})")
     C = 0.5 * (C + C.T)
     try:  # PSD test: a Cholesky factor of C + ε I exists iff λ_min(C) > −ε
-        np.linalg.cholesky(C + (_CURVATURE_RTOL * scale) * np.eye(d))
+        np.linalg.cholesky(C + (rtol * scale) * np.eye(d))
     except np.linalg.LinAlgError:
         lam = float(np.linalg.eigvalsh(C)[0])
         raise ValueError(f"{name} must be positive semidefinite (smallest eigenvalue {lam:.3g})") from None
     return C
+
+
+def _dtype_of(value: Any) -> np.dtype | None:
+    """The floating numpy dtype ``value`` (an array or a tensor) was computed in, or None."""
+    kind = getattr(value, "dtype", None)
+    if kind is not None and not isinstance(kind, np.dtype):  # a torch dtype: torch.float32 -> float32
+        kind = np.dtype(str(kind).replace("torch.", "")) if str(kind).replace("torch.", "") in (
+            "float16", "float32", "float64") else None
+    return kind if isinstance(kind, np.dtype) and kind.kind == "f" else None
 
 
 def _check_curvature_constant(value: Any) -> float:
@@ -601,11 +616,11 @@ def check_step_inputs(x: Any, g: Any, C: Any) -> tuple[np.ndarray, np.ndarray, n
     g = as_float_array("g", g, ndim=1)
     if g.shape != x.shape:  # both named: a wrong x was reported as a wrong g
         raise ValueError(f"x and g must have one length d: x has shape {x.shape}, g has shape {g.shape}")
-    C = as_float_array("C", C)
+    source, C = C, as_float_array("C", C)
     d = x.size
     if C.shape not in ((d,), (d, d)):
         raise ValueError(f"C must have shape ({d},) or ({d}, {d}) to match x, got {C.shape}")
-    C = check_curvature_matrix("C", C.astype(np.float64))  # an indefinite C has no step (Assumption 1)
+    C = check_curvature_matrix("C", C, source)  # an indefinite C has no step (Assumption 1); float64 now
     return x.astype(np.float64), g.astype(np.float64), C
 
 

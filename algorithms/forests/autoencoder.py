@@ -432,6 +432,14 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             setattr(self, name, read_only(getattr(self, name)))
         return converged
 
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: the fitted arrays read-only again (numpy gives them back writable, and
+        a copy's synthetic_ written with 1e30 was decoded in silence)."""
+        super().__setstate__(state)
+        for name in _FITTED_ARRAYS:
+            if isinstance(self.__dict__.get(name), np.ndarray):
+                self.__dict__[name] = read_only(self.__dict__[name])
+
     def _check_resolution(self, X_enc: np.ndarray) -> None:
         """Refuse a numeric column whose values scikit-learn's trees cannot split between: they route in
         float32 and never split two values closer than 1e-7 (``FEATURE_THRESHOLD``), so data ×1e-7 (or a

@@ -47,6 +47,7 @@ from algorithms._validation import (
     check_generator,
     check_int_at_least,
     read_only,
+    resealed,
 )
 
 __all__ = ["ForestPartition", "check_forest", "cooccurrence_kernel", "forest_kernel", "node_boxes",
@@ -210,6 +211,10 @@ class ForestPartition:
                             ("upper", read_only(upper)), ("tree_of", read_only(tree_of)),
                             ("node_to_leaf", tuple(read_only(m) for m in maps))):
             object.__setattr__(self, name, value)
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: the arrays read-only again (numpy gives them back writable)."""
+        self.__dict__.update({name: resealed(value) for name, value in state.items()})
 
     @classmethod
     def from_forest(cls, forest: Any) -> ForestPartition:

@@ -37,6 +37,7 @@ from algorithms._validation import (
     check_generator,
     check_takes,
     read_only,
+    resealed,
 )
 from algorithms.forests.partition import ForestPartition, node_boxes, sample_in_boxes
 
@@ -78,6 +79,10 @@ class RelabeledForest:
         trees = [self._checked_tree(b) for b in range(n_trees)]
         for i, name in enumerate(("feature", "threshold", "below_goes_left", "children")):
             object.__setattr__(self, name, tuple(tree[i] for tree in trees))
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled or deep-copied: the arrays read-only again (numpy gives them back writable)."""
+        self.__dict__.update({name: resealed(value) for name, value in state.items()})
 
     def _checked_tree(self, b: int) -> tuple:
         """Tree ``b``'s arrays, checked against its node count (the partition's node -> leaf map) and kept

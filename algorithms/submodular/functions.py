@@ -348,8 +348,11 @@ class LogDet(_IndexFunction):
         kernel = as_float_array("kernel", kernel, ndim=2)
         if kernel.size == 0:  # no element: the ground set would be empty (indexing failed)
             raise ValueError(f"kernel must be a non-empty (n, n) matrix, got shape {kernel.shape}")
-        check_square_symmetric("kernel", kernel)
-        check_psd("kernel", kernel)
+        # tolerances at the kernel's own rounding: a float32 Gram A·Aᵀ (exactly PSD) has eigenvalues down to
+        # about -n eps32 ‖K‖ and entries asymmetric by eps32 ‖K‖, and was refused with float64's
+        eps = float(np.finfo(kernel.dtype).eps)
+        check_square_symmetric("kernel", kernel, rtol=max(1e-8, 4 * eps))
+        check_psd("kernel", kernel, rtol=max(1e-10, 4 * kernel.shape[0] * eps))
         if not isinstance(monotone, bool):
             raise TypeError(f"monotone must be a bool, got {type(monotone).__name__}")
         self.kernel = kernel

@@ -138,7 +138,10 @@ def _project(theta: torch.Tensor, gradients: torch.Tensor, lam: float) -> torch.
     if gradients.shape[0] == 0:
         return theta - theta / (1.0 + lam)
     _, singular, basis = torch.linalg.svd(gradients, full_matrices=False)
-    keep = singular > _RANK_RTOL * singular.max() if singular.max() > 0 else singular > 0
+    # the cut-off at the gradients' own rounding (numpy's matrix_rank rule): float32's dependent rows have
+    # singular values ~1e-7 σ_max, above 1e-10, and were projected out as directions (an O(1) change)
+    rtol = max(_RANK_RTOL, max(gradients.shape) * float(torch.finfo(gradients.dtype).eps))
+    keep = singular > rtol * singular.max() if singular.max() > 0 else singular > 0
     basis = basis[keep]
     orthogonal = theta - basis.T @ (basis @ theta)
     return theta - orthogonal / (1.0 + lam)

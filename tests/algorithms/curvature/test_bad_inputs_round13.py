@@ -87,3 +87,15 @@ def test_tol_at_least_one_refused_by_name_as_documented(algorithm):
     assert "in (0, 1)" in type(algorithm).__doc__
     with pytest.raises(ValueError, match=r"^tol must be < 1"):
         solve(_square(f_star=0.0, L_C=0.0), algorithm, tol=3.4e38)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_float32_rank_one_curvature_is_psd_at_float32_rounding(seed):
+    # the exact 2aaᵀ rounded to float32 was refused as indefinite (eigenvalue -5.9e-8): float64's tolerance
+    a = np.random.default_rng(seed).normal(size=5).astype(np.float32)
+    C.CurvatureProblem(f=lambda x: float((a @ x) ** 2), grad=lambda x: (2 * (a @ x) * a).astype(np.float32),
+                       curvature=lambda x: (2 * np.outer(a, a)).astype(np.float32), L_C=0.0,
+                       x0=np.ones(5, np.float32), f_star=0.0)
+    with pytest.raises(ValueError, match="positive semidefinite"):
+        C.lcd1_step(np.ones(2, np.float32), np.ones(2, np.float32),
+                    np.diag([1.0, -1e-3]).astype(np.float32), 1.0)

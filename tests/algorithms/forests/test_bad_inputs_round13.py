@@ -64,3 +64,14 @@ def test_node_boxes_refuses_another_input_width(fitted, n_features):
     tree = fitted[1].forest_.estimators_[0].tree_
     with pytest.raises(ValueError, match=r"^n_features must be the tree's input width 3"):
         F.node_boxes(tree, n_features)
+
+
+@pytest.mark.parametrize("copier", [__import__("copy").deepcopy,
+                                    lambda a: __import__("pickle").loads(__import__("pickle").dumps(a))],
+                         ids=["deepcopy", "pickle"])
+def test_copies_keep_the_arrays_read_only(fitted, copier):
+    # numpy gives arrays back writable: a copy's synthetic_ set to 1e30 was decoded in silence
+    copy = copier(fitted[1])
+    for array in (copy.synthetic_, copy.embedding_, copy.partition_.lower, copy.partition_.node_to_leaf[0]):
+        with pytest.raises(ValueError, match="read-only"):
+            array[:] = 0

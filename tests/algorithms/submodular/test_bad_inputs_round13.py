@@ -68,3 +68,16 @@ def test_user_matroid_ground_and_rank_named(ground, rank, error):
     UserMatroid.ground, UserMatroid.rank = ground, rank
     with pytest.raises(error, match=r"^matroids\[0\]\.(ground|rank)"):
         S.Matchoid([UserMatroid()])
+
+
+def test_logdet_takes_a_float32_gram_kernel():
+    # refused as not PSD (eigenvalue -3.6e-8) or not symmetric (1.4e-6) with float64's tolerances
+    import numpy as np
+
+    A = np.random.default_rng(0).normal(size=(6, 2))
+    assert S.LogDet(A.astype(np.float32) @ A.T.astype(np.float32))(frozenset({0, 1})) == pytest.approx(
+        S.LogDet(A @ A.T)(frozenset({0, 1})), rel=1e-5)
+    B = np.random.default_rng(0).normal(size=(200, 10)).astype(np.float32)
+    S.LogDet(B @ B.T)
+    with pytest.raises(ValueError, match="positive semidefinite"):
+        S.LogDet(np.diag([1.0, -1e-3]).astype(np.float32))

@@ -48,3 +48,14 @@ def test_strength_schedule_never_overflows_and_minnormog_takes_it(args):
 def test_ridge_gamma_message_states_its_domain():
     with pytest.raises(ValueError, match=r"^gamma must be in \(0, 1\], got -1"):
         U.Ridge(gamma=-1)
+
+
+def test_orthogonal_step_rank_cutoff_follows_the_dtype():
+    # float32 dependent rows kept singular values ~1e-7 σ_max above the 1e-10 cut: an O(1) different answer
+    g = torch.Generator().manual_seed(0)
+    G1 = torch.randn(2, 6, dtype=torch.float64, generator=g)
+    G = torch.cat([G1, (G1[0] + G1[1])[None], (G1[0] - 3 * G1[1])[None]])
+    theta = torch.randn(6, dtype=torch.float64, generator=g)
+    r64 = U.orthogonal_gradient_step(theta, G, 0.0)
+    r32 = U.orthogonal_gradient_step(theta.float(), G.float(), 0.0)
+    assert float((r64 - r32.double()).abs().max()) < 1e-5
