@@ -740,9 +740,9 @@ def cartesian_mask(image_shape: tuple[int, int], acceleration: float, seed: int,
                    centre_lines: int | None = None) -> torch.Tensor:
     """A boolean k-space mask of whole rows (phase-encoding lines), conjugate-symmetric.
 
-    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1.
+    ``image_shape`` (h, w) is a pair of ints >= 2 with h·w <= 2**31 − 1; ``seed`` an int in [0, 2**64).
 
-    About ``h / acceleration`` rows are kept (``acceleration``: a finite float >= 1; a huge one keeps the
+    About ``h / acceleration`` rows are kept (``acceleration``: a float in [1, 3.4e38]; a huge one keeps the
     centre lines only, at least the DC row): the ``centre_lines`` lowest frequencies (an int in
     [0, h]; None: min(4, h)) and
     random others, each with its mirror row −k (mod h), so that the mask equals its

@@ -61,8 +61,8 @@ __all__ = ["PnPPGD"]
 class PnPPGD(Algorithm):
     """PnP-PGD: a gradient step on the data fit (and the NPN term), then the prior's prox.
 
-    ``prior`` is the plug-and-play prior, ``lr`` (finite float >= 1.18e-38, float32's smallest normal: a
-    subnormal step moves nothing and is refused) the gradient step (one far above
+    ``prior`` is the plug-and-play prior, ``lr`` (a float in [1.18e-38, 3.4e38], 1.18e-38 float32's smallest
+    normal: a subnormal step moves nothing and is refused) the gradient step (one far above
     2/‖H‖² makes the iterates blow up: ``Diverged``, not an error) and ``npn`` an :class:`NPN` term (None:
     plain PnP).
     """
