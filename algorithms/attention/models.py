@@ -92,6 +92,16 @@ def _check_unit(where: str, value: torch.Tensor) -> None:
                          f"norm {norm:.6g}")
 
 
+def _finite_map(X: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    """A projection or output of finite tokens: inf when X's entries are too large for its dtype (float32
+    tokens at 3e38 gave an inf output in silence, or a link error naming its own argument t)."""
+    if not bool(torch.isfinite(out).all()):
+        top = float(X.detach().abs().max()) if X.numel() else 0.0
+        raise ValueError(f"X has entries too large for {X.dtype}: the model's output overflows (max |X| = "
+                         f"{top:.3g}); rescale X or use float64")
+    return out
+
+
 def _check_unit_state(state_dict, names: tuple[str, ...], d: int) -> None:
     """``load_state_dict``'s unit check: a key or value vector scaled by 3 was loaded as it was (the other
     malformed entries are left to the shared state check, which names them)."""
@@ -204,9 +214,11 @@ class SoftmaxAttention(CheckedStateModule):
         return self.u.dtype
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
-        """The model's output on tokens. ``X`` holds tokens, a finite tensor of shape (n, L, d) of the
+        """The model's output on tokens. ``X`` holds tokens, a finite tensor of shape (n, L, d) (entries of
+        magnitude <= 3.4e38, the working range) of the
         model's dtype and device; returns (n, 1) (an empty batch, n = 0, gives an empty (0, 1) result;
-        L >= 1 tokens are needed). Parameters with NaN or inf entries are refused.
+        L >= 1 tokens are needed). Parameters with NaN or inf entries are refused, and an output that
+        overflows X's dtype (float32 tokens near 3e38) is refused naming X.
         """
         _check_vectors(self, ("u", "v"))
         X = _check_tokens(X, self.in_features, self.u.dtype)
@@ -214,8 +226,9 @@ class SoftmaxAttention(CheckedStateModule):
         _check_parameters(self)
         for name in ("u", "v"):  # written in place off the sphere: the documented unit parameters
             _check_unit(f"the model's parameter {name}", getattr(self, name))
-        weights = tempered_softmax(self.beta * math.sqrt(self.in_features), X @ self.u)
-        return (weights * link_function(self.link)(X @ self.v)).sum(-1, keepdim=True)
+        keys, values = _finite_map(X, X @ self.u), _finite_map(X, X @ self.v)
+        weights = tempered_softmax(self.beta * math.sqrt(self.in_features), keys)
+        return _finite_map(X, (weights * link_function(self.link)(values)).sum(-1, keepdim=True))
 
 
 class ErfAttention(CheckedStateModule):
@@ -264,9 +277,11 @@ class ErfAttention(CheckedStateModule):
         return self.k.dtype
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
-        """The model's output on tokens. ``X`` holds tokens, a finite tensor of shape (n, L, d) of the
+        """The model's output on tokens. ``X`` holds tokens, a finite tensor of shape (n, L, d) (entries of
+        magnitude <= 3.4e38, the working range) of the
         model's dtype and device; returns (n, 1) (an empty batch, n = 0, gives an empty (0, 1) result;
-        L >= 1 tokens are needed). Parameters with NaN or inf entries are refused.
+        L >= 1 tokens are needed). Parameters with NaN or inf entries are refused, and an output that
+        overflows X's dtype (float32 tokens near 3e38) is refused naming X.
         """
         _check_vectors(self, ("k", "v"))
         X = _check_tokens(X, self.in_features, self.k.dtype)
@@ -274,7 +289,8 @@ class ErfAttention(CheckedStateModule):
         _check_parameters(self)
         for name in ("k", "v"):
             _check_unit(f"the model's parameter {name}", getattr(self, name))
-        return (torch.erf(self.lam * (X @ self.k)) * (X @ self.v)).sum(-1, keepdim=True)
+        keys, values = _finite_map(X, X @ self.k), _finite_map(X, X @ self.v)
+        return _finite_map(X, (torch.erf(self.lam * keys) * values).sum(-1, keepdim=True))
 
 
 def _linear_problem(problem) -> SingleLocationProblem:

@@ -3,6 +3,7 @@
 import inspect
 
 import pytest
+import torch
 
 from algorithms.attention import (
     ErfAttention,
@@ -106,3 +107,17 @@ def test_unit_vectors_in_half_precision_are_unit_vectors(cast):
     SingleLocationProblem(d=4, L=3, gamma=0.5, u0=cast(u))
     with pytest.raises(ValueError, match=r"\bu must be a unit vector"):
         monte_carlo_risk(problem, cast(u * 1.1), v, n=200)
+
+
+@pytest.mark.parametrize("model", [
+    lambda: SoftmaxAttention(4, dtype=torch.float32), lambda: ErfAttention(4, dtype=torch.float32),
+    lambda: SoftmaxAttention(4, link="quadratic", dtype=torch.float32),
+])
+def test_float32_tokens_whose_output_overflows_are_refused_naming_x(model):
+    """Tokens of the working range (3e38) in float32: ErfAttention answered inf in silence, SoftmaxAttention
+    raised naming its link's own argument t."""
+    X = torch.zeros(2, 3, 4)
+    X[0, 0, :] = 3e38
+    with pytest.raises(ValueError, match=r"^X has entries too large for torch.float32"):
+        model()(X)
+    assert bool(torch.isfinite(model()(X / 1e38)).all())
