@@ -124,14 +124,18 @@ def _load(path: str, stamp: tuple[int, int] = (0, 0)) -> tuple[WorkflowGenerator
                          f"{type(exc).__name__}: {str(exc)[:120]}") from None
     # building the modules draws their initial weights from torch's global generator: forked, so loading
     # the agents (once per path, cached) leaves the caller's torch random stream where it was
-    with GLOBAL_RNG_LOCK, torch.random.fork_rng(devices=[]):   # the lock: no other thread's fork in between
-        a1, a2 = WorkflowGenerator(**sizes), HyperparameterController(**sizes)
+    # a hand-edited checkpoint is named: sizes = "x" met "argument after ** must be a mapping", hidden = 33
+    # the agents' own size message, a weight of 1e39 (inf in float32) "agent1's parameter ... NaN or inf"
     try:
+        with GLOBAL_RNG_LOCK, torch.random.fork_rng(devices=[]):   # the lock: no other thread's fork between
+            a1, a2 = WorkflowGenerator(**sizes), HyperparameterController(**sizes)
         a1.load_state_dict(first)
         a2.load_state_dict(second)
+        check_agent_weights(a1, "agent1")
+        check_agent_weights(a2, "agent2")
     except (RuntimeError, ValueError, TypeError) as exc:
-        raise ValueError(f"checkpoint {path!r} does not hold agents of its recorded sizes: "
-                         f"{str(exc)[:160]}") from None
+        raise ValueError(f"checkpoint {path!r} does not hold valid agents of its recorded sizes "
+                         f"({sizes!r:.60}): {str(exc)[:160]}") from None
     return a1.eval(), a2.eval()
 
 

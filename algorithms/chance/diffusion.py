@@ -35,6 +35,7 @@ from algorithms._validation import (
     WORKING_MIN,
     allocates,
     as_float_array,
+    call_user,
     check_count,
     check_device,
     check_entries_in_range,
@@ -204,7 +205,13 @@ class VPSchedule:
 
 
 class ScoreModel(CheckedStateModule):
-    """A time-dependent score: ``forward(X)`` with X = [x, t] (batch, n + 1) returns (batch, n)."""
+    """A time-dependent score: ``forward(X)`` with X = [x, t] (batch, n + 1) returns (batch, n).
+
+    A subclass defines ``forward`` and sets ``in_features`` = n + 1, ``out_features`` = n (ints >= 1) and
+    ``schedule`` (a :class:`VPSchedule`) in its ``__init__``, as :class:`ScoreMLP` and :class:`GaussianScore`
+    do. Its forward must return finite scores of X's dtype at finite X (a NaN or inf score, another dtype
+    or shape is refused naming the model's forward; an exception it raises becomes a ``UserCallableError``
+    naming it)."""
 
     in_features: int
     out_features: int
@@ -246,12 +253,22 @@ class ScoreModel(CheckedStateModule):
                              f"{tuple(t.shape)}")
         self.schedule.check_time("t", t)   # a str reached torch.as_tensor's "new(): invalid data type"
         t_col = torch.as_tensor(t, dtype=x.dtype).reshape(-1, 1).expand(x.shape[0], 1)
-        out = self(torch.cat([x, t_col], dim=1))
-        # a user subclass's forward: None or a list met a bare TypeError, an int or misshaped tensor was used
-        if not isinstance(out, torch.Tensor) or not out.is_floating_point() or out.shape != x.shape:
-            raise TypeError(f"model's forward ({type(self).__name__}.forward) must return a floating tensor "
-                            f"of x's shape {tuple(x.shape)} (the score), got {type(out).__name__} "
+        forward = f"model's forward ({type(self).__name__}.forward)"
+        # a user subclass's forward that raised (1 / 0) escaped bare, naming neither the model nor the call;
+        # the package's own ValueError/TypeError already name the argument
+        out = call_user(forward, self, torch.cat([x, t_col], dim=1), keep=(ValueError, TypeError))
+        # a user subclass's forward: None or a list met a bare TypeError, an int or misshaped tensor was used,
+        # a float32 score in a float64 run was taken as it was
+        if not isinstance(out, torch.Tensor) or not out.is_floating_point() or out.shape != x.shape \
+                or out.dtype != x.dtype:
+            raise TypeError(f"{forward} must return a floating tensor of x's shape {tuple(x.shape)} and "
+                            f"dtype {x.dtype} (the score), got {type(out).__name__} "
                             f"{tuple(getattr(out, 'shape', ()))} {getattr(out, 'dtype', '')}")
+        if not bool(torch.isfinite(out.detach()).all()):
+            # at finite x in the range: a NaN score was answered as a NaN Tweedie mean in silence, or
+            # blamed on the guidance's objective
+            raise ValueError(f"{forward} returned NaN or inf scores at finite x (t in the schedule's "
+                             f"range): a score model must be finite there")
         return out
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:

@@ -54,7 +54,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import torch
@@ -208,6 +210,9 @@ class GGDOpt(Algorithm):
     in stage 1, 1500 Adam steps in stage 2, 256 samples × 100 reverse steps in stage 3); for a quick run
     pass smaller ``n_train_points``, ``train_steps``, ``n_samples`` and ``n_steps`` (the tests use 10-50).
 
+    f must be finite and differentiable where stage 3 evaluates it (the samples' posterior means, in the
+    box's surroundings): a NaN or inf value or gradient there is refused naming f.
+
     Precision: a float32 problem (float32 ``h_samples``) runs stages 2 and 3 in float32, its score model
     trained in float32: the run follows another training trajectory than the float64 problem's, so its
     answer differs by more than float32 rounding (a sample of the same method, checked the same way). Pass
@@ -295,6 +300,19 @@ def _solve(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveO
         return _run(problem, algorithm, options)
 
 
+def _named_f(run: Callable[[], Any]) -> Any:
+    """Stage 3, its errors about the guidance's objective named as the user's f: the sampler's "objective
+    returned a non-finite value" named a parameter the user never passed (f NaN in a region of the box)."""
+    try:
+        return run()
+    except ValueError as exc:
+        if not str(exc).startswith("objective returned a non-finite"):
+            raise
+        raise ValueError("f returned a non-finite value or gradient at a sample's posterior mean during "
+                         "GGDOpt's stage 3 (which differentiates f there): f must be finite and "
+                         "differentiable on the box") from exc
+
+
 def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOptions) -> Solution:
     revalidate_if_reassigned(algorithm)   # beta = -1 set with object.__setattr__ ran stage 1 for minutes
     dtype = problem.dtype
@@ -368,7 +386,7 @@ def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOpt
         return call_user("callback(record)", lambda: monitor.record(iteration=k, t=t, mean_value=mean_f))
 
     start = time.perf_counter()
-    run = guided_reverse_sample(
+    run = _named_f(lambda: guided_reverse_sample(
         algorithm._data_score(model),
         standardized_objective,
         n_samples=algorithm.n_samples,
@@ -382,7 +400,7 @@ def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOpt
         max_steps=options.maxiters,
         on_step=on_step,
         dtype=torch_dtype,
-    )
+    ))
     monitor.close()
     stats.sample_seconds = time.perf_counter() - start
     stats.iterations = run.steps

@@ -81,3 +81,27 @@ def test_normalized_regret_takes_a_runs_value_as_documented(value, regret):
 def test_a_fraction_is_a_real_number_everywhere(make, check):
     # a Fraction (a numbers.Real, README's coercible list) was "must be a number" at these sites
     assert check(make())
+
+
+@pytest.mark.parametrize("edit", [
+    lambda s: s.__setitem__("sizes", "x"),
+    lambda s: s["sizes"].__setitem__("hidden", 33),
+    lambda s: s["agent1"].__setitem__("feature.weight", s["agent1"]["feature.weight"].double() * 0 + 1e39),
+])
+def test_a_hand_edited_checkpoint_is_refused_naming_the_checkpoint(edit, tmp_path):
+    # sizes = "x" met "argument after ** must be a mapping"; hidden = 33 and a 1e39 weight named no checkpoint
+    import torch
+
+    from algorithms import solve
+    from algorithms.blackbox import DesignX, load_agents
+    from algorithms.blackbox.designx import save_agents
+
+    good = tmp_path / "ok.pt"
+    save_agents(str(good), *load_agents())
+    state = torch.load(good, weights_only=False)
+    edit(state)
+    bad = tmp_path / "edited.pt"
+    torch.save(state, bad)
+    problem = BlackBoxProblem(lambda x: float(x @ x), ([-1.0, -1.0], [1.0, 1.0]), 100)
+    with pytest.raises(ValueError, match=r"^checkpoint '.*edited.pt' does not hold valid agents"):
+        solve(problem, DesignX(checkpoint=str(bad)), maxiters=2, seed=0)

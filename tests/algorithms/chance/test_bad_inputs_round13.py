@@ -18,6 +18,7 @@ from algorithms.chance import (
     GGDOpt,
     ScenarioApproach,
     ScoreMLP,
+    ScoreModel,
     VPSchedule,
     beamforming_problem,
     guidance_term,
@@ -178,3 +179,45 @@ def test_saa_milp_cut_by_its_time_limit_reports_maxtime_whatever_maxiters(maxite
     # MaxIters was reported whenever maxiters was given, though HiGHS said "Time limit reached" (red13a)
     problem = linear_gaussian_problem(n=2, n_samples=50, rho=0.1, seed=0)
     assert solve(problem, SAAMILP(time_limit=1.2e-38), maxiters=maxiters, seed=0).retcode is RetCode.MaxTime
+
+
+class _UserScore(ScoreModel):
+    def __init__(self, forward):
+        super().__init__()
+        self.f, self.in_features, self.out_features = forward, 3, 2
+        self.schedule = VPSchedule()
+        self.p = torch.nn.Parameter(torch.zeros(1, dtype=torch.float64))
+
+    def forward(self, X):
+        return self.f(X)
+
+
+@pytest.mark.parametrize("forward, error, words", [
+    (lambda X: X[:, :-1] * float("nan"), ValueError, r"^model's forward \(_UserScore.forward\) returned NaN"),
+    (lambda X: 1 / 0, UserCallableError, r"^model's forward \(_UserScore.forward\) raised ZeroDivisionError"),
+    (lambda X: X[:, :-1].float(), TypeError, r"^model's forward \(_UserScore.forward\) must return .* dtype"),
+])
+@pytest.mark.parametrize("call", ["tweedie_mean", "guidance_term", "guided_reverse_sample"])
+def test_a_user_score_model_that_misbehaves_is_named(forward, error, words, call):
+    # a NaN score was answered as a NaN Tweedie mean in silence or blamed on the objective; an exception
+    # escaped bare; a float32 score in a float64 run was taken (red13a)
+    model, x = _UserScore(forward), torch.zeros(2, 2, dtype=torch.float64)
+    obj = lambda z: (z**2).sum(-1)   # noqa: E731
+    calls = {"tweedie_mean": lambda: tweedie_mean(model, x, 0.5),
+             "guidance_term": lambda: guidance_term(model, obj, x, 0.5, beta=1.0),
+             "guided_reverse_sample": lambda: guided_reverse_sample(model, obj, n_samples=3, beta=1.0,
+                                                                    n_steps=3)}
+    with pytest.raises(error, match=words):
+        calls[call]()
+
+
+def test_ggdopt_names_f_when_f_is_nan_where_stage_3_differentiates_it():
+    # "objective returned a non-finite value" named guided_reverse_sample's parameter, not the user's f
+    p0 = linear_gaussian_problem(n=2, n_samples=100, rho=0.1, seed=0)
+
+    def f(x):
+        out = p0.f(x)
+        return torch.where(x[..., 0] > 0.95, torch.full_like(out, float("nan")), out)
+
+    with pytest.raises(ValueError, match=r"^f returned a non-finite value or gradient .* GGDOpt's stage 3"):
+        solve(dataclasses.replace(p0, f=f, linear=None), GGDOpt(**_TINY), seed=0)
