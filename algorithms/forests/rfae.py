@@ -7,7 +7,8 @@ distortion of the reconstruction (mean over columns of 1 − R²), ``sol.origina
 estimator.
 
 Retcodes: ``Success`` when Lanczos (ARPACK) met its own criterion (every Ritz pair's relative
-residual below ``tol``, default machine precision) within ``maxiters`` restarts and all
+residual below machine precision: solve's ``tol`` has no effect here and solve warns so) within
+``maxiters`` restarts and all
 ``n_components`` eigenvalues are above :data:`~algorithms.forests.diffusion.EIGEN_FLOOR`;
 ``MaxIters`` when the restart cap came first (``maxiters=0`` returns zeros at once);
 ``Failure`` when the kernel has too few non-zero eigenvalues for a non-degenerate embedding

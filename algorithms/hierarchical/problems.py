@@ -209,6 +209,10 @@ def _generator(rng: Any) -> np.random.Generator:
 class MinimaxProblem(Problem):
     """``min_x max_y f(x, y)``, f nonconvex in x and strongly concave in y.
 
+    Scale: a solve reports ``Diverged`` once an iterate leaves the ball of radius 1e12·max(1, ‖x0‖, ‖y0‖)
+    (``_loop.DIVERGENCE_RADIUS``), so a problem whose y*(x) or minimizer lies farther out than that needs
+    a start of its scale (e.g. synthetic_minimax with |coupling·x0| > 1e12·max(1, |x0|, |y0|)).
+
     ``grad(x, y, rng) -> (∇_x F, ∇_y F)``: the (possibly already stochastic, e.g. minibatch)
     gradient of f, arrays at least as precise as ``x0`` (a float32, float16 or integer part beside float64
     iterates is refused by name; ``grad_phi`` too); the oracle adds noise of level ``sigma`` and law
@@ -261,6 +265,9 @@ class MinimaxProblem(Problem):
 @dataclass(frozen=True, eq=False)  # identity equality and hash (arrays inside)
 class BilevelProblem(Problem):
     """``min_x Φ(x) = f(x, y*(x))`` with ``y*(x) = argmin_y g(x, y)``, g strongly convex in y.
+
+    Scale: as for :class:`MinimaxProblem`, a solve is ``Diverged`` once an iterate leaves the ball of radius
+    1e12·max(1, ‖x0‖, ‖y0‖): a y*(x) farther out than that needs a start of its scale.
 
     Oracles (each takes an ``rng`` for its own sampling; additive noise of level ``sigma`` is
     added to the gradients and of level ``hessian_sigma`` to the second-derivative products):

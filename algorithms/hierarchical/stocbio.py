@@ -38,7 +38,10 @@ class StocBiO(Algorithm):
     """stocBiO-style SGD: ``lr_x``, ``lr_y`` (finite floats > 0 in [1.18e-38, 3.4e38]), ``inner_steps`` in [1,
     10**6], ``neumann_terms`` in [0, 10**6] (0 keeps the series' first term only, the direct gradient;
     None: Theorem 4.2's choice for the iteration cap, refused naming mu_g when it passes 10**6 terms:
-    mu_g / l_g1 below about 1.5 log(maxiters) / 10**6).
+    mu_g / l_g1 below about 1.5 log(maxiters) / 10**6). A solve's worst case, maxiters × (oracle calls per
+    iteration: inner_steps + neumann_terms + 1), must stay within 10**7 oracle calls
+    (``neumann.MAX_ORACLE_CALLS``), else it is refused before running, naming those settings: so maxiters
+    = 2**63 - 1 is refused here even with a tol that would stop early; pass a maxiters that fits.
     """
 
     lr_x: float = 0.1

@@ -470,18 +470,22 @@ def routes_from_sequence(sequence: Any) -> list[list[int]]:
 
 
 def sequence_from_routes(routes: Any) -> list[int]:
-    """The depot-delimited sequence of ``routes``.
+    """The depot-delimited sequence of ``routes``: a list of routes, each a list of customer ints >= 1 (no
+    depot 0 inside a route), every customer at most once; a float, bool or str entry is refused by name,
+    as :func:`routes_from_sequence` refuses it (1.5 was truncated to 1, "3" read as 3).
 
     >>> sequence_from_routes([[3, 1], [2]])
     [0, 3, 1, 0, 2, 0]
     """
+    out = route_lists("routes", routes)
+    customers = [c for r in out for c in r]
+    if any(c < 1 for c in customers) or len(set(customers)) != len(customers):
+        raise ValueError(f"routes must visit customers >= 1 (no depot 0 inside a route), each once, got "
+                         f"{out!r:.80}")
     seq = [0]
-    try:
-        for r in routes:
-            seq.extend(int(c) for c in r)
-            seq.append(0)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"routes must be lists of customer indices: {exc}") from exc
+    for r in out:
+        seq.extend(r)
+        seq.append(0)
     return seq
 
 

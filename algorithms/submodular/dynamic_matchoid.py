@@ -715,7 +715,9 @@ class DynamicMatchoid(Algorithm):
     ``eps`` in (0, 1) and at least 1.18e-38 (the working range's smallest positive scale: 5e-324 is
     refused by name); ``max_value`` the paper's MAX when known: a float in [M, 2M] for M = max f({e}) over
     the stream's elements (the paper's max f(v) <= MAX <= 2 max f(v); below M is refused at the first
-    larger insert, above 2M before the run, each naming max_value; any MAX in range when every f({e}) = 0)
+    larger insert, above 2M before the run, each naming max_value; any MAX in range when every f({e}) = 0;
+    Theorem 1.1 needs the range at every time t, over the elements present then: a fixed MAX suits streams
+    whose largest f({e}) stays within a factor 2, else leave it None and let MAX be guessed)
     (None: guessed, by Appendix B's parallel runs with ``max_guess="parallel"``, the default, or by our
     ``max_guess="current"``: one run for the MAX valid now, rebuilt by Init when ⌈log₂ max f(v)⌉
     changes, see the module docstring); ``monotone`` selects Proposition 1.3's parameters (f's

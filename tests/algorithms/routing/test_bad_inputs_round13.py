@@ -55,3 +55,12 @@ def test_cvrp_log_pb_refuses_invalid_routes(routes):
 def test_paper_stepwise_log_pb_names_its_arguments():
     with pytest.raises(ValueError, match=r"multi = True .* a = 0"):
         paper_stepwise_log_pb(0, 1, True)
+
+
+@pytest.mark.parametrize("routes", [[[1.5, 2.9]], [["3"]], [[True]], [[-1]], [[0]], [[1], [1]]])
+def test_sequence_from_routes_refuses_what_routes_from_sequence_refuses(routes):
+    # 1.5 was truncated to 1, "3" read as 3, the depot and repeats passed
+    from algorithms.routing.problem import sequence_from_routes
+
+    with pytest.raises(ValueError, match=r"^routes"):
+        sequence_from_routes(routes)
