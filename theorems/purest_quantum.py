@@ -1633,9 +1633,9 @@ def _skewed(module, name: str, skew: float):
 
     original = getattr(module, name)
     if name == "run_successive_rejects":
-        def wrapped(problem, schedule, measure, score, options, rng, stats, to_purity, label):
+        def wrapped(problem, schedule, measure, score, options, rng, stats, to_purity, label, *rest):
             return original(problem, schedule, measure, score, options, rng, stats,
-                            lambda s: to_purity(s / skew), label)
+                            lambda s: to_purity(s / skew), label, *rest)
     else:  # UniformAllocation's per-state estimates; the skew acts on the raw statistic
         def wrapped(problem, algorithm, share, rng, stats):
             return (original(problem, algorithm, share, rng, stats) + 1.0) / skew - 1.0

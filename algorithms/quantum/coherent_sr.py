@@ -79,11 +79,13 @@ def _solve(problem: PurestStateProblem, algorithm: CoherentSR, options: SolveOpt
         runs = target - previous
         accepted[arm] += rng.binomial(runs, min(max(acceptance[arm], 0.0), 1.0))
         tests[arm] += runs
-        stats.copies += 2 * runs
-        stats.settings += runs
+
+    def tally() -> tuple[int, int]:  # (copies, settings) so far: a SWAP test takes two copies
+        runs = int(tests.sum())
+        return 2 * runs, runs
 
     def score(arm: int) -> float:
         return accepted[arm] / tests[arm] if tests[arm] else math.nan
 
     return run_successive_rejects(problem, schedule, measure, score, options, rng, stats,
-                                  lambda frequency: 2.0 * frequency - 1.0, "CoherentSR")
+                                  lambda frequency: 2.0 * frequency - 1.0, "CoherentSR", tally)

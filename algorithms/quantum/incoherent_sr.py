@@ -151,8 +151,10 @@ def _solve(problem: PurestStateProblem, algorithm: IncoherentSR, options: SolveO
         outcomes = rng.multinomial(m, probabilities)
         sums[arm] += float(np.sum(collision_statistic(outcomes)))
         counts[arm] += last - first
-        stats.copies += m * (last - first)
-        stats.settings += last - first
+
+    def tally() -> tuple[int, int]:  # (copies, settings) so far: m copies per basis
+        settings = int(counts.sum())
+        return m * settings, settings
 
     def score(arm: int) -> float:
         return sums[arm] / counts[arm] if counts[arm] else math.nan
@@ -161,4 +163,4 @@ def _solve(problem: PurestStateProblem, algorithm: IncoherentSR, options: SolveO
         return purity_from_collisions(w, m, dim) if math.isfinite(w) else math.nan
 
     return run_successive_rejects(problem, schedule, measure, score, options, rng, stats, to_purity,
-                                  "IncoherentSR")
+                                  "IncoherentSR", tally)
