@@ -786,8 +786,14 @@ def _solve(problem: InterpolationProblem, algorithm: BruteForceVp, options: Solv
     p = problem.p
     cands = np.unique(np.concatenate([candidate_knots(x, y), np.asarray(algorithm.extra_knots)]))
     cands = cands[(cands > x[0]) & (cands < x[-1])]
-    # exact solves of small systems leave residuals ~1e-16·cond·max|y|; 1e-9·max|y| is loose
-    res_tol = 1e-9 * float(np.max(np.abs(y))) + 1e-300
+    # the rank and residual tests run on data scaled to unit range (x onto [-1, 1], y by max|y|): on raw
+    # data, y ~ 1e-300 passed the empty knot set under an absolute 1e-300 floor (a wrong Success, V_p 0)
+    # and x ~ 1e15 made every [1, x, (x - t)+] matrix numerically rank-deficient (Failure); exact solves
+    # of small systems leave residuals ~1e-16·cond, so 1e-9 (relative to max|y|) is loose
+    x_mid, x_half = 0.5 * (x[0] + x[-1]), 0.5 * (x[-1] - x[0])
+    y_scale = float(np.max(np.abs(y))) or 1.0
+    xs, ys = (x - x_mid) / x_half, y / y_scale
+    res_tol = 1e-9
     jump_tol = _slope_tol(x, y)
     budget = options.iterations(default=10**9)
     subsets = sum(math.comb(cands.size, k) for k in range(0, n - 1))
@@ -809,13 +815,17 @@ def _solve(problem: InterpolationProblem, algorithm: BruteForceVp, options: Solv
                 break
             tried += 1
             t = cands[list(subset)]
-            A = np.column_stack([np.ones(n), x, np.maximum(x[:, None] - t[None, :], 0.0)])
+            ts = (t - x_mid) / x_half
+            A = np.column_stack([np.ones(n), xs, np.maximum(xs[:, None] - ts[None, :], 0.0)])
             if np.linalg.matrix_rank(A) < A.shape[1]:
                 continue
-            coef, *_ = np.linalg.lstsq(A, y, rcond=None)
-            if np.max(np.abs(A @ coef - y)) > res_tol:
+            coef, *_ = np.linalg.lstsq(A, ys, rcond=None)
+            if np.max(np.abs(A @ coef - ys)) > res_tol:
                 continue
-            f = CPWL._merged(t, coef[2:], float(coef[1]), float(coef[0]), 0.0, jump_tol)
+            # back to the data's units: (x - t)+ = x_half · (xs - ts)+
+            slope = y_scale * float(coef[1]) / x_half
+            f = CPWL._merged(t, y_scale * coef[2:] / x_half, slope, y_scale * float(coef[0]) - slope * x_mid,
+                             0.0, jump_tol)
             results.append((f.vp(p), f.num_knots, f))
         if not finished:
             break

@@ -161,3 +161,17 @@ def test_radius_curve_lr_is_0_or_a_normal_float():
     assert f(0.0) == 1.0 and f(1.2e-38) == 1.0
     with pytest.raises(ValueError, match=r"lr = 1e-39 is outside the package's working range"):
         f(1e-39)
+
+
+# ------------------ class 8: BruteForceVp tested rank and residual on raw data (wrong Success at y ~ 1e-300)
+@pytest.mark.parametrize("x, y", [([0.0, 1.0, 2.0], [0.0, 1e-300, 0.0]), ([0.0, 1e15, 2e15], [0.0, 1.0, 0.0]),
+                                  ([0.0, 1.0, 2.0, 3.0, 4.0], [0.0, 0.0, 1.0, 3.0, 2.0])])
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0])
+def test_brute_force_vp_agrees_with_the_dp_at_extreme_scales(x, y, p):
+    from algorithms import solve
+    from algorithms.core import RetCode
+    from algorithms.nets.sparse_interpolation import BruteForceVp, InterpolationProblem, SparsestInterpolantDP
+    prob = InterpolationProblem(x=x, y=y, p=p)
+    exact, brute = solve(prob, SparsestInterpolantDP()), solve(prob, BruteForceVp())
+    assert brute.retcode is RetCode.Success
+    assert brute.value == pytest.approx(exact.value, rel=1e-9)    # was 0.0 ("no knots") at y ~ 1e-300
