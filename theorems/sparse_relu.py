@@ -3383,7 +3383,9 @@ def _domain_cases() -> list[tuple[str, object, bool]]:
         cases += [(f"MultivariateInterpolationProblem(p={p!r})",
                    partial(MultivariateInterpolationProblem, X=X2, y=y2, p=p), ok),
                   (f"network_lp(p={p!r})", partial(network_lp, [[1.0, 4.0]], [1.0], p), ok)]
-    for p, ok in ((0.0, False), (1e-300, True)):
+    # p > 0 is a positive scale of the working range: 1.2e-38 inside, the subnormal 1e-39 outside (round 13;
+    # the probe was 1e-300, which now acts as the refused 0)
+    for p, ok in ((0.0, False), (1e-39, False), (1.2e-38, True)):
         cases += [(f"LpPathNormTraining on p={p!r}", partial(train, p), ok),
                   (f"smoothed_lp(p={p!r})", partial(smoothed_lp, np.array([4.0, 0.0]), p, 1e-12), ok)]
     for tol, ok in ((below_one, True), (1.0, False)):
@@ -3438,7 +3440,8 @@ register(Claim(
         "Every documented domain boundary holds at both sides (ValueError outside, accepted inside): "
         "InterpolationProblem and path_norm accept p = 0 and p = 1 and refuse the next float above 1; "
         "MultivariateInterpolationProblem and network_lp accept p = 0 and the float just below 1 and refuse "
-        "p = 1; LpPathNormTraining (0 steps) and smoothed_lp refuse p = 0 and accept p = 1e-300; "
+        "p = 1; LpPathNormTraining (0 steps) and smoothed_lp refuse p = 0 and the subnormal p = 1e-39 and "
+        "accept p = 1.2e-38 (the working range's smallest positive scale); "
         "prune_network accepts prune_tol just below 1 and refuses 1; a multivariate problem of MAX_POINTS "
         "= 6 points is accepted and one of 7 refused, X of shape (1, 1) accepted and (0, 2), (2, 0) refused, "
         "X with two equal columns accepted and with two equal rows refused; a univariate problem needs 2 "
