@@ -175,3 +175,15 @@ def test_brute_force_vp_agrees_with_the_dp_at_extreme_scales(x, y, p):
     exact, brute = solve(prob, SparsestInterpolantDP()), solve(prob, BruteForceVp())
     assert brute.retcode is RetCode.Success
     assert brute.value == pytest.approx(exact.value, rel=1e-9)    # was 0.0 ("no knots") at y ~ 1e-300
+
+
+# ------------------ class 9: GradientDescentTraining took runs of hours (its per-step estimate was 10x low)
+def test_gradient_descent_run_of_hours_is_refused_naming_lr_and_t_end():
+    import numpy as np
+
+    from algorithms import solve
+    from algorithms.nets.gradient_flow import GradientDescentTraining, TwoLayerTraining
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    problem = TwoLayerTraining(X, np.array([0, 0, 1, 1]), width=4)
+    with pytest.raises(ValueError, match=r"100000000 steps \(t_end / lr = 100.0 / 1e-06, or maxiters\)"):
+        solve(problem, GradientDescentTraining(lr=1e-6, t_end=100.0, n_records=2), seed=0)
