@@ -65,7 +65,9 @@ class InverseProblem(Problem):
 
     ``y`` (shape ``operator.measurement_shape``) may be a numpy array or a torch tensor; it is
     stored as a float tensor (float32 stays float32, everything else becomes float64), a copy; its entries
-    are finite with magnitude <= 3.4e38 (the working range; a larger one is refused naming y).
+    are finite with magnitude <= 3.4e38 (the working range; a larger one is refused naming y). A float32 y
+    solves in float32: entries near float32's largest (~1e38) can overflow the iterations' residuals H x − y,
+    and the run then ends ``Diverged`` (pass a float64 y to solve in float64).
     ``noise_std``: ω's standard deviation, a float in [0, 3.4e38] (>= 0: 0 is noiseless data, and any value
     up to 3.4e38 is taken, a tiny one such as 1e-39 included); it is recorded with the problem, not used by
     the solvers (no solver here adds noise or weights by it).
