@@ -389,7 +389,8 @@ class EmpiricalLoss:
 # ----------------------------------------------------------------------------- the map and its Jacobian
 
 def gd_map(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
-    """G_η(θ) = θ − η ∇fn(θ) with η = ``lr``. With ``fn`` a mini-batch loss this is the SGD map.
+    """G_η(θ) = θ − η ∇fn(θ) with η = ``lr`` (> 0, in [1.18e-38, 3.4e38]). With ``fn`` a mini-batch loss this
+    is the SGD map.
 
     ``theta``: a finite 1-D tensor of flat parameters (float32 kept, other real dtypes to float64); a
     numpy array or a list of numbers is accepted and converted to a float64 tensor (documented).
@@ -407,7 +408,8 @@ def gd_map(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
 
 
 def gd_jacobian(fn: Objective, theta: torch.Tensor, lr: float) -> torch.Tensor:
-    """DG_η(θ), obtained by differentiating the map θ ↦ θ − η∇fn(θ) itself (reverse mode), η = ``lr``.
+    """DG_η(θ), obtained by differentiating the map θ ↦ θ − η∇fn(θ) itself (reverse mode), η = ``lr`` (> 0,
+    in [1.18e-38, 3.4e38]).
 
     ``theta``: a finite 1-D tensor of flat parameters (float32 kept, other real dtypes to float64); a
     numpy array or a list of numbers is accepted and converted to a float64 tensor (documented).
@@ -459,7 +461,7 @@ def hessian_eigenvalues(fn: Objective, theta: torch.Tensor) -> torch.Tensor:
 
 def exact_logabsdet(fn: Objective, theta: torch.Tensor, lr: float, method: str = "slogdet"
                     ) -> tuple[float, float]:
-    """(sign, log|det(I − η∇²fn(θ))|) computed exactly, η = ``lr``.
+    """(sign, log|det(I − η∇²fn(θ))|) computed exactly, η = ``lr`` (> 0, in [1.18e-38, 3.4e38]).
 
     ``theta``: a finite 1-D tensor of flat parameters (float32 kept, other real dtypes to float64); a
     numpy array or a list of numbers is accepted and converted to a float64 tensor (documented).
@@ -680,7 +682,8 @@ def stochastic_logabsdet(matvec: Callable[[torch.Tensor], torch.Tensor], dim: in
 
 def gd_logabsdet_slq(fn: Objective, theta: torch.Tensor, lr: float, *, num_probes: int = 64,
                      lanczos_steps: int = 30, seed: int = 0) -> SLQEstimate:
-    """Stochastic log|det(I − η∇²fn(θ))|, η = ``lr``, through Hessian-vector products only (never forms ∇²fn).
+    """Stochastic log|det(I − η∇²fn(θ))|, η = ``lr`` (> 0, in [1.18e-38, 3.4e38]), through Hessian-vector
+    products only (never forms ∇²fn).
 
     ``theta``: a finite 1-D tensor of flat parameters (float32 kept, other real dtypes to float64); a
     numpy array or a list of numbers is accepted and converted to a float64 tensor (documented).

@@ -153,8 +153,9 @@ def prune_network(x, y, W, b, v, a: float, c: float, *, prune_tol: float, merge_
     residual, where least squares stalls); the snapped one is kept unless the other fits better by more
     than rounding (1e-12 relative to max(1, max|y|)). The
     knot *count* is decided by training and pruning; the polish only removes the
-    remaining optimization error. ``x`` and ``y`` have entries of magnitude at most
-    :data:`PRUNE_DATA_MAX` (1e150).
+    remaining optimization error. ``x`` and ``y`` have entries in the working range (magnitude at most
+    3.4e38); ``prune_tol`` in [0, 1) (1 would drop every neuron, refused naming it); ``merge_tol`` >= 0,
+    any value in [0, 3.4e38].
 
     >>> f, res = prune_network([0, 1, 2], [0, 0, 1], W=[1.0, 1.0], b=[-1.0, -0.5], v=[1.0, 1e-9],
     ...                        a=0.0, c=0.0, prune_tol=1e-6, merge_tol=1e-6)

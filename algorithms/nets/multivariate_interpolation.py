@@ -490,7 +490,7 @@ def _piece_cost(U: np.ndarray, p: float) -> float:
 class PatternEnumeration(Algorithm):
     """Exact minimum ℓp (or ℓ0) path-norm interpolant over the basic points of the pattern program.
 
-    Enumerates :func:`basic_points` with at most ``max_pieces`` pieces (default N, the
+    Enumerates :func:`basic_points` with at most ``max_pieces`` pieces (an int >= 1, or None: N, the
     bound of Proposition 4.1) and returns the one of least ``‖z‖_p^p`` (``p = 0``: fewest
     nonzeros, ties broken by ``‖z‖_{1/2}^{1/2}`` then enumeration order). ``maxiters``
     caps the piece selections tried (``MaxIters`` when it bites, with the best point so

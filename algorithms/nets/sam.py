@@ -478,7 +478,8 @@ class TwoLayerMSETask(Problem):
     ``X`` (n, in_features) and ``y`` (n,); float32 data trains in float32. The network is
     ``TwoLayerReLU(in_features, width, hidden_bias=True, output_bias=False, activation=activation)``
     initialized with ``init_scale`` from the solve seed (``activation`` other than ``"relu"``
-    is for experiments outside the paper's ReLU setting).
+    is for experiments outside the paper's ReLU setting). ``width`` an int >= 1 (bounded by memory);
+    ``init_scale`` > 0 in [1.18e-38, 3.4e38] (one whose drawn weights pass 3.4e38 is refused naming it).
     """
 
     X: Any
@@ -574,7 +575,8 @@ class SGDTraining(Algorithm):
     non-finite loss or parameter, or a loss above 1e12, is ``Diverged`` (any ``lr`` >= 1.18e-38 is taken, a
     subnormal one moving nothing is refused: one large
     enough to blow the weights up ends the run there); the horizon
-    reached without either is ``MaxIters``.
+    reached without either is ``MaxIters``. ``lr`` > 0 in [1.18e-38, 3.4e38]; ``batch_size`` B an int in
+    [1, n] (n the task's sample count; a larger one is refused at solve naming batch_size).
 
     >>> from algorithms import solve
     >>> sol = solve(parity_task(n=8, in_features=3, width=8, seed=0), SGDTraining(lr=0.1, batch_size=4),
@@ -598,7 +600,8 @@ class SAMTraining(Algorithm):
     """SAM θ ← θ − η ∇L_B(θ + ρ ∇L_B(θ)/‖∇L_B(θ)‖) with the batches of :class:`SGDTraining`.
 
     ``lr`` > 0, in [1.18e-38, 1e10] (0, a training that never steps, and subnormals are refused naming
-    lr) and ``rho`` >= 0, any value in [0, 1e10] (0 is SGD; :class:`SAM`'s caps, checked here).
+    lr) and ``rho`` >= 0, any value in [0, 1e10] (0 is SGD; :class:`SAM`'s caps, checked here);
+    ``batch_size`` as :class:`SGDTraining`'s, an int in [1, n].
     ``normalize=False`` drops the normalization (ε = ρ∇L_B, "USAM"). Same ``maxiters``/``tol``
     meaning as :class:`SGDTraining`; ρ = 0 reproduces it exactly. ``optimizer`` builds the SAM
     optimizer, called as ``optimizer(params, torch.optim.SGD, rho=, normalize=, lr=)`` and stepped

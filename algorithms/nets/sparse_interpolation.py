@@ -739,7 +739,7 @@ class BruteForceVp(Algorithm):
     ``[1, x, (x - t)₊, t ∈ S]`` and ``|S| ≤ N - 2``. The solver tries every such
     subset of the candidates (:func:`candidate_knots`, plus ``extra_knots``),
     solves the interpolation system exactly, and keeps the smallest ``V_p``
-    (``p = 0``: fewest knots). Exponential in ``N``; ``max_points`` guards it.
+    (``p = 0``: fewest knots). Exponential in ``N``; ``max_points`` (an int >= 1) guards it.
     ``Solution.original`` holds every minimizer (within relative ``rtol`` > 0) as a
     list of CPWL functions, the ground truth for uniqueness and sparsity checks.
     ``maxiters`` caps the subsets tried (``MaxIters`` when it bites). A run that would try more

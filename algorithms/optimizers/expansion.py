@@ -61,6 +61,10 @@ class LowRankExpansion(CheckedStateModule):
         super().__init__()
         if not isinstance(linear, torch.nn.Linear):
             raise TypeError(f"linear must be a torch.nn.Linear, got {type(linear).__name__}")
+        if any(isinstance(q, torch.nn.parameter.UninitializedParameter) for q in linear.parameters()):
+            # a LazyLinear before its first forward: torch's "Attempted to use an uninitialized parameter"
+            raise ValueError("linear has uninitialized (lazy) parameters; run a forward through it first so "
+                             "torch sizes them")
         if linear.weight.device.type == "meta":
             raise ValueError("linear is on the meta device (no data); materialize it first")
         for name, tensor in linear.named_parameters():     # a NaN weight made every forward NaN, in silence

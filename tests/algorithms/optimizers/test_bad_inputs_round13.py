@@ -97,3 +97,10 @@ def test_soap_float32_steps_as_float64_on_rank_deficient_statistics(rank_one, sc
         moved.append(w.detach().to(torch.float64))
     # float32 stepped 4.7 (rank one, scale 1) to 3e14 (scale 1e14) where float64 stepped 0.24
     assert torch.allclose(moved[0], moved[1], rtol=0.0, atol=0.01), (moved[0], moved[1])
+
+
+# ------------------ class 6: a lazy Linear reached torch's "uninitialized parameter" message
+def test_low_rank_expansion_of_a_lazy_linear_names_linear():
+    from algorithms.optimizers import LowRankExpansion
+    with pytest.raises(ValueError, match=r"linear has uninitialized \(lazy\) parameters"):
+        LowRankExpansion(torch.nn.LazyLinear(3), 1)
