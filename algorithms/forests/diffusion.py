@@ -332,7 +332,9 @@ def dense_diffusion_map(K: Any, n_components: int, t: int = 1) -> DiffusionMap:
 def nystrom(K0: Any, dmap: DiffusionMap) -> np.ndarray:
     """Embed test points from their test-to-train kernel rows ``K0`` (m × n): Z₀ = K₀ Z Λ⁻¹.
 
-    ``dmap`` is the training points' :class:`DiffusionMap`. ``K0`` holds finite entries >= 0 and no zero
+    ``dmap`` is the training points' :class:`DiffusionMap`; a component whose eigenvalue is at most
+    ``EIGEN_FLOOR`` = 1e-10 (an absolute floor: a forest kernel's eigenvalues lie in [0, 1]) embeds as 0, so a
+    kernel scaled below about 1e-10 embeds every test point at 0. ``K0`` holds finite entries >= 0 and no zero
     row (dense of any real dtype, read as float64, or sparse); it is extended linearly as given (rows of a
     forest kernel sum to 1, other rows are not rescaled); m = 0 rows give an empty (0, d) result.
     """

@@ -32,6 +32,7 @@ arXiv:2505.21441 (Eq. 1, Theorem 3.4).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,7 +155,8 @@ class ForestPartition:
     ``lower``/``upper`` have shape (n_leaves, n_features) (±inf where a leaf is unbounded);
     leaf ℓ is the box ``lower[ℓ] < x <= upper[ℓ]``. ``tree_of[ℓ]`` is the tree holding ℓ, and
     ``node_to_leaf[b]`` maps tree b's node ids to global leaf ids (−1 for internal nodes). ``forest``
-    is the fitted scikit-learn forest and ``n_features`` its input width. Build it with
+    is the fitted scikit-learn forest (kept as a private copy: refitting the caller's forest later changes
+    nothing here) and ``n_features`` its input width. Build it with
     :meth:`from_forest`. The arrays are stored as read-only copies (writing into them raises numpy's
     "assignment destination is read-only").
 
@@ -178,7 +180,8 @@ class ForestPartition:
         """Built by hand (not by :meth:`from_forest`), each field is checked by name: a fitted forest, its
         ``n_features``, real (n_leaves, n_features) ``lower``/``upper`` with lower <= upper, int ``tree_of``
         (n_leaves,) in [0, n_trees) and one int node map per tree."""
-        forest = check_forest("forest", self.forest, fitted=True)
+        # a private copy: the caller refitting its own forest afterwards gave an IndexError or stale leaves
+        forest = copy.deepcopy(check_forest("forest", self.forest, fitted=True))
         n_features = check_int_at_least("n_features", self.n_features, 1)
         if n_features != int(forest.n_features_in_):
             raise ValueError(f"n_features must be the forest's n_features_in_ = {forest.n_features_in_}, got "
@@ -207,7 +210,7 @@ class ForestPartition:
                                  f"{m.shape}")
         # read-only for good (bytes-backed): a node map written in place (leaf id -7, or every node -> 0) was
         # used by leaves()/transform without a check
-        for name, value in (("n_features", n_features), ("lower", read_only(lower)),
+        for name, value in (("forest", forest), ("n_features", n_features), ("lower", read_only(lower)),
                             ("upper", read_only(upper)), ("tree_of", read_only(tree_of)),
                             ("node_to_leaf", tuple(read_only(m) for m in maps))):
             object.__setattr__(self, name, value)

@@ -178,8 +178,8 @@ class TSPInstance(Problem):
 class CVRPInstance(Problem):
     """A Euclidean CVRP: ``coords`` (n+1, 2) with the depot at row 0 (any real dtype, kept as float64),
     integer ``demands`` (n+1,)
-    with ``demands[0] == 0`` and ``1 <= demands[i] <= capacity``, and an integer ``capacity`` in
-    [1, 2**63 - 1] (an integral float such as 5.0 is taken as the int 5).
+    with ``demands[0] == 0`` and ``1 <= demands[i] <= min(capacity, 2**53)`` (2**53: exact in float64), and
+    an integer ``capacity`` in [1, 2**63 - 1] (an integral float such as 5.0 is taken as the int 5).
 
     ``demands`` may also be given for the customers only (length n); a leading 0 is added.
     At least 2 customers (3 nodes with the depot). As for :class:`TSPInstance`, every pairwise distance
@@ -400,7 +400,7 @@ def check_cvrp_routes(instance: CVRPInstance, routes: Any) -> list[list[int]]:
             f"implicit), got {out!r:.120}"
         )
     for k, r in enumerate(out):
-        load = int(instance.demands[r].sum())
+        load = sum(int(d) for d in instance.demands[r])  # Python ints: an int64 sum wrapped past 2**63 - 1
         if load > instance.capacity:
             raise ValueError(f"routes[{k}] carries {load} > capacity {instance.capacity}")
     return out

@@ -114,9 +114,12 @@ def balanced_factorization(model: DeepLinear, predictor: torch.Tensor) -> torch.
         shape = tuple(predictor.shape) if isinstance(predictor, torch.Tensor) else type(predictor).__name__
         raise ValueError(f"predictor must be a torch tensor of shape ({model.in_features},), got {shape}")
     check_float_tensor("predictor", predictor, allow_half=False)  # NaN would give a NaN network silently
-    rho = torch.linalg.vector_norm(predictor)
+    # ‖w/max|w|‖ times max|w|: ‖w‖ squared 1e-200 to 0, and a nonzero predictor was factorized as θ = 0
+    largest = predictor.abs().max()
+    unit = predictor / largest if float(largest) > 0 else torch.zeros_like(predictor)
+    rho = largest * torch.linalg.vector_norm(unit)
     scale = rho ** (1.0 / model.depth)
-    direction = predictor / rho if float(rho) > 0 else torch.zeros_like(predictor)
+    direction = unit / torch.linalg.vector_norm(unit) if float(largest) > 0 else unit
     blocks = []
     c = torch.zeros(model.widths[-1], dtype=predictor.dtype)
     c[0] = scale

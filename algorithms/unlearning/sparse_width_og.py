@@ -73,7 +73,8 @@ def active_neurons(model: TwoLayerPerceptron, theta: torch.Tensor) -> int:
     1
     """
     c, A = _split(model, theta)
-    return int(((c.abs() * torch.linalg.vector_norm(A, dim=1)) > 0).sum())
+    # nonzero factors, not their product: |c_i|·‖a_i‖ underflowed to 0 for 1e-200 entries (and ‖a_i‖ squares)
+    return int(((c != 0) & (A != 0).any(dim=1)).sum())
 
 
 def prune_inactive_neurons(model: TwoLayerPerceptron, theta: torch.Tensor) -> torch.Tensor:

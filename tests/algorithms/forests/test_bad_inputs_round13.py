@@ -75,3 +75,15 @@ def test_copies_keep_the_arrays_read_only(fitted, copier):
     for array in (copy.synthetic_, copy.embedding_, copy.partition_.lower, copy.partition_.node_to_leaf[0]):
         with pytest.raises(ValueError, match="read-only"):
             array[:] = 0
+
+
+def test_partition_keeps_its_own_forest():
+    # refitting the caller's forest afterwards gave an IndexError (or stale leaves) in partition.leaves
+    from sklearn.ensemble import RandomForestRegressor
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    forest = RandomForestRegressor(n_estimators=3, random_state=0, max_depth=3).fit(X, X[:, 0])
+    part = F.ForestPartition.from_forest(forest)
+    before = part.leaves(X[:3])
+    forest.set_params(max_depth=6).fit(X, X[:, 1] ** 2)
+    assert np.array_equal(part.leaves(X[:3]), before)

@@ -64,3 +64,15 @@ def test_sequence_from_routes_refuses_what_routes_from_sequence_refuses(routes):
 
     with pytest.raises(ValueError, match=r"^routes"):
         sequence_from_routes(routes)
+
+
+def test_route_loads_do_not_wrap_past_int64():
+    # 1024 customers of demand 2**53 summed to 2**63 in int64, which wrapped: an over-capacity route was valid
+    import numpy as np
+
+    from algorithms.routing import CVRPInstance
+    from algorithms.routing.problem import is_valid_cvrp
+
+    n = 1024
+    c = CVRPInstance(np.random.default_rng(0).random((n + 1, 2)), np.r_[0, np.full(n, 2**53)], 2**63 - 1)
+    assert not is_valid_cvrp(c, [list(range(1, n + 1))])

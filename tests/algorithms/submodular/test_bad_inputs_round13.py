@@ -81,3 +81,19 @@ def test_logdet_takes_a_float32_gram_kernel():
     S.LogDet(B @ B.T)
     with pytest.raises(ValueError, match="positive semidefinite"):
         S.LogDet(np.diag([1.0, -1e-3]).astype(np.float32))
+
+
+@pytest.mark.parametrize("scale", [1e17, 1e20, 1e30, 1e37])
+def test_logdet_of_a_large_rank_deficient_kernel_keeps_its_scale_law(scale):
+    # slogdet of I + K_S dropped its sign: Diverged at ×1e17, -inf at ×1e30, a value past the bound at ×1e37;
+    # for a rank-2 K, log det(I + sK_S) = 2 log s + log(λ₁λ₂) + o(1)
+    import numpy as np
+
+    A = np.random.default_rng(0).normal(size=(6, 2))
+    K = A @ A.T
+    lam = np.linalg.eigvalsh(K[np.ix_([0, 1, 2], [0, 1, 2])])[-2:]
+    assert S.LogDet(K * scale)(frozenset({0, 1, 2})) == pytest.approx(2 * np.log(scale) + np.log(lam).sum(),
+                                                                       rel=1e-6)
+    sol = solve(S.MatchoidMaximization(S.LogDet(K * scale), S.Matchoid([S.UniformMatroid(4)]), range(6)),
+                S.Greedy())
+    assert sol.retcode is RetCode.Success

@@ -59,3 +59,18 @@ def test_orthogonal_step_rank_cutoff_follows_the_dtype():
     r64 = U.orthogonal_gradient_step(theta, G, 0.0)
     r32 = U.orthogonal_gradient_step(theta.float(), G.float(), 0.0)
     assert float((r64 - r32.double()).abs().max()) < 1e-5
+
+
+@pytest.mark.parametrize("w", [torch.tensor([1e-200, 0.0, 0.0], dtype=torch.float64),
+                               torch.tensor([1e-30, 0.0, 0.0])], ids=["float64", "float32"])
+def test_balanced_factorization_of_a_tiny_predictor_is_not_zero(w):
+    # ‖w‖ squared the entries to 0: θ = 0, whose predictor is 0 ≠ w
+    theta = U.balanced_factorization(U.DeepLinear(in_features=3, widths=(2, 2), seed=0), w)
+    assert float(theta.abs().max()) > 0
+
+
+def test_active_neurons_counts_tiny_nonzero_neurons():
+    # |c_i|·‖a_i‖ underflowed to 0 for entries of 1e-200
+    net = U.TwoLayerPerceptron(in_features=2, width=3, seed=0)
+    theta = torch.tensor([1e-200, 1e-200, 2.0, 1e-200, 0.0, 1e-170, 0.0, 1.0, 1.0], dtype=torch.float64)
+    assert U.active_neurons(net, theta) == 3
