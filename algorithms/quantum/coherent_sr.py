@@ -75,17 +75,21 @@ def _solve(problem: PurestStateProblem, algorithm: CoherentSR, options: SolveOpt
     tests = np.zeros(problem.K, dtype=np.int64)
     stats = QuantumStats()
 
-    def measure(arm: int, previous: int, target: int) -> None:
+    def measure(arms: np.ndarray, previous: int, target: int) -> None:
+        # one binomial draw per arm, in arm order: the stream of one call per arm
         runs = target - previous
-        accepted[arm] += rng.binomial(runs, min(max(acceptance[arm], 0.0), 1.0))
-        tests[arm] += runs
+        accepted[arms] += rng.binomial(runs, np.clip(acceptance[arms], 0.0, 1.0))
+        tests[arms] += runs
 
     def tally() -> tuple[int, int]:  # (copies, settings) so far: a SWAP test takes two copies
         runs = int(tests.sum())
         return 2 * runs, runs
 
-    def score(arm: int) -> float:
-        return accepted[arm] / tests[arm] if tests[arm] else math.nan
+    def score(arms):
+        arms_array = np.asarray(arms)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.where(tests[arms_array] > 0, accepted[arms_array] / tests[arms_array], math.nan)
+        return out if arms_array.ndim else float(out)
 
     return run_successive_rejects(problem, schedule, measure, score, options, rng, stats,
-                                  lambda frequency: 2.0 * frequency - 1.0, "CoherentSR", tally)
+                                  lambda frequency: 2.0 * frequency - 1.0, "CoherentSR", tally, True)
