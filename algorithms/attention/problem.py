@@ -334,8 +334,11 @@ def vectors_with_overlaps(problem: SingleLocationProblem, *, mu: float, nu: floa
     check_problem(problem)
     values = {"mu": mu, "nu": nu, "zeta": zeta, "eta": eta, "rho": rho}
     for name, value in values.items():
-        if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real) \
-                or not -1.0 <= value <= 1.0:
+        if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):  # a 0-d array was
+            # told "must be a real number in [-1, 1], got array(0.5)"
+            raise TypeError(f"{name} must be a real number in [-1, 1], got {type(value).__name__} "
+                            f"{value!r:.60}")
+        if not -1.0 <= value <= 1.0:
             raise ValueError(f"{name} must be a real number in [-1, 1], got {value!r}")
     mu, nu, zeta, eta, rho = (float(values[k]) for k in ("mu", "nu", "zeta", "eta", "rho"))  # a Fraction too
     if problem.d < 4:

@@ -121,3 +121,11 @@ def test_float32_tokens_whose_output_overflows_are_refused_naming_x(model):
     with pytest.raises(ValueError, match=r"^X has entries too large for torch.float32"):
         model()(X)
     assert bool(torch.isfinite(model()(X / 1e38)).all())
+
+
+@pytest.mark.parametrize("value", [__import__("numpy").array(0.5), torch.tensor(0.5), "0.5", None])
+def test_an_overlap_that_is_not_a_number_is_a_type_error(value):
+    """A 0-d array was refused "mu must be a real number in [-1, 1], got array(0.5)" (a ValueError about
+    its range, for a value inside it)."""
+    with pytest.raises(TypeError, match=r"^mu must be a real number in \[-1, 1\], got "):
+        vectors_with_overlaps(P, mu=value, nu=0.0)
