@@ -222,8 +222,9 @@ class MLP(_Network):
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Logits (n, out_features) of ``X``: a dense tensor of shape (n, *input_shape), n >= 1, in the
         model's dtype, with finite entries (NaN/inf, meta, sparse, another dtype or shape are refused
-        naming X). Finite entries so large that a layer overflows the dtype (near 1e308 in float64)
-        give inf logits, as any torch layer does."""
+        naming X). Entries are in the working range, at most 3.4e38 in magnitude (larger ones are refused
+        naming X); entries so large that a layer overflows the dtype give inf logits, as any torch layer
+        does."""
         self._check_input(X, self.W0.dtype)
         X = outside_inference(X)    # an inference-mode input: torch could not save it for backward
         h = X
@@ -285,8 +286,9 @@ class CNN(_Network):
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Logits (n, out_features) of ``X``: a dense tensor of shape (n, *input_shape), n >= 1, in the
         model's dtype, with finite entries (NaN/inf, meta, sparse, another dtype or shape are refused
-        naming X). Finite entries so large that a layer overflows the dtype (near 1e308 in float64)
-        give inf logits, as any torch layer does."""
+        naming X). Entries are in the working range, at most 3.4e38 in magnitude (larger ones are refused
+        naming X); entries so large that a layer overflows the dtype give inf logits, as any torch layer
+        does."""
         self._check_input(X, self.K.dtype)
         X = outside_inference(X)    # an inference-mode input: torch could not save it for backward
         feature = self.act(torch.nn.functional.conv1d(X, self.K, self.c))
@@ -336,8 +338,9 @@ class SoftmaxAttention(_Network):
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """Logits (n, out_features) of ``X``: a dense tensor of shape (n, *input_shape), n >= 1, in the
         model's dtype, with finite entries (NaN/inf, meta, sparse, another dtype or shape are refused
-        naming X). Finite entries so large that a layer overflows the dtype (near 1e308 in float64)
-        give inf logits, as any torch layer does."""
+        naming X). Entries are in the working range, at most 3.4e38 in magnitude (larger ones are refused
+        naming X); entries so large that a layer overflows the dtype give inf logits, as any torch layer
+        does."""
         self._check_input(X, self.Wq.dtype)
         X = outside_inference(X)    # an inference-mode input: torch could not save it for backward
         scores = (X @ self.Wq) @ (X @ self.Wk).transpose(-1, -2) / math.sqrt(self.dim)

@@ -290,7 +290,8 @@ def interleaved_sector_data(n_per_class: int, dim: int, n_classes: int = 2, *, n
     plane), and each point a norm drawn uniformly from ``norm_range``. All
     inner products are positive, so points of different classes are positively
     correlated and class ``1`` lies inside the cone of class ``0``. At most
-    :data:`MAX_SECTOR_CLASSES` classes and ``noise <= MAX_SECTOR_NOISE`` (1e100).
+    :data:`MAX_SECTOR_CLASSES` classes and ``noise`` >= 0, any value in [0, 3.4e38] (the working range;
+    ``MAX_SECTOR_NOISE`` = 1e100 lies past it).
 
     >>> X, y = interleaved_sector_data(4, 6, seed=0)
     >>> orthogonal_separability(X, y).separable, np.bincount(y).tolist()

@@ -44,6 +44,7 @@ import torch
 
 from algorithms._validation import (
     WORKING_MAX,
+    UserCallableError,
     allocates,
     as_float_array,
     call_user,
@@ -654,6 +655,11 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
         except TypeError as exc:  # a factory with another signature: named, not Python's bare message
             raise TypeError(f"optimizer must accept (params, base_optimizer, rho=, normalize=, lr=): "
                             f"{exc}") from exc
+        except Exception as exc:  # the user's factory failed: named (1/0 escaped raw)
+            if isinstance(exc, ValueError):
+                raise
+            raise UserCallableError(f"SAMTraining's optimizer(params, base_optimizer, rho=, normalize=, lr=) "
+                                    f"raised {type(exc).__name__}: {exc}") from exc
         if not callable(getattr(opt, "step", None)):
             raise TypeError(f"optimizer must build an optimizer with step(closure), got {type(opt).__name__}")
         groups = getattr(opt, "param_groups", None)
@@ -803,7 +809,9 @@ def generalizing_solution(problem: TwoLayerMSETask, features: int, r: float) -> 
     (−1)^{a_C}, 0, …, 0), b_j = −r(C − 1) and v_j = (−1)^{a_1 + a_2}/r; the other units are 0. On
     x ∈ {±1}^d exactly the unit of x's first C signs fires (pre-activation r, the others ≤ −r),
     so f(x) = x₀x₁: it interpolates the parity task with 2^C units, and samples sharing their
-    first C signs share a unit. ``r`` (in [1e-75, 1e75]) sets the sharpness: ‖∇f(x)‖² = r² + (d + 1)/r².
+    first C signs share a unit. ``r`` > 0 sets the sharpness, ‖∇f(x)‖² = r² + (d + 1)/r²: in
+    [1.18e-38, 3.4e38 / (C − 1)] (b_j = −r(C − 1) must stay in the working range; a larger r is refused
+    naming r and features).
 
     >>> task = parity_task(n=8, in_features=4, width=8, seed=0)
     >>> x = generalizing_solution(task, features=3, r=(4 + 1) ** 0.25)
@@ -814,11 +822,12 @@ def generalizing_solution(problem: TwoLayerMSETask, features: int, r: float) -> 
         raise TypeError(f"problem must be a TwoLayerMSETask, got {type(problem).__name__}")
     C = check_positive_int("features", features)
     r = check_positive("r", r)
-    if not 1e-75 <= r <= 1e75:      # v = 1/r and ‖∇f‖² = r² + (d + 1)/r²: 1e-320 gave inf weights
-        raise ValueError(f"r must be in [1e-75, 1e75] (r² and 1/r² must stay finite), got {r!r}")
     d = problem.X.shape[1]
     if not 2 <= C <= d:
         raise ValueError(f"features must be in [2, input dim {d}] (the label uses x0 and x1), got {C}")
+    if r * (C - 1) > WORKING_MAX:   # b_j = −r(C − 1) was refused as params['b'], a value never passed
+        raise ValueError(f"r must be <= 3.4e38 / (features − 1) = {WORKING_MAX / (C - 1):.4g} (the biases "
+                         f"−r(features − 1) stay in the working range), got r={r!r} with features={C}")
     if problem.width < 2**C:
         raise ValueError(f"the task's width must be >= 2**features = {2**C}, got {problem.width}")
     W = np.zeros((problem.width, d))

@@ -202,8 +202,7 @@ class TwoLayerReLU(CheckedStateModule):
         ``X`` is a finite tensor (n, in_features) of the model's dtype (or one sample of shape
         (in_features,)). The module's weights must be finite and float32/float64 (one set to NaN in
         place, or the module cast with ``.half()``, is refused naming the weight or the dtype). ``X``'s
-        entries are at most 1e150 in magnitude (:data:`X_MAX`, as the weights' ``init_scale``; larger
-        ones are refused naming X).
+        entries are in the working range, at most 3.4e38 in magnitude (larger ones are refused naming X).
         """
         out = self.features(X) @ self.v.T
         return out if self.c is None else out + self.c

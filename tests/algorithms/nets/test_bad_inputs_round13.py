@@ -187,3 +187,24 @@ def test_gradient_descent_run_of_hours_is_refused_naming_lr_and_t_end():
     problem = TwoLayerTraining(X, np.array([0, 0, 1, 1]), width=4)
     with pytest.raises(ValueError, match=r"100000000 steps \(t_end / lr = 100.0 / 1e-06, or maxiters\)"):
         solve(problem, GradientDescentTraining(lr=1e-6, t_end=100.0, n_records=2), seed=0)
+
+
+# ------------------ class 10: SAMTraining's failing optimizer factory escaped raw; generalizing r's range
+def test_sam_training_names_a_failing_optimizer_factory():
+    from algorithms import solve
+    from algorithms._validation import UserCallableError
+    from algorithms.nets.sam import SAMTraining, parity_task
+    task = parity_task(n=8, in_features=3, width=8, seed=0)
+    with pytest.raises(UserCallableError, match=r"SAMTraining's optimizer\(params.*raised ZeroDivisionError"):
+        solve(task, SAMTraining(lr=0.1, batch_size=4, optimizer=lambda params, base, **kw: 1 / 0), maxiters=3)
+
+
+@pytest.mark.parametrize("r, ok", [(1.2e-38, True), (1.7e38, True), (3.4e38, False), (1e-39, False)])
+def test_generalizing_solution_r_in_its_documented_range(r, ok):
+    from algorithms.nets.sam import generalizing_solution, parity_task
+    task = parity_task(n=8, in_features=4, width=8, seed=0)
+    if ok:
+        generalizing_solution(task, features=2, r=r)
+    else:
+        with pytest.raises(ValueError, match=r"\br\b"):
+            generalizing_solution(task, features=3, r=r)
