@@ -134,8 +134,9 @@ class SingleLocationProblem(Problem):
     refused by memory, naming L), ``gamma`` in (0, 1) (a positive scale: at least 1.18e-38) the feature noise
     of the secret token, ``beta`` > 0 the normalised inverse temperature
     (λ = β √d; β in the working range [1.18e-38, 3.4e38]: a tiny β is the uniform-attention limit, a huge one
-    the argmax limit), ``epsilon`` >= 0 the label noise (at most 3.4e38; labels with noise beyond ~1e150
-    overflow the squared loss, and SphericalGD's run then ends ``Diverged``), ``link`` the link σ,
+    the argmax limit), ``epsilon`` >= 0 the label noise (at most 3.4e38, 1e-39 included; in a float32
+    problem labels with noise beyond ~1e19 overflow the squared loss, and SphericalGD's run then ends
+    ``Diverged``), ``link`` the link σ,
     ``variant`` the data model,
     ``n_samples`` (an int in [1, 2**31 − 1]) the training-sample size used by
     :class:`~algorithms.attention.SphericalGD`, ``oracle_seed`` (an int in [0, 2**64)) seeds the oracle

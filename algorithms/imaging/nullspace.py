@@ -264,8 +264,10 @@ def null_space_leakage(operator: LinearOperator, projection: LinearOperator, ite
 
     Scale-free: the power iteration runs on (H/‖H‖)(S/‖S‖)ᵀ with each half-step rescaled, so
     ``null_space_leakage(c·H, d·S)`` equals ``null_space_leakage(H, S)`` for any c, d > 0 that keep the
-    norms in ~[1e-290, 1e290] (the earlier iteration on S Hᵀ H Sᵀ, and ‖H‖ from HᵀH, underflowed for
-    ‖H‖ below ~1e-77 and answered a false 0.0, "S in Null(H)"). 0.0 when H = 0 or S = 0.
+    operators' data in the working range (a :class:`MatrixOperator`'s entries are at most 3.4e38; a subclass
+    whose map scales further keeps the identity while its norm is in ~[1e-290, 1e290]) (the earlier iteration
+    on S Hᵀ H Sᵀ, and ‖H‖ from HᵀH, underflowed for ‖H‖ below ~1e-77 and answered a false 0.0, "S in
+    Null(H)"). 0.0 when H = 0 or S = 0.
 
     >>> from algorithms.imaging.operators import gaussian_cs
     >>> H = gaussian_cs((4, 4), 0.5, seed=0)

@@ -355,7 +355,9 @@ class LinearOperator:
     def norm(self, iterations: int = 50, seed: int = 0, dtype: torch.dtype = torch.float64) -> float:
         """Spectral norm ‖H‖₂ by power iteration on HᵀH (``iterations`` an int in [1, 10**5] products,
         start drawn from ``seed``, an int in [0, 2**64)), rescaled at each half-step so that ``(c·H).norm() =
-        c·H.norm()`` for any ‖H‖ in ~[1e-290, 1e290] (the iteration on HᵀH itself returned 0.0 below ~1e-77).
+        c·H.norm()`` for every operator whose data are in the working range (a :class:`MatrixOperator`'s
+        entries at most 3.4e38), and for a subclass whose map scales further while ‖H‖ is in ~[1e-290, 1e290]
+        (the iteration on HᵀH itself returned 0.0 below ~1e-77).
 
         ``dtype`` is torch.float32 or torch.float64 (the iteration's).
         """
