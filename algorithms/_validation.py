@@ -747,6 +747,9 @@ def as_real_tensor(name: str, value: Any, dtype: Any = None, *, allow_bool: bool
             array = np.asarray(value)
         except Exception as exc:  # ragged lists and the like
             raise TypeError(f"{name} must be array-like: {exc}") from exc
+        if array.dtype == object and array.size and all(
+                isinstance(v, numbers.Real) and not isinstance(v, bool | np.bool_) for v in array.flat):
+            array = as_float64(name, array)  # lists of Fractions, as as_float_array takes them
         if array.dtype == object or not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
             raise TypeError(f"{name} must be numeric, got dtype {array.dtype}")
         if array.dtype.kind in "iu":  # uint64 (np.asarray(2**63)) has no torch dtype; ints become float64

@@ -45,7 +45,10 @@ class LBFGS(Algorithm):
     ``tol`` (in (0, 1), default 1e-10): success when ``f − f* <= tol·S`` (f* known) or ``‖∇f‖ <= tol·G``
     (S, G: the problem's ``scale_f``/``scale_grad`` at x0, so the verdict does not depend on the units);
     scipy's own stopping rules are set to their tightest (``ftol=0``, ``gtol=tol·G``), and a
-    stop of scipy's before the tolerance is met is reported as ``RetCode.Stalled``.
+    stop of scipy's before the tolerance is met is reported as ``RetCode.Stalled``. scipy's line search
+    works in x's own units (its first step has length 1): a minimizer ~1e12 or more unit lengths from x0
+    (x* = 1e13 from x0 = 0), or a problem whose steps are ~1e-14 long, can end ``Stalled`` near x0 where the
+    LCD methods succeed; rescale x for LBFGS.
     """
 
     memory: int = 10

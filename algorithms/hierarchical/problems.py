@@ -217,7 +217,8 @@ class MinimaxProblem(Problem):
     gradient of f, arrays at least as precise as ``x0`` (a float32, float16 or integer part beside float64
     iterates is refused by name; ``grad_phi`` too); the oracle adds noise of level ``sigma`` and law
     ``noise`` to both parts.
-    ``phi(x)`` is Φ(x) = max_y f(x, y) and ``grad_phi(x)`` its exact gradient, used for the
+    ``phi(x)`` (a callable x -> a finite real) is Φ(x) = max_y f(x, y) and ``grad_phi(x)`` (a callable x ->
+    an array of x's shape) its exact gradient, used for the
     recorded stationarity measure ‖∇Φ(x_t)‖ and the stopping test. ``x0`` and ``y0`` are the
     finite 1-D starting points; the dtype of ``x0`` (float32 or float64; an integer or float16 array is
     promoted to float64) is the dtype of the iterates, and ``y0`` is converted to it.

@@ -421,8 +421,9 @@ def retrained_min_norm(problem: UnlearningProblem) -> torch.Tensor | None:
 class UnlearningStats(Stats):
     """:class:`~algorithms.core.Stats` plus the unlearning figures at the returned parameters.
 
-    The counters ``iterations``, ``f_calls``, ``grad_calls``, ``hess_calls``, ``linear_solves`` and
-    ``wall_time`` are :class:`~algorithms.core.Stats`'s.
+    The counters ``iterations``, ``f_calls``, ``grad_calls``, ``hess_calls``, ``linear_solves`` (ints in
+    [0, 2**63 - 1]) and ``wall_time`` (a float in [0, 3.4e38], or NaN until measured) are
+    :class:`~algorithms.core.Stats`'s; ``projections`` is an int in [0, 2**63 - 1].
 
     ``retain_loss`` and ``forget_loss`` are J(θ; D_r) and J(θ; D_f); ``distance_to_retrain`` is
     ‖θ − pinv(X_r) y_r‖ for a :class:`LinearModel`, ‖w(θ) − pinv(X_r) y_r‖ (effective predictors)

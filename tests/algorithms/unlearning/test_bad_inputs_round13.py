@@ -74,3 +74,11 @@ def test_active_neurons_counts_tiny_nonzero_neurons():
     net = U.TwoLayerPerceptron(in_features=2, width=3, seed=0)
     theta = torch.tensor([1e-200, 1e-200, 2.0, 1e-200, 0.0, 1e-170, 0.0, 1.0, 1.0], dtype=torch.float64)
     assert U.active_neurons(net, theta) == 3
+
+
+def test_lists_of_fractions_are_data():
+    # "training X must be numeric, got dtype object" while the other families take lists of Fractions
+    retain, _ = U.forget_split([[Fraction(1), Fraction(2)], [Fraction(3), Fraction(4)], [Fraction(5), 6]],
+                               [Fraction(1), Fraction(2), Fraction(3)], [0])
+    plain, _ = U.forget_split([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [1.0, 2.0, 3.0], [0])
+    assert torch.equal(retain[0], plain[0]) and torch.equal(retain[1], plain[1])
