@@ -229,6 +229,8 @@ def batch_moment_coefficients(n: int, batch_size: int, sampling: str = "without_
                               ) -> tuple[float, float]:
     """(a, b) with E[H_B X H_B] = a·HXH + b·(1/n)Σ_i H_i X H_i for the batch law ``sampling``.
 
+    Domains: ``n`` an int >= 1, ``batch_size`` an int in [1, n], ``sampling`` one of ``SAMPLINGS``.
+
     >>> batch_moment_coefficients(10, 10)          # full batch: no noise
     (1.0, 0.0)
     >>> batch_moment_coefficients(10, 1, "with_replacement")
@@ -249,6 +251,9 @@ def batch_moment_coefficients(n: int, batch_size: int, sampling: str = "without_
 def enumerate_batches(n: int, batch_size: int, sampling: str = "without_replacement"
                       ) -> tuple[np.ndarray, np.ndarray]:
     """Every batch of the law with its probability: weights W (m, n), H_B = Σ_i W[b, i] H_i, and p (m,).
+
+    Domains: ``n`` an int >= 1, ``batch_size`` an int in [1, n], ``sampling`` one of ``SAMPLINGS``; a law
+    with more than ``MAX_ENUMERATED_BATCHES`` batches is refused naming n and batch_size.
 
     Without replacement: the C(n, B) subsets; with replacement: the multisets of size B
     with multinomial probabilities; Bernoulli: the 2ⁿ inclusion patterns (H_B = (1/B)Σ_{i∈S} H_i).
@@ -402,6 +407,10 @@ def second_moment_matrix(hessians: Any, lr: float, batch_size: int, *,
                          alpha: float = 1.0) -> np.ndarray:
     """The d²×d² matrix of T on row-major vec(X): E[J_B ⊗ J_B] for J_B the linearized step.
 
+    Domains: ``lr`` > 0 in [1.18e-38, 3.4e38], ``batch_size`` an int in [1, n] (n the number of Hessians),
+    ``sampling`` one of ``SAMPLINGS``, ``rho`` >= 0 (any value in [0, 3.4e38]) and ``alpha`` > 0 in
+    [1.18e-38, 3.4e38]; lr · d · max|H̃| at most 1e150 (else refused naming lr, or rho/alpha).
+
     >>> K = second_moment_matrix(np.eye(2)[None], lr=0.5, batch_size=1)
     >>> np.allclose(K, 0.25 * np.eye(4))
     True
@@ -436,6 +445,11 @@ def mean_square_radius(hessians: Any, lr: float, batch_size: int, *,
                        method: str = "auto", restrict_to_range: bool = True, tol: float = 1e-10,
                        maxiters: int = 100_000) -> float:
     """Spectral radius of the second-moment operator of linearized SGD (ρ = 0) or SAM (ρ > 0).
+
+    Domains: ``lr`` > 0 in [1.18e-38, 3.4e38], ``batch_size`` an int in [1, n] (n the number of Hessians),
+    ``sampling`` one of ``SAMPLINGS``, ``rho`` >= 0 (any value in [0, 3.4e38]) and ``alpha`` > 0 in
+    [1.18e-38, 3.4e38]; ``tol`` > 0 in [1.18e-38, 3.4e38]; ``maxiters`` an int >= 1; lr · d · max|H̃| at
+    most 1e150 (else refused naming lr, or rho/alpha).
 
     ``> 1``: E‖w_k‖² grows geometrically; ``< 1``: it decays; the random-perturbation
     variant has the same radius. ``restrict_to_range`` drops the common null space of
@@ -594,6 +608,10 @@ def critical_step_size(hessians: Any, batch_size: int, *, level: float = 1.0,
                        restrict_to_range: bool = True, rtol: float = 1e-12) -> float | None:
     """The largest η with ρ(T(η)) ≤ ``level``: for level = 1, the mean-square stable steps are [0, η*].
 
+    Domains: ``batch_size`` an int in [1, n] (n the number of Hessians), ``sampling`` one of
+    ``SAMPLINGS``, ``rho`` >= 0 (any value in [0, 3.4e38]) and ``alpha`` > 0 in [1.18e-38, 3.4e38];
+    ``level`` > 0 and ``rtol`` > 0, each in [1.18e-38, 3.4e38].
+
     ρ(T(η)) is convex with ρ(T(0)) = 1, so {η : ρ ≤ level} is an interval; this returns its
     right end (golden-section search for the minimum, then bisection on the increasing
     branch). None when ``level`` is below the minimum over η. With ``restrict_to_range=False``
@@ -661,6 +679,8 @@ def critical_step_size(hessians: Any, batch_size: int, *, level: float = 1.0,
 def gd_stable(hessian: Any, lr: float) -> bool:
     """Full-batch GD linearization w ← (I − ηH)w is bounded iff η λ_max(H) ≤ 2 (H PSD).
 
+    Domains: ``lr`` > 0 in [1.18e-38, 3.4e38]; ``hessian`` a finite symmetric PSD (d, d) array.
+
     >>> gd_stable(np.diag([1.0, 2.0]), 1.0), gd_stable(np.diag([1.0, 2.0]), 1.01)
     (True, False)
     """
@@ -707,6 +727,8 @@ def coherence_measure(hessians: Any) -> float:
 def coherence_lower_bound_hessians(lam_max: float, n: int, sigma: int) -> np.ndarray:
     """The matching lower-bound family of Chang & Khanna, Theorem 3.3 (after Dexter et al., Thm 2).
 
+    Domains: ``lam_max`` > 0 in [1.18e-38, 3.4e38], ``n`` an int >= 1, ``sigma`` an int in [1, n].
+
     n matrices of size n×n: H_i = m e₁e₁ᵀ for the first ``sigma`` samples and 0 for the rest,
     m = λ₁ n/σ, so that λ_max(H) = λ₁ (= ``lam_max``), λ_max(S) = mσ, max_i λ_max(H_i) = m and
     the coherence measure is exactly σ. Only e₁ moves, so every matrix commutes and the
@@ -742,6 +764,9 @@ def sam_coherence_matrix(hessians: Any, rho: float, alpha: float = 1.0) -> np.nd
 
 def dexter_divergence_condition(hessians: Any, lr: float, batch_size: int) -> bool:
     """True when λ_max(H) ≥ (σ/η)(n/B − 1)^{-1/2} (sufficient for mean-square divergence).
+
+    Domains: ``lr`` > 0 in [1.18e-38, 3.4e38], ``batch_size`` an int in [1, n] (n the number of Hessians);
+    lr · d · max|H̃| at most 1e150 (else refused naming lr, or rho/alpha).
 
     Dexter et al. (2024) Theorem 1, for Bernoulli batches of mean size B; restated in
     Chang & Khanna (Thm 3.1(1), C.14) as the divergence condition of SGD and of the
@@ -782,6 +807,10 @@ def perturbed_stationary_moment(hessians: Any, lr: float, batch_size: int, noise
                                 sampling: str = "without_replacement") -> np.ndarray | None:
     """lim E[w_k w_kᵀ] of w ← (I − ηH_B)(w + ξ), Cov ξ = s²I: (I − T)⁻¹ T(s² I); None if ρ(T) ≥ 1.
 
+    Domains: ``lr`` > 0 in [1.18e-38, 3.4e38], ``batch_size`` an int in [1, n] (n the number of Hessians),
+    ``sampling`` one of ``SAMPLINGS``; ``noise_std`` >= 0 (any value in [0, 3.4e38]); lr · d · max|H̃| at
+    most 1e150 (else refused naming lr, or rho/alpha).
+
     The d²×d² system is solved directly for d ≤ DENSE_MAX_DIM (to rounding) and by conjugate
     gradients above (I − T is symmetric positive definite when ρ(T) < 1; relative residual 1e-12); a
     conjugate-gradient run that does not converge raises ``RuntimeError`` (numerical, not an argument).
@@ -815,6 +844,10 @@ def perturbed_stationary_moment(hessians: Any, lr: float, batch_size: int, noise
 def perturbed_mean_square(hessians: Any, lr: float, batch_size: int, noise_std: float, steps: int, *,
                           sampling: str = "without_replacement") -> np.ndarray:
     """E‖w_k‖², k = 0, …, steps, of w ← (I − ηH_B)(w + ξ), Cov ξ = s²I, w_0 ~ N(0, I), exactly.
+
+    Domains: ``lr`` > 0 in [1.18e-38, 3.4e38], ``batch_size`` an int in [1, n] (n the number of Hessians),
+    ``sampling`` one of ``SAMPLINGS``; ``noise_std`` >= 0 (any value in [0, 3.4e38]); ``steps`` an int in
+    [0, 2**31 - 1]; lr · d · max|H̃| at most 1e150 (else refused naming lr, or rho/alpha).
 
     The second moment obeys X_{k+1} = T(X_k + s²I) from X_0 = I (T the SGD operator), so
     X_k = T^k(I) + s²Σ_{j=1}^{k} T^j(I); ``noise_std = 0`` is plain SGD, tr T^k(I). Entries
@@ -864,6 +897,12 @@ def simulate_linearized(hessians: Any, lr: float, batch_size: int, steps: int, *
                         rho: float = 0.0, alpha: float = 1.0, noise_std: float = 0.0,
                         track: str = "auto", seed: int = 0) -> dict[str, np.ndarray]:
     """Run the linearized dynamics ``replicates`` times, each with its own batch sequence.
+
+    Domains: ``lr`` > 0 in [1.18e-38, 3.4e38], ``batch_size`` an int in [1, n] (n the number of Hessians),
+    ``sampling`` one of ``SAMPLINGS``, ``rho`` >= 0 (any value in [0, 3.4e38]) and ``alpha`` > 0 in
+    [1.18e-38, 3.4e38]; ``steps`` an int in [0, 2**31 - 1]; ``replicates`` an int in [1, 2**31 - 1];
+    ``noise_std`` >= 0 (any value in [0, 3.4e38]); ``seed`` an int in [0, 2**64); lr · d · max|H̃| at most
+    1e150 (else refused naming lr, or rho/alpha).
 
     ``track="vector"`` follows one iterate per replicate from w_0 ~ N(0, I);
     ``track="product"`` follows the product P_k = J_k ⋯ J_1 and records ‖P_k‖²_F / d,
