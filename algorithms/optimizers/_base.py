@@ -138,6 +138,10 @@ TORCH_FLAG_KEYWORDS = frozenset({"maximize", "capturable", "amsgrad", "nesterov"
                                  "differentiable", "decoupled_weight_decay"})
 
 
+#: keywords that are positive scales (README): torch takes eps = 0, and Adam's step is then 0/0 on a
+#: coordinate whose gradient is 0
+POSITIVE_KEYWORDS = frozenset({"eps", "adam_eps", "adamw_eps"})
+
 #: torch's and this family's real-valued optimizer keywords: an int given for one is taken as the float
 REAL_KEYWORDS = frozenset({
     "lr", "weight_decay", "momentum", "dampening", "eps", "alpha", "lr_decay", "initial_accumulator_value",
@@ -171,6 +175,8 @@ def check_real_keywords(keywords: dict[str, Any], where: str = "", lr: float | N
                 continue
             label = f"{where}{key}" if items is not value else f"{where}{key}[{i}]"
             real = check_finite_real(label, item)
+            if key in POSITIVE_KEYWORDS and items is not value:     # eps = 0 made Adam's first step 0/0 = NaN
+                real = check_positive(label, real)
             # an int stays an int (precondition_frequency=2 as 2.0 was refused by Shampoo as not an int),
             # except a real hyperparameter's: an int weight_decay skipped the float-only checks below and
             # 2**64 failed inside torch's C code ("int too big to convert")

@@ -207,11 +207,17 @@ class OptimizerTraining(Algorithm):
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    cls([torch.zeros(2, 2, requires_grad=True)], lr=self.lr, weight_decay=0.0,
-                        **hyperparameters)
+                    probe = torch.zeros(2, 2, requires_grad=True)
+                    opt = cls([probe], lr=self.lr, weight_decay=0.0, **hyperparameters)
+                    probe.grad = torch.ones_like(probe)     # one step: capturable / differentiable fail there
+                    opt.step()
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"hyperparameters {dict(self.hyperparameters)!r:.120} are refused by "
                                 f"{cls.__name__} ({self.optimizer!r}): {exc}") from None
+            except Exception as exc:    # torch's IndexError (betas=(0.9,)), AssertionError (capturable=True)
+                raise ValueError(f"hyperparameters {dict(self.hyperparameters)!r:.120} are refused by "
+                                 f"{cls.__name__} ({self.optimizer!r}): {type(exc).__name__}: "
+                                 f"{exc}") from None
         if self.factory is not None:   # build() calls factory(groups, lr=..., **hyperparameters)
             hyperparameters = dict(self.hyperparameters)
             if self.optimizer == "grafted_shampoo":

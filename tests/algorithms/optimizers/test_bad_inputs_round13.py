@@ -104,3 +104,14 @@ def test_low_rank_expansion_of_a_lazy_linear_names_linear():
     from algorithms.optimizers import LowRankExpansion
     with pytest.raises(ValueError, match=r"linear has uninitialized \(lazy\) parameters"):
         LowRankExpansion(torch.nn.LazyLinear(3), 1)
+
+
+# ------------------ class 7: OptimizerTraining hyperparameters torch fails on (IndexError, ...) or eps = 0
+@pytest.mark.parametrize("hyperparameters, words", [
+    ({"betas": (0.9,)}, "IndexError"), ({"capturable": True}, "capturable"),
+    ({"differentiable": True}, "RuntimeError"), ({"eps": 0.0}, "eps must be > 0"),
+])
+def test_optimizer_training_hyperparameters_torch_fails_on_are_refused_by_name(hyperparameters, words):
+    from algorithms.optimizers import OptimizerTraining
+    with pytest.raises(ValueError, match=rf"hyperparameters.*{words}"):
+        OptimizerTraining(optimizer="adamw", lr=0.01, hyperparameters=hyperparameters)
