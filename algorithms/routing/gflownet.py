@@ -407,7 +407,11 @@ class Trajectories:
     ``actions`` (M, T) node chosen at each transition (−1 padding); ``log_pf``, ``log_pb``,
     ``step_cost`` (M, T); ``log_flow`` (M, T+1): log F̃ of s_0 (= log Z), ..., with 0 at the
     terminal and after; ``valid`` (M, T) real transitions; ``cost`` (M,) total length;
-    ``instance`` (M,) index into the batch; ``beta`` and ``center`` the reward's settings.
+    ``instance`` (M,) index into the batch; ``samples`` S, an int >= 1 dividing M. Checked by name at
+    construction and again by every loss and residual (a field replaced after construction too): the
+    shapes, an int ``actions``/``instance``, a bool ``valid``, floating log-probabilities and costs, finite
+    where they count (``log_pf``/``log_pb`` on valid transitions, ``log_flow``, ``step_cost``, ``cost``).
+    The reward's ``beta`` and ``center`` are the losses' arguments.
     """
 
     actions: torch.Tensor
@@ -419,6 +423,9 @@ class Trajectories:
     cost: torch.Tensor
     instance: torch.Tensor
     samples: int
+
+    def __post_init__(self) -> None:
+        check_trajectories(self)
 
     @property
     def log_z(self) -> torch.Tensor:
@@ -648,11 +655,49 @@ def rollout(
     return traj
 
 
+def check_trajectories(traj: Trajectories, name: str = "traj") -> None:
+    """The fields of a :class:`Trajectories`, each refused by name (torch's shape or dtype errors inside
+    the losses named nothing, and NaN log-probabilities gave a NaN loss in silence)."""
+    fields = ("actions", "log_pf", "log_pb", "step_cost", "log_flow", "valid", "cost", "instance")
+    for field in fields:
+        if not isinstance(getattr(traj, field), torch.Tensor):
+            kind = type(getattr(traj, field)).__name__
+            raise TypeError(f"{name}.{field} must be a torch tensor, got {kind}")
+    if traj.actions.ndim != 2:
+        raise ValueError(f"{name}.actions must be (M, T), got shape {tuple(traj.actions.shape)}")
+    M, T = traj.actions.shape
+    shapes = {"log_pf": (M, T), "log_pb": (M, T), "step_cost": (M, T), "log_flow": (M, T + 1),
+              "valid": (M, T), "cost": (M,), "instance": (M,)}
+    for field, shape in shapes.items():
+        got = tuple(getattr(traj, field).shape)
+        if got != shape:
+            raise ValueError(f"{name}.{field} must have shape {shape}, got {got}")
+    for field in ("actions", "instance"):
+        if getattr(traj, field).is_floating_point() or getattr(traj, field).dtype == torch.bool:
+            raise TypeError(f"{name}.{field} must be an int tensor, got {getattr(traj, field).dtype}")
+    if traj.valid.dtype != torch.bool:
+        raise TypeError(f"{name}.valid must be a bool tensor, got {traj.valid.dtype}")
+    valid = traj.valid
+    for field, mask in (("log_pf", valid), ("log_pb", valid), ("log_flow", None), ("step_cost", None),
+                        ("cost", None)):
+        value = getattr(traj, field)
+        if not value.is_floating_point():
+            raise TypeError(f"{name}.{field} must be a floating tensor, got {value.dtype}")
+        shown = value.detach() if mask is None else value.detach()[mask]
+        if not bool(torch.isfinite(shown).all()):
+            raise ValueError(f"{name}.{field} contains NaN or inf entries"
+                             + (" on valid transitions" if mask is not None else ""))
+    samples = check_positive_int(f"{name}.samples", traj.samples)
+    if M % samples:
+        raise ValueError(f"{name}.samples = {samples} must divide the number of trajectories M = {M}")
+
+
 def _check_loss_inputs(traj: Any, beta: Any) -> float:
     """``traj`` a :class:`Trajectories` (None met an AttributeError on ``log_z``) and ``beta`` a finite float
     > 0 (None met torch's "unsupported operand"), as every loss and residual takes them."""
     if not isinstance(traj, Trajectories):
         raise TypeError(f"traj must be a Trajectories (from rollout), got {type(traj).__name__}")
+    check_trajectories(traj)  # again: a field replaced after construction
     return check_positive("beta", beta)
 
 

@@ -76,3 +76,29 @@ def test_route_loads_do_not_wrap_past_int64():
     n = 1024
     c = CVRPInstance(np.random.default_rng(0).random((n + 1, 2)), np.r_[0, np.full(n, 2**53)], 2**63 - 1)
     assert not is_valid_cvrp(c, [list(range(1, n + 1))])
+
+
+def _trajectories():
+    import dataclasses
+
+    from algorithms.routing import random_tsp
+    from algorithms.routing.gflownet import encode_instances, rollout
+
+    m = RoutingGFlowNet(hidden=8, layers=1)
+    batch = encode_instances(m, [random_tsp(6, seed=0)])
+    traj = rollout(m, batch, 2, generator=torch.Generator().manual_seed(0))
+    return {f.name: getattr(traj, f.name) for f in dataclasses.fields(traj)}
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (lambda f: {"samples": 3}, "traj.samples"), (lambda f: {"valid": f["valid"].float()}, "traj.valid"),
+    (lambda f: {"log_flow": f["log_flow"][:, :-1]}, "traj.log_flow"),
+    (lambda f: {"log_pf": f["log_pf"] * float("nan")}, "traj.log_pf")],
+    ids=["samples", "valid", "flow", "nan"])
+def test_trajectories_fields_checked_by_name(change, words):
+    # torch's shape/dtype errors inside the losses, or a NaN loss in silence
+    from algorithms.routing.gflownet import Trajectories
+
+    fields = _trajectories()
+    with pytest.raises((ValueError, TypeError), match=words.replace(".", r"\.")):
+        Trajectories(**{**fields, **change(fields)})
