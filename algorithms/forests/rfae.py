@@ -98,6 +98,8 @@ class RFAE(Algorithm):
     by name at solve, as by :func:`diffusion_map`),
     ``decoder`` one of ``"knn"``, ``"relabel"``, ``"exact"`` and ``k`` (int >= 1) the k-NN decoder's
     neighbours.
+    ``solve``'s ``seed``: an int in [0, 2**64) makes the run reproducible; None draws fresh OS entropy (two
+    runs may differ).
     """
 
     n_components: int = 2

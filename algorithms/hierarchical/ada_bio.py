@@ -52,7 +52,10 @@ class AdaBiO(Algorithm):
     Theorem 4.2 for the iteration cap, refused naming mu_g when it passes 10**6 terms: mu_g / l_g1 below about
     1.5 log(maxiters) / 10**6). A solve's worst case, maxiters × (2·neumann_terms + 3 oracle calls), must stay
     within 10**7 calls (``neumann.MAX_ORACLE_CALLS``), else it is refused before running, naming those
-    settings (maxiters = 2**63 - 1 is refused even with a tol that would stop early)."""
+    settings (maxiters = 2**63 - 1 is refused even with a tol that would stop early).
+    ``solve``'s ``seed``: an int in [0, 2**64) makes the run reproducible; None draws fresh OS entropy (two
+    runs may differ).
+    """
 
     lr_x: float = 1.0
     lr_y: float = 1.0

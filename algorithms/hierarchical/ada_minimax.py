@@ -132,6 +132,8 @@ class AdaMinimax(Algorithm):
 
     Defaults: the paper's synthetic setting at σ = 0 (α = 2, η_x = η_y = 3, Appendix I) with
     γ = 1. Stopping test and retcodes: see :mod:`algorithms.hierarchical._loop`.
+    ``solve``'s ``seed``: an int in [0, 2**64) makes the run reproducible; None draws fresh OS entropy (two
+    runs may differ).
     """
 
     lr_x: float = 3.0

@@ -32,7 +32,10 @@ __all__ = ["SGDA"]
 @dataclass(frozen=True)
 class SGDA(Algorithm):
     """Constant-step SGDA: ``lr_x`` (descent on x), ``lr_y`` (ascent on y), finite floats > 0 in
-    [1.18e-38, 3.4e38] (the working range: a subnormal or a 1e308 step is refused by name)."""
+    [1.18e-38, 3.4e38] (the working range: a subnormal or a 1e308 step is refused by name).
+    ``solve``'s ``seed``: an int in [0, 2**64) makes the run reproducible; None draws fresh OS entropy (two
+    runs may differ).
+    """
 
     lr_x: float = 0.1
     lr_y: float = 0.5

@@ -42,6 +42,8 @@ class StocBiO(Algorithm):
     iteration: inner_steps + neumann_terms + 1), must stay within 10**7 oracle calls
     (``neumann.MAX_ORACLE_CALLS``), else it is refused before running, naming those settings: so maxiters
     = 2**63 - 1 is refused here even with a tol that would stop early; pass a maxiters that fits.
+    ``solve``'s ``seed``: an int in [0, 2**64) makes the run reproducible; None draws fresh OS entropy (two
+    runs may differ).
     """
 
     lr_x: float = 0.1

@@ -34,7 +34,10 @@ __all__ = ["TiAda"]
 @dataclass(frozen=True)
 class TiAda(Algorithm):
     """TiAda: ``lr_x``, ``lr_y`` (finite floats > 0 in [1.18e-38, 3.4e38]) and the exponents ``alpha`` (x) >
-    ``beta`` (y), both in (0, 1) and at least 1.18e-38 (the working range)."""
+    ``beta`` (y), both in (0, 1) and at least 1.18e-38 (the working range).
+    ``solve``'s ``seed``: an int in [0, 2**64) makes the run reproducible; None draws fresh OS entropy (two
+    runs may differ).
+    """
 
     lr_x: float = 1.0
     lr_y: float = 1.0

@@ -106,6 +106,7 @@ class HBG(Algorithm):
     ``inference``: "auto", "depot", "sample" or "greedy"; ``local_search``: 2-opt the best;
     ``allow_size_transfer``: accept a named or path checkpoint trained on another size (refused
     otherwise). ``tol`` has no effect (``samples`` fixes the run: ``solve`` warns).
+    ``solve``'s ``seed``: an int in [0, 2**64); None is read as 0 (the same run every time).
     """
 
     checkpoint: str | None = None

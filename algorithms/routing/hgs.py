@@ -59,6 +59,7 @@ class HGS(Algorithm):
         in [1.18e-38, 3.4e38] that the instance narrows, each side refused by name at solve: ``scale ·
         max d`` at most 1e12 (PyVRP's int64 distances) and at least 0.5 (else every integer
         distance rounds to 0).
+    ``solve``'s ``seed``: an int in [0, 2**64); None is read as 0 (the same run every time).
     """
 
     runtime: float = 1.0

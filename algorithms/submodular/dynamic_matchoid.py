@@ -743,6 +743,9 @@ class DynamicMatchoid(Algorithm):
     >>> sol = solve(stream, DynamicMatchoid(eps=0.1), seed=0)
     >>> sol.retcode, bool(sol.value == sol.x.sum())
     (<RetCode.Success: 'Success'>, True)
+
+    ``solve``'s ``seed``: an int in [0, 2**64) makes the run reproducible; None draws fresh OS entropy (two
+    runs may differ).
     """
 
     eps: float = 0.1

@@ -40,7 +40,10 @@ __all__ = ["RecomputeFromScratch"]
 @dataclass(frozen=True)
 class RecomputeFromScratch(Algorithm):
     """Rerun ``static`` (a :class:`SampleGreedy` or :class:`Greedy`) after every update. ``tol`` has no
-    effect (the method has no tolerance: ``solve`` warns); ``maxiters`` caps the updates processed."""
+    effect (the method has no tolerance: ``solve`` warns); ``maxiters`` caps the updates processed.
+    ``solve``'s ``seed``: an int in [0, 2**64) makes the run reproducible; None draws fresh OS entropy (two
+    runs may differ).
+    """
 
     static: Algorithm = field(default_factory=SampleGreedy)
 

@@ -37,7 +37,10 @@ __all__ = ["SampleGreedy"]
 @dataclass(frozen=True)
 class SampleGreedy(Algorithm):
     """Greedy on a 1/(p + 1) sample; no hyperparameters (the rate is the paper's). ``tol`` has no effect
-    (the method has no tolerance: ``solve`` warns); ``maxiters`` caps the additions."""
+    (the method has no tolerance: ``solve`` warns); ``maxiters`` caps the additions.
+    ``solve``'s ``seed``: an int in [0, 2**64) makes the run reproducible; None draws fresh OS entropy (two
+    runs may differ).
+    """
 
 
 def sample(elements, p: int, rng: np.random.Generator) -> list:

@@ -201,6 +201,8 @@ class MinNormOG(Algorithm):
     ``n_pert``: a positive int (at most the retain size is used) or None (all of D_r);
     ``lr`` 0 or at least 1.18e-38, at most 3.4e38 (a step size; 0: projections only); ``optimizer`` "sgd" or
     "adam".
+    ``solve``'s ``seed``: an int in [0, 2**64) makes the run reproducible; None draws fresh OS entropy (two
+    runs may differ).
     """
 
     lambda_schedule: float | tuple[float, ...] = 0.0
