@@ -230,6 +230,10 @@ class CEI(Algorithm):
         the GPs' diagonal jitter, relative to the prior variance (0 and subnormals refused: the
         Cholesky factors need a positive diagonal).
 
+    Solve options: ``maxiters`` caps the evaluations after the initial design, ``tol`` as in the module
+    docstring, ``seed`` (an int in [0, 2**64); None is 0) draws the initial design and the restarts: the
+    same seed gives the same run.
+
     >>> from algorithms import solve
     >>> from algorithms.bayesopt import two_disks_problem
     >>> sol = solve(two_disks_problem(initial=8), CEI.paper(kernel=Kernel("se", lengthscale=0.3)),

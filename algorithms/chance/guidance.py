@@ -35,6 +35,7 @@ from collections.abc import Callable
 import torch
 
 from algorithms._validation import (
+    WORKING_MAX,
     call_user,
     check_choice,
     check_float_tensor,
@@ -217,7 +218,13 @@ def guidance_term(
             [torch.autograd.grad(mu[:, i].sum(), xg, retain_graph=i < n - 1)[0] for i in range(n)], dim=1
         )
         mu_g = mu.detach().requires_grad_(True)
+        before = mu_g.detach().clone()
         value = call_user("objective(x)", objective, mu_g)
+        if not torch.equal(mu_g.detach(), before):
+            # an objective writing into its input (x.data.mul_(0)) changed the point its gradient was taken
+            # at: the sampler completed with other samples, in silence (red13a)
+            raise ValueError("objective wrote into its input x (the posterior means it is evaluated at); it "
+                             "must leave x unchanged (compute on a copy)")
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"objective must return a torch.Tensor of shape ({x.shape[0]},), "
                             f"got {type(value).__name__}")
@@ -233,6 +240,13 @@ def guidance_term(
     if not bool(torch.isfinite(value).all() and torch.isfinite(grad_f).all()):
         raise ValueError("objective returned a non-finite value or gradient at the rows of x (at the "
                          "posterior mean of each row)")
+    largest = float(grad_f.detach().abs().max()) if grad_f.numel() else 0.0
+    if largest > WORKING_MAX:
+        # a model whose scores reach 1e39 put the posterior means far out: the guidance's own check then
+        # named grad_f, first_order_guidance's parameter, which the caller never passed (red13a)
+        raise ValueError(f"objective's gradient at the posterior means reaches {largest:.3g}, past the "
+                         f"working range (at most {WORKING_MAX:.4g}): the model's scores (or the objective) "
+                         f"are too large at these x")
     if order == "first":
         g_mu = first_order_guidance(grad_f.detach(), beta=beta)
     else:

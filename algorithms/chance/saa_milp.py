@@ -54,7 +54,7 @@ class SAAMILP(Algorithm):
     ``mip_rel_gap`` a float in [1.18e-38, 1] (0 and subnormals refused; 1 accepts HiGHS's first feasible
     incumbent).
     ``tol`` (a solve option) is accepted and not used (``mip_rel_gap`` is the MILP's tolerance); ``seed``
-    (None is 0) draws the out-of-sample check.
+    (None is 0, the same as seed=0) draws the out-of-sample check.
     """
 
     time_limit: float = 600.0

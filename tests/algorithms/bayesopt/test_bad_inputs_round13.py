@@ -94,3 +94,14 @@ def test_cei_without_fit_takes_an_observed_f_near_the_range_edge():
     # a caller's own arrays are still held to the range
     with pytest.raises(ValueError, match=r"^mu_f has an entry of magnitude 3.5e\+38"):
         constrained_ei(np.array([3.5e38]), np.array([1.0]), np.array([0.0]), np.array([1.0]), 0.0)
+
+
+def test_cei_states_what_seed_none_does_and_keeps_it():
+    # red13b: what seed=None does was documented nowhere for CEI; it is seed 0
+    from algorithms import solve
+    from algorithms.bayesopt import CEI, gardner_problem
+
+    assert "None is 0" in " ".join(inspect.getdoc(CEI).split())
+    p = gardner_problem(initial=4)
+    one, two = (solve(p, CEI(n_candidates=20), maxiters=1, seed=s) for s in (None, 0))
+    assert np.array_equal(one.x, two.x) and one.value == two.value

@@ -105,3 +105,17 @@ def test_a_hand_edited_checkpoint_is_refused_naming_the_checkpoint(edit, tmp_pat
     problem = BlackBoxProblem(lambda x: float(x @ x), ([-1.0, -1.0], [1.0, 1.0]), 100)
     with pytest.raises(ValueError, match=r"^checkpoint '.*edited.pt' does not hold valid agents"):
         solve(problem, DesignX(checkpoint=str(bad)), maxiters=2, seed=0)
+
+
+def test_log_regret_rewards_floor_as_documented():
+    # the docstring's own example floor = 1e308 was refused (outside the working range)
+    from algorithms.blackbox import load_agents, run_episode
+    from algorithms.blackbox.designx import log_regret_rewards
+
+    doc = " ".join(inspect.getdoc(log_regret_rewards).split())
+    assert "1e308" not in doc and "[1.18e-38, 3.4e38]" in doc
+    p = BlackBoxProblem(lambda x: float(x @ x), ([-1.0, -1.0], [1.0, 1.0]), 200)
+    episode = run_episode(p, *load_agents(), np.random.default_rng(0))
+    assert np.all(log_regret_rewards(episode, 0.0, floor=3.4e38) == 0.0)
+    with pytest.raises(ValueError, match=r"^floor = 1e\+308 is outside"):
+        log_regret_rewards(episode, 0.0, floor=1e308)

@@ -221,3 +221,29 @@ def test_ggdopt_names_f_when_f_is_nan_where_stage_3_differentiates_it():
 
     with pytest.raises(ValueError, match=r"^f returned a non-finite value or gradient .* GGDOpt's stage 3"):
         solve(dataclasses.replace(p0, f=f, linear=None), GGDOpt(**_TINY), seed=0)
+
+
+def _writes_into_its_input(x):
+    value = (x**2).sum(1)
+    with torch.no_grad():
+        x.data.mul_(0)
+    return value
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: guided_reverse_sample(m, _writes_into_its_input, n_samples=3, beta=1.0, n_steps=3, seed=0),
+    lambda m: guidance_term(m, _writes_into_its_input, torch.full((2, 2), 0.3, dtype=torch.float64), 0.5,
+                            beta=1.0),
+])
+def test_an_objective_writing_into_its_input_is_refused_by_name(call):
+    # the sampler completed with other samples than the same objective without the write, in silence (red13a)
+    model = GaussianScore([0.0, 0.0], [1.0, 1.0], VPSchedule())
+    with pytest.raises(ValueError, match=r"^objective wrote into its input x"):
+        call(model)
+
+
+def test_a_score_model_past_the_range_is_named_not_grad_f():
+    # scores of 1e39 put the posterior means far out; the guidance's check named grad_f (red13a)
+    model = _UserScore(lambda X: X[:, :-1] * 0 + 1e39)
+    with pytest.raises(ValueError, match=r"^objective's gradient at the posterior means reaches .* model's"):
+        guided_reverse_sample(model, lambda z: (z**2).sum(-1), n_samples=3, beta=1.0, n_steps=3, seed=0)
