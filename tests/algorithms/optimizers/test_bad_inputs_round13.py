@@ -115,3 +115,28 @@ def test_optimizer_training_hyperparameters_torch_fails_on_are_refused_by_name(h
     from algorithms.optimizers import OptimizerTraining
     with pytest.raises(ValueError, match=rf"hyperparameters.*{words}"):
         OptimizerTraining(optimizer="adamw", lr=0.01, hyperparameters=hyperparameters)
+
+
+# ------------------ class 8: a user model whose forward misbehaves reached torch's / Python's messages
+@pytest.mark.parametrize("forward, error, words", [
+    (lambda z: (z,), TypeError, "model's forward must return a floating tensor of logits, got tuple"),
+    (lambda z: 1 / 0, ValueError, r"model\(tokens\) raised ZeroDivisionError"),
+    (lambda z: z.long(), TypeError, "must return a floating tensor of logits, got a torch.int64"),
+])
+def test_finetune_with_a_misbehaving_model_names_its_forward(forward, error, words):
+    import copy
+
+    from algorithms import solve
+    from algorithms.optimizers import FinetuneTask, FullFinetune, markov_finetune_task
+    base = markov_finetune_task(vocab_size=6, context=4, n=16, width=8, depth=1, pretrain_steps=2, seed=1)
+
+    class Wrapped(torch.nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner, self.vocab_size = inner, 6
+
+        def forward(self, tokens):
+            return forward(self.inner(tokens))
+    task = FinetuneTask(Wrapped(copy.deepcopy(base.model)), base.task, base.tokens, batch_size=4)
+    with pytest.raises(error, match=words):
+        solve(task, FullFinetune(lr=0.01), maxiters=3, seed=0)
