@@ -52,7 +52,8 @@ class SphericalGD(Algorithm):
     nothing and is refused naming lr; a huge one makes the run ``Diverged`` or wander); ``link`` the
     student's value link (None: the problem's, known to the learner as in the paper). The training
     sample has ``problem.n_samples`` draws from the solve seed (n_samples·L·d at most MAX_SAMPLE_ENTRIES =
-    2**26 token entries, else refused by name); the
+    2**26 token entries, else refused by name; every step passes over them, ~3e-8 s per entry here, so a
+    sample at that cap takes ~2 s a step: pass a maxiters for it); the
     start is (u0, v0) of the problem or uniform unit vectors from the seed. Converged
     (``Success``) when the Riemannian gradient's norm is at most ``tol`` (default 1e-6); a non-finite
     risk or gradient, or a step lr·gradient that overflows, is ``Diverged``; the cap (default 3000 steps)
@@ -109,7 +110,7 @@ def _solve(problem: SingleLocationProblem, algorithm: SphericalGD, options: Solv
                               **overlaps(model.u.detach(), model.v.detach(), u_star, v_star))
 
     for k in range(maxiters + 1):
-        risk = ((model(X)[:, 0] - y) ** 2).mean()
+        risk = ((model._output(X)[:, 0] - y) ** 2).mean()  # X: our own sample, drawn once
         grad_u, grad_v = torch.autograd.grad(risk, (model.u, model.v))
         risk_value = float(risk.detach())
         with torch.no_grad():

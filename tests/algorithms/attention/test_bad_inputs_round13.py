@@ -129,3 +129,16 @@ def test_an_overlap_that_is_not_a_number_is_a_type_error(value):
     its range, for a value inside it)."""
     with pytest.raises(TypeError, match=r"^mu must be a real number in \[-1, 1\], got "):
         vectors_with_overlaps(P, mu=value, nu=0.0)
+
+
+def test_spherical_gd_does_not_revalidate_its_own_sample_each_step():
+    """Each step re-checked all n_samples·L·d tokens (2**22 entries: 1.6 s a step; the cap 2**26: 10 s)."""
+    from unittest import mock
+
+    import algorithms.attention.models as M
+    from algorithms import solve
+
+    problem = SingleLocationProblem(d=8, L=4, gamma=0.6, n_samples=50)
+    with mock.patch.object(M, "_check_tokens", side_effect=AssertionError("per-step token check")):
+        sol = solve(problem, SphericalGD(lr=0.05), seed=0, maxiters=5)
+    assert sol.stats.iterations == 5
