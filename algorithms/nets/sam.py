@@ -168,7 +168,9 @@ class SAM(torch.optim.Optimizer):
     the package's optimizers (0: no step; a subnormal lr such as 1e-39 is refused naming lr: it rounds
     every float32 step to 0);
     ``normalize`` (bool) whether ε is
-    ``ρ g/‖g‖`` (SAM) or ``ρ g``. A parameter group may set these and the base optimizer's keywords (and
+    ``ρ g/‖g‖`` (SAM) or ``ρ g``. A NaN/inf gradient (at θ or at θ + ε) reaches the weights, as in torch's
+    optimizers, with a ``RuntimeWarning`` (SAM has no skip policy; the package's Muon/Shampoo/SOAP skip).
+    A parameter group may set these and the base optimizer's keywords (and
     the keys LR schedulers add); another key (a misspelt ``"rhoo"``) raises ``ValueError`` naming it. A
     closure that never calls ``backward`` raises
     ``SAMCallError`` (a ``RuntimeError`` and a ``ValueError``) instead of stepping nothing; so do
@@ -366,6 +368,10 @@ class SAM(torch.optim.Optimizer):
                 if "e_w" in self.state[p]:
                     p.sub_(self.state[p].pop("e_w"))
         check_state_finite("SAM (its base optimizer)", self.base_optimizer, allow_inf=True)   # NaN written in
+        if not bool(torch.isfinite(self._grad_norm())):     # the loss at θ + ε was NaN: no word before
+            warnings.warn("SAM.second_step: a gradient at θ + ε holds NaN or inf; it reaches the weights, as "
+                          "in torch's optimizers (check the loss, or lower rho or lr)", RuntimeWarning,
+                          stacklevel=3)
         self.base_optimizer.step()
         # the two-step path never calls self.step: tell a torch LR scheduler that this optimizer
         # has stepped, as its wrapper of step() would (else it warns "lr_scheduler.step() before
