@@ -161,7 +161,9 @@ def _check_kernel(K: Any) -> Any:
     # silently. 1e-8 relative is far above the round-off of a kernel built as a matrix product.
     asym = abs(K - K.T).max() if sp.issparse(K) else float(np.abs(K - K.T).max(initial=0.0))
     scale = max(1.0, float(np.abs(data).max(initial=0.0)))
-    if asym > 1e-8 * scale:
+    # at the kernel's own rounding: a float32 A·Aᵀ is asymmetric by ~eps32 relative and was refused
+    kind = K.dtype if K.dtype.kind == "f" else np.dtype(np.float64)
+    if asym > max(1e-8, 8 * float(np.finfo(kind).eps)) * scale:
         raise ValueError(f"K must be symmetric, got max |K - K^T| = {float(asym):.3g}")
     degrees = np.asarray(K.sum(axis=1)).ravel()
     if degrees.size and not np.all(degrees > 0):  # the Markov matrix D⁻¹K divides by each row's sum

@@ -7,7 +7,8 @@ default is 1e-2·min(1, ‖∇Φ(x_1)‖), relative to the start's gradient when
 of f cannot pass the start: an absolute default stopped every method at x0 on f ×1e-7), with
 ``Diverged`` when an oracle returns a non-finite value, an iterate leaves the ball of radius
 :data:`DIVERGENCE_RADIUS` · max(1, ‖x0‖, ‖y0‖) (the start's unit: x0 ~ 1e13 was Diverged before a step) or
-Φ at the last iterate is not finite, and with ``MaxIters`` otherwise. An
+Φ at the last iterate is not finite or past 3.4e38 in magnitude (the working range: a Φ of 1e39, even at a
+stationary point, is reported Diverged; give Φ without such an offset), and with ``MaxIters`` otherwise. An
 oracle that returns the wrong shape or a non-real array (complex, str, bool) raises, naming it.
 
 ``Solution.original`` holds ``{"y": the last lower-level iterate, "grad_phi_norm": the array

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import INT64_MAX, check_int_at_least, check_nonnegative
+from algorithms._validation import INT64_MAX, check_int_at_least, check_nonnegative, check_square_symmetric
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.routing._common import finish
 from algorithms.routing.problem import CVRPInstance, TSPInstance, check_distance_matrix, cvrp_cost, tsp_cost
@@ -100,8 +100,10 @@ def nearest_neighbor_routes(instance: CVRPInstance) -> list[list[int]]:
 def two_opt(
     dist: np.ndarray, tour: list[int], max_moves: int = MAX_MOVES, tol: float | None = None
 ) -> tuple[list[int], bool, int]:
-    """Best-improvement 2-opt on a closed tour through every node of ``dist``; returns (tour, local
-    optimum reached, moves). At most ``max_moves`` (int >= 0) moves, each improving by more than
+    """Best-improvement 2-opt on a closed tour through every node of ``dist`` (a symmetric matrix of
+    finite distances >= 0: 2-opt's gain assumes d[i, j] = d[j, i]; an asymmetric one is refused by name);
+    returns (tour, local optimum reached, moves).
+    At most ``max_moves`` (int >= 0) moves, each improving by more than
     ``tol`` (finite, >= 0; default 1e-10 times the largest distance: an absolute 1e-10 stopped short on
     coordinates ×1e-9, 2.4 % above the tour found at ×1, and is below the gains' rounding at ×1e12).
 
@@ -110,6 +112,9 @@ def two_opt(
     [0, 1, 2, 3]
     """
     dist = _check_dist(dist)
+    # a reversed segment's inner edges keep their cost only when d is symmetric: on an asymmetric d the
+    # "improving" moves lengthened 14 of 300 tours, reported as a local optimum
+    check_square_symmetric("dist", dist, rtol=1e-9)
     t = _check_tour(tour, dist.shape[0])
     if t.size != dist.shape[0]:
         raise ValueError(f"tour must visit each of the {dist.shape[0]} nodes of dist exactly once, got "

@@ -223,7 +223,8 @@ class GraphCut(DirectedCut):
     def __init__(self, weights, weight: str | None = "weight") -> None:
         if not _is_networkx_graph(weights):
             matrix, _ = _weights("weights", weights)
-            check_square_symmetric("weights", matrix)
+            # at the weights' own rounding: a float32 A·Aᵀ is asymmetric by ~eps32 relative and was refused
+            check_square_symmetric("weights", matrix, rtol=max(1e-8, 8 * float(np.finfo(matrix.dtype).eps)))
         super().__init__(weights, weight)
 
 

@@ -87,3 +87,10 @@ def test_partition_keeps_its_own_forest():
     before = part.leaves(X[:3])
     forest.set_params(max_depth=6).fit(X, X[:, 1] ** 2)
     assert np.array_equal(part.leaves(X[:3]), before)
+
+
+@pytest.mark.parametrize("fit", [F.diffusion_map, F.dense_diffusion_map], ids=["arpack", "dense"])
+def test_float32_kernel_symmetric_at_its_rounding(fit):
+    # A·Aᵀ in float32 is asymmetric by ~eps32 relative and was refused with float64's 1e-8
+    A = np.random.default_rng(0).normal(size=(200, 10)).astype(np.float32)
+    fit(np.abs(A @ A.T), 2)

@@ -102,3 +102,15 @@ def test_trajectories_fields_checked_by_name(change, words):
     fields = _trajectories()
     with pytest.raises((ValueError, TypeError), match=words.replace(".", r"\.")):
         Trajectories(**{**fields, **change(fields)})
+
+
+def test_two_opt_refuses_an_asymmetric_dist():
+    # its gain assumes d[i, j] = d[j, i]: "improving" moves lengthened 14 of 300 tours
+    import numpy as np
+
+    from algorithms.routing.nn2opt import two_opt
+
+    d = np.random.default_rng(0).random((6, 6)) * 10
+    np.fill_diagonal(d, 0)
+    with pytest.raises(ValueError, match=r"^dist must be symmetric"):
+        two_opt(d, list(range(6)))

@@ -97,3 +97,12 @@ def test_logdet_of_a_large_rank_deficient_kernel_keeps_its_scale_law(scale):
     sol = solve(S.MatchoidMaximization(S.LogDet(K * scale), S.Matchoid([S.UniformMatroid(4)]), range(6)),
                 S.Greedy())
     assert sol.retcode is RetCode.Success
+
+
+def test_graph_cut_takes_a_float32_symmetric_product():
+    import numpy as np
+
+    A = np.random.default_rng(0).normal(size=(200, 10)).astype(np.float32)
+    S.GraphCut(np.abs(A @ A.T))
+    with pytest.raises(ValueError, match=r"^weights must be symmetric"):
+        S.GraphCut(np.array([[0.0, 1.0], [2.0, 0.0]], dtype=np.float32))
