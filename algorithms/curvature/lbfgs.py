@@ -64,7 +64,7 @@ def _solve(problem: CurvatureProblem, algorithm: LBFGS, options: SolveOptions) -
     maxiters = options.iterations(1000)
     tol = options.tolerance(1e-10)
     gap_tol, grad_tol = problem.stopping_tolerances(tol)  # relative: run_descent's rule
-    f_star = problem.f_star
+    f_star = problem.f_star if problem.gap_informative else None  # f's rounding hides the gap: ∇f decides
     monitor = IterationMonitor(options, total=maxiters, desc="L-BFGS-B")
     x0 = problem.x0.astype(np.float64)
 

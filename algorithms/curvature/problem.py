@@ -188,6 +188,10 @@ class CurvatureProblem(Problem):
     #: the same level from ‖C(x0)‖ alone (below ``grad_floor`` where a bound L or L_C exceeds ‖C(x0)‖): a
     #: gradient under it is stationary up to rounding, one only under ``grad_floor`` may not be
     curvature_floor: float = field(init=False, repr=False, compare=False, default=0.0)
+    #: whether f's values resolve the start's gap S at all: an offset (f = ‖x‖² + 1e20) puts f(x0) − f* below
+    #: f's rounding, and the gap test then held at x0 with ∇f(x0) far from 0 (Success at x0); False: a solve
+    #: stops by the gradient test only
+    gap_informative: bool = field(init=False, repr=False, compare=False, default=True)
 
     def __post_init__(self) -> None:
         check_str("name", self.name)
@@ -287,6 +291,9 @@ class CurvatureProblem(Problem):
             floor = c_floor  # a loose bound (L_C = 3.4e38 beside C(x0) = 2): C(x0)'s own level
         object.__setattr__(self, "grad_floor", floor)
         object.__setattr__(self, "curvature_floor", c_floor)
+        if self.f_star is not None:
+            rounding = 16 * float(np.finfo(self.dtype).eps) * max(abs(f0), abs(self.f_star))
+            object.__setattr__(self, "gap_informative", bool(scale_f > rounding))
 
     def _check_minimizer(self, f_at: float, g: np.ndarray) -> None:
         """Refuse an ``x_star`` that a gradient step from it improves: f convex and differentiable, so a
@@ -810,6 +817,7 @@ def run_descent(
             stats.grad_calls += 1
             stats.iterations = k
             gap = None if problem.f_star is None else fx - problem.f_star
+            tested_gap = gap if problem.gap_informative else None  # f's rounding hides the gap: ∇f decides
             gnorm = float(np.linalg.norm(g))
             blown_up = fx - problem.f0 > BLOWUP_FACTOR * max(1.0, abs(problem.f0))
             if blown_up or not (in_working_range(fx) and in_working_range(g)):
@@ -818,8 +826,9 @@ def run_descent(
                 break
             stop = monitor.record(iteration=k, value=fx, gap=gap, grad_norm=gnorm, **info)
             if k > 0 or maxiters > 0:
-                if (gap is not None and gap <= gap_tol) or gnorm <= grad_tol:
-                    if not check_stationary_gap(problem, gap, gnorm, gap_tol, tol * problem.scale_grad):
+                if (tested_gap is not None and tested_gap <= gap_tol) or gnorm <= grad_tol:
+                    tol_grad = tol * problem.scale_grad
+                    if not check_stationary_gap(problem, tested_gap, gnorm, gap_tol, tol_grad):
                         retcode = RetCode.Stalled
                         break
                     check_f_star_not_above(problem, fx, gap_tol)

@@ -99,3 +99,11 @@ def test_float32_rank_one_curvature_is_psd_at_float32_rounding(seed):
     with pytest.raises(ValueError, match="positive semidefinite"):
         C.lcd1_step(np.ones(2, np.float32), np.ones(2, np.float32),
                     np.diag([1.0, -1e-3]).astype(np.float32), 1.0)
+
+
+@pytest.mark.parametrize("algorithm", [C.LCD1(), C.LCD2(), C.LCD3(), C.Polyak(), C.LBFGS(),
+                                       C.GradientDescent(lr=0.1)], ids=lambda a: type(a).__name__)
+def test_an_offset_below_rounding_never_gives_success_at_the_start(algorithm):
+    # f = ‖x‖² + 1e20: f(x0) − f* = 2 is below f's rounding (2e4): the gap test held at x0, Success at [1, 1]
+    sol = solve(C.shifted(C.squared_lp_norm(2, x0=np.ones(2)), 1e20), algorithm)
+    assert sol.retcode is not RetCode.Success or float(np.max(np.abs(sol.x))) < 1e-6
