@@ -87,6 +87,8 @@ def _crops(names: tuple[str, ...], size: int, count: int, seed: int, augment: bo
     out = np.empty((count, size, size))
     for k in range(count):
         image = load_image(names[k % len(names)] if not augment else names[rng.integers(len(names))])
+        while min(image.shape) < size:  # "text" is 49 px high: a 50..64 crop met numpy's "high <= 0"
+            image = load_image(names[rng.integers(len(names))])  # drawn again (a crop that fits: same stream)
         r = rng.integers(0, image.shape[0] - size + 1)
         c = rng.integers(0, image.shape[1] - size + 1)
         patch = image[r:r + size, c:c + size]

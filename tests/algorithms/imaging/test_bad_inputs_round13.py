@@ -213,3 +213,14 @@ def test_cnn_sizes_are_capped(build, channels, depth, refused):
     with pytest.raises(ValueError, match=rf"\b{refused} must be <= "):
         build(channels, depth)
     build(4, 3)
+
+
+@pytest.mark.parametrize("size", [50, 57, 64])
+def test_training_patches_of_every_documented_size(size):
+    """size in [4, 64] is documented; a crop of 50..64 px drawn from "text" (49 px high once resized) failed
+    with numpy's "high <= 0", naming no argument."""
+    from algorithms.imaging import training_patches
+
+    patches = training_patches(size, 400, seed=1)
+    assert tuple(patches.shape) == (400, size, size) and bool(torch.isfinite(patches).all())
+
