@@ -91,7 +91,9 @@ def _load_cached(path: str, mtime: float) -> tuple[RoutingGFlowNet, dict]:
 def load_model(path: str) -> tuple[RoutingGFlowNet, dict]:
     """(model in eval mode, metadata) of a checkpoint file (cached)."""
     if not isinstance(path, str | os.PathLike) or not os.path.isfile(path):
-        raise ValueError(f"checkpoint path {path!r} does not exist")
+        what = "is a folder, not a checkpoint file" if isinstance(path, str | os.PathLike) and os.path.isdir(
+            path) else "does not exist"
+        raise ValueError(f"checkpoint path {path!r} {what}")
     return _load_cached(os.path.abspath(path), os.path.getmtime(path))
 
 
@@ -99,8 +101,8 @@ def load_model(path: str) -> tuple[RoutingGFlowNet, dict]:
 class HBG(Algorithm):
     """Hybrid-Balance GFlowNet solver (see the module docstring).
 
-    ``checkpoint``: name, path or None (None: the shipped checkpoint of the nearest trained size, used
-    for any instance size: a size transfer ``allow_size_transfer`` need not allow); ``samples``:
+    ``checkpoint``: name, path or None (None: the shipped checkpoint of ``loss`` of the nearest trained
+    size, used for any instance size: a size transfer ``allow_size_transfer`` need not allow); ``samples``:
     trajectories per instance (an int in [1, 100000]: each is a sampled tour, so 2**31 - 1 was a solve
     that never ends); ``loss``: which shipped variant a name refers to ("hybrid", "tb", "db");
     ``inference``: "auto", "depot", "sample" or "greedy"; ``local_search``: 2-opt the best;
@@ -145,7 +147,11 @@ def _resolve(algorithm: HBG, problem_type: str, size: int) -> str:
     ck = algorithm.checkpoint
     shipped = shipped_checkpoints()
     if ck is None:
-        nearest = min(SHIPPED_SIZES, key=lambda s: (abs(s - size), s))
+        # the nearest size among the checkpoints of this loss (only 50-node tb/db ship: loss="tb" at n = 20
+        # looked for tsp20_tb and blamed a checkpoint the caller never gave)
+        sizes = [s for s in SHIPPED_SIZES if f"{problem_type}{s}_{algorithm.loss}" in shipped]
+        sizes = sizes or list(SHIPPED_SIZES)
+        nearest = min(sizes, key=lambda s: (abs(s - size), s))
         ck = f"{problem_type}{nearest}"
     ck = str(ck)
     if os.path.sep in ck or ck.endswith(".pt"):

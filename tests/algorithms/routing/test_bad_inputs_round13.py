@@ -114,3 +114,21 @@ def test_two_opt_refuses_an_asymmetric_dist():
     np.fill_diagonal(d, 0)
     with pytest.raises(ValueError, match=r"^dist must be symmetric"):
         two_opt(d, list(range(6)))
+
+
+@pytest.mark.parametrize("loss", ["tb", "db"])
+def test_hbg_default_checkpoint_is_the_nearest_of_its_loss(loss):
+    # only 50-node tb/db checkpoints ship: at n = 20 it looked for tsp20_tb and blamed the checkpoint
+    from algorithms import solve
+    from algorithms.core import RetCode
+    from algorithms.routing import random_tsp
+    from algorithms.routing.hbg import HBG
+
+    assert solve(random_tsp(20, seed=0), HBG(loss=loss, samples=4)).retcode is RetCode.Success
+
+
+def test_load_model_says_a_folder_is_a_folder():
+    from algorithms.routing.hbg import load_model
+
+    with pytest.raises(ValueError, match="is a folder"):
+        load_model(tempfile.mkdtemp())
