@@ -1056,7 +1056,8 @@ def _tilt_run(seed: int, profile: str, guidance: str):
 def _check_tilt(ctx: Context, *, guidance: str) -> Outcome:
     problem, sol = _tilt_run(ctx.seed, ctx.profile, guidance)
     result = sol.original
-    if sol.retcode not in (RetCode.Success, RetCode.Infeasible) or result.sample_values.size == 0:
+    # no feasible sample is Failure (never Infeasible since #43 round 13); without samples stage 3 never ran
+    if sol.retcode not in (RetCode.Success, RetCode.Failure) or result.sample_values.size == 0:
         return Outcome("fail", f"GGDOpt returned {sol.retcode} without samples", {})
     # D_ρ: the stage-1 points with empirical violation <= ρ, the distribution the score was fitted to;
     # their f and the guided samples' f are recomputed here from the LP data (f = costᵀx)

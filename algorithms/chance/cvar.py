@@ -9,7 +9,9 @@ t + E[(max_j(−g_j) − t)₊]/ρ <= 0. On the L samples, with g linear in x, t
 a convex inner approximation of the SAA feasible set (at most ρL samples violated). Solved by
 HiGHS (``scipy.optimize.linprog``). ``Success``: HiGHS optimal and the answer violates at most
 ⌊ρL⌋ samples; ``MaxIters`` when the solve option ``maxiters`` (HiGHS's iteration limit) stops it;
-``Infeasible`` when HiGHS proves the LP infeasible; ``Failure`` otherwise.
+``Failure`` when HiGHS proves the LP infeasible (a conservative approximation: the chance-constrained
+problem itself may be feasible, so never ``Infeasible``, which means no feasible point; SAA-MILP decides
+that) and otherwise.
 
 References
 ----------
@@ -48,10 +50,11 @@ class CVaRApproximation(Algorithm):
 
 
 def linprog_retcode(result, options: SolveOptions) -> RetCode:
-    """HiGHS's LP status as a retcode (0 optimal, 1 iteration limit, 2 infeasible, 3 unbounded)."""
-    return {0: RetCode.Success, 1: RetCode.MaxIters, 2: RetCode.Infeasible, 3: RetCode.Unbounded}.get(
-        result.status, RetCode.Failure
-    )
+    """HiGHS's LP status as a retcode (0 optimal, 1 iteration limit, 3 unbounded). An infeasible LP (2) is
+    ``Failure``: the LP is an approximation (CVaR's inner one, the scenario program), so its infeasibility
+    is no proof that the chance-constrained problem has no feasible point (it was ``Infeasible``, with an
+    empirically feasible x; red13a)."""
+    return {0: RetCode.Success, 1: RetCode.MaxIters, 3: RetCode.Unbounded}.get(result.status, RetCode.Failure)
 
 
 def highs_options(options: SolveOptions) -> dict:

@@ -20,20 +20,19 @@ The state is standardised by D_ρ's mean and per-coordinate spread, and f by its
 so ``beta`` is dimensionless. Samples are clipped to the box; the answer is the sample of lowest
 f among those that are empirically feasible (violation <= ρ on ``h_samples``).
 
-Convergence criterion (``Success``): the reverse process reached t_min and at least one sample
-is empirically feasible; none feasible is ``Infeasible``. ``Infeasible`` is also the answer when stage 1
-finds no feasible training point (before any reverse step, whatever ``maxiters``): in both cases it means
-that no empirically feasible point was found (the heuristic's failure to find one, not a proof that none
-exists; SAA-MILP is the method that proves it), and ``x`` is the point of least violation seen, with its
-violation in ``stats``. Stage 1 with 1 to 9 feasible points (too few to train on) is ``Failure``, ``x``
-the feasible one of least f. A stop comes first: a run cut by ``maxiters`` is ``MaxIters`` and
-one stopped by the callback ``Terminated``, feasible sample or not. The solve option ``maxiters`` caps the
-reverse steps (iterations of Algorithm 2; fewer than ``n_steps`` is ``MaxIters``). A non-finite
-training loss, or a sample beyond 1e6 (standardised units) or non-finite, is ``Diverged``.
-``stats`` (:class:`ChanceStats`) carries the empirical violation and the out-of-sample
-feasibility (on ``problem.n_fresh`` fresh draws of ``problem.h_sampler``, from the solve's seed,
-0 when none is given) of the answer. The trace records, per reverse step, the mean of f over the
-samples at that step (in f's own units, before clipping to the box).
+Convergence criterion (``Success``): the reverse process reached t_min and at least one sample is empirically
+feasible; none feasible is ``Failure``. ``Failure`` is also the answer when stage 1 finds no feasible training
+point (before any reverse step, whatever ``maxiters``): in both cases no empirically feasible point was found
+(the heuristic's failure to find one, not a proof that none exists, so never ``Infeasible``, which means no
+feasible point; SAA-MILP is the method that proves it), and ``x`` is the point of least violation seen, with
+its violation in ``stats``. Stage 1 with 1 to 9 feasible points (too few to train on) is ``Failure``, ``x``
+the feasible one of least f. A stop comes first: a run cut by ``maxiters`` is ``MaxIters`` and one stopped by
+the callback ``Terminated``, feasible sample or not. The solve option ``maxiters`` caps the reverse steps
+(iterations of Algorithm 2; fewer than ``n_steps`` is ``MaxIters``). A non-finite training loss, or a sample
+beyond 1e6 (standardised units) or non-finite, is ``Diverged``. ``stats`` (:class:`ChanceStats`) carries the
+empirical violation and the out-of-sample feasibility (on ``problem.n_fresh`` fresh draws of
+``problem.h_sampler``, from the solve's seed, 0 when none is given) of the answer. The trace records, per
+reverse step, the mean of f over the samples at that step (in f's own units, before clipping to the box).
 
 References
 ----------
@@ -343,7 +342,7 @@ def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOpt
     result = GGDOptResult(train_points=points, train_violation=violation, losses=[])
     if feasible.shape[0] < MIN_FEASIBLE_POINTS:
         # too few feasible points to train on: the best feasible one (Failure: found, but the method did not
-        # run), or with none the point of least violation (Infeasible)
+        # run), or with none the point of least violation (Failure too)
         if feasible.shape[0]:
             best = feasible[np.argmin(problem.objective(feasible))].astype(dtype)
         else:
@@ -352,7 +351,8 @@ def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOpt
         return Solution(
             x=best,
             value=float(problem.objective(best[None])[0]),
-            retcode=RetCode.Failure if feasible.shape[0] else RetCode.Infeasible,
+            # no feasible point found is no proof that none exists: Failure, never Infeasible (red13a)
+            retcode=RetCode.Failure,
             stats=stats,
             original=result,
         )
@@ -433,7 +433,7 @@ def _run(problem: ChanceConstrainedProblem, algorithm: GGDOpt, options: SolveOpt
     elif run.status == "stopped":
         retcode = RetCode.MaxIters
     else:
-        retcode = RetCode.Success if ok.any() else RetCode.Infeasible
+        retcode = RetCode.Success if ok.any() else RetCode.Failure   # none found: no proof (not Infeasible)
     return Solution(
         x=x,
         value=float(result.sample_values[index]),

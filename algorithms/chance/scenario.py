@@ -6,7 +6,8 @@ with N the smallest count for which the answer of a convex program in n variable
 true chance constraint with probability at most ``confidence`` (Calafiore & Campi's bound
 N >= (2/ρ)(ln(1/confidence) + n)); when fewer samples exist, all L are used. An LP, solved by
 HiGHS. ``Success``: HiGHS optimal and every enforced scenario satisfied; ``MaxIters`` (the
-solve option ``maxiters``, HiGHS's iteration limit), ``Infeasible``, ``Failure`` as for the CVaR LP.
+solve option ``maxiters``, HiGHS's iteration limit), ``Failure`` as for the CVaR LP (an infeasible
+scenario LP included: no proof that the chance-constrained problem has no feasible point).
 
 References
 ----------

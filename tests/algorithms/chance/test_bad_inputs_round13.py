@@ -247,3 +247,15 @@ def test_a_score_model_past_the_range_is_named_not_grad_f():
     model = _UserScore(lambda X: X[:, :-1] * 0 + 1e39)
     with pytest.raises(ValueError, match=r"^objective's gradient at the posterior means reaches .* model's"):
         guided_reverse_sample(model, lambda z: (z**2).sum(-1), n_samples=3, beta=1.0, n_steps=3, seed=0)
+
+
+def test_an_infeasible_approximation_lp_is_failure_not_infeasible():
+    # Infeasible means "no feasible point" (README); the scenario LP proved infeasible with an empirically
+    # feasible x (violation 0.01 <= rho), and SAA-MILP solved the same problem (red13a)
+    from algorithms.chance import ScenarioApproach, power_control_problem
+    from algorithms.chance.cvar import linprog_retcode
+
+    assert linprog_retcode(SimpleNamespace(status=2), SolveOptions()) is RetCode.Failure
+    p = power_control_problem(n_users=2, n_samples=100, rho=0.1, p_max=50.0, seed=0)
+    assert solve(p, ScenarioApproach(), seed=0).retcode is RetCode.Failure
+    assert solve(p, SAAMILP(), seed=0).retcode is RetCode.Success

@@ -38,12 +38,13 @@ def test_callback_terminates():
     assert sol.retcode is RetCode.Terminated
 
 
-def test_infeasible_when_no_training_point_is_feasible():
-    # d = n/4 with ρ tiny: 1/ρ = 100 samples, none of the restricted points violates at most 0 of them
+def test_failure_when_no_training_point_is_feasible():
+    # d = n/4 with ρ tiny: 1/ρ = 100 samples, none of the restricted points violates at most 0 of them.
+    # No feasible point found is Failure (never Infeasible: no proof that none exists; #43 round 13)
     problem = linear_gaussian_problem(n=2, n_samples=100, rho=0.01, seed=0)
     sol = solve(problem, replace(TINY_GGDOPT, n_train_points=10), seed=0)
-    assert sol.retcode in (RetCode.Infeasible, RetCode.Failure, RetCode.Success)
-    if sol.retcode is RetCode.Infeasible:   # no feasible point found: the answer is not feasible
+    assert sol.retcode in (RetCode.Failure, RetCode.Success)
+    if sol.retcode is RetCode.Failure and sol.original.train_violation.min() > 0.01:   # none feasible
         assert sol.stats.empirical_violation > 0.01
     else:   # Success, or Failure with 1-9 feasible training points: the answer is the best feasible one
         assert sol.stats.empirical_violation <= 0.01
