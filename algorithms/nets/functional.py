@@ -262,7 +262,9 @@ def flat_hessian(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tens
     """
     _check_function("loss", loss)
     _check_theta(theta)
-    theta = theta.contiguous()      # an expanded (stride-0) θ failed inside torch.func's make_dual
+    # a contiguous copy: an expanded (stride-0) θ failed inside torch.func's make_dual, and an fn writing into
+    # its argument past torch.func's in-place check (under no_grad, through .data) changed the caller's θ
+    theta = theta.clone(memory_format=torch.contiguous_format)
     _check_finite_loss("loss", _through_loss(lambda: loss(theta)), theta)   # one evaluation beside the d
     hessian = _through_loss(lambda: _hessian(loss)(theta))
     if tuple(hessian.shape) != (theta.numel(), theta.numel()):  # a vector loss gives a stack of them
@@ -288,7 +290,7 @@ def flat_hvp(loss: Callable[[torch.Tensor], torch.Tensor], theta: torch.Tensor,
         raise TypeError(f"vector must have theta's dtype {theta.dtype}, got {vector.dtype}")
     refuse_sparse("vector", vector)
     check_finite_data("vector", vector)
-    theta, vector = theta.contiguous(), vector.contiguous()     # expanded (stride-0) ones: see flat_hessian
+    theta, vector = theta.clone(memory_format=torch.contiguous_format), vector.contiguous()  # flat_hessian
     (_, value), (product, _) = _through_loss(lambda: jvp(grad_and_value(loss), (theta,), (vector,)))
     _check_finite_loss("loss", value, theta)
     if not bool(torch.isfinite(product).all()):
@@ -391,7 +393,7 @@ def per_sample_flat_hessians(
     """
     _check_function("sample_loss", sample_loss, 3)
     _check_samples(theta, X, y)
-    theta = theta.contiguous()      # an expanded (stride-0) θ: see flat_hessian
+    theta = theta.clone(memory_format=torch.contiguous_format)   # see flat_hessian
     values = _through_loss(lambda: vmap(sample_loss, in_dims=(None, 0, 0), randomness="same")(theta, X, y),
                            "sample_loss")
     if isinstance(values, torch.Tensor) and values.is_floating_point():

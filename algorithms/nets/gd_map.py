@@ -190,7 +190,9 @@ def _check_theta(theta: Any) -> torch.Tensor:
     if theta.dtype not in (torch.float32, torch.float64):  # integers, and half precision (documented)
         theta = theta.to(torch.float64)
     check_finite_data("theta", theta)
-    return theta.contiguous()   # an expanded (stride-0) θ failed inside torch.func's make_dual (jvp)
+    # a copy (contiguous: an expanded, stride-0 θ failed inside torch.func's make_dual): an fn writing into
+    # its argument past torch.func's in-place check (under no_grad, through .data) changed the caller's θ
+    return theta.clone(memory_format=torch.contiguous_format)
 
 
 # ----------------------------------------------------------------------------- the loss

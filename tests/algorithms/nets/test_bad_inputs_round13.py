@@ -208,3 +208,19 @@ def test_generalizing_solution_r_in_its_documented_range(r, ok):
     else:
         with pytest.raises(ValueError, match=r"\br\b"):
             generalizing_solution(task, features=3, r=r)
+
+
+# ------------------ class 11: an fn writing into its argument past torch.func's check changed the caller's θ
+@pytest.mark.parametrize("call", [
+    lambda fn, th: __import__("algorithms.nets.gd_map", fromlist=["g"]).gd_map(fn, th, lr=0.1),
+    lambda fn, th: __import__("algorithms.nets.gd_map", fromlist=["g"]).singular_step_sizes(fn, th),
+    lambda fn, th: __import__("algorithms.nets", fromlist=["f"]).flat_hessian(fn, th),
+])
+def test_the_callers_theta_is_never_written(call):
+    def fn(t):
+        with torch.no_grad():
+            t.add_(1.0)
+        return (t ** 2).sum()
+    theta = torch.ones(2, dtype=torch.float64)
+    call(fn, theta)
+    assert theta.tolist() == [1.0, 1.0]
