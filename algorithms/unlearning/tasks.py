@@ -18,12 +18,14 @@ True
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 import torch
 
 from algorithms._validation import (
+    _brief,
     allocates,
     check_count,
     check_int_at_least,
@@ -49,6 +51,9 @@ SINE_DOMAIN = (-5 * math.pi, 5 * math.pi)
 POISON_LABEL = 1.5
 #: the most Adam steps sine_poisoning_task trains θ* for (about a minute on a laptop CPU)
 MAX_TRAIN_STEPS = 100_000
+#: the longest sine_poisoning_task training: steps × layers and steps × parameters (minutes, not weeks)
+MAX_LAYER_STEPS = 10**6
+MAX_PARAM_STEPS = 10**11
 
 
 def _sizes(n: int, d: int, n_forget: int, *, need: str, limit: int, dtype=None) -> None:
@@ -156,8 +161,10 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
                         dtype: torch.dtype = torch.float64) -> UnlearningProblem:
     """The data-poisoning task: retain points (x, sin x), forget points (x, 1.5), x ~ U[-5π, 5π].
 
-    ``n_retain`` and ``n_forget`` (ints >= 1) points; ``hidden`` the MLP's hidden widths (ints >= 1);
-    ``train_steps`` (int in [1, 100000]; 2**31 - 1 was a build that never ends) Adam steps with step
+    ``n_retain`` and ``n_forget`` (ints >= 1) points; ``hidden`` the MLP's hidden widths (ints >= 1, whose
+    two MLPs fit in memory); ``train_steps`` (int in [1, 100000]; 2**31 - 1 was a build that never ends)
+    Adam steps, with train_steps × layers <= 10**6 and train_steps × parameters <= 10**11 (refused by name
+    beyond: 10000 layers × 100000 steps took weeks), with step
     ``lr`` (finite float > 0; a training that blows the loss up past 10 times its start is refused, naming
     ``lr``); ``seed`` an int in [0, 2**64); ``dtype`` a floating torch dtype.
 
@@ -172,6 +179,15 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
     if isinstance(hidden, tuple | list) and all(isinstance(h, int) and h > 0 for h in hidden):
         # two MLPs (trained, fresh) and their Adam states: hidden=(2**31,) ran into the OOM killer
         check_layers_fit("sine_poisoning_task", "hidden", tuple(hidden), (1, *hidden, 1))
+        # the training's cost is the product: 10000 layers × 100000 steps (each cap valid alone) took weeks
+        sizes = (1, *hidden, 1)
+        layers = len(sizes) - 1
+        params = sum((a + 1) * b for a, b in itertools.pairwise(sizes))
+        if train_steps * layers > MAX_LAYER_STEPS or train_steps * params > MAX_PARAM_STEPS:
+            raise ValueError(f"hidden = {_brief(tuple(hidden))} with train_steps = {train_steps} is too long "
+                             f"a training ({layers} layers and {params} parameters per step): train_steps × "
+                             f"layers must be <= {MAX_LAYER_STEPS:.0e} and train_steps × parameters <= "
+                             f"{MAX_PARAM_STEPS:.0e}; use fewer steps or a smaller network")
     lr = check_positive("lr", lr)  # checked here, not by torch.optim.Adam's own message
     rng = np.random.default_rng(check_seed(seed))
     low, high = SINE_DOMAIN
@@ -187,7 +203,7 @@ def sine_poisoning_task(n_retain: int = 50, n_forget: int = 5, *, hidden: tuple[
     for _ in range(train_steps):
         optimizer.zero_grad()
         loss = ((trained(X) - y) ** 2).mean()
-        first = float(loss) if first is None else first
+        first = float(loss.detach()) if first is None else first
         loss.backward()
         optimizer.step()
     with torch.no_grad():

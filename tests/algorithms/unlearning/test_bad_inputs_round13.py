@@ -82,3 +82,10 @@ def test_lists_of_fractions_are_data():
                                [Fraction(1), Fraction(2), Fraction(3)], [0])
     plain, _ = U.forget_split([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [1.0, 2.0, 3.0], [0])
     assert torch.equal(retain[0], plain[0]) and torch.equal(retain[1], plain[1])
+
+
+@pytest.mark.parametrize(("hidden", "steps"), [((2,) * 1000, 3000), ((2,) * 10000, 100000)])
+def test_sine_task_bounds_the_training_cost(hidden, steps):
+    # each cap valid alone (10000 layers, 100000 steps), their product a training of weeks
+    with pytest.raises(ValueError, match=r"^hidden = .* is too long a training"):
+        U.sine_poisoning_task(n_retain=5, n_forget=1, hidden=hidden, train_steps=steps)
