@@ -581,6 +581,10 @@ class DynamicMatchoidMaximizer:
         mantissa, low = math.frexp(singleton)  # singleton = mantissa·2^low, mantissa in [1/2, 1)
         if mantissa == 0.5:
             low -= 1  # an exact power of two: 2^(low - 1) itself is the least power >= it
+        if low > _MAX_EXPONENT:  # no guess 2^j >= f({e}) is a float: the element joined no run (Success, 0)
+            raise ValueError(f"f({{e}}) = {singleton!r} exceeds 2**1023, so no guessed MAX = 2^j bounds it "
+                             f"(f's singletons must be at most 2**1023 ≈ 9e307 for max_value=None); "
+                             f"rescale f")
         keys = []
         exponent = low
         while exponent <= _MAX_EXPONENT and math.ldexp(1.0, exponent) <= top:  # top = inf for ε = 5e-324
@@ -718,7 +722,8 @@ class DynamicMatchoid(Algorithm):
     larger insert, above 2M before the run, each naming max_value; any MAX in range when every f({e}) = 0;
     Theorem 1.1 needs the range at every time t, over the elements present then: a fixed MAX suits streams
     whose largest f({e}) stays within a factor 2, else leave it None and let MAX be guessed)
-    (None: guessed, by Appendix B's parallel runs with ``max_guess="parallel"``, the default, or by our
+    (None: guessed, every f({e}) then at most 2**1023 ≈ 9e307, else refused naming f({e}); by Appendix B's
+    parallel runs with ``max_guess="parallel"``, the default, or by our
     ``max_guess="current"``: one run for the MAX valid now, rebuilt by Init when ⌈log₂ max f(v)⌉
     changes, see the module docstring); ``monotone`` selects Proposition 1.3's parameters (f's
     monotonicity is then sampled, see :class:`DynamicMatchoidMaximizer`). ``tol`` has no effect (the method

@@ -106,3 +106,14 @@ def test_graph_cut_takes_a_float32_symmetric_product():
     S.GraphCut(np.abs(A @ A.T))
     with pytest.raises(ValueError, match=r"^weights must be symmetric"):
         S.GraphCut(np.array([[0.0, 1.0], [2.0, 0.0]], dtype=np.float32))
+
+
+@pytest.mark.parametrize("max_guess", ["parallel", "current"])
+def test_guessed_max_refuses_singletons_past_2_to_1023(max_guess):
+    # the guess 2^j overflowed: every element joined no run, Success with f = 0
+    def f(s):
+        return 1e308 * min(len(s), 1)
+
+    st = S.UpdateStream(f, S.Matchoid([S.UniformMatroid(2)]), [("insert", i) for i in range(4)])
+    with pytest.raises(ValueError, match=r"exceeds 2\*\*1023"):
+        solve(st, S.DynamicMatchoid(max_guess=max_guess), seed=0)
