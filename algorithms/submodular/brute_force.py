@@ -54,6 +54,7 @@ class _Terminated(Exception):
 
 @_dispatch
 def _solve(problem: MatchoidMaximization, algorithm: BruteForce, options: SolveOptions) -> Solution:
+    problem.recheck_matroids()  # a user matroid changed since construction
     elements = problem.universe
     if len(elements) > MAX_ELEMENTS:
         raise ValueError(f"elements: brute force enumerates the independent sets of at most {MAX_ELEMENTS} "

@@ -827,6 +827,7 @@ def _check_max_value_bound(problem: UpdateStream, max_value: float | None) -> No
 
 @_dispatch
 def _solve(problem: UpdateStream, algorithm: DynamicMatchoid, options: SolveOptions) -> Solution:
+    problem.recheck_matroids()  # a user matroid changed since construction
     _check_max_value_bound(problem, algorithm.max_value)
     dm = DynamicMatchoidMaximizer(problem.f, problem.matchoid, eps=algorithm.eps, seed=options.seed,
                                   max_value=algorithm.max_value, monotone=algorithm.monotone,

@@ -97,4 +97,5 @@ def static_solve(problem: MatchoidMaximization, elements: Sequence[Hashable],
 
 @_dispatch
 def _solve(problem: MatchoidMaximization, algorithm: Greedy, options: SolveOptions) -> Solution:
+    problem.recheck_matroids()  # a user matroid changed since construction
     return static_solve(problem, problem.universe, options)

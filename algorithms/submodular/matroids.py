@@ -136,6 +136,8 @@ class Matroid(_Sealed):
     What is checked of a user's subclass (the four matroids of this module are correct by
     construction and not re-checked), by :func:`check_matroid`:
 
+    * (a user subclass must not change after the :class:`Matchoid` is built: a changed rank is refused
+      at the next solve, naming it, and the axiom checks below run again there)
     * a finite ``ground`` (a frozenset or set; another type is refused by name when a :class:`Matchoid`
       is built, and ``rank`` must be an int in [0, 2**63 - 1]) of at most ``EXHAUSTIVE_GROUND`` (10)
       elements: when a :class:`Matchoid` is built, on every subset: the empty set is independent, every
@@ -603,6 +605,9 @@ class Matchoid(_Sealed):
                                 f"{type(matroid.ground).__name__}")
             check_matroid(f"matroids[{j}]", matroid)  # a user's subclass against the axioms (see Matroid)
         self.matroids = tuple(matroids)
+        #: each matroid's rank when this matchoid was built: a user's matroid changed afterwards is refused
+        #: at the next solve (see the problems' ``recheck_matroids``)
+        self.built_ranks = tuple(int(m.rank) for m in self.matroids)
         self._everywhere = tuple(j for j, m in enumerate(self.matroids) if m.ground is None)
         membership: dict[Hashable, list[int]] = {}
         for j, matroid in enumerate(self.matroids):

@@ -82,6 +82,18 @@ class _SetProblem(Problem):
                                      f"set, but {rank + 1} of these elements are independent: "
                                      f"{_show(frozenset(S))}")
 
+    def recheck_matroids(self) -> None:
+        """Called by every solve: a user's matroid changed after construction (its rank, or answers that
+        break the axioms) is refused by name; the stale rank bound or a non-matroid ran before, in silence.
+        The package's own matroids are immutable and pass without a query."""
+        pairs = zip(self.matchoid.matroids, self.matchoid.built_ranks, strict=True)
+        for j, (matroid, rank) in enumerate(pairs):
+            if matroid.rank != rank:
+                raise ValueError(f"matroids[{j}].rank changed after the Matchoid was built ({rank} -> "
+                                 f"{matroid.rank!r}); build a new Matchoid and problem for it")
+            check_matroid(f"matroids[{j}]", matroid, self.universe if matroid.ground is None else None)
+        self._check_rank()
+
     def _check_free_matroids(self) -> None:
         """A user's matroid with ``ground = None`` checked on this problem's elements (see Matroid)."""
         for j, matroid in enumerate(self.matchoid.matroids):

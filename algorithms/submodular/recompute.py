@@ -54,6 +54,7 @@ class RecomputeFromScratch(Algorithm):
 
 @_dispatch
 def _solve(problem: UpdateStream, algorithm: RecomputeFromScratch, options: SolveOptions) -> Solution:
+    problem.recheck_matroids()  # a user matroid changed since construction
     oracle = CountingOracle(problem.f, problem.matchoid)
     rank = {e: i for i, e in enumerate(problem.universe)}
     present: set = set()

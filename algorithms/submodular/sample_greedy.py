@@ -52,5 +52,6 @@ def sample(elements, p: int, rng: np.random.Generator) -> list:
 
 @_dispatch
 def _solve(problem: MatchoidMaximization, algorithm: SampleGreedy, options: SolveOptions) -> Solution:
+    problem.recheck_matroids()  # a user matroid changed since construction
     kept = sample(problem.universe, problem.matchoid.p, np.random.default_rng(options.seed))
     return static_solve(problem, kept, options)

@@ -117,3 +117,30 @@ def test_guessed_max_refuses_singletons_past_2_to_1023(max_guess):
     st = S.UpdateStream(f, S.Matchoid([S.UniformMatroid(2)]), [("insert", i) for i in range(4)])
     with pytest.raises(ValueError, match=r"exceeds 2\*\*1023"):
         solve(st, S.DynamicMatchoid(max_guess=max_guess), seed=0)
+
+
+@pytest.mark.parametrize("algorithm", [S.Greedy(), S.BruteForce(), S.SampleGreedy()],
+                         ids=lambda a: type(a).__name__)
+def test_a_user_matroid_changed_after_construction_is_refused_at_solve(algorithm):
+    # the stale rank bound (k = 2) ran with k = 4: Success with value 4 in silence
+    class Uniform(S.Matroid):
+        ground = None
+
+        def __init__(self, k):
+            self.k = k
+
+        def in_ground(self, e):
+            return True
+
+        def is_independent(self, s):
+            return len(s) <= self.k
+
+        @property
+        def rank(self):
+            return self.k
+
+    matroid = Uniform(2)
+    problem = S.MatchoidMaximization(len, S.Matchoid([matroid]), range(5))
+    matroid.k = 4
+    with pytest.raises(ValueError, match=r"^matroids\[0\]\.rank changed after the Matchoid was built"):
+        solve(problem, algorithm)
