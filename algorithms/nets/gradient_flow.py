@@ -492,7 +492,9 @@ class GradientFlow(Algorithm):
     ``Diverged`` for a non-finite θ or loss, or a loss above ``(1 + DIVERGENCE_RISE) L(θ_0)``
     (the flow never increases the loss, so such a rise is a blow-up of the integration);
     ``Failure`` when ``solve_ivp`` gives up or needs more than ``MAX_FIELD_EVALS`` = 10**6 gradient
-    evaluations (a stiff or blowing-up flow; the velocity not finite at θ₀ is ``Diverged`` at once).
+    evaluations, or more than fit in ``MAX_RUN_SECONDS`` = 60 s at >= 20 µs + 1 ns · n · n_params each (a
+    stiff or blowing-up flow, or tolerances too tight; the velocity not finite at θ₀ is ``Diverged`` at
+    once).
 
     >>> from algorithms import solve
     >>> from algorithms.nets.neural_collapse import orthogonally_separable_data
@@ -534,7 +536,7 @@ class GradientDescentTraining(Algorithm):
     :class:`GradientFlow`, so the two trajectories can be compared). One iteration
     is one step; ``maxiters`` caps them.
 
-    A run estimated past ``MAX_RUN_SECONDS`` = 600 s (at >= 20 µs a step: about 3·10⁷ steps on small
+    A run estimated past ``MAX_RUN_SECONDS`` = 60 s (at >= 20 µs a step: about 3·10⁶ steps on small
     problems, fewer on large ones) is refused naming lr, t_end and maxiters; pass ``maxiters`` to cap it.
 
     Domains: ``lr`` > 0 in [1.18e-38, 3.4e38]; ``t_end`` > 0 in [1.18e-38, 3.4e38] with lr <= t_end
@@ -639,9 +641,14 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOpt
     X64 = problem.X.astype(np.float64)
     field = _field(problem)
 
+    # evaluations bounded by count and by an estimate of their time (the count alone let 100 points of
+    # width 200 at rtol 2.3e-14 run past 90 s)
+    per_eval = 2e-5 + 1e-9 * problem.X.shape[0] * problem.n_params
+    field_budget = min(MAX_FIELD_EVALS, max(1000, int(MAX_RUN_SECONDS / per_eval)))
+
     def rhs(_t: float, th: np.ndarray) -> np.ndarray:
         nfev[0] += 1
-        if nfev[0] > MAX_FIELD_EVALS:   # a stiff or overflowing flow shrank its steps without end (a hang)
+        if nfev[0] > field_budget:      # a stiff or overflowing flow shrank its steps without end (a hang)
             raise _FieldBudget
         return -field(th, X64)[1]
 
@@ -665,8 +672,9 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOpt
                                    rtol=algorithm.rtol, atol=algorithm.atol)
             except _FieldBudget:
                 retcode = RetCode.Failure
-                message = (f"the integrator needed more than {MAX_FIELD_EVALS} gradient evaluations "
-                           f"(MAX_FIELD_EVALS: a stiff or blowing-up flow)")
+                message = (f"the integrator needed more than {field_budget} gradient evaluations "
+                           f"(MAX_FIELD_EVALS, or fewer estimated past MAX_RUN_SECONDS: a stiff or "
+                           f"blowing-up flow, or tolerances too tight for this problem)")
                 break
             message = result.message
             if not np.all(np.isfinite(result.y)):
@@ -701,7 +709,7 @@ def _solve(problem: TwoLayerTraining, algorithm: GradientFlow, options: SolveOpt
 #: cost (~20 µs plus ~1 ns per n·n_params on one core; measured 20-65 µs on the smallest problems, the
 #: earlier 2 µs bound let lr = 1e-6 with t_end = 100, 10⁸ steps, run for hours): lr = 1e-7 with t_end
 #: = 100 asked for 10⁹ steps, which the count check (a C int) allows
-MAX_RUN_SECONDS = 600.0
+MAX_RUN_SECONDS = 60.0
 
 
 def _check_run_length(problem: TwoLayerTraining, algorithm: GradientDescentTraining, steps: int) -> None:

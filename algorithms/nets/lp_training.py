@@ -236,7 +236,7 @@ class LpPathNormTraining(Algorithm):
     (relative to the data range), ``init_scale`` the initial weights' scale (:class:`TwoLayerReLU`'s).
     Domains: ``width`` and ``outer_every`` ints >= 1 (``width`` also bounded by this machine's memory,
     16 float64 arrays of that size, and by time: a solve whose maxiters · width · data points passes
-    1.2e10, estimated past 600 s, is refused naming width and maxiters); ``lr`` > 0 in [1.18e-38, 3.4e38]
+    1.2e9, estimated past 60 s, is refused naming width and maxiters); ``lr`` > 0 in [1.18e-38, 3.4e38]
     (a huge one makes the run ``Diverged``); ``penalty`` > 0 in [1.18e-38, 3.4e38]; ``prune_tol`` in
     [0, 1) (1 would prune every neuron); ``merge_tol`` >= 0, any value in [0, 3.4e38]; ``init_scale``
     > 0 in [1.18e-38, 3.4e38], one whose drawn weights pass 3.4e38 refused naming init_scale (a trained

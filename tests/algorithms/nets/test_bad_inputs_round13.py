@@ -130,7 +130,7 @@ def test_an_lp_path_run_estimated_past_the_time_limit_is_refused_naming_width(wi
     from algorithms.nets.lp_training import LpPathNormTraining
     from algorithms.nets.sparse_interpolation import InterpolationProblem
     prob = InterpolationProblem(x=[0, 1, 2, 3, 4], y=[0, 1, 0, 2, 1], p=0.5)
-    with pytest.raises(ValueError, match=r"LpPathNormTraining: \d+ steps \(maxiters\) of width \d+ .* 600 s"):
+    with pytest.raises(ValueError, match=r"LpPathNormTraining: \d+ steps \(maxiters\) of width \d+ .* 60 s"):
         solve(prob, LpPathNormTraining(width=width), maxiters=maxiters, seed=0)
 
 
@@ -224,3 +224,17 @@ def test_the_callers_theta_is_never_written(call):
     theta = torch.ones(2, dtype=torch.float64)
     call(fn, theta)
     assert theta.tolist() == [1.0, 1.0]
+
+
+# ------------------ class 12: GradientFlow's evaluation cap was a count, not a time (valid runs took minutes)
+def test_gradient_flow_evaluations_are_bounded_by_an_estimate_of_their_time(monkeypatch):
+    from algorithms import solve
+    from algorithms.core import RetCode
+    from algorithms.nets import gradient_flow as G
+    from algorithms.nets.neural_collapse import orthogonally_separable_data
+    monkeypatch.setattr(G, "MAX_RUN_SECONDS", 1e-6)      # the floor of 1000 evaluations then applies
+    X, y = orthogonally_separable_data(3, 6, seed=1)
+    flow = G.GradientFlow(t_end=1000.0, rtol=2.3e-14, atol=1.2e-38)
+    sol = solve(G.TwoLayerTraining(X=X, y=y, width=4), flow, seed=0)
+    assert sol.retcode is RetCode.Failure and sol.stats.f_calls <= 1001
+    assert "gradient evaluations" in sol.original["solver_message"]
