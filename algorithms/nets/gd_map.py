@@ -549,7 +549,9 @@ class SLQEstimate(_SLQFields):
     ``estimate`` a real number (−inf for a singular A), ``stderr`` a real number >= 0 (inf with one
     probe, NaN when a sample is infinite), ``samples`` a 1-D float array (one quadrature value per
     probe). A record built by hand with a str, a bool, a negative ``stderr`` or 2-D ``samples`` is
-    refused naming the field (it was stored as given).
+    refused naming the field (it was stored as given). The fields are checked one by one, not against
+    each other: :func:`stochastic_logabsdet` writes estimate = mean(samples) and stderr = std(samples,
+    ddof=1)/√k, which a hand-built record need not satisfy (it is then what its builder says).
     """
 
     __slots__ = ()
