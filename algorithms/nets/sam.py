@@ -224,6 +224,9 @@ class SAM(torch.optim.Optimizer):
         except (TypeError, ValueError) as exc:   # torch's own message, re-raised from here
             raise type(exc)(f"SAM({base_optimizer.__name__}) rejected params or keywords "
                             f"{sorted(kwargs)}: {exc}") from None
+        except (IndexError, KeyError, AssertionError) as exc:    # torch's IndexError for betas=(0.9,)
+            raise ValueError(f"SAM({base_optimizer.__name__}) rejected params or keywords "
+                             f"{sorted(kwargs)}: {type(exc).__name__}: {exc}") from None
         self.param_groups = self.base_optimizer.param_groups
         self.defaults.update(self.base_optimizer.defaults)
         _check_distinct(self.param_groups)

@@ -435,6 +435,9 @@ class BlockOptimizer(torch.optim.Optimizer):
         except (TypeError, ValueError) as exc:   # the base's own message, raised from here with its name
             raise type(exc)(f"base {self.base.__name__} rejected lr / keywords {sorted(self._base_kwargs)}: "
                             f"{exc}") from None
+        except (IndexError, KeyError, AssertionError) as exc:    # torch's IndexError for betas=(0.9,)
+            raise ValueError(f"base {self.base.__name__} rejected lr / keywords {sorted(self._base_kwargs)}: "
+                             f"{type(exc).__name__}: {exc}") from None
         self._active_ids = {id(p) for p in active}
         for block in self._blocks:
             for p in block:

@@ -140,3 +140,12 @@ def test_finetune_with_a_misbehaving_model_names_its_forward(forward, error, wor
     task = FinetuneTask(Wrapped(copy.deepcopy(base.model)), base.task, base.tokens, batch_size=4)
     with pytest.raises(error, match=words):
         solve(task, FullFinetune(lr=0.01), maxiters=3, seed=0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SAM([torch.nn.Parameter(torch.ones(2))], torch.optim.Adam, lr=0.1, betas=(0.9,)),
+    lambda: BlockOptimizer([("w", torch.nn.Parameter(torch.ones(3, 3)))], betas=(0.9,)),
+])
+def test_a_base_keyword_torch_indexes_past_is_refused_by_name(make):
+    with pytest.raises(ValueError, match=r"rejected .*keywords \[.*'betas'.*IndexError"):
+        make()
