@@ -151,7 +151,8 @@ class TSPInstance(Problem):
     """A Euclidean TSP on ``n >= 3`` distinct finite points ``coords`` (shape (n, 2); any real dtype, kept
     as a read-only float64 copy: float32, float16 and integer coordinates are promoted). Every pairwise
     distance must be at most 3.4e38 (the working range), so coordinates of magnitude above about 1.2e38
-    may be refused by name (|coords| <= 1.2e38 always passes)."""
+    may be refused by name (|coords| <= 1.2e38 always passes); and points so close that their squared
+    distance underflows float64 (about 1e-154 apart or less) are refused by name (rescale the coords)."""
 
     coords: np.ndarray
 

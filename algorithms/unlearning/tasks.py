@@ -223,7 +223,8 @@ def sup_error(problem: UnlearningProblem, theta: torch.Tensor, *, grid: int = 20
     """sup over x in [-5π, 5π] of |f(θ, x) − sin x| on a ``grid``-point grid (the task's metric).
 
     ``problem`` is the sine task's :class:`UnlearningProblem` (one input feature) and ``theta`` a finite
-    flat parameter vector of its model.
+    flat parameter vector of its model; ``grid`` an int >= 2 whose (grid,) evaluation fits this machine's
+    memory (refused by name otherwise).
     """
     check_int_at_least("grid", grid, 2)  # one point would be x = -5π alone, not a sup over the interval
     if not isinstance(problem, UnlearningProblem):
