@@ -126,8 +126,9 @@ class RFAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     distinct rows at fit (a masked array or a sparse matrix is refused by name; through ``solve``, one
     repeated row ends ``Failure`` instead); numbers of any real dtype are read as float64 (float32, float16,
     integers and bools promoted), so the outputs are float64. A numeric column whose distinct values lie
-    closer than scikit-learn's split resolution (1e-7, relative to the column: data in units of 1e-30, or
-    a huge offset) is refused at fit, naming the column: rescale it.
+    (median gap) within max(3e-6, 4 float32 spacings at its magnitude) of each other, too close for
+    scikit-learn's float32 splits (data in units of 1e-30, or a huge offset), is refused at fit, naming the
+    column: rescale it.
     n_estimators : int in [1, 10000]
         trees of the default forest (``MAX_ESTIMATORS`` = 10000: 2**31 - 1 was a fit that never ends).
     random_state : int, RandomState or None
