@@ -33,6 +33,7 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     check_torch_dtype,
+    in_working_range,
 )
 from algorithms.nets.models import MLP
 from algorithms.unlearning.models import (
@@ -100,9 +101,10 @@ def deep_linear_task(n: int, d: int, widths: tuple[int, ...], n_forget: int, *, 
                      dtype: torch.dtype = torch.float64) -> UnlearningProblem:
     """A random L-layer linear network whose first layer is corrected so that it interpolates D.
 
-    ``n`` samples (int >= 1, at most ``d``) in dimension ``d`` (int >= 1); ``widths`` the hidden widths
-    (ints >= 1, at least one); ``n_forget`` an int in [1, n); ``seed`` an int in [0, 2**64); ``dtype`` a
-    floating torch dtype.
+    ``n`` samples (int >= 1, at most ``d``) in dimension ``d`` (int >= 1); ``widths`` the hidden
+    widths (ints >= 1, at least one; a network so deep that the interpolating correction of A1 leaves the
+    working range, a few hundred narrow layers, is refused naming widths); ``n_forget`` an int in [1, n);
+    ``seed`` an int in [0, 2**64); ``dtype`` a floating torch dtype.
 
     The correction A_1 += u (w_D − w(θ))ᵀ/‖u‖² (u = A_2ᵀ⋯c) sets the predictor to w_D = the
     minimum-norm interpolator plus a random kernel component (θ* need not be minimum norm).
@@ -121,6 +123,11 @@ def deep_linear_task(n: int, d: int, widths: tuple[int, ...], n_forget: int, *, 
         u = params[f"A{layer}"].T @ u
     params["A1"] += torch.outer(u, target - effective_predictor(net, params)) / (u @ u)
     theta = torch.cat([p.reshape(-1) for p in params.values()])
+    if not in_working_range(theta.to(dtype)):  # blamed on params, which the caller never gave
+        raise ValueError(f"widths = {_brief(tuple(widths))} ({net.depth} layers) is too deep for this "
+                         f"task: the product of the random layers shrinks u to {float(u.norm()):.3g}, so the "
+                         f"interpolating correction of A1 leaves the working range (3.4e38 in {dtype}); use "
+                         f"fewer layers")
     retain, forget = _split(X.to(dtype), y.to(dtype), n_forget, rng)
     return UnlearningProblem(DeepLinear(d, widths, seed=seed, dtype=dtype), theta.to(dtype), retain, forget)
 

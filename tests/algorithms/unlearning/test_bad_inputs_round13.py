@@ -89,3 +89,9 @@ def test_sine_task_bounds_the_training_cost(hidden, steps):
     # each cap valid alone (10000 layers, 100000 steps), their product a training of weeks
     with pytest.raises(ValueError, match=r"^hidden = .* is too long a training"):
         U.sine_poisoning_task(n_retain=5, n_forget=1, hidden=hidden, train_steps=steps)
+
+
+def test_deep_linear_task_too_deep_is_blamed_on_widths():
+    # "params has an entry of magnitude 1.6e152": params is no argument of deep_linear_task
+    with pytest.raises(ValueError, match=r"^widths = .* is too deep for this task"):
+        U.deep_linear_task(n=4, d=6, widths=(3,) * 2000, n_forget=1)
