@@ -142,6 +142,14 @@ TORCH_FLAG_KEYWORDS = frozenset({"maximize", "capturable", "amsgrad", "nesterov"
 #: coordinate whose gradient is 0
 POSITIVE_KEYWORDS = frozenset({"eps", "adam_eps", "adamw_eps"})
 
+#: torch flags the package's wrappers cannot honour, and why
+UNSUPPORTED_FLAGS = {"capturable": "CUDA-graph capture: the parameters here step outside a graph, and torch "
+                                   "refuses it on CPU tensors",
+                     "differentiable": "the steps run outside autograd, and torch's in-place step on a leaf "
+                                       "that requires grad fails"}
+#: keywords that are a pair (β₁, β₂)
+PAIR_KEYWORDS = frozenset({"betas", "adamw_betas"})
+
 #: torch's and this family's real-valued optimizer keywords: an int given for one is taken as the float
 REAL_KEYWORDS = frozenset({
     "lr", "weight_decay", "momentum", "dampening", "eps", "alpha", "lr_decay", "initial_accumulator_value",
@@ -166,7 +174,13 @@ def check_real_keywords(keywords: dict[str, Any], where: str = "", lr: float | N
                 raise TypeError(f"{where}{key} must be a bool (torch's flag), got {type(value).__name__} "
                                 f"{value!r:.40}")
             out[key] = value if value is None else bool(value)
+            if key in UNSUPPORTED_FLAGS and out[key]:   # torch's AssertionError / RuntimeError at a step
+                raise ValueError(f"{where}{key}=True is not supported here ({UNSUPPORTED_FLAGS[key]}); "
+                                 f"leave it False")
             continue
+        if key in PAIR_KEYWORDS and isinstance(value, tuple | list) and len(value) != 2:
+            # a 3-tuple met "too many values to unpack" inside torch's step, naming nothing
+            raise ValueError(f"{where}{key} must be a pair (β₁, β₂), got {len(value)} values: {value!r:.60}")
         items = value if isinstance(value, tuple | list) else (value,)
         checked = []
         for i, item in enumerate(items):
