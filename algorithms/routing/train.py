@@ -95,7 +95,12 @@ def save_checkpoint(
     optimizer: torch.optim.Optimizer | None = None,
     extra: dict[str, Any] | None = None,
 ) -> None:
-    """Write ``path`` (torch) and ``path`` with ``.json`` (metadata)."""
+    """Write ``path`` (torch) and ``path`` with ``.json`` (metadata).
+
+    ``meta`` is a JSON-able dict; where it records the model's settings they must be the model's own
+    (``problem``, ``hidden``, ``layers``), and a ``size`` is an int >= 2: each is read back by HBG, so a
+    contradiction is refused by name (size -5 or problem "xx" was written).
+    """
     if not isinstance(path, str | os.PathLike):
         raise TypeError(f"path must be a str path for the .pt checkpoint, got {type(path).__name__}")
     path = os.fspath(path)  # a pathlib.Path met "unsupported operand type(s) for +" at the save
@@ -106,6 +111,13 @@ def save_checkpoint(
         raise TypeError(f"model must be a RoutingGFlowNet, got {type(model).__name__}")
     if not isinstance(meta, dict):
         raise TypeError(f"meta must be a dict (written as JSON), got {type(meta).__name__}")
+    for key, own in model.config().items():
+        if key in meta and key != "k" and meta[key] != own:
+            raise ValueError(f"meta[{key!r}] must be the model's own {own!r}, got {meta[key]!r}")
+    if "size" in meta and (isinstance(meta["size"], bool) or not isinstance(meta["size"], int)
+                           or meta["size"] < 2):
+        raise ValueError(f"meta['size'] must be the training instances' size, an int >= 2, got "
+                         f"{meta['size']!r}")
     try:
         meta_text = json.dumps(meta, indent=1, sort_keys=True)  # NaN allowed: a loss before the first step
     except (TypeError, ValueError) as exc:

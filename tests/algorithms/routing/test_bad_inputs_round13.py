@@ -132,3 +132,14 @@ def test_load_model_says_a_folder_is_a_folder():
 
     with pytest.raises(ValueError, match="is a folder"):
         load_model(tempfile.mkdtemp())
+
+
+@pytest.mark.parametrize(("meta", "key"), [({"problem": "xx"}, "problem"), ({"hidden": 999}, "hidden"),
+                                           ({"size": -5}, "size")])
+def test_save_checkpoint_refuses_metadata_contradicting_the_model(meta, key):
+    # written as given, then read back by HBG ("was trained on TSP-5", or problem "xx" ignored)
+    from algorithms.routing.train import save_checkpoint
+
+    model = RoutingGFlowNet(problem="tsp", hidden=8, layers=1)
+    with pytest.raises(ValueError, match=rf"^meta\['{key}'\]"):
+        save_checkpoint(os.path.join(tempfile.mkdtemp(), "a.pt"), model, meta)
