@@ -33,7 +33,9 @@ Each is checked once, in :class:`SolveOptions`, with the argument's name in the 
 ``callback`` (callable or None)
     called as ``callback(record)`` with the per-iteration record (a dict);
     returning ``True`` stops the run with ``RetCode.Terminated`` (``None`` or ``False``
-    continue; any other return value raises a ``TypeError`` naming ``callback``). It is called at
+    continue; any other return value raises a ``TypeError`` naming ``callback``; an exception it raises
+    is re-raised as ``UserCallableError``, a ``ValueError`` naming ``callback(record)``, with the
+    callback's own exception as its ``__cause__``). It is called at
     least once per run: a run that ends before its first record (``maxiters=0``)
     passes its stored records, or else one final record (``iteration``, ``value``,
     ``retcode``); that run is over (a one-pass method such as ``DQP``, or ``maxiters=0``), so a ``True``
@@ -76,6 +78,7 @@ from algorithms._validation import (
     WORKING_MIN,
     _plain_number,
     backend_cap,
+    call_user,
     check_int_at_least,
     check_seed,
     check_takes,
@@ -423,8 +426,10 @@ class Solution:
                             f"{type(value).__name__} {value!r:.60}")
         elif name == "stats" and not isinstance(value, Stats):
             raise TypeError(f"stats must be a Stats, got {type(value).__name__}")
-        elif name == "trace" and not isinstance(value, list):
-            raise TypeError(f"trace must be a list of records (dicts), got {type(value).__name__}")
+        elif name == "trace" and not (isinstance(value, list) and all(isinstance(r, dict) for r in value)):
+            got = type(value).__name__ if not isinstance(value, list) else \
+                f"a list holding {type(next(r for r in value if not isinstance(r, dict))).__name__}"
+            raise TypeError(f"trace must be a list of records (dicts), got {got}")
         elif name == "problem" and not (value is None or isinstance(value, Problem)):
             raise TypeError(f"problem must be a Problem or None, got {type(value).__name__}")
         elif name == "algorithm" and not (value is None or isinstance(value, Algorithm)):
@@ -651,7 +656,9 @@ class IterationMonitor:
         if self._bar is not None:
             self._bar.update(1)
         if self.options.callback is not None:
-            if _stop_request(self.options.callback(_snapshot(fields_))):
+            # the user's exception, named (a KeyError of the callback reached the caller bare); solve's
+            # counted wrapper already names it, so a UserCallableError passes through unchanged
+            if _stop_request(call_user("callback(record)", self.options.callback, _snapshot(fields_))):
                 self.stopped = True
                 return True
         return False
@@ -726,7 +733,7 @@ class _CountedCallback:
 
     def __call__(self, record: dict[str, Any]) -> Any:
         self.calls += 1
-        return self.callback(record)
+        return call_user("callback(record)", self.callback, record)
 
 
 def _final_record(solution: Solution) -> dict[str, Any]:

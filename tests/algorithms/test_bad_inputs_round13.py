@@ -82,3 +82,26 @@ def test_check_nonnegative_with_scale_is_zero_or_a_positive_scale():
     assert check_nonnegative("weight_decay", 1e-39) == 1e-39     # a >= 0 weight: a tiny one acts as 0
     with pytest.raises(ValueError, match=r"^lr = 1e-39 is outside the package's working range"):
         check_nonnegative("lr", 1e-39, scale=True)
+
+
+def _raising_callback(record):
+    raise KeyError("boom")
+
+
+def test_a_raising_callback_is_named_in_solve_and_in_a_monitor():
+    # the callback's KeyError reached the caller bare, naming neither the callback nor the call
+    from algorithms._validation import UserCallableError
+    from algorithms.core import solve
+    from algorithms.qp import DQP, QP
+
+    with pytest.raises(UserCallableError, match=r"^callback\(record\) raised KeyError") as info:
+        solve(QP(P=np.eye(2), q=np.array([-1.0, -1.0])), DQP(), callback=_raising_callback)
+    assert isinstance(info.value.__cause__, KeyError)
+    monitor = IterationMonitor(SolveOptions(callback=_raising_callback), total=2)
+    with pytest.raises(UserCallableError, match=r"^callback\(record\) raised KeyError"):
+        monitor.record(iteration=0, value=1.0)
+
+
+def test_trace_entries_must_be_records():
+    with pytest.raises(TypeError, match=r"^trace must be a list of records .* got a list holding int"):
+        Solution(x=1, value=0.0, retcode="Success", trace=[1, 2])
