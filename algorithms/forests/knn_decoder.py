@@ -44,8 +44,8 @@ def synthetic_training_set(leaves: np.ndarray, lower: np.ndarray, upper: np.ndar
 
     ``categorical`` holds one bool flag per column; ``rng`` is a ``numpy.random.Generator``.
 
-    ``leaves`` (n, B) are global leaf ids; ``lower``/``upper`` (n_leaves, d) the leaf boxes,
-    already clipped to the data range.
+    ``leaves`` (n, B) are global leaf ids whose boxes intersect for each point (disjoint ones are refused
+    by name); ``lower``/``upper`` (n_leaves, d) the leaf boxes, already clipped to the data range.
     """
     check_generator("rng", rng)
     leaves, lower, upper = as_array("leaves", leaves), as_array("lower", lower), as_array("upper", upper)
@@ -68,7 +68,13 @@ def synthetic_training_set(leaves: np.ndarray, lower: np.ndarray, upper: np.ndar
         raise ValueError("lower and upper must be boxes with lower <= upper (no NaN) in every leaf")
     box_lower = lower[leaves].max(axis=1)
     box_upper = upper[leaves].min(axis=1)
-    return sample_in_boxes(box_lower, np.maximum(box_upper, box_lower), categorical, rng)
+    empty = box_upper < box_lower
+    if np.any(empty):  # a point lies in every one of its leaves: disjoint boxes drew a point outside some
+        i, j = (int(v) for v in np.argwhere(empty)[0])
+        raise ValueError(f"leaves[{i}] must name leaves whose boxes intersect (a training point lies in "
+                         f"each), but feature {j} has lower {float(box_lower[i, j])!r} > upper "
+                         f"{float(box_upper[i, j])!r}")
+    return sample_in_boxes(box_lower, box_upper, categorical, rng)
 
 
 def _weights(distances: np.ndarray) -> np.ndarray:

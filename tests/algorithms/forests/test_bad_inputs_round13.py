@@ -94,3 +94,10 @@ def test_float32_kernel_symmetric_at_its_rounding(fit):
     # A·Aᵀ in float32 is asymmetric by ~eps32 relative and was refused with float64's 1e-8
     A = np.random.default_rng(0).normal(size=(200, 10)).astype(np.float32)
     fit(np.abs(A @ A.T), 2)
+
+
+def test_synthetic_training_set_refuses_disjoint_leaf_boxes():
+    # boxes [0, 1] and [2, 3] drew 2.0, in box 1 only, though the draw is from their intersection
+    with pytest.raises(ValueError, match=r"^leaves\[0\] must name leaves whose boxes intersect"):
+        F.synthetic_training_set(np.array([[0, 1]]), np.array([[0.0], [2.0]]), np.array([[1.0], [3.0]]),
+                                 np.array([False]), np.random.default_rng(0))
