@@ -653,8 +653,11 @@ def _train(problem: TwoLayerMSETask, lr: float, rho: float | None, batch_size: i
     tol = options.tolerance(1e-4)
     net = problem.net
     X, y = problem.tensors()
-    params = {k: torch.nn.Parameter(v) for k, v in
-              net.init(seed=seed, scale=problem.init_scale, dtype=problem.dtype).items()}
+    try:
+        drawn = net.init(seed=seed, scale=problem.init_scale, dtype=problem.dtype)
+    except ValueError as exc:   # net.init names its own argument "scale": the task's field is init_scale
+        raise ValueError(str(exc).replace("scale", "init_scale")) from None
+    params = {k: torch.nn.Parameter(v) for k, v in drawn.items()}
     plist = list(params.values())
     if rho is None:
         opt: torch.optim.Optimizer = torch.optim.SGD(plist, lr=lr)

@@ -238,3 +238,13 @@ def test_gradient_flow_evaluations_are_bounded_by_an_estimate_of_their_time(monk
     sol = solve(G.TwoLayerTraining(X=X, y=y, width=4), flow, seed=0)
     assert sol.retcode is RetCode.Failure and sol.stats.f_calls <= 1001
     assert "gradient evaluations" in sol.original["solver_message"]
+
+
+def test_a_task_init_scale_whose_draws_pass_the_range_is_named_at_solve():
+    import dataclasses
+
+    from algorithms import solve
+    from algorithms.nets.sam import SGDTraining, parity_task
+    task = dataclasses.replace(parity_task(n=8, in_features=3, width=8, seed=0), init_scale=3.4e38)
+    with pytest.raises(ValueError, match=r"^init_scale = 3.4e\+38 draws initial weights up to"):
+        solve(task, SGDTraining(lr=0.1, batch_size=4), maxiters=2)
