@@ -118,7 +118,8 @@ class OverlapFlow(Algorithm):
     """Explicit Euler on the 4-d overlap flow (μ, ν, η, ζ) ← (μ, ν, η, ζ) + lr · velocity.
 
     Starts from the overlaps of the problem's (u0, v0), or of unit vectors drawn from the
-    solve seed. Converged (``Success``) when the velocity's max-norm is at most ``tol · p(μ)``
+    solve seed (``seed=None`` is seed 0). Converged (``Success``) when the velocity's max-norm is at
+    most ``tol · p(μ)``
     (default tol 1e-8): every component carries the factor p(μ), which is exponentially small
     where the softmax misses the secret token, so a bare speed test would stop on that plateau
     at a non-stationary point; dividing by p is a change of time with the same orbits and

@@ -51,10 +51,10 @@ class SphericalGD(Algorithm):
     ``lr`` the step, a float in [1.18e-38, 3.4e38] (float32's smallest normal: a subnormal one moves
     nothing and is refused naming lr; a huge one makes the run ``Diverged`` or wander); ``link`` the
     student's value link (None: the problem's, known to the learner as in the paper). The training
-    sample has ``problem.n_samples`` draws from the solve seed (n_samples·L·d at most MAX_SAMPLE_ENTRIES =
-    2**26 token entries, else refused by name; every step passes over them, ~3e-8 s per entry here, so a
-    sample at that cap takes ~2 s a step: pass a maxiters for it); the
-    start is (u0, v0) of the problem or uniform unit vectors from the seed. Converged
+    sample has ``problem.n_samples`` draws from the solve seed (``seed=None`` is seed 0;
+    n_samples·L·d at most MAX_SAMPLE_ENTRIES = 2**26 token entries, else refused by name; every step
+    passes over them, ~3e-8 s per entry here, so a sample at that cap takes ~2 s a step: pass a maxiters
+    for it); the start is (u0, v0) of the problem or uniform unit vectors from the seed. Converged
     (``Success``) when the Riemannian gradient's norm is at most ``tol`` (default 1e-6); a non-finite
     risk or gradient, or a step lr·gradient that overflows, is ``Diverged``; the cap (default 3000 steps)
     is ``MaxIters``.
