@@ -66,11 +66,15 @@ Z. Xu, K. Q. Weinberger, J. P. Cunningham. Bayesian optimization with inequality
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
+import threadpoolctl
 from scipy.optimize import minimize
 from scipy.stats import qmc
 from threadpoolctl import threadpool_limits
@@ -114,6 +118,55 @@ _STEP = 1e-6  # central-difference step in unit coordinates
 NOISE_MAX = 1e6
 #: bytes of one GaussianProcess object beyond its arrays (its dict, kernel, small arrays)
 _GP_OVERHEAD_BYTES = 4096
+
+
+def _as_blas_controller(call):
+    """``call()`` (a threadpoolctl limit or restore) made as the process's BLAS controller, whichever thread
+    runs it. threadpoolctl (3.8) lets only one thread at a time set OpenBLAS's process-wide thread count
+    (the first to set it, until its ``with threadpool_limits`` ends; another thread's set is skipped in
+    silence), so the run that restores the count may not be the one that limited it: control is taken for
+    the call and released after it (older threadpoolctl versions have no such control)."""
+    release = getattr(getattr(threadpoolctl, "OpenBLASController", None), "clear_controlling_thread", None)
+    if release is not None:
+        release(force=True)
+    try:
+        return call()
+    finally:
+        if release is not None:
+            release()
+
+
+class _OneBlasThread:
+    """BLAS limited to one thread while any CEI run or ask/tell step is inside (:meth:`held`), restored when
+    the last one leaves. The limit is process state (OpenBLAS's thread count), not a thread's: each run
+    entering ``threadpool_limits`` on its own saved and restored it for everyone, so of two concurrent solves
+    the first to end restored the old count under the other (whose last steps then ran on two BLAS threads
+    and rounded differently: another x than the serial solve's), and the other's exit left one thread set for
+    the whole process. Counted under a lock instead: the first to enter limits, the last to leave restores."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._users = 0
+        self._limiter: threadpool_limits | None = None
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        with self._lock:
+            if self._users == 0:
+                self._limiter = _as_blas_controller(lambda: threadpool_limits(limits=1, user_api="blas"))
+            self._users += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._users -= 1
+                if self._users == 0:
+                    limiter, self._limiter = self._limiter, None
+                    _as_blas_controller(limiter.restore_original_limits)
+
+
+#: the one counter of every CEI run in this process (the BLAS limit it guards is the process's)
+_ONE_BLAS_THREAD = _OneBlasThread()
 
 
 def _check_run_fits(algorithm: CEI, dim: int, m: int, n_design: int, n_more: int,
@@ -480,7 +533,7 @@ class CEIAskTell:
                          ("n_constraints", self.problem.n_constraints)))
         U = self.problem.to_unit(hist.X)
         surrogates = _Surrogates(self.algorithm, self.problem.n_constraints)
-        with threadpool_limits(limits=1, user_api="blas"):
+        with _ONE_BLAS_THREAD.held():
             surrogates.update(U, hist.f, hist.c, (U, np.arange(len(U))), self.seed)
             u, _ = self.algorithm.maximize_acquisition(surrogates, U, hist.f, hist.c,
                                                        float(hist.best_feasible()[-1]), self._rng)
@@ -671,7 +724,7 @@ def _propose(
 def _solve(problem: ConstrainedBOProblem, algorithm: CEI, options: SolveOptions) -> Solution:
     # The matrices are small (t <= a few hundred): one BLAS thread is faster than many, and on a
     # shared machine oversubscribed BLAS threads slow each small solve down a hundredfold.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _ONE_BLAS_THREAD.held():
         return _run(problem, algorithm, options)
 
 
