@@ -189,7 +189,9 @@ def gp_sample_path(
     path is the kernel interpolant, so it is itself a finite kernel expansion. ``dim`` and ``n_points``
     positive ints (refused when the n_points × n_points covariance exceeds this machine's memory);
     ``jitter`` a float in [1.18e-38, 1e8] (0 and subnormals refused: the Cholesky factor needs it;
-    larger values, noise 1e8 times the signal's, are refused as the GP's are).
+    larger values, noise 1e8 times the signal's, are refused as the GP's are), and large enough that
+    K + jitter·I is numerically positive definite at the drawn points: a smaller one (1.2e-38 beside an
+    SE kernel's near-singular K) is refused naming jitter, with the default 1e-8 as the fix.
 
     >>> g = gp_sample_path(Kernel("se", lengthscale=0.2), 1, n_points=50, seed=0)
     >>> g.centers.shape, bool(np.isfinite(g(np.array([0.3]))))
@@ -229,17 +231,31 @@ def _grid(bounds: np.ndarray, n_grid: int) -> np.ndarray:
     return np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, len(axes))
 
 
+def _float64_answer(call: str, raw: Any) -> Any:
+    """``raw``, a user's f or c answer, refused when it is a float16/bfloat16/float32 value: the SLSQP polish
+    differentiates f and c numerically, and float32's rounding (6e-8 relative) stalled it at a worse point
+    (x = [0.5, 0.053], 0.2528 for [0.5, 0], 0.25) in silence."""
+    dtype = str(getattr(raw, "dtype", "")).replace("torch.", "")
+    if dtype in ("float16", "bfloat16", "float32"):
+        raise TypeError(f"{call} must return float64 values (a Python float or a float64 array), got "
+                        f"{dtype}: its rounding stalls the polish's finite differences at a worse point")
+    return raw
+
+
 def _batch(name: str, g: Callable, X: np.ndarray) -> np.ndarray:
     """g at the rows of X as an (n, k) array, vectorized when g takes X; errors name ``name`` (f or c).
     g gets copies: one that writes into its argument changes nothing here."""
     try:
-        values = as_real_array(f"{name}(X)", g(X.copy()), check_range=False)
+        raw = g(X.copy())
+        values = as_real_array(f"{name}(X)", raw, check_range=False)
         # one value (or one row of values) per point: an (n, 2, 2) answer was flattened into (n, 4)
-        if values.ndim in (1, 2) and values.shape[0] == X.shape[0]:
-            return values.reshape(X.shape[0], -1)
+        vectorized = values.ndim in (1, 2) and values.shape[0] == X.shape[0]
     except Exception:   # g takes one point (or fails): per point, where its own errors are named
-        pass
-    rows = [call_user(f"{name}(x)", g, x.copy()) for x in X]
+        vectorized = False
+    if vectorized:
+        _float64_answer(f"{name}(X)", raw)
+        return values.reshape(X.shape[0], -1)
+    rows = [_float64_answer(f"{name}(x)", call_user(f"{name}(x)", g, x.copy())) for x in X]
     rows = [np.atleast_1d(as_real_array(f"{name}(x)", row, check_range=False)) for row in rows]
     shapes = {row.shape for row in rows}
     if len(shapes) != 1 or next(iter(shapes)) != (rows[0].size,):   # a matrix, or lengths that vary
@@ -268,7 +284,8 @@ def constrained_minimum(
     polished points that stay feasible (c <= 1e-10 of c's range on the grid) is returned. The
     polish runs in unit coordinates with f and c divided by their ranges on the grid, so the
     answer scales with the box and with f (a box of side 1e-7 or 1e7 is solved alike). f must
-    return one finite float and c finite floats at every grid node; both get copies of the points (one
+    return one finite float and c finite floats at every grid node, in float64 (a float32 answer is refused
+    naming f or c: its rounding stalls the polish); both get copies of the points (one
     that writes into its argument changes nothing). ``n_grid`` an int >= 1 (refused when
     the n_grid^d nodes exceed this machine's memory or GRID_MAX_NODES = 10**7: with the default n_grid
     of 3 per axis from d = 9 on, a box of more than 14 dimensions is refused); ``n_polish`` an int >= 1
@@ -324,13 +341,15 @@ def constrained_minimum(
 
     def f_value(x) -> float:
         # a copy: an f that wrote into its x moved the returned answer out of the box (red13a)
-        values = np.atleast_1d(as_real_array("f(x)", call_user("f(x)", f, x.copy()), check_range=False))
+        values = np.atleast_1d(as_real_array("f(x)", _float64_answer("f(x)", call_user("f(x)", f, x.copy())),
+                                             check_range=False))
         if values.size != 1:
             raise ValueError(f"f must return one float per point, got shape {values.shape}")
         return float(values[0])
 
     def c_value(x) -> np.ndarray:
-        return np.atleast_1d(as_real_array("c(x)", call_user("c(x)", c, x.copy()), check_range=False))
+        return np.atleast_1d(as_real_array("c(x)", _float64_answer("c(x)", call_user("c(x)", c, x.copy())),
+                                           check_range=False))
 
     order = np.flatnonzero(feasible)[np.argsort(f_values[feasible])]
     best_x, best_f = nodes[order[0]], float(f_values[order[0]])

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from algorithms._validation import check_callable
+from algorithms._validation import check_callable, run_values
 from algorithms.core import Algorithm, RetCode, Solution, SolveOptions, _dispatch
 from algorithms.curvature.lcd2 import _require_f_star
 from algorithms.curvature.problem import (
@@ -62,9 +62,10 @@ def lcd3_stepsize(delta: Any, G: Any, sqrt=math.sqrt) -> Any:
 
     ``sqrt`` is the square root applied (``math.sqrt``; ``sympy.sqrt`` for symbols).
 
-    ``delta`` = f(x) − f* >= 0 and ``G`` = ‖∇f‖²_{C⁻¹} > 0 when they are numbers (sympy
-    expressions pass through); any such finite floats, subnormal or near float's maximum included, give the
-    formula's value (2Δ/G >= 1 clips the factor at 1: the Newton step).
+    ``delta`` = f(x) − f* and ``G`` = ‖∇f‖²_{C⁻¹} when they are numbers (sympy expressions pass through):
+    ``delta`` a float in [0, 3.4e38] (any value from 0 up, subnormals included) and ``G`` a positive scale
+    in [1.18e-38, 3.4e38] (the working range: a subnormal G is refused naming G); inside these ranges the
+    formula's value is returned (2Δ/G >= 1 clips the factor at 1: the Newton step).
 
     >>> lcd3_stepsize(0.5, 1.0)     # quadratic with C = Hessian: Δ = G/2 gives the Newton step
     1.0
@@ -78,8 +79,12 @@ def lcd3_stepsize(delta: Any, G: Any, sqrt=math.sqrt) -> Any:
         raise ValueError(f"G (= ∇fᵀC⁻¹∇f) must be finite and > 0, got {G!r}")
     check_callable("sqrt", sqrt)
     radicand = 1 - 2 * delta / G
-    if isinstance(radicand, float) and radicand < 0:
-        radicand = 0.0  # the localization set is empty (f* inconsistent with C): Newton step
+    if isinstance(radicand, float | np.floating):
+        # numbers: the same value as r / (1 + √(1 − r)), r = 2Δ/G, which keeps its digits where 1 − √(1 − r)
+        # cancels (r = 5e-40 gave 0: no step, where the step is Δ/G); r >= 1 (the localization set
+        # empty, f* inconsistent with C) clips at the Newton step 1
+        ratio = min(2 * float(delta) / float(G), 1.0)
+        return ratio / (1.0 + sqrt(1.0 - ratio))
     return 1 - sqrt(radicand)
 
 
@@ -109,9 +114,17 @@ def lcd3_step(x: np.ndarray, g: np.ndarray, C: np.ndarray, delta: float) -> tupl
         return None, {"retcode": RetCode.Degenerate,
                       "reason": "∇f has a component in the null space of C(x): LCD3 is undefined"}
     newton = np.zeros_like(ghat)
-    newton[pos] = ghat[pos] / D[pos]
+    with np.errstate(over="ignore"):    # an overflow is Degenerate below
+        newton[pos] = ghat[pos] / D[pos]
     G = float(ghat[pos] @ newton[pos])
-    t = lcd3_stepsize(delta, G)
+    if not (math.isfinite(G) and np.all(np.isfinite(newton))):   # C's eigenvalues so small C⁻¹g overflowed
+        return None, {"retcode": RetCode.Degenerate,
+                      "reason": "C(x)⁻¹∇f(x) overflows float64 (C's eigenvalues are too small for this ∇f): "
+                                "LCD3's step is undefined in floating point"}
+    # G is this step's own value (computed from C and g): a C entry of 1e-39 gave G = 1.6e40, refused
+    # naming G, which the caller never passed
+    with run_values():
+        t = lcd3_stepsize(delta, G)
     return x - t * from_eigenbasis(Q, newton), {"stepsize": t, "empty_localization": 2 * delta > G}
 
 

@@ -271,7 +271,8 @@ class MatrixOptimizer(torch.optim.Optimizer):
             super().__init__(params, defaults)
         except (TypeError, ValueError) as exc:  # torch's message about params, raised from here
             raise type(exc)(f"{type(self).__name__}: params: {exc}") from None
-        for group in self.param_groups:
+        for index, group in enumerate(self.param_groups):
+            self._refuse_unknown_keys(group, f"params[{index}]")
             self._check_group(group)
         self._check_distinct()
 
@@ -319,14 +320,19 @@ class MatrixOptimizer(torch.optim.Optimizer):
                                      "parameter may appear once")
                 seen.add(id(p))
 
-    def _check_group(self, group: dict[str, Any]) -> None:
-        """Validate one parameter group's hyperparameters (subclasses extend it)."""
-        # a misspelt group key (torch accepts any) would leave the default in force in silence
-        unknown = sorted(set(group) - set(self.defaults) - EXTRA_GROUP_KEYS)
+    def _refuse_unknown_keys(self, group: dict[str, Any], where: str) -> None:
+        """A group the user wrote (at construction or ``add_param_group``) holds only this optimizer's
+        keywords and the keys LR schedulers and torch add: a misspelt key (``"lrr"``, torch accepts any)
+        left the default in force, with a warning only (SAM refuses it, as here). Groups edited later or
+        loaded from a state_dict keep extra keys (a scheduler's, another library's)."""
+        unknown = sorted(str(k) for k in set(group) - set(self.defaults) - EXTRA_GROUP_KEYS)
         if unknown:
             name = type(self).__name__
-            warnings.warn(f"{name}: parameter group keys {unknown} are not {name} keywords and are ignored "
-                          f"(known: {sorted(self.defaults)})", UserWarning, stacklevel=4)
+            raise ValueError(f"{where}: parameter group keys {unknown} are not {name} keywords (known: "
+                             f"{sorted(self.defaults)})")
+
+    def _check_group(self, group: dict[str, Any]) -> None:
+        """Validate one parameter group's hyperparameters (subclasses extend it)."""
         group["lr"] = check_lr(group["lr"])
         group["weight_decay"] = check_nonnegative("weight_decay", group["weight_decay"]) + 0.0
         check_decay_product(group["lr"], group["weight_decay"])
@@ -358,6 +364,7 @@ class MatrixOptimizer(torch.optim.Optimizer):
             raise type(exc)(f"{type(self).__name__}.add_param_group: params: {exc}") from None
         if built:  # validate the new group too; a refused group is not left behind
             try:
+                self._refuse_unknown_keys(self.param_groups[-1], "param_group")
                 self._check_group(self.param_groups[-1])
                 self._check_distinct()
             except (TypeError, ValueError):

@@ -78,7 +78,9 @@ class Muon(MatrixOptimizer):
     Parameters
     ----------
     params : iterable of tensors, of (name, tensor) pairs, or of parameter groups (dicts)
-        as for any ``torch.optim`` optimizer. A group may set any keyword below and ``use_muon``.
+        as for any ``torch.optim`` optimizer. A group may set any keyword below and ``use_muon``;
+        another key (a misspelt ``"lrr"``) is refused naming it; the keys LR schedulers
+        add (``initial_lr``, ...) are kept.
     lr : float, 0 or in [1.18e-38 (float32's smallest normal), 1e10]
         learning rate of both the Muon and the AdamW steps (default 1e-3, torch's). 0 leaves the
         parameters unchanged (as torch's); the cap (torch has none) keeps a step finite: 1e308
@@ -193,7 +195,7 @@ class Muon(MatrixOptimizer):
         return Muon(params, head="muon", **kwargs)
 
     def _check_group(self, group: dict[str, Any]) -> None:
-        super()._check_group(group)      # warns about unknown group keys too
+        super()._check_group(group)
         group["momentum"] = check_unit_interval("momentum", group["momentum"])
         for name in ("nesterov", "maximize"):    # numpy's np.True_ (arr.any()) is a bool too, stored as one
             group[name] = check_bool(name, group[name])

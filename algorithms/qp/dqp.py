@@ -1030,8 +1030,9 @@ class QPSolution(Solution):
     (the factorization the VJP reuses).
 
     Checked at construction and when a field is set (a public record, as :class:`~algorithms.core.Solution`):
-    ``x`` a real 1-D array, finite with ``Success``; ``y``, ``z``, ``z_box`` None or finite real 1-D arrays;
-    every finite entry in the working range (magnitude <= 3.4e38);
+    ``x`` a real 1-D array, finite with ``Success``; ``y``, ``z``, ``z_box`` None or finite real 1-D arrays
+    (a solve's answer and multipliers are what the run computed, so, as a :class:`Solution`'s ``x``, they
+    are not held to the working range: a q of 3.4e38 has a z past it; README, "Working range");
     ``active``/``active_box`` None or boolean masks; ``degenerate`` a bool; ``warnings`` a list of str;
     ``backend`` a str; ``kkt`` None or a :class:`KKTFactor`.
     """

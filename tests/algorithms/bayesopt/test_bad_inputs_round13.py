@@ -105,3 +105,25 @@ def test_cei_states_what_seed_none_does_and_keeps_it():
     p = gardner_problem(initial=4)
     one, two = (solve(p, CEI(n_candidates=20), maxiters=1, seed=s) for s in (None, 0))
     assert np.array_equal(one.x, two.x) and one.value == two.value
+
+
+# ------------------------------------------------ held-out round 13, first run (lead)
+@pytest.mark.parametrize("f, c, culprit", [
+    (lambda x: np.float32(x @ x), lambda x: 0.5 - x[0], "f"),
+    (lambda x: float(x @ x), lambda x: np.float32(0.5 - x[0]), "c"),
+    (lambda x: np.asarray(x @ x, dtype=np.float16), lambda x: 0.5 - x[0], "f"),
+])
+def test_constrained_minimum_refuses_a_low_precision_answer(f, c, culprit):
+    # a float32 f stalled the SLSQP polish at x = [0.5, 0.053], 0.2528 (the minimum is [0.5, 0], 0.25)
+    from algorithms.bayesopt import constrained_minimum
+
+    with pytest.raises(TypeError, match=rf"^{culprit}\(x\) must return float64 values"):
+        constrained_minimum(f, c, [[0, 1], [0, 1]])
+
+
+def test_gp_sample_path_states_its_positive_definite_jitter():
+    from algorithms.bayesopt import Kernel, gp_sample_path
+
+    assert "numerically positive definite" in inspect.getdoc(gp_sample_path)
+    with pytest.raises(ValueError, match=r"^jitter = 1.2e-38 is too small"):
+        gp_sample_path(Kernel("se", lengthscale=0.2), 1, n_points=20, jitter=1.2e-38)

@@ -107,3 +107,26 @@ def test_an_offset_below_rounding_never_gives_success_at_the_start(algorithm):
     # f = ‖x‖² + 1e20: f(x0) − f* = 2 is below f's rounding (2e4): the gap test held at x0, Success at [1, 1]
     sol = solve(C.shifted(C.squared_lp_norm(2, x0=np.ones(2)), 1e20), algorithm)
     assert sol.retcode is not RetCode.Success or float(np.max(np.abs(sol.x))) < 1e-6
+
+
+# ------------------------------------------------ held-out round 13, first run (lead): lcd3's own G
+def test_lcd3_step_keeps_its_digits_where_one_minus_sqrt_cancels():
+    # C = 1e-39 (a valid entry >= 0): G = 1.6e40 was refused naming G, an internal quantity; with the range
+    # check skipped, 1 − √(1 − 2Δ/G) cancelled to 0 (no step) where the step is Δ/G·C⁻¹g = 1
+    x, info = C.lcd3_step(np.array([2.0]), np.array([4.0]), np.array([1e-39]), 4.0)
+    assert x.tolist() == [1.0] and info["stepsize"] == pytest.approx(2.5e-40, rel=1e-12)
+    assert C.lcd3_stepsize(0.1, 1.0) == pytest.approx(1 - np.sqrt(0.8), rel=1e-15)
+    assert C.lcd3_stepsize(3.0, 1.0) == 1.0 and C.lcd3_stepsize(0.0, 1.0) == 0.0
+
+
+def test_lcd3_step_whose_newton_direction_overflows_is_degenerate():
+    x, info = C.lcd3_step(np.array([2.0]), np.array([4.0]), np.array([1e-320]), 4.0)
+    assert x is None and info["retcode"] is RetCode.Degenerate and "overflows" in info["reason"]
+
+
+def test_lcd3_stepsize_states_and_keeps_g_as_a_positive_scale():
+    import inspect
+
+    assert "positive scale" in inspect.getdoc(C.lcd3_stepsize)
+    with pytest.raises(ValueError, match=r"^G = 5e-324 is outside the package's working range"):
+        C.lcd3_stepsize(0.5, 5e-324)

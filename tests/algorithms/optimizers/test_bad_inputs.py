@@ -348,9 +348,13 @@ def test_group_without_params_and_bad_closure_named(cls):
 
 
 @pytest.mark.parametrize("cls", MATRIX_OPTIMIZERS, ids=lambda c: c.__name__)
-def test_unknown_group_key_warns(cls):
-    with pytest.warns(UserWarning, match=r"\['lrr'\] are not"):
+def test_unknown_group_key_is_refused(cls):
+    with pytest.raises(ValueError, match=r"\['lrr'\] are not"):
         cls([{"params": _three(), "lrr": 0.5}])
+    opt = cls(_three())
+    with pytest.raises(ValueError, match=r"^param_group: parameter group keys \['lrr'\] are not"):
+        opt.add_param_group({"params": [torch.nn.Parameter(torch.ones(2, 2))], "lrr": 0.5})
+    assert len(opt.param_groups) == 1      # the refused group is not left behind
 
 
 @pytest.mark.parametrize("cls", MATRIX_OPTIMIZERS, ids=lambda c: c.__name__)

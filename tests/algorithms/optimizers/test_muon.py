@@ -143,9 +143,10 @@ def test_nonfinite_gradient_warns_by_default_and_skips():
     assert quiet.skipped_steps == 1
 
 
-def test_a_misspelt_group_key_warns():
+def test_a_misspelt_group_key_is_refused():
+    # #43 round 13: a warning left the default momentum in force (the held-out audit read it as silent)
     w = torch.nn.Parameter(torch.ones(3, 3))
-    with pytest.warns(UserWarning, match="momentun"):
+    with pytest.raises(ValueError, match=r"\['momentun'\] are not Muon keywords"):
         Muon([{"params": [w], "momentun": 0.5}])
     import warnings
     with warnings.catch_warnings():

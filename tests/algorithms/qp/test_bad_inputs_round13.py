@@ -59,3 +59,17 @@ def test_a_stiff_diagonal_p_is_solved(stiff):
     sol = solve(QP(np.diag([stiff, 1.0]), np.array([1.0, 1.0])), DQP())
     assert sol.retcode.name == "Success"
     assert np.allclose(sol.x, [-1.0 / stiff, -1.0], rtol=1e-9, atol=0.0)
+
+
+def test_qp_solution_x_and_multipliers_are_not_held_to_the_working_range():
+    # the docstring promised a range check the code rightly skips (a run's answer is not bounded: README)
+    import inspect
+
+    import numpy as np
+
+    from algorithms.qp import QPSolution
+
+    assert "not held to the working range" in inspect.getdoc(QPSolution)
+    sol = QPSolution(x=np.array([0.5, 0.5]), value=-0.5, retcode="Success", z=np.array([1.0]))
+    sol.x, sol.z = np.array([1e39, 0.0]), np.array([1e39])
+    assert sol.x[0] == 1e39 and sol.z[0] == 1e39
