@@ -1877,10 +1877,11 @@ def _assumption_cases() -> list[Boundary]:
     return cases
 
 
-def _group_key_warnings() -> list[str]:
-    """Muon warns about a parameter-group key that is not its keyword (a misspelt one would leave the
-    default in force), and about no other: the groups OptimizerTraining.build makes (name and role labels),
-    a scheduler's initial_lr and named parameters (param_names) construct silently."""
+def _group_key_checks() -> list[str]:
+    """Muon refuses a parameter-group key that is not its keyword (a misspelt one would leave the default in
+    force; #43 round 13: a warning was all it gave), naming it, and no other: the groups
+    OptimizerTraining.build makes (name and role labels), a scheduler's initial_lr and named parameters
+    (param_names) construct with neither an error nor a warning."""
     def warned(make) -> list[str]:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -1896,17 +1897,23 @@ def _group_key_warnings() -> list[str]:
              "a group with initial_lr": lambda: Muon([{"params": [weight()], "initial_lr": 0.01}]),
              "named parameters": lambda: Muon([("w", weight()), ("v", weight())])}
     for label, make in quiet.items():
-        if messages := warned(make):
-            wrong.append(f"Muon warned on {label}: {messages[0]}")
-    messages = warned(lambda: Muon([{"params": [weight()], "momentun": 0.9}]))
-    if not any("momentun" in m for m in messages):
-        wrong.append(f"Muon did not warn about the group key 'momentun' (warnings: {messages})")
+        try:
+            if messages := warned(make):
+                wrong.append(f"Muon warned on {label}: {messages[0]}")
+        except (TypeError, ValueError) as exc:
+            wrong.append(f"Muon refused {label}: {exc}")
+    try:
+        Muon([{"params": [weight()], "momentun": 0.9}])
+        wrong.append("Muon accepted the group key 'momentun'")
+    except ValueError as exc:
+        if "momentun" not in str(exc):
+            wrong.append(f"Muon refused the group key 'momentun' without naming it: {exc}")
     return wrong
 
 
 def _check_assumptions(ctx: Context, *, shifted: bool) -> Outcome:
     out = boundary_outcome(_assumption_cases(), shifted=shifted)
-    wrong = _group_key_warnings()
+    wrong = _group_key_checks()
     if wrong and out.status == "pass":
         return Outcome("fail", f"Muon's parameter-group keys: {'; '.join(wrong)}", {**out.evidence,
                                                                                    "group_keys": wrong})
@@ -1931,9 +1938,10 @@ register(Claim(
               "decay in [0, 1); batch_size, base_width, base_depth >= 1; lr_multiplier's five ratios > 0; "
               "independent_weight_decay's λ₀ >= 0 and width >= 1. The value just inside (one ulp-scale step "
               "or 1e-300) is accepted and the value just outside refused with a ValueError or TypeError "
-              "naming the argument (47 boundaries). Muon warns about a parameter-group key that is not its "
-              "keyword (a misspelt 'momentun') and about no other: OptimizerTraining.build's groups (name, "
-              "role), a group with a scheduler's initial_lr and named parameters construct with no warning.",
+              "naming the argument (47 boundaries). Muon refuses a parameter-group key that is not its "
+              "keyword (a misspelt 'momentun'), with a ValueError naming it, and no other: "
+              "OptimizerTraining.build's groups (name, role), a group with a scheduler's initial_lr and "
+              "named parameters construct with neither an error nor a warning.",
     kind=Kind.PROPERTY,
     check=partial(_check_assumptions, shifted=False), control=partial(_check_assumptions, shifted=True),
     control_description="every boundary claimed one step inward (the value just inside stated as outside): "
