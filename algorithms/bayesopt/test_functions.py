@@ -41,6 +41,7 @@ from algorithms._validation import (
     check_positive_int,
     check_seed,
     check_takes,
+    precision_rank,
     remember_validated,
     revalidate_if_reassigned,
 )
@@ -235,10 +236,9 @@ def _float64_answer(call: str, raw: Any) -> Any:
     """``raw``, a user's f or c answer, refused when it is a float16/bfloat16/float32 value: the SLSQP polish
     differentiates f and c numerically, and float32's rounding (6e-8 relative) stalled it at a worse point
     (x = [0.5, 0.053], 0.2528 for [0.5, 0], 0.25) in silence."""
-    dtype = str(getattr(raw, "dtype", "")).replace("torch.", "")
-    if dtype in ("float16", "bfloat16", "float32"):
+    if precision_rank(raw) in (1, 2):   # integer answers are exact values, read as float64
         raise TypeError(f"{call} must return float64 values (a Python float or a float64 array), got "
-                        f"{dtype}: its rounding stalls the polish's finite differences at a worse point")
+                        f"{raw.dtype}: its rounding stalls the polish's finite differences at a worse point")
     return raw
 
 

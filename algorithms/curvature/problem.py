@@ -70,6 +70,7 @@ from algorithms._validation import (
     check_takes,
     check_working_range,
     in_working_range,
+    precision_rank,
     read_only,
     returned_scalar,
     run_values,
@@ -105,23 +106,6 @@ _CURVATURE_RTOL = 1e-8
 #: (LCD1 and GD decrease f; Polyak, LCD2 do not increase ‖x − x*‖, so f stays within
 #: L‖x0 − x*‖²/2 of f*), so growth by fifteen orders of magnitude means a broken assumption
 BLOWUP_FACTOR = 1e15
-
-
-def _precision(value: Any) -> int | None:
-    """The precision rank of an array's (or tensor's) dtype: 3 for float64, 2 for float32, 1 for half
-    precision, 0 for integers (None for a list, a number or anything without a dtype: read as float64)."""
-    dtype = str(getattr(value, "dtype", "")).replace("torch.", "")
-    if not dtype:
-        return None
-    if dtype in ("float64", "double", "longdouble", "float128"):
-        return 3
-    if dtype in ("float32", "float"):
-        return 2
-    if dtype in ("float16", "half", "bfloat16"):
-        return 1
-    if dtype.startswith(("int", "uint")):
-        return 0
-    return None
 
 
 @dataclass(frozen=True, eq=False)  # identity equality and hash (arrays inside)
@@ -442,8 +426,8 @@ class CurvatureProblem(Problem):
         fx = call_user("f(x)", self.f, x, keep=(ValueError, TypeError))
         if np.ndim(fx) != 0:
             raise ValueError(f"f(x) must return a scalar, got an array of shape {np.shape(fx)}")
-        given = 0 if isinstance(fx, int) and not isinstance(fx, bool) else _precision(fx)
-        if given is not None and given < _precision(self.x0):
+        given = 0 if isinstance(fx, int) and not isinstance(fx, bool) else precision_rank(fx)
+        if given is not None and given < precision_rank(self.x0):
             # as grad(x): an int or half-precision f beside a float64 x0 truncated the value, and Polyak/LCD2
             # stopped on the truncated f − f* with a Success away from the optimum
             raise TypeError(f"f(x) must return a float at least as precise as x0's {self.x0.dtype}, got "
@@ -462,8 +446,8 @@ class CurvatureProblem(Problem):
                             f"{type(raw).__name__}") from exc
         if g.shape != (self.dimension,):
             raise ValueError(f"grad(x) must have shape ({self.dimension},), got {g.shape}")
-        given = _precision(raw)
-        if given is not None and given < _precision(self.x0):
+        given = precision_rank(raw)
+        if given is not None and given < precision_rank(self.x0):
             # a float32, float16 or integer gradient beside a float64 x0 was upcast in silence: every step
             # then moved by a rounded (or truncated) gradient, and a solve still ended Success
             raise TypeError(f"grad(x) must return floats at least as precise as x0's {self.x0.dtype}, got "
